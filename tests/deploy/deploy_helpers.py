@@ -32,12 +32,14 @@ def plan_doc(**recommended: Any) -> dict[str, Any]:
     return doc
 
 
-def serve_workload(tmp_path: Path, serving: str = "") -> Path:
-    """A valid inference workload file; ``serving`` adds fields to its serving block (YAML flow)."""
+def serve_workload(tmp_path: Path, serving: str = "", *, model: str = "gpt2", top: str = "") -> Path:
+    """A valid inference workload file of the preset ``model`` (GPT-2: served by an engine, a preset
+    without Hub weights: by serve.py); ``serving`` adds fields to its serving block (YAML flow),
+    ``top`` lines at the top level."""
     p = tmp_path / "serve.yaml"
     extra = f", {serving}" if serving else ""
     p.write_text(
-        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        f"name: s\ntask: infer\nmodel: {{preset: {model}}}\ninputs: {{batch_size: 1, seq_len: 128}}\n{top}"
         f"serving: {{requests_per_s: 10, prompt_tokens: 100, output_tokens: 20{extra}}}\n"
     )
     return p

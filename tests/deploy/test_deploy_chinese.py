@@ -46,6 +46,11 @@ def _serve(tmp_path: Path) -> LaunchSpec:
     return spec.with_serving(share_gpu=4)
 
 
+def _serve_py(tmp_path: Path) -> LaunchSpec:
+    # GPT-3 1.3B: a decoder without weights on the Hub: serve.py, and the README says why
+    return LaunchSpec.from_workload(serve_workload(tmp_path, model="gpt3-1.3b"), gpu="L4", provider="gcp")
+
+
 def _own_model(tmp_path: Path) -> LaunchSpec:
     return LaunchSpec.from_workload(OWN_MODEL, gpu="T4", provider="azure", pricing="spot")
 
@@ -59,7 +64,14 @@ CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     (target, make)
     for make in (_spot, _multinode, _own_model)
     for target in ("torchrun", "docker", "k8s", "skypilot")
-] + [("docker", _serve), ("k8s", _serve), ("skypilot", _marketplace)]
+] + [
+    ("docker", _serve),
+    ("k8s", _serve),
+    ("skypilot", _serve),
+    ("docker", _serve_py),
+    ("k8s", _serve_py),
+    ("skypilot", _marketplace),
+]
 
 
 def _files(spec: LaunchSpec, target: str, language: str) -> dict[str, str]:

@@ -24,7 +24,8 @@ def _free_port() -> int:
 
 
 def test_serve_py_answers_healthz_and_predict(tmp_path: Path) -> None:
-    spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4")
+    # bert-base: an encoder, which no LLM engine serves: serve.py
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-base"), gpu="L4")
     out = tmp_path / "deploy"
     write_files(generate(spec, "docker"), out)  # the inference image: train.py + serve.py
     port = _free_port()

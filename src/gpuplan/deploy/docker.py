@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
@@ -86,10 +89,35 @@ def _user_code(spec: LaunchSpec, package: UserPackage | None) -> str:
     return commented(_("Your own model and data code: COPY it here and pip install its requirements."))
 
 
+def engine_dockerfile(spec: LaunchSpec, launch: EngineLaunch) -> str:
+    """The serving engine's official image with the plan's settings as its command: the exec form,
+    JSON-encoded, so that no argument passes through a shell."""
+    title = commented(
+        _(
+            "{name}: serving image written by `gpuplan deploy --target docker`: {engine}, the engine the "
+            "plan priced."
+        ).format(name=spec.name, engine=launch.words)
+    )
+    cache = commented(_("Downloaded weights: mount the host's Hugging Face cache here to keep them."))
+    entry = "" if launch.image_runs_entrypoint else f"ENTRYPOINT {json.dumps(launch.entrypoint)}\n"
+    return f"""# syntax=docker/dockerfile:1
+{title}FROM {launch.image}
+
+{cache}VOLUME ["/root/.cache/huggingface"]
+EXPOSE {ENGINE_PORT}
+
+{entry}CMD {json.dumps(launch.args)}
+"""
+
+
 def dockerfile(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> str:
     """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve);
     ``package`` is the user's package copied into the folder (``user_package(spec)``). Its comments
-    are in the user's language, its instructions the same in every language."""
+    are in the user's language, its instructions the same in every language. A decoder LLM's
+    service: the serving engine's image (:func:`engine_dockerfile`)."""
+    launch = engine_launch(spec)
+    if launch is not None:
+        return engine_dockerfile(spec, launch)
     image, why = base_image(spec, options)
     serve = spec.task == "infer"
     code = "train.py serve.py" if serve else "train.py launch.sh"
@@ -123,6 +151,21 @@ ENTRYPOINT {entry}
 def readme(spec: LaunchSpec, image: str) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
+    launch = engine_launch(spec)
+    if launch is not None:
+        title = _("{name}: Docker (inference)").format(name=spec.name)
+        return f"""# {title}
+
+{serving_note(spec)}
+
+```bash
+docker build -t {tag} .
+docker run --rm --gpus all --ipc=host -p {ENGINE_PORT}:{ENGINE_PORT} \\
+  -v "$HOME/.cache/huggingface:/root/.cache/huggingface" -e HF_TOKEN {tag}
+curl localhost:{ENGINE_PORT}/v1/completions -H 'Content-Type: application/json' \\
+  -d '{{"model": "{launch.model_id}", "prompt": "Hello", "max_tokens": 16}}'
+```
+"""
     if spec.task == "infer":
         title = _("{name}: Docker (inference)").format(name=spec.name)
         runs = _("Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).")
@@ -187,7 +230,8 @@ class DockerGenerator:
     summary = "Dockerfile on the PyTorch CUDA image that fits the GPU, .dockerignore, train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        image, _why = base_image(spec, options)
+        launch = engine_launch(spec)
+        image = launch.image if launch is not None else base_image(spec, options)[0]
         package = user_package(spec)  # read once: the manifest the files below are built from
         return [
             *entry_point_files(spec, options),

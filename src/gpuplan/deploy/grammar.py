@@ -16,6 +16,11 @@ Sources of the grammars:
   ``regexp.go``): lower-case path components joined by ``.``, ``_``, ``__`` or ``-``, an optional
   registry host with port, a tag ``[\\w][\\w.-]{0,127}`` and/or a digest ``@sha256:<64 hex>``.
 * Python entry points ``pkg.module:function``: ASCII identifiers only (the user-code protocol).
+* Hugging Face Hub model ids ``owner/name``: letters, digits, ``-``, ``_`` and ``.``, at most 96
+  characters a part, neither starting nor ending with ``-`` or ``.``, and no ``--`` or ``..`` (the
+  Hub's rule for repository names, huggingface_hub ``validate_repo_id``).
+* Serving engines as a workload pins them (``vllm==0.8.5``): the engine's name, ``==`` and a
+  release of digits, letters, ``.``, ``+`` and ``-`` (the workload spec's own shape).
 """
 
 from __future__ import annotations
@@ -26,10 +31,13 @@ from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
 
 __all__ = [
+    "ENGINE_PIN",
     "ENTRY_POINT",
+    "HF_REPO_ID",
     "K8S_LABEL_VALUE",
     "MAX_TEXT_CHARS",
     "check_image",
+    "hf_repo_id",
     "k8s_label_value",
     "plain_text",
     "vm_type",
@@ -39,6 +47,10 @@ K8S_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 K8S_LABEL_VALUE_MAX_CHARS = 63
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
+HF_REPO_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
+#: ``vllm``, ``sglang``, or either pinned: ``vllm==0.8.5``, ``sglang==0.4.6.post1``.
+ENGINE_PIN = re.compile(r"(?P<name>vllm|sglang)(?:==(?P<version>\d{1,6}\.\d{1,6}[A-Za-z0-9.+-]{0,40}))?")
 #: Cloud names as the providers spell them: ``us-east-1``, ``p4d.24xlarge``, ``Standard_ND96asr_v4``,
 #: ``ecs.gn7i-c8g1.2xlarge``, and the catalog's descriptive ``A100 40GB (GPU platform guide table)`` or
 #: ``n1-standard-4 + 1x nvidia-tesla-t4`` (a GCP host and its GPU).
@@ -146,6 +158,12 @@ def check_image(image: str | None, option: str) -> str | None:
             image=image[:60],
         )
     return image
+
+
+def hf_repo_id(value: str) -> str | None:
+    """``value`` if it is a Hugging Face Hub model id (``meta-llama/Llama-3.1-8B``), else None."""
+    ok = value.isascii() and HF_REPO_ID.fullmatch(value) and "--" not in value and ".." not in value
+    return value if ok else None
 
 
 def k8s_label_value(value: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from gpuplan.deploy.grammar import MAX_REPLICAS, MIG_PROFILE
+from gpuplan.deploy.grammar import ENGINE_PIN, MAX_REPLICAS, MAX_SEQ_LEN, MIG_PROFILE
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD
@@ -32,6 +32,29 @@ class ServingDeployment(BaseModel):
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
     min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
     max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
+    prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """Tokens of a request's prompt and of its answer, as the plan priced them (the engine's
+    context length is their sum)."""
+    engine: str | None = None
+    """The serving engine the plan priced: ``vllm``, ``sglang``, or either pinned (``vllm==0.8.5``);
+    None: not named."""
+    prefix_caching: bool | None = None
+    """The engine keeps computed prefixes for reuse (vLLM ``--enable-prefix-caching``, SGLang's
+    radix cache); None: the engine's default."""
+
+    @field_validator("engine")
+    @classmethod
+    def _engine(cls, v: str | None) -> str | None:
+        # A plan file may come from someone else: the engine reaches an image tag and a command
+        # line, so only the workload spec's own spelling passes, re-checked here.
+        if v is None:
+            return None
+        if not v.isascii() or not ENGINE_PIN.fullmatch(v):
+            raise ValueError(
+                Phrase(N_('engine {engine!r}: write it as "vllm==0.8.5" (or vllm, sglang)'), engine=v[:60])
+            )
+        return v
 
     @field_validator("share_gpu", mode="before")
     @classmethod

@@ -14,14 +14,16 @@ recovery is ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import entry_point_files
+from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
@@ -89,13 +91,8 @@ def accelerator(spec: LaunchSpec) -> str:
     return name
 
 
-def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> dict[str, Any]:
-    """The task as a dict, in the order SkyPilot's docs present the fields; ``package`` is the user's
-    package copied into the folder (``user_package(spec)``)."""
-    if spec.task == "infer":
-        raise DeployError.worded(
-            N_("the skypilot target writes training tasks; for serving use --target k8s")
-        )
+def _placed(spec: LaunchSpec) -> dict[str, Any]:
+    """``resources``' where and what: infra, the priced instance, the accelerators, spot, disk."""
     resources: dict[str, Any] = {}
     where = infra(spec)
     if where is not None:
@@ -107,6 +104,38 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
     resources["accelerators"] = f"{accelerator(spec)}:{spec.gpus_per_node}"
     resources["use_spot"] = spec.spot
     resources["disk_size"] = spec.disk_size_gb
+    return resources
+
+
+def engine_task(spec: LaunchSpec, launch: EngineLaunch) -> dict[str, Any]:
+    """One replica of the serving engine the plan priced: its official image as the VM's runtime
+    (SkyPilot's ``image_id: docker:<image>``), its server started with the plan's settings."""
+    resources = _placed(spec)
+    resources["ports"] = ENGINE_PORT
+    resources["image_id"] = f"docker:{launch.image}"
+    return {
+        "name": spec.name,
+        "resources": resources,
+        "num_nodes": 1,
+        # given at launch (`sky launch --secret HF_TOKEN`), never written here
+        "secrets": {"HF_TOKEN": None},
+        # shlex-quoted: every argument is one word whatever it holds
+        "run": shlex.join(launch.argv) + "\n",
+    }
+
+
+def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> dict[str, Any]:
+    """The task as a dict, in the order SkyPilot's docs present the fields; ``package`` is the user's
+    package copied into the folder (``user_package(spec)``). A decoder LLM's service: the serving
+    engine (:func:`engine_task`)."""
+    launch = engine_launch(spec)
+    if launch is not None:
+        return engine_task(spec, launch)
+    if spec.task == "infer":
+        raise DeployError.worded(
+            N_("the skypilot target writes training tasks; for serving use --target k8s")
+        )
+    resources = _placed(spec)
     if spec.spot:
         resources["job_recovery"] = {
             # FAILOVER retries in the planned region first; EAGER_NEXT_REGION (SkyPilot's default)
@@ -182,6 +211,29 @@ def _torch_setup(spec: LaunchSpec) -> str:
     )
 
 
+def _engine_readme(spec: LaunchSpec) -> str:
+    """README.md of an engine task, in the user's language."""
+    cloud = skypilot_clouds().get(spec.provider or "", "aws")
+    title = _("{name}: SkyPilot (inference)").format(name=spec.name)
+    replicas = _(
+        "One replica; for the plan's replica count put the task behind SkyServe (a `service:` "
+        "section, `sky serve up`)."
+    )
+    return f"""# {title}
+
+{serving_note(spec)}
+
+```bash
+pip install "skypilot[{cloud}]" && sky check
+sky launch -c {spec.name} --secret HF_TOKEN task.yaml
+sky status --endpoint {ENGINE_PORT} {spec.name}
+sky down {spec.name}
+```
+
+{replicas}
+"""
+
+
 def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     launch = (
@@ -236,6 +288,11 @@ class SkyPilotGenerator:
         task = task_yaml(spec, options, package)
         header = _("{name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema).")
         text = dump_documents([task], header.format(name=spec.name))
+        if engine_launch(spec) is not None:
+            return [
+                GeneratedFile(path="task.yaml", content=text),
+                GeneratedFile(path="README.md", content=_engine_readme(spec)),
+            ]
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),

@@ -47,9 +47,11 @@ from gpuplan.deploy.grammar import (
     MAX_SAMPLES,
     MAX_SEQ_LEN,
     WORD,
+    hf_repo_id,
     matches,
     plain_text,
 )
+from gpuplan.deploy.hub import config_identity, preset_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
@@ -179,6 +181,11 @@ class LaunchSpec(BaseModel):
     """``pkg.module:build`` when the workload's model is the user's own Python code."""
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
+    hf_model_id: str | None = None
+    """The Hugging Face Hub model the workload's model is (``meta-llama/Llama-3.1-8B``), which a
+    serving engine loads; None where there is none (:mod:`gpuplan.deploy.hub`)."""
+    model_family: str | None = None
+    """``decoder``, ``encoder``, ``encoder-decoder``, ``vit`` or ``cnn``; None: not known."""
     project_dir: str | None = None
     """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
     checked by the builders to lie inside the folder the user named (the plan's or workload's own,
@@ -268,6 +275,26 @@ class LaunchSpec(BaseModel):
         if v is not None:
             matches(WORD, v.lower(), str(info.field_name), "'amp-bf16'")
         return v
+
+    @field_validator("hf_model_id")
+    @classmethod
+    def _hub_id(cls, v: str | None) -> str | None:
+        # It reaches the engine's command line and manifests: an owner/name of the Hub's letters only.
+        if v is None or hf_repo_id(v):
+            return v
+        raise ValueError(
+            Phrase(
+                N_("{what} {value!r} is not valid (expected something like {example})"),
+                what="hf_model_id",
+                value=v[:60],
+                example="'meta-llama/Llama-3.1-8B'",
+            )
+        )
+
+    @field_validator("model_family")
+    @classmethod
+    def _family(cls, v: str | None) -> str | None:
+        return None if v is None else matches(WORD, v, "model_family", "'decoder'")
 
     @field_validator("model_entry_point")
     @classmethod
@@ -388,6 +415,7 @@ class LaunchSpec(BaseModel):
         return _build(
             workload,
             source=source,
+            config=_config_inside(workload.model.hf_config, folder),
             project_dir=_project_inside(workload.model.project_dir, folder),
             provider=opt.provider,
             region=opt.region,
@@ -432,9 +460,12 @@ class LaunchSpec(BaseModel):
             provider = PROVIDERS.cast(provider)
             if region is not None:
                 _check_region(provider, region)
+        config = workload.model.hf_config
         return _build(
             workload,
             source=str(path),
+            # resolved and checked against the folder by _validated_workload
+            config=Path(config) if config else None,
             project_dir=workload.model.project_dir,
             provider=provider,
             region=region,
@@ -554,6 +585,29 @@ def _project_inside(project_dir: str | None, folder: Folder | None) -> str | Non
     return None if folder.source else str(folder.path)
 
 
+def _config_inside(hf_config: str | None, folder: Folder | None) -> Path | None:
+    """The plan's ``model.hf_config`` where it resolves to a file or folder inside ``folder`` (read
+    for its Hub id only there: a plan may come from someone else), else None."""
+    if hf_config is None or folder is None:
+        return None
+    try:
+        resolved = Path(hf_config).resolve()
+        return resolved if folder.contains(resolved) and resolved.exists() else None
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _identity(m: WorkloadModel, config: Path | None) -> tuple[str | None, str | None]:
+    """(Hub id, family) of the workload's model (:mod:`gpuplan.deploy.hub`)."""
+    if m.python:
+        return None, None
+    if m.hf_config:
+        return config_identity(config) if config is not None else (None, None)
+    if m.preset:
+        return preset_identity(m.preset)
+    return None, None
+
+
 def _samples(workload: PlanWorkload) -> int | None:
     data = workload.data or WorkloadData()
     if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
@@ -631,7 +685,7 @@ def _model_source(m: WorkloadModel) -> str:
     return words + _adapter_words((m.model_extra or {}).get("lora"))
 
 
-def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
+def _build(workload: PlanWorkload, *, source: str, config: Path | None, **launch: Any) -> LaunchSpec:
     m = workload.model
     extra = workload.model_extra or {}
     if launch.get("checkpoint_interval_min") is None:
@@ -640,6 +694,7 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         model_source = _model_source(m)
+        hf_model_id, model_family = _identity(m, config)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
@@ -651,6 +706,8 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
             optimizer=workload.optimizer,
             model_entry_point=m.python,
             model_source=model_source,
+            hf_model_id=hf_model_id,
+            model_family=model_family,
             batch_size=workload.inputs.batch_size,
             seq_len=workload.inputs.seq_len,
             image_size=workload.inputs.image_size,

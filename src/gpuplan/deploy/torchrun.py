@@ -14,6 +14,7 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -251,6 +252,8 @@ def _template(name: str) -> str:
 def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
     """The job's code, shared by every target: train.py (it also defines the model) and launch.sh
     for training; train.py and serve.py for inference."""
+    if engine_launch(spec) is not None:
+        return []  # the engine's image holds all it runs
     train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
     if spec.task == "infer":
         return [
@@ -333,7 +336,11 @@ def _model_words(spec: LaunchSpec) -> str:
 
 
 def serving_note(spec: LaunchSpec) -> str:
-    """What serve.py serves, said plainly (a README paragraph)."""
+    """What the service runs, said plainly (a README paragraph): the serving engine, or serve.py
+    and why."""
+    launch = engine_launch(spec)
+    if launch is not None:
+        return engine_note(launch)
     if spec.model_entry_point:
         what = _("your model from `{entry}` (build_model() in train.py)").format(entry=spec.model_entry_point)
     else:
@@ -341,11 +348,13 @@ def serving_note(spec: LaunchSpec) -> str:
             "the stand-in model from train.py, randomly initialised: the workload's model is "
             "{source}, which train.py cannot rebuild without gpuplan. Put yours in build_model()"
         ).format(source=spec.model_source)
-    return _(
+    said = _(
         "serve.py serves {what}. It loads the newest checkpoint in `$CKPT_DIR` when there is one. It is a "
         "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
         "the model behind a batching server (TorchServe, Triton, vLLM)."
     ).format(what=what)
+    reason = serve_py_reason(spec)
+    return f"{said}{'' if said.endswith('。') else ' '}{reason}"
 
 
 def readme(spec: LaunchSpec) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
+from gpuplan.deploy.engine import engine_launch
 from gpuplan.deploy.images import registry_note
-from gpuplan.deploy.k8s.serving import serving_manifests
+from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
@@ -44,6 +45,15 @@ def _manifests_readme(spec: LaunchSpec, manifests: list[GeneratedFile]) -> str:
 
 def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     """Which image the pods run, and how to run the user's own."""
+    launch = engine_launch(spec)
+    if launch is not None and not options.image:
+        return _(
+            "The pods run the engine's official image `{image}`; create the token Secret first "
+            "(only gated models need a real token):"
+        ).format(image=launch.image) + (
+            "\n\n```bash\n"
+            f"kubectl create secret generic {HF_TOKEN_SECRET} --from-literal=token=$HF_TOKEN\n```"
+        )
     if options.image:
         return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
             image=options.image

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
@@ -35,8 +36,60 @@ def _serving(spec: LaunchSpec) -> ServingDeployment:
     return spec.serving or ServingDeployment()
 
 
+#: Where the engines keep downloaded weights: the Hugging Face cache of the images' root user (vLLM
+#: "Deploying with Docker" mounts ``~/.cache/huggingface`` there; SGLang's compose.yaml the same).
+HF_CACHE_DIR = "/root/.cache/huggingface"
+#: The Secret holding the Hugging Face token (key ``token``), created by the user; optional, so that
+#: ungated models start without it.
+HF_TOKEN_SECRET = "hf-token"
+#: Probe timings for an engine: loading weights and capturing CUDA graphs takes minutes, so the
+#: startup probe allows 10 s x 180 = 30 min before liveness takes over.
+_STARTUP_PERIOD_S = 10
+_STARTUP_FAILURES = 180
+
+
+def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    """The engine's container: its official image (or ``--image``), the plan's settings as arguments,
+    the health endpoint probed, the token from a Secret, the weights in a cache volume."""
+    health = {"httpGet": {"path": ENGINE_HEALTH_PATH, "port": "http"}}
+    container: dict[str, Any] = {"name": "serve", "image": options.image or launch.image}
+    if not launch.image_runs_entrypoint:
+        container["command"] = launch.entrypoint
+    container |= {
+        # exec form, no shell: each argument is one word whatever it holds
+        "args": launch.args,
+        "env": [
+            {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
+            }
+        ],
+        "ports": [{"name": "http", "containerPort": ENGINE_PORT}],
+        "startupProbe": {**health, "periodSeconds": _STARTUP_PERIOD_S, "failureThreshold": _STARTUP_FAILURES},
+        "readinessProbe": {**health, "periodSeconds": 5},
+        "livenessProbe": {**health, "periodSeconds": 10, "failureThreshold": 3},
+        "resources": gpu_resources(spec, spec.tensor_parallel * spec.pipeline_parallel),
+    }
+    return container
+
+
 def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     sv = _serving(spec)
+    launch = engine_launch(spec)
+    if launch is not None:
+        pod = pod_spec(
+            spec,
+            options,
+            placement(spec),
+            container=_engine_container(launch, spec, options),
+            code_files=False,
+            # per pod: weights are downloaded again by a new pod; a ReadWriteMany PVC here keeps them
+            volumes=[{"name": "model-cache", "emptyDir": {}}],
+            mounts=[{"name": "model-cache", "mountPath": HF_CACHE_DIR}],
+            # tensor-parallel workers share tensors through /dev/shm (vLLM "Deploying with Docker")
+            shm_gib=8,
+        )
+        return _wrap_deployment(spec, sv, pod)
     container = {
         "name": "serve",
         "image": container_image(spec, options),
@@ -57,6 +110,10 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
         shm_gib=2,
     )
+    return _wrap_deployment(spec, sv, pod)
+
+
+def _wrap_deployment(spec: LaunchSpec, sv: ServingDeployment, pod: dict[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -197,7 +254,7 @@ def serving_manifests(
         else ""
     )
     files = []
-    if not options.image:
+    if not options.image and code:
         files.append(
             GeneratedFile(
                 path="k8s/code-configmap.yaml",

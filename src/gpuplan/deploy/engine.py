@@ -1,0 +1,245 @@
+"""The serving engine a decoder LLM's inference service runs: the one the plan priced.
+
+The plan prices an LLM service as a continuous-batching engine (vLLM or SGLang, the workload's
+``serving.engine``; ``gpuplan.perf.engine_cpu``). Where the workload's model is a decoder with a
+Hugging Face Hub id (:mod:`gpuplan.deploy.hub`), the targets run that engine's official image with
+the plan's settings; anything else keeps serve.py, and :func:`serve_py_reason` says why.
+
+The flags, as each engine documents them:
+
+- vLLM, the OpenAI-compatible server (the image's entry point, ``python3 -m
+  vllm.entrypoints.openai.api_server``): ``--model``, ``--port``, ``--tensor-parallel-size``,
+  ``--max-model-len``, ``--gpu-memory-utilization``, ``--enable-prefix-caching`` (docs.vllm.ai
+  "Engine Arguments", v0.8.5: https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html). From V1
+  (0.8) prefix caching is on by default and the flag is a boolean pair, ``--no-enable-prefix-caching``
+  turning it off (as vLLM 0.20's argument list shows it, Cloudera AI 1.5.5 SP3 "Supported vLLM
+  command line arguments"); before 0.8 it is off unless given. Health: ``GET /health`` (vLLM
+  "Using Kubernetes", docs.vllm.ai/en/v0.8.2/deployment/k8s.html).
+- SGLang (``python3 -m sglang.launch_server``): ``--model-path``, ``--host``, ``--port``, ``--tp``,
+  ``--context-length``, ``--mem-fraction-static``, ``--disable-radix-cache`` (docs.sglang.io
+  "Server Arguments", https://docs.sglang.io/advanced_features/server_arguments.html). Its default
+  host is 127.0.0.1, so ``--host 0.0.0.0`` for the pod's port. Health: ``GET /health`` (SGLang's
+  docker/compose.yaml healthcheck).
+
+Images: vLLM publishes ``vllm/vllm-openai:v<version>`` on Docker Hub (vLLM "Deploying with
+Docker"). SGLang publishes ``lmsysorg/sglang:v<version>-cu<CUDA>``: ``v0.4.0.post1-cu124`` …
+``v0.4.7.post1-cu124``, ``v0.4.8.post1-cu126`` onwards, and from 0.5 also the bare ``v<version>``
+(``v0.5.5``, ``v0.5.18``: the release's default CUDA build; ``v0.5.19-cu129`` the last CUDA 12 one,
+SGLang "Installation", docs.sglang.io/docs/get-started/install).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuplan.deploy.grammar import ENGINE_PIN
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.i18n.messages import _
+
+__all__ = [
+    "DEFAULT_ENGINE",
+    "ENGINE_HEALTH_PATH",
+    "ENGINE_PORT",
+    "NEWEST_KNOWN",
+    "PLAN_MEMORY_FRACTION",
+    "EngineLaunch",
+    "engine_launch",
+    "engine_note",
+    "serve_py_reason",
+]
+
+#: The engine's HTTP port in every target (vLLM's own default; SGLang is told it).
+ENGINE_PORT = 8000
+#: Both engines answer 200 here once the server is up (see the module docstring).
+ENGINE_HEALTH_PATH = "/health"
+
+#: The share of GPU memory the plan's KV-cache figure stands for: the estimator's capacity is
+#: vLLM's default ``gpu_memory_utilization`` 0.9 (``gpuplan.simulate.engines.ESTIMATOR_MEMORY_FRACTION``,
+#: which a test keeps equal to this; deploy sits below simulate and cannot import it). Replicas
+#: time-sharing one GPU each get their share of it, as the plan splits the memory.
+PLAN_MEMORY_FRACTION = 0.9
+
+#: The engine run when the workload names none: vLLM, as the serving simulation takes it.
+DEFAULT_ENGINE = "vllm"
+
+#: The newest release of each engine that ``gpuplan.perf.engine_cpu`` distinguishes, pinned where the
+#: workload names no version: vLLM from 0.14.0 (asynchronous scheduling); SGLang from v0.4 (the
+#: overlap scheduler), whose first image is ``v0.4.0.post1-cu124``.
+NEWEST_KNOWN = {"vllm": "0.14.0", "sglang": "0.4.0.post1"}
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def _numbers(version: str) -> tuple[int, int, int]:
+    found = _VERSION.match(version)
+    assert found is not None  # ENGINE_PIN's version starts with major.minor
+    return int(found[1]), int(found[2]), int(found[3] or 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineLaunch:
+    """One replica of the engine: what to run and with which settings."""
+
+    engine: str
+    """``vllm`` or ``sglang``."""
+    version: str
+    """The release run (``0.8.5``)."""
+    version_stated: bool
+    """False: the workload named none and :data:`NEWEST_KNOWN` is pinned."""
+    engine_stated: bool
+    """False: the workload named no engine and :data:`DEFAULT_ENGINE` runs."""
+    model_id: str
+    """The Hugging Face Hub model id (checked by LaunchSpec against the Hub's grammar)."""
+    tensor_parallel: int
+    max_model_len: int | None
+    """Tokens of prompt plus answer; None: the model's own limit."""
+    memory_fraction: float
+    """Share of each GPU's memory the engine takes (weights, KV cache and, for vLLM, activations)."""
+    prefix_caching: bool | None
+    """None: the engine's default at its version."""
+
+    @property
+    def words(self) -> str:
+        """``vLLM 0.8.5``."""
+        return f"{_NAMES[self.engine]} {self.version}"
+
+    @property
+    def image(self) -> str:
+        # A local version label (``0.8.5+cu121``, a pip build) is no image tag: the release's.
+        release = self.version.split("+", 1)[0]
+        if self.engine == "vllm":
+            return f"vllm/vllm-openai:v{release}"
+        numbers = _numbers(release)
+        if numbers >= (0, 5, 0):
+            return f"lmsysorg/sglang:v{release}"
+        return f"lmsysorg/sglang:v{release}-{'cu126' if numbers >= (0, 4, 8) else 'cu124'}"
+
+    @property
+    def entrypoint(self) -> list[str]:
+        """What the container runs before :attr:`args`: vLLM's image runs its API server itself."""
+        if self.engine == "vllm":
+            return ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+        return ["python3", "-m", "sglang.launch_server"]
+
+    @property
+    def image_runs_entrypoint(self) -> bool:
+        """The image's own entry point is :attr:`entrypoint` (vLLM's), so a container passes args only."""
+        return self.engine == "vllm"
+
+    @property
+    def args(self) -> list[str]:
+        fraction = f"{self.memory_fraction:.3g}"
+        if self.engine == "vllm":
+            args = ["--model", self.model_id, "--port", str(ENGINE_PORT)]
+            args += ["--tensor-parallel-size", str(self.tensor_parallel)]
+            if self.max_model_len is not None:
+                args += ["--max-model-len", str(self.max_model_len)]
+            args += ["--gpu-memory-utilization", fraction]
+            if self.prefix_caching:
+                args.append("--enable-prefix-caching")
+            elif self.prefix_caching is False and _numbers(self.version) >= (0, 8, 0):
+                args.append("--no-enable-prefix-caching")  # on by default from V1 (0.8)
+            return args
+        args = ["--model-path", self.model_id, "--host", "0.0.0.0", "--port", str(ENGINE_PORT)]
+        args += ["--tp", str(self.tensor_parallel)]
+        if self.max_model_len is not None:
+            args += ["--context-length", str(self.max_model_len)]
+        args += ["--mem-fraction-static", fraction]
+        if self.prefix_caching is False:
+            args.append("--disable-radix-cache")  # the radix cache is on unless disabled
+        return args
+
+    @property
+    def argv(self) -> list[str]:
+        """The whole command line, as a shell or SkyPilot's ``run`` starts it."""
+        return [*self.entrypoint, *self.args]
+
+
+def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
+    """The engine ``spec``'s service runs, or None where it keeps serve.py (:func:`serve_py_reason`)."""
+    if spec.task != "infer" or spec.model_family != "decoder" or spec.hf_model_id is None:
+        return None
+    serving = spec.serving
+    pin = serving.engine if serving and serving.engine else DEFAULT_ENGINE
+    found = ENGINE_PIN.fullmatch(pin)
+    assert found is not None  # ServingDeployment checked it
+    engine, version = found["name"], found["version"]
+    context = None
+    if serving and serving.prompt_tokens and serving.output_tokens:
+        context = serving.prompt_tokens + serving.output_tokens
+    elif spec.seq_len:
+        context = spec.seq_len
+    share = serving.share_gpu if serving else 1
+    return EngineLaunch(
+        engine=engine,
+        version=version or NEWEST_KNOWN[engine],
+        version_stated=version is not None,
+        engine_stated=bool(serving and serving.engine),
+        model_id=spec.hf_model_id,
+        tensor_parallel=spec.tensor_parallel,
+        max_model_len=context,
+        memory_fraction=round(PLAN_MEMORY_FRACTION / share, 3),
+        prefix_caching=serving.prefix_caching if serving else None,
+    )
+
+
+def engine_note(launch: EngineLaunch) -> str:
+    """A README paragraph: which engine runs, at which version, and that the plan's figures are its."""
+    said = _("The service runs {engine} ({image}) serving the Hugging Face model `{model}`.").format(
+        engine=launch.words, image=launch.image, model=launch.model_id
+    )
+    parts = [said]
+    if not launch.engine_stated:
+        parts.append(
+            _("The workload names no serving engine (serving.engine): vLLM runs, as gpuplan takes it.")
+        )
+    if not launch.version_stated:
+        parts.append(
+            _(
+                "The workload names no engine version: {engine} is pinned, the newest release whose "
+                "scheduling gpuplan's estimate knows. Without a version the plan took the engine not "
+                "to overlap its scheduling with the GPU (the slower case), so its figures are if "
+                "anything conservative here; pin yours as serving.engine: {example}."
+            ).format(engine=launch.words, example=f"{launch.engine}=={launch.version}")
+        )
+    parts.append(
+        _(
+            "The plan's throughput and latency figures are for this engine with these settings "
+            "(tensor parallel {tp}, {fraction} of GPU memory); another engine or version performs "
+            "differently."
+        ).format(tp=launch.tensor_parallel, fraction=f"{launch.memory_fraction:.3g}")
+    )
+    parts.append(
+        _(
+            "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
+            "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
+        )
+    )
+    # a space between sentences, none after a full-width end (Chinese: 。)
+    return "".join(p if i == 0 or parts[i - 1].endswith("。") else f" {p}" for i, p in enumerate(parts))
+
+
+def serve_py_reason(spec: LaunchSpec) -> str:
+    """Why an inference service keeps serve.py instead of a serving engine ("" for training)."""
+    if spec.task != "infer":
+        return ""
+    if spec.model_entry_point:
+        return _(
+            "serve.py, not a serving engine: the model is your own code ({entry}), which vLLM and "
+            "SGLang cannot load by a Hugging Face id."
+        ).format(entry=spec.model_entry_point)
+    if spec.model_family not in (None, "decoder"):
+        return _(
+            "serve.py, not a serving engine: {source} is not a decoder LLM, which is what vLLM and "
+            "SGLang serve."
+        ).format(source=spec.model_source)
+    if spec.hf_model_id is None:
+        return _(
+            "serve.py, not a serving engine: {source} has no Hugging Face model id whose weights an "
+            "engine could load (a model.hf_config names its own in config.json's _name_or_path)."
+        ).format(source=spec.model_source)
+    return _("serve.py, not a serving engine: {source} is not known to be a decoder LLM.").format(
+        source=spec.model_source
+    )

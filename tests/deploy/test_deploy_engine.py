@@ -1,0 +1,266 @@
+"""A decoder LLM's inference service runs the serving engine the plan priced (vLLM or SGLang, the
+workload's ``serving.engine``) with the plan's settings; anything else keeps serve.py and says why."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    plan_doc,
+    serve_workload,
+    skypilot_validator,
+    validate_k8s,
+    yaml_docs,
+)
+
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.engine import NEWEST_KNOWN, PLAN_MEMORY_FRACTION
+from gpuplan.deploy.hub import HF_MODEL_IDS
+from gpuplan.errors import DeployError
+
+LLAMA_TP2 = "tensor_parallel: 2\n"  # the workload's split: one replica on two GPUs
+
+
+def _llm(tmp_path: Path, serving: str = "", *, model: str = "llama-8b", top: str = "") -> LaunchSpec:
+    return LaunchSpec.from_workload(
+        serve_workload(tmp_path, serving, model=model, top=top), gpu="H100-SXM", count=2, provider="aws"
+    )
+
+
+def _container(spec: LaunchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The serving Deployment's container and pod, every manifest checked against Kubernetes' schema."""
+    docs = yaml_docs(generate(spec, "k8s"))
+    for d in docs:
+        validate_k8s(d)
+    pod = next(d for d in docs if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    return pod["containers"][0], pod
+
+
+def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Path) -> None:
+    spec = _llm(tmp_path, 'engine: "vllm==0.8.5", prefix_caching: false', top=LLAMA_TP2)
+    container, pod = _container(spec)
+    assert container["image"] == "vllm/vllm-openai:v0.8.5"
+    assert "command" not in container  # the image's own entry point is vLLM's API server
+    # 100 prompt + 20 output tokens = 120; 0.9 of memory: what the estimator's KV cache stands for
+    assert container["args"] == [
+        "--model", "meta-llama/Llama-3.1-8B", "--port", "8000",
+        "--tensor-parallel-size", "2", "--max-model-len", "120",
+        "--gpu-memory-utilization", "0.9", "--no-enable-prefix-caching",
+    ]  # fmt: skip
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 2
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/health", "port": "http"}
+    token = container["env"][0]
+    assert token["name"] == "HF_TOKEN" and "value" not in token
+    assert token["valueFrom"]["secretKeyRef"]["name"] == "hf-token"
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts["model-cache"] == "/root/.cache/huggingface"
+    assert "model-cache" in {v["name"] for v in pod["volumes"]}
+    files = by_path(generate(spec, "k8s"))
+    assert "serve.py" not in files and "k8s/code-configmap.yaml" not in files
+    readme = files["README.md"]
+    assert "vLLM 0.8.5" in readme and "figures are for this engine" in readme
+
+
+def test_vllm_prefix_caching_follows_the_workload(tmp_path: Path) -> None:
+    on, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5", prefix_caching: true'))
+    assert "--enable-prefix-caching" in on["args"] and "--no-enable-prefix-caching" not in on["args"]
+    # Before V1 (0.8) vLLM caches no prefixes unless told: off needs no flag.
+    old, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.6.6", prefix_caching: false'))
+    assert not [a for a in old["args"] if "prefix-caching" in a]
+    default, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5"'))
+    assert not [a for a in default["args"] if "prefix-caching" in a]
+
+
+def test_sglang_runs_its_launcher_with_its_own_flags(tmp_path: Path) -> None:
+    spec = _llm(tmp_path, 'engine: "sglang==0.4.6", prefix_caching: false', model="qwen3-0.6b")
+    container, _pod = _container(spec)
+    assert container["image"] == "lmsysorg/sglang:v0.4.6-cu124"
+    assert container["command"] == ["python3", "-m", "sglang.launch_server"]
+    assert container["args"] == [
+        "--model-path", "Qwen/Qwen3-0.6B", "--host", "0.0.0.0", "--port", "8000",
+        "--tp", "1", "--context-length", "120", "--mem-fraction-static", "0.9",
+        "--disable-radix-cache",
+    ]  # fmt: skip
+    assert container["readinessProbe"]["httpGet"]["path"] == "/health"
+
+
+@pytest.mark.parametrize(
+    ("pin", "image"),
+    [
+        ("sglang==0.4.8.post1", "lmsysorg/sglang:v0.4.8.post1-cu126"),
+        ("sglang==0.5.2", "lmsysorg/sglang:v0.5.2"),
+        ("vllm==0.8.5+cu121", "vllm/vllm-openai:v0.8.5"),  # a local build label is no image tag
+    ],
+)
+def test_image_tags_follow_each_engines_scheme(pin: str, image: str, tmp_path: Path) -> None:
+    container, _pod = _container(_llm(tmp_path, f'engine: "{pin}"'))
+    assert container["image"] == image
+
+
+@pytest.mark.parametrize("serving", ['engine: "vllm"', ""])
+def test_no_version_named_pins_the_newest_the_estimate_knows_and_says_so(
+    serving: str, tmp_path: Path
+) -> None:
+    spec = _llm(tmp_path, serving)
+    container, _pod = _container(spec)
+    assert container["image"] == f"vllm/vllm-openai:v{NEWEST_KNOWN['vllm']}"
+    readme = by_path(generate(spec, "k8s"))["README.md"]
+    assert "names no engine version" in readme
+    assert ("names no serving engine" in readme) == (serving == "")
+
+
+def test_replicas_sharing_a_gpu_share_its_memory(tmp_path: Path) -> None:
+    container, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5", share_gpu: 2'))
+    i = container["args"].index("--gpu-memory-utilization")
+    assert container["args"][i + 1] == "0.45"  # 0.9 / 2
+
+
+def test_the_fraction_is_the_one_the_estimator_stands_for() -> None:
+    from gpuplan.simulate.engines import ESTIMATOR_MEMORY_FRACTION
+
+    assert PLAN_MEMORY_FRACTION == ESTIMATOR_MEMORY_FRACTION
+
+
+def test_docker_and_skypilot_run_the_same_engine_command(tmp_path: Path) -> None:
+    spec = _llm(tmp_path, 'engine: "sglang==0.5.2"', top=LLAMA_TP2)
+    container, _pod = _container(spec)
+    argv = container["command"] + container["args"]
+    docker = by_path(generate(spec, "docker"))
+    assert "serve.py" not in docker and "train.py" not in docker
+    lines = docker["Dockerfile"].splitlines()
+    assert "FROM lmsysorg/sglang:v0.5.2" in lines
+    entry = json.loads(next(x for x in lines if x.startswith("ENTRYPOINT ")).split(" ", 1)[1])
+    cmd = json.loads(next(x for x in lines if x.startswith("CMD ")).split(" ", 1)[1])
+    assert entry + cmd == argv
+    task = yaml.safe_load(by_path(generate(spec, "skypilot", GenerateOptions(out_dir="/srv/x")))["task.yaml"])
+    skypilot_validator("skypilot-0.14.1-task.schema.json").validate(task)
+    skypilot_validator("skypilot-0.14.1-resources.schema.json").validate(task["resources"])
+    assert shlex.split(task["run"]) == argv
+    assert task["resources"]["image_id"] == "docker:lmsysorg/sglang:v0.5.2"
+    assert task["secrets"] == {"HF_TOKEN": None}
+
+
+def test_a_resnet_service_keeps_serve_py_and_says_why() -> None:
+    spec = LaunchSpec.from_workload(FIXTURES / "serve.yaml", gpu="T4", provider="gcp")
+    files = by_path(generate(spec, "k8s"))
+    assert "serve.py" in files and "serve.py" in files["k8s/code-configmap.yaml"]
+    container, _pod = _container(spec)
+    assert container["command"][-1].endswith("/serve.py")
+    assert "not a decoder LLM" in files["README.md"]
+    assert "serve.py" in by_path(generate(spec, "docker"))
+
+
+def test_a_decoder_without_hub_weights_keeps_serve_py_and_says_why(tmp_path: Path) -> None:
+    spec = _llm(tmp_path, 'engine: "vllm==0.8.5"', model="gpt3-1.3b")
+    files = by_path(generate(spec, "docker"))
+    assert "serve.py" in files and "no Hugging Face model id" in files["README.md"]
+
+
+def test_every_preset_hub_id_is_the_model_its_source_names() -> None:
+    from gpuplan.workload.presets.registry import PRESETS
+
+    for preset, hub_id in HF_MODEL_IDS.items():
+        named = PRESETS[preset].source.split()[0]
+        assert named in (hub_id, hub_id.split("/")[1]), preset
+        assert PRESETS[preset].family == "decoder"
+
+
+def _hf_workload(tmp_path: Path, name_or_path: str) -> Path:
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "_name_or_path": name_or_path,
+                "architectures": ["LlamaForCausalLM"],
+                "model_type": "llama",
+                "hidden_size": 256,
+                "intermediate_size": 512,
+                "num_attention_heads": 4,
+                "num_key_value_heads": 4,
+                "num_hidden_layers": 2,
+                "vocab_size": 1000,
+                "max_position_embeddings": 512,
+            }
+        )
+    )
+    p = tmp_path / "w.yaml"
+    p.write_text(
+        "name: s\ntask: infer\nmodel: {hf_config: config.json}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 1, prompt_tokens: 100, output_tokens: 20}\n"
+    )
+    return p
+
+
+def test_an_hf_config_serves_the_hub_model_it_names(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(_hf_workload(tmp_path, "meta-llama/Llama-3.2-1B"), gpu="L4")
+    container, _pod = _container(spec)
+    assert container["args"][:2] == ["--model", "meta-llama/Llama-3.2-1B"]
+
+
+@pytest.mark.parametrize(
+    "evil", ['x/y"; touch /tmp/pwned; "', "x/$(touch /tmp/pwned)", "x/y\n- --trust-remote-code", "../../etc"]
+)
+def test_a_hostile_hub_id_in_a_config_is_never_run(evil: str, tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(_hf_workload(tmp_path, evil), gpu="L4")
+    assert spec.hf_model_id is None
+    for target in ("docker", "k8s"):
+        files = by_path(generate(spec, target))
+        assert "serve.py" in files  # no engine: nothing of the config reaches a command line
+        assert not any("touch" in text or "trust-remote-code" in text for text in files.values())
+
+
+@pytest.mark.parametrize("evil", ["a/b; rm -rf ~", "a/b$(id)", "a/b\nc", "a--/b", "-a/b"])
+def test_a_hostile_hub_id_is_refused(evil: str) -> None:
+    with pytest.raises(ValueError, match="hf_model_id"):
+        LaunchSpec(name="s", task="infer", hf_model_id=evil, model_family="decoder")
+
+
+@pytest.mark.parametrize(
+    "engine", ["vllm==0.8.5; rm -rf /", "vllm==$(id)", "vllm==0.8.5\nrun: evil", "tgi==1.0", "vllm 0.8.5"]
+)
+def test_a_hostile_engine_in_a_plan_file_is_refused_in_one_line(engine: str) -> None:
+    doc = plan_doc()
+    doc["workload"] = {
+        "name": "s",
+        "task": "infer",
+        "model": {"preset": "llama-8b"},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 1, "prompt_tokens": 10, "output_tokens": 10, "engine": engine},
+    }
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(doc)
+    said = str(e.value)
+    assert "\n" not in said and "engine" in said
+
+
+def _plan_naming(config: Path, where: Path) -> Path:
+    doc = plan_doc()
+    doc["workload"] = {
+        "name": "s",
+        "task": "infer",
+        "model": {"hf_config": str(config)},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 1, "prompt_tokens": 10, "output_tokens": 10},
+    }
+    path = where / "plan.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_plan_reads_the_hub_id_of_a_config_inside_its_folder_only(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "project", tmp_path / "elsewhere"
+    inside.mkdir()
+    outside.mkdir()
+    _hf_workload(inside, "meta-llama/Llama-3.2-1B")
+    _hf_workload(outside, "meta-llama/Llama-3.2-1B")
+    spec = LaunchSpec.from_plan_json(_plan_naming(inside / "config.json", inside))
+    assert spec.hf_model_id == "meta-llama/Llama-3.2-1B" and spec.model_family == "decoder"
+    # A plan may come from someone else: a file outside its folder is not read.
+    assert LaunchSpec.from_plan_json(_plan_naming(outside / "config.json", inside)).hf_model_id is None
