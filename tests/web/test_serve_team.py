@@ -627,3 +627,17 @@ def test_a_budget_in_yuan_states_its_conversion_in_the_readers_language(service:
     audit = c.get("/api/v1/audit", headers=admin).json()["entries"]
     details = next(e["details"] for e in audit if e["action"] == "budget.set" and e["target"] == "2027-08")
     assert details["amount_cny"] == 7_000 and details["note"] == "训练预算" and details["usd_per_cny"] > 0
+
+
+def test_a_refresh_asked_in_chinese_answers_in_chinese_and_is_audited_in_english(service: Service) -> None:
+    # The job's result is for who asked (zh); the audit log is read by any admin: its line is English.
+    job = service.client.post(
+        "/api/v1/catalog/refresh?lang=zh", json={"providers": ["gcp"]}, headers=service.auth("admin")
+    ).json()
+    done = service.client.get(job["href"], headers=service.auth("read")).json()
+    said = done["result"]["outcomes"][0]["message"]
+    assert done["status"] == "done" and any("\u4e00" <= ch <= "\u9fff" for ch in said), said
+    entries = service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    refresh = next(e for e in entries if e["action"] == "catalog.refresh")
+    audited = refresh["details"]["outcomes"][0]["message"]
+    assert audited.isascii() and "GOOGLE_API_KEY" in audited, audited

@@ -86,6 +86,7 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
 
     from gpuplan.catalog import refresh as refreshing
     from gpuplan.catalog.providers import REGISTRY, Credentials
+    from gpuplan.catalog.stored_words import english
     from gpuplan.catalog.team_store import TeamStore
 
     names = {n for m in REGISTRY.values() for n in m.FACTS.credentials} | {"TENCENTCLOUD_CURRENCY"}
@@ -99,7 +100,9 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
     )
     if request.rates:
         outcomes = [*outcomes, refreshing.refresh_rates(store, options)]
-    lines = [{"provider": o.provider, "status": o.status, "message": o.message} for o in outcomes]
+    # The audit log is read by any admin, in any language: its line is English, as a log's is (the
+    # job's result, read by who asked, is in the language asked).
+    lines = [{"provider": o.provider, "status": o.status, "message": english(o.worded())} for o in outcomes]
     what = [*request.providers, *(["rates"] if request.rates else [])]
     TeamStore(store.engine).record(actor, "catalog.refresh", ",".join(what) or "all", {"outcomes": lines})
     from gpuplan.report.catalog import refresh_json
