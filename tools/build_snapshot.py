@@ -243,11 +243,19 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "alibaba",
-        "gn8is",
-        "gn8is carries an NVIDIA L20, whose tensor-core rates no source gives (an estimate cannot cost it); "
-        "the SkyPilot-format catalog prices gn8is, gn8ia and ebmgn8is in mainland China and Hong Kong, but "
-        "its rows copied into the shipped sources (tools/skypilot_fork/) are those of T4, A10, V100 and A100 "
-        "only; `gpuplan catalog import` takes a price of your own",
+        "gn8is/gn8ia/ebmgn8is: reserved terms, subscriptions",
+        "these families carry an NVIDIA L20 (no published tensor-core rate: an estimate cannot cost a step "
+        "on it); their hourly on-demand and spot prices of mainland China and Hong Kong come from the "
+        "SkyPilot-format catalog (its rows in tools/skypilot_fork/), no monthly or reserved price of them "
+        "was read; `gpuplan catalog import` takes a price of your own",
+    ),
+    (
+        "alibaba",
+        "gn8v (every price)",
+        "the SkyPilot-format catalog prices gn8v in cn-beijing, cn-hangzhou and cn-wulanchabu with a GPU it "
+        "calls 'H 96GB', very probably the NVIDIA H20, but no source read names the part: its rows (copied "
+        "into tools/skypilot_fork/) are refused, not shipped as H20 offers; `gpuplan catalog import` takes "
+        "a price of your own",
     ),
     (
         "alibaba",

@@ -323,7 +323,10 @@ SKYPILOT: tuple[SkyPilotFile, ...] = (
 #: fills it from the providers' price APIs and writes each CNY price × 0.138 as USD (the reader keeps
 #: CNY). Its files are large; the rows for mainland China and Hong Kong with GPUs of gpuplan's
 #: hardware table were copied row by row (read with the files' commits on 2026-12-03) into
-#: tools/skypilot_fork/.
+#: tools/skypilot_fork/. The Alibaba file's L20 rows (gn8is, gn8ia, ebmgn8is) and its rows of GPUs
+#: the reader refuses (gn8v "H 96GB": no source read names the part; ebmgn7v "A800 40G": no 40 GB
+#: A800 row) were added from the same commit on 2026-12-05, so that skipped.csv says why; the Tencent
+#: file has no L20, H20 or A800 rows.
 FORK_REPO = "https://github.com/sugarlxn/skypilot-catalog"
 SKYPILOT_FORK: tuple[SkyPilotFile, ...] = (
     SkyPilotFile(
@@ -346,10 +349,11 @@ SKYPILOT_FORK: tuple[SkyPilotFile, ...] = (
         "alicloud_v8_vms_cn.csv",
         "catalogs/v8/alicloud/vms.csv",
         "003c56a723d369190b11308e630e4cfd33e25c86",
-        "e03a3b2702ff673080fe93bb760c906fa800dff427cdc7a38017fd59025ce9bb",
+        "65039ec928317b5193f71359c479188bf5b25d07a7abaf1d65cf2442f595cd2a",
         A100_80,
-        "its 242 rows in mainland China and Hong Kong with T4, A10, V100 or A100 80G GPUs, on-demand and "
-        "spot per zone (ECS DescribePrice trade prices, each with a 40 GiB ESSD system disk)",
+        "its 289 rows in mainland China and Hong Kong with T4, A10, V100, A100 80G, L20, A800 40G or "
+        "'H' (96 GB, gn8v) GPUs, on-demand and spot per zone (ECS DescribePrice trade prices, each with a "
+        "40 GiB ESSD system disk)",
         repo=FORK_REPO,
         kept_in="tools/skypilot_fork",
         read_by="2026-12-03",

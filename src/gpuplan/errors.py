@@ -42,6 +42,7 @@ __all__ = [
     "Phrase",
     "StoreError",
     "UnknownChoiceError",
+    "UnpublishedRateError",
     "UserCodeError",
     "WorkloadError",
     "closest",
@@ -185,6 +186,11 @@ class StoreError(GpuplanError):
 
 class EstimateError(GpuplanError):
     """The workload cannot be traced or estimated."""
+
+
+class UnpublishedRateError(EstimateError):
+    """The GPU has the units the workload's math runs on but no source gives their rate (the L20's
+    BF16 tensor cores): its speed is unknown, not absent."""
 
 
 class InfeasibleError(GpuplanError):

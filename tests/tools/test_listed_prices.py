@@ -97,10 +97,10 @@ def test_priced_offers_of_the_chinese_clouds_are_pinned() -> None:
         if r["confidence"] != "low":
             priced[r["provider"]].add((r["region"], r["instance_type"]))
     counts = {p: len(priced[p]) for p in ("alibaba", "tencent", "huawei", "volcengine")}
-    # Alibaba: 160 (region, type) pairs of the SkyPilot-format catalog, 12 types of 2023-06 in
-    # cn-shanghai (the monthly price only, where that catalog has the type); Tencent: 169 pairs of
-    # that catalog and 2 monthly list prices.
-    assert counts == {"alibaba": 165, "tencent": 169, "huawei": 0, "volcengine": 0}
+    # Alibaba: 187 (region, type) pairs of the SkyPilot-format catalog (27 of them its L20 families),
+    # 12 types of 2023-06 in cn-shanghai (the monthly price only, where that catalog has the type);
+    # Tencent: 169 pairs of that catalog and 2 monthly list prices.
+    assert counts == {"alibaba": 192, "tencent": 169, "huawei": 0, "volcengine": 0}
     assert {("unspecified", "GN7.2XLARGE32"), ("unspecified", "GT4.4XLARGE96")} <= priced["tencent"]
 
 

@@ -122,6 +122,7 @@ SKYPILOT_MARKET_FAMILIES: dict[str, tuple[str, str | None, int | None]] = {
     "A10080GPCIE": ("A100", "pcie", 80),
     "A10080GPCIENVLINK": ("A100", "pcie", 80),
     "A800": ("A800", None, None),  # the China-market A100 (NVLink cut to 400 GB/s)
+    "A80040G": ("A800", None, 40),  # Alibaba ebmgn7v ("A800 40G"): refused, no 40 GB A800 row
     "V100": ("V100", None, 16),
     "V10032GB": ("V100", None, 32),
 }
@@ -142,6 +143,7 @@ SKYPILOT_MARKET_GPUS: dict[str, str] = {
     "RTXA6000": "RTX-A6000",
     "L40": "L40",
     "RTX5090": "RTX-5090",
+    "L20": "L20",  # Alibaba gn8is/gn8ia/ebmgn8is ("L20 48GB"): one part, the 48 GB PCIe card
 }
 _PRO_6000 = (
     "RTX PRO 6000 Blackwell (server and workstation editions): no datasheet row; NVIDIA's published "
@@ -173,6 +175,8 @@ SKYPILOT_MARKET_UNMAPPED: dict[str, str] = {
     "RTXPRO600096GB": _PRO_6000,
     "RTXPROSERVER6000": _PRO_6000,
     "RTX6000ADA": _RTX_6000_ADA,
+    "H": "Alibaba gn8v/ebmgn8v as the SkyPilot-format catalog writes them ('H 96GB'): a 96 GB Hopper "
+    "part, very probably the H20, but no source read names the part; not mapped without one",
 }
 _NO_DATASHEET = "no datasheet row for this GPU in gpuplan's hardware catalog (hardware/data/gpus.csv)"
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from gpuplan.errors import EstimateError, Phrase
+from gpuplan.errors import EstimateError, Phrase, UnpublishedRateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
@@ -132,9 +132,9 @@ def _missing_path(gpu: GPU, path: str, precision: str | None = None) -> Estimate
     tensor cores and no source gives their rate, absent otherwise. ``precision``: the workload's,
     whose nearest runnable one the error names (None: not known where the op is costed)."""
     if path == "fp8" and has_fp8_tensor_cores(gpu):
-        return EstimateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
+        return UnpublishedRateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
     if _has_half_tensor_cores(gpu, path):
-        return EstimateError.worded(_HALF_UNPUBLISHED, gpu=gpu.id, path=path.upper())
+        return UnpublishedRateError.worded(_HALF_UNPUBLISHED, gpu=gpu.id, path=path.upper())
     return EstimateError.worded(
         _NEEDS.get(path, _LACKS), gpu=gpu.id, path=path, instead=_instead(gpu, path, precision)
     )

@@ -72,6 +72,8 @@ class Candidates:
     """A service over its p95 latency target here (see ``EstimateRow.misses_latency``)."""
     short_of_load: BoolArray
     """A service whose replicas cannot carry its load here (see ``EstimateRow.short_of_load``)."""
+    rate_unknown: BoolArray
+    """No published rate of this GPU for the job's math (see ``EstimateRow.rate_unknown``)."""
     p95_latency_s: FloatArray
     """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
     work_h_best: FloatArray
@@ -143,6 +145,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         input_unknown=np.zeros(n, dtype=bool),
         misses_latency=np.zeros(n, dtype=bool),
         short_of_load=np.zeros(n, dtype=bool),
+        rate_unknown=np.zeros(n, dtype=bool),
         p95_latency_s=np.full(n, math.nan),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
@@ -264,8 +267,9 @@ def _run_keys(
     shape: IntArray,
 ) -> tuple[np.ndarray, np.ndarray, IntArray]:
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
-    distinct key a row of (fits, bound, unknown, may not fit, misses latency) flags and (time, low,
-    high, peak, step, p95 latency) values, and each live candidate's key index."""
+    distinct key a row of (fits, bound, unknown, may not fit, misses latency, short of load, rate
+    unknown) flags and (time, low, high, peak, step, p95 latency) values, and each live candidate's
+    key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     # One key per distinct code, its facts read column by column as Python values (thousands of
@@ -306,6 +310,7 @@ def _run_keys(
                 row.memory_uncertain,
                 row.misses_latency,
                 row.short_of_load,
+                row.rate_unknown,
             )
         )
         vals.append(
@@ -318,7 +323,7 @@ def _run_keys(
                 row.p95_latency_s,
             )
         )
-    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 6)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
     val_arr = np.array(vals, dtype=float).reshape(codes.size, 6)
     return flag_arr, val_arr, inverse.reshape(-1)
 
@@ -372,6 +377,7 @@ def estimate_candidates(
         cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
         cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
         cands.short_of_load[sub] = flags[inv, 5]
+        cands.rate_unknown[sub] = flags[inv, 6]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
         taken = _taken(offers, relevant)[cands.offer[live]]
@@ -391,6 +397,8 @@ def estimate_candidates(
     # One that fits in memory but whose replicas cannot carry the load: its own reason too (it had
     # been counted as "does not fit").
     cands.exclude(~cands.fits & cands.short_of_load, Reason.LOAD)
+    # A GPU whose rate for the job's math no source gives: unknown speed, not "does not fit".
+    cands.exclude(~cands.fits & cands.rate_unknown, Reason.UNKNOWN_RATE)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
     return calls
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.errors import EstimateError, GpuplanError, InputError, UnpublishedRateError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, _
 from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
@@ -50,6 +50,10 @@ __all__ = ["SERVING_HOURS", "make_estimator"]
 SERVING_HOURS = HOURS_PER_MONTH
 
 _UNFIT = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
+#: A GPU whose rate for the workload's math no source gives: its time is unknown, not "does not fit".
+_UNRATED = EstimateRow(
+    fits=False, rate_unknown=True, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan
+)
 
 
 def _image_note() -> str:
@@ -142,6 +146,10 @@ class _Estimator:
         self._shape_ids: dict[tuple[tuple[str, int, Link], str], int] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
         self._like: dict[tuple[str, int], GpuStages] = {}
+        # Shapes (as ``_shapes`` keys them) and stages whose GPU has no published rate for the
+        # workload's math: answered as unknown speed, not as a GPU the job does not fit.
+        self._unrated_shapes: set[tuple[Any, ...]] = set()
+        self._unrated: dict[tuple[str, int, Link], UnpublishedRateError] = {}
         # GPUs per node -> the first request asked for with that host (the others differ from it
         # only in their GPUs, count and link).
         self._requests: dict[int, EstimateRequest] = {}
@@ -164,7 +172,7 @@ class _Estimator:
         except KeyError:
             shape = self._shapes[raw] = self._shape(*raw)
         if shape is None:
-            return _UNFIT
+            return _UNRATED if raw in self._unrated_shapes else _UNFIT
         vcpus = key.vcpus if self.image_job else None
         host = (key.gpus_per_node, vcpus, key.memory_gib)
         try:
@@ -190,6 +198,9 @@ class _Estimator:
     ) -> _Shape | None:
         try:
             found = self._new_shape(gpu_id, gpus_per_node, nodes, interconnect, net, kind)
+        except UnpublishedRateError:
+            self._unrated_shapes.add((gpu_id, gpus_per_node, nodes, interconnect, net, kind))
+            return None
         except EstimateError:
             return None  # this GPU cannot run the workload (e.g. FP8 before Hopper)
         if found is None:
@@ -257,10 +268,15 @@ class _Estimator:
             like = self._like.get((gpu.id, count))
             try:
                 stages = self._stages[stages_key] = gpu_stages(request, like)
+            except UnpublishedRateError as e:
+                self._stages[stages_key] = None
+                self._unrated[stages_key] = e
             except EstimateError:
                 self._stages[stages_key] = None
             else:
                 self._like.setdefault((gpu.id, count), stages)
+        if stages_key in self._unrated:
+            raise self._unrated[stages_key]
         return (stages_key, inferred) if self._stages[stages_key] is not None else None
 
     def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> int:
