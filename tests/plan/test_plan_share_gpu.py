@@ -5,6 +5,7 @@ one 24 GB card were neither refused nor priced, and deploy started them."""
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,9 +87,69 @@ def test_share_gpu_out_of_range_is_one_line(share: int) -> None:
         )
 
 
-def test_sharing_a_gpu_between_replicas_that_span_several_is_refused(store: Store, profile: Profile) -> None:
-    w = _service(share_gpu=2).model_copy(update={"tensor_parallel": 2})
+def test_sharing_a_gpu_between_replicas_that_span_several_is_refused_by_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The workload is refused when read, so estimate, simulate and deploy refuse it as plan did
+    # (they had taken it: deploy wrote a time-slicing ConfigMap beside a 2-GPU tensor-parallel pod).
+    from one_line import refused
+
+    text = SERVICE.read_text(encoding="utf-8").replace(
+        "serving: {requests_per_s: 5,", "tensor_parallel: 2\nserving: {share_gpu: 2, requests_per_s: 5,"
+    )
+    path = tmp_path / "tp-share.yaml"
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(
-        InputError, match=r"spans 2 GPUs \(tensor_parallel × pipeline_parallel\); leave share_gpu out"
+        InputError, match=r"spans 2 GPUs \(tensor_parallel × pipeline_parallel\); leave share_gpu"
     ):
-        plan(w, store=store, profile=profile, providers=["aws"])
+        load_workload(path)
+    out = tmp_path / "out"
+    for args in (
+        ["estimate", str(path), "--gpu", "A100-SXM4-80GB"],
+        ["simulate", "autoscale", str(path), "--gpu", "A100-SXM4-80GB", "--policy", "fixed:replicas=2"],
+        [
+            "deploy",
+            str(path),
+            "--gpu",
+            "A100-SXM4-80GB",
+            "--count",
+            "2",
+            "--target",
+            "k8s",
+            "--out",
+            str(out),
+        ],
+    ):
+        assert refused(args, capsys).endswith("leave share_gpu out") and not out.exists()
+
+
+def test_the_estimate_judges_a_shared_replica_against_its_share_and_advises_fewer_to_a_gpu(
+    profile: Profile,
+) -> None:
+    # A 4-way share of a 24 GB card holds 6 GiB: a 7B replica's weights alone do not fit there.
+    # The estimate had judged it against the whole card ("fits, 18.6 / 24") while its own serving
+    # cell said no sequence fits, and advised raising tensor_parallel, which share_gpu forbids.
+    from rich.console import Console
+
+    from gpuplan.api import estimate
+    from gpuplan.perf.memory import usable_memory_gib
+    from gpuplan.report.estimate import estimate_view
+
+    report = estimate(_service(share_gpu=4), ["RTX-4090", "H100-SXM"], profile=profile)
+    small, large = (o.estimate for o in report.outcomes)
+    assert small is not None and large is not None
+    assert small.memory.capacity_gib == pytest.approx(usable_memory_gib(get_gpu("RTX-4090")) / 4)
+    assert large.memory.capacity_gib == pytest.approx(usable_memory_gib(get_gpu("H100-SXM")) / 4)
+    assert small.memory_verdict.value == "does-not-fit" and large.fits
+    assert any("1/4 of its 24.0 GiB usable (6.0 GiB)" in n for n in small.notes)
+    fewer = [a for a in report.outcomes[0].advice if a.action == "share_gpu"]
+    # the most replicas to a GPU that fit: a 7B replica alone on the 24 GB card
+    assert len(fewer) == 1 and fewer[0].fits and fewer[0].capacity_gib == pytest.approx(24.0)
+    assert fewer[0].summary == "a whole GPU to each replica instead of 4 to a GPU"
+    console = Console(width=400, record=True, file=io.StringIO())
+    console.print(estimate_view(report.profile, report.outcomes, report.calibration))
+    text = console.export_text()
+    assert "lower share_gpu or choose a GPU with more memory" in text and "raise tensor_parallel" not in text
+    # without share_gpu the same card is judged whole
+    alone = estimate(_service(), ["RTX-4090"], profile=profile).outcomes[0].estimate
+    assert alone is not None and alone.memory.capacity_gib == pytest.approx(24.0)

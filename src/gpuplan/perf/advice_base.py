@@ -45,7 +45,8 @@ class Advice:
     action: str
     """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
     ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
-    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights`` or ``bigger_gpu``."""
+    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights``, ``share_gpu`` (fewer replicas to a GPU) or
+    ``bigger_gpu``."""
     summary: str
     """One line saying what to change."""
     gpu: str

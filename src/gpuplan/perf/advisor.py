@@ -475,6 +475,36 @@ def _bf16_weights(st: Setup) -> Advice | None:
     )
 
 
+def _fewer_to_a_gpu(st: Setup) -> Advice | None:
+    """A service's replicas time-sharing the GPU (``share_gpu``): the most that still fit, each
+    holding its own weights and context in 1/n of the memory."""
+    share = st.request.gpu_share
+    for n in range(share - 1, 0, -1):
+        e = run_estimate(st.request.changed(gpu_share=n))
+        if e.fits:
+            return st.advice(
+                e,
+                action="share_gpu",
+                summary=_("share_gpu {n} instead of {was}").format(n=n, was=share)
+                if n > 1
+                else _("a whole GPU to each replica instead of {was} to a GPU").format(was=share),
+                derivation=(
+                    _(
+                        "the same replica in 1/{n} of the GPU's memory; a GPU then carries {n} "
+                        "replicas instead of {was}, so each replica's share of the GPU-hour is {was}/{n} "
+                        "of what it was"
+                    )
+                    if n > 1
+                    else _(
+                        "the same replica alone on the GPU, with all of its memory; each replica then "
+                        "costs a whole GPU-hour, {was} times its share before"
+                    )
+                ).format(n=n, was=share),
+                timed=False,
+            )
+    return None
+
+
 def _bigger_gpu(st: Setup) -> Advice | None:
     fitting = []
     for g in all_gpus():
@@ -548,6 +578,7 @@ def advise(
         _lora(st),
         _bf16_weights(st),
         *_sharding(st),
+        _fewer_to_a_gpu(st),
         _bigger_gpu(st),
     ]
     found = [a for a in candidates if a is not None]

@@ -123,6 +123,10 @@ class EstimateRequest:
     measured_steps: tuple[StepMeasurement, ...] = ()
     """``gpuplan measure`` recordings of this workload: the estimate is anchored on the one
     :func:`perf.anchor.choose_measurement` picks for the GPU (``perf/anchor.py``)."""
+    gpu_share: int = 1
+    """Replicas time-sharing each GPU (a service's ``share_gpu``): one replica, the step estimated,
+    has 1/n of the GPU's usable memory for all of its own (its CUDA context included), as the
+    serving model gives it (:func:`perf.inference.decode_estimate`)."""
 
     @property
     def replays_graphs(self) -> bool:

@@ -408,14 +408,6 @@ def _replicas(workload: Workload) -> tuple[int, int]:
     sv = workload.serving
     if sv is None:
         return 1, 1
-    if sv.replicas_per_gpu > 1 and workload.tensor_parallel * workload.pipeline_parallel > 1:
-        raise InputError.worded(
-            N_(
-                "serving.share_gpu: replicas time-share one GPU each, but one replica of this workload "
-                "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave share_gpu out"
-            ),
-            n=workload.tensor_parallel * workload.pipeline_parallel,
-        )
     return sv.min_replicas or 1, sv.replicas_per_gpu
 
 

@@ -680,9 +680,17 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         room = d.max_concurrent_sequences >= 1
         if not room:
             # weights and one sequence's KV cache exceed the replica: its rates are not reachable
-            serving = _(
-                "no room for one sequence beside the weights on {n} GPU(s); raise tensor_parallel"
-            ).format(n=d.tensor_parallel)
+            serving = (
+                # tensor parallelism is refused beside share_gpu: the way out is a larger share
+                _(
+                    "no room for one sequence beside the weights in 1/{share} of the GPU; lower "
+                    "share_gpu or choose a GPU with more memory"
+                ).format(share=d.replicas_per_gpu)
+                if d.replicas_per_gpu > 1
+                else _(
+                    "no room for one sequence beside the weights on {n} GPU(s); raise tensor_parallel"
+                ).format(n=d.tensor_parallel)
+            )
         elif o.serving is not None:
             s = o.serving
             p95 = _("overloaded") if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"

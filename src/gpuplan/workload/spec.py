@@ -630,6 +630,17 @@ class Workload(Spec):
             )
         if self.sequence_parallel and self.tensor_parallel == 1:
             raise _refused(N_("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)"))
+        spans = self.tensor_parallel * self.pipeline_parallel
+        if self.serving is not None and self.serving.replicas_per_gpu > 1 and spans > 1:
+            # Every command reads the workload: estimate, simulate and deploy had taken the pair
+            # that plan alone refused (a time-slicing ConfigMap beside a 2-GPU tensor-parallel pod).
+            raise _refused(
+                N_(
+                    "serving.share_gpu: replicas time-share one GPU each, but one replica of this workload "
+                    "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave share_gpu out"
+                ),
+                n=spans,
+            )
         if self.pipeline_virtual_stages > 1 and self.pipeline_parallel == 1:
             raise _refused(N_("pipeline_virtual_stages: needs pipeline_parallel of 2 or more (or remove it)"))
         self._check_inputs()

@@ -267,6 +267,18 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         anchored = _anchored(layout, layout.anchor, mem, traced, paged)
         mem = anchored.memory
         notes.insert(0, anchored.note)
+    share = layout.request.gpu_share
+    if share > 1:
+        # n replicas time-sharing the GPU: each holds all of its own in 1/n of the memory (the
+        # device plugin's time-slicing isolates none of it), as the serving model's KV room does
+        whole_gib = mem.capacity_gib
+        mem = replace(mem, capacity_gib=whole_gib / share)
+        notes.append(
+            _(
+                "share_gpu: {share} replicas to a GPU — each has 1/{share} of its {whole_gib:.1f} GiB usable "
+                "({capacity_gib:.1f} GiB), its CUDA context included"
+            ).format(share=share, whole_gib=whole_gib, capacity_gib=mem.capacity_gib)
+        )
     if profile.compiled_loss_saving_bytes > 0 and mem.measured_on is None:
         notes.append(
             _(
