@@ -72,3 +72,17 @@ def test_a_synchronous_engine_adds_its_cpu_time_and_an_overlapped_one_hides_it()
     assert SGLANG_OVERLAP.iteration_s(1e-3) == pytest.approx(cpu)  # the CPU is the longer
     # Without CUDA graphs the launches are CPU work too: overlapped, they queue with the engine's.
     assert SGLANG_OVERLAP.iteration_s(4e-3, launch_s=3e-3) == pytest.approx(3e-3 + cpu)
+
+
+def test_what_is_assumed_from_a_source_reads_in_the_readers_language_and_the_source_as_published() -> None:
+    # A Chinese estimate had ended its engine line in English: "(vLLM V1 assumed to match SGLang's
+    # figure)" was part of the citation's text. The citation stays as published; our words translate.
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        zh = VLLM_V1_ASYNC.cited()
+        unknown = UNKNOWN_ENGINE.cited()
+    assert zh.startswith("WukLab (UC San Diego)") and "vLLM PR #27614" in zh
+    assert "assumed" not in zh and "假定 vLLM V1" in zh and "假定 vLLM V1" in unknown
+    english = VLLM_V1_ASYNC.cited(translated=False)
+    assert english.endswith("(vLLM V1 assumed to match SGLang's figure; overlapped from v0.14.0)")

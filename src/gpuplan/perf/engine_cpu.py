@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 __all__ = [
     "NO_ENGINE",
@@ -85,6 +85,16 @@ class EngineCpu:
     """The engine prepares the next iteration while the GPU runs this one: an iteration takes the
     longer of the two, not their sum."""
     source: str
+    """The measurement cited: publisher, title, address, date (as published: not translated)."""
+    assumed: str = ""
+    """What gpuplan takes from it beyond what it measured (a catalog message: shown translated)."""
+
+    def cited(self, *, translated: bool = True) -> str:
+        """The source and what is assumed from it, the assumption in the current language (in
+        English for a document: ``translated=False``)."""
+        if not self.assumed:
+            return self.source
+        return f"{self.source} ({_(self.assumed) if translated else self.assumed})"
 
     def iteration_s(self, device_s: float, launch_s: float = 0.0) -> float:
         """One iteration: ``device_s`` of GPU work (its kernels and collectives, already no shorter
@@ -109,7 +119,8 @@ SGLANG_OVERLAP = EngineCpu(
     name=N_("SGLang v0.4 on (overlap scheduler)"),
     step_s=_SGLANG_S,
     overlapped=True,
-    source=SGLANG_SYNC.source + "; overlapped from v0.4 (LMSYS, SGLang v0.4, 2024-12-04)",
+    source=SGLANG_SYNC.source + "; LMSYS, SGLang v0.4 (2024-12-04)",
+    assumed=N_("overlapped from v0.4"),
 )
 VLLM_V0 = EngineCpu(
     name=N_("vLLM before V1 (before 0.8)"),
@@ -121,19 +132,22 @@ VLLM_V1_SYNC = EngineCpu(
     name=N_("vLLM V1, 0.8 to 0.13 (synchronous scheduling)"),
     step_s=_SGLANG_S,
     overlapped=False,
-    source=SGLANG_SYNC.source + " (vLLM V1 assumed to match SGLang's figure)",
+    source=SGLANG_SYNC.source,
+    assumed=N_("vLLM V1 assumed to match SGLang's figure"),
 )
 VLLM_V1_ASYNC = EngineCpu(
     name=N_("vLLM V1 from 0.14 (asynchronous scheduling)"),
     step_s=_SGLANG_S,
     overlapped=True,
-    source=VLLM_V1_SYNC.source + "; overlapped from v0.14.0 (vLLM PR #27614)",
+    source=SGLANG_SYNC.source + "; vLLM PR #27614",
+    assumed=N_("vLLM V1 assumed to match SGLang's figure; overlapped from v0.14.0"),
 )
 UNKNOWN_ENGINE = EngineCpu(
     name=N_("a serving engine not named (taken not to overlap)"),
     step_s=_SGLANG_S,
     overlapped=False,
     source=VLLM_V1_SYNC.source,
+    assumed=VLLM_V1_SYNC.assumed,
 )
 #: vLLM or SGLang named without a version: taken as :data:`UNKNOWN_ENGINE` is, and said so.
 _UNSTATED = {
@@ -142,6 +156,7 @@ _UNSTATED = {
         step_s=_SGLANG_S,
         overlapped=False,
         source=VLLM_V1_SYNC.source,
+        assumed=VLLM_V1_SYNC.assumed,
     ),
     "sglang": EngineCpu(
         name=N_("SGLang of no stated version (taken not to overlap)"),

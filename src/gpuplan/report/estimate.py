@@ -213,7 +213,7 @@ def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
         engine=cpu.name if cpu.step_s > 0 else None,
         engine_cpu_s=cpu.step_s,
         engine_overlapped=cpu.overlapped,
-        engine_cpu_source=cpu.source if cpu.step_s > 0 else None,
+        engine_cpu_source=cpu.cited(translated=False) if cpu.step_s > 0 else None,
     )
 
 
@@ -739,7 +739,7 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
                     "not overlap the GPU's"
                 )
             ).format(engine=_(e.name), ms=round(e.step_s * 1e3, 2))
-            + f" ({e.source})."
+            + f" ({e.cited()})."
             for e in sorted(engines, key=lambda e: e.name)
         )
         table.caption_justify = "left"
