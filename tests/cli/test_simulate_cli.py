@@ -510,3 +510,74 @@ def test_gpu_util_takes_the_deployed_serving_block(tmp_path: Path) -> None:
     assert (deployed["behaviour"]["min_replicas"], deployed["behaviour"]["max_replicas"]) == (2, 3)
     assert 2 <= deployed["max_replicas"] <= 3
     assert (own["behaviour"]["min_replicas"], own["behaviour"]["max_replicas"]) == (2, 5)
+
+
+def test_replicas_sharing_a_gpu_are_billed_as_plan_prices_them(tmp_path: Path) -> None:
+    # was: serving.share_gpu ignored, four sharing replicas billed as four whole GPUs
+    workload = tmp_path / "svc.yaml"
+    text = WORKLOAD.read_text().replace(
+        "serving: {requests_per_s: 5,", "serving: {share_gpu: 4, requests_per_s: 5,"
+    )
+    assert "share_gpu: 4" in text
+    workload.write_text(text)
+    args = [
+        "--db", str(tmp_path / "c.db"), "simulate", "autoscale", str(workload), "--trace", str(TRACE),
+        "--gpu", "L4", "--replica", REPLICA, "--policy", "fixed:replicas=4",
+    ]  # fmt: skip
+    doc = json.loads(_run(*args, "--json"))
+    assert doc["prices"]["replicas_per_gpu"] == 4
+    (p,) = doc["policies"]
+    # four replicas, four to a GPU: one GPU's instance for the whole window (until the last drains)
+    assert p["instance_hours"]["on_demand"] == pytest.approx(p["replica_hours"]["on_demand"] / 4, rel=1e-2)
+    per_replica = doc["prices"]["usd_per_hour"]["on_demand"]
+    assert p["cost_usd"] == pytest.approx(p["instance_hours"]["on_demand"] * 4 * per_replica)
+    assert "Replica: 1/4 of one L4, 4 replicas time-sharing each GPU" in " ".join(_run(*args).split())
+
+
+def _time_sliced(tmp_path: Path, *args: str) -> tuple[Path, str]:
+    k8s = tmp_path / "k8s"
+    res = runner.invoke(
+        app,
+        [
+            "simulate",
+            "share",
+            str(SERVICES),
+            "--sharing",
+            "time-slice",
+            "--price",
+            "2",
+            "--k8s-out",
+            str(k8s),
+            *args,
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    return k8s, " ".join(res.stderr.split())
+
+
+def test_share_time_slicing_advertises_no_share_the_packing_leaves_empty(tmp_path: Path) -> None:
+    # was: at least 2 shares a GPU, so a second pod could join code-34b (75 GiB) on its own GPU
+    k8s, said = _time_sliced(tmp_path, "--gpus-per-node", "1")
+    config, _services = _k8s_docs(k8s)
+    slots = {
+        n: yaml.safe_load(t)["sharing"]["timeSlicing"]["resources"][0]["replicas"]
+        for n, t in config["data"].items()
+    }
+    # code-34b alone on GPU 0 (node 0), the four others on GPU 1 (node 1)
+    assert slots == {"gpuplan-node-0": 1, "gpuplan-node-1": 4}
+    assert not (k8s / "k8s" / "PLACEMENT.md").exists() and "warning" not in said
+    assert f"wrote 2 Kubernetes files to {k8s}/: k8s/sharing-config.yaml, k8s/services.yaml" in said
+
+
+def test_share_time_slicing_on_a_node_of_gpus_packed_apart_warns_and_says_what_may_happen(
+    tmp_path: Path,
+) -> None:
+    # was: one entry of 4 shares for both GPUs of the node (8 interchangeable slots), silently
+    k8s, said = _time_sliced(tmp_path, "--gpus-per-node", "2")
+    note = " ".join((k8s / "k8s" / "PLACEMENT.md").read_text().split())
+    # the heaviest 4 of the node's 5 pods on one GPU: 75 + 30 + 24 + 6 = 135 GiB, 0.95 × 80 = 76 held
+    assert "any 4 of these pods on one A100-SXM4-80GB: code-34b, chat-8b, summarise-8b, rerank" in note
+    assert "would need 135 GiB where a GPU holds 76 GiB" in note
+    assert "Packed: GPU 0: code-34b; GPU 1: chat-8b, embed, rerank, summarise-8b." in note
+    assert "warning: on gpuplan-node-0 the device plugin may put services on one GPU" in said
+    assert "wrote 3 Kubernetes files" in said and "k8s/PLACEMENT.md" in said

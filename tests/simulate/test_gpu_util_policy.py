@@ -67,6 +67,40 @@ def test_bad_gpu_util_input_is_one_line(spec: str, words: str) -> None:
     assert "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize(("spec", "meant"), [("gpu-util:0.8", "80"), ("gpu-util:target=0.75,max=4", "75")])
+def test_a_fraction_for_a_percent_is_refused_with_the_percent_it_means(spec: str, meant: str) -> None:
+    # was: 0.8 read as a 0.8 % target, every replica busier than that: scaled to max
+    with pytest.raises(GpuplanError) as e:
+        parse_policy(spec)
+    assert f"did you mean gpu-util:{meant}?" in str(e.value) and "\n" not in str(e.value)
+    assert parse_policy("gpu-util:1.5").gpu_util_pct == 1.5  # above 1: taken as written
+
+
+def test_the_serving_blocks_target_is_refused_as_a_fraction_too() -> None:
+    from pydantic import ValidationError
+
+    from gpuplan.deploy.serving_spec import ServingDeployment
+    from gpuplan.workload.spec import ServingSpec
+
+    with pytest.raises(ValidationError, match="did you mean 80"):
+        ServingSpec(requests_per_s=1, prompt_tokens=8, output_tokens=8, gpu_utilization_target=0.8)
+    with pytest.raises(ValidationError, match="did you mean 70"):
+        ServingDeployment(gpu_utilization_target=0.7)  # deploy --utilization-target 0.7
+    assert ServingSpec(requests_per_s=1, prompt_tokens=8, output_tokens=8, gpu_utilization_target=60)
+
+
+def test_a_min_below_one_says_nothing_of_a_max_not_yet_in_effect() -> None:
+    # was: "(got min=0, max=8)": 8 the policy's default, where the workload's max_replicas (6) applies
+    with pytest.raises(GpuplanError) as e:
+        parse_policy("gpu-util:80,min=0")
+    assert str(e.value) == "policy 'gpu-util:80,min=0': min must be at least 1 (got min=0)"
+    from gpuplan.simulate.policy import with_serving
+
+    # a min over the workload's max: both as in effect
+    with pytest.raises(GpuplanError, match=r"got min=7, max=6\)"):
+        with_serving(parse_policy("gpu-util:80,min=7"), gpu_util_pct=None, min_replicas=None, max_replicas=6)
+
+
 # A load step on one-slot replicas serving each request in 1 s: 0.5 req/s (one replica half busy),
 # 3 req/s from 600 s to 1800 s, 0.5 req/s again to 3000 s. Arrivals are regular, so a replica's
 # busy share over a 10 s sample is exact.

@@ -322,3 +322,19 @@ def test_a_gpu_util_policy_takes_the_workloads_serving_block_as_the_command_does
     served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
     ranges = [(p["behaviour"]["min_replicas"], p["behaviour"]["max_replicas"]) for p in served["policies"]]
     assert ranges == [(2, 3), (2, 5)]
+
+
+def test_replicas_sharing_a_gpu_run_and_are_billed_so_as_in_the_command(service: Service) -> None:
+    """Traces GPT-2 (seconds): serving.share_gpu reaches the job's replica and its prices."""
+    workload = {**_SERVICE, "serving": {**_SERVICE["serving"], "share_gpu": 2}}
+    body = {
+        "workload": workload,
+        "gpu": "L4",
+        "shape": "step",
+        "hours": 0.5,
+        "policies": ["fixed:replicas=2"],
+    }
+    served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
+    assert served["prices"]["replicas_per_gpu"] == 2
+    assert served["prices"]["replicas_per_instance"]["on_demand"] % 2 == 0
+    assert "2 replicas time-share each GPU" in served["replica"]["source"]

@@ -97,6 +97,7 @@ def _replica(
     lengths: tuple[float, float],
     engine_text: str | None,
     network: NetworkSpec | None,
+    share: int,
 ) -> tuple[ReplicaModel, float]:
     """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
     from gpuplan.cli._profiles import load_profile
@@ -130,6 +131,7 @@ def _replica(
         engine_name=w.serving.engine_name if w.serving else None,
         engine_version=w.serving.engine_version if w.serving else None,
         prefix_caching=w.serving.prefix_caching if w.serving else None,
+        replicas_per_gpu=share,
         network=network,
     )
     return estimator_replica(
@@ -300,6 +302,7 @@ def autoscale_cmd(
         parse_replica,
         policy_fleets,
         prices_by_policy,
+        replicas_per_gpu,
         request_tokens,
         storage_bytes_per_s,
     )
@@ -313,6 +316,8 @@ def autoscale_cmd(
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
         )
+    # replicas time-sharing a GPU run and are billed so, as plan prices them
+    share = replicas_per_gpu(w.serving, w.tensor_parallel * w.pipeline_parallel)
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
     # gpu-util as deploy writes the HPA: the serving block's target and replica range, unless the
     # policy names them itself
@@ -354,6 +359,7 @@ def autoscale_cmd(
             "spot_usd": spot_price,
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
+            "replicas_per_gpu": share,
         }
         prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(pols))  # type: ignore[arg-type]
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)
@@ -368,7 +374,9 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights = _replica(ctx, w, workload_file.name, gpu_id, store, lengths, engine, network)
+            rep, weights = _replica(
+                ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
+            )
     finally:
         if store is not None:
             store.close()

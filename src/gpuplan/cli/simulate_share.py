@@ -26,7 +26,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import finite_float, finite_in, whole_number
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
@@ -147,9 +147,13 @@ def share_cmd(
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
     plan, instance_gpus = _priced(plan, price, offers)
+    wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
-        _write_k8s(plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus)
+        memory = {d.name: d.memory_gib for d in demands}
+        wrote = _write_k8s(
+            plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, g.memory_gib
+        )
     if out is not None:
         write_text_atomic(out, share_html(plan, money))
     if as_json:
@@ -158,6 +162,17 @@ def share_cmd(
         console().print(share_view(plan, money))
         if out is not None:
             console(stderr=True).print(_("report written to {path}").format(path=out))
+    if wrote:
+        # on stderr, as the report's line: stdout stays the document under --json
+        console(stderr=True).print(
+            ngettext(
+                "wrote {n} Kubernetes file to {out}/: {files}",
+                "wrote {n} Kubernetes files to {out}/: {files}",
+                len(wrote),
+            ).format(n=len(wrote), out=k8s_out, files=", ".join(wrote)),
+            markup=False,
+            soft_wrap=True,
+        )
     if plan.unplaced:
         # the report above shows what fits; the exit status says the plan does not serve them all
         raise InputError.worded(
@@ -214,8 +229,24 @@ def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> t
     return priced, math.floor(o.gpu_count + 1e-9)  # whole_instances takes offers of ≥ 1 GPU
 
 
-def _write_k8s(plan: SharePlan, directory: Path, gpus_per_node: int | None) -> None:
-    from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
+def _write_k8s(
+    plan: SharePlan,
+    directory: Path,
+    gpus_per_node: int | None,
+    memory: dict[str, float],
+    gpu_memory_gib: float,
+) -> list[str]:
+    """Write the Kubernetes files; the paths written (inside ``directory``). ``memory``: GiB each
+    service needs, to judge where the device plugin may place time-sliced pods otherwise."""
+    from gpuplan.deploy.k8s.sharing import (
+        NodeRisk,
+        SharedDeployment,
+        SharingLayout,
+        placement_note,
+        sharing_manifests,
+        time_slice_risks,
+    )
+    from gpuplan.simulate.share import TIME_SLICE_MEMORY_SHARE
 
     if directory.exists() and any(directory.iterdir()):
         raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
@@ -228,6 +259,7 @@ def _write_k8s(plan: SharePlan, directory: Path, gpus_per_node: int | None) -> N
             )
         )
     per_node = gpus_per_node or 1
+    risks: list[NodeRisk] = []
     gpus = sorted({p.gpu_index for p in plan.placements})
     nodes = sorted({g // per_node for g in gpus})
     if plan.sharing == "mig":
@@ -243,12 +275,18 @@ def _write_k8s(plan: SharePlan, directory: Path, gpus_per_node: int | None) -> N
         on_gpu = [
             sum(1 for p in plan.placements if p.gpu_index == g) for g in range(max(gpus, default=-1) + 1)
         ]
-        # Per node, the most services one of its GPUs carries (2 at least: 1 would be no sharing).
+        # Per node, the most services one of its GPUs carries: no more shares than the packing
+        # fills (a GPU a service has alone is advertised once, no second pod beside it).
         replicas = tuple(
-            max(2, max(on_gpu[n * per_node : (n + 1) * per_node], default=1))
+            max(1, max(on_gpu[n * per_node : (n + 1) * per_node], default=1))
             for n in range(max(nodes, default=0) + 1)
         )
         layout = SharingLayout(sharing="time-slice", time_slice_replicas=replicas, gpus_per_node=per_node)
+        pods = [
+            [(p.service, memory.get(p.service, 0.0)) for p in plan.placements if p.gpu_index == g]
+            for g in range(max(gpus, default=-1) + 1)
+        ]
+        risks = time_slice_risks(pods, per_node, replicas, gpu_memory_gib * TIME_SLICE_MEMORY_SHARE)
     elif plan.sharing == "mps":
         parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
         layout = SharingLayout(
@@ -272,5 +310,22 @@ def _write_k8s(plan: SharePlan, directory: Path, gpus_per_node: int | None) -> N
             deps.append(SharedDeployment(name=name, resource=resource, replicas=count, node=n))
     from gpuplan.deploy.output import write_files
 
+    files = sharing_manifests(layout, deps)
+    if risks:
+        files.append(placement_note(risks, plan.gpu_id))
     # Inside the directory only, all files or none (deploy's writer: no link followed out of it).
-    write_files(sharing_manifests(layout, deps), directory)
+    write_files(files, directory)
+    if risks:
+        console(stderr=True).print(
+            _(
+                "warning: on {nodes} the device plugin may put services on one GPU that the packing kept "
+                "apart (up to {need:.0f} GiB on a {cap:.0f} GiB GPU); see k8s/PLACEMENT.md"
+            ).format(
+                nodes=", ".join(f"gpuplan-node-{r.node}" for r in risks),
+                need=max(r.worst_memory_gib for r in risks),
+                cap=risks[0].memory_gib,
+            ),
+            markup=False,
+            soft_wrap=True,
+        )
+    return [f.path for f in files]

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from gpuplan.deploy.grammar import ENGINE_PIN, MAX_REPLICAS, MAX_SEQ_LEN, MIG_PROFILE
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD
+from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD, utilization_percent
 
 __all__ = ["ServingDeployment"]
 
@@ -55,6 +55,11 @@ class ServingDeployment(BaseModel):
                 Phrase(N_('engine {engine!r}: write it as "vllm==0.8.5" (or vllm, sglang)'), engine=v[:60])
             )
         return v
+
+    @field_validator("gpu_utilization_target")
+    @classmethod
+    def _utilization(cls, v: float) -> float:
+        return utilization_percent(v)  # deploy's --utilization-target 0.8 too
 
     @field_validator("share_gpu", mode="before")
     @classmethod

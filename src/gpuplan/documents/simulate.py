@@ -126,6 +126,9 @@ class PricesDoc(Document):
     """Per pricing model, replicas one instance holds: a fleet pays whole instances."""
     gpus_per_replica: int
     """GPUs of one replica (its tensor-parallel ranks, in one machine)."""
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing one GPU (the workload's ``serving.share_gpu``): counted in
+    ``replicas_per_instance``, so n of them pay for one GPU; each runs its share of the GPU's time."""
     basis: dict[str, PriceBasisDoc]
     """Per pricing model of ``usd_per_hour``: what its figure rests on."""
 

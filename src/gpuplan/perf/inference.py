@@ -45,6 +45,7 @@ __all__ = [
     "kv_cache_bytes_per_token",
     "serving_estimate",
     "step_model",
+    "time_slice_share",
 ]
 
 _SERVING_KERNELS_PER_LAYER = 12
@@ -103,10 +104,16 @@ class DecodeEstimate:
 
     @property
     def time_share(self) -> float:
-        """The share of the GPU's time the replica runs: 1 alone; time-sliced, 1/n less
-        :data:`TIME_SLICE_PENALTY`."""
-        n = self.replicas_per_gpu
-        return 1.0 if n <= 1 else (1.0 - TIME_SLICE_PENALTY) / n
+        """The share of the GPU's time the replica runs (:func:`time_slice_share`)."""
+        return time_slice_share(self.replicas_per_gpu)
+
+
+def time_slice_share(replicas_per_gpu: int) -> float:
+    """The share of a GPU's time one of ``replicas_per_gpu`` replicas time-sharing it runs: 1
+    alone; time-sliced, 1/n less :data:`TIME_SLICE_PENALTY` (the planner, the estimate and the
+    serving simulation all take it so: every replica on the GPU busy)."""
+    n = replicas_per_gpu
+    return 1.0 if n <= 1 else (1.0 - TIME_SLICE_PENALTY) / n
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -330,9 +337,12 @@ def step_model(
     cuda_graphs: bool = True,
     compiled: bool = False,
     engine: EngineCpu | None = None,
+    replicas_per_gpu: int = 1,
 ) -> StepModel:
     """The iteration model behind :func:`decode_estimate` (same arguments), for a serving
-    simulation that runs it iteration by iteration."""
+    simulation that runs it iteration by iteration. ``replicas_per_gpu`` > 1: one of the replicas
+    time-sharing the GPU, its KV cache its share of the memory; its iteration times are its own
+    while it runs (the time share is the caller's: :func:`time_slice_share`)."""
     return _decode_and_step(
         profile,
         gpu,
@@ -342,6 +352,7 @@ def step_model(
         cuda_graphs=cuda_graphs,
         compiled=compiled,
         engine=engine,
+        replicas_per_gpu=replicas_per_gpu,
     )[0]
 
 

@@ -56,6 +56,7 @@ def _prices_doc(prices: FleetPrices) -> dict[str, Any]:
         "spot_rate_source": prices.spot_rate_source,
         "replicas_per_instance": {k: prices.per_instance(k) for k in prices.usd_per_hour},
         "gpus_per_replica": prices.gpus_per_replica,
+        "replicas_per_gpu": prices.replicas_per_gpu,
         "basis": {k: basis_doc(b) for k, b in prices.basis.items()},
     }
 
@@ -189,7 +190,11 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
         lines.append(_("Re-timed: {note}.").format(note=res.trace_note))
     lines += _trace_input_lines(res)
     lines += [
-        _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source)
+        _("Replica: 1/{n} of one {gpu}, {n} replicas time-sharing each GPU; {source}.").format(
+            n=res.prices.replicas_per_gpu, gpu=res.replica.gpu, source=res.replica.source
+        )
+        if res.prices.replicas_per_gpu > 1
+        else _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source)
         if res.prices.gpus_per_replica == 1
         else _("Replica: {n} × {gpu} in one machine (tensor parallel); {source}.").format(
             n=res.prices.gpus_per_replica, gpu=res.replica.gpu, source=res.replica.source

@@ -86,6 +86,9 @@ class FleetPrices:
     each moment (a scale-down is taken to stop a replica of the emptiest instance)."""
     gpus_per_replica: int = 1
     """GPUs of one replica (its tensor-parallel ranks, in one machine)."""
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing one GPU (``serving.share_gpu``): ``replicas_per_instance`` counts
+    them, so a fleet pays ``ceil(replicas / (GPUs × this))`` instances, as ``plan`` prices it."""
 
     def per_instance(self, pricing: str) -> int:
         return max(1, self.replicas_per_instance.get(pricing, 1))
@@ -453,7 +456,9 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     batch = np.asarray(_tick_means(run, run.tick_batch, nb, cfg.settings.chart_bin_s))
     ready = np.asarray(timeline.ready)
     prefill_load = np.zeros(nb)
-    per_token = cfg.replica.step.prefill_s_per_token if cfg.replica.step is not None else 0.0
+    # a replica time-sharing its GPU runs its prompts in its share of the GPU's time
+    step = cfg.replica.step
+    per_token = step.prefill_s_per_token / cfg.replica.time_share if step is not None else 0.0
     if per_token and trace.prompt_tokens is not None:
         prompt_tokens = np.bincount(bins, weights=trace.prompt_tokens.astype(float), minlength=nb)
         with np.errstate(divide="ignore", invalid="ignore"):

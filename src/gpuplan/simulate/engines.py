@@ -167,11 +167,12 @@ def engine_defaults(
     )
 
 
-def at_memory_fraction(step: StepModel, gpu: GPU, fraction: float) -> StepModel:
+def at_memory_fraction(step: StepModel, gpu: GPU, fraction: float, replicas_per_gpu: int = 1) -> StepModel:
     """``step`` with the KV cache of an engine given ``fraction`` of the GPU's memory instead of
-    the estimator's :data:`ESTIMATOR_MEMORY_FRACTION`."""
+    the estimator's :data:`ESTIMATOR_MEMORY_FRACTION`. ``replicas_per_gpu`` replicas time-sharing
+    the GPU each hold 1/n of both (``deploy`` starts each engine at ``fraction / n``)."""
     if fraction == ESTIMATOR_MEMORY_FRACTION or step.kv_bytes_per_token <= 0:
         return step
-    less = (ESTIMATOR_MEMORY_FRACTION - fraction) * gpu.memory_gib * 2**30
+    less = (ESTIMATOR_MEMORY_FRACTION - fraction) * gpu.memory_gib * 2**30 / max(1, replicas_per_gpu)
     kv = max(0, int(step.kv_capacity_tokens - less / step.kv_bytes_per_token))
     return replace(step, kv_capacity_tokens=kv)

@@ -52,6 +52,7 @@ __all__ = [
     "parse_replica",
     "price_basis",
     "replica_instances",
+    "replicas_per_gpu",
     "request_tokens",
     "storage_bytes_per_s",
     "whole_instances",
@@ -118,6 +119,7 @@ def replica_instances(
     fleet_replicas: int = 1,
     *,
     current_only: bool = False,
+    replicas_per_gpu: int = 1,
 ) -> dict[str, tuple[float, OfferPrice, int]]:
     """Pricing model -> (USD per instance-hour, the offer, replicas of ``gpus_per_replica`` GPUs one
     instance holds) for a replica fleet: a replica's tensor-parallel ranks share one machine (their
@@ -127,8 +129,11 @@ def replica_instances(
     (``ceil(fleet / per instance)`` of them), ties to the cheaper per replica, then to the price
     known current (:func:`_usable`); each at its conservative price. Offers of low confidence are
     left out; ``current_only``: so are prices not known to hold today. e.g. 4-GPU replicas, fleet
-    of 3: two 8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5."""
+    of 3: two 8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5.
+    ``replicas_per_gpu`` replicas of one GPU time-sharing each (``serving.share_gpu``): an instance
+    holds that many times more (4 to a 1-GPU instance at 4)."""
     need = max(1, gpus_per_replica)
+    share = max(1, replicas_per_gpu)
     fleet = max(1, fleet_replicas)
     best: dict[str, tuple[float, OfferPrice, int]] = {}
     rank: dict[str, tuple[float, float, bool]] = {}
@@ -138,7 +143,7 @@ def replica_instances(
         if per_gpu is None or whole < need or (current_only and not current):
             continue
         per_instance = float(per_gpu) * o.gpu_count
-        k = whole // need
+        k = whole // need * share
         key = (math.ceil(fleet / k) * per_instance, per_instance / k, not current)
         if o.pricing not in best or key < rank[str(o.pricing)]:
             best[str(o.pricing)], rank[str(o.pricing)] = (per_instance, o, k), key
@@ -219,10 +224,20 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
     )
 
 
-def _bought(o: OfferPrice, per_instance: int, gpus: int) -> str:
+def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int = 1) -> str:
     """ ": 55.04 USD per instance-h, 2 replicas of 4 GPUs on each 8-GPU instance, whole instances
     billed as the fleet needs them": what a price per replica-hour stands for, where an instance
-    holds more GPUs than one replica ("" where they match)."""
+    holds more GPUs than one replica ("" where they match), or replicas time-share its GPUs."""
+    if replicas_per_gpu > 1:
+        return _(
+            ": {price:.4g} USD per instance-h, {n} replicas on each {k}-GPU instance ({share} "
+            "time-sharing each GPU), whole instances billed as the fleet needs them"
+        ).format(
+            price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+            n=per_instance,
+            k=format_number(o.gpu_count),
+            share=replicas_per_gpu,
+        )
     if per_instance == 1 and o.gpu_count <= gpus:
         return ""
     return _(
@@ -234,6 +249,21 @@ def _bought(o: OfferPrice, per_instance: int, gpus: int) -> str:
         g=gpus,
         k=format_number(o.gpu_count),
     )
+
+
+def replicas_per_gpu(serving: ServingSpec | None, tensor_parallel: int) -> int:
+    """Replicas time-sharing one GPU (``serving.share_gpu``; 1 without it), refused as ``plan``
+    refuses it where one replica spans several GPUs."""
+    share = serving.replicas_per_gpu if serving is not None else 1
+    if share > 1 and tensor_parallel > 1:
+        raise InputError.worded(
+            N_(
+                "serving.share_gpu: replicas time-share one GPU each, but one replica of this workload "
+                "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave share_gpu out"
+            ),
+            n=tensor_parallel,
+        )
+    return share
 
 
 def policy_fleets(policies: Sequence[Policy]) -> dict[str, int]:
@@ -267,6 +297,7 @@ def fleet_prices(
     gpus_per_replica: int = 1,
     fleet_replicas: int = 1,
     spot_fleet_replicas: int | None = None,
+    replicas_per_gpu: int = 1,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -278,6 +309,9 @@ def fleet_prices(
     ``spot_fleet_replicas``: the most replicas the policies run on spot (their spot share of their
     largest fleet; None: ``fleet_replicas``) — the spot offer is picked for that fleet, not the
     whole one (one spot replica had been billed a whole 8-GPU instance picked for eight).
+
+    ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
+    n of them pay for one GPU, as ``plan`` prices them.
 
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
@@ -321,11 +355,14 @@ def fleet_prices(
             rate=spot_rate_per_hour,
         )
     offers = list(offers)
-    best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas)
+    share = max(1, replicas_per_gpu)
+    best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, replicas_per_gpu=share)
     fleets = {"on_demand": fleet_replicas, "spot": fleet_replicas}
     if spot_fleet_replicas is not None and spot_fleet_replicas != fleet_replicas:
         fleets["spot"] = max(1, spot_fleet_replicas)
-        spot_best = replica_instances(offers, gpu_id, gpus_per_replica, fleets["spot"])
+        spot_best = replica_instances(
+            offers, gpu_id, gpus_per_replica, fleets["spot"], replicas_per_gpu=share
+        )
         if "spot" in spot_best:
             best["spot"] = spot_best["spot"]
     prices: dict[str, float] = {}
@@ -345,7 +382,7 @@ def fleet_prices(
             per_instance, o, k = best[key]
             prices[key] = per_instance / k
             packed[key] = k
-            bases[key] = _fleet_basis(offers, best[key], key, gpu_id, gpus_per_replica, fleets[key])
+            bases[key] = _fleet_basis(offers, best[key], key, gpu_id, (gpus_per_replica, share), fleets[key])
             notes.append(
                 _(
                     "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
@@ -358,7 +395,7 @@ def fleet_prices(
                     as_of=o.as_of,
                 )
                 + _price_caveat(o)
-                + _bought(o, k, gpus_per_replica)
+                + _bought(o, k, gpus_per_replica, share)
                 + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
             )
         if key in prices:
@@ -400,6 +437,7 @@ def fleet_prices(
         spot_rate_source=rate_src,
         replicas_per_instance=packed,
         gpus_per_replica=max(1, gpus_per_replica),
+        replicas_per_gpu=share,
     )
 
 
@@ -419,18 +457,20 @@ def _fleet_basis(
     pick: tuple[float, OfferPrice, int],
     pricing: str,
     gpu_id: str,
-    gpus_per_replica: int,
+    replica: tuple[int, int],
     fleet_replicas: int,
 ) -> PriceBasis:
     """The basis of the price per replica-hour :func:`replica_instances` picked for ``pricing``,
-    with, where it is not known current, the one it picks among the prices that are."""
+    with, where it is not known current, the one it picks among the prices that are. ``replica``:
+    its GPUs and the replicas time-sharing one GPU."""
     per_instance, o, k = pick
     known = any(c for x, c in _usable([o], gpu_id))
     current = None
     if not known:
-        alt = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, current_only=True).get(
-            pricing
-        )
+        gpus, share = replica
+        alt = replica_instances(
+            offers, gpu_id, gpus, fleet_replicas, current_only=True, replicas_per_gpu=share
+        ).get(pricing)
         current = (alt[0] / alt[2], alt[1], alt[2]) if alt is not None else None
     return price_basis(per_instance / k, o, current, known_current=known, replicas_per_instance=k)
 

@@ -153,7 +153,10 @@ def _validate(p: Policy) -> None:
     # A fixed policy's min and max are its replicas: named as the user wrote them.
     if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
         raise bad(Phrase(N_("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")))
-    if not 1 <= p.min_replicas <= p.max_replicas:
+    if p.min_replicas < 1:
+        # said alone: the max beside it may yet be the workload's (with_serving), not this default
+        raise bad(Phrase(N_("min must be at least 1 (got min={min})"), min=p.min_replicas))
+    if not p.min_replicas <= p.max_replicas:
         raise bad(
             Phrase(
                 N_("need 1 ≤ min ≤ max (got min={min}, max={max})"), min=p.min_replicas, max=p.max_replicas
@@ -161,6 +164,18 @@ def _validate(p: Policy) -> None:
         )
     if p.kind == "target" and (p.target is None or not 0 < p.target <= 1):
         raise bad(Phrase(N_("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")))
+    if p.kind == "gpu-util" and p.gpu_util_pct is not None and 0 < p.gpu_util_pct <= 1:
+        # a fraction written for a percent (target: takes 0.7); no one scales out at 1 % busy
+        raise bad(
+            Phrase(
+                N_(
+                    "gpu-util's target is a percent: {value:g} would be {value:g} %; "
+                    "did you mean gpu-util:{percent:g}?"
+                ),
+                value=p.gpu_util_pct,
+                percent=p.gpu_util_pct * 100,
+            )
+        )
     if p.kind == "gpu-util" and (p.gpu_util_pct is None or not 0 < p.gpu_util_pct <= 100):
         raise bad(Phrase(N_("gpu-util needs a target percent P with 0 < P ≤ 100, e.g. gpu-util:80")))
     if p.kind == "gpu-util" and p.util_sample_s <= 0:

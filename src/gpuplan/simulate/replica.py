@@ -68,7 +68,8 @@ class ReplicaModel:
     slots: int
     """Requests it runs at once (continuous batching up to the sequences that fit)."""
     prefill_tokens_per_s: float
-    """Prompt tokens per second of a replica that runs nothing else."""
+    """Prompt tokens per second of a replica that runs nothing else (in wall time: where it
+    time-shares a GPU, in its share of the GPU's time)."""
     time_per_output_token_s: float
     """Time per output token with every slot busy."""
     source: str
@@ -80,6 +81,11 @@ class ReplicaModel:
     engine: EngineSettings | None = None
     mean_prompt_tokens: float = 0.0
     mean_output_tokens: float = 1.0
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing one GPU (the workload's ``serving.share_gpu``; 1: a GPU each)."""
+    time_share: float = 1.0
+    """The share of the GPU's time the replica runs (``perf.inference.time_slice_share``): every
+    time it reports is its own work's over this (1: a GPU to itself)."""
 
     def _joining(self, n: float) -> tuple[np.ndarray, np.ndarray]:
         """Prompts that join one iteration beside ``n`` decoding sequences: k = 0, 1, … and the
@@ -143,7 +149,7 @@ class ReplicaModel:
             if one is None or self.slots <= 1:
                 return full
             return one + (full - one) * (n - 1.0) / (self.slots - 1.0)
-        return self._iteration_times(n)[0]
+        return self._iteration_times(n)[0] / self.time_share
 
     def prefill_s(self, prompt: np.ndarray, running: float) -> np.ndarray:
         """Seconds from a request's start until its first token, per request: the rest of the
@@ -159,6 +165,7 @@ class ReplicaModel:
         return self._prefill_of(p, running)
 
     def _prefill_of(self, p: np.ndarray, running: float) -> np.ndarray:
+        """:meth:`prefill_s` of the estimator's model, in wall time (over :attr:`time_share`)."""
         assert self.step is not None and self.engine is not None
         m = self.step
         n = min(max(running, 0.0), float(self.slots))
@@ -168,21 +175,21 @@ class ReplicaModel:
         others = k * self.mean_prompt_tokens
         if not self.engine.chunked_prefill:
             own = _iterations_s(m, 0.0, 0.0, p[:, None] + others[None, :])
-            return np.asarray(under_way + own @ w)
+            return np.asarray(under_way + own @ w) / self.time_share
         d = self._decoding(n)
         ctx = d * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
         left = max(1.0, self.engine.max_batched_tokens - d)
         if d < n:
             # Prompts over the budget: the wait for those ahead, then its own at the budget's pace.
             ahead = max(0.0, (n - d) * self.mean_output_tokens / d - self.mean_prompt_tokens / left)
-            return np.asarray(under_way + (ahead + np.maximum(p, 1.0) / left) * mean)
+            return np.asarray(under_way + (ahead + np.maximum(p, 1.0) / left) * mean) / self.time_share
         full = np.floor(np.maximum(p - 1.0, 0.0) / left)
         last = p - full * left
         chunk = float(_iterations_s(m, n, ctx, np.asarray([left]))[0])
         # The last chunk shares its iteration with the prompts of the others joining then, within
         # the budget (what is over it joins a later iteration).
         shared = _iterations_s(m, n, ctx, np.minimum(last[:, None] + others[None, :], left)) @ w
-        return np.asarray(under_way + full * chunk + shared)
+        return np.asarray(under_way + full * chunk + shared) / self.time_share
 
     def best_e2e_s(self, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
         """End-to-end time of each request alone on an idle replica: no capacity does better."""
@@ -264,9 +271,16 @@ def replica_from_step(
     mean_prompt_tokens: float,
     mean_output_tokens: float,
     link: Link | None = None,
+    replicas_per_gpu: int = 1,
 ) -> ReplicaModel:
     """A replica from the estimator's iteration model, for a trace of these mean lengths;
-    ``link``: the GPU link its tensor-parallel ranks talk over (named in its source)."""
+    ``link``: the GPU link its tensor-parallel ranks talk over (named in its source).
+    ``replicas_per_gpu`` > 1: one of the replicas time-sharing a GPU (``step`` its own, with its
+    share of the memory): it runs :func:`~gpuplan.perf.inference.time_slice_share` of the GPU's
+    time, so each of its times is its work's over that share, as the estimate takes it."""
+    from gpuplan.perf.inference import time_slice_share
+
+    share = time_slice_share(replicas_per_gpu)
     mean_ctx = max(1.0, mean_prompt_tokens + mean_output_tokens / 2.0)
     slots = max(1, min(engine.max_num_seqs, math.floor(step.kv_capacity_tokens / mean_ctx)))
     base = ReplicaModel(
@@ -279,13 +293,15 @@ def replica_from_step(
         engine=engine,
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
+        replicas_per_gpu=max(1, replicas_per_gpu),
+        time_share=share,
     )
     full, one = base.tpot_s(slots), base.tpot_s(1.0)
     source = _(
         "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
         "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
         "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
-        "{engine}{cpu}{link}"
+        "{engine}{cpu}{link}{shared}"
     ).format(
         slots=slots,
         ctx=mean_ctx,
@@ -293,15 +309,16 @@ def replica_from_step(
         alone_ms=one * 1e3,
         full_ms=full * 1e3,
         joining=base.joining(slots),
-        prefill=base.prefill_tokens_per_s,
+        prefill=base.prefill_tokens_per_s * share,
         engine=_engine_words(engine),
         cpu=_cpu_words(step),
         link=_link_words(step, link),
+        shared=_shared_words(replicas_per_gpu, share),
     )
     return ReplicaModel(
         gpu=base.gpu,
         slots=slots,
-        prefill_tokens_per_s=base.prefill_tokens_per_s,
+        prefill_tokens_per_s=base.prefill_tokens_per_s * share,
         time_per_output_token_s=full,
         time_per_output_token_1_s=one,
         source=source,
@@ -309,7 +326,19 @@ def replica_from_step(
         engine=engine,
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
+        replicas_per_gpu=base.replicas_per_gpu,
+        time_share=share,
     )
+
+
+def _shared_words(replicas_per_gpu: int, share: float) -> str:
+    if replicas_per_gpu <= 1:
+        return ""
+    return _(
+        "; {n} replicas time-share each GPU (serving.share_gpu): each holds 1/{n} of its memory and "
+        "runs {share:.1%} of its time (its times above included; time-slicing loses {penalty:.0%}, "
+        "assumed, and every replica on the GPU is taken busy)"
+    ).format(n=replicas_per_gpu, share=share, penalty=1.0 - share * replicas_per_gpu)
 
 
 def _cpu_words(step: StepModel) -> str:
@@ -385,6 +414,8 @@ class ServingStack:
     engine_cpu: EngineCpu | None = None
     """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
     workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing one GPU (the workload's ``serving.share_gpu``; 1 under tensor parallel)."""
     network: NetworkSpec | None = None
     """The instance a replica runs on, as its catalog entry says it (``gpuplan.api.instance_links``):
     its GPUs per node and how they are joined, which the tensor-parallel all-reduces cross. None:
@@ -418,6 +449,7 @@ def estimator_replica(
         compiled=stack.compiled,
         engine=stack.engine_cpu or UNKNOWN_ENGINE,
         link=link,
+        replicas_per_gpu=stack.replicas_per_gpu,
     )
     engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
     if stack.prefix_caching is not None and stack.prefix_caching != engine.prefix_caching:
@@ -429,12 +461,13 @@ def estimator_replica(
         engine = replace(engine, prefix_caching=stack.prefix_caching, source=f"{engine.source}{said}")
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
-    step = at_memory_fraction(step, g, engine.memory_fraction)
+    step = at_memory_fraction(step, g, engine.memory_fraction, stack.replicas_per_gpu)
     replica = replica_from_step(
         step,
         engine,
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=mean_output_tokens,
         link=link if tp > 1 else None,
+        replicas_per_gpu=stack.replicas_per_gpu,
     )
     return replica, step.weights_bytes * tp

@@ -361,6 +361,11 @@ class ServingSpec(Spec):
     (a system prompt) are not skipped: a trace gives each request's prompt and output lengths only,
     not which tokens two prompts share."""
 
+    @field_validator("gpu_utilization_target")
+    @classmethod
+    def _utilization(cls, v: float | None) -> float | None:
+        return None if v is None else utilization_percent(v)
+
     @field_validator("share_gpu")
     @classmethod
     def _share(cls, v: int | bool | None) -> int | bool | None:
@@ -836,6 +841,19 @@ def _hf_max_positions(path: Path | None) -> int | None:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
     return None
+
+
+def utilization_percent(value: float) -> float:
+    """A GPU utilisation target in percent, as DCGM reports it: one of 1 or less is a fraction
+    written for a percent (0.8 for 80 %; no one scales out at 1 % busy), refused with the percent
+    it likely means."""
+    if 0 < value <= 1:
+        raise _refused(
+            N_("{value:g} is a percent here ({value:g} % GPU utilisation); did you mean {percent:g}?"),
+            value=value,
+            percent=value * 100,
+        )
+    return value
 
 
 def _refused(template: str, /, **fields: object) -> ValueError:

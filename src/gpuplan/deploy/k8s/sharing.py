@@ -18,6 +18,16 @@ GPU ``i`` of a packing is on node ``i // gpus_per_node`` (the instance's GPUs pe
 (``nvidia.com/mig.config`` or ``nvidia.com/device-plugin.config``), and the Deployments of the
 replicas packed onto it select that label.
 
+The device plugin cannot say which GPU of a node a time-sliced replica runs on: its time-slicing
+config applies one ``replicas`` count to every GPU of a node and "indiscriminately hands them out"
+("With both time-slicing and MPS, the same sharing method is applied to all GPUs on a node. You
+cannot configure sharing on a per-GPU basis": NVIDIA/k8s-device-plugin README, "Shared Access to
+GPUs"; its ``devices`` and ``rename`` keys are parsed but ignored, "not yet supported":
+``api/config/v1/replicas.go`` ``disableResoureRenaming``, read 2026-12-04). So where a node holds
+several GPUs packed differently, any ``replicas`` of its pods may land on one GPU:
+:func:`time_slice_risks` finds the nodes where that can overfill a GPU's memory, and
+:func:`placement_note` says so in ``k8s/PLACEMENT.md``.
+
 Names and keys follow NVIDIA's GPU Operator docs ("GPU Operator with MIG", "Time-Slicing GPUs in
 Kubernetes") and mig-parted's config format (``version: v1``, ``mig-configs``, ``devices``,
 ``mig-enabled``, ``mig-devices``).
@@ -33,7 +43,17 @@ from typing import Any
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.yamlout import dump_documents
 
-__all__ = ["NODE_LABEL", "SharedDeployment", "SharingLayout", "dns_names", "node_name", "sharing_manifests"]
+__all__ = [
+    "NODE_LABEL",
+    "NodeRisk",
+    "SharedDeployment",
+    "SharingLayout",
+    "dns_names",
+    "node_name",
+    "placement_note",
+    "sharing_manifests",
+    "time_slice_risks",
+]
 
 _NAMESPACE = "gpu-operator"
 
@@ -242,3 +262,90 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
         )
     )
     return files
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeRisk:
+    """A node whose time-sliced GPUs the device plugin may fill otherwise than the packing did."""
+
+    node: int
+    slots_per_gpu: int
+    """``replicas`` of its time-slicing entry: pods the device plugin may put on one GPU."""
+    packed: tuple[tuple[str, ...], ...]
+    """The services the packing put on each of its GPUs."""
+    worst: tuple[str, ...]
+    """The heaviest ``slots_per_gpu`` of its pods, which the device plugin may put on one GPU."""
+    worst_memory_gib: float
+    memory_gib: float
+    """What one GPU holds for time-sliced services."""
+
+
+def time_slice_risks(
+    gpus: Sequence[Sequence[tuple[str, float]]], gpus_per_node: int, slots: Sequence[int], memory_gib: float
+) -> list[NodeRisk]:
+    """The nodes where some ``slots[node]`` of the pods on the node, landed on one GPU, need more
+    than ``memory_gib``. ``gpus``: per GPU (in node order), its services and the memory each needs."""
+    out = []
+    for node, n in enumerate(slots):
+        on = gpus[node * gpus_per_node : (node + 1) * gpus_per_node]
+        pods = sorted((pod for gpu in on for pod in gpu), key=lambda pod: -pod[1])
+        worst = pods[:n]
+        need = sum(m for _name, m in worst)
+        if len(on) > 1 and need > memory_gib + 1e-9:
+            out.append(
+                NodeRisk(
+                    node=node,
+                    slots_per_gpu=n,
+                    packed=tuple(tuple(name for name, _m in gpu) for gpu in on),
+                    worst=tuple(name for name, _m in worst),
+                    worst_memory_gib=need,
+                    memory_gib=memory_gib,
+                )
+            )
+    return out
+
+
+def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
+    """``k8s/PLACEMENT.md``: what the cluster may do that the packing did not, node by node."""
+    from gpuplan.i18n.messages import _
+
+    lines = [
+        _("# Where the cluster may place services otherwise than the packing"),
+        "",
+        _(
+            "NVIDIA's device plugin applies one time-slicing replica count to every GPU of a node and "
+            "hands the shares out to any pod on the node: it cannot keep a service on the GPU the "
+            'packing gave it (NVIDIA/k8s-device-plugin README, "Shared Access to GPUs": "You '
+            'cannot configure sharing on a per-GPU basis").'
+        ),
+        "",
+    ]
+    for r in risks:
+        packed = "; ".join(
+            _("GPU {i}: {services}").format(i=i, services=", ".join(names) or "—")
+            for i, names in enumerate(r.packed)
+        )
+        lines += [
+            _("## Node {name}").format(name=node_name(r.node)),
+            "",
+            _("Packed: {packed}.").format(packed=packed),
+            _(
+                "The device plugin may put any {n} of these pods on one {gpu}: {services} would need "
+                "{need:.0f} GiB where a GPU holds {cap:.0f} GiB, and a replica that cannot allocate "
+                "its memory fails or stops its neighbours."
+            ).format(
+                n=r.slots_per_gpu,
+                gpu=gpu,
+                services=", ".join(r.worst),
+                need=r.worst_memory_gib,
+                cap=r.memory_gib,
+            ),
+            "",
+        ]
+    lines.append(
+        _(
+            "To keep the packing: run these services on nodes of one GPU (--gpus-per-node 1), or share "
+            "with MIG or MPS, whose slices and parts each hold their own memory."
+        )
+    )
+    return GeneratedFile(path="k8s/PLACEMENT.md", content="\n".join(lines) + "\n")
