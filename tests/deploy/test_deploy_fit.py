@@ -1,13 +1,17 @@
-"""`gpuplan deploy` of a workload file runs the estimator's memory verdict before writing anything."""
+"""`gpuplan deploy` of a workload file runs the estimator's memory verdict before writing anything, and
+of a service time-sharing GPUs checks that one replica fits its share."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpuplan.cli import main
+from gpuplan.workload import Workload
 
 #: GPT-2 (124 M params) trained in fp32, 16 × 1024 tokens: about 22 GiB by the estimate, which is
 #: "no" on a T4 (15 GiB usable), "may not" on an L4 (22.5) and "yes" on an A100 80GB.
@@ -64,3 +68,137 @@ def test_a_job_that_fits_says_nothing_of_memory(
     code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "A100-SXM4-80GB")
     assert code == 0, err
     assert "fit" not in err
+
+
+#: GPT-2 served in fp32 (the default precision): about 0.5 GiB of weights, so a T4's 15 GiB holds
+#: 18 replicas time-sharing it and not 19 — each also holds its own CUDA context and workspaces
+#: (``decode_estimate(replicas_per_gpu=n)``, the planner's serving memory model).
+_SERVICE = (
+    "name: lm-service\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+    "serving: {requests_per_s: 10, prompt_tokens: 100, output_tokens: 20%s}\n"
+)
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    _, err = capsys.readouterr()
+    return (e.value.code if isinstance(e.value.code, int) else 1), err
+
+
+def _service_plan(tmp_path: Path, serving: str = "") -> Path:
+    """A plan of the GPT-2 service on one T4 (its workload with ``serving`` fields added)."""
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_spot_aws.json").read_text())
+    doc["workload"] = Workload.from_dict(yaml.safe_load(_SERVICE % serving)).to_dict()
+    doc["recommended"] |= {
+        "instance_type": "g4dn.xlarge",
+        "gpu": "T4",
+        "gpu_count": 1,
+        "gpus_per_node": 1,
+        "pricing": "on_demand",
+    }
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    return plan
+
+
+def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Whole, the T4 holds the service many times over: the fit check had not looked at the share.
+    job, out = tmp_path / "job.yaml", tmp_path / "o"
+    job.write_text(_SERVICE % "")
+    for args, setting in (
+        (["--share-gpu", "24"], "--share-gpu 24"),
+        ([], "serving.share_gpu: 24"),
+    ):
+        if not args:
+            job.write_text(_SERVICE % ", share_gpu: 24")
+        code, err = _run(monkeypatch, capsys, str(job), "-t", "k8s", "-o", str(out), "--gpu", "T4", *args)
+        # the estimator's verdict, as for the file's own share and as plan and estimate judge it:
+        # one replica's step in 1/24 of the card (its CUDA context included)
+        assert code == 1 and err.count("\n") == 1, (setting, err)
+        assert err.startswith(
+            "error: the job does not fit 1/24 of T4: it needs 0.8 GiB [0.7–1.7] per replica, 0.6 GiB usable"
+        )
+        assert err.endswith(
+            "; it fits with: share_gpu 9 instead of 24 (--force-fit writes the files anyway)\n"
+        ), err
+        assert not out.exists()
+    code, err = _run(monkeypatch, capsys, str(job), "-t", "k8s", "-o", str(out), "--gpu", "T4", "--force-fit")
+    assert code == 0 and err.count("written anyway (--force-fit)") == 2, err  # the step's, the KV cache's
+    assert "does not fit its share: " in err and "; 18 replicas to a GPU fit; written anyway" in err, err
+    code, err = _run(
+        monkeypatch,
+        capsys,
+        str(job),
+        "-t",
+        "k8s",
+        "-o",
+        str(tmp_path / "o2"),
+        "--gpu",
+        "T4",
+        "--share-gpu",
+        "9",
+    )
+    assert code == 0 and "fit" not in err, err
+
+
+def test_a_plan_deployed_at_another_share_is_checked_and_says_its_figures_do_not_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan, out = _service_plan(tmp_path), tmp_path / "o"
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(out), "--share-gpu", "24")
+    assert (
+        code == 1 and "; it fits with: share_gpu 9 instead of 24 (--force-fit" in err and not out.exists()
+    ), err
+    # It fits four to a T4, but the plan priced whole GPUs: its figures are not these replicas'.
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(out), "--share-gpu", "4")
+    assert code == 0, err
+    said = (
+        "The plan was priced for whole GPUs, one replica each, and these files run 4 replicas "
+        "time-sharing each GPU: its throughput, latency and cost figures do not apply to them (plan "
+        "the workload with serving.share_gpu: 4 for figures that do)."
+    )
+    assert f"note: {said}\n" in err
+    readme = (out / "README.md").read_text()
+    assert said in readme and "The plan's throughput and latency figures are for" not in readme
+    # A plan priced at the share it is deployed at keeps its figures, unchecked again.
+    plan = _service_plan(tmp_path, ", share_gpu: 4")
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(tmp_path / "o2"))
+    assert code == 0 and err == "", err
+    assert "The plan's throughput and latency figures are for" in (tmp_path / "o2" / "README.md").read_text()
+    code, err = _run(
+        monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(tmp_path / "o3"), "--share-gpu", "1"
+    )
+    assert (
+        code == 0
+        and "The plan was priced for 4 replicas time-sharing each GPU, and these files run whole GPUs" in err
+    )
+
+
+def test_share_gpu_on_a_replica_of_several_gpus_is_one_line_naming_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job, out = tmp_path / "job.yaml", tmp_path / "o"
+    job.write_text("tensor_parallel: 2\n" + _SERVICE % "")
+    args = [
+        str(job),
+        "-t",
+        "k8s",
+        "-o",
+        str(out),
+        "--gpu",
+        "A100-SXM4-80GB",
+        "--count",
+        "2",
+        "--share-gpu",
+        "2",
+    ]
+    code, err = _run(monkeypatch, capsys, *args)
+    assert code == 1 and not out.exists()
+    assert err == (
+        "error: --share-gpu 2: replicas time-share one GPU each, but one replica of this workload spans 2 "
+        "GPUs (tensor_parallel × pipeline_parallel); leave --share-gpu out\n"
+    )

@@ -213,3 +213,12 @@ def test_time_shared_replicas_start_at_the_planned_gpus_times_the_share(tmp_path
     dep = next(d for d in docs if d["kind"] == "Deployment")
     hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
     assert (dep["spec"]["replicas"], hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (6, 6, 12)
+
+
+def test_the_k8s_dockerfile_names_the_k8s_target(tmp_path: Path, spot_plan: LaunchSpec) -> None:
+    # The Dockerfile --target k8s writes (for --image) had said it was written by --target docker.
+    served = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4")
+    for spec in (spot_plan, served):
+        header = by_path(generate(spec, "k8s"))["Dockerfile"].splitlines()[1]
+        assert "written by `gpuplan deploy --target k8s`" in header, header
+        assert "--target docker" in by_path(generate(spec, "docker"))["Dockerfile"].splitlines()[1]

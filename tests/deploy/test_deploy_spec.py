@@ -243,3 +243,53 @@ def test_k8s_refuses_a_plan_with_no_option_on_managed_kubernetes_in_one_line() -
     ):
         assert named in message
     assert "runpod" not in message.split("providers with one: ")[1]
+
+
+def test_k8s_takes_the_plans_kubernetes_persona_when_no_ranked_option_has_managed_kubernetes() -> None:
+    # Cheap marketplace offers fill the ranked options of a service plan, however long: the plan's
+    # kubernetes persona (its best option on a managed Kubernetes service) had been ignored and
+    # the plan refused.
+    lam, runpod, aws = (
+        _option("lambda", "gpu_8x_a100"),
+        _option("runpod", "8x_A100"),
+        plan_doc()["recommended"],
+    )
+    personas = [
+        {"persona": "budget", "rule": "lowest cost", "option": lam},
+        {"persona": "kubernetes", "rule": "managed Kubernetes", "option": aws},
+        {"persona": "compliance", "rule": "a label", "option": None},
+    ]
+    doc = plan_doc(**lam) | {"options": [lam, runpod], "personas": personas}
+    spec = LaunchSpec.from_plan(doc, managed_kubernetes=True)
+    assert (spec.provider, spec.instance_type, spec.gpu) == ("aws", "p4d.24xlarge", "A100-SXM4-40GB")
+    assert spec.chosen_because == (
+        "--target k8s: the recommended option lambda us-east-1 gpu_8x_a100 is on lambda, which has no "
+        "managed Kubernetes known to gpuplan, nor has any of the plan's ranked options; deploying the "
+        "plan's kubernetes pick (its best option on a managed Kubernetes service): "
+        "aws us-east-1 p4d.24xlarge (EKS)"
+    )
+    # A ranked option on one comes first; a persona on a marketplace is no pick.
+    assert LaunchSpec.from_plan(
+        doc | {"options": [lam, aws]}, managed_kubernetes=True
+    ).chosen_because.endswith(
+        "deploying the plan's best option on one that has: aws us-east-1 p4d.24xlarge (EKS)"
+    )
+    no_pick = [{"persona": "kubernetes", "rule": "r", "option": runpod}]
+    with pytest.raises(DeployError, match="nor has any other option of the plan"):
+        LaunchSpec.from_plan(doc | {"personas": no_pick}, managed_kubernetes=True)
+
+
+def test_a_plan_whose_replica_spans_gpus_cannot_time_share_them() -> None:
+    # share_gpu: n replicas to one GPU; a tensor-parallel replica of 2 GPUs has none of its own.
+    doc = plan_doc()
+    doc["workload"] = doc["workload"] | {
+        "task": "infer",
+        "tensor_parallel": 2,
+        "serving": {"requests_per_s": 1, "prompt_tokens": 10, "output_tokens": 10, "share_gpu": 2},
+    }
+    with pytest.raises(
+        DeployError, match=r"share_gpu: replicas time-share one GPU each, but one replica spans 2"
+    ):
+        LaunchSpec.from_plan(doc)
+    doc["workload"]["serving"]["share_gpu"] = 1
+    assert LaunchSpec.from_plan(doc).tensor_parallel == 2

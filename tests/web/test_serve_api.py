@@ -511,9 +511,17 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
     assert (
         note.startswith("target k8s: the recommended option lambda ") and "deploying the plan's best" in note
     )
+    # No ranked option on one: the plan's kubernetes persona (marketplace offers fill the ranking).
+    pick = {"persona": "kubernetes", "rule": "managed Kubernetes", "option": plan["recommended"]}
+    r = deploy(plan | {"recommended": lam, "options": [lam], "personas": [pick]})
+    assert r.status_code == 200, r.text
+    note = zipfile.ZipFile(io.BytesIO(r.content)).read("NOTE.txt").decode()
+    assert "deploying the plan's kubernetes pick" in note and "--" not in note
+    assert note.rstrip().endswith(f"{plan['recommended']['instance_type']} (EKS)"), note
     r = deploy(plan | {"recommended": lam, "options": [lam]}, own_cluster=True)
     assert r.status_code == 200 and "NOTE.txt" not in zipfile.ZipFile(io.BytesIO(r.content)).namelist()
-    said = _error(deploy(plan | {"recommended": lam, "options": [lam]}), 400)
+    # Neither a ranked option nor a persona on one: refused.
+    said = _error(deploy(plan | {"recommended": lam, "options": [lam], "personas": []}), 400)
     assert said.startswith("target k8s: the plan's option lambda") and "give own_cluster: true" in said
     assert "--" not in said
     r = service.client.post(

@@ -1,14 +1,19 @@
-"""Checks ``gpuplan deploy`` runs on a workload file before it writes anything: how the GPUs the user
-asks for lie on nodes, and whether the job fits them."""
+"""Checks ``gpuplan deploy`` runs before it writes anything: how the GPUs the user asks for lie on
+nodes, whether a workload file's job fits them, and whether one replica of a service fits its share
+of a time-shared GPU (a plan's too, where it is deployed at another share than it was priced at)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpuplan.i18n import N_, _, ngettext
+
+if TYPE_CHECKING:
+    from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.workload import Workload
 
 #: (provider, instance type) -> (GPU id, GPUs per instance), as ``Store.known_instances`` gives it.
 Instances = Mapping[tuple[str, str], tuple[str, float]]
@@ -184,23 +189,45 @@ def check_fit(
     project: Path | None,
     force: bool,
     offered: Mapping[str, float | None] | None,
+    share: int | None = None,
 ) -> None:
     """The estimator's memory verdict for the workload at ``source`` on ``count`` × ``gpu``, as
-    ``gpuplan estimate`` gives it (the profile through the same cache): *does not fit* raises
+    ``gpuplan estimate`` gives it (the profile through the same cache; ``share``: ``--share-gpu``'s
+    replicas to a GPU in place of the workload's own, each judged in its share): *does not fit* raises
     DeployError naming the need, the usable memory and the cheapest change that makes it fit
     (``force``: a warning instead); *may not fit* is a warning. Nothing is said when it fits.
     ``offered``: the GPUs the catalog offers (another GPU is suggested among those first, as
     ``estimate`` does); None when the catalog could not be read."""
+    from gpuplan.workload import load_workload
+
+    check_workload_fit(
+        db, load_workload(source, project=project), gpu, count, force=force, offered=offered, share=share
+    )
+
+
+def check_workload_fit(
+    db: str | None,
+    workload: Workload,
+    gpu: str,
+    count: int,
+    *,
+    force: bool,
+    offered: Mapping[str, float | None] | None,
+    share: int | None = None,
+) -> None:
+    """:func:`check_fit` on a workload already read (a plan's, whose file deploy does not reread)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
     from gpuplan.perf.memory import MemoryVerdict
-    from gpuplan.workload import load_workload
 
-    workload = load_workload(source, project=project)
     store = open_cache(db)
     try:
         prof = load_profile(workload, db, store=store)
+        if share is not None and workload.serving is not None:
+            # the same trace (the share changes no shape): each replica in its share of the memory
+            serving = workload.serving.model_copy(update={"share_gpu": share})
+            workload = workload.model_copy(update={"serving": serving})
         report = estimate(workload, [f"{gpu}:{count}"], profile=prof, offered_gpus=offered)
     finally:
         if store is not None:
@@ -212,8 +239,17 @@ def check_fit(
         raise DeployError(str(outcome.error))
     if e.memory_verdict is MemoryVerdict.FITS:
         return
-    where = f"{count} x {gpu}" if count > 1 else gpu
-    need = _("{point} GiB [{low}–{high}] per GPU").format(
+    shared = workload.serving.replicas_per_gpu if workload.serving is not None else 1
+    where = (
+        _("1/{share} of {gpu}").format(share=shared, gpu=gpu)
+        if shared > 1
+        else f"{count} x {gpu}"
+        if count > 1
+        else gpu
+    )
+    need = (
+        _("{point} GiB [{low}–{high}] per replica") if shared > 1 else _("{point} GiB [{low}–{high}] per GPU")
+    ).format(
         point=f"{e.peak_memory_gib:.1f}",
         low=f"{e.peak_memory_gib_low:.1f}",
         high=f"{e.peak_memory_gib_high:.1f}",
@@ -245,4 +281,109 @@ def check_fit(
         need=need,
         usable=usable,
         change=change,
+    )
+
+
+def plan_workload(source: Path, project: Path | None) -> Workload | str:
+    """The workload a plan file carries, its files checked against the folder the user named (as
+    deploy reads them); else why it cannot be had. A model of the user's own code is not rebuilt: a
+    plan may come from someone else, and deploy never runs the code a plan names."""
+    import json
+
+    from gpuplan.bounded import MAX_DOCUMENT_BYTES, read_text
+    from gpuplan.confine import Folder
+    from gpuplan.errors import DeployError, GpuplanError
+    from gpuplan.workload import Workload
+    from gpuplan.workload.paths import confine_model
+
+    try:
+        text = read_text(source, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
+        doc = json.loads(text)
+        data = doc.get("workload") if isinstance(doc, dict) else None
+        if not isinstance(data, dict):
+            return _("the plan carries no workload")
+        model = data.get("model")
+        if isinstance(model, dict) and model.get("python"):
+            return _("the plan's model is code (model.python), which deploy does not run from a plan")
+        folder = Folder.of(source, project)
+        return Workload.from_dict(confine_model(data, file=source, folder=folder), source=str(source))
+    except (GpuplanError, ValueError) as e:
+        return str(e)
+
+
+def check_share_fit(
+    db: str | None, workload: Workload | str, gpu: str, share: int, *, force: bool, flag: bool
+) -> None:
+    """Whether one of ``share`` replicas time-sharing each ``gpu`` holds its weights and one
+    sequence at the workload's traced context in its share, by the planner's own serving memory
+    model (``decode_estimate(replicas_per_gpu=share)``: 1/share of the usable memory, less the
+    replica's CUDA context and workspaces, less its weights). Not: DeployError naming the share that
+    fits (``force``: a warning instead). ``workload``: why there is none (:func:`plan_workload`) is
+    warned and left unchecked. ``flag``: the share is ``--share-gpu``'s (else the workload's
+    ``serving.share_gpu``), for the wording."""
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.errors import DeployError, GpuplanError
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import decode_estimate
+    from gpuplan.perf.memory import usable_memory_gib
+    from gpuplan.perf.workload_request import serving_engine
+
+    setting = f"--share-gpu {share}" if flag else f"serving.share_gpu: {share}"
+    unchecked = _(
+        "warning: not checked that one of {share} replicas fits its share of {gpu} ({setting}): {why}"
+    )
+    if isinstance(workload, str):
+        sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=workload) + "\n")
+        return
+    card = get_gpu(gpu)
+    try:
+        prof = load_profile(workload, db)
+
+        def replica(n: int) -> DecodeEstimate:
+            return decode_estimate(
+                prof,
+                card,
+                cuda_graphs=workload.uses_cuda_graphs,
+                compiled=workload.compile,
+                engine=serving_engine(workload),
+                replicas_per_gpu=n,
+            )
+
+        dec = replica(share)
+        if dec.max_concurrent_sequences >= 1:
+            return
+        fits = next((n for n in range(share - 1, 0, -1) if replica(n).max_concurrent_sequences >= 1), 0)
+    except GpuplanError as e:
+        sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=e) + "\n")
+        return
+    fields = {
+        "share": share,
+        "gpu": card.id,
+        "setting": setting,
+        "weights": f"{dec.weights_gib:.1f}",
+        "kv": f"{dec.kv_cache_gib_per_sequence:.2f}",
+        "tokens": dec.context_tokens,
+        "usable": f"{usable_memory_gib(card):.1f}",
+        "change": _("{n} replicas to a GPU fit").format(n=fits)
+        if fits > 1
+        else _("only a whole GPU per replica fits")
+        if fits == 1
+        else _("no share of it fits"),
+    }
+    if force:
+        line = _(
+            "warning: one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: "
+            "{weights} GiB of weights and {kv} GiB of KV cache for one sequence of {tokens} tokens, in "
+            "1/{share} of {usable} GiB usable less its own CUDA context; {change}; written anyway "
+            "(--force-fit)"
+        )
+        sys.stderr.write(line.format(**fields) + "\n")
+        return
+    raise DeployError.worded(
+        N_(
+            "one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: {weights} GiB "
+            "of weights and {kv} GiB of KV cache for one sequence of {tokens} tokens, in 1/{share} of "
+            "{usable} GiB usable less its own CUDA context; {change} (--force-fit writes the files anyway)"
+        ),
+        **fields,
     )

@@ -46,7 +46,8 @@ def deploy(
         bool,
         typer.Option(
             "--force-fit",
-            help="Workload files only: write the files even where the job does not fit the GPU.",
+            help="Write the files even where the job (a workload file's), or one replica in its share of a "
+            "GPU (--share-gpu), does not fit.",
         ),
     ] = False,
     gpu: Annotated[
@@ -131,6 +132,7 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
+    from gpuplan.deploy.engine import unpriced_share
     from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
@@ -165,7 +167,7 @@ def deploy(
         per_node, nodes = node_layout(
             instances, get_gpu(gpu).id, count, cast_provider, networks=lambda g: _catalog_networks(ctx, g)
         )
-    spec = load_spec(
+    planned = load_spec(
         str(source),
         gpu=gpu,
         count=per_node,
@@ -176,7 +178,21 @@ def deploy(
         project=str(project) if project is not None else None,
         # a plan's option on a provider with no managed Kubernetes would be manifests for no cluster
         managed_kubernetes=generator.name == "k8s" and not own_cluster,
-    ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
+    )
+    split = planned.tensor_parallel * planned.pipeline_parallel
+    if share_gpu is not None and share_gpu > 1 and planned.task == "infer" and split > 1:
+        # Replicas time-share one GPU each: a replica of several GPUs has none of its own to share.
+        raise InputError.worded(
+            N_(
+                "--share-gpu {share}: replicas time-share one GPU each, but one replica of this workload "
+                "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave --share-gpu out"
+            ),
+            share=share_gpu,
+            n=split,
+        )
+    spec = planned.with_serving(
+        gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile
+    )
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
     if not is_plan and spec.gpu:
@@ -195,7 +211,33 @@ def deploy(
             project=project,
             force=force_fit,
             offered=offered,
+            share=share_gpu,
         )
+    share = spec.serving.share_gpu if spec.serving is not None else 1
+    if spec.task == "infer" and spec.gpu and share > 1 and spec.planned_share_gpu != share:
+        # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
+        from gpuplan.cli._settings import settings
+        from gpuplan.cli.deploy_checks import check_share_fit, check_workload_fit, plan_workload
+        from gpuplan.workload import load_workload
+
+        served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+        if is_plan and not isinstance(served, str):
+            # the estimator's verdict at this share, as a workload file gets it above
+            offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
+            check_workload_fit(
+                settings(ctx).db,
+                served,
+                spec.gpu,
+                1,  # one replica, time-sharing one GPU
+                force=force_fit,
+                offered=offered,
+                share=share,
+            )
+        check_share_fit(
+            settings(ctx).db, served, spec.gpu, share, force=force_fit, flag=share_gpu is not None
+        )
+    if unpriced := unpriced_share(spec):
+        typer.echo(_("note: {line}").format(line=unpriced), err=True)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,

@@ -89,14 +89,15 @@ def _user_code(spec: LaunchSpec, package: UserPackage | None) -> str:
     return commented(_("Your own model and data code: COPY it here and pip install its requirements."))
 
 
-def engine_dockerfile(spec: LaunchSpec, launch: EngineLaunch) -> str:
+def engine_dockerfile(spec: LaunchSpec, launch: EngineLaunch, target: str = "docker") -> str:
     """The serving engine's official image with the plan's settings as its command: the exec form,
-    JSON-encoded, so that no argument passes through a shell."""
+    JSON-encoded, so that no argument passes through a shell. ``target``: the deploy target that
+    writes it (its header names the command)."""
     title = commented(
         _(
-            "{name}: serving image written by `gpuplan deploy --target docker`: {engine}, the engine the "
-            "plan priced."
-        ).format(name=spec.name, engine=launch.words)
+            "{name}: serving image written by `gpuplan deploy --target {target}`: {engine}, the engine "
+            "the plan priced."
+        ).format(name=spec.name, target=target, engine=launch.words)
     )
     cache = commented(_("Downloaded weights: mount the host's Hugging Face cache here to keep them."))
     entry = "" if launch.image_runs_entrypoint else f"ENTRYPOINT {json.dumps(launch.entrypoint)}\n"
@@ -110,21 +111,26 @@ EXPOSE {ENGINE_PORT}
 """
 
 
-def dockerfile(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> str:
+def dockerfile(
+    spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None, target: str = "docker"
+) -> str:
     """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve);
-    ``package`` is the user's package copied into the folder (``user_package(spec)``). Its comments
-    are in the user's language, its instructions the same in every language. A decoder LLM's
-    service: the serving engine's image (:func:`engine_dockerfile`)."""
+    ``package`` is the user's package copied into the folder (``user_package(spec)``), ``target``
+    the deploy target that writes it (its header names the command). Its comments are in the user's
+    language, its instructions the same in every language. A decoder LLM's service: the serving
+    engine's image (:func:`engine_dockerfile`)."""
     launch = engine_launch(spec)
     if launch is not None:
-        return engine_dockerfile(spec, launch)
+        return engine_dockerfile(spec, launch, target)
     image, why = base_image(spec, options)
     serve = spec.task == "infer"
     code = "train.py serve.py" if serve else "train.py launch.sh"
     entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
     title = commented(
-        _("{name}: training image written by `gpuplan deploy --target docker`.").format(name=spec.name)
+        _("{name}: training image written by `gpuplan deploy --target {target}`.").format(
+            name=spec.name, target=target
+        )
     )
     checkpoints = commented(
         _(

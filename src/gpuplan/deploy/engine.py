@@ -47,6 +47,7 @@ __all__ = [
     "engine_launch",
     "engine_note",
     "serve_py_reason",
+    "unpriced_share",
 ]
 
 #: The engine's HTTP port in every target (vLLM's own default; SGLang is told it).
@@ -185,8 +186,30 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     )
 
 
-def engine_note(launch: EngineLaunch) -> str:
-    """A README paragraph: which engine runs, at which version, and that the plan's figures are its."""
+def unpriced_share(spec: LaunchSpec) -> str:
+    """A sentence where the replicas share each GPU otherwise than the plan priced them
+    (``--share-gpu 4`` on a plan of whole GPUs): the plan's figures are not theirs. "" where they
+    are, or without a plan."""
+    planned = spec.planned_share_gpu
+    share = spec.serving.share_gpu if spec.serving else 1
+    if planned is None or planned == share:
+        return ""
+
+    def sharing(n: int) -> str:
+        if n == 1:
+            return _("whole GPUs, one replica each")
+        return _("{n} replicas time-sharing each GPU").format(n=n)
+
+    return _(
+        "The plan was priced for {priced}, and these files run {deployed}: its throughput, latency "
+        "and cost figures do not apply to them (plan the workload with serving.share_gpu: {share} "
+        "for figures that do)."
+    ).format(priced=sharing(planned), deployed=sharing(share), share=share)
+
+
+def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
+    """A README paragraph: which engine runs, at which version, and that the plan's figures are its
+    (``unpriced``: else why they are not, :func:`unpriced_share`)."""
     said = _("The service runs {engine} ({image}) serving the Hugging Face model `{model}`.").format(
         engine=launch.words, image=launch.image, model=launch.model_id
     )
@@ -205,7 +228,8 @@ def engine_note(launch: EngineLaunch) -> str:
             ).format(engine=launch.words, example=f"{launch.engine}=={launch.version}")
         )
     parts.append(
-        _(
+        unpriced
+        or _(
             "The plan's throughput and latency figures are for this engine with these settings "
             "(tensor parallel {tp}, {fraction} of GPU memory); another engine or version performs "
             "differently."

@@ -215,6 +215,9 @@ class LaunchSpec(BaseModel):
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
+    planned_share_gpu: int | None = Field(default=None, ge=1)
+    """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
+    each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
     chosen_because: str = ""
     """Why the plan's option deployed is not its recommended one, in the user's language (``--target
     k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
@@ -308,6 +311,18 @@ class LaunchSpec(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> LaunchSpec:
+        split = self.tensor_parallel * self.pipeline_parallel
+        if self.serving and self.serving.share_gpu > 1 and split > 1:
+            # n replicas time-share one GPU each; a replica of several GPUs has no GPU of its own
+            raise ValueError(
+                Phrase(
+                    N_(
+                        "share_gpu: replicas time-share one GPU each, but one replica spans {n} GPUs "
+                        "(tensor_parallel × pipeline_parallel); leave share_gpu out"
+                    ),
+                    n=split,
+                )
+            )
         if self.serving and self.serving.mig_profile and self.gpu:
             gpu = get_gpu(self.gpu)
             if gpu.mig_max_instances == 0:
@@ -385,7 +400,9 @@ class LaunchSpec(BaseModel):
             )
         chosen_because = ""
         if managed_kubernetes:
-            option, chosen_because = kubernetes_option(option, doc.get("options"), k8s_names)
+            option, chosen_because = kubernetes_option(
+                option, doc.get("options"), k8s_names, personas=doc.get("personas")
+            )
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
             # still deploys.
@@ -427,6 +444,7 @@ class LaunchSpec(BaseModel):
             checkpoint_interval_min=opt.checkpoint_interval_min,
             job_time_h=opt.job_time_h,
             chosen_because=chosen_because,
+            planned_share=True,
         )
 
     @classmethod
@@ -490,14 +508,20 @@ def kubernetes_providers() -> Phrase:
 
 
 def kubernetes_option(
-    recommended: dict[str, Any], options: object, names: Mapping[str, str] = K8S_FLAGS
+    recommended: dict[str, Any],
+    options: object,
+    names: Mapping[str, str] = K8S_FLAGS,
+    *,
+    personas: object = None,
 ) -> tuple[dict[str, Any], str]:
     """The plan option to deploy on a managed Kubernetes service, and why it is not the recommended
     one ("" where it is): the recommended option where its provider has one, else the first of the
-    plan's ranked ``options`` whose provider has one. A provider whose module states none (a
-    marketplace such as Lambda, RunPod or Vast.ai) or that is not registered has no managed
-    Kubernetes known. No option on one: refused in one line naming the option and the providers
-    that have one."""
+    plan's ranked ``options`` whose provider has one, else the option of the plan's ``kubernetes``
+    persona (``personas``: the plan's best option on a managed Kubernetes service, a whole option
+    like the ranked ones, which cheap marketplace offers can push out of the ranked list however
+    long). A provider whose module states none (a marketplace such as Lambda, RunPod or Vast.ai) or
+    that is not registered has no managed Kubernetes known. No option on one: refused in one line
+    naming the option and the providers that have one."""
     provider = recommended.get("provider")
     if isinstance(provider, str) and kubernetes_service(provider):
         return recommended, ""
@@ -517,6 +541,21 @@ def kubernetes_option(
                 cluster=cluster,
             )
             return o, why
+    pick = _kubernetes_persona(personas)
+    if pick is not None:
+        why = _(
+            "{target}: the recommended option {option} is on {provider}, which has no managed "
+            "Kubernetes known to gpuplan, nor has any of the plan's ranked options; deploying the "
+            "plan's kubernetes pick (its best option on a managed Kubernetes service): {chosen} "
+            "({cluster})"
+        ).format(
+            target=names["target"],
+            option=_option_words(recommended),
+            provider=provider,
+            chosen=_option_words(pick),
+            cluster=kubernetes_service(str(pick.get("provider"))),
+        )
+        return pick, why
     raise DeployError.worded(
         N_(
             "{target}: the plan's option {option} is on {provider}, which has no managed Kubernetes "
@@ -531,6 +570,24 @@ def kubernetes_option(
         others=names["others"],
         own=names["own"],
     )
+
+
+def _kubernetes_persona(personas: object) -> dict[str, Any] | None:
+    """The option of the plan's ``kubernetes`` persona where its provider has a managed Kubernetes
+    service; None where the plan has none (an older plan, or no such option was feasible)."""
+    if not isinstance(personas, list):
+        return None
+    for persona in personas:
+        if not isinstance(persona, dict) or persona.get("persona") != "kubernetes":
+            continue
+        option = persona.get("option")
+        if (
+            isinstance(option, dict)
+            and isinstance(p := option.get("provider"), str)
+            and kubernetes_service(p)
+        ):
+            return option
+    return None
 
 
 def refuse_without_kubernetes(provider: str) -> None:
@@ -685,7 +742,10 @@ def _model_source(m: WorkloadModel) -> str:
     return words + _adapter_words((m.model_extra or {}).get("lora"))
 
 
-def _build(workload: PlanWorkload, *, source: str, config: Path | None, **launch: Any) -> LaunchSpec:
+def _build(
+    workload: PlanWorkload, *, source: str, config: Path | None, planned_share: bool = False, **launch: Any
+) -> LaunchSpec:
+    """``planned_share``: the workload is a plan's, whose share of a GPU per replica was priced."""
     m = workload.model
     extra = workload.model_extra or {}
     if launch.get("checkpoint_interval_min") is None:
@@ -698,6 +758,11 @@ def _build(workload: PlanWorkload, *, source: str, config: Path | None, **launch
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
+        serving = _serving_for(
+            workload, launch, extra.get("tensor_parallel", 1) * extra.get("pipeline_parallel", 1)
+        )
+        if planned_share and serving is not None and workload.task == "infer":
+            launch["planned_share_gpu"] = serving.share_gpu
         return LaunchSpec(
             name=_slug(workload.name),
             task=workload.task,
@@ -719,11 +784,7 @@ def _build(workload: PlanWorkload, *, source: str, config: Path | None, **launch
             pipeline_parallel=extra.get("pipeline_parallel", 1),
             dataset_samples=_samples(workload),
             epochs=(workload.data or WorkloadData()).epochs,
-            serving=_serving_for(
-                workload,
-                launch,
-                extra.get("tensor_parallel", 1) * extra.get("pipeline_parallel", 1),
-            ),
+            serving=serving,
             **launch,
         )
     except ValidationError as e:

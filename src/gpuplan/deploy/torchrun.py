@@ -14,7 +14,7 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason
+from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason, unpriced_share
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -339,8 +339,9 @@ def serving_note(spec: LaunchSpec) -> str:
     """What the service runs, said plainly (a README paragraph): the serving engine, or serve.py
     and why."""
     launch = engine_launch(spec)
+    unpriced = unpriced_share(spec)
     if launch is not None:
-        return engine_note(launch)
+        return engine_note(launch, unpriced)
     if spec.model_entry_point:
         what = _("your model from `{entry}` (build_model() in train.py)").format(entry=spec.model_entry_point)
     else:
@@ -353,8 +354,11 @@ def serving_note(spec: LaunchSpec) -> str:
         "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
         "the model behind a batching server (TorchServe, Triton, vLLM)."
     ).format(what=what)
-    reason = serve_py_reason(spec)
-    return f"{said}{'' if said.endswith('。') else ' '}{reason}"
+    text = said
+    for more in (serve_py_reason(spec), unpriced):
+        if more:
+            text += f"{'' if text.endswith('。') else ' '}{more}"
+    return text
 
 
 def readme(spec: LaunchSpec) -> str:

@@ -172,7 +172,7 @@ class KubernetesGenerator:
         return [
             *code,
             *(package.files if package else ()),
-            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
+            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package, "k8s")),
             GeneratedFile(path=".dockerignore", content=dockerignore()),
             *manifests,
             GeneratedFile(path="k8s/README.md", content=_manifests_readme(spec, manifests)),
