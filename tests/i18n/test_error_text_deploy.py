@@ -134,7 +134,12 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     (
         "MIG profile shape",
         lambda t: _serve().with_serving(share_gpu=1, mig_profile="big"),
-        "is not of the form 1g.10gb",
+        "NVIDIA's profiles are <compute slices, 1 to 7>g.<memory>gb",
+    ),
+    (
+        "MIG profile of 9 slices",  # of the form 1g.10gb, said the line: it is, but no GPU has 9
+        lambda t: _serve().with_serving(share_gpu=1, mig_profile="9g.99gb"),
+        "MIG profile '9g.99gb': NVIDIA's profiles are <compute slices, 1 to 7>g.<memory>gb, as 1g.10gb",
     ),
     (
         "MIG on a T4",

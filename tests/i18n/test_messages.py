@@ -95,6 +95,14 @@ def test_unknown_language_lists_the_known_ones() -> None:
         Language.cast("fr")
 
 
+@pytest.mark.parametrize("value", ["cn", "CN", "chinese", "中文"])
+def test_the_countrys_code_or_the_languages_name_points_to_zh_not_to_the_nearest_spelling(value: str) -> None:
+    # "cn" is one letter from "en": the nearest spelling had answered a Chinese reader with English.
+    with pytest.raises(NotFoundError, match=r"did you mean 'zh'\?") as info:
+        Language.cast(value)
+    assert info.value.suggestions == ["zh"]
+
+
 @pytest.mark.parametrize(
     ("environ", "language"),
     [

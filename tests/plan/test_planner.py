@@ -219,6 +219,15 @@ def test_personas_and_explanation_are_filled() -> None:
     assert picks["kubernetes"].option is not None and picks["kubernetes"].option.kubernetes == "EKS"
     assert picks["compliance"].option is not None and picks["compliance"].option.gpu.startswith("H100")
     assert plan.why and plan.why[0].startswith("vs ")
+    assert picks["budget"].rule == "lowest expected all-in cost, spot included"
+
+
+def test_the_budget_pick_does_not_say_spot_is_included_where_spot_is_not_allowed() -> None:
+    rows = [offer(), offer(pricing="spot", price_usd=8.0)]
+    plan = _plan(rows, Constraints(pricing=("on_demand", "monthly")))
+    budget = next(p for p in plan.personas if p.persona == "budget")
+    assert budget.option is not None and budget.option.pricing == "on_demand"
+    assert budget.rule == "lowest expected all-in cost"
 
 
 def test_compliance_labels_match_however_they_are_written() -> None:

@@ -78,7 +78,15 @@ class ServingDeployment(BaseModel):
         v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
         # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
         if not v.isascii() or not MIG_PROFILE.fullmatch(v):
-            raise ValueError(Phrase(N_("MIG profile {profile!r} is not of the form 1g.10gb"), profile=v))
+            raise ValueError(
+                Phrase(
+                    N_(
+                        "MIG profile {profile!r}: NVIDIA's profiles are <compute slices, 1 to 7>g."
+                        "<memory>gb, as 1g.10gb or 3g.40gb"
+                    ),
+                    profile=v,
+                )
+            )
         return v
 
     @model_validator(mode="after")

@@ -39,6 +39,10 @@ DOMAIN = "gpuplan"
 LOCALE_DIR = Path(__file__).parent / "locale"
 
 
+#: What Chinese readers type for their language that is not its code (the country's, the name).
+_CHINESE_NAMES = frozenset({"cn", "chs", "chinese", "中文", "汉语", "zhongwen", "hans"})
+
+
 class Language(str, Enum):
     """A language gpuplan writes in."""
 
@@ -55,7 +59,11 @@ class Language(str, Enum):
         for member in cls:
             if head == member.value:
                 return member
-        raise NotFoundError("language", str(value), [m.value for m in cls])
+        # "cn" names the country, not the language: the nearest spelling ('en') was the wrong hint
+        known = [m.value for m in cls]
+        if head in _CHINESE_NAMES:
+            raise NotFoundError("language", str(value), known, suggestions=["zh"])
+        raise NotFoundError("language", str(value), known)
 
 
 _current: ContextVar[Language] = ContextVar("gpuplan_language", default=Language.EN)

@@ -105,7 +105,14 @@ def persona_picks(
     services = ", ".join(sorted(set(managed_kubernetes().values())))
     labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
-        PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),
+        PersonaPick(
+            persona="budget",
+            # spot is one of the models weighed only where the constraints allow it
+            rule=_("lowest expected all-in cost, spot included")
+            if "spot" in constraints.allowed_pricing
+            else _("lowest expected all-in cost"),
+            option=cheapest,
+        ),
         PersonaPick(
             persona="performance",
             rule=_(
