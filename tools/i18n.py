@@ -22,7 +22,7 @@ import io
 import sys
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
@@ -98,8 +98,15 @@ def update() -> None:
         with path.open("wb") as f:
             # Sorted, no line numbers: two branches adding messages rarely touch the same lines.
             write_po(f, catalog, width=100, sort_output=True, include_lineno=False)
-        missing = [m.id for m in catalog if m.id and not m.string]
+        missing = [m.id for m in catalog if m.id and _untranslated(m)]
         print(f"{path.relative_to(REPO)}: {len(catalog)} messages, {len(missing)} to translate")
+
+
+def _untranslated(message: Message) -> bool:
+    """No translation: an empty string, or a plural's forms with one empty (a tuple of empty
+    strings is not empty, so plurals had passed the check untranslated)."""
+    forms = message.string if isinstance(message.string, tuple) else (message.string,)
+    return not all(forms)
 
 
 def compile_all() -> None:
@@ -115,7 +122,7 @@ def check() -> int:
         catalog = read(language)
         ids = {m.id for m in catalog if m.id}
         problems += [f"{language}: not in the catalog: {i!r}" for i in sorted(template_ids - ids, key=str)]
-        problems += [f"{language}: untranslated: {m.id!r}" for m in catalog if m.id and not m.string]
+        problems += [f"{language}: untranslated: {m.id!r}" for m in catalog if m.id and _untranslated(m)]
         mo = po_path(language).with_suffix(".mo")
         if not mo.exists() or mo.read_bytes() != mo_bytes(catalog):
             stale = mo.relative_to(REPO)

@@ -59,3 +59,10 @@ def test_an_unrated_gpu_is_left_out_for_its_unknown_rate_and_never_ranked() -> N
     assert plan.options and {o.instance_type for o in plan.options} == {"a100-dear"}
     assert plan.excluded.get("no_published_rate", 0) > 0
     assert "does_not_fit" not in plan.excluded
+    # the count alone had not said which GPU was left out, nor why: the notes name it
+    said = [n for n in plan.notes if "(no_published_rate)" in n]
+    n = plan.excluded["no_published_rate"]
+    assert said == [
+        f"L20: {n} candidates left out (no_published_rate): no source gives its tensor-core rate at "
+        "this job's precision, so its speed is unknown (`gpuplan estimate --gpu L20` names the rate)"
+    ]

@@ -15,6 +15,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
 from gpuplan.plan.candidates import (
+    REASONS,
     Candidates,
     EstimateFn,
     enumerate_candidates,
@@ -244,6 +245,22 @@ def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
     every option is flagged *may not fit* and the plan says so)."""
     sure = feasible[~ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
     return sure if sure.size else feasible
+
+
+def _unrated_note(ctx: PlanContext) -> str | None:
+    """Which GPUs were left out for a rate no source publishes (the L20's BF16 tensor cores): the
+    count alone had not said that a user's cheapest 48 GB option was skipped on purpose."""
+    hit = ctx.cands.reason == REASONS.index(Reason.UNKNOWN_RATE)
+    if not hit.any():
+        return None
+    gpus = sorted({str(g) for g in ctx.offers.gpu[ctx.cands.offer[hit]]})
+    return ngettext(
+        "{gpus}: {n} candidates left out (no_published_rate): no source gives its tensor-core rate at "
+        "this job's precision, so its speed is unknown (`gpuplan estimate --gpu {first}` names the rate)",
+        "{gpus}: {n} candidates left out (no_published_rate): no source gives their tensor-core rates at "
+        "this job's precision, so their speed is unknown (`gpuplan estimate --gpu {first}` names the rate)",
+        len(gpus),
+    ).format(gpus=_(", ").join(gpus), n=format_number(int(hit.sum())), first=gpus[0])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -579,7 +596,14 @@ def plan_offers(
             ranked,
             (
                 *notes,
-                *filter(None, [_uncertain_note(ctx, feasible, ranked), _late_note(ctx, feasible, ranked)]),
+                *filter(
+                    None,
+                    [
+                        _unrated_note(ctx),
+                        _uncertain_note(ctx, feasible, ranked),
+                        _late_note(ctx, feasible, ranked),
+                    ],
+                ),
             ),
             constraints,
             ctx.costs.rates,
