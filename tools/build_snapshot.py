@@ -28,6 +28,7 @@ import re
 import sys
 from pathlib import Path
 
+from gpuplan.catalog.family_gaps import FAMILY_GAPS
 from gpuplan.catalog.gpu_names import SNAPSHOT_GPU_NAMES, SNAPSHOT_GPU_OVERRIDES, UNMAPPED_GPU_NAMES
 from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers import alibaba, aws, azure, gcp
@@ -206,89 +207,6 @@ def instance_facts(provider: str, itype: str) -> InstanceFacts | None:
     return table.get(itype)
 
 
-# ------------------------------------------------------------------ families without every price model
-#: GPU instance families whose snapshot rows lack a pricing model (or every price), with the reason.
-#: Families with on-demand, spot and reserved prices need no entry; tests/catalog check the list.
-FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
-    (
-        "aws",
-        "p3 / p5en reserved",
-        "AWS offers no reserved instance for p3.* and p5en.48xlarge: instances.vantage.sh's AWS data of "
-        "2025-11-30 lists no reserved term for them in any region (on-demand and spot are shipped)",
-    ),
-    (
-        "aws",
-        "p5e.48xlarge on-demand and reserved",
-        "no on-demand price in SkyPilot's catalog or instances.vantage.sh's compilation: AWS sells "
-        "p5e.48xlarge through EC2 Capacity Blocks for ML, priced per reservation "
-        "(https://aws.amazon.com/ec2/capacityblocks/pricing/); its per-zone spot prices are shipped",
-    ),
-    (
-        "azure",
-        "reserved 1y/3y (every size)",
-        "no dated public copy of Azure's reservation prices is in the shipped sources; `gpuplan catalog "
-        "refresh --provider azure` reads them from the Retail Prices API (priceType 'Reservation')",
-    ),
-    (
-        "azure",
-        "NC H100 v5 / ND H100 v5 spot",
-        "SkyPilot's catalog repeats the on-demand price in the spot column (not a spot price; each row in "
-        "this file above)",
-    ),
-    (
-        "gcp",
-        "committed use 1y/3y (every machine type)",
-        "SkyPilot's GCP catalog carries on-demand and spot only; `gpuplan catalog refresh --provider gcp` "
-        "(GOOGLE_API_KEY) prices committed use from the Cloud Billing Catalog",
-    ),
-    (
-        "alibaba",
-        "gn8is/gn8ia/ebmgn8is: reserved terms, subscriptions",
-        "these families carry an NVIDIA L20 (no published tensor-core rate: an estimate cannot cost a step "
-        "on it); their hourly on-demand and spot prices of mainland China and Hong Kong come from the "
-        "SkyPilot-format catalog (its rows in tools/skypilot_fork/), no monthly or reserved price of them "
-        "was read; `gpuplan catalog import` takes a price of your own",
-    ),
-    (
-        "alibaba",
-        "gn8v (every price)",
-        "the SkyPilot-format catalog prices gn8v in cn-beijing, cn-hangzhou and cn-wulanchabu with a GPU it "
-        "calls 'H 96GB', very probably the NVIDIA H20, but no source read names the part: its rows (copied "
-        "into tools/skypilot_fork/) are refused, not shipped as H20 offers; `gpuplan catalog import` takes "
-        "a price of your own",
-    ),
-    (
-        "alibaba",
-        "gn6i/gn7i/gn6v/gn6e/gn7e: reserved terms, international-site (USD) prices, subscriptions of 2026",
-        "hourly on-demand and spot prices of mainland China and Hong Kong come from the SkyPilot-format "
-        "catalog (its rows in tools/skypilot_fork/), monthly (包年包月) prices only from the 2023-06 "
-        "cn-shanghai list (secondary); no newer dated public subscription price was found; `gpuplan "
-        "catalog refresh --provider alibaba` reads the international instancePrice.json",
-    ),
-    (
-        "tencent",
-        "GN7/GN10X/GN10Xp/GNV4/PNV4/GT4: spot, reserved terms, subscriptions beyond GN7.2XLARGE32 and "
-        "GT4.4XLARGE96",
-        "the SkyPilot-format catalog carries Tencent's hourly (POSTPAID_BY_HOUR) prices only; monthly "
-        "prices are shipped for GN7.2XLARGE32 and GT4.4XLARGE96 (2026-06-15), Tencent's own price doc "
-        "gives only undated figures for the rest (in this file above); `gpuplan catalog refresh "
-        "--provider tencent` prices spot and subscriptions with keys",
-    ),
-    (
-        "huawei",
-        "p2v/p2s/pi2/p3",
-        NO_PUBLIC_PRICE["huawei"] + " (pi2.2xlarge.4 left out of the snapshot: its flavor name is known, "
-        "not its specs)",
-    ),
-    (
-        "volcengine",
-        "ini2/g1v/gni2",
-        NO_PUBLIC_PRICE["volcengine"] + " (billing API; its charge-item codes are unverified); no ini2 or "
-        "g1v type names were found (ecs.gni2.3xlarge is in the snapshot, spec-only)",
-    ),
-)
-
-
 def build_listed_prices(snap: Snapshot) -> None:
     """The transcribed Chinese-cloud list prices: dated rows priced on their instance type, undated
     rows listed in skipped.csv with their figure (an undated price is never shipped)."""
@@ -360,8 +278,10 @@ def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
 
 
 def build_family_gaps(snap: Snapshot) -> None:
-    for provider, family, reason in FAMILY_GAPS:
-        snap.skip(f"{provider} {family} (instance family without this price)", reason)
+    """The families whose shipped prices lack a pricing model, with the reason
+    (``gpuplan.catalog.family_gaps``: catalog messages, written here in English)."""
+    for gap in FAMILY_GAPS:
+        snap.skip(gap.what, gap.reason)
 
 
 # ------------------------------------------------------------------ offer rows (SkyPilot, gpuhunt)

@@ -526,3 +526,49 @@ def test_one_rejected_row_is_one_row(db: str, tmp_path: Path) -> None:
         app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30"]
     )
     assert "; 1 row rejected." in result.stdout, result.output
+
+
+def test_every_spot_row_says_its_interruption_band_or_why_it_is_unknown(db: str) -> None:
+    # was: Alibaba's L20 spot rows said only "age unknown (up to 6.1 y)" and AWS's showed none of
+    # the bands their JSON carried; the JSON's null band had no reason
+    from gpuplan.catalog.providers import facts
+
+    alibaba_note = facts("alibaba").spot.rate_note
+    doc = runner.invoke(
+        app, ["--db", db, "offers", "--gpu", "L20", "--pricing", "spot", "--all-regions", "--json"]
+    )
+    items = _offers(doc.stdout)
+    assert items and all(o["interruption_band"] is None for o in items)
+    assert {o["interruption_reason"] for o in items} == {alibaba_note}
+    table = runner.invoke(
+        app,
+        ["--db", db, "offers", "--gpu", "L20", "--pricing", "spot", "--all-regions"],
+        env={"COLUMNS": "2000"},
+    )
+    rows = [line for line in table.stdout.splitlines() if " spot " in line]
+    assert rows and all(f"interruption rate unknown: {alibaba_note}" in line for line in rows)
+    aws = _offers(
+        runner.invoke(app, ["--db", db, "offers", "--provider", "aws", "--pricing", "spot", "--json"]).stdout
+    )
+    banded = [o for o in aws if o["interruption_band"] is not None]
+    assert banded and all(o["interruption_reason"] is None for o in banded)
+    assert all(o["interruption_reason"] for o in aws if o["interruption_band"] is None)
+    shown = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "aws", "--pricing", "spot"], env={"COLUMNS": "2000"}
+    ).stdout
+    band = banded[0]
+    [line] = [ln for ln in shown.splitlines() if f" {band['instance_type']} " in ln]
+    assert f"interruption rate {band['interruption_band']} a month" in line
+    # not a spot price: no interruption field, no note
+    on_demand = _offers(runner.invoke(app, ["--db", db, "offers", "--gpu", "L20", "--json"]).stdout)
+    assert all(o["interruption_reason"] is None for o in on_demand if o["pricing"] != "spot")
+
+
+def test_a_spot_rows_interruption_note_reads_in_chinese(db: str) -> None:
+    result = runner.invoke(
+        app,
+        ["--db", db, "offers", "--gpu", "L20", "--pricing", "spot", "--lang", "zh"],
+        env={"COLUMNS": "2000"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "中断率未知：阿里云" in result.stdout, result.stdout[:600]

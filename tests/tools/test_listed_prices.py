@@ -125,3 +125,21 @@ def test_undated_official_figures_stay_out_of_the_prices_and_in_skipped() -> Non
     assert not any(
         r["instance_type"] == "GN10Xp.2XLARGE40" and r["amount"] == "5750" for r in _table("prices.csv")
     )
+
+
+def test_the_family_notes_agree_with_the_sources_they_cite() -> None:
+    # The family notes are catalog messages (one literal each): the spec-only reason of the Huawei
+    # and Volcano Engine offers and the SkyPilot-format catalogs' commits are written out in them.
+    from snapshot_manifest import SKYPILOT_FORK
+
+    from gpuplan.catalog.family_gaps import FAMILY_GAPS
+
+    cited = 0
+    for gap in FAMILY_GAPS:
+        if gap.provider in ("huawei", "volcengine"):
+            assert gap.reason.startswith(NO_PUBLIC_PRICE[gap.provider]), gap.what
+        for fork in SKYPILOT_FORK:
+            if fork.upstream in gap.reason:
+                assert f"{fork.upstream} @{fork.commit[:7]}" in gap.reason, gap.what
+                cited += 1
+    assert cited == 4  # Alibaba's three notes and Tencent's

@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gpuplan.catalog.family_gaps import FAMILY_GAPS, FamilyGap
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
     RATE_STALE_AFTER_DAYS,
@@ -204,74 +204,89 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         hidden_costed=costed_out,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
-        empty_reason=None
-        if rows
-        else _empty_reason(query.provider, pricing)
-        if pricing is not None
-        else _no_gpu_reason(query.gpu)
-        if query.gpu is not None
-        else None,
+        empty_reason=None if rows else _empty_reason(store, query, pricing),
     )
 
 
-def _no_gpu_reason(gpu: str) -> str:
-    """Why the catalog holds no offer of ``gpu`` at all: none of its sources lists one, with the
-    snapshot's own notes that name it (a GPU whose rows were not copied in)."""
-    import csv
-    import io
+def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str | None:
+    """Why a listing is empty: no offer of the GPU asked for in the catalog at all (or none from the
+    provider asked for), or none of its offers with a ``pricing`` price; with the notes on the
+    prices its sources lack of the instance families that carry that GPU, in the reader's language.
+    None when neither applies (no pricing model asked, and the provider lists the GPU)."""
+    from gpuplan.i18n import _
 
-    from gpuplan.catalog.snapshot import shipped_text
+    gpu = _gpu_named(query.gpu) if query.gpu is not None else None
+    anywhere = store.offers(gpu=query.gpu, include_unpriced=True) if gpu is not None else []
+    if gpu is not None and not anywhere:
+        lead = _(
+            "no offer of {gpu} in the catalog: none of the price sources it ships lists one; `gpuplan "
+            "catalog import` takes a price list of your own (a quote) for it"
+        ).format(gpu=gpu)
+        return _("; ").join([lead, *_gap_notes(g for g in FAMILY_GAPS if gpu in g.gpus)])
+    sellers = sorted({o.provider for o in anywhere})
+    if gpu is not None and query.provider is not None and query.provider not in sellers:
+        return _("no offer of {gpu} from {provider} in the catalog; it lists {gpu} from {providers}").format(
+            gpu=gpu, provider=query.provider, providers=_(", ").join(sellers)
+        )
+    if pricing is None:
+        return None
+    # The instance types the notes speak for: those that carry the GPU (and count, memory) asked
+    # for, of the provider asked for, whatever their prices; every family when nothing narrows it.
+    narrowed = gpu is not None or query.count is not None or query.min_gpu_memory_gib is not None
+    carried = (
+        {
+            (o.provider, o.instance_type)
+            for o in store.offers(
+                gpu=query.gpu,
+                count=query.count,
+                min_gpu_memory_gib=query.min_gpu_memory_gib,
+                provider=query.provider,
+                include_unpriced=True,
+            )
+        }
+        if narrowed
+        else None
+    )
+    gaps = (
+        g
+        for g in FAMILY_GAPS
+        if pricing in g.lacks
+        and (query.provider is None or g.provider == query.provider)
+        and (carried is None or g.applies(carried))
+    )
+    where = query.provider or _("any provider")
+    lead = (
+        _(
+            "no {pricing} price of {gpu} from {where} in the catalog: its sources publish none; `gpuplan "
+            "catalog refresh` reads a provider's own price list where it publishes one"
+        ).format(pricing=pricing_name(pricing), gpu=gpu, where=where)
+        if gpu is not None
+        else _(
+            "no {pricing} price of {where} in the catalog: its sources publish none; `gpuplan catalog "
+            "refresh` reads a provider's own price list where it publishes one"
+        ).format(pricing=pricing_name(pricing), where=where)
+    )
+    return _("; ").join([lead, *_gap_notes(gaps)])
+
+
+def _gpu_named(name: str) -> str:
+    """The canonical id of a GPU name, or the name as typed where it names a family (``a100``)."""
     from gpuplan.hardware import resolve_gpu
+
+    try:
+        return resolve_gpu(name).id
+    except NotFoundError:
+        return name
+
+
+def _gap_notes(gaps: Iterable[FamilyGap]) -> list[str]:
+    """The snapshot's notes on these families' missing prices, in the reader's language."""
     from gpuplan.i18n import _
 
-    gpu_id = resolve_gpu(gpu).id
-    notes = [
-        f"{r['what'].removesuffix(_GAP)}: {r['reason']}"
-        for r in csv.DictReader(io.StringIO(shipped_text("skipped.csv")))
-        if r["what"].endswith(_GAP) and re.search(rf"\b{re.escape(gpu_id)}\b", r["reason"])
+    return [
+        _("{provider} {family}: {reason}").format(provider=g.provider, family=_(g.family), reason=_(g.reason))
+        for g in gaps
     ]
-    lead = _(
-        "no offer of {gpu} in the catalog: none of the price sources it ships lists one; `gpuplan catalog "
-        "import` takes a price list of your own (a quote) for it"
-    ).format(gpu=gpu_id)
-    return _("; ").join([lead, *notes])
-
-
-#: Words by which the snapshot's notes on missing prices name each pricing model.
-_GAP_WORDS = {
-    "reserved_1y": ("reserved", "committed", "subscription"),
-    "reserved_3y": ("reserved", "committed", "subscription"),
-    "monthly": ("monthly", "subscription"),
-    "spot": ("spot",),
-    "on_demand": ("on-demand", "hourly"),
-}
-_GAP = " (instance family without this price)"
-
-
-def _empty_reason(provider: str | None, pricing: str) -> str:
-    """Why the catalog holds no ``pricing`` price (of ``provider``): the snapshot's own notes on the
-    prices its sources lack, else the general reason. Prices a provider sells that the catalog
-    lacks are unknown with their reason, not an empty table."""
-    import csv
-    import io
-
-    from gpuplan.catalog.snapshot import shipped_text
-    from gpuplan.i18n import _
-
-    words = _GAP_WORDS.get(pricing, (pricing,))
-    notes = [
-        f"{r['what'].removesuffix(_GAP)}: {r['reason']}"
-        for r in csv.DictReader(io.StringIO(shipped_text("skipped.csv")))
-        if r["what"].endswith(_GAP)
-        and (provider is None or r["what"].startswith(provider + " "))
-        and any(w in r["what"].lower() for w in words)
-    ]
-    where = provider or _("any provider")
-    lead = _(
-        "no {pricing} price of {where} in the catalog: its sources publish none; `gpuplan catalog "
-        "refresh` reads a provider's own price list where it publishes one"
-    ).format(pricing=pricing_name(pricing), where=where)
-    return _("; ").join([lead, *notes])
 
 
 def offer_view(r: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> OfferView:

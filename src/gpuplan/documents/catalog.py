@@ -77,6 +77,11 @@ class OfferItem(Document):
     source: str | None
     confidence: str | None
     interruption_band: str | None
+    """Spot only: the provider's published share of instances interrupted a month (an AWS Spot
+    Instance Advisor band such as ``10-15%``); null where the catalog holds none."""
+    interruption_reason: str | None = None
+    """Spot only, where ``interruption_band`` is null: why the rate is unknown (what the provider
+    publishes about it); null for a band, or a price that is not spot."""
     billing_granularity_s: int | None
     min_billing_s: int | None
     term: dict[str, Any] | None

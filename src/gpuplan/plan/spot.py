@@ -103,10 +103,9 @@ def spot_default(provider: str) -> SpotRate:
     """The assumed rate for a ``provider`` offer without an interruption band, stating what that
     provider publishes (from the catalog's provider registry); :data:`DEFAULT_SPOT_RATE` for a
     provider the registry does not know."""
-    m = providers.REGISTRY.get(provider)
-    if m is None:
+    note = providers.spot_rate_note(provider)
+    if note is None:
         return DEFAULT_SPOT_RATE
-    note = m.FACTS.spot.rate_note
     return SpotRate(
         per_hour=_DEFAULT_PER_HOUR, source=_ASSUMED_WITH_NOTE.format(note=note), assumed=True, note=note
     )

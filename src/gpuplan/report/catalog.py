@@ -34,7 +34,13 @@ from gpuplan.i18n.numbers import rate_source
 from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
-from gpuplan.report.offers_json import offer_items, offer_prices, price_fields, rate_fields
+from gpuplan.report.offers_json import (
+    offer_items,
+    offer_prices,
+    price_fields,
+    rate_fields,
+    spot_rate_reason,
+)
 from gpuplan.vocab import pricing_name
 
 if TYPE_CHECKING:
@@ -150,12 +156,22 @@ def age_flags(o: OfferPrice) -> list[str]:
     return []
 
 
+def spot_note(o: OfferPrice) -> str:
+    """A spot price's interruption rate in the notes: the provider's published band, or unknown
+    with what the provider publishes (the wording a plan states beside the rate it assumes)."""
+    if o.interruption_band is not None:
+        return _("interruption rate {band} a month (published band)").format(band=o.interruption_band)
+    return _("interruption rate unknown: {reason}").format(reason=_(spot_rate_reason(o.provider)))
+
+
 def _offer_notes(v: OfferView, currency: str) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
     if v.regions_compared > 1:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
     flags.extend(age_flags(o))
+    if o.pricing == "spot":
+        flags.append(spot_note(o))
     if v.floor is not None and v.ranked_per_hour is not None:
         # what plans cost it at, and what the listing ranked it by
         flags.append(

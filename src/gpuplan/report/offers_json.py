@@ -10,15 +10,18 @@ document model's JSON (:class:`gpuplan.documents.catalog.OffersDocument`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.i18n import N_
 
 __all__ = [
     "CHUNK_OFFERS",
     "OFFER_ITEM_FIELDS",
+    "interruption_reason",
     "offer_items",
     "offer_prices",
     "offers_json_bytes",
@@ -26,6 +29,7 @@ __all__ = [
     "offers_json_text",
     "price_fields",
     "rate_fields",
+    "spot_rate_reason",
 ]
 
 #: :class:`gpuplan.documents.catalog.OfferItem`'s fields in declaration order, the order its JSON
@@ -35,11 +39,32 @@ OFFER_ITEM_FIELDS = (
     "network_gbps", "interconnect", "pricing", "published_currency", "published_unit",
     "price_usd_per_hour", "price_usd_per_gpu_hour", "price_cny_per_hour", "price_cny_per_gpu_hour",
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
-    "as_of", "source", "confidence", "interruption_band", "billing_granularity_s", "min_billing_s",
-    "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days", "age_min_days",
-    "staleness", "stale_after_days", "priced_on", "network_kind", "local_nvme_gb", "fetched_at",
-    "costed_usd_per_hour", "costed_basis", "regions_compared",
+    "as_of", "source", "confidence", "interruption_band", "interruption_reason", "billing_granularity_s",
+    "min_billing_s", "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days",
+    "age_min_days", "staleness", "stale_after_days", "priced_on", "network_kind", "local_nvme_gb",
+    "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
 )  # fmt: skip
+
+
+#: Why a spot offer of a provider gpuplan has no module for carries no interruption band.
+_NO_PROVIDER_NOTE = N_("the catalog holds no interruption band for this offer and no word from its provider")
+
+
+def interruption_reason(o: OfferPrice) -> str | None:
+    """Why a spot offer's interruption rate is unknown: what its provider publishes about the rate
+    (the wording a plan states beside the rate it assumes), in English (a message: translate it
+    where shown); None for an offer with a band, or not a spot price."""
+    if o.pricing != "spot" or o.interruption_band is not None:
+        return None
+    return spot_rate_reason(o.provider)
+
+
+@cache
+def spot_rate_reason(provider: str) -> str:
+    """Why a spot offer of ``provider`` without a band has an unknown interruption rate (English)."""
+    from gpuplan.catalog.providers import spot_rate_note  # the provider modules: on first need only
+
+    return spot_rate_note(provider) or _NO_PROVIDER_NOTE
 
 
 def rate_fields(rate: ExchangeRate | None) -> dict[str, Any] | None:
@@ -195,6 +220,9 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "source": f["source"],
                 "confidence": f["confidence"],
                 "interruption_band": f["interruption_band"],
+                "interruption_reason": interruption_reason(o)
+                if f["pricing"] == "spot" and f["interruption_band"] is None
+                else None,
                 "billing_granularity_s": f["billing_granularity_s"],
                 "min_billing_s": f["min_billing_s"],
                 "term": _term_doc(f["term"], f["currency"]),

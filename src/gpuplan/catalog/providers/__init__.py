@@ -51,6 +51,7 @@ __all__ = [
     "module",
     "offer_terms",
     "registry",
+    "spot_rate_note",
     "unknown_price_reason",
 ]
 
@@ -228,6 +229,14 @@ def offer_terms(provider: str, instance_type: str, region: str = "") -> OfferTer
     the provider's module states nothing or the provider is not registered."""
     m = REGISTRY.get(provider)
     return m.FACTS.terms_for(instance_type, region) if m is not None else None
+
+
+def spot_rate_note(provider: str) -> str | None:
+    """What ``provider`` publishes about its spot interruption rate, where the catalog holds no
+    band for an offer (``SpotFacts.rate_note``: a message, translated where shown), or None when
+    the provider is not registered (a row from an older catalog)."""
+    m = REGISTRY.get(provider)
+    return m.FACTS.spot.rate_note if m is not None else None
 
 
 def unknown_price_reason(provider: str, pricing: str) -> str | None:
