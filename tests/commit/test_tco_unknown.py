@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -164,3 +165,25 @@ def test_a_total_equal_to_all_on_demand_saves_nothing_and_says_so() -> None:
     report = _report((_offer("on_demand", 2.74),))
     text = "\n".join(summary_lines(report))
     assert "no saving" in text and "<0.1" not in text
+
+
+@pytest.mark.parametrize("undated_first", [True, False])
+def test_a_tie_in_price_goes_to_the_price_of_known_date_not_to_the_undated_one(undated_first: bool) -> None:
+    # Two offers at one price: one dated last month, one of no known date ("aaa" sorts first by
+    # label, as the tie had been broken). The undated one had been bought: an unknown fact won.
+    def both(pricing: str, price: float, term: int = 0) -> tuple[PricedOffer, ...]:
+        undated = replace(_offer(pricing, price, term, as_of="2025-03/2026-12-02"), region="aaa")
+        dated = replace(_offer(pricing, price, term, as_of="2026-11-20"), region="zzz")
+        return (undated, dated) if undated_first else (dated, undated)
+
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(
+            Demand(name="steady", gpu="A100-SXM4-40GB", gpu_hours=(730.0,) * 12),
+            Demand(name="burst", gpu="A100-SXM4-40GB", gpu_hours=(0.0,) * 11 + (100.0,)),
+        ),
+        offers=(*both("on_demand", 3.0), *both("reserved_1y", 1.0, term=12)),
+    )
+    schedule = optimise(problem)
+    bought = [c.offer for c in schedule.commitments] + list(schedule.hourly_used.values())
+    assert bought and all(o.region == "zzz" for o in bought), [o.label for o in bought]

@@ -88,7 +88,7 @@ def _cheapest_per_size(problem: TcoProblem) -> dict[tuple[str, int], list[Priced
             continue
         key = (o.gpu, o.term_months, o.gpus_per_unit)
         cur = best.get(key)
-        if cur is None or (o.usd_per_unit_month, o.label) < (cur.usd_per_unit_month, cur.label):
+        if cur is None or (o.usd_per_unit_month, o.tie_key) < (cur.usd_per_unit_month, cur.tie_key):
             best[key] = o
     groups: dict[tuple[str, int], list[PricedOffer]] = {}
     for (gpu, term, _), o in sorted(best.items()):

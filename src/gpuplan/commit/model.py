@@ -100,6 +100,16 @@ class PricedOffer:
     def label(self) -> str:
         return f"{self.provider}/{self.region} {self.instance_type} {self.pricing}"
 
+    @property
+    def tie_key(self) -> tuple[int, str]:
+        """How two offers of one price are told apart: the one surely observed later first (by the
+        earliest day its date allows; a price of no readable date last: an unknown fact never wins a
+        tie against a known one), then by label, so that the answer does not depend on catalog order."""
+        from gpuplan.catalog.dates import parse_as_of
+
+        parsed = parse_as_of(self.floor_as_of or self.as_of)
+        return (-parsed.earliest.toordinal() if parsed is not None else 0, self.label)
+
 
 @dataclass(frozen=True, kw_only=True)
 class MissingPrice:

@@ -95,8 +95,8 @@ class HourlyOptions:
 
 
 def _cheapest(covers: Sequence[HourlyCover]) -> HourlyCover | None:
-    # Ties broken by label so that the answer does not depend on catalog order.
-    return min(covers, key=lambda c: (c.usd_per_useful_gpu_hour, c.offer.label), default=None)
+    # Ties broken by the price's date, then by label (PricedOffer.tie_key).
+    return min(covers, key=lambda c: (c.usd_per_useful_gpu_hour, c.offer.tie_key), default=None)
 
 
 def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
