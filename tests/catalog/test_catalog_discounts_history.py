@@ -230,3 +230,11 @@ def test_tco_gpus_and_a_yuan_table_say_the_discount_they_hold(db_path: Path) -> 
         listing = list_offers(store, OfferQuery(provider="aws", gpu="A100-SXM4-40GB", currency="CNY"))
         cny = render_text(offers_view(listing), width=220)
     assert "your −20 % (list ¥" in cny and "(list $" not in cny
+    # tco in yuan and in Chinese: the list price is in yuan and the words are Chinese (they were
+    # English, and in dollars in a yuan report)
+    args = ["--db", db, "tco", str(examples / "reserved-plus-spot.yaml"), "--json", "--lang", "zh"]
+    r = runner.invoke(app, [*args, "--currency", "CNY"])
+    assert r.exit_code == 0, r.output
+    prices = json.loads(r.stdout)["hourly_prices"]
+    sources = [h["price_source"] for h in prices if h["instance_type"].startswith("p4d.")]
+    assert sources and all("[已按您的 20% 折扣计价；标价 ¥" in s for s in sources), sources

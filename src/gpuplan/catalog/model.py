@@ -247,10 +247,13 @@ class OfferPrice:
         discount is in the price, and the list price it was taken off ('' without one)."""
         if self.discount_percent is None or self.list_price_usd_per_hour is None:
             return ""
-        from gpuplan.i18n import format_number, money
+        from gpuplan.i18n import _, format_number, money
 
         listed = money(self.list_price_usd_per_hour, per="h")
-        return f" [your {format_number(self.discount_percent)} % discount applied; list {listed}]"
+        said = _("your {percent} % discount applied; list {listed}").format(
+            percent=format_number(self.discount_percent), listed=listed
+        )
+        return f" [{said}]"
 
     def dated_floor_usd_per_hour(self) -> DatedFloor | None:
         """For a spot price of unknown age (its date only bounded, or none) below the dated spot

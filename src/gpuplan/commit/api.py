@@ -110,6 +110,7 @@ def tco(
     ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``.
     """
     from gpuplan.catalog import display_money, open_store
+    from gpuplan.i18n import use_money
 
     u = _with_countries(load_usage(usage, project=project), countries)
     own = store is None
@@ -118,8 +119,10 @@ def tco(
         demands, sources = demands_from_usage(u, st, allow_code=allow_code)
         gpus = tuple(dict.fromkeys(d.gpu for d in demands))
         prices = st.offers(include_unpriced=False)
-        offers, offer_notes = priced_offers(prices, u, gpus)
         money = display_money(st, currency or u.currency)
+        # the offers' sources say a discount's list price: in the money the report is shown in
+        with use_money(money):
+            offers, offer_notes = priced_offers(prices, u, gpus)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
