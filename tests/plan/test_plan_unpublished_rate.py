@@ -3,7 +3,9 @@ speed: the planner leaves it out for that reason, never as "does not fit" and ne
 
 from __future__ import annotations
 
+import gc
 import math
+import weakref
 from pathlib import Path
 
 from plan_helpers import CAL, aws_costs, ddp_profile, offer
@@ -35,6 +37,31 @@ def test_the_estimator_answers_an_unrated_gpu_as_unknown_speed_not_as_unfit() ->
     assert l20.rate_unknown and not l20.fits and math.isnan(l20.job_time_h)
     assert a100.fits and not a100.rate_unknown and math.isfinite(a100.job_time_h)
     assert row("L20") is l20  # asked again: the cached answer, still unknown
+
+
+class _Held:
+    """A stand-in for a caller's local (the planner's candidate arrays)."""
+
+
+def test_an_unrated_answer_keeps_none_of_the_callers_locals_alive() -> None:
+    # The estimator lives as long as the plan; an error it kept (its traceback and context reach
+    # the callers' frames) held each caller's locals, ~11 MB at the plan's peak.
+    est, _ = make_estimator(
+        Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ddp_profile("bf16 matmuls"), CAL
+    )
+
+    def ask(interconnect: str) -> weakref.ref[_Held]:
+        held = _Held()
+        row = est(
+            EstimateKey(gpu="L20", gpus_per_node=1, nodes=1, interconnect=interconnect, network_gbps=None)
+        )
+        assert row.rate_unknown
+        return weakref.ref(held)
+
+    # the first ask of the GPU, then another shape of the same stages
+    refs = [ask(""), ask("PCIe")]
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
 
 
 def test_an_unrated_gpu_is_left_out_for_its_unknown_rate_and_never_ranked() -> None:

@@ -148,8 +148,11 @@ class _Estimator:
         self._like: dict[tuple[str, int], GpuStages] = {}
         # Shapes (as ``_shapes`` keys them) and stages whose GPU has no published rate for the
         # workload's math: answered as unknown speed, not as a GPU the job does not fit.
+        # Only the keys are kept, never the error: an exception holds its traceback and context,
+        # whose frames hold every caller's locals (the planner's candidate arrays) for as long as
+        # the estimator lives.
         self._unrated_shapes: set[tuple[Any, ...]] = set()
-        self._unrated: dict[tuple[str, int, Link], UnpublishedRateError] = {}
+        self._unrated: set[tuple[str, int, Link]] = set()
         # GPUs per node -> the first request asked for with that host (the others differ from it
         # only in their GPUs, count and link).
         self._requests: dict[int, EstimateRequest] = {}
@@ -207,7 +210,10 @@ class _Estimator:
             return None
         stages_key, inferred = found
         stages = self._stages[stages_key]
-        assert stages is not None  # shapes whose stages failed are None themselves
+        if stages is None:  # the GPU cannot run the workload, or its rate for it is unpublished
+            if stages_key in self._unrated:
+                self._unrated_shapes.add((gpu_id, gpus_per_node, nodes, interconnect, net, kind))
+            return None
         memory = stages.memory.memory
         # Equal shapes (the same stages, the same network kind taken) share one number, and so their rows.
         number = self._shape_ids.setdefault(found, len(self._shape_ids))
@@ -268,16 +274,14 @@ class _Estimator:
             like = self._like.get((gpu.id, count))
             try:
                 stages = self._stages[stages_key] = gpu_stages(request, like)
-            except UnpublishedRateError as e:
+            except UnpublishedRateError:
                 self._stages[stages_key] = None
-                self._unrated[stages_key] = e
+                self._unrated.add(stages_key)
             except EstimateError:
                 self._stages[stages_key] = None
             else:
                 self._like.setdefault((gpu.id, count), stages)
-        if stages_key in self._unrated:
-            raise self._unrated[stages_key]
-        return (stages_key, inferred) if self._stages[stages_key] is not None else None
+        return stages_key, inferred
 
     def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> int:
         try:
