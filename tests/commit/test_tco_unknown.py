@@ -187,3 +187,47 @@ def test_a_tie_in_price_goes_to_the_price_of_known_date_not_to_the_undated_one(u
     schedule = optimise(problem)
     bought = [c.offer for c in schedule.commitments] + list(schedule.hourly_used.values())
     assert bought and all(o.region == "zzz" for o in bought), [o.label for o in bought]
+
+
+def test_a_spot_price_bought_at_an_assumed_interruption_rate_says_so_in_the_table_and_the_json() -> None:
+    # tco had bought spot at the assumed rate (one interruption a day: the provider publishes none)
+    # and said nothing of it where plan and offers say it.
+    from gpuplan.plan.spot import spot_default
+
+    rate = spot_default("nebius")
+    spot = replace(_offer("spot", 1.0), interruptions_per_hour=rate.per_hour, spot_rate=rate)
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(100.0,) * 12, interruptible=True),),
+        offers=(_offer("on_demand", 3.0), spot),
+    )
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [
+                {
+                    "name": "d",
+                    "gpu": "A100-SXM4-40GB",
+                    "gpus": 1,
+                    "hours_per_month": 100,
+                    "interruptible": True,
+                }
+            ],
+        }
+    )
+    report = TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=optimise(problem),
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=1200.0, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=date(2026, 12, 1),
+    )
+    [row] = [r for r in price_rows(report) if "spot" in r[3]]
+    assert "assumed: 1 interruption per 24 instance-hours (Nebius publishes no interruption rate" in row[-1]
+    [hourly] = [h for h in tco_json(report)["hourly_prices"] if h["pricing"] == "spot"]
+    assert hourly["interruption_rate_assumed"] is True
+    assert hourly["interruptions_per_hour"] == pytest.approx(1 / 24)
+    assert hourly["interruption_rate_source"].startswith("assumed: 1 interruption per 24")

@@ -133,6 +133,7 @@ def priced_offers(
                 term_months=_term_months(p) if p.pricing in COMMITMENT_PRICING else 0,
                 interruptions_per_hour=spot.per_hour if spot else None,
                 rate_source=spot.source if spot else "",
+                spot_rate=spot,
                 confidence=p.confidence or "",
                 source=(p.source or "") + p.discount_said(),
                 as_of=p.as_of or "",

@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuplan import vocab
 from gpuplan.units import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    from gpuplan.plan.spot import SpotRate
 
 __all__ = [
     "COMMITMENT_PRICING",
@@ -74,6 +78,9 @@ class PricedOffer:
     interruptions_per_hour: float | None = None
     """Spot only: interruptions per instance-hour (band or the stated default)."""
     rate_source: str = ""
+    spot_rate: SpotRate | None = None
+    """Spot only: the interruption rate and what backs it (a published band, or assumed: said
+    beside the price wherever it is used)."""
     confidence: str = "high"
     source: str = ""
     as_of: str = ""

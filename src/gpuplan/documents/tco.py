@@ -147,6 +147,14 @@ class TcoHourlyPrice(Document):
     """Where the offer's price comes from, as the catalog states it (the publisher, the file and
     line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
     is the dated price the notes name, not this one."""
+    interruptions_per_hour: float | None = None
+    """Spot: interruptions per instance-hour costed (the band's upper bound, or the assumed rate);
+    None for on-demand."""
+    interruption_rate_assumed: bool | None = None
+    """Spot: True when no published figure backs the rate (the provider publishes none, or the
+    catalog holds no band for the offer); None for on-demand."""
+    interruption_rate_source: str | None = None
+    """Spot: where the rate comes from, or what was assumed and why; None for on-demand."""
 
 
 class TcoUnknownPrice(Document):

@@ -72,6 +72,15 @@ def _price_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
         "staleness": age.staleness,
         "confidence": offer.confidence,
         "price_source": offer.source,
+        **(
+            {
+                "interruptions_per_hour": offer.interruptions_per_hour,
+                "interruption_rate_assumed": offer.spot_rate.assumed,
+                "interruption_rate_source": offer.spot_rate.source,
+            }
+            if offer.spot_rate is not None
+            else {}
+        ),
     }
 
 
@@ -382,6 +391,9 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                     day=o.floor_as_of, price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit)
                 )
             )
+        if o.spot_rate is not None and o.spot_rate.assumed:
+            # no published interruption rate: the one costed is assumed, and said so (as plan does)
+            flags.append(o.spot_rate.shown())
         if (packing := report.schedule.hourly_packing.get(use, 1.0)) > 1.0 + 1e-9:
             flags.append(
                 _("whole instances: {factor} GPU-hours paid per GPU-hour used").format(
