@@ -164,6 +164,30 @@ def spot_note(o: OfferPrice) -> str:
     return _("interruption rate unknown: {reason}").format(reason=_(spot_rate_reason(o.provider)))
 
 
+def _spot_flag(o: OfferPrice) -> str:
+    """:func:`spot_note` as a row of the table says it: a band in full; an unknown rate in two
+    words, its provider's reason said once under the table (:func:`_unknown_rate_lines`), not on
+    every row of a long listing."""
+    if o.interruption_band is not None:
+        return spot_note(o)
+    return _("interruption rate unknown")
+
+
+def _unknown_rate_lines(listing: OfferListing) -> list[str]:
+    """Under the table: each provider whose spot rows have no interruption rate, and why, once."""
+    providers = dict.fromkeys(
+        v.offer.provider
+        for v in listing.views
+        if v.offer.pricing == "spot" and v.offer.interruption_band is None
+    )
+    return [
+        _("Spot interruption rate unknown ({provider}): {reason}.").format(
+            provider=p, reason=_(spot_rate_reason(p))
+        )
+        for p in providers
+    ]
+
+
 def _offer_notes(v: OfferView, currency: str) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
@@ -171,7 +195,7 @@ def _offer_notes(v: OfferView, currency: str) -> str:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
     flags.extend(age_flags(o))
     if o.pricing == "spot":
-        flags.append(spot_note(o))
+        flags.append(_spot_flag(o))
     if v.floor is not None and v.ranked_per_hour is not None:
         # what plans cost it at, and what the listing ranked it by
         flags.append(
@@ -290,6 +314,7 @@ def offers_view(listing: OfferListing) -> RenderableType:
         ngettext("{n} offer.", "{n} offers.", len(listing.views)).format(n=len(listing.views)),
         rates_line(listing.rates, cur),
     ]
+    notes.extend(_unknown_rate_lines(listing))
     if listing.empty_reason:
         notes.append(listing.empty_reason)
     if listing.unconvertible:
