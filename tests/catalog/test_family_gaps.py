@@ -60,3 +60,11 @@ def test_every_family_pattern_matches_a_shipped_offer_or_names_its_gpu(store: St
     carried = {(o.provider, o.instance_type) for o in store.offers(include_unpriced=True)}
     for gap in FAMILY_GAPS:
         assert gap.applies(carried) or gap.gpus, gap.what
+
+
+def test_an_empty_listing_in_one_region_names_the_regions_that_have_the_offers(store: Store) -> None:
+    # "--region us-east-1 --gpu L20 --pricing spot" had said no source publishes an L20 spot price
+    # at all; the catalog has them in six Chinese regions.
+    said = _reason(store, gpu="L20", pricing="spot", region="us-east-1")
+    assert said.startswith("none in us-east-1; the catalog has these offers in 6 other regions: cn-beijing,")
+    assert said.endswith("(leave out --region to list them)")

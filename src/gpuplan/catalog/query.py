@@ -213,7 +213,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
     provider asked for), or none of its offers with a ``pricing`` price; with the notes on the
     prices its sources lack of the instance families that carry that GPU, in the reader's language.
     None when neither applies (no pricing model asked, and the provider lists the GPU)."""
-    from gpuplan.i18n import _
+    from gpuplan.i18n import _, ngettext
 
     gpu = _gpu_named(query.gpu) if query.gpu is not None else None
     anywhere = store.offers(gpu=query.gpu, include_unpriced=True) if gpu is not None else []
@@ -228,6 +228,31 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
         return _("no offer of {gpu} from {provider} in the catalog; it lists {gpu} from {providers}").format(
             gpu=gpu, provider=query.provider, providers=_(", ").join(sellers)
         )
+    if query.region is not None:
+        # the region asked for has none: say where the catalog does have one, rather than that no
+        # source publishes it anywhere
+        others = sorted(
+            {
+                o.region
+                for o in store.offers(
+                    gpu=query.gpu,
+                    count=query.count,
+                    min_gpu_memory_gib=query.min_gpu_memory_gib,
+                    provider=query.provider,
+                    pricing=pricing,
+                )
+            }
+            - {query.region}
+        )
+        if others:
+            shown = _(", ").join(others[:_REGIONS_NAMED]) + (" …" if len(others) > _REGIONS_NAMED else "")
+            return ngettext(
+                "none in {region}; the catalog has these offers in {n} other region: {regions} (leave "
+                "out --region to list them)",
+                "none in {region}; the catalog has these offers in {n} other regions: {regions} (leave "
+                "out --region to list them)",
+                len(others),
+            ).format(region=query.region, n=len(others), regions=shown)
     if pricing is None:
         return None
     # The instance types the notes speak for: those that carry the GPU (and count, memory) asked
@@ -267,6 +292,10 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
         ).format(pricing=pricing_name(pricing), where=where)
     )
     return _("; ").join([lead, *_gap_notes(gaps)])
+
+
+#: Regions an empty listing names where the offers asked for are (the rest counted).
+_REGIONS_NAMED = 8
 
 
 def _gpu_named(name: str) -> str:
