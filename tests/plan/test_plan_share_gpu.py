@@ -153,3 +153,23 @@ def test_the_estimate_judges_a_shared_replica_against_its_share_and_advises_fewe
     # without share_gpu the same card is judged whole
     alone = estimate(_service(), ["RTX-4090"], profile=profile).outcomes[0].estimate
     assert alone is not None and alone.memory.capacity_gib == pytest.approx(24.0)
+
+
+def test_estimate_and_plan_hold_a_whole_request_in_the_kv_cache_not_the_traced_seq_len(
+    store: Store, profile: Profile
+) -> None:
+    # The traced forward is 2,048 tokens; the service's requests are 3,072 + 1,024. Estimate and plan
+    # had sized the cache at the trace's length while deploy writes --max-model-len 4096 and simulate
+    # holds whole requests: the plan's replicas ran 99 % busy and dropped requests in simulate.
+    from gpuplan.api import estimate
+
+    w = _service(prompt_tokens=3072, output_tokens=1024, requests_per_s=1)
+    [outcome] = estimate(w, ["H100-SXM"], profile=profile).outcomes
+    assert outcome.decode is not None and outcome.decode.context_tokens == 4096
+    at_trace = decode_estimate(profile, get_gpu("H100-SXM"), context_tokens=2048)
+    assert outcome.decode.max_concurrent_sequences < at_trace.max_concurrent_sequences / 1.9
+    # the plan needs at least the GPUs the estimate says, per GPU
+    assert outcome.serving is not None
+    planned = plan(w, store=store, profile=profile, providers=["aws"], top=200)
+    h100 = [o for o in planned.options if o.gpu == "H100-SXM"]
+    assert h100 and min(o.gpus_per_node * o.nodes for o in h100) >= outcome.serving.gpus_needed

@@ -60,7 +60,12 @@ def estimate_services(
         prof = load_profile(w, db)
         engine = serving_engine(w)
         dec = decode_estimate(
-            prof, get_gpu(gpu_id), cuda_graphs=w.uses_cuda_graphs, compiled=w.compile, engine=engine
+            prof,
+            get_gpu(gpu_id),
+            cuda_graphs=w.uses_cuda_graphs,
+            compiled=w.compile,
+            engine=engine,
+            context_tokens=w.serving.prompt_tokens + w.serving.output_tokens,
         )
         slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(

@@ -347,6 +347,12 @@ def check_share_fit(
                 compiled=workload.compile,
                 engine=serving_engine(workload),
                 replicas_per_gpu=n,
+                # a whole request in the KV cache, as the engine's --max-model-len is written
+                context_tokens=(
+                    workload.serving.prompt_tokens + workload.serving.output_tokens
+                    if workload.serving is not None
+                    else None
+                ),
             )
 
         dec = replica(share)

@@ -79,6 +79,9 @@ def _one(
                 cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
                 engine=request.serving_engine,
+                # each sequence holds its whole request in the KV cache, as deploy's --max-model-len
+                # and simulate size it (the traced seq_len is the forward's shape, not the request's)
+                context_tokens=serving.prompt_tokens + serving.output_tokens if serving else None,
                 # n replicas time-sharing a GPU (one GPU each: tensor parallelism leaves it at 1)
                 replicas_per_gpu=(
                     serving.replicas_per_gpu if serving and request.model_parallel.tensor == 1 else 1

@@ -343,6 +343,8 @@ class _Estimator:
             compiled=self.workload.compile,
             engine=serving_engine(self.workload),
             replicas_per_gpu=share,
+            # a whole request in the KV cache, as estimate, deploy and simulate size it
+            context_tokens=serving.prompt_tokens + serving.output_tokens,
         )
         # n replicas to a GPU must each hold their weights and a sequence at the traced context.
         ruled_out = ruled_out or (share > 1 and dec.max_concurrent_sequences < 1)
