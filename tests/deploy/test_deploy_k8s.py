@@ -169,6 +169,26 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
     assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
 
 
+@pytest.mark.parametrize(
+    ("serving", "start", "most"),
+    [("min_replicas: 1", 3, 6), ("min_replicas: 1, max_replicas: 8", 3, 8), ("min_replicas: 5", 5, 10)],
+)
+def test_a_workloads_min_replicas_never_starts_fewer_than_the_plan_priced(
+    tmp_path: Path, serving: str, start: int, most: int
+) -> None:
+    # min_replicas: 1 had started one replica of the three priced for the load: the service dropped
+    # requests in simulate until the autoscaler caught up.
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, serving), gpu="L4", count=3)
+    docs = yaml_docs(generate(spec, "k8s"))
+    dep = next(d for d in docs if d["kind"] == "Deployment")
+    hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
+    assert (dep["spec"]["replicas"], hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (
+        start,
+        start,
+        most,
+    )
+
+
 def test_manifests_have_no_yaml_anchors(multinode_plan: LaunchSpec) -> None:
     for f in generate(stock_model(multinode_plan), "k8s"):
         if f.path.endswith(".yaml"):

@@ -686,10 +686,13 @@ def _serving_for(
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
     gpus *= serving.share_gpu
     update: dict[str, int] = {}
-    if "min_replicas" not in serving.model_fields_set:
-        update["min_replicas"] = (
-            min(gpus, serving.max_replicas) if "max_replicas" in serving.model_fields_set else gpus
-        )
+    # start what the plan priced, never fewer (a workload's min_replicas: 1 had started one replica
+    # of the three the plan priced for the load); no more than a max_replicas given
+    start = gpus if "min_replicas" not in serving.model_fields_set else max(gpus, serving.min_replicas)
+    if "max_replicas" in serving.model_fields_set:
+        start = min(start, serving.max_replicas)
+    if start != serving.min_replicas or "min_replicas" not in serving.model_fields_set:
+        update["min_replicas"] = start
     if "max_replicas" not in serving.model_fields_set:
         # room to double what was priced (the serving block's own default, 8, was as many as 4×
         # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4)
