@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
@@ -173,3 +174,23 @@ def test_estimate_and_plan_hold_a_whole_request_in_the_kv_cache_not_the_traced_s
     planned = plan(w, store=store, profile=profile, providers=["aws"], top=200)
     h100 = [o for o in planned.options if o.gpu == "H100-SXM"]
     assert h100 and min(o.gpus_per_node * o.nodes for o in h100) >= outcome.serving.gpus_needed
+
+
+def test_a_replica_range_upside_down_is_refused_by_every_command_that_reads_the_workload() -> None:
+    from gpuplan.workload.spec import ServingSpec
+
+    with pytest.raises(ValueError, match="max_replicas is below min_replicas"):
+        ServingSpec.model_validate(
+            {
+                "requests_per_s": 1,
+                "prompt_tokens": 1,
+                "output_tokens": 1,
+                "min_replicas": 5,
+                "max_replicas": 2,
+            }
+        )
+    text = SERVICE.read_text(encoding="utf-8").replace(
+        "serving: {requests_per_s: 5,", "serving: {min_replicas: 5, max_replicas: 2, requests_per_s: 5,"
+    )
+    with pytest.raises(InputError, match=r"serving: max_replicas is below min_replicas"):
+        load_workload(yaml.safe_load(text))

@@ -377,6 +377,17 @@ class ServingSpec(Spec):
             value=v,
         )
 
+    @model_validator(mode="after")
+    def _replica_range(self) -> ServingSpec:
+        # plan and estimate had taken min 5, max 2 (and priced 6 GPUs) that deploy and simulate refuse
+        if (
+            self.min_replicas is not None
+            and self.max_replicas is not None
+            and self.max_replicas < self.min_replicas
+        ):
+            raise _refused(N_("max_replicas is below min_replicas"))
+        return self
+
     @property
     def replicas_per_gpu(self) -> int:
         """Replicas time-sharing one GPU (``share_gpu``; 1: a whole GPU each, also under a
