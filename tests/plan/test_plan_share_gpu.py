@@ -194,3 +194,18 @@ def test_a_replica_range_upside_down_is_refused_by_every_command_that_reads_the_
     )
     with pytest.raises(InputError, match=r"serving: max_replicas is below min_replicas"):
         load_workload(yaml.safe_load(text))
+
+
+def test_no_option_holds_more_replicas_than_the_autoscaler_may_run(store: Store, profile: Profile) -> None:
+    # A plan of 8 replicas beside deploy's maxReplicas: 4 priced a load the deployed service cannot
+    # reach (simulate: p95 44 s against 30, 99 % of requests late at the cap).
+    free = plan(_service(), store=store, profile=profile, providers=["aws"], top=200)
+    most = max(o.gpus_per_node * o.nodes for o in free.options)
+    assert most > 2
+    capped = plan(_service(max_replicas=2), store=store, profile=profile, providers=["aws"], top=200)
+    assert capped.options and all(o.gpus_per_node * o.nodes <= 2 for o in capped.options)
+    assert capped.excluded.get("above_max_replicas", 0) > 0
+    shared = plan(
+        _service(max_replicas=4, share_gpu=2), store=store, profile=profile, providers=["aws"], top=200
+    )
+    assert all(o.gpus_per_node * o.nodes * 2 <= 4 for o in shared.options)

@@ -498,6 +498,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
         min_replicas=least,
+        max_replicas=workload.serving.max_replicas if workload.serving is not None else None,
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         weights_gb=weights_gb,

@@ -206,10 +206,15 @@ def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
     """Leave out (``Reason.MODEL_SPLIT``) the candidates whose GPUs cannot hold whole replicas of the
     job's tensor × pipeline split, before the estimator is asked about them; and (``Reason.MIN_REPLICAS``)
     those of fewer replicas than a service's ``min_replicas``, which ``deploy`` starts whatever the
-    plan priced (a plan had priced 2 GPUs for a deployment of 4), ``replicas_per_gpu`` to a GPU."""
+    plan priced (a plan had priced 2 GPUs for a deployment of 4), ``replicas_per_gpu`` to a GPU, and
+    (``Reason.MAX_REPLICAS``) those of more than its ``max_replicas``, which its autoscaler never runs."""
+    replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus * job.replicas_per_gpu
     if job.min_replicas > 1:
-        replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus * job.replicas_per_gpu
         cands.exclude(replicas < job.min_replicas, Reason.MIN_REPLICAS)
+    if job.max_replicas is not None:
+        # more than the autoscaler deploy writes may run: the load such an option is priced for
+        # is one the deployed service cannot reach (a plan of 8 replicas beside maxReplicas: 4)
+        cands.exclude(replicas > job.max_replicas, Reason.MAX_REPLICAS)
     if job.replica_gpus == 1:
         return
     not_multiple, narrow = _split_masks(cands, job)

@@ -291,6 +291,9 @@ class JobFacts:
     min_replicas: int = 1
     """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
     may price (1 where the workload leaves it out)."""
+    max_replicas: int | None = None
+    """A service's ``serving.max_replicas``: the most its autoscaler runs, so the most an option may
+    price (None: no bound given)."""
     replicas_per_gpu: int = 1
     """A service's replicas time-sharing one GPU (``serving.share_gpu``; 1: a GPU each)."""
     p95_latency_ms: float | None = None
