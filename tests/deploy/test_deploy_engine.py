@@ -117,6 +117,17 @@ def test_no_version_named_pins_the_newest_the_estimate_knows_and_says_so(
     assert ("names no serving engine" in readme) == (serving == "")
 
 
+@pytest.mark.parametrize(
+    ("pin", "said"), [("vllm==9.9.9", True), ("vllm==0.14.0", False), ("vllm==0.8.5", False)]
+)
+def test_a_version_newer_than_the_estimate_knows_is_said_in_the_readme(
+    pin: str, said: bool, tmp_path: Path
+) -> None:
+    # vllm==9.9.9 had been written as an image tag without a word (a typo, or a release unseen)
+    readme = by_path(generate(_llm(tmp_path, f'engine: "{pin}"'), "k8s"))["README.md"]
+    assert ("is newer than any release gpuplan's estimate knows (0.14.0)" in readme) == said
+
+
 def test_replicas_sharing_a_gpu_share_its_memory(tmp_path: Path) -> None:
     container, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5", share_gpu: 2'))
     i = container["args"].index("--gpu-memory-utilization")

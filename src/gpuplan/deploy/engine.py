@@ -207,6 +207,17 @@ def unpriced_share(spec: LaunchSpec) -> str:
     ).format(priced=sharing(planned), deployed=sharing(share), share=share)
 
 
+def _newer(version: str, than: str) -> bool:
+    """Whether release ``version`` comes after ``than`` (major, minor, patch; a suffix ignored)."""
+
+    def parts(v: str) -> tuple[int, int, int]:
+        found = _VERSION.match(v)
+        assert found is not None  # ServingDeployment checked the pin
+        return int(found[1]), int(found[2]), int(found[3] or 0)
+
+    return parts(version) > parts(than)
+
+
 def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
     """A README paragraph: which engine runs, at which version, and that the plan's figures are its
     (``unpriced``: else why they are not, :func:`unpriced_share`)."""
@@ -226,6 +237,15 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
                 "to overlap its scheduling with the GPU (the slower case), so its figures are if "
                 "anything conservative here; pin yours as serving.engine: {example}."
             ).format(engine=launch.words, example=f"{launch.engine}=={launch.version}")
+        )
+    if launch.version_stated and _newer(launch.version, NEWEST_KNOWN[launch.engine]):
+        # vllm==9.9.9 had been written as an image tag without a word: a typo, or a release the
+        # estimate has not seen
+        parts.append(
+            _(
+                "{engine} is newer than any release gpuplan's estimate knows ({newest}): the plan took "
+                "it to schedule as {newest} does; check that the image tag exists before you apply."
+            ).format(engine=launch.words, newest=NEWEST_KNOWN[launch.engine])
         )
     parts.append(
         unpriced
