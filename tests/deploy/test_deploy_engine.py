@@ -275,3 +275,21 @@ def test_a_plan_reads_the_hub_id_of_a_config_inside_its_folder_only(tmp_path: Pa
     assert spec.hf_model_id == "meta-llama/Llama-3.2-1B" and spec.model_family == "decoder"
     # A plan may come from someone else: a file outside its folder is not read.
     assert LaunchSpec.from_plan_json(_plan_naming(outside / "config.json", inside)).hf_model_id is None
+
+
+@pytest.mark.parametrize(
+    ("serving", "said"),
+    [
+        ('engine: "vllm==0.8.5"', "The plan priced 2 replicas on 2 GPU(s): the command below starts one."),
+        (
+            'engine: "vllm==0.8.5", share_gpu: 2',
+            "The plan priced 4 replicas time-sharing 2 GPU(s), 2 to a GPU: the command below starts one.",
+        ),
+    ],
+)
+def test_the_docker_readme_says_how_many_containers_the_plan_priced(
+    serving: str, said: str, tmp_path: Path
+) -> None:
+    # One `docker run` for a plan of four time-sharing replicas had been a quarter of the capacity priced.
+    readme = by_path(generate(_llm(tmp_path, serving), "docker"))["README.md"]
+    assert said in readme and "Kubernetes (--target k8s) starts and scales them" in readme

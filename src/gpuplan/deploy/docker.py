@@ -154,6 +154,32 @@ ENTRYPOINT {entry}
 """
 
 
+def _replicas_note(spec: LaunchSpec) -> str:
+    """For a service the plan priced as several replicas: that one `docker run` is one of them (a
+    README had shown one container for a plan of four time-sharing replicas: a quarter of the
+    capacity priced)."""
+    serving = spec.serving
+    if serving is None or serving.min_replicas <= 1:
+        return ""
+    per = spec.tensor_parallel * spec.pipeline_parallel
+    gpus = -(-serving.min_replicas * per // serving.share_gpu)
+    said = (
+        _(
+            "The plan priced {n} replicas time-sharing {gpus} GPU(s), {share} to a GPU: the command below "
+            "starts one. Start {n}, {share} on each GPU (`--gpus device=…` in place of `--gpus all`), "
+            "each on its own port, behind a load balancer; Kubernetes (--target k8s) starts and scales "
+            "them for you."
+        )
+        if serving.share_gpu > 1
+        else _(
+            "The plan priced {n} replicas on {gpus} GPU(s): the command below starts one. Start {n}, each "
+            "on its own GPU(s) (`--gpus device=…` in place of `--gpus all`) and port, behind a load "
+            "balancer; Kubernetes (--target k8s) starts and scales them for you."
+        )
+    ).format(n=serving.min_replicas, gpus=gpus, share=serving.share_gpu)
+    return f"\n\n{said}"
+
+
 def readme(spec: LaunchSpec, image: str) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
@@ -162,7 +188,7 @@ def readme(spec: LaunchSpec, image: str) -> str:
         title = _("{name}: Docker (inference)").format(name=spec.name)
         return f"""# {title}
 
-{serving_note(spec)}
+{serving_note(spec)}{_replicas_note(spec)}
 
 ```bash
 docker build -t {tag} .
