@@ -219,6 +219,18 @@ def test_gpus_table(db: str) -> None:
     assert "H200-SXM" in result.stdout and "NVLink 3" in result.stdout and "reserved_3y" in result.stdout
 
 
+def test_gpus_table_tells_an_unpublished_rate_from_a_path_the_part_lacks(db: str) -> None:
+    # "—" had read alike for the L20's BF16 (tensor cores, rate published nowhere) and the T4's (none)
+    r = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": "200"})
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines() if line.split()}
+    # GPU, mem, GB/s, FP32, TF32, BF16, FP8
+    assert rows["L20"][5:7] == ["?", "?"] and rows["T4"][5:7] == ["—", "—"]
+    assert rows["H100-SXM"][5] not in ("?", "—")
+    assert "? = the part has these tensor cores but no source publishes their rate" in " ".join(
+        r.stdout.split()
+    )
+
+
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_gpus_table_fits_narrow_consoles_with_whole_gpu_names(db: str, width: int) -> None:
     result = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": str(width)})

@@ -107,6 +107,16 @@ def _has_half_tensor_cores(gpu: GPU, path: str) -> bool:
     return (int(major), int(minor or 0)) >= _HALF_FROM_CAPABILITY[path]
 
 
+def rate_unpublished(gpu: GPU, path: str) -> bool:
+    """Whether ``gpu`` has ``path`` (``bf16``, ``fp16``, ``fp8``) tensor cores whose rate no source
+    publishes (the L20's BF16): unknown, where a part without them (a T4's BF16) lacks the path."""
+    if gpu.peak_tflops(path) is not None:
+        return False
+    if path == "fp8":
+        return has_fp8_tensor_cores(gpu)
+    return _has_half_tensor_cores(gpu, path)
+
+
 def _instead(gpu: GPU, path: str, precision: str | None) -> Phrase:
     """The precision to use on ``gpu``, which lacks ``path``: the one that keeps the workload's
     weights as wide as it wrote them — an all-16-bit ``bf16`` is ``fp16-master`` on a T4 (fp16

@@ -446,8 +446,8 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
             bw: fmt_num(g.memory_bandwidth_gbps),
             "FP32": fmt_num(g.fp32_tflops),
             "TF32": fmt_num(g.tf32_tflops),
-            "BF16": fmt_num(g.bf16_tflops),
-            "FP8": fmt_num(g.fp8_tflops),
+            "BF16": _peak(g, "bf16"),
+            "FP8": _peak(g, "fp8"),
         }
         values[f"{mem}\n{bw}"] = f"{values[mem]}\n{values[bw]}"
         values[peaks] = f"{values['FP32']} · {values['TF32']}\n{values['BF16']} · {values['FP8']}"
@@ -455,6 +455,17 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
         link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout < 2 else []
         table.add_row(g.id, *(values[f] for f in figures), *link_cell, *cells)
     return table
+
+
+def _peak(g: GPU, path: str) -> str:
+    """A tensor-core peak: its figure, "?" where the part has the tensor cores but no source gives
+    their rate (the L20's BF16), "—" where it has none (a T4's BF16)."""
+    from gpuplan.perf.roofline import rate_unpublished
+
+    value = g.peak_tflops(path)
+    if value is not None:
+        return fmt_num(value)
+    return "?" if rate_unpublished(g, path) else "—"
 
 
 def gpus_view(
@@ -466,7 +477,8 @@ def gpus_view(
     table = Widest([partial(_gpus_table, gpus, cheapest, layout) for layout in (0, 1, 2)])
     notes = [
         _(
-            "Peaks are dense datasheet TFLOP/s. Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
+            "Peaks are dense datasheet TFLOP/s (? = the part has these tensor cores but no source "
+            "publishes their rate; — = it has none). Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
             "any provider; — = no known price; * = stale or of unknown age (offers shows its date), a "
             "spot price of unknown age below the dated one of its region shown at that one, as plans cost it."
         ),
