@@ -116,10 +116,16 @@ def _validation_line(e: RequestValidationError, lang: str) -> str:
     from gpuplan.errors import Phrase
     from gpuplan.i18n import N_, use_language
     from gpuplan.i18n.error_text import phrase_text
+    from gpuplan.web.requests import PATTERN_WORDS
 
     first = e.errors()[0] if e.errors() else {"msg": "invalid"}
     where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
-    said = reason(first)
+    said: str | Phrase | GpuplanError = reason(first)
+    if first.get("type") == "string_pattern_mismatch":
+        # what the value should look like in words: a regular expression means nothing to a reader
+        ctx = first.get("ctx")
+        pattern = str(ctx.get("pattern", "")) if isinstance(ctx, dict) else ""
+        said = Phrase(PATTERN_WORDS.get(pattern, N_("this value is not in the form asked for")))
     line = Phrase(N_("{where}: {problem}{more}"), where=where, problem=said, more="") if where else said
     with use_language(lang):
         return phrase_text(line)

@@ -117,6 +117,20 @@ _SCRIPT_WORDS = (
     N_("Best known-current price"),
     N_("none in the catalog"),
     N_("Paste a trace CSV or choose a file, or pick a generated shape."),
+    # a price's age where it is not known to be current, in the words of `gpuplan offers`
+    N_("stale ({age})"),
+    N_("age unknown (up to {age})"),
+    N_("stale"),
+    N_("{n} d"),
+    N_("{n} mo"),
+    N_("{n} y"),
+    N_("Prices as of"),
+    N_("date unknown"),
+    # a price-history point whose price is dated only as a range
+    N_("dated {range}: drawn at its latest day"),
+    # a saved plan's status
+    N_("planned"),
+    N_("cancelled"),
 )
 
 

@@ -38,8 +38,11 @@ from gpuplan.units import (
 )
 
 __all__ = [
+    "JOB_ID_PATTERN",
     "MONTH_PATTERN",
+    "NAME_PATTERN",
     "OPTION_FIELDS",
+    "PATTERN_WORDS",
     "DeployRequest",
     "DiscountRequest",
     "EstimateRequest",
@@ -55,6 +58,16 @@ __all__ = [
 #: A billing month, YYYY-MM with a month from 01 to 12, in ASCII digits: ``\d`` also matches
 #: full-width (２０２６) and Arabic-Indic digits, which no month a plan or a budget is kept under has.
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
+#: A saved workload's name: letters, digits, '.', '-', '_' and inner spaces.
+NAME_PATTERN = r"^[\w.\-]([\w.\- ]*[\w.\-])?$"
+#: A job's id as the job queue makes it.
+JOB_ID_PATTERN = r"^[0-9a-f]{24}$"
+#: What each pattern asks for, in words: a refused value names these, never the expression.
+PATTERN_WORDS = {
+    MONTH_PATTERN: N_("give a month as YYYY-MM, e.g. 2026-07"),
+    NAME_PATTERN: N_("use letters, digits, '.', '-', '_' and spaces (not at the start or end)"),
+    JOB_ID_PATTERN: N_("a job id is 24 characters of 0-9 and a-f, as the job's address gives it"),
+}
 
 #: The command's options as the service's requests name them, where a refusal of the library names
 #: one ("--timeout-s must be …" reads "timeout_s must be …" to a caller who sent timeout_s): the
@@ -359,7 +372,7 @@ class DiscountRequest(_Request):
 class SaveWorkloadRequest(WorkloadRequest):
     # letters, digits, '.', '-', '_' and inner spaces: "   " or "bert " would list as a blank
     # or as a second "bert" that no one can tell from the first
-    name: str = Field(min_length=1, max_length=128, pattern=r"^[\w.\-]([\w.\- ]*[\w.\-])?$")
+    name: str = Field(min_length=1, max_length=128, pattern=NAME_PATTERN)
 
 
 class SavePlanRequest(PlanRequest):

@@ -618,21 +618,39 @@ def offer_countries(
     request: Request,
     caller: Annotated[Caller, authorised("read")],
     gpu: Annotated[str | None, Query(max_length=64)] = None,
+    provider: Annotated[str | None, Query(max_length=32)] = None,
     pricing: Annotated[str | None, Query(max_length=32)] = None,
+    max_price: Annotated[float | None, Query(gt=0, le=1e6, allow_inf_nan=False)] = None,
+    currency: Literal["USD", "CNY"] = "USD",
 ) -> Any:
-    """Offers and the cheapest GPU-hour per country, with where each country is on a map."""
+    """Offers and the cheapest GPU-hour per country, with where each country is on a map: the
+    offers of ``/offers`` with the same filters (``max_price`` per instance-hour in ``currency``),
+    every region of them."""
+    from gpuplan.catalog import PROVIDERS
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.i18n import use_language
     from gpuplan.plan.region_countries import region_country
     from gpuplan.vocab import PricingModel
-    from gpuplan.web.geo import ZONE_TAB, country_points
+    from gpuplan.web.geo import country_points
 
-    store = _store(request)
-    chosen = PricingModel.cast(pricing).value if pricing else None
     points = country_points()
     by: dict[str, dict[str, Any]] = {}
-    for o in store.offers(gpu=gpu) if gpu else store.offers():
+    with use_language(caller.lang):
+        listing = list_offers(
+            _store(request),
+            OfferQuery(
+                gpu=gpu,
+                provider=PROVIDERS.cast(provider) if provider else None,
+                pricing=PricingModel.cast(pricing).value if pricing else None,
+                max_price_per_hour=max_price,
+                currency=currency,
+                all_regions=True,
+            ),
+        )
+    for o in (v.offer for v in listing.views):
         # at what plans cost it (an undated spot price below its region's dated one at that one)
         price = o.conservative_usd_per_gpu_hour()
-        if price is None or (chosen and o.pricing != chosen):
+        if price is None:
             continue
         code = region_country(o.provider, o.region)
         if not code:
@@ -658,7 +676,8 @@ def offer_countries(
                 "cheapest": item["where"],
             }
         )
-    source = f"IANA time zone database, {ZONE_TAB[0]}" if points else None
+    # the database by name and address: where this server keeps its copy is no one else's business
+    source = "IANA time zone database (https://www.iana.org/time-zones)" if points else None
     return {"map_source": source, "countries": out}
 
 

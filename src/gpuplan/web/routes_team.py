@@ -24,7 +24,13 @@ from gpuplan.documents.serve import (
     WorkloadsDocument,
 )
 from gpuplan.web.auth import Caller, authorised
-from gpuplan.web.requests import MONTH_PATTERN, BudgetRequest, SavePlanRequest, SaveWorkloadRequest
+from gpuplan.web.requests import (
+    JOB_ID_PATTERN,
+    MONTH_PATTERN,
+    BudgetRequest,
+    SavePlanRequest,
+    SaveWorkloadRequest,
+)
 from gpuplan.web.routes_api import _ERRORS, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
 
@@ -55,7 +61,7 @@ def _job(request: Request, job_id: str) -> Any:
     return job
 
 
-JobId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{24}$")]
+JobId = Annotated[str, PathParam(pattern=JOB_ID_PATTERN)]
 
 
 @router.get("/jobs/{job_id}", response_model=JobDocument)
@@ -134,9 +140,11 @@ def plans(
 ) -> Any:
     """The team's saved plans, newest first: who planned what, when, on which prices."""
     from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
 
-    return {"plans": [saved_plan_item(p) for p in TeamStore(_store(request).engine).plans(month)]}
+    with use_language(caller.lang):  # an option's pricing model in the reader's language
+        return {"plans": [saved_plan_item(p) for p in TeamStore(_store(request).engine).plans(month)]}
 
 
 @router.post(
@@ -174,9 +182,11 @@ def saved_plan(
 ) -> Any:
     """One saved plan with its plan document as it was."""
     from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
 
-    return saved_plan_item(TeamStore(_store(request).engine).plan(plan_id), with_document=True)
+    with use_language(caller.lang):
+        return saved_plan_item(TeamStore(_store(request).engine).plan(plan_id), with_document=True)
 
 
 @router.post("/plans/{plan_id}/cancel", response_model=SavedPlanItem)
@@ -187,11 +197,13 @@ def cancel_plan(
 ) -> Any:
     """Take a plan out of its month's planned spend (it stays in the history)."""
     from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
 
-    return saved_plan_item(
-        TeamStore(_store(request).engine).set_plan_status(plan_id, "cancelled", actor=caller.name)
-    )
+    with use_language(caller.lang):
+        return saved_plan_item(
+            TeamStore(_store(request).engine).set_plan_status(plan_id, "cancelled", actor=caller.name)
+        )
 
 
 @router.get("/budget/{month}", response_model=BudgetDocument)

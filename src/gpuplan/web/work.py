@@ -179,11 +179,14 @@ def _save_plan(
 
 
 def option_label(option: dict[str, Any] | None) -> str | None:
+    """``aws/us-east-1/p5.48xlarge × 2, spot`` with the pricing model named in the current language."""
+    from gpuplan.vocab import pricing_name
+
     if not option:
         return None
     nodes = option.get("nodes") or 1
     where = f"{option.get('provider')}/{option.get('region')}/{option.get('instance_type')}"
-    return f"{where} × {nodes}, {option.get('pricing')}"
+    return f"{where} × {nodes}, {pricing_name(str(option.get('pricing')))}"
 
 
 def saved_plan_item(p: SavedPlan, *, with_document: bool = False) -> dict[str, Any]:
@@ -291,7 +294,9 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
             doc = plan_document(store, same, workload)
             now = _same_option(then, [doc["recommended"], *doc.get("options", [])])
             if now is None:
-                item["note"] = "the option is no longer offered"
+                from gpuplan.i18n import _
+
+                item["note"] = _("the option is no longer offered")
             else:
                 item["now_usd"] = now.get("total_cost_usd")
     except GpuplanError as e:

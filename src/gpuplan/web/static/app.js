@@ -12,6 +12,15 @@
   const tokenBox = $("#token");
   tokenBox.value = localStorage.getItem("gpuplan_token") || "";
   tokenBox.addEventListener("change", () => localStorage.setItem("gpuplan_token", tokenBox.value.trim()));
+  // What a page loads with the token: now if there is one, and again when another one is pasted.
+  const withToken = (load) => {
+    let used = tokenBox.value.trim();
+    if (used) load().catch(() => {});
+    tokenBox.addEventListener("change", () => {
+      const now = tokenBox.value.trim();
+      if (now && now !== used) { used = now; load().catch(() => {}); }
+    });
+  };
 
   function showError(text) {
     const box = $("#error");
@@ -62,6 +71,39 @@
   const money = (x, cur) => x == null ? t("unknown") :
     (cur === "CNY" ? "¥" : "$") + Number(x).toLocaleString(lang === "zh" ? "zh-CN" : "en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 });
   const num = (x, d) => x == null ? t("unknown") : Number(x).toFixed(d == null ? 2 : d);
+  // A translated template with its {fields} filled in.
+  const fill = (s, v) => s.replace(/\{(\w+)\}/g, (m, k) => v[k] !== undefined ? String(v[k]) : m);
+  // A USD amount of a plan document in the currency it was planned in, at the document's own rate.
+  const docMoney = (usd, doc) => {
+    const r = doc && doc.exchange_rate;
+    return doc && doc.display_currency === "CNY" && r && usd != null ? money(usd * r.units_per_usd, "CNY") : money(usd);
+  };
+  // A time the server keeps in UTC, in the reader's time zone and words.
+  const when = (iso) => {
+    const d = iso ? new Date(iso) : null;
+    return d && !isNaN(d) ? d.toLocaleString(lang === "zh" ? "zh-CN" : "en-US", { dateStyle: "medium", timeStyle: "short" }) : (iso || "");
+  };
+  // How old a price is, as `gpuplan offers` says it (days, months, years).
+  function ageText(days) {
+    if (days == null) return "?";
+    if (days < 60) return fill(t("{n} d"), { n: days });
+    if (days < 730) return fill(t("{n} mo"), { n: Math.round(days / 30.44) });
+    return fill(t("{n} y"), { n: (days / 365.25).toFixed(1) });
+  }
+  // A price not known to be current says so beside its date: stale past the limit, or of unknown age.
+  function ageFlag(o) {
+    if (o.staleness === "stale") return fill(t("stale ({age})"), { age: ageText(o.age_days) });
+    if (o.staleness === "unknown") return fill(t("age unknown (up to {age})"), { age: ageText(o.age_days) });
+    return o.stale ? t("stale") : "";
+  }
+  function dated(o) {
+    const flag = ageFlag(o);
+    if (!flag) return { text: o.as_of || "", sort: o.as_of };
+    const span = document.createElement("span"), mark = document.createElement("span");
+    mark.className = "stale agewarn"; mark.textContent = flag;
+    span.append((o.as_of || "") + " ", mark);
+    return { node: span, sort: o.as_of };
+  }
 
   // A table whose columns sort on a click (numbers as numbers, unknown last).
   function table(box, headers, rows, numeric) {
@@ -140,15 +182,16 @@
 
   async function offersPage() {
     const form = $("#filters");
+    let latest = 0;  // an older search answering late does not overwrite a newer one
     async function search(ev) {
       if (ev) ev.preventDefault();
       const f = formData(form);
       const q = new URLSearchParams();
       for (const k of ["gpu", "provider", "pricing", "currency", "max_price"]) if (f[k]) q.set(k, f[k]);
-      const cur = f.currency || "USD";
+      const cur = f.currency || "USD", mine = ++latest;
       const [offers, countries] = await Promise.all([
-        api("GET", "/api/v1/offers?" + q), api("GET", "/api/v1/offers/countries?" + new URLSearchParams(
-          Object.fromEntries(["gpu", "pricing"].filter((k) => f[k]).map((k) => [k, f[k]]))))]);
+        api("GET", "/api/v1/offers?" + q), api("GET", "/api/v1/offers/countries?" + q)]);
+      if (mine !== latest) return;
       const perHour = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const perGpu = cur === "CNY" ? "price_cny_per_gpu_hour" : "price_usd_per_gpu_hour";
       // What plans cost a price at, where it is not the price itself (an undated spot price below its
@@ -163,7 +206,7 @@
         return { node: span, sort: v };
       }
       const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
-        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), o.as_of, confidence(o.confidence)]);
+        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), dated(o), confidence(o.confidence)]);
       $("#count").textContent = `(${rows.length})`;
       rateNote($("#rate"), offers.data, cur);
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("Costed at/h"), t("As of"), t("Confidence")], rows, [5, 6, 7]);
@@ -175,7 +218,7 @@
       map.append(legend);
     }
     form.addEventListener("submit", search);
-    if (tokenBox.value) search().catch(() => {});
+    withToken(search);
   }
 
   // ---------------------------------------------------------------- plan
@@ -194,14 +237,14 @@
     if (f.providers) r.providers = list(f.providers);
     return r;
   }
-  function summary(doc, cur) {
+  function summary(doc) {
     const rec = doc.recommended || {};
     const box = $("#summary"); box.innerHTML = "";
     const card = document.createElement("div"); card.className = "card"; card.id = "recommended";
     const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}, ${t(rec.pricing)}`;
     card.innerHTML = `<div>${t("Recommended")}: <b></b></div><div>${t("Total cost")}: <span class="cost"></span> · ${t("Job time")}: <span class="time"></span> ${t("hours")}</div>`;
     card.querySelector("b").textContent = where;
-    card.querySelector(".cost").textContent = money(rec.total_cost_usd);
+    card.querySelector(".cost").textContent = docMoney(rec.total_cost_usd, doc);
     card.querySelector(".time").textContent = num(rec.job_time_h, 1);
     box.append(card);
   }
@@ -224,7 +267,7 @@
       const f = formData(form), req = planRequest(f);
       status.textContent = t("running");
       const answer = await finished(await api("POST", "/api/v1/plan", req), status);
-      summary(answer.data, req.currency);
+      summary(answer.data);
       const report = await api("POST", "/api/v1/plan/report", req, { text: true });
       $("#report").srcdoc = report.text;
       status.textContent = t("done");
@@ -242,27 +285,45 @@
       delete req.workload;
       const answer = await finished(await api("POST", "/api/v1/plans", req), status);
       const item = answer.data;
-      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${money(item.total_cost_usd)}`;
-      if (item.document) summary(item.document, "USD");
+      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${docMoney(item.total_cost_usd, item.document)}`;
+      if (item.document) summary(item.document);
     });
-    if (tokenBox.value) loadSaved().catch(() => {});
+    withToken(loadSaved);
   }
 
   // ---------------------------------------------------------------- history
+  // The latest day a price's date allows: a date, a month's last day, a range's end (2020-11/2026-12-03).
+  function latestDay(asOf) {
+    const end = String(asOf || "").split("/").pop();
+    const m = /^(\d{4})-(\d{2})$/.exec(end);
+    return m ? new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).toISOString().slice(0, 10) : end;
+  }
   async function historyPage() {
     const form = $("#historyform");
+    let latest = 0;  // an older answer arriving late does not overwrite a newer one
     async function show(ev) {
       if (ev) ev.preventDefault();
-      const f = formData(form);
+      const f = formData(form), mine = ++latest;
       const q = new URLSearchParams({ instance: f.instance, currency: f.currency || "USD" });
       if (f.region) q.set("region", f.region);
       const doc = (await api("GET", "/api/v1/catalog/history?" + q)).data;
+      if (mine !== latest) return;
       const cur = f.currency || "USD", key = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const series = {};
       doc.prices.forEach((p) => { const k = `${p.provider}/${p.region} ${t(p.pricing)}`; (series[k] = series[k] || []).push(p); });
-      const traces = Object.entries(series).map(([name, ps]) => ({ name, mode: "lines+markers", x: ps.map((p) => p.as_of), y: ps.map((p) => p[key]), line: { shape: "hv" } }));
+      // A price dated only as a range is drawn at its latest day as an open marker, its range on hover.
+      const ranged = (p) => String(p.as_of || "").includes("/");
+      const traces = Object.entries(series).map(([name, ps]) => {
+        ps = ps.slice().sort((a, b) => latestDay(a.as_of).localeCompare(latestDay(b.as_of)));
+        return {
+          name, mode: "lines+markers", x: ps.map((p) => latestDay(p.as_of)), y: ps.map((p) => p[key]), line: { shape: "hv" },
+          marker: { symbol: ps.map((p) => ranged(p) ? "circle-open" : "circle"), size: 8 },
+          text: ps.map((p) => ranged(p) ? fill(t("dated {range}: drawn at its latest day"), { range: p.as_of }) : p.as_of),
+          hoverinfo: "name+y+text",
+        };
+      });
       // One dated price draws as a point in a month-wide window, not on a millisecond axis.
-      const days = doc.prices.map((p) => Date.parse(p.as_of)).filter((d) => !isNaN(d));
+      const days = doc.prices.map((p) => Date.parse(latestDay(p.as_of))).filter((d) => !isNaN(d));
       const lo = Math.min(...days) - 15 * 864e5, hi = Math.max(...days) + 15 * 864e5;
       const xaxis = days.length ? { type: "date", range: [new Date(lo).toISOString().slice(0, 10), new Date(hi).toISOString().slice(0, 10)] } : {};
       const chart = $("#chart");
@@ -273,7 +334,7 @@
       rateNote($("#rate"), doc, cur);
     }
     form.addEventListener("submit", show);
-    if (tokenBox.value) show().catch(() => {});
+    withToken(show);
   }
 
   // ---------------------------------------------------------------- tco
@@ -403,8 +464,7 @@
       const answer = await finished(await api("POST", "/api/v1/simulate", simulateRequest(f, specs[f.saved])), status);
       simulationResult(answer.data);
     });
-    if (tokenBox.value) loadSaved().catch(() => {});
-    tokenBox.addEventListener("change", () => { if (tokenBox.value.trim()) loadSaved().catch(() => {}); });
+    withToken(loadSaved);
   }
 
   // ---------------------------------------------------------------- team
@@ -430,7 +490,7 @@
       if (b.note) card.querySelector(".note").textContent = b.note;
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
-      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Prices as of"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
           if (p.status === "planned") {
@@ -438,10 +498,11 @@
             btn.addEventListener("click", async () => { await api("POST", `/api/v1/plans/${p.id}/cancel`); load(); });
             action = { node: btn, text: "" };
           }
-          return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd }, p.recommended, p.created_by, p.created_at, t(p.status) || p.status, action];
+          return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd },
+            p.prices_as_of || t("date unknown"), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
-        workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, w.saved_at]));
+        workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
     }
     monthBox.addEventListener("change", () => load().catch(() => {}));
     $("#setbudget").addEventListener("click", async () => {
@@ -456,16 +517,16 @@
     });
     $("#changes").addEventListener("click", async () => {
       const doc = (await api("GET", "/api/v1/price-changes")).data;
-      table($("#changestable"), ["#", t("Workload"), t("Month"), t("Recommended"), t("Cost then"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
+      table($("#changestable"), ["#", t("Workload"), t("Month"), t("Recommended"), t("Cost then"), t("Prices as of"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
         doc.plans.map((c) => {
           const span = document.createElement("span");
           span.textContent = c.change_pct == null ? t("unknown") : (c.change_pct > 0 ? "+" : "") + c.change_pct.toFixed(1) + " %";
           if (c.change_pct) span.className = c.change_pct > 0 ? "up" : "down";
-          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(c.then_usd), sort: c.then_usd }, { text: money(c.now_usd), sort: c.now_usd },
-            { node: span, sort: c.change_pct }, c.best_now ? `${c.best_now} (${money(c.best_now_usd)})` : "", c.note || ""];
-        }), [4, 5, 6]);
+          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(c.then_usd), sort: c.then_usd }, c.then_as_of || t("date unknown"),
+            { text: money(c.now_usd), sort: c.now_usd }, { node: span, sort: c.change_pct }, c.best_now ? `${c.best_now} (${money(c.best_now_usd)})` : "", c.note || ""];
+        }), [4, 6, 7]);
     });
-    if (tokenBox.value) load().catch(() => {});
+    withToken(load);
   }
 
   const pages = { offers: offersPage, plan: planPage, history: historyPage, tco: tcoPage, simulate: simulatePage, team: teamPage };

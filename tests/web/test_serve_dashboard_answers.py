@@ -1,0 +1,96 @@
+"""What the dashboard shows from the API's answers in words a reader can use: a refused value says
+what it should look like (never a regular expression), the map cites its source by name (never a
+path on the server) and follows the table's filters, and a saved plan's option names its pricing
+model in the reader's language."""
+
+from __future__ import annotations
+
+import pytest
+from serve_helpers import Service, bert_workload
+
+from gpuplan.i18n import _, use_language
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "words"),
+    [
+        (
+            "GET",
+            "/api/v1/jobs/not-a-job",
+            None,
+            "a job id is 24 characters of 0-9 and a-f, as the job's address gives it",
+        ),
+        ("GET", "/api/v1/plans?month=2026-13", None, "give a month as YYYY-MM, e.g. 2026-07"),
+        (
+            "POST",
+            "/api/v1/workloads",
+            {"name": "bert/large", "workload": {}},
+            "use letters, digits, '.', '-', '_' and spaces (not at the start or end)",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_form_is_refused_in_words_not_a_pattern(
+    service: Service, lang: str, method: str, path: str, body: object, words: str
+) -> None:
+    sep = "&" if "?" in path else "?"
+    r = service.client.request(method, f"{path}{sep}lang={lang}", json=body, headers=service.auth("plan"))
+    line = r.json()["error"]
+    with use_language(lang):
+        said = _(words)
+    assert r.status_code == 422 and line.endswith(said), line
+    assert "pattern" not in line and "^" not in line and "[" not in line, line
+
+
+def test_the_map_cites_its_source_by_name_and_not_a_path_on_the_server(service: Service) -> None:
+    doc = service.client.get("/api/v1/offers/countries", headers=service.auth("read")).json()
+    if doc["map_source"] is None:
+        pytest.skip("this machine has no time zone table (tzdata) to place countries")
+    assert "IANA" in doc["map_source"] and "https://www.iana.org/time-zones" in doc["map_source"]
+    assert "/usr/" not in doc["map_source"] and "zone.tab" not in doc["map_source"]
+
+
+def test_the_map_follows_the_tables_provider_and_price_filters(service: Service) -> None:
+    from gpuplan.plan.region_countries import region_country
+
+    c, h = service.client, service.auth("read")
+    everywhere = c.get("/api/v1/offers/countries?gpu=H100", headers=h).json()["countries"]
+    listed = c.get("/api/v1/offers?gpu=H100&all_regions=true", headers=h).json()["offers"]
+    providers = sorted({o["provider"] for o in listed})
+    assert len(providers) >= 2, providers
+    one = providers[0]
+    theirs = c.get(f"/api/v1/offers/countries?gpu=H100&provider={one}", headers=h).json()["countries"]
+    # each country of one provider's map counts only that provider's offers
+    expected: dict[str, int] = {}
+    for o in listed:
+        code = region_country(o["provider"], o["region"])
+        if o["provider"] == one and code and o["price_usd_per_gpu_hour"] is not None:
+            expected[code] = expected.get(code, 0) + 1
+    assert {x["country"]: x["offers"] for x in theirs} == expected
+    assert sum(x["offers"] for x in theirs) < sum(x["offers"] for x in everywhere)
+    # a cap on the price per instance-hour leaves the dearer offers off the map too
+    prices = sorted(o["price_usd_per_hour"] for o in listed if o["price_usd_per_hour"] is not None)
+    cap = prices[len(prices) // 2]
+    capped = c.get(f"/api/v1/offers/countries?gpu=H100&max_price={cap}", headers=h).json()["countries"]
+    assert sum(x["offers"] for x in capped) < sum(x["offers"] for x in everywhere)
+    bad = c.get("/api/v1/offers/countries?provider=awz", headers=h)
+    assert bad.status_code in (400, 404, 422) and "aws" in bad.json()["error"], bad.text
+
+
+def test_a_saved_plans_option_names_its_pricing_model_in_the_readers_language(service: Service) -> None:
+    from gpuplan.vocab import pricing_name
+
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    saved = c.post("/api/v1/plans", json={"name": "bert", "month": "2027-03"}, headers=service.auth("plan"))
+    assert saved.status_code == 201, saved.text
+    code = saved.json()["document"]["recommended"]["pricing"]
+    with use_language("zh"):
+        words = pricing_name(code)
+    assert words != code
+    listed = c.get("/api/v1/plans?lang=zh", headers=service.auth("read")).json()["plans"]
+    assert listed[0]["recommended"].endswith(f", {words}"), listed[0]["recommended"]
+    one = c.get(f"/api/v1/plans/{listed[0]['id']}?lang=zh", headers=service.auth("read")).json()
+    assert one["recommended"].endswith(f", {words}")
