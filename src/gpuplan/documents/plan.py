@@ -29,6 +29,7 @@ __all__ = [
     "PlanOption",
     "PlanWithoutStalePrices",
     "PlanWorkload",
+    "ServiceDoc",
     "ServiceSpotDoc",
     "SpotDoc",
     "UnknownFactDoc",
@@ -93,6 +94,34 @@ class UnknownFactDoc(Document):
     """Whether the bound is in the option's figures (false: a listed price's date or an unnamed
     region, which only rank it after an option that knows them; a price date is costed where an
     undated price was held to a dated one above it)."""
+
+
+class ServiceDoc(Document):
+    """What a service's option serves, as ``gpuplan estimate`` gives it for the same GPU and count:
+    the load split evenly over the replicas, each at its full KV cache."""
+
+    requests_per_s: float = Field(ge=0)
+    """The load (``serving.requests_per_s``)."""
+    replicas: int = Field(ge=1)
+    """Model replicas the option runs: its GPUs ÷ ``replica_gpus`` × ``replicas_per_gpu``."""
+    replica_gpus: int = Field(ge=1)
+    """GPUs of one replica (``tensor_parallel × pipeline_parallel``)."""
+    replicas_per_gpu: int = Field(default=1, ge=1)
+    """Replicas time-sharing each GPU (``serving.share_gpu``)."""
+    replica_capacity_requests_per_s: float | None = Field(default=None, ge=0)
+    """Requests/s one replica carries (wall time: a time-sharing replica's share); null when not
+    estimated."""
+    capacity_requests_per_s: float | None = Field(default=None, ge=0)
+    """Requests/s all the replicas carry (``replicas`` × the replica's); null when not estimated."""
+    utilisation: float | None = Field(default=None, ge=0)
+    """The load over ``capacity_requests_per_s`` (1 or more: overloaded); null when not estimated."""
+    p95_latency_s: float | None = Field(default=None, ge=0)
+    """p95 request latency at the load, s (queueing as M/M/1); null when overloaded or not
+    estimated (``p95_unknown`` says which)."""
+    p95_unknown: str | None = None
+    """Why ``p95_latency_s`` is null, in words; null when it is known."""
+    p95_target_s: float | None = None
+    """The workload's p95 latency target, s; null when it sets none."""
 
 
 class ServiceSpotDoc(Document):
@@ -227,6 +256,9 @@ class PlanOption(Document):
     """The provider's managed Kubernetes service (``EKS``), None where it has none."""
     flags: list[str] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
+    service: ServiceDoc | None = None
+    """A service: its replicas, their capacity and the p95 latency at the load; null for a job (and
+    in a file written before these figures were kept)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -508,5 +508,6 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         )
         if workload.serving is not None
         else None,
+        requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
     )
     return job, tuple(notes)

@@ -76,6 +76,9 @@ class Candidates:
     """No published rate of this GPU for the job's math (see ``EstimateRow.rate_unknown``)."""
     p95_latency_s: FloatArray
     """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
+    replica_requests_per_s: np.ndarray
+    """A service: the requests/s one replica carries here (``EstimateRow.replica_requests_per_s``;
+    nan: not a service, or not estimated). float32: a figure to show, never one ranked by."""
     work_h_best: FloatArray
     """Failure-free job time with every unknown instance fact at its best case (equal to ``work_h``
     when none is unknown)."""
@@ -147,6 +150,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         short_of_load=np.zeros(n, dtype=bool),
         rate_unknown=np.zeros(n, dtype=bool),
         p95_latency_s=np.full(n, math.nan),
+        replica_requests_per_s=np.full(n, math.nan, dtype=np.float32),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
     )
@@ -273,8 +277,8 @@ def _run_keys(
 ) -> tuple[np.ndarray, np.ndarray, IntArray]:
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
     distinct key a row of (fits, bound, unknown, may not fit, misses latency, short of load, rate
-    unknown) flags and (time, low, high, peak, step, p95 latency) values, and each live candidate's
-    key index."""
+    unknown) flags and (time, low, high, peak, step, p95 latency, a replica's requests/s) values, and
+    each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     # One key per distinct code, its facts read column by column as Python values (thousands of
@@ -326,10 +330,11 @@ def _run_keys(
                 row.peak_memory_gib,
                 row.step_time_s,
                 row.p95_latency_s,
+                row.replica_requests_per_s,
             )
         )
     flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 6)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 7)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -382,6 +387,7 @@ def estimate_candidates(
         cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
         cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
         cands.short_of_load[sub] = flags[inv, 5]
+        cands.replica_requests_per_s[sub] = vals[inv, 6]
         cands.rate_unknown[sub] = flags[inv, 6]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:

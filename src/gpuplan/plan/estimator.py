@@ -370,6 +370,7 @@ class _Estimator:
             misses_latency=not ruled_out and late,
             short_of_load=not ruled_out and not carried,
             p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
+            replica_requests_per_s=math.nan if ruled_out else srv.capacity_requests_per_s,
             memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=h,
             job_time_h_low=h,

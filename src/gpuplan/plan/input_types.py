@@ -306,6 +306,9 @@ class JobFacts:
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
     not a service)."""
+    requests_per_s: float | None = None
+    """A service's load (``serving.requests_per_s``), split evenly over its replicas (None: not a
+    service)."""
 
     @property
     def spot_restart_h(self) -> float:
@@ -399,6 +402,9 @@ class EstimateRow:
     time is unknown (``fits`` is False), left out for that, never ranked as fast or free."""
     p95_latency_s: float = math.nan
     """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""
+    replica_requests_per_s: float = math.nan
+    """A service: the requests/s one of its replicas carries here at its full KV cache (wall time:
+    a time-sharing replica's share), as ``estimate`` gives it (nan: not a service, or unknown)."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
     a few, so the estimator words none until then (None: no notes)."""

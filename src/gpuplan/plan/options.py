@@ -4,15 +4,16 @@ pays with their multipliers, and the unknown facts it was costed at the conserva
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import kubernetes_service
-from gpuplan.i18n import N_, _, money
+from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
-from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceSpotRisk, SpotRisk
+from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceFigures, ServiceSpotRisk, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
@@ -286,6 +287,41 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
     )
 
 
+#: Why a service option's p95 latency is unknown: its replicas cannot carry the load.
+_OVERLOADED = N_("overloaded: the load is {share} of what its replicas carry")
+#: Why it is unknown: no serving estimate for this GPU and count.
+_NOT_ESTIMATED = N_("not estimated for this GPU and count")
+
+
+def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
+    """Candidate ``i``'s serving figures, as the estimator found them (None: not a service)."""
+    job, cands = ctx.job, ctx.cands
+    if job.requests_per_s is None:
+        return None
+    gpus = int(cands.gpus_per_node[i]) * int(cands.nodes[i])
+    each = float(cands.replica_requests_per_s[i])
+    p95 = float(cands.p95_latency_s[i])
+    figures = ServiceFigures(
+        requests_per_s=job.requests_per_s,
+        # as the estimator split the load (and exclude_model_split counted them)
+        replicas=gpus // job.replica_gpus * job.replicas_per_gpu,
+        replica_gpus=job.replica_gpus,
+        replicas_per_gpu=job.replicas_per_gpu,
+        replica_requests_per_s=each if math.isfinite(each) else None,
+        p95_latency_s=p95 if math.isfinite(p95) else None,
+        p95_target_s=None if job.p95_latency_ms is None else job.p95_latency_ms / 1000.0,
+    )
+    if figures.p95_latency_s is not None:
+        return figures
+    rho = figures.utilisation
+    why = (
+        _(_OVERLOADED).format(share=format_percent(rho))
+        if rho is not None and rho >= 1.0
+        else _(_NOT_ESTIMATED)
+    )
+    return replace(figures, p95_unknown=why)
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -394,4 +430,5 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usd_per_million_tokens=per_m_all,
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
+        service=_service_figures(ctx, i),
     )

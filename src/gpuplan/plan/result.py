@@ -16,6 +16,7 @@ __all__ = [
     "Option",
     "PersonaPick",
     "Plan",
+    "ServiceFigures",
     "ServiceSpotRisk",
     "SpotRisk",
     "UnknownFact",
@@ -98,6 +99,43 @@ class ServiceSpotRisk:
     spare_interruptions_per_month: float
     """Expected reclaims of the spare in a month: it is spot too, and each takes a replacement
     (no replica goes down; not in ``interruptions_per_month``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceFigures:
+    """What a service's option serves: its replicas, what they carry and the latency at the load —
+    the figures ``gpuplan estimate`` gives for the same GPU and count (the load split evenly)."""
+
+    requests_per_s: float
+    """The load (``serving.requests_per_s``), split evenly over the replicas."""
+    replicas: int
+    """Model replicas the option runs: its GPUs ÷ a replica's GPUs × replicas to a GPU."""
+    replica_gpus: int
+    """GPUs of one replica (``tensor_parallel × pipeline_parallel``)."""
+    replicas_per_gpu: int
+    """Replicas time-sharing each GPU (``serving.share_gpu``; 1: a GPU each)."""
+    replica_requests_per_s: float | None
+    """The requests/s one replica carries at its full KV cache (in wall time: a time-sharing
+    replica's share); None when not estimated."""
+    p95_latency_s: float | None
+    """The p95 request latency at the load (queueing as M/M/1); None when overloaded or not
+    estimated (``p95_unknown`` says which)."""
+    p95_unknown: str | None = None
+    """Why ``p95_latency_s`` is None, in words; None when it is known."""
+    p95_target_s: float | None = None
+    """The workload's p95 latency target (``serving.p95_latency_ms``), s; None: none set."""
+
+    @property
+    def capacity_requests_per_s(self) -> float | None:
+        """The requests/s all the option's replicas carry; None when not estimated."""
+        each = self.replica_requests_per_s
+        return None if each is None else each * self.replicas
+
+    @property
+    def utilisation(self) -> float | None:
+        """The load over that capacity (1 or more: overloaded); None when not estimated."""
+        cap = self.capacity_requests_per_s
+        return None if not cap else self.requests_per_s / cap
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,6 +234,8 @@ class Option:
     staleness: str = ""
     """``fresh``, ``stale`` or ``unknown`` (the date's bounds straddle the staleness limit, or there is
     none): the catalog's judgement (:func:`gpuplan.catalog.dates.price_age`)."""
+    service: ServiceFigures | None = None
+    """A service: its replicas, capacity and p95 latency at the load; None for a job."""
 
     @property
     def gpu_count(self) -> int:

@@ -21,6 +21,7 @@ from gpuplan.documents.plan import (
     PlanOption,
     PlanWithoutStalePrices,
     PlanWorkload,
+    ServiceDoc,
     SpotDoc,
     UnknownFactDoc,
 )
@@ -84,6 +85,25 @@ def option_json(o: Option) -> PlanOption:
         kubernetes=o.kubernetes,
         flags=list(o.flags),
         assumptions=list(o.assumptions),
+        service=_service_doc(o),
+    )
+
+
+def _service_doc(o: Option) -> ServiceDoc | None:
+    s = o.service
+    if s is None:
+        return None
+    return ServiceDoc(
+        requests_per_s=s.requests_per_s,
+        replicas=s.replicas,
+        replica_gpus=s.replica_gpus,
+        replicas_per_gpu=s.replicas_per_gpu,
+        replica_capacity_requests_per_s=s.replica_requests_per_s,
+        capacity_requests_per_s=s.capacity_requests_per_s,
+        utilisation=s.utilisation,
+        p95_latency_s=s.p95_latency_s,
+        p95_unknown=s.p95_unknown,
+        p95_target_s=s.p95_target_s,
     )
 
 

@@ -22,6 +22,8 @@ from gpuplan.report.plan_view import (
     licence_amount,
     per_words,
     same_as_baseline,
+    service_cell,
+    service_lines,
     spot_lines,
     stale_warning,
     unknown_lines,
@@ -85,7 +87,7 @@ def _row(rank: int, o: Option) -> list[str]:
     return [
         str(rank),
         f"{place(o.provider, o.region)} {instance}",
-        f"{o.gpu_count}× {o.gpu}",
+        _(", ").join((f"{o.gpu_count}× {o.gpu}", *service_cell(o))),
         _(o.pricing),
         money(o.price_usd_per_hour, per=_("h")),
         f"{format_hours(o.job_time_h)} ({format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)})",
@@ -137,10 +139,12 @@ def _html_row(rank: int, o: Option) -> str:
         for text, n, words in _item_lines(o)
     )
     small = '<br><span class="band">{}</span>'
+    # a service's replicas and p95 latency at the load, under its GPUs
+    service = "".join(small.format(escape(w)) for w in service_cell(o))
     tds = [
         f'<td class="num">{rank}</td>',
         f"<td>{_ids(place(o.provider, o.region), instance)}</td>",
-        f"<td>{_ids(f'{o.gpu_count}× {o.gpu}')}</td>",
+        f"<td>{_ids(f'{o.gpu_count}× {o.gpu}')}{service}</td>",
         f"<td>{escape(_(o.pricing))}{small.format(escape(cells[4]))}</td>",
         f'<td class="num">{escape(format_hours(o.job_time_h))}{small.format(escape(times))}'
         f"{small.format(escape(cells[13]))}</td>",
@@ -208,6 +212,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(warning)
     if plan.without_stale_prices is not None:
         lines.append(plan.without_stale_prices.words)
+    lines += service_lines(rec)
     lines += spot_lines(rec)
     lines += unknown_lines(rec)
     if plan.decided_by_unknowns:

@@ -31,11 +31,15 @@ __all__ = [
     "PERSONA_NAMES",
     "age_text",
     "breakdown_words",
+    "latency_words",
     "option_label",
     "per_words",
     "plan_view",
     "pricing_name",
+    "replicas_words",
     "same_as_baseline",
+    "service_cell",
+    "service_lines",
     "spot_lines",
     "stale_warning",
     "unknown_lines",
@@ -125,15 +129,17 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         + ([cell_len(pricing_name(o.pricing)) for o in plan.options] if layout == 3 else [])
     )
     for rank, o in enumerate(plan.options, 1):
-        gpus = f"{o.gpu_count}× {o.gpu}"
-        where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout >= 2 else "")
+        gpus = Text.assemble(f"{o.gpu_count}× {o.gpu}", *_service_cell(o))
+        where = Text(f"{place(o.provider, o.region)}\n{_instance(o)}")
+        if layout >= 2:
+            where = Text.assemble(where, "\n", gpus)
         if layout == 3:
-            where += f"\n{pricing_name(o.pricing)}"
+            where.append(f"\n{pricing_name(o.pricing)}")
         cost = m.format(o.total_cost_usd)
         band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
         row: list[str | Text] = [
             f"{rank}{''.join(sorted((marks[f] for f in o.flags if f in marks), key=_MARKS.index))}",
-            Text(where),
+            where,
         ]
         if layout < 2:
             row.append(gpus)
@@ -151,6 +157,23 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
             row[1] = Text.assemble(where, "\n", (_wrapped(unknowns_cell(o), width), "yellow"))
         table.add_row(*row)
     return table
+
+
+def service_cell(o: Option) -> tuple[str, ...]:
+    """A service option's replicas and p95 latency at the load, short (``2 replicas``, ``p95 4.2
+    s``) for a table's cell; () for a job."""
+    s = o.service
+    if s is None:
+        return ()
+    n = ngettext("{n} replica", "{n} replicas", s.replicas).format(n=s.replicas)
+    p95 = "—" if s.p95_latency_s is None else latency_words(s.p95_latency_s)
+    return n, _("p95 {time}").format(time=p95)
+
+
+def _service_cell(o: Option) -> tuple[tuple[str, str], ...]:
+    """Under a service option's GPUs, dim: its replicas and the p95 latency at the load."""
+    words = service_cell(o)
+    return (("".join("\n" + w for w in words), "dim"),) if words else ()
 
 
 def _wrapped(text: str, width: int) -> str:
@@ -317,6 +340,7 @@ def _recommended(plan: Plan) -> list[Any]:
             )
         ),
     ]
+    lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
     lines += [Text("  " + line, style="yellow") for line in unknown_lines(rec)]
     if plan.decided_by_unknowns:
@@ -324,6 +348,63 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
     lines += [Text("  " + _("assumed: {what}").format(what=a), style="yellow") for a in rec.assumptions]
     return lines
+
+
+def latency_words(s: float) -> str:
+    """A request latency in words: ``850 ms``, ``4.2 s``, or hours past two minutes (as
+    ``gpuplan estimate`` writes it)."""
+    if s < 1.0:
+        return _("{n} ms").format(n=f"{s * 1e3:.3g}")
+    if s < 120:
+        return _("{n} s").format(n=f"{s:.3g}")
+    return format_hours(s / 3600.0)
+
+
+def replicas_words(o: Option) -> str:
+    """``2 replicas``, ``2 replicas of 2 GPUs each`` or ``4 replicas, 2 to a GPU``; "" for a job."""
+    s = o.service
+    if s is None:
+        return ""
+    n = ngettext("{n} replica", "{n} replicas", s.replicas).format(n=s.replicas)
+    if s.replica_gpus > 1:
+        return _("{replicas} of {n} GPUs each").format(replicas=n, n=s.replica_gpus)
+    if s.replicas_per_gpu > 1:
+        return _("{replicas}, {n} to a GPU").format(replicas=n, n=s.replicas_per_gpu)
+    return n
+
+
+def service_lines(o: Option) -> list[str]:
+    """A service's option: the load on its replicas, what each carries, and the p95 latency at the
+    load — the figures ``gpuplan estimate`` gives for the same GPU and count."""
+    s = o.service
+    if s is None:
+        return []
+    load = f"{s.requests_per_s:.3g}"
+    if s.replica_requests_per_s is None:
+        return [
+            _("serves {load} req/s on {replicas}: their capacity is not estimated").format(
+                load=load, replicas=replicas_words(o)
+            )
+        ]
+    if s.p95_latency_s is None:
+        p95 = _("p95 latency unknown: {why}").format(why=s.p95_unknown or "?")
+    elif s.p95_target_s is None:
+        p95 = _("p95 latency {time} at this load").format(time=latency_words(s.p95_latency_s))
+    else:
+        p95 = _("p95 latency {time} at this load (target {target})").format(
+            time=latency_words(s.p95_latency_s), target=latency_words(s.p95_target_s)
+        )
+    return [
+        _(
+            "serves {load} req/s on {replicas}, each carrying up to {each} req/s ({util} utilised); {p95}"
+        ).format(
+            load=load,
+            replicas=replicas_words(o),
+            each=f"{s.replica_requests_per_s:.3g}",
+            util=format_percent(s.utilisation),
+            p95=p95,
+        )
+    ]
 
 
 def _share_words(share: float) -> str:
