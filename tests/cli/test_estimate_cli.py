@@ -498,3 +498,25 @@ def test_a_count_given_twice_is_refused_and_an_instance_is_estimated_whole(
     )
     [twelve] = json.loads(r.stdout)["estimates"]
     assert twelve["gpu_count"] == 12 and twelve["link"].startswith("12 GPUs on 2 nodes × 8× GPU")
+
+
+def test_the_serving_cell_says_on_which_gpus_its_p95_is() -> None:
+    # "6.04 req/s/GPU, p95 12.3 s, needs 2" had read as the p95 of the two GPUs needed; it is the
+    # whole load's on the one estimated
+    import io
+
+    from rich.console import Console
+
+    from gpuplan.api import estimate
+    from gpuplan.report.estimate import estimate_view
+
+    root = Path(__file__).parents[2]
+    known = root / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+    profile = Profile.from_json(known.read_text(encoding="utf-8"))
+    report = estimate(
+        root / "examples" / "llm-inference-service.yaml", ["RTX-4090", "RTX-4090:2"], profile=profile
+    )
+    console = Console(width=400, record=True, file=io.StringIO())
+    console.print(estimate_view(report.profile, report.outcomes, report.calibration))
+    text = console.export_text()
+    assert " on 1 GPU(s), needs " in text and " on 2 GPU(s), needs " in text, text[-1500:]

@@ -693,7 +693,13 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             )
         elif o.serving is not None:
             s = o.serving
-            p95 = _("overloaded") if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
+            # the p95 at the whole load on the GPUs estimated, beside the GPUs the load needs: say
+            # which GPUs it is on (it had read as the p95 of the "needs N" fleet)
+            p95 = (
+                _("overloaded on {n} GPU(s)").format(n=o.gpu_count)
+                if s.p95_latency_s is None
+                else _("p95 {time} on {n} GPU(s)").format(time=_time(s.p95_latency_s), n=o.gpu_count)
+            )
             if d.tensor_parallel > 1:
                 # Capacity is one replica's (the JSON's capacity_requests_per_s), of its TP GPUs.
                 serving = _(
