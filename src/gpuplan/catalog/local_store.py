@@ -192,21 +192,7 @@ class LocalStore:
                 "ORDER BY measured_at, id",
                 {"key": measurement_key} if measurement_key else None,
             )
-        return [
-            StoredMeasurement(
-                profile_key=r.profile_key,
-                measurement_key=r.measurement_key,
-                workload_name=r.workload_name,
-                device=r.device,
-                gpu_id=r.gpu_id,
-                device_name=r.device_name,
-                measured_at=r.measured_at,
-                schema_version=r.schema_version,
-                payload=r.payload,
-                id=r.id,
-            )
-            for r in rows
-        ]
+        return [_stored(r) for r in rows]
 
     def delete_step_measurements(self, ids: Sequence[str]) -> list[StoredMeasurement]:
         """Remove the recordings ``ids`` (as the user wrote them) and return them, all or none: with
@@ -219,21 +205,7 @@ class LocalStore:
 
         c = t.step_measurements.c
         with self._one_line_errors(Phrase(N_("delete the measurements"))), writing(self.engine) as conn:
-            stored = {
-                r.id: StoredMeasurement(
-                    profile_key=r.profile_key,
-                    measurement_key=r.measurement_key,
-                    workload_name=r.workload_name,
-                    device=r.device,
-                    gpu_id=r.gpu_id,
-                    device_name=r.device_name,
-                    measured_at=r.measured_at,
-                    schema_version=r.schema_version,
-                    payload=r.payload,
-                    id=r.id,
-                )
-                for r in conn.execute(select(t.step_measurements))
-            }
+            stored = {r.id: _stored(r) for r in conn.execute(select(t.step_measurements))}
             chosen = []
             for given in ids:
                 key = int(given) if given.strip().isdigit() else None
@@ -251,4 +223,20 @@ def _unknown_recording(given: str, stored: dict[int, StoredMeasurement]) -> NotF
     same = [str(i) for i, m in sorted(stored.items()) if m.workload_name == given]
     return NotFoundError(
         "recording id", given, known, hint=N_("see gpuplan catalog recordings list"), suggestions=same or None
+    )
+
+
+def _stored(r: Any) -> StoredMeasurement:
+    """A ``step_measurements`` row as the recording it keeps."""
+    return StoredMeasurement(
+        profile_key=r.profile_key,
+        measurement_key=r.measurement_key,
+        workload_name=r.workload_name,
+        device=r.device,
+        gpu_id=r.gpu_id,
+        device_name=r.device_name,
+        measured_at=r.measured_at,
+        schema_version=r.schema_version,
+        payload=r.payload,
+        id=r.id,
     )
