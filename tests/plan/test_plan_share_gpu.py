@@ -209,3 +209,18 @@ def test_no_option_holds_more_replicas_than_the_autoscaler_may_run(store: Store,
         _service(max_replicas=4, share_gpu=2), store=store, profile=profile, providers=["aws"], top=200
     )
     assert all(o.gpus_per_node * o.nodes * 2 <= 4 for o in shared.options)
+
+
+def test_a_reclaim_takes_down_every_replica_time_sharing_the_instances_gpus() -> None:
+    # The spot model had counted a reclaim's replicas as GPUs ÷ a replica's GPUs: with two replicas
+    # to a GPU, half of those a reclaim takes down (and half the weights read back).
+    import numpy as np
+
+    from gpuplan.plan.spot import service_spot
+
+    rate, nodes, per_node = np.array([0.01]), np.array([2]), np.array([4])
+    whole = service_spot(rate, nodes, per_node, 1, 730.0, 1 / 6, 32 / 3600)
+    shared = service_spot(rate, nodes, per_node, 1, 730.0, 1 / 6, 32 / 3600, replicas_per_gpu=2)
+    assert int(whole.replicas_per_unit[0]) == 4 and int(shared.replicas_per_unit[0]) == 8
+    assert float(shared.down_h[0]) == pytest.approx(1 / 6 + 8 * 32 / 3600)
+    assert float(shared.replica_hours_down[0]) > 2 * float(whole.replica_hours_down[0])

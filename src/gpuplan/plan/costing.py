@@ -296,4 +296,5 @@ def _service_spot(
         job.calendar_months * HOURS_PER_MONTH,
         job.restart_h,
         job.weights_load_h,
+        job.replicas_per_gpu,
     )

@@ -275,7 +275,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
             interruptions_per_month=float(s.interruptions[j]) / months,
             down_min_per_reclaim=float(s.down_h[j]) * 60.0,
             down_assumed=down,
-            replicas=gpus // max(1, job.replica_gpus),
+            replicas=gpus // max(1, job.replica_gpus) * job.replicas_per_gpu,
             replicas_per_reclaim=per_reclaim,
             replica_hours_down_per_month=float(s.replica_hours_down[j]) / months,
             below_target_share=float(s.below_target_share[j]),

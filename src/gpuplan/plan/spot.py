@@ -268,22 +268,31 @@ class ServiceSpot:
     replacement started, no replica down (counted apart from :attr:`interruptions`)."""
 
 
-def service_unit(gpus_per_node: IntArray, replica_gpus: int) -> tuple[IntArray, IntArray]:
+def service_unit(
+    gpus_per_node: IntArray, replica_gpus: int, replicas_per_gpu: int = 1
+) -> tuple[IntArray, IntArray]:
     """A service's unit on instances of ``gpus_per_node`` GPUs (:func:`service_spot`): the instances
-    it spans (m) and the replicas it holds (k)."""
+    it spans (m) and the replicas it holds (k; ``replicas_per_gpu`` time-sharing each GPU of a
+    one-GPU replica: a reclaim takes all of them down)."""
     per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
     span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)
-    k = np.where(span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus))).astype(np.int64)
+    k = np.where(
+        span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus)) * max(1, replicas_per_gpu)
+    ).astype(np.int64)
     return span, k
 
 
 def service_down_h(
-    gpus_per_node: IntArray, replica_gpus: int, restart_h: float, weights_load_h: float
+    gpus_per_node: IntArray,
+    replica_gpus: int,
+    restart_h: float,
+    weights_load_h: float,
+    replicas_per_gpu: int = 1,
 ) -> FloatArray:
     """How long a reclaim takes a service's unit down, h: D = ``restart_h`` + k × ``weights_load_h``
     (a replacement instance, then the weights of its k replicas read from one volume;
     :func:`service_spot`)."""
-    _span, k = service_unit(gpus_per_node, replica_gpus)
+    _span, k = service_unit(gpus_per_node, replica_gpus, replicas_per_gpu)
     down: FloatArray = (restart_h + k * weights_load_h).astype(np.float64)
     return down
 
@@ -296,6 +305,7 @@ def service_spot(
     hours: float,
     restart_h: float,
     weights_load_h: float,
+    replicas_per_gpu: int = 1,
 ) -> ServiceSpot:
     """Availability of a service on spot instances, for ``hours`` of calendar time.
 
@@ -319,9 +329,9 @@ def service_spot(
     with a spare 1 − (1 − q)³ − 3q(1 − q)² = 3q²(1 − q) + q³ = 1.015585e-5; the spare itself is
     reclaimed 730 / (100 + 0.184444) = 7.28656 times.
     """
-    span, k = service_unit(gpus_per_node, replica_gpus)
+    span, k = service_unit(gpus_per_node, replica_gpus, replicas_per_gpu)
     units = np.maximum(1, nodes // span)
-    down = service_down_h(gpus_per_node, replica_gpus, restart_h, weights_load_h)
+    down = service_down_h(gpus_per_node, replica_gpus, restart_h, weights_load_h, replicas_per_gpu)
     lam_u = rate_per_instance_hour * span
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(lam_u > 0, lam_u * down / (1.0 + lam_u * down), 0.0)
