@@ -47,7 +47,11 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     ),
     ("fixed below one", lambda t: parse_policy("fixed:replicas=0"), "fixed needs replicas=N (N ≥ 1)"),
     ("target out of range", lambda t: parse_policy("target:target=2"), "target needs target=U with 0 < U"),
-    ("queue without per_replica", lambda t: parse_policy("queue"), "queue needs per_replica=N > 0"),
+    (
+        "queue at zero per replica",
+        lambda t: parse_policy("queue:per_replica=0"),
+        "queue needs per_replica=N > 0",
+    ),
     ("scheduled without at", lambda t: parse_policy("scheduled"), "scheduled needs at=HOURh@N"),
     ("schedule hour 25", lambda t: parse_policy("scheduled:at=25h@3"), "write HOURh@REPLICAS, e.g. 8h@6"),
     (

@@ -321,6 +321,12 @@ def _behaviour(p: PolicyResult) -> str:
                 "so a replica decoding one sequence reads near 100 %."
             ).format(target=pol.gpu_util_pct, sample=pol.util_sample_s, delay=pol.metric_delay_s)
             text = _join(text, more)
+        if pol.kind == "queue" and pol.per_replica is not None:
+            more = _(
+                "Scales on the requests in flight (running and waiting), {target:g} per replica: "
+                "ceil(in flight / {target:g}) replicas."
+            ).format(target=round(pol.per_replica, 1))
+            text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))
     if p.saturated_s > 0:

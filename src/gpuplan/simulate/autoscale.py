@@ -28,7 +28,7 @@ from gpuplan.simulate.engine import (
     run_engine,
 )
 from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo_outcome, stats
-from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
+from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy, queue_target
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
@@ -647,7 +647,7 @@ def simulate_autoscale(
     out = []
     for given in policies:
         # A policy without its own start-up time takes the cold start derived from the model.
-        p = given
+        p = queue_target(given, replica.slots)
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         own = (policy_prices or {}).get(given.name, prices)

@@ -5,8 +5,15 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
     fixed:replicas=4
     target:target=0.7,min=1,max=12           # HPA on utilisation (busy batch slots / ready slots)
     queue:per_replica=48,max=12,spot=0.5      # KEDA on outstanding requests (queued + running)
+    queue:max=12                              # the same at the replica's batch slots × 0.8
     scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
     gpu-util:80,min=1,max=8                   # the HPA gpuplan deploy writes: DCGM GPU util, percent
+
+``queue`` without ``per_replica`` holds the requests in flight per replica (running and waiting, as
+an engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count them) at the
+simulated replica's batch slots × the utilisation plans size fleets for
+(``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8): set when the replica is known
+(:func:`queue_target`).
 
 ``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
 the replicas' ``DCGM_FI_DEV_GPU_UTIL``, the percent of the sample period during which one or more
@@ -44,7 +51,16 @@ from gpuplan.i18n.phrases import listed
 if TYPE_CHECKING:
     from gpuplan.workload.spec import ServingSpec
 
-__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "as_deployed", "load_policies", "parse_policy", "with_serving"]
+__all__ = [
+    "KINDS",
+    "MAX_REPLICAS",
+    "Policy",
+    "as_deployed",
+    "load_policies",
+    "parse_policy",
+    "queue_target",
+    "with_serving",
+]
 
 KINDS = ("fixed", "target", "queue", "scheduled", "gpu-util")
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
@@ -90,7 +106,8 @@ class Policy:
     target: float | None = None
     """target: busy-slot utilisation to hold, 0–1."""
     per_replica: float | None = None
-    """queue: outstanding requests per replica (KEDA AverageValue threshold)."""
+    """queue: outstanding requests per replica (KEDA AverageValue threshold); None: the replica's
+    batch slots × TARGET_UTILISATION, set by :func:`queue_target` once the replica is known."""
     gpu_util_pct: float | None = None
     """gpu-util: average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) to hold, percent, 0–100."""
     metric_delay_s: float = DEFAULT_METRIC_DELAY_S
@@ -180,7 +197,7 @@ def _validate(p: Policy) -> None:
         raise bad(Phrase(N_("gpu-util needs a target percent P with 0 < P ≤ 100, e.g. gpu-util:80")))
     if p.kind == "gpu-util" and p.util_sample_s <= 0:
         raise bad(Phrase(N_("sample must be > 0 seconds")))
-    if p.kind == "queue" and (p.per_replica is None or p.per_replica <= 0):
+    if p.kind == "queue" and p.per_replica is not None and p.per_replica <= 0:
         raise bad(Phrase(N_("queue needs per_replica=N > 0, e.g. queue:per_replica=32")))
     if p.kind == "scheduled" and not p.schedule:
         raise bad(Phrase(N_("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")))
@@ -416,3 +433,14 @@ def with_serving(
     if max_replicas is not None and "max" not in policy.given:
         update["max_replicas"] = max_replicas
     return replace(policy, **update) if update else policy
+
+
+def queue_target(policy: Policy, slots: int) -> Policy:
+    """A queue policy without ``per_replica`` at ``slots`` (the replica's batch slots) × the
+    utilisation plans size fleets for (``TARGET_UTILISATION``): requests in flight per replica
+    where its batch is as busy as the plan sized it. Others, and one that names it, unchanged."""
+    from gpuplan.perf.inference import TARGET_UTILISATION
+
+    if policy.kind != "queue" or policy.per_replica is not None:
+        return policy
+    return replace(policy, per_replica=max(1, slots) * TARGET_UTILISATION)

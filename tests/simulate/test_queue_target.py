@@ -1,0 +1,66 @@
+"""``queue`` without ``per_replica``: requests in flight per replica at the replica's batch slots ×
+the utilisation plans size fleets for."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.errors import InputError
+from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.simulate import FleetPrices, ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
+from gpuplan.simulate.policy import queue_target
+
+REPLICA = ReplicaModel(
+    gpu="A100-SXM4-80GB",
+    slots=16,
+    prefill_tokens_per_s=8000.0,
+    time_per_output_token_s=0.03,
+    time_per_output_token_1_s=0.012,
+    source="given",
+)
+
+
+def test_queue_without_per_replica_takes_the_slots_at_the_planned_utilisation() -> None:
+    p = parse_policy("queue:max=6")
+    assert p.per_replica is None
+    assert queue_target(p, 83).per_replica == pytest.approx(83 * TARGET_UTILISATION)
+    own = parse_policy("queue:per_replica=12,max=6")
+    assert queue_target(own, 83) is own
+    other = parse_policy("target:target=0.7")
+    assert queue_target(other, 83) is other
+
+
+def test_queue_per_replica_still_refused_at_zero() -> None:
+    with pytest.raises(InputError, match="per_replica=N > 0"):
+        parse_policy("queue:per_replica=0")
+
+
+def test_simulation_runs_queue_at_the_replicas_slots() -> None:
+    trace = diurnal_trace(
+        Shape(mean_requests_per_s=2.0, duration_s=2 * 3600, seed=3, prompt_tokens=512, output_tokens=200)
+    )
+    res = simulate_autoscale(
+        trace,
+        REPLICA,
+        [parse_policy("queue:max=6"), parse_policy("queue:per_replica=12.8,max=6,name=given")],
+        FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
+    )
+    derived, given = res.policies
+    assert derived.policy.per_replica == pytest.approx(16 * TARGET_UTILISATION)
+    # the same threshold written out scales the same
+    assert derived.replica_hours == given.replica_hours
+
+
+def test_report_says_what_queue_scales_on() -> None:
+    from gpuplan.report.autoscale import _behaviour
+
+    trace = diurnal_trace(
+        Shape(mean_requests_per_s=1.0, duration_s=3600, seed=3, prompt_tokens=512, output_tokens=200)
+    )
+    res = simulate_autoscale(
+        trace,
+        REPLICA,
+        [parse_policy("queue:max=4")],
+        FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
+    )
+    assert "in flight (running and waiting), 12.8 per replica" in _behaviour(res.policies[0])
