@@ -293,3 +293,12 @@ def test_the_docker_readme_says_how_many_containers_the_plan_priced(
     # One `docker run` for a plan of four time-sharing replicas had been a quarter of the capacity priced.
     readme = by_path(generate(_llm(tmp_path, serving), "docker"))["README.md"]
     assert said in readme and "Kubernetes (--target k8s) starts and scales them" in readme
+
+
+def test_the_k8s_readme_of_an_engine_service_warns_of_the_gpu_util_autoscalers_cost(tmp_path: Path) -> None:
+    # gpuplan's simulator runs the gpu-util HPA at its cap for a decoding engine (~3× the plan's cost
+    # in a diurnal day); the README deploy writes had said nothing of it
+    readme = by_path(generate(_llm(tmp_path, 'engine: "vllm==0.8.5"'), "k8s"))["README.md"]
+    said = " ".join(readme.split())
+    assert "Mind the cost of this autoscaler" in said and "near maxReplicas (4)" in said
+    assert "--policy queue" in said

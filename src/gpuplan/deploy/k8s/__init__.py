@@ -82,6 +82,17 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
             )
         )
+        if engine_launch(spec) is not None and spec.serving is not None:
+            # gpuplan's own simulator runs this HPA at its cap for an engine (a decoding engine keeps a
+            # kernel running at any load): ~3× the plan's cost in a diurnal day; said where it is written
+            extra.append(
+                _(
+                    "Mind the cost of this autoscaler: it scales on GPU utilisation, which a serving "
+                    "engine keeps high whenever it decodes, so it may run near maxReplicas ({most}) at a "
+                    "light load. `gpuplan simulate autoscale` replays it (--policy gpu-util) beside a "
+                    "policy on the engine's requests in flight (--policy queue) on your workload."
+                ).format(most=spec.serving.max_replicas)
+            )
         if spec.serving and spec.serving.share_gpu > 1:
             extra.append(
                 _("Apply `k8s/time-slicing-config.yaml` and patch the ClusterPolicy (see its header) first.")
