@@ -17,9 +17,9 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.inference import TIME_SLICE_PENALTY, time_slice_share
 from gpuplan.profile.model import Profile
 from gpuplan.simulate import Shape, SimulationSettings, parse_policy, simulate_autoscale, step_trace
-from gpuplan.simulate.inputs import fleet_prices, parse_replica, replicas_per_gpu
+from gpuplan.simulate.inputs import fleet_prices, parse_replica
 from gpuplan.simulate.replica import ServingStack, estimator_replica
-from gpuplan.workload.spec import ServingSpec
+from gpuplan.workload import Workload, load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
@@ -88,11 +88,21 @@ def test_a_replica_sharing_its_gpu_runs_at_its_time_share_with_its_share_of_the_
 
 
 def test_share_gpu_is_refused_where_a_replica_spans_several_gpus() -> None:
-    serving = ServingSpec(requests_per_s=1, prompt_tokens=8, output_tokens=8, share_gpu=4)
-    assert replicas_per_gpu(serving, 1) == 4 and replicas_per_gpu(None, 2) == 1
-    assert (
-        replicas_per_gpu(ServingSpec(requests_per_s=1, prompt_tokens=8, output_tokens=8, share_gpu=True), 1)
-        == 4
-    )
+    # The workload refuses the pair when read (simulate had a copy of the refusal of its own).
+    def workload(tensor_parallel: int, **serving: object) -> Workload:
+        block = {"requests_per_s": 1, "prompt_tokens": 8, "output_tokens": 8, **serving}
+        return load_workload(
+            {
+                "name": "s",
+                "task": "infer",
+                "model": {"preset": "gpt2"},
+                "inputs": {"batch_size": 1, "seq_len": 16},
+                "tensor_parallel": tensor_parallel,
+                **({"serving": block} if serving or tensor_parallel == 1 else {}),
+            }
+        )
+
+    assert workload(1, share_gpu=4).replicas_per_gpu == 4 and workload(2).replicas_per_gpu == 1
+    assert workload(1, share_gpu=True).replicas_per_gpu == 4
     with pytest.raises(InputError, match="spans 2 GPUs"):
-        replicas_per_gpu(serving, 2)
+        workload(2, share_gpu=4)

@@ -13,6 +13,7 @@ from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
 #: (provider, instance type) -> (GPU id, GPUs per instance), as ``Store.known_instances`` gives it.
@@ -182,31 +183,6 @@ def _whole_instances_hint(
 
 def check_fit(
     db: str | None,
-    source: Path,
-    gpu: str,
-    count: int,
-    *,
-    project: Path | None,
-    force: bool,
-    offered: Mapping[str, float | None] | None,
-    share: int | None = None,
-) -> None:
-    """The estimator's memory verdict for the workload at ``source`` on ``count`` × ``gpu``, as
-    ``gpuplan estimate`` gives it (the profile through the same cache; ``share``: ``--share-gpu``'s
-    replicas to a GPU in place of the workload's own, each judged in its share): *does not fit* raises
-    DeployError naming the need, the usable memory and the cheapest change that makes it fit
-    (``force``: a warning instead); *may not fit* is a warning. Nothing is said when it fits.
-    ``offered``: the GPUs the catalog offers (another GPU is suggested among those first, as
-    ``estimate`` does); None when the catalog could not be read."""
-    from gpuplan.workload import load_workload
-
-    check_workload_fit(
-        db, load_workload(source, project=project), gpu, count, force=force, offered=offered, share=share
-    )
-
-
-def check_workload_fit(
-    db: str | None,
     workload: Workload,
     gpu: str,
     count: int,
@@ -214,8 +190,15 @@ def check_workload_fit(
     force: bool,
     offered: Mapping[str, float | None] | None,
     share: int | None = None,
-) -> None:
-    """:func:`check_fit` on a workload already read (a plan's, whose file deploy does not reread)."""
+) -> Profile:
+    """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
+    estimate`` gives it (the profile through the same cache; ``share``: replicas to a GPU in place
+    of the workload's own, ``--share-gpu``'s or the share a plan is deployed at, each judged in its
+    share): *does not fit* raises DeployError naming the need, the usable memory and the cheapest
+    change that makes it fit (``force``: a warning instead); *may not fit* is a warning. Nothing is
+    said when it fits. ``offered``: the GPUs the catalog offers (another GPU is suggested among
+    those first, as ``estimate`` does); None when the catalog could not be read. Returns the
+    profile, for :func:`check_share_fit` (one read of the cache, not two)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
@@ -238,8 +221,8 @@ def check_workload_fit(
         # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
         raise DeployError(str(outcome.error))
     if e.memory_verdict is MemoryVerdict.FITS:
-        return
-    shared = workload.serving.replicas_per_gpu if workload.serving is not None else 1
+        return prof
+    shared = workload.replicas_per_gpu
     where = (
         _("1/{share} of {gpu}").format(share=shared, gpu=gpu)
         if shared > 1
@@ -264,14 +247,14 @@ def check_workload_fit(
     if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
         line = _("warning: the job may not fit {where}: it needs {need}, {usable} GiB usable; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
-        return
+        return prof
     if force:
         line = _(
             "warning: the job does not fit {where}: it needs {need}, {usable} GiB usable; {change}; "
             "written anyway (--force-fit)"
         )
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
-        return
+        return prof
     raise DeployError.worded(
         N_(
             "the job does not fit {where}: it needs {need}, {usable} GiB usable; {change} "
@@ -312,7 +295,14 @@ def plan_workload(source: Path, project: Path | None) -> Workload | str:
 
 
 def check_share_fit(
-    db: str | None, workload: Workload | str, gpu: str, share: int, *, force: bool, flag: bool
+    db: str | None,
+    workload: Workload | str,
+    gpu: str,
+    share: int,
+    *,
+    force: bool,
+    flag: bool,
+    profile: Profile | None = None,
 ) -> None:
     """Whether one of ``share`` replicas time-sharing each ``gpu`` holds its weights and one
     sequence at the workload's traced context in its share, by the planner's own serving memory
@@ -337,7 +327,7 @@ def check_share_fit(
         return
     card = get_gpu(gpu)
     try:
-        prof = load_profile(workload, db)
+        prof = profile if profile is not None else load_profile(workload, db)
 
         def replica(n: int) -> DecodeEstimate:
             return decode_estimate(

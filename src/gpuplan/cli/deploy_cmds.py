@@ -195,47 +195,41 @@ def deploy(
     )
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
-    if not is_plan and spec.gpu:
-        from gpuplan.cli._settings import settings
-        from gpuplan.cli.deploy_checks import check_fit
-
-        # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
-        # fails only after the machine is paid for.
-        # The GPUs offered come from the instance shapes already read, not a second read of every offer.
-        offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
-        check_fit(
-            settings(ctx).db,
-            source,
-            spec.gpu,
-            spec.total_gpus,
-            project=project,
-            force=force_fit,
-            offered=offered,
-            share=share_gpu,
-        )
     share = spec.serving.share_gpu if spec.serving is not None else 1
-    if spec.task == "infer" and spec.gpu and share > 1 and spec.planned_share_gpu != share:
-        # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
+    # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
+    shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
+    if spec.gpu and (not is_plan or shared):
         from gpuplan.cli._settings import settings
-        from gpuplan.cli.deploy_checks import check_share_fit, check_workload_fit, plan_workload
+        from gpuplan.cli.deploy_checks import check_fit, check_share_fit, plan_workload
         from gpuplan.workload import load_workload
 
+        # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
+        # fails only after the machine is paid for. A workload file is checked on its GPUs; a
+        # plan (priced on them) only at a share it was not priced at, one replica on one GPU.
         served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
-        if is_plan and not isinstance(served, str):
-            # the estimator's verdict at this share, as a workload file gets it above
-            offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
-            check_workload_fit(
+        # The GPUs offered come from the instance shapes already read, not a second read of every offer.
+        offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
+        prof = None
+        if not isinstance(served, str):
+            prof = check_fit(
                 settings(ctx).db,
                 served,
                 spec.gpu,
-                1,  # one replica, time-sharing one GPU
+                spec.total_gpus if not is_plan else 1,
                 force=force_fit,
                 offered=offered,
-                share=share,
+                share=share if is_plan else share_gpu,
             )
-        check_share_fit(
-            settings(ctx).db, served, spec.gpu, share, force=force_fit, flag=share_gpu is not None
-        )
+        if shared:
+            check_share_fit(
+                settings(ctx).db,
+                served,
+                spec.gpu,
+                share,
+                force=force_fit,
+                flag=share_gpu is not None,
+                profile=prof,
+            )
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
     options = GenerateOptions(

@@ -302,7 +302,6 @@ def autoscale_cmd(
         parse_replica,
         policy_fleets,
         prices_by_policy,
-        replicas_per_gpu,
         request_tokens,
         storage_bytes_per_s,
     )
@@ -317,7 +316,7 @@ def autoscale_cmd(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
         )
     # replicas time-sharing a GPU run and are billed so, as plan prices them
-    share = replicas_per_gpu(w.serving, w.tensor_parallel * w.pipeline_parallel)
+    share = w.replicas_per_gpu
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
     # gpu-util as deploy writes the HPA: the serving block's target and replica range, unless the
     # policy names them itself

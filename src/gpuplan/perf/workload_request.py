@@ -103,7 +103,7 @@ def request_for(
         serving_engine=serving_engine(workload),
         measured_steps=measured_steps,
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
-        gpu_share=workload.serving.replicas_per_gpu if workload.serving is not None else 1,
+        gpu_share=workload.replicas_per_gpu,
     )
 
 

@@ -406,9 +406,7 @@ def _replicas(workload: Workload) -> tuple[int, int]:
     ``serving.min_replicas``, which ``deploy`` starts (1 when left out), and its ``share_gpu``.
     Under a ``mig_profile`` (slices the plan does not price) a replica is counted as a GPU's."""
     sv = workload.serving
-    if sv is None:
-        return 1, 1
-    return sv.min_replicas or 1, sv.replicas_per_gpu
+    return (sv.min_replicas or 1) if sv is not None else 1, workload.replicas_per_gpu
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:

@@ -52,7 +52,6 @@ __all__ = [
     "parse_replica",
     "price_basis",
     "replica_instances",
-    "replicas_per_gpu",
     "request_tokens",
     "storage_bytes_per_s",
     "whole_instances",
@@ -249,21 +248,6 @@ def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int =
         g=gpus,
         k=format_number(o.gpu_count),
     )
-
-
-def replicas_per_gpu(serving: ServingSpec | None, tensor_parallel: int) -> int:
-    """Replicas time-sharing one GPU (``serving.share_gpu``; 1 without it), refused as ``plan``
-    refuses it where one replica spans several GPUs."""
-    share = serving.replicas_per_gpu if serving is not None else 1
-    if share > 1 and tensor_parallel > 1:
-        raise InputError.worded(
-            N_(
-                "serving.share_gpu: replicas time-share one GPU each, but one replica of this workload "
-                "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave share_gpu out"
-            ),
-            n=tensor_parallel,
-        )
-    return share
 
 
 def policy_fleets(policies: Sequence[Policy]) -> dict[str, int]:

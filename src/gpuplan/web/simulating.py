@@ -139,7 +139,6 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         parse_replica,
         policy_fleets,
         prices_by_policy,
-        replicas_per_gpu,
         storage_bytes_per_s,
     )
 
@@ -158,7 +157,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         "spot_rate_per_hour": request.spot_rate,
         "gpus_per_replica": workload.tensor_parallel,
         # replicas time-sharing a GPU are billed so, as plan prices them (and run so: _estimated)
-        "replicas_per_gpu": replicas_per_gpu(serving, workload.tensor_parallel * workload.pipeline_parallel),
+        "replicas_per_gpu": workload.replicas_per_gpu,
     }
     prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(policies))  # type: ignore[arg-type]
     own_prices = prices_by_policy(offers, gpu_id, policies, **given)

@@ -663,6 +663,13 @@ class Workload(Spec):
         return self
 
     @property
+    def replicas_per_gpu(self) -> int:
+        """A service's replicas time-sharing each GPU (``serving.share_gpu``; 1 without a serving
+        block). Refused beside tensor or pipeline parallelism when the workload is read, so every
+        reader takes it as is."""
+        return self.serving.replicas_per_gpu if self.serving is not None else 1
+
+    @property
     def uses_cuda_graphs(self) -> bool:
         """Whether steps replay CUDA graphs: ``cuda_graphs`` when given, else yes for inference
         (serving engines) and the stack level's choice for training."""
