@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import EstimateKey, EstimateRow, PlanOffer, RegionCosts, UsdTransferTier
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.workload import Workload
 
 #: A flat calibration for estimator tests: fixed efficiencies, no kernel floor, a ±10 % band.
 CAL = Calibration(
@@ -114,3 +116,23 @@ def ddp_profile(workload_name: str) -> Profile:
         ),
         shape=ModelShape(family="custom"),
     )
+
+
+#: The example LLM service, and a traced 7B decoder's profile to plan it with (no trace in the test).
+SERVICE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference-service.yaml"
+LLAMA7B_INFER = (
+    Path(__file__).resolve().parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+)
+
+
+def service_workload(**serving: object) -> Workload:
+    """The example LLM service with its ``serving:`` fields replaced (unvalidated, as a test sets them)."""
+    from gpuplan.workload import load_workload
+
+    w = load_workload(SERVICE)
+    assert w.serving is not None
+    return w.model_copy(update={"serving": w.serving.model_copy(update=serving)})
+
+
+def llama7b_profile() -> Profile:
+    return Profile.from_json(LLAMA7B_INFER.read_text(encoding="utf-8"))

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
-from plan_helpers import aws_costs, offer, toy_estimator
+from plan_helpers import aws_costs, llama7b_profile, offer, service_workload, toy_estimator
 from rich.console import Console
 
 from gpuplan.api import estimate, plan
@@ -21,11 +20,6 @@ from gpuplan.plan.result import Option, Plan
 from gpuplan.profile.model import Profile
 from gpuplan.report.plan import option_json, plan_json
 from gpuplan.report.plan_view import plan_view, service_lines
-from gpuplan.workload import Workload, load_workload
-
-ROOT = Path(__file__).resolve().parents[2]
-SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
-PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +31,10 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 @pytest.fixture(scope="module")
 def profile() -> Profile:
-    return Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    return llama7b_profile()
 
 
-def _service(**serving: object) -> Workload:
-    w = load_workload(SERVICE)
-    assert w.serving is not None
-    return w.model_copy(update={"serving": w.serving.model_copy(update=serving)})
+_service = service_workload
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from plan_helpers import SERVICE, llama7b_profile, service_workload
 
 from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
@@ -19,11 +20,7 @@ from gpuplan.errors import InputError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.inference import TIME_SLICE_PENALTY, decode_estimate, serving_estimate
 from gpuplan.profile.model import Profile
-from gpuplan.workload import Workload, load_workload
-
-ROOT = Path(__file__).resolve().parents[2]
-SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
-PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+from gpuplan.workload import load_workload
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +32,10 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 @pytest.fixture(scope="module")
 def profile() -> Profile:
-    return Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    return llama7b_profile()
 
 
-def _service(**serving: object) -> Workload:
-    w = load_workload(SERVICE)
-    assert w.serving is not None
-    return w.model_copy(update={"serving": w.serving.model_copy(update=serving)})
+_service = service_workload
 
 
 def test_a_time_shared_replica_has_its_share_of_the_memory_and_of_the_time(profile: Profile) -> None:
