@@ -29,8 +29,6 @@ class ServingLoad:
     output_tokens: int
     p95_latency_s: float | None = None
     """The service's latency target, which the GPUs it needs must meet too (None: none)."""
-    replicas_per_gpu: int = 1
-    """Replicas time-sharing one GPU (the workload's ``share_gpu``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,9 +81,7 @@ def _one(
                 # and simulate size it (the traced seq_len is the forward's shape, not the request's)
                 context_tokens=serving.prompt_tokens + serving.output_tokens if serving else None,
                 # n replicas time-sharing a GPU (one GPU each: tensor parallelism leaves it at 1)
-                replicas_per_gpu=(
-                    serving.replicas_per_gpu if serving and request.model_parallel.tensor == 1 else 1
-                ),
+                replicas_per_gpu=request.gpu_share if request.model_parallel.tensor == 1 else 1,
             )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands

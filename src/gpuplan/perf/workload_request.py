@@ -204,5 +204,4 @@ def serving_load(workload: Workload) -> ServingLoad | None:
         prompt_tokens=s.prompt_tokens,
         output_tokens=s.output_tokens,
         p95_latency_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms is not None else None,
-        replicas_per_gpu=s.replicas_per_gpu,
     )
