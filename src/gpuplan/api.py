@@ -28,6 +28,8 @@ __all__ = [
     "EstimateReport",
     "InstanceLinks",
     "StackLevelReport",
+    "deployed_engine_slots",
+    "engine_batch_slots",
     "estimate",
     "instance_links",
     "plan",
@@ -171,6 +173,48 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
             own=own,
         )
     return own, links.network
+
+
+def engine_batch_slots(workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int) -> int:
+    """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
+    workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
+    KV cache holds at the serving block's prompt plus half its output tokens (the mean context of a
+    running request), at most the engine's ``max_num_seqs``; ``replicas_per_gpu``: replicas
+    time-sharing one GPU, each with its share of the memory. ``deploy`` holds the autoscaler's
+    requests in flight per replica at this × ``TARGET_UTILISATION``, the ``queue`` policy's default."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.simulate.inputs import request_tokens
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+
+    prompt, output = request_tokens(workload.serving)
+    replica, _weights = estimator_replica(
+        profile,
+        get_gpu(gpu),
+        ServingStack.of(workload, replicas_per_gpu=replicas_per_gpu),
+        mean_prompt_tokens=prompt,
+        mean_output_tokens=output,
+    )
+    return replica.slots
+
+
+def deployed_engine_slots(
+    workload: Workload | str, gpu: str | None, share: int, profile_of: Callable[[Workload], Profile]
+) -> int | str:
+    """:func:`engine_batch_slots` for ``deploy``'s autoscaler, else why they are not known:
+    ``workload`` may already be that reason (a plan whose workload cannot be read), ``gpu`` None (no
+    GPU named), or the trace (``profile_of``: the caller's cache) may fail. The command line and the
+    service's deploy route both ask here."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.i18n.messages import _
+
+    if isinstance(workload, str):
+        return workload
+    if gpu is None:
+        return _("no GPU named (--gpu)")
+    try:
+        return engine_batch_slots(workload, gpu, profile_of(workload), replicas_per_gpu=share)
+    except GpuplanError as e:
+        return str(e)
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:

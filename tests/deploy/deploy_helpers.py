@@ -66,6 +66,7 @@ def _schema(name: str) -> dict[str, Any]:
 _CRD_SCHEMAS = {
     ("kubeflow.org/v1", "PyTorchJob"): "pytorchjob-kubeflow-v1.schema.json",
     ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject-keda-v1alpha1.schema.json",
+    ("monitoring.coreos.com/v1", "PodMonitor"): "podmonitor-monitoring-coreos-v1.schema.json",
 }
 
 

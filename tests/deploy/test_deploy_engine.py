@@ -87,7 +87,7 @@ def test_sglang_runs_its_launcher_with_its_own_flags(tmp_path: Path) -> None:
     assert container["args"] == [
         "--model-path", "Qwen/Qwen3-0.6B", "--host", "0.0.0.0", "--port", "8000",
         "--tp", "1", "--context-length", "120", "--mem-fraction-static", "0.9",
-        "--disable-radix-cache",
+        "--disable-radix-cache", "--enable-metrics",
     ]  # fmt: skip
     assert container["readinessProbe"]["httpGet"]["path"] == "/health"
 

@@ -196,3 +196,20 @@ def test_on_an_azure_slice_cost_and_latency_follow_the_replica_hours(azure_slice
     assert counted * 0.95 <= hours <= 8 * (900 + 600) / 3600
     assert 2 <= p.max_replicas <= 8
     assert p.latency["e2e"].p50_s is not None and p.latency["e2e"].p50_s > 0
+
+
+def test_a_queue_policy_takes_the_replica_range_deploy_writes() -> None:
+    # deploy --target k8s scales an engine on its requests in flight between the serving block's
+    # min_replicas and max_replicas: `--policy queue` replays that range unless it names its own
+    from gpuplan.simulate.policy import with_serving
+
+    queue = with_serving(parse_policy("queue"), gpu_util_pct=70, min_replicas=2, max_replicas=3)
+    assert (queue.min_replicas, queue.max_replicas, queue.gpu_util_pct) == (2, 3, None)
+    own = with_serving(parse_policy("queue:min=1,max=9"), gpu_util_pct=None, min_replicas=2, max_replicas=3)
+    assert (own.min_replicas, own.max_replicas) == (1, 9)
+    # a block's minimum above the policy's default maximum, the block naming no maximum: it holds
+    # its minimum (it had been refused, "need 1 ≤ min ≤ max (got min=12, max=8)")
+    held = with_serving(parse_policy("gpu-util:80"), gpu_util_pct=None, min_replicas=12, max_replicas=None)
+    assert (held.min_replicas, held.max_replicas) == (12, 12)
+    fixed = parse_policy("fixed:replicas=2")
+    assert with_serving(fixed, gpu_util_pct=None, min_replicas=5, max_replicas=6) is fixed

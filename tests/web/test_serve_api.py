@@ -530,3 +530,46 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
         headers=service.auth("plan"),
     )
     assert _error(r, 400) == "own_cluster: only for target k8s"
+
+
+def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The archive's autoscaler had scaled a vLLM service on DCGM GPU utilisation, which a decoding
+    # engine keeps high at any load; it now holds the engine's requests in flight per replica at the
+    # replica's batch slots × 0.8, and says in NOTE.txt where that cannot be worked out.
+    workload = {
+        "name": "gpt2-svc",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 2, "prompt_tokens": 100, "output_tokens": 20},
+    }
+    plan = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
+    assert plan.status_code == 202, plan.text[:300]  # a first trace of the model runs as a job
+    assert plan.json()["status"] == "done", plan.text[:300]
+    doc = plan.json()["result"]
+    body = {"plan": doc, "target": "k8s", "own_cluster": True}
+    r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    assert "k8s/k8s/podmonitor.yaml" in archive.namelist() and "NOTE.txt" not in archive.namelist()
+    hpa = archive.read("k8s/k8s/hpa.yaml").decode()
+    assert "name: vllm_requests_in_flight" in hpa and "DCGM" not in hpa
+    # where the replica cannot be worked out: GPU utilisation, and why
+    import gpuplan.api
+    from gpuplan.errors import EstimateError
+
+    def fails(*_args: Any, **_kwargs: Any) -> int:
+        raise EstimateError("the trace failed")
+
+    monkeypatch.setattr(gpuplan.api, "engine_batch_slots", fails)
+    r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    note = archive.read("NOTE.txt").decode()
+    assert note == (
+        "the autoscaler scales on GPU utilisation, not on the engine's requests in flight (their target "
+        "per replica is not known: the trace failed); it may run near its maximum at a light load\n"
+    )
+    assert "DCGM_FI_DEV_GPU_UTIL" in archive.read("k8s/k8s/hpa.yaml").decode()

@@ -18,6 +18,8 @@ from gpuplan.i18n import N_, _, ngettext
 if TYPE_CHECKING:
     from gpuplan.cli.deploy_checks import Instances, Network
     from gpuplan.deploy.base import GeneratedFile
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import Workload
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
 
@@ -132,7 +134,7 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
-    from gpuplan.deploy.engine import unpriced_share
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unpriced_share
     from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
@@ -198,6 +200,8 @@ def deploy(
     share = spec.serving.share_gpu if spec.serving is not None else 1
     # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
+    served: Workload | str | None = None  # the workload, read once for the checks below
+    prof: Profile | None = None
     if spec.gpu and (not is_plan or shared):
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import check_fit, check_share_fit, plan_workload
@@ -209,7 +213,6 @@ def deploy(
         served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
-        prof = None
         if not isinstance(served, str):
             prof = check_fit(
                 settings(ctx).db,
@@ -230,6 +233,26 @@ def deploy(
                 flag=share_gpu is not None,
                 profile=prof,
             )
+    if generator.name == "k8s" and engine_launch(spec) is not None:
+        # The engine's autoscaler holds its requests in flight at the replica's batch slots × 0.8, as
+        # the plan sizes replicas and `simulate autoscale --policy queue` replays it.
+        from gpuplan.api import deployed_engine_slots
+        from gpuplan.cli._profiles import load_profile
+        from gpuplan.cli._settings import settings
+        from gpuplan.cli.deploy_checks import plan_workload
+        from gpuplan.workload import load_workload
+
+        if served is None:
+            served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+        db = settings(ctx).db
+        traced = prof
+        slots = deployed_engine_slots(
+            served, spec.gpu, share, lambda w: traced if traced is not None else load_profile(w, db)
+        )
+        if isinstance(slots, str):
+            typer.echo(_("warning: {line}").format(line=_(ON_GPU_UTILISATION).format(why=slots)), err=True)
+        else:
+            spec = spec.with_engine_slots(slots)
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
     options = GenerateOptions(

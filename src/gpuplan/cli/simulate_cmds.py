@@ -105,7 +105,6 @@ def _replica(
     from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.workload_request import serving_engine
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
     if w.task.value != "infer":
@@ -122,18 +121,7 @@ def _replica(
             ),
             name=w.name,
         )
-    stack = ServingStack(
-        tensor_parallel=w.tensor_parallel,
-        cuda_graphs=w.uses_cuda_graphs,
-        compiled=w.compile,
-        engine_text=engine_text,
-        engine_cpu=serving_engine(w),
-        engine_name=w.serving.engine_name if w.serving else None,
-        engine_version=w.serving.engine_version if w.serving else None,
-        prefix_caching=w.serving.prefix_caching if w.serving else None,
-        replicas_per_gpu=share,
-        network=network,
-    )
+    stack = ServingStack.of(w, engine_text=engine_text, replicas_per_gpu=share, network=network)
     return estimator_replica(
         prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]
     )

@@ -35,13 +35,15 @@ from dataclasses import dataclass
 
 from gpuplan.deploy.grammar import ENGINE_PIN
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 
 __all__ = [
     "DEFAULT_ENGINE",
     "ENGINE_HEALTH_PATH",
     "ENGINE_PORT",
+    "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
+    "ON_GPU_UTILISATION",
     "PLAN_MEMORY_FRACTION",
     "EngineLaunch",
     "engine_launch",
@@ -68,6 +70,28 @@ DEFAULT_ENGINE = "vllm"
 #: workload names no version: vLLM from 0.14.0 (asynchronous scheduling); SGLang from v0.4 (the
 #: overlap scheduler), whose first image is ``v0.4.0.post1-cu124``.
 NEWEST_KNOWN = {"vllm": "0.14.0", "sglang": "0.4.0.post1"}
+
+#: Each engine's gauges of requests running and waiting, on ``/metrics`` at its serving port: vLLM
+#: ``vllm:num_requests_running`` / ``vllm:num_requests_waiting`` (``vllm/engine/metrics.py``,
+#: ``vllm/v1/metrics/loggers.py``; vLLM "Production Metrics", docs.vllm.ai/en/latest/usage/metrics.html),
+#: SGLang ``sglang:num_running_reqs`` / ``sglang:num_queue_reqs`` once started with ``--enable-metrics``
+#: (``python/sglang/srt/metrics/collector.py`` ``SchedulerMetricsCollector``; SGLang "Production
+#: Metrics", docs/references/production_metrics.md).
+IN_FLIGHT_GAUGES = {
+    "vllm": ("vllm:num_requests_running", "vllm:num_requests_waiting"),
+    "sglang": ("sglang:num_running_reqs", "sglang:num_queue_reqs"),
+}
+#: Said where an engine's autoscaler falls back to GPU utilisation (``{why}``: why its requests in
+#: flight per replica are not known).
+ON_GPU_UTILISATION = N_(
+    "the autoscaler scales on GPU utilisation, not on the engine's requests in flight (their target "
+    "per replica is not known: {why}); it may run near its maximum at a light load"
+)
+#: SGLang's Prometheus metrics came in November 2024 (sgl-project/sglang pull request 1853, "support
+#: prometheus metrics"), the scheduler's two gauges with ``SchedulerMetricsCollector`` (pull request
+#: 1981, "Simplify prometheus metrics", merged 2024-11-10), so in every release from 0.4.0
+#: (December 2024); an older pin keeps GPU utilisation.
+_SGLANG_GAUGES_SINCE = (0, 4, 0)
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -150,7 +174,17 @@ class EngineLaunch:
         args += ["--mem-fraction-static", fraction]
         if self.prefix_caching is False:
             args.append("--disable-radix-cache")  # the radix cache is on unless disabled
+        if self.in_flight_gauges is not None:
+            args.append("--enable-metrics")  # /metrics, off by default, for the autoscaler
         return args
+
+    @property
+    def in_flight_gauges(self) -> tuple[str, str] | None:
+        """The engine's gauges of requests running and waiting on its ``/metrics`` at this version
+        (:data:`IN_FLIGHT_GAUGES`); None: a version from before SGLang published them (0.4)."""
+        if self.engine == "sglang" and _numbers(self.version) < _SGLANG_GAUGES_SINCE:
+            return None
+        return IN_FLIGHT_GAUGES[self.engine]
 
     @property
     def argv(self) -> list[str]:

@@ -88,6 +88,9 @@ MAX_JOB_HOURS = 8766.0
 MAX_CHECKPOINT_INTERVAL_MIN = 525_960.0
 MAX_GRADIENT_ACCUMULATION = 100_000
 MAX_REPLICAS = 10_000
+#: Requests one engine replica runs at once: SGLang's largest default ``max_running_requests`` is
+#: 4096, vLLM's ``max_num_seqs`` 1024; a larger count is a setting no engine starts with.
+MAX_ENGINE_SLOTS = 65_536
 
 #: Characters that end a line somewhere: Python, YAML 1.1 (NEL, LS, PS), shells, Markdown.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")

@@ -39,6 +39,7 @@ from gpuplan.deploy.grammar import (
     ENTRY_POINT,
     MAX_BATCH,
     MAX_CHECKPOINT_INTERVAL_MIN,
+    MAX_ENGINE_SLOTS,
     MAX_EPOCHS,
     MAX_GRADIENT_ACCUMULATION,
     MAX_IMAGE_SIZE,
@@ -215,6 +216,10 @@ class LaunchSpec(BaseModel):
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
+    engine_slots: int | None = Field(default=None, ge=1, le=MAX_ENGINE_SLOTS)
+    """Requests one replica of the serving engine runs at once (``gpuplan.api.engine_batch_slots``),
+    which its autoscaler holds in flight at × ``TARGET_UTILISATION``; None: not worked out (no
+    engine, or the model could not be traced), and the autoscaler scales on GPU utilisation."""
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
@@ -260,6 +265,10 @@ class LaunchSpec(BaseModel):
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
+
+    def with_engine_slots(self, slots: int) -> LaunchSpec:
+        """A copy whose engine replicas run ``slots`` requests at once (:attr:`engine_slots`)."""
+        return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": slots})
 
     @field_validator("name")
     @classmethod

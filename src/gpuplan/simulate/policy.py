@@ -398,8 +398,8 @@ def load_policies(path: str | Path) -> list[Policy]:
 
 
 def as_deployed(policies: Sequence[Policy], serving: ServingSpec | None) -> list[Policy]:
-    """``policies`` with each gpu-util one as ``deploy`` writes the HPA from the workload's
-    ``serving`` block (:func:`with_serving`); the others unchanged."""
+    """``policies`` with each gpu-util and queue one as ``deploy`` writes the autoscaler from the
+    workload's ``serving`` block (:func:`with_serving`); the others unchanged."""
     if serving is None:
         return list(policies)
     return [
@@ -420,18 +420,25 @@ def with_serving(
     min_replicas: int | None,
     max_replicas: int | None,
 ) -> Policy:
-    """A gpu-util policy as the workload's ``serving:`` block deploys it: its
-    ``gpu_utilization_target``, ``min_replicas`` and ``max_replicas`` where the policy does not
-    write ``target``, ``min`` or ``max`` itself (None: not in the block). Other kinds unchanged."""
-    if policy.kind != "gpu-util":
+    """A gpu-util or queue policy as the workload's ``serving:`` block deploys it (``deploy
+    --target k8s`` scales a serving engine on its requests in flight, serve.py on GPU utilisation):
+    its ``min_replicas`` and ``max_replicas``, and gpu-util's ``gpu_utilization_target``, where the
+    policy does not write ``min``, ``max`` or ``target`` itself (None: not in the block). Other kinds
+    unchanged."""
+    if policy.kind not in ("gpu-util", "queue"):
         return policy
     update: dict[str, Any] = {}
-    if gpu_util_pct is not None and "target" not in policy.given:
+    if gpu_util_pct is not None and policy.kind == "gpu-util" and "target" not in policy.given:
         update["gpu_util_pct"] = gpu_util_pct
     if min_replicas is not None and "min" not in policy.given:
         update["min_replicas"] = min_replicas
     if max_replicas is not None and "max" not in policy.given:
         update["max_replicas"] = max_replicas
+    least = update.get("min_replicas", policy.min_replicas)
+    if "max" not in policy.given and max_replicas is None and least > policy.max_replicas:
+        # a block's min_replicas above the policy's default max, the block naming no max: the fleet
+        # may hold its minimum (deploy's maxReplicas is never below its minReplicas)
+        update["max_replicas"] = least
     return replace(policy, **update) if update else policy
 
 

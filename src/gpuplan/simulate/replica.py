@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.links import Link, NetworkSpec
     from gpuplan.profile import Profile
     from gpuplan.simulate.batching import EngineSettings
+    from gpuplan.workload import Workload
 
 __all__ = [
     "DEFAULT_STORAGE_BYTES_PER_S",
@@ -421,6 +422,34 @@ class ServingStack:
     its GPUs per node and how they are joined, which the tensor-parallel all-reduces cross. None:
     no instance named — the GPU link at the bound an estimate takes (``perf.links.bounded``: NVSwitch
     only on an 8-GPU node of a generation that has it, never assumed of fewer)."""
+
+    @classmethod
+    def of(
+        cls,
+        workload: Workload,
+        *,
+        engine_text: str | None = None,
+        replicas_per_gpu: int = 1,
+        network: NetworkSpec | None = None,
+    ) -> ServingStack:
+        """The stack ``workload`` serves on: its split, graphs, compilation and its ``serving:``
+        block's engine; ``engine_text``, ``replicas_per_gpu`` and ``network`` as the fields say.
+        The command line, the service and ``deploy``'s autoscaler all build it here."""
+        from gpuplan.perf.workload_request import serving_engine
+
+        serving = workload.serving
+        return cls(
+            tensor_parallel=workload.tensor_parallel,
+            cuda_graphs=workload.uses_cuda_graphs,
+            compiled=workload.compile,
+            engine_text=engine_text,
+            engine_cpu=serving_engine(workload),
+            engine_name=serving.engine_name if serving else None,
+            engine_version=serving.engine_version if serving else None,
+            prefix_caching=serving.prefix_caching if serving else None,
+            replicas_per_gpu=replicas_per_gpu,
+            network=network,
+        )
 
 
 def estimator_replica(

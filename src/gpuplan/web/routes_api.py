@@ -606,7 +606,7 @@ def deploy(request: Request, caller: Annotated[Caller, authorised("plan")], body
     from gpuplan.web.service import deploy_archive
 
     with use_language(caller.lang):
-        data = deploy_archive(body)
+        data = deploy_archive(body, _store(request))
     name = f"gpuplan-{body.target.strip().lower()}.zip"
     return Response(
         data, media_type="application/zip", headers={"Content-Disposition": f'attachment; filename="{name}"'}

@@ -322,17 +322,36 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     return tco_json(tco(usage, store=store, currency=request.currency))
 
 
-def deploy_archive(request: DeployRequest) -> bytes:
+def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: int) -> int | str:
+    """The requests one replica of the plan's serving engine runs at once, as ``gpuplan deploy``
+    counts them for its autoscaler (the profile through the service's cache), else why not."""
+    from gpuplan.api import deployed_engine_slots
+    from gpuplan.i18n import _
+    from gpuplan.workload import load_workload
+
+    data = plan.get("workload")
+    if not isinstance(data, dict):
+        return _("the plan carries no workload")
+    try:
+        workload: Workload | str = load_workload(json.loads(json.dumps(check_workload(data, None))))
+    except GpuplanError as e:
+        workload = str(e)
+    return deployed_engine_slots(workload, gpu, share, lambda w: _profile(store, w, _no_progress))
+
+
+def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     """``gpuplan deploy``'s files for the plan's recommended option, as a zip archive (in memory:
     the service writes nothing to its disk). For the k8s target, the plan's best option on a
     provider with managed Kubernetes unless ``own_cluster``; NOTE.txt says so where it is not the
-    recommended one."""
+    recommended one, and where a serving engine's autoscaler scales on GPU utilisation because its
+    requests in flight per replica could not be worked out."""
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
-    from gpuplan.i18n import N_
+    from gpuplan.i18n import N_, _
 
     generator = get_generator(request.target)
     if request.own_cluster and generator.name != "k8s":
@@ -364,14 +383,24 @@ def deploy_archive(request: DeployRequest) -> bytes:
         out_dir=request.workdir,
         names=OPTION_FIELDS,
     )
+    notes = [spec.chosen_because] if spec.chosen_because else []
+    if generator.name == "k8s" and engine_launch(spec) is not None:
+        # the engine's autoscaler on its requests in flight, as the command line writes it
+        share = spec.serving.share_gpu if spec.serving is not None else 1
+        slots = _engine_slots(store, request.plan, spec.gpu, share)
+        if isinstance(slots, str):
+            notes.append(_(ON_GPU_UTILISATION).format(why=slots))
+        else:
+            spec = spec.with_engine_slots(slots)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        if spec.chosen_because:
-            # why the files are not for the plan's recommended option (the CLI says it on stderr)
+        if notes:
+            # why the files are not for the plan's recommended option, or scale on GPU utilisation
+            # (the CLI says it on stderr)
             note = zipfile.ZipInfo("NOTE.txt", date_time=(2020, 1, 1, 0, 0, 0))
             note.external_attr = 0o644 << 16
             note.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(note, spec.chosen_because + "\n")
+            z.writestr(note, "".join(f"{n}\n" for n in notes))
         for f in generate(spec, generator.name, options):
             info = zipfile.ZipInfo(f"{generator.name}/{f.path}", date_time=(2020, 1, 1, 0, 0, 0))
             info.external_attr = (0o755 if getattr(f, "executable", False) else 0o644) << 16

@@ -223,11 +223,10 @@ def _estimated(
 ) -> tuple[ReplicaModel, float]:
     """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.workload_request import serving_engine
     from gpuplan.profile import profile
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
-    serving = _estimator_serving(workload, request)
+    _estimator_serving(workload, request)  # refuses a request with no serving block to build it from
     progress(0.05, "tracing")
     prof = profile(workload, store.local)
     if prof.shape.family != "decoder":
@@ -235,15 +234,9 @@ def _estimated(
             N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
         )
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    stack = ServingStack(
-        tensor_parallel=workload.tensor_parallel,
-        cuda_graphs=workload.uses_cuda_graphs,
-        compiled=workload.compile,
+    stack = ServingStack.of(
+        workload,
         engine_text=request.engine,
-        engine_cpu=serving_engine(workload),
-        engine_name=serving.engine_name,
-        engine_version=serving.engine_version,
-        prefix_caching=serving.prefix_caching,
         replicas_per_gpu=options.prices.replicas_per_gpu,
         network=options.network,
     )

@@ -6,6 +6,9 @@ Used once to write the CRD schemas next to this file (not run by the tests):
         | python extract_crd_schema.py v1 pytorchjob-kubeflow-v1.schema.json
     git -C kedacore/keda show 8b4f083c:config/crd/bases/keda.sh_scaledobjects.yaml \
         | python extract_crd_schema.py v1alpha1 scaledobject-keda-v1alpha1.schema.json
+    git -C prometheus-operator/prometheus-operator show \
+        6adcebc50:example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml \
+        | python extract_crd_schema.py v1 podmonitor-monitoring-coreos-v1.schema.json
 
 Two changes to the published schema, both to make the check stricter, never looser:
 * every object with ``properties`` and no ``x-kubernetes-preserve-unknown-fields`` gets

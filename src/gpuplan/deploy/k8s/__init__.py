@@ -7,13 +7,14 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import engine_launch
 from gpuplan.deploy.images import registry_note
-from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, serving_manifests
+from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.vocab import pricing_name
 
 __all__ = ["KubernetesGenerator"]
@@ -74,15 +75,50 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     extra = []
     if serving:
         extra.append(serving_note(spec))
-        extra.append(
-            _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")
-            if options.autoscaler == "keda"
-            else _(
-                "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
-                "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
+        target = in_flight_target(spec)
+        if target is not None:
+            assert spec.serving is not None  # an engine serves a serving block
+            extra.append(
+                _(
+                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
+                    "`k8s/podmonitor.yaml`, and KEDA (keda.sh)."
+                )
+                if options.autoscaler == "keda"
+                else _(
+                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
+                    "`k8s/podmonitor.yaml`; install prometheus-adapter with "
+                    "`k8s/prometheus-adapter-values.yaml` first."
+                )
             )
-        )
-        if engine_launch(spec) is not None and spec.serving is not None:
+            extra.append(
+                _(
+                    "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
+                    "between {least} and {most} replicas: {pct} % of the {slots} requests one replica runs "
+                    "at once (its KV cache at {prompt} prompt + {half} answer tokens a request, at most "
+                    "the engine's own limit), as the plan sizes replicas. `{command}` replays it on your "
+                    "traffic (add --trace FILE.csv)."
+                ).format(
+                    command=f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu} --policy "
+                    f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}",
+                    target=f"{target:.3f}".rstrip("0").rstrip("."),
+                    least=spec.serving.min_replicas,
+                    most=spec.serving.max_replicas,
+                    pct=f"{TARGET_UTILISATION * 100:.0f}",
+                    slots=spec.engine_slots,
+                    prompt=spec.serving.prompt_tokens,
+                    half=f"{(spec.serving.output_tokens or 0) / 2:g}",
+                )
+            )
+        else:
+            extra.append(
+                _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")
+                if options.autoscaler == "keda"
+                else _(
+                    "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
+                    "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
+                )
+            )
+        if target is None and engine_launch(spec) is not None and spec.serving is not None:
             # gpuplan's own simulator runs this HPA at its cap for an engine (a decoding engine keeps a
             # kernel running at any load): ~3× the plan's cost in a diurnal day; said where it is written
             extra.append(

@@ -1,14 +1,31 @@
-"""Inference manifests: Deployment + Service, scaled on GPU utilisation by an HPA or by KEDA, with
-an optional MIG slice or time-sliced share of a GPU per replica.
+"""Inference manifests: Deployment + Service, scaled by an HPA or by KEDA, with an optional MIG
+slice or time-sliced share of a GPU per replica.
 
-The utilisation signal is DCGM's ``DCGM_FI_DEV_GPU_UTIL`` (percent), exported per GPU by NVIDIA's
-dcgm-exporter (part of the GPU Operator) with the pod it is attached to as labels. Prometheus renames
-the exporter's ``pod``/``namespace`` labels to ``exported_pod``/``exported_namespace`` when it scrapes
-with ``honorLabels: false`` (the default); adjust the two names if your ServiceMonitor honours labels.
+What the autoscaler scales on:
+
+- A serving engine (vLLM, SGLang: :mod:`gpuplan.deploy.engine`) scales on its own count of requests
+  in flight, running plus waiting, averaged over the replicas and held at the requests one replica
+  runs at once (``LaunchSpec.engine_slots``) × the utilisation plans size fleets for — what
+  ``gpuplan simulate autoscale --policy queue`` replays. The engines publish the two gauges on
+  ``/metrics`` at the serving port: vLLM ``vllm:num_requests_running`` and
+  ``vllm:num_requests_waiting`` (``vllm/engine/metrics.py``, ``vllm/v1/metrics/loggers.py``; vLLM
+  "Production Metrics", https://docs.vllm.ai/en/latest/usage/metrics.html), SGLang
+  ``sglang:num_running_reqs`` and ``sglang:num_queue_reqs`` once started with ``--enable-metrics``
+  (``python/sglang/srt/metrics/collector.py`` ``SchedulerMetricsCollector``; SGLang "Production
+  Metrics", docs/references/production_metrics.md). A PodMonitor (Prometheus Operator,
+  ``monitoring.coreos.com/v1``) has Prometheus scrape them, with the pod's ``namespace`` and ``pod``
+  as labels. GPU utilisation would not do: an engine keeps a kernel running whenever any sequence
+  decodes, so an HPA on it runs near its maximum at a light load.
+- serve.py, and an engine whose slots are not known, scale on GPU utilisation: DCGM's
+  ``DCGM_FI_DEV_GPU_UTIL`` (percent), exported per GPU by NVIDIA's dcgm-exporter (part of the GPU
+  Operator) with the pod it is attached to as labels. Prometheus renames the exporter's
+  ``pod``/``namespace`` labels to ``exported_pod``/``exported_namespace`` when it scrapes with
+  ``honorLabels: false`` (the default); adjust the two names if your ServiceMonitor honours labels.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
@@ -18,8 +35,9 @@ from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, g
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
+from gpuplan.perf.inference import TARGET_UTILISATION
 
-__all__ = ["GPU_UTIL_METRIC", "serving_manifests"]
+__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "serving_manifests"]
 
 GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
 SERVE_PORT = 8000
@@ -138,7 +156,76 @@ def _service(spec: LaunchSpec) -> dict[str, Any]:
     }
 
 
-def _hpa(spec: LaunchSpec) -> dict[str, Any]:
+@dataclass(frozen=True, kw_only=True)
+class _Signal:
+    """What the autoscaler reads: a per-pod metric and the average per replica it holds."""
+
+    metric: str
+    """The custom metric's name, as prometheus-adapter publishes it and the HPA asks for it."""
+    target: float
+    series: str
+    """prometheus-adapter's ``seriesQuery``: the series the metric is made from."""
+    namespace_label: str
+    pod_label: str
+    adapter_query: str
+    """prometheus-adapter's ``metricsQuery``: the metric of each pod."""
+    keda_query: str
+    """KEDA's query: the metric summed over the Deployment's pods."""
+    in_flight: bool
+    """True: the engine's requests in flight; False: GPU utilisation."""
+
+    @property
+    def target_text(self) -> str:
+        """The target as a Kubernetes quantity and KEDA threshold: at most three decimals, no exponent."""
+        return f"{self.target:.3f}".rstrip("0").rstrip(".")
+
+
+def in_flight_target(spec: LaunchSpec) -> float | None:
+    """Requests in flight per replica the autoscaler of an engine holds: the requests one replica
+    runs at once × the utilisation plans size fleets for; None: it scales on GPU utilisation (no
+    engine, or its slots not worked out)."""
+    launch = engine_launch(spec)
+    if spec.engine_slots is None or launch is None or launch.in_flight_gauges is None:
+        return None
+    return spec.engine_slots * TARGET_UTILISATION
+
+
+def _signal(spec: LaunchSpec) -> _Signal:
+    sv = _serving(spec)
+    launch = engine_launch(spec)
+    pods = f'"{spec.name}-.*"'
+    target = in_flight_target(spec)
+    if launch is not None and launch.in_flight_gauges is not None and target is not None:
+        running, waiting = launch.in_flight_gauges
+        # one series per engine process (vLLM's data-parallel engines label theirs): summed per pod
+        return _Signal(
+            metric=f"{launch.engine}_requests_in_flight",
+            target=target,
+            series=f'{running}{{namespace!="",pod!=""}}',
+            namespace_label="namespace",
+            pod_label="pod",
+            adapter_query=(
+                f"sum({running}{{<<.LabelMatchers>>}}) by (<<.GroupBy>>) + "
+                f"sum({waiting}{{<<.LabelMatchers>>}}) by (<<.GroupBy>>)"
+            ),
+            keda_query=f"sum({running}{{pod=~{pods}}}) + sum({waiting}{{pod=~{pods}}})",
+            in_flight=True,
+        )
+    # KEDA's prometheus trigger defaults to metricType AverageValue: the HPA it creates wants
+    # ceil(query / threshold) replicas, so the query sums utilisation over the Deployment's GPUs.
+    return _Signal(
+        metric=GPU_UTIL_METRIC,
+        target=sv.gpu_utilization_target,
+        series=f'{GPU_UTIL_METRIC}{{exported_namespace!="",exported_pod!=""}}',
+        namespace_label="exported_namespace",
+        pod_label="exported_pod",
+        adapter_query="avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
+        keda_query=f"sum({GPU_UTIL_METRIC}{{exported_pod=~{pods}}})",
+        in_flight=False,
+    )
+
+
+def _hpa(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
     sv = _serving(spec)
     return {
         "apiVersion": "autoscaling/v2",
@@ -152,9 +239,9 @@ def _hpa(spec: LaunchSpec) -> dict[str, Any]:
                 {
                     "type": "Pods",
                     "pods": {
-                        "metric": {"name": GPU_UTIL_METRIC},
-                        # Average over the Deployment's pods of each pod's GPU utilisation, percent.
-                        "target": {"type": "AverageValue", "averageValue": f"{sv.gpu_utilization_target:g}"},
+                        "metric": {"name": signal.metric},
+                        # The average over the Deployment's pods of each pod's metric.
+                        "target": {"type": "AverageValue", "averageValue": signal.target_text},
                     },
                 }
             ],
@@ -164,35 +251,32 @@ def _hpa(spec: LaunchSpec) -> dict[str, Any]:
     }
 
 
-def _adapter_rules() -> str:
-    """Helm values for prometheus-adapter that publish DCGM utilisation as a per-pod metric."""
+def _adapter_rules(signal: _Signal) -> str:
+    """Helm values for prometheus-adapter that publish the signal as a per-pod metric."""
     what = _("prometheus-adapter Helm values: publish {metric} as a per-pod custom metric\nfor the HPA.")
     check = _("Check: {command}").format(
         command="kubectl get --raw "
-        f'"/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/{GPU_UTIL_METRIC}"'
+        f'"/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/{signal.metric}"'
     )
-    head = commented(what.format(metric=GPU_UTIL_METRIC))
+    head = commented(what.format(metric=signal.metric))
     return f"""{head}\
 #   helm upgrade --install prometheus-adapter prometheus-community/prometheus-adapter -f this-file
 # {check}
 rules:
   custom:
-    - seriesQuery: '{GPU_UTIL_METRIC}{{exported_namespace!="",exported_pod!=""}}'
+    - seriesQuery: '{signal.series}'
       resources:
         overrides:
-          exported_namespace: {{resource: namespace}}
-          exported_pod: {{resource: pod}}
+          {signal.namespace_label}: {{resource: namespace}}
+          {signal.pod_label}: {{resource: pod}}
       name:
-        as: "{GPU_UTIL_METRIC}"
-      metricsQuery: 'avg(<<.Series>>{{<<.LabelMatchers>>}}) by (<<.GroupBy>>)'
+        as: "{signal.metric}"
+      metricsQuery: '{signal.adapter_query}'
 """
 
 
-def _scaled_object(spec: LaunchSpec) -> dict[str, Any]:
+def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
     sv = _serving(spec)
-    # KEDA's prometheus trigger defaults to metricType AverageValue: the HPA it creates wants
-    # ceil(query / threshold) replicas, so the query sums utilisation over the Deployment's GPUs.
-    query = f'sum({GPU_UTIL_METRIC}{{exported_pod=~"{spec.name}-.*"}})'
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -207,11 +291,24 @@ def _scaled_object(spec: LaunchSpec) -> dict[str, Any]:
                     "type": "prometheus",
                     "metadata": {
                         "serverAddress": PROMETHEUS_URL,
-                        "query": query,
-                        "threshold": f"{sv.gpu_utilization_target:g}",
+                        "query": signal.keda_query,
+                        "threshold": signal.target_text,
                     },
                 }
             ],
+        },
+    }
+
+
+def _pod_monitor(spec: LaunchSpec) -> dict[str, Any]:
+    """Prometheus Operator: scrape each replica's ``/metrics`` on the serving port."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PodMonitor",
+        "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
+        "spec": {
+            "selector": {"matchLabels": labels(spec, "serve")},
+            "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
         },
     }
 
@@ -232,6 +329,58 @@ def _time_slicing_configmap(spec: LaunchSpec) -> dict[str, Any]:
         "metadata": {"name": "time-slicing-config", "namespace": "gpu-operator"},
         "data": {"any": config},
     }
+
+
+def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signal) -> list[GeneratedFile]:
+    """The HPA (and prometheus-adapter's values) or KEDA's ScaledObject; for an engine, the
+    PodMonitor that has Prometheus scrape it."""
+    files = []
+    if signal.in_flight:
+        assert spec.engine_slots is not None  # _signal's in-flight case
+        fields = {
+            "target": signal.target_text,
+            "pct": f"{TARGET_UTILISATION * 100:.0f}",
+            "slots": spec.engine_slots,
+        }
+        keda = _(
+            "KEDA: add replicas when the engine's requests in flight (running + waiting) pass {target} per\n"
+            "replica: {pct} % of the {slots} one replica runs at once (needs KEDA and Prometheus scraping\n"
+            "the engine, k8s/podmonitor.yaml; set serverAddress to your Prometheus)."
+        ).format(**fields)
+        hpa = _(
+            "HPA: add replicas when the engine's requests in flight (running + waiting) pass {target} per\n"
+            "replica on average: {pct} % of the {slots} one replica runs at once. Needs Prometheus scraping\n"
+            "the engine (k8s/podmonitor.yaml) and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
+        ).format(**fields)
+        monitor = _(
+            "Prometheus Operator: scrape each replica's /metrics. kube-prometheus-stack's Prometheus\n"
+            "selects only PodMonitors labelled release: <its Helm release> unless\n"
+            "prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValues is false: add that label."
+        )
+        files.append(
+            GeneratedFile(path="k8s/podmonitor.yaml", content=dump_documents([_pod_monitor(spec)], monitor))
+        )
+    else:
+        keda = _(
+            "KEDA: add replicas when GPU utilisation passes {target} % per replica (needs KEDA\n"
+            "and Prometheus scraping dcgm-exporter; set serverAddress to your Prometheus)."
+        ).format(target=signal.target_text)
+        hpa = _(
+            "HPA: add replicas when average GPU utilisation passes {target} %.\n"
+            "Needs dcgm-exporter, "
+            "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
+        ).format(target=signal.target_text)
+    if options.autoscaler == "keda":
+        files.append(
+            GeneratedFile(
+                path="k8s/keda-scaledobject.yaml",
+                content=dump_documents([_scaled_object(spec, signal)], keda),
+            )
+        )
+    else:
+        files.append(GeneratedFile(path="k8s/hpa.yaml", content=dump_documents([_hpa(spec, signal)], hpa)))
+        files.append(GeneratedFile(path="k8s/prometheus-adapter-values.yaml", content=_adapter_rules(signal)))
+    return files
 
 
 def serving_manifests(
@@ -277,35 +426,7 @@ def serving_manifests(
             ),
         )
     )
-    target = f"{sv.gpu_utilization_target:g}"
-    if options.autoscaler == "keda":
-        files.append(
-            GeneratedFile(
-                path="k8s/keda-scaledobject.yaml",
-                content=dump_documents(
-                    [_scaled_object(spec)],
-                    _(
-                        "KEDA: add replicas when GPU utilisation passes {target} % per replica (needs KEDA\n"
-                        "and Prometheus scraping dcgm-exporter; set serverAddress to your Prometheus)."
-                    ).format(target=target),
-                ),
-            )
-        )
-    else:
-        files.append(
-            GeneratedFile(
-                path="k8s/hpa.yaml",
-                content=dump_documents(
-                    [_hpa(spec)],
-                    _(
-                        "HPA: add replicas when average GPU utilisation passes {target} %.\n"
-                        "Needs dcgm-exporter, "
-                        "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
-                    ).format(target=target),
-                ),
-            )
-        )
-        files.append(GeneratedFile(path="k8s/prometheus-adapter-values.yaml", content=_adapter_rules()))
+    files += _autoscaler_files(spec, options, _signal(spec))
     if sv.share_gpu > 1:
         files.append(
             GeneratedFile(

@@ -1,0 +1,188 @@
+"""A serving engine's Kubernetes autoscaler scales on the engine's own requests in flight (running +
+waiting), held at the replica's batch slots × 0.8 as ``simulate autoscale --policy queue`` replays
+it; serve.py, and an engine whose slots are not known, keep GPU utilisation and say so."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import promql_parser
+import pytest
+import yaml
+from deploy_helpers import by_path, plan_doc, serve_workload, validate_k8s, yaml_docs
+
+from gpuplan.cli import main
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.errors import DeployError
+
+
+def _spec(
+    tmp_path: Path, serving: str = "", *, model: str = "llama-8b", slots: int | None = 256
+) -> LaunchSpec:
+    spec = LaunchSpec.from_workload(
+        serve_workload(tmp_path, serving, model=model), gpu="A100-SXM4-80GB", count=1, provider="aws"
+    )
+    return spec if slots is None else spec.with_engine_slots(slots)
+
+
+def _files(spec: LaunchSpec, autoscaler: str = "hpa") -> dict[str, str]:
+    files = generate(spec, "k8s", GenerateOptions(autoscaler=autoscaler))  # type: ignore[arg-type]
+    for doc in yaml_docs(files):
+        validate_k8s(doc)  # the PodMonitor against the Prometheus Operator's published CRD
+    return by_path(files)
+
+
+def _doc(files: dict[str, str], path: str) -> dict[str, Any]:
+    return next(d for d in yaml.safe_load_all(files[path]) if d)
+
+
+def _hpa_metric(files: dict[str, str]) -> str:
+    name: str = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]["metric"]["name"]
+    return name
+
+
+def _adapter_rule(files: dict[str, str]) -> dict[str, Any]:
+    rule: dict[str, Any] = yaml.safe_load(files["k8s/prometheus-adapter-values.yaml"])["rules"]["custom"][0]
+    # prometheus-adapter fills the template's <<.Series>>, <<.LabelMatchers>>, <<.GroupBy>> per query
+    filled = (
+        rule["metricsQuery"]
+        .replace("<<.Series>>", rule["seriesQuery"].split("{")[0])
+        .replace("<<.LabelMatchers>>", 'namespace="default",pod=~"s-.*"')
+        .replace("<<.GroupBy>>", "pod")
+    )
+    promql_parser.parse(filled)
+    promql_parser.parse(rule["seriesQuery"])
+    return rule
+
+
+def test_a_vllm_service_scales_on_its_requests_in_flight(tmp_path: Path) -> None:
+    files = _files(_spec(tmp_path, 'engine: "vllm==0.8.5"'))
+    metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
+    assert metric["metric"] == {"name": "vllm_requests_in_flight"}
+    assert metric["target"] == {"type": "AverageValue", "averageValue": "204.8"}  # 256 slots × 0.8
+    rule = _adapter_rule(files)
+    assert rule["name"] == {"as": "vllm_requests_in_flight"}
+    overrides = {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}
+    assert rule["resources"]["overrides"] == overrides
+    query = rule["metricsQuery"]
+    assert "vllm:num_requests_running{<<.LabelMatchers>>}" in query
+    assert "vllm:num_requests_waiting{<<.LabelMatchers>>}" in query
+    monitor = _doc(files, "k8s/podmonitor.yaml")
+    assert monitor["kind"] == "PodMonitor"
+    assert monitor["spec"]["podMetricsEndpoints"] == [{"port": "http", "path": "/metrics", "interval": "15s"}]
+    deployment = _doc(files, "k8s/deployment.yaml")
+    assert monitor["spec"]["selector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
+    assert "DCGM" not in files["README.md"] and "dcgm" not in files["README.md"]
+    assert "holds 204.8 requests in flight (running + waiting) per replica" in files["README.md"]
+    assert "--policy queue:min=1,max=" in files["README.md"]
+    assert "kubectl apply -f k8s/podmonitor.yaml" in files["README.md"]
+
+
+def test_keda_sums_the_requests_in_flight_over_the_deployments_pods(tmp_path: Path) -> None:
+    files = _files(_spec(tmp_path, 'engine: "vllm==0.8.5"', slots=10), autoscaler="keda")
+    trigger = _doc(files, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]
+    assert trigger["threshold"] == "8"  # 10 × 0.8
+    promql_parser.parse(trigger["query"])
+    assert trigger["query"] == (
+        'sum(vllm:num_requests_running{pod=~"s-.*"}) + sum(vllm:num_requests_waiting{pod=~"s-.*"})'
+    )
+    assert "k8s/podmonitor.yaml" in files and "k8s/hpa.yaml" not in files
+
+
+def test_sglang_publishes_its_gauges_once_told_and_scales_on_them(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, 'engine: "sglang==0.4.6"', model="qwen3-0.6b", slots=300)
+    files = _files(spec)
+    pod = _doc(files, "k8s/deployment.yaml")["spec"]["template"]["spec"]
+    assert "--enable-metrics" in pod["containers"][0]["args"]
+    assert _hpa_metric(files) == "sglang_requests_in_flight"
+    query = _adapter_rule(files)["metricsQuery"]
+    assert "sglang:num_running_reqs{" in query and "sglang:num_queue_reqs{" in query
+
+
+def test_an_sglang_from_before_its_gauges_keeps_gpu_utilisation(tmp_path: Path) -> None:
+    files = _files(_spec(tmp_path, 'engine: "sglang==0.3.6"', model="qwen3-0.6b", slots=300))
+    pod = _doc(files, "k8s/deployment.yaml")["spec"]["template"]["spec"]
+    assert "--enable-metrics" not in pod["containers"][0]["args"]  # 0.3's launcher may not know it
+    assert _hpa_metric(files) == "DCGM_FI_DEV_GPU_UTIL"
+    assert "k8s/podmonitor.yaml" not in files
+
+
+def test_an_engine_without_its_slots_keeps_gpu_utilisation_and_warns_of_its_cost(tmp_path: Path) -> None:
+    files = _files(_spec(tmp_path, 'engine: "vllm==0.8.5"', slots=None))
+    assert _hpa_metric(files) == "DCGM_FI_DEV_GPU_UTIL"
+    assert "Mind the cost of this autoscaler" in files["README.md"]
+    assert "k8s/podmonitor.yaml" not in files
+
+
+def test_serve_py_scales_on_gpu_utilisation(tmp_path: Path) -> None:
+    # an encoder is served by serve.py, whatever slots a caller hands in
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-large"), gpu="T4", count=1)
+    files = _files(spec.with_engine_slots(12))
+    assert _hpa_metric(files) == "DCGM_FI_DEV_GPU_UTIL"
+    assert "Mind the cost" not in files["README.md"]
+
+
+def _deploy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, Path]:
+    out = tmp_path / "o"
+    argv = ["gpuplan", "deploy", str(serve_workload(tmp_path)), "-t", "k8s", "-o", str(out), *args]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as e:
+        main()
+    _, err = capsys.readouterr()
+    return (e.value.code if isinstance(e.value.code, int) else 1), err, out
+
+
+def test_deploy_holds_what_simulate_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.profile import profile
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.workload import load_workload
+
+    code, err, out = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4")
+    assert code == 0, err
+    assert "GPU utilisation" not in err
+    hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
+    target = hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"]
+    # the replica `simulate autoscale` runs for this workload, at its requests' lengths
+    w = load_workload(serve_workload(tmp_path))
+    replica, _weights = estimator_replica(
+        profile(w), get_gpu("T4"), ServingStack.of(w), mean_prompt_tokens=100, mean_output_tokens=20
+    )
+    assert float(target) == pytest.approx(replica.slots * TARGET_UTILISATION, abs=5e-4)
+    assert replica.slots > 1
+
+
+def test_deploy_without_a_gpu_says_why_it_keeps_gpu_utilisation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err, out = _deploy(tmp_path, monkeypatch, capsys)
+    assert code == 0, err
+    assert "warning: the autoscaler scales on GPU utilisation, not on the engine's requests in flight" in err
+    assert "no GPU named (--gpu)" in err
+    hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
+    assert hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] == "DCGM_FI_DEV_GPU_UTIL"
+
+
+def test_a_plan_file_cannot_set_the_slots(tmp_path: Path) -> None:
+    # engine_slots is worked out by deploy, never read from a plan (a file from someone else): beside
+    # the plan's fields and in its serving block it is not read, in its option it is refused
+    doc = plan_doc()
+    doc["engine_slots"] = 1
+    if isinstance(doc["workload"].get("serving"), dict):
+        doc["workload"]["serving"]["engine_slots"] = 1
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    assert LaunchSpec.from_plan_json(path).engine_slots is None
+    path.write_text(json.dumps(plan_doc(engine_slots=1)))
+    with pytest.raises(DeployError, match="engine_slots: Extra inputs are not permitted"):
+        LaunchSpec.from_plan_json(path)
+    with pytest.raises(ValueError, match="engine_slots"):
+        _spec(tmp_path, slots=None).with_engine_slots(0)
