@@ -45,7 +45,7 @@ def test_an_unreadable_date_names_every_age_field_a_readable_one_does() -> None:
     assert set(unreadable) == set(readable)
     assert unreadable["as_of_precision"] is None and unreadable["staleness"] == "unknown"
     # the fields it named before, as the row's defaults (None) left them
-    missing = {"as_of_precision", "age_days", "age_min_days"}
+    missing = {"as_of_precision", "age_days", "age_min_days", "age_bound_launch"}
     assert {k for k, v in unreadable.items() if v is None} == missing
     assert all(_OFFER_PRICE_DEFAULTS[k] is None for k in missing)
 

@@ -292,3 +292,34 @@ def test_the_h20_and_a800_measured_fractions_are_their_torch_mm_runs() -> None:
     assert get_gpu("H20").matmul_fraction == pytest.approx(141.86 / 148, abs=1e-3)
     assert get_gpu("A800-SXM4-80GB").matmul_fraction == pytest.approx(266.48 / 312, abs=1e-3)
     assert get_gpu("H800-PCIE").matmul_fraction == pytest.approx(503.8 / 756, abs=1e-3)
+
+
+def test_every_launch_date_has_a_source_and_is_not_in_the_future() -> None:
+    import re
+    from datetime import date
+
+    dated = [g for g in all_gpus() if g.launched is not None]
+    assert len(dated) >= len(all_gpus()) - 6  # the few without one say why (below)
+    for g in all_gpus():
+        if g.launched is None:
+            # no source read: None, with the reason, never a guess
+            assert g.launched_on is None
+            assert g.launched_source.startswith("No launch date sourced:"), g.id
+            continue
+        assert re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", g.launched), g.id
+        # a source a reader can follow, and the day it was read
+        assert "https://" in g.launched_source or "http://" in g.launched_source, g.id
+        read = re.search(r"read (\d{4}-\d{2}-\d{2})", g.launched_source)
+        assert read is not None, g.id
+        launched_on = g.launched_on
+        assert launched_on is not None
+        assert launched_on <= date.fromisoformat(read[1]) <= date.today(), g.id
+
+
+def test_the_l20_launched_in_2023_11_as_its_sources_say() -> None:
+    # introduced with the H20 and L2 in November 2023 (Everyeye, Tweakers); the catalog's SkyPilot
+    # bound of 2020-11 for its prices is three years before it existed
+    l20 = get_gpu("L20")
+    assert l20.launched == "2023-11"
+    assert "tweakers.net/nieuws/215984" in l20.launched_source
+    assert get_gpu("H20").launched == "2023-11"

@@ -9,12 +9,17 @@ in the price's source). Nothing is given a precision it does not have.
 A price's *age* is counted from the earliest day its ``as_of`` allows (``2023-06`` from 1 June
 2023, ``2025-06/2026-12-02`` from 1 June 2025): an old price is never made to look new. A price is
 *stale* when that age passes the staleness limit the catalog is opened with.
+
+An undated price cannot be older than its GPU: where the GPU's launch month
+(:attr:`gpuplan.hardware.GPU.launched`) falls inside the interval, the price's earliest day is the
+first day of that month (an L20 price bounded ``2020-11/2026-12-03`` is at most as old as the L20,
+launched 2023-11). A GPU without a sourced launch month leaves the interval as it is.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
@@ -26,6 +31,8 @@ __all__ = [
     "AsOf",
     "AsOfPrecision",
     "PriceAge",
+    "bound_by_launch",
+    "launch_bound",
     "parse_as_of",
     "price_age",
 ]
@@ -77,6 +84,9 @@ class AsOf:
     latest: date
     """The last day it may date from (the same day for a day-precise date)."""
     precision: AsOfPrecision
+    launched: str | None = None
+    """The GPU's launch month (``YYYY-MM``) where it, not the source, gave ``earliest``
+    (:func:`bound_by_launch`); None otherwise."""
 
     def age_days(self, today: date) -> int:
         """Days from the earliest day it allows to ``today`` (never negative)."""
@@ -113,6 +123,26 @@ def parse_as_of(text: str | None) -> AsOf | None:
     return AsOf(text=text.strip(), earliest=earliest, latest=latest, precision=precision)
 
 
+def bound_by_launch(parsed: AsOf, launched: str | None) -> AsOf:
+    """``parsed`` with its earliest day raised to the first day of ``launched`` (the GPU's launch
+    month, ``YYYY-MM``) where that falls inside an undated price's interval: no price of a GPU is
+    older than the GPU. A dated price (a day, a month, a year) keeps its own date; a launch after
+    the interval's last day contradicts the source and is not used (the source's bound stands)."""
+    if launched is None or parsed.precision is not AsOfPrecision.BOUNDED:
+        return parsed
+    launch = parse_as_of(launched)
+    if launch is None or not parsed.earliest < launch.earliest <= parsed.latest:
+        return parsed
+    return replace(parsed, earliest=launch.earliest, launched=launched)
+
+
+def launch_bound(as_of: str | None, launched: str | None) -> str | None:
+    """``launched`` where it bounds the age of a price dated ``as_of`` (:func:`bound_by_launch`);
+    None where ``as_of`` does itself, or is not readable."""
+    parsed = parse_as_of(as_of)
+    return None if parsed is None else bound_by_launch(parsed, launched).launched
+
+
 @dataclass(frozen=True, kw_only=True)
 class PriceAge:
     """How old a price dated ``as_of`` is on a day, judged against a staleness limit."""
@@ -127,6 +157,9 @@ class PriceAge:
     """``fresh`` (within the limit even at its oldest), ``stale`` (beyond it even at its youngest) or
     ``unknown`` (the bounds straddle the limit, or there is no readable date)."""
     stale_after_days: int
+    launched: str | None = None
+    """The GPU's launch month where it bounds ``age_days`` (the source's own interval reaching
+    further back); None otherwise."""
 
     @property
     def stale(self) -> bool:
@@ -134,10 +167,13 @@ class PriceAge:
         return self.staleness != "fresh"
 
 
-def price_age(as_of: str | None, today: date, limit_days: int) -> PriceAge:
+def price_age(as_of: str | None, today: date, limit_days: int, launched: str | None = None) -> PriceAge:
     """The age of a price dated ``as_of`` on ``today`` against ``limit_days`` (the one computation
-    the catalog, plan and tco share)."""
+    the catalog, plan and tco share); ``launched``: the launch month of the price's GPU, which
+    bounds an undated price's earliest day (:func:`bound_by_launch`)."""
     parsed = parse_as_of(as_of)
+    if parsed is not None:
+        parsed = bound_by_launch(parsed, launched)
     if parsed is None:
         return PriceAge(
             precision=None, age_days=None, age_min_days=None, staleness="unknown", stale_after_days=limit_days
@@ -150,4 +186,5 @@ def price_age(as_of: str | None, today: date, limit_days: int) -> PriceAge:
         age_min_days=youngest,
         staleness=staleness,
         stale_after_days=limit_days,
+        launched=parsed.launched,
     )

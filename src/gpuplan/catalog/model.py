@@ -241,6 +241,10 @@ class OfferPrice:
     """The staleness limit the catalog was opened with (``--stale-days``, default 180)."""
     priced_on: date | None = None
     """The day the catalog was opened: the day the ages are counted to (None: not from a catalog)."""
+    age_bound_launch: str | None = None
+    """The launch month (``YYYY-MM``) of the offer's GPU where it, not ``as_of``, gives the earliest
+    day the price may date from (an undated price cannot be older than its GPU): ``age_days`` is
+    counted from it. None where ``as_of`` itself bounds the age (or the GPU's launch is not known)."""
 
     def discount_said(self) -> str:
         """Said after the price's source wherever it is costed (plan, tco): the user's negotiated

@@ -44,6 +44,7 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError, InputError, StoreError
+from gpuplan.hardware import launch_month
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
@@ -57,11 +58,12 @@ __all__ = ["ANY_REGION", "Store"]
 
 
 @lru_cache(maxsize=1024)  # a catalog has a few dozen distinct dates; the result is not mutated
-def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
+def _age(as_of: str, today: date, limit_days: int, launched: str | None = None) -> dict[str, Any]:
     """The age fields of a price dated ``as_of`` (:func:`gpuplan.catalog.dates.price_age`): its
     precision, its oldest and youngest possible age in days, and whether it is fresh, stale or of
-    unknown age against ``limit_days``. An unreadable date is of unknown age and stale."""
-    age = price_age(as_of, today, limit_days)
+    unknown age against ``limit_days``. An unreadable date is of unknown age and stale.
+    ``launched``: the launch month of the offer's GPU, which bounds an undated price's oldest age."""
+    age = price_age(as_of, today, limit_days, launched)
     if age.precision is None:
         # every field named, as for a readable date: the row takes this dict's keys as its own
         return {
@@ -72,6 +74,7 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
             "stale": True,
             "stale_after_days": limit_days,
             "priced_on": today,
+            "age_bound_launch": None,
         }
     return {
         "as_of_precision": age.precision.value,
@@ -81,6 +84,7 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
         "stale": age.stale,
         "stale_after_days": limit_days,
         "priced_on": today,
+        "age_bound_launch": age.launched,
     }
 
 
@@ -702,7 +706,7 @@ class Store:
                 "fetched_at": pr.fetched_at,
                 "list_price_usd_per_hour": list_usd_hour,
                 "discount_percent": discount.percent if list_usd_hour is not None and discount else None,
-                **_age(pr.as_of, self._today, self.stale_after_days),
+                **_age(pr.as_of, self._today, self.stale_after_days, launch_month(orow.gpu)),
             }
         )
 

@@ -186,8 +186,10 @@ def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
 def _stale_spot(offer: PricedOffer, today: date, limit_days: int) -> bool:
     """A spot price not known to be within the staleness limit (a floor is judged by its own day)."""
     from gpuplan.catalog.dates import price_age
+    from gpuplan.hardware import launch_month
 
-    return offer.pricing == "spot" and price_age(offer.floor_as_of or offer.as_of, today, limit_days).stale
+    as_of = offer.floor_as_of or offer.as_of
+    return offer.pricing == "spot" and price_age(as_of, today, limit_days, launch_month(offer.gpu)).stale
 
 
 def _without_stale_spot(

@@ -110,11 +110,15 @@ class PricedOffer:
     @property
     def tie_key(self) -> tuple[int, str]:
         """How two offers of one price are told apart: the one surely observed later first (by the
-        earliest day its date allows; a price of no readable date last: an unknown fact never wins a
-        tie against a known one), then by label, so that the answer does not depend on catalog order."""
-        from gpuplan.catalog.dates import parse_as_of
+        earliest day its date allows, an undated one's no earlier than its GPU's launch; a price of no
+        readable date last: an unknown fact never wins a tie against a known one), then by label, so
+        that the answer does not depend on catalog order."""
+        from gpuplan.catalog.dates import bound_by_launch, parse_as_of
+        from gpuplan.hardware import launch_month
 
         parsed = parse_as_of(self.floor_as_of or self.as_of)
+        if parsed is not None:
+            parsed = bound_by_launch(parsed, launch_month(self.gpu))
         return (-parsed.earliest.toordinal() if parsed is not None else 0, self.label)
 
 

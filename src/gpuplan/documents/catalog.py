@@ -95,9 +95,14 @@ class OfferItem(Document):
     """How precisely ``as_of`` dates the price; ``bounded``: ``as_of`` is ``earliest/latest``
     (``2025-06/2026-12-02``), the source carrying no date."""
     age_days: Count | None = None
-    """Days since the earliest day ``as_of`` allows (the oldest the price can be)."""
+    """Days since the earliest day ``as_of`` allows (the oldest the price can be), or since
+    ``age_bound_launch`` where that is later."""
     age_min_days: Count | None = None
     """Days since the latest day ``as_of`` allows (the youngest the price can be)."""
+    age_bound_launch: str | None = None
+    """``YYYY-MM``: the launch month of the offer's GPU where it, not ``as_of``, bounds the price's
+    age (a source without a date of its own whose interval begins before the GPU launched; no price
+    is older than its GPU). Null where ``as_of`` bounds it, or the GPU's launch is not known."""
     staleness: Literal["fresh", "stale", "unknown"] | None = None
     """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown."""
     stale_after_days: Count | None = None

@@ -221,8 +221,11 @@ class PlanOption(Document):
     stale: bool = False
     """The price is not known to be within the catalog's staleness limit: older, or of unknown age."""
     age_days: int | None = None
-    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
-    days; None when undated."""
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows,
+    or from ``age_bound_launch`` where that is later), days; None when undated."""
+    age_bound_launch: str | None = None
+    """``YYYY-MM``: the launch month of the option's GPU where it, not ``as_of``, bounds the price's
+    age (no price is older than its GPU); None where ``as_of`` does."""
     staleness: Literal["fresh", "stale", "unknown"] | None = None
     """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown
     (the date's bounds straddle the limit, or there is none)."""

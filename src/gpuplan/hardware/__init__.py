@@ -10,6 +10,7 @@ from gpuplan.hardware.gpus import (
     get_gpu,
     gpu_by_driver_name,
     gpus_named,
+    launch_month,
     parse_gpu_spec,
     resolve_gpu,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "get_gpu",
     "gpu_by_driver_name",
     "gpus_named",
+    "launch_month",
     "parse_gpu_spec",
     "resolve_gpu",
 ]

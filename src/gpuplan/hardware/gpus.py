@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from importlib import resources
 
@@ -29,6 +30,7 @@ __all__ = [
     "get_gpu",
     "gpu_by_driver_name",
     "gpus_named",
+    "launch_month",
     "parse_gpu_spec",
     "resolve_gpu",
 ]
@@ -142,6 +144,21 @@ class GPU:
     """The same for FP8 (``float8_e4m3fn``) matmuls over the dense FP8 peak; None where not measured
     or the GPU has no FP8 tensor cores."""
     matmul_fraction_fp8_source: str = ""
+    launched: str | None = None
+    """The month the part was first announced or sold, ``YYYY-MM`` (the earliest month any source
+    read gives: no price of it can be older); None where no source was read
+    (``launched_source`` says why). Bounds the age of a price its source does not date
+    (:func:`gpuplan.catalog.dates.price_age`)."""
+    launched_source: str = ""
+    """Where ``launched`` was read (with the day it was read), or why it is None."""
+
+    @property
+    def launched_on(self) -> date | None:
+        """The first day of the launch month; None where it is not known."""
+        if self.launched is None:
+            return None
+        year, month = self.launched.split("-")
+        return date(int(year), int(month), 1)
 
     @property
     def pcie_gbps(self) -> float:
@@ -165,6 +182,23 @@ class GPU:
         attr = "int8_tops" if dtype_path == "int8" else f"{dtype_path}_tflops"
         value: float | None = getattr(self, attr)
         return value
+
+
+def _launch_month(text: str) -> str | None:
+    """A ``launched`` cell: ``YYYY-MM`` or empty (not known)."""
+    text = text.strip()
+    if not text:
+        return None
+    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text):
+        raise ValueError(f"launched {text!r} is not YYYY-MM")
+    return text
+
+
+def launch_month(gpu_id: str) -> str | None:
+    """The launch month (``YYYY-MM``) of the GPU with this canonical id; None where it is not known
+    or the id is not in the table (an offer's GPU the table lacks keeps its price's own bounds)."""
+    g = _index().get(gpu_id)
+    return g.launched if g is not None else None
 
 
 def _opt_float(row: dict[str, str], key: str) -> float | None:
@@ -214,6 +248,8 @@ def all_gpus() -> tuple[GPU, ...]:
                     matmul_fraction_source=row["matmul_fraction_source"],
                     matmul_fraction_fp8=_opt_float(row, "matmul_fraction_fp8"),
                     matmul_fraction_fp8_source=row["matmul_fraction_fp8_source"],
+                    launched=_launch_month(row["launched"]),
+                    launched_source=row["launched_source"],
                 )
             )
         except (KeyError, ValueError) as e:

@@ -8,8 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import kubernetes_service
+from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
@@ -151,7 +153,7 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
                 day=row.floor_as_of,
             )
         else:
-            assumed = price_date_words(row.as_of, row.staleness, ctx.stale_after_days)
+            assumed = price_date_words(row.as_of, row.staleness, ctx.stale_after_days, row.gpu)
         code = FACT_CODES[fact]
         costed = code not in RANKED_ONLY_CODES or (fact is Fact.PRICE_DATE and bool(row.floor_as_of))
         out.append(UnknownFact(fact=code, assumed=assumed, costed=costed))
@@ -172,14 +174,22 @@ def _price_source(row: PlanOffer) -> str:
     )
 
 
-def price_date_words(as_of: str, staleness: str, limit_days: int) -> str:
+def price_date_words(as_of: str, staleness: str, limit_days: int, gpu: str = "") -> str:
     """Why a price is not known to hold today, naming its date: older than the limit, possibly
-    older (an interval or a month that straddles it), or undated."""
+    older (an interval or a month that straddles it), or undated. ``gpu``: the price's GPU, whose
+    launch bounds an interval that reaches further back (:func:`gpuplan.catalog.dates.bound_by_launch`)."""
     if not as_of:
         return _("undated, treated as stale")
     if "/" in as_of:
         start, end = as_of.split("/", 1)
-        when = _("observed at some time between {start} and {end}").format(start=start, end=end)
+        launched = launch_bound(as_of, launch_month(gpu)) if gpu else None
+        if launched is not None:
+            when = _(
+                "observed at some time between {start} and {end}, and not before the {gpu} launched "
+                "({launched})"
+            ).format(start=start, end=end, gpu=gpu, launched=launched)
+        else:
+            when = _("observed at some time between {start} and {end}").format(start=start, end=end)
     else:
         when = _("dated {date}").format(date=as_of)
     if staleness == "stale":

@@ -373,7 +373,7 @@ def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> Wi
         {(t.provider[r], t.region[r], t.instance_type[r], t.pricing[r]) for r in np.unique(o[~fresh])}
     )
     days = ctx.stale_after_days
-    why = price_date_words(rec.as_of, rec.staleness, days)
+    why = price_date_words(rec.as_of, rec.staleness, days, rec.gpu)
     if option is None:
         words = _(
             "recommended price {why}; no feasible option has a price known to be within the {days}-day limit"

@@ -33,7 +33,7 @@ from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format
 from gpuplan.i18n.numbers import rate_source
 from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place, region_name
-from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
+from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable, unknown_age_words
 from gpuplan.report.offers_json import (
     offer_items,
     offer_prices,
@@ -146,11 +146,12 @@ def _price_note(offer: OfferPrice, value: float | None) -> str | None:
 
 def age_flags(o: OfferPrice) -> list[str]:
     """What a price's age says when it is not known to be fresh: ``stale (10 mo)`` past the limit,
-    ``age unknown (up to 4.7 y)`` when the source carries no date and its bounds straddle it."""
+    ``age unknown (up to 4.7 y)`` when the source carries no date and its bounds straddle it
+    (``age unknown (at most 3.1 y: the L20 launched 2023-11)`` where the GPU's launch bounds it)."""
     if o.staleness == "stale":
         return [_("stale ({age})").format(age=format_age(o.age_days))]
     if o.staleness == "unknown":
-        return [_("age unknown (up to {age})").format(age=format_age(o.age_days))]
+        return [unknown_age_words(o.age_days, o.gpu, o.age_bound_launch)]
     if o.stale:  # an offer whose date the store could not read
         return [_("stale")]
     return []

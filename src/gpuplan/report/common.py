@@ -35,6 +35,7 @@ __all__ = [
     "price_age_words",
     "to_json",
     "to_jsonable",
+    "unknown_age_words",
 ]
 
 
@@ -70,17 +71,31 @@ def fmt_money(value: float | None, currency: str, unknown: str = "unknown") -> s
     return format_amount(value, currency)
 
 
-def price_age_words(age_days: int | None, staleness: str | None) -> str:
+def price_age_words(
+    age_days: int | None, staleness: str | None, gpu: str = "", launched: str | None = None
+) -> str:
     """A price's age as plan and tco show it, in the words ``offers`` uses for its flags: ``5 mo
     old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)`` (a source without a date of its own,
-    whose bounds straddle the staleness limit), ``date unknown``."""
+    whose bounds straddle the staleness limit; :func:`unknown_age_words`), ``date unknown``.
+    ``launched``: the launch month of ``gpu`` where it bounds the age."""
     if age_days is None:
         return _("date unknown")
     if staleness == "stale":
         return _("stale ({age})").format(age=format_age(age_days))
     if staleness == "unknown":
-        return _("age unknown (up to {age})").format(age=format_age(age_days))
+        return unknown_age_words(age_days, gpu, launched)
     return _("{age} old").format(age=format_age(age_days))
+
+
+def unknown_age_words(age_days: int | None, gpu: str = "", launched: str | None = None) -> str:
+    """``age unknown (up to 6.1 y)``: a price whose source carries no date, at its oldest; where
+    its GPU's launch bounds that (the source's interval reaching further back), said so:
+    ``age unknown (at most 3.1 y: the L20 launched 2023-11)``."""
+    if launched is not None and gpu:
+        return _("age unknown (at most {age}: the {gpu} launched {launched})").format(
+            age=format_age(age_days), gpu=gpu, launched=launched
+        )
+    return _("age unknown (up to {age})").format(age=format_age(age_days))
 
 
 def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...] = ()) -> Table:

@@ -41,8 +41,8 @@ OFFER_ITEM_FIELDS = (
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
     "as_of", "source", "confidence", "interruption_band", "interruption_reason", "billing_granularity_s",
     "min_billing_s", "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days",
-    "age_min_days", "staleness", "stale_after_days", "priced_on", "network_kind", "local_nvme_gb",
-    "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
+    "age_min_days", "age_bound_launch", "staleness", "stale_after_days", "priced_on", "network_kind",
+    "local_nvme_gb", "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
 )  # fmt: skip
 
 
@@ -232,6 +232,7 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "as_of_precision": f["as_of_precision"],
                 "age_days": f["age_days"],
                 "age_min_days": f["age_min_days"],
+                "age_bound_launch": f["age_bound_launch"],
                 "staleness": f["staleness"],
                 "stale_after_days": f["stale_after_days"],
                 "priced_on": f["priced_on"].isoformat() if f["priced_on"] is not None else None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import HOURS_PER_MONTH, ExchangeRate
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.plan import (
@@ -25,6 +26,7 @@ from gpuplan.documents.plan import (
     SpotDoc,
     UnknownFactDoc,
 )
+from gpuplan.hardware import launch_month
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.offers_json import rate_fields
 from gpuplan.vocab import MemoryVerdict, PricingModel
@@ -66,6 +68,7 @@ def option_json(o: Option) -> PlanOption:
         usd_per_million_output_tokens=o.usd_per_million_output_tokens,
         usd_per_million_tokens=o.usd_per_million_tokens,
         age_days=o.price_age_days,
+        age_bound_launch=launch_bound(o.as_of, launch_month(o.gpu)),
         staleness=o.staleness or None,  # type: ignore[arg-type]
         price_usd_per_hour=o.price_usd_per_hour,
         price_usd_per_month=o.price_usd if monthly else None,

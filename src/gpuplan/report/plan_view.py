@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from gpuplan.catalog.dates import launch_bound
+from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
@@ -277,7 +279,7 @@ def per_words(per: str, n: int) -> str:
 
 def age_text(o: Option) -> str:
     """``5 mo old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)``, ``date unknown``."""
-    return price_age_words(o.price_age_days, o.staleness)
+    return price_age_words(o.price_age_days, o.staleness, o.gpu, launch_bound(o.as_of, launch_month(o.gpu)))
 
 
 def stale_warning(plan: Plan) -> str:

@@ -52,8 +52,11 @@ def offer_age(report: TcoReport, offer: PricedOffer) -> PriceAge:
     from datetime import date
 
     from gpuplan.catalog.dates import price_age
+    from gpuplan.hardware import launch_month
 
-    return price_age(offer.as_of, report.today or date.today(), report.stale_after_days)
+    return price_age(
+        offer.as_of, report.today or date.today(), report.stale_after_days, launch_month(offer.gpu)
+    )
 
 
 def _price_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
@@ -357,7 +360,8 @@ def _age_lines(report: TcoReport) -> list[str]:
     lines = []
     if stale:
         listed = _("; ").join(
-            f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness)}" for o, a in stale
+            f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness, o.gpu, a.launched)}"
+            for o, a in stale
         )
         lines.append(
             _(

@@ -183,7 +183,7 @@ def price_basis(
         # as plan's option names it: the catalog's text, with the user's discount where one applies
         source=str(offer_table_from_prices([o]).source[0]),
         known_current=known_current,
-        date_words="" if known_current else price_date_words(o.as_of or "", o.staleness or "", days),
+        date_words="" if known_current else price_date_words(o.as_of or "", o.staleness or "", days, o.gpu),
         stale_after_days=days,
         current=alt,
     )

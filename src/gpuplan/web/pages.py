@@ -120,6 +120,7 @@ _SCRIPT_WORDS = (
     # a price's age where it is not known to be current, in the words of `gpuplan offers`
     N_("stale ({age})"),
     N_("age unknown (up to {age})"),
+    N_("age unknown (at most {age}: the {gpu} launched {launched})"),
     N_("stale"),
     N_("{n} d"),
     N_("{n} mo"),

@@ -93,6 +93,12 @@
   // A price not known to be current says so beside its date: stale past the limit, or of unknown age.
   function ageFlag(o) {
     if (o.staleness === "stale") return fill(t("stale ({age})"), { age: ageText(o.age_days) });
+    if (o.staleness === "unknown" && o.age_bound_launch && o.gpu) {
+      // the source's interval reaches back before the GPU launched: the launch bounds the age
+      return fill(t("age unknown (at most {age}: the {gpu} launched {launched})"), {
+        age: ageText(o.age_days), gpu: o.gpu, launched: o.age_bound_launch,
+      });
+    }
     if (o.staleness === "unknown") return fill(t("age unknown (up to {age})"), { age: ageText(o.age_days) });
     return o.stale ? t("stale") : "";
   }
