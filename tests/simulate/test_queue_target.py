@@ -3,11 +3,13 @@ the utilisation plans size fleets for."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gpuplan.errors import InputError
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.simulate import FleetPrices, ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
+from gpuplan.simulate.engine import EngineConfig, run_engine
 from gpuplan.simulate.policy import queue_target
 
 REPLICA = ReplicaModel(
@@ -64,3 +66,28 @@ def test_report_says_what_queue_scales_on() -> None:
         FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
     )
     assert "in flight (running and waiting), 12.8 per replica" in _behaviour(res.policies[0])
+
+
+def test_queue_scales_as_the_hpa_deploy_writes_within_its_tolerance() -> None:
+    # ~10.4 requests in flight on one replica held at 10.4: 10 or 11 at any moment, within the
+    # HPA's 10 % tolerance, so it keeps one replica (the bare rule, ceil(11 / 10.4) = 2, had added one)
+    arrivals = np.arange(0.0, 1200.0, 1 / 10.4)
+    cfg = EngineConfig(slots=64, horizon_s=1200.0)
+    run = run_engine(arrivals, np.full(len(arrivals), 1.0), parse_policy("queue:per_replica=10.4,max=4"), cfg)
+    assert set(run.tick_replicas) == {1}
+
+
+def test_a_burst_scales_up_as_fast_as_the_hpa_allows() -> None:
+    # 50 requests of 600 s at once, one in flight per replica wanted: the HPA adds at most 4 pods or
+    # 100 % per decision, replicas still starting counted at 0 in flight (it had asked 50 at once)
+
+    burst, trickle = np.linspace(0.0, 1.0, 50), np.arange(2.0, 1200.0, 30.0)  # the trickle keeps time going
+    service = np.concatenate([np.full(50, 600.0), np.full(len(trickle), 0.5)])
+    run = run_engine(
+        np.concatenate([burst, trickle]),
+        service,
+        parse_policy("queue:per_replica=1,max=60,startup=120"),
+        EngineConfig(slots=64, horizon_s=1200.0),
+    )
+    sizes = [n for i, n in enumerate(run.tick_replicas) if i == 0 or n != run.tick_replicas[i - 1]]
+    assert sizes[:6] == [1, 5, 10, 20, 40, 50]

@@ -323,9 +323,10 @@ def _behaviour(p: PolicyResult) -> str:
             text = _join(text, more)
         if pol.kind == "queue" and pol.per_replica is not None:
             more = _(
-                "Scales on the requests in flight (running and waiting), {target:g} per replica: "
-                "ceil(in flight / {target:g}) replicas."
-            ).format(target=round(pol.per_replica, 1))
+                "Scales on the requests in flight (running and waiting), {target:g} per replica, as the "
+                "HPA does: ceil(in flight / {target:g}) replicas, no change within {tolerance:.0%} of it, "
+                "replicas still starting counted at 0, at most 4 or twice as many replicas a decision."
+            ).format(target=round(pol.per_replica, 1), tolerance=pol.tolerance)
             text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))

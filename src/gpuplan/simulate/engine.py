@@ -318,7 +318,7 @@ class _Fleet:
             hour = ((self.cfg.start_of_day_s + t) % 86_400.0) / 3600.0
             want = p.scheduled_replicas(hour)
         elif p.kind == "queue":
-            want = math.ceil((queued + self.level) / (p.per_replica or 1.0))
+            want = self._in_flight_desired(t, current, queued)
         elif p.kind == "gpu-util":
             want = self._gpu_util_desired(t, current)
         else:  # target utilisation, the HPA's rule
@@ -375,17 +375,38 @@ class _Fleet:
         b = t - p.metric_delay_s
         a = b - p.util_sample_s
         known = [r for r in self.alive if self.ready[r] <= a]
-        if not known or a < 0:
+        if a < 0:
             return current
         target = (p.gpu_util_pct or 100.0) / 100.0
-        utils = [self._gpu_util(r, a, b) for r in known]
-        ratio = sum(utils) / len(known) / target
-        if abs(ratio - 1.0) <= p.tolerance:
+        return self._hpa_rule(sum(self._gpu_util(r, a, b) for r in known), len(known), current, target)
+
+    def _in_flight_desired(self, t: float, current: int, queued: int) -> int:
+        """The HPA's recommendation on the requests in flight per replica (running + waiting: the
+        AverageValue Pods metric ``deploy --target k8s`` writes for an engine; KEDA's ScaledObject
+        makes the same HPA): the fleet's requests in flight, every one of them in some serving
+        replica's engine, over the replicas serving (a replica still starting publishes no metric),
+        by :meth:`_hpa_rule`."""
+        serving = sum(1 for r in self.alive if self.ready[r] <= t)
+        return self._hpa_rule(float(queued + self.level), serving, current, self.p.per_replica or 1.0)
+
+    def _hpa_rule(self, total: float, known: int, current: int, target: float) -> int:
+        """Kubernetes' HPA on an average-value metric ("Horizontal Pod Autoscaling", algorithm
+        details: https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#algorithm-details):
+        ``total`` of the metric over the ``known`` replicas that publish it, ``current`` replicas in
+        all: ``ceil(total / target)``, no change within the tolerance, replicas without a sample
+        counted at 0 for a scale-up and at the target for a scale-down, the move dropped if that
+        reverses or cancels it. Scale-up is bounded by the HPA's default scaleUp policies: per 15 s,
+        4 pods or 100 %, the larger."""
+        tolerance = self.p.tolerance
+        if not known:
             return current
-        missing = current - len(known)
-        total = sum(utils) + (missing * target if ratio < 1.0 else 0.0)
+        ratio = total / known / target
+        if abs(ratio - 1.0) <= tolerance:
+            return current
+        missing = current - known
+        total += missing * target if ratio < 1.0 else 0.0
         settled = total / current / target
-        if (settled > 1.0) != (ratio > 1.0) or abs(settled - 1.0) <= p.tolerance:
+        if (settled > 1.0) != (ratio > 1.0) or abs(settled - 1.0) <= tolerance:
             return current
         want = math.ceil(total / target - 1e-9)
         return min(want, max(current + 4, 2 * current))

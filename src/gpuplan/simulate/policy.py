@@ -4,16 +4,18 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
 
     fixed:replicas=4
     target:target=0.7,min=1,max=12           # HPA on utilisation (busy batch slots / ready slots)
-    queue:per_replica=48,max=12,spot=0.5      # KEDA on outstanding requests (queued + running)
+    queue:per_replica=48,max=12,spot=0.5      # HPA/KEDA on requests in flight (running + waiting)
     queue:max=12                              # the same at the replica's batch slots × 0.8
     scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
     gpu-util:80,min=1,max=8                   # the HPA gpuplan deploy writes: DCGM GPU util, percent
 
-``queue`` without ``per_replica`` holds the requests in flight per replica (running and waiting, as
-an engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count them) at the
-simulated replica's batch slots × the utilisation plans size fleets for
-(``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8): set when the replica is known
-(:func:`queue_target`).
+``queue`` is the autoscaler ``gpuplan deploy --target k8s`` writes for a serving engine: the HPA (or
+KEDA's, which makes an HPA) on the requests in flight per replica, running and waiting, as the
+engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count them, by the HPA's rule
+(``tolerance``, replicas still starting counted at 0 for a scale-up, at most 4 pods or 100 % more a
+decision). Without ``per_replica`` it holds the simulated replica's batch slots × the utilisation
+plans size fleets for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8): set when the replica is
+known (:func:`queue_target`), as deploy works it out.
 
 ``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
 the replicas' ``DCGM_FI_DEV_GPU_UTIL``, the percent of the sample period during which one or more
@@ -30,8 +32,8 @@ default ``min``), ``startup`` (s from launch to ready: image pull and model load
 start the simulation derives from the model's size), ``period`` (s between decisions),
 ``up_cooldown`` (s between two scale-ups),
 ``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
-stabilisation window), ``tolerance`` (target only), ``spot`` (share of replicas on spot, 0–1: at
-most that share at every fleet size, rounded down).
+stabilisation window), ``tolerance`` (target, queue and gpu-util), ``spot`` (share of replicas on
+spot, 0–1: at most that share at every fleet size, rounded down).
 A policies YAML is a list of mappings with the same keys plus ``kind``.
 """
 
