@@ -131,6 +131,8 @@ _SCRIPT_WORDS = (
     # a saved plan's status
     N_("planned"),
     N_("cancelled"),
+    # while today's prices of the saved plans are checked (each is planned again)
+    N_("Checking today's prices of the saved plans ({n})…"),
 )
 
 
