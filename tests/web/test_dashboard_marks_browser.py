@@ -178,3 +178,45 @@ def test_the_price_check_says_it_is_checking_while_it_runs(
         assert not page.errors, page.errors
     finally:
         page.context.close()
+
+
+def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commitments(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The commitments were shown as the API's JSON ("pricing": "reserved_1y") on a Chinese page.
+    from gpuplan.vocab import PRICING_RULES, pricing_name
+
+    base, tokens = server
+    page = _zh_page(browser)
+    answers: list[dict[str, Any]] = []
+    page.on("response", lambda r: answers.append(r.json()) if "/api/v1/tco" in r.url else None)
+    try:
+        open_page(page, base, "tco", "zh", tokens["plan"])
+        page.fill("input[name=horizon_months]", "14")
+        page.fill("input[name=hours]", "500")
+        page.click("#tco")
+        page.wait_for_selector("#tcototal")
+        page.wait_for_selector("#chart .legendtext")
+        doc = answers[-1]
+        bought = doc["commitments"]
+        assert bought, "the solver buys a commitment for 14 months of 500 h"
+        kinds = sorted({k for m in doc["monthly"] for k in m["cost_usd_by_pricing"]})
+        with use_language("zh"):
+            legend = sorted(pricing_name(k) for k in kinds)
+            words = [_(PRICING_RULES[c["pricing"]].label) for c in bought]
+            commitment = _("Commitment")
+        shown = sorted(e.text_content() or "" for e in page.locator("#chart .legendtext").all())
+        assert shown == legend, (shown, legend)
+        rows = [
+            r
+            for r in page.locator("#table tbody tr").all()
+            if r.locator("td").first.inner_text() == commitment
+        ]
+        lines = [r.locator("td").nth(1).inner_text() for r in rows]
+        assert len(lines) == len(bought) and all(w in line for w, line in zip(words, lines, strict=True)), (
+            lines
+        )
+        assert not any('"pricing"' in line or "{" in line for line in lines), lines
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

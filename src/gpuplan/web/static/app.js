@@ -382,7 +382,10 @@
         window.Plotly.newPlot($("#chart"), traces, { barmode: "stack", height: 320, margin: { t: 20, r: 10, l: 60, b: 40 }, yaxis: { title: { text: "USD" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       }
       // What the solver said: commitments bought, prices left out, assumptions.
-      const rows = (doc.commitments || []).map((c) => [t("Commitment"), JSON.stringify(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
+      // A commitment in words (its pricing model named in the page's language), not as the API's JSON.
+      const bought = (c) => [`${c.units} × ${c.provider}/${c.region}/${c.instance_type} (${c.gpus_per_unit}× ${c.gpu})`, pricingWords(c.pricing),
+        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`].join(" · ");
+      const rows = (doc.commitments || []).map((c) => [t("Commitment"), bought(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
       table($("#table"), [t("Kind"), t("Note")], rows);
     });
   }
