@@ -162,7 +162,7 @@ def main() -> None:
         saving_s, saving_cpu_s = time.perf_counter() - started, time.process_time() - started_cpu
         floor_wall_s, floor_cpu_s = floor_per_commit_s(tmp, text, args.journal, args.floor_rows)
 
-        listed = [saved_plan_item(p) for p in team.plans()]
+        listed = [saved_plan_item(p, store) for p in team.plans()]
         reference = documents_parsed_in_python(store.engine)
         # Both ways give the same items: the same labels, costs and constraints, in the same order.
         assert [(i["id"], i["recommended"], i["total_cost_usd"], i["constraints"]) for i in listed] == [
@@ -170,7 +170,7 @@ def main() -> None:
         ]
         assert len(budget_document(store, MONTH)["plans"]) == args.plans
 
-        listing_s = best_cpu_s(lambda: [saved_plan_item(p) for p in team.plans()], args.repeat)
+        listing_s = best_cpu_s(lambda: [saved_plan_item(p, store) for p in team.plans()], args.repeat)
         budget_s = best_cpu_s(lambda: budget_document(store, MONTH), args.repeat)
         reference_s = best_cpu_s(lambda: documents_parsed_in_python(store.engine), args.repeat)
         store.close()

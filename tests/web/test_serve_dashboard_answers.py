@@ -50,6 +50,39 @@ def test_the_map_cites_its_source_by_name_and_not_a_path_on_the_server(service: 
     assert "/usr/" not in doc["map_source"] and "zone.tab" not in doc["map_source"]
 
 
+def test_a_price_in_the_history_says_how_old_it_is_as_an_offers_price_does(service: Service) -> None:
+    # The history sent each price's date only: the page could not mark a stale one as Offers does.
+    from datetime import date
+
+    from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS, price_age
+
+    h = service.auth("read")
+    prices = service.client.get("/api/v1/catalog/history?instance=ecs.gn6v-c8g1.2xlarge", headers=h).json()[
+        "prices"
+    ]
+    assert prices
+    for p in prices:
+        age = price_age(p["as_of"], date.today(), DEFAULT_STALE_AFTER_DAYS)
+        assert (p["age_days"], p["staleness"]) == (age.age_days, age.staleness), p
+    assert {p["staleness"] for p in prices} & {"stale", "unknown"}  # the seeded catalog has old ones
+
+
+def test_the_maps_country_names_are_in_the_requests_language(service: Service) -> None:
+    # The names were ISO 3166's English under zh (Germany, not 德国) while the page around them is Chinese.
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.countries import country_name
+
+    c, h = service.client, service.auth("read")
+    zh = c.get("/api/v1/offers/countries?gpu=H100", headers={**h, "Accept-Language": "zh-CN"}).json()
+    en = c.get("/api/v1/offers/countries?gpu=H100", headers=h).json()
+    codes = [x["country"] for x in zh["countries"]]
+    assert "DE" in codes and codes == [x["country"] for x in en["countries"]]
+    with use_language("zh"):
+        assert [x["name"] for x in zh["countries"]] == [country_name(code) for code in codes]
+    names = {x["country"]: x["name"] for x in zh["countries"]}
+    assert names["DE"] == "德国" and {x["country"]: x["name"] for x in en["countries"]}["DE"] == "Germany"
+
+
 def test_the_map_follows_the_tables_provider_and_price_filters(service: Service) -> None:
     from gpuplan.plan.region_countries import region_country
 

@@ -189,6 +189,30 @@ def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) 
     assert r.json()["error"] == "query.count: Input should be greater than or equal to 1"
 
 
+def test_a_refused_value_names_its_field_apart_from_the_problem_and_the_line_stays(service: Service) -> None:
+    # Only "query.count: …" was sent: a page had to show the path of the field, or cut it off itself.
+    zh = {**service.auth("plan"), "Accept-Language": "zh-CN"}
+    r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=zh)
+    assert r.json() == {
+        "schema_version": 1,
+        "error": "query.count：应不小于 1",
+        "kind": "invalid_request",
+        "field": "count",
+        "message": "应不小于 1",
+    }
+    r = service.client.get("/api/v1/jobs/xyz", headers=service.auth("read"))
+    said = "a job id is 24 characters of 0-9 and a-f, as the job's address gives it"
+    assert r.json()["error"] == f"path.job_id: {said}"
+    assert (r.json()["field"], r.json()["message"]) == ("job_id", said)
+    body = {**json.loads(_BASE), "seed": True}
+    r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+    said = "true is not a number; write the number itself"
+    assert (r.json()["field"], r.json()["message"]) == ("seed", said)
+    # a refusal that is not of one value has neither
+    r = service.client.get("/api/v1/offers", params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
+    assert (r.status_code, r.json()["field"], r.json()["message"]) == (400, None, None)
+
+
 #: Routes that take a JSON body, with the scope each needs.
 _BODY_ROUTES = [
     ("POST", "/api/v1/simulate", "plan"),

@@ -162,6 +162,59 @@ def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service
     assert -20 <= item["change_pct"] < 0
 
 
+def test_a_saved_plan_says_how_old_its_prices_are_today_by_the_catalogs_rule(service: Service) -> None:
+    # The listing sent the prices' date only: no age, no staleness, where an offer's price has both.
+    from datetime import date
+
+    from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS, price_age
+
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    saved = _save_plan(service)
+    age = price_age(saved["prices_as_of"], date.today(), DEFAULT_STALE_AFTER_DAYS)
+    assert age.age_days is not None  # the recommended price is dated
+    want = {"prices_age_days": age.age_days, "prices_staleness": age.staleness}
+    listed = c.get("/api/v1/plans", headers=service.auth("read")).json()["plans"][0]
+    assert {k: listed[k] for k in want} == want == {k: saved[k] for k in want}
+    budget = c.get("/api/v1/budget/2027-03", headers=service.auth("read")).json()["plans"][0]
+    assert {k: budget[k] for k in want} == want
+    change = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
+    assert (change["then_age_days"], change["then_staleness"]) == (age.age_days, age.staleness)
+
+
+def test_the_price_check_plans_each_distinct_request_once_and_not_again_the_same_day(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each saved plan was planned twice on every check (its best today, and its own option today),
+    # none from the plan cache: two plans of one workload cost four plans, every time.
+    from gpuplan.web import service as serving
+
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    first, second = _save_plan(service, "2027-03"), _save_plan(service, "2027-04")
+    planned: list[object] = []
+    real = serving.plan_document
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        planned.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(serving, "plan_document", counted)
+    items = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"]
+    # the best plan today is the one each was saved with (cached); their one option, planned once
+    assert len(planned) == 1, planned
+    assert [i["plan_id"] for i in items] == [second["id"], first["id"]]
+    for i, saved in zip(items, (second, first), strict=True):
+        assert i["best_now_usd"] == i["now_usd"] == i["then_usd"] == saved["total_cost_usd"]
+        assert i["change_pct"] == 0.0 and i["note"] is None
+    assert c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"] == items
+    assert len(planned) == 1  # a second check the same day: every answer from the cache
+
+
 def test_every_change_is_in_the_audit_log(service: Service) -> None:
     c = service.client
     c.post(

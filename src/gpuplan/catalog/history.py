@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpuplan.catalog.dates import PriceAge
 from gpuplan.catalog.discounts import discounted, discounts, matching
 from gpuplan.catalog.model import HOURS_PER_MONTH
 from gpuplan.catalog.wording import not_found
@@ -49,6 +50,9 @@ class HistoryPoint:
     price_usd_per_hour: float | None
     """After the user's discount; None when the currency has no rate."""
     discount_percent: float | None
+    age: PriceAge
+    """How old the price is on the day the catalog was read, against its staleness limit (the rule
+    an offer's price is aged by: :meth:`Store.age_of`)."""
 
 
 def price_history(store: Store, instance_type: str, region: str | None = None) -> list[HistoryPoint]:
@@ -111,6 +115,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
                 imported_by=r.kind,
                 price_usd_per_hour=usd,
                 discount_percent=d.percent if d is not None and usd is not None else None,
+                age=store.age_of(r.as_of),
             )
         )
     return out

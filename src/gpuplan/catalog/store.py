@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.dates import price_age
+from gpuplan.catalog.dates import PriceAge, price_age
 from gpuplan.catalog.model import (
     ANY_REGION,
     HOURS_PER_MONTH,
@@ -233,6 +233,11 @@ class Store:
     def today(self) -> date:
         """The day the catalog was opened: ages of prices and exchange rates are counted to it."""
         return self._today
+
+    def age_of(self, as_of: str | None) -> PriceAge:
+        """How old a price dated ``as_of`` is on :attr:`today`, against this catalog's staleness limit:
+        the rule its offers are aged by (a saved plan's prices, a price's history)."""
+        return price_age(as_of, self._today, self.stale_after_days)
 
     # ---------------------------------------------------------------- exchange rates
 

@@ -157,6 +157,12 @@ class HistoryPrice(Document):
     fetched_at: str | None
     imported_by: str
     """How the price entered the catalog: ``snapshot-offers``, ``refresh``, ``skypilot`` …"""
+    age_days: int | None = None
+    """Days since the earliest day ``as_of`` allows (the oldest the price can be), counted to the day
+    the catalog was read; None when ``as_of`` does not read as a date."""
+    staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """Against the catalog's staleness limit (``--stale-days``, default 180), as ``gpuplan offers``
+    judges an offer's price: fresh even at its oldest, stale even at its youngest, or unknown."""
 
 
 class HistoryDocument(Document):

@@ -41,6 +41,13 @@ class ErrorDocument(Document):
     """What is wrong and how to fix it."""
     kind: str
     """The error's class (``InputError``, ``NotFoundError``, ``unauthorized`` …)."""
+    field: str | None = None
+    """For a request refused for one of its values (``invalid_request``): that value's field or
+    parameter as the request names it (``max_price``, ``workload.inputs.batch_size``, ``job_id``);
+    None otherwise."""
+    message: str | None = None
+    """For a request refused for one of its values: what is wrong with it, without the field's
+    path that ``error`` begins with (a form names the field by its own label); None otherwise."""
 
 
 class HealthDocument(Document):
@@ -105,6 +112,14 @@ class SavedPlanItem(Document):
     recommended: str | None
     """provider/region/instance × nodes, pricing."""
     prices_as_of: str | None
+    """The date of the recommended option's price when it was planned (``gpuplan offers``' ``as_of``)."""
+    prices_age_days: int | None = None
+    """How old that price is today: days since the earliest day ``prices_as_of`` allows; None when
+    undated."""
+    prices_staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """That price against the catalog's staleness limit today, as ``gpuplan offers`` judges an
+    offer's: fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds
+    straddle the limit, or there is none)."""
     catalog_import_id: int | None
     created_by: str
     created_at: str
@@ -147,6 +162,10 @@ class PriceChangeItem(Document):
     recommended: str | None
     then_usd: float | None
     then_as_of: str | None
+    then_age_days: int | None = None
+    """How old the price the plan rests on is today, days (as ``SavedPlanItem.prices_age_days``)."""
+    then_staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """That price against the catalog's staleness limit today (as ``SavedPlanItem.prices_staleness``)."""
     now_usd: float | None
     """The same option (provider, region, instance, nodes, pricing) priced on today's catalog;
     None when it is no longer offered or its price is unknown."""
@@ -182,6 +201,7 @@ class CountryItem(Document):
     country: str
     """ISO 3166 alpha-2 code."""
     name: str
+    """Its ISO 3166 name in the request's language."""
     latitude: float | None
     """Of the country's first time zone's city (IANA zone.tab); None when unknown."""
     longitude: float | None

@@ -1,4 +1,5 @@
-"""Countries by ISO code or by name, in English or Chinese: ``CN``, ``CHN``, ``China``, ``中国``.
+"""Countries by ISO code or by name, in English or Chinese: ``CN``, ``CHN``, ``China``, ``中国``;
+and a country's name in the current language.
 
 Names come from pycountry's ISO 3166 tables and their Chinese translations (zh_CN, zh_TW, zh_HK),
 plus the everyday names those tables do not hold (``South Korea``, ``韩国``, ``台湾``, ``UK``).
@@ -12,8 +13,12 @@ import unicodedata
 from functools import cache
 
 from gpuplan.errors import NotFoundError
+from gpuplan.i18n.messages import Language, current_language
 
-__all__ = ["country_code"]
+__all__ = ["country_code", "country_name"]
+
+#: The catalog of pycountry's ISO 3166 names each language of gpuplan reads them in.
+_NAME_LOCALES = {Language.ZH: "zh_CN"}
 
 #: Everyday names missing from ISO 3166's (official or Chinese-translated) names.
 _COMMON = {
@@ -55,6 +60,28 @@ _COMMON = {
     "内地": "CN",
     "大陆": "CN",
 }
+
+
+@cache
+def _translation(language: Language) -> gettext.NullTranslations:
+    import pycountry
+
+    locale = _NAME_LOCALES.get(language)
+    if locale is None:
+        return gettext.NullTranslations()
+    return gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[locale], fallback=True)
+
+
+def country_name(code: str) -> str:
+    """The ISO 3166 name of the country with alpha-2 ``code`` in the current language
+    (``country_name("DE")`` is ``Germany``, under zh ``德国``); the code itself when ISO 3166 has no
+    such country."""
+    import pycountry
+
+    found = pycountry.countries.get(alpha_2=code)
+    if found is None:
+        return code
+    return _translation(current_language()).gettext(found.name)
 
 
 def _key(text: str) -> str:

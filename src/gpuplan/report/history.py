@@ -51,6 +51,8 @@ def history_json(
             ),
             discount_percent=p.discount_percent,
             as_of=p.as_of,
+            age_days=p.age.age_days,
+            staleness=p.age.staleness,  # type: ignore[arg-type]  # fresh, stale or unknown
             source=p.source,
             confidence=p.confidence,
             fetched_at=p.fetched_at,

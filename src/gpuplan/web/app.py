@@ -35,11 +35,19 @@ __all__ = ["create_app", "error_response", "shared_sqlite"]
 
 
 def error_response(
-    status: int, message: str, kind: str, headers: dict[str, str] | None = None
+    status: int,
+    message: str,
+    kind: str,
+    headers: dict[str, str] | None = None,
+    *,
+    field: str | None = None,
+    problem: str | None = None,
 ) -> JSONResponse:
+    """The refusal's document: ``message`` its one line; for a value refused, ``field`` and the
+    ``problem`` alone (the document's ``message``)."""
     from gpuplan.documents.serve import ErrorDocument
 
-    body = ErrorDocument(error=message, kind=kind).model_dump(mode="json")
+    body = ErrorDocument(error=message, kind=kind, field=field, message=problem).model_dump(mode="json")
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -109,9 +117,13 @@ _STARLETTE_DETAILS = {
 }
 
 
-def _validation_line(e: RequestValidationError, lang: str) -> str:
-    """The first problem as ``field.path: reason`` in ``lang``: pydantic's known reasons and our
-    validators' own words (a Phrase, without pydantic's "Value error, ") through the catalog."""
+#: Where a refused value was (pydantic's first ``loc``): not part of the field's name.
+_LOCI = frozenset({"body", "query", "path", "header", "cookie"})
+
+
+def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str]:
+    """The first problem as ``field.path: reason`` in ``lang`` (the document's ``error``), the
+    field as the request names it (``None`` for the whole body), and the reason alone."""
     from gpuplan.deploy.reasons import reason
     from gpuplan.errors import Phrase
     from gpuplan.i18n import N_, use_language
@@ -119,7 +131,9 @@ def _validation_line(e: RequestValidationError, lang: str) -> str:
     from gpuplan.web.requests import PATTERN_WORDS
 
     first = e.errors()[0] if e.errors() else {"msg": "invalid"}
-    where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
+    loc = list(first.get("loc", ()))
+    where = ".".join(str(x) for x in loc if x != "body")
+    field = ".".join(str(x) for x in loc[1 if loc and loc[0] in _LOCI else 0 :]) or None
     said: str | Phrase | GpuplanError = reason(first)
     if first.get("type") == "string_pattern_mismatch":
         # what the value should look like in words: a regular expression means nothing to a reader
@@ -128,7 +142,7 @@ def _validation_line(e: RequestValidationError, lang: str) -> str:
         said = Phrase(PATTERN_WORDS.get(pattern, N_("this value is not in the form asked for")))
     line = Phrase(N_("{where}: {problem}{more}"), where=where, problem=said, more="") if where else said
     with use_language(lang):
-        return phrase_text(line)
+        return phrase_text(line), field, phrase_text(said)
 
 
 def shared_sqlite(config: ServeConfig) -> str | None:
@@ -205,7 +219,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
-        return error_response(422, _validation_line(e, request_language(request)), "invalid_request")
+        line, field, problem = _refused(e, request_language(request))
+        return error_response(422, line, "invalid_request", field=field, problem=problem)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:

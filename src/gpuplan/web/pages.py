@@ -132,6 +132,10 @@ _SCRIPT_WORDS = (
     # a saved plan's status
     N_("planned"),
     N_("cancelled"),
+    # while today's prices of the saved plans are checked (each is planned again)
+    N_("Checking today's prices of the saved plans ({n})…"),
+    # a commitment the tco solver bought: its start month and term
+    N_("from {month}, {n} months"),
 )
 
 

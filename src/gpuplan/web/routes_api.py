@@ -659,16 +659,17 @@ def offer_countries(
         item["offers"] += 1
         if item["best"] is None or price < item["best"]:
             item["best"], item["where"] = price, f"{o.provider}/{o.region}/{o.instance_type}"
-    import pycountry
+    from gpuplan.i18n.countries import country_name
 
+    with use_language(caller.lang):  # the names in the caller's language
+        names = {code: country_name(code) for code in by}
     out = []
     for code, item in sorted(by.items()):
-        found = pycountry.countries.get(alpha_2=code)
         lat, lon = points.get(code, (None, None))
         out.append(
             {
                 "country": code,
-                "name": found.name if found else code,
+                "name": names[code],
                 "latitude": lat,
                 "longitude": lon,
                 "offers": item["offers"],

@@ -144,7 +144,8 @@ def plans(
     from gpuplan.web.work import saved_plan_item
 
     with use_language(caller.lang):  # an option's pricing model in the reader's language
-        return {"plans": [saved_plan_item(p) for p in TeamStore(_store(request).engine).plans(month)]}
+        store = _store(request)
+        return {"plans": [saved_plan_item(p, store) for p in TeamStore(store.engine).plans(month)]}
 
 
 @router.post(
@@ -186,7 +187,8 @@ def saved_plan(
     from gpuplan.web.work import saved_plan_item
 
     with use_language(caller.lang):
-        return saved_plan_item(TeamStore(_store(request).engine).plan(plan_id), with_document=True)
+        store = _store(request)
+        return saved_plan_item(TeamStore(store.engine).plan(plan_id), store, with_document=True)
 
 
 @router.post("/plans/{plan_id}/cancel", response_model=SavedPlanItem)
@@ -200,9 +202,10 @@ def cancel_plan(
     from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
 
+    store = _store(request)
     with use_language(caller.lang):
         return saved_plan_item(
-            TeamStore(_store(request).engine).set_plan_status(plan_id, "cancelled", actor=caller.name)
+            TeamStore(store.engine).set_plan_status(plan_id, "cancelled", actor=caller.name), store
         )
 
 
@@ -248,7 +251,12 @@ def price_changes(request: Request, caller: Annotated[Caller, authorised("read")
     from gpuplan.web.work import price_changes as changes
 
     with use_language(caller.lang):
-        return changes(_store(request), Path(request.app.state.config.scratch_dir))
+        return changes(
+            _store(request),
+            Path(request.app.state.config.scratch_dir),
+            lang=caller.lang,
+            answers=request.app.state.answers,
+        )
 
 
 @router.get("/audit", response_model=AuditDocument)

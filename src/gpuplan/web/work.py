@@ -5,6 +5,7 @@ saved workload, the month's budget against planned spend, and what today's price
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.job_store import JobRecord
     from gpuplan.catalog.team_store import Budget, SavedPlan
     from gpuplan.web.answers import AnswerCache
+    from gpuplan.workload import Workload
 
 __all__ = [
     "JOB_KINDS",
@@ -130,7 +132,7 @@ def save_plan(
     kept, _text = _save_plan(
         store, request, scratch, actor=actor, lang=lang, answers=answers, progress=progress
     )
-    return saved_plan_item(kept, with_document=True)
+    return saved_plan_item(kept, store, with_document=True)
 
 
 def save_plan_json(
@@ -139,7 +141,7 @@ def save_plan_json(
     """:func:`save_plan`'s item as JSON, the plan document's text put in as the cache holds it
     (a plan document is ~130 KB: written once, not encoded again for the answer)."""
     kept, text = _save_plan(store, request, scratch, actor=actor, lang=lang, answers=answers)
-    item = saved_plan_item(kept)
+    item = saved_plan_item(kept, store)
     del item["document"]
     head = json.dumps(item, ensure_ascii=False)  # an object: "{…}"
     return (head[:-1] + ', "document": ' + text + "}").encode("utf-8")
@@ -189,7 +191,10 @@ def option_label(option: dict[str, Any] | None) -> str | None:
     return f"{where} × {nodes}, {pricing_name(str(option.get('pricing')))}"
 
 
-def saved_plan_item(p: SavedPlan, *, with_document: bool = False) -> dict[str, Any]:
+def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) -> dict[str, Any]:
+    """A saved plan as the API lists it: the date of the prices it rests on and, by the catalog's
+    rule for an offer's price (:meth:`Store.age_of`), how old they are today."""
+    age = store.age_of(p.prices_as_of)
     return {
         "id": p.id,
         "workload": p.workload,
@@ -199,6 +204,8 @@ def saved_plan_item(p: SavedPlan, *, with_document: bool = False) -> dict[str, A
         "total_cost_usd": p.total_cost_usd,
         "recommended": option_label(p.recommended),
         "prices_as_of": p.prices_as_of,
+        "prices_age_days": age.age_days,
+        "prices_staleness": age.staleness,
         "catalog_import_id": p.catalog_import_id,
         "created_by": p.created_by,
         "created_at": p.created_at,
@@ -228,7 +235,7 @@ def budget_document(store: Store, month: str) -> dict[str, Any]:
         "note": _budget_note(budget) if budget else None,
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
-        "plans": [saved_plan_item(p) for p in plans],
+        "plans": [saved_plan_item(p, store) for p in plans],
     }
 
 
@@ -251,11 +258,14 @@ def _same_option(option: dict[str, Any], candidates: list[dict[str, Any]]) -> di
     return None
 
 
-def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
+def _change(
+    p: SavedPlan, store: Store, scratch: Path, plan: Callable[[PlanRequest, Workload], dict[str, Any]]
+) -> dict[str, Any]:
     from gpuplan.errors import GpuplanError
     from gpuplan.i18n.error_text import error_text
 
     then = p.recommended or {}
+    age = store.age_of(p.prices_as_of)
     item: dict[str, Any] = {
         "plan_id": p.id,
         "workload": p.workload,
@@ -263,6 +273,8 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
         "recommended": option_label(then),
         "then_usd": p.total_cost_usd,
         "then_as_of": p.prices_as_of,
+        "then_age_days": age.age_days,
+        "then_staleness": age.staleness,
         "now_usd": None,
         "change_pct": None,
         "best_now_usd": None,
@@ -277,7 +289,7 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
     )
     try:
         workload = materialize(request.workload, request.hf_config_json, scratch)
-        best = plan_document(store, request, workload).get("recommended")
+        best = plan(request, workload).get("recommended")
         item["best_now_usd"], item["best_now"] = (best or {}).get("total_cost_usd"), option_label(best)
         if then:
             # The same option on today's prices: planned on its provider, region and pricing only, and
@@ -291,7 +303,7 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
                     "top": 100,
                 }
             )
-            doc = plan_document(store, same, workload)
+            doc = plan(same, workload)
             now = _same_option(then, [doc["recommended"], *doc.get("options", [])])
             if now is None:
                 from gpuplan.i18n import _
@@ -307,12 +319,24 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
     return item
 
 
-def price_changes(store: Store, scratch: Path, *, limit: int = 50) -> dict[str, Any]:
-    """Each planned saved plan (newest ``limit``) priced again on today's catalog."""
+def price_changes(
+    store: Store, scratch: Path, *, lang: str, answers: AnswerCache | None = None, limit: int = 50
+) -> dict[str, Any]:
+    """Each planned saved plan (newest ``limit``) priced again on today's catalog, in ``lang``.
+
+    Each plan asked of today's catalog goes through the plan cache (:func:`cached_plan_text`), so
+    the answer a request already got today on the same catalog is not computed again: the plan a
+    saved plan was made with today, the same workload and constraints saved for several months,
+    another plan sharing its option, a second check."""
     from gpuplan.catalog.team_store import TeamStore, now_iso
 
+    def plan(request: PlanRequest, workload: Workload) -> dict[str, Any]:
+        text = cached_plan_text(store, request, workload, lang=lang, answers=answers)
+        found: dict[str, Any] = json.loads(text)
+        return found
+
     plans = [p for p in TeamStore(store.engine).plans() if p.status == "planned"][:limit]
-    return {"checked_at": now_iso(), "plans": [_change(p, store, scratch) for p in plans]}
+    return {"checked_at": now_iso(), "plans": [_change(p, store, scratch, plan) for p in plans]}
 
 
 def this_month() -> str:

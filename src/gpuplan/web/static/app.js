@@ -28,6 +28,26 @@
     box.hidden = !text;
   }
 
+  // The form fields a request names otherwise than the form does.
+  const FIELD_CONTROLS = { budget_usd: "budget", budget_cny: "budget", amount_usd: "amount", amount_cny: "amount", hours_per_month: "hours" };
+  // The page's own label of the form control a request field comes from ("" where it has none).
+  function fieldLabel(field) {
+    const last = String(field || "").split(".").pop();
+    const name = FIELD_CONTROLS[last] || last;
+    const control = name && document.querySelector(`main [name="${CSS.escape(name)}"]`);
+    const label = control && control.closest("label");
+    return label ? Array.from(label.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join("").trim() : "";
+  }
+  // A refused request as its reader can act on it: a value refused is named by the form's own label
+  // (the server's line begins with the field's path, query.max_price: …, which is for programs).
+  function refusal(doc) {
+    if (!doc || !doc.error) return "";
+    if (doc.message == null) return doc.error;
+    const label = fieldLabel(doc.field);
+    if (label) return `${label}: ${doc.message}`;
+    return doc.field ? `${doc.message} (${doc.field})` : doc.message;
+  }
+
   async function api(method, path, payload, opts) {
     const token = (tokenBox.value || "").trim();
     if (!token) { showError(t("Paste a token first (gpuplan serve token create).")); throw new Error("no token"); }
@@ -40,7 +60,7 @@
     });
     if (!res.ok) {
       let line = res.status + " " + res.statusText;
-      try { line = (await res.json()).error || line; } catch (e) { /* not JSON */ }
+      try { line = refusal(await res.json()) || line; } catch (e) { /* not JSON */ }
       showError(line);
       throw new Error(line);
     }
@@ -336,7 +356,7 @@
       if (!traces.length) chart.textContent = t("no prices for this instance");
       else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, xaxis, yaxis: { title: { text: cur + "/h" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       table($("#table"), [t("Provider"), t("Region"), t("Pricing"), t("Price/h"), t("As of"), t("Confidence")],
-        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, confidence(p.confidence)]), [3]);
+        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, dated(p), confidence(p.confidence)]), [3]);
       rateNote($("#rate"), doc, cur);
     }
     form.addEventListener("submit", show);
@@ -368,7 +388,10 @@
         window.Plotly.newPlot($("#chart"), traces, { barmode: "stack", height: 320, margin: { t: 20, r: 10, l: 60, b: 40 }, yaxis: { title: { text: "USD" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       }
       // What the solver said: commitments bought, prices left out, assumptions.
-      const rows = (doc.commitments || []).map((c) => [t("Commitment"), JSON.stringify(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
+      // A commitment in words (its pricing model named in the page's language), not as the API's JSON.
+      const bought = (c) => [`${c.units} × ${c.provider}/${c.region}/${c.instance_type} (${c.gpus_per_unit}× ${c.gpu})`, pricingWords(c.pricing),
+        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`].join(" · ");
+      const rows = (doc.commitments || []).map((c) => [t("Commitment"), bought(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
       table($("#table"), [t("Kind"), t("Note")], rows);
     });
   }
@@ -474,10 +497,14 @@
   }
 
   // ---------------------------------------------------------------- team
+  // The date of the prices a saved plan rests on, marked as an offer's is when they are not known
+  // to be current today (the server ages them by the catalog's rule).
+  const planDated = (asOf, staleness, ageDays) => asOf ? dated({ as_of: asOf, staleness, age_days: ageDays }) : t("date unknown");
   async function teamPage() {
     const form = $("#budgetform");
     const monthBox = form.querySelector("[name=month]");
     monthBox.value = new Date().toISOString().slice(0, 7);
+    let planned = 0;  // the saved plans a price check plans again
     async function load() {
       const month = monthBox.value;
       const [budget, plans, workloads] = await Promise.all([
@@ -496,6 +523,7 @@
       if (b.note) card.querySelector(".note").textContent = b.note;
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
+      planned = plans.data.plans.filter((p) => p.status === "planned").length;
       table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Prices as of"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
@@ -505,7 +533,7 @@
             action = { node: btn, text: "" };
           }
           return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd },
-            p.prices_as_of || t("date unknown"), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+            planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
@@ -522,13 +550,22 @@
       await load();
     });
     $("#changes").addEventListener("click", async () => {
-      const doc = (await api("GET", "/api/v1/price-changes")).data;
+      // Each saved plan is planned again on today's prices (seconds): the button waits, the table says so.
+      const button = $("#changes"), box = $("#changestable");
+      const wait = document.createElement("div"), bar = document.createElement("progress");
+      wait.id = "checking"; wait.setAttribute("role", "status");
+      wait.append(bar, " " + fill(t("Checking today's prices of the saved plans ({n})…"), { n: planned }));
+      box.innerHTML = ""; box.append(wait); box.setAttribute("aria-busy", "true"); button.disabled = true;
+      let doc;
+      try { doc = (await api("GET", "/api/v1/price-changes")).data; } finally {
+        wait.remove(); box.removeAttribute("aria-busy"); button.disabled = false;
+      }
       table($("#changestable"), ["#", t("Workload"), t("Month"), t("Recommended"), t("Cost then"), t("Prices as of"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
         doc.plans.map((c) => {
           const span = document.createElement("span");
           span.textContent = c.change_pct == null ? t("unknown") : (c.change_pct > 0 ? "+" : "") + c.change_pct.toFixed(1) + " %";
           if (c.change_pct) span.className = c.change_pct > 0 ? "up" : "down";
-          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(c.then_usd), sort: c.then_usd }, c.then_as_of || t("date unknown"),
+          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(c.then_usd), sort: c.then_usd }, planDated(c.then_as_of, c.then_staleness, c.then_age_days),
             { text: money(c.now_usd), sort: c.now_usd }, { node: span, sort: c.change_pct }, c.best_now ? `${c.best_now} (${money(c.best_now_usd)})` : "", c.note || ""];
         }), [4, 6, 7]);
     });
