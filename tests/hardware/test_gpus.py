@@ -323,3 +323,23 @@ def test_the_l20_launched_in_2023_11_as_its_sources_say() -> None:
     assert l20.launched == "2023-11"
     assert "tweakers.net/nieuws/215984" in l20.launched_source
     assert get_gpu("H20").launched == "2023-11"
+
+
+def test_an_unmeasured_part_takes_its_measured_twins_fraction_not_the_architectures_lowest() -> None:
+    from gpuplan.hardware import same_chip_measured
+
+    # The H800 SXM is the H100 SXM's chip at its clocks (132 SMs, HBM3, 989.5 TFLOPS): its matmuls
+    # had been costed at the lowest measured Hopper share (the H100 PCIe's 65.6 %), 17 % slower
+    h800, h100 = get_gpu("H800-SXM"), get_gpu("H100-SXM")
+    assert h800.matmul_fraction is None and same_chip_measured(h800) == h100
+    assert achievable_matmul_fraction(h800) == h100.matmul_fraction
+    assert achievable_matmul_fraction(h800, "fp8") == h100.matmul_fraction_fp8
+    assert same_chip_measured(get_gpu("A800-PCIE-80GB")) == get_gpu("A100-PCIE-80GB")
+    # the same chip at other clocks (the NVL parts' lower peaks) is no twin: the architecture's lowest
+    nvl = get_gpu("H100-NVL")
+    assert same_chip_measured(nvl) is None
+    assert achievable_matmul_fraction(nvl) == get_gpu("H100-PCIE").matmul_fraction
+    # where both parts of a pair were measured, by different publishers, they agree within 2 %
+    for cut, base in (("A800-SXM4-80GB", "A100-SXM4-80GB"), ("H800-PCIE", "H100-PCIE")):
+        a, b = get_gpu(cut).matmul_fraction, get_gpu(base).matmul_fraction
+        assert a is not None and b is not None and abs(a / b - 1) < 0.02, cut

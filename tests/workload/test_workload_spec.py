@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpuplan.errors import NotFoundError, WorkloadError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
@@ -340,3 +341,27 @@ def test_lora_base_quantization_is_refused_where_it_means_nothing() -> None:
     assert misplaced.endswith(
         "model: unknown key 'quantization' here; it belongs in lora: (lora.quantization)"
     )
+
+
+@pytest.mark.parametrize("written", ["14", "14.5", "'14'"])
+def test_a_deadline_without_a_unit_in_a_file_is_refused_as_on_the_command_line(
+    tmp_path: Path, written: str
+) -> None:
+    # `deadline: 14` had planned for 14 hours (477 → 759 options left out) where --deadline 14 is
+    # refused: a user who meant 14 days got a plan for 14 hours without a word
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        "name: x\ntask: train\nmodel: {preset: gpt2}\ninputs: {batch_size: 8, seq_len: 128}\n"
+        f"constraints: {{deadline: {written}}}\n"
+    )
+    with pytest.raises(WorkloadError) as e:
+        load_workload(path)
+    n = written.strip("'")
+    assert str(e.value) == (
+        f"{path}: constraints.deadline {n} has no unit: write {n}h (hours), {n}d (days) or {n}m (minutes)"
+    )
+    # plain data (a plan's workload, written by to_dict) keeps its hours
+    data = yaml.safe_load(path.read_text().replace(f"deadline: {written}", "deadline: 14d"))
+    w = Workload.from_dict(data)
+    assert w.constraints.deadline_hours == 336.0
+    assert Workload.from_dict(w.to_dict()).constraints.deadline_hours == 336.0

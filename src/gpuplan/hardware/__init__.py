@@ -13,6 +13,7 @@ from gpuplan.hardware.gpus import (
     launch_month,
     parse_gpu_spec,
     resolve_gpu,
+    same_chip_measured,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "launch_month",
     "parse_gpu_spec",
     "resolve_gpu",
+    "same_chip_measured",
 ]

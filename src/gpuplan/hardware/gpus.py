@@ -33,6 +33,7 @@ __all__ = [
     "launch_month",
     "parse_gpu_spec",
     "resolve_gpu",
+    "same_chip_measured",
 ]
 
 #: The largest per-node network between instances a user may state, Gbit/s: about thirty times
@@ -262,7 +263,8 @@ def all_gpus() -> tuple[GPU, ...]:
 def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
     """The share of its datasheet peak a matmul reaches on ``gpu``: measured (``gpus.csv``
     ``matmul_fraction``, ``matmul_fraction_fp8`` for the ``fp8`` path, the BF16 one for the other
-    tensor paths), or, unmeasured, the lowest measured of its vendor's GPUs of the same architecture
+    tensor paths), or, unmeasured, its measured twin's (:func:`same_chip_measured`: the same chip at
+    the same clocks), else the lowest measured of its vendor's GPUs of the same architecture
     (the same tensor cores and BLAS kernels; an H100 NVL is costed like the H100 PCIe, not like a
     72 W L4), else of its vendor's GPUs, else of all — an unknown part is never taken to reach more
     of its datasheet than the worst measured one of its kind. An unmeasured FP8 fraction is at most
@@ -271,8 +273,33 @@ def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
     own: float | None = getattr(gpu, attr)
     if own is not None:
         return own
+    twin = same_chip_measured(gpu, path)
+    if twin is not None:
+        return float(getattr(twin, attr))
     lowest = _lowest_measured(attr, gpu.vendor, gpu.architecture)
     return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
+
+
+def same_chip_measured(gpu: GPU, path: str = "bf16") -> GPU | None:
+    """A GPU with a measured matmul fraction for ``path`` that is ``gpu``'s chip at ``gpu``'s
+    clocks: the same vendor, architecture, SM count and memory type, and the same datasheet peak on
+    that path (an H800 SXM is the H100 SXM's GH100 with its NVLink cut; an A800 the A100's). A
+    matmul runs on one GPU's SMs, so such a twin reaches the same share of the same peak; a part of
+    the chip at other clocks or power (the H100 NVL) is no twin. The lowest measured, if several."""
+    attr = "matmul_fraction_fp8" if path == "fp8" else "matmul_fraction"
+    peak = "fp8_tflops" if path == "fp8" else "bf16_tflops"
+    if gpu.sm_count is None or getattr(gpu, peak) is None:
+        return None
+    twins = [
+        g
+        for g in all_gpus()
+        if g.id != gpu.id
+        and getattr(g, attr) is not None
+        and (g.vendor, g.architecture, g.sm_count, g.memory_type)
+        == (gpu.vendor, gpu.architecture, gpu.sm_count, gpu.memory_type)
+        and getattr(g, peak) == getattr(gpu, peak)
+    ]
+    return min(twins, key=lambda g: float(getattr(g, attr)), default=None)
 
 
 def architecture_measured(gpu: GPU, path: str = "bf16") -> bool:

@@ -40,7 +40,7 @@ from gpuplan.vocab import (
     pydantic_cast,
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
-from gpuplan.workload.durations import parse_duration_hours
+from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
@@ -815,6 +815,7 @@ class Workload(Spec):
                 path=p,
                 type=type(data).__name__,
             )
+        _refuse_bare_deadline(data, p)
         # Relative paths in a file mean relative to that file, wherever it is run from.
         return cls.from_dict(confine_model(data, file=p, folder=folder), source=str(p))
 
@@ -877,6 +878,30 @@ def utilization_percent(value: float) -> float:
 def _refused(template: str, /, **fields: object) -> ValueError:
     """A validator's refusal, its words kept as a Phrase so that the line reads in the user's language."""
     return ValueError(Phrase(template, **fields))
+
+
+def _refuse_bare_deadline(data: dict[str, Any], path: Path) -> None:
+    """A deadline the user wrote as a bare number (``deadline: 14``) is refused, as ``--deadline 14``
+    is: 14 hours, days and minutes differ by 24× or 60×, and a deadline read the wrong way plans the
+    wrong job. Plain data (a plan's workload, written by :meth:`Workload.to_dict`) keeps numbers as
+    hours."""
+    constraints = data.get("constraints")
+    value = constraints.get("deadline") if isinstance(constraints, dict) else None
+    # a number out of any range (10**400, .inf) is the schema's to refuse, in its own words
+    bare = (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 < abs(value) <= MAX_HOURS
+    ) or (isinstance(value, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", value))
+    if bare:
+        n = f"{value:g}" if isinstance(value, int | float) else str(value).strip()
+        raise WorkloadError.worded(
+            N_(
+                "{path}: constraints.deadline {value} has no unit: write {n}h (hours), {n}d (days) or "
+                "{n}m (minutes)"
+            ),
+            path=path,
+            value=n,
+            n=n,
+        )
 
 
 def load_workload(

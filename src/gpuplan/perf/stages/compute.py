@@ -211,21 +211,37 @@ def _modelled(layout: Layout) -> ComputeTime:
     plausible = check(profile, gpu, base_cal, phases.total_s)
     notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
     if base_cal.matmul_fractions and gpu.matmul_fraction is None and base_cal.measurement(gpu.id) is None:
-        from gpuplan.hardware import achievable_matmul_fraction, architecture_measured
+        from gpuplan.hardware import achievable_matmul_fraction, architecture_measured, same_chip_measured
 
-        # unknown is never the best case: it can rank a GPU below one whose datasheet it exceeds
+        twin = same_chip_measured(gpu)
         arch = gpu.architecture
-        among = (
-            _("{architecture} GPUs").format(architecture=arch)
-            if architecture_measured(gpu)
-            else _("its vendor's GPUs (none of {architecture} is measured)").format(architecture=arch)
-        )
-        notes.append(
-            _(
-                "no published matmul measurement: the matmul rate is taken at the lowest measured among "
-                "{among}, {pct:.0f} % of the datasheet (`gpuplan bench` on one replaces it)"
-            ).format(pct=100 * achievable_matmul_fraction(gpu), among=among)
-        )
+        if twin is not None:
+            notes.append(
+                _(
+                    "no published matmul measurement: the matmul rate is the {twin}'s, {pct:.0f} % of the "
+                    "datasheet, the same chip at the same clocks ({sms} SMs, {memory}, {peak:g} TFLOPS "
+                    "BF16; `gpuplan bench` on one replaces it)"
+                ).format(
+                    twin=twin.id,
+                    pct=100 * achievable_matmul_fraction(gpu),
+                    sms=gpu.sm_count,
+                    memory=gpu.memory_type,
+                    peak=gpu.bf16_tflops,
+                )
+            )
+        else:
+            # unknown is never the best case: it can rank a GPU below one whose datasheet it exceeds
+            among = (
+                _("{architecture} GPUs").format(architecture=arch)
+                if architecture_measured(gpu)
+                else _("its vendor's GPUs (none of {architecture} is measured)").format(architecture=arch)
+            )
+            notes.append(
+                _(
+                    "no published matmul measurement: the matmul rate is taken at the lowest measured among "
+                    "{among}, {pct:.0f} % of the datasheet (`gpuplan bench` on one replaces it)"
+                ).format(pct=100 * achievable_matmul_fraction(gpu), among=among)
+            )
     notes += plausible.flags
     # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
     # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
