@@ -39,6 +39,11 @@ so its pool is if anything larger than taken.
 
 A version between two rows takes the row before it; one past the last read, or none stated, the
 latest row, said so in the settings' source. No engine named: vLLM's latest row, said so.
+
+The table sits below the planner so that ``estimate`` and ``plan`` run a replica as the same engine
+does: no more sequences than its ``max_num_seqs`` (``deploy`` leaves it at the default), prompts
+joining the decodes or run apart; the serving simulation reads it through
+:mod:`gpuplan.simulate.engines`.
 """
 
 from __future__ import annotations
@@ -59,7 +64,8 @@ __all__ = ["ESTIMATOR_MEMORY_FRACTION", "EngineSettings", "at_memory_fraction", 
 @dataclass(frozen=True, kw_only=True)
 class EngineSettings:
     """The serving engine's scheduling knobs (vLLM's names; each engine's defaults are
-    :mod:`gpuplan.simulate.engines`)."""
+    :func:`engine_defaults`). The serving simulation runs all of them; the estimate and the
+    planner read ``max_num_seqs`` and ``chunked_prefill`` (``perf.inference.decode_estimate``)."""
 
     max_num_seqs: int = 256
     """Sequences one iteration may hold (``--max-num-seqs``; SGLang ``--max-running-requests``)."""
