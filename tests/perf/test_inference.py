@@ -104,6 +104,32 @@ def test_serving_capacity_is_the_iteration_models_with_the_prompts_of_a_full_cac
     assert 0.9 * joining / t <= s.capacity_requests_per_s <= joining / t
 
 
+def test_an_engines_scheduler_caps_the_sequences_and_prices_prompts_run_apart() -> None:
+    from gpuplan.perf.engines import EngineSettings
+
+    prof, h100 = _llama_infer(), get_gpu("H100-SXM")
+    free = decode_estimate(prof, h100, calibration=CAL, context_tokens=640)
+    chunked = EngineSettings(max_num_seqs=16, chunked_prefill=True)
+    capped = decode_estimate(prof, h100, calibration=CAL, context_tokens=640, scheduler=chunked)
+    # the KV cache holds over a hundred sequences of 640 tokens; the engine runs 16
+    assert free.max_concurrent_sequences > 100 and capped.max_concurrent_sequences == 16
+    assert capped.time_per_token_at_max_s == pytest.approx(
+        step_model(prof, h100, calibration=CAL).iteration_s(16, 16 * 640, 0)
+    )
+    # Prompts in iterations of their own: 16 / 512 = 1/32 of a prompt joins each decode step, so
+    # nearly every prompt-only iteration holds one 128-token prompt, at its whole iteration's time
+    # (the engine's floor and launches), not 128 tokens at the traced batch's prefill rate.
+    apart = replace(capped, scheduler=replace(chunked, chunked_prefill=False))
+    s_chunked = serving_estimate(capped, requests_per_s=1.0, prompt_tokens=128, output_tokens=512)
+    s_apart = serving_estimate(apart, requests_per_s=1.0, prompt_tokens=128, output_tokens=512)
+    one = step_model(prof, h100, calibration=CAL).iteration_s(0, 0, 128, prefill_seqs=1)
+    per_token = 512 * capped.time_per_token_at_max_s / 16
+    rate = 128 / capped.prefill_tokens_per_s
+    assert one > rate
+    assert s_chunked.capacity_requests_per_s == pytest.approx(1 / (rate + per_token))
+    assert 1 / (one + per_token) <= s_apart.capacity_requests_per_s < s_chunked.capacity_requests_per_s
+
+
 def test_batch_sweep_scales_latency_and_memory_with_batch() -> None:
     # bs32 forward: 1 TFLOP of bf16 matmul; 0.1 GiB static + 0.05 GiB per sample
     peak = breakdown(parameters=0.1 * GIB, activations=1.6 * GIB)

@@ -33,7 +33,7 @@ def estimate_services(
     from gpuplan.cli._profiles import load_profile
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
-    from gpuplan.perf.workload_request import serving_engine
+    from gpuplan.perf.workload_request import engine_scheduler, serving_engine
     from gpuplan.simulate.inputs import demand_from_decode
     from gpuplan.workload.named import named_workload
 
@@ -65,6 +65,7 @@ def estimate_services(
             cuda_graphs=w.uses_cuda_graphs,
             compiled=w.compile,
             engine=engine,
+            scheduler=engine_scheduler(w, get_gpu(gpu_id)),
             context_tokens=w.serving.prompt_tokens + w.serving.output_tokens,
         )
         slo = s.p95_latency_ms or w.serving.p95_latency_ms

@@ -24,6 +24,7 @@ from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.engine_cpu import EngineCpu
+from gpuplan.perf.engines import EngineSettings
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
@@ -116,6 +117,9 @@ class EstimateRequest:
     serving_engine: EngineCpu | None = None
     """The serving engine that runs an LLM's decode steps, whose CPU work between two steps the GPU
     waits for unless the engine overlaps it (``perf/engine_cpu.py``); None: a plain generation loop."""
+    serving_scheduler: EngineSettings | None = None
+    """That engine's scheduling defaults on this GPU (``perf/engines.py``): its cap on running
+    sequences and whether prompts join the decode iterations; None: a plain generation loop."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it (a typical instance's, where the instance is unknown, bound the slow end only). None:

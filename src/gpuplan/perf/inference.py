@@ -9,7 +9,7 @@ the ``2 × params × batch`` FLOPs to dominate. The KV cache holds, per token,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +19,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.engine_cpu import NO_ENGINE, EngineCpu
+from gpuplan.perf.engines import EngineSettings
 from gpuplan.perf.links import Link, all_reduce_s
 from gpuplan.perf.memory import (
     ALLOCATOR_SLACK,
@@ -79,7 +80,8 @@ class DecodeEstimate:
     """KV cache of one sequence at ``context_tokens``."""
     context_tokens: int
     max_concurrent_sequences: int
-    """Sequences at ``context_tokens`` whose KV cache fits beside the weights (0: none)."""
+    """Sequences at ``context_tokens`` whose KV cache fits beside the weights (0: none), at most the
+    ``scheduler``'s ``max_num_seqs``."""
     prefill_s: float
     """Prompt processing of the traced batch (``batch_size`` × ``seq_len`` tokens)."""
     prefill_tokens_per_s: float
@@ -101,6 +103,12 @@ class DecodeEstimate:
     replicas_per_gpu: int = 1
     """Replicas time-sharing the GPU (``share_gpu``): the figures are of one of them, whose KV cache
     has its share of the memory; its time share is :attr:`time_share`."""
+    scheduler: EngineSettings | None = None
+    """The serving engine's scheduling (its cap on sequences, whether prompts join the decode
+    iterations); None: a plain generation loop."""
+    step: StepModel | None = field(default=None, repr=False, compare=False)
+    """The iteration model behind these figures, which prices prompts run in iterations of their
+    own (:func:`serving_estimate`)."""
 
     @property
     def time_share(self) -> float:
@@ -285,6 +293,7 @@ def decode_estimate(
     compiled: bool = False,
     engine: EngineCpu | None = None,
     replicas_per_gpu: int = 1,
+    scheduler: EngineSettings | None = None,
 ) -> DecodeEstimate:
     """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
 
@@ -311,6 +320,12 @@ def decode_estimate(
     is split evenly among their KV caches. Its time per token is its own while it runs; how much of
     the GPU's time it runs is :attr:`DecodeEstimate.time_share`, which :func:`serving_estimate`
     applies.
+
+    ``scheduler``: the serving engine's scheduling settings (:func:`gpuplan.perf.engines.
+    engine_defaults`): the concurrency is the fewer of its ``max_num_seqs`` (vLLM
+    ``--max-num-seqs``, SGLang ``--max-running-requests``) and what the KV cache holds, and
+    :func:`serving_estimate` prices prompts as that engine runs them. None: the KV cache's limit
+    alone, prompts at the prefill rate.
     """
     return _decode_and_step(
         profile,
@@ -324,6 +339,7 @@ def decode_estimate(
         compiled=compiled,
         engine=engine,
         replicas_per_gpu=replicas_per_gpu,
+        scheduler=scheduler,
     )[1]
 
 
@@ -369,6 +385,7 @@ def _decode_and_step(
     compiled: bool = False,
     engine: EngineCpu | None = None,
     replicas_per_gpu: int = 1,
+    scheduler: EngineSettings | None = None,
 ) -> tuple[StepModel, DecodeEstimate]:
     # The body of decode_estimate (its docstring says what it computes).
     if not profile.seq_len:
@@ -466,6 +483,11 @@ def _decode_and_step(
 
     per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
     concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
+    if scheduler is not None:
+        # The engine's scheduler runs no more sequences than its cap, however many the KV cache
+        # holds (vLLM 0.6's default 256 on an 80 GB GPU that holds 700 sequences of an 8B model;
+        # deploy leaves the cap at the engine's default): each weight read is shared by that many.
+        concurrent = min(concurrent, scheduler.max_num_seqs)
     gpu_1 = model.iteration_s(batch, batch * ctx, 0, with_host=False)
     return model, DecodeEstimate(
         gpu=gpu.id,
@@ -483,6 +505,8 @@ def _decode_and_step(
         host_bound=host_s > gpu_1,
         engine=engine,
         replicas_per_gpu=share,
+        scheduler=scheduler,
+        step=model,
     )
 
 
@@ -547,7 +571,7 @@ def serving_estimate(
         )
     slots = max(1, decode.max_concurrent_sequences)
     t_full = decode.time_per_token_at_max_s
-    prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
+    prefill = _prompt_s(decode, slots, prompt_tokens, output_tokens)
     # Prompts take the whole GPU while they run (see above): one request's share of it. Below, in
     # the time the replica runs (all of it unless time-sliced: f).
     f = decode.time_share
@@ -587,6 +611,30 @@ def serving_estimate(
         + (f", {share} replicas time-sharing each GPU ({f:.0%} of its time each)" if share > 1 else "")
         + "; queueing as M/M/1 on the aggregate rate",
     )
+
+
+def _prompt_s(decode: DecodeEstimate, slots: int, prompt_tokens: int, output_tokens: int) -> float:
+    """Seconds of the GPU one request's prompt takes. Where prompts join the decode iterations
+    (vLLM V1's chunked prefill; no engine named), its tokens at the prefill rate. Where the engine
+    runs them in iterations of their own, the decodes waiting (vLLM before V1: "the scheduler
+    prioritizes prefill requests" and does not batch them with decodes, vLLM docs "Optimization and
+    Tuning", Chunked Prefill; SGLang: ``get_next_batch_to_run`` runs a new prefill batch before the
+    running decode batch, ``perf/engines.py``), each such iteration costs its own fixed time too (the
+    engine's CPU work, the kernels' floor), shared by the prompts that start together: at a full
+    cache ``slots / output`` per decode iteration on average (each finishing sequence is replaced),
+    a Poisson number, as the serving simulation's replica takes them. With short prompts that fixed
+    time is most of the prompt's cost (vLLM 0.6 on an H100, 256 sequences of 512-token answers: an
+    iteration for every other decode step)."""
+    rate = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
+    sched, step = decode.scheduler, decode.step
+    if sched is None or sched.chunked_prefill or step is None or prompt_tokens <= 0:
+        return rate
+    a = slots / output_tokens
+    top = int(a + 6.0 * math.sqrt(a) + 6.0)
+    k = np.arange(1, top + 1, dtype=np.float64)
+    weights = np.exp(k * math.log(a) - a - np.array([math.lgamma(x + 1.0) for x in k]))
+    iterations = np.array([step.iteration_s(0.0, 0.0, x * prompt_tokens, prefill_seqs=x) for x in k])
+    return float(weights @ iterations) / a
 
 
 #: How many times the headroom's replicas the search for a p95 target goes to.

@@ -77,6 +77,7 @@ def _one(
                 cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
                 engine=request.serving_engine,
+                scheduler=request.serving_scheduler,
                 # each sequence holds its whole request in the KV cache, as deploy's --max-model-len
                 # and simulate size it (the traced seq_len is the forward's shape, not the request's)
                 context_tokens=serving.prompt_tokens + serving.output_tokens if serving else None,

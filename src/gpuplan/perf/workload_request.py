@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.perf.calibration import Calibration
+    from gpuplan.perf.engines import EngineSettings
     from gpuplan.perf.links import Link
     from gpuplan.perf.sweep import ServingLoad
     from gpuplan.perf.typical_host import TypicalHost
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "decodes_on_host",
+    "engine_scheduler",
     "host_pipeline",
     "job_size",
     "model_parallel",
@@ -101,6 +103,7 @@ def request_for(
         cuda_graphs=workload.uses_cuda_graphs,
         input_pipeline=pipeline,
         serving_engine=serving_engine(workload),
+        serving_scheduler=engine_scheduler(workload, gpu),
         measured_steps=measured_steps,
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
         gpu_share=workload.replicas_per_gpu,
@@ -145,6 +148,21 @@ def serving_engine(workload: Workload) -> EngineCpu | None:
     if serving.engine_name is None:
         return UNKNOWN_ENGINE
     return served_by(serving.engine_name, serving.engine_version)
+
+
+def engine_scheduler(workload: Workload, gpu: GPU) -> EngineSettings | None:
+    """How the engine of ``workload``'s service schedules a replica on ``gpu``: its defaults at the
+    named version (``perf/engines.engine_defaults``; none named: vLLM's latest row, as ``simulate``
+    takes it) — ``deploy`` leaves ``max_num_seqs`` and prefill chunking at them. None for a plain
+    generation loop (no ``serving:``)."""
+    from gpuplan.perf.engines import engine_defaults
+
+    serving = workload.serving
+    if serving is None:
+        return None
+    return engine_defaults(
+        gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
+    )
 
 
 def host_pipeline(workload: Workload, host: Host) -> InputPipeline | None:

@@ -29,7 +29,7 @@ from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.links import NetworkSpec
 from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-from gpuplan.perf.workload_request import host_pipeline, request_for, serving_engine
+from gpuplan.perf.workload_request import engine_scheduler, host_pipeline, request_for, serving_engine
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
 from gpuplan.vocab import MemoryVerdict
@@ -342,6 +342,7 @@ class _Estimator:
             cuda_graphs=self.workload.uses_cuda_graphs,
             compiled=self.workload.compile,
             engine=serving_engine(self.workload),
+            scheduler=engine_scheduler(self.workload, get_gpu(gpu_id)),
             replicas_per_gpu=share,
             # a whole request in the KV cache, as estimate, deploy and simulate size it
             context_tokens=serving.prompt_tokens + serving.output_tokens,

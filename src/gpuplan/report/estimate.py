@@ -196,7 +196,9 @@ def _input_host_json(h: HostInput | None) -> InputHostDoc | None:
 
 def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     """The decode figures as the document states them, with the serving engine's CPU work they hold."""
-    fields = {k: v for k, v in asdict(d).items() if k != "engine"}
+    # The engine is stated below in the document's words; its scheduling and the iteration model
+    # shape the figures but are not figures themselves.
+    fields = {k: v for k, v in asdict(d).items() if k not in ("engine", "scheduler", "step")}
     if d.max_concurrent_sequences < 1:
         # no room for one sequence beside the weights: its rates are not reachable (as the table says)
         for k in (

@@ -41,42 +41,10 @@ import numpy as np
 
 from gpuplan.errors import InputError
 from gpuplan.i18n.messages import N_
+from gpuplan.perf.engines import EngineSettings
 from gpuplan.perf.inference import StepModel
 
 __all__ = ["EngineSettings", "ReplicaRun", "parse_engine", "run_replica", "with_host_s"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class EngineSettings:
-    """The serving engine's scheduling knobs (vLLM's names; each engine's defaults are
-    :mod:`gpuplan.simulate.engines`)."""
-
-    max_num_seqs: int = 256
-    """Sequences one iteration may hold (``--max-num-seqs``; SGLang ``--max-running-requests``)."""
-    max_batched_tokens: int = 2048
-    """Tokens one iteration may compute, decode and prefill together (``--max-num-batched-tokens``);
-    without chunked prefill, the prompt tokens of a prefill iteration (SGLang
-    ``--max-prefill-tokens``)."""
-    chunked_prefill: bool = True
-    """Decodes and prompt chunks share each iteration (vLLM V1); off: prompts run whole in
-    iterations of their own and the decodes wait (vLLM V0, SGLang)."""
-    prefix_caching: bool = True
-    """Freed KV blocks keep their contents until reused (``--enable-prefix-caching``; vLLM V1's
-    default, SGLang's radix cache): a preempted request finds the full blocks of its prefix still
-    in the cache."""
-    block_tokens: int = 16
-    """KV cache is handed out in blocks of this many tokens (``--block-size``; SGLang ``--page-size``)."""
-    memory_fraction: float = 0.9
-    """The engine's share of GPU memory (``--gpu-memory-utilization``; SGLang
-    ``--mem-fraction-static``), which sizes its KV cache."""
-    source: str = ""
-    """Where these settings come from (shown in the report)."""
-
-    def __post_init__(self) -> None:
-        if self.max_num_seqs < 1 or self.max_batched_tokens < 1 or self.block_tokens < 1:
-            raise InputError.worded(
-                N_("engine settings: max_num_seqs, max_batched_tokens and block_tokens must be at least 1")
-            )
 
 
 @dataclass(frozen=True, kw_only=True)
