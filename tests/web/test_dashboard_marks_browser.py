@@ -133,7 +133,7 @@ def test_a_refused_value_is_named_by_the_forms_label_without_the_fields_path(
         open_page(page, base, "offers", "zh", tokens["read"])
         page.fill("input[name=max_price]", "0")  # the form takes 0; the API wants more than 0
         page.click("#search")
-        page.wait_for_selector("#error:not([hidden])")
+        page.wait_for_selector("#error:not([hidden])", timeout=60_000)
         assert page.inner_text("#error") == f"{label}: {problem}"
     finally:
         page.context.close()
