@@ -114,7 +114,7 @@ def test_the_map_names_countries_in_chinese(server: tuple[str, dict[str, str]], 
         open_page(page, base, "offers", "zh", tokens["read"])
         page.fill("input[name=gpu]", "H100")
         page.click("#search")
-        page.wait_for_selector("#map svg circle[data-country=DE]")
+        page.wait_for_selector("#map svg circle[data-country=DE]", timeout=60_000)
         title = page.locator("#map svg circle[data-country=DE] title").text_content() or ""
         assert title.startswith("德国:"), title
     finally:
@@ -195,8 +195,8 @@ def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commi
         page.fill("input[name=horizon_months]", "14")
         page.fill("input[name=hours]", "500")
         page.click("#tco")
-        page.wait_for_selector("#tcototal")
-        page.wait_for_selector("#chart .legendtext")
+        page.wait_for_selector("#tcototal", timeout=60_000)
+        page.wait_for_selector("#chart .legendtext", timeout=60_000)
         doc = answers[-1]
         bought = doc["commitments"]
         assert bought, "the solver buys a commitment for 14 months of 500 h"
