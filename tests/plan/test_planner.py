@@ -366,3 +366,16 @@ def test_a_tie_is_said_as_one_not_as_cheaper_by_nothing() -> None:
     unknown = replace(b, unknown_facts=(egress,))
     [why] = explain_winner([a, unknown], Objective.COST)
     assert why.endswith("ranked ahead: fewer unknown facts (0 against 1)"), why
+
+
+def test_a_named_provider_that_gives_no_option_is_said_with_its_reasons() -> None:
+    # Volcano Engine named beside AWS, its one offer unpriced: it had dropped out of the ranking
+    # without a word to a user who preferred it
+    rows = [offer(), offer(provider="volcengine", region="cn-beijing", country="CN", price_usd=None)]
+    plan = _plan(rows, Constraints(providers=("aws", "volcengine")))
+    assert all(o.provider == "aws" for o in plan.options)
+    [note] = [n for n in plan.notes if n.startswith("volcengine (named in providers)")]
+    assert note.startswith("volcengine (named in providers): no option; its ")
+    assert " candidate" in note and "unpriced)" in note
+    # a provider that gives options, or one named alone, says nothing of the kind
+    assert not [n for n in _plan(rows, Constraints(providers=("aws",))).notes if "named in providers" in n]

@@ -263,6 +263,35 @@ def _unrated_note(ctx: PlanContext) -> str | None:
     ).format(gpus=_(", ").join(gpus), n=format_number(int(hit.sum())), first=gpus[0])
 
 
+def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[str]:
+    """A note for each provider the user named that gives the plan no option, with why its
+    candidates were left out: one named among others had simply been absent from the ranking."""
+    named = constraints.providers or ()
+    if len(named) < 2:
+        return []  # one provider named: the plan is its options, or it fails saying why
+    provider = np.char.lower(ctx.offers.provider[ctx.cands.offer].astype(str))
+    alive = ctx.cands.alive
+    out = []
+    for name in named:
+        mine = provider == name.lower()
+        if not mine.any() or alive[mine].any():
+            continue
+        counts = np.bincount(ctx.cands.reason[mine & (ctx.cands.reason >= 0)], minlength=len(REASONS))
+        top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
+        out.append(
+            ngettext(
+                "{provider} (named in providers): no option; its {n} candidate was left out ({reasons})",
+                "{provider} (named in providers): no option; its {n} candidates were left out ({reasons})",
+                int(mine.sum()),
+            ).format(
+                provider=name,
+                n=format_number(int(mine.sum())),
+                reasons=_(", ").join(f"{format_number(c)} {r}" for c, r in top[:4]),
+            )
+        )
+    return out
+
+
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
     """What the plan says about options that may not fit in memory, or None when there are none."""
     unsure = feasible[ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
@@ -604,6 +633,7 @@ def plan_offers(
                         _late_note(ctx, feasible, ranked),
                     ],
                 ),
+                *_named_without_options(ctx, constraints),
             ),
             constraints,
             ctx.costs.rates,

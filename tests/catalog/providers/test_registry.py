@@ -93,3 +93,12 @@ def test_unknown_provider_suggests_the_close_one() -> None:
 
 def test_vast_regions_are_every_iso_country() -> None:
     assert {r.code for r in facts("vast").regions} == {c.alpha_2 for c in pycountry.countries}
+
+
+def test_gcp_spot_vms_are_not_said_to_stop_after_a_day() -> None:
+    # the 24-hour limit is the older preemptible VMs'; Spot VMs have no maximum runtime (Google Cloud,
+    # "Create and use preemptible VMs")
+    spot = facts("gcp").spot
+    assert spot.max_runtime_h is None
+    assert "24 h" not in spot.rate_note and "no maximum runtime" in spot.rate_note
+    assert "no maximum runtime" in spot_default("gcp").source

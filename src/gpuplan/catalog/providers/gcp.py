@@ -124,9 +124,12 @@ FACTS = ProviderFacts(
         name="Spot VMs",
         notice_s=30,
         published_rate=None,
-        source="Google Cloud docs 'Spot VMs' (30-second preemption notice; preemptible VMs stop after 24 h)",
+        source="Google Cloud docs 'Spot VMs' (30-second preemption notice) and 'Create and use "
+        "preemptible VMs' (docs.cloud.google.com/compute/docs/instances/create-use-preemptible, read "
+        "2026-12-05: 'preemptible VMs can only run for up to 24 hours at a time, but Spot VMs don't "
+        "have a maximum runtime')",
         max_runtime_h=None,
-        rate_note=N_("GCP publishes no rate; its preemptible VMs stop after 24 h"),
+        rate_note=N_("GCP publishes no rate for Spot VMs (they have no maximum runtime)"),
     ),
     default_region="us-east1",
     egress_storage_note="egress SKUs from published Cloud Billing Catalog example responses",
