@@ -2,15 +2,16 @@
 ``sky serve up`` for a serving engine's service, :mod:`gpuplan.deploy.skyserve`).
 
 Field names and values follow SkyPilot 0.14.1's own JSON schema (``sky.utils.schemas``:
-``get_task_schema`` and ``get_resources_schema``), which the tests validate against for every cloud
-of the provider registry. Where the job runs is ``resources.infra: <cloud>[/<region>]``, the form
-SkyPilot's YAML reference documents ("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and
-zone are optional)", docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's
-``skypilot_cloud``, one of SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot
-recovery is ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``,
-``recover_on_exit_codes``); the older ``spot_recovery`` is no longer in the schema. SkyPilot sets
-``SKYPILOT_NODE_RANK``, ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and
-``SKYPILOT_NUM_GPUS_PER_NODE`` on every node (``sky/skylet/constants.py``).
+``get_task_schema``, ``get_resources_schema`` and, for a service, ``get_service_schema``), which the
+tests validate against for every cloud of the provider registry. Where the job runs is
+``resources.infra: <cloud>[/<region>]``, the form SkyPilot's YAML reference documents
+("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and zone are optional)",
+docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's ``skypilot_cloud``, one of
+SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot recovery is
+``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``, ``recover_on_exit_codes``);
+the older ``spot_recovery`` is no longer in the schema. SkyPilot sets ``SKYPILOT_NODE_RANK``,
+``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and ``SKYPILOT_NUM_GPUS_PER_NODE`` on every
+node (``sky/skylet/constants.py``).
 """
 
 from __future__ import annotations
