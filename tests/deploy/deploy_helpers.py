@@ -114,6 +114,17 @@ def skypilot_validator(name: str) -> jsonschema.protocols.Validator:
     return cls(_schema(name))
 
 
+def validate_skypilot_task(task: dict[str, Any]) -> None:
+    """A task as SkyPilot 0.14.1 checks it: the task against ``get_task_schema()``, its resources
+    against ``get_resources_schema()`` and its ``service:`` section, where it has one, against
+    ``get_service_schema()`` (the task schema leaves both opaque objects; SkyPilot validates each
+    section with its own schema: ``sky/resources.py``, ``sky/serve/service_spec.py``)."""
+    skypilot_validator("skypilot-0.14.1-task.schema.json").validate(task)
+    skypilot_validator("skypilot-0.14.1-resources.schema.json").validate(task["resources"])
+    if "service" in task:
+        skypilot_validator("skypilot-0.14.1-service.schema.json").validate(task["service"])
+
+
 def stock_model(spec: LaunchSpec) -> LaunchSpec:
     """``spec`` with the model of the stock image (its own code dropped): the Kubernetes target runs
     a model of one's own code only from an image that holds it (``--image``)."""

@@ -46,6 +46,17 @@ def _serve(tmp_path: Path) -> LaunchSpec:
     return spec.with_serving(share_gpu=4)
 
 
+def _serve_whole(tmp_path: Path) -> LaunchSpec:
+    # A GPU to each replica: SkyServe gives every replica whole GPUs (time-sharing is refused), and a
+    # workload file gives no capacity figure, so its README says why the count is fixed.
+    return LaunchSpec.from_workload(serve_workload(tmp_path), gpu="A100-SXM4-80GB", provider="gcp")
+
+
+def _serve_plan(tmp_path: Path) -> LaunchSpec:
+    # A plan of four replicas with its estimate of one replica's capacity: SkyServe autoscales.
+    return LaunchSpec.from_plan_json(FIXTURES / "plan_serve_llama_aws.json")
+
+
 def _serve_py(tmp_path: Path) -> LaunchSpec:
     # GPT-3 1.3B: a decoder without weights on the Hub: serve.py, and the README says why
     return LaunchSpec.from_workload(serve_workload(tmp_path, model="gpt3-1.3b"), gpu="L4", provider="gcp")
@@ -67,7 +78,9 @@ CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
 ] + [
     ("docker", _serve),
     ("k8s", _serve),
-    ("skypilot", _serve),
+    # SkyServe gives each replica whole GPUs: the time-sharing service is refused (its own test).
+    ("skypilot", _serve_whole),
+    ("skypilot", _serve_plan),
     ("docker", _serve_py),
     ("k8s", _serve_py),
     ("skypilot", _marketplace),

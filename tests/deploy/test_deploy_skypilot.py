@@ -6,7 +6,7 @@ import re
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, skypilot_validator
+from deploy_helpers import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, validate_skypilot_task
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.snapshot import read_table
@@ -35,10 +35,8 @@ def _task(spec: LaunchSpec) -> dict:
 
 
 def _validate(task: dict) -> None:
-    """The task against get_task_schema(); its resources against get_resources_schema() (SkyPilot
-    validates the two separately, the task schema leaves resources an opaque object)."""
-    skypilot_validator("skypilot-0.14.1-task.schema.json").validate(task)
-    skypilot_validator("skypilot-0.14.1-resources.schema.json").validate(task["resources"])
+    """The task, its resources and its service section, each against SkyPilot's own schema."""
+    validate_skypilot_task(task)
 
 
 def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec) -> None:

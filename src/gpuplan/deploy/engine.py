@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_ENGINE",
     "ENGINE_HEALTH_PATH",
     "ENGINE_PORT",
+    "ENGINE_STARTUP_S",
     "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
@@ -56,6 +57,10 @@ __all__ = [
 ENGINE_PORT = 8000
 #: Both engines answer 200 here once the server is up (see the module docstring).
 ENGINE_HEALTH_PATH = "/health"
+#: Seconds a replica of the engine is given to come up (download and load the weights, capture
+#: CUDA graphs) before it is taken to have failed: the Kubernetes startup probe's budget, SkyServe's
+#: readiness probe's initial delay.
+ENGINE_STARTUP_S = 30 * 60
 
 #: The share of GPU memory the plan's KV-cache figure stands for: the estimator's capacity is
 #: vLLM's default ``gpu_memory_utilization`` 0.9 (``gpuplan.simulate.engines.ESTIMATOR_MEMORY_FRACTION``,

@@ -1,15 +1,17 @@
-"""``--target skypilot``: a SkyPilot task YAML (``sky launch`` / ``sky jobs launch`` for managed spot).
+"""``--target skypilot``: a SkyPilot task YAML (``sky launch`` / ``sky jobs launch`` for managed spot;
+``sky serve up`` for a serving engine's service, :mod:`gpuplan.deploy.skyserve`).
 
 Field names and values follow SkyPilot 0.14.1's own JSON schema (``sky.utils.schemas``:
-``get_task_schema`` and ``get_resources_schema``), which the tests validate against for every cloud
-of the provider registry. Where the job runs is ``resources.infra: <cloud>[/<region>]``, the form
-SkyPilot's YAML reference documents ("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and
-zone are optional)", docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's
-``skypilot_cloud``, one of SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot
-recovery is ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``,
-``recover_on_exit_codes``); the older ``spot_recovery`` is no longer in the schema. SkyPilot sets
-``SKYPILOT_NODE_RANK``, ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and
-``SKYPILOT_NUM_GPUS_PER_NODE`` on every node (``sky/skylet/constants.py``).
+``get_task_schema``, ``get_resources_schema`` and, for a service, ``get_service_schema``), which the
+tests validate against for every cloud of the provider registry. Where the job runs is
+``resources.infra: <cloud>[/<region>]``, the form SkyPilot's YAML reference documents
+("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and zone are optional)",
+docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's ``skypilot_cloud``, one of
+SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot recovery is
+``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``, ``recover_on_exit_codes``);
+the older ``spot_recovery`` is no longer in the schema. SkyPilot sets ``SKYPILOT_NODE_RANK``,
+``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and ``SKYPILOT_NUM_GPUS_PER_NODE`` on every
+node (``sky/skylet/constants.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.skyserve import (
+    policy_words,
+    refuse_shared_gpus,
+    replica_gpus,
+    replica_policy,
+    service_section,
+)
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
@@ -91,33 +100,40 @@ def accelerator(spec: LaunchSpec) -> str:
     return name
 
 
-def _placed(spec: LaunchSpec) -> dict[str, Any]:
-    """``resources``' where and what: infra, the priced instance, the accelerators, spot, disk."""
+def _placed(spec: LaunchSpec, gpus: int | None = None) -> dict[str, Any]:
+    """``resources``' where and what: infra, the priced instance, the accelerators, spot, disk.
+    ``gpus``: the accelerators of one node, where not the plan's node (an engine replica); the
+    priced instance is named only where it carries that many."""
+    gpus = spec.gpus_per_node if gpus is None else gpus
     resources: dict[str, Any] = {}
     where = infra(spec)
     if where is not None:
         resources["infra"] = where
         vm = vm_type(spec.instance_type) if spec.instance_type else None
-        if vm:
+        if vm and gpus == spec.gpus_per_node:
             # The instance the plan priced; SkyPilot checks it carries the accelerators below.
             resources["instance_type"] = vm
-    resources["accelerators"] = f"{accelerator(spec)}:{spec.gpus_per_node}"
+    resources["accelerators"] = f"{accelerator(spec)}:{gpus}"
     resources["use_spot"] = spec.spot
     resources["disk_size"] = spec.disk_size_gb
     return resources
 
 
 def engine_task(spec: LaunchSpec, launch: EngineLaunch) -> dict[str, Any]:
-    """One replica of the serving engine the plan priced: its official image as the VM's runtime
-    (SkyPilot's ``image_id: docker:<image>``), its server started with the plan's settings."""
-    resources = _placed(spec)
+    """The serving engine the plan priced as a SkyServe service (``sky serve up``): each replica a
+    cluster of the replica's GPUs running the engine's official image as the VM's runtime
+    (SkyPilot's ``image_id: docker:<image>``), its server started with the plan's settings; the
+    ``service:`` section probes it and holds the replicas the plan priced (:mod:`.skyserve`)."""
+    refuse_shared_gpus(spec)
+    resources = _placed(spec, replica_gpus(spec))
     resources["ports"] = ENGINE_PORT
     resources["image_id"] = f"docker:{launch.image}"
     return {
         "name": spec.name,
+        "service": service_section(replica_policy(spec)),
         "resources": resources,
         "num_nodes": 1,
-        # given at launch (`sky launch --secret HF_TOKEN`), never written here
+        # given at launch (`sky serve up --secret HF_TOKEN`), never written here
         "secrets": {"HF_TOKEN": None},
         # shlex-quoted: every argument is one word whatever it holds
         "run": shlex.join(launch.argv) + "\n",
@@ -211,26 +227,37 @@ def _torch_setup(spec: LaunchSpec) -> str:
     )
 
 
-def _engine_readme(spec: LaunchSpec) -> str:
-    """README.md of an engine task, in the user's language."""
+def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
+    """README.md of an engine service (``task``: its task.yaml), in the user's language; the commands
+    are the same in every language, their comments prose."""
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
-    title = _("{name}: SkyPilot (inference)").format(name=spec.name)
-    replicas = _(
-        "One replica; for the plan's replica count put the task behind SkyServe (a `service:` "
-        "section, `sky serve up`)."
-    )
+    title = _("{name}: SkyServe (inference)").format(name=spec.name)
+    resources = task["resources"]
+    policy = replica_policy(spec)
+    words = policy_words(policy, resources["accelerators"])
+    if spec.instance_type and "instance_type" not in resources:
+        picked = _(
+            "The plan priced {instance} ({gpus} GPUs); a replica takes {replica}, so SkyPilot picks "
+            "each replica's instance: check the price `sky serve up` shows before you confirm."
+        ).format(instance=spec.instance_type, gpus=spec.gpus_per_node, replica=resources["accelerators"])
+        words += f"\n\n{picked}"
+    name = spec.name
+    status = _("the replicas and their state: READY once one passes its probe")
+    endpoint = _("the endpoint (the load balancer's URL) and the model it serves")
+    down = _("when done: every replica and the load balancer")
     return f"""# {title}
 
 {serving_note(spec)}
 
 ```bash
 pip install "skypilot[{cloud}]" && sky check
-sky launch -c {spec.name} --secret HF_TOKEN task.yaml
-sky status --endpoint {ENGINE_PORT} {spec.name}
-sky down {spec.name}
+sky serve up task.yaml -n {name} --secret HF_TOKEN
+sky serve status {name}   # {status}
+curl "$(sky serve status --endpoint {name})/v1/models"   # {endpoint}
+sky serve down {name}   # {down}
 ```
 
-{replicas}
+{words}
 """
 
 
@@ -281,7 +308,7 @@ class SkyPilotGenerator:
     """A SkyPilot task for every provider SkyPilot has a cloud for (managed spot recovery included)."""
 
     name = "skypilot"
-    summary = "SkyPilot task.yaml (managed spot job recovery), train.py, launch.sh"
+    summary = "SkyPilot task.yaml (managed spot job recovery; SkyServe for an LLM), train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         package = user_package(spec)  # read once: the manifest the files below are built from
@@ -291,7 +318,7 @@ class SkyPilotGenerator:
         if engine_launch(spec) is not None:
             return [
                 GeneratedFile(path="task.yaml", content=text),
-                GeneratedFile(path="README.md", content=_engine_readme(spec)),
+                GeneratedFile(path="README.md", content=_engine_readme(spec, task)),
             ]
         return [
             *entry_point_files(spec, options),

@@ -45,6 +45,7 @@ from gpuplan.deploy.grammar import (
     MAX_IMAGE_SIZE,
     MAX_JOB_HOURS,
     MAX_NODES,
+    MAX_REPLICA_REQUESTS_PER_S,
     MAX_SAMPLES,
     MAX_SEQ_LEN,
     WORD,
@@ -220,6 +221,11 @@ class LaunchSpec(BaseModel):
     """Requests one replica of the serving engine runs at once (``gpuplan.api.engine_batch_slots``),
     which its autoscaler holds in flight at × ``TARGET_UTILISATION``; None: not worked out (no
     engine, or the model could not be traced), and the autoscaler scales on GPU utilisation."""
+    replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
+    """Requests/s one replica of the service carries, as the plan estimated it (its option's
+    ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
+    None without a plan (a workload file), for a job that is not a service, or where the plan did
+    not estimate it. A plan may come from someone else: finite, above 0 and bounded, or refused."""
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
@@ -452,6 +458,9 @@ class LaunchSpec(BaseModel):
             pricing=opt.pricing,
             checkpoint_interval_min=opt.checkpoint_interval_min,
             job_time_h=opt.job_time_h,
+            replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
+            if opt.service
+            else None,
             chosen_because=chosen_because,
             planned_share=True,
         )

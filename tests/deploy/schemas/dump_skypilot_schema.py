@@ -1,4 +1,4 @@
-"""Dump SkyPilot's task and resources JSON schemas from its wheel, without installing SkyPilot.
+"""Dump SkyPilot's task, resources and service JSON schemas from its wheel, without installing SkyPilot.
 
 Used once to write ``skypilot-0.14.1-*.schema.json`` next to this file (not run by the tests).
 SkyPilot 0.14.1 is a 4 MB wheel but pulls ~50 runtime dependencies (pandas, fastapi, uvicorn,
@@ -9,14 +9,18 @@ casbin …), too much for the test environment, so its schemas are read from the
     python dump_skypilot_schema.py whl deps .
 
 ``sky/utils/schemas.py`` is imported as is. Modules it reads only for enum values are stubbed with
-the values copied from the same wheel (autostop modes, volume and storage types). The serve
-placer / load-balancer names and the server daemon list feed only the ``service:`` and ``config:``
-sections, which gpuplan never writes. ``plugins_loaded() -> True`` selects the server-side, strict
-view: unknown keys are errors.
+the values copied from the same wheel (autostop modes, volume and storage types). The service
+schema (``get_service_schema()``, the task's ``service:`` section that ``sky serve up`` reads) lists
+SkyServe's spot placers and load-balancing policies: their names are read from the wheel's own
+``sky/serve/spot_placer.py`` and ``sky/serve/load_balancing_policies.py`` (each class registers
+itself by its ``name=`` keyword), parsed, not imported (they pull fastapi and the clouds). The
+server daemon list feeds only the ``config:`` section, which gpuplan never writes.
+``plugins_loaded() -> True`` selects the server-side, strict view: unknown keys are errors.
 """
 
 from __future__ import annotations
 
+import ast
 import enum
 import json
 import sys
@@ -42,6 +46,38 @@ class AutostopWaitFor(enum.Enum):  # sky/skylet/autostop_lib.py
         return [m.value for m in cls]
 
 
+def _registered(source: Path, base: str) -> dict[str, None]:
+    """The names the subclasses of ``base`` in ``source``, direct or not, register (``class X(base,
+    name=...)``; ``InstanceAwareLeastLoadPolicy`` derives from ``LeastLoadPolicy``), each a string
+    or a module-level string constant, in the file's order."""
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    constants = {
+        t.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for t in node.targets
+        if isinstance(t, ast.Name) and isinstance(node.value.value, str)
+    }
+    names: dict[str, None] = {}
+    family = {base}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or not any(
+            isinstance(b, ast.Name) and b.id in family for b in node.bases
+        ):
+            continue
+        family.add(node.name)
+        for kw in node.keywords:
+            if kw.arg != "name":
+                continue
+            if isinstance(kw.value, ast.Constant):
+                names[kw.value.value] = None
+            elif isinstance(kw.value, ast.Name):
+                names[constants[kw.value.id]] = None
+    if not names:
+        raise SystemExit(f"no {base} subclass registers a name in {source}")
+    return names
+
+
 def main() -> None:
     wheel, deps, out = (Path(a) for a in sys.argv[1:4])
     sys.path[:0] = [str(wheel), str(deps)]
@@ -64,12 +100,20 @@ def main() -> None:
         StoreType=enum.Enum("StoreType", {s: s for s in stores}),
         StorageMode=enum.Enum("StorageMode", {m: m for m in ["MOUNT", "COPY", "MOUNT_CACHED"]}),
     )
-    _module("sky.serve.spot_placer", SPOT_PLACERS={"dynamic_fallback": None})
-    _module("sky.serve.load_balancing_policies", LB_POLICIES={"round_robin": None, "least_load": None})
+    serve = wheel / "sky" / "serve"
+    _module("sky.serve.spot_placer", SPOT_PLACERS=_registered(serve / "spot_placer.py", "SpotPlacer"))
+    _module(
+        "sky.serve.load_balancing_policies",
+        LB_POLICIES=_registered(serve / "load_balancing_policies.py", "LoadBalancingPolicy"),
+    )
 
     from sky.utils import schemas
 
-    for name, schema in (("task", schemas.get_task_schema()), ("resources", schemas.get_resources_schema())):
+    for name, schema in (
+        ("task", schemas.get_task_schema()),
+        ("resources", schemas.get_resources_schema()),
+        ("service", schemas.get_service_schema()),
+    ):
         path = out / f"skypilot-0.14.1-{name}.schema.json"
         path.write_text(json.dumps(schema, indent=1, sort_keys=True), encoding="utf-8")
 

@@ -29,7 +29,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.engine import (
+    ENGINE_HEALTH_PATH,
+    ENGINE_PORT,
+    ENGINE_STARTUP_S,
+    EngineLaunch,
+    engine_launch,
+)
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
@@ -61,9 +67,9 @@ HF_CACHE_DIR = "/root/.cache/huggingface"
 #: ungated models start without it.
 HF_TOKEN_SECRET = "hf-token"
 #: Probe timings for an engine: loading weights and capturing CUDA graphs takes minutes, so the
-#: startup probe allows 10 s x 180 = 30 min before liveness takes over.
+#: startup probe allows 10 s x 180 = 30 min (ENGINE_STARTUP_S) before liveness takes over.
 _STARTUP_PERIOD_S = 10
-_STARTUP_FAILURES = 180
+_STARTUP_FAILURES = ENGINE_STARTUP_S // _STARTUP_PERIOD_S
 
 
 def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:

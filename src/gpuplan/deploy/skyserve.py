@@ -1,0 +1,191 @@
+"""SkyServe: the replicas of an engine service as the plan priced them, the task's ``service:`` section.
+
+``sky serve up task.yaml`` runs the task as a service: a load balancer in front of replicas, each one
+SkyPilot cluster running the task, started, probed and scaled by SkyServe's controller. What the
+section holds, as SkyPilot 0.14.1 reads it (its wheel on PyPI, ``skypilot==0.14.1``, read 2026-12-05;
+the same files are on GitHub under skypilot-org/skypilot at tag v0.14.1):
+
+- ``sky/utils/schemas.py`` ``get_service_schema()``: ``readiness_probe`` (``path``,
+  ``initial_delay_seconds`` …) and ``replica_policy`` (``min_replicas``, ``max_replicas``,
+  ``target_qps_per_replica``, ``upscale_delay_seconds``, ``downscale_delay_seconds`` …), no other
+  keys (the tests validate the section against this schema).
+- ``sky/serve/service_spec.py`` ``SkyServiceSpec``: a ``min_replicas`` different from
+  ``max_replicas`` without ``target_qps_per_replica`` is refused ("To enable autoscaling, please set
+  target_qps_per_replica"): SkyServe autoscales on requests per second only, so without a target the
+  count is fixed. The readiness path must start with "/"; ``initial_delay_seconds`` defaults to
+  1200 s (``sky/serve/constants.py DEFAULT_INITIAL_DELAY_SECONDS``).
+- ``sky/serve/autoscalers.py`` ``RequestRateAutoscaler``: the requests of the last 60 s over 60 s,
+  divided by ``target_qps_per_replica`` and rounded up, is the replica count, kept within
+  [min_replicas, max_replicas]; it moves after the need has lasted ``upscale_delay_seconds`` (300 s
+  by default) or ``downscale_delay_seconds`` (1200 s) (``sky/serve/constants.py``).
+- ``sky/serve/replica_managers.py``: a replica whose probe has not passed ``initial_delay_seconds``
+  after its first failed probe is torn down.
+- SkyServe's own documentation, "Autoscaling" (https://docs.skypilot.co/en/stable/serving/autoscaling.html,
+  read 2026-12-05): "each replica receives approximately target_qps_per_replica queries per second".
+
+The replica's port is the task's one ``resources.ports`` (``sky/serve/serve_utils.py``), the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
+from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
+from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_, _
+from gpuplan.perf.inference import TARGET_UTILISATION
+
+__all__ = [
+    "ReplicaPolicy",
+    "policy_words",
+    "refuse_shared_gpus",
+    "replica_gpus",
+    "replica_policy",
+    "service_section",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaPolicy:
+    """How many replicas SkyServe runs, and what it scales them on."""
+
+    min_replicas: int
+    max_replicas: int
+    """Equal to ``min_replicas`` where there is no target: SkyServe then holds the count."""
+    target_qps_per_replica: float | None
+    """Requests/s each replica is held at: the plan's capacity of one × :data:`TARGET_UTILISATION`;
+    None: no capacity figure for these replicas, a fixed count (:attr:`why_fixed` says why)."""
+    capacity_requests_per_s: float | None
+    """The plan's capacity of one replica the target is made from; None with the target."""
+    why_fixed: str = ""
+    """Why the count is fixed, in the user's language; "" where SkyServe autoscales."""
+
+
+def replica_gpus(spec: LaunchSpec) -> int:
+    """GPUs of one replica: its tensor × pipeline split, as the Kubernetes target gives one pod."""
+    return spec.tensor_parallel * spec.pipeline_parallel
+
+
+def refuse_shared_gpus(spec: LaunchSpec) -> None:
+    """A service whose replicas share a GPU (time-slicing or a MIG slice), refused in one line: every
+    SkyServe replica is a cluster of whole GPUs of its own, so those replicas would cost a whole GPU
+    each, not the share the plan priced."""
+    serving = spec.serving or ServingDeployment()
+    if serving.mig_profile:
+        raise DeployError.worded(
+            N_(
+                "SkyServe gives each replica whole GPUs of its own, not a MIG slice ({profile}): deploy "
+                "with --target k8s, or plan the service without serving.mig_profile"
+            ),
+            profile=serving.mig_profile,
+        )
+    if serving.share_gpu > 1:
+        raise DeployError.worded(
+            N_(
+                "SkyServe gives each replica whole GPUs of its own, so {n} replicas cannot time-share "
+                "a GPU (serving.share_gpu: {n}): deploy with --target k8s, or plan the service "
+                "without share_gpu"
+            ),
+            n=serving.share_gpu,
+        )
+
+
+def _significant(x: float) -> float:
+    """``x`` to 4 significant figures: a target that reads as a figure, never rounded to 0."""
+    return float(f"{x:.4g}")
+
+
+def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
+    """The replica range of the serving block (:func:`gpuplan.deploy.spec._serving_for`: from a plan,
+    the replicas it priced and room to double), with a target where the plan gives the capacity of
+    one replica; else the range's minimum, fixed."""
+    serving = spec.serving or ServingDeployment()
+    capacity = spec.replica_capacity_requests_per_s
+    if spec.planned_share_gpu is None:
+        why = _(
+            "These files come from a workload file, which says nothing of the requests per second one "
+            "replica carries, and SkyServe scales on requests per second only. For autoscaling, plan "
+            "the service (`gpuplan plan WORKLOAD --json > plan.json`) and deploy the plan "
+            "(`gpuplan deploy plan.json --target skypilot`): the plan's estimate of one replica's "
+            "capacity sets the target."
+        )
+    elif capacity is None:
+        why = _(
+            "The plan carries no estimate of the requests per second one replica carries (a plan "
+            "written before gpuplan kept it, or none was made for this GPU), and SkyServe scales on "
+            "requests per second only: plan the service again with `gpuplan plan` for autoscaling."
+        )
+    elif unpriced_share(spec):
+        why = _(
+            "The plan's capacity of one replica is for replicas time-sharing a GPU, not for these, "
+            "and SkyServe scales on requests per second only: plan the service as deployed for "
+            "autoscaling."
+        )
+    else:
+        return ReplicaPolicy(
+            min_replicas=serving.min_replicas,
+            max_replicas=serving.max_replicas,
+            target_qps_per_replica=_significant(capacity * TARGET_UTILISATION),
+            capacity_requests_per_s=capacity,
+        )
+    return ReplicaPolicy(
+        min_replicas=serving.min_replicas,
+        max_replicas=serving.min_replicas,
+        target_qps_per_replica=None,
+        capacity_requests_per_s=None,
+        why_fixed=why,
+    )
+
+
+def service_section(policy: ReplicaPolicy) -> dict[str, Any]:
+    """The task's ``service:`` section: the engine's health endpoint as the readiness probe, given
+    the weights' loading time, and the replica policy."""
+    replicas: dict[str, Any] = {"min_replicas": policy.min_replicas, "max_replicas": policy.max_replicas}
+    if policy.target_qps_per_replica is not None:
+        replicas["target_qps_per_replica"] = policy.target_qps_per_replica
+    return {
+        "readiness_probe": {
+            # The engine answers 200 here once its weights are loaded; SkyServe probes the port
+            # of the task's resources.ports (the engine's).
+            "path": ENGINE_HEALTH_PATH,
+            # SkyServe's default, 20 min, can pass before a large model's weights are down and
+            # loaded: a replica still loading would be torn down and started again, without end.
+            "initial_delay_seconds": ENGINE_STARTUP_S,
+        },
+        "replica_policy": replicas,
+    }
+
+
+def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
+    """The README's paragraphs on the replicas: how many, what SkyServe scales them on and where the
+    numbers come from, and how long a replica has to come up."""
+    if policy.target_qps_per_replica is not None:
+        scale = _(
+            "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
+            "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "
+            "which default to the replicas the plan priced and twice that). It scales on the "
+            "requests per second each replica receives, over the last minute: its target, "
+            "{target} requests/s, is the plan's estimate of what one replica carries "
+            "({capacity} requests/s) × {pct} %, the utilisation plans size fleets for. A replica is "
+            "added after the load has stayed above the target for 5 minutes, and taken away after "
+            "20 minutes below it (SkyServe's default delays)."
+        ).format(
+            min=policy.min_replicas,
+            max=policy.max_replicas,
+            accelerators=accelerators,
+            target=f"{policy.target_qps_per_replica:g}",
+            capacity=f"{policy.capacity_requests_per_s:.4g}",
+            pct=f"{TARGET_UTILISATION * 100:.0f}",
+        )
+    else:
+        scale = _(
+            "SkyServe runs {n} replicas, each a cluster of its own ({accelerators}): a fixed count "
+            "(the serving block's min_replicas), without autoscaling. {why}"
+        ).format(n=policy.min_replicas, accelerators=accelerators, why=policy.why_fixed)
+    probe = _(
+        "A replica takes requests once `GET {path}` on port {port} answers 200. SkyServe gives it "
+        "{minutes} minutes to download and load the weights before it replaces it."
+    ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=ENGINE_STARTUP_S // 60)
+    return f"{scale}\n\n{probe}"

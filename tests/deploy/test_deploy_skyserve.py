@@ -1,0 +1,206 @@
+"""An engine service on SkyPilot is a SkyServe service: the replicas the plan priced, held at the plan's
+capacity of one replica × the utilisation plans size fleets for, probed on the engine's health path."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from deploy_helpers import FIXTURES, by_path, serve_workload, validate_skypilot_task, yaml_docs
+
+from gpuplan.cli import main
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.engine import ENGINE_HEALTH_PATH
+from gpuplan.errors import DeployError
+from gpuplan.perf.inference import TARGET_UTILISATION
+
+SERVE_PLAN = FIXTURES / "plan_serve_llama_aws.json"
+LAUNCH = GenerateOptions(out_dir="/srv/launch")
+
+
+def _plan() -> dict[str, Any]:
+    return json.loads(SERVE_PLAN.read_text())
+
+
+def _files(spec: LaunchSpec) -> tuple[dict[str, Any], str]:
+    """task.yaml, validated as SkyPilot 0.14.1 validates it (service section included), and README."""
+    files = by_path(generate(spec, "skypilot", LAUNCH))
+    task = yaml.safe_load(files["task.yaml"])
+    validate_skypilot_task(task)
+    return task, files["README.md"]
+
+
+def test_a_planned_service_autoscales_from_the_replicas_priced_on_the_plans_capacity() -> None:
+    figures = _plan()["recommended"]["service"]
+    task, readme = _files(LaunchSpec.from_plan_json(SERVE_PLAN))
+    policy = task["service"]["replica_policy"]
+    # the plan priced 4 replicas (4 nodes of one L40S, one GPU each); room to double under load
+    assert figures["replicas"] == 4
+    assert (policy["min_replicas"], policy["max_replicas"]) == (figures["replicas"], 2 * figures["replicas"])
+    # one replica carries ~10.09 requests/s: held at 80 % of it, to 4 significant figures
+    expected = figures["replica_capacity_requests_per_s"] * TARGET_UTILISATION
+    assert policy["target_qps_per_replica"] == pytest.approx(expected, rel=5e-4)
+    # each SkyServe replica is one cluster of one replica's GPUs, on the instance priced
+    resources = task["resources"]
+    assert (resources["accelerators"], resources["instance_type"], task["num_nodes"]) == (
+        "L40S:1",
+        "g6e.xlarge",
+        1,
+    )
+    said = " ".join(readme.split())
+    assert f"its target, {policy['target_qps_per_replica']:g} requests/s" in said
+    assert f"({figures['replica_capacity_requests_per_s']:.4g} requests/s) × 80 %" in said
+    assert "keeps between 4 and 8 of them" in said
+    # a training plan's task is still a task (`sky launch`, `sky jobs launch`), with no service
+    training = by_path(
+        generate(LaunchSpec.from_plan_json(FIXTURES / "plan_spot_aws.json"), "skypilot", LAUNCH)
+    )
+    assert "service" not in yaml.safe_load(training["task.yaml"])
+
+
+def test_the_readiness_probe_is_the_engines_health_with_the_kubernetes_startup_budget() -> None:
+    spec = LaunchSpec.from_plan_json(SERVE_PLAN)
+    task, readme = _files(spec)
+    probe = task["service"]["readiness_probe"]
+    assert probe["path"] == ENGINE_HEALTH_PATH == "/health"
+    # the k8s target's startup probe: periodSeconds × failureThreshold (10 s × 180 = 30 min); SkyServe's
+    # default, 1200 s, could tear down a large model's replica while its weights still load
+    docs = yaml_docs(generate(spec, "k8s"))
+    container = next(d for d in docs if d["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][
+        0
+    ]
+    startup = container["startupProbe"]
+    assert probe["initial_delay_seconds"] == startup["periodSeconds"] * startup["failureThreshold"] == 1800
+    assert task["resources"]["ports"] == container["ports"][0]["containerPort"]
+    assert "`GET /health` on port 8000" in readme and "30 minutes" in readme
+
+
+def test_the_readme_says_how_to_run_watch_reach_and_stop_the_service() -> None:
+    _task, readme = _files(LaunchSpec.from_plan_json(SERVE_PLAN))
+    name = "llama8b-chat-service"
+    for line in (
+        f"sky serve up task.yaml -n {name} --secret HF_TOKEN",
+        f"sky serve status {name}",
+        f'curl "$(sky serve status --endpoint {name})/v1/models"',
+        f"sky serve down {name}",
+    ):
+        assert line in readme
+    # the one-replica task's `sky launch` and the note to put it behind SkyServe are gone
+    assert "sky launch" not in readme and "One replica" not in readme
+
+
+def test_a_workload_files_service_runs_a_fixed_count_and_says_why(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(
+        serve_workload(tmp_path, model="llama-8b"), gpu="H100-SXM", count=2, provider="aws"
+    )
+    task, readme = _files(spec)
+    policy = task["service"]["replica_policy"]
+    # no capacity figure without a plan: SkyServe refuses min != max without a target, so the count
+    # is the serving block's minimum (a replica per GPU: 2), fixed
+    assert spec.serving is not None and spec.serving.min_replicas == 2
+    assert policy == {"min_replicas": 2, "max_replicas": 2}
+    said = " ".join(readme.split())
+    assert "a fixed count (the serving block's min_replicas), without autoscaling" in said
+    assert "These files come from a workload file" in said
+    assert "`gpuplan plan WORKLOAD --json > plan.json`" in said
+
+
+def test_a_replica_smaller_than_the_priced_node_gets_its_own_gpus_and_skypilot_picks_the_instance() -> None:
+    doc = _plan()
+    # one 4-GPU instance priced for four one-GPU replicas: four 4-GPU instances would be 4× the cost
+    doc["recommended"].update(instance_type="g6e.12xlarge", gpu_count=4, gpus_per_node=4, nodes=1)
+    task, readme = _files(LaunchSpec.from_plan(doc))
+    assert task["resources"]["accelerators"] == "L40S:1" and "instance_type" not in task["resources"]
+    assert task["service"]["replica_policy"]["min_replicas"] == 4
+    said = " ".join(readme.split())
+    assert "The plan priced g6e.12xlarge (4 GPUs); a replica takes L40S:1" in said
+
+
+MALFORMED = "plan.json: recommended option is malformed: service.replica_capacity_requests_per_s: "
+UNBUILT = "plan.json: cannot build a launch from it: replica_capacity_requests_per_s: "
+
+
+HOSTILE = [
+    (float("nan"), MALFORMED),  # as a parsed document holds it (the web API's deploy request)
+    ("Infinity", MALFORMED + "must be a finite number, not NaN or infinity"),
+    (-3.0, MALFORMED + "Input should be greater than or equal to 0"),
+    (0.0, UNBUILT + "Input should be greater than 0"),
+    (1e30, UNBUILT + "Input should be less than or equal to 1000000"),
+]
+
+
+def test_a_hostile_capacity_in_the_plan_is_refused_in_one_line(tmp_path: Path) -> None:
+    # The plan document's reader refuses what is not a finite number ≥ 0; the launch's own field, what
+    # is 0 or past any engine (1e30 had set SkyServe's target at 8e29 requests/s).
+    for value, said in HOSTILE:
+        doc = _plan()
+        doc["recommended"]["service"]["replica_capacity_requests_per_s"] = value
+        with pytest.raises(DeployError) as e:
+            LaunchSpec.from_plan(doc, source="plan.json")
+        line = str(e.value)
+        assert line.startswith(said) and "\n" not in line, (value, line)
+    doc = _plan()
+    doc["recommended"]["service"]["replica_capacity_requests_per_s"] = float("nan")
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))  # JSON's NaN literal, which strict JSON has not
+    with pytest.raises(DeployError, match=r"^[^\n]*NaN is not a number gpuplan accepts[^\n]*$"):
+        LaunchSpec.from_plan_json(path)
+
+
+def test_the_cli_refuses_a_hostile_capacity_in_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = _plan()
+    doc["recommended"]["service"]["replica_capacity_requests_per_s"] = 1e30
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", str(path), "-t", "skypilot", "-o", str(out)])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code != 0 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "replica_capacity_requests_per_s" in err
+    assert not out.exists()
+
+
+def test_the_capacity_read_is_the_plans_own_figure() -> None:
+    spec = LaunchSpec.from_plan_json(SERVE_PLAN)
+    assert (
+        spec.replica_capacity_requests_per_s
+        == _plan()["recommended"]["service"]["replica_capacity_requests_per_s"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("serving", "said"),
+    [
+        (
+            "share_gpu: 2",
+            "so 2 replicas cannot time-share a GPU (serving.share_gpu: 2): deploy with --target k8s",
+        ),
+        ('mig_profile: "1g.10gb"', "not a MIG slice (1g.10gb): deploy with --target k8s"),
+    ],
+)
+def test_replicas_sharing_a_gpu_are_refused_in_one_line(serving: str, said: str, tmp_path: Path) -> None:
+    # every SkyServe replica is a cluster of whole GPUs: a time-sharing replica would cost a whole GPU
+    spec = LaunchSpec.from_workload(
+        serve_workload(tmp_path, serving, model="llama-8b"), gpu="A100-SXM4-80GB", provider="aws"
+    )
+    with pytest.raises(DeployError) as e:
+        generate(spec, "skypilot", LAUNCH)
+    assert said in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_service_schema_refuses_what_skyserve_refuses() -> None:
+    # the dumped schema is SkyServe's strict one: a key it does not know, or a negative target, fails
+    task, _readme = _files(LaunchSpec.from_plan_json(SERVE_PLAN))
+    for bad in ({"target_qps": 1.0}, {"target_qps_per_replica": -1.0}):
+        broken = {**task, "service": {**task["service"], "replica_policy": {"min_replicas": 1, **bad}}}
+        with pytest.raises(jsonschema.ValidationError):
+            validate_skypilot_task(broken)
