@@ -171,3 +171,15 @@ def test_the_user_sees_the_copies_before_the_first_write_and_dry_run_writes_noth
     assert err.startswith("copying 2 of your files") and "-> project/mytransformer/__init__.py" in err
     assert (out / "project" / "mytransformer" / "model.py").read_text() == (model / "model.py").read_text()
     assert "COPY project/ /workspace/project/" in (out / "Dockerfile").read_text()
+
+
+def test_the_torchrun_target_says_it_copies_no_model_code_and_does_not_offer_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The torchrun target copies nothing, --project or not: its note says what works instead.
+    args = ("deploy", str(OWN_MODEL), "--gpu", "A100-SXM4-80GB", "-t", "torchrun", "-o", str(tmp_path / "d"))
+    for extra in ((), ("--project", str(OWN_MODEL.parent))):
+        code, _, err = _run(monkeypatch, capsys, *args, *extra, "--dry-run")
+        assert code == 0, err
+        assert "--target torchrun copies no model code" in err and "pip install -e DIR" in err
+        assert "pass --project" not in err

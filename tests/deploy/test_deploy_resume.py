@@ -3,14 +3,16 @@ sent SIGTERM after a checkpoint exists, checkpoint at the next step and exit, re
 command, and finish with bit-identical weights and the same loss as a run never interrupted.
 
 The uninterrupted reference run goes through the *multi-node* launch.sh (2 nodes x 1 process on
-localhost, c10d rendezvous), so the same test also proves that path and that it computes exactly
+localhost, static rendezvous), so the same test also proves that path and that it computes exactly
 what the single-node path does. (A hard kill, SIGKILL of one rank, is rehearsed in
-test_deploy_fsdp.py.)"""
+test_deploy_fsdp.py.) Two "nodes" with a folder each (checkpoints on one of them only) resume from
+that checkpoint whichever node starts first and whichever holds it."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -48,8 +50,9 @@ def test_launch_scripts_are_valid_bash(job_dir: Path) -> None:
     for flag in (
         "--nnodes",
         "--node-rank",
-        "--rdzv-backend c10d",
-        '--rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT"',
+        # static: NODE_RANK fixes the node's ranks (c10d ignores --node-rank)
+        "--rdzv-backend static",
+        '--master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT"',
     ):
         assert flag in multi
 
@@ -60,6 +63,36 @@ def test_multinode_launch_refuses_to_start_without_master_addr(job_dir: Path) ->
         ["bash", str(job_dir / "multinode" / "launch.sh")], env=env, capture_output=True, text=True
     )
     assert r.returncode != 0 and "set MASTER_ADDR" in r.stderr
+
+
+def _bare_env(**settings: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "NODE_RANK", "CKPT_DIR")}
+    # A Python that fails at once: these launches must stop before torchrun starts.
+    return {**env, "PYTHON": "false", **settings}
+
+
+def test_multinode_launch_refuses_a_node_rank_that_is_not_one_of_its_nodes(job_dir: Path) -> None:
+    for rank in ("k", "2", "-1", "0x1"):
+        r = subprocess.run(
+            ["bash", str(job_dir / "multinode" / "launch.sh")],
+            env=_bare_env(MASTER_ADDR="127.0.0.1", NODE_RANK=rank, CKPT_DIR="/mnt/shared"),
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 2, (rank, r.stderr)
+        assert f"NODE_RANK must be a number from 0 to 1, not '{rank}'" in r.stderr
+
+
+def test_multinode_launch_refuses_to_start_without_a_checkpoint_folder(job_dir: Path) -> None:
+    launch_sh = str(job_dir / "multinode" / "launch.sh")
+    nodes = {"MASTER_ADDR": "127.0.0.1", "NODE_RANK": "0"}
+    r = subprocess.run(["bash", launch_sh], env=_bare_env(**nodes), capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "set CKPT_DIR (or --ckpt-dir) to storage every node sees" in r.stderr
+    # Named, in the environment or as train.py's argument: it goes on to start torchrun ("false").
+    for env, args in (({"CKPT_DIR": "/mnt/shared"}, []), ({}, ["--ckpt-dir", "ck"]), ({}, ["--ckpt-dir=ck"])):
+        r = subprocess.run(["bash", launch_sh, *args], env=_bare_env(**nodes, **env), capture_output=True)
+        assert r.returncode == 1, (env, args)  # `false`'s status, passed on by launch.sh
 
 
 def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path) -> None:
@@ -82,6 +115,7 @@ def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path)
     os.killpg(proc.pid, signal.SIGTERM)
     rc, out = finish(proc)
     assert "SIGTERM: saved" in out, out[-3000:]
+    assert "Traceback" not in out  # torchrun's SignalException: launch.sh's line says it instead
     assert rc == 143  # launch.sh's own status: an interrupted run, to be resumed (not torchrun's 1)
     stopped_at = latest_step(ckpt)
     assert 3 <= stopped_at < STEPS
@@ -105,3 +139,45 @@ def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path)
     assert resumed == reference  # same final loss, bit-identical weights (SHA-256 of every tensor)
     elapsed = time.monotonic() - t0
     assert elapsed < 180, f"kill-and-resume took {elapsed:.0f} s"
+
+
+def test_two_nodes_with_a_folder_each_resume_from_the_checkpoint_on_either(
+    job_dir: Path, tmp_path: Path
+) -> None:
+    """Each "node" has its own copy of the folder and a local checkpoint folder. Run 1: node A is
+    NODE_RANK 0 and writes the checkpoints. Run 2: A starts first as NODE_RANK 1 and B, which has
+    no checkpoint, is NODE_RANK 0. Rank 0 must be on B (NODE_RANK means what the README says), and
+    the run must resume from A's checkpoint, never restart from step 0, and end bit-identical."""
+    node_a, node_b = tmp_path / "A", tmp_path / "B"
+    for node in (node_a, node_b):
+        shutil.copytree(job_dir / "multinode", node, ignore=shutil.ignore_patterns("ck-*", "*.json"))
+    steps = ["--steps", "4", "--ckpt-every-steps", "2", "--ckpt-dir", "ck", "--result-file", "result.json"]
+
+    def run(first: tuple[Path, int], second: tuple[Path, int]) -> list[str]:
+        port, outs = str(free_port()), []
+        procs = []
+        for folder, rank in (first, second):
+            procs.append(
+                launch(folder, *steps, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, NODE_RANK=str(rank))
+            )
+            time.sleep(0.5)  # the first one's torchrun starts first (c10d would make it rank 0)
+        for proc in procs:
+            rc, out = finish(proc)
+            assert rc == 0, out[-3000:]
+            outs.append(out)
+        return outs
+
+    # Run 1, never interrupted: A's folder holds step 2 and 4 and the reference result.
+    run((node_a, 0), (node_b, 1))
+    assert latest_step(node_a / "ck") == 4 and not (node_b / "ck").exists()
+    reference = json.loads((node_a / "result.json").read_text())
+    (node_a / "ck" / "step_00000004.pt").unlink()  # as if interrupted after step 2
+
+    # Run 2: NODE_RANK 1 (A, the checkpoint's node) starts first, NODE_RANK 0 (B) second.
+    out_a, out_b = run((node_a, 1), (node_b, 0))
+    assert "resumed from step 2" in out_b, out_b[-3000:]  # printed by rank 0, on node B
+    assert "the newest checkpoint, step 2, is only on node 1" in out_b
+    assert "CKPT_DIR must be storage every node sees" in out_b
+    assert "resumed" not in out_a
+    assert latest_step(node_b / "ck") == 4  # rank 0, on B, wrote the new ones
+    assert json.loads((node_b / "result.json").read_text()) == reference  # bit-identical weights

@@ -267,7 +267,9 @@ def deploy(
     files = generate(spec, generator.name, options)
     copies = [f for f in files if f.source is not None]
     # The manifest comes before the first write: the user sees which of their files leave home.
-    _show_copies(copies, out, spec.model_entry_point, everything=dry_run)
+    _show_copies(
+        copies, out, spec.model_entry_point, everything=dry_run, copying=generator.copies_user_package
+    )
     written = [] if dry_run else write_files(files, out, force=force)
     if json_out:
         # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
@@ -365,11 +367,23 @@ def _absolute(out: Path) -> str:
 _SHOWN_COPIES = 20
 
 
-def _show_copies(copies: list[GeneratedFile], out: Path, entry: str | None, *, everything: bool) -> None:
+def _show_copies(
+    copies: list[GeneratedFile], out: Path, entry: str | None, *, everything: bool, copying: bool = True
+) -> None:
     """On stderr: which of the user's files go into ``out`` (source -> destination), or that their
-    package is not copied. ``everything`` (--dry-run): every copy, said as what would happen."""
+    package is not copied. ``everything`` (--dry-run): every copy, said as what would happen.
+    ``copying``: whether the target copies a package at all (torchrun's does not, --project or not)."""
     if not copies:
-        if entry:
+        if entry and not copying:
+            sys.stderr.write(
+                _(
+                    "note: --target torchrun copies no model code: install the package of model.python "
+                    "{entry} on every machine that runs train.py (`pip install -e DIR`, or "
+                    "`PYTHONPATH=DIR`); the docker, k8s and skypilot targets copy it into their folder"
+                ).format(entry=entry)
+                + "\n"
+            )
+        elif entry:
             sys.stderr.write(
                 _(
                     "note: the package of model.python {entry} is not copied (no project folder of it "

@@ -137,6 +137,9 @@ class Generator(Protocol):
     """The target name users type (``torchrun``, ``k8s`` …); unique in the registry."""
     summary: str
     """One line for ``--help``: what the target writes."""
+    copies_user_package: bool
+    """Whether the target copies the package of a workload's ``model.python`` into its folder
+    (``--project DIR``); one that does not leaves it to the user to install on the machines."""
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         """The files of a runnable launch directory, README.md included. Raises DeployError when the

@@ -259,6 +259,7 @@ class DockerGenerator:
     """A container image recipe for the job, on a CUDA build that has kernels for the GPU."""
 
     name = "docker"
+    copies_user_package = True
     summary = "Dockerfile on the PyTorch CUDA image that fits the GPU, .dockerignore, train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:

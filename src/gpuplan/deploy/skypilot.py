@@ -308,6 +308,7 @@ class SkyPilotGenerator:
     """A SkyPilot task for every provider SkyPilot has a cloud for (managed spot recovery included)."""
 
     name = "skypilot"
+    copies_user_package = True
     summary = "SkyPilot task.yaml (managed spot job recovery; SkyServe for an LLM), train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:

@@ -126,12 +126,23 @@ def _run_torchrun() -> str:
     interrupted = shlex.quote(
         "launch.sh: interrupted; run the same command to resume from the newest checkpoint"
     )
-    return f"""run_torchrun() {{
+    quiet = _(
+        "torchrun's own entry point (python -m torch.distributed.run), less the traceback it prints\n"
+        "when it is signalled: the line below says what happened."
+    )
+    return f"""{commented(quiet)}TORCHRUN='import sys
+from torch.distributed.elastic.multiprocessing.api import SignalException
+from torch.distributed.run import main
+try:
+    main()
+except SignalException:
+    sys.exit(1)'
+run_torchrun() {{
   local child="" interrupted=0 status=0
   trap 'interrupted=1; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
   trap 'interrupted=1; [ -z "$child" ] || kill -INT "$child" 2>/dev/null || true' INT
   set -m
-  "$PYTHON" -m torch.distributed.run "$@" &
+  "$PYTHON" -c "$TORCHRUN" "$@" &
   child=$!
   set +m
   [ "$interrupted" = 0 ] || kill -TERM "$child" 2>/dev/null || true
@@ -197,17 +208,30 @@ def _nccl_switches() -> str:
     )
 
 
+#: The line launch.sh refuses a multi-node start with when no checkpoint folder is named: code, the
+#: same in every language (as train.py's messages are).
+_NO_SHARED_CKPT = (
+    "launch.sh: set CKPT_DIR (or --ckpt-dir) to storage every node sees (NFS, a bucket mount), the same "
+    "path on every node; CKPT_DIR=./checkpoints keeps a folder on each node, and a replaced node takes "
+    "its checkpoints with it"
+)
+
+
 def launch_sh(spec: LaunchSpec) -> str:
-    """launch.sh: torchrun for one node (--standalone) or many (c10d rendezvous on node 0). Its
+    """launch.sh: torchrun for one node (--standalone) or many (static rendezvous at node 0). Its
     comments are in the user's language, its commands the same in every language."""
     what = _(
         "Launch {name} with torchrun: {per_node} GPU(s) per node x {nodes} node(s).\n"
         "Extra arguments go to train.py (e.g. --steps 100, --ckpt-dir /mnt/ckpt). "
         "Written by `gpuplan deploy`."
     ).format(name=spec.name, per_node=spec.gpus_per_node, nodes=spec.nodes)
-    durable = _("multi-node or spot: durable storage (bucket mount, NFS, PVC)")
     signals = _("signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {status}")
     signals = f"# ---- {signals.format(status=EXIT_PREEMPTED)} ----\n"
+    if spec.nodes == 1:
+        durable = _("spot: durable storage (bucket mount, NFS, PVC)")
+        ckpt = f'export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}\n'
+    else:
+        ckpt = ""  # set below, after the node's settings are checked
     head = f"""#!/usr/bin/env bash
 {commented(what)}set -euo pipefail
 cd "$(dirname "$0")"
@@ -215,8 +239,7 @@ cd "$(dirname "$0")"
 {_nccl_switches()}
 NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
-export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}
-
+{ckpt}
 {signals}{_run_torchrun()}"""
     if spec.nodes == 1:
         return (
@@ -227,8 +250,19 @@ export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}
         )
     several = _(
         "{nodes} nodes: run this script on every node with the same MASTER_ADDR (node 0's private IP)\n"
-        "and NODE_RANK 0..{last}. The c10d rendezvous is hosted by torchrun on node 0."
+        "and NODE_RANK 0..{last}. Static rendezvous: the node with NODE_RANK=0 hosts it at\n"
+        "MASTER_ADDR:MASTER_PORT and its ranks are 0..NPROC_PER_NODE-1, so rank 0, which writes the\n"
+        "checkpoints, is always on node 0. (With --rdzv-backend c10d torchrun ignores --node-rank and\n"
+        "rank 0 goes to whichever node it sorts first: torchrun's documentation of --node-rank, \"only\n"
+        'used for static rendezvous", https://docs.pytorch.org/docs/stable/elastic/run.html.)'
     ).format(nodes=spec.nodes, last=spec.nodes - 1)
+    shared = _(
+        "Checkpoints: CKPT_DIR must be storage every node sees (NFS, a bucket mount), the same path on\n"
+        "every node. At start every rank looks in its CKPT_DIR and all load the newest checkpoint any\n"
+        "of them sees; a folder on each node is lost with the node. Without CKPT_DIR or --ckpt-dir this\n"
+        "script refuses to start; set CKPT_DIR=./checkpoints to accept a folder on each node."
+    )
+    refuse = shlex.quote(_NO_SHARED_CKPT)
     return (
         head
         + "\n"
@@ -236,10 +270,25 @@ export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}
         + f"""NNODES="${{NNODES:-{spec.nodes}}}"
 : "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
 : "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
+if ! [[ "$NODE_RANK" =~ ^[0-9]+$ ]] || [ "$NODE_RANK" -ge "$NNODES" ]; then
+  echo "launch.sh: NODE_RANK must be a number from 0 to $((NNODES - 1)), not '$NODE_RANK'" >&2
+  exit 2
+fi
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
+
+{commented(shared)}ckpt_named=0
+for arg in "$@"; do
+  case "$arg" in --ckpt-dir|--ckpt-dir=*) ckpt_named=1 ;; esac
+done
+if [ -z "${{CKPT_DIR:-}}" ] && [ "$ckpt_named" = 0 ]; then
+  echo {refuse} >&2
+  exit 2
+fi
+export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"
+
 run_torchrun \\
   --nnodes "$NNODES" --nproc-per-node "$NPROC_PER_NODE" --node-rank "$NODE_RANK" \\
-  --rdzv-backend c10d --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" --rdzv-id {shlex.quote(spec.name)} \\
+  --rdzv-backend static --master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT" \\
   train.py "$@"
 """
     )
@@ -364,14 +413,37 @@ def serving_note(spec: LaunchSpec) -> str:
 def readme(spec: LaunchSpec) -> str:
     """README.md in the user's language; the commands in it are the same in every language (only
     their comments are prose)."""
+    arguments = _("arguments after launch.sh go to train.py (see `python train.py --help`)")
     if spec.nodes == 1:
-        run = "./launch.sh                 # " + _("all GPUs of this machine")
-    else:
         run = (
-            "# " + _("on node 0 (its private IP is MASTER_ADDR):") + "\n"
-            "MASTER_ADDR=10.0.0.1 NODE_RANK=0 ./launch.sh\n"
-            "# " + _("on node k = 1..{last}:").format(last=spec.nodes - 1) + "\n"
-            "MASTER_ADDR=10.0.0.1 NODE_RANK=k ./launch.sh"
+            "./launch.sh                 # " + _("all GPUs of this machine") + "\n"
+            "./launch.sh --steps 100     # " + arguments
+        )
+    else:
+        env = "CKPT_DIR=/mnt/shared/ckpt MASTER_ADDR=10.0.0.1"
+        lines = [
+            "# " + _("on node 0 (its private IP is MASTER_ADDR):"),
+            f"{env} NODE_RANK=0 ./launch.sh",
+        ]
+        for k in range(1, min(spec.nodes, 3)):
+            lines += ["# " + _("on node {k}:").format(k=k), f"{env} NODE_RANK={k} ./launch.sh"]
+        if spec.nodes > 3:
+            lines.append(
+                "# " + _("… and so on, to NODE_RANK={last} on the last node").format(last=spec.nodes - 1)
+            )
+        lines += [
+            "# " + _("arguments after launch.sh go to train.py, the same on every node:"),
+            f"{env} NODE_RANK=0 ./launch.sh --steps 100",
+        ]
+        run = "\n".join(lines)
+    if spec.nodes == 1:
+        again = _(
+            "If the run is interrupted, run the same command again: it resumes from the newest checkpoint."
+        )
+    else:
+        again = _(
+            "If the run is interrupted, run the same commands again on every node: it resumes from the "
+            "newest checkpoint."
         )
     spot = (
         _(
@@ -380,9 +452,7 @@ def readme(spec: LaunchSpec) -> str:
             "machine that sees the same CKPT_DIR) and it resumes. Keep CKPT_DIR on durable storage."
         )
         if spec.spot
-        else _(
-            "If the run is interrupted, run the same command again: it resumes from the newest checkpoint."
-        )
+        else again
     )
     title = _("{name}: torchrun launch").format(name=spec.name)
     gpus = _(
@@ -400,7 +470,17 @@ def readme(spec: LaunchSpec) -> str:
         "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
         "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
-    arguments = _("arguments after launch.sh go to train.py (see `python train.py --help`)")
+    if spec.nodes > 1:
+        checkpoints += "\n\n" + _(
+            "**Several nodes: CKPT_DIR must be storage every node sees** (an NFS share, a bucket mount), "
+            "the same path on every node. Rank 0 writes the checkpoints, and it is on the node with "
+            "NODE_RANK=0 (launch.sh uses torchrun's static rendezvous, where NODE_RANK fixes the ranks). At "
+            "start every rank looks in its own CKPT_DIR, and all of them load the newest checkpoint any of "
+            "them sees (train.py warns when that is not on node 0). A local folder on each node is lost "
+            "with the node: after a spot replacement the run would go back to an older checkpoint, or to "
+            "step 0. launch.sh refuses to start without CKPT_DIR (or --ckpt-dir); to accept a folder on "
+            "each node anyway, set `CKPT_DIR=./checkpoints`."
+        )
     nccl = _(
         "If it hangs or is slow across GPUs: uncomment `NCCL_DEBUG=INFO` in launch.sh and read which "
         "transport\n"
@@ -412,7 +492,6 @@ def readme(spec: LaunchSpec) -> str:
 
 ```bash
 {run}
-./launch.sh --steps 100     # {arguments}
 ```
 
 {checkpoints}
@@ -427,6 +506,8 @@ class TorchrunGenerator:
     """launch.sh + train.py for torchrun on machines the user already has (or rents by hand)."""
 
     name = "torchrun"
+    #: The job runs on machines the user already has: the model's package is theirs to install there.
+    copies_user_package = False
     summary = "launch.sh and train.py for torchrun (DDP/FSDP, checkpoint-and-resume on SIGTERM)"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:

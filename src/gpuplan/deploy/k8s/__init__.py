@@ -194,6 +194,7 @@ class KubernetesGenerator:
     """Manifests for a managed Kubernetes GPU pool (EKS, AKS, GKE, ACK, TKE, CCE, VKE)."""
 
     name = "k8s"
+    copies_user_package = True
     summary = (
         "Kubernetes: Job or Kubeflow PyTorchJob for training; Deployment + Service + HPA/KEDA for serving"
     )

@@ -10,7 +10,8 @@ What it does
   * Survives a spot interruption: SIGTERM (what Kubernetes, systemd and torchrun send before a node
     goes away) sets a flag; at the next step boundary every rank agrees to stop, rank 0 writes a
     checkpoint atomically (temp file + rename) and the script exits with EXIT_PREEMPTED. Started
-    again with the same --ckpt-dir, it resumes from the newest checkpoint: model, optimizer,
+    again with the same --ckpt-dir, it resumes from the newest checkpoint any rank sees (the ranks
+    agree on it, and every rank loads the same one): model, optimizer,
     step, sampler epoch and position, and every rank's RNG state, so the resumed run ends with the
     same weights as an uninterrupted one.
   * Checkpoints every CHECKPOINT_INTERVAL_MIN minutes (the plan's spot-risk optimum) or every
@@ -33,6 +34,7 @@ import math
 import os
 import random
 import signal
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -526,22 +528,56 @@ def save_checkpoint(
     return path
 
 
+def newest_checkpoint(ckpt_dir: Path) -> tuple[int, Path | None]:
+    """The newest complete checkpoint in ``ckpt_dir`` this process sees: (its step, its path), or
+    (-1, None) when there is none."""
+    for path in reversed(checkpoint_paths(ckpt_dir)):
+        stem = path.name[len("step_") : -len(".pt")]
+        if stem.isdigit():
+            return int(stem), path
+    return -1, None
+
+
 def load_latest_checkpoint(
     ckpt_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer, device: torch.device
 ) -> dict | None:
-    """Restore the newest checkpoint, if any; returns its progress. Rank 0 reads the file and
-    broadcasts it, so only node 0 needs to see the checkpoint directory. NB: the broadcast holds the
-    full state in every rank's host memory; beyond ~10 B parameters use sharded
-    torch.distributed.checkpoint (one file per rank) instead."""
-    box: list[Any] = [None]
-    if dist.get_rank() == 0:
-        paths = checkpoint_paths(ckpt_dir)
-        if paths:
-            box[0] = torch.load(paths[-1], map_location="cpu", weights_only=False)
-    dist.broadcast_object_list(box, src=0)
-    ckpt = box[0]
-    if ckpt is None:
+    """Restore the newest checkpoint any rank sees, if any; returns its progress.
+
+    Every rank looks in its own ``ckpt_dir`` and the ranks agree (all_gather) on the newest step
+    any of them sees. The lowest rank that holds it (rank 0 whenever it does) reads the file and
+    broadcasts it, and every rank loads the same model, optimizer and RNG state: nothing relies on
+    DDP's broadcast from rank 0 when it wraps the model, which would miss the optimizer state. So
+    a rank 0 that sees no checkpoint, or an older one (its node was replaced, or CKPT_DIR is a
+    local folder and rank 0 moved to another node), never restarts the run from step 0 while a
+    newer checkpoint is on another node; that case is said on stderr, because only rank 0 writes
+    checkpoints and the next ones land in its folder. NB: the broadcast holds the full state in
+    every rank's host memory; beyond ~10 B parameters use sharded torch.distributed.checkpoint
+    (one file per rank) instead."""
+    step, path = newest_checkpoint(ckpt_dir)
+    where = (step, socket.gethostname(), os.environ.get("GROUP_RANK", "0"), str(ckpt_dir.absolute()))
+    seen: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(seen, where)
+    newest = max(s[0] for s in seen)
+    if newest < 0:
         return None
+    holder = next(rank for rank, s in enumerate(seen) if s[0] == newest)
+    box: list[Any] = [None]
+    if dist.get_rank() == holder and path is not None:
+        box[0] = torch.load(path, map_location="cpu", weights_only=False)
+    dist.broadcast_object_list(box, src=holder)
+    ckpt = box[0]
+    if holder != 0 and dist.get_rank() == 0:
+        _, host, node, folder = seen[holder]
+        own = f"step {seen[0][0]}" if seen[0][0] >= 0 else "no checkpoint"
+        print(
+            f"[{JOB_NAME}] WARNING: the newest checkpoint, step {newest}, is only on node {node} "
+            f"({host}, rank {holder}, {folder}); rank 0 on node {seen[0][2]} ({seen[0][1]}, {seen[0][3]}) "
+            f"sees {own}. Resuming from step {newest}. CKPT_DIR must be storage every node sees "
+            "(NFS, a bucket mount): rank 0 writes the checkpoints, and a replaced node takes its own "
+            "with it.",
+            file=sys.stderr,
+            flush=True,
+        )
     # Bit-identical resumption needs the same world size (sampler shards, per-rank RNG) and the same
     # intra-op thread count (OMP_NUM_THREADS sets float summation order); a resume that changes the
     # thread count is still correct, only not bit-for-bit.
