@@ -6,6 +6,7 @@ import json
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
@@ -37,6 +38,14 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
     """The image to build on and the comment explaining it."""
     if options.base_image:
         return options.base_image, commented(_("Base image chosen with --base-image.")).rstrip("\n")
+    net = fabric(spec)
+    if net is not None:
+        # The stock PyTorch image lacks libfabric and AWS's NCCL plugin: NCCL would talk TCP.
+        text = _(
+            "Base image with the {fabric} libraries and NCCL plugin the plan's network between nodes "
+            "needs: {source}."
+        ).format(fabric=net.network.name, source=net.network.image_source)
+        return net.network.image, commented(text).rstrip("\n")
     chosen = base_image_for(spec.gpu_info)
     gpu = spec.gpu_info
     what = (
