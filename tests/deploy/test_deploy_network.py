@@ -187,3 +187,17 @@ def test_the_efa_notes_read_in_chinese(tmp_path: Path) -> None:
     assert "32 个 EFA 接口" in sky
     assert "全部 32 个 EFA 接口" in k8s["README.md"]
     assert "次抢占式回收" in k8s["k8s/pytorchjob.yaml"]
+
+
+def test_the_torchrun_and_docker_readmes_say_what_the_plan_assumed_and_docker_hands_over_the_devices(
+    tmp_path: Path,
+) -> None:
+    spec = _plan(tmp_path)
+    torchrun = by_path(generate(spec, "torchrun"))["README.md"]
+    assert "Note: the plan's time (9.8 h) assumes EFA between the p5.48xlarge nodes" in torchrun
+    docker = by_path(generate(spec, "docker"))
+    # the devices and locked memory libfabric needs, as SkyPilot runs a container on an EFA instance
+    assert "--cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1" in docker["README.md"]
+    assert "-e FI_PROVIDER=efa" in docker["README.md"]
+    assert "must be launched with EFA interfaces" in docker["README.md"]
+    assert f"FROM {DLC}" in docker["Dockerfile"]

@@ -20,7 +20,7 @@ from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
-__all__ = ["Fabric", "fabric", "fabric_warning", "rdma_network"]
+__all__ = ["Fabric", "fabric", "fabric_note", "fabric_warning", "rdma_network"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,6 +93,11 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
             "`aws: use_internal_ips: true` in ~/.sky/config.yaml (see README.md), else one, with 1/{n} of "
             "the bandwidth the plan assumed"
         ).format(assumed=_assumed(spec, net), n=net.interfaces, fabric=net.network.name)
+    if target == "docker":
+        return _(
+            "{assumed}: the image holds its NCCL plugin and the `docker run` in README.md hands the "
+            "container its devices, but the instances must be launched with {fabric} interfaces; {fallback}"
+        ).format(assumed=_assumed(spec, net), fabric=net.network.name, fallback=fallback(spec, net))
     return _(
         "{assumed}, which these files do not set up: launch the instances with {fabric} interfaces and "
         "run an image that holds its NCCL plugin (such as {image}); {fallback}"
@@ -102,3 +107,10 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
         image=net.network.image,
         fallback=fallback(spec, net),
     )
+
+
+def fabric_note(spec: LaunchSpec, target: str) -> str:
+    """A README paragraph for the targets that run on machines the user starts (torchrun, docker):
+    the network the plan assumed and what these files leave to them; "" where there is none."""
+    line = fabric_warning(spec, target)
+    return "\n" + _("Note: {line}.").format(line=line) + "\n" if line else ""

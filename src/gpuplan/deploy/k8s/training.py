@@ -62,7 +62,7 @@ def pytorchjob_backoff_limit(spec: LaunchSpec) -> tuple[int, str]:
     limit = BACKOFF_LIMIT + reclaims * survivors * RESTARTS_PER_RECLAIM
     line = _(
         "backoffLimit {limit}: the training operator counts every container restart, a spot reclaim's "
-        "too ({per} per surviving pod, {survivors} pods survive one); sized for {why} plus {genuine} "
+        "too ({per} for each pod that outlives it: {survivors}); sized for {why} plus {genuine} "
         "restarts after failures."
     ).format(
         limit=limit,
