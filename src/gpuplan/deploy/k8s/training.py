@@ -27,8 +27,10 @@ CHECKPOINT_PVC_GIB = 200
 BACKOFF_LIMIT = 3
 
 #: Container restarts one spot reclaim costs each surviving pod of a PyTorchJob: its NCCL call fails
-#: when the peer goes (one restart), and its torchrun may time out once more waiting at the rendezvous
-#: while the replacement node boots (a second).
+#: when the peer goes (one restart), and its torchrun may time out once more waiting at the c10d
+#: rendezvous (600 s join timeout, torch.distributed.elastic) while the replacement node boots (a
+#: second): the plan's spot model assumes 10 minutes to get and boot a replacement. A replacement
+#: that takes much longer costs one more restart per 10 minutes.
 RESTARTS_PER_RECLAIM = 2
 
 #: Reclaims a spot PyTorchJob is sized for without a plan (a workload file: the job's length unknown).
