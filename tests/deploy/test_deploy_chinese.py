@@ -8,6 +8,7 @@ Every test here but the YAML dumper's reads the Chinese of the deploy prose from
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, k8s_options, serve_workload
+from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload
 
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
@@ -39,6 +40,21 @@ def _spot(tmp_path: Path) -> LaunchSpec:
 
 def _multinode(tmp_path: Path) -> LaunchSpec:
     return LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json")
+
+
+def _efa(tmp_path: Path) -> LaunchSpec:
+    # 2 x p5.48xlarge on spot: EFA between the nodes, and a PyTorchJob sized for the plan's reclaims.
+    doc = plan_doc(
+        instance_type="p5.48xlarge",
+        gpu="H100-SXM",
+        gpu_count=16,
+        gpus_per_node=8,
+        nodes=2,
+        expected_interruptions=6.0,
+    )
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    return LaunchSpec.from_plan_json(path)
 
 
 def _serve(tmp_path: Path) -> LaunchSpec:
@@ -73,7 +89,7 @@ def _marketplace(tmp_path: Path) -> LaunchSpec:
 
 CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     (target, make)
-    for make in (_spot, _multinode, _own_model)
+    for make in (_spot, _multinode, _own_model, _efa)
     for target in ("torchrun", "docker", "k8s", "skypilot")
 ] + [
     ("docker", _serve),

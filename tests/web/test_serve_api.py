@@ -573,3 +573,24 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
         "per replica is not known: the trace failed); it may run near its maximum at a light load\n"
     )
     assert "DCGM_FI_DEV_GPU_UTIL" in archive.read("k8s/k8s/hpa.yaml").decode()
+
+
+def test_a_deploy_archive_says_in_note_txt_what_the_plans_efa_needs(service: Service) -> None:
+    # 2 x p5.48xlarge: the plan's time assumes EFA between the nodes; a torchrun archive cannot turn it on.
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")
+    ).json()
+    p5 = plan["recommended"] | {
+        "provider": "aws",
+        "region": "us-east-1",
+        "instance_type": "p5.48xlarge",
+        "gpu": "H100-SXM",
+        "gpu_count": 16,
+        "gpus_per_node": 8,
+        "nodes": 2,
+    }
+    body = {"plan": plan | {"recommended": p5}, "target": "torchrun"}
+    r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    note = zipfile.ZipFile(io.BytesIO(r.content)).read("NOTE.txt").decode()
+    assert "assumes EFA between the p5.48xlarge nodes" in note

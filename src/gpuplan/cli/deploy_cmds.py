@@ -135,6 +135,7 @@ def deploy(
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
     from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unpriced_share
+    from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
@@ -255,6 +256,9 @@ def deploy(
             spec = spec.with_engine_slots(slots)
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
+    if network := fabric_warning(spec, generator.name):
+        # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
+        typer.echo(_("warning: {line}").format(line=network), err=True)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,

@@ -6,6 +6,7 @@ import json
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
@@ -37,6 +38,14 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
     """The image to build on and the comment explaining it."""
     if options.base_image:
         return options.base_image, commented(_("Base image chosen with --base-image.")).rstrip("\n")
+    net = fabric(spec)
+    if net is not None:
+        # The stock PyTorch image lacks libfabric and AWS's NCCL plugin: NCCL would talk TCP.
+        text = _(
+            "Base image with the {fabric} libraries and NCCL plugin the plan's network between nodes "
+            "needs: {source}."
+        ).format(fabric=net.network.name, source=net.network.image_source)
+        return net.network.image, commented(text).rstrip("\n")
     chosen = base_image_for(spec.gpu_info)
     gpu = spec.gpu_info
     what = (
@@ -180,6 +189,15 @@ def _replicas_note(spec: LaunchSpec) -> str:
     return f"\n\n{said}"
 
 
+def _efa_run_options(spec: LaunchSpec) -> str:
+    """``docker run`` lines that hand the container the node's RDMA network ("" without one)."""
+    net = fabric(spec)
+    if net is None:
+        return ""
+    env = " ".join(f"-e {k}={v}" for k, v in net.env.items())
+    return f"  --cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1 {env} \\\n"
+
+
 def readme(spec: LaunchSpec, image: str) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
@@ -221,7 +239,9 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
             )
             + "\n"
             "docker run --rm --gpus all --ipc=host --network host \\\n"
-            "  -e MASTER_ADDR=10.0.0.1 -e NODE_RANK=0 \\\n"
+            # The EFA devices and the locked memory libfabric registers, as SkyPilot runs a container
+            # on an EFA instance (sky/clouds/aws.py _EFA_DOCKER_RUN_OPTIONS).
+             + _efa_run_options(spec) + "  -e MASTER_ADDR=10.0.0.1 -e NODE_RANK=0 \\\n"
             f"  -v /mnt/shared/ckpt:/checkpoints {tag}"
         )
     )
@@ -252,7 +272,7 @@ docker run ... {tag} --steps 100      # {arguments}
 ```
 
 {host}
-"""
+{fabric_note(spec, "docker")}"""
 
 
 class DockerGenerator:

@@ -22,6 +22,7 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.skyserve import (
@@ -152,6 +153,13 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources = _placed(spec)
+    if rdma_network(spec) is not None:
+        # The plan's time assumes the instance's RDMA network (EFA) between nodes. SkyPilot's
+        # `network_tier: best` attaches EFA where the instance has it and boots AWS's Deep Learning
+        # Base GPU AMI, which holds the EFA drivers and NCCL plugin (SkyPilot examples/aws_efa,
+        # "Using EFA on AWS VM"; sky/clouds/aws.py make_deploy_resources_variables). A string in
+        # 0.14.1's resources schema.
+        resources["network_tier"] = "best"
     if spec.spot:
         resources["job_recovery"] = {
             # FAILOVER retries in the planned region first; EAGER_NEXT_REGION (SkyPilot's default)
@@ -178,10 +186,13 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         "export MASTER_ADDR\n"
         "bash launch.sh\n"
     )
+    net = fabric(spec)
+    envs = {"envs": net.env} if net is not None else {}  # libfabric settings on every node
     return {
         "name": spec.name,
         "resources": resources,
         "num_nodes": spec.nodes,
+        **envs,
         # Absolute: SkyPilot resolves a relative workdir against the folder `sky` runs in, so
         # `workdir: .` would upload whatever folder that is (a home folder …), not this one.
         "workdir": options.out_dir,
@@ -284,6 +295,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
+    network = _network_readme(spec)
     resumes = _(", so a recovered job resumes where the preempted one stopped") if spec.spot else ""
     title = _("{name}: SkyPilot").format(name=spec.name)
     uploads = _(
@@ -301,7 +313,34 @@ pip install "skypilot[{cloud}]" && sky check
 ```
 
 {uploads}
-{where}"""
+{where}{network}"""
+
+
+def _network_readme(spec: LaunchSpec) -> str:
+    """The README's section on the RDMA network between nodes ("" for one node or none)."""
+    network = rdma_network(spec)
+    if network is None:
+        return ""
+    net = fabric(spec)
+    text = _(
+        "`network_tier: best` asks SkyPilot for {fabric} between the nodes where the instance has it; "
+        "SkyPilot then boots AWS's `Deep Learning Base GPU AMI`, which holds the {fabric} drivers and "
+        "AWS's NCCL plugin."
+    ).format(fabric=network.name)
+    if net is not None:
+        text += " " + _("The plan's time assumes it: {fallback}.").format(fallback=fallback(spec, net))
+    if net is not None and net.interfaces > 1:
+        text += " " + _(
+            "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "
+            "the nodes by their internal IPs, else one (a fraction of the bandwidth the plan assumed). "
+            "Add to ~/.sky/config.yaml:"
+        ).format(instance=net.instance, n=net.interfaces, fabric=network.name)
+        text += "\n\n```yaml\naws:\n  use_internal_ips: true\n  use_ssm: true\n```\n"
+    check = _(
+        "Check the transport on the first run: with NCCL_DEBUG=INFO in launch.sh, the log names the "
+        "OFI plugin and the efa provider; `NET/Socket` means NCCL is on TCP."
+    )
+    return f"\n{text}\n\n{check}\n"
 
 
 class SkyPilotGenerator:

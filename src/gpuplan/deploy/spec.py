@@ -214,6 +214,9 @@ class LaunchSpec(BaseModel):
     """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
     job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """The plan's estimate of the job's duration, hours (None without a plan)."""
+    expected_interruptions: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
+    """Spot reclaims the plan expects over the job, all its instances together (None without a plan,
+    or where the plan gives none)."""
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
@@ -461,6 +464,7 @@ class LaunchSpec(BaseModel):
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
+            expected_interruptions=opt.expected_interruptions,
             chosen_because=chosen_because,
             planned_share=True,
         )

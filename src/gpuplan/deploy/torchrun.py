@@ -15,6 +15,7 @@ from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason, unpriced_share
+from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -499,7 +500,7 @@ def readme(spec: LaunchSpec) -> str:
 {_model_note(spec)}
 
 {nccl}
-"""
+{fabric_note(spec, "torchrun")}"""
 
 
 class TorchrunGenerator:

@@ -343,12 +343,14 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     """``gpuplan deploy``'s files for the plan's recommended option, as a zip archive (in memory:
     the service writes nothing to its disk). For the k8s target, the plan's best option on a
     provider with managed Kubernetes unless ``own_cluster``; NOTE.txt says so where it is not the
-    recommended one, and where a serving engine's autoscaler scales on GPU utilisation because its
-    requests in flight per replica could not be worked out."""
+    recommended one, where a serving engine's autoscaler scales on GPU utilisation because its
+    requests in flight per replica could not be worked out, and where the plan's time assumes a
+    network between nodes (EFA) that the files cannot (all) turn on."""
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
     from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch
+    from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_, _
@@ -392,6 +394,8 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             notes.append(_(ON_GPU_UTILISATION).format(why=slots))
         else:
             spec = spec.with_engine_slots(slots)
+    if network := fabric_warning(spec, generator.name):
+        notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         if notes:

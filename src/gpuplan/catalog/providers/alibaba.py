@@ -21,6 +21,7 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     ProviderFacts,
+    SharedStorage,
     SpotFacts,
     regions,
 )
@@ -81,6 +82,7 @@ FACTS = ProviderFacts(
     regions_source="Alibaba Cloud 'Regions and zones', https://www.alibabacloud.com/help/en/ecs/product-overview/"
     "regions-and-zones (read 2026-12-01)",
     kubernetes="ACK",
+    shared_storage=SharedStorage(service="NAS", csi_driver="nasplugin.csi.alibabacloud.com"),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,

@@ -21,6 +21,8 @@ from gpuplan.catalog.providers.base import (
     NodeLabels,
     OfferTerms,
     ProviderFacts,
+    RdmaNetwork,
+    SharedStorage,
     SpotFacts,
     regions,
 )
@@ -93,6 +95,47 @@ FACTS = ProviderFacts(
     "aws-regions.html (names as published; cross-checked with paessler.com's AWS region code list, "
     "read 2026-12-01)",
     kubernetes="EKS",
+    shared_storage=SharedStorage(service="Amazon EFS", csi_driver="efs.csi.aws.com"),
+    rdma=RdmaNetwork(
+        name="EFA",
+        # EFA interfaces per instance type: the "Network cards" table of the EC2 user guide
+        # (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-eni.html#network-cards), as
+        # SkyPilot's AWS EFA example tabulates it for GPU instances (skypilot-org/skypilot
+        # examples/aws_efa/README.md, "GPU and EFA count mapping").
+        interfaces={
+            **dict.fromkeys(("g4dn.8xlarge", "g4dn.12xlarge", "g4dn.16xlarge", "g4dn.metal"), 1),
+            **dict.fromkeys(("g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge"), 1),
+            **dict.fromkeys(("g6.8xlarge", "g6.12xlarge", "g6.16xlarge", "g6.24xlarge", "g6.48xlarge"), 1),
+            **dict.fromkeys(("g6e.8xlarge", "g6e.12xlarge", "g6e.16xlarge"), 1),
+            "g6e.24xlarge": 2,
+            "g6e.48xlarge": 4,
+            "p4d.24xlarge": 4,
+            "p4de.24xlarge": 4,
+            "p5.48xlarge": 32,
+            "p5e.48xlarge": 32,
+            "p5en.48xlarge": 16,
+        },
+        # GPUDirect RDMA (the EFA reads and writes GPU memory): the P4 and P5 families; the AWS
+        # guide "Get started with EFA and NCCL" sets FI_EFA_USE_DEVICE_RDMA=1 for them only.
+        gpudirect_rdma=frozenset(
+            ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge")
+        ),
+        k8s_resource="vpc.amazonaws.com/efa",
+        # EKS user guide "Run machine learning training on Amazon EKS with Elastic Fabric Adapter".
+        k8s_plugin_chart="eks/aws-efa-k8s-device-plugin",
+        k8s_plugin_doc="https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+        # AWS Deep Learning Containers: the PyTorch 2.7 training GPU image "includes stable versions of
+        # key components, including NVIDIA CUDA, cuDNN and EFA" (DLC developer guide, "Customize Deep
+        # Learning Containers"; the image's release notes list libfabric and the AWS OFI NCCL plugin);
+        # the ECR Public Gallery mirror needs no registry login (available_images.md).
+        image="public.ecr.aws/deep-learning-containers/pytorch-training:2.7.1-gpu-py312-cu128-ubuntu22.04-ec2",
+        image_source="https://github.com/aws/deep-learning-containers/blob/master/available_images.md",
+        env={"FI_PROVIDER": "efa"},
+        gpudirect_env={"FI_EFA_USE_DEVICE_RDMA": "1"},
+        source="AWS EC2 user guide 'Get started with EFA and NCCL' "
+        "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html): FI_PROVIDER=efa, "
+        "and FI_EFA_USE_DEVICE_RDMA=1 on p4d/p5 instances",
+    ),
     node_labels=NodeLabels(
         source="EKS managed node groups label capacity eks.amazonaws.com/capacityType: SPOT|ON_DEMAND "
         "(EKS user guide 'Managed node groups')",

@@ -17,6 +17,7 @@ from gpuplan.catalog.providers.base import (
     NodeLabels,
     OfferTerms,
     ProviderFacts,
+    SharedStorage,
     SpotFacts,
     regions,
 )
@@ -87,6 +88,7 @@ FACTS = ProviderFacts(
     regions_source="Azure geographies, https://learn.microsoft.com/azure/reliability/regions-list "
     "(armRegionName and location as published; read 2026-12-01)",
     kubernetes="AKS",
+    shared_storage=SharedStorage(service="Azure Files", csi_driver="file.csi.azure.com"),
     node_labels=NodeLabels(
         source="AKS docs: spot node pools carry the label and taint "
         "kubernetes.azure.com/scalesetpriority=spot (NoSchedule); the GPU guide taints GPU pools "

@@ -27,7 +27,9 @@ __all__ = [
     "OfferTerms",
     "ProviderFacts",
     "ProviderModule",
+    "RdmaNetwork",
     "Region",
+    "SharedStorage",
     "SpotFacts",
 ]
 
@@ -138,6 +140,48 @@ class NodeLabels:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SharedStorage:
+    """A managed Kubernetes's ReadWriteMany file storage, as its provider documents it."""
+
+    service: str
+    """The file service (``Amazon EFS``)."""
+    csi_driver: str
+    """Its CSI driver, the ``provisioner`` of a StorageClass (``efs.csi.aws.com``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RdmaNetwork:
+    """The provider's RDMA network between GPU instances (AWS's Elastic Fabric Adapter), which the
+    catalog's network speeds of those instances assume and which a launch must turn on: without it
+    NCCL talks TCP over the instance's ordinary network, far slower than the plan priced."""
+
+    name: str
+    """What the provider calls it (``EFA``)."""
+    interfaces: Mapping[str, int]
+    """Instance type -> its RDMA interfaces (the count the Kubernetes device plugin advertises and a
+    pod requests). An instance type not here: none known."""
+    gpudirect_rdma: frozenset[str] = frozenset()
+    """Instance types whose interfaces read and write GPU memory directly (GPUDirect RDMA)."""
+    k8s_resource: str
+    """The extended resource a pod requests per interface (``vpc.amazonaws.com/efa``)."""
+    k8s_plugin_chart: str
+    """The Helm chart of the Kubernetes device plugin that advertises it."""
+    k8s_plugin_doc: str
+    """Where the provider documents installing that plugin (a URL)."""
+    image: str
+    """A PyTorch image that holds the user-space libraries NCCL needs for it (libfabric, the NCCL
+    plugin), for pods that run the stock image."""
+    image_source: str
+    """Where the provider lists that image and what it holds (a URL)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment every rank needs on every such instance."""
+    gpudirect_env: Mapping[str, str] = field(default_factory=dict)
+    """Environment added on the ``gpudirect_rdma`` instance types."""
+    source: str
+    """Where the counts and the environment come from."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
@@ -169,6 +213,12 @@ class ProviderFacts:
     """Other names users write for the provider (``aliyun``); any case, ``-``/``_``/spaces alike."""
     node_labels: NodeLabels | None = None
     """What its managed Kubernetes labels and taints (None: nothing documented gpuplan knows)."""
+    shared_storage: SharedStorage | None = None
+    """Its managed Kubernetes's ReadWriteMany file storage (service and CSI driver), which a
+    checkpoint volume needs when a replacement pod may land in another zone than the first one's
+    block volume; None: none known."""
+    rdma: RdmaNetwork | None = None
+    """Its RDMA network between GPU instances, where it has one a launch must turn on."""
     skypilot_cloud: str | None = None
     """SkyPilot's name for this cloud (``resources.infra: <cloud>/<region>``), one of SkyPilot's
     ``ALL_CLOUDS``; None where SkyPilot cannot launch on it: the skypilot deploy target then refuses

@@ -21,6 +21,7 @@ from gpuplan.catalog.providers.base import (
     NodeLabels,
     OfferTerms,
     ProviderFacts,
+    SharedStorage,
     SpotFacts,
     regions,
 )
@@ -99,6 +100,7 @@ FACTS = ProviderFacts(
     regions_source="Google Cloud 'Regions and zones', https://cloud.google.com/compute/docs/regions-zones "
     "(read 2026-12-01)",
     kubernetes="GKE",
+    shared_storage=SharedStorage(service="Filestore", csi_driver="filestore.csi.storage.gke.io"),
     node_labels=NodeLabels(
         source='GKE docs: cloud.google.com/gke-spot: "true" and cloud.google.com/gke-accelerator labels; '
         "GPU nodes tainted nvidia.com/gpu=present:NoSchedule; accelerator names as GCP's GPU list",

@@ -11,7 +11,7 @@ flavor is asked on its own).
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+from gpuplan.catalog.providers.base import Billing, ProviderFacts, SharedStorage, SpotFacts, regions
 from gpuplan.catalog.providers.huawei_bss import INSTANCES, BssFetcher
 from gpuplan.i18n import N_
 
@@ -44,6 +44,7 @@ FACTS = ProviderFacts(
     "https://developer.huaweicloud.com/intl/en-us/endpoint "
     "(read 2026-12-01)",
     kubernetes="CCE",
+    shared_storage=SharedStorage(service="SFS Turbo", csi_driver="everest-csi-provisioner"),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,

@@ -22,6 +22,7 @@ from gpuplan.catalog.providers.base import (
     FetchResult,
     MissingCredentialsError,
     ProviderFacts,
+    SharedStorage,
     SpotFacts,
     regions,
 )
@@ -65,6 +66,7 @@ FACTS = ProviderFacts(
     "https://www.tencentcloud.com/document/product/213/6091 "
     "(read 2026-12-01)",
     kubernetes="TKE",
+    shared_storage=SharedStorage(service="CFS", csi_driver="com.tencent.cloud.csi.cfs"),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import engine_launch
+from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
@@ -59,6 +60,13 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
             image=options.image
         )
+    net = fabric(spec)
+    if net is not None and not options.base_image:
+        return _(
+            "The pods run `{image}` with the code from `k8s/code-configmap.yaml`; to bake your own model "
+            "into an image instead, `docker build` the Dockerfile (on the same image), push it, and re-run "
+            "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
+        ).format(image=net.network.image)
     stock = _(
         "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
         "to bake your "
@@ -144,13 +152,70 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         extra.append(
             _("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
         )
+        extra.extend(_network_notes(spec, options))
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
+        extra.append(
+            _(
+                "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "
+                "there; k8s/checkpoints-pvc.yaml names a ReadWriteMany class that lets it start in any zone."
+            )
+        )
     elif spec.spot:
         extra.append(
             _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")
         )
     return extra
+
+
+def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
+    """The README's sentences on the RDMA network between nodes the plan priced (EFA)."""
+    network = rdma_network(spec)
+    if network is None:
+        return []
+    net = fabric(spec)
+    if net is None:
+        return [
+            _(
+                "On {fabric} instances, request the node's {fabric} interfaces ({resource}) in "
+                "k8s/pytorchjob.yaml and install the {fabric} device plugin (Helm chart `{chart}`, {doc}): "
+                "without them NCCL talks TCP between nodes."
+            ).format(
+                fabric=network.name,
+                resource=network.k8s_resource,
+                chart=network.k8s_plugin_chart,
+                doc=network.k8s_plugin_doc,
+            )
+        ]
+    notes = [
+        _(
+            "The plan's time assumes {fabric} between the nodes: each pod requests all {n} {fabric} "
+            "interfaces of its {instance} ({resource}), which needs node groups with {fabric} enabled "
+            "(eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin (Helm chart "
+            "`{chart}`, {doc}); {fallback}."
+        ).format(
+            fabric=network.name,
+            n=net.interfaces,
+            instance=net.instance,
+            resource=network.k8s_resource,
+            chart=network.k8s_plugin_chart,
+            doc=network.k8s_plugin_doc,
+            fallback=fallback(spec, net),
+        )
+    ]
+    if not options.image and not options.base_image:
+        notes.append(
+            _("That image holds {fabric}'s libraries and AWS's NCCL plugin ({source}).").format(
+                fabric=network.name, source=network.image_source
+            )
+        )
+    else:
+        notes.append(
+            _("Your image must hold {fabric}'s libraries and AWS's NCCL plugin, as {image} does.").format(
+                fabric=network.name, image=network.image
+            )
+        )
+    return notes
 
 
 #: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).

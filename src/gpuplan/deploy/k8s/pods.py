@@ -28,7 +28,8 @@ def labels(spec: LaunchSpec, component: str) -> dict[str, str]:
 
 
 def container_image(spec: LaunchSpec, options: GenerateOptions) -> str:
-    """The user's image (``--image``) or the stock PyTorch image, with code from a ConfigMap."""
+    """The user's image (``--image``) or the base image (the stock PyTorch image, or one with the
+    plan's RDMA network's libraries), with code from a ConfigMap."""
     return options.image or base_image(spec, options)[0]
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.spec import LaunchSpec
@@ -12,7 +15,7 @@ from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["CHECKPOINT_PVC_GIB", "training_manifests"]
+__all__ = ["CHECKPOINT_PVC_GIB", "pytorchjob_backoff_limit", "training_manifests"]
 
 #: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
 EXIT_PREEMPTED = 143
@@ -22,6 +25,55 @@ CHECKPOINT_PVC_GIB = 200
 
 #: Restarts after genuine failures (preemptions are not counted, see pod_failure_policy).
 BACKOFF_LIMIT = 3
+
+#: Container restarts one spot reclaim costs each surviving pod of a PyTorchJob: its NCCL call fails
+#: when the peer goes (one restart), and its torchrun may time out once more waiting at the c10d
+#: rendezvous (600 s join timeout, torch.distributed.elastic) while the replacement node boots (a
+#: second): the plan's spot model assumes 10 minutes to get and boot a replacement. A replacement
+#: that takes much longer costs one more restart per 10 minutes.
+RESTARTS_PER_RECLAIM = 2
+
+#: Reclaims a spot PyTorchJob is sized for without a plan (a workload file: the job's length unknown).
+RECLAIMS_WITHOUT_PLAN = 10
+
+
+def pytorchjob_backoff_limit(spec: LaunchSpec) -> tuple[int, str]:
+    """``runPolicy.backoffLimit`` of a PyTorchJob, and the comment line saying how it is sized.
+
+    The training operator (kubeflow/training-operator, ``PastBackoffLimit`` in
+    pkg/controller.v1/common/job.go) fails the job once the container restarts of its running pods
+    add up to backoffLimit, counting the replicas whose restartPolicy is OnFailure or Always only.
+    ``restartPolicy: ExitCode`` is not counted, but it fails the job at once on an exit code of 1-127
+    (kubeflow.org/v1 ``RestartPolicyExitCode``: 128-255 retryable), which torchrun returns on the
+    surviving node when a peer is reclaimed. So the replicas stay OnFailure and, on spot, the limit
+    makes room for the reclaims: every reclaim restarts each surviving pod (``RESTARTS_PER_RECLAIM``).
+    The reclaims are the plan's expected count plus three standard deviations of a Poisson count
+    (about the 99.9th percentile), rounded up."""
+    if not spec.spot:
+        return BACKOFF_LIMIT, _("backoffLimit {limit}: restarts after failures before the job fails.").format(
+            limit=BACKOFF_LIMIT
+        )
+    if spec.expected_interruptions is None:
+        reclaims = RECLAIMS_WITHOUT_PLAN
+        why = _("{reclaims} spot reclaims (no plan: the job's length is unknown; raise it for a long run)")
+    else:
+        expected = spec.expected_interruptions
+        reclaims = math.ceil(expected + 3 * math.sqrt(expected))
+        why = _("{reclaims} spot reclaims (the plan expects {expected:.1f}; margin of 3 standard deviations)")
+    survivors = spec.nodes - 1
+    limit = BACKOFF_LIMIT + reclaims * survivors * RESTARTS_PER_RECLAIM
+    line = _(
+        "backoffLimit {limit}: the training operator counts every container restart, a spot reclaim's "
+        "too ({per} for each pod that outlives it: {survivors}); sized for {why} plus {genuine} "
+        "restarts after failures."
+    ).format(
+        limit=limit,
+        per=RESTARTS_PER_RECLAIM,
+        survivors=survivors,
+        why=why.format(reclaims=reclaims, expected=spec.expected_interruptions or 0.0),
+        genuine=BACKOFF_LIMIT,
+    )
+    return limit, line
 
 
 def _checkpoint_pvc(spec: LaunchSpec) -> dict[str, Any]:
@@ -39,17 +91,26 @@ def _checkpoint_pvc(spec: LaunchSpec) -> dict[str, Any]:
 
 
 def _container(spec: LaunchSpec, options: GenerateOptions, command: list[str]) -> dict[str, Any]:
+    resources = gpu_resources(spec, spec.gpus_per_node)
+    env = [
+        {"name": "CKPT_DIR", "value": "/checkpoints"},
+        {"name": "NPROC_PER_NODE", "value": str(spec.gpus_per_node)},
+        # Uncomment-level NCCL switches live in launch.sh; INFO here would flood pod logs.
+        {"name": "NCCL_DEBUG", "value": "WARN"},
+    ]
+    net = fabric(spec)
+    if net is not None:
+        # The plan's time assumes the instance's RDMA network between nodes: every interface of the
+        # node (the device plugin's extended resource; requests default to limits), and libfabric
+        # told to use it.
+        resources["limits"][net.network.k8s_resource] = net.interfaces
+        env.extend({"name": k, "value": v} for k, v in net.env.items())
     return {
         "name": "train",
         "image": container_image(spec, options),
         "command": command,
-        "env": [
-            {"name": "CKPT_DIR", "value": "/checkpoints"},
-            {"name": "NPROC_PER_NODE", "value": str(spec.gpus_per_node)},
-            # Uncomment-level NCCL switches live in launch.sh; INFO here would flood pod logs.
-            {"name": "NCCL_DEBUG", "value": "WARN"},
-        ],
-        "resources": gpu_resources(spec, spec.gpus_per_node),
+        "env": env,
+        "resources": resources,
     }
 
 
@@ -141,13 +202,34 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         "kind": "PyTorchJob",
         "metadata": {"name": spec.name, "labels": labels(spec, "train")},
         "spec": {
-            "runPolicy": {"backoffLimit": BACKOFF_LIMIT, "cleanPodPolicy": "None"},
+            "runPolicy": {"backoffLimit": pytorchjob_backoff_limit(spec)[0], "cleanPodPolicy": "None"},
             "pytorchReplicaSpecs": {
                 "Master": replica("Master", 1),
                 "Worker": replica("Worker", spec.nodes - 1),
             },
         },
     }
+
+
+def _zone_note(spec: LaunchSpec) -> str:
+    """The PVC header's lines on zones, for spot capacity: "" on demand."""
+    if not spec.spot:
+        return ""
+    provider = spec.provider
+    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    # A block volume (the usual default class) lives in one zone: the pod that replaces a reclaimed
+    # one can start only on a node of that zone, and waits Pending while that zone has no spot capacity.
+    return "\n" + (
+        _(
+            "Spot: a ReadWriteOnce block volume stays in the zone of its first pod, so a replacement waits\n"
+            "for a node in that zone; a ReadWriteMany class lets it start in any zone: {shared}."
+        ).format(shared=f"{shared.service} ({shared.csi_driver})")
+        if shared
+        else _(
+            "Spot: a ReadWriteOnce block volume stays in the zone of its first pod, so a replacement waits\n"
+            "for a node in that zone; a ReadWriteMany class of your cluster lets it start in any zone."
+        )
+    )
 
 
 def training_manifests(
@@ -177,7 +259,8 @@ def training_manifests(
                 _(
                     "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
                     "Uses the cluster's default StorageClass; set storageClassName for a faster one."
-                ),
+                )
+                + _zone_note(spec),
             ),
         )
     )
@@ -196,5 +279,7 @@ def training_manifests(
     header = _("{name}: {what}, {nodes} x {per_node} {gpu}").format(
         name=spec.name, what=what, nodes=spec.nodes, per_node=spec.gpus_per_node, gpu=spec.gpu or "GPU"
     ) + (f"\n{notes}" if notes else "")
+    if spec.nodes > 1:
+        header += "\n" + pytorchjob_backoff_limit(spec)[1]
     files.append(GeneratedFile(path=path, content=dump_documents([job], header)))
     return files

@@ -1,0 +1,116 @@
+"""The RDMA network between nodes that a multi-node plan priced, and what a launch file does about it.
+
+A plan's time for a job on several nodes uses the network the catalog lists for the instance: 3,200
+Gbit/s of EFA on a p5.48xlarge. That network is not on by default. On AWS it takes EFA interfaces
+attached at launch, the EFA user-space libraries and AWS's NCCL plugin (aws-ofi-nccl) in the image,
+and a few libfabric settings; without them NCCL falls back to TCP sockets over the instance's
+ordinary network and the job runs slower and costs more than the plan said. The facts (interfaces
+per instance type, the device plugin, an image that holds the plugin, the environment) are the
+provider module's :class:`~gpuplan.catalog.providers.RdmaNetwork`; this module decides when a
+launch needs them and words what the user must check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.catalog.providers.base import RdmaNetwork
+from gpuplan.deploy.grammar import vm_type
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.i18n.messages import _
+
+__all__ = ["Fabric", "fabric", "fabric_note", "fabric_warning", "rdma_network"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fabric:
+    """The RDMA network of the instance a multi-node plan priced."""
+
+    network: RdmaNetwork
+    instance: str
+    """The instance type (a VM type name)."""
+    interfaces: int
+    """Its RDMA interfaces, each requested by a pod on Kubernetes."""
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment every rank needs: libfabric's provider, GPUDirect RDMA where supported."""
+        gpudirect = self.instance in self.network.gpudirect_rdma
+        return {**self.network.env, **(self.network.gpudirect_env if gpudirect else {})}
+
+
+def rdma_network(spec: LaunchSpec) -> RdmaNetwork | None:
+    """The RDMA network of ``spec``'s provider when the job spans several nodes; None otherwise."""
+    if spec.nodes < 2 or spec.provider is None or spec.provider not in PROVIDERS:
+        return None
+    return facts(spec.provider).rdma
+
+
+def fabric(spec: LaunchSpec) -> Fabric | None:
+    """The RDMA network a multi-node ``spec``'s instance has (its interface count known), or None: one
+    node, no instance type (a workload file), or an instance without one."""
+    network = rdma_network(spec)
+    vm = vm_type(spec.instance_type) if spec.instance_type else None
+    if network is None or vm is None or vm not in network.interfaces:
+        return None
+    return Fabric(network=network, instance=vm, interfaces=network.interfaces[vm])
+
+
+def _assumed(spec: LaunchSpec, net: Fabric) -> str:
+    """ "the plan's 9.8 h assume EFA between the nodes of p5.48xlarge" in the user's language."""
+    if spec.job_time_h is not None:
+        return _("the plan's time ({hours:.1f} h) assumes {fabric} between the {instance} nodes").format(
+            hours=spec.job_time_h, fabric=net.network.name, instance=net.instance
+        )
+    return _("the plan's time assumes {fabric} between the {instance} nodes").format(
+        fabric=net.network.name, instance=net.instance
+    )
+
+
+def fallback(spec: LaunchSpec, net: Fabric) -> str:
+    """What happens without the network, and how to see the cost of it: one sentence."""
+    return _(
+        "without it NCCL falls back to TCP over the instance's ordinary network and the job takes longer "
+        "and costs more than planned (`gpuplan estimate WORKLOAD --instance {instance} -n {gpus} "
+        "--network-kind tcp --network-gbps 100` shows how much at 100 Gbit/s)"
+    ).format(instance=net.instance, gpus=spec.total_gpus)
+
+
+def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
+    """A warning for stderr where ``target``'s files cannot turn on the network the plan assumed (or
+    turn on only part of it), in the user's language; None where they do, or there is none."""
+    net = fabric(spec)
+    if net is None:
+        return None
+    if target == "k8s":
+        return None  # the PyTorchJob requests the interfaces; its README names the device plugin
+    if target == "skypilot":
+        if net.interfaces < 2:
+            return None
+        return _(
+            "{assumed} with all {n} of its {fabric} interfaces; SkyPilot attaches them all only with "
+            "`aws: use_internal_ips: true` in ~/.sky/config.yaml (see README.md), else one, with 1/{n} of "
+            "the bandwidth the plan assumed"
+        ).format(assumed=_assumed(spec, net), n=net.interfaces, fabric=net.network.name)
+    if target == "docker":
+        return _(
+            "{assumed}: the image holds its NCCL plugin and the `docker run` in README.md hands the "
+            "container its devices, but the instances must be launched with {fabric} interfaces; {fallback}"
+        ).format(assumed=_assumed(spec, net), fabric=net.network.name, fallback=fallback(spec, net))
+    return _(
+        "{assumed}, which these files do not set up: launch the instances with {fabric} interfaces and "
+        "run an image that holds its NCCL plugin (such as {image}); {fallback}"
+    ).format(
+        assumed=_assumed(spec, net),
+        fabric=net.network.name,
+        image=net.network.image,
+        fallback=fallback(spec, net),
+    )
+
+
+def fabric_note(spec: LaunchSpec, target: str) -> str:
+    """A README paragraph for the targets that run on machines the user starts (torchrun, docker):
+    the network the plan assumed and what these files leave to them; "" where there is none."""
+    line = fabric_warning(spec, target)
+    return "\n" + _("Note: {line}.").format(line=line) + "\n" if line else ""
