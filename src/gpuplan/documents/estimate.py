@@ -98,6 +98,27 @@ class AdviceItem(Document):
     """Another GPU: whether the catalog has an offer of it (None when not checked or the same GPU)."""
 
 
+class ScalingAdviceItem(Document):
+    """One change that makes a configuration whose step mostly waits on collectives faster."""
+
+    action: str
+    """``fewer_gpus`` or ``gradient_accumulation``."""
+    summary: str
+    gpu: str
+    gpu_count: int = Field(ge=1)
+    grad_accum_steps: int = Field(ge=1)
+    throughput_factor: float
+    """Samples (or tokens) a second after the change over before."""
+    gpu_hours_factor: float
+    """The job's GPU-hours after the change over before."""
+    job_time_h: float | None
+    comm_share: float
+    """Exposed communication's share of the step after the change."""
+    memory_verdict: str
+    """``fits`` or ``may-not-fit`` after the change (one that does not fit is not offered)."""
+    derivation: str
+
+
 class DecodeDoc(Document):
     """LLM generation figures on one GPU (decoder models, ``task: infer``)."""
 
@@ -377,6 +398,9 @@ class EstimateRow(Document):
     plausibility: PlausibilityDoc | None = None
     """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
+    scaling_advice: list[ScalingAdviceItem] = Field(default_factory=list)
+    """Where it fits and waits mostly on the network: fewer GPUs or more gradient accumulation,
+    each estimated (empty otherwise)."""
     stack_levels: list[StackLevelFigures] = Field(default_factory=list)
     """The same configuration on the stock and the tuned stack: the spread the code's choices make."""
     decode: DecodeDoc | None

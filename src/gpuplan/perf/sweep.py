@@ -16,6 +16,7 @@ from gpuplan.perf.advisor import Advice, Current, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.scaling import ScalingAdvice, scaling_advice
 
 __all__ = ["EstimateOutcome", "ServingLoad", "estimate_all"]
 
@@ -41,6 +42,9 @@ class EstimateOutcome:
     """None when ``error`` says why the workload cannot run there."""
     advice: tuple[Advice, ...] = ()
     """Changes that make it fit; empty when it fits."""
+    scaling: tuple[ScalingAdvice, ...] = ()
+    """Where it fits and its step mostly waits on collectives: changes that make it faster
+    (:mod:`gpuplan.perf.scaling`); empty otherwise."""
     decode: DecodeEstimate | None = None
     """LLM generation figures (decoder models, ``task: infer``)."""
     serving: ServingEstimate | None = None
@@ -63,8 +67,11 @@ def _one(
         # The line as the user reads it, in the current language like the rest of the estimate.
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(e))
     advice: tuple[Advice, ...] = ()
+    scaling: tuple[ScalingAdvice, ...] = ()
     if with_advice and not est.fits:
         advice = advise(request, current=current, offered=offered)
+    elif with_advice:
+        scaling = scaling_advice(request, est)
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
@@ -98,7 +105,9 @@ def _one(
                 replicas=max(1, count // max(1, request.model_parallel.tensor)) * dec.replicas_per_gpu,
                 p95_target_s=serving.p95_latency_s,
             )
-    return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, decode=dec, serving=srv)
+    return EstimateOutcome(
+        gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, scaling=scaling, decode=dec, serving=srv
+    )
 
 
 def estimate_all(

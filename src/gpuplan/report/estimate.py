@@ -32,6 +32,7 @@ from gpuplan.documents.estimate import (
     InputHostDoc,
     MemoryDoc,
     PlausibilityDoc,
+    ScalingAdviceItem,
     ServingDoc,
 )
 from gpuplan.i18n import _, format_hours, format_number
@@ -256,6 +257,7 @@ def _outcome_json(
             "notes": list(e.notes),
             "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
+            "scaling_advice": [ScalingAdviceItem(**asdict(a)) for a in o.scaling],
             "stack_levels": level_figures(levels, row),
             "decode": _decode_doc(o.decode) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
@@ -654,6 +656,29 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     return table
 
 
+def _scaling_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
+    """Where the step mostly waits on the network: the estimated changes that make it faster."""
+    rows = [o for o in outcomes if o.scaling]
+    if not rows:
+        return None
+    table = Table(
+        title=Text(
+            _("Where the step mostly waits on the network: changes that make it faster (each estimated)")
+        ),
+        header_style="bold",
+    )
+    table.add_column("GPU", no_wrap=True)
+    table.add_column(_("change"))
+    table.add_column(_("job time"), justify="right")
+    table.add_column(_("how derived"))
+    for o in rows:
+        for i, a in enumerate(o.scaling):
+            hours = "—" if a.job_time_h is None else format_hours(a.job_time_h)
+            label = f"{o.gpu} ×{o.gpu_count}" if i == 0 else ""
+            table.add_row(label, Text(a.summary), hours, Text(a.derivation, style="dim"))
+    return table
+
+
 def _shortfall(a: Advice) -> float:
     """How far a change leaves the workload from fitting: GiB needed over usable (inf if unknown)."""
     needs = a.required_gib if a.required_gib is not None else a.peak_memory_gib
@@ -800,6 +825,9 @@ def estimate_view(
     advice = _advice_table(outcomes)
     if advice is not None:
         parts.append(advice)
+    scaling = _scaling_table(outcomes)
+    if scaling is not None:
+        parts.append(scaling)
     spread = levels_table(outcomes, levels, unit, stack, training=profile.task != "infer")
     if spread is not None:
         parts.append(spread)
