@@ -114,3 +114,23 @@ def test_a_dearer_pick_says_how_many_times_the_baseline_not_negative_savings() -
     Console(file=buf, width=100, color_system=None).print(plan_view(plan))
     text = buf.getvalue()
     assert "× the baseline" in text and "-" not in text.split("× the baseline")[0].splitlines()[-1]
+
+
+def test_a_thinned_pareto_front_says_how_many_of_its_options_it_shows() -> None:
+    # one-GPU instances at 1…64 GPUs: each count a point of the front; the header had said
+    # "(11 options)" above the 8 lines it shows
+    plan = plan_offers(
+        OfferTable.from_rows([offer(instance_type="a2", gpu_count=1, price_usd=3.67)]),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        toy_estimator(),
+        Constraints(max_nodes=16),
+    )
+    assert len(plan.pareto) > 8
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(plan_view(plan))
+    text = out.getvalue()
+    header = next(line for line in text.splitlines() if line.startswith("Pareto front ("))
+    assert header.startswith(f"Pareto front ({len(plan.pareto)} options, 8 of them shown; all in --json): ")
+    after = text.split(header, 1)[1].splitlines()
+    assert len([line for line in after[:9] if "a2" in line]) == 8

@@ -379,3 +379,15 @@ def test_a_named_provider_that_gives_no_option_is_said_with_its_reasons() -> Non
     assert " candidate" in note and "unpriced)" in note
     # a provider that gives options, or one named alone, says nothing of the kind
     assert not [n for n in _plan(rows, Constraints(providers=("aws",))).notes if "named in providers" in n]
+
+
+def test_a_baseline_the_job_does_not_fit_says_so_not_either_of_two_causes() -> None:
+    # a 60 GiB job: the 40 GB A100 baseline cannot hold it, an 80 GB H100 can; the note had said
+    # "no priced offer, or the job does not fit on it"
+    rows = [offer(), offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04)]
+    plan = plan_offers(
+        OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(peak_gib=60.0), Constraints()
+    )
+    assert plan.baseline is None
+    assert plan.baseline_note.startswith("baseline aws/us-east-1 p4d.24xlarge ")
+    assert plan.baseline_note.endswith(": every candidate left out (8 does_not_fit)"), plan.baseline_note

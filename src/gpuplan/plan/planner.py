@@ -276,8 +276,6 @@ def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[s
         mine = provider == name.lower()
         if not mine.any() or alive[mine].any():
             continue
-        counts = np.bincount(ctx.cands.reason[mine & (ctx.cands.reason >= 0)], minlength=len(REASONS))
-        top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
         out.append(
             ngettext(
                 "{provider} (named in providers): no option; its {n} candidate was left out ({reasons})",
@@ -286,10 +284,17 @@ def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[s
             ).format(
                 provider=name,
                 n=format_number(int(mine.sum())),
-                reasons=_(", ").join(f"{format_number(c)} {r}" for c, r in top[:4]),
+                reasons=_reasons_counted(ctx.cands, mine),
             )
         )
     return out
+
+
+def _reasons_counted(cands: Candidates, mask: np.ndarray) -> str:
+    """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts."""
+    counts = np.bincount(cands.reason[mask & (cands.reason >= 0)], minlength=len(REASONS))
+    top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
+    return _(", ").join(f"{format_number(c)} {r}" for c, r in top[:4])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -465,7 +470,10 @@ def _baseline(
     ctx = _run(sub, facts, job, estimate, base_constraints, "assume", stale_after_days)
     alive = ctx.cands.alive[ctx.costs.idx]
     if not alive.any():
-        return None, _("baseline {what}: no priced offer, or the job does not fit on it").format(what=what)
+        # which of the two (it had said "no priced offer, or the job does not fit on it")
+        return None, _("baseline {what}: every candidate left out ({reasons})").format(
+            what=what, reasons=_reasons_counted(ctx.cands, np.ones(len(ctx.cands), dtype=bool))
+        )
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]

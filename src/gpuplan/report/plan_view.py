@@ -612,13 +612,24 @@ def _front(plan: Plan) -> list[Any]:
     from rich.text import Text
 
     excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
+    front = list(plan.pareto)
+    if len(front) > 8:
+        step = (len(front) - 1) / 7
+        front = [front[round(i * step)] for i in range(8)]
+    options = ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto))
+    if len(front) < len(plan.pareto):
+        # the header had said 11 options above 8 lines
+        options = _("{options}, {shown} of them shown; all in --json").format(
+            options=options, shown=len(front)
+        )
     lines: list[Any] = [
         Text(
             _(
                 "Pareto front ({options}): {feasible} of {candidates} candidates feasible; "
                 "excluded: {excluded}"
             ).format(
-                options=ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto)),
+                options=options,
                 feasible=f"{plan.feasible:,}",
                 candidates=f"{plan.candidates:,}",
                 excluded=excluded,
@@ -626,11 +637,6 @@ def _front(plan: Plan) -> list[Any]:
             style="bold",
         )
     ]
-    # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
-    front = list(plan.pareto)
-    if len(front) > 8:
-        step = (len(front) - 1) / 7
-        front = [front[round(i * step)] for i in range(8)]
     lines += [
         Text(
             f"  {format_hours(o.job_time_h):>8}  {money(o.total_cost_usd):>10}  {option_label(o)}",
