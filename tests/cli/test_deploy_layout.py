@@ -63,3 +63,42 @@ def test_whole_instances_of_the_largest_shape_say_nothing_more(capsys: pytest.Ca
         "on different nodes exchange data over the network between instances, 3,200 Gbit/s EFA (p5.48xlarge)"
     )
     assert _layout(8, "aws", capsys) == (8, 1, "")
+
+
+def test_the_providers_one_shape_of_a_node_is_the_instance_deployed() -> None:
+    from gpuplan.cli.deploy_checks import only_shape
+
+    assert only_shape(INSTANCES, "H100-SXM", 8, "aws") == "p5.48xlarge"
+    assert only_shape(INSTANCES, "H100-SXM", 1, "solo") is None  # two shapes of one GPU: not chosen
+    assert only_shape(INSTANCES, "H100-SXM", 8, None) is None  # no provider named: not chosen
+
+
+def test_a_multi_node_aws_workload_deploys_on_its_efa_instance(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 16 H100s on AWS: two p5.48xlarge, the one 8-GPU shape; the PyTorchJob had requested no EFA
+    # and selected no instance type, though the layout's own note named it
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from gpuplan.cli import main
+
+    root = Path(str(tmp_path))
+    job = root / "job.yaml"
+    job.write_text(
+        "name: big\ntask: train\nmodel: {preset: gpt2}\ninputs: {batch_size: 8, seq_len: 512}\n"
+        "precision: amp-bf16\nparallelism: ddp\ndata: {samples: 10000, epochs: 1}\n"
+    )
+    argv = ["gpuplan", "deploy", str(job), "-t", "k8s", "--gpu", "H100-SXM", "--count", "16"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--provider", "aws", "-o", str(root / "o")])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code in (0, None), capsys.readouterr().err
+    docs = list(yaml.safe_load_all((root / "o" / "k8s" / "pytorchjob.yaml").read_text()))
+    spec = next(d for d in docs if d and d["kind"] == "PyTorchJob")["spec"]["pytorchReplicaSpecs"]
+    for replica in spec.values():
+        pod = replica["template"]["spec"]
+        assert pod["nodeSelector"]["node.kubernetes.io/instance-type"] == "p5.48xlarge"
+        assert pod["containers"][0]["resources"]["limits"]["vpc.amazonaws.com/efa"] == 32

@@ -115,6 +115,16 @@ def node_layout(
     return per_node, nodes
 
 
+def only_shape(instances: Instances, gpu: str, per_node: int, provider: str | None) -> str | None:
+    """The one instance type of ``provider`` that holds ``per_node`` × ``gpu``, or None where the
+    provider is not named, or lists none or several: a workload file's nodes are then that
+    instance (its network fabric, its Kubernetes node label), as the layout's note names it."""
+    if provider is None:
+        return None
+    shapes = sorted(i for (p, i), (g, c) in instances.items() if p == provider and g == gpu and c == per_node)
+    return shapes[0] if len(shapes) == 1 else None
+
+
 def _network_words(
     shapes: list[tuple[str, str]], networks: Mapping[tuple[str, str], Network], *, named_with_provider: bool
 ) -> str:

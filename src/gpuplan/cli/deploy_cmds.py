@@ -159,10 +159,10 @@ def deploy(
             options=", ".join(given),
         )
     instances = None if is_plan else _catalog_instances(ctx)
-    per_node, nodes = count, 1
+    per_node, nodes, instance_type = count, 1, None
     if not is_plan and gpu and instances is not None:
         from gpuplan.catalog.providers import PROVIDERS
-        from gpuplan.cli.deploy_checks import node_layout
+        from gpuplan.cli.deploy_checks import node_layout, only_shape
         from gpuplan.hardware import get_gpu
 
         # Names checked here as load_spec checks them (one line, "did you mean"), before the layout.
@@ -170,6 +170,10 @@ def deploy(
         per_node, nodes = node_layout(
             instances, get_gpu(gpu).id, count, cast_provider, networks=lambda g: _catalog_networks(ctx, g)
         )
+        if nodes > 1:
+            # several nodes of the provider's one shape of that size: that instance, whose network
+            # (EFA on AWS) the launch files ask for and whose node label the manifests select
+            instance_type = only_shape(instances, get_gpu(gpu).id, per_node, cast_provider)
     planned = load_spec(
         str(source),
         gpu=gpu,
@@ -178,6 +182,7 @@ def deploy(
         provider=provider,
         region=region,
         pricing="spot" if spot else "on_demand",
+        instance_type=instance_type,
         project=str(project) if project is not None else None,
         # a plan's option on a provider with no managed Kubernetes would be manifests for no cluster
         managed_kubernetes=generator.name == "k8s" and not own_cluster,

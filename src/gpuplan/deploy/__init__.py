@@ -43,13 +43,14 @@ def load_spec(
     provider: str | None = None,
     region: str | None = None,
     pricing: str = "on_demand",
+    instance_type: str | None = None,
     project: str | None = None,
     managed_kubernetes: bool = False,
 ) -> LaunchSpec:
     """A LaunchSpec from a plan file (``.json``) or a workload file (anything else: YAML).
 
-    The GPU options apply to a workload file only (``count`` GPUs per node on ``nodes`` nodes); a
-    plan already says where to run. ``project``
+    The GPU options apply to a workload file only (``count`` GPUs per node on ``nodes`` nodes, of
+    ``instance_type`` where the caller knows it); a plan already says where to run. ``project``
     (``--project DIR``) is the folder the user's package may be copied from; without it, the
     file's own folder (see ``gpuplan.confine``). ``managed_kubernetes`` (``--target k8s`` without
     a cluster of the user's own): a plan's best option on a provider with a managed Kubernetes
@@ -67,5 +68,6 @@ def load_spec(
         provider=provider,
         region=region,
         pricing=pricing,
+        instance_type=instance_type,
         project=project,
     )

@@ -480,9 +480,11 @@ class LaunchSpec(BaseModel):
         provider: str | None = None,
         region: str | None = None,
         pricing: str = "on_demand",
+        instance_type: str | None = None,
         project: str | Path | None = None,
     ) -> LaunchSpec:
-        """A launch of the workload file at ``path`` on ``nodes`` nodes of ``count`` GPUs (no plan).
+        """A launch of the workload file at ``path`` on ``nodes`` nodes of ``count`` GPUs (no plan),
+        of ``instance_type`` where it is known (the provider's one shape of that size).
 
         ``project``: the folder the user named (``--project DIR``); the files the workload names
         (``model.project_dir``) must lie inside it, or inside the workload's own folder without it."""
@@ -509,7 +511,7 @@ class LaunchSpec(BaseModel):
             project_dir=workload.model.project_dir,
             provider=provider,
             region=region,
-            instance_type=None,
+            instance_type=instance_type,
             gpu=gpu_id,
             gpus_per_node=count,
             nodes=nodes,
