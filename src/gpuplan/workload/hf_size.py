@@ -43,8 +43,9 @@ def layers(raw: dict[str, Any], depth: int = 0) -> float:
     return total
 
 
-#: Keys whose value is a size of the model: a whole number of at least 1 where given (0 heads, a
-#: negative layer count or a vocabulary of 0 fail deep inside transformers or the trace).
+#: Keys whose value is a size of the model: a whole number of at least 1 where given, or a list of
+#: them per stage (0 heads, a negative layer count or a vocabulary of 0 fail deep inside
+#: transformers or the trace).
 SIZE_KEYS = (
     *_STACK,
     "hidden_size", "n_embd", "d_model", "dim",
