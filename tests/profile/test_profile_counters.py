@@ -63,3 +63,24 @@ def test_memory_tracker_rounds_to_cuda_blocks_and_accepts_frozen_parameters() ->
             frozen(torch.randn(1, 3))  # the parent class raises here on register_hook
     peak = tracker.peak_breakdown()
     assert peak.parameters_bytes == 2 * CUDA_BLOCK_BYTES
+
+
+def test_a_convolution_backward_takes_the_forward_multiplies_once_per_gradient() -> None:
+    # Every product x·w of the forward appears once in the input gradient (grad_out·w) and once in
+    # the weight gradient (grad_out·x). Forward of a 7×7 convolution, 64 → 64 channels, on 2 × 14 × 14:
+    # 2 · (2·14·14) · 64 · (64 / groups) · 49 multiplies-and-adds. torch's formula counted the
+    # weight gradient over all 64 input channels: groups-fold too many for a grouped (depthwise) one.
+    for groups, grad_input in ((1, True), (8, True), (64, True), (64, False)):
+        forward = 2 * (2 * 14 * 14) * 64 * (64 // groups) * 49
+        with FakeTensorMode():
+            x = torch.empty(2, 64, 14, 14, requires_grad=grad_input)
+            conv = torch.nn.Conv2d(64, 64, 7, padding=3, groups=groups, bias=False)
+            recorder = OpRecorder()
+            recorder.recording = True
+            with recorder:
+                out = conv(x)
+                recorder.phase = "backward"
+                out.sum().backward()
+        by_op = {r.op: r.flops for r in recorder.records() if r.flops}
+        backward = forward * (2 if grad_input else 1)
+        assert by_op == {"aten.convolution": forward, "aten.convolution_backward": backward}, groups

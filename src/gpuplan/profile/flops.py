@@ -1,9 +1,11 @@
-"""FLOPs of one aten call: torch's FlopCounterMode formulas plus the CPU flash-attention kernels.
+"""FLOPs of one aten call: torch's FlopCounterMode formulas plus the CPU flash-attention kernels, and
+a convolution backward that counts grouped (depthwise) convolutions right.
 
 On the fake CPU device, ``F.scaled_dot_product_attention`` dispatches to
 ``aten._scaled_dot_product_flash_attention_for_cpu`` (and its backward), which torch's registry does
 not count. We count them with torch's own SDPA formulas, so our totals equal ``FlopCounterMode``'s
-with those two formulas added — without registering anything in torch's global registry.
+with those two formulas added (and its convolution backward corrected for groups) — without
+registering anything in torch's global registry.
 
 NB: causal attention is counted as full, as FlopCounterMode counts every SDPA kernel; a causal
 flash kernel on a GPU skips about half of the score blocks. ``Profile.notes`` says so.
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sdpa_flop_count
+from torch.utils.flop_counter import conv_flop_count, flop_registry, sdpa_backward_flop_count, sdpa_flop_count
 
 __all__ = ["count_flops", "has_flop_formula"]
 
@@ -37,9 +39,25 @@ def _cpu_flash_backward(
     return int(sdpa_backward_flop_count(grad_out.shape, query.shape, key.shape, value.shape))
 
 
+def _conv_backward(
+    grad_out: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, *args: Any, **kw: Any
+) -> int:
+    # (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
+    #  groups, output_mask). Each gradient asked for (input, weight) takes the forward's multiplies
+    # once more: every product x·w of the forward appears once in grad_input (grad_out·w) and once
+    # in grad_weight (grad_out·x). torch's formula counts the weight gradient as a convolution over
+    # all input channels, ignoring groups: a depthwise 7×7 convolution (ConvNeXt, groups = channels)
+    # came out channels-fold too large (ConvNeXt-T: 26 GMACs of backward per image against a
+    # forward of 4.5).
+    transposed, mask = bool(args[4]), args[7]
+    forward = conv_flop_count(list(x.shape), list(weight.shape), list(grad_out.shape), transposed)
+    return int(forward) * (int(bool(mask[0])) + int(bool(mask[1])))
+
+
 _EXTRA: dict[Any, Callable[..., int]] = {
     aten._scaled_dot_product_flash_attention_for_cpu: _cpu_flash_forward,
     aten._scaled_dot_product_flash_attention_for_cpu_backward: _cpu_flash_backward,
+    aten.convolution_backward: _conv_backward,
 }
 
 

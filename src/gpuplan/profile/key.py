@@ -153,6 +153,18 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
     return {"sdpa_dropout_trace": SDPA_DROPOUT_TRACE}
 
 
+#: Version of how a convolution's backward is counted. 1 (2026-12-05): a grouped convolution's weight
+#: gradient takes its forward's multiplies (``profile/flops.py``); before, torch's formula counted it
+#: over all input channels (a depthwise convolution's channels-fold too many). The presets have no
+#: grouped convolution, so their keys, and the committed calibration profiles, do not carry it.
+CONV_BACKWARD_TRACE = 1
+
+
+def _conv_backward_trace(w: Workload) -> dict[str, int]:
+    """The trace-version component of the key for models that may hold grouped convolutions."""
+    return {} if w.model.preset is not None else {"conv_backward_trace": CONV_BACKWARD_TRACE}
+
+
 #: Version of how ``loss: chunked-logits`` is traced. 1 (2026-12-04): the next step's forward and
 #: output layer run while the step's logits (and their graph) are held, as litgpt's loop holds them
 #: (``tracer._next_forward_holding``); before, one step only. 2: what they hold at an
@@ -211,6 +223,7 @@ def key_fields(w: Workload) -> dict[str, Any]:
         # A compiled training step keeps what AOTAutograd's partitioner keeps (profile/compiled.py).
         **({"compile": True} if w.compile and w.is_training else {}),
         **_sdpa_dropout_trace(w),
+        **_conv_backward_trace(w),
         # fp8 inference is traced with its linear weights in FP8 (profile/tracer.py); before, as
         # amp-bf16 (fp32 weights): such a profile is re-traced.
         **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
@@ -241,6 +254,7 @@ _TRACE_ONLY_FIELDS = (
     "fp8_inference_trace",
     "held_logits_trace",
     "fused_linear_trace",
+    "conv_backward_trace",
 )
 
 

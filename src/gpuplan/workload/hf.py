@@ -5,13 +5,22 @@ folder or the Hub ever runs: a config with an ``auto_map`` is refused before tra
 imported, every transformers call gets ``trust_remote_code=False`` (left unset, transformers prompts
 on stdin), and only transformers' own model classes are built. The model class is the first of
 ``config.architectures`` when transformers knows it, else the auto class for the config
-(causal LM, seq2seq LM, or the base model). Attention uses PyTorch SDPA.
+(causal LM, seq2seq LM, image classification for an image workload, or the base model).
+Attention uses PyTorch SDPA where transformers has an SDPA path for the model, eager otherwise.
+
+The model is built on the meta device, outside the tracer's fake mode, and its tensors then become
+the fake mode's: weights have no values to initialise (transformers skips its initialisation on meta;
+under a fake mode ``trunc_normal_`` asks for a data-dependent ``.item()``, as ViT's does), and what a
+constructor reads as numbers (the drop-path rates of Swin and ConvNeXt, from a ``torch.linspace`` on
+the CPU) is computed for real.
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -131,12 +140,14 @@ def hf_bundle(workload: Workload) -> ModelBundle:
         for key, value in config.to_dict().items():
             if ("dropout" in key or "pdrop" in key) and isinstance(value, float):
                 setattr(config, key, 0.0)
-    # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
-    config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
+    # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA. Unset, transformers
+    # takes SDPA where the model has it and eager where not (ConvNeXt has no attention; some models
+    # have only the eager path): asking for "sdpa" outright would refuse those models.
+    config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else None
     try:
         with _TRANSFORMERS:
-            model = build_model(tf, config)
-    except (ValueError, TypeError, AttributeError, RuntimeError) as e:
+            model = _on_meta(lambda: build_model(tf, config, images=workload.inputs.image_size is not None))
+    except (ValueError, TypeError, AttributeError, RuntimeError, IndexError) as e:
         raise EstimateError.worded(
             N_("model.hf_config: transformers cannot build {model_type!r}: {why}"),
             model_type=config.model_type,
@@ -145,9 +156,45 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     return hf_bundle_for(model, workload)
 
 
-def build_model(tf: Any, config: Any) -> Any:
+def _on_meta(build: Callable[[], Any]) -> Any:
+    """The module ``build`` returns, built on the meta device outside any fake mode, its tensors then
+    made anew (empty, same shapes, dtypes and ``requires_grad``) in the current mode: fake under the
+    tracer. A tensor shared by several modules (a tied head) stays shared."""
+    import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    # transformers' guard for constructors that call torch.linspace(...).item() without a device
+    # (its own models pass device="cpu"); absent from older transformers.
+    init = getattr(_transformers(), "initialization", None)
+    safe = getattr(init, "meta_device_safe_creation_ops", None)
+    with unset_fake_temporarily(), torch.device("meta"), safe() if safe else nullcontext():
+        model = build()
+    made: dict[int, torch.Tensor] = {}
+
+    def anew(t: torch.Tensor) -> torch.Tensor:
+        if id(t) not in made:
+            fresh = torch.empty(t.shape, dtype=t.dtype)
+            param = isinstance(t, torch.nn.Parameter)
+            made[id(t)] = torch.nn.Parameter(fresh, t.requires_grad) if param else fresh
+        return made[id(t)]
+
+    for module in model.modules():
+        for name, p in list(module._parameters.items()):
+            if p is not None:
+                module._parameters[name] = anew(p)
+        for name, b in list(module._buffers.items()):
+            if b is not None:
+                module._buffers[name] = anew(b)
+        for name, value in list(vars(module).items()):  # a tensor kept as a plain attribute
+            if isinstance(value, torch.Tensor):
+                setattr(module, name, anew(value))
+    return model
+
+
+def build_model(tf: Any, config: Any, *, images: bool = False) -> Any:
     """The model of ``config``: its first ``architectures`` entry that is a transformers model class,
-    else the auto class for it (seq2seq, causal LM, then the base model).
+    else the auto class for it (seq2seq, causal LM, image classification when ``images``, then the
+    base model).
 
     ``trust_remote_code=False`` on every call: left unset, transformers asks on stdin whether to run
     a config's code. Only subclasses of ``PreTrainedModel`` are taken from ``architectures``, so a
@@ -158,8 +205,9 @@ def build_model(tf: Any, config: Any) -> Any:
             return cls(config)
     if getattr(config, "is_encoder_decoder", False):
         return tf.AutoModelForSeq2SeqLM.from_config(config, trust_remote_code=False)
+    head = tf.AutoModelForImageClassification if images else tf.AutoModelForCausalLM
     try:
-        return tf.AutoModelForCausalLM.from_config(config, trust_remote_code=False)
+        return head.from_config(config, trust_remote_code=False)
     except ValueError:
         return tf.AutoModel.from_config(config, trust_remote_code=False)
 
@@ -182,12 +230,29 @@ def _check_size_keys(config: Any, raw: dict[str, Any], file: Path) -> None:
     ``raw`` is the file as read (once, within bounds).
     """
     aliases = getattr(config, "attribute_map", {}) or {}
+    # The keys the config class reads from a file; a size it derives from others is not asked for.
+    # A class that names none (only **kwargs) leaves every size key asked for.
+    try:
+        settable: set[str] | None = set(inspect.signature(type(config).__init__).parameters)
+    except (TypeError, ValueError):
+        settable = None
+    if settable is not None and not settable - {"self", "args", "kwargs"}:
+        settable = None
     for names in _SIZE_KEYS:
         standard = names[0]
         value = getattr(config, standard, None)
         if not isinstance(value, int) or isinstance(value, bool):
             continue  # this architecture has no such size (a vision model has no vocabulary)
-        accepted = {*names, aliases.get(standard, standard)}
+        stored = aliases.get(standard, standard)
+        if settable is not None and stored not in settable:
+            continue  # derived from other keys, not read from the file (Swin's hidden_size, num_layers)
+        if (
+            standard == "num_hidden_layers"
+            and isinstance(raw.get("depths"), list)
+            and len(raw["depths"]) == value
+        ):
+            continue  # a backbone in stages: ConvNeXt's num_stages is the length of its depths
+        accepted = {*names, stored}
         if not accepted & raw.keys():
             raise WorkloadError.worded(
                 N_(
@@ -221,7 +286,17 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
     t = workload.inputs.target_len or s
     image = workload.inputs.image_size
     arch = type(model).__name__
-    takes_labels = "labels" in inspect.signature(model.forward).parameters
+    takes = inspect.signature(model.forward).parameters
+    takes_labels = "labels" in takes
+    notes: list[str] = []
+    # A ViT's learned positions are sized for the config's image_size; at another size transformers
+    # interpolates them when asked (as one fine-tunes at a higher resolution), else it refuses.
+    side = _side(cfg)
+    interpolate = (
+        image is not None and side is not None and image != side and "interpolate_pos_encoding" in takes
+    )
+    if interpolate:
+        notes.append(f"hf_config: positions interpolated from {side}² to {image}² (interpolate_pos_encoding)")
 
     def make_batch() -> Batch:
         if image is not None:
@@ -229,6 +304,8 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
             kw: dict[str, Any] = {"pixel_values": torch.randn(b, chans, image, image)}
             if takes_labels:
                 kw["labels"] = torch.randint(0, max(getattr(cfg, "num_labels", 2), 1), (b,))
+            if interpolate:
+                kw["interpolate_pos_encoding"] = True
             return Batch(args=(), kwargs=kw)
         if vocab is None or s is None:
             raise WorkloadError.worded(
@@ -251,14 +328,27 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
         first = out[0] if isinstance(out, tuple) else next(iter(out.values()))
         return first.float().mean()
 
+    attends = _has_attention(model)
     family = (
         "encoder-decoder"
         if seq2seq
         else "decoder"
         if arch.endswith(("CausalLM", "LMHeadModel"))
-        else ("vit" if image is not None else "encoder")
+        else ("encoder" if image is None else "vit" if attends else "cnn")
     )
+    used = getattr(cfg, "_attn_implementation", None) or "eager"
+    if not attends:
+        notes.append(
+            f"hf_config: {arch} has no attention layers; the workload's attention setting has no effect"
+        )
+    elif workload.attention is not AttentionImpl.EAGER and used == "eager":
+        notes.append(
+            f"hf_config: transformers has no SDPA attention for {arch}; its eager attention is traced"
+        )
     heads = _first(cfg, "num_attention_heads", "n_head", "num_heads")
+    # A backbone in stages (Swin, ConvNeXt) counts its blocks in depths; num_hidden_layers is its stages.
+    depths = getattr(cfg, "depths", None)
+    stages = depths if isinstance(depths, list | tuple) and all(isinstance(d, int) for d in depths) else None
     hidden = _first(cfg, "hidden_size", "n_embd", "d_model")
     layers_list = _block_names(model)
     per_block = max(
@@ -271,22 +361,54 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
         loss=loss,
         shape=ModelShape(
             family=family,
-            num_layers=_first(cfg, "num_hidden_layers", "n_layer", "num_layers"),
+            num_layers=sum(stages) if stages else _first(cfg, "num_hidden_layers", "n_layer", "num_layers"),
             hidden_size=hidden,
             num_attention_heads=heads,
             num_kv_heads=_first(cfg, "num_key_value_heads", "num_kv_heads") or heads,
             head_dim=_first(cfg, "head_dim", "d_kv") or (hidden // heads if hidden and heads else None),
             vocab_size=vocab,
-            max_seq_len=_first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
+            max_seq_len=_image_tokens(model, cfg, image)
+            if image is not None
+            else _first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
             largest_layer_params=max(per_block, embed) or None,
         ),
         seq_len=s,
         checkpoint_blocks=tuple(layers_list),
         notes=(
-            f"hf_config: {arch} built by transformers {_transformers().__version__} "
-            f"with {'eager' if workload.attention is AttentionImpl.EAGER else 'SDPA'} attention",
+            f"hf_config: {arch} built by transformers {_transformers().__version__}"
+            + (f" with {'SDPA' if used == 'sdpa' else used} attention" if attends else ""),
+            *notes,
         ),
     )
+
+
+def _side(cfg: Any) -> int | None:
+    """The image side a vision config is sized for (``image_size: 224`` or ``[224, 224]``)."""
+    size = getattr(cfg, "image_size", None)
+    if isinstance(size, list | tuple) and size and all(isinstance(x, int) for x in size):
+        return int(size[0]) if len(set(size)) == 1 else None
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
+def _has_attention(model: Any) -> bool:
+    """Whether transformers' model has attention layers: a module of a class named for it (every
+    transformers attention class is, ``ViTSelfAttention``, ``SwinAttention``); ConvNeXt has none."""
+    return any("Attention" in type(m).__name__ for m in model.modules())
+
+
+def _image_tokens(model: Any, cfg: Any, image: int | None) -> int | None:
+    """Tokens a vision transformer with learned positions (ViT, DeiT) runs at ``image``: the patches,
+    (image / patch)², and the extra tokens its position table holds beyond the config's patches
+    (ViT's class token, DeiT's class and distillation tokens). None where it has no such table
+    (relative positions, windows, convolutions)."""
+    patch, side = _first(cfg, "patch_size"), _side(cfg)
+    if image is None or not patch or not side:
+        return None
+    table = [p for n, p in model.named_parameters() if n.endswith("position_embeddings") and p.dim() == 3]
+    if len(table) != 1:
+        return None
+    extra = int(table[0].shape[1]) - (side // patch) ** 2
+    return (image // patch) ** 2 + extra if extra >= 0 else None
 
 
 def _block_names(model: Any) -> list[str]:

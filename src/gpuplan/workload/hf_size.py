@@ -32,28 +32,45 @@ def layers(raw: dict[str, Any], depth: int = 0) -> float:
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
 
     total = max(count(k) for k in _STACK)
+    # Vision backbones in stages (Swin, ConvNeXt) give their blocks per stage: ``depths: [3, 3, 9, 3]``
+    # is 18 blocks, where num_hidden_layers (if any) counts the 4 stages.
+    stages = raw.get("depths")
+    if isinstance(stages, list) and all(_whole(d) for d in stages):
+        total = max(total, float(sum(stages)))
     total += sum(max(count(k) for k in keys) for keys in _ENCODER_DECODER)
     if depth < _NESTING:
         total += sum(layers(v, depth + 1) for v in raw.values() if isinstance(v, dict))
     return total
 
 
-#: Keys whose value is a size of the model: a whole number of at least 1 where given (0 heads, a
-#: negative layer count or a vocabulary of 0 fail deep inside transformers or the trace).
+#: Keys whose value is a size of the model: a whole number of at least 1 where given, or a list of
+#: them per stage (0 heads, a negative layer count or a vocabulary of 0 fail deep inside
+#: transformers or the trace).
 SIZE_KEYS = (
     *_STACK,
     "hidden_size", "n_embd", "d_model", "dim",
     "num_attention_heads", "n_head", "num_heads", "n_heads",
     "num_key_value_heads", "vocab_size", "intermediate_size", "n_inner",
     "max_position_embeddings", "n_positions", "n_ctx",
+    "depths", "hidden_sizes", "embed_dim",
 )  # fmt: skip
+
+
+def _whole(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _size_ok(v: object) -> bool:
+    """A whole number of at least 1, or a list of them: the per-stage sizes of a vision backbone
+    (Swin ``num_heads: [3, 6, 12, 24]``, ConvNeXt ``depths`` and ``hidden_sizes``)."""
+    return _whole(v) or (isinstance(v, list) and bool(v) and all(_whole(x) for x in v))
 
 
 def _bad_size(raw: dict[str, Any], depth: int = 0) -> tuple[str, object] | None:
     """The first size key (``SIZE_KEYS``, nested configs too) whose value is not a whole number ≥ 1."""
     for key in SIZE_KEYS:
         v = raw.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        if v is not None and not _size_ok(v):
             return key, v
     if depth < _NESTING:
         for v in raw.values():

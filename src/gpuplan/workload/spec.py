@@ -754,7 +754,26 @@ class Workload(Spec):
             source: str | Phrase = info.name
             limit = info.max_seq_len
         elif self.model.hf_config is not None:
-            limit, source = _hf_max_positions(self.model.hf_config_path), Phrase(N_("its config.json"))
+            raw = _hf_raw(self.model.hf_config_path)
+            model = str(raw.get("model_type") or self.model.hf_config)[:80]
+            if _hf_takes_images(raw):
+                if inp.seq_len is not None or inp.target_len is not None:
+                    raise _refused(
+                        N_("inputs: {model} takes images; give image_size, not seq_len"), model=model
+                    )
+                if inp.image_size is None:
+                    side = raw.get("image_size")
+                    raise _refused(
+                        N_(
+                            "inputs.image_size: required for {model} (its config.json has image_size: {size})"
+                        ),
+                        model=model,
+                        size=side if isinstance(side, int) else 224,
+                    )
+                return
+            if inp.image_size is not None:
+                raise _refused(N_("inputs: {model} takes tokens; give seq_len, not image_size"), model=model)
+            limit, source = _hf_max_positions(raw), Phrase(N_("its config.json"))
         else:
             return  # user code: checked when traced
         if inp.seq_len is None and inp.image_size is None:
@@ -846,16 +865,27 @@ class Workload(Spec):
         return self.inputs.batch_size * num_gpus * self.gradient_accumulation
 
 
-def _hf_max_positions(path: Path | None) -> int | None:
-    """The sequence limit written in a HF config.json, or None if it states none (T5's relative bias)."""
+def _hf_raw(path: Path | None) -> dict[str, Any]:
+    """The HF config.json as read (empty without a path)."""
     if path is None:
-        return None
+        return {}
     try:
         # Read here, when the workload is: a config that asks for code is refused before anything
         # is imported.
-        cfg = read_hf_config(path)
+        return read_hf_config(path)
     except WorkloadError as e:
         raise ValueError(e) from None
+
+
+def _hf_takes_images(cfg: dict[str, Any]) -> bool:
+    """Whether a HF config describes a vision model, which takes pixel values: its top level gives
+    an image or patch size (ViT, DeiT, BEiT, Swin, ConvNeXt); a language model's never does (a
+    multimodal one nests its vision tower's in ``vision_config``)."""
+    return "image_size" in cfg or "patch_size" in cfg
+
+
+def _hf_max_positions(cfg: dict[str, Any]) -> int | None:
+    """The sequence limit written in a HF config.json, or None if it states none (T5's relative bias)."""
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
