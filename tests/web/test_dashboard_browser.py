@@ -206,14 +206,18 @@ def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refuse
 
         open_page(page, base, "team", "en", tokens["admin"])
         page.wait_for_selector("#budgetcard")
+        refused = "Give the month's budget as a number, 0 or more (in yuan: more than 0)."
         for typed in ("", "-5"):
             page.fill("input[name=amount]", typed)
+            page.evaluate("document.querySelector('#error').textContent = ''")
             page.click("#setbudget")
-            page.wait_for_selector("#error:not([hidden])")
-            assert (
-                page.inner_text("#error")
-                == "Give the month's budget as a number, 0 or more (in yuan: more than 0)."
+            # the error line of the first refusal is still shown when the second is made: wait for
+            # the text the click writes, not for the line to be visible
+            page.wait_for_function(
+                "document.querySelector('#error').textContent.trim() !== ''", timeout=60_000
             )
+            page.wait_for_selector("#error:not([hidden])")
+            assert page.inner_text("#error") == refused
         assert not puts, puts  # nothing was sent: no budget of 0 set by an empty field
         # A budget in yuan is sent as such, shown in dollars at the catalog's rate with the conversion.
         page.fill("input[name=amount]", "70000")
@@ -221,6 +225,39 @@ def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refuse
         page.click("#setbudget")
         page.wait_for_function("document.querySelector('#budgetcard').textContent.includes('¥70,000.00')")
         assert len(puts) == 1, puts
+    finally:
+        page.close()
+
+
+def test_a_refusal_made_while_the_page_loads_is_not_wiped_by_the_loads_answer(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # Every answered request cleared the error line: a refusal shown while the page's own data was
+    # still loading vanished when that data arrived (seen on a loaded machine, where the team page's
+    # first load answers late).
+    base, tokens = server
+    page = browser.new_page()
+    try:
+        open_page(page, base, "team", "en", tokens["admin"])
+        page.wait_for_selector("#budgetcard", timeout=60_000)
+        # the next answers of /api/v1/workloads arrive 1.5 s late
+        page.evaluate(
+            """() => {
+              const real = window.fetch.bind(window);
+              window.fetch = async (url, init) => {
+                const res = await real(url, init);
+                if (String(url).includes("/api/v1/workloads")) await new Promise((r) => setTimeout(r, 1500));
+                return res;
+              };
+            }"""
+        )
+        page.dispatch_event("input[name=month]", "change")  # the page loads its data again
+        page.fill("input[name=amount]", "")
+        page.click("#setbudget")
+        refused = "Give the month's budget as a number, 0 or more (in yuan: more than 0)."
+        assert page.inner_text("#error") == refused
+        page.wait_for_timeout(2500)  # the load's answers have come
+        assert page.is_visible("#error") and page.inner_text("#error") == refused
     finally:
         page.close()
 

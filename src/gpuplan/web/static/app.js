@@ -22,10 +22,15 @@
     });
   };
 
+  // Each request and each error line gets the next number: a request that answers clears only an
+  // error older than itself (a refusal shown while the page's data was still loading had been wiped
+  // by that load's answer).
+  let seq = 0, errorSeq = 0;
   function showError(text) {
     const box = $("#error");
     box.textContent = text || "";
     box.hidden = !text;
+    errorSeq = ++seq;
   }
 
   // The form fields a request names otherwise than the form does.
@@ -55,6 +60,7 @@
     const headers = { Authorization: "Bearer " + token, "Accept-Language": lang };
     if (payload !== undefined) headers["Content-Type"] = "application/json";
     const sep = path.includes("?") ? "&" : "?";
+    const started = ++seq;
     const res = await fetch(path + sep + "lang=" + lang, {
       method, headers, body: payload === undefined ? undefined : JSON.stringify(payload),
     });
@@ -64,7 +70,7 @@
       showError(line);
       throw new Error(line);
     }
-    showError("");
+    if (errorSeq < started) showError("");
     if (opts && opts.text) return { status: res.status, text: await res.text() };
     return { status: res.status, data: await res.json() };
   }
