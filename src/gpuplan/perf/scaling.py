@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.messages import _
-from gpuplan.perf.advice_base import _link_for
-from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
+from gpuplan.perf.advice_base import Setup
+from gpuplan.perf.estimate import Estimate, EstimateRequest
 from gpuplan.perf.memory import MemoryVerdict
 
 __all__ = ["COMM_BOUND_SHARE", "MIN_GAIN", "ScalingAdvice", "scaling_advice"]
@@ -80,9 +80,13 @@ def scaling_advice(request: EstimateRequest, base: Estimate) -> tuple[ScalingAdv
     return tuple(sorted(out, key=lambda a: -a.throughput_factor))
 
 
-def _try(request: EstimateRequest, **changes: object) -> Estimate | None:
+def _try(
+    request: EstimateRequest, base: Estimate, *, count: int | None = None, accum: int | None = None
+) -> Estimate | None:
+    """The estimate of ``request`` on ``count`` GPUs or with ``accum`` micro-batches, as the OOM
+    advisor changes a configuration (:meth:`Setup.run`: the link rebuilt for another count)."""
     try:
-        e = run_estimate(request.changed(**changes))
+        e = Setup(request, base).run(request.profile, count=count, accum=accum)
     except EstimateError:
         return None  # a split the changed count cannot hold (tensor × pipeline), …
     return None if e.memory_verdict is MemoryVerdict.DOES_NOT_FIT else e
@@ -107,7 +111,7 @@ def _fewer_gpus(request: EstimateRequest, base: Estimate) -> ScalingAdvice | Non
     while count >= 1:
         whole = count % per_node == 0 if count > per_node else per_node % count == 0
         if whole:
-            e = _try(request, count=count, link=_link_for(request, request.gpu, count))
+            e = _try(request, base, count=count)
             if e is not None and (best is None or _rate(e) > _rate(best[0])):
                 best = (e, count)
         count //= 2
@@ -143,7 +147,7 @@ def _accumulation(request: EstimateRequest, base: Estimate) -> ScalingAdvice | N
         return None
     for k in _ACCUMULATION:
         accum = request.grad_accum_steps * k
-        e = _try(request, grad_accum_steps=accum)
+        e = _try(request, base, accum=accum)
         if e is None:
             return None
         factor = _rate(e) / _rate(base)

@@ -8,7 +8,7 @@ from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
-from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, serving_manifests
+from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
@@ -108,7 +108,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 ).format(
                     command=f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu} --policy "
                     f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}",
-                    target=f"{target:.3f}".rstrip("0").rstrip("."),
+                    target=quantity(target),
                     least=spec.serving.min_replicas,
                     most=spec.serving.max_replicas,
                     pct=f"{TARGET_UTILISATION * 100:.0f}",

@@ -43,7 +43,7 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 from gpuplan.perf.inference import TARGET_UTILISATION
 
-__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "serving_manifests"]
+__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "quantity", "serving_manifests"]
 
 GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
 SERVE_PORT = 8000
@@ -182,8 +182,12 @@ class _Signal:
 
     @property
     def target_text(self) -> str:
-        """The target as a Kubernetes quantity and KEDA threshold: at most three decimals, no exponent."""
-        return f"{self.target:.3f}".rstrip("0").rstrip(".")
+        return quantity(self.target)
+
+
+def quantity(x: float) -> str:
+    """``x`` as a Kubernetes quantity and KEDA threshold: at most three decimals, no exponent."""
+    return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
 def in_flight_target(spec: LaunchSpec) -> float | None:
