@@ -21,10 +21,12 @@ if TYPE_CHECKING:
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.profile import Profile, ProfileCache
+    from gpuplan.simulate import Trace
     from gpuplan.workload import Workload
     from gpuplan.workload.stack import Stack
 
 __all__ = [
+    "EngineSlots",
     "EstimateReport",
     "InstanceLinks",
     "StackLevelReport",
@@ -175,32 +177,63 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
     return own, links.network
 
 
-def engine_batch_slots(workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int) -> int:
+@dataclass(frozen=True)
+class EngineSlots:
+    """The requests one replica of a serving engine runs at once, and what they were counted at."""
+
+    slots: int
+    context_tokens: float
+    """The mean KV context of a running request the KV cache was divided by (tokens)."""
+    trace: str | None
+    """The trace whose request lengths gave it; None: the workload's ``serving:`` lengths, every
+    request the same."""
+
+
+def engine_batch_slots(
+    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, trace: Trace | None = None
+) -> EngineSlots:
     """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
     workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
-    KV cache holds at the serving block's prompt plus half its output tokens (the mean context of a
-    running request), at most the engine's ``max_num_seqs``; ``replicas_per_gpu``: replicas
-    time-sharing one GPU, each with its share of the memory. ``deploy`` holds the autoscaler's
-    requests in flight per replica at this × ``TARGET_UTILISATION``, the ``queue`` policy's default."""
+    KV cache holds at the mean context of a running request (``simulate.replica.running_context``
+    of ``trace``'s requests, else of the serving block's prompt and output tokens: prompt + half the
+    output), at most the engine's ``max_num_seqs``; ``replicas_per_gpu``: replicas time-sharing one
+    GPU, each with its share of the memory. ``deploy`` holds the autoscaler's requests in flight per
+    replica at this × ``TARGET_UTILISATION``, the ``queue`` policy's default."""
+    import numpy as np
+
     from gpuplan.hardware import get_gpu
     from gpuplan.simulate.inputs import request_tokens
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
     prompt, output = request_tokens(workload.serving)
+    prompts, outputs = np.array([prompt]), np.array([output])
+    if trace is not None:
+        lengths = trace.with_tokens(prompt, output)
+        assert lengths.prompt_tokens is not None and lengths.output_tokens is not None
+        prompts, outputs = lengths.prompt_tokens, lengths.output_tokens
     replica, _weights = estimator_replica(
         profile,
         get_gpu(gpu),
         ServingStack.of(workload, replicas_per_gpu=replicas_per_gpu),
-        mean_prompt_tokens=prompt,
-        mean_output_tokens=output,
+        prompt_tokens=prompts,
+        output_tokens=outputs,
     )
-    return replica.slots
+    return EngineSlots(
+        slots=replica.slots,
+        context_tokens=replica.running_context_tokens,
+        trace=trace.name if trace is not None else None,
+    )
 
 
 def deployed_engine_slots(
-    workload: Workload | str, gpu: str | None, share: int, profile_of: Callable[[Workload], Profile]
-) -> int | str:
-    """:func:`engine_batch_slots` for ``deploy``'s autoscaler, else why they are not known:
+    workload: Workload | str,
+    gpu: str | None,
+    share: int,
+    profile_of: Callable[[Workload], Profile],
+    trace: Trace | None = None,
+) -> EngineSlots | str:
+    """:func:`engine_batch_slots` for ``deploy``'s autoscaler (on ``trace``'s request lengths where
+    one is given), else why they are not known:
     ``workload`` may already be that reason (a plan whose workload cannot be read), ``gpu`` None (no
     GPU named), or the trace (``profile_of``: the caller's cache) may fail. The command line and the
     service's deploy route both ask here."""
@@ -212,7 +245,7 @@ def deployed_engine_slots(
     if gpu is None:
         return _("no GPU named (--gpu)")
     try:
-        return engine_batch_slots(workload, gpu, profile_of(workload), replicas_per_gpu=share)
+        return engine_batch_slots(workload, gpu, profile_of(workload), replicas_per_gpu=share, trace=trace)
     except GpuplanError as e:
         return str(e)
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import promql_parser
 import pytest
 import yaml
@@ -25,7 +26,7 @@ def _spec(
     spec = LaunchSpec.from_workload(
         serve_workload(tmp_path, serving, model=model), gpu="A100-SXM4-80GB", count=1, provider="aws"
     )
-    return spec if slots is None else spec.with_engine_slots(slots)
+    return spec if slots is None else spec.with_engine_slots(slots, 110.0, None)
 
 
 def _files(spec: LaunchSpec, autoscaler: str = "hpa") -> dict[str, str]:
@@ -120,7 +121,7 @@ def test_an_engine_without_its_slots_keeps_gpu_utilisation_and_warns_of_its_cost
 def test_serve_py_scales_on_gpu_utilisation(tmp_path: Path) -> None:
     # an encoder is served by serve.py, whatever slots a caller hands in
     spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-large"), gpu="T4", count=1)
-    files = _files(spec.with_engine_slots(12))
+    files = _files(spec.with_engine_slots(12, 110.0, None))
     assert _hpa_metric(files) == "DCGM_FI_DEV_GPU_UTIL"
     assert "Mind the cost" not in files["README.md"]
 
@@ -154,7 +155,11 @@ def test_deploy_holds_what_simulate_replays(
     # the replica `simulate autoscale` runs for this workload, at its requests' lengths
     w = load_workload(serve_workload(tmp_path))
     replica, _weights = estimator_replica(
-        profile(w), get_gpu("T4"), ServingStack.of(w), mean_prompt_tokens=100, mean_output_tokens=20
+        profile(w),
+        get_gpu("T4"),
+        ServingStack.of(w),
+        prompt_tokens=np.array([100]),
+        output_tokens=np.array([20]),
     )
     assert float(target) == pytest.approx(replica.slots * TARGET_UTILISATION, abs=5e-4)
     assert replica.slots > 1
@@ -185,4 +190,91 @@ def test_a_plan_file_cannot_set_the_slots(tmp_path: Path) -> None:
     with pytest.raises(DeployError, match="engine_slots: Extra inputs are not permitted"):
         LaunchSpec.from_plan_json(path)
     with pytest.raises(ValueError, match="engine_slots"):
-        _spec(tmp_path, slots=None).with_engine_slots(0)
+        _spec(tmp_path, slots=None).with_engine_slots(0, 110.0, None)
+
+
+def _varied_trace(tmp_path: Path) -> Path:
+    """Every request a 600-token prompt; answers of 20 and 580 tokens alternating (mean 300)."""
+    rows = [f"{i * 0.1:.1f},600,{20 if i % 2 else 580}" for i in range(200)]
+    path = tmp_path / "lengths.csv"
+    path.write_text("timestamp,prompt_tokens,output_tokens\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_deploy_counts_the_slots_on_a_traces_lengths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A request holds its slot for as many iterations as it has answer tokens: the running ones are
+    # the long answers more often than the mean says, and their KV cache is the larger.
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.profile import profile
+    from gpuplan.simulate import read_trace_csv
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.workload import load_workload
+
+    served = tmp_path / "long.yaml"
+    served.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 10, prompt_tokens: 600, output_tokens: 300, engine: vllm}\n"
+    )
+    targets = {}
+    for name, extra in (("same", ()), ("traced", ("--trace", str(_varied_trace(tmp_path))))):
+        out = tmp_path / name
+        argv = ["gpuplan", "deploy", str(served), "-t", "k8s", "-o", str(out)]
+        monkeypatch.setattr(sys, "argv", [*argv, "--gpu", "T4", "--share-gpu", "8", *extra])
+        with pytest.raises(SystemExit) as e:
+            main()
+        assert e.value.code in (0, None), capsys.readouterr().err
+        hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
+        targets[name] = float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+        readme = (out / "README.md").read_text()
+        assert "with serving.share_gpu: 8 in the workload file" in readme
+    assert "on the request lengths of trace lengths" in readme
+    # what simulate builds on the same trace: Σ o·(p + o/2) / Σ o = 880.7 tokens a running request
+    trace = read_trace_csv(_varied_trace(tmp_path))
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    w = load_workload(served)
+    replica, _weights = estimator_replica(
+        profile(w),
+        get_gpu("T4"),
+        ServingStack.of(w, replicas_per_gpu=8),
+        prompt_tokens=trace.prompt_tokens,
+        output_tokens=trace.output_tokens,
+    )
+    assert replica.running_context_tokens == pytest.approx((20 * 610 + 580 * 890) / 600)
+    assert targets["traced"] == pytest.approx(replica.slots * TARGET_UTILISATION, abs=5e-4)
+    assert targets["traced"] < targets["same"]  # every request at the mean lengths: 750 tokens
+
+
+def test_deploy_trace_is_only_for_an_engine_service_on_kubernetes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = str(_varied_trace(tmp_path))
+    code, err, out = _deploy(
+        tmp_path, monkeypatch, capsys, "--gpu", "T4", "--trace", str(tmp_path / "nope.csv")
+    )
+    assert code == 1 and "nope.csv' not found" in err and "Traceback" not in err
+    assert not out.exists()
+    out = tmp_path / "docker"
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "gpuplan",
+            "deploy",
+            str(serve_workload(tmp_path)),
+            "-t",
+            "docker",
+            "-o",
+            str(out),
+            "--trace",
+            trace,
+        ],
+    )
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 1
+    assert "--trace: only for --target k8s" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -161,7 +162,7 @@ def test_the_planner_sizes_a_service_with_the_named_engine(
 
 def test_the_serving_simulation_takes_the_named_engine() -> None:
     prof, gpu = _profile(), get_gpu("H100-SXM")
-    lengths = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+    lengths = {"prompt_tokens": np.array([512.0]), "output_tokens": np.array([256.0])}
     unnamed, _ = estimator_replica(prof, gpu, ServingStack(), **lengths)
     named, _ = estimator_replica(
         prof, gpu, ServingStack(engine_cpu=serving_engine(_service("vllm==0.14"))), **lengths

@@ -111,3 +111,22 @@ def test_latency_figures_are_ordered_and_consistent(result) -> None:  # type: ig
             assert s.p50_s <= s.p90_s <= s.p95_s <= s.p99_s, m
         assert p.latency["e2e"].p50_s >= p.latency["ttft"].p50_s
         assert p.latency_p95_s == p.latency["e2e"].p95_s
+
+
+def test_the_running_context_weighs_each_request_by_its_answer() -> None:
+    # A slot is held for as many iterations as the answer has tokens: Σ o·(p + o/2) / Σ o. Equal
+    # lengths give prompt + half the answer; Azure's conversations, whose long answers come with
+    # shorter prompts, run below that mean; its code trace, a few long answers, above.
+    from gpuplan.simulate.replica import running_context
+
+    assert running_context(np.array([512, 512]), np.array([256, 256])) == pytest.approx(640.0)
+    assert running_context(np.array([600, 600]), np.array([20, 580])) == pytest.approx(
+        (20 * 610 + 580 * 890) / 600
+    )
+    for name, low, high in ((CONV, 1_200, 1_240), (CODE, 2_110, 2_150)):
+        trace = read_trace_csv(azure(name))
+        assert trace.prompt_tokens is not None and trace.output_tokens is not None
+        naive = trace.prompt_tokens.mean() + trace.output_tokens.mean() / 2
+        ctx = running_context(trace.prompt_tokens, trace.output_tokens)
+        assert low < ctx < high
+        assert (ctx < naive) == (name == CONV)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -75,7 +76,7 @@ def test_named_engine_reads_a_software_text() -> None:
 
 def test_the_simulation_takes_the_named_engines_defaults() -> None:
     prof = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    lengths = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+    lengths = {"prompt_tokens": np.array([512.0]), "output_tokens": np.array([256.0])}
     vllm, _ = estimator_replica(
         prof, H100, ServingStack(engine_name="vllm", engine_version=(0, 8)), **lengths
     )
@@ -104,7 +105,7 @@ def test_prefix_caching_is_a_serving_key_over_the_engines_default() -> None:
     with pytest.raises(WorkloadError, match="prefix_caching"):
         _service(prefix_caching="maybe")
     prof = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    lengths = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+    lengths = {"prompt_tokens": np.array([512.0]), "output_tokens": np.array([256.0])}
 
     def engine(name: str, version: tuple[int, int], caching: bool | None) -> EngineSettings:
         stack = ServingStack(engine_name=name, engine_version=version, prefix_caching=caching)

@@ -61,7 +61,9 @@ def _both(gpu_id: str, prompt: int, output: int, engine: str) -> tuple[float, fl
     stack = ServingStack(
         engine_cpu=serving_engine(w), engine_name=s.engine_name, engine_version=s.engine_version
     )
-    rep, _ = estimator_replica(prof, g, stack, mean_prompt_tokens=prompt, mean_output_tokens=output)
+    rep, _ = estimator_replica(
+        prof, g, stack, prompt_tokens=np.array([prompt]), output_tokens=np.array([output])
+    )
     held = rep.service_s(np.array([float(prompt)]), np.array([float(output)]), running=rep.slots)[0]
     return (
         outcome.serving.capacity_requests_per_s,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuplan.api import replica_host
@@ -24,7 +25,7 @@ from gpuplan.simulate.replica import ServingStack, estimator_replica
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
-LENGTHS = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+LENGTHS = {"prompt_tokens": np.array([512.0]), "output_tokens": np.array([256.0])}
 V100 = get_gpu("V100-SXM2-32GB")
 
 

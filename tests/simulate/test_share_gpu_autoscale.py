@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuplan.catalog import OfferPrice
@@ -71,7 +72,7 @@ def prof() -> Profile:
 
 
 def test_a_replica_sharing_its_gpu_runs_at_its_time_share_with_its_share_of_the_memory(prof: Profile) -> None:
-    lengths = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+    lengths = {"prompt_tokens": np.array([512.0]), "output_tokens": np.array([256.0])}
     alone, _w = estimator_replica(prof, A100, ServingStack(), **lengths)
     shared, weights = estimator_replica(prof, A100, ServingStack(replicas_per_gpu=4), **lengths)
     f = time_slice_share(4)

@@ -107,6 +107,15 @@ def deploy(
         str | None,
         typer.Option(help="k8s serving: one MIG slice per replica, e.g. 1g.10gb.", show_default=False),
     ] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace",
+            help="k8s serving of an engine: count the requests a replica runs at once on this trace's "
+            "request lengths (CSV as simulate reads it).",
+            show_default=False,
+        ),
+    ] = None,
     own_cluster: Annotated[
         bool,
         typer.Option(
@@ -144,6 +153,13 @@ def deploy(
         raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
     if own_cluster and generator.name != "k8s":
         raise InputError.worded(N_("--own-cluster: only for --target k8s"))
+    if trace is not None and generator.name != "k8s":
+        raise InputError.worded(N_("--trace: only for --target k8s (an engine service's autoscaler)"))
+    lengths = None
+    if trace is not None:
+        from gpuplan.simulate import read_trace_csv
+
+        lengths = read_trace_csv(trace)  # a bad trace is refused before anything is traced or written
     is_plan = source.suffix.lower() == ".json"
     workload_only = {"--gpu": gpu, "--provider": provider, "--region": region, "--spot": spot or None}
     if is_plan and (
@@ -253,12 +269,23 @@ def deploy(
         db = settings(ctx).db
         traced = prof
         slots = deployed_engine_slots(
-            served, spec.gpu, share, lambda w: traced if traced is not None else load_profile(w, db)
+            served,
+            spec.gpu,
+            share,
+            lambda w: traced if traced is not None else load_profile(w, db),
+            trace=lengths,
         )
         if isinstance(slots, str):
             typer.echo(_("warning: {line}").format(line=_(ON_GPU_UTILISATION).format(why=slots)), err=True)
         else:
-            spec = spec.with_engine_slots(slots)
+            spec = spec.with_engine_slots(slots.slots, slots.context_tokens, slots.trace)
+    elif trace is not None:
+        raise InputError.worded(
+            N_(
+                "--trace counts the requests a serving engine's replica runs at once for its Kubernetes "
+                "autoscaler (--target k8s, a workload served by vLLM or SGLang); this deploy has none"
+            )
+        )
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
     if network := fabric_warning(spec, generator.name):

@@ -42,6 +42,8 @@ from gpuplan.i18n import N_, _
 _MAX_TOKENS = 10_000_000
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from gpuplan.catalog import Store
     from gpuplan.perf.links import NetworkSpec
     from gpuplan.simulate import ReplicaModel, Trace
@@ -94,7 +96,7 @@ def _replica(
     file_name: str,
     gpu_id: str,
     store: Store | None,
-    lengths: tuple[float, float],
+    lengths: tuple[np.ndarray, np.ndarray],
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
@@ -122,9 +124,7 @@ def _replica(
             name=w.name,
         )
     stack = ServingStack.of(w, engine_text=engine_text, replicas_per_gpu=share, network=network)
-    return estimator_replica(
-        prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]
-    )
+    return estimator_replica(prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1])
 
 
 @app.command("autoscale")
@@ -352,7 +352,7 @@ def autoscale_cmd(
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)
         money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
-        lengths = (float(tr.prompt_tokens.mean()), float(tr.output_tokens.mean()))
+        lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
         if replica:
             if engine:

@@ -91,6 +91,10 @@ MAX_REPLICAS = 10_000
 #: Requests one engine replica runs at once: SGLang's largest default ``max_running_requests`` is
 #: 4096, vLLM's ``max_num_seqs`` 1024; a larger count is a setting no engine starts with.
 MAX_ENGINE_SLOTS = 65_536
+#: The mean KV context of a running request an engine's slots were counted at: a request's prompt
+#: and answer are each at most 10^7 tokens (``simulate.trace.MAX_TOKENS``), so its context at most
+#: twice that.
+MAX_ENGINE_CONTEXT_TOKENS = 20_000_000
 #: Requests per second one engine replica carries (a plan option's
 #: ``service.replica_capacity_requests_per_s``): 10^6 would be each of :data:`MAX_ENGINE_SLOTS`
 #: slots finishing a request every 65 ms (65,536 / 10^6 s), far past any engine; more is no plan's.

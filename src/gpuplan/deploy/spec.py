@@ -39,6 +39,7 @@ from gpuplan.deploy.grammar import (
     ENTRY_POINT,
     MAX_BATCH,
     MAX_CHECKPOINT_INTERVAL_MIN,
+    MAX_ENGINE_CONTEXT_TOKENS,
     MAX_ENGINE_SLOTS,
     MAX_EPOCHS,
     MAX_GRADIENT_ACCUMULATION,
@@ -224,6 +225,11 @@ class LaunchSpec(BaseModel):
     """Requests one replica of the serving engine runs at once (``gpuplan.api.engine_batch_slots``),
     which its autoscaler holds in flight at × ``TARGET_UTILISATION``; None: not worked out (no
     engine, or the model could not be traced), and the autoscaler scales on GPU utilisation."""
+    engine_context_tokens: float | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
+    """The mean KV context of a running request :attr:`engine_slots` was counted at (None with it)."""
+    engine_slots_trace: str | None = Field(default=None, max_length=200)
+    """The trace whose request lengths :attr:`engine_slots` was counted on; None: the workload's
+    ``serving:`` lengths, every request the same."""
     replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
     """Requests/s one replica of the service carries, as the plan estimated it (its option's
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
@@ -275,9 +281,17 @@ class LaunchSpec(BaseModel):
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
 
-    def with_engine_slots(self, slots: int) -> LaunchSpec:
-        """A copy whose engine replicas run ``slots`` requests at once (:attr:`engine_slots`)."""
-        return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": slots})
+    def with_engine_slots(self, slots: int, context_tokens: float, trace: str | None) -> LaunchSpec:
+        """A copy whose engine replicas run ``slots`` requests at once (:attr:`engine_slots`), counted
+        at ``context_tokens`` a running request on ``trace``'s lengths (None: the serving block's)."""
+        return LaunchSpec.model_validate(
+            {
+                **self.model_dump(),
+                "engine_slots": slots,
+                "engine_context_tokens": context_tokens,
+                "engine_slots_trace": trace,
+            }
+        )
 
     @field_validator("name")
     @classmethod
@@ -353,6 +367,10 @@ class LaunchSpec(BaseModel):
             table = next((t for t in mig_gpus() if gpu.id in t.gpu_ids), None)
             if table is not None:
                 table.profile(self.serving.mig_profile)
+        if (self.engine_slots is None) != (self.engine_context_tokens is None):
+            raise ValueError(
+                Phrase(N_("engine_slots and engine_context_tokens go together: give both or neither"))
+            )
         return self
 
     # ---- builders ---------------------------------------------------------------------------

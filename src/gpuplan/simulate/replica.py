@@ -24,8 +24,13 @@ request starts (``B`` sequences per replica):
   others wait in prefill, every iteration full — and a request's prefill is the wait for the
   prompts ahead of it (Little's law: ``(B − d) × mean output / d`` iterations in prefill, of which
   its own prompt at ``budget − d`` tokens per iteration) — as the iteration-level engine has it;
-- slots: the sequences of the trace's mean context (prompt + half the output, as a paged KV cache
-  grows) whose cache fits, at most the engine's ``max_num_seqs``.
+- slots: the sequences of the mean context of a *running* request whose cache fits, at most the
+  engine's ``max_num_seqs``. A paged KV cache grows from the prompt to prompt + output, and a
+  request holds its slot for as many iterations as it has output tokens, so the requests running at
+  a moment are the long ones more often than the trace's average (length-biased): the mean context
+  is ``Σ o·(p + o/2) / Σ o`` over the trace's requests (:func:`running_context`) — prompt + half
+  the output where every request has the same length, prompt + the mean output where answer
+  lengths are exponential. The decode iterations read that context too.
 
 Given figures (``--replica slots=…,tpot_ms=…,prefill_tps=…``) keep the simple model: prefill at a
 fixed rate, the time per token linear from one sequence to a full batch.
@@ -58,6 +63,7 @@ __all__ = [
     "cold_start",
     "estimator_replica",
     "replica_from_step",
+    "running_context",
 ]
 
 
@@ -82,11 +88,22 @@ class ReplicaModel:
     engine: EngineSettings | None = None
     mean_prompt_tokens: float = 0.0
     mean_output_tokens: float = 1.0
+    context_tokens: float | None = None
+    """The mean KV context of a running sequence (:func:`running_context`); None: the trace's
+    lengths are not known apart from their means, and every request is taken at them (prompt + half
+    the output)."""
     replicas_per_gpu: int = 1
     """Replicas time-sharing one GPU (the workload's ``serving.share_gpu``; 1: a GPU each)."""
     time_share: float = 1.0
     """The share of the GPU's time the replica runs (``perf.inference.time_slice_share``): every
     time it reports is its own work's over this (1: a GPU to itself)."""
+
+    @property
+    def running_context_tokens(self) -> float:
+        """The KV context of a running sequence, on average (:attr:`context_tokens`)."""
+        if self.context_tokens is not None:
+            return self.context_tokens
+        return self.mean_prompt_tokens + self.mean_output_tokens / 2.0
 
     def _joining(self, n: float) -> tuple[np.ndarray, np.ndarray]:
         """Prompts that join one iteration beside ``n`` decoding sequences: k = 0, 1, … and the
@@ -124,7 +141,7 @@ class ReplicaModel:
         n = min(max(running, 0.0), float(self.slots))
         if self.engine.chunked_prefill:
             d = self._decoding(n)
-            ctx = d * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+            ctx = d * self.running_context_tokens
             left = max(1.0, self.engine.max_batched_tokens - d)
             if d < n:  # prompts over the budget: every iteration full
                 t1 = float(_iterations_s(self.step, d, ctx, np.asarray([left]))[0])
@@ -132,7 +149,7 @@ class ReplicaModel:
             k, w = self._joining(n)
             t = _iterations_s(self.step, n, ctx, np.minimum(k * self.mean_prompt_tokens, left))
             return float(w @ t), float(w @ (t * t))
-        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        ctx = n * self.running_context_tokens
         k, w = self._joining(n)
         # Whole-prompt iterations run between the decodes: a decode step, then (k > 0) a prefill.
         d = float(_iterations_s(self.step, n, ctx, np.zeros(1))[0])
@@ -178,7 +195,7 @@ class ReplicaModel:
             own = _iterations_s(m, 0.0, 0.0, p[:, None] + others[None, :])
             return np.asarray(under_way + own @ w) / self.time_share
         d = self._decoding(n)
-        ctx = d * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        ctx = d * self.running_context_tokens
         left = max(1.0, self.engine.max_batched_tokens - d)
         if d < n:
             # Prompts over the budget: the wait for those ahead, then its own at the budget's pace.
@@ -273,8 +290,11 @@ def replica_from_step(
     mean_output_tokens: float,
     link: Link | None = None,
     replicas_per_gpu: int = 1,
+    context_tokens: float | None = None,
 ) -> ReplicaModel:
     """A replica from the estimator's iteration model, for a trace of these mean lengths;
+    ``context_tokens``: the mean context of a running request (:func:`running_context` of the
+    trace), None where only the means are known (every request at them: prompt + half the output);
     ``link``: the GPU link its tensor-parallel ranks talk over (named in its source).
     ``replicas_per_gpu`` > 1: one of the replicas time-sharing a GPU (``step`` its own, with its
     share of the memory): it runs :func:`~gpuplan.perf.inference.time_slice_share` of the GPU's
@@ -282,7 +302,9 @@ def replica_from_step(
     from gpuplan.perf.inference import time_slice_share
 
     share = time_slice_share(replicas_per_gpu)
-    mean_ctx = max(1.0, mean_prompt_tokens + mean_output_tokens / 2.0)
+    mean_ctx = max(
+        1.0, context_tokens if context_tokens is not None else mean_prompt_tokens + mean_output_tokens / 2.0
+    )
     slots = max(1, min(engine.max_num_seqs, math.floor(step.kv_capacity_tokens / mean_ctx)))
     base = ReplicaModel(
         gpu=step.gpu,
@@ -294,6 +316,7 @@ def replica_from_step(
         engine=engine,
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
+        context_tokens=mean_ctx,
         replicas_per_gpu=max(1, replicas_per_gpu),
         time_share=share,
     )
@@ -327,9 +350,23 @@ def replica_from_step(
         engine=engine,
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
+        context_tokens=mean_ctx,
         replicas_per_gpu=base.replicas_per_gpu,
         time_share=share,
     )
+
+
+def running_context(prompt_tokens: np.ndarray, output_tokens: np.ndarray) -> float:
+    """The mean KV context of a sequence running on a replica that serves requests of these lengths:
+    ``Σ o·(p + o/2) / Σ o``. A request holds its slot for its ``o`` output tokens' iterations while
+    its cache grows from ``p`` to ``p + o`` (mean ``p + o/2``), so at a given moment a running
+    request is one of the long ones in proportion to its length (the prefill's few iterations are
+    left out). Equal lengths give ``p + o/2``; exponential answers ``p + mean o``."""
+    p = np.asarray(prompt_tokens, dtype=np.float64)
+    o = np.maximum(np.asarray(output_tokens, dtype=np.float64), 1.0)
+    if len(o) == 0:
+        raise ValueError("running_context needs at least one request")
+    return float(np.dot(o, p + o / 2.0) / o.sum())
 
 
 def _shared_words(replicas_per_gpu: int, share: float) -> str:
@@ -453,11 +490,17 @@ class ServingStack:
 
 
 def estimator_replica(
-    prof: Profile, g: GPU, stack: ServingStack, *, mean_prompt_tokens: float, mean_output_tokens: float
+    prof: Profile,
+    g: GPU,
+    stack: ServingStack,
+    *,
+    prompt_tokens: np.ndarray,
+    output_tokens: np.ndarray,
 ) -> tuple[ReplicaModel, float]:
-    """The replica the estimator predicts for a traced decoder, and the bytes of weights it loads at
-    a cold start (all its tensor-parallel GPUs together). The command line and the service both
-    build their replica here."""
+    """The replica the estimator predicts for a traced decoder serving requests of these prompt and
+    output tokens (a trace's, or one request of the workload's lengths), and the bytes of weights it
+    loads at a cold start (all its tensor-parallel GPUs together). The command line, the service and
+    ``deploy``'s autoscaler all build their replica here."""
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.perf.links import bounded
@@ -494,9 +537,10 @@ def estimator_replica(
     replica = replica_from_step(
         step,
         engine,
-        mean_prompt_tokens=mean_prompt_tokens,
-        mean_output_tokens=mean_output_tokens,
+        mean_prompt_tokens=float(np.mean(prompt_tokens)),
+        mean_output_tokens=float(np.mean(output_tokens)),
         link=link if tp > 1 else None,
         replicas_per_gpu=stack.replicas_per_gpu,
+        context_tokens=running_context(prompt_tokens, output_tokens),
     )
     return replica, step.weights_bytes * tp

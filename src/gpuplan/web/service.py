@@ -28,6 +28,7 @@ from gpuplan.web.requests import (
 )
 
 if TYPE_CHECKING:
+    from gpuplan.api import EngineSlots
     from gpuplan.catalog import Store
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
@@ -322,7 +323,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     return tco_json(tco(usage, store=store, currency=request.currency))
 
 
-def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: int) -> int | str:
+def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: int) -> EngineSlots | str:
     """The requests one replica of the plan's serving engine runs at once, as ``gpuplan deploy``
     counts them for its autoscaler (the profile through the service's cache), else why not."""
     from gpuplan.api import deployed_engine_slots
@@ -393,7 +394,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         if isinstance(slots, str):
             notes.append(_(ON_GPU_UTILISATION).format(why=slots))
         else:
-            spec = spec.with_engine_slots(slots)
+            spec = spec.with_engine_slots(slots.slots, slots.context_tokens, slots.trace)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     buf = io.BytesIO()

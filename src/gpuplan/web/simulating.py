@@ -244,8 +244,8 @@ def _estimated(
         prof,
         get_gpu(options.gpu_id),
         stack,
-        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
-        mean_output_tokens=float(trace.output_tokens.mean()),
+        prompt_tokens=trace.prompt_tokens,
+        output_tokens=trace.output_tokens,
     )
 
 

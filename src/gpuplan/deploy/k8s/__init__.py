@@ -86,6 +86,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         target = in_flight_target(spec)
         if target is not None:
             assert spec.serving is not None  # an engine serves a serving block
+            assert spec.engine_context_tokens is not None  # set with engine_slots (LaunchSpec)
             extra.append(
                 _(
                     "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
@@ -98,13 +99,25 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     "`k8s/prometheus-adapter-values.yaml` first."
                 )
             )
+            counted = (
+                _(
+                    "the mean context of a running request on the request lengths of trace {trace} "
+                    "(long answers hold their slots longer)"
+                ).format(trace=spec.engine_slots_trace)
+                if spec.engine_slots_trace is not None
+                else _(
+                    "the serving block's {prompt} prompt + half its {output} answer tokens, every request "
+                    "taken at those lengths; `gpuplan deploy … --trace FILE.csv` counts them on your "
+                    "traffic's lengths"
+                ).format(prompt=spec.serving.prompt_tokens, output=spec.serving.output_tokens)
+            )
             extra.append(
                 _(
                     "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
                     "between {least} and {most} replicas: {pct} % of the {slots} requests one replica runs "
-                    "at once (its KV cache at {prompt} prompt + {half} answer tokens a request, at most "
-                    "the engine's own limit), as the plan sizes replicas. `{command}` replays it on your "
-                    "traffic (add --trace FILE.csv)."
+                    "at once (its KV cache at {context:,.0f} tokens a request: {counted}; at most the "
+                    "engine's own limit), as the plan sizes replicas. `{command}` replays it on your "
+                    "traffic (add --trace FILE.csv; the same trace gives the same count){shared}."
                 ).format(
                     command=f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu} --policy "
                     f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}",
@@ -113,8 +126,13 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     most=spec.serving.max_replicas,
                     pct=f"{TARGET_UTILISATION * 100:.0f}",
                     slots=spec.engine_slots,
-                    prompt=spec.serving.prompt_tokens,
-                    half=f"{(spec.serving.output_tokens or 0) / 2:g}",
+                    context=spec.engine_context_tokens,
+                    counted=counted,
+                    shared=_(", with serving.share_gpu: {n} in the workload file").format(
+                        n=spec.serving.share_gpu
+                    )
+                    if spec.serving.share_gpu > 1
+                    else "",
                 )
             )
         else:
