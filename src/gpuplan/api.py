@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.deploy.spec import EngineSlots
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.plan import BaselineSpec, Plan
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from gpuplan.workload.stack import Stack
 
 __all__ = [
-    "EngineSlots",
     "EstimateReport",
     "InstanceLinks",
     "StackLevelReport",
@@ -177,18 +177,6 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
     return own, links.network
 
 
-@dataclass(frozen=True)
-class EngineSlots:
-    """The requests one replica of a serving engine runs at once, and what they were counted at."""
-
-    slots: int
-    context_tokens: float
-    """The mean KV context of a running request the KV cache was divided by (tokens)."""
-    trace: str | None
-    """The trace whose request lengths gave it; None: the workload's ``serving:`` lengths, every
-    request the same."""
-
-
 def engine_batch_slots(
     workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, trace: Trace | None = None
 ) -> EngineSlots:
@@ -201,6 +189,7 @@ def engine_batch_slots(
     replica at this × ``TARGET_UTILISATION``, the ``queue`` policy's default."""
     import numpy as np
 
+    from gpuplan.deploy.spec import EngineSlots
     from gpuplan.hardware import get_gpu
     from gpuplan.simulate.inputs import request_tokens
     from gpuplan.simulate.replica import ServingStack, estimator_replica
@@ -218,10 +207,13 @@ def engine_batch_slots(
         prompt_tokens=prompts,
         output_tokens=outputs,
     )
+    assert replica.step is not None  # the estimator's replica
     return EngineSlots(
         slots=replica.slots,
         context_tokens=replica.running_context_tokens,
+        kv_tokens=replica.step.kv_capacity_tokens,
         trace=trace.name if trace is not None else None,
+        longest_request=int(np.max(prompts + outputs)) if trace is not None else None,
     )
 
 

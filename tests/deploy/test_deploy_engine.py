@@ -48,10 +48,11 @@ def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Pa
     container, pod = _container(spec)
     assert container["image"] == "vllm/vllm-openai:v0.8.5"
     assert "command" not in container  # the image's own entry point is vLLM's API server
-    # 100 prompt + 20 output tokens = 120; 0.9 of memory: what the estimator's KV cache stands for
+    # the model's own limit, not the serving block's 100 prompt + 20 output tokens (its means: a
+    # longer request would be refused); 0.9 of memory: what the estimator's KV cache stands for
     assert container["args"] == [
         "--model", "meta-llama/Llama-3.1-8B", "--port", "8000",
-        "--tensor-parallel-size", "2", "--max-model-len", "120",
+        "--tensor-parallel-size", "2", "--max-model-len", "131072",
         "--gpu-memory-utilization", "0.9", "--no-enable-prefix-caching",
     ]  # fmt: skip
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 2
@@ -86,7 +87,7 @@ def test_sglang_runs_its_launcher_with_its_own_flags(tmp_path: Path) -> None:
     assert container["command"] == ["python3", "-m", "sglang.launch_server"]
     assert container["args"] == [
         "--model-path", "Qwen/Qwen3-0.6B", "--host", "0.0.0.0", "--port", "8000",
-        "--tp", "1", "--context-length", "120", "--mem-fraction-static", "0.9",
+        "--tp", "1", "--context-length", "40960", "--mem-fraction-static", "0.9",
         "--disable-radix-cache", "--enable-metrics",
     ]  # fmt: skip
     assert container["readinessProbe"]["httpGet"]["path"] == "/health"
@@ -301,3 +302,42 @@ def test_the_k8s_readme_of_an_engine_service_warns_of_the_gpu_util_autoscalers_c
     said = " ".join(readme.split())
     assert "Mind the cost of this autoscaler" in said and "near maxReplicas (4)" in said
     assert "--policy queue" in said
+
+
+def _sized(spec: LaunchSpec, kv: int, longest: int | None = None) -> LaunchSpec:
+    from gpuplan.deploy.spec import EngineSlots
+
+    trace = "day" if longest is not None else None
+    return spec.with_engine_slots(
+        EngineSlots(slots=64, context_tokens=110.0, kv_tokens=kv, trace=trace, longest_request=longest)
+    )
+
+
+def test_the_engine_takes_requests_as_long_as_the_model_and_its_cache_allow(tmp_path: Path) -> None:
+    # The serving block's 100 + 20 tokens are the plan's means: an engine capped at 120 refuses every
+    # longer request (vLLM: HTTP 400). The cap is the model's limit, a trace's longest request
+    # where one was given, and never more than one replica's KV cache holds.
+    from gpuplan.deploy.engine import engine_launch, engine_note
+
+    spec = _llm(tmp_path, 'engine: "vllm==0.8.5"')
+    cases = {
+        "model": (spec, 131_072, "the model's own limit"),
+        "cache": (_sized(spec, kv=50_007), 50_000, "as many tokens as one replica's KV cache holds"),
+        "trace": (_sized(spec, kv=500_000, longest=6_000), 6_000, "the longest request in the trace day"),
+        "over": (_sized(spec, kv=500_000, longest=200_000), 131_072, "200000 tokens, is longer"),
+    }
+    for name, (sized, tokens, why) in cases.items():
+        launch = engine_launch(sized)
+        assert launch is not None
+        assert launch.max_model_len == tokens, name
+        assert why in engine_note(launch), name
+        assert f"up to {tokens:,} tokens" in engine_note(launch), name
+
+
+def test_a_model_without_a_stated_limit_keeps_the_serving_blocks_sum_and_says_so(tmp_path: Path) -> None:
+    from gpuplan.deploy.engine import engine_launch, engine_note
+
+    spec = _llm(tmp_path, 'engine: "vllm==0.8.5"').model_copy(update={"model_context_limit": None})
+    launch = engine_launch(spec)
+    assert launch is not None and launch.max_model_len == 120
+    assert "give deploy --trace FILE.csv to size it on your traffic" in engine_note(launch)

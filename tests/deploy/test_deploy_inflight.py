@@ -17,7 +17,14 @@ from deploy_helpers import by_path, plan_doc, serve_workload, validate_k8s, yaml
 
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.spec import EngineSlots
 from gpuplan.errors import DeployError
+
+
+def _sizing(slots: int) -> EngineSlots:
+    return EngineSlots(
+        slots=slots, context_tokens=110.0, kv_tokens=1_000_000, trace=None, longest_request=None
+    )
 
 
 def _spec(
@@ -26,7 +33,7 @@ def _spec(
     spec = LaunchSpec.from_workload(
         serve_workload(tmp_path, serving, model=model), gpu="A100-SXM4-80GB", count=1, provider="aws"
     )
-    return spec if slots is None else spec.with_engine_slots(slots, 110.0, None)
+    return spec if slots is None else spec.with_engine_slots(_sizing(slots))
 
 
 def _files(spec: LaunchSpec, autoscaler: str = "hpa") -> dict[str, str]:
@@ -121,7 +128,7 @@ def test_an_engine_without_its_slots_keeps_gpu_utilisation_and_warns_of_its_cost
 def test_serve_py_scales_on_gpu_utilisation(tmp_path: Path) -> None:
     # an encoder is served by serve.py, whatever slots a caller hands in
     spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-large"), gpu="T4", count=1)
-    files = _files(spec.with_engine_slots(12, 110.0, None))
+    files = _files(spec.with_engine_slots(_sizing(12)))
     assert _hpa_metric(files) == "DCGM_FI_DEV_GPU_UTIL"
     assert "Mind the cost" not in files["README.md"]
 
@@ -190,7 +197,7 @@ def test_a_plan_file_cannot_set_the_slots(tmp_path: Path) -> None:
     with pytest.raises(DeployError, match="engine_slots: Extra inputs are not permitted"):
         LaunchSpec.from_plan_json(path)
     with pytest.raises(ValueError, match="engine_slots"):
-        _spec(tmp_path, slots=None).with_engine_slots(0, 110.0, None)
+        _spec(tmp_path, slots=None).with_engine_slots(_sizing(0))
 
 
 def _varied_trace(tmp_path: Path) -> Path:
@@ -247,7 +254,7 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
     assert targets["traced"] < targets["same"]  # every request at the mean lengths: 750 tokens
 
 
-def test_deploy_trace_is_only_for_an_engine_service_on_kubernetes(
+def test_deploy_trace_is_only_for_a_service_an_engine_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trace = str(_varied_trace(tmp_path))
@@ -257,24 +264,15 @@ def test_deploy_trace_is_only_for_an_engine_service_on_kubernetes(
     assert code == 1 and "nope.csv' not found" in err and "Traceback" not in err
     assert not out.exists()
     out = tmp_path / "docker"
+    served = serve_workload(tmp_path, model="bert-large")  # no Hub weights: serve.py, no engine
     monkeypatch.setattr(
         sys,
         "argv",
-        [
-            "gpuplan",
-            "deploy",
-            str(serve_workload(tmp_path)),
-            "-t",
-            "docker",
-            "-o",
-            str(out),
-            "--trace",
-            trace,
-        ],
+        ["gpuplan", "deploy", str(served), "-t", "docker", "-o", str(out), "--gpu", "T4", "--trace", trace],
     )
     with pytest.raises(SystemExit) as e:
         main()
     err = capsys.readouterr().err
     assert e.value.code == 1
-    assert "--trace: only for --target k8s" in err and len(err.strip().splitlines()) == 1
+    assert "--trace sizes a serving engine's replicas" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()

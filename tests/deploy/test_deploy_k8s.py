@@ -170,23 +170,31 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    ("serving", "start", "most"),
-    [("min_replicas: 1", 3, 6), ("min_replicas: 1, max_replicas: 8", 3, 8), ("min_replicas: 5", 5, 10)],
+    ("serving", "start", "least", "most"),
+    [
+        ("min_replicas: 1", 3, 1, 6),
+        ("min_replicas: 1, max_replicas: 8", 3, 1, 8),
+        ("min_replicas: 5", 5, 5, 10),
+    ],
 )
-def test_a_workloads_min_replicas_never_starts_fewer_than_the_plan_priced(
-    tmp_path: Path, serving: str, start: int, most: int
+def test_a_workloads_min_replicas_is_the_floor_and_the_plans_count_starts(
+    tmp_path: Path, serving: str, start: int, least: int, most: int
 ) -> None:
-    # min_replicas: 1 had started one replica of the three priced for the load: the service dropped
-    # requests in simulate until the autoscaler caught up.
+    # min_replicas: 1 had started one replica of the three priced for the load (the service dropped
+    # requests in simulate until the autoscaler caught up); then the plan's count had become the
+    # autoscaler's floor too, and a service sized for its peak never scaled down at night.
     spec = LaunchSpec.from_workload(serve_workload(tmp_path, serving), gpu="L4", count=3)
     docs = yaml_docs(generate(spec, "k8s"))
     dep = next(d for d in docs if d["kind"] == "Deployment")
     hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
     assert (dep["spec"]["replicas"], hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (
         start,
-        start,
+        least,
         most,
     )
+    keda = yaml_docs(generate(spec, "k8s", GenerateOptions(autoscaler="keda")))
+    scaled = next(d for d in keda if d["kind"] == "ScaledObject")
+    assert (scaled["spec"]["minReplicaCount"], scaled["spec"]["maxReplicaCount"]) == (least, most)
 
 
 def test_manifests_have_no_yaml_anchors(multinode_plan: LaunchSpec) -> None:

@@ -111,8 +111,8 @@ def deploy(
         Path | None,
         typer.Option(
             "--trace",
-            help="k8s serving of an engine: count the requests a replica runs at once on this trace's "
-            "request lengths (CSV as simulate reads it).",
+            help="Serving by an engine: size its replicas (the requests one runs at once, the longest it "
+            "takes) on this trace's request lengths (CSV as simulate reads it).",
             show_default=False,
         ),
     ] = None,
@@ -143,7 +143,7 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unpriced_share
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, UNCHECKED_CONTEXT, engine_launch, unpriced_share
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.errors import InputError, NotFoundError
 
@@ -153,8 +153,6 @@ def deploy(
         raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
     if own_cluster and generator.name != "k8s":
         raise InputError.worded(N_("--own-cluster: only for --target k8s"))
-    if trace is not None and generator.name != "k8s":
-        raise InputError.worded(N_("--trace: only for --target k8s (an engine service's autoscaler)"))
     lengths = None
     if trace is not None:
         from gpuplan.simulate import read_trace_csv
@@ -255,9 +253,10 @@ def deploy(
                 flag=share_gpu is not None,
                 profile=prof,
             )
-    if generator.name == "k8s" and engine_launch(spec) is not None:
+    if engine_launch(spec) is not None:
         # The engine's autoscaler holds its requests in flight at the replica's batch slots × 0.8, as
-        # the plan sizes replicas and `simulate autoscale --policy queue` replays it.
+        # the plan sizes replicas and `simulate autoscale --policy queue` replays it; every target
+        # caps the longest request at what one replica's KV cache holds.
         from gpuplan.api import deployed_engine_slots
         from gpuplan.cli._profiles import load_profile
         from gpuplan.cli._settings import settings
@@ -275,15 +274,17 @@ def deploy(
             lambda w: traced if traced is not None else load_profile(w, db),
             trace=lengths,
         )
-        if isinstance(slots, str):
+        if isinstance(slots, str) and generator.name == "k8s":
             typer.echo(_("warning: {line}").format(line=_(ON_GPU_UTILISATION).format(why=slots)), err=True)
+        elif isinstance(slots, str):
+            typer.echo(_("note: {line}").format(line=_(UNCHECKED_CONTEXT).format(why=slots)), err=True)
         else:
-            spec = spec.with_engine_slots(slots.slots, slots.context_tokens, slots.trace)
+            spec = spec.with_engine_slots(slots)
     elif trace is not None:
         raise InputError.worded(
             N_(
-                "--trace counts the requests a serving engine's replica runs at once for its Kubernetes "
-                "autoscaler (--target k8s, a workload served by vLLM or SGLang); this deploy has none"
+                "--trace sizes a serving engine's replicas on your traffic's request lengths (a workload "
+                "served by vLLM or SGLang); this deploy runs none"
             )
         )
     if unpriced := unpriced_share(spec):

@@ -168,10 +168,10 @@ def _replicas_note(spec: LaunchSpec) -> str:
     README had shown one container for a plan of four time-sharing replicas: a quarter of the
     capacity priced)."""
     serving = spec.serving
-    if serving is None or serving.min_replicas <= 1:
+    if serving is None or serving.launch_replicas <= 1:
         return ""
     per = spec.tensor_parallel * spec.pipeline_parallel
-    gpus = -(-serving.min_replicas * per // serving.share_gpu)
+    gpus = -(-serving.launch_replicas * per // serving.share_gpu)
     said = (
         _(
             "The plan priced {n} replicas time-sharing {gpus} GPU(s), {share} to a GPU: the command below "
@@ -185,7 +185,7 @@ def _replicas_note(spec: LaunchSpec) -> str:
             "on its own GPU(s) (`--gpus device=…` in place of `--gpus all`) and port, behind a load "
             "balancer; Kubernetes (--target k8s) starts and scales them for you."
         )
-    ).format(n=serving.min_replicas, gpus=gpus, share=serving.share_gpu)
+    ).format(n=serving.launch_replicas, gpus=gpus, share=serving.share_gpu)
     return f"\n\n{said}"
 
 

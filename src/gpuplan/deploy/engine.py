@@ -46,9 +46,11 @@ __all__ = [
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
     "PLAN_MEMORY_FRACTION",
+    "UNCHECKED_CONTEXT",
     "EngineLaunch",
     "engine_launch",
     "engine_note",
+    "hub_note",
     "serve_py_reason",
     "unpriced_share",
 ]
@@ -125,6 +127,8 @@ class EngineLaunch:
     tensor_parallel: int
     max_model_len: int | None
     """Tokens of prompt plus answer; None: the model's own limit."""
+    context_why: str = ""
+    """Where :attr:`max_model_len` comes from, for the README (:func:`_context`)."""
     memory_fraction: float
     """Share of each GPU's memory the engine takes (weights, KV cache and, for vLLM, activations)."""
     prefix_caching: bool | None
@@ -206,11 +210,7 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     found = ENGINE_PIN.fullmatch(pin)
     assert found is not None  # ServingDeployment checked it
     engine, version = found["name"], found["version"]
-    context = None
-    if serving and serving.prompt_tokens and serving.output_tokens:
-        context = serving.prompt_tokens + serving.output_tokens
-    elif spec.seq_len:
-        context = spec.seq_len
+    context, why = _context(spec)
     share = serving.share_gpu if serving else 1
     return EngineLaunch(
         engine=engine,
@@ -220,9 +220,86 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
         model_id=spec.hf_model_id,
         tensor_parallel=spec.tensor_parallel,
         max_model_len=context,
+        context_why=why,
         memory_fraction=round(PLAN_MEMORY_FRACTION / share, 3),
         prefix_caching=serving.prefix_caching if serving else None,
     )
+
+
+def hub_note(spec: LaunchSpec) -> str:
+    """A README sentence where an engine service runs in mainland China, from where the Hugging Face
+    Hub (huggingface.co) is often unreachable: the weights must come another way ('' elsewhere).
+    vLLM reads ModelScope with ``VLLM_USE_MODELSCOPE=True`` (vLLM "Environment Variables",
+    docs.vllm.ai; it needs the ``modelscope`` package, which the vLLM image does not carry), SGLang
+    with ``SGLANG_USE_MODELSCOPE=true`` (SGLang "Use Models From ModelScope",
+    docs.sglang.io/supported_models/modelscope.html); ``HF_ENDPOINT`` points huggingface_hub at
+    another endpoint (huggingface_hub "Environment variables")."""
+    from gpuplan.deploy.images import in_mainland_china
+
+    launch = engine_launch(spec)
+    if launch is None or not in_mainland_china(spec.provider, spec.region):
+        return ""
+    modelscope = "VLLM_USE_MODELSCOPE=True" if launch.engine == "vllm" else "SGLANG_USE_MODELSCOPE=true"
+    return _(
+        "Each replica downloads `{model}` from the Hugging Face Hub when it starts, and huggingface.co is "
+        "often unreachable from mainland China ({provider} {region}): put the weights on a volume the "
+        "pods mount and point the engine at that path, set HF_ENDPOINT to a mirror you trust, or serve "
+        "from ModelScope ({modelscope}, with the `modelscope` package in your image and ModelScope's id "
+        "of the model)."
+    ).format(model=launch.model_id, provider=spec.provider, region=spec.region, modelscope=modelscope)
+
+
+#: A note where one replica's KV cache is not known (``{why}``: why), so the engine's longest request
+#: is not checked against it.
+UNCHECKED_CONTEXT = N_(
+    "the engine's longest request is not checked against what one replica's KV cache holds ({why}); "
+    "an engine whose cache cannot hold it refuses to start"
+)
+#: vLLM and SGLang allocate the KV cache in blocks (vLLM's default block size, 16 tokens): a cap
+#: that the cache must hold is rounded down to whole blocks.
+_KV_BLOCK_TOKENS = 16
+
+
+def _context(spec: LaunchSpec) -> tuple[int | None, str]:
+    """The longest request (prompt + answer tokens) the engine is started to accept, and why.
+
+    Requests vary: the serving block's prompt and answer tokens are the plan's mean, and an engine
+    capped at their sum refuses (vLLM: HTTP 400) or cuts short every longer one. So the cap is the
+    longest request the service was sized on where a trace was given, else the model's own limit,
+    never above the model's limit, nor above the KV cache one replica holds (an engine whose cache
+    cannot hold one request of its cap refuses to start). Only where neither the model's limit nor
+    a trace is known does the serving block's sum stand, and the README says so."""
+    serving = spec.serving
+    limit = spec.model_context_limit
+    kv = spec.engine_kv_tokens
+    if spec.engine_longest_request is not None:
+        want = spec.engine_longest_request
+        why = _("the longest request in the trace {trace}").format(trace=spec.engine_slots_trace)
+        if limit is not None and want > limit:
+            want = limit
+            why = _(
+                "the model's own limit (its config's positions); the trace's longest request, {longest} "
+                "tokens, is longer and would be refused"
+            ).format(longest=spec.engine_longest_request)
+    elif limit is not None:
+        want, why = limit, _("the model's own limit (its config's positions)")
+    elif serving and serving.prompt_tokens and serving.output_tokens:
+        want = serving.prompt_tokens + serving.output_tokens
+        why = _(
+            "the serving block's prompt + answer tokens, as the model states no limit: a longer request "
+            "is refused; give deploy --trace FILE.csv to size it on your traffic"
+        )
+    elif spec.seq_len:
+        want, why = spec.seq_len, _("the workload's inputs.seq_len, as the model states no limit")
+    else:
+        return None, ""
+    if kv and want > kv:  # 0: no request fits, which the fit check refuses (unless forced)
+        want = max(_KV_BLOCK_TOKENS, kv // _KV_BLOCK_TOKENS * _KV_BLOCK_TOKENS)
+        why = _(
+            "as many tokens as one replica's KV cache holds (the estimate's {kv:,}): a longer request is "
+            "refused"
+        ).format(kv=kv)
+    return want, why
 
 
 def unpriced_share(spec: LaunchSpec) -> str:
@@ -294,6 +371,12 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
             "differently."
         ).format(tp=launch.tensor_parallel, fraction=f"{launch.memory_fraction:.3g}")
     )
+    if launch.max_model_len is not None:
+        parts.append(
+            _(
+                "The engine accepts requests of up to {tokens:,} tokens, prompt and answer together: {why}."
+            ).format(tokens=launch.max_model_len, why=launch.context_why)
+        )
     parts.append(
         _(
             "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "

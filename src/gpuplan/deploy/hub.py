@@ -17,7 +17,7 @@ from types import MappingProxyType
 from gpuplan.deploy.grammar import hf_repo_id
 from gpuplan.errors import GpuplanError
 
-__all__ = ["HF_MODEL_IDS", "config_identity", "preset_identity"]
+__all__ = ["HF_MODEL_IDS", "config_identity", "context_limit", "preset_identity"]
 
 #: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
 #: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
@@ -48,6 +48,25 @@ def preset_identity(preset: str) -> tuple[str | None, str | None]:
     if info is None:
         return None, None
     return HF_MODEL_IDS.get(info.name), info.family
+
+
+def context_limit(preset: str | None, config: Path | None) -> int | None:
+    """The positions the model takes (its preset's, or its config.json's ``max_position_embeddings``
+    or kin), the longest request a serving engine of it accepts; None: not stated or unreadable."""
+    if preset is not None:
+        from gpuplan.workload.presets.registry import PRESETS
+
+        info = PRESETS.get(preset.strip().lower())
+        return info.max_seq_len if info is not None else None
+    if config is None:
+        return None
+    from gpuplan.workload.hf_config import read_hf_config
+    from gpuplan.workload.spec import hf_max_positions
+
+    try:
+        return hf_max_positions(read_hf_config(config))
+    except (GpuplanError, OSError):
+        return None
 
 
 def config_identity(path: Path) -> tuple[str | None, str | None]:

@@ -94,18 +94,24 @@ def base_image_for(gpu: GPU | None) -> BaseImage:
     return _CUDA_12_4 if cc < (7, 5) else _CUDA_12_8
 
 
-def registry_note(provider: str | None, region: str | None) -> str:
-    """A README sentence for a launch in mainland China, where Docker Hub is often slow or
-    unreachable: where to put the image instead ('' elsewhere, or where the region is unknown)."""
+def in_mainland_china(provider: str | None, region: str | None) -> bool:
+    """The provider's own facts place ``region`` in mainland China (False where either is unknown)."""
     if not provider or not region:
-        return ""
+        return False
     from gpuplan.catalog.providers import REGISTRY
-    from gpuplan.i18n import _
 
     module = REGISTRY.get(provider)
     found = module.FACTS.region(region) if module is not None else None
-    if found is None or found.country != "CN":
+    return found is not None and found.country == "CN"
+
+
+def registry_note(provider: str | None, region: str | None) -> str:
+    """A README sentence for a launch in mainland China, where Docker Hub is often slow or
+    unreachable: where to put the image instead ('' elsewhere, or where the region is unknown)."""
+    if not in_mainland_china(provider, region):
         return ""
+    from gpuplan.i18n import _
+
     return _(
         "This plan runs in mainland China ({provider} {region}), where Docker Hub (docker.io) is often slow "
         "or unreachable: copy the image to your cloud's registry (Alibaba Cloud ACR, Tencent Cloud TCR, "

@@ -32,6 +32,10 @@ class ServingDeployment(BaseModel):
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
     min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
     max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
+    start_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    """Replicas started at launch where they differ from ``min_replicas``: the plan's count for the
+    load it priced, above a serving block's own ``min_replicas`` (the autoscaler may go down to that
+    minimum when the load falls); None: start ``min_replicas``."""
     prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Tokens of a request's prompt and of its answer, as the plan priced them (the engine's
@@ -95,4 +99,13 @@ class ServingDeployment(BaseModel):
             raise ValueError(Phrase(N_("choose either mig_profile or share_gpu, not both")))
         if self.max_replicas < self.min_replicas:
             raise ValueError(Phrase(N_("max_replicas is below min_replicas")))
+        if self.start_replicas is not None and not (
+            self.min_replicas <= self.start_replicas <= self.max_replicas
+        ):
+            raise ValueError(Phrase(N_("start_replicas must be between min_replicas and max_replicas")))
         return self
+
+    @property
+    def launch_replicas(self) -> int:
+        """Replicas running when the service starts (:attr:`start_replicas`, else the minimum)."""
+        return self.start_replicas if self.start_replicas is not None else self.min_replicas

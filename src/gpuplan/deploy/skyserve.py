@@ -131,8 +131,8 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             capacity_requests_per_s=capacity,
         )
     return ReplicaPolicy(
-        min_replicas=serving.min_replicas,
-        max_replicas=serving.min_replicas,
+        min_replicas=serving.launch_replicas,
+        max_replicas=serving.launch_replicas,
         target_qps_per_replica=None,
         capacity_requests_per_s=None,
         why_fixed=why,

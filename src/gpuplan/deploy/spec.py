@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any
@@ -54,7 +55,7 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
-from gpuplan.deploy.hub import config_identity, preset_identity
+from gpuplan.deploy.hub import config_identity, context_limit, preset_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
@@ -77,6 +78,7 @@ __all__ = [
     "K8S_FIELDS",
     "K8S_FLAGS",
     "PLAN_SCHEMA_VERSION",
+    "EngineSlots",
     "LaunchSpec",
     "ServingDeployment",
     "kubernetes_option",
@@ -156,6 +158,22 @@ def _short_errors(e: ValidationError) -> Phrase:
     return Phrase(N_("{where}: {problem}{more}"), where=where, problem=problem, more=more)
 
 
+@dataclass(frozen=True)
+class EngineSlots:
+    """The requests one replica of a serving engine runs at once, and what they were counted at."""
+
+    slots: int
+    context_tokens: float
+    """The mean KV context of a running request the KV cache was divided by (tokens)."""
+    kv_tokens: int
+    """Tokens of KV cache one replica holds."""
+    trace: str | None
+    """The trace whose request lengths gave it; None: the workload's ``serving:`` lengths, every
+    request the same."""
+    longest_request: int | None
+    """The trace's longest request, prompt + answer tokens (None without a trace)."""
+
+
 class LaunchSpec(BaseModel):
     """Everything the launch-file generators need. Built by :meth:`from_plan_json` or
     :meth:`from_workload`; immutable."""
@@ -189,6 +207,9 @@ class LaunchSpec(BaseModel):
     serving engine loads; None where there is none (:mod:`gpuplan.deploy.hub`)."""
     model_family: str | None = None
     """``decoder``, ``encoder``, ``encoder-decoder``, ``vit`` or ``cnn``; None: not known."""
+    model_context_limit: int | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
+    """Positions the model takes (its preset's, its config.json's ``max_position_embeddings``): the
+    longest request a serving engine of it accepts; None: not stated."""
     project_dir: str | None = None
     """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
     checked by the builders to lie inside the folder the user named (the plan's or workload's own,
@@ -230,6 +251,11 @@ class LaunchSpec(BaseModel):
     engine_slots_trace: str | None = Field(default=None, max_length=200)
     """The trace whose request lengths :attr:`engine_slots` was counted on; None: the workload's
     ``serving:`` lengths, every request the same."""
+    engine_kv_tokens: int | None = Field(default=None, ge=0, le=2**40)
+    """Tokens of KV cache one replica of the engine holds, as the estimate counts them (None with
+    :attr:`engine_slots`): the longest request it can take at all."""
+    engine_longest_request: int | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
+    """The longest request (prompt + answer tokens) of :attr:`engine_slots_trace`; None without one."""
     replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
     """Requests/s one replica of the service carries, as the plan estimated it (its option's
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
@@ -281,15 +307,17 @@ class LaunchSpec(BaseModel):
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
 
-    def with_engine_slots(self, slots: int, context_tokens: float, trace: str | None) -> LaunchSpec:
-        """A copy whose engine replicas run ``slots`` requests at once (:attr:`engine_slots`), counted
-        at ``context_tokens`` a running request on ``trace``'s lengths (None: the serving block's)."""
+    def with_engine_slots(self, sizing: EngineSlots) -> LaunchSpec:
+        """A copy whose engine replicas run ``sizing.slots`` requests at once (:attr:`engine_slots`),
+        as ``gpuplan.api.engine_batch_slots`` counted them."""
         return LaunchSpec.model_validate(
             {
                 **self.model_dump(),
-                "engine_slots": slots,
-                "engine_context_tokens": context_tokens,
-                "engine_slots_trace": trace,
+                "engine_slots": sizing.slots,
+                "engine_context_tokens": sizing.context_tokens,
+                "engine_slots_trace": sizing.trace,
+                "engine_kv_tokens": sizing.kv_tokens,
+                "engine_longest_request": sizing.longest_request,
             }
         )
 
@@ -367,9 +395,19 @@ class LaunchSpec(BaseModel):
             table = next((t for t in mig_gpus() if gpu.id in t.gpu_ids), None)
             if table is not None:
                 table.profile(self.serving.mig_profile)
-        if (self.engine_slots is None) != (self.engine_context_tokens is None):
+        if (
+            len(
+                {self.engine_slots is None, self.engine_context_tokens is None, self.engine_kv_tokens is None}
+            )
+            > 1
+        ):
             raise ValueError(
-                Phrase(N_("engine_slots and engine_context_tokens go together: give both or neither"))
+                Phrase(
+                    N_(
+                        "engine_slots, engine_context_tokens and engine_kv_tokens go together: give all "
+                        "or none"
+                    )
+                )
             )
         return self
 
@@ -727,19 +765,24 @@ def _serving_for(
     # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
     gpus *= serving.share_gpu
-    update: dict[str, int] = {}
-    # start what the plan priced, never fewer (a workload's min_replicas: 1 had started one replica
-    # of the three the plan priced for the load); no more than a max_replicas given
-    start = gpus if "min_replicas" not in serving.model_fields_set else max(gpus, serving.min_replicas)
+    update: dict[str, int | None] = {}
+    # Start what the plan priced, never fewer (a workload's min_replicas: 1 had started one replica
+    # of the three the plan priced for the load); no more than a max_replicas given. A min_replicas
+    # the serving block gives stays the autoscaler's floor: the service scales down to it when the
+    # load falls (the plan prices the load it was given, the peak where that is what was given).
+    given_min = "min_replicas" in serving.model_fields_set
+    start = max(gpus, serving.min_replicas) if given_min else gpus
     if "max_replicas" in serving.model_fields_set:
         start = min(start, serving.max_replicas)
-    if start != serving.min_replicas or "min_replicas" not in serving.model_fields_set:
+    if not given_min:
         update["min_replicas"] = start
+    elif start != serving.min_replicas:
+        update["start_replicas"] = start
     if "max_replicas" not in serving.model_fields_set:
         # room to double what was priced (the serving block's own default, 8, was as many as 4×
         # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4)
-        update["max_replicas"] = 2 * update.get("min_replicas", serving.min_replicas)
-    return serving.model_copy(update=update)
+        update["max_replicas"] = 2 * start
+    return serving.model_copy(update=update)  # min ≤ start ≤ max by construction
 
 
 def _adapter_words(lora: object) -> str:
@@ -800,6 +843,7 @@ def _build(
     try:
         model_source = _model_source(m)
         hf_model_id, model_family = _identity(m, config)
+        positions = None if m.python else context_limit(m.preset, config if m.hf_config else None)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
@@ -818,6 +862,7 @@ def _build(
             model_source=model_source,
             hf_model_id=hf_model_id,
             model_family=model_family,
+            model_context_limit=positions,
             batch_size=workload.inputs.batch_size,
             seq_len=workload.inputs.seq_len,
             image_size=workload.inputs.image_size,

@@ -28,8 +28,8 @@ from gpuplan.web.requests import (
 )
 
 if TYPE_CHECKING:
-    from gpuplan.api import EngineSlots
     from gpuplan.catalog import Store
+    from gpuplan.deploy.spec import EngineSlots
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
     from gpuplan.web.answers import AnswerCache
@@ -350,7 +350,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, UNCHECKED_CONTEXT, engine_launch
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
@@ -387,14 +387,16 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         names=OPTION_FIELDS,
     )
     notes = [spec.chosen_because] if spec.chosen_because else []
-    if generator.name == "k8s" and engine_launch(spec) is not None:
-        # the engine's autoscaler on its requests in flight, as the command line writes it
+    if engine_launch(spec) is not None:
+        # the engine's autoscaler on its requests in flight and its longest request, as the command
+        # line writes them
         share = spec.serving.share_gpu if spec.serving is not None else 1
         slots = _engine_slots(store, request.plan, spec.gpu, share)
         if isinstance(slots, str):
-            notes.append(_(ON_GPU_UTILISATION).format(why=slots))
+            unknown = ON_GPU_UTILISATION if generator.name == "k8s" else UNCHECKED_CONTEXT
+            notes.append(_(unknown).format(why=slots))
         else:
-            spec = spec.with_engine_slots(slots.slots, slots.context_tokens, slots.trace)
+            spec = spec.with_engine_slots(slots)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     buf = io.BytesIO()

@@ -62,6 +62,7 @@ __all__ = [
     "ServingSpec",
     "StackSpec",
     "Workload",
+    "hf_max_positions",
     "load_workload",
 ]
 
@@ -773,7 +774,7 @@ class Workload(Spec):
                 return
             if inp.image_size is not None:
                 raise _refused(N_("inputs: {model} takes tokens; give seq_len, not image_size"), model=model)
-            limit, source = _hf_max_positions(raw), Phrase(N_("its config.json"))
+            limit, source = hf_max_positions(raw), Phrase(N_("its config.json"))
         else:
             return  # user code: checked when traced
         if inp.seq_len is None and inp.image_size is None:
@@ -884,7 +885,7 @@ def _hf_takes_images(cfg: dict[str, Any]) -> bool:
     return "image_size" in cfg or "patch_size" in cfg
 
 
-def _hf_max_positions(cfg: dict[str, Any]) -> int | None:
+def hf_max_positions(cfg: dict[str, Any]) -> int | None:
     """The sequence limit written in a HF config.json, or None if it states none (T5's relative bias)."""
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
-from gpuplan.deploy.engine import engine_launch
+from gpuplan.deploy.engine import engine_launch, hub_note
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
@@ -49,17 +49,24 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     """Which image the pods run, and how to run the user's own."""
     launch = engine_launch(spec)
     if launch is not None and not options.image:
-        return _(
-            "The pods run the engine's official image `{image}`; create the token Secret first "
-            "(only gated models need a real token):"
-        ).format(image=launch.image) + (
-            "\n\n```bash\n"
-            f"kubectl create secret generic {HF_TOKEN_SECRET} --from-literal=token=$HF_TOKEN\n```"
+        china = "".join(f"\n{n}" for n in (registry_note(spec.provider, spec.region), hub_note(spec)) if n)
+        return (
+            _(
+                "The pods run the engine's official image `{image}`; create the token Secret first "
+                "(only gated models need a real token):"
+            ).format(image=launch.image)
+            + (
+                "\n\n```bash\n"
+                f"kubectl create secret generic {HF_TOKEN_SECRET} --from-literal=token=$HF_TOKEN\n```"
+            )
+            + china
         )
     if options.image:
-        return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
+        mine = _("The pods run your image `{image}` (built from the Dockerfile here).").format(
             image=options.image
         )
+        hub = hub_note(spec)
+        return f"{mine}\n{hub}" if hub else mine
     net = fabric(spec)
     if net is not None and not options.base_image:
         return _(
@@ -75,6 +82,24 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     )
     china = registry_note(spec.provider, spec.region)
     return f"{stock}\n{china}" if china else stock
+
+
+def _replay_command(spec: LaunchSpec) -> str:
+    """``gpuplan simulate autoscale`` of the autoscaler written: on the plan's instance where it has
+    one (its prices, in its region: a bare GPU would be priced at the catalog's cheapest anywhere),
+    from the replicas started, between the replicas' floor and ceiling."""
+    import shlex
+
+    assert spec.serving is not None
+    where = (
+        f"--instance {shlex.quote(spec.instance_type)}"
+        if spec.instance_type and spec.provider
+        else f"--gpu {spec.gpu}"
+    )
+    policy = f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}"
+    if spec.serving.start_replicas is not None:
+        policy += f",start={spec.serving.start_replicas}"
+    return f"gpuplan simulate autoscale WORKLOAD {where} --policy {policy}"
 
 
 def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
@@ -114,14 +139,18 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             extra.append(
                 _(
                     "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
-                    "between {least} and {most} replicas: {pct} % of the {slots} requests one replica runs "
-                    "at once (its KV cache at {context:,.0f} tokens a request: {counted}; at most the "
-                    "engine's own limit), as the plan sizes replicas. `{command}` replays it on your "
-                    "traffic (add --trace FILE.csv; the same trace gives the same count){shared}."
+                    "between {least} and {most} replicas{starting}: {pct} % of the {slots} requests one "
+                    "replica runs at once (its KV cache at {context:,.0f} tokens a request: {counted}; at "
+                    "most the engine's own limit), as the plan sizes replicas. `{command}` replays it on "
+                    "your traffic (add --trace FILE.csv; the same trace gives the same count){shared}."
                 ).format(
-                    command=f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu} --policy "
-                    f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}",
+                    command=_replay_command(spec),
                     target=quantity(target),
+                    starting=_(", starting with the {n} the plan priced for its load").format(
+                        n=spec.serving.start_replicas
+                    )
+                    if spec.serving.start_replicas is not None
+                    else "",
                     least=spec.serving.min_replicas,
                     most=spec.serving.max_replicas,
                     pct=f"{TARGET_UTILISATION * 100:.0f}",

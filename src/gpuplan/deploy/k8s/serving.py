@@ -143,7 +143,7 @@ def _wrap_deployment(spec: LaunchSpec, sv: ServingDeployment, pod: dict[str, Any
         "kind": "Deployment",
         "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
         "spec": {
-            "replicas": sv.min_replicas,
+            "replicas": sv.launch_replicas,
             "selector": {"matchLabels": labels(spec, "serve")},
             "template": {"metadata": {"labels": labels(spec, "serve")}, "spec": pod},
         },
