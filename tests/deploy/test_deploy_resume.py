@@ -327,3 +327,24 @@ def test_the_readme_and_launch_sh_say_which_gpu_counts_resume_a_checkpoint(tmp_p
     )
     assert "with this batch these counts work: 1, 2, 3, 6." in readme
     assert "# NPROC_PER_NODE=N ./launch.sh runs on N GPUs per node." in files["launch.sh"]
+
+
+def test_resuming_on_another_rank_count_is_refused_in_one_line_where_it_cannot_be_exact(
+    job_dir: Path,
+) -> None:
+    train = _train_py(job_dir)
+    progress = {"step": 3, "epoch": 0, "position": 3, "loss": 0.0}  # as an older train.py saved it
+    old = {"world_size": 2, "progress": progress}
+    with pytest.raises(SystemExit, match=r"does not record its batch size \(an older train\.py\)"):
+        train.rescale_progress(old, 1, 4, False)
+    ckpt = {**old, "batch": {"per_gpu": 4, "accumulation": 1, "batched": True}}
+    # make_inputs() micro-batches of another size would be other data altogether.
+    with pytest.raises(SystemExit, match=r"resume with --batch-size 4$"):
+        train.rescale_progress(ckpt, 1, 2, True)
+    # 8 samples a step; 3 per GPU divides no count of GPUs into it.
+    with pytest.raises(SystemExit, match="no GPU count does with --batch-size 3; use --batch-size 4, or"):
+        train.rescale_progress(ckpt, 1, 3, False)
+    # Whole micro-batches (make_inputs): 2 ranks x 3 of them seen, 1 rank goes on at the 7th.
+    progress, accumulation, warning = train.rescale_progress(ckpt, 1, 4, True)
+    assert (progress["position"], progress["offset"], accumulation) == (6, 0, 2)
+    assert "epoch 0 goes on after the 6 micro-batches already seen;" in warning

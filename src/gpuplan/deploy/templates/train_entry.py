@@ -619,7 +619,7 @@ def load_latest_checkpoint(
     load_full_state(model, optimizer, ckpt)  # full tensors: they load on any number of ranks
     # Per-rank RNG states have no counterpart on another rank count: a deterministic seed per rank
     # and step instead (the same resume on the same count draws the same numbers again).
-    reseed = (seed * 1_000_003 + progress["step"]) * 1_000_003 + rank
+    reseed = ((seed * 1_000_003 + progress["step"]) * 1_000_003 + rank) % 2**63  # manual_seed's range
     torch.manual_seed(reseed)  # also seeds every CUDA device
     random.seed(reseed)
     if rank == 0:
