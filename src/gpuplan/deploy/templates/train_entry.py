@@ -691,7 +691,8 @@ def rescale_progress(ckpt: dict, world: int, batch_size: int, batched: bool) -> 
     where = f"epoch {progress['epoch']} goes on after the {consumed} {unit} already seen"
     if repeated:
         where += (
-            f", except that the last {repeated} of them are seen again (rank r takes items r, r + {world}, "
+            f", except that the last {repeated} of them {'is' if repeated == 1 else 'are'} seen again "
+            f"(rank r takes items r, r + {world}, "
             f"... of the epoch's order, so {world} ranks cannot start exactly after them)"
         )
     now = f"{batch_size} per GPU x {_count(world, 'GPU')} x {_count(accumulation, 'accumulation step')}"
