@@ -10,6 +10,7 @@ that checkpoint whichever node starts first and whichever holds it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from deploy_helpers import FIXTURES
@@ -181,3 +183,168 @@ def test_two_nodes_with_a_folder_each_resume_from_the_checkpoint_on_either(
     assert "resumed" not in out_a
     assert latest_step(node_b / "ck") == 4  # rank 0, on B, wrote the new ones
     assert json.loads((node_b / "result.json").read_text()) == reference  # bit-identical weights
+
+
+# ---- a different number of GPUs on resume -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_rank_checkpoint(job_dir: Path) -> Path:
+    """A checkpoint at step 3 written by 2 ranks x batch 4 x 1 accumulation step (global batch 8):
+    3 micro-batches per rank, 24 of epoch 0's 64 samples seen."""
+    rc, out = finish(launch(job_dir, "--steps", "3", "--ckpt-dir", "ck-2ranks", NPROC_PER_NODE="2"))
+    assert rc == 0, out[-3000:]
+    assert latest_step(job_dir / "ck-2ranks") == 3
+    return job_dir / "ck-2ranks"
+
+
+def test_a_checkpoint_of_2_ranks_resumes_on_1_with_the_same_global_batch_and_samples(
+    job_dir: Path, two_rank_checkpoint: Path, tmp_path: Path
+) -> None:
+    import torch
+
+    ckpt = tmp_path / "ck"
+    shutil.copytree(two_rank_checkpoint, ckpt)
+    rc, out = finish(launch(job_dir, "--steps", "6", "--ckpt-dir", str(ckpt), NPROC_PER_NODE="1"))
+    assert rc == 0, out[-3000:]
+    assert "resumed from step 3" in out
+    warning = (
+        "[tiny-lm] WARNING: resuming step 3 of a checkpoint written by 2 ranks on 1 rank: model and "
+        "optimizer state are loaded in full; the global batch stays 8 samples (4 per GPU x 1 GPU x 2 "
+        "accumulation steps, was 4 per GPU x 2 GPUs x 1 accumulation step), so the learning-rate schedule "
+        "is unchanged; epoch 0 goes on after the 24 samples already seen; per-rank RNG states cannot move "
+        "to another number of ranks, so each rank is reseeded from --seed and the step: the run is correct "
+        "but not bit-identical to an uninterrupted one\n"
+    )
+    assert warning in out and out.count("WARNING") == 1
+    final = torch.load(ckpt / "step_00000006.pt", weights_only=False)
+    assert final["world_size"] == 1 and final["batch"]["accumulation"] == 2
+    # 24 samples seen = 6 micro-batches of 4 on one rank; 3 more steps x 2 micro-batches each: 12.
+    # (Without the conversion the rank would restart at micro-batch 3; with 1 accumulation step it
+    # would reach 6 or 9.) The 2-rank run would be at 6 micro-batches per rank: 48 samples either way.
+    assert (final["progress"]["epoch"], final["progress"]["position"], final["progress"]["offset"]) == (
+        0,
+        12,
+        0,
+    )
+
+
+def test_a_global_batch_that_the_new_gpu_count_does_not_divide_is_refused_in_one_line(
+    job_dir: Path, two_rank_checkpoint: Path, tmp_path: Path
+) -> None:
+    ckpt = tmp_path / "ck"
+    shutil.copytree(two_rank_checkpoint, ckpt)
+    rc, out = finish(launch(job_dir, "--steps", "6", "--ckpt-dir", str(ckpt), NPROC_PER_NODE="3"))
+    assert rc != 0
+    refusal = (
+        "checkpoint's global batch of 8 samples (4 per GPU x 2 GPUs x 1 accumulation step) is not a whole "
+        "number of accumulation steps on 3 GPUs x 4 per GPU, and changing it would change the training: "
+        "resume on 1 or 2 GPUs, or start fresh with another --ckpt-dir\n"
+    )
+    assert out.count(refusal) == 1, out[-3000:]  # said once, by rank 0
+    assert latest_step(ckpt) == 3  # nothing trained, nothing written
+
+
+def _train_py(job_dir: Path) -> Any:
+    spec = importlib.util.spec_from_file_location("generated_train", job_dir / "train.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("old_world", "old_batch", "old_accumulation", "position", "world", "batch", "repeated"),
+    [
+        (2, 4, 1, 3, 1, 4, 0),  # 24 samples seen, 1 rank x 6 micro-batches
+        (4, 2, 3, 5, 3, 2, 1),  # 40 seen: 3 ranks skip 13 each (39), the 40th is seen again
+        (3, 2, 2, 4, 4, 3, 0),  # 24 seen: 4 ranks x 6 = 2 micro-batches of 3, offset 0
+        (2, 3, 2, 3, 3, 2, 0),  # 18 seen: 3 ranks x 6 = 3 micro-batches of 2
+        (1, 4, 4, 3, 2, 2, 0),  # 12 seen: 2 ranks x 6 = 3 micro-batches of 2
+        (2, 4, 3, 3, 3, 2, 0),  # 24 seen: 3 ranks x 8 = 4 micro-batches of 2
+        (4, 1, 3, 3, 3, 2, 0),  # 12 seen: 3 ranks x 4 = 2 micro-batches of 2
+        (2, 2, 3, 3, 3, 4, 0),  # 12 seen: 3 ranks x 4 = 1 micro-batch of 4
+        (3, 2, 1, 1, 2, 3, 0),  # 6 seen: 2 ranks x 3 = 1 micro-batch of 3
+        (2, 6, 1, 1, 4, 3, 0),  # 12 seen: 4 ranks x 3 = 1 micro-batch of 3
+        (2, 2, 3, 1, 4, 3, 0),  # 4 seen: 4 ranks x 1: offset 1 into the first micro-batch of 3
+    ],
+)
+def test_resuming_on_another_rank_count_goes_on_after_the_samples_already_seen(
+    job_dir: Path,
+    old_world: int,
+    old_batch: int,
+    old_accumulation: int,
+    position: int,
+    world: int,
+    batch: int,
+    repeated: int,
+) -> None:
+    """The sampler order of the ranks before, up to their position, then of the ranks after, from
+    the converted position: the epoch's order once through, less only the repeated items."""
+    train = _train_py(job_dir)
+    dataset = list(range(61))  # a prime: every rank count drops a different tail
+    ckpt = {
+        "world_size": old_world,
+        "batch": {"per_gpu": old_batch, "accumulation": old_accumulation, "batched": False},
+        "progress": {"step": 7, "epoch": 2, "position": position, "offset": 0, "loss": 0.0},
+    }
+    progress, accumulation, warning = train.rescale_progress(ckpt, world, batch, False)
+    assert accumulation * batch * world == old_batch * old_world * old_accumulation
+
+    def order(ranks: int, start_batch: int, start_offset: int, per_batch: int) -> list[list[int]]:
+        out = []
+        for rank in range(ranks):
+            sampler = train.ResumableSampler(
+                dataset, per_batch, num_replicas=ranks, rank=rank, shuffle=True, seed=0, drop_last=True
+            )
+            sampler.set_epoch(progress["epoch"])
+            sampler.start_batch, sampler.start_offset = start_batch, start_offset
+            out.append(list(sampler))
+            assert len(sampler) == len(out[-1])
+        return out
+
+    before = [shard[: position * old_batch] for shard in order(old_world, 0, 0, old_batch)]
+    after = order(world, progress["position"], progress["offset"], batch)
+    # Read back in the epoch's global order: rank r's k-th item is the order's item k * ranks + r.
+    seen = [i for step in zip(*before, strict=True) for i in step]
+    goes_on = [i for step in zip(*after, strict=False) for i in step]
+    epoch = order(1, 0, 0, 1)[0]
+    assert seen == epoch[: len(seen)]
+    assert goes_on[:repeated] == seen[len(seen) - repeated :]
+    assert goes_on[repeated:] == epoch[len(seen) : len(seen) + len(goes_on) - repeated]
+    assert ("seen again" in warning) == (repeated > 0)
+
+
+def test_the_readme_and_launch_sh_say_which_gpu_counts_resume_a_checkpoint(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", count=2)
+    spec = spec.model_copy(update={"gradient_accumulation": 3})
+    files = {f.path: f.content for f in generate(spec, "torchrun", GenerateOptions(steps=STEPS))}
+    # 4 per GPU x 2 GPUs x 3 accumulation steps = 24 samples: any count dividing 2 x 3 = 6 keeps it.
+    readme = " ".join(files["README.md"].split())
+    assert "**If the GPU count changes between runs**" in readme
+    assert (
+        "train.py keeps the global batch, 24 samples (4 per GPU × 2 GPUs × 3 accumulation step(s))" in readme
+    )
+    assert "with this batch these counts work: 1, 2, 3, 6." in readme
+    assert "# NPROC_PER_NODE=N ./launch.sh runs on N GPUs per node." in files["launch.sh"]
+
+
+def test_resuming_on_another_rank_count_is_refused_in_one_line_where_it_cannot_be_exact(
+    job_dir: Path,
+) -> None:
+    train = _train_py(job_dir)
+    progress = {"step": 3, "epoch": 0, "position": 3, "loss": 0.0}  # as an older train.py saved it
+    old = {"world_size": 2, "progress": progress}
+    with pytest.raises(SystemExit, match=r"does not record its batch size \(an older train\.py\)"):
+        train.rescale_progress(old, 1, 4, False)
+    ckpt = {**old, "batch": {"per_gpu": 4, "accumulation": 1, "batched": True}}
+    # make_inputs() micro-batches of another size would be other data altogether.
+    with pytest.raises(SystemExit, match=r"resume with --batch-size 4$"):
+        train.rescale_progress(ckpt, 1, 2, True)
+    # 8 samples a step; 3 per GPU divides no count of GPUs into it.
+    with pytest.raises(SystemExit, match="no GPU count does with --batch-size 3; use --batch-size 4, or"):
+        train.rescale_progress(ckpt, 1, 3, False)
+    # Whole micro-batches (make_inputs): 2 ranks x 3 of them seen, 1 rank goes on at the 7th.
+    progress, accumulation, warning = train.rescale_progress(ckpt, 1, 4, True)
+    assert (progress["position"], progress["offset"], accumulation) == (6, 0, 2)
+    assert "epoch 0 goes on after the 6 micro-batches already seen;" in warning

@@ -18,13 +18,16 @@ from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason, u
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
+from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import listed
 
 __all__ = [
     "DEFAULT_STEPS",
     "MASTER_PORT",
     "TorchrunGenerator",
     "entry_point_files",
+    "gpu_count_note",
     "render_train_py",
     "total_steps",
 ]
@@ -120,6 +123,32 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
 #: `set -m` gives torchrun its own process group, so a signal to this script's group reaches torchrun
 #: once (from here), never twice: a second SIGTERM would cut short torchrun's wait for its ranks'
 #: checkpoint.
+def gpu_count_note(spec: LaunchSpec) -> str:
+    """What train.py does when it resumes on another number of GPUs (a README paragraph): it keeps
+    the global batch, so the counts that work are those that divide GPUs x accumulation steps."""
+    per_batch = spec.total_gpus * spec.gradient_accumulation  # global batch / per-GPU batch
+    small = [n for n in range(1, math.isqrt(per_batch) + 1) if per_batch % n == 0]
+    counts = sorted({*small, *(per_batch // n for n in small)})
+    return _(
+        "**If the GPU count changes between runs** (a spot node is lost, capacity comes back with fewer "
+        "GPUs), train.py resumes on the GPUs there are: give launch.sh their number in NPROC_PER_NODE "
+        "(GPUs per node) and, on several nodes, NNODES. The model and optimizer are checkpointed whole, "
+        "so they load on any count. "
+        "train.py keeps the global batch, {global_batch} samples ({batch} per GPU × {gpus} GPUs × "
+        "{steps} accumulation step(s)), and with it the learning-rate schedule, by recomputing the "
+        "accumulation steps, and it goes on after the samples of the epoch already seen. It says so in "
+        "one WARNING line: the run is correct but not bit-identical to an uninterrupted one (each GPU's "
+        "random state is reseeded). A GPU count that would need a fractional number of accumulation "
+        "steps is refused with one line; with this batch these counts work: {counts}."
+    ).format(
+        global_batch=spec.batch_size * per_batch,
+        batch=spec.batch_size,
+        gpus=spec.total_gpus,
+        steps=spec.gradient_accumulation,
+        counts=phrase_text(listed(counts)),
+    )
+
+
 def _run_torchrun() -> str:
     """launch.sh's ``run_torchrun`` function, its comment and message in the current language."""
     waited = _("wait returned for a signal: torchrun still runs")
@@ -233,12 +262,17 @@ def launch_sh(spec: LaunchSpec) -> str:
         ckpt = f'export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}\n'
     else:
         ckpt = ""  # set below, after the node's settings are checked
+    fewer = _(
+        "NPROC_PER_NODE=N ./launch.sh runs on N GPUs per node. A checkpoint written on another GPU count\n"
+        "resumes with the same global batch where the GPUs in all divide it into whole accumulation steps;\n"
+        "train.py refuses other counts with one line that names the counts that work."
+    )
     head = f"""#!/usr/bin/env bash
 {commented(what)}set -euo pipefail
 cd "$(dirname "$0")"
 
 {_nccl_switches()}
-NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
+{commented(fewer)}NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
 {ckpt}
 {signals}{_run_torchrun()}"""
@@ -471,6 +505,7 @@ def readme(spec: LaunchSpec) -> str:
         "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
         "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
+    checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:
         checkpoints += "\n\n" + _(
             "**Several nodes: CKPT_DIR must be storage every node sees** (an NFS share, a bucket mount), "

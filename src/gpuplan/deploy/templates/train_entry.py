@@ -14,6 +14,11 @@ What it does
     agree on it, and every rank loads the same one): model, optimizer,
     step, sampler epoch and position, and every rank's RNG state, so the resumed run ends with the
     same weights as an uninterrupted one.
+  * Resumes on another number of GPUs too (a spot node lost, capacity back with fewer GPUs) when
+    the global batch (per-GPU batch x GPUs x accumulation steps) is a whole number of accumulation
+    steps on the new count: the accumulation steps are recomputed, the epoch continues after the
+    samples already seen, and the RNG is reseeded (said in one WARNING line: correct, not
+    bit-identical). Otherwise it refuses with one line naming the GPU counts that work.
   * Checkpoints every CHECKPOINT_INTERVAL_MIN minutes (the plan's spot-risk optimum) or every
     --ckpt-every-steps steps.
 
@@ -255,19 +260,21 @@ class _StandInMLP(nn.Module):
 
 
 class ResumableSampler(DistributedSampler):
-    """DistributedSampler that can start an epoch part-way, at micro-batch ``start_batch``."""
+    """DistributedSampler that can start an epoch part-way: ``start_offset`` items after micro-batch
+    ``start_batch`` (the offset is non-zero only after a resume on another number of ranks)."""
 
     def __init__(self, dataset: Dataset, batch_size: int, **kwargs: Any) -> None:
         super().__init__(dataset, **kwargs)
         self.batch_size = batch_size
         self.start_batch = 0
+        self.start_offset = 0
 
     def __iter__(self) -> Iterator[int]:
         indices = list(super().__iter__())
-        return iter(indices[self.start_batch * self.batch_size :])
+        return iter(indices[self.start_batch * self.batch_size + self.start_offset :])
 
     def __len__(self) -> int:
-        return max(0, self.num_samples - self.start_batch * self.batch_size)
+        return max(0, self.num_samples - self.start_batch * self.batch_size - self.start_offset)
 
 
 class Preemption:
@@ -499,9 +506,16 @@ def checkpoint_paths(ckpt_dir: Path) -> list[Path]:
 
 
 def save_checkpoint(
-    ckpt_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer, progress: dict, device: torch.device
+    ckpt_dir: Path,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    progress: dict,
+    device: torch.device,
+    layout: dict,
 ) -> Path:
-    """Every rank calls this; rank 0 writes ``step_NNNNNNNN.pt`` atomically, then all wait."""
+    """Every rank calls this; rank 0 writes ``step_NNNNNNNN.pt`` atomically, then all wait.
+    ``layout``: the per-GPU micro-batch and the accumulation steps, which with the world size give
+    the global batch that a resume on another number of ranks keeps."""
     model_state, optim_state = full_state(model, optimizer)
     rng_states: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(rng_states, rng_state(device))  # each rank's RNG, restored to the same rank
@@ -514,6 +528,7 @@ def save_checkpoint(
             "progress": progress,
             "rng": rng_states,
             "world_size": dist.get_world_size(),
+            "batch": layout,
             "parallelism": PARALLELISM,
         }
         tmp = path.with_suffix(".pt.tmp")
@@ -539,9 +554,15 @@ def newest_checkpoint(ckpt_dir: Path) -> tuple[int, Path | None]:
 
 
 def load_latest_checkpoint(
-    ckpt_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer, device: torch.device
-) -> dict | None:
-    """Restore the newest checkpoint any rank sees, if any; returns its progress.
+    ckpt_dir: Path,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    device: torch.device,
+    layout: dict,
+    seed: int,
+) -> tuple[dict, int] | None:
+    """Restore the newest checkpoint any rank sees, if any; returns its progress and the gradient
+    accumulation steps to go on with (``layout``: this run's batch, as save_checkpoint takes it).
 
     Every rank looks in its own ``ckpt_dir`` and the ranks agree (all_gather) on the newest step
     any of them sees. The lowest rank that holds it (rank 0 whenever it does) reads the file and
@@ -580,15 +601,111 @@ def load_latest_checkpoint(
         )
     # Bit-identical resumption needs the same world size (sampler shards, per-rank RNG) and the same
     # intra-op thread count (OMP_NUM_THREADS sets float summation order); a resume that changes the
-    # thread count is still correct, only not bit-for-bit.
-    if ckpt["world_size"] != dist.get_world_size():
+    # thread count is still correct, only not bit-for-bit. So is one on another world size.
+    world, rank = dist.get_world_size(), dist.get_rank()
+    if ckpt["world_size"] == world:
+        load_full_state(model, optimizer, ckpt)
+        set_rng_state(ckpt["rng"][rank], device)
+        return ckpt["progress"], layout["accumulation"]
+    # Decided from the checkpoint alone, so every rank refuses or goes on alike, before any loading;
+    # a refusal is said once, by rank 0, before any rank exits (torchrun ends the others at the first).
+    try:
+        progress, accumulation, warning = rescale_progress(ckpt, world, layout["per_gpu"], layout["batched"])
+    except SystemExit as refusal:
+        if rank == 0:
+            print(refusal.code, file=sys.stderr, flush=True)
+        dist.barrier()
+        raise SystemExit(1) from None
+    load_full_state(model, optimizer, ckpt)  # full tensors: they load on any number of ranks
+    # Per-rank RNG states have no counterpart on another rank count: a deterministic seed per rank
+    # and step instead (the same resume on the same count draws the same numbers again).
+    reseed = ((seed * 1_000_003 + progress["step"]) * 1_000_003 + rank) % 2**63  # manual_seed's range
+    torch.manual_seed(reseed)  # also seeds every CUDA device
+    random.seed(reseed)
+    if rank == 0:
+        print(f"[{JOB_NAME}] WARNING: {warning}", file=sys.stderr, flush=True)
+    return progress, accumulation
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
+
+
+def _either(counts: list[int]) -> str:
+    words = [str(c) for c in counts]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def rescale_progress(ckpt: dict, world: int, batch_size: int, batched: bool) -> tuple[dict, int, str]:
+    """A checkpoint written by another number of ranks, continued on ``world`` ranks with micro-batch
+    ``batch_size``: (its progress in this run's sampler units, the accumulation steps that keep its
+    global batch, the warning that says what differs from an uninterrupted run). Raises SystemExit
+    with one line where that cannot be done correctly.
+
+    The global batch (per-GPU batch x ranks x accumulation steps) stays, so every optimizer step sees
+    as many samples as before and the step count, and any learning-rate schedule over it, is
+    unchanged. The epoch's shuffled order does not depend on the world size (DistributedSampler draws
+    it from seed + epoch; rank r takes positions r, r + world, ...), so after ``consumed`` items of
+    it, ranks that each skip consumed / world items together go on at exactly the next one; when
+    ``world`` does not divide ``consumed``, the last consumed % world items are seen twice."""
+    old_world = ckpt["world_size"]
+    saved = ckpt.get("batch")
+    if saved is None:
         raise SystemExit(
-            f"checkpoint was written by {ckpt['world_size']} ranks, this run has {dist.get_world_size()}: "
-            "the sampler order and RNG states would differ; run with the same world size or start fresh"
+            f"checkpoint was written by {_count(old_world, 'rank')}, this run has {world}, and it does "
+            "not record its batch size (an older train.py): run on the same number of ranks or start "
+            "fresh with another --ckpt-dir"
         )
-    load_full_state(model, optimizer, ckpt)
-    set_rng_state(ckpt["rng"][dist.get_rank()], device)
-    return ckpt["progress"]
+    per_gpu, old_accumulation = saved["per_gpu"], saved["accumulation"]
+    global_batch = per_gpu * old_world * old_accumulation
+    was = f"{per_gpu} per GPU x {_count(old_world, 'GPU')} x {_count(old_accumulation, 'accumulation step')}"
+    if batched and batch_size != per_gpu:
+        raise SystemExit(
+            f"checkpoint was written with --batch-size {per_gpu}, this run has {batch_size}: its "
+            f"micro-batches from make_inputs() would not be the same ones; resume with --batch-size {per_gpu}"
+        )
+    if global_batch % (batch_size * world):
+        counts = _divisors(global_batch // batch_size) if global_batch % batch_size == 0 else []
+        works = (
+            f"resume on {_either(counts)} {'GPU' if counts == [1] else 'GPUs'}"
+            if counts
+            else f"no GPU count does with --batch-size {batch_size}; use --batch-size {per_gpu}"
+        )
+        raise SystemExit(
+            f"checkpoint's global batch of {global_batch} samples ({was}) is not a whole number of "
+            f"accumulation steps on {_count(world, 'GPU')} x {batch_size} per GPU, and changing it would "
+            f"change the training: {works}, or start fresh with another --ckpt-dir"
+        )
+    accumulation = global_batch // (batch_size * world)
+    progress = dict(ckpt["progress"])
+    unit = "micro-batches" if batched else "samples"
+    old_items, items = (1, 1) if batched else (per_gpu, batch_size)  # sampler items per micro-batch
+    consumed = (progress["position"] * old_items + progress.get("offset", 0)) * old_world
+    start, repeated = divmod(consumed, world)  # items each rank skips; items seen a second time
+    progress["position"], progress["offset"] = divmod(start, items)
+    where = f"epoch {progress['epoch']} goes on after the {consumed} {unit} already seen"
+    if repeated:
+        where += (
+            f", except that the last {repeated} of them {'is' if repeated == 1 else 'are'} seen again "
+            f"(rank r takes items r, r + {world}, "
+            f"... of the epoch's order, so {world} ranks cannot start exactly after them)"
+        )
+    now = f"{batch_size} per GPU x {_count(world, 'GPU')} x {_count(accumulation, 'accumulation step')}"
+    warning = (
+        f"resuming step {progress['step']} of a checkpoint written by {_count(old_world, 'rank')} on "
+        f"{_count(world, 'rank')}: "
+        f"model and optimizer state are loaded in full; the global batch stays {global_batch} samples "
+        f"({now}, was {was}), so the "
+        f"learning-rate schedule is unchanged; {where}; per-rank RNG states cannot move to another "
+        "number of ranks, so each rank is reseeded from --seed and the step: the run is correct but not "
+        "bit-identical to an uninterrupted one"
+    )
+    return progress, accumulation, warning
 
 
 def weights_digest(model: nn.Module, optimizer: torch.optim.Optimizer) -> str:
@@ -645,14 +762,17 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     ckpt_dir = Path(args.ckpt_dir)
-    progress: dict[str, Any] = {"step": 0, "epoch": 0, "position": 0, "loss": math.nan}
-    restored = load_latest_checkpoint(ckpt_dir, model, optimizer, device)
+    progress: dict[str, Any] = {"step": 0, "epoch": 0, "position": 0, "offset": 0, "loss": math.nan}
+    # What a resume on another number of ranks needs to keep the global batch (with the world size).
+    layout = {"per_gpu": args.batch_size, "accumulation": GRADIENT_ACCUMULATION, "batched": batched}
+    restored = load_latest_checkpoint(ckpt_dir, model, optimizer, device, layout, args.seed)
     if restored:
-        progress = restored
+        progress, layout["accumulation"] = restored
         if rank == 0:
             print(
                 f"[{JOB_NAME}] resumed from step {progress['step']} (epoch {progress['epoch']})", flush=True
             )
+    accumulation = layout["accumulation"]
 
     amp = autocast_dtype() if device.type == "cuda" and PARALLELISM in ("ddp", "zero1") else None
     scaler: Any = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
@@ -668,14 +788,15 @@ def main(argv: list[str] | None = None) -> int:
     while progress["step"] < args.steps:
         sampler.set_epoch(progress["epoch"])
         sampler.start_batch = progress["position"]
+        sampler.start_offset = progress.get("offset", 0)  # not in checkpoints of older train.py
         for batch in loader:
             batch = _to_device(batch, device, torch.bfloat16 if PRECISION == "bf16" else None)
             micro += 1
             progress["position"] += 1
-            sync = micro % GRADIENT_ACCUMULATION == 0
+            sync = micro % accumulation == 0
             _set_grad_sync(model, sync)
             with torch.autocast(device.type, dtype=amp or torch.float32, enabled=amp is not None):
-                loss = compute_loss(model, batch) / GRADIENT_ACCUMULATION
+                loss = compute_loss(model, batch) / accumulation
             (scaler.scale(loss) if scaler else loss).backward()
             if not sync:
                 continue
@@ -697,14 +818,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             dist.all_reduce(flags)  # sums: > 0 means "some rank says so"; the loss sum averages below
             stop, due = bool(flags[0] > 0), bool(flags[1] > 0)
-            progress["loss"] = flags[2].item() * GRADIENT_ACCUMULATION / world
+            progress["loss"] = flags[2].item() * accumulation / world
             if rank == 0 and progress["step"] % args.log_every == 0:
                 print(
                     f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f}",
                     flush=True,
                 )
             if stop or due:
-                path = save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device)
+                path = save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device, layout)
                 last_ckpt_time = time.monotonic()
                 if stop:
                     if rank == 0:
@@ -717,9 +838,9 @@ def main(argv: list[str] | None = None) -> int:
                 break
         else:  # the epoch ran out before the step budget
             progress["epoch"] += 1
-            progress["position"] = 0
+            progress["position"] = progress["offset"] = 0
 
-    save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device)
+    save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device, layout)
     digest = weights_digest(model, optimizer)
     if rank == 0:
         print(
