@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.perf.input_pipeline import Host
@@ -321,7 +322,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: Mapping[str, float | None] | None = None,
+    offered_gpus: Mapping[str, GpuHourPrice | None] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
@@ -342,9 +343,11 @@ def estimate(
     the input pipeline keeps up, and the slow end is bounded by a typical instance of each GPU and
     count in the shipped catalog (the median vCPUs per GPU of its instance types,
     ``perf/typical_host.py``).
-    ``offered_gpus``: the GPUs a catalog has offers of, each with its lowest on-demand USD per
-    GPU-hour (None: not known); where the workload does not fit, another GPU is suggested among them
-    first, the one whose step costs least (else labelled "not offered in the catalog").
+    ``offered_gpus``: the GPUs a catalog has offers of, each with its lowest on-demand price per
+    GPU-hour and the offer it is from (``catalog.query.on_demand_gpu_hours(store.offers())``; None:
+    not looked up); where the workload does not fit, another GPU is suggested among them first, the
+    one whose step costs least, and its price quoted with its provider, region, date and age (else
+    labelled "not offered in the catalog").
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -479,6 +480,66 @@ def test_on_a_fresh_catalog_a_bigger_gpu_of_the_shipped_offers_is_offered(
     [a10] = json.loads(r.stdout)["estimates"]
     bigger = [a for a in a10["advice"] if a["action"] == "bigger_gpu"]
     assert bigger and all(a["offered"] for a in bigger), bigger
+
+
+@pytest.mark.parametrize(
+    ("as_of", "said"),
+    [
+        ("2025-01", "stale ("),  # dated, past the 180-day limit
+        ("2024-06/2026-11-18", "age unknown (up to "),  # undated: only bounds, straddling the limit
+    ],
+)
+def test_a_bigger_gpus_price_says_where_it_is_from_and_how_old(
+    stub_trace: list[Profile], tmp_path: Path, as_of: str, said: str
+) -> None:
+    # was: "use X — $0.28/GPU-h on demand", a bare figure that was in fact a marketplace host's
+    # price of unknown age; now it comes with its offer's provider, region, date and age.
+    db = str(tmp_path / "cat.sqlite")
+    # On a T4 the bigger GPU is among the changes the table shows (FSDP, then another GPU).
+    stub_trace[0] = _profile("amp-fp16", "float16")
+    job = tmp_path / "fp16.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-fp16\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+
+    def bigger() -> tuple[dict[str, Any], str]:
+        args = ["--db", db, "estimate", str(job), "--gpu", "T4"]
+        r = CliRunner().invoke(app, [*args, "--json"])
+        assert r.exit_code == 0, r.output
+        [t4] = json.loads(r.stdout)["estimates"]
+        [advice] = [a for a in t4["advice"] if a["action"] == "bigger_gpu"]
+        text = CliRunner().invoke(app, args, env={"COLUMNS": "2000"}).stdout
+        return advice, " ".join(text.split())
+
+    shipped, _ = bigger()
+    gpu, price = shipped["gpu"], shipped["gpu_price"]["price_usd_per_gpu_hour"]
+    assert shipped["gpu_price"]["gpu"] == gpu and price is not None
+    # A price of that GPU below its cheapest, quoted in an old month (or only within bounds).
+    quote = tmp_path / "quote.csv"
+    quote.write_text(
+        "provider,region,instance_type,gpu,gpu_count,pricing,price,currency,unit,as_of,source\n"
+        f"aws,us-east-1,old-quote.xlarge,{gpu},1,on_demand,{price * 0.9:.4f},USD,hour,{as_of},an old quote\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["--db", db, "catalog", "import", str(quote), "--format", "gpuplan"])
+    assert r.exit_code == 0, r.output
+    advice, text = bigger()
+    assert advice["gpu"] == gpu  # cheaper still: the same pick
+    quoted = advice["gpu_price"]
+    assert quoted["price_usd_per_gpu_hour"] == pytest.approx(price * 0.9, abs=1e-4)
+    assert (quoted["provider"], quoted["region"], quoted["instance_type"]) == (
+        "aws",
+        "us-east-1",
+        "old-quote.xlarge",
+    )
+    assert (quoted["pricing"], quoted["as_of"], quoted["stale"]) == ("on_demand", as_of, True)
+    assert quoted["staleness"] == ("stale" if "/" not in as_of else "unknown")
+    assert isinstance(quoted["age_days"], int) and quoted["age_days"] > 180
+    # The text says the same: the figure, where it is from, its date and the age label plan uses.
+    at = f"${price * 0.9:.2f}/GPU-h on demand at aws/us-east-1, as of {as_of.replace('/', '–')}: {said}"
+    assert at in advice["summary"] and at in text, (advice["summary"], text)
 
 
 def test_a_count_given_twice_is_refused_and_an_instance_is_estimated_whole(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from perf_helpers import GIB, breakdown, make_profile, op
 
+from gpuplan.catalog.gpu_hour import NO_ON_DEMAND_OFFER, GpuHourPrice
 from gpuplan.hardware import get_gpu
 from gpuplan.perf import EstimateRequest, estimate
 from gpuplan.perf.advisor import Advice, Current, advise
@@ -31,6 +32,23 @@ def _llm(checkpointing: str = "none") -> Profile:
     shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
     p = make_profile(ops=(op(flops=1e14),), peak=peak, params=params, batch_size=2, seq_len=4096, shape=shape)
     return replace(p, activation_checkpointing=checkpointing)
+
+
+def _price(gpu: str, usd: float) -> GpuHourPrice:
+    """A fresh on-demand price of ``gpu``, ``usd`` per GPU-hour, from a dated AWS offer."""
+    return GpuHourPrice(
+        gpu=gpu,
+        price_usd_per_gpu_hour=usd,
+        provider="aws",
+        region="us-east-1",
+        instance_type="test",
+        as_of="2026-11-01",
+        age_days=34,
+        staleness="fresh",
+        stale=False,
+        stale_after_days=180,
+        source="test",
+    )
 
 
 def _actions(profile: Profile, gpu_id: str = "RTX-4090", **kw: object) -> dict[str, Advice]:
@@ -75,7 +93,7 @@ def test_another_gpu_is_one_with_offers_or_says_it_has_none() -> None:
     assert offered.gpu in {"H100-SXM", "A100-SXM4-80GB"} and offered.offered is True
     assert "not offered" not in offered.summary
     # No offer of any GPU that fits: the pick says so.
-    none = _actions(p, offered={"T4": 0.35})["bigger_gpu"]
+    none = _actions(p, offered={"T4": _price("T4", 0.35)})["bigger_gpu"]
     assert none.offered is False and none.summary.endswith("not offered in the catalog")
 
 
@@ -86,15 +104,32 @@ def test_another_gpu_is_the_one_whose_step_costs_least_and_an_unknown_price_is_n
     a100, h100 = estimate(p, get_gpu("A100-SXM4-80GB")), estimate(p, get_gpu("H100-SXM"))
     assert a100.fits and h100.fits and h100.step_time_s < a100.step_time_s
     # Priced so that the slower A100 costs less per step, then so that the H100 does.
-    cheap_a100 = {"A100-SXM4-80GB": 1.0, "H100-SXM": 1.0 * a100.step_time_s / h100.step_time_s * 1.5}
+    ratio = a100.step_time_s / h100.step_time_s
+    cheap_a100 = {
+        "A100-SXM4-80GB": _price("A100-SXM4-80GB", 1.0),
+        "H100-SXM": _price("H100-SXM", ratio * 1.5),
+    }
     pick = _actions(p, offered=cheap_a100)["bigger_gpu"]
-    assert pick.gpu == "A100-SXM4-80GB" and pick.summary.endswith("$1.00/GPU-h on demand")
-    cheap_h100 = {"A100-SXM4-80GB": 1.0, "H100-SXM": 1.0 * a100.step_time_s / h100.step_time_s * 0.5}
+    assert pick.gpu == "A100-SXM4-80GB" and pick.gpu_price == cheap_a100["A100-SXM4-80GB"]
+    assert pick.summary.endswith("$1.00/GPU-h on demand at aws/us-east-1, as of 2026-11-01: 34 d old")
+    cheap_h100 = {
+        "A100-SXM4-80GB": _price("A100-SXM4-80GB", 1.0),
+        "H100-SXM": _price("H100-SXM", ratio * 0.5),
+    }
     assert _actions(p, offered=cheap_h100)["bigger_gpu"].gpu == "H100-SXM"
-    # A GPU of no known price never wins over a priced one, however fast.
-    assert (
-        _actions(p, offered={"A100-SXM4-80GB": 9.0, "H100-SXM": None})["bigger_gpu"].gpu == "A100-SXM4-80GB"
-    )
+    # A GPU of no known price never wins over a priced one, however fast: neither one whose price
+    # was not looked up nor one the catalog has no on-demand price of.
+    a100_only = _price("A100-SXM4-80GB", 9.0)
+    for unknown in (None, GpuHourPrice.unknown("H100-SXM", NO_ON_DEMAND_OFFER)):
+        pick = _actions(p, offered={"A100-SXM4-80GB": a100_only, "H100-SXM": unknown})["bigger_gpu"]
+        assert pick.gpu == "A100-SXM4-80GB" and pick.gpu_price == a100_only
+    # Where it is the only one offered, its price is said to be unknown, and why.
+    alone = _actions(p, offered={"H100-SXM": GpuHourPrice.unknown("H100-SXM", NO_ON_DEMAND_OFFER)})[
+        "bigger_gpu"
+    ]
+    assert alone.gpu == "H100-SXM" and alone.gpu_price is not None
+    assert alone.gpu_price.price_usd_per_gpu_hour is None
+    assert alone.summary.endswith("on-demand price unknown: the catalog has no on-demand offer of it")
 
 
 def test_current_reads_a_workload() -> None:

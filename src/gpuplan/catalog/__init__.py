@@ -6,6 +6,7 @@ dated and sourced, in an embedded store (SQLite by default, PostgreSQL by URL).
     store.offers(gpu="a100", pricing="spot")
 """
 
+from gpuplan.catalog.gpu_hour import GpuHourPrice
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
     BenchResult,
@@ -43,6 +44,7 @@ __all__ = [
     "Confidence",
     "Currency",
     "ExchangeRate",
+    "GpuHourPrice",
     "ImportReport",
     "LicenceFee",
     "OfferPrice",

@@ -10,6 +10,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuplan.catalog.family_gaps import FAMILY_GAPS, FamilyGap
+from gpuplan.catalog.gpu_hour import (
+    NO_ON_DEMAND_OFFER,
+    ON_DEMAND_LOW_CONFIDENCE,
+    ON_DEMAND_UNPRICED,
+    GpuHourPrice,
+)
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
     RATE_STALE_AFTER_DAYS,
@@ -381,15 +387,32 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
     return price_key
 
 
-def on_demand_gpu_hours(offers: Iterable[OfferPrice]) -> dict[str, float | None]:
+def on_demand_gpu_hours(offers: Iterable[OfferPrice]) -> dict[str, GpuHourPrice]:
     """Every GPU ``offers`` hold -> its lowest on-demand USD per GPU-hour (as
-    :func:`cheapest_by_gpu` takes it); None where none of its offers has a usable on-demand price."""
+    :func:`cheapest_by_gpu` takes it) with the offer's provider, region, date and age; the price
+    None, with the reason, where none of its offers has a usable on-demand price."""
     offers = list(offers)
     cheapest = cheapest_by_gpu(offers)
-    out: dict[str, float | None] = {}
+    on_demand: dict[str, list[OfferPrice]] = {}
     for o in offers:
-        best = cheapest.get(o.gpu, {}).get("on_demand")
-        out[o.gpu] = best.conservative_usd_per_gpu_hour() if best is not None else None
+        if o.pricing == PricingModel.ON_DEMAND.value:
+            on_demand.setdefault(o.gpu, []).append(o)
+    out: dict[str, GpuHourPrice] = {}
+    for o in offers:
+        if o.gpu in out:
+            continue
+        best = cheapest.get(o.gpu, {}).get(PricingModel.ON_DEMAND.value)
+        if best is not None:
+            out[o.gpu] = GpuHourPrice.of_offer(best)
+            continue
+        own = on_demand.get(o.gpu, [])
+        if not own:
+            reason = NO_ON_DEMAND_OFFER
+        elif any(x.conservative_usd_per_gpu_hour() is not None for x in own):
+            reason = ON_DEMAND_LOW_CONFIDENCE  # priced, but every price is one cheapest_by_gpu skips
+        else:
+            reason = ON_DEMAND_UNPRICED
+        out[o.gpu] = GpuHourPrice.unknown(o.gpu, reason)
     return out
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
@@ -198,7 +199,7 @@ def check_fit(
     count: int,
     *,
     force: bool,
-    offered: Mapping[str, float | None] | None,
+    offered: Mapping[str, GpuHourPrice | None] | None,
     share: int | None = None,
 ) -> Profile:
     """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
@@ -207,7 +208,8 @@ def check_fit(
     share): *does not fit* raises DeployError naming the need, the usable memory and the cheapest
     change that makes it fit (``force``: a warning instead); *may not fit* is a warning. Nothing is
     said when it fits. ``offered``: the GPUs the catalog offers (another GPU is suggested among
-    those first, as ``estimate`` does); None when the catalog could not be read. Returns the
+    those first, as ``estimate`` does; their prices not looked up: None); None when the catalog
+    could not be read. Returns the
     profile, for :func:`check_share_fit` (one read of the cache, not two)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache

@@ -21,6 +21,7 @@ __all__ = [
     "EstimateDocument",
     "EstimateRow",
     "EstimateWorkload",
+    "GpuPriceDoc",
     "InputHostDoc",
     "MemoryDoc",
     "ServingDoc",
@@ -76,6 +77,40 @@ class CalibrationSummary(Document):
     heldout_rows: int | None = None
 
 
+class GpuPriceDoc(Document):
+    """The price another GPU is ranked by and quoted at in the advice: the catalog's lowest
+    on-demand USD per GPU-hour, with the offer's provider, region, date and age. Its price null,
+    with ``price_reason``, where the catalog has no usable on-demand price of the GPU."""
+
+    gpu: str
+    price_usd_per_gpu_hour: float | None
+    """USD per GPU-hour (the user's negotiated discount applied)."""
+    price_reason: str | None = None
+    """Why ``price_usd_per_gpu_hour`` is null (English); null with a price."""
+    pricing: Literal["on_demand"] = "on_demand"
+    provider: str | None = None
+    region: str | None = None
+    zone: str | None = None
+    instance_type: str | None = None
+    as_of: str | None = None
+    """The price's date at its source's precision, or the bounds of an undated one
+    (``2025-03/2026-12-02``: observed at some time between the two); null when undated."""
+    age_days: int | None = None
+    """The oldest the price can be on the day of the estimate (from the earliest day ``as_of``
+    allows, or from ``age_bound_launch`` where that is later), days; null when undated."""
+    age_bound_launch: str | None = None
+    """``YYYY-MM``: the launch month of the GPU where it, not ``as_of``, bounds the price's age."""
+    staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or
+    unknown (the date's bounds straddle the limit, or there is none); null without a price."""
+    stale: bool | None = None
+    """The price is not known to be within the staleness limit: older, or of unknown age."""
+    stale_after_days: int | None = None
+    """The staleness limit the catalog was opened with, days."""
+    source: str | None = None
+    """Where the catalog read the price."""
+
+
 class AdviceItem(Document):
     """One change that makes the workload fit (or run better), with what it costs in time."""
 
@@ -96,6 +131,9 @@ class AdviceItem(Document):
     """Usable memory of the GPU the change runs on."""
     offered: bool | None = None
     """Another GPU: whether the catalog has an offer of it (None when not checked or the same GPU)."""
+    gpu_price: GpuPriceDoc | None = None
+    """Another GPU the catalog offers: the price the advice ranks it by and quotes, with where and
+    when it is from (null for other changes, or where no price was looked up)."""
 
 
 class ScalingAdviceItem(Document):

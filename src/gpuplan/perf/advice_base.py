@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.hardware import GPU
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import Profile
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
 
 __all__ = ["Advice", "Current", "Setup"]
 
@@ -67,6 +71,10 @@ class Advice:
     """Usable memory of the GPU the change runs on."""
     offered: bool | None = None
     """For another GPU: whether the catalog has an offer of it (None when not checked)."""
+    gpu_price: GpuHourPrice | None = None
+    """For another GPU (``bigger_gpu``): the catalog's lowest on-demand price per GPU-hour the advice
+    ranked it by, with where and when it is from (its price None, with the reason, where the catalog
+    has none); None where no price was looked up."""
 
 
 @dataclass(frozen=True)
@@ -76,9 +84,10 @@ class Setup:
     request: EstimateRequest
     base: Estimate
     current: Current = Current()
-    offered: Mapping[str, float | None] | None = None
-    """GPUs the catalog has offers of, each with its lowest on-demand USD per GPU-hour (None: no
-    such price known); None: not checked (every GPU may be suggested)."""
+    offered: Mapping[str, GpuHourPrice | None] | None = None
+    """GPUs the catalog has offers of, each with its lowest on-demand price per GPU-hour and the
+    offer it is from (:func:`gpuplan.catalog.query.on_demand_gpu_hours`; None: not looked up);
+    None: not checked (every GPU may be suggested)."""
 
     @property
     def profile(self) -> Profile:
@@ -120,7 +129,14 @@ class Setup:
         )
 
     def advice(
-        self, e: Estimate, *, action: str, summary: str, derivation: str, timed: bool = True
+        self,
+        e: Estimate,
+        *,
+        action: str,
+        summary: str,
+        derivation: str,
+        timed: bool = True,
+        gpu_price: GpuHourPrice | None = None,
     ) -> Advice:
         return Advice(
             action=action,
@@ -135,6 +151,7 @@ class Setup:
             required_gib=e.memory.required_gib,
             capacity_gib=e.memory.capacity_gib,
             offered=None if self.offered is None or e.gpu == self.gpu.id else e.gpu in self.offered,
+            gpu_price=gpu_price,
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import all_gpus
@@ -20,6 +21,9 @@ from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import HEAD_CHUNK_TOKENS, LOSS_CHUNKS, MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import LossKind
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
 
 __all__ = ["Advice", "Current", "advise"]
 
@@ -519,23 +523,27 @@ def _bigger_gpu(st: Setup) -> Advice | None:
             # cheapest step at the catalog's lowest on-demand price, then those of no known price
             # (never first for a price not known); then the smallest memory, then the fastest.
             unoffered = st.offered is not None and g.id not in st.offered
-            hourly = None if st.offered is None else st.offered.get(g.id)
+            price = None if st.offered is None else st.offered.get(g.id)
+            hourly = None if price is None else price.price_usd_per_gpu_hour
             cost = None if hourly is None else hourly * st.count * e.step_time_s / 3600.0
-            fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, hourly, e))
+            fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, price, e))
     if not fitting:
         return None
-    unoffered, _unpriced, _cost, _memory, _time, g, hourly, e = min(fitting, key=lambda t: t[:5])
+    unoffered, _unpriced, _cost, _memory, _time, g, price, e = min(fitting, key=lambda t: t[:5])
     summary = _("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib) + (
         f" × {st.count}" if st.count > 1 else ""
     )
     if unoffered:
         summary += " — " + _("not offered in the catalog")
-    elif hourly is not None:
-        summary += " — " + _("${price}/GPU-h on demand").format(price=f"{hourly:.2f}")
+    elif price is not None:
+        # The figure with its offer's place and age (a marketplace host's undated price is not
+        # today's price of any host), or why the catalog has none.
+        summary += " — " + price.said()
     return st.advice(
         e,
         action="bigger_gpu",
         summary=summary,
+        gpu_price=None if unoffered else price,
         derivation=_(
             "same workload estimated on every larger GPU that fits: the one whose step costs least at "
             "the catalog's lowest on-demand price per GPU-hour, those offered first and those of no "
@@ -548,7 +556,7 @@ def advise(
     request: EstimateRequest,
     *,
     current: Current | None = None,
-    offered: Mapping[str, float | None] | None = None,
+    offered: Mapping[str, GpuHourPrice | None] | None = None,
 ) -> tuple[Advice, ...]:
     """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
     fit first, cheapest first.
@@ -560,8 +568,9 @@ def advise(
     :func:`run_estimate` gives for the same request; a change to more GPUs or another GPU gets a
     link built like the request's (:func:`_link_for`). ``current``: what the workload already
     does (none of it is suggested again); ``offered``: the GPUs the catalog has offers of, with
-    their lowest on-demand USD per GPU-hour (another GPU is suggested among them first, the one
-    whose step costs least, and labelled "not offered in the catalog" otherwise).
+    their lowest on-demand price per GPU-hour and the offer it is from (another GPU is suggested
+    among them first, the one whose step costs least, its price quoted with its place and age, and
+    labelled "not offered in the catalog" otherwise).
     A change "fits" by the estimate's own verdict (``required_gib`` ≤ ``capacity_gib``), which each
     advice carries beside the nvidia-smi figure.
     """

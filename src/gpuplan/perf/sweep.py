@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
@@ -17,6 +18,9 @@ from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
 from gpuplan.perf.scaling import ScalingAdvice, scaling_advice
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
 
 __all__ = ["EstimateOutcome", "ServingLoad", "estimate_all"]
 
@@ -58,7 +62,7 @@ def _one(
     serving: ServingLoad | None,
     with_advice: bool,
     current: Current | None = None,
-    offered: Mapping[str, float | None] | None = None,
+    offered: Mapping[str, GpuHourPrice | None] | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
@@ -116,12 +120,13 @@ def estimate_all(
     serving: ServingLoad | None = None,
     with_advice: bool = True,
     current: Current | None = None,
-    offered: Mapping[str, float | None] | None = None,
+    offered: Mapping[str, GpuHourPrice | None] | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
     ``current``: what the workload already does (never advised again); ``offered``: the GPUs the
-    catalog has offers of (the advisor suggests another GPU among them first).
+    catalog has offers of, each with its lowest on-demand price per GPU-hour and where and when it
+    is from (the advisor suggests another GPU among them first, and quotes that price).
 
     A request without a calibration gets the one shipped in the package (loaded once);
     ``serving``: the request load an inference deployment must carry."""

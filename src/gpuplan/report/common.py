@@ -17,8 +17,10 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from gpuplan.i18n import _
-from gpuplan.i18n.numbers import format_age, format_amount, format_number
+# A price's age in words lives beside the catalog (the estimator's advice says it too); the
+# renderers import it from here as before.
+from gpuplan.catalog.age_words import price_age_words, unknown_age_words
+from gpuplan.i18n.numbers import format_amount, format_number
 from gpuplan.report.cjk import CjkCell, cjk_text, has_wide, pieces
 
 if TYPE_CHECKING:
@@ -69,33 +71,6 @@ def fmt_money(value: float | None, currency: str, unknown: str = "unknown") -> s
     if value is None:
         return unknown
     return format_amount(value, currency)
-
-
-def price_age_words(
-    age_days: int | None, staleness: str | None, gpu: str = "", launched: str | None = None
-) -> str:
-    """A price's age as plan and tco show it, in the words ``offers`` uses for its flags: ``5 mo
-    old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)`` (a source without a date of its own,
-    whose bounds straddle the staleness limit; :func:`unknown_age_words`), ``date unknown``.
-    ``launched``: the launch month of ``gpu`` where it bounds the age."""
-    if age_days is None:
-        return _("date unknown")
-    if staleness == "stale":
-        return _("stale ({age})").format(age=format_age(age_days))
-    if staleness == "unknown":
-        return unknown_age_words(age_days, gpu, launched)
-    return _("{age} old").format(age=format_age(age_days))
-
-
-def unknown_age_words(age_days: int | None, gpu: str = "", launched: str | None = None) -> str:
-    """``age unknown (up to 6.1 y)``: a price whose source carries no date, at its oldest; where
-    its GPU's launch bounds that (the source's interval reaching further back), said so:
-    ``age unknown (at most 3.1 y: the L20 launched 2023-11)``."""
-    if launched is not None and gpu:
-        return _("age unknown (at most {age}: the {gpu} launched {launched})").format(
-            age=format_age(age_days), gpu=gpu, launched=launched
-        )
-    return _("age unknown (up to {age})").format(age=format_age(age_days))
 
 
 def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...] = ()) -> Table:

@@ -29,6 +29,7 @@ from gpuplan.documents.estimate import (
     EstimateDocument,
     EstimateRow,
     EstimateWorkload,
+    GpuPriceDoc,
     InputHostDoc,
     MemoryDoc,
     PlausibilityDoc,
@@ -129,6 +130,7 @@ def _advice_json(a: Advice) -> AdviceItem:
         required_gib=a.required_gib,
         capacity_gib=a.capacity_gib,
         offered=a.offered,
+        gpu_price=None if a.gpu_price is None else GpuPriceDoc(**asdict(a.gpu_price)),
     )
 
 
@@ -637,7 +639,9 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         )
     table = Table(title=Text(title.format(n=_ADVICE_SHOWN)), header_style="bold")
     table.add_column("GPU", no_wrap=True)
-    table.add_column(_("change"))
+    # fold, never an ellipsis: a narrow console must not cut a quoted price's date
+    # ("2025-03–2026-12-02", one word) to "2025-03–2026-12…"
+    table.add_column(_("change"), overflow="fold")
     # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
     table.add_column(_("GiB needed") + "\n/ " + _("usable"), justify="right")
     table.add_column(_("step time"), justify="right")
