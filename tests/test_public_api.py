@@ -109,3 +109,14 @@ def test_without_pytorch_tracing_is_one_line_saying_how_to_install_it(tmp_path: 
     assert proc.stderr.strip().splitlines() == [
         "error: tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'"
     ]
+
+
+def test_estimate_takes_a_bare_price_per_gpu_hour_and_says_it_was_given() -> None:
+    # offered_gpus carries each price with its offer (catalog.query.on_demand_gpu_hours); a caller's
+    # bare number, as the API took it before, is still a price, of no stated place or date.
+    workload = gpuplan.load_workload(EXAMPLES / "bert-large-squad.yaml")
+    report = gpuplan.estimate(workload, ["T4"], offered_gpus={"A100-SXM4-80GB": 1.5, "L4": None})
+    bigger = next(a for a in report.outcomes[0].advice if a.action == "bigger_gpu")
+    assert bigger.gpu == "A100-SXM4-80GB" and bigger.gpu_price is not None
+    assert bigger.gpu_price.price_usd_per_gpu_hour == 1.5
+    assert "$1.50/GPU-h on demand (given by the caller; place and date not stated)" in bigger.summary

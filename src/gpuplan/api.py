@@ -178,6 +178,24 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
     return own, links.network
 
 
+def _gpu_hour_prices(
+    offered: Mapping[str, GpuHourPrice | float | None] | None,
+) -> dict[str, GpuHourPrice | None] | None:
+    """``estimate``'s ``offered_gpus`` with a bare number (USD per GPU-hour, as callers wrote it
+    before prices carried their offer) taken as a price the caller gave, of no stated place or date."""
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
+    from gpuplan.i18n.messages import N_
+
+    if offered is None:
+        return None
+    return {
+        gpu: GpuHourPrice(gpu=gpu, price_usd_per_gpu_hour=float(p), source=N_("given by the caller"))
+        if isinstance(p, (int, float))
+        else p
+        for gpu, p in offered.items()
+    }
+
+
 def engine_batch_slots(
     workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, trace: Trace | None = None
 ) -> EngineSlots:
@@ -322,7 +340,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: Mapping[str, GpuHourPrice | None] | None = None,
+    offered_gpus: Mapping[str, GpuHourPrice | float | None] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
@@ -347,7 +365,8 @@ def estimate(
     GPU-hour and the offer it is from (``catalog.query.on_demand_gpu_hours(store.offers())``; None:
     not looked up); where the workload does not fit, another GPU is suggested among them first, the
     one whose step costs least, and its price quoted with its provider, region, date and age (else
-    labelled "not offered in the catalog").
+    labelled "not offered in the catalog"). A bare number is taken as a price in USD per GPU-hour the
+    caller gives, of no stated place or date, and said so.
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
@@ -406,7 +425,7 @@ def estimate(
             serving=serving_load(wl),
             with_advice=with_advice,
             current=Current.of(wl),
-            offered=offered_gpus,
+            offered=_gpu_hour_prices(offered_gpus),
         )
 
     # A measured step anchors the workload as measured, not its stock/tuned variants.

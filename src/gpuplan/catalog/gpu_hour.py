@@ -104,6 +104,10 @@ class GpuHourPrice:
                 reason=_(self.price_reason or ON_DEMAND_UNPRICED)
             )
         price = f"{self.price_usd_per_gpu_hour:.2f}"
+        if not self.where():  # a figure given without its offer (``gpuplan.api.estimate``)
+            return _("${price}/GPU-h on demand ({source}; place and date not stated)").format(
+                price=price, source=_(self.source or "given")
+            )
         if self.as_of is None:
             return _("${price}/GPU-h on demand at {where}: {age}").format(
                 price=price, where=self.where(), age=self.age_said()
