@@ -65,3 +65,56 @@ def test_a_monthly_price_reads_per_month_not_calendar_month() -> None:
 
     with use_language("zh"):
         assert _("month") == "月"  # "¥15,160/月", as offers shows it (it was "/月份")
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("1200000", 1_200_000.0),
+        ("1,200,000", 1_200_000.0),
+        ("1_200_000", 1_200_000.0),
+        ("120万", 1_200_000.0),
+        ("1.2亿", 120_000_000.0),
+        ("¥1,200,000", 1_200_000.0),
+        ("￥120万", 1_200_000.0),
+        ("1200000元", 1_200_000.0),
+        ("CNY 5000", 5_000.0),
+    ],
+)
+def test_a_budget_in_yuan_is_read_as_people_write_it(text: str, amount: float) -> None:
+    from gpuplan.cli._numbers import money_in
+
+    assert money_in(0.01, 1e13, "cny", "--budget-usd")(text) == amount
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("$5000", "$5000 is in another currency: give it with --budget-usd"),
+        ("1,20,000", "1,20,000 is not an amount: write it as 1,200,000 or 120万"),
+        ("十万", "十万 is not an amount"),
+        ("-5万", "Input should be greater than or equal to 0.01"),
+    ],
+)
+def test_a_budget_that_is_no_amount_of_yuan_is_refused_in_words(text: str, words: str) -> None:
+    from pydantic_core import PydanticCustomError
+
+    from gpuplan.cli._numbers import money_in
+
+    with pytest.raises(PydanticCustomError) as e:
+        money_in(0.01, 1e13, "cny", "--budget-usd")(text)
+    assert words in str(e.value)
+
+
+def test_a_budget_of_120_wan_plans_and_a_wrong_one_is_one_chinese_line(tmp_path: Path) -> None:
+    ok = _zh(tmp_path, "plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "120万", "--json")
+    assert ok.returncode == 0, ok.stderr
+    bad = _zh(tmp_path, "plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "abc")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "abc 不是金额" in bad.stderr, bad.stderr
+
+
+def test_the_clouds_take_the_names_skypilot_and_terraform_give_them() -> None:
+    assert PROVIDERS.cast("alicloud") == "alibaba"
+    assert PROVIDERS.cast("huaweicloud") == "huawei"
+    assert PROVIDERS.cast("tencentcloud") == "tencent"

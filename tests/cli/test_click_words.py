@@ -31,7 +31,7 @@ USAGE_ERRORS = [
     (["plan", "job.yaml", "--deadline"], "选项 '--deadline' 需要一个值"),
     (["plan", "job.yaml", "--top", "0"], "'--top' 的值无效：应不小于 1"),
     (["plan", "job.yaml", "--max-nodes", "abc"], "应为整数"),
-    (["plan", "job.yaml", "--budget-usd", "lots"], "应为数字"),
+    (["plan", "job.yaml", "--budget-usd", "lots"], "lots 不是金额：请写成 5,000 或 5k"),
     (["deploy", "plan.json"], "缺少选项 '--target' / '-t'"),
 ]
 

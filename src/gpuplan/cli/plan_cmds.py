@@ -28,7 +28,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float, finite_in, whole_number
+from gpuplan.cli._numbers import finite_float, money_in, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
@@ -148,16 +148,18 @@ def plan_cmd(
     budget_usd: Annotated[
         float | None,
         typer.Option(
-            "--budget-usd", help="Spend at most this, all-in.", parser=finite_in(MIN_BUDGET, MAX_BUDGET_USD)
+            "--budget-usd",
+            help="Spend at most this, all-in (5000, 5,000, $5k).",
+            parser=money_in(MIN_BUDGET, MAX_BUDGET_USD, "usd", "--budget-cny"),
         ),
     ] = None,
     budget_cny: Annotated[
         float | None,
         typer.Option(
             "--budget-cny",
-            help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd). "
-            "The plan is then shown in yuan, unless --currency says otherwise.",
-            parser=finite_in(MIN_BUDGET, MAX_BUDGET_CNY),
+            help="Spend at most this many yuan, all-in (1,200,000 or 1.2m; at the catalog's dated rate; not "
+            "with --budget-usd). The plan is then shown in yuan, unless --currency says otherwise.",
+            parser=money_in(MIN_BUDGET, MAX_BUDGET_CNY, "cny", "--budget-usd"),
         ),
     ] = None,
     providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,

@@ -48,6 +48,7 @@ FACTS = ProviderFacts(
     aliases=(
         "aliyun",
         "alibaba_cloud",
+        "alicloud",  # SkyPilot's and Terraform's name (catalogs' alicloud/vms.csv; the alicloud provider)
         "阿里云",
     ),
     display_name="Alibaba Cloud",

@@ -21,7 +21,7 @@ _KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY", "HUAWEICLOUD_PROJEC
 
 FACTS = ProviderFacts(
     provider="huawei",
-    aliases=("华为云",),
+    aliases=("华为云", "huaweicloud"),  # huaweicloud: the Terraform provider's name
     display_name="Huawei Cloud",
     kind="china_cloud",
     regions=regions(

@@ -41,7 +41,7 @@ VERSION = "2017-03-12"
 
 FACTS = ProviderFacts(
     provider="tencent",
-    aliases=("腾讯云",),
+    aliases=("腾讯云", "tencentcloud"),  # tencentcloud: the Terraform provider's name
     display_name="Tencent Cloud",
     kind="china_cloud",
     regions=regions(
