@@ -14,7 +14,7 @@ from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
 from gpuplan.plan import PlanInfeasibleError
 from gpuplan.profile.model import Profile
-from gpuplan.workload import load_workload
+from gpuplan.workload import Workload, load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
@@ -72,6 +72,7 @@ def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(store: Sto
     console.print(plan_view(p))
     text = " ".join(console.export_text().split())
     assert "per million output tokens" in text
+    assert "give serving.mean_requests_per_s for the mean and a true figure" in text
 
 
 def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_same_load(store: Store) -> None:
@@ -121,3 +122,32 @@ def test_a_service_plan_holds_at_least_the_replicas_deploy_will_start(store: Sto
         update={"serving": base.serving.model_copy(update={"min_replicas": 4, "share_gpu": 4})}
     )
     assert "below_min_replicas" not in plan(shared, store=store, profile=profile, providers=["aws"]).excluded
+
+
+def test_the_cost_per_token_is_over_the_mean_load_where_it_is_given(store: Store) -> None:
+    # A service sized for its peak (5 requests/s) that carries 2 on average over the month: the
+    # month's cost is spread over 2/5 of the tokens, 2.5× a token's cost at the peak all month.
+    from rich.console import Console
+
+    from gpuplan.errors import WorkloadError
+    from gpuplan.report.plan import option_json
+    from gpuplan.report.plan_view import plan_view
+
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    peak = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    w = _service(None)
+    assert w.serving is not None
+    mean = w.model_copy(update={"serving": w.serving.model_copy(update={"mean_requests_per_s": 2.0})})
+    p = plan(mean, store=store, profile=profile, providers=["aws"])
+    assert p.recommended.total_cost_usd == pytest.approx(peak.recommended.total_cost_usd)  # sized alike
+    assert p.recommended.usd_per_million_output_tokens == pytest.approx(
+        2.5 * peak.recommended.usd_per_million_output_tokens
+    )
+    assert option_json(p.recommended).model_dump()["service"]["mean_requests_per_s"] == 2.0
+    console = Console(width=200, record=True)
+    console.print(plan_view(p))
+    assert "the tokens of 2 requests/s, the mean load" in " ".join(console.export_text().split())
+    with pytest.raises(WorkloadError, match=r"mean_requests_per_s \(9\) is above requests_per_s \(5\)"):
+        load_workload(SERVICE).from_dict(
+            {**mean.to_dict(), "serving": {**mean.to_dict()["serving"], "mean_requests_per_s": 9}}
+        )

@@ -102,6 +102,9 @@ class ServiceDoc(Document):
 
     requests_per_s: float = Field(ge=0)
     """The load (``serving.requests_per_s``)."""
+    mean_requests_per_s: float | None = Field(default=None, ge=0)
+    """The load on average over the month (``serving.mean_requests_per_s``), which the cost per token
+    is taken over; null: not given (``requests_per_s`` all month)."""
     replicas: int = Field(ge=1)
     """Model replicas the option runs: its GPUs ÷ ``replica_gpus`` × ``replicas_per_gpu``."""
     replica_gpus: int = Field(ge=1)

@@ -501,11 +501,12 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
         served_tokens_per_hour=(
-            workload.serving.requests_per_s * workload.serving.prompt_tokens * 3600.0,
-            workload.serving.requests_per_s * workload.serving.output_tokens * 3600.0,
+            workload.serving.billed_requests_per_s * workload.serving.prompt_tokens * 3600.0,
+            workload.serving.billed_requests_per_s * workload.serving.output_tokens * 3600.0,
         )
         if workload.serving is not None
         else None,
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
+        mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,
     )
     return job, tuple(notes)

@@ -304,8 +304,10 @@ class JobFacts:
     training job, its frozen base weights (a LoRA/QLoRA base) as downloaded, stored beside the
     checkpoints, which do not hold them (0: every weight trained, or no profile)."""
     served_tokens_per_hour: tuple[float, float] | None = None
-    """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
-    not a service)."""
+    """A service's (prompt, output) tokens per hour: its mean request rate (``serving.mean_requests_per_s``,
+    else ``requests_per_s``) × tokens per request (None: not a service)."""
+    mean_requests_per_s: float | None = None
+    """A service's load on average over the month (``serving.mean_requests_per_s``; None: not given)."""
     requests_per_s: float | None = None
     """A service's load (``serving.requests_per_s``), split evenly over its replicas (None: not a
     service)."""

@@ -313,6 +313,7 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
     p95 = float(cands.p95_latency_s[i])
     figures = ServiceFigures(
         requests_per_s=job.requests_per_s,
+        mean_requests_per_s=job.mean_requests_per_s,
         # as the estimator split the load (and exclude_model_split counted them)
         replicas=gpus // job.replica_gpus * job.replicas_per_gpu,
         replica_gpus=job.replica_gpus,

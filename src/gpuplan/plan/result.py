@@ -108,6 +108,9 @@ class ServiceFigures:
 
     requests_per_s: float
     """The load (``serving.requests_per_s``), split evenly over the replicas."""
+    mean_requests_per_s: float | None = None
+    """The load on average over the month (``serving.mean_requests_per_s``), which the cost per token
+    is taken over; None: not given, and ``requests_per_s`` is taken all month."""
     replicas: int
     """Model replicas the option runs: its GPUs ÷ a replica's GPUs × replicas to a GPU."""
     replica_gpus: int

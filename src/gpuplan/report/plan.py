@@ -98,6 +98,7 @@ def _service_doc(o: Option) -> ServiceDoc | None:
         return None
     return ServiceDoc(
         requests_per_s=s.requests_per_s,
+        mean_requests_per_s=s.mean_requests_per_s,
         replicas=s.replicas,
         replica_gpus=s.replica_gpus,
         replicas_per_gpu=s.replicas_per_gpu,

@@ -585,13 +585,26 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
     o = plan.recommended
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
         return []
+    service = o.service
+    over = (
+        _(
+            "the all-in cost over the tokens of {rate:g} requests/s, the mean load "
+            "(serving.mean_requests_per_s), in the month billed"
+        ).format(rate=service.mean_requests_per_s)
+        if service is not None and service.mean_requests_per_s is not None
+        else _(
+            "the all-in cost over the tokens of the request rate all month: where serving.requests_per_s "
+            "is your peak, give serving.mean_requests_per_s for the mean and a true figure"
+        )
+    )
     return [
         Text(
             _(
                 "Cost per million tokens: {output} per million output tokens, {all} per million prompt "
-                "and output tokens (the all-in cost over the tokens the request rate asks for in the "
-                "month billed)"
-            ).format(output=money(o.usd_per_million_output_tokens), all=money(o.usd_per_million_tokens))
+                "and output tokens ({over})"
+            ).format(
+                output=money(o.usd_per_million_output_tokens), all=money(o.usd_per_million_tokens), over=over
+            )
         )
     ]
 

@@ -332,6 +332,10 @@ class ServingSpec(Spec):
     """The load an inference deployment must carry."""
 
     requests_per_s: float = Field(gt=0, le=1e9)
+    """The load the replicas are sized for: the peak, where the load varies."""
+    mean_requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
+    """The load averaged over the month (e.g. a day's requests over 86,400 s), which the cost per
+    token is taken over; None: ``requests_per_s`` all month."""
     prompt_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
     output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
     p95_latency_ms: float | None = Field(default=None, gt=0, le=1e9)
@@ -387,7 +391,22 @@ class ServingSpec(Spec):
             and self.max_replicas < self.min_replicas
         ):
             raise _refused(N_("max_replicas is below min_replicas"))
+        if self.mean_requests_per_s is not None and self.mean_requests_per_s > self.requests_per_s:
+            # the mean above the load the replicas are sized for: the two written the other way round
+            raise _refused(
+                N_(
+                    "mean_requests_per_s ({mean:g}) is above requests_per_s ({peak:g}), the load the "
+                    "replicas are sized for: give the peak as requests_per_s"
+                ),
+                mean=self.mean_requests_per_s,
+                peak=self.requests_per_s,
+            )
         return self
+
+    @property
+    def billed_requests_per_s(self) -> float:
+        """The load the month's tokens are counted at (:attr:`mean_requests_per_s`, else the peak)."""
+        return self.mean_requests_per_s if self.mean_requests_per_s is not None else self.requests_per_s
 
     @property
     def replicas_per_gpu(self) -> int:
