@@ -14,7 +14,7 @@ from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
 from gpuplan.plan import PlanInfeasibleError
 from gpuplan.profile.model import Profile
-from gpuplan.workload import Workload, load_workload
+from gpuplan.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
