@@ -45,6 +45,16 @@ SWIN_T = {
     "image_size": 224, "patch_size": 4, "num_channels": 3, "drop_path_rate": 0.1, "num_labels": 1000,
 }  # fmt: skip
 
+# BEiT (microsoft/beit-base-patch16-224's layout: a relative-position bias table per layer, layer
+# scale, mean pooling, no absolute positions) and the ViT of the same depth, width and patches,
+# small: 32² images in 8² patches, 2 layers of width 64.
+SMALL = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+         "image_size": 32, "patch_size": 8, "num_channels": 3, "num_labels": 10}  # fmt: skip
+BEIT_SMALL = {"architectures": ["BeitForImageClassification"], "model_type": "beit", **SMALL,
+              "use_relative_position_bias": True, "use_absolute_position_embeddings": False,
+              "use_mean_pooling": True, "layer_scale_init_value": 0.1, "vocab_size": 8192}  # fmt: skip
+VIT_SMALL = {"architectures": ["ViTForImageClassification"], "model_type": "vit", **SMALL}
+
 # ViT-B/16 at 224²: 196 patches + the class token = 197 tokens; multiply-adds per image
 #   12 layers × (12 · 768² · 197 [QKV, projection, MLP] + 2 · 197² · 768 [scores, values])
 #   + 196 · 768 · (3 · 16 · 16) [patch embedding] + 768 · 1000 [head] = 17,563,067,136
@@ -126,3 +136,47 @@ def test_a_model_without_attention_says_the_attention_setting_has_no_effect(tmp_
     p = trace(_workload(tmp_path, CONVNEXT_T, task="infer", attention="eager"))
     assert p.shape.family == "cnn"
     assert any("has no attention layers" in n for n in p.notes), p.notes
+
+
+def test_beit_traces_from_either_source_again_and_again_as_a_vit_of_its_shape(tmp_path: Path) -> None:
+    # The failure: every trace of a BEiT after the first in a process (the estimate's own second
+    # trace, the next workload, the service's next request) failed with "AssertionError: Mixing fake
+    # modes NYI": transformers caches BEiT's relative-position index for the life of the process
+    # (functools.lru_cache), and the first trace had left there a fake tensor of its own mode.
+    inputs = {"batch_size": 2, "image_size": 32}
+    from_config = trace(_workload(tmp_path, BEIT_SMALL, inputs=inputs))
+    (tmp_path / "beitmodel.py").write_text(
+        "from transformers import BeitConfig, BeitForImageClassification\n"
+        f"def build():\n    return BeitForImageClassification(BeitConfig(**{BEIT_SMALL!r}))\n",
+        encoding="utf-8",
+    )
+    from_code = trace(
+        Workload.from_dict(
+            {
+                "name": "b",
+                "task": "train",
+                "model": {"python": "beitmodel:build", "project_dir": str(tmp_path)},
+                "inputs": inputs,
+                "optimizer": "adamw",
+            }
+        )
+    )
+    again = trace(_workload(tmp_path, BEIT_SMALL, inputs=inputs))
+    (tmp_path / "vit").mkdir()
+    vit = trace(_workload(tmp_path / "vit", VIT_SMALL, inputs=inputs))
+
+    # BEiT's parameters are the ViT's less its 17·64 learned positions, its key projections' biases
+    # (2·64) and its final LayerNorm (128, an identity under mean pooling), plus per layer a bias
+    # table of (2·4 − 1)² + 3 relative distances × 4 heads and two layer scales of 64, and the
+    # pooler's LayerNorm (128).
+    beit_params = vit.params - 17 * 64 - 2 * 64 - 128 + 2 * ((7**2 + 3) * 4 + 2 * 64) + 128
+    assert from_config.params == from_code.params == again.params == beit_params
+    # The same multiply-adds as the ViT of its shape: 16 patches + the class token = 17 tokens,
+    # 2 layers × ((4·64² + 2·64·128)·17 + 2·17²·64) + 16·64·(3·8·8) + 64·10 per image. Adding the
+    # bias to the scores (4 heads × 17² per layer and image) and gathering it from the table are not
+    # multiply-adds: no FLOPs, as torch's counter counts them.
+    macs = 2 * ((4 * 64**2 + 2 * 64 * 128) * 17 + 2 * 17**2 * 64) + 16 * 64 * 3 * 8 * 8 + 64 * 10
+    assert vit.forward_flops == 2 * macs * 2  # two FLOPs per multiply-add, batch 2
+    assert from_config.forward_flops == from_code.forward_flops == again.forward_flops == vit.forward_flops
+    assert from_config.flops_per_step == from_code.flops_per_step == again.flops_per_step
+    assert from_config.flops_per_step == pytest.approx(vit.flops_per_step, rel=0.02)

@@ -92,3 +92,36 @@ def test_build_returning_only_a_plain_model_asks_for_make_inputs(tmp_path: Path)
     )
     with pytest.raises(UserCodeError, match=r"return \(model, make_inputs\)"):
         trace(w)
+
+
+def test_a_transformers_vit_built_in_user_code_traces(tmp_path: Path) -> None:
+    # The failure: "vitmodel:build() failed (vitmodel.py:5): DataDependentOutputException:
+    # aten._local_scalar_dense.default" (ViT's truncated-normal initialisation asked a fake weight
+    # for a value), where the same model from an hf_config traced.
+    pytest.importorskip("transformers")
+    (tmp_path / "vitmodel.py").write_text(
+        "from transformers import ViTConfig, ViTForImageClassification\n"
+        "def build():\n"
+        "    config = ViTConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,\n"
+        "                       intermediate_size=128, image_size=32, patch_size=8, num_labels=10)\n"
+        "    return ViTForImageClassification(config)\n",
+        encoding="utf-8",
+    )
+    w = Workload.from_dict(
+        {
+            "name": "x",
+            "task": "train",
+            "model": {"python": "vitmodel:build", "project_dir": str(tmp_path)},
+            "inputs": {"batch_size": 2, "image_size": 32},
+        }
+    )
+    p = trace(w)
+    # patch embedding 3·8·8·64+64, class token 64, positions 17·64; per layer 4·(64·64+64) + two
+    # LayerNorms 2·128 + MLP 64·128+128 + 128·64+64; final LayerNorm 128; head 64·10+10
+    layer = 4 * (64 * 64 + 64) + 2 * 128 + 64 * 128 + 128 + 128 * 64 + 64
+    assert p.params == 3 * 8 * 8 * 64 + 64 + 64 + 17 * 64 + 2 * layer + 128 + 64 * 10 + 10
+    # 16 patches + the class token = 17 tokens; multiply-adds per image: 2 layers × ((4·64² [QKV,
+    # projection] + 2·64·128 [MLP])·17 + 2·17²·64 [scores, values]) + 16·64·(3·8·8) + 64·10
+    macs = 2 * ((4 * 64**2 + 2 * 64 * 128) * 17 + 2 * 17**2 * 64) + 16 * 64 * 3 * 8 * 8 + 64 * 10
+    assert p.forward_flops == 2 * macs * 2  # two FLOPs per multiply-add, batch 2
+    assert p.shape.family == "vit" and p.shape.max_seq_len == 17

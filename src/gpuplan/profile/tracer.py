@@ -19,12 +19,12 @@ from typing import Any, TypeVar
 
 import torch
 import torch.nn.functional as F
-from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.overrides import TorchFunctionMode
 
 from gpuplan.errors import EstimateError, GpuplanError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.profile.compiled import BlockCalls, SavedPair, TensorSpec, loss_saved
+from gpuplan.profile.fake import TraceFakeMode, adopt_module_tensors
 from gpuplan.profile.losses import (
     chunked_cross_entropy,
     chunked_logits_cross_entropy,
@@ -133,8 +133,8 @@ def _on_fake_model(workload: Workload, run: Callable[[ModelBundle], _T]) -> _T:
             # the warning asks the user to file a bug. Turned into an error (as the tests turn every
             # warning), the tracker's post-hook then failed the whole trace on a missing weakref.
             warnings.filterwarnings("ignore", message="The module hierarchy tracking maybe be messed up")
-            with FakeTensorMode() as mode, open_bundle(workload) as bundle:
-                _adopt_foreign_fakes(bundle.model, mode)
+            with TraceFakeMode() as mode, open_bundle(workload) as bundle:
+                adopt_module_tensors(bundle.model, mode)
                 return run(bundle)
     except GpuplanError:
         raise
@@ -153,28 +153,6 @@ def _on_fake_model(workload: Workload, run: Callable[[ModelBundle], _T]) -> _T:
             kind=type(e).__name__,
             first=first,
         ) from e
-
-
-def _adopt_foreign_fakes(model: torch.nn.Module, mode: FakeTensorMode) -> None:
-    """Give ``mode`` the parameters and buffers that another fake mode made.
-
-    ``copy.deepcopy`` of a fake parameter (``nn.TransformerEncoder`` clones its layer that way)
-    returns a tensor of a fresh fake mode, which cannot meet ours in one op ("Mixing fake modes").
-    Only shape, dtype and ``requires_grad`` matter for a trace, so an empty tensor of ours replaces it.
-    """
-    from torch._subclasses.fake_tensor import FakeTensor
-
-    adopted: dict[int, torch.Tensor] = {}  # a tensor shared by several modules stays shared
-    for module in model.modules():
-        for name, p in list(module._parameters.items()):
-            if isinstance(p, FakeTensor) and p.fake_mode is not mode:
-                if id(p) not in adopted:
-                    fresh = torch.empty(p.shape, dtype=p.dtype)
-                    adopted[id(p)] = torch.nn.Parameter(fresh, requires_grad=p.requires_grad)
-                module._parameters[name] = adopted[id(p)]
-        for name, b in list(module._buffers.items()):
-            if isinstance(b, FakeTensor) and b.fake_mode is not mode:
-                module._buffers[name] = adopted.setdefault(id(b), torch.empty(b.shape, dtype=b.dtype))
 
 
 def _prepare(

@@ -8,19 +8,17 @@ on stdin), and only transformers' own model classes are built. The model class i
 (causal LM, seq2seq LM, image classification for an image workload, or the base model).
 Attention uses PyTorch SDPA where transformers has an SDPA path for the model, eager otherwise.
 
-The model is built on the meta device, outside the tracer's fake mode, and its tensors then become
-the fake mode's: weights have no values to initialise (transformers skips its initialisation on meta;
-under a fake mode ``trunc_normal_`` asks for a data-dependent ``.item()``, as ViT's does), and what a
-constructor reads as numbers (the drop-path rates of Swin and ConvNeXt, from a ``torch.linspace`` on
-the CPU) is computed for real.
+Under the tracer the model is built on the meta device, outside its fake mode, and its tensors then
+become the fake mode's (``workload/meta.py``, as for a user's ``build()``): weights have no values to
+initialise (under a fake mode ``trunc_normal_`` asks for a data-dependent ``.item()``, as ViT's does),
+and what a constructor reads as numbers (the drop-path rates of Swin and ConvNeXt, from a
+``torch.linspace`` on the CPU) is computed for real.
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from gpuplan.i18n.phrases import either, listed
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.hf_config import read_hf_config
+from gpuplan.workload.meta import build_on_meta
 from gpuplan.workload.shape import ModelShape, padded_vocab
 from gpuplan.workload.spec import Workload
 
@@ -146,7 +145,9 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else None
     try:
         with _TRANSFORMERS:
-            model = _on_meta(lambda: build_model(tf, config, images=workload.inputs.image_size is not None))
+            model = build_on_meta(
+                lambda: build_model(tf, config, images=workload.inputs.image_size is not None)
+            )
     except (ValueError, TypeError, AttributeError, RuntimeError, IndexError) as e:
         raise EstimateError.worded(
             N_("model.hf_config: transformers cannot build {model_type!r}: {why}"),
@@ -154,41 +155,6 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             why=e,
         ) from e
     return hf_bundle_for(model, workload)
-
-
-def _on_meta(build: Callable[[], Any]) -> Any:
-    """The module ``build`` returns, built on the meta device outside any fake mode, its tensors then
-    made anew (empty, same shapes, dtypes and ``requires_grad``) in the current mode: fake under the
-    tracer. A tensor shared by several modules (a tied head) stays shared."""
-    import torch
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-
-    # transformers' guard for constructors that call torch.linspace(...).item() without a device
-    # (its own models pass device="cpu"); absent from older transformers.
-    init = getattr(_transformers(), "initialization", None)
-    safe = getattr(init, "meta_device_safe_creation_ops", None)
-    with unset_fake_temporarily(), torch.device("meta"), safe() if safe else nullcontext():
-        model = build()
-    made: dict[int, torch.Tensor] = {}
-
-    def anew(t: torch.Tensor) -> torch.Tensor:
-        if id(t) not in made:
-            fresh = torch.empty(t.shape, dtype=t.dtype)
-            param = isinstance(t, torch.nn.Parameter)
-            made[id(t)] = torch.nn.Parameter(fresh, t.requires_grad) if param else fresh
-        return made[id(t)]
-
-    for module in model.modules():
-        for name, p in list(module._parameters.items()):
-            if p is not None:
-                module._parameters[name] = anew(p)
-        for name, b in list(module._buffers.items()):
-            if b is not None:
-                module._buffers[name] = anew(b)
-        for name, value in list(vars(module).items()):  # a tensor kept as a plain attribute
-            if isinstance(value, torch.Tensor):
-                setattr(module, name, anew(value))
-    return model
 
 
 def build_model(tf: Any, config: Any, *, images: bool = False) -> Any:

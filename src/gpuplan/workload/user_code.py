@@ -17,8 +17,10 @@ Without it the loss is ``output.loss`` when the output has one (Hugging Face), e
 output's first tensor, as a stand-in whose cost is negligible next to the model.
 
 Everything runs under gpuplan's fake-tensor mode on a fake CPU device: create tensors on the default
-device (no ``.cuda()``), never load weights. The module is imported from ``model.project_dir`` (the
-YAML's folder) and the current directory; ``sys.path`` and ``sys.modules`` are restored afterwards.
+device (no ``.cuda()``), never load weights. ``build()`` itself runs on the meta device (no values,
+so weights are not initialised), outside the fake mode, and the model's tensors then become fake ones
+(``workload/meta.py``). The module is imported from ``model.project_dir`` (the YAML's folder) and the
+current directory; ``sys.path`` and ``sys.modules`` are restored afterwards.
 Any exception in user code becomes a ``UserCodeError`` carrying the user's frames of the traceback.
 """
 
@@ -36,6 +38,7 @@ from typing import Any
 from gpuplan.errors import Phrase, UserCodeError
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.meta import build_on_meta
 from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
@@ -103,7 +106,7 @@ def user_error(exc: BaseException, project_dir: Path, what: str | Phrase) -> Use
     advice: str | Phrase = ""
     if "cuda" in first.lower():
         advice = Phrase(_NOT_ON_CUDA)
-    elif "DataDependent" in type(exc).__name__:
+    elif "DataDependent" in type(exc).__name__ or "meta tensors" in first:  # no values, fake or meta
         advice = Phrase(_NO_VALUES)
     return _refusal(
         text,
@@ -199,7 +202,9 @@ def build_user_bundle(workload: Workload) -> ModelBundle:
     assert spec.python is not None
     project_dir = spec.base_dir
     build = _load_entry(spec.python, project_dir)
-    built = _call(build, project_dir, f"{spec.python}()")
+    # Built on the meta device under the tracer, as an hf_config model is (workload/meta.py): a
+    # transformers ViT's initialisation asks its fake weights for values.
+    built = _call(build_on_meta, project_dir, f"{spec.python}()", build)
     parts = built if isinstance(built, tuple) else (built,)
     model = parts[0]
     if not isinstance(model, nn.Module):
