@@ -345,7 +345,8 @@ def test_a_node_limit_past_the_planners_search_is_refused_naming_it() -> None:
         f"max_nodes {MAX_PLANNED_NODES + 1} is more than the planner searches: at most "
         f"{MAX_PLANNED_NODES} instances (one GPU each at the least); give 1 to {MAX_PLANNED_NODES}"
     )
-    assert Constraints(max_nodes=MAX_PLANNED_NODES).node_limit == MAX_PLANNED_NODES
+    for service in (False, True):
+        assert Constraints(max_nodes=MAX_PLANNED_NODES).node_limit(service=service) == MAX_PLANNED_NODES
 
 
 def test_a_tie_is_said_as_one_not_as_cheaper_by_nothing() -> None:

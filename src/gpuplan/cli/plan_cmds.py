@@ -188,7 +188,10 @@ def plan_cmd(
         typer.Option(
             "--max-nodes",
             parser=whole_number(1, MAX_PLANNED_NODES),
-            help="At most this many instances, 1 to 64 (default 8, what a team can get).",
+            help=(
+                "At most this many instances, 1 to 64 (default 8 for a job, what a team can get; 64 for a "
+                "service, whose replicas are independent servers)."
+            ),
         ),
     ] = None,
     min_gpu_memory_gib: Annotated[

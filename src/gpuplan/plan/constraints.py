@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_MAX_NODES",
     "DEFAULT_PRICING",
     "MAX_TOTAL_GPUS",
+    "SERVICE_MAX_NODES",
     "Constraints",
     "Objective",
     "Reason",
@@ -33,6 +34,13 @@ MAX_TOTAL_GPUS = MAX_PLANNED_GPUS
 #: team can usually get at once without a capacity reservation or a quota request (default GPU
 #: quotas of new cloud accounts are far below 64 GPUs); shown in every plan's assumptions.
 DEFAULT_MAX_NODES = 8
+#: Instances a service's option may span unless the user says fewer (``--max-nodes``). Its replicas
+#: are independent servers behind a load balancer, each its own tensor-parallel group with no traffic
+#: to the others, so the limit above, set for one job whose nodes work as one (a training job's
+#: all-reduce spans them), does not apply: a service of 25 one-GPU instances is an ordinary
+#: deployment. Its ceiling is the planner's search: :data:`MAX_TOTAL_GPUS` GPUs in all, so at most
+#: that many instances (one GPU each at the least); the plan says when it leaves a service short.
+SERVICE_MAX_NODES = MAX_PLANNED_NODES
 
 ALL_PRICING: tuple[str, ...] = PricingModel.values()
 #: Without a stated preference every pricing model is considered; the commitment decides which of
@@ -93,7 +101,8 @@ class Constraints:
     max_gpus: int | None = None
     """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: that limit, 64)."""
     max_nodes: int | None = None
-    """Most instances, 1 to :data:`MAX_PLANNED_NODES` (None: :data:`DEFAULT_MAX_NODES`)."""
+    """Most instances, 1 to :data:`MAX_PLANNED_NODES` (None: :data:`DEFAULT_MAX_NODES` for a job,
+    :data:`SERVICE_MAX_NODES` for a service)."""
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None
     """Required intra-node link, e.g. ``nvlink``."""
@@ -163,9 +172,13 @@ class Constraints:
     def total_gpu_limit(self) -> int:
         return self.max_gpus or MAX_TOTAL_GPUS
 
-    @property
-    def node_limit(self) -> int:
-        return self.max_nodes or DEFAULT_MAX_NODES
+    def node_limit(self, *, service: bool) -> int:
+        """Most instances one option may span: ``max_nodes`` when given; else
+        :data:`SERVICE_MAX_NODES` for a service (its replicas are independent servers) and
+        :data:`DEFAULT_MAX_NODES` for a job whose nodes work as one."""
+        if self.max_nodes is not None:
+            return self.max_nodes
+        return SERVICE_MAX_NODES if service else DEFAULT_MAX_NODES
 
 
 #: The Chinese names of MLPS (网络安全等级保护, "等保") and its levels, as Chinese users write them.

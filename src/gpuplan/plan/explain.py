@@ -13,9 +13,10 @@ import numpy as np
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import listed, separated
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
+from gpuplan.plan.load_limit import load_limits
 from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
 
@@ -66,6 +67,8 @@ _LATENCY = N_(
     "{gpus} × {gpu}"
 )
 _ADVICE = N_("; {hint}")
+#: Two pieces of a line written one after the other (no catalog message: each piece is one).
+_TWO_PIECES = "{first}{second}"
 # TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
 _SEMICOLON_ONE_MORE = N_("{clauses}; {clause}")
 _HEAD_AND_CLAUSES = N_("{head}: {clauses}")
@@ -104,6 +107,11 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = Phrase(_SERVICE_HINT)
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
+    limits = load_limits(ctx.cands, ctx.offers, ctx.job, ctx.constraints)
+    if limits:
+        # the limit that ended the search comes first: lifting it is what can give an option
+        hint = Phrase(_ADVICE, hint=separated(limit.words for limit in limits))
+        advice = Phrase(_TWO_PIECES, first=hint, second=advice) if advice else hint
     emptied = _emptied_by(ctx)
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)

@@ -313,6 +313,12 @@ class JobFacts:
     service)."""
 
     @property
+    def is_service(self) -> bool:
+        """A service (a workload with ``serving:``, planned as a month of capacity): its replicas
+        are independent servers, not the nodes of one job."""
+        return self.calendar_months is not None
+
+    @property
     def spot_restart_h(self) -> float:
         """What one reclaim of a job costs before its work resumes, h: a replacement instance
         (``restart_h``), then the checkpoint read back and, for a LoRA/QLoRA job, the frozen base

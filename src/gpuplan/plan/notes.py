@@ -4,9 +4,11 @@ data movement and storage, the unknown-fact rule and the spot assumptions, in wo
 from __future__ import annotations
 
 from gpuplan.i18n import _
+from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan.candidates import ModelSplitMisfits
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.input_types import JobFacts
+from gpuplan.plan.load_limit import LoadLimit
 from gpuplan.plan.result import Option
 from gpuplan.plan.spot import SpotRate, rates_shown
 
@@ -38,13 +40,24 @@ def plan_notes(
     constraints: Constraints,
     rates: tuple[SpotRate, ...],
     misfits: ModelSplitMisfits,
+    load_limits: tuple[LoadLimit, ...] = (),
 ) -> tuple[str, ...]:
-    """Assumptions that apply to the whole plan, in words."""
+    """Assumptions that apply to the whole plan, in words; ``load_limits``: the count limits that
+    left a service short of its load on some instance types (``plan.load_limit``)."""
+    scale_out = (
+        _(
+            "scale-out: at most {nodes} instances and {gpus} GPUs per service, its replicas independent "
+            "servers (--max-nodes, --max-gpus)"
+        )
+        if job.is_service
+        else _("scale-out: at most {nodes} instances and {gpus} GPUs per job (--max-nodes, --max-gpus)")
+    )
     plan_notes = [
-        _("scale-out: at most {nodes} instances and {gpus} GPUs per job (--max-nodes, --max-gpus)").format(
-            nodes=constraints.node_limit, gpus=constraints.total_gpu_limit
+        scale_out.format(
+            nodes=constraints.node_limit(service=job.is_service), gpus=constraints.total_gpu_limit
         )
     ]
+    plan_notes += [phrase_text(limit.words) for limit in load_limits]
     if split := _split_note(job, misfits):
         plan_notes.append(split)
     if constraints.deadline_h is not None:

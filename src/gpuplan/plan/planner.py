@@ -28,6 +28,7 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
+from gpuplan.plan.load_limit import load_limits
 from gpuplan.plan.notes import plan_notes
 from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, past_deadline, price_date_words
 from gpuplan.plan.rank import (
@@ -332,7 +333,7 @@ def _run(
     unknown_costs: str,
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> PlanContext:
-    cands = enumerate_candidates(offers, constraints)
+    cands = enumerate_candidates(offers, constraints, service=job.is_service)
     exclude_model_split(cands, job)
     bounds = host_bounds(offers)
     relevant = (int(Fact.VCPUS) if job.image_job else 0) | (int(Fact.RAM) if job.rereads_dataset else 0)
@@ -646,6 +647,7 @@ def plan_offers(
             constraints,
             ctx.costs.rates,
             model_split_misfits(cands, job),
+            load_limits(cands, offers, job, constraints),
         ),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,

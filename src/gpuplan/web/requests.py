@@ -178,7 +178,10 @@ class PlanRequest(WorkloadRequest):
         default=None,
         ge=1,
         le=MAX_PLANNED_NODES,
-        description=f"At most this many instances: 1 to {MAX_PLANNED_NODES} (default 8).",
+        description=(
+            f"At most this many instances: 1 to {MAX_PLANNED_NODES} (default 8 for a job; "
+            f"{MAX_PLANNED_NODES} for a service, whose replicas are independent servers)."
+        ),
     )
     min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=MAX_GPU_MEMORY_GIB)
     interconnect: str | None = Field(default=None, max_length=32)

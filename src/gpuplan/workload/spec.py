@@ -468,7 +468,8 @@ class ConstraintsSpec(Spec):
     max_gpus: int | None = Field(default=None, ge=1, le=MAX_PLANNED_GPUS)
     """Most GPUs in all, up to what the planner searches (its default)."""
     max_nodes: int | None = Field(default=None, ge=1, le=MAX_PLANNED_NODES)
-    """Most instances the job may span (the planner's default is 8), up to what it searches."""
+    """Most instances the job may span, up to what the planner searches (its default: 8 for a job
+    whose nodes work as one; for a service, whose replicas are independent servers, that search)."""
     min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=MAX_GPU_MEMORY_GIB)
     interconnect: str | None = None
     """Required GPU link inside a multi-GPU node: ``nvlink``, ``nvswitch``, ``pcie`` or
