@@ -10,7 +10,7 @@ Both trace the workload on fake tensors (cached by content in the catalog store 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -179,15 +179,18 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
 
 
 def _gpu_hour_prices(
-    offered: Mapping[str, GpuHourPrice | float | None] | None,
+    offered: Mapping[str, GpuHourPrice | float | None] | Iterable[str] | None,
 ) -> dict[str, GpuHourPrice | None] | None:
     """``estimate``'s ``offered_gpus`` with a bare number (USD per GPU-hour, as callers wrote it
-    before prices carried their offer) taken as a price the caller gave, of no stated place or date."""
+    before prices carried their offer) taken as a price the caller gave, of no stated place or date,
+    and a collection of names as GPUs offered at no price looked up."""
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.i18n.messages import N_
 
     if offered is None:
         return None
+    if not isinstance(offered, Mapping):
+        return dict.fromkeys(offered)
     return {
         gpu: GpuHourPrice(gpu=gpu, price_usd_per_gpu_hour=float(p), source=N_("given by the caller"))
         if isinstance(p, (int, float))
@@ -340,7 +343,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: Mapping[str, GpuHourPrice | float | None] | None = None,
+    offered_gpus: Mapping[str, GpuHourPrice | float | None] | Iterable[str] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
@@ -366,7 +369,8 @@ def estimate(
     not looked up); where the workload does not fit, another GPU is suggested among them first, the
     one whose step costs least, and its price quoted with its provider, region, date and age (else
     labelled "not offered in the catalog"). A bare number is taken as a price in USD per GPU-hour the
-    caller gives, of no stated place or date, and said so.
+    caller gives, of no stated place or date, and said so; a collection of names, GPUs offered at
+    no price looked up.
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
