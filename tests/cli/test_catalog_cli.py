@@ -114,7 +114,7 @@ def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> No
     assert "unknown" in result.stdout and "price unknown: specs only" in result.stdout
     assert "not convertible" not in result.stdout
     result = runner.invoke(app, ["--db", db, "offers", "--provider", "alibaba", "--usd-per-cny", "0.14"])
-    assert "1 CNY = 0.14 USD" in result.stdout
+    assert "1 USD = 7.1429 CNY" in result.stdout  # 1 / 0.14 = 7.142857…
 
 
 def test_usd_per_cny_env_var(db: str) -> None:

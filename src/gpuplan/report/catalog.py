@@ -30,7 +30,7 @@ from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
-from gpuplan.i18n.numbers import rate_source
+from gpuplan.i18n.numbers import per_usd, rate_source
 from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable, unknown_age_words
@@ -83,8 +83,8 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
             return ""
         return _("Prices in {currency}; no currency conversion needed.").format(currency=currency)
     parts = [
-        _("1 {currency} = {usd} USD (as of {date}; {source})").format(
-            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=rate_source(r.source)
+        _("1 USD = {rate} {currency} (as of {date}; {source})").format(
+            currency=r.currency, rate=per_usd(r.usd_per_unit), date=r.as_of, source=rate_source(r.source)
         )
         for r in rates
     ]
@@ -551,8 +551,11 @@ def _info_table(info: CatalogInfo) -> Table:
     rates = _("; ").join(
         "\n".join(
             [
-                _("1 {currency} = {usd} USD ({date}, {source})").format(
-                    currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=rate_source(r.source)
+                _("1 USD = {rate} {currency} ({date}, {source})").format(
+                    currency=r.currency,
+                    rate=per_usd(r.usd_per_unit),
+                    date=r.as_of,
+                    source=rate_source(r.source),
                 ),
                 *filter(None, [rate_warning(r)]),
             ]
