@@ -51,7 +51,7 @@ ROWS = [
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,furlongs,100,src,,NVIDIA,,,decoder",
         f"bad.csv:2: metric 'furlongs' is not a throughput metric ({THROUGHPUT_METRICS})",
-        f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS.replace(', ', '，')}）",
+        f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS.replace(', ', '、')}）",
     ),
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,-3,src,,NVIDIA,,,decoder",
@@ -66,12 +66,12 @@ ROWS = [
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,,,martian",
         "bad.csv:2: family 'martian' is not one of cnn, decoder, encoder, encoder-decoder, vit",
-        "bad.csv:2：family 'martian' 不在以下之列：cnn，decoder，encoder，encoder-decoder，vit",
+        "bad.csv:2：family 'martian' 不在以下之列：cnn、decoder、encoder、encoder-decoder、vit",
     ),
     (
         "x,dance,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,,,decoder",
         "bad.csv:2: task 'dance' is not one of decode, finetune, infer, prefill, serve, train",
-        "bad.csv:2：task 'dance' 不在以下之列：decode，finetune，infer，prefill，serve，train",
+        "bad.csv:2：task 'dance' 不在以下之列：decode、finetune、infer、prefill、serve、train",
     ),
 ]
 

@@ -151,6 +151,41 @@ def test_history_names_how_a_price_was_imported_in_the_user_s_language(store: St
     assert "snapshot-offers" not in shown("zh")
 
 
+def test_history_table_says_how_old_each_price_is_as_plan_and_offers_do(store: Store) -> None:
+    # The table showed each date bare; only --json said a price was stale or of unknown age.
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.history import history_html, history_view
+
+    points = [p for p in price_history(store, "p5.48xlarge", "us-east-1") if p.zone is None]
+    undated = replace(points[0], as_of="", age=store.age_of(None))
+    recent = replace(points[0], as_of="2026-10-01", age=store.age_of("2026-10-01"))
+    points += [undated, recent]
+
+    def rows(lang: str) -> dict[str, str]:
+        console = Console(width=250, file=io.StringIO())
+        with use_language(lang):
+            console.print(history_view(points))
+        lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        return {line.split()[0]: line for line in lines if line[:1] in "2—"}
+
+    en = rows("en")
+    # Catalog day 2026-11-30, limit 180 days: 2025-11-30 is 365 days old, past it.
+    assert "stale (12 mo)" in en["2025-11-30"]
+    # 2026-01-21/2026-12-02 (no date of its own): at most 313 days old, at least 0, so unknown.
+    assert "age unknown (up to 10 mo)" in en["2026-01-21–2026-12-02"]
+    assert "date unknown" in en["—"]
+    assert "2 mo old" in en["2026-10-01"]  # 60 days: within the limit
+    zh = rows("zh")
+    assert "过期（12 个月）" in zh["2025-11-30"] and "日期未知" in zh["—"]
+    assert "时效未知（最多 10 个月）" in zh["2026-01-21–2026-12-02"]
+    page = history_html(points)
+    assert "<td>stale (12 mo)</td>" in page and "<td>date unknown</td>" in page
+
+
 def test_history_of_an_unknown_instance_suggests_a_close_one(store: Store) -> None:
     with pytest.raises(NotFoundError, match=r"did you mean 'p5\.48xlarge'"):
         price_history(store, "p5.48xlarg")

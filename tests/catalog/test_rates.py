@@ -268,6 +268,25 @@ def test_a_plan_over_yuan_prices_names_the_rate_and_warns_when_it_is_old(db_path
     )
     [note] = [n for n in plan.notes if n.startswith("CNY prices converted at")]
     assert f"(as of {rate.as_of})" in note and f"the CNY rate of {rate.as_of} is 45 days old" in note
+    # stated as every rate is, yuan a dollar (1 / 0.143148 = 6.98578… for the shipped rate)
+    assert f"converted at 1 USD = {1 / rate.usd_per_unit:.4f} CNY (as of" in note
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "args", [["catalog", "info"], ["offers", "--provider", "alibaba", "--gpu", "A10"]], ids=["info", "offers"]
+)
+def test_the_rate_is_stated_as_yuan_a_dollar_as_its_source_quotes_it(
+    db_path: Path, lang: str, args: list[str]
+) -> None:
+    # The tables said "1 CNY = 0.143148 USD" beside a source quoting "6.9858 CNY per USD" (the
+    # central parity's own form), while the footnotes and refresh said "1 USD = … CNY".
+    r = runner.invoke(app, ["--db", str(db_path), "--lang", lang, *args], env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    # the shipped rate: 0.143148 USD a yuan, from the parity of 6.9858 yuan a dollar (1 / 0.143148 = 6.98578…)
+    assert "1 USD = 6.9858 CNY" in text and "6.9858 CNY per USD" in text, text[:2000]
+    assert "1 CNY" not in text and "0.143148" not in text
 
 
 def _old_rate_store(db_path: Path, days: int) -> tuple[Store, str]:

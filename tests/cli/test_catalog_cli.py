@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -114,7 +115,7 @@ def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> No
     assert "unknown" in result.stdout and "price unknown: specs only" in result.stdout
     assert "not convertible" not in result.stdout
     result = runner.invoke(app, ["--db", db, "offers", "--provider", "alibaba", "--usd-per-cny", "0.14"])
-    assert "1 CNY = 0.14 USD" in result.stdout
+    assert "1 USD = 7.1429 CNY" in result.stdout  # 1 / 0.14 = 7.142857…
 
 
 def test_usd_per_cny_env_var(db: str) -> None:
@@ -589,3 +590,18 @@ def test_a_spot_rows_interruption_note_reads_in_chinese(db: str) -> None:
     assert "中断率未知" in result.stdout and "抢占式实例中断率未知（alibaba）：阿里云" in result.stdout, (
         result.stdout[-800:]
     )
+
+
+def test_catalog_info_in_chinese_lists_its_items_with_the_enumeration_comma(db: str) -> None:
+    # The providers and the counts by provider and by pricing model were parted by ，(a clause
+    # separator) in Chinese; the items of a list are parted by 、.
+    result = runner.invoke(app, ["--db", db, "--lang", "zh", "catalog", "info"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    rows: dict[str, str] = {}
+    for line in result.stdout.splitlines():  # the summary's rows, before the coverage table's heads
+        if line.strip():
+            rows.setdefault(line.split()[0], line)
+    assert "alibaba、aws、azure" in rows["云厂商"], rows["云厂商"]
+    assert re.search(r"alibaba \d+、aws \d+、", rows["报价"]), rows["报价"]
+    assert re.search(r"按量付费 \d+、抢占式 \d+、", rows["价格"]), rows["价格"]
+    assert not any(mark in rows[key] for key in ("云厂商", "报价", "价格") for mark in ("，", ", "))

@@ -127,7 +127,7 @@ def test_piped_output_without_columns_is_120_wide_at_most(db: str) -> None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_price_history_fits_with_whole_regions_and_dates(db: str, width: int) -> None:
     lines = _lines(["--db", db, "catalog", "history", "--instance", "p5.48xlarge", "--lang", "zh"], width)
-    _assert_fits_and_whole(lines, width, {"p5.48xlarge", "us-east-1", "2025-11-30", "2026-01-21/2026-12-02"})
+    _assert_fits_and_whole(lines, width, {"p5.48xlarge", "us-east-1", "2025-11-30", "2026-01-21–2026-12-02"})
 
 
 @pytest.mark.parametrize("width", [80, 200])

@@ -274,4 +274,4 @@ def test_a_target_hint_with_the_target_list_is_translated_around_it() -> None:
         str(error)
         == "unknown deploy target 'k8z'; did you mean 'k8s'? (one of torchrun, docker, k8s, skypilot)"
     )
-    assert zh(error) == "部署目标 'k8z' 无法识别；您是不是指 'k8s'？（可选：torchrun，docker，k8s，skypilot）"
+    assert zh(error) == "部署目标 'k8z' 无法识别；您是不是指 'k8s'？（可选：torchrun、docker、k8s、skypilot）"

@@ -217,7 +217,7 @@ def test_a_validator_line_pins_its_chinese_with_field_and_value_kept() -> None:
         "请使用 seq_len: 1024 或更小的值"
     )
     e = _raised(_workload(model={"preset": "gpt2", "python": "a:b"}))
-    assert _chinese(e) == "model: preset、hf_config、python 须且只能给出其中一个（给出了 preset，python）"
+    assert _chinese(e) == "model: preset、hf_config、python 须且只能给出其中一个（给出了 preset、python）"
 
 
 def test_an_unknown_key_and_an_unknown_preset_join_their_names_in_chinese() -> None:
@@ -225,7 +225,7 @@ def test_an_unknown_key_and_an_unknown_preset_join_their_names_in_chinese() -> N
     assert _chinese(e) == "inputs: 键 'seq_lem' 无法识别；您是不是指 'seq_len'？"
     e = _raised(lambda: get_preset("bertt"))
     assert _chinese(e).startswith(
-        "预设 'bertt' 无法识别；您是不是指 'bert-base' 或 'bert-large'？（已知预设：resnet50，"
+        "预设 'bertt' 无法识别；您是不是指 'bert-base' 或 'bert-large'？（已知预设：resnet50、"
     )
 
 
@@ -318,4 +318,4 @@ def test_an_unknown_model_type_joins_its_near_spellings_and_examples_in_chinese(
     assert _chinese(e).endswith("您是不是想写 'llama' 或 'llava'？"), _chinese(e)
     e = _raised(lambda: _check_model_type(tf, {"model_type": "zzzz"}, config))
     assert str(e).endswith("(4 are, such as llama, gpt2, bert)")
-    assert "llama，gpt2，bert" in _chinese(e) and "llama, gpt2" not in _chinese(e), _chinese(e)
+    assert "llama、gpt2、bert" in _chinese(e) and "llama, gpt2" not in _chinese(e), _chinese(e)

@@ -100,9 +100,9 @@ def test_notes_beside_a_stale_rate_note_lose_its_warning_and_keep_the_rest() -> 
     )
     warning = old.rate_warning()
     assert "31 days old" in warning and old.rate_note().endswith(warning)
-    notes = ["CNY prices converted at 1 CNY = 0.125 USD (as of 2024-11-25) " + warning, "another note"]
+    notes = ["CNY prices converted at 1 USD = 8.0000 CNY (as of 2024-11-25) " + warning, "another note"]
     assert old.notes_with_rate(notes) == [
-        "CNY prices converted at 1 CNY = 0.125 USD (as of 2024-11-25)",
+        "CNY prices converted at 1 USD = 8.0000 CNY (as of 2024-11-25)",
         "another note",
         old.rate_note(),
     ]

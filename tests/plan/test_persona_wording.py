@@ -41,3 +41,27 @@ def test_training_keeps_the_shortest_expected_job_time() -> None:
     assert _performance_rule(JOB) == "shortest expected job time"
     with use_language("zh"):
         assert _performance_rule(JOB) == "期望用时最短"
+
+
+def test_the_kubernetes_persona_lists_the_managed_services_with_the_enumeration_comma() -> None:
+    # The services were joined with an ASCII ", " in Chinese too ("EKS, AKS, GKE").
+    from gpuplan.plan.region_countries import managed_kubernetes
+
+    services = sorted(set(managed_kubernetes().values()))
+    assert len(services) > 1
+    rows = [offer(pricing="on_demand", price_usd=13.0)]
+
+    def rule() -> str:
+        plan = plan_offers(
+            OfferTable.from_rows(rows),
+            CostFacts([aws_costs()]),
+            JOB,
+            toy_estimator(),
+            Constraints(max_nodes=1),
+        )
+        return next(p.rule for p in plan.personas if p.persona == "kubernetes")
+
+    assert ", ".join(services) in rule()
+    with use_language("zh"):
+        zh = rule()
+    assert "、".join(services) in zh and ", ".join(services[:2]) not in zh, zh

@@ -43,7 +43,7 @@ def test_open_store_refuses_the_wrong_way_round_unless_forced(tmp_path: Path) ->
     # forced, a rate is still a number a figure can be printed at (1e-300 gave 300-digit yuan)
     for absurd in (1e-300, 1e308):
         with pytest.raises(
-            InputError, match=r"1 CNY = .* USD, is outside 0\.001–1000 USD \(even with --force-rate\)"
+            InputError, match=r"1 USD = .* CNY, is outside 0\.001–1000 CNY \(even with --force-rate\)"
         ):
             open_store(db, usd_per_cny=absurd, force_rate=True)
 

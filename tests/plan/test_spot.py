@@ -153,4 +153,4 @@ def test_the_catalogs_bands_are_joined_in_the_users_language() -> None:
     rates = [band_rate_per_hour(b) for b in ("10-15%", "<5%")]
     with use_language("zh"):
         (shown,) = rates_shown([r for r in rates if r is not None])
-    assert "'10-15%'，'<5%'" in shown, shown
+    assert "'10-15%'、'<5%'" in shown, shown

@@ -1,8 +1,9 @@
 """What the dashboard marks and says beyond the Offers tab, clicked through in Debian's Chromium: a
 saved plan's prices and a price history's prices not known to be current are marked beside their
 date as an offer's are (the words of ``gpuplan offers``), the map names countries in the page's
-language, a refused value is named by the form's own label, and the price check of the saved plans
-says it is checking while it runs. Skipped, saying why, without Chromium or Playwright."""
+language, a refused value (the tco page's too) is named by the form's own label, and the price
+check of the saved plans says it is checking while it runs. Skipped, saying why, without Chromium or
+Playwright."""
 
 from __future__ import annotations
 
@@ -135,6 +136,37 @@ def test_a_refused_value_is_named_by_the_forms_label_without_the_fields_path(
         page.click("#search")
         page.wait_for_selector("#error:not([hidden])", timeout=60_000)
         assert page.inner_text("#error") == f"{label}: {problem}"
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("control", "value", "label"), [("providers", "awz", "Providers"), ("gpu", "A100X", "GPU")]
+)
+def test_a_refused_tco_value_is_named_by_the_forms_label_without_the_usage_files_path(
+    server: tuple[str, dict[str, str]], browser: Any, control: str, value: str, label: str
+) -> None:
+    # The page showed the usage file's path first ("constraints.providers: …", "demand 'demand': …"),
+    # words for the command line: the API's 400 carried no field for the form to name.
+    import httpx
+
+    base, tokens = server
+    page = _zh_page(browser)
+    sent: list[Any] = []
+    page.on("request", lambda r: sent.append(r.post_data_json) if "/api/v1/tco" in r.url else None)
+    try:
+        open_page(page, base, "tco", "zh", tokens["plan"])
+        page.fill(f"input[name={control}]", value)
+        page.click("#tco")
+        page.wait_for_selector("#error:not([hidden])", timeout=60_000)
+        shown = page.inner_text("#error")
+        auth = {"Authorization": "Bearer " + tokens["plan"]}
+        doc = httpx.post(f"{base}/api/v1/tco?lang=zh", json=sent[-1], headers=auth, timeout=60).json()
+        with use_language("zh"):
+            named = _(label)
+        assert doc["message"] and value in doc["message"], doc
+        assert shown == f"{named}: {doc['message']}", shown
+        assert not page.errors, page.errors
     finally:
         page.context.close()
 

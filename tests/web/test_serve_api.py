@@ -486,7 +486,7 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     assert r.status_code == 200, r.text
     doc = r.json()
     [note] = [n for n in doc["notes"] if n.startswith("Budget ¥10,000,000.00 = $")]
-    assert " at 1 CNY = " in note and doc["constraints"]["budget_usd"] < 1e7
+    assert " at 1 USD = " in note and doc["constraints"]["budget_usd"] < 1e7
     both = service.client.post("/api/v1/plan", json={**body, "budget_usd": 5}, headers=service.auth("plan"))
     assert _error(both, 400) == "give the budget once: budget_usd or budget_cny, not both"
 

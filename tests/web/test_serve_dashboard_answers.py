@@ -1,7 +1,8 @@
 """What the dashboard shows from the API's answers in words a reader can use: a refused value says
 what it should look like (never a regular expression), the map cites its source by name (never a
-path on the server) and follows the table's filters, and a saved plan's option names its pricing
-model in the reader's language."""
+path on the server) and follows the table's filters, a saved plan's option names its pricing
+model in the reader's language, and a tco value refused is named as the request names it, with the
+problem apart for a form to name by its label."""
 
 from __future__ import annotations
 
@@ -40,6 +41,47 @@ def test_a_value_of_the_wrong_form_is_refused_in_words_not_a_pattern(
         said = _(words)
     assert r.status_code == 422 and line.endswith(said), line
     assert "pattern" not in line and "^" not in line and "[" not in line, line
+
+
+_TCO_USAGE = {
+    "horizon_months": 12,
+    "start": "2027-01",
+    "demands": [{"name": "pool", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730}],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("change", "field", "starts"),
+    [
+        ({"constraints": {"providers": ["awz"]}}, "usage.constraints.providers", "unknown provider 'awz'"),
+        (
+            {"demands": [{"name": "pool", "gpu": "A100X", "gpus": 8, "hours_per_month": 730}]},
+            "usage.demands[0].gpu",
+            "unknown GPU 'A100X'",
+        ),
+        ({"horizon_months": 0}, "usage.horizon_months", "must be ≥ 1 (got 0)"),
+        ({"base_dir": "/srv"}, "usage.base_dir", "the service reads no folder of its disk"),
+    ],
+)
+def test_a_refused_tco_value_is_named_as_the_request_names_it_with_the_problem_apart(
+    service: Service, lang: str, change: dict[str, object], field: str, starts: str
+) -> None:
+    # The line began with the usage file's path ("constraints.providers: …", "demand 'pool': …")
+    # and carried no field: the dashboard could only show that path, meant for the command line.
+    r = service.client.post(
+        f"/api/v1/tco?lang={lang}", json={"usage": {**_TCO_USAGE, **change}}, headers=service.auth("plan")
+    )
+    assert r.status_code == 400, r.text
+    doc = r.json()
+    with use_language(lang):
+        where = _("{where}: {problem}{more}").format(where=field, problem="", more="")
+    assert doc["field"] == field and doc["kind"] == "InputError"
+    assert doc["error"] == where + doc["message"], doc
+    if lang == "en":
+        assert doc["message"].startswith(starts), doc
+    else:  # the problem in Chinese, not the English line
+        assert not doc["message"].startswith(starts) and "：" in doc["error"], doc
 
 
 def test_the_map_cites_its_source_by_name_and_not_a_path_on_the_server(service: Service) -> None:

@@ -369,14 +369,16 @@ def open_store(
         try:
             if not MIN_USD_PER_CNY <= usd_per_cny <= MAX_USD_PER_CNY:
                 # --force-rate overrides the 3× check, not arithmetic: 1e-300 printed 300 digits
+                # stated as every rate is, 1 USD = x CNY (a --cny-per-usd figure as written)
+                written = usd_per_cny.written if isinstance(usd_per_cny, CnyPerUsd) else 1.0 / usd_per_cny
                 raise InputError.worded(
                     N_(
-                        "the exchange rate you gave, 1 CNY = {rate:g} USD, is outside {low:g}–{high:g} USD "
+                        "the exchange rate you gave, 1 USD = {rate:g} CNY, is outside {low:g}–{high:g} CNY "
                         "(even with --force-rate)"
                     ),
-                    rate=usd_per_cny,
-                    low=MIN_USD_PER_CNY,
-                    high=MAX_USD_PER_CNY,
+                    rate=written,
+                    low=1.0 / MAX_USD_PER_CNY,
+                    high=1.0 / MIN_USD_PER_CNY,
                 )
             if not force_rate:
                 check_rate(usd_per_cny, store.find_exchange_rate("CNY"))

@@ -29,6 +29,7 @@ from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.i18n import N_, Money
+from gpuplan.i18n.phrases import item_list
 from gpuplan.vocab import Choice, pricing_name
 
 __all__ = [
@@ -232,7 +233,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
     sellers = sorted({o.provider for o in anywhere})
     if gpu is not None and query.provider is not None and query.provider not in sellers:
         return _("no offer of {gpu} from {provider} in the catalog; it lists {gpu} from {providers}").format(
-            gpu=gpu, provider=query.provider, providers=_(", ").join(sellers)
+            gpu=gpu, provider=query.provider, providers=item_list(sellers)
         )
     if query.region is not None:
         # the region asked for has none: say where the catalog does have one, rather than that no
@@ -251,7 +252,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
             - {query.region}
         )
         if others:
-            shown = _(", ").join(others[:_REGIONS_NAMED]) + (" …" if len(others) > _REGIONS_NAMED else "")
+            shown = item_list(others[:_REGIONS_NAMED]) + (" …" if len(others) > _REGIONS_NAMED else "")
             return ngettext(
                 "none in {region}; the catalog has these offers in {n} other region: {regions} (leave "
                 "out --region to list them)",

@@ -40,6 +40,7 @@ from gpuplan.catalog.transactions import writing
 from gpuplan.errors import DataError, GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.error_text import phrase_text
+from gpuplan.i18n.phrases import listed
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -249,8 +250,8 @@ def check_replay(replay_dir: Path, providers: Sequence[str] = (), *, rates: bool
                 "or record it with --save"
             ),
             folder=str(replay_dir),
-            names=_(", ").join(lacking),
-            held=_(", ").join(held),
+            names=listed(lacking),
+            held=listed(held),
         )
 
 

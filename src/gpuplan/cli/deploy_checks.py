@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuplan.i18n import N_, _, ngettext
+from gpuplan.i18n.phrases import item_list
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
@@ -156,7 +157,7 @@ def _network_words(
 
 def _named(names: list[str]) -> str:
     """``names`` joined, the first few named and the rest counted."""
-    shown = _(", ").join(names[:_NAMED])
+    shown = item_list(names[:_NAMED])
     more = len(names) - _NAMED
     return shown if more <= 0 else _("{names} and {n} more").format(names=shown, n=more)
 

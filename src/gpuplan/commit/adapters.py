@@ -19,6 +19,7 @@ from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, Price
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import SpotRate, band_rate_per_hour, service_down_h, spot_default
@@ -149,7 +150,7 @@ def priced_offers(
             _("costed {n} spot price(s) of unknown age at {what} (each was below it): {where}").format(
                 n=sum(regions.values()),
                 what=floor_what(basis, region),
-                where=", ".join(f"{r} ({k})" for r, k in sorted(regions.items())),
+                where=item_list(f"{r} ({k})" for r, k in sorted(regions.items())),
             )
         )
     for gpu in gpus:

@@ -42,9 +42,9 @@ class ErrorDocument(Document):
     kind: str
     """The error's class (``InputError``, ``NotFoundError``, ``unauthorized`` …)."""
     field: str | None = None
-    """For a request refused for one of its values (``invalid_request``): that value's field or
-    parameter as the request names it (``max_price``, ``workload.inputs.batch_size``, ``job_id``);
-    None otherwise."""
+    """For a request refused for one of its values (``invalid_request``, and a tco usage's value
+    refused with 400): that value's field or parameter as the request names it (``max_price``,
+    ``workload.inputs.batch_size``, ``usage.constraints.providers``, ``job_id``); None otherwise."""
     message: str | None = None
     """For a request refused for one of its values: what is wrong with it, without the field's
     path that ``error`` begins with (a form names the field by its own label); None otherwise."""

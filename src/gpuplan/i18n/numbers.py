@@ -25,6 +25,7 @@ __all__ = [
     "format_number",
     "format_percent",
     "money",
+    "per_usd",
     "rate_source",
     "set_money",
     "stale_rate_warning",
@@ -39,6 +40,12 @@ USER_RATE_SOURCE = N_("user setting (the rate you gave)")
 def rate_source(source: str) -> str:
     """An exchange rate's source as the output names it."""
     return _(source) if source == USER_RATE_SOURCE else source
+
+
+def per_usd(usd_per_unit: float) -> str:
+    """Units of a currency per US dollar, as every rate is stated (``1 USD = 7.1429 CNY``: the way
+    the People's Bank of China quotes its central parity), from a rate kept as USD per unit."""
+    return f"{1.0 / usd_per_unit:.4f}"
 
 
 #: Display currencies and their symbols. "¥" is how prices in renminbi are written in China.
@@ -221,7 +228,7 @@ class Money:
             return ""
         note = _("Amounts in {currency} at 1 USD = {rate} {currency} (as of {date}; {source}).").format(
             currency=self.currency,
-            rate=f"{self.units_per_usd:.4f}",
+            rate=f"{self.units_per_usd:.4f}",  # as per_usd writes it
             date=self.as_of or "?",
             source=rate_source(self.source) if self.source else "?",
         )

@@ -1,10 +1,12 @@
 """Lists of names inside an error line, joined in the user's language.
 
-``listed(["a", "b"])`` is ``a, b`` in English and ``a，b`` in Chinese; ``either(["'a'", "'b'"])``
+``listed(["a", "b"])`` is ``a, b`` in English and ``a、b`` in Chinese (the enumeration comma: ``，``
+parts clauses, not the items of a list); ``either(["'a'", "'b'"])``
 is ``'a' or 'b'`` and ``'a' 或 'b'``. Each is an :class:`~gpuplan.errors.Phrase`, so it goes into
 ``XError.worded(...)`` as a field and is written with the rest of the line by
 :func:`gpuplan.i18n.error_text.error_text`; ``str()`` of it is the English, byte for byte the same
 as ``", ".join(names)`` / ``" or ".join(names)``. The names themselves are data and stay as given.
+:func:`item_list` is ``listed`` for a report's text, written at once in the current language.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuplan.errors import Phrase
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 
-__all__ = ["either", "listed", "separated"]
+__all__ = ["either", "item_list", "listed", "separated"]
 
-# TRANSLATORS: the separator between the names of a list ("a, b, c"); the reports use it too
-_LIST_SEPARATOR = N_(", ")
+# The items of a list are joined as gpuplan.i18n.error_text joins the names of an unknown-name line
+# (one catalog entry: Chinese 、); the catalog's ", " (Chinese ，) is for clauses and a row's notes.
+_AND_ONE_MORE = N_("{names}, {name}")
 # TRANSLATORS: the separator between alternatives ("'a' or 'b'"); Chinese: " 或 "
 _OR_SEPARATOR = N_(" or ")
 # TRANSLATORS: the separator between whole clauses ("line 3: …; line 7: …"); Chinese: ；
@@ -25,24 +28,30 @@ _CLAUSE_SEPARATOR = N_("; ")
 
 
 def listed(names: Iterable[object]) -> Phrase:
-    """``names`` joined by ", " (Chinese: ，)."""
-    return _joined(names, _LIST_SEPARATOR)
+    """``names`` joined by ", " (Chinese: 、)."""
+    return _joined(names, Phrase(_AND_ONE_MORE, names="", name=""))
+
+
+def item_list(names: Iterable[object]) -> str:
+    """``names`` joined by ", " (Chinese: 、) in the current language: the items of a list in a
+    report's text (providers, GPUs, pricing models), where ``_(", ")`` (Chinese ，) parts clauses."""
+    return _(_AND_ONE_MORE).format(names="", name="").join(str(n) for n in names)
 
 
 def either(names: Iterable[object]) -> Phrase:
     """``names`` joined by " or " (Chinese: 或)."""
-    return _joined(names, _OR_SEPARATOR)
+    return _joined(names, Phrase(_OR_SEPARATOR))
 
 
 def separated(clauses: Iterable[object]) -> Phrase:
     """``clauses`` (each a sentence of its own, commas in it) joined by "; " (Chinese: ；)."""
-    return _joined(clauses, _CLAUSE_SEPARATOR)
+    return _joined(clauses, Phrase(_CLAUSE_SEPARATOR))
 
 
-def _joined(names: Iterable[object], separator: str) -> Phrase:
+def _joined(names: Iterable[object], separator: Phrase) -> Phrase:
     # A flat template ("{n0}{sep}{n1}…"), not one Phrase per name nested in the next: a list of a
     # thousand names must not nest a thousand deep. The template itself is no catalog message, so
     # it is kept as is in every language; only the separator is translated.
     items = {f"n{i}": name for i, name in enumerate(names)}
     template = "{sep}".join(f"{{{key}}}" for key in items)
-    return Phrase(template, sep=Phrase(separator), **items)
+    return Phrase(template, sep=separator, **items)

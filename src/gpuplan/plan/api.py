@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.numbers import per_usd
 from gpuplan.plan.build_inputs import (
     budget_in_usd,
     constraints_from_spec,
@@ -124,8 +125,8 @@ def plan_workload(
             c,
             " ".join(
                 [
-                    _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
-                        currency=c, rate=f"{r:g}", date=d or "?"
+                    _("{currency} prices converted at 1 USD = {rate} {currency} (as of {date})").format(
+                        currency=c, rate=per_usd(r), date=d or "?"
                     ),
                     *filter(None, [rate_warning(store.find_exchange_rate(c))]),
                 ]

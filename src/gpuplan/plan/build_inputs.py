@@ -318,7 +318,7 @@ def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
     (in the current language); InputError without a rate."""
     from gpuplan.errors import InputError
     from gpuplan.i18n import N_
-    from gpuplan.i18n.numbers import rate_source
+    from gpuplan.i18n.numbers import per_usd, rate_source
 
     if cny_rate is None:
         raise InputError.worded(
@@ -327,8 +327,12 @@ def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
     from gpuplan.catalog.rates import rate_warning
 
     usd = cny * cny_rate.usd_per_unit
-    note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 CNY = {rate:g} USD (as of {date}; {source}).").format(
-        cny=cny, usd=usd, rate=cny_rate.usd_per_unit, date=cny_rate.as_of, source=rate_source(cny_rate.source)
+    note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 USD = {rate} CNY (as of {date}; {source}).").format(
+        cny=cny,
+        usd=usd,
+        rate=per_usd(cny_rate.usd_per_unit),
+        date=cny_rate.as_of,
+        source=rate_source(cny_rate.source),
     )
     # A budget converted at an old rate says so, as every output that converts does (the plan's
     # terminal view, its HTML report and a team's month budget had not).

@@ -14,6 +14,7 @@ from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
+from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -261,7 +262,7 @@ def _unrated_note(ctx: PlanContext) -> str | None:
         "{gpus}: {n} candidates left out (no_published_rate): no source gives their tensor-core rates at "
         "this job's precision, so their speed is unknown (`gpuplan estimate --gpu {first}` names the rate)",
         len(gpus),
-    ).format(gpus=_(", ").join(gpus), n=format_number(int(hit.sum())), first=gpus[0])
+    ).format(gpus=item_list(gpus), n=format_number(int(hit.sum())), first=gpus[0])
 
 
 def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[str]:
@@ -295,7 +296,7 @@ def _reasons_counted(cands: Candidates, mask: np.ndarray) -> str:
     """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts."""
     counts = np.bincount(cands.reason[mask & (cands.reason >= 0)], minlength=len(REASONS))
     top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
-    return _(", ").join(f"{format_number(c)} {r}" for c, r in top[:4])
+    return item_list(f"{format_number(c)} {r}" for c, r in top[:4])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -386,7 +387,7 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
         "unknown facts decide the ranking: with its {facts} at their best case, {option} would rank "
         "first ({best}); at their conservative bound it costs {cost} and ranks below {winner}"
     ).format(
-        facts=_(", ").join(fact_names(mask)) or _("figures"),
+        facts=item_list(fact_names(mask)) or _("figures"),
         option=a.label,
         best=_time_cost_words(a.best_case_job_time_h, a.best_case_total_cost_usd),
         cost=_time_cost_words(a.job_time_h, a.total_cost_usd),

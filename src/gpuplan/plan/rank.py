@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
 from gpuplan.plan.region_countries import managed_kubernetes
@@ -102,8 +103,8 @@ def persona_picks(
     time is its calendar period on every option, so "fastest" means the shortest set-up."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
-    services = ", ".join(sorted(set(managed_kubernetes().values())))
-    labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
+    services = item_list(sorted(set(managed_kubernetes().values())))
+    labels = item_list(wanted) if wanted else _("e.g. MLPS level 3")
     return (
         PersonaPick(
             persona="budget",

@@ -32,6 +32,7 @@ import numpy as np
 
 from gpuplan.catalog import providers
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
@@ -167,7 +168,7 @@ def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
     banded = sorted({r.band for r in rates if r.band is not None})
     out = []
     if banded:
-        out.append(_(_BANDS_SHOWN).format(bands=_(", ").join(repr(b) for b in banded)))
+        out.append(_(_BANDS_SHOWN).format(bands=item_list(repr(b) for b in banded)))
         opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
         out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]
     return out + sorted({r.shown() for r in rates if r.band is None})

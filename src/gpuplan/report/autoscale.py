@@ -23,7 +23,7 @@ from rich.text import Text
 
 from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.simulate_common import (
@@ -229,7 +229,7 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
     if res.settings.slos:
         lines.append(
             _("SLOs: {slos}; a dropped request counts as over every one.").format(
-                slos=", ".join(f"{s.name} {_threshold(s.threshold_s)}" for s in res.settings.slos)
+                slos=item_list(f"{s.name} {_threshold(s.threshold_s)}" for s in res.settings.slos)
             )
         )
     return lines

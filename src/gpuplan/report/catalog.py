@@ -30,8 +30,8 @@ from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
-from gpuplan.i18n.numbers import rate_source
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.numbers import per_usd, rate_source
+from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable, unknown_age_words
 from gpuplan.report.offers_json import (
@@ -83,8 +83,8 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
             return ""
         return _("Prices in {currency}; no currency conversion needed.").format(currency=currency)
     parts = [
-        _("1 {currency} = {usd} USD (as of {date}; {source})").format(
-            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=rate_source(r.source)
+        _("1 USD = {rate} {currency} (as of {date}; {source})").format(
+            currency=r.currency, rate=per_usd(r.usd_per_unit), date=r.as_of, source=rate_source(r.source)
         )
         for r in rates
     ]
@@ -546,13 +546,16 @@ def _info_table(info: CatalogInfo) -> Table:
     table.show_header = False
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")  # sentences wrap; a long database path folds
-    counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
-    prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
+    counts = item_list(f"{p} {n}" for p, n in info.offers_by_provider.items())
+    prices = item_list(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
     rates = _("; ").join(
         "\n".join(
             [
-                _("1 {currency} = {usd} USD ({date}, {source})").format(
-                    currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=rate_source(r.source)
+                _("1 USD = {rate} {currency} ({date}, {source})").format(
+                    currency=r.currency,
+                    rate=per_usd(r.usd_per_unit),
+                    date=r.as_of,
+                    source=rate_source(r.source),
                 ),
                 *filter(None, [rate_warning(r)]),
             ]
@@ -561,7 +564,7 @@ def _info_table(info: CatalogInfo) -> Table:
     )
     table.add_row(_("database"), info.location)
     table.add_row(_("schema revision"), info.schema_revision)
-    table.add_row(_("providers"), _(", ").join(info.providers))
+    table.add_row(_("providers"), item_list(info.providers))
     table.add_row(_("offers"), _("{counts} (total {total})").format(counts=counts, total=info.offers))
     table.add_row(_("prices"), _("{counts} (total {total})").format(counts=prices, total=info.prices))
     table.add_row(_("prices dated"), f"{info.oldest_as_of or '—'} … {info.newest_as_of or '—'}")
@@ -598,7 +601,7 @@ def _coverage_table(info: CatalogInfo, layout: int) -> Table:
         table.add_row(
             c.provider,
             *(counts if layout == 0 else [" / ".join(counts)]),
-            (_(", ") if layout == 0 else "\n").join(_(m) for m in c.pricing_models) or "—",
+            (item_list if layout == 0 else "\n".join)(_(m) for m in c.pricing_models) or "—",
             dated,
             c.last_refresh or _("never"),
         )

@@ -37,6 +37,7 @@ from gpuplan.documents.estimate import (
     ServingDoc,
 )
 from gpuplan.i18n import _, format_hours, format_number
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
@@ -395,7 +396,7 @@ def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text
 def _keeps_up(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> str:
     """`` It keeps up even at the slow end on: T4, L4.`` for the rows a typical host did not bound."""
     if keeps := [o.gpu for o, h in rows if not h.bounded]:
-        return " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
+        return " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=item_list(keeps))
     return ""
 
 
@@ -431,7 +432,7 @@ def _cannot_run_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         named = first.gpu_count == 1 and first.error.startswith(first.gpu)
         line = first.error if named else f"{_gpus(first)}: {first.error}"
         if len(same) > 1:
-            others = _(", ").join(_gpus(o) for o in same[1:])
+            others = item_list(_gpus(o) for o in same[1:])
             line = _("{reason}; the same for {gpus}").format(reason=line, gpus=others)
         lines.append(line)
     return Text("\n".join(lines), style="red") if lines else None

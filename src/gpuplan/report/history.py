@@ -15,7 +15,7 @@ from gpuplan.documents.catalog_admin import HistoryDocument, HistoryPrice
 from gpuplan.i18n import _, current_language, current_money, format_amount, format_number
 from gpuplan.i18n.places import region_name
 from gpuplan.report.catalog import price_fields, rate_doc
-from gpuplan.report.common import Widest, house_table
+from gpuplan.report.common import Widest, house_table, price_age_words
 from gpuplan.vocab import confidence_name
 
 if TYPE_CHECKING:
@@ -81,13 +81,24 @@ def _shown(p: HistoryPoint) -> str:
     return text
 
 
+def _as_of(p: HistoryPoint) -> str:
+    """The price's date as ``offers`` shows it: an interval ``2025-06–2026-12-02``."""
+    return (p.as_of or "—").replace("/", "–")
+
+
+def _age(p: HistoryPoint) -> str:
+    """How old the price is, in the words plan, tco and offers use: ``5 mo old``, ``stale (2.7 y)``,
+    ``age unknown (up to 18 mo)``, ``date unknown``."""
+    return price_age_words(p.age.age_days, p.age.staleness)
+
+
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 
 
 def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: int | None) -> Table:
-    """Layout 0: one column per field; 1 (narrower consoles): where under the date, the price in USD
-    under the published one, how it was imported under the confidence. The source wraps at
-    ``source_width`` (None: one line)."""
+    """Layout 0: one column per field; 1 (narrower consoles): the age and where under the date, the
+    price in USD under the published one, how it was imported under the confidence. The source wraps
+    at ``source_width`` (None: one line)."""
     title = (
         _("price history of {instance}").format(instance=points[0].instance_type)
         if points
@@ -96,14 +107,15 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
     table = house_table(title)
     per_h = _("{currency}/h").format(currency=current_money().currency)
     if layout == 0:
-        for head in (_("as of"), _("provider"), _("region"), _("pricing")):
+        for head in (_("as of"), _("age"), _("provider"), _("region"), _("pricing")):
             table.add_column(head, no_wrap=True)
         table.add_column(_("price"), justify="right", no_wrap=True)
         table.add_column(per_h, justify="right", no_wrap=True)
         table.add_column(_("confidence"), no_wrap=True)
         table.add_column(_("via"), no_wrap=True)
     else:
-        table.add_column(_("as of") + "\n" + _("provider") + "/" + _("region"), no_wrap=True)
+        head = _("as of") + "\n" + _("age") + "\n" + _("provider") + "/" + _("region")
+        table.add_column(head, no_wrap=True)
         table.add_column(_("pricing"), no_wrap=True)
         table.add_column(_("price") + "\n" + per_h, justify="right", no_wrap=True)
         table.add_column(_("confidence") + "\n" + _("via"), overflow="fold")
@@ -112,11 +124,12 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
         via = _(p.imported_by) if p.imported_by in IMPORT_KINDS else p.imported_by
         usd = _shown(p)
         where = region_name(p.region) + (f"/{p.zone}" if p.zone else "")
-        price = _published(p)
+        price, as_of, age = _published(p), _as_of(p), _age(p)
         if layout == 0:
-            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, confidence_name(p.confidence), via]
+            cells = [as_of, age, p.provider, where, _(p.pricing), price, usd, confidence_name(p.confidence)]
+            cells.append(via)
         else:
-            cells = [f"{p.as_of}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
+            cells = [f"{as_of}\n{age}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
             cells.append(f"{confidence_name(p.confidence)}\n{via}")
         table.add_row(*cells, p.source)  # whole: its commit, line and date are what a reader follows
     return table
@@ -128,7 +141,7 @@ def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
     from rich.console import Group
     from rich.text import Text
 
-    layouts = ((0, None), (0, 60), (0, 30), (1, 30))
+    layouts = ((0, None), (0, 60), (0, 45), (0, 30), (1, 30))
     table = Widest([partial(_history_table, points, layout, width) for layout, width in layouts])
     note = current_money().rate_note()
     return Group(table, Text(note, style="dim")) if note else table
@@ -187,7 +200,8 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
         + "".join(
             f"<td>{html.escape(str(c))}</td>"
             for c in (
-                p.as_of,
+                _as_of(p),
+                _age(p),
                 p.provider,
                 p.region,
                 p.pricing,
@@ -204,8 +218,8 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
         _("Price history of {instance}").format(instance=points[0].instance_type if points else "")
     )
     per_h = _("{currency}/h").format(currency=shown.currency)
-    heads = (_("as of"), _("provider"), _("region"), _("pricing"), _("price"), per_h, _("confidence"))
-    head_row = "".join(f"<th>{html.escape(h)}</th>" for h in (*heads, _("source")))
+    heads = [_("as of"), _("age"), _("provider"), _("region"), _("pricing"), _("price"), per_h]
+    head_row = "".join(f"<th>{html.escape(h)}</th>" for h in (*heads, _("confidence"), _("source")))
     lang = html.escape(current_language().value)
     return (
         f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title></head>"

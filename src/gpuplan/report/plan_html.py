@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from gpuplan.i18n import N_, _, current_language, current_money, format_percent, money
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.fonts import FONT_STACK
@@ -244,7 +245,7 @@ def _summary_lines(plan: Plan) -> list[str]:
             else p.note
         )
         lines.append(_("{name}: {pick}").format(name=_(PERSONA_NAMES.get(p.persona, p.persona)), pick=pick))
-    excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    excluded = item_list(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
     lines.append(_("excluded: {reasons}").format(reasons=excluded))
     return lines
 

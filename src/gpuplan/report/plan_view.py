@@ -18,6 +18,7 @@ from rich.text import Text
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
@@ -194,7 +195,7 @@ def unknowns_cell(o: Option) -> str:
     bound of, and its cost were they at their best case."""
     if not o.unknown_facts:
         return ""
-    names = _(", ").join(fact_name(u.fact) for u in o.unknown_facts)
+    names = item_list(fact_name(u.fact) for u in o.unknown_facts)
     if o.best_case_total_cost_usd is None:
         return _("unknown: {facts}").format(facts=names)
     return _("unknown: {facts}; best case {cost}").format(facts=names, cost=money(o.best_case_total_cost_usd))
@@ -624,7 +625,7 @@ def _personas(plan: Plan) -> list[Any]:
 def _front(plan: Plan) -> list[Any]:
     from rich.text import Text
 
-    excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    excluded = item_list(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
     # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
     front = list(plan.pareto)
     if len(front) > 8:

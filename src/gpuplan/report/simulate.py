@@ -23,6 +23,7 @@ from rich.text import Text
 
 from gpuplan.documents.simulate import ShareDocument
 from gpuplan.i18n import Money, _, format_percent
+from gpuplan.i18n.phrases import item_list
 from gpuplan.report.common import house_table
 from gpuplan.report.simulate_common import (
     JSON_SCHEMA_VERSION,
@@ -133,7 +134,7 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
                 s.name,
                 s.slice,
                 str(s.instances),
-                ", ".join(str(g) for g in gpus),
+                item_list(str(g) for g in gpus),
                 format_percent(s.utilisation),
                 seconds(s.p95_latency_s),
                 "—" if head is None else (_("misses SLO") if not math.isfinite(head) else f"{head:+.2f} s"),

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from gpuplan.documents.estimate import StackDoc, StackLevelFigures
 from gpuplan.i18n import N_, _, format_number
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.vocab import InputPipelineKind, MemoryFormat, OptimizerName, TensorParallelPlan
 from gpuplan.workload.stack import Stack
@@ -80,7 +81,7 @@ def stack_words(
             )
     else:
         parts.append(
-            _("fused kernels: {names}").format(names=", ".join(k.value for k in stack.fused_kernels))
+            _("fused kernels: {names}").format(names=item_list(k.value for k in stack.fused_kernels))
             if stack.fused_kernels
             else _("no hand-fused kernels")
         )

@@ -414,7 +414,7 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 _("date unknown")
                 if age.age_days is None
                 else f"{o.as_of.replace('/', '–')} ({format_age(age.age_days)})",
-                ", ".join(flags),
+                _(", ").join(flags),
             ]
         )
     return rows

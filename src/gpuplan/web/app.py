@@ -210,11 +210,14 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     async def _gpuplan_error(request: Request, e: GpuplanError) -> JSONResponse:
         from gpuplan.i18n import use_language
         from gpuplan.i18n.error_text import error_text
-        from gpuplan.web.requests import OPTION_FIELDS
+        from gpuplan.web.requests import OPTION_FIELDS, RefusedValue
 
         # the options named as the request's fields that the caller sent (web.strict_json)
         names = getattr(request.state, "option_fields", OPTION_FIELDS)
         with use_language(request_language(request)):
+            if isinstance(e, RefusedValue):
+                alone = error_text(e.alone, names)
+                return error_response(400, error_text(e, names), "InputError", field=e.field, problem=alone)
             return error_response(_status(e), error_text(e, names), type(e).__name__)
 
     @app.exception_handler(RequestValidationError)

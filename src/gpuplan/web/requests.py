@@ -48,6 +48,7 @@ __all__ = [
     "EstimateRequest",
     "PlanRequest",
     "RefreshRequest",
+    "RefusedValue",
     "SavePlanRequest",
     "SaveWorkloadRequest",
     "SimulateRequest",
@@ -322,6 +323,26 @@ class SimulateRequest(WorkloadRequest):
         default=30.0, ge=0, le=MAX_SPOT_NOTICE_S, description="Warning before a spot reclaim."
     )
     seed: int = Field(default=0, ge=0, le=2**31)
+
+
+class RefusedValue(InputError):
+    """A value of a request refused where the library names it by its own path (a usage file's
+    ``constraints.providers: …``): the line names it as the request does (``usage.constraints.providers:
+    …``), and the refusal carries the field and the problem alone, as a refused request value's does
+    (``ErrorDocument.field`` and ``message``: a form names the field by its own label)."""
+
+    field: str
+    """The value's field as the request names it."""
+    alone: InputError
+    """What is wrong with it, without the field."""
+
+    @classmethod
+    def of(cls, field: str, problem: object) -> RefusedValue:
+        """``problem``: words (a Phrase) or the library's error for the value of ``field``."""
+        error = cls.worded(N_("{where}: {problem}{more}"), where=field, problem=problem, more="")
+        error.field = field
+        error.alone = InputError.worded("{problem}", problem=problem)
+        return error
 
 
 class TcoRequest(_Request):

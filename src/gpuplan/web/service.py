@@ -23,6 +23,7 @@ from gpuplan.web.requests import (
     DeployRequest,
     EstimateRequest,
     PlanRequest,
+    RefusedValue,
     TcoRequest,
     check_workload,
 )
@@ -302,25 +303,49 @@ def estimate_document(
 
 
 def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
-    """``gpuplan tco --json``'s document, for a usage whose demands name GPUs (no workload files)."""
+    """``gpuplan tco --json``'s document, for a usage whose demands name GPUs (no workload files).
+    A refused value is named as the request names it (``usage.demands[0].gpu``), with the problem
+    apart (:class:`RefusedValue`): the usage file's own paths are for the command line."""
+    from pydantic import ValidationError
+
     from gpuplan.commit import tco
-    from gpuplan.errors import InputError
+    from gpuplan.commit.usage import Usage
+    from gpuplan.errors import InputError, NotFoundError
+    from gpuplan.hardware import resolve_gpu
     from gpuplan.i18n import N_
     from gpuplan.report.tco import tco_json
+    from gpuplan.workload._validation import refused_value
 
     usage = dict(request.usage)
     if "base_dir" in usage:
-        raise InputError.worded(N_("usage.base_dir: the service reads no folder of its disk; leave it out"))
+        raise RefusedValue.of(
+            "usage.base_dir", Phrase(N_("the service reads no folder of its disk; leave it out"))
+        )
     for i, d in enumerate(usage.get("demands") or []):
         if isinstance(d, dict) and d.get("workload") is not None:
-            raise InputError.worded(
-                N_(
-                    "demands[{i}].workload: the service reads no workload file; give gpu, gpus and "
-                    "hours_per_month (or run gpuplan tco on your machine)"
+            raise RefusedValue.of(
+                f"usage.demands[{i}].workload",
+                Phrase(
+                    N_(
+                        "the service reads no workload file; give gpu, gpus and hours_per_month "
+                        "(or run gpuplan tco on your machine)"
+                    )
                 ),
-                i=i,
             )
-    return tco_json(tco(usage, store=store, currency=request.currency))
+    try:
+        parsed = Usage.model_validate(usage)
+    except ValidationError as e:
+        path, problem = refused_value(e)
+        if not path:  # a check of the whole usage, whose words name the field
+            raise InputError.worded("{problem}", problem=problem) from None
+        raise RefusedValue.of(f"usage.{path}", problem) from None
+    for i, d in enumerate(parsed.demands):
+        if d.gpu is not None:
+            try:
+                resolve_gpu(d.gpu)  # as tco reads it; refused here to name the field
+            except NotFoundError as e:
+                raise RefusedValue.of(f"usage.demands[{i}].gpu", e) from None
+    return tco_json(tco(parsed, store=store, currency=request.currency))
 
 
 def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: int) -> EngineSlots | str:

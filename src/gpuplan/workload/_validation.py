@@ -20,7 +20,7 @@ from gpuplan.errors import GpuplanError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 
-__all__ = ["PrintableLine", "Spec", "one_line_error", "printable_line"]
+__all__ = ["PrintableLine", "Spec", "one_line_error", "printable_line", "refused_value"]
 
 #: Pydantic's own message for an error type, as ``one_line_error`` shows it, and the same words as a
 #: catalog message (``{got}``: the value given; other fields are pydantic's ``ctx``). Used only when
@@ -149,6 +149,24 @@ def _shown(value: object) -> str:
 def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
     """The first problem in ``err`` as ``<field.path>: <what is wrong and how to fix it>``; a second
     one is named too, more are counted."""
+    path, problem, tail = _first_problem(err)
+    where = f"{source}: " if source else ""
+    return WorkloadError.worded(
+        "{where}{path}{problem}{tail}", where=where, path=path, problem=problem, tail=tail
+    )
+
+
+def refused_value(err: ValidationError) -> tuple[str, Phrase]:
+    """:func:`one_line_error`'s line in two: the first problem's field path (``constraints.providers``,
+    ``demands[0].gpus``; "" for a check of the whole document, whose words name its field) and the
+    rest, for a reader that names the field in its own words (a form's label)."""
+    path, problem, tail = _first_problem(err)
+    return path.removesuffix(": "), Phrase("{problem}{tail}", problem=problem, tail=tail)
+
+
+def _first_problem(err: ValidationError) -> tuple[str, str | Phrase | GpuplanError, str | Phrase]:
+    """The first problem's path (``inputs.batch_size: ``), what is wrong, and the second problem
+    named or the others counted."""
     errors = err.errors(include_url=False)
     path, problem = _described(errors[0])
     more = len(errors) - 1
@@ -161,10 +179,7 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
         )
     elif more > 1:
         tail = Phrase(N_(" (and {more} more problems)"), more=more)
-    where = f"{source}: " if source else ""
-    return WorkloadError.worded(
-        "{where}{path}{problem}{tail}", where=where, path=path, problem=problem, tail=tail
-    )
+    return path, problem, tail
 
 
 def _described(first: Any) -> tuple[str, str | Phrase | GpuplanError]:

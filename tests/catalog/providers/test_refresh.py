@@ -68,7 +68,7 @@ def test_refresh_lines_under_zh_have_the_fetchers_own_texts_in_chinese(db_path: 
     skipped = [ln for ln in skipped if ln.split(":")[0] in keyed]
     # The fetcher's reason is Chinese too: only API and variable names stay Latin, no English words.
     assert all("请设置" in ln and not re.search(r"\b(?:needs?|keys?|set)\b", ln) for ln in skipped), skipped
-    assert "HUAWEICLOUD_ACCESS_KEY，HUAWEICLOUD_SECRET_KEY 和 HUAWEICLOUD_PROJECT_ID" in result.stdout
+    assert "HUAWEICLOUD_ACCESS_KEY、HUAWEICLOUD_SECRET_KEY 和 HUAWEICLOUD_PROJECT_ID" in result.stdout
     # A replay folder without a saved response says so in Chinese.
     (tmp_path / "replay" / "aws").mkdir(parents=True)
     replay = ["--provider", "aws", "--from", str(tmp_path / "replay"), "--lang", "zh"]

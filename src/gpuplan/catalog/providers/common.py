@@ -32,11 +32,11 @@ def key_list(keys: list[str] | tuple[str, ...]) -> Phrase | str:
 
 
 def comma_list(names: Sequence[str]) -> Phrase | str:
-    """``names`` joined by the catalog's ", " (Chinese: ，), written in the reader's language."""
+    """``names`` joined by ", " (Chinese: 、, as the items of every list), written in the reader's
+    language."""
     out: Phrase | str = names[0] if names else ""
     for name in names[1:]:
-        # "{a}{comma}{b}" has no words to translate: the comma is the catalog's ", "
-        out = Phrase("{names}{comma}{name}", names=out, comma=Phrase(N_(", ")), name=name)
+        out = Phrase(N_("{names}, {name}"), names=out, name=name)
     return out
 
 
