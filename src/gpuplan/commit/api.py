@@ -35,10 +35,16 @@ ASSUMPTIONS = (
         "term, used or not"
     ),
     N_(
-        "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
-        "modelled); hourly capacity is unlimited, each demand's runs bought as whole instances at the "
-        "cheapest price per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not "
-        "assumed to share an instance)"
+        "a demand needs its GPUs at once during its hours, and a committed GPU serves one GPU-hour per "
+        "hour: in every hour the GPUs in service (committed, plus those bought by the hour) cover the "
+        "demands running then; the hours demands share are not known, so demands of one month are taken "
+        "to run at the same time (their GPUs add up) unless their shifts differ, and a workload's runs "
+        "follow one another"
+    ),
+    N_(
+        "hourly capacity is unlimited, each demand's runs bought as whole instances at the cheapest price "
+        "per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not assumed to "
+        "share an instance)"
     ),
     N_(
         "prices are today's catalog prices for every month; future months are not discounted to today's "
