@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, Usage, optimise
-from gpuplan.commit.adapters import demands_from_usage
+from gpuplan.commit.adapters import demands_from_usage, shift_notes
 from gpuplan.errors import InputError
 
 TERMS = {"on_demand": 0, "reserved_1y": 12}
@@ -148,3 +148,12 @@ def test_shifts_that_do_not_fit_in_a_month_are_refused_in_one_line() -> None:
     # 365 h by day + 400 h at night = 765 h > 730.
     with pytest.raises(InputError, match=r"shifts day, night run 765 h in 2027-01.*730 h"):
         demands_from_usage(_usage(shift="night", hours_per_month=400), store=None)  # type: ignore[arg-type]
+
+
+def test_a_single_shift_is_said_to_change_nothing() -> None:
+    alone = demands_from_usage(_usage(), store=None)[0]  # type: ignore[arg-type]
+    assert shift_notes(alone) == [
+        "shift 'day' is the only shift named, so it changes nothing: a shift keeps demands apart only "
+        "from those of another shift"
+    ]
+    assert shift_notes(demands_from_usage(_usage(shift="night"), store=None)[0]) == []  # type: ignore[arg-type]

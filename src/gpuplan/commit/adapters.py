@@ -28,7 +28,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
 
-__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers"]
+__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,6 +337,19 @@ def demands_from_usage(
         sources.append(s)
     _check_shifts(usage, demands)
     return tuple(demands), tuple(sources)
+
+
+def shift_notes(demands: Sequence[Demand]) -> list[str]:
+    """A note where the demands name a single shift: it keeps them apart from nothing."""
+    names = sorted({d.shift for d in demands if d.shift})
+    if len(names) != 1:
+        return []
+    return [
+        _(
+            "shift {name} is the only shift named, so it changes nothing: a shift keeps demands apart "
+            "only from those of another shift"
+        ).format(name=repr(names[0]))
+    ]
 
 
 def _check_shifts(usage: Usage, demands: Sequence[Demand]) -> None:

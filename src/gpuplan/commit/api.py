@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.rates import rate_warning
-from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
+from gpuplan.commit.adapters import (
+    DemandSource,
+    demands_from_usage,
+    missing_prices,
+    priced_offers,
+    shift_notes,
+)
 from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
@@ -150,7 +156,7 @@ def tco(
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
     rates = [r for r in rates if r.currency in used]
-    notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
+    notes = [*offer_notes, *shift_notes(demands), *(_(a) for a in ASSUMPTIONS)]
     notes += [
         " ".join(
             [
