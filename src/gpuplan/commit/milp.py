@@ -10,6 +10,7 @@ Variables, for a horizon of H months:
   running, taken at their worst), at the cheaper of its covers per useful GPU-hour
   (``recourse.hourly_options``: on-demand, or spot for an interruptible demand at price × overhead;
   each × the whole instances a run takes) × the slice's hours; absent when the demand has neither.
+  The demands of one price in a slice share one variable, bounded by their GPUs together.
 
 Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of
 the slice`` (GPUs at once: a committed GPU serves one GPU-hour per hour, so committed GPUs idle in
@@ -249,19 +250,22 @@ def _solve_one(
             chosen.append((o, s))
     for g in gpus:
         opts = options[g]
-        priced = set(opts.on_demand) | set(opts.spot)
+        # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
+        # hours, so the dearer is never bought).
+        price = {
+            i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
+            for i in set(opts.on_demand) | set(opts.spot)
+        }
         for m in range(h):
             for r, piece, members in slices[g, m]:
-                for k, at_once in sorted(piece.gpus.items()):
-                    i = members[k]
-                    if i not in priced:
-                        continue
-                    # A demand's hours bought by the hour go to the cheaper of its covers (both draw on
-                    # the same hours, so the dearer is never bought).
-                    prices = [
-                        c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c
-                    ]
-                    add(min(prices) * piece.hours, at_once, False, [(r, 1.0)])
+                # Demands running in the slice at one price share one variable, bounded by their GPUs
+                # together (exact: the cost is linear and only the sum enters the row).
+                by_price: dict[float, float] = {}
+                for k, at_once in piece.gpus.items():
+                    if (p := price.get(members[k])) is not None:
+                        by_price[p] = by_price.get(p, 0.0) + at_once
+                for p, at_once in sorted(by_price.items()):
+                    add(p * piece.hours, at_once, False, [(r, 1.0)])
 
     n = len(cost)
     a = coo_matrix((vals, (rows, cols)), shape=(len(need), n)).tocsr()
