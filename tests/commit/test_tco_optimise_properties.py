@@ -3,10 +3,14 @@ cent, and the schedule is never dearer than all-on-demand.
 
 The brute force shares nothing with the optimiser but the input types: it enumerates every
 combination of reserved units at every start month (up to a bound that covers the largest monthly
-demand of the whole horizon, looser than the MILP's), minimises each month's monthly subscriptions
-by enumeration (a monthly unit only touches its own month, so the minimum over all combinations
-is the sum of the per-month minima), and prices the uncovered hours with its own cheapest-first
-fill. Spot overhead is re-derived from the Young/Daly formulas written out in ``plan/spot.py``.
+load at once of the whole horizon, looser than the MILP's), minimises each month's monthly
+subscriptions by enumeration (a monthly unit only touches its own month, so the minimum over all
+combinations is the sum of the per-month minima), and prices the uncovered GPUs of each stretch of
+the month's hours with its own cheapest-first fill. The hours are laid out as the model says,
+re-derived here: every demand runs ``gpus_per_run`` GPUs at once for ``GPU-hours / gpus_per_run``
+hours (at most 730, more GPUs at once beyond), all from the month's first hour, or, for two
+demands of different shifts, one after the other. Spot overhead is re-derived from the Young/Daly
+formulas written out in ``plan/spot.py``.
 """
 
 from __future__ import annotations
@@ -43,15 +47,41 @@ def _overhead(d: Demand, o: PricedOffer) -> float | None:
     return stretched / (1 - lam * lost) / w
 
 
+def _at_once(d: Demand, m: int) -> tuple[float, float]:
+    """(GPUs at once, hours) of demand ``d`` in month ``m``."""
+    hours = min(HOURS, d.gpu_hours[m] / d.gpus_per_run)
+    return (d.gpu_hours[m] / hours, hours) if hours > 0 else (0.0, 0.0)
+
+
+def _apart(problem: TcoProblem) -> bool:
+    """Whether the (at most two) demands name two different shifts: they never run together."""
+    shifts = [d.shift for d in problem.demands]
+    return len(shifts) == 2 and all(shifts) and shifts[0] != shifts[1]
+
+
+def _stretches(problem: TcoProblem, m: int) -> list[tuple[float, list[int], float]]:
+    """(hours, demands running, GPUs at once) for each stretch of month ``m``'s hours."""
+    shape = [_at_once(d, m) for d in problem.demands]
+    if _apart(problem):
+        return [(t, [i], g) for i, (g, t) in enumerate(shape)] or [(0.0, [], 0.0)]
+    ends = sorted({0.0, *(t for _, t in shape)})
+    out = []
+    # Between two demands' ends, the demands still running.
+    for a, b in itertools.pairwise(ends):
+        running = [i for i, (_, t) in enumerate(shape) if t > a]
+        out.append((b - a, running, sum(shape[i][0] for i in running)))
+    return out or [(0.0, [], 0.0)]
+
+
 def _box(problem: TcoProblem) -> tuple[list[tuple[float, float, list[int]]], list[tuple[float, float, int]]]:
-    """Reserved variables (cost, capacity, active months) and monthly offers (price, capacity, bound)."""
+    """Reserved variables (cost, GPUs, active months) and monthly offers (price, GPUs, bound)."""
     h = problem.horizon_months
-    need = [sum(d.gpu_hours[m] for d in problem.demands) for m in range(h)]
+    need = [max(load for _, _, load in _stretches(problem, m)) for m in range(h)]
     reserved, monthly = [], []
     for o in problem.offers:
         if o.pricing not in TERMS:
             continue
-        cap = o.gpus_per_unit * HOURS
+        cap = o.gpus_per_unit
         bound = math.ceil(max(need) / cap - 1e-9)
         price = o.usd_per_unit_hour * HOURS
         if o.pricing == "monthly":
@@ -67,7 +97,6 @@ def _box(problem: TcoProblem) -> tuple[list[tuple[float, float, list[int]]], lis
 def brute_force(problem: TcoProblem) -> float | None:
     """The least total cost by exhaustive enumeration; None when no schedule meets the demand."""
     h = problem.horizon_months
-    need = np.array([sum(d.gpu_hours[m] for d in problem.demands) for m in range(h)])
     # Each demand's hours bought by the hour: at its cheapest price per GPU-hour used, a run taking
     # whole instances (ceil(run GPUs / instance GPUs) of them), spot times its overhead.
     cover: list[tuple[float, int]] = []  # (price per useful GPU-hour, demand index)
@@ -96,14 +125,15 @@ def brute_force(problem: TcoProblem) -> float | None:
         for choice in mon_choices:
             fee = sum(u * p for u, (p, _, _) in zip(choice, monthly, strict=True))
             extra = sum(u * c for u, (_, c, _) in zip(choice, monthly, strict=True))
-            uncovered = np.maximum(0.0, need[m] - committed[:, m] - extra)
-            hourly = np.zeros_like(uncovered)
-            fills = [(p, problem.demands[i].gpu_hours[m]) for p, i in cover]
-            for price, limit in sorted(fills):
-                take = np.minimum(uncovered, limit)
-                hourly += take * price
-                uncovered = uncovered - take
-            hourly[uncovered > 1e-9] = np.inf
+            hourly = np.zeros(committed.shape[0])
+            for length, running, load in _stretches(problem, m):
+                uncovered = np.maximum(0.0, load - committed[:, m] - extra)
+                fills = [(p, _at_once(problem.demands[i], m)[0]) for p, i in cover if i in running]
+                for price, limit in sorted(fills):
+                    take = np.minimum(uncovered, limit)
+                    hourly += take * length * price
+                    uncovered = uncovered - take
+                hourly[uncovered > 1e-9] = np.inf
             best = np.minimum(best, fee + hourly)
         cost = cost + best
     total = float(cost.min())
@@ -150,8 +180,14 @@ def problems(draw: st.DrawFn) -> TcoProblem:
                 run_hours=draw(st.sampled_from([10.0, 100.0, 730.0])),
                 gpus_per_run=draw(st.sampled_from([1.0, 2.0, 4.0])),
                 checkpoint_write_h=draw(st.sampled_from([0.0, 0.05])),
+                shift=draw(st.sampled_from(["", "day", "night"])),
             )
         )
+    if len(demands) == 2 and any(
+        sum(min(HOURS, d.gpu_hours[m] / d.gpus_per_run) for d in demands) > HOURS for m in range(h)
+    ):
+        # Two shifts must fit in a month (TcoProblem refuses them otherwise): these run together.
+        demands = [Demand(**{**d.__dict__, "shift": ""}) for d in demands]
     past = draw(st.sampled_from(["full", "remaining_value"]))
     problem = TcoProblem(horizon_months=h, demands=tuple(demands), offers=tuple(offers), past_horizon=past)
     # Shorten the horizon until the enumeration box fits (a construction, not a filter).

@@ -1,7 +1,7 @@
 """A year or three of work: the cheapest mix of reserved, monthly, on-demand and spot capacity.
 
 The core (``optimise``) works on its own small types (``TcoProblem``: demands in GPU-hours per
-month, priced offers), so it is testable with hand-made data; ``gpuplan.commit.adapters`` builds
+month with their GPUs at once, priced offers), so it is testable with hand-made data; ``gpuplan.commit.adapters`` builds
 them from a usage file, the catalog store and the planner.
 """
 
@@ -14,6 +14,7 @@ from gpuplan.commit.model import (
     Demand,
     MissingPrice,
     MonthCost,
+    Peak,
     PricedOffer,
     Schedule,
     TcoProblem,
@@ -29,6 +30,7 @@ __all__ = [
     "Demand",
     "MissingPrice",
     "MonthCost",
+    "Peak",
     "PricedOffer",
     "Schedule",
     "TcoProblem",

@@ -29,7 +29,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
 
-__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers"]
+__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -238,6 +238,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
     hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
+    # Runs one after another, overlapping only where they do not fit in the month.
+    busy = usage.active(spec, [min(HOURS_PER_MONTH, r * run_h) for r in usage.runs(spec)])
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
@@ -247,6 +249,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         gpus_per_run=float(best.gpu_count),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None),
+        busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
+        shift=spec.shift or "",
     )
     runs = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
@@ -296,6 +300,11 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         gpus_per_run=float(spec.gpus or 1),
         checkpoint_write_h=write_h,
         restart_h=facts.restart_h + write_h,
+        # its GPUs at once for its hours: growth adds GPUs at once
+        busy_hours=tuple(
+            b if h > 0 else 0.0 for b, h in zip(usage.direct_busy_hours(spec), hours, strict=True)
+        ),
+        shift=spec.shift or "",
     )
     pattern = (
         _("a monthly calendar")
@@ -327,4 +336,39 @@ def demands_from_usage(
             )
         demands.append(d)
         sources.append(s)
+    _check_shifts(usage, demands)
     return tuple(demands), tuple(sources)
+
+
+def shift_notes(demands: Sequence[Demand]) -> list[str]:
+    """A note where the demands name a single shift: it keeps them apart from nothing."""
+    names = sorted({d.shift for d in demands if d.shift})
+    if len(names) != 1:
+        return []
+    return [
+        _(
+            "shift {name} is the only shift named, so it changes nothing: a shift keeps demands apart "
+            "only from those of another shift"
+        ).format(name=repr(names[0]))
+    ]
+
+
+def _check_shifts(usage: Usage, demands: Sequence[Demand]) -> None:
+    """Shifts never run at the same hours, so in each month their hours must fit in one month."""
+    for m in range(usage.horizon_months):
+        longest: dict[str, float] = {}
+        for d in demands:
+            if d.shift:
+                longest[d.shift] = max(longest.get(d.shift, 0.0), d.busy_h(m))
+        if sum(longest.values()) > HOURS_PER_MONTH * (1 + 1e-9):
+            raise InputError.worded(
+                N_(
+                    "shifts {shifts} run {hours:,.0f} h in {month}, but shifts never share an hour and "
+                    "a month has {month_h:g} h; give fewer hours, or one shift to demands that may run "
+                    "together"
+                ),
+                shifts=", ".join(sorted(longest)),
+                hours=sum(longest.values()),
+                month=usage.month_label(m),
+                month_h=HOURS_PER_MONTH,
+            )

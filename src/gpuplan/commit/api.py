@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.rates import rate_warning
-from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
+from gpuplan.commit.adapters import (
+    DemandSource,
+    demands_from_usage,
+    missing_prices,
+    priced_offers,
+    shift_notes,
+)
 from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
@@ -35,10 +41,16 @@ ASSUMPTIONS = (
         "term, used or not"
     ),
     N_(
-        "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
-        "modelled); hourly capacity is unlimited, each demand's runs bought as whole instances at the "
-        "cheapest price per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not "
-        "assumed to share an instance)"
+        "a demand needs its GPUs at once during its hours, and a committed GPU serves one GPU-hour per "
+        "hour: in every hour the GPUs in service (committed, plus those bought by the hour) cover the "
+        "demands running then; the hours demands share are not known, so demands of one month are taken "
+        "to run at the same time (their GPUs add up) unless their shifts differ, and a workload's runs "
+        "follow one another"
+    ),
+    N_(
+        "hourly capacity is unlimited, each demand's runs bought as whole instances at the cheapest price "
+        "per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not assumed to "
+        "share an instance)"
     ),
     N_(
         "prices are today's catalog prices for every month; future months are not discounted to today's "
@@ -144,7 +156,7 @@ def tco(
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
     rates = [r for r in rates if r.currency in used]
-    notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
+    notes = [*offer_notes, *shift_notes(demands), *(_(a) for a in ASSUMPTIONS)]
     notes += [
         " ".join(
             [

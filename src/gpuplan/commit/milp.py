@@ -5,14 +5,18 @@ Variables, for a horizon of H months:
 - ``c[j, s]`` integer ≥ 0: units of commitment offer j (a monthly subscription or a reserved term)
   bought at the start of month s, for s = 0 … H−1; cost ``price_j per month × billed months``
   (the whole term, or only its months inside the horizon under ``past_horizon: remaining_value``);
-- ``X[d, m]`` in [0, demand_d,m]: GPU-hours of demand d in month m bought by the hour, at the
-  cheaper of its covers per useful GPU-hour (``recourse.hourly_options``: on-demand, or spot for an
-  interruptible demand at price × overhead; each × the whole instances a run takes); absent when
-  the demand has neither.
+- ``y[d, m, k]`` in [0, GPUs at once of demand d in month m]: GPUs of demand d bought by the hour
+  during slice k of month m (``overlap.month_slices``: hours of the month with the same demands
+  running, taken at their worst), at the cheaper of its covers per useful GPU-hour
+  (``recourse.hourly_options``: on-demand, or spot for an interruptible demand at price × overhead;
+  each × the whole instances a run takes) × the slice's hours; absent when the demand has neither.
+  The demands of one price in a slice share one variable, bounded by their GPUs together.
 
-Per GPU type g and month m: ``Σ c[j, s] · gpus_j · 730 (j active in m) + Σ X[d, m] ≥ Σ demand[d,
-m]``. Hourly capacity counts towards the total only up to each demand's own hours, at its own
-price: a 1-GPU run's hours cannot be bought at an 8-GPU run's price per GPU-hour.
+Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of
+the slice`` (GPUs at once: a committed GPU serves one GPU-hour per hour, so committed GPUs idle in
+another slice do not count here). The slices' hours × loads add up to the month's GPU-hours, so
+the month's GPU-hours are covered too. Hourly capacity counts only up to each demand's own GPUs, at
+its own price: a 1-GPU run's hours cannot be bought at an 8-GPU run's price per GPU-hour.
 
 Reductions keep it small and stay exact, each by a dominance argument:
 
@@ -22,8 +26,8 @@ Reductions keep it small and stay exact, each by a dominance argument:
   with the larger units afterwards (same cost, fewer machines to buy);
 - paid in full, a term that would start after month H − term covers less of the horizon than the
   same term started then, at the same price, so only starts s ≤ max(0, H − term) are offered;
-- ``c[j, s]`` is bounded by the units that cover the largest demand in its term (one more costs
-  money and covers nothing).
+- ``c[j, s]`` is bounded by the units that cover the largest load at once in its term (one more
+  costs money and covers nothing).
 
 The recourse cost is recomputed from the integer solution in closed form
 (``recourse.price_schedule``), so the reported totals do not carry the solver's tolerances.
@@ -38,10 +42,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from gpuplan.commit.model import Commitment, Demand, PricedOffer, TcoProblem
+from gpuplan.commit.overlap import month_slices
 from gpuplan.commit.recourse import HourlyOptions
 from gpuplan.errors import InfeasibleError, Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = ["MilpOutcome", "commitment_offers", "solve_milp"]
 
@@ -201,11 +205,18 @@ def _solve_one(
 
     h = problem.horizon_months
     gpus = list(problem.gpus())
-    row_of = {(g, m): gi * h + m for gi, g in enumerate(gpus) for m in range(h)}
-    need = np.zeros(len(gpus) * h)
-    for d in problem.demands:
-        gi = gpus.index(d.gpu)
-        need[gi * h : gi * h + h] += np.asarray(d.gpu_hours, dtype=float)
+    # One row per GPU type, month and slice of the month's hours (its demands' load at once).
+    row_where: list[tuple[str, int]] = []
+    slices = {}
+    need_list: list[float] = []
+    for g in gpus:
+        members = [i for i, d in enumerate(all_demands) if d.gpu == g]
+        for m in range(h):
+            cut = month_slices([all_demands[i] for i in members], m)
+            slices[g, m] = [(len(need_list) + k, piece, members) for k, piece in enumerate(cut)]
+            need_list += [piece.load for piece in cut]
+            row_where += [(g, m)] * len(cut)
+    need = np.asarray(need_list, dtype=float)
 
     cost: list[float] = []
     upper: list[float] = []
@@ -226,31 +237,35 @@ def _solve_one(
             vals.append(v)
 
     for o in commitment_offers(problem):
-        gi = gpus.index(o.gpu)
-        cap = o.gpus_per_unit * HOURS_PER_MONTH
         # Paid in full, a later start covers less for the same price (module docstring).
         last_start = max(0, h - o.term_months) if problem.past_horizon == "full" else h - 1
         for s in range(last_start + 1):
             active = range(s, min(s + o.term_months, h))
-            peak = float(need[gi * h + s : gi * h + active.stop].max())
-            units = math.ceil(peak / cap - 1e-9)
+            cells = [(r, o.gpus_per_unit) for m in active for r, _, _ in slices[o.gpu, m]]
+            peak = max((float(need[r]) for r, _ in cells), default=0.0)
+            units = math.ceil(peak / o.gpus_per_unit - 1e-9)
             if units <= 0:
                 continue
-            add(
-                o.usd_per_unit_month * problem.billed_months(o, s),
-                units,
-                True,
-                [(row_of[o.gpu, m], cap) for m in active],
-            )
+            add(o.usd_per_unit_month * problem.billed_months(o, s), units, True, cells)
             chosen.append((o, s))
     for g in gpus:
         opts = options[g]
-        for i in sorted(set(opts.on_demand) | set(opts.spot)):
-            # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the
-            # same hours, so the dearer is never bought).
-            prices = [c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c]
-            for m in range(h):
-                add(min(prices), all_demands[i].gpu_hours[m], False, [(row_of[g, m], 1.0)])
+        # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
+        # hours, so the dearer is never bought).
+        price = {
+            i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
+            for i in set(opts.on_demand) | set(opts.spot)
+        }
+        for m in range(h):
+            for r, piece, members in slices[g, m]:
+                # Demands running in the slice at one price share one variable, bounded by their GPUs
+                # together (exact: the cost is linear and only the sum enters the row).
+                by_price: dict[float, float] = {}
+                for k, at_once in piece.gpus.items():
+                    if (p := price.get(members[k])) is not None:
+                        by_price[p] = by_price.get(p, 0.0) + at_once
+                for p, at_once in sorted(by_price.items()):
+                    add(p * piece.hours, at_once, False, [(r, 1.0)])
 
     n = len(cost)
     a = coo_matrix((vals, (rows, cols)), shape=(len(need), n)).tocsr()
@@ -259,7 +274,7 @@ def _solve_one(
     )
     short = np.flatnonzero(need > reachable + 1e-9)
     if short.size:
-        g, m = gpus[int(short[0]) // h], int(short[0]) % h
+        g, m = row_where[int(short[0])]
         if not any(o.gpu == g for o in problem.offers):
             # nothing to allow: no pricing model has a price of it (H100 on the Chinese clouds)
             raise InfeasibleError.worded(

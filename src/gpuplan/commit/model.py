@@ -7,10 +7,16 @@ How capacity meets demand (the modelling decision every number here rests on):
 - A committed unit (one instance under a monthly subscription or a reserved term) is there for
   every hour of every month of its term, so it supplies ``gpus_per_unit × 730`` GPU-hours in each
   of those months, used or not.
-- Within a month, demand hours are *fluid*: any GPU-hour of a GPU type can serve any demand of that
-  type (serving by day and training at night share a reserved pool). Peaks inside a month are not
-  modelled: a demand of 2,920 GPU-hours in a month is four GPUs busy all month or eight busy half of
-  it, and is covered the same way.
+- Within a month, a demand needs its GPUs *at once* for its busy hours (``Demand.busy_hours``): a
+  service of 12 GPUs all month and its evening peak of 20 more for 180 h need 32 GPUs at 21:00, not
+  the 17 that their 12,360 GPU-hours would fill. A committed GPU serves one GPU-hour per hour, so the
+  GPUs in service in each hour (committed, plus those bought by the hour) must be at least the load
+  of that hour. Which hours of the month the demands share is not known, so it is taken at its worst
+  (``overlap.month_slices``): demands of one month run at the same time, longest at the bottom, from
+  the month's first hour — a load that needs the most capacity above any commitment — unless they
+  name different shifts (``shift``), which never run at the same hours (a service by day, training
+  at night).
+  A committed GPU idle in one hour does not serve another hour's load.
 - What commitments do not cover is bought by the hour: on-demand for any demand, spot only for
   interruptible demand, each demand at its own cheapest price per useful GPU-hour (hourly capacity
   has no limit in this model). A run bought by the hour takes whole instances: a 1-GPU run on an
@@ -39,6 +45,7 @@ __all__ = [
     "Demand",
     "MissingPrice",
     "MonthCost",
+    "Peak",
     "PricedOffer",
     "Schedule",
     "TcoProblem",
@@ -152,6 +159,28 @@ class Demand:
     """Time to write one checkpoint, h; 0 for work without state (serving: restart only)."""
     restart_h: float = 10.0 / 60.0
     """Time to get a new instance and resume after an interruption, h (the planner's assumption)."""
+    busy_hours: tuple[float, ...] = ()
+    """Hours of each month during which the demand runs, ≤ 730; its GPUs at once are ``gpu_hours /
+    busy_hours`` (a direct demand: its ``gpus`` for its hours). Empty: its runs of
+    ``gpus_per_run`` GPUs follow one another, overlapping only as much as the month forces
+    (``min(730, gpu_hours / gpus_per_run)`` hours)."""
+    shift: str = ""
+    """Demands of different named shifts never run at the same hours; "" = at any hour, so possibly
+    alongside every other demand."""
+
+    def busy_h(self, month: int) -> float:
+        """Hours of ``month`` the demand runs (0 when it asks for no GPU-hours then)."""
+        if self.gpu_hours[month] <= 0:
+            return 0.0
+        if self.busy_hours:
+            return self.busy_hours[month]
+        return min(HOURS_PER_MONTH, self.gpu_hours[month] / self.gpus_per_run)
+
+    def gpus_at_once(self, month: int, scale: float = 1.0) -> float:
+        """GPUs the demand keeps busy at once in ``month`` (its GPU-hours × ``scale`` over its busy
+        hours: a change of demand is more or fewer runs at once, of the same length)."""
+        busy = self.busy_h(month)
+        return self.gpu_hours[month] * scale / busy if busy > 0 else 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,6 +207,30 @@ class TcoProblem:
                 )
             if any(not math.isfinite(h) or h < 0 for h in d.gpu_hours):
                 raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
+            if d.gpus_per_run <= 0 or not math.isfinite(d.gpus_per_run):
+                raise ValueError(f"demand {d.name!r}: gpus_per_run must be > 0")
+            if d.busy_hours:
+                if len(d.busy_hours) != self.horizon_months:
+                    raise ValueError(
+                        f"demand {d.name!r} has {len(d.busy_hours)} months of busy hours, "
+                        f"not {self.horizon_months}"
+                    )
+                for hours, busy in zip(d.gpu_hours, d.busy_hours, strict=True):
+                    if not 0 <= busy <= HOURS_PER_MONTH or (hours > 0 and busy <= 0):
+                        raise ValueError(
+                            f"demand {d.name!r}: busy hours must be in (0, {HOURS_PER_MONTH:g}] where it "
+                            "has GPU-hours"
+                        )
+        for m in range(self.horizon_months):
+            shifts: dict[str, float] = {}
+            for d in self.demands:
+                if d.shift:
+                    shifts[d.shift] = max(shifts.get(d.shift, 0.0), d.busy_h(m))
+            if sum(shifts.values()) > HOURS_PER_MONTH * (1 + 1e-9):
+                raise ValueError(
+                    f"month {m + 1}: the shifts {sorted(shifts)} run {sum(shifts.values()):g} h apart; "
+                    f"a month has {HOURS_PER_MONTH:g}"
+                )
 
     def gpus(self) -> tuple[str, ...]:
         """The GPU types demanded, in first-seen order."""
@@ -221,6 +274,21 @@ class MonthCost:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Peak:
+    """The most GPUs of one type needed at once over the horizon, against those committed then."""
+
+    gpu: str
+    month: int
+    """Index into the horizon of the first month with that load."""
+    gpus_at_once: float
+    """The demands' GPUs at once at the month's busiest hour (``overlap.month_slices``)."""
+    committed_gpus: float
+    """GPUs the schedule's commitments keep in service that month."""
+    hours_above: float
+    """Hours of that month the load is above the committed GPUs (bought by the hour then), h."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Schedule:
     """The optimiser's answer: what to commit to, and what it all costs."""
 
@@ -248,5 +316,7 @@ class Schedule:
     """Per key of ``hourly_used``: paid GPU-hours per GPU-hour a run uses (whole instances)."""
     spot_overhead: dict[str, float] = field(default_factory=dict)
     """Per interruptible demand: paid spot hours per useful hour on its cheapest spot offer."""
+    peaks: tuple[Peak, ...] = ()
+    """Per GPU type demanded: its busiest month's load at once, and the commitments against it."""
     solver: str = ""
     notes: tuple[str, ...] = ()

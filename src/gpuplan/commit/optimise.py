@@ -8,12 +8,15 @@ less than half a cent is replaced by the same demand on hourly capacity alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
-from gpuplan.commit.model import COMMITMENT_PRICING, Schedule, TcoProblem
-from gpuplan.commit.recourse import HourlyOptions, hourly_options, price_schedule
+from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Schedule, TcoProblem
+from gpuplan.commit.overlap import month_slices
+from gpuplan.commit.recourse import HourlyOptions, committed_gpus, hourly_options, price_schedule
 from gpuplan.i18n import _
 
-__all__ = ["all_on_demand_usd", "break_even_by_gpu", "break_even_utilisation", "optimise"]
+__all__ = ["all_on_demand_usd", "break_even_by_gpu", "break_even_utilisation", "optimise", "peaks"]
 
 #: Savings below this are rounding, not a reason to sign a contract, USD.
 _HALF_CENT = 0.005
@@ -65,6 +68,27 @@ def break_even_utilisation(by_gpu: dict[str, dict[str, float]]) -> dict[str, flo
     return {p: out[p] for p in COMMITMENT_PRICING if p in out}
 
 
+def peaks(problem: TcoProblem, commitments: Sequence[Commitment]) -> tuple[Peak, ...]:
+    """Per GPU type demanded: the first month of its largest load at once, with the GPUs committed
+    then and the hours the load is above them."""
+    cap = committed_gpus(problem, commitments)
+    out = []
+    for gpu in problem.gpus():
+        demands = [d for d in problem.demands if d.gpu == gpu]
+        best: Peak | None = None
+        for m in range(problem.horizon_months):
+            cut = month_slices(demands, m)
+            load = max((s.load for s in cut), default=0.0)
+            if best is None or load > best.gpus_at_once + 1e-9:
+                above = sum(s.hours for s in cut if s.load > cap[gpu][m] + 1e-9)
+                best = Peak(
+                    gpu=gpu, month=m, gpus_at_once=load, committed_gpus=cap[gpu][m], hours_above=above
+                )
+        if best is not None:
+            out.append(best)
+    return tuple(out)
+
+
 def optimise(problem: TcoProblem) -> Schedule:
     """The cheapest mix of commitments and hourly capacity for ``problem``.
 
@@ -113,6 +137,7 @@ def optimise(problem: TcoProblem) -> Schedule:
         break_even_by_gpu=by_gpu,
         hourly_packing=packings,
         sensitivity=tuple(sensitivity),
+        peaks=peaks(problem, commitments),
         hourly_used=hourly_used,
         spot_overhead=overheads,
         # In the user's language, as the report's other notes, HiGHS's outcome too (optimal,

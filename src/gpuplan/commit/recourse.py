@@ -2,11 +2,12 @@
 spot price per useful GPU-hour (a run is bought as whole instances; spot pays its overhead), and
 the cost of a whole schedule.
 
-Given the committed GPU-hours of a month, the rest of the month's demand is a tiny linear program
-with a closed-form answer: cover the uncovered hours with the cheapest demands' hourly covers
-first, each demand at most up to its own hours (commitments then cover the dearest). The MILP
-(``milp.py``) chooses the commitments; this module prices any choice exactly, for the schedule
-and for the sensitivity runs.
+Given the committed GPUs of a month, the rest of each slice of its hours (``overlap.month_slices``:
+the demands running at once) is a tiny linear program with a closed-form answer: the GPUs the load
+needs above the committed ones are bought by the hour for the slice's hours, from the cheapest
+covers of the demands running then first, each demand at most up to its own GPUs at once
+(commitments then serve the dearest). The MILP (``milp.py``) chooses the commitments; this module
+prices any choice exactly, for the schedule and for the sensitivity runs.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.commit.model import Commitment, Demand, MonthCost, PricedOffer, TcoProblem
+from gpuplan.commit.overlap import month_slices
 from gpuplan.plan.spot import spot_times
-from gpuplan.units import HOURS_PER_MONTH, instances_for
+from gpuplan.units import instances_for
 
 __all__ = [
     "HourlyCover",
@@ -137,13 +139,14 @@ class Priced:
     """False when some month's demand cannot be covered (no on-demand price and too little committed)."""
 
 
-def committed_gpu_hours(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[str, list[float]]:
-    """Per GPU type, the GPU-hours the commitments supply in each month of the horizon."""
+def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[str, list[float]]:
+    """Per GPU type, the GPUs the commitments keep in service in each month of the horizon (each
+    serves one GPU-hour per hour, 730 a month)."""
     cap = {g: [0.0] * problem.horizon_months for g in problem.gpus()}
     for c in commitments:
         row = cap.setdefault(c.offer.gpu, [0.0] * problem.horizon_months)
         for m in range(c.start_month, min(c.start_month + c.offer.term_months, problem.horizon_months)):
-            row[m] += c.units * c.offer.gpus_per_unit * HOURS_PER_MONTH
+            row[m] += c.units * c.offer.gpus_per_unit
     return cap
 
 
@@ -153,7 +156,10 @@ def price_schedule(
     options: Mapping[str, HourlyOptions],
     demand_scale: float = 1.0,
 ) -> Priced:
-    """Cost of ``commitments`` plus the cheapest hourly cover of the rest, month by month."""
+    """Cost of ``commitments`` plus the cheapest hourly cover of the rest, month by month.
+
+    ``demand_scale`` changes each demand's GPUs at once (more or fewer runs at the same time, of
+    the same length)."""
     h = problem.horizon_months
     by_month: list[dict[str, float]] = [{} for _ in range(h)]
     past = 0.0
@@ -165,33 +171,36 @@ def price_schedule(
                 cell[c.offer.pricing] = cell.get(c.offer.pricing, 0.0) + per_month
             else:
                 past += per_month
-    cap = committed_gpu_hours(problem, commitments)
+    cap = committed_gpus(problem, commitments)
     feasible = True
     for gpu, opts in options.items():
         members = [i for i, d in enumerate(problem.demands) if d.gpu == gpu]
+        # Each demand's hours at the cheaper of its hourly covers.
+        cheapest: dict[int, tuple[float, str]] = {}
+        for i in members:
+            covers = [(c, "on_demand") for c in (opts.on_demand.get(i),) if c is not None]
+            covers += [(c, "spot") for c in (opts.spot.get(i),) if c is not None]
+            if covers:
+                cover, pricing = min(covers, key=lambda c: c[0].usd_per_useful_gpu_hour)
+                cheapest[i] = (cover.usd_per_useful_gpu_hour, pricing)
+        demands = [problem.demands[i] for i in members]
         for m in range(h):
-            need = sum(problem.demands[i].gpu_hours[m] for i in members) * demand_scale
-            uncovered = max(0.0, need - cap[gpu][m])
-            if uncovered <= 0.0:
-                continue
-            # Fill the cheapest first: each demand's hours at the cheaper of its hourly covers.
-            fills: list[tuple[float, str, float]] = []
-            for i in members:
-                covers = [(c, "on_demand") for c in (opts.on_demand.get(i),) if c is not None]
-                covers += [(c, "spot") for c in (opts.spot.get(i),) if c is not None]
-                if covers:
-                    cover, pricing = min(covers, key=lambda c: c[0].usd_per_useful_gpu_hour)
-                    limit = problem.demands[i].gpu_hours[m] * demand_scale
-                    fills.append((cover.usd_per_useful_gpu_hour, pricing, limit))
-            for price, pricing, limit in sorted(fills, key=lambda f: f[0]):
-                take = min(uncovered, limit)
-                if take > 0:
-                    by_month[m][pricing] = by_month[m].get(pricing, 0.0) + take * price
+            for piece in month_slices(demands, m, demand_scale):
+                # GPUs above the committed ones during these hours, cheapest demands' covers first.
+                uncovered = max(0.0, piece.load - cap[gpu][m])
+                fills = sorted(
+                    (cheapest[members[k]][0], cheapest[members[k]][1], gpus)
+                    for k, gpus in piece.gpus.items()
+                    if members[k] in cheapest
+                )
+                for price, pricing, gpus in fills:
+                    if uncovered <= 0.0:
+                        break
+                    take = min(uncovered, gpus)
+                    by_month[m][pricing] = by_month[m].get(pricing, 0.0) + take * piece.hours * price
                     uncovered -= take
-                if uncovered <= 0.0:
-                    break
-            if uncovered > 1e-9:
-                feasible = False
+                if uncovered > 1e-9:
+                    feasible = False
     monthly = tuple(
         MonthCost(month=m, cost_usd=sum(cell.values()), by_pricing_usd=dict(sorted(cell.items())))
         for m, cell in enumerate(by_month)

@@ -21,6 +21,12 @@ YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the
 A direct demand's GPU-hours in month m (counted from its ``start_month``) are
 ``gpus × hours × (1 + growth_pct_per_month/100)^m``, where ``hours`` is ``hours_per_month`` or,
 for a profile that changes, ``hours_by_month`` (repeated when shorter than the horizon).
+
+``gpus`` is what the demand needs at once during its hours (growth adds GPUs at once, not hours),
+and which hours of the month demands share is not known, so demands of one month are taken to run
+at the same time (their GPUs add up at the peak) unless they name different shifts (``shift``):
+demands of two shifts never run at the same hours (a service's daytime peak, training at night). A
+workload demand's runs follow one another (they overlap only when they do not fit in the month).
 """
 
 from __future__ import annotations
@@ -186,6 +192,9 @@ class DemandSpec(Spec):
     """Failure-free length of one run, h (spot overhead); default: a workload's job time, else 730."""
     checkpoint_gb: float | None = Field(default=None, ge=0, le=1e6)
     """Size of one checkpoint, GB (spot overhead); default: from the workload's trace, else 0."""
+    shift: PrintableLine | None = Field(default=None, min_length=1, max_length=100)
+    """A name for the hours the demand runs at (``day``, ``night``): demands of different shifts
+    never run at the same hours; without one, a demand may run alongside any other."""
 
     @field_validator("runs_by_month")
     @classmethod
@@ -407,6 +416,17 @@ class Usage(Spec):
         gpus = demand.gpus or 0  # validated: a direct demand has gpus
         # Index i counts months from the demand's own start, so a calendar starts where it does.
         return self.scaled(demand, [gpus * pattern[i % len(pattern)] for i in range(self.horizon_months)])
+
+    def direct_busy_hours(self, demand: DemandSpec) -> tuple[float, ...]:
+        """Hours of each month a direct demand's GPUs run (its pattern, 0 outside its months)."""
+        pattern = demand.hours_by_month or (demand.hours_per_month or 0.0,)
+        return self.active(demand, [pattern[i % len(pattern)] for i in range(self.horizon_months)])
+
+    def active(self, demand: DemandSpec, base: list[float]) -> tuple[float, ...]:
+        """``base`` per horizon month (counted from the demand's start), zero outside its months."""
+        first = demand.start_month - 1
+        last = (demand.end_month or self.horizon_months) - 1
+        return tuple(base[m - first] if first <= m <= last else 0.0 for m in range(self.horizon_months))
 
     def runs(self, demand: DemandSpec) -> list[float]:
         """Runs of a workload demand in each month counted from its own start (before growth)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from gpuplan.documents.base import Count, Document, ExchangeRateDoc
 from gpuplan.vocab import PricingModel
 
@@ -19,6 +21,7 @@ __all__ = [
     "TcoDocument",
     "TcoHourlyPrice",
     "TcoMonth",
+    "TcoPeak",
     "TcoSensitivity",
     "TcoUnknownPrice",
     "TcoWithoutStaleSpot",
@@ -112,6 +115,21 @@ class TcoDemand(Document):
     how: str
 
 
+class TcoPeak(Document):
+    """The most GPUs of one type needed at once over the horizon, against the commitments then."""
+
+    gpu: str
+    month: str
+    """``YYYY-MM``: the first month with that load."""
+    gpus_at_once: float
+    """The demands running at once at the month's busiest hour (demands of a month are taken to run
+    together unless their shifts differ)."""
+    committed_gpus: float
+    """GPUs the commitments keep in service that month."""
+    hours_above_committed: float
+    """Hours of that month the load is above the committed GPUs (bought by the hour), h."""
+
+
 class TcoHourlyPrice(Document):
     """An hourly offer the schedule buys for what commitments leave uncovered."""
 
@@ -198,6 +216,8 @@ class TcoDocument(Document):
     break_even_by_gpu: dict[str, dict[PricingModel, float]]
     """The same per GPU type demanded."""
     sensitivity: list[TcoSensitivity]
+    peaks: list[TcoPeak] = Field(default_factory=list)
+    """Per GPU type demanded: its largest load at once and the committed GPUs against it."""
     without_stale_spot: TcoWithoutStaleSpot | None = None
     """The total and saving without the stale spot prices the schedule uses; None when it uses none."""
     demands: list[TcoDemand]

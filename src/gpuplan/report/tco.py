@@ -20,7 +20,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.commit.model import Schedule
+    from gpuplan.commit.model import Peak, Schedule
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -163,6 +163,16 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
         },
         "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
+        "peaks": [
+            {
+                "gpu": p.gpu,
+                "month": u.month_label(p.month),
+                "gpus_at_once": round(p.gpus_at_once, 4),
+                "committed_gpus": round(p.committed_gpus, 4),
+                "hours_above_committed": round(p.hours_above, 2),
+            }
+            for p in s.peaks
+        ],
         "without_stale_spot": None
         if (w := report.without_stale_spot) is None
         else {
@@ -279,19 +289,41 @@ def summary_lines(report: TcoReport) -> list[str]:
                 "in all): {outcome}"
             ).format(n=w.used, left_out=w.left_out, outcome=outcome)
         )
+    for peak in s.peaks:
+        lines.append(peak_line(report, peak))
     for pct, total in s.sensitivity:
         if pct == 0:
             continue
         lines.append(
             _(
-                "Demand {change}: total {total} (commitments fixed; the change is more or fewer runs of "
-                "the same size, the rest bought by the hour)"
+                "Demand {change}: total {total} (commitments fixed; the change is more or fewer runs at "
+                "once, of the same size and hours, the rest bought by the hour)"
             ).format(
                 change=f"{pct:+g}%",
                 total=money.format(total) if total is not None else _("cannot be met"),
             )
         )
     return lines
+
+
+def peak_line(report: TcoReport, peak: Peak) -> str:
+    """The most GPUs needed at once, and how the schedule meets them."""
+    head = _("Peak {gpus:,.4g} × {gpu} at once in {month}").format(
+        gpus=peak.gpus_at_once, gpu=peak.gpu, month=report.usage.month_label(peak.month)
+    )
+    if peak.hours_above <= 0:
+        tail = _("all on committed GPUs ({committed:,.4g})").format(committed=peak.committed_gpus)
+    else:
+        tail = _(
+            "{committed:,.4g} committed, up to {extra:,.4g} more bought by the hour for {hours:,.0f} h"
+        ).format(
+            committed=peak.committed_gpus,
+            extra=peak.gpus_at_once - peak.committed_gpus,
+            hours=peak.hours_above,
+        )
+    return _("{head}: {tail} (demands of a month taken to run together unless their shifts differ)").format(
+        head=head, tail=tail
+    )
 
 
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
