@@ -27,7 +27,7 @@ from gpuplan.simulate.engines import engine_defaults
 def test_gpu_util_reads_as_deploy_writes_it() -> None:
     p = parse_policy("gpu-util:75,min=2,max=6")
     assert (p.kind, p.gpu_util_pct, p.min_replicas, p.max_replicas) == ("gpu-util", 75.0, 2, 6)
-    assert (p.metric_delay_s, p.util_sample_s, p.down_window_s, p.tolerance) == (30.0, 1.0, 300.0, 0.1)
+    assert (p.delay_s, p.util_sample_s, p.down_window_s, p.tolerance) == (30.0, 1.0, 300.0, 0.1)
     # bare: deploy's defaults (serving.gpu_utilization_target 80 %, max_replicas 8)
     bare = parse_policy("gpu-util")
     assert (bare.gpu_util_pct, bare.min_replicas, bare.max_replicas) == (80.0, 1, 8)
@@ -57,7 +57,7 @@ def test_the_serving_block_fills_what_the_policy_does_not_write() -> None:
         ("gpu-util:80,sample=inf", "sample must be a finite number"),
         ("gpu-util:80,min=5,max=2", "need 1 ≤ min ≤ max"),
         ("gpu-utl:80", "did you mean 'gpu-util'"),
-        ("target:target=0.7,delay=30", "gpu-util policies only"),
+        ("target:target=0.7,delay=30", "delay is a key of these kinds only: gpu-util, queue"),
     ],
 )
 def test_bad_gpu_util_input_is_one_line(spec: str, words: str) -> None:

@@ -91,3 +91,32 @@ def test_a_burst_scales_up_as_fast_as_the_hpa_allows() -> None:
     )
     sizes = [n for i, n in enumerate(run.tick_replicas) if i == 0 or n != run.tick_replicas[i - 1]]
     assert sizes[:6] == [1, 5, 10, 20, 40, 50]
+
+
+def test_the_hpa_reads_the_engines_count_a_scrape_late() -> None:
+    # The PodMonitor deploy writes scrapes the engine every 15 s: the HPA acts on a count up to 15 s
+    # old, so a burst is seen one decision later than the count of the moment would have it.
+    burst, trickle = np.linspace(100.0, 101.0, 50), np.arange(2.0, 1200.0, 30.0)
+    arrivals = np.sort(np.concatenate([burst, trickle]))
+    service = np.full(len(arrivals), 300.0)
+
+    def first_scale_up(policy: str) -> int:
+        run = run_engine(arrivals, service, parse_policy(policy), EngineConfig(slots=64, horizon_s=1200.0))
+        return next(i for i, n in enumerate(run.tick_replicas) if n > 1)
+
+    at_once = first_scale_up("queue:per_replica=4,max=20,delay=0")
+    assert parse_policy("queue:per_replica=4").delay_s == 15.0  # the default: one scrape interval
+    assert first_scale_up("queue:per_replica=4,max=20") == at_once + 1
+    assert first_scale_up("queue:per_replica=4,max=20,delay=45") == at_once + 3
+
+
+def test_the_report_says_how_late_the_count_is_read() -> None:
+    from gpuplan.report.autoscale import _behaviour
+
+    trace = diurnal_trace(
+        Shape(mean_requests_per_s=1.0, duration_s=3600, seed=3, prompt_tokens=512, output_tokens=200)
+    )
+    prices = FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t")
+    res = simulate_autoscale(trace, REPLICA, [parse_policy("queue:max=4")], prices)
+    words = " ".join(_behaviour(res.policies[0]).split())
+    assert "the count read 15 s late (Prometheus scrapes the engine every 15 s)" in words

@@ -319,14 +319,15 @@ def _behaviour(p: PolicyResult) -> str:
                 "Scales on the replicas' average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) at {target:g} %, "
                 "each a {sample:g} s sample read {delay:g} s late; it counts the time any kernel runs, "
                 "so a replica decoding one sequence reads near 100 %."
-            ).format(target=pol.gpu_util_pct, sample=pol.util_sample_s, delay=pol.metric_delay_s)
+            ).format(target=pol.gpu_util_pct, sample=pol.util_sample_s, delay=pol.delay_s)
             text = _join(text, more)
         if pol.kind == "queue" and pol.per_replica is not None:
             more = _(
                 "Scales on the requests in flight (running and waiting), {target:g} per replica, as the "
                 "HPA does: ceil(in flight / {target:g}) replicas, no change within {tolerance:.0%} of it, "
-                "replicas still starting counted at 0, at most 4 or twice as many replicas a decision."
-            ).format(target=round(pol.per_replica, 1), tolerance=pol.tolerance)
+                "replicas still starting counted at 0, at most 4 or twice as many replicas a decision; "
+                "the count read {delay:g} s late (Prometheus scrapes the engine every 15 s)."
+            ).format(target=round(pol.per_replica, 1), tolerance=pol.tolerance, delay=pol.delay_s)
             text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))

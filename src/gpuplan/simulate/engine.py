@@ -13,7 +13,7 @@ Model (exact for it, no time-stepping of requests):
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
   min/max). The gpu-util policy's metric is each replica's GPU busy fraction (some sequence
   prefilling or decoding on it, as DCGM's GPU_UTIL counts time with a kernel running) over a
-  ``util_sample_s`` sample taken ``metric_delay_s`` before the decision (``_Fleet._gpu_util``).
+  ``util_sample_s`` sample taken ``Policy.delay_s`` before the decision (``_Fleet._gpu_util``).
   A launched replica is billed from the decision and serves from ``startup_s`` later; one scaled
   down stops taking requests, finishes those it has, and is billed until it is empty.
 - The window's drain: at the end of the trace the replicas up (and those starting) go on serving the
@@ -201,6 +201,8 @@ class _Fleet:
         self.diff = np.zeros(int(cfg.horizon_s) + 2, dtype=np.int64)
         self.level = 0
         self.bin = 0
+        # The queue policy's samples of requests in flight: (time, in flight, replicas serving).
+        self.in_flight_seen: deque[tuple[float, float, int]] = deque()
         self.seen = 0
         """Requests before this index are already in ``diff``."""
         self.slot: np.ndarray | None = None
@@ -372,7 +374,7 @@ class _Fleet:
         at the target for a scale-down, the move dropped if that reverses or cancels it. Scale-up
         is bounded by the HPA's default scaleUp policies: per 15 s, 4 pods or 100 %, the larger."""
         p = self.p
-        b = t - p.metric_delay_s
+        b = t - p.delay_s
         a = b - p.util_sample_s
         known = [r for r in self.alive if self.ready[r] <= a]
         if a < 0:
@@ -385,9 +387,16 @@ class _Fleet:
         AverageValue Pods metric ``deploy --target k8s`` writes for an engine; KEDA's ScaledObject
         makes the same HPA): the fleet's requests in flight, every one of them in some serving
         replica's engine, over the replicas serving (a replica still starting publishes no metric),
-        by :meth:`_hpa_rule`."""
+        by :meth:`_hpa_rule` — on the count of a sample :attr:`Policy.delay_s` old: the one the last
+        decision at least that long ago took (a scrape every decision period), none before it."""
         serving = sum(1 for r in self.alive if self.ready[r] <= t)
-        return self._hpa_rule(float(queued + self.level), serving, current, self.p.per_replica or 1.0)
+        self.in_flight_seen.append((t, float(queued + self.level), serving))
+        while len(self.in_flight_seen) > 1 and self.in_flight_seen[1][0] <= t - self.p.delay_s + 1e-9:
+            self.in_flight_seen.popleft()
+        seen_at, total, known = self.in_flight_seen[0]
+        if seen_at > t - self.p.delay_s + 1e-9:
+            return current  # no sample that old yet
+        return self._hpa_rule(total, known, current, self.p.per_replica or 1.0)
 
     def _hpa_rule(self, total: float, known: int, current: int, target: float) -> int:
         """Kubernetes' HPA on an average-value metric ("Horizontal Pod Autoscaling", algorithm

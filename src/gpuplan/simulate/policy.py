@@ -15,7 +15,8 @@ engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count the
 (``tolerance``, replicas still starting counted at 0 for a scale-up, at most 4 pods or 100 % more a
 decision). Without ``per_replica`` it holds the simulated replica's batch slots × the utilisation
 plans size fleets for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8): set when the replica is
-known (:func:`queue_target`), as deploy works it out.
+known (:func:`queue_target`), as deploy works it out. It reads the count ``delay`` s late (default
+15: the PodMonitor deploy writes scrapes the engine every 15 s).
 
 ``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
 the replicas' ``DCGM_FI_DEV_GPU_UTIL``, the percent of the sample period during which one or more
@@ -90,6 +91,10 @@ DEFAULT_GPU_UTIL_MAX = 8
 #: every 30 s by default, so its value is ~15 s old on average when Prometheus scrapes it (every
 #: 15–30 s: another ~10 s) and prometheus-adapter serves the latest sample (a few s more).
 DEFAULT_METRIC_DELAY_S = 30.0
+#: ASSUMPTION: 15 s from an engine's requests in flight to the HPA acting on them: the PodMonitor
+#: ``deploy --target k8s`` writes scrapes the engine every 15 s, so the sample the HPA reads through
+#: prometheus-adapter (the latest one) is 0–15 s old; taken at its bound.
+DEFAULT_SCRAPE_DELAY_S = 15.0
 #: The period NVML (and so DCGM's GPU_UTIL) averages over: "between 1 second and 1/6 second,
 #: depending on the product" (NVML nvmlUtilization_t); the longer one, as on data-centre GPUs.
 DEFAULT_UTIL_SAMPLE_S = 1.0
@@ -112,8 +117,9 @@ class Policy:
     batch slots × TARGET_UTILISATION, set by :func:`queue_target` once the replica is known."""
     gpu_util_pct: float | None = None
     """gpu-util: average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) to hold, percent, 0–100."""
-    metric_delay_s: float = DEFAULT_METRIC_DELAY_S
-    """gpu-util: age of the utilisation sample the controller acts on, s."""
+    metric_delay_s: float | None = None
+    """gpu-util and queue: age of the sample the controller acts on, s; None: the kind's default
+    (:attr:`delay_s`)."""
     util_sample_s: float = DEFAULT_UTIL_SAMPLE_S
     """gpu-util: the period one utilisation sample averages over, s."""
     schedule: tuple[tuple[float, int], ...] = ()
@@ -128,6 +134,16 @@ class Policy:
     tolerance: float = DEFAULT_TOLERANCE
     spot_fraction: float = 0.0
     spec: str = field(default="", compare=False)
+
+    @property
+    def delay_s(self) -> float:
+        """Age of the metric the controller acts on: gpu-util's utilisation sample
+        (:data:`DEFAULT_METRIC_DELAY_S`), queue's engine gauges (:data:`DEFAULT_SCRAPE_DELAY_S`)
+        unless the policy gives ``delay``; 0 for the kinds that read no metric of a replica."""
+        if self.metric_delay_s is not None:
+            return self.metric_delay_s
+        return {"gpu-util": DEFAULT_METRIC_DELAY_S, "queue": DEFAULT_SCRAPE_DELAY_S}.get(self.kind, 0.0)
+
     """The text it was parsed from, for the report."""
     given: frozenset[str] = field(default=frozenset(), compare=False)
     """The keys the user wrote (``target``, ``min``…): those a workload's serving block does not
@@ -282,8 +298,8 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "delay": ("metric_delay_s", _number),
     "sample": ("util_sample_s", _number),
 }
-#: Keys only gpu-util takes.
-_GPU_UTIL_KEYS = ("delay", "sample")
+#: Keys only some kinds take: the kinds that read a metric of the replicas.
+_KIND_KEYS = {"delay": ("gpu-util", "queue"), "sample": ("gpu-util",)}
 
 
 def _schedule(text: str) -> tuple[tuple[float, int], ...]:
@@ -308,9 +324,12 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
         if key == "at":
             kwargs["schedule"] = _schedule(str(raw))
             continue
-        if key in _GPU_UTIL_KEYS and kind != "gpu-util":
+        if key in _KIND_KEYS and kind not in _KIND_KEYS[key]:
             raise InputError.worded(
-                N_("policy {spec!r}: {key} is a key of gpu-util policies only"), spec=spec, key=key
+                N_("policy {spec!r}: {key} is a key of these kinds only: {kinds}"),
+                spec=spec,
+                key=key,
+                kinds=listed(_KIND_KEYS[key]),
             )
         if key not in _KEYS:
             raise NotFoundError("policy key", key, [*_KEYS, "at"], hint=_in_spec(spec))
