@@ -1,8 +1,8 @@
 """A year or three of work: the cheapest mix of reserved, monthly, on-demand and spot capacity.
 
 The core (``optimise``) works on its own small types (``TcoProblem``: demands in GPU-hours per
-month with their GPUs at once, priced offers), so it is testable with hand-made data; ``gpuplan.commit.adapters`` builds
-them from a usage file, the catalog store and the planner.
+month with their GPUs at once, priced offers), so it is testable with hand-made data;
+``gpuplan.commit.adapters`` builds them from a usage file, the catalog store and the planner.
 """
 
 from gpuplan.commit.api import TcoReport, tco
