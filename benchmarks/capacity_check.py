@@ -83,7 +83,7 @@ def _replica(w, prof, g):  # type: ignore[no-untyped-def]
         engine_version=s.engine_version,
     )
     rep, _weights = estimator_replica(
-        prof, g, stack, mean_prompt_tokens=float(s.prompt_tokens), mean_output_tokens=float(s.output_tokens)
+        prof, g, stack, prompt_tokens=np.array([s.prompt_tokens]), output_tokens=np.array([s.output_tokens])
     )
     return rep
 

@@ -117,13 +117,13 @@ def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing
             job.write_text(_SERVICE % ", share_gpu: 24")
         code, err = _run(monkeypatch, capsys, str(job), "-t", "k8s", "-o", str(out), "--gpu", "T4", *args)
         # the estimator's verdict, as for the file's own share and as plan and estimate judge it:
-        # one replica's step in 1/24 of the card (its CUDA context included)
+        # one replica's engine in its 0.9 of 1/24 of the card (its memory outside PyTorch included)
         assert code == 1 and err.count("\n") == 1, (setting, err)
         assert err.startswith(
-            "error: the job does not fit 1/24 of T4: it needs 0.8 GiB [0.7–1.7] per replica, 0.6 GiB usable"
+            "error: the job does not fit 1/24 of T4: it needs 2.5 GiB [0.9–3.0] per replica, 0.6 GiB usable"
         )
         assert err.endswith(
-            "; it fits with: share_gpu 9 instead of 24 (--force-fit writes the files anyway)\n"
+            "; it fits with: share_gpu 4 instead of 24 (--force-fit writes the files anyway)\n"
         ), err
         assert not out.exists()
     code, err = _run(monkeypatch, capsys, str(job), "-t", "k8s", "-o", str(out), "--gpu", "T4", "--force-fit")
@@ -140,7 +140,7 @@ def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing
         "--gpu",
         "T4",
         "--share-gpu",
-        "9",
+        "4",
     )
     assert code == 0 and "fit" not in err, err
 
@@ -151,7 +151,7 @@ def test_a_plan_deployed_at_another_share_is_checked_and_says_its_figures_do_not
     plan, out = _service_plan(tmp_path), tmp_path / "o"
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(out), "--share-gpu", "24")
     assert (
-        code == 1 and "; it fits with: share_gpu 9 instead of 24 (--force-fit" in err and not out.exists()
+        code == 1 and "; it fits with: share_gpu 4 instead of 24 (--force-fit" in err and not out.exists()
     ), err
     # It fits four to a T4, but the plan priced whole GPUs: its figures are not these replicas'.
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "k8s", "-o", str(out), "--share-gpu", "4")

@@ -133,13 +133,15 @@ def test_the_estimate_judges_a_shared_replica_against_its_share_and_advises_fewe
     report = estimate(_service(share_gpu=4), ["RTX-4090", "H100-SXM"], profile=profile)
     small, large = (o.estimate for o in report.outcomes)
     assert small is not None and large is not None
-    assert small.memory.capacity_gib == pytest.approx(usable_memory_gib(get_gpu("RTX-4090")) / 4)
-    assert large.memory.capacity_gib == pytest.approx(usable_memory_gib(get_gpu("H100-SXM")) / 4)
+    # each replica's engine holds its memory fraction (vLLM's 0.9) of its quarter of the GPU
+    assert small.memory.capacity_gib == pytest.approx(0.9 * usable_memory_gib(get_gpu("RTX-4090")) / 4)
+    assert large.memory.capacity_gib == pytest.approx(0.9 * usable_memory_gib(get_gpu("H100-SXM")) / 4)
     assert small.memory_verdict.value == "does-not-fit" and large.fits
     assert any("1/4 of its 24.0 GiB usable (6.0 GiB)" in n for n in small.notes)
+    assert any("(5.4 GiB, 0.9 of 6.0 usable)" in n for n in small.notes)
     fewer = [a for a in report.outcomes[0].advice if a.action == "share_gpu"]
-    # the most replicas to a GPU that fit: a 7B replica alone on the 24 GB card
-    assert len(fewer) == 1 and fewer[0].fits and fewer[0].capacity_gib == pytest.approx(24.0)
+    # the most replicas to a GPU that fit: a 7B replica alone on the 24 GB card (its engine's 0.9)
+    assert len(fewer) == 1 and fewer[0].fits and fewer[0].capacity_gib == pytest.approx(0.9 * 24.0)
     assert fewer[0].summary == "a whole GPU to each replica instead of 4 to a GPU"
     console = Console(width=400, record=True, file=io.StringIO())
     console.print(estimate_view(report.profile, report.outcomes, report.calibration))
@@ -147,7 +149,7 @@ def test_the_estimate_judges_a_shared_replica_against_its_share_and_advises_fewe
     assert "lower share_gpu or choose a GPU with more memory" in text and "raise tensor_parallel" not in text
     # without share_gpu the same card is judged whole
     alone = estimate(_service(), ["RTX-4090"], profile=profile).outcomes[0].estimate
-    assert alone is not None and alone.memory.capacity_gib == pytest.approx(24.0)
+    assert alone is not None and alone.memory.capacity_gib == pytest.approx(0.9 * 24.0)
 
 
 def test_estimate_and_plan_hold_a_whole_request_in_the_kv_cache_not_the_traced_seq_len(

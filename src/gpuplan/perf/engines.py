@@ -33,9 +33,9 @@ waiting (SGLang's ``get_next_batch_to_run`` runs a new prefill batch before the 
 batch; ``enable_mixed_chunk`` is off): ``chunked_prefill=False`` with SGLang's prefill budget
 (``max_prefill_tokens``). SGLang also cuts a prompt longer than ``chunked_prefill_size`` over
 several prefill iterations; here it runs as one (the same prefill work, the decodes waiting
-through it either way). An engine's share of memory moves the KV cache from the estimator's,
-which stands for vLLM's 0.9 (:func:`at_memory_fraction`); SGLang's share leaves activations out,
-so its pool is if anything larger than taken.
+through it either way). The estimate and the planner size a replica's memory and KV cache from the
+engine's share itself (:mod:`gpuplan.perf.engine_memory`: vLLM's share holds its activations,
+SGLang's does not, ``activations_in_share``), and so does the serving simulation's replica.
 
 A version between two rows takes the row before it; one past the last read, or none stated, the
 latest row, said so in the settings' source. No engine named: vLLM's latest row, said so.
@@ -48,7 +48,7 @@ joining the decodes or run apart; the serving simulation reads it through
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuplan.errors import InputError
@@ -56,9 +56,8 @@ from gpuplan.i18n.messages import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
-    from gpuplan.perf.inference import StepModel
 
-__all__ = ["ESTIMATOR_MEMORY_FRACTION", "EngineSettings", "at_memory_fraction", "engine_defaults"]
+__all__ = ["ESTIMATOR_MEMORY_FRACTION", "EngineSettings", "engine_defaults"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,6 +84,10 @@ class EngineSettings:
     memory_fraction: float = 0.9
     """The engine's share of GPU memory (``--gpu-memory-utilization``; SGLang
     ``--mem-fraction-static``), which sizes its KV cache."""
+    activations_in_share: bool = True
+    """Whether the engine's share holds its activations (vLLM measures them inside it, its KV cache
+    takes what is left) or only the weights and the KV pool, the activations and CUDA graphs living
+    in the rest of the GPU (SGLang's ``mem_fraction_static``); see :mod:`gpuplan.perf.engine_memory`."""
     source: str = ""
     """Where these settings come from (shown in the report)."""
 
@@ -95,8 +98,8 @@ class EngineSettings:
             )
 
 
-#: vLLM's default share of GPU memory (``--gpu-memory-utilization``), which the estimator's KV
-#: capacity stands for.
+#: vLLM's default share of GPU memory (``--gpu-memory-utilization``): the share the estimate and the
+#: planner size a vLLM replica's KV cache in (its rows' ``memory_fraction``), and deploy starts it at.
 ESTIMATOR_MEMORY_FRACTION = 0.9
 
 #: (the words, the engine and version, where in its source): shown in the user's language, the
@@ -184,6 +187,7 @@ def engine_defaults(
             prefix_caching=True,
             block_tokens=1,  # page_size 1
             memory_fraction=fraction,
+            activations_in_share=False,
             source=_(
                 "{source}: chunked_prefill_size {chunk}, max_prefill_tokens {tokens}, "
                 "mem_fraction_static {fraction}, radix cache on{note}"
@@ -205,14 +209,3 @@ def engine_defaults(
         max_batched_tokens=8192 if large else 2048,
         source=f"{source}{note}",
     )
-
-
-def at_memory_fraction(step: StepModel, gpu: GPU, fraction: float, replicas_per_gpu: int = 1) -> StepModel:
-    """``step`` with the KV cache of an engine given ``fraction`` of the GPU's memory instead of
-    the estimator's :data:`ESTIMATOR_MEMORY_FRACTION`. ``replicas_per_gpu`` replicas time-sharing
-    the GPU each hold 1/n of both (``deploy`` starts each engine at ``fraction / n``)."""
-    if fraction == ESTIMATOR_MEMORY_FRACTION or step.kv_bytes_per_token <= 0:
-        return step
-    less = (ESTIMATOR_MEMORY_FRACTION - fraction) * gpu.memory_gib * 2**30 / max(1, replicas_per_gpu)
-    kv = max(0, int(step.kv_capacity_tokens - less / step.kv_bytes_per_token))
-    return replace(step, kv_capacity_tokens=kv)

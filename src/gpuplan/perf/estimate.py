@@ -119,7 +119,12 @@ class EstimateRequest:
     waits for unless the engine overlaps it (``perf/engine_cpu.py``); None: a plain generation loop."""
     serving_scheduler: EngineSettings | None = None
     """That engine's scheduling defaults on this GPU (``perf/engines.py``): its cap on running
-    sequences and whether prompts join the decode iterations; None: a plain generation loop."""
+    sequences and whether prompts join the decode iterations; None: a plain generation loop. Given
+    for a decoder traced for inference, the memory stage reads the engine's memory (its share of the
+    GPU, ``perf/engine_memory.py``), not the traced forward pass's."""
+    serving_context_tokens: int | None = None
+    """Tokens of one of the service's requests (prompt + output), which the engine's KV cache must
+    hold at least once; None: the traced sequence length."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it (a typical instance's, where the instance is unknown, bound the slow end only). None:

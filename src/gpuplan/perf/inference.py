@@ -19,6 +19,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.engine_cpu import NO_ENGINE, EngineCpu
+from gpuplan.perf.engine_memory import engine_memory, kv_cache_bytes_per_token
 from gpuplan.perf.engines import EngineSettings
 from gpuplan.perf.links import Link, all_reduce_s
 from gpuplan.perf.memory import (
@@ -33,7 +34,7 @@ from gpuplan.perf.memory import (
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.perf.stages.communication import tensor_parallel_comm_s
 from gpuplan.perf.stages.layout import ModelParallel, local_profile
-from gpuplan.profile.model import ModelShape, OpRecord, Profile
+from gpuplan.profile.model import OpRecord, Profile
 
 __all__ = [
     "TIME_SLICE_PENALTY",
@@ -52,16 +53,6 @@ __all__ = [
 _SERVING_KERNELS_PER_LAYER = 12
 #: Utilisation a serving fleet is sized for: queueing delay grows without bound as it nears 1.
 TARGET_UTILISATION = 0.8
-
-
-def kv_cache_bytes_per_token(shape: ModelShape, dtype_bytes: float) -> float:
-    """2 × layers × kv_heads × head_dim × bytes (K and V of every layer)."""
-    if not (shape.num_layers and shape.head_dim and (shape.num_kv_heads or shape.num_attention_heads)):
-        raise EstimateError.worded(
-            N_("the model's layer count, heads and head size are unknown; cannot size a KV cache")
-        )
-    kv_heads = shape.num_kv_heads or shape.num_attention_heads or 0
-    return 2.0 * shape.num_layers * kv_heads * shape.head_dim * dtype_bytes
 
 
 #: ASSUMPTION: time-slicing costs 10 % of throughput (context switches between CUDA contexts every
@@ -324,8 +315,12 @@ def decode_estimate(
     ``scheduler``: the serving engine's scheduling settings (:func:`gpuplan.perf.engines.
     engine_defaults`): the concurrency is the fewer of its ``max_num_seqs`` (vLLM
     ``--max-num-seqs``, SGLang ``--max-running-requests``) and what the KV cache holds, and
-    :func:`serving_estimate` prices prompts as that engine runs them. None: the KV cache's limit
-    alone, prompts at the prefill rate.
+    :func:`serving_estimate` prices prompts as that engine runs them. Its KV cache is what is left
+    of the engine's share of the GPU (``memory_fraction``) beside the weights, its activations at
+    its token budget and its memory outside PyTorch, in whole blocks of whole requests of
+    ``context_tokens`` (:mod:`gpuplan.perf.engine_memory`, whose memory the estimate's fit verdict
+    reads too). None: the KV cache's limit alone (the usable memory less the weights, the CUDA
+    context and the workspaces), prompts at the prefill rate.
     """
     return _decode_and_step(
         profile,
@@ -354,11 +349,14 @@ def step_model(
     compiled: bool = False,
     engine: EngineCpu | None = None,
     replicas_per_gpu: int = 1,
+    scheduler: EngineSettings | None = None,
 ) -> StepModel:
     """The iteration model behind :func:`decode_estimate` (same arguments), for a serving
     simulation that runs it iteration by iteration. ``replicas_per_gpu`` > 1: one of the replicas
     time-sharing the GPU, its KV cache its share of the memory; its iteration times are its own
-    while it runs (the time share is the caller's: :func:`time_slice_share`)."""
+    while it runs (the time share is the caller's: :func:`time_slice_share`). ``scheduler``: the
+    engine whose share of the GPU sizes the KV cache (:mod:`gpuplan.perf.engine_memory`), as the
+    estimate takes it."""
     return _decode_and_step(
         profile,
         gpu,
@@ -369,6 +367,7 @@ def step_model(
         compiled=compiled,
         engine=engine,
         replicas_per_gpu=replicas_per_gpu,
+        scheduler=scheduler,
     )[0]
 
 
@@ -455,6 +454,21 @@ def _decode_and_step(
     # weights); what is left is split evenly among their KV caches.
     free = (usable_memory_gib(gpu) * GIB) / share - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
     free -= weights * ALLOCATOR_SLACK[1]
+    # A serving engine gives its KV cache what is left of its share of the GPU, in whole blocks
+    # (perf/engine_memory.py): the memory the estimate's fit verdict reads too.
+    held = (
+        engine_memory(
+            profile,
+            gpu,
+            scheduler,
+            tensor_parallel=tp,
+            context_tokens=ctx,
+            replicas_per_gpu=share,
+            memory_band=cal.memory_band,
+        )
+        if scheduler is not None
+        else None
+    )
     tokens = profile.batch_size * profile.seq_len
     model = StepModel(
         gpu=gpu.id,
@@ -473,7 +487,13 @@ def _decode_and_step(
         host_s=host_s,
         comm_fixed_s=2 * reduce_1 - reduce_2,
         comm_s_per_token=reduce_2 - reduce_1,
-        kv_capacity_tokens=max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1]))) if kv_tok > 0 else 0,
+        kv_capacity_tokens=(
+            held.kv_capacity_tokens
+            if held is not None
+            else max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1])))
+            if kv_tok > 0
+            else 0
+        ),
         engine=engine,
         logits_s_per_sequence=logits_s,
     )
@@ -482,7 +502,10 @@ def _decode_and_step(
         return model.iteration_s(n, n * ctx, 0)
 
     per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
-    concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
+    if held is not None:
+        concurrent = held.max_sequences
+    else:
+        concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
     if scheduler is not None:
         # The engine's scheduler runs no more sequences than its cap, however many the KV cache
         # holds (vLLM 0.6's default 256 on an 80 GB GPU that holds 700 sequences of an 8B model;

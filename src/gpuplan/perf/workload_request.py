@@ -104,6 +104,9 @@ def request_for(
         input_pipeline=pipeline,
         serving_engine=serving_engine(workload),
         serving_scheduler=engine_scheduler(workload, gpu),
+        serving_context_tokens=(
+            workload.serving.prompt_tokens + workload.serving.output_tokens if workload.serving else None
+        ),
         measured_steps=measured_steps,
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
         gpu_share=workload.replicas_per_gpu,

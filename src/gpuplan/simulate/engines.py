@@ -4,6 +4,6 @@ at the same engine's ``max_num_seqs``."""
 
 from __future__ import annotations
 
-from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, at_memory_fraction, engine_defaults
+from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, engine_defaults
 
-__all__ = ["ESTIMATOR_MEMORY_FRACTION", "at_memory_fraction", "engine_defaults"]
+__all__ = ["ESTIMATOR_MEMORY_FRACTION", "engine_defaults"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -130,13 +130,15 @@ def _run(case: PublishedCase, profile: Profile, seed: int = 0) -> ReplicaRun:
     from gpuplan.perf.engine_cpu import engine_cpu, named_engine
     from gpuplan.perf.inference import step_model
     from gpuplan.simulate.batching import run_replica
-    from gpuplan.simulate.engines import at_memory_fraction, engine_defaults
+    from gpuplan.simulate.engines import engine_defaults
 
     gpu = get_gpu(case.gpu)
-    # The engine's own defaults at the version the row names; the run's stated memory share.
-    settings = engine_defaults(gpu, *named_engine(case.engine))
-    step = step_model(profile, gpu, engine=engine_cpu(case.engine))
-    step = at_memory_fraction(step, gpu, case.gpu_memory_utilization)
+    # The engine's own defaults at the version the row names; the run's stated memory share, which
+    # sizes its KV cache (perf/engine_memory.py).
+    settings = replace(
+        engine_defaults(gpu, *named_engine(case.engine)), memory_fraction=case.gpu_memory_utilization
+    )
+    step = step_model(profile, gpu, engine=engine_cpu(case.engine), scheduler=settings)
     n = case.requests
     prompt = np.full(n, case.input_tokens)
     output = np.full(n, case.output_tokens)

@@ -505,24 +505,12 @@ def estimator_replica(
     from gpuplan.perf.inference import step_model
     from gpuplan.perf.links import bounded
     from gpuplan.simulate.batching import parse_engine
-    from gpuplan.simulate.engines import at_memory_fraction, engine_defaults
+    from gpuplan.simulate.engines import engine_defaults
 
     tp = stack.tensor_parallel
     # The tensor-parallel ranks talk over the instance's own GPU link, or, with none named, over the
     # bound a training estimate takes (perf.links.bounded), never the datasheet's best case.
     link = bounded(stack.network).link(g, tp)
-    # The engine the workload names, as the estimate and the planner take it for a service; one of
-    # no stated kind or version: its CPU work per iteration not overlapping the GPU's (perf/engine_cpu.py).
-    step = step_model(
-        prof,
-        g,
-        tensor_parallel=tp,
-        cuda_graphs=stack.cuda_graphs,
-        compiled=stack.compiled,
-        engine=stack.engine_cpu or UNKNOWN_ENGINE,
-        link=link,
-        replicas_per_gpu=stack.replicas_per_gpu,
-    )
     engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
     if stack.prefix_caching is not None and stack.prefix_caching != engine.prefix_caching:
         said = (
@@ -533,7 +521,20 @@ def estimator_replica(
         engine = replace(engine, prefix_caching=stack.prefix_caching, source=f"{engine.source}{said}")
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
-    step = at_memory_fraction(step, g, engine.memory_fraction, stack.replicas_per_gpu)
+    # The engine the workload names, as the estimate and the planner take it for a service; one of
+    # no stated kind or version: its CPU work per iteration not overlapping the GPU's (perf/engine_cpu.py).
+    # Its KV cache is what its share of the GPU leaves (perf/engine_memory.py), as the estimate's.
+    step = step_model(
+        prof,
+        g,
+        tensor_parallel=tp,
+        cuda_graphs=stack.cuda_graphs,
+        compiled=stack.compiled,
+        engine=stack.engine_cpu or UNKNOWN_ENGINE,
+        link=link,
+        replicas_per_gpu=stack.replicas_per_gpu,
+        scheduler=engine,
+    )
     replica = replica_from_step(
         step,
         engine,

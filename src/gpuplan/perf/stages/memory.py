@@ -26,8 +26,16 @@ from gpuplan.i18n import N_, _
 from gpuplan.perf.activations import forward_activation_bytes, loss_bytes_per_element
 from gpuplan.perf.anchor import Anchor
 from gpuplan.perf.anchor_memory import MemoryAnchoring, anchored_memory
+from gpuplan.perf.engine_memory import engine_memory
 from gpuplan.perf.links import host_copy_s
-from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
+from gpuplan.perf.memory import (
+    GIB,
+    MemoryEstimate,
+    is_optimizer_step_peak,
+    memory_estimate,
+    profile_has_conv,
+    usable_memory_gib,
+)
 from gpuplan.perf.stages.layout import Layout, check_parallelism
 from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.vocab import MemoryVerdict
@@ -242,8 +250,103 @@ def _traced_per_gpu_bytes(
     return traced
 
 
+_SHARE_NOTE = N_(
+    "share_gpu: {share} replicas to a GPU — each has 1/{share} of its {whole_gib:.1f} GiB usable "
+    "({capacity_gib:.1f} GiB), its CUDA context included"
+)
+
+
+def _engine_memory(layout: Layout) -> GpuMemory | None:
+    """One GPU of a replica a serving engine runs (``request.serving_scheduler``): the engine's
+    share of the GPU and what fills it (``perf/engine_memory.py``), not the traced forward pass,
+    which the engine never runs. None where that does not apply (no engine, not a decoder traced
+    for inference, pipeline stages, a shape that cannot size it)."""
+    request, profile = layout.request, layout.whole
+    settings = request.serving_scheduler
+    if (
+        settings is None
+        or profile.task != "infer"
+        or profile.shape.family != "decoder"
+        or not profile.seq_len
+        or layout.model_parallel.pipeline > 1
+    ):
+        return None
+    tp = layout.model_parallel.tensor
+    share = request.gpu_share if tp == 1 else 1
+    held = engine_memory(
+        profile,
+        layout.gpu,
+        settings,
+        tensor_parallel=tp,
+        context_tokens=request.serving_context_tokens,
+        replicas_per_gpu=share,
+        memory_band=layout.calibration.memory_band,
+    )
+    if held is None:
+        return None
+    mem = held.estimate(layout.gpu, tensor_parallel=tp)
+    whole_gib = usable_memory_gib(layout.gpu)
+    notes: list[str] = []
+    if share > 1:
+        # each engine is started at its fraction ÷ n of the GPU (deploy), as the serving model takes it
+        notes.append(_(_SHARE_NOTE).format(share=share, whole_gib=whole_gib, capacity_gib=whole_gib / share))
+    words = (
+        _(
+            "serving engine: its share of the GPU ({share_gib:.1f} GiB, {fraction} of {usable_gib:.1f} "
+            "usable) holds the weights ({weights_gib:.1f} GiB), an iteration's activations at "
+            "{tokens} tokens ({act_gib:.1f} GiB), {outside_gib:.1f} GiB outside PyTorch and a KV cache of "
+            "{kv_gib:.1f} GiB, {n} requests of {context} tokens; the traced forward pass of "
+            "{batch} × {seq} tokens is not what it runs"
+        )
+        if held.activations_in_share
+        else _(
+            "serving engine: its share of the GPU ({share_gib:.1f} GiB, {fraction} of {usable_gib:.1f} "
+            "usable) holds the weights ({weights_gib:.1f} GiB), {outside_gib:.1f} GiB outside PyTorch "
+            "and a KV cache of {kv_gib:.1f} GiB, {n} requests of {context} tokens; its activations and "
+            "CUDA graphs use the rest of the GPU ({rest_gib:.1f} GiB); the traced forward pass of "
+            "{batch} × {seq} tokens is not what it runs"
+        )
+    )
+    notes.append(
+        words.format(
+            share_gib=held.engine_gib,
+            fraction=f"{settings.memory_fraction:g}",
+            usable_gib=whole_gib / share,
+            weights_gib=held.weights_gib,
+            tokens=held.tokens,
+            act_gib=held.activations_gib[1],
+            outside_gib=held.non_torch_gib[1],
+            kv_gib=held.kv_gib,
+            n=held.max_sequences,
+            context=held.context_tokens,
+            batch=profile.batch_size,
+            seq=profile.seq_len,
+            rest_gib=held.outside_gib,
+        )
+    )
+    if mem.verdict is not MemoryVerdict.FITS:
+        notes.append(
+            _(
+                "{verdict}: the weights, activations and one request's KV cache need "
+                "{low_gib:.1f}–{high_gib:.1f} GiB ({required_gib:.1f} at the point) of the engine's "
+                "{capacity_gib:.1f}"
+            ).format(
+                verdict=_("may not fit") if mem.verdict is MemoryVerdict.MAY_NOT_FIT else _("does not fit"),
+                low_gib=mem.required_gib_low,
+                high_gib=mem.required_gib_high,
+                required_gib=mem.required_gib,
+                capacity_gib=mem.capacity_gib,
+            )
+        )
+    return GpuMemory(memory=mem, notes=tuple(notes))
+
+
 def gpu_memory(layout: Layout) -> GpuMemory:
-    """Memory of one GPU of ``layout``'s run, term by term, and what it assumed."""
+    """Memory of one GPU of ``layout``'s run, term by term, and what it assumed: a serving
+    engine's own (:func:`_engine_memory`) where one runs it, else the traced step's."""
+    served = _engine_memory(layout)
+    if served is not None:
+        return served
     profile, gpu, dp, parallelism = layout.local, layout.gpu, layout.data_parallel, layout.parallelism
     notes: list[str] = []
     traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes, accumulating=layout.microbatches > 1)
@@ -273,12 +376,7 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         # device plugin's time-slicing isolates none of it), as the serving model's KV room does
         whole_gib = mem.capacity_gib
         mem = replace(mem, capacity_gib=whole_gib / share)
-        notes.append(
-            _(
-                "share_gpu: {share} replicas to a GPU — each has 1/{share} of its {whole_gib:.1f} GiB usable "
-                "({capacity_gib:.1f} GiB), its CUDA context included"
-            ).format(share=share, whole_gib=whole_gib, capacity_gib=mem.capacity_gib)
-        )
+        notes.append(_(_SHARE_NOTE).format(share=share, whole_gib=whole_gib, capacity_gib=mem.capacity_gib))
     if profile.compiled_loss_saving_bytes > 0 and mem.measured_on is None:
         notes.append(
             _(
