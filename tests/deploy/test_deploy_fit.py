@@ -211,3 +211,19 @@ def test_share_gpu_on_a_replica_of_several_gpus_is_one_line_naming_the_flag(
         "error: --share-gpu 2: replicas time-share one GPU each, but one replica of this workload spans 2 "
         "GPUs (tensor_parallel × pipeline_parallel); leave --share-gpu out\n"
     )
+
+
+def test_the_share_check_refuses_an_engine_replica_at_the_share_the_estimate_advises() -> None:
+    from gpuplan.cli.deploy_checks import check_share_fit
+    from gpuplan.errors import DeployError
+
+    workload = Workload.from_dict(yaml.safe_load(_SERVICE % ""))
+    # Alone (without check_fit before it), the share check refuses by the engine's memory and
+    # names the share the estimate's advice names ("share_gpu 4 instead of 24"), not the 18 that
+    # the KV cache alone beside one CUDA context had allowed.
+    with pytest.raises(DeployError) as refused:
+        check_share_fit(None, workload, "T4", 24, force=False, flag=True, engine=True)
+    said = str(refused.value)
+    assert said.startswith("one of 24 replicas time-sharing T4 (--share-gpu 24) does not fit its share")
+    assert "; 4 replicas to a GPU fit (--force-fit writes the files anyway)" in said, said
+    check_share_fit(None, workload, "T4", 4, force=False, flag=True, engine=True)  # fits: nothing said

@@ -323,7 +323,7 @@ def check_share_fit(
 ) -> None:
     """Whether one of ``share`` replicas time-sharing each ``gpu`` holds its weights and one
     request in its share. ``engine``: the replicas run a serving engine (vLLM, SGLang), judged by
-    the estimate's own memory of it (:func:`_engine_share_fit`), so this check and :func:`check_fit`
+    the estimate's own memory of it (:func:`_engine_share`), so this check and :func:`check_fit`
     name the same largest share that fits; else (serve.py) by the planner's plain serving memory
     model (``decode_estimate(replicas_per_gpu=share)``: 1/share of the usable memory, less the
     replica's CUDA context and workspaces, less its weights, one sequence at the workload's traced
@@ -348,10 +348,6 @@ def check_share_fit(
     try:
         prof = profile if profile is not None else load_profile(workload, db)
         served = _engine_share(workload, prof, card, share) if engine else None
-        if served is not None:
-            if served.estimate.ruled_out:
-                _engine_share_unfit(served, card, share, setting, force=force)
-            return  # fits, or may not (check_fit has said so)
 
         def replica(n: int) -> DecodeEstimate:
             return decode_estimate(
@@ -369,12 +365,17 @@ def check_share_fit(
                 ),
             )
 
-        dec = replica(share)
-        if dec.max_concurrent_sequences >= 1:
-            return
-        fits = next((n for n in range(share - 1, 0, -1) if replica(n).max_concurrent_sequences >= 1), 0)
+        if served is None:
+            dec = replica(share)
+            if dec.max_concurrent_sequences >= 1:
+                return
+            fits = next((n for n in range(share - 1, 0, -1) if replica(n).max_concurrent_sequences >= 1), 0)
     except GpuplanError as e:
         sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=e) + "\n")
+        return
+    if served is not None:
+        if served.estimate.ruled_out:  # else it fits, or may not (check_fit has said so)
+            _engine_share_unfit(served, card, share, setting, force=force)
         return
     fields = {
         "share": share,
