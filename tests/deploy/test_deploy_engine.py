@@ -21,7 +21,7 @@ from deploy_helpers import (
 )
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
-from gpuplan.deploy.engine import NEWEST_KNOWN, PLAN_MEMORY_FRACTION
+from gpuplan.deploy.engine import NEWEST_KNOWN
 from gpuplan.deploy.hub import HF_MODEL_IDS
 from gpuplan.errors import DeployError
 
@@ -87,7 +87,7 @@ def test_sglang_runs_its_launcher_with_its_own_flags(tmp_path: Path) -> None:
     assert container["command"] == ["python3", "-m", "sglang.launch_server"]
     assert container["args"] == [
         "--model-path", "Qwen/Qwen3-0.6B", "--host", "0.0.0.0", "--port", "8000",
-        "--tp", "1", "--context-length", "40960", "--mem-fraction-static", "0.9",
+        "--tp", "1", "--context-length", "40960", "--mem-fraction-static", "0.88",
         "--disable-radix-cache", "--enable-metrics",
     ]  # fmt: skip
     assert container["readinessProbe"]["httpGet"]["path"] == "/health"
@@ -135,10 +135,69 @@ def test_replicas_sharing_a_gpu_share_its_memory(tmp_path: Path) -> None:
     assert container["args"][i + 1] == "0.45"  # 0.9 / 2
 
 
-def test_the_fraction_is_the_one_the_estimator_stands_for() -> None:
-    from gpuplan.simulate.engines import ESTIMATOR_MEMORY_FRACTION
+def _fraction(args: list[str]) -> str:
+    flag = "--gpu-memory-utilization" if "--gpu-memory-utilization" in args else "--mem-fraction-static"
+    return args[args.index(flag) + 1]
 
-    assert PLAN_MEMORY_FRACTION == ESTIMATOR_MEMORY_FRACTION
+
+@pytest.mark.parametrize(
+    ("pin", "model", "top", "share"),
+    [
+        ("sglang==0.4.6", "qwen3-0.6b", "", 1),  # 0.88 at one GPU
+        ("sglang==0.4.6", "llama-8b", LLAMA_TP2, 1),  # 0.87 at two
+        ("sglang==0.5.2", "qwen3-0.6b", "", 1),  # by the GiB SGLang 0.5 leaves an 80 GB GPU
+        ("sglang==0.5.2", "qwen3-0.6b", "", 2),
+        ("sglang", "qwen3-0.6b", "", 1),  # no version: the estimate's newest row
+    ],
+)
+def test_sglang_starts_at_the_memory_fraction_the_estimate_sized_it_in(
+    pin: str, model: str, top: str, share: int, tmp_path: Path
+) -> None:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.workload_request import engine_scheduler
+    from gpuplan.workload import load_workload
+
+    path = serve_workload(tmp_path, f'engine: "{pin}", share_gpu: {share}', model=model, top=top)
+    spec = LaunchSpec.from_workload(path, gpu="H100-SXM", count=2, provider="aws")
+    settings = engine_scheduler(load_workload(path), get_gpu("H100-SXM"))
+    assert settings is not None and settings.memory_fraction < 0.9  # SGLang's own, not vLLM's 0.9
+    container, _pod = _container(spec)
+    # the estimate's fraction for this engine, version, GPU and tensor parallelism, ÷ replicas to a GPU
+    assert _fraction(container["args"]) == f"{round(settings.memory_fraction / share, 3):.3g}"
+    readme = by_path(generate(spec, "k8s"))["README.md"]
+    assert f"{_fraction(container['args'])} of GPU memory" in readme
+
+
+@pytest.mark.parametrize("gpu", ["H100-SXM", "T4", "A100-SXM4-40GB"])
+def test_vllm_stays_at_its_090_beside_sglang_at_its_own_on_every_gpu(gpu: str, tmp_path: Path) -> None:
+    from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION
+
+    def fraction(pin: str) -> float:
+        path = serve_workload(tmp_path, f'engine: "{pin}"', model="qwen3-0.6b")
+        container, _pod = _container(LaunchSpec.from_workload(path, gpu=gpu))
+        return float(_fraction(container["args"]))
+
+    # vLLM's default on every GPU and version, as the estimate sizes it; SGLang 0.5 leaves its
+    # activations and CUDA graphs a few GiB by the GPU's memory, never vLLM's 0.9
+    assert {fraction(pin) for pin in ("vllm==0.6.6", "vllm==0.8.5", "vllm")} == {ESTIMATOR_MEMORY_FRACTION}
+    assert fraction("sglang==0.5.2") < 0.89
+
+
+def test_sglang_without_a_gpu_keeps_its_own_default_and_refuses_a_shared_one(tmp_path: Path) -> None:
+    # SGLang's fraction depends on the GPU's memory: none named, the engine chooses its own ...
+    alone = LaunchSpec.from_workload(serve_workload(tmp_path, 'engine: "sglang==0.5.2"', model="qwen3-0.6b"))
+    container, _pod = _container(alone)
+    assert "--mem-fraction-static" not in container["args"]
+    assert (
+        "its default share of GPU memory, which depends on the GPU"
+        in by_path(generate(alone, "k8s"))["README.md"]
+    )
+    # ... but replicas time-sharing a GPU would each take it whole
+    shared = LaunchSpec.from_workload(
+        serve_workload(tmp_path, 'engine: "sglang==0.5.2", share_gpu: 2', model="qwen3-0.6b")
+    )
+    with pytest.raises(DeployError, match=r"share_gpu 2: SGLang's share of GPU memory .* name it \(--gpu\)"):
+        generate(shared, "k8s")
 
 
 def test_docker_and_skypilot_run_the_same_engine_command(tmp_path: Path) -> None:

@@ -70,9 +70,10 @@ def test_a_job_that_fits_says_nothing_of_memory(
     assert "fit" not in err
 
 
-#: GPT-2 served in fp32 (the default precision): about 0.5 GiB of weights, so a T4's 15 GiB holds
-#: 18 replicas time-sharing it and not 19 — each also holds its own CUDA context and workspaces
-#: (``decode_estimate(replicas_per_gpu=n)``, the planner's serving memory model).
+#: GPT-2 served in fp32 (the default precision) by vLLM: about 0.5 GiB of weights, 0.2 GiB of
+#: activations and 1.8 GiB outside PyTorch in each replica's engine, which takes 0.9 of its 1/n of a
+#: T4's 15 GiB: four replicas fit it whole (0.9 × 15 / 4 = 3.4 GiB ≥ 3.0 at the high end), five may
+#: not (2.7 GiB).
 _SERVICE = (
     "name: lm-service\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
     "serving: {requests_per_s: 10, prompt_tokens: 100, output_tokens: 20%s}\n"
@@ -127,8 +128,16 @@ def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing
         ), err
         assert not out.exists()
     code, err = _run(monkeypatch, capsys, str(job), "-t", "k8s", "-o", str(out), "--gpu", "T4", "--force-fit")
-    assert code == 0 and err.count("written anyway (--force-fit)") == 2, err  # the step's, the KV cache's
-    assert "does not fit its share: " in err and "; 18 replicas to a GPU fit; written anyway" in err, err
+    assert code == 0 and err.count("written anyway (--force-fit)") == 2, err  # the estimate's, the share's
+    # Both lines judge the replica by its engine's memory: they name the same largest share that fits
+    # (the share check had said 18, by the KV cache alone beside one CUDA context).
+    fit, share = err.splitlines()
+    assert "; it fits with: share_gpu 4 instead of 24;" in fit, err
+    assert share.startswith(
+        "warning: one of 24 replicas time-sharing T4 (serving.share_gpu: 24) does not fit"
+    )
+    assert "its engine takes 0.9 of 1/24 of 15.0 GiB usable (0.6 GiB) and needs 0.9–3.0 GiB" in share, err
+    assert "; 4 replicas to a GPU fit; written anyway (--force-fit)" in share, err
     code, err = _run(
         monkeypatch,
         capsys,
@@ -202,3 +211,19 @@ def test_share_gpu_on_a_replica_of_several_gpus_is_one_line_naming_the_flag(
         "error: --share-gpu 2: replicas time-share one GPU each, but one replica of this workload spans 2 "
         "GPUs (tensor_parallel × pipeline_parallel); leave --share-gpu out\n"
     )
+
+
+def test_the_share_check_refuses_an_engine_replica_at_the_share_the_estimate_advises() -> None:
+    from gpuplan.cli.deploy_checks import check_share_fit
+    from gpuplan.errors import DeployError
+
+    workload = Workload.from_dict(yaml.safe_load(_SERVICE % ""))
+    # Alone (without check_fit before it), the share check refuses by the engine's memory and
+    # names the share the estimate's advice names ("share_gpu 4 instead of 24"), not the 18 that
+    # the KV cache alone beside one CUDA context had allowed.
+    with pytest.raises(DeployError) as refused:
+        check_share_fit(None, workload, "T4", 24, force=False, flag=True, engine=True)
+    said = str(refused.value)
+    assert said.startswith("one of 24 replicas time-sharing T4 (--share-gpu 24) does not fit its share")
+    assert "; 4 replicas to a GPU fit (--force-fit writes the files anyway)" in said, said
+    check_share_fit(None, workload, "T4", 4, force=False, flag=True, engine=True)  # fits: nothing said

@@ -14,7 +14,10 @@ from gpuplan.i18n.phrases import item_list
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
+    from gpuplan.hardware import GPU
+    from gpuplan.perf.engine_memory import EngineMemory
     from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.perf.memory import MemoryEstimate
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -316,14 +319,17 @@ def check_share_fit(
     force: bool,
     flag: bool,
     profile: Profile | None = None,
+    engine: bool = False,
 ) -> None:
     """Whether one of ``share`` replicas time-sharing each ``gpu`` holds its weights and one
-    sequence at the workload's traced context in its share, by the planner's own serving memory
+    request in its share. ``engine``: the replicas run a serving engine (vLLM, SGLang), judged by
+    the estimate's own memory of it (:func:`_engine_share`), so this check and :func:`check_fit`
+    name the same largest share that fits; else (serve.py) by the planner's plain serving memory
     model (``decode_estimate(replicas_per_gpu=share)``: 1/share of the usable memory, less the
-    replica's CUDA context and workspaces, less its weights). Not: DeployError naming the share that
-    fits (``force``: a warning instead). ``workload``: why there is none (:func:`plan_workload`) is
-    warned and left unchecked. ``flag``: the share is ``--share-gpu``'s (else the workload's
-    ``serving.share_gpu``), for the wording."""
+    replica's CUDA context and workspaces, less its weights, one sequence at the workload's traced
+    context). Not: DeployError naming the share that fits (``force``: a warning instead).
+    ``workload``: why there is none (:func:`plan_workload`) is warned and left unchecked. ``flag``:
+    the share is ``--share-gpu``'s (else the workload's ``serving.share_gpu``), for the wording."""
     from gpuplan.cli._profiles import load_profile
     from gpuplan.errors import DeployError, GpuplanError
     from gpuplan.hardware import get_gpu
@@ -341,6 +347,7 @@ def check_share_fit(
     card = get_gpu(gpu)
     try:
         prof = profile if profile is not None else load_profile(workload, db)
+        served = _engine_share(workload, prof, card, share) if engine else None
 
         def replica(n: int) -> DecodeEstimate:
             return decode_estimate(
@@ -358,12 +365,17 @@ def check_share_fit(
                 ),
             )
 
-        dec = replica(share)
-        if dec.max_concurrent_sequences >= 1:
-            return
-        fits = next((n for n in range(share - 1, 0, -1) if replica(n).max_concurrent_sequences >= 1), 0)
+        if served is None:
+            dec = replica(share)
+            if dec.max_concurrent_sequences >= 1:
+                return
+            fits = next((n for n in range(share - 1, 0, -1) if replica(n).max_concurrent_sequences >= 1), 0)
     except GpuplanError as e:
         sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=e) + "\n")
+        return
+    if served is not None:
+        if served.estimate.ruled_out:  # else it fits, or may not (check_fit has said so)
+            _engine_share_unfit(served, card, share, setting, force=force)
         return
     fields = {
         "share": share,
@@ -373,11 +385,7 @@ def check_share_fit(
         "kv": f"{dec.kv_cache_gib_per_sequence:.2f}",
         "tokens": dec.context_tokens,
         "usable": f"{usable_memory_gib(card):.1f}",
-        "change": _("{n} replicas to a GPU fit").format(n=fits)
-        if fits > 1
-        else _("only a whole GPU per replica fits")
-        if fits == 1
-        else _("no share of it fits"),
+        "change": _share_change(fits),
     }
     if force:
         line = _(
@@ -396,3 +404,106 @@ def check_share_fit(
         ),
         **fields,
     )
+
+
+class _EngineShare(NamedTuple):
+    """One of the replicas time-sharing a GPU, in the estimate's memory of its serving engine."""
+
+    memory: EngineMemory
+    estimate: MemoryEstimate
+    """The estimate's memory of it (its verdict, ``gpuplan estimate``'s)."""
+    fits: int
+    """The most replicas to a GPU whose engine fits on the whole band; 0: none."""
+    fraction: float
+    """The engine's share of the whole GPU (``memory_fraction``), before the time-sharing."""
+
+
+def _engine_share(workload: Workload, profile: Profile, card: GPU, share: int) -> _EngineShare | None:
+    """One of ``share`` replicas of ``workload``'s serving engine on ``card``, as the estimate holds
+    its memory (``perf.stages.memory.engine_memory_of``), and the most to a GPU that fit as the
+    estimate's "fewer to a GPU" advice (which :func:`check_fit` names) counts them. None where the
+    engine's memory does not apply (a shape that cannot size it: the estimate, too, then judges the
+    traced step)."""
+    from gpuplan.perf.stages.layout import lay_out
+    from gpuplan.perf.stages.memory import engine_memory_of
+    from gpuplan.perf.workload_request import request_for
+
+    request = request_for(workload, profile, card)
+    settings = request.serving_scheduler
+
+    def held(n: int) -> EngineMemory | None:
+        return engine_memory_of(lay_out(request.changed(gpu_share=n)))
+
+    mine = held(share)
+    if mine is None or settings is None:
+        return None
+    mem = mine.estimate(card)
+    fits = 0
+    if mem.ruled_out:
+        fits = next(
+            (n for n in range(share - 1, 0, -1) if (o := held(n)) is not None and o.estimate(card).fits), 0
+        )
+    return _EngineShare(memory=mine, estimate=mem, fits=fits, fraction=settings.memory_fraction)
+
+
+def _engine_share_unfit(served: _EngineShare, card: GPU, share: int, setting: str, *, force: bool) -> None:
+    """:func:`check_share_fit`'s refusal (``force``: warning) of an engine's replica that cannot fit
+    its share, in the estimate's terms."""
+    from gpuplan.errors import DeployError
+    from gpuplan.perf.memory import usable_memory_gib
+
+    mine, mem = served.memory, served.estimate
+    contents = (
+        _(
+            "its weights ({weights} GiB), activations ({act} GiB), memory outside PyTorch ({outside} GiB) "
+            "and one request's KV cache of {tokens} tokens ({kv} GiB)"
+        )
+        if mine.activations_in_share
+        else _(
+            "its weights ({weights} GiB), memory outside PyTorch ({outside} GiB) and one request's KV "
+            "cache of {tokens} tokens ({kv} GiB)"
+        )
+    ).format(
+        weights=f"{mine.weights_gib:.1f}",
+        act=f"{mine.activations_gib[1]:.1f}",
+        outside=f"{mine.non_torch_gib[1]:.1f}",
+        tokens=mine.context_tokens,
+        kv=f"{mine.sequence_gib:.2f}",
+    )
+    fields = {
+        "share": share,
+        "gpu": card.id,
+        "setting": setting,
+        "fraction": f"{served.fraction:g}",
+        "usable": f"{usable_memory_gib(card):.1f}",
+        "engine_gib": f"{mine.engine_gib:.1f}",
+        "low": f"{mem.required_gib_low:.1f}",
+        "high": f"{mem.required_gib_high:.1f}",
+        "contents": contents,
+        "change": _share_change(served.fits),
+    }
+    if force:
+        line = _(
+            "warning: one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: its "
+            "engine takes {fraction} of 1/{share} of {usable} GiB usable ({engine_gib} GiB) and needs "
+            "{low}–{high} GiB of it for {contents}; {change}; written anyway (--force-fit)"
+        )
+        sys.stderr.write(line.format(**fields) + "\n")
+        return
+    raise DeployError.worded(
+        N_(
+            "one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: its engine "
+            "takes {fraction} of 1/{share} of {usable} GiB usable ({engine_gib} GiB) and needs "
+            "{low}–{high} GiB of it for {contents}; {change} (--force-fit writes the files anyway)"
+        ),
+        **fields,
+    )
+
+
+def _share_change(fits: int) -> str:
+    """The most replicas to a GPU that fit (0: none), as the share checks say it."""
+    if fits > 1:
+        return _("{n} replicas to a GPU fit").format(n=fits)
+    if fits == 1:
+        return _("only a whole GPU per replica fits")
+    return _("no share of it fits")

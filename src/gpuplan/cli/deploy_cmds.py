@@ -252,6 +252,7 @@ def deploy(
                 force=force_fit,
                 flag=share_gpu is not None,
                 profile=prof,
+                engine=engine_launch(spec) is not None,
             )
     if engine_launch(spec) is not None:
         # The engine's autoscaler holds its requests in flight at the replica's batch slots × 0.8, as

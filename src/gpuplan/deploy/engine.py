@@ -35,7 +35,9 @@ from dataclasses import dataclass
 
 from gpuplan.deploy.grammar import ENGINE_PIN
 from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, engine_defaults
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -45,7 +47,6 @@ __all__ = [
     "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
-    "PLAN_MEMORY_FRACTION",
     "UNCHECKED_CONTEXT",
     "EngineLaunch",
     "engine_launch",
@@ -63,12 +64,6 @@ ENGINE_HEALTH_PATH = "/health"
 #: CUDA graphs) before it is taken to have failed: the Kubernetes startup probe's budget, SkyServe's
 #: readiness probe's initial delay.
 ENGINE_STARTUP_S = 30 * 60
-
-#: The share of GPU memory the plan's KV-cache figure stands for: the estimator's capacity is
-#: vLLM's default ``gpu_memory_utilization`` 0.9 (``gpuplan.simulate.engines.ESTIMATOR_MEMORY_FRACTION``,
-#: which a test keeps equal to this; deploy sits below simulate and cannot import it). Replicas
-#: time-sharing one GPU each get their share of it, as the plan splits the memory.
-PLAN_MEMORY_FRACTION = 0.9
 
 #: The engine run when the workload names none: vLLM, as the serving simulation takes it.
 DEFAULT_ENGINE = "vllm"
@@ -129,8 +124,10 @@ class EngineLaunch:
     """Tokens of prompt plus answer; None: the model's own limit."""
     context_why: str = ""
     """Where :attr:`max_model_len` comes from, for the README (:func:`_context`)."""
-    memory_fraction: float
-    """Share of each GPU's memory the engine takes (weights, KV cache and, for vLLM, activations)."""
+    memory_fraction: float | None
+    """Share of each GPU's memory the engine takes (weights, KV cache and, for vLLM, activations):
+    the one the estimate sized it in (:func:`_memory_fraction`); None: the engine's own default,
+    which depends on a GPU not named (SGLang's)."""
     prefix_caching: bool | None
     """None: the engine's default at its version."""
 
@@ -164,13 +161,14 @@ class EngineLaunch:
 
     @property
     def args(self) -> list[str]:
-        fraction = f"{self.memory_fraction:.3g}"
+        fraction = [] if self.memory_fraction is None else [f"{self.memory_fraction:.3g}"]
         if self.engine == "vllm":
             args = ["--model", self.model_id, "--port", str(ENGINE_PORT)]
             args += ["--tensor-parallel-size", str(self.tensor_parallel)]
             if self.max_model_len is not None:
                 args += ["--max-model-len", str(self.max_model_len)]
-            args += ["--gpu-memory-utilization", fraction]
+            if fraction:
+                args += ["--gpu-memory-utilization", *fraction]
             if self.prefix_caching:
                 args.append("--enable-prefix-caching")
             elif self.prefix_caching is False and _numbers(self.version) >= (0, 8, 0):
@@ -180,7 +178,8 @@ class EngineLaunch:
         args += ["--tp", str(self.tensor_parallel)]
         if self.max_model_len is not None:
             args += ["--context-length", str(self.max_model_len)]
-        args += ["--mem-fraction-static", fraction]
+        if fraction:
+            args += ["--mem-fraction-static", *fraction]
         if self.prefix_caching is False:
             args.append("--disable-radix-cache")  # the radix cache is on unless disabled
         if self.in_flight_gauges is not None:
@@ -212,6 +211,18 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     engine, version = found["name"], found["version"]
     context, why = _context(spec)
     share = serving.share_gpu if serving else 1
+    fraction = _memory_fraction(spec, engine, version, share)
+    if fraction is None and share > 1:
+        # each replica would take the engine's whole default share of the GPU it shares
+        raise DeployError.worded(
+            N_(
+                "share_gpu {share}: {engine}'s share of GPU memory (--mem-fraction-static) depends on the "
+                "GPU's memory, and no GPU is named; name it (--gpu) so that each replica is started at "
+                "its 1/{share}"
+            ),
+            share=share,
+            engine=_NAMES[engine],
+        )
     return EngineLaunch(
         engine=engine,
         version=version or NEWEST_KNOWN[engine],
@@ -221,9 +232,28 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
         tensor_parallel=spec.tensor_parallel,
         max_model_len=context,
         context_why=why,
-        memory_fraction=round(PLAN_MEMORY_FRACTION / share, 3),
+        memory_fraction=fraction,
         prefix_caching=serving.prefix_caching if serving else None,
     )
+
+
+def _memory_fraction(spec: LaunchSpec, engine: str, version: str | None, share: int) -> float | None:
+    """The share of each GPU's memory the engine is started at: the one the estimate and the serving
+    simulation sized its KV cache in (``perf.engines.engine_defaults`` for the engine, the version
+    the workload states — none stated: the newest row, as the estimate takes it — the GPU and the
+    tensor parallelism), split among the ``share`` replicas time-sharing the GPU as the plan splits
+    the memory. vLLM's is 0.9 on every GPU; SGLang's depends on the GPU's memory and the tensor
+    parallelism, so without a GPU named it is None (the engine's own default, one replica to a
+    GPU; several need the GPU named, refused by :func:`engine_launch`)."""
+    gpu = spec.gpu_info
+    if gpu is None:
+        if engine != "vllm":
+            return None
+        fraction = ESTIMATOR_MEMORY_FRACTION  # every vLLM row's (perf/engines.py)
+    else:
+        stated = _numbers(version)[:2] if version is not None else None
+        fraction = engine_defaults(gpu, engine, stated, tensor_parallel=spec.tensor_parallel).memory_fraction
+    return round(fraction / share, 3)
 
 
 def hub_note(spec: LaunchSpec) -> str:
@@ -365,11 +395,19 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
         )
     parts.append(
         unpriced
-        or _(
-            "The plan's throughput and latency figures are for this engine with these settings "
-            "(tensor parallel {tp}, {fraction} of GPU memory); another engine or version performs "
-            "differently."
-        ).format(tp=launch.tensor_parallel, fraction=f"{launch.memory_fraction:.3g}")
+        or (
+            _(
+                "The plan's throughput and latency figures are for this engine with these settings "
+                "(tensor parallel {tp}, {fraction} of GPU memory); another engine or version performs "
+                "differently."
+            )
+            if launch.memory_fraction is not None
+            else _(
+                "The plan's throughput and latency figures are for this engine with these settings "
+                "(tensor parallel {tp}, its default share of GPU memory, which depends on the GPU: no GPU "
+                "is named); another engine or version performs differently."
+            )
+        ).format(tp=launch.tensor_parallel, fraction=f"{launch.memory_fraction or 0:.3g}")
     )
     if launch.max_model_len is not None:
         parts.append(

@@ -26,7 +26,7 @@ from gpuplan.i18n import N_, _
 from gpuplan.perf.activations import forward_activation_bytes, loss_bytes_per_element
 from gpuplan.perf.anchor import Anchor
 from gpuplan.perf.anchor_memory import MemoryAnchoring, anchored_memory
-from gpuplan.perf.engine_memory import engine_memory
+from gpuplan.perf.engine_memory import EngineMemory, engine_memory
 from gpuplan.perf.links import host_copy_s
 from gpuplan.perf.memory import (
     GIB,
@@ -44,6 +44,7 @@ __all__ = [
     "DEEPSPEED_MIXED_ADAM",
     "GpuMemory",
     "StateLayout",
+    "engine_memory_of",
     "gpu_memory",
     "sharded_peak_bytes",
     "zero_model_state_bytes",
@@ -256,11 +257,12 @@ _SHARE_NOTE = N_(
 )
 
 
-def _engine_memory(layout: Layout) -> GpuMemory | None:
+def engine_memory_of(layout: Layout) -> EngineMemory | None:
     """One GPU of a replica a serving engine runs (``request.serving_scheduler``): the engine's
     share of the GPU and what fills it (``perf/engine_memory.py``), not the traced forward pass,
-    which the engine never runs. None where that does not apply (no engine, not a decoder traced
-    for inference, pipeline stages, a shape that cannot size it)."""
+    which the engine never runs; its :meth:`EngineMemory.estimate` is the estimate's memory. None
+    where that does not apply (no engine, not a decoder traced for inference, pipeline stages, a
+    shape that cannot size it)."""
     request, profile = layout.request, layout.whole
     settings = request.serving_scheduler
     if (
@@ -272,18 +274,27 @@ def _engine_memory(layout: Layout) -> GpuMemory | None:
     ):
         return None
     tp = layout.model_parallel.tensor
-    share = request.gpu_share if tp == 1 else 1
-    held = engine_memory(
+    return engine_memory(
         profile,
         layout.gpu,
         settings,
         tensor_parallel=tp,
         context_tokens=request.serving_context_tokens,
-        replicas_per_gpu=share,
+        replicas_per_gpu=request.gpu_share if tp == 1 else 1,
         memory_band=layout.calibration.memory_band,
     )
+
+
+def _engine_memory(layout: Layout) -> GpuMemory | None:
+    """:func:`engine_memory_of` as the estimate reports it, with its notes."""
+    held = engine_memory_of(layout)
     if held is None:
         return None
+    request, profile = layout.request, layout.whole
+    settings = request.serving_scheduler
+    assert settings is not None  # engine_memory_of has one
+    tp = layout.model_parallel.tensor
+    share = request.gpu_share if tp == 1 else 1
     mem = held.estimate(layout.gpu, tensor_parallel=tp)
     whole_gib = usable_memory_gib(layout.gpu)
     notes: list[str] = []
