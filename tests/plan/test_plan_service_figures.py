@@ -116,7 +116,9 @@ def test_an_unknown_latency_is_said_with_its_reason_never_as_a_number(service_pl
     rec = service_plan.recommended
     assert rec.service is not None
     why = "overloaded: the load is 120% of what its replicas carry"
-    unknown: Option = replace(rec, service=replace(rec.service, p95_latency_s=None, p95_unknown=why))
+    # the time to first token is unknown where the p95 is (the same wait): said once, by the p95
+    figures = replace(rec.service, p95_latency_s=None, ttft_p95_s=None, p95_unknown=why)
+    unknown: Option = replace(rec, service=figures)
     (line,) = service_lines(unknown)
     assert line.endswith(f"p95 latency unknown: {why}")
     assert option_json(unknown).model_dump()["service"]["p95_latency_s"] is None
@@ -152,11 +154,12 @@ def test_an_overloaded_or_unestimated_option_gets_no_latency_but_its_reason() ->
         nodes=np.array([2, 2]),
         replica_requests_per_s=np.array([2.0, math.nan], dtype=np.float32),
         p95_latency_s=np.array([math.nan, math.nan]),
+        ttft_p95_s=np.array([math.nan, math.nan]),
     )
     job = JobFacts(dataset_gb=0, checkpoint_gb=0, data_location=("aws", "us-east-1"), requests_per_s=5.0)
     ctx: Any = SimpleNamespace(job=job, cands=cands)
     over = _service_figures(ctx, 0)
-    assert over is not None and over.p95_latency_s is None
+    assert over is not None and over.p95_latency_s is None and over.ttft_p95_s is None
     assert over.utilisation == pytest.approx(1.25)
     assert over.p95_unknown == "overloaded: the load is 125% of what its replicas carry"
     unknown = _service_figures(ctx, 1)

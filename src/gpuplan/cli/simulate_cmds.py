@@ -186,7 +186,8 @@ def autoscale_cmd(
         str | None,
         typer.Option(
             "--slo",
-            help="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms.",
+            help="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms "
+            "(default: the workload's p95_latency_ms end to end and ttft_p95_ms).",
         ),
     ] = None,
     slo_ms: Annotated[
@@ -333,7 +334,12 @@ def autoscale_cmd(
             raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
-    slos = autoscale_slos(slo, slo_ms, w.serving.p95_latency_ms if w.serving else None)
+    slos = autoscale_slos(
+        slo,
+        slo_ms,
+        w.serving.p95_latency_ms if w.serving else None,
+        w.serving.ttft_p95_ms if w.serving else None,
+    )
     storage_rate = storage_bytes_per_s(storage_gbps)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:

@@ -202,6 +202,9 @@ class ServingDoc(Document):
     concurrent_sequences: float | None
     """Sequences running at once at this load (Little's law), at most the KV cache's limit."""
     p95_latency_s: float | None
+    ttft_p95_s: float | None = None
+    """Time to first token at the 95th percentile: the queueing wait at its p95 (M/M/1, as
+    ``p95_latency_s``) plus the prefill; null when overloaded."""
     gpus_needed: int
     derivation: str
 

@@ -125,6 +125,11 @@ class ServiceDoc(Document):
     """Why ``p95_latency_s`` is null, in words; null when it is known."""
     p95_target_s: float | None = None
     """The workload's p95 latency target, s; null when it sets none."""
+    ttft_p95_s: float | None = Field(default=None, ge=0)
+    """p95 time to first token at the load, s: the queueing wait at its p95 (M/M/1, as
+    ``p95_latency_s``) plus the prefill; null where ``p95_latency_s`` is."""
+    ttft_target_s: float | None = None
+    """The workload's p95 time-to-first-token target, s; null when it sets none."""
 
 
 class ServiceSpotDoc(Document):

@@ -34,6 +34,8 @@ class ServingLoad:
     output_tokens: int
     p95_latency_s: float | None = None
     """The service's latency target, which the GPUs it needs must meet too (None: none)."""
+    ttft_p95_s: float | None = None
+    """The service's p95 time-to-first-token target, which they must meet too (None: none)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +110,7 @@ def _one(
                 output_tokens=serving.output_tokens,
                 replicas=max(1, count // max(1, request.model_parallel.tensor)) * dec.replicas_per_gpu,
                 p95_target_s=serving.p95_latency_s,
+                ttft_target_s=serving.ttft_p95_s,
             )
     return EstimateOutcome(
         gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, scaling=scaling, decode=dec, serving=srv

@@ -225,4 +225,5 @@ def serving_load(workload: Workload) -> ServingLoad | None:
         prompt_tokens=s.prompt_tokens,
         output_tokens=s.output_tokens,
         p95_latency_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms is not None else None,
+        ttft_p95_s=s.ttft_p95_ms / 1000.0 if s.ttft_p95_ms is not None else None,
     )

@@ -503,6 +503,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
+        ttft_p95_ms=workload.serving.ttft_p95_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
         served_tokens_per_hour=(
             workload.serving.billed_requests_per_s * workload.serving.prompt_tokens * 3600.0,

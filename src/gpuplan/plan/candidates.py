@@ -69,13 +69,16 @@ class Candidates:
     input_unknown: BoolArray
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
     misses_latency: BoolArray
-    """A service over its p95 latency target here (see ``EstimateRow.misses_latency``)."""
+    """A service over its p95 latency or time-to-first-token target here (see
+    ``EstimateRow.misses_latency``)."""
     short_of_load: BoolArray
     """A service whose replicas cannot carry its load here (see ``EstimateRow.short_of_load``)."""
     rate_unknown: BoolArray
     """No published rate of this GPU for the job's math (see ``EstimateRow.rate_unknown``)."""
     p95_latency_s: FloatArray
     """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
+    ttft_p95_s: FloatArray
+    """A service's estimated p95 time to first token here, s (nan: not a service, or not estimated)."""
     replica_requests_per_s: np.ndarray
     """A service: the requests/s one replica carries here (``EstimateRow.replica_requests_per_s``;
     nan: not a service, or not estimated). float32: a figure to show, never one ranked by."""
@@ -154,6 +157,7 @@ def enumerate_candidates(
         short_of_load=np.zeros(n, dtype=bool),
         rate_unknown=np.zeros(n, dtype=bool),
         p95_latency_s=np.full(n, math.nan),
+        ttft_p95_s=np.full(n, math.nan),
         replica_requests_per_s=np.full(n, math.nan, dtype=np.float32),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
@@ -281,7 +285,8 @@ def _run_keys(
 ) -> tuple[np.ndarray, np.ndarray, IntArray]:
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
     distinct key a row of (fits, bound, unknown, may not fit, misses latency, short of load, rate
-    unknown) flags and (time, low, high, peak, step, p95 latency, a replica's requests/s) values, and
+    unknown) flags and (time, low, high, peak, step, p95 latency, a replica's requests/s, p95 time
+    to first token) values, and
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
@@ -335,10 +340,11 @@ def _run_keys(
                 row.step_time_s,
                 row.p95_latency_s,
                 row.replica_requests_per_s,
+                row.ttft_p95_s,
             )
         )
     flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 7)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 8)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -392,6 +398,7 @@ def estimate_candidates(
         cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
         cands.short_of_load[sub] = flags[inv, 5]
         cands.replica_requests_per_s[sub] = vals[inv, 6]
+        cands.ttft_p95_s[sub] = vals[inv, 7]
         cands.rate_unknown[sub] = flags[inv, 6]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
@@ -407,7 +414,8 @@ def estimate_candidates(
             cands.work_h_best[sub] = np.minimum(vals[inv, 0], cands.work_h[sub])
             cands.input_unknown[sub] = flags[inv, 2]
     bad_time = ~(cands.work_h > 0) | ~np.isfinite(cands.work_h)
-    # A service that fits and carries its load but is slower than its p95 target: its own reason.
+    # A service that fits and carries its load but is slower than its p95 or time-to-first-token
+    # target: its own reason.
     cands.exclude(~cands.fits & cands.misses_latency, Reason.LATENCY)
     # One that fits in memory but whose replicas cannot carry the load: its own reason too (it had
     # been counted as "does not fit").

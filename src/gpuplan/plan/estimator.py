@@ -87,7 +87,8 @@ def make_estimator(
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
     A serving workload (``serving:``): replicas of ``tensor_parallel`` GPUs (one per GPU without it)
     on the offer's own GPU link, the load split evenly; it fits when the replicas carry the request
-    rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
+    rate (within the p95 latency and time-to-first-token targets where given), and runs for
+    :data:`SERVING_HOURS`.
     ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
     one (``perf/anchor.py``), and the plan says so.
     """
@@ -365,12 +366,20 @@ class _Estimator:
             and serving.p95_latency_ms is not None
             and srv.p95_latency_s * 1000 > serving.p95_latency_ms
         )
+        # unknown is never taken as within the target
+        slow_first = (
+            carried
+            and serving.ttft_p95_ms is not None
+            and (srv.ttft_p95_s is None or srv.ttft_p95_s * 1000 > serving.ttft_p95_ms)
+        )
+        late = late or slow_first
         h = SERVING_HOURS
         return EstimateRow(
             fits=not ruled_out and carried and not late,
             misses_latency=not ruled_out and late,
             short_of_load=not ruled_out and not carried,
             p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
+            ttft_p95_s=srv.ttft_p95_s if srv.ttft_p95_s is not None and not ruled_out else math.nan,
             replica_requests_per_s=math.nan if ruled_out else srv.capacity_requests_per_s,
             memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=h,

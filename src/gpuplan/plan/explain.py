@@ -66,6 +66,15 @@ _LATENCY = N_(
     "; no option meets the p95 latency target of {target:g} ms: the best reached is {best_s:.3g} s on "
     "{gpus} × {gpu}"
 )
+_TTFT = N_(
+    "; no option meets the p95 time-to-first-token target of {target:g} ms: the best reached is "
+    "{best_s:.3g} s on {gpus} × {gpu}"
+)
+#: Each target is met by some option, but none meets both.
+_BOTH_TARGETS = N_(
+    "; no option meets the p95 latency target of {p95:g} ms and the p95 time-to-first-token target "
+    "of {ttft:g} ms together"
+)
 _ADVICE = N_("; {hint}")
 #: Two pieces of a line written one after the other (no catalog message: each piece is one).
 _TWO_PIECES = "{first}{second}"
@@ -101,8 +110,10 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         if peaks.size:
             peak = Phrase(_PEAK, peak_gib=float(peaks.min()))
     advice: Phrase | str = ""
-    if Reason.LATENCY.value in counts and ctx.job.p95_latency_ms is not None:
-        advice = _latency_advice(ctx, ctx.job.p95_latency_ms)
+    if Reason.LATENCY.value in counts and (
+        ctx.job.p95_latency_ms is not None or ctx.job.ttft_p95_ms is not None
+    ):
+        advice = _latency_advice(ctx)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
         advice = Phrase(_SERVICE_HINT)
     elif top in _HINTS:
@@ -140,18 +151,37 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
     return Phrase(_EMPTIED_BY[reason], value=value)
 
 
-def _latency_advice(ctx: PlanContext, target_ms: float) -> Phrase:
-    """The p95 target no option met, and the best p95 any candidate reached (its GPUs)."""
-    c = ctx.cands
-    p95 = np.where(c.misses_latency, c.p95_latency_s, np.nan)
-    i = int(np.nanargmin(p95))
-    return Phrase(
-        _LATENCY,
-        target=target_ms,
-        best_s=float(p95[i]),
-        gpus=int(c.gpus_per_node[i] * c.nodes[i]),
-        gpu=str(ctx.offers.gpu[c.offer[i]]),
-    )
+def _latency_advice(ctx: PlanContext) -> Phrase | str:
+    """Each latency target (p95 latency, p95 time to first token) no option met, and the best
+    figure any candidate left out for them reached (its GPUs)."""
+    c, job = ctx.cands, ctx.job
+    lines: list[Phrase] = []
+    for words, target_ms, reached in (
+        (_LATENCY, job.p95_latency_ms, c.p95_latency_s),
+        (_TTFT, job.ttft_p95_ms, c.ttft_p95_s),
+    ):
+        if target_ms is None:
+            continue
+        seen = np.where(c.misses_latency, reached, np.nan)
+        if not np.isfinite(seen).any():
+            continue  # not estimated anywhere: no best to name (unknown is never within the target)
+        i = int(np.nanargmin(seen))
+        if seen[i] * 1000.0 <= target_ms:
+            continue  # some option meets this one: the other target is what left it out
+        lines.append(
+            Phrase(
+                words,
+                target=target_ms,
+                best_s=float(seen[i]),
+                gpus=int(c.gpus_per_node[i] * c.nodes[i]),
+                gpu=str(ctx.offers.gpu[c.offer[i]]),
+            )
+        )
+    if not lines:
+        if job.p95_latency_ms is not None and job.ttft_p95_ms is not None:
+            return Phrase(_BOTH_TARGETS, p95=job.p95_latency_ms, ttft=job.ttft_p95_ms)
+        return ""
+    return lines[0] if len(lines) == 1 else Phrase(_TWO_PIECES, first=lines[0], second=lines[1])
 
 
 def _over_deadline_or_budget(

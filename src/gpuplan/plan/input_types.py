@@ -298,6 +298,8 @@ class JobFacts:
     """A service's replicas time-sharing one GPU (``serving.share_gpu``; 1: a GPU each)."""
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
+    ttft_p95_ms: float | None = None
+    """A service's p95 time-to-first-token target (``serving.ttft_p95_ms``; None: none)."""
     weights_gb: float = 0.0
     """A service's model weights, one replica's (all its GPUs'), GB: stored on every instance's disk
     (priced as storage) and read back from it by the replacement of a reclaimed spot instance. For a
@@ -400,8 +402,9 @@ class EstimateRow:
     """An image workload on an instance whose vCPUs the catalog lacks: whether its CPUs keep the
     GPUs fed is unknown (the time is the GPUs' alone, and the option says so)."""
     misses_latency: bool = False
-    """A service that fits and carries its load but whose p95 latency is over the workload's
-    target (``fits`` is False): left out for the target, not for memory."""
+    """A service that fits and carries its load but whose p95 latency or p95 time to first token
+    is over the workload's target, or unknown where a target is set (``fits`` is False): left out
+    for the target, not for memory."""
     short_of_load: bool = False
     """A service that fits but whose replicas cannot carry its load within the headroom (or at
     all): left out for the load, not for memory (``fits`` is False)."""
@@ -410,6 +413,8 @@ class EstimateRow:
     time is unknown (``fits`` is False), left out for that, never ranked as fast or free."""
     p95_latency_s: float = math.nan
     """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""
+    ttft_p95_s: float = math.nan
+    """A service's estimated p95 time to first token here, s (nan: not a service, or unknown)."""
     replica_requests_per_s: float = math.nan
     """A service: the requests/s one of its replicas carries here at its full KV cache (wall time:
     a time-sharing replica's share), as ``estimate`` gives it (nan: not a service, or unknown)."""

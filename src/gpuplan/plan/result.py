@@ -127,6 +127,11 @@ class ServiceFigures:
     """Why ``p95_latency_s`` is None, in words; None when it is known."""
     p95_target_s: float | None = None
     """The workload's p95 latency target (``serving.p95_latency_ms``), s; None: none set."""
+    ttft_p95_s: float | None = None
+    """The p95 time to first token at the load: the queueing wait at its p95 (M/M/1, as
+    ``p95_latency_s``) plus the prefill; None where ``p95_latency_s`` is (``p95_unknown`` says why)."""
+    ttft_target_s: float | None = None
+    """The workload's p95 time-to-first-token target (``serving.ttft_p95_ms``), s; None: none set."""
 
     @property
     def capacity_requests_per_s(self) -> float | None:

@@ -730,7 +730,11 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             p95 = (
                 _("overloaded on {n} GPU(s)").format(n=o.gpu_count)
                 if s.p95_latency_s is None
-                else _("p95 {time} on {n} GPU(s)").format(time=_time(s.p95_latency_s), n=o.gpu_count)
+                else _("p95 {time}, first token p95 {ttft}, on {n} GPU(s)").format(
+                    time=_time(s.p95_latency_s),
+                    ttft="—" if s.ttft_p95_s is None else _time(s.ttft_p95_s),
+                    n=o.gpu_count,
+                )
             )
             if d.tensor_parallel > 1:
                 # Capacity is one replica's (the JSON's capacity_requests_per_s), of its TP GPUs.

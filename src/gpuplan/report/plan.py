@@ -108,6 +108,8 @@ def _service_doc(o: Option) -> ServiceDoc | None:
         p95_latency_s=s.p95_latency_s,
         p95_unknown=s.p95_unknown,
         p95_target_s=s.p95_target_s,
+        ttft_p95_s=s.ttft_p95_s,
+        ttft_target_s=s.ttft_target_s,
     )
 
 

@@ -164,13 +164,18 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
 
 def service_cell(o: Option) -> tuple[str, ...]:
     """A service option's replicas and p95 latency at the load, short (``2 replicas``, ``p95 4.2
-    s``) for a table's cell; () for a job."""
+    s``) for a table's cell, with the p95 time to first token where the workload sets a target for
+    it (``first token p95 0.3 s``); () for a job."""
     s = o.service
     if s is None:
         return ()
     n = ngettext("{n} replica", "{n} replicas", s.replicas).format(n=s.replicas)
     p95 = "—" if s.p95_latency_s is None else latency_words(s.p95_latency_s)
-    return n, _("p95 {time}").format(time=p95)
+    cells = (n, _("p95 {time}").format(time=p95))
+    if s.ttft_target_s is None:
+        return cells
+    ttft = "—" if s.ttft_p95_s is None else latency_words(s.ttft_p95_s)
+    return (*cells, _("first token p95 {time}").format(time=ttft))
 
 
 def _service_cell(o: Option) -> tuple[tuple[str, str], ...]:
@@ -377,8 +382,8 @@ def replicas_words(o: Option) -> str:
 
 
 def service_lines(o: Option) -> list[str]:
-    """A service's option: the load on its replicas, what each carries, and the p95 latency at the
-    load — the figures ``gpuplan estimate`` gives for the same GPU and count."""
+    """A service's option: the load on its replicas, what each carries, and the p95 latency and p95
+    time to first token at the load — the figures ``gpuplan estimate`` gives for the same GPU and count."""
     s = o.service
     if s is None:
         return []
@@ -397,6 +402,16 @@ def service_lines(o: Option) -> list[str]:
         p95 = _("p95 latency {time} at this load (target {target})").format(
             time=latency_words(s.p95_latency_s), target=latency_words(s.p95_target_s)
         )
+    if s.ttft_p95_s is not None:
+        # unknown exactly where the p95 latency is: said once, above
+        first = (
+            _("p95 time to first token {time}").format(time=latency_words(s.ttft_p95_s))
+            if s.ttft_target_s is None
+            else _("p95 time to first token {time} (target {target})").format(
+                time=latency_words(s.ttft_p95_s), target=latency_words(s.ttft_target_s)
+            )
+        )
+        p95 = _("{clauses}; {clause}").format(clauses=p95, clause=first)
     return [
         _(
             "serves {load} req/s on {replicas}, each carrying up to {each} req/s ({util} utilised); {p95}"

@@ -623,9 +623,15 @@ def demand_from_decode(
     )
 
 
-def autoscale_slos(slo: str | None, slo_ms: float | None, workload_slo_ms: float | None) -> tuple[Slo, ...]:
-    """``--slo`` (``ttft_p95=2s,tpot_p95=80ms``), else ``--slo-ms`` (an end-to-end p95), else the
-    workload's ``p95_latency_ms``; none of them: no target."""
+def autoscale_slos(
+    slo: str | None,
+    slo_ms: float | None,
+    workload_slo_ms: float | None,
+    workload_ttft_ms: float | None = None,
+) -> tuple[Slo, ...]:
+    """``--slo`` (``ttft_p95=2s,tpot_p95=80ms``): those targets alone. Else an end-to-end p95 from
+    ``--slo-ms``, else the workload's ``p95_latency_ms``, and a time-to-first-token p95 from the
+    workload's ``ttft_p95_ms``; none of them: no target."""
     from gpuplan.simulate.latency import Slo, parse_slos
 
     if slo is not None:
@@ -633,13 +639,17 @@ def autoscale_slos(slo: str | None, slo_ms: float | None, workload_slo_ms: float
             raise InputError.worded(N_("give --slo or --slo-ms, not both (--slo e2e_p95=30s says the same)"))
         return parse_slos(slo)
     ms = slo_ms if slo_ms is not None else workload_slo_ms
-    if ms is None:
-        return ()
-    if not (math.isfinite(ms) and ms > 0):
-        raise InputError.worded(
-            N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
-        )
-    return (Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0),)
+    slos: list[Slo] = []
+    if ms is not None:
+        if not (math.isfinite(ms) and ms > 0):
+            raise InputError.worded(
+                N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
+            )
+        slos.append(Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0))
+    if workload_ttft_ms is not None:
+        # the workload validated it (> 0, finite)
+        slos.append(Slo(metric="ttft", percentile=95.0, threshold_s=workload_ttft_ms / 1000.0))
+    return tuple(slos)
 
 
 #: A request's prompt and output tokens where neither the trace nor the workload gives them: the

@@ -145,7 +145,12 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     serving = _serving(workload, request)
     # the settings' own checks, run now so that a bad timeout or notice is refused before any work
     SimulationSettings(timeout_s=request.timeout_s, spot_notice_s=request.spot_notice_s)
-    slos = autoscale_slos(request.slo, request.slo_ms, serving.p95_latency_ms if serving else None)
+    slos = autoscale_slos(
+        request.slo,
+        request.slo_ms,
+        serving.p95_latency_ms if serving else None,
+        serving.ttft_p95_ms if serving else None,
+    )
     storage = storage_bytes_per_s(request.storage_gbps)
     gpu_id, network = replica_host(store, request.gpu, request.instance)
     offers = store.offers(gpu=gpu_id)

@@ -340,6 +340,9 @@ class ServingSpec(Spec):
     output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
     p95_latency_ms: float | None = Field(default=None, gt=0, le=1e9)
     """Latency target for a whole request at the 95th percentile, in milliseconds."""
+    ttft_p95_ms: float | None = Field(default=None, gt=0, le=1e9)
+    """Time-to-first-token target at the 95th percentile, in milliseconds: the wait in the queue
+    and the prompt's prefill, before the first output token (a chat API's usual target)."""
     # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
     """Scale out above this average GPU utilisation, percent (default 80)."""
