@@ -602,27 +602,21 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
         return []
     service = o.service
-    over = (
-        _(
-            "the all-in cost over the tokens of {rate:g} requests/s, the mean load "
-            "(serving.mean_requests_per_s), in the month billed"
-        ).format(rate=service.mean_requests_per_s)
-        if service is not None and service.mean_requests_per_s is not None
-        else _(
-            "the all-in cost over the tokens of the request rate all month: where serving.requests_per_s "
-            "is your peak, give serving.mean_requests_per_s for the mean and a true figure"
-        )
-    )
-    return [
-        Text(
-            _(
-                "Cost per million tokens: {output} per million output tokens, {all} per million prompt "
-                "and output tokens ({over})"
-            ).format(
-                output=money(o.usd_per_million_output_tokens), all=money(o.usd_per_million_tokens), over=over
-            )
-        )
-    ]
+    output, both = money(o.usd_per_million_output_tokens), money(o.usd_per_million_tokens)
+    if service is not None and service.mean_requests_per_s is not None:
+        words = _(
+            "Cost per million tokens: {output} per million output tokens, {all} per million prompt "
+            "and output tokens (the all-in cost over the tokens of {rate:g} requests/s, the mean load "
+            "(serving.mean_requests_per_s), in the month billed)"
+        ).format(output=output, all=both, rate=service.mean_requests_per_s)
+    else:
+        # The peak's tokens all month are the most the month can have: the figure is a floor.
+        words = _(
+            "Cost per million tokens: at least {output} per million output tokens, {all} per million "
+            "prompt and output tokens (the all-in cost over the tokens of the request rate all month, the "
+            "most there can be: give serving.mean_requests_per_s, the mean load, for the figure itself)"
+        ).format(output=output, all=both)
+    return [Text(words)]
 
 
 def _personas(plan: Plan) -> list[Any]:
