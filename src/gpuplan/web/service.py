@@ -256,8 +256,7 @@ def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
-    from gpuplan.api import estimate, instance_links
-    from gpuplan.catalog.query import on_demand_gpu_hours
+    from gpuplan.api import estimate, instance_links, offered_gpu_hours
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
@@ -280,7 +279,7 @@ def estimate_document(
         measurements=store.local.bench_results(),
         network=links.network,
         host=links.host,
-        offered_gpus=on_demand_gpu_hours(store.offers()),
+        offered_gpus=offered_gpu_hours(workload, store.offers()),
         measured_steps=steps,
         # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them
         levels=True,
