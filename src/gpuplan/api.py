@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.gpu_hour import GpuHourPrice
+    from gpuplan.catalog.model import OfferPrice
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.perf.input_pipeline import Host
@@ -35,6 +36,7 @@ __all__ = [
     "engine_batch_slots",
     "estimate",
     "instance_links",
+    "offered_gpu_hours",
     "plan",
     "refuse_unrunnable",
     "refuse_unsplit",
@@ -176,6 +178,29 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
             own=own,
         )
     return own, links.network
+
+
+def offered_gpu_hours(workload: Workload, offers: Iterable[OfferPrice]) -> dict[str, GpuHourPrice]:
+    """``estimate``'s ``offered_gpus`` from a catalog's ``offers``: every GPU offered where the
+    workload's ``constraints`` allow (its providers, regions and countries, as the planner filters
+    them) with its lowest on-demand price per GPU-hour there. A "use a bigger GPU" had been priced
+    at a marketplace the team had not named."""
+    from gpuplan.catalog.query import on_demand_gpu_hours
+    from gpuplan.i18n.countries import country_code
+    from gpuplan.plan.region_countries import region_country
+
+    c = workload.constraints
+    providers = {p.lower() for p in c.providers}
+    regions = {r.lower() for r in c.regions}
+    countries = {country_code(x) for x in c.countries}
+    allowed = [
+        o
+        for o in offers
+        if (not providers or o.provider.lower() in providers)
+        and (not regions or o.region.lower() in regions)
+        and (not countries or region_country(o.provider, o.region) in countries)
+    ]
+    return on_demand_gpu_hours(allowed)
 
 
 def _gpu_hour_prices(

@@ -4,6 +4,7 @@ and when it is from, and an unknown one with its reason."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from gpuplan.catalog import OfferRow, PriceRow, Store
 from gpuplan.catalog.gpu_hour import NO_ON_DEMAND_OFFER, ON_DEMAND_LOW_CONFIDENCE
 from gpuplan.catalog.query import on_demand_gpu_hours
 from gpuplan.i18n import use_language
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _row(
@@ -22,9 +25,10 @@ def _row(
     pricing: str = "on_demand",
     as_of: str,
     count: int = 8,
+    provider: str = "aws",
 ) -> OfferRow:
     return OfferRow(
-        provider="aws",
+        provider=provider,
         region=region,
         zone=None,
         instance_type=instance,
@@ -90,3 +94,35 @@ def test_the_cheapest_on_demand_price_comes_with_its_place_and_age_even_when_und
     assert (a100.price_usd_per_gpu_hour, a100.price_reason, a100.provider) == (None, NO_ON_DEMAND_OFFER, None)
     assert (l4.price_usd_per_gpu_hour, l4.price_reason) == (None, ON_DEMAND_LOW_CONFIDENCE)
     assert a100.said() == "on-demand price unknown: the catalog has no on-demand offer of it"
+
+
+def test_the_advice_prices_a_gpu_only_where_the_workload_may_run(empty_store: Store) -> None:
+    # A workload limited to alibaba had been told "use an H100 — $1.75/GPU-h at aws/us-east-1".
+    from gpuplan.api import offered_gpu_hours
+    from gpuplan.workload import load_workload
+    from gpuplan.workload.spec import ConstraintsSpec
+
+    empty_store.import_offers(
+        [_row("H100-SXM", "test-h100", "us-east-1", 14.0, as_of="2026-11-20")], provider="aws", source="test"
+    )
+    empty_store.import_offers(
+        [_row("H100-SXM", "ali-h100", "cn-hangzhou", 40.0, as_of="2026-11-20", provider="alibaba")],
+        provider="alibaba",
+        source="test",
+    )
+    workload = load_workload(EXAMPLES / "bert-large-squad.yaml")
+
+    def where(**limits: tuple[str, ...]) -> tuple[str | None, float | None]:
+        wl = workload.model_copy(update={"constraints": ConstraintsSpec(**limits)})
+        h100 = offered_gpu_hours(wl, empty_store.offers())["H100-SXM"]
+        return h100.provider, h100.price_usd_per_gpu_hour
+
+    assert where() == ("aws", pytest.approx(14.0 / 8))
+    assert where(providers=("tencent", "alibaba")) == ("alibaba", pytest.approx(40.0 / 8))
+    assert where(countries=("China",)) == ("alibaba", pytest.approx(40.0 / 8))
+    assert where(regions=("us-east-1",)) == ("aws", pytest.approx(14.0 / 8))
+    # nowhere allowed: not offered there, so not a GPU the advice names
+    assert "H100-SXM" not in offered_gpu_hours(
+        workload.model_copy(update={"constraints": ConstraintsSpec(providers=("tencent",))}),
+        empty_store.offers(),
+    )

@@ -210,3 +210,13 @@ def test_an_unmeasured_part_says_where_its_matmul_fraction_comes_from(resnet50: 
     assert said is wider
     notes = " ".join(estimate(resnet50, get_gpu("A10")).notes)
     assert "lowest measured among Ampere GPUs" in notes
+
+
+def test_a_ratio_over_its_limit_is_written_with_the_digits_that_tell_them_apart() -> None:
+    # "0.40× A100 …: more than its datasheets allow (0.29–0.40×)" had called 0.40 out of a range
+    # ending at 0.40: the ratio was 0.402 against 0.400.
+    from gpuplan.perf.plausibility import _places
+
+    assert _places(0.4021, 0.4003) == 3  # 0.402 against 0.400
+    assert _places(2.41, 2.2985) == 2
+    assert _places(0.40001, 0.4) == 5

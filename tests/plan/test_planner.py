@@ -382,6 +382,17 @@ def test_a_named_provider_that_gives_no_option_is_said_with_its_reasons() -> Non
     assert not [n for n in _plan(rows, Constraints(providers=("aws",))).notes if "named in providers" in n]
 
 
+def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese() -> None:
+    # the codes had stayed English in a Chinese line: "（8 unpriced）"
+    from gpuplan.i18n import use_language
+
+    rows = [offer(), offer(provider="volcengine", region="cn-beijing", country="CN", price_usd=None)]
+    with use_language("zh"):
+        plan = _plan(rows, Constraints(providers=("aws", "volcengine")))
+    [note] = [n for n in plan.notes if n.startswith("volcengine（")]
+    assert note.endswith("（无报价 8 个）") and "unpriced" not in note, note
+
+
 def test_a_baseline_the_job_does_not_fit_says_so_not_either_of_two_causes() -> None:
     # a 60 GiB job: the 40 GB A100 baseline cannot hold it, an 80 GB H100 can; the note had said
     # "no priced offer, or the job does not fit on it"

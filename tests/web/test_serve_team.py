@@ -311,6 +311,34 @@ def test_a_bad_plan_request_is_refused_before_a_job_even_when_no_profile_is_cach
         assert client.post("/api/v1/plan", json={"workload": w}, headers=h).status_code == 202
 
 
+def test_a_mistyped_data_location_is_refused_before_a_job_naming_its_field(
+    fresh_db: str, tmp_path: Path
+) -> None:
+    # "alibaba/cn-hangzou" was queued (202) and the job failed seconds later on the region.
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    tokens = make_tokens(fresh_db)
+    h = {"Authorization": f"Bearer {tokens['plan']}"}
+    w = {**bert_workload(), "name": "bert-14", "inputs": {"batch_size": 14, "seq_len": 384}}
+    with TestClient(create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))) as client:
+        for route in ("/api/v1/plan", "/api/v1/plan/report"):
+            bad = {**w, "data": {**w.get("data", {}), "location": "alibaba/cn-hangzou"}}
+            r = client.post(route, json={"workload": bad}, headers=h)
+            assert r.status_code == 400, (route, r.status_code, r.text)
+            doc = r.json()
+            said = "unknown region 'cn-hangzou'; did you mean 'cn-hangzhou'"
+            assert doc["field"] == "workload.data.location", doc
+            assert doc["error"].startswith("workload.data.location: " + said), doc
+            assert doc["message"].startswith(said) and "\n" not in doc["error"], doc
+        with sqlite3.connect(fresh_db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0] == 0  # nothing queued
+        good = {**w, "data": {**w.get("data", {}), "location": "alibaba/cn-hangzhou"}}
+        assert client.post("/api/v1/plan", json={"workload": good}, headers=h).status_code == 202
+
+
 def test_a_failed_job_says_why_in_the_language_it_was_asked_in(fresh_db: str, tmp_path: Path) -> None:
     # The line was the English template around Chinese fields ("no option meets 12.0 小时 under …"):
     # the error was worded after the job's language had been left.

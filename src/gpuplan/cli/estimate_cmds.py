@@ -79,8 +79,7 @@ def estimate_cmd(
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
-    from gpuplan.api import estimate, refuse_two_counts, refuse_unrunnable, refuse_unsplit
-    from gpuplan.catalog.query import on_demand_gpu_hours
+    from gpuplan.api import estimate, offered_gpu_hours, refuse_two_counts, refuse_unrunnable, refuse_unsplit
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -111,7 +110,8 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
-            offered = on_demand_gpu_hours(store.offers()) if store is not None else None
+            # the bigger GPUs the advice names are priced where the workload may run
+            offered = offered_gpu_hours(workload, store.offers()) if store is not None else None
             steps = _measured_steps(store, workload)
             report = estimate(
                 workload,

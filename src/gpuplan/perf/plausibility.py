@@ -270,18 +270,27 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
     # reference's is.
     parity = ref_s / roofline_phases(profile, gpu, calibration.for_gpu(gpu.id, ref.architecture)).total_s
     if ratio > high * _SLACK:
+        d = _places(ratio, high)
         flags.append(
             _(
-                "{gpu} estimated at {ratio:.2f}× {ref}: more than its datasheets allow "
-                "({low:.2f}–{high:.2f}×: the {path} peak and memory bandwidth ratios)"
-            ).format(gpu=gpu.id, ratio=ratio, ref=ref.id, low=low, high=high, path=path.upper())
+                "{gpu} estimated at {ratio}× {ref}: more than its datasheets allow "
+                "({low}–{high}×: the {path} peak and memory bandwidth ratios)"
+            ).format(
+                gpu=gpu.id,
+                ratio=f"{ratio:.{d}f}",
+                ref=ref.id,
+                low=f"{low:.{d}f}",
+                high=f"{high:.{d}f}",
+                path=path.upper(),
+            )
         )
     if ratio > parity * _SLACK:
+        d = _places(ratio, parity)
         flags.append(
             _(
-                "{gpu} estimated at {ratio:.2f}× {ref}, {parity:.2f}× at {ref}'s fitted efficiencies: "
+                "{gpu} estimated at {ratio}× {ref}, {parity}× at {ref}'s fitted efficiencies: "
                 "credited with better kernels than {ref} without calibration evidence"
-            ).format(gpu=gpu.id, ratio=ratio, ref=ref.id, parity=parity)
+            ).format(gpu=gpu.id, ratio=f"{ratio:.{d}f}", ref=ref.id, parity=f"{parity:.{d}f}")
         )
     return Plausibility(
         reference_gpu=ref.id,
@@ -293,6 +302,16 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
         bandwidth_fraction=bw_fraction,
         flags=tuple(flags),
     )
+
+
+def _places(value: float, limit: float) -> int:
+    """Decimals to write ``value`` and the ``limit`` it is over with: two, or as many more as it
+    takes for the two to read apart ("0.40× … more than its datasheets allow (0.29–0.40×)" had
+    called a ratio out of a range it seemed to end)."""
+    places = 2
+    while places < 6 and f"{value:.{places}f}" == f"{limit:.{places}f}":
+        places += 1
+    return places
 
 
 def unseen_architecture_note(gpu: GPU, calibration: Calibration) -> str:

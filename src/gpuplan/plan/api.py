@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["check_plan_constraints", "plan_workload"]
+__all__ = ["check_data_location", "check_plan_constraints", "plan_workload"]
 
 
 def _check_location(location: tuple[str, str], store: Store) -> None:
@@ -56,12 +56,22 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
         )
 
 
+def check_data_location(workload: Workload, store: Store) -> None:
+    """Raise now, before any tracing, what ``data.location`` would end a plan in: a provider or a
+    region of it that is unknown (the planner's own check, on the workload alone)."""
+    data = workload.data
+    if data is not None and data.location:
+        provider, region = data.location.split("/", 1)
+        _check_location((provider.lower(), region), store)
+
+
 def check_plan_constraints(workload: Workload, overrides: dict[str, Any] | None, store: Store) -> None:
     """Raise now, before any tracing, what the constraints (the workload's with ``overrides`` on top)
     would end a plan in: a value out of range, a name that is unknown, or constraints that contradict
-    each other (``plan.contradictions``)."""
+    each other (``plan.contradictions``); then an unknown ``data.location``."""
     given, _note = budget_in_usd(workload.constraints, overrides or {}, store.find_exchange_rate("CNY"))
     check_constraints(constraints_from_spec(workload.constraints, **given), store)
+    check_data_location(workload, store)
 
 
 def plan_workload(

@@ -293,10 +293,14 @@ def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[s
 
 
 def _reasons_counted(cands: Candidates, mask: np.ndarray) -> str:
-    """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts."""
+    """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts.
+
+    A reason is a code (unpriced); its catalog entry is the word shown under another language."""
     counts = np.bincount(cands.reason[mask & (cands.reason >= 0)], minlength=len(REASONS))
     top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
-    return item_list(f"{format_number(c)} {r}" for c, r in top[:4])
+    # TRANSLATORS: one reason in "its 72 candidates were left out (56 unpriced, 16 low_confidence_price)";
+    # {reason} is a reason code (its catalog entry), {count} a number of candidates
+    return item_list(_("{count} {reason}").format(count=format_number(c), reason=_(r)) for c, r in top[:4])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:

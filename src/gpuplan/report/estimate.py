@@ -36,7 +36,7 @@ from gpuplan.documents.estimate import (
     ScalingAdviceItem,
     ServingDoc,
 )
-from gpuplan.i18n import _, format_hours, format_number
+from gpuplan.i18n import N_, _, format_hours, format_number
 from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
@@ -56,6 +56,11 @@ from gpuplan.workload.stack import Stack
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
 JSON_SCHEMA_VERSION = ESTIMATE_SCHEMA_VERSION
+
+#: The task a workload names (``vocab.Task``), marked for the catalog: the header says it in the
+#: reader's language, the JSON keeps the code.
+# TRANSLATORS: the kind of job in "llm-lora: finetune, bf16, 8,043.9 M params, …"
+_TASKS = (N_("train"), N_("finetune"), N_("infer"))
 
 _FIGURES = (
     "peak_memory_gib",
@@ -807,7 +812,7 @@ def estimate_view(
         (profile.workload_name, "bold"),
         ": "
         + _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per step").format(
-            task=profile.task,
+            task=_(profile.task),
             precision=profile.precision,
             params=f"{profile.params / 1e6:,.1f}",
             batch=batch,

@@ -193,13 +193,21 @@ def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Prog
 def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -> None:
     """Raise now what planning would end in for the request's own values (a deadline of ``-5h``, a
     pricing model or objective that does not exist, an unparseable baseline, constraints that
-    contradict each other): refused before a job is queued, not after its trace."""
+    contradict each other, an unknown data.location region): refused before a job is queued, not
+    after its trace."""
+    from gpuplan.errors import NotFoundError
     from gpuplan.plan import BaselineSpec
+    from gpuplan.plan.api import check_data_location
     from gpuplan.plan.build_inputs import budget_in_usd, constraints_from_spec
     from gpuplan.plan.contradictions import check_constraints
 
     given, _note = budget_in_usd(workload.constraints, request.overrides(), store.find_exchange_rate("CNY"))
     check_constraints(constraints_from_spec(workload.constraints, **given), store)
+    try:
+        # a mistyped region had been queued, and the job failed seconds later
+        check_data_location(workload, store)
+    except NotFoundError as e:
+        raise RefusedValue.of("workload.data.location", e) from None
     if request.baseline:
         BaselineSpec.parse(request.baseline)
 
@@ -256,8 +264,7 @@ def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
-    from gpuplan.api import estimate, instance_links
-    from gpuplan.catalog.query import on_demand_gpu_hours
+    from gpuplan.api import estimate, instance_links, offered_gpu_hours
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
@@ -280,7 +287,7 @@ def estimate_document(
         measurements=store.local.bench_results(),
         network=links.network,
         host=links.host,
-        offered_gpus=on_demand_gpu_hours(store.offers()),
+        offered_gpus=offered_gpu_hours(workload, store.offers()),
         measured_steps=steps,
         # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them
         levels=True,
