@@ -92,7 +92,8 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     assert demand.gpu_hours == pytest.approx((3 * per_run, 0.0, 3 * per_run, 0.0))
     assert per_run > 0 and demand.interruptible and demand.gpus_per_run >= 1
     assert demand.run_hours * demand.gpus_per_run == pytest.approx(per_run)
-    assert "bert-large-squad" in source.how and "planner's cheapest on-demand option: aws/" in source.how
+    # interruptible: sized with spot allowed
+    assert "bert-large-squad" in source.how and "planner's cheapest option, spot allowed: aws/" in source.how
 
 
 @pytest.mark.usefixtures("bert_traced")
@@ -255,3 +256,67 @@ def test_a_serving_demand_restarts_as_the_planner_counts_it(store: Store) -> Non
     assert job.weights_gb == pytest.approx(16.06, abs=0.01)
     assert demand.gpus_per_run == 1  # one L40S: one replica on its instance
     assert demand.restart_h == pytest.approx(10 / 60 + job.weights_gb / 0.5 / 3600)
+
+
+def _bert_usage(**demand: object) -> object:
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "base_dir": str(ROOT / "examples"),
+            "demands": [{"name": "ft", "workload": "bert-large-squad.yaml", **demand}],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand", "spot", "reserved_1y"]},
+        }
+    )
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_a_workload_demand_grows_by_whole_runs_not_by_fractions_of_gpus(store: Store) -> None:
+    (demand,), _sources = demands_from_usage(_bert_usage(runs_per_month=30, growth_pct_per_month=5), store)  # type: ignore[arg-type]
+    run_gpus, run_h = demand.gpus_per_run, demand.run_hours
+    assert run_gpus >= 1 and 30 * 1.05**11 * run_h < 730  # the runs fit in a month
+    for m in range(12):
+        # 30 × 1.05^m runs one after another: the run's GPUs at once, for longer each month
+        # (the GPU-hours grow as before: 30 × 1.05^m × GPUs × hours).
+        assert demand.gpu_hours[m] == pytest.approx(30 * 1.05**m * run_gpus * run_h)
+        assert demand.levels(m) == ((run_gpus, pytest.approx(30 * 1.05**m * run_h)),)
+        assert demand.gpus_at_once(m) == run_gpus  # not run_gpus × 1.05^m
+    # Runs that do not fit in a month overlap in whole runs: k runs all month and one more for
+    # the rest, e.g. 1.5 months of runs = one run all month and another for half of it.
+    many = 1.5 * 730 / run_h
+    (crowded,), _sources = demands_from_usage(_bert_usage(runs_per_month=many), store)  # type: ignore[arg-type]
+    assert crowded.levels(0) == ((run_gpus, 730), (run_gpus, pytest.approx(365)))
+    assert crowded.gpus_at_once(0) == 2 * run_gpus
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_options(store: Store) -> None:
+    from gpuplan.plan import plan_workload
+    from gpuplan.plan.build_inputs import job_facts_from
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.named import named_workload
+
+    usage = _bert_usage(runs_per_month=4, interruptible=True)
+    (spot_demand,), (spot_source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    (firm,), (firm_source,) = demands_from_usage(_bert_usage(runs_per_month=4), store)  # type: ignore[arg-type]
+    folder = usage.folder  # type: ignore[attr-defined]
+    _path, workload = named_workload(
+        "bert-large-squad.yaml", base=ROOT / "examples", folder=folder, field="w", allow_code=False
+    )
+    prof = trace_profile(workload, store.local)
+
+    def best(*pricing: str) -> object:
+        overrides = {"providers": ("aws",), "pricing": pricing}
+        return plan_workload(workload, prof, store, overrides=overrides, top=1).recommended
+
+    with_spot, on_demand = best("on_demand", "spot"), best("on_demand")
+    assert with_spot.pricing == "spot"  # type: ignore[attr-defined]
+    # Interruptible: the planner's cheapest option with spot allowed gives the GPU and the count,
+    # and the run's failure-free hours (the optimiser adds the spot overhead itself).
+    job, _unused = job_facts_from(workload, prof)
+    assert (spot_demand.gpu, spot_demand.gpus_per_run) == (with_spot.gpu, with_spot.gpu_count)  # type: ignore[attr-defined]
+    assert spot_demand.run_hours == pytest.approx(with_spot.compute_time_h + job.setup_h)  # type: ignore[attr-defined]
+    assert "spot allowed: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
+    # Not interruptible: the on-demand option, as before.
+    assert (firm.gpu, firm.gpus_per_run) == (on_demand.gpu, on_demand.gpu_count)  # type: ignore[attr-defined]
+    assert firm.run_hours == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
+    assert "on-demand option: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]

@@ -47,10 +47,19 @@ def _overhead(d: Demand, o: PricedOffer) -> float | None:
     return stretched / (1 - lam * lost) / w
 
 
-def _at_once(d: Demand, m: int) -> tuple[float, float]:
-    """(GPUs at once, hours) of demand ``d`` in month ``m``."""
+def _layers(d: Demand, m: int) -> list[tuple[float, float]]:
+    """(GPUs at once, hours) layers of demand ``d`` in month ``m``, all from the month's first hour:
+    whole GPUs, its average n steps at once as floor(n) steps for its hours and one more step for
+    the fraction of them left (2.6 GPUs for 100 h: 2 for 100 h and 1 more for 60 h)."""
     hours = min(HOURS, d.gpu_hours[m] / d.gpus_per_run)
-    return (d.gpu_hours[m] / hours, hours) if hours > 0 else (0.0, 0.0)
+    if hours <= 0:
+        return []
+    n = d.gpu_hours[m] / (d.gpu_step * hours)
+    whole = math.floor(n + 1e-9)
+    out = [(whole * d.gpu_step, hours)] if whole else []
+    if n - whole > 1e-9:
+        out.append((d.gpu_step, (n - whole) * hours))
+    return out
 
 
 def _apart(problem: TcoProblem) -> bool:
@@ -59,18 +68,27 @@ def _apart(problem: TcoProblem) -> bool:
     return len(shifts) == 2 and all(shifts) and shifts[0] != shifts[1]
 
 
-def _stretches(problem: TcoProblem, m: int) -> list[tuple[float, list[int], float]]:
-    """(hours, demands running, GPUs at once) for each stretch of month ``m``'s hours."""
-    shape = [_at_once(d, m) for d in problem.demands]
-    if _apart(problem):
-        return [(t, [i], g) for i, (g, t) in enumerate(shape)] or [(0.0, [], 0.0)]
-    ends = sorted({0.0, *(t for _, t in shape)})
+def _running(layers: list[tuple[int, float, float]], a: float) -> dict[int, float]:
+    """Demand index -> its GPUs at once after hour ``a`` (its layers still running)."""
+    out: dict[int, float] = {}
+    for i, g, t in layers:
+        if t > a:
+            out[i] = out.get(i, 0.0) + g
+    return out
+
+
+def _stretches(problem: TcoProblem, m: int) -> list[tuple[float, dict[int, float], float]]:
+    """(hours, demand -> its GPUs at once, GPUs at once) for each stretch of month ``m``'s hours."""
+    layers = [(i, g, t) for i, d in enumerate(problem.demands) for g, t in _layers(d, m)]
+    groups = [[it for it in layers if it[0] == i] for i in range(2)] if _apart(problem) else [layers]
     out = []
-    # Between two demands' ends, the demands still running.
-    for a, b in itertools.pairwise(ends):
-        running = [i for i, (_, t) in enumerate(shape) if t > a]
-        out.append((b - a, running, sum(shape[i][0] for i in running)))
-    return out or [(0.0, [], 0.0)]
+    for group in groups:  # shifts apart: each demand's stretches alone
+        ends = sorted({0.0, *(t for _, _, t in group)})
+        # Between two layers' ends, the layers still running.
+        for a, b in itertools.pairwise(ends):
+            running = _running(group, a)
+            out.append((b - a, running, sum(running.values())))
+    return out or [(0.0, {}, 0.0)]
 
 
 def _box(problem: TcoProblem) -> tuple[list[tuple[float, float, list[int]]], list[tuple[float, float, int]]]:
@@ -128,7 +146,7 @@ def brute_force(problem: TcoProblem) -> float | None:
             hourly = np.zeros(committed.shape[0])
             for length, running, load in _stretches(problem, m):
                 uncovered = np.maximum(0.0, load - committed[:, m] - extra)
-                fills = [(p, _at_once(problem.demands[i], m)[0]) for p, i in cover if i in running]
+                fills = [(p, running[i]) for p, i in cover if i in running]
                 for price, limit in sorted(fills):
                     take = np.minimum(uncovered, limit)
                     hourly += take * length * price
@@ -179,6 +197,8 @@ def problems(draw: st.DrawFn) -> TcoProblem:
                 interruptible=draw(st.booleans()),
                 run_hours=draw(st.sampled_from([10.0, 100.0, 730.0])),
                 gpus_per_run=draw(st.sampled_from([1.0, 2.0, 4.0])),
+                # whole GPUs, or whole runs of 2 or 4
+                gpu_step=draw(st.sampled_from([1.0, 2.0, 4.0])),
                 checkpoint_write_h=draw(st.sampled_from([0.0, 0.05])),
                 shift=draw(st.sampled_from(["", "day", "night"])),
             )

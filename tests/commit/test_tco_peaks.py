@@ -67,11 +67,16 @@ def test_an_evening_peak_on_top_of_the_base_is_bought_by_the_hour_not_pooled_int
 
 def test_demand_lower_frees_committed_gpus_only_at_the_hours_they_are_idle() -> None:
     s = optimise(chat())
-    # −30 %: 8.4 + 14 + 2.8 GPUs at once. Above the 12 reserved: 13.2 GPUs for 18 h and 10.4 for
-    # 162 h: (13.2 × 18 + 10.4 × 162) × $4 = $7,689.60 a month; 3.6 reserved GPUs idle all month.
-    # +30 %: 15.6 + 26 + 5.2: (34.8 × 18 + 29.6 × 162 + 3.6 × 550) × $4 = $29,606.40 a month.
+    # −30 %: 8.4 + 14 + 2.8 GPUs at once on average, in whole GPUs: the base 8 for 730 h and 1 more
+    # for 292 h, the peak 14 for 180 h, the LoRA 2 for 18 h and 1 more for 14.4 h. Stacked: 26 for
+    # 14.4 h, 25 for 3.6 h, 23 for 162 h, 9 for 112 h, 8 for 438 h. Above the 12 reserved:
+    # (14 × 14.4 + 13 × 3.6 + 11 × 162) × $4 = $8,121.60 a month (2.6 GPUs at once are 3 GPUs part
+    # of the time, not $7,689.60 for 0.6 of a GPU).
+    # +30 %: 15 for 730 + 1 for 438, 26 for 180, 5 for 18 + 1 for 3.6: 48 for 3.6 h, 47 for 14.4,
+    # 42 for 162, 16 for 258, 15 for 292: (36 × 3.6 + 35 × 14.4 + 30 × 162 + 4 × 258 + 3 × 292) × $4
+    # = $29,606.40 a month.
     assert dict(s.sensitivity) == {
-        -30.0: pytest.approx(210_240.0 + 12 * 7_689.6),
+        -30.0: pytest.approx(210_240.0 + 12 * 8_121.6),
         0.0: pytest.approx(386_496.0),
         30.0: pytest.approx(210_240.0 + 12 * 29_606.4),
     }
@@ -139,9 +144,11 @@ def test_a_usage_files_gpus_are_at_once_and_growth_adds_gpus_not_hours() -> None
     usage = _usage(shift="night", growth_pct_per_month=10)
     serving, training = demands_from_usage(usage, store=None)[0]  # type: ignore[arg-type]
     assert (serving.shift, training.shift) == ("day", "night")
-    # 8 GPUs for 300 h, then 8 × 1.1 = 8.8 at once for the same 300 h.
+    # 8 GPUs for 300 h, then 8 × 1.1 = 8.8 at once for the same 300 h: whole GPUs, 8 for the 300 h
+    # and a 9th for 0.8 of them (the 2,640 GPU-hours kept, the peak rounded up).
     assert training.busy_hours == (300, 300, 300)
-    assert training.gpus_at_once(1) == pytest.approx(8.8)
+    assert training.levels(1) == ((8, 300), (1, pytest.approx(240)))
+    assert training.gpus_at_once(1) == 9
 
 
 def test_shifts_that_do_not_fit_in_a_month_are_refused_in_one_line() -> None:
@@ -157,3 +164,26 @@ def test_a_single_shift_is_said_to_change_nothing() -> None:
         "from those of another shift"
     ]
     assert shift_notes(demands_from_usage(_usage(shift="night"), store=None)[0]) == []  # type: ignore[arg-type]
+
+
+def test_growth_is_priced_and_peaks_in_whole_gpus() -> None:
+    usage = Usage.from_dict(
+        {
+            "horizon_months": 12,
+            "demands": [
+                {"name": "d", "gpu": "L4", "gpus": 2, "hours_per_month": 100, "growth_pct_per_month": 5}
+            ],
+        }
+    )
+    (d,), _sources = demands_from_usage(usage, store=None)  # type: ignore[arg-type]
+    problem = TcoProblem(horizon_months=12, demands=(Demand(**{**d.__dict__, "gpu": "G"}),), offers=OFFERS)
+    s = optimise(problem)
+    # 2 × 1.05^11 = 3.42 GPUs at once on average in the last month: 3 GPUs for its 100 h and a 4th
+    # for 42 h; the peak is 4 GPUs, first in month 9 (2 × 1.05^9 = 3.10), not 3.42.
+    (peak,) = s.peaks
+    assert (peak.gpus_at_once, peak.month) == (4, 9)
+    assert d.levels(11) == ((3, 100), (1, pytest.approx((2 * 1.05**11 - 3) * 100)))
+    # Nothing reserved (a GPU busy 100 h costs $400 by the hour, $1,460 reserved): every GPU-hour
+    # of the forecast by the hour at $4, the GPU-hours kept: 2 × 100 × 1.05^m × $4.
+    assert s.commitments == ()
+    assert s.total_usd == pytest.approx(sum(2 * 100 * 1.05**m * 4 for m in range(12)))

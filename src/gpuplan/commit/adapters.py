@@ -194,10 +194,23 @@ def missing_prices(
     return tuple(out)
 
 
+#: How a workload demand was sized, in words: by the planner's cheapest on-demand option, or (an
+#: interruptible demand) its cheapest option with spot allowed.
+_SIZED_ON_DEMAND = N_(
+    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest on-demand option: {option})"
+)
+_SIZED_SPOT = N_(
+    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest option, spot allowed: {option})"
+)
+
+
 def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -> tuple[Demand, DemandSource]:
     """Size a workload demand with the planner: its cheapest on-demand option gives the GPU type,
-    the count and the hours of one run. Its workload file is read as ``gpuplan.workload.named``
-    says: inside ``usage.folder``, and a model that is code only with ``allow_code``."""
+    the count and the hours of one run; for an interruptible demand (where the usage allows spot)
+    its cheapest option with spot allowed, costed with the spot overheads as the planner costs them,
+    and the run's hours without them (the optimiser adds its own). Its workload file is read as
+    ``gpuplan.workload.named`` says: inside ``usage.folder``, and a model that is code only with
+    ``allow_code``."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile
@@ -213,12 +226,15 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     )
     prof = trace_profile(workload, store.local)
     c = usage.constraints
+    # An interruptible demand may run on spot: the planner's spot options (their checkpoints, lost
+    # work and restarts priced in) compete for its GPU, which a spot price may make another type.
+    spot = spec.interruptible and "spot" in c.pricing
     overrides = {
         "providers": c.providers or None,
         "regions": c.regions or None,
         "countries": c.countries or None,
         # Sizing only: the GPU type, count and run time. The pricing is the optimiser's job.
-        "pricing": ("on_demand",),
+        "pricing": ("on_demand", "spot") if spot else ("on_demand",),
         "allow_low_confidence": c.allow_low_confidence or None,
     }
     try:
@@ -230,16 +246,24 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
             file=path.name,
             problem=e,
         ) from e
-    # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
-    # from boot to the end, set-up included, as the planner prices it.
-    run_h = best.compute_time_h if workload.serving is not None else best.job_time_h
-    per_run = best.gpu_count * run_h
     job, _unused = job_facts_from(workload, prof)
+    # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
+    # from boot to the end, set-up included, as the planner prices it. On spot, without the
+    # interruptions' overhead (the planner's expected time includes it; the optimiser adds its own).
+    if workload.serving is not None:
+        run_h = best.compute_time_h
+    elif best.spot is not None:
+        run_h = best.compute_time_h + job.setup_h
+    else:
+        run_h = best.job_time_h
+    per_run = best.gpu_count * run_h
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
-    hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
-    # Runs one after another, overlapping only where they do not fit in the month.
-    busy = usage.active(spec, [min(HOURS_PER_MONTH, r * run_h) for r in usage.runs(spec)])
+    # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
+    # whole GPUs, one after another, overlapping only where they do not fit in the month.
+    runs = usage.scaled(spec, usage.runs(spec))
+    hours = tuple(r * per_run for r in runs)
+    busy = tuple(min(HOURS_PER_MONTH, r * run_h) for r in runs)
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
@@ -247,20 +271,25 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         interruptible=spec.interruptible,
         run_hours=spec.run_hours or run_h,
         gpus_per_run=float(best.gpu_count),
+        gpu_step=float(best.gpu_count),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None),
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
     )
-    runs = (
+    runs_said = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
         if spec.runs_by_month is None
         else _("runs by month")
     )
-    how = _(
-        "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest on-demand option: {option})"
-    ).format(
-        workload=workload.name, runs=runs, count=best.gpu_count, gpu=best.gpu, hours=run_h, option=best.label
+    words = _SIZED_SPOT if spot else _SIZED_ON_DEMAND
+    how = _(words).format(
+        workload=workload.name,
+        runs=runs_said,
+        count=best.gpu_count,
+        gpu=best.gpu,
+        hours=run_h,
+        option=best.label,
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
 
@@ -300,7 +329,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         gpus_per_run=float(spec.gpus or 1),
         checkpoint_write_h=write_h,
         restart_h=facts.restart_h + write_h,
-        # its GPUs at once for its hours: growth adds GPUs at once
+        # its GPUs at once for its hours: growth adds GPUs at once, whole ones (Demand.levels)
         busy_hours=tuple(
             b if h > 0 else 0.0 for b, h in zip(usage.direct_busy_hours(spec), hours, strict=True)
         ),

@@ -160,10 +160,13 @@ class Demand:
     restart_h: float = 10.0 / 60.0
     """Time to get a new instance and resume after an interruption, h (the planner's assumption)."""
     busy_hours: tuple[float, ...] = ()
-    """Hours of each month during which the demand runs, ≤ 730; its GPUs at once are ``gpu_hours /
-    busy_hours`` (a direct demand: its ``gpus`` for its hours). Empty: its runs of
-    ``gpus_per_run`` GPUs follow one another, overlapping only as much as the month forces
-    (``min(730, gpu_hours / gpus_per_run)`` hours)."""
+    """Hours of each month during which the demand runs, ≤ 730; its GPUs at once average
+    ``gpu_hours / busy_hours`` (a direct demand: its ``gpus`` for its hours), in whole
+    ``gpu_step``s (:meth:`levels`). Empty: its runs of ``gpus_per_run`` GPUs follow one another,
+    overlapping only as much as the month forces (``min(730, gpu_hours / gpus_per_run)`` hours)."""
+    gpu_step: float = 1.0
+    """The GPUs at once come in whole multiples of this: 1 (whole GPUs: a direct demand's growth
+    adds GPUs at once), or a workload's run's GPUs (its growth adds whole runs)."""
     shift: str = ""
     """Demands of different named shifts never run at the same hours; "" = at any hour, so possibly
     alongside every other demand."""
@@ -177,10 +180,31 @@ class Demand:
         return min(HOURS_PER_MONTH, self.gpu_hours[month] / self.gpus_per_run)
 
     def gpus_at_once(self, month: int, scale: float = 1.0) -> float:
-        """GPUs the demand keeps busy at once in ``month`` (its GPU-hours × ``scale`` over its busy
-        hours: a change of demand is more or fewer runs at once, of the same length)."""
+        """The most GPUs the demand keeps busy at once in ``month``: whole steps (:meth:`levels`)."""
+        return sum(gpus for gpus, _ in self.levels(month, scale))
+
+    def levels(self, month: int, scale: float = 1.0) -> tuple[tuple[float, float], ...]:
+        """The demand's load in ``month`` as whole GPUs: ``(GPUs at once, hours)`` layers, each
+        from the month's first busy hour (they stack).
+
+        Its GPU-hours × ``scale`` over its busy hours are ``n`` steps (``gpu_step``) at once on
+        average; a GPU is not rented in parts, so that is ``floor(n)`` steps for all its busy hours
+        and one more step for the fraction of them that is left: the GPU-hours are kept, the peak is
+        rounded up. e.g. 2-GPU runs, 1.3 runs at once for 100 h: 2 GPUs for 100 h and 2 more for
+        30 h (a peak of 4, not 2.6). A change of demand (``scale``, growth) is more or fewer of
+        these steps at once, of the same length."""
         busy = self.busy_h(month)
-        return self.gpu_hours[month] * scale / busy if busy > 0 else 0.0
+        step = self.gpu_step
+        if busy <= 0 or step <= 0:
+            return ()
+        n = self.gpu_hours[month] * scale / (step * busy)
+        # n a whole number but for rounding (30 runs × 1.05^m …) is that number, not one more step
+        whole = math.floor(n + 1e-9)
+        part = max(0.0, n - whole)
+        out = [(whole * step, busy)] if whole > 0 else []
+        if part > 1e-9:
+            out.append((step, part * busy))
+        return tuple(out)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +233,8 @@ class TcoProblem:
                 raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
             if d.gpus_per_run <= 0 or not math.isfinite(d.gpus_per_run):
                 raise ValueError(f"demand {d.name!r}: gpus_per_run must be > 0")
+            if d.gpu_step <= 0 or not math.isfinite(d.gpu_step):
+                raise ValueError(f"demand {d.name!r}: gpu_step must be > 0")
             if d.busy_hours:
                 if len(d.busy_hours) != self.horizon_months:
                     raise ValueError(
@@ -281,7 +307,8 @@ class Peak:
     month: int
     """Index into the horizon of the first month with that load."""
     gpus_at_once: float
-    """The demands' GPUs at once at the month's busiest hour (``overlap.month_slices``)."""
+    """The demands' GPUs at once at the month's busiest hour (``overlap.month_slices``): whole
+    GPUs (``Demand.levels``)."""
     committed_gpus: float
     """GPUs the schedule's commitments keep in service that month."""
     hours_above: float

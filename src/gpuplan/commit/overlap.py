@@ -1,10 +1,12 @@
 """Which demands run at the same hours of a month: the month's load, hour by hour, taken at its worst.
 
 A usage file says how many GPUs each demand needs at once and for how many hours of the month, not
-at which hours. The hours are laid out so that the load needs the most capacity above any number of
-committed GPUs: every demand from the month's first hour, the longest at the bottom of the stack
-(its load, sorted from the busiest hour down, majorises that of any other layout, so the GPU-hours
-above any commitment level are largest). Demands of different named shifts never share an hour:
+at which hours. A demand's GPUs at once are whole (``Demand.levels``: its whole steps for its hours,
+one step more for part of them), each layer stacked as a demand of its own. The hours are laid out
+so that the load needs the most capacity above any number of committed GPUs: every demand from
+the month's first hour, the longest at the bottom of the stack (its load, sorted from the busiest
+hour down, majorises that of any other layout, so the GPU-hours above any commitment level are
+largest). Demands of different named shifts never share an hour:
 each shift is stacked alone, the shifts' pieces are laid end to end busiest first, and the demands
 without a shift are stacked on the busiest hours of that.
 
@@ -37,6 +39,14 @@ class Slice:
         return sum(self.gpus.values())
 
 
+def _gpus(items: Sequence[tuple[int, float, float]]) -> dict[int, float]:
+    """Demand index -> its GPUs at once in ``items`` (a demand's layers add up)."""
+    out: dict[int, float] = {}
+    for i, g, _ in items:
+        out[i] = out.get(i, 0.0) + g
+    return out
+
+
 def _stack(items: Sequence[tuple[int, float, float]]) -> list[Slice]:
     """``(index, GPUs, hours)`` all from the first hour: slices from the busiest down."""
     order = sorted(items, key=lambda it: (-it[2], it[0]))
@@ -44,7 +54,7 @@ def _stack(items: Sequence[tuple[int, float, float]]) -> list[Slice]:
     for k, (_, _, hours) in enumerate(order):
         below = order[k + 1][2] if k + 1 < len(order) else 0.0
         if hours > below:
-            out.append(Slice(hours=hours - below, gpus={i: g for i, g, _ in order[: k + 1]}))
+            out.append(Slice(hours=hours - below, gpus=_gpus(order[: k + 1])))
     return out[::-1]
 
 
@@ -54,9 +64,10 @@ def month_slices(demands: Sequence[Demand], month: int, scale: float = 1.0) -> l
     free: list[tuple[int, float, float]] = []
     shifts: dict[str, list[tuple[int, float, float]]] = {}
     for i, d in enumerate(demands):
-        gpus, hours = d.gpus_at_once(month, scale), d.busy_h(month)
-        if gpus > 0 and hours > 0:
-            (shifts.setdefault(d.shift, []) if d.shift else free).append((i, gpus, hours))
+        # whole GPUs: a layer for all its hours, and a step more for part of them (Demand.levels)
+        for gpus, hours in d.levels(month, scale):
+            if gpus > 0 and hours > 0:
+                (shifts.setdefault(d.shift, []) if d.shift else free).append((i, gpus, hours))
     if not shifts:
         return _stack(free)
     # Each shift's slices, laid end to end from the busiest (TcoProblem checks that they fit).
@@ -72,7 +83,8 @@ def month_slices(demands: Sequence[Demand], month: int, scale: float = 1.0) -> l
             if b <= a:
                 continue
             running = dict(piece.gpus) if piece is not None else {}
-            running.update({i: g for i, g, hours in free if hours > a})
+            for i, g in _gpus([it for it in free if it[2] > a]).items():
+                running[i] = running.get(i, 0.0) + g
             if running:
                 out.append(Slice(hours=b - a, gpus=running))
         t = end

@@ -22,11 +22,15 @@ A direct demand's GPU-hours in month m (counted from its ``start_month``) are
 ``gpus × hours × (1 + growth_pct_per_month/100)^m``, where ``hours`` is ``hours_per_month`` or,
 for a profile that changes, ``hours_by_month`` (repeated when shorter than the horizon).
 
-``gpus`` is what the demand needs at once during its hours (growth adds GPUs at once, not hours),
-and which hours of the month demands share is not known, so demands of one month are taken to run
-at the same time (their GPUs add up at the peak) unless they name different shifts (``shift``):
-demands of two shifts never run at the same hours (a service's daytime peak, training at night). A
-workload demand's runs follow one another (they overlap only when they do not fit in the month).
+``gpus`` is what the demand needs at once during its hours (growth adds GPUs at once, not hours:
+whole GPUs, so 4 GPUs grown to 4.2 are 4 for its hours and a 5th for a fifth of them), and which
+hours of the month demands share is not known, so demands of one month are taken to run at the same
+time (their GPUs add up at the peak) unless they name different shifts (``shift``): demands of two
+shifts never run at the same hours (a service's daytime peak, training at night). A workload
+demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a run's size is its
+workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
+not fit in the month). An interruptible workload demand is sized by the planner's cheapest option
+with spot allowed (where the constraints allow spot), a firm one by its cheapest on-demand option.
 """
 
 from __future__ import annotations
@@ -181,9 +185,11 @@ class DemandSpec(Spec):
     """Instead of ``hours_per_month``: hours per GPU in each month, repeated when shorter than the
     horizon (a bursty training calendar)."""
     growth_pct_per_month: float = Field(default=0.0, gt=-100.0)
-    """Compound change of the demand per month, %."""
+    """Compound change of the demand per month, %: of a direct demand's GPUs at once, of a
+    workload demand's runs."""
     interruptible: bool = False
-    """May it run on spot (it checkpoints and resumes)?"""
+    """May it run on spot (it checkpoints and resumes)? A workload demand is then sized on the
+    planner's spot options too."""
     start_month: int = Field(default=1, ge=1, le=120)
     """First month of the horizon with this demand (1 = the first)."""
     end_month: int | None = Field(default=None, ge=1, le=120)
