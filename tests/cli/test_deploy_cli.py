@@ -327,3 +327,42 @@ def test_k8s_refuses_a_workload_provider_without_managed_kubernetes(
         "error: --target k8s: runpod has no managed Kubernetes known to gpuplan; providers with"
     )
     assert not (tmp_path / "o").exists()
+
+
+def _serve_plan(tmp_path: Path, *, serving: bool) -> Path:
+    """The served Llama plan, with its workload's serving: block or without it (batch inference)."""
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    if not serving:
+        doc["workload"]["serving"] = None
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    return plan
+
+
+@pytest.mark.parametrize("target", ["torchrun", "docker", "k8s", "skypilot"])
+def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An inference plan whose workload has no serving: block is a batch job run once: no target
+    # writes one (k8s had written a Deployment of 4–8 replicas up around the clock).
+    out_dir = tmp_path / "out"
+    plan = _serve_plan(tmp_path, serving=False)
+    code, _out, err = _run(
+        monkeypatch, capsys, "deploy", str(plan), "--target", target, "--out", str(out_dir)
+    )
+    assert code != 0
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert "batch inference (task: infer without a serving: block)" in lines[0]
+    assert "add a serving: block" in lines[0]
+    assert not out_dir.exists()
+
+
+def test_the_same_plan_with_a_serving_block_is_deployed_as_a_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "out"
+    plan = _serve_plan(tmp_path, serving=True)
+    code, _out, err = _run(monkeypatch, capsys, "deploy", str(plan), "--target", "k8s", "--out", str(out_dir))
+    assert code == 0, err
+    assert (out_dir / "k8s").is_dir()

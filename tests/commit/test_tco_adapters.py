@@ -97,6 +97,38 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
 
 
 @pytest.mark.usefixtures("bert_traced")
+def test_a_batch_inference_demand_restarts_from_scratch_and_training_resumes(
+    store: Store, tmp_path: Path
+) -> None:
+    # Batch inference (task: infer, no serving: block) keeps no checkpoints and nothing resumes it:
+    # on spot an interruption restarts the run, as the planner counts it. Training checkpoints.
+    (tmp_path / "embed.yaml").write_text(
+        "name: embed\ntask: infer\nmodel: {preset: bert-large}\ninputs: {batch_size: 64, seq_len: 128}\n"
+        "data: {samples: 2000000, location: aws/us-east-1}\n"
+    )
+    (tmp_path / "squad.yaml").write_text((ROOT / "examples" / "bert-large-squad.yaml").read_text())
+    usage = load_usage(
+        {
+            "horizon_months": 1,
+            "base_dir": str(tmp_path),
+            "demands": [
+                {"name": "embed", "workload": "embed.yaml", "runs_per_month": 4, "interruptible": True},
+                {
+                    "name": "ft",
+                    "workload": "squad.yaml",
+                    "runs_per_month": 1,
+                    "interruptible": True,
+                },
+            ],
+            "constraints": {"providers": ["aws"]},
+        }
+    )
+    (embed, ft), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    assert embed.checkpoint_write_h == 0.0 and embed.restarts_from_scratch
+    assert ft.checkpoint_write_h > 0 and not ft.restarts_from_scratch
+
+
+@pytest.mark.usefixtures("bert_traced")
 def test_a_workload_demand_is_sized_in_the_countries(store: Store) -> None:
     usage = load_usage(
         {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -115,6 +116,18 @@ def test_spot_serves_interruptible_demand_only() -> None:
     assert loose.spot_overhead["d"] == pytest.approx(f)
     assert loose.total_usd == pytest.approx(2 * 100 * 0.5 * f)
     assert loose.monthly[0].by_pricing_usd == {"spot": pytest.approx(100 * 0.5 * f)}
+
+
+def test_spot_overhead_of_a_run_that_restarts_from_scratch() -> None:
+    # A batch run of 11.5 h without checkpoints, at 1/24 /h, 10-min restart: nothing resumes it, so
+    # T = (e^(11.5/24) − 1)(24 + 1/6) = 14.8559 h, 1.291820 paid per useful hour (resumed: 1.00699).
+    offers = (offer("on_demand", 2.0), offer("spot", 0.5, interruptions_per_hour=1 / 24))
+    demand = steady(100, 2, interruptible=True, run_hours=11.5, restarts_from_scratch=True)
+    s = optimise(TcoProblem(horizon_months=2, demands=(demand,), offers=offers))
+    f = math.expm1(11.5 / 24) * (24 + 1 / 6) / 11.5
+    assert f == pytest.approx(1.291820, rel=1e-6)
+    assert s.spot_overhead["d"] == pytest.approx(f)
+    assert s.total_usd == pytest.approx(2 * 100 * 0.5 * f)
 
 
 def test_sensitivity_keeps_the_commitments_and_reprices_the_rest() -> None:

@@ -21,6 +21,7 @@ from gpuplan.plan import (
 )
 from gpuplan.plan.rank import explain_winner
 from gpuplan.plan.unknowns import UnknownFact
+from gpuplan.report.plan_view import spot_lines
 
 JOB = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
 
@@ -124,6 +125,25 @@ def test_spot_option_carries_its_risk_and_overhead() -> None:
     assert o.cost_breakdown.spot_overhead_usd > 0
     assert o.job_time_h > o.compute_time_h
     assert 0.0 < o.deadline_miss_probability < 0.1  # type: ignore[operator]
+
+
+def test_a_spot_job_without_checkpoints_is_costed_as_restarting_from_the_beginning() -> None:
+    # Inference keeps no checkpoints, and nothing resumes it: W = 1 h of work + set-up on one
+    # 8-GPU instance at the assumed 1/24 /h; T = (e^(W/24) − 1)(24 + R), not W / (1 − R/24).
+    job = replace(JOB, checkpoint_gb=0.0)
+    rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
+    o = _plan(rows, Constraints(max_gpus=8, deadline_h=1.6), job=job).recommended
+    assert o.spot is not None and o.spot.checkpoint_interval_min is None
+    work, restart = 1.0 + job.setup_h, job.spot_restart_h
+    interruptions = math.expm1(work / 24)
+    assert o.job_time_h == pytest.approx(interruptions * (24 + restart), rel=1e-9)
+    assert o.spot.expected_interruptions == pytest.approx(interruptions, rel=1e-9)
+    assert o.spot.expected_lost_h == pytest.approx(o.job_time_h - work, rel=1e-9)
+    # the deadline's miss probability is the same model's: one interruption late in a 1-h run
+    # leaves no time to run it again by 1.6 h (about 2.6 %); a job that resumed would need two or
+    # three interruptions within the 1.6 h (about 0.01 %)
+    assert o.deadline_miss_probability is not None and 0.01 < o.deadline_miss_probability < 0.1
+    assert "restarts the job from the beginning" in spot_lines(o)[0]
 
 
 def test_reserved_prices_need_a_commitment() -> None:

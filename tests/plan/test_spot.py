@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, deadline_miss_probability, spot_times
+from gpuplan.plan.spot import (
+    DEFAULT_SPOT_RATE,
+    band_rate_per_hour,
+    deadline_miss_probability,
+    restart_from_scratch,
+    restart_miss_probability,
+    spot_times,
+)
 
 
 def test_young_daly_interval_and_expected_time() -> None:
@@ -39,6 +46,66 @@ def test_no_checkpoint_costs_only_restarts() -> None:
     st = spot_times(np.array([4.0]), np.array([0.1]), checkpoint_write_h=0.0, restart_h=0.5)
     assert math.isnan(float(st.interval_h[0]))
     assert float(st.expected_h[0]) == pytest.approx(4.210526, rel=1e-6)
+
+
+def _simulate_restarts(work: float, rate: float, restart: float, jobs: int, seed: int) -> np.ndarray:
+    """Completion times of ``jobs`` jobs restarted from scratch, drawn one interruption at a time."""
+    rng = np.random.default_rng(seed)
+    out = np.empty(jobs)
+    for i in range(jobs):
+        t = 0.0
+        while (x := rng.exponential(1.0 / rate)) < work:
+            t += x + restart
+        out[i] = t + work
+    return out
+
+
+def test_without_checkpoints_an_interruption_restarts_the_job_from_the_beginning() -> None:
+    # W = 11.5 h, r = 1/24 /h, R = 1/6 h: N = e^(11.5/24) − 1 = 0.614728,
+    # T = N × (24 + 1/6) = 14.8559 h (not the 11.58 h of a job that resumes), lost T − W = 3.3559 h.
+    st = spot_times(np.array([11.5]), np.array([1 / 24]), 0.0, 1 / 6, from_scratch=True)
+    assert float(st.interruptions[0]) == pytest.approx(0.614728, rel=1e-5)
+    assert float(st.expected_h[0]) == pytest.approx(14.8559, rel=1e-5)
+    assert float(st.lost_h[0]) == pytest.approx(3.3559, rel=1e-4)
+    assert math.isnan(float(st.interval_h[0])) and bool(st.stable[0])
+    # the interruptions are r × the running time: T = N × (1/r + R)
+    assert float(st.expected_h[0]) == pytest.approx(float(st.interruptions[0]) * (24 + 1 / 6), rel=1e-12)
+    # checkpointed work keeps its model whatever the flag says
+    ckpt = spot_times(np.array([10.0]), np.array([1 / 24]), 0.05, 0.2, from_scratch=True)
+    assert float(ckpt.expected_h[0]) == pytest.approx(10.759680, rel=1e-6)
+
+
+def test_restart_from_scratch_matches_a_simulation() -> None:
+    # 20 000 simulated jobs, W = 6 h, r = 0.2 /h, R = 0.5 h: T = (e^1.2 − 1)(5 + 0.5) = 12.76 h;
+    # the simulated mean's standard error is about 0.08 h.
+    times = _simulate_restarts(6.0, 0.2, 0.5, 20_000, seed=7)
+    st = restart_from_scratch(np.array([6.0]), np.array([0.2]), 0.5)
+    assert float(st.expected_h[0]) == pytest.approx(math.expm1(1.2) * 5.5, rel=1e-12)
+    assert float(st.expected_h[0]) == pytest.approx(times.mean(), abs=0.3)
+
+
+def test_restart_deadline_miss_is_exact_and_matches_a_simulation() -> None:
+    # W = 10, r = 1/24, R = 1, D = 12 (only k = 0 terms): e^(−10/24) × (1 + G₁(1) + G₂(0))
+    # = 0.659241 × 1.040811 = 0.686145, so P(miss) = 0.313855 (a job that resumed: 0.014).
+    assert restart_miss_probability(10.0, 1 / 24, 1.0, 12.0) == pytest.approx(0.313855, rel=1e-5)
+    assert restart_miss_probability(13.0, 1 / 24, 1.0, 12.0) == 1.0
+    assert restart_miss_probability(10.0, 0.0, 1.0, 12.0) == 0.0
+    # a deadline past 2W brings in the alternating terms (k ≥ 1); against 20 000 simulated jobs
+    # (standard error about 0.0035)
+    for work, rate, restart, deadline in [(6.0, 0.2, 0.5, 15.0), (4.0, 0.3, 0.25, 13.0)]:
+        times = _simulate_restarts(work, rate, restart, 20_000, seed=11)
+        p = restart_miss_probability(work, rate, restart, deadline)
+        assert p == pytest.approx(float((times > deadline).mean()), abs=0.015)
+        assert 0.05 < p < 0.95
+
+
+def test_restart_deadline_miss_far_past_the_work_is_simulated_not_lost_to_rounding() -> None:
+    # W = 0.1 h, r = 1 /h, R = 0.01 h, D = 50 h: E[T] = (e^0.1 − 1)(1 + 0.01) = 0.106 h, so the job
+    # all but never misses; the series' terms C(n, k) e^(−r(k+1)W) Gₙ grow to about 1e13 here and
+    # summed they say 1.0. It is simulated instead (fixed seed): the same answer twice.
+    p = restart_miss_probability(0.1, 1.0, 0.01, 50.0)
+    assert p == restart_miss_probability(0.1, 1.0, 0.01, 50.0)
+    assert 0.0 <= p < 0.01
 
 
 def test_interruptions_faster_than_progress_are_unstable() -> None:

@@ -274,6 +274,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         gpu_step=float(best.gpu_count),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None),
+        # batch inference keeps no checkpoints and nothing resumes it, as the planner counts it
+        restarts_from_scratch=write_h <= 0 and workload.serving is None,
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
     )

@@ -159,6 +159,9 @@ class Demand:
     """Time to write one checkpoint, h; 0 for work without state (serving: restart only)."""
     restart_h: float = 10.0 / 60.0
     """Time to get a new instance and resume after an interruption, h (the planner's assumption)."""
+    restarts_from_scratch: bool = False
+    """True: a run without checkpoints that nothing resumes (batch inference): an interruption
+    restarts it from the beginning (``plan/spot.py``'s ``restart_from_scratch``)."""
     busy_hours: tuple[float, ...] = ()
     """Hours of each month during which the demand runs, ≤ 730; its GPUs at once average
     ``gpu_hours / busy_hours`` (a direct demand: its ``gpus`` for its hours), in whole

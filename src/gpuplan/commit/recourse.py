@@ -39,7 +39,8 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
 
     A run spans ``ceil(gpus_per_run / gpus_per_unit)`` instances and any of them stops it, so it is
     interrupted at that many times the instance rate (``plan/spot.py``: Young's checkpoint interval,
-    half an interval lost plus the restart per interruption). e.g. one 730-h run on one instance at
+    half an interval lost plus the restart per interruption; a run that ``restarts_from_scratch``
+    loses all its work: (e^(rW) − 1)(1/r + R)). e.g. one 730-h run on one instance at
     1/24 per h, no checkpoint, 10-min restart: T = 730 / (1 − (1/6)/24) = 735.1 h → 1.00699.
     """
     rate = offer.interruptions_per_hour
@@ -47,7 +48,13 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
         return 1.0
     nodes = instances_for(demand.gpus_per_run, offer.gpus_per_unit)
     work = np.array([demand.run_hours])
-    t = spot_times(work, np.array([rate * nodes]), demand.checkpoint_write_h, demand.restart_h)
+    t = spot_times(
+        work,
+        np.array([rate * nodes]),
+        demand.checkpoint_write_h,
+        demand.restart_h,
+        from_scratch=demand.restarts_from_scratch,
+    )
     if not bool(t.stable[0]):
         return None
     return float(t.expected_h[0] / work[0])

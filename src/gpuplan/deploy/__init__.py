@@ -12,6 +12,8 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions, Generator
 from gpuplan.deploy.output import write_files
 from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
 from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment, refuse_without_kubernetes
+from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "GENERATORS",
@@ -30,8 +32,23 @@ __all__ = [
 
 
 def generate(spec: LaunchSpec, target: str, options: GenerateOptions | None = None) -> list[GeneratedFile]:
-    """The files of ``target`` for ``spec`` (nothing is written)."""
-    return get_generator(target).generate(spec, options or GenerateOptions())
+    """The files of ``target`` for ``spec`` (nothing is written).
+
+    A batch inference workload (``task: infer`` without a ``serving:`` block) is refused for every
+    target: the service targets would write replicas that run until someone deletes them, the
+    training targets a training loop, and gpuplan does not know the user's batch loop."""
+    generator = get_generator(target)
+    if spec.batch_inference:
+        raise DeployError.worded(
+            N_(
+                "{name} is batch inference (task: infer without a serving: block): deploy writes "
+                "training jobs and always-on services, not a job that runs once and exits; add a "
+                "serving: block to the workload for a service, or run your batch job yourself on the "
+                "planned instance"
+            ),
+            name=spec.name,
+        )
+    return generator.generate(spec, options or GenerateOptions())
 
 
 def load_spec(

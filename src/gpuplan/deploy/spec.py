@@ -264,6 +264,9 @@ class LaunchSpec(BaseModel):
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
+    batch_inference: bool = False
+    """An inference workload without a ``serving:`` block: a batch job that should run once and
+    exit, not a service (no target writes one: :func:`gpuplan.deploy.generate` refuses it)."""
     chosen_because: str = ""
     """Why the plan's option deployed is not its recommended one, in the user's language (``--target
     k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
@@ -875,6 +878,7 @@ def _build(
             dataset_samples=_samples(workload),
             epochs=(workload.data or WorkloadData()).epochs,
             serving=serving,
+            batch_inference=workload.task == "infer" and workload.serving is None,
             **launch,
         )
     except ValidationError as e:

@@ -179,7 +179,9 @@ def cost_candidates(
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
         # The instances are billed from the moment they start, set-up included.
         work = work + job.setup_h
-        st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h)
+        # Nothing gpuplan writes resumes a job without checkpoints: an interruption restarts it (a
+        # service re-does no work; its reclaims are ``serving``'s).
+        st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h, from_scratch=serving is None)
         t = work.copy()
         if serving is None:
             t[spot] = st.expected_h

@@ -374,6 +374,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
                 rate_per_hour=lam,
                 stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
                 lost_per_interruption_h=delta,
+                from_scratch=write_h <= 0,
             )
             miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
     if miss is None and deadline is not None:

@@ -4,7 +4,8 @@ The estimator's time distribution (``perf/distribution.py``: a two-piece log-nor
 90th percentiles are the estimate's low and high figures) gives P(job time > deadline). It keeps a
 tail beyond the band's edge: a deadline at ``high`` is missed 10 % of the time, not never.
 
-For spot options, interruptions come on top (``plan/spot.py``): the miss probability is averaged
+For spot options, interruptions come on top (``plan/spot.py``; a job without checkpoints restarts
+from the beginning): the miss probability is averaged
 over the time distribution, P(miss) = E_W[P(miss | W)], with W taken at evenly spaced quantiles.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuplan.perf.distribution import TimeDistribution
-from gpuplan.plan.spot import deadline_miss_probability
+from gpuplan.plan.spot import deadline_miss_probability, restart_miss_probability
 
 __all__ = ["SpotMissModel", "TimeDistribution", "deadline_miss", "work_distribution"]
 
@@ -36,7 +37,11 @@ class SpotMissModel:
     stretch: float
     """Checkpoint overhead factor: work W takes W × stretch with checkpoints (1 + C/τ)."""
     lost_per_interruption_h: float
-    """Work lost plus restart per interruption, δ = τ/2 + R, h."""
+    """Work lost plus restart per interruption, δ = τ/2 + R, h (the restart R alone when
+    ``from_scratch``)."""
+    from_scratch: bool = False
+    """No checkpoints: an interruption restarts the job from the beginning
+    (:func:`~gpuplan.plan.spot.restart_miss_probability`)."""
 
 
 def deadline_miss(
@@ -54,6 +59,11 @@ def deadline_miss(
     for i in range(_SAMPLES):
         w = work.quantile((i + 0.5) / _SAMPLES)
         stretched = (w + setup_h) * spot.stretch
+        if spot.from_scratch:
+            total += restart_miss_probability(
+                stretched, spot.rate_per_hour, spot.lost_per_interruption_h, deadline_h
+            )
+            continue
         total += deadline_miss_probability(
             stretched, spot.lost_per_interruption_h, spot.rate_per_hour, deadline_h
         )

@@ -446,7 +446,7 @@ def spot_lines(o: Option) -> list[str]:
     ckpt = (
         _("checkpoint every {minutes} min (Young/Daly)").format(minutes=f"{s.checkpoint_interval_min:.0f}")
         if s.checkpoint_interval_min
-        else _("no checkpoints (restart only)")
+        else _("no checkpoints: an interruption restarts the job from the beginning")
     )
     line = _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
         n=f"{s.expected_interruptions:.2f}",
