@@ -221,3 +221,13 @@ def test_the_catalogs_bands_are_joined_in_the_users_language() -> None:
     with use_language("zh"):
         (shown,) = rates_shown([r for r in rates if r is not None])
     assert "'10-15%'、'<5%'" in shown, shown
+
+
+def test_a_deadline_many_times_the_work_is_missed_at_most_by_the_failure_bound() -> None:
+    # 24 h of work, one interruption a day, a 2,000 h deadline: missing it takes more than 80
+    # failures of at most 24 h + 10 min each, each with probability 1 − e^(−1): the bound, at once
+    from gpuplan.plan.spot import restart_miss_probability
+
+    p = restart_miss_probability(24.0, 1 / 24, 1 / 6, 2000.0)
+    assert p == pytest.approx((1 - math.exp(-1.0)) ** (math.floor(1976 / (24 + 1 / 6)) + 1))
+    assert p < 1e-6

@@ -451,6 +451,10 @@ _SIMULATED_JOBS = 200_000
 _SIMULATION_SEED = 20_240_601
 
 
+#: A miss probability below this is given as its upper bound (:func:`restart_miss_probability`).
+_NEGLIGIBLE_MISS = 1e-6
+
+
 def restart_miss_probability(
     work_h: float, rate_per_hour: float, restart_h: float, deadline_h: float
 ) -> float:
@@ -478,6 +482,14 @@ def restart_miss_probability(
         return 0.0
     r, w, d = rate_per_hour, work_h, deadline_h
     slack = d - w
+    # An upper bound first: a failed attempt costs at most W + R, so missing D takes more than
+    # (D − W)/(W + R) failures, each with probability 1 − e^(−rW). Where that is already below
+    # _NEGLIGIBLE_MISS the bound stands (a deadline many times the work: the sum below would take
+    # seconds, and its answer rounds to 0 anyway; the bound is never the optimistic side).
+    failures = math.floor(slack / (w + max(restart_h, 0.0)) + 1e-12) + 1 if w + restart_h > 0 else 0
+    bound = (-math.expm1(-r * w)) ** failures if failures else 1.0
+    if bound < _NEGLIGIBLE_MISS:
+        return bound
     max_n = math.floor(slack / restart_h + 1e-12) if restart_h > 0 else math.inf
     terms: list[float] = []
     largest = 0.0
