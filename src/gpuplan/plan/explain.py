@@ -16,7 +16,7 @@ from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
-from gpuplan.plan.load_limit import load_limits
+from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
 
@@ -259,6 +259,10 @@ def _over_deadline_or_budget(
                     option=ch.label,
                 )
             )
+    if d is not None and not meets_d.any():
+        # more instances may meet it where a count limit, not the GPU's speed, ended the search
+        cands = ctx.cands
+        clauses += [limit.words for limit in deadline_limits(cands, costs, pre, ctx.offers, ctx.job, c)]
     if not clauses:
         return head
     return Phrase(

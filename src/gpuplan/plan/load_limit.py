@@ -1,10 +1,15 @@
-"""A service short of its load because a count limit ended the search: which limit, on which
-instance types, and the flag that lifts it, in words.
+"""A service short of its load, or a job over its deadline, because a count limit ended the
+search: which limit, on which instance types, and the flag that lifts it, in words.
 
 The planner enumerates each offer up to the instance limit (``--max-nodes``) and the GPU limit
 (``--max-gpus``, at most :data:`~gpuplan.plan.constraints.MAX_TOTAL_GPUS`). An instance type whose
 every count up to there is short of the load (``Reason.LOAD``) may carry it on more instances: that
 is not the same as a GPU that can never carry it, and the plan says which limit stopped it.
+
+A job (not a service) whose every option on an instance type is over the deadline, fastest at the
+largest count the limits allowed and still getting faster with the count, may meet the deadline on
+more instances: the plan says which limit stopped it too. It says "may": the time past the limit was
+not estimated.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.candidates import REASONS, Candidates
 from gpuplan.plan.constraints import MAX_TOTAL_GPUS, Constraints, Reason
-from gpuplan.plan.input_types import JobFacts, OfferTable
+from gpuplan.plan.costing import CostArrays
+from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 
-__all__ = ["Limit", "LoadLimit", "load_limits"]
+__all__ = ["Limit", "LoadLimit", "deadline_limits", "load_limits"]
 
 #: Instance types named in one line; the rest are counted.
 _NAMED = 3
@@ -58,6 +64,27 @@ _WORDS = {
         "a bigger GPU, or the load split over several services"
     ),
 }
+#: The same limits for a job over its deadline: more instances may meet it (not would: the time
+#: past the limit was not estimated).
+_DEADLINE_WORDS = {
+    Limit.NODES: N_(
+        "over the deadline on up to {nodes} instances, the instance limit, time still falling with the "
+        "count: {types}; raise --max-nodes (up to {most}) to plan more, which may meet it"
+    ),
+    Limit.GPUS: N_(
+        "over the deadline on up to {gpus} GPUs, the GPU limit, time still falling with the count: "
+        "{types}; raise --max-gpus (up to {most}) to plan more, which may meet it"
+    ),
+    Limit.NODES_AND_GPUS: N_(
+        "over the deadline on up to {nodes} instances and {gpus} GPUs, the instance and GPU limits, "
+        "time still falling with the count: {types}; raise --max-nodes and --max-gpus (up to {most} "
+        "each) to plan more, which may meet it"
+    ),
+    Limit.SEARCH: N_(
+        "over the deadline on up to {gpus} GPUs, the most the planner looks at for one job: {types}; "
+        "a faster GPU, or the work split over several jobs"
+    ),
+}
 _AND_MORE = N_("{names} and {n} more")
 
 
@@ -72,6 +99,8 @@ class LoadLimit:
     """The instance limit searched to."""
     gpus: int
     """The GPU limit searched to."""
+    over_deadline: bool = False
+    """A job over its deadline on them (``deadline_limits``), not a service short of its load."""
 
     @property
     def words(self) -> Phrase:
@@ -79,7 +108,8 @@ class LoadLimit:
         shown = listed(self.instance_types[:_NAMED])
         more = len(self.instance_types) - _NAMED
         types = Phrase(_AND_MORE, names=shown, n=more) if more > 0 else shown
-        return Phrase(_WORDS[self.limit], nodes=self.nodes, gpus=self.gpus, most=MAX_TOTAL_GPUS, types=types)
+        words = _DEADLINE_WORDS if self.over_deadline else _WORDS
+        return Phrase(words[self.limit], nodes=self.nodes, gpus=self.gpus, most=MAX_TOTAL_GPUS, types=types)
 
 
 def load_limits(
@@ -111,7 +141,69 @@ def load_limits(
     gpu_limit = constraints.total_gpu_limit
     replicas = np.floor(offers.gpu_count[rows]) // job.replica_gpus * job.replicas_per_gpu
     per_instance = replica_rps[rows] * replicas
-    following = top[rows] + 1
+    out = []
+    for limit, mask in _limits_past(offers, rows, top[rows] + 1, node_limit, gpu_limit):
+        types = _cheapest_first(offers, rows[mask], per_instance[mask])
+        out.append(LoadLimit(limit=limit, instance_types=types, nodes=node_limit, gpus=gpu_limit))
+    return tuple(out)
+
+
+def deadline_limits(
+    cands: Candidates,
+    costs: CostArrays,
+    pre: IntArray,
+    offers: OfferTable,
+    job: JobFacts,
+    constraints: Constraints,
+) -> tuple[LoadLimit, ...]:
+    """The count limits that ended a job's search on instance types whose every option is over the
+    deadline, one per limit (empty for a service, without a deadline, or when no limit did).
+
+    ``pre``: the cost positions still in the running before the deadline and the budget. An offer
+    counts when its instance type has no option within the deadline, its fastest option is at its
+    largest count left, that count is faster than the one below it (both estimated:
+    an unknown time is no sign of a fall), and the next count is past a limit.
+    """
+    deadline = constraints.deadline_h
+    if job.is_service or deadline is None or pre.size == 0:
+        return ()
+    n = len(offers)
+    cand = costs.idx[pre]
+    offer, nodes, time = cands.offer[cand], cands.nodes[cand], costs.time_h[pre]
+    met = offer[time <= deadline]
+    # the largest count of each offer left before the deadline (the next one past a limit below)
+    top = np.zeros(n, dtype=np.int64)
+    np.maximum.at(top, offer, nodes)
+    # each offer's fastest time at its largest count and at the count below (inf: none estimated)
+    at_top = np.full(n, np.inf)
+    below = np.full(n, np.inf)
+    known = np.isfinite(time)
+    here = known & (nodes == top[offer])
+    np.minimum.at(at_top, offer[here], time[here])
+    here = known & (nodes == top[offer] - 1)
+    np.minimum.at(below, offer[here], time[here])
+    fastest = np.full(n, np.inf)
+    np.minimum.at(fastest, offer[known], time[known])
+    on_time = np.isin(offers.instance_type.astype(str), offers.instance_type[met].astype(str))
+    rows = np.flatnonzero(
+        np.isfinite(at_top) & (at_top <= fastest) & (at_top < below) & np.isfinite(below) & ~on_time
+    )
+    node_limit = constraints.node_limit(service=False)
+    gpu_limit = constraints.total_gpu_limit
+    out = []
+    for limit, mask in _limits_past(offers, rows, top[rows] + 1, node_limit, gpu_limit):
+        types = _fastest_first(offers, rows[mask], at_top[rows[mask]])
+        out.append(
+            LoadLimit(limit=limit, instance_types=types, nodes=node_limit, gpus=gpu_limit, over_deadline=True)
+        )
+    return tuple(out)
+
+
+def _limits_past(
+    offers: OfferTable, rows: np.ndarray, following: np.ndarray, node_limit: int, gpu_limit: int
+) -> list[tuple[Limit, np.ndarray]]:
+    """Each limit the ``following`` count of offer ``rows`` is past, with the rows it stops (a mask
+    over ``rows``), in ``Limit`` order; a row past none is in no mask."""
     past_nodes = following > node_limit
     past_gpus = following * np.floor(offers.gpu_count[rows]) > gpu_limit
     # past the GPUs too, raising the instance limit alone would not help; past the planner's own
@@ -122,13 +214,16 @@ def load_limits(
         else {Limit.SEARCH: past_gpus}
     )
     kinds[Limit.NODES] = past_nodes & ~past_gpus
-    out = []
-    for limit in Limit:
-        mask = kinds.get(limit)
-        if mask is not None and mask.any():
-            types = _cheapest_first(offers, rows[mask], per_instance[mask])
-            out.append(LoadLimit(limit=limit, instance_types=types, nodes=node_limit, gpus=gpu_limit))
-    return tuple(out)
+    return [(limit, mask) for limit in Limit if (mask := kinds.get(limit)) is not None and mask.any()]
+
+
+def _fastest_first(offers: OfferTable, rows: np.ndarray, time_h: np.ndarray) -> tuple[str, ...]:
+    """The instance types of offer ``rows``, each once, by their fastest time at the limit, then by
+    name: those nearest the deadline are named first."""
+    best: dict[str, float] = {}
+    for name, t in zip(offers.instance_type[rows].astype(str).tolist(), time_h.tolist(), strict=True):
+        best[name] = min(best.get(name, float("inf")), t)
+    return tuple(sorted(best, key=lambda name: (best[name], name)))
 
 
 def _cheapest_first(offers: OfferTable, rows: np.ndarray, rps: np.ndarray) -> tuple[str, ...]:

@@ -43,7 +43,8 @@ def plan_notes(
     load_limits: tuple[LoadLimit, ...] = (),
 ) -> tuple[str, ...]:
     """Assumptions that apply to the whole plan, in words; ``load_limits``: the count limits that
-    left a service short of its load on some instance types (``plan.load_limit``)."""
+    left a service short of its load, or a job over its deadline, on some instance types
+    (``plan.load_limit``)."""
     scale_out = (
         _(
             "scale-out: at most {nodes} instances and {gpus} GPUs per service, its replicas independent "

@@ -29,7 +29,7 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
-from gpuplan.plan.load_limit import load_limits
+from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.notes import plan_notes
 from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, past_deadline, price_date_words
 from gpuplan.plan.rank import (
@@ -562,6 +562,10 @@ def plan_offers(
     cands, costs = ctx.cands, ctx.costs
     # Deadline and budget last: what remains before them is what the explanation talks about.
     pre = cands.alive[costs.idx]
+    count_limits = (
+        *load_limits(cands, offers, job, constraints),
+        *deadline_limits(cands, costs, np.flatnonzero(pre), offers, job, constraints),
+    )
     if constraints.deadline_h is not None:
         cands.exclude(_scatter(cands, costs, costs.time_h > constraints.deadline_h), Reason.DEADLINE)
     if constraints.budget_usd is not None:
@@ -652,7 +656,7 @@ def plan_offers(
             constraints,
             ctx.costs.rates,
             model_split_misfits(cands, job),
-            load_limits(cands, offers, job, constraints),
+            count_limits,
         ),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
