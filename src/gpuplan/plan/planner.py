@@ -29,7 +29,7 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
-from gpuplan.plan.load_limit import deadline_limits, load_limits
+from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.notes import plan_notes
 from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, past_deadline, price_date_words
 from gpuplan.plan.rank import (
@@ -564,7 +564,13 @@ def plan_offers(
     pre = cands.alive[costs.idx]
     count_limits = (
         *load_limits(cands, offers, job, constraints),
-        *deadline_limits(cands, costs, np.flatnonzero(pre), offers, job, constraints),
+        # Beside a plan that meets the deadline, only a limit a flag lifts is worth a note (the
+        # planner's own search is said in the refusal, where no option is left).
+        *(
+            limit
+            for limit in deadline_limits(cands, costs, np.flatnonzero(pre), offers, job, constraints)
+            if limit.limit is not Limit.SEARCH
+        ),
     )
     if constraints.deadline_h is not None:
         cands.exclude(_scatter(cands, costs, costs.time_h > constraints.deadline_h), Reason.DEADLINE)
