@@ -169,3 +169,47 @@ def test_a_saved_plans_option_names_its_pricing_model_in_the_readers_language(se
     assert listed[0]["recommended"].endswith(f", {words}"), listed[0]["recommended"]
     one = c.get(f"/api/v1/plans/{listed[0]['id']}?lang=zh", headers=service.auth("read")).json()
     assert one["recommended"].endswith(f", {words}")
+
+
+def _changed(workload: dict[str, object], path: str, value: object) -> dict[str, object]:
+    """``workload`` with the value at the dotted ``path`` replaced."""
+    import copy
+
+    changed = copy.deepcopy(workload)
+    *parents, last = path.split(".")
+    node: dict[str, object] = changed
+    for key in parents:
+        node = node[key]  # type: ignore[assignment]
+    node[last] = value
+    return changed
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("route", ["/api/v1/plan", "/api/v1/estimate"])
+@pytest.mark.parametrize(
+    ("path", "value", "starts"),
+    [
+        ("inputs.batch_size", -3, "must be ≥ 1 (got -3)"),
+        ("constraints.deadline", "6 hours", "expected a duration like 12h"),
+        ("constraints.pricing", ["reserved"], "unknown pricing model 'reserved'"),
+        ("model.preset", "bert-larg", "unknown preset 'bert-larg'"),
+    ],
+)
+def test_a_refused_workload_value_is_named_as_the_request_names_it_with_the_problem_apart(
+    service: Service, lang: str, route: str, path: str, value: object, starts: str
+) -> None:
+    # The line began with the workload's own path ("inputs.batch_size: …") and carried no field
+    # (kind WorkloadError): the dashboard could not name the field by its form label.
+    body = {"workload": _changed(bert_workload(), path, value)}
+    r = service.client.post(f"{route}?lang={lang}", json=body, headers=service.auth("plan"))
+    assert r.status_code == 400, r.text
+    doc = r.json()
+    field = f"workload.{path}"
+    with use_language(lang):
+        where = _("{where}: {problem}{more}").format(where=field, problem="", more="")
+    assert doc["field"] == field and doc["kind"] == "InputError", doc
+    assert doc["error"] == where + doc["message"], doc
+    if lang == "en":
+        assert doc["message"].startswith(starts), doc
+    else:  # the problem in Chinese, not the English line
+        assert not doc["message"].startswith(starts) and "：" in doc["error"], doc

@@ -46,6 +46,7 @@ __all__ = [
     "plan_document",
     "plan_report_html",
     "profile_cached",
+    "read_workload",
     "tco_document",
 ]
 
@@ -66,11 +67,9 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
     this call's own in that folder, read from it, and renamed into place; a refused one is removed,
     so a caller cannot fill the server's disk with configs it knows will be refused, and two
     requests with the same config never share a half-written file."""
-    from gpuplan.workload import load_workload
-
     spec = json.loads(json.dumps(check_workload(workload, hf_config_json)))  # a deep copy
     if hf_config_json is None:
-        return load_workload(spec)
+        return read_workload(spec)
     text = json.dumps(hf_config_json, sort_keys=True, indent=1)
     folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
     target = folder / "config.json"
@@ -78,17 +77,45 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
         _write_checked(spec, text, folder, target)
     spec["model"]["hf_config"] = str(target)
     try:
-        return load_workload(spec)
+        return read_workload(spec)
     except GpuplanError as e:
         raise _named(e, (folder, target)) from None
+
+
+def read_workload(spec: dict[str, Any]) -> Workload:
+    """The request's workload as :func:`gpuplan.workload.load_workload` reads it, a refused value
+    named as the request names it (``workload.inputs.batch_size``), with the problem apart
+    (:class:`RefusedValue`): the workload's own paths are for the command line."""
+    from pydantic import ValidationError
+
+    from gpuplan.errors import NotFoundError
+    from gpuplan.workload import Workload, get_preset
+    from gpuplan.workload._validation import one_line_error, refused_value
+
+    model = spec.get("model")
+    # ``model: gpt2`` is short for ``model: {preset: gpt2}``; an unknown preset is no validation
+    # error of the workload's but the presets' own refusal, which names no field
+    field, preset = ("workload.model", model) if isinstance(model, str) else ("workload.model.preset", None)
+    if isinstance(model, dict):
+        preset = model.get("preset")
+    if isinstance(preset, str):
+        try:
+            get_preset(preset)
+        except NotFoundError as e:
+            raise RefusedValue.of(field, e) from None
+    try:
+        return Workload.model_validate(spec)
+    except ValidationError as e:
+        path, problem = refused_value(e)
+        if not path:  # a check of the whole workload, whose words name the field
+            raise one_line_error(e) from None
+        raise RefusedValue.of(f"workload.{path}", problem) from None
 
 
 def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) -> None:
     """``text`` at ``target`` once it reads as the workload's Hugging Face config; nothing left
     behind when it does not."""
     import tempfile
-
-    from gpuplan.workload import load_workload
 
     folder.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=folder, prefix=".config-", suffix=".json")
@@ -98,7 +125,7 @@ def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) 
             f.write(text)
         checked = {**spec, "model": {**spec["model"], "hf_config": str(temp)}}
         try:
-            check_inline_config(load_workload(checked))
+            check_inline_config(read_workload(checked))
         except GpuplanError as e:
             raise _named(e, (folder, temp)) from None
         temp.replace(target)
@@ -112,6 +139,8 @@ def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) 
 def _named(error: GpuplanError, paths: tuple[Path, ...]) -> GpuplanError:
     """``error`` with the server's scratch copy of an inline config named as the request's field
     (a client has no use for the path, and the server's folders are not its business)."""
+    if isinstance(error, RefusedValue):
+        return RefusedValue.of(error.field, _named(error.alone, paths))
     if not error.template:  # every reader's error is worded; a bare one is passed on as it is
         return error
     scratch = {str(p) for p in paths}
