@@ -264,23 +264,12 @@ def check_fit(
         line = _("warning: the job may not fit {where}: it needs {need}, {usable} GiB usable; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
         return prof
-    if force:
-        line = _(
-            "warning: the job does not fit {where}: it needs {need}, {usable} GiB usable; {change}; "
-            "written anyway (--force-fit)"
-        )
-        sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
-        return prof
-    raise DeployError.worded(
-        N_(
-            "the job does not fit {where}: it needs {need}, {usable} GiB usable; {change} "
-            "(--force-fit writes the files anyway)"
-        ),
-        where=where,
-        need=need,
-        usable=usable,
-        change=change,
+    _unfit(
+        N_("the job does not fit {where}: it needs {need}, {usable} GiB usable; {change}"),
+        {"where": where, "need": need, "usable": usable, "change": change},
+        force=force,
     )
+    return prof
 
 
 def plan_workload(source: Path, project: Path | None) -> Workload | str:
@@ -331,7 +320,7 @@ def check_share_fit(
     ``workload``: why there is none (:func:`plan_workload`) is warned and left unchecked. ``flag``:
     the share is ``--share-gpu``'s (else the workload's ``serving.share_gpu``), for the wording."""
     from gpuplan.cli._profiles import load_profile
-    from gpuplan.errors import DeployError, GpuplanError
+    from gpuplan.errors import GpuplanError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf import decode_estimate
     from gpuplan.perf.memory import usable_memory_gib
@@ -387,22 +376,14 @@ def check_share_fit(
         "usable": f"{usable_memory_gib(card):.1f}",
         "change": _share_change(fits),
     }
-    if force:
-        line = _(
-            "warning: one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: "
-            "{weights} GiB of weights and {kv} GiB of KV cache for one sequence of {tokens} tokens, in "
-            "1/{share} of {usable} GiB usable less its own CUDA context; {change}; written anyway "
-            "(--force-fit)"
-        )
-        sys.stderr.write(line.format(**fields) + "\n")
-        return
-    raise DeployError.worded(
+    _unfit(
         N_(
             "one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: {weights} GiB "
             "of weights and {kv} GiB of KV cache for one sequence of {tokens} tokens, in 1/{share} of "
-            "{usable} GiB usable less its own CUDA context; {change} (--force-fit writes the files anyway)"
+            "{usable} GiB usable less its own CUDA context; {change}"
         ),
-        **fields,
+        fields,
+        force=force,
     )
 
 
@@ -449,7 +430,6 @@ def _engine_share(workload: Workload, profile: Profile, card: GPU, share: int) -
 def _engine_share_unfit(served: _EngineShare, card: GPU, share: int, setting: str, *, force: bool) -> None:
     """:func:`check_share_fit`'s refusal (``force``: warning) of an engine's replica that cannot fit
     its share, in the estimate's terms."""
-    from gpuplan.errors import DeployError
     from gpuplan.perf.memory import usable_memory_gib
 
     mine, mem = served.memory, served.estimate
@@ -482,21 +462,30 @@ def _engine_share_unfit(served: _EngineShare, card: GPU, share: int, setting: st
         "contents": contents,
         "change": _share_change(served.fits),
     }
-    if force:
-        line = _(
-            "warning: one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: its "
-            "engine takes {fraction} of 1/{share} of {usable} GiB usable ({engine_gib} GiB) and needs "
-            "{low}–{high} GiB of it for {contents}; {change}; written anyway (--force-fit)"
-        )
-        sys.stderr.write(line.format(**fields) + "\n")
-        return
-    raise DeployError.worded(
+    _unfit(
         N_(
             "one of {share} replicas time-sharing {gpu} ({setting}) does not fit its share: its engine "
             "takes {fraction} of 1/{share} of {usable} GiB usable ({engine_gib} GiB) and needs "
-            "{low}–{high} GiB of it for {contents}; {change} (--force-fit writes the files anyway)"
+            "{low}–{high} GiB of it for {contents}; {change}"
         ),
-        **fields,
+        fields,
+        force=force,
+    )
+
+
+def _unfit(problem: str, fields: dict[str, object], *, force: bool) -> None:
+    """What does not fit (``problem``, an ``N_`` template, and its ``fields``): refused, or with
+    ``--force-fit`` said as a warning and written anyway. The three fit checks say it here."""
+    from gpuplan.errors import DeployError, Phrase
+
+    if force:
+        line = _("warning: {problem}; written anyway (--force-fit)").format(
+            problem=_(problem).format(**fields)
+        )
+        sys.stderr.write(line + "\n")
+        return
+    raise DeployError.worded(
+        N_("{problem} (--force-fit writes the files anyway)"), problem=Phrase(problem, **fields)
     )
 
 

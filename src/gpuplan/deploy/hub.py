@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 from gpuplan.deploy.grammar import hf_repo_id
 from gpuplan.errors import GpuplanError
 
-__all__ = ["HF_MODEL_IDS", "config_identity", "context_limit", "preset_identity"]
+__all__ = ["HF_MODEL_IDS", "ModelIdentity", "config_identity", "preset_identity"]
 
 #: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
 #: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
@@ -40,49 +41,46 @@ HF_MODEL_IDS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def preset_identity(preset: str) -> tuple[str | None, str | None]:
-    """(Hub id or None, family) of the preset called ``preset`` (already checked to exist)."""
+class ModelIdentity(NamedTuple):
+    """What a serving engine needs to know of a workload's model, read once from its preset or its
+    config.json."""
+
+    hub_id: str | None
+    """The Hugging Face Hub model (None: none named)."""
+    family: str | None
+    """``decoder``, …; None: not known."""
+    positions: int | None
+    """The positions it takes, the longest request an engine of it accepts (None: not stated)."""
+
+
+_UNKNOWN = ModelIdentity(None, None, None)
+
+
+def preset_identity(preset: str) -> ModelIdentity:
+    """The preset called ``preset`` (already checked to exist): its Hub id, family and positions."""
     from gpuplan.workload.presets.registry import PRESETS
 
     info = PRESETS.get(preset.strip().lower())
     if info is None:
-        return None, None
-    return HF_MODEL_IDS.get(info.name), info.family
+        return _UNKNOWN
+    return ModelIdentity(HF_MODEL_IDS.get(info.name), info.family, info.max_seq_len)
 
 
-def context_limit(preset: str | None, config: Path | None) -> int | None:
-    """The positions the model takes (its preset's, or its config.json's ``max_position_embeddings``
-    or kin), the longest request a serving engine of it accepts; None: not stated or unreadable."""
-    if preset is not None:
-        from gpuplan.workload.presets.registry import PRESETS
-
-        info = PRESETS.get(preset.strip().lower())
-        return info.max_seq_len if info is not None else None
-    if config is None:
-        return None
+def config_identity(path: Path) -> ModelIdentity:
+    """The config.json at ``path`` (a file or its folder): its ``_name_or_path`` where that is a
+    Hub id, a decoder where one of its ``architectures`` is a causal LM, its
+    ``max_position_embeddings`` (or kin). Unreadable, or a config that asks for code: all None."""
     from gpuplan.workload.hf_config import read_hf_config
     from gpuplan.workload.spec import hf_max_positions
 
     try:
-        return hf_max_positions(read_hf_config(config))
-    except (GpuplanError, OSError):
-        return None
-
-
-def config_identity(path: Path) -> tuple[str | None, str | None]:
-    """(Hub id or None, ``"decoder"`` or None) of the config.json at ``path`` (a file or its
-    folder): its ``_name_or_path`` where that is a Hub id, and a decoder where one of its
-    ``architectures`` is a causal LM. Unreadable, or a config that asks for code: (None, None)."""
-    from gpuplan.workload.hf_config import read_hf_config
-
-    try:
         raw = read_hf_config(path)
     except (GpuplanError, OSError):
-        return None, None
+        return _UNKNOWN
     name = raw.get("_name_or_path")
     hub_id = hf_repo_id(name) if isinstance(name, str) else None
     architectures = raw.get("architectures")
     causal = isinstance(architectures, list) and any(
         isinstance(a, str) and a.endswith("ForCausalLM") for a in architectures
     )
-    return hub_id, "decoder" if causal else None
+    return ModelIdentity(hub_id, "decoder" if causal else None, hf_max_positions(raw))

@@ -55,7 +55,7 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
-from gpuplan.deploy.hub import config_identity, context_limit, preset_identity
+from gpuplan.deploy.hub import ModelIdentity, config_identity, preset_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
@@ -737,15 +737,16 @@ def _config_inside(hf_config: str | None, folder: Folder | None) -> Path | None:
         return None
 
 
-def _identity(m: WorkloadModel, config: Path | None) -> tuple[str | None, str | None]:
-    """(Hub id, family) of the workload's model (:mod:`gpuplan.deploy.hub`)."""
+def _identity(m: WorkloadModel, config: Path | None) -> ModelIdentity:
+    """Hub id, family and positions of the workload's model (:mod:`gpuplan.deploy.hub`)."""
+    unknown = ModelIdentity(None, None, None)
     if m.python:
-        return None, None
+        return unknown
     if m.hf_config:
-        return config_identity(config) if config is not None else (None, None)
+        return config_identity(config) if config is not None else unknown
     if m.preset:
         return preset_identity(m.preset)
-    return None, None
+    return unknown
 
 
 def _samples(workload: PlanWorkload) -> int | None:
@@ -845,8 +846,7 @@ def _build(
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         model_source = _model_source(m)
-        hf_model_id, model_family = _identity(m, config)
-        positions = None if m.python else context_limit(m.preset, config if m.hf_config else None)
+        hf_model_id, model_family, positions = _identity(m, config)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
