@@ -301,16 +301,18 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     a trace is known does the serving block's sum stand, and the README says so."""
     serving = spec.serving
     limit = spec.model_context_limit
-    kv = spec.engine_kv_tokens
-    if spec.engine_longest_request is not None:
-        want = spec.engine_longest_request
-        why = _("the longest request in the trace {trace}").format(trace=spec.engine_slots_trace)
+    sizing = spec.engine_slots
+    kv = sizing.kv_tokens if sizing is not None else None
+    longest = sizing.longest_request if sizing is not None else None
+    if sizing is not None and longest is not None:
+        want = longest
+        why = _("the longest request in the trace {trace}").format(trace=sizing.trace)
         if limit is not None and want > limit:
             want = limit
             why = _(
                 "the model's own limit (its config's positions); the trace's longest request, {longest} "
                 "tokens, is longer and would be refused"
-            ).format(longest=spec.engine_longest_request)
+            ).format(longest=longest)
     elif limit is not None:
         want, why = limit, _("the model's own limit (its config's positions)")
     elif serving and serving.prompt_tokens and serving.output_tokens:

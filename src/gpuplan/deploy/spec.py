@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any
@@ -160,17 +160,19 @@ def _short_errors(e: ValidationError) -> Phrase:
 
 @dataclass(frozen=True)
 class EngineSlots:
-    """The requests one replica of a serving engine runs at once, and what they were counted at."""
+    """The requests one replica of a serving engine runs at once, and what they were counted at
+    (``gpuplan.api.engine_batch_slots``); its bounds are checked where a :class:`LaunchSpec` takes it."""
 
-    slots: int
-    context_tokens: float
+    slots: Annotated[int, Field(ge=1, le=MAX_ENGINE_SLOTS)]
+    context_tokens: Annotated[float, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """The mean KV context of a running request the KV cache was divided by (tokens)."""
-    kv_tokens: int
-    """Tokens of KV cache one replica holds."""
-    trace: str | None
+    kv_tokens: Annotated[int, Field(ge=0, le=2**40)]
+    """Tokens of KV cache one replica holds, as the estimate counts them: the longest request it can
+    take at all (0: none)."""
+    trace: Annotated[str | None, Field(max_length=200)]
     """The trace whose request lengths gave it; None: the workload's ``serving:`` lengths, every
     request the same."""
-    longest_request: int | None
+    longest_request: Annotated[int | None, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """The trace's longest request, prompt + answer tokens (None without a trace)."""
 
 
@@ -242,20 +244,11 @@ class LaunchSpec(BaseModel):
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
-    engine_slots: int | None = Field(default=None, ge=1, le=MAX_ENGINE_SLOTS)
-    """Requests one replica of the serving engine runs at once (``gpuplan.api.engine_batch_slots``),
-    which its autoscaler holds in flight at × ``TARGET_UTILISATION``; None: not worked out (no
-    engine, or the model could not be traced), and the autoscaler scales on GPU utilisation."""
-    engine_context_tokens: float | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
-    """The mean KV context of a running request :attr:`engine_slots` was counted at (None with it)."""
-    engine_slots_trace: str | None = Field(default=None, max_length=200)
-    """The trace whose request lengths :attr:`engine_slots` was counted on; None: the workload's
-    ``serving:`` lengths, every request the same."""
-    engine_kv_tokens: int | None = Field(default=None, ge=0, le=2**40)
-    """Tokens of KV cache one replica of the engine holds, as the estimate counts them (None with
-    :attr:`engine_slots`): the longest request it can take at all."""
-    engine_longest_request: int | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
-    """The longest request (prompt + answer tokens) of :attr:`engine_slots_trace`; None without one."""
+    engine_slots: EngineSlots | None = None
+    """The requests one replica of the serving engine runs at once, which its autoscaler holds in
+    flight at × ``TARGET_UTILISATION``, with its KV cache (the longest request the engine takes)
+    and the lengths they were counted on; None: not worked out (no engine, or the model could not
+    be traced), and the autoscaler scales on GPU utilisation."""
     replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
     """Requests/s one replica of the service carries, as the plan estimated it (its option's
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
@@ -313,16 +306,8 @@ class LaunchSpec(BaseModel):
     def with_engine_slots(self, sizing: EngineSlots) -> LaunchSpec:
         """A copy whose engine replicas run ``sizing.slots`` requests at once (:attr:`engine_slots`),
         as ``gpuplan.api.engine_batch_slots`` counted them."""
-        return LaunchSpec.model_validate(
-            {
-                **self.model_dump(),
-                "engine_slots": sizing.slots,
-                "engine_context_tokens": sizing.context_tokens,
-                "engine_slots_trace": sizing.trace,
-                "engine_kv_tokens": sizing.kv_tokens,
-                "engine_longest_request": sizing.longest_request,
-            }
-        )
+        # as a mapping: an instance would be taken without its bounds checked
+        return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
 
     @field_validator("name")
     @classmethod
@@ -398,20 +383,6 @@ class LaunchSpec(BaseModel):
             table = next((t for t in mig_gpus() if gpu.id in t.gpu_ids), None)
             if table is not None:
                 table.profile(self.serving.mig_profile)
-        if (
-            len(
-                {self.engine_slots is None, self.engine_context_tokens is None, self.engine_kv_tokens is None}
-            )
-            > 1
-        ):
-            raise ValueError(
-                Phrase(
-                    N_(
-                        "engine_slots, engine_context_tokens and engine_kv_tokens go together: give all "
-                        "or none"
-                    )
-                )
-            )
         return self
 
     # ---- builders ---------------------------------------------------------------------------

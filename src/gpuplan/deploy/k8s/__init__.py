@@ -111,7 +111,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         target = in_flight_target(spec)
         if target is not None:
             assert spec.serving is not None  # an engine serves a serving block
-            assert spec.engine_context_tokens is not None  # set with engine_slots (LaunchSpec)
+            sizing = spec.engine_slots
+            assert sizing is not None  # in_flight_target's case
             extra.append(
                 _(
                     "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
@@ -128,8 +129,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 _(
                     "the mean context of a running request on the request lengths of trace {trace} "
                     "(long answers hold their slots longer)"
-                ).format(trace=spec.engine_slots_trace)
-                if spec.engine_slots_trace is not None
+                ).format(trace=sizing.trace)
+                if sizing.trace is not None
                 else _(
                     "the serving block's {prompt} prompt + half its {output} answer tokens, every request "
                     "taken at those lengths; `gpuplan deploy … --trace FILE.csv` counts them on your "
@@ -154,8 +155,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     least=spec.serving.min_replicas,
                     most=spec.serving.max_replicas,
                     pct=f"{TARGET_UTILISATION * 100:.0f}",
-                    slots=spec.engine_slots,
-                    context=spec.engine_context_tokens,
+                    slots=sizing.slots,
+                    context=sizing.context_tokens,
                     counted=counted,
                     shared=_(", with serving.share_gpu: {n} in the workload file").format(
                         n=spec.serving.share_gpu

@@ -197,7 +197,7 @@ def in_flight_target(spec: LaunchSpec) -> float | None:
     launch = engine_launch(spec)
     if spec.engine_slots is None or launch is None or launch.in_flight_gauges is None:
         return None
-    return spec.engine_slots * TARGET_UTILISATION
+    return spec.engine_slots.slots * TARGET_UTILISATION
 
 
 def _signal(spec: LaunchSpec) -> _Signal:
@@ -350,7 +350,7 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
         fields = {
             "target": signal.target_text,
             "pct": f"{TARGET_UTILISATION * 100:.0f}",
-            "slots": spec.engine_slots,
+            "slots": spec.engine_slots.slots,
         }
         keda = _(
             "KEDA: add replicas when the engine's requests in flight (running + waiting) pass {target} per\n"
