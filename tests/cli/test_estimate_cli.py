@@ -482,6 +482,18 @@ def test_on_a_fresh_catalog_a_bigger_gpu_of_the_shipped_offers_is_offered(
     assert bigger and all(a["offered"] for a in bigger), bigger
 
 
+def _fp16_job(stub_trace: list[Profile], tmp_path: Path) -> Path:
+    """An fp16 job whose T4 estimate advises a bigger GPU (FSDP, then another GPU)."""
+    stub_trace[0] = _profile("amp-fp16", "float16")
+    job = tmp_path / "fp16.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-fp16\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    return job
+
+
 @pytest.mark.parametrize(
     ("as_of", "said"),
     [
@@ -496,13 +508,7 @@ def test_a_bigger_gpus_price_says_where_it_is_from_and_how_old(
     # price of unknown age; now it comes with its offer's provider, region, date and age.
     db = str(tmp_path / "cat.sqlite")
     # On a T4 the bigger GPU is among the changes the table shows (FSDP, then another GPU).
-    stub_trace[0] = _profile("amp-fp16", "float16")
-    job = tmp_path / "fp16.yaml"
-    job.write_text(
-        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
-        "precision: amp-fp16\ndata: {samples: 100000, epochs: 1}\n",
-        encoding="utf-8",
-    )
+    job = _fp16_job(stub_trace, tmp_path)
 
     def bigger() -> tuple[dict[str, Any], str]:
         args = ["--db", db, "estimate", str(job), "--gpu", "T4"]
@@ -540,6 +546,39 @@ def test_a_bigger_gpus_price_says_where_it_is_from_and_how_old(
     # The text says the same: the figure, where it is from, its date and the age label plan uses.
     at = f"${price * 0.9:.2f}/GPU-h on demand at aws/us-east-1, as of {as_of.replace('/', '–')}: {said}"
     assert at in advice["summary"] and at in text, (advice["summary"], text)
+
+
+def test_the_advices_price_is_in_the_currency_asked_for_at_the_rate_said(
+    stub_trace: list[Profile], tmp_path: Path
+) -> None:
+    # was: estimate had no --currency; the bigger GPU's price was in dollars for a reader in yuan
+    db = str(tmp_path / "cat.sqlite")
+    job = _fp16_job(stub_trace, tmp_path)
+    args = ["--db", db, "estimate", str(job), "--gpu", "T4"]
+
+    def bigger(*extra: str) -> dict[str, Any]:
+        r = CliRunner().invoke(app, [*args, "--json", *extra])
+        assert r.exit_code == 0, r.output
+        [t4] = json.loads(r.stdout)["estimates"]
+        [advice] = [a for a in t4["advice"] if a["action"] == "bigger_gpu"]
+        return advice
+
+    usd = bigger()["gpu_price"]["price_usd_per_gpu_hour"]
+    advice = bigger("--cny-per-usd", "7.1", "--currency", "CNY")
+    assert advice["gpu_price"]["price_usd_per_gpu_hour"] == usd  # the document's figures stay in USD
+    assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in advice["summary"], advice["summary"]
+    text = (
+        CliRunner()
+        .invoke(app, [*args, "--cny-per-usd", "7.1", "--currency", "CNY"], env={"COLUMNS": "2000"})
+        .stdout
+    )
+    text = " ".join(text.split())
+    assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in text and "$" not in text.split("Amounts in")[0]
+    assert "Amounts in CNY at 1 USD = 7.1000 CNY" in text
+    # A misspelt currency is one line, before anything is traced.
+    stub_trace.clear()
+    r = CliRunner().invoke(app, [*args, "--currency", "CYN"])
+    assert r.exit_code != 0 and "did you mean 'CNY'" in str(r.exception)
 
 
 def test_a_count_given_twice_is_refused_and_an_instance_is_estimated_whole(

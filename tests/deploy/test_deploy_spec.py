@@ -293,3 +293,27 @@ def test_a_plan_whose_replica_spans_gpus_cannot_time_share_them() -> None:
         LaunchSpec.from_plan(doc)
     doc["workload"]["serving"]["share_gpu"] = 1
     assert LaunchSpec.from_plan(doc).tensor_parallel == 2
+
+
+def test_a_service_whose_replica_spans_nodes_is_refused_in_one_line() -> None:
+    # was: a replica of 16 GPUs (tensor 8 × pipeline 2) on 8-GPU nodes was written as one pod
+    # asking for 16 GPUs (never scheduled), one SkyServe cluster of "A100:16", one container of 16
+    doc = plan_doc(nodes=2, gpu_count=16)
+    doc["workload"] = doc["workload"] | {
+        "task": "infer",
+        "tensor_parallel": 8,
+        "pipeline_parallel": 2,
+        "serving": {"requests_per_s": 1, "prompt_tokens": 10, "output_tokens": 10},
+    }
+    with pytest.raises(
+        DeployError,
+        match=r"one replica spans 16 GPUs \(tensor_parallel × pipeline_parallel\) but a node has 8",
+    ):
+        LaunchSpec.from_plan(doc)
+    # A training job of the same split runs across the nodes (pipeline stages on each).
+    train = dict(doc["workload"], task="train")
+    del train["serving"]
+    assert LaunchSpec.from_plan(doc | {"workload": train}).pipeline_parallel == 2
+    # A replica within one node is written as before.
+    doc["workload"]["pipeline_parallel"] = 1
+    assert LaunchSpec.from_plan(doc).tensor_parallel == 8

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from gpuplan.catalog.age_words import price_age_words
 from gpuplan.catalog.model import OfferPrice, PricingModel
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, current_money
 from gpuplan.i18n.places import place
 
 __all__ = [
@@ -103,15 +103,16 @@ class GpuHourPrice:
             return _("on-demand price unknown: {reason}").format(
                 reason=_(self.price_reason or ON_DEMAND_UNPRICED)
             )
-        price = f"{self.price_usd_per_gpu_hour:.2f}"
+        # In the currency the output is shown in (``--currency``), at its dated rate.
+        price = current_money().format(self.price_usd_per_gpu_hour)
         if not self.where():  # a figure given without its offer (``gpuplan.api.estimate``)
-            return _("${price}/GPU-h on demand ({source}; place and date not stated)").format(
+            return _("{price}/GPU-h on demand ({source}; place and date not stated)").format(
                 price=price, source=_(self.source or "given")
             )
         if self.as_of is None:
-            return _("${price}/GPU-h on demand at {where}: {age}").format(
+            return _("{price}/GPU-h on demand at {where}: {age}").format(
                 price=price, where=self.where(), age=self.age_said()
             )
-        return _("${price}/GPU-h on demand at {where}, as of {as_of}: {age}").format(
+        return _("{price}/GPU-h on demand at {where}, as of {as_of}: {age}").format(
             price=price, where=self.where(), as_of=self.as_of.replace("/", "–"), age=self.age_said()
         )

@@ -17,14 +17,17 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-def open_cache(db: str | None, *, seed: bool = False) -> Store | None:
+def open_cache(
+    db: str | None, *, seed: bool = False, usd_per_cny: float | None = None, force_rate: bool = False
+) -> Store | None:
     """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
     a broken cache must not block an estimate. ``seed``: load the shipped offers on first use, for
-    a caller that reads them too (under a second, once)."""
+    a caller that reads them too (under a second, once); ``usd_per_cny``, ``force_rate``: the
+    user's CNY rate, as ``open_store`` takes it."""
     from gpuplan.catalog.open_catalog import open_store
 
     try:
-        return open_store(db, seed=seed)
+        return open_store(db, seed=seed, usd_per_cny=usd_per_cny, force_rate=force_rate)
     except StoreError as e:
         from gpuplan.i18n import _
         from gpuplan.i18n.error_text import error_text

@@ -9,12 +9,21 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli._access import ProjectOption
-from gpuplan.cli._i18n import LangOption, apply_language, console
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    console,
+    resolve_usd_per_cny,
+)
 from gpuplan.cli._numbers import finite_in
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
-from gpuplan.i18n import _
+from gpuplan.i18n import _, set_money
 
 if TYPE_CHECKING:
     from gpuplan.api import InstanceLinks
@@ -75,10 +84,18 @@ def estimate_cmd(
         ),
     ] = None,
     lang: LangOption = None,
+    currency: CurrencyOption = "USD",
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
     project: ProjectOption = None,
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
+    from gpuplan.cli._simulate_common import check_currency, display_money_for
+
+    check_currency(currency)  # a misspelt currency: one line, before the trace
+    rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     from gpuplan.api import estimate, offered_gpu_hours, refuse_two_counts, refuse_unrunnable, refuse_unsplit
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
@@ -99,8 +116,11 @@ def estimate_cmd(
     # One store for all three: the profile cache, the `gpuplan bench` results that refine estimates
     # and the offers the advice prefers GPUs of (seeded on first use: on a fresh catalog every
     # "use a bigger GPU" had said "not offered in the catalog").
-    store = open_cache(settings(ctx).db, seed=True)
+    store = open_cache(settings(ctx).db, seed=True, usd_per_cny=rate, force_rate=force_rate)
     try:
+        # the advice's prices in the currency asked for, at the catalog's dated rate (said below)
+        money = display_money_for(store, currency)
+        set_money(money)
         links = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         network, gpu, host = links.network, list(links.gpus) if links.gpus else None, links.host
         count = links.count(count)  # an instance's own GPUs, unless --count says otherwise
@@ -153,6 +173,8 @@ def estimate_cmd(
         sys.stdout.write(doc.to_json())
         return
     console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
+    if note := money.rate_note():
+        console().print(note)
     if steps and not any(o.estimate is not None and o.estimate.anchored for o in outcomes):
         # Recordings of this workload exist but none anchors these GPUs (a CPU recording, a GPU
         # without a datasheet): the table alone would not say that the measurement was seen.

@@ -371,6 +371,22 @@ class LaunchSpec(BaseModel):
                     n=split,
                 )
             )
+        if self.serving and split > self.gpus_per_node:
+            # Every target writes a replica as one pod, container or cluster of one node: a replica
+            # of more GPUs than a node has would never be scheduled (a pod asking for 16 GPUs of
+            # 8-GPU nodes), and an engine across nodes needs a Ray cluster none of them sets up.
+            raise ValueError(
+                Phrase(
+                    N_(
+                        "one replica spans {n} GPUs (tensor_parallel × pipeline_parallel) but a node "
+                        "has {per}: deploy writes each replica on one node, and a replica across "
+                        "nodes needs a Ray cluster it does not set up; deploy an option of {n} or "
+                        "more GPUs to a node, or split the model within one"
+                    ),
+                    n=split,
+                    per=self.gpus_per_node,
+                )
+            )
         if self.serving and self.serving.mig_profile and self.gpu:
             gpu = get_gpu(self.gpu)
             if gpu.mig_max_instances == 0:
