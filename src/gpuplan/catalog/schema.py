@@ -359,7 +359,9 @@ team_plans = Table(
     Column("catalog_import_id", Integer, nullable=True),  # the newest import when planned
     Column("created_by", String(64), nullable=False),
     Column("created_at", String(32), nullable=False),
-    Column("status", String(16), nullable=False),  # planned | cancelled
+    Column("status", String(16), nullable=False),  # planned | cancelled | replaced (saved again)
+    # times the plan runs in its month (a nightly job: 30); its cost is one run's (revision 0008)
+    Column("runs_per_month", Integer, nullable=False, server_default="1"),
 )
 
 team_budgets = Table(

@@ -32,14 +32,19 @@ from gpuplan.catalog.transactions import upsert, writing
 from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.units import MAX_RUNS_PER_MONTH
 
 #: The largest monthly budget accepted (the service's request schema says the same).
 MAX_BUDGET_USD = 1e12
+#: A saved plan's states: counted in its month's spend, taken out by hand, or saved again since
+#: (the newer plan of the same workload and month is counted in its place).
+PLAN_STATUSES = ("planned", "cancelled", "replaced")
 
 if TYPE_CHECKING:
     from sqlalchemy import ColumnElement, Connection, Engine
 
 __all__ = [
+    "PLAN_STATUSES",
     "SCOPES",
     "AuditEntry",
     "Budget",
@@ -139,6 +144,15 @@ class SavedPlan:
     created_by: str
     created_at: str
     status: str
+    """planned (counted in its month's spend), cancelled, or replaced (the workload was planned again
+    for the month since)."""
+    runs_per_month: int = 1
+    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
+
+    @property
+    def month_cost_usd(self) -> float | None:
+        """The month's spend of the plan: one run's cost times its runs (None: cost unknown)."""
+        return None if self.total_cost_usd is None else self.total_cost_usd * self.runs_per_month
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,6 +210,15 @@ def _token_info(r: Any) -> TokenInfo:
 #: ``YYYY-MM`` in ASCII digits, 01-12: strptime's ``%Y`` also reads full-width ２０２６, so a plan was
 #: kept under a month no listing or budget of "2026-12" finds.
 _MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+
+
+def _check_runs(runs: int) -> None:
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS_PER_MONTH:
+        raise InputError.worded(
+            N_("runs per month {runs!r}: give a whole number from 1 to {limit} (hourly in a 31-day month)"),
+            runs=runs,
+            limit=MAX_RUNS_PER_MONTH,
+        )
 
 
 def check_month(month: str) -> str:
@@ -474,10 +497,14 @@ class TeamStore:
         catalog_import_id: int | None,
         actor: str,
         document_text: str | None = None,
+        runs_per_month: int = 1,
     ) -> SavedPlan:
-        """Keep a plan of a saved workload version: who, when, on which prices, for which month.
+        """Keep a plan of a saved workload version: who, when, on which prices, for which month,
+        run how many times in it. The workload's earlier planned plan for the month, if any, is
+        marked replaced (the month's spend counts each workload's newest plan once).
         ``document_text``: the document as JSON text when the caller has it (it is not written again)."""
         check_month(month)
+        _check_runs(runs_per_month)
         rec = document.get("recommended") or {}
         w = t.team_workloads.c
         now = now_iso()
@@ -489,6 +516,7 @@ class TeamStore:
             document_text = json.dumps(document, ensure_ascii=False)
         with writing(self.engine) as conn:
             wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
+            replaced = self._replace_planned(conn, wid, month)
             key = conn.execute(
                 insert(t.team_plans).values(
                     workload_id=wid,
@@ -502,6 +530,7 @@ class TeamStore:
                     created_by=actor,
                     created_at=now,
                     status="planned",
+                    runs_per_month=runs_per_month,
                 )
             ).inserted_primary_key
             assert key is not None
@@ -511,7 +540,13 @@ class TeamStore:
                 actor,
                 "plan.save",
                 f"{workload.name}@{workload.version}",
-                {"plan_id": pid, "month": month, "total_cost_usd": total},
+                {
+                    "plan_id": pid,
+                    "month": month,
+                    "total_cost_usd": total,
+                    "runs_per_month": runs_per_month,
+                    "replaced": replaced,
+                },
             )
         return SavedPlan(
             id=int(pid),
@@ -527,7 +562,22 @@ class TeamStore:
             created_by=actor,
             created_at=now,
             status="planned",
+            runs_per_month=runs_per_month,
         )
+
+    @staticmethod
+    def _replace_planned(
+        conn: Connection, workload_id: int, month: str, *, but: int | None = None
+    ) -> list[int]:
+        """Mark the workload's planned plans of ``month`` (all but plan ``but``) replaced; their ids."""
+        p = t.team_plans.c
+        where = [p.workload_id == workload_id, p.month == month, p.status == "planned"]
+        if but is not None:
+            where.append(p.id != but)
+        ids = [int(i) for i in conn.execute(select(p.id).where(*where)).scalars()]
+        if ids:
+            conn.execute(update(t.team_plans).where(p.id.in_(ids)).values(status="replaced"))
+        return ids
 
     def _plans(self, where: Any = None, *, with_document: bool = False) -> list[SavedPlan]:
         p, w = t.team_plans.c, t.team_workloads.c
@@ -555,6 +605,7 @@ class TeamStore:
                 created_by=r.created_by,
                 created_at=r.created_at,
                 status=r.status,
+                runs_per_month=r.runs_per_month,
             )
             for r in rows
         ]
@@ -571,14 +622,21 @@ class TeamStore:
         return found[0]
 
     def set_plan_status(self, plan_id: int, status: str, *, actor: str) -> SavedPlan:
+        """Cancel a plan, or plan it again (then the workload's other planned plan of its month, if
+        any, is replaced: a month counts one plan of each workload)."""
         if status not in ("planned", "cancelled"):
             from gpuplan.errors import UnknownChoiceError
 
             raise UnknownChoiceError("plan status", status, ("planned", "cancelled"))
         self.plan(plan_id, with_document=False)
+        p = t.team_plans.c
         with writing(self.engine) as conn:
-            conn.execute(update(t.team_plans).where(t.team_plans.c.id == plan_id).values(status=status))
-            self.audit(conn, actor, "plan.status", str(plan_id), {"status": status})
+            details: dict[str, Any] = {"status": status}
+            if status == "planned":
+                row = conn.execute(select(p.workload_id, p.month).where(p.id == plan_id)).one()
+                details["replaced"] = self._replace_planned(conn, row.workload_id, row.month, but=plan_id)
+            conn.execute(update(t.team_plans).where(p.id == plan_id).values(status=status))
+            self.audit(conn, actor, "plan.status", str(plan_id), details)
         return self.plan(plan_id, with_document=False)
 
     # -- budgets -----------------------------------------------------------------------------------

@@ -106,9 +106,15 @@ class SavedPlanItem(Document):
     workload_version: int
     month: str
     """YYYY-MM the spend is planned for."""
-    status: Literal["planned", "cancelled"]
+    status: Literal["planned", "cancelled", "replaced"]
+    """planned: counted in its month's spend; cancelled; replaced: the workload was planned again for
+    the month since, and the newer plan is counted in its place."""
     total_cost_usd: float | None
-    """The recommended option's all-in cost when it was planned."""
+    """The recommended option's all-in cost when it was planned: one run of the workload."""
+    runs_per_month: int = 1
+    """How many times the workload runs in the month (1 for a plan saved without saying)."""
+    month_cost_usd: float | None = None
+    """``total_cost_usd`` × ``runs_per_month``: what the plan puts against its month's budget."""
     recommended: str | None
     """provider/region/instance × nodes, pricing."""
     prices_as_of: str | None
@@ -144,7 +150,9 @@ class BudgetDocument(Document):
     """The budget as given in yuan (``budget_usd`` is it at the rate its note states); None: given in
     US dollars, or no budget."""
     planned_usd: float
-    """Sum of the month's planned (not cancelled) plans whose cost is known."""
+    """Sum of the month's planned plans whose cost is known, each plan's cost (one run's) times its
+    ``runs_per_month`` (1 unless the plan said otherwise). Cancelled plans are not counted, nor
+    replaced ones: a workload planned again for the month counts once, at its newest plan."""
     unknown_cost_plans: int
     """Planned plans whose cost is unknown, not counted in ``planned_usd`` (so it may be more)."""
     remaining_usd: float | None

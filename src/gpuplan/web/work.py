@@ -113,7 +113,9 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
 
 
 def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
-    fields = request.model_dump(exclude={"name", "version", "month", "workload", "hf_config_json"})
+    fields = request.model_dump(
+        exclude={"name", "version", "month", "runs_per_month", "workload", "hf_config_json"}
+    )
     return PlanRequest(workload=spec["workload"], hf_config_json=spec.get("hf_config_json"), **fields)
 
 
@@ -176,6 +178,7 @@ def _save_plan(
         document_text=text,
         catalog_import_id=newest,
         actor=actor,
+        runs_per_month=request.runs_per_month,
     )
     return kept, text
 
@@ -202,6 +205,8 @@ def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) 
         "month": p.month,
         "status": p.status,
         "total_cost_usd": p.total_cost_usd,
+        "runs_per_month": p.runs_per_month,
+        "month_cost_usd": p.month_cost_usd,
         "recommended": option_label(p.recommended),
         "prices_as_of": p.prices_as_of,
         "prices_age_days": age.age_days,
@@ -215,13 +220,15 @@ def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) 
 
 
 def budget_document(store: Store, month: str) -> dict[str, Any]:
-    """The month's budget and the planned spend of its saved plans (cancelled ones left out)."""
+    """The month's budget and the planned spend of its saved plans: each plan's cost (one run's)
+    times its runs in the month. Cancelled plans are left out, and so are replaced ones (a workload
+    planned again for the month counts once, at its newest plan)."""
     from gpuplan.catalog.team_store import TeamStore
 
     team = TeamStore(store.engine)
     budget = team.budget(month)
     plans = [p for p in team.plans(month) if p.status == "planned"]
-    known = [p.total_cost_usd for p in plans if p.total_cost_usd is not None]
+    known = [p.month_cost_usd for p in plans if p.month_cost_usd is not None]
     planned = round(sum(known), 2)
     amount = budget.amount_usd if budget else None
     return {

@@ -314,6 +314,8 @@
       const f = formData(form);
       const name = f.saved || f.name;
       const req = Object.assign(planRequest(f), { name, month: f.month || new Date().toISOString().slice(0, 7) });
+      // How often the workload runs in the month: the month's spend is the plan's cost times this.
+      if (f.runs_per_month) req.runs_per_month = Number(f.runs_per_month);
       delete req.workload;
       const answer = await finished(await api("POST", "/api/v1/plans", req), status);
       const item = answer.data;
@@ -530,7 +532,7 @@
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
-      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Prices as of"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Prices as of"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
           if (p.status === "planned") {
@@ -539,8 +541,8 @@
             action = { node: btn, text: "" };
           }
           return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd },
-            planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
-        }), [4]);
+            p.runs_per_month, { text: money(p.month_cost_usd), sort: p.month_cost_usd }, planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+        }), [4, 5, 6]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
     }
