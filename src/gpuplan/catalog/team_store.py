@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
+from sqlalchemy import JSON, and_, cast, func, insert, select, type_coerce, update
 
 from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
@@ -97,6 +97,9 @@ class TokenInfo:
     created_at: str
     expires_at: str | None
     revoked_at: str | None
+    team: str | None = None
+    """The holder's team: the plans they save are that team's. None: no team (their plans count in
+    the whole service's budget only)."""
 
     def allows(self, scope: str) -> bool:
         """True when this token's highest scope includes ``scope`` (read < plan < admin)."""
@@ -148,6 +151,8 @@ class SavedPlan:
     for the month since)."""
     runs_per_month: int = 1
     """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
+    team: str | None = None
+    """The team of the token that saved it (None: no team)."""
 
     @property
     def month_cost_usd(self) -> float | None:
@@ -168,6 +173,8 @@ class Budget:
     """The budget as given in yuan; None: given in US dollars."""
     cny_rate: ExchangeRate | None = None
     """The rate ``amount_cny`` was kept in US dollars at, with its age then."""
+    team: str | None = None
+    """The team whose budget it is; None: the whole service's."""
 
 
 def _budget_of(row: Mapping[str, Any]) -> Budget:
@@ -191,6 +198,7 @@ def _budget_of(row: Mapping[str, Any]) -> Budget:
         set_at=row["set_at"],
         amount_cny=row["amount_cny"] if rate else None,
         cny_rate=rate,
+        team=row["team"] or None,
     )
 
 
@@ -204,6 +212,7 @@ def _token_info(r: Any) -> TokenInfo:
         created_at=r.created_at,
         expires_at=r.expires_at,
         revoked_at=r.revoked_at,
+        team=r.team,
     )
 
 
@@ -219,6 +228,20 @@ def _check_runs(runs: int) -> None:
             runs=runs,
             limit=MAX_RUNS_PER_MONTH,
         )
+
+
+#: A team's name: letters, digits, '.', '-', '_' and inner spaces (as a saved workload's).
+_TEAM = re.compile(r"[\w.\-]([\w.\- ]*[\w.\-])?")
+
+
+def check_team(team: str) -> str:
+    """A team's name as given (1 to 64 letters, digits, '.', '-', '_', inner spaces), or InputError."""
+    if not isinstance(team, str) or len(team) > 64 or _TEAM.fullmatch(team) is None:
+        raise InputError.worded(
+            N_("team {team!r}: give 1 to 64 letters, digits, '.', '-', '_' or inner spaces"), team=team
+        )
+    _refuse_lookalike(N_("team"), team)
+    return team
 
 
 def check_month(month: str) -> str:
@@ -280,9 +303,13 @@ class TeamStore:
         rate_per_minute: int = 120,
         expires_in_days: float | None = None,
         actor: str = "cli",
+        team: str | None = None,
     ) -> tuple[str, TokenInfo]:
-        """A new token for ``name`` with ``scope`` (and those below it). Returns the token — shown
-        once, never stored — and its record."""
+        """A new token for ``name`` with ``scope`` (and those below it), of ``team`` when given (the
+        plans its holder saves are that team's). Returns the token — shown once, never stored — and
+        its record."""
+        if team is not None:
+            team = check_team(team.strip())
         if scope not in SCOPES:
             from gpuplan.errors import UnknownChoiceError
 
@@ -322,11 +349,11 @@ class TeamStore:
                     created_at=now_iso(),
                     expires_at=expires,
                     revoked_at=None,
+                    team=team,
                 )
             )
-            self.audit(
-                conn, actor, "token.create", name, {"scopes": scopes, "prefix": prefix, "expires_at": expires}
-            )
+            details = {"scopes": scopes, "prefix": prefix, "expires_at": expires, "team": team}
+            self.audit(conn, actor, "token.create", name, details)
         info = self.token_by_prefix(prefix)
         assert info is not None
         return token, info
@@ -498,10 +525,12 @@ class TeamStore:
         actor: str,
         document_text: str | None = None,
         runs_per_month: int = 1,
+        team: str | None = None,
     ) -> SavedPlan:
         """Keep a plan of a saved workload version: who, when, on which prices, for which month,
-        run how many times in it. The workload's earlier planned plan for the month, if any, is
-        marked replaced (the month's spend counts each workload's newest plan once).
+        run how many times in it, for which team (the saver's). The team's earlier planned plan of
+        the workload for the month, if any, is marked replaced (the month's spend counts each
+        workload's newest plan once per team).
         ``document_text``: the document as JSON text when the caller has it (it is not written again)."""
         check_month(month)
         _check_runs(runs_per_month)
@@ -516,7 +545,7 @@ class TeamStore:
             document_text = json.dumps(document, ensure_ascii=False)
         with writing(self.engine) as conn:
             wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
-            replaced = self._replace_planned(conn, wid, month)
+            replaced = self._replace_planned(conn, wid, month, team)
             key = conn.execute(
                 insert(t.team_plans).values(
                     workload_id=wid,
@@ -531,6 +560,7 @@ class TeamStore:
                     created_at=now,
                     status="planned",
                     runs_per_month=runs_per_month,
+                    team=team,
                 )
             ).inserted_primary_key
             assert key is not None
@@ -546,6 +576,7 @@ class TeamStore:
                     "total_cost_usd": total,
                     "runs_per_month": runs_per_month,
                     "replaced": replaced,
+                    "team": team,
                 },
             )
         return SavedPlan(
@@ -563,15 +594,22 @@ class TeamStore:
             created_at=now,
             status="planned",
             runs_per_month=runs_per_month,
+            team=team,
         )
 
     @staticmethod
     def _replace_planned(
-        conn: Connection, workload_id: int, month: str, *, but: int | None = None
+        conn: Connection, workload_id: int, month: str, team: str | None, *, but: int | None = None
     ) -> list[int]:
-        """Mark the workload's planned plans of ``month`` (all but plan ``but``) replaced; their ids."""
+        """Mark ``team``'s planned plans of the workload for ``month`` (all but plan ``but``)
+        replaced; their ids."""
         p = t.team_plans.c
-        where = [p.workload_id == workload_id, p.month == month, p.status == "planned"]
+        where = [
+            p.workload_id == workload_id,
+            p.month == month,
+            p.status == "planned",
+            p.team.is_not_distinct_from(team),
+        ]
         if but is not None:
             where.append(p.id != but)
         ids = [int(i) for i in conn.execute(select(p.id).where(*where)).scalars()]
@@ -606,13 +644,19 @@ class TeamStore:
                 created_at=r.created_at,
                 status=r.status,
                 runs_per_month=r.runs_per_month,
+                team=r.team,
             )
             for r in rows
         ]
 
-    def plans(self, month: str | None = None) -> list[SavedPlan]:
-        """Saved plans, newest first (of ``month`` when given), without their documents."""
-        return self._plans(t.team_plans.c.month == check_month(month) if month else None)
+    def plans(self, month: str | None = None, *, team: str | None = None) -> list[SavedPlan]:
+        """Saved plans, newest first (of ``month``, of ``team`` when given), without their documents."""
+        p = t.team_plans.c
+        where = [
+            *([p.month == check_month(month)] if month else []),
+            *([p.team == team] if team is not None else []),
+        ]
+        return self._plans(and_(*where) if where else None)
 
     def plan(self, plan_id: int, *, with_document: bool = True) -> SavedPlan:
         """One saved plan, with its document unless ``with_document`` is False."""
@@ -633,8 +677,10 @@ class TeamStore:
         with writing(self.engine) as conn:
             details: dict[str, Any] = {"status": status}
             if status == "planned":
-                row = conn.execute(select(p.workload_id, p.month).where(p.id == plan_id)).one()
-                details["replaced"] = self._replace_planned(conn, row.workload_id, row.month, but=plan_id)
+                row = conn.execute(select(p.workload_id, p.month, p.team).where(p.id == plan_id)).one()
+                details["replaced"] = self._replace_planned(
+                    conn, row.workload_id, row.month, row.team, but=plan_id
+                )
             conn.execute(update(t.team_plans).where(p.id == plan_id).values(status=status))
             self.audit(conn, actor, "plan.status", str(plan_id), details)
         return self.plan(plan_id, with_document=False)
@@ -649,10 +695,14 @@ class TeamStore:
         note: str = "",
         actor: str,
         given_cny: tuple[float, ExchangeRate] | None = None,
+        team: str | None = None,
     ) -> Budget:
-        """Keep ``month``'s budget; ``given_cny``: it was given as that many yuan, converted to
-        ``amount_usd`` at that rate (kept, so that a reader is told so in their own language)."""
+        """Keep ``month``'s budget, the whole service's or ``team``'s; ``given_cny``: it was given as
+        that many yuan, converted to ``amount_usd`` at that rate (kept, so that a reader is told so
+        in their own language)."""
         check_month(month)
+        if team is not None:
+            self.check_known_team(team)
         if not (0 <= amount_usd <= MAX_BUDGET_USD):  # NaN too
             raise InputError.worded(
                 N_("budget {amount:g}: give 0 to {limit:,.0f} US dollars"),
@@ -670,10 +720,11 @@ class TeamStore:
             )
         now = now_iso()
         cny, rate = given_cny if given_cny is not None else (None, None)
-        details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500]}
+        details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500], "team": team}
         if rate is not None:
             details |= {"amount_cny": cny, "usd_per_cny": rate.usd_per_unit, "rate_as_of": rate.as_of}
         row = {
+            "team": team or "",
             "month": month,
             "amount_usd": amount_usd,
             "note": note[:500],
@@ -686,16 +737,46 @@ class TeamStore:
             "cny_rate_age_days": rate.age_days if rate else None,
         }
         with writing(self.engine) as conn:
-            upsert(conn, t.team_budgets, row, ["month"])
-            self.audit(conn, actor, "budget.set", month, details)
+            upsert(conn, t.team_budgets, row, ["team", "month"])
+            self.audit(conn, actor, "budget.set", f"{team}/{month}" if team else month, details)
         return _budget_of(row)
 
-    def budget(self, month: str) -> Budget | None:
+    def budget(self, month: str, team: str | None = None) -> Budget | None:
+        """``month``'s budget: the whole service's, or ``team``'s."""
+        b = t.team_budgets.c
         with self.engine.connect() as conn:
             r = conn.execute(
-                select(t.team_budgets).where(t.team_budgets.c.month == check_month(month))
+                select(t.team_budgets).where(b.month == check_month(month), b.team == (team or ""))
             ).first()
         return None if r is None else _budget_of(dict(r._mapping))
+
+    def budgets(self, month: str) -> list[Budget]:
+        """Every team's budget of ``month`` (not the whole service's), by team."""
+        b = t.team_budgets.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(t.team_budgets).where(b.month == check_month(month), b.team != "").order_by(b.team)
+            ).all()
+        return [_budget_of(dict(r._mapping)) for r in rows]
+
+    def teams(self) -> list[str]:
+        """Every team a token belongs to, a budget is set for or a plan was saved under, sorted."""
+        with self.engine.connect() as conn:
+            found = {
+                *conn.execute(select(t.api_tokens.c.team).distinct()).scalars(),
+                *conn.execute(select(t.team_plans.c.team).distinct()).scalars(),
+                *conn.execute(select(t.team_budgets.c.team).distinct()).scalars(),
+            }
+        return sorted(x for x in found if x)
+
+    def check_known_team(self, team: str) -> str:
+        """``team`` when a token belongs to it or it has a budget or plans; else NotFoundError (with
+        the nearest known names): a misspelt team would read as one with no budget and no plans."""
+        known = self.teams()
+        if team not in known:
+            hint = N_("a team is named when its tokens are made: gpuplan serve token create --team")
+            raise NotFoundError("team", team, known, hint=hint)
+        return team
 
     # -- catalog state -----------------------------------------------------------------------------
 

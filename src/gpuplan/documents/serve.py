@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from gpuplan.documents.base import Document
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "PriceChangesDocument",
     "SavedPlanItem",
     "SavedPlansDocument",
+    "TeamBudgetItem",
     "WorkloadVersionItem",
     "WorkloadsDocument",
 ]
@@ -115,6 +118,9 @@ class SavedPlanItem(Document):
     """How many times the workload runs in the month (1 for a plan saved without saying)."""
     month_cost_usd: float | None = None
     """``total_cost_usd`` × ``runs_per_month``: what the plan puts against its month's budget."""
+    team: str | None = None
+    """The team of the token that saved it (its spend counts in that team's budget and the whole
+    service's); None: no team (the whole service's only)."""
     recommended: str | None
     """provider/region/instance × nodes, pricing."""
     prices_as_of: str | None
@@ -139,6 +145,20 @@ class SavedPlansDocument(Document):
     plans: list[SavedPlanItem]
 
 
+class TeamBudgetItem(Document):
+    """One team's budget and planned spend in the whole service's budget document."""
+
+    team: str
+    budget_usd: float | None
+    """None: no budget set for the team this month."""
+    budget_cny: float | None = None
+    planned_usd: float
+    """The team's planned plans, each plan's cost times its runs, where known."""
+    unknown_cost_plans: int
+    remaining_usd: float | None
+    used_pct: float | None
+
+
 class BudgetDocument(Document):
     """A month's budget and the spend the team's saved plans put against it."""
 
@@ -161,6 +181,11 @@ class BudgetDocument(Document):
     set_by: str | None
     set_at: str | None
     plans: list[SavedPlanItem]
+    team: str | None = None
+    """The team whose budget and plans these are; None: the whole service's (every team's plans)."""
+    teams: list[TeamBudgetItem] = Field(default_factory=list)
+    """For the whole service: each team with a budget or planned plans in the month, its budget and
+    spend (the service's budget is its own, not the sum of the teams'); empty for one team's."""
 
 
 class PriceChangeItem(Document):

@@ -169,6 +169,9 @@ _FORM_WORDS = (
     # how many times a saved plan's workload runs in its month (nightly: 30), and what that costs
     N_("Runs in the month"),
     N_("Month's cost"),
+    # a month's budget and plans: one team's (as its tokens are made with), or the whole service's
+    N_("Team"),
+    N_("whole service"),
     N_("Saved workload"),
     N_("Saved workloads"),
     N_("Search"),
@@ -316,11 +319,12 @@ def _body(page: str) -> str:
     return f"""
 <form id="budgetform" class="bar">
   <label>{L["Month"]} <input name="month" type="month" required></label>
+  <label>{L["Team"]} <input name="team" maxlength="64" placeholder="{L["whole service"]}"></label>
   <label>{L["Budget"]} <input name="amount" type="number" min="0" step="any"></label>
   <label>{L["Budget currency"]} <select name="amount_currency"><option>USD</option><option>CNY</option></select></label>
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
-<section><h2>{L["Budget"]}</h2><div id="budget"></div></section>
+<section><h2>{L["Budget"]}</h2><div id="budget"></div><div id="teams" class="scroll"></div></section>
 <section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div></section>
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>
