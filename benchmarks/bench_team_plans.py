@@ -4,9 +4,10 @@
     .venv/bin/python benchmarks/bench_team_plans.py [--plans 2000] [--document PLAN.json] [--out FILE]
                                                     [--journal wal|delete]
 
-Builds a fresh SQLite catalog in a temporary folder, saves the BERT-Large example as a team
-workload, and saves ``--plans`` plans of it for one month through ``TeamStore.save_plan`` (the
-write the service does, audit row included). Each plan's document is a real ``gpuplan plan
+Builds a fresh SQLite catalog in a temporary folder, saves the BERT-Large example as ``--plans``
+team workloads, and saves a plan of each for one month through ``TeamStore.save_plan`` (the write
+the service does, audit row included; one workload each, since a workload planned again for the
+month replaces its plan in the budget). Each plan's document is a real ``gpuplan plan
 --json`` document of that example over the shipped catalog (~180 KB), made once by the CLI in
 this run (which traces the model on the CPU), or read from ``--document``.
 
@@ -147,9 +148,10 @@ def main() -> None:
         mode = journal(db, args.journal)
         store.engine.dispose()  # the pool's connections reopen the file in its new mode
         team = TeamStore(store.engine)
-        workload = team.save_workload(SAVED, {"workload": yaml.safe_load(EXAMPLE.read_text())}, actor="bench")
+        spec = {"workload": yaml.safe_load(EXAMPLE.read_text())}
+        workloads = [team.save_workload(f"{SAVED}-{i}", spec, actor="bench") for i in range(args.plans)]
         started, started_cpu = time.perf_counter(), time.process_time()
-        for _ in range(args.plans):
+        for workload in workloads:
             team.save_plan(
                 workload,
                 month=MONTH,

@@ -10,6 +10,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
     "MAX_BUDGET_USD",
+    "MAX_RUNS_PER_MONTH",
     "MAX_SPOT_NOTICE_S",
     "MAX_SPOT_RATE_PER_HOUR",
     "MAX_STORAGE_GBPS",
@@ -29,6 +30,9 @@ MAX_BUDGET_CNY = 1e13
 #: The smallest positive budget, in either currency: one cent (one fen). A smaller one is stored as
 #: nothing and shown as "¥0.00 = $0.00" (a budget of 1e-300 yuan was taken).
 MIN_BUDGET = 0.01
+#: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
+#: through a 31-day month, 24 × 31.
+MAX_RUNS_PER_MONTH = 744
 
 #: The most spot reclaims per instance-hour a simulation takes: one a minute. Published rates are
 #: far below (AWS's Spot Instance Advisor bands top out at "> 20 %" of instances a month).

@@ -66,7 +66,7 @@ def test_a_saved_plan_whose_prices_are_not_known_current_is_marked_as_an_offer_i
         row = page.locator("#plans tbody tr", has_text="aged").first
         row.wait_for()
         # beside the date, in the "Prices as of" column, the words the Offers tab uses
-        cell = row.locator("td").nth(5)
+        cell = row.locator("td").nth(7)
         assert cell.locator(".agewarn").all_inner_texts() == expected
         assert cell.inner_text().startswith(saved["prices_as_of"])
         page.click("#changes")

@@ -51,11 +51,14 @@ def test_a_workload_name_may_hold_inner_spaces_and_any_script(service: Service) 
 
 def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Service) -> None:
     c = service.client
-    c.post(
-        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
-    )
+    for name in ("bert", "bert-b"):
+        c.post(
+            "/api/v1/workloads",
+            json={"name": name, "workload": bert_workload()},
+            headers=service.auth("plan"),
+        )
     first = _save_plan(service)
-    second = _save_plan(service, deadline="6h")
+    second = _save_plan(service, name="bert-b", deadline="6h")
     assert first["document"]["recommended"]["total_cost_usd"] == first["total_cost_usd"]
     assert first["created_by"] == "plan-user" and first["prices_as_of"]
     budget = c.put(

@@ -277,6 +277,7 @@ api_tokens = Table(
     Column("created_at", String(32), nullable=False),
     Column("expires_at", String(32), nullable=True),
     Column("revoked_at", String(32), nullable=True),
+    Column("team", String(64), nullable=True),  # the holder's team; NULL: none (revision 0009)
 )
 
 audit_log = Table(
@@ -359,12 +360,17 @@ team_plans = Table(
     Column("catalog_import_id", Integer, nullable=True),  # the newest import when planned
     Column("created_by", String(64), nullable=False),
     Column("created_at", String(32), nullable=False),
-    Column("status", String(16), nullable=False),  # planned | cancelled
+    Column("status", String(16), nullable=False),  # planned | cancelled | replaced (saved again)
+    # times the plan runs in its month (a nightly job: 30); its cost is one run's (revision 0008)
+    Column("runs_per_month", Integer, nullable=False, server_default="1"),
+    Column("team", String(64), nullable=True),  # the saver's token's team; NULL: none (revision 0009)
 )
 
 team_budgets = Table(
     "team_budgets",
     metadata,
+    # a team's budget, or the whole service's (team ''), for a month (revision 0009)
+    Column("team", String(64), primary_key=True),
     Column("month", String(7), primary_key=True),
     Column("amount_usd", Float, nullable=False),
     Column("note", Text, nullable=False),

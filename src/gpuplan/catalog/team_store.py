@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
+from sqlalchemy import JSON, and_, cast, func, insert, select, type_coerce, update
 
 from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
@@ -32,14 +32,19 @@ from gpuplan.catalog.transactions import upsert, writing
 from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.units import MAX_RUNS_PER_MONTH
 
 #: The largest monthly budget accepted (the service's request schema says the same).
 MAX_BUDGET_USD = 1e12
+#: A saved plan's states: counted in its month's spend, taken out by hand, or saved again since
+#: (the newer plan of the same workload and month is counted in its place).
+PLAN_STATUSES = ("planned", "cancelled", "replaced")
 
 if TYPE_CHECKING:
     from sqlalchemy import ColumnElement, Connection, Engine
 
 __all__ = [
+    "PLAN_STATUSES",
     "SCOPES",
     "AuditEntry",
     "Budget",
@@ -92,6 +97,9 @@ class TokenInfo:
     created_at: str
     expires_at: str | None
     revoked_at: str | None
+    team: str | None = None
+    """The holder's team: the plans they save are that team's. None: no team (their plans count in
+    the whole service's budget only)."""
 
     def allows(self, scope: str) -> bool:
         """True when this token's highest scope includes ``scope`` (read < plan < admin)."""
@@ -139,6 +147,17 @@ class SavedPlan:
     created_by: str
     created_at: str
     status: str
+    """planned (counted in its month's spend), cancelled, or replaced (the workload was planned again
+    for the month since)."""
+    runs_per_month: int = 1
+    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
+    team: str | None = None
+    """The team of the token that saved it (None: no team)."""
+
+    @property
+    def month_cost_usd(self) -> float | None:
+        """The month's spend of the plan: one run's cost times its runs (None: cost unknown)."""
+        return None if self.total_cost_usd is None else self.total_cost_usd * self.runs_per_month
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,6 +173,8 @@ class Budget:
     """The budget as given in yuan; None: given in US dollars."""
     cny_rate: ExchangeRate | None = None
     """The rate ``amount_cny`` was kept in US dollars at, with its age then."""
+    team: str | None = None
+    """The team whose budget it is; None: the whole service's."""
 
 
 def _budget_of(row: Mapping[str, Any]) -> Budget:
@@ -177,6 +198,7 @@ def _budget_of(row: Mapping[str, Any]) -> Budget:
         set_at=row["set_at"],
         amount_cny=row["amount_cny"] if rate else None,
         cny_rate=rate,
+        team=row["team"] or None,
     )
 
 
@@ -190,12 +212,36 @@ def _token_info(r: Any) -> TokenInfo:
         created_at=r.created_at,
         expires_at=r.expires_at,
         revoked_at=r.revoked_at,
+        team=r.team,
     )
 
 
 #: ``YYYY-MM`` in ASCII digits, 01-12: strptime's ``%Y`` also reads full-width ２０２６, so a plan was
 #: kept under a month no listing or budget of "2026-12" finds.
 _MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+
+
+def _check_runs(runs: int) -> None:
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS_PER_MONTH:
+        raise InputError.worded(
+            N_("runs per month {runs!r}: give a whole number from 1 to {limit} (hourly in a 31-day month)"),
+            runs=runs,
+            limit=MAX_RUNS_PER_MONTH,
+        )
+
+
+#: A team's name: letters, digits, '.', '-', '_' and inner spaces (as a saved workload's).
+_TEAM = re.compile(r"[\w.\-]([\w.\- ]*[\w.\-])?")
+
+
+def check_team(team: str) -> str:
+    """A team's name as given (1 to 64 letters, digits, '.', '-', '_', inner spaces), or InputError."""
+    if not isinstance(team, str) or len(team) > 64 or _TEAM.fullmatch(team) is None:
+        raise InputError.worded(
+            N_("team {team!r}: give 1 to 64 letters, digits, '.', '-', '_' or inner spaces"), team=team
+        )
+    _refuse_lookalike(N_("team"), team)
+    return team
 
 
 def check_month(month: str) -> str:
@@ -257,9 +303,13 @@ class TeamStore:
         rate_per_minute: int = 120,
         expires_in_days: float | None = None,
         actor: str = "cli",
+        team: str | None = None,
     ) -> tuple[str, TokenInfo]:
-        """A new token for ``name`` with ``scope`` (and those below it). Returns the token — shown
-        once, never stored — and its record."""
+        """A new token for ``name`` with ``scope`` (and those below it), of ``team`` when given (the
+        plans its holder saves are that team's). Returns the token — shown once, never stored — and
+        its record."""
+        if team is not None:
+            team = check_team(team.strip())
         if scope not in SCOPES:
             from gpuplan.errors import UnknownChoiceError
 
@@ -299,11 +349,11 @@ class TeamStore:
                     created_at=now_iso(),
                     expires_at=expires,
                     revoked_at=None,
+                    team=team,
                 )
             )
-            self.audit(
-                conn, actor, "token.create", name, {"scopes": scopes, "prefix": prefix, "expires_at": expires}
-            )
+            details = {"scopes": scopes, "prefix": prefix, "expires_at": expires, "team": team}
+            self.audit(conn, actor, "token.create", name, details)
         info = self.token_by_prefix(prefix)
         assert info is not None
         return token, info
@@ -474,10 +524,16 @@ class TeamStore:
         catalog_import_id: int | None,
         actor: str,
         document_text: str | None = None,
+        runs_per_month: int = 1,
+        team: str | None = None,
     ) -> SavedPlan:
-        """Keep a plan of a saved workload version: who, when, on which prices, for which month.
+        """Keep a plan of a saved workload version: who, when, on which prices, for which month,
+        run how many times in it, for which team (the saver's). The team's earlier planned plan of
+        the workload for the month, if any, is marked replaced (the month's spend counts each
+        workload's newest plan once per team).
         ``document_text``: the document as JSON text when the caller has it (it is not written again)."""
         check_month(month)
+        _check_runs(runs_per_month)
         rec = document.get("recommended") or {}
         w = t.team_workloads.c
         now = now_iso()
@@ -489,6 +545,7 @@ class TeamStore:
             document_text = json.dumps(document, ensure_ascii=False)
         with writing(self.engine) as conn:
             wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
+            replaced = self._replace_planned(conn, wid, month, team)
             key = conn.execute(
                 insert(t.team_plans).values(
                     workload_id=wid,
@@ -502,6 +559,8 @@ class TeamStore:
                     created_by=actor,
                     created_at=now,
                     status="planned",
+                    runs_per_month=runs_per_month,
+                    team=team,
                 )
             ).inserted_primary_key
             assert key is not None
@@ -511,7 +570,14 @@ class TeamStore:
                 actor,
                 "plan.save",
                 f"{workload.name}@{workload.version}",
-                {"plan_id": pid, "month": month, "total_cost_usd": total},
+                {
+                    "plan_id": pid,
+                    "month": month,
+                    "total_cost_usd": total,
+                    "runs_per_month": runs_per_month,
+                    "replaced": replaced,
+                    "team": team,
+                },
             )
         return SavedPlan(
             id=int(pid),
@@ -527,7 +593,29 @@ class TeamStore:
             created_by=actor,
             created_at=now,
             status="planned",
+            runs_per_month=runs_per_month,
+            team=team,
         )
+
+    @staticmethod
+    def _replace_planned(
+        conn: Connection, workload_id: int, month: str, team: str | None, *, but: int | None = None
+    ) -> list[int]:
+        """Mark ``team``'s planned plans of the workload for ``month`` (all but plan ``but``)
+        replaced; their ids."""
+        p = t.team_plans.c
+        where = [
+            p.workload_id == workload_id,
+            p.month == month,
+            p.status == "planned",
+            p.team.is_not_distinct_from(team),
+        ]
+        if but is not None:
+            where.append(p.id != but)
+        ids = [int(i) for i in conn.execute(select(p.id).where(*where)).scalars()]
+        if ids:
+            conn.execute(update(t.team_plans).where(p.id.in_(ids)).values(status="replaced"))
+        return ids
 
     def _plans(self, where: Any = None, *, with_document: bool = False) -> list[SavedPlan]:
         p, w = t.team_plans.c, t.team_workloads.c
@@ -555,13 +643,20 @@ class TeamStore:
                 created_by=r.created_by,
                 created_at=r.created_at,
                 status=r.status,
+                runs_per_month=r.runs_per_month,
+                team=r.team,
             )
             for r in rows
         ]
 
-    def plans(self, month: str | None = None) -> list[SavedPlan]:
-        """Saved plans, newest first (of ``month`` when given), without their documents."""
-        return self._plans(t.team_plans.c.month == check_month(month) if month else None)
+    def plans(self, month: str | None = None, *, team: str | None = None) -> list[SavedPlan]:
+        """Saved plans, newest first (of ``month``, of ``team`` when given), without their documents."""
+        p = t.team_plans.c
+        where = [
+            *([p.month == check_month(month)] if month else []),
+            *([p.team == team] if team is not None else []),
+        ]
+        return self._plans(and_(*where) if where else None)
 
     def plan(self, plan_id: int, *, with_document: bool = True) -> SavedPlan:
         """One saved plan, with its document unless ``with_document`` is False."""
@@ -571,14 +666,23 @@ class TeamStore:
         return found[0]
 
     def set_plan_status(self, plan_id: int, status: str, *, actor: str) -> SavedPlan:
+        """Cancel a plan, or plan it again (then the workload's other planned plan of its month, if
+        any, is replaced: a month counts one plan of each workload)."""
         if status not in ("planned", "cancelled"):
             from gpuplan.errors import UnknownChoiceError
 
             raise UnknownChoiceError("plan status", status, ("planned", "cancelled"))
         self.plan(plan_id, with_document=False)
+        p = t.team_plans.c
         with writing(self.engine) as conn:
-            conn.execute(update(t.team_plans).where(t.team_plans.c.id == plan_id).values(status=status))
-            self.audit(conn, actor, "plan.status", str(plan_id), {"status": status})
+            details: dict[str, Any] = {"status": status}
+            if status == "planned":
+                row = conn.execute(select(p.workload_id, p.month, p.team).where(p.id == plan_id)).one()
+                details["replaced"] = self._replace_planned(
+                    conn, row.workload_id, row.month, row.team, but=plan_id
+                )
+            conn.execute(update(t.team_plans).where(p.id == plan_id).values(status=status))
+            self.audit(conn, actor, "plan.status", str(plan_id), details)
         return self.plan(plan_id, with_document=False)
 
     # -- budgets -----------------------------------------------------------------------------------
@@ -591,10 +695,14 @@ class TeamStore:
         note: str = "",
         actor: str,
         given_cny: tuple[float, ExchangeRate] | None = None,
+        team: str | None = None,
     ) -> Budget:
-        """Keep ``month``'s budget; ``given_cny``: it was given as that many yuan, converted to
-        ``amount_usd`` at that rate (kept, so that a reader is told so in their own language)."""
+        """Keep ``month``'s budget, the whole service's or ``team``'s; ``given_cny``: it was given as
+        that many yuan, converted to ``amount_usd`` at that rate (kept, so that a reader is told so
+        in their own language)."""
         check_month(month)
+        if team is not None:
+            self.check_known_team(team)
         if not (0 <= amount_usd <= MAX_BUDGET_USD):  # NaN too
             raise InputError.worded(
                 N_("budget {amount:g}: give 0 to {limit:,.0f} US dollars"),
@@ -612,10 +720,11 @@ class TeamStore:
             )
         now = now_iso()
         cny, rate = given_cny if given_cny is not None else (None, None)
-        details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500]}
+        details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500], "team": team}
         if rate is not None:
             details |= {"amount_cny": cny, "usd_per_cny": rate.usd_per_unit, "rate_as_of": rate.as_of}
         row = {
+            "team": team or "",
             "month": month,
             "amount_usd": amount_usd,
             "note": note[:500],
@@ -628,16 +737,46 @@ class TeamStore:
             "cny_rate_age_days": rate.age_days if rate else None,
         }
         with writing(self.engine) as conn:
-            upsert(conn, t.team_budgets, row, ["month"])
-            self.audit(conn, actor, "budget.set", month, details)
+            upsert(conn, t.team_budgets, row, ["team", "month"])
+            self.audit(conn, actor, "budget.set", f"{team}/{month}" if team else month, details)
         return _budget_of(row)
 
-    def budget(self, month: str) -> Budget | None:
+    def budget(self, month: str, team: str | None = None) -> Budget | None:
+        """``month``'s budget: the whole service's, or ``team``'s."""
+        b = t.team_budgets.c
         with self.engine.connect() as conn:
             r = conn.execute(
-                select(t.team_budgets).where(t.team_budgets.c.month == check_month(month))
+                select(t.team_budgets).where(b.month == check_month(month), b.team == (team or ""))
             ).first()
         return None if r is None else _budget_of(dict(r._mapping))
+
+    def budgets(self, month: str) -> list[Budget]:
+        """Every team's budget of ``month`` (not the whole service's), by team."""
+        b = t.team_budgets.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(t.team_budgets).where(b.month == check_month(month), b.team != "").order_by(b.team)
+            ).all()
+        return [_budget_of(dict(r._mapping)) for r in rows]
+
+    def teams(self) -> list[str]:
+        """Every team a token belongs to, a budget is set for or a plan was saved under, sorted."""
+        with self.engine.connect() as conn:
+            found = {
+                *conn.execute(select(t.api_tokens.c.team).distinct()).scalars(),
+                *conn.execute(select(t.team_plans.c.team).distinct()).scalars(),
+                *conn.execute(select(t.team_budgets.c.team).distinct()).scalars(),
+            }
+        return sorted(x for x in found if x)
+
+    def check_known_team(self, team: str) -> str:
+        """``team`` when a token belongs to it or it has a budget or plans; else NotFoundError (with
+        the nearest known names): a misspelt team would read as one with no budget and no plans."""
+        known = self.teams()
+        if team not in known:
+            hint = N_("a team is named when its tokens are made: gpuplan serve token create --team")
+            raise NotFoundError("team", team, known, hint=hint)
+        return team
 
     # -- catalog state -----------------------------------------------------------------------------
 

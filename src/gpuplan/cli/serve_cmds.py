@@ -238,6 +238,14 @@ def token_create(
             "--expires-days", help="Expire after this many days (default never).", parser=finite_float
         ),
     ] = None,
+    team: Annotated[
+        str | None,
+        typer.Option(
+            "--team",
+            help="The holder's team: the plans they save count in that team's monthly budget "
+            "(and the whole service's).",
+        ),
+    ] = None,
     lang: LangOption = None,
 ) -> None:
     """Create a token and print it once (only its hash is stored)."""
@@ -248,7 +256,12 @@ def token_create(
     store = open_store(settings(ctx).db)
     try:
         token, info = TeamStore(store.engine).create_token(
-            name, scope.strip().lower(), rate_per_minute=rate, expires_in_days=expires_days, actor="cli"
+            name,
+            scope.strip().lower(),
+            rate_per_minute=rate,
+            expires_in_days=expires_days,
+            actor="cli",
+            team=team,
         )
     finally:
         store.close()
@@ -287,6 +300,7 @@ def token_list(
                 "created_at": t.created_at,
                 "expires_at": t.expires_at,
                 "revoked_at": t.revoked_at,
+                "team": t.team,
             }
             for t in found
         ]
@@ -300,7 +314,10 @@ def token_list(
             if t.revoked_at
             else (_("expires {at}").format(at=t.expires_at) if t.expires_at else _("active"))
         )
-        typer.echo(f"{t.name}\tgpuplan_{t.prefix}_…\t{','.join(t.scopes)}\t{t.rate_per_minute}/min\t{state}")
+        team = _("team {team}").format(team=t.team) if t.team else _("no team")
+        typer.echo(
+            f"{t.name}\tgpuplan_{t.prefix}_…\t{','.join(t.scopes)}\t{t.rate_per_minute}/min\t{team}\t{state}"
+        )
 
 
 @token_app.command("revoke")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from gpuplan.documents.base import Document
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "PriceChangesDocument",
     "SavedPlanItem",
     "SavedPlansDocument",
+    "TeamBudgetItem",
     "WorkloadVersionItem",
     "WorkloadsDocument",
 ]
@@ -106,9 +109,18 @@ class SavedPlanItem(Document):
     workload_version: int
     month: str
     """YYYY-MM the spend is planned for."""
-    status: Literal["planned", "cancelled"]
+    status: Literal["planned", "cancelled", "replaced"]
+    """planned: counted in its month's spend; cancelled; replaced: the workload was planned again for
+    the month since, and the newer plan is counted in its place."""
     total_cost_usd: float | None
-    """The recommended option's all-in cost when it was planned."""
+    """The recommended option's all-in cost when it was planned: one run of the workload."""
+    runs_per_month: int = 1
+    """How many times the workload runs in the month (1 for a plan saved without saying)."""
+    month_cost_usd: float | None = None
+    """``total_cost_usd`` × ``runs_per_month``: what the plan puts against its month's budget."""
+    team: str | None = None
+    """The team of the token that saved it (its spend counts in that team's budget and the whole
+    service's); None: no team (the whole service's only)."""
     recommended: str | None
     """provider/region/instance × nodes, pricing."""
     prices_as_of: str | None
@@ -133,6 +145,20 @@ class SavedPlansDocument(Document):
     plans: list[SavedPlanItem]
 
 
+class TeamBudgetItem(Document):
+    """One team's budget and planned spend in the whole service's budget document."""
+
+    team: str
+    budget_usd: float | None
+    """None: no budget set for the team this month."""
+    budget_cny: float | None = None
+    planned_usd: float
+    """The team's planned plans, each plan's cost times its runs, where known."""
+    unknown_cost_plans: int
+    remaining_usd: float | None
+    used_pct: float | None
+
+
 class BudgetDocument(Document):
     """A month's budget and the spend the team's saved plans put against it."""
 
@@ -144,7 +170,9 @@ class BudgetDocument(Document):
     """The budget as given in yuan (``budget_usd`` is it at the rate its note states); None: given in
     US dollars, or no budget."""
     planned_usd: float
-    """Sum of the month's planned (not cancelled) plans whose cost is known."""
+    """Sum of the month's planned plans whose cost is known, each plan's cost (one run's) times its
+    ``runs_per_month`` (1 unless the plan said otherwise). Cancelled plans are not counted, nor
+    replaced ones: a workload planned again for the month counts once, at its newest plan."""
     unknown_cost_plans: int
     """Planned plans whose cost is unknown, not counted in ``planned_usd`` (so it may be more)."""
     remaining_usd: float | None
@@ -153,6 +181,11 @@ class BudgetDocument(Document):
     set_by: str | None
     set_at: str | None
     plans: list[SavedPlanItem]
+    team: str | None = None
+    """The team whose budget and plans these are; None: the whole service's (every team's plans)."""
+    teams: list[TeamBudgetItem] = Field(default_factory=list)
+    """For the whole service: each team with a budget or planned plans in the month, its budget and
+    spend (the service's budget is its own, not the sum of the teams'); empty for one team's."""
 
 
 class PriceChangeItem(Document):

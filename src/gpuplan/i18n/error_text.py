@@ -74,6 +74,7 @@ KIND_WORDS = (
     N_("saved workload"),
     N_("recording id"),
     N_("token"),
+    N_("team"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),
     N_("plan file"),

@@ -132,6 +132,8 @@ _SCRIPT_WORDS = (
     # a saved plan's status
     N_("planned"),
     N_("cancelled"),
+    # a saved plan whose workload was planned again for the month since (the newer one is counted)
+    N_("replaced"),
     # while today's prices of the saved plans are checked (each is planned again)
     N_("Checking today's prices of the saved plans ({n})…"),
     # a commitment the tco solver bought: its start month and term
@@ -164,6 +166,12 @@ _FORM_WORDS = (
     N_("Save plan for the month"),
     N_("Save workload"),
     N_("Saved plans"),
+    # how many times a saved plan's workload runs in its month (nightly: 30), and what that costs
+    N_("Runs in the month"),
+    N_("Month's cost"),
+    # a month's budget and plans: one team's (as its tokens are made with), or the whole service's
+    N_("Team"),
+    N_("whole service"),
     N_("Saved workload"),
     N_("Saved workloads"),
     N_("Search"),
@@ -274,6 +282,7 @@ def _body(page: str) -> str:
   <label>{L["Providers"]} <input name="providers" placeholder="aws,gcp,alibaba"></label>
   <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
   <label>{L["Month"]} <input name="month" type="month"></label>
+  <label>{L["Runs in the month"]} <input name="runs_per_month" type="number" min="1" max="744" value="1"></label>
   <div class="buttons">
     <button type="submit" id="plan">{L["Plan"]}</button>
     <button type="button" id="saveworkload">{L["Save workload"]}</button>
@@ -310,11 +319,12 @@ def _body(page: str) -> str:
     return f"""
 <form id="budgetform" class="bar">
   <label>{L["Month"]} <input name="month" type="month" required></label>
+  <label>{L["Team"]} <input name="team" maxlength="64" placeholder="{L["whole service"]}"></label>
   <label>{L["Budget"]} <input name="amount" type="number" min="0" step="any"></label>
   <label>{L["Budget currency"]} <select name="amount_currency"><option>USD</option><option>CNY</option></select></label>
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
-<section><h2>{L["Budget"]}</h2><div id="budget"></div></section>
+<section><h2>{L["Budget"]}</h2><div id="budget"></div><div id="teams" class="scroll"></div></section>
 <section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div></section>
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>

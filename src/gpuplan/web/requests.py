@@ -30,6 +30,7 @@ from gpuplan.i18n import N_
 from gpuplan.units import (
     MAX_BUDGET_CNY,
     MAX_BUDGET_USD,
+    MAX_RUNS_PER_MONTH,
     MAX_SPOT_NOTICE_S,
     MAX_SPOT_RATE_PER_HOUR,
     MAX_STORAGE_GBPS,
@@ -408,6 +409,15 @@ class SavePlanRequest(PlanRequest):
     name: str = Field(min_length=1, max_length=128, description="the saved workload's name")
     version: int | None = Field(default=None, ge=1)
     month: str = Field(pattern=MONTH_PATTERN, description="YYYY-MM the spend is planned for")
+    runs_per_month: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_RUNS_PER_MONTH,
+        description="How many times the workload runs in the month (nightly: 30, weekly: 4); the month's "
+        f"planned spend is the plan's cost (one run's) times this. 1 to {MAX_RUNS_PER_MONTH} (hourly in "
+        "a 31-day month); default 1. Saving a plan of the same workload for the same month again "
+        "replaces the earlier one in the month's spend.",
+    )
 
 
 class BudgetRequest(_Request):

@@ -130,7 +130,12 @@ def _queue(
     from gpuplan.catalog.job_store import JobStore
 
     jobs = JobStore(_store(request).engine)
-    payload = {"request": body.model_dump(mode="json"), "lang": caller.lang, "cache_key": cache_key}
+    payload = {
+        "request": body.model_dump(mode="json"),
+        "lang": caller.lang,
+        "cache_key": cache_key,
+        "team": caller.token.team,  # a saved plan is the saver's team's
+    }
     job = jobs.create(kind, payload, actor=caller.name)
     request.app.state.runner.submit(job.id)
     return job_response(request, jobs.get(job.id))

@@ -27,6 +27,7 @@ from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
     JOB_ID_PATTERN,
     MONTH_PATTERN,
+    NAME_PATTERN,
     BudgetRequest,
     SavePlanRequest,
     SaveWorkloadRequest,
@@ -42,6 +43,17 @@ router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRo
 _MAX_ID = 2**31 - 1
 
 Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
+#: A team, as its tokens name it (``gpuplan serve token create --team``).
+Team = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=64,
+        pattern=NAME_PATTERN,
+        description="A team, as its tokens are made with (serve token create --team); "
+        "left out: the whole service.",
+    ),
+]
 
 
 def _store(request: Request) -> Any:
@@ -137,15 +149,19 @@ def plans(
     request: Request,
     caller: Annotated[Caller, authorised("read")],
     month: Annotated[str | None, Query(pattern=MONTH_PATTERN)] = None,
+    team: Team = None,
 ) -> Any:
-    """The team's saved plans, newest first: who planned what, when, on which prices."""
+    """The saved plans (of a team when asked), newest first: who planned what, when, on which prices."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
 
     with use_language(caller.lang):  # an option's pricing model in the reader's language
         store = _store(request)
-        return {"plans": [saved_plan_item(p, store) for p in TeamStore(store.engine).plans(month)]}
+        records = TeamStore(store.engine)
+        if team is not None:
+            records.check_known_team(team)
+        return {"plans": [saved_plan_item(p, store) for p in records.plans(month, team=team)]}
 
 
 @router.post(
@@ -155,7 +171,8 @@ def plans(
     responses={202: {"model": JobDocument, "description": "queued: the workload is being traced"}},
 )
 def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: SavePlanRequest) -> Any:
-    """Plan a saved workload and keep the plan for a month's budget (a job when it must be traced)."""
+    """Plan a saved workload and keep the plan for a month's budget (a job when it must be traced): the
+    budget of the whole service and, for a token of a team, that team's."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.routes_api import _queue
@@ -170,7 +187,13 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
         if not profile_cached(store, workload):
             return _queue(request, caller, "save-plan", body)
         saved = save(
-            store, body, scratch, actor=caller.name, lang=caller.lang, answers=request.app.state.answers
+            store,
+            body,
+            scratch,
+            actor=caller.name,
+            lang=caller.lang,
+            answers=request.app.state.answers,
+            team=caller.token.team,
         )
         return Response(saved, status_code=201, media_type="application/json")
 
@@ -210,20 +233,28 @@ def cancel_plan(
 
 
 @router.get("/budget/{month}", response_model=BudgetDocument)
-def budget(request: Request, caller: Annotated[Caller, authorised("read")], month: Month) -> Any:
-    """The month's budget and the planned spend of its saved plans."""
+def budget(
+    request: Request, caller: Annotated[Caller, authorised("read")], month: Month, team: Team = None
+) -> Any:
+    """The month's budget and the planned spend of its saved plans: a team's, or the whole service's
+    with each team's beside it."""
     from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
 
     with use_language(caller.lang):  # a budget given in yuan says its conversion in the reader's language
-        return budget_document(_store(request), month)
+        return budget_document(_store(request), month, team)
 
 
 @router.put("/budget/{month}", response_model=BudgetDocument)
 def set_budget(
-    request: Request, caller: Annotated[Caller, authorised("admin")], month: Month, body: BudgetRequest
+    request: Request,
+    caller: Annotated[Caller, authorised("admin")],
+    month: Month,
+    body: BudgetRequest,
+    team: Team = None,
 ) -> Any:
-    """Set the month's budget in USD, or in CNY converted at the catalog's dated rate (said in its note)."""
+    """Set the month's budget, the whole service's or a team's (an admin's to set, as every budget),
+    in USD, or in CNY converted at the catalog's dated rate (said in its note)."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
@@ -239,9 +270,10 @@ def set_budget(
             assert rate is not None  # cny_in_usd refuses a budget in yuan without one
             given_cny = (body.amount_cny, rate)
         assert amount is not None  # the request holds one amount
-        team = TeamStore(store.engine)
-        team.set_budget(month, amount, note=body.note, actor=caller.name, given_cny=given_cny)
-        return budget_document(store, month)
+        TeamStore(store.engine).set_budget(
+            month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
+        )
+        return budget_document(store, month, team)
 
 
 @router.get("/price-changes", response_model=PriceChangesDocument)

@@ -29,7 +29,7 @@ from gpuplan.web.simulating import simulate_document
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.job_store import JobRecord
-    from gpuplan.catalog.team_store import Budget, SavedPlan
+    from gpuplan.catalog.team_store import Budget, SavedPlan, TeamStore
     from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
 
@@ -66,7 +66,16 @@ def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) 
         if record.kind == "refresh":
             return refresh(store, request, actor=actor)
         if record.kind == "save-plan":
-            return save_plan(store, request, scratch, actor=actor, lang=lang, progress=progress)
+            team = record.request.get("team")
+            return save_plan(
+                store,
+                request,
+                scratch,
+                actor=actor,
+                lang=lang,
+                progress=progress,
+                team=str(team) if team else None,
+            )
         workload = materialize(request.workload, request.hf_config_json, scratch)
         if record.kind == "estimate":
             return estimate_document(store, request, workload, progress)
@@ -113,7 +122,9 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
 
 
 def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
-    fields = request.model_dump(exclude={"name", "version", "month", "workload", "hf_config_json"})
+    fields = request.model_dump(
+        exclude={"name", "version", "month", "runs_per_month", "workload", "hf_config_json"}
+    )
     return PlanRequest(workload=spec["workload"], hf_config_json=spec.get("hf_config_json"), **fields)
 
 
@@ -126,21 +137,30 @@ def save_plan(
     lang: str,
     answers: AnswerCache | None = None,
     progress: Progress | None = None,
+    team: str | None = None,
 ) -> dict[str, Any]:
-    """Plan a saved workload version and keep the plan; the saved plan's item, document included.
-    The plan is the one ``POST /plan`` gives for the same request today (the plan cache's)."""
+    """Plan a saved workload version and keep the plan, as ``team``'s (the saver's); the saved
+    plan's item, document included. The plan is the one ``POST /plan`` gives for the same request
+    today (the plan cache's)."""
     kept, _text = _save_plan(
-        store, request, scratch, actor=actor, lang=lang, answers=answers, progress=progress
+        store, request, scratch, actor=actor, lang=lang, answers=answers, progress=progress, team=team
     )
     return saved_plan_item(kept, store, with_document=True)
 
 
 def save_plan_json(
-    store: Store, request: SavePlanRequest, scratch: Path, *, actor: str, lang: str, answers: AnswerCache
+    store: Store,
+    request: SavePlanRequest,
+    scratch: Path,
+    *,
+    actor: str,
+    lang: str,
+    answers: AnswerCache,
+    team: str | None = None,
 ) -> bytes:
     """:func:`save_plan`'s item as JSON, the plan document's text put in as the cache holds it
     (a plan document is ~130 KB: written once, not encoded again for the answer)."""
-    kept, text = _save_plan(store, request, scratch, actor=actor, lang=lang, answers=answers)
+    kept, text = _save_plan(store, request, scratch, actor=actor, lang=lang, answers=answers, team=team)
     item = saved_plan_item(kept, store)
     del item["document"]
     head = json.dumps(item, ensure_ascii=False)  # an object: "{…}"
@@ -156,19 +176,20 @@ def _save_plan(
     lang: str,
     answers: AnswerCache | None,
     progress: Progress | None = None,
+    team: str | None = None,
 ) -> tuple[SavedPlan, str]:
     from gpuplan.catalog.team_store import TeamStore
 
-    team = TeamStore(store.engine)
-    saved = team.workload(request.name, request.version)
+    records = TeamStore(store.engine)
+    saved = records.workload(request.name, request.version)
     plan_request = _plan_request(request, saved.spec)
     workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
     text = cached_plan_text(
         store, plan_request, workload, lang=lang, answers=answers, progress=progress or (lambda _f, _m: None)
     )
-    newest, _ = team.catalog_state()
+    newest, _ = records.catalog_state()
     constraints = plan_request.model_dump(mode="json", exclude={"workload", "hf_config_json"})
-    kept = team.save_plan(
+    kept = records.save_plan(
         saved,
         month=request.month,
         constraints=constraints,
@@ -176,6 +197,8 @@ def _save_plan(
         document_text=text,
         catalog_import_id=newest,
         actor=actor,
+        runs_per_month=request.runs_per_month,
+        team=team,
     )
     return kept, text
 
@@ -202,6 +225,9 @@ def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) 
         "month": p.month,
         "status": p.status,
         "total_cost_usd": p.total_cost_usd,
+        "runs_per_month": p.runs_per_month,
+        "month_cost_usd": p.month_cost_usd,
+        "team": p.team,
         "recommended": option_label(p.recommended),
         "prices_as_of": p.prices_as_of,
         "prices_age_days": age.age_days,
@@ -214,14 +240,44 @@ def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) 
     }
 
 
-def budget_document(store: Store, month: str) -> dict[str, Any]:
-    """The month's budget and the planned spend of its saved plans (cancelled ones left out)."""
+def budget_document(store: Store, month: str, team: str | None = None) -> dict[str, Any]:
+    """The month's budget and the planned spend of its saved plans: each plan's cost (one run's)
+    times its runs in the month. Cancelled plans are left out, and so are replaced ones (a workload
+    planned again for the month counts once per team, at its newest plan).
+
+    ``team``: that team's budget and plans; None: the whole service's budget and every plan, with
+    each team's budget and spend beside it."""
     from gpuplan.catalog.team_store import TeamStore
 
-    team = TeamStore(store.engine)
-    budget = team.budget(month)
-    plans = [p for p in team.plans(month) if p.status == "planned"]
-    known = [p.total_cost_usd for p in plans if p.total_cost_usd is not None]
+    records = TeamStore(store.engine)
+    if team is not None:
+        records.check_known_team(team)
+    budget = records.budget(month, team)
+    plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
+    teams = [] if team is not None else _team_lines(records, month, plans)
+    items = [saved_plan_item(p, store) for p in plans]
+    return {**_spend(month, budget, plans), "team": team, "teams": teams, "plans": items}
+
+
+def _team_lines(records: TeamStore, month: str, plans: list[SavedPlan]) -> list[dict[str, Any]]:
+    """Each team's budget and planned spend of ``month`` (a team with either), by team; ``plans``:
+    the month's planned plans of every team."""
+    budgets = {b.team: b for b in records.budgets(month) if b.team}
+    names = sorted({*budgets, *(p.team for p in plans if p.team)})
+    lines = []
+    for name in names:
+        spend = _spend(month, budgets.get(name), [p for p in plans if p.team == name])
+        lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}})
+    return lines
+
+
+#: What a team's line in the whole service's budget document holds.
+_TEAM_LINE = ("budget_usd", "budget_cny", "planned_usd", "unknown_cost_plans", "remaining_usd", "used_pct")
+
+
+def _spend(month: str, budget: Budget | None, plans: list[SavedPlan]) -> dict[str, Any]:
+    """``budget`` against the spend of ``plans`` (planned ones): cost times runs, where known."""
+    known = [p.month_cost_usd for p in plans if p.month_cost_usd is not None]
     planned = round(sum(known), 2)
     amount = budget.amount_usd if budget else None
     return {
@@ -235,7 +291,6 @@ def budget_document(store: Store, month: str) -> dict[str, Any]:
         "note": _budget_note(budget) if budget else None,
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
-        "plans": [saved_plan_item(p, store) for p in plans],
     }
 
 

@@ -314,6 +314,8 @@
       const f = formData(form);
       const name = f.saved || f.name;
       const req = Object.assign(planRequest(f), { name, month: f.month || new Date().toISOString().slice(0, 7) });
+      // How often the workload runs in the month: the month's spend is the plan's cost times this.
+      if (f.runs_per_month) req.runs_per_month = Number(f.runs_per_month);
       delete req.workload;
       const answer = await finished(await api("POST", "/api/v1/plans", req), status);
       const item = answer.data;
@@ -511,10 +513,12 @@
     const monthBox = form.querySelector("[name=month]");
     monthBox.value = new Date().toISOString().slice(0, 7);
     let planned = 0;  // the saved plans a price check plans again
+    // One team's budget and plans, or (no team given) the whole service's with each team's beside it.
+    const teamQuery = () => { const team = form.querySelector("[name=team]").value.trim(); return team ? `?team=${encodeURIComponent(team)}` : ""; };
     async function load() {
-      const month = monthBox.value;
+      const month = monthBox.value, q = teamQuery();
       const [budget, plans, workloads] = await Promise.all([
-        api("GET", `/api/v1/budget/${month}`), api("GET", "/api/v1/plans"), api("GET", "/api/v1/workloads")]);
+        api("GET", `/api/v1/budget/${month}${q}`), api("GET", `/api/v1/plans${q}`), api("GET", "/api/v1/workloads")]);
       const b = budget.data, box = $("#budget");
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
@@ -529,8 +533,12 @@
       if (b.note) card.querySelector(".note").textContent = b.note;
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
+      $("#teams").innerHTML = "";
+      if (b.teams && b.teams.length) table($("#teams"), [t("Team"), t("Budget"), t("Planned"), t("Remaining")],
+        b.teams.map((x) => [x.team, { text: x.budget_usd == null ? t("no budget set") : money(x.budget_usd), sort: x.budget_usd },
+          { text: money(x.planned_usd), sort: x.planned_usd }, { text: x.remaining_usd == null ? "—" : money(x.remaining_usd), sort: x.remaining_usd }]), [1, 2, 3]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
-      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Prices as of"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
           if (p.status === "planned") {
@@ -539,12 +547,13 @@
             action = { node: btn, text: "" };
           }
           return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd },
-            planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
-        }), [4]);
+            p.runs_per_month, { text: money(p.month_cost_usd), sort: p.month_cost_usd }, planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+        }), [4, 5, 6]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
     }
     monthBox.addEventListener("change", () => load().catch(() => {}));
+    form.querySelector("[name=team]").addEventListener("change", () => load().catch(() => {}));
     $("#setbudget").addEventListener("click", async () => {
       const f = formData(form);
       // An empty or unreadable field is no budget of 0 (a number field reads "" for text it cannot parse).
@@ -552,7 +561,7 @@
       const yuan = f.amount_currency === "CNY";
       if (!Number.isFinite(amount) || amount < 0 || (yuan && amount === 0)) { showError(t("Give the month's budget as a number, 0 or more (in yuan: more than 0).")); return; }
       // A yuan budget is sent as such: the server keeps it in dollars at the catalog's dated rate and says so.
-      await api("PUT", `/api/v1/budget/${f.month}`, yuan ? { amount_cny: amount } : { amount_usd: amount });
+      await api("PUT", `/api/v1/budget/${f.month}${teamQuery()}`, yuan ? { amount_cny: amount } : { amount_usd: amount });
       await load();
     });
     $("#changes").addEventListener("click", async () => {

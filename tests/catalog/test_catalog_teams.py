@@ -1,0 +1,53 @@
+"""Catalog revision 0009: a token may belong to a team, a plan is its saver's team's, and a month's
+budget is the whole service's or a team's; a database of revision 0008 upgrades with its budget
+kept as the whole service's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from old_catalog import upgrade_to
+from sqlalchemy import create_engine, text
+
+from gpuplan.catalog import open_store
+from gpuplan.catalog.team_store import TeamStore
+
+
+def _catalog_at_0008(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0008_plan_runs")
+            conn.execute(
+                text(
+                    "INSERT INTO team_budgets (month, amount_usd, note, set_by, set_at, amount_cny, "
+                    "cny_usd_per_unit, cny_rate_as_of, cny_rate_source, cny_rate_age_days) VALUES "
+                    "('2027-01', 4200.0, 'three teams', 'admin', '2026-12-01T00:00:00+00:00', 30000.0, "
+                    "0.14, '2026-11-30', 'ECB', 1)"
+                )
+            )
+    finally:
+        engine.dispose()
+
+
+def test_a_catalog_of_revision_0008_keeps_its_budget_as_the_services_and_takes_team_budgets(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.sqlite"
+    _catalog_at_0008(f"sqlite:///{path}")
+    store = open_store(str(path), seed=False)  # upgrades to head
+    try:
+        team = TeamStore(store.engine)
+        kept = team.budget("2027-01")
+        assert kept is not None and kept.team is None
+        assert (kept.amount_usd, kept.amount_cny, kept.note) == (4200.0, 30000.0, "three teams")
+        assert kept.cny_rate is not None and kept.cny_rate.as_of == "2026-11-30"
+        _token, info = team.create_token("alice", "plan", team="nlp")
+        assert info.team == "nlp" and team.teams() == ["nlp"]
+        # the same month, for the team: a budget of its own beside the service's
+        team.set_budget("2027-01", 1000.0, actor="admin", team="nlp")
+        assert team.budget("2027-01", "nlp").amount_usd == 1000.0  # type: ignore[union-attr]
+        assert team.budget("2027-01").amount_usd == 4200.0  # type: ignore[union-attr]
+        assert [b.team for b in team.budgets("2027-01")] == ["nlp"]
+    finally:
+        store.close()

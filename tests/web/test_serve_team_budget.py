@@ -1,0 +1,185 @@
+"""A month's planned spend: each saved plan's cost (one run) times its runs in the month, and one
+plan per workload and month (a plan saved again replaces the earlier one)."""
+
+from __future__ import annotations
+
+import pytest
+from serve_helpers import Service, bert_workload
+
+
+def _workloads(service: Service, *names: str) -> None:
+    for name in names:
+        r = service.client.post(
+            "/api/v1/workloads",
+            json={"name": name, "workload": bert_workload()},
+            headers=service.auth("plan"),
+        )
+        assert r.status_code == 201, r.text
+
+
+def _save(service: Service, name: str, month: str = "2027-01", **extra: object) -> dict:
+    r = service.client.post(
+        "/api/v1/plans", json={"name": name, "month": month, **extra}, headers=service.auth("plan")
+    )
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_the_month_spend_is_each_plans_cost_times_its_runs(service: Service) -> None:
+    # runs_per_month was refused ("Extra inputs are not permitted"): a nightly job was counted once
+    c = service.client
+    _workloads(service, "embed", "tagger", "lora")
+    embed = _save(service, "embed", runs_per_month=30)
+    tagger = _save(service, "tagger", runs_per_month=4)
+    lora = _save(service, "lora")  # once, unless said
+    assert (embed["runs_per_month"], tagger["runs_per_month"], lora["runs_per_month"]) == (30, 4, 1)
+    assert embed["month_cost_usd"] == pytest.approx(embed["total_cost_usd"] * 30)
+    doc = c.put("/api/v1/budget/2027-01", json={"amount_usd": 5000}, headers=service.auth("admin")).json()
+    want = embed["total_cost_usd"] * 30 + tagger["total_cost_usd"] * 4 + lora["total_cost_usd"]
+    assert doc["planned_usd"] == round(want, 2) and doc["planned_usd"] > 0
+    assert doc["used_pct"] == round(doc["planned_usd"] / 5000 * 100, 1)
+    listed = {p["workload"]: p for p in doc["plans"]}
+    assert (listed["embed"]["runs_per_month"], listed["tagger"]["runs_per_month"]) == (30, 4)
+    assert listed["embed"]["month_cost_usd"] == pytest.approx(embed["total_cost_usd"] * 30)
+    # a whole number of runs, 1 to 744 (hourly through a 31-day month)
+    for runs in (0, -1, 745, 2.5, True):
+        r = c.post(
+            "/api/v1/plans",
+            json={"name": "lora", "month": "2027-01", "runs_per_month": runs},
+            headers=service.auth("plan"),
+        )
+        assert r.status_code == 422 and r.json()["field"] == "runs_per_month", r.text
+    assert _save(service, "lora", runs_per_month=744)["month_cost_usd"] == pytest.approx(
+        lora["total_cost_usd"] * 744
+    )
+
+
+def test_a_plan_saved_again_for_its_workload_and_month_replaces_the_earlier(service: Service) -> None:
+    # saving the embed plan a second time raised planned_usd by the plan's cost (counted twice)
+    c = service.client
+    _workloads(service, "embed", "tagger")
+    first = _save(service, "embed", runs_per_month=30)
+    tagger = _save(service, "tagger")
+    other_month = _save(service, "embed", "2027-02")
+    again = _save(service, "embed", runs_per_month=31)
+    doc = c.get("/api/v1/budget/2027-01", headers=service.auth("read")).json()
+    assert doc["planned_usd"] == round(again["total_cost_usd"] * 31 + tagger["total_cost_usd"], 2)
+    assert sorted(p["id"] for p in doc["plans"]) == sorted([again["id"], tagger["id"]])
+    status = {
+        p["id"]: p["status"] for p in c.get("/api/v1/plans", headers=service.auth("read")).json()["plans"]
+    }
+    assert status == {
+        first["id"]: "replaced",
+        tagger["id"]: "planned",
+        other_month["id"]: "planned",
+        again["id"]: "planned",
+    }
+    # the other month's plan of the workload is its own
+    feb = c.get("/api/v1/budget/2027-02", headers=service.auth("read")).json()
+    assert [p["id"] for p in feb["plans"]] == [other_month["id"]]
+    audit = c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    saved = next(e for e in audit if e["action"] == "plan.save" and e["details"]["plan_id"] == again["id"])
+    assert saved["details"]["replaced"] == [first["id"]] and saved["details"]["runs_per_month"] == 31
+    # cancelling the newest takes the workload out of the month: the replaced one does not come back
+    c.post(f"/api/v1/plans/{again['id']}/cancel", headers=service.auth("plan"))
+    after = c.get("/api/v1/budget/2027-01", headers=service.auth("read")).json()
+    assert [p["id"] for p in after["plans"]] == [tagger["id"]]
+
+
+def _team_tokens(service: Service, **teams: str) -> dict[str, dict[str, str]]:
+    """A plan-scope token of each team (name: team), as headers."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.team_store import TeamStore
+
+    store = open_store(service.db)
+    try:
+        made = {n: TeamStore(store.engine).create_token(n, "plan", team=team)[0] for n, team in teams.items()}
+    finally:
+        store.close()
+    return {n: {"Authorization": f"Bearer {token}"} for n, token in made.items()}
+
+
+def test_a_teams_budget_counts_its_own_plans_and_the_service_sees_every_team(service: Service) -> None:
+    # one budget for the whole service, and no way to tell whose plans spent it
+    c, admin, read = service.client, service.auth("admin"), service.auth("read")
+    h = _team_tokens(service, alice="nlp", bob="vision")
+    _workloads(service, "embed", "tagger")
+
+    def save(who: dict[str, str], name: str, runs: int) -> dict:
+        body = {"name": name, "month": "2027-01", "runs_per_month": runs}
+        r = c.post("/api/v1/plans", json=body, headers=who)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    embed = save(h["alice"], "embed", 30)
+    tagger = save(h["bob"], "tagger", 4)
+    bob_embed = save(h["bob"], "embed", 1)  # another team's plan of the same workload: its own
+    lone = _save(service, "tagger")  # a token of no team: the whole service's only
+    assert (embed["team"], tagger["team"], lone["team"]) == ("nlp", "vision", None)
+
+    nlp = c.put("/api/v1/budget/2027-01?team=nlp", json={"amount_usd": 1000}, headers=admin).json()
+    assert nlp["team"] == "nlp" and nlp["budget_usd"] == 1000 and nlp["teams"] == []
+    assert [p["id"] for p in nlp["plans"]] == [embed["id"]]
+    assert nlp["planned_usd"] == round(embed["total_cost_usd"] * 30, 2)
+    vision = c.get("/api/v1/budget/2027-01?team=vision", headers=read).json()
+    assert vision["budget_usd"] is None and sorted(p["id"] for p in vision["plans"]) == sorted(
+        [tagger["id"], bob_embed["id"]]
+    )
+    assert vision["planned_usd"] == round(tagger["total_cost_usd"] * 4 + bob_embed["total_cost_usd"], 2)
+
+    # the whole service's: its own budget, every team's plans, each team's line beside it
+    whole = c.put("/api/v1/budget/2027-01", json={"amount_cny": 30_000}, headers=admin).json()
+    assert whole["team"] is None and whole["budget_cny"] == 30_000
+    assert len(whole["plans"]) == 4
+    assert whole["planned_usd"] == round(
+        embed["month_cost_usd"]
+        + tagger["month_cost_usd"]
+        + bob_embed["month_cost_usd"]
+        + lone["month_cost_usd"],
+        2,
+    )
+    lines = {x["team"]: x for x in whole["teams"]}
+    assert lines.keys() == {"nlp", "vision"}
+    assert (lines["nlp"]["budget_usd"], lines["nlp"]["planned_usd"]) == (1000, nlp["planned_usd"])
+    assert (lines["vision"]["budget_usd"], lines["vision"]["planned_usd"]) == (None, vision["planned_usd"])
+    # setting the service's budget left the team's as it was
+    assert c.get("/api/v1/budget/2027-01?team=nlp", headers=read).json()["budget_usd"] == 1000
+    listed = c.get("/api/v1/plans?team=nlp", headers=read).json()["plans"]
+    assert [p["id"] for p in listed] == [embed["id"]]
+
+
+def test_only_an_admin_sets_a_teams_budget_and_a_misspelt_team_is_named(service: Service) -> None:
+    c = service.client
+    h = _team_tokens(service, alice="nlp")
+    refused = c.put("/api/v1/budget/2027-01?team=nlp", json={"amount_usd": 10}, headers=h["alice"])
+    assert refused.status_code == 403, refused.text
+    typo = c.put("/api/v1/budget/2027-01?team=nlpp", json={"amount_usd": 10}, headers=service.auth("admin"))
+    assert typo.status_code == 400 and "did you mean 'nlp'" in typo.json()["error"], typo.text
+    read = c.get("/api/v1/budget/2027-01?team=nlpp", headers=service.auth("read"))
+    assert read.status_code == 400 and "did you mean 'nlp'" in read.json()["error"], read.text
+    assert c.get("/api/v1/budget/2027-01?team=nlp", headers=service.auth("read")).json()["budget_usd"] is None
+
+
+def test_a_token_is_made_for_a_team_and_listed_with_it(fresh_db: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from gpuplan.cli import app
+    from gpuplan.errors import InputError
+
+    runner = CliRunner()
+    made = runner.invoke(
+        app, ["--db", fresh_db, "serve", "token", "create", "--name", "alice", "--team", "nlp"]
+    )
+    assert made.exit_code == 0, made.output
+    runner.invoke(app, ["--db", fresh_db, "serve", "token", "create", "--name", "carol"])
+    listed = runner.invoke(app, ["--db", fresh_db, "serve", "token", "list", "--json"])
+    teams = {t["name"]: t["team"] for t in json.loads(listed.stdout)["tokens"]}
+    assert teams == {"alice": "nlp", "carol": None}
+    text = runner.invoke(app, ["--db", fresh_db, "serve", "token", "list"]).stdout
+    assert "\tteam nlp\t" in text and "\tno team\t" in text, text
+    bad = runner.invoke(
+        app, ["--db", fresh_db, "serve", "token", "create", "--name", "dave", "--team", "a/b"]
+    )
+    assert isinstance(bad.exception, InputError) and "team 'a/b': give 1 to 64 letters" in str(bad.exception)
