@@ -277,3 +277,22 @@ def test_deploy_trace_is_only_for_a_service_an_engine_runs(
     assert e.value.code == 1
     assert "--trace sizes a serving engine's replicas" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_share(tmp_path: Path) -> None:
+    # was: 256 slots × 0.8 = 204.8 in flight per replica whatever the plan had priced for a TTFT
+    # target; a plan that met it only at 50 % of a replica's capacity lost its extra replicas
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["recommended"]["service"].update(utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
+    spec = LaunchSpec.from_plan(doc).with_engine_slots(_sizing(256))
+    files = _files(spec)
+    metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
+    assert metric["target"] == {"type": "AverageValue", "averageValue": "128"}  # 256 × 0.5
+    readme = " ".join(files["README.md"].split())
+    assert "holds 128 requests in flight (running + waiting) per replica" in readme
+    assert "50 % of the 256 requests one replica runs at once" in readme
+    assert "latency target only at 50 % of a replica's capacity" in readme
+    # the replay command replays the target written, not simulate's default of slots × 0.8
+    assert ",per_replica=128" in readme
+    keda = _files(spec, autoscaler="keda")
+    assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "128"

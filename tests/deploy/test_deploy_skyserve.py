@@ -204,3 +204,27 @@ def test_the_service_schema_refuses_what_skyserve_refuses() -> None:
         broken = {**task, "service": {**task["service"], "replica_policy": {"min_replicas": 1, **bad}}}
         with pytest.raises(jsonschema.ValidationError):
             validate_skypilot_task(broken)
+
+
+def test_a_service_planned_below_the_headroom_for_its_latency_target_is_held_there() -> None:
+    # was: the planner added replicas to meet the TTFT target (6 at 50 % of their capacity, where
+    # 4 at 74 % carried the load but missed it), and the autoscaler held each replica at 80 %: it
+    # took the replicas for the latency away as soon as it ran.
+    doc = _plan()
+    service = doc["recommended"]["service"]
+    service.update(replicas=6, utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.latency_share == 0.5 and spec.replica_load_share() == 0.5
+    task, readme = _files(spec)
+    target = task["service"]["replica_policy"]["target_qps_per_replica"]
+    assert target == pytest.approx(service["replica_capacity_requests_per_s"] * 0.5, rel=5e-4)
+    said = " ".join(readme.split())
+    assert f"({service['replica_capacity_requests_per_s']:.4g} requests/s) × 50 %" in said
+    assert "met the service's latency target only at 50 % of a replica's capacity, below the 80 %" in said
+    # Without a latency target, the same low utilisation is the count's rounding: the headroom holds.
+    del service["ttft_target_s"]
+    assert LaunchSpec.from_plan(doc).replica_load_share() == TARGET_UTILISATION
+    # A plan may come from someone else: a utilisation below 0 is refused, as its other figures are.
+    service.update(ttft_target_s=1.5, utilisation=-0.5)
+    with pytest.raises(DeployError, match="recommended option is malformed"):
+        LaunchSpec.from_plan(doc)

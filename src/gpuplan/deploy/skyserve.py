@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
-from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
+from gpuplan.deploy.spec import LaunchSpec, ServingDeployment, latency_share_words
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.inference import TARGET_UTILISATION
@@ -59,6 +59,8 @@ class ReplicaPolicy:
     None: no capacity figure for these replicas, a fixed count (:attr:`why_fixed` says why)."""
     capacity_requests_per_s: float | None
     """The plan's capacity of one replica the target is made from; None with the target."""
+    share: float = TARGET_UTILISATION
+    """The share of that capacity the target is (:meth:`LaunchSpec.replica_load_share`)."""
     why_fixed: str = ""
     """Why the count is fixed, in the user's language; "" where SkyServe autoscales."""
 
@@ -127,7 +129,8 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         return ReplicaPolicy(
             min_replicas=serving.min_replicas,
             max_replicas=serving.max_replicas,
-            target_qps_per_replica=_significant(capacity * TARGET_UTILISATION),
+            target_qps_per_replica=_significant(capacity * spec.replica_load_share()),
+            share=spec.replica_load_share(),
             capacity_requests_per_s=capacity,
         )
     return ReplicaPolicy(
@@ -177,8 +180,10 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
             accelerators=accelerators,
             target=f"{policy.target_qps_per_replica:g}",
             capacity=f"{policy.capacity_requests_per_s:.4g}",
-            pct=f"{TARGET_UTILISATION * 100:.0f}",
+            pct=f"{policy.share * 100:.0f}",
         )
+        if (held := latency_share_words(policy.share)) is not None:
+            scale += " " + held
     else:
         scale = _(
             "SkyServe runs {n} replicas, each a cluster of its own ({accelerators}): a fixed count "

@@ -71,6 +71,7 @@ from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
+from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.vocab import OptimizerName, Parallelism, Precision, PricingModel, Task, pydantic_cast
 
 __all__ = [
@@ -83,6 +84,7 @@ __all__ = [
     "ServingDeployment",
     "kubernetes_option",
     "kubernetes_providers",
+    "latency_share_words",
     "refuse_without_kubernetes",
 ]
 
@@ -254,6 +256,12 @@ class LaunchSpec(BaseModel):
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
     None without a plan (a workload file), for a job that is not a service, or where the plan did
     not estimate it. A plan may come from someone else: finite, above 0 and bounded, or refused."""
+    latency_share: float | None = Field(default=None, gt=0, le=1)
+    """The share of one replica's capacity the plan's option runs at its load, where the service
+    sets a latency target (``serving.p95_latency_ms``, ``ttft_p95_ms``) and the option met it only
+    below :data:`~gpuplan.perf.inference.TARGET_UTILISATION`: the planner added replicas for the
+    latency, and an autoscaler holding the usual share would take them away
+    (:meth:`replica_load_share`). None: no target, or the usual share holds it."""
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
@@ -401,6 +409,14 @@ class LaunchSpec(BaseModel):
                 table.profile(self.serving.mig_profile)
         return self
 
+    def replica_load_share(self) -> float:
+        """The share of a replica's capacity the autoscaler holds each replica at: the planning
+        headroom (:data:`~gpuplan.perf.inference.TARGET_UTILISATION`), or the lower share at which
+        the plan met the service's latency target (:attr:`latency_share`)."""
+        if self.latency_share is None:
+            return TARGET_UTILISATION
+        return min(TARGET_UTILISATION, self.latency_share)
+
     # ---- builders ---------------------------------------------------------------------------
 
     @classmethod
@@ -510,6 +526,7 @@ class LaunchSpec(BaseModel):
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
+            latency_share=_latency_share(opt),
             expected_interruptions=opt.expected_interruptions,
             chosen_because=chosen_because,
             planned_share=True,
@@ -741,6 +758,30 @@ def _samples(workload: PlanWorkload) -> int | None:
     if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
         return max(1, data.tokens // workload.inputs.seq_len)  # the workload spec's own definition
     return data.samples
+
+
+def latency_share_words(share: float) -> str | None:
+    """The README's sentence on an autoscaler that holds each replica at ``share`` of its capacity
+    (:meth:`LaunchSpec.replica_load_share`) where that is below the planning headroom, for the
+    service's latency target; None where it is not."""
+    if share >= TARGET_UTILISATION:
+        return None
+    return _(
+        "The plan met the service's latency target only at {share} % of a replica's capacity, below "
+        "the {usual} % it sizes fleets for, and priced the replicas for it: the autoscaler holds each "
+        "replica at that share, so it keeps them at the planned load."
+    ).format(share=f"{share * 100:.0f}", usual=f"{TARGET_UTILISATION * 100:.0f}")
+
+
+def _latency_share(option: PlanOption) -> float | None:
+    """:attr:`LaunchSpec.latency_share` of a plan's option: its utilisation at the load where the
+    service has a latency target and the option runs below the planning headroom."""
+    service = option.service
+    if service is None or service.utilisation is None or not 0 < service.utilisation < TARGET_UTILISATION:
+        return None
+    if service.p95_target_s is None and service.ttft_target_s is None:
+        return None
+    return service.utilisation
 
 
 def _serving_for(

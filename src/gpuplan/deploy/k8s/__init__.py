@@ -10,7 +10,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, latency_share_words
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import user_package
 from gpuplan.errors import DeployError
@@ -97,6 +97,10 @@ def _replay_command(spec: LaunchSpec) -> str:
         else f"--gpu {spec.gpu}"
     )
     policy = f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}"
+    target = in_flight_target(spec)
+    if target is not None and spec.replica_load_share() < TARGET_UTILISATION:
+        # held below the slots × headroom simulate takes by default: the deployed target, said
+        policy += f",per_replica={quantity(target)}"
     if spec.serving.start_replicas is not None:
         policy += f",start={spec.serving.start_replicas}"
     return f"gpuplan simulate autoscale WORKLOAD {where} --policy {policy}"
@@ -154,7 +158,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     else "",
                     least=spec.serving.min_replicas,
                     most=spec.serving.max_replicas,
-                    pct=f"{TARGET_UTILISATION * 100:.0f}",
+                    pct=f"{spec.replica_load_share() * 100:.0f}",
                     slots=sizing.slots,
                     context=sizing.context_tokens,
                     counted=counted,
@@ -165,6 +169,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     else "",
                 )
             )
+            if (held := latency_share_words(spec.replica_load_share())) is not None:
+                extra.append(held)
         else:
             extra.append(
                 _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")

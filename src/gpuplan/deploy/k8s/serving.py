@@ -41,7 +41,6 @@ from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, g
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
-from gpuplan.perf.inference import TARGET_UTILISATION
 
 __all__ = ["GPU_UTIL_METRIC", "in_flight_target", "quantity", "serving_manifests"]
 
@@ -197,7 +196,7 @@ def in_flight_target(spec: LaunchSpec) -> float | None:
     launch = engine_launch(spec)
     if spec.engine_slots is None or launch is None or launch.in_flight_gauges is None:
         return None
-    return spec.engine_slots.slots * TARGET_UTILISATION
+    return spec.engine_slots.slots * spec.replica_load_share()
 
 
 def _signal(spec: LaunchSpec) -> _Signal:
@@ -349,7 +348,7 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
         assert spec.engine_slots is not None  # _signal's in-flight case
         fields = {
             "target": signal.target_text,
-            "pct": f"{TARGET_UTILISATION * 100:.0f}",
+            "pct": f"{spec.replica_load_share() * 100:.0f}",
             "slots": spec.engine_slots.slots,
         }
         keda = _(
