@@ -251,9 +251,13 @@ def _solve_one(
     for g in gpus:
         opts = options[g]
         # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
-        # hours, so the dearer is never bought).
+        # hours, so the dearer is never bought). What its runs pay besides GPU time is paid either
+        # way: by the hour where the hourly offer is, committed at ``committed_data``; its GPU-hours
+        # on committed GPUs are its GPUs less ``y``, so ``y``'s cost is the difference (the rest is
+        # a constant).
         price = {
             i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
+            - opts.committed_data_usd_per_gpu_hour(i)
             for i in set(opts.on_demand) | set(opts.spot)
         }
         for m in range(h):
