@@ -194,6 +194,9 @@ def test_tco_keeps_a_run_with_its_data_and_counts_the_rest_of_its_cost(store: St
     assert at_home.transfer_usd == 0.0 and at_home.usd > 0
     assert s.data_usd == pytest.approx(48 * at_home.usd)
     assert s.total_usd == pytest.approx(sum(sum(m.by_pricing_usd.values()) for m in s.monthly) + s.data_usd)
+    # the planner's assumed prices are said for the region the runs are placed in, not the others
+    assert any(n.startswith("weekly-tagger in alibaba/cn-hangzhou: storage: ") for n in report.notes)
+    assert not any(n.startswith("weekly-tagger in alibaba/cn-heyuan") for n in report.notes)
     # Allowed only Heyuan, the run pays its transfer there: every run's, in the total.
     far = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"]), store=store)
     heyuan = next(r for r in far.problem.demands[0].run_data if r.region == "cn-heyuan")

@@ -329,6 +329,7 @@ def _run_data(
                 storage_usd=job.stored_gb_per_copy * disks * c.storage_usd_per_gb_hour * run_h,
                 licence_usd=c.licence_usd_per_instance_hour * nodes * run_h,
                 assumed=c.unknown,
+                assumptions=c.assumptions,
             )
         )
     return tuple(out)

@@ -137,12 +137,13 @@ def tco(
     own = store is None
     st = open_store(db) if store is None else store
     try:
-        demands, sources = demands_from_usage(u, st, allow_code=allow_code)
-        gpus = tuple(dict.fromkeys(d.gpu for d in demands))
-        prices = st.offers(include_unpriced=False)
         money = display_money(st, currency or u.currency)
-        # the offers' sources say a discount's list price: in the money the report is shown in
+        # the prices assumed for a run's data, and the offers' sources' list price of a discount:
+        # in the money the report is shown in
         with use_money(money):
+            demands, sources = demands_from_usage(u, st, allow_code=allow_code)
+            gpus = tuple(dict.fromkeys(d.gpu for d in demands))
+            prices = st.offers(include_unpriced=False)
             offers, offer_notes = priced_offers(prices, u, gpus)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
@@ -213,23 +214,22 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                     "not modelled)"
                 )
             )
-        assumed = sorted(
-            {
-                f"{r.provider}/{r.region}"
-                for d in sized
+        # what was assumed where the schedule places the runs: hourly offers and commitments bought
+        for d in sized:
+            used = {
+                (o.provider, o.region)
                 for key, o in schedule.hourly_used.items()
-                if key.endswith(f"/{d.name}")
-                for r in d.run_data
-                if r.assumed and (r.provider, r.region) == (o.provider, o.region)
+                if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
             }
-        )
-        if assumed:
-            notes.append(
-                _(
-                    "a transfer or storage price of {regions} is not in the catalog: costed at the highest "
-                    "of its kind the catalog holds, as the planner does"
-                ).format(regions=", ".join(assumed))
-            )
+            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.offer.gpu == d.gpu}
+            for r in d.run_data:
+                if (r.provider, r.region) in used:
+                    notes += [
+                        _("{name} in {where}: {what}").format(
+                            name=d.name, where=f"{r.provider}/{r.region}", what=a
+                        )
+                        for a in r.assumptions
+                    ]
     scratch = [
         d.name for d in problem.demands if d.interruptible and d.restarts_from_scratch and not d.run_data
     ]

@@ -158,6 +158,8 @@ class RunData:
     assumed: bool = False
     """A transfer or storage price of the region is not in the catalog: costed at its conservative
     bound (the highest of its kind the catalog holds), never 0."""
+    assumptions: tuple[str, ...] = ()
+    """What was assumed and the region's caveats, in words (the planner's ``RegionCharges``)."""
 
     @property
     def usd(self) -> float:
