@@ -384,7 +384,8 @@ class Schedule:
     """The part of ``total_usd`` that is not GPU time: the months' ``data_usd``."""
     all_on_demand_usd: float | None
     """Every demanded GPU-hour at its demand's cheapest on-demand price per GPU-hour used (whole
-    instances, ``recourse.packing``); None where a demand has none."""
+    instances, ``recourse.packing``), with what its runs pay besides GPU time in that offer's
+    region; None where a demand has none."""
     savings_pct: float | None
     break_even_utilisation: dict[str, float]
     """Per commitment pricing model: the share of a unit's hours inside the horizon it must be busy

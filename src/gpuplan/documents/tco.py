@@ -211,7 +211,8 @@ class TcoDocument(Document):
     has no data facts: GPU time only."""
     all_on_demand_cost_usd: float | None
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
-    instances); None where a demand has none."""
+    instances), with what its runs pay besides GPU time in that offer's region; None where a demand
+    has none."""
     savings_pct: float | None
     past_horizon_cost_usd: float
     """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""
