@@ -87,6 +87,8 @@ def _describe(report: TcoReport) -> list[str]:
             spend[p] = spend.get(p, 0.0) + v
     if s.past_horizon_usd:
         spend["(term past the horizon)"] = s.past_horizon_usd
+    if s.data_usd:
+        spend["(besides GPU time: data, storage)"] = s.data_usd
     mix = ", ".join(f"{p} {v / s.total_usd:.0%}" for p, v in sorted(spend.items(), key=lambda kv: -kv[1]))
     lines.append(f"spend by pricing model: {mix or 'nothing'}")
     used = {c.offer for c in s.commitments} | set(s.hourly_used.values())

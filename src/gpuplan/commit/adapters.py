@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
-from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer
+from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer, RunData
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
@@ -278,6 +278,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         restarts_from_scratch=write_h <= 0 and workload.serving is None,
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
+        run_data=_run_data(store, usage, best.gpu, job, nodes=best.nodes, run_h=run_h),
+        gpu_hours_per_run=per_run,
     )
     runs_said = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
@@ -294,6 +296,43 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         option=best.label,
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
+
+
+def _run_data(
+    store: Store, usage: Usage, gpu: str, job: JobFacts, *, nodes: int, run_h: float
+) -> tuple[RunData, ...]:
+    """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
+    the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
+    copy its ``nodes`` disks need), the results back, storage and licence fees for ``run_h``
+    hours. An unknown transfer or storage price is bounded at the highest of its kind the catalog
+    holds (the planner's conservative bound), never 0; the set-up is GPU time (in ``run_h``)."""
+    from gpuplan.plan.build_inputs import cost_facts_from_store
+
+    regions = sorted(
+        {
+            (p.provider, p.region)
+            for p in store.offers(include_unpriced=False)
+            if p.gpu == gpu and _listed(p, usage)
+        }
+    )
+    facts = cost_facts_from_store(store, [*regions, *([job.data_location] if job.data_location else [])])
+    copies = nodes if job.storage_kind == "block" and job.data_transfer == "per_node" else 1
+    disks = nodes if job.storage_kind == "block" else 1
+    out = []
+    for provider, region in regions:
+        c = facts.charges(provider, region, job)
+        out.append(
+            RunData(
+                provider=provider,
+                region=region,
+                transfer_usd=c.egress_in_usd * copies + c.egress_out_usd,
+                storage_usd=job.stored_gb_per_copy * disks * c.storage_usd_per_gb_hour * run_h,
+                licence_usd=c.licence_usd_per_instance_hour * nodes * run_h,
+                assumed=c.unknown,
+                assumptions=c.assumptions,
+            )
+        )
+    return tuple(out)
 
 
 def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, serving: bool) -> float:
@@ -331,6 +370,10 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         gpus_per_run=float(spec.gpus or 1),
         checkpoint_write_h=write_h,
         restart_h=facts.restart_h + write_h,
+        # Nothing says a direct demand without ``checkpoint_gb`` can resume: an interruption
+        # restarts its run (unknown is not the best case); ``checkpoint_gb: 0`` is work without
+        # state, which resumes after the restart.
+        restarts_from_scratch=spec.checkpoint_gb is None,
         # its GPUs at once for its hours: growth adds GPUs at once, whole ones (Demand.levels)
         busy_hours=tuple(
             b if h > 0 else 0.0 for b, h in zip(usage.direct_busy_hours(spec), hours, strict=True)

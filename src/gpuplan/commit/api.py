@@ -60,6 +60,15 @@ ASSUMPTIONS = (
 )
 
 
+#: What the part of the total that is not GPU time covers, said beside it.
+DATA_COVERS = N_(
+    "what each run of a workload demand pays besides GPU time where it is placed, as the planner costs "
+    "it: its dataset moved in from where it lives (free only in that region), its results sent back, "
+    "storage for the run's hours and the region's listed licence fees; the set-up is GPU time, in the "
+    "GPU-hours"
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class WithoutStaleSpot:
     """The schedule again with every spot price not known to be current left out: spot prices move
@@ -128,12 +137,13 @@ def tco(
     own = store is None
     st = open_store(db) if store is None else store
     try:
-        demands, sources = demands_from_usage(u, st, allow_code=allow_code)
-        gpus = tuple(dict.fromkeys(d.gpu for d in demands))
-        prices = st.offers(include_unpriced=False)
         money = display_money(st, currency or u.currency)
-        # the offers' sources say a discount's list price: in the money the report is shown in
+        # the prices assumed for a run's data, and the offers' sources' list price of a discount:
+        # in the money the report is shown in
         with use_money(money):
+            demands, sources = demands_from_usage(u, st, allow_code=allow_code)
+            gpus = tuple(dict.fromkeys(d.gpu for d in demands))
+            prices = st.offers(include_unpriced=False)
             offers, offer_notes = priced_offers(prices, u, gpus)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
@@ -156,7 +166,12 @@ def tco(
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
     rates = [r for r in rates if r.currency in used]
-    notes = [*offer_notes, *shift_notes(demands), *(_(a) for a in ASSUMPTIONS)]
+    notes = [
+        *offer_notes,
+        *shift_notes(demands),
+        *(_(a) for a in ASSUMPTIONS),
+        *_data_notes(problem, schedule),
+    ]
     notes += [
         " ".join(
             [
@@ -182,6 +197,59 @@ def tco(
         stale_after_days=stale_after,
         without_stale_spot=without,
     )
+
+
+def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
+    """What the total counts besides GPU time, for which demands, and where it rests on an assumed
+    price."""
+    notes = []
+    sized = [d for d in problem.demands if d.run_data]
+    if sized:
+        notes.append(_("besides GPU time, the total counts {covers}").format(covers=_(DATA_COVERS)))
+        if any(o.is_commitment for o in problem.offers):
+            notes.append(
+                _(
+                    "a workload demand's hours on committed GPUs pay what its runs pay besides GPU time in "
+                    "the dearest region of the commitment offers (which committed GPU serves which run is "
+                    "not modelled)"
+                )
+            )
+        # what was assumed where the schedule places the runs: hourly offers and commitments bought
+        for d in sized:
+            used = {
+                (o.provider, o.region)
+                for key, o in schedule.hourly_used.items()
+                if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
+            }
+            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.offer.gpu == d.gpu}
+            for r in d.run_data:
+                if (r.provider, r.region) in used:
+                    notes += [
+                        _("{name} in {where}: {what}").format(
+                            name=d.name, where=f"{r.provider}/{r.region}", what=a
+                        )
+                        for a in r.assumptions
+                    ]
+    scratch = [
+        d.name for d in problem.demands if d.interruptible and d.restarts_from_scratch and not d.run_data
+    ]
+    if scratch:
+        notes.append(
+            _(
+                "{names}: interruptible without checkpoint_gb, so not known to resume: on spot an "
+                "interruption restarts a run from its beginning (give checkpoint_gb, or 0 for work "
+                "without state to save)"
+            ).format(names=", ".join(scratch))
+        )
+    direct = [d.name for d in problem.demands if not d.run_data]
+    if direct:
+        notes.append(
+            _(
+                "{names}: given in GPU-hours, with no data facts: their data transfer, storage and set-up "
+                "are not counted (GPU time only); give a workload file to count them"
+            ).format(names=", ".join(direct))
+        )
+    return notes
 
 
 def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:

@@ -9,7 +9,9 @@ Variables, for a horizon of H months:
   during slice k of month m (``overlap.month_slices``: hours of the month with the same demands
   running, taken at their worst), at the cheaper of its covers per useful GPU-hour
   (``recourse.hourly_options``: on-demand, or spot for an interruptible demand at price × overhead;
-  each × the whole instances a run takes) × the slice's hours; absent when the demand has neither.
+  each × the whole instances a run takes, plus what its runs pay besides GPU time in the offer's
+  region less what they pay on committed GPUs: ``HourlyOptions.committed_data``) × the slice's
+  hours; absent when the demand has neither.
   The demands of one price in a slice share one variable, bounded by their GPUs together.
 
 Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of
@@ -251,9 +253,13 @@ def _solve_one(
     for g in gpus:
         opts = options[g]
         # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
-        # hours, so the dearer is never bought).
+        # hours, so the dearer is never bought). What its runs pay besides GPU time is paid either
+        # way: by the hour where the hourly offer is, committed at ``committed_data``; its GPU-hours
+        # on committed GPUs are its GPUs less ``y``, so ``y``'s cost is the difference (the rest is
+        # a constant).
         price = {
             i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
+            - opts.committed_data_usd_per_gpu_hour(i)
             for i in set(opts.on_demand) | set(opts.spot)
         }
         for m in range(h):

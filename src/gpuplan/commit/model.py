@@ -47,6 +47,7 @@ __all__ = [
     "MonthCost",
     "Peak",
     "PricedOffer",
+    "RunData",
     "Schedule",
     "TcoProblem",
 ]
@@ -141,6 +142,31 @@ class MissingPrice:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RunData:
+    """What one run of a workload demand pays in one region besides its GPU time, USD, as the
+    planner counts it (``plan/region_costs.py``; the set-up is GPU time, already in the GPU-hours)."""
+
+    provider: str
+    region: str
+    transfer_usd: float
+    """The dataset in from its location (every copy the run's disks need) and the results back;
+    0 in the data's own region."""
+    storage_usd: float
+    """The dataset, checkpoints and weights on the run's disks (or bucket) for the run's hours."""
+    licence_usd: float = 0.0
+    """Per-instance-hour fees the catalog lists for the region, for the run's hours."""
+    assumed: bool = False
+    """A transfer or storage price of the region is not in the catalog: costed at its conservative
+    bound (the highest of its kind the catalog holds), never 0."""
+    assumptions: tuple[str, ...] = ()
+    """What was assumed and the region's caveats, in words (the planner's ``RegionCharges``)."""
+
+    @property
+    def usd(self) -> float:
+        return self.transfer_usd + self.storage_usd + self.licence_usd
+
+
+@dataclass(frozen=True, kw_only=True)
 class Demand:
     """GPU-hours needed per month on one GPU type."""
 
@@ -173,6 +199,25 @@ class Demand:
     shift: str = ""
     """Demands of different named shifts never run at the same hours; "" = at any hour, so possibly
     alongside every other demand."""
+    run_data: tuple[RunData, ...] = ()
+    """A workload demand: what one run pays besides GPU time in each region it may be placed in.
+    Empty: no data facts (a direct demand): its data costs are not counted."""
+    gpu_hours_per_run: float = 0.0
+    """GPU-hours of one run (its GPUs × its hours, without spot overhead): a run's data costs are
+    spread over these; used with ``run_data``."""
+
+    def data_usd_per_gpu_hour(self, provider: str, region: str, overhead: float = 1.0) -> float | None:
+        """What a useful GPU-hour of this demand pays besides GPU time when placed in
+        ``provider/region``: a run's :class:`RunData` over its GPU-hours, its storage and licences
+        for ``overhead`` times its hours (spot: paid hours per useful hour; the transfer is paid
+        once); 0 without data facts; None where the region's is not known (the placement is not
+        offered: unknown is never free)."""
+        if not self.run_data:
+            return 0.0
+        for r in self.run_data:
+            if r.provider == provider and r.region == region and self.gpu_hours_per_run > 0:
+                return (r.transfer_usd + (r.storage_usd + r.licence_usd) * overhead) / self.gpu_hours_per_run
+        return None
 
     def busy_h(self, month: int) -> float:
         """Hours of ``month`` the demand runs (0 when it asks for no GPU-hours then)."""
@@ -234,6 +279,8 @@ class TcoProblem:
                 )
             if any(not math.isfinite(h) or h < 0 for h in d.gpu_hours):
                 raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
+            if d.run_data and not d.gpu_hours_per_run > 0:
+                raise ValueError(f"demand {d.name!r}: run_data needs gpu_hours_per_run > 0")
             if d.gpus_per_run <= 0 or not math.isfinite(d.gpus_per_run):
                 raise ValueError(f"demand {d.name!r}: gpus_per_run must be > 0")
             if d.gpu_step <= 0 or not math.isfinite(d.gpu_step):
@@ -299,7 +346,12 @@ class MonthCost:
 
     month: int
     cost_usd: float
+    """Everything: GPU time by pricing model plus ``data_usd``."""
     by_pricing_usd: dict[str, float]
+    """GPU time only, by pricing model."""
+    data_usd: float = 0.0
+    """What the month's runs pay besides GPU time (``Demand.run_data``: transfer, storage,
+    licences) where they are placed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -328,9 +380,12 @@ class Schedule:
     """Term months past the horizon that are still paid (``past_horizon: full``)."""
     total_usd: float
     """Everything: sum of ``monthly`` plus ``past_horizon_usd``."""
+    data_usd: float = 0.0
+    """The part of ``total_usd`` that is not GPU time: the months' ``data_usd``."""
     all_on_demand_usd: float | None
     """Every demanded GPU-hour at its demand's cheapest on-demand price per GPU-hour used (whole
-    instances, ``recourse.packing``); None where a demand has none."""
+    instances, ``recourse.packing``), with what its runs pay besides GPU time in that offer's
+    region; None where a demand has none."""
     savings_pct: float | None
     break_even_utilisation: dict[str, float]
     """Per commitment pricing model: the share of a unit's hours inside the horizon it must be busy

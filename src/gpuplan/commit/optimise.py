@@ -23,7 +23,8 @@ _HALF_CENT = 0.005
 
 
 def all_on_demand_usd(problem: TcoProblem, options: dict[str, HourlyOptions]) -> float | None:
-    """Every GPU-hour demanded at its demand's cheapest on-demand price; None if one has none."""
+    """Every GPU-hour demanded at its demand's cheapest on-demand price, what its runs pay besides
+    GPU time where that price is included; None if one has none."""
     total = 0.0
     for i, d in enumerate(problem.demands):
         price = options[d.gpu].on_demand_usd_per_gpu_hour(i)
@@ -49,7 +50,8 @@ def break_even_by_gpu(problem: TcoProblem, options: dict[str, HourlyOptions]) ->
     """
     out: dict[str, dict[str, float]] = {}
     for o in commitment_offers(problem):
-        prices = [c.usd_per_useful_gpu_hour for c in options[o.gpu].on_demand.values()]
+        # GPU time against GPU time: a committed GPU's runs pay their data costs too
+        prices = [c.compute_usd_per_useful_gpu_hour for c in options[o.gpu].on_demand.values()]
         if not prices:
             continue
         served = min(o.term_months, problem.horizon_months)
@@ -131,6 +133,7 @@ def optimise(problem: TcoProblem) -> Schedule:
         monthly=chosen.monthly,
         past_horizon_usd=chosen.past_horizon_usd,
         total_usd=chosen.total_usd,
+        data_usd=chosen.data_usd,
         all_on_demand_usd=baseline,
         savings_pct=savings,
         break_even_utilisation=break_even_utilisation(by_gpu),

@@ -13,7 +13,7 @@ prices any choice exactly, for the schedule and for the sensitivity runs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -79,10 +79,19 @@ class HourlyCover:
     """Paid hours per useful hour (spot: checkpoints, lost work, restarts; 1 on demand)."""
     packing: float = 1.0
     """Paid GPU-hours per GPU-hour the run uses (whole instances: :func:`packing`)."""
+    data_usd_per_gpu_hour: float = 0.0
+    """What a useful GPU-hour pays besides GPU time in the offer's region
+    (:meth:`Demand.data_usd_per_gpu_hour`)."""
+
+    @property
+    def compute_usd_per_useful_gpu_hour(self) -> float:
+        """GPU time only."""
+        return self.offer.usd_per_gpu_hour * self.overhead * self.packing
 
     @property
     def usd_per_useful_gpu_hour(self) -> float:
-        return self.offer.usd_per_gpu_hour * self.overhead * self.packing
+        """GPU time and what the run pays besides it where the offer is."""
+        return self.compute_usd_per_useful_gpu_hour + self.data_usd_per_gpu_hour
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,6 +103,13 @@ class HourlyOptions:
     """Demand index -> its cheapest on-demand cover per useful GPU-hour (none: no price allowed)."""
     spot: dict[int, HourlyCover]
     """Demand index -> its cheapest spot cover per useful GPU-hour."""
+    committed_data: dict[int, float] = field(default_factory=dict)
+    """Demand index -> what a GPU-hour of it served by a committed GPU pays besides GPU time: the
+    dearest over the regions of the GPU type's commitment offers (which committed GPU serves which
+    run is not modelled, so the conservative bound). Absent: 0 (no data facts)."""
+
+    def committed_data_usd_per_gpu_hour(self, demand: int) -> float:
+        return self.committed_data.get(demand, 0.0)
 
     def on_demand_usd_per_gpu_hour(self, demand: int) -> float | None:
         cover = self.on_demand.get(demand)
@@ -108,30 +124,54 @@ def _cheapest(covers: Sequence[HourlyCover]) -> HourlyCover | None:
     return min(covers, key=lambda c: (c.usd_per_useful_gpu_hour, c.offer.tie_key), default=None)
 
 
+def _committed_data(demand: Demand, offers: Sequence[PricedOffer]) -> float:
+    """What a GPU-hour of ``demand`` served by one of ``offers`` (commitments) pays besides GPU
+    time: the dearest of their regions (a region whose figure is not known is not offered for an
+    hour bought by the hour; a committed GPU there is bounded by the dearest known one)."""
+    known = [r for o in offers if (r := demand.data_usd_per_gpu_hour(o.provider, o.region)) is not None]
+    if demand.run_data and len(known) < len(offers):
+        known += [max(r.usd for r in demand.run_data) / demand.gpu_hours_per_run]
+    return max(known, default=0.0)
+
+
 def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
-    """Per GPU type demanded, the hourly prices the recourse may buy for each of its demands."""
+    """Per GPU type demanded, the hourly prices the recourse may buy for each of its demands: each
+    offer's price per useful GPU-hour plus what the demand's runs pay besides GPU time in its
+    region (so a region far from the data pays the transfer); an offer in a region whose figure is
+    not known is not used for that demand."""
     out: dict[str, HourlyOptions] = {}
     for gpu in problem.gpus():
         od_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "on_demand"]
         spot_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "spot"]
+        committed = [o for o in problem.offers if o.gpu == gpu and o.is_commitment]
         on_demand: dict[int, HourlyCover] = {}
         spot: dict[int, HourlyCover] = {}
+        committed_data: dict[int, float] = {}
         for i, d in enumerate(problem.demands):
             if d.gpu != gpu:
                 continue
-            od = _cheapest([HourlyCover(offer=o, packing=packing(d, o)) for o in od_offers])
+            if committed and d.run_data:
+                committed_data[i] = _committed_data(d, committed)
+            od = _cheapest(
+                [
+                    HourlyCover(offer=o, packing=packing(d, o), data_usd_per_gpu_hour=data)
+                    for o in od_offers
+                    if (data := d.data_usd_per_gpu_hour(o.provider, o.region)) is not None
+                ]
+            )
             if od is not None:
                 on_demand[i] = od
             if not d.interruptible:
                 continue
             covers = [
-                HourlyCover(offer=o, overhead=f, packing=packing(d, o))
+                HourlyCover(offer=o, overhead=f, packing=packing(d, o), data_usd_per_gpu_hour=data)
                 for o in spot_offers
                 if (f := spot_overhead(d, o)) is not None
+                and (data := d.data_usd_per_gpu_hour(o.provider, o.region, f)) is not None
             ]
             if (best := _cheapest(covers)) is not None:
                 spot[i] = best
-        out[gpu] = HourlyOptions(gpu=gpu, on_demand=on_demand, spot=spot)
+        out[gpu] = HourlyOptions(gpu=gpu, on_demand=on_demand, spot=spot, committed_data=committed_data)
     return out
 
 
@@ -144,6 +184,8 @@ class Priced:
     total_usd: float
     feasible: bool
     """False when some month's demand cannot be covered (no on-demand price and too little committed)."""
+    data_usd: float = 0.0
+    """The part of ``total_usd`` that is not GPU time (``MonthCost.data_usd``)."""
 
 
 def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[str, list[float]]:
@@ -179,38 +221,61 @@ def price_schedule(
             else:
                 past += per_month
     cap = committed_gpus(problem, commitments)
+    data = [0.0] * h
     feasible = True
     for gpu, opts in options.items():
         members = [i for i, d in enumerate(problem.demands) if d.gpu == gpu]
         # Each demand's hours at the cheaper of its hourly covers.
-        cheapest: dict[int, tuple[float, str]] = {}
+        cheapest: dict[int, tuple[HourlyCover, str]] = {}
         for i in members:
             covers = [(c, "on_demand") for c in (opts.on_demand.get(i),) if c is not None]
             covers += [(c, "spot") for c in (opts.spot.get(i),) if c is not None]
             if covers:
-                cover, pricing = min(covers, key=lambda c: c[0].usd_per_useful_gpu_hour)
-                cheapest[i] = (cover.usd_per_useful_gpu_hour, pricing)
+                cheapest[i] = min(covers, key=lambda c: c[0].usd_per_useful_gpu_hour)
         demands = [problem.demands[i] for i in members]
         for m in range(h):
             for piece in month_slices(demands, m, demand_scale):
-                # GPUs above the committed ones during these hours, cheapest demands' covers first.
+                # GPUs above the committed ones during these hours: first for the demands whose
+                # hourly cover costs least over what a committed GPU's hour costs them (its data).
                 uncovered = max(0.0, piece.load - cap[gpu][m])
                 fills = sorted(
-                    (cheapest[members[k]][0], cheapest[members[k]][1], gpus)
+                    (
+                        cheapest[i][0].usd_per_useful_gpu_hour - opts.committed_data_usd_per_gpu_hour(i),
+                        k,
+                        gpus,
+                    )
                     for k, gpus in piece.gpus.items()
-                    if members[k] in cheapest
+                    if (i := members[k]) in cheapest
                 )
-                for price, pricing, gpus in fills:
+                hourly = dict.fromkeys(piece.gpus, 0.0)
+                for _gap, k, gpus in fills:
                     if uncovered <= 0.0:
                         break
                     take = min(uncovered, gpus)
-                    by_month[m][pricing] = by_month[m].get(pricing, 0.0) + take * piece.hours * price
+                    cover, pricing = cheapest[members[k]]
+                    cell = by_month[m]
+                    cell[pricing] = (
+                        cell.get(pricing, 0.0) + take * piece.hours * cover.compute_usd_per_useful_gpu_hour
+                    )
+                    data[m] += take * piece.hours * cover.data_usd_per_gpu_hour
+                    hourly[k] = take
                     uncovered -= take
                 if uncovered > 1e-9:
                     feasible = False
+                # the rest of each demand's GPUs are committed ones
+                for k, gpus in piece.gpus.items():
+                    rest = max(0.0, gpus - hourly[k])
+                    data[m] += rest * piece.hours * opts.committed_data_usd_per_gpu_hour(members[k])
     monthly = tuple(
-        MonthCost(month=m, cost_usd=sum(cell.values()), by_pricing_usd=dict(sorted(cell.items())))
+        MonthCost(
+            month=m,
+            cost_usd=sum(cell.values()) + data[m],
+            by_pricing_usd=dict(sorted(cell.items())),
+            data_usd=data[m],
+        )
         for m, cell in enumerate(by_month)
     )
     total = sum(mc.cost_usd for mc in monthly) + past
-    return Priced(monthly=monthly, past_horizon_usd=past, total_usd=total, feasible=feasible)
+    return Priced(
+        monthly=monthly, past_horizon_usd=past, total_usd=total, feasible=feasible, data_usd=sum(data)
+    )

@@ -197,7 +197,9 @@ class DemandSpec(Spec):
     run_hours: float | None = Field(default=None, gt=0, le=87_660)
     """Failure-free length of one run, h (spot overhead); default: a workload's job time, else 730."""
     checkpoint_gb: float | None = Field(default=None, ge=0, le=1e6)
-    """Size of one checkpoint, GB (spot overhead); default: from the workload's trace, else 0."""
+    """Size of one checkpoint, GB (spot overhead); default: from the workload's trace. A direct
+    demand without it is not known to checkpoint: on spot an interruption restarts its run from the
+    beginning; 0 says it has no state to save (it resumes after a restart, as a service does)."""
     shift: PrintableLine | None = Field(default=None, min_length=1, max_length=100)
     """A name for the hours the demand runs at (``day``, ``night``): demands of different shifts
     never run at the same hours; without one, a demand may run alongside any other."""

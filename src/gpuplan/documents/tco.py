@@ -40,7 +40,10 @@ class TcoMonth(Document):
     """Calendar month, ``YYYY-MM``."""
     cost_usd: float
     cost_usd_by_pricing: dict[PricingModel, float]
-    """The month's cost by pricing model, USD."""
+    """The month's GPU time by pricing model, USD."""
+    data_cost_usd: float
+    """What the month's runs pay besides GPU time where they are placed (transfer, storage,
+    licences), USD: ``cost_usd`` is it plus ``cost_usd_by_pricing``."""
 
 
 class TcoCommitment(Document):
@@ -199,9 +202,17 @@ class TcoDocument(Document):
     """The catalog's CNY rate; None when it has none."""
     past_horizon: Literal["full", "remaining_value"]
     total_cost_usd: float
+    data_cost_usd: float
+    """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
+    data_cost_covers: str
+    """What ``data_cost_usd`` covers, in words (the report's language)."""
+    data_costs_counted_for: list[str]
+    """The demands whose data costs are counted (workload demands); a demand given in GPU-hours
+    has no data facts: GPU time only."""
     all_on_demand_cost_usd: float | None
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
-    instances); None where a demand has none."""
+    instances), with what its runs pay besides GPU time in that offer's region; None where a demand
+    has none."""
     savings_pct: float | None
     past_horizon_cost_usd: float
     """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""

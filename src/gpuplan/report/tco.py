@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.bounded import printable
+from gpuplan.commit.api import DATA_COVERS
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
@@ -129,6 +130,9 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "exchange_rate": rate.model_dump() if rate else None,
         "past_horizon": u.past_horizon,
         "total_cost_usd": cost(s.total_usd),
+        "data_cost_usd": cost(s.data_usd),
+        "data_cost_covers": _(DATA_COVERS),
+        "data_costs_counted_for": [d.name for d in report.problem.demands if d.run_data],
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost_usd": cost(s.past_horizon_usd),
@@ -138,6 +142,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "month": u.month_label(m.month),
                 "cost_usd": cost(m.cost_usd),
                 "cost_usd_by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
+                "data_cost_usd": cost(m.data_usd),
             }
             for m in s.monthly
         ],
@@ -245,6 +250,13 @@ def summary_lines(report: TcoReport) -> list[str]:
         )
     else:
         lines.append(_("All on demand: not priced (a GPU demanded has no on-demand price)"))
+    if any(d.run_data for d in report.problem.demands):
+        lines.append(
+            _(
+                "Of the total, {amount} is not GPU time: the workload demands' data transfer, storage and "
+                "licence fees where their runs are placed (the notes say what)"
+            ).format(amount=money.format(s.data_usd))
+        )
     if s.past_horizon_usd > 0:
         lines.append(
             _("Of the total, {amount} pays for term months after the horizon").format(
@@ -609,15 +621,22 @@ def tco_view(report: TcoReport) -> Any:
     # Pricing names are words (they may wrap in the header); amounts have no spaces and stay whole.
     for p in models:
         months.add_column(_pricing(p), justify="right")
+    # what the runs pay besides GPU time (transfer, storage, licences), where it is counted
+    data = any(d.run_data for d in report.problem.demands)
+    if data:
+        months.add_column(_("besides GPU time"), justify="right")
     months.add_column(_("total"), justify="right")
     for m in report.schedule.monthly:
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
+        cells += [report.money.format(m.data_usd)] if data else []
         months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
     if report.schedule.past_horizon_usd > 0:
         # The commitments' months after the horizon are in the total: a row of their own, so that
         # the column adds up to it (it had been said only in a line above the table).
         months.add_row(
-            _("after the horizon"), *[""] * len(models), report.money.format(report.schedule.past_horizon_usd)
+            _("after the horizon"),
+            *[""] * (len(models) + data),
+            report.money.format(report.schedule.past_horizon_usd),
         )
     parts += [Text(""), months]
     prices = price_rows(report)

@@ -32,6 +32,8 @@ _L, _R, _T, _B = 80, 170, 20, 50  # plot margins, px (legend on the right)
 #: colour-blind-safe Okabe-Ito palette (Okabe & Ito 2008), its black last.
 _PALETTE = ("#0072B2", "#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#F0E442", "#000000")
 _COLOURS = dict(zip(PRICING_LABELS, _PALETTE, strict=False))
+#: What the runs pay besides GPU time: grey, apart from every pricing model's colour.
+_DATA_COLOUR = "#999999"
 
 
 def _nice_step(top: float) -> float:
@@ -44,6 +46,10 @@ def monthly_cost_svg(report: TcoReport) -> str:
     """Stacked bars: one per month, one segment per pricing model, in the report currency."""
     money, months = report.money, report.schedule.monthly
     models = [p for p in PRICING_LABELS if any(p in m.by_pricing_usd for m in months)]
+    # one segment per pricing model, then what the runs pay besides GPU time where it is counted
+    series = [(_(PRICING_LABELS[p]), _COLOURS[p], p) for p in models]
+    if any(d.run_data for d in report.problem.demands):
+        series.append((_("besides GPU time"), _DATA_COLOUR, ""))
     top = max((money.amount(m.cost_usd) for m in months), default=0.0)
     step = _nice_step(top)
     y_max = max(step, math.ceil(top / step) * step)
@@ -71,14 +77,14 @@ def monthly_cost_svg(report: TcoReport) -> str:
     for i, m in enumerate(months):
         x = _L + i * bar
         base = 0.0
-        for p in models:
-            v = money.amount(m.by_pricing_usd.get(p, 0.0))
+        for name, colour, p in series:
+            v = money.amount(m.by_pricing_usd.get(p, 0.0) if p else m.data_usd)
             if v <= 0:
                 continue
-            title = f"{report.usage.month_label(m.month)} {_(PRICING_LABELS[p])}: {money.format_native(v)}"
+            title = f"{report.usage.month_label(m.month)} {name}: {money.format_native(v)}"
             parts.append(
                 f'<rect x="{x + bar * 0.1:.1f}" y="{y(base + v):.1f}" width="{bar * 0.8:.1f}" '
-                f'height="{y(base) - y(base + v):.1f}" fill="{_COLOURS[p]}">'
+                f'height="{y(base) - y(base + v):.1f}" fill="{colour}">'
                 f"<title>{escape(title)}</title></rect>"
             )
             base += v
@@ -87,10 +93,10 @@ def monthly_cost_svg(report: TcoReport) -> str:
                 f'<text x="{x + bar / 2:.1f}" y="{_T + plot_h + 14}" text-anchor="middle">'
                 f"{escape(report.usage.month_label(m.month))}</text>"
             )
-    for k, p in enumerate(models):
+    for k, (name, colour, _p) in enumerate(series):
         ly = _T + 10 + k * 18
-        parts.append(f'<rect x="{_W - _R + 14}" y="{ly - 9}" width="12" height="12" fill="{_COLOURS[p]}"/>')
-        parts.append(f'<text x="{_W - _R + 32}" y="{ly + 1}">{escape(_(PRICING_LABELS[p]))}</text>')
+        parts.append(f'<rect x="{_W - _R + 14}" y="{ly - 9}" width="12" height="12" fill="{colour}"/>')
+        parts.append(f'<text x="{_W - _R + 32}" y="{ly + 1}">{escape(name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 

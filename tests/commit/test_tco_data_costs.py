@@ -1,0 +1,250 @@
+"""What a workload demand's runs pay besides GPU time (data in and out, storage, licences) is in the
+tco total, depends on where the runs are placed, and is shown apart; a direct demand's is not
+counted and said so, and one that is not known to checkpoint restarts from scratch on spot."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, load_usage, optimise, tco
+from gpuplan.commit.adapters import demands_from_usage
+from gpuplan.commit.model import RunData
+from gpuplan.i18n import use_language
+from gpuplan.report.tco import summary_lines, tco_json
+from gpuplan.report.tco_html import monthly_cost_svg
+from stand_in_profiles import bert_large_profile
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("tco-data") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every workload traces as BERT-Large (a recorded profile): no tracing in these tests."""
+    import gpuplan.profile
+
+    monkeypatch.setattr(
+        gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-data-test")
+    )
+
+
+def _offer(region: str, usd_per_hour: float, pricing: str = "on_demand", term: int = 0) -> PricedOffer:
+    return PricedOffer(
+        provider="p",
+        region=region,
+        instance_type="i1",
+        gpu="G",
+        gpus_per_unit=1.0,
+        pricing=pricing,
+        usd_per_unit_hour=usd_per_hour,
+        term_months=term,
+    )
+
+
+def _tagger(transfer_usd: float, **kw: object) -> Demand:
+    # 4 runs a month of 1 GPU × 5 h (20 GPU-hours); its data lives in "home": a run placed in "far"
+    # moves it in and pays the transfer; storage $1 a run either way.
+    return Demand(
+        name="tagger",
+        gpu="G",
+        gpu_hours=(20.0,) * 3,
+        run_hours=5.0,
+        gpu_step=1.0,
+        run_data=(
+            RunData(provider="p", region="home", transfer_usd=0.0, storage_usd=1.0),
+            RunData(provider="p", region="far", transfer_usd=transfer_usd, storage_usd=1.0),
+        ),
+        gpu_hours_per_run=5.0,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_a_run_stays_with_its_data_when_the_transfer_costs_more_than_the_cheaper_gpu_saves() -> None:
+    offers = (_offer("home", 3.0), _offer("far", 2.0))
+    s = optimise(TcoProblem(horizon_months=3, demands=(_tagger(transfer_usd=50.0),), offers=offers))
+    # far: 5 h × $2 + $50 + $1 = $61 a run; home: 5 h × $3 + $1 = $16 a run: home.
+    assert s.hourly_used["G/on_demand/tagger"].region == "home"
+    # 3 months × 4 runs × ($15 GPU time + $1 storage) = $192, of which $12 is not GPU time
+    assert s.total_usd == pytest.approx(192.0)
+    assert s.data_usd == pytest.approx(12.0)
+    assert s.monthly[0].by_pricing_usd == {"on_demand": pytest.approx(60.0)}
+    assert s.monthly[0].data_usd == pytest.approx(4.0)
+    assert s.all_on_demand_usd == pytest.approx(192.0)
+
+
+def test_a_run_moves_where_the_gpu_saves_more_than_the_transfer_and_pays_it() -> None:
+    offers = (_offer("home", 3.0), _offer("far", 2.0))
+    s = optimise(TcoProblem(horizon_months=3, demands=(_tagger(transfer_usd=2.0),), offers=offers))
+    # far: $10 + $2 + $1 = $13 a run against home's $16: far, with its transfer in the total
+    assert s.hourly_used["G/on_demand/tagger"].region == "far"
+    assert s.total_usd == pytest.approx(12 * 13.0)
+    assert s.data_usd == pytest.approx(12 * 3.0)
+
+
+def test_a_region_whose_data_costs_are_not_known_is_not_used_for_free() -> None:
+    # "odd" sells the cheapest GPU-hour, but the demand's data costs there are not known: unknown
+    # is never 0, so the run is not placed there.
+    offers = (_offer("home", 3.0), _offer("odd", 0.5))
+    s = optimise(TcoProblem(horizon_months=3, demands=(_tagger(transfer_usd=50.0),), offers=offers))
+    assert s.hourly_used["G/on_demand/tagger"].region == "home"
+    assert s.total_usd == pytest.approx(192.0)
+
+
+def test_hours_on_committed_gpus_pay_the_data_costs_of_the_commitments_region() -> None:
+    # Busy all month (146 runs of 5 h = 730 GPU-hours): a $1,000 subscription in "far" against
+    # $3/h at home (730 × 3 = $2,190) saves on GPU time, but every run placed there pays $50 in:
+    # 146 × $51 = $7,446 a month against home's 146 × $1. Home on demand wins.
+    d = _tagger(transfer_usd=50.0)
+    busy = replace(d, gpu_hours=(730.0,))
+    offers = (_offer("home", 3.0), _offer("far", 1000.0 / 730.0, pricing="monthly", term=1))
+    s = optimise(TcoProblem(horizon_months=1, demands=(busy,), offers=offers))
+    assert not s.commitments
+    assert s.total_usd == pytest.approx(730 * 3.0 + 146 * 1.0)
+    # with the subscription at home (no transfer) it pays: $1,000 + 146 × $1 of storage
+    home = (_offer("home", 3.0), _offer("home", 1000.0 / 730.0, pricing="monthly", term=1))
+    s = optimise(TcoProblem(horizon_months=1, demands=(busy,), offers=home))
+    assert [c.offer.region for c in s.commitments] == ["home"]
+    assert s.total_usd == pytest.approx(1000.0 + 146 * 1.0)
+    assert s.data_usd == pytest.approx(146.0)
+
+
+def test_on_spot_a_run_keeps_its_disks_for_its_longer_hours() -> None:
+    # A 5-h run on spot at 1/24 per h without checkpoints restarts from scratch: it is billed
+    # f = (e^(5/24) − 1)(24 + 1/6) / 5 = 1.1209 times its hours, and its $1 of storage is paid for
+    # as long; its transfer ($0 at home) is paid once.
+    spot = PricedOffer(
+        **{**_offer("home", 1.0).__dict__, "pricing": "spot", "interruptions_per_hour": 1 / 24}
+    )
+    demand = _tagger(transfer_usd=50.0, interruptible=True, restarts_from_scratch=True)
+    s = optimise(TcoProblem(horizon_months=3, demands=(demand,), offers=(_offer("home", 3.0), spot)))
+    f = math.expm1(5 / 24) * (24 + 1 / 6) / 5
+    assert s.spot_overhead["tagger"] == pytest.approx(f)
+    assert s.data_usd == pytest.approx(12 * 1.0 * f)
+    assert s.total_usd == pytest.approx(12 * (5 * 1.0 * f + 1.0 * f))
+
+
+def _tagger_usage(tmp_path: Path, regions: list[str] | None = None) -> object:
+    # A weekly batch-inference run (BERT-Large as traced) over 2 TB kept in Alibaba's Hangzhou.
+    (tmp_path / "tagger.yaml").write_text(
+        "name: weekly-tagger\ntask: infer\nmodel: {preset: bert-large}\n"
+        "inputs: {batch_size: 64, seq_len: 128}\n"
+        "data: {samples: 2000000, size_gb: 2000, location: alibaba/cn-hangzhou}\n"
+    )
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "currency": "CNY",
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "weekly-tagger", "workload": "tagger.yaml", "runs_per_month": 4}],
+            "constraints": {
+                "providers": ["alibaba"],
+                "pricing": ["on_demand"],
+                **({"regions": regions} if regions else {}),
+            },
+        }
+    )
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_the_transfer_a_run_pays_away_from_its_data_is_the_planners(store: Store, tmp_path: Path) -> None:
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile
+    from gpuplan.workload.spec import load_workload
+
+    (demand,), _ = demands_from_usage(_tagger_usage(tmp_path), store)  # type: ignore[arg-type]
+    data = {r.region: r for r in demand.run_data}
+    assert data["cn-hangzhou"].transfer_usd == 0.0
+    # the planner's own charge for the same run in Heyuan: its dataset in (one copy, one node) and
+    # results back, and the same storage for the same hours
+    workload = load_workload(tmp_path / "tagger.yaml")
+    plan = plan_workload(
+        workload,
+        profile(workload),
+        store,
+        overrides={"providers": ("alibaba",), "regions": ("cn-heyuan",), "pricing": ("on_demand",)},
+        top=1,
+    )
+    best = plan.recommended
+    assert best.nodes == 1
+    assert data["cn-heyuan"].transfer_usd == pytest.approx(best.cost_breakdown.egress_usd)
+    assert data["cn-heyuan"].transfer_usd > 100.0  # 2 TB out of Hangzhou
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_tco_keeps_a_run_with_its_data_and_counts_the_rest_of_its_cost(store: Store, tmp_path: Path) -> None:
+    report = tco(_tagger_usage(tmp_path), store=store)
+    s = report.schedule
+    # Without data costs, the schedule had bought the run's GPU-hours where they are cheapest
+    # (Heyuan) and moved 2 TB there each run for free.
+    assert s.hourly_used["A10/on_demand/weekly-tagger"].region == "cn-hangzhou"
+    (demand,) = report.problem.demands
+    at_home = next(r for r in demand.run_data if r.region == "cn-hangzhou")
+    # 12 months × 4 runs × the run's storage (and licences) at home
+    assert at_home.transfer_usd == 0.0 and at_home.usd > 0
+    assert s.data_usd == pytest.approx(48 * at_home.usd)
+    assert s.total_usd == pytest.approx(sum(sum(m.by_pricing_usd.values()) for m in s.monthly) + s.data_usd)
+    # the planner's assumed prices are said for the region the runs are placed in, not the others
+    assert any(n.startswith("weekly-tagger in alibaba/cn-hangzhou: storage: ") for n in report.notes)
+    assert not any(n.startswith("weekly-tagger in alibaba/cn-heyuan") for n in report.notes)
+    # Allowed only Heyuan, the run pays its transfer there: every run's, in the total.
+    far = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"]), store=store)
+    heyuan = next(r for r in far.problem.demands[0].run_data if r.region == "cn-heyuan")
+    assert far.schedule.data_usd == pytest.approx(48 * heyuan.usd)
+    assert far.schedule.total_usd > s.total_usd + 48 * heyuan.transfer_usd * 0.9
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_the_report_shows_the_part_that_is_not_gpu_time_in_both_languages(
+    store: Store, tmp_path: Path
+) -> None:
+    report = tco(_tagger_usage(tmp_path), store=store)
+    doc = tco_json(report)
+    assert report.schedule.data_usd > 0
+    assert doc["data_cost_usd"] == pytest.approx(report.schedule.data_usd, abs=0.01)
+    assert doc["data_costs_counted_for"] == ["weekly-tagger"]
+    assert "results sent back" in doc["data_cost_covers"]
+    month = doc["monthly"][0]
+    assert month["cost_usd"] == pytest.approx(
+        sum(month["cost_usd_by_pricing"].values()) + month["data_cost_usd"], abs=0.02
+    )
+    assert any("is not GPU time" in line for line in summary_lines(report))
+    # the chart stacks it on the GPU time, so that each bar is the month's total
+    assert "besides GPU time" in monthly_cost_svg(report)
+    with use_language("zh"):
+        zh = tco(_tagger_usage(tmp_path), store=store)
+        lines = summary_lines(zh)
+        covers = tco_json(zh)["data_cost_covers"]
+    assert any("非 GPU 时间" in line for line in lines)
+    assert "数据" in covers and not covers.isascii()
+
+
+def test_a_direct_demand_without_checkpoints_restarts_from_scratch_and_its_data_is_not_counted(
+    store: Store,
+) -> None:
+    def usage(**kw: object) -> object:
+        demand = {"name": "batch", "gpu": "A10", "gpus": 1, "hours_per_month": 300, "interruptible": True}
+        return load_usage({"horizon_months": 2, "demands": [{**demand, **kw}]})
+
+    (nothing,), _ = demands_from_usage(usage(), store)  # type: ignore[arg-type]
+    (stateless,), _ = demands_from_usage(usage(checkpoint_gb=0), store)  # type: ignore[arg-type]
+    (saved,), _ = demands_from_usage(usage(checkpoint_gb=20), store)  # type: ignore[arg-type]
+    # nothing says it can resume: an interruption restarts its run; 0 GB: no state, it resumes
+    assert nothing.restarts_from_scratch
+    assert not stateless.restarts_from_scratch and not saved.restarts_from_scratch
+    assert nothing.run_data == ()
+    report = tco(usage(), store=store)
+    assert any("batch: given in GPU-hours, with no data facts" in n for n in report.notes)
+    assert any("batch: interruptible without checkpoint_gb" in n for n in report.notes)
+    assert report.schedule.data_usd == 0.0
+    assert not any("is not GPU time" in line for line in summary_lines(report))
