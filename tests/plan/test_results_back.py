@@ -191,6 +191,16 @@ def test_results_of_unknown_size_never_let_another_region_win() -> None:
     assert {o.instance_type for o in plan.pareto} == {"ohio", "hangzhou"}
 
 
+def test_with_no_option_in_the_data_s_region_none_is_ranked_apart() -> None:
+    # Data in Shanghai, where neither offer is: both would send the results over a priced link.
+    job, notes = job_facts_from(Workload.from_dict(_embed(location="alibaba/cn-shanghai")), None)
+    plan = _plan(job)
+    assert job.results_unpriced and [o.instance_type for o in plan.options] == ["ohio", "hangzhou"]
+    assert not any(_unpriced(o) for o in plan.options)
+    assert not any(n.startswith("results back:") for n in plan.notes)
+    assert any(n.startswith("data.results_gb not given") and "cn-shanghai" in n for n in notes)
+
+
 def test_the_service_takes_the_results_size_in_a_request_s_workload_and_names_a_bad_one() -> None:
     from gpuplan.web.requests import RefusedValue
     from gpuplan.web.service import read_workload

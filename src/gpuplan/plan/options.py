@@ -251,13 +251,14 @@ def results_unpriced(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
     (``JobFacts.results_unpriced``) over a priced link: out of a region other than the data's. Their
     cost is unknown, never 0, so these options rank after those in the data's region (which send
     nothing over one). All False when the size is known, or when the data has no location (every
-    option then sends them over the internet alike, and the plan's notes say so)."""
+    option then sends them over the internet alike, and the plan's notes say so), and when no
+    option is in the data's region (every one would send them over a priced link alike)."""
     job = ctx.job
-    if not job.results_unpriced or job.data_location is None:
-        return np.zeros(positions.size, dtype=bool)
     c = ctx.costs
+    if not job.results_unpriced or job.data_location is None or job.data_location not in c.regions:
+        return np.zeros(positions.size, dtype=bool)
     away = np.array([region != job.data_location for region in c.regions], dtype=bool)
-    out: np.ndarray = away[c.region_id[positions]] if away.size else np.zeros(positions.size, dtype=bool)
+    out: np.ndarray = away[c.region_id[positions]]
     return out
 
 
