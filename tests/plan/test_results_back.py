@@ -187,8 +187,8 @@ def test_results_of_unknown_size_never_let_another_region_win() -> None:
     said = [n for n in plan.notes if n.startswith("results back: 1 option outside alibaba/cn-hangzhou")]
     assert said and "ohio" in said[0], plan.notes
     assert plan.personas[0].option.instance_type == "hangzhou"  # the budget pick too
-    # Ohio's cost before its results is no cost to put Hangzhou off the cost/time front with.
-    assert {o.instance_type for o in plan.pareto} == {"ohio", "hangzhou"}
+    # Ohio's cost before its results is no point on the cost/time front: it would push Hangzhou off.
+    assert [o.instance_type for o in plan.pareto] == ["hangzhou"]
 
 
 def test_with_no_option_in_the_data_s_region_none_is_ranked_apart() -> None:
@@ -219,3 +219,18 @@ def test_the_batch_inference_example_states_its_results() -> None:
     job, _ = job_facts_from(w, None)
     # 50 M embeddings × 1,024 values × 2 bytes = 102.4 GB
     assert job.result_size_gb == pytest.approx(50e6 * 1024 * 2 / 1e9) and not job.results_unpriced
+
+
+def test_a_front_point_without_its_results_back_says_so() -> None:
+    # Where every option that fits for certain is outside the data's region, the front is drawn from
+    # them: each cost shown there is before the results back, and the text says so.
+    from dataclasses import replace
+
+    from gpuplan.report.plan_view import _front
+
+    job, _ = job_facts_from(Workload.from_dict(EMBED), None)
+    plan = _plan(job)
+    shown = replace(plan, pareto=(_option(plan, "ohio"), _option(plan, "hangzhou")))
+    ohio, hangzhou = (str(line) for line in _front(shown)[1:])
+    assert "ohio" in ohio and ohio.endswith("(before its results back, not priced)")
+    assert "hangzhou" in hangzhou and "results back" not in hangzhou

@@ -237,18 +237,14 @@ def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
 
 def _pareto_front(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     """The positions of ``sure`` on the cost/time front, cheapest first. An option whose results back
-    are not priced (:func:`results_unpriced`) shows a cost that is less than its own, so it pushes
-    no priced option off the front; it stays on it where no option is as cheap and as fast."""
+    are not priced (:func:`results_unpriced`) shows a cost less than its own, which is no point to
+    trade against: where some option's results are priced, the front is drawn from those alone (the
+    others are ranked after them and named in the notes)."""
     c = ctx.costs
     away = results_unpriced(ctx, sure)
-    front: np.ndarray = sure[pareto_mask(c.total_usd[sure], c.time_h[sure])]
     if away.any() and not away.all():
-        priced = sure[~away]
-        priced = priced[pareto_mask(c.total_usd[priced], c.time_h[priced])]
-        # the priced first: an unpriced option tied with one is not kept beside it
-        both = np.concatenate([priced, sure[away]])
-        kept = pareto_mask(c.total_usd[both], c.time_h[both])[priced.size :]
-        front = np.concatenate([priced, sure[away][kept]])
+        sure = sure[~away]
+    front: np.ndarray = sure[pareto_mask(c.total_usd[sure], c.time_h[sure])]
     ordered: np.ndarray = front[np.lexsort((c.time_h[front], c.total_usd[front]))]
     return ordered
 
