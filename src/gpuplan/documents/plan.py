@@ -365,6 +365,8 @@ class WorkloadData(_WorkloadPart):
     tokens: int | None = Field(default=None, ge=1)
     epochs: float | None = Field(default=None, gt=0)
     size_gb: float | None = Field(default=None, ge=0)
+    results_gb: float | None = Field(default=None, ge=0)
+    """Size of what one run writes back to the data's location, GB (None: not stated)."""
 
 
 class PlanWorkload(_WorkloadPart):

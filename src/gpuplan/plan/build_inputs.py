@@ -20,6 +20,7 @@ from gpuplan.catalog.model import ANY_REGION
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.countries import country_code
+from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
 from gpuplan.plan.input_types import (
@@ -428,18 +429,41 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         location = (provider.lower(), region)
     checkpoint_gb = 0.0
     results_gb = 0.0
+    stated = data.results_gb if data is not None else None
     if workload.is_training and profile is not None:
         pk = profile.peak
         # A checkpoint holds trainable weights (fp32 master copy: 4 bytes each), the optimizer
         # state and buffers; frozen base weights (LoRA) are not rewritten.
         checkpoint_gb = (profile.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
-        # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
-        results_gb = profile.trainable_params * 2 / 1e9
+        if stated is None:
+            # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
+            results_gb = profile.trainable_params * 2 / 1e9
+            notes.append(
+                _(
+                    "checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers), "
+                    "results sent back {results} GB (weights at 2 bytes each)"
+                ).format(checkpoint=f"{checkpoint_gb:.2f}", results=f"{results_gb:.2f}")
+            )
+        else:
+            notes.append(
+                _("checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers)").format(
+                    checkpoint=f"{checkpoint_gb:.2f}"
+                )
+            )
+    if stated is not None:
+        results_gb = stated
+        notes.append(_("results sent back {results} GB (data.results_gb)").format(results=f"{stated:g}"))
+    # A batch inference job's output (embeddings, labels, generated text) is not known from the model
+    # alone: a preset's traced forward ends in its training head, not in what the job keeps. Unstated,
+    # it is left unpriced and said so, and the planner ranks the options that would send it over a
+    # priced link after those that would not (plan/options.py ``results_unpriced``).
+    results_unpriced = stated is None and not workload.is_training and workload.serving is None
+    if results_unpriced:
         notes.append(
             _(
-                "checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers), "
-                "results sent back {results} GB (weights at 2 bytes each)"
-            ).format(checkpoint=f"{checkpoint_gb:.2f}", results=f"{results_gb:.2f}")
+                "data.results_gb not given: the results sent back to {where} are not priced; give the size "
+                "of what the job writes (e.g. 50 M embeddings × 1,024 × 2 bytes: results_gb: 102.4)"
+            ).format(where=place(*location) if location is not None else _("your own site"))
         )
     base = JobFacts()
     # Set-up before the first step: the same 10-minute boot + image pull + start that a spot
@@ -493,6 +517,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         dataset_gb=dataset_gb or 0.0,
         checkpoint_gb=checkpoint_gb,
         results_gb=results_gb,
+        results_unpriced=results_unpriced,
         data_location=location,
         setup_h=setup_h,
         # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.

@@ -246,6 +246,10 @@ class JobFacts:
     """One checkpoint (weights + optimizer state + buffers), GB; 0 for a job that writes none."""
     results_gb: float | None = None
     """Results sent back to ``data_location`` at the end (default: one checkpoint), GB."""
+    results_unpriced: bool = False
+    """True when the size of the results is not known (a batch inference job that does not state
+    ``data.results_gb``): ``results_gb`` is then 0, and an option that would send them over a priced
+    link (out of a region other than ``data_location``) is ranked after those that would not."""
     data_location: tuple[str, str] | None = None
     """(provider, region) where the dataset lives and results go; None = the user's own site."""
     storage_kind: str = "block"

@@ -20,7 +20,14 @@ from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, wo
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
 
-__all__ = ["MAY_MISS_DEADLINE_FLAG", "MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
+__all__ = [
+    "MAY_MISS_DEADLINE_FLAG",
+    "MAY_NOT_FIT_FLAG",
+    "RESULTS_UNPRICED_FLAG",
+    "make_option",
+    "price_date_words",
+    "results_unpriced",
+]
 
 #: The flag of an option whose memory band straddles the GPU's usable memory.
 MAY_NOT_FIT_FLAG = N_(
@@ -31,6 +38,12 @@ MAY_NOT_FIT_FLAG = N_(
 #: past the deadline: more than a one-in-ten chance to miss it.
 MAY_MISS_DEADLINE_FLAG = N_(
     "may miss the deadline: the high end of its time range is past it (ranked after the options that meet it)"
+)
+
+#: The flag of an option that would send results of a size not stated over a priced link.
+RESULTS_UNPRICED_FLAG = N_(
+    "results back not priced: their size is not stated (data.results_gb); ranked after the options in "
+    "the data's region"
 )
 
 
@@ -217,6 +230,8 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(MAY_NOT_FIT_FLAG)
     if bool(past_deadline(ctx, np.array([j]))[0]):
         flags.append(MAY_MISS_DEADLINE_FLAG)
+    if bool(results_unpriced(ctx, np.array([j]))[0]):
+        flags.append(RESULTS_UNPRICED_FLAG)
     return flags
 
 
@@ -229,6 +244,22 @@ def past_deadline(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
         return np.zeros(positions.size, dtype=bool)
     late: np.ndarray = ctx.costs.time_h_high[positions] > deadline
     return late
+
+
+def results_unpriced(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
+    """Where an option at ``positions`` would send results whose size is not stated
+    (``JobFacts.results_unpriced``) over a priced link: out of a region other than the data's. Their
+    cost is unknown, never 0, so these options rank after those in the data's region (which send
+    nothing over one). All False when the size is known, or when the data has no location (every
+    option then sends them over the internet alike, and the plan's notes say so), and when no
+    option is in the data's region (every one would send them over a priced link alike)."""
+    job = ctx.job
+    c = ctx.costs
+    if not job.results_unpriced or job.data_location is None or job.data_location not in c.regions:
+        return np.zeros(positions.size, dtype=bool)
+    away = np.array([region != job.data_location for region in c.regions], dtype=bool)
+    out: np.ndarray = away[c.region_id[positions]]
+    return out
 
 
 def _per_million_tokens(job: JobFacts, total_usd: float) -> tuple[float | None, float | None]:

@@ -15,6 +15,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
 from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -31,7 +32,14 @@ from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.notes import plan_notes
-from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, past_deadline, price_date_words
+from gpuplan.plan.options import (
+    MAY_MISS_DEADLINE_FLAG,
+    RESULTS_UNPRICED_FLAG,
+    make_option,
+    past_deadline,
+    price_date_words,
+    results_unpriced,
+)
 from gpuplan.plan.rank import (
     explain_winner,
     objective_order,
@@ -176,13 +184,20 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     Options that may not fit in memory rank after every option that fits for certain: unknown is
     never the best case. Under a deadline, an option whose time range ends past it (more than a
     one-in-ten chance to miss it) ranks after those whose range ends within it, among the ones that
-    fit alike. Both are shown (flagged) where the list has room, and named in the notes.
+    fit alike. Among those alike again, an option that would send results of a size not stated over a
+    priced link (out of a region other than the data's) ranks after those that would not. Each is
+    shown (flagged) where the list has room, and named in the notes.
     """
     c = ctx.best if best_case and ctx.best is not None else ctx.costs
     uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
     late = past_deadline(ctx, feasible)
-    groups = [feasible[~uncertain & ~late], feasible[~uncertain & late], feasible[uncertain & ~late]]
-    groups.append(feasible[uncertain & late])
+    unpriced = results_unpriced(ctx, feasible)
+    groups = [
+        feasible[(uncertain == u) & (late == t) & (unpriced == r)]
+        for u in (False, True)
+        for t in (False, True)
+        for r in (False, True)
+    ]
 
     def ordered(subset: np.ndarray, k: int) -> np.ndarray:
         if subset.size == 0:
@@ -198,7 +213,12 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     for k in (64 * top, feasible.size):
         order = np.concatenate([ordered(g, k) for g in groups])
         ranked = _take(ctx, order, top, per_node_count=False)
-        first = sum(not o.memory_uncertain and MAY_MISS_DEADLINE_FLAG not in o.flags for o in ranked)
+        first = sum(
+            not o.memory_uncertain
+            and MAY_MISS_DEADLINE_FLAG not in o.flags
+            and RESULTS_UNPRICED_FLAG not in o.flags
+            for o in ranked
+        )
         complete = all(k >= g.size for g in groups[:-1]) or first >= top
         if (len(ranked) >= top and complete) or k >= feasible.size:
             return ranked
@@ -206,10 +226,54 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
 
 
 def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
-    """Of the options that fit for certain, those whose time range ends within the deadline; all of
-    them when none does (the personas' picks come from these)."""
+    """Of the options that fit for certain, those whose time range ends within the deadline (all of
+    them when none does); of these, those whose results are priced, when any are (the personas'
+    picks come from these)."""
     on_time = sure[~past_deadline(ctx, sure)]
-    return on_time if on_time.size else sure
+    picks = on_time if on_time.size else sure
+    priced = picks[~results_unpriced(ctx, picks)]
+    return priced if priced.size else picks
+
+
+def _pareto_front(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
+    """The positions of ``sure`` on the cost/time front, cheapest first. An option whose results back
+    are not priced (:func:`results_unpriced`) shows a cost less than its own, which is no point to
+    trade against: where some option's results are priced, the front is drawn from those alone (the
+    others are ranked after them and named in the notes)."""
+    c = ctx.costs
+    away = results_unpriced(ctx, sure)
+    if away.any() and not away.all():
+        sure = sure[~away]
+    front: np.ndarray = sure[pareto_mask(c.total_usd[sure], c.time_h[sure])]
+    ordered: np.ndarray = front[np.lexsort((c.time_h[front], c.total_usd[front]))]
+    return ordered
+
+
+def _unpriced_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
+    """What the plan says about options whose results back are not priced (their size not stated)
+    where some other option's are, or None when none is."""
+    away = feasible[results_unpriced(ctx, feasible)]
+    if away.size == 0 or away.size == feasible.size or ctx.job.data_location is None:
+        return None  # all alike: the job's own note says the results are not priced
+    best = _best_of(ctx, away, None)
+    assert best is not None  # away is not empty
+    shown = any(RESULTS_UNPRICED_FLAG in o.flags for o in ranked)
+    return ngettext(
+        "results back: {n} option outside {where} would send the job's results over a priced link, "
+        "whose cost is not counted (data.results_gb not given); ranked after the options in {where}"
+        "{shown}: {label}, {time}, {cost} before its results back",
+        "results back: {n} options outside {where} would send the job's results over a priced link, "
+        "whose cost is not counted (data.results_gb not given); ranked after the options in {where}"
+        "{shown}; the best of them: {label}, {time}, {cost} before its results back",
+        int(away.size),
+    ).format(
+        n=format_number(int(away.size)),
+        where=place(*ctx.job.data_location),
+        shown="" if shown else _(", none in the top list"),
+        label=best.label,
+        time=format_hours(best.job_time_h),
+        cost=money(best.total_cost_usd),
+    )
 
 
 def _late_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -584,8 +648,7 @@ def plan_offers(
     ranked = _ranked(ctx, feasible, top)
     # The front and the personas' picks come from the options that fit for certain, when any do.
     sure = _memory_sure(ctx, feasible)
-    front = sure[pareto_mask(costs.total_usd[sure], costs.time_h[sure])]
-    front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
+    front = _pareto_front(ctx, sure)
     pareto = _take(ctx, front, len(front))
     picks = _preferred(ctx, sure)
     cheapest = _best_of(ctx, picks, None, Objective.COST)
@@ -655,6 +718,7 @@ def plan_offers(
                         _unrated_note(ctx),
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),
+                        _unpriced_note(ctx, feasible, ranked),
                     ],
                 ),
                 *_named_without_options(ctx, constraints),

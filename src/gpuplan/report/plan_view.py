@@ -20,6 +20,7 @@ from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
+from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.plan.unknowns import UnknownFact, fact_name
@@ -660,9 +661,12 @@ def _front(plan: Plan) -> list[Any]:
             style="bold",
         )
     ]
+    # A cost without its results back (their size not stated) is less than the option's: said so.
+    unpriced = "  " + _("(before its results back, not priced)")
     lines += [
         Text(
-            f"  {format_hours(o.job_time_h):>8}  {money(o.total_cost_usd):>10}  {option_label(o)}",
+            f"  {format_hours(o.job_time_h):>8}  {money(o.total_cost_usd):>10}  {option_label(o)}"
+            + (unpriced if RESULTS_UNPRICED_FLAG in o.flags else ""),
             style="cyan",
         )
         for o in front

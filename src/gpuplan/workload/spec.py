@@ -302,6 +302,11 @@ class DataSpec(Spec):
     epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
     size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
+    results_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
+    """Size of what one run writes back to ``location`` (a batch job's outputs, a training job's
+    exported weights), GB (10⁹ bytes), priced as egress out of the option's region. Left out: a
+    training job sends its trained weights back (2 bytes each); a batch inference job's results are
+    not priced (the plan says so); 0: nothing is sent back."""
     location: str | None = None
     """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
     transfer: TransferField = DataTransfer.PER_NODE
@@ -607,6 +612,13 @@ class Workload(Spec):
     def _consistent(self) -> Workload:
         if self.serving is not None and self.task is not Task.INFER:
             raise _refused(N_("serving: only applies to task: infer (remove it or set task: infer)"))
+        if self.serving is not None and self.data is not None and self.data.results_gb is not None:
+            raise _refused(
+                N_(
+                    "data.results_gb: a service's responses go to its clients, not back to the data; "
+                    "it applies to batch jobs (no serving block)"
+                )
+            )
         if self.model.lora is not None and self.model.lora.quantized and self.task is Task.INFER:
             raise _refused(
                 N_(
