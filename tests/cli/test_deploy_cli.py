@@ -339,12 +339,13 @@ def _serve_plan(tmp_path: Path, *, serving: bool) -> Path:
     return plan
 
 
-@pytest.mark.parametrize("target", ["torchrun", "docker", "k8s", "skypilot"])
+@pytest.mark.parametrize("target", ["torchrun", "skypilot"])
 def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
     target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # An inference plan whose workload has no serving: block is a batch job run once: no target
-    # writes one (k8s had written a Deployment of 4–8 replicas up around the clock).
+    # An inference plan whose workload has no serving: block is a batch job run once: a target that
+    # does not write one refuses it, naming those that do (k8s had written a Deployment of 4–8
+    # replicas up around the clock).
     out_dir = tmp_path / "out"
     plan = _serve_plan(tmp_path, serving=False)
     code, _out, err = _run(
@@ -355,7 +356,26 @@ def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
     assert len(lines) == 1 and "Traceback" not in err
     assert "batch inference (task: infer without a serving: block)" in lines[0]
     assert "add a serving: block" in lines[0]
+    assert "--target docker or --target k8s writes that job" in lines[0]
     assert not out_dir.exists()
+
+
+@pytest.mark.parametrize(("target", "runner"), [("k8s", "k8s/job.yaml"), ("docker", "Dockerfile")])
+def test_batch_inference_is_written_as_a_job_that_runs_once_by_docker_and_k8s(
+    target: str,
+    runner: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out_dir = tmp_path / "out"
+    plan = _serve_plan(tmp_path, serving=False)
+    code, _out, err = _run(
+        monkeypatch, capsys, "deploy", str(plan), "--target", target, "--out", str(out_dir)
+    )
+    assert code == 0, err
+    assert (out_dir / "batch.py").is_file() and (out_dir / runner).is_file()
+    assert not (out_dir / "serve.py").exists() and not (out_dir / "k8s" / "deployment.yaml").exists()
 
 
 def test_the_same_plan_with_a_serving_block_is_deployed_as_a_service(

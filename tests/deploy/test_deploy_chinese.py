@@ -87,6 +87,21 @@ def _marketplace(tmp_path: Path) -> LaunchSpec:
     return LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="RTX-4090", provider="vast", region="US")
 
 
+def _batch_plan(tmp_path: Path) -> LaunchSpec:
+    # The Llama plan without its serving: block: a batch job of 4 shards, its cost the plan's.
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["serving"] = None
+    return LaunchSpec.from_plan(doc)
+
+
+def _batch_spot(tmp_path: Path) -> LaunchSpec:
+    # No plan (no cost), spot, two machines of 4 GPUs, a model split over 2 of them.
+    path = tmp_path / "batch.yaml"
+    path.write_text("name: b\ntask: infer\nmodel: {preset: bert-base}\ninputs: {batch_size: 4, seq_len: 8}\n")
+    spec = LaunchSpec.from_workload(path, gpu="L4", count=4, nodes=2, provider="aws", pricing="spot")
+    return spec.model_copy(update={"tensor_parallel": 2})
+
+
 CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     (target, make)
     for make in (_spot, _multinode, _own_model, _efa)
@@ -100,6 +115,10 @@ CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     ("docker", _serve_py),
     ("k8s", _serve_py),
     ("skypilot", _marketplace),
+    ("k8s", _batch_plan),
+    ("docker", _batch_plan),
+    ("k8s", _batch_spot),
+    ("docker", _batch_spot),
 ]
 
 

@@ -22,7 +22,7 @@ from deploy_helpers import FIXTURES, plan_doc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate, target_names
+from gpuplan.deploy import BATCH_TARGETS, GeneratedFile, GenerateOptions, LaunchSpec, generate, target_names
 from gpuplan.errors import DeployError, GpuplanError
 
 #: Newlines, command substitution, quotes, carriage return, NUL, the line separators YAML 1.1 and
@@ -269,3 +269,33 @@ def test_a_tampered_gpu_with_a_colon_is_an_unknown_gpu_said_without_its_control_
     said = str(info.value)
     assert "unknown GPU 'H100-SXM: y\\n#'; did you mean 'H100-SXM'" in said and "count" not in said
     assert said.isprintable()
+
+
+def test_no_payload_in_any_field_changes_the_shape_of_a_batch_jobs_files() -> None:
+    # The spot plan as batch inference (task: infer, no serving: block): the targets that write a
+    # batch job, each payload in each field.
+    def batch(doc: dict[str, Any]) -> dict[str, Any]:
+        doc["workload"] = {**doc.get("workload", {}), "task": "infer", "serving": None}
+        return doc
+
+    spec = LaunchSpec.from_plan(batch(plan_doc()))
+    assert spec.batch_inference
+    base = {t: {f.path: _shape(f) for f in generate(spec, t, LAUNCH)} for t in BATCH_TARGETS}
+    assert all("batch.py" in files for files in base.values())
+    same = 0
+    for where, key in FIELDS:
+        for payload in PAYLOADS:
+            try:
+                spec = LaunchSpec.from_plan(batch(_with(plan_doc(), where, key, payload)))
+            except GpuplanError as e:
+                assert isinstance(e, DeployError) and "\n" not in str(e), repr(str(e))
+                continue
+            for target in BATCH_TARGETS:
+                try:
+                    files = generate(spec, target, LAUNCH)
+                except GpuplanError as e:
+                    assert "\n" not in str(e), repr(str(e))
+                    continue
+                assert {f.path: _shape(f) for f in files} == base[target], (target, where, key)
+                same += 1
+    assert same >= len(PAYLOADS) * len(BATCH_TARGETS)  # the name's payloads, slugged, at least

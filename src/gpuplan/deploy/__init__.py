@@ -14,8 +14,13 @@ from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
 from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment, refuse_without_kubernetes
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either
+
+#: The targets that write a batch inference job (the others refuse one).
+BATCH_TARGETS = ("docker", "k8s")
 
 __all__ = [
+    "BATCH_TARGETS",
     "GENERATORS",
     "PLAN_SCHEMA_VERSION",
     "GenerateOptions",
@@ -34,19 +39,21 @@ __all__ = [
 def generate(spec: LaunchSpec, target: str, options: GenerateOptions | None = None) -> list[GeneratedFile]:
     """The files of ``target`` for ``spec`` (nothing is written).
 
-    A batch inference workload (``task: infer`` without a ``serving:`` block) is refused for every
-    target: the service targets would write replicas that run until someone deletes them, the
-    training targets a training loop, and gpuplan does not know the user's batch loop."""
+    A batch inference workload (``task: infer`` without a ``serving:`` block) is a job that goes
+    through its inputs once and exits: the targets of :data:`BATCH_TARGETS` write one, the others
+    refuse it (a service target would write replicas that run until someone deletes them, a
+    training target a training loop)."""
     generator = get_generator(target)
-    if spec.batch_inference:
+    if spec.batch_inference and generator.name not in BATCH_TARGETS:
         raise DeployError.worded(
             N_(
-                "{name} is batch inference (task: infer without a serving: block): deploy writes "
-                "training jobs and always-on services, not a job that runs once and exits; add a "
-                "serving: block to the workload for a service, or run your batch job yourself on the "
-                "planned instance"
+                "{name} is batch inference (task: infer without a serving: block): --target {target} "
+                "writes training jobs and always-on services, not a job that runs once and exits; "
+                "{targets} writes that job, or add a serving: block to the workload for a service"
             ),
             name=spec.name,
+            target=generator.name,
+            targets=either([f"--target {t}" for t in BATCH_TARGETS]),
         )
     return generator.generate(spec, options or GenerateOptions())
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 import json
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.batch import (
+    cost_note,
+    input_contract,
+    model_note,
+    output_contract,
+    sentences,
+    shard_count,
+    shard_gpus,
+)
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
@@ -133,8 +142,9 @@ def dockerfile(
         return engine_dockerfile(spec, launch, target)
     image, why = base_image(spec, options)
     serve = spec.task == "infer"
-    code = "train.py serve.py" if serve else "train.py launch.sh"
-    entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
+    runner = "batch.py" if spec.batch_inference else "serve.py"
+    code = f"train.py {runner}" if serve else "train.py launch.sh"
+    entry = f'["python", "/workspace/{runner}"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
     title = commented(
         _("{name}: training image written by `gpuplan deploy --target {target}`.").format(
@@ -198,6 +208,82 @@ def _efa_run_options(spec: LaunchSpec) -> str:
     return f"  --cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1 {env} \\\n"
 
 
+def _batch_runs(spec: LaunchSpec, tag: str) -> str:
+    """The ``docker run`` lines of a batch job on one machine: a container per shard of this
+    machine's GPUs (each its own GPUs, its own index), or one container for one shard."""
+    per, shards = shard_gpus(spec), spec.gpus_per_node // shard_gpus(spec)
+    volume = '-v "$PWD/data:/data" -e INPUT_PATH=/data/inputs -e OUTPUT_DIR=/data/outputs'
+    if shard_count(spec) == 1:
+        return f"docker run --rm --gpus all --ipc=host {volume} \\\n  -e CKPT_DIR=/data/checkpoints {tag}"
+    # One GPU each: device=$i; several: a list in quotes ('"device=0,1"'), as Docker reads a comma.
+    listed = ",".join(f"$((i * {per} + {k}))" for k in range(per))
+    devices = "device=$i" if per == 1 else f'\\"device={listed}\\"'
+    index, machine = "$i", ""
+    if spec.nodes > 1:
+        # the shards of every machine together: this machine's are MACHINE x shards + i
+        index = f"$((MACHINE * {shards} + i))"
+        number = _("this machine's number, 0 to {last}").format(last=spec.nodes - 1)
+        machine = f"MACHINE=0  # {number}\n"
+    return (
+        f"{machine}for i in $(seq 0 {shards - 1}); do\n"
+        f'  docker run --rm --gpus "{devices}" --ipc=host {volume} \\\n'
+        f"    -e CKPT_DIR=/data/checkpoints -e JOB_COMPLETION_INDEX={index} "
+        f"-e SHARD_COUNT={shard_count(spec)} {tag} &\n"
+        "done\n"
+        "wait"
+    )
+
+
+def _batch_readme(spec: LaunchSpec, image: str) -> str:
+    """README.md of a batch inference image: inputs in, one pass, outputs out."""
+    tag = f"{spec.name}:latest"
+    title = _("{name}: Docker (batch inference)").format(name=spec.name)
+    runs = _(
+        "Builds on `{image}` and runs batch.py: one pass over the inputs in `data/inputs/`, the outputs "
+        "in `data/outputs/`, then it exits."
+    ).format(image=image)
+    shards = spec.gpus_per_node // shard_gpus(spec)
+    parts = []
+    if shards > 1:
+        parts.append(
+            _(
+                "A container per shard: {n} on this machine's {gpus} GPUs, each on its own GPU(s), each "
+                "running the chunks of its index."
+            ).format(n=shards, gpus=spec.gpus_per_node)
+        )
+    parts.append(
+        _(
+            "Stopped (`docker stop`, a spot reclaim), the same command skips the chunks already written and "
+            "runs the rest."
+        )
+    )
+    if spec.nodes > 1:
+        parts.append(
+            _(
+                "The plan runs {nodes} machines: share `data/` between them (NFS) and run the loop on each "
+                "with its own MACHINE ({k8s} does this for you)."
+            ).format(nodes=spec.nodes, k8s="--target k8s")
+        )
+    resume = sentences(*parts)
+    return f"""# {title}
+
+{sentences(runs, input_contract(), output_contract())}
+
+```bash
+docker build -t {tag} .
+mkdir -p data/inputs && cp inputs.jsonl data/inputs/
+{_batch_runs(spec, tag)}
+cat data/outputs/chunk-*.jsonl > outputs.jsonl
+```
+
+{resume}
+
+{cost_note(spec)}
+
+{model_note(spec, "`data/checkpoints/`")}
+"""
+
+
 def readme(spec: LaunchSpec, image: str) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
@@ -216,6 +302,8 @@ curl localhost:{ENGINE_PORT}/v1/completions -H 'Content-Type: application/json' 
   -d '{{"model": "{launch.model_id}", "prompt": "Hello", "max_tokens": 16}}'
 ```
 """
+    if spec.batch_inference:
+        return _batch_readme(spec, image)
     if spec.task == "infer":
         title = _("{name}: Docker (inference)").format(name=spec.name)
         runs = _("Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).")

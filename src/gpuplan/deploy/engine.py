@@ -202,7 +202,13 @@ class EngineLaunch:
 
 def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     """The engine ``spec``'s service runs, or None where it keeps serve.py (:func:`serve_py_reason`)."""
-    if spec.task != "infer" or spec.model_family != "decoder" or spec.hf_model_id is None:
+    # A batch job runs batch.py, which goes through its inputs once: no engine serving requests.
+    if (
+        spec.task != "infer"
+        or spec.batch_inference
+        or spec.model_family != "decoder"
+        or spec.hf_model_id is None
+    ):
         return None
     serving = spec.serving
     pin = serving.engine if serving and serving.engine else DEFAULT_ENGINE

@@ -99,6 +99,9 @@ MAX_ENGINE_CONTEXT_TOKENS = 20_000_000
 #: ``service.replica_capacity_requests_per_s``): 10^6 would be each of :data:`MAX_ENGINE_SLOTS`
 #: slots finishing a request every 65 ms (65,536 / 10^6 s), far past any engine; more is no plan's.
 MAX_REPLICA_REQUESTS_PER_S = 1e6
+#: Largest all-in cost of one run a plan may state, USD: a year of 10^4 instances at $10^4 an hour
+#: is under 10^12; more is no plan's.
+MAX_RUN_COST_USD = 1e12
 
 #: Characters that end a line somewhere: Python, YAML 1.1 (NEL, LS, PS), shells, Markdown.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")

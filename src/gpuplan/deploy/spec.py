@@ -48,6 +48,7 @@ from gpuplan.deploy.grammar import (
     MAX_JOB_HOURS,
     MAX_NODES,
     MAX_REPLICA_REQUESTS_PER_S,
+    MAX_RUN_COST_USD,
     MAX_SAMPLES,
     MAX_SEQ_LEN,
     WORD,
@@ -240,6 +241,9 @@ class LaunchSpec(BaseModel):
     """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
     job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """The plan's estimate of the job's duration, hours (None without a plan)."""
+    run_cost_usd: float | None = Field(default=None, ge=0, le=MAX_RUN_COST_USD)
+    """The plan's all-in cost of the run on this option, USD (its ``total_cost_usd``); None without
+    a plan (a workload file) or where the plan states none."""
     expected_interruptions: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """Spot reclaims the plan expects over the job, all its instances together (None without a plan,
     or where the plan gives none)."""
@@ -266,8 +270,8 @@ class LaunchSpec(BaseModel):
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
     batch_inference: bool = False
-    """An inference workload without a ``serving:`` block: a batch job that should run once and
-    exit, not a service (no target writes one: :func:`gpuplan.deploy.generate` refuses it)."""
+    """An inference workload without a ``serving:`` block: a batch job that runs once through its
+    inputs and exits, not a service (only :data:`gpuplan.deploy.BATCH_TARGETS` write one)."""
     chosen_because: str = ""
     """Why the plan's option deployed is not its recommended one, in the user's language (``--target
     k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
@@ -303,6 +307,16 @@ class LaunchSpec(BaseModel):
         if self.task != "infer":
             raise DeployError.worded(
                 N_("{options}: only for serving workloads (task: infer)"), options=listed(sorted(changes))
+            )
+        if self.batch_inference:
+            # a batch job has no replicas to share a GPU or to scale: said, not ignored
+            raise DeployError.worded(
+                N_(
+                    "{options}: only for services (a serving: block); {name} is batch inference, a job that "
+                    "runs once through its inputs"
+                ),
+                options=listed(sorted(changes)),
+                name=self.name,
             )
         current = (self.serving or ServingDeployment()).model_dump(exclude_unset=True)
         try:
@@ -523,6 +537,7 @@ class LaunchSpec(BaseModel):
             pricing=opt.pricing,
             checkpoint_interval_min=opt.checkpoint_interval_min,
             job_time_h=opt.job_time_h,
+            run_cost_usd=opt.total_cost_usd,
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,

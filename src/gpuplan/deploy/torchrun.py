@@ -335,10 +335,15 @@ def _template(name: str) -> str:
 
 def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
     """The job's code, shared by every target: train.py (it also defines the model) and launch.sh
-    for training; train.py and serve.py for inference."""
+    for training; train.py and serve.py for a service; train.py and batch.py for batch inference."""
     if engine_launch(spec) is not None:
         return []  # the engine's image holds all it runs
     train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
+    if spec.batch_inference:
+        return [
+            train_py,
+            GeneratedFile(path="batch.py", content=_template("batch_entry.py"), executable=True),
+        ]
     if spec.task == "infer":
         return [
             train_py,

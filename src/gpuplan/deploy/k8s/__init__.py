@@ -1,5 +1,6 @@
-"""``--target k8s``: Kubernetes manifests for training (Job / PyTorchJob) or serving (Deployment,
-Service, HPA or KEDA; MIG or time-slicing), runnable on the stock PyTorch image."""
+"""``--target k8s``: Kubernetes manifests for training (Job / PyTorchJob), serving (Deployment,
+Service, HPA or KEDA; MIG or time-slicing) or batch inference (an Indexed Job), runnable on the
+stock PyTorch image."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import engine_launch, hub_note
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
+from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec, latency_share_words
@@ -315,7 +317,8 @@ class KubernetesGenerator:
     name = "k8s"
     copies_user_package = True
     summary = (
-        "Kubernetes: Job or Kubeflow PyTorchJob for training; Deployment + Service + HPA/KEDA for serving"
+        "Kubernetes: Job or Kubeflow PyTorchJob for training; Deployment + Service + HPA/KEDA for serving; "
+        "an Indexed Job for batch inference"
     )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
@@ -331,7 +334,9 @@ class KubernetesGenerator:
                 entry=spec.model_entry_point,
             )
         code = entry_point_files(spec, options)
-        if spec.task == "infer":
+        if spec.batch_inference:
+            manifests = batch_manifests(spec, options, code)
+        elif spec.task == "infer":
             manifests = serving_manifests(spec, options, code)
         else:
             manifests = training_manifests(spec, options, code)
@@ -343,5 +348,10 @@ class KubernetesGenerator:
             GeneratedFile(path=".dockerignore", content=dockerignore()),
             *manifests,
             GeneratedFile(path="k8s/README.md", content=_manifests_readme(spec, manifests)),
-            GeneratedFile(path="README.md", content=_readme(spec, options, manifests)),
+            GeneratedFile(
+                path="README.md",
+                content=batch_readme(spec, options, _image_note(spec, options))
+                if spec.batch_inference
+                else _readme(spec, options, manifests),
+            ),
         ]

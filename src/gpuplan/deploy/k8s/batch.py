@@ -1,0 +1,303 @@
+"""Batch inference manifests: an Indexed batch/v1 Job whose pods each run batch.py over their shard
+of the inputs, on a shared volume that holds the inputs and the outputs, and its README.
+
+A batch job goes through its inputs once and exits. Each pod of the Job is one shard (the Job sets
+``JOB_COMPLETION_INDEX`` in it); batch.py cuts the inputs into chunks, runs the chunks of its shard
+and writes each one whole (temp file + rename), so a pod started again after a spot reclaim skips
+the chunks already written. Kubernetes retries a failed index on its own (``backoffLimitPerIndex``,
+GA in 1.33), and does not count a reclaim or a SIGTERM against it (``podFailurePolicy``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.batch import (
+    cost_note,
+    input_contract,
+    model_note,
+    output_contract,
+    sentences,
+    shard_count,
+    shard_gpus,
+)
+from gpuplan.deploy.k8s.nodes import placement
+from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.yamlout import dump_documents
+from gpuplan.i18n.messages import _
+from gpuplan.vocab import pricing_name
+
+__all__ = ["DATA_DIR", "batch_manifests", "batch_readme"]
+
+#: Where the data volume is mounted in every pod: inputs under inputs/, outputs under outputs/.
+DATA_DIR = "/data"
+
+#: Size the data volume is asked for: room for the inputs and the outputs of a common job; the
+#: PVC's header says to size it for the user's own.
+DATA_PVC_GIB = 100
+
+#: Exit status of batch.py after SIGTERM (its EXIT_PREEMPTED): not a failure of the index.
+EXIT_PREEMPTED = 143
+#: Exit status of batch.py for bad inputs or arguments (its BadInput): the index fails at once,
+#: as running it again would fail the same way.
+EXIT_BAD_INPUT = 2
+
+#: Failed pods of one index (one shard) before the index fails; reclaims and SIGTERMs not counted.
+BACKOFF_LIMIT_PER_INDEX = 3
+
+#: The small image of the pod that holds the data volume for ``kubectl cp`` (which needs ``tar``
+#: in the container: busybox has it).
+FILES_IMAGE = "busybox:1.37"
+
+
+def _data_pvc(spec: LaunchSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": f"{spec.name}-data", "labels": labels(spec, "data")},
+        "spec": {
+            # Every shard's pod reads the inputs and writes its chunks, on whichever node it runs.
+            "accessModes": ["ReadWriteMany"],
+            "resources": {"requests": {"storage": f"{DATA_PVC_GIB}Gi"}},
+        },
+    }
+
+
+def _files_pod(spec: LaunchSpec) -> dict[str, Any]:
+    """A pod with the data volume mounted and nothing else, for ``kubectl cp`` in and out."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{spec.name}-data", "labels": labels(spec, "data")},
+        "spec": {
+            "containers": [
+                {
+                    "name": "files",
+                    "image": FILES_IMAGE,
+                    "command": [
+                        "sh",
+                        "-c",
+                        f"mkdir -p {DATA_DIR}/inputs {DATA_DIR}/outputs && exec sleep 2147483647",
+                    ],
+                    "volumeMounts": [{"name": "data", "mountPath": DATA_DIR}],
+                }
+            ],
+            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": f"{spec.name}-data"}}],
+        },
+    }
+
+
+def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    shards = shard_count(spec)
+    per_pod = shard_gpus(spec)
+    container = {
+        "name": "batch",
+        "image": container_image(spec, options),
+        "command": ["python", f"{CODE_DIR}/batch.py"],
+        "env": [
+            {"name": "INPUT_PATH", "value": f"{DATA_DIR}/inputs"},
+            {"name": "OUTPUT_DIR", "value": f"{DATA_DIR}/outputs"},
+            {"name": "CKPT_DIR", "value": f"{DATA_DIR}/checkpoints"},
+            # The Job sets JOB_COMPLETION_INDEX (the shard) in each pod; the count is the Job's.
+            {"name": "SHARD_COUNT", "value": str(shards)},
+        ],
+        "resources": gpu_resources(spec, per_pod),
+    }
+    pod = pod_spec(
+        spec,
+        options,
+        placement(spec),
+        container=container,
+        code_files=True,
+        volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": f"{spec.name}-data"}}],
+        mounts=[{"name": "data", "mountPath": DATA_DIR}],
+        shm_gib=8 * per_pod,
+    )
+    pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
+    rule = {"containerName": "batch", "operator": "In"}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": spec.name, "labels": labels(spec, "batch")},
+        "spec": {
+            "completionMode": "Indexed",
+            "completions": shards,
+            "parallelism": shards,
+            "backoffLimitPerIndex": BACKOFF_LIMIT_PER_INDEX,
+            "podFailurePolicy": {
+                "rules": [
+                    # A reclaimed spot node (DisruptionTarget) or batch.py's SIGTERM exit is not a
+                    # failure: the Job starts a new pod for the same index, which skips the chunks
+                    # already written.
+                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+                    {"action": "Ignore", "onExitCodes": {**rule, "values": [EXIT_PREEMPTED]}},
+                    # Bad inputs fail the same way every time: no retry.
+                    {"action": "FailIndex", "onExitCodes": {**rule, "values": [EXIT_BAD_INPUT]}},
+                ]
+            },
+            "template": {"metadata": {"labels": labels(spec, "batch")}, "spec": pod},
+        },
+    }
+
+
+def _storage_note(spec: LaunchSpec) -> str:
+    provider = spec.provider
+    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    if shared is not None:
+        return _(
+            "ReadWriteMany: the pods of every shard mount it on their own nodes; set storageClassName to a\n"
+            "class that offers it: {shared}."
+        ).format(shared=f"{shared.service} ({shared.csi_driver})")
+    return _(
+        "ReadWriteMany: the pods of every shard mount it on their own nodes; set storageClassName to a\n"
+        "class of your cluster that offers it."
+    )
+
+
+def batch_manifests(
+    spec: LaunchSpec, options: GenerateOptions, code: list[GeneratedFile]
+) -> list[GeneratedFile]:
+    """k8s/*.yaml for a batch inference job; ``code`` are the files the ConfigMap carries."""
+    files = []
+    if not options.image:
+        files.append(
+            GeneratedFile(
+                path="k8s/code-configmap.yaml",
+                content=dump_documents(
+                    [code_configmap(spec, code)],
+                    _("train.py and batch.py for the stock PyTorch image. After editing them, regenerate:")
+                    + f"\nkubectl create configmap {spec.name}-code --from-file=train.py "
+                    "--from-file=batch.py --dry-run=client -o yaml > k8s/code-configmap.yaml",
+                ),
+            )
+        )
+    pvc_header = _(
+        "The inputs (inputs/), the outputs (outputs/) and an optional checkpoint (checkpoints/) of the job.\n"
+        "{size} GiB: size it for your inputs and outputs."
+    ).format(size=DATA_PVC_GIB)
+    files.append(
+        GeneratedFile(
+            path="k8s/data-pvc.yaml",
+            content=dump_documents([_data_pvc(spec)], f"{pvc_header}\n{_storage_note(spec)}"),
+        )
+    )
+    files.append(
+        GeneratedFile(
+            path="k8s/data-pod.yaml",
+            content=dump_documents(
+                [_files_pod(spec)],
+                _(
+                    "A pod that mounts the data volume, to copy the inputs in and the outputs out "
+                    "(kubectl cp)."
+                ),
+            ),
+        )
+    )
+    notes = "\n".join(_("NB: {note}").format(note=n) for n in placement(spec).notes)
+    header = _(
+        "{name}: batch/v1 Indexed Job (backoffLimitPerIndex: Kubernetes 1.33+), {shards} shard(s) of "
+        "{per_pod} {gpu} each"
+    ).format(name=spec.name, shards=shard_count(spec), per_pod=shard_gpus(spec), gpu=spec.gpu or "GPU")
+    files.append(
+        GeneratedFile(
+            path="k8s/job.yaml",
+            content=dump_documents([_job(spec, options)], header + (f"\n{notes}" if notes else "")),
+        )
+    )
+    return files
+
+
+def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) -> str:
+    """README.md of a batch job in the user's language; its commands the same in every language."""
+    name = spec.name
+    shards = shard_count(spec)
+    code = "kubectl apply -f k8s/code-configmap.yaml\n" if not options.image else ""
+    title = _("{name}: batch inference on Kubernetes").format(name=name)
+    needs = _(
+        "Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator), Kubernetes 1.33 "
+        "or later."
+    )
+    runs = _(
+        "The job runs {shards} pod(s) at once, one shard of the inputs each (k8s/job.yaml), and ends when "
+        "every shard has gone through its inputs."
+    ).format(shards=shards)
+    inputs = sentences(
+        input_contract(),
+        _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),
+    )
+    watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")
+    if spec.spot:
+        watch = sentences(
+            watch,
+            _(
+                "Spot nodes: a reclaimed pod is replaced for its own shard, and skips the chunks it had "
+                "written (a chunk cut short is run again)."
+            ),
+        )
+    outputs = sentences(
+        output_contract(),
+        _(
+            "They are on the volume: copy them out when the job is complete, then delete the pod (the "
+            "volume keeps the files until you delete it):"
+        ),
+    )
+    selectors = _(
+        "Node selectors and tolerations follow the plan ({provider}, {pricing}); the header of "
+        "k8s/job.yaml says which labels to check on your cluster (`kubectl get nodes --show-labels`)."
+    ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
+    heading = {
+        "inputs": _("Inputs"),
+        "run": _("Run and watch"),
+        "outputs": _("Outputs"),
+        "cost": _("Cost"),
+    }
+    return f"""# {title}
+
+{needs}
+{image_note}
+
+{runs}
+
+## {heading["inputs"]}
+
+{inputs}
+
+```bash
+kubectl apply -f k8s/data-pvc.yaml
+kubectl apply -f k8s/data-pod.yaml
+kubectl wait --for=condition=Ready pod/{name}-data
+kubectl cp inputs.jsonl {name}-data:{DATA_DIR}/inputs/inputs.jsonl
+```
+
+## {heading["run"]}
+
+```bash
+{code}kubectl apply -f k8s/job.yaml
+kubectl get job {name} --watch
+kubectl get pods -l batch.kubernetes.io/job-name={name} -L batch.kubernetes.io/job-completion-index
+kubectl logs -f -l batch.kubernetes.io/job-name={name} --prefix --max-log-requests {max(shards, 5)}
+```
+
+{watch}
+
+## {heading["outputs"]}
+
+{outputs}
+
+```bash
+kubectl cp {name}-data:{DATA_DIR}/outputs ./outputs
+cat outputs/chunk-*.jsonl > outputs.jsonl
+kubectl delete pod {name}-data
+```
+
+## {heading["cost"]}
+
+{cost_note(spec)}
+
+{model_note(spec, f"`{DATA_DIR}/checkpoints`")}
+
+{selectors}
+"""

@@ -1,0 +1,312 @@
+"""Batch inference (an inference workload without a serving: block): ``--target k8s`` writes an
+Indexed Job whose pods each run batch.py over their shard, and batch.py runs for real on a CPU,
+resuming a shard after an interruption without redoing the chunks it wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deploy_helpers import FIXTURES, by_path, validate_k8s, yaml_docs
+
+from gpuplan.deploy import BATCH_TARGETS, LaunchSpec, generate, target_names, write_files
+from gpuplan.errors import DeployError
+
+
+def _batch_plan(**recommended: Any) -> LaunchSpec:
+    """The served Llama plan (4 x g6e.xlarge, one L40S each, $5,440.50) without its serving block."""
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["serving"] = None
+    doc["recommended"].update(recommended)
+    return LaunchSpec.from_plan(doc)
+
+
+def _batch_workload(tmp_path: Path, **launch: Any) -> LaunchSpec:
+    p = tmp_path / "titles.yaml"
+    p.write_text(
+        "name: titles\ntask: infer\nmodel: {preset: bert-base}\ninputs: {batch_size: 4, seq_len: 8}\n"
+    )
+    return LaunchSpec.from_workload(p, **launch)
+
+
+def _job(files: list[Any]) -> dict[str, Any]:
+    (job,) = [d for d in yaml_docs(files) if d["kind"] == "Job"]
+    return job
+
+
+def test_k8s_writes_an_indexed_job_of_a_shard_per_gpu_checked_against_the_kubernetes_schema() -> None:
+    spec = _batch_plan()
+    files = generate(spec, "k8s")
+    docs = yaml_docs(files)
+    assert sorted(d["kind"] for d in docs) == ["ConfigMap", "Job", "PersistentVolumeClaim", "Pod"]
+    for doc in docs:
+        validate_k8s(doc)
+    job = _job(files)["spec"]
+    # 4 instances of one L40S each: 4 shards at once, one GPU each
+    assert job["completionMode"] == "Indexed"
+    assert job["completions"] == job["parallelism"] == 4
+    pod = job["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": 1}
+    assert container["command"] == ["python", "/workspace/batch.py"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert (
+        env["SHARD_COUNT"] == "4"
+        and env["INPUT_PATH"] == "/data/inputs"
+        and env["OUTPUT_DIR"] == "/data/outputs"
+    )
+    # A reclaimed pod is not a failure: the Job starts its index again (restartPolicy Never is what
+    # podFailurePolicy requires), and a failed shard is retried on its own.
+    assert pod["restartPolicy"] == "Never"
+    assert job["backoffLimitPerIndex"] >= 1 and "backoffLimit" not in job
+    rules = job["podFailurePolicy"]["rules"]
+    assert {"type": "DisruptionTarget", "status": "True"} in rules[0]["onPodConditions"]
+    assert rules[0]["action"] == "Ignore"
+    assert [r["action"] for r in rules if "onExitCodes" in r] == ["Ignore", "FailIndex"]
+    # No Service, no autoscaler, no Deployment: nothing stays up after the inputs are done.
+    assert not any(d["kind"] in ("Deployment", "Service", "HorizontalPodAutoscaler") for d in docs)
+    # The pod's code: train.py (the model) and batch.py from the ConfigMap.
+    (configmap,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert sorted(configmap["data"]) == ["batch.py", "train.py"]
+    claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]  # every shard's pod writes it
+
+
+def test_a_plan_of_eight_gpu_instances_runs_a_shard_per_gpu_and_one_split_model_per_pod(
+    tmp_path: Path,
+) -> None:
+    spec = _batch_workload(tmp_path, gpu="H100-SXM", count=8, nodes=2)
+    job = _job(generate(spec, "k8s"))["spec"]
+    assert job["completions"] == job["parallelism"] == 16
+    # A model the plan splits over 2 GPUs: a pod (and a copy of the model) per 2 GPUs
+    split = spec.model_copy(update={"tensor_parallel": 2})
+    files = generate(split, "k8s")
+    job = _job(files)["spec"]
+    assert job["completions"] == 8
+    assert job["template"]["spec"]["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 2}
+    assert "runs the model on one of them" in by_path(files)["README.md"]
+
+
+def test_the_readme_says_inputs_outputs_how_to_watch_and_the_plans_cost() -> None:
+    readme = by_path(generate(_batch_plan(), "k8s"))["README.md"]
+    assert "kubectl cp inputs.jsonl llama8b-chat-service-data:/data/inputs/inputs.jsonl" in readme
+    assert "kubectl get job llama8b-chat-service --watch" in readme
+    assert "kubectl cp llama8b-chat-service-data:/data/outputs ./outputs" in readme
+    assert "JSON Lines" in readme and "chunk-00000000.jsonl" in readme
+    # the plan's total_cost_usd and job_time_h, on its 4 x g6e.xlarge
+    assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
+    assert "stand-in model" in readme  # preset llama-8b: train.py cannot rebuild it, and says so
+
+
+def test_without_a_plan_the_readme_says_the_cost_is_not_known(tmp_path: Path) -> None:
+    readme = by_path(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"))["README.md"]
+    assert "No plan priced this run" in readme and "$" not in readme
+
+
+def test_the_chinese_readme_says_the_cost_in_chinese() -> None:
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        readme = by_path(generate(_batch_plan(), "k8s"))["README.md"]
+    assert "$5,440.50" in readme and "kubectl get job llama8b-chat-service --watch" in readme
+    assert "No plan" not in readme and "The plan prices" not in readme and "输入" in readme
+
+
+@pytest.mark.parametrize("target", sorted(set(target_names()) - set(BATCH_TARGETS)))
+def test_the_other_targets_refuse_a_batch_job_naming_the_one_that_writes_it(target: str) -> None:
+    with pytest.raises(DeployError) as e:
+        generate(_batch_plan(), target)
+    assert "\n" not in str(e.value)
+    assert f"--target {target} writes training jobs and always-on services" in str(e.value)
+    assert "--target docker or --target k8s writes that job" in str(e.value)
+
+
+@pytest.mark.parametrize("cost", [-1.0, 1e13])
+def test_a_plans_cost_out_of_range_is_refused_in_one_line(cost: float) -> None:
+    # The cost reaches the README: a plan from someone else gets no say beyond a plausible number.
+    with pytest.raises(DeployError, match="run_cost_usd") as e:
+        _batch_plan(total_cost_usd=cost)
+    assert "\n" not in str(e.value)
+
+
+def _fenced(readme: str) -> str:
+    return "\n".join(re.findall(r"^```bash\n(.*?)^```", readme, re.S | re.M))
+
+
+@pytest.mark.parametrize(("gpus", "nodes", "split"), [(1, 1, 1), (4, 1, 1), (4, 2, 1), (4, 2, 2), (1, 3, 1)])
+def test_the_docker_readme_runs_every_shard_once_on_its_own_gpus(
+    gpus: int, nodes: int, split: int, tmp_path: Path
+) -> None:
+    spec = _batch_workload(tmp_path, gpu="L4", count=gpus, nodes=nodes).model_copy(
+        update={"tensor_parallel": split}
+    )
+    files = by_path(generate(spec, "docker"))
+    assert 'ENTRYPOINT ["python", "/workspace/batch.py"]' in files["Dockerfile"]
+    assert "COPY train.py batch.py /workspace/" in files["Dockerfile"]
+    # The README's commands, run by bash on each machine with a docker that prints what it is given.
+    work = tmp_path / "run"
+    work.mkdir()
+    (work / "inputs.jsonl").write_text("[1]\n")
+    (work / "data" / "outputs").mkdir(parents=True)
+    (work / "data" / "outputs" / "chunk-00000000.jsonl").write_text("{}\n")  # what the runs would write
+    script = 'docker() { echo "docker $*"; }\n' + _fenced(files["README.md"])
+    runs = []
+    for machine in range(nodes):
+        text = script.replace("MACHINE=0", f"MACHINE={machine}")
+        done = subprocess.run(
+            ["bash", "-e", "-c", text], cwd=work, capture_output=True, text=True, check=True
+        )
+        runs += [line for line in done.stdout.splitlines() if line.startswith("docker run")]
+    shards = nodes * gpus // split
+    assert len(runs) == shards
+    if shards == 1:
+        assert "JOB_COMPLETION_INDEX" not in runs[0] and "--gpus all" in runs[0]
+        return
+    # The runs start in the background: their lines come in any order. Each shard's index once, and
+    # its own GPUs of its machine: 4 GPUs in 2 shards of 2 are "device=0,1" and "device=2,3".
+    given = {
+        int(re.search(r"JOB_COMPLETION_INDEX=(\d+)", r)[1]): re.search(r"--gpus (\S+)", r)[1]  # type: ignore[index]
+        for r in runs
+    }
+    assert sorted(given) == list(range(shards))
+    assert all(f"SHARD_COUNT={shards}" in r for r in runs)
+    per_machine = gpus // split
+    for index, devices in given.items():
+        first = index % per_machine * split
+        assert devices == (
+            f'"device={",".join(str(first + k) for k in range(split))}"' if split > 1 else f"device={first}"
+        )
+
+
+def test_a_service_plan_deploys_as_before() -> None:
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    files = generate(LaunchSpec.from_plan(doc), "k8s")
+    kinds = {d["kind"] for d in yaml_docs(files)}
+    assert "Deployment" in kinds and "Job" not in kinds
+    assert "batch.py" not in by_path(files)
+
+
+# ---- batch.py, for real, on a CPU --------------------------------------------------------------------
+
+#: A tiny stand-in: the generated batch.py run with these takes a fraction of a second a chunk.
+_TINY = ["--width", "16", "--depth", "1", "--ckpt-dir", "none", "--chunk-size", "3"]
+
+
+def _inputs(folder: Path) -> list[Any]:
+    """13 samples of 8 token ids in two files (read in name order), some with an id, a blank line."""
+    folder.mkdir()
+    samples: list[Any] = [
+        {"id": f"t{i}", "input": [(7 * i + j) % 1000 for j in range(8)]}
+        if i % 2
+        else [(7 * i + j) % 1000 for j in range(8)]
+        for i in range(13)
+    ]
+    (folder / "a.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples[:6]) + "\n")
+    (folder / "b.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples[6:]))
+    return samples
+
+
+def _run_py(launch: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "batch.py", *args],
+        cwd=launch,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kwargs,
+    )
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=120)
+    return proc.returncode, out
+
+
+def _outputs(folder: Path) -> list[dict[str, Any]]:
+    return [
+        json.loads(line) for p in sorted(folder.glob("chunk-*.jsonl")) for line in p.read_text().splitlines()
+    ]
+
+
+def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing_its_chunks(
+    tmp_path: Path,
+) -> None:
+    launch = tmp_path / "launch"
+    write_files(generate(_batch_workload(tmp_path, gpu="L4", count=2), "k8s"), launch)
+    samples = _inputs(tmp_path / "in")
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    common = ["--input", str(tmp_path / "in"), "--shards", "2", *_TINY]
+
+    # The same inputs in one uninterrupted shard: what the two shards together must write.
+    code, log = _finish(_run_py(launch, *common[:2], "--output", str(whole), *_TINY))
+    assert code == 0, log
+    expected = _outputs(whole)
+    # 13 samples in input order (the blank line skipped), each with its id where it had one
+    assert [o["index"] for o in expected] == list(range(13))
+    assert [o.get("id") for o in expected] == [s["id"] if isinstance(s, dict) else None for s in samples]
+    assert all(len(o["output"]) == 8 for o in expected)  # a next-token id per position
+
+    # Shard 0 (chunks 0, 2, 4 of 5) runs whole; shard 1 (chunks 1, 3) is stopped by SIGTERM, as
+    # Kubernetes stops a pod, once its first chunk is written.
+    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "0"))
+    assert code == 0 and "done: 3 chunks written" in log, log
+    proc = _run_py(launch, *common, "--output", str(out), "--shard", "1", "--throttle-s", "1.5")
+    first = out / "chunk-00000001.jsonl"
+    deadline = time.monotonic() + 60
+    while not first.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    code, log = _finish(proc)
+    assert code == 143, log  # the Job's podFailurePolicy does not count it as a failure
+    assert not (out / "chunk-00000003.jsonl").exists()
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
+    written = first.stat()
+
+    # Started again (a new pod for the index): it skips chunk 1 and writes chunk 3, then exits 0.
+    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
+    assert code == 0, log
+    assert "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log
+    assert "done: 1 chunks written (3 samples), 1 already written before" in log
+    assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    # Both shards together: every sample once, in input order, as the uninterrupted run wrote them.
+    assert _outputs(out) == expected
+
+    # Once more: nothing left to do.
+    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
+    assert code == 0 and "done: 0 chunks written (0 samples), 2 already written before" in log, log
+
+
+def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) -> None:
+    launch = tmp_path / "launch"
+    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("[1, 2]\nnot json\n")
+    code, log = _finish(_run_py(launch, "--input", str(bad), "--output", str(tmp_path / "o"), *_TINY))
+    assert code == 2 and "bad.jsonl:2: not JSON" in log and "Traceback" not in log, log
+    code, log = _finish(
+        _run_py(launch, "--input", str(tmp_path / "none"), "--output", str(tmp_path / "o"), *_TINY)
+    )
+    assert code == 2 and "no such file or folder" in log and "Traceback" not in log, log
+    # Outputs cut at another chunk size are not mixed with this run's.
+    good = tmp_path / "good.jsonl"
+    good.write_text("[1, 2]\n[3, 4]\n")
+    out = str(tmp_path / "o2")
+    assert _finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY))[0] == 0
+    code, log = _finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY[:-1], "2"))
+    assert code == 2 and "run with --chunk-size 3" in log, log
+
+
+def test_service_settings_on_a_batch_job_are_refused_not_ignored() -> None:
+    with pytest.raises(DeployError, match="share_gpu: only for services") as e:
+        _batch_plan().with_serving(share_gpu=2)
+    assert "batch inference" in str(e.value) and "\n" not in str(e.value)
