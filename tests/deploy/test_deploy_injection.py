@@ -162,12 +162,20 @@ def test_no_payload_in_any_field_changes_the_shape_of_any_generated_file(
 def test_non_finite_or_out_of_range_numbers_in_a_plan_are_one_line(
     field: str, raw: str, tmp_path: Path
 ) -> None:
-    text = json.dumps(plan_doc()).replace(f'"{field}": ', f'"{field}": {raw}, "_was": ', 1)
+    # the raw number in place of the recommended option's own (JSON's Infinity, NaN, 1e999 as written)
+    doc = plan_doc()
+    assert field in doc["recommended"]
+    doc["recommended"][field] = "__raw__"
     path = tmp_path / "plan.json"
-    path.write_text(text)
+    path.write_text(json.dumps(doc).replace('"__raw__"', raw, 1))
     with pytest.raises(DeployError) as e:
         LaunchSpec.from_plan_json(path)
-    assert "\n" not in str(e.value)
+    # named: by the field where a value is read, by the number where the JSON reader refuses it
+    said = str(e.value)
+    assert "\n" not in said and (f"{field}:" in said or raw[:20] in said), said
+    # the same file with the option's own value deploys: the number was what it refused
+    path.write_text(json.dumps(plan_doc()))
+    LaunchSpec.from_plan_json(path)
 
 
 def test_inf_checkpoint_interval_never_reaches_train_py() -> None:

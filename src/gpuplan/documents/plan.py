@@ -276,10 +276,11 @@ class PlanOption(Document):
     def _per_node(cls, data: Any) -> Any:
         if isinstance(data, dict) and "gpus_per_node" not in data:
             count, nodes = data.get("gpu_count"), data.get("nodes", 1)
-            if isinstance(count, int) and isinstance(nodes, int):
-                # A bad ``nodes`` (0, negative) is refused by its own field: filled from one node
-                # here, so the one error named is the real one, not a missing gpus_per_node.
-                return {**data, "gpus_per_node": max(1, count // max(nodes, 1))}
+            if isinstance(count, int):
+                # A bad ``nodes`` (0, negative, 0.5) is refused by its own field: filled from one
+                # node here, so the one error named is the real one, not a missing gpus_per_node.
+                whole = nodes if isinstance(nodes, int) and not isinstance(nodes, bool) else 1
+                return {**data, "gpus_per_node": max(1, count // max(whole, 1))}
         return data
 
     @model_validator(mode="after")
