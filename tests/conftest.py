@@ -27,9 +27,13 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
 
 @pytest.fixture(autouse=True)
 def _english_and_dollars() -> Iterator[None]:
-    """Each test starts in English with amounts in USD, whatever an earlier test's command set."""
+    """Each test starts in English with amounts in USD, whatever an earlier test's command set, and
+    leaves them so: a module-scoped fixture made before the next test's own reset (deploy's
+    injection baselines) had been written in the Chinese a test before it left behind."""
     from gpuplan.i18n import Money, set_language, set_money
 
     set_language("en")
     set_money(Money.usd())
     yield
+    set_language("en")
+    set_money(Money.usd())
