@@ -97,11 +97,13 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
 
 
 @pytest.mark.usefixtures("bert_traced")
-def test_a_batch_inference_demand_restarts_from_scratch_and_training_resumes(
+def test_a_batch_inference_demand_resumes_by_chunks_and_training_by_checkpoints(
     store: Store, tmp_path: Path
 ) -> None:
-    # Batch inference (task: infer, no serving: block) keeps no checkpoints and nothing resumes it:
-    # on spot an interruption restarts the run, as the planner counts it. Training checkpoints.
+    # Batch inference (task: infer, no serving: block) keeps no checkpoints, but the batch job
+    # deploy writes resumes by its output chunks: on spot an interruption loses half a chunk and the
+    # restart, as the planner counts it (it had been costed as restarting the run). Training
+    # checkpoints.
     (tmp_path / "embed.yaml").write_text(
         "name: embed\ntask: infer\nmodel: {preset: bert-large}\ninputs: {batch_size: 64, seq_len: 128}\n"
         "data: {samples: 2000000, location: aws/us-east-1}\n"
@@ -124,8 +126,11 @@ def test_a_batch_inference_demand_restarts_from_scratch_and_training_resumes(
         }
     )
     (embed, ft), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
-    assert embed.checkpoint_write_h == 0.0 and embed.restarts_from_scratch
+    assert embed.checkpoint_write_h == 0.0 and not embed.restarts_from_scratch
     assert ft.checkpoint_write_h > 0 and not ft.restarts_from_scratch
+    # the restart carries half a chunk of 64 batches: more than a replacement and nothing redone
+    plain = 10.0 / 60.0  # the planner's assumed replacement time (JobFacts.restart_h)
+    assert embed.restart_h > plain
 
 
 @pytest.mark.usefixtures("bert_traced")

@@ -20,6 +20,7 @@ from gpuplan.plan import (
     plan_offers,
 )
 from gpuplan.plan.rank import explain_winner
+from gpuplan.plan.spot import BATCH_CHUNK_BATCHES
 from gpuplan.plan.unknowns import UnknownFact
 from gpuplan.report.plan_view import spot_lines
 
@@ -144,6 +145,37 @@ def test_a_spot_job_without_checkpoints_is_costed_as_restarting_from_the_beginni
     # three interruptions within the 1.6 h (about 0.01 %)
     assert o.deadline_miss_probability is not None and 0.01 < o.deadline_miss_probability < 0.1
     assert "restarts the job from the beginning" in spot_lines(o)[0]
+
+
+def test_a_spot_batch_inference_job_resumes_by_its_output_chunks() -> None:
+    # Batch inference keeps no checkpoint, but the batch job deploy writes keeps its outputs in
+    # chunks of 64 batches and a reclaimed shard skips those written: an interruption loses half a
+    # chunk and the restart, T = W / (1 − λ(τ/2 + R)), not (e^(λW) − 1)(1/λ + R) as from scratch.
+    job = replace(JOB, task="infer", checkpoint_gb=0.0)
+    rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
+    toy = toy_estimator()
+
+    def estimate(key):  # type: ignore[no-untyped-def]
+        return replace(toy(key), step_time_s=2.0)  # type: ignore[operator]
+
+    o = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        job,
+        estimate,
+        Constraints(max_gpus=8, deadline_h=1.6),
+    ).recommended
+    assert o.spot is not None and o.step_time_s == 2.0
+    tau = BATCH_CHUNK_BATCHES * o.step_time_s / 3600.0
+    work, restart = 1.0 + job.setup_h, job.spot_restart_h
+    assert o.spot.resume_chunk_min == pytest.approx(tau * 60, rel=1e-9)
+    assert o.spot.checkpoint_interval_min is None  # no checkpoint of its own (none written)
+    assert o.job_time_h == pytest.approx(work / (1 - (tau / 2 + restart) / 24), rel=1e-9)
+    assert o.job_time_h < math.expm1(work / 24) * (24 + restart)  # less than starting over
+    line = spot_lines(o)[0]
+    assert "resumes by output chunks of" in line and "gpuplan deploy" in line
+    # the deadline's miss probability is a resuming job's too: two or three interruptions in 1.6 h
+    assert o.deadline_miss_probability is not None and o.deadline_miss_probability < 0.01
 
 
 def test_reserved_prices_need_a_commitment() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gpuplan.plan.spot import (
+    BATCH_CHUNK_BATCHES,
     DEFAULT_SPOT_RATE,
     band_rate_per_hour,
     deadline_miss_probability,
@@ -231,3 +233,23 @@ def test_a_deadline_many_times_the_work_is_missed_at_most_by_the_failure_bound()
     p = restart_miss_probability(24.0, 1 / 24, 1 / 6, 2000.0)
     assert p == pytest.approx((1 - math.exp(-1.0)) ** (math.floor(1976 / (24 + 1 / 6)) + 1))
     assert p < 1e-6
+
+
+def test_work_resumed_by_chunks_loses_half_a_chunk_and_the_restart() -> None:
+    # W = 48 h, λ = 1/24, R = 1/6 h, a chunk every 0.1 h: T = 48 / (1 − (0.05 + 1/6)/24) = 48.4373 h,
+    # where starting over takes (e² − 1)(24 + 1/6) = 154.40 h
+    chunk = np.array([0.1, math.inf])
+    st = spot_times(np.full(2, 48.0), np.full(2, 1 / 24), 0.0, 1 / 6, from_scratch=True, resume_every_h=chunk)
+    assert st.expected_h[0] == pytest.approx(48.0 / (1 - (0.05 + 1 / 6) / 24), rel=1e-12)
+    assert st.expected_h[0] == pytest.approx(48.4373, abs=1e-4)
+    assert st.interval_h[0] == 0.1 and st.checkpoint_overhead_h[0] == 0.0
+    # a chunk of no known length: the work starts over, as without chunks
+    scratch = restart_from_scratch(np.array([48.0]), np.array([1 / 24]), 1 / 6)
+    assert st.expected_h[1] == pytest.approx(scratch.expected_h[0], rel=1e-12)
+    assert st.expected_h[1] == pytest.approx(154.40, abs=0.01)
+
+
+def test_the_planners_chunk_is_the_batch_jobs() -> None:
+    # the chunk the planner prices a reclaim at is the one the batch job deploy writes keeps
+    text = (Path(__file__).parents[2] / "src/gpuplan/deploy/templates/batch_entry.py").read_text()
+    assert f"CHUNK_BATCHES = {BATCH_CHUNK_BATCHES}\n" in text

@@ -22,7 +22,7 @@ from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, band_rate_per_hour, service_down_h, spot_default
+from gpuplan.plan.spot import BATCH_CHUNK_BATCHES, SpotRate, band_rate_per_hour, service_down_h, spot_default
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import PRICING_RULES
 
@@ -264,6 +264,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     runs = usage.scaled(spec, usage.runs(spec))
     hours = tuple(r * per_run for r in runs)
     busy = tuple(min(HOURS_PER_MONTH, r * run_h) for r in runs)
+    half_chunk_h = _half_chunk_h(job, best.step_time_s, ckpt_gb)
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
@@ -273,9 +274,11 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         gpus_per_run=float(best.gpu_count),
         gpu_step=float(best.gpu_count),
         checkpoint_write_h=write_h,
-        restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None),
-        # batch inference keeps no checkpoints and nothing resumes it, as the planner counts it
-        restarts_from_scratch=write_h <= 0 and workload.serving is None,
+        restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
+        + half_chunk_h,
+        # batch inference resumes by its output chunks as the planner counts it (half a chunk lost
+        # with each restart, above); a job with no checkpoint and no chunks starts over
+        restarts_from_scratch=write_h <= 0 and workload.serving is None and half_chunk_h == 0.0,
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
         run_data=_run_data(store, usage, best.gpu, job, nodes=best.nodes, run_h=run_h),
@@ -333,6 +336,15 @@ def _run_data(
             )
         )
     return tuple(out)
+
+
+def _half_chunk_h(job: JobFacts, step_time_s: float | None, checkpoint_gb: float) -> float:
+    """Work a reclaim of batch inference runs again, on average, h: half an output chunk of the
+    batch job deploy writes (:data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES` steps); 0 for other
+    work, and where the step time is not known (the run then starts over)."""
+    if not job.resumes_by_chunks or checkpoint_gb > 0 or step_time_s is None or not step_time_s > 0:
+        return 0.0
+    return BATCH_CHUNK_BATCHES * step_time_s / 3600.0 / 2.0
 
 
 def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, serving: bool) -> float:

@@ -184,6 +184,9 @@ class SpotDoc(Document):
     back and a LoRA/QLoRA job's frozen base read again); null for a service."""
     restart_assumed: str | None = None
     """How ``restart_min`` adds up (assumptions), in words; null for a service."""
+    resume_chunk_min: float | None = Field(default=None, ge=0)
+    """Batch inference: minutes of work in one output chunk of the batch job ``gpuplan deploy``
+    writes, which resumes by chunks (a reclaimed shard runs at most that again); null otherwise."""
 
 
 class PlanOption(Document):

@@ -12,7 +12,15 @@ from gpuplan.plan.billing import compute_cost_usd
 from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, JobFacts, OfferTable
 from gpuplan.plan.region_costs import CostFacts, RegionCharges
-from gpuplan.plan.spot import ServiceSpot, SpotRate, SpotTimes, service_spot, spot_rates, spot_times
+from gpuplan.plan.spot import (
+    BATCH_CHUNK_BATCHES,
+    ServiceSpot,
+    SpotRate,
+    SpotTimes,
+    service_spot,
+    spot_rates,
+    spot_times,
+)
 from gpuplan.plan.unknowns import Fact
 
 __all__ = ["CostArrays", "cost_candidates", "not_known_current"]
@@ -176,12 +184,24 @@ def cost_candidates(
     restart_h = job.spot_restart_h
     serving = _service_spot(job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx])
 
+    # A batch inference shard's output chunk: its batches at the candidate's step time (one batch
+    # per step of each replica); a step time not known: restarted from scratch (spot_times).
+    chunk_h = BATCH_CHUNK_BATCHES * np.nan_to_num(cands.step_time_s[idx][spot] / 3600.0, nan=math.inf)
+
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
         # The instances are billed from the moment they start, set-up included.
         work = work + job.setup_h
-        # Nothing gpuplan writes resumes a job without checkpoints: an interruption restarts it (a
-        # service re-does no work; its reclaims are ``serving``'s).
-        st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h, from_scratch=serving is None)
+        # A job without checkpoints restarts from the beginning, but batch inference resumes by
+        # its output chunks as deploy's batch job writes them (a service re-does no work; its
+        # reclaims are ``serving``'s).
+        st = spot_times(
+            work[spot],
+            rate_job,
+            ckpt_write_h,
+            restart_h,
+            from_scratch=serving is None,
+            resume_every_h=chunk_h if job.resumes_by_chunks else None,
+        )
         t = work.copy()
         if serving is None:
             t[spot] = st.expected_h

@@ -319,6 +319,13 @@ class JobFacts:
     service)."""
 
     @property
+    def resumes_by_chunks(self) -> bool:
+        """Batch inference (``infer`` without a ``serving:`` block, no checkpoint): on spot it
+        resumes by its output chunks, as the batch job ``gpuplan deploy`` writes does
+        (:data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES`)."""
+        return self.task == "infer" and not self.is_service and self.checkpoint_gb <= 0
+
+    @property
     def is_service(self) -> bool:
         """A service (a workload with ``serving:``, planned as a month of capacity): its replicas
         are independent servers, not the nodes of one job."""

@@ -386,13 +386,16 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         lam = float(c.spot_rate_per_instance_hour[j]) * nodes
         tau = float(c.checkpoint_interval_h[j])
         delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
+        # batch inference resumes by its output chunks (an interval of no checkpoint of its own)
+        chunks = job.resumes_by_chunks and math.isfinite(tau)
         spot = SpotRisk(
             interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
             mtbi_h=1.0 / lam,
             rate_source=rate.source,
             rate_assumed=rate.assumed,
             checkpoint_write_min=write_h * 60.0,
-            checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) else None,
+            checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) and not chunks else None,
+            resume_chunk_min=tau * 60.0 if chunks else None,
             checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
@@ -405,7 +408,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
                 rate_per_hour=lam,
                 stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
                 lost_per_interruption_h=delta,
-                from_scratch=write_h <= 0,
+                from_scratch=write_h <= 0 and not chunks,
             )
             miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
     if miss is None and deadline is not None:

@@ -171,6 +171,10 @@ class SpotRisk:
     back and a LoRA/QLoRA job's frozen base read again); None for a service (``service``)."""
     restart_assumed: str | None = None
     """How ``restart_min`` adds up (its parts are assumptions), in words; None for a service."""
+    resume_chunk_min: float | None = None
+    """Batch inference: minutes of work in one output chunk, which a reclaimed shard of the batch job
+    ``gpuplan deploy`` writes runs again at most (it resumes by chunks:
+    :data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES` batches each); None for other jobs."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,9 +15,13 @@ The model, for a job of failure-free length W hours on ``nodes`` spot instances:
   otherwise the job is expected never to finish and the candidate is excluded);
 - expected interruptions N = λ·T.
 
-A job without checkpoints (batch inference: nothing gpuplan writes resumes it) restarts from the
-beginning after an interruption, so the lost work is all the work done since the start, not half an
-interval: :func:`spot_times` with ``from_scratch`` and :func:`restart_miss_probability` model that.
+A job without checkpoints restarts from the beginning after an interruption, so the lost work is
+all the work done since the start, not half an interval: :func:`spot_times` with ``from_scratch``
+and :func:`restart_miss_probability` model that. Batch inference is not such a job: the batch job
+``gpuplan deploy`` writes keeps its outputs in chunks of :data:`BATCH_CHUNK_BATCHES` batches, each
+written whole, and a restarted shard skips the chunks written. It resumes like a checkpointed job
+whose interval is a chunk and whose checkpoint costs nothing more than writing the outputs it writes
+anyway: an interruption loses half a chunk plus the restart (:func:`spot_times` ``resume_every_h``).
 
 A service (a stretch of calendar time with a load target, not a piece of work) re-does no work: a
 reclaim costs availability. :func:`service_spot` models that instead (see its docstring): the
@@ -40,6 +44,7 @@ from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
+    "BATCH_CHUNK_BATCHES",
     "DEFAULT_SPOT_RATE",
     "ServiceSpot",
     "SpotRate",
@@ -56,6 +61,11 @@ __all__ = [
     "spot_rates",
     "spot_times",
 ]
+
+
+#: Batches of a batch inference job in one output chunk: what the batch job ``gpuplan deploy``
+#: writes keeps (its ``CHUNK_BATCHES``), and what a reclaim may make it run again.
+BATCH_CHUNK_BATCHES = 64
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,6 +232,7 @@ def spot_times(
     restart_h: float,
     *,
     from_scratch: bool = False,
+    resume_every_h: FloatArray | None = None,
 ) -> SpotTimes:
     """Apply the module's model to arrays of failure-free times ``work_h`` and job rates λ.
 
@@ -231,8 +242,13 @@ def spot_times(
 
     Without checkpoints (``checkpoint_write_h`` 0) an interruption costs the restart R only when the
     work resumes where it stopped (a caller's ``from_scratch`` False). With ``from_scratch`` it
-    starts over: see :func:`restart_from_scratch`.
+    starts over: see :func:`restart_from_scratch`. ``resume_every_h``: work kept whole every so many
+    hours at no cost of its own (batch inference's output chunks): an interruption loses half an
+    interval of it plus R, as with checkpoints, and nothing stretches the work; where an interval
+    is not finite (not known), the work restarts from scratch if ``from_scratch`` says so.
     """
+    if checkpoint_write_h <= 0 and resume_every_h is not None:
+        return _resumed(work_h, rate_per_hour, restart_h, resume_every_h, from_scratch=from_scratch)
     if checkpoint_write_h <= 0 and from_scratch:
         return restart_from_scratch(work_h, rate_per_hour, restart_h)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -258,6 +274,36 @@ def spot_times(
         interruptions=rate_per_hour * expected,
         stable=stable,
     )
+
+
+def _resumed(
+    work_h: FloatArray,
+    rate_per_hour: FloatArray,
+    restart_h: float,
+    every_h: FloatArray,
+    *,
+    from_scratch: bool,
+) -> SpotTimes:
+    """:func:`spot_times` of work kept whole every ``every_h`` hours at no cost of its own."""
+    known = np.isfinite(every_h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = np.minimum(np.where(known, every_h, work_h), work_h)
+        load = rate_per_hour * (tau / 2.0 + restart_h)
+        stable = load < 1.0
+        expected = np.where(stable, work_h / (1.0 - load), math.inf)
+    out = SpotTimes(
+        expected_h=expected,
+        interval_h=tau,
+        checkpoint_overhead_h=np.zeros_like(work_h),
+        lost_h=expected - work_h,
+        interruptions=rate_per_hour * expected,
+        stable=stable,
+    )
+    if not from_scratch or known.all():
+        return out
+    scratch = restart_from_scratch(work_h, rate_per_hour, restart_h)
+    fields = ("expected_h", "interval_h", "checkpoint_overhead_h", "lost_h", "interruptions", "stable")
+    return SpotTimes(**{f: np.where(known, getattr(out, f), getattr(scratch, f)) for f in fields})
 
 
 def restart_from_scratch(work_h: FloatArray, rate_per_hour: FloatArray, restart_h: float) -> SpotTimes:

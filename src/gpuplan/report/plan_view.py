@@ -444,11 +444,17 @@ def spot_lines(o: Option) -> list[str]:
     if o.spot.service is not None:
         return service_spot_lines(o)
     s = o.spot
-    ckpt = (
-        _("checkpoint every {minutes} min (Young/Daly)").format(minutes=f"{s.checkpoint_interval_min:.0f}")
-        if s.checkpoint_interval_min
-        else _("no checkpoints: an interruption restarts the job from the beginning")
-    )
+    if s.resume_chunk_min is not None:
+        ckpt = _(
+            "resumes by output chunks of {minutes} min, as the batch job `gpuplan deploy` writes does "
+            "(a runner that starts over would lose all the work done)"
+        ).format(minutes=f"{s.resume_chunk_min:.1f}")
+    elif s.checkpoint_interval_min:
+        ckpt = _("checkpoint every {minutes} min (Young/Daly)").format(
+            minutes=f"{s.checkpoint_interval_min:.0f}"
+        )
+    else:
+        ckpt = _("no checkpoints: an interruption restarts the job from the beginning")
     line = _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
         n=f"{s.expected_interruptions:.2f}",
         mtbi=format_hours(s.mtbi_h),
