@@ -150,6 +150,19 @@ class AmbiguousNameError(NotFoundError):
 class InputError(GpuplanError):
     """A value the user gave is invalid."""
 
+    #: The one value refused, by the name the library reads it under (``deadline``), where the
+    #: error is about one value and its line begins with that name; None otherwise. A reader that
+    #: names its values otherwise (the service's requests) names it its own way with ``problem``.
+    field: str | None = None
+    #: What is wrong with ``field``'s value, without its name (words or an error); None without it.
+    problem: object = None
+
+    def about(self, field: str, problem: object) -> Self:
+        """This error, saying that it refuses ``field``'s value for ``problem``."""
+        self.field = field
+        self.problem = problem
+        return self
+
 
 class WorkloadError(InputError):
     """The workload spec is invalid or impossible."""

@@ -126,7 +126,7 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
             {"model_type": "nope"},
             "hf_config_json: model_type 'nope' is not a model type transformers",
         ),
-        ({"hf_config": "inline"}, {"model_type": "llama"}, "hf_config_json has no 'hidden_size'"),
+        ({"hf_config": "inline"}, {"model_type": "llama"}, "hf_config_json: no 'hidden_size'"),
         # transformers' validators raise their own types (a 500 once the check ran before the job)
         (
             {"hf_config": "inline"},
@@ -139,7 +139,7 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
                 "vocab_size": 100,
                 "torch_dtype": "nonsense",
             },
-            "cannot read hf_config_json",
+            "hf_config_json: cannot be read as a Hugging Face config",
         ),
         # the reader's own refusal named the server's scratch copy
         ({"hf_config": "inline"}, {"model_type": "llama", "hidden_size": "abc"}, "hf_config_json"),
@@ -200,12 +200,12 @@ def test_max_gpus_past_the_planners_search_is_refused_as_the_cli_refuses_it(serv
     h = service.auth("plan")
     said = _error(
         service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_gpus": 1000}, headers=h),
-        422,
+        400,
     )
     assert said.startswith("max_gpus: ") and "64" in said, said
     said = _error(
         service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_nodes": 65}, headers=h),
-        422,
+        400,
     )
     assert said.startswith("max_nodes: ") and "64" in said, said
     w = {**bert_workload(), "constraints": {"max_gpus": 1000}}
@@ -243,7 +243,7 @@ def test_catalog_documents_validate_against_their_models(service: Service) -> No
     assert {x["country"] for x in countries} >= {"US"}
     assert "did you mean" in _error(c.get("/api/v1/offers?provider=amazn", headers=h), 400)
     # NaN compares false with every bound: it was refused as "less than or equal to 1000000".
-    assert "finite number" in _error(c.get("/api/v1/offers?max_price=nan", headers=h), 422)
+    assert "finite number" in _error(c.get("/api/v1/offers?max_price=nan", headers=h), 400)
 
 
 def test_yuan_prices_name_their_rate_and_its_warning_in_the_callers_language(service: Service) -> None:
@@ -461,9 +461,9 @@ def test_the_service_s_own_refusals_read_in_chinese(service: Service) -> None:
         json={"name": "bad name!", "workload": bert_workload()},
         headers=service.auth("plan"),
     )
-    assert "should match pattern" not in _zh(pattern, 422)
+    assert "should match pattern" not in _zh(pattern, 400)
     assert "Input should be" not in _zh(
-        c.post("/api/v1/plan?lang=zh", json=[], headers=service.auth("plan")), 422
+        c.post("/api/v1/plan?lang=zh", json=[], headers=service.auth("plan")), 400
     )
 
 

@@ -96,7 +96,7 @@ def test_a_hostile_body_is_worded_in_chinese(service: Service) -> None:
 def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
     body = {**json.loads(_BASE), field: True}
     status, answer = _post(service, json.dumps(body).encode())
-    assert status == 422 and answer["error"] == f"{field}: true is not a number; write the number itself"
+    assert status == 400 and answer["error"] == f"{field}: true is not a number; write the number itself"
 
 
 @pytest.mark.parametrize(
@@ -182,9 +182,9 @@ def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) 
     zh = {**service.auth("plan"), "Accept-Language": "zh-CN"}
     body = {**json.loads(_BASE), "seed": True}
     r = service.client.post("/api/v1/simulate", json=body, headers=zh)
-    assert (r.status_code, r.json()["error"]) == (422, "seed：true 不是数字；请直接写出数字")
+    assert (r.status_code, r.json()["error"]) == (400, "seed：true 不是数字；请直接写出数字")
     r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=zh)
-    assert (r.status_code, r.json()["error"]) == (422, "query.count：应不小于 1")
+    assert (r.status_code, r.json()["error"]) == (400, "query.count：应不小于 1")
     r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=service.auth("plan"))
     assert r.json()["error"] == "query.count: Input should be greater than or equal to 1"
 

@@ -45,9 +45,11 @@ class ErrorDocument(Document):
     kind: str
     """The error's class (``InputError``, ``NotFoundError``, ``unauthorized`` …)."""
     field: str | None = None
-    """For a request refused for one of its values (``invalid_request``, and a tco usage's value
-    refused with 400): that value's field or parameter as the request names it (``max_price``,
-    ``workload.inputs.batch_size``, ``usage.constraints.providers``, ``job_id``); None otherwise."""
+    """For a request refused (400) for one of its values or keys, whoever refused it (the request's
+    schema, ``invalid_request``, or a check of the value): that value's field or parameter as the
+    request names it (``max_price``, ``deadline``, ``workload.inputs.batch_size``,
+    ``workload.model.python``, ``hf_config_json``, ``usage.constraints.providers``, ``job_id``; a
+    misspelt key by its own path, ``workload.constraints.deadlin``); None otherwise."""
     message: str | None = None
     """For a request refused for one of its values: what is wrong with it, without the field's
     path that ``error`` begins with (a form names the field by its own label); None otherwise."""

@@ -8,7 +8,7 @@ from enum import Enum
 
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
@@ -222,14 +222,19 @@ def parse_duration_h(text: str | float | int) -> float:
     from gpuplan.workload import parse_duration_hours
 
     if isinstance(text, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", text):
+        unit = Phrase(
+            N_("{value!r} has no unit: write {n}h (hours), {n}d (days) or {n}m (minutes)"),
+            value=text,
+            n=text.strip(),
+        )
         raise InputError.worded(
             N_("deadline {value!r} has no unit: write {n}h (hours), {n}d (days) or {n}m (minutes)"),
             value=text,
             n=text.strip(),
-        )
+        ).about("deadline", unit)
 
     try:
         return parse_duration_hours(text)
     except ValueError as e:
         # The parser's own line is kept whole (translated with the rest when it is a worded error).
-        raise InputError.worded(N_("deadline: {why}"), why=e) from None
+        raise InputError.worded(N_("deadline: {why}"), why=e).about("deadline", e) from None

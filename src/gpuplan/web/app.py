@@ -2,14 +2,17 @@
 the OpenAPI document at ``/api/openapi.json``.
 
 Every refusal is an :class:`~gpuplan.documents.serve.ErrorDocument` — one line in the request's
-language — with the status that says whose fault it is: 400 a bad value, 401/403 the token, 404
-nothing there, 413 too big, 422 a well-formed request with no answer (nothing fits, no offer meets
-the constraints), 429 too often, 503 the database is unavailable. A request body larger than
-``max_body_bytes`` is refused before it is read whole. CORS is off unless origins are configured.
+language — with the status that says whose fault it is: 400 a bad request, whoever refused it (the
+request's schema, the workload's, or the library's check of a value: ``currency: "EUR"`` and
+``deadline: "6 hours"`` alike), with ``field`` naming the value where one is at fault; 401/403
+the token, 404 nothing there, 413 too big, 422 a valid request with no answer (nothing fits, no
+offer meets the constraints), 429 too often, 503 the database is unavailable. A request body
+larger than ``max_body_bytes`` is refused before it is read whole. CORS is off unless origins are configured.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
@@ -128,18 +131,31 @@ def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str
     from gpuplan.errors import Phrase
     from gpuplan.i18n import N_, use_language
     from gpuplan.i18n.error_text import phrase_text
+    from gpuplan.i18n.phrases import either
     from gpuplan.web.requests import PATTERN_WORDS
+    from gpuplan.workload._validation import UnknownKey
 
     first = e.errors()[0] if e.errors() else {"msg": "invalid"}
     loc = list(first.get("loc", ()))
+    ctx = first.get("ctx")
+    raised = ctx.get("error") if isinstance(ctx, dict) else None
+    if isinstance(raised, UnknownKey):
+        loc.append(raised.key)  # the misspelt key is the field refused, not the body that holds it
     where = ".".join(str(x) for x in loc if x != "body")
     field = ".".join(str(x) for x in loc[1 if loc and loc[0] in _LOCI else 0 :]) or None
     said: str | Phrase | GpuplanError = reason(first)
     if first.get("type") == "string_pattern_mismatch":
         # what the value should look like in words: a regular expression means nothing to a reader
-        ctx = first.get("ctx")
         pattern = str(ctx.get("pattern", "")) if isinstance(ctx, dict) else ""
         said = Phrase(PATTERN_WORDS.get(pattern, N_("this value is not in the form asked for")))
+    elif first.get("type") == "literal_error":
+        # "Input should be 'USD' or 'CNY'" in the reader's language: the choices are pydantic's
+        # reprs of the literals, in its ctx
+        choices = re.findall(r"'[^']*'", str(ctx.get("expected", ""))) if isinstance(ctx, dict) else []
+        if choices:
+            said = Phrase(
+                N_("must be {choices} (got {got!r})"), choices=either(choices), got=first.get("input")
+            )
     line = Phrase(N_("{where}: {problem}{more}"), where=where, problem=said, more="") if where else said
     with use_language(lang):
         return phrase_text(line), field, phrase_text(said)
@@ -223,7 +239,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
         line, field, problem = _refused(e, request_language(request))
-        return error_response(422, line, "invalid_request", field=field, problem=problem)
+        return error_response(400, line, "invalid_request", field=field, problem=problem)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gpuplan.catalog.discounts import MAX_PERCENT
 from gpuplan.documents.base import refuse_boolean
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
 from gpuplan.hardware.gpus import (
     MAX_GPU_COUNT,
     MAX_GPU_MEMORY_GIB,
@@ -37,6 +37,7 @@ from gpuplan.units import (
     MIN_BUDGET,
     MIN_STORAGE_GBPS,
 )
+from gpuplan.workload._validation import refuse_unknown_keys
 
 __all__ = [
     "JOB_ID_PATTERN",
@@ -142,6 +143,14 @@ class _Request(BaseModel):
     def _refuse_booleans(cls, value: Any, info: ValidationInfo) -> Any:
         # "seed": true is not 0 or 1, nor "hours": true one hour: JSON booleans are not numbers.
         return refuse_boolean(cls, value, info)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_unknown_keys(cls, data: Any) -> Any:
+        # "deadlin" is refused with the nearest field ("did you mean 'deadline'?"), as a workload
+        # file's misspelt key is, where pydantic says only "Extra inputs are not permitted".
+        refuse_unknown_keys(cls, data)
+        return data
 
 
 class WorkloadRequest(_Request):
@@ -438,30 +447,54 @@ class BudgetRequest(_Request):
         return self
 
 
-def check_workload(workload: dict[str, Any], hf_config_json: dict[str, Any] | None) -> dict[str, Any]:
-    """The workload as the library may read it on the server, or InputError saying why not."""
+def check_workload(
+    workload: dict[str, Any], hf_config_json: dict[str, Any] | None, where: str = "workload"
+) -> dict[str, Any]:
+    """The workload as the library may read it on the server, or :class:`RefusedValue` naming the
+    field refused as the request names it (``workload.model.python``; ``where`` is the workload's
+    own field in the request)."""
     model = workload.get("model")
+    inline = isinstance(model, dict) and model.get("hf_config") == "inline"
     if isinstance(model, dict):
         if model.get("python") is not None:
-            raise InputError.worded(
-                N_(
-                    "model.python: a model from your own code is not run by the service (it would run "
-                    "code on the server); estimate it with the gpuplan command on your machine, or use "
-                    "a preset or an inline Hugging Face config"
-                )
+            raise RefusedValue.of(
+                f"{where}.model.python",
+                Phrase(
+                    N_(
+                        "a model from your own code is not run by the service (it would run code on the "
+                        "server); estimate it with the gpuplan command on your machine, or use a preset or "
+                        "an inline Hugging Face config"
+                    )
+                ),
             )
         if model.get("project_dir") is not None:
-            raise InputError.worded(
-                N_("model.project_dir: the service reads no folder of its disk; leave it out")
+            raise RefusedValue.of(
+                f"{where}.model.project_dir",
+                Phrase(N_("the service reads no folder of its disk; leave it out")),
             )
-        inline = model.get("hf_config") == "inline" and hf_config_json is not None
+        if inline and hf_config_json is None:
+            raise RefusedValue.of(
+                "hf_config_json",
+                Phrase(
+                    N_("required where {field} is 'inline': send the config.json's content"),
+                    field=f"{where}.model.hf_config",
+                ),
+            )
         if model.get("hf_config") is not None and not inline:
-            raise InputError.worded(
-                N_(
-                    "model.hf_config: the service reads no file of its disk; write hf_config: inline "
-                    "and send the config.json's content as hf_config_json"
-                )
+            raise RefusedValue.of(
+                f"{where}.model.hf_config",
+                Phrase(
+                    N_(
+                        "the service reads no file of its disk; write hf_config: inline and send the "
+                        "config.json's content as hf_config_json"
+                    )
+                ),
             )
-    elif hf_config_json is not None:
-        raise InputError.worded(N_("hf_config_json is given but model.hf_config is not 'inline'"))
+    if hf_config_json is not None and not inline:
+        # beside a preset it had been read as a second model ("give exactly one of preset,
+        # hf_config or python"), naming an hf_config the caller never sent
+        raise RefusedValue.of(
+            "hf_config_json",
+            Phrase(N_("given, but {field} is not 'inline'"), field=f"{where}.model.hf_config"),
+        )
     return workload

@@ -56,12 +56,16 @@ __all__ = ["JOB_MESSAGES", "job_document", "job_response", "router"]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorDocument, "description": text}
     for code, text in (
-        (400, "a value is wrong (the line says which and how to fix it)"),
+        (
+            400,
+            "a bad request: a value or key the schema, the workload or a check refuses, or a body "
+            "that is not JSON (the line says which and how to fix it; field names the value)",
+        ),
         (401, "no token, or an unknown, revoked or expired one"),
         (403, "the token's scope does not allow this"),
         (404, "nothing at this address (a job, a saved plan, a discount to remove)"),
         (413, "request body too large"),
-        (422, "a well-formed request without an answer, or one that does not match the schema"),
+        (422, "a valid request without an answer (nothing fits, no offer meets the constraints)"),
         (429, "too many requests for this token this minute"),
         (503, "the database is unavailable"),
     )
@@ -320,7 +324,7 @@ def _file_format(value: str) -> str:
     try:
         return file_format(value, SERVICE_NAMES)
     except NotFoundError as e:
-        raise ValueError(e) from None  # 422, "format: unknown format …; did you mean …"
+        raise ValueError(e) from None  # 400, "format: unknown format …; did you mean …"
 
 
 @router.post(

@@ -39,7 +39,7 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
 #: The largest id the catalog's id columns hold on every database: PostgreSQL's ``integer`` (4 bytes;
-#: SQLite's hold 8). A larger one is a 422, not a 500 ("integer out of range" on PostgreSQL).
+#: SQLite's hold 8). A larger one is a 400, not a 500 ("integer out of range" on PostgreSQL).
 _MAX_ID = 2**31 - 1
 
 Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]

@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.errors import GpuplanError, Phrase
+from gpuplan.errors import GpuplanError, InputError, Phrase
 from gpuplan.web.requests import (
     DeployRequest,
     EstimateRequest,
@@ -79,7 +79,7 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
     try:
         return read_workload(spec)
     except GpuplanError as e:
-        raise _named(e, (folder, target)) from None
+        raise _inline_refused(_named(e, (folder, target))) from None
 
 
 def read_workload(spec: dict[str, Any]) -> Workload:
@@ -127,7 +127,7 @@ def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) 
         try:
             check_inline_config(read_workload(checked))
         except GpuplanError as e:
-            raise _named(e, (folder, temp)) from None
+            raise _inline_refused(_named(e, (folder, temp))) from None
         temp.replace(target)
     finally:
         temp.unlink(missing_ok=True)
@@ -152,7 +152,22 @@ def _named(error: GpuplanError, paths: tuple[Path, ...]) -> GpuplanError:
             return Phrase(value.template, **{k: named(v) for k, v in value.fields.items()})
         return "hf_config_json" if str(value) in scratch else value
 
-    return type(error).worded(error.template, **{k: named(v) for k, v in error.fields.items()})
+    renamed = type(error).worded(error.template, **{k: named(v) for k, v in error.fields.items()})
+    if isinstance(error, InputError) and isinstance(renamed, InputError) and error.field is not None:
+        renamed.about(error.field, named(error.problem))
+    return renamed
+
+
+def _inline_refused(error: GpuplanError) -> GpuplanError:
+    """A refusal of the inline Hugging Face config read from the server's copy (named already, see
+    :func:`_named`) as a refusal of the request's ``hf_config_json``, where the library says what
+    is wrong with the config apart from its name."""
+    if isinstance(error, RefusedValue) and error.field == "workload.model.hf_config":
+        # the workload's hf_config is the server's copy of hf_config_json, not the caller's value
+        return RefusedValue.of("hf_config_json", error.alone)
+    if isinstance(error, InputError) and error.field == "model.hf_config":
+        return RefusedValue.of("hf_config_json", error.problem)
+    return error
 
 
 def check_inline_config(workload: Workload) -> None:
@@ -230,15 +245,52 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
     from gpuplan.plan.build_inputs import budget_in_usd, constraints_from_spec
     from gpuplan.plan.contradictions import check_constraints
 
-    given, _note = budget_in_usd(workload.constraints, request.overrides(), store.find_exchange_rate("CNY"))
-    check_constraints(constraints_from_spec(workload.constraints, **given), store)
+    try:
+        overrides = request.overrides()
+    except InputError as e:  # the deadline, the one option read there
+        raise RefusedValue.of("deadline", e.problem if e.field else e) from None
+    given, _note = budget_in_usd(workload.constraints, overrides, store.find_exchange_rate("CNY"))
+    try:
+        check_constraints(constraints_from_spec(workload.constraints, **given), store)
+    except InputError as e:
+        raise _option_refused(store, workload, given) or e from None
     try:
         # a mistyped region had been queued, and the job failed seconds later
         check_data_location(workload, store)
     except NotFoundError as e:
         raise RefusedValue.of("workload.data.location", e) from None
     if request.baseline:
-        BaselineSpec.parse(request.baseline)
+        try:
+            BaselineSpec.parse(request.baseline)
+        except InputError as e:
+            raise RefusedValue.of("baseline", e) from None
+
+
+#: The request's option for each of :meth:`PlanRequest.overrides`' keys that it names otherwise.
+_OPTION_OF_OVERRIDE = {"deadline_h": "deadline"}
+
+
+def _option_refused(store: Store, workload: Workload, given: dict[str, Any]) -> RefusedValue | None:
+    """Of the constraints refused as given, the one option refused on the workload's own
+    constraints alone (``pricing: ["reserved"]``, ``providers: ["awz"]``), named as the request
+    names it; None where the workload's constraints are refused themselves, or only the options
+    together are (a refusal naming no one field)."""
+    from gpuplan.plan.build_inputs import constraints_from_spec
+    from gpuplan.plan.contradictions import check_constraints
+
+    def refusal(**options: Any) -> InputError | None:
+        try:
+            check_constraints(constraints_from_spec(workload.constraints, **options), store)
+        except InputError as e:
+            return e
+        return None
+
+    if refusal() is not None:
+        return None
+    for key, value in given.items():
+        if value is not None and key != "budget_usd" and (e := refusal(**{key: value})) is not None:
+            return RefusedValue.of(_OPTION_OF_OVERRIDE.get(key, key), e)
+    return None
 
 
 def plan_document(
@@ -395,7 +447,9 @@ def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: in
     if not isinstance(data, dict):
         return _("the plan carries no workload")
     try:
-        workload: Workload | str = load_workload(json.loads(json.dumps(check_workload(data, None))))
+        workload: Workload | str = load_workload(
+            json.loads(json.dumps(check_workload(data, None, "plan.workload")))
+        )
     except GpuplanError as e:
         workload = str(e)
     return deployed_engine_slots(workload, gpu, share, lambda w: _profile(store, w, _no_progress))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, get_args
 
 from pydantic import (
@@ -16,11 +17,19 @@ from pydantic import (
 
 from gpuplan.bounded import control_character
 from gpuplan.documents.base import refuse_boolean
-from gpuplan.errors import GpuplanError, Phrase, WorkloadError, closest
+from gpuplan.errors import GpuplanError, InputError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 
-__all__ = ["PrintableLine", "Spec", "one_line_error", "printable_line", "refused_value"]
+__all__ = [
+    "PrintableLine",
+    "Spec",
+    "UnknownKey",
+    "one_line_error",
+    "printable_line",
+    "refuse_unknown_keys",
+    "refused_value",
+]
 
 #: Pydantic's own message for an error type, as ``one_line_error`` shows it, and the same words as a
 #: catalog message (``{got}``: the value given; other fields are pydantic's ``ctx``). Used only when
@@ -63,37 +72,7 @@ class Spec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            known: list[str] = []
-            for name, info in cls.model_fields.items():
-                known.append(name)
-                if isinstance(info.alias, str):
-                    known.append(info.alias)
-            for key in data:
-                if str(key) not in known:
-                    section = cls._section_holding(str(key))
-                    if section:
-                        # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
-                        raise ValueError(
-                            Phrase(
-                                N_("unknown key {key!r} here; it belongs in {section}: ({section}.{key})"),
-                                key=key,
-                                section=section,
-                            )
-                        )
-                    hint = closest(str(key), known)
-                    if hint:
-                        raise ValueError(
-                            Phrase(
-                                N_("unknown key {key!r}; did you mean {names}?"),
-                                key=key,
-                                names=either(repr(h) for h in hint),
-                            )
-                        )
-                    shown = sorted({info.alias or n for n, info in cls.model_fields.items()})
-                    raise ValueError(
-                        Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
-                    )
+        refuse_unknown_keys(cls, data, cls._section_holding)
         return data
 
     @classmethod
@@ -105,6 +84,63 @@ class Spec(BaseModel):
                 if isinstance(kind, type) and issubclass(kind, Spec) and key in kind.model_fields:
                     return info.alias or name
         return None
+
+
+class UnknownKey(ValueError):
+    """A key that no field of a section has, refused in words that name the nearest known keys
+    ("did you mean"), the section it belongs in, or the known keys: ``key`` is the key itself, so
+    that a reader naming fields its own way can name it (``workload.constraints.deadlin``)."""
+
+    def __init__(self, key: str, problem: Phrase) -> None:
+        super().__init__(problem)
+        self.key = key
+        """The key refused."""
+        self.problem = problem
+        """The words refusing it."""
+
+
+def refuse_unknown_keys(
+    model: type[BaseModel], data: Any, section_holding: Callable[[str], str | None] | None = None
+) -> None:
+    """:class:`UnknownKey` for the first key of ``data`` (a mapping about to be read as ``model``)
+    that no field of ``model`` has, by name or alias; ``section_holding(key)`` names the
+    sub-section where such a key belongs, if any. The one did-you-mean of the workload file's
+    sections and of the service's requests."""
+    if not isinstance(data, dict):
+        return
+    known: list[str] = []
+    for name, info in model.model_fields.items():
+        known.append(name)
+        if isinstance(info.alias, str):
+            known.append(info.alias)
+    for key in data:
+        if str(key) in known:
+            continue
+        section = section_holding(str(key)) if section_holding is not None else None
+        if section:
+            # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
+            raise UnknownKey(
+                str(key),
+                Phrase(
+                    N_("unknown key {key!r} here; it belongs in {section}: ({section}.{key})"),
+                    key=key,
+                    section=section,
+                ),
+            )
+        hint = closest(str(key), known)
+        if hint:
+            raise UnknownKey(
+                str(key),
+                Phrase(
+                    N_("unknown key {key!r}; did you mean {names}?"),
+                    key=key,
+                    names=either(repr(h) for h in hint),
+                ),
+            )
+        shown = sorted({info.alias or n for n, info in model.model_fields.items()})
+        raise UnknownKey(
+            str(key), Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
+        )
 
 
 _BOUNDS = {"greater_than_equal": "≥", "greater_than": ">", "less_than_equal": "≤", "less_than": "<"}
@@ -159,9 +195,19 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
 def refused_value(err: ValidationError) -> tuple[str, Phrase]:
     """:func:`one_line_error`'s line in two: the first problem's field path (``constraints.providers``,
     ``demands[0].gpus``; "" for a check of the whole document, whose words name its field) and the
-    rest, for a reader that names the field in its own words (a form's label)."""
+    rest, for a reader that names the field in its own words (a form's label). An unknown key is
+    named by its own path (``constraints.deadlin``; ``deadlin`` at the top), where the line names
+    the section that holds it."""
     path, problem, tail = _first_problem(err)
-    return path.removesuffix(": "), Phrase("{problem}{tail}", problem=problem, tail=tail)
+    path = path.removesuffix(": ")
+    raised = (err.errors(include_url=False)[0].get("ctx") or {}).get("error")
+    if isinstance(raised, UnknownKey):
+        path = f"{path}.{raised.key}" if path else raised.key
+    cause = raised.args[0] if isinstance(raised, ValueError) and len(raised.args) == 1 else None
+    if not path and isinstance(cause, InputError) and cause.field is not None:
+        # a check of the whole document whose error says which value it refuses (model.hf_config)
+        return cause.field, Phrase("{problem}{tail}", problem=cause.problem, tail=tail)
+    return path, Phrase("{problem}{tail}", problem=problem, tail=tail)
 
 
 def _first_problem(err: ValidationError) -> tuple[str, str | Phrase | GpuplanError, str | Phrase]:

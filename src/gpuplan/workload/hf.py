@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import EstimateError, WorkloadError, closest
+from gpuplan.errors import EstimateError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.vocab import AttentionImpl
@@ -77,6 +77,8 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
                 N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),
                 path=shown or path,
                 why=first,
+            ).about(
+                "model.hf_config", Phrase(N_("cannot be read as a Hugging Face config: {why}"), why=first)
             ) from e
     _check_size_keys(config, raw, Path(shown) if shown else file)
     return config
@@ -98,26 +100,46 @@ def _check_model_type(tf: Any, raw: dict[str, Any], shown: object) -> None:
         return
     near = closest(model_type, known)
     if near:
+        words = dict(model_type=model_type, version=tf.__version__, near=either(repr(n) for n in near))
         raise WorkloadError.worded(
             N_(
                 "model.hf_config: {path}: model_type {model_type!r} is not a model type transformers "
                 "{version} knows; did you mean {near}?"
             ),
             path=shown,
-            model_type=model_type,
-            version=tf.__version__,
-            near=either(repr(n) for n in near),
+            **words,
+        ).about(
+            "model.hf_config",
+            Phrase(
+                N_(
+                    "model_type {model_type!r} is not a model type transformers {version} knows; "
+                    "did you mean {near}?"
+                ),
+                **words,
+            ),
         )
+    examples = dict(
+        model_type=model_type,
+        version=tf.__version__,
+        n=len(known),
+        examples=listed(t for t in _COMMON_TYPES if t in known),
+    )
     raise WorkloadError.worded(
         N_(
             "model.hf_config: {path}: model_type {model_type!r} is not a model type transformers "
             "{version} knows ({n} are, such as {examples})"
         ),
         path=shown,
-        model_type=model_type,
-        version=tf.__version__,
-        n=len(known),
-        examples=listed(t for t in _COMMON_TYPES if t in known),
+        **examples,
+    ).about(
+        "model.hf_config",
+        Phrase(
+            N_(
+                "model_type {model_type!r} is not a model type transformers {version} knows ({n} are, "
+                "such as {examples})"
+            ),
+            **examples,
+        ),
     )
 
 
@@ -229,6 +251,17 @@ def _check_size_keys(config: Any, raw: dict[str, Any], file: Path) -> None:
                 key=standard,
                 model_type=config.model_type,
                 default=value,
+            ).about(
+                "model.hf_config",
+                Phrase(
+                    N_(
+                        "no {key!r}, which {model_type} needs (transformers would silently use its "
+                        "default, {default}); copy it from the model's own config.json"
+                    ),
+                    key=standard,
+                    model_type=config.model_type,
+                    default=value,
+                ),
             )
 
 

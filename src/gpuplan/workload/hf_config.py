@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, load_json, read_text
-from gpuplan.errors import WorkloadError
+from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.hf_size import layers_problem
 
@@ -43,6 +43,15 @@ def read_hf_config(path: Path) -> dict[str, Any]:
             ),
             file=file,
             names=", ".join(sorted(found))[:200],
+        ).about(
+            "model.hf_config",
+            Phrase(
+                N_(
+                    "an auto_map ({names}) names Python code to run; gpuplan never runs code from a "
+                    "config: remove auto_map and give a model_type that transformers knows"
+                ),
+                names=", ".join(sorted(found))[:200],
+            ),
         )
     too_big = layers_problem(raw, file)  # more layers than a trace's budget, or a size below 1
     if too_big is not None:

@@ -1,0 +1,80 @@
+"""A refusal of a workload says which value it refuses as data, not only in its words: a misspelt
+key carries the key (``UnknownKey.key``), and a check of the whole workload or of a plan option
+that refuses one value carries its name and the problem apart (``InputError.field`` and
+``problem``), so a reader that names fields its own way (the service's requests) can name it. The
+command line's one line reads as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gpuplan.errors import InputError
+from gpuplan.workload import Workload
+from gpuplan.workload._validation import UnknownKey, one_line_error, refuse_unknown_keys, refused_value
+
+
+def _base(**over: Any) -> dict[str, Any]:
+    return {"name": "w", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 8, "seq_len": 1024}, **over}
+
+
+def _refused(data: dict[str, Any]) -> tuple[str, str, str]:
+    """The field path and the problem the service names, and the command line's one line."""
+    with pytest.raises(ValidationError) as e:
+        Workload.model_validate(data)
+    path, problem = refused_value(e.value)
+    return path, str(problem), str(one_line_error(e.value))
+
+
+def test_a_misspelt_key_is_named_by_its_own_path_with_the_nearest_key() -> None:
+    path, problem, line = _refused(_base(constraints={"deadlin": "6h"}))
+    assert path == "constraints.deadlin"
+    assert problem == "unknown key 'deadlin'; did you mean 'deadline' or 'deadline_hours'?"
+    assert line == "constraints: " + problem  # the command line's, as before
+    path, problem, _line = _refused(_base(deadlin="6h"))
+    assert path == "deadlin" and problem.startswith("unknown key 'deadlin'; did you mean"), problem
+
+
+def test_the_did_you_mean_is_one_for_any_model() -> None:
+    class Options(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        deadline: str | None = None
+        budget_usd: float | None = None
+
+    with pytest.raises(UnknownKey) as e:
+        refuse_unknown_keys(Options, {"deadlin": "6h"})
+    assert e.value.key == "deadlin"
+    assert str(e.value.problem) == "unknown key 'deadlin'; did you mean 'deadline'?"
+    with pytest.raises(UnknownKey) as e:
+        refuse_unknown_keys(Options, {"zzz": 1})
+    assert str(e.value.problem) == "unknown key 'zzz'; known keys: budget_usd, deadline"
+    refuse_unknown_keys(Options, {"deadline": "6h"})  # a known key passes
+
+
+def test_a_config_that_asks_for_code_names_model_hf_config_with_the_problem_apart(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "bert", "auto_map": {"AutoModel": "x.Y"}}), encoding="utf-8")
+    path, problem, line = _refused(_base(model={"hf_config": str(config)}))
+    assert path == "model.hf_config"
+    assert problem.startswith("an auto_map (AutoModel) names Python code to run"), problem
+    assert line.startswith(f"model.hf_config: {config} has an auto_map (AutoModel)"), line
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("6 hours", "expected a duration like 12h, 2d, 90m or 1h30m (got '6 hours')"),
+        ("6", "'6' has no unit: write 6h (hours), 6d (days) or 6m (minutes)"),
+    ],
+)
+def test_a_deadline_refused_says_it_is_the_deadline_with_the_problem_apart(text: str, problem: str) -> None:
+    from gpuplan.plan.constraints import parse_duration_h
+
+    with pytest.raises(InputError) as e:
+        parse_duration_h(text)
+    assert (e.value.field, str(e.value.problem)) == ("deadline", problem)
+    assert str(e.value).startswith("deadline") and str(e.value).endswith(problem.split(": ", 1)[-1])
