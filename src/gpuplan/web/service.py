@@ -253,7 +253,7 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
     try:
         check_constraints(constraints_from_spec(workload.constraints, **given), store)
     except InputError as e:
-        raise _option_refused(store, workload, given) or e from None
+        raise _option_refused(store, workload, given, e) or e from None
     try:
         # a mistyped region had been queued, and the job failed seconds later
         check_data_location(workload, store)
@@ -270,11 +270,14 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
 _OPTION_OF_OVERRIDE = {"deadline_h": "deadline"}
 
 
-def _option_refused(store: Store, workload: Workload, given: dict[str, Any]) -> RefusedValue | None:
-    """Of the constraints refused as given, the one option refused on the workload's own
-    constraints alone (``pricing: ["reserved"]``, ``providers: ["awz"]``), named as the request
-    names it; None where the workload's constraints are refused themselves, or only the options
-    together are (a refusal naming no one field)."""
+def _option_refused(
+    store: Store, workload: Workload, given: dict[str, Any], combined: InputError
+) -> RefusedValue | None:
+    """Of the constraints refused as given (``combined``), the one option refused alone on the
+    workload's own constraints for the same reason (``pricing: ["reserved"]``, ``providers:
+    ["awz"]``), named as the request names it; None where the workload's constraints are refused
+    themselves, or only the options together are (``reserved_1y`` with ``commitment: none``: alone,
+    the pricing would be refused for another reason, and naming it so would hide the contradiction)."""
     from gpuplan.plan.build_inputs import constraints_from_spec
     from gpuplan.plan.contradictions import check_constraints
 
@@ -288,7 +291,9 @@ def _option_refused(store: Store, workload: Workload, given: dict[str, Any]) -> 
     if refusal() is not None:
         return None
     for key, value in given.items():
-        if value is not None and key != "budget_usd" and (e := refusal(**{key: value})) is not None:
+        if value is None or key == "budget_usd" or (e := refusal(**{key: value})) is None:
+            continue
+        if str(e) == str(combined):
             return RefusedValue.of(_OPTION_OF_OVERRIDE.get(key, key), e)
     return None
 
