@@ -117,6 +117,21 @@ def test_the_readme_says_the_input_format_with_an_example_the_outputs_cost_and_w
         subprocess.run(["bash", "-n"], input=block, text=True, check=True)
 
 
+def test_the_readme_counts_the_engine_starts_of_each_shard(tmp_path: Path) -> None:
+    p = tmp_path / "chats.yaml"
+    p.write_text(
+        "name: chats\ntask: infer\nmodel: {preset: llama-8b}\ninputs: {batch_size: 4, seq_len: 2048}\n"
+        "data: {samples: 100000, epochs: 1}\n"
+    )
+    files = generate(LaunchSpec.from_workload(p, gpu="L40S", count=2), "k8s")
+    env = {e["name"]: e.get("value") for e in _job(files)["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["CHUNK_SIZE"] == "256"
+    # 100,000 requests in chunks of 64 batches of 4: 391 chunks, each shard of 2 starting vLLM ~196 times
+    readme = by_path(files)["README.md"]
+    assert "The workload's 100,000 samples make 391 chunks: about 196 engine starts a shard." in readme
+    assert "Each chunk of 256 requests (64 batches of the workload's 4)" in readme
+
+
 def test_the_chinese_readme() -> None:
     from gpuplan.i18n import use_language
 

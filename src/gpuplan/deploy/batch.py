@@ -250,6 +250,15 @@ def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
             "after a reclaim."
         ).format(n=chunk_requests(spec), batches=CHUNK_BATCHES, batch=spec.batch_size)
     )
+    samples = spec.train_samples
+    if samples is not None:
+        chunks = -(-samples // chunk_requests(spec))
+        parts.append(
+            _(
+                "The workload's {samples:,} samples make {chunks:,} chunks: about {per:,} engine starts a "
+                "shard."
+            ).format(samples=samples, chunks=chunks, per=-(-chunks // shard_count(spec)))
+        )
     parts.append(
         _(
             "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
