@@ -132,6 +132,15 @@ def test_the_readme_counts_the_engine_starts_of_each_shard(tmp_path: Path) -> No
     assert "Each chunk of 256 requests (64 batches of the workload's 4)" in readme
 
 
+def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> None:
+    cn = _llm_batch_plan().model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    readme = by_path(generate(cn, "k8s"))["README.md"]
+    assert "Each pod of the job downloads `meta-llama/Llama-3.1-8B` from the Hugging Face Hub" in readme
+    assert "VLLM_USE_MODELSCOPE=True" in readme
+    hk = cn.model_copy(update={"region": "cn-hongkong"})
+    assert "huggingface.co is often unreachable" not in by_path(generate(hk, "k8s"))["README.md"]
+
+
 def test_the_chinese_readme() -> None:
     from gpuplan.i18n import use_language
 

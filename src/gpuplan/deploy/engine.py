@@ -311,8 +311,24 @@ def hub_note(spec: LaunchSpec) -> str:
     from gpuplan.deploy.images import in_mainland_china
 
     launch = engine_launch(spec)
-    if launch is None or not in_mainland_china(spec.provider, spec.region):
+    batch = batch_engine_launch(spec)
+    if (launch or batch) is None or not in_mainland_china(spec.provider, spec.region):
         return ""
+    if batch is not None:
+        # a batch job's pods, each starting vLLM's batch runner, which reads ModelScope as the server does
+        return _(
+            "Each pod of the job downloads `{model}` from the Hugging Face Hub when it starts, and "
+            "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
+            "weights on a volume the pods mount and give that path as --model, set HF_ENDPOINT to a "
+            "mirror you trust, or read them from ModelScope ({modelscope}, with the `modelscope` package "
+            "in your image and ModelScope's id of the model)."
+        ).format(
+            model=batch.model_id,
+            provider=spec.provider,
+            region=spec.region,
+            modelscope="VLLM_USE_MODELSCOPE=True",
+        )
+    assert launch is not None
     modelscope = "VLLM_USE_MODELSCOPE=True" if launch.engine == "vllm" else "SGLANG_USE_MODELSCOPE=true"
     return _(
         "Each replica downloads `{model}` from the Hugging Face Hub when it starts, and huggingface.co is "
