@@ -21,12 +21,18 @@ from gpuplan.deploy import BATCH_TARGETS, LaunchSpec, generate, target_names, wr
 from gpuplan.errors import DeployError
 
 
-def _batch_plan(**recommended: Any) -> LaunchSpec:
-    """The served Llama plan (4 x g6e.xlarge, one L40S each, $5,440.50) without its serving block."""
+def _llm_batch_plan(**recommended: Any) -> LaunchSpec:
+    """The served Llama plan (4 x g6e.xlarge, one L40S each, $5,440.50) without its serving block:
+    Llama 3.1 8B, whose Hub weights vLLM runs."""
     doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
     doc["workload"]["serving"] = None
     doc["recommended"].update(recommended)
     return LaunchSpec.from_plan(doc)
+
+
+def _batch_plan(**recommended: Any) -> LaunchSpec:
+    """That plan of a decoder whose Hub weights are not known: batch.py runs it (the stand-in)."""
+    return _llm_batch_plan(**recommended).model_copy(update={"hf_model_id": None})
 
 
 def _batch_workload(tmp_path: Path, **launch: Any) -> LaunchSpec:

@@ -5,23 +5,46 @@ A batch job (an inference workload without a ``serving:`` block) runs batch.py (
 ``batch_entry.py``) once per shard: each shard goes through its chunks of the inputs, writes each
 chunk's outputs whole, and exits; run again, it skips the chunks already written. The input and
 output formats are batch.py's (its docstring), said here in the user's language.
+
+A batch job of a decoder LLM with Hub weights (:func:`gpuplan.deploy.engine.batch_engine_launch`)
+runs vLLM instead: vllm_batch.py (the template ``vllm_batch_entry.py``) in vLLM's image cuts the
+inputs, OpenAI Batch API requests, into chunks and runs vLLM's batch runner on each chunk of its
+shard, with the same sharding and resuming.
 """
 
 from __future__ import annotations
 
+import shlex
+
+from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 from gpuplan.vocab import pricing_name
 
 __all__ = [
+    "CHUNK_BATCHES",
+    "VLLM_RUNNER",
+    "chunk_requests",
     "cost_note",
+    "engine_batch_note",
+    "example_request",
     "input_contract",
     "model_note",
     "output_contract",
+    "prepare_command",
     "sentences",
     "shard_count",
     "shard_gpus",
+    "vllm_input_contract",
+    "vllm_inputs",
+    "vllm_output_contract",
 ]
+
+#: The file that runs vLLM's batch runner a chunk at a time (the template ``vllm_batch_entry.py``).
+VLLM_RUNNER = "vllm_batch.py"
+#: Batches of the workload's batch size in one chunk of a vLLM batch job: batch.py's CHUNK_BATCHES,
+#: the chunk the plan takes a reclaim to lose half of (gpuplan.plan.spot.BATCH_CHUNK_BATCHES).
+CHUNK_BATCHES = 64
 
 #: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
 _FULL_WIDTH_ENDS = ("。", "！", "？", "：")
@@ -116,3 +139,130 @@ def cost_note(spec: LaunchSpec) -> str:
         "The plan prices this run at ${cost:,.2f} all-in: {hours:,.1f} h on {where}, with every shard "
         "running at once. A shard that waits for a GPU, or one run again, adds to it."
     ).format(cost=spec.run_cost_usd, hours=spec.job_time_h, where=where)
+
+
+def chunk_requests(spec: LaunchSpec) -> int:
+    """Requests in one chunk of a vLLM batch job: :data:`CHUNK_BATCHES` batches of the workload's
+    batch size, as batch.py cuts its chunks."""
+    return CHUNK_BATCHES * spec.batch_size
+
+
+def vllm_input_contract(launch: EngineLaunch) -> str:
+    """What a vLLM batch job's inputs are (a README sentence; the example line follows it)."""
+    return _(
+        "One JSON Lines file, or a folder of them (read in name order), in `inputs/`: one request a line "
+        "in the OpenAI Batch API format, as vLLM's batch runner reads it (url `/v1/chat/completions`, the "
+        "body a chat completion request for the model `{model}`), each with a custom_id of your own:"
+    ).format(model=launch.model_id)
+
+
+def example_request(launch: EngineLaunch) -> str:
+    """One input line of a vLLM batch job (JSON, the same in every language)."""
+    import json
+
+    return json.dumps(
+        {
+            "custom_id": "chat-1",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {
+                "model": launch.model_id,
+                "messages": [{"role": "user", "content": "Summarise this chat: ..."}],
+                "max_tokens": 256,
+            },
+        }
+    )
+
+
+def prepare_command(launch: EngineLaunch) -> str:
+    """A shell command that turns prompts.jsonl (a line {"prompt": "..."} each) into inputs.jsonl
+    (a request each, custom_id ``p-N`` for the N-th prompt from 0): Python 3, nothing else."""
+    script = (
+        "import json, sys\n"
+        "for i, line in enumerate(l for l in sys.stdin if l.strip()):\n"
+        '    body = {"model": sys.argv[1], "max_tokens": int(sys.argv[2]),\n'
+        '            "messages": [{"role": "user", "content": json.loads(line)["prompt"]}]}\n'
+        '    print(json.dumps({"custom_id": f"p-{i}", "method": "POST", '
+        '"url": "/v1/chat/completions", "body": body}))\n'
+    )
+    return (
+        f"python3 -c {shlex.quote(script)} {shlex.quote(launch.model_id)} 512 < prompts.jsonl > inputs.jsonl"
+    )
+
+
+#: An output line of vLLM's batch runner, shortened (the README's).
+_OUTPUT_EXAMPLE = '`{"id": …, "custom_id": …, "response": {"status_code": 200, "body": {…}}, "error": null}`'
+
+
+def vllm_inputs(launch: EngineLaunch) -> str:
+    """The README's inputs of a vLLM batch job (Markdown): what a line is, an example line, and the
+    command that makes them from a file of prompts."""
+    prepare = _(
+        "From a JSON Lines file of prompts, a line {example} each, this makes them (custom_id p-0, p-1, "
+        "… in prompt order; 512: the longest answer, max_tokens):"
+    ).format(example='`{"prompt": "..."}`')
+    return (
+        f"{vllm_input_contract(launch)}\n\n```json\n{example_request(launch)}\n```\n\n{prepare}\n\n"
+        f"```bash\n{prepare_command(launch)}\n```"
+    )
+
+
+def vllm_output_contract() -> str:
+    """What a vLLM batch job's outputs are (a README sentence)."""
+    return _(
+        "The outputs are `outputs/chunk-00000000.jsonl`, …: vLLM's output for each request of a chunk, a "
+        "line {example}; the answer is in response.body.choices[0].message.content. A request vLLM could "
+        "not answer has a status_code other than 200 or an error: match outputs to inputs by custom_id."
+    ).format(
+        example='`{"id": …, "custom_id": …, "response": {"status_code": 200, "body": {…}}, "error": null}`'
+    )
+
+
+def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
+    """What a vLLM batch job runs, with which settings, and what each chunk costs in time (a README
+    paragraph)."""
+    assert launch.memory_fraction is not None  # vLLM's is known on every GPU (engine._memory_fraction)
+    parts = [
+        _(
+            "The job runs {engine}'s batch runner ({image}) on the Hugging Face model `{model}`: tensor "
+            "parallel {tp}, {fraction} of GPU memory, the settings a service of the model gets."
+        ).format(
+            engine=launch.words,
+            image=launch.image,
+            model=launch.model_id,
+            tp=launch.tensor_parallel,
+            fraction=f"{launch.memory_fraction:.3g}",
+        )
+    ]
+    if launch.max_model_len is not None:
+        parts.append(
+            _(
+                "The engine accepts requests of up to {tokens:,} tokens, prompt and answer together: {why}; "
+                "the engine refuses to start where one request of that length does not fit its KV cache "
+                "(lower --max-model-len in the job's arguments then)."
+            ).format(tokens=launch.max_model_len, why=launch.context_why)
+        )
+    parts.append(
+        _(
+            "Each chunk of {n} requests ({batches} batches of the workload's {batch}) starts the engine "
+            "afresh, which loads the weights again (a minute or more for a 7B model): time the plan did "
+            "not price. CHUNK_SIZE sets the requests a chunk: more, fewer restarts and more work redone "
+            "after a reclaim."
+        ).format(n=chunk_requests(spec), batches=CHUNK_BATCHES, batch=spec.batch_size)
+    )
+    samples = spec.train_samples
+    if samples is not None:
+        chunks = -(-samples // chunk_requests(spec))
+        parts.append(
+            _(
+                "The workload's {samples:,} samples make {chunks:,} chunks: about {per:,} engine starts a "
+                "shard."
+            ).format(samples=samples, chunks=chunks, per=-(-chunks // shard_count(spec)))
+        )
+    parts.append(
+        _(
+            "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
+            "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
+        )
+    )
+    return sentences(*parts)

@@ -6,15 +6,20 @@ import json
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.batch import (
+    VLLM_RUNNER,
+    chunk_requests,
     cost_note,
+    engine_batch_note,
     input_contract,
     model_note,
     output_contract,
     sentences,
     shard_count,
     shard_gpus,
+    vllm_inputs,
+    vllm_output_contract,
 )
-from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
@@ -129,6 +134,29 @@ EXPOSE {ENGINE_PORT}
 """
 
 
+def engine_batch_dockerfile(spec: LaunchSpec, launch: EngineLaunch, target: str = "docker") -> str:
+    """vLLM's official image running vllm_batch.py, which runs vLLM's batch runner a chunk at a time
+    with the plan's settings (its command after ``--``): the exec form, JSON-encoded."""
+    title = commented(
+        _(
+            "{name}: batch inference image written by `gpuplan deploy --target {target}`: {engine}'s "
+            "batch runner, a chunk of the inputs at a time."
+        ).format(name=spec.name, target=target, engine=launch.words)
+    )
+    cache = commented(_("Downloaded weights: mount the host's Hugging Face cache here to keep them."))
+    return f"""# syntax=docker/dockerfile:1
+{title}FROM {launch.image}
+
+WORKDIR /workspace
+COPY {VLLM_RUNNER} /workspace/
+{cache}VOLUME ["/root/.cache/huggingface"]
+ENV INPUT_PATH=/data/inputs OUTPUT_DIR=/data/outputs CHUNK_SIZE={chunk_requests(spec)}
+
+ENTRYPOINT {json.dumps(["python3", f"/workspace/{VLLM_RUNNER}"])}
+CMD {json.dumps(["--", *launch.run_batch_args])}
+"""
+
+
 def dockerfile(
     spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None, target: str = "docker"
 ) -> str:
@@ -140,6 +168,9 @@ def dockerfile(
     launch = engine_launch(spec)
     if launch is not None:
         return engine_dockerfile(spec, launch, target)
+    batch_launch = batch_engine_launch(spec)
+    if batch_launch is not None:
+        return engine_batch_dockerfile(spec, batch_launch, target)
     image, why = base_image(spec, options)
     serve = spec.task == "infer"
     runner = "batch.py" if spec.batch_inference else "serve.py"
@@ -208,13 +239,17 @@ def _efa_run_options(spec: LaunchSpec) -> str:
     return f"  --cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1 {env} \\\n"
 
 
-def _batch_runs(spec: LaunchSpec, tag: str) -> str:
+def _batch_runs(spec: LaunchSpec, tag: str, engine: bool = False) -> str:
     """The ``docker run`` lines of a batch job on one machine: a container per shard of this
-    machine's GPUs (each its own GPUs, its own index), or one container for one shard."""
+    machine's GPUs (each its own GPUs, its own index), or one container for one shard. ``engine``:
+    vLLM's, which takes the token and keeps the weights in the host's Hugging Face cache."""
     per, shards = shard_gpus(spec), spec.gpus_per_node // shard_gpus(spec)
     volume = '-v "$PWD/data:/data" -e INPUT_PATH=/data/inputs -e OUTPUT_DIR=/data/outputs'
+    own = "-e CKPT_DIR=/data/checkpoints"
+    if engine:
+        own = '-v "$HOME/.cache/huggingface:/root/.cache/huggingface" -e HF_TOKEN'
     if shard_count(spec) == 1:
-        return f"docker run --rm --gpus all --ipc=host {volume} \\\n  -e CKPT_DIR=/data/checkpoints {tag}"
+        return f"docker run --rm --gpus all --ipc=host {volume} \\\n  {own} {tag}"
     # One GPU each: device=$i; several: a list in quotes ('"device=0,1"'), as Docker reads a comma.
     listed = ",".join(f"$((i * {per} + {k}))" for k in range(per))
     devices = "device=$i" if per == 1 else f'\\"device={listed}\\"'
@@ -227,7 +262,7 @@ def _batch_runs(spec: LaunchSpec, tag: str) -> str:
     return (
         f"{machine}for i in $(seq 0 {shards - 1}); do\n"
         f'  docker run --rm --gpus "{devices}" --ipc=host {volume} \\\n'
-        f"    -e CKPT_DIR=/data/checkpoints -e JOB_COMPLETION_INDEX={index} "
+        f"    {own} -e JOB_COMPLETION_INDEX={index} "
         f"-e SHARD_COUNT={shard_count(spec)} {tag} &\n"
         "done\n"
         "wait"
@@ -238,10 +273,19 @@ def _batch_readme(spec: LaunchSpec, image: str) -> str:
     """README.md of a batch inference image: inputs in, one pass, outputs out."""
     tag = f"{spec.name}:latest"
     title = _("{name}: Docker (batch inference)").format(name=spec.name)
-    runs = _(
-        "Builds on `{image}` and runs batch.py: one pass over the inputs in `data/inputs/`, the outputs "
-        "in `data/outputs/`, then it exits."
-    ).format(image=image)
+    launch = batch_engine_launch(spec)
+    if launch is None:
+        runs = _(
+            "Builds on `{image}` and runs batch.py: one pass over the inputs in `data/inputs/`, the "
+            "outputs in `data/outputs/`, then it exits."
+        ).format(image=image)
+        contract = sentences(runs, input_contract(), output_contract())
+    else:
+        runs = _(
+            "Builds on `{image}` and runs {runner}, which runs vLLM's batch runner on a chunk of the "
+            "inputs in `data/inputs/` at a time: one pass, the outputs in `data/outputs/`, then it exits."
+        ).format(image=image, runner=VLLM_RUNNER)
+        contract = f"{runs}\n\n{vllm_inputs(launch)}\n\n{vllm_output_contract()}"
     shards = spec.gpus_per_node // shard_gpus(spec)
     parts = []
     if shards > 1:
@@ -267,12 +311,12 @@ def _batch_readme(spec: LaunchSpec, image: str) -> str:
     resume = sentences(*parts)
     return f"""# {title}
 
-{sentences(runs, input_contract(), output_contract())}
+{contract}
 
 ```bash
 docker build -t {tag} .
 mkdir -p data/inputs && cp inputs.jsonl data/inputs/
-{_batch_runs(spec, tag)}
+{_batch_runs(spec, tag, engine=launch is not None)}
 cat data/outputs/chunk-*.jsonl > outputs.jsonl
 ```
 
@@ -280,7 +324,7 @@ cat data/outputs/chunk-*.jsonl > outputs.jsonl
 
 {cost_note(spec)}
 
-{model_note(spec, "`data/checkpoints/`")}
+{model_note(spec, "`data/checkpoints/`") if launch is None else engine_batch_note(spec, launch)}
 """
 
 
@@ -371,7 +415,7 @@ class DockerGenerator:
     summary = "Dockerfile on the PyTorch CUDA image that fits the GPU, .dockerignore, train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        launch = engine_launch(spec)
+        launch = engine_launch(spec) or batch_engine_launch(spec)
         image = launch.image if launch is not None else base_image(spec, options)[0]
         package = user_package(spec)  # read once: the manifest the files below are built from
         return [

@@ -47,8 +47,10 @@ __all__ = [
     "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
+    "RUN_BATCH_MODULE",
     "UNCHECKED_CONTEXT",
     "EngineLaunch",
+    "batch_engine_launch",
     "engine_launch",
     "engine_note",
     "hub_note",
@@ -64,6 +66,20 @@ ENGINE_HEALTH_PATH = "/health"
 #: CUDA graphs) before it is taken to have failed: the Kubernetes startup probe's budget, SkyServe's
 #: readiness probe's initial delay.
 ENGINE_STARTUP_S = 30 * 60
+
+#: vLLM's OpenAI-compatible batch runner, which a batch job of a decoder LLM runs once per chunk of
+#: its inputs: ``python3 -m vllm.entrypoints.openai.run_batch -i IN.jsonl -o OUT.jsonl --model ID
+#: [engine arguments]``. ``-i``/``--input-file`` and ``-o``/``--output-file`` are local paths (or
+#: http(s) URLs), every engine argument of the server is taken (``AsyncEngineArgs.add_cli_args``), and
+#: ``--port`` there is the Prometheus port, used only with ``--enable-metrics``. An input line is an
+#: OpenAI Batch API request, ``{"custom_id": …, "method": "POST", "url": "/v1/chat/completions",
+#: "body": {…}}``; an output line ``{"id": …, "custom_id": …, "response": {"status_code": …,
+#: "request_id": …, "body": {…}}, "error": …}``, one per input line. As vLLM documents it at 0.11.1
+#: (docs.vllm.ai/en/v0.11.1/cli/run-batch/) and 0.15.0
+#: (docs.vllm.ai/en/v0.15.0/api/vllm/entrypoints/openai/run_batch/), the two around the pinned 0.14.0;
+#: source: vllm-project/vllm, vllm/entrypoints/openai/run_batch.py (``make_arg_parser``,
+#: ``BatchRequestInput``, ``BatchRequestOutput``).
+RUN_BATCH_MODULE = "vllm.entrypoints.openai.run_batch"
 
 #: The engine run when the workload names none: vLLM, as the serving simulation takes it.
 DEFAULT_ENGINE = "vllm"
@@ -163,17 +179,7 @@ class EngineLaunch:
     def args(self) -> list[str]:
         fraction = [] if self.memory_fraction is None else [f"{self.memory_fraction:.3g}"]
         if self.engine == "vllm":
-            args = ["--model", self.model_id, "--port", str(ENGINE_PORT)]
-            args += ["--tensor-parallel-size", str(self.tensor_parallel)]
-            if self.max_model_len is not None:
-                args += ["--max-model-len", str(self.max_model_len)]
-            if fraction:
-                args += ["--gpu-memory-utilization", *fraction]
-            if self.prefix_caching:
-                args.append("--enable-prefix-caching")
-            elif self.prefix_caching is False and _numbers(self.version) >= (0, 8, 0):
-                args.append("--no-enable-prefix-caching")  # on by default from V1 (0.8)
-            return args
+            return ["--model", self.model_id, "--port", str(ENGINE_PORT), *self._vllm_settings()]
         args = ["--model-path", self.model_id, "--host", "0.0.0.0", "--port", str(ENGINE_PORT)]
         args += ["--tp", str(self.tensor_parallel)]
         if self.max_model_len is not None:
@@ -185,6 +191,26 @@ class EngineLaunch:
         if self.in_flight_gauges is not None:
             args.append("--enable-metrics")  # /metrics, off by default, for the autoscaler
         return args
+
+    def _vllm_settings(self) -> list[str]:
+        """vLLM's engine arguments of the plan's settings (the server's and the batch runner's)."""
+        args = ["--tensor-parallel-size", str(self.tensor_parallel)]
+        if self.max_model_len is not None:
+            args += ["--max-model-len", str(self.max_model_len)]
+        if self.memory_fraction is not None:
+            args += ["--gpu-memory-utilization", f"{self.memory_fraction:.3g}"]
+        if self.prefix_caching:
+            args.append("--enable-prefix-caching")
+        elif self.prefix_caching is False and _numbers(self.version) >= (0, 8, 0):
+            args.append("--no-enable-prefix-caching")  # on by default from V1 (0.8)
+        return args
+
+    @property
+    def run_batch_args(self) -> list[str]:
+        """The arguments of vLLM's batch runner (:data:`RUN_BATCH_MODULE`) after its ``-i`` and
+        ``-o``: the model and the plan's engine settings, no port (no server)."""
+        assert self.engine == "vllm"  # batch_engine_launch runs vLLM only
+        return ["--model", self.model_id, *self._vllm_settings()]
 
     @property
     def in_flight_gauges(self) -> tuple[str, str] | None:
@@ -202,13 +228,25 @@ class EngineLaunch:
 
 def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     """The engine ``spec``'s service runs, or None where it keeps serve.py (:func:`serve_py_reason`)."""
-    # A batch job runs batch.py, which goes through its inputs once: no engine serving requests.
-    if (
-        spec.task != "infer"
-        or spec.batch_inference
-        or spec.model_family != "decoder"
-        or spec.hf_model_id is None
-    ):
+    # A batch job serves no requests: its engine, where it has one, is batch_engine_launch's.
+    if spec.batch_inference:
+        return None
+    return _launch(spec)
+
+
+def batch_engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
+    """vLLM, run as its batch runner (:data:`RUN_BATCH_MODULE`), for a batch job (an inference
+    workload without a ``serving:`` block) whose model a service of it would run on an engine: a
+    decoder LLM with a Hugging Face Hub id; None for any other batch job (it runs batch.py) and for
+    anything not a batch job. No serving block names an engine, so vLLM at :data:`NEWEST_KNOWN`
+    runs, with the settings a service of the model gets."""
+    if not spec.batch_inference:
+        return None
+    return _launch(spec)
+
+
+def _launch(spec: LaunchSpec) -> EngineLaunch | None:
+    if spec.task != "infer" or spec.model_family != "decoder" or spec.hf_model_id is None:
         return None
     serving = spec.serving
     pin = serving.engine if serving and serving.engine else DEFAULT_ENGINE
@@ -273,8 +311,24 @@ def hub_note(spec: LaunchSpec) -> str:
     from gpuplan.deploy.images import in_mainland_china
 
     launch = engine_launch(spec)
-    if launch is None or not in_mainland_china(spec.provider, spec.region):
+    batch = batch_engine_launch(spec)
+    if (launch or batch) is None or not in_mainland_china(spec.provider, spec.region):
         return ""
+    if batch is not None:
+        # a batch job's pods, each starting vLLM's batch runner, which reads ModelScope as the server does
+        return _(
+            "Each pod of the job downloads `{model}` from the Hugging Face Hub when it starts, and "
+            "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
+            "weights on a volume the pods mount and give that path as --model, set HF_ENDPOINT to a "
+            "mirror you trust, or read them from ModelScope ({modelscope}, with the `modelscope` package "
+            "in your image and ModelScope's id of the model)."
+        ).format(
+            model=batch.model_id,
+            provider=spec.provider,
+            region=spec.region,
+            modelscope="VLLM_USE_MODELSCOPE=True",
+        )
+    assert launch is not None
     modelscope = "VLLM_USE_MODELSCOPE=True" if launch.engine == "vllm" else "SGLANG_USE_MODELSCOPE=true"
     return _(
         "Each replica downloads `{model}` from the Hugging Face Hub when it starts, and huggingface.co is "
@@ -304,9 +358,19 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     longest request the service was sized on where a trace was given, else the model's own limit,
     never above the model's limit, nor above the KV cache one replica holds (an engine whose cache
     cannot hold one request of its cap refuses to start). Only where neither the model's limit nor
-    a trace is known does the serving block's sum stand, and the README says so."""
+    a trace is known does the serving block's sum stand, and the README says so.
+
+    A batch job's requests are the workload's samples: the cap is their inputs.seq_len, the prompt
+    and answer the plan priced (never above the model's limit), so that an engine of a long-context
+    model is not refused a start on a GPU whose KV cache holds the plan's requests but not the
+    model's limit; vLLM's batch runner answers a longer request with an error line of its own."""
     serving = spec.serving
     limit = spec.model_context_limit
+    if spec.batch_inference and spec.seq_len and (limit is None or spec.seq_len <= limit):
+        return spec.seq_len, _(
+            "the workload's inputs.seq_len, the prompt and answer the plan priced; a longer request gets "
+            "an error in its output line"
+        )
     sizing = spec.engine_slots
     kv = sizing.kv_tokens if sizing is not None else None
     longest = sizing.longest_request if sizing is not None else None

@@ -14,7 +14,14 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.engine import engine_launch, engine_note, serve_py_reason, unpriced_share
+from gpuplan.deploy.batch import VLLM_RUNNER
+from gpuplan.deploy.engine import (
+    batch_engine_launch,
+    engine_launch,
+    engine_note,
+    serve_py_reason,
+    unpriced_share,
+)
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
@@ -338,6 +345,9 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
     for training; train.py and serve.py for a service; train.py and batch.py for batch inference."""
     if engine_launch(spec) is not None:
         return []  # the engine's image holds all it runs
+    if batch_engine_launch(spec) is not None:
+        # vLLM's image runs its batch runner; this cuts the inputs into chunks and resumes
+        return [GeneratedFile(path=VLLM_RUNNER, content=_template("vllm_batch_entry.py"), executable=True)]
     train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
     if spec.batch_inference:
         return [

@@ -6,6 +6,10 @@ A batch job goes through its inputs once and exits. Each pod of the Job is one s
 and writes each one whole (temp file + rename), so a pod started again after a spot reclaim skips
 the chunks already written. Kubernetes retries a failed index on its own (``backoffLimitPerIndex``,
 GA in 1.33), and does not count a reclaim or a SIGTERM against it (``podFailurePolicy``).
+
+A decoder LLM with Hub weights (:func:`gpuplan.deploy.engine.batch_engine_launch`) runs on vLLM's
+image instead: vllm_batch.py shards, chunks and resumes the same way, running vLLM's batch runner on
+each chunk, with the token from the Secret a service of the model takes.
 """
 
 from __future__ import annotations
@@ -15,16 +19,23 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.batch import (
+    VLLM_RUNNER,
+    chunk_requests,
     cost_note,
+    engine_batch_note,
     input_contract,
     model_note,
     output_contract,
     sentences,
     shard_count,
     shard_gpus,
+    vllm_inputs,
+    vllm_output_contract,
 )
+from gpuplan.deploy.engine import EngineLaunch, batch_engine_launch
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
@@ -90,30 +101,57 @@ def _files_pod(spec: LaunchSpec) -> dict[str, Any]:
     }
 
 
+def _container(spec: LaunchSpec, options: GenerateOptions, launch: EngineLaunch | None) -> dict[str, Any]:
+    """batch.py on the PyTorch image, or vllm_batch.py on vLLM's running its batch runner."""
+    env = [
+        {"name": "INPUT_PATH", "value": f"{DATA_DIR}/inputs"},
+        {"name": "OUTPUT_DIR", "value": f"{DATA_DIR}/outputs"},
+        # The Job sets JOB_COMPLETION_INDEX (the shard) in each pod; the count is the Job's.
+        {"name": "SHARD_COUNT", "value": str(shard_count(spec))},
+    ]
+    if launch is None:
+        return {
+            "name": "batch",
+            "image": container_image(spec, options),
+            "command": ["python", f"{CODE_DIR}/batch.py"],
+            "env": [*env[:2], {"name": "CKPT_DIR", "value": f"{DATA_DIR}/checkpoints"}, env[2]],
+        }
+    return {
+        "name": "batch",
+        "image": options.image or launch.image,
+        # exec form, no shell: each argument one word; vLLM's arguments after --
+        "command": ["python3", f"{CODE_DIR}/{VLLM_RUNNER}", "--", *launch.run_batch_args],
+        "env": [
+            *env,
+            {"name": "CHUNK_SIZE", "value": str(chunk_requests(spec))},
+            # the token as a service of the model takes it: from the Secret, never written here
+            {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
+            },
+        ],
+    }
+
+
 def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     shards = shard_count(spec)
     per_pod = shard_gpus(spec)
-    container = {
-        "name": "batch",
-        "image": container_image(spec, options),
-        "command": ["python", f"{CODE_DIR}/batch.py"],
-        "env": [
-            {"name": "INPUT_PATH", "value": f"{DATA_DIR}/inputs"},
-            {"name": "OUTPUT_DIR", "value": f"{DATA_DIR}/outputs"},
-            {"name": "CKPT_DIR", "value": f"{DATA_DIR}/checkpoints"},
-            # The Job sets JOB_COMPLETION_INDEX (the shard) in each pod; the count is the Job's.
-            {"name": "SHARD_COUNT", "value": str(shards)},
-        ],
-        "resources": gpu_resources(spec, per_pod),
-    }
+    launch = batch_engine_launch(spec)
+    container = {**_container(spec, options, launch), "resources": gpu_resources(spec, per_pod)}
+    volumes = [{"name": "data", "persistentVolumeClaim": {"claimName": f"{spec.name}-data"}}]
+    mounts = [{"name": "data", "mountPath": DATA_DIR}]
+    if launch is not None:
+        # the weights, downloaded once per pod and kept for its chunks (each starts the engine anew)
+        volumes.append({"name": "model-cache", "emptyDir": {}})
+        mounts.append({"name": "model-cache", "mountPath": HF_CACHE_DIR})
     pod = pod_spec(
         spec,
         options,
         placement(spec),
         container=container,
         code_files=True,
-        volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": f"{spec.name}-data"}}],
-        mounts=[{"name": "data", "mountPath": DATA_DIR}],
+        volumes=volumes,
+        mounts=mounts,
         shm_gib=8 * per_pod,
     )
     pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
@@ -163,14 +201,20 @@ def batch_manifests(
     """k8s/*.yaml for a batch inference job; ``code`` are the files the ConfigMap carries."""
     files = []
     if not options.image:
+        launch = batch_engine_launch(spec)
+        said = (
+            _("train.py and batch.py for the stock PyTorch image. After editing them, regenerate:")
+            if launch is None
+            else _("{runner} for vLLM's image. After editing it, regenerate:").format(runner=VLLM_RUNNER)
+        )
+        sources = " ".join(f"--from-file={f.path}" for f in code)
         files.append(
             GeneratedFile(
                 path="k8s/code-configmap.yaml",
                 content=dump_documents(
                     [code_configmap(spec, code)],
-                    _("train.py and batch.py for the stock PyTorch image. After editing them, regenerate:")
-                    + f"\nkubectl create configmap {spec.name}-code --from-file=train.py "
-                    "--from-file=batch.py --dry-run=client -o yaml > k8s/code-configmap.yaml",
+                    said + f"\nkubectl create configmap {spec.name}-code {sources} "
+                    "--dry-run=client -o yaml > k8s/code-configmap.yaml",
                 ),
             )
         )
@@ -224,10 +268,11 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         "The job runs {shards} pod(s) at once, one shard of the inputs each (k8s/job.yaml), and ends when "
         "every shard has gone through its inputs."
     ).format(shards=shards)
-    inputs = sentences(
-        input_contract(),
-        _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),
+    launch = batch_engine_launch(spec)
+    copy_in = _(
+        "They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"
     )
+    inputs = sentences(input_contract(), copy_in) if launch is None else f"{vllm_inputs(launch)}\n\n{copy_in}"
     watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")
     if spec.spot:
         watch = sentences(
@@ -238,7 +283,7 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
             ),
         )
     outputs = sentences(
-        output_contract(),
+        output_contract() if launch is None else vllm_output_contract(),
         _(
             "They are on the volume: copy them out when the job is complete, then delete the pod (the "
             "volume keeps the files until you delete it):"
@@ -297,7 +342,7 @@ kubectl delete pod {name}-data
 
 {cost_note(spec)}
 
-{model_note(spec, f"`{DATA_DIR}/checkpoints`")}
+{model_note(spec, f"`{DATA_DIR}/checkpoints`") if launch is None else engine_batch_note(spec, launch)}
 
 {selectors}
 """
