@@ -170,6 +170,15 @@ def batch_readme(spec: LaunchSpec, cloud: str | None, where: str, max_restarts: 
         "A shard that fails fails the job with its exit status; SkyPilot runs the job again up to {n} "
         "times, and each shard skips the chunks already in the bucket."
     ).format(n=max_restarts)
+    # SkyPilot's max_restarts_on_errors counts every failure alike: batch.py's bad input (status 2)
+    # is run again too, and fails the same way.
+    watch = sentences(
+        watch,
+        _(
+            "Bad inputs (`error:` in the log, status 2) fail every time: `sky jobs cancel -n {name}`, fix "
+            "them in `data/inputs/` and launch again."
+        ).format(name=name),
+    )
     if spec.spot:
         watch = sentences(
             watch,
