@@ -339,7 +339,7 @@ def _serve_plan(tmp_path: Path, *, serving: bool) -> Path:
     return plan
 
 
-@pytest.mark.parametrize("target", ["torchrun", "skypilot"])
+@pytest.mark.parametrize("target", ["torchrun"])
 def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
     target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -356,12 +356,14 @@ def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
     assert len(lines) == 1 and "Traceback" not in err
     assert "batch inference (task: infer without a serving: block)" in lines[0]
     assert "add a serving: block" in lines[0]
-    assert "--target docker or --target k8s writes that job" in lines[0]
+    assert "--target docker or --target k8s or --target skypilot writes that job" in lines[0]
     assert not out_dir.exists()
 
 
-@pytest.mark.parametrize(("target", "runner"), [("k8s", "k8s/job.yaml"), ("docker", "Dockerfile")])
-def test_batch_inference_is_written_as_a_job_that_runs_once_by_docker_and_k8s(
+@pytest.mark.parametrize(
+    ("target", "runner"), [("k8s", "k8s/job.yaml"), ("docker", "Dockerfile"), ("skypilot", "task.yaml")]
+)
+def test_batch_inference_is_written_as_a_job_that_runs_once_by_docker_k8s_and_skypilot(
     target: str,
     runner: str,
     tmp_path: Path,

@@ -116,13 +116,18 @@ def skypilot_validator(name: str) -> jsonschema.protocols.Validator:
 
 def validate_skypilot_task(task: dict[str, Any]) -> None:
     """A task as SkyPilot 0.14.1 checks it: the task against ``get_task_schema()``, its resources
-    against ``get_resources_schema()`` and its ``service:`` section, where it has one, against
-    ``get_service_schema()`` (the task schema leaves both opaque objects; SkyPilot validates each
-    section with its own schema: ``sky/resources.py``, ``sky/serve/service_spec.py``)."""
+    against ``get_resources_schema()``, its ``service:`` section, where it has one, against
+    ``get_service_schema()`` and each bucket of its ``file_mounts:`` (an entry that is a mapping)
+    against ``get_storage_schema()`` (the task schema leaves them opaque objects; SkyPilot validates
+    each with its own schema: ``sky/resources.py``, ``sky/serve/service_spec.py``,
+    ``sky/data/storage.py``)."""
     skypilot_validator("skypilot-0.14.1-task.schema.json").validate(task)
     skypilot_validator("skypilot-0.14.1-resources.schema.json").validate(task["resources"])
     if "service" in task:
         skypilot_validator("skypilot-0.14.1-service.schema.json").validate(task["service"])
+    for mount in task.get("file_mounts", {}).values():
+        if isinstance(mount, dict):
+            skypilot_validator("skypilot-0.14.1-storage.schema.json").validate(mount)
 
 
 def stock_model(spec: LaunchSpec) -> LaunchSpec:

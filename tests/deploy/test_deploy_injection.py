@@ -290,6 +290,13 @@ def test_no_payload_in_any_field_changes_the_shape_of_a_batch_jobs_files() -> No
     assert spec.batch_inference
     base = {t: {f.path: _shape(f) for f in generate(spec, t, LAUNCH)} for t in BATCH_TARGETS}
     assert all("batch.py" in files for files in base.values())
+    assert "skypilot" in BATCH_TARGETS
+
+    def run(files: list[GeneratedFile]) -> str:
+        return str(yaml.safe_load(next(f.content for f in files if f.path == "task.yaml"))["run"])
+
+    # SkyPilot's run is a shell script every node runs: no field of the plan reaches it at all.
+    base_run = run(generate(spec, "skypilot", LAUNCH))
     same = 0
     for where, key in FIELDS:
         for payload in PAYLOADS:
@@ -305,5 +312,7 @@ def test_no_payload_in_any_field_changes_the_shape_of_a_batch_jobs_files() -> No
                     assert "\n" not in str(e), repr(str(e))
                     continue
                 assert {f.path: _shape(f) for f in files} == base[target], (target, where, key)
+                if target == "skypilot":
+                    assert run(files) == base_run, (where, key)
                 same += 1
     assert same >= len(PAYLOADS) * len(BATCH_TARGETS)  # the name's payloads, slugged, at least

@@ -17,7 +17,7 @@ from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either
 
 #: The targets that write a batch inference job (the others refuse one).
-BATCH_TARGETS = ("docker", "k8s")
+BATCH_TARGETS = ("docker", "k8s", "skypilot")
 
 __all__ = [
     "BATCH_TARGETS",

@@ -7,7 +7,8 @@ tests validate against for every cloud of the provider registry. Where the job r
 ``resources.infra: <cloud>[/<region>]``, the form SkyPilot's YAML reference documents
 ("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and zone are optional)",
 docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's ``skypilot_cloud``, one of
-SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot recovery is
+SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). A batch inference plan is a managed job
+of batch.py shards over a bucket (:mod:`gpuplan.deploy.skypilot_batch`). In 0.14.1 spot recovery is
 ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``, ``recover_on_exit_codes``);
 the older ``spot_recovery`` is no longer in the schema. SkyPilot sets ``SKYPILOT_NODE_RANK``,
 ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and ``SKYPILOT_NUM_GPUS_PER_NODE`` on every
@@ -25,6 +26,7 @@ from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
     policy_words,
     refuse_shared_gpus,
@@ -148,11 +150,19 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
     launch = engine_launch(spec)
     if launch is not None:
         return engine_task(spec, launch)
-    if spec.task == "infer":
+    if spec.task == "infer" and not spec.batch_inference:
         raise DeployError.worded(
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources = _placed(spec)
+    if spec.batch_inference:
+        # A managed job whether spot or not: it ends, and its nodes go, once every shard is done;
+        # a shard that fails is run again (the chunks written are kept). No network_tier: the
+        # shards never talk to each other.
+        resources["job_recovery"] = _job_recovery(spec)
+        return batch_task(
+            spec, resources, "set -e\n" + _torch_setup(spec) + _package_setup(package), _workdir(options)
+        )
     if rdma_network(spec) is not None:
         # The plan's time assumes the instance's RDMA network (EFA) between nodes. SkyPilot's
         # `network_tier: best` attaches EFA where the instance has it and boots AWS's Deep Learning
@@ -161,20 +171,8 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         # 0.14.1's resources schema.
         resources["network_tier"] = "best"
     if spec.spot:
-        resources["job_recovery"] = {
-            # FAILOVER retries in the planned region first; EAGER_NEXT_REGION (SkyPilot's default)
-            # would move at once to regions the plan did not price.
-            "strategy": "FAILOVER" if spec.region else "EAGER_NEXT_REGION",
-            "max_restarts_on_errors": MAX_RESTARTS_ON_ERRORS,
-            "recover_on_exit_codes": [EXIT_PREEMPTED],
-        }
-    if options.out_dir is None:
-        raise DeployError.worded(
-            N_(
-                "the skypilot target needs the absolute path of the folder its files will be in: SkyPilot "
-                "reads a relative workdir from the folder `sky` is run in"
-            )
-        )
+        resources["job_recovery"] = _job_recovery(spec)
+    workdir = _workdir(options)
     run = (
         "set -euo pipefail\n"
         "export CKPT_DIR=/checkpoints\n"
@@ -195,24 +193,47 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         **envs,
         # Absolute: SkyPilot resolves a relative workdir against the folder `sky` runs in, so
         # `workdir: .` would upload whatever folder that is (a home folder …), not this one.
-        "workdir": options.out_dir,
+        "workdir": workdir,
         "file_mounts": {
             # Checkpoints in a bucket survive the preempted VM; a recovered job resumes from here.
             # Bucket names are global: rename it if this one is taken.
             "/checkpoints": {"name": f"{spec.name}-checkpoints", "mode": "MOUNT"},
         },
-        "setup": (
-            "set -e\n"
-            + _torch_setup(spec)
-            + (
-                f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
-                f"pip install ./{PROJECT_DIR}\n"
-                if package
-                else ""
-            )
-        ),
+        "setup": "set -e\n" + _torch_setup(spec) + _package_setup(package),
         "run": run,
     }
+
+
+def _job_recovery(spec: LaunchSpec) -> dict[str, Any]:
+    """A managed job's ``resources.job_recovery``: recovered after a preemption (and after the
+    entry point's own SIGTERM exit), run again a few times after a failure."""
+    return {
+        # FAILOVER retries in the planned region first; EAGER_NEXT_REGION (SkyPilot's default)
+        # would move at once to regions the plan did not price.
+        "strategy": "FAILOVER" if spec.region else "EAGER_NEXT_REGION",
+        "max_restarts_on_errors": MAX_RESTARTS_ON_ERRORS,
+        "recover_on_exit_codes": [EXIT_PREEMPTED],
+    }
+
+
+def _workdir(options: GenerateOptions) -> str:
+    if options.out_dir is None:
+        raise DeployError.worded(
+            N_(
+                "the skypilot target needs the absolute path of the folder its files will be in: SkyPilot "
+                "reads a relative workdir from the folder `sky` is run in"
+            )
+        )
+    return options.out_dir
+
+
+def _package_setup(package: UserPackage | None) -> str:
+    if package is None:
+        return ""
+    return (
+        f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
+        f"pip install ./{PROJECT_DIR}\n"
+    )
 
 
 def _torch_setup(spec: LaunchSpec) -> str:
@@ -284,14 +305,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
         if package
         else ""
     )
-    where = ""
-    if spec.provider and spec.region and not facts(spec.provider).skypilot_regions:
-        where = _(
-            "The plan priced an offer in {region}; SkyPilot names {provider}'s regions "
-            "differently, so `infra:` names the cloud only and SkyPilot picks the host: check the price "
-            "`sky launch` shows before you confirm."
-        ).format(region=spec.region, provider=spec.provider)
-        where = f"\n{where}\n"
+    where = _region_note(spec)
+    where = f"\n{where}\n" if where else ""
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
@@ -314,6 +329,17 @@ pip install "skypilot[{cloud}]" && sky check
 
 {uploads}
 {where}{network}"""
+
+
+def _region_note(spec: LaunchSpec) -> str:
+    """What the README says where SkyPilot cannot be told the plan's region ("" where it can)."""
+    if not (spec.provider and spec.region and not facts(spec.provider).skypilot_regions):
+        return ""
+    return _(
+        "The plan priced an offer in {region}; SkyPilot names {provider}'s regions "
+        "differently, so `infra:` names the cloud only and SkyPilot picks the host: check the price "
+        "`sky launch` shows before you confirm."
+    ).format(region=spec.region, provider=spec.provider)
 
 
 def _network_readme(spec: LaunchSpec) -> str:
@@ -348,7 +374,10 @@ class SkyPilotGenerator:
 
     name = "skypilot"
     copies_user_package = True
-    summary = "SkyPilot task.yaml (managed spot job recovery; SkyServe for an LLM), train.py, launch.sh"
+    summary = (
+        "SkyPilot task.yaml (managed spot job recovery; SkyServe for an LLM; a managed job of batch.py "
+        "shards for batch inference), train.py, launch.sh"
+    )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         package = user_package(spec)  # read once: the manifest the files below are built from
@@ -359,6 +388,16 @@ class SkyPilotGenerator:
             return [
                 GeneratedFile(path="task.yaml", content=text),
                 GeneratedFile(path="README.md", content=_engine_readme(spec, task)),
+            ]
+        if spec.batch_inference:
+            cloud = skypilot_clouds().get(spec.provider or "")
+            readme = batch_readme(spec, cloud, _region_note(spec), MAX_RESTARTS_ON_ERRORS)
+            return [
+                *entry_point_files(spec, options),
+                *(package.files if package else ()),
+                GeneratedFile(path="task.yaml", content=text),
+                skyignore(),
+                GeneratedFile(path="README.md", content=readme),
             ]
         return [
             *entry_point_files(spec, options),

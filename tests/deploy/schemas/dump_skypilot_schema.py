@@ -1,4 +1,5 @@
-"""Dump SkyPilot's task, resources and service JSON schemas from its wheel, without installing SkyPilot.
+"""Dump SkyPilot's task, resources, service and storage JSON schemas from its wheel, without installing
+SkyPilot.
 
 Used once to write ``skypilot-0.14.1-*.schema.json`` next to this file (not run by the tests).
 SkyPilot 0.14.1 is a 4 MB wheel but pulls ~50 runtime dependencies (pandas, fastapi, uvicorn,
@@ -99,6 +100,10 @@ def main() -> None:
         "sky.data.storage",
         StoreType=enum.Enum("StoreType", {s: s for s in stores}),
         StorageMode=enum.Enum("StorageMode", {m: m for m in ["MOUNT", "COPY", "MOUNT_CACHED"]}),
+        FileMountType=enum.Enum(
+            "FileMountType",
+            {t: t for t in ["MODEL_CHECKPOINT_RO", "MODEL_CHECKPOINT_RW", "DATASET_RO", "DATASET_RW"]},
+        ),
     )
     serve = wheel / "sky" / "serve"
     _module("sky.serve.spot_placer", SPOT_PLACERS=_registered(serve / "spot_placer.py", "SpotPlacer"))
@@ -113,6 +118,7 @@ def main() -> None:
         ("task", schemas.get_task_schema()),
         ("resources", schemas.get_resources_schema()),
         ("service", schemas.get_service_schema()),
+        ("storage", schemas.get_storage_schema()),
     ):
         path = out / f"skypilot-0.14.1-{name}.schema.json"
         path.write_text(json.dumps(schema, indent=1, sort_keys=True), encoding="utf-8")

@@ -1,0 +1,250 @@
+"""``--target skypilot`` for batch inference: a SkyPilot managed job (``sky jobs launch``) that runs
+batch.py once per GPU group on each of the plan's nodes, over inputs in a bucket, and its README.
+
+The job's nodes mount one bucket at ``/data`` (SkyPilot storage: ``file_mounts`` with a ``name``, a
+local ``source`` and ``mode: MOUNT``, docs.skypilot.co "Cloud Buckets"): ``sky jobs launch``
+uploads the folder ``data/`` beside task.yaml to it (the inputs, and a checkpoint where the user
+has one), and every shard writes its output chunks to ``/data/outputs``. batch.py writes a chunk
+to a temporary name and renames it when whole; on a bucket mount a rename is a copy of the whole
+object then a delete, so a chunk's name still appears only once the chunk is complete. When a
+spot node is reclaimed the managed job is recovered on new nodes (``resources.job_recovery``,
+set by :mod:`gpuplan.deploy.skypilot`), and each shard skips the chunks already in the bucket.
+
+Which shard runs where: a node runs ``gpus_per_node // shard_gpus`` shards, shard ``i`` of node
+``SKYPILOT_NODE_RANK`` being number ``SKYPILOT_NODE_RANK x shards_per_node + i`` of
+``SHARD_COUNT``. SkyPilot sets ``SKYPILOT_NODE_RANK`` (0 to num_nodes - 1) in the ``run`` of every
+node ("SkyPilot environment variables",
+https://docs.skypilot.co/en/stable/running-jobs/environment-variables.html; the name is
+``sky/skylet/constants.py`` ``SKYPILOT_NODE_RANK`` in 0.14.1).
+
+Nothing of the plan but numbers reaches the ``run`` script: the job's name is a DNS label, and
+the paths are gpuplan's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.deploy.base import GeneratedFile
+from gpuplan.deploy.batch import (
+    cost_note,
+    input_contract,
+    model_note,
+    output_contract,
+    sentences,
+    shard_count,
+    shard_gpus,
+)
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.i18n.messages import _
+
+__all__ = ["BUCKET_ENV", "DATA_DIR", "batch_readme", "batch_task", "bucket_name", "run_script", "skyignore"]
+
+#: Where the bucket is mounted on every node: inputs/, outputs/ and checkpoints/ in it.
+DATA_DIR = "/data"
+
+#: The task's variable that names the bucket: ``sky jobs launch --env DATA_BUCKET=…`` picks another.
+BUCKET_ENV = "DATA_BUCKET"
+
+#: Longest bucket name S3 and GCS accept (both: 3 to 63 characters).
+MAX_BUCKET_CHARS = 63
+
+#: The local folder, beside task.yaml, that ``sky jobs launch`` uploads to the bucket.
+LOCAL_DATA = "data"
+
+
+def bucket_name(spec: LaunchSpec) -> str:
+    """The bucket's default name: the job's name (a DNS label: lower case, digits, dashes) and
+    ``-data``, the name cut to fit a bucket name's 63 characters."""
+    suffix = "-data"
+    return spec.name[: MAX_BUCKET_CHARS - len(suffix)].rstrip("-") + suffix
+
+
+def shards_per_node(spec: LaunchSpec) -> int:
+    return spec.gpus_per_node // shard_gpus(spec)
+
+
+def run_script(spec: LaunchSpec) -> str:
+    """The task's ``run``: on each node, a batch.py per GPU group in the background, each with its
+    shard's index and its own GPUs; then it waits for all of them and exits with a failed shard's
+    status (0 when every shard finished). The settings every shard shares are the task's ``envs``."""
+    per, local = shard_gpus(spec), shards_per_node(spec)
+    lines = [
+        "set -uo pipefail",
+        "# SkyPilot sets SKYPILOT_NODE_RANK (0 to num_nodes - 1) on every node:",
+        "# https://docs.skypilot.co/en/stable/running-jobs/environment-variables.html",
+        "pids=()",
+        f"for i in $(seq 0 {local - 1}); do",
+    ]
+    if local > 1:
+        # This shard's GPUs only: batch.py runs on the first GPU it sees.
+        gpus = ",".join(f"$((i * {per} + {k}))" if per > 1 else "$i" for k in range(per))
+        lines.append(f"  export CUDA_VISIBLE_DEVICES={gpus}")
+    lines += [
+        f"  JOB_COMPLETION_INDEX=$((SKYPILOT_NODE_RANK * {local} + i)) python3 batch.py &",
+        '  pids+=("$!")',
+        "done",
+        "status=0",
+        'for pid in "${pids[@]}"; do',
+        '  wait "$pid" && continue',
+        "  code=$?",
+        '  echo "node $SKYPILOT_NODE_RANK: a shard exited with status $code" >&2',
+        # A failure other than a SIGTERM (batch.py's 143) is what the job reports.
+        '  if [ "$status" -eq 0 ] || [ "$status" -eq 143 ]; then status=$code; fi',
+        "done",
+        'exit "$status"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def batch_task(spec: LaunchSpec, resources: dict[str, Any], setup: str, workdir: str) -> dict[str, Any]:
+    """The managed job's task: ``resources`` the plan's (with its job recovery), ``setup`` the
+    lines that install what batch.py needs, ``workdir`` the absolute folder of the files."""
+    return {
+        "name": spec.name,
+        "resources": resources,
+        "num_nodes": spec.nodes,
+        "envs": {
+            # Bucket names are global: `sky jobs launch --env DATA_BUCKET=<yours>` if it is taken.
+            BUCKET_ENV: bucket_name(spec),
+            "INPUT_PATH": f"{DATA_DIR}/inputs",
+            "OUTPUT_DIR": f"{DATA_DIR}/outputs",
+            "CKPT_DIR": f"{DATA_DIR}/checkpoints",
+            "SHARD_COUNT": str(shard_count(spec)),
+        },
+        # Absolute, as the training task's: SkyPilot reads a relative path from the folder `sky` is
+        # run in. .skyignore keeps data/ out of it: the bucket carries that.
+        "workdir": workdir,
+        "file_mounts": {
+            DATA_DIR: {
+                "name": f"${{{BUCKET_ENV}}}",
+                # Uploaded to the bucket at launch; the outputs stay in the bucket after the job.
+                "source": f"{workdir.rstrip('/')}/{LOCAL_DATA}",
+                "mode": "MOUNT",
+                "persistent": True,
+            },
+        },
+        "setup": setup,
+        "run": run_script(spec),
+    }
+
+
+def skyignore() -> GeneratedFile:
+    """``.skyignore``: what SkyPilot leaves out of the workdir it copies to every node (the
+    inputs go to the bucket once, not to every node; fetched outputs go nowhere)."""
+    return GeneratedFile(path=".skyignore", content=f"/{LOCAL_DATA}\n/outputs\n")
+
+
+#: SkyPilot's cloud -> the commands that copy the outputs from the bucket it makes there (the store
+#: of the task's cloud: sky/task.py _get_preferred_store).
+_FETCH = {
+    "aws": 'aws s3 sync "s3://$DATA_BUCKET/outputs" outputs/',
+    "gcp": 'gcloud storage rsync --recursive "gs://$DATA_BUCKET/outputs" outputs/',
+}
+
+
+def batch_readme(spec: LaunchSpec, cloud: str | None, where: str, max_restarts: int) -> str:
+    """README.md of the batch job in the user's language, its commands the same in every language;
+    ``cloud``: SkyPilot's name of the plan's cloud (None: SkyPilot picks), ``where``: a note on the
+    instance SkyPilot may pick instead of the plan's ("" for none), ``max_restarts``: the task's
+    ``job_recovery.max_restarts_on_errors``."""
+    name, shards, local = spec.name, shard_count(spec), shards_per_node(spec)
+    title = _("{name}: batch inference on SkyPilot").format(name=name)
+    runs = _(
+        "A managed job (`sky jobs launch`) on {nodes} node(s): {shards} shard(s) at once, {local} on each "
+        "node, each on its own {per} GPU(s) and running batch.py over its part of the inputs. The job ends "
+        "when every shard has gone through its inputs, and SkyPilot then takes its nodes down."
+    ).format(nodes=spec.nodes, shards=shards, local=local, per=shard_gpus(spec))
+    inputs = sentences(
+        input_contract(),
+        _(
+            "Put them in `data/inputs/` beside task.yaml: `sky jobs launch` uploads `data/` to the bucket "
+            "DATA_BUCKET names, which every node mounts at {data}. Bucket names are global: pick one of "
+            "your own if this one is taken."
+        ).format(data=DATA_DIR),
+    )
+    bucket = _("the bucket of the inputs and the outputs")
+    queue = _("the job's state: RUNNING, RECOVERING after a spot reclaim, SUCCEEDED at the end")
+    logs = _("every node's shards: a line per chunk written, `done` at the end of a shard")
+    watch = _(
+        "A shard that fails fails the job with its exit status; SkyPilot runs the job again up to {n} "
+        "times, and each shard skips the chunks already in the bucket."
+    ).format(n=max_restarts)
+    # SkyPilot's max_restarts_on_errors counts every failure alike: batch.py's bad input (status 2)
+    # is run again too, and fails the same way.
+    watch = sentences(
+        watch,
+        _(
+            "Bad inputs (`error:` in the log, status 2) fail every time: `sky jobs cancel -n {name}`, fix "
+            "them in `data/inputs/` and launch again."
+        ).format(name=name),
+    )
+    if spec.spot:
+        watch = sentences(
+            watch,
+            _(
+                "Spot nodes: when one is reclaimed, SkyPilot recovers the job on new nodes "
+                "(`job_recovery` in task.yaml), which skip the chunks written (a chunk cut short is run "
+                "again)."
+            ),
+        )
+    fetch = _FETCH.get(cloud or "")
+    if fetch is None:
+        fetch = "\n".join(
+            f"{command}   # {store}" for store, command in (("S3", _FETCH["aws"]), ("GCS", _FETCH["gcp"]))
+        )
+        stores = _(
+            "SkyPilot makes the bucket in the object store of the cloud the job runs on, or of the first "
+            "cloud `sky check` enables that has one: `sky storage ls` names it. Copy the outputs from "
+            "there with that store's tool (S3 and GCS below)."
+        )
+    else:
+        stores = ""
+    outputs = sentences(
+        output_contract(),
+        _("They are in the bucket, under outputs/: copy them out once the job has SUCCEEDED."),
+        *([stores] if stores else []),
+    )
+    delete = _("when done: the bucket and every file in it")
+    heading = {"inputs": _("Inputs"), "run": _("Run and watch"), "outputs": _("Outputs"), "cost": _("Cost")}
+    where = f"\n{where}\n" if where else ""
+    return f"""# {title}
+
+{runs}
+{where}
+## {heading["inputs"]}
+
+{inputs}
+
+```bash
+pip install "skypilot[{cloud or "aws"}]" && sky check
+export DATA_BUCKET={bucket_name(spec)}   # {bucket}
+mkdir -p data/inputs && cp inputs.jsonl data/inputs/
+```
+
+## {heading["run"]}
+
+```bash
+sky jobs launch -n {name} task.yaml --env DATA_BUCKET
+sky jobs queue   # {queue}
+sky jobs logs -n {name}   # {logs}
+```
+
+{watch}
+
+## {heading["outputs"]}
+
+{outputs}
+
+```bash
+{fetch}
+cat outputs/chunk-*.jsonl > outputs.jsonl
+sky storage delete "$DATA_BUCKET"   # {delete}
+```
+
+## {heading["cost"]}
+
+{cost_note(spec)}
+
+{model_note(spec, "`data/checkpoints/`")}
+"""
