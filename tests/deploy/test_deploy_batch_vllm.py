@@ -20,6 +20,7 @@ import pytest
 from deploy_helpers import FIXTURES, by_path, validate_k8s, yaml_docs
 
 from gpuplan.deploy import LaunchSpec, generate, write_files
+from gpuplan.errors import DeployError
 
 #: What the plan's service of the model runs (the same fixture with its serving block): the engine
 #: settings a batch job of the model must get too.
@@ -367,3 +368,10 @@ def test_vllm_batch_py_leaves_no_chunk_where_vllm_fails_and_refuses_bad_input(
     # vLLM's arguments are needed.
     code, log = _finish(_run(launch, *common))
     assert code == 2 and "--model" in log, log
+
+
+def test_skypilot_refuses_an_llm_batch_job_it_would_run_as_a_random_stand_in() -> None:
+    # the skypilot batch job runs batch.py; for a Hub model k8s and docker run vLLM instead
+    with pytest.raises(DeployError, match=r"deploy with --target k8s or --target docker$") as e:
+        generate(_llm_batch_plan(), "skypilot")
+    assert "\n" not in str(e.value) and "meta-llama/" in str(e.value)

@@ -23,10 +23,12 @@ LAUNCH = GenerateOptions(out_dir="/srv/launch")
 
 
 def _batch_plan(doc: dict[str, Any] | None = None) -> LaunchSpec:
-    """The served Llama plan (4 x g6e.xlarge, one L40S each, $5,440.50) without its serving block."""
+    """The served Llama plan (4 x g6e.xlarge, one L40S each, $5,440.50) without its serving block,
+    of a decoder whose Hub weights are not known: batch.py runs it (a Hub model runs on vLLM, which
+    this target refuses)."""
     doc = doc or json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
     doc["workload"]["serving"] = None
-    return LaunchSpec.from_plan(doc)
+    return LaunchSpec.from_plan(doc).model_copy(update={"hf_model_id": None})
 
 
 def _spot_batch_plan() -> LaunchSpec:

@@ -22,7 +22,7 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, engine_launch
+from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
@@ -155,6 +155,16 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources = _placed(spec)
+    if spec.batch_inference and batch_engine_launch(spec) is not None:
+        # batch.py would run a random stand-in of a Hub model that k8s and docker run on vLLM
+        raise DeployError.worded(
+            N_(
+                "{model} is a Hugging Face model that --target k8s and --target docker run on vLLM's "
+                "batch runner; the skypilot target's batch job runs batch.py, which would run a random "
+                "stand-in of it: deploy with --target k8s or --target docker"
+            ),
+            model=spec.hf_model_id,
+        )
     if spec.batch_inference:
         # A managed job whether spot or not: it ends, and its nodes go, once every shard is done;
         # a shard that fails is run again (the chunks written are kept). No network_tier: the
