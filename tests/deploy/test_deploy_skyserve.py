@@ -228,3 +228,29 @@ def test_a_service_planned_below_the_headroom_for_its_latency_target_is_held_the
     service.update(ttft_target_s=1.5, utilisation=-0.5)
     with pytest.raises(DeployError, match="recommended option is malformed"):
         LaunchSpec.from_plan(doc)
+
+
+@pytest.mark.parametrize("pricing", ["monthly", "reserved_1y"])
+def test_a_service_on_committed_capacity_scales_no_further_than_the_plan_bought(pricing: str) -> None:
+    # was: a plan of 4 monthly subscriptions deployed an autoscaler of 4 to 8 replicas; the other
+    # 4 were capacity priced nowhere (on hourly nodes, or none to schedule on)
+    doc = _plan()
+    doc["recommended"]["pricing"] = pricing
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.serving is not None
+    assert (spec.serving.min_replicas, spec.serving.max_replicas) == (4, 4)
+    files = by_path(generate(spec, "k8s", GenerateOptions()))
+    hpa = next(
+        d
+        for d in yaml_docs(generate(spec, "k8s", GenerateOptions()))
+        if d["kind"] == "HorizontalPodAutoscaler"
+    )
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (4, 4)
+    readme = " ".join(files["README.md"].split())
+    assert "The plan's 4 replicas run on " in readme and "set serving.max_replicas" in readme
+    # on demand, room to double as before; a max_replicas the workload gives is kept
+    doc["recommended"]["pricing"] = "on_demand"
+    assert LaunchSpec.from_plan(doc).serving.max_replicas == 8  # type: ignore[union-attr]
+    doc["recommended"]["pricing"] = pricing
+    doc["workload"]["serving"]["max_replicas"] = 6
+    assert LaunchSpec.from_plan(doc).serving.max_replicas == 6  # type: ignore[union-attr]

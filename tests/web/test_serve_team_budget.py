@@ -183,3 +183,22 @@ def test_a_token_is_made_for_a_team_and_listed_with_it(fresh_db: str) -> None:
         app, ["--db", fresh_db, "serve", "token", "create", "--name", "dave", "--team", "a/b"]
     )
     assert isinstance(bad.exception, InputError) and "team 'a/b': give 1 to 64 letters" in str(bad.exception)
+
+
+def test_a_service_is_planned_as_a_month_and_runs_once_in_it(service: Service) -> None:
+    # was: a 730-hour service plan saved with runs_per_month 30 counted 30 months in one month
+    serving = {"requests_per_s": 2, "prompt_tokens": 64, "output_tokens": 16}
+    r = service.client.post(
+        "/api/v1/workloads",
+        json={"name": "chat", "workload": {**bert_workload(), "task": "infer", "serving": serving}},
+        headers=service.auth("plan"),
+    )
+    assert r.status_code == 201, r.text
+    r = service.client.post(
+        "/api/v1/plans",
+        json={"name": "chat", "month": "2027-01", "runs_per_month": 30},
+        headers=service.auth("plan"),
+    )
+    assert r.status_code == 400 and r.json()["field"] == "runs_per_month", r.text
+    assert "chat is a service, planned as a month of capacity" in r.json()["error"]
+    assert "\n" not in r.json()["error"]

@@ -23,7 +23,7 @@ from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
+from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.i18n.messages import _
 
@@ -396,6 +396,8 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
     return f"""# {title}
 
 {runs}
+
+{training_model_note(spec)}
 {china}
 ```bash
 docker build -t {tag} .

@@ -35,7 +35,7 @@ from gpuplan.deploy.skyserve import (
     service_section,
 )
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import entry_point_files, serving_note
+from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
@@ -338,6 +338,8 @@ pip install "skypilot[{cloud}]" && sky check
 ```
 
 {uploads}
+
+{training_model_note(spec)}
 {where}{network}"""
 
 

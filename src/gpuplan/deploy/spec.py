@@ -73,7 +73,16 @@ from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.perf.inference import TARGET_UTILISATION
-from gpuplan.vocab import OptimizerName, Parallelism, Precision, PricingModel, Task, pydantic_cast
+from gpuplan.vocab import (
+    COMMITTED_PRICING,
+    OptimizerName,
+    Parallelism,
+    Precision,
+    PricingModel,
+    Task,
+    pricing_name,
+    pydantic_cast,
+)
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
@@ -83,6 +92,7 @@ __all__ = [
     "EngineSlots",
     "LaunchSpec",
     "ServingDeployment",
+    "committed_ceiling_words",
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
@@ -775,6 +785,21 @@ def _samples(workload: PlanWorkload) -> int | None:
     return data.samples
 
 
+def committed_ceiling_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on a service planned on committed capacity (a monthly subscription, a
+    reservation) whose autoscaler stops at the replicas the plan bought; None otherwise."""
+    serving = spec.serving
+    if serving is None or spec.pricing not in COMMITTED_PRICING:
+        return None
+    if serving.max_replicas > serving.launch_replicas:
+        return None
+    return _(
+        "The plan's {n} replicas run on {pricing} capacity, bought for its term: the autoscaler keeps "
+        "at most those {n}, adding none the plan did not price; set serving.max_replicas in the workload "
+        "to let it add replicas on hourly nodes, billed apart."
+    ).format(n=serving.launch_replicas, pricing=pricing_name(spec.pricing))
+
+
 def latency_share_words(share: float) -> str | None:
     """The README's sentence on an autoscaler that holds each replica at ``share`` of its capacity
     (:meth:`LaunchSpec.replica_load_share`) where that is below the planning headroom, for the
@@ -827,8 +852,11 @@ def _serving_for(
         update["start_replicas"] = start
     if "max_replicas" not in serving.model_fields_set:
         # room to double what was priced (the serving block's own default, 8, was as many as 4×
-        # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4)
-        update["max_replicas"] = 2 * start
+        # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4); none on committed capacity
+        # (a monthly subscription, a reservation): the plan bought its replicas, and one more
+        # would be capacity it priced nowhere
+        committed = launch.get("pricing") in {p.value for p in COMMITTED_PRICING}
+        update["max_replicas"] = start if committed else 2 * start
     return serving.model_copy(update=update)  # min ≤ start ≤ max by construction
 
 

@@ -370,8 +370,9 @@ _BITSANDBYTES_OPTIMIZERS = ("adamw-8bit", "paged-adamw-8bit")
 _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp16"}
 
 
-def _model_note(spec: LaunchSpec) -> str:
-    """What train.py trains, and where it runs other than the plan priced (said, never silent)."""
+def training_model_note(spec: LaunchSpec) -> str:
+    """What train.py trains, and where it runs other than the plan priced (said, never silent): every
+    target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
     notes = [_model_words(spec)]
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
         notes.append(
@@ -547,7 +548,7 @@ def readme(spec: LaunchSpec) -> str:
 
 {checkpoints}
 
-{_model_note(spec)}
+{training_model_note(spec)}
 
 {nccl}
 {fabric_note(spec, "torchrun")}"""

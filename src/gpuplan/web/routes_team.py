@@ -177,6 +177,7 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     from gpuplan.i18n import use_language
     from gpuplan.web.routes_api import _queue
     from gpuplan.web.service import materialize, profile_cached
+    from gpuplan.web.work import refuse_service_runs
     from gpuplan.web.work import save_plan_json as save
 
     store = _store(request)
@@ -184,6 +185,7 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     with use_language(caller.lang):
         spec = TeamStore(store.engine).workload(body.name, body.version).spec
         workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
+        refuse_service_runs(workload, body.runs_per_month, body.name)  # before anything is queued
         if not profile_cached(store, workload):
             return _queue(request, caller, "save-plan", body)
         saved = save(

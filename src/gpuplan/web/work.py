@@ -10,10 +10,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 from gpuplan.web.requests import (
     EstimateRequest,
     PlanRequest,
     RefreshRequest,
+    RefusedValue,
     SavePlanRequest,
     SimulateRequest,
 )
@@ -121,6 +124,23 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
     return refresh_json(outcomes).model_dump(mode="json")  # `catalog refresh --json`
 
 
+def refuse_service_runs(workload: Workload, runs_per_month: int, name: str) -> None:
+    """A service's plan is a month of capacity: it runs once a month, whatever its requests (30 of
+    them had been counted as 30 months of a 730-hour plan in one month's spend)."""
+    if workload.serving is not None and runs_per_month != 1:
+        raise RefusedValue.of(
+            "runs_per_month",
+            Phrase(
+                N_(
+                    "{runs}: {name} is a service, planned as a month of capacity; it runs once a month "
+                    "(its load is the serving block's requests per second)"
+                ),
+                runs=runs_per_month,
+                name=name,
+            ),
+        )
+
+
 def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
     fields = request.model_dump(
         exclude={"name", "version", "month", "runs_per_month", "workload", "hf_config_json"}
@@ -184,6 +204,7 @@ def _save_plan(
     saved = records.workload(request.name, request.version)
     plan_request = _plan_request(request, saved.spec)
     workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
+    refuse_service_runs(workload, request.runs_per_month, request.name)  # a queued save too
     text = cached_plan_text(
         store, plan_request, workload, lang=lang, answers=answers, progress=progress or (lambda _f, _m: None)
     )

@@ -12,8 +12,8 @@ from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
-from gpuplan.deploy.spec import LaunchSpec, latency_share_words
-from gpuplan.deploy.torchrun import entry_point_files, serving_note
+from gpuplan.deploy.spec import LaunchSpec, committed_ceiling_words, latency_share_words
+from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -112,8 +112,13 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     """The README's sentences on what serving, several nodes or spot capacity need."""
     serving = spec.task == "infer"
     extra = []
+    if not serving:
+        # what the Job's train.py trains: the user's model, or a stand-in said as such
+        extra.append(training_model_note(spec))
     if serving:
         extra.append(serving_note(spec))
+        if (held := committed_ceiling_words(spec)) is not None:
+            extra.append(held)
         target = in_flight_target(spec)
         if target is not None:
             assert spec.serving is not None  # an engine serves a serving block
