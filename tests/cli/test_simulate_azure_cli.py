@@ -55,6 +55,11 @@ def test_json_has_latency_slos_losses_and_behaviour_per_policy() -> None:
         "out_of_order": 0,
         "default_prompt_tokens": None,
         "default_output_tokens": None,
+        # a recorded trace: no generated rate; requests seconds apart, no doubt about the unit
+        "mean_requests_per_s": None,
+        "peak_requests_per_s": None,
+        "mean_requests_per_s_asked": None,
+        "median_gap_s_doubt": None,
     }
     assert [s["name"] for s in doc["settings"]["slos"]] == ["ttft_p95", "tpot_p95", "e2e_p95"]
     for p in doc["policies"]:

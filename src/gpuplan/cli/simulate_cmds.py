@@ -69,13 +69,20 @@ SHAPES = ("diurnal", "bursty", "step")
 
 
 def _shape_trace(
-    shape: str, rate: float, hours: float, seed: int, prompt: int | None, output: int | None
+    shape: str,
+    rate: tuple[float | None, float | None],
+    hours: float,
+    seed: int,
+    prompt: int | None,
+    output: int | None,
 ) -> Trace:
+    """A generated trace; ``rate`` is (mean, peak) requests/s, either None."""
     from gpuplan.errors import NotFoundError
     from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, step_trace
 
     s = Shape(
-        mean_requests_per_s=rate,
+        mean_requests_per_s=rate[0],
+        peak_requests_per_s=rate[1],
         duration_s=hours * 3600,
         seed=seed,
         prompt_tokens=prompt,
@@ -146,7 +153,18 @@ def autoscale_cmd(
         float | None,
         typer.Option(
             "--rate",
-            help="Mean requests/s of a generated trace (default: the workload's).",
+            help="Mean requests/s of a generated trace, in the shape's own proportions unless --peak is "
+            "given too (default: the workload's serving.mean_requests_per_s, if given).",
+            parser=finite_float,
+        ),
+    ] = None,
+    peak: Annotated[
+        float | None,
+        typer.Option(
+            "--peak",
+            help="Peak requests/s of a generated trace: a diurnal day's busiest minute, a burst, a step's "
+            "upper level (default: the workload's serving.requests_per_s, the load the plan sizes for). "
+            "With --rate or --peak, the workload's rates are not used.",
             parser=finite_float,
         ),
     ] = None,
@@ -328,11 +346,17 @@ def autoscale_cmd(
     else:
         if trace_scale is not None or trace_tile_hours is not None:
             raise InputError.worded(N_("--trace-scale and --trace-tile-hours re-time a --trace file"))
-        # a rate of 0 is given (and refused by the trace's check), not the workload's rate
-        mean_rate = rate if rate is not None else (w.serving.requests_per_s if w.serving else None)
-        if mean_rate is None:
-            raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
-        tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
+        # A rate of 0 is given (and refused by the trace's check), not the workload's. By default the
+        # day the plan was sized for: its peak is serving.requests_per_s, its mean the month's
+        # mean where the workload gives one (the plan's cost per token is counted at it).
+        rates: tuple[float | None, float | None] = (rate, peak)
+        if rate is None and peak is None and w.serving is not None:
+            rates = (w.serving.mean_requests_per_s, w.serving.requests_per_s)
+        if rates == (None, None):
+            raise InputError.worded(
+                N_("--shape needs --rate or --peak (or serving.requests_per_s in the workload)")
+            )
+        tr = _shape_trace(str(shape), rates, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
     slos = autoscale_slos(
         slo,
@@ -428,8 +452,22 @@ def trace_cmd(
         ),
     ] = None,
     rate: Annotated[
-        float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
-    ] = 5.0,
+        float | None,
+        typer.Option(
+            "--rate",
+            help="Mean requests per second, in the shape's own proportions unless --peak is given too "
+            "(default 5 without --peak).",
+            parser=finite_float,
+        ),
+    ] = None,
+    peak: Annotated[
+        float | None,
+        typer.Option(
+            "--peak",
+            help="Peak requests per second: a diurnal day's busiest minute, a burst, a step's upper level.",
+            parser=finite_float,
+        ),
+    ] = None,
     hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
     seed: Annotated[int, typer.Option("--seed", parser=whole_number(0), help="Same seed, same trace.")] = 0,
     # A trace holds at most MAX_TOKENS per request (the reader refuses more): so does a generated one.
@@ -465,9 +503,19 @@ def trace_cmd(
         f.write(f"# derived from {printable(source.name)}: the licence and attribution of that file apply\n")
         times = tr.arrival_s
     else:
-        tr = _shape_trace(shape or "", rate, hours, seed, prompt_tokens, output_tokens)
+        if rate is None and peak is None:
+            rate = 5.0
+        tr = _shape_trace(shape or "", (rate, peak), hours, seed, prompt_tokens, output_tokens)
+        given = (f"--rate {rate:g} " if rate is not None else "") + (
+            f"--peak {peak:g} " if peak is not None else ""
+        )
         f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
-        f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
+        f.write(f"{given}--hours {hours:g} --seed {seed}\n")
+        assert tr.rate is not None
+        f.write(
+            f"# rate: mean {tr.rate.mean_requests_per_s:.6g} requests/s, "
+            f"peak {tr.rate.peak_requests_per_s:.6g} requests/s\n"
+        )
         times = tr.arrival_s
     tr = tr.with_tokens(prompt_tokens, output_tokens)
     assert tr.prompt_tokens is not None and tr.output_tokens is not None
@@ -483,6 +531,16 @@ def trace_cmd(
     write_text_atomic(out, f.getvalue(), what="trace")
     wrote = ngettext("wrote {n} request to {path}", "wrote {n} requests to {path}", tr.requests)
     sys.stderr.write(wrote.format(n=f"{tr.requests:,}", path=out) + "\n")
+    for line in _rate_lines(tr):
+        sys.stderr.write(line + "\n")
+
+
+def _rate_lines(tr: Trace) -> list[str]:
+    """What ``simulate trace`` says of the trace it wrote, beyond its size: a generated trace's mean
+    and peak, and the lines the report of a simulation would add about the trace."""
+    from gpuplan.report.autoscale import trace_rate_lines
+
+    return trace_rate_lines(tr.name, tr.rate, tr.slow_median_gap_s)
 
 
 def register(root: typer.Typer) -> None:

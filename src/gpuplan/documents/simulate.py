@@ -43,6 +43,15 @@ class TraceDoc(Document):
     """The workload's prompt tokens, taken by every request because the trace has no such column."""
     default_output_tokens: int | None
     """The workload's output tokens, taken by every request because the trace has no such column."""
+    mean_requests_per_s: float | None = None
+    """A generated trace's rate averaged over its window (None for a trace read from a file)."""
+    peak_requests_per_s: float | None = None
+    """A generated trace's highest rate: a diurnal day's busiest minute, a burst, a step's upper level."""
+    mean_requests_per_s_asked: float | None = None
+    """A mean the shape could not hold under the peak asked (the peak is kept); None when it held."""
+    median_gap_s_doubt: float | None = None
+    """A file of numeric timestamps read as seconds whose median time between requests is a minute
+    or more: milliseconds, perhaps (then name the column timestamp_ms)."""
 
 
 class EngineDoc(Document):

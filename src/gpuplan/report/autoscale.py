@@ -43,9 +43,10 @@ from gpuplan.simulate.autoscale import (
     PolicyResult,
 )
 from gpuplan.simulate.latency import METRICS
+from gpuplan.simulate.trace import ShapeRate
 from gpuplan.vocab import pricing_name
 
-__all__ = ["autoscale_html", "autoscale_json", "autoscale_view"]
+__all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
 
 def _prices_doc(prices: FleetPrices) -> dict[str, Any]:
@@ -131,6 +132,10 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 "out_of_order": res.trace_out_of_order,
                 "default_prompt_tokens": res.trace_default_prompt_tokens,
                 "default_output_tokens": res.trace_default_output_tokens,
+                "mean_requests_per_s": None if res.trace_rate is None else res.trace_rate.mean_requests_per_s,
+                "peak_requests_per_s": None if res.trace_rate is None else res.trace_rate.peak_requests_per_s,
+                "mean_requests_per_s_asked": None if res.trace_rate is None else res.trace_rate.mean_asked,
+                "median_gap_s_doubt": res.trace_slow_median_gap_s,
             },
             "replica": {
                 "gpu": rep.gpu,
@@ -263,9 +268,42 @@ def _per_million(p: PolicyResult, money: Money) -> str:
     return line
 
 
+def trace_rate_lines(name: str, rate: ShapeRate | None, slow_gap_s: float | None) -> list[str]:
+    """A generated trace's mean and peak (and a mean it could not hold); a file's timestamps that
+    may be milliseconds (``slow_gap_s``: the median time between its requests, read as seconds)."""
+    lines: list[str] = []
+    if rate is not None:
+        lines.append(
+            _(
+                "Its rate: mean {mean} requests/s, peak {peak} requests/s (the highest of its curve; "
+                "arrivals are random around it)."
+            ).format(mean=f"{rate.mean_requests_per_s:.3g}", peak=f"{rate.peak_requests_per_s:.3g}")
+        )
+        if rate.mean_asked is not None:
+            lines.append(
+                _(
+                    "A {shape} load cannot average {asked} requests/s under a peak of {peak}: the peak is "
+                    "kept (the load the plan sizes for) and its quietest time falls to 0."
+                ).format(
+                    shape=name,
+                    asked=f"{rate.mean_asked:.3g}",
+                    peak=f"{rate.peak_requests_per_s:.3g}",
+                )
+            )
+    if slow_gap_s is not None:
+        lines.append(
+            _(
+                "Its timestamps are read as seconds, a median of {gap} s between requests: if they are "
+                "milliseconds, name the column timestamp_ms."
+            ).format(gap=f"{slow_gap_s:,.0f}")
+        )
+    return lines
+
+
 def _trace_input_lines(res: AutoscaleResult) -> list[str]:
-    """What the trace did not say and was taken from elsewhere, or was put in order."""
-    lines = []
+    """What the trace did not say and was taken from elsewhere, or was put in order; a generated
+    trace's rate; a doubt about a file's unit of time."""
+    lines = trace_rate_lines(res.trace_name, res.trace_rate, res.trace_slow_median_gap_s)
     if res.trace_default_prompt_tokens is not None:
         lines.append(
             _(

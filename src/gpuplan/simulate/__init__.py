@@ -23,6 +23,7 @@ from gpuplan.simulate.latency import Slo, parse_slos
 from gpuplan.simulate.policy import Policy, load_policies, parse_policy
 from gpuplan.simulate.trace import (
     Shape,
+    ShapeRate,
     Trace,
     bursty_trace,
     check_shape,
@@ -39,6 +40,7 @@ __all__ = [
     "PolicyResult",
     "ReplicaModel",
     "Shape",
+    "ShapeRate",
     "SimulationSettings",
     "Slo",
     "Trace",

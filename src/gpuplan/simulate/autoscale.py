@@ -31,7 +31,7 @@ from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo
 from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy, queue_target
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
-from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
+from gpuplan.simulate.trace import MAX_WINDOW_S, ShapeRate, Trace
 from gpuplan.units import MAX_SPOT_NOTICE_S
 from gpuplan.vocab import PRICING_RULES
 
@@ -262,6 +262,11 @@ class AutoscaleResult:
     """The workload's prompt tokens, taken by every request because the trace has none."""
     trace_default_output_tokens: int | None = None
     """The workload's output tokens, taken by every request because the trace has none."""
+    trace_rate: ShapeRate | None = None
+    """A generated trace's rate curve (mean and peak); None for a trace read from a file."""
+    trace_slow_median_gap_s: float | None = None
+    """The median time between arrivals of a file of numeric timestamps, where it is a minute or more
+    (are they milliseconds?)."""
     duration_s: float
     policies: tuple[PolicyResult, ...]
 
@@ -683,6 +688,8 @@ def simulate_autoscale(
         trace_out_of_order=trace.out_of_order,
         trace_default_prompt_tokens=trace.default_prompt_tokens,
         trace_default_output_tokens=trace.default_output_tokens,
+        trace_rate=trace.rate,
+        trace_slow_median_gap_s=trace.slow_median_gap_s,
         duration_s=trace.duration_s,
         policies=tuple(out),
     )

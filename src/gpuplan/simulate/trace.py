@@ -7,12 +7,16 @@ case-insensitive):
 Lines starting with ``#`` before the header are comments (provenance, licence).
 
 - ``timestamp``: seconds from any origin (``12.5``) or an ISO date-time (``2023-11-16 18:15:46.68``);
+  ``timestamp_ms``: milliseconds from any origin. A number above :data:`MAX_SECONDS_TIMESTAMP` in a
+  column of seconds is refused (it is milliseconds or finer), and a file whose median time between
+  requests is :data:`SLOW_GAP_S` or more is read as seconds with a word in the report;
 - ``prompt_tokens`` / ``output_tokens`` (aliases ``ContextTokens`` / ``GeneratedTokens``, the Azure
   LLM inference trace's names; ``tokens_in`` / ``tokens_out``): optional, the workload's
   ``serving:`` figures are used where absent.
 
 Generated shapes (diurnal, bursty, step) are Poisson arrivals whose rate follows the shape, drawn
-from a seeded generator, so the same arguments give the same trace.
+from a seeded generator, so the same arguments give the same trace. Their rate is given as a mean,
+a peak or both (:class:`Shape`).
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
+    "MAX_SECONDS_TIMESTAMP",
     "MAX_TRACE_BYTES",
     "MAX_TRACE_ROWS",
     "MAX_WINDOW_S",
     "RETIMED_MARK",
+    "SLOW_GAP_S",
     "Shape",
+    "ShapeRate",
     "Trace",
     "bursty_trace",
     "check_shape",
@@ -57,6 +64,17 @@ MAX_TRACE_BYTES = 512 * 1024 * 1024
 MAX_WINDOW_S = 31 * 86_400.0
 
 _TIME = ("timestamp", "time", "time_s", "arrival_s")
+#: A time column whose name says milliseconds: its numbers are divided by 1,000.
+_TIME_MS = ("timestamp_ms", "time_ms", "arrival_ms")
+#: Numeric timestamps are seconds. One above this (about 3,200 years after any origin) is not: it is
+#: milliseconds or finer since 1970 (1.7e12 ms is 2023), which read as seconds would be a window of
+#: centuries; refused, naming the column to write.
+MAX_SECONDS_TIMESTAMP = 1e11
+#: A file of numeric timestamps whose median time between requests is at least this (one request
+#: a minute: 1,440 a day) is read as seconds, but the report says so and names the column to write
+#: if they are milliseconds: ten minutes of traffic in milliseconds read as seconds is a week of
+#: requests minutes apart, no error of its own. A real trace this quiet is told, not refused.
+SLOW_GAP_S = 60.0
 _PROMPT = ("prompt_tokens", "contexttokens", "tokens_in", "input_tokens")
 _OUTPUT = ("output_tokens", "generatedtokens", "tokens_out")
 
@@ -86,6 +104,11 @@ class Trace:
     """The prompt tokens every request took because the trace has none (``with_tokens``)."""
     default_output_tokens: int | None = None
     """The output tokens every request took because the trace has none (``with_tokens``)."""
+    rate: ShapeRate | None = None
+    """A generated trace's rate curve: its mean and peak (None for a trace read from a file)."""
+    slow_median_gap_s: float | None = None
+    """The median time between arrivals of a file with numeric timestamps, where it is
+    :data:`SLOW_GAP_S` or more: the report asks whether its timestamps are milliseconds."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -116,6 +139,8 @@ class Trace:
             out_of_order=self.out_of_order,
             default_prompt_tokens=prompt_tokens if self.prompt_tokens is None else self.default_prompt_tokens,
             default_output_tokens=output_tokens if self.output_tokens is None else self.default_output_tokens,
+            rate=self.rate,
+            slow_median_gap_s=self.slow_median_gap_s,
         )
 
 
@@ -235,11 +260,14 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
                 N_("trace {name}: empty file; expected a header line with 'timestamp'"), name=p.name
             )
         ti = _column(header, _TIME)
+        ms = ti is None and _column(header, _TIME_MS) is not None
+        if ms:
+            ti = _column(header, _TIME_MS)
         if ti is None:
             raise InputError.worded(
                 N_(
                     "trace {name}: no timestamp column (header is {header}); "
-                    "name it 'timestamp' (seconds or ISO date-time)"
+                    "name it 'timestamp' (seconds or ISO date-time) or 'timestamp_ms' (milliseconds)"
                 ),
                 name=p.name,
                 header=listed(header),
@@ -252,7 +280,7 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
             else None
         )
         if fast is not None:
-            return _finish_read(p, fast, synthetic, max_rows, note)
+            return _finish_read(p, fast, synthetic, max_rows, note, ms=ms)
         f.seek(0)
         reader = csv.reader(itertools.islice(f, comments, None))
         next(reader)  # the header again: the line-by-line reader names the first bad line
@@ -317,7 +345,7 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
         prompt_tokens=np.asarray(prompts, dtype=np.int64) if pi is not None else None,
         output_tokens=np.asarray(outputs, dtype=np.int64) if oi is not None else None,
     )
-    return _finish_read(p, cols, synthetic, max_rows, note)
+    return _finish_read(p, cols, synthetic, max_rows, note, ms=ms)
 
 
 def _read_fast(
@@ -338,8 +366,12 @@ def _read_fast(
     )
 
 
-def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: str = "") -> Trace:
-    """Sorted arrivals from the first one, the checks every reader shares, and the time of day."""
+def _finish_read(
+    p: Path, read: Columns, synthetic: bool, max_rows: int, note: str = "", *, ms: bool = False
+) -> Trace:
+    """Sorted arrivals from the first one, the checks every reader shares, and the time of day.
+
+    ``ms``: the time column's name says milliseconds (numbers are divided by 1,000)."""
     if not len(read.time_s):
         raise InputError.worded(N_("trace {name}: no requests after the header"), name=p.name)
     if len(read.time_s) > max_rows:
@@ -347,6 +379,19 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
             N_("trace {name}: more than {limit:,} requests; cut the trace"), name=p.name, limit=max_rows
         )
     arr = read.time_s
+    if not read.is_datetime:
+        if ms:
+            arr = arr / 1000.0
+        biggest = float(np.abs(arr).max())
+        if biggest > MAX_SECONDS_TIMESTAMP:
+            raise InputError.worded(
+                N_(
+                    "trace {name}: timestamp {value:.6g} is not seconds (as seconds it is more than 3,000 "
+                    "years after its origin); if the column is milliseconds, name it timestamp_ms"
+                ),
+                name=p.name,
+                value=biggest,
+            )
     # Traces are usually sorted (checking costs one pass; sorting four million rows, a second).
     order = None if bool(np.all(arr[1:] >= arr[:-1])) else np.argsort(arr, kind="stable")
     late = 0
@@ -358,6 +403,7 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
     # the trace's, whatever the zone of the machine reading it.
     start_of_day = origin % 86_400.0 if read.is_datetime else 0.0
     arr = arr - origin
+    gap = float(np.median(np.diff(arr))) if len(arr) > 1 and not read.is_datetime and not ms else 0.0
     cols: list[np.ndarray | None] = []
     for vals, name in ((read.prompt_tokens, "prompt_tokens"), (read.output_tokens, "output_tokens")):
         if vals is None:
@@ -388,6 +434,7 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
         start_of_day_s=start_of_day,
         note=note,
         out_of_order=late,
+        slow_median_gap_s=gap if gap >= SLOW_GAP_S else None,
     )
 
 
@@ -409,9 +456,19 @@ def _tokens(n: int, prompt: int, output: int, rng: np.random.Generator) -> tuple
 
 @dataclass(frozen=True, kw_only=True)
 class Shape:
-    """A generated load: mean rate, length and seed; each generator reads what it needs."""
+    """A generated load: its rate (mean, peak or both), length and seed; each generator reads what
+    it needs.
 
-    mean_requests_per_s: float
+    With only a mean, the shape keeps its own proportions (a diurnal day's peak is 1.6× its mean);
+    with only a peak, too, scaled so that its highest rate is the peak; with both, its floor and
+    height are set so that both hold (see :class:`ShapeRate`).
+    """
+
+    mean_requests_per_s: float | None = None
+    """The rate averaged over the window (a diurnal trace's: over its day)."""
+    peak_requests_per_s: float | None = None
+    """The highest rate of the shape: a diurnal day's busiest minute, a burst's rate, a step's
+    upper level (arrivals are Poisson around it)."""
     duration_s: float = 86_400.0
     seed: int = 0
     prompt_tokens: int | None = None
@@ -419,24 +476,62 @@ class Shape:
     output_tokens: int | None = None
 
 
-def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator) -> Trace:
+@dataclass(frozen=True, kw_only=True)
+class ShapeRate:
+    """The rate curve a generated trace was drawn from, for the report."""
+
+    mean_requests_per_s: float
+    """Averaged over the window drawn."""
+    peak_requests_per_s: float
+    """Its highest value in the window drawn (the shape's peak, :attr:`Shape.peak_requests_per_s`,
+    unless a diurnal window of a few hours stops before the day's busiest minute)."""
+    mean_asked: float | None = None
+    """A mean the shape could not hold under the peak asked (the peak is kept, and the mean is the
+    lowest the shape reaches: its quietest time at zero); None when what was asked holds."""
+
+
+def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tuple[np.ndarray, ShapeRate]:
+    """The rate per bin: ``level`` (the shape's proportions) fitted to the shape's mean and peak.
+
+    The mean and peak are those of ``basis``, the whole shape (a diurnal trace's day, of which a
+    shorter window shows its first hours), else of ``level``. With both, the rate is
+    ``floor + height × g``, g the level rescaled to [0, 1]: the floor and height are the two
+    unknowns the mean and the peak fix. A mean below ``peak × mean(g)`` would need a floor below
+    zero: the peak wins (it is the load the plan sizes for), the floor is 0.
+    """
+    whole = level if basis is None else basis
+    mean, peak = shape.mean_requests_per_s, shape.peak_requests_per_s
+    lo, hi = float(whole.min()), float(whole.max())
+    if peak is None:
+        assert mean is not None  # _check
+        rate, held = mean * level / whole.mean(), mean
+    elif mean is None or hi - lo <= 1e-12 * hi:
+        # only a peak, or a flat shape (no burst drawn): the shape's proportions under the peak
+        rate, held = peak * level / hi, peak * float(whole.mean()) / hi
+    else:
+        g_mean = (float(whole.mean()) - lo) / (hi - lo)
+        floor = max(0.0, peak - (peak - mean) / (1 - g_mean))
+        rate = floor + (peak - floor) * (level - lo) / (hi - lo)
+        held = floor + (peak - floor) * g_mean
+    asked = mean if mean is not None and not math.isclose(held, mean) else None
+    fitted = ShapeRate(
+        mean_requests_per_s=float(rate.mean()), peak_requests_per_s=float(rate.max()), mean_asked=asked
+    )
+    return rate, fitted
+
+
+def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator, rate: ShapeRate) -> Trace:
+    p = o = None
     if shape.prompt_tokens and shape.output_tokens:
         p, o = _tokens(len(arr), shape.prompt_tokens, shape.output_tokens, rng)
-        return Trace(
-            arrival_s=arr,
-            prompt_tokens=p,
-            output_tokens=o,
-            duration_s=shape.duration_s,
-            name=name,
-            synthetic=True,
-        )
     return Trace(
         arrival_s=arr,
-        prompt_tokens=None,
-        output_tokens=None,
+        prompt_tokens=p,
+        output_tokens=o,
         duration_s=shape.duration_s,
         name=name,
         synthetic=True,
+        rate=rate,
     )
 
 
@@ -446,10 +541,19 @@ def check_shape(shape: Shape) -> None:
 
 
 def _check(shape: Shape) -> None:
-    if not (math.isfinite(shape.mean_requests_per_s) and shape.mean_requests_per_s > 0):
+    given = [r for r in (shape.mean_requests_per_s, shape.peak_requests_per_s) if r is not None]
+    if not given:
+        raise InputError.worded(N_("trace shape: give its mean rate, its peak rate or both"))
+    for r in given:
+        if not (math.isfinite(r) and r > 0):
+            raise InputError.worded(
+                N_("trace shape: the rate must be a positive number, got {rate:g}"), rate=r
+            )
+    if len(given) == 2 and given[0] > given[1]:
         raise InputError.worded(
-            N_("trace shape: the rate must be a positive number, got {rate:g}"),
-            rate=shape.mean_requests_per_s,
+            N_("trace shape: the mean rate ({mean:g}) is above the peak rate ({peak:g})"),
+            mean=given[0],
+            peak=given[1],
         )
     if not (math.isfinite(shape.duration_s) and shape.duration_s > 0):
         raise InputError.worded(
@@ -464,22 +568,32 @@ def _check(shape: Shape) -> None:
             hours=shape.duration_s / 3600,
             limit_h=MAX_WINDOW_S / 3600,
         )
-    if shape.mean_requests_per_s * shape.duration_s > MAX_TRACE_ROWS:
-        # Rate × duration is the number of requests drawn (and held): the bound a CSV trace has.
+    # Rate × duration is the number of requests drawn (and held): the bound a CSV trace has. With
+    # only a peak given, the peak bounds the mean.
+    rate = given[0]
+    if rate * shape.duration_s > MAX_TRACE_ROWS:
         raise InputError.worded(
             N_(
                 "trace shape: {rate:g} requests/s for {hours:g} hours is {requests:,.0f} requests, "
                 "more than the {limit:,} a trace may hold"
             ),
-            rate=shape.mean_requests_per_s,
+            rate=rate,
             hours=shape.duration_s / 3600,
-            requests=shape.mean_requests_per_s * shape.duration_s,
+            requests=rate * shape.duration_s,
             limit=MAX_TRACE_ROWS,
         )
 
 
+def _cosine(t_s: np.ndarray, amp: float, peak_hour: float) -> np.ndarray:
+    return 1 + amp * np.cos(2 * math.pi * (t_s / 3600 - peak_hour) / 24)
+
+
 def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float = 14.0) -> Trace:
-    """A day-shaped load: a cosine over 24 h, peak at ``peak_hour``, peak/trough = ``peak_to_trough``."""
+    """A day-shaped load: a cosine over 24 h, peak at ``peak_hour``, peak/trough = ``peak_to_trough``
+    (with a mean and a peak both given, these two set the proportions instead).
+
+    The mean and the peak (its busiest minute) are the day's: a window shorter than a day is its
+    first hours, a longer one repeats it."""
     _check(shape)
     if peak_to_trough < 1:
         raise InputError.worded(N_("diurnal trace: peak_to_trough must be ≥ 1"))
@@ -487,8 +601,9 @@ def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float
     dt = 60.0
     t = np.arange(0.0, shape.duration_s, dt) + dt / 2
     amp = (peak_to_trough - 1) / (peak_to_trough + 1)
-    rate = shape.mean_requests_per_s * (1 + amp * np.cos(2 * math.pi * (t / 3600 - peak_hour) / 24))
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng)
+    day = np.arange(0.0, 86_400.0, dt) + dt / 2
+    rate, fitted = _fit(_cosine(t, amp, peak_hour), shape, basis=_cosine(day, amp, peak_hour))
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng, fitted)
 
 
 def bursty_trace(
@@ -496,7 +611,8 @@ def bursty_trace(
 ) -> Trace:
     """Steady load with bursts of ``burst_factor`` × the base rate, ``burst_s`` long, at random times.
 
-    The base rate is set so that the mean over the trace is ``mean_requests_per_s``.
+    The peak is a burst's rate; with a mean and a peak both given, they set the base rate instead of
+    ``burst_factor``.
     """
     _check(shape)
     rng = np.random.default_rng(shape.seed)
@@ -506,20 +622,24 @@ def bursty_trace(
     level = np.ones(bins)
     for s in starts:
         level[int(s / dt) : int((s + burst_s) / dt)] = burst_factor
-    rate = shape.mean_requests_per_s * level / level.mean()
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty", rng)
+    rate, fitted = _fit(level, shape)
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty", rng, fitted)
 
 
 def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -> Trace:
-    """A load that jumps from a base rate to ``factor`` × base at ``at_fraction`` of the trace."""
+    """A load that jumps from a base rate to ``factor`` × base at ``at_fraction`` of the trace.
+
+    The peak is the upper level; with a mean and a peak both given, they set the base instead of
+    ``factor``.
+    """
     _check(shape)
     rng = np.random.default_rng(shape.seed)
     dt = 1.0
     bins = math.ceil(shape.duration_s / dt)
     level = np.ones(bins)
     level[int(bins * at_fraction) :] = factor
-    rate = shape.mean_requests_per_s * level / level.mean()
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng)
+    rate, fitted = _fit(level, shape)
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng, fitted)
 
 
 #: The first words of the comment line a re-timed trace carries (and the reader keeps as its note).
@@ -593,6 +713,8 @@ def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = N
         out_of_order=trace.out_of_order,
         default_prompt_tokens=trace.default_prompt_tokens,
         default_output_tokens=trace.default_output_tokens,
+        # the file's own unit is what is in doubt, whatever its speed now
+        slow_median_gap_s=trace.slow_median_gap_s,
     )
 
 

@@ -271,7 +271,12 @@ class SimulateRequest(WorkloadRequest):
     shape: Literal["diurnal", "bursty", "step"] | None = Field(
         default=None, description="A generated trace instead of trace_csv (default diurnal)."
     )
-    rate: float | None = Field(default=None, gt=0, le=10_000, description="mean requests/s")
+    rate: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        description="mean requests/s (default: the workload's, its peak serving.requests_per_s)",
+    )
     hours: float = Field(default=24.0, gt=0, le=24 * 31)
     policies: list[str] = Field(
         min_length=1, max_length=16, description="fixed:replicas=4, target:target=0.7,max=10, …"

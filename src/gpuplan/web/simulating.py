@@ -75,16 +75,17 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     from gpuplan.simulate import Shape
     from gpuplan.simulate.inputs import request_tokens
 
-    rate = (
-        request.rate
-        if request.rate is not None
-        else (serving.requests_per_s if serving is not None else None)
-    )
-    if rate is None:
+    # As the command line: the rate given is the mean; by default the day the plan was sized for,
+    # its peak serving.requests_per_s and its mean serving.mean_requests_per_s where given.
+    mean, peak = request.rate, None
+    if mean is None and serving is not None:
+        mean, peak = serving.mean_requests_per_s, serving.requests_per_s
+    if mean is None and peak is None:
         raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
     prompt, output = request_tokens(serving)
     return Shape(
-        mean_requests_per_s=rate,
+        mean_requests_per_s=mean,
+        peak_requests_per_s=peak,
         duration_s=request.hours * 3600,
         seed=request.seed,
         prompt_tokens=prompt,
