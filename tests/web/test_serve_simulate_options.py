@@ -228,7 +228,7 @@ def test_a_catalog_price_names_its_publisher_date_and_confidence_as_the_command_
         # no replica: the estimator needs the serving: block, as the command does
         ({}, "simulate needs an inference workload: task: infer with a serving: block (or give replica)"),
         # a generated trace needs a rate where the workload gives none
-        ({"replica": REPLICA, "shape": "diurnal"}, "give rate (or serving.requests_per_s in the workload)"),
+        ({"replica": REPLICA, "shape": "diurnal"}, "give rate or peak (or serving.requests_per_s in the workload)"),
     ],
 )
 def test_without_a_serving_block_what_is_missing_is_said(
@@ -338,3 +338,13 @@ def test_replicas_sharing_a_gpu_run_and_are_billed_so_as_in_the_command(service:
     assert served["prices"]["replicas_per_gpu"] == 2
     assert served["prices"]["replicas_per_instance"]["on_demand"] % 2 == 0
     assert "2 replicas time-share each GPU" in served["replica"]["source"]
+
+
+def test_a_generated_traces_peak_is_a_request_field_as_the_commands_peak() -> None:
+    # the command's --peak came with no field of its own: a request could not ask for the day's peak
+    from gpuplan.web.requests import SimulateRequest
+    from gpuplan.web.simulating import _shape
+
+    request = SimulateRequest(workload={}, policies=["fixed:replicas=1"], shape="diurnal", peak=5.0)
+    shape = _shape(request, None)
+    assert (shape.peak_requests_per_s, shape.mean_requests_per_s) == (5.0, None)

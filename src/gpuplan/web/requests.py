@@ -275,7 +275,20 @@ class SimulateRequest(WorkloadRequest):
         default=None,
         gt=0,
         le=10_000,
-        description="mean requests/s (default: the workload's, its peak serving.requests_per_s)",
+        description=(
+            "mean requests/s of the generated trace, in the shape's own proportions unless peak is given "
+            "too (default: the workload's serving.mean_requests_per_s, if given)"
+        ),
+    )
+    peak: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        description=(
+            "peak requests/s of the generated trace: a diurnal day's busiest minute, a burst, a step's "
+            "upper level (default: the workload's serving.requests_per_s); with rate or peak, the "
+            "workload's rates are not used"
+        ),
     )
     hours: float = Field(default=24.0, gt=0, le=24 * 31)
     policies: list[str] = Field(

@@ -77,11 +77,11 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
 
     # As the command line: the rate given is the mean; by default the day the plan was sized for,
     # its peak serving.requests_per_s and its mean serving.mean_requests_per_s where given.
-    mean, peak = request.rate, None
-    if mean is None and serving is not None:
+    mean, peak = request.rate, request.peak
+    if mean is None and peak is None and serving is not None:
         mean, peak = serving.mean_requests_per_s, serving.requests_per_s
     if mean is None and peak is None:
-        raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
+        raise InputError.worded(N_("give rate or peak (or serving.requests_per_s in the workload)"))
     prompt, output = request_tokens(serving)
     return Shape(
         mean_requests_per_s=mean,
