@@ -228,7 +228,10 @@ def test_a_catalog_price_names_its_publisher_date_and_confidence_as_the_command_
         # no replica: the estimator needs the serving: block, as the command does
         ({}, "simulate needs an inference workload: task: infer with a serving: block (or give replica)"),
         # a generated trace needs a rate where the workload gives none
-        ({"replica": REPLICA, "shape": "diurnal"}, "give rate or peak (or serving.requests_per_s in the workload)"),
+        (
+            {"replica": REPLICA, "shape": "diurnal"},
+            "give rate or peak (or serving.requests_per_s in the workload)",
+        ),
     ],
 )
 def test_without_a_serving_block_what_is_missing_is_said(
