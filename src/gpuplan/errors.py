@@ -8,6 +8,7 @@ A message says what is wrong *and* how to fix it. Causes are chained with ``rais
     ├── NotFoundError            an unknown name (GPU, preset, provider, target …); carries suggestions
     │   ├── AmbiguousNameError   a name that matches several things; carries the choices
     │   └── UnknownChoiceError   a name outside one of gpuplan.vocab's lists (also an InputError)
+    ├── ForbiddenError           what the caller's team may not change (another team's workload, plan)
     ├── InputError               a value the user gave is invalid (workload field, flag value, file)
     │   ├── WorkloadError        the workload spec is invalid or impossible (batch 0, seq too long …)
     │   └── UserCodeError        the user's own model code failed; carries its traceback text
@@ -34,6 +35,7 @@ __all__ = [
     "DataError",
     "DeployError",
     "EstimateError",
+    "ForbiddenError",
     "GpuplanError",
     "InfeasibleError",
     "InputError",
@@ -179,6 +181,11 @@ class UserCodeError(InputError):
 class AbsentError(InputError):
     """What a request addresses by its id is not there (a saved plan, a discount to remove): the
     service answers 404, where a bad value is a 400."""
+
+
+class ForbiddenError(GpuplanError):
+    """What the caller asks to change is another team's (a saved workload, a saved plan): the
+    service answers 403. The message names the owning team and what to do instead."""
 
 
 class UnknownChoiceError(NotFoundError, InputError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from old_catalog import upgrade_to
 from sqlalchemy import create_engine, text
 
@@ -49,5 +50,79 @@ def test_a_catalog_of_revision_0008_keeps_its_budget_as_the_services_and_takes_t
         assert team.budget("2027-01", "nlp").amount_usd == 1000.0  # type: ignore[union-attr]
         assert team.budget("2027-01").amount_usd == 4200.0  # type: ignore[union-attr]
         assert [b.team for b in team.budgets("2027-01")] == ["nlp"]
+    finally:
+        store.close()
+
+
+def _catalog_at_0009(url: str) -> None:
+    """A 0009 catalog with a workload of two versions and inference's plan of it."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0009_teams")
+            at = "2026-12-01T00:00:00+00:00"
+            conn.execute(
+                text(
+                    "INSERT INTO team_workloads (id, name, created_by, created_at) "
+                    f"VALUES (1, 'llama8b-chat', 'infer', '{at}')"
+                )
+            )
+            for version, saver in ((1, "infer"), (2, "train")):
+                conn.execute(
+                    text(
+                        "INSERT INTO team_workload_versions (workload_id, version, spec, saved_by, saved_at) "
+                        f"VALUES (1, {version}, '{{\"workload\": {{}}}}', '{saver}', '{at}')"
+                    )
+                )
+            conn.execute(
+                text(
+                    "INSERT INTO team_plans (id, workload_id, workload_version, month, constraints, "
+                    "document, total_cost_usd, prices_as_of, catalog_import_id, created_by, created_at, "
+                    "status, runs_per_month, team) VALUES (5, 1, 1, '2027-01', '{}', '{}', 1973.18, NULL, "
+                    f"NULL, 'infer', '{at}', 'planned', 1, 'inference')"
+                )
+            )
+    finally:
+        engine.dispose()
+
+
+def test_a_catalog_of_revision_0009_keeps_its_workloads_as_of_no_team_and_its_plans_teams(
+    tmp_path: Path,
+) -> None:
+    from gpuplan.errors import ForbiddenError
+
+    path = tmp_path / "old.sqlite"
+    _catalog_at_0009(f"sqlite:///{path}")
+    store = open_store(str(path), seed=False)  # upgrades to head
+    try:
+        team = TeamStore(store.engine)
+        kept = team.workload_versions("llama8b-chat")
+        assert [(w.version, w.saved_by, w.team) for w in kept] == [(2, "train", None), (1, "infer", None)]
+        plan = team.plan(5, with_document=False)
+        assert (plan.team, plan.status, plan.total_cost_usd) == ("inference", "planned", 1973.18)
+        # a workload saved before it had a team is anyone's, as it was: it stays of no team
+        again = team.save_workload("llama8b-chat", {"workload": {}}, actor="train", team="training")
+        assert (again.version, again.team) == (3, None)
+        # a new one is its saver's team's, and no other team's to save or plan
+        own = team.save_workload("llama8b-train", {"workload": {}}, actor="train", team="training")
+        assert own.team == "training"
+        with pytest.raises(ForbiddenError, match="'training'"):
+            team.save_workload("llama8b-train", {"workload": {}}, actor="infer", team="inference")
+        with pytest.raises(ForbiddenError, match="'training'"):
+            team.save_plan(
+                own,
+                month="2027-01",
+                constraints={},
+                document={},
+                catalog_import_id=None,
+                actor="infer",
+                team="inference",
+            )
+        # the plan kept before is its team's to cancel
+        with pytest.raises(ForbiddenError, match="'inference'"):
+            team.set_plan_status(5, "cancelled", actor="train", team="training")
+        assert team.plan(5, with_document=False).status == "planned"
+        done = team.set_plan_status(5, "cancelled", actor="infer", team="inference")
+        assert done.status == "cancelled"
     finally:
         store.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0009_teams"
+HEAD_REVISION = "0010_workload_teams"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
 KNOWN_REVISIONS = (
     "0001_initial",
@@ -17,4 +17,5 @@ KNOWN_REVISIONS = (
     "0007_refresh_words",
     "0008_plan_runs",
     "0009_teams",
+    "0010_workload_teams",
 )

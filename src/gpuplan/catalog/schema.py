@@ -333,6 +333,9 @@ team_workloads = Table(
     Column("name", String(128), nullable=False),
     Column("created_by", String(64), nullable=False),
     Column("created_at", String(32), nullable=False),
+    # the team of the token that first saved it: only that team's tokens save it again (NULL: no
+    # team, any token's)
+    Column("team", String(64), nullable=True),
 )
 
 team_workload_versions = Table(

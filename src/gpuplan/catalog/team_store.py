@@ -19,7 +19,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,7 +29,7 @@ from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.transactions import upsert, writing
-from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
+from gpuplan.errors import AbsentError, ForbiddenError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.units import MAX_RUNS_PER_MONTH
@@ -52,6 +52,7 @@ __all__ = [
     "SavedWorkload",
     "TeamStore",
     "TokenInfo",
+    "check_plannable",
     "now_iso",
 ]
 
@@ -127,6 +128,10 @@ class SavedWorkload:
     spec: dict[str, Any]
     saved_by: str
     saved_at: str
+    team: str | None = None
+    """The team that owns the workload: the team of the token that first saved it. Only its tokens
+    (and admins) save new versions of it or plan it. None: no team (saved before workloads had
+    teams, or by a token of no team): any token saves and plans it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -427,21 +432,38 @@ class TeamStore:
 
     # -- workloads ---------------------------------------------------------------------------------
 
-    def save_workload(self, name: str, spec: dict[str, Any], *, actor: str) -> SavedWorkload:
-        """Store ``spec`` as the next version of workload ``name`` (created on first save)."""
+    def save_workload(
+        self,
+        name: str,
+        spec: dict[str, Any],
+        *,
+        actor: str,
+        team: str | None = None,
+        admin: bool = False,
+    ) -> SavedWorkload:
+        """Store ``spec`` as the next version of workload ``name`` (created on first save, as
+        ``team``'s: the saver's). A workload another team owns is refused (ForbiddenError) unless
+        ``admin``: its team's plans would plan the other team's spec."""
         now = now_iso()
         text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
-        return _once_more_on_conflict(lambda: self._save_workload(name, spec, text, now, actor))
+        return _once_more_on_conflict(lambda: self._save_workload(name, spec, text, now, actor, team, admin))
 
     def _save_workload(
-        self, name: str, spec: dict[str, Any], text: str, now: str, actor: str
+        self,
+        name: str,
+        spec: dict[str, Any],
+        text: str,
+        now: str,
+        actor: str,
+        team: str | None,
+        admin: bool,
     ) -> SavedWorkload:
         w, v = t.team_workloads.c, t.team_workload_versions.c
         with writing(self.engine) as conn:
             # The workload's row locked (PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises
             # writers): concurrent saves of one name take their version numbers in turn, not the
             # same max + 1 (a unique-key 500, the save lost).
-            row = conn.execute(select(w.id).where(w.name == name).with_for_update()).first()
+            row = conn.execute(select(w.id, w.team).where(w.name == name).with_for_update()).first()
             if row is None:
                 _refuse_lookalike(N_("workload name"), name)
                 names = conn.execute(select(w.name)).scalars()
@@ -455,12 +477,23 @@ class TeamStore:
                         kept=kept,
                     )
                 key = conn.execute(
-                    insert(t.team_workloads).values(name=name, created_by=actor, created_at=now)
+                    insert(t.team_workloads).values(name=name, created_by=actor, created_at=now, team=team)
                 ).inserted_primary_key
                 assert key is not None
                 wid = key[0]
                 version = 1
+                owner = team
             else:
+                owner = row.team
+                if owner is not None and owner != team and not admin:
+                    raise ForbiddenError.worded(
+                        N_(
+                            "workload {name!r} belongs to team {owner!r}: only its tokens or an admin "
+                            "save new versions of it; save yours under another name"
+                        ),
+                        name=name,
+                        owner=owner,
+                    )
                 wid = row.id
                 last = conn.execute(select(func.max(v.version)).where(v.workload_id == wid)).scalar()
                 version = int(last or 0) + 1
@@ -469,14 +502,14 @@ class TeamStore:
                     workload_id=wid, version=version, spec=text, saved_by=actor, saved_at=now
                 )
             )
-            self.audit(conn, actor, "workload.save", name, {"version": version})
-        return SavedWorkload(name=name, version=version, spec=spec, saved_by=actor, saved_at=now)
+            self.audit(conn, actor, "workload.save", name, {"version": version, "team": owner})
+        return SavedWorkload(name=name, version=version, spec=spec, saved_by=actor, saved_at=now, team=owner)
 
     def workload_versions(self, name: str | None = None) -> list[SavedWorkload]:
         """Every saved version (of ``name`` when given), newest first."""
         w, v = t.team_workloads.c, t.team_workload_versions.c
         stmt = (
-            select(w.name, v.version, v.spec, v.saved_by, v.saved_at)
+            select(w.name, v.version, v.spec, v.saved_by, v.saved_at, w.team)
             .join_from(t.team_workload_versions, t.team_workloads, v.workload_id == w.id)
             .order_by(w.name, v.version.desc())
         )
@@ -491,6 +524,7 @@ class TeamStore:
                 spec=json.loads(r.spec),
                 saved_by=r.saved_by,
                 saved_at=r.saved_at,
+                team=r.team,
             )
             for r in rows
         ]
@@ -526,14 +560,17 @@ class TeamStore:
         document_text: str | None = None,
         runs_per_month: int = 1,
         team: str | None = None,
+        admin: bool = False,
     ) -> SavedPlan:
         """Keep a plan of a saved workload version: who, when, on which prices, for which month,
         run how many times in it, for which team (the saver's). The team's earlier planned plan of
         the workload for the month, if any, is marked replaced (the month's spend counts each
-        workload's newest plan once per team).
+        workload's newest plan once per team). A workload another team owns is refused
+        (ForbiddenError, :func:`check_plannable`) unless ``admin``.
         ``document_text``: the document as JSON text when the caller has it (it is not written again)."""
         check_month(month)
         _check_runs(runs_per_month)
+        check_plannable(workload, team, admin=admin)
         rec = document.get("recommended") or {}
         w = t.team_workloads.c
         now = now_iso()
@@ -544,7 +581,10 @@ class TeamStore:
         if document_text is None:
             document_text = json.dumps(document, ensure_ascii=False)
         with writing(self.engine) as conn:
-            wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
+            found = conn.execute(select(w.id, w.team).where(w.name == workload.name)).one()
+            # as it is now, in the transaction (``workload`` was read before it)
+            check_plannable(replace(workload, team=found.team), team, admin=admin)
+            wid = found.id
             replaced = self._replace_planned(conn, wid, month, team)
             key = conn.execute(
                 insert(t.team_plans).values(
@@ -665,14 +705,38 @@ class TeamStore:
             raise AbsentError.worded(N_("no saved plan {id}"), id=plan_id)
         return found[0]
 
-    def set_plan_status(self, plan_id: int, status: str, *, actor: str) -> SavedPlan:
+    def set_plan_status(
+        self,
+        plan_id: int,
+        status: str,
+        *,
+        actor: str,
+        team: str | None = None,
+        admin: bool = False,
+    ) -> SavedPlan:
         """Cancel a plan, or plan it again (then the workload's other planned plan of its month, if
-        any, is replaced: a month counts one plan of each workload)."""
+        any, is replaced: a month counts one plan of each workload). Only the plan's team (``team``:
+        the caller's; a plan of no team, a caller of no team) or an ``admin`` changes it; another's
+        is ForbiddenError."""
         if status not in ("planned", "cancelled"):
             from gpuplan.errors import UnknownChoiceError
 
             raise UnknownChoiceError("plan status", status, ("planned", "cancelled"))
-        self.plan(plan_id, with_document=False)
+        owner = self.plan(plan_id, with_document=False).team
+        if owner != team and not admin:
+            if owner is None:
+                raise ForbiddenError.worded(
+                    N_("plan {id} has no team: only a token of no team or an admin changes it; ask an admin"),
+                    id=plan_id,
+                )
+            raise ForbiddenError.worded(
+                N_(
+                    "plan {id} belongs to team {owner!r}: only its tokens or an admin change it; ask "
+                    "team {owner!r}"
+                ),
+                id=plan_id,
+                owner=owner,
+            )
         p = t.team_plans.c
         with writing(self.engine) as conn:
             details: dict[str, Any] = {"status": status}
@@ -811,6 +875,22 @@ def _recommended(dialect: str) -> ColumnElement[Any]:
     # SQLite (json_extract, built in since 3.38; in the JSON1 extension before): no cast, which
     # would give the text SQLite's NUMERIC affinity.
     return type_coerce(document, JSON)["recommended"]
+
+
+def check_plannable(workload: SavedWorkload, team: str | None, *, admin: bool = False) -> None:
+    """ForbiddenError when ``workload`` is owned by a team other than ``team`` (the saver's) and the
+    saver is no ``admin``: a plan is kept only of a workload the saver's team owns or of one of no
+    team."""
+    if workload.team is None or workload.team == team or admin:
+        return
+    raise ForbiddenError.worded(
+        N_(
+            "workload {name!r} belongs to team {owner!r}: only its tokens or an admin plan it; "
+            "save your own workload under another name and plan that"
+        ),
+        name=workload.name,
+        owner=workload.team,
+    )
 
 
 def scopes_text(scopes: Sequence[str]) -> str:

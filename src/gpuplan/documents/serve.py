@@ -97,6 +97,10 @@ class WorkloadVersionItem(Document):
     spec: dict[str, Any]
     saved_by: str
     saved_at: str
+    team: str | None = None
+    """The team that owns the workload: the team of the token that first saved it. Only its tokens
+    (and admins) save new versions of it or plan it. None: no team (saved by a token of no team, or
+    before workloads had teams): any token of the plan scope saves and plans it."""
 
 
 class WorkloadsDocument(Document):

@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gpuplan.errors import (
     AbsentError,
     EstimateError,
+    ForbiddenError,
     GpuplanError,
     InfeasibleError,
     StoreError,
@@ -57,6 +58,8 @@ def error_response(
 def _status(e: GpuplanError) -> int:
     if isinstance(e, AbsentError):
         return 404
+    if isinstance(e, ForbiddenError):
+        return 403
     if isinstance(e, StoreError):
         return 503
     if isinstance(e, (InfeasibleError, EstimateError)):

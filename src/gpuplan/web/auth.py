@@ -137,6 +137,16 @@ class Caller:
     def name(self) -> str:
         return self.token.name
 
+    @property
+    def team(self) -> str | None:
+        """The token's team: what it saves is that team's, and it changes only that team's."""
+        return self.token.team
+
+    @property
+    def admin(self) -> bool:
+        """An admin's token changes any team's workloads and plans."""
+        return self.token.allows("admin")
+
 
 def request_language(request: Request) -> str:
     """``?lang=zh|en``, else the first of Accept-Language that gpuplan speaks, else the default."""

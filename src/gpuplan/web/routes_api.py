@@ -62,7 +62,11 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
             "that is not JSON (the line says which and how to fix it; field names the value)",
         ),
         (401, "no token, or an unknown, revoked or expired one"),
-        (403, "the token's scope does not allow this"),
+        (
+            403,
+            "the token's scope does not allow this, or what it would change is another team's (a "
+            "saved workload, a saved plan: the line names the owning team)",
+        ),
         (404, "nothing at this address (a job, a saved plan, a discount to remove)"),
         (413, "request body too large"),
         (422, "a valid request without an answer (nothing fits, no offer meets the constraints)"),
@@ -139,6 +143,7 @@ def _queue(
         "lang": caller.lang,
         "cache_key": cache_key,
         "team": caller.token.team,  # a saved plan is the saver's team's
+        "admin": caller.token.allows("admin"),  # who may plan another team's workload
     }
     job = jobs.create(kind, payload, actor=caller.name)
     request.app.state.runner.submit(job.id)

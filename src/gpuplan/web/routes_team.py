@@ -130,7 +130,8 @@ def workloads(
 def save_workload(
     request: Request, caller: Annotated[Caller, authorised("plan")], body: SaveWorkloadRequest
 ) -> Any:
-    """Save a workload (a new version when the name exists). It is checked as a plan request would be."""
+    """Save a workload (a new version when the name exists). It is checked as a plan request would be.
+    A new name is the saver's team's; a name another team owns is refused (403) unless by an admin."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.service import materialize
@@ -140,7 +141,9 @@ def save_workload(
         # asked of it)
         materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
     spec = {"workload": body.workload, "hf_config_json": body.hf_config_json}
-    saved = TeamStore(_store(request).engine).save_workload(body.name, spec, actor=caller.name)
+    saved = TeamStore(_store(request).engine).save_workload(
+        body.name, spec, actor=caller.name, team=caller.team, admin=caller.admin
+    )
     return {"workloads": [vars(saved)]}
 
 
@@ -172,8 +175,9 @@ def plans(
 )
 def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: SavePlanRequest) -> Any:
     """Plan a saved workload and keep the plan for a month's budget (a job when it must be traced): the
-    budget of the whole service and, for a token of a team, that team's."""
-    from gpuplan.catalog.team_store import TeamStore
+    budget of the whole service and, for a token of a team, that team's. A workload another team owns
+    is refused (403) unless by an admin."""
+    from gpuplan.catalog.team_store import TeamStore, check_plannable
     from gpuplan.i18n import use_language
     from gpuplan.web.routes_api import _queue
     from gpuplan.web.service import materialize, profile_cached
@@ -183,7 +187,9 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     store = _store(request)
     scratch = Path(request.app.state.config.scratch_dir)
     with use_language(caller.lang):
-        spec = TeamStore(store.engine).workload(body.name, body.version).spec
+        found = TeamStore(store.engine).workload(body.name, body.version)
+        check_plannable(found, caller.team, admin=caller.admin)  # before a job is queued
+        spec = found.spec
         workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
         refuse_service_runs(workload, body.runs_per_month, body.name)  # before anything is queued
         if not profile_cached(store, workload):
@@ -195,7 +201,8 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
             actor=caller.name,
             lang=caller.lang,
             answers=request.app.state.answers,
-            team=caller.token.team,
+            team=caller.team,
+            admin=caller.admin,
         )
         return Response(saved, status_code=201, media_type="application/json")
 
@@ -222,7 +229,8 @@ def cancel_plan(
     caller: Annotated[Caller, authorised("plan")],
     plan_id: Annotated[int, PathParam(ge=1, le=_MAX_ID)],
 ) -> Any:
-    """Take a plan out of its month's planned spend (it stays in the history)."""
+    """Take a plan out of its month's planned spend (it stays in the history): a plan of the token's
+    team (of no team: for a token of no team), or any plan for an admin; another team's is a 403."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.work import saved_plan_item
@@ -230,7 +238,10 @@ def cancel_plan(
     store = _store(request)
     with use_language(caller.lang):
         return saved_plan_item(
-            TeamStore(store.engine).set_plan_status(plan_id, "cancelled", actor=caller.name), store
+            TeamStore(store.engine).set_plan_status(
+                plan_id, "cancelled", actor=caller.name, team=caller.team, admin=caller.admin
+            ),
+            store,
         )
 
 

@@ -78,6 +78,7 @@ def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) 
                 lang=lang,
                 progress=progress,
                 team=str(team) if team else None,
+                admin=record.request.get("admin") is True,
             )
         workload = materialize(request.workload, request.hf_config_json, scratch)
         if record.kind == "estimate":
@@ -158,12 +159,21 @@ def save_plan(
     answers: AnswerCache | None = None,
     progress: Progress | None = None,
     team: str | None = None,
+    admin: bool = False,
 ) -> dict[str, Any]:
     """Plan a saved workload version and keep the plan, as ``team``'s (the saver's); the saved
     plan's item, document included. The plan is the one ``POST /plan`` gives for the same request
-    today (the plan cache's)."""
+    today (the plan cache's). Another team's workload is refused unless ``admin``."""
     kept, _text = _save_plan(
-        store, request, scratch, actor=actor, lang=lang, answers=answers, progress=progress, team=team
+        store,
+        request,
+        scratch,
+        actor=actor,
+        lang=lang,
+        answers=answers,
+        progress=progress,
+        team=team,
+        admin=admin,
     )
     return saved_plan_item(kept, store, with_document=True)
 
@@ -177,10 +187,13 @@ def save_plan_json(
     lang: str,
     answers: AnswerCache,
     team: str | None = None,
+    admin: bool = False,
 ) -> bytes:
     """:func:`save_plan`'s item as JSON, the plan document's text put in as the cache holds it
     (a plan document is ~130 KB: written once, not encoded again for the answer)."""
-    kept, text = _save_plan(store, request, scratch, actor=actor, lang=lang, answers=answers, team=team)
+    kept, text = _save_plan(
+        store, request, scratch, actor=actor, lang=lang, answers=answers, team=team, admin=admin
+    )
     item = saved_plan_item(kept, store)
     del item["document"]
     head = json.dumps(item, ensure_ascii=False)  # an object: "{…}"
@@ -197,11 +210,13 @@ def _save_plan(
     answers: AnswerCache | None,
     progress: Progress | None = None,
     team: str | None = None,
+    admin: bool = False,
 ) -> tuple[SavedPlan, str]:
-    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.catalog.team_store import TeamStore, check_plannable
 
     records = TeamStore(store.engine)
     saved = records.workload(request.name, request.version)
+    check_plannable(saved, team, admin=admin)  # before the planning, not only when it is kept
     plan_request = _plan_request(request, saved.spec)
     workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
     refuse_service_runs(workload, request.runs_per_month, request.name)  # a queued save too
@@ -220,6 +235,7 @@ def _save_plan(
         actor=actor,
         runs_per_month=request.runs_per_month,
         team=team,
+        admin=admin,
     )
     return kept, text
 
