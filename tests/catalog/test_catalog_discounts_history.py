@@ -108,6 +108,20 @@ def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
     assert isinstance(r.exception, NotFoundError) and "did you mean 'aws'" in str(r.exception)
 
 
+def test_a_discount_below_one_percent_is_said_beside_the_percent_it_may_have_meant(db_path: Path) -> None:
+    # was: "--percent 0.15" (15 % typed as a fraction) was kept as 0.15 % without a word
+    db = str(db_path)
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "set", "--provider", "alibaba", "--percent", "0.15"]
+    )
+    assert r.exit_code == 0 and "0.15 % off" in r.stdout
+    assert "note: 0.15 % is less than one percent off; for 15 % give --percent 15" in r.stderr
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "set", "--provider", "alibaba", "--percent", "15"]
+    )
+    assert r.exit_code == 0 and "note:" not in r.stderr
+
+
 def test_a_refresh_prints_its_outcomes_as_json(db_path: Path) -> None:
     # GCP's price list needs a key the tests do not have: skipped, said as JSON, exit 1 (none refreshed)
     r = runner.invoke(

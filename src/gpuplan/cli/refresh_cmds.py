@@ -201,6 +201,14 @@ def discount_set(
             provider=_scope(d.provider, d.family), percent=f"{d.percent:g}"
         )
     )
+    if d.percent < 1:
+        # a fraction for a percent (0.15 for 15 %) is kept as written, but never silently
+        typer.echo(
+            _("note: {percent} % is less than one percent off; for {whole} % give --percent {whole}").format(
+                percent=f"{d.percent:g}", whole=f"{d.percent * 100:g}"
+            ),
+            err=True,
+        )
 
 
 def _scope(provider: str, family: str) -> str:
