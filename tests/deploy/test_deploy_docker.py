@@ -64,3 +64,21 @@ def test_a_launch_in_mainland_china_says_where_to_put_the_image(spot_plan: Launc
     assert "mainland China" not in by_path(generate(spot_plan, "docker"))["README.md"]  # us-east-1
     hk = spot_plan.model_copy(update={"provider": "alibaba", "region": "cn-hongkong"})
     assert "mainland China" not in by_path(generate(hk, "docker"))["README.md"]
+
+
+def test_a_docker_service_or_batch_job_in_mainland_china_says_where_its_image_and_weights_come_from() -> None:
+    # was: the k8s README of the same plan said Docker Hub and huggingface.co are often unreachable
+    # from mainland China; the docker READMEs of the engine service and the batch jobs said nothing
+    import json
+
+    from deploy_helpers import FIXTURES
+
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    service = LaunchSpec.from_plan(doc).model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    doc["workload"]["serving"] = None
+    batch = LaunchSpec.from_plan(doc).model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    stand_in = batch.model_copy(update={"hf_model_id": None})  # batch.py, no Hub weights
+    for spec, hub in ((service, True), (batch, True), (stand_in, False)):
+        readme = " ".join(by_path(generate(spec, "docker"))["README.md"].split())
+        assert "This plan runs in mainland China (alibaba cn-beijing)" in readme, readme
+        assert ("huggingface.co" in readme) == hub, readme

@@ -19,7 +19,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
-from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
+from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch, hub_note
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
@@ -269,6 +269,13 @@ def _batch_runs(spec: LaunchSpec, tag: str, engine: bool = False) -> str:
     )
 
 
+def _china_notes(spec: LaunchSpec) -> str:
+    """The README's paragraphs for mainland China: Docker Hub's images, and the Hugging Face Hub's
+    weights for an engine ('' elsewhere), as the Kubernetes README gives them."""
+    notes = [n for n in (registry_note(spec.provider, spec.region), hub_note(spec)) if n]
+    return "".join(f"\n{n}\n" for n in notes)
+
+
 def _batch_readme(spec: LaunchSpec, image: str) -> str:
     """README.md of a batch inference image: inputs in, one pass, outputs out."""
     tag = f"{spec.name}:latest"
@@ -325,7 +332,7 @@ cat data/outputs/chunk-*.jsonl > outputs.jsonl
 {cost_note(spec)}
 
 {model_note(spec, "`data/checkpoints/`") if launch is None else engine_batch_note(spec, launch)}
-"""
+{_china_notes(spec)}"""
 
 
 def readme(spec: LaunchSpec, image: str) -> str:
@@ -337,7 +344,7 @@ def readme(spec: LaunchSpec, image: str) -> str:
         return f"""# {title}
 
 {serving_note(spec)}{_replicas_note(spec)}
-
+{_china_notes(spec)}
 ```bash
 docker build -t {tag} .
 docker run --rm --gpus all --ipc=host -p {ENGINE_PORT}:{ENGINE_PORT} \\
@@ -355,7 +362,7 @@ curl localhost:{ENGINE_PORT}/v1/completions -H 'Content-Type: application/json' 
 
 {runs.format(image=image)}
 {serving_note(spec)}
-
+{_china_notes(spec)}
 ```bash
 docker build -t {tag} .
 docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
