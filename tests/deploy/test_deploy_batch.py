@@ -110,6 +110,10 @@ def test_the_readme_says_inputs_outputs_how_to_watch_and_the_plans_cost() -> Non
     # the plan's total_cost_usd and job_time_h, on its 4 x g6e.xlarge
     assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
     assert "stand-in model" in readme  # preset llama-8b: train.py cannot rebuild it, and says so
+    # the volume's class comes first: a default disk class leaves a claim of several nodes Pending
+    said = " ".join(readme.split())
+    assert "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class, " in said
+    assert said.index("First set storageClassName") < said.index("kubectl apply -f k8s/data-pvc.yaml")
 
 
 def test_without_a_plan_the_readme_says_the_cost_is_not_known(tmp_path: Path) -> None:

@@ -195,6 +195,22 @@ def _storage_note(spec: LaunchSpec) -> str:
     )
 
 
+def _storage_first(spec: LaunchSpec) -> str:
+    """The README's step before the volume is made: its class, which no default gives (a cluster's
+    default class is usually a disk one node mounts, and the claim of several nodes stays Pending)."""
+    provider = spec.provider
+    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    if shared is not None:
+        return _(
+            "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class, {shared}: a "
+            "cluster's default class is usually a disk one node mounts, and the claim would stay Pending."
+        ).format(shared=f"{shared.service} ({shared.csi_driver})")
+    return _(
+        "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class of your cluster: a "
+        "cluster's default class is usually a disk one node mounts, and the claim would stay Pending."
+    )
+
+
 def batch_manifests(
     spec: LaunchSpec, options: GenerateOptions, code: list[GeneratedFile]
 ) -> list[GeneratedFile]:
@@ -269,8 +285,9 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         "every shard has gone through its inputs."
     ).format(shards=shards)
     launch = batch_engine_launch(spec)
-    copy_in = _(
-        "They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"
+    copy_in = sentences(
+        _storage_first(spec),
+        _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),
     )
     inputs = sentences(input_contract(), copy_in) if launch is None else f"{vllm_inputs(launch)}\n\n{copy_in}"
     watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")
