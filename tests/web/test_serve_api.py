@@ -575,6 +575,38 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
     assert "DCGM_FI_DEV_GPU_UTIL" in archive.read("k8s/k8s/hpa.yaml").decode()
 
 
+def test_deploy_of_a_plan_made_by_the_command_line_sizes_its_engine_as_the_service_plans_it(
+    service: Service,
+) -> None:
+    # `gpuplan plan` writes the folder it planned in as model.project_dir. The service reads no
+    # folder, and a preset needs none: such a plan had deployed with GPU utilisation and the model's
+    # whole limit, said only in NOTE.txt ("the service reads no folder of its disk").
+    workload = {
+        "name": "gpt2-svc",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 2, "prompt_tokens": 100, "output_tokens": 20},
+    }
+    plan = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
+    assert plan.status_code == 202 and plan.json()["status"] == "done", plan.text[:300]
+    doc = plan.json()["result"]
+    from_cli = json.loads(json.dumps(doc))
+    from_cli["workload"]["model"]["project_dir"] = "/home/someone/chat"
+    archives = {}
+    for name, sent in (("service", doc), ("cli", from_cli)):
+        for target in ("k8s", "docker"):
+            body = {"plan": sent, "target": target, "own_cluster": target == "k8s"}
+            r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+            assert r.status_code == 200, r.text
+            z = zipfile.ZipFile(io.BytesIO(r.content))
+            archives[name, target] = {n: z.read(n) for n in z.namelist()}
+    for target in ("k8s", "docker"):
+        assert archives["cli", target] == archives["service", target], target
+        assert "NOTE.txt" not in archives["cli", target]
+    assert "k8s/k8s/podmonitor.yaml" in archives["cli", "k8s"]
+
+
 def test_a_deploy_archive_says_in_note_txt_what_the_plans_efa_needs(service: Service) -> None:
     # 2 x p5.48xlarge: the plan's time assumes EFA between the nodes; a torchrun archive cannot turn it on.
     plan = service.client.post(
