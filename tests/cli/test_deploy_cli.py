@@ -454,3 +454,31 @@ def test_only_a_model_read_from_its_folder_keeps_the_plans_project_dir(tmp_path:
         "the plan's model is code (model.python), which deploy does not run from a plan"
     )
     assert LaunchSpec.from_plan_json(plan).project_dir is None  # nothing copied from elsewhere
+
+
+@pytest.mark.parametrize("target", ["docker", "k8s"])
+def test_an_engine_whose_kv_cache_is_not_counted_is_not_started_at_the_models_whole_limit(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No GPU named: one replica's KV cache is unknown. The model's 1,024 tokens had been written with
+    # a note that an engine whose cache cannot hold them refuses to start; the engine now takes the
+    # serving block's 100 + 20 tokens, and deploy and the README say so.
+    served = tmp_path / "serve.yaml"
+    served.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 10, prompt_tokens: 100, output_tokens: 20, engine: vllm}\n"
+    )
+    out_dir = tmp_path / "o"
+    code, _out, err = _run(
+        monkeypatch, capsys, "deploy", str(served), "--target", target, "--out", str(out_dir)
+    )
+    assert code == 0, err
+    assert (
+        "note: the engine takes requests of up to 120 tokens (the serving block's prompt + answer), not "
+        "the model's own 1,024: what one replica's KV cache holds is not known (no GPU named (--gpu))"
+    ) in err
+    engine = (out_dir / ("k8s/deployment.yaml" if target == "k8s" else "Dockerfile")).read_text()
+    assert ("'120'" if target == "k8s" else '"--max-model-len", "120"') in engine and "1024" not in engine
+    readme = " ".join((out_dir / "README.md").read_text().split())
+    said = "up to 120 tokens, prompt and answer together: the serving block's prompt + answer tokens"
+    assert said in readme

@@ -568,11 +568,18 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
     assert r.status_code == 200, r.text
     archive = zipfile.ZipFile(io.BytesIO(r.content))
     note = archive.read("NOTE.txt").decode()
+    # nor is the KV cache known: the engine takes the serving block's 100 + 20 tokens, not GPT-2's
+    # 1,024, which a cache too small for it would refuse to start with
     assert note == (
         "the autoscaler scales on GPU utilisation, not on the engine's requests in flight (their target "
         "per replica is not known: the trace failed); it may run near its maximum at a light load\n"
+        "the engine takes requests of up to 120 tokens (the serving block's prompt + answer), not the "
+        "model's own 1,024: what one replica's KV cache holds is not known (the trace failed), and an "
+        "engine whose cache cannot hold its longest request refuses to start\n"
     )
     assert "DCGM_FI_DEV_GPU_UTIL" in archive.read("k8s/k8s/hpa.yaml").decode()
+    deployment = archive.read("k8s/k8s/deployment.yaml").decode()
+    assert "- --max-model-len\n        - '120'\n" in deployment
 
 
 def test_deploy_of_a_plan_made_by_the_command_line_sizes_its_engine_as_the_service_plans_it(
