@@ -393,3 +393,92 @@ def test_the_same_plan_with_a_serving_block_is_deployed_as_a_service(
     code, _out, err = _run(monkeypatch, capsys, "deploy", str(plan), "--target", "k8s", "--out", str(out_dir))
     assert code == 0, err
     assert (out_dir / "k8s").is_dir()
+
+
+def _files_under(out_dir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out_dir)): p.read_bytes() for p in sorted(out_dir.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("target", ["k8s", "docker"])
+def test_a_plan_of_a_preset_copied_to_another_folder_deploys_the_same_files(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `gpuplan plan` writes the folder it planned in as the workload's model.project_dir; a preset
+    # reads nothing from it. A copy of the plan elsewhere had been refused that folder and deployed
+    # without its engine sized: the model's whole 131,072-token limit, which one replica's KV cache
+    # on an A10G does not hold (vLLM would not start), and, on k8s, GPU utilisation.
+    made = tmp_path / "made"
+    made.mkdir()
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["recommended"].update(gpu="A10G", instance_type="g5.xlarge")
+    doc["workload"]["model"]["project_dir"] = str(made)
+    written = {}
+    for folder in (made, tmp_path / "copied"):
+        folder.mkdir(exist_ok=True)
+        (folder / "plan.json").write_text(json.dumps(doc))
+        monkeypatch.chdir(folder)  # as the user runs it: in the plan's folder, --out relative
+        code, _out, err = _run(monkeypatch, capsys, "deploy", "plan.json", "--target", target, "--out", "o")
+        assert code == 0, err
+        assert "project_dir" not in err and "not known" not in err
+        written[folder.name] = _files_under(folder / "o")
+    assert written["copied"] == written["made"]
+    engine = "k8s/deployment.yaml" if target == "k8s" else "Dockerfile"
+    sized = written["made"][engine].decode()
+    assert "--max-model-len" in sized and "131072" not in sized  # capped at the KV cache
+    if target == "k8s":
+        assert "k8s/podmonitor.yaml" in written["copied"]
+        assert b"DCGM" not in written["copied"]["k8s/hpa.yaml"]
+
+
+def test_only_a_model_read_from_its_folder_keeps_the_plans_project_dir(tmp_path: Path) -> None:
+    # model.python is imported from project_dir and a relative hf_config resolved from it: they keep
+    # it, to be checked against the folder the user named; a preset or an absolute config reads
+    # nothing from it.
+    from gpuplan.cli.deploy_checks import plan_workload
+    from gpuplan.deploy import LaunchSpec
+    from gpuplan.workload.paths import unread_project_dir
+
+    elsewhere = str(tmp_path / "elsewhere")
+    kept = [{"python": "mymodel:build"}, {"hf_config": "config.json"}]
+    dropped = [{"preset": "gpt2"}, {"hf_config": str(tmp_path / "config.json")}]
+    for model in kept + dropped:
+        data = {"model": {**model, "project_dir": elsewhere}}
+        assert ("project_dir" in unread_project_dir(data)["model"]) == (model in kept), model
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"] = {"python": "mymodel:build", "project_dir": elsewhere}
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here").mkdir()
+    plan = tmp_path / "here" / "plan.json"
+    plan.write_text(json.dumps(doc))
+    assert plan_workload(plan, None) == (
+        "the plan's model is code (model.python), which deploy does not run from a plan"
+    )
+    assert LaunchSpec.from_plan_json(plan).project_dir is None  # nothing copied from elsewhere
+
+
+@pytest.mark.parametrize("target", ["docker", "k8s"])
+def test_an_engine_whose_kv_cache_is_not_counted_is_not_started_at_the_models_whole_limit(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No GPU named: one replica's KV cache is unknown. The model's 1,024 tokens had been written with
+    # a note that an engine whose cache cannot hold them refuses to start; the engine now takes the
+    # serving block's 100 + 20 tokens, and deploy and the README say so.
+    served = tmp_path / "serve.yaml"
+    served.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 10, prompt_tokens: 100, output_tokens: 20, engine: vllm}\n"
+    )
+    out_dir = tmp_path / "o"
+    code, _out, err = _run(
+        monkeypatch, capsys, "deploy", str(served), "--target", target, "--out", str(out_dir)
+    )
+    assert code == 0, err
+    assert (
+        "note: the engine takes requests of up to 120 tokens (the serving block's prompt + answer), not "
+        "the model's own 1,024: what one replica's KV cache holds is not known (no GPU named (--gpu))"
+    ) in err
+    engine = (out_dir / ("k8s/deployment.yaml" if target == "k8s" else "Dockerfile")).read_text()
+    assert ("'120'" if target == "k8s" else '"--max-model-len", "120"') in engine and "1024" not in engine
+    readme = " ".join((out_dir / "README.md").read_text().split())
+    said = "up to 120 tokens, prompt and answer together: the serving block's prompt + answer tokens"
+    assert said in readme

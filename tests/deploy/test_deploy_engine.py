@@ -44,12 +44,13 @@ def _container(spec: LaunchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Path) -> None:
-    spec = _llm(tmp_path, 'engine: "vllm==0.8.5", prefix_caching: false', top=LLAMA_TP2)
+    spec = _sized(_llm(tmp_path, 'engine: "vllm==0.8.5", prefix_caching: false', top=LLAMA_TP2), kv=500_000)
     container, pod = _container(spec)
     assert container["image"] == "vllm/vllm-openai:v0.8.5"
     assert "command" not in container  # the image's own entry point is vLLM's API server
-    # the model's own limit, not the serving block's 100 prompt + 20 output tokens (its means: a
-    # longer request would be refused); 0.9 of memory: what the estimator's KV cache stands for
+    # the model's own limit, which the KV cache holds, not the serving block's 100 prompt + 20 output
+    # tokens (its means: a longer request would be refused); 0.9 of memory: what the estimator's KV
+    # cache stands for
     assert container["args"] == [
         "--model", "meta-llama/Llama-3.1-8B", "--port", "8000",
         "--tensor-parallel-size", "2", "--max-model-len", "131072",
@@ -82,7 +83,7 @@ def test_vllm_prefix_caching_follows_the_workload(tmp_path: Path) -> None:
 
 def test_sglang_runs_its_launcher_with_its_own_flags(tmp_path: Path) -> None:
     spec = _llm(tmp_path, 'engine: "sglang==0.4.6", prefix_caching: false', model="qwen3-0.6b")
-    container, _pod = _container(spec)
+    container, _pod = _container(_sized(spec, kv=500_000))
     assert container["image"] == "lmsysorg/sglang:v0.4.6-cu124"
     assert container["command"] == ["python3", "-m", "sglang.launch_server"]
     assert container["args"] == [
@@ -375,12 +376,15 @@ def _sized(spec: LaunchSpec, kv: int, longest: int | None = None) -> LaunchSpec:
 def test_the_engine_takes_requests_as_long_as_the_model_and_its_cache_allow(tmp_path: Path) -> None:
     # The serving block's 100 + 20 tokens are the plan's means: an engine capped at 120 refuses every
     # longer request (vLLM: HTTP 400). The cap is the model's limit, a trace's longest request
-    # where one was given, and never more than one replica's KV cache holds.
+    # where one was given, and never more than one replica's KV cache holds. Where that cache was
+    # not counted, the model's limit is not written (vLLM refuses to start where its cache cannot
+    # hold one request of it): the serving block's request, which the plan priced, stands.
     from gpuplan.deploy.engine import engine_launch, engine_note
 
     spec = _llm(tmp_path, 'engine: "vllm==0.8.5"')
     cases = {
-        "model": (spec, 131_072, "the model's own limit"),
+        "model": (_sized(spec, kv=500_000), 131_072, "the model's own limit"),
+        "uncounted": (spec, 120, "KV cache was not counted (no GPU named, or the workload could not"),
         "cache": (_sized(spec, kv=50_007), 50_000, "as many tokens as one replica's KV cache holds"),
         "trace": (_sized(spec, kv=500_000, longest=6_000), 6_000, "the longest request in the trace day"),
         "over": (_sized(spec, kv=500_000, longest=200_000), 131_072, "200000 tokens, is longer"),

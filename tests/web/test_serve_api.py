@@ -568,11 +568,50 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
     assert r.status_code == 200, r.text
     archive = zipfile.ZipFile(io.BytesIO(r.content))
     note = archive.read("NOTE.txt").decode()
+    # nor is the KV cache known: the engine takes the serving block's 100 + 20 tokens, not GPT-2's
+    # 1,024, which a cache too small for it would refuse to start with
     assert note == (
         "the autoscaler scales on GPU utilisation, not on the engine's requests in flight (their target "
         "per replica is not known: the trace failed); it may run near its maximum at a light load\n"
+        "the engine takes requests of up to 120 tokens (the serving block's prompt + answer), not the "
+        "model's own 1,024: what one replica's KV cache holds is not known (the trace failed), and an "
+        "engine whose cache cannot hold its longest request refuses to start\n"
     )
     assert "DCGM_FI_DEV_GPU_UTIL" in archive.read("k8s/k8s/hpa.yaml").decode()
+    deployment = archive.read("k8s/k8s/deployment.yaml").decode()
+    assert "- --max-model-len\n        - '120'\n" in deployment
+
+
+def test_deploy_of_a_plan_made_by_the_command_line_sizes_its_engine_as_the_service_plans_it(
+    service: Service,
+) -> None:
+    # `gpuplan plan` writes the folder it planned in as model.project_dir. The service reads no
+    # folder, and a preset needs none: such a plan had deployed with GPU utilisation and the model's
+    # whole limit, said only in NOTE.txt ("the service reads no folder of its disk").
+    workload = {
+        "name": "gpt2-svc",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 2, "prompt_tokens": 100, "output_tokens": 20},
+    }
+    plan = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
+    assert plan.status_code == 202 and plan.json()["status"] == "done", plan.text[:300]
+    doc = plan.json()["result"]
+    from_cli = json.loads(json.dumps(doc))
+    from_cli["workload"]["model"]["project_dir"] = "/home/someone/chat"
+    archives = {}
+    for name, sent in (("service", doc), ("cli", from_cli)):
+        for target in ("k8s", "docker"):
+            body = {"plan": sent, "target": target, "own_cluster": target == "k8s"}
+            r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+            assert r.status_code == 200, r.text
+            z = zipfile.ZipFile(io.BytesIO(r.content))
+            archives[name, target] = {n: z.read(n) for n in z.namelist()}
+    for target in ("k8s", "docker"):
+        assert archives["cli", target] == archives["service", target], target
+        assert "NOTE.txt" not in archives["cli", target]
+    assert "k8s/k8s/podmonitor.yaml" in archives["cli", "k8s"]
 
 
 def test_a_deploy_archive_says_in_note_txt_what_the_plans_efa_needs(service: Service) -> None:

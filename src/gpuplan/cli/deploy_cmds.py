@@ -143,7 +143,7 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, UNCHECKED_CONTEXT, engine_launch, unpriced_share
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context, unpriced_share
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.errors import InputError, NotFoundError
 
@@ -275,10 +275,12 @@ def deploy(
             lambda w: traced if traced is not None else load_profile(w, db),
             trace=lengths,
         )
-        if isinstance(slots, str) and generator.name == "k8s":
-            typer.echo(_("warning: {line}").format(line=_(ON_GPU_UTILISATION).format(why=slots)), err=True)
-        elif isinstance(slots, str):
-            typer.echo(_("note: {line}").format(line=_(UNCHECKED_CONTEXT).format(why=slots)), err=True)
+        if isinstance(slots, str):
+            if generator.name == "k8s":
+                gpu_util = _(ON_GPU_UTILISATION).format(why=slots)
+                typer.echo(_("warning: {line}").format(line=gpu_util), err=True)
+            # the cap the engine is started with instead, in every target
+            typer.echo(_("note: {line}").format(line=unchecked_context(spec, slots)), err=True)
         else:
             spec = spec.with_engine_slots(slots)
     elif trace is not None:

@@ -55,6 +55,7 @@ __all__ = [
     "engine_note",
     "hub_note",
     "serve_py_reason",
+    "unchecked_context",
     "unpriced_share",
 ]
 
@@ -345,6 +346,25 @@ UNCHECKED_CONTEXT = N_(
     "the engine's longest request is not checked against what one replica's KV cache holds ({why}); "
     "an engine whose cache cannot hold it refuses to start"
 )
+#: The same, where the engine is capped at the serving block's request for it (:func:`_context`).
+_CAPPED_CONTEXT = N_(
+    "the engine takes requests of up to {tokens:,} tokens (the serving block's prompt + answer), not the "
+    "model's own {limit:,}: what one replica's KV cache holds is not known ({why}), and an engine whose "
+    "cache cannot hold its longest request refuses to start"
+)
+
+
+def unchecked_context(spec: LaunchSpec, why: str) -> str:
+    """The line said where ``spec``'s engine was not sized on one replica's KV cache (``why``: why
+    not): the cap it is started with where that is below the model's own limit, else that its
+    longest request is not checked. The command line prints it, the service writes it to NOTE.txt."""
+    launch = engine_launch(spec)
+    limit = spec.model_context_limit
+    if launch is not None and launch.max_model_len is not None and limit and launch.max_model_len < limit:
+        return _(_CAPPED_CONTEXT).format(tokens=launch.max_model_len, limit=limit, why=why)
+    return _(UNCHECKED_CONTEXT).format(why=why)
+
+
 #: vLLM and SGLang allocate the KV cache in blocks (vLLM's default block size, 16 tokens): a cap
 #: that the cache must hold is rounded down to whole blocks.
 _KV_BLOCK_TOKENS = 16
@@ -357,8 +377,11 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     capped at their sum refuses (vLLM: HTTP 400) or cuts short every longer one. So the cap is the
     longest request the service was sized on where a trace was given, else the model's own limit,
     never above the model's limit, nor above the KV cache one replica holds (an engine whose cache
-    cannot hold one request of its cap refuses to start). Only where neither the model's limit nor
-    a trace is known does the serving block's sum stand, and the README says so.
+    cannot hold one request of its cap refuses to start). Where that cache was not counted
+    (:attr:`LaunchSpec.engine_slots` None: no GPU named, or the workload could not be read), the
+    model's own limit is not written, as an engine whose cache is smaller would never start: the
+    serving block's sum stands, the requests the plan priced and its estimate found to fit, and the
+    README says so. So it does where the model states no limit.
 
     A batch job's requests are the workload's samples: the cap is their inputs.seq_len, the prompt
     and answer the plan priced (never above the model's limit), so that an engine of a long-context
@@ -383,6 +406,15 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
                 "the model's own limit (its config's positions); the trace's longest request, {longest} "
                 "tokens, is longer and would be refused"
             ).format(longest=longest)
+    elif sizing is None and limit is not None and (planned := _priced_request(spec)) and planned < limit:
+        # Not the model's limit: the cache it must hold was not counted (vLLM raises at start-up
+        # where one request of max_model_len does not fit its KV cache, and the pod crash-loops).
+        want = planned
+        why = _(
+            "the serving block's prompt + answer tokens: one replica's KV cache was not counted (no GPU "
+            "named, or the workload could not be read), so not the model's own limit ({limit:,} tokens), "
+            "which an engine whose cache cannot hold it refuses to start with; a longer request is refused"
+        ).format(limit=limit)
     elif limit is not None:
         want, why = limit, _("the model's own limit (its config's positions)")
     elif serving and serving.prompt_tokens and serving.output_tokens:
@@ -402,6 +434,14 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
             "refused"
         ).format(kv=kv)
     return want, why
+
+
+def _priced_request(spec: LaunchSpec) -> int | None:
+    """Tokens of one request as the serving block states it, prompt + answer; None without one."""
+    serving = spec.serving
+    if serving and serving.prompt_tokens and serving.output_tokens:
+        return serving.prompt_tokens + serving.output_tokens
+    return None
 
 
 def unpriced_share(spec: LaunchSpec) -> str:

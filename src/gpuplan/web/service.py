@@ -447,13 +447,16 @@ def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: in
     from gpuplan.api import deployed_engine_slots
     from gpuplan.i18n import _
     from gpuplan.workload import load_workload
+    from gpuplan.workload.paths import unread_project_dir
 
     data = plan.get("workload")
     if not isinstance(data, dict):
         return _("the plan carries no workload")
     try:
+        # A plan made by `gpuplan plan` carries the folder it was planned in (model.project_dir),
+        # which nothing is read from unless the model is the user's code: refused only then.
         workload: Workload | str = load_workload(
-            json.loads(json.dumps(check_workload(data, None, "plan.workload")))
+            json.loads(json.dumps(check_workload(unread_project_dir(data), None, "plan.workload")))
         )
     except GpuplanError as e:
         workload = str(e)
@@ -470,7 +473,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, UNCHECKED_CONTEXT, engine_launch
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
@@ -513,8 +516,9 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         share = spec.serving.share_gpu if spec.serving is not None else 1
         slots = _engine_slots(store, request.plan, spec.gpu, share)
         if isinstance(slots, str):
-            unknown = ON_GPU_UTILISATION if generator.name == "k8s" else UNCHECKED_CONTEXT
-            notes.append(_(unknown).format(why=slots))
+            if generator.name == "k8s":
+                notes.append(_(ON_GPU_UTILISATION).format(why=slots))
+            notes.append(unchecked_context(spec, slots))  # the cap the engine is started with instead
         else:
             spec = spec.with_engine_slots(slots)
     if network := fabric_warning(spec, generator.name):

@@ -18,7 +18,7 @@ from gpuplan.confine import ErrorClass, Folder
 from gpuplan.errors import WorkloadError
 from gpuplan.i18n.messages import N_
 
-__all__ = ["confine_model"]
+__all__ = ["confine_model", "unread_project_dir"]
 
 #: A Hugging Face Hub model id, ``owner/name`` (the Hub's own rule: letters, digits, ``-``, ``_``,
 #: ``.``; no leading dot, so ``./x`` and ``../x`` are paths).
@@ -64,3 +64,21 @@ def confine_model(
             path = folder.check("config.json", base=path, field="model.hf_config", error=error)
         model["hf_config"] = str(path)
     return {**data, "model": model}
+
+
+def unread_project_dir(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a workload document) without ``model.project_dir`` where nothing is read from that
+    folder: a preset, or a Hugging Face config named by an absolute path. Only ``model.python``
+    (imported from it) and a relative ``model.hf_config`` (resolved from it) read it; those keep it,
+    to be checked against the folder the user named as before.
+
+    A plan written by ``gpuplan plan`` carries the folder it was planned in; a copy of it elsewhere
+    (or sent to the service) names a folder nothing needs, which had been refused, and the plan then
+    deployed without its engine sized."""
+    model = data.get("model")
+    if not isinstance(model, dict) or "project_dir" not in model or model.get("python") is not None:
+        return data
+    config = model.get("hf_config")
+    if config is not None and not (isinstance(config, str) and Path(config).expanduser().is_absolute()):
+        return data
+    return {**data, "model": {k: v for k, v in model.items() if k != "project_dir"}}
