@@ -488,7 +488,8 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     [note] = [n for n in doc["notes"] if n.startswith("Budget ¥10,000,000.00 = $")]
     assert " at 1 USD = " in note and doc["constraints"]["budget_usd"] < 1e7
     both = service.client.post("/api/v1/plan", json={**body, "budget_usd": 5}, headers=service.auth("plan"))
-    assert _error(both, 400) == "give the budget once: budget_usd or budget_cny, not both"
+    assert _error(both, 400) == "budget_cny: give the budget once: budget_usd or budget_cny, not both"
+    assert both.json()["field"] == "budget_cny"
 
 
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:

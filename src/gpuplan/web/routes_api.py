@@ -476,12 +476,13 @@ def catalog_refresh(
     """Read the providers' own price lists (a job: network calls take seconds to minutes)."""
     from gpuplan.catalog import PROVIDERS
     from gpuplan.i18n import use_language
+    from gpuplan.web.requests import refused_as
 
     with use_language(caller.lang):
-        for provider in body.providers:
-            PROVIDERS.cast(
-                provider
-            )  # a misspelt one is refused now (400, "did you mean"), not as a failed job
+        for i, provider in enumerate(body.providers):
+            # a misspelt one is refused now (400, "did you mean", its item named), not as a failed job
+            with refused_as(f"providers[{i}]"):
+                PROVIDERS.cast(provider)
     return _queue(request, caller, "refresh", body)
 
 
@@ -513,22 +514,11 @@ def _answer(
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
     """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
     instance type's GPU and links with ``instance`` (``--instance``)."""
-    from gpuplan.api import instance_links, refuse_two_counts, refuse_unrunnable
-    from gpuplan.web.service import estimate_document
+    from gpuplan.web.service import check_estimate_request, estimate_document
 
-    if body.instance is not None:
-        from gpuplan.i18n import use_language
-
-        with use_language(caller.lang):  # an unknown instance type is refused now, not in a job
-            instance_links(_store(request), body.instance)
-
-    def runnable(store: Any, req: EstimateRequest, workload: Any) -> None:
-        # A GPU count given twice (gpus "A10G:2" and count 4); GPUs that all lack the precision's
-        # tensor cores (fp8 on an A100): refused now, not in a job.
-        refuse_two_counts(req.gpus, req.count)
-        refuse_unrunnable(workload, instance_links(store, req.instance, gpus=req.gpus).gpus)
-
-    return _answer(request, caller, "estimate", body, estimate_document, check=runnable)
+    # an unknown GPU or instance type, a GPU count given twice, GPUs that all lack the precision's
+    # tensor cores (fp8 on an A100): refused now, each option named, not in a job
+    return _answer(request, caller, "estimate", body, estimate_document, check=check_estimate_request)
 
 
 @router.post("/plan", response_model=PlanDocument, responses=_JOB)
