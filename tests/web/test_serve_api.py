@@ -522,9 +522,11 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
     r = deploy(plan | {"recommended": lam, "options": [lam]}, own_cluster=True)
     assert r.status_code == 200 and "NOTE.txt" not in zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     # Neither a ranked option nor a persona on one: refused.
-    said = _error(deploy(plan | {"recommended": lam, "options": [lam], "personas": []}), 400)
+    refused = deploy(plan | {"recommended": lam, "options": [lam], "personas": []})
+    said = _error(refused, 400)
     assert said.startswith("target k8s: the plan's option lambda") and "give own_cluster: true" in said
     assert "--" not in said
+    assert refused.json()["field"] == "target"  # the target refused for this plan, named once
     r = service.client.post(
         "/api/v1/deploy",
         json={"plan": plan, "target": "torchrun", "own_cluster": True},

@@ -226,3 +226,35 @@ def test_a_misspelt_provider_to_refresh_is_named_by_its_item(service: Service, l
     else:
         assert _has_chinese(r.json()["error"]), r.text
     assert _jobs(service) == 0  # not a job
+
+
+#: (deploy's options beside a plan, field, the problem's English beginning)
+DEPLOY_CASES: list[tuple[dict[str, Any], str, str]] = [
+    ({"target": "torchrn"}, "target", "unknown deploy target 'torchrn'; did you mean 'torchrun'"),
+    ({"target": "torchrun", "own_cluster": True}, "own_cluster", "only for target k8s"),
+    ({"target": "torchrun", "plan": {}}, "plan", "plan is not a gpuplan plan file"),
+    ({"target": "skypilot"}, "workdir", "the skypilot target needs workdir"),
+    ({"target": "skypilot", "workdir": "/"}, "workdir", "workdir '/' is the root of the file system"),
+    ({"target": "torchrun", "image": "x;rm -rf /"}, "image", "image 'x;rm -rf /' is not a container image"),
+    ({"target": "torchrun", "base_image": "x y"}, "base_image", "base_image 'x y' is not a container image"),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("options", "field", "starts"), DEPLOY_CASES, ids=[c[1] for c in DEPLOY_CASES])
+def test_a_refused_deploy_option_is_named(
+    service: Service, lang: str, options: dict[str, Any], field: str, starts: str
+) -> None:
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload(), "providers": ["aws"]}, headers=service.auth("plan")
+    ).json()
+    r = service.client.post(
+        f"/api/v1/deploy?lang={lang}", json={"plan": plan, **options}, headers=service.auth("plan")
+    )
+    assert (r.status_code, r.json()["field"]) == (400, field), r.text
+    line, problem = r.json()["error"], r.json()["message"]
+    assert line.startswith(field) and "\n" not in line, r.text
+    if lang == "en":
+        assert line.startswith(starts) or problem.startswith(starts), r.text
+    else:
+        assert _has_chinese(line), r.text

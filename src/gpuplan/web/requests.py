@@ -378,17 +378,17 @@ class RefusedValue(InputError):
 
 @contextmanager
 def refused_as(field: str) -> Iterator[None]:
-    """A refusal of a value by the library (InputError, NotFoundError) raised inside, as a refusal
-    of the request's ``field`` (:class:`RefusedValue`): for a request option the service reads with
-    the command's own parser, which names no field of the request. Keep the block to the reading of
-    that one option."""
-    from gpuplan.errors import NotFoundError
+    """A refusal of a value by the library (InputError, NotFoundError; DeployError, a plan or a
+    deploy option refused) raised inside, as a refusal of the request's ``field``
+    (:class:`RefusedValue`): for a request option the service reads with the command's own parser,
+    which names no field of the request. Keep the block to the reading of that one option."""
+    from gpuplan.errors import DeployError, NotFoundError
 
     try:
         yield
     except RefusedValue:
         raise
-    except (InputError, NotFoundError) as e:
+    except (InputError, NotFoundError, DeployError) as e:
         raise RefusedValue.of(field, e) from None
 
 

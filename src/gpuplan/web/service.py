@@ -514,40 +514,64 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
     from gpuplan.deploy.engine import ON_GPU_UTILISATION, UNCHECKED_CONTEXT, engine_launch
     from gpuplan.deploy.fabric import fabric_warning
+    from gpuplan.deploy.grammar import check_image
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_, _
 
-    generator = get_generator(request.target)
+    # each option refused is named as the request names it (field), its words as the command's
+    with refused_as("target"):
+        generator = get_generator(request.target)
     if request.own_cluster and generator.name != "k8s":
-        raise DeployError.worded(N_("own_cluster: only for target k8s"))
-    spec = LaunchSpec.from_plan(
-        request.plan,
-        source="plan",  # the request's field
-        folder=None,
-        managed_kubernetes=generator.name == "k8s" and not request.own_cluster,
-        k8s_names=K8S_FIELDS,
-    )
-    if generator.name == "skypilot" and request.workdir is None:
-        raise DeployError.worded(
-            N_(
-                "the skypilot target needs workdir: the absolute path the archive's skypilot/ folder will "
-                "have once unpacked where you run `sky` (SkyPilot reads a relative workdir from the folder "
-                "it is run in)"
-            )
+        raise RefusedValue.of("own_cluster", DeployError.worded(N_("own_cluster: only for target k8s")))
+    managed = generator.name == "k8s" and not request.own_cluster
+
+    def launch(*, managed_kubernetes: bool) -> LaunchSpec:
+        return LaunchSpec.from_plan(
+            request.plan,
+            source="plan",  # the request's field
+            folder=None,
+            managed_kubernetes=managed_kubernetes,
+            k8s_names=K8S_FIELDS,
         )
-    if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
-        raise DeployError.worded(N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch))
-    if request.workdir is not None:
-        check_out_dir(request.workdir, "workdir")  # not "/" nor "/a/../../etc": SkyPilot uploads it whole
-    options = GenerateOptions(
-        autoscaler=request.autoscaler,
-        image=request.image,
-        base_image=request.base_image,
-        steps=request.steps,
-        out_dir=request.workdir,
-        names=OPTION_FIELDS,
-    )
+
+    with refused_as("plan"):
+        spec = launch(managed_kubernetes=False)
+    if managed:
+        # a plan with no option on a managed Kubernetes: the target k8s refused for it ("target
+        # k8s: the plan's option … is on lambda, …; use target skypilot, … or give own_cluster")
+        with refused_as("target"):
+            spec = launch(managed_kubernetes=True)
+    if generator.name == "skypilot" and request.workdir is None:
+        raise RefusedValue.of(
+            "workdir",
+            DeployError.worded(
+                N_(
+                    "the skypilot target needs workdir: the absolute path the archive's skypilot/ folder "
+                    "will have once unpacked where you run `sky` (SkyPilot reads a relative workdir from "
+                    "the folder it is run in)"
+                )
+            ),
+        )
+    with refused_as("workdir"):
+        if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
+            raise DeployError.worded(
+                N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch)
+            )
+        if request.workdir is not None:
+            check_out_dir(request.workdir, "workdir")  # not "/" nor "/a/../../etc": SkyPilot uploads it whole
+    for field, image in (("image", request.image), ("base_image", request.base_image)):
+        with refused_as(field):
+            check_image(image, OPTION_FIELDS[field])
+    with refused_as("steps"):  # the one option left for its own checks
+        options = GenerateOptions(
+            autoscaler=request.autoscaler,
+            image=request.image,
+            base_image=request.base_image,
+            steps=request.steps,
+            out_dir=request.workdir,
+            names=OPTION_FIELDS,
+        )
     notes = [spec.chosen_because] if spec.chosen_because else []
     if engine_launch(spec) is not None:
         # the engine's autoscaler on its requests in flight and its longest request, as the command
