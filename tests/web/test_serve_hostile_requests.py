@@ -182,8 +182,9 @@ def test_any_number_in_a_request_is_refused_in_one_line_or_read_finite(
 def test_a_gpu_count_in_superscript_digits_is_a_400(service: Service, path: str) -> None:
     # "²".isdigit() is True and int("²") a ValueError: it was an Internal Server Error
     r = service.client.get(path, params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
-    assert r.status_code == 400, r.text
-    assert r.json()["error"] == "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"
+    assert (r.status_code, r.json()["field"]) == (400, "gpu"), r.text
+    said = "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"
+    assert (r.json()["error"], r.json()["message"]) == (f"query.gpu: {said}", said)
 
 
 def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) -> None:
@@ -217,9 +218,9 @@ def test_a_refused_value_names_its_field_apart_from_the_problem_and_the_line_sta
     r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
     said = "true is not a number; write the number itself"
     assert (r.json()["field"], r.json()["message"]) == ("seed", said)
-    # a refusal that is not of one value has neither
-    r = service.client.get("/api/v1/offers", params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
-    assert (r.status_code, r.json()["field"], r.json()["message"]) == (400, None, None)
+    # a refusal that is not of one value has neither: a body that does not parse
+    status, answer = _post(service, BODIES["1e999"][0])
+    assert (status, answer["field"], answer["message"]) == (400, None, None)
 
 
 #: Routes that take a JSON body, with the scope each needs.

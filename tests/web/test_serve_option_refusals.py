@@ -258,3 +258,41 @@ def test_a_refused_deploy_option_is_named(
         assert line.startswith(starts) or problem.startswith(starts), r.text
     else:
         assert _has_chinese(line), r.text
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "starts"),
+    [
+        ("/api/v1/offers?gpu=H10", "gpu", "unknown GPU 'H10'; did you mean 'H100'"),
+        ("/api/v1/offers?gpu=H100-SXM:%C2%B2", "gpu", "unknown GPU count '²'"),
+        ("/api/v1/offers?provider=awz", "provider", "unknown provider 'awz'; did you mean 'aws'"),
+        ("/api/v1/offers?region=us-eats-1", "region", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
+        ("/api/v1/offers?pricing=reservd", "pricing", "unknown pricing model 'reservd'; did you mean"),
+        ("/api/v1/offers/countries?gpu=H10", "gpu", "unknown GPU 'H10'; did you mean 'H100'"),
+    ],
+)
+def test_a_refused_query_parameter_is_named(service: Service, url: str, field: str, starts: str) -> None:
+    r = service.client.get(url, headers=service.auth("read"))
+    assert (r.status_code, r.json()["field"]) == (400, field), r.text
+    # named in the line as a refusal of the query's schema names one ("query.count: …")
+    assert r.json()["message"].startswith(starts), r.text
+    assert r.json()["error"] == f"query.{field}: {r.json()['message']}", r.text
+
+
+def test_a_misspelt_provider_of_an_import_or_a_discount_is_named(service: Service) -> None:
+    admin = service.auth("admin")
+    refused = [
+        service.client.post(
+            "/api/v1/catalog/import?provider=awz&format=gpuplan",
+            content=b"x\n",
+            headers={**admin, "Content-Type": "text/csv"},
+        ),
+        service.client.put(
+            "/api/v1/catalog/discounts", json={"provider": "awz", "percent": 10}, headers=admin
+        ),
+        service.client.delete("/api/v1/catalog/discounts?provider=awz", headers=admin),
+    ]
+    for r, where in zip(refused, ("query.provider", "provider", "query.provider"), strict=True):
+        assert (r.status_code, r.json()["field"]) == (400, "provider"), r.text
+        assert r.json()["message"].startswith("unknown provider 'awz'; did you mean 'aws'"), r.text
+        assert r.json()["error"] == f"{where}: {r.json()['message']}", r.text

@@ -352,9 +352,11 @@ class RefusedValue(InputError):
     """What is wrong with it, without the field."""
 
     @classmethod
-    def of(cls, field: str, problem: object) -> RefusedValue:
-        """``problem``: words (a Phrase) or the library's error for the value of ``field``."""
-        error = cls.worded(N_("{where}: {problem}{more}"), where=field, problem=problem, more="")
+    def of(cls, field: str, problem: object, where: str | None = None) -> RefusedValue:
+        """``problem``: words (a Phrase) or the library's error for the value of ``field``;
+        ``where``: the line's name for it where that is not the field (a query parameter's
+        ``query.gpu``, as a refusal of the query's schema names it)."""
+        error = cls.worded(N_("{where}: {problem}{more}"), where=where or field, problem=problem, more="")
         error.field = field
         error.alone = InputError.worded("{problem}", problem=problem)
         return error

@@ -10,6 +10,8 @@ refresh, a discount) or the day does.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -200,7 +202,7 @@ def offers(
     from gpuplan.report.catalog import offers_json
     from gpuplan.vocab import PricingModel
 
-    with use_language(caller.lang):
+    with use_language(caller.lang), _query_named():
         listing = list_offers(
             _store(request),
             OfferQuery(
@@ -217,6 +219,33 @@ def offers(
             ),
         )
         return offers_json(listing)
+
+
+#: The offer filter of each kind of name the catalog refuses unknown (``NotFoundError.kind``): a
+#: listing's query has one filter of each.
+_FILTER_OF_KIND = {
+    "GPU": "gpu",
+    "GPU count": "gpu",
+    "provider": "provider",
+    "pricing model": "pricing",
+    "region": "region",
+}
+
+
+@contextmanager
+def _query_named(fields: Mapping[str, str] = _FILTER_OF_KIND, loc: str = "query") -> Iterator[None]:
+    """An unknown name refused as the query parameter (``loc``: or the body's field) that gave
+    it, by the kind of name (``fields``; an offer listing's filters by default: ``gpu``,
+    "query.gpu: unknown GPU 'H10'; did you mean 'H100'…", as the query's schema names one)."""
+    from gpuplan.web.requests import RefusedValue
+
+    try:
+        yield
+    except NotFoundError as e:
+        field = fields.get(e.kind)
+        if field is None:
+            raise
+        raise RefusedValue.of(field, e, where=f"{loc}.{field}" if loc != "body" else field) from None
 
 
 @router.get("/gpus", response_model=GpusDocument)
@@ -290,7 +319,8 @@ def discounts_set(
         details = {"percent": d.percent, "family": d.family, "note": d.note}
         TeamStore.audit(conn, caller.name, "discount.set", f"{d.provider} {d.family}".strip(), details)
 
-    set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
+    with _query_named({"provider": "provider"}, loc="body"):
+        set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
     return _discounts(store)
 
 
@@ -312,7 +342,9 @@ def discounts_clear(
     def audit(conn: Any) -> None:  # in the removal's own transaction
         TeamStore.audit(conn, caller.name, "discount.clear", f"{provider} {family}".strip(), {})
 
-    if not clear_discount(store, provider, family, also=audit):
+    with _query_named({"provider": "provider"}):
+        cleared = clear_discount(store, provider, family, also=audit)
+    if not cleared:
         scope = f"{provider} {family}" if family else provider
         raise AbsentError.worded(N_("no discount for {scope}"), scope=scope)
     return _discounts(store)
@@ -406,16 +438,17 @@ def _import(
         file = Path(folder) / ("upload.json" if json_body and fmt == "gpuplan" else "upload.csv")
         file.write_bytes(body)
         try:
-            read = read_price_file(
-                store,
-                file,
-                fmt=fmt,
-                provider=provider,
-                as_of=as_of,
-                today=date.today(),
-                described=f"uploaded by {caller.name}",
-                names=SERVICE_NAMES,
-            )
+            with _query_named({"provider": "provider"}):  # the query's provider, misspelt
+                read = read_price_file(
+                    store,
+                    file,
+                    fmt=fmt,
+                    provider=provider,
+                    as_of=as_of,
+                    today=date.today(),
+                    described=f"uploaded by {caller.name}",
+                    names=SERVICE_NAMES,
+                )
         except CatalogImportError as e:
             raise _as_body(e, file) from None
     from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
@@ -634,7 +667,7 @@ def offer_countries(
 
     points = country_points()
     by: dict[str, dict[str, Any]] = {}
-    with use_language(caller.lang):
+    with use_language(caller.lang), _query_named():
         listing = list_offers(
             _store(request),
             OfferQuery(
