@@ -141,7 +141,9 @@ CASES: list[tuple[Callable[[], object], str, tuple[str, ...]]] = [
         "data.location: expected provider/region like aws/us-east-1 (got 'nowhere')",
         (),
     ),
-    (_workload(batchsize=3), "unknown key 'batchsize'; known keys: ", ()),
+    # no key near it, at the top or in a sub-section ("batchsize" is now inputs.batch_size's)
+    (_workload(qqq=3), "unknown key 'qqq'; known keys: ", ()),
+    (_workload(batchsize=3), "unknown key 'batchsize'; did you mean 'inputs.batch_size'?", ()),
     (
         _workload(inputs={"batch_size": 1, "seq_lem": 8}),
         "inputs: unknown key 'seq_lem'; did you mean 'seq_len'?",

@@ -488,7 +488,8 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     [note] = [n for n in doc["notes"] if n.startswith("Budget ¥10,000,000.00 = $")]
     assert " at 1 USD = " in note and doc["constraints"]["budget_usd"] < 1e7
     both = service.client.post("/api/v1/plan", json={**body, "budget_usd": 5}, headers=service.auth("plan"))
-    assert _error(both, 400) == "give the budget once: budget_usd or budget_cny, not both"
+    assert _error(both, 400) == "budget_cny: give the budget once: budget_usd or budget_cny, not both"
+    assert both.json()["field"] == "budget_cny"
 
 
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
@@ -521,9 +522,11 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
     r = deploy(plan | {"recommended": lam, "options": [lam]}, own_cluster=True)
     assert r.status_code == 200 and "NOTE.txt" not in zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     # Neither a ranked option nor a persona on one: refused.
-    said = _error(deploy(plan | {"recommended": lam, "options": [lam], "personas": []}), 400)
+    refused = deploy(plan | {"recommended": lam, "options": [lam], "personas": []})
+    said = _error(refused, 400)
     assert said.startswith("target k8s: the plan's option lambda") and "give own_cluster: true" in said
     assert "--" not in said
+    assert refused.json()["field"] == "target"  # the target refused for this plan, named once
     r = service.client.post(
         "/api/v1/deploy",
         json={"plan": plan, "target": "torchrun", "own_cluster": True},

@@ -100,10 +100,11 @@ def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "said"),
+    ("change", "field", "said"),
     [
         (
             {"rate": 10_000, "hours": 744},
+            "rate",
             "trace shape: 10000 requests/s for 744 hours is 26,784,000,000 requests, "
             "more than the 10,000,000 a trace may hold",
         ),
@@ -112,29 +113,33 @@ def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
                 "hours": 744,
                 "workload": {**_WORKLOAD, "serving": {**_WORKLOAD["serving"], "requests_per_s": 1e6}},
             },
+            "hours",  # the rate is the workload's
             "trace shape: 1e+06 requests/s for 744 hours is 2,678,400,000,000 requests, "
             "more than the 10,000,000 a trace may hold",
         ),
         (
             {"policies": ["fixed:replicas=1e6"]},
+            "policies[0]",
             "policy 'fixed:replicas=1e6': 1,000,000 replicas is more than the 1,000 a simulation runs",
         ),
         (
             {"policies": ["target:target=.inf,max=4"]},
+            "policies[0]",
             "policy 'target:target=.inf,max=4': target='.inf' is not a number",
         ),
         (  # a given replica's slots: it was queued, and the job failed on it
             {"replica": "slots=99999999999,tpot_ms=30"},
+            "policies[0]",
             "policy 'fixed:replicas=2': 2 replicas × 99,999,999,999 slots is more than the 1,000,000 "
             "batch slots a simulation keeps",
         ),
     ],
 )
 def test_simulate_refuses_work_beyond_the_bounds_at_submission(
-    service: Service, change: dict[str, Any], said: str
+    service: Service, change: dict[str, Any], field: str, said: str
 ) -> None:
     status, answer = _post(service, json.dumps({**json.loads(_BASE), **change}).encode())
-    assert (status, answer["error"]) == (400, said)
+    assert (status, answer["field"], answer["error"]) == (400, field, f"{field}: {said}")
     assert _jobs(service) == 0  # nothing queued
 
 
@@ -162,19 +167,24 @@ def test_any_number_in_a_request_is_refused_in_one_line_or_read_finite(
         content=raw.encode(),
         headers={**service.auth("plan"), "Content-Type": "application/json"},
     )
-    assert r.status_code in (400, 422), r.text
-    line = r.json()["error"]
+    # a bad request, whoever refuses it: the body's parser (no field: the body as a whole), the
+    # schema (the number's field) or the workload's own check (a serving: block on a training task)
+    assert r.status_code == 400, r.text
+    line, named = r.json()["error"], r.json()["field"]
     assert line and "\n" not in line and "Value error" not in line, line
+    assert named in (None, field, "workload"), r.text
     if "task: infer" in line:  # the number was read, finite and in range: the workload is refused
         assert value not in ("NaN", "Infinity", "-Infinity", "1e999", "-1e999", "true", "false")
+        assert named == "workload", r.text
 
 
 @pytest.mark.parametrize("path", ["/api/v1/offers", "/api/v1/offers/countries"])
 def test_a_gpu_count_in_superscript_digits_is_a_400(service: Service, path: str) -> None:
     # "²".isdigit() is True and int("²") a ValueError: it was an Internal Server Error
     r = service.client.get(path, params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
-    assert r.status_code == 400, r.text
-    assert r.json()["error"] == "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"
+    assert (r.status_code, r.json()["field"]) == (400, "gpu"), r.text
+    said = "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"
+    assert (r.json()["error"], r.json()["message"]) == (f"query.gpu: {said}", said)
 
 
 def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) -> None:
@@ -208,9 +218,9 @@ def test_a_refused_value_names_its_field_apart_from_the_problem_and_the_line_sta
     r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
     said = "true is not a number; write the number itself"
     assert (r.json()["field"], r.json()["message"]) == ("seed", said)
-    # a refusal that is not of one value has neither
-    r = service.client.get("/api/v1/offers", params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
-    assert (r.status_code, r.json()["field"], r.json()["message"]) == (400, None, None)
+    # a refusal that is not of one value has neither: a body that does not parse
+    status, answer = _post(service, BODIES["1e999"][0])
+    assert (status, answer["field"], answer["message"]) == (400, None, None)
 
 
 #: Routes that take a JSON body, with the scope each needs.
@@ -272,7 +282,7 @@ def test_a_network_beyond_its_bounds_is_refused_in_one_line(service: Service, gb
     # 1e-308 Gbit/s had made the step time infinite and the answer a 500
     body = {"workload": bert_workload(), "gpus": ["L4"], "count": 16, "network_gbps": gbps}
     r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
-    assert r.status_code in (400, 422), r.text
+    assert (r.status_code, r.json()["field"]) == (400, "network_gbps"), r.text  # a bad value, not no answer
     line = r.json()["error"]
     assert "network_gbps" in line and "\n" not in line, line
 

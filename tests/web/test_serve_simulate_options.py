@@ -78,9 +78,10 @@ def test_a_refusal_names_the_field_in_chinese_too(service: Service) -> None:
         },
         headers={**service.auth("plan"), "Accept-Language": "zh-CN"},
     )
-    assert (r.status_code, r.json()["error"]) == (
+    assert (r.status_code, r.json()["field"], r.json()["error"]) == (
         400,
-        "请给出 slo 或 slo_ms，不要同时给出（slo e2e_p95=30s 含义相同）",
+        "slo_ms",
+        "slo_ms：请给出 slo 或 slo_ms，不要同时给出（slo e2e_p95=30s 含义相同）",
     )
 
 
@@ -223,22 +224,27 @@ def test_a_catalog_price_names_its_publisher_date_and_confidence_as_the_command_
 
 
 @pytest.mark.parametrize(
-    ("fields", "said"),
+    ("fields", "field", "said"),
     [
         # no replica: the estimator needs the serving: block, as the command does
-        ({}, "simulate needs an inference workload: task: infer with a serving: block (or give replica)"),
+        (
+            {},
+            "workload.serving",
+            "simulate needs an inference workload: task: infer with a serving: block (or give replica)",
+        ),
         # a generated trace needs a rate where the workload gives none
         (
             {"replica": REPLICA, "shape": "diurnal"},
+            "rate",
             "give rate or peak (or serving.requests_per_s in the workload)",
         ),
     ],
 )
 def test_without_a_serving_block_what_is_missing_is_said(
-    service: Service, fields: dict[str, Any], said: str
+    service: Service, fields: dict[str, Any], field: str, said: str
 ) -> None:
     r = _simulate(service, workload=_NO_SERVING, **fields)
-    assert (r.status_code, r.json()["error"]) == (400, said), r.text
+    assert (r.status_code, r.json()["field"], r.json()["error"]) == (400, field, f"{field}: {said}"), r.text
     assert _jobs(service) == 0
 
 

@@ -78,3 +78,80 @@ def test_a_deadline_refused_says_it_is_the_deadline_with_the_problem_apart(text:
         parse_duration_h(text)
     assert (e.value.field, str(e.value.problem)) == ("deadline", problem)
     assert str(e.value).startswith("deadline") and str(e.value).endswith(problem.split(": ", 1)[-1])
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        # a key of a sub-section, misspelt at the top: the sub-section's key, said with its section
+        # (the top's own keys had been the only ones looked at: "did you mean 'model'?")
+        ("deadlin", "unknown key 'deadlin'; did you mean 'constraints.deadline'?"),
+        ("batchsize", "unknown key 'batchsize'; did you mean 'inputs.batch_size'?"),
+        ("epoch", "unknown key 'epoch'; did you mean 'data.epochs'?"),
+        ("region", "unknown key 'region'; did you mean 'constraints.regions'?"),
+        ("presets", "unknown key 'presets'; did you mean 'model.preset'?"),
+        # a sub-section's key as it is still says where it belongs
+        ("deadline", "unknown key 'deadline' here; it belongs in constraints: (constraints.deadline)"),
+    ],
+)
+def test_a_misspelt_key_at_the_top_is_matched_against_the_sub_sections_keys(key: str, problem: str) -> None:
+    path, said, line = _refused(_base(**{key: "6h"}))
+    assert (path, said) == (key, problem)
+    assert line == problem  # the command line's one line: the same words
+
+
+def test_the_tops_own_close_keys_come_first_and_a_sub_sections_suggestions_are_as_before() -> None:
+    # a key that is a sub-section's, misspelt: said with its section
+    assert _refused(_base(deadlin="6h"))[1] == "unknown key 'deadlin'; did you mean 'constraints.deadline'?"
+    # the top's own close key first, no sub-section's key as near beside it
+    assert _refused(_base(modle="x"))[1] == "unknown key 'modle'; did you mean 'model' or 'compile'?"
+    assert _refused(_base(serve="x"))[1] == "unknown key 'serve'; did you mean 'serving'?"
+    # inside a sub-section, its own keys as before
+    path, problem, _line = _refused(_base(constraints={"deadlin": "6h"}))
+    assert problem == "unknown key 'deadlin'; did you mean 'deadline' or 'deadline_hours'?"
+    path, problem, _line = _refused(_base(inputs={"batch_size": 8, "seq_len": 1024, "batchsize": 1}))
+    assert (path, problem) == (
+        "inputs.batchsize",
+        "unknown key 'batchsize'; did you mean 'batch_size' or 'image_size'?",
+    )
+
+
+def test_the_sub_sections_are_given_to_the_one_did_you_mean() -> None:
+    class Options(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        top: int | None = None
+
+    with pytest.raises(UnknownKey) as e:
+        refuse_unknown_keys(Options, {"deadlin": "6h"}, {"limits": {"deadline", "budget"}})
+    assert str(e.value.problem) == "unknown key 'deadlin'; did you mean 'limits.deadline'?"
+    with pytest.raises(UnknownKey) as e:
+        refuse_unknown_keys(Options, {"tpo": 1}, {"limits": {"top_k"}})
+    assert str(e.value.problem) == "unknown key 'tpo'; did you mean 'top'?"  # its own, the nearer
+
+
+@pytest.mark.parametrize(
+    ("config", "problem"),
+    [
+        ({"hidden_size": 0}, "{file}: hidden_size is 0; a model's sizes are whole numbers of at least 1"),
+        ({"num_hidden_layers": 100_000}, "{file} describes 100,000 layers, more than the 512 gpuplan traces"),
+    ],
+)
+def test_a_config_refused_for_its_sizes_names_model_hf_config_with_the_problem_apart(
+    tmp_path: Path, config: dict[str, Any], problem: str
+) -> None:
+    file = tmp_path / "config.json"
+    sizes = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}
+    file.write_text(json.dumps({"model_type": "llama", **sizes, **config}), encoding="utf-8")
+    path, said, line = _refused(_base(model={"hf_config": str(file)}))
+    assert path == "model.hf_config"
+    assert said.startswith(problem.format(file=file)), said
+    assert line == f"model.hf_config: {said}"  # the command line's, as before
+
+
+def test_a_config_that_is_not_json_names_model_hf_config_with_the_problem_apart(tmp_path: Path) -> None:
+    file = tmp_path / "config.json"
+    file.write_text('{"model_type": "llama",', encoding="utf-8")
+    path, said, line = _refused(_base(model={"hf_config": str(file)}))
+    assert path == "model.hf_config"
+    assert said == f"{file} is not valid JSON (Expecting property name enclosed in double quotes at line 1)"
+    assert line == f"model.hf_config: {said}"  # the command line's, as before

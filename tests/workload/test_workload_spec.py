@@ -146,8 +146,10 @@ def test_a_key_of_a_section_given_outside_it_says_where_it_belongs() -> None:
         "unknown key 'pad_vocab_multiple' here; it belongs in model: (model.pad_vocab_multiple)"
     )
     assert "it belongs in inputs: (inputs.batch_size)" in _error(_base(batch_size=4))
-    # a key no section has keeps the list of the known ones
-    assert "known keys:" in _error(_base(batchsize=4))
+    # a key no section has, nor anything near it, keeps the list of the known ones
+    assert "known keys:" in _error(_base(qqq=4))
+    # a misspelt one is matched against the sections' keys too, said with its section
+    assert _error(_base(batchsize=4)) == "unknown key 'batchsize'; did you mean 'inputs.batch_size'?"
 
 
 def test_pad_vocab_multiple_is_for_models_with_a_vocabulary_that_gpuplan_builds() -> None:

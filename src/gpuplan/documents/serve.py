@@ -47,12 +47,15 @@ class ErrorDocument(Document):
     field: str | None = None
     """For a request refused (400) for one of its values or keys, whoever refused it (the request's
     schema, ``invalid_request``, or a check of the value): that value's field or parameter as the
-    request names it (``max_price``, ``deadline``, ``workload.inputs.batch_size``,
+    request names it (``max_price``, ``deadline``, ``count``, ``slo``, ``workload.inputs.batch_size``,
     ``workload.model.python``, ``hf_config_json``, ``usage.constraints.providers``, ``job_id``; a
-    misspelt key by its own path, ``workload.constraints.deadlin``); None otherwise."""
+    list's item by its index, ``gpus[0]``, ``policies[1]``; a misspelt key by its own path,
+    ``workload.constraints.deadlin``; ``workload`` or ``usage`` for a check of the whole); None
+    otherwise."""
     message: str | None = None
     """For a request refused for one of its values: what is wrong with it, without the field's
-    path that ``error`` begins with (a form names the field by its own label); None otherwise."""
+    path that ``error`` begins with (a form names the field by its own label); the whole line
+    where its words name the field otherwise (``slo 'ttft_p95=soon': write …``); None otherwise."""
 
 
 class HealthDocument(Document):

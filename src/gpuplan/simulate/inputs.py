@@ -46,6 +46,7 @@ __all__ = [
     "ServicesFile",
     "autoscale_slos",
     "basis_words",
+    "check_given_prices",
     "demand_from_decode",
     "fleet_prices",
     "load_services",
@@ -271,36 +272,16 @@ def prices_by_policy(
     return {p.name: fleet_prices(listed, gpu_id, **given, **policy_fleets([p])) for p in policies}
 
 
-def fleet_prices(
-    offers: Iterable[OfferPrice],
-    gpu_id: str,
+def check_given_prices(
     *,
     on_demand_usd: float | None = None,
     spot_usd: float | None = None,
     spot_rate_per_hour: float | None = None,
     gpus_per_replica: int = 1,
-    fleet_replicas: int = 1,
-    spot_fleet_replicas: int | None = None,
-    replicas_per_gpu: int = 1,
-) -> FleetPrices:
-    """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
-    ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
-    a fleet of up to ``fleet_replicas``, its instance price shared by the replicas one instance
-    holds. The simulation bills whole instances: at each moment as many as its running replicas
-    fill (``ceil(replicas / per instance)``). Each price is the conservative one
-    (``OfferPrice.conservative_usd_per_gpu_hour``).
-
-    ``spot_fleet_replicas``: the most replicas the policies run on spot (their spot share of their
-    largest fleet; None: ``fleet_replicas``) — the spot offer is picked for that fleet, not the
-    whole one (one spot replica had been billed a whole 8-GPU instance picked for eight).
-
-    ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
-    n of them pay for one GPU, as ``plan`` prices them.
-
-    Given prices win over the catalog's (a replica-hour each, one replica per instance).
-    Low-confidence (article) prices are never used.
-    """
-
+) -> None:
+    """Refuse a given price per replica-hour (``--on-demand-price``, ``--spot-price``) or spot
+    interruption rate (``--spot-rate``) out of its bounds, as :func:`fleet_prices` reads them: one at
+    a time where a reader names each of its own (the service's request fields)."""
     from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR
 
     # The catalog's ceiling per GPU-hour (no list price comes near it) times the most GPUs a replica
@@ -338,6 +319,44 @@ def fleet_prices(
             limit=MAX_SPOT_RATE_PER_HOUR,
             rate=spot_rate_per_hour,
         )
+
+
+def fleet_prices(
+    offers: Iterable[OfferPrice],
+    gpu_id: str,
+    *,
+    on_demand_usd: float | None = None,
+    spot_usd: float | None = None,
+    spot_rate_per_hour: float | None = None,
+    gpus_per_replica: int = 1,
+    fleet_replicas: int = 1,
+    spot_fleet_replicas: int | None = None,
+    replicas_per_gpu: int = 1,
+) -> FleetPrices:
+    """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
+    ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
+    a fleet of up to ``fleet_replicas``, its instance price shared by the replicas one instance
+    holds. The simulation bills whole instances: at each moment as many as its running replicas
+    fill (``ceil(replicas / per instance)``). Each price is the conservative one
+    (``OfferPrice.conservative_usd_per_gpu_hour``).
+
+    ``spot_fleet_replicas``: the most replicas the policies run on spot (their spot share of their
+    largest fleet; None: ``fleet_replicas``) — the spot offer is picked for that fleet, not the
+    whole one (one spot replica had been billed a whole 8-GPU instance picked for eight).
+
+    ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
+    n of them pay for one GPU, as ``plan`` prices them.
+
+    Given prices win over the catalog's (a replica-hour each, one replica per instance).
+    Low-confidence (article) prices are never used.
+    """
+
+    check_given_prices(
+        on_demand_usd=on_demand_usd,
+        spot_usd=spot_usd,
+        spot_rate_per_hour=spot_rate_per_hour,
+        gpus_per_replica=gpus_per_replica,
+    )
     offers = list(offers)
     share = max(1, replicas_per_gpu)
     best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, replicas_per_gpu=share)

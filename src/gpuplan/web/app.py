@@ -13,6 +13,7 @@ larger than ``max_body_bytes`` is refused before it is read whole. CORS is off u
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
@@ -127,6 +128,15 @@ _STARLETTE_DETAILS = {
 _LOCI = frozenset({"body", "query", "path", "header", "cookie"})
 
 
+def _path(loc: Iterable[object]) -> str:
+    """A pydantic location as the API names a field: a list's item by its index in brackets
+    (``gpus[0]``, ``usage.demands[0].gpu``), as the service's own checks name it."""
+    path = ""
+    for x in loc:
+        path += f"[{x}]" if isinstance(x, int) else f".{x}" if path else str(x)
+    return path
+
+
 def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str]:
     """The first problem as ``field.path: reason`` in ``lang`` (the document's ``error``), the
     field as the request names it (``None`` for the whole body), and the reason alone."""
@@ -144,8 +154,8 @@ def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str
     raised = ctx.get("error") if isinstance(ctx, dict) else None
     if isinstance(raised, UnknownKey):
         loc.append(raised.key)  # the misspelt key is the field refused, not the body that holds it
-    where = ".".join(str(x) for x in loc if x != "body")
-    field = ".".join(str(x) for x in loc[1 if loc and loc[0] in _LOCI else 0 :]) or None
+    where = _path(x for x in loc if x != "body")
+    field = _path(loc[1 if loc and loc[0] in _LOCI else 0 :]) or None
     said: str | Phrase | GpuplanError = reason(first)
     if first.get("type") == "string_pattern_mismatch":
         # what the value should look like in words: a regular expression means nothing to a reader
@@ -235,8 +245,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         names = getattr(request.state, "option_fields", OPTION_FIELDS)
         with use_language(request_language(request)):
             if isinstance(e, RefusedValue):
-                alone = error_text(e.alone, names)
-                return error_response(400, error_text(e, names), "InputError", field=e.field, problem=alone)
+                line, alone = e.text(names)
+                return error_response(400, line, "InputError", field=e.field, problem=alone)
             return error_response(_status(e), error_text(e, names), type(e).__name__)
 
     @app.exception_handler(RequestValidationError)

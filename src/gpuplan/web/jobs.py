@@ -102,6 +102,7 @@ class JobRunner:
         from gpuplan.errors import GpuplanError
         from gpuplan.i18n import use_language
         from gpuplan.i18n.error_text import error_text
+        from gpuplan.web.requests import RefusedValue
         from gpuplan.web.work import JOB_KINDS, run_job
 
         with self._store() as store:
@@ -128,8 +129,10 @@ class JobRunner:
             except GpuplanError as e:
                 # in the language the job was asked in (the job ran in it; the line is written here),
                 # naming the options as its request's fields
+                names = JOB_KINDS[record.kind].OPTION_FIELDS
                 with use_language(str(record.request.get("lang", "en"))):
-                    jobs.fail(job_id, error_text(e, JOB_KINDS[record.kind].OPTION_FIELDS))
+                    line = e.text(names)[0] if isinstance(e, RefusedValue) else error_text(e, names)
+                    jobs.fail(job_id, line)
             except Exception as e:
                 jobs.fail(job_id, f"internal error: {type(e).__name__}: {e}")
                 traceback.print_exc()

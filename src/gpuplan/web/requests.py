@@ -9,7 +9,9 @@ in it) when the workload is read, before transformers is imported.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
@@ -56,6 +58,7 @@ __all__ = [
     "SimulateRequest",
     "TcoRequest",
     "check_workload",
+    "refused_as",
 ]
 
 #: A billing month, YYYY-MM with a month from 01 to 12, in ASCII digits: ``\d`` also matches
@@ -231,7 +234,9 @@ class PlanRequest(WorkloadRequest):
 
 
 class EstimateRequest(WorkloadRequest):
-    OPTION_FIELDS: ClassVar[Mapping[str, str]] = MappingProxyType({**OPTION_FIELDS, "--gpu": "gpus"})
+    OPTION_FIELDS: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {**OPTION_FIELDS, "--gpu": "gpus", "--count": "count"}
+    )
 
     gpus: list[str] | None = Field(
         default=None, max_length=64, description="NAME or NAME:COUNT; default every GPU"
@@ -365,12 +370,46 @@ class RefusedValue(InputError):
     """What is wrong with it, without the field."""
 
     @classmethod
-    def of(cls, field: str, problem: object) -> RefusedValue:
-        """``problem``: words (a Phrase) or the library's error for the value of ``field``."""
-        error = cls.worded(N_("{where}: {problem}{more}"), where=field, problem=problem, more="")
+    def of(cls, field: str, problem: object, where: str | None = None) -> RefusedValue:
+        """``problem``: words (a Phrase) or the library's error for the value of ``field``;
+        ``where``: the line's name for it where that is not the field (a query parameter's
+        ``query.gpu``, as a refusal of the query's schema names it)."""
+        error = cls.worded(N_("{where}: {problem}{more}"), where=where or field, problem=problem, more="")
         error.field = field
         error.alone = InputError.worded("{problem}", problem=problem)
         return error
+
+    def text(self, names: Mapping[str, str]) -> tuple[str, str]:
+        """The refusal's one line and its problem alone, in the current language, the command's
+        options named as the request's fields (``names``): the line is the problem alone where its
+        words begin with the field's name already ("slo 'ttft_p95=soon': write …", not "slo: slo
+        'ttft_p95=soon': write …"; the problem without the name where a colon follows it), the
+        field and the problem otherwise."""
+        from gpuplan.i18n.error_text import error_text
+
+        alone = error_text(self.alone, names)
+        named = re.match(re.escape(self.field) + r"(?:\s*[:：]\s*|(?![\w.\[]))", alone)
+        if named is None:
+            return error_text(self, names), alone
+        # "hf_config_json: hidden_size is 0; …" is the field and the problem already
+        problem = alone[named.end() :] if named.group().rstrip() != self.field else alone
+        return alone, problem
+
+
+@contextmanager
+def refused_as(field: str) -> Iterator[None]:
+    """A refusal of a value by the library (InputError, NotFoundError; DeployError, a plan or a
+    deploy option refused) raised inside, as a refusal of the request's ``field``
+    (:class:`RefusedValue`): for a request option the service reads with the command's own parser,
+    which names no field of the request. Keep the block to the reading of that one option."""
+    from gpuplan.errors import DeployError, NotFoundError
+
+    try:
+        yield
+    except RefusedValue:
+        raise
+    except (InputError, NotFoundError, DeployError) as e:
+        raise RefusedValue.of(field, e) from None
 
 
 class TcoRequest(_Request):

@@ -10,6 +10,8 @@ refresh, a discount) or the day does.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -205,7 +207,7 @@ def offers(
     from gpuplan.report.catalog import offers_json
     from gpuplan.vocab import PricingModel
 
-    with use_language(caller.lang):
+    with use_language(caller.lang), _query_named():
         listing = list_offers(
             _store(request),
             OfferQuery(
@@ -222,6 +224,33 @@ def offers(
             ),
         )
         return offers_json(listing)
+
+
+#: The offer filter of each kind of name the catalog refuses unknown (``NotFoundError.kind``): a
+#: listing's query has one filter of each.
+_FILTER_OF_KIND = {
+    "GPU": "gpu",
+    "GPU count": "gpu",
+    "provider": "provider",
+    "pricing model": "pricing",
+    "region": "region",
+}
+
+
+@contextmanager
+def _query_named(fields: Mapping[str, str] = _FILTER_OF_KIND, loc: str = "query") -> Iterator[None]:
+    """An unknown name refused as the query parameter (``loc``: or the body's field) that gave
+    it, by the kind of name (``fields``; an offer listing's filters by default: ``gpu``,
+    "query.gpu: unknown GPU 'H10'; did you mean 'H100'…", as the query's schema names one)."""
+    from gpuplan.web.requests import RefusedValue
+
+    try:
+        yield
+    except NotFoundError as e:
+        field = fields.get(e.kind)
+        if field is None:
+            raise
+        raise RefusedValue.of(field, e, where=f"{loc}.{field}" if loc != "body" else field) from None
 
 
 @router.get("/gpus", response_model=GpusDocument)
@@ -295,7 +324,8 @@ def discounts_set(
         details = {"percent": d.percent, "family": d.family, "note": d.note}
         TeamStore.audit(conn, caller.name, "discount.set", f"{d.provider} {d.family}".strip(), details)
 
-    set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
+    with _query_named({"provider": "provider"}, loc="body"):
+        set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
     return _discounts(store)
 
 
@@ -317,7 +347,9 @@ def discounts_clear(
     def audit(conn: Any) -> None:  # in the removal's own transaction
         TeamStore.audit(conn, caller.name, "discount.clear", f"{provider} {family}".strip(), {})
 
-    if not clear_discount(store, provider, family, also=audit):
+    with _query_named({"provider": "provider"}):
+        cleared = clear_discount(store, provider, family, also=audit)
+    if not cleared:
         scope = f"{provider} {family}" if family else provider
         raise AbsentError.worded(N_("no discount for {scope}"), scope=scope)
     return _discounts(store)
@@ -411,16 +443,17 @@ def _import(
         file = Path(folder) / ("upload.json" if json_body and fmt == "gpuplan" else "upload.csv")
         file.write_bytes(body)
         try:
-            read = read_price_file(
-                store,
-                file,
-                fmt=fmt,
-                provider=provider,
-                as_of=as_of,
-                today=date.today(),
-                described=f"uploaded by {caller.name}",
-                names=SERVICE_NAMES,
-            )
+            with _query_named({"provider": "provider"}):  # the query's provider, misspelt
+                read = read_price_file(
+                    store,
+                    file,
+                    fmt=fmt,
+                    provider=provider,
+                    as_of=as_of,
+                    today=date.today(),
+                    described=f"uploaded by {caller.name}",
+                    names=SERVICE_NAMES,
+                )
         except CatalogImportError as e:
             raise _as_body(e, file) from None
     from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
@@ -481,12 +514,13 @@ def catalog_refresh(
     """Read the providers' own price lists (a job: network calls take seconds to minutes)."""
     from gpuplan.catalog import PROVIDERS
     from gpuplan.i18n import use_language
+    from gpuplan.web.requests import refused_as
 
     with use_language(caller.lang):
-        for provider in body.providers:
-            PROVIDERS.cast(
-                provider
-            )  # a misspelt one is refused now (400, "did you mean"), not as a failed job
+        for i, provider in enumerate(body.providers):
+            # a misspelt one is refused now (400, "did you mean", its item named), not as a failed job
+            with refused_as(f"providers[{i}]"):
+                PROVIDERS.cast(provider)
     return _queue(request, caller, "refresh", body)
 
 
@@ -518,22 +552,11 @@ def _answer(
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
     """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
     instance type's GPU and links with ``instance`` (``--instance``)."""
-    from gpuplan.api import instance_links, refuse_two_counts, refuse_unrunnable
-    from gpuplan.web.service import estimate_document
+    from gpuplan.web.service import check_estimate_request, estimate_document
 
-    if body.instance is not None:
-        from gpuplan.i18n import use_language
-
-        with use_language(caller.lang):  # an unknown instance type is refused now, not in a job
-            instance_links(_store(request), body.instance)
-
-    def runnable(store: Any, req: EstimateRequest, workload: Any) -> None:
-        # A GPU count given twice (gpus "A10G:2" and count 4); GPUs that all lack the precision's
-        # tensor cores (fp8 on an A100): refused now, not in a job.
-        refuse_two_counts(req.gpus, req.count)
-        refuse_unrunnable(workload, instance_links(store, req.instance, gpus=req.gpus).gpus)
-
-    return _answer(request, caller, "estimate", body, estimate_document, check=runnable)
+    # an unknown GPU or instance type, a GPU count given twice, GPUs that all lack the precision's
+    # tensor cores (fp8 on an A100): refused now, each option named, not in a job
+    return _answer(request, caller, "estimate", body, estimate_document, check=check_estimate_request)
 
 
 @router.post("/plan", response_model=PlanDocument, responses=_JOB)
@@ -649,7 +672,7 @@ def offer_countries(
 
     points = country_points()
     by: dict[str, dict[str, Any]] = {}
-    with use_language(caller.lang):
+    with use_language(caller.lang), _query_named():
         listing = list_offers(
             _store(request),
             OfferQuery(

@@ -13,7 +13,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ from gpuplan.web.requests import (
     RefusedValue,
     TcoRequest,
     check_workload,
+    refused_as,
 )
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "cached_plan_text",
+    "check_estimate_request",
     "check_inline_config",
     "deploy_archive",
     "estimate_document",
@@ -71,6 +73,7 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
     if hf_config_json is None:
         return read_workload(spec)
     text = json.dumps(hf_config_json, sort_keys=True, indent=1)
+    _refuse_too_big(text)
     folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
     target = folder / "config.json"
     if not target.is_file():
@@ -80,6 +83,24 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
         return read_workload(spec)
     except GpuplanError as e:
         raise _inline_refused(_named(e, (folder, target))) from None
+
+
+def _refuse_too_big(text: str) -> None:
+    """Refuse an inline config whose file would be larger than the command reads from a disk
+    (``bounded.MAX_CONFIG_BYTES``), as the request's ``hf_config_json``, before it is written."""
+    from gpuplan.bounded import MAX_CONFIG_BYTES
+    from gpuplan.i18n import N_
+
+    size = len(text.encode("utf-8"))
+    if size > MAX_CONFIG_BYTES:
+        raise RefusedValue.of(
+            "hf_config_json",
+            Phrase(
+                N_("{size:,} bytes as a config.json, more than the {limit:,} accepted"),
+                size=size,
+                limit=MAX_CONFIG_BYTES,
+            ),
+        )
 
 
 def read_workload(spec: dict[str, Any]) -> Workload:
@@ -107,8 +128,8 @@ def read_workload(spec: dict[str, Any]) -> Workload:
         return Workload.model_validate(spec)
     except ValidationError as e:
         path, problem = refused_value(e)
-        if not path:  # a check of the whole workload, whose words name the field
-            raise one_line_error(e) from None
+        if not path:  # a check of the whole workload ("serving: only applies to task: infer")
+            raise RefusedValue.of("workload", one_line_error(e)) from None
         raise RefusedValue.of(f"workload.{path}", problem) from None
 
 
@@ -249,10 +270,12 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
         overrides = request.overrides()
     except InputError as e:  # the deadline, the one option read there
         raise RefusedValue.of("deadline", e.problem if e.field else e) from None
-    given, _note = budget_in_usd(workload.constraints, overrides, store.find_exchange_rate("CNY"))
+    # a budget in yuan beside one in dollars, or without the catalog's rate: the request's yuan
+    with refused_as("budget_cny") if request.budget_cny is not None else contextlib.nullcontext():
+        given, _note = budget_in_usd(workload.constraints, overrides, store.find_exchange_rate("CNY"))
     try:
         check_constraints(constraints_from_spec(workload.constraints, **given), store)
-    except InputError as e:
+    except (InputError, NotFoundError) as e:  # an unknown region or country is a NotFoundError
         raise _option_refused(store, workload, given, e) or e from None
     try:
         # a mistyped region had been queued, and the job failed seconds later
@@ -271,20 +294,21 @@ _OPTION_OF_OVERRIDE = {"deadline_h": "deadline"}
 
 
 def _option_refused(
-    store: Store, workload: Workload, given: dict[str, Any], combined: InputError
+    store: Store, workload: Workload, given: dict[str, Any], combined: GpuplanError
 ) -> RefusedValue | None:
     """Of the constraints refused as given (``combined``), the one option refused alone on the
     workload's own constraints for the same reason (``pricing: ["reserved"]``, ``providers:
     ["awz"]``), named as the request names it; None where the workload's constraints are refused
     themselves, or only the options together are (``reserved_1y`` with ``commitment: none``: alone,
     the pricing would be refused for another reason, and naming it so would hide the contradiction)."""
+    from gpuplan.errors import NotFoundError
     from gpuplan.plan.build_inputs import constraints_from_spec
     from gpuplan.plan.contradictions import check_constraints
 
-    def refusal(**options: Any) -> InputError | None:
+    def refusal(**options: Any) -> InputError | NotFoundError | None:
         try:
             check_constraints(constraints_from_spec(workload.constraints, **options), store)
-        except InputError as e:
+        except (InputError, NotFoundError) as e:
             return e
         return None
 
@@ -346,6 +370,29 @@ def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> 
         return plan_html(_plan(store, request, workload, _no_progress), workload.name)
 
 
+def check_estimate_request(store: Store, request: EstimateRequest, workload: Workload) -> None:
+    """Raise now what estimating would end in for the request's own options, each named as the
+    request names it: an unknown GPU (``gpus[1]``), a GPU count given twice (``count``), an unknown
+    instance type (``instance``) or one of another GPU than ``gpus`` names (``gpus``); and GPUs
+    that all lack the tensor cores of the workload's precision (fp8 on an A100: no answer, 422).
+    Refused before a job is queued, not in it."""
+    from gpuplan.api import instance_links, refuse_two_counts, refuse_unrunnable
+    from gpuplan.hardware import parse_gpu_spec
+
+    for i, gpu in enumerate(request.gpus or ()):
+        with refused_as(f"gpus[{i}]"):
+            parse_gpu_spec(gpu)
+    with refused_as("count"):
+        refuse_two_counts(request.gpus, request.count)
+    gpus: Sequence[str] | None = request.gpus
+    if request.instance is not None:
+        with refused_as("instance"):
+            instance_links(store, request.instance)
+        with refused_as("gpus"):  # the instance's GPU is not the one gpus names
+            gpus = instance_links(store, request.instance, gpus=request.gpus).gpus
+    refuse_unrunnable(workload, gpus)
+
+
 def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
@@ -403,7 +450,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
 
     from gpuplan.commit import tco
     from gpuplan.commit.usage import Usage
-    from gpuplan.errors import InputError, NotFoundError
+    from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.i18n import N_
     from gpuplan.report.tco import tco_json
@@ -430,7 +477,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     except ValidationError as e:
         path, problem = refused_value(e)
         if not path:  # a check of the whole usage, whose words name the field
-            raise InputError.worded("{problem}", problem=problem) from None
+            raise RefusedValue.of("usage", problem) from None
         raise RefusedValue.of(f"usage.{path}", problem) from None
     for i, d in enumerate(parsed.demands):
         if d.gpu is not None:
@@ -475,40 +522,64 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
     from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context
     from gpuplan.deploy.fabric import fabric_warning
+    from gpuplan.deploy.grammar import check_image
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_, _
 
-    generator = get_generator(request.target)
+    # each option refused is named as the request names it (field), its words as the command's
+    with refused_as("target"):
+        generator = get_generator(request.target)
     if request.own_cluster and generator.name != "k8s":
-        raise DeployError.worded(N_("own_cluster: only for target k8s"))
-    spec = LaunchSpec.from_plan(
-        request.plan,
-        source="plan",  # the request's field
-        folder=None,
-        managed_kubernetes=generator.name == "k8s" and not request.own_cluster,
-        k8s_names=K8S_FIELDS,
-    )
-    if generator.name == "skypilot" and request.workdir is None:
-        raise DeployError.worded(
-            N_(
-                "the skypilot target needs workdir: the absolute path the archive's skypilot/ folder will "
-                "have once unpacked where you run `sky` (SkyPilot reads a relative workdir from the folder "
-                "it is run in)"
-            )
+        raise RefusedValue.of("own_cluster", DeployError.worded(N_("own_cluster: only for target k8s")))
+    managed = generator.name == "k8s" and not request.own_cluster
+
+    def launch(*, managed_kubernetes: bool) -> LaunchSpec:
+        return LaunchSpec.from_plan(
+            request.plan,
+            source="plan",  # the request's field
+            folder=None,
+            managed_kubernetes=managed_kubernetes,
+            k8s_names=K8S_FIELDS,
         )
-    if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
-        raise DeployError.worded(N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch))
-    if request.workdir is not None:
-        check_out_dir(request.workdir, "workdir")  # not "/" nor "/a/../../etc": SkyPilot uploads it whole
-    options = GenerateOptions(
-        autoscaler=request.autoscaler,
-        image=request.image,
-        base_image=request.base_image,
-        steps=request.steps,
-        out_dir=request.workdir,
-        names=OPTION_FIELDS,
-    )
+
+    with refused_as("plan"):
+        spec = launch(managed_kubernetes=False)
+    if managed:
+        # a plan with no option on a managed Kubernetes: the target k8s refused for it ("target
+        # k8s: the plan's option … is on lambda, …; use target skypilot, … or give own_cluster")
+        with refused_as("target"):
+            spec = launch(managed_kubernetes=True)
+    if generator.name == "skypilot" and request.workdir is None:
+        raise RefusedValue.of(
+            "workdir",
+            DeployError.worded(
+                N_(
+                    "the skypilot target needs workdir: the absolute path the archive's skypilot/ folder "
+                    "will have once unpacked where you run `sky` (SkyPilot reads a relative workdir from "
+                    "the folder it is run in)"
+                )
+            ),
+        )
+    with refused_as("workdir"):
+        if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
+            raise DeployError.worded(
+                N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch)
+            )
+        if request.workdir is not None:
+            check_out_dir(request.workdir, "workdir")  # not "/" nor "/a/../../etc": SkyPilot uploads it whole
+    for field, image in (("image", request.image), ("base_image", request.base_image)):
+        with refused_as(field):
+            check_image(image, OPTION_FIELDS[field])
+    with refused_as("steps"):  # the one option left for its own checks
+        options = GenerateOptions(
+            autoscaler=request.autoscaler,
+            image=request.image,
+            base_image=request.base_image,
+            steps=request.steps,
+            out_dir=request.workdir,
+            names=OPTION_FIELDS,
+        )
     notes = [spec.chosen_because] if spec.chosen_because else []
     if engine_launch(spec) is not None:
         # the engine's autoscaler on its requests in flight and its longest request, as the command

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, InputError
 from gpuplan.i18n.messages import N_
-from gpuplan.web.requests import SimulateRequest
+from gpuplan.web.requests import RefusedValue, SimulateRequest, refused_as
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -41,9 +41,11 @@ def _serving(workload: Workload, request: SimulateRequest) -> ServingSpec | None
     """The workload's ``serving:`` block: needed by the estimator's replica, not where the request
     gives the replica's figures (``replica``), as ``simulate autoscale`` with ``--replica``."""
     if request.replica is None and (workload.task.value != "infer" or workload.serving is None):
-        raise InputError.worded(
-            N_("simulate needs an inference workload: task: infer with a serving: block (or give replica)")
+        needs = N_(
+            "simulate needs an inference workload: task: infer with a serving: block (or give replica)"
         )
+        field = "workload.task" if workload.task.value != "infer" else "workload.serving"
+        raise RefusedValue.of(field, InputError.worded(needs))
     return workload.serving
 
 
@@ -60,15 +62,25 @@ def _policies(request: SimulateRequest, workload: Workload) -> list[Policy]:
     from gpuplan.simulate import parse_policy
     from gpuplan.simulate.policy import as_deployed
 
-    return as_deployed([parse_policy(p) for p in request.policies], workload.serving)
+    policies = []
+    for i, text in enumerate(request.policies):
+        with refused_as(f"policies[{i}]"):
+            policies.append(parse_policy(text))
+    return as_deployed(policies, workload.serving)
 
 
 def _one_trace(request: SimulateRequest) -> None:
     if request.trace_csv is not None and request.shape is not None:
-        raise InputError.worded(N_("give trace_csv (a trace CSV) or shape (a generated trace), not both"))
+        raise RefusedValue.of(
+            "shape",
+            InputError.worded(N_("give trace_csv (a trace CSV) or shape (a generated trace), not both")),
+        )
     retimed = request.trace_scale is not None or request.trace_tile_hours is not None
     if request.trace_csv is None and retimed:
-        raise InputError.worded(N_("trace_scale and trace_tile_hours re-time a trace_csv"))
+        raise RefusedValue.of(
+            "trace_scale" if request.trace_scale is not None else "trace_tile_hours",
+            InputError.worded(N_("trace_scale and trace_tile_hours re-time a trace_csv")),
+        )
 
 
 def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
@@ -81,7 +93,9 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     if mean is None and peak is None and serving is not None:
         mean, peak = serving.mean_requests_per_s, serving.requests_per_s
     if mean is None and peak is None:
-        raise InputError.worded(N_("give rate or peak (or serving.requests_per_s in the workload)"))
+        raise RefusedValue.of(
+            "rate", InputError.worded(N_("give rate or peak (or serving.requests_per_s in the workload)"))
+        )
     prompt, output = request_tokens(serving)
     return Shape(
         mean_requests_per_s=mean,
@@ -103,13 +117,16 @@ def _uploaded(request: SimulateRequest, scratch: Path) -> Trace:
     with tempfile.TemporaryDirectory(prefix="trace-", dir=scratch) as folder:
         path = Path(folder) / UPLOAD_NAME
         path.write_text(request.trace_csv, encoding="utf-8")
-        trace = read_trace_csv(path)
+        with refused_as("trace_csv"):
+            trace = read_trace_csv(path)
     if request.trace_scale is not None or request.trace_tile_hours is not None:
-        trace = retime(
-            trace,
-            rate_scale=1.0 if request.trace_scale is None else request.trace_scale,
-            tile_to_s=None if request.trace_tile_hours is None else request.trace_tile_hours * 3600,
-        )
+        # a tiling that would hold too many rows, or a scale that would
+        with refused_as("trace_tile_hours" if request.trace_tile_hours is not None else "trace_scale"):
+            trace = retime(
+                trace,
+                rate_scale=1.0 if request.trace_scale is None else request.trace_scale,
+                tile_to_s=None if request.trace_tile_hours is None else request.trace_tile_hours * 3600,
+            )
     return trace
 
 
@@ -129,13 +146,14 @@ class _Options:
 
 
 def _options(store: Store, request: SimulateRequest, workload: Workload, policies: list[Policy]) -> _Options:
-    from gpuplan.api import replica_host
-    from gpuplan.hardware import get_gpu
+    from gpuplan.api import instance_links, replica_host
+    from gpuplan.hardware import get_gpu, resolve_gpu
     from gpuplan.simulate import SimulationSettings
     from gpuplan.simulate.batching import parse_engine
     from gpuplan.simulate.engines import engine_defaults
     from gpuplan.simulate.inputs import (
         autoscale_slos,
+        check_given_prices,
         fleet_prices,
         parse_replica,
         policy_fleets,
@@ -145,18 +163,38 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
 
     serving = _serving(workload, request)
     # the settings' own checks, run now so that a bad timeout or notice is refused before any work
-    SimulationSettings(timeout_s=request.timeout_s, spot_notice_s=request.spot_notice_s)
-    slos = autoscale_slos(
-        request.slo,
-        request.slo_ms,
-        serving.p95_latency_ms if serving else None,
-        serving.ttft_p95_ms if serving else None,
-    )
-    storage = storage_bytes_per_s(request.storage_gbps)
-    gpu_id, network = replica_host(store, request.gpu, request.instance)
+    with refused_as("timeout_s"):
+        SimulationSettings(timeout_s=request.timeout_s)
+    with refused_as("spot_notice_s"):
+        SimulationSettings(spot_notice_s=request.spot_notice_s)
+    # slo_ms beside slo is the one refused ("give slo or slo_ms, not both")
+    with refused_as("slo_ms" if request.slo_ms is not None else "slo"):
+        slos = autoscale_slos(
+            request.slo,
+            request.slo_ms,
+            serving.p95_latency_ms if serving else None,
+            serving.ttft_p95_ms if serving else None,
+        )
+    with refused_as("storage_gbps"):
+        storage = storage_bytes_per_s(request.storage_gbps)
+    if request.gpu is not None:
+        with refused_as("gpu"):
+            resolve_gpu(request.gpu)
+    if request.instance is not None:
+        with refused_as("instance"):
+            instance_links(store, request.instance)
+    with refused_as("gpu"):  # the gpu is not the instance's own
+        gpu_id, network = replica_host(store, request.gpu, request.instance)
     offers = store.offers(gpu=gpu_id)
     if request.instance is not None:
         offers = [o for o in offers if o.instance_type.lower() == request.instance.lower()]
+    for field, price in (
+        ("on_demand_price", {"on_demand_usd": request.on_demand_price}),
+        ("spot_price", {"spot_usd": request.spot_price}),
+        ("spot_rate", {"spot_rate_per_hour": request.spot_rate}),
+    ):
+        with refused_as(field):
+            check_given_prices(**price, gpus_per_replica=workload.tensor_parallel)
     given = {
         "on_demand_usd": request.on_demand_price,
         "spot_usd": request.spot_price,
@@ -170,8 +208,12 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     replica = None
     if request.replica is not None:
         if request.engine is not None:
-            raise InputError.worded(N_("--engine sets the estimator's replica; --replica gives its figures"))
-        replica = parse_replica(request.replica, gpu_id)
+            raise RefusedValue.of(
+                "engine",
+                InputError.worded(N_("--engine sets the estimator's replica; --replica gives its figures")),
+            )
+        with refused_as("replica"):
+            replica = parse_replica(request.replica, gpu_id)
     elif request.engine is not None:
         # read now against the GPU's defaults, so that a misspelt key is refused before tracing
         serving = _estimator_serving(workload, request)
@@ -179,7 +221,8 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         defaults = engine_defaults(
             gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
         )
-        parse_engine(request.engine, defaults)
+        with refused_as("engine"):
+            parse_engine(request.engine, defaults)
     return _Options(gpu_id, network, slos, storage, replica, prices, own_prices)
 
 
@@ -192,14 +235,24 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     _one_trace(request)
     given = _options(store, request, workload, policies).replica
     if given is not None:  # an estimated replica's slots are known only once it is traced
-        check_slots(given.slots, policies)
+        for i, policy in enumerate(policies):
+            with refused_as(f"policies[{i}]"):
+                check_slots(given.slots, [policy])
     if request.trace_csv is not None:
         trace = _uploaded(request, scratch)
-        check_window(trace.name, trace.duration_s, policies)
+        name, duration_s, length = trace.name, trace.duration_s, "trace_csv"
     else:
         shape = _shape(request, serving)
-        check_shape(shape)
-        check_window(request.shape or "diurnal", shape.duration_s, policies)
+        # rate × hours too many requests: the request's rate if it gives one, else its hours
+        # (the rate is the workload's serving.requests_per_s)
+        with refused_as("rate" if request.rate is not None else "hours"):
+            check_shape(shape)
+        name, duration_s, length = request.shape or "diurnal", shape.duration_s, "hours"
+    with refused_as(length):
+        check_window(name, duration_s, [])
+    for i, policy in enumerate(policies):
+        with refused_as(f"policies[{i}]"):  # its decisions over the window
+            check_window(name, duration_s, [policy])
 
 
 def _trace(request: SimulateRequest, serving: ServingSpec | None, scratch: Path) -> Trace:

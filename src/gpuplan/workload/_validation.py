@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+from collections.abc import Collection, Mapping
+from functools import cache
+from types import MappingProxyType
 from typing import Annotated, Any, get_args
 
 from pydantic import (
@@ -72,18 +75,30 @@ class Spec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
-        refuse_unknown_keys(cls, data, cls._section_holding)
+        refuse_unknown_keys(cls, data, _sub_sections(cls))
         return data
 
-    @classmethod
-    def _section_holding(cls, key: str) -> str | None:
-        """The name of this spec's sub-section (a field whose type is a :class:`Spec`) that has a
-        field ``key``; None when none has."""
-        for name, info in cls.model_fields.items():
-            for kind in (info.annotation, *get_args(info.annotation)):
-                if isinstance(kind, type) and issubclass(kind, Spec) and key in kind.model_fields:
-                    return info.alias or name
-        return None
+
+@cache
+def _sub_sections(spec: type[Spec]) -> Mapping[str, frozenset[str]]:
+    """The keys of each of ``spec``'s sub-sections (a field whose type is a :class:`Spec`), by the
+    sub-section's key, names and aliases alike."""
+    found: dict[str, frozenset[str]] = {}
+    for name, info in spec.model_fields.items():
+        for kind in (info.annotation, *get_args(info.annotation)):
+            if isinstance(kind, type) and issubclass(kind, Spec):
+                found.setdefault(info.alias or name, frozenset(_keys(kind)))
+    return MappingProxyType(found)
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    """``model``'s keys: its fields' names and aliases."""
+    known: list[str] = []
+    for name, info in model.model_fields.items():
+        known.append(name)
+        if isinstance(info.alias, str):
+            known.append(info.alias)
+    return known
 
 
 class UnknownKey(ValueError):
@@ -100,23 +115,22 @@ class UnknownKey(ValueError):
 
 
 def refuse_unknown_keys(
-    model: type[BaseModel], data: Any, section_holding: Callable[[str], str | None] | None = None
+    model: type[BaseModel], data: Any, sections: Mapping[str, Collection[str]] | None = None
 ) -> None:
     """:class:`UnknownKey` for the first key of ``data`` (a mapping about to be read as ``model``)
-    that no field of ``model`` has, by name or alias; ``section_holding(key)`` names the
-    sub-section where such a key belongs, if any. The one did-you-mean of the workload file's
-    sections and of the service's requests."""
+    that no field of ``model`` has, by name or alias. ``sections``: the keys of ``model``'s
+    sub-sections, by the sub-section's key: a key one of them has is said to belong there, and a
+    misspelt key is matched against theirs too ("did you mean 'constraints.deadline'?" for
+    ``deadlin`` at the workload's top), this section's own close keys first. The one
+    did-you-mean of the workload file's sections and of the service's requests."""
     if not isinstance(data, dict):
         return
-    known: list[str] = []
-    for name, info in model.model_fields.items():
-        known.append(name)
-        if isinstance(info.alias, str):
-            known.append(info.alias)
+    known = _keys(model)
+    sections = sections or {}
     for key in data:
         if str(key) in known:
             continue
-        section = section_holding(str(key)) if section_holding is not None else None
+        section = next((name for name, keys in sections.items() if str(key) in keys), None)
         if section:
             # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
             raise UnknownKey(
@@ -127,7 +141,7 @@ def refuse_unknown_keys(
                     section=section,
                 ),
             )
-        hint = closest(str(key), known)
+        hint = _nearest(str(key), known, sections)
         if hint:
             raise UnknownKey(
                 str(key),
@@ -141,6 +155,40 @@ def refuse_unknown_keys(
         raise UnknownKey(
             str(key), Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
         )
+
+
+#: How near a sub-section's key must be to a misspelt one to be suggested (difflib's ratio): higher
+#: than the same section's 0.5 (:func:`~gpuplan.errors.closest`), as there are many more of them.
+_NESTED_CUTOFF = 0.7
+#: How much less near than the nearest key another suggestion may be, where the nearest is a
+#: sub-section's ("deadlin": 'constraints.deadline' at 0.93, not 'model' at 0.5 beside it).
+_NEAR_MARGIN = 0.2
+
+
+def _nearest(key: str, known: list[str], sections: Mapping[str, Collection[str]]) -> list[str]:
+    """The keys to suggest for the misspelt ``key``: this section's close keys (``known``), and
+    its sub-sections' keys that are as close, as ``section.key``; this section's first unless a
+    sub-section's is nearer, and then only the keys about as near as that one."""
+
+    def near(name: str) -> float:
+        return difflib.SequenceMatcher(None, key.lower(), name.lower()).ratio()
+
+    own = [(near(k), k) for k in closest(key, known)]
+    nested = sorted(
+        ((near(k), f"{section}.{k}") for section, keys in sections.items() for k in sorted(keys)),
+        key=lambda hit: -hit[0],
+    )
+    nested = [hit for hit in nested if hit[0] >= _NESTED_CUTOFF]
+    if not nested:
+        return [k for _score, k in own]
+    best = max(hit[0] for hit in [*own, *nested])
+    if own and own[0][0] >= best:
+        shown = [*own, *(hit for hit in nested if hit[0] >= best - _NEAR_MARGIN)]
+    else:
+        shown = [
+            hit for hit in sorted([*nested, *own], key=lambda hit: -hit[0]) if hit[0] >= best - _NEAR_MARGIN
+        ]
+    return list(dict.fromkeys(k for _score, k in shown))[:3]
 
 
 _BOUNDS = {"greater_than_equal": "≥", "greater_than": ">", "less_than_equal": "≤", "less_than": "<"}

@@ -26,11 +26,13 @@ def read_hf_config(path: Path) -> dict[str, Any]:
     """The JSON object of the config at ``path`` (a file, or a folder holding ``config.json``), read
     once within bounds; WorkloadError in one line if it is not one, or if it asks for code."""
     file = path / "config.json" if path.is_dir() else path
-    raw = load_json(
-        read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError),
-        source=f"model.hf_config: {file}",
-        error=WorkloadError,
-    )
+    text = read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError)
+    try:
+        raw = load_json(text, source=str(file), error=WorkloadError)
+    except WorkloadError as e:  # "model.hf_config: config.json is not valid JSON (…)", the file named apart
+        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=e).about(
+            "model.hf_config", e
+        ) from None
     if not isinstance(raw, dict):
         raise WorkloadError.worded(N_("model.hf_config: {file} is not a JSON object"), file=file)
     found = _auto_maps(raw)
@@ -55,7 +57,9 @@ def read_hf_config(path: Path) -> dict[str, Any]:
         )
     too_big = layers_problem(raw, file)  # more layers than a trace's budget, or a size below 1
     if too_big is not None:
-        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=too_big)
+        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=too_big).about(
+            "model.hf_config", too_big
+        )
     return raw
 
 
