@@ -202,3 +202,21 @@ def test_a_service_is_planned_as_a_month_and_runs_once_in_it(service: Service) -
     assert r.status_code == 400 and r.json()["field"] == "runs_per_month", r.text
     assert "chat is a service, planned as a month of capacity" in r.json()["error"]
     assert "\n" not in r.json()["error"]
+
+
+def test_a_saved_plans_bad_option_or_unknown_workload_names_its_field(service: Service) -> None:
+    # was: POST /plans answered these with field null (POST /plan named the deadline)
+    _workloads(service, "w")
+    for body, field, said in [
+        ({"name": "w", "deadline": "6"}, "deadline", "'6' has no unit: write 6h (hours)"),
+        ({"name": "w", "deadline": "6 hours"}, "deadline", "expected a duration like 12h"),
+        ({"name": "w", "pricing": ["reserved"]}, "pricing", "did you mean"),
+        ({"name": "ww"}, "name", "unknown saved workload 'ww'"),
+        ({"name": "w", "version": 7}, "version", "7"),
+    ]:
+        r = service.client.post(
+            "/api/v1/plans", json={"month": "2027-01", **body}, headers=service.auth("plan")
+        )
+        doc = r.json()
+        assert r.status_code == 400 and doc["field"] == field, r.text
+        assert said in doc["error"] and "\n" not in doc["error"], r.text

@@ -179,19 +179,24 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     is refused (403) unless by an admin."""
     from gpuplan.catalog.team_store import TeamStore, check_plannable
     from gpuplan.i18n import use_language
+    from gpuplan.web.requests import refused_as
     from gpuplan.web.routes_api import _queue
-    from gpuplan.web.service import materialize, profile_cached
-    from gpuplan.web.work import refuse_service_runs
+    from gpuplan.web.service import check_plan_request, materialize, profile_cached
+    from gpuplan.web.work import plan_request_of, refuse_service_runs
     from gpuplan.web.work import save_plan_json as save
 
     store = _store(request)
     scratch = Path(request.app.state.config.scratch_dir)
     with use_language(caller.lang):
-        found = TeamStore(store.engine).workload(body.name, body.version)
+        with refused_as("version" if body.version is not None else "name"):
+            found = TeamStore(store.engine).workload(body.name, body.version)
         check_plannable(found, caller.team, admin=caller.admin)  # before a job is queued
         spec = found.spec
         workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
         refuse_service_runs(workload, body.runs_per_month, body.name)  # before anything is queued
+        # the plan's own options (a deadline without a unit, a pricing model that does not exist),
+        # each named, as POST /plan refuses them
+        check_plan_request(store, plan_request_of(body, spec), workload)
         if not profile_cached(store, workload):
             return _queue(request, caller, "save-plan", body)
         saved = save(

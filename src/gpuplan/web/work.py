@@ -142,7 +142,8 @@ def refuse_service_runs(workload: Workload, runs_per_month: int, name: str) -> N
         )
 
 
-def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
+def plan_request_of(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
+    """The plan request a saved plan makes of its saved workload's ``spec``."""
     fields = request.model_dump(
         exclude={"name", "version", "month", "runs_per_month", "workload", "hf_config_json"}
     )
@@ -217,7 +218,7 @@ def _save_plan(
     records = TeamStore(store.engine)
     saved = records.workload(request.name, request.version)
     check_plannable(saved, team, admin=admin)  # before the planning, not only when it is kept
-    plan_request = _plan_request(request, saved.spec)
+    plan_request = plan_request_of(request, saved.spec)
     workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
     refuse_service_runs(workload, request.runs_per_month, request.name)  # a queued save too
     text = cached_plan_text(
