@@ -36,6 +36,14 @@ def test_hours_by_month_repeats_from_the_demands_own_start_and_stops_at_its_end(
     assert u.direct_gpu_hours(u.demands[0]) == (0, 0, 10, 0, 10, 0, 0, 0, 0, 0, 0, 0)
 
 
+@pytest.mark.parametrize(
+    ("written", "code"), [("RMB", "CNY"), ("yuan", "CNY"), ("人民币", "CNY"), ("usd", "USD")]
+)
+def test_a_usage_files_currency_is_written_as_the_command_line_takes_it(written: str, code: str) -> None:
+    # was: `--currency RMB` worked for plan and tco, `currency: RMB` in a usage file was refused
+    assert usage(currency=written).currency == code
+
+
 def test_month_labels_cross_the_year() -> None:
     u = usage(start="2027-11")
     assert [u.month_label(m) for m in (0, 1, 2, 14)] == ["2027-11", "2027-12", "2028-01", "2029-01"]

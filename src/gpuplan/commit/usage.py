@@ -48,7 +48,7 @@ from gpuplan.confine import Folder
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
-from gpuplan.vocab import pydantic_cast
+from gpuplan.vocab import Currency, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
@@ -303,7 +303,9 @@ class Usage(Spec):
     @field_validator("currency")
     @classmethod
     def _currency(cls, v: str) -> str:
-        return _pick(v, ("usd", "cny"), N_("currency")).upper()
+        # written as --currency takes it too (RMB, yuan, 人民币), not only its code
+        said = Currency.aliases().get(v.strip().lower(), v)
+        return _pick(said, ("usd", "cny"), N_("currency")).upper()
 
     @field_validator("past_horizon")
     @classmethod
