@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any, TypeVar
 
 from gpuplan.i18n.numbers import format_hours
 
 __all__ = [
+    "BATCH_CHUNK_BATCHES",
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
     "MAX_BUDGET_USD",
@@ -16,9 +18,25 @@ __all__ = [
     "MAX_STORAGE_GBPS",
     "MIN_BUDGET",
     "MIN_STORAGE_GBPS",
+    "batch_chunk_hours",
     "format_hours",
     "instances_for",
 ]
+
+_Number = TypeVar("_Number", float, Any)
+
+#: Batches of a batch inference job in one output chunk: what the batch job ``gpuplan deploy``
+#: writes keeps whole (its runner's ``CHUNK_BATCHES``, and vLLM's chunk of requests), and so what a
+#: spot reclaim makes it run again at most — the planner's and tco's spot model of it.
+BATCH_CHUNK_BATCHES = 64
+
+
+def batch_chunk_hours(step_time_s: _Number) -> _Number:
+    """Hours one output chunk of a batch inference job takes at ``step_time_s`` a batch: a number, or
+    numpy's array of them (a step time not known, NaN, stays NaN: the caller then takes the work as
+    starting over)."""
+    return BATCH_CHUNK_BATCHES * step_time_s / 3600.0
+
 
 #: Hours in a billing month, to turn monthly prices into hourly ones and back.
 #: 730 = 8760 h / 12, the convention AWS, Azure and GCP price calculators use.

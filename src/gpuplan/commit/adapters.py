@@ -22,8 +22,8 @@ from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import BATCH_CHUNK_BATCHES, SpotRate, band_rate_per_hour, service_down_h, spot_default
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.plan.spot import SpotRate, band_rate_per_hour, service_down_h, spot_default
+from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
@@ -340,11 +340,12 @@ def _run_data(
 
 def _half_chunk_h(job: JobFacts, step_time_s: float | None, checkpoint_gb: float) -> float:
     """Work a reclaim of batch inference runs again, on average, h: half an output chunk of the
-    batch job deploy writes (:data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES` steps); 0 for other
+    batch job deploy writes (:func:`gpuplan.units.batch_chunk_hours`); 0 for other
     work, and where the step time is not known (the run then starts over)."""
-    if not job.resumes_by_chunks or checkpoint_gb > 0 or step_time_s is None or not step_time_s > 0:
+    chunk_h = batch_chunk_hours(step_time_s) if step_time_s is not None else math.nan
+    if not job.resumes_by_chunks or checkpoint_gb > 0 or not chunk_h > 0 or not math.isfinite(chunk_h):
         return 0.0
-    return BATCH_CHUNK_BATCHES * step_time_s / 3600.0 / 2.0
+    return chunk_h / 2.0
 
 
 def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, serving: bool) -> float:

@@ -19,6 +19,7 @@ import shlex
 from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.units import BATCH_CHUNK_BATCHES
 from gpuplan.vocab import pricing_name
 
 __all__ = [
@@ -43,8 +44,8 @@ __all__ = [
 #: The file that runs vLLM's batch runner a chunk at a time (the template ``vllm_batch_entry.py``).
 VLLM_RUNNER = "vllm_batch.py"
 #: Batches of the workload's batch size in one chunk of a vLLM batch job: batch.py's CHUNK_BATCHES,
-#: the chunk the plan takes a reclaim to lose half of (gpuplan.plan.spot.BATCH_CHUNK_BATCHES).
-CHUNK_BATCHES = 64
+#: the chunk the plan takes a reclaim to lose half of (one figure, :data:`gpuplan.units.BATCH_CHUNK_BATCHES`).
+CHUNK_BATCHES = BATCH_CHUNK_BATCHES
 
 #: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
 _FULL_WIDTH_ENDS = ("。", "！", "？", "：")

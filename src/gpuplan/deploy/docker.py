@@ -19,7 +19,13 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
-from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch, hub_note
+from gpuplan.deploy.engine import (
+    ENGINE_PORT,
+    EngineLaunch,
+    batch_engine_launch,
+    engine_launch,
+    mainland_notes,
+)
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
@@ -272,8 +278,7 @@ def _batch_runs(spec: LaunchSpec, tag: str, engine: bool = False) -> str:
 def _china_notes(spec: LaunchSpec) -> str:
     """The README's paragraphs for mainland China: Docker Hub's images, and the Hugging Face Hub's
     weights for an engine ('' elsewhere), as the Kubernetes README gives them."""
-    notes = [n for n in (registry_note(spec.provider, spec.region), hub_note(spec)) if n]
-    return "".join(f"\n{n}\n" for n in notes)
+    return "".join(f"\n{n}\n" for n in mainland_notes(spec))
 
 
 def _batch_readme(spec: LaunchSpec, image: str) -> str:

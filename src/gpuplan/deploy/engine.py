@@ -301,6 +301,14 @@ def _memory_fraction(spec: LaunchSpec, engine: str, version: str | None, share: 
     return round(fraction / share, 3)
 
 
+def mainland_notes(spec: LaunchSpec) -> list[str]:
+    """The README's paragraphs for a launch in mainland China: Docker Hub's images, then the Hugging
+    Face Hub's weights for an engine (none elsewhere), as every target says them."""
+    from gpuplan.deploy.images import registry_note
+
+    return [n for n in (registry_note(spec.provider, spec.region), hub_note(spec)) if n]
+
+
 def hub_note(spec: LaunchSpec) -> str:
     """A README sentence where an engine service runs in mainland China, from where the Hugging Face
     Hub (huggingface.co) is often unreachable: the weights must come another way ('' elsewhere).

@@ -13,7 +13,6 @@ from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, JobFacts, OfferTable
 from gpuplan.plan.region_costs import CostFacts, RegionCharges
 from gpuplan.plan.spot import (
-    BATCH_CHUNK_BATCHES,
     ServiceSpot,
     SpotRate,
     SpotTimes,
@@ -22,6 +21,7 @@ from gpuplan.plan.spot import (
     spot_times,
 )
 from gpuplan.plan.unknowns import Fact
+from gpuplan.units import batch_chunk_hours
 
 __all__ = ["CostArrays", "cost_candidates", "not_known_current"]
 
@@ -186,7 +186,7 @@ def cost_candidates(
 
     # A batch inference shard's output chunk: its batches at the candidate's step time (one batch
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
-    chunk_h = BATCH_CHUNK_BATCHES * np.nan_to_num(cands.step_time_s[idx][spot] / 3600.0, nan=math.inf)
+    chunk_h = batch_chunk_hours(cands.step_time_s[idx][spot])
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
         # The instances are billed from the moment they start, set-up included.

@@ -322,7 +322,7 @@ class JobFacts:
     def resumes_by_chunks(self) -> bool:
         """Batch inference (``infer`` without a ``serving:`` block, no checkpoint): on spot it
         resumes by its output chunks, as the batch job ``gpuplan deploy`` writes does
-        (:data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES`)."""
+        (:data:`gpuplan.units.BATCH_CHUNK_BATCHES`)."""
         return self.task == "infer" and not self.is_service and self.checkpoint_gb <= 0
 
     @property

@@ -174,7 +174,7 @@ class SpotRisk:
     resume_chunk_min: float | None = None
     """Batch inference: minutes of work in one output chunk, which a reclaimed shard of the batch job
     ``gpuplan deploy`` writes runs again at most (it resumes by chunks:
-    :data:`~gpuplan.plan.spot.BATCH_CHUNK_BATCHES` batches each); None for other jobs."""
+    :data:`gpuplan.units.BATCH_CHUNK_BATCHES` batches each); None for other jobs."""
 
 
 @dataclass(frozen=True, kw_only=True)

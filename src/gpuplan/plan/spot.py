@@ -42,6 +42,7 @@ from gpuplan.catalog import providers
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
+from gpuplan.units import BATCH_CHUNK_BATCHES
 
 __all__ = [
     "BATCH_CHUNK_BATCHES",
@@ -61,11 +62,6 @@ __all__ = [
     "spot_rates",
     "spot_times",
 ]
-
-
-#: Batches of a batch inference job in one output chunk: what the batch job ``gpuplan deploy``
-#: writes keeps (its ``CHUNK_BATCHES``), and what a reclaim may make it run again.
-BATCH_CHUNK_BATCHES = 64
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -177,27 +177,18 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     """Plan a saved workload and keep the plan for a month's budget (a job when it must be traced): the
     budget of the whole service and, for a token of a team, that team's. A workload another team owns
     is refused (403) unless by an admin."""
-    from gpuplan.catalog.team_store import TeamStore, check_plannable
     from gpuplan.i18n import use_language
-    from gpuplan.web.requests import refused_as
     from gpuplan.web.routes_api import _queue
-    from gpuplan.web.service import check_plan_request, materialize, profile_cached
-    from gpuplan.web.work import plan_request_of, refuse_service_runs
+    from gpuplan.web.service import profile_cached
+    from gpuplan.web.work import check_save
     from gpuplan.web.work import save_plan_json as save
 
     store = _store(request)
     scratch = Path(request.app.state.config.scratch_dir)
     with use_language(caller.lang):
-        with refused_as("version" if body.version is not None else "name"):
-            found = TeamStore(store.engine).workload(body.name, body.version)
-        check_plannable(found, caller.team, admin=caller.admin)  # before a job is queued
-        spec = found.spec
-        workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
-        refuse_service_runs(workload, body.runs_per_month, body.name)  # before anything is queued
-        # the plan's own options (a deadline without a unit, a pricing model that does not exist),
-        # each named, as POST /plan refuses them
-        check_plan_request(store, plan_request_of(body, spec), workload)
-        if not profile_cached(store, workload):
+        # read once, and what the plan would end in refused before a job is queued
+        checked = check_save(store, body, scratch, team=caller.team, admin=caller.admin)
+        if not profile_cached(store, checked.workload):
             return _queue(request, caller, "save-plan", body)
         saved = save(
             store,
@@ -208,6 +199,7 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
             answers=request.app.state.answers,
             team=caller.team,
             admin=caller.admin,
+            checked=checked,
         )
         return Response(saved, status_code=201, media_type="application/json")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,10 +20,12 @@ from gpuplan.web.requests import (
     RefusedValue,
     SavePlanRequest,
     SimulateRequest,
+    refused_as,
 )
 from gpuplan.web.service import (
     Progress,
     cached_plan_text,
+    check_plan_request,
     estimate_document,
     materialize,
     plan_document,
@@ -32,7 +35,7 @@ from gpuplan.web.simulating import simulate_document
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.job_store import JobRecord
-    from gpuplan.catalog.team_store import Budget, SavedPlan, TeamStore
+    from gpuplan.catalog.team_store import Budget, SavedPlan, SavedWorkload, TeamStore
     from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
 
@@ -179,6 +182,34 @@ def save_plan(
     return saved_plan_item(kept, store, with_document=True)
 
 
+@dataclass(frozen=True)
+class CheckedSave:
+    """A saved plan's request read and checked before anything is planned or queued: its saved
+    workload version, the plan request it makes and the workload it plans."""
+
+    saved: SavedWorkload
+    plan_request: PlanRequest
+    workload: Workload
+
+
+def check_save(
+    store: Store, request: SavePlanRequest, scratch: Path, *, team: str | None, admin: bool
+) -> CheckedSave:
+    """Read the saved workload once and refuse now what the plan would end in: another team's
+    workload, a service's runs other than one, the plan's own options (each named, as ``POST /plan``
+    refuses them), an unknown workload or version (named ``name`` or ``version``)."""
+    from gpuplan.catalog.team_store import TeamStore, check_plannable
+
+    with refused_as("version" if request.version is not None else "name"):
+        saved = TeamStore(store.engine).workload(request.name, request.version)
+    check_plannable(saved, team, admin=admin)
+    plan_request = plan_request_of(request, saved.spec)
+    workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
+    refuse_service_runs(workload, request.runs_per_month, request.name)
+    check_plan_request(store, plan_request, workload)
+    return CheckedSave(saved, plan_request, workload)
+
+
 def save_plan_json(
     store: Store,
     request: SavePlanRequest,
@@ -189,11 +220,21 @@ def save_plan_json(
     answers: AnswerCache,
     team: str | None = None,
     admin: bool = False,
+    checked: CheckedSave | None = None,
 ) -> bytes:
     """:func:`save_plan`'s item as JSON, the plan document's text put in as the cache holds it
-    (a plan document is ~130 KB: written once, not encoded again for the answer)."""
+    (a plan document is ~130 KB: written once, not encoded again for the answer). ``checked``: the
+    request as :func:`check_save` read it (read again otherwise)."""
     kept, text = _save_plan(
-        store, request, scratch, actor=actor, lang=lang, answers=answers, team=team, admin=admin
+        store,
+        request,
+        scratch,
+        actor=actor,
+        lang=lang,
+        answers=answers,
+        team=team,
+        admin=admin,
+        checked=checked,
     )
     item = saved_plan_item(kept, store)
     del item["document"]
@@ -212,15 +253,14 @@ def _save_plan(
     progress: Progress | None = None,
     team: str | None = None,
     admin: bool = False,
+    checked: CheckedSave | None = None,
 ) -> tuple[SavedPlan, str]:
-    from gpuplan.catalog.team_store import TeamStore, check_plannable
+    from gpuplan.catalog.team_store import TeamStore
 
     records = TeamStore(store.engine)
-    saved = records.workload(request.name, request.version)
-    check_plannable(saved, team, admin=admin)  # before the planning, not only when it is kept
-    plan_request = plan_request_of(request, saved.spec)
-    workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
-    refuse_service_runs(workload, request.runs_per_month, request.name)  # a queued save too
+    # a queued save is checked here, when its job runs (the request was checked when it came in)
+    checked = checked or check_save(store, request, scratch, team=team, admin=admin)
+    saved, plan_request, workload = checked.saved, checked.plan_request, checked.workload
     text = cached_plan_text(
         store, plan_request, workload, lang=lang, answers=answers, progress=progress or (lambda _f, _m: None)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
-from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note
+from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
@@ -51,7 +51,7 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     """Which image the pods run, and how to run the user's own."""
     launch = engine_launch(spec) or batch_engine_launch(spec)
     if launch is not None and not options.image:
-        china = "".join(f"\n{n}" for n in (registry_note(spec.provider, spec.region), hub_note(spec)) if n)
+        china = "".join(f"\n{n}" for n in mainland_notes(spec))
         return (
             _(
                 "The pods run the engine's official image `{image}`; create the token Secret first "

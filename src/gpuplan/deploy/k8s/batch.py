@@ -181,14 +181,21 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     }
 
 
-def _storage_note(spec: LaunchSpec) -> str:
+def _shared_storage(spec: LaunchSpec) -> str | None:
+    """The plan's provider's ReadWriteMany storage, ``NAS (nasplugin.csi.alibabacloud.com)``; None
+    where the provider is not known or names none."""
     provider = spec.provider
     shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    return None if shared is None else f"{shared.service} ({shared.csi_driver})"
+
+
+def _storage_note(spec: LaunchSpec) -> str:
+    shared = _shared_storage(spec)
     if shared is not None:
         return _(
             "ReadWriteMany: the pods of every shard mount it on their own nodes; set storageClassName to a\n"
             "class that offers it: {shared}."
-        ).format(shared=f"{shared.service} ({shared.csi_driver})")
+        ).format(shared=shared)
     return _(
         "ReadWriteMany: the pods of every shard mount it on their own nodes; set storageClassName to a\n"
         "class of your cluster that offers it."
@@ -198,13 +205,12 @@ def _storage_note(spec: LaunchSpec) -> str:
 def _storage_first(spec: LaunchSpec) -> str:
     """The README's step before the volume is made: its class, which no default gives (a cluster's
     default class is usually a disk one node mounts, and the claim of several nodes stays Pending)."""
-    provider = spec.provider
-    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    shared = _shared_storage(spec)
     if shared is not None:
         return _(
             "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class, {shared}: a "
             "cluster's default class is usually a disk one node mounts, and the claim would stay Pending."
-        ).format(shared=f"{shared.service} ({shared.csi_driver})")
+        ).format(shared=shared)
     return _(
         "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class of your cluster: a "
         "cluster's default class is usually a disk one node mounts, and the claim would stay Pending."
