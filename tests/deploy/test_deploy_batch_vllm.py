@@ -1,8 +1,9 @@
-"""Batch inference of a decoder LLM with Hub weights: the batch job runs on vLLM's image, its batch
-runner a chunk of the inputs at a time (vllm_batch.py), sharded and resumed as batch.py does; any
-other batch job keeps batch.py, its files as they were. vllm_batch.py runs for real here on a CPU,
-with a stand-in for vLLM's batch runner (a module ``vllm.entrypoints.openai.run_batch`` that copies
-each request to an answer) first on its path."""
+"""Batch inference of a decoder LLM with Hub weights: the batch job runs on vLLM's image, one vLLM
+server a shard sent the shard's requests and its answers written a chunk at a time (vllm_batch.py),
+sharded and resumed as batch.py does; any other batch job keeps batch.py, its files as they were.
+vllm_batch.py runs for real here on a CPU, with a stand-in for vLLM's server (a module
+``vllm.entrypoints.openai.api_server`` that answers each request with its own words) first on its
+path."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import pytest
 from deploy_helpers import FIXTURES, by_path, validate_k8s, yaml_docs
 
 from gpuplan.deploy import LaunchSpec, generate, write_files
-from gpuplan.errors import DeployError
 
 #: What the plan's service of the model runs (the same fixture with its serving block): the engine
 #: settings a batch job of the model must get too.
@@ -43,7 +43,7 @@ def _flag(argv: list[str], name: str) -> str:
     return argv[argv.index(name) + 1]
 
 
-def test_k8s_runs_vllms_batch_runner_on_its_image_with_the_services_settings() -> None:
+def test_k8s_runs_vllms_server_on_its_image_with_the_services_settings() -> None:
     files = generate(_llm_batch_plan(), "k8s")
     docs = yaml_docs(files)
     for doc in docs:
@@ -67,9 +67,10 @@ def test_k8s_runs_vllms_batch_runner_on_its_image_with_the_services_settings() -
         assert _flag(runner, name) == _flag(args, name)
     # The requests the plan priced are inputs.seq_len tokens: the engine's cap, not the model's 131,072
     assert _flag(runner, "--max-model-len") == "768"
-    assert "--port" not in runner  # no server
+    assert "--port" not in runner and "--host" not in runner  # vllm_batch.py's: 127.0.0.1, a free port
     env = {e["name"]: e for e in container["env"]}
     assert env["SHARD_COUNT"]["value"] == "4" and env["CHUNK_SIZE"]["value"] == str(64 * 16)
+    assert env["CONCURRENCY"]["value"] == str(2 * 16)  # two batches in flight, as vLLM's runner keeps
     assert env["INPUT_PATH"]["value"] == "/data/inputs" and env["OUTPUT_DIR"]["value"] == "/data/outputs"
     # The token as the service takes it: from the Secret, never written in a file.
     assert env["HF_TOKEN"] == {
@@ -113,12 +114,12 @@ def test_the_readme_says_the_input_format_with_an_example_the_outputs_cost_and_w
     assert "response.body.choices[0].message.content" in readme and "custom_id" in readme
     assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
     assert "stand-in" not in readme and "batch.py" not in readme.replace("vllm_batch.py", "")
-    assert "starts the engine afresh" in readme  # the time a chunk's restart takes, said
+    assert "Each shard starts the engine once" in readme and "afresh" not in readme
     for block in _fences(readme, "bash"):
         subprocess.run(["bash", "-n"], input=block, text=True, check=True)
 
 
-def test_the_readme_counts_the_engine_starts_of_each_shard(tmp_path: Path) -> None:
+def test_the_readme_says_the_requests_in_flight_and_the_chunk(tmp_path: Path) -> None:
     p = tmp_path / "chats.yaml"
     p.write_text(
         "name: chats\ntask: infer\nmodel: {preset: llama-8b}\ninputs: {batch_size: 4, seq_len: 2048}\n"
@@ -126,11 +127,11 @@ def test_the_readme_counts_the_engine_starts_of_each_shard(tmp_path: Path) -> No
     )
     files = generate(LaunchSpec.from_workload(p, gpu="L40S", count=2), "k8s")
     env = {e["name"]: e.get("value") for e in _job(files)["spec"]["template"]["spec"]["containers"][0]["env"]}
-    assert env["CHUNK_SIZE"] == "256"
-    # 100,000 requests in chunks of 64 batches of 4: 391 chunks, each shard of 2 starting vLLM ~196 times
+    assert env["CHUNK_SIZE"] == "256" and env["CONCURRENCY"] == "8"
     readme = by_path(files)["README.md"]
-    assert "The workload's 100,000 samples make 391 chunks: about 196 engine starts a shard." in readme
-    assert "Each chunk of 256 requests (64 batches of the workload's 4)" in readme
+    assert "sends it 8 requests at a time (CONCURRENCY: two batches of the workload's 4" in readme
+    assert "a chunk of 256 requests (64 batches) at a time" in readme
+    assert "engine starts a shard" not in readme  # once a shard, not once a chunk
 
 
 def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> None:
@@ -160,6 +161,7 @@ def test_docker_builds_on_vllms_image_and_runs_a_container_per_shard(tmp_path: P
     assert 'ENTRYPOINT ["python3", "/workspace/vllm_batch.py"]' in dockerfile
     (cmd,) = re.findall(r"^CMD (.*)$", dockerfile, re.M)
     assert json.loads(cmd)[:3] == ["--", "--model", "meta-llama/Llama-3.1-8B"]
+    assert "CHUNK_SIZE=1024" in dockerfile and "CONCURRENCY=32" in dockerfile
     assert "HF_TOKEN=" not in dockerfile
     readme = files["README.md"]
     runs = "\n".join(_fences(readme, "bash"))
@@ -192,34 +194,68 @@ def test_the_chunk_is_the_one_the_plan_takes_a_reclaim_to_lose_half_of() -> None
     assert CHUNK_BATCHES == BATCH_CHUNK_BATCHES
 
 
-# ---- vllm_batch.py, for real, on a CPU, with a stand-in batch runner --------------------------------
+# ---- vllm_batch.py, for real, on a CPU, with a stand-in server --------------------------------------
 
-#: vLLM's batch runner as a stand-in: -i IN -o OUT and the engine's arguments; an output line per
-#: request, in order, the request's custom_id and body answered back. It writes its output a line at
-#: a time with FAKE_LINE_S between lines (so a SIGTERM lands mid-chunk), logs each call to
-#: FAKE_CALLS, and exits FAKE_FAIL where set.
-_FAKE_RUN_BATCH = """
-import argparse, json, os, sys, time
+#: vLLM's server as a stand-in: --model, --host, --port and the engine's arguments; /health, and
+#: /v1/chat/completions, /v1/completions and /v1/embeddings answered with the request's own words
+#: after FAKE_REQUEST_S; a model other than --model answered 404, a message "refuse me" 400, as vLLM
+#: answers a request it refuses. Each start is logged to FAKE_CALLS, each request's count of requests
+#: in flight to FAKE_FLIGHT; it exits FAKE_FAIL at start where set, and 3 at the FAKE_DIE_AT-th request.
+_FAKE_SERVER = """
+import argparse, json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 p = argparse.ArgumentParser()
-p.add_argument("-i", "--input-file", required=True)
-p.add_argument("-o", "--output-file", required=True)
 p.add_argument("--model", required=True)
+p.add_argument("--host", required=True)
+p.add_argument("--port", type=int, required=True)
 args, engine = p.parse_known_args()
 with open(os.environ["FAKE_CALLS"], "a") as log:
-    log.write(json.dumps({"i": args.input_file, "o": args.output_file, "model": args.model,
-                          "engine": engine}) + "\\n")
+    log.write(json.dumps({"model": args.model, "host": args.host, "engine": engine}) + "\\n")
 if os.environ.get("FAKE_FAIL"):
     sys.exit(int(os.environ["FAKE_FAIL"]))
-with open(args.input_file) as fin, open(args.output_file, "w") as fout:
-    for n, line in enumerate(fin):
-        req = json.loads(line)
-        said = req["body"]["messages"][0]["content"]
-        answer = {"choices": [{"message": {"role": "assistant", "content": said}}]}
-        fout.write(json.dumps({"id": f"batch_req_{n}", "custom_id": req["custom_id"],
-                               "response": {"status_code": 200, "request_id": str(n), "body": answer},
-                               "error": None}) + "\\n")
-        fout.flush()
-        time.sleep(float(os.environ.get("FAKE_LINE_S", "0")))
+lock, state = threading.Lock(), {"seen": 0, "flying": 0}
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def answer(self, status, value):
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.answer(200, {}) if self.path == "/health" else self.answer(404, {})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with lock:
+            state["seen"] += 1
+            state["flying"] += 1
+            with open(os.environ["FAKE_FLIGHT"], "a") as log:
+                log.write(f"{state['flying']}\\n")
+            if state["seen"] == int(os.environ.get("FAKE_DIE_AT", "0")):
+                os._exit(3)
+        try:
+            time.sleep(float(os.environ.get("FAKE_REQUEST_S", "0")))
+            if body.get("model") != args.model:
+                return self.answer(404, {"error": {"message": "The model does not exist."}})
+            if self.path == "/v1/chat/completions":
+                said = body["messages"][0]["content"]
+                if said == "refuse me":
+                    return self.answer(400, {"error": {"message": "refused", "code": 400}})
+                return self.answer(200, {"choices": [{"message": {"role": "assistant", "content": said}}]})
+            if self.path == "/v1/completions":
+                return self.answer(200, {"choices": [{"text": body["prompt"]}]})
+            return self.answer(404, {})
+        finally:
+            with lock:
+                state["flying"] -= 1
+
+ThreadingHTTPServer((args.host, args.port), Handler).serve_forever()
 """
 
 
@@ -233,7 +269,7 @@ def launch(tmp_path: Path) -> Path:
     package.mkdir(parents=True)
     for folder in (fake / "vllm", fake / "vllm" / "entrypoints", package):
         (folder / "__init__.py").write_text("")
-    (package / "run_batch.py").write_text(_FAKE_RUN_BATCH)
+    (package / "api_server.py").write_text(_FAKE_SERVER)
     return out
 
 
@@ -256,7 +292,13 @@ def _run(launch: Path, *args: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "vllm_batch.py", *args],
         cwd=launch,
-        env={**os.environ, "PYTHONPATH": str(fake), "FAKE_CALLS": str(launch.parent / "calls.jsonl"), **env},
+        env={
+            **os.environ,
+            "PYTHONPATH": str(fake),
+            "FAKE_CALLS": str(launch.parent / "calls.jsonl"),
+            "FAKE_FLIGHT": str(launch.parent / "flight.txt"),
+            **env,
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -266,6 +308,11 @@ def _run(launch: Path, *args: str, **env: str) -> subprocess.Popen[str]:
 def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     out, _ = proc.communicate(timeout=120)
     return proc.returncode, out
+
+
+def _starts(launch: Path) -> list[dict[str, Any]]:
+    calls = launch.parent / "calls.jsonl"
+    return [json.loads(c) for c in calls.read_text().splitlines()] if calls.exists() else []
 
 
 def _prepare(launch: Path, folder: Path, prompts: list[str]) -> list[dict[str, Any]]:
@@ -291,7 +338,15 @@ def _outputs(folder: Path) -> list[dict[str, Any]]:
     ]
 
 
-def test_vllm_batch_py_shards_writes_whole_chunks_and_resumes_an_interrupted_shard(
+def _request(custom_id: str, said: str, url: str = "/v1/chat/completions", **body: Any) -> str:
+    if url == "/v1/completions":
+        body = {"prompt": said, **body}
+    else:
+        body = {"messages": [{"role": "user", "content": said}], **body}
+    return json.dumps({"custom_id": custom_id, "method": "POST", "url": url, "body": body}) + "\n"
+
+
+def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     launch: Path, tmp_path: Path
 ) -> None:
     prompts = [f"chat number {i}: summarise me" for i in range(13)]
@@ -302,24 +357,23 @@ def test_vllm_batch_py_shards_writes_whole_chunks_and_resumes_an_interrupted_sha
     runner = _runner_args(launch)
     common = ["--input", str(tmp_path / "in"), "--output", str(out), "--shards", "2", "--chunk-size", "3"]
 
-    # Shard 0 runs chunks 0, 2, 4 of 5: vLLM is run once per chunk, with the Job's arguments.
-    code, log = _finish(_run(launch, *common, "--shard", "0", *runner))
+    # Shard 0 runs chunks 0, 2, 4 of 5 on one server, started with the Job's arguments.
+    code, log = _finish(_run(launch, *common, "--shard", "0", "--concurrency", "2", *runner))
     assert code == 0 and "done: 3 chunks written (7 requests), 0 already written before" in log, log
-    calls = [json.loads(c) for c in (tmp_path / "calls.jsonl").read_text().splitlines()]
-    assert len(calls) == 3 and all(c["model"] == "meta-llama/Llama-3.1-8B" for c in calls)
-    assert all(c["engine"] == runner[3:] for c in calls)  # --tensor-parallel-size … as the Job says
-    assert all(Path(c["o"]).parent == out and Path(c["o"]).name.startswith(".chunk-") for c in calls)
+    (start,) = _starts(launch)
+    assert start["model"] == "meta-llama/Llama-3.1-8B" and start["host"] == "127.0.0.1"
+    assert start["engine"] == runner[3:]  # --tensor-parallel-size … as the Job says
 
-    # Shard 1 (chunks 1, 3) is stopped by SIGTERM, as Kubernetes stops a pod, in the middle of
-    # its second chunk: vLLM has written part of its output.
-    proc = _run(launch, *common, "--shard", "1", *runner, FAKE_LINE_S="0.4")
+    # Shard 1 (chunks 1, 3) is stopped by SIGTERM, as Kubernetes stops a pod, once chunk 1 is
+    # written and while chunk 3's requests are in flight.
+    proc = _run(launch, *common, "--shard", "1", "--concurrency", "2", *runner, FAKE_REQUEST_S="1")
     deadline = time.monotonic() + 60
-    while not (list(out.glob(".chunk-00000003.jsonl.*.tmp")) and (out / "chunk-00000001.jsonl").exists()):
+    while not (out / "chunk-00000001.jsonl").exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     code, log = _finish(proc)
-    assert code == 143, log
+    assert code == 143 and "Traceback" not in log, log
     assert not (out / "chunk-00000003.jsonl").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
     first = out / "chunk-00000001.jsonl"
@@ -330,48 +384,108 @@ def test_vllm_batch_py_shards_writes_whole_chunks_and_resumes_an_interrupted_sha
     assert code == 0 and "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log, log
     assert "done: 1 chunks written (3 requests), 1 already written before" in log
     assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
-    # Every request answered once, in input order, the chunks in name order.
+    assert len(_starts(launch)) == 3  # one server a run: shard 0, shard 1, shard 1 again
+    # Every request answered once, in input order, the chunks in name order, as vLLM's runner writes.
     outputs = _outputs(out)
     assert [o["custom_id"] for o in outputs] == [f"p-{i}" for i in range(13)]
     assert [o["response"]["body"]["choices"][0]["message"]["content"] for o in outputs] == prompts
+    assert all(o["response"]["status_code"] == 200 and o["error"] is None for o in outputs)
 
     # Once more: nothing left to do, vLLM not started.
-    calls_before = (tmp_path / "calls.jsonl").read_text()
     code, log = _finish(_run(launch, *common, "--shard", "1", *runner))
     assert code == 0 and "done: 0 chunks written (0 requests), 2 already written before" in log, log
-    assert (tmp_path / "calls.jsonl").read_text() == calls_before
+    assert len(_starts(launch)) == 3
 
 
-def test_vllm_batch_py_leaves_no_chunk_where_vllm_fails_and_refuses_bad_input(
+def test_vllm_batch_py_keeps_its_concurrency_in_flight_across_chunks(launch: Path, tmp_path: Path) -> None:
+    given = tmp_path / "in.jsonl"
+    given.write_text("".join(_request(f"r-{i}", f"say {i}") for i in range(12)))
+    out = tmp_path / "out"
+    args = ["--input", str(given), "--output", str(out), "--chunk-size", "3", "--concurrency", "4"]
+    code, log = _finish(_run(launch, *args, *_runner_args(launch), FAKE_REQUEST_S="0.3"))
+    assert code == 0 and "done: 4 chunks written (12 requests)" in log, log
+    flight = [int(n) for n in (tmp_path / "flight.txt").read_text().split()]
+    # Never more than asked; four at once, so a chunk's next requests went out before one was written
+    assert len(flight) == 12 and max(flight) == 4
+    assert [o["custom_id"] for o in _outputs(out)] == [f"r-{i}" for i in range(12)]
+
+
+def test_vllm_batch_py_writes_what_vllm_refuses_and_fills_in_the_model(launch: Path, tmp_path: Path) -> None:
+    given = tmp_path / "in.jsonl"
+    given.write_text(
+        _request("a", "refuse me")
+        + _request("b", "no model given")  # the body's model filled in: the stand-in 404s without it
+        + _request("c", "Once upon", url="/v1/completions", model="meta-llama/Llama-3.1-8B")
+    )
+    out = tmp_path / "out"
+    code, log = _finish(
+        _run(launch, "--input", str(given), "--output", str(out), "--chunk-size", "3", *_runner_args(launch))
+    )
+    assert code == 0, log
+    a, b, c = _outputs(out)
+    assert a["custom_id"] == "a" and a["response"]["status_code"] == 400 and a["response"]["body"] is None
+    assert a["error"] == {"error": {"message": "refused", "code": 400}}
+    assert b["response"]["status_code"] == 200 and b["response"]["body"]["choices"][0]["message"]["content"]
+    assert c["response"]["body"] == {"choices": [{"text": "Once upon"}]}
+
+
+def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_where_vllm_fails(
     launch: Path, tmp_path: Path
 ) -> None:
-    good = tmp_path / "good.jsonl"
-    good.write_text(
-        json.dumps({"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {}}) + "\n"
-    )
     runner = _runner_args(launch)
     out = tmp_path / "out"
-    common = ["--input", str(good), "--output", str(out), "--chunk-size", "3"]
-    code, log = _finish(_run(launch, *common, *runner, FAKE_FAIL="1"))
-    assert code == 1 and "exited with status 1" in log and "Traceback" not in log, log
-    assert not list(out.glob("chunk-*")) and not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"custom_id": "a"}\n')
-    code, log = _finish(_run(launch, "--input", str(bad), "--output", str(out), "--chunk-size", "3", *runner))
-    assert code == 2 and "bad.jsonl:1: missing method, url, body" in log and "Traceback" not in log, log
+    def run(lines: str, *more: str, **env: str) -> tuple[int, str]:
+        given = tmp_path / "in.jsonl"
+        given.write_text(lines)
+        return _finish(
+            _run(
+                launch,
+                "--input",
+                str(given),
+                "--output",
+                str(out),
+                "--chunk-size",
+                "3",
+                *more,
+                *runner,
+                **env,
+            )
+        )
+
+    good = "".join(_request(f"r-{i}", f"say {i}") for i in range(7))
+    for bad, said in [
+        ('{"custom_id": "a"}\n', "in.jsonl:8: missing method, url, body"),
+        (_request("x", "hi", url="/v1/files"), "in.jsonl:8: url '/v1/files' is not one of"),
+        (
+            _request("x", "hi", model="Qwen/Qwen2.5-7B"),
+            "in.jsonl:8: model 'Qwen/Qwen2.5-7B', but this job serves",
+        ),
+        (_request("x", "hi", stream=True), "in.jsonl:8: stream is on"),
+        ("not json\n", "in.jsonl:8: not JSON"),
+    ]:
+        # the bad line is the last chunk's: refused before the server starts, no chunk written
+        code, log = run(good + bad)
+        assert code == 2 and said in log and "Traceback" not in log, log
+        assert _starts(launch) == [] and not list(out.glob("chunk-*"))
+
+    code, log = run(good, FAKE_FAIL="1")
+    assert code == 1 and "exited with status 1 before it was ready" in log and "Traceback" not in log, log
+    code, log = run(good, "--concurrency", "1", FAKE_DIE_AT="5")  # dies at chunk 1's second request
+    assert code == 3 and "vLLM's server exited with status 3" in log and "Traceback" not in log, log
+    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # Outputs cut at another chunk size are not mixed with this run's.
     code, log = _finish(
-        _run(launch, "--input", str(good), "--output", str(out), "--chunk-size", "2", *runner)
+        _run(
+            launch, "--input", str(tmp_path / "in.jsonl"), "--output", str(out), "--chunk-size", "2", *runner
+        )
     )
     assert code == 2 and "run with --chunk-size 3" in log, log
-    # vLLM's arguments are needed.
-    code, log = _finish(_run(launch, *common))
-    assert code == 2 and "--model" in log, log
-
-
-def test_skypilot_refuses_an_llm_batch_job_it_would_run_as_a_random_stand_in() -> None:
-    # the skypilot batch job runs batch.py; for a Hub model k8s and docker run vLLM instead
-    with pytest.raises(DeployError, match=r"deploy with --target k8s or --target docker$") as e:
-        generate(_llm_batch_plan(), "skypilot")
-    assert "\n" not in str(e.value) and "meta-llama/" in str(e.value)
+    # vLLM's arguments are needed; the host and port are the script's.
+    for args, said in [([], "--model"), ([*runner, "--port", "9000"], "--port is this script's to set")]:
+        proc = _run(
+            launch, "--input", str(tmp_path / "in.jsonl"), "--output", str(out), "--chunk-size", "3", *args
+        )
+        code, log = _finish(proc)
+        assert code == 2 and said in log, log

@@ -117,8 +117,10 @@ CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     ("skypilot", _marketplace),
     ("k8s", _batch_plan),
     ("docker", _batch_plan),
+    ("skypilot", _batch_plan),
     ("k8s", _batch_spot),
     ("docker", _batch_spot),
+    ("skypilot", _batch_spot),
 ]
 
 

@@ -292,3 +292,54 @@ def test_the_chinese_readme() -> None:
     ):
         assert english not in readme
     assert "托管" in readme and "存储桶" in readme
+
+
+# ---- an LLM with Hub weights: vllm_batch.py on vLLM's image -------------------------------------
+
+
+def _llm_batch_plan() -> LaunchSpec:
+    """The served Llama plan without its serving block, its Hub id kept: vLLM runs it."""
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["serving"] = None
+    return LaunchSpec.from_plan(doc)
+
+
+def test_an_llm_batch_job_runs_vllm_batch_py_on_vllms_image_with_the_k8s_jobs_arguments(
+    tmp_path: Path,
+) -> None:
+    # was refused: the skypilot target's batch job ran batch.py, a random stand-in of the Hub model
+    spec = _llm_batch_plan()
+    files = by_path(generate(spec, "skypilot", LAUNCH))
+    assert sorted(files) == [".skyignore", "README.md", "task.yaml", "vllm_batch.py"]
+    task = yaml.safe_load(files["task.yaml"])
+    validate_skypilot_task(task)
+    r = task["resources"]
+    # vLLM's image is the nodes' runtime, as the service of the model gets it; nothing to install
+    assert r["image_id"] == "docker:vllm/vllm-openai:v0.14.0" and "setup" not in task
+    assert r["job_recovery"]["recover_on_exit_codes"] == [143] and task["num_nodes"] == 4
+    assert task["secrets"] == {"HF_TOKEN": None}  # given at launch, never written
+    envs = task["envs"]
+    assert (envs["CHUNK_SIZE"], envs["CONCURRENCY"], envs["SHARD_COUNT"]) == ("1024", "32", "4")
+    assert "CKPT_DIR" not in envs
+    # Every shard once, each started with the arguments the Kubernetes Job gives vllm_batch.py.
+    (job,) = [
+        d
+        for d in yaml.safe_load_all(by_path(generate(spec, "k8s"))["k8s/job.yaml"])
+        if d and d["kind"] == "Job"
+    ]
+    command = job["spec"]["template"]["spec"]["containers"][0]["command"]
+    codes, shards = _run_nodes(task, tmp_path)
+    assert codes == [0] * 4 and sorted(shards) == [0, 1, 2, 3]
+    for _node, _count, _devices, _inputs, args in shards.values():
+        assert args == " ".join(["vllm_batch.py", *command[command.index("--") :]])
+
+
+def test_an_llm_batch_readme_says_the_request_format_the_token_and_the_engine() -> None:
+    readme = by_path(generate(_llm_batch_plan(), "skypilot", LAUNCH))["README.md"]
+    assert "sky jobs launch -n llama8b-chat-service task.yaml --env DATA_BUCKET --secret HF_TOKEN" in readme
+    assert '"url": "/v1/chat/completions"' in readme and "prompts.jsonl > inputs.jsonl" in readme
+    assert "mkdir -p data/inputs && cp inputs.jsonl data/inputs/" in readme
+    assert "running vllm_batch.py over its part of the inputs" in readme
+    assert "response.body.choices[0].message.content" in readme
+    assert "Each shard starts the engine once" in readme and "stand-in" not in readme
+    assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme

@@ -7,9 +7,9 @@ chunk's outputs whole, and exits; run again, it skips the chunks already written
 output formats are batch.py's (its docstring), said here in the user's language.
 
 A batch job of a decoder LLM with Hub weights (:func:`gpuplan.deploy.engine.batch_engine_launch`)
-runs vLLM instead: vllm_batch.py (the template ``vllm_batch_entry.py``) in vLLM's image cuts the
-inputs, OpenAI Batch API requests, into chunks and runs vLLM's batch runner on each chunk of its
-shard, with the same sharding and resuming.
+runs vLLM instead: vllm_batch.py (the template ``vllm_batch_entry.py``) in vLLM's image starts vLLM's
+server once a shard and sends it the shard's inputs, OpenAI Batch API requests, writing the answers
+in the same chunks, with the same sharding and resuming.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "cost_note",
     "engine_batch_note",
     "example_request",
+    "in_flight_requests",
     "input_contract",
     "model_note",
     "output_contract",
@@ -41,7 +42,8 @@ __all__ = [
     "vllm_output_contract",
 ]
 
-#: The file that runs vLLM's batch runner a chunk at a time (the template ``vllm_batch_entry.py``).
+#: The file that runs a vLLM batch job: one server a shard, a chunk written at a time (the template
+#: ``vllm_batch_entry.py``).
 VLLM_RUNNER = "vllm_batch.py"
 #: Batches of the workload's batch size in one chunk of a vLLM batch job: batch.py's CHUNK_BATCHES,
 #: the chunk the plan takes a reclaim to lose half of (one figure, :data:`gpuplan.units.BATCH_CHUNK_BATCHES`).
@@ -148,12 +150,27 @@ def chunk_requests(spec: LaunchSpec) -> int:
     return CHUNK_BATCHES * spec.batch_size
 
 
+#: Requests a vLLM batch job keeps in flight, in batches of the workload's batch size: two, as vLLM's
+#: own batch runner keeps twice its largest batch (``max_num_seqs``) in flight (vllm-project/vllm,
+#: vllm/entrypoints/openai/run_batch.py, ``run_batch``: ``asyncio.Semaphore(2 * max_num_seqs)``), so
+#: the engine always has the next requests waiting when one finishes.
+IN_FLIGHT_BATCHES = 2
+
+
+def in_flight_requests(spec: LaunchSpec) -> int:
+    """Requests a vLLM batch job sends its server at once (CONCURRENCY): :data:`IN_FLIGHT_BATCHES`
+    batches of the workload's batch size."""
+    return IN_FLIGHT_BATCHES * spec.batch_size
+
+
 def vllm_input_contract(launch: EngineLaunch) -> str:
     """What a vLLM batch job's inputs are (a README sentence; the example line follows it)."""
     return _(
         "One JSON Lines file, or a folder of them (read in name order), in `inputs/`: one request a line "
-        "in the OpenAI Batch API format, as vLLM's batch runner reads it (url `/v1/chat/completions`, the "
-        "body a chat completion request for the model `{model}`), each with a custom_id of your own:"
+        "in the OpenAI Batch API format, as vLLM's batch runner reads it (url `/v1/chat/completions`, "
+        "`/v1/completions` or `/v1/embeddings`, the body a request for the model `{model}`; a body without "
+        "a model is sent with it), each with a custom_id of your own. Every line of a shard is checked "
+        "before the engine starts: a bad one stops the shard at once, naming its file and line:"
     ).format(model=launch.model_id)
 
 
@@ -220,12 +237,12 @@ def vllm_output_contract() -> str:
 
 
 def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
-    """What a vLLM batch job runs, with which settings, and what each chunk costs in time (a README
+    """What a vLLM batch job runs, with which settings, and how it sends the requests (a README
     paragraph)."""
     assert launch.memory_fraction is not None  # vLLM's is known on every GPU (engine._memory_fraction)
     parts = [
         _(
-            "The job runs {engine}'s batch runner ({image}) on the Hugging Face model `{model}`: tensor "
+            "The job runs {engine}'s server ({image}) on the Hugging Face model `{model}`: tensor "
             "parallel {tp}, {fraction} of GPU memory, the settings a service of the model gets."
         ).format(
             engine=launch.words,
@@ -245,21 +262,20 @@ def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
         )
     parts.append(
         _(
-            "Each chunk of {n} requests ({batches} batches of the workload's {batch}) starts the engine "
-            "afresh, which loads the weights again (a minute or more for a 7B model): time the plan did "
-            "not price. CHUNK_SIZE sets the requests a chunk: more, fewer restarts and more work redone "
-            "after a reclaim."
-        ).format(n=chunk_requests(spec), batches=CHUNK_BATCHES, batch=spec.batch_size)
-    )
-    samples = spec.train_samples
-    if samples is not None:
-        chunks = -(-samples // chunk_requests(spec))
-        parts.append(
-            _(
-                "The workload's {samples:,} samples make {chunks:,} chunks: about {per:,} engine starts a "
-                "shard."
-            ).format(samples=samples, chunks=chunks, per=-(-chunks // shard_count(spec)))
+            "Each shard starts the engine once, listening on 127.0.0.1 inside its own container, and sends "
+            "it {n} requests at a time (CONCURRENCY: two batches of the workload's {batch}, as vLLM's own "
+            "batch runner keeps in flight); the outputs are written a chunk of {chunk} requests ({batches} "
+            "batches) at a time, and the next chunk's requests are sent while a chunk's last ones finish. A "
+            "shard started again loads the weights again, as the plan's restart time after a reclaim "
+            "counts. CHUNK_SIZE sets the requests a chunk: a larger one is written less often and loses "
+            "more work to a reclaim."
+        ).format(
+            n=in_flight_requests(spec),
+            batch=spec.batch_size,
+            chunk=chunk_requests(spec),
+            batches=CHUNK_BATCHES,
         )
+    )
     parts.append(
         _(
             "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "

@@ -10,6 +10,7 @@ from gpuplan.deploy.batch import (
     chunk_requests,
     cost_note,
     engine_batch_note,
+    in_flight_requests,
     input_contract,
     model_note,
     output_contract,
@@ -141,12 +142,12 @@ EXPOSE {ENGINE_PORT}
 
 
 def engine_batch_dockerfile(spec: LaunchSpec, launch: EngineLaunch, target: str = "docker") -> str:
-    """vLLM's official image running vllm_batch.py, which runs vLLM's batch runner a chunk at a time
+    """vLLM's official image running vllm_batch.py, which starts vLLM's server once and sends it the inputs
     with the plan's settings (its command after ``--``): the exec form, JSON-encoded."""
     title = commented(
         _(
             "{name}: batch inference image written by `gpuplan deploy --target {target}`: {engine}'s "
-            "batch runner, a chunk of the inputs at a time."
+            "server, sent the inputs and written a chunk at a time."
         ).format(name=spec.name, target=target, engine=launch.words)
     )
     cache = commented(_("Downloaded weights: mount the host's Hugging Face cache here to keep them."))
@@ -156,10 +157,11 @@ def engine_batch_dockerfile(spec: LaunchSpec, launch: EngineLaunch, target: str 
 WORKDIR /workspace
 COPY {VLLM_RUNNER} /workspace/
 {cache}VOLUME ["/root/.cache/huggingface"]
-ENV INPUT_PATH=/data/inputs OUTPUT_DIR=/data/outputs CHUNK_SIZE={chunk_requests(spec)}
+ENV INPUT_PATH=/data/inputs OUTPUT_DIR=/data/outputs CHUNK_SIZE={chunk_requests(spec)} \\
+    CONCURRENCY={in_flight_requests(spec)}
 
 ENTRYPOINT {json.dumps(["python3", f"/workspace/{VLLM_RUNNER}"])}
-CMD {json.dumps(["--", *launch.run_batch_args])}
+CMD {json.dumps(["--", *launch.batch_args])}
 """
 
 
@@ -294,8 +296,9 @@ def _batch_readme(spec: LaunchSpec, image: str) -> str:
         contract = sentences(runs, input_contract(), output_contract())
     else:
         runs = _(
-            "Builds on `{image}` and runs {runner}, which runs vLLM's batch runner on a chunk of the "
-            "inputs in `data/inputs/` at a time: one pass, the outputs in `data/outputs/`, then it exits."
+            "Builds on `{image}` and runs {runner}, which starts vLLM's server once, sends it the inputs in "
+            "`data/inputs/` and writes the answers a chunk at a time: one pass, the outputs in "
+            "`data/outputs/`, then it exits."
         ).format(image=image, runner=VLLM_RUNNER)
         contract = f"{runs}\n\n{vllm_inputs(launch)}\n\n{vllm_output_contract()}"
     shards = spec.gpus_per_node // shard_gpus(spec)

@@ -47,7 +47,6 @@ __all__ = [
     "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
-    "RUN_BATCH_MODULE",
     "UNCHECKED_CONTEXT",
     "EngineLaunch",
     "batch_engine_launch",
@@ -68,19 +67,16 @@ ENGINE_HEALTH_PATH = "/health"
 #: readiness probe's initial delay.
 ENGINE_STARTUP_S = 30 * 60
 
-#: vLLM's OpenAI-compatible batch runner, which a batch job of a decoder LLM runs once per chunk of
-#: its inputs: ``python3 -m vllm.entrypoints.openai.run_batch -i IN.jsonl -o OUT.jsonl --model ID
-#: [engine arguments]``. ``-i``/``--input-file`` and ``-o``/``--output-file`` are local paths (or
-#: http(s) URLs), every engine argument of the server is taken (``AsyncEngineArgs.add_cli_args``), and
-#: ``--port`` there is the Prometheus port, used only with ``--enable-metrics``. An input line is an
-#: OpenAI Batch API request, ``{"custom_id": …, "method": "POST", "url": "/v1/chat/completions",
-#: "body": {…}}``; an output line ``{"id": …, "custom_id": …, "response": {"status_code": …,
-#: "request_id": …, "body": {…}}, "error": …}``, one per input line. As vLLM documents it at 0.11.1
-#: (docs.vllm.ai/en/v0.11.1/cli/run-batch/) and 0.15.0
+#: The output line of a vLLM batch job (vllm_batch.py, which runs the server of :attr:`EngineLaunch.argv`
+#: once a shard and sends it the shard's requests) is the one vLLM's own batch runner writes, so that
+#: tools made for it read ours: an input line is an OpenAI Batch API request, ``{"custom_id": …,
+#: "method": "POST", "url": "/v1/chat/completions", "body": {…}}``; an output line ``{"id": …,
+#: "custom_id": …, "response": {"status_code": …, "request_id": …, "body": {…}}, "error": …}``. As vLLM
+#: documents it at 0.11.1 (docs.vllm.ai/en/v0.11.1/cli/run-batch/) and 0.15.0
 #: (docs.vllm.ai/en/v0.15.0/api/vllm/entrypoints/openai/run_batch/), the two around the pinned 0.14.0;
-#: source: vllm-project/vllm, vllm/entrypoints/openai/run_batch.py (``make_arg_parser``,
-#: ``BatchRequestInput``, ``BatchRequestOutput``).
-RUN_BATCH_MODULE = "vllm.entrypoints.openai.run_batch"
+#: source: vllm-project/vllm, vllm/entrypoints/openai/run_batch.py (``BatchRequestInput``,
+#: ``BatchRequestOutput``, ``make_error_request_output``). The runner itself is not used: it loads the
+#: engine once per run, and a shard's resumable chunks would each be a run.
 
 #: The engine run when the workload names none: vLLM, as the serving simulation takes it.
 DEFAULT_ENGINE = "vllm"
@@ -194,7 +190,7 @@ class EngineLaunch:
         return args
 
     def _vllm_settings(self) -> list[str]:
-        """vLLM's engine arguments of the plan's settings (the server's and the batch runner's)."""
+        """vLLM's engine arguments of the plan's settings (a service's and a batch job's)."""
         args = ["--tensor-parallel-size", str(self.tensor_parallel)]
         if self.max_model_len is not None:
             args += ["--max-model-len", str(self.max_model_len)]
@@ -207,9 +203,9 @@ class EngineLaunch:
         return args
 
     @property
-    def run_batch_args(self) -> list[str]:
-        """The arguments of vLLM's batch runner (:data:`RUN_BATCH_MODULE`) after its ``-i`` and
-        ``-o``: the model and the plan's engine settings, no port (no server)."""
+    def batch_args(self) -> list[str]:
+        """The arguments vllm_batch.py starts vLLM's server with (after its ``--``): the model and
+        the plan's engine settings; the script adds the host and port (127.0.0.1, a free one)."""
         assert self.engine == "vllm"  # batch_engine_launch runs vLLM only
         return ["--model", self.model_id, *self._vllm_settings()]
 
@@ -236,8 +232,8 @@ def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
 
 
 def batch_engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
-    """vLLM, run as its batch runner (:data:`RUN_BATCH_MODULE`), for a batch job (an inference
-    workload without a ``serving:`` block) whose model a service of it would run on an engine: a
+    """vLLM, run by vllm_batch.py (one server a shard, sent the shard's requests), for a batch job
+    (an inference workload without a ``serving:`` block) whose model a service of it would run on an engine: a
     decoder LLM with a Hugging Face Hub id; None for any other batch job (it runs batch.py) and for
     anything not a batch job. No serving block names an engine, so vLLM at :data:`NEWEST_KNOWN`
     runs, with the settings a service of the model gets."""
@@ -324,7 +320,7 @@ def hub_note(spec: LaunchSpec) -> str:
     if (launch or batch) is None or not in_mainland_china(spec.provider, spec.region):
         return ""
     if batch is not None:
-        # a batch job's pods, each starting vLLM's batch runner, which reads ModelScope as the server does
+        # a batch job's pods, each starting vLLM's server, which reads ModelScope
         return _(
             "Each pod of the job downloads `{model}` from the Hugging Face Hub when it starts, and "
             "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
@@ -394,7 +390,7 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     A batch job's requests are the workload's samples: the cap is their inputs.seq_len, the prompt
     and answer the plan priced (never above the model's limit), so that an engine of a long-context
     model is not refused a start on a GPU whose KV cache holds the plan's requests but not the
-    model's limit; vLLM's batch runner answers a longer request with an error line of its own."""
+    model's limit; vLLM answers a longer request of a batch job with an error line of its own."""
     serving = spec.serving
     limit = spec.model_context_limit
     if spec.batch_inference and spec.seq_len and (limit is None or spec.seq_len <= limit):

@@ -8,7 +8,8 @@ tests validate against for every cloud of the provider registry. Where the job r
 ("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and zone are optional)",
 docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's ``skypilot_cloud``, one of
 SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). A batch inference plan is a managed job
-of batch.py shards over a bucket (:mod:`gpuplan.deploy.skypilot_batch`). In 0.14.1 spot recovery is
+of batch.py shards over a bucket, vllm_batch.py's on vLLM's image for an LLM with Hub weights
+(:mod:`gpuplan.deploy.skypilot_batch`). In 0.14.1 spot recovery is
 ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``, ``recover_on_exit_codes``);
 the older ``spot_recovery`` is no longer in the schema. SkyPilot sets ``SKYPILOT_NODE_RANK``,
 ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and ``SKYPILOT_NUM_GPUS_PER_NODE`` on every
@@ -155,21 +156,17 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources = _placed(spec)
-    if spec.batch_inference and batch_engine_launch(spec) is not None:
-        # batch.py would run a random stand-in of a Hub model that k8s and docker run on vLLM
-        raise DeployError.worded(
-            N_(
-                "{model} is a Hugging Face model that --target k8s and --target docker run on vLLM's "
-                "batch runner; the skypilot target's batch job runs batch.py, which would run a random "
-                "stand-in of it: deploy with --target k8s or --target docker"
-            ),
-            model=spec.hf_model_id,
-        )
     if spec.batch_inference:
         # A managed job whether spot or not: it ends, and its nodes go, once every shard is done;
         # a shard that fails is run again (the chunks written are kept). No network_tier: the
         # shards never talk to each other.
         resources["job_recovery"] = _job_recovery(spec)
+        batch_launch = batch_engine_launch(spec)
+        if batch_launch is not None:
+            # An LLM with Hub weights: vLLM's image as the nodes' runtime (setup and run happen in
+            # it), as the service of the model gets it; vllm_batch.py needs nothing more.
+            resources["image_id"] = f"docker:{batch_launch.image}"
+            return batch_task(spec, resources, None, _workdir(options), batch_launch)
         return batch_task(
             spec, resources, "set -e\n" + _torch_setup(spec) + _package_setup(package), _workdir(options)
         )
@@ -388,7 +385,7 @@ class SkyPilotGenerator:
     copies_user_package = True
     summary = (
         "SkyPilot task.yaml (managed spot job recovery; SkyServe for an LLM; a managed job of batch.py "
-        "shards for batch inference), train.py, launch.sh"
+        "shards, or vllm_batch.py's on vLLM's image for an LLM, for batch inference), train.py, launch.sh"
     )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
@@ -403,7 +400,9 @@ class SkyPilotGenerator:
             ]
         if spec.batch_inference:
             cloud = skypilot_clouds().get(spec.provider or "")
-            readme = batch_readme(spec, cloud, _region_note(spec), MAX_RESTARTS_ON_ERRORS)
+            readme = batch_readme(
+                spec, cloud, _region_note(spec), MAX_RESTARTS_ON_ERRORS, batch_engine_launch(spec)
+            )
             return [
                 *entry_point_files(spec, options),
                 *(package.files if package else ()),

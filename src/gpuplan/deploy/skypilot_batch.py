@@ -1,5 +1,8 @@
 """``--target skypilot`` for batch inference: a SkyPilot managed job (``sky jobs launch``) that runs
-batch.py once per GPU group on each of the plan's nodes, over inputs in a bucket, and its README.
+batch.py once per GPU group on each of the plan's nodes, over inputs in a bucket, and its README. A
+decoder LLM with Hub weights (:func:`gpuplan.deploy.engine.batch_engine_launch`) runs vllm_batch.py
+instead, on vLLM's image as the nodes' runtime (``image_id: docker:…``, where SkyPilot runs setup
+and run inside the container and mounts buckets there too), each shard one vLLM server on its GPUs.
 
 The job's nodes mount one bucket at ``/data`` (SkyPilot storage: ``file_mounts`` with a ``name``, a
 local ``source`` and ``mode: MOUNT``, docs.skypilot.co "Cloud Buckets"): ``sky jobs launch``
@@ -17,24 +20,32 @@ node ("SkyPilot environment variables",
 https://docs.skypilot.co/en/stable/running-jobs/environment-variables.html; the name is
 ``sky/skylet/constants.py`` ``SKYPILOT_NODE_RANK`` in 0.14.1).
 
-Nothing of the plan but numbers reaches the ``run`` script: the job's name is a DNS label, and
-the paths are gpuplan's own.
+Nothing of the plan but numbers reaches the ``run`` script, but for vLLM's arguments, each
+shell-quoted as one word: the job's name is a DNS label, and the paths are gpuplan's own.
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.batch import (
+    VLLM_RUNNER,
+    chunk_requests,
     cost_note,
+    engine_batch_note,
+    in_flight_requests,
     input_contract,
     model_note,
     output_contract,
     sentences,
     shard_count,
     shard_gpus,
+    vllm_inputs,
+    vllm_output_contract,
 )
+from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
@@ -64,10 +75,16 @@ def shards_per_node(spec: LaunchSpec) -> int:
     return spec.gpus_per_node // shard_gpus(spec)
 
 
-def run_script(spec: LaunchSpec) -> str:
-    """The task's ``run``: on each node, a batch.py per GPU group in the background, each with its
-    shard's index and its own GPUs; then it waits for all of them and exits with a failed shard's
-    status (0 when every shard finished). The settings every shard shares are the task's ``envs``."""
+def run_script(spec: LaunchSpec, launch: EngineLaunch | None = None) -> str:
+    """The task's ``run``: on each node, a batch.py (vllm_batch.py where ``launch``) per GPU group
+    in the background, each with its shard's index and its own GPUs; then it waits for all of them
+    and exits with a failed shard's status (0 when every shard finished). The settings every shard
+    shares are the task's ``envs``."""
+    command = (
+        "python3 batch.py"
+        if launch is None
+        else shlex.join(["python3", VLLM_RUNNER, "--", *launch.batch_args])
+    )
     per, local = shard_gpus(spec), shards_per_node(spec)
     lines = [
         "set -uo pipefail",
@@ -81,7 +98,7 @@ def run_script(spec: LaunchSpec) -> str:
         gpus = ",".join(f"$((i * {per} + {k}))" if per > 1 else "$i" for k in range(per))
         lines.append(f"  export CUDA_VISIBLE_DEVICES={gpus}")
     lines += [
-        f"  JOB_COMPLETION_INDEX=$((SKYPILOT_NODE_RANK * {local} + i)) python3 batch.py &",
+        f"  JOB_COMPLETION_INDEX=$((SKYPILOT_NODE_RANK * {local} + i)) {command} &",
         '  pids+=("$!")',
         "done",
         "status=0",
@@ -97,21 +114,32 @@ def run_script(spec: LaunchSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def batch_task(spec: LaunchSpec, resources: dict[str, Any], setup: str, workdir: str) -> dict[str, Any]:
+def batch_task(
+    spec: LaunchSpec,
+    resources: dict[str, Any],
+    setup: str | None,
+    workdir: str,
+    launch: EngineLaunch | None = None,
+) -> dict[str, Any]:
     """The managed job's task: ``resources`` the plan's (with its job recovery), ``setup`` the
-    lines that install what batch.py needs, ``workdir`` the absolute folder of the files."""
-    return {
+    lines that install what batch.py needs (None: nothing to install), ``workdir`` the absolute
+    folder of the files; ``launch``: vLLM's, where the shards run vllm_batch.py."""
+    envs = {
+        # Bucket names are global: `sky jobs launch --env DATA_BUCKET=<yours>` if it is taken.
+        BUCKET_ENV: bucket_name(spec),
+        "INPUT_PATH": f"{DATA_DIR}/inputs",
+        "OUTPUT_DIR": f"{DATA_DIR}/outputs",
+        **({"CKPT_DIR": f"{DATA_DIR}/checkpoints"} if launch is None else {}),
+        "SHARD_COUNT": str(shard_count(spec)),
+    }
+    if launch is not None:
+        envs["CHUNK_SIZE"] = str(chunk_requests(spec))
+        envs["CONCURRENCY"] = str(in_flight_requests(spec))
+    task: dict[str, Any] = {
         "name": spec.name,
         "resources": resources,
         "num_nodes": spec.nodes,
-        "envs": {
-            # Bucket names are global: `sky jobs launch --env DATA_BUCKET=<yours>` if it is taken.
-            BUCKET_ENV: bucket_name(spec),
-            "INPUT_PATH": f"{DATA_DIR}/inputs",
-            "OUTPUT_DIR": f"{DATA_DIR}/outputs",
-            "CKPT_DIR": f"{DATA_DIR}/checkpoints",
-            "SHARD_COUNT": str(shard_count(spec)),
-        },
+        "envs": envs,
         # Absolute, as the training task's: SkyPilot reads a relative path from the folder `sky` is
         # run in. .skyignore keeps data/ out of it: the bucket carries that.
         "workdir": workdir,
@@ -124,9 +152,14 @@ def batch_task(spec: LaunchSpec, resources: dict[str, Any], setup: str, workdir:
                 "persistent": True,
             },
         },
-        "setup": setup,
-        "run": run_script(spec),
     }
+    if launch is not None:
+        # given at launch (`sky jobs launch --secret HF_TOKEN`), never written here
+        task["secrets"] = {"HF_TOKEN": None}
+    if setup is not None:
+        task["setup"] = setup
+    task["run"] = run_script(spec, launch)
+    return task
 
 
 def skyignore() -> GeneratedFile:
@@ -143,26 +176,35 @@ _FETCH = {
 }
 
 
-def batch_readme(spec: LaunchSpec, cloud: str | None, where: str, max_restarts: int) -> str:
+def batch_readme(
+    spec: LaunchSpec, cloud: str | None, where: str, max_restarts: int, launch: EngineLaunch | None = None
+) -> str:
     """README.md of the batch job in the user's language, its commands the same in every language;
     ``cloud``: SkyPilot's name of the plan's cloud (None: SkyPilot picks), ``where``: a note on the
     instance SkyPilot may pick instead of the plan's ("" for none), ``max_restarts``: the task's
-    ``job_recovery.max_restarts_on_errors``."""
+    ``job_recovery.max_restarts_on_errors``; ``launch``: vLLM's, where the shards run vllm_batch.py."""
     name, shards, local = spec.name, shard_count(spec), shards_per_node(spec)
     title = _("{name}: batch inference on SkyPilot").format(name=name)
     runs = _(
         "A managed job (`sky jobs launch`) on {nodes} node(s): {shards} shard(s) at once, {local} on each "
-        "node, each on its own {per} GPU(s) and running batch.py over its part of the inputs. The job ends "
-        "when every shard has gone through its inputs, and SkyPilot then takes its nodes down."
-    ).format(nodes=spec.nodes, shards=shards, local=local, per=shard_gpus(spec))
-    inputs = sentences(
-        input_contract(),
-        _(
-            "Put them in `data/inputs/` beside task.yaml: `sky jobs launch` uploads `data/` to the bucket "
-            "DATA_BUCKET names, which every node mounts at {data}. Bucket names are global: pick one of "
-            "your own if this one is taken."
-        ).format(data=DATA_DIR),
+        "node, each on its own {per} GPU(s) and running {runner} over its part of the inputs. The job "
+        "ends when every shard has gone through its inputs, and SkyPilot then takes its nodes down."
+    ).format(
+        nodes=spec.nodes,
+        shards=shards,
+        local=local,
+        per=shard_gpus(spec),
+        runner="batch.py" if launch is None else VLLM_RUNNER,
     )
+    bucket_words = _(
+        "Put them in `data/inputs/` beside task.yaml: `sky jobs launch` uploads `data/` to the bucket "
+        "DATA_BUCKET names, which every node mounts at {data}. Bucket names are global: pick one of "
+        "your own if this one is taken."
+    ).format(data=DATA_DIR)
+    if launch is None:
+        inputs = sentences(input_contract(), bucket_words)
+    else:
+        inputs = f"{vllm_inputs(launch)}\n\n{bucket_words}"
     bucket = _("the bucket of the inputs and the outputs")
     queue = _("the job's state: RUNNING, RECOVERING after a spot reclaim, SUCCEEDED at the end")
     logs = _("every node's shards: a line per chunk written, `done` at the end of a shard")
@@ -201,11 +243,16 @@ def batch_readme(spec: LaunchSpec, cloud: str | None, where: str, max_restarts: 
     else:
         stores = ""
     outputs = sentences(
-        output_contract(),
+        output_contract() if launch is None else vllm_output_contract(),
         _("They are in the bucket, under outputs/: copy them out once the job has SUCCEEDED."),
         *([stores] if stores else []),
     )
     delete = _("when done: the bucket and every file in it")
+    if launch is None:
+        model, secret = model_note(spec, "`data/checkpoints/`"), ""
+    else:
+        # the token as the service of the model takes it: given at launch from the environment
+        model, secret = engine_batch_note(spec, launch), " --secret HF_TOKEN"
     heading = {"inputs": _("Inputs"), "run": _("Run and watch"), "outputs": _("Outputs"), "cost": _("Cost")}
     where = f"\n{where}\n" if where else ""
     return f"""# {title}
@@ -225,7 +272,7 @@ mkdir -p data/inputs && cp inputs.jsonl data/inputs/
 ## {heading["run"]}
 
 ```bash
-sky jobs launch -n {name} task.yaml --env DATA_BUCKET
+sky jobs launch -n {name} task.yaml --env DATA_BUCKET{secret}
 sky jobs queue   # {queue}
 sky jobs logs -n {name}   # {logs}
 ```
@@ -246,5 +293,5 @@ sky storage delete "$DATA_BUCKET"   # {delete}
 
 {cost_note(spec)}
 
-{model_note(spec, "`data/checkpoints/`")}
+{model}
 """

@@ -346,7 +346,7 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
     if engine_launch(spec) is not None:
         return []  # the engine's image holds all it runs
     if batch_engine_launch(spec) is not None:
-        # vLLM's image runs its batch runner; this cuts the inputs into chunks and resumes
+        # vLLM's image runs its server; this sends it the inputs, writes chunks and resumes
         return [GeneratedFile(path=VLLM_RUNNER, content=_template("vllm_batch_entry.py"), executable=True)]
     train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
     if spec.batch_inference:

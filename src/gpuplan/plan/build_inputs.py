@@ -486,9 +486,10 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         )
     size = job_size_of(workload)
     # What a replacement of a reclaimed spot replica reads back before it serves: the weights (and
-    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them. A
-    # fine-tune's frozen base is on the disk too: the checkpoints hold only what is trained.
-    if serving:
+    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them; a batch
+    # inference shard started again loads them so too before it resumes. A fine-tune's frozen base
+    # is on the disk too: the checkpoints hold only what is trained.
+    if not workload.is_training:
         weights_gb = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if profile else 0.0
     else:
         weights_gb, words = _frozen_base(workload, profile)

@@ -137,9 +137,9 @@ def plan_notes(
 
 def _storage_note(job: JobFacts) -> str:
     """What the storage cost holds: a job's dataset, checkpoints and any frozen base weights; a
-    service's model weights (it keeps no checkpoints) and any dataset."""
+    service's or a batch inference job's model weights (neither keeps checkpoints) and any dataset."""
     block = job.storage_kind == "block"
-    if job.calendar_months is not None:
+    if job.task == "infer":
         service = (
             _("storage: the model's weights ({gb} GB) and any dataset on a block-storage disk per instance")
             if block

@@ -55,6 +55,15 @@ def _restart_h(job: JobFacts) -> tuple[float, float]:
 def _restart_words(job: JobFacts) -> str:
     """How a job's restart after a reclaim adds up (``JobFacts.spot_restart_h``), in words: the
     assumed replacement, then what it reads back."""
+    if job.task == "infer":  # a batch inference shard has no checkpoint: it reads its weights
+        return _(
+            "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "
+            "model's weights ({gb} GB) read at {gbps} GB/s"
+        ).format(
+            restart=f"{job.restart_h * 60:.0f}",
+            gb=f"{job.weights_gb:.2f}",
+            gbps=f"{job.checkpoint_write_gbps:g}",
+        )
     if job.weights_gb > 0:
         return _(
             "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "

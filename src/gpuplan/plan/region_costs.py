@@ -242,10 +242,10 @@ class CostFacts:
 
     @staticmethod
     def _weights_words(job: JobFacts, usd_per_gb_month: float) -> str:
-        """What the storage cost holds besides any dataset and checkpoints: a service's model weights,
-        or a fine-tune's frozen base, in words."""
+        """What the storage cost holds besides any dataset and checkpoints: the model's weights of a
+        service or a batch inference job, or a fine-tune's frozen base, in words."""
         block = job.storage_kind == "block"
-        if job.calendar_months is None:
+        if job.task != "infer":
             text = (
                 _(
                     "storage: {gb} GB of the frozen base model's weights on each instance's disk, "

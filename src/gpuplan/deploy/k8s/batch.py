@@ -8,8 +8,8 @@ the chunks already written. Kubernetes retries a failed index on its own (``back
 GA in 1.33), and does not count a reclaim or a SIGTERM against it (``podFailurePolicy``).
 
 A decoder LLM with Hub weights (:func:`gpuplan.deploy.engine.batch_engine_launch`) runs on vLLM's
-image instead: vllm_batch.py shards, chunks and resumes the same way, running vLLM's batch runner on
-each chunk, with the token from the Secret a service of the model takes.
+image instead: vllm_batch.py shards, chunks and resumes the same way, sending the requests to one
+vLLM server in the pod, which takes the token from the Secret a service of the model takes.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from gpuplan.deploy.batch import (
     chunk_requests,
     cost_note,
     engine_batch_note,
+    in_flight_requests,
     input_contract,
     model_note,
     output_contract,
@@ -102,7 +103,7 @@ def _files_pod(spec: LaunchSpec) -> dict[str, Any]:
 
 
 def _container(spec: LaunchSpec, options: GenerateOptions, launch: EngineLaunch | None) -> dict[str, Any]:
-    """batch.py on the PyTorch image, or vllm_batch.py on vLLM's running its batch runner."""
+    """batch.py on the PyTorch image, or vllm_batch.py on vLLM's, sending the inputs to vLLM's server."""
     env = [
         {"name": "INPUT_PATH", "value": f"{DATA_DIR}/inputs"},
         {"name": "OUTPUT_DIR", "value": f"{DATA_DIR}/outputs"},
@@ -120,10 +121,11 @@ def _container(spec: LaunchSpec, options: GenerateOptions, launch: EngineLaunch 
         "name": "batch",
         "image": options.image or launch.image,
         # exec form, no shell: each argument one word; vLLM's arguments after --
-        "command": ["python3", f"{CODE_DIR}/{VLLM_RUNNER}", "--", *launch.run_batch_args],
+        "command": ["python3", f"{CODE_DIR}/{VLLM_RUNNER}", "--", *launch.batch_args],
         "env": [
             *env,
             {"name": "CHUNK_SIZE", "value": str(chunk_requests(spec))},
+            {"name": "CONCURRENCY", "value": str(in_flight_requests(spec))},
             # the token as a service of the model takes it: from the Secret, never written here
             {
                 "name": "HF_TOKEN",

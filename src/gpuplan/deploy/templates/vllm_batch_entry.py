@@ -1,33 +1,42 @@
 #!/usr/bin/env python3
 """Batch inference on vLLM, written by `gpuplan deploy`: one pass over the inputs, then exit.
 
-It cuts the inputs into chunks and runs vLLM's OpenAI-compatible batch runner on each chunk of its
-shard (``python3 -m vllm.entrypoints.openai.run_batch -i CHUNK_IN -o CHUNK_OUT`` and the arguments
-after ``--``). It needs the Python standard library only: it runs in vLLM's own image.
+It starts vLLM's OpenAI-compatible server once, on this machine only (``python3 -m
+vllm.entrypoints.openai.api_server --host 127.0.0.1 --port PORT`` and the arguments after ``--``),
+sends it the requests of its shard, at most --concurrency at a time, and writes the answers a chunk
+at a time. It needs the Python standard library only: it runs in vLLM's own image.
 
     python3 vllm_batch.py --input inputs/ --output outputs/ --chunk-size 2048 -- --model ID ...
 
 Inputs (--input, or INPUT_PATH): one JSON Lines file, or a folder of them (every *.jsonl in it, read
 in name order). One line is one request in the OpenAI Batch API format:
 {"custom_id": "chat-1", "method": "POST", "url": "/v1/chat/completions", "body": {"model": ...,
-"messages": [{"role": "user", "content": "..."}], "max_tokens": 256}}. Blank lines are skipped.
+"messages": [{"role": "user", "content": "..."}], "max_tokens": 256}}; the url one of
+/v1/chat/completions, /v1/completions and /v1/embeddings; a body without "model" is sent with the
+model this job serves. Blank lines are skipped. Every line of the shard is checked before vLLM
+starts: a bad one stops the run at once (exit 2), not hours in.
 
-Outputs (--output, or OUTPUT_DIR): chunk-00000000.jsonl, chunk-00000001.jsonl, ... each vLLM's
-output for one chunk, a line per request: {"id": ..., "custom_id": ..., "response": {"status_code":
-..., "request_id": ..., "body": {...}}, "error": ...}. Match outputs to inputs by custom_id.
+Outputs (--output, or OUTPUT_DIR): chunk-00000000.jsonl, chunk-00000001.jsonl, ... a line per
+request of the chunk, in input order, as vLLM's own batch runner writes them: {"id": ...,
+"custom_id": ..., "response": {"status_code": 200, "request_id": ..., "body": {...}}, "error": null};
+a request vLLM refused has its status_code and, in "error", vLLM's error. Match outputs to inputs by
+custom_id.
 
 Shards: the requests are cut into chunks of --chunk-size (or CHUNK_SIZE) in input order, and chunk c
 is shard c % shards's to run. The shard is --shard, else JOB_COMPLETION_INDEX (a Kubernetes Indexed
 Job sets it in each pod); the count is --shards, else SHARD_COUNT.
 
-Resuming: vLLM writes a chunk's outputs to a temporary name, renamed when vLLM has exited 0 with a
-line for every request, so a chunk file that exists is complete: a shard started again (a spot node
-reclaimed, a pod failed) skips the chunks already written and runs the rest. Each chunk starts the
-engine afresh (it loads the weights again). OUTPUT_DIR/_batch.json keeps the chunk size the chunks
-were cut at; a run with another one is refused (its chunk numbers would name other requests).
+Resuming: a chunk's outputs are written to a temporary name and renamed once every request of it
+has its answer, so a chunk file that exists is complete: a shard started again (a spot node
+reclaimed, a pod failed) skips the chunks already written, and starts vLLM only if any is left. The
+engine is started once a run, not once a chunk; the requests of the next chunk are sent while the
+last ones of a chunk finish, so vLLM's batch never drains between chunks. OUTPUT_DIR/_batch.json
+keeps the chunk size the chunks were cut at; a run with another one is refused (its chunk numbers
+would name other requests).
 
-Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunk being run is
-dropped and run again next time); 2 for bad inputs or arguments; vLLM's own status where it fails.
+Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunks not whole are
+dropped and run again next time); 2 for bad inputs or arguments; vLLM's own status where its server
+exits, or 1 where it does not come up in --startup-timeout seconds (STARTUP_TIMEOUT_S).
 """
 
 from __future__ import annotations
@@ -39,13 +48,21 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
-#: The batch runner, run as ``python3 -m RUNNER`` (vLLM's, in its image).
-RUNNER = "vllm.entrypoints.openai.run_batch"
+#: vLLM's OpenAI-compatible server, run as ``python3 -m SERVER`` (in vLLM's image).
+SERVER = "vllm.entrypoints.openai.api_server"
+
+#: The endpoints a request may name (vLLM's server answers each; a model answers those of its task).
+ENDPOINTS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings")
 
 #: Exit status after SIGTERM: 128 + 15. The Job's podFailurePolicy does not count it as a failure:
 #: the shard's pod is started again.
@@ -53,6 +70,9 @@ EXIT_PREEMPTED = 143
 
 #: The file in the output folder that keeps the chunk size the outputs were cut at.
 STATE_FILE = "_batch.json"
+
+#: Tries of a request whose connection failed while the server still runs (a reset, not an answer).
+TRIES = 3
 
 
 class BadInput(Exception):
@@ -63,31 +83,29 @@ class Preempted(Exception):
     """SIGTERM arrived."""
 
 
-class RunnerFailed(Exception):
-    """vLLM's batch runner failed on a chunk."""
+class ServerFailed(Exception):
+    """vLLM's server exited, or did not come up."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
 
 
-_child: subprocess.Popen[bytes] | None = None
+_server: subprocess.Popen[bytes] | None = None
 _stopping = False
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     global _stopping
     _stopping = True
-    if _child is not None and _child.poll() is None:
-        _child.terminate()  # vLLM stops; its chunk is dropped below
-    else:
-        raise Preempted
+    if _server is not None and _server.poll() is None:
+        _server.terminate()  # the requests in flight fail; their chunks are dropped
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     env = os.environ
-    ours, runner = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
-    p = argparse.ArgumentParser(description="Batch inference on vLLM's batch runner, a chunk at a time.")
+    ours, engine = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    p = argparse.ArgumentParser(description="Batch inference on one vLLM server, written a chunk at a time.")
     p.add_argument(
         "--input", default=env.get("INPUT_PATH", "inputs"), help="a .jsonl file or a folder of them"
     )
@@ -97,14 +115,45 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument(
         "--chunk-size", type=int, default=int(env.get("CHUNK_SIZE", "0")), help="requests per chunk"
     )
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=int(env.get("CONCURRENCY", "256")),
+        help="requests in flight at once (vLLM batches them)",
+    )
+    p.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=float(env.get("STARTUP_TIMEOUT_S", "1800")),
+        help="seconds vLLM is given to load the model and answer /health",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=float(env.get("REQUEST_TIMEOUT_S", "3600")),
+        help="seconds one request may take before it is sent again",
+    )
     args = p.parse_args(ours)
     if args.shards < 1 or not 0 <= args.shard < args.shards:
         p.error(f"--shard must be from 0 to {args.shards - 1} (--shards {args.shards}); got {args.shard}")
     if args.chunk_size < 1:
         p.error("--chunk-size (or CHUNK_SIZE) must be at least 1")
-    if "--model" not in runner:
+    if args.startup_timeout <= 0 or args.request_timeout <= 0:
+        p.error("--startup-timeout and --request-timeout must be more than 0 seconds")
+    if args.concurrency < 1:
+        p.error("--concurrency (or CONCURRENCY) must be at least 1")
+    if "--model" not in engine or engine.index("--model") + 1 >= len(engine):
         p.error("give vLLM's arguments after --: -- --model MODEL ...")
-    return args, runner
+    for reserved in ("--host", "--port"):
+        if reserved in engine:
+            p.error(f"{reserved} is this script's to set (vLLM listens on 127.0.0.1 only): drop it")
+    return args, engine
+
+
+def served_model(engine: list[str]) -> str:
+    """The model name requests must give: --served-model-name's first, else --model's."""
+    name = "--served-model-name" if "--served-model-name" in engine else "--model"
+    return engine[engine.index(name) + 1]
 
 
 def input_files(path: Path) -> list[Path]:
@@ -126,7 +175,7 @@ def chunks(files: list[Path], chunk_size: int) -> Iterator[tuple[int, list[tuple
             for i, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                lines.append((f"{f.name}:{i}", line.rstrip("\n") + "\n"))
+                lines.append((f"{f.name}:{i}", line))
                 if len(lines) == chunk_size:
                     yield number, lines
                     number, lines = number + 1, []
@@ -134,8 +183,8 @@ def chunks(files: list[Path], chunk_size: int) -> Iterator[tuple[int, list[tuple
         yield number, lines
 
 
-def check_request(where: str, line: str) -> None:
-    """One line as vLLM's batch runner reads it: a JSON object with custom_id, method, url, body."""
+def request(where: str, line: str, model: str) -> dict[str, Any]:
+    """One line as an OpenAI Batch API request this job can send, its body's model filled in."""
     try:
         value = json.loads(line)
     except json.JSONDecodeError as e:
@@ -145,6 +194,19 @@ def check_request(where: str, line: str) -> None:
     missing = [k for k in ("custom_id", "method", "url", "body") if k not in value]
     if missing:
         raise BadInput(f"{where}: missing {', '.join(missing)} (an OpenAI Batch API request)")
+    if value["method"] != "POST":
+        raise BadInput(f"{where}: method {value['method']!r}: only POST is sent")
+    if value["url"] not in ENDPOINTS:
+        raise BadInput(f"{where}: url {value['url']!r} is not one of {', '.join(ENDPOINTS)}")
+    body = value["body"]
+    if not isinstance(body, dict):
+        raise BadInput(f"{where}: body must be a JSON object")
+    if body.get("stream"):
+        raise BadInput(f"{where}: stream is on; a batch request takes its answer whole (drop stream)")
+    given = body.setdefault("model", model)
+    if given != model:
+        raise BadInput(f"{where}: model {given!r}, but this job serves {model!r} (give it, or leave it out)")
+    return value
 
 
 def chunk_path(out: Path, number: int) -> Path:
@@ -177,38 +239,171 @@ def check_state(out: Path, chunk_size: int) -> None:
     write_atomic(state, json.dumps({"chunk_size": chunk_size}) + "\n")
 
 
-def run_chunk(rows: list[tuple[str, str]], path: Path, scratch: Path, runner: list[str]) -> None:
-    """vLLM's batch runner on ``rows``; its output renamed to ``path`` once whole."""
-    global _child
-    for where, line in rows:
-        check_request(where, line)
-    given = scratch / f"{path.stem}.in.jsonl"
-    given.write_text("".join(line for _, line in rows), encoding="utf-8")
-    tmp = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
-    try:
-        _child = subprocess.Popen([sys.executable, "-m", RUNNER, "-i", str(given), "-o", str(tmp), *runner])
-        status = _child.wait()
-        _child = None
+def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) -> tuple[list[int], int]:
+    """Every line of the shard checked; the numbers of its chunks not yet written, and of those
+    written."""
+    todo, written = [], 0
+    for number, rows in chunks(files, args.chunk_size):
+        if number % args.shards != args.shard:
+            continue
+        for where, line in rows:
+            request(where, line, model)
+        if chunk_path(out, number).exists():
+            written += 1
+        else:
+            todo.append(number)
+    return todo, written
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(engine: list[str], port: int, timeout_s: float) -> subprocess.Popen[bytes]:
+    """vLLM's server on 127.0.0.1:port, once /health answers 200."""
+    global _server
+    _server = subprocess.Popen(
+        [sys.executable, "-m", SERVER, *engine, "--host", "127.0.0.1", "--port", str(port)]
+    )
+    deadline = time.monotonic() + timeout_s
+    while True:
         if _stopping:
             raise Preempted
-        if status != 0:
-            raise RunnerFailed(
-                f"{path.name}: vLLM's batch runner exited with status {status}", status if status > 0 else 1
+        status = _server.poll()
+        if status is not None:
+            raise ServerFailed(f"vLLM's server exited with status {status} before it was ready", status or 1)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+                if r.status == 200:
+                    return _server
+        except (OSError, urllib.error.URLError):
+            pass
+        if time.monotonic() > deadline:
+            raise ServerFailed(
+                f"vLLM's server did not answer /health in {timeout_s:g} s (--startup-timeout, "
+                "STARTUP_TIMEOUT_S)",
+                1,
             )
-        with tmp.open("rb") as fh:
-            written = sum(1 for line in fh if line.strip())
-            os.fsync(fh.fileno())
-        if written != len(rows):
-            raise RunnerFailed(f"{path.name}: vLLM wrote {written} lines for {len(rows)} requests", 1)
-        os.replace(tmp, path)
-    finally:
-        _child = None
-        tmp.unlink(missing_ok=True)
-        given.unlink(missing_ok=True)
+        time.sleep(1.0)
+
+
+def stop_server() -> None:
+    global _server
+    if _server is not None and _server.poll() is None:
+        _server.terminate()
+        try:
+            _server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            _server.kill()
+            _server.wait()
+    _server = None
+
+
+def _json(raw: bytes) -> Any:
+    """An answer's body: its JSON, else its text."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def send(port: int, req: dict[str, Any], timeout_s: float) -> str:
+    """One request to the server; its output line (vLLM's batch runner's format)."""
+    data = json.dumps(req["body"]).encode()
+    for attempt in range(1, TRIES + 1):
+        http = urllib.request.Request(
+            f"http://127.0.0.1:{port}{req['url']}",
+            data=data,
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        request_id = f"vllm-batch-{uuid.uuid4().hex}"
+        try:
+            with urllib.request.urlopen(http, timeout=timeout_s) as r:
+                status, raw = r.status, r.read()
+            body, error = _json(raw), None
+        except urllib.error.HTTPError as e:  # vLLM answered: this request is refused, not the run
+            body, status, error = None, e.code, _json(e.read())
+        except OSError:  # no answer (a reset, a timeout): tried again while the server runs
+            if _stopping or (_server is not None and _server.poll() is not None) or attempt == TRIES:
+                raise
+            time.sleep(attempt)
+            continue
+        return json.dumps(
+            {
+                "id": f"vllm-{uuid.uuid4().hex}",
+                "custom_id": req["custom_id"],
+                "response": {"status_code": status, "request_id": request_id, "body": body},
+                "error": error,
+            },
+            ensure_ascii=False,
+        )
+    raise AssertionError("unreachable")
+
+
+def run(files: list[Path], todo: list[int], args: argparse.Namespace, engine: list[str], tag: str) -> int:
+    """Every chunk in ``todo`` through the server, each written once whole; the requests sent."""
+    out, model = Path(args.output), served_model(engine)
+    port = free_port()
+    start_server(engine, port, args.startup_timeout)
+    wanted = set(todo)
+    lines: dict[int, list[str | None]] = {}
+    left: dict[int, int] = {}
+    in_flight: set[Future[str]] = set()
+    where_of: dict[Future[str], tuple[int, int]] = {}  # a request's chunk and place in it
+    sent = 0
+
+    def settle(done: set[Future[str]]) -> None:
+        for future in done:
+            number, index = where_of.pop(future)
+            try:
+                lines[number][index] = future.result()
+            except OSError as e:
+                if _stopping:
+                    raise Preempted from None
+                status = _server.poll() if _server is not None else None
+                if status is not None:
+                    raise ServerFailed(f"vLLM's server exited with status {status}", status or 1) from None
+                raise ServerFailed(f"vLLM's server did not answer: {e}", 1) from None
+            left[number] -= 1
+            if left[number] == 0:
+                path = chunk_path(out, number)
+                write_atomic(path, "".join(f"{line}\n" for line in lines.pop(number)))
+                del left[number]
+                print(f"{tag} wrote {path.name}", flush=True)
+
+    with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        try:
+            for number, rows in chunks(files, args.chunk_size):
+                if number not in wanted:
+                    continue
+                lines[number], left[number] = [None] * len(rows), len(rows)
+                for index, (where, line) in enumerate(rows):
+                    while len(in_flight) >= args.concurrency:
+                        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                        in_flight -= done
+                        settle(done)
+                    if _stopping:
+                        raise Preempted
+                    future = pool.submit(send, port, request(where, line, model), args.request_timeout)
+                    where_of[future] = (number, index)
+                    in_flight.add(future)
+                    sent += 1
+            while in_flight:
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                in_flight -= done
+                settle(done)
+        finally:
+            if in_flight:  # stopping: the server goes first, so the requests in flight end now
+                stop_server()
+                pool.shutdown(wait=True, cancel_futures=True)
+    return sent
 
 
 def main(argv: list[str] | None = None) -> int:
-    args, runner = parse_args(sys.argv[1:] if argv is None else argv)
+    args, engine = parse_args(sys.argv[1:] if argv is None else argv)
     tag = f"[shard {args.shard}/{args.shards}]"
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
@@ -216,30 +411,21 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
         check_state(out, args.chunk_size)
-        done = skipped = requests = 0
-        with tempfile.TemporaryDirectory(prefix="vllm-batch-") as scratch:
-            for number, rows in chunks(files, args.chunk_size):
-                if number % args.shards != args.shard:
-                    continue
-                path = chunk_path(out, number)
-                if path.exists():
-                    skipped += 1
-                    continue
-                run_chunk(rows, path, Path(scratch), runner)
-                done += 1
-                requests += len(rows)
-                print(f"{tag} wrote {path.name} ({len(rows)} requests)", flush=True)
+        todo, written = pending(files, args, out, served_model(engine))
+        sent = run(files, todo, args, engine, tag) if todo else 0
     except BadInput as e:
         print(f"{tag} error: {e}", file=sys.stderr, flush=True)
         return 2
-    except RunnerFailed as e:
-        print(f"{tag} error: {e}", file=sys.stderr, flush=True)
-        return e.status
-    except Preempted:
+    except (ServerFailed, Preempted) as e:
+        if isinstance(e, ServerFailed) and not _stopping:  # a server stopped by SIGTERM is ours
+            print(f"{tag} error: {e}", file=sys.stderr, flush=True)
+            return e.status
         print(f"{tag} SIGTERM: stopped; started again, it skips the chunks written", flush=True)
         return EXIT_PREEMPTED
+    finally:
+        stop_server()
     print(
-        f"{tag} done: {done} chunks written ({requests} requests), {skipped} already written before",
+        f"{tag} done: {len(todo)} chunks written ({sent} requests), {written} already written before",
         flush=True,
     )
     return 0
