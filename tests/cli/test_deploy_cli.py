@@ -361,25 +361,22 @@ def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
 
 
 @pytest.mark.parametrize(
-    ("target", "runner"), [("k8s", "k8s/job.yaml"), ("docker", "Dockerfile"), ("skypilot", None)]
+    ("target", "runner"), [("k8s", "k8s/job.yaml"), ("docker", "Dockerfile"), ("skypilot", "task.yaml")]
 )
 def test_batch_inference_is_written_as_a_job_that_runs_once_by_docker_k8s_and_skypilot(
     target: str,
-    runner: str | None,
+    runner: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # The plan's model is a Hub LLM: k8s and docker run it on vLLM's batch runner; skypilot's
-    # batch job (batch.py, tested on its own) would run a stand-in of it, and refuses in one line.
+    # The plan's model is a Hub LLM: every target runs it on vLLM (vllm_batch.py), skypilot on
+    # vLLM's image as a managed job (it had refused: its batch.py would have run a stand-in).
     out_dir = tmp_path / "out"
     plan = _serve_plan(tmp_path, serving=False)
     code, _out, err = _run(
         monkeypatch, capsys, "deploy", str(plan), "--target", target, "--out", str(out_dir)
     )
-    if runner is None:
-        assert code == 1 and "deploy with --target k8s or --target docker" in err and not out_dir.exists()
-        return
     assert code == 0, err
     assert (out_dir / "vllm_batch.py").is_file() and (out_dir / runner).is_file()
     assert not (out_dir / "serve.py").exists() and not (out_dir / "k8s" / "deployment.yaml").exists()

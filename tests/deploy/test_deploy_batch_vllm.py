@@ -489,3 +489,31 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
         )
         code, log = _finish(proc)
         assert code == 2 and said in log, log
+
+
+def test_a_generation_job_caps_the_context_at_prompt_and_answer_and_keeps_the_engine_full(
+    tmp_path: Path,
+) -> None:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.engines import engine_defaults
+
+    p = tmp_path / "chats.yaml"
+    p.write_text(
+        "name: chats\ntask: infer\nmodel: {preset: llama-8b}\n"
+        "inputs: {batch_size: 4, seq_len: 1024, output_tokens: 200}\ndata: {samples: 1000}\n"
+    )
+    files = generate(LaunchSpec.from_workload(p, gpu="L40S", count=2), "k8s")
+    (container,) = _job(files)["spec"]["template"]["spec"]["containers"]
+    # the requests the plan priced: 1,024 prompt and 200 answer tokens
+    assert _flag(container["command"], "--max-model-len") == "1224"
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    # the plan prices an always-full engine: twice its cap on running sequences in flight, as
+    # vLLM's own batch runner keeps, not two batches of 4
+    cap = engine_defaults(get_gpu("L40S")).max_num_seqs
+    assert env["CONCURRENCY"] == str(2 * cap) and 2 * cap > 8
+    readme = by_path(files)["README.md"]
+    (example,) = _fences(readme, "json")
+    assert json.loads(example)["body"]["max_tokens"] == 200
+    (prepare,) = [b for b in _fences(readme, "bash") if "prompts.jsonl" in b]
+    assert "meta-llama/Llama-3.1-8B 200 < prompts.jsonl" in prepare
+    assert "twice the engine's cap on running sequences" in readme

@@ -19,6 +19,7 @@ import shlex
 from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.perf.engines import engine_defaults
 from gpuplan.units import BATCH_CHUNK_BATCHES
 from gpuplan.vocab import pricing_name
 
@@ -159,8 +160,16 @@ IN_FLIGHT_BATCHES = 2
 
 def in_flight_requests(spec: LaunchSpec) -> int:
     """Requests a vLLM batch job sends its server at once (CONCURRENCY): :data:`IN_FLIGHT_BATCHES`
-    batches of the workload's batch size."""
-    return IN_FLIGHT_BATCHES * spec.batch_size
+    batches of the workload's batch size; for a job that generates (``output_tokens``), which the
+    plan prices at an always-full engine (as many sequences as its KV cache holds, up to its
+    ``max_num_seqs``), :data:`IN_FLIGHT_BATCHES` times that cap where it is more, as the estimate
+    takes it on the plan's GPU (``perf.engines.engine_defaults``)."""
+    batches = IN_FLIGHT_BATCHES * spec.batch_size
+    gpu = spec.gpu_info
+    if spec.output_tokens is None or gpu is None:
+        return batches
+    cap = engine_defaults(gpu, None, None, tensor_parallel=spec.tensor_parallel).max_num_seqs
+    return max(batches, IN_FLIGHT_BATCHES * cap)
 
 
 def vllm_input_contract(launch: EngineLaunch) -> str:
@@ -174,7 +183,18 @@ def vllm_input_contract(launch: EngineLaunch) -> str:
     ).format(model=launch.model_id)
 
 
-def example_request(launch: EngineLaunch) -> str:
+#: The answer's length a vLLM batch job's README puts in its requests (max_tokens) where the
+#: workload does not say how many tokens a sample generates.
+DEFAULT_MAX_TOKENS = 512
+
+
+def answer_tokens(spec: LaunchSpec) -> int:
+    """max_tokens of the README's requests: the workload's ``output_tokens``, the answer the plan
+    priced, else :data:`DEFAULT_MAX_TOKENS`."""
+    return spec.output_tokens or DEFAULT_MAX_TOKENS
+
+
+def example_request(launch: EngineLaunch, max_tokens: int) -> str:
     """One input line of a vLLM batch job (JSON, the same in every language)."""
     import json
 
@@ -186,13 +206,13 @@ def example_request(launch: EngineLaunch) -> str:
             "body": {
                 "model": launch.model_id,
                 "messages": [{"role": "user", "content": "Summarise this chat: ..."}],
-                "max_tokens": 256,
+                "max_tokens": max_tokens,
             },
         }
     )
 
 
-def prepare_command(launch: EngineLaunch) -> str:
+def prepare_command(launch: EngineLaunch, max_tokens: int) -> str:
     """A shell command that turns prompts.jsonl (a line {"prompt": "..."} each) into inputs.jsonl
     (a request each, custom_id ``p-N`` for the N-th prompt from 0): Python 3, nothing else."""
     script = (
@@ -204,7 +224,8 @@ def prepare_command(launch: EngineLaunch) -> str:
         '"url": "/v1/chat/completions", "body": body}))\n'
     )
     return (
-        f"python3 -c {shlex.quote(script)} {shlex.quote(launch.model_id)} 512 < prompts.jsonl > inputs.jsonl"
+        f"python3 -c {shlex.quote(script)} {shlex.quote(launch.model_id)} {max_tokens} "
+        "< prompts.jsonl > inputs.jsonl"
     )
 
 
@@ -212,16 +233,25 @@ def prepare_command(launch: EngineLaunch) -> str:
 _OUTPUT_EXAMPLE = '`{"id": …, "custom_id": …, "response": {"status_code": 200, "body": {…}}, "error": null}`'
 
 
-def vllm_inputs(launch: EngineLaunch) -> str:
+def vllm_inputs(spec: LaunchSpec, launch: EngineLaunch) -> str:
     """The README's inputs of a vLLM batch job (Markdown): what a line is, an example line, and the
     command that makes them from a file of prompts."""
-    prepare = _(
-        "From a JSON Lines file of prompts, a line {example} each, this makes them (custom_id p-0, p-1, "
-        "… in prompt order; 512: the longest answer, max_tokens):"
-    ).format(example='`{"prompt": "..."}`')
+    tokens = answer_tokens(spec)
+    if spec.output_tokens is None:
+        prepare = _(
+            "From a JSON Lines file of prompts, a line {example} each, this makes them (custom_id p-0, "
+            "p-1, … in prompt order; {tokens}: the longest answer, max_tokens):"
+        )
+    else:
+        prepare = _(
+            "From a JSON Lines file of prompts, a line {example} each, this makes them (custom_id p-0, "
+            "p-1, … in prompt order; {tokens}: the longest answer, max_tokens, the workload's "
+            "inputs.output_tokens the plan priced):"
+        )
+    prepare = prepare.format(example='`{"prompt": "..."}`', tokens=tokens)
     return (
-        f"{vllm_input_contract(launch)}\n\n```json\n{example_request(launch)}\n```\n\n{prepare}\n\n"
-        f"```bash\n{prepare_command(launch)}\n```"
+        f"{vllm_input_contract(launch)}\n\n```json\n{example_request(launch, tokens)}\n```\n\n"
+        f"{prepare}\n\n```bash\n{prepare_command(launch, tokens)}\n```"
     )
 
 
@@ -260,21 +290,25 @@ def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
                 "(lower --max-model-len in the job's arguments then)."
             ).format(tokens=launch.max_model_len, why=launch.context_why)
         )
+    n = in_flight_requests(spec)
+    if n > IN_FLIGHT_BATCHES * spec.batch_size:
+        why = _(
+            "CONCURRENCY: twice the engine's cap on running sequences, as vLLM's own batch runner keeps in "
+            "flight, so the engine stays as full as the plan priced it"
+        )
+    else:
+        why = _(
+            "CONCURRENCY: two batches of the workload's {batch}, as vLLM's own batch runner keeps in flight"
+        ).format(batch=spec.batch_size)
     parts.append(
         _(
             "Each shard starts the engine once, listening on 127.0.0.1 inside its own container, and sends "
-            "it {n} requests at a time (CONCURRENCY: two batches of the workload's {batch}, as vLLM's own "
-            "batch runner keeps in flight); the outputs are written a chunk of {chunk} requests ({batches} "
-            "batches) at a time, and the next chunk's requests are sent while a chunk's last ones finish. A "
-            "shard started again loads the weights again, as the plan's restart time after a reclaim "
-            "counts. CHUNK_SIZE sets the requests a chunk: a larger one is written less often and loses "
-            "more work to a reclaim."
-        ).format(
-            n=in_flight_requests(spec),
-            batch=spec.batch_size,
-            chunk=chunk_requests(spec),
-            batches=CHUNK_BATCHES,
-        )
+            "it {n} requests at a time ({why}); the outputs are written a chunk of {chunk} requests "
+            "({batches} batches) at a time, and the next chunk's requests are sent while a chunk's last "
+            "ones finish. A shard started again loads the weights again, as the plan's restart time after "
+            "a reclaim counts. CHUNK_SIZE sets the requests a chunk: a larger one is written less often "
+            "and loses more work to a reclaim."
+        ).format(n=n, why=why, chunk=chunk_requests(spec), batches=CHUNK_BATCHES)
     )
     parts.append(
         _(

@@ -388,12 +388,20 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     README says so. So it does where the model states no limit.
 
     A batch job's requests are the workload's samples: the cap is their inputs.seq_len, the prompt
-    and answer the plan priced (never above the model's limit), so that an engine of a long-context
+    and answer the plan priced, plus inputs.output_tokens where the job generates (never above the
+    model's limit), so that an engine of a long-context
     model is not refused a start on a GPU whose KV cache holds the plan's requests but not the
     model's limit; vLLM answers a longer request of a batch job with an error line of its own."""
     serving = spec.serving
     limit = spec.model_context_limit
-    if spec.batch_inference and spec.seq_len and (limit is None or spec.seq_len <= limit):
+    if spec.batch_inference and spec.seq_len and spec.output_tokens:
+        tokens = spec.seq_len + spec.output_tokens
+        if limit is None or tokens <= limit:
+            return tokens, _(
+                "the workload's inputs.seq_len and inputs.output_tokens, the prompt and answer the plan "
+                "priced; a longer request gets an error in its output line"
+            )
+    elif spec.batch_inference and spec.seq_len and (limit is None or spec.seq_len <= limit):
         return spec.seq_len, _(
             "the workload's inputs.seq_len, the prompt and answer the plan priced; a longer request gets "
             "an error in its output line"

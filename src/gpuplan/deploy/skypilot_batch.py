@@ -204,7 +204,7 @@ def batch_readme(
     if launch is None:
         inputs = sentences(input_contract(), bucket_words)
     else:
-        inputs = f"{vllm_inputs(launch)}\n\n{bucket_words}"
+        inputs = f"{vllm_inputs(spec, launch)}\n\n{bucket_words}"
     bucket = _("the bucket of the inputs and the outputs")
     queue = _("the job's state: RUNNING, RECOVERING after a spot reclaim, SUCCEEDED at the end")
     logs = _("every node's shards: a line per chunk written, `done` at the end of a shard")

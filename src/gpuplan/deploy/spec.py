@@ -232,6 +232,9 @@ class LaunchSpec(BaseModel):
     batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """A batch generation job's answer tokens per sample (``inputs.output_tokens``; the prompt is
+    ``seq_len``); None: each sample is one forward pass over ``seq_len`` tokens."""
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     gradient_checkpointing: bool = False
@@ -939,6 +942,7 @@ def _build(
             model_context_limit=positions,
             batch_size=workload.inputs.batch_size,
             seq_len=workload.inputs.seq_len,
+            output_tokens=workload.inputs.output_tokens if workload.serving is None else None,
             image_size=workload.inputs.image_size,
             gradient_accumulation=workload.gradient_accumulation,
             gradient_checkpointing=workload.gradient_checkpointing

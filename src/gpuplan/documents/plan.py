@@ -360,6 +360,8 @@ class WorkloadInputs(_WorkloadPart):
     batch_size: int = Field(default=8, ge=1)
     seq_len: int | None = Field(default=None, ge=1)
     image_size: int | None = Field(default=None, ge=1)
+    output_tokens: int | None = Field(default=None, ge=1)
+    """A batch generation job's answer tokens per sample (the prompt is ``seq_len``)."""
 
 
 class WorkloadData(_WorkloadPart):

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_percent
@@ -25,6 +26,7 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.engine_cpu import EngineCpu
 from gpuplan.perf.engines import EngineSettings
+from gpuplan.perf.inference import DecodeEstimate, decode_estimate, serving_estimate
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
@@ -125,6 +127,12 @@ class EstimateRequest:
     serving_context_tokens: int | None = None
     """Tokens of one of the service's requests (prompt + output), which the engine's KV cache must
     hold at least once; None: the traced sequence length."""
+    generated_tokens: int | None = None
+    """Batch generation (a decoder LLM's batch job, ``inputs.output_tokens``): tokens each sample
+    generates after its prompt of ``profile.seq_len`` tokens. The step is then one batch of the
+    traced batch size at the rate the serving model gives a replica that is always full
+    (:func:`generation_step`), not the traced forward pass; None: the forward pass (an encoder's
+    job, or one whose samples generate nothing)."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it (a typical instance's, where the instance is unknown, bound the slow end only). None:
@@ -348,7 +356,75 @@ def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuSt
     comm = communication(layout, compute)  # the collectives and what of them compute hides
     memory = gpu_memory(layout) if like is None else like.memory  # what one GPU holds as the run shards it
     spread = gpu_spread(layout, compute, comm, memory)  # the step's point and 80 % range on the GPUs
+    if request.generated_tokens is not None:
+        spread = generation_step(layout, spread)  # prefill and decode, as an engine runs a batch job
     return GpuStages(layout, compute, comm, memory, spread)
+
+
+def generation_step(layout: Layout, forward: StepSpread) -> StepSpread:
+    """The step of a batch generation job (:attr:`EstimateRequest.generated_tokens`): one batch of
+    the traced batch size per copy of the model, at the requests per second a copy completes when
+    always full (:attr:`perf.inference.ServingEstimate.capacity_requests_per_s`: each request's
+    prompt at the prefill rate, then its tokens decoded with continuous batching at the KV cache's
+    concurrency under the engine's cap), as the batch job ``gpuplan deploy`` writes keeps its engine
+    fed (more requests in flight than the engine runs). ``forward``: the traced forward pass's step,
+    whose range (the calibration's band) the generation step keeps in proportion: the decode model
+    has no band of its own."""
+    request = layout.request
+    out = request.generated_tokens
+    prompt = request.profile.seq_len
+    if out is None or not prompt or request.profile.shape.family != "decoder":
+        raise EstimateError.worded(
+            N_(
+                "inputs.output_tokens: only a decoder LLM generates tokens after its prompt ({workload!r} "
+                "is not one, or has no inputs.seq_len); leave output_tokens out"
+            ),
+            workload=request.profile.workload_name,
+        )
+    # each running request holds its prompt and answer
+    dec = request_decode(request, context_tokens=prompt + out)
+    full = serving_estimate(dec, requests_per_s=0.0, prompt_tokens=prompt, output_tokens=out)
+    rate = full.capacity_requests_per_s
+    batch = request.profile.batch_size
+    step = batch / rate if rate > 0 else math.inf
+    k = step / forward.step_s if forward.step_s > 0 else 1.0
+    note = _(
+        "batch generation: {prompt:,} prompt and {out:,} generated tokens a sample, run as an engine "
+        "runs them (prefill, then decode with continuous batching at up to {slots:,} sequences, the KV "
+        "cache's limit under the engine's cap): {rate:.3g} samples/s per copy of the model, so a step "
+        "of {batch} samples takes {step:.3g} s; its range is the forward pass's, in proportion"
+    ).format(
+        prompt=prompt,
+        out=out,
+        slots=max(1, dec.max_concurrent_sequences),
+        rate=rate,
+        batch=batch,
+        step=step,
+    )
+    return replace(
+        forward, step_s=step, low_s=forward.low_s * k, high_s=forward.high_s * k, notes=(*forward.notes, note)
+    )
+
+
+def request_decode(
+    request: EstimateRequest, *, context_tokens: int | None, replicas_per_gpu: int = 1
+) -> DecodeEstimate:
+    """:func:`perf.inference.decode_estimate` of ``request``'s profile on its GPUs as it runs them:
+    its tensor parallelism and link, calibration, CUDA graphs, ``torch.compile``, engine and
+    scheduler, each running sequence holding ``context_tokens`` (None: the traced length)."""
+    return decode_estimate(
+        request.profile,
+        request.gpu,
+        calibration=request.calibration,
+        tensor_parallel=request.model_parallel.tensor,
+        link=request.link,
+        cuda_graphs=request.replays_graphs,
+        compiled=request.compiled,
+        engine=request.serving_engine,
+        scheduler=request.serving_scheduler,
+        context_tokens=context_tokens,
+        replicas_per_gpu=replicas_per_gpu,
+    )
 
 
 def finish_estimate(stages: GpuStages, request: EstimateRequest) -> Estimate:
@@ -473,7 +549,8 @@ def _estimate(
     )
     step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
     samples = layout.samples_per_step
-    per_sample = profile.seq_len if profile.seq_len else 1
+    # tokens a sample goes through: its prompt, and what it generates in a batch generation job
+    per_sample = (profile.seq_len or 1) + (layout.request.generated_tokens or 0)
     throughput = samples * per_sample / step_s
     job_h, job_low, job_high = _job_hours(layout, spread)
     mem = memory.memory

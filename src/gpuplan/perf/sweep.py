@@ -15,8 +15,8 @@ from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
 from gpuplan.perf.advisor import Advice, Current, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
+from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, serving_estimate
 from gpuplan.perf.scaling import ScalingAdvice, scaling_advice
 
 if TYPE_CHECKING:
@@ -81,19 +81,14 @@ def _one(
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
-            dec = decode_estimate(
-                profile,
-                gpu,
-                calibration=request.calibration,
-                tensor_parallel=request.model_parallel.tensor,
-                link=request.link,
-                cuda_graphs=request.replays_graphs,
-                compiled=request.compiled,
-                engine=request.serving_engine,
-                scheduler=request.serving_scheduler,
+            dec = request_decode(
+                request,
                 # each sequence holds its whole request in the KV cache, as deploy's --max-model-len
-                # and simulate size it (the traced seq_len is the forward's shape, not the request's)
-                context_tokens=serving.prompt_tokens + serving.output_tokens if serving else None,
+                # and simulate size it (the traced seq_len is the forward's shape, not the request's;
+                # a batch generation job's request is its prompt and answer)
+                context_tokens=serving.prompt_tokens + serving.output_tokens
+                if serving
+                else request.serving_context_tokens,
                 # n replicas time-sharing a GPU (one GPU each: tensor parallelism leaves it at 1)
                 replicas_per_gpu=request.gpu_share if request.model_parallel.tensor == 1 else 1,
             )

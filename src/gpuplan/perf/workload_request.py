@@ -104,13 +104,21 @@ def request_for(
         input_pipeline=pipeline,
         serving_engine=serving_engine(workload),
         serving_scheduler=engine_scheduler(workload, gpu),
-        serving_context_tokens=(
-            workload.serving.prompt_tokens + workload.serving.output_tokens if workload.serving else None
-        ),
+        serving_context_tokens=_request_tokens(workload),
+        generated_tokens=workload.generated_tokens,
         measured_steps=measured_steps,
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
         gpu_share=workload.replicas_per_gpu,
     )
+
+
+def _request_tokens(workload: Workload) -> int | None:
+    """Tokens one request holds in the engine's KV cache: a service's prompt and answer, a batch
+    generation job's prompt (``inputs.seq_len``) and answer; None for every other workload."""
+    if workload.serving is not None:
+        return workload.serving.prompt_tokens + workload.serving.output_tokens
+    generated = workload.generated_tokens
+    return None if generated is None else (workload.inputs.seq_len or 0) + generated
 
 
 def rereads_dataset(workload: Workload) -> bool:
@@ -144,10 +152,11 @@ def serving_engine(workload: Workload) -> EngineCpu | None:
     version's figure and overlap (``perf/engine_cpu.served_by``); named without a version, or not
     named, it is taken not to overlap it (``perf/engine_cpu.UNKNOWN_ENGINE``); None for a plain
     generation loop. The estimate, the planner, the GPU-sharing plans and the serving simulation
-    cost a service alike."""
+    cost a service alike. A batch generation job (``inputs.output_tokens``) runs in an engine too,
+    named nowhere: taken not to overlap it, as a service that names none."""
     serving = workload.serving
     if serving is None:
-        return None
+        return UNKNOWN_ENGINE if workload.generated_tokens is not None else None
     if serving.engine_name is None:
         return UNKNOWN_ENGINE
     return served_by(serving.engine_name, serving.engine_version)
@@ -157,12 +166,15 @@ def engine_scheduler(workload: Workload, gpu: GPU) -> EngineSettings | None:
     """How the engine of ``workload``'s service schedules a replica on ``gpu``: its defaults at the
     named version (``perf/engines.engine_defaults``; none named: vLLM's latest row, as ``simulate``
     takes it) — ``deploy`` leaves ``max_num_seqs`` and prefill chunking at them. None for a plain
-    generation loop (no ``serving:``)."""
+    generation loop (no ``serving:``). A batch generation job (``inputs.output_tokens``) is
+    scheduled as a service that names no engine: vLLM's latest row, the engine its batch job runs."""
     from gpuplan.perf.engines import engine_defaults
 
     serving = workload.serving
     if serving is None:
-        return None
+        if workload.generated_tokens is None:
+            return None
+        return engine_defaults(gpu, None, None, tensor_parallel=workload.tensor_parallel)
     return engine_defaults(
         gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
     )

@@ -275,6 +275,12 @@ class InputsSpec(Spec):
     """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     """Square image side in pixels (vision models)."""
+    output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """Batch generation (a decoder LLM's ``task: infer`` without ``serving:``): tokens each sample
+    generates after its prompt of ``seq_len`` tokens (a summary's, an answer's length). The job is
+    then priced as an engine runs it: prefill, then decode with continuous batching at the KV
+    cache's concurrency; left out, each sample is one forward pass over ``seq_len`` tokens (an
+    embedding, a classification, a score)."""
     masked_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Masked-LM pre-training (BERT presets, ``task: train``): positions per sequence the MLM head
     scores. NVIDIA's BERT scripts score only the masked ones (``dense_seq_output``, at most
@@ -666,6 +672,16 @@ class Workload(Spec):
             )
         if self.loss is not LossKind.STANDARD and self.task is Task.INFER:
             raise _refused(N_("loss: has no effect for task: infer; remove it"))
+        generates = self.inputs.output_tokens is not None
+        if generates and (self.task is not Task.INFER or self.serving is not None):
+            raise _refused(
+                N_(
+                    "inputs.output_tokens: the answer length of a batch generation job (task: infer "
+                    "without serving:); a service gives serving.output_tokens, training has none"
+                )
+            )
+        if self.inputs.output_tokens is not None and not self.inputs.seq_len:
+            raise _refused(N_("inputs.output_tokens: needs inputs.seq_len, the prompt's tokens"))
         if self.task is Task.INFER and self.pipeline_parallel > 1:
             raise _refused(
                 N_(
@@ -704,6 +720,12 @@ class Workload(Spec):
         block). Refused beside tensor or pipeline parallelism when the workload is read, so every
         reader takes it as is."""
         return self.serving.replicas_per_gpu if self.serving is not None else 1
+
+    @property
+    def generated_tokens(self) -> int | None:
+        """Tokens each sample of a batch generation job generates (``inputs.output_tokens``, read
+        only for ``task: infer`` without ``serving:``); None for every other workload."""
+        return self.inputs.output_tokens
 
     @property
     def uses_cuda_graphs(self) -> bool:

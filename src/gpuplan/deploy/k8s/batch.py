@@ -297,7 +297,10 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         _storage_first(spec),
         _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),
     )
-    inputs = sentences(input_contract(), copy_in) if launch is None else f"{vllm_inputs(launch)}\n\n{copy_in}"
+    if launch is None:
+        inputs = sentences(input_contract(), copy_in)
+    else:
+        inputs = f"{vllm_inputs(spec, launch)}\n\n{copy_in}"
     watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")
     if spec.spot:
         watch = sentences(
