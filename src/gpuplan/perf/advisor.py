@@ -32,6 +32,20 @@ _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit
 #: Without a layer structure, checkpointing every residual stage keeps ≈1/4 of activations
 #: (rough: ResNet-style nets have 4 stages; torch.utils.checkpoint_sequential with √n segments).
 _GENERIC_CHECKPOINT_KEEP = 0.25
+#: How far a change departs from the workload as written, by its action: 1 changes the numerics
+#: (8-bit optimizer moments, bf16 weights and optimizer state: every weight still trains, with
+#: other rounding, which may change the result), 2 changes the method (LoRA trains adapters, not
+#: the weights). Every other change keeps the update the workload makes: micro-batches with
+#: accumulation keep the global batch (BatchNorm's statistics are the one thing taken over the
+#: smaller micro-batch), checkpointing recomputes the same activations, a fused optimizer, a
+#: lighter loss and sharding compute the same sums (sharding over more GPUs keeps each GPU's
+#: micro-batch, ``batch_size`` being per GPU, so the global batch grows with the count, as in any
+#: GPU count the estimate compares; it ranks after the changes on the workload's own GPUs), a
+#: bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside
+#: backward makes the same step (a clip of the global gradient norm, which needs every gradient at
+#: once, is what it cannot do). The advice lists changes that keep the workload before those that
+#: alter it, never hiding the latter.
+_ALTERS = {"adamw_8bit": 1, "paged_adamw_8bit": 1, "bf16_weights": 1, "lora": 2}
 #: GPU counts tried for ZeRO/FSDP, as multiples of the configuration's own count.
 _WORLD_MULTIPLES = (1, 2, 4, 8)
 _MAX_WORLD = 64
@@ -417,9 +431,12 @@ def _sharding(st: Setup) -> list[Advice]:
 
 
 def _lora(st: Setup) -> Advice | None:
+    """LoRA adapters in place of a full fine-tune: only for ``task: finetune`` — a pre-train
+    (``train``) starts from random weights, with no trained base whose weights adapters could
+    leave frozen, and inference trains nothing."""
     p = st.profile
     peak = p.peak
-    if p.task == "infer" or p.shape.family not in _TRANSFORMER_FAMILIES or st.current.lora:
+    if p.task != "finetune" or p.shape.family not in _TRANSFORMER_FAMILIES or st.current.lora:
         return None
     how = ""
     new_peak = replace(peak, gradients_bytes=0.0, optimizer_state_bytes=0.0)
@@ -558,8 +575,10 @@ def advise(
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
 ) -> tuple[Advice, ...]:
-    """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
-    fit first, cheapest first.
+    """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``: those that
+    fit first; among them those that keep what the workload trains and its numerics before those
+    that change them (numerics, then the method: :data:`_ALTERS`); then changes on this
+    configuration before more GPUs and another GPU; then the fastest.
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
@@ -592,9 +611,11 @@ def advise(
     ]
     found = [a for a in candidates if a is not None]
 
-    # Those that fit first; then changes on this configuration, then more GPUs, then another GPU.
-    def order(a: Advice) -> tuple[bool, int, float]:
+    # Those that fit first; then those that keep what the workload trains and how it computes it
+    # (_ALTERS), whatever their step time: a faster step is no gain to a user whose job then trains
+    # something else; then changes on this configuration, more GPUs, another GPU; then the fastest.
+    def order(a: Advice) -> tuple[bool, int, int, float]:
         where = 2 if a.gpu != gpu.id else (1 if a.gpu_count > count else 0)
-        return (not a.fits, where, a.step_time_factor or 1.0)
+        return (not a.fits, _ALTERS.get(a.action, 0), where, a.step_time_factor or 1.0)
 
     return tuple(sorted(found, key=order))
