@@ -8,7 +8,7 @@ import pytest
 from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.advisor import advise
+from gpuplan.perf.advisor import Current, advise
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import ModelShape, Profile
@@ -319,3 +319,27 @@ def test_a_full_fine_tune_is_offered_lora_after_the_changes_that_keep_its_method
     # every weight, with other rounding, and come before it.
     assert fitting[-1] == "lora"
     assert fitting.index("adamw_8bit") > fitting.index("gradient_checkpointing")
+
+
+def test_bf16_weights_names_the_workloads_own_optimizer_state() -> None:
+    # fp32 ResNet-50 with SGD: its state is a momentum buffer, not AdamW's two moments (on an A10,
+    # which has bf16: the V100 has none).
+    request = EstimateRequest(profile=_cnn(), gpu=A10, calibration=CAL)
+    sgd = {a.action: a for a in advise(request, current=Current(optimizer="sgd"))}["bf16_weights"]
+    assert sgd.summary == "keep weights, gradients and SGD momentum in bf16 (pure-bf16 training)"
+    adamw = {a.action: a for a in advise(request)}["bf16_weights"]
+    assert "AdamW state" in adamw.summary
+
+
+def test_bf16_weights_keeps_an_8bit_optimizers_state_as_it_is() -> None:
+    # 8-bit AdamW's moments are 8-bit already: only weights and gradients halve. fp32 weights and
+    # gradients 4 GiB each, 8-bit state 2 GiB, activations 10 GiB: 20 → 16 GiB allocated.
+    peak = breakdown(parameters=4 * GIB, gradients=4 * GIB, optimizer_state=2 * GIB, activations=10 * GIB)
+    p = make_profile(ops=(op(flops=1e13),), peak=peak, params=2**30, shape=ModelShape(family="decoder"))
+    request = EstimateRequest(profile=p, gpu=get_gpu("RTX-4090"), calibration=CAL)
+    base = estimate(p, get_gpu("RTX-4090"), calibration=CAL)
+    bf16 = {a.action: a for a in advise(request, current=Current(optimizer="adamw-8bit"))}["bf16_weights"]
+    assert bf16.summary == "keep weights and gradients in bf16 (pure-bf16 training)"
+    assert "optimizer state kept as it is" in bf16.derivation
+    # 4 GiB saved, shown × 1.1 (the allocator's reserve over allocated)
+    assert base.peak_memory_gib - bf16.peak_memory_gib == pytest.approx(4 * 1.1, rel=1e-3)

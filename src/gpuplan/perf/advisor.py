@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import all_gpus
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
@@ -469,6 +469,19 @@ def _lora(st: Setup) -> Advice | None:
     )
 
 
+#: The pure-bf16 change's words, by the workload's optimizer: the state it keeps in fp32 beside
+#: fp32 weights (SGD: its momentum buffer, gpuplan traces momentum 0.9; Adam and AdamW: two
+#: moments; Adafactor: its factored second moment). An optimizer not listed (bitsandbytes' 8-bit
+#: ones, whose state is 8-bit already) keeps its state as it is.
+_BF16_STATE = {
+    "sgd": N_("keep weights, gradients and SGD momentum in bf16 (pure-bf16 training)"),
+    "adam": N_("keep weights, gradients and Adam state in bf16 (pure-bf16 training)"),
+    "adamw": N_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
+    "adamw-fused": N_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
+    "adafactor": N_("keep weights, gradients and Adafactor state in bf16 (pure-bf16 training)"),
+}
+
+
 def _bf16_weights(st: Setup) -> Advice | None:
     p = st.profile
     peak = p.peak
@@ -477,20 +490,31 @@ def _bf16_weights(st: Setup) -> Advice | None:
     if peak.parameters_bytes / p.params < 3.5:
         return None  # weights are not fp32
     temps = peak.temporaries_bytes / 2.0 if is_optimizer_step_peak(peak) else peak.temporaries_bytes
+    # The state is named as the workload's optimizer keeps it; an 8-bit one (or one of no state)
+    # keeps what it has: only weights and gradients are halved.
+    state = _BF16_STATE.get(st.current.optimizer) if peak.optimizer_state_bytes > 0 else None
     halved = replace(
         peak,
         parameters_bytes=peak.parameters_bytes / 2.0,
         gradients_bytes=peak.gradients_bytes / 2.0,
-        optimizer_state_bytes=peak.optimizer_state_bytes / 2.0,
+        optimizer_state_bytes=peak.optimizer_state_bytes / (1.0 if state is None else 2.0),
         temporaries_bytes=temps,
     )
     return st.advice(
         st.run(replace(p, peak=halved)),
         action="bf16_weights",
-        summary=_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
-        derivation=_(
-            "parameters, gradients and optimizer state halved (fp32 → bf16); activations unchanged; "
-            "numerics risk: use stochastic rounding or Kahan summation for long runs"
+        summary=_("keep weights and gradients in bf16 (pure-bf16 training)") if state is None else _(state),
+        derivation=(
+            _(
+                "parameters and gradients halved (fp32 → bf16), the optimizer state kept as it is; "
+                "activations unchanged; numerics risk: use stochastic rounding or Kahan summation "
+                "for long runs"
+            )
+            if state is None
+            else _(
+                "parameters, gradients and optimizer state halved (fp32 → bf16); activations "
+                "unchanged; numerics risk: use stochastic rounding or Kahan summation for long runs"
+            )
         ),
         timed=False,
     )
