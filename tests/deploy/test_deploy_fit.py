@@ -70,6 +70,26 @@ def test_a_job_that_fits_says_nothing_of_memory(
     assert "fit" not in err
 
 
+def test_a_pre_train_that_may_not_fit_is_told_the_change_that_keeps_its_method(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ViT-B/16 pre-trained on ImageNet at batch 256 may not fit an A10: the warning's one change is
+    # the micro-batch with accumulation (the same global batch), not LoRA (a pre-train has no base
+    # to adapt), whose step was the fastest.
+    job = tmp_path / "vit.yaml"
+    job.write_text(
+        "name: vit\ntask: train\nmodel: {preset: vit-b16}\ninputs: {batch_size: 256, image_size: 224}\n"
+        "precision: amp-bf16\noptimizer: adamw\ndata: {samples: 1281167, epochs: 90}\n"
+    )
+    code, err = _run(
+        monkeypatch, capsys, str(job), "--gpu", "A10", "-t", "torchrun", "-o", str(tmp_path / "o")
+    )
+    assert code == 0, err
+    assert "warning: the job may not fit A10" in err
+    fix = "; it fits with: micro-batch 128 × 2 accumulation steps (global batch kept)"
+    assert err.rstrip().endswith(fix), err
+
+
 #: GPT-2 served in fp32 (the default precision) by vLLM: about 0.5 GiB of weights, 0.2 GiB of
 #: activations and 1.8 GiB outside PyTorch in each replica's engine, which takes 0.9 of its 1/n of a
 #: T4's 15 GiB: four replicas fit it whole (0.9 × 15 / 4 = 3.4 GiB ≥ 3.0 at the high end), five may

@@ -30,7 +30,15 @@ def _llm(checkpointing: str = "none") -> Profile:
         temporaries=8.0 * 2 * 4096 * 128_256,
     )
     shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
-    p = make_profile(ops=(op(flops=1e14),), peak=peak, params=params, batch_size=2, seq_len=4096, shape=shape)
+    p = make_profile(
+        ops=(op(flops=1e14),),
+        peak=peak,
+        task="finetune",
+        params=params,
+        batch_size=2,
+        seq_len=4096,
+        shape=shape,
+    )
     return replace(p, activation_checkpointing=checkpointing)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import all_gpus
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
@@ -32,6 +32,20 @@ _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit
 #: Without a layer structure, checkpointing every residual stage keeps ≈1/4 of activations
 #: (rough: ResNet-style nets have 4 stages; torch.utils.checkpoint_sequential with √n segments).
 _GENERIC_CHECKPOINT_KEEP = 0.25
+#: How far a change departs from the workload as written, by its action: 1 changes the numerics
+#: (8-bit optimizer moments, bf16 weights and optimizer state: every weight still trains, with
+#: other rounding, which may change the result), 2 changes the method (LoRA trains adapters, not
+#: the weights). Every other change keeps the update the workload makes: micro-batches with
+#: accumulation keep the global batch (BatchNorm's statistics are the one thing taken over the
+#: smaller micro-batch), checkpointing recomputes the same activations, a fused optimizer, a
+#: lighter loss and sharding compute the same sums (sharding over more GPUs keeps each GPU's
+#: micro-batch, ``batch_size`` being per GPU, so the global batch grows with the count, as in any
+#: GPU count the estimate compares; it ranks after the changes on the workload's own GPUs), a
+#: bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside
+#: backward makes the same step (a clip of the global gradient norm, which needs every gradient at
+#: once, is what it cannot do). The advice lists changes that keep the workload before those that
+#: alter it, never hiding the latter.
+_ALTERS = {"adamw_8bit": 1, "paged_adamw_8bit": 1, "bf16_weights": 1, "lora": 2}
 #: GPU counts tried for ZeRO/FSDP, as multiples of the configuration's own count.
 _WORLD_MULTIPLES = (1, 2, 4, 8)
 _MAX_WORLD = 64
@@ -417,9 +431,12 @@ def _sharding(st: Setup) -> list[Advice]:
 
 
 def _lora(st: Setup) -> Advice | None:
+    """LoRA adapters in place of a full fine-tune: only for ``task: finetune`` — a pre-train
+    (``train``) starts from random weights, with no trained base whose weights adapters could
+    leave frozen, and inference trains nothing."""
     p = st.profile
     peak = p.peak
-    if p.task == "infer" or p.shape.family not in _TRANSFORMER_FAMILIES or st.current.lora:
+    if p.task != "finetune" or p.shape.family not in _TRANSFORMER_FAMILIES or st.current.lora:
         return None
     how = ""
     new_peak = replace(peak, gradients_bytes=0.0, optimizer_state_bytes=0.0)
@@ -452,6 +469,19 @@ def _lora(st: Setup) -> Advice | None:
     )
 
 
+#: The pure-bf16 change's words, by the workload's optimizer: the state it keeps in fp32 beside
+#: fp32 weights (SGD: its momentum buffer, gpuplan traces momentum 0.9; Adam and AdamW: two
+#: moments; Adafactor: its factored second moment). An optimizer not listed (bitsandbytes' 8-bit
+#: ones, whose state is 8-bit already) keeps its state as it is.
+_BF16_STATE = {
+    "sgd": N_("keep weights, gradients and SGD momentum in bf16 (pure-bf16 training)"),
+    "adam": N_("keep weights, gradients and Adam state in bf16 (pure-bf16 training)"),
+    "adamw": N_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
+    "adamw-fused": N_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
+    "adafactor": N_("keep weights, gradients and Adafactor state in bf16 (pure-bf16 training)"),
+}
+
+
 def _bf16_weights(st: Setup) -> Advice | None:
     p = st.profile
     peak = p.peak
@@ -460,20 +490,31 @@ def _bf16_weights(st: Setup) -> Advice | None:
     if peak.parameters_bytes / p.params < 3.5:
         return None  # weights are not fp32
     temps = peak.temporaries_bytes / 2.0 if is_optimizer_step_peak(peak) else peak.temporaries_bytes
+    # The state is named as the workload's optimizer keeps it; an 8-bit one (or one of no state)
+    # keeps what it has: only weights and gradients are halved.
+    state = _BF16_STATE.get(st.current.optimizer) if peak.optimizer_state_bytes > 0 else None
     halved = replace(
         peak,
         parameters_bytes=peak.parameters_bytes / 2.0,
         gradients_bytes=peak.gradients_bytes / 2.0,
-        optimizer_state_bytes=peak.optimizer_state_bytes / 2.0,
+        optimizer_state_bytes=peak.optimizer_state_bytes / (1.0 if state is None else 2.0),
         temporaries_bytes=temps,
     )
     return st.advice(
         st.run(replace(p, peak=halved)),
         action="bf16_weights",
-        summary=_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
-        derivation=_(
-            "parameters, gradients and optimizer state halved (fp32 → bf16); activations unchanged; "
-            "numerics risk: use stochastic rounding or Kahan summation for long runs"
+        summary=_("keep weights and gradients in bf16 (pure-bf16 training)") if state is None else _(state),
+        derivation=(
+            _(
+                "parameters and gradients halved (fp32 → bf16), the optimizer state kept as it is; "
+                "activations unchanged; numerics risk: use stochastic rounding or Kahan summation "
+                "for long runs"
+            )
+            if state is None
+            else _(
+                "parameters, gradients and optimizer state halved (fp32 → bf16); activations "
+                "unchanged; numerics risk: use stochastic rounding or Kahan summation for long runs"
+            )
         ),
         timed=False,
     )
@@ -558,8 +599,10 @@ def advise(
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
 ) -> tuple[Advice, ...]:
-    """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
-    fit first, cheapest first.
+    """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``: those that
+    fit first; among them those that keep what the workload trains and its numerics before those
+    that change them (numerics, then the method: :data:`_ALTERS`); then changes on this
+    configuration before more GPUs and another GPU; then the fastest.
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
@@ -592,9 +635,11 @@ def advise(
     ]
     found = [a for a in candidates if a is not None]
 
-    # Those that fit first; then changes on this configuration, then more GPUs, then another GPU.
-    def order(a: Advice) -> tuple[bool, int, float]:
+    # Those that fit first; then those that keep what the workload trains and how it computes it
+    # (_ALTERS), whatever their step time: a faster step is no gain to a user whose job then trains
+    # something else; then changes on this configuration, more GPUs, another GPU; then the fastest.
+    def order(a: Advice) -> tuple[bool, int, int, float]:
         where = 2 if a.gpu != gpu.id else (1 if a.gpu_count > count else 0)
-        return (not a.fits, where, a.step_time_factor or 1.0)
+        return (not a.fits, _ALTERS.get(a.action, 0), where, a.step_time_factor or 1.0)
 
     return tuple(sorted(found, key=order))

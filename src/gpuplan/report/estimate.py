@@ -622,7 +622,8 @@ _ADVICE_SHOWN = 3
 
 
 def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
-    """Where the workload does not fit: the cheapest changes that make it fit, per GPU."""
+    """Where the workload does not fit: the changes that make it fit, per GPU, first as the advisor
+    ranks them (those that keep the workload's method and numerics before those that change them)."""
     rows = [o for o in outcomes if o.advice]
     if not rows:
         return None
