@@ -3,7 +3,7 @@
 Tencent Cloud (按量计费) and Huawei Cloud (按需计费) publish per-second billing settled every hour: a
 1.17 h job is billed 1.17 h, not 2 h. Alibaba Cloud publishes per-second billing with a minimum per
 hourly cycle that varies with the instance's vCPUs, which the catalog does not hold: it stays at
-whole hours, and says so.
+whole hours, and says that much is documented instead of that nothing is known.
 """
 
 from __future__ import annotations
@@ -69,9 +69,10 @@ def test_a_per_second_chinese_cloud_bills_a_1_17_hour_job_1_17_hours(
     assert (policy.granularity_s, policy.min_billing_s) == (1, None) and url in (policy.source or "")
 
 
-def test_alibaba_stays_at_whole_hours_while_its_minimum_per_cycle_is_not_held(store: Store) -> None:
+def test_alibaba_stays_at_whole_hours_but_says_its_per_second_billing_is_documented(store: Store) -> None:
     policy = store.billing_policy("alibaba", "cn-shanghai")
     assert policy.granularity_s is None and "vCPUs" in (policy.reason or "")
     rec = _one_node(store, "alibaba", "cn-shanghai")
-    assert rec.billed_hours == pytest.approx(2.0)  # ceil(1.17 h) at the conservative whole hour
-    assert UNKNOWN in rec.flags
+    assert rec.billed_hours == pytest.approx(2.0)  # ceil(1.17 h): an unknown minimum is not taken as none
+    assert UNKNOWN not in rec.flags  # was: its increment, published, said to be unknown
+    assert "per-second billing with a minimum per hour not held: hourly assumed" in rec.flags
