@@ -22,7 +22,8 @@ __all__ = [
 
 #: Billing step used when the catalog does not state one: a whole hour, the coarsest step any of
 #: the seven clouds uses for GPU instances, so the cost is never understated. Options priced
-#: with it say "billing granularity unknown: hourly assumed".
+#: with it say "billing granularity unknown: hourly assumed", or, where the provider documents a
+#: per-second increment with a minimum the catalog does not hold (Alibaba), that instead.
 DEFAULT_GRANULARITY_S = 3600.0
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import FloorBasis, floor_what
-from gpuplan.catalog.providers import kubernetes_service
+from gpuplan.catalog.providers import documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.context import PlanContext
@@ -232,7 +232,11 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
     elif row.stale:  # a source without a date of its own, or none at all: never taken as fresh
         flags.append(N_("price of unknown age"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
-        flags.append(N_("billing granularity unknown: hourly assumed"))
+        if documented_billing_increment_s(row.provider) == 1:
+            # Alibaba: per-second increments, with a minimum per hourly cycle by vCPUs not held.
+            flags.append(N_("per-second billing with a minimum per hour not held: hourly assumed"))
+        else:
+            flags.append(N_("billing granularity unknown: hourly assumed"))
     if bool(ctx.costs.is_spot[j]) and ctx.costs.rates[int(ctx.costs.spot_rate_id[j])].assumed:
         flags.append(N_("spot interruption rate assumed"))
     if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):

@@ -48,6 +48,7 @@ def test_billing_is_known_with_a_source_or_unknown_with_a_reason(provider: str) 
         assert b.reason and b.source is None
     else:
         assert b.granularity_s > 0 and b.source and b.as_of
+        assert b.documented_increment_s is None  # only said where the granularity stays unknown
 
 
 def test_region_countries_agree_with_the_planners_table() -> None:

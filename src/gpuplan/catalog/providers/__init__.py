@@ -46,6 +46,7 @@ __all__ = [
     "ProviderModule",
     "Region",
     "SpotFacts",
+    "documented_billing_increment_s",
     "facts",
     "kubernetes_service",
     "module",
@@ -214,6 +215,14 @@ def module(provider: str) -> ProviderModule:
 def facts(provider: str) -> ProviderFacts:
     """The facts of ``provider``."""
     return module(provider).FACTS
+
+
+def documented_billing_increment_s(provider: str) -> int | None:
+    """The billing increment ``provider`` documents where the catalog's granularity stays unknown for
+    a rule it does not hold (:attr:`Billing.documented_increment_s`); None when nothing is documented
+    or the provider is not registered."""
+    m = REGISTRY.get(provider)
+    return m.FACTS.billing.documented_increment_s if m is not None else None
 
 
 def kubernetes_service(provider: str) -> str | None:

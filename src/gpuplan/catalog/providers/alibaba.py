@@ -90,10 +90,17 @@ FACTS = ProviderFacts(
         as_of=None,
         source=None,
         # Alibaba Cloud, "Pay-as-you-go" (ECS billing, https://www.alibabacloud.com/help/en/ecs/
-        # product-overview/pay-as-you-go-1, read 2026-12-04): computing resources are billed in 1-second
-        # increments, but "within each billing cycle (1 hour), computing resources has a minimum billing
-        # duration that varies based on the number of vCPUs" — a minimum the catalog does not hold per
-        # instance type. Whole hours are the conservative bound of that rule.
+        # product-overview/pay-as-you-go-1, read 2026-12-04; its copy at .../help/en/ecs/pay-as-you-go-1,
+        # "Last Updated: Aug 28, 2024", read 2026-12-06): computing resources are billed in 1-second
+        # increments, but "Within each billing cycle (1 hour), computing resources has a minimum
+        # billing duration that varies based on the number of vCPUs provided by the instance type" —
+        # a table the catalog does not hold (the copies read cut it off). Preemptible instances:
+        # "billed in 1-second increments per hour" ('Instance types' billing page,
+        # https://www.alibabacloud.com/help/en/elastic-compute-service/latest/instance-types, read
+        # 2026-12-06), with no minimum stated there. Older pages (AlibabaCloudDocs/ecs, 按量付费.md)
+        # state no minimum at all. An unknown minimum is not taken as none: whole hours stay assumed,
+        # and the plan says per-second billing is documented (documented_increment_s).
+        documented_increment_s=1,
         reason=(
             "per-second billing with a minimum per hourly billing cycle that varies with the instance's "
             "vCPUs (Alibaba Cloud 'Pay-as-you-go'), not held per instance type; consumers assume hourly "

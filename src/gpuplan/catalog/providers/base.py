@@ -58,6 +58,11 @@ class Billing:
     source: str | None
     reason: str | None = None
     """Why the granularity is unknown, when it is."""
+    documented_increment_s: int | None = None
+    """The increment the provider documents when a rule of its billing the catalog does not hold
+    keeps ``granularity_s`` unknown (Alibaba: 1 s, with a minimum per hourly cycle that varies with
+    the instance's vCPUs). Consumers still bill whole hours; they say the increment is documented
+    and the rest is not held, instead of that nothing is known."""
 
 
 @dataclass(frozen=True, kw_only=True)

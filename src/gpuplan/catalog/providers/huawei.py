@@ -18,6 +18,11 @@ from gpuplan.i18n import N_
 __all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
 _KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY", "HUAWEICLOUD_PROJECT_ID")
+_BILLING_DOC = (
+    "Huawei Cloud ECS 'Pay-per-Use Billing' (usage calculated by the second and billed every hour; from "
+    "launch to deletion; no minimum stated), https://support.huaweicloud.com/intl/en-us/price-ecs/"
+    "ecs_billing_2003.html (text read on its intl/ar-mena and eu copies), read 2026-12-06"
+)
 
 FACTS = ProviderFacts(
     provider="huawei",
@@ -45,13 +50,11 @@ FACTS = ProviderFacts(
     "(read 2026-12-01)",
     kubernetes="CCE",
     shared_storage=SharedStorage(service="SFS Turbo", csi_driver="everest-csi-provisioner"),
-    billing=Billing(
-        granularity_s=None,
-        min_billing_s=None,
-        as_of=None,
-        source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-    ),
+    # Pay-per-use (按需计费) ECSs: "Pay-per-use ECS usage is calculated by the second and billed every
+    # hour (UTC+08:00). The billing starts when the ECS instance is launched and ends when the instance
+    # is deleted." No minimum is stated. Spot price ECSs' own billing page was not read; the catalog
+    # holds no Huawei spot price (no spot price API found).
+    billing=Billing(granularity_s=1, min_billing_s=None, as_of="2026-12-06", source=_BILLING_DOC),
     spot=SpotFacts(
         name="spot price ECSs",
         notice_s=None,

@@ -38,6 +38,12 @@ __all__ = ["FACTS", "FAMILIES", "FETCHER", "INSTANCE_DOC", "parse_quota_set", "t
 HOST = "cvm.tencentcloudapi.com"
 ENDPOINT = f"https://{HOST}/"
 VERSION = "2017-03-12"
+_BILLING_DOC = (
+    "Tencent Cloud CVM docs 'Selecting a Billing Mode' (pay-as-you-go: billing granularity accurate to the "
+    "second, a bill every hour on the dot; spot instances: calculated by the second, settled on the hour; "
+    "no minimum stated; page last updated 2024-06-25), "
+    "https://www.tencentcloud.com/document/product/213/15373, read 2026-12-06"
+)
 
 FACTS = ProviderFacts(
     provider="tencent",
@@ -67,13 +73,11 @@ FACTS = ProviderFacts(
     "(read 2026-12-01)",
     kubernetes="TKE",
     shared_storage=SharedStorage(service="CFS", csi_driver="com.tencent.cloud.csi.cfs"),
-    billing=Billing(
-        granularity_s=None,
-        min_billing_s=None,
-        as_of=None,
-        source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-    ),
+    # Pay-as-you-go (按量计费) and spot instances (竞价实例) alike: "The billing granularity is accurate
+    # to second, and no up-front payment is required. A bill is generated every hour on the dot." and
+    # spot "charges are calculated by the second and settlements are made on the hour". No minimum is
+    # stated. The hourly bill is a settlement, not a rounding: a 1.17 h job is billed 1.17 h.
+    billing=Billing(granularity_s=1, min_billing_s=None, as_of="2026-12-06", source=_BILLING_DOC),
     spot=SpotFacts(
         name="spot instances (竞价实例)",
         notice_s=120,
