@@ -506,9 +506,15 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
         notes.append(
             _(
                 "{gpu}: PyTorch's own elementwise, normalisation and optimizer kernels costed at "
-                "{share:.0%} of its memory bandwidth ({rate:.2f} TB/s), from what gpuplan measure "
-                "timed them at on {measured} (eager steps; a copy reaches more)"
-            ).format(gpu=gpu.id, share=share, rate=share * gpu.memory_bandwidth_gbps / 1e3, measured=on)
+                "{share:.0%} of its memory bandwidth ({rate:.2f} of its {peak:.2f} TB/s), from what "
+                "gpuplan measure timed them at on {measured} (eager steps; a copy reaches more)"
+            ).format(
+                gpu=gpu.id,
+                share=share,
+                rate=share * gpu.memory_bandwidth_gbps / 1e3,
+                peak=gpu.memory_bandwidth_gbps / 1e3,
+                measured=on,
+            )
         )
     if (
         any(is_nchw_norm(op) for op in profile.ops)
