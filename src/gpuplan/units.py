@@ -1,4 +1,5 @@
-"""Units shared by every layer: the billing month, whole instances, and durations written for people."""
+"""Units shared by every layer: the billing month, whole instances, durations and amounts of money
+written for people."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ __all__ = [
     "MAX_STORAGE_GBPS",
     "MIN_BUDGET",
     "MIN_STORAGE_GBPS",
+    "NOT_AN_AMOUNT",
+    "WRONG_CURRENCY",
     "batch_chunk_hours",
     "format_hours",
     "instances_for",
+    "read_amount",
 ]
 
 _Number = TypeVar("_Number", float, Any)
@@ -48,6 +52,17 @@ MAX_BUDGET_CNY = 1e13
 #: The smallest positive budget, in either currency: one cent (one fen). A smaller one is stored as
 #: nothing and shown as "¥0.00 = $0.00" (a budget of 1e-300 yuan was taken).
 MIN_BUDGET = 0.01
+#: An amount of money that is no number in any of the ways people write one (``{value}``: as given).
+NOT_AN_AMOUNT = "{value} is not an amount: write it as {one} or {two}"
+#: An amount written in the other currency (``{value}``: as given, ``{option}``: the option or field
+#: that takes it).
+WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
+#: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
+_SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
+#: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
+_UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
+#: Two ways to write an amount of each currency, for the refusal.
+_EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k")}
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
 #: through a 31-day month, 24 × 31.
 MAX_RUNS_PER_MONTH = 744
@@ -70,3 +85,46 @@ def instances_for(gpus: float, per_instance: float) -> int:
     """Whole instances of ``per_instance`` GPUs that ``gpus`` GPUs take: at least one, a part
     instance bought whole (a 1-GPU run on an 8-GPU machine: 1; 16 GPUs of 8: 2)."""
     return max(1, math.ceil(gpus / per_instance - 1e-9))
+
+
+def read_amount(value: object, currency: str, other: str) -> float:
+    """An amount of ``currency`` (``cny``, ``usd``) as people write one: ``1200000``, ``1,200,000``,
+    ``1_200_000``, ``120万``, ``1.2亿``, ``¥1,200,000``, ``1200000元``, ``$5k``; a number is taken as
+    it is. An amount signed in the other currency is refused naming ``other`` (the option or field
+    that takes it: ``--budget-cny``, ``budget_cny``). Its range and finiteness are the caller's to
+    check (the command line's ``money_in``, a workload field's bounds).
+
+    The refusal is pydantic's ``PydanticCustomError`` (``amount_parsing``, ``wrong_currency``), in
+    the words of :data:`NOT_AN_AMOUNT` and :data:`WRONG_CURRENCY`: Typer and a workload file both
+    validate with pydantic, and each translates those words."""
+    from pydantic_core import PydanticCustomError  # lazily: most commands read no amount
+
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return float(value)
+    given = str(value).strip()
+    one, two = _EXAMPLES[currency]
+    refused = {"value": given[:40], "one": one, "two": two}
+    text = given.lower().replace(" ", "")
+    for code, signs in _SIGNS.items():
+        for sign in sorted(signs, key=len, reverse=True):
+            if text.startswith(sign) or text.endswith(sign):
+                if code != currency:
+                    raise PydanticCustomError(
+                        "wrong_currency", WRONG_CURRENCY, {"value": given[:40], "option": other}
+                    )
+                text = text.removeprefix(sign).removesuffix(sign)
+    scale = 1.0
+    if text[-1:] in _UNITS:
+        scale, text = _UNITS[text[-1]], text[:-1]
+    text = text.replace("_", "")
+    if "," in text:
+        whole, _dot, fraction = text.partition(".")
+        groups = whole.split(",")
+        if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
+            raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
+        text = "".join(groups) + (f".{fraction}" if _dot else "")
+    try:
+        number = float(text)
+    except ValueError:
+        raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
+    return number * scale

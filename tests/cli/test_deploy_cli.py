@@ -158,6 +158,52 @@ def test_a_shape_the_provider_does_not_sell_is_warned_and_written_as_asked(
     assert (out_dir / "task.yaml").is_file()
 
 
+#: A small image model: its launch files are what the pricing warning is checked beside.
+VIT = (
+    "name: vit\ntask: train\nmodel: {preset: vit-b16}\ninputs: {batch_size: 64, image_size: 224}\n"
+    "precision: amp-bf16\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("region", "spot", "said"),
+    [
+        # `gpuplan offers --gpu A100-SXM4-80GB --provider alibaba --region cn-shanghai --pricing spot`: 0
+        (
+            "cn-shanghai",
+            True,
+            "warning: the catalog lists no spot offer of A100-SXM4-80GB from alibaba in cn-shanghai "
+            "(it lists one in cn-beijing, ",
+        ),
+        ("cn-beijing", True, None),
+        ("cn-shanghai", False, None),  # on demand there: nothing to say
+    ],
+)
+def test_a_pricing_model_the_region_does_not_offer_is_warned_naming_the_regions_that_do(
+    region: str,
+    spot: bool,
+    said: str | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The files are written (a catalog can lag), as for a shape the provider does not sell.
+    workload = tmp_path / "vit.yaml"
+    workload.write_text(VIT, encoding="utf-8")
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(workload), "-t", "torchrun", "-o", str(out_dir),
+        "--gpu", "A100-SXM4-80GB", "--count", "8", "--provider", "alibaba", "--region", region,
+        *(["--spot"] if spot else []),
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out_dir / "launch.sh").is_file()
+    if said is None:
+        assert "offer of" not in err
+    else:
+        assert said in err
+
+
 def test_deploy_help_does_not_import_torch() -> None:
     code = (
         "import sys\n"

@@ -357,3 +357,19 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     assert (firm.gpu, firm.gpus_per_run) == (on_demand.gpu, on_demand.gpu_count)  # type: ignore[attr-defined]
     assert firm.run_hours == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
     assert "on-demand option: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
+
+
+def test_a_misspelt_region_is_refused_as_plan_refuses_it(store: Store) -> None:
+    # Not "the demand … cannot be met … name more providers or regions": the region is named, with
+    # the regions it is likely a slip of, before any demand is sized.
+    from gpuplan.commit import tco
+    from gpuplan.errors import NotFoundError
+
+    usage = {
+        "horizon_months": 12,
+        "demands": [{"name": "d", "gpu": "A100-SXM4-80GB", "gpus": 8, "hours_per_month": 730}],
+        "constraints": {"providers": ["alibaba"], "regions": ["cn-shanghia"]},
+    }
+    with pytest.raises(NotFoundError) as caught:
+        tco(usage, store=store)
+    assert str(caught.value).startswith("unknown region 'cn-shanghia'; did you mean 'cn-shanghai'")

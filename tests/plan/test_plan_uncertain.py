@@ -158,3 +158,38 @@ def test_an_offer_whose_network_is_unknown_ranks_on_the_slow_end_of_plausible_fa
         Constraints(max_gpus=16),
     )
     assert [(o.instance_type, o.nodes) for o in plan.options] == [("stated", 2), ("unstated", 2)]
+
+
+def test_a_recommendation_that_may_not_fit_says_so_with_its_need_and_the_usable_memory() -> None:
+    # As above, 20 GiB allocated at the peak on a 24 GiB RTX 4090, its only offer: recommended,
+    # and its block says it may not fit with the band's top against the usable memory (a GeForce
+    # card has no ECC: all 24 GiB usable), not only "peak memory … (RTX-4090, 24 GiB)".
+    from rich.console import Console
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.plan_view import plan_view
+
+    prof = ddp_profile("resnet50-imagenet")
+    prof = replace(prof, peak=replace(prof.peak, activations_bytes=20 * 1024**3 - 12e9))
+    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), prof, CAL)
+    plan = plan_offers(
+        OfferTable.from_rows([offer(instance_type="rtx", gpu="RTX-4090", gpu_count=1, gpu_memory_gib=24.0)]),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        est,
+        Constraints(max_gpus=1),
+    )
+    rec = plan.recommended
+    assert rec.memory_uncertain and rec.usable_memory_gib == 24.0
+    assert rec.memory_needed_gib_high is not None and rec.memory_needed_gib_high > 24.0
+
+    def text() -> str:
+        console = Console(width=200, record=True)
+        console.print(plan_view(plan))
+        return " ".join(console.export_text().split())
+
+    need = f"{rec.memory_needed_gib_high:.1f}"
+    block = text().split("Recommended:")[1]
+    assert f"(RTX-4090, 24 GiB); may not fit: needs up to {need} GiB of 24.0 usable" in block
+    with use_language("zh"):
+        assert f"可能放不下：最多需要 {need} GiB，可用 24.0 GiB" in text()

@@ -188,6 +188,40 @@ def test_bad_deadline_names_the_field() -> None:
     assert msg.startswith("constraints.deadline: expected a duration like 12h")
 
 
+@pytest.mark.parametrize(
+    ("constraints", "field", "amount"),
+    [
+        ("budget_cny: 30万", "budget_cny", 300_000.0),
+        ("budget_cny: '¥1,200,000'", "budget_cny", 1_200_000.0),
+        ("budget_cny: 1.2亿", "budget_cny", 120_000_000.0),
+        ("budget_usd: 5k", "budget_usd", 5_000.0),
+        ("budget_usd: '$5,000'", "budget_usd", 5_000.0),
+        ("budget_usd: 300", "budget_usd", 300.0),
+    ],
+)
+def test_a_budget_in_a_workload_file_is_read_as_the_command_line_reads_it(
+    constraints: str, field: str, amount: float
+) -> None:
+    # As --budget-cny 30万 is: the file's field had refused "30万" as "input should be a valid number".
+    text = "name: w\nmodel: {preset: gpt2}\ninputs: {batch_size: 8, seq_len: 1024}\n"
+    w = Workload.from_dict(yaml.safe_load(f"{text}constraints: {{{constraints}}}\n"))
+    assert getattr(w.constraints, field) == amount
+
+
+def test_a_budget_that_is_no_amount_or_in_the_other_currency_names_the_field_that_takes_it() -> None:
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+
+    msg = _error(_base(constraints={"budget_cny": "30x"}))
+    assert msg == "constraints.budget_cny: 30x is not an amount: write it as 1,200,000 or 120万"
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_dict(_base(constraints={"budget_cny": "$5"}))
+    assert str(e.value) == "constraints.budget_cny: $5 is in another currency: give it with budget_usd"
+    with use_language("zh"):
+        assert error_text(e.value) == "constraints.budget_cny: $5 是另一种货币的金额：请用 budget_usd 给出"
+    assert "must be ≥ 0.01" in _error(_base(constraints={"budget_cny": "-5万"}))
+
+
 def test_pricing_models_are_checked() -> None:
     assert "did you mean 'on_demand'" in _error(_base(constraints={"pricing": ["ondemand"]}))
 

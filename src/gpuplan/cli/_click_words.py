@@ -77,8 +77,8 @@ REASONS = (
     N_("Input should be a valid number, unable to parse string as a number"),
     N_("Input should be a valid number"),
     N_("{value} is not a finite number"),  # cli/_numbers.py NOT_FINITE
-    N_("{value} is not an amount: write it as {one} or {two}"),  # cli/_numbers.py NOT_AN_AMOUNT
-    N_("{value} is in another currency: give it with {option}"),  # cli/_numbers.py WRONG_CURRENCY
+    N_("{value} is not an amount: write it as {one} or {two}"),  # units.py NOT_AN_AMOUNT
+    N_("{value} is in another currency: give it with {option}"),  # units.py WRONG_CURRENCY
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),

@@ -19,6 +19,7 @@ words ("Usage:", "[default: …]", the panel titles, usage errors) are set by th
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import os
 import re
@@ -26,13 +27,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
+from typer._click.exceptions import UsageError
 from typer.core import TyperGroup
 
 from gpuplan.cli._click_words import localise_command, localised_usage_errors, use_typer_words
 from gpuplan.cli._lazy import LazyCommands, Register, build_command, command_summary, light_coercion
 from gpuplan.i18n import N_, _, set_language
 
-__all__ = ["LocalisedGroup", "help_messages", "translate_help"]
+__all__ = ["LocalisedGroup", "SuggestingGroup", "help_messages", "translate_help"]
 
 #: Click's --help option text, which gpuplan sets itself.
 HELP_OPTION = N_("Show this message and exit.")
@@ -117,7 +119,46 @@ def help_messages(command: Any) -> list[str]:
     return list(seen)
 
 
-class LocalisedGroup(TyperGroup):
+class SuggestingGroup(TyperGroup):
+    """A command group whose unknown command gets "did you mean": the names it is a slip of
+    (difflib, as Typer suggests them: ``catalog inf`` -> ``info``), else the commands whose help
+    begins with the word typed (``catalog show`` -> ``info``, "Show where the catalog lives …";
+    ``catalog discount remove`` -> ``clear``, "Remove a discount."): a word the group's help uses
+    for what a command does is one a user types. Every group of the command line is one (a test
+    walks the tree)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return self._click_resolve_command(ctx, args)
+        except UsageError as e:
+            if self.suggest_commands and args and not ctx.resilient_parsing:
+                names = self.suggestions(ctx, args[0])
+                if names:
+                    # Typer's words, which gpuplan.cli._click_words translates.
+                    e.message = f"{e.message.rstrip('.')}. Did you mean {', '.join(map(repr, names))}?"
+            raise
+
+    def suggestions(self, ctx: Any, typed: str) -> list[str]:
+        """The commands ``typed`` may have meant (none: an empty list)."""
+        names = [n for n in self.list_commands(ctx) if not getattr(self.help_command(ctx, n), "hidden", True)]
+        slips = difflib.get_close_matches(typed, names)
+        if slips:
+            return slips
+        word = typed.strip().lower()
+        return [n for n in names if _leading_word(self.help_command(ctx, n)) == word]
+
+    def help_command(self, ctx: Any, name: str) -> Any:
+        """The command ``name`` as far as its name, help text and ``hidden`` go."""
+        return self.get_command(ctx, name)
+
+
+def _leading_word(command: Any) -> str:
+    """The first word of ``command``'s English help, lower case: ``Show where …`` -> ``show``."""
+    match = re.match(r"\s*([A-Za-z]+)", _source(command, "help", "") or "")
+    return match.group(1).lower() if match else ""
+
+
+class LocalisedGroup(SuggestingGroup):
     """The root command group: sets this invocation's language and translates the help first.
 
     A subclass names its commands in ``lazy`` (name -> the ``register`` function that adds it, in
@@ -163,6 +204,11 @@ class LocalisedGroup(TyperGroup):
                 self._stand_ins[cmd_name] = stand_in
             return self._stand_ins[cmd_name]
         return super().get_command(ctx, cmd_name)
+
+    def help_command(self, ctx: Any, name: str) -> Any:
+        # A stand-in for a command not built yet: suggesting must not build every command.
+        with self.listing():
+            return self.get_command(ctx, name)
 
     def _build(self, name: str) -> Any:
         command = build_command(

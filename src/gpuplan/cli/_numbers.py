@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from gpuplan.units import read_amount
+
 __all__ = [
-    "NOT_AN_AMOUNT",
     "NOT_A_NUMBER",
     "NOT_FINITE",
-    "WRONG_CURRENCY",
     "finite_float",
     "finite_in",
     "money_in",
@@ -27,17 +27,6 @@ __all__ = [
 NOT_A_NUMBER = "Input should be a valid number, unable to parse string as a number"
 #: The words for a number that is not finite (``{value}``: as given).
 NOT_FINITE = "{value} is not a finite number"
-#: An amount of money that is no number in any of the ways people write one (``{value}``: as given).
-NOT_AN_AMOUNT = "{value} is not an amount: write it as {one} or {two}"
-#: An amount written in the other currency (``{value}``: as given, ``{option}``: the option it suits).
-WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
-
-#: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
-_SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
-#: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
-_UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
-#: Two ways to write an amount of each currency, for the refusal.
-_EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k")}
 
 
 def finite_float(value: object) -> float:
@@ -111,43 +100,13 @@ def whole_number(least: int, most: int | None = None) -> Callable[[object], int]
 
 def money_in(least: float, most: float, currency: str, other: str) -> Callable[[object], float]:
     """The parser of an amount of ``currency`` (``cny``, ``usd``) from ``least`` to ``most``, as people
-    write one: ``1200000``, ``1,200,000``, ``1_200_000``, ``120万``, ``1.2亿``, ``¥1,200,000``,
-    ``1200000元``, ``$5k``; an amount signed in the other currency is refused, naming ``other`` (the
-    option that takes it). Then :func:`finite_in`'s checks."""
+    write one (:func:`gpuplan.units.read_amount`, which a workload's budget reads too: ``120万``,
+    ``¥1,200,000``, ``$5k`` …); an amount signed in the other currency is refused, naming ``other``
+    (the option that takes it). Then :func:`finite_in`'s checks."""
     bounded = finite_in(least, most)
 
     def parse(value: object) -> float:
-        from pydantic_core import PydanticCustomError
-
-        if isinstance(value, float | int) and not isinstance(value, bool):
-            return bounded(value)
-        given = str(value).strip()
-        one, two = _EXAMPLES[currency]
-        refused = {"value": given[:40], "one": one, "two": two}
-        text = given.lower().replace(" ", "")
-        for code, signs in _SIGNS.items():
-            for sign in sorted(signs, key=len, reverse=True):
-                if text.startswith(sign) or text.endswith(sign):
-                    if code != currency:
-                        raise PydanticCustomError(
-                            "wrong_currency", WRONG_CURRENCY, {"value": given[:40], "option": other}
-                        )
-                    text = text.removeprefix(sign).removesuffix(sign)
-        scale = 1.0
-        if text[-1:] in _UNITS:
-            scale, text = _UNITS[text[-1]], text[:-1]
-        text = text.replace("_", "")
-        if "," in text:
-            whole, _dot, fraction = text.partition(".")
-            groups = whole.split(",")
-            if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
-                raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
-            text = "".join(groups) + (f".{fraction}" if _dot else "")
-        try:
-            number = float(text)
-        except ValueError:
-            raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
-        return bounded(number * scale)
+        return bounded(read_amount(value, currency, other))
 
     parse.finite = True  # type: ignore[attr-defined]
     return parse

@@ -25,6 +25,7 @@ import typer
 
 from gpuplan.catalog.dates import MAX_STALE_DAYS
 from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
+from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -54,6 +55,7 @@ catalog_app = typer.Typer(
     name="catalog",
     help="The offer catalog: import provider catalogs, export, show what it holds.",
     no_args_is_help=True,
+    cls=SuggestingGroup,  # "did you mean" for an unknown command (cli/_help.py)
 )
 
 

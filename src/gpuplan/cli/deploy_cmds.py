@@ -217,6 +217,7 @@ def deploy(
     )
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
+        _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing)
     share = spec.serving.share_gpu if spec.serving is not None else 1
     # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
@@ -392,6 +393,52 @@ def _warn_unsold_shape(instances: Instances, provider: str, gpu: str, count: int
         line = _("warning: the catalog lists no {provider} instance with {gpu}")
     shown = ", ".join(f"{c:g}" for c in counts)
     sys.stderr.write(line.format(provider=provider, count=count, gpu=gpu, counts=shown) + "\n")
+
+
+def _warn_unoffered_pricing(
+    ctx: typer.Context, provider: str, gpu: str, region: str | None, pricing: str
+) -> None:
+    """On stderr: the catalog lists no ``pricing`` offer of ``gpu`` from ``provider`` in ``region``
+    (in any region, when none is given), with the regions that have one (``--spot`` in a region where
+    the provider sells that GPU by the hour only): the launch asks for capacity no price was seen
+    for. A warning, as :func:`_warn_unsold_shape`'s: a catalog can lag. Nothing when the provider has
+    no instance of ``gpu`` at all (that warning names it) or the catalog cannot be opened."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.errors import StoreError
+    from gpuplan.i18n.phrases import item_list
+    from gpuplan.vocab import pricing_name
+
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return
+    try:
+        if not store.offers(gpu=gpu, provider=provider):
+            return
+        having = sorted({o.region for o in store.offers(gpu=gpu, provider=provider, pricing=pricing)})
+    finally:
+        store.close()
+    if region is None:
+        if having:
+            return
+        line = _("warning: the catalog lists no {pricing} offer of {gpu} from {provider} in any region")
+    elif region in having:
+        return
+    elif having:
+        line = _(
+            "warning: the catalog lists no {pricing} offer of {gpu} from {provider} in {region} "
+            "(it lists one in {regions})"
+        )
+    else:
+        line = _(
+            "warning: the catalog lists no {pricing} offer of {gpu} from {provider} in {region}, "
+            "nor in any other region"
+        )
+    shown = line.format(
+        pricing=pricing_name(pricing), gpu=gpu, provider=provider, region=region, regions=item_list(having)
+    )
+    sys.stderr.write(shown + "\n")
 
 
 def _absolute(out: Path) -> str:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.i18n import _
 
@@ -16,6 +17,7 @@ recordings_app = typer.Typer(
     name="recordings",
     help="The steps gpuplan measure recorded, which estimate and plan anchor workloads on.",
     no_args_is_help=True,
+    cls=SuggestingGroup,  # "did you mean" for an unknown command (cli/_help.py)
 )
 
 

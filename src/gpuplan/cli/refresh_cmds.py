@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -30,6 +31,7 @@ discount_app = typer.Typer(
     name="discount",
     help="Your negotiated discounts: kept apart from list prices, applied wherever a price is shown.",
     no_args_is_help=True,
+    cls=SuggestingGroup,  # "did you mean" for an unknown command (cli/_help.py)
 )
 
 

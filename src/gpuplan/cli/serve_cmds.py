@@ -19,6 +19,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import LangOption, apply_language
 from gpuplan.cli._numbers import finite_float, finite_in
 from gpuplan.cli._settings import settings
@@ -31,9 +32,13 @@ serve_app = typer.Typer(
     name="serve",
     help="The team's planning service: REST API, web dashboard, shared catalog, budgets.",
     invoke_without_command=True,
+    cls=SuggestingGroup,  # "did you mean" for an unknown command (cli/_help.py)
 )
 token_app = typer.Typer(
-    name="token", help="API tokens: create (shown once), list, revoke.", no_args_is_help=True
+    name="token",
+    help="API tokens: create (shown once), list, revoke.",
+    no_args_is_help=True,
+    cls=SuggestingGroup,
 )
 serve_app.add_typer(token_app)
 

@@ -21,6 +21,7 @@ import typer
 from gpuplan.bounded import printable
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._files import write_text_atomic
+from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -55,6 +56,7 @@ app = typer.Typer(
     name="simulate",
     help="Before paying for a policy, simulate it: autoscaling on a load trace, GPU sharing of services.",
     no_args_is_help=True,
+    cls=SuggestingGroup,  # "did you mean" for an unknown command (cli/_help.py)
 )
 
 

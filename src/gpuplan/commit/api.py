@@ -132,11 +132,18 @@ def tco(
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
+    from gpuplan.plan.constraints import Constraints
+    from gpuplan.plan.contradictions import check_regions
 
     u = _with_countries(load_usage(usage, project=project), countries)
     own = store is None
     st = open_store(db) if store is None else store
     try:
+        # A misspelt region is said as plan says it (did you mean …), before any workload is traced,
+        # not as a demand that no price within the constraints can meet.
+        check_regions(
+            Constraints(providers=u.constraints.providers or None, regions=u.constraints.regions or None), st
+        )
         money = display_money(st, currency or u.currency)
         # the prices assumed for a run's data, and the offers' sources' list price of a discount:
         # in the money the report is shown in

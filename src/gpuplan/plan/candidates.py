@@ -63,6 +63,10 @@ class Candidates:
     work_h_low: FloatArray
     work_h_high: FloatArray
     peak_memory_gib: FloatArray
+    memory_needed_gib_high: FloatArray
+    """The high end of the memory band that must fit (see ``EstimateRow``), GiB."""
+    usable_memory_gib: FloatArray
+    """The GPU's usable memory (see ``EstimateRow``), GiB."""
     step_time_s: FloatArray
     input_bound: BoolArray
     """The instance's CPUs, not its GPUs, set the step time (see ``EstimateRow.input_bound``)."""
@@ -150,6 +154,8 @@ def enumerate_candidates(
         work_h_low=np.full(n, math.nan),
         work_h_high=np.full(n, math.nan),
         peak_memory_gib=np.full(n, math.nan),
+        memory_needed_gib_high=np.full(n, math.nan),
+        usable_memory_gib=np.full(n, math.nan),
         step_time_s=np.full(n, math.nan),
         input_bound=np.zeros(n, dtype=bool),
         input_unknown=np.zeros(n, dtype=bool),
@@ -286,7 +292,7 @@ def _run_keys(
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
     distinct key a row of (fits, bound, unknown, may not fit, misses latency, short of load, rate
     unknown) flags and (time, low, high, peak, step, p95 latency, a replica's requests/s, p95 time
-    to first token) values, and
+    to first token, the memory band's high end, the usable memory) values, and
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
@@ -341,10 +347,12 @@ def _run_keys(
                 row.p95_latency_s,
                 row.replica_requests_per_s,
                 row.ttft_p95_s,
+                row.memory_needed_gib_high,
+                row.usable_memory_gib,
             )
         )
     flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 8)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 10)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -395,6 +403,7 @@ def estimate_candidates(
             vals[inv, 2],
         )
         cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
+        cands.memory_needed_gib_high[sub], cands.usable_memory_gib[sub] = vals[inv, 8], vals[inv, 9]
         cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
         cands.short_of_load[sub] = flags[inv, 5]
         cands.replica_requests_per_s[sub] = vals[inv, 6]

@@ -25,7 +25,7 @@ from gpuplan.vocab import Commitment
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
 
-__all__ = ["check_constraints"]
+__all__ = ["check_constraints", "check_regions"]
 
 #: A term or the longest term a commitment accepts, in words (months as vocab counts them).
 _TERM_WORDS = {0: N_("no term"), 1: N_("one month"), 12: N_("one year"), 36: N_("three years")}
@@ -36,7 +36,7 @@ def check_constraints(constraints: Constraints, store: Store) -> None:
     """Raise InputError (or NotFoundError) for constraints that contradict each other or name
     nothing in ``store``'s catalog; return quietly otherwise."""
     _check_commitment(constraints)
-    _check_regions(constraints, store)
+    check_regions(constraints, store)
     _check_compliance(constraints, store)
 
 
@@ -91,8 +91,9 @@ def _provider_regions(store: Store, provider: str) -> set[str]:
     return regions
 
 
-def _check_regions(c: Constraints, store: Store) -> None:
-    """Each region named must have offers, and, when providers are named too, be one of theirs."""
+def check_regions(c: Constraints, store: Store) -> None:
+    """Each region named must have offers, and, when providers are named too, be one of theirs
+    (``gpuplan tco`` checks its usage's regions with this too)."""
     if not c.regions:
         return
     from gpuplan.catalog.providers import PROVIDERS

@@ -20,6 +20,7 @@ link) get the very same answer.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError, UnpublishedRateError
@@ -228,6 +229,8 @@ class _Estimator:
             fits=not memory.ruled_out,
             verdict=memory.verdict,
             peak_memory_gib=memory.peak_memory_gib,
+            memory_needed_gib_high=memory.required_gib_high,
+            usable_memory_gib=memory.capacity_gib,
         )
 
     def _new_shape(
@@ -296,7 +299,12 @@ class _Estimator:
 
     def _row(self, shape: _Shape, pipeline: InputPipeline | None, has_vcpus: bool) -> EstimateRow:
         if self.workload.serving is not None:
-            return self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
+            row = self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
+            return replace(
+                row,
+                memory_needed_gib_high=shape.memory_needed_gib_high,
+                usable_memory_gib=shape.usable_memory_gib,
+            )
         stages, inferred = shape.stages, shape.inferred
         step_s, input_bound, job_h, job_low, job_high = host_figures(stages, pipeline)
         if job_h is None:
@@ -308,6 +316,8 @@ class _Estimator:
             job_time_h_low=job_low or job_h,
             job_time_h_high=job_high or job_h,
             peak_memory_gib=shape.peak_memory_gib,
+            memory_needed_gib_high=shape.memory_needed_gib_high,
+            usable_memory_gib=shape.usable_memory_gib,
             step_time_s=step_s,
             input_bound=input_bound,
             input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
@@ -409,3 +419,6 @@ class _Shape(NamedTuple):
     """Not ruled out by memory (the low end of its band fits)."""
     verdict: MemoryVerdict
     peak_memory_gib: float
+    memory_needed_gib_high: float
+    """The high end of the band that must fit (``MemoryEstimate.required_gib_high``), GiB."""
+    usable_memory_gib: float

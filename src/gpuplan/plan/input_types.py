@@ -404,6 +404,12 @@ class EstimateRow:
     job_time_h_low: float
     job_time_h_high: float
     peak_memory_gib: float = math.nan
+    memory_needed_gib_high: float = math.nan
+    """The high end of the memory band that must fit one GPU, GiB (what decides *may not fit*
+    against :attr:`usable_memory_gib`); nan when unknown."""
+    usable_memory_gib: float = math.nan
+    """The memory a process can allocate on the GPU, GiB (``perf.memory.usable_memory_gib``); nan
+    when unknown."""
     step_time_s: float = math.nan
     """One training step (or one batch) on this configuration, s; nan when unknown."""
     input_bound: bool = False

@@ -380,6 +380,11 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
     return replace(figures, p95_unknown=why)
 
 
+def _known(value: float) -> float | None:
+    """``value``, or None where it is NaN (not known)."""
+    return value if math.isfinite(value) else None
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -479,6 +484,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         input_bound=bool(cands.input_bound[i]),
         memory_uncertain=bool(cands.memory_uncertain[i]),
+        memory_needed_gib_high=_known(float(cands.memory_needed_gib_high[i])),
+        usable_memory_gib=_known(float(cands.usable_memory_gib[i])),
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,

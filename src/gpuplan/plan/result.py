@@ -225,6 +225,11 @@ class Option:
     """The instance's CPUs (an image workload's decode and augmentation), not its GPUs, set the time."""
     memory_uncertain: bool = False
     """*May not fit*: the memory band straddles the GPU's usable memory (ranked after those that fit)."""
+    memory_needed_gib_high: float | None = None
+    """The high end of the memory band that must fit one GPU, GiB (above :attr:`usable_memory_gib`
+    where the option may not fit); None when not known."""
+    usable_memory_gib: float | None = None
+    """The memory a process can allocate on one of the option's GPUs, GiB; None when not known."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()

@@ -342,12 +342,7 @@ def _recommended(plan: Plan) -> list[Any]:
         ),
         Text("  " + breakdown_words(rec)),
         *_price_line(plan, rec),
-        Text(
-            "  "
-            + _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
-                gib=f"{rec.peak_memory_gib:.1f}", gpu=rec.gpu, total=_gpu_memory(rec)
-            )
-        ),
+        _memory_line(rec),
     ]
     lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
@@ -544,6 +539,23 @@ def unknown_words(o: Option, facts_of: Sequence[UnknownFact] | None = None) -> s
 
 def _time_cost(o: Option) -> str:
     return _("{time}, {cost}").format(time=format_hours(o.job_time_h), cost=money(o.total_cost_usd))
+
+
+def _memory_line(rec: Option) -> Text:
+    """The recommended option's peak memory; where it may not fit (its band straddles the GPU's
+    usable memory, § in the table), that too, in yellow: the band's top against the usable memory."""
+    line = _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
+        gib=f"{rec.peak_memory_gib:.1f}", gpu=rec.gpu, total=_gpu_memory(rec)
+    )
+    if not rec.memory_uncertain:
+        return Text("  " + line)
+    if rec.memory_needed_gib_high is not None and rec.usable_memory_gib is not None:
+        risk = _("may not fit: needs up to {need} GiB of {usable} usable").format(
+            need=f"{rec.memory_needed_gib_high:.1f}", usable=f"{rec.usable_memory_gib:.1f}"
+        )
+    else:
+        risk = _("may not fit: the high end of its memory estimate is above the GPU's usable memory")
+    return Text.assemble("  " + line + _("; "), (risk, "bold yellow"))
 
 
 def _gpu_memory(o: Option) -> str:

@@ -55,6 +55,9 @@ _PYDANTIC_WORDS = {
     "model_attributes_type": N_("Input should be a valid dictionary or object to extract fields from"),
     "string_too_long": N_("String should have at most {max_length} characters"),
     "too_long": N_("Tuple should have at most {max_length} items after validation, not {actual_length}"),
+    # gpuplan.units.read_amount's words (a budget), as the command line writes them too
+    "amount_parsing": N_("{value} is not an amount: write it as {one} or {two}"),
+    "wrong_currency": N_("{value} is in another currency: give it with {option}"),
 }
 
 

@@ -7,6 +7,7 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +19,7 @@ from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AdapterDtype,
@@ -81,6 +82,10 @@ QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(Ba
 LibraryField = Annotated[QuantizationLibrary, BeforeValidator(pydantic_cast(QuantizationLibrary))]
 AdapterDtypeField = Annotated[AdapterDtype, BeforeValidator(pydantic_cast(AdapterDtype))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+#: A budget as ``--budget-usd``/``--budget-cny`` take one (``5k``, ``$5,000``; ``30万``, ``¥1,200,000``),
+#: an amount signed in the other currency refused naming the field that takes it.
+Dollars = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
+Yuan = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
 _ENGINE_PIN = re.compile(r"\s*(?P<name>[A-Za-z][\w.-]*?)\s*(?:==\s*(?P<version>\S+))?\s*")
@@ -469,10 +474,11 @@ class ConstraintsSpec(Spec):
 
     deadline_hours: Hours | None = Field(default=None, alias="deadline")
     """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
-    budget_usd: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
-    budget_cny: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_CNY)
+    budget_usd: Dollars | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
+    """The budget in dollars: a number, or written as ``5k`` or ``$5,000``."""
+    budget_cny: Yuan | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_CNY)
     """The budget in yuan instead of ``budget_usd`` (converted at the catalog's dated CNY rate,
-    which the plan names); not both."""
+    which the plan names); not both. A number, or written as ``30万``, ``¥1,200,000`` or ``1.2亿``."""
     providers: Names = ()
     regions: Names = ()
     countries: Names = ()
