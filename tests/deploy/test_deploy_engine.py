@@ -337,6 +337,54 @@ def test_a_plan_reads_the_hub_id_of_a_config_inside_its_folder_only(tmp_path: Pa
     assert LaunchSpec.from_plan_json(_plan_naming(outside / "config.json", inside)).hf_model_id is None
 
 
+def test_a_plan_records_its_configs_model_and_deploys_it_where_the_config_is_not(tmp_path: Path) -> None:
+    # was: a plan moved to another machine (or saved by the planning service) lost its config, and
+    # deploy wrote a service of serve.py's random stand-in for the Llama the plan priced
+    from gpuplan.report.plan import _with_model_identity
+
+    made = tmp_path / "made"
+    made.mkdir()
+    _hf_workload(made, "meta-llama/Llama-3.2-1B")
+    workload = {"name": "s", "model": {"hf_config": str(made / "config.json")}}
+    model = _with_model_identity(workload)["model"]
+    assert (model["hub_id"], model["family"], model["max_positions"]) == (
+        "meta-llama/Llama-3.2-1B",
+        "decoder",
+        512,
+    )
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    path = _plan_naming(made / "config.json", moved)  # the config lies outside the plan's folder
+    doc = json.loads(path.read_text())
+    doc["workload"]["model"] = {**doc["workload"]["model"], **model}
+    path.write_text(json.dumps(doc))
+    spec = LaunchSpec.from_plan_json(path)
+    assert (spec.hf_model_id, spec.model_family, spec.model_context_limit) == (
+        "meta-llama/Llama-3.2-1B",
+        "decoder",
+        512,
+    )
+    files = by_path(generate(spec, "k8s"))
+    assert "serve.py" not in files and "meta-llama/Llama-3.2-1B" in files["k8s/deployment.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "read"),
+    [
+        (("x/$(touch /tmp/pwned)", "decoder", 512), (None, "decoder", 512)),
+        (("../../etc", "decoder", 512), (None, "decoder", 512)),
+        (("a/b", "encoder; rm -rf /", True), ("a/b", None, None)),
+        ((["a/b"], {"x": 1}, -5), (None, None, None)),
+    ],
+)
+def test_a_recorded_identity_is_read_as_untrusted_data(
+    recorded: tuple[object, object, object], read: tuple[object, object, object]
+) -> None:
+    from gpuplan.deploy.hub import recorded_identity
+
+    assert tuple(recorded_identity(*recorded)) == read
+
+
 @pytest.mark.parametrize(
     ("serving", "said"),
     [

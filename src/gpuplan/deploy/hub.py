@@ -18,7 +18,7 @@ from typing import NamedTuple
 from gpuplan.deploy.grammar import hf_repo_id
 from gpuplan.errors import GpuplanError
 
-__all__ = ["HF_MODEL_IDS", "ModelIdentity", "config_identity", "preset_identity"]
+__all__ = ["HF_MODEL_IDS", "ModelIdentity", "config_identity", "preset_identity", "recorded_identity"]
 
 #: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
 #: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
@@ -64,6 +64,18 @@ def preset_identity(preset: str) -> ModelIdentity:
     if info is None:
         return _UNKNOWN
     return ModelIdentity(HF_MODEL_IDS.get(info.name), info.family, info.max_seq_len)
+
+
+def recorded_identity(hub_id: object, family: object, positions: object) -> ModelIdentity:
+    """The identity a plan file recorded of its ``hf_config`` model (``workload.model.hub_id``,
+    ``family``, ``max_positions``), read as untrusted data: a Hub id only where it is one, a
+    family only ``decoder``, positions only a whole number of at least 1."""
+    whole = isinstance(positions, int) and not isinstance(positions, bool) and positions >= 1
+    return ModelIdentity(
+        hf_repo_id(hub_id) if isinstance(hub_id, str) else None,
+        "decoder" if family == "decoder" else None,
+        positions if whole else None,  # type: ignore[arg-type]  # an int where whole
+    )
 
 
 def config_identity(path: Path) -> ModelIdentity:

@@ -56,7 +56,7 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
-from gpuplan.deploy.hub import ModelIdentity, config_identity, preset_identity
+from gpuplan.deploy.hub import ModelIdentity, config_identity, preset_identity, recorded_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
@@ -775,7 +775,11 @@ def _identity(m: WorkloadModel, config: Path | None) -> ModelIdentity:
     if m.python:
         return unknown
     if m.hf_config:
-        return config_identity(config) if config is not None else unknown
+        found = config_identity(config) if config is not None else unknown
+        if found != unknown:
+            return found
+        # the config did not travel with the plan: what the plan recorded of it where it was made
+        return recorded_identity(m.hub_id, m.family, m.max_positions)
     if m.preset:
         return preset_identity(m.preset)
     return unknown

@@ -119,6 +119,23 @@ def _rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
     return None if fields_ is None else ExchangeRateDoc(**fields_)
 
 
+def _with_model_identity(workload: dict[str, Any]) -> dict[str, Any]:
+    """``workload`` with what deploy needs of an ``hf_config`` model recorded beside the config's
+    path (``model.hub_id``, ``family``, ``max_positions``), read from the config now: a plan
+    deployed where the config is not (another machine, the planning service's saved plans) still
+    runs the model on its engine, not a random stand-in of it."""
+    from pathlib import Path
+
+    from gpuplan.deploy.hub import config_identity
+
+    model = workload.get("model")
+    if not isinstance(model, dict) or not model.get("hf_config"):
+        return workload
+    found = config_identity(Path(str(model["hf_config"])))
+    recorded = {"hub_id": found.hub_id, "family": found.family, "max_positions": found.positions}
+    return {**workload, "model": {**model, **{k: v for k, v in recorded.items() if v is not None}}}
+
+
 def plan_json(
     plan: Plan,
     workload: dict[str, Any],
@@ -131,7 +148,7 @@ def plan_json(
     return PlanDocument(
         display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=_rate_doc(cny),
-        workload=PlanWorkload.model_validate(workload),
+        workload=PlanWorkload.model_validate(_with_model_identity(workload)),
         objective=plan.objective.value,
         constraints=PlanConstraintsDoc(
             deadline_h=c.deadline_h,
