@@ -39,3 +39,26 @@ def test_when_no_single_change_fits_the_table_says_so_and_shows_the_closest() ->
 def test_changes_that_fit_keep_their_heading() -> None:
     text = _render(_advice("lora", "use LoRA", 60.0, fits=True))
     assert "changes that make it fit" in text and "no single change" not in text
+
+
+def test_a_chinese_derivation_is_folded_whole_never_cut_with_an_ellipsis() -> None:
+    # Chinese has no spaces to wrap at: the column had cut each line with "…" (the English wrapped)
+    from gpuplan.i18n import use_language
+
+    derivation = (
+        "在每种放得下的更大 GPU 上估算同一工作负载：按目录中最低的按需每GPU·时价格取每步花费最少的"
+        "有报价的在前价格未知的在后再取显存最小的再取最快的"
+    )
+    advice = Advice(
+        action="bigger_gpu", summary="改用 L40S（48 GB）", gpu="H100-SXM", gpu_count=1, peak_memory_gib=30.0,
+        fits=True, step_time_s=1.0, step_time_factor=0.5, derivation=derivation, required_gib=30.0,
+        capacity_gib=78.8,
+    )  # fmt: skip
+    with use_language("zh"):
+        table = _advice_table([EstimateOutcome(gpu="H100-SXM", gpu_count=1, estimate=None, advice=(advice,))])
+    assert table is not None
+    console = Console(width=100, record=True)
+    console.print(table)
+    text = console.export_text()
+    assert "…" not in text
+    assert "".join(text.split()).count("再取最快的") == 1  # the whole derivation is there

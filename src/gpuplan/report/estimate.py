@@ -652,7 +652,7 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
     table.add_column(_("GiB needed") + "\n/ " + _("usable"), justify="right")
     table.add_column(_("step time"), justify="right")
-    table.add_column(_("how derived"))
+    table.add_column(_("how derived"), overflow="fold")
     for o in rows:
         shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or sorted(o.advice, key=_shortfall)[
             :_ADVICE_SHOWN
@@ -679,9 +679,9 @@ def _scaling_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         header_style="bold",
     )
     table.add_column("GPU", no_wrap=True)
-    table.add_column(_("change"))
+    table.add_column(_("change"), overflow="fold")
     table.add_column(_("job time"), justify="right")
-    table.add_column(_("how derived"))
+    table.add_column(_("how derived"), overflow="fold")
     for o in rows:
         for i, a in enumerate(o.scaling):
             hours = "—" if a.job_time_h is None else format_hours(a.job_time_h)
