@@ -316,6 +316,30 @@ def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) ->
     assert code == 2 and "run with --chunk-size 3" in log, log
 
 
+def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path) -> None:
+    # A chunk file had been taken as done whatever inputs it came from: a second night into the
+    # same outputs kept the first night's, and a line removed from a fixed file shifted every
+    # chunk after it (duplicates and gaps, exit 0).
+    launch = tmp_path / "launch"
+    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
+    night = tmp_path / "night.jsonl"
+    out = str(tmp_path / "o")
+    night.write_text("".join(f"[{i}, {i + 1}]\n" for i in range(7)))
+    assert _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))[0] == 0
+    assert (tmp_path / "o" / "_inputs" / "chunk-00000000.sha256").is_file()
+    # the same inputs again: every chunk kept
+    code, log = _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
+    assert code == 0 and "0 chunks written (0 samples), 3 already written before" in log, log
+    for changed in (
+        "".join(f"[{i + 100}, {i + 1}]\n" for i in range(7)),  # the next night's inputs
+        "".join(f"[{i}, {i + 1}]\n" for i in range(7) if i != 1),  # a line removed
+    ):
+        night.write_text(changed)
+        code, log = _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
+        assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
+        assert "empty" in log and "Traceback" not in log
+
+
 def test_service_settings_on_a_batch_job_are_refused_not_ignored() -> None:
     with pytest.raises(DeployError, match="share_gpu: only for services") as e:
         _batch_plan().with_serving(share_gpu=2)

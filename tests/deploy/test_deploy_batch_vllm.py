@@ -65,8 +65,9 @@ def test_k8s_runs_vllms_server_on_its_image_with_the_services_settings() -> None
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     for name in ("--tensor-parallel-size", "--gpu-memory-utilization"):
         assert _flag(runner, name) == _flag(args, name)
-    # The requests the plan priced are inputs.seq_len tokens: the engine's cap, not the model's 131,072
-    assert _flag(runner, "--max-model-len") == "768"
+    # The requests the plan priced are inputs.seq_len tokens, and a chat template adds its own: the
+    # engine's cap, not the model's 131,072
+    assert _flag(runner, "--max-model-len") == str(768 + 64)
     assert "--port" not in runner and "--host" not in runner  # vllm_batch.py's: 127.0.0.1, a free port
     env = {e["name"]: e for e in container["env"]}
     assert env["SHARD_COUNT"]["value"] == "4" and env["CHUNK_SIZE"]["value"] == str(64 * 16)
@@ -137,7 +138,7 @@ def test_the_readme_says_the_requests_in_flight_and_the_chunk(tmp_path: Path) ->
 def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> None:
     cn = _llm_batch_plan().model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
     readme = by_path(generate(cn, "k8s"))["README.md"]
-    assert "Each pod of the job downloads `meta-llama/Llama-3.1-8B` from the Hugging Face Hub" in readme
+    assert "Each shard of the job downloads `meta-llama/Llama-3.1-8B` from the Hugging Face Hub" in readme
     assert "VLLM_USE_MODELSCOPE=True" in readme
     hk = cn.model_copy(update={"region": "cn-hongkong"})
     assert "huggingface.co is often unreachable" not in by_path(generate(hk, "k8s"))["README.md"]
@@ -239,8 +240,11 @@ class Handler(BaseHTTPRequestHandler):
                 log.write(f"{state['flying']}\\n")
             if state["seen"] == int(os.environ.get("FAKE_DIE_AT", "0")):
                 os._exit(3)
+            failing = state["seen"] > int(os.environ.get("FAKE_500_AFTER", "1000000"))
         try:
             time.sleep(float(os.environ.get("FAKE_REQUEST_S", "0")))
+            if failing:  # vLLM's answer where its engine failed
+                return self.answer(500, {"error": {"message": "EngineDeadError", "code": 500}})
             if body.get("model") != args.model:
                 return self.answer(404, {"error": {"message": "The model does not exist."}})
             if self.path == "/v1/chat/completions":
@@ -422,6 +426,7 @@ def test_vllm_batch_py_writes_what_vllm_refuses_and_fills_in_the_model(launch: P
         _run(launch, "--input", str(given), "--output", str(out), "--chunk-size", "3", *_runner_args(launch))
     )
     assert code == 0, log
+    assert "vLLM refused 1 requests (status not 200: see their error)" in log  # said, not only written
     a, b, c = _outputs(out)
     assert a["custom_id"] == "a" and a["response"]["status_code"] == 400 and a["response"]["body"] is None
     assert a["error"] == {"error": {"message": "refused", "code": 400}}
@@ -504,8 +509,9 @@ def test_a_generation_job_caps_the_context_at_prompt_and_answer_and_keeps_the_en
     )
     files = generate(LaunchSpec.from_workload(p, gpu="L40S", count=2), "k8s")
     (container,) = _job(files)["spec"]["template"]["spec"]["containers"]
-    # the requests the plan priced: 1,024 prompt and 200 answer tokens
-    assert _flag(container["command"], "--max-model-len") == "1224"
+    # the requests the plan priced: 1,024 prompt and 200 answer tokens, and the chat template's own
+    # (a prompt of exactly 1,024 tokens had been refused: "you requested 1254 tokens")
+    assert _flag(container["command"], "--max-model-len") == str(1024 + 200 + 64)
     env = {e["name"]: e.get("value") for e in container["env"]}
     # the plan prices an always-full engine: twice its cap on running sequences in flight, as
     # vLLM's own batch runner keeps, not two batches of 4
@@ -517,3 +523,45 @@ def test_a_generation_job_caps_the_context_at_prompt_and_answer_and_keeps_the_en
     (prepare,) = [b for b in _fences(readme, "bash") if "prompts.jsonl" in b]
     assert "meta-llama/Llama-3.1-8B 200 < prompts.jsonl" in prepare
     assert "twice the engine's cap on running sequences" in readme
+
+
+@pytest.mark.parametrize(
+    ("target", "said", "not_said"),
+    [
+        ("k8s", "put it in the Secret `hf-token`", "docker run"),
+        ("docker", "export HF_TOKEN before the `docker run` commands", "Secret"),
+        ("skypilot", "export HF_TOKEN before `sky jobs launch`", "Secret"),
+    ],
+)
+def test_each_targets_readme_says_where_its_token_comes_from(target: str, said: str, not_said: str) -> None:
+    # the docker and skypilot READMEs had told the user to put it in a Kubernetes Secret
+    from gpuplan.deploy import GenerateOptions
+
+    options = GenerateOptions(out_dir="/srv/launch") if target == "skypilot" else None
+    files = generate(_llm_batch_plan(), target, *([options] if options else []))
+    readme = " ".join(by_path(files)["README.md"].split())
+    (sentence,) = [s for s in readme.split(". ") if s.startswith("Gated models")]
+    assert said in sentence and not_said not in sentence
+
+
+def test_vllm_batch_py_keeps_no_server_error_as_an_answer_and_no_chunk_of_other_inputs(
+    launch: Path, tmp_path: Path
+) -> None:
+    runner = _runner_args(launch)
+    given, out = tmp_path / "in.jsonl", tmp_path / "out"
+    given.write_text("".join(_request(f"r-{i}", f"say {i}") for i in range(6)))
+    args = ["--input", str(given), "--output", str(out), "--chunk-size", "3", "--concurrency", "1"]
+    # vLLM answers 500 once its engine fails (EngineDeadError): asked again, then the run stops
+    # without the chunk; it had been written as that request's answer and kept on the rerun
+    code, log = _finish(_run(launch, *args, *runner, FAKE_500_AFTER="4"))
+    assert code == 1 and "vLLM answered 500 to a request 3 times" in log and "Traceback" not in log, log
+    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
+    code, log = _finish(_run(launch, *args, *runner))
+    assert code == 0 and "1 chunks written (3 requests), 1 already written before" in log, log
+    assert [o["response"]["status_code"] for o in _outputs(out)] == [200] * 6
+    # The next night's inputs into the same outputs: refused before vLLM starts, not kept as tonight's
+    starts = len(_starts(launch))
+    given.write_text("".join(_request(f"r-{i}", f"tuesday {i}") for i in range(6)))
+    code, log = _finish(_run(launch, *args, *runner))
+    assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
+    assert len(_starts(launch)) == starts

@@ -167,3 +167,12 @@ def test_a_vm_without_pytorch_gets_the_build_the_images_carry_for_its_gpu(
     setup = _task(spot_plan.model_copy(update={"gpu": gpu}))["setup"]
     cuda = "cu124" if gpu.startswith("V100") else "cu128"
     assert f'pip install "{torch}" --index-url https://download.pytorch.org/whl/{cuda}' in setup, setup
+
+
+def test_a_batch_job_on_a_cloud_skypilot_lacks_is_pointed_only_at_the_targets_that_write_one() -> None:
+    # it had named --target torchrun too, which refuses a batch job
+    doc = plan_doc(provider="alibaba")
+    doc["workload"] = {**doc["workload"], "task": "infer", "serving": None}
+    with pytest.raises(DeployError) as e:
+        generate(LaunchSpec.from_plan(doc), "skypilot", LAUNCH)
+    assert str(e.value).endswith("use --target k8s or --target docker") and "torchrun" not in str(e.value)

@@ -128,7 +128,14 @@ def test_output_tokens_belongs_to_a_batch_job_with_a_prompt() -> None:
             "a service gives serving.output_tokens",
         ),
         ({"inputs": {"batch_size": BATCH, "output_tokens": ANSWER}}, "needs inputs.seq_len"),
-    ]:
+        # an encoder generates nothing: said when the workload is read, by plan too (it had been
+        # "no option is left: … does_not_fit" there, the estimate refusing every GPU)
+        ({"model": {"preset": "bert-base"}, "inputs": {"batch_size": 8, "seq_len": 32, "output_tokens": 8}},
+         "only a decoder LLM generates tokens after its prompt, and bert-base is not one"),
+        # prompt and answer past the model's positions: priced, then cut by deploy's --max-model-len
+        ({"model": {"preset": "gpt2"}, "inputs": {"batch_size": 8, "seq_len": 1000, "output_tokens": 200}},
+         "a prompt of 1000 and an answer of 200 tokens make 1200, longer than the model allows (1024"),
+    ]:  # fmt: skip
         with pytest.raises(ValidationError) as e:
             workload.model_validate({**doc, **change})
         assert said in str(one_line_error(e.value))

@@ -18,7 +18,7 @@ import shlex
 
 from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.engines import engine_defaults
 from gpuplan.units import BATCH_CHUNK_BATCHES
 from gpuplan.vocab import pricing_name
@@ -32,6 +32,7 @@ __all__ = [
     "example_request",
     "in_flight_requests",
     "input_contract",
+    "kept_chunks_note",
     "model_note",
     "output_contract",
     "prepare_command",
@@ -83,11 +84,24 @@ def input_contract() -> str:
 
 
 def output_contract() -> str:
-    """What the outputs are (a README sentence)."""
+    """What the outputs are (README sentences)."""
+    return sentences(
+        _(
+            "The outputs are `outputs/chunk-00000000.jsonl`, …: a line per sample, {example} (with its id), "
+            "N counting the samples from 0; the chunks in name order hold the outputs in input order."
+        ).format(example='`{"index": N, "output": …}`'),
+        kept_chunks_note(),
+    )
+
+
+def kept_chunks_note() -> str:
+    """Which chunks a run keeps (a README sentence): only those of its own inputs."""
     return _(
-        "The outputs are `outputs/chunk-00000000.jsonl`, …: a line per sample, {example} (with its id), N "
-        "counting the samples from 0; the chunks in name order hold the outputs in input order."
-    ).format(example='`{"index": N, "output": …}`')
+        "A chunk already in `outputs/` is kept only for the input lines it was made from (their "
+        "fingerprint is in `outputs/_inputs/`): new inputs — the next run's, or a file with a line added "
+        "or removed — need an empty `outputs/`, and a chunk of other inputs stops the shard (status 2) "
+        "instead of being taken as done."
+    )
 
 
 def model_note(spec: LaunchSpec, checkpoints: str) -> str:
@@ -257,18 +271,37 @@ def vllm_inputs(spec: LaunchSpec, launch: EngineLaunch) -> str:
 
 def vllm_output_contract() -> str:
     """What a vLLM batch job's outputs are (a README sentence)."""
-    return _(
-        "The outputs are `outputs/chunk-00000000.jsonl`, …: vLLM's output for each request of a chunk, a "
-        "line {example}; the answer is in response.body.choices[0].message.content. A request vLLM could "
-        "not answer has a status_code other than 200 or an error: match outputs to inputs by custom_id."
-    ).format(
-        example='`{"id": …, "custom_id": …, "response": {"status_code": 200, "body": {…}}, "error": null}`'
+    return sentences(
+        _(
+            "The outputs are `outputs/chunk-00000000.jsonl`, …: vLLM's output for each request of a chunk, "
+            "a line {example}; the answer is in response.body.choices[0].message.content. A request vLLM "
+            "could not answer has a status_code other than 200 or an error (each shard's last log line "
+            "counts them): match outputs to inputs by custom_id."
+        ).format(example=_OUTPUT_EXAMPLE),
+        kept_chunks_note(),
     )
 
 
-def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
+#: Where a vLLM batch job takes its Hugging Face token from, by target (the README's last sentence).
+_TOKEN_WORDS = {
+    "k8s": N_(
+        "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
+        "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
+    ),
+    "docker": N_(
+        "Gated models (Llama, Mistral) need a Hugging Face token with access: export HF_TOKEN before "
+        "the `docker run` commands, which pass it on (`-e HF_TOKEN`)."
+    ),
+    "skypilot": N_(
+        "Gated models (Llama, Mistral) need a Hugging Face token with access: export HF_TOKEN before "
+        "`sky jobs launch`, whose `--secret HF_TOKEN` passes it on."
+    ),
+}
+
+
+def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch, target: str = "k8s") -> str:
     """What a vLLM batch job runs, with which settings, and how it sends the requests (a README
-    paragraph)."""
+    paragraph); ``target``: the deploy target whose README it is (where the token comes from)."""
     assert launch.memory_fraction is not None  # vLLM's is known on every GPU (engine._memory_fraction)
     parts = [
         _(
@@ -310,10 +343,5 @@ def engine_batch_note(spec: LaunchSpec, launch: EngineLaunch) -> str:
             "and loses more work to a reclaim."
         ).format(n=n, why=why, chunk=chunk_requests(spec), batches=CHUNK_BATCHES)
     )
-    parts.append(
-        _(
-            "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
-            "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
-        )
-    )
+    parts.append(_(_TOKEN_WORDS.get(target, _TOKEN_WORDS["k8s"])))
     return sentences(*parts)

@@ -339,7 +339,7 @@ cat data/outputs/chunk-*.jsonl > outputs.jsonl
 
 {cost_note(spec)}
 
-{model_note(spec, "`data/checkpoints/`") if launch is None else engine_batch_note(spec, launch)}
+{model_note(spec, "`data/checkpoints/`") if launch is None else engine_batch_note(spec, launch, "docker")}
 {_china_notes(spec)}"""
 
 

@@ -78,6 +78,17 @@ ENGINE_STARTUP_S = 30 * 60
 #: ``BatchRequestOutput``, ``make_error_request_output``). The runner itself is not used: it loads the
 #: engine once per run, and a shard's resumable chunks would each be a run.
 
+#: Tokens a batch job's engine takes beyond the prompt and answer the workload counts, for the chat
+#: template a /v1/chat/completions request is wrapped in: role headers and a default system
+#: message, a few dozen tokens in the templates of Llama 3.1 Instruct ("Cutting Knowledge Date:
+#: December 2023 / Today Date: …" in a system header; meta-llama/Llama-3.1-8B-Instruct,
+#: tokenizer_config.json ``chat_template``) and Qwen2.5 Instruct ("You are Qwen, created by Alibaba
+#: Cloud. You are a helpful assistant."; Qwen/Qwen2.5-7B-Instruct, tokenizer_config.json), read
+#: 2026-12-06. Without it a prompt of exactly ``inputs.seq_len`` tokens is refused (vLLM: "maximum
+#: context length is N tokens. However, you requested N + 30"). The engine's KV cache is shared, so
+#: a larger cap costs nothing but the one request of that length it must hold to start.
+CHAT_TEMPLATE_TOKENS = 64
+
 #: The engine run when the workload names none: vLLM, as the serving simulation takes it.
 DEFAULT_ENGINE = "vllm"
 
@@ -320,11 +331,12 @@ def hub_note(spec: LaunchSpec) -> str:
     if (launch or batch) is None or not in_mainland_china(spec.provider, spec.region):
         return ""
     if batch is not None:
-        # a batch job's pods, each starting vLLM's server, which reads ModelScope
+        # a batch job's shards (pods, containers, nodes), each starting vLLM's server, which reads
+        # ModelScope
         return _(
-            "Each pod of the job downloads `{model}` from the Hugging Face Hub when it starts, and "
+            "Each shard of the job downloads `{model}` from the Hugging Face Hub when it starts, and "
             "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
-            "weights on a volume the pods mount and give that path as --model, set HF_ENDPOINT to a "
+            "weights on a volume the shards mount and give that path as --model, set HF_ENDPOINT to a "
             "mirror you trust, or read them from ModelScope ({modelscope}, with the `modelscope` package "
             "in your image and ModelScope's id of the model)."
         ).format(
@@ -388,24 +400,29 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     README says so. So it does where the model states no limit.
 
     A batch job's requests are the workload's samples: the cap is their inputs.seq_len, the prompt
-    and answer the plan priced, plus inputs.output_tokens where the job generates (never above the
-    model's limit), so that an engine of a long-context
-    model is not refused a start on a GPU whose KV cache holds the plan's requests but not the
-    model's limit; vLLM answers a longer request of a batch job with an error line of its own."""
+    and answer the plan priced, plus inputs.output_tokens where the job generates, plus
+    :data:`CHAT_TEMPLATE_TOKENS` for the chat template (never above the model's limit), so that an
+    engine of a long-context model is not refused a start on a GPU whose KV cache holds the plan's
+    requests but not the model's limit; vLLM answers a longer request of a batch job with an error
+    line of its own."""
     serving = spec.serving
     limit = spec.model_context_limit
-    if spec.batch_inference and spec.seq_len and spec.output_tokens:
-        tokens = spec.seq_len + spec.output_tokens
-        if limit is None or tokens <= limit:
-            return tokens, _(
+    priced = (spec.seq_len or 0) + (spec.output_tokens or 0)
+    if spec.batch_inference and spec.seq_len and (limit is None or priced <= limit):
+        # a chat request's template adds its own tokens to the prompt the workload counts
+        tokens = priced + CHAT_TEMPLATE_TOKENS
+        if spec.output_tokens:
+            why = _(
                 "the workload's inputs.seq_len and inputs.output_tokens, the prompt and answer the plan "
-                "priced; a longer request gets an error in its output line"
+                "priced, and {n} for a chat template's own tokens; a longer request gets an error in its "
+                "output line"
             )
-    elif spec.batch_inference and spec.seq_len and (limit is None or spec.seq_len <= limit):
-        return spec.seq_len, _(
-            "the workload's inputs.seq_len, the prompt and answer the plan priced; a longer request gets "
-            "an error in its output line"
-        )
+        else:
+            why = _(
+                "the workload's inputs.seq_len, the prompt and answer the plan priced, and {n} for a chat "
+                "template's own tokens; a longer request gets an error in its output line"
+            )
+        return (tokens if limit is None else min(tokens, limit)), why.format(n=CHAT_TEMPLATE_TOKENS)
     sizing = spec.engine_slots
     kv = sizing.kv_tokens if sizing is not None else None
     longest = sizing.longest_request if sizing is not None else None

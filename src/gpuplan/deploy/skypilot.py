@@ -63,14 +63,19 @@ def infra(spec: LaunchSpec) -> str | None:
     clouds = skypilot_clouds()
     cloud = clouds.get(spec.provider)
     if cloud is None:
-        raise DeployError.worded(
+        # the targets that write this job: torchrun writes no batch job (it refuses one)
+        message = (
             N_(
                 "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
+                "use --target k8s or --target docker"
+            )
+            if spec.batch_inference
+            else N_(
+                "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
                 "use --target k8s, --target docker or --target torchrun"
-            ),
-            provider=spec.provider,
-            clouds=listed(clouds),
+            )
         )
+        raise DeployError.worded(message, provider=spec.provider, clouds=listed(clouds))
     if not spec.region or not facts(spec.provider).skypilot_regions:
         return cloud  # SkyPilot picks the region (and, on Vast.ai, the host)
     if "/" in spec.region:

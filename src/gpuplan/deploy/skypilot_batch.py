@@ -218,7 +218,8 @@ def batch_readme(
         watch,
         _(
             "Bad inputs (`error:` in the log, status 2) fail every time: `sky jobs cancel -n {name}`, fix "
-            "them in `data/inputs/` and launch again."
+            "them in `data/inputs/` and launch again (where a fix adds or removes a line, empty the "
+            "bucket's outputs/ first: the chunks after it were cut from other lines)."
         ).format(name=name),
     )
     if spec.spot:
@@ -252,7 +253,7 @@ def batch_readme(
         model, secret = model_note(spec, "`data/checkpoints/`"), ""
     else:
         # the token as the service of the model takes it: given at launch from the environment
-        model, secret = engine_batch_note(spec, launch), " --secret HF_TOKEN"
+        model, secret = engine_batch_note(spec, launch, "skypilot"), " --secret HF_TOKEN"
     heading = {"inputs": _("Inputs"), "run": _("Run and watch"), "outputs": _("Outputs"), "cost": _("Cost")}
     where = f"\n{where}\n" if where else ""
     return f"""# {title}

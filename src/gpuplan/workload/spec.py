@@ -817,6 +817,7 @@ class Workload(Spec):
                 )
             source: str | Phrase = info.name
             limit = info.max_seq_len
+            generates = info.family == "decoder"
         elif self.model.hf_config is not None:
             raw = _hf_raw(self.model.hf_config_path)
             model = str(raw.get("model_type") or self.model.hf_config)[:80]
@@ -838,6 +839,8 @@ class Workload(Spec):
             if inp.image_size is not None:
                 raise _refused(N_("inputs: {model} takes tokens; give seq_len, not image_size"), model=model)
             limit, source = hf_max_positions(raw), Phrase(N_("its config.json"))
+            named = [a for a in raw.get("architectures") or [] if isinstance(a, str)]
+            generates = not named or any(a.endswith("ForCausalLM") for a in named)
         else:
             return  # user code: checked when traced
         if inp.seq_len is None and inp.image_size is None:
@@ -855,6 +858,33 @@ class Workload(Spec):
                     limit=limit,
                     source=source,
                 )
+        answer = inp.output_tokens
+        if answer is not None and not generates:
+            raise _refused(
+                N_(
+                    "inputs.output_tokens: only a decoder LLM generates tokens after its prompt, and {model} "
+                    "is not one; leave output_tokens out"
+                ),
+                model=source,
+            )
+        if (
+            answer is not None
+            and limit is not None
+            and inp.seq_len is not None
+            and inp.seq_len + answer > limit
+        ):
+            raise _refused(
+                N_(
+                    "inputs.output_tokens: a prompt of {prompt} and an answer of {answer} tokens make "
+                    "{total}, longer than the model allows ({limit} positions in {source}); shorten "
+                    "seq_len or output_tokens"
+                ),
+                prompt=inp.seq_len,
+                answer=answer,
+                total=inp.seq_len + answer,
+                limit=limit,
+                source=source,
+            )
 
     # ---- construction -------------------------------------------------------------------------
 

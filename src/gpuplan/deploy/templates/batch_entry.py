@@ -23,7 +23,10 @@ sets it in each pod); the count is --shards, else SHARD_COUNT.
 Resuming: a chunk is written to a temporary name and renamed when whole, so a chunk file that exists
 is complete: a shard started again (a spot node reclaimed, a pod failed) skips the chunks already
 written and runs the rest. OUTPUT_DIR/_batch.json keeps the chunk size the chunks were cut at; a run
-with another one is refused (its chunk numbers would name other samples).
+with another one is refused (its chunk numbers would name other samples). OUTPUT_DIR/_inputs/ keeps
+a fingerprint (SHA-256) of the input lines each chunk was made from: a chunk written from other
+inputs (another night's, or the same file with a line added or removed) is refused, never kept as
+this run's: empty OUTPUT_DIR, or give another --output, for new inputs.
 
 Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunk being run is
 dropped and run again next time); 2 for bad inputs or arguments.
@@ -32,6 +35,7 @@ dropped and run again next time); 2 for bad inputs or arguments.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -57,6 +61,9 @@ EXIT_PREEMPTED = 143
 
 #: The file in the output folder that keeps the chunk size the outputs were cut at.
 STATE_FILE = "_batch.json"
+
+#: The folder in the output folder that keeps each chunk's inputs' fingerprint.
+INPUTS_DIR = "_inputs"
 
 
 # ==== YOUR OUTPUTS ================================================================================
@@ -183,6 +190,32 @@ def check_state(out: Path, chunk_size: int) -> None:
     write_atomic(state, json.dumps({"chunk_size": chunk_size}) + "\n")
 
 
+def fingerprint(rows: list[tuple[str, str]]) -> str:
+    """SHA-256 of a chunk's input lines (blank lines left out, as the chunk leaves them)."""
+    digest = hashlib.sha256()
+    for _, line in rows:
+        digest.update(line.rstrip("\n").encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def check_written(out: Path, path: Path, rows: list[tuple[str, str]]) -> None:
+    """``path``, a chunk already written, must be of these inputs (its fingerprint in INPUTS_DIR)."""
+    mark = out / INPUTS_DIR / f"{path.stem}.sha256"
+    said = mark.read_text(encoding="utf-8").strip() if mark.exists() else None
+    if said != fingerprint(rows):
+        raise BadInput(
+            f"{out / path.name} was written from other inputs than these (other lines, or lines "
+            f"added or removed since): empty {out}, or give another --output, to run these"
+        )
+
+
+def write_chunk(out: Path, path: Path, rows: list[tuple[str, str]], text: str) -> None:
+    """The chunk's fingerprint, then the chunk: a chunk file never stands without its inputs'."""
+    (out / INPUTS_DIR).mkdir(exist_ok=True)
+    write_atomic(out / INPUTS_DIR / f"{path.stem}.sha256", fingerprint(rows) + "\n")
+    write_atomic(path, text)
+
+
 def load_model(args: argparse.Namespace, device: torch.device) -> torch.nn.Module:
     # Seeded: every shard's pod builds the same weights where no checkpoint replaces them (the
     # stand-in), so that one input gets one output whichever shard runs it.
@@ -241,9 +274,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             path = chunk_path(out, number)
             if path.exists():
+                check_written(out, path, rows)
                 skipped += 1
                 continue
-            write_atomic(path, run_chunk(model, rows, number * args.chunk_size, args, device))
+            write_chunk(out, path, rows, run_chunk(model, rows, number * args.chunk_size, args, device))
             done += 1
             samples += len(rows)
             print(f"{tag} wrote {path.name} ({len(rows)} samples)", flush=True)

@@ -32,7 +32,15 @@ reclaimed, a pod failed) skips the chunks already written, and starts vLLM only 
 engine is started once a run, not once a chunk; the requests of the next chunk are sent while the
 last ones of a chunk finish, so vLLM's batch never drains between chunks. OUTPUT_DIR/_batch.json
 keeps the chunk size the chunks were cut at; a run with another one is refused (its chunk numbers
-would name other requests).
+would name other requests). OUTPUT_DIR/_inputs/ keeps a fingerprint (SHA-256) of the input lines
+each chunk was made from: a chunk written from other inputs (another night's, or the same file with
+a line added or removed) is refused before vLLM starts, never kept as this run's: empty OUTPUT_DIR,
+or give another --output, for new inputs.
+
+Answers: vLLM's answer to each request is its output line, a refusal (status 4xx: a request too
+long, a bad parameter) included, counted in the last line of the log. A server error (5xx: vLLM's
+engine failing) is asked again, and where it persists the run stops without writing the chunk
+(status 1); no answer that arrives after SIGTERM completes a chunk.
 
 Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunks not whole are
 dropped and run again next time); 2 for bad inputs or arguments; vLLM's own status where its server
@@ -42,6 +50,7 @@ exits, or 1 where it does not come up in --startup-timeout seconds (STARTUP_TIME
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -71,8 +80,12 @@ EXIT_PREEMPTED = 143
 #: The file in the output folder that keeps the chunk size the outputs were cut at.
 STATE_FILE = "_batch.json"
 
-#: Tries of a request whose connection failed while the server still runs (a reset, not an answer).
+#: Tries of a request whose connection failed while the server still runs (a reset, not an answer),
+#: or that vLLM answered with a server error (5xx).
 TRIES = 3
+
+#: The folder in the output folder that keeps each chunk's inputs' fingerprint.
+INPUTS_DIR = "_inputs"
 
 
 class BadInput(Exception):
@@ -239,19 +252,34 @@ def check_state(out: Path, chunk_size: int) -> None:
     write_atomic(state, json.dumps({"chunk_size": chunk_size}) + "\n")
 
 
+def fingerprint(rows: list[tuple[str, str]]) -> str:
+    """SHA-256 of a chunk's input lines (blank lines left out, as the chunk leaves them)."""
+    digest = hashlib.sha256()
+    for _, line in rows:
+        digest.update(line.rstrip("\n").encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
 def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) -> tuple[list[int], int]:
-    """Every line of the shard checked; the numbers of its chunks not yet written, and of those
-    written."""
+    """Every line of the shard checked, and every chunk already written checked to be of these
+    inputs; the numbers of its chunks not yet written, and of those written."""
     todo, written = [], 0
     for number, rows in chunks(files, args.chunk_size):
         if number % args.shards != args.shard:
             continue
         for where, line in rows:
             request(where, line, model)
-        if chunk_path(out, number).exists():
-            written += 1
-        else:
+        path = chunk_path(out, number)
+        if not path.exists():
             todo.append(number)
+            continue
+        mark = out / INPUTS_DIR / f"{path.stem}.sha256"
+        if (mark.read_text(encoding="utf-8").strip() if mark.exists() else None) != fingerprint(rows):
+            raise BadInput(
+                f"{path} was written from other inputs than these (other lines, or lines added or "
+                f"removed since): empty {out}, or give another --output, to run these"
+            )
+        written += 1
     return todo, written
 
 
@@ -309,8 +337,8 @@ def _json(raw: bytes) -> Any:
         return raw.decode("utf-8", "replace")
 
 
-def send(port: int, req: dict[str, Any], timeout_s: float) -> str:
-    """One request to the server; its output line (vLLM's batch runner's format)."""
+def send(port: int, req: dict[str, Any], timeout_s: float) -> tuple[str, int]:
+    """One request to the server; its output line (vLLM's batch runner's format) and status."""
     data = json.dumps(req["body"]).encode()
     for attempt in range(1, TRIES + 1):
         http = urllib.request.Request(
@@ -326,50 +354,66 @@ def send(port: int, req: dict[str, Any], timeout_s: float) -> str:
             body, error = _json(raw), None
         except urllib.error.HTTPError as e:  # vLLM answered: this request is refused, not the run
             body, status, error = None, e.code, _json(e.read())
+            if status >= 500:  # the engine failed, not the request: asked again, never an answer
+                if _stopping or attempt == TRIES:
+                    raise ServerFailed(
+                        f"vLLM answered {status} to a request {TRIES} times: {error}", 1
+                    ) from None
+                time.sleep(attempt)
+                continue
         except OSError:  # no answer (a reset, a timeout): tried again while the server runs
             if _stopping or (_server is not None and _server.poll() is not None) or attempt == TRIES:
                 raise
             time.sleep(attempt)
             continue
-        return json.dumps(
-            {
-                "id": f"vllm-{uuid.uuid4().hex}",
-                "custom_id": req["custom_id"],
-                "response": {"status_code": status, "request_id": request_id, "body": body},
-                "error": error,
-            },
-            ensure_ascii=False,
-        )
+        line = {
+            "id": f"vllm-{uuid.uuid4().hex}",
+            "custom_id": req["custom_id"],
+            "response": {"status_code": status, "request_id": request_id, "body": body},
+            "error": error,
+        }
+        return json.dumps(line, ensure_ascii=False), status
     raise AssertionError("unreachable")
 
 
-def run(files: list[Path], todo: list[int], args: argparse.Namespace, engine: list[str], tag: str) -> int:
-    """Every chunk in ``todo`` through the server, each written once whole; the requests sent."""
+def run(
+    files: list[Path], todo: list[int], args: argparse.Namespace, engine: list[str], tag: str
+) -> tuple[int, int]:
+    """Every chunk in ``todo`` through the server, each written once whole (its inputs'
+    fingerprint first); the requests sent, and those vLLM refused (a status other than 200)."""
     out, model = Path(args.output), served_model(engine)
     port = free_port()
     start_server(engine, port, args.startup_timeout)
     wanted = set(todo)
     lines: dict[int, list[str | None]] = {}
     left: dict[int, int] = {}
-    in_flight: set[Future[str]] = set()
-    where_of: dict[Future[str], tuple[int, int]] = {}  # a request's chunk and place in it
-    sent = 0
+    prints: dict[int, str] = {}
+    in_flight: set[Future[tuple[str, int]]] = set()
+    where_of: dict[Future[tuple[str, int]], tuple[int, int]] = {}  # a request's chunk and place in it
+    sent = refused = 0
 
-    def settle(done: set[Future[str]]) -> None:
+    def settle(done: set[Future[tuple[str, int]]]) -> None:
+        nonlocal refused
+        if _stopping:
+            raise Preempted  # an answer after SIGTERM (the server going down) completes no chunk
         for future in done:
             number, index = where_of.pop(future)
             try:
-                lines[number][index] = future.result()
+                lines[number][index], status = future.result()
             except OSError as e:
                 if _stopping:
                     raise Preempted from None
-                status = _server.poll() if _server is not None else None
-                if status is not None:
-                    raise ServerFailed(f"vLLM's server exited with status {status}", status or 1) from None
+                ended = _server.poll() if _server is not None else None
+                if ended is not None:
+                    raise ServerFailed(f"vLLM's server exited with status {ended}", ended or 1) from None
                 raise ServerFailed(f"vLLM's server did not answer: {e}", 1) from None
+            refused += status != 200
             left[number] -= 1
             if left[number] == 0:
                 path = chunk_path(out, number)
+                (out / INPUTS_DIR).mkdir(exist_ok=True)
+                # the fingerprint first: a chunk file never stands without its inputs'
+                write_atomic(out / INPUTS_DIR / f"{path.stem}.sha256", prints.pop(number) + "\n")
                 write_atomic(path, "".join(f"{line}\n" for line in lines.pop(number)))
                 del left[number]
                 print(f"{tag} wrote {path.name}", flush=True)
@@ -380,6 +424,7 @@ def run(files: list[Path], todo: list[int], args: argparse.Namespace, engine: li
                 if number not in wanted:
                     continue
                 lines[number], left[number] = [None] * len(rows), len(rows)
+                prints[number] = fingerprint(rows)
                 for index, (where, line) in enumerate(rows):
                     while len(in_flight) >= args.concurrency:
                         done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -399,7 +444,7 @@ def run(files: list[Path], todo: list[int], args: argparse.Namespace, engine: li
             if in_flight:  # stopping: the server goes first, so the requests in flight end now
                 stop_server()
                 pool.shutdown(wait=True, cancel_futures=True)
-    return sent
+    return sent, refused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -412,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         check_state(out, args.chunk_size)
         todo, written = pending(files, args, out, served_model(engine))
-        sent = run(files, todo, args, engine, tag) if todo else 0
+        sent, refused = run(files, todo, args, engine, tag) if todo else (0, 0)
     except BadInput as e:
         print(f"{tag} error: {e}", file=sys.stderr, flush=True)
         return 2
@@ -425,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop_server()
     print(
-        f"{tag} done: {len(todo)} chunks written ({sent} requests), {written} already written before",
+        f"{tag} done: {len(todo)} chunks written ({sent} requests), {written} already written before"
+        + (f"; vLLM refused {refused} requests (status not 200: see their error)" if refused else ""),
         flush=True,
     )
     return 0
