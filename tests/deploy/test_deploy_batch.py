@@ -194,6 +194,12 @@ def test_the_docker_readme_runs_every_shard_once_on_its_own_gpus(
         assert devices == (
             f'"device={",".join(str(first + k) for k in range(split))}"' if split > 1 else f"device={first}"
         )
+    # Every shard's status is waited for, not the last one's: a shard that fails (bad inputs) is said.
+    failing = 'docker() { case "$*" in *"JOB_COMPLETION_INDEX=1 "*) return 2;; esac; }\n' + _fenced(
+        files["README.md"]
+    )
+    done = subprocess.run(["bash", "-c", failing], cwd=work, capture_output=True, text=True, check=True)
+    assert f"shards failed: {1 if nodes == 1 or per_machine > 1 else 0}" in done.stdout, done.stdout
 
 
 def test_a_service_plan_deploys_as_before() -> None:

@@ -565,3 +565,35 @@ def test_vllm_batch_py_keeps_no_server_error_as_an_answer_and_no_chunk_of_other_
     code, log = _finish(_run(launch, *args, *runner))
     assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
     assert len(_starts(launch)) == starts
+
+
+def test_the_readmes_prepare_command_keeps_chinese_prompts_as_written(tmp_path: Path) -> None:
+    # json.dumps' default had written each character as \uXXXX: an inputs file of Chinese chats
+    # twice the size, read twice by every shard
+    readme = by_path(generate(_llm_batch_plan(), "k8s"))["README.md"]
+    (command,) = [b for b in _fences(readme, "bash") if "prompts.jsonl" in b]
+    (tmp_path / "prompts.jsonl").write_text(json.dumps({"prompt": "总结这段客服对话"}) + "\n")
+    subprocess.run(
+        ["bash", "-e", "-c", command.replace("python3 ", f"{sys.executable} ")], cwd=tmp_path, check=True
+    )
+    line = (tmp_path / "inputs.jsonl").read_text(encoding="utf-8")
+    assert "总结这段客服对话" in line and "\\u" not in line
+    assert json.loads(line)["body"]["messages"][0]["content"] == "总结这段客服对话"
+
+
+def test_a_plan_shown_in_yuan_says_the_runs_cost_in_yuan_at_its_own_rate() -> None:
+    # the plan had been made with --currency CNY (¥807.98) and its README said only "$115.66"
+    doc = json.loads(json.dumps(_SERVICE))
+    doc["workload"]["serving"] = None
+    doc["display_currency"] = "CNY"
+    doc["exchange_rate"] = {"currency": "CNY", "usd_per_unit": 0.14315, "units_per_usd": 6.9858,
+                            "as_of": "2026-01-27", "source": "CFETS"}  # fmt: skip
+    spec = LaunchSpec.from_plan(doc)
+    readme = " ".join(by_path(generate(spec, "k8s"))["README.md"].split())
+    assert spec.run_cost_usd is not None
+    cny = spec.run_cost_usd * 6.9858
+    assert f"¥{cny:,.2f} ($5,440.50 at the plan's 1 USD = 6.9858 CNY, 2026-01-27) all-in" in readme
+    # a rate a plan file should not hold is not taken: the dollars alone
+    doc["exchange_rate"]["units_per_usd"] = 1e9
+    readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
+    assert "$5,440.50 all-in" in readme and "¥" not in readme

@@ -149,14 +149,21 @@ def cost_note(spec: LaunchSpec) -> str:
         instance=spec.instance_type or spec.gpu or "GPU",
         pricing=pricing_name(spec.pricing),
     )
-    if spec.job_time_h is None:
-        return _("The plan prices this run at ${cost:,.2f} all-in, on {where}.").format(
-            cost=spec.run_cost_usd, where=where
+    cost = f"${spec.run_cost_usd:,.2f}"
+    if spec.cny_per_usd is not None:
+        # in yuan as the plan showed it, at the plan's own rate, the dollars beside
+        cost = _("¥{cny:,.2f} ({usd} at the plan's 1 USD = {rate:g} CNY{as_of})").format(
+            cny=spec.run_cost_usd * spec.cny_per_usd,
+            usd=cost,
+            rate=spec.cny_per_usd,
+            as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
         )
+    if spec.job_time_h is None:
+        return _("The plan prices this run at {cost} all-in, on {where}.").format(cost=cost, where=where)
     return _(
-        "The plan prices this run at ${cost:,.2f} all-in: {hours:,.1f} h on {where}, with every shard "
-        "running at once. A shard that waits for a GPU, or one run again, adds to it."
-    ).format(cost=spec.run_cost_usd, hours=spec.job_time_h, where=where)
+        "The plan prices this run at {cost} all-in: {hours:,.1f} h on {where}, with every shard running "
+        "at once. A shard that waits for a GPU, or one run again, adds to it."
+    ).format(cost=cost, hours=spec.job_time_h, where=where)
 
 
 def chunk_requests(spec: LaunchSpec) -> int:
@@ -235,7 +242,7 @@ def prepare_command(launch: EngineLaunch, max_tokens: int) -> str:
         '    body = {"model": sys.argv[1], "max_tokens": int(sys.argv[2]),\n'
         '            "messages": [{"role": "user", "content": json.loads(line)["prompt"]}]}\n'
         '    print(json.dumps({"custom_id": f"p-{i}", "method": "POST", '
-        '"url": "/v1/chat/completions", "body": body}))\n'
+        '"url": "/v1/chat/completions", "body": body}, ensure_ascii=False))\n'
     )
     return (
         f"python3 -c {shlex.quote(script)} {shlex.quote(launch.model_id)} {max_tokens} "

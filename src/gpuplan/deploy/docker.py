@@ -267,13 +267,17 @@ def _batch_runs(spec: LaunchSpec, tag: str, engine: bool = False) -> str:
         index = f"$((MACHINE * {shards} + i))"
         number = _("this machine's number, 0 to {last}").format(last=spec.nodes - 1)
         machine = f"MACHINE=0  # {number}\n"
+    # every shard's status, not the last one's: a failed shard (status 2: bad inputs) is said
     return (
-        f"{machine}for i in $(seq 0 {shards - 1}); do\n"
+        f"{machine}pids=()\n"
+        f"for i in $(seq 0 {shards - 1}); do\n"
         f'  docker run --rm --gpus "{devices}" --ipc=host {volume} \\\n'
         f"    {own} -e JOB_COMPLETION_INDEX={index} "
         f"-e SHARD_COUNT={shard_count(spec)} {tag} &\n"
+        '  pids+=("$!")\n'
         "done\n"
-        "wait"
+        'failed=0; for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done\n'
+        'echo "shards failed: $failed"'
     )
 
 

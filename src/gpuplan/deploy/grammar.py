@@ -102,6 +102,9 @@ MAX_REPLICA_REQUESTS_PER_S = 1e6
 #: Largest all-in cost of one run a plan may state, USD: a year of 10^4 instances at $10^4 an hour
 #: is under 10^12; more is no plan's.
 MAX_RUN_COST_USD = 1e12
+#: The most yuan per US dollar a plan's stated rate may be (a plan file is data from elsewhere: a
+#: rate beyond it is not taken; the CNY has traded near 6 to 8 per dollar since 2005).
+MAX_CNY_PER_USD = 100.0
 
 #: Characters that end a line somewhere: Python, YAML 1.1 (NEL, LS, PS), shells, Markdown.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")

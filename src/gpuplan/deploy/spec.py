@@ -40,6 +40,7 @@ from gpuplan.deploy.grammar import (
     ENTRY_POINT,
     MAX_BATCH,
     MAX_CHECKPOINT_INTERVAL_MIN,
+    MAX_CNY_PER_USD,
     MAX_ENGINE_CONTEXT_TOKENS,
     MAX_ENGINE_SLOTS,
     MAX_EPOCHS,
@@ -257,6 +258,11 @@ class LaunchSpec(BaseModel):
     run_cost_usd: float | None = Field(default=None, ge=0, le=MAX_RUN_COST_USD)
     """The plan's all-in cost of the run on this option, USD (its ``total_cost_usd``); None without
     a plan (a workload file) or where the plan states none."""
+    cny_per_usd: float | None = Field(default=None, gt=0, le=MAX_CNY_PER_USD)
+    """The plan's rate where it showed its figures in yuan (``display_currency: CNY`` and its
+    ``exchange_rate``), so that the README says the cost as the plan did; None: in US dollars."""
+    cny_rate_as_of: str | None = Field(default=None, max_length=40)
+    """The date of :attr:`cny_per_usd` as the plan states it."""
     expected_interruptions: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """Spot reclaims the plan expects over the job, all its instances together (None without a plan,
     or where the plan gives none)."""
@@ -551,6 +557,7 @@ class LaunchSpec(BaseModel):
             checkpoint_interval_min=opt.checkpoint_interval_min,
             job_time_h=opt.job_time_h,
             run_cost_usd=opt.total_cost_usd,
+            **_cny_rate(doc),
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
@@ -767,6 +774,19 @@ def _config_inside(hf_config: str | None, folder: Folder | None) -> Path | None:
         return resolved if folder.contains(resolved) and resolved.exists() else None
     except (OSError, ValueError, RuntimeError):
         return None
+
+
+def _cny_rate(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's CNY rate where it showed its figures in yuan (``cny_per_usd``, ``cny_rate_as_of``
+    of :class:`LaunchSpec`); nothing where it showed dollars, or its rate is not a sensible one."""
+    rate = doc.get("exchange_rate")
+    if doc.get("display_currency") != "CNY" or not isinstance(rate, dict) or rate.get("currency") != "CNY":
+        return {}
+    units = rate.get("units_per_usd")
+    if isinstance(units, bool) or not isinstance(units, (int, float)) or not 0 < units <= MAX_CNY_PER_USD:
+        return {}
+    as_of = rate.get("as_of")
+    return {"cny_per_usd": float(units), "cny_rate_as_of": as_of[:40] if isinstance(as_of, str) else None}
 
 
 def _identity(m: WorkloadModel, config: Path | None) -> ModelIdentity:
