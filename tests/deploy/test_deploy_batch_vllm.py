@@ -241,8 +241,12 @@ class Handler(BaseHTTPRequestHandler):
             if state["seen"] == int(os.environ.get("FAKE_DIE_AT", "0")):
                 os._exit(3)
             failing = state["seen"] > int(os.environ.get("FAKE_500_AFTER", "1000000"))
+        done = False
         try:
             time.sleep(float(os.environ.get("FAKE_REQUEST_S", "0")))
+            with lock:  # out of flight before the answer leaves: the next request may come at once
+                state["flying"] -= 1
+                done = True
             if failing:  # vLLM's answer where its engine failed
                 return self.answer(500, {"error": {"message": "EngineDeadError", "code": 500}})
             if body.get("model") != args.model:
@@ -256,8 +260,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(200, {"choices": [{"text": body["prompt"]}]})
             return self.answer(404, {})
         finally:
-            with lock:
-                state["flying"] -= 1
+            if not done:
+                with lock:
+                    state["flying"] -= 1
 
 ThreadingHTTPServer((args.host, args.port), Handler).serve_forever()
 """

@@ -452,3 +452,25 @@ def test_a_model_without_a_stated_limit_keeps_the_serving_blocks_sum_and_says_so
     launch = engine_launch(spec)
     assert launch is not None and launch.max_model_len == 120
     assert "give deploy --trace FILE.csv to size it on your traffic" in engine_note(launch)
+
+
+def test_a_plans_workload_with_what_it_recorded_of_its_model_is_read_back_as_a_workload(
+    tmp_path: Path,
+) -> None:
+    # the recorded keys (hub_id, family, max_positions: null for a preset) are the plan's, not the
+    # workload's: read back as a workload they had been refused as unknown keys, and deploy lost
+    # its engine's sizing (the autoscaler fell back to GPU utilisation, "NOTE.txt")
+    from gpuplan.cli.deploy_checks import plan_workload
+    from gpuplan.report.plan import _with_model_identity
+
+    made = tmp_path / "made"
+    made.mkdir()
+    _hf_workload(made, "meta-llama/Llama-3.2-1B")
+    path = _plan_naming(made / "config.json", made)
+    doc = json.loads(path.read_text())
+    doc["workload"] = _with_model_identity(doc["workload"])
+    assert doc["workload"]["model"]["hub_id"] == "meta-llama/Llama-3.2-1B"
+    path.write_text(json.dumps(doc))
+    read = plan_workload(path, None)
+    assert not isinstance(read, str), read
+    assert read.model.hf_config is not None

@@ -282,7 +282,7 @@ def plan_workload(source: Path, project: Path | None) -> Workload | str:
     from gpuplan.confine import Folder
     from gpuplan.errors import DeployError, GpuplanError
     from gpuplan.workload import Workload
-    from gpuplan.workload.paths import confine_model, unread_project_dir
+    from gpuplan.workload.paths import confine_model, plan_workload_document
 
     try:
         text = read_text(source, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
@@ -295,8 +295,9 @@ def plan_workload(source: Path, project: Path | None) -> Workload | str:
             return _("the plan's model is code (model.python), which deploy does not run from a plan")
         folder = Folder.of(source, project)
         # the folder the plan was made in, where nothing is read from it (a preset): a plan copied
-        # elsewhere deploys as it does beside its workload
-        data = unread_project_dir(data)
+        # elsewhere deploys as it does beside its workload; what the plan recorded of its model is
+        # the plan's, not the workload's
+        data = plan_workload_document(data)
         return Workload.from_dict(confine_model(data, file=source, folder=folder), source=str(source))
     except (GpuplanError, ValueError) as e:
         return str(e)

@@ -494,7 +494,7 @@ def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: in
     from gpuplan.api import deployed_engine_slots
     from gpuplan.i18n import _
     from gpuplan.workload import load_workload
-    from gpuplan.workload.paths import unread_project_dir
+    from gpuplan.workload.paths import plan_workload_document
 
     data = plan.get("workload")
     if not isinstance(data, dict):
@@ -503,7 +503,7 @@ def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: in
         # A plan made by `gpuplan plan` carries the folder it was planned in (model.project_dir),
         # which nothing is read from unless the model is the user's code: refused only then.
         workload: Workload | str = load_workload(
-            json.loads(json.dumps(check_workload(unread_project_dir(data), None, "plan.workload")))
+            json.loads(json.dumps(check_workload(plan_workload_document(data), None, "plan.workload")))
         )
     except GpuplanError as e:
         workload = str(e)

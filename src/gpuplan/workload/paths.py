@@ -18,7 +18,11 @@ from gpuplan.confine import ErrorClass, Folder
 from gpuplan.errors import WorkloadError
 from gpuplan.i18n.messages import N_
 
-__all__ = ["confine_model", "unread_project_dir"]
+__all__ = ["PLAN_ONLY_MODEL_KEYS", "confine_model", "plan_workload_document", "unread_project_dir"]
+
+#: What a plan writes of its ``hf_config`` model beside the workload's own keys (what deploy needs of
+#: it where the config does not travel with the plan): not a workload's keys.
+PLAN_ONLY_MODEL_KEYS = ("hub_id", "family", "max_positions")
 
 #: A Hugging Face Hub model id, ``owner/name`` (the Hub's own rule: letters, digits, ``-``, ``_``,
 #: ``.``; no leading dot, so ``./x`` and ``../x`` are paths).
@@ -64,6 +68,16 @@ def confine_model(
             path = folder.check("config.json", base=path, field="model.hf_config", error=error)
         model["hf_config"] = str(path)
     return {**data, "model": model}
+
+
+def plan_workload_document(data: dict[str, Any]) -> dict[str, Any]:
+    """A plan's ``workload`` as a workload document: without the keys a plan records of its model
+    (:data:`PLAN_ONLY_MODEL_KEYS`, which a workload refuses as unknown) and without a
+    ``model.project_dir`` nothing is read from (:func:`unread_project_dir`)."""
+    model = data.get("model")
+    if isinstance(model, dict):
+        data = {**data, "model": {k: v for k, v in model.items() if k not in PLAN_ONLY_MODEL_KEYS}}
+    return unread_project_dir(data)
 
 
 def unread_project_dir(data: dict[str, Any]) -> dict[str, Any]:
