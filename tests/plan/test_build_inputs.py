@@ -268,7 +268,7 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> No
 def test_every_example_workload_is_valid_and_plannable() -> None:
     names = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
     assert names == ["bert-embed-titles.yaml", "bert-large-squad.yaml", "llama7b-lora.yaml",
-                     "llama8b-qlora.yaml", "llm-inference-service.yaml",
+                     "llama8b-qlora.yaml", "llm-batch-summaries.yaml", "llm-inference-service.yaml",
                      "resnet50-imagenet.yaml"]  # fmt: skip
     for path in EXAMPLES.glob("*.yaml"):
         w = Workload.from_yaml(path)
