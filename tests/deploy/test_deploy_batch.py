@@ -313,6 +313,11 @@ def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) ->
         _run_py(launch, "--input", str(tmp_path / "none"), "--output", str(tmp_path / "o"), *_TINY)
     )
     assert code == 2 and "no such file or folder" in log and "Traceback" not in log, log
+    # An empty input (an upstream step that wrote nothing) is no run done: it had exited 0.
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    code, log = _finish(_run_py(launch, "--input", str(empty), "--output", str(tmp_path / "o"), *_TINY))
+    assert code == 2 and "empty.jsonl hold no sample" in log and "Traceback" not in log, log
     # Outputs cut at another chunk size are not mixed with this run's.
     good = tmp_path / "good.jsonl"
     good.write_text("[1, 2]\n[3, 4]\n")

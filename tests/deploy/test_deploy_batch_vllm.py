@@ -479,6 +479,8 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
         assert code == 2 and said in log and "Traceback" not in log, log
         assert _starts(launch) == [] and not list(out.glob("chunk-*"))
 
+    code, log = run("\n")  # an upstream step that wrote nothing: no night's work done (it had exited 0)
+    assert code == 2 and "in.jsonl hold no request" in log and _starts(launch) == [], log
     code, log = run(good, FAKE_FAIL="1")
     assert code == 1 and "exited with status 1 before it was ready" in log and "Traceback" not in log, log
     code, log = run(good, "--concurrency", "1", FAKE_DIE_AT="5")  # dies at chunk 1's second request

@@ -269,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         model = load_model(args, device)
         done = skipped = samples = 0
+        seen = False
         for number, rows in chunks(files, args.chunk_size):
+            seen = True
             if number % args.shards != args.shard:
                 continue
             path = chunk_path(out, number)
@@ -281,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             done += 1
             samples += len(rows)
             print(f"{tag} wrote {path.name} ({len(rows)} samples)", flush=True)
+        if not seen:  # an upstream step that wrote nothing is not a run's work done
+            raise BadInput(f"{', '.join(f.name for f in files)} hold no sample (only blank lines, or empty)")
     except BadInput as e:
         print(f"{tag} error: {e}", file=sys.stderr, flush=True)
         return 2

@@ -263,8 +263,9 @@ def fingerprint(rows: list[tuple[str, str]]) -> str:
 def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) -> tuple[list[int], int]:
     """Every line of the shard checked, and every chunk already written checked to be of these
     inputs; the numbers of its chunks not yet written, and of those written."""
-    todo, written = [], 0
+    todo, written, seen = [], 0, False
     for number, rows in chunks(files, args.chunk_size):
+        seen = True
         if number % args.shards != args.shard:
             continue
         for where, line in rows:
@@ -280,6 +281,8 @@ def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) 
                 f"removed since): empty {out}, or give another --output, to run these"
             )
         written += 1
+    if not seen:  # an upstream step that wrote nothing is not a night's work done
+        raise BadInput(f"{', '.join(f.name for f in files)} hold no request (only blank lines, or empty)")
     return todo, written
 
 
