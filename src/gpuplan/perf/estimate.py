@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -26,7 +26,6 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.engine_cpu import EngineCpu
 from gpuplan.perf.engines import EngineSettings
-from gpuplan.perf.inference import DecodeEstimate, decode_estimate, serving_estimate
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
@@ -47,6 +46,9 @@ from gpuplan.perf.stages.spread import (
 )
 from gpuplan.profile.model import Profile
 from gpuplan.vocab import MemoryVerdict
+
+if TYPE_CHECKING:
+    from gpuplan.perf.inference import DecodeEstimate
 
 __all__ = [
     "SOFTWARE_FASTER",
@@ -381,6 +383,8 @@ def generation_step(layout: Layout, forward: StepSpread) -> StepSpread:
             ),
             workload=request.profile.workload_name,
         )
+    from gpuplan.perf.inference import serving_estimate  # lazy: only a generation job decodes
+
     # each running request holds its prompt and answer
     dec = request_decode(request, context_tokens=prompt + out)
     full = serving_estimate(dec, requests_per_s=0.0, prompt_tokens=prompt, output_tokens=out)
@@ -412,6 +416,8 @@ def request_decode(
     """:func:`perf.inference.decode_estimate` of ``request``'s profile on its GPUs as it runs them:
     its tensor parallelism and link, calibration, CUDA graphs, ``torch.compile``, engine and
     scheduler, each running sequence holding ``context_tokens`` (None: the traced length)."""
+    from gpuplan.perf.inference import decode_estimate
+
     return decode_estimate(
         request.profile,
         request.gpu,

@@ -124,13 +124,13 @@ def _with_model_identity(workload: dict[str, Any]) -> dict[str, Any]:
     path (``model.hub_id``, ``family``, ``max_positions``), read from the config now: a plan
     deployed where the config is not (another machine, the planning service's saved plans) still
     runs the model on its engine, not a random stand-in of it."""
-    from pathlib import Path
-
-    from gpuplan.deploy.hub import config_identity
-
     model = workload.get("model")
     if not isinstance(model, dict) or not model.get("hf_config"):
         return workload
+    from pathlib import Path
+
+    from gpuplan.deploy.hub import config_identity  # lazy: a preset's plan needs none of deploy
+
     found = config_identity(Path(str(model["hf_config"])))
     recorded = {"hub_id": found.hub_id, "family": found.family, "max_positions": found.positions}
     return {**workload, "model": {**model, **{k: v for k, v in recorded.items() if v is not None}}}
