@@ -5,6 +5,7 @@ that imported ``conftest`` got another folder's when run beside it)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -143,3 +144,16 @@ def k8s_options(spec: LaunchSpec, options: GenerateOptions | None = None) -> Gen
     if spec.model_entry_point and not options.image:
         return replace(options, image="registry.example/own-model:1")
     return options
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    """A batch runner's exit status and its output (stdout and stderr together), two minutes at most."""
+    out, _ = proc.communicate(timeout=120)
+    return proc.returncode, out
+
+
+def chunk_outputs(folder: Path) -> list[dict[str, Any]]:
+    """Every output line of a batch job's chunk files, the chunks in name order."""
+    return [
+        json.loads(line) for p in sorted(folder.glob("chunk-*.jsonl")) for line in p.read_text().splitlines()
+    ]

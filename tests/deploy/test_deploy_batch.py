@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deploy_helpers import FIXTURES, by_path, validate_k8s, yaml_docs
+from deploy_helpers import FIXTURES, by_path, chunk_outputs, finish, validate_k8s, yaml_docs
 
 from gpuplan.deploy import BATCH_TARGETS, LaunchSpec, generate, target_names, write_files
 from gpuplan.errors import DeployError
@@ -242,17 +242,6 @@ def _run_py(launch: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     )
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    out, _ = proc.communicate(timeout=120)
-    return proc.returncode, out
-
-
-def _outputs(folder: Path) -> list[dict[str, Any]]:
-    return [
-        json.loads(line) for p in sorted(folder.glob("chunk-*.jsonl")) for line in p.read_text().splitlines()
-    ]
-
-
 def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing_its_chunks(
     tmp_path: Path,
 ) -> None:
@@ -263,9 +252,9 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
     common = ["--input", str(tmp_path / "in"), "--shards", "2", *_TINY]
 
     # The same inputs in one uninterrupted shard: what the two shards together must write.
-    code, log = _finish(_run_py(launch, *common[:2], "--output", str(whole), *_TINY))
+    code, log = finish(_run_py(launch, *common[:2], "--output", str(whole), *_TINY))
     assert code == 0, log
-    expected = _outputs(whole)
+    expected = chunk_outputs(whole)
     # 13 samples in input order (the blank line skipped), each with its id where it had one
     assert [o["index"] for o in expected] == list(range(13))
     assert [o.get("id") for o in expected] == [s["id"] if isinstance(s, dict) else None for s in samples]
@@ -273,7 +262,7 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
 
     # Shard 0 (chunks 0, 2, 4 of 5) runs whole; shard 1 (chunks 1, 3) is stopped by SIGTERM, as
     # Kubernetes stops a pod, once its first chunk is written.
-    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "0"))
+    code, log = finish(_run_py(launch, *common, "--output", str(out), "--shard", "0"))
     assert code == 0 and "done: 3 chunks written" in log, log
     proc = _run_py(launch, *common, "--output", str(out), "--shard", "1", "--throttle-s", "1.5")
     first = out / "chunk-00000001.jsonl"
@@ -282,23 +271,23 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    code, log = _finish(proc)
+    code, log = finish(proc)
     assert code == 143, log  # the Job's podFailurePolicy does not count it as a failure
     assert not (out / "chunk-00000003.jsonl").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
     written = first.stat()
 
     # Started again (a new pod for the index): it skips chunk 1 and writes chunk 3, then exits 0.
-    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
+    code, log = finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
     assert code == 0, log
     assert "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log
     assert "done: 1 chunks written (3 samples), 1 already written before" in log
     assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     # Both shards together: every sample once, in input order, as the uninterrupted run wrote them.
-    assert _outputs(out) == expected
+    assert chunk_outputs(out) == expected
 
     # Once more: nothing left to do.
-    code, log = _finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
+    code, log = finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
     assert code == 0 and "done: 0 chunks written (0 samples), 2 already written before" in log, log
 
 
@@ -307,23 +296,23 @@ def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) ->
     write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("[1, 2]\nnot json\n")
-    code, log = _finish(_run_py(launch, "--input", str(bad), "--output", str(tmp_path / "o"), *_TINY))
+    code, log = finish(_run_py(launch, "--input", str(bad), "--output", str(tmp_path / "o"), *_TINY))
     assert code == 2 and "bad.jsonl:2: not JSON" in log and "Traceback" not in log, log
-    code, log = _finish(
+    code, log = finish(
         _run_py(launch, "--input", str(tmp_path / "none"), "--output", str(tmp_path / "o"), *_TINY)
     )
     assert code == 2 and "no such file or folder" in log and "Traceback" not in log, log
     # An empty input (an upstream step that wrote nothing) is no run done: it had exited 0.
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n\n")
-    code, log = _finish(_run_py(launch, "--input", str(empty), "--output", str(tmp_path / "o"), *_TINY))
+    code, log = finish(_run_py(launch, "--input", str(empty), "--output", str(tmp_path / "o"), *_TINY))
     assert code == 2 and "empty.jsonl hold no sample" in log and "Traceback" not in log, log
     # Outputs cut at another chunk size are not mixed with this run's.
     good = tmp_path / "good.jsonl"
     good.write_text("[1, 2]\n[3, 4]\n")
     out = str(tmp_path / "o2")
-    assert _finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY))[0] == 0
-    code, log = _finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY[:-1], "2"))
+    assert finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY))[0] == 0
+    code, log = finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY[:-1], "2"))
     assert code == 2 and "run with --chunk-size 3" in log, log
 
 
@@ -336,17 +325,17 @@ def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path) 
     night = tmp_path / "night.jsonl"
     out = str(tmp_path / "o")
     night.write_text("".join(f"[{i}, {i + 1}]\n" for i in range(7)))
-    assert _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))[0] == 0
+    assert finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))[0] == 0
     assert (tmp_path / "o" / "_inputs" / "chunk-00000000.sha256").is_file()
     # the same inputs again: every chunk kept
-    code, log = _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
+    code, log = finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
     assert code == 0 and "0 chunks written (0 samples), 3 already written before" in log, log
     for changed in (
         "".join(f"[{i + 100}, {i + 1}]\n" for i in range(7)),  # the next night's inputs
         "".join(f"[{i}, {i + 1}]\n" for i in range(7) if i != 1),  # a line removed
     ):
         night.write_text(changed)
-        code, log = _finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
+        code, log = finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
         assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
         assert "empty" in log and "Traceback" not in log
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deploy_helpers import FIXTURES, by_path, validate_k8s, yaml_docs
+from deploy_helpers import FIXTURES, by_path, chunk_outputs, finish, validate_k8s, yaml_docs
 
 from gpuplan.deploy import LaunchSpec, generate, write_files
 
@@ -314,11 +314,6 @@ def _run(launch: Path, *args: str, **env: str) -> subprocess.Popen[str]:
     )
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
-    out, _ = proc.communicate(timeout=120)
-    return proc.returncode, out
-
-
 def _starts(launch: Path) -> list[dict[str, Any]]:
     calls = launch.parent / "calls.jsonl"
     return [json.loads(c) for c in calls.read_text().splitlines()] if calls.exists() else []
@@ -341,12 +336,6 @@ def _prepare(launch: Path, folder: Path, prompts: list[str]) -> list[dict[str, A
     return [json.loads(line) for line in lines]
 
 
-def _outputs(folder: Path) -> list[dict[str, Any]]:
-    return [
-        json.loads(line) for p in sorted(folder.glob("chunk-*.jsonl")) for line in p.read_text().splitlines()
-    ]
-
-
 def _request(custom_id: str, said: str, url: str = "/v1/chat/completions", **body: Any) -> str:
     if url == "/v1/completions":
         body = {"prompt": said, **body}
@@ -367,7 +356,7 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     common = ["--input", str(tmp_path / "in"), "--output", str(out), "--shards", "2", "--chunk-size", "3"]
 
     # Shard 0 runs chunks 0, 2, 4 of 5 on one server, started with the Job's arguments.
-    code, log = _finish(_run(launch, *common, "--shard", "0", "--concurrency", "2", *runner))
+    code, log = finish(_run(launch, *common, "--shard", "0", "--concurrency", "2", *runner))
     assert code == 0 and "done: 3 chunks written (7 requests), 0 already written before" in log, log
     (start,) = _starts(launch)
     assert start["model"] == "meta-llama/Llama-3.1-8B" and start["host"] == "127.0.0.1"
@@ -381,7 +370,7 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    code, log = _finish(proc)
+    code, log = finish(proc)
     assert code == 143 and "Traceback" not in log, log
     assert not (out / "chunk-00000003.jsonl").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
@@ -389,19 +378,19 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     written = first.stat()
 
     # Started again (a new pod for the index): it skips chunk 1, runs chunk 3, exits 0.
-    code, log = _finish(_run(launch, *common, "--shard", "1", *runner))
+    code, log = finish(_run(launch, *common, "--shard", "1", *runner))
     assert code == 0 and "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log, log
     assert "done: 1 chunks written (3 requests), 1 already written before" in log
     assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     assert len(_starts(launch)) == 3  # one server a run: shard 0, shard 1, shard 1 again
     # Every request answered once, in input order, the chunks in name order, as vLLM's runner writes.
-    outputs = _outputs(out)
+    outputs = chunk_outputs(out)
     assert [o["custom_id"] for o in outputs] == [f"p-{i}" for i in range(13)]
     assert [o["response"]["body"]["choices"][0]["message"]["content"] for o in outputs] == prompts
     assert all(o["response"]["status_code"] == 200 and o["error"] is None for o in outputs)
 
     # Once more: nothing left to do, vLLM not started.
-    code, log = _finish(_run(launch, *common, "--shard", "1", *runner))
+    code, log = finish(_run(launch, *common, "--shard", "1", *runner))
     assert code == 0 and "done: 0 chunks written (0 requests), 2 already written before" in log, log
     assert len(_starts(launch)) == 3
 
@@ -411,12 +400,12 @@ def test_vllm_batch_py_keeps_its_concurrency_in_flight_across_chunks(launch: Pat
     given.write_text("".join(_request(f"r-{i}", f"say {i}") for i in range(12)))
     out = tmp_path / "out"
     args = ["--input", str(given), "--output", str(out), "--chunk-size", "3", "--concurrency", "4"]
-    code, log = _finish(_run(launch, *args, *_runner_args(launch), FAKE_REQUEST_S="0.3"))
+    code, log = finish(_run(launch, *args, *_runner_args(launch), FAKE_REQUEST_S="0.3"))
     assert code == 0 and "done: 4 chunks written (12 requests)" in log, log
     flight = [int(n) for n in (tmp_path / "flight.txt").read_text().split()]
     # Never more than asked; four at once, so a chunk's next requests went out before one was written
     assert len(flight) == 12 and max(flight) == 4
-    assert [o["custom_id"] for o in _outputs(out)] == [f"r-{i}" for i in range(12)]
+    assert [o["custom_id"] for o in chunk_outputs(out)] == [f"r-{i}" for i in range(12)]
 
 
 def test_vllm_batch_py_writes_what_vllm_refuses_and_fills_in_the_model(launch: Path, tmp_path: Path) -> None:
@@ -427,12 +416,12 @@ def test_vllm_batch_py_writes_what_vllm_refuses_and_fills_in_the_model(launch: P
         + _request("c", "Once upon", url="/v1/completions", model="meta-llama/Llama-3.1-8B")
     )
     out = tmp_path / "out"
-    code, log = _finish(
+    code, log = finish(
         _run(launch, "--input", str(given), "--output", str(out), "--chunk-size", "3", *_runner_args(launch))
     )
     assert code == 0, log
     assert "vLLM refused 1 requests (status not 200: see their error)" in log  # said, not only written
-    a, b, c = _outputs(out)
+    a, b, c = chunk_outputs(out)
     assert a["custom_id"] == "a" and a["response"]["status_code"] == 400 and a["response"]["body"] is None
     assert a["error"] == {"error": {"message": "refused", "code": 400}}
     assert b["response"]["status_code"] == 200 and b["response"]["body"]["choices"][0]["message"]["content"]
@@ -448,7 +437,7 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
     def run(lines: str, *more: str, **env: str) -> tuple[int, str]:
         given = tmp_path / "in.jsonl"
         given.write_text(lines)
-        return _finish(
+        return finish(
             _run(
                 launch,
                 "--input",
@@ -488,7 +477,7 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
     assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # Outputs cut at another chunk size are not mixed with this run's.
-    code, log = _finish(
+    code, log = finish(
         _run(
             launch, "--input", str(tmp_path / "in.jsonl"), "--output", str(out), "--chunk-size", "2", *runner
         )
@@ -499,7 +488,7 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
         proc = _run(
             launch, "--input", str(tmp_path / "in.jsonl"), "--output", str(out), "--chunk-size", "3", *args
         )
-        code, log = _finish(proc)
+        code, log = finish(proc)
         assert code == 2 and said in log, log
 
 
@@ -560,16 +549,16 @@ def test_vllm_batch_py_keeps_no_server_error_as_an_answer_and_no_chunk_of_other_
     args = ["--input", str(given), "--output", str(out), "--chunk-size", "3", "--concurrency", "1"]
     # vLLM answers 500 once its engine fails (EngineDeadError): asked again, then the run stops
     # without the chunk; it had been written as that request's answer and kept on the rerun
-    code, log = _finish(_run(launch, *args, *runner, FAKE_500_AFTER="4"))
+    code, log = finish(_run(launch, *args, *runner, FAKE_500_AFTER="4"))
     assert code == 1 and "vLLM answered 500 to a request 3 times" in log and "Traceback" not in log, log
     assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
-    code, log = _finish(_run(launch, *args, *runner))
+    code, log = finish(_run(launch, *args, *runner))
     assert code == 0 and "1 chunks written (3 requests), 1 already written before" in log, log
-    assert [o["response"]["status_code"] for o in _outputs(out)] == [200] * 6
+    assert [o["response"]["status_code"] for o in chunk_outputs(out)] == [200] * 6
     # The next night's inputs into the same outputs: refused before vLLM starts, not kept as tonight's
     starts = len(_starts(launch))
     given.write_text("".join(_request(f"r-{i}", f"tuesday {i}") for i in range(6)))
-    code, log = _finish(_run(launch, *args, *runner))
+    code, log = finish(_run(launch, *args, *runner))
     assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
     assert len(_starts(launch)) == starts
 
