@@ -57,7 +57,7 @@ def test_k8s_runs_vllms_server_on_its_image_with_the_services_settings() -> None
     command = container["command"]
     assert command[:3] == ["python3", "/workspace/vllm_batch.py", "--"]
     runner = command[3:]
-    assert _flag(runner, "--model") == "meta-llama/Llama-3.1-8B"
+    assert _flag(runner, "--model") == "meta-llama/Llama-3.1-8B-Instruct"
     # The engine settings of the plan's service of the same model: its tensor parallelism and share
     # of GPU memory, as the serving path derives them.
     served = generate(LaunchSpec.from_plan(_SERVICE), "k8s")
@@ -108,7 +108,7 @@ def test_the_readme_says_the_input_format_with_an_example_the_outputs_cost_and_w
     (example,) = _fences(readme, "json")
     line = json.loads(example)
     assert line["url"] == "/v1/chat/completions" and line["method"] == "POST" and "custom_id" in line
-    assert line["body"]["model"] == "meta-llama/Llama-3.1-8B" and line["body"]["messages"]
+    assert line["body"]["model"] == "meta-llama/Llama-3.1-8B-Instruct" and line["body"]["messages"]
     assert "kubectl create secret generic hf-token --from-literal=token=$HF_TOKEN" in readme
     assert "kubectl get job llama8b-chat-service --watch" in readme
     assert "kubectl cp llama8b-chat-service-data:/data/outputs ./outputs" in readme
@@ -138,7 +138,10 @@ def test_the_readme_says_the_requests_in_flight_and_the_chunk(tmp_path: Path) ->
 def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> None:
     cn = _llm_batch_plan().model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
     readme = by_path(generate(cn, "k8s"))["README.md"]
-    assert "Each shard of the job downloads `meta-llama/Llama-3.1-8B` from the Hugging Face Hub" in readme
+    assert (
+        "Each shard of the job downloads `meta-llama/Llama-3.1-8B-Instruct` from the Hugging Face Hub"
+        in readme
+    )
     assert "VLLM_USE_MODELSCOPE=True" in readme
     hk = cn.model_copy(update={"region": "cn-hongkong"})
     assert "huggingface.co is often unreachable" not in by_path(generate(hk, "k8s"))["README.md"]
@@ -161,7 +164,7 @@ def test_docker_builds_on_vllms_image_and_runs_a_container_per_shard(tmp_path: P
     assert "FROM vllm/vllm-openai:v0.14.0" in dockerfile and "COPY vllm_batch.py /workspace/" in dockerfile
     assert 'ENTRYPOINT ["python3", "/workspace/vllm_batch.py"]' in dockerfile
     (cmd,) = re.findall(r"^CMD (.*)$", dockerfile, re.M)
-    assert json.loads(cmd)[:3] == ["--", "--model", "meta-llama/Llama-3.1-8B"]
+    assert json.loads(cmd)[:3] == ["--", "--model", "meta-llama/Llama-3.1-8B-Instruct"]
     assert "CHUNK_SIZE=1024" in dockerfile and "CONCURRENCY=32" in dockerfile
     assert "HF_TOKEN=" not in dockerfile
     readme = files["README.md"]
@@ -350,7 +353,7 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     prompts = [f"chat number {i}: summarise me" for i in range(13)]
     requests = _prepare(launch, tmp_path / "in", prompts)
     assert [r["custom_id"] for r in requests] == [f"p-{i}" for i in range(13)]
-    assert all(r["body"]["model"] == "meta-llama/Llama-3.1-8B" for r in requests)
+    assert all(r["body"]["model"] == "meta-llama/Llama-3.1-8B-Instruct" for r in requests)
     out = tmp_path / "out"
     runner = _runner_args(launch)
     common = ["--input", str(tmp_path / "in"), "--output", str(out), "--shards", "2", "--chunk-size", "3"]
@@ -359,7 +362,7 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     code, log = finish(_run(launch, *common, "--shard", "0", "--concurrency", "2", *runner))
     assert code == 0 and "done: 3 chunks written (7 requests), 0 already written before" in log, log
     (start,) = _starts(launch)
-    assert start["model"] == "meta-llama/Llama-3.1-8B" and start["host"] == "127.0.0.1"
+    assert start["model"] == "meta-llama/Llama-3.1-8B-Instruct" and start["host"] == "127.0.0.1"
     assert start["engine"] == runner[3:]  # --tensor-parallel-size … as the Job says
 
     # Shard 1 (chunks 1, 3) is stopped by SIGTERM, as Kubernetes stops a pod, once chunk 1 is
@@ -413,7 +416,7 @@ def test_vllm_batch_py_writes_what_vllm_refuses_and_fills_in_the_model(launch: P
     given.write_text(
         _request("a", "refuse me")
         + _request("b", "no model given")  # the body's model filled in: the stand-in 404s without it
-        + _request("c", "Once upon", url="/v1/completions", model="meta-llama/Llama-3.1-8B")
+        + _request("c", "Once upon", url="/v1/completions", model="meta-llama/Llama-3.1-8B-Instruct")
     )
     out = tmp_path / "out"
     code, log = finish(
@@ -517,7 +520,7 @@ def test_a_generation_job_caps_the_context_at_prompt_and_answer_and_keeps_the_en
     (example,) = _fences(readme, "json")
     assert json.loads(example)["body"]["max_tokens"] == 200
     (prepare,) = [b for b in _fences(readme, "bash") if "prompts.jsonl" in b]
-    assert "meta-llama/Llama-3.1-8B 200 < prompts.jsonl" in prepare
+    assert "meta-llama/Llama-3.1-8B-Instruct 200 < prompts.jsonl" in prepare
     assert "twice the engine's cap on running sequences" in readme
 
 
@@ -593,3 +596,45 @@ def test_a_plan_shown_in_yuan_says_the_runs_cost_in_yuan_at_its_own_rate() -> No
     doc["exchange_rate"]["units_per_usd"] = 1e9
     readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
     assert "$5,440.50 all-in" in readme and "¥" not in readme
+
+
+def _generation_job(tmp_path: Path, preset: str, seq_len: int = 1024) -> list[Any]:
+    p = tmp_path / f"{preset}.yaml"
+    p.write_text(
+        f"name: gen\ntask: infer\nmodel: {{preset: {preset}}}\n"
+        f"inputs: {{batch_size: 4, seq_len: {seq_len}, output_tokens: 100}}\ndata: {{samples: 1000}}\n"
+    )
+    return generate(LaunchSpec.from_workload(p, gpu="L40S", count=1), "k8s")
+
+
+def test_a_pretrained_llama_preset_runs_its_instruction_tuned_checkpoint_and_says_so(tmp_path: Path) -> None:
+    # Meta's base checkpoint answers a chat poorly (Llama 3.2's base tokenizer has no chat template
+    # at all): the job had loaded meta-llama/Llama-3.1-8B and sent it chat requests.
+    files = _generation_job(tmp_path, "llama-8b")
+    (container,) = _job(files)["spec"]["template"]["spec"]["containers"]
+    assert _flag(container["command"], "--model") == "meta-llama/Llama-3.1-8B-Instruct"
+    readme = by_path(files)["README.md"]
+    assert "`meta-llama/Llama-3.1-8B-Instruct` is the instruction-tuned checkpoint" in readme
+    assert "the pretrained `meta-llama/Llama-3.1-8B` is not tuned to follow a prompt" in readme
+    (example,) = _fences(readme, "json")
+    assert json.loads(example)["url"] == "/v1/chat/completions"
+
+
+def test_a_checkpoint_without_a_chat_template_gets_plain_completions(tmp_path: Path) -> None:
+    # GPT-2 has no chat template: vLLM refuses /v1/chat/completions to it, so every request of the
+    # README's own making had come back an error.
+    files = _generation_job(tmp_path, "gpt2", seq_len=512)
+    readme = by_path(files)["README.md"]
+    (example,) = _fences(readme, "json")
+    line = json.loads(example)
+    assert line["url"] == "/v1/completions" and line["body"]["prompt"] and "messages" not in line["body"]
+    assert "`openai-community/gpt2` has no chat template" in readme
+    assert "response.body.choices[0].text" in readme and "message.content" not in readme
+    launch = tmp_path / "launch"
+    write_files(files, launch)
+    requests = _prepare(launch, tmp_path / "in", ["Once upon a time", "In a hole in the ground"])
+    assert [r["url"] for r in requests] == ["/v1/completions"] * 2
+    assert [r["body"]["prompt"] for r in requests] == ["Once upon a time", "In a hole in the ground"]
+    assert all(
+        r["body"]["model"] == "openai-community/gpt2" and r["body"]["max_tokens"] == 100 for r in requests
+    )

@@ -52,7 +52,7 @@ def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Pa
     # tokens (its means: a longer request would be refused); 0.9 of memory: what the estimator's KV
     # cache stands for
     assert container["args"] == [
-        "--model", "meta-llama/Llama-3.1-8B", "--port", "8000",
+        "--model", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000",
         "--tensor-parallel-size", "2", "--max-model-len", "131072",
         "--gpu-memory-utilization", "0.9", "--no-enable-prefix-caching",
     ]  # fmt: skip
@@ -382,7 +382,7 @@ def test_a_recorded_identity_is_read_as_untrusted_data(
 ) -> None:
     from gpuplan.deploy.hub import recorded_identity
 
-    assert tuple(recorded_identity(*recorded)) == read
+    assert tuple(recorded_identity(*recorded))[:3] == read
 
 
 @pytest.mark.parametrize(
@@ -474,3 +474,23 @@ def test_a_plans_workload_with_what_it_recorded_of_its_model_is_read_back_as_a_w
     read = plan_workload(path, None)
     assert not isinstance(read, str), read
     assert read.model.hf_config is not None
+
+
+def test_a_llama_preset_serves_its_instruct_checkpoint_and_the_readme_says_so(tmp_path: Path) -> None:
+    files = by_path(generate(_llm(tmp_path), "docker"))
+    readme = files["README.md"]
+    assert "serving the Hugging Face model `meta-llama/Llama-3.1-8B-Instruct`" in readme
+    assert "the pretrained `meta-llama/Llama-3.1-8B` is not tuned to follow a prompt" in readme
+    assert "model.hf_config" in readme
+
+
+def test_every_instruct_checkpoint_is_of_a_preset_whose_published_model_is_its_base() -> None:
+    from gpuplan.deploy.hub import INSTRUCT_MODEL_IDS, preset_identity
+
+    for preset, instruct in INSTRUCT_MODEL_IDS.items():
+        base = HF_MODEL_IDS[preset]
+        assert instruct.startswith(base.removesuffix("-hf")), preset  # Llama-2-7b-hf -> Llama-2-7b-chat-hf
+        found = preset_identity(preset)
+        assert (found.hub_id, found.base_id, found.chat) == (instruct, base, True)
+    assert preset_identity("mistral-7b").base_id is None  # already the Instruct checkpoint
+    assert preset_identity("gpt2-xl").chat is False

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shlex
 
-from gpuplan.deploy.engine import EngineLaunch
+from gpuplan.deploy.engine import EngineLaunch, checkpoint_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.engines import engine_defaults
@@ -219,16 +219,18 @@ def example_request(launch: EngineLaunch, max_tokens: int) -> str:
     """One input line of a vLLM batch job (JSON, the same in every language)."""
     import json
 
+    ask = "Summarise this chat: ..."
+    said: dict[str, object]
+    if launch.chat is False:  # no chat template: a plain completion of the prompt
+        url, said = "/v1/completions", {"prompt": ask}
+    else:
+        url, said = "/v1/chat/completions", {"messages": [{"role": "user", "content": ask}]}
     return json.dumps(
         {
             "custom_id": "chat-1",
             "method": "POST",
-            "url": "/v1/chat/completions",
-            "body": {
-                "model": launch.model_id,
-                "messages": [{"role": "user", "content": "Summarise this chat: ..."}],
-                "max_tokens": max_tokens,
-            },
+            "url": url,
+            "body": {"model": launch.model_id, **said, "max_tokens": max_tokens},
         }
     )
 
@@ -236,13 +238,20 @@ def example_request(launch: EngineLaunch, max_tokens: int) -> str:
 def prepare_command(launch: EngineLaunch, max_tokens: int) -> str:
     """A shell command that turns prompts.jsonl (a line {"prompt": "..."} each) into inputs.jsonl
     (a request each, custom_id ``p-N`` for the N-th prompt from 0): Python 3, nothing else."""
+    if launch.chat is False:  # no chat template: a plain completion of the prompt
+        url, said = "/v1/completions", '"prompt": json.loads(line)["prompt"]'
+    else:
+        url, said = (
+            "/v1/chat/completions",
+            '"messages": [{"role": "user", "content": json.loads(line)["prompt"]}]',
+        )
     script = (
         "import json, sys\n"
         "for i, line in enumerate(l for l in sys.stdin if l.strip()):\n"
         '    body = {"model": sys.argv[1], "max_tokens": int(sys.argv[2]),\n'
-        '            "messages": [{"role": "user", "content": json.loads(line)["prompt"]}]}\n'
+        f"            {said}}}\n"
         '    print(json.dumps({"custom_id": f"p-{i}", "method": "POST", '
-        '"url": "/v1/chat/completions", "body": body}, ensure_ascii=False))\n'
+        f'"url": "{url}", "body": body}}, ensure_ascii=False))\n'
     )
     return (
         f"python3 -c {shlex.quote(script)} {shlex.quote(launch.model_id)} {max_tokens} "
@@ -270,21 +279,26 @@ def vllm_inputs(spec: LaunchSpec, launch: EngineLaunch) -> str:
             "inputs.output_tokens the plan priced):"
         )
     prepare = prepare.format(example='`{"prompt": "..."}`', tokens=tokens)
+    checkpoint = checkpoint_note(launch)
     return (
         f"{vllm_input_contract(launch)}\n\n```json\n{example_request(launch, tokens)}\n```\n\n"
-        f"{prepare}\n\n```bash\n{prepare_command(launch, tokens)}\n```"
+        + (f"{checkpoint}\n\n" if checkpoint else "")
+        + f"{prepare}\n\n```bash\n{prepare_command(launch, tokens)}\n```"
     )
 
 
-def vllm_output_contract() -> str:
+def vllm_output_contract(launch: EngineLaunch) -> str:
     """What a vLLM batch job's outputs are (a README sentence)."""
     return sentences(
         _(
             "The outputs are `outputs/chunk-00000000.jsonl`, …: vLLM's output for each request of a chunk, "
-            "a line {example}; the answer is in response.body.choices[0].message.content. A request vLLM "
+            "a line {example}; the answer is in response.body.{answer}. A request vLLM "
             "could not answer has a status_code other than 200 or an error (each shard's last log line "
             "counts them): match outputs to inputs by custom_id."
-        ).format(example=_OUTPUT_EXAMPLE),
+        ).format(
+            example=_OUTPUT_EXAMPLE,
+            answer="choices[0].text" if launch.chat is False else "choices[0].message.content",
+        ),
         kept_chunks_note(),
     )
 

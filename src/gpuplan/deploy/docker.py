@@ -304,7 +304,7 @@ def _batch_readme(spec: LaunchSpec, image: str) -> str:
             "`data/inputs/` and writes the answers a chunk at a time: one pass, the outputs in "
             "`data/outputs/`, then it exits."
         ).format(image=image, runner=VLLM_RUNNER)
-        contract = f"{runs}\n\n{vllm_inputs(spec, launch)}\n\n{vllm_output_contract()}"
+        contract = f"{runs}\n\n{vllm_inputs(spec, launch)}\n\n{vllm_output_contract(launch)}"
     shards = spec.gpus_per_node // shard_gpus(spec)
     parts = []
     if shards > 1:

@@ -50,6 +50,7 @@ __all__ = [
     "UNCHECKED_CONTEXT",
     "EngineLaunch",
     "batch_engine_launch",
+    "checkpoint_note",
     "engine_launch",
     "engine_note",
     "hub_note",
@@ -154,6 +155,12 @@ class EngineLaunch:
     which depends on a GPU not named (SGLang's)."""
     prefix_caching: bool | None
     """None: the engine's default at its version."""
+    base_model_id: str | None = None
+    """The preset's pretrained checkpoint where :attr:`model_id` is its instruction-tuned one
+    (:data:`gpuplan.deploy.hub.INSTRUCT_MODEL_IDS`), which the README names; None otherwise."""
+    chat: bool | None = None
+    """Whether :attr:`model_id` takes chat requests (its tokenizer has a chat template): False where
+    known not to, None where not known."""
 
     @property
     def words(self) -> str:
@@ -286,6 +293,8 @@ def _launch(spec: LaunchSpec) -> EngineLaunch | None:
         context_why=why,
         memory_fraction=fraction,
         prefix_caching=serving.prefix_caching if serving else None,
+        base_model_id=spec.hf_base_model_id,
+        chat=spec.chat_template,
     )
 
 
@@ -505,6 +514,24 @@ def _newer(version: str, than: str) -> bool:
     return parts(version) > parts(than)
 
 
+def checkpoint_note(launch: EngineLaunch) -> str:
+    """A README sentence where the engine loads a preset's instruction-tuned checkpoint in place of
+    the pretrained one the preset reproduces, or a checkpoint that takes no chat request ('' else)."""
+    if launch.base_model_id is not None:
+        return _(
+            "`{model}` is the instruction-tuned checkpoint of the preset's architecture (the same shape, "
+            "so the plan's figures hold): the pretrained `{base}` is not tuned to follow a prompt and "
+            "answers a chat poorly. To run other weights of this architecture (your own fine-tune), "
+            "plan with model.hf_config naming their config.json."
+        ).format(model=launch.model_id, base=launch.base_model_id)
+    if launch.chat is False:
+        return _(
+            "`{model}` has no chat template (a pretrained model for plain completion): send it "
+            "/v1/completions requests with a prompt; /v1/chat/completions requests are refused."
+        ).format(model=launch.model_id)
+    return ""
+
+
 def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
     """A README paragraph: which engine runs, at which version, and that the plan's figures are its
     (``unpriced``: else why they are not, :func:`unpriced_share`)."""
@@ -512,6 +539,8 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
         engine=launch.words, image=launch.image, model=launch.model_id
     )
     parts = [said]
+    if checkpoint := checkpoint_note(launch):
+        parts.append(checkpoint)
     if not launch.engine_stated:
         parts.append(
             _("The workload names no serving engine (serving.engine): vLLM runs, as gpuplan takes it.")

@@ -6,6 +6,12 @@ reproduce a paper's table (GPT-3, Megatron-LM) or a training recipe (OLMo-core) 
 weights: none here. A ``model.hf_config`` names its Hub id in its own ``_name_or_path`` key, which
 transformers writes when it saves a config; a config without one (or with a local path there) has
 none. The user's own code (``model.python``) has none.
+
+A preset's published model may be a pretrained base (Meta's Llama checkpoints without
+``-Instruct``): not tuned to follow a prompt, it answers a chat poorly, and its tokenizer may define
+no chat template, so an engine refuses ``/v1/chat/completions`` requests to it. An engine loads the
+instruction-tuned checkpoint of the same architecture in its place (:data:`INSTRUCT_MODEL_IDS`; the
+shape, so the plan's figures, are the same) and the README says which it loads.
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ from typing import NamedTuple
 from gpuplan.deploy.grammar import hf_repo_id
 from gpuplan.errors import GpuplanError
 
-__all__ = ["HF_MODEL_IDS", "ModelIdentity", "config_identity", "preset_identity", "recorded_identity"]
+__all__ = [
+    "HF_MODEL_IDS",
+    "INSTRUCT_MODEL_IDS",
+    "ModelIdentity",
+    "config_identity",
+    "preset_identity",
+    "recorded_identity",
+]
 
 #: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
 #: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
@@ -40,6 +53,29 @@ HF_MODEL_IDS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+#: Preset -> the instruction-tuned checkpoint Meta published of its base model's architecture (the
+#: same config.json but for its generation settings), which an engine serves: the base is a
+#: pretrained model for completion and fine-tuning, not for chat (Meta's model cards; Llama 3.2's
+#: base tokenizer_config.json defines no chat_template, sgl-project/sglang issue 3385, 2025-02-10;
+#: "Llama-3.1-8B quickstart shows base model, should recommend Instruct variant for chat",
+#: tenstorrent/tt-inference-server issue 4028, 2026-06-05). Each id is the Hub model of Meta's
+#: collection of that release.
+INSTRUCT_MODEL_IDS: Mapping[str, str] = MappingProxyType(
+    {
+        "llama-1b": "meta-llama/Llama-3.2-1B-Instruct",
+        "llama-3b": "meta-llama/Llama-3.2-3B-Instruct",
+        "llama-7b": "meta-llama/Llama-2-7b-chat-hf",
+        "llama-8b": "meta-llama/Llama-3.1-8B-Instruct",
+        "llama-13b": "meta-llama/Llama-2-13b-chat-hf",
+        "llama-70b": "meta-llama/Llama-3.1-70B-Instruct",
+    }
+)
+
+#: Presets whose checkpoint's tokenizer defines no chat template and that have no instruction-tuned
+#: sibling: GPT-2 (2019) predates chat templates (openai-community/gpt2, tokenizer_config.json has
+#: none), so an engine refuses chat requests to it and a batch job sends it plain completions.
+NO_CHAT_TEMPLATE = frozenset({"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"})
+
 
 class ModelIdentity(NamedTuple):
     """What a serving engine needs to know of a workload's model, read once from its preset or its
@@ -51,19 +87,31 @@ class ModelIdentity(NamedTuple):
     """``decoder``, …; None: not known."""
     positions: int | None
     """The positions it takes, the longest request an engine of it accepts (None: not stated)."""
+    base_id: str | None = None
+    """A preset's pretrained checkpoint where ``hub_id`` is its instruction-tuned one
+    (:data:`INSTRUCT_MODEL_IDS`); None otherwise."""
+    chat: bool | None = None
+    """Whether the checkpoint's tokenizer has a chat template (so ``/v1/chat/completions`` works):
+    False where known not to (:data:`NO_CHAT_TEMPLATE`), None where not known."""
 
 
 _UNKNOWN = ModelIdentity(None, None, None)
 
 
 def preset_identity(preset: str) -> ModelIdentity:
-    """The preset called ``preset`` (already checked to exist): its Hub id, family and positions."""
+    """The preset called ``preset`` (already checked to exist): the checkpoint an engine loads of it
+    (its instruction-tuned one where its published model is a pretrained base), family, positions."""
     from gpuplan.workload.presets.registry import PRESETS
 
     info = PRESETS.get(preset.strip().lower())
     if info is None:
         return _UNKNOWN
-    return ModelIdentity(HF_MODEL_IDS.get(info.name), info.family, info.max_seq_len)
+    base = HF_MODEL_IDS.get(info.name)
+    instruct = INSTRUCT_MODEL_IDS.get(info.name)
+    if instruct is not None:
+        return ModelIdentity(instruct, info.family, info.max_seq_len, base_id=base, chat=True)
+    chat = False if info.name in NO_CHAT_TEMPLATE else None
+    return ModelIdentity(base, info.family, info.max_seq_len, chat=chat)
 
 
 def recorded_identity(hub_id: object, family: object, positions: object) -> ModelIdentity:

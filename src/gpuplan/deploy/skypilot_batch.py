@@ -244,7 +244,7 @@ def batch_readme(
     else:
         stores = ""
     outputs = sentences(
-        output_contract() if launch is None else vllm_output_contract(),
+        output_contract() if launch is None else vllm_output_contract(launch),
         _("They are in the bucket, under outputs/: copy them out once the job has SUCCEEDED."),
         *([stores] if stores else []),
     )

@@ -221,6 +221,12 @@ class LaunchSpec(BaseModel):
     hf_model_id: str | None = None
     """The Hugging Face Hub model the workload's model is (``meta-llama/Llama-3.1-8B``), which a
     serving engine loads; None where there is none (:mod:`gpuplan.deploy.hub`)."""
+    hf_base_model_id: str | None = None
+    """The preset's pretrained checkpoint where ``hf_model_id`` is its instruction-tuned one, which
+    an engine loads in its place (:data:`gpuplan.deploy.hub.INSTRUCT_MODEL_IDS`); None otherwise."""
+    chat_template: bool | None = None
+    """Whether ``hf_model_id``'s tokenizer has a chat template: False where known not to (a batch
+    job then sends plain completions), None where not known."""
     model_family: str | None = None
     """``decoder``, ``encoder``, ``encoder-decoder``, ``vit`` or ``cnn``; None: not known."""
     model_context_limit: int | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
@@ -368,16 +374,16 @@ class LaunchSpec(BaseModel):
             matches(WORD, v.lower(), str(info.field_name), "'amp-bf16'")
         return v
 
-    @field_validator("hf_model_id")
+    @field_validator("hf_model_id", "hf_base_model_id")
     @classmethod
-    def _hub_id(cls, v: str | None) -> str | None:
+    def _hub_id(cls, v: str | None, info: ValidationInfo) -> str | None:
         # It reaches the engine's command line and manifests: an owner/name of the Hub's letters only.
         if v is None or hf_repo_id(v):
             return v
         raise ValueError(
             Phrase(
                 N_("{what} {value!r} is not valid (expected something like {example})"),
-                what="hf_model_id",
+                what=str(info.field_name),
                 value=v[:60],
                 example="'meta-llama/Llama-3.1-8B'",
             )
@@ -944,7 +950,7 @@ def _build(
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         model_source = _model_source(m)
-        hf_model_id, model_family, positions = _identity(m, config)
+        identity = _identity(m, config)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
@@ -961,9 +967,11 @@ def _build(
             optimizer=workload.optimizer,
             model_entry_point=m.python,
             model_source=model_source,
-            hf_model_id=hf_model_id,
-            model_family=model_family,
-            model_context_limit=positions,
+            hf_model_id=identity.hub_id,
+            hf_base_model_id=identity.base_id,
+            chat_template=identity.chat,
+            model_family=identity.family,
+            model_context_limit=identity.positions,
             batch_size=workload.inputs.batch_size,
             seq_len=workload.inputs.seq_len,
             output_tokens=workload.inputs.output_tokens if workload.serving is None else None,

@@ -311,7 +311,7 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
             ),
         )
     outputs = sentences(
-        output_contract() if launch is None else vllm_output_contract(),
+        output_contract() if launch is None else vllm_output_contract(launch),
         _(
             "They are on the volume: copy them out when the job is complete, then delete the pod (the "
             "volume keeps the files until you delete it):"
