@@ -95,3 +95,24 @@ def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store:
         request = PlanRequest(workload={}, **fields)  # type: ignore[arg-type]
         with pytest.raises(GpuplanError, match=said):
             check_plan_request(store, request, workload)
+
+
+def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() -> None:
+    # Region and pricing together left nothing, neither alone: the line had given only the counts
+    # ("candidates excluded by region 4, pricing 2"), not that monthly is sold elsewhere.
+    rows = [
+        offer(),
+        offer(pricing="spot", price_usd=8.0),
+        offer(provider="alibaba", region="cn-shanghai", country="CN", pricing="monthly", price_usd=15.0),
+        offer(provider="alibaba", region="cn-beijing", country="CN", pricing="on_demand", price_usd=20.0),
+    ]
+    monthly = Constraints(regions=("us-east-1",), pricing=("monthly",), commitment="monthly")
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), monthly)
+    said = str(info.value)
+    assert "; monthly is priced only at alibaba/cn-shanghai, and us-east-1 at on_demand, spot" in said, said
+    # Where the places do sell it, something else left no option: nothing of the kind is said.
+    sold = Constraints(regions=("cn-shanghai",), pricing=("monthly",), commitment="monthly", max_gpus=4)
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sold)
+    assert "priced only at" not in str(info.value), str(info.value)

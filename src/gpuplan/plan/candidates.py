@@ -36,6 +36,7 @@ __all__ = [
     "estimate_candidates",
     "exclude_model_split",
     "model_split_misfits",
+    "named_in",
 ]
 
 #: The estimator as the planner sees it: one GPU configuration in, one answer out.
@@ -118,7 +119,8 @@ class Candidates:
         return {r.value: int(c) for r, c in zip(REASONS, counts, strict=True) if c}
 
 
-def _in(values: np.ndarray, allowed: tuple[str, ...]) -> BoolArray:
+def named_in(values: np.ndarray, allowed: tuple[str, ...]) -> BoolArray:
+    """Which of ``values`` (names: providers, regions, pricing models) are in ``allowed``, case aside."""
     lowered = np.char.lower(values.astype(str))
     out: BoolArray = np.isin(lowered, [a.lower() for a in allowed])
     return out
@@ -170,16 +172,17 @@ def enumerate_candidates(
     )
     c = constraints
     if c.providers:
-        cands.exclude(~_in(offers.provider, c.providers)[offer], Reason.PROVIDER)
+        cands.exclude(~named_in(offers.provider, c.providers)[offer], Reason.PROVIDER)
     if c.regions:
-        cands.exclude(~_in(offers.region, c.regions)[offer], Reason.REGION)
+        cands.exclude(~named_in(offers.region, c.regions)[offer], Reason.REGION)
     if c.countries:
-        cands.exclude(~_in(offers.country, c.countries)[offer], Reason.COUNTRY)
+        cands.exclude(~named_in(offers.country, c.countries)[offer], Reason.COUNTRY)
     # Pricing "" marks an offer without any price: it is counted as unpriced, not as a pricing mismatch.
     priced_model = offers.pricing != ""
-    cands.exclude((priced_model & ~_in(offers.pricing, c.allowed_pricing))[offer], Reason.PRICING)
-    committed = _in(offers.pricing, COMMITTED_PRICING)
-    cands.exclude((committed & ~_in(offers.pricing, c.committed_allowed))[offer], Reason.NEEDS_COMMITMENT)
+    cands.exclude((priced_model & ~named_in(offers.pricing, c.allowed_pricing))[offer], Reason.PRICING)
+    committed = named_in(offers.pricing, COMMITTED_PRICING)
+    uncommitted = committed & ~named_in(offers.pricing, c.committed_allowed)
+    cands.exclude(uncommitted[offer], Reason.NEEDS_COMMITMENT)
     if c.compliance:
         ok = np.array([labels_satisfy(c.compliance, labels) for labels in offers.compliance], dtype=bool)
         cands.exclude(~ok[offer], Reason.COMPLIANCE)

@@ -14,6 +14,8 @@ import numpy as np
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
+from gpuplan.i18n.places import place
+from gpuplan.plan.candidates import named_in
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
 from gpuplan.plan.load_limit import deadline_limits, load_limits
@@ -76,6 +78,12 @@ _BOTH_TARGETS = N_(
     "of {ttft:g} ms together"
 )
 _ADVICE = N_("; {hint}")
+#: Where the pricing models allowed are priced, when none is in the places the filters allow.
+_SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}, and {here} at {models}")
+_SOLD_NOWHERE = N_("; the catalog prices {pricing} nowhere")
+_AND_MORE = N_("{names} and {n} more")
+#: Places named in a "priced only at" clause before "and N more".
+_PLACES_SHOWN = 6
 #: Two pieces of a line written one after the other (no catalog message: each piece is one).
 _TWO_PIECES = "{first}{second}"
 # TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
@@ -123,10 +131,54 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         # the limit that ended the search comes first: lifting it is what can give an option
         hint = Phrase(_ADVICE, hint=separated(limit.words for limit in limits))
         advice = Phrase(_TWO_PIECES, first=hint, second=advice) if advice else hint
+    sold = _where_sold(ctx)
+    if sold:
+        advice = Phrase(_TWO_PIECES, first=sold, second=advice) if advice else sold
     emptied = _emptied_by(ctx)
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def _where_sold(ctx: PlanContext) -> Phrase | str:
+    """Where the pricing models allowed are priced, when the place filters (providers, regions,
+    countries) allow no priced offer of them ("" otherwise): a monthly plan asked of a region that
+    sells only by the hour is told where monthly is sold and what the region sells."""
+    c, o = ctx.constraints, ctx.offers
+    if not (c.providers or c.regions or c.countries):
+        return ""
+    usable = np.isfinite(o.price_usd) & (o.pricing != "")
+    if not c.allow_low_confidence:
+        usable &= o.confidence != "low"
+    here = np.ones(usable.shape, dtype=bool)
+    for names, column in ((c.providers, o.provider), (c.regions, o.region), (c.countries, o.country)):
+        if names:
+            here &= named_in(column, tuple(names))
+    wanted = named_in(o.pricing, c.allowed_pricing)
+    if (usable & here & wanted).any():
+        return ""  # the places sell it: something else left no option
+    pricing = listed(c.allowed_pricing)
+    at = sorted(
+        {
+            (str(p), str(r))
+            for p, r in zip(o.provider[usable & wanted], o.region[usable & wanted], strict=True)
+        }
+    )
+    if not at:
+        return Phrase(_SOLD_NOWHERE, pricing=pricing)
+    shown: Phrase = listed(place(p, r) for p, r in at[:_PLACES_SHOWN])
+    if len(at) > _PLACES_SHOWN:
+        shown = Phrase(_AND_MORE, names=shown, n=len(at) - _PLACES_SHOWN)
+    models = sorted({str(m) for m in o.pricing[usable & here]})
+    # the places themselves, as the filters name them
+    places = listed([*(c.providers or ()), *(c.regions or ()), *(c.countries or ())])
+    return Phrase(
+        _SOLD_ELSEWHERE,
+        pricing=pricing,
+        places=shown,
+        here=places,
+        models=listed(models) if models else Phrase(N_("no priced offer")),
+    )
 
 
 def _emptied_by(ctx: PlanContext) -> Phrase | None:
