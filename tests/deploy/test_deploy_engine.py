@@ -233,6 +233,7 @@ def test_a_decoder_without_hub_weights_keeps_serve_py_and_says_why(tmp_path: Pat
     spec = _llm(tmp_path, 'engine: "vllm==0.8.5"', model="gpt3-1.3b")
     files = by_path(generate(spec, "docker"))
     assert "serve.py" in files and "no Hugging Face model id" in files["README.md"]
+    assert "name them with model.hub_id in the workload" in files["README.md"]
 
 
 def test_every_preset_hub_id_is_the_model_its_source_names() -> None:
@@ -474,6 +475,9 @@ def test_a_plans_workload_with_what_it_recorded_of_its_model_is_read_back_as_a_w
     read = plan_workload(path, None)
     assert not isinstance(read, str), read
     assert read.model.hf_config is not None
+    # the workload's own hub_id (the weights it names) is kept over the config's _name_or_path
+    named = {"name": "s", "model": {"hf_config": str(made / "config.json"), "hub_id": "me/tuned-1b"}}
+    assert _with_model_identity(named)["model"]["hub_id"] == "me/tuned-1b"
 
 
 def test_a_llama_preset_serves_its_instruct_checkpoint_and_the_readme_says_so(tmp_path: Path) -> None:
@@ -494,3 +498,27 @@ def test_every_instruct_checkpoint_is_of_a_preset_whose_published_model_is_its_b
         assert (found.hub_id, found.base_id, found.chat) == (instruct, base, True)
     assert preset_identity("mistral-7b").base_id is None  # already the Instruct checkpoint
     assert preset_identity("gpt2-xl").chat is False
+
+
+def test_a_workload_names_the_weights_an_engine_serves_with_hub_id(tmp_path: Path) -> None:
+    # A config.json downloaded from the Hub has no _name_or_path: the plan priced vLLM and deploy
+    # wrote serve.py, a randomly initialised stand-in, for every replica; hub_id names the weights.
+    p = _hf_workload(tmp_path, "")
+    p.write_text(
+        p.read_text().replace(
+            "{hf_config: config.json}", "{hf_config: config.json, hub_id: Qwen/Qwen2.5-7B-Instruct}"
+        )
+    )
+    container, _pod = _container(LaunchSpec.from_workload(p, gpu="L4"))
+    assert container["args"][:2] == ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+    # Over a config's own name, and over a preset's checkpoint (your own fine-tune of its architecture).
+    named = _hf_workload(tmp_path, "meta-llama/Llama-3.2-1B")
+    named.write_text(
+        named.read_text().replace("{hf_config: config.json}", "{hf_config: config.json, hub_id: me/tuned-1b}")
+    )
+    container, _pod = _container(LaunchSpec.from_workload(named, gpu="L4"))
+    assert container["args"][:2] == ["--model", "me/tuned-1b"]
+    tuned = serve_workload(tmp_path, model="llama-8b, hub_id: me/llama-tuned")
+    spec = LaunchSpec.from_workload(tuned, gpu="H100-SXM")
+    assert spec.hf_model_id == "me/llama-tuned" and spec.hf_base_model_id is None
+    assert "not tuned to follow a prompt" not in by_path(generate(spec, "docker"))["README.md"]

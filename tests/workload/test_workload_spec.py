@@ -401,3 +401,15 @@ def test_a_deadline_without_a_unit_in_a_file_is_refused_as_on_the_command_line(
     w = Workload.from_dict(data)
     assert w.constraints.deadline_hours == 336.0
     assert Workload.from_dict(w.to_dict()).constraints.deadline_hours == 336.0
+
+
+def test_hub_id_names_the_weights_of_a_preset_or_hf_config_and_nothing_else() -> None:
+    w = Workload.from_dict(_base(model={"preset": "llama-8b", "hub_id": " me/llama-tuned "}))
+    assert w.model.hub_id == "me/llama-tuned"
+    assert _error(_base(model={"python": "pkg.mod:build", "hub_id": "me/x"})) == (
+        "model: hub_id names weights for a preset or an HF config, not for your own code"
+    )
+    for bad in ("llama", "me/x; rm -rf ~", "a--b/c", "../etc"):
+        said = _error(_base(model={"preset": "gpt2", "hub_id": bad}))
+        assert "expected a Hugging Face model id such as 'Qwen/Qwen2.5-7B-Instruct'" in said
+        assert "\n" not in said

@@ -612,7 +612,8 @@ def serve_py_reason(spec: LaunchSpec) -> str:
     if spec.hf_model_id is None:
         return _(
             "serve.py, not a serving engine: {source} has no Hugging Face model id whose weights an "
-            "engine could load (a model.hf_config names its own in config.json's _name_or_path)."
+            "engine could load; name them with model.hub_id in the workload (a config.json names its own "
+            "in _name_or_path, which one downloaded from the Hub does not carry) and plan again."
         ).format(source=spec.model_source)
     return _("serve.py, not a serving engine: {source} is not known to be a decoder LLM.").format(
         source=spec.model_source

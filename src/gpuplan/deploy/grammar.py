@@ -29,6 +29,7 @@ import re
 
 from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.workload.hf_config import HF_REPO_ID, hf_repo_id
 
 __all__ = [
     "ENGINE_PIN",
@@ -47,8 +48,6 @@ K8S_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 K8S_LABEL_VALUE_MAX_CHARS = 63
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
-_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
-HF_REPO_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
 #: ``vllm``, ``sglang``, or either pinned: ``vllm==0.8.5``, ``sglang==0.4.6.post1``.
 ENGINE_PIN = re.compile(r"(?P<name>vllm|sglang)(?:==(?P<version>\d{1,6}\.\d{1,6}[A-Za-z0-9.+-]{0,40}))?")
 #: Cloud names as the providers spell them: ``us-east-1``, ``p4d.24xlarge``, ``Standard_ND96asr_v4``,
@@ -175,12 +174,6 @@ def check_image(image: str | None, option: str) -> str | None:
             image=image[:60],
         )
     return image
-
-
-def hf_repo_id(value: str) -> str | None:
-    """``value`` if it is a Hugging Face Hub model id (``meta-llama/Llama-3.1-8B``), else None."""
-    ok = value.isascii() and HF_REPO_ID.fullmatch(value) and "--" not in value and ".." not in value
-    return value if ok else None
 
 
 def k8s_label_value(value: str) -> str | None:

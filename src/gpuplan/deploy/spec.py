@@ -802,13 +802,18 @@ def _identity(m: WorkloadModel, config: Path | None) -> ModelIdentity:
         return unknown
     if m.hf_config:
         found = config_identity(config) if config is not None else unknown
-        if found != unknown:
-            return found
-        # the config did not travel with the plan: what the plan recorded of it where it was made
-        return recorded_identity(m.hub_id, m.family, m.max_positions)
-    if m.preset:
-        return preset_identity(m.preset)
-    return unknown
+        if found == unknown:
+            # the config did not travel with the plan: what the plan recorded of it where it was made
+            return recorded_identity(m.hub_id, m.family, m.max_positions)
+    elif m.preset:
+        found = preset_identity(m.preset)
+    else:
+        return unknown
+    named = recorded_identity(m.hub_id, None, None).hub_id
+    if named is None or named == found.hub_id:
+        return found
+    # the workload names the weights: a checkpoint of this architecture whose chat template is not known
+    return found._replace(hub_id=named, base_id=None, chat=None)
 
 
 def _samples(workload: PlanWorkload) -> int | None:

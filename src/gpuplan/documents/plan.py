@@ -353,9 +353,10 @@ class WorkloadModel(_WorkloadPart):
     """Folder of the user's own model code where the plan was made (deploy copies it only from the
     plan file's own folder or below)."""
     hub_id: str | None = None
-    """An ``hf_config`` model's Hugging Face Hub id as its config named it where the plan was made
-    (``_name_or_path``), with :attr:`family` and :attr:`max_positions`: what deploy needs of the
-    model where the config does not travel with the plan (another machine, the planning service)."""
+    """The Hugging Face Hub checkpoint the workload names (``model.hub_id``), else an ``hf_config``
+    model's id as its config named it where the plan was made (``_name_or_path``), with
+    :attr:`family` and :attr:`max_positions`: what deploy needs of the model where the config does
+    not travel with the plan (another machine, the planning service)."""
     family: str | None = None
     """``decoder`` where one of the config's architectures is a causal LM; None otherwise."""
     max_positions: int | None = Field(default=None, ge=1)

@@ -133,7 +133,9 @@ def _with_model_identity(workload: dict[str, Any]) -> dict[str, Any]:
 
     found = config_identity(Path(str(model["hf_config"])))
     recorded = {"hub_id": found.hub_id, "family": found.family, "max_positions": found.positions}
-    return {**workload, "model": {**model, **{k: v for k, v in recorded.items() if v is not None}}}
+    # the workload's own hub_id (the weights it names) is kept over the config's _name_or_path
+    kept = {k: v for k, v in recorded.items() if v is not None and model.get(k) is None}
+    return {**workload, "model": {**model, **kept}}
 
 
 def plan_json(

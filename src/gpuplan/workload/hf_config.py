@@ -11,6 +11,7 @@ describes more layers than gpuplan traces, or a size that is not a whole number 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,18 @@ from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.hf_size import layers_problem
 
-__all__ = ["read_hf_config"]
+__all__ = ["HF_REPO_ID", "hf_repo_id", "read_hf_config"]
+
+_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
+#: A Hugging Face Hub model id, ``owner/name`` of the Hub's letters (it reaches an engine's command
+#: line and manifests: nothing else passes).
+HF_REPO_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
+
+
+def hf_repo_id(value: str) -> str | None:
+    """``value`` if it is a Hugging Face Hub model id (``meta-llama/Llama-3.1-8B``), else None."""
+    ok = value.isascii() and HF_REPO_ID.fullmatch(value) and "--" not in value and ".." not in value
+    return value if ok else None
 
 
 def read_hf_config(path: Path) -> dict[str, Any]:

@@ -22,7 +22,7 @@ __all__ = ["PLAN_ONLY_MODEL_KEYS", "confine_model", "plan_workload_document", "u
 
 #: What a plan writes of its ``hf_config`` model beside the workload's own keys (what deploy needs of
 #: it where the config does not travel with the plan): not a workload's keys.
-PLAN_ONLY_MODEL_KEYS = ("hub_id", "family", "max_positions")
+PLAN_ONLY_MODEL_KEYS = ("family", "max_positions")
 
 #: A Hugging Face Hub model id, ``owner/name`` (the Hub's own rule: letters, digits, ``-``, ``_``,
 #: ``.``; no leading dot, so ``./x`` and ``../x`` are paths).

@@ -42,7 +42,7 @@ from gpuplan.vocab import (
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
 from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours
-from gpuplan.workload.hf_config import read_hf_config
+from gpuplan.workload.hf_config import hf_repo_id, read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
 from gpuplan.workload.stack import (
@@ -211,6 +211,11 @@ class ModelSpec(Spec):
     project_dir: str | None = None
     """Folder relative paths and user modules are resolved from; the YAML file's folder by default.
     Read from a file, it must lie inside the folder the user named (``gpuplan.confine``)."""
+    hub_id: str | None = None
+    """The Hugging Face Hub checkpoint a serving engine (or a batch job's engine) loads, ``owner/name``:
+    weights of this architecture, such as your own fine-tune of it. None: the preset's published
+    checkpoint, or the config's own ``_name_or_path`` (which a config.json downloaded from the Hub
+    does not carry). Not with ``python``: an engine cannot load your own code's model."""
     lora: LoraSpec | None = None
     frozen: Names = ()
     """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
@@ -233,6 +238,16 @@ class ModelSpec(Spec):
         # NB: an unknown preset raises NotFoundError (with suggestions), not a validation error.
         return None if v is None else get_preset(v).name
 
+    @field_validator("hub_id")
+    @classmethod
+    def _hub_id(cls, v: str | None) -> str | None:
+        if v is not None and not hf_repo_id(v.strip()):
+            raise _refused(
+                N_("expected a Hugging Face model id such as 'Qwen/Qwen2.5-7B-Instruct' (got {value!r})"),
+                value=v[:100],
+            )
+        return None if v is None else v.strip()
+
     @field_validator("python")
     @classmethod
     def _entry_point(cls, v: str | None) -> str | None:
@@ -246,6 +261,8 @@ class ModelSpec(Spec):
         if len(given) != 1:
             what = Phrase(N_("got {names}"), names=listed(given)) if given else Phrase(N_("got none"))
             raise _refused(N_("give exactly one of preset, hf_config or python ({what})"), what=what)
+        if self.hub_id is not None and self.python is not None:
+            raise _refused(N_("hub_id names weights for a preset or an HF config, not for your own code"))
         if self.pad_vocab_multiple is not None:
             if self.python is not None:
                 no_code = N_("pad_vocab_multiple applies to a preset or an HF config, not to your own code")
