@@ -197,11 +197,32 @@ def test_tco_keeps_a_run_with_its_data_and_counts_the_rest_of_its_cost(store: St
     # the planner's assumed prices are said for the region the runs are placed in, not the others
     assert any(n.startswith("weekly-tagger in alibaba/cn-hangzhou: storage: ") for n in report.notes)
     assert not any(n.startswith("weekly-tagger in alibaba/cn-heyuan") for n in report.notes)
-    # Allowed only Heyuan, the run pays its transfer there: every run's, in the total.
+    # Allowed only Heyuan, 48 runs away from their 2 TB: one copy moved in once and kept there
+    # for the 12 months costs less than moving it in 48 times; the results still go back each run.
     far = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"]), store=store)
     heyuan = next(r for r in far.problem.demands[0].run_data if r.region == "cn-heyuan")
-    assert far.schedule.data_usd == pytest.approx(48 * heyuan.usd)
-    assert far.schedule.total_usd > s.total_usd + 48 * heyuan.transfer_usd * 0.9
+    (copy,) = far.schedule.data_copies
+    assert copy.kept and (copy.region, copy.first_month) == ("cn-heyuan", 0)
+    kept = heyuan.copy_in_usd + 12 * heyuan.copy_storage_usd_per_month
+    assert copy.kept_usd == pytest.approx(kept) and copy.per_run_usd == pytest.approx(
+        48 * heyuan.dataset_in_usd
+    )
+    assert kept < 48 * heyuan.dataset_in_usd
+    assert far.schedule.data_usd == pytest.approx(48 * (heyuan.usd - heyuan.dataset_in_usd) + kept)
+    assert far.schedule.total_usd > s.total_usd + kept * 0.9
+    # Heyuan's object-storage price is not in the catalog: bounded at the highest it holds, said
+    from gpuplan.plan.build_inputs import _storage_range
+
+    highest = _storage_range(store, "object")
+    assert highest is not None and highest[1] > 0
+    assert heyuan.copy_storage_usd_per_month == pytest.approx(2000 * highest[1])
+    assert any(
+        n.startswith("weekly-tagger in alibaba/cn-heyuan: storage: object storage price of")
+        for n in far.notes
+    )
+    # the data's own region has no copy to keep, and no copy is said where no run is placed
+    assert at_home.dataset_in_usd == 0.0 and not at_home.can_keep_copy
+    assert s.data_copies == ()
 
 
 @pytest.mark.usefixtures("bert_traced")
@@ -229,6 +250,25 @@ def test_the_report_shows_the_part_that_is_not_gpu_time_in_both_languages(
     assert "数据" in covers and not covers.isascii()
 
 
+@pytest.mark.usefixtures("bert_traced")
+def test_the_report_says_how_the_data_gets_to_a_region_with_both_figures(
+    store: Store, tmp_path: Path
+) -> None:
+    report = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"]), store=store)
+    (copy,) = report.schedule.data_copies
+    (doc,) = tco_json(report)["data_copies"]
+    assert doc["choice"] == "kept_copy" and doc["region"] == "cn-heyuan" and doc["runs"] == 48
+    assert doc["kept_copy_usd"] == pytest.approx(copy.kept_usd, abs=0.01)
+    assert doc["per_run_transfer_usd"] == pytest.approx(copy.per_run_usd, abs=0.01)
+    assert doc["kept_copy_usd"] < doc["per_run_transfer_usd"]
+    (line,) = [x for x in summary_lines(report) if x.startswith("weekly-tagger in alibaba/cn-heyuan")]
+    assert "kept in the region's object storage" in line and "48 runs" in line
+    with use_language("zh"):
+        zh = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"]), store=store)
+        (said,) = [x for x in summary_lines(zh) if x.startswith("weekly-tagger")]
+    assert "对象存储" in said and "48" in said
+
+
 def test_a_direct_demand_without_checkpoints_restarts_from_scratch_and_its_data_is_not_counted(
     store: Store,
 ) -> None:
@@ -246,5 +286,31 @@ def test_a_direct_demand_without_checkpoints_restarts_from_scratch_and_its_data_
     report = tco(usage(), store=store)
     assert any("batch: given in GPU-hours, with no data facts" in n for n in report.notes)
     assert any("batch: interruptible without checkpoint_gb" in n for n in report.notes)
-    assert report.schedule.data_usd == 0.0
+    assert report.schedule.data_usd == 0.0 and report.schedule.data_copies == ()
     assert not any("is not GPU time" in line for line in summary_lines(report))
+
+
+def test_a_copy_is_kept_only_where_the_provider_sells_object_storage_read_free_in_the_region(
+    store: Store,
+) -> None:
+    from gpuplan.commit.adapters import _run_data
+    from gpuplan.plan.input_types import JobFacts
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "demands": [{"name": "x", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 10}],
+            "constraints": {"providers": ["gcp", "vast"]},
+        }
+    )
+    job = JobFacts(dataset_gb=150.0, data_location=("aws", "us-east-1"))
+    data = _run_data(store, usage, "A100-SXM4-40GB", job, nodes=1, run_h=5.0)  # type: ignore[arg-type]
+    gcp = [r for r in data if r.provider == "gcp"]
+    vast = [r for r in data if r.provider == "vast"]
+    assert gcp and vast
+    # a cloud: one copy in (150 GB out of us-east-1), stored at the region's object-storage price
+    assert all(r.can_keep_copy and r.copy_in_usd == r.dataset_in_usd > 0 for r in gcp)
+    assert all(r.copy_storage_usd_per_month > 0 for r in gcp)
+    # a marketplace: no bucket known to keep it in, so every run moves it in, and that is said
+    assert all(not r.can_keep_copy and r.transfer_usd > 0 for r in vast)
+    assert all(any("moved in for every run" in a for a in r.assumptions) for r in vast)

@@ -21,6 +21,7 @@ from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
+from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import SpotRate, band_rate_per_hour, service_down_h, spot_default
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
@@ -194,6 +195,18 @@ def missing_prices(
     return tuple(out)
 
 
+#: Providers whose object storage in a region is read by their own instances there at no transfer
+#: charge, so that a copy of a dataset kept in the region fills each run's disks for free: the seven
+#: clouds, whose inbound traffic the planner already takes as free (``INGRESS_FREE_PROVIDERS``).
+#: AWS: "It is free to transfer data directly ... between Amazon S3 ..." and services in the same
+#: Region (AWS Global Network FAQs,
+#: https://aws.amazon.com/about-aws/global-infrastructure/global-network/faqs/); Google Cloud
+#: Storage, Azure Blob, Alibaba OSS, Tencent COS, Huawei OBS and Volcengine TOS price pages list
+#: traffic inside a region (internal network, 内网) as free. A GPU marketplace sells no object storage
+#: the catalog knows of, and its hosts may charge for every download: there a run moves the dataset
+#: in each time (a copy is not assumed to exist).
+KEPT_COPY_PROVIDERS = INGRESS_FREE_PROVIDERS
+
 #: How a workload demand was sized, in words: by the planner's cheapest on-demand option, or (an
 #: interruptible demand) its cheapest option with spot allowed.
 _SIZED_ON_DEMAND = N_(
@@ -308,7 +321,13 @@ def _run_data(
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
     copy its ``nodes`` disks need), the results back, storage and licence fees for ``run_h``
     hours. An unknown transfer or storage price is bounded at the highest of its kind the catalog
-    holds (the planner's conservative bound), never 0; the set-up is GPU time (in ``run_h``)."""
+    holds (the planner's conservative bound), never 0; the set-up is GPU time (in ``run_h``).
+
+    Away from the data, the other way in beside it: one copy moved in once and kept in the
+    region's object storage (``RunData.copy_*``; the optimiser takes the cheaper over the runs it
+    places there). The runs' disks are then filled from that copy inside the region at no transfer
+    charge, as the planner costs ``data.transfer: fan_out``, and still hold the dataset for the
+    runs' hours (their storage is unchanged); the results go back from every run as before."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -324,6 +343,17 @@ def _run_data(
     out = []
     for provider, region in regions:
         c = facts.charges(provider, region, job)
+        # a copy to keep where the dataset is moved in at a price (none in its own region)
+        moved_in = c.egress_in_usd > 0 and job.dataset_gb > 0
+        keep = moved_in and provider in KEPT_COPY_PROVIDERS
+        object_usd, said = facts.object_storage(provider, region) if keep else (0.0, "")
+        every_run: tuple[str, ...] = ()
+        if moved_in and not keep:
+            said_every = _(
+                "dataset in: moved in for every run (no object storage of {provider} is known to keep a "
+                "copy in)"
+            )
+            every_run = (said_every.format(provider=provider),)
         out.append(
             RunData(
                 provider=provider,
@@ -332,7 +362,11 @@ def _run_data(
                 storage_usd=job.stored_gb_per_copy * disks * c.storage_usd_per_gb_hour * run_h,
                 licence_usd=c.licence_usd_per_instance_hour * nodes * run_h,
                 assumed=c.unknown,
-                assumptions=c.assumptions,
+                assumptions=(*c.assumptions, *every_run),
+                dataset_in_usd=c.egress_in_usd * copies if keep else 0.0,
+                copy_in_usd=c.egress_in_usd if keep else 0.0,
+                copy_storage_usd_per_month=job.dataset_gb * object_usd,
+                copy_assumptions=(said,) if said else (),
             )
         )
     return tuple(out)

@@ -63,9 +63,10 @@ ASSUMPTIONS = (
 #: What the part of the total that is not GPU time covers, said beside it.
 DATA_COVERS = N_(
     "what each run of a workload demand pays besides GPU time where it is placed, as the planner costs "
-    "it: its dataset moved in from where it lives (free only in that region), its results sent back, "
-    "storage for the run's hours and the region's listed licence fees; the set-up is GPU time, in the "
-    "GPU-hours"
+    "it: its dataset moved in from where it lives (free only in that region; for every run, or once "
+    "into a copy kept in the region's object storage where that costs less over the horizon), its "
+    "results sent back, storage for the run's hours and the region's listed licence fees; the set-up "
+    "is GPU time, in the GPU-hours"
 )
 
 
@@ -237,6 +238,12 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                         )
                         for a in r.assumptions
                     ]
+    notes += [
+        _("{name} in {where}: {what}").format(name=c.demand, where=f"{c.provider}/{c.region}", what=a)
+        for c in schedule.data_copies
+        if c.kept
+        for a in c.assumptions
+    ]
     scratch = [
         d.name for d in problem.demands if d.interruptible and d.restarts_from_scratch and not d.run_data
     ]

@@ -10,8 +10,9 @@ Variables, for a horizon of H months:
   running, taken at their worst), at the cheaper of its covers per useful GPU-hour
   (``recourse.hourly_options``: on-demand, or spot for an interruptible demand at price × overhead;
   each × the whole instances a run takes, plus what its runs pay besides GPU time in the offer's
-  region less what they pay on committed GPUs: ``HourlyOptions.committed_data``) × the slice's
-  hours; absent when the demand has neither.
+  region less what they pay on committed GPUs: ``HourlyOptions.committed_data``; a copy of the
+  dataset kept in a region enters spread over the demand's GPU-hours, ``Demand.data_rate``, and is
+  paid whole when the schedule is priced) × the slice's hours; absent when the demand has neither.
   The demands of one price in a slice share one variable, bounded by their GPUs together.
 
 Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of

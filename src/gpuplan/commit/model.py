@@ -28,6 +28,7 @@ How capacity meets demand (the modelling decision every number here rests on):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,8 @@ __all__ = [
     "HOURLY_PRICING",
     "PAST_HORIZON_RULES",
     "Commitment",
+    "DataCopyChoice",
+    "DataRate",
     "Demand",
     "MissingPrice",
     "MonthCost",
@@ -50,6 +53,7 @@ __all__ = [
     "RunData",
     "Schedule",
     "TcoProblem",
+    "copy_choice",
 ]
 
 #: Pricing models bought by the hour, and those bought for a term of whole months (vocab
@@ -160,10 +164,100 @@ class RunData:
     bound (the highest of its kind the catalog holds), never 0."""
     assumptions: tuple[str, ...] = ()
     """What was assumed and the region's caveats, in words (the planner's ``RegionCharges``)."""
+    dataset_in_usd: float = 0.0
+    """The part of ``transfer_usd`` that moves the dataset in (every copy the run's disks need):
+    what a copy kept in the region saves each run; 0 in the data's own region (no copy to keep)."""
+    copy_in_usd: float = 0.0
+    """The dataset moved in once, one copy, to keep it in the region's object storage."""
+    copy_storage_usd_per_month: float = 0.0
+    """That copy stored for one month at the region's object-storage price (unknown: the highest
+    the catalog holds)."""
+    copy_assumptions: tuple[str, ...] = ()
+    """What was assumed of the copy's storage price, in words (empty where the catalog has it)."""
 
     @property
     def usd(self) -> float:
         return self.transfer_usd + self.storage_usd + self.licence_usd
+
+    @property
+    def can_keep_copy(self) -> bool:
+        """Whether a copy kept in the region could replace moving the dataset in for every run."""
+        return self.dataset_in_usd > 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataRate:
+    """What a useful GPU-hour of one demand pays besides GPU time in one region, as the optimiser
+    prices it (:meth:`Demand.data_rate`)."""
+
+    provider: str
+    region: str
+    usd_per_gpu_hour: float
+    """What the optimiser compares offers by: the run's charges with the dataset in at the cheaper
+    of every run and a copy kept in the region (spread over the demand's GPU-hours)."""
+    run_usd_per_gpu_hour: float
+    """Without the dataset's way in where a copy could be kept (``copy``): what a schedule pays per
+    GPU-hour whatever the choice; the rest is settled on the hours placed (:func:`copy_choice`)."""
+    copy: RunData | None = None
+    """The region's figures where a copy could be kept; None: the rate is all there is."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataCopyChoice:
+    """How a workload demand's dataset gets to one region the schedule places its runs in: moved
+    in for every run, or one copy kept there, whichever costs less for the runs placed there."""
+
+    demand: str
+    provider: str
+    region: str
+    kept: bool
+    """True: one copy moved in once and kept in the region's object storage; False: moved in for
+    every run (a run's disks are filled from the copy inside the region either way)."""
+    runs: float
+    """The demand's runs placed in the region over the horizon (GPU-hours / a run's)."""
+    first_month: int
+    """Index into the horizon of the first month a run is placed there."""
+    per_run_usd: float
+    """The dataset moved in for every one of those runs, USD."""
+    kept_usd: float
+    """One copy moved in during ``first_month`` and stored from then to the horizon's end, USD."""
+    copy_in_usd: float
+    copy_storage_usd_per_month: float
+    assumptions: tuple[str, ...] = ()
+    """What was assumed of the copy's storage price (said where the copy is kept)."""
+
+    @property
+    def usd(self) -> float:
+        """What the choice costs: the cheaper of the two."""
+        return self.kept_usd if self.kept else self.per_run_usd
+
+
+def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCopyChoice | None:
+    """The cheaper way for ``demand``'s dataset into ``data``'s region given the useful GPU-hours
+    placed there in each month (``hours``); None where none are placed. A copy costs its transfer
+    once, in the first month a run is placed there, and its storage for every month from then to
+    the horizon's end (it is kept until then: the runs after are not known to stop); moving the
+    dataset in costs ``dataset_in_usd`` per run. A tie keeps the per-run transfer (no copy to look
+    after)."""
+    first = next((m for m, h in enumerate(hours) if h > 0), None)
+    if first is None or demand.gpu_hours_per_run <= 0:
+        return None
+    runs = sum(hours) / demand.gpu_hours_per_run
+    kept = data.copy_in_usd + data.copy_storage_usd_per_month * (len(hours) - first)
+    per_run = runs * data.dataset_in_usd
+    return DataCopyChoice(
+        demand=demand.name,
+        provider=data.provider,
+        region=data.region,
+        kept=kept < per_run,
+        runs=runs,
+        first_month=first,
+        per_run_usd=per_run,
+        kept_usd=kept,
+        copy_in_usd=data.copy_in_usd,
+        copy_storage_usd_per_month=data.copy_storage_usd_per_month,
+        assumptions=data.copy_assumptions,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,16 +302,45 @@ class Demand:
 
     def data_usd_per_gpu_hour(self, provider: str, region: str, overhead: float = 1.0) -> float | None:
         """What a useful GPU-hour of this demand pays besides GPU time when placed in
-        ``provider/region``: a run's :class:`RunData` over its GPU-hours, its storage and licences
-        for ``overhead`` times its hours (spot: paid hours per useful hour; the transfer is paid
-        once); 0 without data facts; None where the region's is not known (the placement is not
-        offered: unknown is never free)."""
+        ``provider/region`` (:meth:`data_rate`); 0 without data facts; None where the region's is
+        not known (the placement is not offered: unknown is never free)."""
         if not self.run_data:
             return 0.0
-        for r in self.run_data:
-            if r.provider == provider and r.region == region and self.gpu_hours_per_run > 0:
-                return (r.transfer_usd + (r.storage_usd + r.licence_usd) * overhead) / self.gpu_hours_per_run
-        return None
+        rate = self.data_rate(provider, region, overhead)
+        return None if rate is None else rate.usd_per_gpu_hour
+
+    def data_rate(self, provider: str, region: str, overhead: float = 1.0) -> DataRate | None:
+        """What a useful GPU-hour of this demand pays besides GPU time in ``provider/region``: a
+        run's :class:`RunData` over its GPU-hours, its storage and licences for ``overhead`` times
+        its hours (spot: paid hours per useful hour; a transfer is paid once, never × overhead).
+        None without data facts or where the region's is not known.
+
+        Where the data lives elsewhere, its way in is the cheaper of moving it in for every run
+        and one copy kept in the region (:func:`copy_choice`). A kept copy is a fixed cost of the
+        region, not of an hour; the MILP prices hours, so here it is spread over all the demand's
+        GPU-hours of the horizon, as if they all ran in this region from its first busy month
+        (the choice the optimiser compares offers by). What a schedule pays is then settled on the
+        hours it actually places there (``recourse.price_schedule``): a copy is paid whole in
+        every region that keeps one, never in part, and a region with few runs moves them in
+        one by one: the amortised figure only steers the choice, it is not the bill."""
+        if not self.run_data or self.gpu_hours_per_run <= 0:
+            return None
+        r = next((r for r in self.run_data if r.provider == provider and r.region == region), None)
+        if r is None:
+            return None
+        run = (r.transfer_usd + (r.storage_usd + r.licence_usd) * overhead) / self.gpu_hours_per_run
+        if not r.can_keep_copy:
+            return DataRate(provider=provider, region=region, usd_per_gpu_hour=run, run_usd_per_gpu_hour=run)
+        without_in = run - r.dataset_in_usd / self.gpu_hours_per_run
+        choice = copy_choice(self, r, self.gpu_hours)
+        way_in = choice.usd / sum(self.gpu_hours) if choice is not None else 0.0
+        return DataRate(
+            provider=provider,
+            region=region,
+            usd_per_gpu_hour=without_in + way_in,
+            run_usd_per_gpu_hour=without_in,
+            copy=r,
+        )
 
     def busy_h(self, month: int) -> float:
         """Hours of ``month`` the demand runs (0 when it asks for no GPU-hours then)."""
@@ -382,6 +505,9 @@ class Schedule:
     """Everything: sum of ``monthly`` plus ``past_horizon_usd``."""
     data_usd: float = 0.0
     """The part of ``total_usd`` that is not GPU time: the months' ``data_usd``."""
+    data_copies: tuple[DataCopyChoice, ...] = ()
+    """Per workload demand and region its runs are placed in away from its data: whether its
+    dataset is moved in for every run or kept there (both figures)."""
     all_on_demand_usd: float | None
     """Every demanded GPU-hour at its demand's cheapest on-demand price per GPU-hour used (whole
     instances, ``recourse.packing``), with what its runs pay besides GPU time in that offer's

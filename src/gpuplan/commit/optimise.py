@@ -134,6 +134,7 @@ def optimise(problem: TcoProblem) -> Schedule:
         past_horizon_usd=chosen.past_horizon_usd,
         total_usd=chosen.total_usd,
         data_usd=chosen.data_usd,
+        data_copies=chosen.data_copies,
         all_on_demand_usd=baseline,
         savings_pct=savings,
         break_even_utilisation=break_even_utilisation(by_gpu),

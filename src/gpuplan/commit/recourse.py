@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpuplan.commit.model import Commitment, Demand, MonthCost, PricedOffer, TcoProblem
+from gpuplan.commit.model import (
+    Commitment,
+    DataCopyChoice,
+    DataRate,
+    Demand,
+    MonthCost,
+    PricedOffer,
+    TcoProblem,
+    copy_choice,
+)
 from gpuplan.commit.overlap import month_slices
 from gpuplan.plan.spot import spot_times
 from gpuplan.units import instances_for
@@ -79,9 +88,13 @@ class HourlyCover:
     """Paid hours per useful hour (spot: checkpoints, lost work, restarts; 1 on demand)."""
     packing: float = 1.0
     """Paid GPU-hours per GPU-hour the run uses (whole instances: :func:`packing`)."""
-    data_usd_per_gpu_hour: float = 0.0
-    """What a useful GPU-hour pays besides GPU time in the offer's region
-    (:meth:`Demand.data_usd_per_gpu_hour`)."""
+    data: DataRate | None = None
+    """What a useful GPU-hour pays besides GPU time in the offer's region (:meth:`Demand.data_rate`);
+    None: nothing (no data facts)."""
+
+    @property
+    def data_usd_per_gpu_hour(self) -> float:
+        return self.data.usd_per_gpu_hour if self.data is not None else 0.0
 
     @property
     def compute_usd_per_useful_gpu_hour(self) -> float:
@@ -103,13 +116,15 @@ class HourlyOptions:
     """Demand index -> its cheapest on-demand cover per useful GPU-hour (none: no price allowed)."""
     spot: dict[int, HourlyCover]
     """Demand index -> its cheapest spot cover per useful GPU-hour."""
-    committed_data: dict[int, float] = field(default_factory=dict)
+    committed_data: dict[int, DataRate] = field(default_factory=dict)
     """Demand index -> what a GPU-hour of it served by a committed GPU pays besides GPU time: the
     dearest over the regions of the GPU type's commitment offers (which committed GPU serves which
-    run is not modelled, so the conservative bound). Absent: 0 (no data facts)."""
+    run is not modelled, so the conservative bound), its hours taken to run in that region. Absent:
+    0 (no data facts)."""
 
     def committed_data_usd_per_gpu_hour(self, demand: int) -> float:
-        return self.committed_data.get(demand, 0.0)
+        rate = self.committed_data.get(demand)
+        return rate.usd_per_gpu_hour if rate is not None else 0.0
 
     def on_demand_usd_per_gpu_hour(self, demand: int) -> float | None:
         cover = self.on_demand.get(demand)
@@ -124,14 +139,20 @@ def _cheapest(covers: Sequence[HourlyCover]) -> HourlyCover | None:
     return min(covers, key=lambda c: (c.usd_per_useful_gpu_hour, c.offer.tie_key), default=None)
 
 
-def _committed_data(demand: Demand, offers: Sequence[PricedOffer]) -> float:
+def _committed_data(demand: Demand, offers: Sequence[PricedOffer]) -> DataRate | None:
     """What a GPU-hour of ``demand`` served by one of ``offers`` (commitments) pays besides GPU
     time: the dearest of their regions (a region whose figure is not known is not offered for an
-    hour bought by the hour; a committed GPU there is bounded by the dearest known one)."""
-    known = [r for o in offers if (r := demand.data_usd_per_gpu_hour(o.provider, o.region)) is not None]
+    hour bought by the hour; a committed GPU there is bounded by the dearest run of any region,
+    its dataset moved in for every run)."""
+    known = [r for o in offers if (r := demand.data_rate(o.provider, o.region)) is not None]
     if demand.run_data and len(known) < len(offers):
-        known += [max(r.usd for r in demand.run_data) / demand.gpu_hours_per_run]
-    return max(known, default=0.0)
+        bound = max(r.usd for r in demand.run_data) / demand.gpu_hours_per_run
+        known.append(DataRate(provider="", region="", usd_per_gpu_hour=bound, run_usd_per_gpu_hour=bound))
+    return max(known, key=lambda r: (r.usd_per_gpu_hour, r.provider, r.region), default=None)
+
+
+def _data(demand: Demand, offer: PricedOffer, overhead: float = 1.0) -> DataRate | None:
+    return demand.data_rate(offer.provider, offer.region, overhead)
 
 
 def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
@@ -146,17 +167,17 @@ def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
         committed = [o for o in problem.offers if o.gpu == gpu and o.is_commitment]
         on_demand: dict[int, HourlyCover] = {}
         spot: dict[int, HourlyCover] = {}
-        committed_data: dict[int, float] = {}
+        committed_data: dict[int, DataRate] = {}
         for i, d in enumerate(problem.demands):
             if d.gpu != gpu:
                 continue
-            if committed and d.run_data:
-                committed_data[i] = _committed_data(d, committed)
+            if committed and d.run_data and (rate := _committed_data(d, committed)) is not None:
+                committed_data[i] = rate
             od = _cheapest(
                 [
-                    HourlyCover(offer=o, packing=packing(d, o), data_usd_per_gpu_hour=data)
+                    HourlyCover(offer=o, packing=packing(d, o), data=data)
                     for o in od_offers
-                    if (data := d.data_usd_per_gpu_hour(o.provider, o.region)) is not None
+                    if (data := _data(d, o)) is not None or not d.run_data
                 ]
             )
             if od is not None:
@@ -164,10 +185,10 @@ def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
             if not d.interruptible:
                 continue
             covers = [
-                HourlyCover(offer=o, overhead=f, packing=packing(d, o), data_usd_per_gpu_hour=data)
+                HourlyCover(offer=o, overhead=f, packing=packing(d, o), data=data)
                 for o in spot_offers
                 if (f := spot_overhead(d, o)) is not None
-                and (data := d.data_usd_per_gpu_hour(o.provider, o.region, f)) is not None
+                and ((data := _data(d, o, f)) is not None or not d.run_data)
             ]
             if (best := _cheapest(covers)) is not None:
                 spot[i] = best
@@ -186,6 +207,47 @@ class Priced:
     """False when some month's demand cannot be covered (no on-demand price and too little committed)."""
     data_usd: float = 0.0
     """The part of ``total_usd`` that is not GPU time (``MonthCost.data_usd``)."""
+    data_copies: tuple[DataCopyChoice, ...] = ()
+    """How each demand's dataset gets to each region its runs are placed in away from its data."""
+
+
+class _DataBook:
+    """What a schedule's runs pay besides GPU time, month by month: the part paid per GPU-hour at
+    once, and the dataset's way into each region settled at the end on the hours placed there
+    (a copy kept is a fixed cost of the region, paid whole: ``Demand.data_rate``)."""
+
+    def __init__(self, problem: TcoProblem) -> None:
+        self._problem = problem
+        self.usd = [0.0] * problem.horizon_months
+        self._placed: dict[tuple[int, str, str], tuple[DataRate, list[float]]] = {}
+
+    def add(self, demand: int, rate: DataRate | None, gpu_hours: float, month: int) -> None:
+        """``gpu_hours`` useful GPU-hours of demand ``demand`` in ``month`` at ``rate``."""
+        if rate is None or gpu_hours <= 0:
+            return
+        self.usd[month] += gpu_hours * rate.run_usd_per_gpu_hour
+        if rate.copy is not None:
+            key = (demand, rate.provider, rate.region)
+            _rate, hours = self._placed.setdefault(key, (rate, [0.0] * self._problem.horizon_months))
+            hours[month] += gpu_hours
+
+    def settle(self) -> tuple[DataCopyChoice, ...]:
+        """Each region's way in at the cheaper of a copy kept and every run's transfer, added to
+        the months it is paid in."""
+        out = []
+        for (i, _p, _r), (rate, hours) in sorted(self._placed.items()):
+            demand, data = self._problem.demands[i], rate.copy
+            if data is None or (choice := copy_choice(demand, data, hours)) is None:
+                continue
+            if choice.kept:
+                self.usd[choice.first_month] += choice.copy_in_usd
+                for m in range(choice.first_month, len(hours)):
+                    self.usd[m] += choice.copy_storage_usd_per_month
+            else:
+                for m, h in enumerate(hours):
+                    self.usd[m] += h / demand.gpu_hours_per_run * data.dataset_in_usd
+            out.append(choice)
+        return tuple(out)
 
 
 def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[str, list[float]]:
@@ -208,7 +270,9 @@ def price_schedule(
     """Cost of ``commitments`` plus the cheapest hourly cover of the rest, month by month.
 
     ``demand_scale`` changes each demand's GPUs at once (more or fewer runs at the same time, of
-    the same length)."""
+    the same length). What the runs pay besides GPU time is added per GPU-hour where they are
+    placed, and the dataset's way into each region once, on the hours placed there (a copy kept
+    is paid whole, whatever the scale: :class:`_DataBook`)."""
     h = problem.horizon_months
     by_month: list[dict[str, float]] = [{} for _ in range(h)]
     past = 0.0
@@ -221,7 +285,7 @@ def price_schedule(
             else:
                 past += per_month
     cap = committed_gpus(problem, commitments)
-    data = [0.0] * h
+    book = _DataBook(problem)
     feasible = True
     for gpu, opts in options.items():
         members = [i for i, d in enumerate(problem.demands) if d.gpu == gpu]
@@ -257,7 +321,7 @@ def price_schedule(
                     cell[pricing] = (
                         cell.get(pricing, 0.0) + take * piece.hours * cover.compute_usd_per_useful_gpu_hour
                     )
-                    data[m] += take * piece.hours * cover.data_usd_per_gpu_hour
+                    book.add(members[k], cover.data, take * piece.hours, m)
                     hourly[k] = take
                     uncovered -= take
                 if uncovered > 1e-9:
@@ -265,7 +329,9 @@ def price_schedule(
                 # the rest of each demand's GPUs are committed ones
                 for k, gpus in piece.gpus.items():
                     rest = max(0.0, gpus - hourly[k])
-                    data[m] += rest * piece.hours * opts.committed_data_usd_per_gpu_hour(members[k])
+                    book.add(members[k], opts.committed_data.get(members[k]), rest * piece.hours, m)
+    copies = book.settle()
+    data = book.usd
     monthly = tuple(
         MonthCost(
             month=m,
@@ -277,5 +343,10 @@ def price_schedule(
     )
     total = sum(mc.cost_usd for mc in monthly) + past
     return Priced(
-        monthly=monthly, past_horizon_usd=past, total_usd=total, feasible=feasible, data_usd=sum(data)
+        monthly=monthly,
+        past_horizon_usd=past,
+        total_usd=total,
+        feasible=feasible,
+        data_usd=sum(data),
+        data_copies=copies,
     )

@@ -17,6 +17,7 @@ from gpuplan.vocab import PricingModel
 __all__ = [
     "TCO_SCHEMA_VERSION",
     "TcoCommitment",
+    "TcoDataCopy",
     "TcoDemand",
     "TcoDocument",
     "TcoHourlyPrice",
@@ -44,6 +45,31 @@ class TcoMonth(Document):
     data_cost_usd: float
     """What the month's runs pay besides GPU time where they are placed (transfer, storage,
     licences), USD: ``cost_usd`` is it plus ``cost_usd_by_pricing``."""
+
+
+class TcoDataCopy(Document):
+    """How a workload demand's dataset gets to a region its runs are placed in away from its
+    data: moved in for every run, or one copy kept in the region's object storage, whichever
+    costs less for the runs placed there (both figures, so that the choice can be checked)."""
+
+    demand: str
+    provider: str
+    region: str
+    choice: Literal["per_run", "kept_copy"]
+    """Which of the two the total counts: the cheaper (a tie: ``per_run``)."""
+    runs: float
+    """The demand's runs placed in the region over the horizon."""
+    first_month: str
+    """``YYYY-MM``: the first month a run is placed there (when a copy would be moved in)."""
+    per_run_transfer_usd: float
+    """The dataset moved in for every one of those runs (every copy their disks need), USD."""
+    kept_copy_usd: float
+    """One copy moved in during ``first_month`` plus its storage from then to the horizon's end, USD
+    (the region's object-storage price; an unknown one at the highest the catalog holds)."""
+    copy_transfer_usd: float
+    """The copy's transfer in, once, USD."""
+    copy_storage_usd_per_month: float
+    """The copy stored for one month, USD."""
 
 
 class TcoCommitment(Document):
@@ -209,6 +235,10 @@ class TcoDocument(Document):
     data_costs_counted_for: list[str]
     """The demands whose data costs are counted (workload demands); a demand given in GPU-hours
     has no data facts: GPU time only."""
+    data_copies: list[TcoDataCopy] = Field(default_factory=list)
+    """Per workload demand and region its runs are placed in away from its data: whether its
+    dataset is moved in for every run or kept in the region (both figures); empty when every run
+    is placed with its data."""
     all_on_demand_cost_usd: float | None
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
     instances), with what its runs pay besides GPU time in that offer's region; None where a demand

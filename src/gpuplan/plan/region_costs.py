@@ -265,6 +265,21 @@ class CostFacts:
             )
         return text.format(gb=f"{job.weights_gb:.1f}", price=money(usd_per_gb_month))
 
+    def object_storage(self, provider: str, region: str) -> tuple[float, str]:
+        """The object-storage price of ``provider/region``, USD per GB-month, and what was assumed
+        ("" where the catalog has the region's own): an unknown price at the highest of its kind
+        the catalog holds, as :meth:`charges` bounds it, never 0."""
+        price, _note, _borrowed = self._field(provider, region, "object_storage_usd_per_gb_month")
+        if price is not None:
+            return float(price), ""
+        text = _("storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})")
+        said = text.format(
+            where=place(provider, region),
+            price=money(self._max_object),
+            highest=self._highest(self._object_from_catalog),
+        )
+        return self._max_object, said
+
     def charges(self, provider: str, region: str, job: JobFacts, *, best_case: bool = False) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``; with
         ``best_case``, each unknown price at its best case instead of its conservative bound."""

@@ -133,6 +133,21 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "data_cost_usd": cost(s.data_usd),
         "data_cost_covers": _(DATA_COVERS),
         "data_costs_counted_for": [d.name for d in report.problem.demands if d.run_data],
+        "data_copies": [
+            {
+                "demand": c.demand,
+                "provider": c.provider,
+                "region": c.region,
+                "choice": "kept_copy" if c.kept else "per_run",
+                "runs": round(c.runs, 4),
+                "first_month": u.month_label(c.first_month),
+                "per_run_transfer_usd": cost(c.per_run_usd),
+                "kept_copy_usd": cost(c.kept_usd),
+                "copy_transfer_usd": cost(c.copy_in_usd),
+                "copy_storage_usd_per_month": cost(c.copy_storage_usd_per_month),
+            }
+            for c in s.data_copies
+        ],
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost_usd": cost(s.past_horizon_usd),
@@ -230,6 +245,38 @@ def _pricing(p: str) -> str:
     return _(PRICING_LABELS.get(p, p))
 
 
+def _copy_lines(report: TcoReport) -> list[str]:
+    """Per workload demand and region its runs are placed in away from its data: how its dataset
+    gets there, with both figures."""
+    money, out = report.money, []
+    for c in report.schedule.data_copies:
+        where = f"{c.provider}/{c.region}"
+        if c.kept:
+            text = _(
+                "{name} in {where}: its dataset is kept in the region's object storage, {kept} (moved in "
+                "once in {month}, then {storage}/month), rather than moved in for each of its {runs} runs "
+                "there, {per_run}"
+            )
+        else:
+            text = _(
+                "{name} in {where}: its dataset is moved in for each of its {runs} runs there, {per_run}, "
+                "rather than kept in the region's object storage, {kept} (moved in once in {month}, then "
+                "{storage}/month)"
+            )
+        out.append(
+            text.format(
+                name=c.demand,
+                where=where,
+                kept=money.format(c.kept_usd),
+                month=report.usage.month_label(c.first_month),
+                storage=money.format(c.copy_storage_usd_per_month),
+                runs=format_number(round(c.runs, 1)),  # 72; 7.2 where growth adds part of a run
+                per_run=money.format(c.per_run_usd),
+            )
+        )
+    return out
+
+
 def summary_lines(report: TcoReport) -> list[str]:
     """The headline figures, one sentence each (also the HTML report's summary)."""
     s, money = report.schedule, report.money
@@ -257,6 +304,7 @@ def summary_lines(report: TcoReport) -> list[str]:
                 "licence fees where their runs are placed (the notes say what)"
             ).format(amount=money.format(s.data_usd))
         )
+    lines += _copy_lines(report)
     if s.past_horizon_usd > 0:
         lines.append(
             _("Of the total, {amount} pays for term months after the horizon").format(
