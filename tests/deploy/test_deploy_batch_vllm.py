@@ -144,6 +144,22 @@ def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> N
     assert "huggingface.co is often unreachable" not in by_path(generate(hk, "k8s"))["README.md"]
 
 
+def test_a_job_in_mainland_china_is_told_the_data_pods_image_is_on_docker_hub_too() -> None:
+    # The note had named the job's image only; the data pod's busybox comes from docker.io too, and
+    # no option replaces it: a pod stuck in ImagePullBackOff before a single input is copied in.
+    cn = _llm_batch_plan().model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    for spec in (cn, cn.model_copy(update={"hf_model_id": None})):  # vLLM's job, and batch.py's
+        files = by_path(generate(spec, "k8s"))
+        (pod,) = yaml_docs([f for f in generate(spec, "k8s") if f.path == "k8s/data-pod.yaml"])
+        image = pod["spec"]["containers"][0]["image"]
+        assert image.startswith("busybox:")
+        readme = " ".join(files["README.md"].split())
+        assert "Docker Hub (docker.io) is often slow or unreachable" in readme  # the job's image
+        assert f"The pod of k8s/data-pod.yaml runs `{image}`, from Docker Hub too" in readme
+    readme = by_path(generate(_llm_batch_plan(), "k8s"))["README.md"]  # us-east-1: neither
+    assert "Docker Hub" not in readme and "busybox" not in readme
+
+
 def test_the_chinese_readme() -> None:
     from gpuplan.i18n import use_language
 
