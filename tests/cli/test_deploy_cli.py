@@ -525,3 +525,26 @@ def test_an_engine_whose_kv_cache_is_not_counted_is_not_started_at_the_models_wh
     readme = " ".join((out_dir / "README.md").read_text().split())
     said = "up to 120 tokens, prompt and answer together: the serving block's prompt + answer tokens"
     assert said in readme
+
+
+def test_deploy_warns_in_one_line_where_a_plans_config_is_gone_and_it_recorded_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plan of an hf_config batch job made before plans recorded the model, its config moved:
+    # deploy had written batch.py's random stand-in and said nothing.
+    gone = tmp_path / "project" / "config.json"
+    doc = json.loads(PLAN.read_text())
+    doc["workload"] = {
+        "name": "summaries",
+        "task": "infer",
+        "model": {"hf_config": str(gone)},
+        "inputs": {"batch_size": 8, "seq_len": 512, "output_tokens": 64},
+        "data": {"samples": 1000},
+    }
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    code, _out, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "o"))
+    assert code == 0, err
+    (line,) = [w for w in err.splitlines() if w.startswith("warning:")]
+    assert f"hf_config {gone} is not here" in line and "batch.py's randomly initialised stand-in" in line
+    assert (tmp_path / "o" / "batch.py").is_file()

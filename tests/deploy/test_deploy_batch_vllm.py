@@ -147,6 +147,22 @@ def test_a_job_in_mainland_china_is_told_where_else_the_weights_come_from() -> N
     assert "huggingface.co is often unreachable" not in by_path(generate(hk, "k8s"))["README.md"]
 
 
+def test_a_job_in_mainland_china_is_told_the_data_pods_image_is_on_docker_hub_too() -> None:
+    # The note had named the job's image only; the data pod's busybox comes from docker.io too, and
+    # no option replaces it: a pod stuck in ImagePullBackOff before a single input is copied in.
+    cn = _llm_batch_plan().model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    for spec in (cn, cn.model_copy(update={"hf_model_id": None})):  # vLLM's job, and batch.py's
+        files = by_path(generate(spec, "k8s"))
+        (pod,) = yaml_docs([f for f in generate(spec, "k8s") if f.path == "k8s/data-pod.yaml"])
+        image = pod["spec"]["containers"][0]["image"]
+        assert image.startswith("busybox:")
+        readme = " ".join(files["README.md"].split())
+        assert "Docker Hub (docker.io) is often slow or unreachable" in readme  # the job's image
+        assert f"The pod of k8s/data-pod.yaml runs `{image}`, from Docker Hub too" in readme
+    readme = by_path(generate(_llm_batch_plan(), "k8s"))["README.md"]  # us-east-1: neither
+    assert "Docker Hub" not in readme and "busybox" not in readme
+
+
 def test_the_chinese_readme() -> None:
     from gpuplan.i18n import use_language
 
@@ -638,3 +654,53 @@ def test_a_checkpoint_without_a_chat_template_gets_plain_completions(tmp_path: P
     assert all(
         r["body"]["model"] == "openai-community/gpt2" and r["body"]["max_tokens"] == 100 for r in requests
     )
+
+
+def test_vllm_batch_py_refuses_a_custom_id_given_twice_in_any_shard_before_vllm_starts(
+    launch: Path, tmp_path: Path
+) -> None:
+    # The outputs are matched to the inputs by custom_id, which the OpenAI Batch API and vLLM's
+    # BatchRequestInput say is unique in a batch: two answers under one id had been written, and
+    # which answer is whose was lost.
+    readme = " ".join((launch / "README.md").read_text().split())
+    assert "every shard checks the custom_ids of all the inputs, not only of its own lines" in readme
+    runner = _runner_args(launch)
+    folder, out = tmp_path / "in", tmp_path / "out"
+    folder.mkdir()
+
+    def shard(n: int, shards: int = 3) -> tuple[int, str]:
+        args = ["--input", str(folder), "--output", str(out), "--chunk-size", "2"]
+        return finish(_run(launch, *args, "--shards", str(shards), "--shard", str(n), *runner))
+
+    # 8 requests in chunks of 2: chunk 0 (a.jsonl:1-2) and chunk 3 (b.jsonl:3, 5) are shard 0's,
+    # chunk 1 is shard 1's, chunk 2 shard 2's. "r-1" is on a.jsonl:2 (chunk 0) and b.jsonl:5
+    # (chunk 3, after a blank line): both shard 0's.
+    (folder / "a.jsonl").write_text("".join(_request(f"r-{i}", f"say {i}") for i in range(4)))
+    (folder / "b.jsonl").write_text(
+        "".join(_request(f"r-{i}", f"say {i}") for i in (4, 5, 6)) + "\n" + _request("r-1", "again")
+    )
+    for n in range(3):  # every shard refuses, its own chunks holding the duplicate or not
+        code, log = shard(n)
+        assert code == 2 and "Traceback" not in log, log
+        assert "custom_id given more than once: 'r-1' on a.jsonl:2, b.jsonl:5" in log, log
+    assert _starts(launch) == [] and not list(out.glob("chunk-*"))
+
+    # Across shards: "r-0" in chunk 0 (shard 0's) and chunk 1 (shard 1's) of two shards; and a
+    # second duplicate, "r-2", named too.
+    (folder / "b.jsonl").write_text(_request("r-0", "again") + _request("r-2", "again"))
+    for n in range(2):
+        code, log = shard(n, shards=2)
+        assert code == 2, log
+        assert "'r-0' on a.jsonl:1, b.jsonl:1; 'r-2' on a.jsonl:3, b.jsonl:2" in log, log
+    assert _starts(launch) == []
+
+    # A custom_id that is no string cannot name an output: refused on its own line.
+    (folder / "b.jsonl").write_text(_request("r-4", "fine").replace('"r-4"', "4"))
+    code, log = shard(0, shards=1)
+    assert code == 2 and "b.jsonl:1: custom_id must be a string" in log, log
+
+    # Unique again: the job runs.
+    (folder / "b.jsonl").write_text(_request("r-4", "fine"))
+    code, log = shard(0, shards=1)
+    assert code == 0 and "done: 3 chunks written (5 requests)" in log, log
+    assert [o["custom_id"] for o in chunk_outputs(out)] == [f"r-{i}" for i in range(5)]

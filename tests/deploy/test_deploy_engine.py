@@ -522,3 +522,51 @@ def test_a_workload_names_the_weights_an_engine_serves_with_hub_id(tmp_path: Pat
     spec = LaunchSpec.from_workload(tuned, gpu="H100-SXM")
     assert spec.hf_model_id == "me/llama-tuned" and spec.hf_base_model_id is None
     assert "not tuned to follow a prompt" not in by_path(generate(spec, "docker"))["README.md"]
+
+
+def test_a_plan_that_lost_its_config_and_recorded_nothing_of_it_is_warned(tmp_path: Path) -> None:
+    # A plan made before plans recorded the model (no hub_id, family, max_positions), its config
+    # since moved: deploy wrote serve.py's random stand-in for the Llama the plan priced, silently.
+    from gpuplan.deploy.engine import unread_config_warning
+
+    project = tmp_path / "project"
+    project.mkdir()
+    _hf_workload(project, "meta-llama/Llama-3.2-1B")
+    config = project / "config.json"
+    path = _plan_naming(config, project)
+    spec = LaunchSpec.from_plan_json(path)
+    assert spec.hf_model_id == "meta-llama/Llama-3.2-1B" and unread_config_warning(spec) is None
+    config.rename(project / "config.moved.json")
+    spec = LaunchSpec.from_plan_json(path)
+    assert spec.hf_model_id is None and spec.unread_hf_config == str(config)
+    line = unread_config_warning(spec)
+    assert line is not None and "\n" not in line
+    assert f"hf_config {config} is not here" in line and "serve.py's randomly initialised stand-in" in line
+    assert "plan the workload again (`gpuplan plan WORKLOAD --json`)" in line
+    assert "serve.py" in by_path(generate(spec, "k8s"))  # still written: it may be a model of no Hub id
+
+    # A batch job's stand-in is batch.py's.
+    doc = json.loads(path.read_text())
+    doc["workload"]["serving"] = None
+    path.write_text(json.dumps(doc))
+    line = unread_config_warning(LaunchSpec.from_plan_json(path))
+    assert line is not None and "batch.py's randomly initialised stand-in" in line
+
+    # Recorded in the plan, or a config read that names no Hub id: the files are what is known.
+    doc["workload"]["model"] |= {
+        "hub_id": "meta-llama/Llama-3.2-1B",
+        "family": "decoder",
+        "max_positions": 512,
+    }
+    path.write_text(json.dumps(doc))
+    assert unread_config_warning(LaunchSpec.from_plan_json(path)) is None
+    _hf_workload(project, "./my-model")  # config.json again, naming a local folder, no Hub id
+    plain = _plan_naming(config, project)
+    spec = LaunchSpec.from_plan_json(plain)
+    assert spec.hf_model_id is None and spec.unread_hf_config is None and unread_config_warning(spec) is None
+    # A training plan's files are the same either way: nothing to warn of.
+    config.unlink()
+    doc = json.loads(plain.read_text())
+    doc["workload"] |= {"task": "finetune", "serving": None}
+    plain.write_text(json.dumps(doc))
+    assert unread_config_warning(LaunchSpec.from_plan_json(plain)) is None

@@ -272,7 +272,56 @@ def test_the_readme_says_how_to_upload_launch_watch_fetch_and_the_cost() -> None
 def test_without_a_cloud_the_readme_says_where_skypilot_puts_the_bucket(tmp_path: Path) -> None:
     readme = by_path(generate(_workload(tmp_path, gpu="L4"), "skypilot", LAUNCH))["README.md"]
     assert "sky storage ls" in readme and "s3://$DATA_BUCKET" in readme and "gs://$DATA_BUCKET" in readme
+    assert 'az storage blob download-batch --account-name "$AZ_ACCOUNT"' in readme  # the third store
     assert "No plan priced this run" in readme
+
+
+#: A stand-in for the Azure CLI: two storage accounts named sky…, the container in the second only;
+#: it writes what download-batch is asked for, and a chunk where the pattern says.
+_FAKE_AZ = """#!/usr/bin/env bash
+case "$1 $2 $3" in
+  "storage account list") echo skyaaaa1111; echo skybbbb2222 ;;
+  "storage container exists")
+    want="--account-name skybbbb2222 --name $DATA_BUCKET --auth-mode login"
+    if [[ "$*" == *"$want"* ]]; then echo true; else echo false; fi ;;
+  "storage blob download-batch")
+    echo "$*" > az-download.txt; mkdir -p outputs && echo '{"index": 0}' > outputs/chunk-00000000.jsonl ;;
+  *) echo "unexpected: $*" >&2; exit 2 ;;
+esac
+"""
+
+
+def test_an_azure_plan_copies_its_outputs_out_of_the_container_skypilot_made(tmp_path: Path) -> None:
+    # The README had given S3 and GCS commands only: on Azure, SkyPilot keeps the bucket as a Blob
+    # container in a storage account of its own, whose name the user does not know.
+    azure = _batch_plan().model_copy(
+        update={"provider": "azure", "region": "eastus", "instance_type": "Standard_NC24ads_A100_v4"}
+    )
+    readme = by_path(generate(azure, "skypilot", LAUNCH))["README.md"]
+    assert 'pip install "skypilot[azure]"' in readme and "s3://" not in readme and "gs://" not in readme
+    assert "Storage Blob Data Owner" in " ".join(readme.split())
+    (block,) = [b for b in re.findall(r"^```bash\n(.*?)^```", readme, re.S | re.M) if "az storage" in b]
+    subprocess.run(["bash", "-n"], input=block, text=True, check=True)
+    # Run as written, with the stand-in az first on PATH: the account holding the container is found,
+    # outputs/ copied from it, and the chunks joined.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "az").write_text(_FAKE_AZ)
+    (bin_dir / "az").chmod(0o755)
+    fetch = "\n".join(line for line in block.splitlines() if not line.startswith("sky storage delete"))
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "DATA_BUCKET": "llama8b-chat-service-data",
+    }
+    subprocess.run(["bash", "-e", "-c", fetch], cwd=tmp_path, env=env, check=True)
+    asked = (tmp_path / "az-download.txt").read_text().split()
+    assert asked[asked.index("--account-name") + 1] == "skybbbb2222"
+    assert asked[asked.index("--source") + 1] == "llama8b-chat-service-data"
+    assert (
+        asked[asked.index("--pattern") + 1] == "outputs/*" and asked[asked.index("--destination") + 1] == "."
+    )
+    assert (tmp_path / "outputs.jsonl").read_text() == '{"index": 0}\n'
 
 
 def test_the_chinese_readme() -> None:

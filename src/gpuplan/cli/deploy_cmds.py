@@ -143,7 +143,13 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context, unpriced_share
+    from gpuplan.deploy.engine import (
+        ON_GPU_UTILISATION,
+        engine_launch,
+        unchecked_context,
+        unpriced_share,
+        unread_config_warning,
+    )
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.errors import InputError, NotFoundError
 
@@ -293,6 +299,9 @@ def deploy(
         )
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
+    if unread := unread_config_warning(spec):
+        # The plan's model is not known to have Hub weights: a stand-in, said before it is written.
+        typer.echo(_("warning: {line}").format(line=unread), err=True)
     if network := fabric_warning(spec, generator.name):
         # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
         typer.echo(_("warning: {line}").format(line=network), err=True)

@@ -199,8 +199,11 @@ def vllm_input_contract(launch: EngineLaunch) -> str:
         "One JSON Lines file, or a folder of them (read in name order), in `inputs/`: one request a line "
         "in the OpenAI Batch API format, as vLLM's batch runner reads it (url `/v1/chat/completions`, "
         "`/v1/completions` or `/v1/embeddings`, the body a request for the model `{model}`; a body without "
-        "a model is sent with it), each with a custom_id of your own. Every line of a shard is checked "
-        "before the engine starts: a bad one stops the shard at once, naming its file and line:"
+        "a model is sent with it), each with a custom_id of your own, a string given once in all the "
+        "inputs (the outputs are matched to the inputs by it). Every line of a shard is checked before "
+        "the engine starts, and every shard checks the custom_ids of all the inputs, not only of its "
+        "own lines: a bad line, or a custom_id given twice, stops the shard at once (status 2), naming "
+        "the file and line:"
     ).format(model=launch.model_id)
 
 

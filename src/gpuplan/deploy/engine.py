@@ -57,6 +57,7 @@ __all__ = [
     "serve_py_reason",
     "unchecked_context",
     "unpriced_share",
+    "unread_config_warning",
 ]
 
 #: The engine's HTTP port in every target (vLLM's own default; SGLang is told it).
@@ -593,6 +594,23 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
     )
     # a space between sentences, none after a full-width end (Chinese: 。)
     return "".join(p if i == 0 or parts[i - 1].endswith("。") else f" {p}" for i, p in enumerate(parts))
+
+
+def unread_config_warning(spec: LaunchSpec) -> str | None:
+    """A warning for stderr where an inference plan's ``hf_config`` could not be read here and the
+    plan recorded nothing of its model (:attr:`LaunchSpec.unread_hf_config`): whether it has Hub
+    weights an engine could run is not known, so the files run serve.py's or batch.py's randomly
+    initialised stand-in; naming the file and how to get the engine. None otherwise (a training
+    job's files are the same either way)."""
+    if spec.unread_hf_config is None or spec.task != "infer" or spec.model_entry_point:
+        return None
+    return _(
+        "the model's hf_config {path} is not here (moved or deleted, or outside the plan file's folder) "
+        "and the plan records no Hugging Face id of it (made before plans recorded one): these files "
+        "run {runner}'s randomly initialised stand-in, not the model's weights on an engine; put the "
+        "config back at that path, or plan the workload again (`gpuplan plan WORKLOAD --json`), and "
+        "deploy again"
+    ).format(path=spec.unread_hf_config, runner="batch.py" if spec.batch_inference else "serve.py")
 
 
 def serve_py_reason(spec: LaunchSpec) -> str:

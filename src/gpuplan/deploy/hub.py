@@ -30,6 +30,7 @@ __all__ = [
     "ModelIdentity",
     "config_identity",
     "preset_identity",
+    "read_config_identity",
     "recorded_identity",
 ]
 
@@ -130,13 +131,19 @@ def config_identity(path: Path) -> ModelIdentity:
     """The config.json at ``path`` (a file or its folder): its ``_name_or_path`` where that is a
     Hub id, a decoder where one of its ``architectures`` is a causal LM, its
     ``max_position_embeddings`` (or kin). Unreadable, or a config that asks for code: all None."""
+    return read_config_identity(path) or _UNKNOWN
+
+
+def read_config_identity(path: Path) -> ModelIdentity | None:
+    """:func:`config_identity`, None where the config cannot be read (missing, not JSON, a config
+    that asks for code): a config read that names nothing is all None, one not read is not known."""
     from gpuplan.workload.hf_config import read_hf_config
     from gpuplan.workload.spec import hf_max_positions
 
     try:
         raw = read_hf_config(path)
     except (GpuplanError, OSError):
-        return _UNKNOWN
+        return None
     name = raw.get("_name_or_path")
     hub_id = hf_repo_id(name) if isinstance(name, str) else None
     architectures = raw.get("architectures")

@@ -28,7 +28,19 @@ from gpuplan.errors import DeployError
 from gpuplan.hardware import GPU
 from gpuplan.i18n.messages import N_
 
-__all__ = ["BaseImage", "base_image_for"]
+__all__ = [
+    "FILES_IMAGE",
+    "BaseImage",
+    "base_image_for",
+    "in_mainland_china",
+    "registry_note",
+    "side_image_note",
+]
+
+#: The small image of a Kubernetes batch job's data pod, which holds its volume for ``kubectl cp``
+#: (which needs ``tar`` in the container: busybox has it): Docker Hub's official ``busybox``, so
+#: pulled from docker.io like the PyTorch images, and no option of ``deploy`` replaces it.
+FILES_IMAGE = "busybox:1.37"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,3 +130,17 @@ def registry_note(provider: str | None, region: str | None) -> str:
         "Huawei Cloud SWR, Volcano Engine CR) or a mirror you trust, and give it with --base-image (docker) "
         "or --image (k8s)."
     ).format(provider=provider, region=region)
+
+
+def side_image_note(provider: str | None, region: str | None, image: str, file: str) -> str:
+    """A README sentence for a launch in mainland China whose ``file`` runs ``image`` from Docker Hub
+    besides the job's own image, which no option of ``deploy`` replaces (a batch job's data pod:
+    :data:`FILES_IMAGE`): that it must be copied too, and where to give the copy ('' elsewhere)."""
+    if not in_mainland_china(provider, region):
+        return ""
+    from gpuplan.i18n import _
+
+    return _(
+        "The pod of {file} runs `{image}`, from Docker Hub too: copy it to the same registry or mirror "
+        "and give the copy's name as its `image:` in {file}."
+    ).format(file=file, image=image)

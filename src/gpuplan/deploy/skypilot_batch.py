@@ -168,12 +168,37 @@ def skyignore() -> GeneratedFile:
     return GeneratedFile(path=".skyignore", content=f"/{LOCAL_DATA}\n/outputs\n")
 
 
+#: On Azure, SkyPilot keeps a bucket as a Blob container of that name in a storage account it makes
+#: (``sky{region_hash}{user_hash}{subscription_hash}``, in the resource group ``sky{user_hash}``),
+#: unless ``azure.storage_account`` in ~/.sky/config.yaml names one, and gives the signed-in user
+#: the Storage Blob Data Owner role on an account it makes (skypilot-org/skypilot,
+#: sky/data/storage.py ``AzureBlobStore``: DEFAULT_STORAGE_ACCOUNT_NAME, _create_storage_account;
+#: sky/adaptors/azure.py ``assign_storage_account_iam_role``). The account's name is not in
+#: ``sky storage ls``: the first line finds the ``sky…`` account that holds the container
+#: (``az storage container exists --account-name A --name C --auth-mode login --query exists``),
+#: the second copies outputs/ out of it, blob names kept as paths (``az storage blob download-batch
+#: --source CONTAINER --pattern 'dir/*' --destination .``, the Azure CLI's own example of one folder;
+#: ``--auth-mode login``: the user's Microsoft Entra sign-in). Microsoft Learn, Azure CLI reference:
+#: https://learn.microsoft.com/en-us/cli/azure/storage/blob#az-storage-blob-download-batch and
+#: https://learn.microsoft.com/en-us/cli/azure/storage/container#az-storage-container-exists.
+_AZURE_FETCH = (
+    "AZ_ACCOUNT=$(for a in $(az storage account list --query \"[?starts_with(name, 'sky')].name\" -o tsv); "
+    'do [ "$(az storage container exists --account-name "$a" --name "$DATA_BUCKET" --auth-mode login '
+    '--query exists -o tsv)" = true ] && echo "$a"; done | head -n 1)\n'
+    'az storage blob download-batch --account-name "$AZ_ACCOUNT" --auth-mode login --source "$DATA_BUCKET" '
+    '--pattern "outputs/*" --destination .'
+)
+
 #: SkyPilot's cloud -> the commands that copy the outputs from the bucket it makes there (the store
 #: of the task's cloud: sky/task.py _get_preferred_store).
 _FETCH = {
     "aws": 'aws s3 sync "s3://$DATA_BUCKET/outputs" outputs/',
     "gcp": 'gcloud storage rsync --recursive "gs://$DATA_BUCKET/outputs" outputs/',
+    "azure": _AZURE_FETCH,
 }
+
+#: The stores a README without a cloud gives the commands of, by SkyPilot's cloud.
+_STORES = (("S3", "aws"), ("GCS", "gcp"), ("Azure Blob", "azure"))
 
 
 def batch_readme(
@@ -234,19 +259,32 @@ def batch_readme(
     fetch = _FETCH.get(cloud or "")
     if fetch is None:
         fetch = "\n".join(
-            f"{command}   # {store}" for store, command in (("S3", _FETCH["aws"]), ("GCS", _FETCH["gcp"]))
+            f"{_FETCH[c]}   # {store}" if "\n" not in _FETCH[c] else f"# {store}:\n{_FETCH[c]}"
+            for store, c in _STORES
         )
         stores = _(
             "SkyPilot makes the bucket in the object store of the cloud the job runs on, or of the first "
             "cloud `sky check` enables that has one: `sky storage ls` names it. Copy the outputs from "
-            "there with that store's tool (S3 and GCS below)."
+            "there with that store's tool (S3, GCS and Azure Blob below)."
         )
     else:
         stores = ""
+    azure = (
+        _(
+            "On Azure the bucket is a Blob container in a storage account SkyPilot made (its name starts "
+            "with sky; `sky storage ls` does not show it): the first command finds it, the second copies "
+            "outputs/ with your `az login`, which SkyPilot gave the Storage Blob Data Owner role on it. "
+            "Where `azure.storage_account` in ~/.sky/config.yaml names your own account, set AZ_ACCOUNT "
+            "to its name instead of the first command."
+        )
+        if _AZURE_FETCH in fetch
+        else ""
+    )
     outputs = sentences(
         output_contract() if launch is None else vllm_output_contract(launch),
         _("They are in the bucket, under outputs/: copy them out once the job has SUCCEEDED."),
         *([stores] if stores else []),
+        *([azure] if azure else []),
     )
     delete = _("when done: the bucket and every file in it")
     if launch is None:

@@ -57,7 +57,7 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
-from gpuplan.deploy.hub import ModelIdentity, config_identity, preset_identity, recorded_identity
+from gpuplan.deploy.hub import ModelIdentity, preset_identity, read_config_identity, recorded_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
@@ -116,6 +116,8 @@ _READABLE_PLAN_VERSIONS = (1, PLAN_SCHEMA_VERSION)
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
 MAX_NAME_CHARS = 128
+#: The most of a plan's file path a warning shows (the plan is untrusted data), characters.
+MAX_PATH_SHOWN = 300
 
 #: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
@@ -232,6 +234,12 @@ class LaunchSpec(BaseModel):
     model_context_limit: int | None = Field(default=None, ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)
     """Positions the model takes (its preset's, its config.json's ``max_position_embeddings``): the
     longest request a serving engine of it accepts; None: not stated."""
+    unread_hf_config: str | None = Field(default=None, max_length=MAX_PATH_SHOWN)
+    """A plan's ``model.hf_config`` that could not be read here (moved, deleted, outside the plan
+    file's folder) where the plan recorded nothing of its model either (a plan made before it
+    recorded ``model.hub_id``, ``family``, ``max_positions``): whether the model has Hub weights an
+    engine could run is not known, and the files run a stand-in (:func:`unread_config_warning`).
+    As the plan names it, cut to :data:`MAX_PATH_SHOWN` characters; None otherwise."""
     project_dir: str | None = None
     """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
     checked by the builders to lie inside the folder the user named (the plan's or workload's own,
@@ -795,25 +803,37 @@ def _cny_rate(doc: Mapping[str, Any]) -> dict[str, Any]:
     return {"cny_per_usd": float(units), "cny_rate_as_of": as_of[:40] if isinstance(as_of, str) else None}
 
 
-def _identity(m: WorkloadModel, config: Path | None) -> ModelIdentity:
-    """Hub id, family and positions of the workload's model (:mod:`gpuplan.deploy.hub`)."""
+def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str | None]:
+    """Hub id, family and positions of the workload's model (:mod:`gpuplan.deploy.hub`), and the
+    ``hf_config`` none of them is known of: not read here, nothing recorded of it in the plan
+    (:attr:`LaunchSpec.unread_hf_config`; None where it was read, or something was recorded)."""
     unknown = ModelIdentity(None, None, None)
     if m.python:
-        return unknown
+        return unknown, None
     if m.hf_config:
-        found = config_identity(config) if config is not None else unknown
-        if found == unknown:
+        read = read_config_identity(config) if config is not None else None
+        if read is None or read == unknown:
             # the config did not travel with the plan: what the plan recorded of it where it was made
-            return recorded_identity(m.hub_id, m.family, m.max_positions)
+            recorded = recorded_identity(m.hub_id, m.family, m.max_positions)
+            unread = read is None and recorded == unknown
+            return recorded, _shown_path(m.hf_config) if unread else None
+        found = read
     elif m.preset:
         found = preset_identity(m.preset)
     else:
-        return unknown
+        return unknown, None
     named = recorded_identity(m.hub_id, None, None).hub_id
     if named is None or named == found.hub_id:
-        return found
+        return found, None
     # the workload names the weights: a checkpoint of this architecture whose chat template is not known
-    return found._replace(hub_id=named, base_id=None, chat=None)
+    return found._replace(hub_id=named, base_id=None, chat=None), None
+
+
+def _shown_path(path: str) -> str:
+    """A plan's path as a warning may show it on a terminal: unprintable characters escaped (the
+    plan is untrusted data), cut to :data:`MAX_PATH_SHOWN` characters."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+    return shown if len(shown) <= MAX_PATH_SHOWN else shown[: MAX_PATH_SHOWN - 1] + "…"
 
 
 def _samples(workload: PlanWorkload) -> int | None:
@@ -955,7 +975,7 @@ def _build(
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         model_source = _model_source(m)
-        identity = _identity(m, config)
+        identity, unread_config = _identity(m, config)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
@@ -977,6 +997,7 @@ def _build(
             chat_template=identity.chat,
             model_family=identity.family,
             model_context_limit=identity.positions,
+            unread_hf_config=unread_config,
             batch_size=workload.inputs.batch_size,
             seq_len=workload.inputs.seq_len,
             output_tokens=workload.inputs.output_tokens if workload.serving is None else None,

@@ -247,11 +247,16 @@ class PlanOption(Document):
     best_case_job_time_h: float | None = None
     """The job time with every unknown fact at its best case; None when none is unknown."""
     usd_per_million_output_tokens: float | None = None
-    """A service: all-in cost per million output tokens (request rate × output tokens over the
-    months billed); None for a job that is not a service."""
+    """All-in cost per million output tokens: a service's over request rate × output tokens in the
+    months billed; a batch generation job's (inputs.output_tokens) over the tokens the run generates
+    (samples × epochs × output_tokens). None for any other job, or where not known
+    (``usd_per_million_tokens_unknown`` says why)."""
     usd_per_million_tokens: float | None = None
-    """A service: all-in cost per million prompt and output tokens; None for a job that is not a
-    service."""
+    """All-in cost per million prompt and output tokens (a batch generation job's prompts at
+    inputs.seq_len tokens each); None as ``usd_per_million_output_tokens`` is."""
+    usd_per_million_tokens_unknown: str | None = None
+    """Why the two figures above are None for a service or a batch generation job (its all-in cost
+    not known); None where they are known or do not apply."""
     peak_memory_gib: float | None = None
     """Estimated peak memory per GPU, GiB."""
     input_bound: bool = False

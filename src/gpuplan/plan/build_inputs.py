@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
     from gpuplan.catalog.model import ExchangeRate, StoragePrice
+    from gpuplan.perf.estimate import JobSize
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -414,6 +415,17 @@ def _replicas(workload: Workload) -> tuple[int, int]:
     return (sv.min_replicas or 1) if sv is not None else 1, workload.replicas_per_gpu
 
 
+def _run_tokens(workload: Workload, size: JobSize | None) -> tuple[float, float] | None:
+    """A batch generation job's (prompt, output) tokens over the whole run, as its estimate prices
+    each sample (``perf.estimate.generation_step``: a prompt of ``inputs.seq_len`` tokens, an answer
+    of ``inputs.output_tokens``); None for any other job, or one of no known length."""
+    out = workload.generated_tokens
+    if out is None or workload.serving is not None or size is None or not workload.inputs.seq_len:
+        return None
+    samples = size.samples * size.epochs
+    return samples * workload.inputs.seq_len, samples * out
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -537,6 +549,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         )
         if workload.serving is not None
         else None,
+        run_tokens=_run_tokens(workload, size),
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
         mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,
     )

@@ -312,6 +312,10 @@ class JobFacts:
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its mean request rate (``serving.mean_requests_per_s``,
     else ``requests_per_s``) × tokens per request (None: not a service)."""
+    run_tokens: tuple[float, float] | None = None
+    """A batch job that generates (``inputs.output_tokens``): the (prompt, output) tokens the whole
+    run reads and generates as its estimate prices it, samples × epochs × ``inputs.seq_len`` and
+    × ``inputs.output_tokens`` (None: not a batch generation job)."""
     mean_requests_per_s: float | None = None
     """A service's load on average over the month (``serving.mean_requests_per_s``; None: not given)."""
     requests_per_s: float | None = None

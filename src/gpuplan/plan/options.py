@@ -275,17 +275,39 @@ def results_unpriced(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
     return out
 
 
-def _per_million_tokens(job: JobFacts, total_usd: float) -> tuple[float | None, float | None]:
-    """A service's all-in cost per million output tokens and per million prompt and output tokens:
-    the tokens its request rate asks for over the calendar time billed (None, None: not a service,
-    or no token)."""
-    if job.served_tokens_per_hour is None or job.calendar_months is None:
-        return None, None
-    hours = job.calendar_months * HOURS_PER_MONTH
-    prompt, output = (t * hours / 1e6 for t in job.served_tokens_per_hour)
+#: Why a batch generation job's cost per million tokens is not known: the results it sends back over
+#: a priced link are not priced, so its all-in cost is not known either (only a floor of it).
+_TOKENS_RESULTS_UNPRICED = N_(
+    "the results sent back are not priced (data.results_gb not given), so the all-in cost is not known; "
+    "give data.results_gb"
+)
+
+
+def _per_million_tokens(
+    ctx: PlanContext, j: int, total_usd: float
+) -> tuple[float | None, float | None, str | None]:
+    """The all-in cost of option ``j`` per million output tokens and per million prompt and output
+    tokens, and why they are not known: one definition for a service and a batch generation job, the
+    option's all-in cost over the tokens of the work it prices. A service's: the tokens its request
+    rate asks for over the calendar time billed; a batch generation job's (``inputs.output_tokens``):
+    the tokens the run reads and generates (:attr:`JobFacts.run_tokens`). (None, None, None): neither,
+    or no token; (None, None, why) where the all-in cost is not known (results sent back whose size
+    is not stated, over a link that is priced, or from the user's own site): never the floor."""
+    job = ctx.job
+    if job.served_tokens_per_hour is not None and job.calendar_months is not None:
+        hours = job.calendar_months * HOURS_PER_MONTH
+        prompt, output = (t * hours / 1e6 for t in job.served_tokens_per_hour)
+    elif job.run_tokens is not None:
+        region = ctx.costs.regions[int(ctx.costs.region_id[j])]
+        if job.results_unpriced and (job.data_location is None or region != job.data_location):
+            return None, None, _(_TOKENS_RESULTS_UNPRICED)
+        prompt, output = (t / 1e6 for t in job.run_tokens)
+    else:
+        return None, None, None
     return (
         total_usd / output if output > 0 else None,
         total_usd / (prompt + output) if prompt + output > 0 else None,
+        None,
     )
 
 
@@ -451,7 +473,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         )
         best_time = float(b.time_h[j])
     price = float(row.price_usd or math.nan)
-    per_m_out, per_m_all = _per_million_tokens(job, breakdown.total_usd)
+    per_m_out, per_m_all, per_m_unknown = _per_million_tokens(ctx, j, breakdown.total_usd)
     return Option(
         provider=row.provider,
         region=row.region,
@@ -497,6 +519,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         best_case_job_time_h=best_time,
         usd_per_million_output_tokens=per_m_out,
         usd_per_million_tokens=per_m_all,
+        usd_per_million_tokens_unknown=per_m_unknown,
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),

@@ -241,10 +241,15 @@ class Option:
     best_case_job_time_h: float | None = None
     """The job time with every unknown fact at its best case (None when none is unknown)."""
     usd_per_million_output_tokens: float | None = None
-    """A service: the all-in cost over the output tokens its request rate asks for in the months
-    billed, per million (None: not a service, or no token asked for)."""
+    """The all-in cost over the output tokens of the work priced, per million: a service's, those its
+    request rate asks for in the months billed; a batch generation job's (``inputs.output_tokens``),
+    those the run generates (None: neither, no token asked for, or not known:
+    :attr:`usd_per_million_tokens_unknown`)."""
     usd_per_million_tokens: float | None = None
-    """A service: the same over its prompt and output tokens, per million."""
+    """The same over the prompt and output tokens, per million."""
+    usd_per_million_tokens_unknown: str | None = None
+    """Why the two figures above are None for a job that has them (its all-in cost not known), in
+    words; None where they are known or do not apply."""
     price_age_days: int | None = None
     """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
     days; None when the price is undated."""

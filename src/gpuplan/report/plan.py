@@ -67,6 +67,7 @@ def option_json(o: Option) -> PlanOption:
         best_case_job_time_h=o.best_case_job_time_h,
         usd_per_million_output_tokens=o.usd_per_million_output_tokens,
         usd_per_million_tokens=o.usd_per_million_tokens,
+        usd_per_million_tokens_unknown=o.usd_per_million_tokens_unknown,
         age_days=o.price_age_days,
         age_bound_launch=launch_bound(o.as_of, launch_month(o.gpu)),
         staleness=o.staleness or None,  # type: ignore[arg-type]

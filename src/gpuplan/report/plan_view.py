@@ -614,15 +614,31 @@ def _savings(plan: Plan) -> Any:
 
 
 def _per_million_tokens(plan: Plan) -> list[Any]:
-    """A service: what the recommended option costs per million tokens (to set beside API prices)."""
+    """A service or a batch generation job: what the recommended option costs per million tokens
+    (to set beside API prices), or why that is not known."""
     from rich.text import Text
 
     o = plan.recommended
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
+        if o.usd_per_million_tokens_unknown:
+            return [
+                Text(
+                    _("Cost per million tokens: not known: {why}").format(
+                        why=o.usd_per_million_tokens_unknown
+                    )
+                )
+            ]
         return []
     service = o.service
     output, both = money(o.usd_per_million_output_tokens), money(o.usd_per_million_tokens)
-    if service is not None and service.mean_requests_per_s is not None:
+    if service is None:  # a batch generation job: the run's own tokens
+        words = _(
+            "Cost per million tokens: {output} per million output tokens, {all} per million prompt and "
+            "output tokens (the all-in cost over the tokens the run reads and generates, as the plan "
+            "prices it: each sample's prompt inputs.seq_len tokens and its answer inputs.output_tokens; "
+            "answers that stop before inputs.output_tokens make the run shorter and its tokens fewer)"
+        ).format(output=output, all=both)
+    elif service.mean_requests_per_s is not None:
         words = _(
             "Cost per million tokens: {output} per million output tokens, {all} per million prompt "
             "and output tokens (the all-in cost over the tokens of {rate:g} requests/s, the mean load "

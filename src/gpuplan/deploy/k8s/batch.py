@@ -34,6 +34,7 @@ from gpuplan.deploy.batch import (
     vllm_output_contract,
 )
 from gpuplan.deploy.engine import EngineLaunch, batch_engine_launch
+from gpuplan.deploy.images import FILES_IMAGE, side_image_note
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET
@@ -60,9 +61,9 @@ EXIT_BAD_INPUT = 2
 #: Failed pods of one index (one shard) before the index fails; reclaims and SIGTERMs not counted.
 BACKOFF_LIMIT_PER_INDEX = 3
 
-#: The small image of the pod that holds the data volume for ``kubectl cp`` (which needs ``tar``
-#: in the container: busybox has it).
-FILES_IMAGE = "busybox:1.37"
+#: The file of the pod that holds the data volume for ``kubectl cp`` (its image:
+#: :data:`gpuplan.deploy.images.FILES_IMAGE`).
+FILES_POD = "k8s/data-pod.yaml"
 
 
 def _data_pvc(spec: LaunchSpec) -> dict[str, Any]:
@@ -254,7 +255,7 @@ def batch_manifests(
     )
     files.append(
         GeneratedFile(
-            path="k8s/data-pod.yaml",
+            path=FILES_POD,
             content=dump_documents(
                 [_files_pod(spec)],
                 _(
@@ -327,10 +328,12 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         "outputs": _("Outputs"),
         "cost": _("Cost"),
     }
+    # The data pod's busybox comes from Docker Hub as the job's image does: said beside it.
+    files_note = side_image_note(spec.provider, spec.region, FILES_IMAGE, FILES_POD)
     return f"""# {title}
 
 {needs}
-{image_note}
+{image_note}{f"{chr(10)}{files_note}" if files_note else ""}
 
 {runs}
 

@@ -13,8 +13,17 @@ in name order). One line is one request in the OpenAI Batch API format:
 {"custom_id": "chat-1", "method": "POST", "url": "/v1/chat/completions", "body": {"model": ...,
 "messages": [{"role": "user", "content": "..."}], "max_tokens": 256}}; the url one of
 /v1/chat/completions, /v1/completions and /v1/embeddings; a body without "model" is sent with the
-model this job serves. Blank lines are skipped. Every line of the shard is checked before vLLM
-starts: a bad one stops the run at once (exit 2), not hours in.
+model this job serves. Blank lines are skipped. Every line of the shard is checked before vLLM starts:
+a bad one stops the run at once (exit 2), not hours in. A custom_id is a string, unique in all the
+inputs, as the OpenAI Batch API's request input asks ("Must be unique for each request in a batch":
+OpenAI, API reference, "The request input object",
+https://platform.openai.com/docs/api-reference/batch/request-input) and vLLM's BatchRequestInput says
+the same (vllm-project/vllm, vllm/entrypoints/openai/protocol.py, run_batch.py in later releases): the
+outputs are matched to the inputs by it. Every shard reads every line of the inputs to cut the chunks,
+so every shard checks the custom_ids of all of them, not only of its own chunks: one given twice, in
+any shard's chunks, stops every shard before vLLM starts (exit 2), naming the lines that give it. That
+costs each shard a parse of every line (some 5 us a line of 4 kB on one core: 10 s for 2 M requests)
+and a set of the custom_ids (some 180 MB for 2 M), let go before vLLM starts.
 
 Outputs (--output, or OUTPUT_DIR): chunk-00000000.jsonl, chunk-00000001.jsonl, ... a line per
 request of the chunk, in input order, as vLLM's own batch runner writes them: {"id": ...,
@@ -209,6 +218,8 @@ def request(where: str, line: str, model: str) -> dict[str, Any]:
         raise BadInput(f"{where}: missing {', '.join(missing)} (an OpenAI Batch API request)")
     if value["method"] != "POST":
         raise BadInput(f"{where}: method {value['method']!r}: only POST is sent")
+    if not isinstance(value["custom_id"], str):
+        raise BadInput(f"{where}: custom_id must be a string (the outputs are matched to the inputs by it)")
     if value["url"] not in ENDPOINTS:
         raise BadInput(f"{where}: url {value['url']!r} is not one of {', '.join(ENDPOINTS)}")
     body = value["body"]
@@ -260,16 +271,57 @@ def fingerprint(rows: list[tuple[str, str]]) -> str:
     return digest.hexdigest()
 
 
+def custom_id(line: str) -> str | None:
+    """A line's custom_id, or None where it has none to compare (not JSON, none given, not a
+    string): the shard whose line it is refuses it, naming it."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    given = value.get("custom_id") if isinstance(value, dict) else None
+    return given if isinstance(given, str) else None
+
+
+#: Duplicated custom_ids an error names, each with its lines (the rest counted).
+NAMED_DUPLICATES = 3
+
+
+def duplicates_error(files: list[Path], again: set[str]) -> BadInput:
+    """Where each custom_id in ``again`` is given (a second read of the inputs, on this error only)."""
+    lines: dict[str, list[str]] = {}  # in the order each is first given
+    for f in files:
+        with f.open(encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                if line.strip() and (key := custom_id(line)) in again:
+                    lines.setdefault(key, []).append(f"{f.name}:{i}")
+    named = list(lines)[:NAMED_DUPLICATES]
+    said = "; ".join(f"{k!r} on {', '.join(lines[k])}" for k in named)
+    more = f" (and {len(again) - len(named)} more)" if len(again) > len(named) else ""
+    return BadInput(
+        f"custom_id given more than once: {said}{more}. Each request needs its own custom_id in all "
+        "the inputs (the outputs are matched to the inputs by it): make them unique"
+    )
+
+
 def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) -> tuple[list[int], int]:
-    """Every line of the shard checked, and every chunk already written checked to be of these
-    inputs; the numbers of its chunks not yet written, and of those written."""
+    """Every line of the shard checked, the custom_ids of every line of the inputs checked to be
+    unique (each shard reads them all to cut the chunks), and every chunk already written checked to
+    be of these inputs; the numbers of its chunks not yet written, and of those written."""
     todo, written, seen = [], 0, False
+    ids: set[str] = set()
+    again: set[str] = set()
     for number, rows in chunks(files, args.chunk_size):
         seen = True
-        if number % args.shards != args.shard:
-            continue
+        ours = number % args.shards == args.shard
         for where, line in rows:
-            request(where, line, model)
+            key = request(where, line, model)["custom_id"] if ours else custom_id(line)
+            if key is None:
+                continue
+            if key in ids:
+                again.add(key)
+            ids.add(key)
+        if not ours:
+            continue
         path = chunk_path(out, number)
         if not path.exists():
             todo.append(number)
@@ -283,6 +335,8 @@ def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) 
         written += 1
     if not seen:  # an upstream step that wrote nothing is not a night's work done
         raise BadInput(f"{', '.join(f.name for f in files)} hold no request (only blank lines, or empty)")
+    if again:
+        raise duplicates_error(files, again)
     return todo, written
 
 
