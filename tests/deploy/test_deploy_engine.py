@@ -552,7 +552,7 @@ def test_a_plan_that_lost_its_config_and_recorded_nothing_of_it_is_warned(tmp_pa
     line = unread_config_warning(LaunchSpec.from_plan_json(path))
     assert line is not None and "batch.py's randomly initialised stand-in" in line
 
-    # Recorded in the plan, or a config read that names no Hub id: the files are what is known.
+    # Recorded in the plan: the files are what is known.
     doc["workload"]["model"] |= {
         "hub_id": "meta-llama/Llama-3.2-1B",
         "family": "decoder",
@@ -560,10 +560,16 @@ def test_a_plan_that_lost_its_config_and_recorded_nothing_of_it_is_warned(tmp_pa
     }
     path.write_text(json.dumps(doc))
     assert unread_config_warning(LaunchSpec.from_plan_json(path)) is None
+    # A decoder's config read that names no Hub id (one downloaded from the Hub has none): the plan
+    # priced it on vLLM, the files run a stand-in; model.hub_id is what names its weights.
     _hf_workload(project, "./my-model")  # config.json again, naming a local folder, no Hub id
     plain = _plan_naming(config, project)
     spec = LaunchSpec.from_plan_json(plain)
-    assert spec.hf_model_id is None and spec.unread_hf_config is None and unread_config_warning(spec) is None
+    assert spec.hf_model_id is None and spec.unread_hf_config is None
+    line = unread_config_warning(spec)
+    assert line is not None and "\n" not in line
+    assert line.startswith("hf_config project/config.json names no Hugging Face weights an engine could load")
+    assert "name the weights with model.hub_id in the workload" in line
     # A training plan's files are the same either way: nothing to warn of.
     config.unlink()
     doc = json.loads(plain.read_text())

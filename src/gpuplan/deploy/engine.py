@@ -600,17 +600,30 @@ def unread_config_warning(spec: LaunchSpec) -> str | None:
     """A warning for stderr where an inference plan's ``hf_config`` could not be read here and the
     plan recorded nothing of its model (:attr:`LaunchSpec.unread_hf_config`): whether it has Hub
     weights an engine could run is not known, so the files run serve.py's or batch.py's randomly
-    initialised stand-in; naming the file and how to get the engine. None otherwise (a training
-    job's files are the same either way)."""
-    if spec.unread_hf_config is None or spec.task != "infer" or spec.model_entry_point:
+    initialised stand-in; naming the file and how to get the engine. Also where a decoder's config
+    was read (or a preset named) but no Hugging Face weights are: the plan priced it on an engine.
+    None otherwise (a training job's files are the same either way)."""
+    if spec.task != "infer" or spec.model_entry_point:
         return None
+    runner = "batch.py" if spec.batch_inference else "serve.py"
+    if spec.unread_hf_config is None:
+        if spec.model_family != "decoder" or spec.hf_model_id is not None:
+            return None
+        # a decoder an engine would serve, but no weights named (a config.json downloaded from the
+        # Hub has no _name_or_path; a paper's preset has no published weights)
+        return _(
+            "{source} names no Hugging Face weights an engine could load: these files run {runner}'s "
+            "randomly initialised stand-in, not the model on an engine as the plan priced it; name the "
+            "weights with model.hub_id in the workload (a checkpoint of this architecture), plan again "
+            "and deploy again"
+        ).format(source=spec.model_source, runner=runner)
     return _(
         "the model's hf_config {path} is not here (moved or deleted, or outside the plan file's folder) "
         "and the plan records no Hugging Face id of it (made before plans recorded one): these files "
         "run {runner}'s randomly initialised stand-in, not the model's weights on an engine; put the "
         "config back at that path, or plan the workload again (`gpuplan plan WORKLOAD --json`), and "
         "deploy again"
-    ).format(path=spec.unread_hf_config, runner="batch.py" if spec.batch_inference else "serve.py")
+    ).format(path=spec.unread_hf_config, runner=runner)
 
 
 def serve_py_reason(spec: LaunchSpec) -> str:
