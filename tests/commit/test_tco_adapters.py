@@ -373,3 +373,23 @@ def test_a_misspelt_region_is_refused_as_plan_refuses_it(store: Store) -> None:
     with pytest.raises(NotFoundError) as caught:
         tco(usage, store=store)
     assert str(caught.value).startswith("unknown region 'cn-shanghia'; did you mean 'cn-shanghai'")
+
+
+def test_a_workload_budget_does_not_refuse_sizing_what_the_year_prices_otherwise(
+    store: Store, tmp_path: Path
+) -> None:
+    # A service whose monthly budget only a cheaper pricing fits: sizing priced it on demand and
+    # applied the budget ("no option costs under ¥80,000"), refusing what `plan` accepts.
+    served = (ROOT / "examples" / "llm-inference-service.yaml").read_text()
+    assert "budget" not in served
+    (tmp_path / "chat.yaml").write_text(served.replace("constraints:", "constraints:\n  budget_usd: 1", 1))
+    usage = load_usage(
+        {
+            "horizon_months": 1,
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "chat", "workload": "chat.yaml", "runs_per_month": 1}],
+            "constraints": {"providers": ["aws"]},
+        }
+    )
+    (demand,), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    assert demand.gpu_hours[0] > 0
