@@ -140,9 +140,12 @@ def test_the_cost_per_token_is_over_the_mean_load_where_it_is_given(store: Store
     assert w.serving is not None
     mean = w.model_copy(update={"serving": w.serving.model_copy(update={"mean_requests_per_s": 2.0})})
     p = plan(mean, store=store, profile=profile, providers=["aws"])
-    assert p.recommended.total_cost_usd == pytest.approx(peak.recommended.total_cost_usd)  # sized alike
-    assert p.recommended.usd_per_million_output_tokens == pytest.approx(
-        2.5 * peak.recommended.usd_per_million_output_tokens
+    a, b = p.recommended, peak.recommended
+    assert a.cost_breakdown.compute_usd == pytest.approx(b.cost_breakdown.compute_usd)  # sized alike
+    # but it sends 2/5 of the answers out: the egress of 2 requests/s all month
+    assert a.cost_breakdown.egress_usd == pytest.approx(2 / 5 * b.cost_breakdown.egress_usd)
+    assert a.usd_per_million_output_tokens == pytest.approx(
+        2.5 * b.usd_per_million_output_tokens * a.total_cost_usd / b.total_cost_usd
     )
     assert option_json(p.recommended).model_dump()["service"]["mean_requests_per_s"] == 2.0
     console = Console(width=200, record=True)

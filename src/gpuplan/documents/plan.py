@@ -68,7 +68,8 @@ class CostBreakdownDoc(Document):
     spot_overhead_usd: float | None
     items: list[CostItemDoc] = Field(default_factory=list)
     """Each charge with its multiplier: compute (instances), its set-up part, storage (disks or one
-    bucket), the dataset in (copies), the results back, licences, spot overhead."""
+    bucket), the dataset in (copies), the results back (``egress_out``; a service's: its answers to
+    its clients over the internet), licences, spot overhead."""
     licence_unknown: list[str] = Field(default_factory=list)
     """Licence items with no known fee in the option's region: ``licence_usd`` (and the licences
     item's ``cost_usd``) is then None — unknown, not 0 — and ``total_cost_usd`` leaves them out."""

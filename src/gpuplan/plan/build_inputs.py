@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
 from gpuplan.errors import GpuplanError, InputError
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, format_number
 from gpuplan.i18n.countries import country_code
 from gpuplan.i18n.places import place
+from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
 from gpuplan.plan.input_types import (
@@ -426,6 +427,43 @@ def _run_tokens(workload: Workload, size: JobSize | None) -> tuple[float, float]
     return samples * workload.inputs.seq_len, samples * out
 
 
+def _answers(workload: Workload) -> tuple[float, float, str]:
+    """A service's answers in the month planned, the bytes each sends its client, and how they were
+    worked out, in words; (0, 0, "") for a job. The answers leave the cloud to the internet, wherever
+    the data is, so they pay the region's internet egress (``CostFacts.charges``)."""
+    sv = workload.serving
+    if sv is None:
+        return 0.0, 0.0, ""
+    answers = sv.billed_requests_per_s * 3600.0 * SERVING_HOURS
+    rate = (
+        _("{rate} requests/s (serving.mean_requests_per_s)")
+        if sv.mean_requests_per_s is not None
+        else _("{rate} requests/s (serving.requests_per_s, the peak, all month)")
+    ).format(rate=f"{sv.billed_requests_per_s:g}")
+    if sv.response_bytes is not None:
+        each = float(sv.response_bytes)
+        how = _("{bytes} bytes each (serving.response_bytes)").format(bytes=format_number(each))
+    else:
+        each = float(streamed_answer_bytes(sv.output_tokens))
+        how = _(
+            "{tokens} tokens each, streamed: {per_token} bytes a token (an OpenAI-style server-sent event "
+            "per token, as vLLM sends it, with its HTTP, TLS and TCP/IP framing) plus {fixed} bytes an "
+            "answer; the workload does not say whether its clients stream, and streaming is the larger "
+            "case (give serving.response_bytes to set it)"
+        ).format(tokens=sv.output_tokens, per_token=STREAMED_TOKEN_BYTES, fixed=ANSWER_FIXED_BYTES)
+    words = _(
+        "serving: answers to clients {gb} GB a month, priced at each region's internet egress: {rate} "
+        "over {hours} h ({answers} answers), {how}"
+    ).format(
+        gb=format_number(answers * each / 1e9),
+        rate=rate,
+        hours=f"{SERVING_HOURS:g}",
+        answers=format_number(answers),
+        how=how,
+    )
+    return answers, each, words
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -507,6 +545,9 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         weights_gb, words = _frozen_base(workload, profile)
         notes.extend(words)
     least, per_gpu = _replicas(workload)
+    answers, answer_bytes, answers_words = _answers(workload)
+    if answers_words:
+        notes.append(answers_words)
     if per_gpu > 1:
         from gpuplan.perf.inference import TIME_SLICE_PENALTY
 
@@ -552,5 +593,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         run_tokens=_run_tokens(workload, size),
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
         mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,
+        answers_per_month=answers,
+        answer_bytes=answer_bytes,
     )
     return job, tuple(notes)

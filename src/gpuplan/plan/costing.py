@@ -40,9 +40,10 @@ class CostArrays:
     """The part of ``compute_usd`` that pays for the set-up (every instance, before the first step)."""
     storage_usd: FloatArray
     egress_usd: FloatArray
-    """Dataset in (every copy) plus results back."""
+    """Dataset in (every copy) plus results back (a service: its answers to its clients)."""
     egress_in_usd: FloatArray
     egress_out_usd: FloatArray
+    """What leaves the region once: a job's results back, a service's month of answers."""
     egress_copies: IntArray
     """Copies of the dataset that pay the transfer in: the node count (``data.transfer: per_node``
     on per-node disks) or 1 (fanned out inside the region, or one shared bucket)."""

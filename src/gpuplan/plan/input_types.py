@@ -321,6 +321,18 @@ class JobFacts:
     requests_per_s: float | None = None
     """A service's load (``serving.requests_per_s``), split evenly over its replicas (None: not a
     service)."""
+    answers_per_month: float = 0.0
+    """A service's answers in the month planned: its mean request rate (``serving.mean_requests_per_s``,
+    else ``requests_per_s``) over its hours (0: not a service)."""
+    answer_bytes: float = 0.0
+    """Bytes one answer sends its client on the wire (``serving.response_bytes``, else streamed:
+    ``plan.answer_bytes.streamed_answer_bytes``). The answers leave the region to the internet,
+    at its internet egress price, wherever the data is."""
+
+    @property
+    def answers_gb(self) -> float:
+        """What a service's answers send its clients in the month planned, GB (0: not a service)."""
+        return self.answers_per_month * self.answer_bytes / 1e9
 
     @property
     def resumes_by_chunks(self) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.i18n import N_, _, money
+from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.i18n.places import place
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
@@ -54,7 +54,8 @@ class RegionCharges:
     egress_in_usd: float
     """One copy of the dataset in from ``data.location`` (a job may pay it once per node)."""
     egress_out_usd: float
-    """The results back to ``data.location`` (one copy)."""
+    """What leaves the region once: a job's results back to ``data.location``, or a service's
+    month of answers to its clients over the internet (``JobFacts.answers_gb``)."""
     storage_usd_per_gb_hour: float
     licence_usd_per_instance_hour: float
     assumptions: tuple[str, ...]
@@ -68,7 +69,7 @@ class RegionCharges:
 
     @property
     def egress_usd(self) -> float:
-        """One copy in plus the results back."""
+        """One copy in plus the results back (a service: its answers out)."""
         return self.egress_in_usd + self.egress_out_usd
 
 
@@ -290,8 +291,22 @@ class CostFacts:
         egress_out, notes_out, assumed_out = self._transfer_usd(
             job.result_size_gb, here, job.data_location, N_("results back"), job.egress_free_tier, best_case
         )
-        assumptions = [*notes_in, *notes_out]
-        unknown = assumed_in or assumed_out
+        # A service's answers go to its clients on the internet, wherever its data is: the region's
+        # internet egress (its conservative bound where unknown), never free.
+        answers, notes_answers, assumed_answers = self._transfer_usd(
+            job.answers_gb, here, None, N_("answers to clients"), job.egress_free_tier, best_case
+        )
+        egress_out += answers
+        assumptions = [*notes_in, *notes_out, *notes_answers]
+        if job.answers_gb > 0:
+            assumptions.append(
+                _("egress: answers to clients {gb} GB a month to the internet, {cost} ({price}/GB)").format(
+                    gb=format_number(job.answers_gb),
+                    cost=money(answers),
+                    price=money(answers / job.answers_gb),
+                )
+            )
+        unknown = assumed_in or assumed_out or assumed_answers
         facts = int(Fact.EGRESS) if unknown else 0
         kind = job.storage_kind
         name = f"{kind}_storage_usd_per_gb_month"

@@ -29,8 +29,8 @@ class CostItem:
     """One charge of an option, with how many times it is paid: what is really rented."""
 
     component: str
-    """``compute``, ``setup`` (part of compute), ``storage``, ``egress_in``, ``egress_out``,
-    ``licences`` or ``spot_overhead``."""
+    """``compute``, ``setup`` (part of compute), ``storage``, ``egress_in``, ``egress_out`` (a job's
+    results back; a service's answers to its clients), ``licences`` or ``spot_overhead``."""
     cost_usd: float
     multiplier: int
     """How many times the unit charge is paid (instances, disks, copies of the dataset)."""
@@ -49,7 +49,8 @@ class CostBreakdown:
     storage_usd: float
     """Dataset and checkpoints on block or object storage for the job's duration."""
     egress_usd: float
-    """Dataset in from ``data.location`` and results back, at inter-region or internet tier prices."""
+    """Dataset in from ``data.location`` and results back (a service: its month of answers to its
+    clients, at the internet price), at inter-region or internet tier prices."""
     licence_usd: float
     """Per-instance-hour fees the catalog lists for the region: the known part where some are
     unknown (``licence_unknown``)."""

@@ -172,6 +172,7 @@ _ITEM_WORDS = {
 
 
 _SPARE_WORDS = N_("spare for reclaims {amount}")
+_ANSWERS_WORDS = N_("answers to clients {amount}")
 
 
 def _item_lines(o: Option) -> list[tuple[str, int, str]]:
@@ -186,6 +187,8 @@ def _item_lines(o: Option) -> list[tuple[str, int, str]]:
         words = _ITEM_WORDS[item.component]
         if item.component == "spot_overhead" and o.spot is not None and o.spot.service is not None:
             words = _SPARE_WORDS  # a service's spot overhead is its spare, not interruptions
+        if item.component == "egress_out" and o.service is not None:
+            words = _ANSWERS_WORDS  # what leaves a service's region is its answers, not results
         text = _(words).format(amount=amount)
         lines.append((text, item.multiplier, per_words(item.per, item.multiplier)))
     return lines

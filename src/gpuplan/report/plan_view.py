@@ -235,9 +235,15 @@ def breakdown_words(o: Option) -> str:
         )
     egress = _("egress {amount}").format(amount=money(b.egress_usd))
     if "egress_in" in items:
+        # What leaves the region: a job's results back to its data, a service's answers to its clients.
+        words = (
+            _("in {amount} × {copies}, answers out {back}")
+            if o.service
+            else _("in {amount} × {copies}, back {back}")
+        )
         egress += (
             " ("
-            + _("in {amount} × {copies}, back {back}").format(
+            + words.format(
                 amount=money(items["egress_in"].cost_usd / max(items["egress_in"].multiplier, 1)),
                 copies=per_words("copy", items["egress_in"].multiplier),
                 back=money(items["egress_out"].cost_usd) if "egress_out" in items else money(0.0),

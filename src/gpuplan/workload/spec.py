@@ -376,6 +376,12 @@ class ServingSpec(Spec):
     ttft_p95_ms: float | None = Field(default=None, gt=0, le=1e9)
     """Time-to-first-token target at the 95th percentile, in milliseconds: the wait in the queue
     and the prompt's prefill, before the first output token (a chat API's usual target)."""
+    response_bytes: int | None = Field(default=None, ge=1, le=10**9)
+    """Bytes one answer sends its client on the wire, headers and framing included: what the
+    month's answers pay internet egress on. Left out: streamed, as an OpenAI-style API sends it
+    to a client that asks for ``stream: true`` (one server-sent event per token, 316 bytes each;
+    ``gpuplan.plan.answer_bytes``), the larger case. An answer sent whole is about 5 bytes a token
+    of text plus 1 kB (``response_bytes: 2500`` for 300 tokens)."""
     # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
     """Scale out above this average GPU utilisation, percent (default 80)."""

@@ -1,0 +1,56 @@
+"""What a service's answers weigh on the wire: the bytes a chat API sends its clients, which leave
+the cloud to the internet and are billed at the region's internet egress price every month.
+
+A workload says how many answers (``serving.mean_requests_per_s``, else the peak, all month) and
+how many tokens each (``serving.output_tokens``), not whether its clients stream them. Streaming is
+the larger case, by some fifty times: one server-sent event per token, each a whole
+``chat.completion.chunk`` JSON object, against one JSON body for the whole answer. It is taken
+unless the workload gives ``serving.response_bytes``: unknown is never the cheaper case.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ANSWER_FIXED_BYTES",
+    "STREAMED_TOKEN_BYTES",
+    "streamed_answer_bytes",
+]
+
+#: One streamed token as vLLM's OpenAI-compatible server sends it, an SSE event
+#: ``data: {"id":"chatcmpl-<32 hex>","object":"chat.completion.chunk","created":<10 digits>,
+#: "model":"Qwen/Qwen2.5-7B-Instruct","choices":[{"index":0,"delta":{"content":"<text>"},
+#: "logprobs":null,"finish_reason":null}]}`` and a blank line: 231 bytes without its text, with
+#: a 24-character model name (each character more adds a byte to every event). Measured by
+#: serialising ``ChatCompletionStreamResponse`` of vllm/entrypoints/openai/protocol.py as
+#: vllm/entrypoints/openai/serving_chat.py does (``chunk.model_dump_json(exclude_unset=True)``,
+#: ``f"data: {data}\n\n"``), vllm-project/vllm @0052bed3 and @003fe593, read 2026-12-06, pydantic
+#: 2.14. One event per token is the bound: an engine that falls behind its clients merges tokens.
+SSE_TOKEN_EVENT_BYTES = 231
+#: The text of one token in UTF-8, bytes: English about 4 characters a token, 1 byte each (OpenAI
+#: Help Center, "What are tokens and how to count them?", help.openai.com/en/articles/4936856, read
+#: 2026-12-06); Chinese 1 character ≈ 0.6 token, so 1.67 characters of 3 bytes (DeepSeek API
+#: docs, "Token & Token Usage", api-docs.deepseek.com/quick_start/token_usage, read 2026-12-06).
+#: The larger, 5; pydantic writes it unescaped (a CJK character is 3 bytes in the event, measured).
+TEXT_BYTES_PER_TOKEN = 5
+#: What carries each event to the client besides itself, bytes: its HTTP/1.1 chunk's size line and
+#: CRLF (``ec\r\n`` … ``\r\n``, 6; RFC 9112 §7.1), a TLS 1.3 record (5-byte header, 1-byte content
+#: type, 16-byte AES-GCM tag: 22; RFC 8446 §5.2) and a TCP/IPv4 segment of its own (20 + 20 bytes of
+#: headers + 12 of the timestamps option: 52; RFC 791, RFC 9293, RFC 7323), since tokens come tens
+#: of milliseconds apart and asyncio, under uvicorn, sets TCP_NODELAY. The clouds meter IP traffic.
+EVENT_FRAMING_BYTES = 6 + 22 + 52
+#: One streamed token on the wire, bytes: 231 + 5 + 80 = 316.
+STREAMED_TOKEN_BYTES = SSE_TOKEN_EVENT_BYTES + TEXT_BYTES_PER_TOKEN + EVENT_FRAMING_BYTES
+#: What an answer sends once, however long, bytes (measured as above): the opening event
+#: (``"delta":{"role":"assistant","content":""}``, 250) and ``data: [DONE]`` (14), each with its
+#: framing (80); the last token's ``"finish_reason":"stop","stop_reason":null`` (21 more than a
+#: token's); the response's headers (``HTTP/1.1 200 OK``, date, ``server: uvicorn``,
+#: ``content-type: text/event-stream; charset=utf-8``, ``transfer-encoding: chunked``: 149) and
+#: the closing ``0\r\n\r\n`` (5), each in a TLS record and a segment (74). Not counted: a TLS
+#: handshake's certificate chain (a few kB), which a client keeping its connection open sends once.
+ANSWER_FIXED_BYTES = (250 + EVENT_FRAMING_BYTES) + (14 + EVENT_FRAMING_BYTES) + 21 + (149 + 74) + (5 + 74)
+
+
+def streamed_answer_bytes(output_tokens: int) -> int:
+    """Bytes one streamed answer of ``output_tokens`` sends its client, framing included:
+    ``316 × tokens + 747`` (300 tokens: 95,547)."""
+    return STREAMED_TOKEN_BYTES * output_tokens + ANSWER_FIXED_BYTES
