@@ -65,7 +65,8 @@ DATA_COVERS = N_(
     "what each run of a workload demand pays besides GPU time where it is placed, as the planner costs "
     "it: its dataset moved in from where it lives (free only in that region; for every run, or once "
     "into a copy kept in the region's object storage where that costs less over the horizon), its "
-    "results sent back, storage for the run's hours and the region's listed licence fees; the set-up "
+    "results sent back (a service: its answers to its clients, at the region's internet egress), storage "
+    "for the run's hours and the region's listed licence fees; the set-up "
     "is GPU time, in the GPU-hours"
 )
 
