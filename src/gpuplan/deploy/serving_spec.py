@@ -36,6 +36,9 @@ class ServingDeployment(BaseModel):
     """Replicas started at launch where they differ from ``min_replicas``: the plan's count for the
     load it priced, above a serving block's own ``min_replicas`` (the autoscaler may go down to that
     minimum when the load falls); None: start ``min_replicas``."""
+    floor_from_plan: bool = False
+    """``min_replicas`` is the plan's count for the load it priced (the serving block gives none):
+    the autoscaler never goes below the replicas priced for the peak, all month."""
     prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Tokens of a request's prompt and of its answer, as the plan priced them (the engine's

@@ -97,6 +97,7 @@ __all__ = [
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
+    "plan_floor_words",
     "refuse_without_kubernetes",
 ]
 
@@ -858,6 +859,22 @@ def committed_ceiling_words(spec: LaunchSpec) -> str | None:
     ).format(n=serving.launch_replicas, pricing=pricing_name(spec.pricing))
 
 
+def plan_floor_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on an autoscaler whose floor is the plan's replicas on hourly capacity
+    (the serving block gives no ``min_replicas``): it never scales below what was priced for the
+    peak, so the service pays the peak all month; how to let it scale down. None otherwise (a
+    floor the workload gives; committed capacity, bought for its term either way)."""
+    serving = spec.serving
+    if serving is None or not serving.floor_from_plan or spec.pricing in COMMITTED_PRICING:
+        return None
+    return _(
+        "The autoscaler never goes below the {n} replicas the plan priced for the load it was given, "
+        "all month, as the plan prices them: to let it scale down when the load falls (at night), set "
+        "serving.min_replicas in the workload; `gpuplan simulate autoscale` with your traffic shows "
+        "what a lower floor saves and what it does to latency."
+    ).format(n=serving.min_replicas)
+
+
 def latency_share_words(share: float) -> str | None:
     """The README's sentence on an autoscaler that holds each replica at ``share`` of its capacity
     (:meth:`LaunchSpec.replica_load_share`) where that is below the planning headroom, for the
@@ -904,6 +921,7 @@ def _serving_for(
     start = max(gpus, serving.min_replicas) if given_min else gpus
     if "max_replicas" in serving.model_fields_set:
         start = min(start, serving.max_replicas)
+    update_floor: dict[str, bool] = {"floor_from_plan": not given_min}
     if not given_min:
         update["min_replicas"] = start
     elif start != serving.min_replicas:
@@ -915,7 +933,7 @@ def _serving_for(
         # would be capacity it priced nowhere
         committed = launch.get("pricing") in {p.value for p in COMMITTED_PRICING}
         update["max_replicas"] = start if committed else 2 * start
-    return serving.model_copy(update=update)  # min ≤ start ≤ max by construction
+    return serving.model_copy(update={**update, **update_floor})  # min ≤ start ≤ max by construction
 
 
 def _adapter_words(lora: object) -> str:
