@@ -185,3 +185,42 @@ def test_each_policy_is_priced_on_its_own_fleet_whatever_runs_beside_it() -> Non
     own = prices_by_policy(offers, "H100-SXM", [one, two], gpus_per_replica=4)
     assert own["one"] == alone and "h100_4x" in own["one"].source  # $7.60 for its one replica
     assert "h100_8x" in own["two"].source  # two replicas: one 8-GPU box ($14) beats two 4-GPU ones ($15.20)
+
+
+def _placed(pricing: str, provider: str, region: str, per_gpu: float) -> object:
+    from dataclasses import replace
+
+    return replace(_offer(pricing, f"{provider}-1x", 1, per_gpu), provider=provider, region=region)  # type: ignore[type-var]
+
+
+def test_a_fleet_is_priced_only_where_the_workload_constraints_allow() -> None:
+    # A team on Chinese clouds had its day priced at a marketplace's $0.76 in Germany, a fifth of the
+    # ~$3.86 the clouds its workload allows charge.
+    from gpuplan.workload.spec import ConstraintsSpec
+
+    offers = [
+        _placed("on_demand", "vast", "DE", 0.76),
+        _placed("on_demand", "tencent", "ap-nanjing", 3.86),
+        _placed("on_demand", "tencent", "ap-singapore", 3.5),
+    ]
+    ours = ConstraintsSpec(providers=("alibaba", "tencent"))
+    p = fleet_prices(offers, "H100-SXM", constraints=ours)
+    assert p.usd_per_hour == {"on_demand": pytest.approx(3.5)}
+    assert "constraints.providers: alibaba, tencent" in p.sources["on_demand"]
+    # countries as plan reads them: ap-singapore is in Singapore, ap-nanjing in China
+    in_china = fleet_prices(
+        offers, "H100-SXM", constraints=ConstraintsSpec(providers=("tencent",), countries=("CN",))
+    )
+    assert "ap-nanjing" in in_china.source and "constraints.countries: cn" in in_china.source
+    # a constraint that leaves nothing out is not named
+    assert "constraints" not in fleet_prices(offers[1:], "H100-SXM", constraints=ours).source
+    # nothing left: refused, naming the constraint and the flags that give a price, never priced elsewhere
+    with pytest.raises(InputError) as e:
+        fleet_prices(offers, "H100-SXM", constraints=ConstraintsSpec(providers=("alibaba",)))
+    assert "constraints.providers: alibaba" in str(e.value) and "--on-demand-price" in str(e.value)
+    assert "--instance" in str(e.value)
+    # the user's own price needs no offer
+    given = fleet_prices(
+        offers, "H100-SXM", on_demand_usd=4.0, constraints=ConstraintsSpec(providers=("alibaba",))
+    )
+    assert given.usd_per_hour == {"on_demand": 4.0}

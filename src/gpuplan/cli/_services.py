@@ -17,19 +17,23 @@ if TYPE_CHECKING:
     from gpuplan.confine import Folder
     from gpuplan.simulate.inputs import ServicesFile
     from gpuplan.simulate.share import ServiceDemand
+    from gpuplan.workload.spec import ConstraintsSpec
 
 __all__ = ["estimate_services"]
 
 
 def estimate_services(
     db: str | None, spec: ServicesFile, services_file: Path, gpu_id: str, access: tuple[Folder, bool]
-) -> dict[str, ServiceDemand]:
-    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``. ``access``: the
-    folder the workload files must lie in, and whether their model code may run (``--allow-code``)."""
+) -> tuple[dict[str, ServiceDemand], list[ConstraintsSpec]]:
+    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``, and the
+    constraints of those workloads (the GPUs the services share are priced only where every one
+    allows). ``access``: the folder the workload files must lie in, and whether their model code may
+    run (``--allow-code``)."""
     todo = [(i, s) for i, s in enumerate(spec.services) if s.workload]
     out: dict[str, ServiceDemand] = {}
+    constraints: list[ConstraintsSpec] = []
     if not todo:
-        return out
+        return out, constraints
     from gpuplan.cli._profiles import load_profile
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
@@ -57,6 +61,7 @@ def estimate_services(
                 name=s.name,
                 n=w.tensor_parallel,
             )
+        constraints.append(w.constraints)
         prof = load_profile(w, db)
         engine = serving_engine(w)
         dec = decode_estimate(
@@ -77,4 +82,4 @@ def estimate_services(
             output_tokens=w.serving.output_tokens,
             slo_s=slo / 1000 if slo else None,
         )
-    return out
+    return out, constraints

@@ -379,6 +379,8 @@ def autoscale_cmd(
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
             "replicas_per_gpu": share,
+            # priced only where the workload's constraints allow, as plan prices it
+            "constraints": w.constraints,
         }
         prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(pols))  # type: ignore[arg-type]
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)

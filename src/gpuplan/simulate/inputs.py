@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.simulate.latency import Slo
     from gpuplan.simulate.policy import Policy
-    from gpuplan.workload.spec import ServingSpec
+    from gpuplan.workload.spec import ConstraintsSpec, ServingSpec
 
 __all__ = [
     "ServicesFile",
@@ -50,6 +50,7 @@ __all__ = [
     "demand_from_decode",
     "fleet_prices",
     "load_services",
+    "narrowed_words",
     "parse_replica",
     "price_basis",
     "replica_instances",
@@ -57,6 +58,16 @@ __all__ = [
     "storage_bytes_per_s",
     "whole_instances",
 ]
+
+
+def narrowed_words(narrowed: str) -> str:
+    """ ", the cheapest where the workload's constraints allow (constraints.providers: …)": after
+    an offer, the constraints that narrowed the offers it was picked from ("" where none did)."""
+    if not narrowed:
+        return ""
+    return _(", the cheapest where the workload's constraints allow ({constraints})").format(
+        constraints=narrowed
+    )
 
 
 def _price_caveat(o: OfferPrice) -> str:
@@ -269,7 +280,17 @@ def prices_by_policy(
     fleet another policy beside it runs (it had been billed an 8-GPU instance picked for another's
     eight, at 83 % more than alone)."""
     listed = list(offers)
-    return {p.name: fleet_prices(listed, gpu_id, **given, **policy_fleets([p])) for p in policies}
+    out = {}
+    for p in policies:
+        fleet = policy_fleets([p])
+        out[p.name] = fleet_prices(
+            listed,
+            gpu_id,
+            fleet_replicas=fleet["fleet_replicas"],
+            spot_fleet_replicas=fleet["spot_fleet_replicas"],
+            **given,
+        )
+    return out
 
 
 def check_given_prices(
@@ -332,6 +353,7 @@ def fleet_prices(
     fleet_replicas: int = 1,
     spot_fleet_replicas: int | None = None,
     replicas_per_gpu: int = 1,
+    constraints: ConstraintsSpec | None = None,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -347,9 +369,15 @@ def fleet_prices(
     ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
     n of them pay for one GPU, as ``plan`` prices them.
 
+    ``constraints``: the workload's; only offers where its providers, regions and countries allow
+    are priced, as the planner filters them (:mod:`gpuplan.plan.allowed_offers`), and each price's
+    note names the constraints that narrowed its offers. Where none is left, the fleet is refused
+    rather than priced elsewhere.
+
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
     """
+    from gpuplan.plan.allowed_offers import allowed_offers
 
     check_given_prices(
         on_demand_usd=on_demand_usd,
@@ -357,7 +385,9 @@ def fleet_prices(
         spot_rate_per_hour=spot_rate_per_hour,
         gpus_per_replica=gpus_per_replica,
     )
-    offers = list(offers)
+    allowed = allowed_offers(offers, constraints)
+    offers = list(allowed.offers)
+    narrowed = allowed.words()
     share = max(1, replicas_per_gpu)
     best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, replicas_per_gpu=share)
     fleets = {"on_demand": fleet_replicas, "spot": fleet_replicas}
@@ -397,6 +427,7 @@ def fleet_prices(
                     instance_type=o.instance_type,
                     as_of=o.as_of,
                 )
+                + narrowed_words(narrowed)
                 + _price_caveat(o)
                 + _bought(o, k, gpus_per_replica, share)
                 + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
@@ -404,6 +435,17 @@ def fleet_prices(
         if key in prices:
             sources[key] = notes[-1]
     if "on_demand" not in prices:
+        if narrowed:
+            # Never priced at a provider or place the team ruled out: the price would not be theirs.
+            raise InputError.worded(
+                N_(
+                    "no on-demand offer of {gpu} is left where the workload's constraints allow "
+                    "({constraints}); give another --gpu or an --instance offered there, or a price with "
+                    "--on-demand-price USD_PER_HOUR"
+                ),
+                gpu=gpu_id,
+                constraints=narrowed,
+            )
         if gpus_per_replica > 1:
             raise InputError.worded(
                 N_(
