@@ -224,3 +224,37 @@ def test_a_fleet_is_priced_only_where_the_workload_constraints_allow() -> None:
         offers, "H100-SXM", on_demand_usd=4.0, constraints=ConstraintsSpec(providers=("alibaba",))
     )
     assert given.usd_per_hour == {"on_demand": 4.0}
+
+
+def test_both_prices_of_a_fleet_are_of_the_one_region_it_runs_in() -> None:
+    # was: on-demand from the region cheapest on demand (r1) and spot from the one cheapest on spot
+    # (r2), a fleet that runs nowhere
+    offers = [
+        _placed("on_demand", "cloud", "r1", 1.24),
+        _placed("spot", "cloud", "r1", 0.39),
+        _placed("on_demand", "cloud", "r2", 1.38),
+        _placed("spot", "cloud", "r2", 0.19),
+    ]
+    no_spot = fleet_prices(offers, "H100-SXM", fleet_replicas=5, spot_fleet_replicas=0)
+    assert {b.region for b in no_spot.basis.values()} == {"r1"}
+    assert no_spot.usd_per_hour == {"on_demand": pytest.approx(1.24), "spot": pytest.approx(0.39)}
+    # Ten replicas, all of them on spot at most: r1 costs 10 × 1.24 + 10 × 0.39 = 16.3 an hour at
+    # most, r2 10 × 1.38 + 10 × 0.19 = 15.7: both prices are r2's.
+    spot = fleet_prices(offers, "H100-SXM", fleet_replicas=10, spot_fleet_replicas=10)
+    assert {b.region for b in spot.basis.values()} == {"r2"}
+    assert "another region" not in spot.source
+    # A region without spot: no spot price there, unless a policy runs spot and no region offers
+    # both, which the spot price's note then says.
+    apart = [offers[0], _placed("spot", "cloud", "r2", 0.19)]
+    assert fleet_prices(apart, "H100-SXM", spot_fleet_replicas=0).usd_per_hour == {
+        "on_demand": pytest.approx(1.24)
+    }
+    mixed = fleet_prices(apart, "H100-SXM", spot_fleet_replicas=1)
+    assert mixed.basis["spot"].region == "r2"
+    assert (
+        "of another region than the on-demand price: no region in the catalog offers H100-SXM both"
+        in (mixed.sources["spot"])
+    )
+    # A price the user gives ties no region: the other is the catalog's cheapest anywhere.
+    given = fleet_prices(offers, "H100-SXM", on_demand_usd=2.0, spot_fleet_replicas=1)
+    assert given.basis["spot"].region == "r2"

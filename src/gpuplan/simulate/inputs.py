@@ -1,8 +1,8 @@
 """What a simulation is given: replica prices from the catalog, replicas and services from files.
 
 - :func:`fleet_prices`: the price per replica-hour of a GPU's cheapest known on-demand and spot
-  instance that holds a whole replica, and the spot interruption rate from its catalog band (else
-  the planner's stated default);
+  instance that holds a whole replica, both of the one region the fleet runs in, and the spot
+  interruption rate from its catalog band (else the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
 - :func:`autoscale_slos`, :func:`storage_bytes_per_s` and :func:`request_tokens`: the latency
   targets, the weights' read rate and a request's tokens of ``simulate autoscale``, read alike by
@@ -369,6 +369,9 @@ def fleet_prices(
     ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
     n of them pay for one GPU, as ``plan`` prices them.
 
+    Both prices from the catalog are of one provider's region, the fleet's (:func:`_fleet_picks`):
+    a fleet runs in one region, not on-demand in one and spot in another.
+
     ``constraints``: the workload's; only offers where its providers, regions and countries allow
     are priced, as the planner filters them (:mod:`gpuplan.plan.allowed_offers`), and each price's
     note names the constraints that narrowed its offers. Where none is left, the fleet is refused
@@ -389,15 +392,13 @@ def fleet_prices(
     offers = list(allowed.offers)
     narrowed = allowed.words()
     share = max(1, replicas_per_gpu)
-    best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, replicas_per_gpu=share)
     fleets = {"on_demand": fleet_replicas, "spot": fleet_replicas}
     if spot_fleet_replicas is not None and spot_fleet_replicas != fleet_replicas:
         fleets["spot"] = max(1, spot_fleet_replicas)
-        spot_best = replica_instances(
-            offers, gpu_id, gpus_per_replica, fleets["spot"], replicas_per_gpu=share
-        )
-        if "spot" in spot_best:
-            best["spot"] = spot_best["spot"]
+    spot_used = spot_fleet_replicas is None or spot_fleet_replicas > 0
+    # Both prices from the catalog: both of one region, where the fleet runs.
+    one_place = on_demand_usd is None and spot_usd is None
+    best, apart = _fleet_picks(offers, gpu_id, (gpus_per_replica, share), fleets, one_place, spot_used)
     prices: dict[str, float] = {}
     bases: dict[str, PriceBasis] = {}
     packed: dict[str, int] = {}
@@ -431,6 +432,7 @@ def fleet_prices(
                 + _price_caveat(o)
                 + _bought(o, k, gpus_per_replica, share)
                 + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
+                + (apart if key == "spot" else "")
             )
         if key in prices:
             sources[key] = notes[-1]
@@ -484,6 +486,65 @@ def fleet_prices(
         gpus_per_replica=max(1, gpus_per_replica),
         replicas_per_gpu=share,
     )
+
+
+def _fleet_picks(
+    offers: list[OfferPrice],
+    gpu_id: str,
+    replica: tuple[int, int],
+    fleets: dict[str, int],
+    one_place: bool,
+    spot_used: bool,
+) -> tuple[dict[str, tuple[float, OfferPrice, int]], str]:
+    """:func:`fleet_prices`'s offer per pricing model (:func:`replica_instances` for that model's
+    fleet, ``fleets``; ``replica``: its GPUs and the replicas time-sharing one GPU), and what its
+    spot note adds where its two offers are of different regions ("" where they are not).
+
+    ``one_place``: both prices come from the catalog, so both from one provider's region: a
+    fleet runs in one region (its replicas behind one load balancer, its weights in one region's
+    storage; a spot replica replaces an on-demand one beside it), and its two prices had been
+    picked apart, on-demand in cn-heyuan and spot in cn-guangzhou, a fleet that runs nowhere. The
+    region is the one whose instances cost least for the largest fleet on demand plus, where a
+    policy runs spot (``spot_used``), its spot share on spot; of regions that offer both where a
+    policy runs spot. Where none offers both, each price is the cheapest of its own and the spot
+    note says so."""
+    gpus, share = replica
+
+    def picks(among: list[OfferPrice]) -> dict[str, tuple[float, OfferPrice, int]]:
+        best = replica_instances(among, gpu_id, gpus, fleets["on_demand"], replicas_per_gpu=share)
+        if fleets["spot"] != fleets["on_demand"]:
+            spot = replica_instances(among, gpu_id, gpus, fleets["spot"], replicas_per_gpu=share).get("spot")
+            if spot is not None:
+                best["spot"] = spot
+        return best
+
+    anywhere = picks(offers)
+    if not one_place or "on_demand" not in anywhere:
+        return anywhere, ""
+    places: dict[tuple[str, str], list[OfferPrice]] = {}
+    for o in offers:
+        places.setdefault((o.provider.lower(), o.region.lower()), []).append(o)
+    ranked = []
+    for _place, among in sorted(places.items()):
+        found = picks(among)
+        if "on_demand" not in found:
+            continue
+        per_instance, _o, k = found["on_demand"]
+        cost = math.ceil(fleets["on_demand"] / k) * per_instance
+        if spot_used and "spot" in found:
+            spot_instance, _s, k_spot = found["spot"]
+            cost += math.ceil(fleets["spot"] / k_spot) * spot_instance
+        # a region without spot ranks after those with it where a policy runs spot
+        ranked.append(((spot_used and "spot" not in found, cost, per_instance / k), found))
+    key, found = min(ranked, key=lambda r: r[0])
+    if spot_used and key[0] and "spot" in anywhere:
+        # No region offers both: each price where it is cheapest, and the output says so.
+        found = {**found, "spot": anywhere["spot"]}
+        return found, _(
+            "; of another region than the on-demand price: no region in the catalog offers {gpu} both "
+            "on demand and on spot"
+        ).format(gpu=gpu_id)
+    return found, ""
 
 
 def _shared(b: PriceBasis) -> str:
