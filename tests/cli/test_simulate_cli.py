@@ -637,3 +637,25 @@ def test_simulations_are_priced_only_where_the_workload_constraints_allow(
     assert "constraints.providers: volcengine" in err and "--on-demand-price" in err and "--instance" in err
     err = _refused(monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"))
     assert "constraints.providers: volcengine" in err and "--price" in err
+
+
+def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(tmp_path: Path) -> None:
+    # was: "按量付费 1.24 USD/副本小时：…" under --currency CNY, the yuan only on a line of their own
+    db = str(tmp_path / "catalog.sqlite")
+    args = ["--gpu", "A10", "--shape", "step", "--rate", "2", "--hours", "1", "--replica", REPLICA]
+    args += ["--policy", "fixed:replicas=2", "--currency", "CNY", "--lang", "zh"]
+    text = " ".join(_run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args).split())
+    assert "价格：按量付费 ¥" in text and "/副本小时：" in text
+    assert "价格：按量付费 1" not in text  # no dollar figure leads it
+    assert "目录所记价格为" in text and "USD/副本小时（可信度" in text  # the source's own figure
+    assert "金额以 CNY 显示，按 1 USD =" in text  # the rate and its date
+    english = " ".join(
+        _run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args[:-2], "--lang", "en").split()
+    )
+    assert "Prices: on_demand ¥" in english and "USD/replica-h as the catalog holds it" in english
+    share = " ".join(
+        _run(
+            "--db", db, "simulate", "share", str(SERVICES), "--gpu", "A100-SXM4-80GB", "--currency", "CNY"
+        ).split()
+    )
+    assert "on demand, ¥" in share and "USD/h as the catalog holds it" in share

@@ -30,6 +30,7 @@ from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
+    from gpuplan.i18n import Money
     from gpuplan.simulate.share import SharePlan
 
 __all__ = ["add_share"]
@@ -154,7 +155,7 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed))
+    plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money)
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
@@ -194,7 +195,11 @@ def share_cmd(
 
 
 def _priced(
-    plan: SharePlan, price: float | None, offers: list[OfferPrice], narrowed: str = ""
+    plan: SharePlan,
+    price: float | None,
+    offers: list[OfferPrice],
+    narrowed: str = "",
+    money: Money | None = None,
 ) -> tuple[SharePlan, int | None]:
     """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
     given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
@@ -204,14 +209,15 @@ def _priced(
 
     ``offers``: those the services' workloads allow; ``narrowed``: the constraints that left some
     out, in words ("" where none did). Where they leave no on-demand offer the plan is refused, not
-    priced at a provider they rule out nor left unpriced as though the catalog had none."""
+    priced at a provider they rule out nor left unpriced as though the catalog had none. ``money``:
+    the display currency its note words the price in, the source cited with its USD figure."""
     from gpuplan.simulate.pricing import PriceBasis
 
     if price is not None:
         note = _("price per GPU-hour {price:g} USD, given").format(price=price)
         given = PriceBasis(usd_per_hour=price * plan.gpus_needed, given=True)
         return replace(plan, notes=(*plan.notes, note), price=given), None
-    from gpuplan.simulate.inputs import basis_words, narrowed_words, price_basis, whole_instances
+    from gpuplan.simulate.inputs import basis_words, money_words, narrowed_words, price_basis, whole_instances
 
     best = whole_instances(offers, plan.gpu_id, plan.gpus_needed).get("on_demand")
     if best is None and narrowed and plan.gpus_needed >= 1:
@@ -233,16 +239,16 @@ def _priced(
         alt = (found[0], found[1], None) if found is not None else None
     basis = price_basis(total, o, alt, known_current=bool(known))
     note = (
-        _("price: {n} × {provider} {region} {instance_type} on demand, {price:.4g} USD/h ({as_of})").format(
+        _("price: {n} × {provider} {region} {instance_type} on demand, {price} ({as_of})").format(
             n=instances,
             provider=o.provider,
             region=o.region,
             instance_type=o.instance_type,
-            price=total,
+            price=money_words(total, _("USD/h"), money, _("h")),
             as_of=o.as_of,
         )
         + narrowed_words(narrowed)
-        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"))
+        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"))
     )
     priced = replace(
         plan,

@@ -37,6 +37,7 @@ from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
+    from gpuplan.i18n import Money
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.simulate.latency import Slo
     from gpuplan.simulate.policy import Policy
@@ -50,6 +51,7 @@ __all__ = [
     "demand_from_decode",
     "fleet_prices",
     "load_services",
+    "money_words",
     "narrowed_words",
     "parse_replica",
     "price_basis",
@@ -58,6 +60,16 @@ __all__ = [
     "storage_bytes_per_s",
     "whole_instances",
 ]
+
+
+def money_words(usd: float, unit: str, money: Money | None, per: str) -> str:
+    """ "1.24 USD/replica-h" (``unit``: the USD unit in words), or in another display currency
+    "¥8.66/replica-h" (``per``: the unit after its slash; "" for none), at ``money``'s rate, which
+    the output states with its date (``Money.rate_note``): a price line read in yuan had led with
+    dollars."""
+    if money is None or money.currency == "USD":
+        return f"{usd:.4g} {unit}"
+    return money.format(usd, per=per or None)
 
 
 def narrowed_words(narrowed: str) -> str:
@@ -201,14 +213,25 @@ def price_basis(
     )
 
 
-def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
+def basis_words(
+    b: PriceBasis, pricing: str, gpu_id: str, unit: str, money: Money | None = None, per: str = ""
+) -> str:
     """ "; price source: … (confidence secondary); observed at some time between …: treated as
     stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
-    note says after the offer, in the user's language. ``unit``: the figures' unit in words."""
+    note says after the offer, in the user's language. ``unit``: the figures' unit in USD, in
+    words; ``money`` and ``per``: the display currency and its unit (:func:`money_words`). In
+    another currency than USD the source is cited with the figure as the catalog holds it, in USD."""
+    usd = money is None or money.currency == "USD"
     out = _("; price source: {source} (confidence {confidence})").format(
         source=printable(b.source) if b.source else _("not stated"),
         confidence=confidence_name(b.confidence) if b.confidence else "?",
     )
+    if not usd:
+        out = _("; price source: {source}, {price} as the catalog holds it (confidence {confidence})").format(
+            source=printable(b.source) if b.source else _("not stated"),
+            price=f"{b.usd_per_hour:.4g} {unit}",
+            confidence=confidence_name(b.confidence) if b.confidence else "?",
+        )
     if b.known_current:
         return out
     out += _("; {why}").format(why=b.date_words)
@@ -219,32 +242,33 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
         ).format(pricing=pricing_name(pricing), gpu=gpu_id, days=b.stale_after_days)
     return out + _(
         "; best {pricing} price known to be within the {days}-day limit: {provider} {region} "
-        "{instance_type}, {price:.4g} {unit}{shared} ({as_of}; {source}, confidence {confidence})"
+        "{instance_type}, {price}{shared} ({as_of}; {source}, confidence {confidence})"
     ).format(
         pricing=pricing_name(pricing),
         days=b.stale_after_days,
         provider=c.provider,
         region=c.region,
         instance_type=c.instance_type,
-        price=c.usd_per_hour,
-        unit=unit,
-        shared=_shared(c),
+        price=money_words(c.usd_per_hour, unit, money, per),
+        shared=_shared(c, money),
         as_of=c.as_of,
         source=printable(c.source) if c.source else _("not stated"),
         confidence=confidence_name(c.confidence) if c.confidence else "?",
     )
 
 
-def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int = 1) -> str:
+def _bought(
+    o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int = 1, money: Money | None = None
+) -> str:
     """ ": 55.04 USD per instance-h, 2 replicas of 4 GPUs on each 8-GPU instance, whole instances
     billed as the fleet needs them": what a price per replica-hour stands for, where an instance
     holds more GPUs than one replica ("" where they match), or replicas time-share its GPUs."""
     if replicas_per_gpu > 1:
         return _(
-            ": {price:.4g} USD per instance-h, {n} replicas on each {k}-GPU instance ({share} "
+            ": {price} per instance-h, {n} replicas on each {k}-GPU instance ({share} "
             "time-sharing each GPU), whole instances billed as the fleet needs them"
         ).format(
-            price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+            price=money_words((o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count, "USD", money, ""),
             n=per_instance,
             k=format_number(o.gpu_count),
             share=replicas_per_gpu,
@@ -252,10 +276,10 @@ def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int =
     if per_instance == 1 and o.gpu_count <= gpus:
         return ""
     return _(
-        ": {price:.4g} USD per instance-h, {n} replica(s) of {g} GPU(s) on each {k}-GPU instance, "
+        ": {price} per instance-h, {n} replica(s) of {g} GPU(s) on each {k}-GPU instance, "
         "whole instances billed as the fleet needs them"
     ).format(
-        price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+        price=money_words((o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count, "USD", money, ""),
         n=per_instance,
         g=gpus,
         k=format_number(o.gpu_count),
@@ -354,6 +378,7 @@ def fleet_prices(
     spot_fleet_replicas: int | None = None,
     replicas_per_gpu: int = 1,
     constraints: ConstraintsSpec | None = None,
+    money: Money | None = None,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -376,6 +401,9 @@ def fleet_prices(
     are priced, as the planner filters them (:mod:`gpuplan.plan.allowed_offers`), and each price's
     note names the constraints that narrowed its offers. Where none is left, the fleet is refused
     rather than priced elsewhere.
+
+    ``money``: the display currency the notes word their figures in (None: USD), each catalog
+    price's source cited with its figure in USD as the catalog holds it.
 
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
@@ -410,7 +438,15 @@ def fleet_prices(
             prices[key] = given
             bases[key] = PriceBasis(usd_per_hour=given, given=True)
             notes.append(
-                _("{pricing} {price:g} USD/replica-h given").format(pricing=pricing_name(key), price=given)
+                _("{pricing} {price} given").format(
+                    pricing=pricing_name(key),
+                    price=f"{given:g} " + _("USD/replica-h")
+                    if money is None or money.currency == "USD"
+                    # the user's own figure, in their words beside the display currency's
+                    else _("{price} ({usd:g} USD/replica-h)").format(
+                        price=money.format(given, per=_("replica-h")), usd=given
+                    ),
+                )
             )
         elif key in best:
             per_instance, o, k = best[key]
@@ -418,11 +454,9 @@ def fleet_prices(
             packed[key] = k
             bases[key] = _fleet_basis(offers, best[key], key, gpu_id, (gpus_per_replica, share), fleets[key])
             notes.append(
-                _(
-                    "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
-                ).format(
+                _("{pricing} {price}: {provider} {region} {instance_type} ({as_of})").format(
                     pricing=pricing_name(key),
-                    price=prices[key],
+                    price=money_words(prices[key], _("USD/replica-h"), money, _("replica-h")),
                     provider=o.provider,
                     region=o.region,
                     instance_type=o.instance_type,
@@ -430,8 +464,8 @@ def fleet_prices(
                 )
                 + narrowed_words(narrowed)
                 + _price_caveat(o)
-                + _bought(o, k, gpus_per_replica, share)
-                + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
+                + _bought(o, k, gpus_per_replica, share, money)
+                + basis_words(bases[key], key, gpu_id, _("USD/replica-h"), money, _("replica-h"))
                 + (apart if key == "spot" else "")
             )
         if key in prices:
@@ -480,6 +514,7 @@ def fleet_prices(
         source=source,
         sources=sources,
         basis=bases,
+        words_currency=money.currency if money is not None else "USD",
         spot_rate_per_hour=rate,
         spot_rate_source=rate_src,
         replicas_per_instance=packed,
@@ -547,14 +582,14 @@ def _fleet_picks(
     return found, ""
 
 
-def _shared(b: PriceBasis) -> str:
+def _shared(b: PriceBasis, money: Money | None = None) -> str:
     """ " of 27.45 USD per instance-h shared by its 8 replicas": what a price per replica-hour
     stands for where one instance holds several ("" where it holds one)."""
     k = b.replicas_per_instance
     if k is None or k <= 1 or b.usd_per_instance_hour is None:
         return ""
-    return _(" of {price:.4g} USD per instance-h shared by its {n} replicas, whole instances billed").format(
-        price=b.usd_per_instance_hour, n=k
+    return _(" of {price} per instance-h shared by its {n} replicas, whole instances billed").format(
+        price=money_words(b.usd_per_instance_hour, "USD", money, ""), n=k
     )
 
 
