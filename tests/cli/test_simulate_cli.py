@@ -659,3 +659,41 @@ def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(tm
         ).split()
     )
     assert "on demand, ¥" in share and "USD/h as the catalog holds it" in share
+
+
+def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_gives_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "services.0.requests_per_s: Field required" beside a workload whose serving: block has it
+    import shutil
+
+    shutil.copy(WORKLOAD, tmp_path / "w.yaml")  # serving.requests_per_s: 5
+    db = str(tmp_path / "catalog.sqlite")
+
+    def share(entry: str) -> dict:
+        (tmp_path / "s.yaml").write_text(f"gpu: L4\nservices:\n  - {{{entry}}}\n", encoding="utf-8")
+        return json.loads(
+            _run("--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "1", "--json")
+        )
+
+    own = share("name: chat, workload: w.yaml")
+    assert own == share("name: chat, workload: w.yaml, requests_per_s: 5")
+    # 5 requests/s take 5 L4s, 1 request/s one
+    assert own["services"][0]["instances"] == 5
+    assert share("name: chat, workload: w.yaml, requests_per_s: 1")["services"][0]["instances"] == 1
+    # A service given by its figures still needs its load.
+    (tmp_path / "s.yaml").write_text(
+        "services:\n  - {name: a, memory_gib: 3, capacity_requests_per_s: 5, latency_ms: 100}\n",
+        encoding="utf-8",
+    )
+    err = _refused(
+        monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--gpu", "L4"
+    )
+    assert "give requests_per_s (or workload:" in err
+    # A training workload is no service: it says where such work shares GPUs (tco's shifts).
+    shutil.copy(EXAMPLES / "llama7b-lora.yaml", tmp_path / "ft.yaml")
+    (tmp_path / "s.yaml").write_text(
+        "gpu: L4\nservices:\n  - {name: tune, workload: ft.yaml}\n", encoding="utf-8"
+    )
+    err = _refused(monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"))
+    assert "not a service" in err and "gpuplan tco" in err and "shift: night" in err

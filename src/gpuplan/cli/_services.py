@@ -47,9 +47,24 @@ def estimate_services(
         _path, w = named_workload(
             str(s.workload), base=base, folder=folder, field=f"services[{i}].workload", allow_code=allow_code
         )
+        if w.task.value != "infer":
+            # Only services share GPUs here; work that takes a service's GPUs at other hours is tco's.
+            raise InputError.worded(
+                N_(
+                    "service {name!r}: its workload (task: {task}) is not a service; only inference "
+                    "services (task: infer, serving:) share GPUs here. A training or fine-tuning job that "
+                    "runs on a service's GPUs at night is a `gpuplan tco` demand with shift: night beside "
+                    "the service's demand with shift: day (examples/tco/README.md)"
+                ),
+                name=s.name,
+                task=w.task.value,
+            )
         if w.serving is None:
             raise InputError.worded(
-                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
+                N_(
+                    "service {name!r}: its workload needs serving: (requests_per_s, prompt_tokens, "
+                    "output_tokens)"
+                ),
                 name=s.name,
             )
         if w.tensor_parallel > 1:
@@ -77,7 +92,8 @@ def estimate_services(
         out[s.name] = demand_from_decode(
             s.name,
             dec,
-            requests_per_s=s.requests_per_s,
+            # the workload's load unless the services file gives the service's own
+            requests_per_s=w.serving.requests_per_s if s.requests_per_s is None else s.requests_per_s,
             prompt_tokens=w.serving.prompt_tokens,
             output_tokens=w.serving.output_tokens,
             slo_s=slo / 1000 if slo else None,

@@ -669,7 +669,9 @@ class _Service(BaseModel):
     name: PrintableLine = Field(min_length=1, max_length=300)
     memory_gib: float | None = Field(default=None, gt=0, le=MAX_GPU_MEMORY_GIB)
     """Memory one instance needs (weights + KV cache + CUDA context)."""
-    requests_per_s: float = Field(ge=0, le=_MAX_REQUESTS_PER_S)
+    requests_per_s: float | None = Field(default=None, ge=0, le=_MAX_REQUESTS_PER_S)
+    """The service's load; with ``workload:``, its ``serving.requests_per_s`` unless given here
+    (the workload's values are the defaults, the entry's win)."""
     capacity_requests_per_s: float | None = Field(
         default=None, ge=_MIN_REQUESTS_PER_S, le=_MAX_REQUESTS_PER_S
     )
@@ -703,7 +705,9 @@ class ServicesFile(BaseModel):
                 out.append(estimated[s.name])
                 continue
             missing = [
-                k for k in ("memory_gib", "capacity_requests_per_s", "latency_ms") if getattr(s, k) is None
+                k
+                for k in ("requests_per_s", "memory_gib", "capacity_requests_per_s", "latency_ms")
+                if getattr(s, k) is None
             ]
             if missing:
                 raise InputError.worded(
@@ -715,7 +719,7 @@ class ServicesFile(BaseModel):
                 ServiceDemand(
                     name=s.name,
                     memory_gib=float(s.memory_gib or 0),
-                    requests_per_s=s.requests_per_s,
+                    requests_per_s=float(s.requests_per_s or 0),
                     capacity_requests_per_s=float(s.capacity_requests_per_s or 0),
                     latency_s=float(s.latency_ms or 0) / 1000.0,
                     slo_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms else None,
