@@ -258,3 +258,19 @@ def test_both_prices_of_a_fleet_are_of_the_one_region_it_runs_in() -> None:
     # A price the user gives ties no region: the other is the catalog's cheapest anywhere.
     given = fleet_prices(offers, "H100-SXM", on_demand_usd=2.0, spot_fleet_replicas=1)
     assert given.basis["spot"].region == "r2"
+
+
+def test_a_fleets_price_notes_are_worded_in_the_display_currency() -> None:
+    from gpuplan.i18n import Money
+
+    # 8 CNY to the dollar: a 8-GPU box at 2.00 USD a GPU-hour is 16 USD = ¥128 an instance-hour,
+    # shared by its 8 one-GPU replicas: 2 USD = ¥16 a replica-hour.
+    money = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2026-01-27", source="test")
+    p = fleet_prices([_offer("on_demand", "h100_8x", 8, 2.0)], "H100-SXM", fleet_replicas=8, money=money)
+    note = p.sources["on_demand"]
+    assert note.startswith("on_demand ¥16.00/replica-h: cloud r1 h100_8x")
+    assert "¥128.00 per instance-h" in note and "USD per instance-h" not in note
+    assert "2 USD/replica-h as the catalog holds it" in note  # the source's own figure, cited with it
+    assert p.words_currency == "CNY"
+    given = fleet_prices([], "H100-SXM", on_demand_usd=3.0, money=money)
+    assert given.sources["on_demand"] == "on_demand ¥24.00/replica-h (3 USD/replica-h) given"
