@@ -274,3 +274,13 @@ def test_a_fleets_price_notes_are_worded_in_the_display_currency() -> None:
     assert p.words_currency == "CNY"
     given = fleet_prices([], "H100-SXM", on_demand_usd=3.0, money=money)
     assert given.sources["on_demand"] == "on_demand ¥24.00/replica-h (3 USD/replica-h) given"
+
+
+def test_of_two_regions_at_one_price_the_fleet_runs_where_the_price_is_known_current() -> None:
+    from dataclasses import replace
+
+    stale = replace(_placed("on_demand", "cloud", "a-region", 2.0), as_of="2020-01-01", stale=True)  # type: ignore[type-var]
+    p = fleet_prices(
+        [stale, _placed("on_demand", "cloud", "b-region", 2.0)], "H100-SXM", spot_fleet_replicas=0
+    )
+    assert p.basis["on_demand"].region == "b-region" and p.basis["on_demand"].known_current

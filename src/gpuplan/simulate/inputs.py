@@ -564,13 +564,15 @@ def _fleet_picks(
         found = picks(among)
         if "on_demand" not in found:
             continue
-        per_instance, _o, k = found["on_demand"]
+        per_instance, o, k = found["on_demand"]
         cost = math.ceil(fleets["on_demand"] / k) * per_instance
         if spot_used and "spot" in found:
             spot_instance, _s, k_spot = found["spot"]
             cost += math.ceil(fleets["spot"] / k_spot) * spot_instance
-        # a region without spot ranks after those with it where a policy runs spot
-        ranked.append(((spot_used and "spot" not in found, cost, per_instance / k), found))
+        # a region without spot ranks after those with it where a policy runs spot; of equal
+        # costs, a price known current first (as replica_instances ranks them)
+        current = any(c for _x, c in _usable([o], gpu_id))
+        ranked.append(((spot_used and "spot" not in found, cost, per_instance / k, not current), found))
     key, found = min(ranked, key=lambda r: r[0])
     if spot_used and key[0] and "spot" in anywhere:
         # No region offers both: each price where it is cheapest, and the output says so.
