@@ -186,20 +186,9 @@ def offered_gpu_hours(workload: Workload, offers: Iterable[OfferPrice]) -> dict[
     them) with its lowest on-demand price per GPU-hour there. A "use a bigger GPU" had been priced
     at a marketplace the team had not named."""
     from gpuplan.catalog.query import on_demand_gpu_hours
-    from gpuplan.i18n.countries import country_code
-    from gpuplan.plan.region_countries import region_country
+    from gpuplan.plan.allowed_offers import allowed_offers
 
-    c = workload.constraints
-    providers = {p.lower() for p in c.providers}
-    regions = {r.lower() for r in c.regions}
-    countries = {country_code(x) for x in c.countries}
-    allowed = [
-        o
-        for o in offers
-        if (not providers or o.provider.lower() in providers)
-        and (not regions or o.region.lower() in regions)
-        and (not countries or region_country(o.provider, o.region) in countries)
-    ]
+    allowed = list(allowed_offers(offers, workload.constraints).offers)
     return on_demand_gpu_hours(allowed)
 
 

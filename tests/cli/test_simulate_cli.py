@@ -581,3 +581,119 @@ def test_share_time_slicing_on_a_node_of_gpus_packed_apart_warns_and_says_what_m
     assert "Packed: GPU 0: code-34b; GPU 1: chat-8b, embed, rerank, summarise-8b." in note
     assert "warning: on gpuplan-node-0 the device plugin may put services on one GPU" in said
     assert "wrote 3 Kubernetes files" in said and "k8s/PLACEMENT.md" in said
+
+
+def _constrained_workload(tmp_path: Path, **constraints: object) -> Path:
+    workload = yaml.safe_load(WORKLOAD.read_text(encoding="utf-8"))
+    workload["constraints"] = {**workload["constraints"], **constraints}
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(workload), encoding="utf-8")
+    return path
+
+
+def _refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The one line a command refused with (through the entry point that turns errors into it)."""
+    from gpuplan.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["gpuplan", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+def test_simulations_are_priced_only_where_the_workload_constraints_allow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The catalog's cheapest A100-40GB is a marketplace's (vast, 0.76 USD/h); a team that allows only
+    # Chinese clouds pays theirs (tencent's, ~3.9 USD/h), and the output says which constraint chose.
+    db = str(tmp_path / "catalog.sqlite")
+    w = _constrained_workload(tmp_path, providers=["alibaba", "tencent", "volcengine", "huawei"])
+    doc = json.loads(
+        _run(
+            "--db", db, "simulate", "autoscale", str(w), "--gpu", "A100-SXM4-40GB", "--shape", "step",
+            "--rate", "2", "--hours", "1", "--replica", REPLICA, "--policy", "fixed:replicas=2", "--json",
+        )
+    )  # fmt: skip
+    basis = doc["prices"]["basis"]["on_demand"]
+    assert basis["provider"] in ("alibaba", "tencent") and doc["prices"]["usd_per_hour"]["on_demand"] > 3
+    assert "constraints.providers: alibaba, tencent, volcengine, huawei" in doc["prices"]["source"]
+    (tmp_path / "s.yaml").write_text(
+        "gpu: A100-SXM4-40GB\nservices:\n  - {name: chat, requests_per_s: 1, workload: w.yaml}\n",
+        encoding="utf-8",
+    )
+    share = json.loads(_run("--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--json"))
+    assert share["price"]["provider"] in ("alibaba", "tencent") and share["cost_usd_per_hour"] > 3
+    assert any("constraints.providers: alibaba" in n for n in share["notes"])
+    # Where the constraints leave no offer, one line naming them and the flags that give a price.
+    none = _constrained_workload(tmp_path, providers=["volcengine"])
+    err = _refused(
+        monkeypatch, capsys, "--db", db, "simulate", "autoscale", str(none), "--gpu", "A100-SXM4-40GB",
+        "--shape", "step", "--rate", "2", "--hours", "1", "--replica", REPLICA,
+        "--policy", "fixed:replicas=2",
+    )  # fmt: skip
+    assert "constraints.providers: volcengine" in err and "--on-demand-price" in err and "--instance" in err
+    err = _refused(monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"))
+    assert "constraints.providers: volcengine" in err and "--price" in err
+
+
+def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(tmp_path: Path) -> None:
+    # was: "按量付费 1.24 USD/副本小时：…" under --currency CNY, the yuan only on a line of their own
+    db = str(tmp_path / "catalog.sqlite")
+    args = ["--gpu", "A10", "--shape", "step", "--rate", "2", "--hours", "1", "--replica", REPLICA]
+    args += ["--policy", "fixed:replicas=2", "--currency", "CNY", "--lang", "zh"]
+    text = " ".join(_run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args).split())
+    assert "价格：按量付费 ¥" in text and "/副本小时：" in text
+    assert "价格：按量付费 1" not in text  # no dollar figure leads it
+    assert "目录所记价格为" in text and "USD/副本小时（可信度" in text  # the source's own figure
+    assert "金额以 CNY 显示，按 1 USD =" in text  # the rate and its date
+    english = " ".join(
+        _run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args[:-2], "--lang", "en").split()
+    )
+    assert "Prices: on_demand ¥" in english and "USD/replica-h as the catalog holds it" in english
+    share = " ".join(
+        _run(
+            "--db", db, "simulate", "share", str(SERVICES), "--gpu", "A100-SXM4-80GB", "--currency", "CNY"
+        ).split()
+    )
+    assert "on demand, ¥" in share and "USD/h as the catalog holds it" in share
+
+
+def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_gives_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "services.0.requests_per_s: Field required" beside a workload whose serving: block has it
+    import shutil
+
+    shutil.copy(WORKLOAD, tmp_path / "w.yaml")  # serving.requests_per_s: 5
+    db = str(tmp_path / "catalog.sqlite")
+
+    def share(entry: str) -> dict:
+        (tmp_path / "s.yaml").write_text(f"gpu: L4\nservices:\n  - {{{entry}}}\n", encoding="utf-8")
+        return json.loads(
+            _run("--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "1", "--json")
+        )
+
+    own = share("name: chat, workload: w.yaml")
+    assert own == share("name: chat, workload: w.yaml, requests_per_s: 5")
+    # 5 requests/s take 5 L4s, 1 request/s one
+    assert own["services"][0]["instances"] == 5
+    assert share("name: chat, workload: w.yaml, requests_per_s: 1")["services"][0]["instances"] == 1
+    # A service given by its figures still needs its load.
+    (tmp_path / "s.yaml").write_text(
+        "services:\n  - {name: a, memory_gib: 3, capacity_requests_per_s: 5, latency_ms: 100}\n",
+        encoding="utf-8",
+    )
+    err = _refused(
+        monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--gpu", "L4"
+    )
+    assert "give requests_per_s (or workload:" in err
+    # A training workload is no service: it says where such work shares GPUs (tco's shifts).
+    shutil.copy(EXAMPLES / "llama7b-lora.yaml", tmp_path / "ft.yaml")
+    (tmp_path / "s.yaml").write_text(
+        "gpu: L4\nservices:\n  - {name: tune, workload: ft.yaml}\n", encoding="utf-8"
+    )
+    err = _refused(monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"))
+    assert "not a service" in err and "gpuplan tco" in err and "shift: night" in err

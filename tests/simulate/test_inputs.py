@@ -185,3 +185,102 @@ def test_each_policy_is_priced_on_its_own_fleet_whatever_runs_beside_it() -> Non
     own = prices_by_policy(offers, "H100-SXM", [one, two], gpus_per_replica=4)
     assert own["one"] == alone and "h100_4x" in own["one"].source  # $7.60 for its one replica
     assert "h100_8x" in own["two"].source  # two replicas: one 8-GPU box ($14) beats two 4-GPU ones ($15.20)
+
+
+def _placed(pricing: str, provider: str, region: str, per_gpu: float) -> object:
+    from dataclasses import replace
+
+    return replace(_offer(pricing, f"{provider}-1x", 1, per_gpu), provider=provider, region=region)  # type: ignore[type-var]
+
+
+def test_a_fleet_is_priced_only_where_the_workload_constraints_allow() -> None:
+    # A team on Chinese clouds had its day priced at a marketplace's $0.76 in Germany, a fifth of the
+    # ~$3.86 the clouds its workload allows charge.
+    from gpuplan.workload.spec import ConstraintsSpec
+
+    offers = [
+        _placed("on_demand", "vast", "DE", 0.76),
+        _placed("on_demand", "tencent", "ap-nanjing", 3.86),
+        _placed("on_demand", "tencent", "ap-singapore", 3.5),
+    ]
+    ours = ConstraintsSpec(providers=("alibaba", "tencent"))
+    p = fleet_prices(offers, "H100-SXM", constraints=ours)
+    assert p.usd_per_hour == {"on_demand": pytest.approx(3.5)}
+    assert "constraints.providers: alibaba, tencent" in p.sources["on_demand"]
+    # countries as plan reads them: ap-singapore is in Singapore, ap-nanjing in China
+    in_china = fleet_prices(
+        offers, "H100-SXM", constraints=ConstraintsSpec(providers=("tencent",), countries=("CN",))
+    )
+    assert "ap-nanjing" in in_china.source and "constraints.countries: cn" in in_china.source
+    # a constraint that leaves nothing out is not named
+    assert "constraints" not in fleet_prices(offers[1:], "H100-SXM", constraints=ours).source
+    # nothing left: refused, naming the constraint and the flags that give a price, never priced elsewhere
+    with pytest.raises(InputError) as e:
+        fleet_prices(offers, "H100-SXM", constraints=ConstraintsSpec(providers=("alibaba",)))
+    assert "constraints.providers: alibaba" in str(e.value) and "--on-demand-price" in str(e.value)
+    assert "--instance" in str(e.value)
+    # the user's own price needs no offer
+    given = fleet_prices(
+        offers, "H100-SXM", on_demand_usd=4.0, constraints=ConstraintsSpec(providers=("alibaba",))
+    )
+    assert given.usd_per_hour == {"on_demand": 4.0}
+
+
+def test_both_prices_of_a_fleet_are_of_the_one_region_it_runs_in() -> None:
+    # was: on-demand from the region cheapest on demand (r1) and spot from the one cheapest on spot
+    # (r2), a fleet that runs nowhere
+    offers = [
+        _placed("on_demand", "cloud", "r1", 1.24),
+        _placed("spot", "cloud", "r1", 0.39),
+        _placed("on_demand", "cloud", "r2", 1.38),
+        _placed("spot", "cloud", "r2", 0.19),
+    ]
+    no_spot = fleet_prices(offers, "H100-SXM", fleet_replicas=5, spot_fleet_replicas=0)
+    assert {b.region for b in no_spot.basis.values()} == {"r1"}
+    assert no_spot.usd_per_hour == {"on_demand": pytest.approx(1.24), "spot": pytest.approx(0.39)}
+    # Ten replicas, all of them on spot at most: r1 costs 10 × 1.24 + 10 × 0.39 = 16.3 an hour at
+    # most, r2 10 × 1.38 + 10 × 0.19 = 15.7: both prices are r2's.
+    spot = fleet_prices(offers, "H100-SXM", fleet_replicas=10, spot_fleet_replicas=10)
+    assert {b.region for b in spot.basis.values()} == {"r2"}
+    assert "another region" not in spot.source
+    # A region without spot: no spot price there, unless a policy runs spot and no region offers
+    # both, which the spot price's note then says.
+    apart = [offers[0], _placed("spot", "cloud", "r2", 0.19)]
+    assert fleet_prices(apart, "H100-SXM", spot_fleet_replicas=0).usd_per_hour == {
+        "on_demand": pytest.approx(1.24)
+    }
+    mixed = fleet_prices(apart, "H100-SXM", spot_fleet_replicas=1)
+    assert mixed.basis["spot"].region == "r2"
+    assert (
+        "of another region than the on-demand price: no region in the catalog offers H100-SXM both"
+        in (mixed.sources["spot"])
+    )
+    # A price the user gives ties no region: the other is the catalog's cheapest anywhere.
+    given = fleet_prices(offers, "H100-SXM", on_demand_usd=2.0, spot_fleet_replicas=1)
+    assert given.basis["spot"].region == "r2"
+
+
+def test_a_fleets_price_notes_are_worded_in_the_display_currency() -> None:
+    from gpuplan.i18n import Money
+
+    # 8 CNY to the dollar: a 8-GPU box at 2.00 USD a GPU-hour is 16 USD = ¥128 an instance-hour,
+    # shared by its 8 one-GPU replicas: 2 USD = ¥16 a replica-hour.
+    money = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2026-01-27", source="test")
+    p = fleet_prices([_offer("on_demand", "h100_8x", 8, 2.0)], "H100-SXM", fleet_replicas=8, money=money)
+    note = p.sources["on_demand"]
+    assert note.startswith("on_demand ¥16.00/replica-h: cloud r1 h100_8x")
+    assert "¥128.00 per instance-h" in note and "USD per instance-h" not in note
+    assert "2 USD/replica-h as the catalog holds it" in note  # the source's own figure, cited with it
+    assert p.words_currency == "CNY"
+    given = fleet_prices([], "H100-SXM", on_demand_usd=3.0, money=money)
+    assert given.sources["on_demand"] == "on_demand ¥24.00/replica-h (3 USD/replica-h) given"
+
+
+def test_of_two_regions_at_one_price_the_fleet_runs_where_the_price_is_known_current() -> None:
+    from dataclasses import replace
+
+    stale = replace(_placed("on_demand", "cloud", "a-region", 2.0), as_of="2020-01-01", stale=True)  # type: ignore[type-var]
+    p = fleet_prices(
+        [stale, _placed("on_demand", "cloud", "b-region", 2.0)], "H100-SXM", spot_fleet_replicas=0
+    )
+    assert p.basis["on_demand"].region == "b-region" and p.basis["on_demand"].known_current

@@ -17,19 +17,23 @@ if TYPE_CHECKING:
     from gpuplan.confine import Folder
     from gpuplan.simulate.inputs import ServicesFile
     from gpuplan.simulate.share import ServiceDemand
+    from gpuplan.workload.spec import ConstraintsSpec
 
 __all__ = ["estimate_services"]
 
 
 def estimate_services(
     db: str | None, spec: ServicesFile, services_file: Path, gpu_id: str, access: tuple[Folder, bool]
-) -> dict[str, ServiceDemand]:
-    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``. ``access``: the
-    folder the workload files must lie in, and whether their model code may run (``--allow-code``)."""
+) -> tuple[dict[str, ServiceDemand], list[ConstraintsSpec]]:
+    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``, and the
+    constraints of those workloads (the GPUs the services share are priced only where every one
+    allows). ``access``: the folder the workload files must lie in, and whether their model code may
+    run (``--allow-code``)."""
     todo = [(i, s) for i, s in enumerate(spec.services) if s.workload]
     out: dict[str, ServiceDemand] = {}
+    constraints: list[ConstraintsSpec] = []
     if not todo:
-        return out
+        return out, constraints
     from gpuplan.cli._profiles import load_profile
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
@@ -43,9 +47,24 @@ def estimate_services(
         _path, w = named_workload(
             str(s.workload), base=base, folder=folder, field=f"services[{i}].workload", allow_code=allow_code
         )
+        if w.task.value != "infer":
+            # Only services share GPUs here; work that takes a service's GPUs at other hours is tco's.
+            raise InputError.worded(
+                N_(
+                    "service {name!r}: its workload (task: {task}) is not a service; only inference "
+                    "services (task: infer, serving:) share GPUs here. A training or fine-tuning job that "
+                    "runs on a service's GPUs at night is a `gpuplan tco` demand with shift: night beside "
+                    "the service's demand with shift: day (examples/tco/README.md)"
+                ),
+                name=s.name,
+                task=w.task.value,
+            )
         if w.serving is None:
             raise InputError.worded(
-                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
+                N_(
+                    "service {name!r}: its workload needs serving: (requests_per_s, prompt_tokens, "
+                    "output_tokens)"
+                ),
                 name=s.name,
             )
         if w.tensor_parallel > 1:
@@ -57,6 +76,7 @@ def estimate_services(
                 name=s.name,
                 n=w.tensor_parallel,
             )
+        constraints.append(w.constraints)
         prof = load_profile(w, db)
         engine = serving_engine(w)
         dec = decode_estimate(
@@ -72,9 +92,10 @@ def estimate_services(
         out[s.name] = demand_from_decode(
             s.name,
             dec,
-            requests_per_s=s.requests_per_s,
+            # the workload's load unless the services file gives the service's own
+            requests_per_s=w.serving.requests_per_s if s.requests_per_s is None else s.requests_per_s,
             prompt_tokens=w.serving.prompt_tokens,
             output_tokens=w.serving.output_tokens,
             slo_s=slo / 1000 if slo else None,
         )
-    return out
+    return out, constraints

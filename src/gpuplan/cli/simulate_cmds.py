@@ -370,6 +370,7 @@ def autoscale_cmd(
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         gpu_id, network = replica_host(store, gpu, instance)
+        money = display_money_for(store, currency)
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
@@ -379,10 +380,13 @@ def autoscale_cmd(
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
             "replicas_per_gpu": share,
+            # priced only where the workload's constraints allow, as plan prices it
+            "constraints": w.constraints,
+            # the prices' notes in the display currency, the sources' own figures beside them
+            "money": money,
         }
         prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(pols))  # type: ignore[arg-type]
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)
-        money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None

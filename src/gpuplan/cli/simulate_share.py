@@ -30,6 +30,7 @@ from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
+    from gpuplan.i18n import Money
     from gpuplan.simulate.share import SharePlan
 
 __all__ = ["add_share"]
@@ -105,6 +106,7 @@ def share_cmd(
     from gpuplan.confine import Folder
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
+    from gpuplan.plan.allowed_offers import allowed_offers
     from gpuplan.report.simulate import share_html, share_json, share_view
     from gpuplan.simulate.inputs import load_services
     from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
@@ -117,7 +119,7 @@ def share_cmd(
         raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
     g = resolve_gpu(name)
     access = (Folder.of(services_file, project), allow_code)
-    estimated = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
+    estimated, constraints = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
     demands = spec.demands(estimated)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
@@ -127,6 +129,13 @@ def share_cmd(
     finally:
         if store is not None:
             store.close()
+    # The GPUs the services share are priced only where every service's workload allows, as plan
+    # prices each of them (the services run on the same machines).
+    narrowed: list[str] = []
+    for c in constraints:
+        allowed = allowed_offers(offers, c)
+        offers = list(allowed.offers)
+        narrowed += [allowed.words()] if allowed.narrowed_by else []
     base = dict(
         gpu_id=g.id,
         gpu_memory_gib=g.memory_gib,
@@ -146,7 +155,7 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    plan, instance_gpus = _priced(plan, price, offers)
+    plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money)
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
@@ -185,21 +194,41 @@ def share_cmd(
         )
 
 
-def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> tuple[SharePlan, int | None]:
+def _priced(
+    plan: SharePlan,
+    price: float | None,
+    offers: list[OfferPrice],
+    narrowed: str = "",
+    money: Money | None = None,
+) -> tuple[SharePlan, int | None]:
     """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
     given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
     pay for the machine), of equal ones the price known current, with its publisher, date and
     confidence and, where it is not known to hold today, the best one that is; unknown without an
-    on-demand price. Beside it, the GPUs one instance of the offer priced holds (None: no offer)."""
+    on-demand price. Beside it, the GPUs one instance of the offer priced holds (None: no offer).
+
+    ``offers``: those the services' workloads allow; ``narrowed``: the constraints that left some
+    out, in words ("" where none did). Where they leave no on-demand offer the plan is refused, not
+    priced at a provider they rule out nor left unpriced as though the catalog had none. ``money``:
+    the display currency its note words the price in, the source cited with its USD figure."""
     from gpuplan.simulate.pricing import PriceBasis
 
     if price is not None:
         note = _("price per GPU-hour {price:g} USD, given").format(price=price)
         given = PriceBasis(usd_per_hour=price * plan.gpus_needed, given=True)
         return replace(plan, notes=(*plan.notes, note), price=given), None
-    from gpuplan.simulate.inputs import basis_words, price_basis, whole_instances
+    from gpuplan.simulate.inputs import basis_words, money_words, narrowed_words, price_basis, whole_instances
 
     best = whole_instances(offers, plan.gpu_id, plan.gpus_needed).get("on_demand")
+    if best is None and narrowed and plan.gpus_needed >= 1:
+        raise InputError.worded(
+            N_(
+                "no on-demand offer of {gpu} is left where the services' workloads allow ({constraints}); "
+                "give another --gpu, or a price with --price USD_PER_GPU_HOUR"
+            ),
+            gpu=plan.gpu_id,
+            constraints=narrowed,
+        )
     if best is None or plan.gpus_needed < 1:
         return plan, None  # the report says "price unknown" rather than inventing one
     total, o, instances = best
@@ -209,16 +238,18 @@ def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> t
         found = whole_instances(offers, plan.gpu_id, plan.gpus_needed, current_only=True).get("on_demand")
         alt = (found[0], found[1], None) if found is not None else None
     basis = price_basis(total, o, alt, known_current=bool(known))
-    note = _(
-        "price: {n} × {provider} {region} {instance_type} on demand, {price:.4g} USD/h ({as_of})"
-    ).format(
-        n=instances,
-        provider=o.provider,
-        region=o.region,
-        instance_type=o.instance_type,
-        price=total,
-        as_of=o.as_of,
-    ) + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"))
+    note = (
+        _("price: {n} × {provider} {region} {instance_type} on demand, {price} ({as_of})").format(
+            n=instances,
+            provider=o.provider,
+            region=o.region,
+            instance_type=o.instance_type,
+            price=money_words(total, _("USD/h"), money, _("h")),
+            as_of=o.as_of,
+        )
+        + narrowed_words(narrowed)
+        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"))
+    )
     priced = replace(
         plan,
         cost_usd_per_hour=None if plan.unplaced else total,

@@ -211,8 +211,9 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
         _("Prices: {source}.").format(source=source)
         for source in (list(res.prices.sources.values()) or [res.prices.source])
     ]
-    if money.currency != "USD":
-        # The costs are in the display currency: so are the prices they come from (the rate below).
+    if money.currency != res.prices.words_currency:
+        # The costs are in the display currency: so are the prices they come from (the rate below),
+        # where the prices' own lines are not.
         lines.append(
             _("Per replica-hour in {currency}: {prices}.").format(
                 currency=money.currency,

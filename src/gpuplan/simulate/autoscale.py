@@ -72,6 +72,9 @@ class FleetPrices:
     source: str
     sources: dict[str, str] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""
+    words_currency: str = "USD"
+    """The currency ``source`` and ``sources`` word their figures in (the catalog's own, in USD,
+    cited beside them): a report in another adds the figures in its own."""
     basis: dict[str, PriceBasis] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: the offer its figure was read from (publisher, date,
     confidence) or the user's figure, and the best known-current price beside one that is not

@@ -1,8 +1,8 @@
 """What a simulation is given: replica prices from the catalog, replicas and services from files.
 
 - :func:`fleet_prices`: the price per replica-hour of a GPU's cheapest known on-demand and spot
-  instance that holds a whole replica, and the spot interruption rate from its catalog band (else
-  the planner's stated default);
+  instance that holds a whole replica, both of the one region the fleet runs in, and the spot
+  interruption rate from its catalog band (else the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
 - :func:`autoscale_slos`, :func:`storage_bytes_per_s` and :func:`request_tokens`: the latency
   targets, the weights' read rate and a request's tokens of ``simulate autoscale``, read alike by
@@ -37,10 +37,11 @@ from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
+    from gpuplan.i18n import Money
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.simulate.latency import Slo
     from gpuplan.simulate.policy import Policy
-    from gpuplan.workload.spec import ServingSpec
+    from gpuplan.workload.spec import ConstraintsSpec, ServingSpec
 
 __all__ = [
     "ServicesFile",
@@ -50,6 +51,8 @@ __all__ = [
     "demand_from_decode",
     "fleet_prices",
     "load_services",
+    "money_words",
+    "narrowed_words",
     "parse_replica",
     "price_basis",
     "replica_instances",
@@ -57,6 +60,26 @@ __all__ = [
     "storage_bytes_per_s",
     "whole_instances",
 ]
+
+
+def money_words(usd: float, unit: str, money: Money | None, per: str) -> str:
+    """ "1.24 USD/replica-h" (``unit``: the USD unit in words), or in another display currency
+    "¥8.66/replica-h" (``per``: the unit after its slash; "" for none), at ``money``'s rate, which
+    the output states with its date (``Money.rate_note``): a price line read in yuan had led with
+    dollars."""
+    if money is None or money.currency == "USD":
+        return f"{usd:.4g} {unit}"
+    return money.format(usd, per=per or None)
+
+
+def narrowed_words(narrowed: str) -> str:
+    """ ", the cheapest where the workload's constraints allow (constraints.providers: …)": after
+    an offer, the constraints that narrowed the offers it was picked from ("" where none did)."""
+    if not narrowed:
+        return ""
+    return _(", the cheapest where the workload's constraints allow ({constraints})").format(
+        constraints=narrowed
+    )
 
 
 def _price_caveat(o: OfferPrice) -> str:
@@ -190,14 +213,25 @@ def price_basis(
     )
 
 
-def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
+def basis_words(
+    b: PriceBasis, pricing: str, gpu_id: str, unit: str, money: Money | None = None, per: str = ""
+) -> str:
     """ "; price source: … (confidence secondary); observed at some time between …: treated as
     stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
-    note says after the offer, in the user's language. ``unit``: the figures' unit in words."""
+    note says after the offer, in the user's language. ``unit``: the figures' unit in USD, in
+    words; ``money`` and ``per``: the display currency and its unit (:func:`money_words`). In
+    another currency than USD the source is cited with the figure as the catalog holds it, in USD."""
+    usd = money is None or money.currency == "USD"
     out = _("; price source: {source} (confidence {confidence})").format(
         source=printable(b.source) if b.source else _("not stated"),
         confidence=confidence_name(b.confidence) if b.confidence else "?",
     )
+    if not usd:
+        out = _("; price source: {source}, {price} as the catalog holds it (confidence {confidence})").format(
+            source=printable(b.source) if b.source else _("not stated"),
+            price=f"{b.usd_per_hour:.4g} {unit}",
+            confidence=confidence_name(b.confidence) if b.confidence else "?",
+        )
     if b.known_current:
         return out
     out += _("; {why}").format(why=b.date_words)
@@ -208,32 +242,33 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
         ).format(pricing=pricing_name(pricing), gpu=gpu_id, days=b.stale_after_days)
     return out + _(
         "; best {pricing} price known to be within the {days}-day limit: {provider} {region} "
-        "{instance_type}, {price:.4g} {unit}{shared} ({as_of}; {source}, confidence {confidence})"
+        "{instance_type}, {price}{shared} ({as_of}; {source}, confidence {confidence})"
     ).format(
         pricing=pricing_name(pricing),
         days=b.stale_after_days,
         provider=c.provider,
         region=c.region,
         instance_type=c.instance_type,
-        price=c.usd_per_hour,
-        unit=unit,
-        shared=_shared(c),
+        price=money_words(c.usd_per_hour, unit, money, per),
+        shared=_shared(c, money),
         as_of=c.as_of,
         source=printable(c.source) if c.source else _("not stated"),
         confidence=confidence_name(c.confidence) if c.confidence else "?",
     )
 
 
-def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int = 1) -> str:
+def _bought(
+    o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int = 1, money: Money | None = None
+) -> str:
     """ ": 55.04 USD per instance-h, 2 replicas of 4 GPUs on each 8-GPU instance, whole instances
     billed as the fleet needs them": what a price per replica-hour stands for, where an instance
     holds more GPUs than one replica ("" where they match), or replicas time-share its GPUs."""
     if replicas_per_gpu > 1:
         return _(
-            ": {price:.4g} USD per instance-h, {n} replicas on each {k}-GPU instance ({share} "
+            ": {price} per instance-h, {n} replicas on each {k}-GPU instance ({share} "
             "time-sharing each GPU), whole instances billed as the fleet needs them"
         ).format(
-            price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+            price=money_words((o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count, "USD", money, ""),
             n=per_instance,
             k=format_number(o.gpu_count),
             share=replicas_per_gpu,
@@ -241,10 +276,10 @@ def _bought(o: OfferPrice, per_instance: int, gpus: int, replicas_per_gpu: int =
     if per_instance == 1 and o.gpu_count <= gpus:
         return ""
     return _(
-        ": {price:.4g} USD per instance-h, {n} replica(s) of {g} GPU(s) on each {k}-GPU instance, "
+        ": {price} per instance-h, {n} replica(s) of {g} GPU(s) on each {k}-GPU instance, "
         "whole instances billed as the fleet needs them"
     ).format(
-        price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+        price=money_words((o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count, "USD", money, ""),
         n=per_instance,
         g=gpus,
         k=format_number(o.gpu_count),
@@ -269,7 +304,17 @@ def prices_by_policy(
     fleet another policy beside it runs (it had been billed an 8-GPU instance picked for another's
     eight, at 83 % more than alone)."""
     listed = list(offers)
-    return {p.name: fleet_prices(listed, gpu_id, **given, **policy_fleets([p])) for p in policies}
+    out = {}
+    for p in policies:
+        fleet = policy_fleets([p])
+        out[p.name] = fleet_prices(
+            listed,
+            gpu_id,
+            fleet_replicas=fleet["fleet_replicas"],
+            spot_fleet_replicas=fleet["spot_fleet_replicas"],
+            **given,
+        )
+    return out
 
 
 def check_given_prices(
@@ -332,6 +377,8 @@ def fleet_prices(
     fleet_replicas: int = 1,
     spot_fleet_replicas: int | None = None,
     replicas_per_gpu: int = 1,
+    constraints: ConstraintsSpec | None = None,
+    money: Money | None = None,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -347,9 +394,21 @@ def fleet_prices(
     ``replicas_per_gpu``: replicas of one GPU time-sharing each (``serving.share_gpu``), so that
     n of them pay for one GPU, as ``plan`` prices them.
 
+    Both prices from the catalog are of one provider's region, the fleet's (:func:`_fleet_picks`):
+    a fleet runs in one region, not on-demand in one and spot in another.
+
+    ``constraints``: the workload's; only offers where its providers, regions and countries allow
+    are priced, as the planner filters them (:mod:`gpuplan.plan.allowed_offers`), and each price's
+    note names the constraints that narrowed its offers. Where none is left, the fleet is refused
+    rather than priced elsewhere.
+
+    ``money``: the display currency the notes word their figures in (None: USD), each catalog
+    price's source cited with its figure in USD as the catalog holds it.
+
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
     """
+    from gpuplan.plan.allowed_offers import allowed_offers
 
     check_given_prices(
         on_demand_usd=on_demand_usd,
@@ -357,17 +416,17 @@ def fleet_prices(
         spot_rate_per_hour=spot_rate_per_hour,
         gpus_per_replica=gpus_per_replica,
     )
-    offers = list(offers)
+    allowed = allowed_offers(offers, constraints)
+    offers = list(allowed.offers)
+    narrowed = allowed.words()
     share = max(1, replicas_per_gpu)
-    best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, replicas_per_gpu=share)
     fleets = {"on_demand": fleet_replicas, "spot": fleet_replicas}
     if spot_fleet_replicas is not None and spot_fleet_replicas != fleet_replicas:
         fleets["spot"] = max(1, spot_fleet_replicas)
-        spot_best = replica_instances(
-            offers, gpu_id, gpus_per_replica, fleets["spot"], replicas_per_gpu=share
-        )
-        if "spot" in spot_best:
-            best["spot"] = spot_best["spot"]
+    spot_used = spot_fleet_replicas is None or spot_fleet_replicas > 0
+    # Both prices from the catalog: both of one region, where the fleet runs.
+    one_place = on_demand_usd is None and spot_usd is None
+    best, apart = _fleet_picks(offers, gpu_id, (gpus_per_replica, share), fleets, one_place, spot_used)
     prices: dict[str, float] = {}
     bases: dict[str, PriceBasis] = {}
     packed: dict[str, int] = {}
@@ -379,7 +438,15 @@ def fleet_prices(
             prices[key] = given
             bases[key] = PriceBasis(usd_per_hour=given, given=True)
             notes.append(
-                _("{pricing} {price:g} USD/replica-h given").format(pricing=pricing_name(key), price=given)
+                _("{pricing} {price} given").format(
+                    pricing=pricing_name(key),
+                    price=f"{given:g} " + _("USD/replica-h")
+                    if money is None or money.currency == "USD"
+                    # the user's own figure, in their words beside the display currency's
+                    else _("{price} ({usd:g} USD/replica-h)").format(
+                        price=money.format(given, per=_("replica-h")), usd=given
+                    ),
+                )
             )
         elif key in best:
             per_instance, o, k = best[key]
@@ -387,23 +454,34 @@ def fleet_prices(
             packed[key] = k
             bases[key] = _fleet_basis(offers, best[key], key, gpu_id, (gpus_per_replica, share), fleets[key])
             notes.append(
-                _(
-                    "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
-                ).format(
+                _("{pricing} {price}: {provider} {region} {instance_type} ({as_of})").format(
                     pricing=pricing_name(key),
-                    price=prices[key],
+                    price=money_words(prices[key], _("USD/replica-h"), money, _("replica-h")),
                     provider=o.provider,
                     region=o.region,
                     instance_type=o.instance_type,
                     as_of=o.as_of,
                 )
+                + narrowed_words(narrowed)
                 + _price_caveat(o)
-                + _bought(o, k, gpus_per_replica, share)
-                + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
+                + _bought(o, k, gpus_per_replica, share, money)
+                + basis_words(bases[key], key, gpu_id, _("USD/replica-h"), money, _("replica-h"))
+                + (apart if key == "spot" else "")
             )
         if key in prices:
             sources[key] = notes[-1]
     if "on_demand" not in prices:
+        if narrowed:
+            # Never priced at a provider or place the team ruled out: the price would not be theirs.
+            raise InputError.worded(
+                N_(
+                    "no on-demand offer of {gpu} is left where the workload's constraints allow "
+                    "({constraints}); give another --gpu or an --instance offered there, or a price with "
+                    "--on-demand-price USD_PER_HOUR"
+                ),
+                gpu=gpu_id,
+                constraints=narrowed,
+            )
         if gpus_per_replica > 1:
             raise InputError.worded(
                 N_(
@@ -436,6 +514,7 @@ def fleet_prices(
         source=source,
         sources=sources,
         basis=bases,
+        words_currency=money.currency if money is not None else "USD",
         spot_rate_per_hour=rate,
         spot_rate_source=rate_src,
         replicas_per_instance=packed,
@@ -444,14 +523,75 @@ def fleet_prices(
     )
 
 
-def _shared(b: PriceBasis) -> str:
+def _fleet_picks(
+    offers: list[OfferPrice],
+    gpu_id: str,
+    replica: tuple[int, int],
+    fleets: dict[str, int],
+    one_place: bool,
+    spot_used: bool,
+) -> tuple[dict[str, tuple[float, OfferPrice, int]], str]:
+    """:func:`fleet_prices`'s offer per pricing model (:func:`replica_instances` for that model's
+    fleet, ``fleets``; ``replica``: its GPUs and the replicas time-sharing one GPU), and what its
+    spot note adds where its two offers are of different regions ("" where they are not).
+
+    ``one_place``: both prices come from the catalog, so both from one provider's region: a
+    fleet runs in one region (its replicas behind one load balancer, its weights in one region's
+    storage; a spot replica replaces an on-demand one beside it), and its two prices had been
+    picked apart, on-demand in cn-heyuan and spot in cn-guangzhou, a fleet that runs nowhere. The
+    region is the one whose instances cost least for the largest fleet on demand plus, where a
+    policy runs spot (``spot_used``), its spot share on spot; of regions that offer both where a
+    policy runs spot. Where none offers both, each price is the cheapest of its own and the spot
+    note says so."""
+    gpus, share = replica
+
+    def picks(among: list[OfferPrice]) -> dict[str, tuple[float, OfferPrice, int]]:
+        best = replica_instances(among, gpu_id, gpus, fleets["on_demand"], replicas_per_gpu=share)
+        if fleets["spot"] != fleets["on_demand"]:
+            spot = replica_instances(among, gpu_id, gpus, fleets["spot"], replicas_per_gpu=share).get("spot")
+            if spot is not None:
+                best["spot"] = spot
+        return best
+
+    anywhere = picks(offers)
+    if not one_place or "on_demand" not in anywhere:
+        return anywhere, ""
+    places: dict[tuple[str, str], list[OfferPrice]] = {}
+    for o in offers:
+        places.setdefault((o.provider.lower(), o.region.lower()), []).append(o)
+    ranked = []
+    for _place, among in sorted(places.items()):
+        found = picks(among)
+        if "on_demand" not in found:
+            continue
+        per_instance, o, k = found["on_demand"]
+        cost = math.ceil(fleets["on_demand"] / k) * per_instance
+        if spot_used and "spot" in found:
+            spot_instance, _s, k_spot = found["spot"]
+            cost += math.ceil(fleets["spot"] / k_spot) * spot_instance
+        # a region without spot ranks after those with it where a policy runs spot; of equal
+        # costs, a price known current first (as replica_instances ranks them)
+        current = any(c for _x, c in _usable([o], gpu_id))
+        ranked.append(((spot_used and "spot" not in found, cost, per_instance / k, not current), found))
+    key, found = min(ranked, key=lambda r: r[0])
+    if spot_used and key[0] and "spot" in anywhere:
+        # No region offers both: each price where it is cheapest, and the output says so.
+        found = {**found, "spot": anywhere["spot"]}
+        return found, _(
+            "; of another region than the on-demand price: no region in the catalog offers {gpu} both "
+            "on demand and on spot"
+        ).format(gpu=gpu_id)
+    return found, ""
+
+
+def _shared(b: PriceBasis, money: Money | None = None) -> str:
     """ " of 27.45 USD per instance-h shared by its 8 replicas": what a price per replica-hour
     stands for where one instance holds several ("" where it holds one)."""
     k = b.replicas_per_instance
     if k is None or k <= 1 or b.usd_per_instance_hour is None:
         return ""
-    return _(" of {price:.4g} USD per instance-h shared by its {n} replicas, whole instances billed").format(
-        price=b.usd_per_instance_hour, n=k
+    return _(" of {price} per instance-h shared by its {n} replicas, whole instances billed").format(
+        price=money_words(b.usd_per_instance_hour, "USD", money, ""), n=k
     )
 
 
@@ -531,7 +671,9 @@ class _Service(BaseModel):
     name: PrintableLine = Field(min_length=1, max_length=300)
     memory_gib: float | None = Field(default=None, gt=0, le=MAX_GPU_MEMORY_GIB)
     """Memory one instance needs (weights + KV cache + CUDA context)."""
-    requests_per_s: float = Field(ge=0, le=_MAX_REQUESTS_PER_S)
+    requests_per_s: float | None = Field(default=None, ge=0, le=_MAX_REQUESTS_PER_S)
+    """The service's load; with ``workload:``, its ``serving.requests_per_s`` unless given here
+    (the workload's values are the defaults, the entry's win)."""
     capacity_requests_per_s: float | None = Field(
         default=None, ge=_MIN_REQUESTS_PER_S, le=_MAX_REQUESTS_PER_S
     )
@@ -565,7 +707,9 @@ class ServicesFile(BaseModel):
                 out.append(estimated[s.name])
                 continue
             missing = [
-                k for k in ("memory_gib", "capacity_requests_per_s", "latency_ms") if getattr(s, k) is None
+                k
+                for k in ("requests_per_s", "memory_gib", "capacity_requests_per_s", "latency_ms")
+                if getattr(s, k) is None
             ]
             if missing:
                 raise InputError.worded(
@@ -577,7 +721,7 @@ class ServicesFile(BaseModel):
                 ServiceDemand(
                     name=s.name,
                     memory_gib=float(s.memory_gib or 0),
-                    requests_per_s=s.requests_per_s,
+                    requests_per_s=float(s.requests_per_s or 0),
                     capacity_requests_per_s=float(s.capacity_requests_per_s or 0),
                     latency_s=float(s.latency_ms or 0) / 1000.0,
                     slo_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms else None,

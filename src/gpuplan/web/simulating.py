@@ -202,6 +202,8 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         "gpus_per_replica": workload.tensor_parallel,
         # replicas time-sharing a GPU are billed so, as plan prices them (and run so: _estimated)
         "replicas_per_gpu": workload.replicas_per_gpu,
+        # priced only where the workload's constraints allow, as plan prices it
+        "constraints": workload.constraints,
     }
     prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(policies))  # type: ignore[arg-type]
     own_prices = prices_by_policy(offers, gpu_id, policies, **given)
