@@ -189,6 +189,8 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
     assert a100["decode"]["engine_overlapped"] is False and "WukLab" in a100["decode"]["engine_cpu_source"]
     table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB"], env={"COLUMNS": "250"})
     assert "LLM generation" in table.stdout and "req/s/GPU" in table.stdout
+    # the workload's batch of 1 decoding together, not the "max sequences" beside it
+    assert "tokens/s at batch 1" in table.stdout and "tokens/s (batch)" not in table.stdout
     joined = " ".join(table.stdout.split())
     assert "a serving engine not named (taken not to overlap): each iteration also waits 2.9 ms" in joined
 

@@ -158,6 +158,10 @@ def test_the_planner_sizes_a_service_with_the_named_engine(
     # The plan says which engine it took.
     said = "serving engine: SGLang v0.4 on (overlap scheduler), its CPU work"
     assert any(n.startswith(said) for n in made.notes)
+    # and what load its latency figures are for: requests of the serving block's lengths, at random
+    (latency,) = [n for n in made.notes if n.startswith("service latency: ")]
+    assert "requests all of 512 prompt and 256 answer tokens arriving at random" in latency, latency
+    assert "gpuplan simulate autoscale WORKLOAD --trace FILE.csv" in latency
 
 
 def test_the_serving_simulation_takes_the_named_engine() -> None:

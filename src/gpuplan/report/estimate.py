@@ -708,7 +708,12 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     table = Table(title=Text(title), header_style="bold")
     table.add_column("GPU", no_wrap=True)
     # fold, never an ellipsis: a narrow console must not cut "needs 3 GPU(s)" to "needs …"
-    for col in (_("max sequences"), _("tokens/s/seq"), _("tokens/s (batch)"), _("prefill tok/s")):
+    # the batch column is the workload's batch decoding together, not the "max sequences" beside it
+    batches = {o.decode.batch for o in rows if o.decode is not None}
+    batch_col = (
+        _("tokens/s at batch {n}").format(n=batches.pop()) if len(batches) == 1 else _("tokens/s (batch)")
+    )
+    for col in (_("max sequences"), _("tokens/s/seq"), batch_col, _("prefill tok/s")):
         table.add_column(col, justify="right", overflow="fold")
     table.add_column(_("serving"), overflow="fold")
     for o in rows:
