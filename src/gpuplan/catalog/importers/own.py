@@ -648,7 +648,7 @@ def rows_out_of_line(
     return kept, refused
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True)
 class Accepted:
     """The file lines whose prices the user vouches for against the catalog's (``--accept-price``;
     the service's ``accept_price``), and what was taken for them."""
