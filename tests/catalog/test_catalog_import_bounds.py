@@ -159,14 +159,16 @@ def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines
     # The later line silently stood as the current price, and the earlier line's spot check was
     # made against the later line's on-demand figure.
     header, first, *_ = SAMPLE.read_text().splitlines()
-    cheaper = first.replace(",8.22609,", ",0.5,")
+    # (6.0 stays within 2.6x of the catalog's price of the offer: a figure further off is refused as
+    # out of line with it before the lines are compared)
+    cheaper = first.replace(",8.22609,", ",6.0,")
     f = tmp_path / "twice.csv"
     f.write_text(f"{header}\n{first}\n{cheaper}\n")
     db = str(tmp_path / "catalog.sqlite")
     r = CliRunner().invoke(app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--json"])
     doc = json.loads(r.stdout)
     reasons = {row["line"]: row["reason"] for row in doc["rejected"]}
-    said = "on_demand priced 0.5, 8.22609 for the same offer in one import (lines 2, 3): keep one"
+    said = "on_demand priced 6, 8.22609 for the same offer in one import (lines 2, 3): keep one"
     assert reasons[2].startswith(said) and reasons[3].startswith(said), reasons
     assert "spot price" not in reasons[2]
     same = tmp_path / "same.csv"

@@ -91,18 +91,28 @@ def test_a_skypilot_price_ten_times_out_of_line_is_refused_naming_both_figures(
     (refused,) = doc["rejected"]
     assert refused["line"] == 2
     assert refused["reason"].startswith(
+        "on_demand price 500 USD/hour of g5.xlarge in us-east-1 is 497x the on_demand price the catalog "
+        "holds for it in aws us-east-1 (1.006 USD/hour as of 2026-01-21/2026-12-02), more than 2.6x off: "
+        "a monthly price typed as hourly?"
+    ), refused["reason"]
+    # an instance type the catalog holds no price of is held to its GPU's range: 10x the dearest
+    # A10G on-demand GPU-hour, 6.962 USD (g5.16xlarge in sa-east-1)
+    unknown = wild.replace("g5.xlarge", "g5.nano")
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, unknown, sound), "aws", "--json")
+    (refused,) = json.loads(r.stdout)["rejected"]
+    assert refused["reason"].startswith(
         "on_demand price 500 USD/hour is 500 USD per GPU-hour, more than 10x the highest on_demand "
         "price the catalog holds for A10G (6.962 USD per GPU-hour, aws g5.16xlarge sa-east-1)"
     ), refused["reason"]
 
 
-def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_compared(
+def test_a_spot_price_is_held_to_its_on_demand_price_not_to_another_zones_spot(
     tmp_path: Path, db_path: Path
 ) -> None:
-    # The catalog holds g5.8xlarge's spot in us-west-2 in dollars (0.9322 USD in usw2-az2), never in
-    # yuan: the refusal compares dollars with dollars and names the jump, not "the catalog's yuan figure".
+    # The catalog holds g5.8xlarge's on-demand price in us-west-2 in dollars (2.448 USD): a spot price
+    # of 5.93 is 2.4x it, above the 1.8x a spot price stands at (the refusal names the on-demand
+    # figure, not "the catalog's yuan figure"); the line's on-demand 9.0 is 3.7x the held one.
     info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
-    # on-demand 9.0: a spot price at or above it would be dropped as a repeated on-demand figure
     line = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az2,x86_64'
     r = _import(db_path, vms_file(tmp_path, AWS_HEADER, line), "aws", "--json")
     assert r.exit_code == 1, r.output
@@ -110,25 +120,16 @@ def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_co
     reason = refused["reason"]
     assert "yuan figure" not in reason, reason
     assert reason.startswith(
-        "spot price 5.93 USD/hour of g5.8xlarge in us-west-2 is 6.36x the 0.9322 USD/hour the catalog "
-        "holds for it, about the price of a dollar in yuan (6.986 CNY per USD at the CNY rate of 2026-01-27)"
+        "on_demand price 9 USD/hour of g5.8xlarge in us-west-2 is 3.7x the on_demand price the catalog "
+        "holds for it in aws us-west-2 (2.448 USD/hour as of 2026-01-21/2026-12-02), more than 2.6x off"
     ), reason
-
-
-def test_a_dollar_price_near_the_yuan_reading_is_compared_with_its_own_zone_or_says_which(
-    tmp_path: Path, db_path: Path
-) -> None:
-    # was: compared with the first zone's held price whichever zone the line is in. The catalog holds
-    # g5.8xlarge's us-west-2 spot per zone: 0.9241 in usw2-az1, 0.9322 in usw2-az2, 0.9206 in usw2-az3.
-    info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
-    az3 = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az3,x86_64'
-    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, az3), "aws", "--json")
-    (refused,) = json.loads(r.stdout)["rejected"]
-    assert "is 6.44x the 0.9206 USD/hour the catalog holds for it, about" in refused["reason"], refused
-    az4 = az3.replace("usw2-az3", "usw2-az4")  # a zone the catalog holds no spot price of
-    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, az4), "aws", "--json")
-    (refused,) = json.loads(r.stdout)["rejected"]
     assert (
-        "is 6.42x the 0.9241 USD/hour the catalog holds for it in usw2-az1 (none for usw2-az4), about"
-        in refused["reason"]
-    ), refused
+        "spot price 5.93 USD/hour of g5.8xlarge in us-west-2 is, hour for hour, 2.4x the on_demand price "
+        "the catalog holds for it in aws us-west-2 (2.448 USD/hour as of 2026-01-21/2026-12-02), outside "
+        "the 0.05-1.8x a spot price stands at"
+    ) in reason, reason
+    # One region's zones differ by up to 8.8x in spot (eu-south-2's g6e.48xlarge: 3.4148 in eus2-az2,
+    # 30.1669 in eus2-az3): the zone's real price, held to the on-demand price, is taken.
+    g6e = "g6e.48xlarge,L40S,8.0,192.0,1536.0,,31.75027,30.1669,eu-south-2,eus2-az3,x86_64"
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, g6e), "aws", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["rejected"] == [], r.output

@@ -58,7 +58,10 @@ def test_a_spot_price_out_of_line_refuses_the_lines_on_demand_price_too(
     (refused,) = doc["rejected"]
     assert refused["line"] == 2
     reason = refused["reason"]
-    assert reason.startswith("spot price 0.015 USD/hour is 0.015 USD per GPU-hour"), reason
+    assert reason.startswith(
+        "spot price 0.015 USD/hour of g5.8xlarge in us-west-2 is, hour for hour, 0.0061x the on_demand "
+        "price the catalog holds for it in aws us-west-2 (2.448 USD/hour as of 2026-01-21/2026-12-02)"
+    ), reason
 
 
 def test_the_summary_counts_a_line_refused_whole_once(tmp_path: Path, db_path: Path) -> None:

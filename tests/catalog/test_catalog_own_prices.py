@@ -146,15 +146,16 @@ def test_a_yuan_figure_in_a_usd_row_is_refused_naming_the_catalogs_yuan_price(
     tmp_path: Path, db_path: Path
 ) -> None:
     # 9.6166 read as dollars is about 7x the offer's price: inside the 10x band of the A10's
-    # on-demand prices, so only the same offer's yuan price shows the slip.
+    # on-demand prices, so only the same instance type's yuan price shows the slip.
     doc = _imported(db_path, _file(tmp_path, A10_YUAN_AS_USD, ALIBABA_MONTHLY))
     reasons = _reasons(doc)
     assert list(reasons) == [2], reasons
-    assert reasons[2].startswith(
-        "on_demand price 9.6166 USD/hour of ecs.gn7i-c8g1.2xlarge in cn-beijing is the catalog's yuan "
-        "figure for it in cn-beijing-i (none for cn-beijing; 9.617 CNY/hour, "  # held per zone only
+    assert reasons[2] == (
+        "on_demand price 9.6166 USD/hour of ecs.gn7i-c8g1.2xlarge in cn-beijing is 7x the on_demand price "
+        "the catalog holds for it in alibaba cn-beijing cn-beijing-i (9.6166 CNY/hour as of "  # held per zone
+        "2020-11/2026-12-03, 1.377 USD at the CNY rate of 2026-01-27), more than 2.6x off: yuan in a USD "
+        "row? Write currency CNY (if the price is right, import it with --accept-price 2)"
     ), reasons
-    assert reasons[2].endswith("USD at the CNY rate of 2026-01-27): yuan in a USD row? Write currency CNY")
     # In yuan, as the price is, the same row imports; a dollar price of the offer does too.
     doc = _imported(db_path, _file(tmp_path, A10_YUAN_AS_USD.replace(",USD,", ",CNY,")))
     assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
@@ -190,14 +191,18 @@ def test_a_monthly_price_typed_as_hourly_is_refused_naming_both_figures(
     tiny = ALIBABA_MONTHLY.replace(",160000,", ",30,")
     doc = _imported(db_path, _file(tmp_path, hourly, tiny))
     reasons = _reasons(doc)
-    assert reasons[2].startswith("on_demand price 160000.00 CNY/hour is 2,"), reasons
-    assert (
-        "USD per GPU-hour, more than 10x the highest on_demand price the catalog holds for A100-SXM4-80GB ("
-        in (reasons[2])
-    )
-    assert reasons[2].endswith("a monthly price typed as hourly, or the wrong currency or unit?")
-    assert reasons[3].startswith("monthly price 30 CNY/month is 0.000"), reasons
-    assert "less than 1/10 of the lowest monthly price the catalog holds for A100-SXM4-80GB" in reasons[3]
+    # no on-demand price of the instance type in cn-hangzhou: cn-shanghai's 277.93 CNY an hour
+    assert reasons[2].startswith(
+        "on_demand price 160000.00 CNY/hour of ecs.gn7e-c16g1.32xlarge in cn-hangzhou is 576x the "
+        "on_demand price the catalog holds for it in alibaba cn-shanghai (277.93 CNY/hour as of 2023-06, "
+    ), reasons
+    assert "more than 2.6x off: a monthly price typed as hourly?" in reasons[2]
+    # cn-shanghai's monthly price, 30 / 133,408
+    assert reasons[3].startswith(
+        "monthly price 30 CNY/month of ecs.gn7e-c16g1.32xlarge in cn-hangzhou is 0.00022x the monthly "
+        "price the catalog holds for it in alibaba cn-shanghai (133,408 CNY/month as of 2023-06, "
+    ), reasons
+    assert "an hourly price typed as monthly?" in reasons[3]
     assert doc["import_id"] is None
 
 

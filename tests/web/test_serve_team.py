@@ -594,7 +594,18 @@ def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service)
     hourly = example.replace(b"monthly,105000,CNY,month", b"on_demand,105000,CNY,hour", 1)
     r = c.post("/api/v1/catalog/import?format=gpuplan", content=hourly, headers=admin)
     assert r.status_code == 200, r.text
-    assert "more than 10x the highest on_demand price" in r.json()["rejected"][0]["reason"]
+    reason = r.json()["rejected"][0]["reason"]
+    assert "a monthly price typed as hourly?" in reason, reason
+    assert reason.endswith("(if the price is right, import it with accept_price 2)"), reason
+    # yuan typed as dollars, vouched for as `--accept-price 2` vouches: imported, and named in a warning
+    dollars = example.replace(b"monthly,105000,CNY,month", b"monthly,105000,USD,month", 1)
+    r = c.post("/api/v1/catalog/import?format=gpuplan", content=dollars, headers=admin)
+    assert "yuan in a USD row?" in r.json()["rejected"][0]["reason"], r.text
+    r = c.post("/api/v1/catalog/import?format=gpuplan&accept_price=2", content=dollars, headers=admin)
+    assert r.status_code == 200 and r.json()["rejected"] == [], r.text
+    assert r.json()["warnings"][0].startswith(
+        "line 2 let through the check against the catalog's prices on your word (accept_price 2): "
+    ), r.text
     actions = [e for e in c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]]
     assert any(e["action"] == "catalog.import" and e["target"] == "alibaba" for e in actions)
 

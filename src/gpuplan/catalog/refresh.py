@@ -367,8 +367,9 @@ def _last_prices(store: Store, provider: str) -> dict[tuple[str, ...], float]:
 def _flag_jumps(store: Store, provider: str, rows: Sequence[OfferRow]) -> tuple[list[OfferRow], int, int]:
     """``rows`` with each price more than :data:`MAX_PRICE_JUMP` times away from the offer's last
     one made low confidence, and each price with no last one that is out of line with what the
-    catalog holds for its GPU and pricing model (as a file import refuses it: more than ten times
-    off its range, or yuan typed as dollars), and how many of each were."""
+    catalog holds (as a file import refuses it: off the same instance type's prices — yuan typed as
+    dollars —, or more than ten times off the range of its GPU and pricing model), and how many of
+    each were."""
     from gpuplan.catalog.importers.own import CatalogPrices
 
     last = _last_prices(store, provider)
@@ -431,19 +432,16 @@ def store_rows(
     source = f"{verb} {now} from {', '.join(sources[:3])}" + (
         f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
-    from gpuplan.catalog.importers.own import OUT_OF_LINE
-
     rows, jumped, out_of_line = _flag_jumps(store, name, rows)
     if out_of_line:
         notes = [
             Plural(
-                "{n} new price more than {factor:g}× off what the catalog holds for its GPU, stored as "
-                "low confidence (plan leaves it out unless --allow-low-confidence)",
-                "{n} new prices more than {factor:g}× off what the catalog holds for their GPUs, stored "
-                "as low confidence (plan leaves them out unless --allow-low-confidence)",
+                "{n} new price out of line with what the catalog holds for its instance type or GPU, "
+                "stored as low confidence (plan leaves it out unless --allow-low-confidence)",
+                "{n} new prices out of line with what the catalog holds for their instance types or "
+                "GPUs, stored as low confidence (plan leaves them out unless --allow-low-confidence)",
                 out_of_line,
                 n=out_of_line,
-                factor=OUT_OF_LINE,
             ),
             *notes,
         ]

@@ -347,6 +347,16 @@ def import_(
             "for a gpuplan FILE it dates the rows whose as_of is empty.",
         ),
     ] = None,
+    accept_price: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--accept-price",
+            metavar="LINE",
+            help="Import the price on this line of FILE though it is out of line with the catalog's "
+            "(a real discount, a new price): the refusal names the figure it was compared with. "
+            "Repeat for more lines.",
+        ),
+    ] = None,
     lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -362,15 +372,23 @@ def import_(
     folders = [f for f in (skypilot, gpuhunt) if f is not None]
     if len(folders) + (file is not None) != 1:
         raise InputError.worded(N_("give one of FILE (with --provider), --skypilot DIR or --gpuhunt DIR"))
+    if file is None and accept_price:
+        raise InputError.worded(N_("--accept-price names lines of one FILE, not of a folder's files"))
     if file is None:
         _import_folder(ctx, skypilot=skypilot, gpuhunt=gpuhunt, providers=provider or [], as_of=as_of,
                        json_out=json_out)  # fmt: skip
         return
-    _import_file(ctx, file, provider or [], fmt, as_of, json_out)
+    _import_file(ctx, file, provider or [], fmt, as_of, json_out, accept_price or [])
 
 
 def _import_file(
-    ctx: typer.Context, file: Path, providers: list[str], fmt: str, as_of: str | None, json_out: bool
+    ctx: typer.Context,
+    file: Path,
+    providers: list[str],
+    fmt: str,
+    as_of: str | None,
+    json_out: bool,
+    accept: list[int],
 ) -> None:
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers.price_file import file_format, read_price_file
@@ -392,6 +410,7 @@ def _import_file(
         as_of=as_of,
         today=date.today(),
         described=file.name,
+        accept=accept,
     )
     report = store.import_offers(
         read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected

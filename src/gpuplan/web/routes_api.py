@@ -401,6 +401,8 @@ async def catalog_import(
         ),
         AfterValidator(_file_format),
     ] = "skypilot",
+    # the lines whose prices the admin vouches for against the catalog's, as `--accept-price LINE`
+    accept_price: Annotated[list[int] | None, Query(max_length=1000)] = None,
 ) -> Any:
     """Import a price file (the body) in the layout ``format`` names, as ``gpuplan catalog import FILE
     --format`` does: all of its good rows or none."""
@@ -408,7 +410,9 @@ async def catalog_import(
     from starlette.concurrency import run_in_threadpool
 
     json_body = request.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
-    return await run_in_threadpool(_import, request, caller, provider, as_of, fmt, body, json_body)
+    return await run_in_threadpool(
+        _import, request, caller, provider, as_of, fmt, body, json_body, accept_price or []
+    )
 
 
 def _import(
@@ -419,6 +423,7 @@ def _import(
     fmt: str,
     body: bytes,
     json_body: bool,
+    accept: list[int],
 ) -> Any:
     import tempfile
 
@@ -453,6 +458,7 @@ def _import(
                     today=date.today(),
                     described=f"uploaded by {caller.name}",
                     names=SERVICE_NAMES,
+                    accept=accept,
                 )
         except CatalogImportError as e:
             raise _as_body(e, file) from None

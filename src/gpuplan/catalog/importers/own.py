@@ -13,10 +13,13 @@ is kept per month (costed at 730 h a month). What a row must be besides the stor
 - its provider one gpuplan knows, its region one of the provider's known regions (``cn-atlantis``
   is refused with the nearest names: an offer there would rank in a country it is not in);
 - its GPU a name the hardware catalog resolves (did-you-mean, or the choices of an ambiguous name);
-- its price a positive figure, and not wildly out of line with what the catalog holds for the same
-  GPU and pricing model (:func:`out_of_line`: per GPU-hour in USD more than :data:`OUT_OF_LINE`
-  times the highest or less than its inverse times the lowest) — a monthly price typed as hourly;
-  where the catalog holds no price of its kind there is nothing to compare with, and it stands.
+- its price a positive figure, in line with what the catalog holds for the same instance type
+  (:mod:`~gpuplan.catalog.importers.instance_prices`: its price under the same pricing model in the
+  same region, else in another region, else its on-demand price hour for hour — yuan typed as
+  dollars), and not wildly out of line with the same GPU and pricing model (:func:`out_of_line`: per
+  GPU-hour in USD more than :data:`OUT_OF_LINE` times the highest or less than its inverse times the
+  lowest) — a monthly price typed as hourly; where the catalog holds no price to compare with, it
+  stands, and a price the user vouches for (``--accept-price LINE``) stands too.
 
 Every refusal quotes the figure and currency as the file writes them. The file is untrusted: read
 within :mod:`gpuplan.bounded`'s limits and the row cap of a price CSV, nothing in it is evaluated,
@@ -45,6 +48,7 @@ from gpuplan.bounded import (
 )
 from gpuplan.catalog import dates
 from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MIN_GPU_FRACTION
+from gpuplan.catalog.importers.instance_prices import HeldPrice, held_prices, off_the_instance
 from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
@@ -58,6 +62,7 @@ __all__ = [
     "COLUMNS",
     "OPTIONAL",
     "OUT_OF_LINE",
+    "Accepted",
     "OwnFile",
     "PriceFacts",
     "out_of_line",
@@ -88,11 +93,12 @@ _EXPORT_ONLY = ("confidence", "price_usd_per_hour", "rate_source")
 #: How far out of line with the catalog's prices of the same GPU and pricing model a price may be:
 #: per GPU-hour in USD, up to this many times the highest held and down to the lowest over it.
 OUT_OF_LINE = 10.0
-#: How close to the catalog's yuan price of the same offer a figure stated as dollars must be to be
-#: taken for yuan typed as dollars: within this factor either way. The two readings of one figure
-#: are 1/0.14 ≈ 7 times apart, so a band of 1.5 (a discount of a third, a rise of half) stays far
-#: from the dollar reading (the geometric middle between them is √7 ≈ 2.6) — and inside the
-#: :data:`OUT_OF_LINE` band of the GPU's prices, which a yuan slip therefore passes.
+#: How close to the catalog's yuan price of the same offer a SkyPilot-layout figure (dollars, by the
+#: layout) must be to be taken for yuan, which refuses the whole file
+#: (:func:`~gpuplan.catalog.importers.price_file.yuan_typed_as_usd`): within this factor either way.
+#: The two readings of one figure are 1/0.14 ≈ 7 times apart, so a band of 1.5 (a discount of a
+#: third, a rise of half) stays far from the dollar reading (the geometric middle between them is
+#: √7 ≈ 2.6).
 YUAN_BAND = 1.5
 #: Characters of a row's source kept (who quoted it: a name, a document, a date).
 MAX_SOURCE_CHARS = 300
@@ -133,9 +139,11 @@ def read_own_prices(
     as_of: str | None = None,
     provider_name: str = "--provider",
     as_of_name: str = "--as-of",
+    accept: Accepted | None = None,
 ) -> OwnFile:
     """:func:`parse_own` of ``path`` with the catalog's day, then :func:`out_of_line` against the
-    catalog's prices: what ``catalog import --format gpuplan`` hands the store."""
+    catalog's prices: what ``catalog import --format gpuplan`` hands the store. ``accept``: the
+    lines the user vouches for (:func:`rows_out_of_line`)."""
     parsed = parse_own(
         path,
         provider=provider,
@@ -144,7 +152,7 @@ def read_own_prices(
         provider_name=provider_name,
         as_of_name=as_of_name,
     )
-    return out_of_line(parsed, store)
+    return out_of_line(parsed, store, accept)
 
 
 # ---------------------------------------------------------------- reading the file
@@ -538,11 +546,12 @@ def _held(store: PriceFacts, gpu: str, pricing: str) -> _Held | None:
     return _Held(low=low[0], low_where=low[1], high=high[0], high_where=high[1])
 
 
-def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
+def out_of_line(parsed: OwnFile, store: PriceFacts, accept: Accepted | None = None) -> OwnFile:
     """``parsed`` with each row whose price is out of line with the catalog's
-    (:func:`rows_out_of_line`) moved to the refused rows, the refusal quoting the file's figure."""
+    (:func:`rows_out_of_line`) moved to the refused rows, the refusal quoting the file's figure;
+    ``accept``: the lines the user vouches for."""
     kept, refused = rows_out_of_line(
-        parsed.rows, store, written=lambda row, _p: parsed.written.get(row.line or 0)
+        parsed.rows, store, written=lambda row, _p: parsed.written.get(row.line or 0), accept=accept
     )
     refused = sorted([*parsed.rejected, *refused], key=lambda r: (r.line is None, r.line or 0))
     return replace(parsed, rows=tuple(kept), rejected=tuple(refused))
@@ -550,31 +559,36 @@ def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
 
 class CatalogPrices:
     """What the catalog holds to compare a new price with: per GPU and pricing model, its lowest and
-    highest price per GPU-hour in USD, and the yuan figures of its offers (each read once)."""
+    highest price per GPU-hour in USD, and per instance type its prices under every pricing model
+    (each read once)."""
 
     def __init__(self, store: PriceFacts) -> None:
         self._store = store
         self._held: dict[tuple[str, str], _Held | None] = {}
-        self._yuan: dict[tuple[str, str], dict[tuple[str, str, str | None, str, str], _HeldYuan]] = {}
+        self._instances: dict[str, dict[tuple[str, str], list[HeldPrice]]] = {}
         self._rates: dict[str, float | None] = {}
-        self._cny = store.find_exchange_rate(Currency.CNY.code)
 
     def out_of_line(self, row: OfferRow, p: PriceRow, written: str | None = None) -> Phrase | None:
-        """Why ``p`` of ``row`` is out of line with the catalog (yuan typed as dollars, or more than
-        :data:`OUT_OF_LINE` times off its range), or None. ``written``: the figure as its file
-        writes it, for the reason."""
+        """Why ``p`` of ``row`` is out of line with the catalog, or None: off the same instance
+        type's prices (:func:`~gpuplan.catalog.importers.instance_prices.off_the_instance`: yuan
+        typed as dollars, a month for an hour), else more than :data:`OUT_OF_LINE` times off the
+        range of its GPU and pricing model. ``written``: the figure as its file writes it, for the
+        reason."""
         if p.currency not in self._rates:
             rate = self._store.find_exchange_rate(p.currency)
             self._rates[p.currency] = rate.usd_per_unit if rate is not None else None
-        key = (row.gpu, p.pricing)
-        if key not in self._held:
-            self._held[key] = _held(self._store, *key)
-        if key not in self._yuan:
-            cny = self._cny.usd_per_unit if self._cny is not None else None
-            self._yuan[key] = _yuan_prices(self._store, *key, cny)
-        why = _yuan_as_dollars(row, p, self._yuan[key], self._cny, written)
+        usd_per_unit = self._rates[p.currency]
+        if usd_per_unit is None:
+            return None  # no dated rate: nothing to compare in
+        if row.gpu not in self._instances:
+            self._instances[row.gpu] = held_prices(self._store.offers(gpu=row.gpu))
+        held = self._instances[row.gpu].get((row.provider, row.instance_type), [])
+        why = off_the_instance(row, p, usd_per_unit, held, written)
         if why is None:
-            why = _out_of_line(row, p, self._rates[p.currency], self._held[key], written)
+            key = (row.gpu, p.pricing)
+            if key not in self._held:
+                self._held[key] = _held(self._store, *key)
+            why = _out_of_line(row, p, usd_per_unit, self._held[key], written)
         return why
 
 
@@ -583,17 +597,21 @@ def rows_out_of_line(
     store: PriceFacts,
     *,
     written: Callable[[OfferRow, PriceRow], str | None] = lambda _row, _p: None,
+    accept: Accepted | None = None,
 ) -> tuple[list[OfferRow], list[RejectedRow]]:
-    """(the rows kept, the rows refused): a row is refused when one of its prices per GPU-hour, in
-    USD at the catalog's rate, is more than :data:`OUT_OF_LINE` times the highest the catalog holds
-    for its GPU and pricing model, or less than the lowest over it, the refusal naming both figures.
-    A price whose kind the catalog holds no price of (or whose currency it has no rate for) has
-    nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
-    (None: the figure as read)."""
+    """(the rows kept, the rows refused): a row is refused when one of its prices is out of line with
+    the catalog's (:meth:`CatalogPrices.out_of_line`: off the same instance type's prices, or more
+    than :data:`OUT_OF_LINE` times off the range of its GPU and pricing model), the refusal naming
+    the figure it was compared with. A price with nothing to compare with stands. ``written``: a
+    price's figure as the file writes it, for the refusal (None: the figure as read). ``accept``:
+    the lines the user vouches for (``--accept-price``): kept, and named in ``accept.taken``; a
+    refusal of another line says how to vouch for it."""
     check = CatalogPrices(store)
     kept: list[OfferRow] = []
-    refused: list[RejectedRow] = []
-    for row in rows:
+    # the reasons of each refused line (a line may be read into two rows: AWS's region on-demand
+    # price and zone spot price), refused once
+    lines: dict[tuple[int | None, str, int], tuple[OfferRow, list[Worded]]] = {}
+    for i, row in enumerate(rows):
         if not MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE:
             # a GPU count the gates refuse is refused for it, not for the price it divides
             kept.append(row)
@@ -601,137 +619,45 @@ def rows_out_of_line(
         reasons: list[Worded] = [
             why for p in row.prices if (why := check.out_of_line(row, p, written(row, p))) is not None
         ]
-        if reasons:
-            refused.append(
-                RejectedRow.because(
-                    joined(reasons),
-                    line=row.line,
-                    instance_type=row.instance_type[:_SHOWN_CHARS],
-                    region=row.region,
-                )
-            )
+        if reasons and accept is not None and row.line in accept.lines:
+            accept.taken.append((row.line, joined(reasons)))
+            kept.append(row)
+        elif reasons:
+            key = (row.line, row.instance_type, i if row.line is None else 0)
+            lines.setdefault(key, (row, []))[1].extend(reasons)
         else:
             kept.append(row)
+    refused: list[RejectedRow] = []
+    for first, reasons in lines.values():
+        said: Worded = joined(reasons)
+        if accept is not None and first.line is not None:
+            said = Phrase(
+                N_("{why} (if the price is right, import it with {flag} {line})"),
+                why=said,
+                flag=accept.flag,
+                line=first.line,
+            )
+        refused.append(
+            RejectedRow.because(
+                said,
+                line=first.line,
+                instance_type=first.instance_type[:_SHOWN_CHARS],
+                region=first.region,
+            )
+        )
     return kept, refused
 
 
-@dataclass(frozen=True)
-class _HeldYuan:
-    """The catalog's price of an offer in yuan, and the price it holds, as it holds it."""
+@dataclass(kw_only=True)
+class Accepted:
+    """The file lines whose prices the user vouches for against the catalog's (``--accept-price``;
+    the service's ``accept_price``), and what was taken for them."""
 
-    cny: float
-    amount: float
-    currency: str
-    zone: str | None = None
-    """The held offer's zone (None: region-wide)."""
-
-
-def _yuan_prices(
-    store: PriceFacts, gpu: str, pricing: str, usd_per_cny: float | None
-) -> dict[tuple[str, str, str | None, str, str], _HeldYuan]:
-    """The catalog's price in yuan of each offer of ``gpu`` under ``pricing``, by (provider, region,
-    zone, instance type, unit) — zone ``""`` for a region-wide offer — and by (provider, region,
-    ``None``, instance type, unit) for the region as a whole (its region-wide offer's, else the first
-    zone's): the figure a yuan price list writes for it (a dollar price at the dated rate). Empty
-    without a CNY rate."""
-    found: dict[tuple[str, str, str | None, str, str], _HeldYuan] = {}
-    if usd_per_cny is None:
-        return found
-    for o in store.offers(gpu=gpu, pricing=pricing):
-        if o.price is None or o.unit is None or not (math.isfinite(o.price) and o.price > 0):
-            continue
-        if o.currency == Currency.CNY.code:
-            figure = o.price
-        elif o.currency == Currency.USD.code:
-            figure = o.price / usd_per_cny
-        else:
-            continue
-        held = _HeldYuan(figure, o.price, o.currency, o.zone or None)
-        found.setdefault((o.provider, o.region, o.zone or "", o.instance_type, o.unit), held)
-        region = (o.provider, o.region, None, o.instance_type, o.unit)
-        if region not in found or (held.zone is None and found[region].zone is not None):
-            found[region] = held  # the region-wide offer's price before any zone's
-    return found
-
-
-def _yuan_as_dollars(
-    row: OfferRow,
-    p: PriceRow,
-    yuan: Mapping[tuple[str, str, str | None, str, str], _HeldYuan],
-    cny: Any,
-    written: str | None,
-) -> Phrase | None:
-    """Why ``p``, stated in USD, reads as the yuan figure of the same offer (within
-    :data:`YUAN_BAND` of the catalog's yuan price for it), or None. Read as dollars such a figure
-    stands about seven times too high — inside :data:`OUT_OF_LINE` of the GPU's prices, so the
-    GPU-wide check lets it pass; only the same offer's price shows it.
-
-    The same offer is the same zone's (a spot price differs from zone to zone); where the catalog
-    holds none for the row's zone (or region-wide offer), the region's is compared, and the refusal
-    says which zone's it was and that the row's own is not held."""
-    if p.currency != Currency.USD.code or cny is None:
-        return None
-    own = yuan.get((row.provider, row.region, row.zone or "", row.instance_type, p.unit))
-    held = own or yuan.get((row.provider, row.region, None, row.instance_type, p.unit))
-    if held is None or not held.cny / YUAN_BAND <= p.amount <= held.cny * YUAN_BAND:
-        return None
-    fields: dict[str, object] = {
-        "pricing": Phrase(p.pricing),
-        "price": written or f"{p.amount:g}",
-        "unit": p.unit,
-        "instance": row.instance_type[:_SHOWN_CHARS],
-        "region": row.region,
-        "held_where": held.zone or row.region,
-        "where": row.zone or row.region,
-        "rate_day": cny.as_of,
-    }
-    if held.currency == Currency.USD.code:
-        # The catalog holds the offer in dollars: what was compared is two dollar figures, the new
-        # one about a dollar's price in yuan times the held one.
-        return Phrase(
-            _YUAN_AS_DOLLARS_OF_DOLLARS[own is None],
-            ratio=p.amount / held.amount,
-            held=held.amount,
-            cny_per_usd=1 / cny.usd_per_unit,
-            **fields,
-        )
-    return Phrase(
-        _YUAN_AS_DOLLARS_OF_YUAN[own is None],
-        cny=held.cny,
-        usd=held.cny * cny.usd_per_unit,
-        **fields,
-    )
-
-
-#: :func:`_yuan_as_dollars`'s refusals where the catalog holds the offer in dollars, by whether what
-#: was compared is another zone's price (or the region-wide one), the row's own not being held.
-_YUAN_AS_DOLLARS_OF_DOLLARS = {
-    False: N_(
-        "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
-        "{held:,.4g} USD/{unit} the catalog holds for it, about the price of a dollar in yuan "
-        "({cny_per_usd:.4g} CNY per USD at the CNY rate of {rate_day}): yuan in a USD row? "
-        "Write currency CNY, or check the figure"
-    ),
-    True: N_(
-        "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
-        "{held:,.4g} USD/{unit} the catalog holds for it in {held_where} (none for {where}), "
-        "about the price of a dollar in yuan ({cny_per_usd:.4g} CNY per USD at the CNY rate of "
-        "{rate_day}): yuan in a USD row? Write currency CNY, or check the figure"
-    ),
-}
-#: The same where the catalog holds the offer in yuan.
-_YUAN_AS_DOLLARS_OF_YUAN = {
-    False: N_(
-        "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
-        "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
-        "USD row? Write currency CNY"
-    ),
-    True: N_(
-        "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
-        "for it in {held_where} (none for {where}; {cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the "
-        "CNY rate of {rate_day}): yuan in a USD row? Write currency CNY"
-    ),
-}
+    lines: frozenset[int]
+    flag: str
+    """What the user types to vouch for a line: a refusal names it."""
+    taken: list[tuple[int, Worded]] = field(default_factory=list)
+    """(line, why it would have been refused) of each line taken on the user's word."""
 
 
 def _out_of_line(

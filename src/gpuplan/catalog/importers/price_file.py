@@ -14,8 +14,10 @@ prices before the store's gates see them:
   (:func:`~gpuplan.catalog.importers.skypilot_traps.spot_not_below_on_demand`);
 - a region that is a slip of one of the provider's known regions is refused, row by row, and one it
   does not know otherwise is kept and named in a warning (:mod:`~gpuplan.catalog.importers.regions`);
-- a price per GPU-hour wildly out of line with the catalog's for the same GPU and pricing model is
-  refused, row by row (:func:`~gpuplan.catalog.importers.own.rows_out_of_line`);
+- a price out of line with the catalog's for the same instance type (yuan typed as dollars) or
+  wildly out of line for the same GPU and pricing model is refused, row by row
+  (:func:`~gpuplan.catalog.importers.own.rows_out_of_line`), unless the user vouches for its line
+  (``--accept-price LINE``; it is imported and named in a warning);
 - a SkyPilot-layout file of a provider that charges in yuan (Alibaba Cloud, Tencent Cloud: the layout
   defines ``Price`` as USD) whose figures look like yuan is refused whole (:func:`yuan_typed_as_usd`).
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpuplan.catalog.discounts import OWN_PRICES
-from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
+from gpuplan.catalog.importers.own import YUAN_BAND, Accepted, read_own_prices, rows_out_of_line
 from gpuplan.catalog.importers.prepare import UNRELIABLE
 from gpuplan.catalog.importers.regions import checked_regions
 from gpuplan.catalog.importers.skypilot_traps import Trap, repeats_on_demand, spot_not_below_on_demand
@@ -63,12 +65,14 @@ class InputNames:
     format: str
     provider: str
     as_of: str
+    accept: str
+    """The line numbers whose prices the user vouches for against the catalog's."""
 
 
 #: The command line's flags.
-CLI_NAMES = InputNames(format="--format", provider="--provider", as_of="--as-of")
+CLI_NAMES = InputNames(format="--format", provider="--provider", as_of="--as-of", accept="--accept-price")
 #: The service's query parameters.
-SERVICE_NAMES = InputNames(format="format", provider="provider", as_of="as_of")
+SERVICE_NAMES = InputNames(format="format", provider="provider", as_of="as_of", accept="accept_price")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,19 +122,22 @@ def read_price_file(
     today: date,
     described: str,
     names: InputNames = CLI_NAMES,
+    accept: Sequence[int] = (),
 ) -> PriceFile:
     """The rows of ``path`` in layout ``fmt``, checked against the catalog.
 
     ``provider``: the file's provider (a SkyPilot file needs it; a price list names its own, and
     with it only that provider's rows are taken). ``as_of``: the day of the prices (a SkyPilot file's;
     default ``today``) or of a price list's rows whose ``as_of`` is empty. ``described``: what the
-    import's source calls the file (its name, or who uploaded it).
+    import's source calls the file (its name, or who uploaded it). ``accept``: the lines whose prices
+    the user vouches for: imported though out of line with the catalog's, each named in a warning.
     """
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.providers import PROVIDERS
 
     file_format(fmt, names)
+    vouched = Accepted(lines=frozenset(accept), flag=names.accept)
     if fmt == "gpuplan":
         if as_of is not None:
             import_day(as_of, today, names.as_of)
@@ -141,6 +148,7 @@ def read_price_file(
             as_of=as_of,
             provider_name=names.provider,
             as_of_name=names.as_of,
+            accept=vouched,
         )
         return PriceFile(
             provider=own.provider,
@@ -148,6 +156,7 @@ def read_price_file(
             rejected=own.rejected,
             kind=OWN_PRICES,
             source=f"own price list {described} ({own.provider}, gpuplan layout)",
+            warnings=_vouched_warnings(vouched),
         )
     if provider is None:
         raise InputError.worded(
@@ -164,7 +173,7 @@ def read_price_file(
     rows = [r for r, was in zip(spotless, parsed.rows, strict=True) if r.prices or not was.prices]
     placed, misplaced, warnings = checked_regions(rows, prov)
     yuan_typed_as_usd(store, path, prov, placed, names)
-    kept, refused = rows_out_of_line(placed, store)
+    kept, refused = rows_out_of_line(placed, store, accept=vouched)
     rejected = sorted([*parsed.rejected, *misplaced, *refused], key=lambda r: (r.line is None, r.line or 0))
     return PriceFile(
         provider=prov,
@@ -172,7 +181,24 @@ def read_price_file(
         rejected=tuple(rejected),
         kind="skypilot",
         source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
-        warnings=(*dropped_spot_warnings(dropped), *warnings),
+        warnings=(*dropped_spot_warnings(dropped), *warnings, *_vouched_warnings(vouched)),
+    )
+
+
+def _vouched_warnings(vouched: Accepted) -> tuple[Phrase, ...]:
+    """One warning for each line let through on the user's word though out of line with the catalog's
+    prices (the store's gates still judge it)."""
+    return tuple(
+        Phrase(
+            N_(
+                "line {line} let through the check against the catalog's prices on your word "
+                "({flag} {line}): {why}"
+            ),
+            line=line,
+            flag=vouched.flag,
+            why=why,
+        )
+        for line, why in sorted(vouched.taken, key=lambda t: t[0])
     )
 
 
