@@ -704,3 +704,46 @@ def test_vllm_batch_py_refuses_a_custom_id_given_twice_in_any_shard_before_vllm_
     code, log = shard(0, shards=1)
     assert code == 0 and "done: 3 chunks written (5 requests)" in log, log
     assert [o["custom_id"] for o in chunk_outputs(out)] == [f"r-{i}" for i in range(5)]
+
+
+def test_a_spot_service_starts_the_spare_its_plan_priced() -> None:
+    # The plan priced one spare spot instance beside the 4 replicas of the load; the Deployment
+    # had run 4, so each reclaim left the service below its load target, unlike the plan's figures.
+    doc = json.loads(json.dumps(_SERVICE))
+    doc["recommended"]["pricing"] = "spot"
+    doc["recommended"]["spot"] = {
+        "interruptions_per_instance_hour": 1 / 24,
+        "mtbi_h": 4.8,
+        "rate_source": "assumed",
+        "rate_assumed": True,
+        "checkpoint_write_min": None,
+        "checkpoint_interval_min": None,
+        "checkpoint_overhead_h": None,
+        "expected_lost_h": None,
+        "expected_interruptions": 182.5,
+        "service": {
+            "interruptions_per_month": 152.1,
+            "down_min_per_reclaim": 10.5,
+            "down_assumed": "a replacement and the weights read back",
+            "replicas": 4,
+            "replicas_per_reclaim": 1,
+            "replica_hours_down_per_month": 26.6,
+            "below_target_share": 0.036,
+            "spare_instances": 1,
+            "spare_usd": 300.0,
+            "below_target_share_with_spare": 0.0003,
+            "spare_interruptions_per_month": 30.4,
+        },
+    }
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.spare_replicas == 1
+    assert spec.serving is not None and spec.serving.min_replicas == 5
+    files = generate(spec, "k8s")
+    (deployment,) = [d for d in yaml_docs(files) if d["kind"] == "Deployment"]
+    assert deployment["spec"]["replicas"] == 5
+    readme = " ".join(by_path(files)["README.md"].split())
+    assert (
+        "a spare instance against spot reclaims (spare replicas: 1, beside the 4 that carry the load)"
+        in readme
+    )
+    assert "the service starts all 5" in readme

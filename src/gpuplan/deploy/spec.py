@@ -49,6 +49,7 @@ from gpuplan.deploy.grammar import (
     MAX_JOB_HOURS,
     MAX_NODES,
     MAX_REPLICA_REQUESTS_PER_S,
+    MAX_REPLICAS,
     MAX_RUN_COST_USD,
     MAX_SAMPLES,
     MAX_SEQ_LEN,
@@ -99,6 +100,7 @@ __all__ = [
     "latency_share_words",
     "plan_floor_words",
     "refuse_without_kubernetes",
+    "spare_words",
 ]
 
 #: How the managed-Kubernetes refusals (:func:`kubernetes_option`) name deploy's choices:
@@ -281,6 +283,10 @@ class LaunchSpec(BaseModel):
     expected_interruptions: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """Spot reclaims the plan expects over the job, all its instances together (None without a plan,
     or where the plan gives none)."""
+    spare_replicas: int = Field(default=0, ge=0, le=MAX_REPLICAS)
+    """A service on spot: the replicas of the spare instance(s) its plan priced against reclaims
+    (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
+    the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
@@ -578,6 +584,7 @@ class LaunchSpec(BaseModel):
             else None,
             latency_share=_latency_share(opt),
             expected_interruptions=opt.expected_interruptions,
+            spare_replicas=_spare_replicas(opt),
             chosen_because=chosen_because,
             planned_share=True,
         )
@@ -899,6 +906,28 @@ def _latency_share(option: PlanOption) -> float | None:
     return service.utilisation
 
 
+def _spare_replicas(option: PlanOption) -> int:
+    """:attr:`LaunchSpec.spare_replicas` of a plan's option: its spare spot instances' replicas."""
+    service = option.spot.service if option.spot is not None else None
+    if service is None:
+        return 0
+    return service.spare_instances * service.replicas_per_reclaim
+
+
+def spare_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on the spare a spot service's plan priced and the files start; None
+    without one."""
+    serving = spec.serving
+    if serving is None or spec.spare_replicas <= 0:
+        return None
+    total = serving.start_replicas or serving.min_replicas
+    return _(
+        "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside the "
+        "{load} that carry the load): the service starts all {total}, so a reclaim leaves the load "
+        "carried while its replacement starts."
+    ).format(spare=spec.spare_replicas, load=total - spec.spare_replicas, total=total)
+
+
 def _serving_for(
     workload: PlanWorkload, launch: dict[str, Any], per_replica: int = 1
 ) -> ServingDeployment | None:
@@ -912,6 +941,7 @@ def _serving_for(
     # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
     gpus *= serving.share_gpu
+    gpus += launch.get("spare_replicas", 0)  # a spot service's spare, priced with the load
     update: dict[str, int | None] = {}
     # Start what the plan priced, never fewer (a workload's min_replicas: 1 had started one replica
     # of the three the plan priced for the load); no more than a max_replicas given. A min_replicas

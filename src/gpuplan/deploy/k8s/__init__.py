@@ -12,7 +12,13 @@ from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
-from gpuplan.deploy.spec import LaunchSpec, committed_ceiling_words, latency_share_words, plan_floor_words
+from gpuplan.deploy.spec import (
+    LaunchSpec,
+    committed_ceiling_words,
+    latency_share_words,
+    plan_floor_words,
+    spare_words,
+)
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import user_package
 from gpuplan.errors import DeployError
@@ -119,6 +125,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         extra.append(serving_note(spec))
         if (held := committed_ceiling_words(spec)) is not None:
             extra.append(held)
+        if (spare := spare_words(spec)) is not None:
+            extra.append(spare)
         if (floor := plan_floor_words(spec)) is not None:
             extra.append(floor)
         target = in_flight_target(spec)
