@@ -316,8 +316,9 @@ def import_(
         Path | None,
         typer.Option(
             "--skypilot",
-            help="A checkout of SkyPilot's public catalog (github.com/skypilot-org/skypilot-catalog): "
-            "every cloud's catalogs/v8/<cloud>/vms.csv, one transaction per provider.",
+            help="A checkout of SkyPilot's public catalog (the GitHub repository "
+            "skypilot-org/skypilot-catalog): every cloud's catalogs/v8/<cloud>/vms.csv, one transaction "
+            "per provider.",
         ),
     ] = None,
     gpuhunt: Annotated[
