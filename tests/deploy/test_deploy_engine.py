@@ -485,7 +485,10 @@ def test_a_llama_preset_serves_its_instruct_checkpoint_and_the_readme_says_so(tm
     readme = files["README.md"]
     assert "serving the Hugging Face model `meta-llama/Llama-3.1-8B-Instruct`" in readme
     assert "the pretrained `meta-llama/Llama-3.1-8B` is not tuned to follow a prompt" in readme
-    assert "model.hf_config" in readme
+    assert "name them with model.hub_id in the workload" in readme
+    # its first request is a chat message, through the checkpoint's chat template
+    assert "/v1/chat/completions -H 'Content-Type: application/json'" in readme
+    assert '"messages": [{"role": "user", "content": "Hello"}]' in readme
 
 
 def test_every_instruct_checkpoint_is_of_a_preset_whose_published_model_is_its_base() -> None:

@@ -413,3 +413,15 @@ def test_hub_id_names_the_weights_of_a_preset_or_hf_config_and_nothing_else() ->
         said = _error(_base(model={"preset": "gpt2", "hub_id": bad}))
         assert "expected a Hugging Face model id such as 'Qwen/Qwen2.5-7B-Instruct'" in said
         assert "\n" not in said
+
+
+def test_hub_id_of_another_presets_checkpoint_is_refused() -> None:
+    # an 8B plan had deployed the 70B checkpoint, on one GPU, at the 8B's settings
+    said = _error(_base(model={"preset": "llama-8b", "hub_id": "meta-llama/Llama-3.1-70B-Instruct"}))
+    assert said == (
+        "model: hub_id meta-llama/Llama-3.1-70B-Instruct is the checkpoint of preset llama-70b, not of "
+        "llama-8b's architecture: plan it as model: {preset: llama-70b}"
+    )
+    # the preset's own checkpoints, and any other id, are the user's to name
+    for own in ("meta-llama/Llama-3.1-8B-Instruct", "META-LLAMA/Llama-3.1-8B", "acme/llama31-8b-chat"):
+        assert Workload.from_dict(_base(model={"preset": "llama-8b", "hub_id": own})).model.hub_id == own

@@ -347,6 +347,21 @@ cat data/outputs/chunk-*.jsonl > outputs.jsonl
 {_china_notes(spec)}"""
 
 
+def _smoke_request(launch: EngineLaunch) -> str:
+    """The README's first request to the engine: a chat message where the model is known to have a
+    chat template (an instruction-tuned model answers a bare prompt past its template), a plain
+    completion where it has none or it is not known (every model answers one)."""
+    import json
+
+    said: dict[str, object]
+    if launch.chat is not True:
+        path, said = "/v1/completions", {"prompt": "Hello"}
+    else:
+        path, said = "/v1/chat/completions", {"messages": [{"role": "user", "content": "Hello"}]}
+    body = json.dumps({"model": launch.model_id, **said, "max_tokens": 16})
+    return f"curl localhost:{ENGINE_PORT}{path} -H 'Content-Type: application/json' \\\n  -d '{body}'"
+
+
 def readme(spec: LaunchSpec, image: str) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
@@ -361,8 +376,7 @@ def readme(spec: LaunchSpec, image: str) -> str:
 docker build -t {tag} .
 docker run --rm --gpus all --ipc=host -p {ENGINE_PORT}:{ENGINE_PORT} \\
   -v "$HOME/.cache/huggingface:/root/.cache/huggingface" -e HF_TOKEN {tag}
-curl localhost:{ENGINE_PORT}/v1/completions -H 'Content-Type: application/json' \\
-  -d '{{"model": "{launch.model_id}", "prompt": "Hello", "max_tokens": 16}}'
+{_smoke_request(launch)}
 ```
 """
     if spec.batch_inference:

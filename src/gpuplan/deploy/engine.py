@@ -522,8 +522,8 @@ def checkpoint_note(launch: EngineLaunch) -> str:
         return _(
             "`{model}` is the instruction-tuned checkpoint of the preset's architecture (the same shape, "
             "so the plan's figures hold): the pretrained `{base}` is not tuned to follow a prompt and "
-            "answers a chat poorly. To run other weights of this architecture (your own fine-tune), "
-            "plan with model.hf_config naming their config.json."
+            "answers a chat poorly. To run other weights of this architecture (your own fine-tune), name "
+            "them with model.hub_id in the workload."
         ).format(model=launch.model_id, base=launch.base_model_id)
     if launch.chat is False:
         return _(

@@ -16,13 +16,12 @@ shape, so the plan's figures, are the same) and the README says which it loads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import NamedTuple
 
 from gpuplan.deploy.grammar import hf_repo_id
 from gpuplan.errors import GpuplanError
+from gpuplan.workload.presets.hub_ids import HF_MODEL_IDS, INSTRUCT_MODEL_IDS, NO_CHAT_TEMPLATE
 
 __all__ = [
     "HF_MODEL_IDS",
@@ -33,49 +32,6 @@ __all__ = [
     "read_config_identity",
     "recorded_identity",
 ]
-
-#: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
-#: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
-HF_MODEL_IDS: Mapping[str, str] = MappingProxyType(
-    {
-        "gpt2": "openai-community/gpt2",
-        "gpt2-medium": "openai-community/gpt2-medium",
-        "gpt2-large": "openai-community/gpt2-large",
-        "gpt2-xl": "openai-community/gpt2-xl",
-        "llama-1b": "meta-llama/Llama-3.2-1B",
-        "llama-3b": "meta-llama/Llama-3.2-3B",
-        "llama-7b": "meta-llama/Llama-2-7b-hf",
-        "llama-8b": "meta-llama/Llama-3.1-8B",
-        "llama-13b": "meta-llama/Llama-2-13b-hf",
-        "llama-70b": "meta-llama/Llama-3.1-70B",
-        "qwen3-0.6b": "Qwen/Qwen3-0.6B",
-        "qwen3-14b": "Qwen/Qwen3-14B",
-        "mistral-7b": "mistralai/Mistral-7B-Instruct-v0.3",
-    }
-)
-
-#: Preset -> the instruction-tuned checkpoint Meta published of its base model's architecture (the
-#: same config.json but for its generation settings), which an engine serves: the base is a
-#: pretrained model for completion and fine-tuning, not for chat (Meta's model cards; Llama 3.2's
-#: base tokenizer_config.json defines no chat_template, sgl-project/sglang issue 3385, 2025-02-10;
-#: "Llama-3.1-8B quickstart shows base model, should recommend Instruct variant for chat",
-#: tenstorrent/tt-inference-server issue 4028, 2026-06-05). Each id is the Hub model of Meta's
-#: collection of that release.
-INSTRUCT_MODEL_IDS: Mapping[str, str] = MappingProxyType(
-    {
-        "llama-1b": "meta-llama/Llama-3.2-1B-Instruct",
-        "llama-3b": "meta-llama/Llama-3.2-3B-Instruct",
-        "llama-7b": "meta-llama/Llama-2-7b-chat-hf",
-        "llama-8b": "meta-llama/Llama-3.1-8B-Instruct",
-        "llama-13b": "meta-llama/Llama-2-13b-chat-hf",
-        "llama-70b": "meta-llama/Llama-3.1-70B-Instruct",
-    }
-)
-
-#: Presets whose checkpoint's tokenizer defines no chat template and that have no instruction-tuned
-#: sibling: GPT-2 (2019) predates chat templates (openai-community/gpt2, tokenizer_config.json has
-#: none), so an engine refuses chat requests to it and a batch job sends it plain completions.
-NO_CHAT_TEMPLATE = frozenset({"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"})
 
 
 class ModelIdentity(NamedTuple):

@@ -101,6 +101,7 @@ __all__ = [
     "plan_floor_words",
     "refuse_without_kubernetes",
     "spare_words",
+    "unpriced_ceiling_words",
 ]
 
 #: How the managed-Kubernetes refusals (:func:`kubernetes_option`) name deploy's choices:
@@ -864,6 +865,21 @@ def committed_ceiling_words(spec: LaunchSpec) -> str | None:
         "at most those {n}, adding none the plan did not price; set serving.max_replicas in the workload "
         "to let it add replicas on hourly nodes, billed apart."
     ).format(n=serving.launch_replicas, pricing=pricing_name(spec.pricing))
+
+
+def unpriced_ceiling_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on replicas the autoscaler may add above those a plan priced, on
+    hourly capacity: billed apart; None otherwise (no plan, committed capacity, no room above)."""
+    serving = spec.serving
+    if serving is None or spec.run_cost_usd is None or spec.pricing in COMMITTED_PRICING:
+        return None
+    priced = serving.start_replicas or serving.min_replicas
+    if serving.max_replicas <= priced:
+        return None
+    return _(
+        "Replicas the autoscaler adds above the {n} the plan priced (up to {most}) are not in the plan's "
+        "cost: each is billed by the hour, at the option's price, while it runs."
+    ).format(n=priced, most=serving.max_replicas)
 
 
 def plan_floor_words(spec: LaunchSpec) -> str | None:

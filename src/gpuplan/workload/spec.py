@@ -44,6 +44,7 @@ from gpuplan.workload._validation import Spec, one_line_error, printable_line
 from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours
 from gpuplan.workload.hf_config import hf_repo_id, read_hf_config
 from gpuplan.workload.paths import confine_model
+from gpuplan.workload.presets.hub_ids import preset_of_checkpoint
 from gpuplan.workload.presets.registry import get_preset
 from gpuplan.workload.stack import (
     LEVELS,
@@ -263,6 +264,20 @@ class ModelSpec(Spec):
             raise _refused(N_("give exactly one of preset, hf_config or python ({what})"), what=what)
         if self.hub_id is not None and self.python is not None:
             raise _refused(N_("hub_id names weights for a preset or an HF config, not for your own code"))
+        if self.hub_id is not None and self.preset is not None:
+            # another preset's published checkpoint is another architecture: the plan would price
+            # this one and the engine load that one (an 8B plan serving a 70B model on one GPU)
+            other = preset_of_checkpoint(self.hub_id)
+            if other is not None and other != self.preset:
+                raise _refused(
+                    N_(
+                        "hub_id {hub_id} is the checkpoint of preset {other}, not of {preset}'s "
+                        "architecture: plan it as model: {{preset: {other}}}"
+                    ),
+                    hub_id=self.hub_id,
+                    other=other,
+                    preset=self.preset,
+                )
         if self.pad_vocab_multiple is not None:
             if self.python is not None:
                 no_code = N_("pad_vocab_multiple applies to a preset or an HF config, not to your own code")

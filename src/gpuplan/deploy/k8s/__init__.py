@@ -18,6 +18,7 @@ from gpuplan.deploy.spec import (
     latency_share_words,
     plan_floor_words,
     spare_words,
+    unpriced_ceiling_words,
 )
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import user_package
@@ -127,6 +128,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
             extra.append(spare)
+        if (above := unpriced_ceiling_words(spec)) is not None:
+            extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:
             extra.append(floor)
         target = in_flight_target(spec)
