@@ -588,3 +588,16 @@ def test_an_hourly_service_without_a_floor_is_told_how_to_scale_down(tmp_path: P
     assert "set serving.min_replicas in the workload" in readme
     floor = by_path(generate(_llm(tmp_path, "min_replicas: 1"), "k8s"))["README.md"]
     assert "never goes below" not in floor
+
+
+def test_a_service_on_committed_capacity_holds_its_replicas_and_says_it_plainly(tmp_path: Path) -> None:
+    # "between 2 and 2 replicas" (Chinese: 副本数在 2 到 2 之间) for a monthly fleet the plan bought
+    spec = LaunchSpec.from_workload(
+        serve_workload(tmp_path, model="llama-8b"), gpu="H100-SXM", count=2, provider="aws", pricing="monthly"
+    )
+    files = generate(_sized(spec, kv=500_000), "k8s")
+    readme = " ".join(by_path(files)["README.md"].split())
+    assert "per replica, at 2 replicas, no more and no fewer:" in readme, readme
+    assert "between 2 and 2" not in readme
+    hourly = " ".join(by_path(generate(_sized(_llm(tmp_path), kv=500_000), "k8s"))["README.md"].split())
+    assert "per replica, between 2 and 4 replicas" in hourly

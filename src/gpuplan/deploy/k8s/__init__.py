@@ -164,7 +164,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             extra.append(
                 _(
                     "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
-                    "between {least} and {most} replicas{starting}: {pct} % of the {slots} requests one "
+                    "{span}{starting}: {pct} % of the {slots} requests one "
                     "replica runs at once (its KV cache at {context:,.0f} tokens a request: {counted}; at "
                     "most the engine's own limit), as the plan sizes replicas. `{command}` replays it on "
                     "your traffic (add --trace FILE.csv; the same trace gives the same count){shared}."
@@ -176,8 +176,11 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     )
                     if spec.serving.start_replicas is not None
                     else "",
-                    least=spec.serving.min_replicas,
-                    most=spec.serving.max_replicas,
+                    span=_("between {least} and {most} replicas").format(
+                        least=spec.serving.min_replicas, most=spec.serving.max_replicas
+                    )
+                    if spec.serving.max_replicas > spec.serving.min_replicas
+                    else _("at {n} replicas, no more and no fewer").format(n=spec.serving.min_replicas),
                     pct=f"{spec.replica_load_share() * 100:.0f}",
                     slots=sizing.slots,
                     context=sizing.context_tokens,
