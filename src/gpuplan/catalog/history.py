@@ -37,6 +37,8 @@ class HistoryPoint:
     region: str
     zone: str | None
     instance_type: str
+    gpu: str = ""
+    """The offer's GPU (canonical id): its launch bounds an undated price's age."""
     pricing: str
     amount: float
     currency: str
@@ -67,7 +69,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
         params["region"] = region
     rows = store._query(
         "SELECT o.provider, o.region, o.zone, o.instance_type, p.pricing, p.amount, p.currency, p.unit, "
-        "p.as_of, p.source, p.confidence, p.fetched_at, i.kind FROM prices p "
+        "p.as_of, p.source, p.confidence, p.fetched_at, i.kind, o.gpu FROM prices p "
         "JOIN offers o ON o.id = p.offer_id JOIN imports i ON i.id = p.import_id "
         f"WHERE {where} ORDER BY p.as_of, p.id",
         params,
@@ -104,6 +106,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
                 region=r.region,
                 zone=r.zone or None,
                 instance_type=r.instance_type,
+                gpu=r.gpu,
                 pricing=r.pricing,
                 amount=r.amount,
                 currency=r.currency,
@@ -115,7 +118,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
                 imported_by=r.kind,
                 price_usd_per_hour=usd,
                 discount_percent=d.percent if d is not None and usd is not None else None,
-                age=store.age_of(r.as_of),
+                age=store.age_of(r.as_of, r.gpu),
             )
         )
     return out

@@ -234,10 +234,11 @@ class Store:
         """The day the catalog was opened: ages of prices and exchange rates are counted to it."""
         return self._today
 
-    def age_of(self, as_of: str | None) -> PriceAge:
+    def age_of(self, as_of: str | None, gpu: str | None = None) -> PriceAge:
         """How old a price dated ``as_of`` is on :attr:`today`, against this catalog's staleness limit:
-        the rule its offers are aged by (a saved plan's prices, a price's history)."""
-        return price_age(as_of, self._today, self.stale_after_days)
+        the rule its offers are aged by (a saved plan's prices, a price's history); ``gpu``: the
+        offer's GPU, whose launch bounds an undated price's age as an offer's is."""
+        return price_age(as_of, self._today, self.stale_after_days, launch_month(gpu) if gpu else None)
 
     # ---------------------------------------------------------------- exchange rates
 

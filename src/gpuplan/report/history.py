@@ -89,7 +89,7 @@ def _as_of(p: HistoryPoint) -> str:
 def _age(p: HistoryPoint) -> str:
     """How old the price is, in the words plan, tco and offers use: ``5 mo old``, ``stale (2.7 y)``,
     ``age unknown (up to 18 mo)``, ``date unknown``."""
-    return price_age_words(p.age.age_days, p.age.staleness)
+    return price_age_words(p.age.age_days, p.age.staleness, p.gpu, p.age.launched)
 
 
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
