@@ -29,8 +29,9 @@ time (their GPUs add up at the peak) unless they name different shifts (``shift`
 shifts never run at the same hours (a service's daytime peak, training at night). A workload
 demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a run's size is its
 workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
-not fit in the month). An interruptible workload demand is sized by the planner's cheapest option
-with spot allowed (where the constraints allow spot), a firm one by its cheapest on-demand option.
+not fit in the month). A workload demand is sized by the planner's cheapest option on the pricing
+models the constraints allow, monthly and reserved included (a run priced alone), and spot only for
+an interruptible demand.
 """
 
 from __future__ import annotations
