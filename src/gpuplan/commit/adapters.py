@@ -323,7 +323,15 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         restarts_from_scratch=write_h <= 0 and workload.serving is None and half_chunk_h == 0.0,
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
-        run_data=_run_data(store, usage, best.gpu, job, nodes=best.nodes, run_h=run_h),
+        run_data=_run_data(
+            store,
+            usage,
+            best.gpu,
+            job,
+            nodes=best.nodes,
+            run_h=run_h,
+            data_each_run=_data_each_run(spec, job),
+        ),
         gpu_hours_per_run=per_run,
     )
     runs_said = (
@@ -343,8 +351,24 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
 
 
+def _data_each_run(spec: DemandSpec, job: JobFacts) -> str:
+    """``new`` or ``same``: the demand's ``data_each_run``, else ``new`` for batch inference (a
+    night's tickets are not last night's: a copy kept in the region would be stale by the next run)
+    and ``same`` for the rest (a training run goes over its dataset again)."""
+    if spec.data_each_run is not None:
+        return spec.data_each_run
+    return "new" if job.task == "infer" and not job.is_service else "same"
+
+
 def _run_data(
-    store: Store, usage: Usage, gpu: str, job: JobFacts, *, nodes: int, run_h: float
+    store: Store,
+    usage: Usage,
+    gpu: str,
+    job: JobFacts,
+    *,
+    nodes: int,
+    run_h: float,
+    data_each_run: str = "same",
 ) -> tuple[RunData, ...]:
     """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
@@ -356,7 +380,9 @@ def _run_data(
     region's object storage (``RunData.copy_*``; the optimiser takes the cheaper over the runs it
     places there). The runs' disks are then filled from that copy inside the region at no transfer
     charge, as the planner costs ``data.transfer: fan_out``, and still hold the dataset for the
-    runs' hours (their storage is unchanged); the results go back from every run as before."""
+    runs' hours (their storage is unchanged); the results go back from every run as before. Not
+    where each run reads new data (``data_each_run`` ``new``, batch inference's default): a kept
+    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -374,10 +400,17 @@ def _run_data(
         c = facts.charges(provider, region, job)
         # a copy to keep where the dataset is moved in at a price (none in its own region)
         moved_in = c.egress_in_usd > 0 and job.dataset_gb > 0
-        keep = moved_in and provider in KEPT_COPY_PROVIDERS
+        keep = moved_in and provider in KEPT_COPY_PROVIDERS and data_each_run == "same"
         object_usd, said = facts.object_storage(provider, region) if keep else (0.0, "")
         every_run: tuple[str, ...] = ()
-        if moved_in and not keep:
+        if moved_in and data_each_run == "new":
+            every_run = (
+                _(
+                    "dataset in: moved in for every run (each run reads new data: data_each_run is new, "
+                    "the default for batch inference)"
+                ),
+            )
+        elif moved_in and not keep:
             said_every = _(
                 "dataset in: moved in for every run (no object storage of {provider} is known to keep a "
                 "copy in)"
