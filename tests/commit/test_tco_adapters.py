@@ -92,8 +92,9 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     assert demand.gpu_hours == pytest.approx((3 * per_run, 0.0, 3 * per_run, 0.0))
     assert per_run > 0 and demand.interruptible and demand.gpus_per_run >= 1
     assert demand.run_hours * demand.gpus_per_run == pytest.approx(per_run)
-    # interruptible: sized with spot allowed
-    assert "bert-large-squad" in source.how and "planner's cheapest option, spot allowed: aws/" in source.how
+    # interruptible: sized with spot allowed, beside every other pricing model the usage allows
+    assert "bert-large-squad" in source.how
+    assert "cheapest option on on demand, spot, monthly subscription, reserved 1 year" in source.how
 
 
 @pytest.mark.usefixtures("bert_traced")
@@ -144,10 +145,10 @@ def test_a_workload_demand_is_sized_in_the_countries(store: Store) -> None:
         }
     )
     (_demand,), (source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
-    # the planner sizes it on an offer in China: "… on-demand option: alibaba/cn-… …"
+    # the planner sizes it on an offer in China: "… reserved 3 years: alibaba/cn-… …"
     from gpuplan.plan.region_countries import region_country
 
-    where = source.how.split("on-demand option: ", 1)[1].split(" ", 1)[0]
+    where = source.how.split("reserved 3 years: ", 1)[1].split(" ", 1)[0]
     assert region_country(*where.split("/", 1)) == "CN", source.how
 
 
@@ -352,11 +353,12 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     job, _unused = job_facts_from(workload, prof)
     assert (spot_demand.gpu, spot_demand.gpus_per_run) == (with_spot.gpu, with_spot.gpu_count)  # type: ignore[attr-defined]
     assert spot_demand.run_hours == pytest.approx(with_spot.compute_time_h + job.setup_h)  # type: ignore[attr-defined]
-    assert "spot allowed: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
-    # Not interruptible: the on-demand option, as before.
+    assert "on demand, spot, reserved 1 year: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
+    # Not interruptible: spot is not among the pricing it is sized on (a reserved year, priced
+    # whole for one short run, is dearer than the hours).
     assert (firm.gpu, firm.gpus_per_run) == (on_demand.gpu, on_demand.gpu_count)  # type: ignore[attr-defined]
     assert firm.run_hours == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
-    assert "on-demand option: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
+    assert "on demand, reserved 1 year: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
 
 
 def test_a_misspelt_region_is_refused_as_plan_refuses_it(store: Store) -> None:
@@ -393,3 +395,75 @@ def test_a_workload_budget_does_not_refuse_sizing_what_the_year_prices_otherwise
     )
     (demand,), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
     assert demand.gpu_hours[0] > 0
+
+
+#: A llama-8b chat service in China (a tester's acme-chat, its ¥60,000 budget left out).
+_CHAT = """\
+name: acme-chat
+task: infer
+model: {preset: llama-8b}
+inputs: {batch_size: 16, seq_len: 850}
+precision: bf16
+serving:
+  {requests_per_s: 25, mean_requests_per_s: 8, prompt_tokens: 600, output_tokens: 250, ttft_p95_ms: 800}
+constraints:
+  pricing: [on_demand, monthly]
+  objective: cost
+"""
+#: A negotiated monthly quote for one A100 80GB on Alibaba: ¥13,500 a month (¥18.49/GPU-h), far
+#: below that GPU's on-demand prices in the catalog.
+_A100_80GB_MONTHLY_QUOTE = (
+    "provider,region,zone,instance_type,gpu,gpu_count,vcpus,memory_gib,pricing,price,currency,unit,as_of,source\n"
+    "alibaba,cn-shenzhen,,ecs.gn7e-c16g1.4xlarge,A100-SXM4-80GB,1,16,125,monthly,13500,CNY,month,2026-11-20,"
+    "account manager's quote\n"
+)
+
+
+def test_a_service_cheapest_on_a_monthly_quote_is_sized_on_that_gpu_and_the_year_buys_it(
+    tmp_path: Path,
+) -> None:
+    # Sized on the planner's cheapest on-demand option, the service got another GPU type (A100
+    # 40GB by the hour) and the year bought that type's older, dearer monthly price: the quote,
+    # cheapest for a month of the service, was never looked at.
+    from typer.testing import CliRunner
+
+    from gpuplan.cli import app
+    from gpuplan.commit import tco
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.spec import load_workload
+
+    db = tmp_path / "catalog.sqlite"
+    (tmp_path / "quote.csv").write_text(_A100_80GB_MONTHLY_QUOTE)
+    imported = CliRunner().invoke(
+        app, ["--db", str(db), "catalog", "import", str(tmp_path / "quote.csv"), "--format", "gpuplan"]
+    )
+    assert imported.exit_code == 0, imported.output
+    (tmp_path / "chat.yaml").write_text(_CHAT)
+    constraints = {"providers": ["alibaba", "tencent", "huawei", "volcengine"], "countries": ["CN"]}
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "chat", "workload": "chat.yaml", "runs_per_month": 1}],
+            "constraints": {**constraints, "pricing": ["on_demand", "monthly"]},
+        }
+    )
+    store = open_store(str(db))
+    try:
+        workload = load_workload(tmp_path / "chat.yaml")
+        prof = trace_profile(workload, store.local)
+        by_the_hour = plan_workload(
+            workload, prof, store, overrides={**constraints, "pricing": ("on_demand",)}, top=1
+        ).recommended
+        report = tco(usage, store=store)
+    finally:
+        store.close()
+    # the case: by the hour, another GPU type is the cheapest
+    assert by_the_hour.gpu != "A100-SXM4-80GB"
+    (source,) = report.demands
+    assert source.gpu == "A100-SXM4-80GB"
+    assert "on demand, monthly subscription: alibaba/cn-shenzhen" in source.how, source.how
+    # the year buys the quote for the service's month after month
+    assert report.schedule.commitments
+    assert {c.offer.instance_type for c in report.schedule.commitments} == {"ecs.gn7e-c16g1.4xlarge"}

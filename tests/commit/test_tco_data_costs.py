@@ -133,8 +133,11 @@ def test_on_spot_a_run_keeps_its_disks_for_its_longer_hours() -> None:
     assert s.total_usd == pytest.approx(12 * (5 * 1.0 * f + 1.0 * f))
 
 
-def _tagger_usage(tmp_path: Path, regions: list[str] | None = None) -> object:
-    # A weekly batch-inference run (BERT-Large as traced) over 2 TB kept in Alibaba's Hangzhou.
+def _tagger_usage(
+    tmp_path: Path, regions: list[str] | None = None, data_each_run: str | None = "same"
+) -> object:
+    # A weekly batch-inference run (BERT-Large as traced) over 2 TB kept in Alibaba's Hangzhou:
+    # the same corpus tagged again each week (data_each_run: same), unless told otherwise.
     (tmp_path / "tagger.yaml").write_text(
         "name: weekly-tagger\ntask: infer\nmodel: {preset: bert-large}\n"
         "inputs: {batch_size: 64, seq_len: 128}\n"
@@ -146,7 +149,14 @@ def _tagger_usage(tmp_path: Path, regions: list[str] | None = None) -> object:
             "start": "2027-01",
             "currency": "CNY",
             "base_dir": str(tmp_path),
-            "demands": [{"name": "weekly-tagger", "workload": "tagger.yaml", "runs_per_month": 4}],
+            "demands": [
+                {
+                    "name": "weekly-tagger",
+                    "workload": "tagger.yaml",
+                    "runs_per_month": 4,
+                    **({"data_each_run": data_each_run} if data_each_run else {}),
+                }
+            ],
             "constraints": {
                 "providers": ["alibaba"],
                 "pricing": ["on_demand"],
@@ -314,3 +324,47 @@ def test_a_copy_is_kept_only_where_the_provider_sells_object_storage_read_free_i
     # a marketplace: no bucket known to keep it in, so every run moves it in, and that is said
     assert all(not r.can_keep_copy and r.transfer_usd > 0 for r in vast)
     assert all(any("moved in for every run" in a for a in r.assumptions) for r in vast)
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_batch_inference_moves_its_new_inputs_in_for_every_run_unless_they_are_the_same(
+    store: Store, tmp_path: Path
+) -> None:
+    # A night's inputs are not the night before's: batch inference kept "its dataset" in the
+    # region, moved in once, as if every run read the same data.
+    new = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"], data_each_run=None), store=store)
+    (demand,) = new.problem.demands
+    heyuan = next(r for r in demand.run_data if r.region == "cn-heyuan")
+    assert not heyuan.can_keep_copy and heyuan.copy_in_usd == 0.0
+    assert new.schedule.data_copies == ()
+    assert any("each run reads new data: data_each_run is new" in a for a in heyuan.assumptions)
+    # 48 runs, each paying its 2 TB in (the whole transfer, results back included) and its disks
+    assert new.schedule.data_usd == pytest.approx(48 * heyuan.usd)
+    assert any(
+        n.startswith("weekly-tagger in alibaba/cn-heyuan: dataset in: moved in for every run (each run")
+        for n in new.notes
+    )
+    # said the same: one copy kept, as for training's dataset
+    same = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"], data_each_run="same"), store=store)
+    (copy,) = same.schedule.data_copies
+    assert copy.kept and same.schedule.data_usd < new.schedule.data_usd
+    # said new, as the default is: the same as not saying
+    told = tco(_tagger_usage(tmp_path, regions=["cn-heyuan"], data_each_run="new"), store=store)
+    assert told.schedule.data_usd == pytest.approx(new.schedule.data_usd)
+
+
+def test_data_each_run_is_new_or_same_and_goes_with_a_workload() -> None:
+    from gpuplan.errors import InputError
+
+    workload = {"name": "w", "workload": "w.yaml", "runs_per_month": 1}
+    assert (
+        load_usage({"horizon_months": 1, "demands": [{**workload, "data_each_run": "Same"}]})
+        .demands[0]
+        .data_each_run
+        == "same"
+    )
+    with pytest.raises(InputError, match="did you mean 'new'"):
+        load_usage({"horizon_months": 1, "demands": [{**workload, "data_each_run": "nwe"}]})
+    direct = {"name": "d", "gpu": "A10", "gpus": 1, "hours_per_month": 10, "data_each_run": "new"}
+    with pytest.raises(InputError, match="data_each_run goes with workload"):
+        load_usage({"horizon_months": 1, "demands": [direct]})

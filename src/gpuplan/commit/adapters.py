@@ -207,23 +207,44 @@ def missing_prices(
 #: in each time (a copy is not assumed to exist).
 KEPT_COPY_PROVIDERS = INGRESS_FREE_PROVIDERS
 
-#: How a workload demand was sized, in words: by the planner's cheapest on-demand option, or (an
-#: interruptible demand) its cheapest option with spot allowed.
-_SIZED_ON_DEMAND = N_(
-    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest on-demand option: {option})"
+#: How a workload demand was sized, in words: by the planner's cheapest option on the pricing models
+#: named (those the usage allows; spot only for an interruptible demand).
+_SIZED = N_(
+    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest option on {pricing}: {option})"
 )
-_SIZED_SPOT = N_(
-    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest option, spot allowed: {option})"
-)
+
+
+def _sizing_pricing(usage: Usage, spec: DemandSpec) -> tuple[tuple[str, ...], str | None]:
+    """The pricing models a workload demand is sized on, and the plan's ``commitment`` that lets
+    its committed ones be chosen: the usage's, spot only for an interruptible demand (a firm one
+    never runs on it); on demand where that leaves none (the usage allows only spot), so that the
+    demand still gets a size and the optimiser says that nothing serves it."""
+    from gpuplan.vocab import Commitment
+
+    allowed = tuple(p for p in usage.constraints.pricing if p != "spot" or spec.interruptible)
+    pricing = allowed or ("on_demand",)
+    months = max((PRICING_RULES[p].term_months for p in pricing if p in COMMITMENT_PRICING), default=0)
+    # the shortest commitment level that permits the longest term listed (the plan's reading)
+    commitment = next((c.value for c in Commitment if c.months >= months), None) if months else None
+    return pricing, commitment
 
 
 def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -> tuple[Demand, DemandSource]:
-    """Size a workload demand with the planner: its cheapest on-demand option gives the GPU type,
-    the count and the hours of one run; for an interruptible demand (where the usage allows spot)
-    its cheapest option with spot allowed, costed with the spot overheads as the planner costs them,
-    and the run's hours without them (the optimiser adds its own). Its workload file is read as
-    ``gpuplan.workload.named`` says: inside ``usage.folder``, and a model that is code only with
-    ``allow_code``."""
+    """Size a workload demand with the planner: its cheapest option on the pricing models the
+    usage allows (:func:`_sizing_pricing`: the committed ones included, spot only for an
+    interruptible demand) gives the GPU type, the count and the hours of one run; a spot option is
+    costed with the spot overheads as the planner costs them, and the run's hours are without them
+    (the optimiser adds its own). Its workload file is read as ``gpuplan.workload.named`` says:
+    inside ``usage.folder``, and a model that is code only with ``allow_code``.
+
+    The planner prices one run alone: a monthly subscription or a reservation is charged its whole
+    month or term for it, as a single run would pay. A year of runs shares a commitment among many
+    of them, so this leans towards hourly prices, never towards a commitment the year cannot fill;
+    but a GPU type sold far cheaper on a commitment than by the hour (a negotiated monthly quote) is
+    no longer passed over for the cheapest on-demand one, whose commitments may be dearer or older.
+    Only the GPU type, count and hours are kept: the optimiser still chooses the pricing of each
+    month. Sizing every allowed GPU type and letting the optimiser choose among them would be
+    exact, at the cost of one planner run and one set of offers per type."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile
@@ -246,14 +267,16 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         unbudgeted = workload.constraints.model_copy(update={"budget_usd": None, "budget_cny": None})
         workload = workload.model_copy(update={"constraints": unbudgeted})
     # An interruptible demand may run on spot: the planner's spot options (their checkpoints, lost
-    # work and restarts priced in) compete for its GPU, which a spot price may make another type.
-    spot = spec.interruptible and "spot" in c.pricing
+    # work and restarts priced in) compete for its GPU, which a spot price may make another type; a
+    # commitment's price competes too (a service on a monthly quote).
+    pricing, commitment = _sizing_pricing(usage, spec)
     overrides = {
         "providers": c.providers or None,
         "regions": c.regions or None,
         "countries": c.countries or None,
-        # Sizing only: the GPU type, count and run time. The pricing is the optimiser's job.
-        "pricing": ("on_demand", "spot") if spot else ("on_demand",),
+        # Sizing only: the GPU type, count and run time. The pricing of each month is the optimiser's.
+        "pricing": pricing,
+        "commitment": commitment,
         "allow_low_confidence": c.allow_low_confidence or None,
     }
     try:
@@ -300,7 +323,15 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         restarts_from_scratch=write_h <= 0 and workload.serving is None and half_chunk_h == 0.0,
         busy_hours=tuple(b if h > 0 else 0.0 for b, h in zip(busy, hours, strict=True)),
         shift=spec.shift or "",
-        run_data=_run_data(store, usage, best.gpu, job, nodes=best.nodes, run_h=run_h),
+        run_data=_run_data(
+            store,
+            usage,
+            best.gpu,
+            job,
+            nodes=best.nodes,
+            run_h=run_h,
+            data_each_run=_data_each_run(spec, job),
+        ),
         gpu_hours_per_run=per_run,
     )
     runs_said = (
@@ -308,20 +339,36 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         if spec.runs_by_month is None
         else _("runs by month")
     )
-    words = _SIZED_SPOT if spot else _SIZED_ON_DEMAND
-    how = _(words).format(
+    how = _(_SIZED).format(
         workload=workload.name,
         runs=runs_said,
         count=best.gpu_count,
         gpu=best.gpu,
         hours=run_h,
+        pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
 
 
+def _data_each_run(spec: DemandSpec, job: JobFacts) -> str:
+    """``new`` or ``same``: the demand's ``data_each_run``, else ``new`` for batch inference (a
+    night's tickets are not last night's: a copy kept in the region would be stale by the next run)
+    and ``same`` for the rest (a training run goes over its dataset again)."""
+    if spec.data_each_run is not None:
+        return spec.data_each_run
+    return "new" if job.task == "infer" and not job.is_service else "same"
+
+
 def _run_data(
-    store: Store, usage: Usage, gpu: str, job: JobFacts, *, nodes: int, run_h: float
+    store: Store,
+    usage: Usage,
+    gpu: str,
+    job: JobFacts,
+    *,
+    nodes: int,
+    run_h: float,
+    data_each_run: str = "same",
 ) -> tuple[RunData, ...]:
     """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
@@ -333,7 +380,9 @@ def _run_data(
     region's object storage (``RunData.copy_*``; the optimiser takes the cheaper over the runs it
     places there). The runs' disks are then filled from that copy inside the region at no transfer
     charge, as the planner costs ``data.transfer: fan_out``, and still hold the dataset for the
-    runs' hours (their storage is unchanged); the results go back from every run as before."""
+    runs' hours (their storage is unchanged); the results go back from every run as before. Not
+    where each run reads new data (``data_each_run`` ``new``, batch inference's default): a kept
+    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -351,10 +400,17 @@ def _run_data(
         c = facts.charges(provider, region, job)
         # a copy to keep where the dataset is moved in at a price (none in its own region)
         moved_in = c.egress_in_usd > 0 and job.dataset_gb > 0
-        keep = moved_in and provider in KEPT_COPY_PROVIDERS
+        keep = moved_in and provider in KEPT_COPY_PROVIDERS and data_each_run == "same"
         object_usd, said = facts.object_storage(provider, region) if keep else (0.0, "")
         every_run: tuple[str, ...] = ()
-        if moved_in and not keep:
+        if moved_in and data_each_run == "new":
+            every_run = (
+                _(
+                    "dataset in: moved in for every run (each run reads new data: data_each_run is new, "
+                    "the default for batch inference)"
+                ),
+            )
+        elif moved_in and not keep:
             said_every = _(
                 "dataset in: moved in for every run (no object storage of {provider} is known to keep a "
                 "copy in)"

@@ -10,6 +10,7 @@ YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the
         workload: ../llama7b-lora.yaml # sized by the planner (GPU type, count, hours per run) …
         runs_per_month: 4
         interruptible: true
+        data_each_run: same            # its dataset again each run (batch inference: new)
       - name: serving
         gpu: L4                        # … or given directly
         gpus: 4
@@ -29,8 +30,9 @@ time (their GPUs add up at the peak) unless they name different shifts (``shift`
 shifts never run at the same hours (a service's daytime peak, training at night). A workload
 demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a run's size is its
 workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
-not fit in the month). An interruptible workload demand is sized by the planner's cheapest option
-with spot allowed (where the constraints allow spot), a firm one by its cheapest on-demand option.
+not fit in the month). A workload demand is sized by the planner's cheapest option on the pricing
+models the constraints allow, monthly and reserved included (a run priced alone), and spot only for
+an interruptible demand.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from gpuplan.vocab import Currency, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
+    "DATA_EACH_RUN",
     "MAX_DEMANDS",
     "MAX_GPUS",
     "MAX_GROWTH",
@@ -63,6 +66,8 @@ __all__ = [
 ]
 
 _PRICING = (*HOURLY_PRICING, *COMMITMENT_PRICING)
+#: ``data_each_run``: a run reads new data, or the same dataset as the runs before it.
+DATA_EACH_RUN = ("new", "same")
 #: Bounds that keep a usage file's numbers ones a forecast means (and the optimiser's sizes small):
 #: GPUs of one demand (a very large cluster), runs of a workload per month (one every 4 minutes),
 #: demands in one file, and how much a demand may grow over the horizon.
@@ -200,9 +205,20 @@ class DemandSpec(Spec):
     """Size of one checkpoint, GB (spot overhead); default: from the workload's trace. A direct
     demand without it is not known to checkpoint: on spot an interruption restarts its run from the
     beginning; 0 says it has no state to save (it resumes after a restart, as a service does)."""
+    data_each_run: str | None = None
+    """With ``workload``: whether each run reads data it has not read before (``new``: a night's
+    tickets; its dataset is moved in for every run) or the same dataset again (``same``: away from
+    the data, one copy may be moved in once and kept in the region's object storage). Default:
+    ``new`` for batch inference (``task: infer`` without ``serving:``), whose inputs are each
+    night's or week's; ``same`` otherwise (training runs again over its dataset)."""
     shift: PrintableLine | None = Field(default=None, min_length=1, max_length=100)
     """A name for the hours the demand runs at (``day``, ``night``): demands of different shifts
     never run at the same hours; without one, a demand may run alongside any other."""
+
+    @field_validator("data_each_run")
+    @classmethod
+    def _data_each_run(cls, v: str | None) -> str | None:
+        return None if v is None else _pick(v, DATA_EACH_RUN, N_("data_each_run value"))
 
     @field_validator("runs_by_month")
     @classmethod
@@ -236,6 +252,10 @@ class DemandSpec(Spec):
             if (self.runs_per_month is None) == (self.runs_by_month is None):
                 raise _Invalid(N_("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month"))
             return self
+        if self.data_each_run is not None:
+            raise _Invalid(
+                N_("data_each_run goes with workload; a direct demand has no data facts (GPU time only)")
+            )
         if self.runs_per_month is not None or self.runs_by_month is not None:
             raise _Invalid(
                 N_("{field} goes with workload; a direct demand gives gpu, gpus and hours"),
