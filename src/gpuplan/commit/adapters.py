@@ -261,8 +261,9 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     prof = trace_profile(workload, store.local)
     c = usage.constraints
     # The workload's own budget bounds one run (a month of a service) at the pricing its plan picks;
-    # sizing here prices on demand only, and the year's pricing, the commitments and their budget
-    # are the optimiser's: kept, it refused a service a monthly plan fits under it.
+    # sizing here prices one run alone (a commitment charged its whole term for it), and the year's
+    # pricing, the commitments and their budget are the optimiser's: kept, it refused a service a
+    # monthly plan fits under it.
     if workload.constraints.budget_usd is not None or workload.constraints.budget_cny is not None:
         unbudgeted = workload.constraints.model_copy(update={"budget_usd": None, "budget_cny": None})
         workload = workload.model_copy(update={"constraints": unbudgeted})
