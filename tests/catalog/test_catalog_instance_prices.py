@@ -112,6 +112,24 @@ def test_a_monthly_price_with_no_monthly_price_held_is_held_to_the_on_demand_pri
     assert "dollars in a CNY row? Write currency USD" in reasons[4]
 
 
+#: An 8-GPU instance the shipped catalog holds a monthly price for in cn-shanghai (133,408 CNY, 2023-06).
+A100_8 = "alibaba,cn-shanghai,,ecs.gn7e-c16g1.32xlarge,A100-SXM4-80GB,8,128,1000"
+
+
+def test_one_gpus_price_for_an_instance_of_eight_is_named_as_such(tmp_path: Path, db_path: Path) -> None:
+    # 13500 CNY (one A100's month) / 133,408 = 0.1x: near 1/8, and near 1/7 (dollars in a yuan row) too;
+    # 2400 USD / 19,097 USD = 0.13x: near 1/8 only, a dollar row being no yuan slip downwards
+    as_yuan = f"{A100_8},monthly,13500,CNY,month,2026-11-20,one GPU's price"
+    as_dollars = f"{A100_8},monthly,2400,USD,month,2026-11-20,one GPU's price"
+    reasons = _reasons(_imported(db_path, _file(tmp_path, as_yuan, as_dollars)))
+    assert (
+        "more than 2.6x off: a price per GPU for the whole instance? Write the price of all 8 GPUs (or, "
+        "if it is in dollars, currency USD)" in reasons[2]
+    ), reasons
+    assert "a price per GPU for the whole instance? Write the price of all 8 GPUs (if" in reasons[3], reasons
+    assert "currency" not in reasons[3].split("off:")[1], reasons
+
+
 def test_a_price_the_user_vouches_for_is_imported_and_named_in_a_warning(
     tmp_path: Path, db_path: Path
 ) -> None:
