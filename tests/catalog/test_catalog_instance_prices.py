@@ -195,3 +195,25 @@ def test_no_price_of_the_shipped_catalog_is_off_its_own_instance_types_others(st
         if (why := off_the_instance(row, p, rates[o.currency], others, None)) is not None:
             refused.append(str(why))
     assert refused == [], refused[:5]
+
+
+def test_a_price_taken_on_the_users_word_is_marked_in_its_stored_source(
+    tmp_path: Path, db_path: Path
+) -> None:
+    bad = f"{A10},monthly,3800,USD,month,2026-11-20,yuan typed as dollars"
+    good = f"{A10_16},monthly,4500,CNY,month,2026-11-20,a real quote"
+    r = _import(db_path, _file(tmp_path, bad, good), "--accept-price", "2")
+    assert r.exit_code == 0, r.output
+    history = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "history", "--instance", "ecs.gn7i-c8g1.2xlarge", "--json"]
+    )
+    sources = [p["source"] for p in json.loads(history.stdout)["prices"] if p["as_of"] == "2026-11-20"]
+    assert sources == [
+        "yuan typed as dollars (own price list quote.csv, line 2) [taken past the catalog's price check: "
+        "--accept-price 2]"
+    ], sources
+    other = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "history", "--instance", "ecs.gn7i-c16g1.4xlarge", "--json"]
+    )
+    [real] = [p["source"] for p in json.loads(other.stdout)["prices"] if p["as_of"] == "2026-11-20"]
+    assert "taken past" not in real, real  # a price held to the catalog's and passed carries no mark
