@@ -101,3 +101,31 @@ def test_a_price_that_is_no_amount_is_refused_in_one_line() -> None:
     assert "cheap is not an amount: write it as ¥18.49 or $2.6" in r.stderr, r.stderr
     r = _autoscale("--on-demand-price", "$nan")
     assert r.exit_code == 2 and "nan is not a finite number" in r.stderr, r.stderr
+
+
+SERVICES = ROOT / "examples" / "simulate" / "services.yaml"
+
+
+def _share(*extra: str) -> Result:
+    return CliRunner().invoke(app, ["simulate", "share", str(SERVICES), *extra], env={"COLUMNS": "400"})
+
+
+def test_share_takes_a_price_per_gpu_hour_in_yuan() -> None:
+    # ¥8.5 x 0.143148 = 1.21676 USD per GPU-hour, shown as given beside the yuan figure
+    r = _share("--price", "¥8.5", "--currency", "CNY")
+    assert r.exit_code == 0, r.output
+    assert "price per GPU-hour ¥8.50 (1.21676 USD), given" in r.stdout, r.stdout
+    doc = json.loads(_share("--price", "8.5元", "--json").stdout)
+    # 2 GPUs x 8.5 x 0.143148 = 2.433516 USD an hour
+    assert abs(doc["cost_usd_per_hour"] - 2 * 8.5 * 0.143148) < 1e-6, doc
+
+
+def test_share_refuses_a_bare_price_with_a_report_in_yuan(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(["simulate", "share", str(SERVICES), "--price", "8.5", "--currency", "CNY"], capsys)
+    assert line == (
+        "error: --price 8.5: in which currency? The report is in CNY: write ¥8.5 for yuan or $8.5 for dollars"
+    )
+    line = refused(["simulate", "share", str(SERVICES), "--price", "¥99999"], capsys)
+    assert line == (
+        "error: --price ¥99999 is 14,314.66 USD per GPU-hour: it must be from 0.01 to 1000 USD per GPU-hour"
+    )

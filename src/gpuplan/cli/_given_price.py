@@ -1,6 +1,6 @@
 """A price per hour given on the command line (``simulate autoscale --on-demand-price``,
-``--spot-price``), in yuan or dollars as it is written: ``¥34.74``, ``34.74元``, ``34.74 CNY``,
-``$2.6``, ``2.6 USD`` (:func:`gpuplan.units.read_money`).
+``--spot-price``, ``simulate share --price``), in yuan or dollars as it is written: ``¥34.74``,
+``34.74元``, ``34.74 CNY``, ``$2.6``, ``2.6 USD`` (:func:`gpuplan.units.read_money`).
 
 A bare number is taken in dollars, as these options always took it, unless the user works in yuan
 (``--currency CNY``, or a workload whose budget is ``budget_cny``): there it is refused, asking for the
@@ -14,12 +14,13 @@ said) would be billed at a seventh of their price. A refusal costs one retyped s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import typer
 
-from gpuplan.cli._numbers import NOT_FINITE
+from gpuplan.cli._numbers import NOT_FINITE, finite_in
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
 from gpuplan.units import read_money
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.i18n import Money
 
-__all__ = ["GivenPrice", "given_price", "off_the_catalog", "price_usd"]
+__all__ = ["GivenPrice", "given_price", "given_price_in", "off_the_catalog", "price_usd"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,12 +61,35 @@ def given_price(value: object) -> GivenPrice:
 given_price.finite = True  # type: ignore[attr-defined]
 
 
+def given_price_in(least: float, most: float) -> Callable[[object], GivenPrice]:
+    """The parser of a price option from ``least`` to ``most`` USD: :func:`given_price`, and a figure
+    in dollars (or bare) out of the range refused in pydantic's words, as ``finite_in`` refuses it; a
+    yuan figure is held to the range once converted (:func:`price_usd`'s ``bounds``)."""
+    bounded = finite_in(least, most)
+
+    def parse(value: object) -> GivenPrice:
+        price = given_price(value)
+        if price.currency != "CNY":
+            bounded(price.amount)
+        return price
+
+    parse.finite = True  # type: ignore[attr-defined]
+    return parse
+
+
 def price_usd(
-    given: GivenPrice | None, *, flag: str, currency: str, budget_cny: bool, store: Store | None
+    given: GivenPrice | None,
+    *,
+    flag: str,
+    currency: str,
+    budget_cny: bool,
+    store: Store | None,
+    bounds: tuple[float, float, str] | None = None,
 ) -> float | None:
     """``given`` in USD: a yuan figure at the catalog's dated CNY rate (the one the report shows money
     at); a bare number in dollars, refused where the user works in yuan (``currency`` CNY, or
-    ``budget_cny``: the workload's budget is in yuan)."""
+    ``budget_cny``: the workload's budget is in yuan). ``bounds``: (least, most, unit) a yuan figure
+    must lie in once converted (a dollar one was held to them as it was parsed)."""
     from gpuplan.cli._simulate_common import display_money_for
 
     if given is None:
@@ -89,7 +113,18 @@ def price_usd(
         return given.amount
     if given.currency == "USD":
         return given.amount
-    return given.amount / display_money_for(store, given.currency).units_per_usd
+    usd = given.amount / display_money_for(store, given.currency).units_per_usd
+    if bounds is not None and not bounds[0] <= usd <= bounds[1]:
+        raise InputError.worded(
+            N_("{flag} {value} is {usd:,.2f} {unit}: it must be from {least:g} to {most:g} {unit}"),
+            flag=flag,
+            value=given.written,
+            usd=usd,
+            least=bounds[0],
+            most=bounds[1],
+            unit=bounds[2],
+        )
+    return usd
 
 
 def off_the_catalog(
