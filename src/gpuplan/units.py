@@ -25,6 +25,7 @@ __all__ = [
     "format_hours",
     "instances_for",
     "read_amount",
+    "read_money",
 ]
 
 _Number = TypeVar("_Number", float, Any)
@@ -62,7 +63,7 @@ _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
 _UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
 #: Two ways to write an amount of each currency, for the refusal.
-_EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k")}
+_EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k"), "any": ("¥18.49", "$2.6")}
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
 #: through a 31-day month, 24 × 31.
 MAX_RUNS_PER_MONTH = 744
@@ -99,19 +100,38 @@ def read_amount(value: object, currency: str, other: str) -> float:
     validate with pydantic, and each translates those words."""
     from pydantic_core import PydanticCustomError  # lazily: most commands read no amount
 
+    number, code = _read_signed(value, _EXAMPLES[currency])
+    if code is not None and code != currency:
+        raise PydanticCustomError(
+            "wrong_currency", WRONG_CURRENCY, {"value": str(value).strip()[:40], "option": other}
+        )
+    return number
+
+
+def read_money(value: object) -> tuple[float, str | None]:
+    """An amount as :func:`read_amount` reads it, in whichever currency it is signed: the number and
+    ``cny`` or ``usd``, or None where it names none (a bare ``18.49``: the caller decides what that
+    means, or asks). For a figure either currency may be given in (a price per hour on the command
+    line, where ``--currency`` sets only how the report shows money)."""
+    return _read_signed(value, _EXAMPLES["any"])
+
+
+def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str | None]:
+    from pydantic_core import PydanticCustomError
+
     if isinstance(value, float | int) and not isinstance(value, bool):
-        return float(value)
+        return float(value), None
     given = str(value).strip()
-    one, two = _EXAMPLES[currency]
+    one, two = examples
     refused = {"value": given[:40], "one": one, "two": two}
     text = given.lower().replace(" ", "")
+    found: str | None = None
     for code, signs in _SIGNS.items():
         for sign in sorted(signs, key=len, reverse=True):
             if text.startswith(sign) or text.endswith(sign):
-                if code != currency:
-                    raise PydanticCustomError(
-                        "wrong_currency", WRONG_CURRENCY, {"value": given[:40], "option": other}
-                    )
+                if found is not None and found != code:  # "$5元": signed twice, each another currency
+                    raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
+                found = code
                 text = text.removeprefix(sign).removesuffix(sign)
     scale = 1.0
     if text[-1:] in _UNITS:
@@ -127,4 +147,4 @@ def read_amount(value: object, currency: str, other: str) -> float:
         number = float(text)
     except ValueError:
         raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
-    return number * scale
+    return number * scale, found

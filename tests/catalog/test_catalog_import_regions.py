@@ -29,7 +29,7 @@ def test_a_mistyped_region_is_refused_with_did_you_mean(tmp_path: Path, db_path:
     r = import_file(
         db_path, vms_file(tmp_path, AWS_HEADER, _g5("us-wset-2"), _g5("us-west-2")), "aws", "--json"
     )
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 3, r.output  # a row lost, the others imported
     doc = json.loads(r.stdout)
     (refused,) = doc["rejected"]
     assert refused["line"] == 2
@@ -61,5 +61,7 @@ def test_the_summary_names_a_new_region(tmp_path: Path, db_path: Path) -> None:
 
 def test_real_lambda_regions_pass(tmp_path: Path, db_path: Path) -> None:
     r = import_file(db_path, FIXTURES / "skypilot_lambda_sample.csv", "lambda", "--json")
+    # its CPU-only row is skipped as no GPU instance, which is no row lost: exit 0
     assert r.exit_code == 0, r.output
+    assert [x["reason"] for x in json.loads(r.stdout)["rejected"]] == ["no accelerator (not a GPU instance)"]
     assert json.loads(r.stdout)["warnings"] == []

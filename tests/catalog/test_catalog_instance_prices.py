@@ -112,6 +112,24 @@ def test_a_monthly_price_with_no_monthly_price_held_is_held_to_the_on_demand_pri
     assert "dollars in a CNY row? Write currency USD" in reasons[4]
 
 
+#: An 8-GPU instance the shipped catalog holds a monthly price for in cn-shanghai (133,408 CNY, 2023-06).
+A100_8 = "alibaba,cn-shanghai,,ecs.gn7e-c16g1.32xlarge,A100-SXM4-80GB,8,128,1000"
+
+
+def test_one_gpus_price_for_an_instance_of_eight_is_named_as_such(tmp_path: Path, db_path: Path) -> None:
+    # 13500 CNY (one A100's month) / 133,408 = 0.1x: near 1/8, and near 1/7 (dollars in a yuan row) too;
+    # 2400 USD / 19,097 USD = 0.13x: near 1/8 only, a dollar row being no yuan slip downwards
+    as_yuan = f"{A100_8},monthly,13500,CNY,month,2026-11-20,one GPU's price"
+    as_dollars = f"{A100_8},monthly,2400,USD,month,2026-11-20,one GPU's price"
+    reasons = _reasons(_imported(db_path, _file(tmp_path, as_yuan, as_dollars)))
+    assert (
+        "more than 2.6x off: a price per GPU for the whole instance? Write the price of all 8 GPUs (or, "
+        "if it is in dollars, currency USD)" in reasons[2]
+    ), reasons
+    assert "a price per GPU for the whole instance? Write the price of all 8 GPUs (if" in reasons[3], reasons
+    assert "currency" not in reasons[3].split("off:")[1], reasons
+
+
 def test_a_price_the_user_vouches_for_is_imported_and_named_in_a_warning(
     tmp_path: Path, db_path: Path
 ) -> None:
@@ -177,3 +195,25 @@ def test_no_price_of_the_shipped_catalog_is_off_its_own_instance_types_others(st
         if (why := off_the_instance(row, p, rates[o.currency], others, None)) is not None:
             refused.append(str(why))
     assert refused == [], refused[:5]
+
+
+def test_a_price_taken_on_the_users_word_is_marked_in_its_stored_source(
+    tmp_path: Path, db_path: Path
+) -> None:
+    bad = f"{A10},monthly,3800,USD,month,2026-11-20,yuan typed as dollars"
+    good = f"{A10_16},monthly,4500,CNY,month,2026-11-20,a real quote"
+    r = _import(db_path, _file(tmp_path, bad, good), "--accept-price", "2")
+    assert r.exit_code == 0, r.output
+    history = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "history", "--instance", "ecs.gn7i-c8g1.2xlarge", "--json"]
+    )
+    sources = [p["source"] for p in json.loads(history.stdout)["prices"] if p["as_of"] == "2026-11-20"]
+    assert sources == [
+        "yuan typed as dollars (own price list quote.csv, line 2) [taken past the catalog's price check: "
+        "--accept-price 2]"
+    ], sources
+    other = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "history", "--instance", "ecs.gn7i-c16g1.4xlarge", "--json"]
+    )
+    [real] = [p["source"] for p in json.loads(other.stdout)["prices"] if p["as_of"] == "2026-11-20"]
+    assert "taken past" not in real, real  # a price held to the catalog's and passed carries no mark

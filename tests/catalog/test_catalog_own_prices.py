@@ -558,3 +558,19 @@ def test_an_undated_spot_price_of_ones_own_is_still_held_to_the_regions_dated_on
     again = "aws,eu-north-1,eun1-az1,g6f.large,L4,0.125,2,8,spot,0.024,USD,hour,2025-07/2026-11-29,again"
     assert _imported(db_path, _file(tmp_path, again))["rejected"] == []
     assert costed() == (0.024, floor)
+
+
+def test_a_partial_import_keeps_its_good_rows_and_exits_3(tmp_path: Path, db_path: Path) -> None:
+    # a nightly script had seen exit 0 whenever one row passed, and so missed the rows it lost
+    bad = HUAWEI_ON_DEMAND.replace("on_demand,260,", "on_demand,-5,", 1)
+    before = _prices(db_path)
+    r = _import(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, bad))
+    assert r.exit_code == 3, r.output
+    assert _prices(db_path) == before + 1  # the good row is imported all the same
+    assert r.stderr.strip().endswith(
+        "rejected: 1 (listed above); the others were imported (exit status 3)"
+    ), r.stderr
+    doc = _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, bad, name="again.csv"))
+    assert doc["prices_imported"] == 1 and list(_reasons(doc)) == [3], doc  # --json: the same report
+    assert _import(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, name="whole.csv")).exit_code == 0
+    assert _import(db_path, _file(tmp_path, bad, name="none.csv")).exit_code == 1

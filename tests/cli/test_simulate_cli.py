@@ -100,7 +100,7 @@ def test_autoscale_reads_a_trace_in_the_azure_llm_inference_layout(tmp_path: Pat
 def test_autoscale_in_chinese_and_yuan() -> None:
     text = _run(
         "simulate", "autoscale", str(WORKLOAD), "--shape", "step", "--rate", "2", "--hours", "1",
-        "--replica", REPLICA, "--policy", "fixed:replicas=2", "--on-demand-price", "1.0", "--lang", "zh",
+        "--replica", REPLICA, "--policy", "fixed:replicas=2", "--on-demand-price", "$1.0", "--lang", "zh",
         "--currency", "CNY",
     )  # fmt: skip
     assert "策略对比" in text and "¥" in text

@@ -24,6 +24,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "LICENCE_ITEMS",
     "LINUX_OS_LICENCE",
+    "NOT_A_GPU_INSTANCE",
     "RATE_STALE_AFTER_DAYS",
     "BenchResult",
     "BillingPolicy",
@@ -493,6 +494,11 @@ class BenchResult:
     unit: str
     datasheet_value: float | None
     details: dict[str, Any] = field(default_factory=dict)
+
+
+#: Why a catalog file's row of a machine without an accelerator is not imported: out of scope (a
+#: SkyPilot or gpuhunt file lists every instance type), not an error in the file.
+NOT_A_GPU_INSTANCE = N_("no accelerator (not a GPU instance)")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -38,7 +38,7 @@ from gpuplan.cli._i18n import (
 )
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._settings import settings
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
@@ -363,7 +363,9 @@ def import_(
 ) -> None:
     """Import provider catalogs: one file, or a whole folder (a SkyPilot catalog checkout, gpuhunt's
     files) offline. Good rows are appended (history kept) in one transaction per provider; bad rows
-    are reported with their line and reason; a file unusable as a whole changes nothing.
+    are reported with their line and reason; a file unusable as a whole changes nothing. A file
+    import exits 0 when every row was imported, 3 when some were rejected (the others imported), 1
+    when none was.
 
     A price list of your own (a negotiated quote, monthly or reserved prices, yuan prices):
     --format gpuplan, one provider per file (or --provider to pick one)."""
@@ -419,8 +421,16 @@ def _import_file(
     _import_done(file, report, json_out, read.warnings)
 
 
+#: The exit status of a file import that imported its good rows and rejected others: not 0, so that
+#: a script importing prices every night sees the rows it lost (it had exited 0 whenever one row
+#: passed), and not 1, which says nothing was imported.
+PARTIAL_IMPORT_EXIT = 3
+
+
 def _import_done(file: Path, report: ImportReport, json_out: bool, warnings: Sequence[object] = ()) -> None:
-    """Print what one file's import did; exit 1 (CatalogImportError) when it imported nothing."""
+    """Print what one file's import did; exit 1 (CatalogImportError) when it imported nothing, and
+    :data:`PARTIAL_IMPORT_EXIT` when it imported some rows and rejected others (a row of a machine
+    without a GPU is skipped, not lost: it does not count)."""
     from gpuplan.errors import CatalogImportError
     from gpuplan.report.catalog import import_json, import_view
 
@@ -434,6 +444,19 @@ def _import_done(file: Path, report: ImportReport, json_out: bool, warnings: Seq
             file=file,
             rejected=len(report.rejected),
         )
+    from gpuplan.catalog.model import NOT_A_GPU_INSTANCE
+
+    # rows of machines without a GPU are out of scope, not lost: a SkyPilot file lists every type
+    lost = [r for r in report.rejected if r.reason != NOT_A_GPU_INSTANCE]
+    if lost:
+        typer.echo(
+            _(
+                "warning: rows of {file} rejected: {rejected} (listed above); the others were imported "
+                "(exit status {code})"
+            ).format(file=file, rejected=len(lost), code=PARTIAL_IMPORT_EXIT),
+            err=True,
+        )
+        raise typer.Exit(PARTIAL_IMPORT_EXIT)
 
 
 def _import_folder(

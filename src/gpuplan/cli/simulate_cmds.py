@@ -14,13 +14,14 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gpuplan.bounded import printable
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._files import write_text_atomic
+from gpuplan.cli._given_price import GivenPrice, given_price, off_the_catalog, price_usd
 from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -45,9 +46,9 @@ _MAX_TOKENS = 10_000_000
 if TYPE_CHECKING:
     import numpy as np
 
-    from gpuplan.catalog import Store
+    from gpuplan.catalog import OfferPrice, Store
     from gpuplan.perf.links import NetworkSpec
-    from gpuplan.simulate import ReplicaModel, Trace
+    from gpuplan.simulate import Policy, ReplicaModel, Trace
     from gpuplan.workload import Workload
 
 __all__ = ["register"]
@@ -255,15 +256,23 @@ def autoscale_cmd(
         float, typer.Option("--timeout-s", help="Drop a request that waited this long.", parser=finite_float)
     ] = 120.0,
     on_demand_price: Annotated[
-        float | None,
+        GivenPrice | None,
         typer.Option(
             "--on-demand-price",
-            help="USD per replica-hour (default: the catalog's cheapest).",
-            parser=finite_float,
+            help="Price per replica-hour with its currency: ¥34.74, 34.74 CNY or $4.8 (a bare number is "
+            "USD, and refused with --currency CNY). Default: the catalog's cheapest.",
+            parser=given_price,
+            metavar="PRICE",
         ),
     ] = None,
     spot_price: Annotated[
-        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.", parser=finite_float)
+        GivenPrice | None,
+        typer.Option(
+            "--spot-price",
+            help="Price per spot replica-hour, written as --on-demand-price is.",
+            parser=given_price,
+            metavar="PRICE",
+        ),
     ] = None,
     spot_rate: Annotated[
         float | None,
@@ -374,9 +383,17 @@ def autoscale_cmd(
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
+        yuan = w.constraints is not None and w.constraints.budget_cny is not None
+        given_usd = {
+            key: price_usd(price, flag=flag, currency=currency, budget_cny=yuan, store=store)
+            for key, flag, price in (
+                ("on_demand", "--on-demand-price", on_demand_price),
+                ("spot", "--spot-price", spot_price),
+            )
+        }
         given = {
-            "on_demand_usd": on_demand_price,
-            "spot_usd": spot_price,
+            "on_demand_usd": given_usd["on_demand"],
+            "spot_usd": given_usd["spot"],
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
             "replicas_per_gpu": share,
@@ -387,6 +404,8 @@ def autoscale_cmd(
         }
         prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(pols))  # type: ignore[arg-type]
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)
+        if instance is not None and any(v is not None for v in given_usd.values()):
+            _held_to_the_catalog(offers, gpu_id, given, given_usd, instance, pols)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
@@ -432,6 +451,31 @@ def autoscale_cmd(
     console().print(autoscale_view(res, money))
     if out is not None:  # as tco says it
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _held_to_the_catalog(
+    offers: list[OfferPrice],
+    gpu_id: str,
+    given: dict[str, Any],
+    given_usd: dict[str, float | None],
+    instance: str,
+    pols: list[Policy],
+) -> None:
+    """Warn where a given price is far from the catalog's price of the named instance, priced as the
+    given one would be (per replica-hour, for the same fleet)."""
+    from gpuplan.simulate.inputs import fleet_prices, policy_fleets
+    from gpuplan.vocab import pricing_name
+
+    try:
+        unpriced: dict[str, Any] = {**given, "on_demand_usd": None, "spot_usd": None, **policy_fleets(pols)}
+        held = fleet_prices(offers, gpu_id, **unpriced)
+    except InputError:
+        return  # the catalog holds no price of it to compare with
+    money = given["money"]
+    for key, flag in (("on_demand", "--on-demand-price"), ("spot", "--spot-price")):
+        mine, theirs = given_usd[key], held.usd_per_hour.get(key)
+        if mine is not None and theirs is not None:
+            off_the_catalog(flag, mine, theirs, instance, pricing_name(key), money)
 
 
 @app.command("trace")

@@ -14,6 +14,7 @@ import typer
 from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._files import write_text_atomic
+from gpuplan.cli._given_price import GivenPrice, given_price_in, price_usd
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -23,7 +24,7 @@ from gpuplan.cli._i18n import (
     apply_language,
     console,
 )
-from gpuplan.cli._numbers import finite_float, finite_in, whole_number
+from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_, _, ngettext
@@ -63,13 +64,15 @@ def share_cmd(
             parser=finite_float,
         ),
     ] = 0.10,
-    price: Annotated[
-        float | None,
+    given_price: Annotated[
+        GivenPrice | None,
         typer.Option(
             "--price",
-            help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
+            help="Price per GPU-hour with its currency: ¥8.5, 8.5 CNY or $1.2 (a bare number is USD, "
+            "and refused with --currency CNY). Default: the catalog's cheapest on-demand.",
             # above no list price (a larger figure is a unit slip); 0 or less is no price
-            parser=finite_in(MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR),
+            parser=given_price_in(MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR),
+            metavar="PRICE",
         ),
     ] = None,
     k8s_out: Annotated[
@@ -123,6 +126,15 @@ def share_cmd(
     demands = spec.demands(estimated)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
+        yuan = any(c.budget_cny is not None for c in constraints)
+        price = price_usd(
+            given_price,
+            flag="--price",
+            currency=currency,
+            budget_cny=yuan,
+            store=store,
+            bounds=(MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR, _("USD per GPU-hour")),
+        )
         # The GPUs a packing needs are bought after it is known how many (whole instances).
         offers = store.offers(gpu=g.id) if price is None and store is not None else []
         money = display_money_for(store, currency)
@@ -214,7 +226,14 @@ def _priced(
     from gpuplan.simulate.pricing import PriceBasis
 
     if price is not None:
-        note = _("price per GPU-hour {price:g} USD, given").format(price=price)
+        note = (
+            _("price per GPU-hour {price:g} USD, given").format(price=price)
+            if money is None or money.currency == "USD"
+            # the user's own figure in the display currency, the dollars it was costed at beside it
+            else _("price per GPU-hour {shown} ({price:g} USD), given").format(
+                shown=money.format(price), price=price
+            )
+        )
         given = PriceBasis(usd_per_hour=price * plan.gpus_needed, given=True)
         return replace(plan, notes=(*plan.notes, note), price=given), None
     from gpuplan.simulate.inputs import basis_words, money_words, narrowed_words, price_basis, whole_instances

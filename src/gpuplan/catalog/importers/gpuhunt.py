@@ -42,7 +42,7 @@ from gpuplan.catalog.importers.skypilot_common import (
     price,
     read_rows,
 )
-from gpuplan.catalog.model import OfferRow, RejectedRow
+from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
 
@@ -189,7 +189,7 @@ def _row(
     check_width(r, width)
     count = optional_number(r["gpu_count"], "gpu_count")
     if not count:
-        raise LineError(N_("no accelerator (not a GPU instance)"))
+        raise LineError(NOT_A_GPU_INSTANCE)
     location = r["location"].strip()
     if not location:
         raise LineError(N_("no region in the source"))

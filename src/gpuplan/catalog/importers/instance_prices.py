@@ -144,7 +144,7 @@ def off_the_instance(
         "ratio": _times(ratio),
         "where": f"{row.provider} {ref.region}" + (f" {ref.zone}" if ref.zone else ""),
         "held": _held_words(ref),
-        "hint": _hint(p, ratio),
+        "hint": _hint(p, ratio, row.gpu_count),
     }
     if ref.pricing == p.pricing:
         return Phrase(_SAME_MODEL, band=SAME_MODEL_BAND, **fields)
@@ -204,11 +204,31 @@ def _held_words(ref: HeldPrice) -> Phrase:
     )
 
 
-def _hint(p: PriceRow, ratio: float) -> Phrase:
-    """What the ratio most likely is: the other currency, the other unit, or either."""
+def _hint(p: PriceRow, ratio: float, gpu_count: float) -> Phrase:
+    """What the ratio most likely is: one GPU's price for an instance of several, the other currency,
+    the other unit, or either.
+
+    A price per GPU typed for an instance of ``gpu_count`` GPUs stands at about 1/gpu_count. On an
+    8-GPU instance that is 0.125x, too near a dollar figure in a yuan row (1/7 ≈ 0.143x) to tell apart
+    within the slip band, so both are named there: naming only the currency had a user retype 13500
+    CNY (one A100's monthly price) as 13500 USD, which passed as the whole instance's."""
+    per_gpu = gpu_count > 1 and _near(ratio, 1 / gpu_count)
+    as_dollars = p.currency == Currency.CNY.code and _near(ratio, 1 / _CURRENCY_FACTOR)
+    if per_gpu and as_dollars:
+        return Phrase(
+            N_(
+                "a price per GPU for the whole instance? Write the price of all {n:g} GPUs (or, if it is "
+                "in dollars, currency USD)"
+            ),
+            n=gpu_count,
+        )
+    if per_gpu:
+        return Phrase(
+            N_("a price per GPU for the whole instance? Write the price of all {n:g} GPUs"), n=gpu_count
+        )
     if p.currency == Currency.USD.code and _near(ratio, _CURRENCY_FACTOR):
         return Phrase(N_("yuan in a USD row? Write currency CNY"))
-    if p.currency == Currency.CNY.code and _near(ratio, 1 / _CURRENCY_FACTOR):
+    if as_dollars:
         return Phrase(N_("dollars in a CNY row? Write currency USD"))
     if p.unit == PriceUnit.HOUR.value and ratio > _UNIT_SLIP:
         return Phrase(N_("a monthly price typed as hourly?"))

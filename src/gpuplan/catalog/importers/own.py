@@ -59,6 +59,7 @@ from gpuplan.i18n.messages import N_
 from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel
 
 __all__ = [
+    "ACCEPTED_MARK",
     "COLUMNS",
     "OPTIONAL",
     "OUT_OF_LINE",
@@ -616,12 +617,15 @@ def rows_out_of_line(
             # a GPU count the gates refuse is refused for it, not for the price it divides
             kept.append(row)
             continue
-        reasons: list[Worded] = [
-            why for p in row.prices if (why := check.out_of_line(row, p, written(row, p))) is not None
-        ]
+        off = {
+            k: why
+            for k, p in enumerate(row.prices)
+            if (why := check.out_of_line(row, p, written(row, p))) is not None
+        }
+        reasons: list[Worded] = list(off.values())
         if reasons and accept is not None and row.line in accept.lines:
             accept.taken.append((row.line, joined(reasons)))
-            kept.append(row)
+            kept.append(_vouched(row, set(off), accept.flag))
         elif reasons:
             key = (row.line, row.instance_type, i if row.line is None else 0)
             lines.setdefault(key, (row, []))[1].extend(reasons)
@@ -646,6 +650,21 @@ def rows_out_of_line(
             )
         )
     return kept, refused
+
+
+#: What a price taken past the check on the user's word (``--accept-price``) carries in its stored
+#: source, so that ``catalog history`` and an export show it was not held to the catalog's prices as
+#: the others were (its confidence stays the file's). Stored in English, as sources are.
+ACCEPTED_MARK = "[taken past the catalog's price check: {flag} {line}]"
+
+
+def _vouched(row: OfferRow, off: set[int], flag: str) -> OfferRow:
+    """``row`` with the prices at ``off`` (those out of line) marked as taken on the user's word."""
+    mark = ACCEPTED_MARK.format(flag=flag, line=row.line)
+    prices = tuple(
+        replace(p, source=f"{p.source} {mark}") if k in off else p for k, p in enumerate(row.prices)
+    )
+    return replace(row, prices=prices)
 
 
 @dataclass(kw_only=True)

@@ -38,7 +38,7 @@ from gpuplan.catalog.importers.skypilot_common import (
 )
 from gpuplan.catalog.importers.skypilot_gcp import parse_gcp
 from gpuplan.catalog.importers.skypilot_markets import MARKET_LAYOUTS, parse_market
-from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
+from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
@@ -157,7 +157,7 @@ def _parse_aws_azure_line(
     check_width(r, len(HEADERS[prov]))
     itype, region = r["InstanceType"].strip(), r["Region"].strip()
     if not r["AcceleratorName"].strip():
-        raise LineError(N_("no accelerator (not a GPU instance)"))
+        raise LineError(NOT_A_GPU_INSTANCE)
     count = number(r["AcceleratorCount"], "AcceleratorCount")
     fix = COUNT_FIXES.get((prov, itype))
     if fix is not None and fix[0] != count:

@@ -38,7 +38,7 @@ from gpuplan.catalog.importers.skypilot_common import (
     read_rows,
     rejected,
 )
-from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
+from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, PriceRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
 
@@ -220,7 +220,7 @@ def _row(
     accelerator = r["AcceleratorName"].strip()
     count = optional_number(r["AcceleratorCount"], "AcceleratorCount")
     if not accelerator or not count:
-        raise LineError(N_("no accelerator (not a GPU instance)"))
+        raise LineError(NOT_A_GPU_INSTANCE)
     region, zone = layout.place(r)
     if not region:
         raise LineError(N_("no region in the source"))
