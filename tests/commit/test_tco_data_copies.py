@@ -8,27 +8,12 @@ import math
 from dataclasses import replace
 
 import pytest
+from tco_helpers import priced_offer
 
-from gpuplan.commit import Demand, PricedOffer, TcoProblem, optimise
+from gpuplan.commit import Demand, TcoProblem, optimise
 from gpuplan.commit.model import RunData
 from gpuplan.plan.input_types import RegionCosts
 from gpuplan.plan.region_costs import FALLBACK_OBJECT_USD_PER_GB_MONTH, CatalogRanges, CostFacts
-
-
-def _offer(
-    region: str = "far", usd_per_hour: float = 1.0, pricing: str = "on_demand", **kw: object
-) -> PricedOffer:
-    return PricedOffer(
-        provider="p",
-        region=region,
-        instance_type="i1",
-        gpu="G",
-        gpus_per_unit=1.0,
-        pricing=pricing,
-        usd_per_unit_hour=usd_per_hour,
-        **kw,  # type: ignore[arg-type]
-    )
-
 
 #: ImageNet's 150 GB moved in at $0.09/GB ($13.50) for a run in "far", $0.50 of results back, $1
 #: of disks a run; or one copy kept in the region at $0.02/GB-month ($3.00 a month).
@@ -59,7 +44,7 @@ def _retrain(runs_by_month: tuple[float, ...], **kw: object) -> Demand:
 
 
 def test_a_year_of_72_runs_away_from_the_data_keeps_a_copy_and_costs_less() -> None:
-    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain((6.0,) * 12),), offers=(_offer(),)))
+    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain((6.0,) * 12),), offers=(priced_offer(),)))
     (copy,) = s.data_copies
     # moved in for each run: 72 × $13.50 = $972; kept: $13.50 once + 12 × $3 = $49.50
     assert copy.kept and copy.runs == pytest.approx(72.0)
@@ -76,7 +61,7 @@ def test_a_year_of_72_runs_away_from_the_data_keeps_a_copy_and_costs_less() -> N
 
 def test_a_single_run_a_year_moves_its_data_in_for_that_run() -> None:
     runs = (0.0,) * 5 + (1.0,) + (0.0,) * 6
-    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain(runs),), offers=(_offer(),)))
+    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain(runs),), offers=(priced_offer(),)))
     (copy,) = s.data_copies
     # once: $13.50, against $13.50 + 7 months (June to December) × $3 of a copy kept
     assert not copy.kept and copy.first_month == 5
@@ -86,14 +71,14 @@ def test_a_single_run_a_year_moves_its_data_in_for_that_run() -> None:
 
 
 def test_the_copy_is_a_fixed_cost_whatever_the_demand_does() -> None:
-    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain((6.0,) * 12),), offers=(_offer(),)))
+    s = optimise(TcoProblem(horizon_months=12, demands=(_retrain((6.0,) * 12),), offers=(priced_offer(),)))
     # 30 % fewer runs at once: GPU time and the runs' own charges fall, the copy stays whole
     low = dict(s.sensitivity)[-30.0]
     assert low == pytest.approx(0.7 * 7200.0 + 0.7 * 72 * 1.5 + 49.5)
 
 
 def test_spot_overhead_does_not_multiply_the_one_off_transfer() -> None:
-    spot = _offer(pricing="spot", interruptions_per_hour=1 / 24)
+    spot = priced_offer(pricing="spot", interruptions_per_hour=1 / 24)
     demand = _retrain((6.0,) * 12, interruptible=True, checkpoint_write_h=0.05)
     s = optimise(TcoProblem(horizon_months=12, demands=(demand,), offers=(spot,)))
     f = s.spot_overhead["retrain"]
@@ -107,7 +92,7 @@ def test_spot_overhead_does_not_multiply_the_one_off_transfer() -> None:
 def test_data_in_its_own_region_has_no_copy_to_keep() -> None:
     home = RunData(provider="p", region="home", transfer_usd=0.5, storage_usd=1.0)
     demand = replace(_retrain((6.0,) * 12), run_data=(home,))
-    s = optimise(TcoProblem(horizon_months=12, demands=(demand,), offers=(_offer("home"),)))
+    s = optimise(TcoProblem(horizon_months=12, demands=(demand,), offers=(priced_offer("home"),)))
     assert s.data_copies == ()
     assert s.total_usd == pytest.approx(7200.0 + 72 * 1.5)
 
@@ -125,8 +110,10 @@ def test_a_demand_split_over_two_regions_pays_a_whole_copy_in_each_that_keeps_on
         run_data=(FAR, near),
         gpu_hours_per_run=5.0,
     )
-    committed = _offer(usd_per_hour=0.2, pricing="monthly", term_months=1)
-    s = optimise(TcoProblem(horizon_months=3, demands=(demand,), offers=(committed, _offer("near", 0.3))))
+    committed = priced_offer(usd_per_hour=0.2, pricing="monthly", term_months=1)
+    s = optimise(
+        TcoProblem(horizon_months=3, demands=(demand,), offers=(committed, priced_offer("near", 0.3)))
+    )
     assert {c.region: c.kept for c in s.data_copies} == {"far": True, "near": True}
     runs = 3 * 1095.0 / 5.0
     assert s.data_usd == pytest.approx(runs * 1.5 + 2 * (13.5 + 3 * 3.0))

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tco_helpers import priced_offer
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, load_usage, optimise, tco
@@ -39,16 +40,7 @@ def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _offer(region: str, usd_per_hour: float, pricing: str = "on_demand", term: int = 0) -> PricedOffer:
-    return PricedOffer(
-        provider="p",
-        region=region,
-        instance_type="i1",
-        gpu="G",
-        gpus_per_unit=1.0,
-        pricing=pricing,
-        usd_per_unit_hour=usd_per_hour,
-        term_months=term,
-    )
+    return priced_offer(region, usd_per_hour, pricing, term_months=term)
 
 
 def _tagger(transfer_usd: float, **kw: object) -> Demand:
