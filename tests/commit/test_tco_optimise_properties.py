@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, optimise
@@ -217,6 +217,10 @@ def problems(draw: st.DrawFn) -> TcoProblem:
         problem = TcoProblem(
             horizon_months=h, demands=tuple(demands), offers=tuple(offers), past_horizon=past
         )
+    # A box too big even for one month (two demands of whole 4-GPU runs at once over 1-GPU reserved
+    # units of two terms and two sizes: 2^32 schedules) is left out: enumerating it took all of a
+    # 24 GB machine's memory and killed the worker.
+    assume(2 ** len(_box(problem)[0]) <= MAX_BOX)
     return problem
 
 
