@@ -23,10 +23,21 @@ def _job(out: Path, **update: object) -> Path:
     return out
 
 
+def _launched(job: Path, *args: str) -> tuple[int, str]:
+    """A run of ``job``, once more where one of its processes died of SIGSEGV: torch's gloo transport
+    on the CPU crashed a rank of a 2-process FSDP run in 1 of 4 whole-suite runs (2026-12-06; "exitcode:
+    -11", the other rank "Connection reset by peer"), which is not the code under test. Any other
+    failure fails at once."""
+    rc, out = finish(launch(job, *args))
+    if rc != 0 and "exitcode: -11" in out:
+        rc, out = finish(launch(job, *args))
+    return rc, out
+
+
 def _resumes(job: Path) -> str:
-    rc, out = finish(launch(job, "--ckpt-dir", "ck", "--steps", "2", "--ckpt-every-steps", "2"))
+    rc, out = _launched(job, "--ckpt-dir", "ck", "--steps", "2", "--ckpt-every-steps", "2")
     assert rc == 0, out[-3000:]
-    rc, out = finish(launch(job, "--ckpt-dir", "ck", "--steps", "4"))
+    rc, out = _launched(job, "--ckpt-dir", "ck", "--steps", "4")
     assert rc == 0, out[-3000:]
     assert "resumed from step 2" in out
     return out
