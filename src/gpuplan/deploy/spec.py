@@ -33,6 +33,7 @@ from pydantic import (
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
 from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
+from gpuplan.catalog.stored_words import Cut
 from gpuplan.confine import Folder
 from gpuplan.deploy.grammar import (
     CLOUD_NAME,
@@ -825,7 +826,8 @@ def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str
             # the config did not travel with the plan: what the plan recorded of it where it was made
             recorded = recorded_identity(m.hub_id, m.family, m.max_positions)
             unread = read is None and recorded == unknown
-            return recorded, _shown_path(m.hf_config) if unread else None
+            # as a warning may show it on a terminal: one line, escaped (the plan is untrusted data), cut
+            return recorded, str(Cut(m.hf_config, MAX_PATH_SHOWN)) if unread else None
         found = read
     elif m.preset:
         found = preset_identity(m.preset)
@@ -836,13 +838,6 @@ def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str
         return found, None
     # the workload names the weights: a checkpoint of this architecture whose chat template is not known
     return found._replace(hub_id=named, base_id=None, chat=None), None
-
-
-def _shown_path(path: str) -> str:
-    """A plan's path as a warning may show it on a terminal: unprintable characters escaped (the
-    plan is untrusted data), cut to :data:`MAX_PATH_SHOWN` characters."""
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
-    return shown if len(shown) <= MAX_PATH_SHOWN else shown[: MAX_PATH_SHOWN - 1] + "…"
 
 
 def _samples(workload: PlanWorkload) -> int | None:
