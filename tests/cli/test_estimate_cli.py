@@ -577,6 +577,10 @@ def test_the_advices_price_is_in_the_currency_asked_for_at_the_rate_said(
     text = " ".join(text.split())
     assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in text and "$" not in text.split("Amounts in")[0]
     assert "Amounts in CNY at 1 USD = 7.1000 CNY" in text
+    # A workload budgeted in yuan is shown in yuan, as plan shows it, unless --currency says otherwise.
+    job.write_text(job.read_text(encoding="utf-8") + "constraints: {budget_cny: 5000}\n", encoding="utf-8")
+    assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in bigger("--cny-per-usd", "7.1")["summary"]
+    assert f"${usd:.2f}/GPU-h on demand at " in bigger("--currency", "USD")["summary"]
     # A misspelt currency is one line, before anything is traced.
     stub_trace.clear()
     r = CliRunner().invoke(app, [*args, "--currency", "CYN"])

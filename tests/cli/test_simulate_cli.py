@@ -697,3 +697,15 @@ def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_give
     )
     err = _refused(monkeypatch, capsys, "--db", db, "simulate", "share", str(tmp_path / "s.yaml"))
     assert "not a service" in err and "gpuplan tco" in err and "shift: night" in err
+
+
+def test_share_of_a_workload_budgeted_in_yuan_is_shown_in_yuan(tmp_path: Path) -> None:
+    # as plan shows it: the money of a team that counts in yuan, unless --currency says otherwise
+    _constrained_workload(tmp_path, budget_cny="8万")
+    (tmp_path / "s.yaml").write_text(
+        "gpu: L4\nservices:\n  - {name: chat, requests_per_s: 1, workload: w.yaml}\n", encoding="utf-8"
+    )
+    db = str(tmp_path / "catalog.sqlite")
+    args = ["--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "¥5"]
+    assert "price per GPU-hour ¥5.00" in " ".join(_run(*args).split())
+    assert "price per GPU-hour 0.71574 USD, given" in " ".join(_run(*args, "--currency", "USD").split())

@@ -77,6 +77,22 @@ def test_a_bare_number_is_refused_where_the_workloads_budget_is_in_yuan(
     assert "--spot-price 9: in which currency? The workload's budget is in CNY" in line, line
 
 
+def test_a_workload_budgeted_in_yuan_is_reported_in_yuan_unless_currency_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    # as plan shows it: a team that counts in yuan reads the simulation's money in yuan
+    doc = yaml.safe_load(WORKLOAD.read_text(encoding="utf-8"))
+    doc.setdefault("constraints", {})["budget_cny"] = "8万"
+    f = tmp_path / "w.yaml"
+    f.write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    yuan = _autoscale("--on-demand-price", "¥18.49", workload=f)
+    assert yuan.exit_code == 0, yuan.output
+    assert "on_demand ¥18.49/replica-h" in yuan.stdout, yuan.stdout
+    dollars = _autoscale("--on-demand-price", "¥18.49", "--currency", "USD", workload=f)
+    assert dollars.exit_code == 0, dollars.output
+    assert "on_demand 2.64681 USD/replica-h given" in dollars.stdout, dollars.stdout
+
+
 def test_a_bare_number_or_dollars_with_a_report_in_dollars_is_dollars() -> None:
     assert _on_demand_usd(_autoscale("--on-demand-price", "4.8", "--json")) == 4.8
     assert _on_demand_usd(_autoscale("--on-demand-price", "$4.8", "--currency", "CNY", "--json")) == 4.8

@@ -96,11 +96,8 @@ def price_usd(
         return None
     if given.currency is None:
         if currency.upper() == "CNY" or budget_cny:
-            why = (
-                N_("The report is in CNY")
-                if currency.upper() == "CNY"
-                else N_("The workload's budget is in CNY")
-            )
+            # the budget first: it is what put the report in yuan where --currency did not
+            why = N_("The workload's budget is in CNY") if budget_cny else N_("The report is in CNY")
             raise InputError.worded(
                 N_(
                     "{flag} {value}: in which currency? {why}: write ¥{value} for yuan or ${value} for "

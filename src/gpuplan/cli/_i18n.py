@@ -35,7 +35,9 @@ __all__ = [
     "UsdPerCnyOption",
     "apply_language",
     "console",
+    "currency_shown",
     "invocation_language",
+    "option_given",
     "resolve_usd_per_cny",
 ]
 
@@ -57,6 +59,25 @@ CurrencyOption = Annotated[
         help="Show money in USD or CNY (converted at the catalog's dated rate, shown in the output).",
     ),
 ]
+
+
+def option_given(ctx: typer.Context, parameter: str) -> bool:
+    """Whether the command's ``parameter`` was given (on the command line or by its environment
+    variable), not left at its default."""
+    source = ctx.get_parameter_source(parameter)
+    # By name: typer carries click's enum in a copy of its own (typer._click), not click's.
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def currency_shown(ctx: typer.Context, currency: str, *, in_yuan: bool) -> str:
+    """The currency a command shows money in: ``--currency`` (or GPUPLAN_CURRENCY) where given, else
+    CNY for a workload whose budget is in yuan (``constraints.budget_cny``: a team that counts in
+    yuan reads its figures in yuan, as ``plan`` shows them), else ``currency``'s default."""
+    if in_yuan and not option_given(ctx, "currency"):
+        return "CNY"
+    return currency
+
+
 UsdPerCnyOption = Annotated[
     float | None,
     typer.Option(

@@ -17,6 +17,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
+    currency_shown,
     resolve_usd_per_cny,
 )
 from gpuplan.cli._numbers import finite_in
@@ -102,6 +103,7 @@ def estimate_cmd(
     from gpuplan.workload import load_workload
 
     workload = load_workload(workload_file, project=project)
+    currency = currency_shown(ctx, currency, in_yuan=workload.constraints.budget_cny is not None)
     if gpu:
         from gpuplan.hardware import parse_gpu_spec
 

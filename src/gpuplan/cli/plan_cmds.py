@@ -26,6 +26,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
+    option_given,
     resolve_usd_per_cny,
 )
 from gpuplan.cli._numbers import finite_float, money_in, whole_number
@@ -303,7 +304,7 @@ def plan_cmd(
         cny_per_usd=cny_per_usd,
         force_rate=force_rate,
         currency=currency,
-        currency_given=_given(ctx, "currency"),
+        currency_given=option_given(ctx, "currency"),
         saved_profile=saved_profile,
         as_json=as_json,
         out=out,
@@ -345,14 +346,6 @@ def _cycle_collection_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _given(ctx: typer.Context, parameter: str) -> bool:
-    """Whether the command's ``parameter`` was given (on the command line or by its environment
-    variable), not left at its default."""
-    source = ctx.get_parameter_source(parameter)
-    # By name: typer carries click's enum in a copy of its own (typer._click), not click's.
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def run_plan(options: PlanOptions, db: str | None) -> None:

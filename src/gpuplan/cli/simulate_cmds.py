@@ -31,6 +31,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
+    currency_shown,
 )
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._progress import TRACING
@@ -329,6 +330,8 @@ def autoscale_cmd(
 
     SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
     w = load_workload(workload_file, project=project)
+    yuan = w.constraints is not None and w.constraints.budget_cny is not None
+    currency = currency_shown(ctx, currency, in_yuan=yuan)
     if w.serving is None and replica is None:
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
@@ -383,7 +386,6 @@ def autoscale_cmd(
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
-        yuan = w.constraints is not None and w.constraints.budget_cny is not None
         given_usd = {
             key: price_usd(price, flag=flag, currency=currency, budget_cny=yuan, store=store)
             for key, flag, price in (

@@ -23,6 +23,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
+    currency_shown,
 )
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
@@ -124,9 +125,10 @@ def share_cmd(
     access = (Folder.of(services_file, project), allow_code)
     estimated, constraints = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
     demands = spec.demands(estimated)
+    yuan = any(c.budget_cny is not None for c in constraints)
+    currency = currency_shown(ctx, currency, in_yuan=yuan)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
-        yuan = any(c.budget_cny is not None for c in constraints)
         price = price_usd(
             given_price,
             flag="--price",
