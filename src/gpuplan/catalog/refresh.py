@@ -117,13 +117,6 @@ _OWN_WHAT_CHARS = 320
 _NOTES_CHARS = 600
 
 
-def _printable(text: str, limit: int) -> str:
-    """``text`` on one line of at most ``limit`` characters, control characters escaped: an answer
-    from elsewhere must not move the cursor, clear or retitle the user's terminal."""
-    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(str(text).split("\n")))
-    return out if len(out) <= limit else out[: limit - 1] + "…"
-
-
 def _what(e: BaseException) -> Cut:
     if isinstance(e, (AttributeError, IndexError, KeyError, TypeError)):
         # a reader met an answer of another shape (a list where the API sends an object …): say so
@@ -287,7 +280,8 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     except UnsupportedFetchError as e:
         return _skipped(name, e, now)
     except httpx.HTTPError as e:
-        what = _printable(f"{type(e).__name__}: {e}".splitlines()[0], _WHAT_CHARS)
+        # an answer from elsewhere must not move the cursor, clear or retitle the user's terminal
+        what = Cut(f"{type(e).__name__}: {e}".splitlines()[0], _WHAT_CHARS)
         return _failed(store, name, what, now)
     except Exception as e:  # whatever the answer held, it is this provider's failure
         return _failed_reading(store, name, e, now)

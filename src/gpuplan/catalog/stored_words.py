@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from gpuplan.bounded import printable
 from gpuplan.errors import GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.messages import Language, ngettext, use_language
@@ -51,8 +52,9 @@ class Cut:
         self.of, self.limit = of, limit
 
     def __str__(self) -> str:
-        text = " ".join(phrase_text(self.of).split("\n"))
-        out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        # escaped as every other name from elsewhere is (bounded.printable): a control, format or
+        # line-separator character; a full-width or no-break space is text, not escaped
+        out = printable(" ".join(phrase_text(self.of).split("\n")))
         return out if len(out) <= self.limit else out[: self.limit - 1] + "…"
 
     def __format__(self, spec: str) -> str:
