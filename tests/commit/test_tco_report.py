@@ -325,3 +325,41 @@ def test_the_month_table_adds_up_to_the_total_with_the_months_after_the_horizon(
     assert row.split()[-1] == "$10,800", row
     shown = sum(m.cost_usd for m in report.schedule.monthly) + report.schedule.past_horizon_usd
     assert shown == pytest.approx(report.schedule.total_usd)
+
+
+def test_a_term_longer_than_the_horizon_says_why_it_never_pays_off() -> None:
+    # A 3-year term at $900/month in a 12-month horizon is paid 36 months for 12 served: break-even
+    # 900 × 36 / (1460 × 12) = 185 %. "never pays off" alone hid the reason, and the setting that
+    # changes it (past_horizon: remaining_value puts it at 62 %).
+    def lines(past_horizon: str) -> list[str]:
+        usage = load_usage(
+            {
+                "horizon_months": 12,
+                "start": "2027-11",
+                "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 730}],
+            }
+        )
+        problem = TcoProblem(
+            horizon_months=12,
+            demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(730.0,) * 12),),
+            offers=(_offer("on_demand", 2.0), _offer("reserved_3y", 900 / 730, 36)),
+            past_horizon=past_horizon,
+        )
+        report = TcoReport(
+            usage=usage,
+            problem=problem,
+            schedule=optimise(problem),
+            demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=8760.0, how="given"),),
+            money=Money.usd(),
+            notes=(),
+        )
+        return [line for line in summary_lines(report) if "Break-even" in line]
+
+    assert lines("full") == [
+        "Break-even utilisation, reserved 3 years: 185% of its hours (never pays off: its 36-month term is "
+        "paid whole within the 12-month horizon; past_horizon: remaining_value counts the months after it "
+        "as worth their price)"
+    ]
+    assert lines("remaining_value") == [
+        "Break-even utilisation, reserved 3 years: 62% of its hours (pays off above this)"
+    ]

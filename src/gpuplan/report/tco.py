@@ -326,6 +326,14 @@ def summary_lines(report: TcoReport) -> list[str]:
     for gpu, per in s.break_even_by_gpu.items():
         for p, be in per.items():
             verdict = _("never pays off") if be >= 1 else _("pays off above this")
+            term = PRICING_RULES[p].term_months
+            if be >= 1 and report.problem.past_horizon == "full" and term > report.problem.horizon_months:
+                # the reason, and the setting that changes it: a term longer than the horizon is
+                # paid whole inside it, so a reader comparing 3-year prices must know that
+                verdict = _(
+                    "never pays off: its {term}-month term is paid whole within the {horizon}-month "
+                    "horizon; past_horizon: remaining_value counts the months after it as worth their price"
+                ).format(term=term, horizon=report.problem.horizon_months)
             pricing = f"{gpu} {_pricing(p)}" if several else _pricing(p)
             lines.append(
                 _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
