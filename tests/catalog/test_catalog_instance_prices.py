@@ -217,3 +217,19 @@ def test_a_price_taken_on_the_users_word_is_marked_in_its_stored_source(
     )
     [real] = [p["source"] for p in json.loads(other.stdout)["prices"] if p["as_of"] == "2026-11-20"]
     assert "taken past" not in real, real  # a price held to the catalog's and passed carries no mark
+
+
+def test_a_digit_lost_or_added_is_named_beside_the_currency(tmp_path: Path, db_path: Path) -> None:
+    # Against cn-shanghai's 4,575.66 CNY a month: 458 CNY is 0.1x, where "dollars in a CNY row?" alone
+    # had a user retype a real 25,000 yuan quote typed 2500 as 2500 USD (imported 30 % low, the
+    # cheapest offer); 65 USD is 0.099x (no currency slip downwards in a dollar row); 45800 CNY is 10x.
+    lost = f"{A10},monthly,458,CNY,month,2026-11-20,a zero lost"
+    lost_usd = f"{A10},monthly,65,USD,month,2026-11-20,a zero lost"
+    added = f"{A10},monthly,45800,CNY,month,2026-11-20,a zero added"
+    reasons = _reasons(_imported(db_path, _file(tmp_path, lost, lost_usd, added)))
+    assert "off: dollars in a CNY row? Write currency USD; or a digit lost (458 for 4580)? (if" in reasons[2]
+    assert "off: a digit lost (65 for 650)? (if the price is right" in reasons[3], reasons
+    assert "off: a digit too many (45800 for 4580)? (if the price is right" in reasons[4], reasons
+    # a slip of the currency alone names no digit: 3800 USD is 5.8x
+    one = _reasons(_imported(db_path, _file(tmp_path, f"{A10},monthly,3800,USD,month,2026-11-20,x")))
+    assert "digit" not in one[2], one

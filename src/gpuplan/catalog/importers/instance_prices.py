@@ -69,6 +69,12 @@ _CURRENCY_FACTOR = 7.0
 _SLIP_BAND = 2.0
 #: Ratios past this are named as a month for an hour (730x) or an hour for a month.
 _UNIT_SLIP = 100.0
+#: How far either way a ratio may lie from 0.1x or 10x to be named as a digit lost or added (25000
+#: typed 2500). Tighter than the currency band, which holds 0.1 (1/7 ÷ 2 to 1/7 × 2), and short of
+#: one GPU's price of an 8-GPU instance (0.125x) and of a currency slip (1/7 = 0.14x), each then
+#: named alone. A user told only "dollars in a CNY row?" had retyped 2500 CNY as 2500 USD, which
+#: passed as ¥17,465: 30 % under the real ¥25,000, and the cheapest offer in the catalog.
+_DIGIT_BAND = 1.2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,6 +211,40 @@ def _held_words(ref: HeldPrice) -> Phrase:
 
 
 def _hint(p: PriceRow, ratio: float, gpu_count: float) -> Phrase:
+    """What the ratio most likely is (:func:`_slip`), and beside it a digit lost or added where the
+    ratio is also near 0.1x or 10x: a figure that is right once a zero is put back must not be
+    "fixed" by changing its currency."""
+    hint = _slip(p, ratio, gpu_count)
+    fallback = hint.template == _ANY_SLIP
+    if 1 / _DIGIT_BAND <= ratio * 10 <= _DIGIT_BAND:
+        if fallback:
+            return Phrase(
+                N_("a digit lost ({price:g} for {tenfold:g})?"), price=p.amount, tenfold=p.amount * 10
+            )
+        return Phrase(
+            N_("{hint}; or a digit lost ({price:g} for {tenfold:g})?"),
+            hint=hint,
+            price=p.amount,
+            tenfold=p.amount * 10,
+        )
+    if 1 / _DIGIT_BAND <= ratio / 10 <= _DIGIT_BAND:
+        if fallback:
+            return Phrase(
+                N_("a digit too many ({price:g} for {tenth:g})?"), price=p.amount, tenth=p.amount / 10
+            )
+        return Phrase(
+            N_("{hint}; or a digit too many ({price:g} for {tenth:g})?"),
+            hint=hint,
+            price=p.amount,
+            tenth=p.amount / 10,
+        )
+    return hint
+
+
+_ANY_SLIP = N_("the wrong currency, unit or instance type?")
+
+
+def _slip(p: PriceRow, ratio: float, gpu_count: float) -> Phrase:
     """What the ratio most likely is: one GPU's price for an instance of several, the other currency,
     the other unit, or either.
 
@@ -234,7 +274,7 @@ def _hint(p: PriceRow, ratio: float, gpu_count: float) -> Phrase:
         return Phrase(N_("a monthly price typed as hourly?"))
     if p.unit == PriceUnit.MONTH.value and ratio < 1 / _UNIT_SLIP:
         return Phrase(N_("an hourly price typed as monthly?"))
-    return Phrase(N_("the wrong currency, unit or instance type?"))
+    return Phrase(_ANY_SLIP)
 
 
 def _times(ratio: float) -> str:
