@@ -70,3 +70,14 @@ def test_the_warning_reads_in_chinese() -> None:
     with use_language("zh"):
         text = _text(_plan(**fields))
     assert "价格时效未知" in text and "时效未知（最多 18 个月）" in text
+
+
+def test_a_zones_own_price_names_its_zone_in_the_view_and_the_report() -> None:
+    # spot prices are set per zone: a launch elsewhere in the region may pay 2.4x (cn-guangzhou-a)
+    plan = _plan(as_of="2026-11-09", staleness="fresh", stale=False, price_age_days=22.0, zone="us-east-1b")
+    words = (
+        "per instance in zone us-east-1b (launch in that zone: another zone of us-east-1 may be priced "
+        "otherwise)"
+    )
+    assert words in " ".join(_text(plan).split()) and words in plan_html(plan, "toy")
+    assert "in zone" not in _text(_plan(as_of="2026-11-09", staleness="fresh", stale=False, zone=""))

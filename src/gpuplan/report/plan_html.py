@@ -22,6 +22,7 @@ from gpuplan.report.plan_view import (
     breakdown_words,
     licence_amount,
     per_words,
+    price_words,
     same_as_baseline,
     service_cell,
     service_lines,
@@ -204,13 +205,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         + " ("
         + breakdown_words(rec)
         + ")",
-        _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
-            price=money(rec.price_usd_per_hour, per=_("h")),
-            date=rec.as_of.replace("/", "–") or "?",
-            age=age_text(rec) or "?",
-            confidence=confidence_name(rec.confidence),
-            source=rec.price_source,
-        ),
+        price_words(rec),
     ]
     if warning := stale_warning(plan):
         lines.append(warning)

@@ -317,20 +317,29 @@ def stale_warning(plan: Plan) -> str:
     return _("; ").join(words)
 
 
+def price_words(o: Option) -> str:
+    """The price of an option with its date, age, confidence and source; a zone's own price names its
+    zone, which a launch must pick to pay it: spot prices are set per zone (the shipped catalog's
+    Alibaba ecs.gn7i-c32g1.32xlarge spot stands at 0.97 USD/h in cn-guangzhou-b and 2.29 in
+    cn-guangzhou-a: tools/skypilot_fork/alicloud_v8_vms_cn.csv, lines 74 and 65)."""
+    fields = {
+        "price": money(o.price_usd_per_hour, per=_("h")),
+        "date": o.as_of.replace("/", "–") or "?",
+        "age": age_text(o) or "?",
+        "confidence": confidence_name(o.confidence),
+        "source": o.price_source,
+    }
+    if o.zone:
+        return _(
+            "price {price} per instance in zone {zone} (launch in that zone: another zone of {region} "
+            "may be priced otherwise), as of {date} ({age}; {confidence}); {source}"
+        ).format(zone=o.zone, region=o.region, **fields)
+    return _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(**fields)
+
+
 def _price_line(plan: Plan, rec: Option) -> list[Any]:
     """The recommended price with its age; a stale or low-confidence one flagged in yellow."""
-    lines: list[Any] = [
-        Text(
-            "  "
-            + _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
-                price=money(rec.price_usd_per_hour, per=_("h")),
-                date=rec.as_of.replace("/", "–") or "?",
-                age=age_text(rec) or "?",
-                confidence=confidence_name(rec.confidence),
-                source=rec.price_source,
-            )
-        )
-    ]
+    lines: list[Any] = [Text("  " + price_words(rec))]
     if warning := stale_warning(plan):
         lines.append(Text("  " + warning, style="bold yellow"))
     if plan.without_stale_prices is not None:
