@@ -274,6 +274,16 @@ def autoscale_cmd(
             metavar="PRICE",
         ),
     ] = None,
+    commit_price: Annotated[
+        GivenPrice | None,
+        typer.Option(
+            "--commit-price",
+            help="Price per committed replica-hour (a policy's commit=N), written as --on-demand-price "
+            "is: a month's price ÷ 730 h. Default: the catalog's monthly or reserved price.",
+            parser=given_price,
+            metavar="PRICE",
+        ),
+    ] = None,
     spot_rate: Annotated[
         float | None,
         typer.Option(
@@ -389,11 +399,20 @@ def autoscale_cmd(
             for key, flag, price in (
                 ("on_demand", "--on-demand-price", on_demand_price),
                 ("spot", "--spot-price", spot_price),
+                ("commit", "--commit-price", commit_price),
             )
         }
+        if given_usd["commit"] is not None and not any(p.commit_replicas for p in pols):
+            raise InputError.worded(
+                N_(
+                    "--commit-price prices committed replicas: give a policy commit=N "
+                    "(e.g. fixed:replicas=4,commit=4)"
+                )
+            )
         given = {
             "on_demand_usd": given_usd["on_demand"],
             "spot_usd": given_usd["spot"],
+            "commit_usd": given_usd["commit"],
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
             "replicas_per_gpu": share,
@@ -467,7 +486,13 @@ def _held_to_the_catalog(
     from gpuplan.vocab import pricing_name
 
     try:
-        unpriced: dict[str, Any] = {**given, "on_demand_usd": None, "spot_usd": None, **policy_fleets(pols)}
+        unpriced: dict[str, Any] = {
+            **given,
+            "on_demand_usd": None,
+            "spot_usd": None,
+            "commit_usd": None,
+            **policy_fleets(pols),
+        }
         held = fleet_prices(offers, gpu_id, **unpriced)
     except InputError:
         return  # the catalog holds no price of it to compare with
