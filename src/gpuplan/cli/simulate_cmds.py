@@ -326,6 +326,7 @@ def autoscale_cmd(
     )
     from gpuplan.simulate.inputs import (
         autoscale_slos,
+        check_commit_price,
         fleet_prices,
         parse_replica,
         policy_fleets,
@@ -402,13 +403,7 @@ def autoscale_cmd(
                 ("commit", "--commit-price", commit_price),
             )
         }
-        if given_usd["commit"] is not None and not any(p.commit_replicas for p in pols):
-            raise InputError.worded(
-                N_(
-                    "--commit-price prices committed replicas: give a policy commit=N "
-                    "(e.g. fixed:replicas=4,commit=4)"
-                )
-            )
+        check_commit_price(given_usd["commit"], pols)
         given = {
             "on_demand_usd": given_usd["on_demand"],
             "spot_usd": given_usd["spot"],

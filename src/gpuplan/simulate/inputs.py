@@ -47,6 +47,7 @@ __all__ = [
     "ServicesFile",
     "autoscale_slos",
     "basis_words",
+    "check_commit_price",
     "check_given_prices",
     "demand_from_decode",
     "fleet_prices",
@@ -381,6 +382,18 @@ def check_given_prices(
             N_("--spot-rate must be at most {limit:g} interruptions per hour (one a minute), got {rate:g}"),
             limit=MAX_SPOT_RATE_PER_HOUR,
             rate=spot_rate_per_hour,
+        )
+
+
+def check_commit_price(commit_usd: float | None, policies: Sequence[Policy]) -> None:
+    """Refuse a given committed price (``--commit-price``) where no policy commits replicas: it
+    would price nothing, and the user meant a commitment the policies do not say."""
+    if commit_usd is not None and not any(p.commit_replicas for p in policies):
+        raise InputError.worded(
+            N_(
+                "--commit-price prices committed replicas: give a policy commit=N "
+                "(e.g. fixed:replicas=4,commit=4)"
+            )
         )
 
 
