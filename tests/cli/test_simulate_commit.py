@@ -96,3 +96,15 @@ def test_a_given_commit_price_is_used_in_the_currency_it_is_written_in() -> None
     assert doc["prices"]["basis"]["reserved_1y"]["given"] is True
     (p,) = doc["policies"]
     assert p["cost_usd"] == pytest.approx(p["replica_hours"]["reserved_1y"] * 14 * USD_PER_CNY, rel=1e-6)
+
+
+def test_a_given_commit_price_far_from_the_instances_catalog_price_is_warned_of() -> None:
+    # $0.5 a replica-hour is 0.15x the catalog's monthly 3.27 USD (¥16,676 ÷ 730 h); $3 is near it
+    r = _run("--policy", "fixed:replicas=2,commit=2", "--commit-price", "$0.5")
+    assert r.exit_code == 0, r.output
+    assert (
+        "warning: --commit-price $0.50/replica-h is 0.15x the catalog's monthly price of "
+        "ecs.gn7e-c16g1.4xlarge ($3.27/replica-h), more than 2.6x off"
+    ) in r.stderr, r.stderr
+    near = _run("--policy", "fixed:replicas=2,commit=2", "--commit-price", "$3")
+    assert near.exit_code == 0 and "warning: --commit-price" not in near.stderr, near.stderr

@@ -478,6 +478,7 @@ def _held_to_the_catalog(
     """Warn where a given price is far from the catalog's price of the named instance, priced as the
     given one would be (per replica-hour, for the same fleet)."""
     from gpuplan.simulate.inputs import fleet_prices, policy_fleets
+    from gpuplan.simulate.policy import COMMIT_PRICINGS
     from gpuplan.vocab import pricing_name
 
     try:
@@ -492,8 +493,13 @@ def _held_to_the_catalog(
     except InputError:
         return  # the catalog holds no price of it to compare with
     money = given["money"]
-    for key, flag in (("on_demand", "--on-demand-price"), ("spot", "--spot-price")):
-        mine, theirs = given_usd[key], held.usd_per_hour.get(key)
+    committed = [(k, "--commit-price", "commit") for k in held.usd_per_hour if k in COMMIT_PRICINGS]
+    for key, flag, given_key in (
+        ("on_demand", "--on-demand-price", "on_demand"),
+        ("spot", "--spot-price", "spot"),
+        *committed,
+    ):
+        mine, theirs = given_usd[given_key], held.usd_per_hour.get(key)
         if mine is not None and theirs is not None:
             off_the_catalog(flag, mine, theirs, instance, pricing_name(key), money)
 

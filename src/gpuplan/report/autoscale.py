@@ -2,12 +2,14 @@
 
 JSON (``schema_version`` 1; money in USD, times in seconds): ``trace``, ``replica`` (with its
 serving ``engine``), ``prices``, ``settings`` (``slos``, the cold start) and ``policies``: per policy
-the figures of the issue's contract (``cost_usd``, ``replica_hours``, ``utilisation``,
+the figures of the issue's contract (``cost_usd`` and ``cost_usd_by_pricing``, ``replica_hours``
+by pricing model — a committed model's for the whole span —, ``utilisation``,
 ``latency_p50_s``/``p95``/``p99`` end to end, ``slo_miss_pct``, ``dropped``, ``max_replicas``,
 ``interruptions``) and ``latency`` (``queue``, ``ttft``, ``tpot``, ``e2e``: p50/p90/p95/p99/mean),
 ``slos`` (each target: achieved, met, share over it, requests no capacity brings under it),
-``losses`` (where requests were lost and why) and ``behaviour`` (start replicas, cold start,
-decision period, cooldown, scale-down window).
+``losses`` (where requests were lost and why), ``behaviour`` (start replicas, cold start,
+decision period, cooldown, scale-down window, committed replicas) and ``commitment_note`` (what a
+committed cost averages to).
 """
 
 from __future__ import annotations

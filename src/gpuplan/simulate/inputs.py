@@ -1,8 +1,9 @@
 """What a simulation is given: replica prices from the catalog, replicas and services from files.
 
 - :func:`fleet_prices`: the price per replica-hour of a GPU's cheapest known on-demand and spot
-  instance that holds a whole replica, both of the one region the fleet runs in, and the spot
-  interruption rate from its catalog band (else the planner's stated default);
+  instance that holds a whole replica, both of the one region the fleet runs in (and, where a
+  policy commits replicas, of its monthly or reserved offer there), and the spot interruption rate
+  from its catalog band (else the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
 - :func:`autoscale_slos`, :func:`storage_bytes_per_s` and :func:`request_tokens`: the latency
   targets, the weights' read rate and a request's tokens of ``simulate autoscale``, read alike by
