@@ -52,6 +52,8 @@ def _simulate(service: Service, **fields: Any) -> Any:
         ({"slo": "ttft_p95=2"}, "slo 'ttft_p95=2': write the threshold with its unit"),
         ({"engine": "chunked_prefill=maybe"}, "engine chunked_prefill: write on or off"),
         ({"replica": "slots=4"}, "replica needs slots=N and tpot_ms=T"),
+        ({"commit_price": 2.0}, "commit_price prices committed replicas: give a policy commit=N"),
+        ({"commit_price": 1e300, "policies": ["fixed:replicas=2,commit=2"]}, "commit_price must be at most"),
     ],
 )
 def test_a_bad_option_is_the_commands_line_and_nothing_is_queued(
@@ -357,3 +359,17 @@ def test_a_generated_traces_peak_is_a_request_field_as_the_commands_peak() -> No
     request = SimulateRequest(workload={}, policies=["fixed:replicas=1"], shape="diurnal", peak=5.0)
     shape = _shape(request, None)
     assert (shape.peak_requests_per_s, shape.mean_requests_per_s) == (5.0, None)
+
+
+def test_a_committed_price_reaches_the_fleet_it_prices(service: Service) -> None:
+    """Two replicas bought by the month at the caller's 0.5 USD a replica-hour: billed so for the
+    whole span, as the command's --commit-price bills them."""
+    r = _simulate(service, replica=REPLICA, hours=1, policies=["fixed:replicas=2,commit=2"], commit_price=0.5)
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    doc = job["result"]
+    assert doc["prices"]["usd_per_hour"]["monthly"] == 0.5
+    (p,) = doc["policies"]
+    assert p["cost_usd"] == pytest.approx(p["replica_hours"]["monthly"] * 0.5)
+    assert p["replica_hours"]["monthly"] >= 2.0  # two replicas for the hour and its drain

@@ -275,6 +275,16 @@ def autoscale_cmd(
             metavar="PRICE",
         ),
     ] = None,
+    commit_price: Annotated[
+        GivenPrice | None,
+        typer.Option(
+            "--commit-price",
+            help="Price per committed replica-hour (a policy's commit=N), written as --on-demand-price "
+            "is: a month's price ÷ 730 h. Default: the catalog's monthly or reserved price.",
+            parser=given_price,
+            metavar="PRICE",
+        ),
+    ] = None,
     spot_rate: Annotated[
         float | None,
         typer.Option(
@@ -317,6 +327,7 @@ def autoscale_cmd(
     )
     from gpuplan.simulate.inputs import (
         autoscale_slos,
+        check_commit_price,
         fleet_prices,
         parse_replica,
         policy_fleets,
@@ -391,11 +402,14 @@ def autoscale_cmd(
             for key, flag, price in (
                 ("on_demand", "--on-demand-price", on_demand_price),
                 ("spot", "--spot-price", spot_price),
+                ("commit", "--commit-price", commit_price),
             )
         }
+        check_commit_price(given_usd["commit"], pols)
         given = {
             "on_demand_usd": given_usd["on_demand"],
             "spot_usd": given_usd["spot"],
+            "commit_usd": given_usd["commit"],
             "spot_rate_per_hour": spot_rate,
             "gpus_per_replica": w.tensor_parallel,
             "replicas_per_gpu": share,
@@ -466,16 +480,28 @@ def _held_to_the_catalog(
     """Warn where a given price is far from the catalog's price of the named instance, priced as the
     given one would be (per replica-hour, for the same fleet)."""
     from gpuplan.simulate.inputs import fleet_prices, policy_fleets
+    from gpuplan.simulate.policy import COMMIT_PRICINGS
     from gpuplan.vocab import pricing_name
 
     try:
-        unpriced: dict[str, Any] = {**given, "on_demand_usd": None, "spot_usd": None, **policy_fleets(pols)}
+        unpriced: dict[str, Any] = {
+            **given,
+            "on_demand_usd": None,
+            "spot_usd": None,
+            "commit_usd": None,
+            **policy_fleets(pols),
+        }
         held = fleet_prices(offers, gpu_id, **unpriced)
     except InputError:
         return  # the catalog holds no price of it to compare with
     money = given["money"]
-    for key, flag in (("on_demand", "--on-demand-price"), ("spot", "--spot-price")):
-        mine, theirs = given_usd[key], held.usd_per_hour.get(key)
+    committed = [(k, "--commit-price", "commit") for k in held.usd_per_hour if k in COMMIT_PRICINGS]
+    for key, flag, given_key in (
+        ("on_demand", "--on-demand-price", "on_demand"),
+        ("spot", "--spot-price", "spot"),
+        *committed,
+    ):
+        mine, theirs = given_usd[given_key], held.usd_per_hour.get(key)
         if mine is not None and theirs is not None:
             off_the_catalog(flag, mine, theirs, instance, pricing_name(key), money)
 

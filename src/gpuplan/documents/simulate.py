@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from gpuplan.documents.base import Document
 
 __all__ = [
@@ -205,16 +207,27 @@ class BehaviourDoc(Document):
     down_window_s: float
     saturated_s: float
     """Time its replicas ran near saturation, where the simulated latency tails are optimistic."""
+    commit_replicas: int = 0
+    """Replicas bought on a commitment (the policy's ``commit``): paid for the whole span, busy or
+    not; the replicas above them are billed on demand or spot."""
+    commit_pricing: Literal["monthly", "reserved_1y", "reserved_3y"] | None = None
+    """How the committed replicas are bought; null without any."""
 
 
 class PolicyDoc(Document):
     name: str
     cost_usd: float
+    cost_usd_by_pricing: dict[str, float] = Field(default_factory=dict)
+    """``cost_usd`` by pricing model, as ``replica_hours`` (the committed part apart)."""
     replica_hours: dict[str, float]
-    """Hours by pricing model (``on_demand``, ``spot``)."""
+    """Hours by pricing model (``on_demand``, ``spot``, and the committed model of a policy that
+    commits replicas — ``monthly``, ``reserved_1y`` or ``reserved_3y`` —: its committed replicas ×
+    the simulated span from the trace's start to the end of its drain, busy or not; ``on_demand``
+    then counts only the replicas above them)."""
     instance_hours: dict[str, float]
     """Hours of whole instances billed, by pricing model (fewer than ``replica_hours`` where
-    replicas share an instance)."""
+    replicas share an instance; a commitment's ``ceil(commit / replicas per instance)`` instances
+    for the whole span)."""
     utilisation: float
     """Busy batch-slot time / paid batch-slot time, 0–1."""
     latency_p50_s: float | None
@@ -250,6 +263,9 @@ class PolicyDoc(Document):
     slos: list[SloOutcomeDoc]
     losses: LossesDoc
     behaviour: BehaviourDoc
+    commitment_note: str | None = None
+    """Where the policy commits replicas: that a commitment bills whole months or years, so that
+    its pro-rata share of the span is what it averages to only over the whole term; null without."""
     prices: PricesDoc | None = None
     """The prices of this policy's own fleet where they are not the document's ``prices`` (a
     policy of one replica on the one-GPU instance its fleet takes); null: the document's."""

@@ -2,16 +2,19 @@
 
 JSON (``schema_version`` 1; money in USD, times in seconds): ``trace``, ``replica`` (with its
 serving ``engine``), ``prices``, ``settings`` (``slos``, the cold start) and ``policies``: per policy
-the figures of the issue's contract (``cost_usd``, ``replica_hours``, ``utilisation``,
+the figures of the issue's contract (``cost_usd`` and ``cost_usd_by_pricing``, ``replica_hours``
+by pricing model — a committed model's for the whole span —, ``utilisation``,
 ``latency_p50_s``/``p95``/``p99`` end to end, ``slo_miss_pct``, ``dropped``, ``max_replicas``,
 ``interruptions``) and ``latency`` (``queue``, ``ttft``, ``tpot``, ``e2e``: p50/p90/p95/p99/mean),
 ``slos`` (each target: achieved, met, share over it, requests no capacity brings under it),
-``losses`` (where requests were lost and why) and ``behaviour`` (start replicas, cold start,
-decision period, cooldown, scale-down window).
+``losses`` (where requests were lost and why), ``behaviour`` (start replicas, cold start,
+decision period, cooldown, scale-down window, committed replicas) and ``commitment_note`` (what a
+committed cost averages to).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from functools import partial
 from html import escape
@@ -44,7 +47,7 @@ from gpuplan.simulate.autoscale import (
 )
 from gpuplan.simulate.latency import METRICS
 from gpuplan.simulate.trace import ShapeRate
-from gpuplan.vocab import pricing_name
+from gpuplan.vocab import PRICING_RULES, pricing_name
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
@@ -68,6 +71,7 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
         "prices": _prices_doc(p.prices) if p.prices is not None else None,
         "name": p.name,
         "cost_usd": p.cost_usd,
+        "cost_usd_by_pricing": p.cost_usd_by_pricing,
         "replica_hours": p.replica_hours,
         "instance_hours": p.instance_hours,
         "utilisation": p.utilisation,
@@ -111,7 +115,10 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
             "up_cooldown_s": pol.up_cooldown_s,
             "down_window_s": pol.down_window_s,
             "saturated_s": p.saturated_s,
+            "commit_replicas": pol.commit_replicas,
+            "commit_pricing": pol.commit_pricing if pol.commit_replicas else None,
         },
+        "commitment_note": _commitment_note([p]),
     }
 
 
@@ -381,6 +388,48 @@ def _behaviour(p: PolicyResult) -> str:
     return text
 
 
+def _committed_lines(res: AutoscaleResult, money: Money) -> list[str]:
+    """Each committing policy's committed part, and once what a committed cost stands for."""
+    lines = [line for p in res.policies if (line := _committed(p, money)) is not None]
+    note = _commitment_note(res.policies)
+    return [*lines, note] if note else lines
+
+
+def _commitment_note(policies: Sequence[PolicyResult]) -> str | None:
+    """Said once where a policy commits replicas: what its committed cost stands for (None where
+    none commits)."""
+    names = [p.name for p in policies if p.policy.commit_replicas > 0]
+    if not names:
+        return None
+    return _(
+        "A commitment bills whole months or years: the committed replicas of {policies} are charged "
+        "the simulated span's pro-rata share of it, which is what they average to only if the service "
+        "runs the whole term."
+    ).format(policies=item_list(names))
+
+
+def _committed(p: PolicyResult, money: Money) -> str | None:
+    """A committing policy's committed part: replicas, model, hours and cost (None without one)."""
+    pol = p.policy
+    if pol.commit_replicas <= 0:
+        return None
+    key = pol.commit_pricing
+    hours = p.replica_hours.get(key, 0.0) / pol.commit_replicas
+    return ngettext(
+        "{name}: {n} committed replica ({label}) paid for all {hours} h, busy or not: {cost} of its {total}.",
+        "{name}: {n} committed replicas ({label}) paid for all {hours} h, busy or not: {cost} of "
+        "its {total}.",
+        pol.commit_replicas,
+    ).format(
+        name=p.name,
+        n=pol.commit_replicas,
+        label=_(PRICING_RULES[key].label),
+        hours=f"{hours:.1f}",
+        cost=money.format(p.cost_usd_by_pricing.get(key, 0.0)),
+        total=money.format(p.cost_usd),
+    )
+
+
 def _after_end(p: PolicyResult) -> str:
     """The requests still waiting when the trace ended, and what became of them."""
     return _(
@@ -599,6 +648,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
         parts += [Text(line) for line in _unreachable_lines(res)]
     parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
     parts += [Text(_behaviour(p)) for p in res.policies]
+    parts += [Text(line) for line in _committed_lines(res, money)]
     parts += [Text(_per_million(p, money)) for p in res.policies]
     parts += [Text(line, style="dim") for line in _header(res, money)]
     if money.rate_note():
@@ -662,6 +712,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         [[p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES)] for p in res.policies],
     )
     body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
+    body += "".join(f"<p>{escape(line)}</p>" for line in _committed_lines(res, money))
     body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
     notes = "".join(
         f'<p class="note">{escape(line)}</p>' for line in [*_header(res, money), money.rate_note()] if line

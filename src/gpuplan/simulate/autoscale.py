@@ -68,7 +68,9 @@ class FleetPrices:
     and where the figures come from."""
 
     usd_per_hour: dict[str, float]
-    """USD per replica-hour: ``on_demand`` always; ``spot`` when any policy uses spot."""
+    """USD per replica-hour: ``on_demand`` always; ``spot`` when any policy uses spot; a committed
+    model (``monthly``, ``reserved_1y``, ``reserved_3y``: its price over its hours, 730 h a month)
+    when a policy commits replicas on it."""
     source: str
     sources: dict[str, str] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""
@@ -189,6 +191,8 @@ class PolicyResult:
     spec: str
     cost_usd: float
     replica_hours: dict[str, float]
+    """Per pricing model, hours of replicas paid: a committed model's (``monthly``, ``reserved_1y``
+    …) are its committed replicas × the simulated span, busy or not."""
     instance_hours: dict[str, float]
     """Per pricing model, hours of the whole instances billed (``replica_hours`` where one instance
     holds one replica; fewer where replicas share one: ``FleetPrices.replicas_per_instance``)."""
@@ -238,6 +242,8 @@ class PolicyResult:
     """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
     ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
     are optimistic next to the iteration-level replica (:mod:`gpuplan.simulate.batching`)."""
+    cost_usd_by_pricing: dict[str, float] = field(default_factory=dict)
+    """``cost_usd`` by pricing model (the committed replicas' part apart from the burst's)."""
     prices: FleetPrices | None = None
     """The prices of its own fleet where they are not :attr:`AutoscaleResult.prices` (a policy of
     one replica priced on the one-GPU instance its own fleet takes, not on the 8-GPU one picked
@@ -383,20 +389,71 @@ def per_million_tokens(
     return cost_usd / (output / 1e6), cost_usd / ((prompt + output) / 1e6), None
 
 
-def _instance_hours(launch: Sequence[float], end: Sequence[float], per_instance: int) -> float:
+def _instance_hours(
+    launch: Sequence[float], end: Sequence[float], per_instance: int, committed: int = 0
+) -> float:
     """Hours of whole instances a fleet of replicas pays, ``per_instance`` replicas to an instance:
     at each moment ``ceil(running / per_instance)`` of them (e.g. three 4-GPU replicas on 8-GPU
-    instances for an hour: 2 instance-hours)."""
-    if per_instance <= 1:
+    instances for an hour: 2 instance-hours). ``committed``: replicas paid for apart (a
+    commitment), so that only those running above them are counted: ``ceil(max(0, running -
+    committed) / per_instance)``."""
+    if per_instance <= 1 and committed <= 0:
         return sum(max(0.0, e - s) for s, e in zip(launch, end, strict=True)) / 3600.0
     t0, t1 = np.asarray(launch, dtype=np.float64), np.asarray(end, dtype=np.float64)
     keep = t1 > t0
     times = np.concatenate([t0[keep], t1[keep]])
     step = np.concatenate([np.ones(int(keep.sum())), -np.ones(int(keep.sum()))])
     order = np.argsort(times, kind="stable")
-    running = np.cumsum(step[order])
-    instances = np.ceil(running[:-1] / per_instance - 1e-9)
+    running = np.maximum(np.cumsum(step[order]) - committed, 0.0)
+    instances = np.ceil(running[:-1] / max(1, per_instance) - 1e-9)
     return float(np.sum(instances * np.diff(times[order]))) / 3600.0
+
+
+def _billed(
+    policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, gpu: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Replica-hours and instance-hours a policy's run pays, by pricing model. Spot replicas, and
+    on-demand ones above the policy's commitment, from launch until empty; the committed replicas
+    (``commit``: the first ones of the fleet not on spot) in ``ceil(commit / per instance)`` whole
+    instances of their committed model, paid for the whole span the other replicas are billed over
+    (the trace's start to the end of its drain), whether they run or not."""
+    hours: dict[str, float] = {}
+    spans: dict[str, tuple[list[float], list[float]]] = {}
+    for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
+        key = "spot" if spot else "on_demand"
+        starts, ends = spans.setdefault(key, ([], []))
+        starts.append(launch)
+        ends.append(end)
+    committed = policy.commit_replicas
+    for key, (starts, ends) in spans.items():
+        hours[key] = _instance_hours(starts, ends, 1, committed if key == "on_demand" else 0)
+    if committed > 0:
+        if hours.get("on_demand", 0.0) <= 0.0:
+            hours.pop("on_demand", None)  # no replica ran above the commitment
+        span_s = max([trace.duration_s, *run.replica_end_s])
+        hours[policy.commit_pricing] = committed * span_s / 3600.0
+    missing = [k for k in hours if k not in prices.usd_per_hour]
+    if missing:
+        flag = (
+            "commit"
+            if missing[0] == policy.commit_pricing and committed > 0
+            else missing[0].replace("_", "-")
+        )
+        raise InputError.worded(
+            N_("no {pricing} price for {gpu}; give one with --{flag}-price"),
+            pricing=Phrase(PRICING_RULES[missing[0]].name),
+            gpu=gpu,
+            flag=flag,
+        )
+    instance_hours = {
+        k: _instance_hours(*spans[k], prices.per_instance(k), committed if k == "on_demand" else 0)
+        for k in hours
+        if k in spans
+    }
+    if committed > 0:
+        instances = math.ceil(committed / prices.per_instance(policy.commit_pricing))
+        instance_hours[policy.commit_pricing] = instances * hours[policy.commit_pricing] / committed
+    return hours, instance_hours
 
 
 def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
@@ -404,25 +461,9 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     req = _per_request(trace, run, cfg.best, cfg.settings.slos)
     served = st == STATUS_SERVED
     n_served = len(req.served)
-    hours: dict[str, float] = {}
-    spans: dict[str, tuple[list[float], list[float]]] = {}
-    for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
-        key = "spot" if spot else "on_demand"
-        hours[key] = hours.get(key, 0.0) + max(0.0, end - launch) / 3600.0
-        starts, ends = spans.setdefault(key, ([], []))
-        starts.append(launch)
-        ends.append(end)
-    missing = [k for k in hours if k not in prices.usd_per_hour]
-    if missing:
-        flag = missing[0].replace("_", "-")
-        raise InputError.worded(
-            N_("no {pricing} price for {gpu}; give one with --{flag}-price"),
-            pricing=Phrase(PRICING_RULES[missing[0]].name),
-            gpu=cfg.replica.gpu,
-            flag=flag,
-        )
-    instance_hours = {k: _instance_hours(*spans[k], prices.per_instance(k)) for k in hours}
-    cost = sum(h * prices.usd_per_hour[k] * prices.per_instance(k) for k, h in instance_hours.items())
+    hours, instance_hours = _billed(policy, trace, run, prices, cfg.replica.gpu)
+    cost_by = {k: h * prices.usd_per_hour[k] * prices.per_instance(k) for k, h in instance_hours.items()}
+    cost = sum(cost_by.values())
     ran = served | (st == STATUS_KILLED)
     finish = run.start_s + run.service_s
     # Replicas are billed until what they started ends (the window's drain): so is their busy time.
@@ -478,6 +519,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         name=policy.name,
         spec=policy.spec,
         cost_usd=cost,
+        cost_usd_by_pricing=cost_by,
         replica_hours=hours,
         instance_hours=instance_hours,
         utilisation=busy / paid if paid > 0 else 0.0,

@@ -63,6 +63,7 @@ __all__ = [
     "Work",
     "initial_replicas",
     "run_engine",
+    "spot_share",
 ]
 
 STATUS_QUEUED = 0
@@ -474,7 +475,7 @@ class _Fleet:
             floor_ = want
         if want > current and t - self.last_up >= p.up_cooldown_s:
             spot_now = sum(1 for r in self.alive if run.replica_spot[r])
-            spot_goal = math.floor(p.spot_fraction * want + 1e-9)  # at most the share asked
+            spot_goal = spot_share(p, want)
             for _ in range(want - current):
                 spot = spot_now < spot_goal
                 spot_now += spot
@@ -484,7 +485,7 @@ class _Fleet:
         elif floor_ < current:
             # A spot one first while the fleet left would hold more spot replicas than its share
             # allows; else not-yet-ready first, then the newest (a ReplicaSet's order).
-            spot_goal = math.floor(p.spot_fraction * floor_ + 1e-9)
+            spot_goal = spot_share(p, floor_)
             spot_now = sum(1 for r in self.alive if run.replica_spot[r])
             for _ in range(current - floor_):
                 excess = spot_now > spot_goal
@@ -506,6 +507,12 @@ class _Fleet:
         run.tick_ready.append(sum(1 for r in self.alive if self.ready[r] <= t))
         run.tick_queued.append(queued)
         run.tick_batch.append(self.batch)
+
+
+def spot_share(policy: Policy, replicas: int) -> int:
+    """Replicas of a fleet of ``replicas`` that run on spot: at most the policy's share of those
+    above its commitment (``commit``: bought for the term, never on spot), rounded down."""
+    return math.floor(policy.spot_fraction * max(0, replicas - policy.commit_replicas) + 1e-9)
 
 
 def initial_replicas(policy: Policy, start_of_day_s: float = 0.0) -> int:
@@ -567,7 +574,7 @@ def _run(
     fleet.slot = d.slot
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
     initial = initial_replicas(policy, cfg.start_of_day_s)
-    spot_goal = math.floor(policy.spot_fraction * initial + 1e-9)  # at most the share asked
+    spot_goal = spot_share(policy, initial)
     for i in range(initial):
         fleet.launch(0.0, 0.0, spot=i < spot_goal)
 

@@ -1,8 +1,9 @@
 """What a simulation is given: replica prices from the catalog, replicas and services from files.
 
 - :func:`fleet_prices`: the price per replica-hour of a GPU's cheapest known on-demand and spot
-  instance that holds a whole replica, both of the one region the fleet runs in, and the spot
-  interruption rate from its catalog band (else the planner's stated default);
+  instance that holds a whole replica, both of the one region the fleet runs in (and, where a
+  policy commits replicas, of its monthly or reserved offer there), and the spot interruption rate
+  from its catalog band (else the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
 - :func:`autoscale_slos`, :func:`storage_bytes_per_s` and :func:`request_tokens`: the latency
   targets, the weights' read rate and a request's tokens of ``simulate autoscale``, read alike by
@@ -13,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from gpuplan.bounded import printable
 from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
 from gpuplan.documents.base import refuse_boolean
-from gpuplan.errors import InputError, NotFoundError, Option
+from gpuplan.errors import InputError, NotFoundError, Option, Phrase
 from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
@@ -47,6 +48,7 @@ __all__ = [
     "ServicesFile",
     "autoscale_slos",
     "basis_words",
+    "check_commit_price",
     "check_given_prices",
     "demand_from_decode",
     "fleet_prices",
@@ -93,9 +95,16 @@ def _price_caveat(o: OfferPrice) -> str:
     return ""
 
 
-def _usable(offers: Iterable[OfferPrice], gpu_id: str) -> list[tuple[OfferPrice, bool]]:
-    """The offers of ``gpu_id`` a fleet may be priced on (on-demand and spot; low-confidence prices
-    are left out, as plan leaves them out), each with whether its price is known to hold today,
+#: The pricing models a fleet is priced on unless a policy commits replicas (``commit``).
+_HOURLY = ("on_demand", "spot")
+
+
+def _usable(
+    offers: Iterable[OfferPrice], gpu_id: str, pricings: Sequence[str] = _HOURLY
+) -> list[tuple[OfferPrice, bool]]:
+    """The offers of ``gpu_id`` a fleet may be priced on (those of ``pricings``: on-demand and spot,
+    and a committed model where a policy commits replicas; low-confidence prices are left out, as
+    plan leaves them out), each with whether its price is known to hold today,
     judged as plan judges it (:func:`gpuplan.plan.costing.not_known_current` over plan's offer
     table): dated within the staleness limit and not costed at a dated floor. A fleet is priced as
     plan ranks: the lowest figure first, and of equal figures the one known current (an unknown
@@ -103,9 +112,7 @@ def _usable(offers: Iterable[OfferPrice], gpu_id: str) -> list[tuple[OfferPrice,
     from gpuplan.plan.build_inputs import offer_table_from_prices
     from gpuplan.plan.costing import not_known_current
 
-    usable = [
-        o for o in offers if o.gpu == gpu_id and o.pricing in ("on_demand", "spot") and o.confidence != "low"
-    ]
+    usable = [o for o in offers if o.gpu == gpu_id and o.pricing in pricings and o.confidence != "low"]
     if not usable:
         return []
     stale = not_known_current(offer_table_from_prices(usable))
@@ -143,6 +150,7 @@ def replica_instances(
     *,
     current_only: bool = False,
     replicas_per_gpu: int = 1,
+    pricings: Sequence[str] = _HOURLY,
 ) -> dict[str, tuple[float, OfferPrice, int]]:
     """Pricing model -> (USD per instance-hour, the offer, replicas of ``gpus_per_replica`` GPUs one
     instance holds) for a replica fleet: a replica's tensor-parallel ranks share one machine (their
@@ -154,13 +162,15 @@ def replica_instances(
     left out; ``current_only``: so are prices not known to hold today. e.g. 4-GPU replicas, fleet
     of 3: two 8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5.
     ``replicas_per_gpu`` replicas of one GPU time-sharing each (``serving.share_gpu``): an instance
-    holds that many times more (4 to a 1-GPU instance at 4)."""
+    holds that many times more (4 to a 1-GPU instance at 4). ``pricings``: the models priced (a
+    committed one's price per hour is its monthly or reserved price over its hours, 730 h a month,
+    as the catalog converts it for plan: ``OfferPrice.price_usd_per_gpu_hour``)."""
     need = max(1, gpus_per_replica)
     share = max(1, replicas_per_gpu)
     fleet = max(1, fleet_replicas)
     best: dict[str, tuple[float, OfferPrice, int]] = {}
     rank: dict[str, tuple[float, float, bool]] = {}
-    for o, current in _usable(offers, gpu_id):
+    for o, current in _usable(offers, gpu_id, pricings):
         per_gpu = o.conservative_usd_per_gpu_hour()
         whole = math.floor(o.gpu_count + 1e-9)
         if per_gpu is None or whole < need or (current_only and not current):
@@ -286,14 +296,25 @@ def _bought(
     )
 
 
-def policy_fleets(policies: Sequence[Policy]) -> dict[str, int]:
-    """The ``fleet_replicas`` and ``spot_fleet_replicas`` of :func:`fleet_prices` for ``policies``:
-    the largest fleet any runs, and the most replicas any runs on spot (its spot share of its
-    largest fleet, as the engine rounds it: ``floor(share × replicas)``)."""
-    return {
-        "fleet_replicas": max(p.max_replicas for p in policies),
-        "spot_fleet_replicas": max(math.floor(p.spot_fraction * p.max_replicas + 1e-9) for p in policies),
+def policy_fleets(policies: Sequence[Policy]) -> dict[str, Any]:
+    """The ``fleet_replicas``, ``spot_fleet_replicas`` and ``committed_fleets`` of
+    :func:`fleet_prices` for ``policies``: the largest fleet any runs beyond its commitment, the most
+    replicas any runs on spot (its spot share of its largest fleet above its commitment, as the
+    engine rounds it: :func:`gpuplan.simulate.engine.spot_share`), and per committed pricing model
+    the most replicas any commits (only where one does)."""
+    from gpuplan.simulate.engine import spot_share
+
+    out: dict[str, Any] = {
+        "fleet_replicas": max(max(1, p.max_replicas - p.commit_replicas) for p in policies),
+        "spot_fleet_replicas": max(spot_share(p, p.max_replicas) for p in policies),
     }
+    committed: dict[str, int] = {}
+    for p in policies:
+        if p.commit_replicas > 0:
+            committed[p.commit_pricing] = max(committed.get(p.commit_pricing, 0), p.commit_replicas)
+    if committed:
+        out["committed_fleets"] = committed
+    return out
 
 
 def prices_by_policy(
@@ -306,14 +327,7 @@ def prices_by_policy(
     listed = list(offers)
     out = {}
     for p in policies:
-        fleet = policy_fleets([p])
-        out[p.name] = fleet_prices(
-            listed,
-            gpu_id,
-            fleet_replicas=fleet["fleet_replicas"],
-            spot_fleet_replicas=fleet["spot_fleet_replicas"],
-            **given,
-        )
+        out[p.name] = fleet_prices(listed, gpu_id, **policy_fleets([p]), **given)
     return out
 
 
@@ -323,10 +337,12 @@ def check_given_prices(
     spot_usd: float | None = None,
     spot_rate_per_hour: float | None = None,
     gpus_per_replica: int = 1,
+    commit_usd: float | None = None,
 ) -> None:
-    """Refuse a given price per replica-hour (``--on-demand-price``, ``--spot-price``) or spot
-    interruption rate (``--spot-rate``) out of its bounds, as :func:`fleet_prices` reads them: one at
-    a time where a reader names each of its own (the service's request fields)."""
+    """Refuse a given price per replica-hour (``--on-demand-price``, ``--spot-price``,
+    ``--commit-price``) or spot interruption rate (``--spot-rate``) out of its bounds, as
+    :func:`fleet_prices` reads them: one at a time where a reader names each of its own (the
+    service's request fields)."""
     from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR
 
     # The catalog's ceiling per GPU-hour (no list price comes near it) times the most GPUs a replica
@@ -334,7 +350,11 @@ def check_given_prices(
     # window would not print.
     paid = MAX_GPUS_PER_INSTANCE * max(1, instances_for(gpus_per_replica, MAX_GPUS_PER_INSTANCE))
     ceiling = MAX_USD_PER_GPU_HOUR * paid
-    for flag, value in ((Option("--on-demand-price"), on_demand_usd), (Option("--spot-price"), spot_usd)):
+    for flag, value in (
+        (Option("--on-demand-price"), on_demand_usd),
+        (Option("--spot-price"), spot_usd),
+        (Option("--commit-price"), commit_usd),
+    ):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise InputError.worded(
                 N_("{flag} must be a positive number of USD per replica-hour, got {value:g}"),
@@ -366,6 +386,18 @@ def check_given_prices(
         )
 
 
+def check_commit_price(commit_usd: float | None, policies: Sequence[Policy]) -> None:
+    """Refuse a given committed price (``--commit-price``) where no policy commits replicas: it
+    would price nothing, and the user meant a commitment the policies do not say."""
+    if commit_usd is not None and not any(p.commit_replicas for p in policies):
+        raise InputError.worded(
+            N_(
+                "--commit-price prices committed replicas: give a policy commit=N "
+                "(e.g. fixed:replicas=4,commit=4)"
+            )
+        )
+
+
 def fleet_prices(
     offers: Iterable[OfferPrice],
     gpu_id: str,
@@ -379,6 +411,8 @@ def fleet_prices(
     replicas_per_gpu: int = 1,
     constraints: ConstraintsSpec | None = None,
     money: Money | None = None,
+    committed_fleets: Mapping[str, int] | None = None,
+    commit_usd: float | None = None,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -405,6 +439,15 @@ def fleet_prices(
     ``money``: the display currency the notes word their figures in (None: USD), each catalog
     price's source cited with its figure in USD as the catalog holds it.
 
+    ``committed_fleets``: per committed pricing model (``monthly``, ``reserved_1y``,
+    ``reserved_3y``), the most replicas a policy commits on it (``commit``): priced on that model's
+    offer of the same GPU and replica shape, picked as the on-demand one is for a fleet of that
+    many, of the on-demand offer's provider and region where one is offered there (a fleet runs in
+    one region), else the cheapest anywhere and its note says so. Its figure per replica-hour is
+    the month's (or the reservation's) price over its hours, as the catalog converts it for plan.
+    ``commit_usd``: the user's own figure per committed replica-hour (``--commit-price``), for the
+    one committed model the policies use. No price for a committed model: refused, as on demand.
+
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
     """
@@ -415,7 +458,17 @@ def fleet_prices(
         spot_usd=spot_usd,
         spot_rate_per_hour=spot_rate_per_hour,
         gpus_per_replica=gpus_per_replica,
+        commit_usd=commit_usd,
     )
+    committed = {k: max(1, n) for k, n in (committed_fleets or {}).items()}
+    if commit_usd is not None and len(committed) > 1:
+        raise InputError.worded(
+            N_(
+                "--commit-price prices one commitment, and the policies commit on {pricings}: give each "
+                "its own run, or leave the price to the catalog"
+            ),
+            pricings=listed(pricing_name(k) for k in committed),
+        )
     allowed = allowed_offers(offers, constraints)
     offers = list(allowed.offers)
     narrowed = allowed.words()
@@ -426,14 +479,18 @@ def fleet_prices(
     spot_used = spot_fleet_replicas is None or spot_fleet_replicas > 0
     # Both prices from the catalog: both of one region, where the fleet runs.
     one_place = on_demand_usd is None and spot_usd is None
-    best, apart = _fleet_picks(offers, gpu_id, (gpus_per_replica, share), fleets, one_place, spot_used)
+    fleets.update(committed)
+    best, apart = _fleet_picks(
+        offers, gpu_id, (gpus_per_replica, share), fleets, one_place, spot_used, tuple(committed)
+    )
     prices: dict[str, float] = {}
     bases: dict[str, PriceBasis] = {}
     packed: dict[str, int] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes: list[str] = []
     sources: dict[str, str] = {}
-    for key, given in (("on_demand", on_demand_usd), ("spot", spot_usd)):
+    priced = [("on_demand", on_demand_usd), ("spot", spot_usd), *((k, commit_usd) for k in committed)]
+    for key, given in priced:
         if given is not None:
             prices[key] = given
             bases[key] = PriceBasis(usd_per_hour=given, given=True)
@@ -453,6 +510,11 @@ def fleet_prices(
             prices[key] = per_instance / k
             packed[key] = k
             bases[key] = _fleet_basis(offers, best[key], key, gpu_id, (gpus_per_replica, share), fleets[key])
+            committed_words = ""
+            if key in committed:
+                committed_words = _(
+                    " for the {n} replica(s) committed, paid for every hour whether busy or not"
+                ).format(n=committed[key])
             notes.append(
                 _("{pricing} {price}: {provider} {region} {instance_type} ({as_of})").format(
                     pricing=pricing_name(key),
@@ -465,8 +527,9 @@ def fleet_prices(
                 + narrowed_words(narrowed)
                 + _price_caveat(o)
                 + _bought(o, k, gpus_per_replica, share, money)
+                + committed_words
                 + basis_words(bases[key], key, gpu_id, _("USD/replica-h"), money, _("replica-h"))
-                + (apart if key == "spot" else "")
+                + apart.get(key, "")
             )
         if key in prices:
             sources[key] = notes[-1]
@@ -496,6 +559,23 @@ def fleet_prices(
             N_("the catalog has no on-demand price for {gpu}; give one with --on-demand-price USD_PER_HOUR"),
             gpu=gpu_id,
         )
+    for key in committed:
+        if key not in prices:
+            # Unknown is never the cheapest: a committed fleet without its price is not costed at
+            # the on-demand one (nor at nothing).
+            raise InputError.worded(
+                N_(
+                    "the catalog has no {pricing} price for {gpu}{where}; give one with --commit-price "
+                    "PRICE (per replica-hour: a month's price ÷ 730 h)"
+                ),
+                pricing=pricing_name(key),
+                gpu=gpu_id,
+                where=Phrase(
+                    N_(" where the workload's constraints allow ({constraints})"), constraints=narrowed
+                )
+                if narrowed
+                else "",
+            )
     if spot_rate_per_hour is not None:
         rate = spot_rate_per_hour
         rate_src = _("{rate:g} reclaims per spot instance-hour (given)").format(rate=spot_rate_per_hour)
@@ -530,20 +610,22 @@ def _fleet_picks(
     fleets: dict[str, int],
     one_place: bool,
     spot_used: bool,
-) -> tuple[dict[str, tuple[float, OfferPrice, int]], str]:
+    committed: tuple[str, ...] = (),
+) -> tuple[dict[str, tuple[float, OfferPrice, int]], dict[str, str]]:
     """:func:`fleet_prices`'s offer per pricing model (:func:`replica_instances` for that model's
-    fleet, ``fleets``; ``replica``: its GPUs and the replicas time-sharing one GPU), and what its
-    spot note adds where its two offers are of different regions ("" where they are not).
+    fleet, ``fleets``; ``replica``: its GPUs and the replicas time-sharing one GPU), and per model
+    what its note adds where its offer is of another region than the on-demand one.
 
     ``one_place``: both prices come from the catalog, so both from one provider's region: a
     fleet runs in one region (its replicas behind one load balancer, its weights in one region's
     storage; a spot replica replaces an on-demand one beside it), and its two prices had been
     picked apart, on-demand in cn-heyuan and spot in cn-guangzhou, a fleet that runs nowhere. The
     region is the one whose instances cost least for the largest fleet on demand plus, where a
-    policy runs spot (``spot_used``), its spot share on spot; of regions that offer both where a
-    policy runs spot. Where none offers both, each price is the cheapest of its own and the spot
-    note says so."""
+    policy runs spot (``spot_used``), its spot share on spot, plus the committed replicas of each
+    model in ``committed`` on it; of regions that offer every model asked where one does. Where
+    none offers them all, each missing price is the cheapest of its own and its note says so."""
     gpus, share = replica
+    wanted = (*(("spot",) if spot_used else ()), *committed)
 
     def picks(among: list[OfferPrice]) -> dict[str, tuple[float, OfferPrice, int]]:
         best = replica_instances(among, gpu_id, gpus, fleets["on_demand"], replicas_per_gpu=share)
@@ -551,11 +633,17 @@ def _fleet_picks(
             spot = replica_instances(among, gpu_id, gpus, fleets["spot"], replicas_per_gpu=share).get("spot")
             if spot is not None:
                 best["spot"] = spot
+        for key in committed:
+            pick = replica_instances(
+                among, gpu_id, gpus, fleets[key], replicas_per_gpu=share, pricings=(key,)
+            ).get(key)
+            if pick is not None:
+                best[key] = pick
         return best
 
     anywhere = picks(offers)
     if not one_place or "on_demand" not in anywhere:
-        return anywhere, ""
+        return anywhere, {}
     places: dict[tuple[str, str], list[OfferPrice]] = {}
     for o in offers:
         places.setdefault((o.provider.lower(), o.region.lower()), []).append(o)
@@ -566,22 +654,33 @@ def _fleet_picks(
             continue
         per_instance, o, k = found["on_demand"]
         cost = math.ceil(fleets["on_demand"] / k) * per_instance
-        if spot_used and "spot" in found:
-            spot_instance, _s, k_spot = found["spot"]
-            cost += math.ceil(fleets["spot"] / k_spot) * spot_instance
-        # a region without spot ranks after those with it where a policy runs spot; of equal
-        # costs, a price known current first (as replica_instances ranks them)
+        for key in wanted:
+            if key in found:
+                other_instance, _o, k_other = found[key]
+                cost += math.ceil(fleets[key] / k_other) * other_instance
+        # a region without a model a policy runs on ranks after those with it; of equal costs, a
+        # price known current first (as replica_instances ranks them)
         current = any(c for _x, c in _usable([o], gpu_id))
-        ranked.append(((spot_used and "spot" not in found, cost, per_instance / k, not current), found))
-    key, found = min(ranked, key=lambda r: r[0])
-    if spot_used and key[0] and "spot" in anywhere:
-        # No region offers both: each price where it is cheapest, and the output says so.
-        found = {**found, "spot": anywhere["spot"]}
-        return found, _(
-            "; of another region than the on-demand price: no region in the catalog offers {gpu} both "
-            "on demand and on spot"
-        ).format(gpu=gpu_id)
-    return found, ""
+        missing = sum(1 for key in wanted if key not in found)
+        ranked.append(((missing, cost, per_instance / k, not current), found))
+    _key, found = min(ranked, key=lambda r: r[0])
+    notes: dict[str, str] = {}
+    for key in wanted:
+        if key not in found and key in anywhere:
+            # No region offers both: this price where it is cheapest, and the output says so.
+            found = {**found, key: anywhere[key]}
+            notes[key] = (
+                _(
+                    "; of another region than the on-demand price: no region in the catalog offers {gpu} "
+                    "both on demand and on spot"
+                ).format(gpu=gpu_id)
+                if key == "spot"
+                else _(
+                    "; of another region than the on-demand price: no region in the catalog offers {gpu} "
+                    "both on demand and {pricing}"
+                ).format(gpu=gpu_id, pricing=pricing_name(key))
+            )
+    return found, notes
 
 
 def _shared(b: PriceBasis, money: Money | None = None) -> str:
@@ -607,12 +706,18 @@ def _fleet_basis(
     with, where it is not known current, the one it picks among the prices that are. ``replica``:
     its GPUs and the replicas time-sharing one GPU."""
     per_instance, o, k = pick
-    known = any(c for x, c in _usable([o], gpu_id))
+    known = any(c for x, c in _usable([o], gpu_id, (pricing,)))
     current = None
     if not known:
         gpus, share = replica
         alt = replica_instances(
-            offers, gpu_id, gpus, fleet_replicas, current_only=True, replicas_per_gpu=share
+            offers,
+            gpu_id,
+            gpus,
+            fleet_replicas,
+            current_only=True,
+            replicas_per_gpu=share,
+            pricings=(pricing,),
         ).get(pricing)
         current = (alt[0] / alt[2], alt[1], alt[2]) if alt is not None else None
     return price_basis(per_instance / k, o, current, known_current=known, replicas_per_instance=k)

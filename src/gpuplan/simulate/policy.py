@@ -34,7 +34,17 @@ start the simulation derives from the model's size), ``period`` (s between decis
 ``up_cooldown`` (s between two scale-ups),
 ``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
 stabilisation window), ``tolerance`` (target, queue and gpu-util), ``spot`` (share of replicas on
-spot, 0–1: at most that share at every fleet size, rounded down).
+spot, 0–1: at most that share at every fleet size, rounded down; of the replicas above ``commit``),
+``commit`` (replicas bought on a commitment: paid for every hour of the simulated span, busy or not,
+never reclaimed; at most ``min``) and ``commit_pricing`` (how they are bought: ``monthly``, a monthly
+subscription, 包年包月 on the Chinese clouds, the default; ``reserved_1y`` or ``reserved_3y``, a one-
+or three-year reservation)::
+
+    fixed:replicas=4,commit=4                  # a fleet of four bought by the month
+    queue:min=2,max=12,commit=2,commit_pricing=reserved_1y,spot=0.5
+
+A team serving round the clock buys its base fleet so and only the burst on demand: priced on
+demand, that base makes an autoscaling policy beside it look cheaper than it is.
 A policies YAML is a list of mappings with the same keys plus ``kind``.
 """
 
@@ -55,6 +65,7 @@ if TYPE_CHECKING:
     from gpuplan.workload.spec import ServingSpec
 
 __all__ = [
+    "COMMIT_PRICINGS",
     "KINDS",
     "MAX_REPLICAS",
     "Policy",
@@ -66,6 +77,8 @@ __all__ = [
 ]
 
 KINDS = ("fixed", "target", "queue", "scheduled", "gpu-util")
+#: How ``commit`` replicas may be bought: the committed pricing models of ``gpuplan.vocab``.
+COMMIT_PRICINGS = ("monthly", "reserved_1y", "reserved_3y")
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
 #: each decision, so its work grows with this (1,000 one-GPU replicas is a very large service).
 MAX_REPLICAS = 1000
@@ -133,6 +146,12 @@ class Policy:
     down_window_s: float = DEFAULT_DOWN_WINDOW_S
     tolerance: float = DEFAULT_TOLERANCE
     spot_fraction: float = 0.0
+    """Share of the replicas above ``commit_replicas`` run on spot, 0–1."""
+    commit_replicas: int = 0
+    """Replicas bought on a commitment (``commit``): paid for the whole simulated span whether they
+    run or not, never reclaimed; at most ``min_replicas``."""
+    commit_pricing: str = "monthly"
+    """How the committed replicas are bought: one of :data:`COMMIT_PRICINGS`."""
     spec: str = field(default="", compare=False)
 
     @property
@@ -221,6 +240,25 @@ def _validate(p: Policy) -> None:
         raise bad(Phrase(N_("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")))
     if not 0 <= p.spot_fraction <= 1:
         raise bad(Phrase(N_("spot must be a share between 0 and 1 (got {spot})"), spot=p.spot_fraction))
+    if p.commit_pricing not in COMMIT_PRICINGS:
+        raise NotFoundError("commitment", p.commit_pricing, COMMIT_PRICINGS, hint=_in_spec(p.spec or p.name))
+    if p.commit_replicas < 0:
+        raise bad(
+            Phrase(N_("commit must be 0 or more replicas (got commit={commit})"), commit=p.commit_replicas)
+        )
+    if p.commit_replicas > p.min_replicas:
+        raise bad(
+            Phrase(
+                N_(
+                    "commit={commit} is more than min={min}: a committed replica is paid whether it runs "
+                    "or not: set min ≥ {commit}"
+                ),
+                commit=p.commit_replicas,
+                min=p.min_replicas,
+            )
+        )
+    if "commit_pricing" in p.given and "commit" not in p.given:
+        raise bad(Phrase(N_("commit_pricing prices committed replicas: give commit=N beside it")))
     if p.start_replicas is not None and not p.min_replicas <= p.start_replicas <= p.max_replicas:
         raise bad(
             Phrase(
@@ -295,6 +333,8 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "down_window": ("down_window_s", _number),
     "tolerance": ("tolerance", _number),
     "spot": ("spot_fraction", _number),
+    "commit": ("commit_replicas", _whole),
+    "commit_pricing": ("commit_pricing", lambda raw: str(raw).strip().lower()),
     "delay": ("metric_delay_s", _number),
     "sample": ("util_sample_s", _number),
 }

@@ -89,6 +89,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--spot-rate": "spot_rate",
         "--spot-price": "spot_price",
         "--on-demand-price": "on_demand_price",
+        "--commit-price": "commit_price",
         "--storage-gbps": "storage_gbps",
         "--slo": "slo",
         "--slo-ms": "slo_ms",
@@ -346,6 +347,12 @@ class SimulateRequest(WorkloadRequest):
         default=None, gt=0, description="USD per replica-hour (default: the catalog's cheapest)."
     )
     spot_price: float | None = Field(default=None, gt=0, description="USD per spot replica-hour.")
+    commit_price: float | None = Field(
+        default=None,
+        gt=0,
+        description="USD per committed replica-hour, a policy's commit=N: a month's price / 730 h "
+        "(default: the catalog's monthly or reserved price).",
+    )
     spot_rate: float | None = Field(
         default=None,
         ge=0,

@@ -153,6 +153,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     from gpuplan.simulate.engines import engine_defaults
     from gpuplan.simulate.inputs import (
         autoscale_slos,
+        check_commit_price,
         check_given_prices,
         fleet_prices,
         parse_replica,
@@ -191,13 +192,17 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     for field, price in (
         ("on_demand_price", {"on_demand_usd": request.on_demand_price}),
         ("spot_price", {"spot_usd": request.spot_price}),
+        ("commit_price", {"commit_usd": request.commit_price}),
         ("spot_rate", {"spot_rate_per_hour": request.spot_rate}),
     ):
         with refused_as(field):
             check_given_prices(**price, gpus_per_replica=workload.tensor_parallel)
+    with refused_as("commit_price"):
+        check_commit_price(request.commit_price, policies)
     given = {
         "on_demand_usd": request.on_demand_price,
         "spot_usd": request.spot_price,
+        "commit_usd": request.commit_price,
         "spot_rate_per_hour": request.spot_rate,
         "gpus_per_replica": workload.tensor_parallel,
         # replicas time-sharing a GPU are billed so, as plan prices them (and run so: _estimated)
