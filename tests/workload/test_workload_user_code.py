@@ -57,6 +57,27 @@ def test_missing_user_module_says_where_it_looked(tmp_path: Path) -> None:
         trace(w)
 
 
+def test_a_slip_in_the_named_module_is_one_line_with_the_module_beside_it(tmp_path: Path) -> None:
+    # was: an empty "traceback from your code" block (importlib's frames only) over the error line
+    (tmp_path / "mygpt").mkdir()
+    (tmp_path / "mygpt" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "mygpt" / "model.py").write_text("def build():\n    pass\n", encoding="utf-8")
+    w = Workload.from_dict(
+        {
+            "name": "x",
+            "model": {"python": "mygpt.modle:build", "project_dir": str(tmp_path)},
+            "inputs": {"batch_size": 1},
+        }
+    )
+    with pytest.raises(UserCodeError) as e:
+        trace(w)
+    assert str(e.value) == (
+        f"model.python: cannot import 'mygpt.modle': no module 'mygpt.modle' in {tmp_path} or the current "
+        "directory; did you mean 'mygpt.model'?"
+    )
+    assert e.value.user_traceback == ""
+
+
 def test_error_in_user_forward_is_a_user_code_error(tmp_path: Path) -> None:
     (tmp_path / "badfwd.py").write_text(
         "import torch\n"

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import Phrase, UserCodeError
+from gpuplan.errors import Phrase, UserCodeError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.meta import build_on_meta
@@ -134,16 +134,19 @@ def _load_entry(entry: str, project_dir: Path) -> Callable[..., Any]:
     try:
         module = importlib.import_module(mod_name)
     except ModuleNotFoundError as e:
-        if e.name and mod_name.startswith(e.name) and not _found_in(e.name, project_dir):
+        if e.name and (mod_name == e.name or mod_name.startswith(e.name + ".")):
+            # the module the workload names is missing, not one its code imports: a slip of the
+            # YAML, said in one line (a traceback of importlib's frames only says nothing more)
             raise _refusal(
                 "",
                 N_(
                     "model.python: cannot import {module!r}: no module {missing!r} in {folder} or the "
-                    "current directory"
+                    "current directory{hint}"
                 ),
                 module=mod_name,
                 missing=e.name,
                 folder=project_dir,
+                hint=_sibling_hint(e.name, project_dir),
             ) from e
         raise _as_user(e, project_dir, Phrase(_IMPORTING, module=mod_name)) from e
     except Exception as e:
@@ -159,9 +162,20 @@ def _load_entry(entry: str, project_dir: Path) -> Callable[..., Any]:
 _IMPORTING = N_("importing {module}")
 
 
-def _found_in(top: str, project_dir: Path) -> bool:
-    first = top.split(".")[0]
-    return any((d / first).exists() or (d / f"{first}.py").exists() for d in (project_dir, Path.cwd()))
+def _sibling_hint(missing: str, project_dir: Path) -> Phrase | str:
+    """ "; did you mean 'pkg.model'?" for a module named one letter off one beside it, else ""."""
+    parent, _, leaf = missing.rpartition(".")
+    for root in (project_dir, Path.cwd()):
+        folder = root.joinpath(*parent.split(".")) if parent else root
+        if not folder.is_dir():
+            continue
+        names = [f.stem for f in folder.glob("*.py")] + [
+            d.name for d in folder.iterdir() if (d / "__init__.py").exists()
+        ]
+        near = closest(leaf, names, n=1)
+        if near:
+            return Phrase(N_("; did you mean {name!r}?"), name=f"{parent}.{near[0]}" if parent else near[0])
+    return ""
 
 
 def _as_user(e: BaseException, project_dir: Path, what: str | Phrase) -> UserCodeError:
