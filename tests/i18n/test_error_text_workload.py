@@ -137,8 +137,9 @@ CASES: list[tuple[Callable[[], object], str, tuple[str, ...]]] = [
     (_workload(task="infer", loss="chunked"), "loss: has no effect for task: infer; remove it", ()),
     (_workload(data={"samples": 1, "tokens": 3}), "data: give samples or tokens, not both", ()),
     (
-        _workload(data={"location": "nowhere"}),
-        "data.location: expected provider/region like aws/us-east-1 (got 'nowhere')",
+        _workload(data={"location": "onprem"}),
+        "data.location: expected provider/region like aws/us-east-1 (got 'onprem'); for data on your own "
+        "site, leave location out: it is then uploaded from there",
         (),
     ),
     # no key near it, at the top or in a sub-section ("batchsize" is now inputs.batch_size's)

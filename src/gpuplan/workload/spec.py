@@ -362,7 +362,14 @@ class DataSpec(Spec):
         if v is None:
             return None
         if not re.fullmatch(r"[\w.-]+/[\w.-]+", v):
-            raise _refused(N_("expected provider/region like aws/us-east-1 (got {value!r})"), value=v)
+            # "onprem", "local", "office": data on the user's own site is what no location means
+            raise _refused(
+                N_(
+                    "expected provider/region like aws/us-east-1 (got {value!r}); for data on your own "
+                    "site, leave location out: it is then uploaded from there"
+                ),
+                value=v,
+            )
         # The provider as its code (``amazon/…`` → ``aws/…``), so that egress compares like with like.
         from gpuplan.catalog.providers import PROVIDERS
 
