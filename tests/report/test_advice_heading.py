@@ -46,7 +46,7 @@ def test_a_chinese_derivation_is_folded_whole_never_cut_with_an_ellipsis() -> No
     from gpuplan.i18n import use_language
 
     derivation = (
-        "在每种放得下的更大 GPU 上估算同一工作负载：按目录中最低的按需每GPU·时价格取每步花费最少的"
+        "在每种放得下的更大 GPU 上估算同一工作负载：按目录中最低的按需每GPU·小时价格取每步花费最少的"
         "有报价的在前价格未知的在后再取显存最小的再取最快的"
     )
     advice = Advice(

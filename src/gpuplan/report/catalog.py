@@ -130,7 +130,20 @@ def _price_cell(value: float | None, currency: str) -> str:
     return _amount(value, currency) if value is not None else _("unknown")
 
 
-def _price_note(offer: OfferPrice, value: float | None) -> str | None:
+def _shared_reasons(listing: OfferListing) -> dict[str, int]:
+    """The reasons for an unknown price that two or more offers of the listing share, numbered: each
+    is said once under the table (a provider whose whole list is unpriced had repeated the same
+    fifteen-line reason in every row)."""
+    counts: dict[str, int] = {}
+    for v in listing.views:
+        reason = v.offer.price_reason
+        if v.price_per_hour is None and v.offer.price is None and reason:
+            counts[reason] = counts.get(reason, 0) + 1
+    shared = [r for r, n in counts.items() if n > 1]
+    return {r: i for i, r in enumerate(shared, 1)}
+
+
+def _price_note(offer: OfferPrice, value: float | None, marks: dict[str, int] | None = None) -> str | None:
     if value is not None:
         return None
     if offer.price is not None and offer.currency:
@@ -139,6 +152,8 @@ def _price_note(offer: OfferPrice, value: float | None) -> str | None:
             price=fmt_money(offer.price, offer.currency), unit=_(offer.unit or "hour")
         )
     if offer.price_reason:
+        if marks and offer.price_reason in marks:
+            return _("price unknown (note {n})").format(n=marks[offer.price_reason])
         # The store's own reason is a catalog message; a reason from the catalog's data stays as written.
         return _("price unknown: {reason}").format(reason=_(offer.price_reason))
     return None
@@ -189,9 +204,9 @@ def _unknown_rate_lines(listing: OfferListing) -> list[str]:
     ]
 
 
-def _offer_notes(v: OfferView, currency: str) -> str:
+def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = None) -> str:
     o = v.offer
-    flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
+    flags = [n] if (n := _price_note(o, v.price_per_hour, marks)) else []
     if v.regions_compared > 1:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
     flags.extend(age_flags(o))
@@ -235,6 +250,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
     the date under the pricing model; 2 (narrow consoles): the GPUs under the instance too, and the
     price per GPU-hour under the price per hour. Identifiers never wrap; only the notes do."""
     cur = listing.currency
+    marks = _shared_reasons(listing)
     per_h, per_gpu_h = _("{currency}/h").format(currency=cur), _("{currency}/GPU-h").format(currency=cur)
     table = house_table()
     if layout == 3:
@@ -254,7 +270,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
                 f"{fmt_num(o.gpu_count, 3)}× {o.gpu} · {_(o.pricing) if o.pricing else '—'}",
                 (o.as_of or "—").replace("/", "–"),
                 f"{per_h} {price} · {per_gpu_h} {per_gpu}",
-                _offer_notes(v, cur),
+                _offer_notes(v, cur, marks),
             ]
             table.add_row("\n".join(line for line in lines if line))
         return table
@@ -287,7 +303,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
         price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
-        as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v, cur)
+        as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v, cur, marks)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
             cells += [pricing, price, per_gpu, as_of, notes]
@@ -315,6 +331,10 @@ def offers_view(listing: OfferListing) -> RenderableType:
         ngettext("{n} offer.", "{n} offers.", len(listing.views)).format(n=len(listing.views)),
         rates_line(listing.rates, cur),
     ]
+    notes.extend(
+        _("note {n}: price unknown: {reason}").format(n=n, reason=_(reason))
+        for reason, n in _shared_reasons(listing).items()
+    )
     notes.extend(_unknown_rate_lines(listing))
     if listing.empty_reason:
         notes.append(listing.empty_reason)

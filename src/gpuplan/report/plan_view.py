@@ -221,18 +221,25 @@ def breakdown_words(o: Option) -> str:
     b = o.cost_breakdown
     items = {i.component: i for i in b.items}
 
-    def times(component: str) -> str:
+    def paren(*clauses: str) -> str:
+        # the brackets of the reader's language: "（…）" in Chinese text
+        said = [c for c in clauses if c]
+        return _(" ({clauses})").format(clauses=_("; ").join(said)) if said else ""
+
+    def per(component: str) -> str:
         item = items.get(component)
-        if item is None:
-            return ""
-        return " (" + per_words(item.per, item.multiplier) + ")"
+        return "" if item is None else per_words(item.per, item.multiplier)
+
+    def times(component: str) -> str:
+        return paren(per(component))
 
     setup = items.get("setup")
-    compute = _("compute {amount}").format(amount=money(b.compute_usd)) + times("compute")
-    if setup is not None and setup.cost_usd > 0:
-        compute = (
-            compute[:-1] + _("; ") + _("set-up {amount} of it").format(amount=money(setup.cost_usd)) + ")"
-        )
+    of_it = (
+        _("set-up {amount} of it").format(amount=money(setup.cost_usd))
+        if setup and setup.cost_usd > 0
+        else ""
+    )
+    compute = _("compute {amount}").format(amount=money(b.compute_usd)) + paren(per("compute"), of_it)
     egress = _("egress {amount}").format(amount=money(b.egress_usd))
     if "egress_in" in items:
         # What leaves the region: a job's results back to its data, a service's answers to its clients.
@@ -241,14 +248,12 @@ def breakdown_words(o: Option) -> str:
             if o.service
             else _("in {amount} × {copies}, back {back}")
         )
-        egress += (
-            " ("
-            + words.format(
+        egress += paren(
+            words.format(
                 amount=money(items["egress_in"].cost_usd / max(items["egress_in"].multiplier, 1)),
                 copies=per_words("copy", items["egress_in"].multiplier),
                 back=money(items["egress_out"].cost_usd) if "egress_out" in items else money(0.0),
             )
-            + ")"
         )
     parts = [
         compute,
