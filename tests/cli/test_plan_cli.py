@@ -45,8 +45,8 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
         assert key in rec, key
     parts = dict(rec["cost_breakdown"])
     items = parts.pop("items")
-    # The shipped catalog names a framework licence whose fee no source gives: unknown, not $0.
-    assert parts.pop("licence_unknown") == ["PyTorch / framework licence"]
+    # The shipped catalog names an optional paid PyTorch edition whose fee no source gives: unknown, not $0.
+    assert parts.pop("licence_unknown") == ["optional paid PyTorch edition; PyTorch itself is free"]
     assert set(parts) == {"compute_usd", "storage_usd", "egress_usd", "licence_usd", "spot_overhead_usd"}
     assert parts["licence_usd"] is None
     assert sum(v for v in parts.values() if v is not None) == pytest.approx(rec["total_cost_usd"])

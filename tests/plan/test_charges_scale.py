@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from plan_helpers import aws_costs, offer
 
+from gpuplan.catalog.model import FRAMEWORK_LICENCE
 from gpuplan.plan import (
     Constraints,
     CostFacts,
@@ -140,12 +141,12 @@ def test_a_licence_fee_the_catalog_does_not_know_is_unknown_not_zero() -> None:
     from gpuplan.report.plan_view import breakdown_words
 
     job = JobFacts(**DATA)  # type: ignore[arg-type]
-    costs = RegionCosts(**{**aws_costs().__dict__, "licence_unknown": ("PyTorch / framework licence",)})
+    costs = RegionCosts(**{**aws_costs().__dict__, "licence_unknown": (FRAMEWORK_LICENCE,)})
     o = _recommended_in(costs, job)
-    assert o.cost_breakdown.licence_unknown == ("PyTorch / framework licence",)
+    assert o.cost_breakdown.licence_unknown == (FRAMEWORK_LICENCE,)
     assert f"licences unknown ({o.nodes} instances)" in breakdown_words(o)
     doc = option_json(o).cost_breakdown
-    assert doc.licence_usd is None and doc.licence_unknown == ["PyTorch / framework licence"]
+    assert doc.licence_usd is None and doc.licence_unknown == [FRAMEWORK_LICENCE]
     assert next(i for i in doc.items if i.component == "licences").cost_usd is None
     # A known part stays beside the unknown one.
     o = _recommended_in(RegionCosts(**{**costs.__dict__, "licence_usd_per_instance_hour": 0.5}), job)

@@ -400,7 +400,10 @@ class StoragePrice:
 #: The licence items the shipped snapshot names (``tools/build_snapshot.py`` writes them from here):
 #: catalog messages, so that a plan's "licence fee unknown (…)" note names them in the user's
 #: language. An item a team adds itself is shown as written.
-FRAMEWORK_LICENCE = N_("PyTorch / framework licence")
+#: PyTorch itself is free to use (its LICENSE, BSD-style: github.com/pytorch/pytorch/blob/main/LICENSE);
+#: the fee no source gives is the paid "PyTorch enterprise edition" an undated Chinese guide says some
+#: providers sell, which the item's name says is optional (it had read as PyTorch's own licence).
+FRAMEWORK_LICENCE = N_("optional paid PyTorch edition; PyTorch itself is free")
 LINUX_OS_LICENCE = N_("OS licence (Linux, on-demand)")
 LICENCE_ITEMS = (FRAMEWORK_LICENCE, LINUX_OS_LICENCE)
 
