@@ -138,7 +138,12 @@ def test_a_price_ten_times_off_the_catalogs_is_refused_in_a_folder_import_as_in_
     assert row in text
     lam.write_text(text.replace(row, row.replace(",3.29,", ",329.0,")), encoding="utf-8")  # hand-made
     result = _import(db_path, "--skypilot", str(root), "--as-of", AS_OF, "--provider", "lambda")
-    assert result.exit_code == 0, result.output
+    # the others imported, the row lost said (it had exited 0, as if nothing was)
+    assert result.exit_code == 3, result.output
+    assert result.stderr == (
+        "warning: rows of the folder's files refused: 1 (said above); the others were imported "
+        "(exit status 3)\n"
+    )
     [line] = result.stdout.strip().splitlines()
     assert line.startswith("lambda: ok: ") and "1 price refused, out of line with the catalog's" in line, line
     store = open_store(str(db_path))

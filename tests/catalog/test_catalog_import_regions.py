@@ -65,3 +65,23 @@ def test_real_lambda_regions_pass(tmp_path: Path, db_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert [x["reason"] for x in json.loads(r.stdout)["rejected"]] == ["no accelerator (not a GPU instance)"]
     assert json.loads(r.stdout)["warnings"] == []
+
+
+def test_an_accelerator_gpuplan_has_no_datasheet_of_or_a_priceless_row_is_skipped_not_lost(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # was: AWS's own SkyPilot file exited 3 on every import for its FPGA, Radeon and new-chip rows
+    # and its p5e rows listed without a price, so a nightly script could not tell a lost row
+    fpga = "f1.16xlarge,Virtex UltraScale (VU9P),8.0,64.0,976.0,,14.52,3.794800,eu-west-1,euw1-az1,x86_64"
+    priceless = f"g5.8xlarge,A10G,1.0,32.0,128.0,{A10G_INFO},,,us-west-2,usw2-az2,x86_64"
+    r = import_file(
+        db_path, vms_file(tmp_path, AWS_HEADER, _g5("us-west-2"), fpga, priceless), "aws", "--json"
+    )
+    assert r.exit_code == 0, r.output
+    assert [(x["line"], x["skipped"]) for x in json.loads(r.stdout)["rejected"]] == [(3, True), (4, True)]
+    # a slip of the name of a GPU the instance type has is lost, with did-you-mean
+    typo = _g5("us-west-2").replace("A10G", "A1OG")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, _g5("us-west-2"), typo), "aws", "--json")
+    assert r.exit_code == 3, r.output
+    [lost] = json.loads(r.stdout)["rejected"]
+    assert not lost["skipped"] and "did you mean 'A10G'" in lost["reason"], lost

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.refresh import RefreshOutcome
     from gpuplan.catalog.store import Store
 
-__all__ = ["CatalogFile", "gpuhunt_files", "import_files", "skypilot_files"]
+__all__ = ["CatalogFile", "FileImport", "gpuhunt_files", "import_files", "skypilot_files"]
 
 #: A catalog schema version folder (``v8``: SkyPilot 0.14's CATALOG_SCHEMA_VERSION, sky/skylet/constants.py).
 _VERSION = re.compile(r"v(\d+)")
@@ -155,9 +155,20 @@ def _ordered(files: Sequence[CatalogFile] | object) -> list[CatalogFile]:
     return sorted(files, key=lambda f: (order.get(f.provider or "", len(order)), f.name))  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class FileImport:
+    """What the import of one file of a folder did: its line, and the rows it lost."""
+
+    outcome: RefreshOutcome
+    lost: int = 0
+    """Rows a reader would expect taken that were not: refused by a check (a price out of line, a
+    mistyped region, the gates) or not readable; rows of what gpuplan does not price (no GPU, an
+    accelerator it has no datasheet of: ``RejectedRow.skipped``) are not lost."""
+
+
 def import_files(
     store: Store, files: Sequence[CatalogFile], *, as_of: str, providers: Sequence[str] = (), now: str
-) -> list[RefreshOutcome]:
+) -> list[FileImport]:
     """Import each file (only ``providers``' when given); one outcome per file, in order."""
     from gpuplan.catalog.refresh import RefreshOutcome, kept_words
 
@@ -180,18 +191,22 @@ def import_files(
                 label=f.label,
             )
             skipped = Phrase(N_("skipped: {why}"), why=why)
-            outcomes.append(RefreshOutcome.said(skipped, provider=f.name, status="skipped", started_at=now))
+            outcomes.append(
+                FileImport(RefreshOutcome.said(skipped, provider=f.name, status="skipped", started_at=now))
+            )
             continue
         if f.outside:
             why = Phrase(N_("{label} links out of the folder; not read"), label=f.label)
             failed = Phrase(N_("failed ({what}); {kept}"), what=why, kept=kept_words(store, f.provider))
-            outcomes.append(RefreshOutcome.said(failed, provider=f.provider, status="failed", started_at=now))
+            outcomes.append(
+                FileImport(RefreshOutcome.said(failed, provider=f.provider, status="failed", started_at=now))
+            )
             continue
         outcomes.append(_import_one(store, f, f.provider, as_of=as_of, now=now))
     return outcomes
 
 
-def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now: str) -> RefreshOutcome:
+def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now: str) -> FileImport:
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.importers.gpuhunt import parse_gpuhunt
     from gpuplan.catalog.importers.own import rows_out_of_line
@@ -210,12 +225,14 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
         # figures are yuan typed as dollars is refused whole.
         yuan_typed_as_usd(store, f.path, provider, parsed.rows, CLI_NAMES)
     except GpuplanError as e:
-        return RefreshOutcome.said(
-            Phrase(N_("failed ({what}); {kept}"), what=e, kept=kept_words(store, provider)),
-            provider=provider,
-            status="failed",
-            sources=(f.label,),
-            started_at=now,
+        return FileImport(
+            RefreshOutcome.said(
+                Phrase(N_("failed ({what}); {kept}"), what=e, kept=kept_words(store, provider)),
+                provider=provider,
+                status="failed",
+                sources=(f.label,),
+                started_at=now,
+            )
         )
     prepared = prepare(parsed.rows)
     # As in a file import: a region that is a slip of a known one is refused with did-you-mean, one
@@ -257,4 +274,6 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
 
         with writing(store.engine) as conn:
             record(conn, outcome, import_id=None)
-    return outcome
+    unread = sum(not r.skipped for r in parsed.rejected)
+    refused = len({(r.line, r.instance_type) for r in misplaced}) + len(out_of_line) + outcome.rejected
+    return FileImport(outcome, lost=unread + refused)

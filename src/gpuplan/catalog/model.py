@@ -516,15 +516,28 @@ class RejectedRow:
     instance_type: str
     region: str
     reason: str
+    skipped: bool = False
+    """A row of what gpuplan does not price, left out by design rather than lost: a machine without a
+    GPU, or an accelerator the hardware catalog has no datasheet of, named by an upstream catalog
+    (SkyPilot's, gpuhunt's list every instance type, FPGAs and new chips among them). An import that
+    left out only such rows imported all it could: it exits 0, and a nightly script is told of the
+    rows it lost only when it lost some."""
 
     @classmethod
     def because(
-        cls, reason: object, *, line: int | None, instance_type: str, region: str, check: object = None
+        cls,
+        reason: object,
+        *,
+        line: int | None,
+        instance_type: str,
+        region: str,
+        check: object = None,
+        skipped: bool = False,
     ) -> RejectedRow:
         """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several);
         ``check`` names, in a few plain words, the check that refused it, the same for every row it
         refused (a reason names its row and value), so that refusals can be counted by it."""
-        row = cls(line=line, instance_type=instance_type, region=region, reason=str(reason))
+        row = cls(line=line, instance_type=instance_type, region=region, reason=str(reason), skipped=skipped)
         # Not fields: documents and JSON are made from the fields, and a Phrase is no JSON value.
         object.__setattr__(row, "_worded", reason)
         object.__setattr__(row, "_check", check)

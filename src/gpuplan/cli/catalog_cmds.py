@@ -365,7 +365,9 @@ def import_(
     files) offline. Good rows are appended (history kept) in one transaction per provider; bad rows
     are reported with their line and reason; a file unusable as a whole changes nothing. A file
     import exits 0 when every row was imported, 3 when some were rejected (the others imported), 1
-    when none was.
+    when none was; a folder's import the same over its files, 1 when one failed. Rows of what gpuplan
+    does not price (machines without a GPU, accelerators it has no datasheet of) are skipped, not
+    rejected.
 
     A price list of your own (a negotiated quote, monthly or reserved prices, yuan prices):
     --format gpuplan, one provider per file (or --provider to pick one)."""
@@ -444,10 +446,9 @@ def _import_done(file: Path, report: ImportReport, json_out: bool, warnings: Seq
             file=file,
             rejected=len(report.rejected),
         )
-    from gpuplan.catalog.model import NOT_A_GPU_INSTANCE
-
-    # rows of machines without a GPU are out of scope, not lost: a SkyPilot file lists every type
-    lost = [r for r in report.rejected if r.reason != NOT_A_GPU_INSTANCE]
+    # rows of machines without a GPU, or of accelerators gpuplan has no datasheet of, are out of its
+    # scope, not lost: a SkyPilot file lists every instance type, FPGAs among them
+    lost = [r for r in report.rejected if not r.skipped]
     if lost:
         typer.echo(
             _(
@@ -490,11 +491,23 @@ def _import_folder(
     files = skypilot_files(skypilot) if skypilot is not None else gpuhunt_files(gpuhunt)  # type: ignore[arg-type]
     store = _store(ctx)
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    outcomes = import_files(store, files, as_of=as_of.strip(), providers=providers, now=now)
+    done = import_files(store, files, as_of=as_of.strip(), providers=providers, now=now)
+    outcomes = [d.outcome for d in done]
     for o in outcomes:
         typer.echo(o.line())
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
         raise typer.Exit(1)
+    lost = sum(d.lost for d in done)
+    if lost:
+        # as a file import says it: a script importing every night sees the rows it lost
+        typer.echo(
+            _(
+                "warning: rows of the folder's files refused: {rejected} (said above); the others were "
+                "imported (exit status {code})"
+            ).format(rejected=lost, code=PARTIAL_IMPORT_EXIT),
+            err=True,
+        )
+        raise typer.Exit(PARTIAL_IMPORT_EXIT)
 
 
 #: Columns of ``catalog export --format csv``, declared (the JSON export has every field).

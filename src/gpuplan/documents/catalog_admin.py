@@ -92,6 +92,9 @@ class RejectedRowDoc(Document):
     instance_type: str
     region: str
     reason: str
+    skipped: bool = False
+    """True: a row of what gpuplan does not price (no GPU, an accelerator it has no datasheet of),
+    left out by design; an import whose refused rows are all skipped exits 0."""
 
 
 class RefreshOutcomeDoc(Document):

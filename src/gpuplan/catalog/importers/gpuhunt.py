@@ -113,7 +113,10 @@ def _gpu(provider: str, r: dict[str, str], count: float, known: Known) -> tuple[
     gpu, note = market_gpu(name, itype, mib, count)
     if gpu is None:
         raise LineError(
-            N_("GPU {name} is not in gpuplan's hardware catalog: {why}"), name=repr(name), why=note
+            N_("GPU {name} is not in gpuplan's hardware catalog: {why}"),
+            name=repr(name),
+            why=note,
+            skipped=True,
         )
     return itype, gpu, note
 
@@ -179,6 +182,7 @@ def _refused(e: LineError | Phrase, line: int, r: dict[str, str]) -> RejectedRow
         line=line,
         instance_type=r.get("instance_name", ""),
         region=r.get("location", ""),
+        skipped=isinstance(e, LineError) and e.skipped,
     )
 
 
@@ -189,7 +193,7 @@ def _row(
     check_width(r, width)
     count = optional_number(r["gpu_count"], "gpu_count")
     if not count:
-        raise LineError(NOT_A_GPU_INSTANCE)
+        raise LineError(NOT_A_GPU_INSTANCE, skipped=True)
     location = r["location"].strip()
     if not location:
         raise LineError(N_("no region in the source"))

@@ -157,7 +157,7 @@ def _parse_aws_azure_line(
     check_width(r, len(HEADERS[prov]))
     itype, region = r["InstanceType"].strip(), r["Region"].strip()
     if not r["AcceleratorName"].strip():
-        raise LineError(NOT_A_GPU_INSTANCE)
+        raise LineError(NOT_A_GPU_INSTANCE, skipped=True)
     count = number(r["AcceleratorCount"], "AcceleratorCount")
     fix = COUNT_FIXES.get((prov, itype))
     if fix is not None and fix[0] != count:
@@ -206,7 +206,9 @@ def _parse_aws_azure_line(
             # The zone's spot price stands on its own; the region's on-demand is unknown here.
             caveats.append(rejected(Phrase(N_("no on-demand price (Price is empty); spot kept")), line, r))
             return [offer(r["AvailabilityZone"].strip() or None, (spot_price,))]
-        raise LineError(N_("no on-demand price"))
+        # a row the source lists with no price at all (AWS's p5e outside its capacity blocks) holds
+        # nothing to import: skipped, not lost; a spot price without its on-demand one is lost
+        raise LineError(N_("no on-demand price"), skipped=spot_price is None)
     on_demand = price("on_demand", od, as_of=as_of, source=line_source)
     if prov == "aws":
         # On-demand is region-wide (the same in every zone); spot is per zone.

@@ -63,10 +63,14 @@ class ParsedFile:
 
 
 class LineError(ValueError):
-    """A line that cannot become an offer row; ``phrase`` says why (in the user's language too)."""
+    """A line that cannot become an offer row; ``phrase`` says why (in the user's language too).
+    ``skipped``: a row of what gpuplan does not price (a machine without a GPU, an accelerator the
+    hardware catalog has no datasheet of), left out by design rather than lost
+    (:attr:`~gpuplan.catalog.model.RejectedRow.skipped`)."""
 
-    def __init__(self, template: str, /, **fields: object) -> None:
+    def __init__(self, template: str, /, *, skipped: bool = False, **fields: object) -> None:
         self.phrase = Phrase(template, **fields)
+        self.skipped = skipped
         super().__init__(str(self.phrase))
 
 
@@ -82,6 +86,7 @@ def rejected(e: LineError | Phrase, line: int, r: dict[str, str], instance_type:
         line=line,
         instance_type=(instance_type or r.get("InstanceType", ""))[:_SHOWN_CHARS],
         region=r.get("Region", "")[:_SHOWN_CHARS],
+        skipped=isinstance(e, LineError) and e.skipped,
     )
 
 
@@ -203,9 +208,11 @@ def gpu_id(provider: str, instance_type: str, accelerator: str, mem_mib: int | N
                 names=either(repr(n) for n in closest(accelerator, names, n=len(names)) or names),
             )
     if not named:
+        # an accelerator gpuplan has no datasheet of (an FPGA, a new GPU): out of its scope
         raise LineError(
             N_("unknown GPU {name} (no mapping from SkyPilot's name to a hardware id)"),
             name=repr(accelerator),
+            skipped=True,
         )
     if hit is not None:
         if chip(hit[0]) not in {chip(gpu) for gpu in named}:

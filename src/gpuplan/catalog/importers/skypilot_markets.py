@@ -220,7 +220,7 @@ def _row(
     accelerator = r["AcceleratorName"].strip()
     count = optional_number(r["AcceleratorCount"], "AcceleratorCount")
     if not accelerator or not count:
-        raise LineError(NOT_A_GPU_INSTANCE)
+        raise LineError(NOT_A_GPU_INSTANCE, skipped=True)
     region, zone = layout.place(r)
     if not region:
         raise LineError(N_("no region in the source"))
@@ -234,7 +234,10 @@ def _row(
     gpu, note = (family_gpu, "") if family_gpu else market_gpu(accelerator, hint, mib)
     if gpu is None:
         raise LineError(
-            N_("GPU {name} is not in gpuplan's hardware catalog: {why}"), name=repr(accelerator), why=note
+            N_("GPU {name} is not in gpuplan's hardware catalog: {why}"),
+            name=repr(accelerator),
+            why=note,
+            skipped=True,
         )
     line_source = f"{source}, line {line}"
     od = optional_number(r["Price"], "Price") or None  # 0.00 means "no price" in these files
