@@ -212,6 +212,9 @@ class PlanOption(Document):
     interconnect: str | None = None
     network_gbps: float | None = None
     """Network bandwidth per node, Gbit/s."""
+    network_kind: str | None = None
+    """The fabric between nodes as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
+    None when not stated. EFA, InfiniBand and RoCE must be set up at launch."""
     job_time_h: float | None = Field(default=None, ge=0)
     job_time_h_low: float | None = None
     job_time_h_high: float | None = None
@@ -458,6 +461,9 @@ class PlanDocument(Document):
     candidates: int = Field(ge=0)
     feasible: int = Field(ge=0)
     notes: list[str] = Field(default_factory=list)
+    network: str = ""
+    """The network between the recommended option's nodes its time assumes (fabric, rate, where
+    each comes from) and its time without it, in words; empty for one node."""
     decided_by_unknowns: str = ""
     """When unknown facts decided the winner: which option would rank first at their best case."""
     stale_after_days: int | None = None

@@ -31,6 +31,7 @@ from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
+from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
@@ -728,6 +729,7 @@ def plan_offers(
             model_split_misfits(cands, job),
             count_limits,
         ),
+        network=network_words(rec, offers, estimate, ctx.bounds),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),
