@@ -42,6 +42,7 @@ from gpuplan.plan.options import (
     results_unpriced,
 )
 from gpuplan.plan.rank import (
+    FASTEST_TIME_SHARE,
     explain_winner,
     objective_order,
     pareto_mask,
@@ -655,6 +656,11 @@ def plan_offers(
     cheapest = _best_of(ctx, picks, None, Objective.COST)
     fastest = _best_of(ctx, picks, None, Objective.TIME)
     assert cheapest is not None and fastest is not None  # feasible is not empty
+    if job.calendar_months is None:
+        # A job: the cheapest of those within FASTEST_TIME_SHARE of the shortest time, not a
+        # minute saved at several times the cost (a service's time is its period on every option).
+        near = ctx.costs.time_h[picks] <= fastest.job_time_h * (1.0 + FASTEST_TIME_SHARE)
+        fastest = _best_of(ctx, picks, near, Objective.COST) or fastest
     o_feas = cands.offer[costs.idx[picks]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())
