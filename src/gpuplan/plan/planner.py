@@ -32,7 +32,7 @@ from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.network import network_words
-from gpuplan.plan.notes import plan_notes
+from gpuplan.plan.notes import batch_note, plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
     RESULTS_UNPRICED_FLAG,
@@ -726,6 +726,7 @@ def plan_offers(
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),
                         _unpriced_note(ctx, feasible, ranked),
+                        batch_note(job, rec, (*ranked, *pareto)),
                     ],
                 ),
                 *_named_without_options(ctx, constraints),
