@@ -25,8 +25,13 @@ def _estimate(key: EstimateKey) -> EstimateRow:
 
 
 def _plan(deadline_h: float | None, **kw: object) -> Plan:
-    facts: dict[str, object] = {"network_gbps": 3200.0, "network_kind": "EFA", **kw}
-    row = offer(instance_type="p5en.48xlarge", **facts)
+    facts: dict[str, object] = {
+        "instance_type": "p5en.48xlarge",
+        "network_gbps": 3200.0,
+        "network_kind": "EFA",
+        **kw,
+    }
+    row = offer(**facts)
     return plan_offers(
         OfferTable.from_rows([row]),
         CostFacts([aws_costs()]),
@@ -77,3 +82,17 @@ def test_the_text_and_the_report_show_it() -> None:
     assert plan.network in plan_markdown(plan, "t", "c.svg").replace("\\`", "`")
     plain = replace(plan, network="")
     assert "network between" not in plan_markdown(plain, "t", "c.svg")
+
+
+def test_a_gcp_a3_mega_plan_names_gpudirect_tcpxo() -> None:
+    # The catalog's row of a3-megagpu-8g says TCP at 1,800 Gbit/s: Google's GPUDirect-TCPXO.
+    plan = _plan(
+        0.35,
+        provider="gcp",
+        region="us-central1",
+        instance_type="a3-megagpu-8g",
+        network_gbps=1800.0,
+        network_kind="TCP",
+    )
+    assert plan.recommended.nodes == 4
+    assert "GPUDirect-TCPXO over TCP at 1,800 Gbit/s" in plan.network

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.i18n import _
 from gpuplan.perf.links import (
     SLOW_NETWORK_GBIT_S,
@@ -85,7 +86,7 @@ def _taken(option: Option, bounds: HostBounds | None) -> tuple[float, str, str]:
     stated = option.network_kind
     if catalog_network_kind(stated) is not None:
         origin = _("the catalog's instance row for {instance}").format(instance=option.instance_type)
-        return option.network_gbps, stated, origin
+        return option.network_gbps, _named(option, stated), origin
     # The catalog gives the rate but not the kind: the estimator read it from the GPU link's words,
     # else took TCP (the conservative bound).
     kind = "RDMA" if network_kind_of(option.interconnect) == "rdma" else "TCP"
@@ -121,3 +122,14 @@ def _fallback_h(
     if not row.fits or not math.isfinite(row.job_time_h):
         return None
     return float(row.job_time_h)
+
+
+def _named(option: Option, kind: str) -> str:
+    """The catalog's kind, with the provider's name for the GPU network it needs set up where that
+    is another (``GPUDirect-TCPXO over TCP`` on a3-megagpu-8g, whose catalog kind is TCP)."""
+    if option.provider not in PROVIDERS:
+        return kind
+    for setup in facts(option.provider).network_setups:
+        if option.instance_type in setup.instances and setup.name != kind:
+            return _("{name} over {kind}").format(name=setup.name, kind=kind)
+    return kind
