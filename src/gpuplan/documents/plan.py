@@ -473,6 +473,22 @@ class PlanDocument(Document):
     option whose price is not; None when the recommended price is known fresh."""
 
 
+class PlanInfeasibleDocument(Document):
+    """``gpuplan plan --json`` where no option meets the constraints: the reason, and the candidates
+    left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
+    ``recommended``: ``gpuplan deploy`` refuses it."""
+
+    schema_version: Literal[2] = 2
+    feasible: Literal[0] = 0
+    """No option is feasible."""
+    error: str
+    """Which constraint left no option, and what to change, in one line (the user's language)."""
+    excluded: dict[str, int] = Field(default_factory=dict)
+    """Candidates left out, counted by their first reason."""
+    workload: str
+    """The workload's name."""
+
+
 def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:
     """An option of a version-1 plan file in version 2's names (``deploy`` reads both): the price
     per ``price_unit_hours`` becomes ``price_usd_per_month`` and ``price_unit``."""
