@@ -96,3 +96,15 @@ def test_a_gcp_a3_mega_plan_names_gpudirect_tcpxo() -> None:
     )
     assert plan.recommended.nodes == 4
     assert "GPUDirect-TCPXO over TCP at 1,800 Gbit/s" in plan.network
+
+
+def test_a_service_says_no_network() -> None:
+    # A service's replicas are independent servers and its time is its calendar period.
+    from gpuplan.plan.network import network_words
+
+    plan = _plan(0.35)
+    table = OfferTable.from_rows(
+        [offer(instance_type="p5en.48xlarge", network_gbps=3200.0, network_kind="EFA")]
+    )
+    assert network_words(plan.recommended, table, _estimate) != ""
+    assert network_words(plan.recommended, table, _estimate, service=True) == ""

@@ -38,12 +38,17 @@ FALLBACK_NETWORK_GBIT_S = TYPICAL_NETWORK_GBIT_S
 
 
 def network_words(
-    option: Option, offers: OfferTable, estimate: EstimateFn, bounds: HostBounds | None = None
+    option: Option,
+    offers: OfferTable,
+    estimate: EstimateFn,
+    bounds: HostBounds | None = None,
+    *,
+    service: bool = False,
 ) -> str:
     """The network between ``option``'s nodes its time assumes (fabric, rate, where each comes
     from) and its compute time over TCP at :data:`FALLBACK_NETWORK_GBIT_S`, in words; "" for one
-    node."""
-    if option.nodes < 2:
+    node, or a service (its replicas are independent servers, and its time is its calendar period)."""
+    if option.nodes < 2 or service:
         return ""
     gbps, kind, origin = _taken(option, bounds)
     head = _("network between the {nodes} nodes: {kind} at {gbps} Gbit/s per instance ({origin})").format(

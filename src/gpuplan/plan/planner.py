@@ -736,7 +736,7 @@ def plan_offers(
             model_split_misfits(cands, job),
             count_limits,
         ),
-        network=network_words(rec, offers, estimate, ctx.bounds),
+        network=network_words(rec, offers, estimate, ctx.bounds, service=job.calendar_months is not None),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),
