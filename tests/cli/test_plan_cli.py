@@ -72,6 +72,32 @@ def test_infeasible_constraints_explain_and_exit_1(env: dict[str, Path]) -> None
     assert "the cheapest" in r.stderr or "the fastest" in r.stderr
 
 
+def test_an_infeasible_plan_as_json_writes_a_document_that_says_why(env: dict[str, Path]) -> None:
+    # `plan --json > plan.json` had left an empty file: the document says why, stderr and the
+    # exit code as before.
+    r = _run(env, "--deadline", "1m", "--budget-usd", "0.01", "--json")
+    assert r.returncode == 1 and r.stderr.startswith("error: no option meets")
+    doc = json.loads(r.stdout)
+    assert doc["schema_version"] == 2 and doc["feasible"] == 0 and "recommended" not in doc
+    assert "error: " + doc["error"] == r.stderr.strip()
+    assert doc["workload"] == "bert-large-squad" and doc["excluded"]
+
+
+def test_a_plan_given_to_plan_is_told_to_deploy(env: dict[str, Path]) -> None:
+    r = _run(env, "--json", "--top", "1")
+    assert r.returncode == 0, r.stderr
+    planned = env["dir"] / "plan.json"
+    planned.write_text(r.stdout, encoding="utf-8")
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+           str(planned)]  # fmt: skip
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 1 and "unknown key" not in again.stderr
+    assert (
+        f"is a plan (gpuplan plan --json's output), not a workload: deploy it with `gpuplan deploy {planned}`"
+        in again.stderr
+    )
+
+
 def test_markdown_report_with_svg_chart_next_to_it(env: dict[str, Path]) -> None:
     out = env["dir"] / "plan.md"
     r = _run(env, "--out", str(out), "--top", "4")

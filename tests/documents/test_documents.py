@@ -44,6 +44,7 @@ def test_committed_schemas_are_current() -> None:
 def test_each_document_declares_its_schema_version() -> None:
     versions = {
         "plan": PLAN_SCHEMA_VERSION,
+        "plan-infeasible": PLAN_SCHEMA_VERSION,
         "estimate": ESTIMATE_SCHEMA_VERSION,
         "measure": MEASURE_SCHEMA_VERSION,
         "measure-recordings": MEASURE_SCHEMA_VERSION,

@@ -155,3 +155,25 @@ def test_a_config_that_is_not_json_names_model_hf_config_with_the_problem_apart(
     assert path == "model.hf_config"
     assert said == f"{file} is not valid JSON (Expecting property name enclosed in double quotes at line 1)"
     assert line == f"model.hf_config: {said}"  # the command line's, as before
+
+
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        (
+            {"schema_version": 2, "workload": {"name": "w"}, "recommended": {}},
+            "is a plan (gpuplan plan --json's output)",
+        ),
+        ({"schema_version": 2, "rows": []}, "is a JSON document gpuplan wrote (it has a schema_version)"),
+    ],
+)
+def test_a_document_gpuplan_wrote_is_not_read_as_a_workload_with_an_unknown_key(
+    tmp_path: Path, doc: dict[str, Any], words: str
+) -> None:
+    from gpuplan.errors import WorkloadError
+
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_yaml(path)
+    assert words in str(e.value) and "unknown key" not in str(e.value)

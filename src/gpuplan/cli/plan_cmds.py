@@ -352,7 +352,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     """Plan ``options.workload_file`` over the catalog at ``db`` and print (and write) the result."""
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import set_money
-    from gpuplan.plan import plan_workload
+    from gpuplan.plan import PlanInfeasibleError, plan_workload
     from gpuplan.plan.api import check_plan_constraints
     from gpuplan.workload import load_workload
 
@@ -385,17 +385,24 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
             check_plan_constraints(workload, overrides, store)
             prof = load_profile(workload, db, options.saved_profile, store=store)
             say(_("planning over the catalog…"))
-            plan = plan_workload(
-                workload,
-                prof,
-                store,
-                overrides=overrides,
-                top=options.top,
-                baseline=baseline,
-                unknown_costs=options.unknown_costs,
-                storage=options.storage,
-                egress_free_tier=options.egress_free_tier,
-            )
+            try:
+                plan = plan_workload(
+                    workload,
+                    prof,
+                    store,
+                    overrides=overrides,
+                    top=options.top,
+                    baseline=baseline,
+                    unknown_costs=options.unknown_costs,
+                    storage=options.storage,
+                    egress_free_tier=options.egress_free_tier,
+                )
+            except PlanInfeasibleError as e:
+                if options.as_json:
+                    # `plan --json > plan.json` gets a document that says why, not an empty file; the
+                    # line still goes to stderr and the exit code is still 1.
+                    _write_infeasible(e, workload.name)
+                raise
         finally:
             store.close()
 
@@ -413,6 +420,16 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     console().print(plan_view(plan))
     if out is not None:
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _write_infeasible(e: Any, name: str) -> None:
+    """The document ``plan --json`` prints where no option is feasible (``PlanInfeasibleDocument``)."""
+    from gpuplan.bounded import printable
+    from gpuplan.documents.plan import PlanInfeasibleDocument
+    from gpuplan.i18n.error_text import error_text
+
+    doc = PlanInfeasibleDocument(error=printable(error_text(e)), excluded=e.excluded, workload=name)
+    sys.stdout.write(doc.to_json())
 
 
 def _checked_baseline(store: Any, text: str) -> Any:

@@ -15,12 +15,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuplan.catalog.providers import PROVIDERS, facts
-from gpuplan.catalog.providers.base import RdmaNetwork
+from gpuplan.catalog.providers.base import GpuNetworkSetup, RdmaNetwork
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
-__all__ = ["Fabric", "fabric", "fabric_note", "fabric_warning", "rdma_network"]
+__all__ = [
+    "Fabric",
+    "NetworkToSetUp",
+    "fabric",
+    "fabric_note",
+    "fabric_warning",
+    "network_to_set_up",
+    "rdma_network",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +65,7 @@ def fabric(spec: LaunchSpec) -> Fabric | None:
     return Fabric(network=network, instance=vm, interfaces=network.interfaces[vm])
 
 
-def _assumed(spec: LaunchSpec, net: Fabric) -> str:
+def _assumed(spec: LaunchSpec, net: Fabric | NetworkToSetUp) -> str:
     """ "the plan's 9.8 h assume EFA between the nodes of p5.48xlarge" in the user's language."""
     if spec.job_time_h is not None:
         return _("the plan's time ({hours:.1f} h) assumes {fabric} between the {instance} nodes").format(
@@ -68,7 +76,7 @@ def _assumed(spec: LaunchSpec, net: Fabric) -> str:
     )
 
 
-def fallback(spec: LaunchSpec, net: Fabric) -> str:
+def fallback(spec: LaunchSpec, net: Fabric | NetworkToSetUp) -> str:
     """What happens without the network, and how to see the cost of it: one sentence."""
     return _(
         "without it NCCL falls back to TCP over the instance's ordinary network and the job takes longer "
@@ -77,12 +85,44 @@ def fallback(spec: LaunchSpec, net: Fabric) -> str:
     ).format(instance=net.instance, gpus=spec.total_gpus)
 
 
+@dataclass(frozen=True, kw_only=True)
+class NetworkToSetUp:
+    """A GPU network between a multi-node plan's instances that no target's files set up (Google
+    Cloud's GPUDirect-TCPX/TCPXO, Azure's InfiniBand)."""
+
+    network: GpuNetworkSetup
+    instance: str
+    """The instance type (a VM type name)."""
+
+
+def network_to_set_up(spec: LaunchSpec) -> NetworkToSetUp | None:
+    """The GPU network a multi-node ``spec``'s instance has that the launch must set up itself; None:
+    one node, no instance type, or none known."""
+    if spec.nodes < 2 or spec.provider is None or spec.provider not in PROVIDERS or not spec.instance_type:
+        return None
+    vm = vm_type(spec.instance_type)
+    for setup in facts(spec.provider).network_setups:
+        if vm in setup.instances:
+            return NetworkToSetUp(network=setup, instance=vm)
+    return None
+
+
 def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
     """A warning for stderr where ``target``'s files cannot turn on the network the plan assumed (or
     turn on only part of it), in the user's language; None where they do, or there is none."""
     net = fabric(spec)
     if net is None:
-        return None
+        setup = network_to_set_up(spec)
+        if setup is None:
+            return None
+        return _(
+            "{assumed}, which these files do not set up: it needs {needs} ({source}); {fallback}"
+        ).format(
+            assumed=_assumed(spec, setup),
+            needs=_(setup.network.needs),
+            source=setup.network.source,
+            fallback=fallback(spec, setup),
+        )
     if target == "k8s":
         return None  # the PyTorchJob requests the interfaces; its README names the device plugin
     if target == "skypilot":

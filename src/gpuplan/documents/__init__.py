@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
         PersonaDoc,
         PlanConstraintsDoc,
         PlanDocument,
+        PlanInfeasibleDocument,
         PlanOption,
         PlanWorkload,
         SpotDoc,
@@ -129,6 +130,7 @@ __all__ = [
     "PersonaDoc",
     "PlanConstraintsDoc",
     "PlanDocument",
+    "PlanInfeasibleDocument",
     "PlanOption",
     "PlanWorkload",
     "PriceChangesDocument",
@@ -178,6 +180,7 @@ _WHERE: dict[str, str] = {
     "PersonaDoc": "plan",
     "PlanConstraintsDoc": "plan",
     "PlanDocument": "plan",
+    "PlanInfeasibleDocument": "plan",
     "PlanOption": "plan",
     "PlanWorkload": "plan",
     "SHARE_SCHEMA_VERSION": "simulate",
@@ -202,6 +205,7 @@ _WHERE: dict[str, str] = {
 #: Every published document's model name, by the file name stem of its schema in docs/schemas/.
 _DOCUMENT_NAMES: dict[str, str] = {
     "plan": "PlanDocument",
+    "plan-infeasible": "PlanInfeasibleDocument",
     "estimate": "EstimateDocument",
     "measure": "MeasurementDocument",
     "measure-recordings": "RecordingsDocument",

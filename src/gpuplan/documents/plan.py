@@ -212,6 +212,9 @@ class PlanOption(Document):
     interconnect: str | None = None
     network_gbps: float | None = None
     """Network bandwidth per node, Gbit/s."""
+    network_kind: str | None = None
+    """The fabric between nodes as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
+    None when not stated. EFA, InfiniBand and RoCE must be set up at launch."""
     job_time_h: float | None = Field(default=None, ge=0)
     job_time_h_low: float | None = None
     job_time_h_high: float | None = None
@@ -458,6 +461,9 @@ class PlanDocument(Document):
     candidates: int = Field(ge=0)
     feasible: int = Field(ge=0)
     notes: list[str] = Field(default_factory=list)
+    network: str = ""
+    """The network between the recommended option's nodes its time assumes (fabric, rate, where
+    each comes from) and its time without it, in words; empty for one node."""
     decided_by_unknowns: str = ""
     """When unknown facts decided the winner: which option would rank first at their best case."""
     stale_after_days: int | None = None
@@ -465,6 +471,22 @@ class PlanDocument(Document):
     without_stale_prices: PlanWithoutStalePrices | None = None
     """The best option among prices known to be within the staleness limit, beside a recommended
     option whose price is not; None when the recommended price is known fresh."""
+
+
+class PlanInfeasibleDocument(Document):
+    """``gpuplan plan --json`` where no option meets the constraints: the reason, and the candidates
+    left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
+    ``recommended``: ``gpuplan deploy`` refuses it."""
+
+    schema_version: Literal[2] = 2
+    feasible: Literal[0] = 0
+    """No option is feasible."""
+    error: str
+    """Which constraint left no option, and what to change, in one line (the user's language)."""
+    excluded: dict[str, int] = Field(default_factory=dict)
+    """Candidates left out, counted by their first reason."""
+    workload: str
+    """The workload's name."""
 
 
 def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:

@@ -584,6 +584,9 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         ttft_p95_ms=workload.serving.ttft_p95_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
+        batch_size=workload.inputs.batch_size if workload.is_training else 0,
+        gradient_accumulation=workload.gradient_accumulation,
+        seq_len=workload.inputs.seq_len,
         served_tokens_per_hour=(
             workload.serving.billed_requests_per_s * workload.serving.prompt_tokens * 3600.0,
             workload.serving.billed_requests_per_s * workload.serving.output_tokens * 3600.0,

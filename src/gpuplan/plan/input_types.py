@@ -304,6 +304,12 @@ class JobFacts:
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     ttft_p95_ms: float | None = None
     """A service's p95 time-to-first-token target (``serving.ttft_p95_ms``; None: none)."""
+    batch_size: int = 0
+    """A training job's batch per GPU (``inputs.batch_size``), samples; 0: not a training job."""
+    gradient_accumulation: int = 1
+    """Micro-batches per optimizer step (``gradient_accumulation``)."""
+    seq_len: int | None = None
+    """Tokens per sample (``inputs.seq_len``); None: not a sequence workload."""
     weights_gb: float = 0.0
     """A service's model weights, one replica's (all its GPUs'), GB: stored on every instance's disk
     (priced as storage) and read back from it by the replacement of a reclaimed spot instance. For a

@@ -3,6 +3,8 @@ data movement and storage, the unknown-fact rule and the spot assumptions, in wo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpuplan.i18n import _
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan.candidates import ModelSplitMisfits
@@ -12,7 +14,7 @@ from gpuplan.plan.load_limit import LoadLimit
 from gpuplan.plan.result import Option
 from gpuplan.plan.spot import SpotRate, rates_shown
 
-__all__ = ["plan_notes"]
+__all__ = ["batch_note", "plan_notes"]
 
 
 def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
@@ -164,3 +166,40 @@ def _storage_note(job: JobFacts) -> str:
         if block
         else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
     ).format(n=job.checkpoints_kept)
+
+
+def batch_note(job: JobFacts, recommended: Option, others: Sequence[Option]) -> str:
+    """The recommended option's global batch (``batch_size`` is per GPU), and, where ``others`` run
+    on other GPU counts, that theirs differ and how to hold one; "" for a job that is not training.
+    A pretraining's recipe (learning rate, warm-up) is tuned to one global batch, so 8 and 64 GPUs at
+    the same ``batch_size`` are two different runs."""
+    if job.batch_size <= 0 or job.calendar_months is not None:
+        return ""
+    per_step = job.batch_size * job.gradient_accumulation
+    total = per_step * recommended.gpu_count
+    tokens = _(" ({tokens} tokens)").format(tokens=f"{total * job.seq_len:,}") if job.seq_len else ""
+    head = _(
+        "global batch of the recommended option: {batch} per GPU × {gpus} GPUs × gradient_accumulation "
+        "{accumulation} = {total} samples per optimizer step{tokens}"
+    ).format(
+        batch=job.batch_size,
+        gpus=recommended.gpu_count,
+        accumulation=job.gradient_accumulation,
+        total=f"{total:,}",
+        tokens=tokens,
+    )
+    counts = sorted({o.gpu_count for o in others} - {recommended.gpu_count})
+    if not counts:
+        return head
+    theirs = _(", ").join(_("{gpus} GPUs: {total}").format(gpus=n, total=f"{per_step * n:,}") for n in counts)
+    return _(
+        "{head}; batch_size is per GPU, so the options on other GPU counts train with other global "
+        "batches ({theirs}), a different recipe for a pretraining (learning rate, warm-up): to train "
+        "with {total} on any count, set gradient_accumulation so that GPUs × gradient_accumulation = "
+        "{product}"
+    ).format(
+        head=head,
+        theirs=theirs,
+        total=f"{total:,}",
+        product=f"{recommended.gpu_count * job.gradient_accumulation:,}",
+    )

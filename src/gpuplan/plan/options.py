@@ -523,4 +523,5 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),
+        network_kind=row.network_kind,
     )

@@ -31,7 +31,8 @@ from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
-from gpuplan.plan.notes import plan_notes
+from gpuplan.plan.network import network_words
+from gpuplan.plan.notes import batch_note, plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
     RESULTS_UNPRICED_FLAG,
@@ -41,6 +42,7 @@ from gpuplan.plan.options import (
     results_unpriced,
 )
 from gpuplan.plan.rank import (
+    FASTEST_TIME_SHARE,
     explain_winner,
     objective_order,
     pareto_mask,
@@ -654,6 +656,11 @@ def plan_offers(
     cheapest = _best_of(ctx, picks, None, Objective.COST)
     fastest = _best_of(ctx, picks, None, Objective.TIME)
     assert cheapest is not None and fastest is not None  # feasible is not empty
+    if job.calendar_months is None:
+        # A job: the cheapest of those within FASTEST_TIME_SHARE of the shortest time, not a
+        # minute saved at several times the cost (a service's time is its period on every option).
+        near = ctx.costs.time_h[picks] <= fastest.job_time_h * (1.0 + FASTEST_TIME_SHARE)
+        fastest = _best_of(ctx, picks, near, Objective.COST) or fastest
     o_feas = cands.offer[costs.idx[picks]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())
@@ -719,6 +726,7 @@ def plan_offers(
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),
                         _unpriced_note(ctx, feasible, ranked),
+                        batch_note(job, rec, (*ranked, *pareto)),
                     ],
                 ),
                 *_named_without_options(ctx, constraints),
@@ -728,6 +736,7 @@ def plan_offers(
             model_split_misfits(cands, job),
             count_limits,
         ),
+        network=network_words(rec, offers, estimate, ctx.bounds, service=job.calendar_months is not None),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),

@@ -193,6 +193,7 @@ class Option:
     pricing: str
     interconnect: str
     network_gbps: float | None
+    """Inter-node network of one instance as the catalog states it, Gbit/s; None when not stated."""
     job_time_h: float
     """Expected job time (for spot: including checkpoints, lost work and restarts), h."""
     job_time_h_low: float
@@ -259,6 +260,9 @@ class Option:
     none): the catalog's judgement (:func:`gpuplan.catalog.dates.price_age`)."""
     service: ServiceFigures | None = None
     """A service: its replicas, capacity and p95 latency at the load; None for a job."""
+    network_kind: str = ""
+    """Inter-node fabric as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``); "" when
+    not stated."""
 
     @property
     def gpu_count(self) -> int:
@@ -330,6 +334,9 @@ class Plan:
     feasible: int
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Assumptions and data caveats that apply to the whole plan."""
+    network: str = ""
+    """The network between the recommended option's nodes its time assumes (fabric, rate, where each
+    comes from) and its time without it, in words; "" for one node."""
     decided_by_unknowns: str = ""
     """In words, when unknown facts decided the winner: which option would rank first with them at
     their best case, and which facts those are; empty when no unknown changes the winner."""

@@ -50,6 +50,7 @@ def option_json(o: Option) -> PlanOption:
         pricing=PricingModel(o.pricing),
         interconnect=o.interconnect or None,
         network_gbps=o.network_gbps,
+        network_kind=o.network_kind or None,
         job_time_h=o.job_time_h,
         job_time_h_low=o.job_time_h_low,
         job_time_h_high=o.job_time_h_high,
@@ -186,6 +187,7 @@ def plan_json(
         candidates=plan.candidates,
         feasible=plan.feasible,
         notes=list(plan.notes),
+        network=plan.network,
         decided_by_unknowns=plan.decided_by_unknowns,
         stale_after_days=plan.stale_after_days,
         without_stale_prices=None

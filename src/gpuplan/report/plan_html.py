@@ -217,6 +217,8 @@ def _summary_lines(plan: Plan) -> list[str]:
     if plan.decided_by_unknowns:
         lines.append(plan.decided_by_unknowns)
     lines += [_("why: {reason}").format(reason=w) for w in plan.why]
+    if plan.network:
+        lines.append(plan.network)
     if plan.baseline is not None and plan.savings_vs_baseline_pct is not None:
         what = _("{option} ({cost}, {time})").format(
             option=plan.baseline.label,

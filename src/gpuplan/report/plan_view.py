@@ -370,6 +370,8 @@ def _recommended(plan: Plan) -> list[Any]:
     if plan.decided_by_unknowns:
         lines.append(Text("  " + plan.decided_by_unknowns, style="bold yellow"))
     lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
+    if plan.network:
+        lines.append(Text("  " + plan.network, style="yellow"))
     lines += [Text("  " + _("assumed: {what}").format(what=a), style="yellow") for a in rec.assumptions]
     return lines
 

@@ -973,6 +973,7 @@ class Workload(Spec):
                 path=p,
                 type=type(data).__name__,
             )
+        _refuse_document(data, p)
         _refuse_bare_deadline(data, p)
         # Relative paths in a file mean relative to that file, wherever it is run from.
         return cls.from_dict(confine_model(data, file=p, folder=folder), source=str(p))
@@ -1047,6 +1048,26 @@ def utilization_percent(value: float) -> float:
 def _refused(template: str, /, **fields: object) -> ValueError:
     """A validator's refusal, its words kept as a Phrase so that the line reads in the user's language."""
     return ValueError(Phrase(template, **fields))
+
+
+def _refuse_document(data: dict[str, Any], path: Path) -> None:
+    """A JSON document gpuplan wrote (it has a ``schema_version``, which no workload has) given where a
+    workload goes: said for what it is, rather than as a workload with an unknown key. A plan is
+    what ``gpuplan deploy`` reads."""
+    if "schema_version" not in data:
+        return
+    if "recommended" in data and "workload" in data:
+        raise WorkloadError.worded(
+            N_(
+                "{path} is a plan (gpuplan plan --json's output), not a workload: deploy it with "
+                "`gpuplan deploy {path}`, or give the workload file it was planned from"
+            ),
+            path=path,
+        )
+    raise WorkloadError.worded(
+        N_("{path} is a JSON document gpuplan wrote (it has a schema_version), not a workload file"),
+        path=path,
+    )
 
 
 def _refuse_bare_deadline(data: dict[str, Any], path: Path) -> None:

@@ -14,6 +14,7 @@ from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    GpuNetworkSetup,
     NodeLabels,
     OfferTerms,
     ProviderFacts,
@@ -88,6 +89,33 @@ FACTS = ProviderFacts(
     regions_source="Azure geographies, https://learn.microsoft.com/azure/reliability/regions-list "
     "(armRegionName and location as published; read 2026-12-01)",
     kubernetes="AKS",
+    # The ND sizes' GPU-to-GPU bandwidth (the catalog's rows) is InfiniBand, which the VM reaches
+    # only through its OFED drivers: Azure's InfiniBand driver extension "installs InfiniBand OFED
+    # drivers on InfiniBand and SR-IOV-enabled ('r' sizes) HB-series and N-series VMs running Linux"
+    # (Microsoft Learn, "InfiniBand Driver Extension for Linux"); Azure's HPC VM images ship them with
+    # the InfiniBand MPI stacks (Azure/azhpc-images: "Mellanox OFED", "Popular InfiniBand based MPI
+    # Libraries"); "ND MI300X v5-series": "Infiniband: Supported, GPUDirect RDMA, 8x400 Gigabit NDR".
+    network_setups=(
+        GpuNetworkSetup(
+            name="InfiniBand",
+            instances=frozenset(
+                {
+                    "Standard_ND96asr_v4",
+                    "Standard_ND96amsr_A100_v4",
+                    "Standard_ND96isr_H100_v5",
+                    "Standard_ND96isr_H200_v5",
+                    "Standard_ND96isr_MI300X_v5",
+                }
+            ),
+            needs=N_(
+                "the InfiniBand (OFED) drivers of its InfiniBand-enabled ('r') size in the image: "
+                "Azure's HPC VM images hold them, or the InfiniBandDriverLinux VM extension installs them"
+            ),
+            source="Microsoft Learn, 'InfiniBand Driver Extension for Linux', "
+            "https://learn.microsoft.com/azure/virtual-machines/extensions/hpc-compute-infiniband-linux; "
+            "Azure HPC VM images, https://github.com/Azure/azhpc-images",
+        ),
+    ),
     shared_storage=SharedStorage(service="Azure Files", csi_driver="file.csi.azure.com"),
     node_labels=NodeLabels(
         source="AKS docs: spot node pools carry the label and taint "

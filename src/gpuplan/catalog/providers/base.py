@@ -22,6 +22,7 @@ __all__ = [
     "Credentials",
     "FetchResult",
     "Fetcher",
+    "GpuNetworkSetup",
     "MissingCredentialsError",
     "NodeLabels",
     "OfferTerms",
@@ -187,6 +188,24 @@ class RdmaNetwork:
 
 
 @dataclass(frozen=True, kw_only=True)
+class GpuNetworkSetup:
+    """A GPU-to-GPU network between instances that the catalog's network speed of those instances
+    assumes, that a launch must set up, and that gpuplan's launch files do not (they turn on only an
+    :class:`RdmaNetwork`): Google Cloud's GPUDirect-TCPX/TCPXO on A3, Azure's InfiniBand on the ND
+    sizes. Without it NCCL talks TCP over the instance's ordinary network; ``gpuplan deploy`` warns of
+    a multi-node plan on one of ``instances`` with what it needs."""
+
+    name: str
+    """What the provider calls it (``GPUDirect-TCPXO``, ``InfiniBand``)."""
+    instances: frozenset[str]
+    """The instance types that have it."""
+    needs: str
+    """What a launch needs for it, in words (a catalog message, translated where shown)."""
+    source: str
+    """The provider's documentation the needs are from (title and URL)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
@@ -224,6 +243,8 @@ class ProviderFacts:
     block volume; None: none known."""
     rdma: RdmaNetwork | None = None
     """Its RDMA network between GPU instances, where it has one a launch must turn on."""
+    network_setups: tuple[GpuNetworkSetup, ...] = ()
+    """GPU networks between its instances that a launch must set up and gpuplan's files do not."""
     skypilot_cloud: str | None = None
     """SkyPilot's name for this cloud (``resources.infra: <cloud>/<region>``), one of SkyPilot's
     ``ALL_CLOUDS``; None where SkyPilot cannot launch on it: the skypilot deploy target then refuses

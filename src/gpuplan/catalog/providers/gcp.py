@@ -17,6 +17,7 @@ from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    GpuNetworkSetup,
     MissingCredentialsError,
     NodeLabels,
     OfferTerms,
@@ -100,6 +101,41 @@ FACTS = ProviderFacts(
     regions_source="Google Cloud 'Regions and zones', https://cloud.google.com/compute/docs/regions-zones "
     "(read 2026-12-01)",
     kubernetes="GKE",
+    # A3 Mega and A3 High carry their GPU-to-GPU bandwidth (1,800 and 1,000 Gbps, the catalog's rows)
+    # on extra NICs that only Google's GPUDirect transports use: "A3 Mega … 1,800 Gbps
+    # GPUDirect-TCPXO; A3 High … 1,000 Gbps GPUDirect-TCPX" (Google Cloud, "Networking and GPU
+    # machines"). The NIC and VPC counts and the plugin are those of Google's own NCCL test
+    # manifests (GoogleCloudPlatform/container-engine-accelerators, gpudirect-tcpxo/ and
+    # gpudirect-tcpx/nccl-test-latest.yaml: pods on eth1–eth8 over vpc1–vpc8, and eth1–eth4 over
+    # vpc1–vpc4 beside a tcpx-daemon; gpudirect-tcpxo/nccl-tcpxo-installer.yaml installs the plugin).
+    network_setups=(
+        GpuNetworkSetup(
+            name="GPUDirect-TCPXO",
+            instances=frozenset({"a3-megagpu-8g"}),
+            needs=N_(
+                "eight extra VPC networks, one for each GPU NIC beside the default one, attached when the "
+                "VMs are created, and Google's GPUDirect-TCPXO NCCL plugin in the job's image (on GKE its "
+                "nccl-tcpxo-installer DaemonSet)"
+            ),
+            source="Google Cloud, 'Networking and GPU machines', "
+            "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth; 'Run NCCL on custom GKE "
+            "clusters that use A3 Mega or A3 High', "
+            "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a3-mega-high",
+        ),
+        GpuNetworkSetup(
+            name="GPUDirect-TCPX",
+            instances=frozenset({"a3-highgpu-8g"}),
+            needs=N_(
+                "four extra VPC networks, one for each GPU NIC beside the default one, attached when the "
+                "VMs are created, Google's GPUDirect-TCPX NCCL plugin in the job's image and its "
+                "receive-data-path manager (tcpgpudmarxd) running beside the job"
+            ),
+            source="Google Cloud, 'Networking and GPU machines', "
+            "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth; 'Run NCCL on custom GKE "
+            "clusters that use A3 Mega or A3 High', "
+            "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a3-mega-high",
+        ),
+    ),
     shared_storage=SharedStorage(service="Filestore", csi_driver="filestore.csi.storage.gke.io"),
     node_labels=NodeLabels(
         source='GKE docs: cloud.google.com/gke-spot: "true" and cloud.google.com/gke-accelerator labels; '

@@ -1,0 +1,110 @@
+"""A multi-node plan says the network between nodes its time assumes, where that comes from, and
+the time over TCP where the fabric is not set up; the JSON document carries the fabric's kind."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from plan_helpers import GPU_HOURS, aws_costs, offer
+
+from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
+from gpuplan.plan.network import FALLBACK_NETWORK_GBIT_S
+from gpuplan.plan.result import Plan
+from gpuplan.units import format_hours
+
+JOB = JobFacts(dataset_gb=0, checkpoint_gb=0, data_location=("aws", "us-east-1"))
+
+
+def _estimate(key: EstimateKey) -> EstimateRow:
+    """GPU-hours over the GPUs, a tenth longer for each node past the first; 1.5 times as long over
+    TCP at 100 Gbit/s or less across nodes."""
+    t = GPU_HOURS[key.gpu] / (key.gpus_per_node * key.nodes) * (1.0 + 0.1 * (key.nodes - 1))
+    slow = key.nodes > 1 and key.network_kind == "TCP" and (key.network_gbps or 0) <= 100
+    t *= 1.5 if slow else 1.0
+    return EstimateRow(fits=True, job_time_h=t, job_time_h_low=0.9 * t, job_time_h_high=1.1 * t)
+
+
+def _plan(deadline_h: float | None, **kw: object) -> Plan:
+    facts: dict[str, object] = {
+        "instance_type": "p5en.48xlarge",
+        "network_gbps": 3200.0,
+        "network_kind": "EFA",
+        **kw,
+    }
+    row = offer(**facts)
+    return plan_offers(
+        OfferTable.from_rows([row]),
+        CostFacts([aws_costs()]),
+        JOB,
+        _estimate,
+        Constraints(deadline_h=deadline_h, max_nodes=4),
+    )
+
+
+def test_a_multi_node_plan_names_the_fabric_its_source_and_the_time_over_tcp() -> None:
+    # 8 GPU-hours: 1 h on one node of 8, 0.55 h on two, 0.4 h on three, 0.325 h on four: a 0.35 h
+    # deadline takes four.
+    plan = _plan(0.35)
+    rec = plan.recommended
+    assert rec.nodes == 4
+    words = plan.network
+    assert "EFA at 3,200 Gbit/s" in words and "the catalog's instance row for p5en.48xlarge" in words
+    # over TCP at 100 Gbit/s the toy estimator takes 1.5 times as long: 0.4875 h against 0.325 h
+    slow, fast = format_hours(0.4875), format_hours(0.325)
+    assert f"at {FALLBACK_NETWORK_GBIT_S:g} Gbit/s the compute takes {slow} instead of {fast}" in words
+    assert "--instance p5en.48xlarge -n 32 --network-kind tcp --network-gbps 100" in words
+
+
+def test_the_json_document_carries_the_network_kind_and_words() -> None:
+    from gpuplan.report.plan import plan_json
+
+    plan = _plan(0.35)
+    doc = plan_json(plan, workload={"name": "w", "task": "train"})
+    assert doc.recommended.network_kind == "EFA" and doc.recommended.network_gbps == 3200.0
+    assert doc.network == plan.network and "EFA" in doc.network
+
+
+def test_one_node_says_no_network() -> None:
+    plan = _plan(None)
+    assert plan.recommended.nodes == 1 and plan.network == ""
+
+
+def test_an_unknown_network_is_said_to_be_an_assumption() -> None:
+    plan = _plan(0.9, network_gbps=None, network_kind="")
+    assert plan.recommended.nodes > 1
+    assert "an assumption" in plan.network and "TCP" in plan.network
+
+
+def test_the_text_and_the_report_show_it() -> None:
+    from gpuplan.report.plan_html import plan_markdown
+
+    plan = _plan(0.35)
+    assert plan.network in plan_markdown(plan, "t", "c.svg").replace("\\`", "`")
+    plain = replace(plan, network="")
+    assert "network between" not in plan_markdown(plain, "t", "c.svg")
+
+
+def test_a_gcp_a3_mega_plan_names_gpudirect_tcpxo() -> None:
+    # The catalog's row of a3-megagpu-8g says TCP at 1,800 Gbit/s: Google's GPUDirect-TCPXO.
+    plan = _plan(
+        0.35,
+        provider="gcp",
+        region="us-central1",
+        instance_type="a3-megagpu-8g",
+        network_gbps=1800.0,
+        network_kind="TCP",
+    )
+    assert plan.recommended.nodes == 4
+    assert "GPUDirect-TCPXO over TCP at 1,800 Gbit/s" in plan.network
+
+
+def test_a_service_says_no_network() -> None:
+    # A service's replicas are independent servers and its time is its calendar period.
+    from gpuplan.plan.network import network_words
+
+    plan = _plan(0.35)
+    table = OfferTable.from_rows(
+        [offer(instance_type="p5en.48xlarge", network_gbps=3200.0, network_kind="EFA")]
+    )
+    assert network_words(plan.recommended, table, _estimate) != ""
+    assert network_words(plan.recommended, table, _estimate, service=True) == ""
