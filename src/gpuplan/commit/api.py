@@ -230,7 +230,7 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                 for key, o in schedule.hourly_used.items()
                 if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
             }
-            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.offer.gpu == d.gpu}
+            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool}
             for r in d.run_data:
                 if (r.provider, r.region) in used:
                     notes += [

@@ -46,9 +46,11 @@ __all__ = [
     "DataCopyChoice",
     "DataRate",
     "Demand",
+    "HostNeed",
     "MissingPrice",
     "MonthCost",
     "Peak",
+    "Pool",
     "PricedOffer",
     "RunData",
     "Schedule",
@@ -101,6 +103,12 @@ class PricedOffer:
     that price's day; "" when the offer's own price is used."""
     own_usd_per_unit_hour: float | None = None
     """With ``floor_as_of``: the offer's own, undated price (the best case), USD per instance-hour."""
+    vcpus: float | None = None
+    """vCPUs of one instance; None: not in the catalog."""
+    memory_gib: float | None = None
+    """RAM of one instance, GiB; None: not in the catalog."""
+    interconnect: str | None = None
+    """The GPU link inside one instance as the catalog writes it; None: not in the catalog."""
 
     @property
     def usd_per_unit_month(self) -> float:
@@ -261,6 +269,106 @@ def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCo
 
 
 @dataclass(frozen=True, kw_only=True)
+class HostNeed:
+    """The instances a planner-sized demand's hours hold on: those of the instance type its run
+    was sized on, and where its run (a service: each replica) fits in one node, others at least as
+    able to run it.
+
+    The planner's run time rests on the instance it chose: a run over several nodes on its network
+    between them (another instance type of the same GPU may have a slower one, or one the catalog
+    does not know, which the planner ranks at its slow end); a run in one node on its GPUs there,
+    the link between them where it has several, and for a job the vCPUs and RAM that feed them
+    (``perf.workload_request.host_pipeline``: vCPUs decode images, RAM caches a dataset read more
+    than once). Unknown is never the best case: an instance whose figure is not known is not taken
+    to be as able, and where the sized instance's is not known, no other is known to match it."""
+
+    instance_type: str
+    """The instance type the planner sized the run on: always allowed."""
+    one_node: bool
+    """The run (a service: each replica) fits in one node: another instance type holding
+    ``gpus_per_node`` GPUs or more may serve it. False: only ``instance_type`` (a run over several
+    nodes, timed on its network)."""
+    gpus_per_node: float = 1.0
+    """With ``one_node``: the GPUs one instance must hold (the run's; a service: a replica's)."""
+    interconnect: str | None = None
+    """With ``one_node`` and more than one GPU per node: the sized instance's GPU link as the
+    catalog writes it, which another instance's must be (known, the same words); None: not known."""
+    vcpus: float | None = None
+    """With ``host_bound``: the least vCPUs another instance needs (the sized one's); None: not known."""
+    memory_gib: float | None = None
+    """With ``host_bound``: the least RAM another instance needs, GiB (the sized one's); None: not known."""
+    host_bound: bool = False
+    """The run's time depends on the host's vCPUs and RAM (a job; a service's requests arrive
+    decoded): another instance must have both known and no fewer."""
+
+    def allows(self, offer: PricedOffer) -> bool:
+        """Whether the run's hours hold on ``offer``'s instance."""
+        if offer.instance_type == self.instance_type:
+            return True
+        if not self.others or offer.gpus_per_unit < self.gpus_per_node:
+            return False
+        if (
+            self.linked
+            and (offer.interconnect or "").strip().lower() != (self.interconnect or "").strip().lower()
+        ):
+            return False
+        return not self.host_bound or (
+            _at_least(offer.vcpus, self.vcpus) and _at_least(offer.memory_gib, self.memory_gib)
+        )
+
+    @property
+    def linked(self) -> bool:
+        """Whether the run's GPUs in one node talk over a link another instance must share."""
+        return self.gpus_per_node > 1
+
+    @property
+    def others(self) -> bool:
+        """Whether any other instance type may serve the run: it fits in one node, and the sized
+        instance's figures the rule compares are known."""
+        if not self.one_node or (self.linked and not self.interconnect):
+            return False
+        return not self.host_bound or (self.vcpus is not None and self.memory_gib is not None)
+
+    @property
+    def said(self) -> str:
+        """The rule in words, in the current language."""
+        from gpuplan.i18n import _
+
+        if not self.others:
+            return _("priced on {instance}, the instance its hours were sized on").format(
+                instance=self.instance_type
+            )
+        if self.linked and self.host_bound:
+            words = _(
+                "priced on {instance}, the instance its hours were sized on, or one holding {gpus:g} GPUs "
+                "in one node linked by {link}, with vCPUs and RAM known and no fewer"
+            )
+        elif self.linked:
+            words = _(
+                "priced on {instance}, the instance its hours were sized on, or one holding {gpus:g} GPUs "
+                "in one node linked by {link}"
+            )
+        elif self.host_bound:
+            words = _(
+                "priced on {instance}, the instance its hours were sized on, or one holding its GPU with "
+                "vCPUs and RAM known and no fewer"
+            )
+        else:
+            words = _("priced on {instance}, the instance its hours were sized on, or any holding its GPU")
+        return words.format(instance=self.instance_type, gpus=self.gpus_per_node, link=self.interconnect)
+
+
+def _at_least(value: float | None, least: float | None) -> bool:
+    """A known ``value`` no lower than a known ``least``; an unknown either way is not."""
+    return value is not None and least is not None and value >= least
+
+
+#: The capacity a demand draws on: its GPU type and the instances its hours hold on (None: any
+#: of that GPU type). See :attr:`Demand.pool`.
+Pool = tuple[str, HostNeed | None]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Demand:
     """GPU-hours needed per month on one GPU type."""
 
@@ -299,6 +407,19 @@ class Demand:
     gpu_hours_per_run: float = 0.0
     """GPU-hours of one run (its GPUs × its hours, without spot overhead): a run's data costs are
     spread over these; used with ``run_data``."""
+    host: HostNeed | None = None
+    """A planner-sized demand: the instances its hours hold on (:class:`HostNeed`). None: any
+    instance of its GPU type (a direct demand names a GPU, not an instance)."""
+
+    @property
+    def pool(self) -> Pool:
+        """The capacity it draws on: its GPU type, and the instances its hours hold on. Demands of
+        one pool share committed GPUs; a committed GPU of another pool never serves it."""
+        return (self.gpu, self.host)
+
+    def allows(self, offer: PricedOffer) -> bool:
+        """Whether ``offer`` may serve this demand: its GPU type, on an instance its hours hold on."""
+        return offer.gpu == self.gpu and (self.host is None or self.host.allows(offer))
 
     def data_usd_per_gpu_hour(self, provider: str, region: str, overhead: float = 1.0) -> float | None:
         """What a useful GPU-hour of this demand pays besides GPU time when placed in
@@ -435,6 +556,15 @@ class TcoProblem:
         """The GPU types demanded, in first-seen order."""
         return tuple(dict.fromkeys(d.gpu for d in self.demands))
 
+    def pools(self) -> tuple[Pool, ...]:
+        """The pools of capacity demanded (:attr:`Demand.pool`), in first-seen order."""
+        return tuple(dict.fromkeys(d.pool for d in self.demands))
+
+    def pool_offers(self, pool: Pool) -> tuple[PricedOffer, ...]:
+        """The offers that may serve the demands of ``pool``."""
+        gpu, host = pool
+        return tuple(o for o in self.offers if o.gpu == gpu and (host is None or host.allows(o)))
+
     def billed_months(self, offer: PricedOffer, start: int) -> int:
         """Months of a term starting at ``start`` that are paid under :attr:`past_horizon`."""
         if self.past_horizon == "full":
@@ -452,6 +582,13 @@ class Commitment:
     """Index into the horizon (0 = its first month)."""
     cost_usd: float
     """What these units cost over their term (as billed under the past-horizon rule)."""
+    host: HostNeed | None = None
+    """The instances of the pool it was bought for (:attr:`Demand.pool`): it serves the demands of
+    ``(offer.gpu, host)`` only; None: those of its GPU type with no host need."""
+
+    @property
+    def pool(self) -> Pool:
+        return (self.offer.gpu, self.host)
 
     @property
     def term_months(self) -> int:
