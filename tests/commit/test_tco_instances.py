@@ -4,6 +4,7 @@ A cheaper instance of the same GPU whose network (or host) is not known never pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -13,7 +14,7 @@ from gpuplan.commit.adapters import _host_need
 from gpuplan.commit.model import HostNeed
 
 #: A 24-GPU run sized by the plan on three 8-GPU "sized8" instances (their network known).
-MULTI = HostNeed(instance_type="sized8", one_node=False)
+MULTI = HostNeed(provider="p", instance_type="sized8", one_node=False)
 
 
 def _offer(
@@ -89,7 +90,7 @@ def test_a_one_node_run_uses_any_instance_that_holds_it() -> None:
     # A 4-GPU run in one node (no host bound: a service's replica): "other8" (8 GPUs, $1 a GPU-h;
     # the run pays for the whole instance, 2 × $1 = $2 a GPU-h used) and "other4" ($1.20) hold it;
     # "small2" (2 GPUs, $0.50) splits it over two nodes and is not used.
-    host = HostNeed(instance_type="sized4", one_node=True, gpus_per_node=4, interconnect="PCIe")
+    host = HostNeed(provider="p", instance_type="sized4", one_node=True, gpus_per_node=4, interconnect="PCIe")
     offers = (
         _offer("sized4", 4, 1.50, interconnect="PCIe"),
         _offer("other4", 4, 1.20, interconnect="pcie"),
@@ -139,6 +140,7 @@ def test_a_commitment_for_one_pool_does_not_serve_another() -> None:
 )
 def test_a_one_node_job_needs_a_host_known_to_be_as_able(offer_kw: dict[str, object], allowed: bool) -> None:
     host = HostNeed(
+        provider="p",
         instance_type="sized4",
         one_node=True,
         gpus_per_node=4,
@@ -156,7 +158,13 @@ def test_a_one_node_job_needs_a_host_known_to_be_as_able(offer_kw: dict[str, obj
 
 def test_where_the_sized_instances_host_is_not_known_no_other_is_known_to_match_it() -> None:
     host = HostNeed(
-        instance_type="sized1", one_node=True, gpus_per_node=1, vcpus=None, memory_gib=8, host_bound=True
+        provider="p",
+        instance_type="sized1",
+        one_node=True,
+        gpus_per_node=1,
+        vcpus=None,
+        memory_gib=8,
+        host_bound=True,
     )
     assert not host.allows(_offer("other1", 1, 1.0, vcpus=64.0, memory_gib=512.0))
     assert host.said == "priced on sized1, the instance its hours were sized on"
@@ -192,10 +200,11 @@ def test_the_host_need_follows_the_plans_option() -> None:
     store = _Store(*rows)
     # a job over three nodes: its instance type only
     multi = _host_need(store, _option(nodes=3, gpu_count=12), serving=False)  # type: ignore[arg-type]
-    assert multi == HostNeed(instance_type="sized4", one_node=False)
+    assert multi == HostNeed(provider="p", instance_type="sized4", one_node=False)
     # a job in one node: its GPUs, link, and the lowest vCPUs and RAM its rows list
     one = _host_need(store, _option(), serving=False)  # type: ignore[arg-type]
     assert one == HostNeed(
+        provider="p",
         instance_type="sized4",
         one_node=True,
         gpus_per_node=4,
@@ -230,3 +239,10 @@ def test_a_commitment_price_on_another_instance_leaves_the_runs_saving_unknown()
     missing = missing_prices((), usage, (_run(MULTI, months=1),), offers)
     assert [(m.pricing, m.gpu) for m in missing] == [("monthly", "G")]
     assert missing_prices((), usage, (_run(None, months=1),), offers) == ()
+
+
+def test_the_sized_instance_is_its_providers_in_any_of_its_regions() -> None:
+    sized = _offer("sized8", 8, 1.0)
+    assert MULTI.allows(replace(sized, region="near"))
+    # a name of another provider's is another machine (a marketplace's "8x-gpu" is not a cloud's)
+    assert not MULTI.allows(replace(sized, provider="q"))

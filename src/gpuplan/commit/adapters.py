@@ -380,7 +380,7 @@ def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
     replica = best.service.replica_gpus if serving and best.service is not None else None
     spans_nodes = best.nodes > 1 if replica is None else replica > best.gpus_per_node
     if spans_nodes:
-        return HostNeed(instance_type=best.instance_type, one_node=False)
+        return HostNeed(provider=best.provider, instance_type=best.instance_type, one_node=False)
     rows = [
         p
         for p in store.offers(include_unpriced=False)
@@ -388,6 +388,7 @@ def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
     ]
     links = {p.interconnect for p in rows}
     return HostNeed(
+        provider=best.provider,
         instance_type=best.instance_type,
         one_node=True,
         gpus_per_node=float(replica if replica is not None else best.gpu_count),

@@ -15,11 +15,13 @@ Variables, for a horizon of H months:
   paid whole when the schedule is priced) × the slice's hours; absent when the demand has neither.
   The demands of one price in a slice share one variable, bounded by their GPUs together.
 
-Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of
-the slice`` (GPUs at once: a committed GPU serves one GPU-hour per hour, so committed GPUs idle in
-another slice do not count here). The slices' hours × loads add up to the month's GPU-hours, so
-the month's GPU-hours are covered too. Hourly capacity counts only up to each demand's own GPUs, at
-its own price: a 1-GPU run's hours cannot be bought at an 8-GPU run's price per GPU-hour.
+Per pool (``Demand.pool``: a GPU type, on the instances its demands' hours hold on, e.g. only the
+instance type a multi-node run was sized on), month m and slice k: ``Σ c[j, s] · gpus_j (j active
+in m) + Σ y[d, m, k] ≥ load of the slice`` (GPUs at once: a committed GPU serves one GPU-hour per
+hour, so committed GPUs idle in another slice do not count here); only the pool's offers enter it.
+The slices' hours × loads add up to the month's GPU-hours, so the month's GPU-hours are covered
+too. Hourly capacity counts only up to each demand's own GPUs, at its own price: a 1-GPU run's
+hours cannot be bought at an 8-GPU run's price per GPU-hour.
 
 Reductions keep it small and stay exact, each by a dominance argument:
 

@@ -3,7 +3,11 @@
 How capacity meets demand (the modelling decision every number here rests on):
 
 - Time is counted in months of :data:`~gpuplan.units.HOURS_PER_MONTH` (730 h) each; demand is
-  GPU-hours per month per GPU type.
+  GPU-hours per month per GPU type, on the instances its hours hold on (``HostNeed``: a
+  planner-sized run's hours were timed on one instance; a cheaper one of the same GPU with a
+  network or host not known does not deliver them). Demands of one GPU type and one such set of
+  instances form a pool (``Demand.pool``) whose committed GPUs they share; a unit bought for one
+  pool does not serve another's demands (the conservative bound where the two could share it).
 - A committed unit (one instance under a monthly subscription or a reserved term) is there for
   every hour of every month of its term, so it supplies ``gpus_per_unit × 730`` GPU-hours in each
   of those months, used or not.
@@ -282,8 +286,12 @@ class HostNeed:
     than once). Unknown is never the best case: an instance whose figure is not known is not taken
     to be as able, and where the sized instance's is not known, no other is known to match it."""
 
+    provider: str
+    """Who sells it: an instance type's name is its provider's (another's of the same name is
+    another machine)."""
     instance_type: str
-    """The instance type the planner sized the run on: always allowed."""
+    """The instance type the planner sized the run on: always allowed, in any of its provider's
+    regions."""
     one_node: bool
     """The run (a service: each replica) fits in one node: another instance type holding
     ``gpus_per_node`` GPUs or more may serve it. False: only ``instance_type`` (a run over several
@@ -303,7 +311,7 @@ class HostNeed:
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
-        if offer.instance_type == self.instance_type:
+        if offer.provider == self.provider and offer.instance_type == self.instance_type:
             return True
         if not self.others or offer.gpus_per_unit < self.gpus_per_node:
             return False
