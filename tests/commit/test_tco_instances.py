@@ -13,8 +13,28 @@ from gpuplan.commit import Demand, PricedOffer, TcoProblem, optimise
 from gpuplan.commit.adapters import _host_need
 from gpuplan.commit.model import HostNeed
 
-#: A 24-GPU run sized by the plan on three 8-GPU "sized8" instances (their network known).
-MULTI = HostNeed(provider="p", instance_type="sized8", one_node=False)
+#: A 24-GPU job sized by the plan on three 8-GPU "sized8" instances: NVLink inside, 32 Gbit/s TCP
+#: between them, 96 vCPUs and 736 GiB of RAM each.
+MULTI = HostNeed(
+    provider="p",
+    instance_type="sized8",
+    one_node=False,
+    gpus_per_node=8,
+    interconnect="NVLink",
+    network_gbps=32,
+    network_kind="TCP",
+    vcpus=96,
+    memory_gib=736,
+    host_bound=True,
+)
+#: What the catalog says of an instance as able as sized8.
+AS_ABLE = {
+    "interconnect": "NVLink",
+    "network_gbps": 32.0,
+    "network_kind": "TCP",
+    "vcpus": 96.0,
+    "memory_gib": 736.0,
+}
 
 
 def _offer(
@@ -194,32 +214,49 @@ class _Store:
 
 def test_the_host_need_follows_the_plans_option() -> None:
     rows = (
-        {"vcpus": 32.0, "memory_gib": 188.0, "interconnect": "PCIe"},
-        {"vcpus": 32.0, "memory_gib": 180.0, "interconnect": "PCIe"},
+        {
+            "vcpus": 32.0,
+            "memory_gib": 188.0,
+            "interconnect": "PCIe",
+            "network_gbps": 25.0,
+            "network_kind": "TCP",
+        },
+        {
+            "vcpus": 32.0,
+            "memory_gib": 180.0,
+            "interconnect": "PCIe",
+            "network_gbps": 20.0,
+            "network_kind": "TCP",
+        },
     )
     store = _Store(*rows)
-    # a job over three nodes: its instance type only
+    # a job over three nodes: its GPUs per node, link, the slowest network its rows list, and its host
     multi = _host_need(store, _option(nodes=3, gpu_count=12), serving=False)  # type: ignore[arg-type]
-    assert multi == HostNeed(provider="p", instance_type="sized4", one_node=False)
-    # a job in one node: its GPUs, link, and the lowest vCPUs and RAM its rows list
-    one = _host_need(store, _option(), serving=False)  # type: ignore[arg-type]
-    assert one == HostNeed(
+    assert multi == HostNeed(
         provider="p",
         instance_type="sized4",
-        one_node=True,
+        one_node=False,
         gpus_per_node=4,
         interconnect="PCIe",
+        network_gbps=20,
+        network_kind="TCP",
         vcpus=32,
         memory_gib=180,
         host_bound=True,
     )
+    # a job in one node: its GPUs, link, and the lowest vCPUs and RAM its rows list
+    one = _host_need(store, _option(), serving=False)  # type: ignore[arg-type]
+    assert one == replace(multi, one_node=True)
+    # rows that differ in their link: not known which the run would get
+    mixed = _Store(rows[0], {**rows[1], "interconnect": "NVLink"})
+    assert _host_need(mixed, _option(), serving=False).interconnect is None  # type: ignore[arg-type]
     # a service of three 1-GPU replicas on three nodes: any instance holding a replica
     service = SimpleNamespace(replica_gpus=1)
     served = _host_need(store, _option(nodes=3, gpus_per_node=1, gpu_count=3, service=service), serving=True)  # type: ignore[arg-type]
     assert served.one_node and served.gpus_per_node == 1 and not served.host_bound
-    # … but a replica over two nodes: its instance type only
+    # … but a replica over two nodes: the rule of a run over several nodes
     wide = _host_need(store, _option(nodes=2, service=SimpleNamespace(replica_gpus=8)), serving=True)  # type: ignore[arg-type]
-    assert not wide.one_node
+    assert not wide.one_node and wide.gpus_per_node == 4 and wide.network_gbps == 20
 
 
 def test_a_commitment_price_on_another_instance_leaves_the_runs_saving_unknown() -> None:
@@ -246,3 +283,50 @@ def test_the_sized_instance_is_its_providers_in_any_of_its_regions() -> None:
     assert MULTI.allows(replace(sized, region="near"))
     # a name of another provider's is another machine (a marketplace's "8x-gpu" is not a cloud's)
     assert not MULTI.allows(replace(sized, provider="q"))
+
+
+def test_a_multi_node_run_may_use_a_type_of_as_many_gpus_per_node_and_a_network_known_and_no_slower() -> None:
+    assert MULTI.allows(_offer("twin8", 8, 1.0, **AS_ABLE))
+    assert MULTI.allows(_offer("twin8", 8, 1.0, **{**AS_ABLE, "network_gbps": 100.0}))
+
+
+@pytest.mark.parametrize(
+    "differs",
+    [
+        {"network_gbps": None},  # network not known: the planner's slow end
+        {"network_gbps": 10.0},  # slower
+        {"network_kind": "EFA"},  # another kind
+        {"network_kind": None},
+        {"interconnect": "PCIe"},  # another link between its GPUs
+        {"vcpus": 48.0},  # fewer vCPUs to feed them
+        {"memory_gib": None},
+    ],
+)
+def test_a_multi_node_run_is_not_priced_on_a_type_not_known_to_be_as_able(differs: dict[str, object]) -> None:
+    assert not MULTI.allows(_offer("twin8", 8, 1.0, **{**AS_ABLE, **differs}))
+
+
+def test_a_multi_node_run_keeps_its_gpus_per_node() -> None:
+    # 24 GPUs over three 8-GPU nodes are not the same run over six 4-GPU or two 16-GPU ones
+    assert not MULTI.allows(_offer("half4", 4, 1.0, **AS_ABLE))
+    assert not MULTI.allows(_offer("double16", 16, 1.0, **AS_ABLE))
+
+
+def test_a_multi_node_run_is_priced_on_a_cheaper_type_known_to_be_as_able() -> None:
+    # twin8 at $1.50 a GPU-hour beside sized8 at $1.75 and cheap1 at $1.35 (1 GPU, network not
+    # known): 11,520 GPU-hours × $1.50 = $17,280.
+    offers = (_offer("sized8", 8, 1.75), _offer("twin8", 8, 1.50, **AS_ABLE), _offer("cheap1", 1, 1.35))
+    s = optimise(TcoProblem(horizon_months=12, demands=(_run(MULTI),), offers=offers))
+    assert s.hourly_used["G/on_demand/run"].instance_type == "twin8"
+    assert s.total_usd == pytest.approx(11_520 * 1.50)
+
+
+def test_where_the_sized_instances_network_is_not_known_no_other_type_matches_it() -> None:
+    unknown = replace(MULTI, network_gbps=None)
+    assert not unknown.allows(_offer("twin8", 8, 1.0, **AS_ABLE))
+    assert unknown.said == "priced on sized8, the instance its hours were sized on"
+    assert MULTI.said == (
+        "priced on sized8, the instance its hours were sized on, or another instance with 8 GPU(s) per "
+        "node, a TCP network known and no slower than 32 Gbit/s, its GPUs linked by NVLink, vCPUs and "
+        "RAM known and no fewer"
+    )

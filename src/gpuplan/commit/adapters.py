@@ -145,6 +145,8 @@ def priced_offers(
                 vcpus=p.vcpus,
                 memory_gib=p.memory_gib,
                 interconnect=p.interconnect,
+                network_gbps=p.network_gbps,
+                network_kind=p.network_kind,
             )
         )
     notes = [
@@ -367,36 +369,42 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
 
 
 def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
-    """The instances a planner-sized run's hours hold on (:class:`HostNeed`).
+    """The instances a planner-sized run's hours hold on (:class:`HostNeed`), from the plan's
+    option and the catalog's figures of its instance type (the lowest over its rows; a link or a
+    network kind only where every row writes the same).
 
-    A job over several nodes: its instance type only, whose network the plan timed it on (another
-    type of the same GPU may have a slower one, or one not known, which the planner times at its
-    slow end). A job in one node: also any type holding its GPUs in one node, linked as the sized
-    one's are where it has several, with vCPUs and RAM (which feed its input pipeline) known and
-    no fewer. A service: any type holding one replica's GPUs so (its replicas are independent
-    servers; its requests arrive decoded, so vCPUs and RAM do not bound it), or its own type only
-    where a replica spans nodes. The sized instance's figures are the catalog's (the lowest over
-    its rows; a link only where every row writes the same)."""
+    A job in one node: any type holding its GPUs in one node, linked alike where it has several,
+    with vCPUs and RAM (which feed its input pipeline) known and no fewer. A job over several nodes:
+    types of as many GPUs per node, linked alike, with the network known, of the same kind and no
+    slower, and the same vCPUs and RAM bound. A service: any type holding one replica's GPUs so (its
+    replicas are independent servers; its requests arrive decoded, so vCPUs and RAM do not bound
+    it), or the rule of a run over several nodes where a replica spans them."""
     replica = best.service.replica_gpus if serving and best.service is not None else None
-    spans_nodes = best.nodes > 1 if replica is None else replica > best.gpus_per_node
-    if spans_nodes:
-        return HostNeed(provider=best.provider, instance_type=best.instance_type, one_node=False)
+    one_node = best.nodes == 1 if replica is None else replica <= best.gpus_per_node
     rows = [
         p
         for p in store.offers(include_unpriced=False)
         if p.provider == best.provider and p.instance_type == best.instance_type
     ]
-    links = {p.interconnect for p in rows}
     return HostNeed(
         provider=best.provider,
         instance_type=best.instance_type,
-        one_node=True,
-        gpus_per_node=float(replica if replica is not None else best.gpu_count),
-        interconnect=next(iter(links)) if len(links) == 1 else None,
+        one_node=one_node,
+        gpus_per_node=float(
+            best.gpus_per_node if not one_node else replica if replica is not None else best.gpu_count
+        ),
+        interconnect=_same([p.interconnect for p in rows]),
+        network_gbps=_lowest([p.network_gbps for p in rows]),
+        network_kind=_same([p.network_kind for p in rows]),
         vcpus=_lowest([p.vcpus for p in rows]),
         memory_gib=_lowest([p.memory_gib for p in rows]),
         host_bound=not serving,
     )
+
+
+def _same(values: list[str | None]) -> str | None:
+    """The one value all of ``values`` share; None when they differ, one is not known or there are none."""
+    return values[0] if values and values[0] and len(set(values)) == 1 else None
 
 
 def _lowest(values: list[float | None]) -> float | None:

@@ -113,6 +113,10 @@ class PricedOffer:
     """RAM of one instance, GiB; None: not in the catalog."""
     interconnect: str | None = None
     """The GPU link inside one instance as the catalog writes it; None: not in the catalog."""
+    network_gbps: float | None = None
+    """The network between instances, Gbit/s; None: not in the catalog."""
+    network_kind: str | None = None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None: not in the catalog."""
 
     @property
     def usd_per_unit_month(self) -> float:
@@ -274,17 +278,18 @@ def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCo
 
 @dataclass(frozen=True, kw_only=True)
 class HostNeed:
-    """The instances a planner-sized demand's hours hold on: those of the instance type its run
-    was sized on, and where its run (a service: each replica) fits in one node, others at least as
-    able to run it.
+    """The instances a planner-sized demand's hours hold on: the instance type its run was sized
+    on, and others known to be at least as able to run it.
 
-    The planner's run time rests on the instance it chose: a run over several nodes on its network
-    between them (another instance type of the same GPU may have a slower one, or one the catalog
-    does not know, which the planner ranks at its slow end); a run in one node on its GPUs there,
-    the link between them where it has several, and for a job the vCPUs and RAM that feed them
-    (``perf.workload_request.host_pipeline``: vCPUs decode images, RAM caches a dataset read more
-    than once). Unknown is never the best case: an instance whose figure is not known is not taken
-    to be as able, and where the sized instance's is not known, no other is known to match it."""
+    The planner's run time rests on the instance it chose (the estimator's key: the GPUs per node
+    and nodes, the GPU link in a node, the network between nodes and its kind, and for a job the
+    vCPUs and RAM that feed its input pipeline, ``perf.workload_request.host_pipeline``). Another
+    instance type of the same GPU holds the hours where each of these that matters is known and
+    no worse: a run in one node (a service: each replica) on any type holding its GPUs in one node;
+    a run over several nodes only on types of as many GPUs per node, linked alike, with a network
+    known, of the same kind and no slower (a type whose network is not known is timed by the
+    planner at its slow end: hours many times the plan's). Unknown is never the best case: where
+    the sized instance's own figure is not known, no other type is known to match it."""
 
     provider: str
     """Who sells it: an instance type's name is its provider's (another's of the same name is
@@ -293,14 +298,21 @@ class HostNeed:
     """The instance type the planner sized the run on: always allowed, in any of its provider's
     regions."""
     one_node: bool
-    """The run (a service: each replica) fits in one node: another instance type holding
-    ``gpus_per_node`` GPUs or more may serve it. False: only ``instance_type`` (a run over several
-    nodes, timed on its network)."""
+    """The run (a service: each replica) fits in one node: another type holding ``gpus_per_node``
+    GPUs or more may serve it. False: the run spans nodes; another type must have exactly
+    ``gpus_per_node`` GPUs and a network known and no slower."""
     gpus_per_node: float = 1.0
-    """With ``one_node``: the GPUs one instance must hold (the run's; a service: a replica's)."""
+    """The GPUs one instance must hold: the run's in one node (a service: a replica's), or the
+    sized instance's where the run spans nodes."""
     interconnect: str | None = None
-    """With ``one_node`` and more than one GPU per node: the sized instance's GPU link as the
-    catalog writes it, which another instance's must be (known, the same words); None: not known."""
+    """With more than one GPU per node: the sized instance's GPU link as the catalog writes it,
+    which another's must be (known, the same words); None: not known."""
+    network_gbps: float | None = None
+    """A run over several nodes: the sized instance's network, Gbit/s, which another's must be
+    known and at least; None: not known."""
+    network_kind: str | None = None
+    """A run over several nodes: the sized instance's network kind (``EFA``, ``TCP`` …), which
+    another's must be (known, the same); None: not known."""
     vcpus: float | None = None
     """With ``host_bound``: the least vCPUs another instance needs (the sized one's); None: not known."""
     memory_gib: float | None = None
@@ -313,12 +325,18 @@ class HostNeed:
         """Whether the run's hours hold on ``offer``'s instance."""
         if offer.provider == self.provider and offer.instance_type == self.instance_type:
             return True
-        if not self.others or offer.gpus_per_unit < self.gpus_per_node:
+        if not self.others:
             return False
-        if (
-            self.linked
-            and (offer.interconnect or "").strip().lower() != (self.interconnect or "").strip().lower()
+        if self.one_node:
+            if offer.gpus_per_unit < self.gpus_per_node:
+                return False
+        elif not (
+            offer.gpus_per_unit == self.gpus_per_node
+            and _at_least(offer.network_gbps, self.network_gbps)
+            and offer.network_kind == self.network_kind
         ):
+            return False
+        if self.linked and _words(offer.interconnect) != _words(self.interconnect):
             return False
         return not self.host_bound or (
             _at_least(offer.vcpus, self.vcpus) and _at_least(offer.memory_gib, self.memory_gib)
@@ -331,9 +349,11 @@ class HostNeed:
 
     @property
     def others(self) -> bool:
-        """Whether any other instance type may serve the run: it fits in one node, and the sized
-        instance's figures the rule compares are known."""
-        if not self.one_node or (self.linked and not self.interconnect):
+        """Whether any other instance type may serve the run: the sized instance's figures the
+        rule compares are known."""
+        if self.linked and not self.interconnect:
+            return False
+        if not self.one_node and (self.network_gbps is None or not self.network_kind):
             return False
         return not self.host_bound or (self.vcpus is not None and self.memory_gib is not None)
 
@@ -341,29 +361,32 @@ class HostNeed:
     def said(self) -> str:
         """The rule in words, in the current language."""
         from gpuplan.i18n import _
+        from gpuplan.i18n.phrases import item_list
 
+        sized = _("priced on {instance}, the instance its hours were sized on").format(
+            instance=self.instance_type
+        )
         if not self.others:
-            return _("priced on {instance}, the instance its hours were sized on").format(
-                instance=self.instance_type
-            )
-        if self.linked and self.host_bound:
-            words = _(
-                "priced on {instance}, the instance its hours were sized on, or one holding {gpus:g} GPUs "
-                "in one node linked by {link}, with vCPUs and RAM known and no fewer"
-            )
-        elif self.linked:
-            words = _(
-                "priced on {instance}, the instance its hours were sized on, or one holding {gpus:g} GPUs "
-                "in one node linked by {link}"
-            )
-        elif self.host_bound:
-            words = _(
-                "priced on {instance}, the instance its hours were sized on, or one holding its GPU with "
-                "vCPUs and RAM known and no fewer"
-            )
+            return sized
+        if self.one_node:
+            needs = [_("{gpus:g} GPU(s) or more in one node").format(gpus=self.gpus_per_node)]
         else:
-            words = _("priced on {instance}, the instance its hours were sized on, or any holding its GPU")
-        return words.format(instance=self.instance_type, gpus=self.gpus_per_node, link=self.interconnect)
+            needs = [
+                _("{gpus:g} GPU(s) per node").format(gpus=self.gpus_per_node),
+                _("a {kind} network known and no slower than {gbps:g} Gbit/s").format(
+                    kind=self.network_kind, gbps=self.network_gbps
+                ),
+            ]
+        if self.linked:
+            needs.append(_("its GPUs linked by {link}").format(link=self.interconnect))
+        if self.host_bound:
+            needs.append(_("vCPUs and RAM known and no fewer"))
+        return _("{sized}, or another instance with {needs}").format(sized=sized, needs=item_list(needs))
+
+
+def _words(text: str | None) -> str:
+    """A catalog's words compared as words: case and surrounding spaces aside."""
+    return (text or "").strip().lower()
 
 
 def _at_least(value: float | None, least: float | None) -> bool:
