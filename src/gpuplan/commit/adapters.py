@@ -255,9 +255,9 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     exact, at the cost of one planner run and one set of offers per type.
 
     The hours hold only on instances like the one they were sized on (:func:`_host_need`): the
-    demand is priced on its instance type, in any region and pricing the usage allows, and where
-    its run fits in one node on others at least as able to run it; never on a cheaper instance of
-    the GPU type whose network or host the planner ranked at its slow end."""
+    demand is priced on its instance type, in any region and pricing the usage allows, and on
+    other types known to be at least as able to run it; never on a cheaper instance of the GPU
+    type whose network or host the planner times at its slow end."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile

@@ -34,10 +34,12 @@ not fit in the month). A workload demand is sized by the planner's cheapest opti
 models the constraints allow, monthly and reserved included (a run priced alone), and spot only for
 an interruptible demand. Its hours hold only on instances like the one they were sized on
 (``commit.model.HostNeed``): it is priced on that instance type, in any region and pricing the
-constraints allow, and where its run (a service: each replica) fits in one node also on any other
-type holding those GPUs in one node, linked alike, with a job's vCPUs and RAM known and no fewer;
-never on a cheaper instance of its GPU whose network or host is not known (the plan times those at
-their slow end). A direct demand names a GPU, not an instance: any instance of it may price it.
+constraints allow, and on other types known to be at least as able: for a run in one node (a
+service: each replica) any holding those GPUs in one node; for a run over several nodes those of as
+many GPUs per node with a network known, of the same kind and no slower; either way linked alike
+where a node has several GPUs, and for a job with vCPUs and RAM known and no fewer. Never on a
+cheaper instance of its GPU whose network or host is not known (the plan times those at their slow
+end). A direct demand names a GPU, not an instance: any instance of it may price it.
 """
 
 from __future__ import annotations
