@@ -95,6 +95,9 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     # interruptible: sized with spot allowed, beside every other pricing model the usage allows
     assert "bert-large-squad" in source.how
     assert "cheapest option on on demand, spot, monthly subscription, reserved 1 year" in source.how
+    # priced only on instances its hours hold on: the one the plan sized it on, named in the line
+    assert demand.host is not None
+    assert f"priced on {demand.host.instance_type}, the instance its hours were sized on" in source.how
 
 
 @pytest.mark.usefixtures("bert_traced")

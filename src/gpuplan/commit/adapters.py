@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
-from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer, RunData
+from gpuplan.commit.model import COMMITMENT_PRICING, Demand, HostNeed, MissingPrice, PricedOffer, RunData
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
@@ -29,6 +29,7 @@ from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
+    from gpuplan.plan.result import Option
 
 __all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
 
@@ -141,6 +142,11 @@ def priced_offers(
                 as_of=p.as_of or "",
                 floor_as_of=floor_as_of,
                 own_usd_per_unit_hour=own,
+                vcpus=p.vcpus,
+                memory_gib=p.memory_gib,
+                interconnect=p.interconnect,
+                network_gbps=p.network_gbps,
+                network_kind=p.network_kind,
             )
         )
     notes = [
@@ -175,7 +181,8 @@ def missing_prices(
     """The pricing models the usage allows that could serve a demand but have no usable price.
 
     A commitment (monthly, reserved) could serve any demand; spot only an interruptible one. Their
-    saving is unknown — never "does not pay off" — until a price fills them.
+    saving is unknown — never "does not pay off" — until a price fills them. A price of the GPU
+    type on an instance a demand's hours do not hold on (:attr:`Demand.host`) does not fill it.
     """
     c = usage.constraints
     out = []
@@ -184,7 +191,8 @@ def missing_prices(
         for pricing in c.pricing:
             if pricing not in COMMITMENT_PRICING and not (pricing == "spot" and interruptible):
                 continue
-            if any(o.gpu == gpu and o.pricing == pricing for o in offers):
+            could = [d for d in demands if d.gpu == gpu and (pricing != "spot" or d.interruptible)]
+            if all(any(o.pricing == pricing and d.allows(o) for o in offers) for d in could):
                 continue
             low = sum(
                 1
@@ -244,7 +252,12 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     no longer passed over for the cheapest on-demand one, whose commitments may be dearer or older.
     Only the GPU type, count and hours are kept: the optimiser still chooses the pricing of each
     month. Sizing every allowed GPU type and letting the optimiser choose among them would be
-    exact, at the cost of one planner run and one set of offers per type."""
+    exact, at the cost of one planner run and one set of offers per type.
+
+    The hours hold only on instances like the one they were sized on (:func:`_host_need`): the
+    demand is priced on its instance type, in any region and pricing the usage allows, and on
+    other types known to be at least as able to run it; never on a cheaper instance of the GPU
+    type whose network or host the planner times at its slow end."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile
@@ -334,6 +347,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
             data_each_run=_data_each_run(spec, job),
         ),
         gpu_hours_per_run=per_run,
+        host=_host_need(store, best, serving=workload.serving is not None),
     )
     runs_said = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
@@ -349,7 +363,54 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
     )
+    if demand.host is not None:
+        how = _("{sized}; {priced_on}").format(sized=how, priced_on=demand.host.said)
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
+
+
+def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
+    """The instances a planner-sized run's hours hold on (:class:`HostNeed`), from the plan's
+    option and the catalog's figures of its instance type (the lowest over its rows; a link or a
+    network kind only where every row writes the same).
+
+    A job in one node: any type holding its GPUs in one node, linked alike where it has several,
+    with vCPUs and RAM (which feed its input pipeline) known and no fewer. A job over several nodes:
+    types of as many GPUs per node, linked alike, with the network known, of the same kind and no
+    slower, and the same vCPUs and RAM bound. A service: any type holding one replica's GPUs so (its
+    replicas are independent servers; its requests arrive decoded, so vCPUs and RAM do not bound
+    it), or the rule of a run over several nodes where a replica spans them."""
+    replica = best.service.replica_gpus if serving and best.service is not None else None
+    one_node = best.nodes == 1 if replica is None else replica <= best.gpus_per_node
+    rows = [
+        p
+        for p in store.offers(include_unpriced=False)
+        if p.provider == best.provider and p.instance_type == best.instance_type
+    ]
+    return HostNeed(
+        provider=best.provider,
+        instance_type=best.instance_type,
+        one_node=one_node,
+        gpus_per_node=float(
+            best.gpus_per_node if not one_node else replica if replica is not None else best.gpu_count
+        ),
+        interconnect=_same([p.interconnect for p in rows]),
+        network_gbps=_lowest([p.network_gbps for p in rows]),
+        network_kind=_same([p.network_kind for p in rows]),
+        vcpus=_lowest([p.vcpus for p in rows]),
+        memory_gib=_lowest([p.memory_gib for p in rows]),
+        host_bound=not serving,
+    )
+
+
+def _same(values: list[str | None]) -> str | None:
+    """The one value all of ``values`` share; None when they differ, one is not known or there are none."""
+    return values[0] if values and values[0] and len(set(values)) == 1 else None
+
+
+def _lowest(values: list[float | None]) -> float | None:
+    """The lowest of ``values``; None when there are none or one is not known."""
+    known = [v for v in values if v is not None]
+    return min(known) if known and len(known) == len(values) else None
 
 
 def _data_each_run(spec: DemandSpec, job: JobFacts) -> str:

@@ -50,7 +50,7 @@ ASSUMPTIONS = (
     N_(
         "hourly capacity is unlimited, each demand's runs bought as whole instances at the cheapest price "
         "per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not assumed to "
-        "share an instance)"
+        "share an instance), a workload's only on instances its hours hold on (its demand line says which)"
     ),
     N_(
         "prices are today's catalog prices for every month; future months are not discounted to today's "
@@ -230,7 +230,7 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                 for key, o in schedule.hourly_used.items()
                 if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
             }
-            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.offer.gpu == d.gpu}
+            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool}
             for r in d.run_data:
                 if (r.provider, r.region) in used:
                     notes += [

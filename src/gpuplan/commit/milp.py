@@ -15,11 +15,13 @@ Variables, for a horizon of H months:
   paid whole when the schedule is priced) × the slice's hours; absent when the demand has neither.
   The demands of one price in a slice share one variable, bounded by their GPUs together.
 
-Per GPU type g, month m and slice k: ``Σ c[j, s] · gpus_j (j active in m) + Σ y[d, m, k] ≥ load of
-the slice`` (GPUs at once: a committed GPU serves one GPU-hour per hour, so committed GPUs idle in
-another slice do not count here). The slices' hours × loads add up to the month's GPU-hours, so
-the month's GPU-hours are covered too. Hourly capacity counts only up to each demand's own GPUs, at
-its own price: a 1-GPU run's hours cannot be bought at an 8-GPU run's price per GPU-hour.
+Per pool (``Demand.pool``: a GPU type, on the instances its demands' hours hold on, e.g. only the
+instance type a multi-node run was sized on), month m and slice k: ``Σ c[j, s] · gpus_j (j active
+in m) + Σ y[d, m, k] ≥ load of the slice`` (GPUs at once: a committed GPU serves one GPU-hour per
+hour, so committed GPUs idle in another slice do not count here); only the pool's offers enter it.
+The slices' hours × loads add up to the month's GPU-hours, so the month's GPU-hours are covered
+too. Hourly capacity counts only up to each demand's own GPUs, at its own price: a 1-GPU run's
+hours cannot be bought at an 8-GPU run's price per GPU-hour.
 
 Reductions keep it small and stay exact, each by a dominance argument:
 
@@ -44,7 +46,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gpuplan.commit.model import Commitment, Demand, PricedOffer, TcoProblem
+from gpuplan.commit.model import Commitment, Demand, Pool, PricedOffer, TcoProblem
 from gpuplan.commit.overlap import month_slices
 from gpuplan.commit.recourse import HourlyOptions
 from gpuplan.errors import InfeasibleError, Phrase
@@ -142,7 +144,11 @@ def _consolidate(problem: TcoProblem, commitments: list[Commitment]) -> tuple[Co
             paid = problem.billed_months(big, c.start_month)
             out.append(
                 Commitment(
-                    offer=big, units=n, start_month=c.start_month, cost_usd=n * big.usd_per_unit_month * paid
+                    offer=big,
+                    units=n,
+                    start_month=c.start_month,
+                    cost_usd=n * big.usd_per_unit_month * paid,
+                    host=c.host,
                 )
             )
             units -= n * r
@@ -154,6 +160,7 @@ def _consolidate(problem: TcoProblem, commitments: list[Commitment]) -> tuple[Co
                     units=units,
                     start_month=c.start_month,
                     cost_usd=units * small.usd_per_unit_month * paid,
+                    host=c.host,
                 )
             )
     return tuple(sorted(out, key=lambda c: (c.start_month, c.offer.label)))
@@ -161,27 +168,31 @@ def _consolidate(problem: TcoProblem, commitments: list[Commitment]) -> tuple[Co
 
 def solve_milp(
     problem: TcoProblem,
-    options: Mapping[str, HourlyOptions],
+    options: Mapping[Pool, HourlyOptions],
     *,
     time_limit_s: float = 60.0,
     integral: bool = True,
 ) -> MilpOutcome:
     """Choose the commitments that minimise the total cost over the horizon.
 
-    GPU types share no variable and no row, so each is its own, smaller MILP (branch and bound
-    grows faster than linearly with the size). ``integral=False`` solves the LP relaxation
-    (fractional units; a lower bound, for benchmarks).
+    Pools (:attr:`Demand.pool`: a GPU type, on the instances its demands' hours hold on) share no
+    variable and no row, so each is its own, smaller MILP (branch and bound grows faster than
+    linearly with the size); a unit is bought for one pool and serves its demands only (one of
+    another pool's instance type too could serve both: the conservative bound). ``integral=False``
+    solves the LP relaxation (fractional units; a lower bound, for benchmarks).
     """
     parts = []
-    for gpu in problem.gpus():
+    for pool in problem.pools():
         sub = replace(
             problem,
-            demands=tuple(d for d in problem.demands if d.gpu == gpu),
-            offers=tuple(o for o in problem.offers if o.gpu == gpu),
+            demands=tuple(d for d in problem.demands if d.pool == pool),
+            offers=problem.pool_offers(pool),
         )
         # ``options`` number the spot demands by their place in the whole problem; the sub-problem
-        # keeps only this GPU's demands, so its spot hours are read from the whole problem's.
-        parts.append(_solve_one(sub, options, problem.demands, time_limit_s=time_limit_s, integral=integral))
+        # keeps only this pool's demands, so its spot hours are read from the whole problem's.
+        parts.append(
+            _solve_one(sub, pool, options, problem.demands, time_limit_s=time_limit_s, integral=integral)
+        )
     return MilpOutcome(
         commitments=tuple(
             sorted((c for p in parts for c in p.commitments), key=lambda c: (c.start_month, c.offer.label))
@@ -195,30 +206,30 @@ def solve_milp(
 
 def _solve_one(
     problem: TcoProblem,
-    options: Mapping[str, HourlyOptions],
+    pool: Pool,
+    options: Mapping[Pool, HourlyOptions],
     all_demands: Sequence[Demand],
     *,
     time_limit_s: float,
     integral: bool,
 ) -> MilpOutcome:
-    """:func:`solve_milp` for the demands and offers given (one GPU type); ``all_demands`` are the
-    whole problem's, which the spot options of ``options`` index."""
+    """:func:`solve_milp` for the demands and offers given (those of ``pool``); ``all_demands`` are
+    the whole problem's, which the spot options of ``options`` index."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
     h = problem.horizon_months
-    gpus = list(problem.gpus())
-    # One row per GPU type, month and slice of the month's hours (its demands' load at once).
-    row_where: list[tuple[str, int]] = []
+    g = pool[0]
+    # One row per month and slice of the month's hours (the pool's demands' load at once).
+    row_where: list[int] = []
     slices = {}
     need_list: list[float] = []
-    for g in gpus:
-        members = [i for i, d in enumerate(all_demands) if d.gpu == g]
-        for m in range(h):
-            cut = month_slices([all_demands[i] for i in members], m)
-            slices[g, m] = [(len(need_list) + k, piece, members) for k, piece in enumerate(cut)]
-            need_list += [piece.load for piece in cut]
-            row_where += [(g, m)] * len(cut)
+    members = [i for i, d in enumerate(all_demands) if d.pool == pool]
+    for m in range(h):
+        cut = month_slices([all_demands[i] for i in members], m)
+        slices[m] = [(len(need_list) + k, piece, members) for k, piece in enumerate(cut)]
+        need_list += [piece.load for piece in cut]
+        row_where += [m] * len(cut)
     need = np.asarray(need_list, dtype=float)
 
     cost: list[float] = []
@@ -244,35 +255,34 @@ def _solve_one(
         last_start = max(0, h - o.term_months) if problem.past_horizon == "full" else h - 1
         for s in range(last_start + 1):
             active = range(s, min(s + o.term_months, h))
-            cells = [(r, o.gpus_per_unit) for m in active for r, _, _ in slices[o.gpu, m]]
+            cells = [(r, o.gpus_per_unit) for m in active for r, _, _ in slices[m]]
             peak = max((float(need[r]) for r, _ in cells), default=0.0)
             units = math.ceil(peak / o.gpus_per_unit - 1e-9)
             if units <= 0:
                 continue
             add(o.usd_per_unit_month * problem.billed_months(o, s), units, True, cells)
             chosen.append((o, s))
-    for g in gpus:
-        opts = options[g]
-        # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
-        # hours, so the dearer is never bought). What its runs pay besides GPU time is paid either
-        # way: by the hour where the hourly offer is, committed at ``committed_data``; its GPU-hours
-        # on committed GPUs are its GPUs less ``y``, so ``y``'s cost is the difference (the rest is
-        # a constant).
-        price = {
-            i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
-            - opts.committed_data_usd_per_gpu_hour(i)
-            for i in set(opts.on_demand) | set(opts.spot)
-        }
-        for m in range(h):
-            for r, piece, members in slices[g, m]:
-                # Demands running in the slice at one price share one variable, bounded by their GPUs
-                # together (exact: the cost is linear and only the sum enters the row).
-                by_price: dict[float, float] = {}
-                for k, at_once in piece.gpus.items():
-                    if (p := price.get(members[k])) is not None:
-                        by_price[p] = by_price.get(p, 0.0) + at_once
-                for p, at_once in sorted(by_price.items()):
-                    add(p * piece.hours, at_once, False, [(r, 1.0)])
+    opts = options[pool]
+    # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the same
+    # hours, so the dearer is never bought). What its runs pay besides GPU time is paid either
+    # way: by the hour where the hourly offer is, committed at ``committed_data``; its GPU-hours
+    # on committed GPUs are its GPUs less ``y``, so ``y``'s cost is the difference (the rest is
+    # a constant).
+    price = {
+        i: min(c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c)
+        - opts.committed_data_usd_per_gpu_hour(i)
+        for i in set(opts.on_demand) | set(opts.spot)
+    }
+    for m in range(h):
+        for r, piece, members in slices[m]:
+            # Demands running in the slice at one price share one variable, bounded by their GPUs
+            # together (exact: the cost is linear and only the sum enters the row).
+            by_price: dict[float, float] = {}
+            for k, at_once in piece.gpus.items():
+                if (p := price.get(members[k])) is not None:
+                    by_price[p] = by_price.get(p, 0.0) + at_once
+            for p, at_once in sorted(by_price.items()):
+                add(p * piece.hours, at_once, False, [(r, 1.0)])
 
     n = len(cost)
     a = coo_matrix((vals, (rows, cols)), shape=(len(need), n)).tocsr()
@@ -281,8 +291,8 @@ def _solve_one(
     )
     short = np.flatnonzero(need > reachable + 1e-9)
     if short.size:
-        g, m = row_where[int(short[0])]
-        if not any(o.gpu == g for o in problem.offers):
+        m = row_where[int(short[0])]
+        if not problem.offers:
             # nothing to allow: no pricing model has a price of it (H100 on the Chinese clouds)
             raise InfeasibleError.worded(
                 N_(
@@ -292,13 +302,14 @@ def _solve_one(
                 ),
                 gpu=g,
             )
-        what = Phrase(N_("no on-demand price") if not options[g].on_demand else N_("too little capacity"))
+        what = Phrase(N_("no on-demand price") if not options[pool].on_demand else N_("too little capacity"))
         raise InfeasibleError.worded(
             N_(
                 "the demand for {gpu} in month {month} cannot be met: {what} for it within the constraints "
                 "(spot serves interruptible demand only); allow on_demand, or more providers or regions"
             ),
-            gpu=g,
+            # a pool of one instance type is named by it: other instances of its GPU may have prices
+            gpu=g if pool[1] is None else f"{g} ({pool[1].instance_type})",
             month=m + 1,
             what=what,
         )
@@ -329,6 +340,7 @@ def _solve_one(
                     units=units,
                     start_month=s,
                     cost_usd=units * o.usd_per_unit_month * problem.billed_months(o, s),
+                    host=pool[1],
                 )
             )
     return MilpOutcome(

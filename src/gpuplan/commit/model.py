@@ -3,7 +3,11 @@
 How capacity meets demand (the modelling decision every number here rests on):
 
 - Time is counted in months of :data:`~gpuplan.units.HOURS_PER_MONTH` (730 h) each; demand is
-  GPU-hours per month per GPU type.
+  GPU-hours per month per GPU type, on the instances its hours hold on (``HostNeed``: a
+  planner-sized run's hours were timed on one instance; a cheaper one of the same GPU with a
+  network or host not known does not deliver them). Demands of one GPU type and one such set of
+  instances form a pool (``Demand.pool``) whose committed GPUs they share; a unit bought for one
+  pool does not serve another's demands (the conservative bound where the two could share it).
 - A committed unit (one instance under a monthly subscription or a reserved term) is there for
   every hour of every month of its term, so it supplies ``gpus_per_unit × 730`` GPU-hours in each
   of those months, used or not.
@@ -46,9 +50,11 @@ __all__ = [
     "DataCopyChoice",
     "DataRate",
     "Demand",
+    "HostNeed",
     "MissingPrice",
     "MonthCost",
     "Peak",
+    "Pool",
     "PricedOffer",
     "RunData",
     "Schedule",
@@ -101,6 +107,16 @@ class PricedOffer:
     that price's day; "" when the offer's own price is used."""
     own_usd_per_unit_hour: float | None = None
     """With ``floor_as_of``: the offer's own, undated price (the best case), USD per instance-hour."""
+    vcpus: float | None = None
+    """vCPUs of one instance; None: not in the catalog."""
+    memory_gib: float | None = None
+    """RAM of one instance, GiB; None: not in the catalog."""
+    interconnect: str | None = None
+    """The GPU link inside one instance as the catalog writes it; None: not in the catalog."""
+    network_gbps: float | None = None
+    """The network between instances, Gbit/s; None: not in the catalog."""
+    network_kind: str | None = None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None: not in the catalog."""
 
     @property
     def usd_per_unit_month(self) -> float:
@@ -261,6 +277,129 @@ def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCo
 
 
 @dataclass(frozen=True, kw_only=True)
+class HostNeed:
+    """The instances a planner-sized demand's hours hold on: the instance type its run was sized
+    on, and others known to be at least as able to run it.
+
+    The planner's run time rests on the instance it chose (the estimator's key: the GPUs per node
+    and nodes, the GPU link in a node, the network between nodes and its kind, and for a job the
+    vCPUs and RAM that feed its input pipeline, ``perf.workload_request.host_pipeline``). Another
+    instance type of the same GPU holds the hours where each of these that matters is known and
+    no worse: a run in one node (a service: each replica) on any type holding its GPUs in one node;
+    a run over several nodes only on types of as many GPUs per node, linked alike, with a network
+    known, of the same kind and no slower (a type whose network is not known is timed by the
+    planner at its slow end: hours many times the plan's). Unknown is never the best case: where
+    the sized instance's own figure is not known, no other type is known to match it."""
+
+    provider: str
+    """Who sells it: an instance type's name is its provider's (another's of the same name is
+    another machine)."""
+    instance_type: str
+    """The instance type the planner sized the run on: always allowed, in any of its provider's
+    regions."""
+    one_node: bool
+    """The run (a service: each replica) fits in one node: another type holding ``gpus_per_node``
+    GPUs or more may serve it. False: the run spans nodes; another type must have exactly
+    ``gpus_per_node`` GPUs and a network known and no slower."""
+    gpus_per_node: float = 1.0
+    """The GPUs one instance must hold: the run's in one node (a service: a replica's), or the
+    sized instance's where the run spans nodes."""
+    interconnect: str | None = None
+    """With more than one GPU per node: the sized instance's GPU link as the catalog writes it,
+    which another's must be (known, the same words); None: not known."""
+    network_gbps: float | None = None
+    """A run over several nodes: the sized instance's network, Gbit/s, which another's must be
+    known and at least; None: not known."""
+    network_kind: str | None = None
+    """A run over several nodes: the sized instance's network kind (``EFA``, ``TCP`` …), which
+    another's must be (known, the same); None: not known."""
+    vcpus: float | None = None
+    """With ``host_bound``: the least vCPUs another instance needs (the sized one's); None: not known."""
+    memory_gib: float | None = None
+    """With ``host_bound``: the least RAM another instance needs, GiB (the sized one's); None: not known."""
+    host_bound: bool = False
+    """The run's time depends on the host's vCPUs and RAM (a job; a service's requests arrive
+    decoded): another instance must have both known and no fewer."""
+
+    def allows(self, offer: PricedOffer) -> bool:
+        """Whether the run's hours hold on ``offer``'s instance."""
+        if offer.provider == self.provider and offer.instance_type == self.instance_type:
+            return True
+        if not self.others:
+            return False
+        if self.one_node:
+            if offer.gpus_per_unit < self.gpus_per_node:
+                return False
+        elif not (
+            offer.gpus_per_unit == self.gpus_per_node
+            and _at_least(offer.network_gbps, self.network_gbps)
+            and offer.network_kind == self.network_kind
+        ):
+            return False
+        if self.linked and _words(offer.interconnect) != _words(self.interconnect):
+            return False
+        return not self.host_bound or (
+            _at_least(offer.vcpus, self.vcpus) and _at_least(offer.memory_gib, self.memory_gib)
+        )
+
+    @property
+    def linked(self) -> bool:
+        """Whether the run's GPUs in one node talk over a link another instance must share."""
+        return self.gpus_per_node > 1
+
+    @property
+    def others(self) -> bool:
+        """Whether any other instance type may serve the run: the sized instance's figures the
+        rule compares are known."""
+        if self.linked and not self.interconnect:
+            return False
+        if not self.one_node and (self.network_gbps is None or not self.network_kind):
+            return False
+        return not self.host_bound or (self.vcpus is not None and self.memory_gib is not None)
+
+    @property
+    def said(self) -> str:
+        """The rule in words, in the current language."""
+        from gpuplan.i18n import _
+        from gpuplan.i18n.phrases import item_list
+
+        sized = _("priced on {instance}, the instance its hours were sized on").format(
+            instance=self.instance_type
+        )
+        if not self.others:
+            return sized
+        if self.one_node:
+            needs = [_("{gpus:g} GPU(s) or more in one node").format(gpus=self.gpus_per_node)]
+        else:
+            needs = [
+                _("{gpus:g} GPU(s) per node").format(gpus=self.gpus_per_node),
+                _("a {kind} network known and no slower than {gbps:g} Gbit/s").format(
+                    kind=self.network_kind, gbps=self.network_gbps
+                ),
+            ]
+        if self.linked:
+            needs.append(_("its GPUs linked by {link}").format(link=self.interconnect))
+        if self.host_bound:
+            needs.append(_("vCPUs and RAM known and no fewer"))
+        return _("{sized}, or another instance with {needs}").format(sized=sized, needs=item_list(needs))
+
+
+def _words(text: str | None) -> str:
+    """A catalog's words compared as words: case and surrounding spaces aside."""
+    return (text or "").strip().lower()
+
+
+def _at_least(value: float | None, least: float | None) -> bool:
+    """A known ``value`` no lower than a known ``least``; an unknown either way is not."""
+    return value is not None and least is not None and value >= least
+
+
+#: The capacity a demand draws on: its GPU type and the instances its hours hold on (None: any
+#: of that GPU type). See :attr:`Demand.pool`.
+Pool = tuple[str, HostNeed | None]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Demand:
     """GPU-hours needed per month on one GPU type."""
 
@@ -299,6 +438,19 @@ class Demand:
     gpu_hours_per_run: float = 0.0
     """GPU-hours of one run (its GPUs × its hours, without spot overhead): a run's data costs are
     spread over these; used with ``run_data``."""
+    host: HostNeed | None = None
+    """A planner-sized demand: the instances its hours hold on (:class:`HostNeed`). None: any
+    instance of its GPU type (a direct demand names a GPU, not an instance)."""
+
+    @property
+    def pool(self) -> Pool:
+        """The capacity it draws on: its GPU type, and the instances its hours hold on. Demands of
+        one pool share committed GPUs; a committed GPU of another pool never serves it."""
+        return (self.gpu, self.host)
+
+    def allows(self, offer: PricedOffer) -> bool:
+        """Whether ``offer`` may serve this demand: its GPU type, on an instance its hours hold on."""
+        return offer.gpu == self.gpu and (self.host is None or self.host.allows(offer))
 
     def data_usd_per_gpu_hour(self, provider: str, region: str, overhead: float = 1.0) -> float | None:
         """What a useful GPU-hour of this demand pays besides GPU time when placed in
@@ -435,6 +587,15 @@ class TcoProblem:
         """The GPU types demanded, in first-seen order."""
         return tuple(dict.fromkeys(d.gpu for d in self.demands))
 
+    def pools(self) -> tuple[Pool, ...]:
+        """The pools of capacity demanded (:attr:`Demand.pool`), in first-seen order."""
+        return tuple(dict.fromkeys(d.pool for d in self.demands))
+
+    def pool_offers(self, pool: Pool) -> tuple[PricedOffer, ...]:
+        """The offers that may serve the demands of ``pool``."""
+        gpu, host = pool
+        return tuple(o for o in self.offers if o.gpu == gpu and (host is None or host.allows(o)))
+
     def billed_months(self, offer: PricedOffer, start: int) -> int:
         """Months of a term starting at ``start`` that are paid under :attr:`past_horizon`."""
         if self.past_horizon == "full":
@@ -452,6 +613,13 @@ class Commitment:
     """Index into the horizon (0 = its first month)."""
     cost_usd: float
     """What these units cost over their term (as billed under the past-horizon rule)."""
+    host: HostNeed | None = None
+    """The instances of the pool it was bought for (:attr:`Demand.pool`): it serves the demands of
+    ``(offer.gpu, host)`` only; None: those of its GPU type with no host need."""
+
+    @property
+    def pool(self) -> Pool:
+        return (self.offer.gpu, self.host)
 
     @property
     def term_months(self) -> int:

@@ -9,9 +9,10 @@ less than half a cent is replaced by the same demand on hourly capacity alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
-from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Schedule, TcoProblem
+from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Pool, Schedule, TcoProblem
 from gpuplan.commit.overlap import month_slices
 from gpuplan.commit.recourse import HourlyOptions, committed_gpus, hourly_options, price_schedule
 from gpuplan.i18n import _
@@ -22,12 +23,13 @@ __all__ = ["all_on_demand_usd", "break_even_by_gpu", "break_even_utilisation", "
 _HALF_CENT = 0.005
 
 
-def all_on_demand_usd(problem: TcoProblem, options: dict[str, HourlyOptions]) -> float | None:
-    """Every GPU-hour demanded at its demand's cheapest on-demand price, what its runs pay besides
-    GPU time where that price is included; None if one has none."""
+def all_on_demand_usd(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -> float | None:
+    """Every GPU-hour demanded at its demand's cheapest on-demand price on the instances its hours
+    hold on (:attr:`Demand.pool`), what its runs pay besides GPU time where that price is included;
+    None if one has none."""
     total = 0.0
     for i, d in enumerate(problem.demands):
-        price = options[d.gpu].on_demand_usd_per_gpu_hour(i)
+        price = options[d.pool].on_demand_usd_per_gpu_hour(i)
         if price is None:
             if sum(d.gpu_hours) > 0:
                 return None
@@ -36,7 +38,7 @@ def all_on_demand_usd(problem: TcoProblem, options: dict[str, HourlyOptions]) ->
     return total
 
 
-def break_even_by_gpu(problem: TcoProblem, options: dict[str, HourlyOptions]) -> dict[str, dict[str, float]]:
+def break_even_by_gpu(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -> dict[str, dict[str, float]]:
     """Per GPU type and commitment pricing model: the share of a unit's hours inside the horizon it
     must be busy to cost less than the same GPU-hours on demand.
 
@@ -44,20 +46,22 @@ def break_even_by_gpu(problem: TcoProblem, options: dict[str, HourlyOptions]) ->
     ``past_horizon: full``) and serves ``min(term, horizon)`` months of the horizon, so
     ``break-even = price per GPU-month × billed months / (on-demand price per GPU-hour × 730 ×
     months served)``; the on-demand price is the cheapest the GPU's demands pay (whole instances a
-    run takes included). The lowest over the offers of that model; above 1 it never pays off.
+    run takes included), each offer against the demands it may serve (those of a pool it belongs to,
+    :attr:`Demand.pool`). The lowest over the offers of that model; above 1 it never pays off.
     e.g. $1,000 per GPU-month against $2.80 per GPU-hour: 1000 / 2044 = 0.489; a 36-month term
     paid in full over a 12-month horizon: 3 × 0.489 = 1.47, never.
     """
     out: dict[str, dict[str, float]] = {}
-    for o in commitment_offers(problem):
+    for pool in problem.pools():
         # GPU time against GPU time: a committed GPU's runs pay their data costs too
-        prices = [c.compute_usd_per_useful_gpu_hour for c in options[o.gpu].on_demand.values()]
+        prices = [c.compute_usd_per_useful_gpu_hour for c in options[pool].on_demand.values()]
         if not prices:
             continue
-        served = min(o.term_months, problem.horizon_months)
-        be = o.usd_per_gpu_hour * problem.billed_months(o, 0) / (min(prices) * served)
-        per = out.setdefault(o.gpu, {})
-        per[o.pricing] = min(per.get(o.pricing, be), be)
+        for o in commitment_offers(replace(problem, offers=problem.pool_offers(pool))):
+            served = min(o.term_months, problem.horizon_months)
+            be = o.usd_per_gpu_hour * problem.billed_months(o, 0) / (min(prices) * served)
+            per = out.setdefault(o.gpu, {})
+            per[o.pricing] = min(per.get(o.pricing, be), be)
     return {g: {p: per[p] for p in COMMITMENT_PRICING if p in per} for g, per in out.items()}
 
 
@@ -72,20 +76,22 @@ def break_even_utilisation(by_gpu: dict[str, dict[str, float]]) -> dict[str, flo
 
 def peaks(problem: TcoProblem, commitments: Sequence[Commitment]) -> tuple[Peak, ...]:
     """Per GPU type demanded: the first month of its largest load at once, with the GPUs committed
-    then and the hours the load is above them."""
-    cap = committed_gpus(problem, commitments)
+    then and the hours the load is above them (its pools' together: :attr:`Demand.pool`)."""
+    by_pool = committed_gpus(problem, commitments)
     out = []
     for gpu in problem.gpus():
         demands = [d for d in problem.demands if d.gpu == gpu]
+        cap = [
+            sum(row[m] for pool, row in by_pool.items() if pool[0] == gpu)
+            for m in range(problem.horizon_months)
+        ]
         best: Peak | None = None
         for m in range(problem.horizon_months):
             cut = month_slices(demands, m)
             load = max((s.load for s in cut), default=0.0)
             if best is None or load > best.gpus_at_once + 1e-9:
-                above = sum(s.hours for s in cut if s.load > cap[gpu][m] + 1e-9)
-                best = Peak(
-                    gpu=gpu, month=m, gpus_at_once=load, committed_gpus=cap[gpu][m], hours_above=above
-                )
+                above = sum(s.hours for s in cut if s.load > cap[m] + 1e-9)
+                best = Peak(gpu=gpu, month=m, gpus_at_once=load, committed_gpus=cap[m], hours_above=above)
         if best is not None:
             out.append(best)
     return tuple(out)
@@ -117,7 +123,8 @@ def optimise(problem: TcoProblem) -> Schedule:
     hourly_used = {}
     overheads = {}
     packings = {}
-    for gpu, opts in options.items():
+    for opts in options.values():
+        gpu = opts.gpu
         for i, cover in opts.on_demand.items():
             name = problem.demands[i].name
             hourly_used[f"{gpu}/on_demand/{name}"] = cover.offer

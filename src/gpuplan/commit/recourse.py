@@ -22,7 +22,9 @@ from gpuplan.commit.model import (
     DataCopyChoice,
     DataRate,
     Demand,
+    HostNeed,
     MonthCost,
+    Pool,
     PricedOffer,
     TcoProblem,
     copy_choice,
@@ -109,16 +111,19 @@ class HourlyCover:
 
 @dataclass(frozen=True, kw_only=True)
 class HourlyOptions:
-    """The hourly prices of one GPU type's demands: on-demand for any, spot for an interruptible one."""
+    """The hourly prices of one pool's demands (its GPU type, on the instances their hours hold on:
+    :attr:`Demand.pool`): on-demand for any, spot for an interruptible one."""
 
     gpu: str
+    host: HostNeed | None = None
+    """The pool's instances (:class:`HostNeed`); None: any of ``gpu``."""
     on_demand: dict[int, HourlyCover]
     """Demand index -> its cheapest on-demand cover per useful GPU-hour (none: no price allowed)."""
     spot: dict[int, HourlyCover]
     """Demand index -> its cheapest spot cover per useful GPU-hour."""
     committed_data: dict[int, DataRate] = field(default_factory=dict)
     """Demand index -> what a GPU-hour of it served by a committed GPU pays besides GPU time: the
-    dearest over the regions of the GPU type's commitment offers (which committed GPU serves which
+    dearest over the regions of the pool's commitment offers (which committed GPU serves which
     run is not modelled, so the conservative bound), its hours taken to run in that region. Absent:
     0 (no data facts)."""
 
@@ -155,21 +160,22 @@ def _data(demand: Demand, offer: PricedOffer, overhead: float = 1.0) -> DataRate
     return demand.data_rate(offer.provider, offer.region, overhead)
 
 
-def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
-    """Per GPU type demanded, the hourly prices the recourse may buy for each of its demands: each
-    offer's price per useful GPU-hour plus what the demand's runs pay besides GPU time in its
-    region (so a region far from the data pays the transfer); an offer in a region whose figure is
-    not known is not used for that demand."""
-    out: dict[str, HourlyOptions] = {}
-    for gpu in problem.gpus():
-        od_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "on_demand"]
-        spot_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "spot"]
-        committed = [o for o in problem.offers if o.gpu == gpu and o.is_commitment]
+def hourly_options(problem: TcoProblem) -> dict[Pool, HourlyOptions]:
+    """Per pool demanded (:attr:`Demand.pool`), the hourly prices the recourse may buy for each of
+    its demands: each offer its hours hold on, at its price per useful GPU-hour plus what the
+    demand's runs pay besides GPU time in its region (so a region far from the data pays the
+    transfer); an offer in a region whose figure is not known is not used for that demand."""
+    out: dict[Pool, HourlyOptions] = {}
+    for pool in problem.pools():
+        offers = problem.pool_offers(pool)
+        od_offers = [o for o in offers if o.pricing == "on_demand"]
+        spot_offers = [o for o in offers if o.pricing == "spot"]
+        committed = [o for o in offers if o.is_commitment]
         on_demand: dict[int, HourlyCover] = {}
         spot: dict[int, HourlyCover] = {}
         committed_data: dict[int, DataRate] = {}
         for i, d in enumerate(problem.demands):
-            if d.gpu != gpu:
+            if d.pool != pool:
                 continue
             if committed and d.run_data and (rate := _committed_data(d, committed)) is not None:
                 committed_data[i] = rate
@@ -192,7 +198,9 @@ def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
             ]
             if (best := _cheapest(covers)) is not None:
                 spot[i] = best
-        out[gpu] = HourlyOptions(gpu=gpu, on_demand=on_demand, spot=spot, committed_data=committed_data)
+        out[pool] = HourlyOptions(
+            gpu=pool[0], host=pool[1], on_demand=on_demand, spot=spot, committed_data=committed_data
+        )
     return out
 
 
@@ -250,12 +258,12 @@ class _DataBook:
         return tuple(out)
 
 
-def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[str, list[float]]:
-    """Per GPU type, the GPUs the commitments keep in service in each month of the horizon (each
-    serves one GPU-hour per hour, 730 a month)."""
-    cap = {g: [0.0] * problem.horizon_months for g in problem.gpus()}
+def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> dict[Pool, list[float]]:
+    """Per pool (:attr:`Demand.pool`), the GPUs the commitments keep in service in each month of
+    the horizon (each serves one GPU-hour per hour, 730 a month)."""
+    cap = {g: [0.0] * problem.horizon_months for g in problem.pools()}
     for c in commitments:
-        row = cap.setdefault(c.offer.gpu, [0.0] * problem.horizon_months)
+        row = cap.setdefault(c.pool, [0.0] * problem.horizon_months)
         for m in range(c.start_month, min(c.start_month + c.offer.term_months, problem.horizon_months)):
             row[m] += c.units * c.offer.gpus_per_unit
     return cap
@@ -264,7 +272,7 @@ def committed_gpus(problem: TcoProblem, commitments: Sequence[Commitment]) -> di
 def price_schedule(
     problem: TcoProblem,
     commitments: Sequence[Commitment],
-    options: Mapping[str, HourlyOptions],
+    options: Mapping[Pool, HourlyOptions],
     demand_scale: float = 1.0,
 ) -> Priced:
     """Cost of ``commitments`` plus the cheapest hourly cover of the rest, month by month.
@@ -287,8 +295,8 @@ def price_schedule(
     cap = committed_gpus(problem, commitments)
     book = _DataBook(problem)
     feasible = True
-    for gpu, opts in options.items():
-        members = [i for i, d in enumerate(problem.demands) if d.gpu == gpu]
+    for pool, opts in options.items():
+        members = [i for i, d in enumerate(problem.demands) if d.pool == pool]
         # Each demand's hours at the cheaper of its hourly covers.
         cheapest: dict[int, tuple[HourlyCover, str]] = {}
         for i in members:
@@ -301,7 +309,7 @@ def price_schedule(
             for piece in month_slices(demands, m, demand_scale):
                 # GPUs above the committed ones during these hours: first for the demands whose
                 # hourly cover costs least over what a committed GPU's hour costs them (its data).
-                uncovered = max(0.0, piece.load - cap[gpu][m])
+                uncovered = max(0.0, piece.load - cap[pool][m])
                 fills = sorted(
                     (
                         cheapest[i][0].usd_per_useful_gpu_hour - opts.committed_data_usd_per_gpu_hour(i),

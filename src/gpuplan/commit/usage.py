@@ -32,7 +32,14 @@ demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a ru
 workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
 not fit in the month). A workload demand is sized by the planner's cheapest option on the pricing
 models the constraints allow, monthly and reserved included (a run priced alone), and spot only for
-an interruptible demand.
+an interruptible demand. Its hours hold only on instances like the one they were sized on
+(``commit.model.HostNeed``): it is priced on that instance type, in any region and pricing the
+constraints allow, and on other types known to be at least as able: for a run in one node (a
+service: each replica) any holding those GPUs in one node; for a run over several nodes those of as
+many GPUs per node with a network known, of the same kind and no slower; either way linked alike
+where a node has several GPUs, and for a job with vCPUs and RAM known and no fewer. Never on a
+cheaper instance of its GPU whose network or host is not known (the plan times those at their slow
+end). A direct demand names a GPU, not an instance: any instance of it may price it.
 """
 
 from __future__ import annotations
