@@ -464,7 +464,8 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     return answers, each, words
 
 
-#: The uplink the set-up note measures an unstated one against, Gbit/s: a common office line.
+#: The uplink the set-up note measures an unstated one against, Gbit/s: an illustration of what the
+#: assumed rate leaves out, which changes no figure.
 REFERENCE_UPLINK_GBPS = 1.0
 
 
