@@ -391,6 +391,9 @@ class WorkloadData(_WorkloadPart):
     size_gb: float | None = Field(default=None, ge=0)
     results_gb: float | None = Field(default=None, ge=0)
     """Size of what one run writes back to the data's location, GB (None: not stated)."""
+    upload_gbps: float | None = Field(default=None, gt=0)
+    """The uplink from the user's own site to the cloud, Gbit/s, for data that is there (None: not
+    given; the set-up then assumes each instance copies the dataset at the disk's rate)."""
 
 
 class PlanWorkload(_WorkloadPart):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
 from gpuplan.errors import GpuplanError, InputError
-from gpuplan.i18n import N_, _, format_number
+from gpuplan.i18n import N_, _, format_hours, format_number
 from gpuplan.i18n.countries import country_code
 from gpuplan.i18n.places import place
 from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
@@ -464,6 +464,50 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     return answers, each, words
 
 
+#: The uplink the set-up note measures an unstated one against, Gbit/s: an illustration of what the
+#: assumed rate leaves out, which changes no figure.
+REFERENCE_UPLINK_GBPS = 1.0
+
+
+def _setup(
+    base: JobFacts, dataset_gb: float, *, on_site: bool, upload_gbps: float | None
+) -> tuple[float, str]:
+    """One instance's set-up before its first step, h, and the note that says how it adds up: the same
+    10-minute boot + image pull + start that a spot restart costs (``JobFacts.restart_h``, an
+    assumption), plus the dataset copied next to the GPUs. From a cloud region, or from the user's
+    site whose uplink is not given, it is copied at the disk's assumed bandwidth
+    (``JobFacts.checkpoint_write_gbps``); up a given uplink, at that (written to the disk as it
+    comes, so at the slower of the two). The nodes of an option may share the uplink:
+    ``JobFacts.setup_hours``."""
+    disk_h = dataset_gb / base.checkpoint_write_gbps / 3600.0
+    if on_site and upload_gbps is not None and dataset_gb > 0:
+        one_h = dataset_gb * 8.0 / upload_gbps / 3600.0
+        setup_h = base.restart_h + max(one_h, disk_h)
+        return setup_h, _(
+            "set-up {minutes} min for one instance, billed on every instance (assumed: 10 min to boot and "
+            "pull the image), with the dataset uploaded from your site at {uplink} Gbit/s "
+            "(data.upload_gbps): {one} a copy"
+        ).format(minutes=f"{setup_h * 60:.0f}", uplink=f"{upload_gbps:g}", one=format_hours(one_h))
+    setup_h = base.restart_h + disk_h
+    words = _(
+        "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
+        "plus the dataset copied at {gbps} GB/s)"
+    ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
+    if on_site and dataset_gb > 0:
+        # Unknown is never the best case: the assumed rate is said, with what a common uplink would take.
+        words += _(
+            "; the dataset is on your site, whose uplink is not given: each instance is assumed to "
+            "receive its copy at {gbps} GB/s ({gbit} Gbit/s), whereas at {reference} Gbit/s one copy "
+            "takes {one} and per-node copies share the line — give data.upload_gbps"
+        ).format(
+            gbps=f"{base.checkpoint_write_gbps:g}",
+            gbit=f"{base.checkpoint_write_gbps * 8:g}",
+            reference=f"{REFERENCE_UPLINK_GBPS:g}",
+            one=format_hours(dataset_gb * 8.0 / REFERENCE_UPLINK_GBPS / 3600.0),
+        )
+    return setup_h, words
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -516,16 +560,9 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             ).format(where=place(*location) if location is not None else _("your own site"))
         )
     base = JobFacts()
-    # Set-up before the first step: the same 10-minute boot + image pull + start that a spot
-    # restart costs (JobFacts.restart_h, an assumption), plus copying the dataset next to the GPUs
-    # at the assumed storage bandwidth (JobFacts.checkpoint_write_gbps).
-    setup_h = base.restart_h + (dataset_gb or 0.0) / base.checkpoint_write_gbps / 3600.0
-    notes.append(
-        _(
-            "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
-            "plus the dataset copied at {gbps} GB/s)"
-        ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
-    )
+    upload_gbps = data.upload_gbps if data is not None and location is None else None
+    setup_h, setup_words = _setup(base, dataset_gb or 0.0, on_site=location is None, upload_gbps=upload_gbps)
+    notes.append(setup_words)
     serving = workload.serving is not None
     if serving:
         notes.append(
@@ -574,6 +611,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         results_unpriced=results_unpriced,
         data_location=location,
         setup_h=setup_h,
+        upload_gbps=upload_gbps,
         # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,

@@ -38,6 +38,8 @@ class CostArrays:
     compute_usd: FloatArray
     setup_usd: FloatArray
     """The part of ``compute_usd`` that pays for the set-up (every instance, before the first step)."""
+    setup_h: FloatArray
+    """The set-up before the first step, h (``JobFacts.setup_hours`` of the candidate's nodes)."""
     storage_usd: FloatArray
     egress_usd: FloatArray
     """Dataset in (every copy) plus results back (a service: its answers to its clients)."""
@@ -149,8 +151,7 @@ def cost_candidates(
 
     # Each node's disk needs the dataset: each downloads its own copy, unless the workload fans one
     # copy out inside the region (or all nodes read one shared bucket).
-    per_node_copies = job.storage_kind == "block" and job.data_transfer == "per_node"
-    copies = nodes.astype(np.int64) if per_node_copies else np.ones(idx.size, dtype=np.int64)
+    copies = nodes.astype(np.int64) if job.copies_per_node else np.ones(idx.size, dtype=np.int64)
     egress_in = per_region([c.egress_in_usd for c in charges]) * copies
     egress_out = per_region([c.egress_out_usd for c in charges])
     egress = egress_in + egress_out
@@ -183,6 +184,8 @@ def cost_candidates(
     # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
     # bandwidth: same storage).
     restart_h = job.spot_restart_h
+    # The set-up of each option: its nodes' copies of the dataset may share the site's uplink.
+    setup_h = job.setup_hours(nodes)
     serving = _service_spot(job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx])
 
     # A batch inference shard's output chunk: its batches at the candidate's step time (one batch
@@ -191,7 +194,7 @@ def cost_candidates(
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
         # The instances are billed from the moment they start, set-up included.
-        work = work + job.setup_h
+        work = work + setup_h
         # A job without checkpoints restarts from the beginning, but batch inference resumes by
         # its output chunks as deploy's batch job writes them (a service re-does no work; its
         # reclaims are ``serving``'s).
@@ -244,7 +247,7 @@ def cost_candidates(
         lo, _ = at(cands.work_h_low[idx])
         hi, _ = at(cands.work_h_high[idx])
     # The set-up, billed on every instance before the first step, at the instance's hourly rate.
-    setup = np.minimum(price / unit * nodes * job.setup_h, mid.compute)
+    setup = np.minimum(price / unit * nodes * setup_h, mid.compute)
     unknown = cands.unknown[idx] | region_facts
     # an open band (">20%") bounds the rate from below only: the rate is unknown as without a band
     open_band = np.array([r.best_per_hour is not None for r in rates], dtype=bool)[offer_rate_id][o]
@@ -274,6 +277,7 @@ def cost_candidates(
         time_h_high=np.maximum(hi.time_h, mid.time_h),
         compute_usd=mid.compute,
         setup_usd=setup,
+        setup_h=setup_h,
         storage_usd=mid.storage,
         egress_usd=egress,
         egress_in_usd=egress_in,

@@ -266,9 +266,15 @@ class JobFacts:
     ``weights_gb`` and ``checkpoint_write_gbps`` (:attr:`spot_restart_h`)."""
 
     setup_h: float = 0.0
-    """Time from asking for the instances to the first training step, paid once per run, h:
-    provisioning, image pull, copying the dataset next to the GPUs. The adapter from a real
-    workload sets it (see ``plan.build_inputs.job_facts_from``); 0 in hand-made test facts."""
+    """Time from asking for an instance to its first training step, paid once per run, h:
+    provisioning, image pull, copying the dataset next to the GPUs, as one instance alone would
+    wait. The adapter from a real workload sets it (see ``plan.build_inputs.job_facts_from``); 0 in
+    hand-made test facts. An option's own set-up is :meth:`setup_hours`: its nodes' copies may share
+    the site's uplink (``upload_gbps``)."""
+    upload_gbps: float | None = None
+    """The uplink from the user's own site to the cloud, Gbit/s (the workload's ``data.upload_gbps``),
+    for a dataset that is there (``data_location`` None); None: not given, and the dataset is taken
+    to be copied at ``checkpoint_write_gbps`` wherever it comes from."""
 
     calendar_months: float | None = None
     """Set when the job is a stretch of calendar time rather than a piece of work (a service planned
@@ -360,6 +366,47 @@ class JobFacts:
         model's weights read again (the checkpoints do not hold them), both at the bandwidth the
         checkpoint is written at (``checkpoint_write_gbps``: the same disk)."""
         return self.restart_h + (self.checkpoint_gb + self.weights_gb) / self.checkpoint_write_gbps / 3600.0
+
+    @property
+    def dataset_copy_h(self) -> float:
+        """One copy of the dataset written to an instance's disk, h, at the bandwidth checkpoints are
+        written at (``checkpoint_write_gbps``: the same disk)."""
+        return self.dataset_gb / self.checkpoint_write_gbps / 3600.0
+
+    @property
+    def upload_h(self) -> float | None:
+        """One copy of the dataset sent up the site's uplink, h (``dataset_gb`` × 8 / ``upload_gbps``);
+        None where the uplink does not apply: not given, or the data is in a cloud region."""
+        if self.upload_gbps is None or self.data_location is not None or self.dataset_gb <= 0:
+            return None
+        return self.dataset_gb * 8.0 / self.upload_gbps / 3600.0
+
+    @property
+    def copies_per_node(self) -> bool:
+        """Each node brings its own copy of the dataset into the region (``data.transfer: per_node`` on
+        a disk per node); otherwise one copy comes in (fanned out inside the region, or one bucket)."""
+        return self.storage_kind == "block" and self.data_transfer == "per_node"
+
+    def setup_hours(self, nodes: IntArray | FloatArray) -> FloatArray:
+        """The set-up of an option of ``nodes`` instances, h: ``setup_h``, plus what sharing the site's
+        uplink adds. The copies of ``per_node`` go up it at once, each at 1/n of it, so all n arrive
+        after n × ``upload_h`` (each written to its disk as it comes, at most at the disk's rate);
+        ``fan_out`` sends one copy, which is then copied to the other nodes inside the region at the
+        disk's rate; one bucket takes one copy. Without the uplink, every instance copies its own at
+        the disk's rate, whatever the node count."""
+        n = np.asarray(nodes, dtype=float)
+        one = self.upload_h
+        if one is None:
+            return np.full(n.shape, self.setup_h)
+        disk = self.dataset_copy_h
+        if self.copies_per_node:
+            extra = np.maximum(n * one, disk) - max(one, disk)
+        elif self.storage_kind == "block":
+            extra = np.where(n > 1, disk, 0.0)
+        else:
+            extra = np.zeros(n.shape)
+        out: FloatArray = self.setup_h + extra
+        return out
 
     @property
     def weights_load_h(self) -> float:

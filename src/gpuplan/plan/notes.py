@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuplan.i18n import _
+from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan.candidates import ModelSplitMisfits
 from gpuplan.plan.constraints import Constraints
@@ -95,17 +95,18 @@ def plan_notes(
         )
     plan_notes.append(_storage_note(job))
     if job.dataset_gb > 0 and any(o.nodes > 1 for o in ranked):
-        plan_notes.append(
+        words = (
             _(
                 "dataset in: each node downloads its own copy, and each copy pays the transfer "
                 "(data.transfer: per_node; fan_out copies it once into the region)"
             )
-            if job.storage_kind == "block" and job.data_transfer == "per_node"
+            if job.copies_per_node
             else _(
                 "dataset in: one copy comes into the region and is shared by the nodes inside it "
                 "(no transfer charge between instances of one zone)"
             )
         )
+        plan_notes.append(words + _uplink_words(job))
     plan_notes.append(
         _(
             "unknown facts (vCPUs, RAM, network, GPU link, egress and storage prices, spot rate) are "
@@ -133,8 +134,54 @@ def plan_notes(
                 minutes=f"{job.restart_h * 60:.0f}",
                 rates=_("; ").join(rates_shown(used)),
             )
+            + _recopy_words(job)
         )
     return tuple(plan_notes)
+
+
+def _uplink_words(job: JobFacts) -> str:
+    """How the copies of a multi-node option share the site's uplink (empty where it does not apply):
+    what ``JobFacts.setup_hours`` adds to each option's set-up."""
+    one = job.upload_h
+    if one is None:
+        return ""
+    if job.copies_per_node:
+        return _(
+            "; the copies share your site's uplink ({uplink} Gbit/s): the nodes of an option of n nodes "
+            "start after n × {one}, all billed while they wait"
+        ).format(uplink=f"{job.upload_gbps:g}", one=format_hours(one))
+    if job.storage_kind == "block":
+        return _(
+            "; one copy goes up your site's uplink ({one} at {uplink} Gbit/s), then to the other nodes "
+            "inside the region at {gbps} GB/s (+{copy})"
+        ).format(
+            one=format_hours(one),
+            uplink=f"{job.upload_gbps:g}",
+            gbps=f"{job.checkpoint_write_gbps:g}",
+            copy=format_hours(job.dataset_copy_h),
+        )
+    return ""
+
+
+def _recopy_words(job: JobFacts) -> str:
+    """What a spot restart would add if the dataset's disk did not survive the reclaim (empty where a
+    job keeps no dataset on a disk of its own). The restart (``JobFacts.spot_restart_h``) reads back
+    the checkpoint only, taking the dataset to stay on its disk. That holds only where the disk is
+    kept and attached again: AWS, by default, terminates a reclaimed Spot Instance (AWS, "Behavior of
+    Spot Instance interruptions", Amazon EC2 User Guide,
+    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html), and its
+    replacement boots with a volume of its own. No provider's figure for every case is known, so the
+    assumption stays and is said, with what it leaves out."""
+    if job.is_service or job.dataset_gb <= 0 or job.storage_kind != "block":
+        return ""
+    one = job.upload_h
+    return _(
+        "; assumed: the dataset's disk survives a reclaim; if it does not, each restart also re-copies "
+        "{gb} GB: +{time}"
+    ).format(
+        gb=format_number(job.dataset_gb),
+        time=format_hours(one if one is not None else job.dataset_copy_h),
+    )
 
 
 def _storage_note(job: JobFacts) -> str:

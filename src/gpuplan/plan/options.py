@@ -419,6 +419,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
     write_h, restart_h = _restart_h(job)
+    setup_h = float(c.setup_h[j])
     if bool(c.is_spot[j]) and c.service is not None:
         spot = _service_spot_risk(ctx, j, nodes)
     elif bool(c.is_spot[j]):
@@ -443,16 +444,16 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             restart_assumed=_restart_words(job),
         )
         if deadline is not None:
-            started = float(cands.work_h[i]) + job.setup_h
+            started = float(cands.work_h[i]) + setup_h
             model = SpotMissModel(
                 rate_per_hour=lam,
                 stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
                 lost_per_interruption_h=delta,
                 from_scratch=write_h <= 0 and not chunks,
             )
-            miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
+            miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h, spot=model)
     if miss is None and deadline is not None:
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h)
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h)
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),

@@ -108,6 +108,11 @@ MAX_TOKENS = 10**18
 MAX_EPOCHS = 1_000_000.0
 #: A data set of an exabyte, in GB.
 MAX_DATA_GB = 1e9
+#: The fastest uplink a site is taken to have to one cloud, Gbit/s: AWS Direct Connect's largest
+#: dedicated connection is 400 Gbit/s (AWS, "AWS Direct Connect pricing": "Dedicated connection
+#: 400 Gbps port hours", https://aws.amazon.com/directconnect/pricing/, read 2026-09); more is
+#: taken as a slip of units (Mbit/s written for Gbit/s).
+MAX_UPLOAD_GBPS = 400.0
 MAX_REPLICAS = 10_000
 #: ``share_gpu: true``: four replicas time-sharing one GPU, the source articles' "1/4 card".
 QUARTER_CARD = 4
@@ -355,6 +360,11 @@ class DataSpec(Spec):
     transfer: TransferField = DataTransfer.PER_NODE
     """How a multi-node job gets the dataset: ``per_node`` (each node downloads its own copy: each
     copy pays the transfer) or ``fan_out`` (one copy into the region, shared inside it)."""
+    upload_gbps: float | None = Field(default=None, gt=0, le=MAX_UPLOAD_GBPS)
+    """The uplink from your own site to the cloud, Gbit/s, for data that is there (no ``location``):
+    the dataset's copies are uploaded over it, ``per_node`` copies sharing it (6 copies of 1,500 GB at
+    1 Gbit/s: 20 h), which the set-up bills on every instance. Left out: each instance is taken to
+    copy the dataset at the disk's assumed 0.5 GB/s (4 Gbit/s), and the plan says so."""
 
     @field_validator("location")
     @classmethod
@@ -380,6 +390,14 @@ class DataSpec(Spec):
     def _check(self) -> DataSpec:
         if self.samples is not None and self.tokens is not None:
             raise _refused(N_("give samples or tokens, not both"))
+        if self.upload_gbps is not None and self.location is not None:
+            raise _refused(
+                N_(
+                    "upload_gbps: your site's uplink applies to data on your own site, and location "
+                    "says the data is in {location}; leave one of them out"
+                ),
+                location=self.location,
+            )
         return self
 
 

@@ -1,0 +1,191 @@
+"""A dataset on the team's own site reaches the GPUs over the site's uplink (``data.upload_gbps``):
+its copies share it, so the set-up of every option grows with its nodes; left out, the plan says what
+it assumes instead. A spot restart takes the dataset's disk to survive the reclaim, and says so."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from plan_helpers import aws_costs, offer
+
+from gpuplan.errors import WorkloadError
+from gpuplan.plan import (
+    Constraints,
+    CostFacts,
+    EstimateKey,
+    EstimateRow,
+    JobFacts,
+    OfferTable,
+    Plan,
+    plan_offers,
+)
+from gpuplan.plan.build_inputs import job_facts_from
+from gpuplan.plan.planner import PlanInfeasibleError
+from gpuplan.workload import Workload
+
+# 1,500 GB up a 1 Gbit/s line: 1,500 × 8 / 1 / 3,600 = 3.333 h a copy; onto a disk at the assumed
+# 0.5 GB/s: 1,500 / 0.5 / 3,600 = 0.8333 h.
+ONE_COPY_H = 1500 * 8 / 1 / 3600
+DISK_H = 1500 / 0.5 / 3600
+BOOT_H = 10 / 60
+ON_SITE = JobFacts(
+    dataset_gb=1500.0, checkpoint_gb=0.0, results_gb=0.0, upload_gbps=1.0, setup_h=BOOT_H + ONE_COPY_H
+)
+
+
+def test_per_node_copies_share_the_uplink() -> None:
+    # Six copies up one 1 Gbit/s line arrive together after 6 × 3.333 = 20 h: + 10 min boot = 20.17 h.
+    hours = ON_SITE.setup_hours(np.array([1, 6]))
+    assert hours[0] == pytest.approx(BOOT_H + ONE_COPY_H)
+    assert hours[1] == pytest.approx(BOOT_H + 6 * ONE_COPY_H)
+    assert hours[1] == pytest.approx(20.17, abs=0.01)
+
+
+def test_fan_out_sends_one_copy_then_copies_it_inside_the_region() -> None:
+    fan = JobFacts(**{**ON_SITE.__dict__, "data_transfer": "fan_out"})
+    hours = fan.setup_hours(np.array([1, 6]))
+    # one node: the one copy; six: + one copy at the disk's rate inside the region (3.5 + 0.83 h)
+    assert hours[0] == pytest.approx(BOOT_H + ONE_COPY_H)
+    assert hours[1] == pytest.approx(BOOT_H + ONE_COPY_H + DISK_H)
+    bucket = JobFacts(**{**ON_SITE.__dict__, "storage_kind": "object"})
+    assert bucket.setup_hours(np.array([6]))[0] == pytest.approx(BOOT_H + ONE_COPY_H)
+
+
+def test_a_fast_uplink_is_bounded_by_the_disk() -> None:
+    # 100 Gbit/s: 1,500 GB go up in 2 min, but each disk is written at 0.5 GB/s (50 min): on two
+    # nodes the two copies take 2 × 2 = 4 min up the line, still under the disk's 50 min.
+    fast = JobFacts(**{**ON_SITE.__dict__, "upload_gbps": 100.0, "setup_h": BOOT_H + DISK_H})
+    assert fast.setup_hours(np.array([2]))[0] == pytest.approx(BOOT_H + DISK_H)
+
+
+def test_without_an_uplink_or_with_data_in_the_cloud_the_set_up_is_one_figure() -> None:
+    unstated = JobFacts(dataset_gb=1500.0, setup_h=BOOT_H + DISK_H)
+    assert unstated.setup_hours(np.array([1, 6])).tolist() == pytest.approx([BOOT_H + DISK_H] * 2)
+    in_cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1")})
+    assert in_cloud.upload_h is None
+    assert in_cloud.setup_hours(np.array([6]))[0] == pytest.approx(ON_SITE.setup_h)
+
+
+def _only_on_six(key: EstimateKey) -> EstimateRow:
+    """1 h of work, and only on six instances."""
+    fits = key.nodes == 6
+    t = 1.0 if fits else math.nan
+    return EstimateRow(fits=fits, job_time_h=t, job_time_h_low=t, job_time_h_high=t, peak_memory_gib=10.0)
+
+
+def _plan(job: JobFacts, deadline_h: float | None = None, **kw: object) -> Plan:
+    row = offer(**{"price_usd": 10.0, "billing_granularity_s": 1.0, "min_billing_s": 0.0, **kw})
+    return plan_offers(
+        OfferTable.from_rows([row]),
+        CostFacts([aws_costs()]),
+        job,
+        _only_on_six,
+        Constraints(max_nodes=8, max_gpus=64, deadline_h=deadline_h),
+    )
+
+
+def test_six_nodes_wait_for_six_copies_and_pay_for_it() -> None:
+    o = _plan(ON_SITE).recommended
+    assert o.nodes == 6
+    # 1 h of work after 20.17 h of set-up; six instances at $10/h pay 6 × 20.17 × 10 = $1,210 of it.
+    setup_h = BOOT_H + 6 * ONE_COPY_H
+    assert o.job_time_h == pytest.approx(1.0 + setup_h)
+    setup = next(i for i in o.cost_breakdown.items if i.component == "setup")
+    assert setup.cost_usd == pytest.approx(6 * setup_h * 10.0)
+    assert setup.cost_usd == pytest.approx(1210.0, abs=1.0)
+
+
+def test_a_deadline_counts_the_shared_uplink() -> None:
+    # 21 h is enough for one node's set-up (3.5 h) and the work, not for six copies up the line
+    # (20.17 h + 1 h); 22 h is.
+    with pytest.raises(PlanInfeasibleError):
+        _plan(ON_SITE, deadline_h=21.0)
+    assert _plan(ON_SITE, deadline_h=22.0).recommended.job_time_h == pytest.approx(21.17, abs=0.01)
+
+
+def test_the_chance_to_miss_the_deadline_counts_the_shared_uplink() -> None:
+    # Work of 0.5–3 h (1 h expected) after 20.17 h of set-up leaves 1.83 h of a 22-h deadline:
+    # the high end misses it. After one node's 3.5 h it would not.
+    def spread(key: EstimateKey) -> EstimateRow:
+        fits = key.nodes == 6
+        return EstimateRow(
+            fits=fits,
+            job_time_h=1.0 if fits else math.nan,
+            job_time_h_low=0.5 if fits else math.nan,
+            job_time_h_high=3.0 if fits else math.nan,
+            peak_memory_gib=10.0,
+        )
+
+    row = offer(price_usd=10.0, billing_granularity_s=1.0, min_billing_s=0.0)
+    plan = plan_offers(
+        OfferTable.from_rows([row]), CostFacts([aws_costs()]), ON_SITE, spread, Constraints(deadline_h=22.0)
+    )
+    miss = plan.recommended.deadline_miss_probability
+    assert miss is not None and miss > 0.05
+
+
+def test_the_plan_says_how_the_copies_share_the_uplink() -> None:
+    notes = " ".join(_plan(ON_SITE).notes)
+    assert "the copies share your site's uplink (1 Gbit/s)" in notes
+    assert "n × 3.3 h" in notes
+    fan = _plan(JobFacts(**{**ON_SITE.__dict__, "data_transfer": "fan_out"}))
+    assert "then to the other nodes inside the region at 0.5 GB/s (+50 min)" in " ".join(fan.notes)
+
+
+def test_spot_says_the_dataset_is_taken_to_survive_a_reclaim() -> None:
+    plan = _plan(ON_SITE, pricing="spot", price_usd=3.0, interruption_band="5-10%")
+    words = " ".join(plan.notes)
+    # a restart re-copying 1,500 GB up the 1 Gbit/s line would take 3.3 h more
+    assert (
+        "assumed: the dataset's disk survives a reclaim; if it does not, each restart also re-copies "
+        "1,500 GB: +3.3 h"
+    ) in words
+    # on the disk's assumed 0.5 GB/s, from a cloud region: 50 min
+    cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1")})
+    words = " ".join(_plan(cloud, pricing="spot", price_usd=3.0, interruption_band="5-10%").notes)
+    assert "re-copies 1,500 GB: +50 min" in words
+
+
+def _workload(**data: object) -> Workload:
+    return Workload.from_dict(
+        {
+            "name": "w",
+            "model": {"preset": "resnet50"},
+            "inputs": {"batch_size": 8, "image_size": 224},
+            "data": {"samples": 1000, "size_gb": 1500, **data},
+        }
+    )
+
+
+def test_the_workload_gives_the_uplink_to_the_plan() -> None:
+    job, notes = job_facts_from(_workload(upload_gbps=1), None)
+    assert job.upload_gbps == 1.0
+    # one instance: 10 min + 3.333 h up the line = 210 min
+    assert job.setup_h == pytest.approx(BOOT_H + ONE_COPY_H)
+    assert any(
+        "set-up 210 min for one instance" in n and "at 1 Gbit/s (data.upload_gbps): 3.3 h a copy" in n
+        for n in notes
+    )
+
+
+def test_an_unstated_uplink_keeps_the_figure_and_says_what_it_assumes() -> None:
+    job, notes = job_facts_from(_workload(), None)
+    # 10 min + 1,500 GB at 0.5 GB/s (50 min) = 60 min, as before
+    assert job.upload_gbps is None and job.setup_h == pytest.approx(BOOT_H + DISK_H)
+    setup = next(n for n in notes if n.startswith("set-up"))
+    assert "each instance is assumed to receive its copy at 0.5 GB/s (4 Gbit/s)" in setup
+    assert "at 1 Gbit/s one copy takes 3.3 h" in setup and "give data.upload_gbps" in setup
+    # data in a cloud region: no word of an uplink
+    _job, notes = job_facts_from(_workload(location="aws/us-east-1"), None)
+    assert not any("upload" in n for n in notes if n.startswith("set-up"))
+
+
+def test_the_uplink_is_validated() -> None:
+    with pytest.raises(WorkloadError, match="upload_gbps"):
+        _workload(upload_gbps=0)
+    with pytest.raises(WorkloadError, match="upload_gbps"):
+        _workload(upload_gbps=1000)  # Mbit/s written for Gbit/s
+    with pytest.raises(WorkloadError, match="your site's uplink applies to data on your own site"):
+        _workload(upload_gbps=1, location="aws/us-east-1")
