@@ -470,3 +470,22 @@ def test_a_service_cheapest_on_a_monthly_quote_is_sized_on_that_gpu_and_the_year
     # the year buys the quote for the service's month after month
     assert report.schedule.commitments
     assert {c.offer.instance_type for c in report.schedule.commitments} == {"ecs.gn7e-c16g1.4xlarge"}
+
+
+def test_a_spot_runs_set_up_is_its_options_own(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The set-up of an option depends on its node count (n copies of an on-site dataset share the
+    # site's uplink: JobFacts.setup_hours); a spot run's hours had taken the one-instance figure.
+    import numpy as np
+
+    from gpuplan.plan.input_types import JobFacts
+
+    asked: list[float] = []
+
+    def setup_hours(self: JobFacts, nodes: object) -> object:
+        asked.extend(np.asarray(nodes, dtype=float).tolist())
+        return np.full(np.asarray(nodes).shape, 7.0)  # a figure no other path gives
+
+    (plain,), _sources = demands_from_usage(_bert_usage(runs_per_month=4, interruptible=True), store)  # type: ignore[arg-type]
+    monkeypatch.setattr(JobFacts, "setup_hours", setup_hours)
+    (spot,), _sources = demands_from_usage(_bert_usage(runs_per_month=4, interruptible=True), store)  # type: ignore[arg-type]
+    assert asked and spot.run_hours > plain.run_hours + 6.0  # type: ignore[attr-defined]

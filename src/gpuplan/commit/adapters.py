@@ -309,7 +309,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     if workload.serving is not None:
         run_h = best.compute_time_h
     elif best.spot is not None:
-        run_h = best.compute_time_h + job.setup_h
+        # the option's own set-up: n nodes' copies of an on-site dataset share the site's uplink
+        run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
     else:
         run_h = best.job_time_h
     per_run = best.gpu_count * run_h
