@@ -76,7 +76,10 @@ def test_commit_and_its_pricing_are_read_in_the_compact_form_and_the_yaml(tmp_pa
     ("spec", "said"),
     [
         # a committed replica is paid whether it runs or not: the fleet never goes below it
-        ("fixed:replicas=4,commit=5", "commit=5 is more than min=4: a committed replica is paid whether it"),
+        # a fixed fleet is told of its replicas, not of a min it has none of (it had been told "set
+        # min ≥ 5", which then ran 5 replicas said to be 4)
+        ("fixed:replicas=4,commit=5", "commit=5 is more than the fleet's replicas=4: a committed replica is"),
+        ("fixed:replicas=4,min=8,commit=8", "a fixed fleet is replicas=4 throughout: min and max go with"),
         ("target:target=0.7,max=8,commit=2", "set min ≥ 2"),
         ("fixed:replicas=4,commit=-1", "commit must be 0 or more replicas (got commit=-1)"),
         ("fixed:replicas=4,commit=1.5", "commit='1.5' is not a whole number"),

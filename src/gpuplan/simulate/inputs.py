@@ -540,7 +540,7 @@ def fleet_prices(
                 N_(
                     "no on-demand offer of {gpu} is left where the workload's constraints allow "
                     "({constraints}); give another --gpu or an --instance offered there, or a price with "
-                    "--on-demand-price USD_PER_HOUR"
+                    "--on-demand-price (a replica-hour's price with its currency: ¥34.74 or $4.8)"
                 ),
                 gpu=gpu_id,
                 constraints=narrowed,
@@ -550,13 +550,16 @@ def fleet_prices(
                 N_(
                     "the catalog has no on-demand price for {gpu} on one instance of {n} or more GPUs "
                     "(a tensor-parallel replica runs in one machine); give one with --on-demand-price "
-                    "USD_PER_HOUR"
+                    "(a replica-hour's price with its currency: ¥34.74 or $4.8)"
                 ),
                 gpu=gpu_id,
                 n=gpus_per_replica,
             )
         raise InputError.worded(
-            N_("the catalog has no on-demand price for {gpu}; give one with --on-demand-price USD_PER_HOUR"),
+            N_(
+                "the catalog has no on-demand price for {gpu}; give one with --on-demand-price (a "
+                "replica-hour's price with its currency: ¥34.74 or $4.8)"
+            ),
             gpu=gpu_id,
         )
     for key in committed:

@@ -246,6 +246,32 @@ def _validate(p: Policy) -> None:
         raise bad(
             Phrase(N_("commit must be 0 or more replicas (got commit={commit})"), commit=p.commit_replicas)
         )
+    if (
+        p.kind == "fixed"
+        and ({"min", "max"} & p.given)
+        and (p.min_replicas, p.max_replicas) != (p.replicas,) * 2
+    ):
+        # fixed:replicas=4,min=8 had run 8 replicas and said "starts with 4 ready, never scales"
+        raise bad(
+            Phrase(
+                N_(
+                    "a fixed fleet is replicas={replicas} throughout: min and max go with the kinds "
+                    "that scale"
+                ),
+                replicas=p.replicas,
+            )
+        )
+    if p.kind == "fixed" and p.commit_replicas > (p.replicas or 0):
+        raise bad(
+            Phrase(
+                N_(
+                    "commit={commit} is more than the fleet's replicas={replicas}: a committed replica is "
+                    "paid whether it runs or not: set replicas ≥ {commit}"
+                ),
+                commit=p.commit_replicas,
+                replicas=p.replicas,
+            )
+        )
     if p.commit_replicas > p.min_replicas:
         raise bad(
             Phrase(
