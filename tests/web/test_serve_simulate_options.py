@@ -373,3 +373,24 @@ def test_a_committed_price_reaches_the_fleet_it_prices(service: Service) -> None
     (p,) = doc["policies"]
     assert p["cost_usd"] == pytest.approx(p["replica_hours"]["monthly"] * 0.5)
     assert p["replica_hours"]["monthly"] >= 2.0  # two replicas for the hour and its drain
+
+
+def test_a_precision_the_gpu_cannot_run_is_refused_at_once_as_estimate_refuses_it(service: Service) -> None:
+    """bf16 on a T4 had been queued (202) and failed minutes later, after the trace; /estimate
+    refuses it at once: the same 422 and line, nothing queued."""
+    workload = {**_SERVICE, "precision": "amp-bf16"}
+    estimated = service.client.post(
+        "/api/v1/estimate", json={"workload": workload, "gpus": ["T4"]}, headers=service.auth("plan")
+    )
+    simulated = _simulate(service, workload=workload, gpu="T4")
+    assert estimated.status_code == simulated.status_code == 422, simulated.text
+    assert simulated.json()["error"] == estimated.json()["error"]
+    assert simulated.json()["error"].startswith("bf16 needs Ampere or newer; T4 has no BF16 tensor cores")
+    assert _jobs(service) == 0
+
+
+def test_a_replicas_own_figures_need_no_precision_of_the_gpu(service: Service) -> None:
+    """With replica, the estimator is not run: the GPU only prices the replica, and is not refused."""
+    workload = {**_SERVICE, "precision": "amp-bf16"}
+    r = _simulate(service, workload=workload, gpu="T4", replica=REPLICA, shape="step", rate=2, hours=1)
+    assert r.status_code == 202, r.text

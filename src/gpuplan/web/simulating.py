@@ -234,13 +234,20 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
 
 
 def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
-    """Refuse (InputError, NotFoundError: one line) what the job would fail on before tracing."""
+    """Refuse (InputError, NotFoundError, EstimateError: one line) what the job would fail on
+    before tracing."""
+    from gpuplan.api import refuse_unrunnable
     from gpuplan.simulate import check_shape, check_slots, check_window
 
     serving = _serving(workload, request)
     policies = _policies(request, workload)
     _one_trace(request)
-    given = _options(store, request, workload, policies).replica
+    options = _options(store, request, workload, policies)
+    given = options.replica
+    if given is None:
+        # the estimator's replica on a GPU without the precision's tensor cores (bf16 on a T4):
+        # the job would fail after its trace; refused now, as /estimate refuses it (422)
+        refuse_unrunnable(workload, [options.gpu_id])
     if given is not None:  # an estimated replica's slots are known only once it is traced
         for i, policy in enumerate(policies):
             with refused_as(f"policies[{i}]"):
