@@ -492,6 +492,25 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     assert both.json()["field"] == "budget_cny"
 
 
+def test_a_plan_budgeted_in_yuan_is_shown_in_yuan_unless_the_request_asks_otherwise(service: Service) -> None:
+    """As `gpuplan plan` shows it (cli._i18n.currency_shown): a budget in yuan, the request's or
+    the workload's own, shows the plan in yuan; it had come back in dollars."""
+    workload = bert_workload()
+    constraints = {k: v for k, v in workload["constraints"].items() if k != "budget_usd"}
+    yuan = {**workload, "constraints": {**constraints, "budget_cny": 1e7}}
+
+    def shown(**body: Any) -> str:
+        r = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+        assert r.status_code == 200, r.text
+        return str(r.json()["display_currency"])
+
+    assert shown(workload=workload, budget_cny=1e7) == "CNY"
+    assert shown(workload=yuan) == "CNY"
+    assert shown(workload=yuan, budget_usd=1e6) == "USD"  # the request's dollars replace the yuan
+    assert shown(workload=workload, budget_cny=1e7, currency="USD") == "USD"
+    assert shown(workload=workload) == "USD"
+
+
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
     # The k8s archive had been written for the recommended option whatever its provider (Lambda,
     # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -40,6 +40,9 @@ from gpuplan.units import (
     MIN_STORAGE_GBPS,
 )
 from gpuplan.workload._validation import refuse_unknown_keys
+
+if TYPE_CHECKING:
+    from gpuplan.workload import Workload
 
 __all__ = [
     "JOB_ID_PATTERN",
@@ -209,7 +212,23 @@ class PlanRequest(WorkloadRequest):
     unknown_costs: Literal["assume", "exclude"] = "assume"
     storage: Literal["block", "object"] = "block"
     egress_free_tier: bool = False
-    currency: Literal["USD", "CNY"] = "USD"
+    currency: Literal["USD", "CNY"] | None = Field(
+        default=None,
+        description="The currency the plan shows money in; default CNY where the budget is in yuan "
+        "(budget_cny, or the workload's constraints.budget_cny without budget_usd), as `gpuplan plan` "
+        "shows it, else USD.",
+    )
+
+    def shown_currency(self, workload: Workload) -> str:
+        """``currency`` where given, else CNY for a budget in yuan (this request's budget_cny, or
+        the workload's own unless budget_usd replaces it), else USD: the command's rule
+        (cli._i18n.currency_shown), so that a team counting in yuan reads its plan in yuan."""
+        if self.currency is not None:
+            return self.currency
+        in_yuan = self.budget_cny is not None or (
+            self.budget_usd is None and workload.constraints.budget_cny is not None
+        )
+        return "CNY" if in_yuan else "USD"
 
     def overrides(self) -> dict[str, Any]:
         from gpuplan.plan import parse_duration_h
