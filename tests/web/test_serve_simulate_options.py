@@ -394,3 +394,45 @@ def test_a_replicas_own_figures_need_no_precision_of_the_gpu(service: Service) -
     workload = {**_SERVICE, "precision": "amp-bf16"}
     r = _simulate(service, workload=workload, gpu="T4", replica=REPLICA, shape="step", rate=2, hours=1)
     assert r.status_code == 202, r.text
+
+
+def test_prices_in_yuan_are_the_commands_yuan_prices(service: Service, tmp_path: Path) -> None:
+    """currency CNY: on_demand_price 18.49 is ¥18.49 a replica-hour, converted at the catalog's
+    dated rate as the command's --on-demand-price ¥18.49 is (it had been read as $18.49, seven
+    times the price); the notes word the figures in yuan, as the command's do."""
+    fields = {"replica": REPLICA, "shape": "step", "rate": 2, "hours": 1, "seed": 3, "on_demand_price": 18.49}
+    served = _done(service, _simulate(service, workload=_NO_SERVING, currency="CNY", **fields))
+    said = _command(
+        service,
+        tmp_path,
+        *("--shape", "step", "--rate", "2", "--hours", "1", "--seed", "3"),
+        *("--policy", "fixed:replicas=2", "--on-demand-price", "¥18.49", "--currency", "CNY"),
+    )
+    assert served == said
+    assert served["prices"]["usd_per_hour"]["on_demand"] < 18.49 / 6  # 6.99-7.19 CNY per USD
+
+
+def test_a_workload_budgeted_in_yuan_asks_the_prices_currency(service: Service) -> None:
+    """As the command refuses a bare --on-demand-price where the budget is in yuan: a guess would be
+    seven-fold wrong one way or the other. With currency given, it is taken in it."""
+    yuan = {**_SERVICE, "constraints": {"budget_cny": 50_000}}
+    r = _simulate(service, workload=yuan, replica=REPLICA, on_demand_price=18.49)
+    assert r.status_code == 400, r.text
+    assert r.json()["field"] == "on_demand_price"
+    assert r.json()["message"] == (
+        "18.49: in which currency? The workload's budget is in CNY: give currency CNY for yuan or USD "
+        "for dollars"
+    )
+    assert _jobs(service) == 0
+    dollars = _done(
+        service,
+        _simulate(service, workload=yuan, replica=REPLICA, hours=1, on_demand_price=2.5, currency="USD"),
+    )
+    assert dollars["prices"]["usd_per_hour"]["on_demand"] == 2.5
+
+
+def test_a_yuan_price_over_the_bound_says_it_in_yuan_and_dollars(service: Service) -> None:
+    r = _simulate(service, currency="CNY", on_demand_price=1e9, replica=REPLICA)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith("¥1,000,000,000.00 is "), r.json()
+    assert " USD at the catalog's rate: " in r.json()["message"]

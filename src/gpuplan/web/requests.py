@@ -362,15 +362,26 @@ class SimulateRequest(WorkloadRequest):
     timeout_s: float = Field(
         default=120.0, gt=0, le=31 * 86_400, description="Drop a request that waited this long."
     )
-    on_demand_price: float | None = Field(
-        default=None, gt=0, description="USD per replica-hour (default: the catalog's cheapest)."
+    currency: Literal["USD", "CNY"] | None = Field(
+        default=None,
+        description="The currency of on_demand_price, spot_price and commit_price (a yuan figure is "
+        "converted at the catalog's dated CNY rate, as the command's ¥18.49 is) and of the notes' "
+        "figures; default CNY for a workload budgeted in yuan (constraints.budget_cny), else USD. With "
+        "such a workload a price is refused without currency: the two readings stand seven-fold apart.",
     )
-    spot_price: float | None = Field(default=None, gt=0, description="USD per spot replica-hour.")
+    on_demand_price: float | None = Field(
+        default=None,
+        gt=0,
+        description="Price per replica-hour in currency (default: the catalog's cheapest).",
+    )
+    spot_price: float | None = Field(
+        default=None, gt=0, description="Price per spot replica-hour in currency."
+    )
     commit_price: float | None = Field(
         default=None,
         gt=0,
-        description="USD per committed replica-hour, a policy's commit=N: a month's price / 730 h "
-        "(default: the catalog's monthly or reserved price).",
+        description="Price per committed replica-hour in currency, a policy's commit=N: a month's price "
+        "/ 730 h (default: the catalog's monthly or reserved price).",
     )
     spot_rate: float | None = Field(
         default=None,
