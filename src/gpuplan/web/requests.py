@@ -12,10 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from gpuplan.catalog.discounts import MAX_PERCENT
 from gpuplan.documents.base import refuse_boolean
@@ -38,6 +47,7 @@ from gpuplan.units import (
     MAX_STORAGE_GBPS,
     MIN_BUDGET,
     MIN_STORAGE_GBPS,
+    read_amount,
 )
 from gpuplan.workload._validation import refuse_unknown_keys
 
@@ -137,6 +147,16 @@ _NAMES = Field(default=None, max_length=64)
 _OPTION_TEXT = 300
 
 
+#: An amount of one currency as a workload's budget is read (``5k``, ``120万``, ``¥1,200,000``:
+#: gpuplan.units.read_amount): one signed in the other currency is refused naming the field that
+#: takes it ("¥60000 is in another currency: give it with budget_cny"), where pydantic had said only
+#: "Input should be a valid number".
+_BudgetUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
+_BudgetCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
+_AmountUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="amount_cny"))]
+_AmountCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="amount_usd"))]
+
+
 class _Request(BaseModel):
     # allow_inf_nan=False: a string such as "Infinity" is not read as a number either (the body's
     # own NaN/Infinity never reach here: web.strict_json refuses them while parsing).
@@ -174,8 +194,8 @@ class PlanRequest(WorkloadRequest):
     """``gpuplan plan``'s options; None keeps the workload's own constraint."""
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
-    budget_usd: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
-    budget_cny: float | None = Field(
+    budget_usd: _BudgetUsd | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
+    budget_cny: _BudgetCny | None = Field(
         default=None,
         ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
@@ -524,8 +544,8 @@ class SavePlanRequest(PlanRequest):
 
 
 class BudgetRequest(_Request):
-    amount_usd: float | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
-    amount_cny: float | None = Field(
+    amount_usd: _AmountUsd | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
+    amount_cny: _AmountCny | None = Field(
         default=None,
         ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
