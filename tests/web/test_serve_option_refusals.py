@@ -87,6 +87,12 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
         "policies[0]",
         "policy 'fixed:replicas=2': 2 replicas × 99,999,999,999 slots",
     ),
+    (
+        # the count in three digits, not the 309 of 1e308 written out
+        _simulate(policies=["fixed:replicas=1e308"]),
+        "policies[0]",
+        "policy 'fixed:replicas=1e308': replicas=1e+308 is more than the 1,000 replicas a simulation runs",
+    ),
     (_simulate(gpu="L5"), "gpu", "unknown GPU 'L5'; did you mean 'L4'"),
     (_simulate(instance="p4d.24xlarg"), "instance", "unknown instance type 'p4d.24xlarg'"),
     (_simulate(instance="p4d.24xlarge"), "gpu", "gpu L4 is not the GPU of p4d.24xlarge"),
@@ -175,6 +181,26 @@ def test_a_refused_option_is_a_400_naming_its_field_in_one_line(
     elif starts != "Input should be a valid string" and "bytes as a config.json" not in starts:
         assert _has_chinese(line), doc  # the problem in the caller's language
     assert _jobs(service) == 0  # nothing queued
+
+
+@pytest.mark.parametrize(
+    ("policy", "given"),
+    [
+        ("fixed:replicas=" + "9" * 400, "replicas=1.00e+400"),
+        ("target:target=0.7,max=1e20", "max=1e+20"),
+        ("fixed:replicas=4,commit=1e30", "commit=1e+30"),
+        # a count Python does not print whole (over 4,300 digits) had been an Internal Server Error
+        ("scheduled:at=0h@2/8h@" + "9" * 5000, "at=8h@1.00e+5000"),
+    ],
+)
+def test_a_huge_count_is_refused_in_a_short_line(service: Service, policy: str, given: str) -> None:
+    path, body = _simulate(policies=[policy])
+    r = service.client.post(path, json=body, headers=service.auth("plan"))
+    assert r.status_code == 400, r.text
+    doc = r.json()
+    assert doc["message"].endswith(f"': {given} is more than the 1,000 replicas a simulation runs"), doc
+    assert len(doc["error"]) < 200, doc
+    assert _jobs(service) == 0
 
 
 def test_a_field_named_by_the_line_is_not_named_twice(service: Service) -> None:
