@@ -67,6 +67,14 @@ def _inline(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/api/v1/plan", {"workload": workload, "hf_config_json": config}
 
 
+def _misplaced_config(inside: str) -> tuple[str, dict[str, Any]]:
+    """An inline config sent inside the workload (or its model) instead of beside it."""
+    workload = {**copy.deepcopy(bert_workload()), "model": {"hf_config": "inline"}}
+    section = workload if inside == "workload" else workload["model"]
+    section["hf_config_json"] = _LLAMA
+    return "/api/v1/plan", {"workload": workload}
+
+
 #: (request, field, the problem's English beginning)
 CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_estimate(gpus=["H10"]), "gpus[0]", "unknown GPU 'H10'; did you mean 'H100'"),
@@ -134,6 +142,17 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_plan(budget_usd=10, budget_cny=10), "budget_cny", "give the budget once"),
     (_plan(regions=["us-eats-1"]), "regions", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
     (_plan(countries=["XX"]), "countries", "unknown country 'XX'"),
+    (
+        # put inside the workload, it had been "hf_config_json: required where …", with no word of where
+        _misplaced_config("workload"),
+        "workload.hf_config_json",
+        "it goes at the request's top level, beside workload, not inside workload",
+    ),
+    (
+        _misplaced_config("workload.model"),
+        "workload.model.hf_config_json",
+        "it goes at the request's top level, beside workload, not inside workload.model",
+    ),
     (_inline({**_LLAMA, "hidden_size": 0}), "hf_config_json", "hidden_size is 0; a model's sizes are whole"),
     (
         _inline({**_LLAMA, "num_hidden_layers": 100_000}),

@@ -569,6 +569,17 @@ def check_workload(
     own field in the request)."""
     model = workload.get("model")
     inline = isinstance(model, dict) and model.get("hf_config") == "inline"
+    for inside, section in ((where, workload), (f"{where}.model", model)):
+        if isinstance(section, dict) and "hf_config_json" in section:
+            # a key of the request, not of the workload file: said where it goes, not "required"
+            raise RefusedValue.of(
+                f"{inside}.hf_config_json",
+                Phrase(
+                    N_("it goes at the request's top level, beside {field}, not inside {inside}"),
+                    field=where,
+                    inside=inside,
+                ),
+            )
     if isinstance(model, dict):
         if model.get("python") is not None:
             raise RefusedValue.of(
