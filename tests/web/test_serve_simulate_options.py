@@ -436,3 +436,13 @@ def test_a_yuan_price_over_the_bound_says_it_in_yuan_and_dollars(service: Servic
     assert r.status_code == 400, r.text
     assert r.json()["message"].startswith("¥1,000,000,000.00 is "), r.json()
     assert " USD at the catalog's rate: " in r.json()["message"]
+
+
+def test_an_encoder_preset_is_refused_at_once_for_the_estimators_replica(service: Service) -> None:
+    """bert-large has no decode steps: the job had been queued and failed after tracing it; the
+    preset's family is known without a trace."""
+    bert = {**_SERVICE, "name": "bert-service", "model": {"preset": "bert-large"}}
+    r = _simulate(service, workload=bert)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"] == "bert-service: the replica model needs a decoder LLM (KV cache, decode steps)"
+    assert _jobs(service) == 0

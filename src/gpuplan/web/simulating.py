@@ -304,6 +304,7 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     before tracing."""
     from gpuplan.api import refuse_unrunnable
     from gpuplan.simulate import check_shape, check_slots, check_window
+    from gpuplan.workload.presets.registry import get_preset
 
     serving = _serving(workload, request)
     policies = _policies(request, workload)
@@ -314,6 +315,10 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
         # the estimator's replica on a GPU without the precision's tensor cores (bf16 on a T4):
         # the job would fail after its trace; refused now, as /estimate refuses it (422)
         refuse_unrunnable(workload, [options.gpu_id])
+        # a preset's family is known without tracing it (bert-large is an encoder: no decode steps)
+        preset = workload.model.preset
+        if preset is not None and get_preset(preset).family != "decoder":
+            raise _not_a_decoder(workload)
     if given is not None:  # an estimated replica's slots are known only once it is traced
         for i, policy in enumerate(policies):
             with refused_as(f"policies[{i}]"):
@@ -333,6 +338,12 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     for i, policy in enumerate(policies):
         with refused_as(f"policies[{i}]"):  # its decisions over the window
             check_window(name, duration_s, [policy])
+
+
+def _not_a_decoder(workload: Workload) -> EstimateError:
+    return EstimateError.worded(
+        N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
+    )
 
 
 def _trace(request: SimulateRequest, serving: ServingSpec | None, scratch: Path) -> Trace:
@@ -369,9 +380,7 @@ def _estimated(
     progress(0.05, "tracing")
     prof = profile(workload, store.local)
     if prof.shape.family != "decoder":
-        raise EstimateError.worded(
-            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
-        )
+        raise _not_a_decoder(workload)
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
     stack = ServingStack.of(
         workload,
