@@ -180,6 +180,35 @@ def test_an_uploaded_trace_file_is_simulated(
         page.close()
 
 
+def test_the_prices_are_sent_in_the_currency_the_form_says(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    """A price in yuan is sent with currency CNY (the server converts it at the catalog's rate);
+    each price's label says its currency. The labels had said USD, and the API took every price
+    in dollars."""
+    base, tokens = server
+    page = browser.new_page()
+    sent = _sent(page)
+    try:
+        open_page(page, base, "simulate", "en", tokens["plan"])
+        labels = page.locator("#simform label:has(.price-currency)")
+        assert labels.count() == 2
+        assert labels.nth(0).inner_text().startswith("On-demand price/h, USD")
+        page.select_option("select[name=currency]", "CNY")
+        assert labels.nth(0).inner_text().startswith("On-demand price/h, CNY")
+        assert labels.nth(1).inner_text().startswith("Spot price/h, CNY")
+        page.fill("input[name=replica]", REPLICA)
+        page.fill("input[name=hours]", "1")
+        page.fill("input[name=on_demand_price]", "18.49")
+        page.click("#simulate")
+        page.wait_for_selector("#simresult", timeout=60_000)
+        assert (sent[-1]["currency"], sent[-1]["on_demand_price"]) == ("CNY", 18.49)
+        shown = page.inner_text("#simresult")  # in dollars: ¥18.49 at about 7 CNY per USD
+        assert "$18.49" not in shown and any(f"${x / 100:.2f}" in shown for x in range(250, 270)), shown
+    finally:
+        page.close()
+
+
 def test_a_bad_option_shows_the_servers_line_and_an_empty_trace_is_refused_on_the_page(
     server: tuple[str, dict[str, str]], browser: Any
 ) -> None:

@@ -492,6 +492,61 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     assert both.json()["field"] == "budget_cny"
 
 
+@pytest.mark.parametrize(
+    ("path", "field", "value", "other"),
+    [
+        ("/api/v1/plan", "budget_usd", "¥60000", "budget_cny"),
+        ("/api/v1/plan", "budget_cny", "$60000", "budget_usd"),
+        ("/api/v1/budget/2027-01", "amount_usd", "60000元", "amount_cny"),
+        ("/api/v1/budget/2027-01", "amount_cny", "US$60,000", "amount_usd"),
+    ],
+)
+def test_an_amount_in_the_other_currency_names_the_field_that_takes_it(
+    service: Service, path: str, field: str, value: str, other: str
+) -> None:
+    """As the command says "¥60000 is an amount in another currency: use --budget-cny": pydantic
+    had said "Input should be a valid number", with no word of the currency."""
+    body: dict[str, Any] = {field: value}
+    if path.endswith("/plan"):
+        body["workload"] = bert_workload()
+    send = service.client.post if path.endswith("/plan") else service.client.put
+    for lang in ("en", "zh"):
+        r = send(f"{path}?lang={lang}", json=body, headers=service.auth("admin"))
+        assert r.status_code == 400, r.text
+        assert r.json()["field"] == field
+        if lang == "en":
+            assert r.json()["message"] == f"{value} is in another currency: give it with {other}"
+        else:
+            assert other in r.json()["message"] and "货币" in r.json()["message"], r.json()
+
+
+def test_a_budget_is_read_as_a_workloads_budget_is(service: Service) -> None:
+    """120万 yuan, as the workload's own budget_cny and the command's --budget-cny take it."""
+    body = {"workload": bert_workload(), "budget_cny": "120万"}
+    r = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    assert any(n.startswith("Budget ¥1,200,000.00 = $") for n in r.json()["notes"]), r.json()["notes"]
+
+
+def test_a_plan_budgeted_in_yuan_is_shown_in_yuan_unless_the_request_asks_otherwise(service: Service) -> None:
+    """As `gpuplan plan` shows it (cli._i18n.currency_shown): a budget in yuan, the request's or
+    the workload's own, shows the plan in yuan; it had come back in dollars."""
+    workload = bert_workload()
+    constraints = {k: v for k, v in workload["constraints"].items() if k != "budget_usd"}
+    yuan = {**workload, "constraints": {**constraints, "budget_cny": 1e7}}
+
+    def shown(**body: Any) -> str:
+        r = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+        assert r.status_code == 200, r.text
+        return str(r.json()["display_currency"])
+
+    assert shown(workload=workload, budget_cny=1e7) == "CNY"
+    assert shown(workload=yuan) == "CNY"
+    assert shown(workload=yuan, budget_usd=1e6) == "USD"  # the request's dollars replace the yuan
+    assert shown(workload=workload, budget_cny=1e7, currency="USD") == "USD"
+    assert shown(workload=workload) == "USD"
+
+
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
     # The k8s archive had been written for the recommended option whatever its provider (Lambda,
     # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and

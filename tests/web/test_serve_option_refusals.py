@@ -67,6 +67,14 @@ def _inline(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/api/v1/plan", {"workload": workload, "hf_config_json": config}
 
 
+def _misplaced_config(inside: str) -> tuple[str, dict[str, Any]]:
+    """An inline config sent inside the workload (or its model) instead of beside it."""
+    workload = {**copy.deepcopy(bert_workload()), "model": {"hf_config": "inline"}}
+    section = workload if inside == "workload" else workload["model"]
+    section["hf_config_json"] = _LLAMA
+    return "/api/v1/plan", {"workload": workload}
+
+
 #: (request, field, the problem's English beginning)
 CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_estimate(gpus=["H10"]), "gpus[0]", "unknown GPU 'H10'; did you mean 'H100'"),
@@ -86,6 +94,12 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
         _simulate(replica="slots=99999999999,tpot_ms=30"),
         "policies[0]",
         "policy 'fixed:replicas=2': 2 replicas × 99,999,999,999 slots",
+    ),
+    (
+        # the count in three digits, not the 309 of 1e308 written out
+        _simulate(policies=["fixed:replicas=1e308"]),
+        "policies[0]",
+        "policy 'fixed:replicas=1e308': replicas=1e+308 is more than the 1,000 replicas a simulation runs",
     ),
     (_simulate(gpu="L5"), "gpu", "unknown GPU 'L5'; did you mean 'L4'"),
     (_simulate(instance="p4d.24xlarg"), "instance", "unknown instance type 'p4d.24xlarg'"),
@@ -128,6 +142,17 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_plan(budget_usd=10, budget_cny=10), "budget_cny", "give the budget once"),
     (_plan(regions=["us-eats-1"]), "regions", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
     (_plan(countries=["XX"]), "countries", "unknown country 'XX'"),
+    (
+        # put inside the workload, it had been "hf_config_json: required where …", with no word of where
+        _misplaced_config("workload"),
+        "workload.hf_config_json",
+        "it goes at the request's top level, beside workload, not inside workload",
+    ),
+    (
+        _misplaced_config("workload.model"),
+        "workload.model.hf_config_json",
+        "it goes at the request's top level, beside workload, not inside workload.model",
+    ),
     (_inline({**_LLAMA, "hidden_size": 0}), "hf_config_json", "hidden_size is 0; a model's sizes are whole"),
     (
         _inline({**_LLAMA, "num_hidden_layers": 100_000}),
@@ -175,6 +200,26 @@ def test_a_refused_option_is_a_400_naming_its_field_in_one_line(
     elif starts != "Input should be a valid string" and "bytes as a config.json" not in starts:
         assert _has_chinese(line), doc  # the problem in the caller's language
     assert _jobs(service) == 0  # nothing queued
+
+
+@pytest.mark.parametrize(
+    ("policy", "given"),
+    [
+        ("fixed:replicas=" + "9" * 400, "replicas=1.00e+400"),
+        ("target:target=0.7,max=1e20", "max=1e+20"),
+        ("fixed:replicas=4,commit=1e30", "commit=1e+30"),
+        # a count Python does not print whole (over 4,300 digits) had been an Internal Server Error
+        ("scheduled:at=0h@2/8h@" + "9" * 5000, "at=8h@1.00e+5000"),
+    ],
+)
+def test_a_huge_count_is_refused_in_a_short_line(service: Service, policy: str, given: str) -> None:
+    path, body = _simulate(policies=[policy])
+    r = service.client.post(path, json=body, headers=service.auth("plan"))
+    assert r.status_code == 400, r.text
+    doc = r.json()
+    assert doc["message"].endswith(f"': {given} is more than the 1,000 replicas a simulation runs"), doc
+    assert len(doc["error"]) < 200, doc
+    assert _jobs(service) == 0
 
 
 def test_a_field_named_by_the_line_is_not_named_twice(service: Service) -> None:

@@ -373,3 +373,76 @@ def test_a_committed_price_reaches_the_fleet_it_prices(service: Service) -> None
     (p,) = doc["policies"]
     assert p["cost_usd"] == pytest.approx(p["replica_hours"]["monthly"] * 0.5)
     assert p["replica_hours"]["monthly"] >= 2.0  # two replicas for the hour and its drain
+
+
+def test_a_precision_the_gpu_cannot_run_is_refused_at_once_as_estimate_refuses_it(service: Service) -> None:
+    """bf16 on a T4 had been queued (202) and failed minutes later, after the trace; /estimate
+    refuses it at once: the same 422 and line, nothing queued."""
+    workload = {**_SERVICE, "precision": "amp-bf16"}
+    estimated = service.client.post(
+        "/api/v1/estimate", json={"workload": workload, "gpus": ["T4"]}, headers=service.auth("plan")
+    )
+    simulated = _simulate(service, workload=workload, gpu="T4")
+    assert estimated.status_code == simulated.status_code == 422, simulated.text
+    assert simulated.json()["error"] == estimated.json()["error"]
+    assert simulated.json()["error"].startswith("bf16 needs Ampere or newer; T4 has no BF16 tensor cores")
+    assert _jobs(service) == 0
+
+
+def test_a_replicas_own_figures_need_no_precision_of_the_gpu(service: Service) -> None:
+    """With replica, the estimator is not run: the GPU only prices the replica, and is not refused."""
+    workload = {**_SERVICE, "precision": "amp-bf16"}
+    r = _simulate(service, workload=workload, gpu="T4", replica=REPLICA, shape="step", rate=2, hours=1)
+    assert r.status_code == 202, r.text
+
+
+def test_prices_in_yuan_are_the_commands_yuan_prices(service: Service, tmp_path: Path) -> None:
+    """currency CNY: on_demand_price 18.49 is ¥18.49 a replica-hour, converted at the catalog's
+    dated rate as the command's --on-demand-price ¥18.49 is (it had been read as $18.49, seven
+    times the price); the notes word the figures in yuan, as the command's do."""
+    fields = {"replica": REPLICA, "shape": "step", "rate": 2, "hours": 1, "seed": 3, "on_demand_price": 18.49}
+    served = _done(service, _simulate(service, workload=_NO_SERVING, currency="CNY", **fields))
+    said = _command(
+        service,
+        tmp_path,
+        *("--shape", "step", "--rate", "2", "--hours", "1", "--seed", "3"),
+        *("--policy", "fixed:replicas=2", "--on-demand-price", "¥18.49", "--currency", "CNY"),
+    )
+    assert served == said
+    assert served["prices"]["usd_per_hour"]["on_demand"] < 18.49 / 6  # 6.99-7.19 CNY per USD
+
+
+def test_a_workload_budgeted_in_yuan_asks_the_prices_currency(service: Service) -> None:
+    """As the command refuses a bare --on-demand-price where the budget is in yuan: a guess would be
+    seven-fold wrong one way or the other. With currency given, it is taken in it."""
+    yuan = {**_SERVICE, "constraints": {"budget_cny": 50_000}}
+    r = _simulate(service, workload=yuan, replica=REPLICA, on_demand_price=18.49)
+    assert r.status_code == 400, r.text
+    assert r.json()["field"] == "on_demand_price"
+    assert r.json()["message"] == (
+        "18.49: in which currency? The workload's budget is in CNY: give currency CNY for yuan or USD "
+        "for dollars"
+    )
+    assert _jobs(service) == 0
+    dollars = _done(
+        service,
+        _simulate(service, workload=yuan, replica=REPLICA, hours=1, on_demand_price=2.5, currency="USD"),
+    )
+    assert dollars["prices"]["usd_per_hour"]["on_demand"] == 2.5
+
+
+def test_a_yuan_price_over_the_bound_says_it_in_yuan_and_dollars(service: Service) -> None:
+    r = _simulate(service, currency="CNY", on_demand_price=1e9, replica=REPLICA)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith("¥1,000,000,000.00 is "), r.json()
+    assert " USD at the catalog's rate: " in r.json()["message"]
+
+
+def test_an_encoder_preset_is_refused_at_once_for_the_estimators_replica(service: Service) -> None:
+    """bert-large has no decode steps: the job had been queued and failed after tracing it; the
+    preset's family is known without a trace."""
+    bert = {**_SERVICE, "name": "bert-service", "model": {"preset": "bert-large"}}
+    r = _simulate(service, workload=bert)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"] == "bert-service: the replica model needs a decoder LLM (KV cache, decode steps)"
+    assert _jobs(service) == 0

@@ -82,6 +82,13 @@ COMMIT_PRICINGS = ("monthly", "reserved_1y", "reserved_3y")
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
 #: each decision, so its work grows with this (1,000 one-GPU replicas is a very large service).
 MAX_REPLICAS = 1000
+#: The largest count a policy takes as written, refused as it is read: far above MAX_REPLICAS (a
+#: count between them is refused in words by the policy's check), small enough to be printed whole
+#: (replicas=1e308 had been refused with all 309 digits of it, and a schedule's 5,000-digit count
+#: was no whole number Python prints: an Internal Server Error).
+_MAX_COUNT = 1_000_000
+#: The longest policy text a refusal of a count repeats whole.
+_MAX_SHOWN_SPEC = 80
 
 # Defaults, each with its reason:
 #: Kubernetes' HPA controller syncs every 15 s (--horizontal-pod-autoscaler-sync-period default).
@@ -325,16 +332,46 @@ _FLOATS = (
 )
 
 
+class _TooMany(ValueError):
+    """A count over :data:`_MAX_COUNT`."""
+
+
 def _whole(raw: object) -> int:
-    """A count as written (``4``, ``4.0``, ``1e3``): a whole finite number, else ValueError."""
+    """A count as written (``4``, ``4.0``, ``1e3``): a whole finite number, else ValueError
+    (:class:`_TooMany` over :data:`_MAX_COUNT`)."""
     if isinstance(raw, bool):
         raise ValueError(raw)
     if isinstance(raw, int):
+        if abs(raw) > _MAX_COUNT:
+            raise _TooMany(raw)
         return raw
     x = float(raw) if isinstance(raw, float | str) else math.nan
+    infinity = isinstance(raw, float) or str(raw).strip().lstrip("+-").lower().startswith("inf")
+    if abs(x) > _MAX_COUNT and not (math.isinf(x) and infinity):
+        raise _TooMany(raw)  # 1e400 and 400 nines, read as infinity, are counts too large
     if not math.isfinite(x) or x != int(x):
         raise ValueError(raw)
     return int(x)
+
+
+def _too_many(spec: str, key: str, raw: object, hour: str | None = None) -> InputError:
+    """The refusal of a count over :data:`_MAX_COUNT`: the count in three digits (``1e+308``), the
+    policy's text cut, so that the line stays one a reader can read."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = format(Decimal(raw if isinstance(raw, int) else str(raw).strip()), ".3g")
+    except (InvalidOperation, ValueError):
+        value = f"> {_MAX_COUNT:,}"
+    shown = spec if len(spec) <= _MAX_SHOWN_SPEC else spec[: _MAX_SHOWN_SPEC - 1] + "…"
+    # the count as it was written, its key (or a schedule entry's hour) before it: replicas=1e+308
+    given = f"{key}={value}" if hour is None else f"{key}={hour}h@{value}"
+    return InputError.worded(
+        N_("policy {spec!r}: {given} is more than the {limit:,} replicas a simulation runs"),
+        spec=shown,
+        given=given,
+        limit=MAX_REPLICAS,
+    )
 
 
 def _number(raw: object) -> float:
@@ -376,6 +413,8 @@ def _schedule(text: str) -> tuple[tuple[float, int], ...]:
             raise InputError.worded(
                 N_("schedule entry {entry!r}: write HOURh@REPLICAS, e.g. 8h@6 (hours 0–23)"), entry=part
             )
+        if len(m.group(2).lstrip("0")) > len(str(_MAX_COUNT)) or int(m.group(2)) > _MAX_COUNT:
+            raise _TooMany(m.group(1), m.group(2))
         out.append((float(m.group(1)), int(m.group(2))))
     hours = [h for h, _ in out]
     if len(set(hours)) != len(hours):  # 0h@2/0h@3: two fleet sizes for one hour
@@ -388,7 +427,10 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
     kwargs: dict[str, Any] = {}
     for key, raw in values.items():
         if key == "at":
-            kwargs["schedule"] = _schedule(str(raw))
+            try:
+                kwargs["schedule"] = _schedule(str(raw))
+            except _TooMany as e:
+                raise _too_many(spec, key, e.args[1], hour=e.args[0]) from None
             continue
         if key in _KIND_KEYS and kind not in _KIND_KEYS[key]:
             raise InputError.worded(
@@ -404,6 +446,8 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
             attr = "gpu_util_pct"  # percent, as DCGM and the serving block write it
         try:
             kwargs[attr] = conv(raw)
+        except _TooMany:
+            raise _too_many(spec, key, raw) from None
         except (TypeError, ValueError, OverflowError) as e:
             template = (
                 N_("policy {spec!r}: {key}={raw!r} is not a whole number")

@@ -161,6 +161,13 @@ def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str
         # what the value should look like in words: a regular expression means nothing to a reader
         pattern = str(ctx.get("pattern", "")) if isinstance(ctx, dict) else ""
         said = Phrase(PATTERN_WORDS.get(pattern, N_("this value is not in the form asked for")))
+    elif first.get("type") in ("wrong_currency", "amount_parsing") and isinstance(ctx, dict):
+        # gpuplan.units.read_amount's words (a budget in the other currency: "give it with
+        # budget_cny"), in the reader's language as a workload file's are
+        from gpuplan.units import NOT_AN_AMOUNT, WRONG_CURRENCY
+
+        template = WRONG_CURRENCY if first.get("type") == "wrong_currency" else NOT_AN_AMOUNT
+        said = Phrase(template, **ctx)
     elif first.get("type") == "literal_error":
         # "Input should be 'USD' or 'CNY'" in the reader's language: the choices are pydantic's
         # reprs of the literals, in its ctx

@@ -198,8 +198,9 @@ _FORM_WORDS = (
     N_("Latency targets (SLOs)"),
     N_("Replica figures instead of the estimate"),
     N_("Engine settings"),
-    N_("On-demand price/h, USD"),
-    N_("Spot price/h, USD"),
+    N_("Price currency"),
+    N_("On-demand price/h"),
+    N_("Spot price/h"),
     N_("Spot notice, s"),
     N_("Timeout, s"),
     N_("Seed"),
@@ -371,8 +372,9 @@ target:target=0.7,max=6</textarea></label>
   <label>{L["Latency targets (SLOs)"]} <input name="slo" placeholder="ttft_p95=2s,tpot_p95=80ms"></label>
   <label>{L["Replica figures instead of the estimate"]} <input name="replica" placeholder="slots=64,tpot_ms=40,prefill_tps=3000"></label>
   <label>{L["Engine settings"]} <input name="engine" placeholder="max_num_seqs=128"></label>
-  <label>{L["On-demand price/h, USD"]} <input name="on_demand_price" type="number" min="0" step="any"></label>
-  <label>{L["Spot price/h, USD"]} <input name="spot_price" type="number" min="0" step="any"></label>
+  <label>{L["Price currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label><span>{L["On-demand price/h"]}, <span class="price-currency">USD</span></span> <input name="on_demand_price" type="number" min="0" step="any"></label>
+  <label><span>{L["Spot price/h"]}, <span class="price-currency">USD</span></span> <input name="spot_price" type="number" min="0" step="any"></label>
   <label>{L["Spot reclaims per hour"]} <input name="spot_rate" type="number" min="0" step="any"></label>
   <label>{L["Spot notice, s"]} <input name="spot_notice_s" type="number" min="0" step="any" value="30"></label>
   <label>{L["Timeout, s"]} <input name="timeout_s" type="number" min="0" step="any" value="120"></label>

@@ -12,10 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from gpuplan.catalog.discounts import MAX_PERCENT
 from gpuplan.documents.base import refuse_boolean
@@ -38,8 +47,12 @@ from gpuplan.units import (
     MAX_STORAGE_GBPS,
     MIN_BUDGET,
     MIN_STORAGE_GBPS,
+    read_amount,
 )
 from gpuplan.workload._validation import refuse_unknown_keys
+
+if TYPE_CHECKING:
+    from gpuplan.workload import Workload
 
 __all__ = [
     "JOB_ID_PATTERN",
@@ -134,6 +147,16 @@ _NAMES = Field(default=None, max_length=64)
 _OPTION_TEXT = 300
 
 
+#: An amount of one currency as a workload's budget is read (``5k``, ``120万``, ``¥1,200,000``:
+#: gpuplan.units.read_amount): one signed in the other currency is refused naming the field that
+#: takes it ("¥60000 is in another currency: give it with budget_cny"), where pydantic had said only
+#: "Input should be a valid number".
+_BudgetUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
+_BudgetCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
+_AmountUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="amount_cny"))]
+_AmountCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="amount_usd"))]
+
+
 class _Request(BaseModel):
     # allow_inf_nan=False: a string such as "Infinity" is not read as a number either (the body's
     # own NaN/Infinity never reach here: web.strict_json refuses them while parsing).
@@ -171,8 +194,8 @@ class PlanRequest(WorkloadRequest):
     """``gpuplan plan``'s options; None keeps the workload's own constraint."""
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
-    budget_usd: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
-    budget_cny: float | None = Field(
+    budget_usd: _BudgetUsd | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
+    budget_cny: _BudgetCny | None = Field(
         default=None,
         ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
@@ -209,7 +232,23 @@ class PlanRequest(WorkloadRequest):
     unknown_costs: Literal["assume", "exclude"] = "assume"
     storage: Literal["block", "object"] = "block"
     egress_free_tier: bool = False
-    currency: Literal["USD", "CNY"] = "USD"
+    currency: Literal["USD", "CNY"] | None = Field(
+        default=None,
+        description="The currency the plan shows money in; default CNY where the budget is in yuan "
+        "(budget_cny, or the workload's constraints.budget_cny without budget_usd), as `gpuplan plan` "
+        "shows it, else USD.",
+    )
+
+    def shown_currency(self, workload: Workload) -> str:
+        """``currency`` where given, else CNY for a budget in yuan (this request's budget_cny, or
+        the workload's own unless budget_usd replaces it), else USD: the command's rule
+        (cli._i18n.currency_shown), so that a team counting in yuan reads its plan in yuan."""
+        if self.currency is not None:
+            return self.currency
+        in_yuan = self.budget_cny is not None or (
+            self.budget_usd is None and workload.constraints.budget_cny is not None
+        )
+        return "CNY" if in_yuan else "USD"
 
     def overrides(self) -> dict[str, Any]:
         from gpuplan.plan import parse_duration_h
@@ -343,15 +382,26 @@ class SimulateRequest(WorkloadRequest):
     timeout_s: float = Field(
         default=120.0, gt=0, le=31 * 86_400, description="Drop a request that waited this long."
     )
-    on_demand_price: float | None = Field(
-        default=None, gt=0, description="USD per replica-hour (default: the catalog's cheapest)."
+    currency: Literal["USD", "CNY"] | None = Field(
+        default=None,
+        description="The currency of on_demand_price, spot_price and commit_price (a yuan figure is "
+        "converted at the catalog's dated CNY rate, as the command's ¥18.49 is) and of the notes' "
+        "figures; default CNY for a workload budgeted in yuan (constraints.budget_cny), else USD. With "
+        "such a workload a price is refused without currency: the two readings stand seven-fold apart.",
     )
-    spot_price: float | None = Field(default=None, gt=0, description="USD per spot replica-hour.")
+    on_demand_price: float | None = Field(
+        default=None,
+        gt=0,
+        description="Price per replica-hour in currency (default: the catalog's cheapest).",
+    )
+    spot_price: float | None = Field(
+        default=None, gt=0, description="Price per spot replica-hour in currency."
+    )
     commit_price: float | None = Field(
         default=None,
         gt=0,
-        description="USD per committed replica-hour, a policy's commit=N: a month's price / 730 h "
-        "(default: the catalog's monthly or reserved price).",
+        description="Price per committed replica-hour in currency, a policy's commit=N: a month's price "
+        "/ 730 h (default: the catalog's monthly or reserved price).",
     )
     spot_rate: float | None = Field(
         default=None,
@@ -494,8 +544,8 @@ class SavePlanRequest(PlanRequest):
 
 
 class BudgetRequest(_Request):
-    amount_usd: float | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
-    amount_cny: float | None = Field(
+    amount_usd: _AmountUsd | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
+    amount_cny: _AmountCny | None = Field(
         default=None,
         ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
@@ -519,6 +569,17 @@ def check_workload(
     own field in the request)."""
     model = workload.get("model")
     inline = isinstance(model, dict) and model.get("hf_config") == "inline"
+    for inside, section in ((where, workload), (f"{where}.model", model)):
+        if isinstance(section, dict) and "hf_config_json" in section:
+            # a key of the request, not of the workload file: said where it goes, not "required"
+            raise RefusedValue.of(
+                f"{inside}.hf_config_json",
+                Phrase(
+                    N_("it goes at the request's top level, beside {field}, not inside {inside}"),
+                    field=where,
+                    inside=inside,
+                ),
+            )
     if isinstance(model, dict):
         if model.get("python") is not None:
             raise RefusedValue.of(

@@ -330,7 +330,7 @@ def plan_document(
     from gpuplan.i18n import use_money
     from gpuplan.report.plan import plan_json
 
-    shown = display_money(store, request.currency)
+    shown = display_money(store, request.shown_currency(workload))
     with use_money(shown):
         plan = _plan(store, request, workload, progress)
         doc = plan_json(plan, workload.to_dict(), store.find_exchange_rate("CNY"), shown.currency)
@@ -366,7 +366,7 @@ def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> 
     from gpuplan.i18n import use_money
     from gpuplan.report.plan_html import plan_html
 
-    with use_money(display_money(store, request.currency)):
+    with use_money(display_money(store, request.shown_currency(workload))):
         return plan_html(_plan(store, request, workload, _no_progress), workload.name)
 
 

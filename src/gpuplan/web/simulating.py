@@ -14,7 +14,8 @@ and goes on to trace and simulate.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from gpuplan.web.requests import RefusedValue, SimulateRequest, refused_as
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.i18n import Money
     from gpuplan.perf.links import NetworkSpec
     from gpuplan.simulate import FleetPrices, Policy, ReplicaModel, Shape, Slo, Trace
     from gpuplan.workload import Workload
@@ -145,6 +147,67 @@ class _Options:
     """By policy name, the prices of its own fleet (``inputs.prices_by_policy``)."""
 
 
+#: The request's prices per replica-hour, each in its ``currency``.
+_PRICES = ("on_demand_price", "spot_price", "commit_price")
+
+
+def shown_currency(request: SimulateRequest, workload: Workload) -> str:
+    """``currency`` where given, else CNY for a workload budgeted in yuan, else USD: the command's
+    rule (cli._i18n.currency_shown)."""
+    if request.currency is not None:
+        return request.currency
+    yuan = workload.constraints is not None and workload.constraints.budget_cny is not None
+    return "CNY" if yuan else "USD"
+
+
+def _given_usd(
+    store: Store, request: SimulateRequest, workload: Workload
+) -> tuple[Money, dict[str, float | None]]:
+    """The money the notes are worded in, and the request's prices in USD: a yuan figure at the
+    catalog's dated CNY rate, the one the notes show money at (the command's ``--on-demand-price
+    ¥18.49``, cli._given_price). Without ``currency``, a price for a workload budgeted in yuan is
+    refused, as the command refuses a bare number there: yuan or dollars, the two readings stand
+    about seven times apart, and a guess is a seven-fold error one way or the other."""
+    from gpuplan.catalog import display_money
+
+    currency = shown_currency(request, workload)
+    prices = {field: getattr(request, field) for field in _PRICES}
+    if request.currency is None and currency == "CNY":
+        for field, value in prices.items():
+            if value is not None:
+                raise RefusedValue.of(
+                    field,
+                    InputError.worded(
+                        N_(
+                            "{value:g}: in which currency? The workload's budget is in CNY: give currency "
+                            "CNY for yuan or USD for dollars"
+                        ),
+                        value=value,
+                    ),
+                )
+    money = display_money(store, currency)
+    if currency == "USD":
+        return money, prices
+    return money, {k: v / money.units_per_usd if v is not None else None for k, v in prices.items()}
+
+
+@contextmanager
+def _in_yuan(money: Money, given: object, usd: float | None) -> Iterator[None]:
+    """A refusal of a price given in yuan (its bound is in USD) says the yuan figure and what it
+    is in dollars, not a dollar figure the caller never sent."""
+    try:
+        yield
+    except InputError as e:
+        if money.currency == "USD" or not isinstance(given, float) or usd is None:
+            raise
+        raise InputError.worded(
+            N_("¥{value:,.2f} is {usd:,.2f} USD at the catalog's rate: {problem}"),
+            value=given,
+            usd=usd,
+            problem=e,
+        ) from None
+
+
 def _options(store: Store, request: SimulateRequest, workload: Workload, policies: list[Policy]) -> _Options:
     from gpuplan.api import instance_links, replica_host
     from gpuplan.hardware import get_gpu, resolve_gpu
@@ -189,21 +252,24 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     offers = store.offers(gpu=gpu_id)
     if request.instance is not None:
         offers = [o for o in offers if o.instance_type.lower() == request.instance.lower()]
+    money, usd = _given_usd(store, request, workload)
     for field, price in (
-        ("on_demand_price", {"on_demand_usd": request.on_demand_price}),
-        ("spot_price", {"spot_usd": request.spot_price}),
-        ("commit_price", {"commit_usd": request.commit_price}),
+        ("on_demand_price", {"on_demand_usd": usd["on_demand_price"]}),
+        ("spot_price", {"spot_usd": usd["spot_price"]}),
+        ("commit_price", {"commit_usd": usd["commit_price"]}),
         ("spot_rate", {"spot_rate_per_hour": request.spot_rate}),
     ):
-        with refused_as(field):
+        with refused_as(field), _in_yuan(money, getattr(request, field), usd.get(field)):
             check_given_prices(**price, gpus_per_replica=workload.tensor_parallel)
     with refused_as("commit_price"):
-        check_commit_price(request.commit_price, policies)
+        check_commit_price(usd["commit_price"], policies)
     given = {
-        "on_demand_usd": request.on_demand_price,
-        "spot_usd": request.spot_price,
-        "commit_usd": request.commit_price,
+        "on_demand_usd": usd["on_demand_price"],
+        "spot_usd": usd["spot_price"],
+        "commit_usd": usd["commit_price"],
         "spot_rate_per_hour": request.spot_rate,
+        # the prices' notes in the request's currency, as the command words them in its own
+        "money": money,
         "gpus_per_replica": workload.tensor_parallel,
         # replicas time-sharing a GPU are billed so, as plan prices them (and run so: _estimated)
         "replicas_per_gpu": workload.replicas_per_gpu,
@@ -234,13 +300,25 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
 
 
 def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
-    """Refuse (InputError, NotFoundError: one line) what the job would fail on before tracing."""
+    """Refuse (InputError, NotFoundError, EstimateError: one line) what the job would fail on
+    before tracing."""
+    from gpuplan.api import refuse_unrunnable
     from gpuplan.simulate import check_shape, check_slots, check_window
+    from gpuplan.workload.presets.registry import get_preset
 
     serving = _serving(workload, request)
     policies = _policies(request, workload)
     _one_trace(request)
-    given = _options(store, request, workload, policies).replica
+    options = _options(store, request, workload, policies)
+    given = options.replica
+    if given is None:
+        # the estimator's replica on a GPU without the precision's tensor cores (bf16 on a T4):
+        # the job would fail after its trace; refused now, as /estimate refuses it (422)
+        refuse_unrunnable(workload, [options.gpu_id])
+        # a preset's family is known without tracing it (bert-large is an encoder: no decode steps)
+        preset = workload.model.preset
+        if preset is not None and get_preset(preset).family != "decoder":
+            raise _not_a_decoder(workload)
     if given is not None:  # an estimated replica's slots are known only once it is traced
         for i, policy in enumerate(policies):
             with refused_as(f"policies[{i}]"):
@@ -260,6 +338,12 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     for i, policy in enumerate(policies):
         with refused_as(f"policies[{i}]"):  # its decisions over the window
             check_window(name, duration_s, [policy])
+
+
+def _not_a_decoder(workload: Workload) -> EstimateError:
+    return EstimateError.worded(
+        N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
+    )
 
 
 def _trace(request: SimulateRequest, serving: ServingSpec | None, scratch: Path) -> Trace:
@@ -296,9 +380,7 @@ def _estimated(
     progress(0.05, "tracing")
     prof = profile(workload, store.local)
     if prof.shape.family != "decoder":
-        raise EstimateError.worded(
-            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
-        )
+        raise _not_a_decoder(workload)
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
     stack = ServingStack.of(
         workload,

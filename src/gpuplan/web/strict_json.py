@@ -12,6 +12,11 @@ and FastAPI then validates the parsed value as usual.
 The token is checked before a refusal of the body is given: a caller without a valid token of
 the route's scope gets its 401 or 403 and learns nothing about the body it sent.
 
+A query parameter the route does not take is refused as a body's unknown key is (400, the
+parameter as ``field``, "did you mean 'provider'?", the route's parameters listed), after the
+token's check: ``?provder=alibaba`` had been dropped without a word, and the unfiltered listing
+answered as if it were the one asked for.
+
 A route keeps, in ``request.state.option_fields``, what its request calls the command's options
 (``OPTION_FIELDS`` of its request, in ``web.requests``): a refusal names the fields the caller sent,
 and so does a note of its answer ("give instance", not the command's "give --instance").
@@ -25,6 +30,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
 from gpuplan.bounded import load_json, printable
@@ -35,6 +41,10 @@ __all__ = ["StrictJsonRoute"]
 
 #: What the body is called in a refusal ("the request body: number 1e999 is out of range").
 _SOURCE = N_("the request body")
+#: The query parameter every route takes besides its own: the language of its answer (web.auth).
+_EVERY_ROUTE = ("lang",)
+#: Longest unknown parameter name echoed back whole.
+_MAX_NAME = 64
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -77,6 +87,44 @@ async def parse_body(request: Request) -> None:
     request._json = load_json(text, source=Phrase(_SOURCE))  # Starlette's cache of the parsed body
 
 
+def _unknown_query(request: Request, known: tuple[str, ...]) -> RequestValidationError | None:
+    """The refusal of the first query parameter of ``request`` not in ``known``, worded as a body's
+    unknown key is (did you mean, else the known ones), or None."""
+    from gpuplan.errors import closest
+    from gpuplan.i18n.phrases import either, listed
+    from gpuplan.workload._validation import UnknownKey
+
+    for key in request.query_params:
+        if key in known:
+            continue
+        name = printable(key if len(key) <= _MAX_NAME else key[:_MAX_NAME] + "…")
+        hint = closest(key, known)
+        if hint:
+            problem = Phrase(
+                N_("unknown query parameter {key!r}; did you mean {names}? (it takes {known})"),
+                key=name,
+                names=either(repr(h) for h in hint),
+                known=listed(known),
+            )
+        else:
+            problem = Phrase(
+                N_("unknown query parameter {key!r}; it takes {known}"), key=name, known=listed(known)
+            )
+        error = UnknownKey(name, problem)
+        return RequestValidationError(
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("query",),
+                    "msg": str(problem),
+                    "input": key,
+                    "ctx": {"error": error},
+                }
+            ]
+        )
+    return None
+
+
 class StrictJsonRoute(APIRoute):
     """An API route whose JSON body is parsed by :func:`parse_body` before FastAPI reads it."""
 
@@ -84,6 +132,7 @@ class StrictJsonRoute(APIRoute):
         handler = super().get_route_handler()
         fields = self._option_fields()
         takes_json = self._takes_json()
+        known = self._query_names()
 
         async def strict(request: Request) -> Response:
             from gpuplan.i18n import use_option_names
@@ -96,6 +145,10 @@ class StrictJsonRoute(APIRoute):
             except InputError:
                 await self._check_token(request)  # its 401/403/429 comes first
                 raise
+            unknown = _unknown_query(request, known)
+            if unknown is not None:
+                await self._check_token(request)
+                raise unknown
             with use_option_names(fields):  # the answer's notes name the request's fields
                 return await handler(request)
 
@@ -107,6 +160,16 @@ class StrictJsonRoute(APIRoute):
 
         hints = typing.get_type_hints(self.endpoint).values()
         return any(isinstance(hint, type) and issubclass(hint, BaseModel) for hint in hints)
+
+    def _query_names(self) -> tuple[str, ...]:
+        """The query parameters this route takes, as a caller names them (``format``, not ``fmt``)."""
+        names: list[str] = []
+        todo = [self.dependant]
+        while todo:  # the route's own parameters and its dependencies' (none take any today)
+            dependant = todo.pop()
+            names += [p.alias for p in dependant.query_params]
+            todo += dependant.dependencies
+        return tuple(dict.fromkeys([*names, *_EVERY_ROUTE]))
 
     def _option_fields(self) -> Mapping[str, str]:
         """What this route's request calls the command's options: its body's ``OPTION_FIELDS``,

@@ -423,7 +423,7 @@
     if (saved && saved.hf_config_json) r.hf_config_json = saved.hf_config_json;
     if (f.shape === "csv") r.trace_csv = f.trace_csv;
     else { r.shape = f.shape; if (f.hours) r.hours = Number(f.hours); }
-    for (const k of ["gpu", "instance", "slo", "replica", "engine"]) if (f[k]) r[k] = f[k];
+    for (const k of ["gpu", "instance", "slo", "replica", "engine", "currency"]) if (f[k]) r[k] = f[k];
     for (const k of ["on_demand_price", "spot_price", "spot_rate", "spot_notice_s", "timeout_s"]) if (f[k] !== "" && f[k] != null) r[k] = Number(f[k]);
     return r;
   }
@@ -487,6 +487,16 @@
         const o = document.createElement("option"); o.value = w.name; o.textContent = `${w.name} (v${w.version})`; sel.append(o);
       });
     }
+    // The prices' currency, said beside each price; a saved workload budgeted in yuan picks yuan, as
+    // the server's default for it is.
+    const currency = form.querySelector("[name=currency]");
+    const sayCurrency = () => form.querySelectorAll(".price-currency").forEach((s) => { s.textContent = currency.value; });
+    currency.addEventListener("change", sayCurrency);
+    form.querySelector("[name=saved]").addEventListener("change", (ev) => {
+      const spec = specs[ev.target.value], c = spec && spec.workload.constraints;
+      currency.value = c && c.budget_cny != null ? "CNY" : "USD";
+      sayCurrency();
+    });
     const file = form.querySelector("[name=trace_file]");
     file.addEventListener("change", async () => {
       if (!file.files.length) return;
