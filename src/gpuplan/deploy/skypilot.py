@@ -368,11 +368,16 @@ def _network_readme(spec: LaunchSpec) -> str:
         "AWS's NCCL plugin."
     ).format(fabric=network.name)
     if net is not None:
-        text += " " + _("The plan's time assumes it: {fallback}.").format(fallback=fallback(spec, net))
+        assumes = (
+            _("The plan's time assumes it: {fallback}.")
+            if spec.planned
+            else _("gpuplan's estimate of this job assumes it: {fallback}.")
+        )
+        text += " " + assumes.format(fallback=fallback(spec, net))
     if net is not None and net.interfaces > 1:
         text += " " + _(
             "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "
-            "the nodes by their internal IPs, else one (a fraction of the bandwidth the plan assumed). "
+            "the nodes by their internal IPs, else one (a fraction of that bandwidth). "
             "Add to ~/.sky/config.yaml:"
         ).format(instance=net.instance, n=net.interfaces, fabric=network.name)
         text += "\n\n```yaml\naws:\n  use_internal_ips: true\n  use_ssm: true\n```\n"

@@ -314,6 +314,9 @@ class LaunchSpec(BaseModel):
     batch_inference: bool = False
     """An inference workload without a ``serving:`` block: a batch job that runs once through its
     inputs and exits, not a service (only :data:`gpuplan.deploy.BATCH_TARGETS` write one)."""
+    planned: bool = False
+    """Built from a plan file (its option priced, its time and cost the plan's); False for a
+    workload file deployed on GPUs the user named, whose figures are only the estimator's."""
     chosen_because: str = ""
     """Why the plan's option deployed is not its recommended one, in the user's language (``--target
     k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
@@ -588,6 +591,7 @@ class LaunchSpec(BaseModel):
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
             chosen_because=chosen_because,
+            planned=True,
             planned_share=True,
         )
 

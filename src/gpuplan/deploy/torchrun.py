@@ -517,9 +517,18 @@ def readme(spec: LaunchSpec) -> str:
         nodes=spec.nodes,
         parallelism=spec.parallelism,
     )
-    checkpoints = _(
-        "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
-        "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+    # launch.sh's own rule: one node defaults CKPT_DIR to ./checkpoints; several refuse to start
+    # without it (a folder on each node is lost with the node), as the paragraph below explains.
+    checkpoints = (
+        _(
+            "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
+            "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+        )
+        if spec.nodes == 1
+        else _(
+            "Checkpoints go to `$CKPT_DIR`, which launch.sh needs on several nodes (no default: see "
+            "below), every {minutes} min\n(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+        )
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
     checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:

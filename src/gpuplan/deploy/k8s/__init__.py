@@ -264,13 +264,23 @@ def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 doc=network.k8s_plugin_doc,
             )
         ]
-    notes = [
+    assumed = (
         _(
             "The plan's time assumes {fabric} between the nodes: each pod requests all {n} {fabric} "
             "interfaces of its {instance} ({resource}), which needs node groups with {fabric} enabled "
             "(eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin (Helm chart "
             "`{chart}`, {doc}); {fallback}."
-        ).format(
+        )
+        if spec.planned
+        else _(
+            "gpuplan's estimate of this job assumes {fabric} between the nodes: each pod requests all {n} "
+            "{fabric} interfaces of its {instance} ({resource}), which needs node groups with {fabric} "
+            "enabled (eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin "
+            "(Helm chart `{chart}`, {doc}); {fallback}."
+        )
+    )
+    notes = [
+        assumed.format(
             fabric=network.name,
             n=net.interfaces,
             instance=net.instance,
