@@ -31,7 +31,7 @@ from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
 from gpuplan.i18n.messages import _
 
 __all__ = ["DOCKERIGNORE_PATTERNS", "DockerGenerator", "base_image", "dockerfile", "dockerignore"]
@@ -452,7 +452,8 @@ class DockerGenerator:
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         launch = engine_launch(spec) or batch_engine_launch(spec)
         image = launch.image if launch is not None else base_image(spec, options)[0]
-        package = user_package(spec)  # read once: the manifest the files below are built from
+        # read once: the manifest the files below are built from (an engine runs no code of the user's)
+        package = user_package(spec) if launch is not None else shipped_package(spec)
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),

@@ -38,7 +38,7 @@ from gpuplan.deploy.skyserve import (
 )
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
@@ -418,7 +418,8 @@ class SkyPilotGenerator:
     )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        package = user_package(spec)  # read once: the manifest the files below are built from
+        # read once: the manifest the files below are built from (an engine runs no code of the user's)
+        package = user_package(spec) if engine_launch(spec) is not None else shipped_package(spec)
         task = task_yaml(spec, options, package)
         header = _("{name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema).")
         text = dump_documents([task], header.format(name=spec.name))
