@@ -6,7 +6,14 @@ import re
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, validate_skypilot_task
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    plan_doc,
+    skypilot_schema_clouds,
+    stock_model,
+    validate_skypilot_task,
+)
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.snapshot import read_table
@@ -51,7 +58,7 @@ def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec)
 
 
 def test_multinode_on_demand_task(multinode_plan: LaunchSpec) -> None:
-    task = _task(multinode_plan)
+    task = _task(stock_model(multinode_plan))  # the fixture's own code (mypkg) is not beside it
     _validate(task)
     assert task["num_nodes"] == 2 and task["resources"]["accelerators"] == "H100:8"
     assert task["resources"]["use_spot"] is False and "job_recovery" not in task["resources"]
