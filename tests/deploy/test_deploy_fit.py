@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gpuplan.cli import main
+from gpuplan.documents.plan import workload_digest
 from gpuplan.workload import Workload
 
 #: GPT-2 (124 M params) trained in fp32, 16 × 1024 tokens: about 22 GiB by the estimate, which is
@@ -263,6 +264,8 @@ def _training_plan(tmp_path: Path, workload: dict, **recommended: object) -> Pat
         "pricing": "on_demand",
         **recommended,
     }
+    # as `gpuplan plan` records it: the digest of the workload planned for
+    doc["workload_sha256"] = workload_digest(doc["workload"])
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(doc))
     return plan
@@ -341,3 +344,22 @@ def test_a_plan_naming_an_instance_type_the_catalog_does_not_list_is_refused_wit
     assert err.startswith("error: unknown instance type 'p5en.96xlarge'; did you mean 'p5en.48xlarge'")
     assert "the plan names it on aws, and the catalog lists no such instance" in err
     assert not out.exists()
+
+
+def test_an_unedited_plan_keeps_its_own_verdict_and_an_old_plan_is_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plan made with --profile (a saved or measured profile) judged the job to fit: deploy does not
+    # overrule it with a fresh trace of its own while the workload is the one planned for. 16 x 1024
+    # tokens of GPT-2 in fp32 on a T4 is "does not fit" by the trace.
+    job = Workload.from_dict(yaml.safe_load(_WORKLOAD))
+    plan = _training_plan(tmp_path, job.to_dict())
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "fit" not in err
+    # A plan written before plans recorded the digest cannot say it is unedited: checked again.
+    doc = json.loads(plan.read_text())
+    del doc["workload_sha256"]
+    plan.write_text(json.dumps(doc))
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o2"))
+    assert code == 1 and err.startswith("error: the job does not fit T4"), err

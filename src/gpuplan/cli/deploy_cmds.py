@@ -235,9 +235,16 @@ def deploy(
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
     served: Workload | str | None = None  # the workload, read once for the checks below
     prof: Profile | None = None
-    # A training plan is checked again as a workload file is: its workload may have been edited
-    # by hand after `gpuplan plan` (a larger batch), and the files run what it now says.
-    train_plan = is_plan and spec.task != "infer"
+    # A training plan is checked again as a workload file is where its workload is not the one it
+    # was planned for (edited by hand after `gpuplan plan`: a larger batch), or the plan cannot
+    # say (written before it recorded its workload's digest): the files run what it now says. An
+    # unedited plan keeps its own verdict (made on the profile it was planned with, --profile's).
+    if is_plan and spec.task != "infer":
+        from gpuplan.cli.deploy_checks import plan_edited
+
+        train_plan = plan_edited(source) is not False
+    else:
+        train_plan = False
     if spec.gpu and (not is_plan or shared or train_plan):
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import check_fit, check_share_fit, plan_workload
