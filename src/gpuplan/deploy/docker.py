@@ -30,7 +30,7 @@ from gpuplan.deploy.engine import (
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note, training_model_note
+from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
 from gpuplan.i18n.messages import _
 
@@ -424,6 +424,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
     )
+    host += " " + _(NEW_RUN)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
     return f"""# {title}
