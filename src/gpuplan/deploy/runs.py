@@ -4,8 +4,9 @@ A launch resumes from the newest checkpoint it finds (train.py), which is right 
 written for: a spot reclaim, a failure, a relaunch of the same files. Storage named after the
 workload alone would be found again by the next run of the same workload: SkyPilot fetches and
 reuses a bucket it made before ("If the bucket already exists and was created by SkyPilot, SkyPilot
-will fetch and reuse the bucket", SkyPilot docs, "Cloud Object Storage" / storage reference,
-https://docs.skypilot.co/en/latest/reference/storage.html, read 2026-12), and ``kubectl apply`` of
+will fetch and reuse the bucket, so the same YAML can be reused across runs": SkyPilot docs, "Cloud
+Object Storage", https://docs.skypilot.co/en/v0.7.0/reference/storage.html, and the same note in
+later versions' "Cloud Buckets" page), and ``kubectl apply`` of
 a PersistentVolumeClaim whose name exists keeps the claim and its data. The new run would resume
 the finished one's last checkpoint and stop at once on its weights. So a deploy makes a run id
 (:func:`new_run_id`), and the storage a run resumes from is named with it, once, in the files
@@ -33,18 +34,16 @@ __all__ = ["RUN_ID", "bucket_name", "new_run_id"]
 RUN_ID = re.compile(r"[0-9]{8}-[0-9a-f]{6}")
 
 #: 3 to 63 characters of lower-case letters, digits and single dashes, a letter or digit at each
-#: end: within S3's ("Bucket names must be between 3 and 63 characters long … can consist only of
-#: lowercase letters, numbers, periods, and hyphens … must begin and end with a letter or number",
-#: AWS, "General purpose bucket naming rules", S3 User Guide), GCS's ("3-63 characters … lowercase
-#: letters, numeric characters, dashes, underscores, and dots … must start and end with a number or
-#: letter", Google Cloud, "Bucket names", Cloud Storage docs) and Azure's containers ("Every dash
-#: (-) character must be immediately preceded and followed by a letter or number", Microsoft,
+#: end: the names all three stores accept. S3 takes 3 to 63 lower-case letters, digits, dots and
+#: hyphens, beginning and ending with a letter or digit (AWS, S3 User Guide, "General purpose
+#: bucket naming rules"); GCS the same with underscores too (Google Cloud, Cloud Storage docs,
+#: "Bucket names"); an Azure container no dash that is not between letters or digits (Microsoft,
 #: "Naming and Referencing Containers, Blobs, and Metadata").
 _BUCKET = re.compile(r"(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*")
-#: Prefixes S3 reserves ("must not start with the prefix xn--, sthree-, amzn-s3-demo-"; xn-- cannot
-#: occur: dashes are single) and GCS ("cannot begin with the goog prefix").
+#: Prefixes S3 reserves (xn--, sthree-, amzn-s3-demo-; xn-- cannot occur here: dashes are single)
+#: and GCS (goog), in the same pages.
 _RESERVED_PREFIXES = ("sthree-", "amzn-s3-demo-", "goog")
-#: GCS: "cannot contain google or close misspellings, such as g00gle".
+#: GCS: no "google" in a name, nor close misspellings of it such as "g00gle" (its "Bucket names").
 _RESERVED_WORDS = re.compile(r"go{2}gle|g0{2}gle")
 
 
