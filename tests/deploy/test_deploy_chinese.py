@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload
+from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload, stock_model
 
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
@@ -39,7 +39,8 @@ def _spot(tmp_path: Path) -> LaunchSpec:
 
 
 def _multinode(tmp_path: Path) -> LaunchSpec:
-    return LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json")
+    # the stock model: the fixture's own code (mypkg) is not beside it to be copied
+    return stock_model(LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json"))
 
 
 def _efa(tmp_path: Path) -> LaunchSpec:

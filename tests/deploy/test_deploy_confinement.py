@@ -5,6 +5,7 @@ workload, reproduced, and the legitimate deploy of one's own model."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -141,13 +142,42 @@ def test_links_inside_the_package_are_skipped_and_a_linked_package_is_refused(tm
 
 
 def test_a_plan_from_elsewhere_copies_from_the_project_the_user_names(tmp_path: Path) -> None:
-    # The plan's project_dir is a path on its author's machine: without --project nothing is copied;
-    # with --project DIR, DIR is the project.
-    plan = _plan(tmp_path / "downloads", {"python": "mytransformer.model:build", "project_dir": "/home/a/p"})
-    assert not [f for f in generate(LaunchSpec.from_plan_json(plan), "docker") if f.source]
+    # The plan's project_dir is a path on its author's machine: without --project nothing is copied
+    # (and an image without the model's package is not written); with --project DIR, DIR is the
+    # project.
+    downloads = tmp_path / "downloads"
+    plan = _plan(downloads, {"python": "mytransformer.model:build", "project_dir": "/home/a/p"})
+    for target in ("docker", "skypilot"):
+        with pytest.raises(DeployError, match=f"package mytransformer is not in {downloads}") as e:
+            generate(LaunchSpec.from_plan_json(plan), target, GenerateOptions(out_dir=str(tmp_path / "o")))
+        assert "--project DIR" in str(e.value)
     spec = LaunchSpec.from_plan_json(plan, project=OWN_MODEL.parent)
     copied = sorted(Path(f.source).name for f in generate(spec, "docker") if f.source)
     assert copied == ["__init__.py", "model.py"]
+
+
+@pytest.mark.parametrize("target", ["skypilot", "docker"])
+def test_a_plan_kept_in_another_folder_than_the_models_code_is_refused_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    # `cp plan.json sub/; deploy sub/plan.json --target skypilot` printed a note, exited 0 and wrote
+    # a launch that fails with ModuleNotFoundError on the rented nodes.
+    project = tmp_path / "proj"
+    shutil.copytree(OWN_MODEL.parent, project)
+    plan = _plan(project / "sub", {"python": "mytransformer.model:build", "project_dir": str(project)})
+    out = tmp_path / "launch"
+    code, _out, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", target, "-o", str(out))
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"its package mytransformer is not in {project / 'sub'}" in err
+    assert "pass --project DIR" in err
+    assert not out.exists()
+    # The folder that holds the code, named: its package is copied, and nothing from elsewhere (the
+    # plan's fit is not checked: its model was never traced on this machine).
+    args = ("deploy", str(plan), "-t", target, "-o", str(out), "--project", str(project), "--force-fit")
+    code, _out, err = _run(monkeypatch, capsys, *args)
+    assert code == 0, err
+    assert "warning: not checked that the job fits" in err
+    assert (out / "project" / "mytransformer" / "model.py").is_file()
 
 
 def test_the_user_sees_the_copies_before_the_first_write_and_dry_run_writes_nothing(

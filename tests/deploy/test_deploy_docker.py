@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from deploy_helpers import by_path, plan_doc
+from deploy_helpers import FIXTURES, by_path, plan_doc
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.images import base_image_for
@@ -82,3 +82,12 @@ def test_a_docker_service_or_batch_job_in_mainland_china_says_where_its_image_an
         readme = " ".join(by_path(generate(spec, "docker"))["README.md"].split())
         assert "This plan runs in mainland China (alibaba cn-beijing)" in readme, readme
         assert ("huggingface.co" in readme) == hub, readme
+
+
+def test_the_readmes_of_a_checkpoint_folder_the_user_names_say_a_new_run_needs_its_own() -> None:
+    # train.py resumes from the newest checkpoint in its folder: a second run given the first one's
+    # folder resumed the finished run. SkyPilot and Kubernetes name a bucket or PVC per deploy.
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", count=2)
+    for target in ("torchrun", "docker"):
+        readme = by_path(generate(spec, target))["README.md"]
+        assert "A new run needs a checkpoint folder of its own" in readme, target

@@ -4,6 +4,7 @@ of a service time-sharing GPUs checks that one replica fits its share."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from gpuplan.cli import main
+from gpuplan.documents.plan import workload_digest
 from gpuplan.workload import Workload
 
 #: GPT-2 (124 M params) trained in fp32, 16 × 1024 tokens: about 22 GiB by the estimate, which is
@@ -247,3 +249,117 @@ def test_the_share_check_refuses_an_engine_replica_at_the_share_the_estimate_adv
     assert said.startswith("one of 24 replicas time-sharing T4 (--share-gpu 24) does not fit its share")
     assert "; 4 replicas to a GPU fit (--force-fit writes the files anyway)" in said, said
     check_share_fit(None, workload, "T4", 4, force=False, flag=True, engine=True)  # fits: nothing said
+
+
+def _training_plan(tmp_path: Path, workload: dict, **recommended: object) -> Path:
+    """The fixture plan carrying ``workload``, on one T4 (g4dn.xlarge) unless ``recommended`` says."""
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_spot_aws.json").read_text())
+    doc["workload"] = workload
+    doc["recommended"] |= {
+        "instance_type": "g4dn.xlarge",
+        "gpu": "T4",
+        "gpu_count": 1,
+        "gpus_per_node": 1,
+        "nodes": 1,
+        "pricing": "on_demand",
+        **recommended,
+    }
+    # as `gpuplan plan` records it: the digest of the workload planned for
+    doc["workload_sha256"] = workload_digest(doc["workload"])
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    return plan
+
+
+def test_a_plan_whose_batch_was_raised_by_hand_is_checked_as_its_workload_file_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # batch_size raised in the plan's workload wrote BATCH_SIZE = 16 with no word, on a GPU the job
+    # does not fit (deploy of the workload file refuses it).
+    planned = Workload.from_dict(yaml.safe_load(_WORKLOAD.replace("batch_size: 16", "batch_size: 2")))
+    plan, out = _training_plan(tmp_path, planned.to_dict()), tmp_path / "o"
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(out))
+    assert code == 0, err
+    assert "fit" not in err  # as planned: it fits, and nothing is said of memory
+    edited = json.loads(plan.read_text())
+    edited["workload"]["inputs"]["batch_size"] = 16
+    plan.write_text(json.dumps(edited))
+    out = tmp_path / "o2"
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(out))
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("error: the job does not fit T4: it needs") and "(--force-fit writes" in err
+    assert not out.exists()
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(out), "--force-fit")
+    assert code == 0 and "written anyway (--force-fit)" in err
+    assert "BATCH_SIZE = 16" in (out / "train.py").read_text()
+
+
+def test_a_plan_of_your_own_code_is_checked_on_its_cached_trace_and_refused_where_there_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # deploy never runs the code a plan names: the plan is checked on the trace `gpuplan plan` left
+    # in the cache, and one edited by hand (no trace of it) is not taken to fit.
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli.deploy_checks import plan_workload
+
+    project = tmp_path / "proj"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "userproj", project)
+    job = Workload.from_dict(yaml.safe_load((project / "job.yaml").read_text()))
+    workload = {**job.to_dict(), "model": {"python": "tinyuser.model:build", "project_dir": str(project)}}
+    plan = _training_plan(project, workload)
+    traced = plan_workload(plan, None, code=True)
+    assert not isinstance(traced, str)
+    load_profile(traced, None)  # what `gpuplan plan` of it left in the cache
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "docker", "-o", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "fit" not in err
+    edited = json.loads(plan.read_text())
+    edited["workload"]["inputs"]["batch_size"] = 64
+    plan.write_text(json.dumps(edited))
+    out = tmp_path / "o2"
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "docker", "-o", str(out))
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("error: not checked that the job fits T4: the plan's model is code")
+    assert "no trace of the workload as the plan now holds it is cached here" in err
+    assert "(--force-fit writes the files anyway)" in err and not out.exists()
+
+
+def test_a_plan_naming_an_instance_type_the_catalog_does_not_list_is_refused_with_did_you_mean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # p5en.96xlarge (there is a p5en.48xlarge) was written into task.yaml, its EFA settings dropped.
+    planned = Workload.from_dict(yaml.safe_load(_WORKLOAD.replace("batch_size: 16", "batch_size: 2")))
+    plan = _training_plan(
+        tmp_path,
+        planned.to_dict(),
+        instance_type="p5en.96xlarge",
+        gpu="H200-SXM",
+        gpu_count=16,
+        gpus_per_node=8,
+        nodes=2,
+    )
+    out = tmp_path / "o"
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(out))
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith("error: unknown instance type 'p5en.96xlarge'; did you mean 'p5en.48xlarge'")
+    assert "the plan names it on aws, and the catalog lists no such instance" in err
+    assert not out.exists()
+
+
+def test_an_unedited_plan_keeps_its_own_verdict_and_an_old_plan_is_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plan made with --profile (a saved or measured profile) judged the job to fit: deploy does not
+    # overrule it with a fresh trace of its own while the workload is the one planned for. 16 x 1024
+    # tokens of GPT-2 in fp32 on a T4 is "does not fit" by the trace.
+    job = Workload.from_dict(yaml.safe_load(_WORKLOAD))
+    plan = _training_plan(tmp_path, job.to_dict())
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "fit" not in err
+    # A plan written before plans recorded the digest cannot say it is unedited: checked again.
+    doc = json.loads(plan.read_text())
+    del doc["workload_sha256"]
+    plan.write_text(json.dumps(doc))
+    code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o2"))
+    assert code == 1 and err.startswith("error: the job does not fit T4"), err

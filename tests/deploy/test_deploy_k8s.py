@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, stock_model, validate_k8s, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
@@ -250,3 +251,20 @@ def test_the_k8s_dockerfile_names_the_k8s_target(tmp_path: Path, spot_plan: Laun
         header = by_path(generate(spec, "k8s"))["Dockerfile"].splitlines()[1]
         assert "written by `gpuplan deploy --target k8s`" in header, header
         assert "--target docker" in by_path(generate(spec, "docker"))["Dockerfile"].splitlines()[1]
+
+
+def test_each_deploy_is_a_new_run_with_a_checkpoint_volume_of_its_own(spot_plan: LaunchSpec) -> None:
+    # `kubectl apply` keeps a PVC whose name exists, data and all: named after the workload alone,
+    # the next run's pod resumed the finished run's last checkpoint.
+    claims = []
+    for options in (GenerateOptions(), GenerateOptions()):
+        files = by_path(generate(spot_plan, "k8s", options))
+        pvc = yaml.safe_load(files["k8s/checkpoints-pvc.yaml"])
+        claim = pvc["metadata"]["name"]
+        assert claim == f"{spot_plan.name}-{options.run_id}-checkpoints"
+        job = yaml.safe_load(files["k8s/job.yaml"])
+        volumes = job["spec"]["template"]["spec"]["volumes"]
+        assert {"name": "checkpoints", "persistentVolumeClaim": {"claimName": claim}} in volumes
+        assert f"this one's is the PVC `{claim}`" in files["README.md"]
+        claims.append(claim)
+    assert claims[0] != claims[1]

@@ -201,3 +201,38 @@ def test_the_torchrun_and_docker_readmes_say_what_the_plan_assumed_and_docker_ha
     assert "-e FI_PROVIDER=efa" in docker["README.md"]
     assert "must be launched with EFA interfaces" in docker["README.md"]
     assert f"FROM {DLC}" in docker["Dockerfile"]
+
+
+def test_a_workload_deployed_without_a_plan_says_the_estimate_assumed_efa_not_a_plan(tmp_path: Path) -> None:
+    # `deploy job.yaml --gpu H100-SXM --count 16 --provider aws` lays the job on 2 x p5.48xlarge:
+    # there is no plan, so no line may speak of the plan's time or of what was planned.
+    job = Path(__file__).parents[2] / "examples" / "llama7b-lora.yaml"
+    spec = LaunchSpec.from_workload(
+        job, gpu="H100-SXM", count=8, nodes=2, provider="aws", instance_type="p5.48xlarge"
+    )
+    lines = [fabric_warning(spec, t) for t in ("torchrun", "docker", "skypilot")]
+    readmes = [
+        by_path(generate(spec, t, LAUNCH))["README.md"] for t in ("torchrun", "docker", "skypilot", "k8s")
+    ]
+    for text in [*lines, *readmes]:
+        assert text is not None
+        for planned in ("plan's time", "than planned", "the plan assumed"):
+            assert planned not in text, text
+    assert all("gpuplan's estimate of this job assumes EFA" in str(line) for line in lines)
+    assert "gpuplan's estimate of this job assumes it" in readmes[2]
+    assert "gpuplan's estimate of this job assumes EFA between the nodes" in readmes[3]
+    # The plan's own words stay where there is a plan.
+    assert "the plan's time (9.8 h) assumes EFA" in str(fabric_warning(_plan(tmp_path), "docker"))
+
+
+def test_the_torchrun_readme_gives_a_default_checkpoint_folder_only_where_launch_sh_has_one(
+    tmp_path: Path,
+) -> None:
+    # launch.sh defaults CKPT_DIR to ./checkpoints on one node and refuses several nodes without it.
+    several = by_path(generate(_plan(tmp_path), "torchrun"))
+    assert "refuses to start without CKPT_DIR" in several["README.md"]
+    assert 'if [ -z "${CKPT_DIR:-}" ]' in several["launch.sh"]
+    assert "default `./checkpoints`" not in several["README.md"]
+    one = by_path(generate(_plan(tmp_path, gpu_count=8, nodes=1), "torchrun"))
+    assert "default `./checkpoints`" in one["README.md"]
+    assert 'CKPT_DIR="${CKPT_DIR:-checkpoints}"' in one["launch.sh"]

@@ -143,6 +143,21 @@ def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path)
     assert elapsed < 180, f"kill-and-resume took {elapsed:.0f} s"
 
 
+def test_a_finished_runs_checkpoint_folder_is_said_to_hold_a_finished_run(job_dir: Path) -> None:
+    # A second run given the first one's folder "resumed from step 3 … done: step 3" on the old
+    # weights, and said nothing more. It says so plainly, and still exits 0: a managed job
+    # recovered after its last checkpoint must end as succeeded.
+    ckpt = job_dir / "ck-finished"
+    rc, first = finish(launch(job_dir, "--ckpt-dir", str(ckpt), "--steps", "3", NPROC_PER_NODE="1"))
+    assert rc == 0 and "done: step 3" in first, first[-3000:]
+    assert "finished run" not in first
+    rc, again = finish(launch(job_dir, "--ckpt-dir", str(ckpt), "--steps", "3", NPROC_PER_NODE="1"))
+    assert rc == 0, again[-3000:]
+    assert f"{ckpt} holds a finished run (step 3 of 3): nothing to train" in again
+    assert "Use a new directory (--ckpt-dir / CKPT_DIR) for a new run" in again
+    assert "resumed from step" not in again
+
+
 def test_two_nodes_with_a_folder_each_resume_from_the_checkpoint_on_either(
     job_dir: Path, tmp_path: Path
 ) -> None:

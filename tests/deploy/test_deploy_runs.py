@@ -16,6 +16,7 @@ import pytest
 from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, target_names, write_files
+from gpuplan.errors import DeployError
 
 #: The API server's label value rule (k8s.io/apimachinery validation.go, LabelValueFmt), 63 chars.
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
@@ -118,9 +119,14 @@ def test_a_plan_from_elsewhere_copies_no_local_files(tmp_path: Path) -> None:
     doc["workload"]["model"] = {"python": "mytransformer.model:build", "project_dir": str(OWN_MODEL.parent)}
     plan = tmp_path / "plan.json"  # a plan file outside the project folder it names
     plan.write_text(__import__("json").dumps(doc))
-    files = generate(LaunchSpec.from_plan_json(plan), "docker")
-    assert not any(f.path.startswith("project/") for f in files)
-    assert "project folder is not known here" in next(f.content for f in files if f.path == "Dockerfile")
+    # Nothing is copied from the folder the plan names; an image without the model's package would
+    # fail on import, so none is written: the user names the folder with --project.
+    with pytest.raises(DeployError, match=f"its package mytransformer is not in {tmp_path}, .*--project DIR"):
+        generate(LaunchSpec.from_plan_json(plan), "docker")
+    files = generate(LaunchSpec.from_plan_json(plan, project=OWN_MODEL.parent), "docker")
+    assert [f.source for f in files if f.source] == [
+        str(OWN_MODEL.parent / "mytransformer" / name) for name in ("__init__.py", "model.py")
+    ]
 
 
 def _fake_torchrun(tmp_path: Path) -> Path:

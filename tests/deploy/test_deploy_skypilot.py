@@ -6,7 +6,14 @@ import re
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, validate_skypilot_task
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    plan_doc,
+    skypilot_schema_clouds,
+    stock_model,
+    validate_skypilot_task,
+)
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.snapshot import read_table
@@ -51,7 +58,7 @@ def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec)
 
 
 def test_multinode_on_demand_task(multinode_plan: LaunchSpec) -> None:
-    task = _task(multinode_plan)
+    task = _task(stock_model(multinode_plan))  # the fixture's own code (mypkg) is not beside it
     _validate(task)
     assert task["num_nodes"] == 2 and task["resources"]["accelerators"] == "H100:8"
     assert task["resources"]["use_spot"] is False and "job_recovery" not in task["resources"]
@@ -176,3 +183,52 @@ def test_a_batch_job_on_a_cloud_skypilot_lacks_is_pointed_only_at_the_targets_th
     with pytest.raises(DeployError) as e:
         generate(LaunchSpec.from_plan(doc), "skypilot", LAUNCH)
     assert str(e.value).endswith("use --target k8s or --target docker") and "torchrun" not in str(e.value)
+
+
+def test_each_deploy_is_a_new_run_with_a_checkpoint_bucket_of_its_own(spot_plan: LaunchSpec) -> None:
+    # The bucket was "<workload>-checkpoints": SkyPilot reuses a bucket of that name, so the
+    # second run of the workload resumed the finished one's last checkpoint and stopped at once.
+    # 2026-12-06 and 24 random bits: bert-large-squad-20261206-3fa9c1-checkpoints
+    first, second = (GenerateOptions(out_dir="/srv/launch") for _ in range(2))
+    assert first.run_id != second.run_id
+    buckets = []
+    for options in (first, second):
+        files = by_path(generate(spot_plan, "skypilot", options))
+        bucket = yaml.safe_load(files["task.yaml"])["file_mounts"]["/checkpoints"]["name"]
+        assert bucket == f"{spot_plan.name}-{options.run_id}-checkpoints"
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", bucket) and 3 <= len(bucket) <= 63
+        readme = files["README.md"]
+        assert f"this one's checkpoints go to `{bucket}`" in readme
+        assert "launch this task.yaml again" in readme and "billed as storage" in readme
+        assert f"sky storage delete {bucket}" in readme
+        buckets.append(bucket)
+    assert buckets[0] != buckets[1]
+    # The same run's files written again name the same bucket: relaunching them resumes that run.
+    again = GenerateOptions(out_dir="/srv/launch", run_id=first.run_id)
+    assert yaml.safe_load(by_path(generate(spot_plan, "skypilot", again))["task.yaml"]) == yaml.safe_load(
+        by_path(generate(spot_plan, "skypilot", first))["task.yaml"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "bucket"),
+    [
+        # 50 characters (the longest job name) cut to fit 63 with the run id and the suffix
+        ("a" * 50, "a" * 35 + "-20261206-3fa9c1-checkpoints"),
+        # GCS: no "google" in a bucket's name, nor a "goog" prefix; S3: no "sthree-" prefix
+        ("google-bert-squad", "bert-squad-20261206-3fa9c1-checkpoints"),
+        ("googly", "run-googly-20261206-3fa9c1-checkpoints"),
+        ("sthree-job", "run-sthree-job-20261206-3fa9c1-checkpoints"),
+        ("google", "gpuplan-20261206-3fa9c1-checkpoints"),
+    ],
+)
+def test_a_checkpoint_bucket_name_keeps_s3s_and_gcss_naming_rules(name: str, bucket: str) -> None:
+    from gpuplan.deploy.runs import bucket_name
+
+    made = bucket_name(name, "20261206-3fa9c1", "checkpoints")
+    assert made == bucket and len(made) <= 63
+
+
+def test_a_run_id_is_a_date_and_hex_digits() -> None:
+    with pytest.raises(DeployError, match="run id"):
+        GenerateOptions(run_id="Run 1/../x")

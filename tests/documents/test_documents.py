@@ -112,6 +112,20 @@ def test_real_plan_output_deploys_to_every_target(real_plan: Path, target: str) 
     assert files and all(f.content for f in files)
 
 
+def test_real_plan_output_records_the_digest_of_its_workload_as_deploy_reads_it(
+    real_plan: Path, tmp_path: Path
+) -> None:
+    # deploy checks the fit again of a plan whose workload was edited after planning, and only then
+    from gpuplan.cli.deploy_checks import plan_edited
+
+    assert plan_edited(real_plan) is False
+    doc = json.loads(real_plan.read_text(encoding="utf-8"))
+    doc["workload"]["inputs"]["batch_size"] *= 2
+    edited = tmp_path / "plan.json"
+    edited.write_text(json.dumps(doc, indent=4), encoding="utf-8")
+    assert plan_edited(edited) is True
+
+
 def test_deploy_cli_reads_real_plan_output(real_plan: Path, tmp_path: Path) -> None:
     r = runner.invoke(app, ["deploy", str(real_plan), "--target", "k8s", "--out", str(tmp_path / "k8s")])
     assert r.exit_code == 0, r.output

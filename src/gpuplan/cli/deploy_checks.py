@@ -1,6 +1,8 @@
 """Checks ``gpuplan deploy`` runs before it writes anything: how the GPUs the user asks for lie on
-nodes, whether a workload file's job fits them, and whether one replica of a service fits its share
-of a time-shared GPU (a plan's too, where it is deployed at another share than it was priced at)."""
+nodes, whether a workload file's job (or a training plan's, which may have been edited by hand)
+fits them, whether a plan's instance type is one the catalog lists, and whether one replica of a
+service fits its share of a time-shared GPU (a plan's too, where it is deployed at another share
+than it was priced at)."""
 
 from __future__ import annotations
 
@@ -205,6 +207,7 @@ def check_fit(
     force: bool,
     offered: Mapping[str, GpuHourPrice | None] | None,
     share: int | None = None,
+    profile: Profile | None = None,
 ) -> Profile:
     """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
     estimate`` gives it (the profile through the same cache; ``share``: replicas to a GPU in place
@@ -213,16 +216,17 @@ def check_fit(
     change that makes it fit (``force``: a warning instead); *may not fit* is a warning. Nothing is
     said when it fits. ``offered``: the GPUs the catalog offers (another GPU is suggested among
     those first, as ``estimate`` does; their prices not looked up: None); None when the catalog
-    could not be read. Returns the
-    profile, for :func:`check_share_fit` (one read of the cache, not two)."""
+    could not be read. ``profile``: the workload's profile where the caller has it (a plan's
+    model of the user's code, from the cache: :func:`cached_profile`). Returns the profile, for
+    :func:`check_share_fit` (one read of the cache, not two)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
     from gpuplan.perf.memory import MemoryVerdict
 
-    store = open_cache(db)
+    store = open_cache(db) if profile is None else None
     try:
-        prof = load_profile(workload, db, store=store)
+        prof = profile if profile is not None else load_profile(workload, db, store=store)
         if share is not None and workload.serving is not None:
             # the same trace (the share changes no shape): each replica in its share of the memory
             serving = workload.serving.model_copy(update={"share_gpu": share})
@@ -272,10 +276,12 @@ def check_fit(
     return prof
 
 
-def plan_workload(source: Path, project: Path | None) -> Workload | str:
+def plan_workload(source: Path, project: Path | None, *, code: bool = False) -> Workload | str:
     """The workload a plan file carries, its files checked against the folder the user named (as
     deploy reads them); else why it cannot be had. A model of the user's own code is not rebuilt: a
-    plan may come from someone else, and deploy never runs the code a plan names."""
+    plan may come from someone else, and deploy never runs the code a plan names. ``code``: such a
+    model's workload all the same, for :func:`cached_profile` only (whose key reads the module's
+    file, never imports it); the caller must not trace it."""
     import json
 
     from gpuplan.bounded import MAX_DOCUMENT_BYTES, read_text
@@ -291,7 +297,7 @@ def plan_workload(source: Path, project: Path | None) -> Workload | str:
         if not isinstance(data, dict):
             return _("the plan carries no workload")
         model = data.get("model")
-        if isinstance(model, dict) and model.get("python"):
+        if isinstance(model, dict) and model.get("python") and not code:
             return _("the plan's model is code (model.python), which deploy does not run from a plan")
         folder = Folder.of(source, project)
         # the folder the plan was made in, where nothing is read from it (a preset): a plan copied
@@ -301,6 +307,93 @@ def plan_workload(source: Path, project: Path | None) -> Workload | str:
         return Workload.from_dict(confine_model(data, file=source, folder=folder), source=str(source))
     except (GpuplanError, ValueError) as e:
         return str(e)
+
+
+def plan_edited(source: Path) -> bool | None:
+    """Whether the plan file's ``workload`` differs from the one it was planned for (its
+    ``workload_sha256``): edited by hand after ``gpuplan plan``. None where the plan records no
+    digest (written before it did) or cannot be read here (its reader says why)."""
+    import json
+
+    from gpuplan.bounded import MAX_DOCUMENT_BYTES, read_text
+    from gpuplan.documents.plan import workload_digest
+    from gpuplan.errors import DeployError
+
+    try:
+        doc = json.loads(read_text(source, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError))
+        recorded, workload = doc.get("workload_sha256"), doc.get("workload")
+        if not isinstance(recorded, str) or not isinstance(workload, dict):
+            return None
+        return workload_digest(workload) != recorded
+    except (DeployError, ValueError, AttributeError):
+        return None
+
+
+def cached_profile(db: str | None, workload: Workload) -> Profile | None:
+    """``workload``'s profile where the cache holds one for exactly this content (``gpuplan plan``
+    of it on this machine traced it), else None: nothing is traced, nothing of the user's code is
+    imported (the cache key hashes the entry module's file). A LoRA model's cached profile is
+    checked against its adapters by tracing, so it is not read here (None)."""
+    from gpuplan.cli._profiles import open_cache
+    from gpuplan.errors import GpuplanError
+    from gpuplan.profile.key import profile_key
+    from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+
+    if workload.model.lora is not None:
+        return None
+    store = open_cache(db)
+    if store is None:
+        return None
+    try:
+        payload = store.local.get_profile(profile_key(workload), PROFILE_SCHEMA_VERSION)
+    except (GpuplanError, OSError):
+        return None
+    finally:
+        store.close()
+    if payload is None:
+        return None
+    try:
+        cached = Profile.from_json(payload)
+    except (ValueError, TypeError, KeyError):
+        return None
+    return cached if cached.schema_version == PROFILE_SCHEMA_VERSION else None
+
+
+def unchecked_plan_fit(where: str, why: str, *, force: bool) -> None:
+    """A plan whose fit cannot be checked again (``why``): refused as a job that does not fit is
+    (``force``: a warning). Unknown is not taken for "fits": a plan edited by hand after ``gpuplan
+    plan`` (a larger batch) would otherwise be written on the plan's old verdict."""
+    _unfit(
+        N_(
+            "not checked that the job fits {where}: {why}; deploy the workload file (which traces "
+            "your model) or re-run `gpuplan plan` on it"
+        ),
+        {"where": where, "why": why},
+        force=force,
+    )
+
+
+def check_plan_instance(instances: Instances, provider: str | None, instance_type: str | None) -> None:
+    """A plan's instance type against the catalog (``Store.known_instances``): one the catalog does
+    not list for the plan's provider is refused with the nearest names it lists (a plan edited by
+    hand to ``p5en.96xlarge`` launched nothing, and its RDMA settings were dropped unsaid). Nothing
+    where the plan names no instance, or the catalog lists none of the provider's (nothing to
+    compare with)."""
+    from gpuplan.errors import NotFoundError, Phrase
+
+    if provider is None or instance_type is None:
+        return
+    listed = sorted(i for (p, i) in instances if p == provider)
+    if listed and instance_type not in listed:
+        raise NotFoundError(
+            "instance type",
+            instance_type,
+            listed,
+            hint=Phrase(
+                N_("the plan names it on {provider}, and the catalog lists no such instance"),
+                provider=provider,
+            ),
+        )
 
 
 def check_share_fit(

@@ -48,8 +48,8 @@ def deploy(
         bool,
         typer.Option(
             "--force-fit",
-            help="Write the files even where the job (a workload file's), or one replica in its share of a "
-            "GPU (--share-gpu), does not fit.",
+            help="Write the files even where the job (a workload file's or a training plan's) does not "
+            "fit or cannot be checked, or one replica in its share of a GPU (--share-gpu) does not fit.",
         ),
     ] = False,
     gpu: Annotated[
@@ -178,7 +178,8 @@ def deploy(
             ),
             options=", ".join(given),
         )
-    instances = None if is_plan else _catalog_instances(ctx)
+    # The catalog's instance types: a workload's layout on nodes, a plan's instance checked.
+    instances = _catalog_instances(ctx)
     per_node, nodes, instance_type = count, 1, None
     if not is_plan and gpu and instances is not None:
         from gpuplan.catalog.providers import PROVIDERS
@@ -224,31 +225,53 @@ def deploy(
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
         _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing)
+    if is_plan and instances is not None:
+        from gpuplan.cli.deploy_checks import check_plan_instance
+
+        # A plan may have been edited by hand: its instance is launched as named.
+        check_plan_instance(instances, spec.provider, spec.instance_type)
     share = spec.serving.share_gpu if spec.serving is not None else 1
     # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
     served: Workload | str | None = None  # the workload, read once for the checks below
     prof: Profile | None = None
-    if spec.gpu and (not is_plan or shared):
+    # A training plan is checked again as a workload file is where its workload is not the one it
+    # was planned for (edited by hand after `gpuplan plan`: a larger batch), or the plan cannot
+    # say (written before it recorded its workload's digest): the files run what it now says. An
+    # unedited plan keeps its own verdict (made on the profile it was planned with, --profile's).
+    if is_plan and spec.task != "infer":
+        from gpuplan.cli.deploy_checks import plan_edited
+
+        train_plan = plan_edited(source) is not False
+    else:
+        train_plan = False
+    if spec.gpu and (not is_plan or shared or train_plan):
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import check_fit, check_share_fit, plan_workload
         from gpuplan.workload import load_workload
 
         # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
-        # fails only after the machine is paid for. A workload file is checked on its GPUs; a
-        # plan (priced on them) only at a share it was not priced at, one replica on one GPU.
+        # fails only after the machine is paid for. A workload file and a training plan are checked
+        # on their GPUs; a service's plan (priced on them) only at a share it was not priced at,
+        # one replica on one GPU.
         served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
+        gpus = spec.total_gpus if not is_plan or train_plan else 1
         if not isinstance(served, str):
             prof = check_fit(
                 settings(ctx).db,
                 served,
                 spec.gpu,
-                spec.total_gpus if not is_plan else 1,
+                gpus,
                 force=force_fit,
                 offered=offered,
                 share=share if is_plan else share_gpu,
+            )
+        elif train_plan and not (spec.project_dir is None and generator.copies_user_package and not image):
+            # (a package that cannot be copied is refused by the files' own check, in its words)
+            _check_code_plan_fit(
+                ctx, source, project, spec.gpu, gpus, served, force=force_fit, offered=offered
             )
         if shared:
             check_share_fit(
@@ -352,6 +375,44 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _check_code_plan_fit(
+    ctx: typer.Context,
+    source: Path,
+    project: Path | None,
+    gpu: str,
+    gpus: int,
+    why: str,
+    *,
+    force: bool,
+    offered: dict[str, None] | None,
+) -> None:
+    """A training plan whose workload deploy does not rebuild (``why``; a model of the user's own
+    code, which deploy never runs from a plan): checked on the cached trace of the workload as the
+    plan now holds it, where ``gpuplan plan`` of it left one here; else refused as unchecked
+    (``force``: a warning). Nothing is traced."""
+    from gpuplan.cli._settings import settings
+    from gpuplan.cli.deploy_checks import cached_profile, check_fit, plan_workload, unchecked_plan_fit
+
+    where = f"{gpus} x {gpu}" if gpus > 1 else gpu
+    db = settings(ctx).db
+    code = plan_workload(source, project, code=True)
+    if isinstance(code, str):
+        unchecked_plan_fit(where, code, force=force)
+        return
+    cached = cached_profile(db, code)
+    if cached is None:
+        unchecked_plan_fit(
+            where,
+            _(
+                "{why}, and no trace of the workload as the plan now holds it is cached here (a plan "
+                "edited by hand after `gpuplan plan`, or made on another machine)"
+            ).format(why=why),
+            force=force,
+        )
+        return
+    check_fit(db, code, gpu, gpus, force=force, offered=offered, profile=cached)
 
 
 def _catalog_instances(ctx: typer.Context) -> Instances | None:

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuplan.deploy.grammar import check_image
+from gpuplan.deploy.runs import RUN_ID, new_run_id
 from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
 
@@ -111,6 +112,12 @@ class GenerateOptions:
     ``workdir`` from the folder ``sky`` is run in (its docs, "Syncing Code, Git, and Files"), so
     ``workdir: .`` would upload whatever folder that is."""
 
+    run_id: str = field(default_factory=new_run_id)
+    """This deploy's run (:mod:`gpuplan.deploy.runs`): the storage the run checkpoints to and resumes
+    from is named with it (SkyPilot's bucket, the Kubernetes PVC), so that a new deploy never
+    resumes an older run's checkpoints. Made when the options are; give one to write a run's
+    files again."""
+
     names: Mapping[str, str] = field(default_factory=lambda: OPTION_FLAGS)
     """What the messages call each option: the CLI's flags (:data:`OPTION_FLAGS`), or the service's
     request fields (:data:`OPTION_FIELDS`)."""
@@ -121,6 +128,11 @@ class GenerateOptions:
         check_image(self.base_image, self.names["base_image"])
         if self.out_dir is not None:
             check_out_dir(self.out_dir, self.names.get("out_dir"))
+        if not (isinstance(self.run_id, str) and RUN_ID.fullmatch(self.run_id)):
+            raise DeployError.worded(
+                N_("run id {run_id!r} is not a date and 6 hex digits (20261206-3fa9c1)"),
+                run_id=str(self.run_id)[:40],
+            )
         if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
             raise DeployError.worded(
                 N_("{option} must be a whole number from 1 to {limit:,} (got {steps!r})"),

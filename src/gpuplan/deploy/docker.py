@@ -30,8 +30,8 @@ from gpuplan.deploy.engine import (
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
+from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
 from gpuplan.i18n.messages import _
 
 __all__ = ["DOCKERIGNORE_PATTERNS", "DockerGenerator", "base_image", "dockerfile", "dockerignore"]
@@ -424,6 +424,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
     )
+    host += " " + _(NEW_RUN)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
     return f"""# {title}
@@ -452,7 +453,8 @@ class DockerGenerator:
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         launch = engine_launch(spec) or batch_engine_launch(spec)
         image = launch.image if launch is not None else base_image(spec, options)[0]
-        package = user_package(spec)  # read once: the manifest the files below are built from
+        # read once: the manifest the files below are built from (an engine runs no code of the user's)
+        package = user_package(spec) if launch is not None else shipped_package(spec)
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),

@@ -66,7 +66,12 @@ def fabric(spec: LaunchSpec) -> Fabric | None:
 
 
 def _assumed(spec: LaunchSpec, net: Fabric | NetworkToSetUp) -> str:
-    """ "the plan's 9.8 h assume EFA between the nodes of p5.48xlarge" in the user's language."""
+    """ "the plan's 9.8 h assume EFA between the nodes of p5.48xlarge" in the user's language (a
+    workload file, deployed with no plan: the estimate's)."""
+    if not spec.planned:
+        return _("gpuplan's estimate of this job assumes {fabric} between the {instance} nodes").format(
+            fabric=net.network.name, instance=net.instance
+        )
     if spec.job_time_h is not None:
         return _("the plan's time ({hours:.1f} h) assumes {fabric} between the {instance} nodes").format(
             hours=spec.job_time_h, fabric=net.network.name, instance=net.instance
@@ -78,6 +83,12 @@ def _assumed(spec: LaunchSpec, net: Fabric | NetworkToSetUp) -> str:
 
 def fallback(spec: LaunchSpec, net: Fabric | NetworkToSetUp) -> str:
     """What happens without the network, and how to see the cost of it: one sentence."""
+    if not spec.planned:
+        return _(
+            "without it NCCL falls back to TCP over the instance's ordinary network and the job takes "
+            "longer and costs more than estimated (`gpuplan estimate WORKLOAD --instance {instance} -n "
+            "{gpus} --network-kind tcp --network-gbps 100` shows how much at 100 Gbit/s)"
+        ).format(instance=net.instance, gpus=spec.total_gpus)
     return _(
         "without it NCCL falls back to TCP over the instance's ordinary network and the job takes longer "
         "and costs more than planned (`gpuplan estimate WORKLOAD --instance {instance} -n {gpus} "
@@ -108,8 +119,9 @@ def network_to_set_up(spec: LaunchSpec) -> NetworkToSetUp | None:
 
 
 def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
-    """A warning for stderr where ``target``'s files cannot turn on the network the plan assumed (or
-    turn on only part of it), in the user's language; None where they do, or there is none."""
+    """A warning for stderr where ``target``'s files cannot turn on the network the plan (or, for a
+    workload file, the estimate) assumed, or turn on only part of it, in the user's language; None
+    where they do, or there is none."""
     net = fabric(spec)
     if net is None:
         setup = network_to_set_up(spec)
@@ -131,7 +143,7 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
         return _(
             "{assumed} with all {n} of its {fabric} interfaces; SkyPilot attaches them all only with "
             "`aws: use_internal_ips: true` in ~/.sky/config.yaml (see README.md), else one, with 1/{n} of "
-            "the bandwidth the plan assumed"
+            "that bandwidth"
         ).format(assumed=_assumed(spec, net), n=net.interfaces, fabric=net.network.name)
     if target == "docker":
         return _(

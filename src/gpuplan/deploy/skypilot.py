@@ -27,6 +27,7 @@ from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
     policy_words,
@@ -37,14 +38,14 @@ from gpuplan.deploy.skyserve import (
 )
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 
-__all__ = ["SkyPilotGenerator", "infra", "skypilot_clouds", "task_yaml"]
+__all__ = ["SkyPilotGenerator", "checkpoint_bucket", "infra", "skypilot_clouds", "task_yaml"]
 
 
 def skypilot_clouds() -> dict[str, str]:
@@ -208,12 +209,19 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         "workdir": workdir,
         "file_mounts": {
             # Checkpoints in a bucket survive the preempted VM; a recovered job resumes from here.
-            # Bucket names are global: rename it if this one is taken.
-            "/checkpoints": {"name": f"{spec.name}-checkpoints", "mode": "MOUNT"},
+            # The bucket is this run's (its id made by this deploy): SkyPilot reuses a bucket of
+            # the name it made before, so a name of the workload alone would make the next run
+            # resume this one's last checkpoint (gpuplan.deploy.runs).
+            "/checkpoints": {"name": checkpoint_bucket(spec, options), "mode": "MOUNT"},
         },
         "setup": "set -e\n" + _torch_setup(spec) + _package_setup(package),
         "run": run,
     }
+
+
+def checkpoint_bucket(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """The bucket a training run checkpoints to: the job's name and the deploy's run id."""
+    return bucket_name(spec.name, options.run_id, "checkpoints")
 
 
 def _job_recovery(spec: LaunchSpec) -> dict[str, Any]:
@@ -305,8 +313,9 @@ sky serve down {name}   # {down}
 """
 
 
-def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
-    """README.md in the user's language; the commands in it are the same in every language."""
+def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str) -> str:
+    """README.md in the user's language; the commands in it are the same in every language.
+    ``bucket``: the run's checkpoint bucket, as task.yaml names it."""
     launch = (
         "sky jobs launch task.yaml   # " + _("managed job: recovers from spot preemption")
         if spec.spot
@@ -325,6 +334,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
     network = _network_readme(spec)
     resumes = _(", so a recovered job resumes where the preempted one stopped") if spec.spot else ""
     title = _("{name}: SkyPilot").format(name=spec.name)
+    delete = _("when the run is done and you have its weights: the checkpoints' bucket")
     uploads = _(
         "`workdir:` names this folder by its absolute path, so SkyPilot uploads exactly it (train.py,\n"
         "launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, "
@@ -332,14 +342,23 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
         "again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.\n"
         "Checkpoints go to the bucket mounted at /checkpoints{resumes}."
     ).format(extra=extra, resumes=resumes)
+    run = _(
+        "Each `gpuplan deploy` is a new run with a new bucket: this one's checkpoints go to `{bucket}`, "
+        "named once in task.yaml. To resume this run (after a failure, or `sky down`), launch this "
+        "task.yaml again; to start a new run, deploy again. Delete the bucket when the run is done: it "
+        "is billed as storage."
+    ).format(bucket=bucket)
     return f"""# {title}
 
 ```bash
 pip install "skypilot[{cloud}]" && sky check
 {launch}
+sky storage delete {bucket}   # {delete}
 ```
 
 {uploads}
+
+{run}
 
 {training_model_note(spec)}
 {where}{network}"""
@@ -368,11 +387,16 @@ def _network_readme(spec: LaunchSpec) -> str:
         "AWS's NCCL plugin."
     ).format(fabric=network.name)
     if net is not None:
-        text += " " + _("The plan's time assumes it: {fallback}.").format(fallback=fallback(spec, net))
+        assumes = (
+            _("The plan's time assumes it: {fallback}.")
+            if spec.planned
+            else _("gpuplan's estimate of this job assumes it: {fallback}.")
+        )
+        text += " " + assumes.format(fallback=fallback(spec, net))
     if net is not None and net.interfaces > 1:
         text += " " + _(
             "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "
-            "the nodes by their internal IPs, else one (a fraction of the bandwidth the plan assumed). "
+            "the nodes by their internal IPs, else one (a fraction of that bandwidth). "
             "Add to ~/.sky/config.yaml:"
         ).format(instance=net.instance, n=net.interfaces, fabric=network.name)
         text += "\n\n```yaml\naws:\n  use_internal_ips: true\n  use_ssm: true\n```\n"
@@ -394,7 +418,8 @@ class SkyPilotGenerator:
     )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        package = user_package(spec)  # read once: the manifest the files below are built from
+        # read once: the manifest the files below are built from (an engine runs no code of the user's)
+        package = user_package(spec) if engine_launch(spec) is not None else shipped_package(spec)
         task = task_yaml(spec, options, package)
         header = _("{name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema).")
         text = dump_documents([task], header.format(name=spec.name))
@@ -419,5 +444,7 @@ class SkyPilotGenerator:
             *entry_point_files(spec, options),
             *(package.files if package else ()),
             GeneratedFile(path="task.yaml", content=text),
-            GeneratedFile(path="README.md", content=_readme(spec, package)),
+            GeneratedFile(
+                path="README.md", content=_readme(spec, package, task["file_mounts"]["/checkpoints"]["name"])
+            ),
         ]

@@ -249,6 +249,11 @@ class LaunchSpec(BaseModel):
     """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
     checked by the builders to lie inside the folder the user named (the plan's or workload's own,
     or ``--project DIR``; ``gpuplan.confine``); its package goes into the image. None: not copied."""
+    project_folder: str | None = Field(default=None, max_length=MAX_PATH_SHOWN)
+    """The folder the user named (a plan file's, or ``--project DIR``), where a plan's model code
+    was looked for: named when its package is not there (:func:`~gpuplan.deploy.user_package.
+    shipped_package`). None for a workload file (its ``project_dir`` is checked as it is read) or a
+    plan read without a folder."""
     batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
@@ -314,6 +319,9 @@ class LaunchSpec(BaseModel):
     batch_inference: bool = False
     """An inference workload without a ``serving:`` block: a batch job that runs once through its
     inputs and exits, not a service (only :data:`gpuplan.deploy.BATCH_TARGETS` write one)."""
+    planned: bool = False
+    """Built from a plan file (its option priced, its time and cost the plan's); False for a
+    workload file deployed on GPUs the user named, whose figures are only the estimator's."""
     chosen_because: str = ""
     """Why the plan's option deployed is not its recommended one, in the user's language (``--target
     k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
@@ -570,6 +578,7 @@ class LaunchSpec(BaseModel):
             source=source,
             config=_config_inside(workload.model.hf_config, folder),
             project_dir=_project_inside(workload.model.project_dir, folder),
+            project_folder=str(folder.path)[:MAX_PATH_SHOWN] if folder is not None else None,
             provider=opt.provider,
             region=opt.region,
             instance_type=opt.instance_type,
@@ -588,6 +597,7 @@ class LaunchSpec(BaseModel):
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
             chosen_because=chosen_because,
+            planned=True,
             planned_share=True,
         )
 

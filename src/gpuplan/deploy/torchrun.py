@@ -32,6 +32,7 @@ from gpuplan.i18n.phrases import listed
 __all__ = [
     "DEFAULT_STEPS",
     "MASTER_PORT",
+    "NEW_RUN",
     "TorchrunGenerator",
     "entry_point_files",
     "gpu_count_note",
@@ -244,6 +245,14 @@ def _nccl_switches() -> str:
         )
     )
 
+
+#: A launch resumes from the newest checkpoint in its folder: what a new run needs, in the READMEs of
+#: the targets whose checkpoint folder the user names (torchrun, docker). SkyPilot and Kubernetes
+#: name a bucket or a PVC of each deploy's own (gpuplan.deploy.runs).
+NEW_RUN = N_(
+    "A new run needs a checkpoint folder of its own: given a finished run's, train.py says so and "
+    "trains nothing."
+)
 
 #: The line launch.sh refuses a multi-node start with when no checkpoint folder is named: code, the
 #: same in every language (as train.py's messages are).
@@ -517,10 +526,20 @@ def readme(spec: LaunchSpec) -> str:
         nodes=spec.nodes,
         parallelism=spec.parallelism,
     )
-    checkpoints = _(
-        "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
-        "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+    # launch.sh's own rule: one node defaults CKPT_DIR to ./checkpoints; several refuse to start
+    # without it (a folder on each node is lost with the node), as the paragraph below explains.
+    checkpoints = (
+        _(
+            "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
+            "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+        )
+        if spec.nodes == 1
+        else _(
+            "Checkpoints go to `$CKPT_DIR`, which launch.sh needs on several nodes (no default: see "
+            "below), every {minutes} min\n(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+        )
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
+    checkpoints += " " + _(NEW_RUN)
     checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:
         checkpoints += "\n\n" + _(

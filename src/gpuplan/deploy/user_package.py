@@ -32,7 +32,7 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["PROJECT_DIR", "UserPackage", "user_package"]
+__all__ = ["PROJECT_DIR", "UserPackage", "shipped_package", "user_package"]
 
 #: Folder of the launch directory (and of the image, under /workspace) holding the package.
 PROJECT_DIR = "project"
@@ -310,6 +310,39 @@ def user_package(spec: LaunchSpec) -> UserPackage | None:
         files=tuple(files),
         skipped=tuple(manifest.skipped),
         requirements="requirements.txt" in names,
+    )
+
+
+def shipped_package(spec: LaunchSpec) -> UserPackage | None:
+    """The user's package for a target that ships the launch folder to machines of its own (a
+    container image, SkyPilot's nodes): :func:`user_package`, and where the model is the user's
+    code but no package of it could be copied (a plan kept in another folder than the code, a
+    project folder that is not on this machine), a DeployError in one line naming the package,
+    the folder looked in and ``--project DIR``. Files whose launch fails with ModuleNotFoundError
+    on the rented nodes are not written. Nothing is read from outside the folder the user named."""
+    package = user_package(spec)
+    if package is not None or not spec.model_entry_point:
+        return package
+    top_level = spec.model_entry_point.split(":", 1)[0].split(".")[0]
+    folder = spec.project_folder or spec.project_dir
+    if folder is None:
+        raise DeployError.worded(
+            N_(
+                "model.python {entry}: no folder was named to copy its package {package} from, and the "
+                "launch would fail to import it: pass --project DIR, the folder that holds {package}"
+            ),
+            entry=spec.model_entry_point,
+            package=top_level,
+        )
+    raise DeployError.worded(
+        N_(
+            "model.python {entry}: its package {package} is not in {folder}, the folder deploy copies "
+            "your code from, and the launch would fail to import it: pass --project DIR, the folder "
+            "that holds {package}"
+        ),
+        entry=spec.model_entry_point,
+        package=top_level,
+        folder=folder,
     )
 
 

@@ -10,6 +10,9 @@ prices were converted at, and the one the table shows yuan at).
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -37,6 +40,7 @@ __all__ = [
     "WorkloadInputs",
     "WorkloadModel",
     "upgrade_v1_option",
+    "workload_digest",
 ]
 
 #: The plan document's schema version. 2: ``price_usd`` per ``price_unit_hours`` became
@@ -446,6 +450,10 @@ class PlanDocument(Document):
     exchange_rate: ExchangeRateDoc | None = None
     """The catalog's CNY rate for this plan (CNY prices converted, CNY shown); None when it has none."""
     workload: PlanWorkload
+    workload_sha256: str | None = None
+    """SHA-256 of ``workload`` as written (:func:`workload_digest`): ``gpuplan deploy`` checks the
+    fit of a plan whose workload no longer matches it (edited by hand after planning) again, and
+    takes the plan's own verdict for one that does. None in a plan written before it existed."""
     objective: str
     """``cost``, ``time`` or ``balanced``."""
     constraints: PlanConstraintsDoc
@@ -490,6 +498,14 @@ class PlanInfeasibleDocument(Document):
     """Candidates left out, counted by their first reason."""
     workload: str
     """The workload's name."""
+
+
+def workload_digest(workload: Mapping[str, Any]) -> str:
+    """SHA-256 of a plan's ``workload`` as JSON data (``PlanWorkload.model_dump(mode="json")``, or
+    the ``workload`` object of a plan file read back): keys sorted, no spaces, so that the same
+    content gives the same digest however it was indented."""
+    text = json.dumps(workload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from gpuplan.documents.plan import (
     ServiceDoc,
     SpotDoc,
     UnknownFactDoc,
+    workload_digest,
 )
 from gpuplan.hardware import launch_month
 from gpuplan.plan.result import Option, Plan
@@ -149,10 +150,13 @@ def plan_json(
     """The document ``gpuplan plan --json`` prints and ``gpuplan deploy`` reads; ``cny``: the
     catalog's CNY rate, stated in the document."""
     c = plan.constraints
+    planned = PlanWorkload.model_validate(_with_model_identity(workload))
     return PlanDocument(
         display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=_rate_doc(cny),
-        workload=PlanWorkload.model_validate(_with_model_identity(workload)),
+        workload=planned,
+        # what deploy compares the workload with, to check again one edited after planning
+        workload_sha256=workload_digest(planned.model_dump(mode="json")),
         objective=plan.objective.value,
         constraints=PlanConstraintsDoc(
             deadline_h=c.deadline_h,

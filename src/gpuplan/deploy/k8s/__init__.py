@@ -11,7 +11,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
-from gpuplan.deploy.k8s.training import training_manifests
+from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
 from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
@@ -122,6 +122,14 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     if not serving:
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.append(training_model_note(spec))
+        extra.append(
+            _(
+                "Each `gpuplan deploy` is a new run with a new checkpoint volume: this one's is the PVC "
+                "`{claim}`, named once in k8s/checkpoints-pvc.yaml and the job. To resume this run, apply "
+                "these files again; to start a new run, deploy again (and delete the finished job "
+                "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
+            ).format(claim=checkpoint_claim(spec, options), name=spec.name)
+        )
     if serving:
         extra.append(serving_note(spec))
         if (held := committed_ceiling_words(spec)) is not None:
@@ -264,13 +272,23 @@ def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 doc=network.k8s_plugin_doc,
             )
         ]
-    notes = [
+    assumed = (
         _(
             "The plan's time assumes {fabric} between the nodes: each pod requests all {n} {fabric} "
             "interfaces of its {instance} ({resource}), which needs node groups with {fabric} enabled "
             "(eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin (Helm chart "
             "`{chart}`, {doc}); {fallback}."
-        ).format(
+        )
+        if spec.planned
+        else _(
+            "gpuplan's estimate of this job assumes {fabric} between the nodes: each pod requests all {n} "
+            "{fabric} interfaces of its {instance} ({resource}), which needs node groups with {fabric} "
+            "enabled (eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin "
+            "(Helm chart `{chart}`, {doc}); {fallback}."
+        )
+    )
+    notes = [
+        assumed.format(
             fabric=network.name,
             n=net.interfaces,
             instance=net.instance,

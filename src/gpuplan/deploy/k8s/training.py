@@ -15,7 +15,7 @@ from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["CHECKPOINT_PVC_GIB", "pytorchjob_backoff_limit", "training_manifests"]
+__all__ = ["CHECKPOINT_PVC_GIB", "checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
 
 #: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
 EXIT_PREEMPTED = 143
@@ -76,11 +76,18 @@ def pytorchjob_backoff_limit(spec: LaunchSpec) -> tuple[int, str]:
     return limit, line
 
 
-def _checkpoint_pvc(spec: LaunchSpec) -> dict[str, Any]:
+def checkpoint_claim(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """The run's checkpoint PVC: the job's name and the deploy's run id. ``kubectl apply`` keeps a
+    claim whose name exists, data and all, so a name of the workload alone would make the next run
+    resume this one's last checkpoint (:mod:`gpuplan.deploy.runs`)."""
+    return f"{spec.name}-{options.run_id}-checkpoints"
+
+
+def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": {"name": f"{spec.name}-checkpoints", "labels": labels(spec, "checkpoints")},
+        "metadata": {"name": checkpoint_claim(spec, options), "labels": labels(spec, "checkpoints")},
         "spec": {
             # ReadWriteOnce is enough: only rank 0 (the Job's pod, or the PyTorchJob's Master)
             # reads and writes checkpoints; train.py broadcasts the state to the other ranks.
@@ -121,7 +128,7 @@ def _shm_gib(spec: LaunchSpec) -> int:
 
 def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     where = placement(spec)
-    ckpt = [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": f"{spec.name}-checkpoints"}}]
+    ckpt = [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": checkpoint_claim(spec, options)}}]
     pod = pod_spec(
         spec,
         options,
@@ -170,7 +177,7 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     def replica(role: str, replicas: int) -> dict[str, Any]:
         master = role == "Master"
         volumes = (
-            [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": f"{spec.name}-checkpoints"}}]
+            [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": checkpoint_claim(spec, options)}}]
             if master
             # Workers never read or write checkpoints (rank 0 does, then broadcasts), so a scratch
             # directory satisfies CKPT_DIR there.
@@ -255,7 +262,7 @@ def training_manifests(
         GeneratedFile(
             path="k8s/checkpoints-pvc.yaml",
             content=dump_documents(
-                [_checkpoint_pvc(spec)],
+                [_checkpoint_pvc(spec, options)],
                 _(
                     "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
                     "Uses the cluster's default StorageClass; set storageClassName for a faster one."

@@ -768,7 +768,17 @@ def main(argv: list[str] | None = None) -> int:
     restored = load_latest_checkpoint(ckpt_dir, model, optimizer, device, layout, args.seed)
     if restored:
         progress, layout["accumulation"] = restored
-        if rank == 0:
+        if rank == 0 and progress["step"] >= args.steps:
+            # A finished run's checkpoint: nothing is trained, and the end below is said again. Exit
+            # 0 all the same: a managed job recovered after its last checkpoint (a preemption
+            # between the end of training and the job's end) must end as succeeded, not be counted
+            # as a failure and restarted. A new run given this folder by mistake is told so here.
+            print(
+                f"[{JOB_NAME}] {ckpt_dir} holds a finished run (step {progress['step']} of {args.steps}): "
+                "nothing to train. Use a new directory (--ckpt-dir / CKPT_DIR) for a new run",
+                flush=True,
+            )
+        elif rank == 0:
             print(
                 f"[{JOB_NAME}] resumed from step {progress['step']} (epoch {progress['epoch']})", flush=True
             )
