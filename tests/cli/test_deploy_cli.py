@@ -548,3 +548,27 @@ def test_deploy_warns_in_one_line_where_a_plans_config_is_gone_and_it_recorded_n
     (line,) = [w for w in err.splitlines() if w.startswith("warning:")]
     assert f"hf_config {gone} is not here" in line and "batch.py's randomly initialised stand-in" in line
     assert (tmp_path / "o" / "batch.py").is_file()
+
+
+def test_a_service_short_of_the_gpus_its_load_needs_is_refused_at_the_default_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: a 30 req/s service deployed from its workload file got one replica the autoscaler took to
+    # two, written without a word; `gpuplan estimate` said the same load needs several GPUs
+    served = tmp_path / "svc.yaml"
+    served.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 10, prompt_tokens: 600, output_tokens: 300, engine: vllm}\n",
+        encoding="utf-8",
+    )
+    args = ["deploy", str(served), "-t", "k8s", "--gpu", "T4"]
+    code, _, err = _run(monkeypatch, capsys, *args, "-o", str(tmp_path / "a"))
+    assert code == 1 and err.count("\n") == 1, err
+    assert "error: the service's load, 10 req/s, needs " in err and "x T4 by gpuplan's estimate" in err
+    needed = int(err.split("give --count ")[1].split()[0])
+    assert needed > 1 and not (tmp_path / "a").exists()
+    # a count given is the team's choice: written, and warned of where it is short
+    code, _, err = _run(monkeypatch, capsys, *args, "--count", "1", "-o", str(tmp_path / "b"))
+    assert code == 0 and f"warning: --count 1 is short of the {needed} x T4" in err, err
+    code, _, err = _run(monkeypatch, capsys, *args, "--count", str(needed), "-o", str(tmp_path / "c"))
+    assert code == 0 and "is short of" not in err, err

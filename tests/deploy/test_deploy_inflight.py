@@ -230,7 +230,7 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
     for name, extra in (("same", ()), ("traced", ("--trace", str(_varied_trace(tmp_path))))):
         out = tmp_path / name
         argv = ["gpuplan", "deploy", str(served), "-t", "k8s", "-o", str(out)]
-        monkeypatch.setattr(sys, "argv", [*argv, "--gpu", "T4", "--share-gpu", "4", *extra])
+        monkeypatch.setattr(sys, "argv", [*argv, "--gpu", "T4", "--count", "4", "--share-gpu", "4", *extra])
         with pytest.raises(SystemExit) as e:
             main()
         assert e.value.code in (0, None), capsys.readouterr().err

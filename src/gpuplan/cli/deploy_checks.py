@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.hardware import GPU
     from gpuplan.perf.engine_memory import EngineMemory
-    from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.perf.inference import DecodeEstimate, ServingEstimate
     from gpuplan.perf.memory import MemoryEstimate
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
@@ -208,6 +208,7 @@ def check_fit(
     offered: Mapping[str, GpuHourPrice | None] | None,
     share: int | None = None,
     profile: Profile | None = None,
+    count_given: bool | None = None,
 ) -> Profile:
     """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
     estimate`` gives it (the profile through the same cache; ``share``: replicas to a GPU in place
@@ -217,8 +218,11 @@ def check_fit(
     said when it fits. ``offered``: the GPUs the catalog offers (another GPU is suggested among
     those first, as ``estimate`` does; their prices not looked up: None); None when the catalog
     could not be read. ``profile``: the workload's profile where the caller has it (a plan's
-    model of the user's code, from the cache: :func:`cached_profile`). Returns the profile, for
-    :func:`check_share_fit` (one read of the cache, not two)."""
+    model of the user's code, from the cache: :func:`cached_profile`). ``count_given``: for a
+    service deployed from its workload file, whether ``--count`` was given (None: a plan, whose
+    count was sized for its load): GPUs short of the load the estimate sizes are refused where the
+    count was left at its default, warned of where it was given (:func:`_check_load`). Returns the
+    profile, for :func:`check_share_fit` (one read of the cache, not two)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
@@ -240,6 +244,8 @@ def check_fit(
     if e is None:
         # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
         raise DeployError(str(outcome.error))
+    if count_given is not None:
+        _check_load(workload, gpu, count, outcome.serving, given=count_given)
     if e.memory_verdict is MemoryVerdict.FITS:
         return prof
     shared = workload.replicas_per_gpu
@@ -274,6 +280,41 @@ def check_fit(
         force=force,
     )
     return prof
+
+
+def _check_load(
+    workload: Workload, gpu: str, count: int, serving: ServingEstimate | None, *, given: bool
+) -> None:
+    """A service deployed from its workload file on fewer GPUs than its load needs by the estimate
+    (``gpuplan estimate``'s "needs N GPU(s)": replicas at the utilisation plans size fleets for,
+    and its latency targets): refused where ``--count`` was left at 1, which had written a 30 req/s
+    service as one replica the autoscaler took to two (half its requests over the SLO in a replay);
+    a warning where the count was given (a team may start small on purpose)."""
+    from gpuplan.errors import DeployError
+
+    if workload.serving is None or serving is None or serving.gpus_needed <= count:
+        return
+    fields = {
+        "rate": f"{workload.serving.requests_per_s:g}",
+        "n": serving.gpus_needed,
+        "gpu": gpu,
+        "count": count,
+        "capacity": f"{serving.capacity_requests_per_s:.3g}",
+    }
+    if not given:
+        raise DeployError.worded(
+            N_(
+                "the service's load, {rate} req/s, needs {n} x {gpu} by gpuplan's estimate ({capacity} "
+                "req/s a replica at the utilisation plans size for); give --count {n} (or deploy a plan: "
+                "`gpuplan plan` sizes the fleet and prices it)"
+            ),
+            **fields,
+        )
+    line = _(
+        "warning: --count {count} is short of the {n} x {gpu} the service's load, {rate} req/s, needs by "
+        "gpuplan's estimate ({capacity} req/s a replica): the autoscaler starts from {count}"
+    )
+    sys.stderr.write(line.format(**fields) + "\n")
 
 
 def plan_workload(source: Path, project: Path | None, *, code: bool = False) -> Workload | str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli._access import ProjectOption
-from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._i18n import LangOption, apply_language, option_given
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _, ngettext
@@ -267,6 +267,8 @@ def deploy(
                 force=force_fit,
                 offered=offered,
                 share=share if is_plan else share_gpu,
+                # a service from its workload file: the GPUs its load needs, against the count
+                count_given=None if is_plan else option_given(ctx, "count"),
             )
         elif train_plan and not (spec.project_dir is None and generator.copies_user_package and not image):
             # (a package that cannot be copied is refused by the files' own check, in its words)
