@@ -296,3 +296,21 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     assert ",per_replica=128" in readme
     keda = _files(spec, autoscaler="keda")
     assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "128"
+
+
+@pytest.mark.parametrize("pricing", ["monthly", "reserved_1y", "on_demand"])
+def test_the_replay_of_a_fleet_bought_for_a_term_prices_it_as_bought(tmp_path: Path, pricing: str) -> None:
+    # was: the README's `simulate autoscale` of a monthly fleet priced it on demand (half as much again)
+    spec = LaunchSpec.from_workload(
+        serve_workload(tmp_path, 'engine: "vllm==0.8.5"'),
+        gpu="A100-SXM4-80GB",
+        count=2,
+        provider="aws",
+        pricing=pricing,
+    ).with_engine_slots(_sizing(256))
+    readme = " ".join(_files(spec)["README.md"].split())
+    bought = {"monthly": ",commit=2", "reserved_1y": ",commit=2,commit_pricing=reserved_1y", "on_demand": ""}
+    assert "--policy queue:min=2,max=" in readme, readme
+    policy = readme.split("--policy queue:")[1].split()[0]
+    assert bought[pricing] in policy, policy
+    assert ("commit=" in policy) == (pricing != "on_demand"), policy

@@ -25,7 +25,7 @@ from gpuplan.deploy.user_package import user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.inference import TARGET_UTILISATION
-from gpuplan.vocab import pricing_name
+from gpuplan.vocab import COMMITTED_PRICING, pricing_name
 
 __all__ = ["KubernetesGenerator"]
 
@@ -105,7 +105,15 @@ def _replay_command(spec: LaunchSpec) -> str:
         if spec.instance_type and spec.provider
         else f"--gpu {spec.gpu}"
     )
-    policy = f"queue:min={spec.serving.min_replicas},max={spec.serving.max_replicas}"
+    floor = spec.serving.min_replicas
+    committed = ""
+    if spec.pricing in COMMITTED_PRICING:
+        # bought for the term: priced as bought (a monthly fleet replayed on demand had cost half as
+        # much again), and never below them, since they are paid whether they run or not
+        n = spec.serving.launch_replicas
+        floor = max(floor, n)
+        committed = f",commit={n}" + ("" if spec.pricing == "monthly" else f",commit_pricing={spec.pricing}")
+    policy = f"queue:min={floor},max={max(spec.serving.max_replicas, floor)}{committed}"
     target = in_flight_target(spec)
     if target is not None and spec.replica_load_share() < TARGET_UTILISATION:
         # held below the slots × headroom simulate takes by default: the deployed target, said
