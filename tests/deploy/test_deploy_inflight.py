@@ -283,7 +283,8 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     # was: 256 slots × 0.8 = 204.8 in flight per replica whatever the plan had priced for a TTFT
     # target; a plan that met it only at 50 % of a replica's capacity lost its extra replicas
     doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
-    doc["recommended"]["service"].update(utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
+    # 6 replicas of 10.09 req/s for 30 req/s: 50 %, where 4 would have carried it at 74 %
+    doc["recommended"]["service"].update(replicas=6, utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
     spec = LaunchSpec.from_plan(doc).with_engine_slots(_sizing(256))
     files = _files(spec)
     metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
@@ -296,6 +297,18 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     assert ",per_replica=128" in readme
     keda = _files(spec, autoscaler="keda")
     assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "128"
+
+
+def test_a_share_below_the_headroom_from_rounding_up_keeps_the_headroom() -> None:
+    # was: 30 req/s over 8 replicas of 5.22 (72 %: 7.2 replicas rounded up) read as "the plan met the
+    # latency target only at 72 % of a replica's capacity", and the autoscaler held 72 %
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    from gpuplan.perf.inference import TARGET_UTILISATION
+
+    doc["recommended"]["service"].update(ttft_p95_s=0.9, ttft_target_s=1.5)  # 4 × 10.09 at 74 %
+    spec = LaunchSpec.from_plan(doc).with_engine_slots(_sizing(256))
+    assert spec.latency_share is None and spec.replica_load_share() == TARGET_UTILISATION
+    assert "latency target only at" not in " ".join(_files(spec)["README.md"].split())
 
 
 @pytest.mark.parametrize("pricing", ["monthly", "reserved_1y", "on_demand"])
