@@ -6,6 +6,7 @@ works in yuan; a price far from the catalog's for the named instance is warned o
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -145,3 +146,12 @@ def test_share_refuses_a_bare_price_with_a_report_in_yuan(capsys: pytest.Capture
     assert line == (
         "error: --price ¥99999 is 14,314.66 USD per GPU-hour: it must be from 0.01 to 1000 USD per GPU-hour"
     )
+
+
+def test_the_report_says_its_costs_are_the_fleets_instances_only(tmp_path: Path) -> None:
+    # set beside the plan's all-in figure, a day's cost had read as the whole bill
+    r = _autoscale("--on-demand-price", "$4.8", "--out", str(tmp_path / "r.html"))
+    assert r.exit_code == 0, r.output
+    said = "Costs are the fleet's instances only: storage and the answers' egress are not in them"
+    page = html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert said in " ".join(r.stdout.split()) and said in page

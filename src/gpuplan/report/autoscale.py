@@ -248,6 +248,15 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
     return lines
 
 
+def _cost_scope() -> str:
+    """What a policy's cost holds, said once beside the figures per token (set beside the plan's
+    all-in figures, it had read as the month's whole bill)."""
+    return _(
+        "Costs are the fleet's instances only: storage and the answers' egress are not in them "
+        "(`gpuplan plan` prices a service all-in)."
+    )
+
+
 def _per_million(p: PolicyResult, money: Money) -> str:
     """What a policy's cost comes to per million tokens it served (to set beside API prices)."""
     if p.usd_per_million_output_tokens is None or p.usd_per_million_tokens is None:
@@ -650,6 +659,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
     parts += [Text(_behaviour(p)) for p in res.policies]
     parts += [Text(line) for line in _committed_lines(res, money)]
     parts += [Text(_per_million(p, money)) for p in res.policies]
+    parts.append(Text(_cost_scope()))
     parts += [Text(line, style="dim") for line in _header(res, money)]
     if money.rate_note():
         parts.append(Text(money.rate_note(), style="dim"))
@@ -714,6 +724,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
     body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
     body += "".join(f"<p>{escape(line)}</p>" for line in _committed_lines(res, money))
     body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
+    body += f"<p>{escape(_cost_scope())}</p>"
     notes = "".join(
         f'<p class="note">{escape(line)}</p>' for line in [*_header(res, money), money.rate_note()] if line
     )
