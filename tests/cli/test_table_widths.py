@@ -88,13 +88,20 @@ def test_offers_fit_and_keep_every_instance_type_and_region_whole(
 def test_offers_use_one_line_per_offer_when_the_console_is_wide(db: str) -> None:
     lines = _lines(["--db", db, "offers", "--provider", "aws"], 400)
     doc = json.loads(runner.invoke(app, ["--db", db, "offers", "--provider", "aws", "--json"]).stdout)
-    # header, rule, one line per offer, then the count, the rate line and, once per provider, why a
-    # spot row's interruption rate is unknown
+    # header, rule, one line per offer, then the count, the rate line, each reason for an unknown
+    # price that several offers share, and, once per provider, why a spot row's interruption rate
+    # is unknown
     unknown = [ln for ln in lines if ln.startswith("Spot interruption rate unknown (")]
     assert len(unknown) == any(
         o["pricing"] == "spot" and o["interruption_band"] is None for o in doc["offers"]
     )
-    assert len(lines) == 2 + len(doc["offers"]) + 2 + len(unknown)
+    reasons = [
+        o["price_reason"] for o in doc["offers"] if o["price_usd_per_hour"] is None and o["price_reason"]
+    ]
+    shared = {r for r in reasons if reasons.count(r) > 1}
+    notes = [ln for ln in lines if ln.startswith("note ")]
+    assert len(notes) == len(shared)
+    assert len(lines) == 2 + len(doc["offers"]) + 2 + len(notes) + len(unknown)
 
 
 @pytest.mark.parametrize("lang", LANGS)
