@@ -308,7 +308,9 @@ def test_a_share_below_the_headroom_from_rounding_up_keeps_the_headroom() -> Non
     doc["recommended"]["service"].update(ttft_p95_s=0.9, ttft_target_s=1.5)  # 4 × 10.09 at 74 %
     spec = LaunchSpec.from_plan(doc).with_engine_slots(_sizing(256))
     assert spec.latency_share is None and spec.replica_load_share() == TARGET_UTILISATION
-    assert "latency target only at" not in " ".join(_files(spec)["README.md"].split())
+    readme = " ".join(_files(spec)["README.md"].split())
+    assert "latency target only at" not in readme
+    assert "Node selectors and tolerations follow the plan (aws, on_demand)" in readme
 
 
 @pytest.mark.parametrize("pricing", ["monthly", "reserved_1y", "on_demand"])

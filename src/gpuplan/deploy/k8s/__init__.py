@@ -338,10 +338,18 @@ def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[Generate
     title = _("{name}: Kubernetes").format(name=spec.name)
     needs = _("Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).")
     notes = _sentences(_notes(spec, options))
-    selectors = _(
-        "Node selectors and tolerations follow the plan ({provider}, {pricing}); notes in\n"
-        "each manifest's header say which labels to check on your cluster "
-        "(`kubectl get nodes --show-labels`)."
+    selectors = (
+        _(
+            "Node selectors and tolerations follow the plan ({provider}, {pricing}); notes in\n"
+            "each manifest's header say which labels to check on your cluster "
+            "(`kubectl get nodes --show-labels`)."
+        )
+        if spec.planned
+        else _(
+            "Node selectors and tolerations follow the provider and pricing given ({provider}, "
+            "{pricing}); notes in each manifest's header say which labels to check on your cluster "
+            "(`kubectl get nodes --show-labels`)."
+        )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
     return f"""# {title}
 

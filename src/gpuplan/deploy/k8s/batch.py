@@ -318,9 +318,17 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
             "volume keeps the files until you delete it):"
         ),
     )
-    selectors = _(
-        "Node selectors and tolerations follow the plan ({provider}, {pricing}); the header of "
-        "k8s/job.yaml says which labels to check on your cluster (`kubectl get nodes --show-labels`)."
+    selectors = (
+        _(
+            "Node selectors and tolerations follow the plan ({provider}, {pricing}); the header of "
+            "k8s/job.yaml says which labels to check on your cluster (`kubectl get nodes --show-labels`)."
+        )
+        if spec.planned
+        else _(
+            "Node selectors and tolerations follow the provider and pricing given ({provider}, "
+            "{pricing}); the header of k8s/job.yaml says which labels to check on your cluster "
+            "(`kubectl get nodes --show-labels`)."
+        )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
     heading = {
         "inputs": _("Inputs"),
