@@ -155,6 +155,17 @@ def test_a_version_newer_than_the_estimate_knows_is_said_in_the_readme(
     assert ("is newer than any release gpuplan's estimate knows (0.14.0)" in readme) == said
 
 
+@pytest.mark.parametrize(
+    ("pin", "said"), [("sglang==0.5.5", True), ("sglang==0.5.2", False), ("sglang==0.4.6", False)]
+)
+def test_an_sglang_release_the_estimate_read_is_not_newer(pin: str, said: bool, tmp_path: Path) -> None:
+    # was: 0.4.6 and 0.5.2, whose defaults the estimate read, "newer than any release gpuplan's
+    # estimate knows (0.4.0.post1)"
+    readme = by_path(generate(_llm(tmp_path, f'engine: "{pin}"', model="qwen3-0.6b"), "k8s"))["README.md"]
+    assert ("is newer than any release gpuplan's estimate knows (0.5.2)" in readme) == said
+    assert "0.4.0.post1" not in readme
+
+
 def test_replicas_sharing_a_gpu_share_its_memory(tmp_path: Path) -> None:
     container, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5", share_gpu: 2'))
     i = container["args"].index("--gpu-memory-utilization")
