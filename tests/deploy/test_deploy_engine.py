@@ -120,6 +120,31 @@ def test_no_version_named_pins_the_newest_the_estimate_knows_and_says_so(
 
 
 @pytest.mark.parametrize(
+    ("serving", "image", "version"),
+    [
+        ('engine: "vllm"', "vllm/vllm-openai:v0.14.0", "vLLM 0.14.0"),
+        ('engine: "sglang"', "lmsysorg/sglang:v0.5.2", "SGLang 0.5.2"),
+    ],
+)
+def test_no_version_named_deploys_the_version_the_estimate_modelled(
+    serving: str, image: str, version: str, tmp_path: Path
+) -> None:
+    # was: the estimate said "taken as 0.11" (vLLM) and modelled SGLang 0.5.2 while deploy ran vLLM
+    # 0.14.0 and SGLang 0.4.0.post1
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.workload_request import engine_scheduler
+    from gpuplan.workload import load_workload
+
+    path = serve_workload(tmp_path, serving, model="qwen3-0.6b")
+    spec = LaunchSpec.from_workload(path, gpu="H100-SXM", count=2, provider="aws")
+    container, _pod = _container(spec)
+    assert container["image"] == image
+    settings = engine_scheduler(load_workload(path), get_gpu("H100-SXM"))
+    assert settings is not None
+    assert settings.source.endswith(f"; version not stated: the one `gpuplan deploy` runs, {version}")
+
+
+@pytest.mark.parametrize(
     ("pin", "said"), [("vllm==9.9.9", True), ("vllm==0.14.0", False), ("vllm==0.8.5", False)]
 )
 def test_a_version_newer_than_the_estimate_knows_is_said_in_the_readme(
@@ -128,6 +153,17 @@ def test_a_version_newer_than_the_estimate_knows_is_said_in_the_readme(
     # vllm==9.9.9 had been written as an image tag without a word (a typo, or a release unseen)
     readme = by_path(generate(_llm(tmp_path, f'engine: "{pin}"'), "k8s"))["README.md"]
     assert ("is newer than any release gpuplan's estimate knows (0.14.0)" in readme) == said
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"), [("sglang==0.5.5", True), ("sglang==0.5.2", False), ("sglang==0.4.6", False)]
+)
+def test_an_sglang_release_the_estimate_read_is_not_newer(pin: str, said: bool, tmp_path: Path) -> None:
+    # was: 0.4.6 and 0.5.2, whose defaults the estimate read, "newer than any release gpuplan's
+    # estimate knows (0.4.0.post1)"
+    readme = by_path(generate(_llm(tmp_path, f'engine: "{pin}"', model="qwen3-0.6b"), "k8s"))["README.md"]
+    assert ("is newer than any release gpuplan's estimate knows (0.5.2)" in readme) == said
+    assert "0.4.0.post1" not in readme
 
 
 def test_replicas_sharing_a_gpu_share_its_memory(tmp_path: Path) -> None:
@@ -148,7 +184,7 @@ def _fraction(args: list[str]) -> str:
         ("sglang==0.4.6", "llama-8b", LLAMA_TP2, 1),  # 0.87 at two
         ("sglang==0.5.2", "qwen3-0.6b", "", 1),  # by the GiB SGLang 0.5 leaves an 80 GB GPU
         ("sglang==0.5.2", "qwen3-0.6b", "", 2),
-        ("sglang", "qwen3-0.6b", "", 1),  # no version: the estimate's newest row
+        ("sglang", "qwen3-0.6b", "", 1),  # no version: 0.5.2, the one deployed
     ],
 )
 def test_sglang_starts_at_the_memory_fraction_the_estimate_sized_it_in(

@@ -50,7 +50,14 @@ def test_vllm_by_version() -> None:
     assert engine_defaults(A100, "vllm", (0, 10)).max_batched_tokens == 2048  # PR #17885
     assert engine_defaults(L4, "vllm", (0, 8)).max_batched_tokens == 2048
     assert "vllm 0.19: nearest documented" in engine_defaults(H100, "vllm", (0, 19)).source
-    assert "version not stated: taken as 0.11" in engine_defaults(H100, "vllm").source
+    # 0.12 and 0.13 lie between 0.11 and 0.14.0, read with the same get_batch_defaults
+    assert "nearest documented" not in engine_defaults(H100, "vllm", (0, 14)).source
+    assert "nearest documented" not in engine_defaults(H100, "vllm", (0, 12)).source
+    assert "vllm 0.15: nearest documented" in engine_defaults(H100, "vllm", (0, 15)).source
+    # was: "version not stated: taken as 0.11" beside a deployment of 0.14.0
+    assert engine_defaults(H100, "vllm").source.endswith(
+        "; version not stated: the one `gpuplan deploy` runs, vLLM 0.14.0"
+    )
     assert "no engine named: vLLM's" in engine_defaults(H100).source
 
 
@@ -65,7 +72,11 @@ def test_sglang_by_version_and_gpu_memory() -> None:
     assert s05.memory_fraction == pytest.approx(1 - 10.0 / usable_memory_gib(H100), abs=1e-3)
     assert "chunked_prefill_size 8192" in s05.source
     assert "chunked_prefill_size 16384" in engine_defaults(get_gpu("B200"), "sglang", (0, 5)).source
-    assert "version not stated: taken as 0.5" in engine_defaults(H100, "sglang").source
+    # was: "taken as 0.5" (0.5.2's defaults) beside a deployment of 0.4.0.post1
+    assert engine_defaults(H100, "sglang").source.endswith(
+        "; version not stated: the one `gpuplan deploy` runs, SGLang 0.5.2"
+    )
+    assert engine_defaults(H100, "sglang").memory_fraction == s05.memory_fraction
 
 
 def test_named_engine_reads_a_software_text() -> None:

@@ -72,14 +72,15 @@ def test_an_engine_s_defaults_say_where_they_come_from_in_chinese() -> None:
     cases = [(None, None), ("vllm", (0, 5)), ("vllm", (0, 19)), ("vllm", (0, 8)), ("sglang", None)]
     english = [engine_defaults(h100, e, v).source for e, v in cases]
     assert english[0] == (
-        "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11); "
-        "no engine named: vLLM's; version not stated: taken as 0.11"
+        "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11, v0.14.0); "
+        "no engine named: vLLM's; version not stated: the one `gpuplan deploy` runs, vLLM 0.14.0"
     )
     with use_language("zh"):
         chinese = [engine_defaults(h100, e, v).source for e, v in cases]
     for line in chinese:
         assert english_left(line) == [], line
-    assert "0.11" in chinese[0] and "vllm/engine/arg_utils.py" in chinese[0]
+    assert "0.14.0" in chinese[0] and "vllm/engine/arg_utils.py" in chinese[0]
+    assert "gpuplan deploy" in chinese[0] and "0.5.2" in chinese[4]
 
 
 def test_the_autoscale_report_reads_in_chinese_with_its_own_words() -> None:

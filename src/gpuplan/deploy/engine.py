@@ -37,7 +37,7 @@ from gpuplan.deploy.grammar import ENGINE_PIN
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
-from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, engine_defaults
+from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, NEWEST_KNOWN, engine_defaults
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -93,11 +93,6 @@ CHAT_TEMPLATE_TOKENS = 64
 
 #: The engine run when the workload names none: vLLM, as the serving simulation takes it.
 DEFAULT_ENGINE = "vllm"
-
-#: The newest release of each engine that ``gpuplan.perf.engine_cpu`` distinguishes, pinned where the
-#: workload names no version: vLLM from 0.14.0 (asynchronous scheduling); SGLang from v0.4 (the
-#: overlap scheduler), whose first image is ``v0.4.0.post1-cu124``.
-NEWEST_KNOWN = {"vllm": "0.14.0", "sglang": "0.4.0.post1"}
 
 #: Each engine's gauges of requests running and waiting, on ``/metrics`` at its serving port: vLLM
 #: ``vllm:num_requests_running`` / ``vllm:num_requests_waiting`` (``vllm/engine/metrics.py``,
@@ -302,7 +297,7 @@ def _launch(spec: LaunchSpec) -> EngineLaunch | None:
 def _memory_fraction(spec: LaunchSpec, engine: str, version: str | None, share: int) -> float | None:
     """The share of each GPU's memory the engine is started at: the one the estimate and the serving
     simulation sized its KV cache in (``perf.engines.engine_defaults`` for the engine, the version
-    the workload states — none stated: the newest row, as the estimate takes it — the GPU and the
+    the workload states — none stated: :data:`NEWEST_KNOWN`'s, pinned here too — the GPU and the
     tensor parallelism), split among the ``share`` replicas time-sharing the GPU as the plan splits
     the memory. vLLM's is 0.9 on every GPU; SGLang's depends on the GPU's memory and the tensor
     parallelism, so without a GPU named it is None (the engine's own default, one replica to a

@@ -13,8 +13,14 @@ read 2026-12-03, except the vLLM 0.9 row):
 - **vLLM 0.8** (V1 by default; read at 0.8.5, ``EngineArgs._set_default_args_v1``): "V1 always
   uses chunked prefills", prefix caching on; for the OpenAI API server 8192 batched tokens and
   1024 sequences on a device of at least 70 GiB, else 2048 and 256.
-- **vLLM 0.9 on** (``EngineArgs.get_batch_defaults``, v0.9–v0.11, read 2026-12-01): the same,
-  except the A100 keeps 2048 and 256 (vLLM PR #17885 found the larger budget slower on it).
+- **vLLM 0.9 on** (``EngineArgs.get_batch_defaults``, v0.9–v0.11 read 2026-12-01, v0.14.0 read
+  2026-12-06 from its wheel on PyPI): the same, except the A100 keeps 2048 and 256 (vLLM PR #17885
+  found the larger budget slower on it). At 0.14.0 ``get_batch_defaults`` still gives the OpenAI
+  API server 8192 and 1024 where ``device_memory >= 70 * GiB_bytes and "a100" not in
+  device_name``, else 2048 and 256; chunked prefill and prefix caching default to the model's
+  support (``_set_default_chunked_prefill_and_prefix_caching_args``: on for a decoder that
+  generates); ``CacheConfig.gpu_memory_utilization`` 0.9. 0.12 and 0.13, between two reads of the
+  same defaults, were not read and are taken as the row.
 - **SGLang 0.4** (read at 0.4.6, ``python/sglang/srt/server_args.py`` ``ServerArgs`` and
   ``model_executor/model_runner.py``): ``chunked_prefill_size`` 2048 on a GPU of less than
   25,000 MiB, else 8192; ``max_prefill_tokens`` 16384; ``schedule_policy`` fcfs; the radix cache
@@ -37,8 +43,9 @@ through it either way). The estimate and the planner size a replica's memory and
 engine's share itself (:mod:`gpuplan.perf.engine_memory`: vLLM's share holds its activations,
 SGLang's does not, ``activations_in_share``), and so does the serving simulation's replica.
 
-A version between two rows takes the row before it; one past the last read, or none stated, the
-latest row, said so in the settings' source. No engine named: vLLM's latest row, said so.
+A version between two rows takes the row before it, one past the last read the last row, said so in
+the settings' source. None stated: the version ``gpuplan deploy`` pins (:data:`NEWEST_KNOWN`), so
+that the figures shown are those of the engine deployed, said so. No engine named: vLLM's, said so.
 
 The table sits below the planner so that ``estimate`` and ``plan`` run a replica as the same engine
 does: no more sequences than its ``max_num_seqs`` (``deploy`` leaves it at the default), prompts
@@ -57,7 +64,16 @@ from gpuplan.i18n.messages import N_, _
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
 
-__all__ = ["ESTIMATOR_MEMORY_FRACTION", "EngineSettings", "engine_defaults"]
+__all__ = ["ESTIMATOR_MEMORY_FRACTION", "NEWEST_KNOWN", "EngineSettings", "engine_defaults"]
+
+#: The release of each engine pinned where the workload names no version (``gpuplan deploy`` runs
+#: its image) and so the one the estimate, the planner and the serving simulation take: vLLM 0.14.0
+#: (asynchronous scheduling, ``gpuplan.perf.engine_cpu``; its batch defaults are the 0.9 row's, read
+#: in its wheel); SGLang 0.5.2, the release its 0.5 row was read at (the overlap scheduler of 0.4 on,
+#: as ``engine_cpu`` takes it), whose image ``lmsysorg/sglang:v0.5.2`` others build on (inclusionAI
+#: AReaL, ``Dockerfile`` at commit daa0dee1, ``FROM lmsysorg/sglang:v0.5.2 as base``; read
+#: 2026-12-06).
+NEWEST_KNOWN = {"vllm": "0.14.0", "sglang": "0.5.2"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +124,7 @@ _DEFAULTS = N_("{engine} defaults ({where})")
 _SERVER_DEFAULTS = N_("{engine} API-server defaults ({where})")
 _VLLM_V0 = (_DEFAULTS, "vLLM 0.6.6.post1", "vllm/engine/arg_utils.py, vllm/config.py SchedulerConfig")
 _VLLM_08 = (_SERVER_DEFAULTS, "vLLM 0.8.5", "vllm/engine/arg_utils.py _set_default_args_v1")
-_VLLM_09 = (_SERVER_DEFAULTS, "vLLM", "vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11")
+_VLLM_09 = (_SERVER_DEFAULTS, "vLLM", "vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11, v0.14.0")
 _SGLANG_04 = (_DEFAULTS, "SGLang 0.4.6", "python/sglang/srt/server_args.py ServerArgs, model_runner.py")
 _SGLANG_05 = (_DEFAULTS, "SGLang 0.5.2", "python/sglang/srt/server_args.py ServerArgs, model_runner.py")
 _Source = tuple[str, str, str]
@@ -116,31 +132,34 @@ _Source = tuple[str, str, str]
 _ROWS: tuple[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int], _Source], ...] = (
     ("vllm", (0, 0), (0, 6), (0, 6), _VLLM_V0),
     ("vllm", (0, 8), (0, 8), (0, 8), _VLLM_08),
-    ("vllm", (0, 9), (0, 9), (0, 11), _VLLM_09),
+    ("vllm", (0, 9), (0, 9), (0, 14), _VLLM_09),
     ("sglang", (0, 0), (0, 4), (0, 4), _SGLANG_04),
     ("sglang", (0, 5), (0, 5), (0, 5), _SGLANG_05),
 )
+_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 _SGLANG_PREFILL_TOKENS = 16384
 _SGLANG_MIN_RUNNING = 2048
 
 
 def _row(engine: str, version: tuple[int, int] | None) -> tuple[tuple[int, int], str, str]:
-    """The row for ``engine`` at ``version``: its first version, its source, and a note where
-    the version is not one read."""
-    rows = [r for r in _ROWS if r[0] == engine]
+    """The row for ``engine`` at ``version`` (None: :data:`NEWEST_KNOWN`'s, the one deploy runs):
+    its first version, its source, and a note where the version is not stated or not one read."""
+    stated = version
     if version is None:
-        _e, since, _f, last, (words, name, where) = rows[-1]
-        note = _("; version not stated: taken as {version}").format(version=f"{last[0]}.{last[1]}")
-        return since, _(words).format(engine=name, where=where), note
+        major, minor = NEWEST_KNOWN[engine].split(".")[:2]
+        version = (int(major), int(minor))
+    rows = [r for r in _ROWS if r[0] == engine]
     _e, since, first, last, (words, name, where) = [r for r in rows if r[1] <= version][-1]
     read = first <= version[:2] <= last
-    note = (
-        ""
-        if read
-        else _("; {engine} {version}: nearest documented").format(
-            engine=engine, version=f"{version[0]}.{version[1]}"
-        )
+    nearest = _("; {engine} {version}: nearest documented").format(
+        engine=engine, version=f"{version[0]}.{version[1]}"
     )
+    if stated is None:
+        note = _("; version not stated: the one `gpuplan deploy` runs, {engine} {version}").format(
+            engine=_NAMES[engine], version=NEWEST_KNOWN[engine]
+        ) + ("" if read else nearest)
+    else:
+        note = "" if read else nearest
     return since, _(words).format(engine=name, where=where), note
 
 

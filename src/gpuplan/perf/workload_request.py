@@ -164,10 +164,10 @@ def serving_engine(workload: Workload) -> EngineCpu | None:
 
 def engine_scheduler(workload: Workload, gpu: GPU) -> EngineSettings | None:
     """How the engine of ``workload``'s service schedules a replica on ``gpu``: its defaults at the
-    named version (``perf/engines.engine_defaults``; none named: vLLM's latest row, as ``simulate``
-    takes it) — ``deploy`` leaves ``max_num_seqs`` and prefill chunking at them. None for a plain
+    named version (``perf/engines.engine_defaults``; none named: the version ``deploy`` pins, as
+    ``simulate`` takes it) — ``deploy`` leaves ``max_num_seqs`` and prefill chunking at them. None for a plain
     generation loop (no ``serving:``). A batch generation job (``inputs.output_tokens``) is
-    scheduled as a service that names no engine: vLLM's latest row, the engine its batch job runs."""
+    scheduled as a service that names no engine: vLLM at the version its batch job runs."""
     from gpuplan.perf.engines import engine_defaults
 
     serving = workload.serving
