@@ -47,6 +47,15 @@ def test_a_region_of_none_of_the_named_providers_says_whose_it_is(store: Store) 
     assert said.startswith("unknown region 'us-eest-1'; did you mean ") and "'us-east-1'" in said, said
 
 
+def test_a_real_region_the_catalog_has_no_offer_in_says_so_not_did_you_mean_itself(store: Store) -> None:
+    # was: "unknown region 'westeurope'; did you mean 'westeurope' or 'northeurope'?" (the shipped
+    # Azure prices are of its US regions)
+    said = _refusal(store, regions=("westeurope",))
+    assert said.startswith("region westeurope of azure has no offer in the catalog; "), said
+    assert "`gpuplan catalog refresh --provider azure`" in said and "did you mean" not in said
+    assert "did you mean 'us-east-1'" in _refusal(store, regions=("us-eats-1",))
+
+
 def test_an_unknown_compliance_label_lists_the_known_ones(store: Store) -> None:
     said = _refusal(store, compliance=("hipaa",))
     assert said == "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"

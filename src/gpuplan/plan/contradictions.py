@@ -105,8 +105,24 @@ def check_regions(c: Constraints, store: Store) -> None:
     for region in c.regions:
         low = region.lower()
         if low not in offered_lower:
+            # A real region of a provider the catalog holds no offer in ("westeurope": the shipped
+            # Azure prices are of its US regions): said so, with the refresh that fetches it; it had
+            # been "unknown region 'westeurope'; did you mean 'westeurope'?"
+            owners = [p for p in PROVIDERS if low in _provider_regions(store, p)]
+            if owners:
+                raise InputError.worded(
+                    N_(
+                        "region {region} of {providers} has no offer in the catalog; "
+                        "`gpuplan catalog refresh --provider {provider}` fetches that provider's prices "
+                        "where it publishes them, or leave the region out"
+                    ),
+                    region=region,
+                    providers=listed(owners),
+                    provider=owners[0],
+                )
             # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
             known = named_all if named and closest(region, named_all) else offered
+            known = [k for k in known if k.lower() != low]
             raise NotFoundError("region", region, known, hint=N_("no offer in it"))
         if not named or any(low in regions for regions in named.values()):
             continue
