@@ -363,3 +363,12 @@ def test_a_term_longer_than_the_horizon_says_why_it_never_pays_off() -> None:
     assert lines("remaining_value") == [
         "Break-even utilisation, reserved 3 years: 62% of its hours (pays off above this)"
     ]
+
+
+def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> None:
+    # the dashboard's tco page shows the document's notes: a year's total had been shown there with no
+    # word of the stale (here undated) prices under it, which the text's headline names
+    doc = tco_json(_report())
+    stale = [n for n in doc["notes"] if n.startswith("Stale prices: ")]
+    assert len(stale) == 1 and stale[0] in summary_lines(_report()), doc["notes"]
+    assert doc["notes"][-1] == "a note"
