@@ -119,7 +119,16 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), monthly)
     said = str(info.value)
-    assert "; monthly is priced only at alibaba/cn-shanghai, and us-east-1 at on_demand, spot" in said, said
+    assert "; monthly is priced only at alibaba/cn-shanghai; us-east-1 has on_demand, spot" in said, said
+    # Where the provider named sells it elsewhere, those places are named first (Azure in the EU had
+    # been told of Alibaba's Chinese regions)
+    rows.append(offer(region="eu-north-1", country="SE", pricing="monthly", price_usd=14.0))
+    sweden = Constraints(providers=("aws",), countries=("DE",), pricing=("monthly",), commitment="monthly")
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sweden)
+    said = str(info.value)
+    assert "; monthly is priced only at aws/eu-north-1; aws, DE has no priced offer" in said, said
+    rows.pop()
     # Where the places do sell it, something else left no option: nothing of the kind is said.
     sold = Constraints(regions=("cn-shanghai",), pricing=("monthly",), commitment="monthly", max_gpus=4)
     with pytest.raises(PlanInfeasibleError) as info:

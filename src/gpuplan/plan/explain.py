@@ -79,7 +79,7 @@ _BOTH_TARGETS = N_(
 )
 _ADVICE = N_("; {hint}")
 #: Where the pricing models allowed are priced, when none is in the places the filters allow.
-_SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}, and {here} at {models}")
+_SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}; {here} has {models}")
 _SOLD_NOWHERE = N_("; the catalog prices {pricing} nowhere")
 _AND_MORE = N_("{names} and {n} more")
 #: Places named in a "priced only at" clause before "and N more".
@@ -158,12 +158,14 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
     if (usable & here & wanted).any():
         return ""  # the places sell it: something else left no option
     pricing = listed(c.allowed_pricing)
-    at = sorted(
-        {
-            (str(p), str(r))
-            for p, r in zip(o.provider[usable & wanted], o.region[usable & wanted], strict=True)
-        }
-    )
+    # Where it is sold nearest to what was asked: the providers named, else the places named, else
+    # anywhere (Azure in the EU had been told of Alibaba's Chinese regions first).
+    sold = usable & wanted
+    for names, column in ((c.providers, o.provider), (c.countries, o.country), (c.regions, o.region)):
+        if names and (sold & named_in(column, tuple(names))).any():
+            sold = sold & named_in(column, tuple(names))
+            break
+    at = sorted({(str(p), str(r)) for p, r in zip(o.provider[sold], o.region[sold], strict=True)})
     if not at:
         return Phrase(_SOLD_NOWHERE, pricing=pricing)
     shown: Phrase = listed(place(p, r) for p, r in at[:_PLACES_SHOWN])
