@@ -72,6 +72,30 @@ def test_constraints_take_country_names_from_the_yaml_and_the_command_line() -> 
     assert constraints_from_spec(spec, countries=("中国",)).countries == ("CN",)
 
 
+def test_the_european_union_is_named_as_one_for_its_27_member_states() -> None:
+    # a team whose data must stay in the EU had typed twelve codes, one forgettable; "EU" had answered
+    # "unknown country 'EU'; did you mean 'peru'?"
+    from gpuplan.i18n.countries import EU_MEMBERS, country_codes
+
+    assert len(EU_MEMBERS) == 27 and "GB" not in EU_MEMBERS and {"DE", "GR", "SE", "IE"} <= set(EU_MEMBERS)
+    assert country_codes("EU") == country_codes("European Union") == country_codes("欧盟") == EU_MEMBERS
+    assert country_codes("Germany") == ("DE",)
+    spec = ConstraintsSpec.model_validate({"countries": ["eu", "Switzerland", "DE"]})
+    assert constraints_from_spec(spec).countries == (*EU_MEMBERS, "CH")
+    # a year's usage reads it the same way
+    from gpuplan.commit import load_usage
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 730}],
+            "constraints": {"countries": ["EU"]},
+        }
+    )
+    assert usage.constraints.countries == EU_MEMBERS
+
+
 def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> None:
     store = open_store(str(tmp_path / "c.sqlite"))
     try:

@@ -168,7 +168,11 @@ def plan_cmd(
         str | None, typer.Option(help="Comma list of regions: us-east-1,cn-shanghai …")
     ] = None,
     countries: Annotated[
-        str | None, typer.Option(help="Comma list of countries, by ISO code or name: CN,US or China,中国 …")
+        str | None,
+        typer.Option(
+            help="Comma list of countries, by ISO code or name: CN,US or China,中国 …, or EU (its 27 member "
+            "states)"
+        ),
     ] = None,
     pricing: Annotated[
         str | None,

@@ -43,8 +43,8 @@ def tco_cmd(
     countries: Annotated[
         str | None,
         typer.Option(
-            help="Comma list of countries the GPUs may be in, by ISO code or name: CN,US or China,中国 … "
-            "(replaces the usage file's constraints.countries)"
+            help="Comma list of countries the GPUs may be in, by ISO code or name (CN,US or China,Germany), "
+            "or EU for its 27 member states; replaces the usage file's constraints.countries"
         ),
     ] = None,
     lang: LangOption = None,

@@ -270,11 +270,11 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
 def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
     """``usage`` with its countries replaced by ``countries`` read as the plan's ``--countries`` are
     (a typo gets "did you mean"); as it is when None."""
-    from gpuplan.i18n.countries import country_code
+    from gpuplan.i18n.countries import country_codes
 
     if countries is None:
         return usage
-    codes = tuple(dict.fromkeys(country_code(c) for c in countries))
+    codes = tuple(dict.fromkeys(code for c in countries for code in country_codes(c)))
     return usage.model_copy(update={"constraints": usage.constraints.model_copy(update={"countries": codes})})
 
 

@@ -168,10 +168,10 @@ class ConstraintsSpec(Spec):
     def _countries(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         # The plan's reading of a country (gpuplan.i18n.countries): "China", "中国" and "cn" are CN, and
         # a typo gets "did you mean" rather than a filter that silently matches no offer.
-        from gpuplan.i18n.countries import country_code
+        from gpuplan.i18n.countries import country_codes
 
         try:
-            return tuple(dict.fromkeys(country_code(c) for c in v))
+            return tuple(dict.fromkeys(code for c in v for code in country_codes(c)))
         except NotFoundError as e:
             raise ValueError(e) from None
 

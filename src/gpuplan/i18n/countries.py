@@ -15,7 +15,7 @@ from functools import cache
 from gpuplan.errors import NotFoundError
 from gpuplan.i18n.messages import Language, current_language
 
-__all__ = ["country_code", "country_name"]
+__all__ = ["COUNTRY_GROUPS", "country_code", "country_codes", "country_name"]
 
 #: The catalog of pycountry's ISO 3166 names each language of gpuplan reads them in.
 _NAME_LOCALES = {Language.ZH: "zh_CN"}
@@ -109,6 +109,26 @@ def _names() -> dict[str, str]:
     for name, code in _COMMON.items():
         out[_key(name)] = code
     return out
+
+
+#: The European Union's 27 member states since 2020-02-01 (the United Kingdom's withdrawal), ISO 3166
+#: alpha-2 (Greece is GR): European Union, "EU countries",
+#: https://european-union.europa.eu/principles-countries-history/eu-countries_en. A team whose data
+#: must stay in the EU (GDPR) names them as one, not twelve codes of which one may be forgotten.
+EU_MEMBERS = (
+    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
+    "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
+)  # fmt: skip
+
+#: Names of a group of countries, as a country is written (any case): its members.
+COUNTRY_GROUPS = {"eu": EU_MEMBERS, "european union": EU_MEMBERS, "欧盟": EU_MEMBERS, "歐盟": EU_MEMBERS}
+
+
+def country_codes(text: str) -> tuple[str, ...]:
+    """The ISO codes a country or a group of countries (``EU``, ``European Union``, ``欧盟``) is
+    written for: a country's one code, a group's members (:data:`COUNTRY_GROUPS`)."""
+    group = COUNTRY_GROUPS.get(_key(text))
+    return group if group is not None else (country_code(text),)
 
 
 def country_code(text: str) -> str:

@@ -44,7 +44,7 @@ class AllowedOffers:
 
 def allowed_offers(offers: Iterable[OfferPrice], constraints: ConstraintsSpec | None) -> AllowedOffers:
     """The offers of ``offers`` where ``constraints`` allow (None or no place named: all of them)."""
-    from gpuplan.i18n.countries import country_code
+    from gpuplan.i18n.countries import country_codes
 
     kept = tuple(offers)
     if constraints is None:
@@ -59,7 +59,11 @@ def allowed_offers(offers: Iterable[OfferPrice], constraints: ConstraintsSpec | 
         values: tuple[str, ...] = tuple(getattr(constraints, field))
         if not values:
             continue
-        allowed = {country_code(v) for v in values} if field == "countries" else {v.lower() for v in values}
+        allowed = (
+            {code for v in values for code in country_codes(v)}  # "EU": its members
+            if field == "countries"
+            else {v.lower() for v in values}
+        )
         left = tuple(o for o in kept if tests[field](o, allowed))
         if len(left) < len(kept):
             narrowed.append((field, values))
