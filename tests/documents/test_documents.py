@@ -116,7 +116,10 @@ def test_real_plan_output_records_the_digest_of_its_workload_as_deploy_reads_it(
     real_plan: Path, tmp_path: Path
 ) -> None:
     # deploy checks the fit again of a plan whose workload was edited after planning, and only then
-    from gpuplan.cli.deploy_checks import plan_edited
+    from gpuplan.deploy.spec import LaunchSpec
+
+    def plan_edited(path: Path) -> bool | None:
+        return LaunchSpec.from_plan_json(path).plan_edited
 
     assert plan_edited(real_plan) is False
     doc = json.loads(real_plan.read_text(encoding="utf-8"))

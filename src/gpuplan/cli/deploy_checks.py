@@ -350,26 +350,6 @@ def plan_workload(source: Path, project: Path | None, *, code: bool = False) -> 
         return str(e)
 
 
-def plan_edited(source: Path) -> bool | None:
-    """Whether the plan file's ``workload`` differs from the one it was planned for (its
-    ``workload_sha256``): edited by hand after ``gpuplan plan``. None where the plan records no
-    digest (written before it did) or cannot be read here (its reader says why)."""
-    import json
-
-    from gpuplan.bounded import MAX_DOCUMENT_BYTES, read_text
-    from gpuplan.documents.plan import workload_digest
-    from gpuplan.errors import DeployError
-
-    try:
-        doc = json.loads(read_text(source, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError))
-        recorded, workload = doc.get("workload_sha256"), doc.get("workload")
-        if not isinstance(recorded, str) or not isinstance(workload, dict):
-            return None
-        return workload_digest(workload) != recorded
-    except (DeployError, ValueError, AttributeError):
-        return None
-
-
 def cached_profile(db: str | None, workload: Workload) -> Profile | None:
     """``workload``'s profile where the cache holds one for exactly this content (``gpuplan plan``
     of it on this machine traced it), else None: nothing is traced, nothing of the user's code is

@@ -239,12 +239,7 @@ def deploy(
     # was planned for (edited by hand after `gpuplan plan`: a larger batch), or the plan cannot
     # say (written before it recorded its workload's digest): the files run what it now says. An
     # unedited plan keeps its own verdict (made on the profile it was planned with, --profile's).
-    if is_plan and spec.task != "infer":
-        from gpuplan.cli.deploy_checks import plan_edited
-
-        train_plan = plan_edited(source) is not False
-    else:
-        train_plan = False
+    train_plan = is_plan and spec.task != "infer" and spec.plan_edited is not False
     if spec.gpu and (not is_plan or shared or train_plan):
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import check_fit, check_share_fit, plan_workload

@@ -367,11 +367,9 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
         # An empty --out is Path("."): say what was typed, not the folder it became.
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
     workload = load_workload(options.workload_file, project=options.project)
-    in_yuan = options.budget_cny is not None or (
-        options.budget_usd is None and workload.constraints.budget_cny is not None
-    )
-    if in_yuan and not options.currency_given:
-        options = replace(options, currency="CNY")
+    asked = options.currency if options.currency_given else None
+    currency = workload.shown_currency(asked, budget_usd=options.budget_usd, budget_cny=options.budget_cny)
+    options = replace(options, currency=currency)
     overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
     profiling = _("profiling {name} (cached after the first run)…").format(name=workload.name)

@@ -70,6 +70,7 @@ from gpuplan.documents.plan import (
     WorkloadData,
     WorkloadModel,
     upgrade_v1_option,
+    workload_digest,
 )
 from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import GPU, get_gpu
@@ -320,6 +321,10 @@ class LaunchSpec(BaseModel):
     batch_inference: bool = False
     """An inference workload without a ``serving:`` block: a batch job that runs once through its
     inputs and exits, not a service (only :data:`gpuplan.deploy.BATCH_TARGETS` write one)."""
+    plan_edited: bool | None = None
+    """Whether the plan's ``workload`` differs from the one it was planned for (its
+    ``workload_sha256``): edited by hand after ``gpuplan plan``, so deploy checks its fit again. None:
+    no plan, or a plan that records no digest (written before it did)."""
     planned: bool = False
     """Built from a plan file (its option priced, its time and cost the plan's); False for a
     workload file deployed on GPUs the user named, whose figures are only the estimator's."""
@@ -573,7 +578,13 @@ class LaunchSpec(BaseModel):
                 source=source,
                 problem=_short_errors(e),
             ) from e
-        workload = _read_workload_dict(doc.get("workload") or {}, source)
+        raw = doc.get("workload")
+        recorded = doc.get("workload_sha256")
+        # read from the document parsed once here, not from the file again
+        edited = None
+        if isinstance(recorded, str) and isinstance(raw, dict):
+            edited = workload_digest(raw) != recorded
+        workload = _read_workload_dict(raw or {}, source)
         return _build(
             workload,
             source=source,
@@ -599,6 +610,7 @@ class LaunchSpec(BaseModel):
             spare_replicas=_spare_replicas(opt),
             chosen_because=chosen_because,
             planned=True,
+            plan_edited=edited,
             planned_share=True,
         )
 

@@ -243,12 +243,7 @@ class PlanRequest(WorkloadRequest):
         """``currency`` where given, else CNY for a budget in yuan (this request's budget_cny, or
         the workload's own unless budget_usd replaces it), else USD: the command's rule
         (cli._i18n.currency_shown), so that a team counting in yuan reads its plan in yuan."""
-        if self.currency is not None:
-            return self.currency
-        in_yuan = self.budget_cny is not None or (
-            self.budget_usd is None and workload.constraints.budget_cny is not None
-        )
-        return "CNY" if in_yuan else "USD"
+        return workload.shown_currency(self.currency, budget_usd=self.budget_usd, budget_cny=self.budget_cny)
 
     def overrides(self) -> dict[str, Any]:
         from gpuplan.plan import parse_duration_h

@@ -154,10 +154,7 @@ _PRICES = ("on_demand_price", "spot_price", "commit_price")
 def shown_currency(request: SimulateRequest, workload: Workload) -> str:
     """``currency`` where given, else CNY for a workload budgeted in yuan, else USD: the command's
     rule (cli._i18n.currency_shown)."""
-    if request.currency is not None:
-        return request.currency
-    yuan = workload.constraints is not None and workload.constraints.budget_cny is not None
-    return "CNY" if yuan else "USD"
+    return workload.shown_currency(request.currency)
 
 
 def _given_usd(

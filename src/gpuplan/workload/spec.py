@@ -783,6 +783,19 @@ class Workload(Spec):
         self._check_inputs()
         return self
 
+    def shown_currency(
+        self, asked: str | None = None, *, budget_usd: float | None = None, budget_cny: float | None = None
+    ) -> str:
+        """The currency a command or a request shows this workload's money in: ``asked`` (``--currency``,
+        a request's ``currency``) where given; else CNY where the budget is in yuan — ``budget_cny``
+        given beside the workload, or the workload's own ``constraints.budget_cny`` unless a
+        ``budget_usd`` given replaces it — so that a team counting in yuan reads its figures in yuan;
+        else USD. The one rule of plan, estimate, simulate and the service's requests."""
+        if asked is not None:
+            return asked
+        yuan = budget_cny is not None or (budget_usd is None and self.constraints.budget_cny is not None)
+        return "CNY" if yuan else "USD"
+
     @property
     def replicas_per_gpu(self) -> int:
         """A service's replicas time-sharing each GPU (``serving.share_gpu``; 1 without a serving
