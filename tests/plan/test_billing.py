@@ -73,6 +73,18 @@ def test_reserved_is_priced_as_the_whole_commitment() -> None:
     assert _one(cost) == pytest.approx(13.0 * 8760 * 2)
 
 
+def test_a_services_reservation_is_billed_its_months_share_of_the_term() -> None:
+    # A service planned for one month on a 1-year reservation at $13.92/h: 13.92 × 730 × 2 instances
+    # ($20,323), not the whole term ($243,878, which never beat on-demand's 21.96 × 730 × 2 = $32,062);
+    # a job of 10 h still pays the whole term, and a monthly price one month.
+    cost = compute_cost_usd(
+        np.array([730.2, 730.2, 730.2]), np.array([13.92, 13.92, 2000.0]), np.array([1.0, 1.0, 730.0]),
+        np.array([8760.0, 26280.0, NAN]), np.array([1.0, 1.0, NAN]), np.array([NAN, NAN, NAN]),
+        np.array([2.0, 2.0, 1.0]), calendar_months=1.0,
+    )  # fmt: skip
+    assert cost.tolist() == pytest.approx([13.92 * 730 * 2, 13.92 * 730 * 2, 2000.0])
+
+
 def test_egress_below_the_free_tier_costs_nothing() -> None:
     assert _one(tiered_cost_usd(np.array([80.0]), AWS_TIERS)) == 0.0
 

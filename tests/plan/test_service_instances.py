@@ -23,6 +23,7 @@ from gpuplan.plan import (
     plan_offers,
 )
 from gpuplan.plan.constraints import DEFAULT_MAX_NODES, SERVICE_MAX_NODES
+from gpuplan.report.plan_view import price_words
 
 #: The month a service is planned for, h.
 MONTH_H = 730.0
@@ -167,3 +168,22 @@ def test_a_traced_service_on_the_shipped_catalog_is_laid_on_more_instances_than_
     assert len(said) == 1 and said[0].endswith("raise --max-nodes (up to 64) to plan more replicas")
     # the instance types are named cheapest per GPU-hour first: the one the higher limit picks is there
     assert free.recommended.instance_type in said[0]
+
+
+def test_a_reserved_service_is_priced_by_the_month_and_says_what_its_term_commits_to() -> None:
+    # A 1-year reservation at $13.92/h against on-demand at $21.96/h per 8-GPU instance: a month of
+    # the service on 4 instances costs 4 × 13.92 × 730 = $40,646 reserved against 4 × 21.96 × 730 =
+    # $64,123 on demand; it was priced as the whole term ($487,757) and never recommended.
+    reserved = replace(BIG, pricing="reserved_1y", price_usd=13.92, term_hours=8760.0)
+    rows = [replace(BIG, price_usd=21.96), reserved]
+    plan = _plan(rows, SERVICE, _service_estimate, Constraints(commitment="1y"))
+    rec = plan.recommended
+    assert (rec.pricing, rec.nodes) == ("reserved_1y", 4)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(4 * 13.92 * MONTH_H)
+    assert rec.billed_hours == pytest.approx(MONTH_H)
+    assert (rec.commitment_usd, rec.commitment_months) == (pytest.approx(4 * 13.92 * 8760), 12)
+    on_demand = next(o for o in plan.options if o.pricing == "on_demand")
+    assert on_demand.commitment_usd is None
+    with use_language("en"):
+        assert "the reservation commits to $487,757 over 12 months" in price_words(rec)
+        assert "commits" not in price_words(on_demand)

@@ -219,6 +219,11 @@ class PlanOption(Document):
     network_kind: str | None = None
     """The fabric between nodes as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
     None when not stated. EFA, InfiniBand and RoCE must be set up at launch."""
+    commitment_usd: float | None = Field(default=None, ge=0)
+    """A service on a reservation: what its instances' whole term costs, USD, billed whether the
+    service runs or not (``total_cost_usd`` is the month's share of it); null otherwise."""
+    commitment_months: int | None = Field(default=None, ge=1)
+    """The reservation's term in months, where ``commitment_usd`` is given."""
     job_time_h: float | None = Field(default=None, ge=0)
     job_time_h_low: float | None = None
     job_time_h_high: float | None = None

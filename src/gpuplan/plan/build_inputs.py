@@ -570,7 +570,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         notes.append(
             _(
                 "serving: a month of capacity; monthly prices are billed as one month (set-up inside it), "
-                "hourly prices for {hours} h plus set-up"
+                "hourly prices for {hours} h plus set-up, a reservation (--commitment 1y|3y: its capacity "
+                "used for the whole term) its month's share of the term"
             ).format(hours=f"{SERVING_HOURS:g}")
         )
     size = job_size_of(workload)

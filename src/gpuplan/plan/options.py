@@ -474,6 +474,12 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         )
         best_time = float(b.time_h[j])
     price = float(row.price_usd or math.nan)
+    # A service's reservation is costed at its month's share (plan.billing): say what the term binds.
+    commitment_usd = (
+        price / row.unit_hours * float(row.term_hours) * nodes
+        if job.is_service and row.term_hours is not None and math.isfinite(price)
+        else None
+    )
     per_m_out, per_m_all, per_m_unknown = _per_million_tokens(ctx, j, breakdown.total_usd)
     return Option(
         provider=row.provider,
@@ -525,4 +531,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         staleness=row.staleness,
         service=_service_figures(ctx, i),
         network_kind=row.network_kind,
+        commitment_usd=commitment_usd,
+        commitment_months=None
+        if row.term_hours is None or commitment_usd is None
+        else round(row.term_hours / HOURS_PER_MONTH),
     )

@@ -263,6 +263,11 @@ class Option:
     network_kind: str = ""
     """Inter-node fabric as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``); "" when
     not stated."""
+    commitment_usd: float | None = None
+    """A service on a reservation: what its instances' whole term costs, billed whether the service
+    runs or not (its ``total_cost_usd`` holds the month's share); None otherwise."""
+    commitment_months: int | None = None
+    """The reservation's term in months where ``commitment_usd`` is given."""
 
     @property
     def gpu_count(self) -> int:

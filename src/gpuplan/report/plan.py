@@ -52,6 +52,8 @@ def option_json(o: Option) -> PlanOption:
         interconnect=o.interconnect or None,
         network_gbps=o.network_gbps,
         network_kind=o.network_kind or None,
+        commitment_usd=o.commitment_usd,
+        commitment_months=o.commitment_months,
         job_time_h=o.job_time_h,
         job_time_h_low=o.job_time_h_low,
         job_time_h_high=o.job_time_h_high,

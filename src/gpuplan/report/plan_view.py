@@ -334,12 +334,20 @@ def price_words(o: Option) -> str:
         "confidence": confidence_name(o.confidence),
         "source": o.price_source,
     }
-    if o.zone:
-        return _(
+    words = (
+        _(
             "price {price} per instance in zone {zone} (launch in that zone: another zone of {region} "
             "may be priced otherwise), as of {date} ({age}; {confidence}); {source}"
         ).format(zone=o.zone, region=o.region, **fields)
-    return _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(**fields)
+        if o.zone
+        else _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(**fields)
+    )
+    if o.commitment_usd is not None and o.commitment_months is not None:
+        words += _(
+            "; the reservation commits to {total} over {months} months, billed whether the service runs "
+            "or not: the month shown is its share"
+        ).format(total=money(o.commitment_usd), months=o.commitment_months)
+    return words
 
 
 def _price_line(plan: Plan, rec: Option) -> list[Any]:
