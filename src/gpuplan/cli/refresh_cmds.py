@@ -237,10 +237,10 @@ def _scope(provider: str, family: str) -> str:
 
 def _models(codes: Sequence[str]) -> str:
     """Pricing models named as tables name them (``on_demand, spot``; 按需、竞价)."""
-    from gpuplan.i18n.phrases import listed
+    from gpuplan.i18n.phrases import item_list
     from gpuplan.vocab import pricing_name
 
-    return str(listed(pricing_name(c) for c in codes))
+    return item_list(pricing_name(c) for c in codes)
 
 
 @discount_app.command("list")
