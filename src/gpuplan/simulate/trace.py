@@ -4,7 +4,8 @@ A trace is a sorted array of arrival times (seconds from the trace's start) with
 requests, the prompt and output tokens of each request. CSV columns (header required, names
 case-insensitive):
 
-Lines starting with ``#`` before the header are comments (provenance, licence).
+Lines starting with ``#`` before the header are comments (provenance, licence). Every row has the
+header's number of cells: a row with one more or one fewer is refused, naming its line.
 
 - ``timestamp``: seconds from any origin (``12.5``) or an ISO date-time (``2023-11-16 18:15:46.68``);
   ``timestamp_ms``: milliseconds from any origin. A number above :data:`MAX_SECONDS_TIMESTAMP` in a
@@ -297,7 +298,10 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
                     name=p.name,
                     limit=max_rows,
                 )
-            if len(row) < len(header):  # a cut line: its columns are not the header's
+            # A cut line, or one with a column more (a comma in an unquoted cell, a field left
+            # over from an edit): its cells are not under the header's names, so no cell of it is
+            # read as if they were.
+            if len(row) != len(header):
                 raise InputError.worded(
                     N_("trace {name} line {line} has {fields} fields, expected {expected}"),
                     name=p.name,
