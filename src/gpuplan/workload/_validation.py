@@ -130,9 +130,16 @@ def refuse_unknown_keys(
         return
     known = _keys(model)
     sections = sections or {}
+    hints: Mapping[str, str] = getattr(model, "key_hints", {})
     for key in data:
         if str(key) in known:
             continue
+        if (hint_words := hints.get(str(key).strip().lower())) is not None:
+            # a key that names something this section does not take: say where it is, not a
+            # near spelling of another key (tpot_p95_ms is not ttft_p95_ms)
+            raise UnknownKey(
+                str(key), Phrase(N_("unknown key {key!r}: {why}"), key=key, why=Phrase(hint_words))
+            )
         section = next((name for name, keys in sections.items() if str(key) in keys), None)
         if section:
             # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
