@@ -577,6 +577,12 @@ def test_the_advices_price_is_in_the_currency_asked_for_at_the_rate_said(
     text = " ".join(text.split())
     assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in text and "$" not in text.split("Amounts in")[0]
     assert "Amounts in CNY at 1 USD = 7.1000 CNY" in text
+    # Where it fits, no amount is shown, and the rate's paragraph is not either (it had been printed
+    # under a table of times alone).
+    fits = CliRunner().invoke(
+        app, [*args[:-1], "H100-SXM", "--cny-per-usd", "7.1", "--currency", "CNY"], env={"COLUMNS": "2000"}
+    )
+    assert fits.exit_code == 0 and "¥" not in fits.stdout and "Amounts in" not in fits.stdout, fits.stdout
     # A workload budgeted in yuan is shown in yuan, as plan shows it, unless --currency says otherwise.
     job.write_text(job.read_text(encoding="utf-8") + "constraints: {budget_cny: 5000}\n", encoding="utf-8")
     assert f"¥{usd * 7.1:.2f}/GPU-h on demand at " in bigger("--cny-per-usd", "7.1")["summary"]

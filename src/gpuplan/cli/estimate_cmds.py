@@ -175,7 +175,14 @@ def estimate_cmd(
         sys.stdout.write(doc.to_json())
         return
     console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
-    if note := money.rate_note():
+    # The rate is said where an amount was converted with it: the only money an estimate shows is a
+    # bigger GPU's price in its advice (the rate's paragraph under a table of times said nothing).
+    priced = any(
+        a.gpu_price is not None and a.gpu_price.price_usd_per_gpu_hour is not None
+        for o in [*outcomes, *(x for _level, level_outcomes in levels for x in level_outcomes)]
+        for a in o.advice
+    )
+    if priced and (note := money.rate_note()):
         console().print(note)
     if steps and not any(o.estimate is not None and o.estimate.anchored for o in outcomes):
         # Recordings of this workload exist but none anchors these GPUs (a CPU recording, a GPU
