@@ -456,26 +456,21 @@ def _catalog_instances(ctx: typer.Context) -> Instances | None:
 
 
 def _with_catalog_host(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
-    """``spec`` with the vCPUs and memory of one instance of its ``instance_type`` as the catalog
-    lists them (``Store.instance_host``); unchanged where the catalog cannot be opened, does not list
-    the instance, or lists it with another GPU count than the spec's (a plan edited by hand: its
-    GPUs' share of the host is not known)."""
+    """``spec`` with its instance's vCPUs and memory as the catalog lists them
+    (:func:`~gpuplan.deploy.k8s.host.catalog_host`); unchanged where the catalog cannot be opened."""
     from gpuplan.catalog.open_catalog import open_store
     from gpuplan.cli._settings import settings
+    from gpuplan.deploy.k8s.host import catalog_host
     from gpuplan.errors import StoreError
 
-    assert spec.provider is not None and spec.instance_type is not None
     try:
         store = open_store(settings(ctx).db)
     except StoreError:
         return spec
     try:
-        host = store.instance_host(spec.provider, spec.instance_type)
+        return catalog_host(spec, store)
     finally:
         store.close()
-    if host is None or host[0] != spec.gpus_per_node:
-        return spec
-    return spec.with_host(host[1], host[2])
 
 
 def _catalog_networks(ctx: typer.Context, gpu: str) -> dict[tuple[str, str], Network]:

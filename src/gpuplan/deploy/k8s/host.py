@@ -41,11 +41,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware.mig import COMPUTE_SLICES, mig_gpus
 
-__all__ = ["DAEMONSET_MEMORY_GIB", "DAEMONSET_VCPUS", "HostShare", "host_share", "pod_gpu_share"]
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+
+__all__ = [
+    "DAEMONSET_MEMORY_GIB",
+    "DAEMONSET_VCPUS",
+    "HostShare",
+    "catalog_host",
+    "host_share",
+    "pod_gpu_share",
+]
 
 #: GKE's CPU reservation: (cores up to which a tier runs, share of each core in it) — 6 % of the
 #: first core, 1 % of the next, 0.5 % of the next 2, 0.25 % of every core above 4.
@@ -136,3 +147,16 @@ def host_share(spec: LaunchSpec, per_pod: int) -> HostShare | None:
         memory_gib=mem,
         share=share,
     )
+
+
+def catalog_host(spec: LaunchSpec, store: Store) -> LaunchSpec:
+    """``spec`` with the vCPUs and memory of one instance of its ``instance_type`` as ``store``
+    lists them (:meth:`~gpuplan.catalog.Store.instance_host`); unchanged where it names no instance,
+    the catalog does not list it, or lists it with another GPU count than the spec's (a plan edited
+    by hand: its GPUs' share of the host is not known)."""
+    if spec.provider is None or spec.instance_type is None:
+        return spec
+    host = store.instance_host(spec.provider, spec.instance_type)
+    if host is None or host[0] != spec.gpus_per_node:
+        return spec
+    return spec.with_host(host[1], host[2])
