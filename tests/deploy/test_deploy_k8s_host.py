@@ -54,12 +54,13 @@ def test_an_eight_gpu_training_pod_requests_the_whole_node_less_the_reservations
 ) -> None:
     # p4d.24xlarge: 96 vCPUs, 1,152 GiB, 8 A100
     files = generate(spot_plan.with_host(96, 1152), "k8s")
-    # CPU: 96 - (0.06 + 0.01 + 2 x 0.005 + 92 x 0.0025 = 0.31) - 1 (DaemonSets) = 94.69 -> 94
+    # CPU: 96 - (AKS's, the largest: 740m at 64 cores + 32 x 10m = 1.06; GKE's and EKS's 0.31)
+    #      - 1 (DaemonSets) = 93.94 -> 93
     # memory: 1152 - (4 x 0.25 + 4 x 0.2 + 8 x 0.1 + 112 x 0.06 + 1024 x 0.02 = 29.8) - 100/1024
     #         - 2 (DaemonSets) = 1120.10 -> 1120Gi
-    assert _host(files) == ("94", "1120Gi")
+    assert _host(files) == ("93", "1120Gi")
     header = by_path(files)["k8s/job.yaml"]
-    assert "# Each GPU pod requests 94 CPU and 1120Gi memory" in header
+    assert "# Each GPU pod requests 93 CPU and 1120Gi memory" in header
     assert "8 of the 8 GPUs of p4d.24xlarge (96 vCPUs, 1152 GiB)" in header
     assert "requests no CPU" not in by_path(files)["README.md"]
 
@@ -67,9 +68,9 @@ def test_an_eight_gpu_training_pod_requests_the_whole_node_less_the_reservations
 def test_each_pod_of_a_pytorchjob_requests_its_nodes_share(multinode_plan: LaunchSpec) -> None:
     # a3-highgpu-8g: 208 vCPUs, 1,872 GiB, 8 H100 a node, two nodes
     files = generate(stock_model(multinode_plan).with_host(208, 1872), "k8s")
-    # CPU: 208 - (0.08 + 204 x 0.0025 = 0.59) - 1 = 206.41 -> 206
+    # CPU: 208 - (740m + 144 x 10m = 2.18) - 1 = 204.82 -> 204
     # memory: 1872 - (9.32 + 1744 x 0.02 = 44.2) - 100/1024 - 2 = 1825.70 -> 1825Gi
-    assert _host(files) == ("206", "1825Gi")
+    assert _host(files) == ("204", "1825Gi")
     assert len(_containers(files)) == 2  # the Master's and the Worker's
 
 
@@ -83,7 +84,7 @@ def test_one_gpu_of_eight_serving_pod_requests_an_eighth(tmp_path: Path) -> None
     )
     assert spec.tensor_parallel * spec.pipeline_parallel == 1  # a replica of one GPU
     files = generate(spec.with_host(96, 1152), "k8s")
-    # (96 - 0.31 - 1) / 8 = 11.84 -> 11; (1152 - 29.8 - 0.1 - 2) / 8 = 140.01 -> 140Gi
+    # (96 - 1.06 - 1) / 8 = 11.74 -> 11; (1152 - 29.8 - 0.1 - 2) / 8 = 140.01 -> 140Gi
     assert _host(files) == ("11", "140Gi")
     assert "the share of 1 of the 8 GPUs of p4d.24xlarge" in by_path(files)["k8s/deployment.yaml"]
 
@@ -97,20 +98,20 @@ def _llm_batch_plan() -> LaunchSpec:
 
 def test_a_small_node_gives_millicores_and_a_batch_shard_its_share() -> None:
     files = generate(_llm_batch_plan().with_host(4, 32), "k8s")
-    # CPU: 4 - (0.06 + 0.01 + 0.01 = 0.08) - 1 = 2.92 -> 2.9 (100m steps below 8 cores) = 2900m
+    # CPU: 4 - (AKS's 140m at 4 cores; GKE's 0.08) - 1 = 2.86 -> 2.8 (100m steps below 8 cores) = 2800m
     # memory: 32 - (1 + 0.8 + 0.8 + 16 x 0.06 = 3.56) - 0.1 - 2 = 26.34 -> 26Gi
-    assert _host(files) == ("2900m", "26Gi")
+    assert _host(files) == ("2800m", "26Gi")
 
 
 def test_a_time_sliced_or_mig_replica_requests_its_part_of_a_gpus_share(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(FIXTURES / "plan_serve_llama_aws.json").with_host(4, 32)
-    # a quarter of g6e.xlarge's one GPU: 2.92 / 4 = 0.73 -> 700m; 26.34 / 4 = 6.59 -> 6Gi
+    # a quarter of g6e.xlarge's one GPU: 2.86 / 4 = 0.715 -> 700m; 26.34 / 4 = 6.59 -> 6Gi
     assert _host(generate(spec.with_serving(share_gpu=4), "k8s")) == ("700m", "6Gi")
     h100 = LaunchSpec.from_workload(
         serve_workload(tmp_path), gpu="H100-SXM", count=8, provider="aws", instance_type="p5.48xlarge"
     ).with_host(192, 2048)
     # a 3g.40gb slice: 3 of an H100's 7 compute slices, of one of p5.48xlarge's 8 GPUs
-    # CPU: (192 - (0.08 + 188 x 0.0025 = 0.55) - 1) x 3 / 56 = 10.20 -> 10
+    # CPU: (192 - (740m + 128 x 10m = 2.02) - 1) x 3 / 56 = 10.12 -> 10
     # memory: (2048 - (9.32 + 1920 x 0.02 = 47.72) - 0.1 - 2) x 3 / 56 = 107.05 -> 107Gi
     assert _host(generate(h100.with_serving(mig_profile="3g.40gb"), "k8s")) == ("10", "107Gi")
 

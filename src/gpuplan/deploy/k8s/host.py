@@ -21,8 +21,14 @@ Containers", https://kubernetes.io/docs/concepts/configuration/manage-resources-
   ``get_cpu_millicores_to_reserve``, "We are using these CPU ranges from GKE") and memory of
   255 MiB + 11 MiB per pod the node may hold (its ``get_memory_mebibytes_to_reserve``): less than
   GKE's tiers on a node of 128 GiB or more unless it may hold over 800 pods (9.3 GiB there), and
-  further below them on larger ones (1,152 GiB: 29.8 GiB). The larger reservation is taken, so the
-  request fits the allocatable of either.
+  further below them on larger ones (1,152 GiB: 29.8 GiB). AKS reserves more CPU than those tiers
+  (Microsoft Learn, "Node resource reservations in Azure Kubernetes Service (AKS)",
+  https://learn.microsoft.com/azure/aks/node-resource-reservations, read 2026-12-06: 60, 100, 140,
+  180, 260, 420 and 740 millicores for 1, 2, 4, 8, 16, 32 and 64 cores; between them taken on a
+  straight line, above 64 cores at the table's own 10 millicores a core from 8 cores on, an
+  assumption) and, from 1.29, memory of 20 MB per pod the node may hold + 50 MB (at most 25 %),
+  below GKE's tiers at its default 30 pods. The largest of these reservations is taken, CPU and
+  memory each, so that the request fits the allocatable of each.
 * DaemonSets (kube-proxy, the CNI's, the GPU Operator's, logging) request their share of the node
   too; :data:`DAEMONSET_VCPUS` and :data:`DAEMONSET_MEMORY_GIB` stand for them: an assumption, said
   in the manifest's header.
@@ -33,12 +39,15 @@ pressure, has pods evicted (only pods above their requests are evicted for memor
 held at its request is among the last). A CPU limit would throttle the data loaders and
 tokenizers of a GPU job while cores sit idle, so the pod may use spare CPU. The pods are therefore
 ``Burstable``, not ``Guaranteed`` (which needs a CPU limit equal to the request). A memory-backed
-``/dev/shm`` (an emptyDir of medium Memory) counts against the memory limit (Kubernetes docs,
-"Volumes", emptyDir).
+``/dev/shm`` (an emptyDir of medium Memory) counts against the memory limit, and holds at most the
+smaller of its ``sizeLimit`` and the pod's memory limits (Kubernetes API reference,
+``EmptyDirVolumeSource.sizeLimit``): a time-sliced replica's 8 GiB ``/dev/shm`` on a small node is
+held to the replica's memory.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -70,6 +79,32 @@ _MEMORY_TIERS: tuple[tuple[float, float], ...] = (
     (128, 0.06),
     (math.inf, 0.02),
 )
+#: AKS's CPU reservation, (cores, millicores) as its table gives it; above 64 cores the table's
+#: own step, 10 millicores a core (an assumption: the table stops at 64).
+_AKS_CPU_MILLICORES: tuple[tuple[float, float], ...] = (
+    (0, 0),
+    (1, 60),
+    (2, 100),
+    (4, 140),
+    (8, 180),
+    (16, 260),
+    (32, 420),
+    (64, 740),
+)
+_AKS_MILLICORES_PER_CORE_ABOVE = 10
+
+
+def _aks_cpu(cores: float) -> float:
+    """AKS's CPU reservation of a node of ``cores``, cores: its table, on a straight line between
+    its points, and its 10 millicores a core above 64."""
+    points = _AKS_CPU_MILLICORES
+    for (low, at_low), (high, at_high) in itertools.pairwise(points):
+        if cores <= high:
+            return (at_low + (at_high - at_low) * (cores - low) / (high - low)) / 1000
+    last, at_last = points[-1]
+    return (at_last + _AKS_MILLICORES_PER_CORE_ABOVE * (cores - last)) / 1000
+
+
 #: The kubelet's default hard-eviction threshold (``memory.available<100Mi``), GiB.
 _EVICTION_GIB = 100 / 1024
 
@@ -133,7 +168,8 @@ def host_share(spec: LaunchSpec, per_pod: int) -> HostShare | None:
     if vcpus is None or memory is None:
         return None
     share = pod_gpu_share(spec, per_pod) / spec.gpus_per_node
-    cpu = (vcpus - _tiered(vcpus, _CPU_TIERS) - DAEMONSET_VCPUS) * share
+    reserved_cpu = max(_tiered(vcpus, _CPU_TIERS), _aks_cpu(vcpus))
+    cpu = (vcpus - reserved_cpu - DAEMONSET_VCPUS) * share
     mem = (memory - _tiered(memory, _MEMORY_TIERS) - _EVICTION_GIB - DAEMONSET_MEMORY_GIB) * share
     # rounded down: whole cores and GiB where there are several, else steps of 100m and 256Mi
     cpu = math.floor(cpu) if cpu >= 8 else math.floor(cpu * 10) / 10

@@ -90,8 +90,8 @@ def host_words(spec: LaunchSpec, per_pod: int) -> str:
     return _(
         "Each GPU pod requests {cpu} CPU and {memory} memory (memory limited to it, CPU not): the share "
         "of {gpus} of the {n} GPUs of {instance} ({vcpus:g} vCPUs, {total:g} GiB), less the node's "
-        "reservation for the kubelet and the system (GKE's published tiers, the larger of GKE's and "
-        "EKS's) and {ds_cpu:g} vCPU and {ds_mem:g} GiB for DaemonSets (an assumption: check "
+        "reservation for the kubelet and the system (the largest of GKE's, EKS's and AKS's published "
+        "ones) and {ds_cpu:g} vCPU and {ds_mem:g} GiB for DaemonSets (an assumption: check "
         "`kubectl describe node`)."
     ).format(
         cpu=host.cpu,
