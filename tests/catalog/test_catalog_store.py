@@ -490,3 +490,18 @@ def test_alibabas_egress_figure_is_low_confidence_and_says_it_is_an_example(tmp_
     assert tier.price_per_gb == 0.123 and tier.region == "*"
     assert tier.confidence == "low"
     assert "example" in tier.description and "not a published price" in tier.description
+
+
+def test_an_instances_host_is_its_smallest_listed_size_and_unknown_stays_unknown(empty_store: Store) -> None:
+    from dataclasses import replace
+
+    rows = [
+        _row(30.0, "2026-11-01"),  # 96 vCPUs, 1,152 GiB
+        replace(_row(31.0, "2026-11-01"), region="xx-test-2", vcpus=92, memory_gib=None),
+    ]
+    empty_store.import_offers(rows, provider="aws", source="test")
+    # a region listing fewer vCPUs wins (a pod asking for more than its node has never starts);
+    # memory listed in one region only is that region's
+    assert empty_store.instance_host("aws", "p4d.24xlarge") == (8, 92, 1152)
+    assert empty_store.instance_host("aws", "p5.48xlarge") is None
+    assert empty_store.instance_host("gcp", "p4d.24xlarge") is None

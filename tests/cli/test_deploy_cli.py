@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpuplan.cli import main
 
@@ -602,3 +603,57 @@ def test_a_service_short_of_the_gpus_its_load_needs_is_refused_at_the_default_co
     assert code == 0 and f"warning: --count 1 is short of the {needed} x T4" in err, err
     code, _, err = _run(monkeypatch, capsys, *args, "--count", str(needed), "-o", str(tmp_path / "c"))
     assert code == 0 and "is short of" not in err, err
+
+
+def test_k8s_pods_request_their_share_of_the_catalogs_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o"
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "-t", "k8s", "-o", str(out))
+    assert code == 0, err
+    job = yaml.safe_load((out / "k8s" / "job.yaml").read_text())
+    resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
+    # the catalog's p4d.24xlarge: 96 vCPUs and 1,152 GiB for its 8 GPUs, all the pod's
+    # (96 - 1.06 - 1 = 93.94; 1152 - 29.8 - 0.1 - 2 = 1120.1: see tests/deploy/test_deploy_k8s_host.py)
+    assert resources["requests"] == {"cpu": "93", "memory": "1120Gi"}
+    assert resources["limits"] == {"nvidia.com/gpu": 8, "memory": "1120Gi"}
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["-t", "k8s", "--model-cache-pvc", "Llama_Weights"],
+            "error: --model-cache-pvc 'Llama_Weights' is not a Kubernetes object name (lower-case letters, "
+            "digits, '-' and '.', beginning and ending with a letter or digit, at most 253 characters); "
+            "did you mean 'llama-weights'?\n",
+        ),
+        (
+            ["-t", "docker", "--model-cache-pvc", "llama-weights"],
+            "error: --model-cache-pvc: only for --target k8s\n",
+        ),
+    ],
+)
+def test_a_bad_model_cache_pvc_is_one_line_and_writes_nothing(
+    args: list[str],
+    line: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "o"
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "-o", str(out), *args)
+    assert (code, err) == (1, line)
+    assert not out.exists()
+
+
+def test_a_model_cache_pvc_without_an_engine_is_said_to_have_no_effect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "-t", "k8s", "-o", str(out), "--model-cache-pvc", "w"
+    )
+    assert code == 0, err
+    assert "warning: --model-cache-pvc has no effect" in err
+    assert "claimName: w\n" not in (out / "k8s" / "job.yaml").read_text()

@@ -467,6 +467,29 @@ class Store:
         rows = self._query("SELECT DISTINCT provider, instance_type, gpu, gpu_count FROM offers")
         return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
 
+    def instance_host(
+        self, provider: str, instance_type: str
+    ) -> tuple[float, float | None, float | None] | None:
+        """(GPUs, vCPUs, memory GiB) of one instance of ``instance_type`` on ``provider``; None where
+        the catalog lists no such instance. A figure the catalog does not list is None; one listed
+        at several sizes (a row per region) is the smallest: unknown is never the best case, and a
+        pod that asks for more than its node has never starts."""
+        rows = self._query(
+            "SELECT DISTINCT gpu_count, vcpus, memory_gib FROM offers "
+            "WHERE provider = :provider AND instance_type = :instance_type",
+            {"provider": provider, "instance_type": instance_type},
+        )
+        if not rows:
+            return None
+
+        def least(values: list[float | None]) -> float | None:
+            known = [v for v in values if v is not None]
+            return min(known) if known else None
+
+        gpus = least([r.gpu_count for r in rows])
+        assert gpus is not None  # gpu_count is never null
+        return gpus, least([r.vcpus for r in rows]), least([r.memory_gib for r in rows])
+
     def instance_networks(self, gpu: str) -> dict[tuple[str, str], tuple[float | None, str | None]]:
         """(provider, instance type) -> (network Gbit/s, network kind) for every instance type of
         ``gpu`` (its canonical id); None where the catalog does not list it. An instance type listed

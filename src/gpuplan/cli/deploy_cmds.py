@@ -17,6 +17,7 @@ from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.cli.deploy_checks import Instances, Network
+    from gpuplan.deploy import LaunchSpec
     from gpuplan.deploy.base import GeneratedFile
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
@@ -116,6 +117,17 @@ def deploy(
             show_default=False,
         ),
     ] = None,
+    model_cache_pvc: Annotated[
+        str | None,
+        typer.Option(
+            "--model-cache-pvc",
+            help="k8s, a serving or batch engine: keep the model's weights on this existing "
+            "PersistentVolumeClaim (ReadWriteMany for pods on several nodes) instead of downloading them "
+            "in every pod that starts.",
+            metavar="NAME",
+            show_default=False,
+        ),
+    ] = None,
     own_cluster: Annotated[
         bool,
         typer.Option(
@@ -145,6 +157,7 @@ def deploy(
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
     from gpuplan.deploy.engine import (
         ON_GPU_UTILISATION,
+        batch_engine_launch,
         engine_launch,
         unchecked_context,
         unpriced_share,
@@ -159,6 +172,12 @@ def deploy(
         raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
     if own_cluster and generator.name != "k8s":
         raise InputError.worded(N_("--own-cluster: only for --target k8s"))
+    if model_cache_pvc is not None:
+        from gpuplan.deploy.grammar import check_object_name
+
+        if generator.name != "k8s":
+            raise InputError.worded(N_("--model-cache-pvc: only for --target k8s"))
+        check_object_name(model_cache_pvc, "--model-cache-pvc")  # before anything is read or traced
     lengths = None
     if trace is not None:
         from gpuplan.simulate import read_trace_csv
@@ -317,6 +336,12 @@ def deploy(
                 "served by vLLM or SGLang); this deploy runs none"
             )
         )
+    if generator.name == "k8s" and spec.provider and spec.instance_type:
+        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists them
+        spec = _with_catalog_host(ctx, spec)
+    if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
+        line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")
+        typer.echo(_("warning: {line}").format(line=line), err=True)
     if unpriced := unpriced_share(spec):
         typer.echo(_("note: {line}").format(line=unpriced), err=True)
     if unread := unread_config_warning(spec):
@@ -331,6 +356,7 @@ def deploy(
         base_image=base_image,
         steps=steps,
         out_dir=_absolute(out),
+        model_cache_pvc=model_cache_pvc,
     )
     if spec.chosen_because:
         typer.echo(spec.chosen_because, err=True)
@@ -428,6 +454,24 @@ def _catalog_instances(ctx: typer.Context) -> Instances | None:
         return None
     try:
         return store.known_instances()
+    finally:
+        store.close()
+
+
+def _with_catalog_host(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
+    """``spec`` with its instance's vCPUs and memory as the catalog lists them
+    (:func:`~gpuplan.deploy.k8s.host.catalog_host`); unchanged where the catalog cannot be opened."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.deploy.k8s.host import catalog_host
+    from gpuplan.errors import StoreError
+
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return spec
+    try:
+        return catalog_host(spec, store)
     finally:
         store.close()
 

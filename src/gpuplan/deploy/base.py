@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from gpuplan.deploy.grammar import check_image
+from gpuplan.deploy.grammar import check_image, check_object_name
 from gpuplan.deploy.runs import RUN_ID, new_run_id
 from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
@@ -86,7 +86,12 @@ def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:
 #: The options of :class:`GenerateOptions` as ``gpuplan deploy`` names them (the output folder is
 #: named in words: ``--out`` may be relative, the folder it names is what the message is about).
 OPTION_FLAGS: Mapping[str, str] = MappingProxyType(
-    {"image": "--image", "base_image": "--base-image", "steps": "--steps"}
+    {
+        "image": "--image",
+        "base_image": "--base-image",
+        "steps": "--steps",
+        "model_cache_pvc": "--model-cache-pvc",
+    }
 )
 #: The same options as the service's deploy request names them (``POST /api/v1/deploy``).
 OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
@@ -112,6 +117,11 @@ class GenerateOptions:
     ``workdir`` from the folder ``sky`` is run in (its docs, "Syncing Code, Git, and Files"), so
     ``workdir: .`` would upload whatever folder that is."""
 
+    model_cache_pvc: str | None = None
+    """Kubernetes: an existing PersistentVolumeClaim that holds a serving or batch engine's model
+    cache (ReadWriteMany where pods on several nodes mount it), so a pod that starts again finds the
+    weights downloaded; None = an emptyDir, downloaded again by every pod that starts."""
+
     run_id: str = field(default_factory=new_run_id)
     """This deploy's run (:mod:`gpuplan.deploy.runs`): the storage the run checkpoints to and resumes
     from is named with it (SkyPilot's bucket, the Kubernetes PVC), so that a new deploy never
@@ -126,6 +136,7 @@ class GenerateOptions:
         # Both images reach a Dockerfile FROM line and manifests: a strict reference grammar.
         check_image(self.image, self.names["image"])
         check_image(self.base_image, self.names["base_image"])
+        check_object_name(self.model_cache_pvc, self.names.get("model_cache_pvc", "model_cache_pvc"))
         if self.out_dir is not None:
             check_out_dir(self.out_dir, self.names.get("out_dir"))
         if not (isinstance(self.run_id, str) and RUN_ID.fullmatch(self.run_id)):

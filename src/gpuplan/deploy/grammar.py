@@ -12,6 +12,10 @@ Sources of the grammars:
   (kubernetes.io/docs/concepts/overview/working-with-objects/labels/, "Syntax and character set";
   the same regex is ``LabelValueFmt`` in k8s.io/apimachinery ``validation.go``).
 * DNS-1123 labels (object names): ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``, at most 63 characters.
+* DNS-1123 subdomains (the names of most objects, a PersistentVolumeClaim's among them): at most
+  253 characters, ``[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*``
+  (kubernetes.io/docs/concepts/overview/working-with-objects/names/, "DNS Subdomain Names";
+  ``IsDNS1123Subdomain`` in k8s.io/apimachinery ``validation.go``).
 * Container image references: the distribution/reference grammar (github.com/distribution/reference
   ``regexp.go``): lower-case path components joined by ``.``, ``_``, ``__`` or ``-``, an optional
   registry host with port, a tag ``[\\w][\\w.-]{0,127}`` and/or a digest ``@sha256:<64 hex>``.
@@ -38,6 +42,7 @@ __all__ = [
     "K8S_LABEL_VALUE",
     "MAX_TEXT_CHARS",
     "check_image",
+    "check_object_name",
     "hf_repo_id",
     "k8s_label_value",
     "plain_text",
@@ -47,6 +52,8 @@ __all__ = [
 K8S_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 K8S_LABEL_VALUE_MAX_CHARS = 63
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+DNS_SUBDOMAIN_MAX_CHARS = 253
 ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 #: ``vllm``, ``sglang``, or either pinned: ``vllm==0.8.5``, ``sglang==0.4.6.post1``.
 ENGINE_PIN = re.compile(r"(?P<name>vllm|sglang)(?:==(?P<version>\d{1,6}\.\d{1,6}[A-Za-z0-9.+-]{0,40}))?")
@@ -87,6 +94,10 @@ MAX_JOB_HOURS = 8766.0
 MAX_CHECKPOINT_INTERVAL_MIN = 525_960.0
 MAX_GRADIENT_ACCUMULATION = 100_000
 MAX_REPLICAS = 10_000
+#: Bounds of an instance's host as the catalog lists it (the largest GPU hosts have a few hundred
+#: vCPUs and a few TiB): a figure past them is a bad row, not a machine.
+MAX_HOST_VCPUS = 4096.0
+MAX_HOST_MEMORY_GIB = 65_536.0
 #: Requests one engine replica runs at once: SGLang's largest default ``max_running_requests`` is
 #: 4096, vLLM's ``max_num_seqs`` 1024; a larger count is a setting no engine starts with.
 MAX_ENGINE_SLOTS = 65_536
@@ -174,6 +185,32 @@ def check_image(image: str | None, option: str) -> str | None:
             image=image[:60],
         )
     return image
+
+
+def check_object_name(name: str | None, option: str) -> str | None:
+    """The name of an existing Kubernetes object (``--model-cache-pvc``): a DNS-1123 subdomain, or
+    DeployError in one line with the nearest valid name (``Model_Cache`` → ``model-cache``)."""
+    if name is None:
+        return None
+    if len(name) <= DNS_SUBDOMAIN_MAX_CHARS and name.isascii() and DNS_SUBDOMAIN.fullmatch(name):
+        return name
+    # lower case, every other character a dash, no dash or dot at the ends or beside a dot
+    near = re.sub(r"[^a-z0-9.]+", "-", name.lower())
+    near = re.sub(r"-*\.[-.]*", ".", near).strip("-.")[:DNS_SUBDOMAIN_MAX_CHARS].strip("-.")
+    fits = bool(near) and near.isascii() and DNS_SUBDOMAIN.fullmatch(near) is not None
+    text = (
+        N_(
+            "{option} {name!r} is not a Kubernetes object name (lower-case letters, digits, '-' and "
+            "'.', beginning and ending with a letter or digit, at most {limit} characters); did you "
+            "mean {near!r}?"
+        )
+        if fits
+        else N_(
+            "{option} {name!r} is not a Kubernetes object name (lower-case letters, digits, '-' and "
+            "'.', beginning and ending with a letter or digit, at most {limit} characters)"
+        )
+    )
+    raise DeployError.worded(text, option=option, name=name[:60], limit=DNS_SUBDOMAIN_MAX_CHARS, near=near)
 
 
 def k8s_label_value(value: str) -> str | None:

@@ -47,6 +47,8 @@ from gpuplan.deploy.grammar import (
     MAX_ENGINE_SLOTS,
     MAX_EPOCHS,
     MAX_GRADIENT_ACCUMULATION,
+    MAX_HOST_MEMORY_GIB,
+    MAX_HOST_VCPUS,
     MAX_IMAGE_SIZE,
     MAX_JOB_HOURS,
     MAX_NODES,
@@ -297,6 +299,12 @@ class LaunchSpec(BaseModel):
     (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
     the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
     disk_size_gb: int = Field(default=256, ge=10)
+    host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
+    """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
+    None: not known (no instance, or the catalog does not say), and no pod requests CPU."""
+    host_memory_gib: float | None = Field(default=None, gt=0, le=MAX_HOST_MEMORY_GIB)
+    """Host memory of one instance of :attr:`instance_type`, GiB, as the catalog lists it; None: not
+    known, and no pod requests memory."""
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
     engine_slots: EngineSlots | None = None
@@ -386,6 +394,13 @@ class LaunchSpec(BaseModel):
         as ``gpuplan.api.engine_batch_slots`` counted them."""
         # as a mapping: an instance would be taken without its bounds checked
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
+
+    def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
+        """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as
+        the catalog lists it for :attr:`instance_type`."""
+        return LaunchSpec.model_validate(
+            {**self.model_dump(), "host_vcpus": vcpus, "host_memory_gib": memory_gib}
+        )
 
     @field_validator("name")
     @classmethod

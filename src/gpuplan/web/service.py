@@ -523,6 +523,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.grammar import check_image
+    from gpuplan.deploy.k8s.host import catalog_host
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_, _
@@ -594,6 +595,9 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             spec = spec.with_engine_slots(slots)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
+    if generator.name == "k8s":
+        # the pods request their GPUs' share of the instance's CPU and memory, as the CLI's do
+        spec = catalog_host(spec, store)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         if notes:

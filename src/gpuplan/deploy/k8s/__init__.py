@@ -10,7 +10,14 @@ from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, 
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
-from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
+from gpuplan.deploy.k8s.pods import host_readme_words
+from gpuplan.deploy.k8s.serving import (
+    HF_TOKEN_SECRET,
+    in_flight_target,
+    model_cache_words,
+    quantity,
+    serving_manifests,
+)
 from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
 from gpuplan.deploy.spec import (
     LaunchSpec,
@@ -138,8 +145,16 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
             ).format(claim=checkpoint_claim(spec, options), name=spec.name)
         )
+    per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
+    manifest = (
+        "k8s/deployment.yaml" if serving else "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
+    )
+    if (host := host_readme_words(spec, per_pod, manifest)) is not None:
+        extra.append(host)
     if serving:
         extra.append(serving_note(spec))
+        if engine_launch(spec) is not None:
+            extra.append(model_cache_words(options, _serving_pods_many(spec)))
         if (held := committed_ceiling_words(spec)) is not None:
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
@@ -259,6 +274,12 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")
         )
     return extra
+
+
+def _serving_pods_many(spec: LaunchSpec) -> bool:
+    """Whether the service may run replicas on several nodes (more than one replica at its most)."""
+    assert spec.serving is not None  # an engine serves a serving block
+    return max(spec.serving.max_replicas, spec.serving.launch_replicas) > 1
 
 
 def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:

@@ -36,8 +36,17 @@ from gpuplan.deploy.batch import (
 from gpuplan.deploy.engine import EngineLaunch, batch_engine_launch
 from gpuplan.deploy.images import FILES_IMAGE, side_image_note
 from gpuplan.deploy.k8s.nodes import placement
-from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
-from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET
+from gpuplan.deploy.k8s.pods import (
+    CODE_DIR,
+    code_configmap,
+    container_image,
+    gpu_resources,
+    host_readme_words,
+    host_words,
+    labels,
+    pod_spec,
+)
+from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET, model_cache_volume, model_cache_words
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
@@ -144,8 +153,9 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     volumes = [{"name": "data", "persistentVolumeClaim": {"claimName": f"{spec.name}-data"}}]
     mounts = [{"name": "data", "mountPath": DATA_DIR}]
     if launch is not None:
-        # the weights, downloaded once per pod and kept for its chunks (each starts the engine anew)
-        volumes.append({"name": "model-cache", "emptyDir": {}})
+        # the weights, downloaded once per pod and kept for its chunks (each starts the engine
+        # anew); on --model-cache-pvc, once for every pod
+        volumes.append(model_cache_volume(options))
         mounts.append({"name": "model-cache", "mountPath": HF_CACHE_DIR})
     pod = pod_spec(
         spec,
@@ -273,7 +283,10 @@ def batch_manifests(
     files.append(
         GeneratedFile(
             path="k8s/job.yaml",
-            content=dump_documents([_job(spec, options)], header + (f"\n{notes}" if notes else "")),
+            content=dump_documents(
+                [_job(spec, options)],
+                header + (f"\n{notes}" if notes else "") + "\n" + host_words(spec, shard_gpus(spec)),
+            ),
         )
     )
     return files
@@ -294,6 +307,12 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         "every shard has gone through its inputs."
     ).format(shards=shards)
     launch = batch_engine_launch(spec)
+    host = host_readme_words(spec, shard_gpus(spec), "k8s/job.yaml")
+    runs = sentences(
+        runs,
+        *([host] if host else []),
+        *([model_cache_words(options, shards > 1)] if launch is not None else []),
+    )
     copy_in = sentences(
         _storage_first(spec),
         _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),

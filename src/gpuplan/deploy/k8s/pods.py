@@ -6,10 +6,21 @@ from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import base_image
+from gpuplan.deploy.k8s.host import DAEMONSET_MEMORY_GIB, DAEMONSET_VCPUS, host_share
 from gpuplan.deploy.k8s.nodes import Placement
 from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.i18n.messages import _
 
-__all__ = ["CODE_DIR", "code_configmap", "container_image", "gpu_resources", "labels", "pod_spec"]
+__all__ = [
+    "CODE_DIR",
+    "code_configmap",
+    "container_image",
+    "gpu_resources",
+    "host_readme_words",
+    "host_words",
+    "labels",
+    "pod_spec",
+]
 
 #: Where train.py and launch.sh live in the container (the Dockerfile's WORKDIR too).
 CODE_DIR = "/workspace"
@@ -44,12 +55,76 @@ def code_configmap(spec: LaunchSpec, files: list[GeneratedFile]) -> dict[str, An
 
 
 def gpu_resources(spec: LaunchSpec, per_pod: int) -> dict[str, Any]:
-    """Extended resources are requested through limits (requests default to them)."""
+    """The GPUs of a pod of ``per_pod`` GPUs, and the host CPU and memory of their share of the
+    node where the instance's are known (:func:`~gpuplan.deploy.k8s.host.host_share`: memory
+    limited to its request, CPU not limited). Extended resources are requested through limits
+    (requests default to them, resource by resource)."""
     serving = spec.serving
     if serving and serving.mig_profile:
         # One MIG slice per replica: the device plugin's "mixed" strategy names each profile.
-        return {"limits": {f"nvidia.com/mig-{serving.mig_profile}": 1}}
-    return {"limits": {"nvidia.com/gpu": per_pod}}
+        gpus: dict[str, Any] = {f"nvidia.com/mig-{serving.mig_profile}": 1}
+    else:
+        gpus = {"nvidia.com/gpu": per_pod}
+    host = host_share(spec, per_pod)
+    if host is None:
+        return {"limits": gpus}
+    return {
+        "requests": {"cpu": host.cpu, "memory": host.memory},
+        "limits": {**gpus, "memory": host.memory},
+    }
+
+
+def host_words(spec: LaunchSpec, per_pod: int) -> str:
+    """The manifest header's line on the host CPU and memory each GPU pod requests, or on why it
+    requests none and what to fill in, in the user's language."""
+    host = host_share(spec, per_pod)
+    instance = spec.instance_type or _("the node")
+    if host is None:
+        return _(
+            "NB: no CPU or memory requested: the vCPUs and memory of {instance} are not known here. Add "
+            "resources.requests cpu and memory (and a memory limit) to each GPU container: the node's "
+            "allocatable (`kubectl describe node`) less its DaemonSets', times the pod's GPUs over the "
+            "node's. Without them the pod is BestEffort, the first evicted when the node runs short of "
+            "memory."
+        ).format(instance=instance)
+    return _(
+        "Each GPU pod requests {cpu} CPU and {memory} memory (memory limited to it, CPU not): the share "
+        "of {gpus} of the {n} GPUs of {instance} ({vcpus:g} vCPUs, {total:g} GiB), less the node's "
+        "reservation for the kubelet and the system (the largest of GKE's, EKS's and AKS's published "
+        "ones) and {ds_cpu:g} vCPU and {ds_mem:g} GiB for DaemonSets (an assumption: check "
+        "`kubectl describe node`)."
+    ).format(
+        cpu=host.cpu,
+        memory=host.memory,
+        gpus=_fraction(host.share * spec.gpus_per_node),
+        n=spec.gpus_per_node,
+        instance=instance,
+        vcpus=spec.host_vcpus,
+        total=spec.host_memory_gib,
+        ds_cpu=DAEMONSET_VCPUS,
+        ds_mem=DAEMONSET_MEMORY_GIB,
+    )
+
+
+def host_readme_words(spec: LaunchSpec, per_pod: int, manifest: str) -> str | None:
+    """The README's sentence where the pods request no host CPU or memory (the instance's not
+    known): what to fill in, and where; None where they request their share."""
+    if host_share(spec, per_pod) is not None:
+        return None
+    return _(
+        "The GPU pods request no CPU or memory: the vCPUs and memory of {instance} are not known here "
+        "(deploy a plan whose instance the catalog lists them for, or add them yourself as the header "
+        "of {manifest} says). Without them a pod is BestEffort, the first evicted when its node runs "
+        "short of memory, and may be placed on a node without the memory its model needs."
+    ).format(instance=spec.instance_type or _("the node"), manifest=manifest)
+
+
+def _fraction(gpus: float) -> str:
+    """GPUs as the shortest fraction: 8, 1, 1/4 (a time-sliced share), 3/7 (a MIG slice)."""
+    from fractions import Fraction
+
+    f = Fraction(gpus).limit_denominator(64)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
 def pod_spec(

@@ -37,12 +37,27 @@ from gpuplan.deploy.engine import (
     engine_launch,
 )
 from gpuplan.deploy.k8s.nodes import placement
-from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.k8s.pods import (
+    CODE_DIR,
+    code_configmap,
+    container_image,
+    gpu_resources,
+    host_words,
+    labels,
+    pod_spec,
+)
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "quantity", "serving_manifests"]
+__all__ = [
+    "GPU_UTIL_METRIC",
+    "in_flight_target",
+    "model_cache_volume",
+    "model_cache_words",
+    "quantity",
+    "serving_manifests",
+]
 
 GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
 SERVE_PORT = 8000
@@ -69,6 +84,36 @@ HF_TOKEN_SECRET = "hf-token"
 #: startup probe allows 10 s x 180 = 30 min (ENGINE_STARTUP_S) before liveness takes over.
 _STARTUP_PERIOD_S = 10
 _STARTUP_FAILURES = ENGINE_STARTUP_S // _STARTUP_PERIOD_S
+
+
+def model_cache_volume(options: GenerateOptions) -> dict[str, Any]:
+    """The engine's weights cache: the user's PersistentVolumeClaim (``--model-cache-pvc``), which
+    keeps them across pod starts, or an emptyDir, which a new pod fills by downloading them again."""
+    if options.model_cache_pvc:
+        return {"name": "model-cache", "persistentVolumeClaim": {"claimName": options.model_cache_pvc}}
+    return {"name": "model-cache", "emptyDir": {}}
+
+
+def model_cache_words(options: GenerateOptions, many: bool) -> str:
+    """The README's sentence on where the weights are kept, and what a start costs; ``many``: pods
+    of several nodes mount the cache (replicas, shards)."""
+    if options.model_cache_pvc:
+        if many:
+            return _(
+                "The model's weights are kept on the PersistentVolumeClaim `{claim}` (mounted at {path}): "
+                "create it before applying, ReadWriteMany, since pods on several nodes mount it; the "
+                "first pod downloads them, the next ones read them there."
+            ).format(claim=options.model_cache_pvc, path=HF_CACHE_DIR)
+        return _(
+            "The model's weights are kept on the PersistentVolumeClaim `{claim}` (mounted at {path}): "
+            "create it before applying; the first pod downloads them, the next ones read them there."
+        ).format(claim=options.model_cache_pvc, path=HF_CACHE_DIR)
+    return _(
+        "Every pod that starts downloads the model's weights again (an emptyDir at {path}): minutes "
+        "of a paid GPU node for a large model, and traffic from the Hub. `gpuplan deploy ... "
+        "--model-cache-pvc NAME` mounts an existing PersistentVolumeClaim there instead (ReadWriteMany "
+        "where pods on several nodes share it)."
+    ).format(path=HF_CACHE_DIR)
 
 
 def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
@@ -106,8 +151,8 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             placement(spec),
             container=_engine_container(launch, spec, options),
             code_files=False,
-            # per pod: weights are downloaded again by a new pod; a ReadWriteMany PVC here keeps them
-            volumes=[{"name": "model-cache", "emptyDir": {}}],
+            # an emptyDir: weights downloaded again by every new pod; --model-cache-pvc keeps them
+            volumes=[model_cache_volume(options)],
             mounts=[{"name": "model-cache", "mountPath": HF_CACHE_DIR}],
             # tensor-parallel workers share tensors through /dev/shm (vLLM "Deploying with Docker")
             shm_gib=8,
@@ -431,7 +476,9 @@ def serving_manifests(
                     name=spec.name, gpu=spec.gpu or _("a GPU")
                 )
                 + share
-                + notes,
+                + notes
+                + "\n"
+                + host_words(spec, spec.tensor_parallel * spec.pipeline_parallel),
             ),
         )
     )

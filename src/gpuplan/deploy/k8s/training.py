@@ -9,7 +9,15 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
-from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.k8s.pods import (
+    CODE_DIR,
+    code_configmap,
+    container_image,
+    gpu_resources,
+    host_words,
+    labels,
+    pod_spec,
+)
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
@@ -286,6 +294,7 @@ def training_manifests(
     header = _("{name}: {what}, {nodes} x {per_node} {gpu}").format(
         name=spec.name, what=what, nodes=spec.nodes, per_node=spec.gpus_per_node, gpu=spec.gpu or "GPU"
     ) + (f"\n{notes}" if notes else "")
+    header += "\n" + host_words(spec, spec.gpus_per_node)
     if spec.nodes > 1:
         header += "\n" + pytorchjob_backoff_limit(spec)[1]
     files.append(GeneratedFile(path=path, content=dump_documents([job], header)))
