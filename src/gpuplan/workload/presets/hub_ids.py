@@ -29,6 +29,10 @@ HF_MODEL_IDS: Mapping[str, str] = MappingProxyType(
         "llama-70b": "meta-llama/Llama-3.1-70B",
         "qwen3-0.6b": "Qwen/Qwen3-0.6B",
         "qwen3-14b": "Qwen/Qwen3-14B",
+        "qwen2.5-7b": "Qwen/Qwen2.5-7B",
+        "qwen2.5-14b": "Qwen/Qwen2.5-14B",
+        "qwen2.5-32b": "Qwen/Qwen2.5-32B",
+        "qwen2.5-72b": "Qwen/Qwen2.5-72B",
         "mistral-7b": "mistralai/Mistral-7B-Instruct-v0.3",
     }
 )
@@ -48,6 +52,11 @@ INSTRUCT_MODEL_IDS: Mapping[str, str] = MappingProxyType(
         "llama-8b": "meta-llama/Llama-3.1-8B-Instruct",
         "llama-13b": "meta-llama/Llama-2-13b-chat-hf",
         "llama-70b": "meta-llama/Llama-3.1-70B-Instruct",
+        # Qwen's instruction-tuned Qwen2.5 checkpoints (the Qwen2.5 collection on the Hub)
+        "qwen2.5-7b": "Qwen/Qwen2.5-7B-Instruct",
+        "qwen2.5-14b": "Qwen/Qwen2.5-14B-Instruct",
+        "qwen2.5-32b": "Qwen/Qwen2.5-32B-Instruct",
+        "qwen2.5-72b": "Qwen/Qwen2.5-72B-Instruct",
     }
 )
 

@@ -127,6 +127,20 @@ def _llama_arch(
     )  # fmt: skip
 
 
+def _qwen25(
+    size: str, layers: int, hidden: int, heads: int, kv_heads: int, inter: int, params: int
+) -> PresetInfo:
+    """A Qwen2.5 dense model from its config.json on the Hugging Face Hub (``Qwen/Qwen2.5-<size>``):
+    vocab 152,064, untied head, RoPE θ 1e6, RMSNorm ε 1e-6, 32,768 positions."""
+    return PresetInfo(
+        name=f"qwen2.5-{size}", family="decoder", modality="text", loader=_llama, expected_params=params,
+        source=f"Qwen/Qwen2.5-{size.upper()} config.json ({layers} layers, {hidden}, GQA {heads}/{kv_heads}, "
+               f"FFN {inter}, vocab 152,064, untied head; q/k/v biases not traced)",
+        arch=_llama_arch(layers, hidden, heads, kv_heads, inter, 152064, 32768, rope_theta=1e6,
+                         norm_eps=1e-6),
+    )  # fmt: skip
+
+
 # Dropouts as the published configs set them: bert-base/large-uncased config.json
 # hidden_dropout_prob and attention_probs_dropout_prob 0.1, t5-base dropout_rate 0.1; torchvision's
 # vit_b_16 (dropout 0.0, attention_dropout 0.0), ResNets and the Llama/OLMo configs (attention_dropout
@@ -232,6 +246,16 @@ PRESETS: dict[str, PresetInfo] = {
                           "vocab 151,936, untied head; QK-norm not traced)",
                    arch=Arch(layers=40, hidden=5120, heads=40, kv_heads=8, head_dim=128, intermediate=17408,
                              vocab=151936, max_positions=40960, rope_theta=1e6, norm_eps=1e-6)),
+        # Qwen2.5 dense models (their config.json on the Hugging Face Hub, Qwen/Qwen2.5-7B, -14B, -32B
+        # and -72B, the configuration shared by their -Instruct checkpoints but for the context
+        # length): Llama blocks with GQA, head_dim 128, vocab 152,064, untied head, RoPE θ 1e6. The
+        # q/k/v projections carry biases (layers × (heads + 2 × kv_heads) × 128 parameters), traced
+        # here as the Llama block without them; the published totals (model cards: 7.61B, 14.7B,
+        # 32.5B, 72.7B) are these plus the biases.
+        _qwen25("7b", 28, 3584, 28, 4, 18944, 7_615_487_488),  # 7,615,616,512 with the biases
+        _qwen25("14b", 48, 5120, 40, 8, 13824, 14_769_689_600),  # 14,770,033,664 with them
+        _qwen25("32b", 64, 5120, 40, 8, 27648, 32_763_417_600),  # 32,763,876,352 with them
+        _qwen25("72b", 80, 8192, 64, 8, 29568, 72_705_384_448),  # 72,706,203,648 with them
         PresetInfo(name="mistral-7b", family="decoder", modality="text", loader=_llama,
                    expected_params=7_248_023_552,
                    source="mistralai/Mistral-7B-Instruct-v0.3 config.json (32 layers, 4096, GQA 32/8, "
