@@ -22,6 +22,7 @@ __all__ = [
     "DiscountItem",
     "DiscountsDocument",
     "ErrorDocument",
+    "ErrorKind",
     "HealthDocument",
     "JobDocument",
     "PriceChangeItem",
@@ -36,17 +37,48 @@ __all__ = [
 SERVE_SCHEMA_VERSION = 1
 
 
+#: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
+#: with its one HTTP status: ``invalid_request`` 400 (a value, key or body refused, by the request's
+#: schema or by a check of the value: ``field`` names the value where one is at fault),
+#: ``unauthorized`` 401 (no token, or an unknown, revoked or expired one), ``forbidden`` 403 (the
+#: token's scope, or another team's workload or plan), ``not_found`` 404 (nothing at the address: a
+#: job, a saved plan, a discount to remove, a page), ``method_not_allowed`` 405, ``too_large`` 413
+#: (the body), ``infeasible`` 422 (a valid request that nothing meets: no option fits the
+#: constraints), ``cannot_estimate`` 422 (a valid request whose workload cannot be traced or
+#: estimated), ``rate_limited`` 429 (too many requests this minute: wait ``Retry-After``),
+#: ``unavailable`` 503 (the database does not answer), ``internal_error`` 500 (a fault of the
+#: service's own). Stable: a kind is never renamed; a new one may be added.
+ErrorKind = Literal[
+    "invalid_request",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "method_not_allowed",
+    "too_large",
+    "infeasible",
+    "cannot_estimate",
+    "rate_limited",
+    "unavailable",
+    "internal_error",
+]
+
+
 class ErrorDocument(Document):
-    """What every refused request gets: one line, in the request's language."""
+    """What every refused request gets: one line, in the request's language, and its kind."""
 
     schema_version: int = SERVE_SCHEMA_VERSION
     error: str
     """What is wrong and how to fix it."""
-    kind: str
-    """The error's class (``InputError``, ``NotFoundError``, ``unauthorized`` …)."""
+    kind: ErrorKind
+    """What kind of refusal it is, for a client to act on (one HTTP status each; 422 has two):
+    ``invalid_request`` 400, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404,
+    ``method_not_allowed`` 405, ``too_large`` 413, ``infeasible`` 422 (nothing meets the
+    constraints), ``cannot_estimate`` 422 (the workload cannot be traced or estimated),
+    ``rate_limited`` 429, ``unavailable`` 503 (the database), ``internal_error`` 500. Stable: a
+    kind is never renamed; a new one may be added."""
     field: str | None = None
-    """For a request refused (400) for one of its values or keys, whoever refused it (the request's
-    schema, ``invalid_request``, or a check of the value): that value's field or parameter as the
+    """For a request refused (400, ``invalid_request``) for one of its values or keys, whoever
+    refused it (the request's schema or a check of the value): that value's field or parameter as the
     request names it (``max_price``, ``deadline``, ``count``, ``slo``, ``workload.inputs.batch_size``,
     ``workload.model.python``, ``hf_config_json``, ``usage.constraints.providers``, ``job_id``; a
     list's item by its index, ``gpus[0]``, ``policies[1]``; a misspelt key by its own path,

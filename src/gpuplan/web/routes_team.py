@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,7 +33,7 @@ from gpuplan.web.requests import (
     SavePlanRequest,
     SaveWorkloadRequest,
 )
-from gpuplan.web.routes_api import _ERRORS, job_document
+from gpuplan.web.routes_api import _ERRORS, _query_named, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
 
 __all__ = ["router"]
@@ -41,6 +42,12 @@ router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRo
 #: The largest id the catalog's id columns hold on every database: PostgreSQL's ``integer`` (4 bytes;
 #: SQLite's hold 8). A larger one is a 400, not a 500 ("integer out of range" on PostgreSQL).
 _MAX_ID = 2**31 - 1
+
+
+def _team_named() -> AbstractContextManager[None]:
+    """An unknown team refused as the ``team`` query parameter that named it (``field``)."""
+    return _query_named({"team": "team"})
+
 
 Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
 #: A team, as its tokens name it (``gpuplan serve token create --team``).
@@ -163,7 +170,8 @@ def plans(
         store = _store(request)
         records = TeamStore(store.engine)
         if team is not None:
-            records.check_known_team(team)
+            with _team_named():
+                records.check_known_team(team)
         return {"plans": [saved_plan_item(p, store) for p in records.plans(month, team=team)]}
 
 
@@ -251,7 +259,8 @@ def budget(
     from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
 
-    with use_language(caller.lang):  # a budget given in yuan says its conversion in the reader's language
+    # a budget given in yuan says its conversion in the reader's language
+    with use_language(caller.lang), _team_named():
         return budget_document(_store(request), month, team)
 
 
@@ -280,9 +289,10 @@ def set_budget(
             assert rate is not None  # cny_in_usd refuses a budget in yuan without one
             given_cny = (body.amount_cny, rate)
         assert amount is not None  # the request holds one amount
-        TeamStore(store.engine).set_budget(
-            month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
-        )
+        with _team_named():
+            TeamStore(store.engine).set_budget(
+                month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
+            )
         return budget_document(store, month, team)
 
 
