@@ -142,6 +142,10 @@ class WorkloadsDocument(Document):
     schema_version: int = SERVE_SCHEMA_VERSION
     workloads: list[WorkloadVersionItem]
     """Newest version first within each name."""
+    unchanged: bool | None = None
+    """For a save: true when the workload sent is its newest version's already, which is the one
+    listed (no version added; answered 200, not 201); false when it was kept as a new version.
+    None in a listing."""
 
 
 class SavedPlanItem(Document):

@@ -9,11 +9,11 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from gpuplan.documents.serve import (
     AuditDocument,
@@ -35,6 +35,9 @@ from gpuplan.web.requests import (
 )
 from gpuplan.web.routes_api import _ERRORS, _query_named, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.team_store import SavedWorkload
 
 __all__ = ["router"]
 
@@ -130,15 +133,29 @@ def workloads(
     from gpuplan.catalog.team_store import TeamStore
 
     found = TeamStore(_store(request).engine).workload_versions(name)
-    return {"workloads": [vars(w) for w in found]}
+    return {"workloads": [_workload_item(w) for w in found]}
 
 
-@router.post("/workloads", response_model=WorkloadsDocument, status_code=201)
+def _workload_item(saved: SavedWorkload) -> dict[str, Any]:
+    """A saved version as the API lists it (whether a save added it is the document's)."""
+    return {k: v for k, v in vars(saved).items() if k != "unchanged"}
+
+
+@router.post(
+    "/workloads",
+    response_model=WorkloadsDocument,
+    status_code=201,
+    responses={
+        200: {"model": WorkloadsDocument, "description": "unchanged: the newest version is this already"}
+    },
+)
 def save_workload(
     request: Request, caller: Annotated[Caller, authorised("plan")], body: SaveWorkloadRequest
 ) -> Any:
-    """Save a workload (a new version when the name exists). It is checked as a plan request would be.
-    A new name is the saver's team's; a name another team owns is refused (403) unless by an admin."""
+    """Save a workload (a new version when the name exists: 201). It is checked as a plan request
+    would be. The same workload as the name's newest version is no new version: that version is
+    answered, ``unchanged`` (200). A new name is the saver's team's; a name another team owns is
+    refused (403) unless by an admin."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.service import materialize
@@ -151,7 +168,12 @@ def save_workload(
     saved = TeamStore(_store(request).engine).save_workload(
         body.name, spec, actor=caller.name, team=caller.team, admin=caller.admin
     )
-    return {"workloads": [vars(saved)]}
+    document = {"workloads": [_workload_item(saved)], "unchanged": saved.unchanged}
+    if saved.unchanged:
+        return JSONResponse(
+            WorkloadsDocument.model_validate(document).model_dump(mode="json"), status_code=200
+        )
+    return document
 
 
 @router.get("/plans", response_model=SavedPlansDocument)

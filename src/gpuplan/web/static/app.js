@@ -306,8 +306,10 @@
     });
     $("#saveworkload").addEventListener("click", async () => {
       const f = formData(form);
-      const saved = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data.workloads[0];
-      status.textContent = `${t("saved")}: ${saved.name} v${saved.version}`;
+      const answer = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data;
+      // The same workload as the name's newest version adds none: that version, said to be unchanged.
+      const saved = answer.workloads[0];
+      status.textContent = `${t(answer.unchanged ? "already saved, unchanged" : "saved")}: ${saved.name} v${saved.version}`;
       await loadSaved();
     });
     $("#saveplan").addEventListener("click", async () => {
