@@ -231,6 +231,16 @@ class BudgetDocument(Document):
     teams: list[TeamBudgetItem] = Field(default_factory=list)
     """For the whole service: each team with a budget or planned plans in the month, its budget and
     spend (the service's budget is its own, not the sum of the teams'); empty for one team's."""
+    teams_budget_usd: float | None = None
+    """The sum of every team's budget of the month (each kept in US dollars; one given in yuan at
+    the rate it was kept at), in the whole service's document and in a team's; None: no team has
+    one."""
+    over_allocated_usd: float | None = None
+    """By how much ``teams_budget_usd`` exceeds the whole service's budget of the month: the teams
+    were promised more than the service holds (allowed: not every team spends its budget, and
+    ``notes`` says so); None when it does not, or the service has no budget."""
+    notes: list[str] = Field(default_factory=list)
+    """What the reader should know about the budgets, in their language (an over-allocation)."""
 
 
 class PriceChangeItem(Document):
