@@ -101,7 +101,9 @@ def test_a_catalog_of_revision_0009_keeps_its_workloads_as_of_no_team_and_its_pl
         plan = team.plan(5, with_document=False)
         assert (plan.team, plan.status, plan.total_cost_usd) == ("inference", "planned", 1973.18)
         # a workload saved before it had a team is anyone's, as it was: it stays of no team
-        again = team.save_workload("llama8b-chat", {"workload": {}}, actor="train", team="training")
+        again = team.save_workload(
+            "llama8b-chat", {"workload": {"name": "v3"}}, actor="train", team="training"
+        )
         assert (again.version, again.team) == (3, None)
         # a new one is its saver's team's, and no other team's to save or plan
         own = team.save_workload("llama8b-train", {"workload": {}}, actor="train", team="training")

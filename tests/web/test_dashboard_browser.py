@@ -87,6 +87,13 @@ def test_every_page_works_with_real_clicks(
         assert "$" in page.inner_text("#recommended")
         page.click("#saveworkload")
         page.wait_for_function(f"document.querySelector('#status').textContent.includes('bert-{tag} v1')")
+        # saved again as it is: no version 2, and the page says so
+        from gpuplan.i18n import _, use_language
+
+        with use_language(lang):
+            again = f"{_('already saved, unchanged')}: bert-{tag} v1"
+        page.click("#saveworkload")
+        page.wait_for_function(f"document.querySelector('#status').textContent === {again!r}")
         page.select_option("select[name=saved]", f"bert-{tag}")
         page.click("#saveplan")
         page.wait_for_function("document.querySelector('#status').textContent.includes('#')")

@@ -76,7 +76,7 @@ def test_a_refused_tco_value_is_named_as_the_request_names_it_with_the_problem_a
     doc = r.json()
     with use_language(lang):
         where = _("{where}: {problem}{more}").format(where=field, problem="", more="")
-    assert doc["field"] == field and doc["kind"] == "InputError"
+    assert doc["field"] == field and doc["kind"] == "invalid_request"
     assert doc["error"] == where + doc["message"], doc
     if lang == "en":
         assert doc["message"].startswith(starts), doc
@@ -207,7 +207,7 @@ def test_a_refused_workload_value_is_named_as_the_request_names_it_with_the_prob
     field = f"workload.{path}"
     with use_language(lang):
         where = _("{where}: {problem}{more}").format(where=field, problem="", more="")
-    assert doc["field"] == field and doc["kind"] == "InputError", doc
+    assert doc["field"] == field and doc["kind"] == "invalid_request", doc
     assert doc["error"] == where + doc["message"], doc
     if lang == "en":
         assert doc["message"].startswith(starts), doc

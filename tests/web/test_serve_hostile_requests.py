@@ -79,7 +79,7 @@ BODIES = {
 def test_a_hostile_json_body_is_one_line_400(service: Service, case: str) -> None:
     raw, said = BODIES[case]
     status, answer = _post(service, raw)
-    assert (status, answer["error"], answer["kind"]) == (400, said, "InputError")
+    assert (status, answer["error"], answer["kind"]) == (400, said, "invalid_request")
 
 
 def test_a_hostile_body_is_worded_in_chinese(service: Service) -> None:

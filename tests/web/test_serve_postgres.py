@@ -123,11 +123,20 @@ def test_concurrent_writes_of_one_key_on_postgres_all_land_with_their_audit(serv
         set_discount(store, "lambda", 1.0 + i, also=audit)
 
     def save(i: int) -> None:
-        team.save_workload("raced", bert_workload(), actor=f"user{i}")
+        workload = bert_workload()
+        workload["inputs"]["batch_size"] = 1 + i  # each its own: a new version each
+        team.save_workload("raced", workload, actor=f"user{i}")
+
+    def save_same(i: int) -> bool:
+        return team.save_workload("twice", bert_workload(), actor=f"user{i}").unchanged
 
     with ThreadPoolExecutor(n) as pool:
         for job in (budget, discount, save):
             list(pool.map(job, range(n)))  # any exception is raised here
+        unchanged = list(pool.map(save_same, range(n)))
+    # one spec saved at once by every writer: one version, the others told it is unchanged
+    assert [w.version for w in team.workload_versions("twice")] == [1]
+    assert sorted(unchanged) == [False] + [True] * (n - 1)
     kept = team.budget("2031-01")
     assert kept is not None and 100.0 <= kept.amount_usd < 100.0 + n
     [lam] = [d for d in discounts(store) if d.provider == "lambda"]

@@ -34,6 +34,34 @@ def test_workloads_keep_every_version_with_who_and_when(service: Service) -> Non
     assert c.post("/api/v1/workloads", json=bad, headers=h).status_code == 400
 
 
+def test_the_same_workload_saved_again_is_its_newest_version_unchanged(service: Service) -> None:
+    # was: each save of the same content was a new version (201), a retried request or a form
+    # saved twice filling the history with copies
+    c, h = service.client, service.auth("plan")
+    w = bert_workload()
+    first = c.post("/api/v1/workloads", json={"name": "bert", "workload": w}, headers=h)
+    assert first.status_code == 201 and first.json()["unchanged"] is False, first.text
+    # the same content, its keys in another order, by another token: the newest version as it was
+    shuffled = dict(reversed(list(w.items())))
+    again = c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": shuffled}, headers=service.auth("admin")
+    )
+    assert again.status_code == 200, again.text
+    assert again.json()["unchanged"] is True
+    assert again.json()["workloads"] == first.json()["workloads"]  # version 1, saved by plan-user, then
+    changed = {**w, "inputs": {**w["inputs"], "batch_size": 16}}
+    new = c.post("/api/v1/workloads", json={"name": "bert", "workload": changed}, headers=h)
+    assert new.status_code == 201 and new.json()["unchanged"] is False
+    assert new.json()["workloads"][0]["version"] == 2
+    # the first content again is not the newest: a new version (3), as a change back is one
+    back = c.post("/api/v1/workloads", json={"name": "bert", "workload": w}, headers=h)
+    assert back.status_code == 201 and back.json()["workloads"][0]["version"] == 3, back.text
+    found = c.get("/api/v1/workloads?name=bert", headers=service.auth("read")).json()
+    assert [x["version"] for x in found["workloads"]] == [3, 2, 1] and found["unchanged"] is None
+    audit = c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    assert len([e for e in audit if e["action"] == "workload.save"]) == 3  # nothing changed: no entry
+
+
 @pytest.mark.parametrize("name", ["   ", "bert ", " bert", "bert\t"])
 def test_a_workload_name_is_not_blank_nor_padded_with_spaces(service: Service, name: str) -> None:
     body = {"name": name, "workload": bert_workload()}

@@ -220,3 +220,41 @@ def test_a_saved_plans_bad_option_or_unknown_workload_names_its_field(service: S
         doc = r.json()
         assert r.status_code == 400 and doc["field"] == field, r.text
         assert said in doc["error"] and "\n" not in doc["error"], r.text
+
+
+def test_teams_budgets_adding_up_past_the_services_are_set_and_said(service: Service) -> None:
+    # was: the teams' budgets could add up to any amount beyond the service's own, without a word
+    c, admin, read = service.client, service.auth("admin"), service.auth("read")
+    _team_tokens(service, alice="nlp", bob="vision")
+
+    def put(amount: float, team: str | None = None, currency: str = "usd") -> dict:
+        q = f"?team={team}" if team else ""
+        r = c.put(f"/api/v1/budget/2027-03{q}", json={f"amount_{currency}": amount}, headers=admin)
+        assert r.status_code == 200, r.text  # never refused: over-allocating is a choice
+        return r.json()
+
+    put(1000)
+    nlp = put(600, "nlp")
+    assert (nlp["teams_budget_usd"], nlp["over_allocated_usd"], nlp["notes"]) == (600, None, [])
+    vision = put(500, "vision")
+    # 600 + 500 = 1100 > 1000, by 100, said in the answer to the write that made it so
+    assert (vision["teams_budget_usd"], vision["over_allocated_usd"]) == (1100, 100), vision
+    assert vision["notes"] == [
+        "The teams' budgets for 2027-03 add up to $1,100.00, $100.00 more than the whole service's "
+        "budget of $1,000.00: if every team spends its budget, the service's is exceeded."
+    ]
+    whole = c.get("/api/v1/budget/2027-03", headers=read).json()
+    assert (whole["over_allocated_usd"], whole["notes"]) == (100, vision["notes"])
+    zh = c.get("/api/v1/budget/2027-03?lang=zh", headers=read).json()["notes"]
+    assert len(zh) == 1 and "1,100.00" in zh[0] and "您" in zh[0] and "budgets" not in zh[0], zh
+    # the service's budget raised to the sum: no longer over; lowered under it: over again
+    assert put(1100)["notes"] == []
+    assert put(900)["over_allocated_usd"] == 200
+    # another month is its own; a team's budget in yuan counts at the rate it was kept at, said
+    assert c.get("/api/v1/budget/2027-04", headers=read).json()["notes"] == []
+    yuan = put(10_000, "vision", currency="cny")
+    assert yuan["teams_budget_usd"] == round(600 + yuan["budget_usd"], 2)
+    assert yuan["over_allocated_usd"] == round(600 + yuan["budget_usd"] - 900, 2)
+    assert yuan["notes"][0].endswith(
+        "Budgets given in yuan are counted in US dollars at the rate each was kept at."
+    )

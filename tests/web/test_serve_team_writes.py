@@ -23,8 +23,11 @@ def _team_tokens(service: Service, **teams: str | None) -> dict[str, dict[str, s
     return {n: {"Authorization": f"Bearer {token}"} for n, token in made.items()}
 
 
-def _save_workload(service: Service, who: dict[str, str], name: str) -> Any:
-    body = {"name": name, "workload": bert_workload()}
+def _save_workload(service: Service, who: dict[str, str], name: str, batch_size: int = 32) -> Any:
+    """Save the BERT workload under ``name`` (at ``batch_size``: another one is another version)."""
+    workload = bert_workload()
+    workload["inputs"]["batch_size"] = batch_size
+    body = {"name": name, "workload": workload}
     return service.client.post("/api/v1/workloads", json=body, headers=who)
 
 
@@ -49,8 +52,8 @@ def test_another_team_cannot_save_a_new_version_of_a_teams_workload(service: Ser
     assert _save_workload(service, h["train"], "llama8b-train").status_code == 201
     assert _versions(service, "llama8b-train") == [(1, "training")]
     # inference saves its own again; an admin saves anyone's (the owner stays)
-    assert _save_workload(service, h["infer"], "llama8b-chat").status_code == 201
-    assert _save_workload(service, service.auth("admin"), "llama8b-chat").status_code == 201
+    assert _save_workload(service, h["infer"], "llama8b-chat", batch_size=16).status_code == 201
+    assert _save_workload(service, service.auth("admin"), "llama8b-chat", batch_size=8).status_code == 201
     assert _versions(service, "llama8b-chat") == [(3, "inference"), (2, "inference"), (1, "inference")]
     audit = service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
     saves = [e["actor"] for e in audit if e["action"] == "workload.save" and e["target"] == "llama8b-chat"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import JSON, and_, cast, func, insert, select, type_coerce, update
+from sqlalchemy import JSON, and_, cast, insert, select, type_coerce, update
 
 from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
@@ -132,6 +132,9 @@ class SavedWorkload:
     """The team that owns the workload: the team of the token that first saved it. Only its tokens
     (and admins) save new versions of it or plan it. None: no team (saved before workloads had
     teams, or by a token of no team): any token saves and plans it."""
+    unchanged: bool = False
+    """From :meth:`TeamStore.save_workload` only: the spec saved is this version's, the newest,
+    already, so no version was added (a client that saves again what it sent, a retried request)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -443,7 +446,9 @@ class TeamStore:
     ) -> SavedWorkload:
         """Store ``spec`` as the next version of workload ``name`` (created on first save, as
         ``team``'s: the saver's). A workload another team owns is refused (ForbiddenError) unless
-        ``admin``: its team's plans would plan the other team's spec."""
+        ``admin``: its team's plans would plan the other team's spec. A spec equal to the newest
+        version's is not kept again: that version is returned, ``unchanged`` (judged inside the
+        write's transaction, so concurrent saves of one spec keep one version)."""
         now = now_iso()
         text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
         return _once_more_on_conflict(lambda: self._save_workload(name, spec, text, now, actor, team, admin))
@@ -495,8 +500,23 @@ class TeamStore:
                         owner=owner,
                     )
                 wid = row.id
-                last = conn.execute(select(func.max(v.version)).where(v.workload_id == wid)).scalar()
-                version = int(last or 0) + 1
+                newest = conn.execute(
+                    select(v.version, v.spec, v.saved_by, v.saved_at)
+                    .where(v.workload_id == wid)
+                    .order_by(v.version.desc())
+                    .limit(1)
+                ).first()
+                if newest is not None and _same_spec(newest.spec, text):
+                    return SavedWorkload(
+                        name=name,
+                        version=newest.version,
+                        spec=json.loads(newest.spec),
+                        saved_by=newest.saved_by,
+                        saved_at=newest.saved_at,
+                        team=owner,
+                        unchanged=True,
+                    )
+                version = (newest.version if newest is not None else 0) + 1
             conn.execute(
                 insert(t.team_workload_versions).values(
                     workload_id=wid, version=version, spec=text, saved_by=actor, saved_at=now
@@ -876,6 +896,15 @@ def _recommended(dialect: str) -> ColumnElement[Any]:
     # SQLite (json_extract, built in since 3.38; in the JSON1 extension before): no cast, which
     # would give the text SQLite's NUMERIC affinity.
     return type_coerce(document, JSON)["recommended"]
+
+
+def _same_spec(stored: str, text: str) -> bool:
+    """Whether a stored version's spec is ``text`` (``json.dumps(spec, sort_keys=True,
+    ensure_ascii=False)``), read back and written the same way: a version stored otherwise is
+    compared by its content, not its bytes."""
+    if stored == text:
+        return True
+    return json.dumps(json.loads(stored), sort_keys=True, ensure_ascii=False) == text
 
 
 def check_plannable(workload: SavedWorkload, team: str | None, *, admin: bool = False) -> None:

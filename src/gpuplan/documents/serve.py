@@ -22,6 +22,7 @@ __all__ = [
     "DiscountItem",
     "DiscountsDocument",
     "ErrorDocument",
+    "ErrorKind",
     "HealthDocument",
     "JobDocument",
     "PriceChangeItem",
@@ -36,17 +37,48 @@ __all__ = [
 SERVE_SCHEMA_VERSION = 1
 
 
+#: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
+#: with its one HTTP status: ``invalid_request`` 400 (a value, key or body refused, by the request's
+#: schema or by a check of the value: ``field`` names the value where one is at fault),
+#: ``unauthorized`` 401 (no token, or an unknown, revoked or expired one), ``forbidden`` 403 (the
+#: token's scope, or another team's workload or plan), ``not_found`` 404 (nothing at the address: a
+#: job, a saved plan, a discount to remove, a page), ``method_not_allowed`` 405, ``too_large`` 413
+#: (the body), ``infeasible`` 422 (a valid request that nothing meets: no option fits the
+#: constraints), ``cannot_estimate`` 422 (a valid request whose workload cannot be traced or
+#: estimated), ``rate_limited`` 429 (too many requests this minute: wait ``Retry-After``),
+#: ``unavailable`` 503 (the database does not answer), ``internal_error`` 500 (a fault of the
+#: service's own). Stable: a kind is never renamed; a new one may be added.
+ErrorKind = Literal[
+    "invalid_request",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "method_not_allowed",
+    "too_large",
+    "infeasible",
+    "cannot_estimate",
+    "rate_limited",
+    "unavailable",
+    "internal_error",
+]
+
+
 class ErrorDocument(Document):
-    """What every refused request gets: one line, in the request's language."""
+    """What every refused request gets: one line, in the request's language, and its kind."""
 
     schema_version: int = SERVE_SCHEMA_VERSION
     error: str
     """What is wrong and how to fix it."""
-    kind: str
-    """The error's class (``InputError``, ``NotFoundError``, ``unauthorized`` …)."""
+    kind: ErrorKind
+    """What kind of refusal it is, for a client to act on (one HTTP status each; 422 has two):
+    ``invalid_request`` 400, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404,
+    ``method_not_allowed`` 405, ``too_large`` 413, ``infeasible`` 422 (nothing meets the
+    constraints), ``cannot_estimate`` 422 (the workload cannot be traced or estimated),
+    ``rate_limited`` 429, ``unavailable`` 503 (the database), ``internal_error`` 500. Stable: a
+    kind is never renamed; a new one may be added."""
     field: str | None = None
-    """For a request refused (400) for one of its values or keys, whoever refused it (the request's
-    schema, ``invalid_request``, or a check of the value): that value's field or parameter as the
+    """For a request refused (400, ``invalid_request``) for one of its values or keys, whoever
+    refused it (the request's schema or a check of the value): that value's field or parameter as the
     request names it (``max_price``, ``deadline``, ``count``, ``slo``, ``workload.inputs.batch_size``,
     ``workload.model.python``, ``hf_config_json``, ``usage.constraints.providers``, ``job_id``; a
     list's item by its index, ``gpus[0]``, ``policies[1]``; a misspelt key by its own path,
@@ -110,6 +142,10 @@ class WorkloadsDocument(Document):
     schema_version: int = SERVE_SCHEMA_VERSION
     workloads: list[WorkloadVersionItem]
     """Newest version first within each name."""
+    unchanged: bool | None = None
+    """For a save: true when the workload sent is its newest version's already, which is the one
+    listed (no version added; answered 200, not 201); false when it was kept as a new version.
+    None in a listing."""
 
 
 class SavedPlanItem(Document):
@@ -195,6 +231,16 @@ class BudgetDocument(Document):
     teams: list[TeamBudgetItem] = Field(default_factory=list)
     """For the whole service: each team with a budget or planned plans in the month, its budget and
     spend (the service's budget is its own, not the sum of the teams'); empty for one team's."""
+    teams_budget_usd: float | None = None
+    """The sum of every team's budget of the month (each kept in US dollars; one given in yuan at
+    the rate it was kept at), in the whole service's document and in a team's; None: no team has
+    one."""
+    over_allocated_usd: float | None = None
+    """By how much ``teams_budget_usd`` exceeds the whole service's budget of the month: the teams
+    were promised more than the service holds (allowed: not every team spends its budget, and
+    ``notes`` says so); None when it does not, or the service has no budget."""
+    notes: list[str] = Field(default_factory=list)
+    """What the reader should know about the budgets, in their language (an over-allocation)."""
 
 
 class PriceChangeItem(Document):

@@ -2,12 +2,15 @@
 the OpenAPI document at ``/api/openapi.json``.
 
 Every refusal is an :class:`~gpuplan.documents.serve.ErrorDocument` — one line in the request's
-language — with the status that says whose fault it is: 400 a bad request, whoever refused it (the
-request's schema, the workload's, or the library's check of a value: ``currency: "EUR"`` and
-``deadline: "6 hours"`` alike), with ``field`` naming the value where one is at fault; 401/403
-the token, 404 nothing there, 413 too big, 422 a valid request with no answer (nothing fits, no
-offer meets the constraints), 429 too often, 503 the database is unavailable. A request body
-larger than ``max_body_bytes`` is refused before it is read whole. CORS is off unless origins are configured.
+language — with the status that says whose fault it is and its ``kind``
+(:data:`~gpuplan.documents.serve.ErrorKind`, one status each, never an exception's class name): 400
+``invalid_request``, whoever refused it (the request's schema, the workload's, or the library's
+check of a value: ``currency: "EUR"`` and ``deadline: "6 hours"`` alike), with ``field`` naming
+the value where one is at fault; 401 ``unauthorized`` and 403 ``forbidden`` the token (or another
+team's record), 404 ``not_found`` nothing there, 413 ``too_large``, 422 a valid request with no
+answer (``infeasible``: nothing fits, no offer meets the constraints; ``cannot_estimate``), 429
+``rate_limited``, 503 ``unavailable`` the database, 500 ``internal_error``. A request body larger
+than ``max_body_bytes`` is refused before it is read whole. CORS is off unless origins are configured.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from gpuplan.i18n import N_
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
+    from gpuplan.documents.serve import ErrorKind
     from gpuplan.web.config import ServeConfig
 
 __all__ = ["create_app", "error_response", "shared_sqlite"]
@@ -42,7 +46,7 @@ __all__ = ["create_app", "error_response", "shared_sqlite"]
 def error_response(
     status: int,
     message: str,
-    kind: str,
+    kind: ErrorKind,
     headers: dict[str, str] | None = None,
     *,
     field: str | None = None,
@@ -56,16 +60,39 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _status(e: GpuplanError) -> int:
+def _status_kind(e: GpuplanError) -> tuple[int, ErrorKind]:
+    """The library's error as the service answers it: its status and kind (any other error of the
+    library is a value of the request refused: 400)."""
     if isinstance(e, AbsentError):
-        return 404
+        return 404, "not_found"
     if isinstance(e, ForbiddenError):
-        return 403
+        return 403, "forbidden"
     if isinstance(e, StoreError):
-        return 503
-    if isinstance(e, (InfeasibleError, EstimateError)):
-        return 422
-    return 400
+        return 503, "unavailable"
+    if isinstance(e, InfeasibleError):
+        return 422, "infeasible"
+    if isinstance(e, EstimateError):
+        return 422, "cannot_estimate"
+    return 400, "invalid_request"
+
+
+#: The kind of a status the framework or a route raises itself (an unknown address, a method the
+#: route does not take, the token's checks, a job not there).
+_KIND_OF_STATUS: dict[int, ErrorKind] = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+def _kind_of_status(status: int) -> ErrorKind:
+    """A status's kind; one not listed is the request's fault (4xx) or the service's (5xx)."""
+    return _KIND_OF_STATUS.get(status, "invalid_request" if status < 500 else "internal_error")
 
 
 class BodyLimit:
@@ -253,8 +280,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         with use_language(request_language(request)):
             if isinstance(e, RefusedValue):
                 line, alone = e.text(names)
-                return error_response(400, line, "InputError", field=e.field, problem=alone)
-            return error_response(_status(e), error_text(e, names), type(e).__name__)
+                return error_response(400, line, "invalid_request", field=e.field, problem=alone)
+            status, kind = _status_kind(e)
+            return error_response(status, error_text(e, names), kind)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
@@ -263,20 +291,24 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
-        kinds = {
-            401: "unauthorized",
-            403: "forbidden",
-            404: "not_found",
-            405: "method_not_allowed",
-            429: "rate_limited",
-        }
         from gpuplan.i18n import _, use_language
 
         detail = str(e.detail)
         if detail in _STARLETTE_DETAILS:
             with use_language(request_language(request)):
                 detail = _(_STARLETTE_DETAILS[detail])
-        return error_response(e.status_code, detail, kinds.get(e.status_code, "http"), dict(e.headers or {}))
+        headers = dict(e.headers or {})
+        return error_response(e.status_code, detail, _kind_of_status(e.status_code), headers)
+
+    @app.exception_handler(Exception)
+    async def _fault(request: Request, e: Exception) -> JSONResponse:
+        # a fault of the service's own: the same document as any refusal (Starlette's is plain
+        # text), saying nothing of the fault itself; the server's log has the traceback
+        from gpuplan.i18n import _, use_language
+
+        with use_language(request_language(request)):
+            line = _("the service failed on this request; its log says why")
+        return error_response(500, line, "internal_error")
 
     app.include_router(api_router)
     app.include_router(team_router)

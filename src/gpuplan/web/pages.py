@@ -75,6 +75,7 @@ _SCRIPT_WORDS = (
     N_("Remaining"),
     N_("no budget set"),
     N_("saved"),
+    N_("already saved, unchanged"),
     N_("Saved by"),
     N_("Total over the horizon"),
     N_("All on-demand"),

@@ -60,20 +60,24 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     for code, text in (
         (
             400,
-            "a bad request: a value or key the schema, the workload or a check refuses, or a body "
-            "that is not JSON (the line says which and how to fix it; field names the value)",
+            "invalid_request: a value or key the schema, the workload or a check refuses, or a "
+            "body that is not JSON (the line says which and how to fix it; field names the value)",
         ),
-        (401, "no token, or an unknown, revoked or expired one"),
+        (401, "unauthorized: no token, or an unknown, revoked or expired one"),
         (
             403,
-            "the token's scope does not allow this, or what it would change is another team's (a "
-            "saved workload, a saved plan: the line names the owning team)",
+            "forbidden: the token's scope does not allow this, or what it would change is another "
+            "team's (a saved workload, a saved plan: the line names the owning team)",
         ),
-        (404, "nothing at this address (a job, a saved plan, a discount to remove)"),
-        (413, "request body too large"),
-        (422, "a valid request without an answer (nothing fits, no offer meets the constraints)"),
-        (429, "too many requests for this token this minute"),
-        (503, "the database is unavailable"),
+        (404, "not_found: nothing at this address (a job, a saved plan, a discount to remove)"),
+        (413, "too_large: the request body"),
+        (
+            422,
+            "a valid request without an answer: infeasible (nothing fits, no offer meets the "
+            "constraints) or cannot_estimate (the workload cannot be traced or estimated)",
+        ),
+        (429, "rate_limited: too many requests for this token this minute (wait Retry-After)"),
+        (503, "unavailable: the database does not answer"),
     )
 }
 _JOB: dict[int | str, dict[str, Any]] = {202: {"model": JobDocument, "description": "queued: poll the job"}}

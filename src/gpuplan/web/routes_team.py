@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from gpuplan.documents.serve import (
     AuditDocument,
@@ -32,8 +33,11 @@ from gpuplan.web.requests import (
     SavePlanRequest,
     SaveWorkloadRequest,
 )
-from gpuplan.web.routes_api import _ERRORS, job_document
+from gpuplan.web.routes_api import _ERRORS, _query_named, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.team_store import SavedWorkload
 
 __all__ = ["router"]
 
@@ -41,6 +45,12 @@ router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRo
 #: The largest id the catalog's id columns hold on every database: PostgreSQL's ``integer`` (4 bytes;
 #: SQLite's hold 8). A larger one is a 400, not a 500 ("integer out of range" on PostgreSQL).
 _MAX_ID = 2**31 - 1
+
+
+def _team_named() -> AbstractContextManager[None]:
+    """An unknown team refused as the ``team`` query parameter that named it (``field``)."""
+    return _query_named({"team": "team"})
+
 
 Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
 #: A team, as its tokens name it (``gpuplan serve token create --team``).
@@ -123,15 +133,29 @@ def workloads(
     from gpuplan.catalog.team_store import TeamStore
 
     found = TeamStore(_store(request).engine).workload_versions(name)
-    return {"workloads": [vars(w) for w in found]}
+    return {"workloads": [_workload_item(w) for w in found]}
 
 
-@router.post("/workloads", response_model=WorkloadsDocument, status_code=201)
+def _workload_item(saved: SavedWorkload) -> dict[str, Any]:
+    """A saved version as the API lists it (whether a save added it is the document's)."""
+    return {k: v for k, v in vars(saved).items() if k != "unchanged"}
+
+
+@router.post(
+    "/workloads",
+    response_model=WorkloadsDocument,
+    status_code=201,
+    responses={
+        200: {"model": WorkloadsDocument, "description": "unchanged: the newest version is this already"}
+    },
+)
 def save_workload(
     request: Request, caller: Annotated[Caller, authorised("plan")], body: SaveWorkloadRequest
 ) -> Any:
-    """Save a workload (a new version when the name exists). It is checked as a plan request would be.
-    A new name is the saver's team's; a name another team owns is refused (403) unless by an admin."""
+    """Save a workload (a new version when the name exists: 201). It is checked as a plan request
+    would be. The same workload as the name's newest version is no new version: that version is
+    answered, ``unchanged`` (200). A new name is the saver's team's; a name another team owns is
+    refused (403) unless by an admin."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.service import materialize
@@ -144,7 +168,12 @@ def save_workload(
     saved = TeamStore(_store(request).engine).save_workload(
         body.name, spec, actor=caller.name, team=caller.team, admin=caller.admin
     )
-    return {"workloads": [vars(saved)]}
+    document = {"workloads": [_workload_item(saved)], "unchanged": saved.unchanged}
+    if saved.unchanged:
+        return JSONResponse(
+            WorkloadsDocument.model_validate(document).model_dump(mode="json"), status_code=200
+        )
+    return document
 
 
 @router.get("/plans", response_model=SavedPlansDocument)
@@ -163,7 +192,8 @@ def plans(
         store = _store(request)
         records = TeamStore(store.engine)
         if team is not None:
-            records.check_known_team(team)
+            with _team_named():
+                records.check_known_team(team)
         return {"plans": [saved_plan_item(p, store) for p in records.plans(month, team=team)]}
 
 
@@ -251,7 +281,8 @@ def budget(
     from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
 
-    with use_language(caller.lang):  # a budget given in yuan says its conversion in the reader's language
+    # a budget given in yuan says its conversion in the reader's language
+    with use_language(caller.lang), _team_named():
         return budget_document(_store(request), month, team)
 
 
@@ -280,9 +311,10 @@ def set_budget(
             assert rate is not None  # cny_in_usd refuses a budget in yuan without one
             given_cny = (body.amount_cny, rate)
         assert amount is not None  # the request holds one amount
-        TeamStore(store.engine).set_budget(
-            month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
-        )
+        with _team_named():
+            TeamStore(store.engine).set_budget(
+                month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
+            )
         return budget_document(store, month, team)
 
 

@@ -334,7 +334,38 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
     teams = [] if team is not None else _team_lines(records, month, plans)
     items = [saved_plan_item(p, store) for p in plans]
-    return {**_spend(month, budget, plans), "team": team, "teams": teams, "plans": items}
+    allocation = _allocation(records, month, budget if team is None else records.budget(month))
+    return {**_spend(month, budget, plans), "team": team, "teams": teams, "plans": items, **allocation}
+
+
+#: Less than this (USD) between the teams' budgets and the service's is no over-allocation: the
+#: rounding of budgets kept from yuan (each converted at its own rate), not a choice.
+_ALLOCATION_TOLERANCE_USD = 0.005
+
+
+def _allocation(records: TeamStore, month: str, service: Budget | None) -> dict[str, Any]:
+    """The teams' budgets of ``month`` against the whole ``service``'s: their sum, by how much it
+    is over, and a note saying so. Not a refusal: a service may promise its teams more than it
+    holds (not every team spends its budget), but the one who sets the budgets should know.
+
+    Every budget is kept in US dollars (one given in yuan, at the catalog's dated rate when it was
+    set), so they add up; the note says where yuan were converted."""
+    from gpuplan.i18n import _
+
+    teams = records.budgets(month)
+    if not teams:
+        return {"teams_budget_usd": None, "over_allocated_usd": None, "notes": []}
+    total = sum(b.amount_usd for b in teams)
+    if service is None or total - service.amount_usd < _ALLOCATION_TOLERANCE_USD:
+        return {"teams_budget_usd": round(total, 2), "over_allocated_usd": None, "notes": []}
+    over = total - service.amount_usd
+    note = _(
+        "The teams' budgets for {month} add up to ${teams:,.2f}, ${over:,.2f} more than the whole "
+        "service's budget of ${service:,.2f}: if every team spends its budget, the service's is exceeded."
+    ).format(month=month, teams=total, over=over, service=service.amount_usd)
+    if any(b.amount_cny is not None for b in (*teams, service)):
+        note += " " + _("Budgets given in yuan are counted in US dollars at the rate each was kept at.")
+    return {"teams_budget_usd": round(total, 2), "over_allocated_usd": round(over, 2), "notes": [note]}
 
 
 def _team_lines(records: TeamStore, month: str, plans: list[SavedPlan]) -> list[dict[str, Any]]:

@@ -306,8 +306,10 @@
     });
     $("#saveworkload").addEventListener("click", async () => {
       const f = formData(form);
-      const saved = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data.workloads[0];
-      status.textContent = `${t("saved")}: ${saved.name} v${saved.version}`;
+      const answer = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data;
+      // The same workload as the name's newest version adds none: that version, said to be unchanged.
+      const saved = answer.workloads[0];
+      status.textContent = `${t(answer.unchanged ? "already saved, unchanged" : "saved")}: ${saved.name} v${saved.version}`;
       await loadSaved();
     });
     $("#saveplan").addEventListener("click", async () => {
@@ -538,7 +540,7 @@
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
       const used = b.budget_usd ? Math.min(100, b.planned_usd / b.budget_usd * 100) : 0;
-      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div>`;
+      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
       card.querySelector(".amount").textContent = b.budget_usd == null ? t("no budget set") : money(b.budget_usd);
       card.querySelector(".planned").textContent = money(b.planned_usd);
       card.querySelector(".remaining").textContent = b.remaining_usd == null ? "—" : money(b.remaining_usd);
@@ -546,6 +548,8 @@
       if (b.remaining_usd != null && b.remaining_usd < 0) bar.className = "over";
       // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
       if (b.note) card.querySelector(".note").textContent = b.note;
+      // The server's notes: the teams' budgets adding up past the whole service's (allowed, but said).
+      (b.notes || []).forEach((n) => { const line = document.createElement("div"); line.textContent = n; card.querySelector(".budgetnotes").append(line); });
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
       $("#teams").innerHTML = "";

@@ -1,0 +1,66 @@
+"""The team page says what the budget document notes, clicked through in Debian's Chromium: teams'
+budgets that add up past the whole service's are shown beside the budget, in the page's language.
+Skipped, saying why, without Chromium or Playwright."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dashboard_helpers import dashboard, open_page
+
+MONTH = "2031-05"
+
+
+def _teams(db: Path) -> None:
+    """A token of team nlp, so that the team is known to the service."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.team_store import TeamStore
+
+    store = open_store(str(db))
+    try:
+        TeamStore(store.engine).create_token("alice", "plan", team="nlp")
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
+) -> Iterator[tuple[str, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("dashboard-budget")
+    with dashboard(folder, seeded_catalog, job_workers=0, prepare=_teams) as served:
+        yield served
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_teams_budgets_over_the_services_are_said_on_the_team_page(
+    server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    import httpx
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    for q, amount in (("", 1000), ("?team=nlp", 1500)):
+        r = httpx.put(f"{base}/api/v1/budget/{MONTH}{q}", json={"amount_usd": amount}, headers=admin)
+        assert r.status_code == 200, r.text
+    said = httpx.get(f"{base}/api/v1/budget/{MONTH}?lang={lang}", headers=admin).json()["notes"]
+    assert len(said) == 1 and "$500.00" in said[0], said
+    page = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US").new_page()
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        open_page(page, base, "team", lang, tokens["admin"])
+        page.wait_for_selector("#budgetcard")
+        page.fill("input[name=month]", MONTH)
+        page.dispatch_event("input[name=month]", "change")
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .budgetnotes').textContent.includes('$500.00')",
+            timeout=60_000,
+        )
+        assert page.inner_text("#budgetcard .budgetnotes") == said[0]
+        assert not errors, errors
+    finally:
+        page.close()
