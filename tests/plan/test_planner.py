@@ -299,6 +299,7 @@ def test_compliance_labels_match_however_they_are_written() -> None:
 def test_a_claimed_compliance_label_counts_only_when_asked_and_is_marked_as_a_claim() -> None:
     # Huawei's MLPS 2.0 level 3 is an undated article's claim (confidence low), Alibaba's a
     # certificate: the claim had met --compliance mlps-3 and been shown as the region's label.
+    from gpuplan.i18n import _, use_language
     from gpuplan.plan.options import COMPLIANCE_CLAIMED_FLAG
     from gpuplan.report.plan import option_json
 
@@ -336,6 +337,13 @@ def test_a_claimed_compliance_label_counts_only_when_asked_and_is_marked_as_a_cl
     )
     doc = option_json(plan.recommended)
     assert (doc.compliance, doc.compliance_claimed) == ([], ["MLPS 2.0 level 3"])
+    with use_language("zh"):
+        zh = next(
+            p.rule for p in _plan([offer(), huawei, alibaba], asked).personas if p.persona == "compliance"
+        )
+        flag = _(COMPLIANCE_CLAIMED_FLAG)
+    assert "MLPS 2.0 level 3（仅为低可信度来源的说法，并非证书）" in zh and "allow_low_confidence" in zh, zh
+    assert flag.startswith("合规认证仅为低可信度来源的说法，并非证书"), flag
 
 
 def test_the_compliance_persona_asked_for_no_label_counts_certain_labels_only() -> None:

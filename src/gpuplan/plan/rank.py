@@ -65,8 +65,8 @@ def _compliance_pick(compliant: Option | None, constraints: Constraints, objecti
     )
     if claims:
         rule = _(
-            "region carries a compliance label ({labels}), counted as allow_low_confidence asks: {claims}; "
-            "best by {objective}"
+            "region meets the compliance labels asked for ({labels}) by counting claims, as "
+            "allow_low_confidence asks: {claims}; best by {objective}"
         ).format(labels=item_list(wanted), claims=claim_words(claims), objective=objective)
     else:
         rule = _("region carries a compliance label ({labels}); best by {objective}").format(
