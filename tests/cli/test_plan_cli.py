@@ -199,6 +199,11 @@ _CONTRADICTIONS = [
         "region cn-shanghai is not a region of aws: it is a ",
     ),
     (("--compliance", "hipaa"), "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"),
+    # an undated article's claim, not a certificate: had been recommended as MLPS level 3 certified
+    (
+        ("--providers", "huawei", "--compliance", "mlps-3"),
+        "MLPS 2.0 level 3 is known for huawei only as the claim of a low-confidence source",
+    ),
 ]
 
 

@@ -61,7 +61,72 @@ def test_an_unknown_compliance_label_lists_the_known_ones(store: Store) -> None:
     assert said == "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"
     assert "did you mean 'MLPS 2.0 level 3'?" in _refusal(store, compliance=("mlps",))
     # Any spelling of a known label is known: what no offer carries is the planner's to say.
-    check_constraints(Constraints(compliance=("mlps3",)), store)
+    check_constraints(Constraints(compliance=("mlps3",), allow_low_confidence=True), store)
+
+
+def test_a_label_held_only_as_an_articles_claim_is_refused_unless_low_confidence_is_allowed(
+    store: Store,
+) -> None:
+    # The shipped catalog has MLPS 2.0 level 3 for Huawei only from an undated web article
+    # (confidence low): it had met --compliance mlps-3 and been recommended as certified.
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+
+    with pytest.raises(GpuplanError) as info:
+        check_constraints(Constraints(compliance=("mlps-3",)), store)
+    said = error_text(info.value)
+    assert said.startswith(
+        "MLPS 2.0 level 3 is known for huawei only as the claim of a low-confidence source, "
+        "not a certificate ("
+    ), said
+    assert "undated Chinese web article" in said
+    assert said.endswith(
+        "check the provider's certificate, then add --allow-low-confidence "
+        "(allow_low_confidence: true) to count it"
+    ), said
+    with use_language("zh"):
+        zh = error_text(info.value)
+    assert zh.startswith("MLPS 2.0 level 3 对 huawei 而言仅是低可信度来源的说法，并非证书（"), zh
+    then = "请您先核实云厂商的证书，再加上 --allow-low-confidence（allow_low_confidence: true）将其计入"
+    assert zh.endswith(then), zh
+    # Asked for, the claim counts (the options then say it is one).
+    check_constraints(Constraints(compliance=("mlps-3",), allow_low_confidence=True), store)
+
+
+def test_a_label_a_reliable_source_gives_satisfies_without_low_confidence(tmp_path: Path) -> None:
+    from sqlalchemy import insert, select
+
+    from gpuplan.catalog import schema as t
+
+    own = open_store(str(tmp_path / "certain.sqlite"))
+    try:
+        with own.engine.begin() as conn:
+            import_id = conn.execute(select(t.imports.c.id).limit(1)).scalar_one()
+            conn.execute(
+                insert(t.compliance_labels).values(
+                    provider="alibaba", region="cn-shanghai", label="MLPS 2.0 level 3", as_of="2026-01-01",
+                    source="the provider's certificate list", confidence="high", import_id=import_id,
+                )
+            )  # fmt: skip
+        own.invalidate_caches()
+        assert own.compliance_labels("alibaba", "cn-shanghai") == ("MLPS 2.0 level 3",)
+        assert own.compliance_claims("alibaba", "cn-shanghai") == ()
+        assert own.compliance_labels("huawei", "cn-north-4") == ()
+        assert own.compliance_claims("huawei", "cn-north-4") == ("MLPS 2.0 level 3",)
+        check_constraints(Constraints(compliance=("mlps-3",)), own)
+        # Among the providers named, Huawei has it only as a claim.
+        with pytest.raises(GpuplanError, match="known for huawei only as the claim"):
+            check_constraints(Constraints(compliance=("mlps-3",), providers=("huawei",)), own)
+        offers = own.offers(provider="alibaba", region="cn-shanghai")
+        assert offers and all(
+            o.compliance == ("MLPS 2.0 level 3",) and not o.compliance_claimed for o in offers
+        )
+        offers = own.offers(provider="huawei")
+        assert offers and all(
+            not o.compliance and o.compliance_claimed == ("MLPS 2.0 level 3",) for o in offers
+        )
+    finally:
+        own.close()
 
 
 JOB = JobFacts(dataset_gb=10, checkpoint_gb=1, data_location=("aws", "us-east-1"))

@@ -296,6 +296,71 @@ def test_compliance_labels_match_however_they_are_written() -> None:
     assert picks["compliance"].option is not None and picks["compliance"].option.provider == "alibaba"
 
 
+def test_a_claimed_compliance_label_counts_only_when_asked_and_is_marked_as_a_claim() -> None:
+    # Huawei's MLPS 2.0 level 3 is an undated article's claim (confidence low), Alibaba's a
+    # certificate: the claim had met --compliance mlps-3 and been shown as the region's label.
+    from gpuplan.i18n import _, use_language
+    from gpuplan.plan.options import COMPLIANCE_CLAIMED_FLAG
+    from gpuplan.report.plan import option_json
+
+    huawei = offer(
+        provider="huawei",
+        region="cn-north-4",
+        country="CN",
+        instance_type="p2s",
+        price_usd=20.0,
+        compliance_claimed=("MLPS 2.0 level 3",),
+    )
+    alibaba = offer(
+        provider="alibaba",
+        region="cn-shanghai",
+        country="CN",
+        instance_type="gn7",
+        price_usd=30.0,
+        compliance=("MLPS 2.0 level 3",),
+    )
+    certain = _plan([offer(), huawei, alibaba], Constraints(compliance=("mlps-3",), max_gpus=8))
+    assert {o.provider for o in certain.options} == {"alibaba"}
+    assert not any(COMPLIANCE_CLAIMED_FLAG in o.flags for o in certain.options)
+    picks = {p.persona: p for p in certain.personas}
+    assert "claimed" not in picks["compliance"].rule
+
+    asked = Constraints(compliance=("mlps-3",), max_gpus=8, allow_low_confidence=True)
+    plan = _plan([offer(), huawei, alibaba], asked)
+    assert plan.recommended.provider == "huawei"
+    assert COMPLIANCE_CLAIMED_FLAG in plan.recommended.flags
+    assert not any(COMPLIANCE_CLAIMED_FLAG in o.flags for o in plan.options if o.provider == "alibaba")
+    picks = {p.persona: p for p in plan.personas}
+    assert picks["compliance"].option is not None and picks["compliance"].option.provider == "huawei"
+    assert (
+        "MLPS 2.0 level 3 (claimed by a low-confidence source, not a certificate)" in picks["compliance"].rule
+    )
+    doc = option_json(plan.recommended)
+    assert (doc.compliance, doc.compliance_claimed) == ([], ["MLPS 2.0 level 3"])
+    with use_language("zh"):
+        zh = next(
+            p.rule for p in _plan([offer(), huawei, alibaba], asked).personas if p.persona == "compliance"
+        )
+        flag = _(COMPLIANCE_CLAIMED_FLAG)
+    assert "MLPS 2.0 level 3（仅为低可信度来源的说法，并非证书）" in zh and "allow_low_confidence" in zh, zh
+    assert flag.startswith("合规认证仅为低可信度来源的说法，并非证书"), flag
+
+
+def test_the_compliance_persona_asked_for_no_label_counts_certain_labels_only() -> None:
+    claimed = offer(provider="huawei", region="cn-north-4", country="CN", instance_type="p2s", price_usd=20.0,
+                    compliance_claimed=("MLPS 2.0 level 3",))  # fmt: skip
+    for allow in (False, True):
+        plan = _plan([offer(), claimed], Constraints(max_gpus=8, allow_low_confidence=allow))
+        pick = next(p for p in plan.personas if p.persona == "compliance")
+        assert pick.option is None, allow
+        assert "not counted" in pick.rule and "reliable source" in pick.note
+    certain = replace(claimed, compliance=("MLPS 2.0 level 3",), compliance_claimed=())
+    pick = next(
+        p for p in _plan([offer(), certain], Constraints(max_gpus=8)).personas if p.persona == "compliance"
+    )
+    assert pick.option is not None and pick.option.provider == "huawei"
+
+
 def test_explanation_names_the_main_driver() -> None:
     # Spot at $8/h beats on-demand at $21.96/h for the same 1 h on the same instance: the pricing
     # model is the driver ($13.96 of the difference).

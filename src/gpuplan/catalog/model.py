@@ -20,6 +20,7 @@ from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel
 
 __all__ = [
     "ANY_REGION",
+    "CERTAIN_COMPLIANCE",
     "FRAMEWORK_LICENCE",
     "HOURS_PER_MONTH",
     "LICENCE_ITEMS",
@@ -205,7 +206,8 @@ class OfferPrice:
     """Minimum billed duration, seconds; None when unknown."""
     term: dict[str, Any] | None
     compliance: tuple[str, ...]
-    """Compliance labels of the provider/region with a source (e.g. ``MLPS 2.0 level 3``)."""
+    """Compliance labels of the provider/region from a source that can be relied on (confidence
+    ``high`` or ``secondary``, e.g. ``MLPS 2.0 level 3``); see ``compliance_claimed``."""
     stale: bool
     """The price is not known to be within the staleness limit (``stale_after_days``): either it is
     older (``staleness == "stale"``) or its date is only bounded and the bounds straddle the limit
@@ -229,6 +231,10 @@ class OfferPrice:
     """How precisely ``as_of`` dates the price (:class:`gpuplan.catalog.dates.AsOfPrecision`):
     ``day``, ``month``, ``year`` or ``bounded`` (``2025-06/2026-12-02``: observed at some time between
     the two dates, the source carrying no date); None for an offer without a price."""
+    compliance_claimed: tuple[str, ...] = ()
+    """Compliance labels the provider/region is only claimed to hold: the source is of low
+    confidence (an article's claim, not the certificate), so a plan counts them only when asked to
+    (``allow_low_confidence``); a label also in ``compliance`` is not repeated here."""
     age_days: int | None = None
     """Days since the earliest day ``as_of`` allows: the oldest the price can be (the age to judge
     it by); None without a price or a readable date."""
@@ -444,6 +450,12 @@ class BillingPolicy:
     reason: str | None = None
 
 
+#: The confidences of a compliance label that a plan relies on unasked: the provider's own list of
+#: certificates (``high``) or a dated compilation of them (``secondary``). A ``low`` one is a claim (an
+#: undated article saying so), which satisfies a required label only with ``allow_low_confidence``.
+CERTAIN_COMPLIANCE = frozenset({Confidence.HIGH.value, Confidence.SECONDARY.value})
+
+
 @dataclass(frozen=True, kw_only=True)
 class ComplianceLabel:
     """A certification a provider/region holds, with the source that says so."""
@@ -454,6 +466,11 @@ class ComplianceLabel:
     as_of: str | None
     source: str
     confidence: str
+
+    @property
+    def certain(self) -> bool:
+        """The source can be relied on (:data:`CERTAIN_COMPLIANCE`); else the label is only a claim."""
+        return self.confidence in CERTAIN_COMPLIANCE
 
 
 #: An exchange rate older than this many days is flagged wherever it converts an amount: a rate moves

@@ -94,6 +94,11 @@ class _Facts:
 
     billing: dict[tuple[str, str], BillingPolicy]
     compliance: dict[tuple[str, str], tuple[str, ...]]
+    """Labels from a source that can be relied on (:data:`CERTAIN_COMPLIANCE`), per provider/region."""
+    compliance_claimed: dict[tuple[str, str], tuple[str, ...]]
+    """Labels only claimed (a low-confidence source), per provider/region."""
+    compliance_rows: tuple[ComplianceLabel, ...]
+    """Every compliance row with its source, in insertion order."""
     discounts: list[Any]
     """The user's negotiated discounts (:class:`gpuplan.catalog.discounts.Discount`)."""
 
@@ -329,16 +334,35 @@ class Store:
                     source=r.source,
                     reason=r.reason,
                 )
-            compliance: dict[tuple[str, str], list[str]] = {}
-            for r in self._query("SELECT provider, region, label FROM compliance_labels ORDER BY id"):
-                labels = compliance.setdefault((r.provider, r.region), [])
-                if r.label not in labels:
-                    labels.append(r.label)
+            rows = tuple(
+                ComplianceLabel(
+                    provider=r.provider,
+                    region=r.region,
+                    label=r.label,
+                    as_of=r.as_of,
+                    source=r.source,
+                    confidence=r.confidence,
+                )
+                for r in self._query(
+                    "SELECT provider, region, label, as_of, source, confidence "
+                    "FROM compliance_labels ORDER BY id"
+                )
+            )
+            # A label from a low-confidence source is a claim (an article saying so, not the
+            # certificate): kept apart, so that it satisfies a required label only when asked.
+            certain: dict[tuple[str, str], list[str]] = {}
+            claimed: dict[tuple[str, str], list[str]] = {}
+            for row in rows:
+                labels = (certain if row.certain else claimed).setdefault((row.provider, row.region), [])
+                if row.label not in labels:
+                    labels.append(row.label)
             from gpuplan.catalog.discounts import discounts
 
             self._facts = _Facts(
                 billing=billing,
-                compliance={k: tuple(v) for k, v in compliance.items()},
+                compliance={k: tuple(v) for k, v in certain.items()},
+                compliance_claimed={k: tuple(v) for k, v in claimed.items()},
+                compliance_rows=rows,
                 discounts=discounts(self),
             )
         return self._facts
@@ -364,16 +388,35 @@ class Store:
         )
 
     def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
-        """Sourced compliance labels of a provider/region (provider-wide labels included)."""
+        """Compliance labels of a provider/region from a source that can be relied on (provider-wide
+        labels included); the labels only claimed are :meth:`compliance_claims`."""
         return self._compliance(PROVIDERS.cast(provider), region)
+
+    def compliance_claims(self, provider: str, region: str) -> tuple[str, ...]:
+        """Compliance labels a low-confidence source claims for a provider/region (provider-wide
+        claims included), less those a reliable source gives it."""
+        return self._claims(PROVIDERS.cast(provider), region)
 
     def _compliance(self, p: str, region: str) -> tuple[str, ...]:
         facts = self._load_facts()
         return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
 
+    def _claims(self, p: str, region: str) -> tuple[str, ...]:
+        facts = self._load_facts()
+        certain = set(self._compliance(p, region))
+        claims = facts.compliance_claimed.get((p, ANY_REGION), ()) + facts.compliance_claimed.get(
+            (p, region), ()
+        )
+        return tuple(c for c in dict.fromkeys(claims) if c not in certain)
+
     def known_compliance_labels(self) -> list[str]:
-        """Every compliance label the catalog holds for any provider or region, sorted."""
-        return sorted({label for labels in self._load_facts().compliance.values() for label in labels})
+        """Every compliance label the catalog holds for any provider or region, sorted (those only
+        claimed included: a label is known however it is sourced)."""
+        return sorted({row.label for row in self._load_facts().compliance_rows})
+
+    def all_compliance_details(self) -> tuple[ComplianceLabel, ...]:
+        """Every compliance label of every provider with its source and confidence."""
+        return self._load_facts().compliance_rows
 
     def compliance_details(self, provider: str) -> list[ComplianceLabel]:
         """The compliance labels of a provider with their sources."""
@@ -667,6 +710,7 @@ class Store:
                 "billing_granularity_s": billing.granularity_s,
                 "min_billing_s": billing.min_billing_s,
                 "compliance": self._compliance(orow.provider, orow.region),
+                "compliance_claimed": self._claims(orow.provider, orow.region),
             }
         return {
             "provider": orow.provider,

@@ -85,7 +85,7 @@ class PlanOptions:
     commitment: str | None = None
     """Longest commitment accepted: ``none``, ``monthly``, ``1y``, ``3y``."""
     allow_low_confidence: bool = False
-    """Also plan on prices labelled low-confidence."""
+    """Also plan on prices and facts labelled low-confidence (an article's compliance claim)."""
     top: int = 10
     """Options to show."""
     baseline: str | None = None
@@ -228,7 +228,8 @@ def plan_cmd(
         bool,
         typer.Option(
             "--allow-low-confidence",
-            help="Also plan on prices labelled low-confidence (the source articles' 2024 tables).",
+            help="Also plan on prices and facts labelled low-confidence (the source articles' 2024 tables, "
+            "an article's compliance claim).",
         ),
     ] = False,
     top: Annotated[int, typer.Option(min=1, help="Options to show.")] = 10,

@@ -88,6 +88,11 @@ class OfferItem(Document):
     """The provider's terms as published (``years``, ``prepaid_total_usd`` or ``prepaid_total_cny``,
     ``kind`` …)."""
     compliance: list[str]
+    """Compliance labels from a source that can be relied on (the provider's list of certificates,
+    or a dated compilation of it)."""
+    compliance_claimed: list[str] = Field(default_factory=list)
+    """Compliance labels only a low-confidence source claims (an article, not the certificate): a
+    plan counts them only with ``allow_low_confidence``."""
     stale: bool
     """Not known to be within ``stale_after_days``: older, or of unknown age (``staleness``)."""
     price_reason: str | None

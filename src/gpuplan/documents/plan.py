@@ -284,6 +284,10 @@ class PlanOption(Document):
     expected_interruptions: float | None = None
     spot: SpotDoc | None = None
     compliance: list[str] = Field(default_factory=list)
+    """Compliance labels of the region from a source that can be relied on (a certificate list)."""
+    compliance_claimed: list[str] = Field(default_factory=list)
+    """Compliance labels a low-confidence source only claims for the region (an article, not the
+    certificate); they meet a required label only with ``allow_low_confidence``."""
     kubernetes: str | None = None
     """The provider's managed Kubernetes service (``EKS``), None where it has none."""
     flags: list[str] = Field(default_factory=list)

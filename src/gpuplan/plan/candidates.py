@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, labels_satisfy
+from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, counted_labels, labels_satisfy
 from gpuplan.plan.input_types import (
     BoolArray,
     EstimateKey,
@@ -184,7 +184,13 @@ def enumerate_candidates(
     uncommitted = committed & ~named_in(offers.pricing, c.committed_allowed)
     cands.exclude(uncommitted[offer], Reason.NEEDS_COMMITMENT)
     if c.compliance:
-        ok = np.array([labels_satisfy(c.compliance, labels) for labels in offers.compliance], dtype=bool)
+        ok = np.array(
+            [
+                labels_satisfy(c.compliance, counted_labels(c, certain, claimed))
+                for certain, claimed in zip(offers.compliance, offers.compliance_claimed, strict=True)
+            ],
+            dtype=bool,
+        )
         cands.exclude(~ok[offer], Reason.COMPLIANCE)
     if c.interconnect:
         ok = np.char.find(np.char.lower(offers.interconnect.astype(str)), c.interconnect.lower()) >= 0

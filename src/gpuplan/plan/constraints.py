@@ -23,6 +23,8 @@ __all__ = [
     "Constraints",
     "Objective",
     "Reason",
+    "claimed_only",
+    "counted_labels",
     "label_key",
     "labels_satisfy",
     "parse_duration_h",
@@ -107,14 +109,16 @@ class Constraints:
     interconnect: str | None = None
     """Required intra-node link, e.g. ``nvlink``."""
     compliance: tuple[str, ...] | None = None
-    """Labels the region must carry (e.g. ``MLPS-3``)."""
+    """Labels the region must carry (e.g. ``MLPS-3``), from a reliable source (a low-confidence
+    source's claim counts only with ``allow_low_confidence``)."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y`` (the user will use
     reserved capacity for the whole term); None = monthly at most."""
     objective: Objective = Objective.COST
     allow_low_confidence: bool = False
-    """Consider prices labelled low-confidence (e.g. the source articles' 2024 marketing tables).
-    Off by default: such a price is shown by ``gpuplan offers`` but never decides a plan unasked."""
+    """Consider prices and facts labelled low-confidence (the source articles' 2024 marketing tables,
+    an article's compliance claim). Off by default: such a price is shown by ``gpuplan offers`` but
+    never decides a plan unasked, and a claimed compliance label does not meet ``compliance``."""
 
     def __post_init__(self) -> None:
         for name in ("deadline_h", "budget_usd", "min_gpu_memory_gib"):
@@ -211,6 +215,26 @@ def labels_satisfy(required: tuple[str, ...] | None, labels: tuple[str, ...]) ->
     if not required:
         return bool(have)
     return all(label_key(r) in have for r in required)
+
+
+def counted_labels(c: Constraints, certain: tuple[str, ...], claimed: tuple[str, ...]) -> tuple[str, ...]:
+    """The compliance labels of an offer that count for ``c``: those of a reliable source, and those
+    a low-confidence source only claims when ``c.allow_low_confidence`` (a claim is not a
+    certificate, and unknown is never the best case)."""
+    return certain + claimed if c.allow_low_confidence else certain
+
+
+def claimed_only(
+    required: tuple[str, ...] | None, certain: tuple[str, ...], claimed: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The labels of ``claimed`` (as the catalog writes them) that a required label matches while no
+    label of ``certain`` does: what an option holds of the requirement only as a claim. With
+    nothing required, every claim."""
+    have = {label_key(x) for x in certain}
+    if not required:
+        return tuple(x for x in claimed if label_key(x) not in have)
+    wanted = {label_key(r) for r in required} - have
+    return tuple(x for x in claimed if label_key(x) in wanted)
 
 
 def parse_duration_h(text: str | float | int) -> float:

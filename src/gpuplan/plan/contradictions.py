@@ -143,13 +143,18 @@ def check_regions(c: Constraints, store: Store) -> None:
 
 
 def _check_compliance(c: Constraints, store: Store) -> None:
-    """Each compliance label asked for must be one the catalog knows (in any of its spellings)."""
+    """Each compliance label asked for must be one the catalog knows (in any of its spellings), and,
+    unless low-confidence facts are allowed, one a reliable source gives some provider: a label the
+    named providers hold only as a low-confidence source's claim (an article saying so, not the
+    certificate) cannot meet a requirement unasked."""
     if not c.compliance:
         return
     known = store.known_compliance_labels()
     by_key = {label_key(k): k for k in known}
     for label in c.compliance:
         if label_key(label) in by_key:
+            if not c.allow_low_confidence:
+                _check_certain(label, c, store)
             continue
         if not known:
             raise InputError.worded(
@@ -168,3 +173,25 @@ def _check_compliance(c: Constraints, store: Store) -> None:
             label=label,
             labels=listed(known),
         )
+
+
+def _check_certain(label: str, c: Constraints, store: Store) -> None:
+    """Refuse ``label`` when the providers in question (the named ones, else all) hold it only as
+    claims of low-confidence sources, naming them and their sources."""
+    rows = [
+        r
+        for r in store.all_compliance_details()
+        if label_key(r.label) == label_key(label) and (not c.providers or r.provider in c.providers)
+    ]
+    if not rows or any(r.certain for r in rows):
+        return  # none of the named providers has it at all (the planner's line says so), or one for certain
+    raise InputError.worded(
+        N_(
+            "{label} is known for {providers} only as the claim of a low-confidence source, not a "
+            "certificate ({sources}): check the provider's certificate, then add --allow-low-confidence "
+            "(allow_low_confidence: true) to count it"
+        ),
+        label=rows[0].label,
+        providers=listed(sorted({r.provider for r in rows})),
+        sources=listed(dict.fromkeys(r.source for r in rows)),
+    )

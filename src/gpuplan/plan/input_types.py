@@ -77,6 +77,10 @@ class PlanOffer:
     interruption_band: str = ""
     """Published spot interruption band, e.g. ``<5%`` or ``10-15%`` (per month); "" when unknown."""
     compliance: tuple[str, ...] = ()
+    """Compliance labels from a source that can be relied on."""
+    compliance_claimed: tuple[str, ...] = ()
+    """Compliance labels only a low-confidence source claims (not a certificate): they satisfy a
+    required label only with ``allow_low_confidence``."""
     confidence: str = "high"
     """``high``, ``secondary`` or ``low``."""
     as_of: str = ""
@@ -105,6 +109,8 @@ class PlanOffer:
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
 _FIELD_TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(PlanOffer)}
+#: The columns of tuples of labels (numpy object arrays).
+_LABEL_COLUMNS = frozenset({"compliance", "compliance_claimed"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +138,7 @@ class OfferTable:
     min_billing_s: FloatArray
     interruption_band: StrArray
     compliance: npt.NDArray[np.object_]
+    compliance_claimed: npt.NDArray[np.object_]
     confidence: StrArray
     as_of: StrArray
     source: StrArray
@@ -161,7 +168,7 @@ class OfferTable:
         cols: dict[str, object] = {}
         for name, kind in _FIELD_TYPES.items():
             values = columns[name]
-            if name == "compliance":
+            if name in _LABEL_COLUMNS:
                 arr = np.empty(len(values), dtype=object)
                 arr[:] = [tuple(v) for v in values]
                 cols[name] = arr
@@ -183,7 +190,7 @@ class OfferTable:
         kw: dict[str, object] = {}
         for f in fields(PlanOffer):
             col = getattr(self, f.name)
-            if f.name == "compliance":
+            if f.name in _LABEL_COLUMNS:
                 kw[f.name] = tuple(col[i])
             elif f.name == "stale":
                 kw[f.name] = bool(col[i])

@@ -13,6 +13,7 @@ from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceFigures, ServiceSpotRisk, SpotRisk
@@ -21,6 +22,7 @@ from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFa
 from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
+    "COMPLIANCE_CLAIMED_FLAG",
     "MAY_MISS_DEADLINE_FLAG",
     "MAY_NOT_FIT_FLAG",
     "RESULTS_UNPRICED_FLAG",
@@ -40,6 +42,12 @@ MAY_MISS_DEADLINE_FLAG = N_(
     "may miss the deadline: the high end of its time range is past it (ranked after the options that meet it)"
 )
 
+#: The flag of an option that meets a required compliance label only by a claim of a low-confidence
+#: source (counted because the plan allows low-confidence facts).
+COMPLIANCE_CLAIMED_FLAG = N_(
+    "compliance label only claimed by a low-confidence source, not a certificate: check the provider's "
+    "certificate"
+)
 #: The flag of an option that would send results of a size not stated over a priced link.
 RESULTS_UNPRICED_FLAG = N_(
     "results back not priced: their size is not stated (data.results_gb); ranked after the options in "
@@ -245,6 +253,11 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(MAY_MISS_DEADLINE_FLAG)
     if bool(results_unpriced(ctx, np.array([j]))[0]):
         flags.append(RESULTS_UNPRICED_FLAG)
+    if ctx.constraints.compliance and claimed_only(
+        ctx.constraints.compliance, row.compliance, row.compliance_claimed
+    ):
+        # allow_low_confidence let a claim meet the required label: the option must say so
+        flags.append(COMPLIANCE_CLAIMED_FLAG)
     return flags
 
 
@@ -518,6 +531,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,
+        compliance_claimed=row.compliance_claimed,
         kubernetes=kubernetes_service(row.provider),
         flags=tuple(flags),
         assumptions=charges.assumptions,

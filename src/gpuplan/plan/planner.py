@@ -25,7 +25,7 @@ from gpuplan.plan.candidates import (
     exclude_model_split,
     model_split_misfits,
 )
-from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
+from gpuplan.plan.constraints import Constraints, Objective, Reason, counted_labels, labels_satisfy
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
@@ -666,8 +666,17 @@ def plan_offers(
         offers.provider, list(managed_kubernetes())
     )
     k8s_mask = k8s_offer[o_feas]
+    # The compliance persona: the labels asked for, as the filter counts them; asked for none, any
+    # label of a reliable source (a claim is not counted unasked).
     labelled = np.array(
-        [labels_satisfy(constraints.compliance, lab) for lab in offers.compliance], dtype=bool
+        [
+            labels_satisfy(
+                constraints.compliance,
+                counted_labels(constraints, certain, claimed) if constraints.compliance else certain,
+            )
+            for certain, claimed in zip(offers.compliance, offers.compliance_claimed, strict=True)
+        ],
+        dtype=bool,
     )
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
     base, base_note = None, ""

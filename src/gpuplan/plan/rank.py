@@ -8,7 +8,7 @@ import numpy as np
 
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.i18n.phrases import item_list
-from gpuplan.plan.constraints import Constraints, Objective
+from gpuplan.plan.constraints import Constraints, Objective, claimed_only
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
 from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, PersonaPick
@@ -18,6 +18,7 @@ from gpuplan.units import format_hours
 __all__ = [
     "FASTEST_TIME_SHARE",
     "OBJECTIVE_NAMES",
+    "claim_words",
     "explain_winner",
     "objective_order",
     "pareto_mask",
@@ -32,6 +33,46 @@ OBJECTIVE_NAMES = {
     Objective.TIME: N_("the shortest job time"),
     Objective.BALANCED: N_("the best cost × time balance"),
 }
+
+
+def claim_words(labels: Sequence[str]) -> str:
+    """Compliance labels only a low-confidence source claims, each marked as such:
+    ``MLPS 2.0 level 3 (claimed by a low-confidence source, not a certificate)``."""
+    return item_list(
+        _("{label} (claimed by a low-confidence source, not a certificate)").format(label=label)
+        for label in labels
+    )
+
+
+def _compliance_pick(compliant: Option | None, constraints: Constraints, objective: str) -> tuple[str, str]:
+    """The compliance persona's rule and, without a pick, its note. Asked for labels, it counts
+    them as the filter does (a claim only with allow_low_confidence, and then says which label
+    is only claimed); asked for none, only labels of a reliable source, and it says so."""
+    wanted = sorted({x.lower() for x in constraints.compliance or ()})
+    if not wanted:
+        rule = _(
+            "region holds a compliance label from a reliable source (e.g. MLPS level 3; labels only "
+            "claimed by a low-confidence source are not counted); best by {objective}"
+        ).format(objective=objective)
+        note = _(
+            "no compliance label from a reliable source is known in the catalog for the feasible regions"
+        )
+        return rule, "" if compliant else note
+    claims = (
+        claimed_only(constraints.compliance, compliant.compliance, compliant.compliance_claimed)
+        if compliant
+        else ()
+    )
+    if claims:
+        rule = _(
+            "region meets the compliance labels asked for ({labels}) by counting claims, as "
+            "allow_low_confidence asks: {claims}; best by {objective}"
+        ).format(labels=item_list(wanted), claims=claim_words(claims), objective=objective)
+    else:
+        rule = _("region carries a compliance label ({labels}); best by {objective}").format(
+            labels=item_list(wanted), objective=objective
+        )
+    return rule, "" if compliant else _("no compliance labels known in the catalog for the feasible regions")
 
 
 def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> FloatArray:
@@ -111,9 +152,8 @@ def persona_picks(
     candidate of its kind, not only the top N shown). ``service``: the job is a service, whose
     time is its calendar period on every option, so "fastest" means the shortest set-up."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
-    wanted = sorted({x.lower() for x in constraints.compliance or ()})
     services = item_list(sorted(set(managed_kubernetes().values())))
-    labels = item_list(wanted) if wanted else _("e.g. MLPS level 3")
+    compliance_rule, compliance_note = _compliance_pick(compliant, constraints, objective)
     return (
         PersonaPick(
             persona="budget",
@@ -146,11 +186,9 @@ def persona_picks(
         ),
         PersonaPick(
             persona="compliance",
-            rule=_("region carries a compliance label ({labels}); best by {objective}").format(
-                labels=labels, objective=objective
-            ),
+            rule=compliance_rule,
             option=compliant,
-            note="" if compliant else _("no compliance labels known in the catalog for the feasible regions"),
+            note=compliance_note,
         ),
     )
 

@@ -219,8 +219,12 @@ class Option:
     """P(finishing after the deadline); None without a deadline."""
     spot: SpotRisk | None
     compliance: tuple[str, ...]
+    """Compliance labels of the region from a source that can be relied on."""
     kubernetes: str | None
     """The provider's managed Kubernetes service (EKS, AKS …)."""
+    compliance_claimed: tuple[str, ...] = ()
+    """Compliance labels a low-confidence source only claims for the region (an article, not the
+    certificate); they meet a required label only with ``allow_low_confidence``."""
     step_time_s: float | None = None
     """One training step (one batch) on this configuration, s; None when unknown."""
     input_bound: bool = False

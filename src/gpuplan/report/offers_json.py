@@ -40,9 +40,9 @@ OFFER_ITEM_FIELDS = (
     "price_usd_per_hour", "price_usd_per_gpu_hour", "price_cny_per_hour", "price_cny_per_gpu_hour",
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
     "as_of", "source", "confidence", "interruption_band", "interruption_reason", "billing_granularity_s",
-    "min_billing_s", "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days",
-    "age_min_days", "age_bound_launch", "staleness", "stale_after_days", "priced_on", "network_kind",
-    "local_nvme_gb", "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
+    "min_billing_s", "term", "compliance", "compliance_claimed", "stale", "price_reason", "as_of_precision",
+    "age_days", "age_min_days", "age_bound_launch", "staleness", "stale_after_days", "priced_on",
+    "network_kind", "local_nvme_gb", "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
 )  # fmt: skip
 
 
@@ -227,6 +227,7 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "min_billing_s": f["min_billing_s"],
                 "term": _term_doc(f["term"], f["currency"]),
                 "compliance": list(f["compliance"]),
+                "compliance_claimed": list(f["compliance_claimed"]),
                 "stale": f["stale"],
                 "price_reason": f["price_reason"],
                 "as_of_precision": f["as_of_precision"],

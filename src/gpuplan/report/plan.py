@@ -90,6 +90,7 @@ def option_json(o: Option) -> PlanOption:
         expected_interruptions=o.expected_interruptions,
         spot=SpotDoc(**asdict(o.spot)) if o.spot else None,
         compliance=list(o.compliance),
+        compliance_claimed=list(o.compliance_claimed),
         kubernetes=o.kubernetes,
         flags=list(o.flags),
         assumptions=list(o.assumptions),

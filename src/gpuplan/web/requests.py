@@ -226,7 +226,11 @@ class PlanRequest(WorkloadRequest):
     compliance: list[str] | None = _NAMES
     objective: str | None = Field(default=None, max_length=16)
     commitment: str | None = Field(default=None, max_length=16)
-    allow_low_confidence: bool = False
+    allow_low_confidence: bool = Field(
+        default=False,
+        description="Also plan on prices and facts labelled low-confidence (the source articles' 2024 "
+        "tables, an article's compliance claim).",
+    )
     top: int = Field(default=10, ge=1, le=100)
     baseline: str | None = Field(default=None, max_length=300)
     unknown_costs: Literal["assume", "exclude"] = "assume"

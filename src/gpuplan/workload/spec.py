@@ -572,7 +572,8 @@ class ConstraintsSpec(Spec):
     """Required GPU link inside a multi-GPU node: ``nvlink``, ``nvswitch``, ``pcie`` or
     ``infinity fabric`` (the network between nodes is not this)."""
     compliance: Names = ()
-    """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
+    """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``), from a reliable source: a
+    label only an article claims counts with ``--allow-low-confidence`` alone."""
     objective: ObjectiveField = Objective.COST
     """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
