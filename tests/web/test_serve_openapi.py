@@ -83,3 +83,28 @@ def test_openapi_describes_document_fields(served: tuple[object, str]) -> None:
     spec = app.openapi()  # type: ignore[attr-defined]
     currency = spec["components"]["schemas"]["OffersDocument"]["properties"]["display_currency"]
     assert currency["description"].startswith("The currency the table would show")
+
+
+def test_openapi_bounds_are_json_schemas_words(served: tuple[object, str]) -> None:
+    # Thirteen bounds (budgets, amounts, an offer's gpu_count) were written "ge"/"le"/"gt", which JSON
+    # Schema does not know: a client generated from the document lost them.
+    app, _token = served
+    spec = app.openapi()  # type: ignore[attr-defined]
+    found: list[str] = []
+
+    def walk(node: object, path: str) -> None:
+        if isinstance(node, dict):
+            found.extend(f"{path}/{k}" for k in ("ge", "le", "gt", "lt") if k in node)
+            for key, value in node.items():
+                walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+
+    walk(spec, "")
+    assert found == []
+    schemas = spec["components"]["schemas"]
+    [budget, _null] = schemas["PlanRequest"]["properties"]["budget_usd"]["anyOf"]
+    assert (budget["minimum"], budget["maximum"]) == (0.01, 1e12)
+    [amount, _null] = schemas["BudgetRequest"]["properties"]["amount_cny"]["anyOf"]
+    assert amount["minimum"] == 0  # a team's budget may be nothing, in yuan as in dollars

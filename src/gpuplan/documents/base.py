@@ -14,7 +14,15 @@ import math
 from types import UnionType
 from typing import Annotated, Any, Literal, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
@@ -46,6 +54,11 @@ def _whole(x: Any) -> Any:
 #: A count that is an integer except where a fraction is real (a GPU partition: 1/6 of an A10):
 #: whole values are written as integers.
 Count = Annotated[int | float, BeforeValidator(_whole)]
+#: A :data:`Count` above zero. The bound is on each member of the union: given on the field, pydantic
+#: (2.14) writes it into the JSON Schema as "gt", which is not JSON Schema's "exclusiveMinimum".
+PositiveCount = Annotated[
+    Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)], BeforeValidator(_whole)
+]
 
 
 def _has_non_finite(x: Any) -> bool:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Count, Document, ExchangeRateDoc
+from gpuplan.documents.base import Count, Document, ExchangeRateDoc, PositiveCount
 
 __all__ = [
     "GPUS_SCHEMA_VERSION",
@@ -42,7 +42,7 @@ class OfferItem(Document):
     instance_type: str
     gpu: str
     """Canonical GPU id."""
-    gpu_count: Count = Field(gt=0)
+    gpu_count: PositiveCount
     """GPUs per instance; fractional only for partitions (Azure NV6ads A10 v5 = 1/6)."""
     vcpus: Count | None
     memory_gib: float | None

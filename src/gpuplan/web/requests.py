@@ -151,10 +151,30 @@ _OPTION_TEXT = 300
 #: gpuplan.units.read_amount): one signed in the other currency is refused naming the field that
 #: takes it ("¥60000 is in another currency: give it with budget_cny"), where pydantic had said only
 #: "Input should be a valid number".
-_BudgetUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
-_BudgetCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
-_AmountUsd = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="amount_cny"))]
-_AmountCny = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="amount_usd"))]
+#: The bounds come before the reader: put on the field beside a BeforeValidator, pydantic (2.14)
+#: writes them into the OpenAPI document as "ge"/"le", which are not JSON Schema's words, and a
+#: client generated from it loses them. A team's budget may be zero (it may spend nothing); a plan's
+#: budget is at least MIN_BUDGET.
+_BudgetUsd = Annotated[
+    float,
+    Field(ge=MIN_BUDGET, le=MAX_BUDGET_USD),
+    BeforeValidator(partial(read_amount, currency="usd", other="budget_cny")),
+]
+_BudgetCny = Annotated[
+    float,
+    Field(ge=MIN_BUDGET, le=MAX_BUDGET_CNY),
+    BeforeValidator(partial(read_amount, currency="cny", other="budget_usd")),
+]
+_AmountUsd = Annotated[
+    float,
+    Field(ge=0, le=MAX_BUDGET_USD),
+    BeforeValidator(partial(read_amount, currency="usd", other="amount_cny")),
+]
+_AmountCny = Annotated[
+    float,
+    Field(ge=0, le=MAX_BUDGET_CNY),
+    BeforeValidator(partial(read_amount, currency="cny", other="amount_usd")),
+]
 
 
 class _Request(BaseModel):
@@ -194,11 +214,9 @@ class PlanRequest(WorkloadRequest):
     """``gpuplan plan``'s options; None keeps the workload's own constraint."""
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
-    budget_usd: _BudgetUsd | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
+    budget_usd: _BudgetUsd | None = None
     budget_cny: _BudgetCny | None = Field(
         default=None,
-        ge=MIN_BUDGET,
-        le=MAX_BUDGET_CNY,
         description="The budget in yuan instead of budget_usd (at the catalog's dated CNY rate, which the "
         "plan's notes state); not both.",
     )
@@ -550,11 +568,9 @@ class SavePlanRequest(PlanRequest):
 
 
 class BudgetRequest(_Request):
-    amount_usd: _AmountUsd | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
+    amount_usd: _AmountUsd | None = None
     amount_cny: _AmountCny | None = Field(
         default=None,
-        ge=MIN_BUDGET,
-        le=MAX_BUDGET_CNY,
         description="The budget in yuan instead: kept in US dollars at the catalog's dated CNY rate, which "
         "the budget's note then states.",
     )
