@@ -134,6 +134,9 @@ class AdviceItem(Document):
     gpu_price: GpuPriceDoc | None = None
     """Another GPU the catalog offers: the price the advice ranks it by and quotes, with where and
     when it is from (null for other changes, or where no price was looked up)."""
+    changes: list[str] = Field(default_factory=list)
+    """``combined`` advice: the actions applied together, in order (``gradient_checkpointing``,
+    ``micro_batch`` …); empty for a single change."""
 
 
 class ScalingAdviceItem(Document):

@@ -137,6 +137,7 @@ def _advice_json(a: Advice) -> AdviceItem:
         capacity_gib=a.capacity_gib,
         offered=a.offered,
         gpu_price=None if a.gpu_price is None else GpuPriceDoc(**asdict(a.gpu_price)),
+        changes=list(a.changes),
     )
 
 
