@@ -79,7 +79,7 @@ def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[
     )
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
-    assert {"name", "params", "flops_per_step"} <= set(doc["workload"])
+    assert {"name", "params", "flops_per_micro_batch"} <= set(doc["workload"])
     assert doc["workload"]["params"] == 1_500_000_000
     by_gpu = {e["gpu"]: e for e in doc["estimates"]}
     assert set(by_gpu) == {"H100-SXM", "T4"}
@@ -92,6 +92,46 @@ def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[
     assert by_gpu["T4"]["error"].startswith("bf16 needs Ampere")
     # Not estimated: unknown, not "does not fit" nor "not input-bound".
     assert (by_gpu["T4"]["fits"], by_gpu["T4"]["input_bound"], by_gpu["T4"]["link"]) == (None, None, None)
+
+
+def test_an_mfu_derived_from_the_json_counts_every_micro_batch_and_gpu_of_the_step(
+    tmp_path: Path, stub_trace: list[Profile]
+) -> None:
+    job = tmp_path / "accum.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-bf16\ngradient_accumulation: 4\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "8", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    (row,) = doc["estimates"]
+    # one micro-batch traced: 6e13 FLOP; a step is 4 micro-batches on each of 8 GPUs
+    assert doc["workload"]["flops_per_micro_batch"] == 6e13
+    assert row["samples_per_step"] == 4 * 4 * 8
+    assert row["flops_per_step"] == pytest.approx(6e13 * 4 * 8)  # 1.92e15
+    # what a reader computes: FLOPs of the step ÷ its time ÷ the GPUs = FLOP/s per GPU
+    per_gpu = row["flops_per_step"] / row["step_time_s"] / row["gpu_count"]
+    assert per_gpu == pytest.approx(row["achieved_tflops"] * 1e12)
+    h100_bf16_dense = 989e12  # NVIDIA H100 SXM datasheet, dense BF16 tensor FLOP/s
+    assert 0.05 < per_gpu / h100_bf16_dense < 1.0  # an MFU, not an eighth of one
+
+
+def test_the_header_says_its_flops_are_one_micro_batchs_of_several_in_a_step(
+    tmp_path: Path, stub_trace: list[Profile]
+) -> None:
+    job = tmp_path / "accum.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-bf16\ngradient_accumulation: 4\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "8"])
+    assert r.exit_code == 0, r.output
+    head = " ".join(r.stdout.split())
+    assert "60 TFLOP per micro-batch, 4 micro-batches per optimizer step" in head
+    assert "TFLOP per step" not in head
 
 
 def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:

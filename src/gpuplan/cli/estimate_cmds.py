@@ -174,7 +174,16 @@ def estimate_cmd(
         )
         sys.stdout.write(doc.to_json())
         return
-    console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
+    console().print(
+        estimate_view(
+            prof,
+            outcomes,
+            cal,
+            stack=report.stack,
+            levels=levels,
+            gradient_accumulation=workload.gradient_accumulation,
+        )
+    )
     if note := money.rate_note():
         console().print(note)
     if steps and not any(o.estimate is not None and o.estimate.anchored for o in outcomes):

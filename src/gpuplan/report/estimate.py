@@ -83,6 +83,7 @@ _FIGURES = (
     "throughput_high",
     "throughput_unit",
     "samples_per_step",
+    "flops_per_step",
     "achieved_tflops",
     "job_time_h",
     "job_time_h_low",
@@ -297,7 +298,7 @@ def estimate_json(
             attention=profile.attention,
             params=profile.params,
             trainable_params=profile.trainable_params,
-            flops_per_step=profile.flops_per_step,
+            flops_per_micro_batch=profile.flops_per_step,
             batch_size=profile.batch_size,
             seq_len=profile.seq_len,
             parallelism=parallelism,
@@ -807,23 +808,37 @@ def estimate_view(
     *,
     stack: Stack | None = None,
     levels: Sequence[LevelOutcomes] = (),
+    gradient_accumulation: int = 1,
 ) -> Group:
-    """Everything ``gpuplan estimate`` prints on a terminal."""
+    """Everything ``gpuplan estimate`` prints on a terminal; ``gradient_accumulation``: the
+    workload's micro-batches per optimizer step (the step the table's step time is)."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     batch = (
         _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
         if profile.seq_len
         else _("batch {b}").format(b=profile.batch_size)
     )
+    # The trace's FLOPs are one micro-batch's: an optimizer step (the step time's) runs
+    # gradient_accumulation of them on each data-parallel rank (--json: each row's flops_per_step).
+    if profile.task == "infer":
+        words = _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per batch")
+    elif gradient_accumulation > 1:
+        words = _(
+            "{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per micro-batch, "
+            "{k} micro-batches per optimizer step"
+        )
+    else:
+        words = _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per micro-batch")
     head = Text.assemble(
         (profile.workload_name, "bold"),
         ": "
-        + _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per step").format(
+        + words.format(
             task=_(profile.task),
             precision=profile.precision,
             params=f"{profile.params / 1e6:,.1f}",
             batch=batch,
             tflop=f"{profile.flops_per_step / 1e12:.3g}",
+            k=gradient_accumulation,
         ),
     )
     summary = Widest(
