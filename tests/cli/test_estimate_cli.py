@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,39 @@ def test_the_header_says_its_flops_are_one_micro_batchs_of_several_in_a_step(
     head = " ".join(r.stdout.split())
     assert "60 TFLOP per micro-batch, 4 micro-batches per optimizer step" in head
     assert "TFLOP per step" not in head
+
+
+def test_a_fit_with_little_to_spare_says_what_to_do_on_a_cuda_oom(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # 40 GiB of activations: the band's high end needs 73.6 of the H100's 78.8 usable GiB (6.6 %
+    # to spare); the stub's 8 GiB leave half of it free and get no such line.
+    roomy = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM"])
+    assert roomy.exit_code == 0, roomy.output
+    assert "CUDA OOM" not in roomy.stdout
+    p = stub_trace[0]
+    # … and a vocabulary head (GPT-2's), which a lighter loss lightens
+    shape = replace(p.shape, vocab_size=50_257)
+    stub_trace[0] = replace(p, peak=replace(p.peak, activations_bytes=40 * GIB), shape=shape)
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM", "--json"])
+    (row,) = json.loads(r.stdout)["estimates"]
+    need, usable = row["memory"]["required_gib_high"], row["memory_capacity_gib"]
+    assert row["fits"] and 0 < usable - need < 0.1 * usable  # the case: it fits, barely
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    assert f"Thin memory margin (H100-SXM needs up to {need:.1f} of {usable:.1f} GiB)" in text
+    # the fixes in order, as the workload writes them, and the way to check on the GPU
+    order = [
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "a smaller micro-batch with gradient_accumulation",
+        "loss: fused-linear",
+        "gradient_checkpointing: true",
+        "optimizer: adamw-8bit",
+    ]
+    assert all(f in text for f in order), text
+    assert [text.index(f) for f in order] == sorted(text.index(f) for f in order)
+    assert "`gpuplan measure`" in text
 
 
 def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:
