@@ -388,3 +388,33 @@ def test_no_combination_is_tried_where_one_change_fits() -> None:
     advice = advise(EstimateRequest(profile=_cnn(), gpu=V100, calibration=CAL))
     assert any(a.action == "micro_batch" and a.fits for a in advice)
     assert all(a.action != "combined" for a in advice)
+
+
+def test_8bit_adamw_joins_checkpointing_and_micro_batches_where_they_are_not_enough() -> None:
+    # fp32 AdamW moments (8 B/param): 12 GiB of state beside 64 GiB of activations at batch 2.
+    # Checkpointing with micro-batch 1 still needs (12 + 64 × 0.25 / 2) × 1.1 = 22 GiB allocated,
+    # past the 4090's usable memory once its context is added; with 8-bit moments (2.03 B/param)
+    # the state is 6 GiB and the step fits.
+    params = 2**30
+    peak = breakdown(
+        parameters=2.0 * params, gradients=2.0 * params, optimizer_state=8.0 * params, activations=64 * GIB
+    )
+    p = make_profile(
+        ops=(op("forward", flops=2e13), op("backward", flops=4e13)),
+        peak=peak,
+        precision="bf16",
+        batch_size=2,
+        params=params,
+        shape=ModelShape(family="cnn"),
+    )
+    advice = advise(EstimateRequest(profile=p, gpu=get_gpu("RTX-4090"), calibration=CAL))
+    (both,) = [a for a in advice if a.action == "combined"]
+    assert both.fits
+    assert both.changes == ("gradient_checkpointing", "adamw_8bit", "micro_batch")
+    assert "optimizer: adamw-8bit" in both.summary and "gradient_checkpointing: true" in both.summary
+    assert both.step_time_s is None  # 8-bit AdamW's effect on the step time is not derived
+    # it changes the numerics: after the bigger GPU that runs the workload as written, before
+    # every change that does not fit
+    actions = [a.action for a in advice]
+    assert actions.index("bigger_gpu") < actions.index("combined")
+    assert all(a.fits for a in advice[: actions.index("combined") + 1])
