@@ -710,7 +710,7 @@ def _combined(st: Setup) -> Advice | None:
                 _("together: {settings} (global batch kept)")
                 if "micro_batch" in actions
                 else _("together: {settings}")
-            ).format(settings="; ".join(settings)),
+            ).format(settings=_("; ").join(settings)),
             derivation=" + ".join(derivations),
             # A lighter loss's or 8-bit state's effect on the step time is not derived.
             timed=not {"adamw_8bit", "chunked_loss", "fused_linear_loss"} & set(actions),
