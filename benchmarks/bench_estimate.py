@@ -88,7 +88,7 @@ def _end_to_end() -> None:
         fits = sum(1 for o in outcomes if o.estimate is not None and o.estimate.fits)
         print(
             f"{label}: trace {t1 - t0:.1f} s, estimate over {len(outcomes)} GPUs {(t2 - t1) * 1e3:.0f} ms; "
-            f"fits {fits} GPUs; {prof.flops_per_step / 1e12:.1f} TFLOP/step, "
+            f"fits {fits} GPUs; {prof.flops_per_step / 1e12:.1f} TFLOP/micro-batch, "
             f"peak {prof.peak.total_bytes / 1024**3:.1f} GiB traced"
         )
 

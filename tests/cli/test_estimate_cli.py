@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,7 @@ def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[
     )
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
-    assert {"name", "params", "flops_per_step"} <= set(doc["workload"])
+    assert {"name", "params", "flops_per_micro_batch"} <= set(doc["workload"])
     assert doc["workload"]["params"] == 1_500_000_000
     by_gpu = {e["gpu"]: e for e in doc["estimates"]}
     assert set(by_gpu) == {"H100-SXM", "T4"}
@@ -92,6 +93,79 @@ def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[
     assert by_gpu["T4"]["error"].startswith("bf16 needs Ampere")
     # Not estimated: unknown, not "does not fit" nor "not input-bound".
     assert (by_gpu["T4"]["fits"], by_gpu["T4"]["input_bound"], by_gpu["T4"]["link"]) == (None, None, None)
+
+
+def test_an_mfu_derived_from_the_json_counts_every_micro_batch_and_gpu_of_the_step(
+    tmp_path: Path, stub_trace: list[Profile]
+) -> None:
+    job = tmp_path / "accum.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-bf16\ngradient_accumulation: 4\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "8", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    (row,) = doc["estimates"]
+    # one micro-batch traced: 6e13 FLOP; a step is 4 micro-batches on each of 8 GPUs
+    assert doc["workload"]["flops_per_micro_batch"] == 6e13
+    assert row["samples_per_step"] == 4 * 4 * 8
+    assert row["flops_per_step"] == pytest.approx(6e13 * 4 * 8)  # 1.92e15
+    # what a reader computes: FLOPs of the step ÷ its time ÷ the GPUs = FLOP/s per GPU
+    per_gpu = row["flops_per_step"] / row["step_time_s"] / row["gpu_count"]
+    assert per_gpu == pytest.approx(row["achieved_tflops"] * 1e12)
+    h100_bf16_dense = 989e12  # NVIDIA H100 SXM datasheet, dense BF16 tensor FLOP/s
+    assert 0.05 < per_gpu / h100_bf16_dense < 1.0  # an MFU, not an eighth of one
+
+
+def test_the_header_says_its_flops_are_one_micro_batchs_of_several_in_a_step(
+    tmp_path: Path, stub_trace: list[Profile]
+) -> None:
+    job = tmp_path / "accum.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-bf16\ngradient_accumulation: 4\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "8"])
+    assert r.exit_code == 0, r.output
+    head = " ".join(r.stdout.split())
+    assert "60 TFLOP per micro-batch, 4 micro-batches per optimizer step" in head
+    assert "TFLOP per step" not in head
+
+
+def test_a_fit_with_little_to_spare_says_what_to_do_on_a_cuda_oom(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # 40 GiB of activations: the band's high end needs 73.6 of the H100's 78.8 usable GiB (6.6 %
+    # to spare); the stub's 8 GiB leave half of it free and get no such line.
+    roomy = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM"])
+    assert roomy.exit_code == 0, roomy.output
+    assert "CUDA OOM" not in roomy.stdout
+    p = stub_trace[0]
+    # … and a vocabulary head (GPT-2's), which a lighter loss lightens
+    shape = replace(p.shape, vocab_size=50_257)
+    stub_trace[0] = replace(p, peak=replace(p.peak, activations_bytes=40 * GIB), shape=shape)
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM", "--json"])
+    (row,) = json.loads(r.stdout)["estimates"]
+    need, usable = row["memory"]["required_gib_high"], row["memory_capacity_gib"]
+    assert row["fits"] and 0 < usable - need < 0.1 * usable  # the case: it fits, barely
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.stdout.split())
+    assert f"Thin memory margin (H100-SXM needs up to {need:.1f} of {usable:.1f} GiB)" in text
+    # the fixes in order, as the workload writes them, and the way to check on the GPU
+    order = [
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "a smaller micro-batch with gradient_accumulation",
+        "loss: fused-linear",
+        "gradient_checkpointing: true",
+        "optimizer: adamw-8bit",
+    ]
+    assert all(f in text for f in order), text
+    assert [text.index(f) for f in order] == sorted(text.index(f) for f in order)
+    assert "`gpuplan measure`" in text
 
 
 def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:

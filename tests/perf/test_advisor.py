@@ -343,3 +343,78 @@ def test_bf16_weights_keeps_an_8bit_optimizers_state_as_it_is() -> None:
     assert "optimizer state kept as it is" in bf16.derivation
     # 4 GiB saved, shown × 1.1 (the allocator's reserve over allocated)
     assert base.peak_memory_gib - bf16.peak_memory_gib == pytest.approx(4 * 1.1, rel=1e-3)
+
+
+def _activation_heavy(batch: int = 2) -> Profile:
+    # bf16 weights 2 GiB + gradients 2 GiB + AdamW state 4 GiB = 8 GiB of state, 64 GiB of
+    # activations at batch 2: micro-batch 1 alone needs 8 + 32, checkpointing alone 8 + 64 × 0.25
+    # (no layer structure: 1/4 kept), neither within a 24 GB RTX 4090; both together 8 + 8.
+    params = 2**30
+    peak = breakdown(
+        parameters=2.0 * params, gradients=2.0 * params, optimizer_state=4.0 * params, activations=64 * GIB
+    )
+    return make_profile(
+        ops=(op("forward", flops=2e13), op("backward", flops=4e13)),
+        peak=peak,
+        precision="bf16",
+        batch_size=batch,
+        params=params,
+        shape=ModelShape(family="cnn"),
+    )
+
+
+def test_where_no_single_change_fits_checkpointing_with_micro_batches_is_offered_before_a_bigger_gpu() -> (
+    None
+):
+    rtx4090 = get_gpu("RTX-4090")
+    advice = advise(EstimateRequest(profile=_activation_heavy(), gpu=rtx4090, calibration=CAL))
+    same_gpu = [a for a in advice if a.gpu == rtx4090.id and a.gpu_count == 1 and a.action != "combined"]
+    assert same_gpu and not any(a.fits for a in same_gpu)  # no single change fits the 4090
+    first = advice[0]
+    assert first.action == "combined" and first.fits and first.gpu == rtx4090.id
+    assert first.changes == ("gradient_checkpointing", "micro_batch")
+    # every setting to change, as the workload writes it
+    assert "gradient_checkpointing: true" in first.summary
+    assert "inputs.batch_size: 1, gradient_accumulation: 2" in first.summary
+    # (8 + 64 × 0.25 / 2) × 1.1 = 17.6 GiB allocated, within the 4090's usable memory
+    assert first.required_gib is not None and first.capacity_gib is not None
+    assert first.required_gib <= first.capacity_gib
+    # fwd 2e13, bwd 4e13, one forward recomputed; two micro-batches of half the work: 8 / 6
+    assert first.step_time_factor == pytest.approx(8 / 6, rel=1e-6)
+    assert [a.action for a in advice].index("bigger_gpu") > 0
+
+
+def test_no_combination_is_tried_where_one_change_fits() -> None:
+    advice = advise(EstimateRequest(profile=_cnn(), gpu=V100, calibration=CAL))
+    assert any(a.action == "micro_batch" and a.fits for a in advice)
+    assert all(a.action != "combined" for a in advice)
+
+
+def test_8bit_adamw_joins_checkpointing_and_micro_batches_where_they_are_not_enough() -> None:
+    # fp32 AdamW moments (8 B/param): 12 GiB of state beside 64 GiB of activations at batch 2.
+    # Checkpointing with micro-batch 1 still needs (12 + 64 × 0.25 / 2) × 1.1 = 22 GiB allocated,
+    # past the 4090's usable memory once its context is added; with 8-bit moments (2.03 B/param)
+    # the state is 6 GiB and the step fits.
+    params = 2**30
+    peak = breakdown(
+        parameters=2.0 * params, gradients=2.0 * params, optimizer_state=8.0 * params, activations=64 * GIB
+    )
+    p = make_profile(
+        ops=(op("forward", flops=2e13), op("backward", flops=4e13)),
+        peak=peak,
+        precision="bf16",
+        batch_size=2,
+        params=params,
+        shape=ModelShape(family="cnn"),
+    )
+    advice = advise(EstimateRequest(profile=p, gpu=get_gpu("RTX-4090"), calibration=CAL))
+    (both,) = [a for a in advice if a.action == "combined"]
+    assert both.fits
+    assert both.changes == ("gradient_checkpointing", "adamw_8bit", "micro_batch")
+    assert "optimizer: adamw-8bit" in both.summary and "gradient_checkpointing: true" in both.summary
+    assert both.step_time_s is None  # 8-bit AdamW's effect on the step time is not derived
+    # it changes the numerics: after the bigger GPU that runs the workload as written, before
+    # every change that does not fit
+    actions = [a.action for a in advice]
+    assert actions.index("bigger_gpu") < actions.index("combined")
+    assert all(a.fits for a in advice[: actions.index("combined") + 1])

@@ -174,7 +174,16 @@ def estimate_cmd(
         )
         sys.stdout.write(doc.to_json())
         return
-    console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
+    console().print(
+        estimate_view(
+            prof,
+            outcomes,
+            cal,
+            stack=report.stack,
+            levels=levels,
+            gradient_accumulation=workload.gradient_accumulation,
+        )
+    )
     # The rate is said where an amount was converted with it: the only money an estimate shows is a
     # bigger GPU's price in its advice (the rate's paragraph under a table of times said nothing).
     priced = any(

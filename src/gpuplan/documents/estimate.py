@@ -29,7 +29,9 @@ __all__ = [
     "StackLevelFigures",
 ]
 
-ESTIMATE_SCHEMA_VERSION = 1
+#: 2: the workload's ``flops_per_step`` (one micro-batch's, which a reader divided by an optimizer
+#: step's time) is ``flops_per_micro_batch``; each row's ``flops_per_step`` is the optimizer step's.
+ESTIMATE_SCHEMA_VERSION = 2
 
 
 class EstimateWorkload(Document):
@@ -43,8 +45,10 @@ class EstimateWorkload(Document):
     ``fused-softmax`` (scores materialised, one fused 16-bit softmax kernel: Megatron-LM 2021)."""
     params: int = Field(ge=0)
     trainable_params: int = Field(ge=0)
-    flops_per_step: float | None
-    """FLOPs of one training (or inference) step of one micro-batch on one GPU."""
+    flops_per_micro_batch: float | None
+    """FLOPs of one micro-batch (``batch_size`` samples) through the whole model: a training step's
+    forward, backward and optimizer, or an inference batch's forward. Not an optimizer step's: each
+    estimate's ``flops_per_step`` counts its micro-batches and GPUs."""
     batch_size: int = Field(ge=1)
     seq_len: int | None
     parallelism: str
@@ -134,6 +138,9 @@ class AdviceItem(Document):
     gpu_price: GpuPriceDoc | None = None
     """Another GPU the catalog offers: the price the advice ranks it by and quotes, with where and
     when it is from (null for other changes, or where no price was looked up)."""
+    changes: list[str] = Field(default_factory=list)
+    """``combined`` advice: the actions applied together, in order (``gradient_checkpointing``,
+    ``micro_batch`` …); empty for a single change."""
 
 
 class ScalingAdviceItem(Document):
@@ -415,7 +422,13 @@ class EstimateRow(Document):
     throughput_unit: str | None
     """``samples_per_s`` or ``tokens_per_s``."""
     samples_per_step: int | None
+    """Samples of one optimizer step on all GPUs: micro-batch × accumulation × data-parallel ranks."""
+    flops_per_step: float | None = None
+    """Model FLOPs of one optimizer step on all GPUs — every micro-batch of the step ``step_time_s``
+    times: ``flops_per_step / step_time_s / gpu_count`` is ``achieved_tflops`` (× 1e12), and over
+    the GPU's peak FLOP/s the MFU."""
     achieved_tflops: float | None
+    """Model FLOPs per second per GPU (TFLOP/s)."""
     job_time_h: float | None
     job_time_h_low: float | None
     job_time_h_high: float | None
@@ -452,7 +465,7 @@ class EstimateRow(Document):
 class EstimateDocument(Document):
     """``gpuplan estimate --json``."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     workload: EstimateWorkload
     software_level: str
     """The software stack the figures assume, in words."""

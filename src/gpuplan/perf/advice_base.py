@@ -49,8 +49,8 @@ class Advice:
     action: str
     """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
     ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
-    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights``, ``share_gpu`` (fewer replicas to a GPU) or
-    ``bigger_gpu``."""
+    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights``, ``share_gpu`` (fewer replicas to a GPU),
+    ``bigger_gpu``, or ``combined`` (several of them together: :attr:`changes`)."""
     summary: str
     """One line saying what to change."""
     gpu: str
@@ -75,6 +75,9 @@ class Advice:
     """For another GPU (``bigger_gpu``): the catalog's lowest on-demand price per GPU-hour the advice
     ranked it by, with where and when it is from (its price None, with the reason, where the catalog
     has none); None where no price was looked up."""
+    changes: tuple[str, ...] = ()
+    """For ``combined``: the actions applied together, in the order applied (e.g.
+    ``gradient_checkpointing``, ``micro_batch``); empty for a single change."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ class Setup:
         derivation: str,
         timed: bool = True,
         gpu_price: GpuHourPrice | None = None,
+        changes: tuple[str, ...] = (),
     ) -> Advice:
         return Advice(
             action=action,
@@ -152,6 +156,7 @@ class Setup:
             capacity_gib=e.memory.capacity_gib,
             offered=None if self.offered is None or e.gpu == self.gpu.id else e.gpu in self.offered,
             gpu_price=gpu_price,
+            changes=changes,
         )
 
 

@@ -17,7 +17,7 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.estimate import EstimateRequest, run_estimate
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import HEAD_CHUNK_TOKENS, LOSS_CHUNKS, MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import LossKind
@@ -86,7 +86,9 @@ def _at_the_step(st: Setup, peak: MemoryBreakdown) -> MemoryBreakdown:
     return step if step.total_bytes > peak.total_bytes else peak
 
 
-def _micro_batch(st: Setup) -> Advice | None:
+def _micro_batch_fit(st: Setup) -> tuple[Estimate, int, int] | None:
+    """The largest micro-batch ``b`` that divides the batch and fits, its estimate and the ``k``
+    micro-batches it takes to keep the batch; None where none fits."""
     p = st.profile
     at_step = is_optimizer_step_peak(p.peak)
     if (at_step and not p.peak.held_bytes) or p.batch_size <= 1:
@@ -111,27 +113,42 @@ def _micro_batch(st: Setup) -> Advice | None:
         if e.fits:
             if not train:  # serve the same batch as k smaller ones in sequence
                 e = replace(e, step_time_s=e.step_time_s * k)
-            how = _("micro-batch × gradient accumulation") if train else _("smaller batches in sequence")
-            return st.advice(
-                e,
-                action="micro_batch",
-                summary=_("micro-batch {b} × {k} accumulation steps (global batch kept)").format(b=b, k=k)
-                if train
-                else _("batch {b} instead of {was}").format(b=b, was=p.batch_size),
-                derivation=(
-                    _(
-                        "{how}: the peak is the optimizer step's, where only the logits held into the "
-                        "next step's forward scale to {b} samples; time = roofline with FLOPs and bytes "
-                        "scaled to the micro-batch"
-                    )
-                    if at_step
-                    else _(
-                        "{how}: activations and temporaries scaled to {b} samples (linear in batch); "
-                        "time = roofline with FLOPs and bytes scaled to the micro-batch"
-                    )
-                ).format(how=how, b=b),
-            )
+            return e, b, k
     return None
+
+
+def _micro_batch(st: Setup) -> Advice | None:
+    p = st.profile
+    found = _micro_batch_fit(st)
+    if found is None:
+        return None
+    e, b, k = found
+    train = p.task != "infer"
+    at_step = is_optimizer_step_peak(p.peak)
+    how = _("micro-batch × gradient accumulation") if train else _("smaller batches in sequence")
+    return st.advice(
+        e,
+        action="micro_batch",
+        summary=_("micro-batch {b} × {k} accumulation steps (global batch kept)").format(b=b, k=k)
+        if train
+        else _("batch {b} instead of {was}").format(b=b, was=p.batch_size),
+        derivation=_micro_batch_derivation(how, b, at_step),
+    )
+
+
+def _micro_batch_derivation(how: str, b: int, at_step: bool) -> str:
+    return (
+        _(
+            "{how}: the peak is the optimizer step's, where only the logits held into the "
+            "next step's forward scale to {b} samples; time = roofline with FLOPs and bytes "
+            "scaled to the micro-batch"
+        )
+        if at_step
+        else _(
+            "{how}: activations and temporaries scaled to {b} samples (linear in batch); "
+            "time = roofline with FLOPs and bytes scaled to the micro-batch"
+        )
+    ).format(how=how, b=b)
 
 
 def _checkpoint_keep(profile: Profile) -> tuple[float, str]:
@@ -158,8 +175,8 @@ def _checkpoint_keep(profile: Profile) -> tuple[float, str]:
     )
 
 
-def _checkpointing(st: Setup) -> Advice | None:
-    p = st.profile
+def _checkpointed(st: Setup, p: Profile) -> tuple[Profile, str] | None:
+    """``p`` with every block checkpointed, and how; None where that frees nothing."""
     if p.task == "infer" or is_optimizer_step_peak(p.peak) or p.activation_checkpointing == "full":
         return None  # the peak is the optimizer step's, or every block is already recomputed
     keep, why = _checkpoint_keep(p)
@@ -173,15 +190,30 @@ def _checkpointing(st: Setup) -> Advice | None:
         ops=p.ops + recompute,
         activation_checkpointing="full",
     )
+    return changed, _("activations × {keep:.2f} ({why}); time + one forward recompute").format(
+        keep=keep, why=why
+    )
+
+
+def _checkpointing(st: Setup) -> Advice | None:
+    p = st.profile
+    found = _checkpointed(st, p)
+    if found is None:
+        return None
+    changed, derivation = found
     return st.advice(
         st.run(changed),
         action="gradient_checkpointing",
-        summary=_("enable activation (gradient) checkpointing")
+        summary=_checkpoint_summary(p),
+        derivation=derivation,
+    )
+
+
+def _checkpoint_summary(p: Profile) -> str:
+    return (
+        _("enable activation (gradient) checkpointing")
         if p.activation_checkpointing == "none"
-        else _("checkpoint every block (activation_checkpointing: full) instead of selective"),
-        derivation=_("activations × {keep:.2f} ({why}); time + one forward recompute").format(
-            keep=keep, why=why
-        ),
+        else _("checkpoint every block (activation_checkpointing: full) instead of selective")
     )
 
 
@@ -207,15 +239,16 @@ def _fused_optimizer(st: Setup) -> Advice | None:
 _ADAM_8BIT_BYTES_PER_PARAM = 2.0 + 2 * 4.0 / 256
 
 
-def _eight_bit_adam(st: Setup) -> list[Advice]:
-    p = st.profile
+def _eight_bit_peak(st: Setup, p: Profile) -> tuple[MemoryBreakdown, str] | None:
+    """``p``'s peak with 8-bit AdamW state, and how; None where the workload's optimizer is not
+    one whose state this replaces."""
     trainable = p.trainable_params
     if p.task == "infer" or not trainable or p.paged_optimizer_bytes > 0:
-        return []
+        return None
     if "8bit" in st.current.optimizer or st.current.optimizer not in ("adam", "adamw", "adamw-fused"):
-        return []  # already 8-bit, or not Adam(W), whose state this replaces
+        return None  # already 8-bit, or not Adam(W), whose state this replaces
     if p.peak.optimizer_state_bytes < 3.0 * trainable:
-        return []  # not a two-moment fp32/bf16 optimizer (SGD, Adafactor, already 8-bit)
+        return None  # not a two-moment fp32/bf16 optimizer (SGD, Adafactor, already 8-bit)
     state = _ADAM_8BIT_BYTES_PER_PARAM * trainable
     # bitsandbytes updates each parameter in one fused kernel: no optimizer-step temporary.
     temps = 0.0 if is_optimizer_step_peak(p.peak) else p.peak.temporaries_bytes
@@ -223,6 +256,16 @@ def _eight_bit_adam(st: Setup) -> list[Advice]:
     how = _("AdamW state {was:.1f} → {now:.2f} B/param (block-wise 8-bit moments)").format(
         was=p.peak.optimizer_state_bytes / trainable, now=_ADAM_8BIT_BYTES_PER_PARAM
     )
+    return peak, how
+
+
+def _eight_bit_adam(st: Setup) -> list[Advice]:
+    p = st.profile
+    found = _eight_bit_peak(st, p)
+    if found is None:
+        return []
+    peak, how = found
+    state = peak.optimizer_state_bytes
     out = []
     for action, summary, paged in (
         ("adamw_8bit", _("use 8-bit AdamW (bitsandbytes), optimizer adamw-8bit"), 0.0),
@@ -266,55 +309,55 @@ def _optimizer_in_backward(st: Setup) -> Advice | None:
     )
 
 
-def _lighter_loss(st: Setup) -> list[Advice]:
-    p = st.profile
+#: The lighter losses, lightest last: (kind, action, summary).
+_LIGHTER_LOSSES = (
+    (LossKind.CHUNKED, "chunked_loss", N_("chunked cross-entropy (torchtune), loss: chunked")),
+    (
+        LossKind.FUSED_LINEAR,
+        "fused_linear_loss",
+        N_("fused linear cross-entropy (Liger), loss: fused-linear"),
+    ),
+)
+
+
+def _lighter_peak(st: Setup, p: Profile, kind: LossKind) -> tuple[MemoryBreakdown, str] | None:
+    """``p``'s peak with the loss ``kind`` in place of the workload's, and how; None where that
+    frees nothing (or no vocabulary logits are there to lighten)."""
     vocab, seq = p.shape.vocab_size, p.seq_len
     if p.task == "infer" or not vocab or not seq or p.vocab_head is False:
-        return []  # no vocabulary logits a lighter loss could take over (loss: chunked is refused)
-    elements = float(p.batch_size) * seq * vocab
+        return None  # no vocabulary logits a lighter loss could take over (loss: chunked is refused)
     now = LossKind.cast(st.current.loss)
+    if LOSS_BYTES_PER_ELEMENT[kind] >= LOSS_BYTES_PER_ELEMENT[now]:
+        return None  # the workload's loss already keeps no more than this one
     held = p.peak.held_bytes
+    if not is_optimizer_step_peak(p.peak):
+        return _loss_peak(p, now, kind, float(p.batch_size) * seq * vocab)
+    if not held:
+        return None  # no logits at the peak
     # The trace's peak with what the loss holds taken off: at the optimizer step (no other
     # activation live), the held logits and what their graph keeps (a QLoRA base's 4-bit layer
-    # inputs) are the only loss memory there, and all that another loss frees.
+    # inputs) are the only loss memory there, and all that another loss frees. The optimizer's
+    # temporaries stay; the new loss's logits are gone by then.
     without = replace(p.peak, activations_bytes=max(0.0, p.peak.activations_bytes - held), held_bytes=0.0)
-    at_step = is_optimizer_step_peak(p.peak)
-    if at_step and not held:
-        return []  # no logits at the peak
+    return without, _(
+        "the step's logits held into the next step's forward ({saved:.2f} GiB) are let go "
+        "before the optimizer step, where the peak is"
+    ).format(saved=held / 2**30)
+
+
+def _lighter_loss(st: Setup) -> list[Advice]:
+    p = st.profile
     out = []
-    for kind, action, summary in (
-        (
-            LossKind.CHUNKED,
-            "chunked_loss",
-            _("chunked cross-entropy (torchtune), loss: chunked"),
-        ),
-        (
-            LossKind.FUSED_LINEAR,
-            "fused_linear_loss",
-            _("fused linear cross-entropy (Liger), loss: fused-linear"),
-        ),
-    ):
-        if LOSS_BYTES_PER_ELEMENT[kind] >= LOSS_BYTES_PER_ELEMENT[now]:
-            continue  # the workload's loss already keeps no more than this one
-        if at_step:
-            # The optimizer's temporaries stay; the new loss's logits are gone by then.
-            peak, derivation = (
-                without,
-                _(
-                    "the step's logits held into the next step's forward ({saved:.2f} GiB) are let go "
-                    "before the optimizer step, where the peak is"
-                ).format(saved=held / 2**30),
-            )
-        else:
-            found = _loss_peak(p, now, kind, elements)
-            if found is None:
-                continue  # by this count the change frees nothing
-            peak, derivation = found
+    for kind, action, summary in _LIGHTER_LOSSES:
+        found = _lighter_peak(st, p, kind)
+        if found is None:
+            continue  # by this count the change frees nothing
+        peak, derivation = found
         out.append(
             st.advice(
                 st.run(replace(p, peak=peak)),
                 action=action,
-                summary=summary,
+                summary=_(summary),
                 derivation=derivation,
                 timed=False,
             )
@@ -593,6 +636,89 @@ def _bigger_gpu(st: Setup) -> Advice | None:
     )
 
 
+def _combined(st: Setup) -> Advice | None:
+    """Where no single change fits the workload's own GPUs: the changes that keep the update it
+    makes (checkpointing, a lighter loss) and then 8-bit AdamW's state, applied together, with the
+    largest micro-batch that then fits. Tried in that order — checkpointing alone, + the lightest
+    loss, + 8-bit AdamW, + both — each at the whole batch first and then micro-batches with
+    gradient accumulation keeping the global batch; the first set that fits is offered, so it
+    takes a handful of estimates (a LoRA fine-tune of an 8B model at batch 8 × 1024 on a 24 GB GPU
+    had been told only to rent a 141 GB one, where checkpointing with micro-batch 4 × 2 fits)."""
+    p = st.profile
+    if p.task == "infer":
+        return None
+    base: list[tuple[str, Profile, str, str]] = []  # (action, profile, setting, derivation)
+    ck = _checkpointed(st, p)
+    if ck is not None:
+        setting = (
+            "gradient_checkpointing: true"
+            if p.activation_checkpointing == "none"
+            else "activation_checkpointing: full"
+        )
+        base.append(("gradient_checkpointing", ck[0], setting, ck[1]))
+    current = st.current
+    for extras in ((), ("loss",), ("adamw_8bit",), ("loss", "adamw_8bit")):
+        changed, parts, now = p, list(base), current
+        if ck is not None:
+            changed = ck[0]
+        complete = True
+        for extra in extras:
+            if extra == "loss":
+                # The lightest loss that frees memory here (fused-linear before chunked).
+                for kind, action, _summary in reversed(_LIGHTER_LOSSES):
+                    found = _lighter_peak(st, changed, kind)
+                    if found is not None:
+                        changed = replace(changed, peak=found[0])
+                        parts.append((action, changed, f"loss: {kind.value}", found[1]))
+                        now = replace(now, loss=kind.value)
+                        break
+                else:
+                    complete = False
+            else:
+                eight = _eight_bit_peak(st, changed)
+                if eight is None:
+                    complete = False
+                else:
+                    changed = replace(changed, peak=eight[0])
+                    parts.append(("adamw_8bit", changed, "optimizer: adamw-8bit", eight[1]))
+                    now = replace(now, optimizer="adamw-8bit")
+        if not complete or not parts:
+            continue  # a change this set needs does not apply; the set without it was tried
+        sub = Setup(
+            request=st.request.changed(profile=changed), base=st.base, current=now, offered=st.offered
+        )
+        settings = [setting for _a, _p, setting, _d in parts]
+        derivations = [d for _a, _p, _s, d in parts]
+        actions = tuple(a for a, _p, _s, _d in parts)
+        e = sub.run(changed) if len(parts) > 1 else None  # one change alone was tried as it is
+        if e is None or not e.fits:
+            found_mb = _micro_batch_fit(sub)
+            if found_mb is None:
+                continue
+            e, b, k = found_mb
+            settings.append(f"inputs.batch_size: {b}, gradient_accumulation: {st.accum * k}")
+            derivations.append(
+                _micro_batch_derivation(
+                    _("micro-batch × gradient accumulation"), b, is_optimizer_step_peak(changed.peak)
+                )
+            )
+            actions += ("micro_batch",)
+        return st.advice(
+            e,
+            action="combined",
+            summary=(
+                _("together: {settings} (global batch kept)")
+                if "micro_batch" in actions
+                else _("together: {settings}")
+            ).format(settings=_("; ").join(settings)),
+            derivation=" + ".join(derivations),
+            # A lighter loss's or 8-bit state's effect on the step time is not derived.
+            timed=not {"adamw_8bit", "chunked_loss", "fused_linear_loss"} & set(actions),
+            changes=actions,
+        )
+    return None
+
+
 def advise(
     request: EstimateRequest,
     *,
@@ -634,12 +760,17 @@ def advise(
         _bigger_gpu(st),
     ]
     found = [a for a in candidates if a is not None]
+    # Where no one change fits the workload's own GPUs, several together may (before more GPUs).
+    fits_here = any(a.fits and a.gpu == gpu.id and a.gpu_count == count for a in found)
+    if not fits_here and (both := _combined(st)) is not None:
+        found.append(both)
 
     # Those that fit first; then those that keep what the workload trains and how it computes it
     # (_ALTERS), whatever their step time: a faster step is no gain to a user whose job then trains
     # something else; then changes on this configuration, more GPUs, another GPU; then the fastest.
     def order(a: Advice) -> tuple[bool, int, int, float]:
         where = 2 if a.gpu != gpu.id else (1 if a.gpu_count > count else 0)
-        return (not a.fits, _ALTERS.get(a.action, 0), where, a.step_time_factor or 1.0)
+        alters = max(_ALTERS.get(c, 0) for c in a.changes or (a.action,))
+        return (not a.fits, alters, where, a.step_time_factor or 1.0)
 
     return tuple(sorted(found, key=order))

@@ -189,6 +189,11 @@ class Estimate:
     throughput_high: float
     throughput_unit: str
     """``samples_per_s`` or ``tokens_per_s`` (sequence models)."""
+    flops_per_step: float
+    """Model FLOPs of the step ``step_time_s`` times, on all ``gpu_count`` GPUs: the traced FLOPs of
+    one micro-batch (one GPU's share of it under tensor or pipeline parallelism) × the micro-batches
+    of an optimizer step × the GPUs. Over ``step_time_s`` and ``gpu_count`` it is
+    ``achieved_tflops``; over the GPUs' peak, the MFU."""
     achieved_tflops: float
     """Model FLOPs per second per GPU at the point estimate (traced FLOPs / step time)."""
     job_time_h: float | None
@@ -579,6 +584,7 @@ def _estimate(
         throughput_low=samples * per_sample / step_high,
         throughput_high=samples * per_sample / step_low,
         throughput_unit="tokens_per_s" if profile.seq_len else "samples_per_s",
+        flops_per_step=profile.flops_per_step * layout.microbatches * layout.count,
         achieved_tflops=profile.flops_per_step * layout.microbatches / step_s / 1e12,
         job_time_h=job_h,
         job_time_h_low=job_low,

@@ -83,6 +83,7 @@ _FIGURES = (
     "throughput_high",
     "throughput_unit",
     "samples_per_step",
+    "flops_per_step",
     "achieved_tflops",
     "job_time_h",
     "job_time_h_low",
@@ -137,6 +138,7 @@ def _advice_json(a: Advice) -> AdviceItem:
         capacity_gib=a.capacity_gib,
         offered=a.offered,
         gpu_price=None if a.gpu_price is None else GpuPriceDoc(**asdict(a.gpu_price)),
+        changes=list(a.changes),
     )
 
 
@@ -296,7 +298,7 @@ def estimate_json(
             attention=profile.attention,
             params=profile.params,
             trainable_params=profile.trainable_params,
-            flops_per_step=profile.flops_per_step,
+            flops_per_micro_batch=profile.flops_per_step,
             batch_size=profile.batch_size,
             seq_len=profile.seq_len,
             parallelism=parallelism,
@@ -578,6 +580,50 @@ def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     return Text(line, style="dim")
 
 
+#: A fitting run whose memory band's high end leaves less than this share of the usable memory
+#: free is told what to do if it runs out of memory all the same: the band covers 80 % of the
+#: calibration's held-out rows, not every run (a fragmenting allocator, a longer batch).
+THIN_MARGIN = 0.10
+
+
+def _thin_margin_line(profile: Profile, outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Where a configuration fits with little to spare: what to change if it runs out of memory all
+    the same, cheapest first — the caching allocator's expandable segments, which grow a segment
+    in place where fixed ones leave fragments too small to reuse (PyTorch documentation, "CUDA
+    semantics", section "Optimizing memory usage with PYTORCH_CUDA_ALLOC_CONF",
+    https://pytorch.org/docs/stable/notes/cuda.html; PyTorch dev-log, E. Yang, "When does
+    fragmentation occur in the CUDA caching allocator?", 2026-06-01) — then the changes that keep
+    what the step computes as the advisor ranks them, then 8-bit optimizer state (other numerics)
+    — and ``gpuplan measure`` to anchor the estimate on a real step's memory and time. Only the
+    changes this workload can still make are named."""
+    thin = [
+        _("{gpu} needs up to {need} of {usable} GiB").format(
+            gpu=o.gpu, need=f"{e.memory.required_gib_high:.1f}", usable=_gib(e.memory.capacity_gib)
+        )
+        for o in outcomes
+        if (e := o.estimate) is not None
+        and e.fits
+        and e.memory.capacity_gib - e.memory.required_gib_high < THIN_MARGIN * e.memory.capacity_gib
+    ]
+    if not thin:
+        return None
+    train = profile.task != "infer"
+    fixes = ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
+    if profile.batch_size > 1:
+        fixes.append(_("a smaller micro-batch with gradient_accumulation") if train else _("a smaller batch"))
+    if train and profile.shape.vocab_size and profile.seq_len and profile.vocab_head is not False:
+        fixes.append("loss: fused-linear")
+    if train and profile.activation_checkpointing != "full":
+        fixes.append("gradient_checkpointing: true")
+    if train and profile.peak.optimizer_state_bytes >= 0.1 * profile.peak.total_bytes:
+        fixes.append("optimizer: adamw-8bit")  # where the state is a tenth of the peak or more
+    line = _(
+        "Thin memory margin ({thin}): if it runs out of memory (CUDA OOM), try in order {fixes}; "
+        "`gpuplan measure` on the GPU anchors this estimate on a real step."
+    ).format(thin=_("; ").join(thin), fixes=_(", ").join(fixes))
+    return Text(line, style="dim")
+
+
 def _gib(x: float) -> str:
     """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
@@ -806,23 +852,37 @@ def estimate_view(
     *,
     stack: Stack | None = None,
     levels: Sequence[LevelOutcomes] = (),
+    gradient_accumulation: int = 1,
 ) -> Group:
-    """Everything ``gpuplan estimate`` prints on a terminal."""
+    """Everything ``gpuplan estimate`` prints on a terminal; ``gradient_accumulation``: the
+    workload's micro-batches per optimizer step (the step the table's step time is)."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     batch = (
         _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
         if profile.seq_len
         else _("batch {b}").format(b=profile.batch_size)
     )
+    # The trace's FLOPs are one micro-batch's: an optimizer step (the step time's) runs
+    # gradient_accumulation of them on each data-parallel rank (--json: each row's flops_per_step).
+    if profile.task == "infer":
+        words = _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per batch")
+    elif gradient_accumulation > 1:
+        words = _(
+            "{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per micro-batch, "
+            "{k} micro-batches per optimizer step"
+        )
+    else:
+        words = _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per micro-batch")
     head = Text.assemble(
         (profile.workload_name, "bold"),
         ": "
-        + _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per step").format(
+        + words.format(
             task=_(profile.task),
             precision=profile.precision,
             params=f"{profile.params / 1e6:,.1f}",
             batch=batch,
             tflop=f"{profile.flops_per_step / 1e12:.3g}",
+            k=gradient_accumulation,
         ),
     )
     summary = Widest(
@@ -838,6 +898,8 @@ def estimate_view(
     if (line := _input_bound_line(outcomes)) is not None:
         parts.append(line)
     if (line := _memory_basis_line(outcomes)) is not None:
+        parts.append(line)
+    if (line := _thin_margin_line(profile, outcomes)) is not None:
         parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:
