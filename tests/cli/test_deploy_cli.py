@@ -657,3 +657,39 @@ def test_a_model_cache_pvc_without_an_engine_is_said_to_have_no_effect(
     assert code == 0, err
     assert "warning: --model-cache-pvc has no effect" in err
     assert "claimName: w\n" not in (out / "k8s" / "job.yaml").read_text()
+
+
+def test_deploying_a_workload_of_your_own_code_never_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `deploy code.yaml --dry-run` imported the module to check its fit (a file written, a command run,
+    # a socket opened at import), where SECURITY.md says deploy never imports it.
+    marker = tmp_path / "ran"
+    (tmp_path / "mymodel.py").write_text(
+        "import pathlib\n"
+        f"p = pathlib.Path({str(marker)!r})\n"
+        "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n"
+        "import torch\n"
+        "def build():\n"
+        "    return torch.nn.Linear(8, 8), (lambda b, **k: torch.randn(b, 8))\n"
+    )
+    wl = tmp_path / "code.yaml"
+    wl.write_text(
+        "name: own\ntask: train\nmodel: {python: 'mymodel:build'}\ninputs: {batch_size: 4, seq_len: 8}\n"
+        "precision: fp32\ndata: {samples: 100, epochs: 1}\n"
+    )
+    db = str(tmp_path / "c.sqlite")
+    monkeypatch.chdir(tmp_path)
+    args = ["--db", db, "deploy", str(wl), "--gpu", "T4", "--target", "torchrun"]
+    code, _out, err = _run(monkeypatch, capsys, *args, "--out", str(tmp_path / "a"), "--dry-run")
+    assert code != 0 and "deploy does not run your model's code" in err and "gpuplan estimate" in err, err
+    assert not marker.exists()
+    code, _out, err = _run(monkeypatch, capsys, *args, "--out", str(tmp_path / "b"), "--force-fit")
+    assert code == 0 and "written anyway (--force-fit)" in err and not marker.exists(), err
+    # `gpuplan estimate` runs it (that is its job) and keeps the trace that deploy then checks on
+    code, _out, err = _run(monkeypatch, capsys, "--db", db, "estimate", str(wl), "--gpu", "T4")
+    assert code == 0 and marker.exists(), err
+    ran = marker.read_text()
+    code, _out, err = _run(monkeypatch, capsys, *args, "--out", str(tmp_path / "c"))
+    assert code == 0, err
+    assert marker.read_text() == ran  # checked on the cached trace, not imported again

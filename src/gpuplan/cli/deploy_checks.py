@@ -386,8 +386,8 @@ def unchecked_plan_fit(where: str, why: str, *, force: bool) -> None:
     plan`` (a larger batch) would otherwise be written on the plan's old verdict."""
     _unfit(
         N_(
-            "not checked that the job fits {where}: {why}; deploy the workload file (which traces "
-            "your model) or re-run `gpuplan plan` on it"
+            "not checked that the job fits {where}: {why}; `gpuplan estimate` or `gpuplan plan` on "
+            "the workload file runs your model's code and keeps its trace here, then deploy again"
         ),
         {"where": where, "why": why},
         force=force,

@@ -272,7 +272,21 @@ def deploy(
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
         gpus = spec.total_gpus if not is_plan or train_plan else 1
-        if not isinstance(served, str):
+        if not isinstance(served, str) and served.model.python is not None:
+            # The user's own model code is never run to write launch files (SECURITY.md): its fit is
+            # checked on the trace `gpuplan estimate` or `plan` cached, and refused unchecked without one.
+            _check_code_plan_fit(
+                ctx,
+                source,
+                project,
+                spec.gpu,
+                gpus,
+                _("deploy does not run your model's code"),
+                force=force_fit,
+                offered=offered,
+                code=served,
+            )
+        elif not isinstance(served, str):
             prof = check_fit(
                 settings(ctx).db,
                 served,
@@ -307,20 +321,29 @@ def deploy(
         from gpuplan.api import deployed_engine_slots
         from gpuplan.cli._profiles import load_profile
         from gpuplan.cli._settings import settings
-        from gpuplan.cli.deploy_checks import plan_workload
+        from gpuplan.cli.deploy_checks import cached_profile, plan_workload
+        from gpuplan.errors import DeployError
         from gpuplan.workload import load_workload
 
         if served is None:
             served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
         db = settings(ctx).db
         traced = prof
-        slots = deployed_engine_slots(
-            served,
-            spec.gpu,
-            share,
-            lambda w: traced if traced is not None else load_profile(w, db),
-            trace=lengths,
-        )
+
+        def profile_of(w: Workload) -> Profile:
+            if traced is not None:
+                return traced
+            if w.model.python is None:
+                return load_profile(w, db)
+            # the user's own code is not run to write launch files: its cached trace, or no slots
+            cached = cached_profile(db, w)
+            if cached is None:
+                raise DeployError(
+                    _("no trace of this workload is cached here (deploy does not run your model's code)")
+                )
+            return cached
+
+        slots = deployed_engine_slots(served, spec.gpu, share, profile_of, trace=lengths)
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)
@@ -413,31 +436,35 @@ def _check_code_plan_fit(
     *,
     force: bool,
     offered: dict[str, None] | None,
+    code: Workload | None = None,
 ) -> None:
-    """A training plan whose workload deploy does not rebuild (``why``; a model of the user's own
-    code, which deploy never runs from a plan): checked on the cached trace of the workload as the
-    plan now holds it, where ``gpuplan plan`` of it left one here; else refused as unchecked
-    (``force``: a warning). Nothing is traced."""
+    """A workload of the user's own model code, which deploy never runs (``why``): a training plan's
+    (read again from the plan) or ``code``, a workload file's as read. Checked on the cached trace of
+    the workload as it now stands, where ``gpuplan estimate`` or ``plan`` of it left one here; else
+    refused as unchecked (``force``: a warning). Nothing is traced."""
     from gpuplan.cli._settings import settings
     from gpuplan.cli.deploy_checks import cached_profile, check_fit, plan_workload, unchecked_plan_fit
 
     where = f"{gpus} x {gpu}" if gpus > 1 else gpu
     db = settings(ctx).db
-    code = plan_workload(source, project, code=True)
-    if isinstance(code, str):
-        unchecked_plan_fit(where, code, force=force)
+    read = plan_workload(source, project, code=True) if code is None else code
+    if isinstance(read, str):
+        unchecked_plan_fit(where, read, force=force)
         return
-    cached = cached_profile(db, code)
+    cached = cached_profile(db, read)
     if cached is None:
         unchecked_plan_fit(
             where,
             _(
                 "{why}, and no trace of the workload as the plan now holds it is cached here (a plan "
                 "edited by hand after `gpuplan plan`, or made on another machine)"
-            ).format(why=why),
+            ).format(why=why)
+            if code is None
+            else _("{why}, and no trace of this workload is cached here").format(why=why),
             force=force,
         )
         return
+    code = read
     check_fit(db, code, gpu, gpus, force=force, offered=offered, profile=cached)
 
 
