@@ -454,7 +454,20 @@ def _sized(spec: LaunchSpec, kv: int, longest: int | None = None) -> LaunchSpec:
 
     trace = "day" if longest is not None else None
     return spec.with_engine_slots(
-        EngineSlots(slots=64, context_tokens=110.0, kv_tokens=kv, trace=trace, longest_request=longest)
+        EngineSlots(
+            slots=64,
+            context_tokens=110.0,
+            kv_tokens=kv,
+            trace=trace,
+            longest_request=longest,
+            load_requests_per_s=2.0,
+            capacity_requests_per_s=2.5,
+            in_flight=20.0,
+            time_in_replica_s=10.0,
+            first_token_s=0.2,
+            time_per_output_token_s=0.49,
+            output_tokens=21.0,
+        )
     )
 
 

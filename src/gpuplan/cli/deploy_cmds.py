@@ -282,13 +282,14 @@ def deploy(
                 engine=engine_launch(spec) is not None,
             )
     if engine_launch(spec) is not None:
-        # The engine's autoscaler holds its requests in flight at the replica's batch slots × 0.8, as
-        # the plan sizes replicas and `simulate autoscale --policy queue` replays it; every target
-        # caps the longest request at what one replica's KV cache holds.
+        # The engine's autoscaler holds the requests in flight on a replica at the load the plan
+        # sizes it for (SkyServe's target), as `simulate autoscale --policy queue` replays it; every
+        # target caps the longest request at what one replica's KV cache holds.
         from gpuplan.api import deployed_engine_slots
         from gpuplan.cli._profiles import load_profile
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import plan_workload
+        from gpuplan.deploy.engine import planned_replica_load
         from gpuplan.workload import load_workload
 
         if served is None:
@@ -301,6 +302,8 @@ def deploy(
             share,
             lambda w: traced if traced is not None else load_profile(w, db),
             trace=lengths,
+            load_requests_per_s=planned_replica_load(spec),
+            load_share=spec.replica_load_share(),
         )
         if isinstance(slots, str):
             if generator.name == "k8s":

@@ -197,6 +197,24 @@ class EngineSlots:
     request the same."""
     longest_request: Annotated[int | None, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """The trace's longest request, prompt + answer tokens (None without a trace)."""
+    load_requests_per_s: Annotated[float, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The load on one replica its autoscaler is to scale at, requests/s: the plan's capacity of one
+    replica × :meth:`LaunchSpec.replica_load_share` (what SkyServe's ``target_qps_per_replica`` is),
+    or, without that figure, the replica's own capacity (:attr:`capacity_requests_per_s`) × the
+    same share."""
+    capacity_requests_per_s: Annotated[float | None, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The replica's capacity as the serving simulation's replica has it (every slot busy), where
+    :attr:`load_requests_per_s` is a share of it; None: the load is the plan's."""
+    in_flight: Annotated[float, Field(ge=0, le=MAX_ENGINE_SLOTS)]
+    """Requests in flight (running + waiting) on one replica at that load, Little's law: the load ×
+    :attr:`time_in_replica_s`, at most :attr:`slots` (``gpuplan.simulate.in_flight``)."""
+    time_in_replica_s: Annotated[float, Field(ge=0, le=1e6)]
+    """Mean seconds a request spends on the replica at that load: :attr:`first_token_s` + (its
+    output tokens − 1) × :attr:`time_per_output_token_s`."""
+    first_token_s: Annotated[float, Field(ge=0, le=1e6)]
+    time_per_output_token_s: Annotated[float, Field(ge=0, le=1e6)]
+    output_tokens: Annotated[float, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
+    """Mean output tokens of a request, of the trace or the serving block."""
 
 
 class LaunchSpec(BaseModel):
@@ -300,10 +318,10 @@ class LaunchSpec(BaseModel):
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
     engine_slots: EngineSlots | None = None
-    """The requests one replica of the serving engine runs at once, which its autoscaler holds in
-    flight at × ``TARGET_UTILISATION``, with its KV cache (the longest request the engine takes)
-    and the lengths they were counted on; None: not worked out (no engine, or the model could not
-    be traced), and the autoscaler scales on GPU utilisation."""
+    """The requests one replica of the serving engine runs at once and those its autoscaler holds in
+    flight (at the load the plan sizes a replica for), with its KV cache (the longest request the
+    engine takes) and the lengths they were counted on; None: not worked out (no engine, or the
+    model could not be traced), and the autoscaler scales on GPU utilisation."""
     replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
     """Requests/s one replica of the service carries, as the plan estimated it (its option's
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
