@@ -222,6 +222,9 @@ def deploy(
     spec = planned.with_serving(
         gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile
     )
+    if instances is not None:
+        # whether a replica smaller than the priced instance has an instance of its own size to run on
+        spec = spec.with_sold_gpu_counts(instances)
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
         _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing)

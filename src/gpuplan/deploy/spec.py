@@ -333,6 +333,11 @@ class LaunchSpec(BaseModel):
     below :data:`~gpuplan.perf.inference.TARGET_UTILISATION`: the planner added replicas for the
     latency, and an autoscaler holding the usual share would take them away
     (:meth:`replica_load_share`). None: no target, or the usual share holds it."""
+    sold_gpu_counts: tuple[float, ...] | None = None
+    """The counts of :attr:`gpu` the provider's instance types carry, as the catalog lists them
+    (``Store.known_instances``): whether it sells an instance of exactly one replica's GPUs, which
+    SkyPilot can pick for a replica smaller than the priced instance. None: not read (no catalog),
+    and a replica takes the instance the plan priced — unknown is never the best case."""
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
@@ -398,6 +403,14 @@ class LaunchSpec(BaseModel):
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
+
+    def with_sold_gpu_counts(self, instances: Mapping[tuple[str, str], tuple[str, float]]) -> LaunchSpec:
+        """A copy that knows the counts of its GPU the provider sells on one instance
+        (:attr:`sold_gpu_counts`), from the catalog's ``(provider, instance type) -> (GPU, count)``."""
+        if self.provider is None or self.gpu is None:
+            return self
+        counts = sorted({c for (p, _), (g, c) in instances.items() if p == self.provider and g == self.gpu})
+        return LaunchSpec.model_validate({**self.model_dump(), "sold_gpu_counts": tuple(counts)})
 
     def with_engine_slots(self, sizing: EngineSlots) -> LaunchSpec:
         """A copy whose engine replicas run ``sizing.slots`` requests at once (:attr:`engine_slots`),

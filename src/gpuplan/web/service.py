@@ -589,6 +589,8 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             out_dir=request.workdir,
             names=OPTION_FIELDS,
         )
+    # whether a replica smaller than the priced instance has an instance of its own size to run on
+    spec = spec.with_sold_gpu_counts(store.known_instances())
     notes = [spec.chosen_because] if spec.chosen_because else []
     if engine_launch(spec) is not None:
         # the engine's autoscaler on its requests in flight and its longest request, as the command
