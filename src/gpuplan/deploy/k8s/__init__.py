@@ -8,6 +8,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
+from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.serving import HF_TOKEN_SECRET, in_flight_target, quantity, serving_manifests
@@ -59,11 +60,21 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     launch = engine_launch(spec) or batch_engine_launch(spec)
     if launch is not None and not options.image:
         china = "".join(f"\n{n}" for n in mainland_notes(spec))
-        return (
+        secret = (
             _(
+                "The pods run the engine's official image `{image}`; create the token Secret first: "
+                "`{model}` is gated on the Hugging Face Hub, so the pods do not start without the "
+                "Secret (CreateContainerConfigError), and its token must be of an account that has "
+                "accepted the model's terms on its Hub page:"
+            ).format(image=launch.image, model=spec.hf_model_id)
+            if gated(spec.hf_model_id)
+            else _(
                 "The pods run the engine's official image `{image}`; create the token Secret first "
                 "(only gated models need a real token):"
             ).format(image=launch.image)
+        )
+        return (
+            secret
             + (
                 "\n\n```bash\n"
                 f"kubectl create secret generic {HF_TOKEN_SECRET} --from-literal=token=$HF_TOKEN\n```"

@@ -37,7 +37,7 @@ from gpuplan.deploy.engine import EngineLaunch, batch_engine_launch
 from gpuplan.deploy.images import FILES_IMAGE, side_image_note
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
-from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET
+from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, token_ref
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
@@ -128,10 +128,7 @@ def _container(spec: LaunchSpec, options: GenerateOptions, launch: EngineLaunch 
             {"name": "CHUNK_SIZE", "value": str(chunk_requests(spec))},
             {"name": "CONCURRENCY", "value": str(in_flight_requests(spec))},
             # the token as a service of the model takes it: from the Secret, never written here
-            {
-                "name": "HF_TOKEN",
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
-            },
+            token_ref(spec),
         ],
     }
 

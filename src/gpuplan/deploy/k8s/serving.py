@@ -38,13 +38,14 @@ from gpuplan.deploy.engine import (
     EngineLaunch,
     engine_launch,
 )
+from gpuplan.deploy.hub import gated
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "quantity", "serving_manifests"]
+__all__ = ["GPU_UTIL_METRIC", "in_flight_target", "quantity", "serving_manifests", "token_ref"]
 
 GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
 SERVE_PORT = 8000
@@ -64,9 +65,23 @@ def _serving(spec: LaunchSpec) -> ServingDeployment:
 #: Where the engines keep downloaded weights: the Hugging Face cache of the images' root user (vLLM
 #: "Deploying with Docker" mounts ``~/.cache/huggingface`` there; SGLang's compose.yaml the same).
 HF_CACHE_DIR = "/root/.cache/huggingface"
-#: The Secret holding the Hugging Face token (key ``token``), created by the user; optional, so that
-#: ungated models start without it.
+#: The Secret holding the Hugging Face token (key ``token``), created by the user; required for a
+#: gated model (:func:`token_ref`), optional for the others, so that they start without it.
 HF_TOKEN_SECRET = "hf-token"
+
+
+def token_ref(spec: LaunchSpec) -> dict[str, Any]:
+    """The container's ``HF_TOKEN`` from the Secret. Required where the model is known to be gated
+    (:func:`gpuplan.deploy.hub.gated`): "None of a Pod's containers will start until all non-optional
+    Secrets are available" (Kubernetes, "Secrets", Optional Secrets,
+    https://kubernetes.io/docs/concepts/configuration/secret/), so a missing token shows at once as
+    the pod's CreateContainerConfigError, not as an engine that starts, fails to download the
+    weights (HTTP 401) and restarts without end. Optional otherwise: an open model needs none."""
+    required = gated(spec.hf_model_id) is True
+    ref = {"name": HF_TOKEN_SECRET, "key": "token", "optional": not required}
+    return {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": ref}}
+
+
 #: Probe timings for an engine: loading weights and capturing CUDA graphs takes minutes, so the
 #: startup probe allows 10 s x 180 = 30 min (ENGINE_STARTUP_S) before liveness takes over.
 _STARTUP_PERIOD_S = 10
@@ -83,12 +98,7 @@ def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateO
     container |= {
         # exec form, no shell: each argument is one word whatever it holds
         "args": launch.args,
-        "env": [
-            {
-                "name": "HF_TOKEN",
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
-            }
-        ],
+        "env": [token_ref(spec)],
         "ports": [{"name": "http", "containerPort": ENGINE_PORT}],
         "startupProbe": {**health, "periodSeconds": _STARTUP_PERIOD_S, "failureThreshold": _STARTUP_FAILURES},
         "readinessProbe": {**health, "periodSeconds": 5},
