@@ -214,19 +214,33 @@ def _gpu_hour_prices(
 
 
 def engine_batch_slots(
-    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, trace: Trace | None = None
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    trace: Trace | None = None,
+    load_requests_per_s: float | None = None,
+    load_share: float | None = None,
 ) -> EngineSlots:
     """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
     workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
     KV cache holds at the mean context of a running request (``simulate.replica.running_context``
     of ``trace``'s requests, else of the serving block's prompt and output tokens: prompt + half the
     output), at most the engine's ``max_num_seqs``; ``replicas_per_gpu``: replicas time-sharing one
-    GPU, each with its share of the memory. ``deploy`` holds the autoscaler's requests in flight per
-    replica at this × ``TARGET_UTILISATION``, the ``queue`` policy's default."""
+    GPU, each with its share of the memory.
+
+    And the requests in flight ``deploy``'s autoscaler holds per replica: those on it at
+    ``load_requests_per_s`` (the plan's load of one replica,
+    :func:`gpuplan.deploy.engine.planned_replica_load`), else at ``load_share`` (default
+    ``TARGET_UTILISATION``) of the replica's own capacity — the ``queue`` policy's default — by
+    Little's law (:mod:`gpuplan.simulate.in_flight`)."""
     import numpy as np
 
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.simulate.in_flight import in_flight, replica_capacity
     from gpuplan.simulate.inputs import request_tokens
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
@@ -244,12 +258,24 @@ def engine_batch_slots(
         output_tokens=outputs,
     )
     assert replica.step is not None  # the estimator's replica
+    capacity = None
+    if load_requests_per_s is None:
+        capacity = replica_capacity(replica, prompts, outputs)
+        load_requests_per_s = capacity * (TARGET_UTILISATION if load_share is None else load_share)
+    held = in_flight(replica, load_requests_per_s, prompts, outputs)
     return EngineSlots(
         slots=replica.slots,
         context_tokens=replica.running_context_tokens,
         kv_tokens=replica.step.kv_capacity_tokens,
         trace=trace.name if trace is not None else None,
         longest_request=int(np.max(prompts + outputs)) if trace is not None else None,
+        load_requests_per_s=load_requests_per_s,
+        capacity_requests_per_s=capacity,
+        in_flight=held.in_flight,
+        time_in_replica_s=held.time_in_replica_s,
+        first_token_s=held.first_token_s,
+        time_per_output_token_s=held.time_per_output_token_s,
+        output_tokens=held.output_tokens,
     )
 
 
@@ -259,9 +285,13 @@ def deployed_engine_slots(
     share: int,
     profile_of: Callable[[Workload], Profile],
     trace: Trace | None = None,
+    *,
+    load_requests_per_s: float | None = None,
+    load_share: float | None = None,
 ) -> EngineSlots | str:
     """:func:`engine_batch_slots` for ``deploy``'s autoscaler (on ``trace``'s request lengths where
-    one is given), else why they are not known:
+    one is given; ``load_requests_per_s``, ``load_share`` as it takes them), else why they are not
+    known:
     ``workload`` may already be that reason (a plan whose workload cannot be read), ``gpu`` None (no
     GPU named), or the trace (``profile_of``: the caller's cache) may fail. The command line and the
     service's deploy route both ask here."""
@@ -273,7 +303,15 @@ def deployed_engine_slots(
     if gpu is None:
         return _("no GPU named (--gpu)")
     try:
-        return engine_batch_slots(workload, gpu, profile_of(workload), replicas_per_gpu=share, trace=trace)
+        return engine_batch_slots(
+            workload,
+            gpu,
+            profile_of(workload),
+            replicas_per_gpu=share,
+            trace=trace,
+            load_requests_per_s=load_requests_per_s,
+            load_share=load_share,
+        )
     except GpuplanError as e:
         return str(e)
 

@@ -73,10 +73,11 @@ def test_k8s_runs_vllms_server_on_its_image_with_the_services_settings() -> None
     assert env["SHARD_COUNT"]["value"] == "4" and env["CHUNK_SIZE"]["value"] == str(64 * 16)
     assert env["CONCURRENCY"]["value"] == str(2 * 16)  # two batches in flight, as vLLM's runner keeps
     assert env["INPUT_PATH"]["value"] == "/data/inputs" and env["OUTPUT_DIR"]["value"] == "/data/outputs"
-    # The token as the service takes it: from the Secret, never written in a file.
+    # The token as the service takes it: from the Secret, never written in a file; required, since
+    # Llama is gated (a pod without it would start and fail on its first download)
     assert env["HF_TOKEN"] == {
         "name": "HF_TOKEN",
-        "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token", "optional": True}},
+        "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token", "optional": False}},
     }
     assert container["resources"]["limits"] == {"nvidia.com/gpu": 1}
     mounts = {m["mountPath"] for m in container["volumeMounts"]}

@@ -71,6 +71,32 @@ def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Pa
     assert "vLLM 0.8.5" in readme and "figures are for this engine" in readme
 
 
+@pytest.mark.parametrize(
+    ("model", "hub_id", "required"),
+    [("llama-8b", "meta-llama/Llama-3.1-8B-Instruct", True), ("qwen3-0.6b", "Qwen/Qwen3-0.6B", False)],
+)
+def test_a_gated_models_token_secret_is_required_and_said(
+    tmp_path: Path, model: str, hub_id: str, required: bool
+) -> None:
+    # was: optional whatever the model, so a Llama pod without the Secret started, failed to
+    # download its weights (HTTP 401) and restarted without end
+    spec = _llm(tmp_path, 'engine: "vllm==0.8.5"', model=model)
+    assert spec.hf_model_id == hub_id
+    container, _pod = _container(spec)
+    token = container["env"][0]
+    assert token["valueFrom"]["secretKeyRef"] == {
+        "name": "hf-token",
+        "key": "token",
+        "optional": not required,
+    }
+    readme = " ".join(by_path(generate(spec, "k8s"))["README.md"].split())
+    gated = f"`{hub_id}` is gated on the Hugging Face Hub, so the pods do not start without the Secret"
+    assert (gated in readme) == required
+    assert ("only gated models need a real token" in readme) != required
+    # which models need one, said either way
+    assert "Gated models (Llama, Mistral) need a Hugging Face token with access" in readme
+
+
 def test_vllm_prefix_caching_follows_the_workload(tmp_path: Path) -> None:
     on, _pod = _container(_llm(tmp_path, 'engine: "vllm==0.8.5", prefix_caching: true'))
     assert "--enable-prefix-caching" in on["args"] and "--no-enable-prefix-caching" not in on["args"]
@@ -454,7 +480,20 @@ def _sized(spec: LaunchSpec, kv: int, longest: int | None = None) -> LaunchSpec:
 
     trace = "day" if longest is not None else None
     return spec.with_engine_slots(
-        EngineSlots(slots=64, context_tokens=110.0, kv_tokens=kv, trace=trace, longest_request=longest)
+        EngineSlots(
+            slots=64,
+            context_tokens=110.0,
+            kv_tokens=kv,
+            trace=trace,
+            longest_request=longest,
+            load_requests_per_s=2.0,
+            capacity_requests_per_s=2.5,
+            in_flight=20.0,
+            time_in_replica_s=10.0,
+            first_token_s=0.2,
+            time_per_output_token_s=0.49,
+            output_tokens=21.0,
+        )
     )
 
 

@@ -1,6 +1,7 @@
 """A serving engine's Kubernetes autoscaler scales on the engine's own requests in flight (running +
-waiting), held at the replica's batch slots × 0.8 as ``simulate autoscale --policy queue`` replays
-it; serve.py, and an engine whose slots are not known, keep GPU utilisation and say so."""
+waiting), held at what one replica holds at the load the plan sizes it for (Little's law), the load
+SkyServe's target holds, as ``simulate autoscale --policy queue`` replays it; serve.py, and an engine
+whose slots are not known, keep GPU utilisation and say so."""
 
 from __future__ import annotations
 
@@ -21,9 +22,23 @@ from gpuplan.deploy.spec import EngineSlots
 from gpuplan.errors import DeployError
 
 
-def _sizing(slots: int) -> EngineSlots:
+def _sizing(slots: int, in_flight: float = 64.0, capacity: float | None = 2.5) -> EngineSlots:
+    """``in_flight`` requests on a replica at 2 requests/s (80 % of ``capacity``; None: the plan's):
+    each 0.2 s to its first token and 199 more tokens."""
+    held = min(in_flight, slots)
     return EngineSlots(
-        slots=slots, context_tokens=110.0, kv_tokens=1_000_000, trace=None, longest_request=None
+        slots=slots,
+        context_tokens=110.0,
+        kv_tokens=1_000_000,
+        trace=None,
+        longest_request=None,
+        load_requests_per_s=2.0,
+        capacity_requests_per_s=capacity,
+        in_flight=held,
+        time_in_replica_s=held / 2.0,
+        first_token_s=0.2,
+        time_per_output_token_s=(held / 2.0 - 0.2) / 199,
+        output_tokens=200.0,
     )
 
 
@@ -70,7 +85,7 @@ def test_a_vllm_service_scales_on_its_requests_in_flight(tmp_path: Path) -> None
     files = _files(_spec(tmp_path, 'engine: "vllm==0.8.5"'))
     metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
     assert metric["metric"] == {"name": "vllm_requests_in_flight"}
-    assert metric["target"] == {"type": "AverageValue", "averageValue": "204.8"}  # 256 slots × 0.8
+    assert metric["target"] == {"type": "AverageValue", "averageValue": "64"}  # 2 req/s × 32 s
     rule = _adapter_rule(files)
     assert rule["name"] == {"as": "vllm_requests_in_flight"}
     overrides = {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}
@@ -84,15 +99,21 @@ def test_a_vllm_service_scales_on_its_requests_in_flight(tmp_path: Path) -> None
     deployment = _doc(files, "k8s/deployment.yaml")
     assert monitor["spec"]["selector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
     assert "DCGM" not in files["README.md"] and "dcgm" not in files["README.md"]
-    assert "holds 204.8 requests in flight (running + waiting) per replica" in files["README.md"]
+    readme = " ".join(files["README.md"].split())
+    assert "holds 64 requests in flight (running + waiting) per replica" in readme
+    assert "what one replica holds at 2 requests/s, 80 % of what one replica completes" in readme
+    # the arithmetic: 0.2 s + 199 × 159.8 ms = 32 s on the replica, × 2 req/s = 64
+    assert "2 × (0.2 s to the first token + 199 more tokens × 159.8 ms a step at that load" in readme
+    assert "= 32 s) = 64.0, at most the 256 requests one replica runs at once" in readme
     assert "--policy queue:min=1,max=" in files["README.md"]
     assert "kubectl apply -f k8s/podmonitor.yaml" in files["README.md"]
 
 
 def test_keda_sums_the_requests_in_flight_over_the_deployments_pods(tmp_path: Path) -> None:
-    files = _files(_spec(tmp_path, 'engine: "vllm==0.8.5"', slots=10), autoscaler="keda")
+    spec = _spec(tmp_path, 'engine: "vllm==0.8.5"', slots=None).with_engine_slots(_sizing(10, 8.0))
+    files = _files(spec, autoscaler="keda")
     trigger = _doc(files, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]
-    assert trigger["threshold"] == "8"  # 10 × 0.8
+    assert trigger["threshold"] == "8"
     promql_parser.parse(trigger["query"])
     assert trigger["query"] == (
         'sum(vllm:num_requests_running{pod=~"s-.*"}) + sum(vllm:num_requests_waiting{pod=~"s-.*"})'
@@ -151,6 +172,8 @@ def test_deploy_holds_what_simulate_replays(
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import TARGET_UTILISATION
     from gpuplan.profile import profile
+    from gpuplan.simulate import parse_policy
+    from gpuplan.simulate.policy import queue_target
     from gpuplan.simulate.replica import ServingStack, estimator_replica
     from gpuplan.workload import load_workload
 
@@ -159,7 +182,8 @@ def test_deploy_holds_what_simulate_replays(
     assert "GPU utilisation" not in err
     hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
     target = hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"]
-    # the replica `simulate autoscale` runs for this workload, at its requests' lengths
+    # the replica `simulate autoscale` runs for this workload, at its requests' lengths, and the
+    # queue policy's default there
     w = load_workload(serve_workload(tmp_path))
     replica, _weights = estimator_replica(
         profile(w),
@@ -168,8 +192,12 @@ def test_deploy_holds_what_simulate_replays(
         prompt_tokens=np.array([100]),
         output_tokens=np.array([20]),
     )
-    assert float(target) == pytest.approx(replica.slots * TARGET_UTILISATION, abs=5e-4)
-    assert replica.slots > 1
+    default = queue_target(parse_policy("queue"), replica, np.array([100]), np.array([20])).per_replica
+    assert default is not None
+    assert float(target) == pytest.approx(round(default, 1))
+    assert replica.slots > 1 and float(target) < replica.slots * TARGET_UTILISATION
+    # a workload file's replay needs no per_replica: simulate's default is the target written
+    assert "per_replica=" not in (out / "README.md").read_text()
 
 
 def test_deploy_without_a_gpu_says_why_it_keeps_gpu_utilisation(
@@ -214,9 +242,9 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
     # A request holds its slot for as many iterations as it has answer tokens: the running ones are
     # the long answers more often than the mean says, and their KV cache is the larger.
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import TARGET_UTILISATION
     from gpuplan.profile import profile
-    from gpuplan.simulate import read_trace_csv
+    from gpuplan.simulate import parse_policy, read_trace_csv
+    from gpuplan.simulate.policy import queue_target
     from gpuplan.simulate.replica import ServingStack, estimator_replica
     from gpuplan.workload import load_workload
 
@@ -251,8 +279,10 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
         output_tokens=trace.output_tokens,
     )
     assert replica.running_context_tokens == pytest.approx((20 * 610 + 580 * 890) / 600)
-    assert targets["traced"] == pytest.approx(replica.slots * TARGET_UTILISATION, abs=5e-4)
-    assert targets["traced"] < targets["same"]  # every request at the mean lengths: 750 tokens
+    default = queue_target(parse_policy("queue"), replica, trace.prompt_tokens, trace.output_tokens)
+    assert default.per_replica is not None
+    assert targets["traced"] == pytest.approx(round(default.per_replica, 1))
+    assert targets["traced"] != targets["same"]  # every request at the mean lengths: 750 tokens
 
 
 def test_deploy_trace_is_only_for_a_service_an_engine_runs(
@@ -285,18 +315,23 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
     # 6 replicas of 10.09 req/s for 30 req/s: 50 %, where 4 would have carried it at 74 %
     doc["recommended"]["service"].update(replicas=6, utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
-    spec = LaunchSpec.from_plan(doc).with_engine_slots(_sizing(256))
+    spec = LaunchSpec.from_plan(doc)
+    from gpuplan.deploy.engine import planned_replica_load
+
+    # the in-flight count is worked out at half the plan's capacity of one replica, 10.09 req/s
+    assert planned_replica_load(spec) == pytest.approx(10.0887 * 0.5, abs=1e-3)
+    spec = spec.with_engine_slots(_sizing(256, 40.0, capacity=None))
     files = _files(spec)
     metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
-    assert metric["target"] == {"type": "AverageValue", "averageValue": "128"}  # 256 × 0.5
+    assert metric["target"] == {"type": "AverageValue", "averageValue": "40"}
     readme = " ".join(files["README.md"].split())
-    assert "holds 128 requests in flight (running + waiting) per replica" in readme
-    assert "50 % of the 256 requests one replica runs at once" in readme
+    assert "holds 40 requests in flight (running + waiting) per replica" in readme
+    assert "50 % of the plan's capacity of one replica (10.09 requests/s)" in readme
     assert "latency target only at 50 % of a replica's capacity" in readme
-    # the replay command replays the target written, not simulate's default of slots × 0.8
-    assert ",per_replica=128" in readme
+    # the replay command replays the target written, not simulate's default
+    assert ",per_replica=40" in readme
     keda = _files(spec, autoscaler="keda")
-    assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "128"
+    assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "40"
 
 
 def test_a_share_below_the_headroom_from_rounding_up_keeps_the_headroom() -> None:
@@ -329,3 +364,49 @@ def test_the_replay_of_a_fleet_bought_for_a_term_prices_it_as_bought(tmp_path: P
     policy = readme.split("--policy queue:")[1].split()[0]
     assert bought[pricing] in policy, policy
     assert ("commit=" in policy) == (pricing != "on_demand"), policy
+
+
+def test_a_plans_autoscalers_scale_at_the_load_skypilots_target_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the HPA held 80 % of the 256 slots in flight (204.8), which a replica reaches only near
+    # its capacity, while SkyServe held 80 % of the plan's capacity in requests/s: the two scaled at
+    # very different loads (Llama-3.1-70B on 8 × A100: at 2× its traffic the HPA stayed at 2
+    # replicas, 98 % of requests over a 60 ms TPOT target)
+    from gpuplan.hardware import get_gpu
+    from gpuplan.profile import profile
+    from gpuplan.simulate.in_flight import in_flight
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.workload import load_workload
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace: the plan's figures are its own
+    doc["workload"]["inputs"]["seq_len"] = 128
+    doc["workload"]["serving"]["engine"] = "vllm==0.8.5"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    for target in ("k8s", "skypilot"):
+        monkeypatch.setattr(
+            sys, "argv", ["gpuplan", "deploy", str(plan), "-t", target, "-o", str(tmp_path / target)]
+        )
+        with pytest.raises(SystemExit) as e:
+            main()
+        assert e.value.code in (0, None), capsys.readouterr().err
+    hpa = yaml.safe_load((tmp_path / "k8s" / "k8s" / "hpa.yaml").read_text())
+    held = float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+    task = yaml.safe_load((tmp_path / "skypilot" / "task.yaml").read_text())
+    qps = task["service"]["replica_policy"]["target_qps_per_replica"]
+    assert qps == pytest.approx(10.0887 * 0.8, abs=1e-3)  # the plan's capacity of one replica × 80 %
+    # the requests in flight on the replica simulate runs, at that same load
+    w = load_workload(doc["workload"])
+    prompts, outputs = np.array([512]), np.array([256])
+    replica, _weights = estimator_replica(
+        profile(w), get_gpu("L40S"), ServingStack.of(w), prompt_tokens=prompts, output_tokens=outputs
+    )
+    at = in_flight(replica, 10.0887 * 0.8, prompts, outputs)
+    assert held == pytest.approx(round(at.in_flight, 1))
+    assert held < 0.8 * replica.slots
+    readme = " ".join((tmp_path / "k8s" / "README.md").read_text().split())
+    assert f"what one replica holds at {10.0887 * 0.8:.4g} requests/s, 80 % of the plan's capacity" in readme
+    assert "the load SkyPilot's target_qps_per_replica holds too" in readme
+    assert f",per_replica={held:g}" in readme

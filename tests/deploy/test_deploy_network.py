@@ -134,6 +134,27 @@ def test_targets_that_cannot_turn_on_efa_warn_with_the_plans_time(tmp_path: Path
     assert fabric_warning(_plan(tmp_path, instance_type="g5.48xlarge", gpu="A10G"), "skypilot") is None
 
 
+def test_a_service_of_one_node_replicas_needs_no_network_between_its_nodes(tmp_path: Path) -> None:
+    # was: "the plan's time (730.2 h) assumes EFA between the p4d.24xlarge nodes … use_internal_ips"
+    # for two replicas of tensor parallel 8, each on its own node: they never talk to each other
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["tensor_parallel"] = 8
+    doc["recommended"].update(
+        instance_type="p4d.24xlarge", gpu="A100-SXM4-40GB", gpu_count=16, gpus_per_node=8, nodes=2
+    )
+    doc["recommended"]["service"].update(replicas=2, replica_gpus=8)
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.nodes == 2 and spec.tensor_parallel == 8
+    for target in ("skypilot", "torchrun", "docker", "k8s"):
+        assert fabric_warning(spec, target) is None, target
+    files = by_path(generate(spec, "skypilot", LAUNCH))
+    assert "network_tier" not in yaml.safe_load(files["task.yaml"])["resources"]
+    assert "EFA" not in files["README.md"]
+    # a training job on the same two nodes still talks across them
+    training = _plan(tmp_path, instance_type="p4d.24xlarge", gpu="A100-SXM4-40GB")
+    assert fabric_warning(training, "skypilot") is not None
+
+
 def test_a_spot_pytorchjob_makes_room_for_the_reclaims_the_plan_expects(tmp_path: Path) -> None:
     spec = _plan(tmp_path, pricing="spot", expected_interruptions=6.0)
     job = _pytorchjob(spec)

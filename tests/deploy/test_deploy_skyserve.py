@@ -114,11 +114,49 @@ def test_a_replica_smaller_than_the_priced_node_gets_its_own_gpus_and_skypilot_p
     doc = _plan()
     # one 4-GPU instance priced for four one-GPU replicas: four 4-GPU instances would be 4× the cost
     doc["recommended"].update(instance_type="g6e.12xlarge", gpu_count=4, gpus_per_node=4, nodes=1)
-    task, readme = _files(LaunchSpec.from_plan(doc))
+    # AWS sells the L40S 1, 4 and 8 to an instance (g6e.xlarge, g6e.12xlarge, g6e.48xlarge)
+    sold = {("aws", "g6e.xlarge"): ("L40S", 1.0), ("aws", "g6e.12xlarge"): ("L40S", 4.0)}
+    task, readme = _files(LaunchSpec.from_plan(doc).with_sold_gpu_counts(sold))
     assert task["resources"]["accelerators"] == "L40S:1" and "instance_type" not in task["resources"]
     assert task["service"]["replica_policy"]["min_replicas"] == 4
     said = " ".join(readme.split())
     assert "The plan priced g6e.12xlarge (4 GPUs); a replica takes L40S:1" in said
+
+
+def _tp4_on_p4de() -> LaunchSpec:
+    """Two tensor-parallel-4 replicas priced on one p4de.24xlarge (8 × A100 80GB)."""
+    doc = _plan()
+    doc["workload"]["tensor_parallel"] = 4
+    doc["recommended"].update(
+        gpu="A100-SXM4-80GB", instance_type="p4de.24xlarge", gpu_count=8, gpus_per_node=8, nodes=1
+    )
+    doc["recommended"]["service"].update(replicas=2, replica_gpus=4, replica_capacity_requests_per_s=15.0)
+    return LaunchSpec.from_plan(doc)
+
+
+def test_a_replica_of_a_size_the_provider_does_not_sell_takes_the_priced_instance() -> None:
+    # was: `accelerators: A100-80GB:4` and no instance type, which AWS sells as no instance (its
+    # A100 80GB comes only as p4de.24xlarge's 8): the service would never launch
+    sold = {
+        ("aws", "p4de.24xlarge"): ("A100-SXM4-80GB", 8.0),
+        ("gcp", "a2-ultragpu-4g"): ("A100-SXM4-80GB", 4.0),
+    }
+    task, readme = _files(_tp4_on_p4de().with_sold_gpu_counts(sold))
+    assert task["resources"]["instance_type"] == "p4de.24xlarge"
+    assert task["resources"]["accelerators"] == "A100-80GB:8"
+    assert "--tensor-parallel-size 4" in task["run"]  # the replica the plan priced, on half of it
+    said = " ".join(readme.split())
+    assert "Each replica takes a whole p4de.24xlarge (8 GPUs) and its engine uses 4 of them" in said
+    assert "aws sells no instance of exactly 4 × NVIDIA A100 SXM4 80GB (the catalog lists 8)" in said
+    assert "The plan priced 2 replicas to an instance: this service's instances cost 2× what" in said
+
+
+def test_a_replica_smaller_than_the_instance_takes_it_whole_where_the_catalog_was_not_read() -> None:
+    # unknown is never the best case: an instance that may not exist is not asked for
+    task, readme = _files(_tp4_on_p4de())
+    assert task["resources"]["instance_type"] == "p4de.24xlarge"
+    assert task["resources"]["accelerators"] == "A100-80GB:8"
+    assert "is not known (the catalog could not be read)" in " ".join(readme.split())
 
 
 MALFORMED = "plan.json: recommended option is malformed: service.replica_capacity_requests_per_s: "

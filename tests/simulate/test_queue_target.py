@@ -1,5 +1,5 @@
-"""``queue`` without ``per_replica``: requests in flight per replica at the replica's batch slots ×
-the utilisation plans size fleets for."""
+"""``queue`` without ``per_replica``: the requests in flight on a replica at the utilisation plans
+size fleets for of its capacity (Little's law), as deploy writes it for a workload file."""
 
 from __future__ import annotations
 
@@ -22,14 +22,36 @@ REPLICA = ReplicaModel(
 )
 
 
-def test_queue_without_per_replica_takes_the_slots_at_the_planned_utilisation() -> None:
+PROMPTS, OUTPUTS = np.array([512]), np.array([200])
+
+
+def test_queue_without_per_replica_holds_what_a_replica_has_in_flight_at_the_planned_load() -> None:
+    # was: slots × 0.8 = 12.8, which with continuous batching fills only near the replica's capacity
     p = parse_policy("queue:max=6")
     assert p.per_replica is None
-    assert queue_target(p, 83).per_replica == pytest.approx(83 * TARGET_UTILISATION)
+    # W(n) = 512 / 8000 + 199 × (0.012 + 0.018 × (n − 1) / 15) = 2.2132 + 0.2388 n s on the replica
+    # capacity = 16 / W(16) = 16 / 6.034 = 2.6517 req/s; at 80 %: λ = 2.1213 req/s
+    # n = λ · W(n)  ⇒  n = 2.2132 λ / (1 − 0.2388 λ) = 9.515
+    load = 16 / (512 / 8000 + 199 * 0.030) * TARGET_UTILISATION
+    expected = 2.2132 * load / (1 - 0.2388 * load)
+    assert expected == pytest.approx(9.515, abs=1e-3)
+    assert queue_target(p, REPLICA, PROMPTS, OUTPUTS).per_replica == pytest.approx(expected, rel=1e-6)
+    assert expected < 16 * TARGET_UTILISATION
     own = parse_policy("queue:per_replica=12,max=6")
-    assert queue_target(own, 83) is own
+    assert queue_target(own, REPLICA, PROMPTS, OUTPUTS) is own
     other = parse_policy("target:target=0.7")
-    assert queue_target(other, 83) is other
+    assert queue_target(other, REPLICA, PROMPTS, OUTPUTS) is other
+
+
+def test_a_load_past_the_slots_holds_the_slots() -> None:
+    from gpuplan.simulate.in_flight import in_flight
+
+    held = in_flight(REPLICA, 100.0, PROMPTS, OUTPUTS)
+    assert held.full and held.in_flight == REPLICA.slots
+    light = in_flight(REPLICA, 0.1, PROMPTS, OUTPUTS)
+    # one request alone: 0.064 + 199 × 0.012 = 2.452 s; 0.1 × 2.452 = 0.245 (n < 1: tpot at 1)
+    assert not light.full and light.in_flight == pytest.approx(0.2452, abs=1e-6)
+    assert light.time_in_replica_s == pytest.approx(2.452)
 
 
 def test_queue_per_replica_still_refused_at_zero() -> None:
@@ -37,20 +59,29 @@ def test_queue_per_replica_still_refused_at_zero() -> None:
         parse_policy("queue:per_replica=0")
 
 
-def test_simulation_runs_queue_at_the_replicas_slots() -> None:
+def test_simulation_runs_queue_at_what_its_replica_holds_at_the_planned_load() -> None:
     trace = diurnal_trace(
-        Shape(mean_requests_per_s=2.0, duration_s=2 * 3600, seed=3, prompt_tokens=512, output_tokens=200)
+        Shape(mean_requests_per_s=3.0, duration_s=2 * 3600, seed=3, prompt_tokens=512, output_tokens=200)
     )
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    target = queue_target(parse_policy("queue:max=6"), REPLICA, trace.prompt_tokens, trace.output_tokens)
+    assert target.per_replica is not None
     res = simulate_autoscale(
         trace,
         REPLICA,
-        [parse_policy("queue:max=6"), parse_policy("queue:per_replica=12.8,max=6,name=given")],
+        [
+            parse_policy("queue:max=6"),
+            parse_policy(f"queue:per_replica={target.per_replica!r},max=6,name=given"),
+            parse_policy("queue:per_replica=12.8,max=6,name=slots"),
+        ],
         FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
     )
-    derived, given = res.policies
-    assert derived.policy.per_replica == pytest.approx(16 * TARGET_UTILISATION)
+    derived, given, slots = res.policies
+    assert derived.policy.per_replica == pytest.approx(target.per_replica)
     # the same threshold written out scales the same
     assert derived.replica_hours == given.replica_hours
+    # slots × 0.8 held more in flight per replica: fewer replicas
+    assert sum(slots.replica_hours.values()) < sum(derived.replica_hours.values())
 
 
 def test_report_says_what_queue_scales_on() -> None:
@@ -65,7 +96,9 @@ def test_report_says_what_queue_scales_on() -> None:
         [parse_policy("queue:max=4")],
         FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
     )
-    assert "in flight (running and waiting), 12.8 per replica" in _behaviour(res.policies[0])
+    said = _behaviour(res.policies[0])
+    assert "in flight (running and waiting), 9.5 per replica" in said
+    assert "9.5 is what one replica holds in flight at 80 % of its capacity (Little's law" in said
 
 
 def test_queue_scales_as_the_hpa_deploy_writes_within_its_tolerance() -> None:

@@ -598,7 +598,7 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
 ) -> None:
     # The archive's autoscaler had scaled a vLLM service on DCGM GPU utilisation, which a decoding
     # engine keeps high at any load; it now holds the engine's requests in flight per replica at the
-    # replica's batch slots × 0.8, and says in NOTE.txt where that cannot be worked out.
+    # plan's load of one replica, and says in NOTE.txt where that cannot be worked out.
     workload = {
         "name": "gpt2-svc",
         "task": "infer",

@@ -241,6 +241,9 @@ def deploy(
     spec = planned.with_serving(
         gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile
     )
+    if instances is not None:
+        # whether a replica smaller than the priced instance has an instance of its own size to run on
+        spec = spec.with_sold_gpu_counts(instances)
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
         _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing)
@@ -315,13 +318,14 @@ def deploy(
                 engine=engine_launch(spec) is not None,
             )
     if engine_launch(spec) is not None:
-        # The engine's autoscaler holds its requests in flight at the replica's batch slots × 0.8, as
-        # the plan sizes replicas and `simulate autoscale --policy queue` replays it; every target
-        # caps the longest request at what one replica's KV cache holds.
+        # The engine's autoscaler holds the requests in flight on a replica at the load the plan
+        # sizes it for (SkyServe's target), as `simulate autoscale --policy queue` replays it; every
+        # target caps the longest request at what one replica's KV cache holds.
         from gpuplan.api import deployed_engine_slots
         from gpuplan.cli._profiles import load_profile
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import cached_profile, plan_workload
+        from gpuplan.deploy.engine import planned_replica_load
         from gpuplan.errors import DeployError
         from gpuplan.workload import load_workload
 
@@ -343,7 +347,15 @@ def deploy(
                 )
             return cached
 
-        slots = deployed_engine_slots(served, spec.gpu, share, profile_of, trace=lengths)
+        slots = deployed_engine_slots(
+            served,
+            spec.gpu,
+            share,
+            profile_of,
+            trace=lengths,
+            load_requests_per_s=planned_replica_load(spec),
+            load_share=spec.replica_load_share(),
+        )
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)

@@ -28,6 +28,7 @@ __all__ = [
     "fabric_warning",
     "network_to_set_up",
     "rdma_network",
+    "spans_nodes",
 ]
 
 
@@ -48,9 +49,23 @@ class Fabric:
         return {**self.network.env, **(self.network.gpudirect_env if gpudirect else {})}
 
 
+def spans_nodes(spec: LaunchSpec) -> bool:
+    """Whether the ranks of one job talk across nodes: a training job on several nodes, or one
+    inference replica split over more GPUs than a node has. A service's replicas and a batch job's
+    shards are independent servers, each on one node (tensor × pipeline split within it), with no
+    traffic between nodes: a plan of two p4d.24xlarge for two replicas of tensor parallel 8 needs no
+    EFA, and a launch that asks for it pays for nothing."""
+    if spec.nodes < 2:
+        return False
+    if spec.task == "infer":
+        return spec.tensor_parallel * spec.pipeline_parallel > spec.gpus_per_node
+    return True
+
+
 def rdma_network(spec: LaunchSpec) -> RdmaNetwork | None:
-    """The RDMA network of ``spec``'s provider when the job spans several nodes; None otherwise."""
-    if spec.nodes < 2 or spec.provider is None or spec.provider not in PROVIDERS:
+    """The RDMA network of ``spec``'s provider when the job spans several nodes
+    (:func:`spans_nodes`); None otherwise."""
+    if not spans_nodes(spec) or spec.provider is None or spec.provider not in PROVIDERS:
         return None
     return facts(spec.provider).rdma
 
@@ -108,8 +123,13 @@ class NetworkToSetUp:
 
 def network_to_set_up(spec: LaunchSpec) -> NetworkToSetUp | None:
     """The GPU network a multi-node ``spec``'s instance has that the launch must set up itself; None:
-    one node, no instance type, or none known."""
-    if spec.nodes < 2 or spec.provider is None or spec.provider not in PROVIDERS or not spec.instance_type:
+    no traffic between nodes (:func:`spans_nodes`), no instance type, or none known."""
+    if (
+        not spans_nodes(spec)
+        or spec.provider is None
+        or spec.provider not in PROVIDERS
+        or not spec.instance_type
+    ):
         return None
     vm = vm_type(spec.instance_type)
     for setup in facts(spec.provider).network_setups:

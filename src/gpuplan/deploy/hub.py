@@ -24,10 +24,12 @@ from gpuplan.errors import GpuplanError
 from gpuplan.workload.presets.hub_ids import HF_MODEL_IDS, INSTRUCT_MODEL_IDS, NO_CHAT_TEMPLATE
 
 __all__ = [
+    "GATED_OWNERS",
     "HF_MODEL_IDS",
     "INSTRUCT_MODEL_IDS",
     "ModelIdentity",
     "config_identity",
+    "gated",
     "preset_identity",
     "read_config_identity",
     "recorded_identity",
@@ -53,6 +55,24 @@ class ModelIdentity(NamedTuple):
 
 
 _UNKNOWN = ModelIdentity(None, None, None)
+
+#: Hub owners every one of whose models is gated: a download needs a token of an account that has
+#: accepted the owner's terms, and an engine without one stops at its first file (HTTP 401 or 403).
+#: Meta's Llama repositories ask for its community licence ("Access to model
+#: meta-llama/Llama-3.1-8B-Instruct is restricted", rh-ai-quickstart/ai-virtual-agent issue 200,
+#: 2026-02-21; "Repo model meta-llama/Llama-2-7b-hf is gated", anarchy-ai/LLM-VM issue 423,
+#: 2023-12-21); Mistral AI's ask for contact information since April 2024 ("mistralai/Mistral-7B-
+#: Instruct-v0.2 being gated now", huggingface/alignment-handbook issue 166, 2024-05-08;
+#: openvinotoolkit/openvino.genai pull request 371, 2024-04-22). Other owners: not known here.
+GATED_OWNERS = frozenset({"meta-llama", "mistralai"})
+
+
+def gated(hub_id: str | None) -> bool | None:
+    """Whether the Hub model ``hub_id`` is gated: True for an owner of :data:`GATED_OWNERS`, None
+    where not known (another owner: a fine-tune of Llama under another name may be gated too)."""
+    if hub_id is None:
+        return None
+    return True if hub_id.split("/", 1)[0].lower() in GATED_OWNERS else None
 
 
 def preset_identity(preset: str) -> ModelIdentity:

@@ -110,11 +110,26 @@ def accelerator(spec: LaunchSpec) -> str:
     return name
 
 
+def whole_instance(spec: LaunchSpec, gpus: int) -> bool:
+    """Whether a replica of ``gpus`` GPUs, fewer than the priced instance has, takes that whole
+    instance: the provider sells none of exactly ``gpus`` of the GPU (:attr:`LaunchSpec.
+    sold_gpu_counts`; AWS sells the A100 80GB only as p4de.24xlarge's 8), or the catalog was not read
+    — SkyPilot asked for ``A100-80GB:4`` on AWS finds no instance to launch. Every SkyServe replica
+    is a cluster of its own (:mod:`gpuplan.deploy.skyserve`), so the instance is not shared."""
+    if gpus >= spec.gpus_per_node or not spec.instance_type or spec.provider is None:
+        return False
+    sold = spec.sold_gpu_counts
+    return sold is None or gpus not in sold
+
+
 def _placed(spec: LaunchSpec, gpus: int | None = None) -> dict[str, Any]:
     """``resources``' where and what: infra, the priced instance, the accelerators, spot, disk.
     ``gpus``: the accelerators of one node, where not the plan's node (an engine replica); the
-    priced instance is named only where it carries that many."""
+    priced instance is named where it carries that many, or where the provider sells no smaller
+    one (:func:`whole_instance`: then with all its GPUs, of which the replica uses ``gpus``)."""
     gpus = spec.gpus_per_node if gpus is None else gpus
+    if whole_instance(spec, gpus):
+        gpus = spec.gpus_per_node
     resources: dict[str, Any] = {}
     where = infra(spec)
     if where is not None:
@@ -293,6 +308,8 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
             "each replica's instance: check the price `sky serve up` shows before you confirm."
         ).format(instance=spec.instance_type, gpus=spec.gpus_per_node, replica=resources["accelerators"])
         words += f"\n\n{picked}"
+    elif whole_instance(spec, replica_gpus(spec)):
+        words += "\n\n" + _whole_instance_words(spec)
     name = spec.name
     status = _("the replicas and their state: READY once one passes its probe")
     endpoint = _("the endpoint (the load balancer's URL) and the model it serves")
@@ -311,6 +328,41 @@ sky serve down {name}   # {down}
 
 {words}
 """
+
+
+def _whole_instance_words(spec: LaunchSpec) -> str:
+    """The README's paragraph on replicas that each take a whole instance of more GPUs than they
+    use, and what that costs against the plan, which priced them packed."""
+    gpu = get_gpu(spec.gpu).name if spec.gpu else _("GPU")
+    n, per = replica_gpus(spec), spec.gpus_per_node
+    why = (
+        _("{provider} sells no instance of exactly {n} × {gpu} (the catalog lists {counts})").format(
+            provider=spec.provider,
+            n=n,
+            gpu=gpu,
+            counts=", ".join(f"{c:g}" for c in spec.sold_gpu_counts),
+        )
+        if spec.sold_gpu_counts
+        else _(
+            "whether {provider} sells an instance of exactly {n} × {gpu} is not known (the catalog "
+            "could not be read)"
+        ).format(provider=spec.provider, n=n, gpu=gpu)
+    )
+    return _(
+        "Each replica takes a whole {instance} ({per} GPUs) and its engine uses {n} of them: {why}, "
+        "and SkyServe runs every replica as a cluster of its own, so two replicas never share an "
+        "instance. The plan priced {packed} replicas to an instance: this service's instances cost "
+        "{ratio:g}× what the plan priced for the same replicas. To use every GPU you pay for, plan "
+        "the service with tensor_parallel: {per}, or deploy it with --target k8s, where replicas "
+        "share a node."
+    ).format(
+        instance=spec.instance_type,
+        per=per,
+        n=n,
+        why=why,
+        packed=per // n,
+        ratio=per / n if per // n >= 1 else 1.0,
+    )
 
 
 def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str) -> str:

@@ -199,6 +199,24 @@ class EngineSlots:
     request the same."""
     longest_request: Annotated[int | None, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """The trace's longest request, prompt + answer tokens (None without a trace)."""
+    load_requests_per_s: Annotated[float, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The load on one replica its autoscaler is to scale at, requests/s: the plan's capacity of one
+    replica × :meth:`LaunchSpec.replica_load_share` (what SkyServe's ``target_qps_per_replica`` is),
+    or, without that figure, the replica's own capacity (:attr:`capacity_requests_per_s`) × the
+    same share."""
+    capacity_requests_per_s: Annotated[float | None, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The replica's capacity as the serving simulation's replica has it (every slot busy), where
+    :attr:`load_requests_per_s` is a share of it; None: the load is the plan's."""
+    in_flight: Annotated[float, Field(ge=0, le=MAX_ENGINE_SLOTS)]
+    """Requests in flight (running + waiting) on one replica at that load, Little's law: the load ×
+    :attr:`time_in_replica_s`, at most :attr:`slots` (``gpuplan.simulate.in_flight``)."""
+    time_in_replica_s: Annotated[float, Field(ge=0, le=1e6)]
+    """Mean seconds a request spends on the replica at that load: :attr:`first_token_s` + (its
+    output tokens − 1) × :attr:`time_per_output_token_s`."""
+    first_token_s: Annotated[float, Field(ge=0, le=1e6)]
+    time_per_output_token_s: Annotated[float, Field(ge=0, le=1e6)]
+    output_tokens: Annotated[float, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
+    """Mean output tokens of a request, of the trace or the serving block."""
 
 
 class LaunchSpec(BaseModel):
@@ -308,10 +326,10 @@ class LaunchSpec(BaseModel):
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
     engine_slots: EngineSlots | None = None
-    """The requests one replica of the serving engine runs at once, which its autoscaler holds in
-    flight at × ``TARGET_UTILISATION``, with its KV cache (the longest request the engine takes)
-    and the lengths they were counted on; None: not worked out (no engine, or the model could not
-    be traced), and the autoscaler scales on GPU utilisation."""
+    """The requests one replica of the serving engine runs at once and those its autoscaler holds in
+    flight (at the load the plan sizes a replica for), with its KV cache (the longest request the
+    engine takes) and the lengths they were counted on; None: not worked out (no engine, or the
+    model could not be traced), and the autoscaler scales on GPU utilisation."""
     replica_capacity_requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REPLICA_REQUESTS_PER_S)
     """Requests/s one replica of the service carries, as the plan estimated it (its option's
     ``service.replica_capacity_requests_per_s``: in wall time, a time-sharing replica's share);
@@ -323,6 +341,11 @@ class LaunchSpec(BaseModel):
     below :data:`~gpuplan.perf.inference.TARGET_UTILISATION`: the planner added replicas for the
     latency, and an autoscaler holding the usual share would take them away
     (:meth:`replica_load_share`). None: no target, or the usual share holds it."""
+    sold_gpu_counts: tuple[float, ...] | None = None
+    """The counts of :attr:`gpu` the provider's instance types carry, as the catalog lists them
+    (``Store.known_instances``): whether it sells an instance of exactly one replica's GPUs, which
+    SkyPilot can pick for a replica smaller than the priced instance. None: not read (no catalog),
+    and a replica takes the instance the plan priced — unknown is never the best case."""
     planned_share_gpu: int | None = Field(default=None, ge=1)
     """Replicas to a GPU the plan priced (its workload's ``serving.share_gpu``; 1: a whole GPU
     each), which ``--share-gpu`` may change; None without a plan (a workload file) or for training."""
@@ -388,6 +411,14 @@ class LaunchSpec(BaseModel):
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
+
+    def with_sold_gpu_counts(self, instances: Mapping[tuple[str, str], tuple[str, float]]) -> LaunchSpec:
+        """A copy that knows the counts of its GPU the provider sells on one instance
+        (:attr:`sold_gpu_counts`), from the catalog's ``(provider, instance type) -> (GPU, count)``."""
+        if self.provider is None or self.gpu is None:
+            return self
+        counts = sorted({c for (p, _), (g, c) in instances.items() if p == self.provider and g == self.gpu})
+        return LaunchSpec.model_validate({**self.model_dump(), "sold_gpu_counts": tuple(counts)})
 
     def with_engine_slots(self, sizing: EngineSlots) -> LaunchSpec:
         """A copy whose engine replicas run ``sizing.slots`` requests at once (:attr:`engine_slots`),

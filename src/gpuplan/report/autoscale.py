@@ -27,6 +27,7 @@ from rich.text import Text
 from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import item_list, listed
+from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.offers_json import rate_fields
@@ -394,6 +395,13 @@ def _behaviour(p: PolicyResult) -> str:
                 "the count read {delay:g} s late (Prometheus scrapes the engine every 15 s)."
             ).format(target=round(pol.per_replica, 1), tolerance=pol.tolerance, delay=pol.delay_s)
             text = _join(text, more)
+            if "per_replica" not in pol.given:
+                more = _(
+                    "{target:g} is what one replica holds in flight at {pct:.0f} % of its capacity (Little's "
+                    "law: that load × the time a request spends on the replica at it), as deploy writes it "
+                    "for a workload file; give per_replica=N to replay another target."
+                ).format(target=round(pol.per_replica, 1), pct=TARGET_UTILISATION * 100)
+                text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))
     if p.saturated_s > 0:

@@ -697,7 +697,7 @@ def simulate_autoscale(
     out = []
     for given in policies:
         # A policy without its own start-up time takes the cold start derived from the model.
-        p = queue_target(given, replica.slots)
+        p = queue_target(given, replica, trace.prompt_tokens, trace.output_tokens)
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         own = (policy_prices or {}).get(given.name, prices)

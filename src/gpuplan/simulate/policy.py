@@ -5,7 +5,7 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
     fixed:replicas=4
     target:target=0.7,min=1,max=12           # HPA on utilisation (busy batch slots / ready slots)
     queue:per_replica=48,max=12,spot=0.5      # HPA/KEDA on requests in flight (running + waiting)
-    queue:max=12                              # the same at the replica's batch slots × 0.8
+    queue:max=12                              # the same at what a replica holds at 80 % load
     scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
     gpu-util:80,min=1,max=8                   # the HPA gpuplan deploy writes: DCGM GPU util, percent
 
@@ -13,9 +13,12 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
 KEDA's, which makes an HPA) on the requests in flight per replica, running and waiting, as the
 engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count them, by the HPA's rule
 (``tolerance``, replicas still starting counted at 0 for a scale-up, at most 4 pods or 100 % more a
-decision). Without ``per_replica`` it holds the simulated replica's batch slots × the utilisation
-plans size fleets for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8): set when the replica is
-known (:func:`queue_target`), as deploy works it out. It reads the count ``delay`` s late (default
+decision). Without ``per_replica`` it holds the requests in flight on the simulated replica at the
+utilisation plans size fleets for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8) of its
+capacity, by Little's law (:mod:`gpuplan.simulate.in_flight`): set when the replica and the trace
+are known (:func:`queue_target`), as deploy works it out for a workload file (from a plan, deploy
+takes the plan's capacity of one replica, as SkyServe's ``target_qps_per_replica`` does, and its
+README's replay command names that ``per_replica``). It reads the count ``delay`` s late (default
 15: the PodMonitor deploy writes scrapes the engine every 15 s).
 
 ``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
@@ -62,6 +65,9 @@ from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from gpuplan.simulate.replica import ReplicaModel
     from gpuplan.workload.spec import ServingSpec
 
 __all__ = [
@@ -133,8 +139,9 @@ class Policy:
     target: float | None = None
     """target: busy-slot utilisation to hold, 0–1."""
     per_replica: float | None = None
-    """queue: outstanding requests per replica (KEDA AverageValue threshold); None: the replica's
-    batch slots × TARGET_UTILISATION, set by :func:`queue_target` once the replica is known."""
+    """queue: outstanding requests per replica (KEDA AverageValue threshold); None: those in flight
+    on the replica at TARGET_UTILISATION of its capacity, set by :func:`queue_target` once the
+    replica and the trace are known."""
     gpu_util_pct: float | None = None
     """gpu-util: average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) to hold, percent, 0–100."""
     metric_delay_s: float | None = None
@@ -573,12 +580,19 @@ def with_serving(
     return replace(policy, **update) if update else policy
 
 
-def queue_target(policy: Policy, slots: int) -> Policy:
-    """A queue policy without ``per_replica`` at ``slots`` (the replica's batch slots) × the
-    utilisation plans size fleets for (``TARGET_UTILISATION``): requests in flight per replica
-    where its batch is as busy as the plan sized it. Others, and one that names it, unchanged."""
+def queue_target(
+    policy: Policy, replica: ReplicaModel, prompt_tokens: np.ndarray, output_tokens: np.ndarray
+) -> Policy:
+    """A queue policy without ``per_replica`` at the requests in flight on ``replica`` (requests of
+    these lengths) where its load is the utilisation plans size fleets for (``TARGET_UTILISATION``)
+    of its capacity: Little's law, load × the time a request spends on the replica at that load
+    (:func:`gpuplan.simulate.in_flight.in_flight`), at most its slots — what ``deploy`` writes for a
+    workload file. Others, and one that names it, unchanged."""
     from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.simulate.in_flight import in_flight, replica_capacity
 
     if policy.kind != "queue" or policy.per_replica is not None:
         return policy
-    return replace(policy, per_replica=max(1, slots) * TARGET_UTILISATION)
+    load = replica_capacity(replica, prompt_tokens, output_tokens) * TARGET_UTILISATION
+    held = in_flight(replica, load, prompt_tokens, output_tokens)
+    return replace(policy, per_replica=max(1.0, held.in_flight))

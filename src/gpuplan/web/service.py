@@ -31,7 +31,7 @@ from gpuplan.web.requests import (
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
-    from gpuplan.deploy.spec import EngineSlots
+    from gpuplan.deploy.spec import EngineSlots, LaunchSpec
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
     from gpuplan.web.answers import AnswerCache
@@ -488,10 +488,12 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     return tco_json(tco(parsed, store=store, currency=request.currency))
 
 
-def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: int) -> EngineSlots | str:
-    """The requests one replica of the plan's serving engine runs at once, as ``gpuplan deploy``
-    counts them for its autoscaler (the profile through the service's cache), else why not."""
+def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: int) -> EngineSlots | str:
+    """The requests one replica of the plan's serving engine runs at once and those its autoscaler
+    holds in flight, as ``gpuplan deploy`` counts them (the profile through the service's cache),
+    else why not."""
     from gpuplan.api import deployed_engine_slots
+    from gpuplan.deploy.engine import planned_replica_load
     from gpuplan.i18n import _
     from gpuplan.workload import load_workload
     from gpuplan.workload.paths import plan_workload_document
@@ -507,7 +509,14 @@ def _engine_slots(store: Store, plan: dict[str, Any], gpu: str | None, share: in
         )
     except GpuplanError as e:
         workload = str(e)
-    return deployed_engine_slots(workload, gpu, share, lambda w: _profile(store, w, _no_progress))
+    return deployed_engine_slots(
+        workload,
+        spec.gpu,
+        share,
+        lambda w: _profile(store, w, _no_progress),
+        load_requests_per_s=planned_replica_load(spec),
+        load_share=spec.replica_load_share(),
+    )
 
 
 def deploy_archive(request: DeployRequest, store: Store) -> bytes:
@@ -581,12 +590,14 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             out_dir=request.workdir,
             names=OPTION_FIELDS,
         )
+    # whether a replica smaller than the priced instance has an instance of its own size to run on
+    spec = spec.with_sold_gpu_counts(store.known_instances())
     notes = [spec.chosen_because] if spec.chosen_because else []
     if engine_launch(spec) is not None:
         # the engine's autoscaler on its requests in flight and its longest request, as the command
         # line writes them
         share = spec.serving.share_gpu if spec.serving is not None else 1
-        slots = _engine_slots(store, request.plan, spec.gpu, share)
+        slots = _engine_slots(store, request.plan, spec, share)
         if isinstance(slots, str):
             if generator.name == "k8s":
                 notes.append(_(ON_GPU_UTILISATION).format(why=slots))

@@ -8,6 +8,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
+from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.pods import host_readme_words
@@ -66,11 +67,21 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     launch = engine_launch(spec) or batch_engine_launch(spec)
     if launch is not None and not options.image:
         china = "".join(f"\n{n}" for n in mainland_notes(spec))
-        return (
+        secret = (
             _(
+                "The pods run the engine's official image `{image}`; create the token Secret first: "
+                "`{model}` is gated on the Hugging Face Hub, so the pods do not start without the "
+                "Secret (CreateContainerConfigError), and its token must be of an account that has "
+                "accepted the model's terms on its Hub page:"
+            ).format(image=launch.image, model=spec.hf_model_id)
+            if gated(spec.hf_model_id)
+            else _(
                 "The pods run the engine's official image `{image}`; create the token Secret first "
                 "(only gated models need a real token):"
             ).format(image=launch.image)
+        )
+        return (
+            secret
             + (
                 "\n\n```bash\n"
                 f"kubectl create secret generic {HF_TOKEN_SECRET} --from-literal=token=$HF_TOKEN\n```"
@@ -122,8 +133,14 @@ def _replay_command(spec: LaunchSpec) -> str:
         committed = f",commit={n}" + ("" if spec.pricing == "monthly" else f",commit_pricing={spec.pricing}")
     policy = f"queue:min={floor},max={max(spec.serving.max_replicas, floor)}{committed}"
     target = in_flight_target(spec)
-    if target is not None and spec.replica_load_share() < TARGET_UTILISATION:
-        # held below the slots × headroom simulate takes by default: the deployed target, said
+    sizing = spec.engine_slots
+    if (
+        target is not None
+        and sizing is not None
+        and (sizing.capacity_requests_per_s is None or spec.replica_load_share() < TARGET_UTILISATION)
+    ):
+        # at the plan's load, or below the headroom: not simulate's default (80 % of its replica's
+        # own capacity), so the deployed target, said
         policy += f",per_replica={quantity(target)}"
     if spec.serving.start_replicas is not None:
         policy += f",start={spec.serving.start_replicas}"
@@ -192,16 +209,49 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     "traffic's lengths"
                 ).format(prompt=spec.serving.prompt_tokens, output=spec.serving.output_tokens)
             )
+            whence = (
+                _(
+                    "{pct} % of the plan's capacity of one replica ({capacity} requests/s), the load "
+                    "SkyPilot's target_qps_per_replica holds too"
+                ).format(
+                    pct=f"{spec.replica_load_share() * 100:.0f}",
+                    capacity=f"{spec.replica_capacity_requests_per_s:.4g}",
+                )
+                if sizing.capacity_requests_per_s is None and spec.replica_capacity_requests_per_s
+                else _(
+                    "{pct} % of what one replica completes with every slot busy ({capacity} requests/s, "
+                    "as the serving simulation's replica has it: no plan's figure for these replicas)"
+                ).format(
+                    pct=f"{spec.replica_load_share() * 100:.0f}",
+                    capacity=f"{sizing.capacity_requests_per_s or 0:.4g}",
+                )
+            )
+            steps = (
+                (sizing.time_in_replica_s - sizing.first_token_s) / sizing.time_per_output_token_s
+                if sizing.time_per_output_token_s > 0
+                else 0.0
+            )
             extra.append(
                 _(
                     "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
-                    "{span}{starting}: {pct} % of the {slots} requests one "
-                    "replica runs at once (its KV cache at {context:,.0f} tokens a request: {counted}; at "
-                    "most the engine's own limit), as the plan sizes replicas. `{command}` replays it on "
-                    "your traffic (add --trace FILE.csv; the same trace gives the same count){shared}."
+                    "{span}{starting}: what one replica holds at {load} requests/s, {whence}. By Little's "
+                    "law the requests in a replica are its requests/s × the time each spends in it: {load} "
+                    "× ({first} s to the first token + {steps:,.0f} more tokens × {tpot} ms a step at that "
+                    "load = {seconds} s) = {product}, at most the {slots} requests one replica runs at once "
+                    "(its KV cache at {context:,.0f} tokens a request: {counted}; at most the engine's own "
+                    "limit). Holding 80 % of the slots instead would scale only near the replica's "
+                    "capacity: the step time grows with the batch. `{command}` replays it on your traffic "
+                    "(add --trace FILE.csv){shared}."
                 ).format(
                     command=_replay_command(spec),
                     target=quantity(target),
+                    load=f"{sizing.load_requests_per_s:.4g}",
+                    whence=whence,
+                    first=f"{sizing.first_token_s:.3g}",
+                    steps=steps,
+                    tpot=f"{sizing.time_per_output_token_s * 1e3:,.1f}",
+                    seconds=f"{sizing.time_in_replica_s:.3g}",
+                    product=f"{sizing.load_requests_per_s * sizing.time_in_replica_s:,.1f}",
                     starting=_(", starting with the {n} the plan priced for its load").format(
                         n=spec.serving.start_replicas
                     )
@@ -212,7 +262,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                     )
                     if spec.serving.max_replicas > spec.serving.min_replicas
                     else _("at {n} replicas, no more and no fewer").format(n=spec.serving.min_replicas),
-                    pct=f"{spec.replica_load_share() * 100:.0f}",
                     slots=sizing.slots,
                     context=sizing.context_tokens,
                     counted=counted,

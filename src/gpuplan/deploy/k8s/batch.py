@@ -46,7 +46,12 @@ from gpuplan.deploy.k8s.pods import (
     labels,
     pod_spec,
 )
-from gpuplan.deploy.k8s.serving import HF_CACHE_DIR, HF_TOKEN_SECRET, model_cache_volume, model_cache_words
+from gpuplan.deploy.k8s.serving import (
+    HF_CACHE_DIR,
+    model_cache_volume,
+    model_cache_words,
+    token_ref,
+)
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
@@ -137,10 +142,7 @@ def _container(spec: LaunchSpec, options: GenerateOptions, launch: EngineLaunch 
             {"name": "CHUNK_SIZE", "value": str(chunk_requests(spec))},
             {"name": "CONCURRENCY", "value": str(in_flight_requests(spec))},
             # the token as a service of the model takes it: from the Secret, never written here
-            {
-                "name": "HF_TOKEN",
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
-            },
+            token_ref(spec),
         ],
     }
 

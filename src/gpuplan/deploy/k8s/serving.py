@@ -4,12 +4,14 @@ slice or time-sliced share of a GPU per replica.
 What the autoscaler scales on:
 
 - A serving engine (vLLM, SGLang: :mod:`gpuplan.deploy.engine`) scales on its own count of requests
-  in flight, running plus waiting, averaged over the replicas and held at the requests one replica
-  runs at once (``LaunchSpec.engine_slots``) × the utilisation plans size fleets for — what
-  ``gpuplan simulate autoscale --policy queue`` replays. The engines publish the two gauges on
-  ``/metrics`` at the serving port: vLLM ``vllm:num_requests_running`` and
-  ``vllm:num_requests_waiting`` (``vllm/engine/metrics.py``, ``vllm/v1/metrics/loggers.py``; vLLM
-  "Production Metrics", https://docs.vllm.ai/en/latest/usage/metrics.html), SGLang
+  in flight, running plus waiting, averaged over the replicas and held at what one replica holds at
+  the load the plan sizes it for (``LaunchSpec.engine_slots``: Little's law, that load × the time a
+  request spends on the replica at it; the load SkyServe's ``target_qps_per_replica`` holds, so the
+  two targets scale at the same load) — what ``gpuplan simulate autoscale --policy queue`` replays.
+  The engines publish the two gauges on ``/metrics`` at the serving port: vLLM
+  ``vllm:num_requests_running`` and ``vllm:num_requests_waiting`` (``vllm/engine/metrics.py``,
+  ``vllm/v1/metrics/loggers.py``; vLLM "Production Metrics",
+  https://docs.vllm.ai/en/latest/usage/metrics.html), SGLang
   ``sglang:num_running_reqs`` and ``sglang:num_queue_reqs`` once started with ``--enable-metrics``
   (``python/sglang/srt/metrics/collector.py`` ``SchedulerMetricsCollector``; SGLang "Production
   Metrics", docs/references/production_metrics.md). A PodMonitor (Prometheus Operator,
@@ -36,6 +38,7 @@ from gpuplan.deploy.engine import (
     EngineLaunch,
     engine_launch,
 )
+from gpuplan.deploy.hub import gated
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import (
     CODE_DIR,
@@ -57,6 +60,7 @@ __all__ = [
     "model_cache_words",
     "quantity",
     "serving_manifests",
+    "token_ref",
 ]
 
 GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
@@ -77,9 +81,23 @@ def _serving(spec: LaunchSpec) -> ServingDeployment:
 #: Where the engines keep downloaded weights: the Hugging Face cache of the images' root user (vLLM
 #: "Deploying with Docker" mounts ``~/.cache/huggingface`` there; SGLang's compose.yaml the same).
 HF_CACHE_DIR = "/root/.cache/huggingface"
-#: The Secret holding the Hugging Face token (key ``token``), created by the user; optional, so that
-#: ungated models start without it.
+#: The Secret holding the Hugging Face token (key ``token``), created by the user; required for a
+#: gated model (:func:`token_ref`), optional for the others, so that they start without it.
 HF_TOKEN_SECRET = "hf-token"
+
+
+def token_ref(spec: LaunchSpec) -> dict[str, Any]:
+    """The container's ``HF_TOKEN`` from the Secret. Required where the model is known to be gated
+    (:func:`gpuplan.deploy.hub.gated`): "None of a Pod's containers will start until all non-optional
+    Secrets are available" (Kubernetes, "Secrets", Optional Secrets,
+    https://kubernetes.io/docs/concepts/configuration/secret/), so a missing token shows at once as
+    the pod's CreateContainerConfigError, not as an engine that starts, fails to download the
+    weights (HTTP 401) and restarts without end. Optional otherwise: an open model needs none."""
+    required = gated(spec.hf_model_id) is True
+    ref = {"name": HF_TOKEN_SECRET, "key": "token", "optional": not required}
+    return {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": ref}}
+
+
 #: Probe timings for an engine: loading weights and capturing CUDA graphs takes minutes, so the
 #: startup probe allows 10 s x 180 = 30 min (ENGINE_STARTUP_S) before liveness takes over.
 _STARTUP_PERIOD_S = 10
@@ -126,12 +144,7 @@ def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateO
     container |= {
         # exec form, no shell: each argument is one word whatever it holds
         "args": launch.args,
-        "env": [
-            {
-                "name": "HF_TOKEN",
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": "token", "optional": True}},
-            }
-        ],
+        "env": [token_ref(spec)],
         "ports": [{"name": "http", "containerPort": ENGINE_PORT}],
         "startupProbe": {**health, "periodSeconds": _STARTUP_PERIOD_S, "failureThreshold": _STARTUP_FAILURES},
         "readinessProbe": {**health, "periodSeconds": 5},
@@ -235,13 +248,13 @@ def quantity(x: float) -> str:
 
 
 def in_flight_target(spec: LaunchSpec) -> float | None:
-    """Requests in flight per replica the autoscaler of an engine holds: the requests one replica
-    runs at once × the utilisation plans size fleets for; None: it scales on GPU utilisation (no
-    engine, or its slots not worked out)."""
+    """Requests in flight per replica the autoscaler of an engine holds: those on one replica at the
+    load the plan sizes it for (:attr:`EngineSlots.in_flight`, to 0.1 of a request), at least 1;
+    None: it scales on GPU utilisation (no engine, or its slots not worked out)."""
     launch = engine_launch(spec)
     if spec.engine_slots is None or launch is None or launch.in_flight_gauges is None:
         return None
-    return spec.engine_slots.slots * spec.replica_load_share()
+    return max(1.0, round(spec.engine_slots.in_flight, 1))
 
 
 def _signal(spec: LaunchSpec) -> _Signal:
@@ -393,18 +406,20 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
         assert spec.engine_slots is not None  # _signal's in-flight case
         fields = {
             "target": signal.target_text,
-            "pct": f"{spec.replica_load_share() * 100:.0f}",
-            "slots": spec.engine_slots.slots,
+            "load": f"{spec.engine_slots.load_requests_per_s:.4g}",
+            "seconds": f"{spec.engine_slots.time_in_replica_s:.3g}",
         }
         keda = _(
             "KEDA: add replicas when the engine's requests in flight (running + waiting) pass {target} per\n"
-            "replica: {pct} % of the {slots} one replica runs at once (needs KEDA and Prometheus scraping\n"
-            "the engine, k8s/podmonitor.yaml; set serverAddress to your Prometheus)."
+            "replica: what one replica holds at {load} requests/s, each request {seconds} s on it\n"
+            "(README.md says why). Needs KEDA and Prometheus scraping the engine, k8s/podmonitor.yaml;\n"
+            "set serverAddress to your Prometheus."
         ).format(**fields)
         hpa = _(
             "HPA: add replicas when the engine's requests in flight (running + waiting) pass {target} per\n"
-            "replica on average: {pct} % of the {slots} one replica runs at once. Needs Prometheus scraping\n"
-            "the engine (k8s/podmonitor.yaml) and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
+            "replica on average: what one replica holds at {load} requests/s, each request {seconds} s\n"
+            "on it (README.md says why). Needs Prometheus scraping the engine (k8s/podmonitor.yaml) and\n"
+            "prometheus-adapter with k8s/prometheus-adapter-values.yaml."
         ).format(**fields)
         monitor = _(
             "Prometheus Operator: scrape each replica's /metrics. kube-prometheus-stack's Prometheus\n"
