@@ -91,3 +91,13 @@ def test_the_readmes_of_a_checkpoint_folder_the_user_names_say_a_new_run_needs_i
     for target in ("torchrun", "docker"):
         readme = by_path(generate(spec, target))["README.md"]
         assert "A new run needs a checkpoint folder of its own" in readme, target
+
+
+@pytest.mark.parametrize("target", ["docker", "torchrun"])
+def test_the_readme_says_how_big_the_checkpoint_folders_disk_must_be(target: str) -> None:
+    # 2 checkpoints of 96.36 GB at once at the most (train.py's KEEP_CHECKPOINTS, the one being
+    # written included): 192.72 GB; x 1.15 headroom = 206.4 GiB, up to 210
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.2})
+    readme = by_path(generate(spec, target))["README.md"]
+    assert "One checkpoint is 96.36 GB" in readme
+    assert "its disk needs 193 GB free, 210 GiB with room for the filesystem" in readme

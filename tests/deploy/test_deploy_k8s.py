@@ -268,3 +268,27 @@ def test_each_deploy_is_a_new_run_with_a_checkpoint_volume_of_its_own(spot_plan:
         assert f"this one's is the PVC `{claim}`" in files["README.md"]
         claims.append(claim)
     assert claims[0] != claims[1]
+
+
+def test_the_checkpoint_volume_holds_two_of_the_plans_checkpoints_with_headroom() -> None:
+    """Sized from the plan's checkpoint, not a fixed 200 GiB: a full fine-tune of an 8 B model
+    writes 96.36 GB checkpoints, and train.py has two on disk at once (the one being written
+    included)."""
+    from gpuplan.deploy.checkpoints import UNKNOWN_DISK_GIB
+
+    def pvc_gib(doc: dict) -> tuple[str, str]:
+        files = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))
+        text = files["k8s/checkpoints-pvc.yaml"]
+        return yaml.safe_load(text)["spec"]["resources"]["requests"]["storage"], text
+
+    # 2 x 96.36 GB x 1.15 headroom = 221.6 GB = 206.4 GiB, up to a multiple of 10
+    storage, text = pvc_gib({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.2})
+    assert storage == "210Gi"
+    assert "One checkpoint is 96.36 GB" in text and "193 GB free" in text
+    # 2 x 300 GB x 1.15 = 690 GB = 642.6 GiB: far past the old fixed 200 GiB
+    assert pvc_gib({**plan_doc(), "checkpoint_gb": 300.0})[0] == "650Gi"
+    # a small model's checkpoints: the floor
+    assert pvc_gib({**plan_doc(), "checkpoint_gb": 0.4})[0] == "20Gi"
+    # a plan written before it kept the size: the assumed volume, and said so
+    storage, text = pvc_gib(plan_doc())
+    assert storage == f"{UNKNOWN_DISK_GIB}Gi" and "not known without a plan" in text

@@ -20,6 +20,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
+from gpuplan.deploy.checkpoints import checkpoint_disk_note
 from gpuplan.deploy.engine import (
     ENGINE_PORT,
     EngineLaunch,
@@ -425,6 +426,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
     )
     host += " " + _(NEW_RUN)
+    host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
     return f"""# {title}

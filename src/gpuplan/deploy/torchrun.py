@@ -15,6 +15,7 @@ from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.batch import VLLM_RUNNER
+from gpuplan.deploy.checkpoints import checkpoint_disk_note
 from gpuplan.deploy.engine import (
     batch_engine_launch,
     engine_launch,
@@ -540,6 +541,7 @@ def readme(spec: LaunchSpec) -> str:
         )
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
     checkpoints += " " + _(NEW_RUN)
+    checkpoints += "\n\n" + checkpoint_disk_note(spec)
     checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:
         checkpoints += "\n\n" + _(

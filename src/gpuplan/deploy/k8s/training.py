@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from textwrap import fill
 from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.checkpoints import checkpoint_disk_gib, checkpoint_disk_note
 from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
@@ -15,13 +17,10 @@ from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["CHECKPOINT_PVC_GIB", "checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
+__all__ = ["checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
 
 #: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
 EXIT_PREEMPTED = 143
-
-#: Size of the checkpoint volume: a few full checkpoints of a model that fits one node.
-CHECKPOINT_PVC_GIB = 200
 
 #: Restarts after genuine failures (preemptions are not counted, see pod_failure_policy).
 BACKOFF_LIMIT = 3
@@ -92,7 +91,7 @@ def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any
             # ReadWriteOnce is enough: only rank 0 (the Job's pod, or the PyTorchJob's Master)
             # reads and writes checkpoints; train.py broadcasts the state to the other ranks.
             "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": f"{CHECKPOINT_PVC_GIB}Gi"}},
+            "resources": {"requests": {"storage": f"{checkpoint_disk_gib(spec)}Gi"}},
         },
     }
 
@@ -218,6 +217,14 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     }
 
 
+def _disk_words(spec: LaunchSpec) -> str:
+    """The PVC header's lines on its size: the plan's checkpoints, or the size assumed without them."""
+    said = checkpoint_disk_note(spec)
+    if spec.checkpoint_gb is None:
+        said += " " + _("{gib} GiB is assumed.").format(gib=checkpoint_disk_gib(spec))
+    return said
+
+
 def _zone_note(spec: LaunchSpec) -> str:
     """The PVC header's lines on zones, for spot capacity: "" on demand."""
     if not spec.spot:
@@ -267,6 +274,8 @@ def training_manifests(
                     "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
                     "Uses the cluster's default StorageClass; set storageClassName for a faster one."
                 )
+                + "\n"
+                + fill(_disk_words(spec), width=98)
                 + _zone_note(spec),
             ),
         )
