@@ -101,3 +101,21 @@ def test_the_readme_says_how_big_the_checkpoint_folders_disk_must_be(target: str
     readme = by_path(generate(spec, target))["README.md"]
     assert "One checkpoint is 96.36 GB" in readme
     assert "its disk needs 193 GB free, 210 GiB with room for the filesystem" in readme
+
+
+def test_docker_stop_is_given_the_time_to_save_the_plans_checkpoint() -> None:
+    # 60 s for the step in flight + twice the plan's 3.212 min write = 445.5 s, up to 450
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212})
+    readme = by_path(generate(spec, "docker"))["README.md"]
+    assert "`docker stop -t 450`" in readme and "-t 120" not in readme
+    assert "The spot notice of Amazon Web Services is 120 s" in readme  # shorter than 253 s
+    # without the plan's write time: the least grace
+    assert (
+        "`docker stop -t 120`" in by_path(generate(LaunchSpec.from_plan(plan_doc()), "docker"))["README.md"]
+    )
+
+
+def test_the_torchrun_readme_says_a_reclaim_on_a_short_notice_falls_back_to_the_periodic_checkpoint() -> None:
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212})
+    readme = by_path(generate(spec, "torchrun"))["README.md"]
+    assert "the run resumes from the last periodic checkpoint, up to one interval (12.5 min)" in readme

@@ -20,7 +20,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
-from gpuplan.deploy.checkpoints import checkpoint_disk_note
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, spot_notice_note, stop_grace_note, stop_grace_s
 from gpuplan.deploy.engine import (
     ENGINE_PORT,
     EngineLaunch,
@@ -423,8 +423,11 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "need;\n"
         "Docker's default 64 MB /dev/shm makes them fail. The host needs an NVIDIA driver and the NVIDIA\n"
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
-        "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
-    )
+        "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t {grace}`."
+    ).format(grace=stop_grace_s(spec))
+    host += " " + stop_grace_note(spec)
+    if notice := spot_notice_note(spec):
+        host += " " + notice
     host += " " + _(NEW_RUN)
     host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)

@@ -15,7 +15,7 @@ from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.batch import VLLM_RUNNER
-from gpuplan.deploy.checkpoints import checkpoint_disk_note
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, checkpoint_interval_min, spot_notice_note
 from gpuplan.deploy.engine import (
     batch_engine_launch,
     engine_launch,
@@ -52,13 +52,6 @@ MASTER_PORT = 29500
 EXIT_PREEMPTED = 143
 
 _SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings", re.S)
-
-
-def checkpoint_interval_min(spec: LaunchSpec) -> float:
-    """The interval train.py checkpoints at, as the README says it: the plan's, to a tenth of a
-    minute, and at least that (a tenth of a minute is finer than any checkpoint takes to write; a
-    plan's 1e-300 is not written as "every 0.0 min" over a train.py that uses 0.1)."""
-    return max(0.1, round(spec.checkpoint_interval_min, 1))
 
 
 def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None = None) -> int:
@@ -515,6 +508,8 @@ def readme(spec: LaunchSpec) -> str:
         if spec.spot
         else again
     )
+    if notice := spot_notice_note(spec):
+        spot += " " + notice
     title = _("{name}: torchrun launch").format(name=spec.name)
     gpus = _(
         "{total} x {gpu} ({per_node} per node, {nodes} node(s)), parallelism\n"

@@ -5,6 +5,7 @@ stock PyTorch image."""
 from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
@@ -138,6 +139,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
             ).format(claim=checkpoint_claim(spec, options), name=spec.name)
         )
+        extra.append(stop_grace_note(spec))
     if serving:
         extra.append(serving_note(spec))
         if (held := committed_ceiling_words(spec)) is not None:
@@ -248,6 +250,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         extra.extend(_network_notes(spec, options))
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
+        if notice := spot_notice_note(spec):
+            extra.append(notice)
         extra.append(
             _(
                 "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "

@@ -8,7 +8,7 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.checkpoints import checkpoint_disk_gib, checkpoint_disk_note
+from gpuplan.deploy.checkpoints import checkpoint_disk_gib, checkpoint_disk_note, stop_grace_s
 from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
@@ -139,6 +139,8 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         shm_gib=_shm_gib(spec),
     )
     pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
+    # SIGTERM to SIGKILL: long enough for train.py to save the plan's checkpoint
+    pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -195,6 +197,8 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
             shm_gib=_shm_gib(spec),
         )
+        # SIGTERM to SIGKILL: long enough for rank 0 to save the plan's checkpoint (the others wait)
+        pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
         return {
             "replicas": replicas,
             # OnFailure: a pod that fails (a lost peer makes NCCL time out; a preempted node) is
