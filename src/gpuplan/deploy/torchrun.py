@@ -24,6 +24,7 @@ from gpuplan.deploy.engine import (
     unpriced_share,
 )
 from gpuplan.deploy.fabric import fabric_note
+from gpuplan.deploy.images import in_mainland_china
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -377,6 +378,8 @@ def training_model_note(spec: LaunchSpec) -> str:
     """What train.py trains, and where it runs other than the plan priced (said, never silent): every
     target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
     notes = [_model_words(spec)]
+    if weights := base_weights_note(spec):
+        notes.append(weights)
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
         notes.append(
             _(
@@ -419,6 +422,43 @@ def training_model_note(spec: LaunchSpec) -> str:
     if spec.compile:
         notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
     return " ".join(notes)
+
+
+def base_weights_note(spec: LaunchSpec) -> str:
+    """Where a fine-tune of a Hub model gets the weights it starts from (a README sentence; "" for
+    any other job): train.py builds no model of the Hub's, so the user loads them in build_model().
+    In mainland China, where huggingface.co is often unreachable (as :func:`~gpuplan.deploy.engine.
+    hub_note` says for a service), the ways around it: ``HF_ENDPOINT`` points huggingface_hub at a
+    mirror (huggingface_hub "Environment variables", huggingface.co/docs/huggingface_hub/package_reference/
+    environment_variables), and ModelScope's command line downloads a model's files to a folder
+    (ModelScope "模型下载", modelscope.cn/docs/models/download: ``modelscope download --model ID
+    --local_dir DIR``)."""
+    model = spec.hf_model_id
+    if spec.task != "finetune" or model is None:
+        return ""
+    base = spec.hf_base_model_id
+    said = (
+        _(
+            "This fine-tune starts from the weights of `{model}` on the Hugging Face Hub "
+            "(https://huggingface.co/{model}; its pretrained checkpoint is `{base}`): load them in "
+            "`build_model()`, e.g. with transformers' `from_pretrained()`, and set HF_TOKEN where the "
+            "model is gated."
+        )
+        if base
+        else _(
+            "This fine-tune starts from the weights of `{model}` on the Hugging Face Hub "
+            "(https://huggingface.co/{model}): load them in `build_model()`, e.g. with transformers' "
+            "`from_pretrained()`, and set HF_TOKEN where the model is gated."
+        )
+    ).format(model=model, base=base)
+    if in_mainland_china(spec.provider, spec.region):
+        said += " " + _(
+            "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
+            "weights on a volume the job mounts and load them from that path, set HF_ENDPOINT to a "
+            "mirror you trust, or download them from ModelScope (`modelscope download --model ID "
+            "--local_dir DIR`, with ModelScope's id of the model)."
+        ).format(provider=spec.provider, region=spec.region)
+    return said
 
 
 def _model_words(spec: LaunchSpec) -> str:
