@@ -326,3 +326,15 @@ def test_a_spot_notice_that_covers_the_save_is_not_said_to_fall_short() -> None:
         doc.update(checkpoint_gb=96.36, checkpoint_write_min=3.212)
         readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
         assert "spot notice" not in readme and "450 s" in readme
+
+
+def test_the_checkpoints_a_volume_is_sized_for_are_those_train_py_keeps_and_the_plan_prices() -> None:
+    import re
+    from importlib import resources
+
+    from gpuplan.deploy.checkpoints import CHECKPOINTS_ON_DISK
+    from gpuplan.plan.input_types import JobFacts
+
+    template = resources.files("gpuplan.deploy.templates").joinpath("train_entry.py").read_text()
+    kept = re.search(r"^KEEP_CHECKPOINTS = (\d+)$", template, re.M)
+    assert kept is not None and int(kept.group(1)) == CHECKPOINTS_ON_DISK == JobFacts().checkpoints_kept
