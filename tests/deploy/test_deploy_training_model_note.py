@@ -55,6 +55,7 @@ def test_a_fine_tunes_readme_says_where_its_base_weights_come_from_and_how_from_
         zh = by_path(generate(spec, target, options))["README.md"]
     assert "本次微调以 Hugging Face Hub 上 `meta-llama/Llama-3.1-8B-Instruct` 的权重为起点" in zh
     assert "或把 HF_ENDPOINT 设为您信任的镜像，或从 ModelScope（魔搭社区）下载" in zh
+    assert "HF_TOKEN。在中国大陆（alibaba cn-beijing）" in zh  # no space after a full-width stop
 
 
 def test_outside_china_the_base_weights_are_named_without_the_mirrors(tmp_path: Path) -> None:

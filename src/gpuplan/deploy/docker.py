@@ -425,10 +425,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t {grace}`."
     ).format(grace=stop_grace_s(spec))
-    host += " " + stop_grace_note(spec)
-    if notice := spot_notice_note(spec):
-        host += " " + notice
-    host += " " + _(NEW_RUN)
+    host = sentences(host, stop_grace_note(spec), spot_notice_note(spec), _(NEW_RUN))
     host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""

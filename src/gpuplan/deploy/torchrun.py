@@ -14,7 +14,7 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.batch import VLLM_RUNNER
+from gpuplan.deploy.batch import VLLM_RUNNER, sentences
 from gpuplan.deploy.checkpoints import checkpoint_disk_note, checkpoint_interval_min, spot_notice_note
 from gpuplan.deploy.engine import (
     batch_engine_launch,
@@ -421,7 +421,7 @@ def training_model_note(spec: LaunchSpec) -> str:
         )
     if spec.compile:
         notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
-    return " ".join(notes)
+    return sentences(*notes)
 
 
 def base_weights_note(spec: LaunchSpec) -> str:
@@ -452,12 +452,15 @@ def base_weights_note(spec: LaunchSpec) -> str:
         )
     ).format(model=model, base=base)
     if in_mainland_china(spec.provider, spec.region):
-        said += " " + _(
-            "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
-            "weights on a volume the job mounts and load them from that path, set HF_ENDPOINT to a "
-            "mirror you trust, or download them from ModelScope (`modelscope download --model ID "
-            "--local_dir DIR`, with ModelScope's id of the model)."
-        ).format(provider=spec.provider, region=spec.region)
+        said = sentences(
+            said,
+            _(
+                "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
+                "weights on a volume the job mounts and load them from that path, set HF_ENDPOINT to a "
+                "mirror you trust, or download them from ModelScope (`modelscope download --model ID "
+                "--local_dir DIR`, with ModelScope's id of the model)."
+            ).format(provider=spec.provider, region=spec.region),
+        )
     return said
 
 
@@ -548,8 +551,7 @@ def readme(spec: LaunchSpec) -> str:
         if spec.spot
         else again
     )
-    if notice := spot_notice_note(spec):
-        spot += " " + notice
+    spot = sentences(spot, spot_notice_note(spec))
     title = _("{name}: torchrun launch").format(name=spec.name)
     gpus = _(
         "{total} x {gpu} ({per_node} per node, {nodes} node(s)), parallelism\n"
