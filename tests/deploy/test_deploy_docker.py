@@ -91,3 +91,31 @@ def test_the_readmes_of_a_checkpoint_folder_the_user_names_say_a_new_run_needs_i
     for target in ("torchrun", "docker"):
         readme = by_path(generate(spec, target))["README.md"]
         assert "A new run needs a checkpoint folder of its own" in readme, target
+
+
+@pytest.mark.parametrize("target", ["docker", "torchrun"])
+def test_the_readme_says_how_big_the_checkpoint_folders_disk_must_be(target: str) -> None:
+    # 2 checkpoints of 96.36 GB at once at the most (train.py's KEEP_CHECKPOINTS, the one being
+    # written included): 192.72 GB; x 1.15 headroom = 206.4 GiB, up to 210
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.2})
+    readme = by_path(generate(spec, target))["README.md"]
+    assert "One checkpoint is 96.36 GB" in readme
+    assert "its disk needs 193 GB free, 210 GiB with room for the filesystem" in readme
+
+
+def test_docker_stop_is_given_the_time_to_save_the_plans_checkpoint() -> None:
+    # 60 s for the step in flight + twice the plan's 3.212 min write = 445.5 s, up to 450
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212})
+    readme = by_path(generate(spec, "docker"))["README.md"]
+    assert "`docker stop -t 450`" in readme and "-t 120" not in readme
+    assert "The spot notice of Amazon Web Services is 120 s" in readme  # shorter than 253 s
+    # without the plan's write time: the least grace
+    assert (
+        "`docker stop -t 120`" in by_path(generate(LaunchSpec.from_plan(plan_doc()), "docker"))["README.md"]
+    )
+
+
+def test_the_torchrun_readme_says_a_reclaim_on_a_short_notice_falls_back_to_the_periodic_checkpoint() -> None:
+    spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212})
+    readme = by_path(generate(spec, "torchrun"))["README.md"]
+    assert "the run resumes from the last periodic checkpoint, up to one interval (12.5 min)" in readme

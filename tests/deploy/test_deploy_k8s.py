@@ -268,3 +268,73 @@ def test_each_deploy_is_a_new_run_with_a_checkpoint_volume_of_its_own(spot_plan:
         assert f"this one's is the PVC `{claim}`" in files["README.md"]
         claims.append(claim)
     assert claims[0] != claims[1]
+
+
+def test_the_checkpoint_volume_holds_two_of_the_plans_checkpoints_with_headroom() -> None:
+    """Sized from the plan's checkpoint, not a fixed 200 GiB: a full fine-tune of an 8 B model
+    writes 96.36 GB checkpoints, and train.py has two on disk at once (the one being written
+    included)."""
+    from gpuplan.deploy.checkpoints import UNKNOWN_DISK_GIB
+
+    def pvc_gib(doc: dict) -> tuple[str, str]:
+        files = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))
+        text = files["k8s/checkpoints-pvc.yaml"]
+        return yaml.safe_load(text)["spec"]["resources"]["requests"]["storage"], text
+
+    # 2 x 96.36 GB x 1.15 headroom = 221.6 GB = 206.4 GiB, up to a multiple of 10
+    storage, text = pvc_gib({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.2})
+    assert storage == "210Gi"
+    assert "One checkpoint is 96.36 GB" in text and "193 GB free" in text
+    # 2 x 300 GB x 1.15 = 690 GB = 642.6 GiB: far past the old fixed 200 GiB
+    assert pvc_gib({**plan_doc(), "checkpoint_gb": 300.0})[0] == "650Gi"
+    # a small model's checkpoints: the floor
+    assert pvc_gib({**plan_doc(), "checkpoint_gb": 0.4})[0] == "20Gi"
+    # a plan written before it kept the size: the assumed volume, and said so
+    storage, text = pvc_gib(plan_doc())
+    assert storage == f"{UNKNOWN_DISK_GIB}Gi" and "not known without a plan" in text
+
+
+def test_a_stopped_training_pod_is_given_the_time_to_save_the_plans_checkpoint() -> None:
+    """A 96.36 GB checkpoint takes 3.21 min to write at the plan's 0.5 GB/s: the fixed 120 s grace
+    killed the save on SIGTERM before it ended."""
+    # a minute for the step in flight + twice the write: 60 + 2 x 192.7 s = 445.5 s, up to 450
+    planned = {**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212}
+    multinode = {**planned, "recommended": {**planned["recommended"], "gpu_count": 16, "nodes": 2}}
+    for doc in (planned, multinode):
+        files = generate(LaunchSpec.from_plan(doc), "k8s")
+        job = yaml_docs(files)[-1]
+        replicas = job["spec"].get("pytorchReplicaSpecs", {}).values()
+        pods = [r["template"]["spec"] for r in replicas] or [_pod(job)]
+        assert [p["terminationGracePeriodSeconds"] for p in pods] == [450] * len(pods)
+        readme = by_path(files)["README.md"]
+        assert "the plan reckons 3.2 min to write one, so it is allowed 450 s" in readme
+        # AWS's 2-minute notice is shorter than the save (60 + 192.7 s): a reclaim falls back
+        said = "The spot notice of Amazon Web Services is 120 s, shorter than the checkpoint on SIGTERM takes"
+        assert f"{said} (about 253 s)" in readme and "up to one interval (12.5 min) of work lost" in readme
+    # no write time known (a plan written before it was kept): the least grace, said so
+    files = generate(LaunchSpec.from_plan(plan_doc()), "k8s")
+    assert _pod(yaml_docs(files)[-1])["terminationGracePeriodSeconds"] == 120
+    assert "not known without a plan: 120 s is allowed" in by_path(files)["README.md"]
+
+
+def test_a_spot_notice_that_covers_the_save_is_not_said_to_fall_short() -> None:
+    # Alibaba's 5-minute notice (300 s) covers 60 + 192.7 s; on demand there is no notice at all
+    alibaba = {"provider": "alibaba", "region": "cn-hongkong", "instance_type": "ecs.gn7e-c16g1.16xlarge"}
+    on_demand = {"pricing": "on_demand"}
+    for recommended in (alibaba, on_demand):
+        doc = plan_doc(**recommended)
+        doc.update(checkpoint_gb=96.36, checkpoint_write_min=3.212)
+        readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
+        assert "spot notice" not in readme and "450 s" in readme
+
+
+def test_the_checkpoints_a_volume_is_sized_for_are_those_train_py_keeps_and_the_plan_prices() -> None:
+    import re
+    from importlib import resources
+
+    from gpuplan.deploy.checkpoints import CHECKPOINTS_ON_DISK
+    from gpuplan.plan.input_types import JobFacts
+
+    template = resources.files("gpuplan.deploy.templates").joinpath("train_entry.py").read_text()
+    kept = re.search(r"^KEEP_CHECKPOINTS = (\d+)$", template, re.M)
+    assert kept is not None and int(kept.group(1)) == CHECKPOINTS_ON_DISK == JobFacts().checkpoints_kept

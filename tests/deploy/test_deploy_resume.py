@@ -363,3 +363,41 @@ def test_resuming_on_another_rank_count_is_refused_in_one_line_where_it_cannot_b
     progress, accumulation, warning = train.rescale_progress(ckpt, 1, 4, True)
     assert (progress["position"], progress["offset"], accumulation) == (6, 0, 2)
     assert "epoch 0 goes on after the 6 micro-batches already seen;" in warning
+
+
+def test_a_checkpoint_is_written_with_one_complete_checkpoint_beside_it_at_the_most(
+    job_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder never holds more than KEEP_CHECKPOINTS checkpoints, the one being written
+    included (what the plan prices and the checkpoint volume is sized for): the oldest are deleted
+    before the write, with a *.tmp a killed write left, and the newest complete one stays."""
+    import torch
+    import torch.distributed as dist
+
+    train = _train_py(job_dir)
+    ckpt = tmp_path / "ck"
+    ckpt.mkdir()
+    for name in ("step_00000001.pt", "step_00000002.pt", "step_00000009.pt.tmp"):
+        (ckpt / name).write_bytes(b"x")
+    seen_while_writing: list[list[str]] = []
+    save = torch.save
+
+    def watched(obj: Any, f: Any, *args: Any, **kwargs: Any) -> None:
+        if getattr(f, "name", None) == str(ckpt / "step_00000003.pt.tmp"):  # the checkpoint's write
+            seen_while_writing.append(sorted(p.name for p in ckpt.iterdir()))
+        save(obj, f, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", watched)
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdzv'}", rank=0, world_size=1)
+    try:
+        model = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        progress = {"step": 3, "epoch": 0, "position": 3, "offset": 0, "loss": 0.0}
+        layout = {"per_gpu": 1, "accumulation": 1, "batched": False}
+        train.save_checkpoint(ckpt, model, optimizer, progress, torch.device("cpu"), layout)
+    finally:
+        dist.destroy_process_group()
+    assert train.KEEP_CHECKPOINTS == 2
+    # while step 3 is written: the newest complete checkpoint and the one being written, no more
+    assert seen_while_writing == [["step_00000002.pt", "step_00000003.pt.tmp"]]
+    assert sorted(p.name for p in ckpt.iterdir()) == ["step_00000002.pt", "step_00000003.pt"]

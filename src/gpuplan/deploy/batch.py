@@ -56,9 +56,10 @@ _FULL_WIDTH_ENDS = ("。", "！", "？", "：")
 
 
 def sentences(*parts: str) -> str:
-    """Translated sentences as one paragraph: a space between them, none after a full-width end."""
+    """Translated sentences as one paragraph: a space between them, none after a full-width end; an
+    empty part ("" where a sentence does not apply) adds nothing."""
     text = ""
-    for part in parts:
+    for part in filter(None, parts):
         text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
     return text
 

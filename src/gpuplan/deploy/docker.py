@@ -20,6 +20,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, spot_notice_note, stop_grace_note, stop_grace_s
 from gpuplan.deploy.engine import (
     ENGINE_PORT,
     EngineLaunch,
@@ -422,9 +423,10 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "need;\n"
         "Docker's default 64 MB /dev/shm makes them fail. The host needs an NVIDIA driver and the NVIDIA\n"
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
-        "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
-    )
-    host += " " + _(NEW_RUN)
+        "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t {grace}`."
+    ).format(grace=stop_grace_s(spec))
+    host = sentences(host, stop_grace_note(spec), spot_notice_note(spec), _(NEW_RUN))
+    host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
     return f"""# {title}

@@ -132,6 +132,9 @@ MAX_PATH_SHOWN = 300
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
 #: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
+#: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
+#: plan made elsewhere cannot ask for an absurd volume.
+MAX_CHECKPOINT_GB = 100_000.0
 
 #: A provider's code, cast by the catalog's registry (``gpuplan.catalog.PROVIDERS``: "did you mean").
 ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
@@ -299,6 +302,13 @@ class LaunchSpec(BaseModel):
         default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0, le=MAX_CHECKPOINT_INTERVAL_MIN
     )
     """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
+    checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_CHECKPOINT_GB)
+    """One checkpoint of the job, GB, as the plan stores and prices it (fp32 trainable weights +
+    optimizer state + buffers): what the checkpoint volume must hold. None without a plan (a
+    workload file) or from a plan written before it was kept."""
+    checkpoint_write_min: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS * 60)
+    """Minutes the plan assumes one checkpoint takes to write (its storage bandwidth): the time a
+    stopped job needs to save. None as :attr:`checkpoint_gb` is."""
     job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """The plan's estimate of the job's duration, hours (None without a plan)."""
     run_cost_usd: float | None = Field(default=None, ge=0, le=MAX_RUN_COST_USD)
@@ -648,6 +658,7 @@ class LaunchSpec(BaseModel):
             job_time_h=opt.job_time_h,
             run_cost_usd=opt.total_cost_usd,
             **_cny_rate(doc),
+            **_checkpoint_facts(doc),
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
@@ -880,6 +891,18 @@ def _cny_rate(doc: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     as_of = rate.get("as_of")
     return {"cny_per_usd": float(units), "cny_rate_as_of": as_of[:40] if isinstance(as_of, str) else None}
+
+
+def _checkpoint_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's checkpoint size and write time (``checkpoint_gb``, ``checkpoint_write_min`` of
+    :class:`LaunchSpec`), where it states them as numbers; a number out of range is refused by the
+    field. Nothing from a plan written before it kept them."""
+    facts = {}
+    for key in ("checkpoint_gb", "checkpoint_write_min"):
+        value = doc.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            facts[key] = float(value)
+    return facts
 
 
 def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str | None]:

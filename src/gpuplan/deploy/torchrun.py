@@ -14,7 +14,8 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.batch import VLLM_RUNNER
+from gpuplan.deploy.batch import VLLM_RUNNER, sentences
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, checkpoint_interval_min, spot_notice_note
 from gpuplan.deploy.engine import (
     batch_engine_launch,
     engine_launch,
@@ -23,6 +24,7 @@ from gpuplan.deploy.engine import (
     unpriced_share,
 )
 from gpuplan.deploy.fabric import fabric_note
+from gpuplan.deploy.images import in_mainland_china
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -51,13 +53,6 @@ MASTER_PORT = 29500
 EXIT_PREEMPTED = 143
 
 _SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings", re.S)
-
-
-def checkpoint_interval_min(spec: LaunchSpec) -> float:
-    """The interval train.py checkpoints at, as the README says it: the plan's, to a tenth of a
-    minute, and at least that (a tenth of a minute is finer than any checkpoint takes to write; a
-    plan's 1e-300 is not written as "every 0.0 min" over a train.py that uses 0.1)."""
-    return max(0.1, round(spec.checkpoint_interval_min, 1))
 
 
 def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None = None) -> int:
@@ -383,6 +378,8 @@ def training_model_note(spec: LaunchSpec) -> str:
     """What train.py trains, and where it runs other than the plan priced (said, never silent): every
     target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
     notes = [_model_words(spec)]
+    if weights := base_weights_note(spec):
+        notes.append(weights)
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
         notes.append(
             _(
@@ -424,7 +421,47 @@ def training_model_note(spec: LaunchSpec) -> str:
         )
     if spec.compile:
         notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
-    return " ".join(notes)
+    return sentences(*notes)
+
+
+def base_weights_note(spec: LaunchSpec) -> str:
+    """Where a fine-tune of a Hub model gets the weights it starts from (a README sentence; "" for
+    any other job): train.py builds no model of the Hub's, so the user loads them in build_model().
+    In mainland China, where huggingface.co is often unreachable (as :func:`~gpuplan.deploy.engine.
+    hub_note` says for a service), the ways around it: ``HF_ENDPOINT`` points huggingface_hub at a
+    mirror (huggingface_hub "Environment variables", huggingface.co/docs/huggingface_hub/package_reference/
+    environment_variables), and ModelScope's command line downloads a model's files to a folder
+    (ModelScope "模型下载", modelscope.cn/docs/models/download: ``modelscope download --model ID
+    --local_dir DIR``)."""
+    model = spec.hf_model_id
+    if spec.task != "finetune" or model is None:
+        return ""
+    base = spec.hf_base_model_id
+    said = (
+        _(
+            "This fine-tune starts from the weights of `{model}` on the Hugging Face Hub "
+            "(https://huggingface.co/{model}; its pretrained checkpoint is `{base}`): load them in "
+            "`build_model()`, e.g. with transformers' `from_pretrained()`, and set HF_TOKEN where the "
+            "model is gated."
+        )
+        if base
+        else _(
+            "This fine-tune starts from the weights of `{model}` on the Hugging Face Hub "
+            "(https://huggingface.co/{model}): load them in `build_model()`, e.g. with transformers' "
+            "`from_pretrained()`, and set HF_TOKEN where the model is gated."
+        )
+    ).format(model=model, base=base)
+    if in_mainland_china(spec.provider, spec.region):
+        said = sentences(
+            said,
+            _(
+                "huggingface.co is often unreachable from mainland China ({provider} {region}): put the "
+                "weights on a volume the job mounts and load them from that path, set HF_ENDPOINT to a "
+                "mirror you trust, or download them from ModelScope (`modelscope download --model ID "
+                "--local_dir DIR`, with ModelScope's id of the model)."
+            ).format(provider=spec.provider, region=spec.region),
+        )
+    return said
 
 
 def _model_words(spec: LaunchSpec) -> str:
@@ -514,6 +551,7 @@ def readme(spec: LaunchSpec) -> str:
         if spec.spot
         else again
     )
+    spot = sentences(spot, spot_notice_note(spec))
     title = _("{name}: torchrun launch").format(name=spec.name)
     gpus = _(
         "{total} x {gpu} ({per_node} per node, {nodes} node(s)), parallelism\n"
@@ -540,6 +578,7 @@ def readme(spec: LaunchSpec) -> str:
         )
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
     checkpoints += " " + _(NEW_RUN)
+    checkpoints += "\n\n" + checkpoint_disk_note(spec)
     checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:
         checkpoints += "\n\n" + _(

@@ -491,6 +491,13 @@ class PlanDocument(Document):
     without_stale_prices: PlanWithoutStalePrices | None = None
     """The best option among prices known to be within the staleness limit, beside a recommended
     option whose price is not; None when the recommended price is known fresh."""
+    checkpoint_gb: float | None = Field(default=None, ge=0)
+    """One checkpoint of the job (fp32 trainable weights + optimizer state + buffers), GB, as the
+    plan stores and prices it: ``gpuplan deploy`` sizes the checkpoint volume from it. 0 for a job
+    that writes none; None in a plan written before it was kept."""
+    checkpoint_write_min: float | None = Field(default=None, ge=0)
+    """Minutes to write one checkpoint at the plan's assumed storage bandwidth: ``gpuplan deploy``
+    sizes the time a stopped job is given to save from it. None as ``checkpoint_gb`` is."""
 
 
 class PlanInfeasibleDocument(Document):

@@ -703,6 +703,8 @@ def plan_offers(
         elif base.total_cost_usd > 0:
             savings = 100.0 * (base.total_cost_usd - rec.total_cost_usd) / base.total_cost_usd
     return Plan(
+        checkpoint_gb=job.checkpoint_gb,
+        checkpoint_write_min=job.checkpoint_gb / job.checkpoint_write_gbps / 60.0,
         objective=constraints.objective,
         constraints=constraints,
         recommended=rec,

@@ -354,3 +354,9 @@ class Plan:
     without_stale_prices: WithoutStalePrices | None = None
     """The best option among prices known to be within the staleness limit, shown beside a
     recommended option whose price is not; None when the recommended price is known fresh."""
+    checkpoint_gb: float = 0.0
+    """One checkpoint of the job (fp32 trainable weights + optimizer state + buffers), GB, as the
+    plan stores and prices it (``JobFacts.checkpoint_gb``); 0 for a job that writes none."""
+    checkpoint_write_min: float = 0.0
+    """Minutes to write one checkpoint at the plan's assumed storage bandwidth
+    (``JobFacts.checkpoint_write_gbps``); 0 for a job that writes none."""

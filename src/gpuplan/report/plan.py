@@ -197,6 +197,8 @@ def plan_json(
         network=plan.network,
         decided_by_unknowns=plan.decided_by_unknowns,
         stale_after_days=plan.stale_after_days,
+        checkpoint_gb=plan.checkpoint_gb,
+        checkpoint_write_min=plan.checkpoint_write_min,
         without_stale_prices=None
         if (w := plan.without_stale_prices) is None
         else PlanWithoutStalePrices(

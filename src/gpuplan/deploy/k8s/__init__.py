@@ -5,6 +5,7 @@ stock PyTorch image."""
 from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
@@ -162,6 +163,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
             ).format(claim=checkpoint_claim(spec, options), name=spec.name)
         )
+        extra.append(stop_grace_note(spec))
     per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
     manifest = (
         "k8s/deployment.yaml" if serving else "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
@@ -312,6 +314,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         extra.extend(_network_notes(spec, options))
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
+        if notice := spot_notice_note(spec):
+            extra.append(notice)
         extra.append(
             _(
                 "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from textwrap import fill
 from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.checkpoints import checkpoint_disk_gib, checkpoint_disk_note, stop_grace_s
 from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import (
@@ -23,13 +25,10 @@ from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 
-__all__ = ["CHECKPOINT_PVC_GIB", "checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
+__all__ = ["checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
 
 #: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
 EXIT_PREEMPTED = 143
-
-#: Size of the checkpoint volume: a few full checkpoints of a model that fits one node.
-CHECKPOINT_PVC_GIB = 200
 
 #: Restarts after genuine failures (preemptions are not counted, see pod_failure_policy).
 BACKOFF_LIMIT = 3
@@ -100,7 +99,7 @@ def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any
             # ReadWriteOnce is enough: only rank 0 (the Job's pod, or the PyTorchJob's Master)
             # reads and writes checkpoints; train.py broadcasts the state to the other ranks.
             "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": f"{CHECKPOINT_PVC_GIB}Gi"}},
+            "resources": {"requests": {"storage": f"{checkpoint_disk_gib(spec)}Gi"}},
         },
     }
 
@@ -148,6 +147,8 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         shm_gib=_shm_gib(spec),
     )
     pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
+    # SIGTERM to SIGKILL: long enough for train.py to save the plan's checkpoint
+    pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -204,6 +205,8 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
             shm_gib=_shm_gib(spec),
         )
+        # SIGTERM to SIGKILL: long enough for rank 0 to save the plan's checkpoint (the others wait)
+        pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
         return {
             "replicas": replicas,
             # OnFailure: a pod that fails (a lost peer makes NCCL time out; a preempted node) is
@@ -224,6 +227,14 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             },
         },
     }
+
+
+def _disk_words(spec: LaunchSpec) -> str:
+    """The PVC header's lines on its size: the plan's checkpoints, or the size assumed without them."""
+    said = checkpoint_disk_note(spec)
+    if spec.checkpoint_gb is None:
+        said += " " + _("{gib} GiB is assumed.").format(gib=checkpoint_disk_gib(spec))
+    return said
 
 
 def _zone_note(spec: LaunchSpec) -> str:
@@ -275,6 +286,8 @@ def training_manifests(
                     "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
                     "Uses the cluster's default StorageClass; set storageClassName for a faster one."
                 )
+                + "\n"
+                + fill(_disk_words(spec), width=98)
                 + _zone_note(spec),
             ),
         )

@@ -75,7 +75,10 @@ CHECKPOINT_INTERVAL_MIN = 30.0
 #: not count an interrupted run as finished.
 EXIT_PREEMPTED = 143
 
-#: Checkpoints kept on disk; the older ones are deleted after a new one is complete.
+#: Checkpoints on disk at the most, the one being written included: before each write the oldest
+#: are deleted down to KEEP_CHECKPOINTS - 1 (and any *.tmp an interrupted write left), so the
+#: folder never holds more than this many checkpoints' bytes, which is what the plan prices and
+#: gpuplan sizes a checkpoint volume for. Between writes the last two complete ones are kept.
 KEEP_CHECKPOINTS = 2
 
 
@@ -531,14 +534,18 @@ def save_checkpoint(
             "batch": layout,
             "parallelism": PARALLELISM,
         }
+        # Room first: the newest complete checkpoint stays while the next one is written, so an
+        # interrupted write still resumes from it; a *.tmp left by one (a SIGKILL mid-save) is
+        # dead weight as large as a checkpoint (only rank 0 of this run writes here).
+        complete = checkpoint_paths(ckpt_dir)
+        for stale in [*ckpt_dir.glob("step_*.pt.tmp"), *complete[: len(complete) - (KEEP_CHECKPOINTS - 1)]]:
+            stale.unlink(missing_ok=True)
         tmp = path.with_suffix(".pt.tmp")
         with open(tmp, "wb") as f:
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())  # the rename must not land before the data does
         os.replace(tmp, path)  # atomic on POSIX: readers see the old set or the new file, never half
-        for old in checkpoint_paths(ckpt_dir)[:-KEEP_CHECKPOINTS]:
-            old.unlink(missing_ok=True)
     dist.barrier()
     return path
 
@@ -793,6 +800,7 @@ def main(argv: list[str] | None = None) -> int:
 
         scaler = ShardedGradScaler("cuda")
     last_ckpt_time = time.monotonic()
+    saved_step = -1  # the step of this run's last checkpoint: not written again at the end
     micro = 0
     model.train()
     while progress["step"] < args.steps:
@@ -836,7 +844,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if stop or due:
                 path = save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device, layout)
-                last_ckpt_time = time.monotonic()
+                last_ckpt_time, saved_step = time.monotonic(), progress["step"]
                 if stop:
                     if rank == 0:
                         print(f"[{JOB_NAME}] SIGTERM: saved {path}, exiting to be resumed", flush=True)
@@ -850,7 +858,10 @@ def main(argv: list[str] | None = None) -> int:
             progress["epoch"] += 1
             progress["position"] = progress["offset"] = 0
 
-    save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device, layout)
+    if progress["step"] != saved_step:
+        # Written again, the last step's checkpoint would make train.py delete the one before it
+        # (it keeps KEEP_CHECKPOINTS on disk, the one being written included).
+        save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device, layout)
     digest = weights_digest(model, optimizer)
     if rank == 0:
         print(

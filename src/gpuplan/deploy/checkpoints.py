@@ -1,0 +1,154 @@
+"""What train.py's checkpoints ask of the machine: the disk that holds them, and the time a stopped
+job needs to save one. Sized from the plan's checkpoint (its size and write time), so that every
+target says the same figures."""
+
+from __future__ import annotations
+
+import math
+
+from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.i18n.messages import _
+
+__all__ = [
+    "CHECKPOINTS_ON_DISK",
+    "UNKNOWN_DISK_GIB",
+    "checkpoint_disk_gib",
+    "checkpoint_disk_note",
+    "checkpoint_interval_min",
+    "spot_notice_note",
+    "stop_grace_note",
+    "stop_grace_s",
+]
+
+#: Checkpoints in the checkpoint folder at the most, the one being written included: train.py's
+#: ``KEEP_CHECKPOINTS`` (it deletes the oldest down to one before each write), and what the plan
+#: prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``).
+CHECKPOINTS_ON_DISK = 2
+
+#: Room on the volume beyond the checkpoints' bytes, as a share of them: the filesystem's own
+#: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat
+#: larger than the plan's estimate (pickled metadata, RNG states).
+DISK_HEADROOM = 0.15
+
+#: The smallest checkpoint volume written, GiB: a small model's checkpoints and the filesystem's own.
+MIN_DISK_GIB = 20
+
+#: The checkpoint volume where the checkpoint's size is not known (a workload file, or a plan
+#: written before it kept the size): room for two checkpoints of a model that fits one node.
+UNKNOWN_DISK_GIB = 200
+
+#: The least time a stopped job is given to save, seconds (where no plan says how long a write takes).
+MIN_GRACE_S = 120
+
+#: Time before the save starts, s: train.py saves at the next step, after the one in flight, and
+#: gathers the whole state to rank 0 first. ASSUMPTION: a minute.
+STEP_AND_GATHER_S = 60
+
+#: The plan's write time is at its assumed bandwidth (0.5 GB/s, ``JobFacts.checkpoint_write_gbps``);
+#: a disk at the AWS EBS gp3 baseline (125 MiB/s, "Amazon EBS volume types") writes ~4x slower.
+#: Twice the plan's time: a stopped pod or container that finishes sooner is not kept waiting.
+WRITE_MARGIN = 2.0
+
+_GIB = 2**30
+
+
+def checkpoint_disk_gib(spec: LaunchSpec) -> int:
+    """The checkpoint volume, GiB: :data:`CHECKPOINTS_ON_DISK` of the plan's checkpoints plus
+    :data:`DISK_HEADROOM`, up to a multiple of 10, at least :data:`MIN_DISK_GIB`;
+    :data:`UNKNOWN_DISK_GIB` where the checkpoint's size is not known."""
+    if spec.checkpoint_gb is None:
+        return UNKNOWN_DISK_GIB
+    need = CHECKPOINTS_ON_DISK * spec.checkpoint_gb * 1e9 * (1 + DISK_HEADROOM) / _GIB
+    return max(MIN_DISK_GIB, 10 * math.ceil(need / 10))
+
+
+def checkpoint_disk_note(spec: LaunchSpec) -> str:
+    """How big the checkpoint folder's disk must be, in words (a README sentence, or a manifest's
+    comment): the plan's checkpoint, how many are on disk at once, and the size with headroom."""
+    if spec.checkpoint_gb is None:
+        return _(
+            "The checkpoint folder's disk must hold {n} checkpoints at once (train.py deletes the oldest "
+            "before it writes the next); their size is not known without a plan (deploy the plan file "
+            "to have it said)."
+        ).format(n=CHECKPOINTS_ON_DISK)
+    return _(
+        "One checkpoint is {gb} GB (the plan's: fp32 trainable weights + optimizer state + buffers), and "
+        "the checkpoint folder holds {n} at once at the most (train.py deletes the oldest before it "
+        "writes the next): its disk needs {need} GB free, {gib} GiB with room for the filesystem."
+    ).format(
+        gb=f"{spec.checkpoint_gb:.2f}",
+        n=CHECKPOINTS_ON_DISK,
+        need=f"{CHECKPOINTS_ON_DISK * spec.checkpoint_gb:.0f}",
+        gib=checkpoint_disk_gib(spec),
+    )
+
+
+def checkpoint_interval_min(spec: LaunchSpec) -> float:
+    """The interval train.py checkpoints at, as the README says it: the plan's, to a tenth of a
+    minute, and at least that (a tenth of a minute is finer than any checkpoint takes to write; a
+    plan's 1e-300 is not written as "every 0.0 min" over a train.py that uses 0.1)."""
+    return max(0.1, round(spec.checkpoint_interval_min, 1))
+
+
+def stop_grace_s(spec: LaunchSpec) -> int:
+    """Seconds a stopped job is given between SIGTERM and SIGKILL (``terminationGracePeriodSeconds``,
+    ``docker stop -t``) to save its checkpoint: the step in flight and the state gathered, then the
+    plan's write time with :data:`WRITE_MARGIN`, up to a multiple of 10 s; at least
+    :data:`MIN_GRACE_S`."""
+    if spec.checkpoint_write_min is None:
+        return MIN_GRACE_S
+    need = STEP_AND_GATHER_S + WRITE_MARGIN * spec.checkpoint_write_min * 60
+    return max(MIN_GRACE_S, 10 * math.ceil(need / 10))
+
+
+def _save_s(spec: LaunchSpec) -> float | None:
+    """Seconds from SIGTERM to a saved checkpoint at the plan's write time (no margin); None
+    without one."""
+    if spec.checkpoint_write_min is None:
+        return None
+    return STEP_AND_GATHER_S + spec.checkpoint_write_min * 60
+
+
+def stop_grace_note(spec: LaunchSpec) -> str:
+    """Why a stopped job is given :func:`stop_grace_s` (a README sentence)."""
+    grace = stop_grace_s(spec)
+    if spec.checkpoint_write_min is None:
+        return _(
+            "On SIGTERM train.py finishes its step and saves a checkpoint before it exits. How long the "
+            "write takes is not known without a plan: {grace} s is allowed; give a large model more."
+        ).format(grace=grace)
+    return _(
+        "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: the plan reckons "
+        "{write} min to write one, so it is allowed {grace} s (twice the write, for a slower disk, and a "
+        "minute for the step in flight)."
+    ).format(write=f"{spec.checkpoint_write_min:.1f}", grace=grace)
+
+
+def spot_notice_note(spec: LaunchSpec) -> str:
+    """Where a spot reclaim's notice is shorter than the save (or not published), that a reclaim
+    falls back to the periodic checkpoint: a README sentence; "" on demand, without a plan's write
+    time, or where the notice covers the save. The plan's spot model already counts half an
+    interval lost per reclaim (:mod:`gpuplan.plan.spot`), as if no checkpoint were saved on notice."""
+    save_s = _save_s(spec)
+    if not spec.spot or save_s is None:
+        return ""
+    known = facts(spec.provider) if spec.provider is not None and spec.provider in PROVIDERS else None
+    notice = known.spot.notice_s if known is not None else None
+    if notice is not None and notice >= save_s:
+        return ""
+    provider = known.display_name if known is not None else spec.provider
+    interval = f"{checkpoint_interval_min(spec):.1f}"
+    if notice is None:
+        return _(
+            "{provider} publishes no notice before a spot reclaim: the machine may go before the "
+            "checkpoint on SIGTERM is written (about {save} s), and the run then resumes from the last "
+            "periodic checkpoint, up to one interval ({interval} min) of work lost; the plan counts half "
+            "an interval per reclaim, on average."
+        ).format(provider=provider or _("The provider"), save=f"{save_s:.0f}", interval=interval)
+    return _(
+        "The spot notice of {provider} is {notice} s, shorter than the checkpoint on SIGTERM takes (about "
+        "{save} s): a reclaim ends the machine before it is written, and the run resumes from the last "
+        "periodic checkpoint, up to one interval ({interval} min) of work lost; the plan counts half an "
+        "interval per reclaim, on average."
+    ).format(provider=provider, notice=notice, save=f"{save_s:.0f}", interval=interval)
