@@ -298,6 +298,11 @@ class JobFacts:
     one instance, because their all-reduces run every layer over NVLink."""
     pipeline_parallel: int = 1
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+    tensor_parallel_choices: tuple[int, ...] = ()
+    """A service whose workload states no ``tensor_parallel``: the degrees the planner may split
+    each candidate's replicas over (``perf.stages.layout.tensor_parallel_degrees``), the chosen one
+    per candidate in ``Candidates.tensor_parallel``; () where the workload's ``tensor_parallel``
+    holds for every candidate."""
     min_replicas: int = 1
     """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
     may price (1 where the workload leaves it out)."""
@@ -504,6 +509,9 @@ class EstimateRow:
     replica_requests_per_s: float = math.nan
     """A service: the requests/s one of its replicas carries here at its full KV cache (wall time:
     a time-sharing replica's share), as ``estimate`` gives it (nan: not a service, or unknown)."""
+    tensor_parallel: int = 0
+    """A service whose workload states no ``tensor_parallel``: the degree its replicas are split
+    over here, the fewest GPUs that hold the model and carry the load (0: the workload's own)."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
     a few, so the estimator words none until then (None: no notes)."""

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PARALLELISMS",
+    "TENSOR_PARALLEL_DEGREES",
     "Layout",
     "ModelParallel",
     "check_model_parallel",
@@ -64,6 +65,7 @@ __all__ = [
     "lay_out",
     "local_profile",
     "scores_bytes_per_sbh",
+    "tensor_parallel_degrees",
 ]
 
 PARALLELISMS: tuple[str, ...] = Parallelism.values()
@@ -124,6 +126,27 @@ class ModelParallel:
         if self.tensor > 1 and self.plan is TensorParallelPlan.PER_PROJECTION:
             parts.append("per-projection gathers")
         return " ".join(parts)
+
+
+#: The tensor-parallel degrees a service that states no ``tensor_parallel`` is planned with: the
+#: powers of two up to the 8 GPUs of the largest instances that join their GPUs with NVSwitch (AWS
+#: p5.48xlarge, GCP a4-highgpu-8g, Azure ND H100 v5), the sizes vLLM's and SGLang's own examples
+#: run a 70B model at. A tensor-parallel group must sit in one instance (its all-reduces run every
+#: layer over NVLink).
+TENSOR_PARALLEL_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
+
+
+def tensor_parallel_degrees(profile: Profile, limit: int = TENSOR_PARALLEL_DEGREES[-1]) -> tuple[int, ...]:
+    """The degrees of :data:`TENSOR_PARALLEL_DEGREES` up to ``limit`` that split the model evenly:
+    dividing its attention heads, and its key/value heads or divided by them (the two rules
+    :func:`check_model_parallel` holds a split to); ``(1,)`` for a model whose heads are unknown."""
+    heads = profile.shape.num_attention_heads or 0
+    kv = profile.shape.num_kv_heads or heads
+    if not (heads and profile.shape.num_layers):
+        return (1,)
+    return tuple(
+        t for t in TENSOR_PARALLEL_DEGREES if t <= limit and not heads % t and not (kv % t and t % kv)
+    )
 
 
 def _divisors(n: int, limit: int) -> Phrase:

@@ -1,0 +1,92 @@
+"""A service whose workload states no ``tensor_parallel`` is planned at the split each option needs:
+per candidate, the fewest GPUs per replica (1, 2, 4 or 8, dividing the model's heads, within one
+instance) that hold the model and carry the load. A Llama-3.1-70B chat service without it had been
+offered only B200s, 8 replicas of one GPU at $66,004 a month on demand, where two p4d.24xlarge
+(16 A100-40GB, 2 replicas of 8) carry it for $32,176; a stated ``tensor_parallel`` is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuplan.api import plan
+from gpuplan.catalog import Store, open_store
+from gpuplan.profile.model import Profile
+from gpuplan.workload import Workload
+
+LLAMA70B_INFER = (
+    Path(__file__).resolve().parents[1] / "perf" / "fixtures" / "known" / "llama70b-infer-bf16.json"
+)
+
+#: The user's service (8.5 requests/s at the peak, a first token within 1.5 s), without tensor_parallel.
+CHAT_70B: dict[str, Any] = {
+    "name": "l70",
+    "task": "infer",
+    "model": {"preset": "llama-70b"},
+    "inputs": {"batch_size": 16, "seq_len": 1366},
+    "precision": "bf16",
+    "serving": {
+        "requests_per_s": 8.5,
+        "mean_requests_per_s": 5.5,
+        "prompt_tokens": 1155,
+        "output_tokens": 211,
+        "ttft_p95_ms": 1500,
+        "engine": "vllm==0.8.5",
+    },
+    "constraints": {"providers": ["aws", "gcp"], "countries": ["US"], "pricing": ["on_demand"]},
+}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("tp") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    return Profile.from_json(LLAMA70B_INFER.read_text(encoding="utf-8"))
+
+
+def _service(**changes: Any) -> Workload:
+    return Workload.model_validate({**CHAT_70B, **changes})
+
+
+def test_a_70b_service_that_states_no_split_is_planned_on_replicas_of_several_gpus(
+    store: Store, profile: Profile
+) -> None:
+    untold = plan(_service(), store=store, profile=profile)
+    one = plan(_service(tensor_parallel=1), store=store, profile=profile)
+    rec = untold.recommended
+    assert rec.service is not None and rec.service.tensor_parallel_chosen
+    # 140 GB of weights: no GPU of the catalog holds a replica whole but the B200 (180 GB)
+    assert rec.service.tensor_parallel > 1 and rec.gpu != "B200"
+    assert rec.service.replica_gpus == rec.service.tensor_parallel
+    assert rec.service.replicas == rec.gpu_count // rec.service.tensor_parallel
+    # the shipped catalog: 2 × p4de.24xlarge, 2 replicas of 8 A100-80GB, $40,192 a month on demand,
+    # against 8 B200 replicas on an a4-highgpu-8g, $66,004 (the user's: 2 × p4d.24xlarge, $32,176)
+    assert rec.total_cost_usd < 0.7 * one.recommended.total_cost_usd
+    assert {o.gpu for o in one.options} == {"B200"}
+    assert any("tensor_parallel not given" in n for n in untold.notes)
+    # every option's GPUs hold whole replicas of its own split, in one instance
+    for o in untold.options:
+        assert o.service is not None
+        assert o.gpu_count % o.service.tensor_parallel == 0
+        assert o.service.tensor_parallel <= o.gpus_per_node
+
+
+def test_a_stated_tensor_parallel_is_kept_on_every_option(store: Store, profile: Profile) -> None:
+    eight = plan(_service(tensor_parallel=8), store=store, profile=profile)
+    assert eight.options
+    for o in eight.options:
+        assert o.service is not None
+        assert (o.service.tensor_parallel, o.service.tensor_parallel_chosen) == (8, False)
+    one = plan(_service(tensor_parallel=1), store=store, profile=profile)
+    assert all(
+        o.service and (o.service.tensor_parallel, o.service.replica_gpus) == (1, 1) for o in one.options
+    )
+    assert not any("tensor_parallel not given" in n for n in one.notes)
