@@ -391,6 +391,16 @@ def _full_width_colon(text: str) -> tuple[int, str] | None:
     return None if m is None else (text.count("\n", 0, m.start(1)) + 1, m.group(1))
 
 
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether the YAML error's mark (0-based ``line``, ``column``) is at a tab in the line's
+    indentation."""
+    lines = text.splitlines()
+    if not 0 <= line < len(lines):
+        return False
+    indent = lines[line][: len(lines[line]) - len(lines[line].lstrip(" \t"))]
+    return "\t" in indent and column <= len(indent)
+
+
 def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
     loader = None
@@ -441,6 +451,11 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
         problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]
+        if mark is not None and _tab_at(text, mark.line, mark.column):
+            # libyaml's words ("found character that cannot start any token") do not say it is a tab.
+            raise error.worded(
+                N_("{where}: a tab character indents this line; YAML indents with spaces only"), where=where
+            ) from None
         if mark is not None and "maximum nesting depth" in problem:
             # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
             raise error.worded(

@@ -223,6 +223,24 @@ class PricingModel(Choice):
         return "pricing model"
 
     @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        # The Chinese names gpuplan's own zh tables print (按量付费, 包月, 抢占式, 1 年预留), and the
+        # clouds' own: 包年包月 (Alibaba, Tencent, Huawei: a subscription, billed per month at the
+        # least), 竞价实例 (Tencent's and Volcano Engine's spot), 抢占式实例 (Alibaba's).
+        return {
+            "按量付费": "on_demand",
+            "按量": "on_demand",
+            "包月": "monthly",
+            "包年包月": "monthly",
+            "抢占式": "spot",
+            "抢占式实例": "spot",
+            "竞价": "spot",
+            "竞价实例": "spot",
+            "1 年预留": "reserved_1y",
+            "3 年预留": "reserved_3y",
+        }
+
+    @classmethod
     def hints(cls) -> Mapping[str, str]:
         # "yearly" was once accepted by the workload spec and then failed in the planner.
         return {"yearly": "reserved_1y", "annual": "reserved_1y", "1y": "reserved_1y", "3y": "reserved_3y"}

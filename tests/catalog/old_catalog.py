@@ -76,3 +76,33 @@ def make_0004_catalog(url: str, recordings: list[dict[str, Any]]) -> None:
                 )
     finally:
         engine.dispose()
+
+
+def make_0010_catalog_with_a_discount(url: str) -> None:
+    """Migrate the empty database at ``url`` to revision 0010 and store a discount as 0010 did: one
+    percentage for a provider's family, with no pricing model (it was taken off every one)."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0010_workload_teams")
+            conn.execute(
+                text(
+                    "INSERT INTO discounts (provider, family, percent, set_at, note) "
+                    "VALUES ('aws', 'p4d', 20.0, '2026-11-01T00:00:00+00:00', 'EA 2026')"
+                )
+            )
+    finally:
+        engine.dispose()
+
+
+def downgrade_to(conn: Connection, revision: str) -> None:
+    """Migrate the database of ``conn`` down to ``revision``."""
+    from alembic import command
+    from alembic.config import Config
+
+    from gpuplan.catalog import schema
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(schema.__file__).parent / "migrations"))
+    cfg.attributes["connection"] = conn
+    command.downgrade(cfg, revision)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -89,17 +90,21 @@ def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
         app,
         ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", "12", "--family", "p5"],
     )
-    assert r.exit_code == 0 and "12 % off" in r.stdout
-    assert "aws p5: 12 %" in runner.invoke(app, ["--db", db, "catalog", "discount", "list"]).stdout
+    assert r.exit_code == 0 and "12 % off list prices of on_demand" in r.stdout
+    assert (
+        "aws p5: 12 % off on_demand" in runner.invoke(app, ["--db", db, "catalog", "discount", "list"]).stdout
+    )
     listed = json.loads(runner.invoke(app, ["--db", db, "catalog", "discount", "list", "--json"]).stdout)
     assert listed["schema_version"] == 1
-    assert [(d["provider"], d["family"], d["percent"]) for d in listed["discounts"]] == [("aws", "p5", 12.0)]
+    assert [(d["provider"], d["family"], d["percent"], d["pricing"]) for d in listed["discounts"]] == [
+        ("aws", "p5", 12.0, ["on_demand"])
+    ]
     offers = runner.invoke(
         app,
         ["--db", db, "offers", "--provider", "aws", "--gpu", "H100-SXM", "--pricing", "on_demand"],
         env={"COLUMNS": "220"},  # whole cells (piped output follows COLUMNS, else 120)
     )
-    assert "your −12 %" in offers.stdout
+    assert "your on_demand −12 %" in offers.stdout
     r = runner.invoke(
         app, ["--db", db, "catalog", "discount", "clear", "--provider", "aws", "--family", "p5"]
     )
@@ -214,7 +219,7 @@ def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None
     table = offer_table_from_prices(store.offers(provider="aws", region="us-east-1", pricing="on_demand"))
     [i] = [k for k, t in enumerate(table.instance_type) if t == "p5.48xlarge"]
     assert table.price_usd[i] == pytest.approx(48.4352)  # 55.04 x 0.88
-    assert "your 12 % discount applied; list $55.04/h" in table.source[i]
+    assert "your 12 % on_demand discount applied; list $55.04/h" in table.source[i]
 
 
 _QUOTE = (
@@ -261,24 +266,32 @@ def test_tco_gpus_and_a_yuan_table_say_the_discount_they_hold(db_path: Path) -> 
 
     examples = Path(__file__).parents[2] / "examples" / "tco"
     db = str(db_path)
+    # a contract that covers the reservations and spot as well: each named
     assert runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "aws",
-                               "--percent", "20", "--family", "p4d"]).exit_code == 0  # fmt: skip
+                               "--percent", "20", "--family", "p4d",
+                               "--pricing", "on_demand,reserved_1y", "--pricing", "reserved_3y,spot"]
+                         ).exit_code == 0  # fmt: skip
     # tco: the source of a discounted price says so (it had read as the list price's source)
     r = runner.invoke(app, ["--db", db, "tco", str(examples / "reserved-plus-spot.yaml"), "--json"])
     assert r.exit_code == 0, r.output
     prices = json.loads(r.stdout)["hourly_prices"]
     sources = [h["price_source"] for h in prices if h["instance_type"].startswith("p4d.")]
-    assert sources and all("[your 20 % discount applied; list $" in s for s in sources)
+    assert sources and all(
+        re.search(r"\[your 20 % (on_demand|spot|reserved_1y|reserved_3y) discount applied; list \$", s)
+        for s in sources
+    ), sources
     with contextlib.closing(open_store(db)) as store:
         # gpus: the cheapest A100 is the discounted p4d, and the table's note says whose discount it is
         [p4d] = [o for o in store.offers(provider="aws", region="us-east-1", pricing="on_demand")
                  if o.instance_type == "p4d.24xlarge"]  # fmt: skip
         view = gpus_view([get_gpu("A100-SXM4-40GB")], {"A100-SXM4-40GB": {"on_demand": p4d}}, None)
-        assert "Your negotiated discounts are in these prices: aws −20 %" in render_text(view, width=200)
+        assert "Your negotiated discounts are in these prices: aws on_demand −20 %" in render_text(
+            view, width=200
+        )
         # offers in yuan: the list price beside a discounted one is in yuan too (it was in dollars)
         listing = list_offers(store, OfferQuery(provider="aws", gpu="A100-SXM4-40GB", currency="CNY"))
-        cny = render_text(offers_view(listing), width=220)
-    assert "your −20 % (list ¥" in cny and "(list $" not in cny
+        cny = render_text(offers_view(listing), width=400)  # the notes in one line each
+    assert "your on_demand −20 % (list ¥" in cny and "(list $" not in cny
     # tco in yuan and in Chinese: the list price is in yuan and the words are Chinese (they were
     # English, and in dollars in a yuan report)
     args = ["--db", db, "tco", str(examples / "reserved-plus-spot.yaml"), "--json", "--lang", "zh"]
@@ -286,4 +299,4 @@ def test_tco_gpus_and_a_yuan_table_say_the_discount_they_hold(db_path: Path) -> 
     assert r.exit_code == 0, r.output
     prices = json.loads(r.stdout)["hourly_prices"]
     sources = [h["price_source"] for h in prices if h["instance_type"].startswith("p4d.")]
-    assert sources and all("[已按您的 20% 折扣计价；标价 ¥" in s for s in sources), sources
+    assert sources and all("[已按您的按量付费 20% 折扣计价；标价 ¥" in s for s in sources), sources

@@ -121,6 +121,11 @@ def _cases(store: Store, tmp_path: Path) -> list[tuple[Callable[[], object], str
             "--max-price must be a positive number, got -3.0",
         ),
         (
+            # GCP's region asked of AWS: it had been "unknown region 'us-east1'; did you mean 'us-east-1'"
+            lambda: list_offers(store, OfferQuery(provider="aws", region="us-east1")),
+            "region us-east1 is a region of gcp, not of aws; did you mean 'us-east-1'",
+        ),
+        (
             lambda: set_discount(store, "aws", 150),
             "discount percent must be more than 0 and at most 99, got 150",
         ),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from old_catalog import WORKLOAD, make_0004_catalog, old_recording
+from old_catalog import WORKLOAD, make_0004_catalog, make_0010_catalog_with_a_discount, old_recording
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.catalog.open_catalog import PG_CREATION_LOCK_KEY, pg_creation_lock_sql
@@ -190,6 +190,19 @@ def test_postgres_upgrades_a_0004_catalog_and_its_recording_is_still_found(pg_ur
     finally:
         store.close()
     assert problems == [] and [m.gpu_id for m in steps] == ["A100-SXM4-80GB"]
+
+
+def test_postgres_upgrades_a_0010_discount_to_one_of_every_pricing_model(pg_url: str) -> None:
+    from gpuplan.catalog.discounts import discounts
+
+    make_0010_catalog_with_a_discount(pg_url)
+    store = open_store(pg_url, seed=False)  # migrated to head: one row per pricing model
+    try:
+        [d] = discounts(store)
+    finally:
+        store.close()
+    assert (d.provider, d.family, d.percent, d.note) == ("aws", "p4d", 20.0, "EA 2026")
+    assert d.pricing == ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
 
 
 def test_an_offer_imported_after_the_seed_gets_an_id_of_its_own(pg: Store, tmp_path: Path) -> None:

@@ -118,3 +118,42 @@ def test_the_clouds_take_the_names_skypilot_and_terraform_give_them() -> None:
     assert PROVIDERS.cast("alicloud") == "alibaba"
     assert PROVIDERS.cast("huaweicloud") == "huawei"
     assert PROVIDERS.cast("tencentcloud") == "tencent"
+
+
+def test_a_full_width_colon_inside_a_section_is_named_not_the_sections_class(tmp_path: Path) -> None:
+    # `  budget_cny：20000` under constraints: is one string to YAML; it was "constraints: 应为映射（键:
+    # 值）或 ConstraintsSpec 实例", a class name no workload file spells and no word of the colon.
+    text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
+    w = tmp_path / "w.yaml"
+    w.write_text(text.split("constraints:")[0] + "constraints:\n  budget_cny：20000\n", encoding="utf-8")
+    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "constraints: 应为键值映射，但 'budget_cny：20000' 中用了全角冒号“：”" in r.stderr, r.stderr
+    assert "ConstraintsSpec" not in r.stderr
+
+
+def test_a_tab_in_the_indentation_is_named(tmp_path: Path) -> None:
+    # It was "YAML 格式错误：found character that cannot start any token": libyaml's English.
+    w = tmp_path / "w.yaml"
+    w.write_text(
+        "name: x\ntask: train\nmodel: {preset: llama-8b}\ninputs:\n\tbatch_size: 8\n", encoding="utf-8"
+    )
+    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    assert r.returncode != 0
+    assert "w.yaml:5:1：这一行用制表符（Tab）缩进；YAML 只能用空格缩进" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("word", "model"),
+    [
+        ("包月", "monthly"),
+        ("按量付费", "on_demand"),
+        ("抢占式", "spot"),
+        ("竞价实例", "spot"),
+        ("1 年预留", "reserved_1y"),
+    ],
+)
+def test_the_pricing_models_answer_to_the_chinese_names_the_tables_print(word: str, model: str) -> None:
+    from gpuplan.vocab import PricingModel
+
+    assert PricingModel.cast(word) == model

@@ -229,6 +229,36 @@ def test_json_output_lists_the_files(
     assert "task.yaml" in doc["files"] and all((tmp_path / "o" / f).is_file() for f in doc["files"])
 
 
+def test_json_output_names_the_run_whose_storage_the_files_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # each deploy is a run with checkpoint storage of its own; --json had not said which, so a
+    # script could not find this run's bucket
+    from gpuplan.deploy.runs import RUN_ID
+
+    runs = []
+    for out_dir in ("a", "b"):
+        code, out, _ = _run(
+            monkeypatch,
+            capsys,
+            "deploy",
+            str(PLAN),
+            "-t",
+            "skypilot",
+            "-o",
+            str(tmp_path / out_dir),
+            "--json",
+        )
+        assert code == 0
+        run_id = json.loads(out)["run_id"]
+        assert (
+            RUN_ID.fullmatch(run_id)
+            and f"-{run_id}-checkpoints" in (tmp_path / out_dir / "task.yaml").read_text()
+        )
+        runs.append(run_id)
+    assert runs[0] != runs[1]  # a deploy again is another run
+
+
 def test_serving_flags_shape_the_kubernetes_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

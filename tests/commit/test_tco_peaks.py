@@ -187,3 +187,26 @@ def test_growth_is_priced_and_peaks_in_whole_gpus() -> None:
     # of the forecast by the hour at $4, the GPU-hours kept: 2 × 100 × 1.05^m × $4.
     assert s.commitments == ()
     assert s.total_usd == pytest.approx(sum(2 * 100 * 1.05**m * 4 for m in range(12)))
+
+
+def test_the_peak_line_says_the_hours_bought_by_the_hour_are_not_all_at_the_peak() -> None:
+    # 36 GPUs at once for 18 h, 32 for 162 h, 12 committed: 180 h bought by the hour, at most 24 more
+    # at once. It read "up to 24 more bought by the hour for 180 h", as if 24 GPUs ran all 180 h.
+    from gpuplan.commit import TcoReport, load_usage
+    from gpuplan.i18n import Money, use_language
+    from gpuplan.report.tco import peak_line
+
+    problem = chat()
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "G", "gpus": 1, "hours_per_month": 1}],
+        }
+    )
+    s = optimise(problem)
+    report = TcoReport(usage=usage, problem=problem, schedule=s, demands=(), money=Money.usd(), notes=())
+    with use_language("en"):
+        line = peak_line(report, s.peaks[0])
+    assert line.startswith("Peak 36 × G at once in 2027-01: 12 committed; more bought by the hour in 180 h")
+    assert "of the month, up to 24 at once (demands of a month" in line

@@ -96,6 +96,42 @@ def test_the_european_union_is_named_as_one_for_its_27_member_states() -> None:
     assert usage.constraints.countries == EU_MEMBERS
 
 
+@pytest.mark.parametrize(
+    ("written", "suggested"),
+    [
+        ("EUR", "'EU' or 'ecuador'"),
+        ("Europe", "'EU' or"),
+        ("eu-west", "'EU'"),
+        ("EU27", "'EU' or"),
+        ("欧洲", "'欧盟'"),
+    ],
+)
+def test_a_name_near_the_eu_is_pointed_to_the_eu_not_to_peru(written: str, suggested: str) -> None:
+    # "--countries EUR" had answered "did you mean 'ecuador' or 'peru' or 'niger'?", though 'EU' is read
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.countries import country_codes
+    from gpuplan.i18n.error_text import error_text
+
+    # as --countries gives it
+    with pytest.raises(NotFoundError, match=f"unknown country '{written}'; did you mean {suggested}") as info:
+        constraints_from_spec(ConstraintsSpec(), countries=(written,))
+    with use_language("zh"):
+        assert f"您是不是指 {suggested.replace(' or', ' 或')}" in error_text(info.value)
+    # only names that are read are offered, one name for the group
+    assert all(country_codes(s) for s in info.value.suggestions)
+    assert sum(s in ("EU", "European Union", "欧盟", "歐盟") for s in info.value.suggestions) == 1
+    # as a workload's constraints give it (lower-cased as the workload reads it)
+    with pytest.raises(NotFoundError, match=f"did you mean {suggested}"):
+        constraints_from_spec(ConstraintsSpec.model_validate({"countries": [written]}))
+
+
+def test_no_group_is_offered_where_none_is_near() -> None:
+    with pytest.raises(NotFoundError, match=r"did you mean 'china' or 'chad' or 'ghana'\?$"):
+        constraints_from_spec(ConstraintsSpec(), countries=("Chna",))
+    with pytest.raises(NotFoundError, match="did you mean 'senegal'"):  # the EEA is not the EU
+        constraints_from_spec(ConstraintsSpec(), countries=("EEA",))
+
+
 def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> None:
     store = open_store(str(tmp_path / "c.sqlite"))
     try:

@@ -203,8 +203,59 @@ def test_the_prices_are_sent_in_the_currency_the_form_says(
         page.click("#simulate")
         page.wait_for_selector("#simresult", timeout=60_000)
         assert (sent[-1]["currency"], sent[-1]["on_demand_price"]) == ("CNY", 18.49)
-        shown = page.inner_text("#simresult")  # in dollars: ¥18.49 at about 7 CNY per USD
-        assert "$18.49" not in shown and any(f"${x / 100:.2f}" in shown for x in range(250, 270)), shown
+        # in yuan, as asked, with the rate the dollars were shown at (they had been shown in dollars)
+        shown = page.inner_text("#simresult")
+        assert "¥18.49" in shown and "$" not in shown, shown
+        assert "Exchange rate: 1 USD = " in shown and " CNY (" in shown, shown
+        assert all(
+            c.startswith("¥") for c in page.locator("#table tbody tr td:nth-child(2)").all_inner_texts()
+        )
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_saved_workload_budgeted_in_yuan_is_answered_in_yuan(
+    server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    """A team counting in yuan reads its simulation's costs in yuan, as its plan; the page had
+    shown them in dollars whatever the currency asked."""
+    import httpx
+
+    base, tokens = server
+    spec = {
+        "name": "yuan-chat",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 4, "seq_len": 512},
+        "precision": "bf16",
+        "serving": {"requests_per_s": 1, "prompt_tokens": 300, "output_tokens": 100},
+        "constraints": {"budget_cny": 50000},
+    }
+    auth = {"Authorization": "Bearer " + tokens["plan"]}
+    saved = httpx.post(f"{base}/api/v1/workloads", json={"name": "yuan-chat", "workload": spec}, headers=auth)
+    assert saved.status_code == 201, saved.text
+    page = browser.new_page()
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r))
+    try:
+        open_page(page, base, "simulate", lang, tokens["plan"])
+        page.wait_for_selector("select[name=saved] option[value=yuan-chat]", state="attached")
+        page.select_option("select[name=saved]", "yuan-chat")
+        page.fill("input[name=replica]", REPLICA)
+        page.fill("input[name=hours]", "1")
+        page.click("#simulate")
+        page.wait_for_selector("#simresult", timeout=60_000)
+        doc = _answer(responses)
+        assert doc["display_currency"] == "CNY"
+        rate = doc["exchange_rate"]["units_per_usd"]
+        costs = page.locator("#table tbody tr td:nth-child(2)").all_inner_texts()
+        assert costs and all(c.startswith("¥") for c in costs), costs
+        # the policy's USD cost at the document's rate (¥ and the number as the page writes it)
+        yuan = float(costs[0].lstrip("¥").replace(",", ""))
+        assert yuan == pytest.approx(doc["policies"][0]["cost_usd"] * rate, abs=0.006)
+        (label,) = _words(lang, "Exchange rate")
+        assert f"{label}: 1 USD = " in page.inner_text("#simresult")
     finally:
         page.close()
 

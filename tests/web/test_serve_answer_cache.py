@@ -41,7 +41,10 @@ def test_a_repeated_plan_is_a_lookup_until_the_database_changes_under_it(service
     assert _plan(service) == first and _computed(service) == 1 and _rows(service) == 1
     store = open_store(service.db, seed=False)
     try:
-        set_discount(store, first["recommended"]["provider"], 40, note="written by the CLI")
+        recommended = first["recommended"]  # a discount off the pricing model the plan buys
+        set_discount(
+            store, recommended["provider"], 40, note="written by the CLI", pricing=[recommended["pricing"]]
+        )
         cheaper = _plan(service)
         assert cheaper["recommended"]["total_cost_usd"] < first["recommended"]["total_cost_usd"]
         assert _computed(service) == 2

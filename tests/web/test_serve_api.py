@@ -222,7 +222,8 @@ def test_a_discount_changes_the_cached_plan_and_is_audited(service: Service) -> 
     provider = before["provider"]
     r = service.client.put(
         "/api/v1/catalog/discounts",
-        json={"provider": provider, "percent": 50, "note": "contract"},
+        # the pricing model the plan buys named: a discount names the models it is taken off
+        json={"provider": provider, "percent": 50, "note": "contract", "pricing": [before["pricing"]]},
         headers=service.auth("admin"),
     )
     assert r.status_code == 200 and r.json()["discounts"][0]["percent"] == 50

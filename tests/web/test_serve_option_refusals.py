@@ -142,6 +142,8 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_plan(budget_usd=10, budget_cny=10), "budget_cny", "give the budget once"),
     (_plan(regions=["us-eats-1"]), "regions", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
     (_plan(countries=["XX"]), "countries", "unknown country 'XX'"),
+    # "EUR" had been offered ecuador, peru and niger, not the EU the service reads
+    (_plan(countries=["EUR"]), "countries", "unknown country 'EUR'; did you mean 'EU' or 'ecuador'"),
     (
         # put inside the workload, it had been "hf_config_json: required where …", with no word of where
         _misplaced_config("workload"),

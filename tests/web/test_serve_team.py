@@ -153,10 +153,13 @@ def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service
     )
     saved = _save_plan(service)
     provider = saved["document"]["recommended"]["provider"]
+    pricing = saved["document"]["recommended"]["pricing"]  # a discount names the models it is taken off
     unchanged = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
     assert unchanged["change_pct"] == 0.0
     c.put(
-        "/api/v1/catalog/discounts", json={"provider": provider, "percent": 20}, headers=service.auth("admin")
+        "/api/v1/catalog/discounts",
+        json={"provider": provider, "percent": 20, "pricing": [pricing]},
+        headers=service.auth("admin"),
     )
     item = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
     assert item["plan_id"] == saved["id"] and item["then_usd"] == saved["total_cost_usd"]

@@ -97,7 +97,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
             rates[r.currency] = rate.usd_per_unit if rate else None
         hourly = r.amount / HOURS_PER_MONTH if r.unit == "month" else r.amount
         usd = hourly * rates[r.currency] if rates[r.currency] is not None else None
-        d = matching(found, r.provider, r.instance_type) if discounted(r.kind) else None
+        d = matching(found, r.provider, r.instance_type, r.pricing) if discounted(r.kind) else None
         if d is not None and usd is not None:
             usd *= 1 - d.percent / 100
         out.append(

@@ -253,10 +253,14 @@ class OfferPrice:
         if self.discount_percent is None or self.list_price_usd_per_hour is None:
             return ""
         from gpuplan.i18n import _, format_number, money
+        from gpuplan.vocab import pricing_name
 
         listed = money(self.list_price_usd_per_hour, per="h")
-        said = _("your {percent} % discount applied; list {listed}").format(
-            percent=format_number(self.discount_percent), listed=listed
+        # the pricing model named: a discount is taken off the models it names only
+        said = _("your {percent} % {pricing} discount applied; list {listed}").format(
+            percent=format_number(self.discount_percent),
+            pricing=pricing_name(self.pricing or ""),
+            listed=listed,
         )
         return f" [{said}]"
 

@@ -25,11 +25,13 @@ from gpuplan.catalog.model import (
     OfferPrice,
     PricingModel,
 )
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.store import Store
-from gpuplan.errors import DataError, NotFoundError
+from gpuplan.catalog.wording import _DID_YOU_MEAN
+from gpuplan.errors import DataError, InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_, Money
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import either, item_list, listed
 from gpuplan.vocab import Choice, pricing_name
 
 __all__ = [
@@ -158,6 +160,23 @@ def display_money(store: Store, currency: str | Currency) -> Money:
     )
 
 
+def _refuse_region(store: Store, region: str, provider: str | None, known: list[str]) -> None:
+    """Why ``region`` has no offer of ``provider``: a region of another provider is named as one
+    (``us-east1`` asked of AWS is GCP's, where "did you mean 'us-east-1'" alone had hidden that),
+    else "unknown region" with the nearest known."""
+    owners = [] if provider is None else [p for p in PROVIDERS if region in store.regions(p)]
+    if owners:
+        near = closest(region, known)
+        raise InputError.worded(
+            N_("region {region} is a region of {owners}, not of {provider}{suggest}"),
+            region=region,
+            owners=listed(owners),
+            provider=provider,
+            suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
+        )
+    raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
+
+
 def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     """Run ``query`` against ``store``."""
     currency = Currency.cast(query.currency)
@@ -176,9 +195,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     if not rows and query.region is not None:
         known = store.regions(query.provider)
         if query.region not in known:
-            raise NotFoundError(
-                "region", query.region, known, hint=N_("`gpuplan offers --all-regions` lists them")
-            )
+            _refuse_region(store, query.region, query.provider, known)
     views = [offer_view(r, currency, rate) for r in rows]
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:

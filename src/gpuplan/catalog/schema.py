@@ -120,6 +120,8 @@ discounts = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("provider", String(32), nullable=False),
     Column("family", String(64), nullable=False),  # '' = every instance type of the provider
+    # the pricing model it is taken off (on_demand, spot, …): one row per model (revision 0011)
+    Column("pricing", String(16), nullable=False),
     Column("percent", Float, nullable=False),
     Column("set_at", String(32), nullable=False),
     Column("note", Text, nullable=False),
@@ -403,7 +405,7 @@ Index("ix_bench_results_gpu", bench_results.c.gpu_id)
 Index("ix_step_measurements_key", step_measurements.c.profile_key, step_measurements.c.measured_at)
 Index("ix_step_measurements_measured", step_measurements.c.measurement_key, step_measurements.c.measured_at)
 Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
-Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)
+Index("ix_discounts_key", discounts.c.provider, discounts.c.family, discounts.c.pricing, unique=True)
 Index("ix_api_tokens_prefix", api_tokens.c.prefix, unique=True)
 Index("ix_api_tokens_name", api_tokens.c.name, unique=True)
 Index("ix_audit_log_at", audit_log.c.at)

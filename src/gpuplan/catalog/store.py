@@ -624,11 +624,15 @@ class Store:
             if len(plist) > 1:
                 plist.sort(key=_pricing_rank)
             common = self._common(orow, shared)  # once per offer, shared by its prices
-            discount = matching(discounts, orow.provider, orow.instance_type) if discounts else None
             for pr in plist:
                 if pr.currency not in rates:
                     rates[pr.currency] = self.find_exchange_rate(pr.currency)
-                mine = discount if discount is not None and discounted(pr.import_kind) else None
+                # a discount names the pricing models it is taken off (spot only where named)
+                mine = (
+                    matching(discounts, orow.provider, orow.instance_type, pr.pricing)
+                    if discounts and discounted(pr.import_kind)
+                    else None
+                )
                 out.append(self._priced(common, orow, pr, rates[pr.currency], mine))
         return out
 

@@ -863,7 +863,8 @@ _STATE_SQL = "SELECT " + ", ".join(
     f"(SELECT max(id) FROM {table}), (SELECT count(*) FROM {table})"
     for table in ("imports", "bench_results", "step_measurements", "exchange_rates")
 )
-_DISCOUNTS_SQL = "SELECT provider, family, percent FROM discounts ORDER BY provider, family"
+#: Each discount's pricing model is in it: a discount moved from one model to another changes plans.
+_DISCOUNTS_SQL = "SELECT provider, family, pricing, percent FROM discounts ORDER BY provider, family, pricing"
 
 
 def _recommended(dialect: str) -> ColumnElement[Any]:

@@ -343,12 +343,15 @@ def deploy(
     written = [] if dry_run else write_files(files, out, force=force)
     if json_out:
         # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
-        # the copies of the user's files with their sources, and what to read next.
+        # the run the files are for (its checkpoint storage is named with the id, so a script
+        # finds the bucket or volume of this run, not an older one's), the copies of the user's
+        # files with their sources, and what to read next.
         doc = {
             "schema_version": 1,
             "target": generator.name,
             "out_dir": str(out),
             "dry_run": dry_run,
+            "run_id": options.run_id,
             "files": [f.path for f in files],
             "copied": [{"path": f.path, "source": f.source} for f in copies],
             "readme": str(out / "README.md"),

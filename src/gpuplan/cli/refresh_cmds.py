@@ -7,7 +7,7 @@ reads it): each provider module names the variables it uses.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -171,6 +171,14 @@ def history(
         typer.echo(_("wrote {path}").format(path=html_out), err=True)
 
 
+#: ``--pricing`` of ``catalog discount set`` and ``clear``.
+_PRICING_HELP = (
+    "The pricing models it is taken off (repeatable, or a comma list): on_demand, spot, monthly, "
+    "reserved_1y, reserved_3y. Default: on_demand (and monthly for a Chinese cloud); not spot or "
+    "reservations unless named."
+)
+
+
 @discount_app.command("set")
 def discount_set(
     ctx: typer.Context,
@@ -189,20 +197,30 @@ def discount_set(
     family: Annotated[
         str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")
     ] = "",
+    pricing: Annotated[list[str] | None, typer.Option("--pricing", help=_PRICING_HELP)] = None,
     note: Annotated[str, typer.Option("--note", help="Where the discount comes from (contract …).")] = "",
     lang: LangOption = None,
 ) -> None:
-    """Store a negotiated discount (replacing one for the same provider and family)."""
+    """Store a negotiated discount (replacing one for the same provider, family and pricing model)."""
     from gpuplan.catalog.discounts import set_discount
     from gpuplan.cli.catalog_cmds import _store
+    from gpuplan.vocab import PricingModel
 
     apply_language(lang)
-    d = set_discount(_store(ctx), provider, percent, family, note)
+    d = set_discount(_store(ctx), provider, percent, family, note, pricing=pricing)
     typer.echo(
-        _("{provider}: {percent} % off list prices from now on").format(
-            provider=_scope(d.provider, d.family), percent=f"{d.percent:g}"
+        _("{provider}: {percent} % off list prices of {models} from now on").format(
+            provider=_scope(d.provider, d.family), percent=f"{d.percent:g}", models=_models(d.pricing)
         )
     )
+    others = [m.value for m in PricingModel if m.value not in d.pricing]
+    if others:
+        # what the discount is not taken off, and how to say that the contract covers it
+        typer.echo(
+            _(
+                "not taken off {others} prices; if your contract covers them, name them: --pricing {example}"
+            ).format(others=_models(others), example=",".join((*d.pricing, others[0])))
+        )
     if d.percent < 1:
         # a fraction for a percent (0.15 for 15 %) is kept as written, but never silently
         typer.echo(
@@ -217,13 +235,21 @@ def _scope(provider: str, family: str) -> str:
     return f"{provider} {family}" if family else _("{provider} (all families)").format(provider=provider)
 
 
+def _models(codes: Sequence[str]) -> str:
+    """Pricing models named as tables name them (``on_demand, spot``; 按需、竞价)."""
+    from gpuplan.i18n.phrases import item_list
+    from gpuplan.vocab import pricing_name
+
+    return item_list(pricing_name(c) for c in codes)
+
+
 @discount_app.command("list")
 def discount_list(
     ctx: typer.Context,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of lines.")] = False,
     lang: LangOption = None,
 ) -> None:
-    """Show the stored discounts."""
+    """Show the stored discounts and the pricing models each is taken off."""
     from gpuplan.catalog.discounts import discounts
     from gpuplan.cli.catalog_cmds import _print_json, _store
 
@@ -237,8 +263,11 @@ def discount_list(
     if not found:
         typer.echo(_("no discounts set (prices are list prices)"))
     for d in found:
-        line = _("{scope}: {percent} % (set {date})").format(
-            scope=_scope(d.provider, d.family), percent=f"{d.percent:g}", date=d.set_at
+        line = _("{scope}: {percent} % off {models} (set {date})").format(
+            scope=_scope(d.provider, d.family),
+            percent=f"{d.percent:g}",
+            models=_models(d.pricing),
+            date=d.set_at,
         )
         typer.echo(f"{line} {d.note}".rstrip())
 
@@ -248,6 +277,14 @@ def discount_clear(
     ctx: typer.Context,
     provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
     family: Annotated[str, typer.Option("--family", help="Only this instance family's discount.")] = "",
+    pricing: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pricing",
+            help="Only the discount of these pricing models (repeatable, or a comma list); "
+            "default: every model.",
+        ),
+    ] = None,
     lang: LangOption = None,
 ) -> None:
     """Remove a discount."""
@@ -256,13 +293,18 @@ def discount_clear(
     from gpuplan.errors import InputError
 
     apply_language(lang)
-    if not clear_discount(_store(ctx), provider, family):
+    removed = clear_discount(_store(ctx), provider, family, pricing=pricing)
+    if not removed:
         raise InputError(
             _("no discount for {scope}; see `gpuplan catalog discount list`").format(
                 scope=_scope(provider, family)
             )
         )
-    typer.echo(_("removed the discount for {scope}").format(scope=_scope(provider, family)))
+    typer.echo(
+        _("removed the discount for {scope} off {models}").format(
+            scope=_scope(provider, family), models=_models(removed)
+        )
+    )
 
 
 def register_into(catalog_app: typer.Typer) -> None:

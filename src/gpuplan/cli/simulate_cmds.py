@@ -394,6 +394,7 @@ def autoscale_cmd(
     try:
         gpu_id, network = replica_host(store, gpu, instance)
         money = display_money_for(store, currency)
+        cny = store.find_exchange_rate("CNY") if store is not None else None  # stated in --json
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
@@ -462,7 +463,8 @@ def autoscale_cmd(
     if out is not None:
         write_text_atomic(out, autoscale_html(res, money))
     if as_json:
-        sys.stdout.write(json.dumps(autoscale_json(res), indent=2, ensure_ascii=False) + "\n")
+        doc = autoscale_json(res, cny, money.currency)
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
     console().print(autoscale_view(res, money))
     if out is not None:  # as tco says it

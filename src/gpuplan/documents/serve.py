@@ -231,6 +231,9 @@ class DiscountItem(Document):
     """Instance family, or "" for every family of the provider."""
     percent: float
     set_at: str
+    pricing: list[str]
+    """The pricing models it is taken off (``on_demand``, ``spot``, ``monthly``, ``reserved_1y``,
+    ``reserved_3y``); a price of another model is not discounted by it."""
     note: str
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Document
+from gpuplan.documents.base import Document, ExchangeRateDoc
 
 __all__ = [
     "AUTOSCALE_SCHEMA_VERSION",
@@ -273,6 +273,12 @@ class PolicyDoc(Document):
 
 class AutoscaleDocument(Document):
     schema_version: Literal[1] = AUTOSCALE_SCHEMA_VERSION
+    display_currency: Literal["USD", "CNY"] = "USD"
+    """The currency the command showed money in (``--currency``; the service's ``currency``, else
+    CNY for a workload budgeted in yuan); the fields stay in USD, ``_usd`` in their names."""
+    exchange_rate: ExchangeRateDoc | None = None
+    """The catalog's CNY rate (the one yuan prices were converted at, and USD figures are shown in
+    yuan at); None when it has none."""
     trace: TraceDoc
     replica: ReplicaDoc
     prices: PricesDoc

@@ -12,7 +12,7 @@ import gettext
 import unicodedata
 from functools import cache
 
-from gpuplan.errors import NotFoundError
+from gpuplan.errors import NotFoundError, closest
 from gpuplan.i18n.messages import Language, current_language
 
 __all__ = ["COUNTRY_GROUPS", "country_code", "country_codes", "country_name"]
@@ -120,15 +120,32 @@ EU_MEMBERS = (
     "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
 )  # fmt: skip
 
+#: The names of a group of countries, as "did you mean …" offers them: its members.
+_GROUP_NAMES = {"EU": EU_MEMBERS, "European Union": EU_MEMBERS, "欧盟": EU_MEMBERS, "歐盟": EU_MEMBERS}
+
 #: Names of a group of countries, as a country is written (any case): its members.
-COUNTRY_GROUPS = {"eu": EU_MEMBERS, "european union": EU_MEMBERS, "欧盟": EU_MEMBERS, "歐盟": EU_MEMBERS}
+COUNTRY_GROUPS = {_key(name): members for name, members in _GROUP_NAMES.items()}
 
 
 def country_codes(text: str) -> tuple[str, ...]:
     """The ISO codes a country or a group of countries (``EU``, ``European Union``, ``欧盟``) is
-    written for: a country's one code, a group's members (:data:`COUNTRY_GROUPS`)."""
-    group = COUNTRY_GROUPS.get(_key(text))
-    return group if group is not None else (country_code(text),)
+    written for: a country's one code, a group's members (:data:`COUNTRY_GROUPS`).
+
+    Raises NotFoundError for anything else, its suggestions the group names first when near
+    (``EUR``, ``Europe``, ``欧洲``) or written before more (``EU27``, ``eu-west``, ``欧盟国家``):
+    these are accepted here, so a user who meant the EU is pointed to it, not to Peru."""
+    key = _key(text)
+    group = COUNTRY_GROUPS.get(key)
+    if group is not None:
+        return group
+    code = _names().get(key)
+    if code is None:
+        groups: dict[tuple[str, ...], str] = {}  # one name a group: "EU" and "European Union" are one
+        for g in [g for g in _GROUP_NAMES if key.startswith(_key(g))] + closest(text, _GROUP_NAMES):
+            groups.setdefault(_GROUP_NAMES[g], g)
+        near = [*groups.values(), *closest(text, _near_names())][:3]
+        raise NotFoundError("country", text, [*_GROUP_NAMES, *_near_names()], suggestions=near)
+    return (code,)
 
 
 def country_code(text: str) -> str:
@@ -137,10 +154,14 @@ def country_code(text: str) -> str:
     e.g. ``country_code("China") == country_code("中国") == country_code("cn") == "CN"``.
     Raises NotFoundError with the nearest names for anything else.
     """
-    names = _names()
-    code = names.get(_key(text))
+    code = _names().get(_key(text))
     if code is None:
-        # The near names among the longer Latin ones (two-letter codes would match any typo) and
-        # every Chinese one (中囯 is one stroke from 中国).
-        raise NotFoundError("country", text, sorted(k for k in names if len(k) > 3 or not k.isascii()))
+        raise NotFoundError("country", text, _near_names())
     return code
+
+
+@cache
+def _near_names() -> list[str]:
+    """The names "did you mean …" picks from: the longer Latin ones (two-letter codes would match
+    any typo) and every Chinese one (中囯 is one stroke from 中国)."""
+    return sorted(k for k in _names() if len(k) > 3 or not k.isascii())

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from functools import partial
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.table import Table
@@ -29,6 +29,7 @@ from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
+from gpuplan.report.offers_json import rate_fields
 from gpuplan.report.simulate_common import (
     JSON_SCHEMA_VERSION,
     basis_doc,
@@ -48,6 +49,9 @@ from gpuplan.simulate.autoscale import (
 from gpuplan.simulate.latency import METRICS
 from gpuplan.simulate.trace import ShapeRate
 from gpuplan.vocab import PRICING_RULES, pricing_name
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.model import ExchangeRate
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
@@ -122,14 +126,20 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
     }
 
 
-def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
-    """The ``simulate autoscale --json`` document, validated by :class:`AutoscaleDocument`."""
+def autoscale_json(
+    res: AutoscaleResult, cny: ExchangeRate | None = None, display_currency: str = "USD"
+) -> dict[str, Any]:
+    """The ``simulate autoscale --json`` document, validated by :class:`AutoscaleDocument`;
+    ``cny``: the catalog's CNY rate, stated in the document with the currency the money was shown
+    in, so that a reader (the dashboard) shows it as the command did, not in dollars."""
     rep = res.replica
     engine = rep.engine
     return validated(
         AutoscaleDocument,
         {
             "schema_version": JSON_SCHEMA_VERSION,
+            "display_currency": display_currency,
+            "exchange_rate": rate_fields(cny),
             "trace": {
                 "name": res.trace_name,
                 "synthetic": res.trace_synthetic,

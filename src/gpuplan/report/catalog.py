@@ -232,7 +232,9 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
                 currency,
             )
         flags.append(
-            _("your −{percent} % (list {price})").format(
+            # the pricing model named: a discount is taken off the models it names only
+            _("your {pricing} −{percent} % (list {price})").format(
+                pricing=pricing_name(o.pricing or ""),
                 percent=format_number(o.discount_percent),
                 price=format_amount(list_price, in_currency, per=_("h")),
             )
@@ -513,7 +515,7 @@ def gpus_view(
     ]
     discounted = sorted(
         {
-            (o.provider, o.discount_percent)
+            (o.provider, o.pricing or "", o.discount_percent)
             for per in cheapest.values()
             for o in per.values()
             if o.discount_percent is not None and o.list_price_usd_per_hour is not None
@@ -523,7 +525,7 @@ def gpus_view(
         notes.append(
             _(
                 "Your negotiated discounts are in these prices: {which} (offers shows each list price)."
-            ).format(which=listed(f"{p} −{format_number(d)} %" for p, d in discounted))
+            ).format(which=listed(f"{p} {pricing_name(m)} −{format_number(d)} %" for p, m, d in discounted))
         )
     return Group(table, *(Text(n, style="dim") for n in notes))
 

@@ -385,7 +385,8 @@ def peak_line(report: TcoReport, peak: Peak) -> str:
         tail = _("all on committed GPUs ({committed:,.4g})").format(committed=peak.committed_gpus)
     else:
         tail = _(
-            "{committed:,.4g} committed, up to {extra:,.4g} more bought by the hour for {hours:,.0f} h"
+            "{committed:,.4g} committed; more bought by the hour in {hours:,.0f} h of the month, up to "
+            "{extra:,.4g} at once"
         ).format(
             committed=peak.committed_gpus,
             extra=peak.gpus_at_once - peak.committed_gpus,

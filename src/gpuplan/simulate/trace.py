@@ -4,7 +4,8 @@ A trace is a sorted array of arrival times (seconds from the trace's start) with
 requests, the prompt and output tokens of each request. CSV columns (header required, names
 case-insensitive):
 
-Lines starting with ``#`` before the header are comments (provenance, licence).
+Lines starting with ``#`` before the header are comments (provenance, licence). Every row has the
+header's number of cells: a row with one more or one fewer is refused, naming its line.
 
 - ``timestamp``: seconds from any origin (``12.5``) or an ISO date-time (``2023-11-16 18:15:46.68``);
   ``timestamp_ms``: milliseconds from any origin. A number above :data:`MAX_SECONDS_TIMESTAMP` in a
@@ -22,6 +23,7 @@ a peak or both (:class:`Shape`).
 from __future__ import annotations
 
 import csv
+import difflib
 import itertools
 import math
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ import numpy as np
 from gpuplan.bounded import csv_problem, decimal_number, printable
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
@@ -142,6 +144,40 @@ class Trace:
             rate=self.rate,
             slow_median_gap_s=self.slow_median_gap_s,
         )
+
+
+#: How close a column's name must be to a token column's (difflib's ratio) to be taken as a typo of
+#: it: ``GeneratedTokns`` (0.97) is, ``output_len`` (0.61 against ``output_tokens``) is not.
+_TYPO_RATIO = 0.8
+#: The token columns' names as messages spell them (the Azure traces' own capitals).
+_PROMPT_SHOWN = ("prompt_tokens", "ContextTokens", "tokens_in", "input_tokens")
+_OUTPUT_SHOWN = ("output_tokens", "GeneratedTokens", "tokens_out")
+#: Every column name the reader takes, lower case.
+_READ = frozenset((*_TIME, *_TIME_MS, *_PROMPT, *_OUTPUT))
+
+
+def _refuse_misspelt_tokens(name: str, header: list[str], pi: int | None, oi: int | None) -> None:
+    """Refuse a column named almost as a token column the header lacks: read as no token counts,
+    every request would take the workload's lengths and the simulation would answer another
+    question (a ``GeneratedTokns`` header had moved an SLO miss from 0 % to 18.6 % without a word)."""
+    for found, shown in ((pi, _PROMPT_SHOWN), (oi, _OUTPUT_SHOWN)):
+        if found is not None:
+            continue
+        for column in header:
+            key = column.strip().lower()
+            if key in _READ:
+                continue  # a column read as what it names (output_tokens is not a typo of input_tokens)
+            near = [n for n in shown if difflib.SequenceMatcher(None, key, n.lower()).ratio() >= _TYPO_RATIO]
+            if near:
+                raise InputError.worded(
+                    N_(
+                        "trace {name}: column {column!r} is not one gpuplan reads; did you mean {names}? "
+                        "(without it every request would take the workload's token counts)"
+                    ),
+                    name=name,
+                    column=printable(column.strip()),
+                    names=either(repr(n) for n in near),
+                )
 
 
 def _column(header: list[str], names: tuple[str, ...]) -> int | None:
@@ -273,6 +309,7 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
                 header=listed(header),
             )
         pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
+        _refuse_misspelt_tokens(p.name, header, pi, oi)
         first_row = next((r for r in reader if r and any(c.strip() for c in r)), None)
         fast = (
             _read_fast(p, comments, header, (ti, pi, oi), first_row[ti])
@@ -297,7 +334,10 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
                     name=p.name,
                     limit=max_rows,
                 )
-            if len(row) < len(header):  # a cut line: its columns are not the header's
+            # A cut line, or one with a column more (a comma in an unquoted cell, a field left
+            # over from an edit): its cells are not under the header's names, so no cell of it is
+            # read as if they were.
+            if len(row) != len(header):
                 raise InputError.worded(
                     N_("trace {name} line {line} has {fields} fields, expected {expected}"),
                     name=p.name,

@@ -509,6 +509,13 @@ class DiscountRequest(_Request):
     provider: str = Field(max_length=32)
     percent: float = Field(gt=0, le=MAX_PERCENT)
     family: str = Field(default="", max_length=64)
+    pricing: list[Annotated[str, Field(max_length=64)]] = Field(
+        default_factory=list,
+        max_length=5,
+        description="The pricing models it is taken off (on_demand, spot, monthly, reserved_1y, "
+        "reserved_3y), as `catalog discount set --pricing`; none: on_demand (and monthly for a "
+        "Chinese cloud), not spot or reservations.",
+    )
     note: str = Field(default="", max_length=500)
 
 

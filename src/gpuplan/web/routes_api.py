@@ -314,18 +314,22 @@ def discounts_list(request: Request, caller: Annotated[Caller, authorised("read"
 def discounts_set(
     request: Request, caller: Annotated[Caller, authorised("admin")], body: DiscountRequest
 ) -> Any:
-    """Set a negotiated discount (replacing the one for the same provider and family)."""
+    """Set a negotiated discount (replacing the one for the same provider, family and pricing
+    model); ``pricing`` names the models it is taken off (none: on demand, and monthly for a
+    Chinese cloud)."""
     from gpuplan.catalog.discounts import set_discount
     from gpuplan.catalog.team_store import TeamStore
 
     store = _store(request)
 
     def audit(conn: Any, d: Any) -> None:  # in the discount's own transaction
-        details = {"percent": d.percent, "family": d.family, "note": d.note}
+        details = {"percent": d.percent, "family": d.family, "pricing": list(d.pricing), "note": d.note}
         TeamStore.audit(conn, caller.name, "discount.set", f"{d.provider} {d.family}".strip(), details)
 
-    with _query_named({"provider": "provider"}, loc="body"):
-        set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
+    with _query_named({"provider": "provider", "pricing model": "pricing"}, loc="body"):
+        set_discount(
+            store, body.provider, body.percent, body.family, body.note, pricing=body.pricing, also=audit
+        )
     return _discounts(store)
 
 
@@ -335,8 +339,9 @@ def discounts_clear(
     caller: Annotated[Caller, authorised("admin")],
     provider: Annotated[str, Query(max_length=32)],
     family: Annotated[str, Query(max_length=64)] = "",
+    pricing: Annotated[list[str] | None, Query(max_length=64)] = None,
 ) -> Any:
-    """Remove a discount."""
+    """Remove a discount: of the pricing models named (``pricing``, repeatable), or of every model."""
     from gpuplan.catalog.discounts import clear_discount
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.errors import AbsentError
@@ -345,10 +350,11 @@ def discounts_clear(
     store = _store(request)
 
     def audit(conn: Any) -> None:  # in the removal's own transaction
-        TeamStore.audit(conn, caller.name, "discount.clear", f"{provider} {family}".strip(), {})
+        details = {"pricing": pricing} if pricing else {}
+        TeamStore.audit(conn, caller.name, "discount.clear", f"{provider} {family}".strip(), details)
 
-    with _query_named({"provider": "provider"}):
-        cleared = clear_discount(store, provider, family, also=audit)
+    with _query_named({"provider": "provider", "pricing model": "pricing"}):
+        cleared = clear_discount(store, provider, family, pricing=pricing, also=audit)
     if not cleared:
         scope = f"{provider} {family}" if family else provider
         raise AbsentError.worded(N_("no discount for {scope}"), scope=scope)

@@ -432,5 +432,8 @@ def simulate_document(
     return autoscale_json(
         simulate_autoscale(
             trace, replica, policies, options.prices, settings, policy_prices=options.policy_prices
-        )
+        ),
+        # the money in the currency the request's notes are worded in: a dashboard reads it so
+        store.find_exchange_rate("CNY"),
+        shown_currency(request, workload),
     )

@@ -130,9 +130,16 @@ def refuse_unknown_keys(
         return
     known = _keys(model)
     sections = sections or {}
+    hints: Mapping[str, str] = getattr(model, "key_hints", {})
     for key in data:
         if str(key) in known:
             continue
+        if (hint_words := hints.get(str(key).strip().lower())) is not None:
+            # a key that names something this section does not take: say where it is, not a
+            # near spelling of another key (tpot_p95_ms is not ttft_p95_ms)
+            raise UnknownKey(
+                str(key), Phrase(N_("unknown key {key!r}: {why}"), key=key, why=Phrase(hint_words))
+            )
         section = next((name for name, keys in sections.items() if str(key) in keys), None)
         if section:
             # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
@@ -279,6 +286,25 @@ def _first_problem(err: ValidationError) -> tuple[str, str | Phrase | GpuplanErr
     return path, problem, tail
 
 
+#: Pydantic's error types for a section given something other than a mapping: its own words name
+#: the section's class (``ConstraintsSpec``), which no workload file spells.
+_MAPPING_TYPES = frozenset({"model_type", "dict_type", "model_attributes_type"})
+
+
+def _not_a_mapping(value: object, got: str) -> Phrase:
+    """Why a section is not a mapping: a key typed with a full-width colon (``budget_cny：20000``, as a
+    Chinese input method writes it, is one string to YAML), else what was given."""
+    if isinstance(value, str) and "：" in value:
+        return Phrase(
+            N_(
+                "should be a mapping of keys, but {got} has a full-width colon '：' where YAML needs ':' "
+                "(half-width)"
+            ),
+            got=got,
+        )
+    return Phrase(N_("should be a mapping of keys (key: value), not {got}"), got=got)
+
+
 def _described(first: Any) -> tuple[str, str | Phrase | GpuplanError]:
     """One pydantic error entry as its field path (``inputs.batch_size: ``) and what is wrong."""
     # pydantic adds the tagged-union / function-validator name to loc; keep only field names.
@@ -308,6 +334,8 @@ def _described(first: Any) -> tuple[str, str | Phrase | GpuplanError]:
         problem = Phrase(N_("must not be empty"))
     elif first["type"] in {"int_parsing", "float_parsing", "int_type", "float_type", "bool_parsing"}:
         problem = f"{msg[0].lower()}{msg[1:]} (got {got})"
+    elif first["type"] in _MAPPING_TYPES:
+        problem = _not_a_mapping(first.get("input"), got)
     if isinstance(problem, str) and first["type"] in _PYDANTIC_WORDS:
         words = Phrase(_PYDANTIC_WORDS[first["type"]], got=got, **ctx)
         if str(words) == problem:

@@ -7,9 +7,11 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from types import MappingProxyType
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
@@ -403,6 +405,18 @@ class DataSpec(Spec):
 
 class ServingSpec(Spec):
     """The load an inference deployment must carry."""
+
+    #: Keys users write that this section does not take, with where their meaning is found instead.
+    key_hints: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            key: N_(
+                "the plan sizes replicas for p95_latency_ms (a whole request) and ttft_p95_ms (its first "
+                "token); a time-per-output-token target is checked on a load trace by "
+                "`gpuplan simulate autoscale --slo tpot_p95=60ms`"
+            )
+            for key in ("tpot_p95_ms", "tpot_ms", "tpot_p95", "itl_p95_ms", "tbt_p95_ms")
+        }
+    )
 
     requests_per_s: float = Field(gt=0, le=1e9)
     """The load the replicas are sized for: the peak, where the load varies."""

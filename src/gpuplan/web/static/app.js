@@ -432,7 +432,7 @@
   // today, why (its date) and the best price that is, or that the catalog has none. The text comes
   // from the catalog: it is set as text, never parsed as markup.
   const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}: ${b.price_source} · ${t("As of")}: ${b.as_of} · ${t("Confidence")}: ${confidence(b.confidence)}`;
-  function priceBasis(pr) {
+  function priceBasis(pr, doc) {
     return Object.entries(pr.basis || {}).map(([k, b]) => {
       const d = document.createElement("div");
       d.className = "basis"; d.dataset.pricing = k;
@@ -441,13 +441,15 @@
         // a second line: why it may not hold today, and what does
         const c = b.best_known_current, why = document.createElement("div");
         why.className = "stale";
-        why.textContent = [b.date_note, `${t("Best known-current price")}: ${c ? `${money(c.usd_per_hour)} · ${offerWords(c)}` : t("none in the catalog")}`].filter(Boolean).join(" · ");
+        why.textContent = [b.date_note, `${t("Best known-current price")}: ${c ? `${docMoney(c.usd_per_hour, doc)} · ${offerWords(c)}` : t("none in the catalog")}`].filter(Boolean).join(" · ");
         d.append(why);
       }
       return d;
     });
   }
   const seconds = (x) => x == null ? t("unknown") : x < 1 ? (x * 1000).toFixed(0) + " ms" : x.toFixed(2) + " s";
+  // Money in the currency the request was answered in (its currency, or yuan for a workload
+  // budgeted in yuan: the document's display_currency), at the document's own rate.
   function simulationResult(doc) {
     const box = $("#summary"); box.innerHTML = "";
     const card = document.createElement("div"); card.className = "card"; card.id = "simresult";
@@ -455,13 +457,16 @@
     const lines = [
       `${t("Trace")}: ${tr.name} · ${tr.requests.toLocaleString()} ${t("requests")} · ${num(tr.duration_s / 3600, 1)} ${t("hours")} · ${tr.synthetic ? t("synthetic") : t("recorded")}`,
       `${t("Replica")}: ${rep.gpu} · ${rep.slots} ${t("slots")} · ${rep.source}`,
-      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${pricingWords(k)} ${money(v)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
+      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${pricingWords(k)} ${docMoney(v, doc)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
     ];
     lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
-    card.append(...priceBasis(pr));
+    card.append(...priceBasis(pr, doc));
+    const rate = document.createElement("div"); rate.className = "rate";
+    rateNote(rate, doc, doc.display_currency);
+    if (rate.textContent) card.append(rate);
     box.append(card);
     table($("#table"), [t("Policy"), t("Cost"), t("Replica-hours"), t("Latency p50"), t("Latency p95"), t("Latency p99"), t("SLO misses"), t("Dropped"), t("Interruptions"), t("Most replicas")],
-      doc.policies.map((p) => [p.name, { text: money(p.cost_usd), sort: p.cost_usd },
+      doc.policies.map((p) => [p.name, { text: docMoney(p.cost_usd, doc), sort: p.cost_usd },
         { text: num(Object.values(p.replica_hours).reduce((a, b) => a + b, 0), 1), sort: Object.values(p.replica_hours).reduce((a, b) => a + b, 0) },
         { text: seconds(p.latency_p50_s), sort: p.latency_p50_s }, { text: seconds(p.latency_p95_s), sort: p.latency_p95_s }, { text: seconds(p.latency_p99_s), sort: p.latency_p99_s },
         { text: p.slo_miss_pct == null ? "—" : num(p.slo_miss_pct, 2) + " %", sort: p.slo_miss_pct }, p.dropped, p.interruptions, p.max_replicas]),
