@@ -14,6 +14,7 @@ import pytest
 
 from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
+from gpuplan.errors import InfeasibleError
 from gpuplan.profile.model import Profile
 from gpuplan.workload import Workload
 
@@ -90,3 +91,31 @@ def test_a_stated_tensor_parallel_is_kept_on_every_option(store: Store, profile:
         o.service and (o.service.tensor_parallel, o.service.replica_gpus) == (1, 1) for o in one.options
     )
     assert not any("tensor_parallel not given" in n for n in one.notes)
+
+
+def test_a_split_of_uneven_heads_is_refused_naming_the_heads_and_what_to_give(
+    store: Store, profile: Profile
+) -> None:
+    # tensor_parallel 3 on 64 heads: no count runs it; the refusal had named only
+    # "model_parallel_split" (and counted the multiples of 3 GPUs as does_not_fit)
+    with pytest.raises(InfeasibleError) as e:
+        plan(_service(tensor_parallel=3), store=store, profile=profile)
+    said = str(e.value)
+    assert (
+        "tensor_parallel 3 does not divide the model's 64 attention heads: use one of 1, 2, 4, 8, "
+        "or leave tensor_parallel out" in said
+    ), said
+    assert "--max-gpus" not in said
+    excluded = getattr(e.value, "excluded", {})
+    assert excluded.get("model_parallel_split") and "does_not_fit" not in excluded
+
+
+def test_a_split_wider_than_every_instance_is_not_told_to_allow_more_gpus(
+    store: Store, profile: Profile
+) -> None:
+    # 32 GPUs joined in one instance: no count of instances runs it (a group must sit in one)
+    with pytest.raises(InfeasibleError) as e:
+        plan(_service(tensor_parallel=32), store=store, profile=profile)
+    said = str(e.value)
+    assert "tensor_parallel 32 is more GPUs than any instance in the catalog joins (" in said, said
+    assert "--max-gpus" not in said

@@ -619,6 +619,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,
         tensor_parallel_choices=tensor_parallel_choices(workload, profile),
+        attention_heads=(profile.shape.num_attention_heads or 0) if profile is not None else 0,
+        kv_heads=(profile.shape.num_kv_heads or 0) if profile is not None else 0,
         pipeline_parallel=workload.pipeline_parallel,
         min_replicas=least,
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,

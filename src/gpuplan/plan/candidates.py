@@ -256,6 +256,11 @@ def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
         cands.exclude(replicas > job.max_replicas, Reason.MAX_REPLICAS)
     if job.replica_gpus == 1:
         return
+    if job.splits_heads_unevenly:
+        # no count runs it: every candidate, before the estimator is asked (which had counted
+        # those of a multiple of its GPUs as does_not_fit)
+        cands.exclude(np.ones(len(cands), dtype=bool), Reason.MODEL_SPLIT)
+        return
     not_multiple, narrow = _split_masks(cands, job)
     cands.exclude(not_multiple | narrow, Reason.MODEL_SPLIT)
 

@@ -298,6 +298,11 @@ class JobFacts:
     one instance, because their all-reduces run every layer over NVLink."""
     pipeline_parallel: int = 1
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+    attention_heads: int = 0
+    """The model's attention heads (0: not known), which a ``tensor_parallel`` must divide."""
+    kv_heads: int = 0
+    """The model's key/value heads (0: not known, or as many as ``attention_heads``), which a
+    ``tensor_parallel`` must divide, or be a multiple of."""
     tensor_parallel_choices: tuple[int, ...] = ()
     """A service whose workload states no ``tensor_parallel``: the degrees the planner may split
     each candidate's replicas over (``perf.stages.layout.tensor_parallel_degrees``), the chosen one
@@ -419,6 +424,14 @@ class JobFacts:
         are written at (``checkpoint_write_gbps``: the same disk): a service's replacement instance
         loads its replicas' weights so (:func:`gpuplan.plan.spot.service_down_h`)."""
         return self.weights_gb / self.checkpoint_write_gbps / 3600.0
+
+    @property
+    def splits_heads_unevenly(self) -> bool:
+        """The workload's ``tensor_parallel`` splits the model's attention (or key/value) heads
+        unevenly: no GPU count runs it (``perf.stages.layout.check_model_parallel``)."""
+        t, heads = self.tensor_parallel, self.attention_heads
+        kv = self.kv_heads or heads
+        return t > 1 and heads > 0 and bool(heads % t or (kv % t and t % kv))
 
     @property
     def replica_gpus(self) -> int:
