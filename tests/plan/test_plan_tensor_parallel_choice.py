@@ -119,3 +119,48 @@ def test_a_split_wider_than_every_instance_is_not_told_to_allow_more_gpus(
     said = str(e.value)
     assert "tensor_parallel 32 is more GPUs than any instance in the catalog joins (" in said, said
     assert "--max-gpus" not in said
+
+
+def test_each_key_gets_the_fewest_gpus_per_replica_that_serve_fitting_for_certain_first() -> None:
+    import math
+
+    from gpuplan.plan.estimator import _ChoosingEstimator
+    from gpuplan.plan.input_types import EstimateKey, EstimateRow
+
+    asked: list[int] = []
+
+    def answer(t: int, **row: Any) -> Any:
+        def estimate(key: EstimateKey) -> EstimateRow:
+            asked.append(t)
+            fields = {"fits": False, "job_time_h": 730.0, "job_time_h_low": 730.0, "job_time_h_high": 730.0}
+            return EstimateRow(**(fields | row))
+
+        return estimate
+
+    key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVLink", network_gbps=None)
+    # 1 GPU does not hold it; 2 may not (its memory band straddles the GPU's); 4 surely does
+    choose = _ChoosingEstimator(
+        {
+            1: answer(1),
+            2: answer(2, fits=True, memory_uncertain=True),
+            4: answer(4, fits=True),
+            8: answer(8, fits=True),
+        },
+        _service(),
+    )
+    row = choose(key)
+    assert (row.tensor_parallel, row.fits, row.memory_uncertain, asked) == (4, True, False, [1, 2, 4])
+    # a model one GPU serves costs one estimate, as before
+    asked.clear()
+    one = _ChoosingEstimator({1: answer(1, fits=True), 2: answer(2, fits=True)}, _service())
+    assert (one(key).tensor_parallel, asked) == (1, [1])
+    # none serves: the answer that holds the model but is short of the load says why (not "does
+    # not fit"), and a degree wider than the instance is never asked
+    asked.clear()
+    short = _ChoosingEstimator(
+        {1: answer(1), 4: answer(4, short_of_load=True, replica_requests_per_s=1.0), 16: answer(16)},
+        _service(),
+    )
+    row = short(key)
+    assert (row.tensor_parallel, row.short_of_load, asked) == (4, True, [1, 4])
+    assert math.isnan(row.p95_latency_s)

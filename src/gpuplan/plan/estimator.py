@@ -174,10 +174,11 @@ def make_estimator(
 class _ChoosingEstimator:
     """The estimate function of a service that states no ``tensor_parallel``: per key, the fewest
     GPUs per replica (of its degrees, each asked of its own :class:`_Estimator`) whose replicas fit
-    and carry the load within the targets. A candidate's cost is that of its instances, whatever
-    its split, so the fewest that serve is as cheap as any and keeps the most replicas (the
-    smallest share of the service down when one fails). Degrees are asked fewest first and the
-    asking stops at the first that serves: a model that fits one GPU costs one estimate, as before.
+    and carry the load within the targets, fitting for certain before *may not fit*. A candidate's
+    cost is that of its instances, whatever its split, so the fewest that serve is as cheap as any
+    and keeps the most replicas (the smallest share of the service down when one fails). Degrees
+    are asked fewest first and the asking stops at the first that serves for certain: a model that
+    fits one GPU costs one estimate, as before.
     """
 
     def __init__(self, split: dict[int, _Estimator], workload: Workload) -> None:
@@ -190,6 +191,9 @@ class _ChoosingEstimator:
     def __call__(self, key: EstimateKey) -> EstimateRow:
         count = key.gpus_per_node * key.nodes
         tried: list[tuple[int, EstimateRow]] = []
+        # the fewest that serve but only *may* fit in memory, kept while a wider split is asked
+        # whether it fits for certain (an option that may not fit ranks after every sure one)
+        unsure: tuple[int, EstimateRow] | None = None
         for t, estimate in self._split.items():
             replicas = count // t
             # a group spans one instance's GPUs at most; whole replicas, within the service's range
@@ -198,9 +202,14 @@ class _ChoosingEstimator:
             if self._most is not None and replicas > self._most:
                 continue
             row = estimate(key)
-            if row.fits:
+            if row.fits and not row.memory_uncertain:
                 return replace(row, tensor_parallel=t)
+            if row.fits:
+                unsure = unsure or (t, row)
+                continue
             tried.append((t, row))
+        if unsure is not None:
+            return replace(unsure[1], tensor_parallel=unsure[0])
         if not tried:
             return _UNFIT
 
