@@ -164,3 +164,29 @@ def test_each_key_gets_the_fewest_gpus_per_replica_that_serve_fitting_for_certai
     row = short(key)
     assert (row.tensor_parallel, row.short_of_load, asked) == (4, True, [1, 4])
     assert math.isnan(row.p95_latency_s)
+
+
+def test_a_split_whose_weights_overflow_the_gpu_is_not_estimated() -> None:
+    from gpuplan.plan.estimator import _ChoosingEstimator
+    from gpuplan.plan.input_types import EstimateKey, EstimateRow
+
+    asked: list[int] = []
+
+    def answer(t: int) -> Any:
+        def estimate(key: EstimateKey) -> EstimateRow:
+            asked.append(t)
+            return EstimateRow(fits=False, job_time_h=730.0, job_time_h_low=730.0, job_time_h_high=730.0)
+
+        return estimate
+
+    # 141 GB of weights: 1 H100 (80 GB) cannot hold them, 2 can (70.5 GB each); nothing serves,
+    # so every degree that may is asked, and the widest answers why
+    choose = _ChoosingEstimator({t: answer(t) for t in (1, 2, 4, 8)}, _service(), 141e9)
+    key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVLink", network_gbps=None)
+    assert choose(key).tensor_parallel == 8 and asked == [2, 4, 8]
+    # an instance whose every degree overflows still asks its widest
+    asked.clear()
+    two = EstimateKey(
+        gpu="A100-SXM4-40GB", gpus_per_node=2, nodes=1, interconnect="NVLink", network_gbps=None
+    )
+    assert choose(two).tensor_parallel == 2 and asked == [2]

@@ -167,7 +167,8 @@ def make_estimator(
             t: _Estimator(workload.model_copy(update={"tensor_parallel": t}), profile, cal, measured_steps)
             for t in choices
         }
-        return _ChoosingEstimator(split, workload), tuple(notes)
+        weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
+        return _ChoosingEstimator(split, workload, weights), tuple(notes)
     return _Estimator(workload, profile, cal, measured_steps), tuple(notes)
 
 
@@ -181,12 +182,27 @@ class _ChoosingEstimator:
     fits one GPU costs one estimate, as before.
     """
 
-    def __init__(self, split: dict[int, _Estimator], workload: Workload) -> None:
+    def __init__(self, split: dict[int, _Estimator], workload: Workload, weights_bytes: float = 0.0) -> None:
         self._split = split
         sv = workload.serving
         assert sv is not None
         self._least = sv.min_replicas or 1
         self._most = sv.max_replicas
+        self._weights_bytes = weights_bytes
+        # GPU id -> the bytes a process may allocate on it (None: a GPU this gpuplan does not know)
+        self._usable: dict[str, float | None] = {}
+
+    def _cannot_hold(self, gpu_id: str, t: int) -> bool:
+        """The weights alone, split ``t`` ways, are past the GPU's memory: no estimate needed."""
+        from gpuplan.perf.memory import usable_memory_gib
+
+        if gpu_id not in self._usable:
+            try:
+                self._usable[gpu_id] = usable_memory_gib(get_gpu(gpu_id)) * 2**30
+            except GpuplanError:
+                self._usable[gpu_id] = None
+        usable = self._usable[gpu_id]
+        return usable is not None and self._weights_bytes / t > usable
 
     def __call__(self, key: EstimateKey) -> EstimateRow:
         count = key.gpus_per_node * key.nodes
@@ -194,14 +210,21 @@ class _ChoosingEstimator:
         # the fewest that serve but only *may* fit in memory, kept while a wider split is asked
         # whether it fits for certain (an option that may not fit ranks after every sure one)
         unsure: tuple[int, EstimateRow] | None = None
-        for t, estimate in self._split.items():
-            replicas = count // t
-            # a group spans one instance's GPUs at most; whole replicas, within the service's range
-            if t > key.gpus_per_node or count % t or replicas < self._least:
+        # a group spans one instance's GPUs at most; whole replicas, within the service's range
+        degrees = [
+            t
+            for t in self._split
+            if t <= key.gpus_per_node
+            and not count % t
+            and count // t >= self._least
+            and (self._most is None or count // t <= self._most)
+        ]
+        for t in degrees:
+            # a split whose weights alone overflow the GPU is not asked (the widest always is: its
+            # answer says why none serves)
+            if t != degrees[-1] and self._cannot_hold(key.gpu, t):
                 continue
-            if self._most is not None and replicas > self._most:
-                continue
-            row = estimate(key)
+            row = self._split[t](key)
             if row.fits and not row.memory_uncertain:
                 return replace(row, tensor_parallel=t)
             if row.fits:
@@ -215,12 +238,12 @@ class _ChoosingEstimator:
 
         # None serves: the answer nearest to serving says why (one that holds the model but is
         # short of the load or late before one that does not hold it), at the degree whose
-        # replicas carry the most together.
-        def nearness(item: tuple[int, EstimateRow]) -> tuple[bool, float]:
+        # replicas carry the most together, else the widest (the least memory per GPU).
+        def nearness(item: tuple[int, EstimateRow]) -> tuple[bool, float, int]:
             t, row = item
             held = row.misses_latency or row.short_of_load
             carried = row.replica_requests_per_s * (count // t)
-            return held, carried if math.isfinite(carried) else -1.0
+            return held, carried if math.isfinite(carried) else -1.0, t
 
         t, row = max(tried, key=nearness)
         return replace(row, tensor_parallel=t)
