@@ -317,3 +317,26 @@ def test_a_service_whose_replica_spans_nodes_is_refused_in_one_line() -> None:
     # A replica within one node is written as before.
     doc["workload"]["pipeline_parallel"] = 1
     assert LaunchSpec.from_plan(doc).tensor_parallel == 8
+
+
+def test_a_service_planned_at_the_planners_split_starts_its_engine_at_it() -> None:
+    # A 70B service that states no tensor_parallel was priced as 2 replicas of 8 GPUs; its plan's
+    # workload says tensor_parallel: 1 (the default, as every plan writes it), and deploy had started
+    # 16 replicas of one GPU each, none of which holds the model.
+    doc = plan_doc(nodes=2, gpu_count=16, gpus_per_node=8)
+    service = {"requests_per_s": 8.5, "prompt_tokens": 1155, "output_tokens": 211}
+    doc["workload"] = doc["workload"] | {"task": "infer", "tensor_parallel": 1, "serving": service}
+    doc["recommended"]["service"] = {
+        "requests_per_s": 8.5,
+        "replicas": 2,
+        "replica_gpus": 8,
+        "tensor_parallel": 8,
+        "tensor_parallel_chosen": True,
+    }
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.tensor_parallel == 8
+    assert spec.serving is not None and spec.serving.min_replicas == 2
+    # a stated split is the workload's own, and the plan says so
+    doc["workload"]["tensor_parallel"] = 8
+    doc["recommended"]["service"]["tensor_parallel_chosen"] = False
+    assert LaunchSpec.from_plan(doc).tensor_parallel == 8

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from perf_helpers import GIB, breakdown, make_profile, op
@@ -323,3 +325,40 @@ def test_the_estimate_document_reports_the_split() -> None:
     assert row.pipeline_bubble_fraction == pytest.approx(1 / 5)
     assert row.tensor_parallel_comm_s is not None and row.tensor_parallel_comm_s > 0
     assert doc.workload.tensor_parallel == 2
+
+
+LLAMA70B_INFER = Path(__file__).resolve().parent / "fixtures" / "known" / "llama70b-infer-bf16.json"
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "said"),
+    [
+        # 3 GPUs (one replica of the workload's split) had offered "1, 2": neither holds the weights
+        # of a 70B model, and 8 was never named
+        ("H100-SXM", 3, "use one of 1, 2, 4, 8: the weights alone (141.1 GB) need 2 or more H100-SXM"),
+        # -n 6 had offered "1, 2, 4"
+        ("H100-SXM", 6, "use one of 1, 2, 4, 8: the weights alone (141.1 GB) need 2 or more H100-SXM"),
+        (
+            "A100-SXM4-40GB",
+            3,
+            "use one of 1, 2, 4, 8: the weights alone (141.1 GB) need 4 or more A100-SXM4-40GB",
+        ),
+        # one B200 (180 GB) holds them: the degrees alone
+        ("B200", 3, "use one of 1, 2, 4, 8$"),
+    ],
+)
+def test_a_split_of_uneven_heads_names_every_degree_up_to_an_instance_and_which_holds_the_model(
+    gpu: str, count: int, said: str
+) -> None:
+    # Llama-3.1-70B: 64 attention heads, 8 key/value heads; 141.1 GB of bf16 weights
+    profile = Profile.from_json(LLAMA70B_INFER.read_text(encoding="utf-8"))
+    request = EstimateRequest(
+        profile=profile, gpu=get_gpu(gpu), count=count, model_parallel=ModelParallel(tensor=3)
+    )
+    with pytest.raises(
+        EstimateError, match="tensor_parallel 3 does not divide the model's 64 attention heads; "
+    ) as e:
+        run_estimate(request)
+    assert re.search(re.escape(said.rstrip("$")) + ("$" if said.endswith("$") else ""), str(e.value)), str(
+        e.value
+    )

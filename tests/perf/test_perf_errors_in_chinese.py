@@ -89,8 +89,8 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "tensor_parallel that splits the attention heads",
         lambda: _split(6, ModelParallel(tensor=3)),
-        "tensor_parallel 3 does not divide the model's 32 attention heads; use one of 1, 2, 4",
-        "tensor_parallel 3 不能整除模型的 32 个注意力头；请使用以下之一：1、2、4",
+        "tensor_parallel 3 does not divide the model's 32 attention heads; use one of 1, 2, 4, 8",
+        "tensor_parallel 3 不能整除模型的 32 个注意力头；请使用以下之一：1、2、4、8",
     ),
     (
         "tensor_parallel across nodes",
@@ -103,8 +103,8 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "tensor_parallel that splits the key/value heads unevenly",
         lambda: _split(4, ModelParallel(tensor=4), shape=UNEVEN_KV),
-        "tensor_parallel 4 splits the model's 6 key/value heads unevenly; use one of 1, 2, 3",
-        "tensor_parallel 4 无法均分模型的 6 个键/值头；请使用以下之一：1、2、3",
+        "tensor_parallel 4 splits the model's 6 key/value heads unevenly; use one of 1, 2, 3, 6",
+        "tensor_parallel 4 无法均分模型的 6 个键/值头；请使用以下之一：1、2、3、6",
     ),
     (
         "more stages than layers",

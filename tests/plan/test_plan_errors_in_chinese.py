@@ -119,12 +119,11 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "a model split no instance holds",
         lambda: _plan([offer()], Constraints(), job=JobFacts(tensor_parallel=16)),
-        "no option is left: candidates excluded by model_parallel_split 8; tensor_parallel × "
-        "pipeline_parallel must divide each option's GPUs and tensor_parallel fit in one instance: "
-        "lower them, or allow more GPUs (--max-gpus)",
-        "没有剩下可选的方案：被排除的候选有 模型并行切分不符 8 个；tensor_parallel × pipeline_parallel "
-        "必须能整除每个方案的 GPU 数，且 tensor_parallel 不能超出一台实例："
-        "请调小它们，或允许更多 GPU（--max-gpus）",
+        # no count of instances runs it: not "allow more GPUs"
+        "no option is left: candidates excluded by model_parallel_split 8; tensor_parallel 16 is more "
+        "GPUs than any instance in the catalog joins (8): use at most 8",
+        "没有剩下可选的方案：被排除的候选有 模型并行切分不符 8 个；tensor_parallel 16 超过了目录中任何一台"
+        "实例所连接的 GPU 数（8）：请最多用 8",
     ),
     (
         "offers without a price",

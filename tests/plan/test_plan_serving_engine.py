@@ -95,13 +95,20 @@ def test_the_planner_sizes_a_service_with_the_headroom_the_estimate_asks(store: 
     # 5 requests/s: 2 L4s run at ρ = 0.97 (the serving simulation dropped one request in 16 there),
     # while `estimate` says 3 are needed at 80 %; the plan took the 2 L4s. Every option it ranks now
     # runs its replicas at most at that share of their capacity.
+    # The workload gives no tensor_parallel: each option is held to the estimate at the split the
+    # planner chose for it.
     workload = load_workload(SERVICE)
     result = plan(workload, store=store, profile=_profile(), providers=["aws"], top=20)
-    report = estimate(workload, sorted({o.gpu for o in result.options}), profile=_profile())
-    needs = {o.gpu: o.serving.gpus_needed for o in report.outcomes if o.serving is not None}
     assert result.options
+    needs: dict[tuple[str, int], int] = {}
+    for tp in {o.service.tensor_parallel for o in result.options if o.service is not None}:
+        split = workload.model_copy(update={"tensor_parallel": tp})
+        report = estimate(split, sorted({o.gpu for o in result.options}), profile=_profile())
+        needs |= {(o.gpu, tp): o.serving.gpus_needed for o in report.outcomes if o.serving is not None}
     for o in result.options:
-        assert o.gpus_per_node * o.nodes >= needs[o.gpu], (o.instance_type, needs[o.gpu])
+        assert o.service is not None
+        need = needs[(o.gpu, o.service.tensor_parallel)]
+        assert o.gpus_per_node * o.nodes >= need, (o.instance_type, need)
 
 
 def test_an_estimate_on_several_gpus_splits_the_load_over_their_replicas() -> None:

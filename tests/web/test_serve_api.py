@@ -708,3 +708,30 @@ def test_the_k8s_archives_pods_request_their_share_of_the_catalogs_instance(serv
     resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
     assert resources["requests"] == {"cpu": "93", "memory": "1120Gi"}
     assert resources["limits"] == {"nvidia.com/gpu": 8, "memory": "1120Gi"}
+
+
+def test_a_split_no_gpu_count_runs_is_refused_without_asking_for_more_gpus(service: Service) -> None:
+    # BERT-Large's 16 attention heads cannot be split 5 ways: no count of GPUs runs it, and the
+    # answer had said "lower them, or allow more GPUs (max_gpus)".
+    from dataclasses import replace
+
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
+    from gpuplan.profile.model import ModelShape
+    from stand_in_profiles import bert_large_profile
+
+    workload = {**bert_workload(), "tensor_parallel": 5}
+    store = open_store(service.db)
+    try:
+        key = profile_key(workload)
+        shape = ModelShape(family="encoder", num_layers=24, num_attention_heads=16, hidden_size=1024)
+        profile = replace(bert_large_profile(key), shape=shape)
+        store.local.put_profile(key, PROFILE_SCHEMA_VERSION, profile.to_json())
+    finally:
+        store.close()
+    response = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
+    said = response.json()["error"]
+    assert (
+        "tensor_parallel 5 does not divide the model's 16 attention heads: use one of 1, 2, 4, 8" in said
+    ), said
+    assert "max_gpus" not in said and "allow more GPUs" not in said, said

@@ -662,6 +662,11 @@ class LaunchSpec(BaseModel):
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
+            # the engine starts at the split the option was priced at: the planner's choice where
+            # the workload gives no tensor_parallel (a 70B service planned on 8 GPUs a replica)
+            planned_tensor_parallel=opt.service.tensor_parallel
+            if opt.service is not None and opt.service.tensor_parallel_chosen
+            else None,
             latency_share=_latency_share(opt),
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
@@ -1124,11 +1129,21 @@ def _model_source(m: WorkloadModel) -> str:
 
 
 def _build(
-    workload: PlanWorkload, *, source: str, config: Path | None, planned_share: bool = False, **launch: Any
+    workload: PlanWorkload,
+    *,
+    source: str,
+    config: Path | None,
+    planned_share: bool = False,
+    planned_tensor_parallel: int | None = None,
+    **launch: Any,
 ) -> LaunchSpec:
-    """``planned_share``: the workload is a plan's, whose share of a GPU per replica was priced."""
+    """``planned_share``: the workload is a plan's, whose share of a GPU per replica was priced.
+    ``planned_tensor_parallel``: the degree the plan's option split each replica at (the planner's
+    choice where the workload gives none); None: the workload's."""
     m = workload.model
-    extra = workload.model_extra or {}
+    extra = dict(workload.model_extra or {})
+    if planned_tensor_parallel is not None:
+        extra["tensor_parallel"] = planned_tensor_parallel
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
     if not m.python:

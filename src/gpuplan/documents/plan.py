@@ -114,6 +114,12 @@ class ServiceDoc(Document):
     """Model replicas the option runs: its GPUs ÷ ``replica_gpus`` × ``replicas_per_gpu``."""
     replica_gpus: int = Field(ge=1)
     """GPUs of one replica (``tensor_parallel × pipeline_parallel``)."""
+    tensor_parallel: int = Field(default=1, ge=1)
+    """GPUs each layer of a replica is split over: the workload's ``tensor_parallel``, or the
+    planner's choice for this option where the workload gives none (``tensor_parallel_chosen``);
+    ``gpuplan deploy`` starts the engine at it."""
+    tensor_parallel_chosen: bool = False
+    """The planner chose ``tensor_parallel`` for this option (the workload gives none)."""
     replicas_per_gpu: int = Field(default=1, ge=1)
     """Replicas time-sharing each GPU (``serving.share_gpu``)."""
     replica_capacity_requests_per_s: float | None = Field(default=None, ge=0)

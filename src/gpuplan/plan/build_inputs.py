@@ -23,7 +23,7 @@ from gpuplan.i18n.countries import country_codes
 from gpuplan.i18n.places import place
 from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
 from gpuplan.plan.constraints import Constraints, Objective
-from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
+from gpuplan.plan.estimator import SERVING_HOURS, make_estimator, tensor_parallel_choices
 from gpuplan.plan.input_types import (
     HOURS_PER_MONTH,
     JobFacts,
@@ -620,6 +620,9 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,
+        tensor_parallel_choices=tensor_parallel_choices(workload, profile),
+        attention_heads=(profile.shape.num_attention_heads or 0) if profile is not None else 0,
+        kv_heads=(profile.shape.num_kv_heads or 0) if profile is not None else 0,
         pipeline_parallel=workload.pipeline_parallel,
         min_replicas=least,
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,

@@ -92,6 +92,9 @@ class Candidates:
     when none is unknown)."""
     unknown: IntArray
     """The relevant facts the catalog lacks for this candidate (a ``plan.unknowns.Fact`` mask)."""
+    tensor_parallel: IntArray
+    """A service planned at the degree each option needs (``JobFacts.tensor_parallel_choices``):
+    the GPUs one replica is split over here (``EstimateRow.tensor_parallel``); 0: the job's own."""
     emptied_by: Reason | None = None
     """The reason whose exclusion left no candidate in the running (None: some are left, or there
     were none to begin with): the filter a "no option is left" line names."""
@@ -102,6 +105,13 @@ class Candidates:
     @property
     def alive(self) -> BoolArray:
         out: BoolArray = self.reason == NO_REASON
+        return out
+
+    def replica_gpus(self, job: JobFacts) -> IntArray:
+        """Each candidate's GPUs per model replica: its own tensor-parallel degree where the planner
+        chose one, else the job's, × the job's pipeline stages."""
+        tp = np.where(self.tensor_parallel > 0, self.tensor_parallel, job.tensor_parallel)
+        out: IntArray = tp * job.pipeline_parallel
         return out
 
     def exclude(self, mask: BoolArray, reason: Reason) -> None:
@@ -169,6 +179,7 @@ def enumerate_candidates(
         replica_requests_per_s=np.full(n, math.nan, dtype=np.float32),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
+        tensor_parallel=np.zeros(n, dtype=np.int64),
     )
     c = constraints
     if c.providers:
@@ -235,14 +246,26 @@ def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
     those of fewer replicas than a service's ``min_replicas``, which ``deploy`` starts whatever the
     plan priced (a plan had priced 2 GPUs for a deployment of 4), ``replicas_per_gpu`` to a GPU, and
     (``Reason.MAX_REPLICAS``) those of more than its ``max_replicas``, which its autoscaler never runs."""
-    replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus * job.replicas_per_gpu
+    total = cands.gpus_per_node * cands.nodes
+    replicas = total // job.replica_gpus * job.replicas_per_gpu
     if job.min_replicas > 1:
         cands.exclude(replicas < job.min_replicas, Reason.MIN_REPLICAS)
-    if job.max_replicas is not None:
+    if job.max_replicas is not None and job.tensor_parallel_choices:
+        # the fewest replicas a candidate can run: at the widest degree its instances hold
+        widest = np.ones_like(total)
+        for t in job.tensor_parallel_choices:
+            widest = np.where((cands.gpus_per_node >= t) & (total % t == 0), t, widest)
+        cands.exclude(total // widest > job.max_replicas, Reason.MAX_REPLICAS)
+    elif job.max_replicas is not None:
         # more than the autoscaler deploy writes may run: the load such an option is priced for
         # is one the deployed service cannot reach (a plan of 8 replicas beside maxReplicas: 4)
         cands.exclude(replicas > job.max_replicas, Reason.MAX_REPLICAS)
     if job.replica_gpus == 1:
+        return
+    if job.splits_heads_unevenly:
+        # no count runs it: every candidate, before the estimator is asked (which had counted
+        # those of a multiple of its GPUs as does_not_fit)
+        cands.exclude(np.ones(len(cands), dtype=bool), Reason.MODEL_SPLIT)
         return
     not_multiple, narrow = _split_masks(cands, job)
     cands.exclude(not_multiple | narrow, Reason.MODEL_SPLIT)
@@ -301,7 +324,8 @@ def _run_keys(
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
     distinct key a row of (fits, bound, unknown, may not fit, misses latency, short of load, rate
     unknown) flags and (time, low, high, peak, step, p95 latency, a replica's requests/s, p95 time
-    to first token, the memory band's high end, the usable memory) values, and
+    to first token, the memory band's high end, the usable memory, the tensor-parallel degree
+    chosen) values, and
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
@@ -358,10 +382,11 @@ def _run_keys(
                 row.ttft_p95_s,
                 row.memory_needed_gib_high,
                 row.usable_memory_gib,
+                row.tensor_parallel,
             )
         )
     flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 10)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 11)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -418,6 +443,7 @@ def estimate_candidates(
         cands.replica_requests_per_s[sub] = vals[inv, 6]
         cands.ttft_p95_s[sub] = vals[inv, 7]
         cands.rate_unknown[sub] = flags[inv, 6]
+        cands.tensor_parallel[sub] = vals[inv, 10].astype(np.int64)
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
         taken = _taken(offers, relevant)[cands.offer[live]]

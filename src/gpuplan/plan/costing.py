@@ -186,7 +186,9 @@ def cost_candidates(
     restart_h = job.spot_restart_h
     # The set-up of each option: its nodes' copies of the dataset may share the site's uplink.
     setup_h = job.setup_hours(nodes)
-    serving = _service_spot(job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx])
+    serving = _service_spot(
+        job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx], cands.replica_gpus(job)[idx]
+    )
 
     # A batch inference shard's output chunk: its batches at the candidate's step time (one batch
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
@@ -307,19 +309,20 @@ def cost_candidates(
 
 
 def _service_spot(
-    job: JobFacts, rate: FloatArray, nodes: IntArray, gpus_per_node: IntArray
+    job: JobFacts, rate: FloatArray, nodes: IntArray, gpus_per_node: IntArray, replica_gpus: IntArray
 ) -> ServiceSpot | None:
     """A service's spot availability for every candidate (``rate`` per instance-hour; used where
-    the candidate is spot), or None for a job. The replicas of a reclaimed instance are down for
-    the restart a job's spot model takes (``JobFacts.restart_h``) plus reading their model weights
-    back at the storage bandwidth it assumes (``JobFacts.checkpoint_write_gbps``)."""
+    the candidate is spot; ``replica_gpus``: each one's GPUs per replica), or None for a job. The
+    replicas of a reclaimed instance are down for the restart a job's spot model takes
+    (``JobFacts.restart_h``) plus reading their model weights back at the storage bandwidth it
+    assumes (``JobFacts.checkpoint_write_gbps``)."""
     if job.calendar_months is None:
         return None
     return service_spot(
         rate,
         nodes,
         gpus_per_node,
-        job.replica_gpus,
+        replica_gpus,
         job.calendar_months * HOURS_PER_MONTH,
         job.restart_h,
         job.weights_load_h,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpuplan.errors import EstimateError, GpuplanError, InputError, UnpublishedRateError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.links import NetworkSpec
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["SERVING_HOURS", "make_estimator"]
+__all__ = ["SERVING_HOURS", "make_estimator", "tensor_parallel_choices"]
 
 #: Hours a serving deployment is planned for: one billing month (730 h). ASSUMPTION, labelled in the
 #: plan: a service has no end, so options are compared on a month of capacity.
@@ -74,6 +75,35 @@ def _image_note() -> str:
         low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
         high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
     )
+
+
+def tensor_parallel_choices(workload: Workload, profile: Profile | None) -> tuple[int, ...]:
+    """The tensor-parallel degrees a service may be planned at, each option at the fewest GPUs per
+    replica that hold the model and carry the load: for a service whose workload states no
+    ``tensor_parallel`` and whose replicas do not time-share GPUs, the degrees that split the model
+    evenly (``perf.stages.layout.tensor_parallel_degrees``); () where the workload's
+    ``tensor_parallel`` holds (given, a job, ``share_gpu``, or no split possible)."""
+    from gpuplan.perf.stages.layout import tensor_parallel_degrees
+
+    if (
+        workload.serving is None
+        or workload.tensor_parallel_stated
+        or workload.replicas_per_gpu > 1
+        or workload.pipeline_parallel > 1
+        or profile is None
+    ):
+        return ()
+    degrees = tensor_parallel_degrees(profile)
+    return degrees if len(degrees) > 1 else ()
+
+
+def tensor_parallel_note(choices: tuple[int, ...]) -> str:
+    """The plan's note that each option's replicas were split at the planner's choice."""
+    return _(
+        "serving: tensor_parallel not given: each option's replicas are split over the fewest GPUs of "
+        "{choices} that hold the model and carry the load within the targets (one instance's GPUs at "
+        "most); the option says how many; give tensor_parallel to fix it"
+    ).format(choices=item_list(choices))
 
 
 def make_estimator(
@@ -131,7 +161,92 @@ def make_estimator(
         )
     elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
         notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
+    if choices := tensor_parallel_choices(workload, profile):
+        notes.append(tensor_parallel_note(choices))
+        split = {
+            t: _Estimator(workload.model_copy(update={"tensor_parallel": t}), profile, cal, measured_steps)
+            for t in choices
+        }
+        weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
+        return _ChoosingEstimator(split, workload, weights), tuple(notes)
     return _Estimator(workload, profile, cal, measured_steps), tuple(notes)
+
+
+class _ChoosingEstimator:
+    """The estimate function of a service that states no ``tensor_parallel``: per key, the fewest
+    GPUs per replica (of its degrees, each asked of its own :class:`_Estimator`) whose replicas fit
+    and carry the load within the targets, fitting for certain before *may not fit*. A candidate's
+    cost is that of its instances, whatever its split, so the fewest that serve is as cheap as any
+    and keeps the most replicas (the smallest share of the service down when one fails). Degrees
+    are asked fewest first and the asking stops at the first that serves for certain: a model that
+    fits one GPU costs one estimate, as before.
+    """
+
+    def __init__(self, split: dict[int, _Estimator], workload: Workload, weights_bytes: float = 0.0) -> None:
+        self._split = split
+        sv = workload.serving
+        assert sv is not None
+        self._least = sv.min_replicas or 1
+        self._most = sv.max_replicas
+        self._weights_bytes = weights_bytes
+        # GPU id -> the bytes a process may allocate on it (None: a GPU this gpuplan does not know)
+        self._usable: dict[str, float | None] = {}
+
+    def _cannot_hold(self, gpu_id: str, t: int) -> bool:
+        """The weights alone, split ``t`` ways, are past the GPU's memory: no estimate needed."""
+        from gpuplan.perf.memory import usable_memory_gib
+
+        if gpu_id not in self._usable:
+            try:
+                self._usable[gpu_id] = usable_memory_gib(get_gpu(gpu_id)) * 2**30
+            except GpuplanError:
+                self._usable[gpu_id] = None
+        usable = self._usable[gpu_id]
+        return usable is not None and self._weights_bytes / t > usable
+
+    def __call__(self, key: EstimateKey) -> EstimateRow:
+        count = key.gpus_per_node * key.nodes
+        tried: list[tuple[int, EstimateRow]] = []
+        # the fewest that serve but only *may* fit in memory, kept while a wider split is asked
+        # whether it fits for certain (an option that may not fit ranks after every sure one)
+        unsure: tuple[int, EstimateRow] | None = None
+        # a group spans one instance's GPUs at most; whole replicas, within the service's range
+        degrees = [
+            t
+            for t in self._split
+            if t <= key.gpus_per_node
+            and not count % t
+            and count // t >= self._least
+            and (self._most is None or count // t <= self._most)
+        ]
+        for t in degrees:
+            # a split whose weights alone overflow the GPU is not asked (the widest always is: its
+            # answer says why none serves)
+            if t != degrees[-1] and self._cannot_hold(key.gpu, t):
+                continue
+            row = self._split[t](key)
+            if row.fits and not row.memory_uncertain:
+                return replace(row, tensor_parallel=t)
+            if row.fits:
+                unsure = unsure or (t, row)
+                continue
+            tried.append((t, row))
+        if unsure is not None:
+            return replace(unsure[1], tensor_parallel=unsure[0])
+        if not tried:
+            return _UNFIT
+
+        # None serves: the answer nearest to serving says why (one that holds the model but is
+        # short of the load or late before one that does not hold it), at the degree whose
+        # replicas carry the most together, else the widest (the least memory per GPU).
+        def nearness(item: tuple[int, EstimateRow]) -> tuple[bool, float, int]:
+            t, row = item
+            held = row.misses_latency or row.short_of_load
+            carried = row.replica_requests_per_s * (count // t)
+            return held, carried if math.isfinite(carried) else -1.0, t
+
+        t, row = max(tried, key=nearness)
+        return replace(row, tensor_parallel=t)
 
 
 class _Estimator:

@@ -17,7 +17,7 @@ from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import named_in
 from gpuplan.plan.constraints import Reason
-from gpuplan.plan.input_types import IntArray
+from gpuplan.plan.input_types import IntArray, JobFacts
 from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
@@ -40,6 +40,19 @@ _HINTS = {
         "in one instance: lower them, or allow more GPUs (--max-gpus)"
     ),
 }
+#: A tensor_parallel no GPU count runs (``JobFacts.splits_heads_unevenly``): what to give instead.
+_UNEVEN_HEADS = N_(
+    "; tensor_parallel {tp} does not divide the model's {heads} attention heads: use one of {choices}{more}"
+)
+_UNEVEN_KV_HEADS = N_(
+    "; tensor_parallel {tp} splits the model's {heads} key/value heads unevenly: use one of {choices}{more}"
+)
+#: A tensor_parallel wider than every instance's GPUs: no count of them runs it either.
+_WIDER_THAN_ANY = N_(
+    "; tensor_parallel {tp} is more GPUs than any instance in the catalog joins ({most}): use at most {most}"
+)
+#: A service may leave its split to the planner (``plan.estimator.tensor_parallel_choices``).
+_LEAVE_SPLIT_OUT = N_(", or leave tensor_parallel out (each option is then split as it needs)")
 _SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target")
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
 _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
@@ -134,10 +147,29 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
     sold = _where_sold(ctx)
     if sold:
         advice = Phrase(_TWO_PIECES, first=sold, second=advice) if advice else sold
+    widest = int(np.nanmax(np.floor(ctx.offers.gpu_count))) if len(ctx.offers) else 0
+    if ctx.job.splits_heads_unevenly:
+        # no GPU count runs this split: what to give instead, not more GPUs
+        advice = _uneven_heads(ctx.job)
+    elif Reason.MODEL_SPLIT.value in counts and 0 < widest < ctx.job.tensor_parallel:
+        advice = Phrase(_WIDER_THAN_ANY, tp=ctx.job.tensor_parallel, most=widest)
     emptied = _emptied_by(ctx)
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def _uneven_heads(job: JobFacts) -> Phrase:
+    """The degrees that split the model's heads evenly, up to an instance's GPUs, in place of the
+    workload's ``tensor_parallel``."""
+    from gpuplan.perf.stages.layout import even_tensor_parallel
+
+    heads, kv = job.attention_heads, job.kv_heads or job.attention_heads
+    choices = listed(even_tensor_parallel(heads, kv))
+    more = Phrase(_LEAVE_SPLIT_OUT) if job.is_service and job.replicas_per_gpu == 1 else ""
+    if heads % job.tensor_parallel:
+        return Phrase(_UNEVEN_HEADS, tp=job.tensor_parallel, heads=heads, choices=choices, more=more)
+    return Phrase(_UNEVEN_KV_HEADS, tp=job.tensor_parallel, heads=kv, choices=choices, more=more)
 
 
 def _where_sold(ctx: PlanContext) -> Phrase | str:

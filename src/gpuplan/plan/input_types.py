@@ -305,6 +305,16 @@ class JobFacts:
     one instance, because their all-reduces run every layer over NVLink."""
     pipeline_parallel: int = 1
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+    attention_heads: int = 0
+    """The model's attention heads (0: not known), which a ``tensor_parallel`` must divide."""
+    kv_heads: int = 0
+    """The model's key/value heads (0: not known, or as many as ``attention_heads``), which a
+    ``tensor_parallel`` must divide, or be a multiple of."""
+    tensor_parallel_choices: tuple[int, ...] = ()
+    """A service whose workload states no ``tensor_parallel``: the degrees the planner may split
+    each candidate's replicas over (``perf.stages.layout.tensor_parallel_degrees``), the chosen one
+    per candidate in ``Candidates.tensor_parallel``; () where the workload's ``tensor_parallel``
+    holds for every candidate."""
     min_replicas: int = 1
     """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
     may price (1 where the workload leaves it out)."""
@@ -423,6 +433,14 @@ class JobFacts:
         return self.weights_gb / self.checkpoint_write_gbps / 3600.0
 
     @property
+    def splits_heads_unevenly(self) -> bool:
+        """The workload's ``tensor_parallel`` splits the model's attention (or key/value) heads
+        unevenly: no GPU count runs it (``perf.stages.layout.check_model_parallel``)."""
+        t, heads = self.tensor_parallel, self.attention_heads
+        kv = self.kv_heads or heads
+        return t > 1 and heads > 0 and bool(heads % t or (kv % t and t % kv))
+
+    @property
     def replica_gpus(self) -> int:
         """GPUs of one model replica, ``tensor_parallel × pipeline_parallel``: a candidate's GPU
         count must be a multiple of it."""
@@ -511,6 +529,9 @@ class EstimateRow:
     replica_requests_per_s: float = math.nan
     """A service: the requests/s one of its replicas carries here at its full KV cache (wall time:
     a time-sharing replica's share), as ``estimate`` gives it (nan: not a service, or unknown)."""
+    tensor_parallel: int = 0
+    """A service whose workload states no ``tensor_parallel``: the degree its replicas are split
+    over here, the fewest GPUs that hold the model and carry the load (0: the workload's own)."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
     a few, so the estimator words none until then (None: no notes)."""

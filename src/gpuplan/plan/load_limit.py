@@ -131,16 +131,18 @@ def load_limits(
     n = len(offers)
     top = np.zeros(n, dtype=np.int64)
     np.maximum.at(top, cands.offer[short], cands.nodes[short])
-    # requests/s one instance's replicas carry (nan: not estimated), for the order the types are named in
-    replica_rps = np.full(n, np.nan)
-    np.fmax.at(replica_rps, cands.offer[short], cands.replica_requests_per_s[short].astype(float))
+    # requests/s one instance's replicas carry (nan: not estimated), for the order the types are named in;
+    # each candidate at its own split (the planner's degree where the workload gives none)
+    per_node = cands.gpus_per_node[short] // cands.replica_gpus(job)[short] * job.replicas_per_gpu
+    per_instance_all = np.full(n, np.nan)
+    carries = cands.replica_requests_per_s[short].astype(float) * per_node
+    np.fmax.at(per_instance_all, cands.offer[short], carries)
     carried = np.zeros(n, dtype=bool)
     carried[cands.offer[cands.fits | cands.misses_latency]] = True
     rows = np.flatnonzero((top > 0) & ~carried)
     node_limit = constraints.node_limit(service=True)
     gpu_limit = constraints.total_gpu_limit
-    replicas = np.floor(offers.gpu_count[rows]) // job.replica_gpus * job.replicas_per_gpu
-    per_instance = replica_rps[rows] * replicas
+    per_instance = per_instance_all[rows]
     out = []
     for limit, mask in _limits_past(offers, rows, top[rows] + 1, node_limit, gpu_limit):
         types = _cheapest_first(offers, rows[mask], per_instance[mask])

@@ -364,7 +364,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
             interruptions_per_month=float(s.interruptions[j]) / months,
             down_min_per_reclaim=float(s.down_h[j]) * 60.0,
             down_assumed=down,
-            replicas=gpus // max(1, job.replica_gpus) * job.replicas_per_gpu,
+            replicas=gpus // max(1, int(ctx.cands.replica_gpus(job)[int(c.idx[j])])) * job.replicas_per_gpu,
             replicas_per_reclaim=per_reclaim,
             replica_hours_down_per_month=float(s.replica_hours_down[j]) / months,
             below_target_share=float(s.below_target_share[j]),
@@ -388,6 +388,10 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
     if job.requests_per_s is None:
         return None
     gpus = int(cands.gpus_per_node[i]) * int(cands.nodes[i])
+    # the planner's degree for this candidate where the workload gives none, else the workload's
+    chosen = int(cands.tensor_parallel[i])
+    tp = chosen or job.tensor_parallel
+    replica_gpus = tp * job.pipeline_parallel
     each = float(cands.replica_requests_per_s[i])
     p95 = float(cands.p95_latency_s[i])
     ttft = float(cands.ttft_p95_s[i])
@@ -395,8 +399,10 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
         requests_per_s=job.requests_per_s,
         mean_requests_per_s=job.mean_requests_per_s,
         # as the estimator split the load (and exclude_model_split counted them)
-        replicas=gpus // job.replica_gpus * job.replicas_per_gpu,
-        replica_gpus=job.replica_gpus,
+        replicas=gpus // replica_gpus * job.replicas_per_gpu,
+        replica_gpus=replica_gpus,
+        tensor_parallel=tp,
+        tensor_parallel_chosen=chosen > 0,
         replicas_per_gpu=job.replicas_per_gpu,
         replica_requests_per_s=each if math.isfinite(each) else None,
         p95_latency_s=p95 if math.isfinite(p95) else None,

@@ -116,6 +116,11 @@ class ServiceFigures:
     """Model replicas the option runs: its GPUs ÷ a replica's GPUs × replicas to a GPU."""
     replica_gpus: int
     """GPUs of one replica (``tensor_parallel × pipeline_parallel``)."""
+    tensor_parallel: int = 1
+    """GPUs each layer of a replica is split over: the workload's ``tensor_parallel``, or the
+    planner's choice for this option where the workload gives none (``tensor_parallel_chosen``)."""
+    tensor_parallel_chosen: bool = False
+    """The planner chose ``tensor_parallel`` for this option (the workload gives none)."""
     replicas_per_gpu: int
     """Replicas time-sharing each GPU (``serving.share_gpu``; 1: a GPU each)."""
     replica_requests_per_s: float | None

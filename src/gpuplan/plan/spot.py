@@ -361,7 +361,7 @@ class ServiceSpot:
 
 
 def service_unit(
-    gpus_per_node: IntArray, replica_gpus: int, replicas_per_gpu: int = 1
+    gpus_per_node: IntArray, replica_gpus: int | IntArray, replicas_per_gpu: int = 1
 ) -> tuple[IntArray, IntArray]:
     """A service's unit on instances of ``gpus_per_node`` GPUs (:func:`service_spot`): the instances
     it spans (m) and the replicas it holds (k; ``replicas_per_gpu`` time-sharing each GPU of a
@@ -369,14 +369,14 @@ def service_unit(
     per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
     span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)
     k = np.where(
-        span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus)) * max(1, replicas_per_gpu)
+        span > 1, 1, np.maximum(1, per_node // np.maximum(1, replica_gpus)) * max(1, replicas_per_gpu)
     ).astype(np.int64)
     return span, k
 
 
 def service_down_h(
     gpus_per_node: IntArray,
-    replica_gpus: int,
+    replica_gpus: int | IntArray,
     restart_h: float,
     weights_load_h: float,
     replicas_per_gpu: int = 1,
@@ -393,7 +393,7 @@ def service_spot(
     rate_per_instance_hour: FloatArray,
     nodes: IntArray,
     gpus_per_node: IntArray,
-    replica_gpus: int,
+    replica_gpus: int | IntArray,
     hours: float,
     restart_h: float,
     weights_load_h: float,

@@ -107,6 +107,8 @@ def _service_doc(o: Option) -> ServiceDoc | None:
         mean_requests_per_s=s.mean_requests_per_s,
         replicas=s.replicas,
         replica_gpus=s.replica_gpus,
+        tensor_parallel=s.tensor_parallel,
+        tensor_parallel_chosen=s.tensor_parallel_chosen,
         replicas_per_gpu=s.replicas_per_gpu,
         replica_capacity_requests_per_s=s.replica_requests_per_s,
         capacity_requests_per_s=s.capacity_requests_per_s,

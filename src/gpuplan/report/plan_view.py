@@ -164,15 +164,22 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
 
 
 def service_cell(o: Option) -> tuple[str, ...]:
-    """A service option's replicas and p95 latency at the load, short (``2 replicas``, ``p95 4.2
-    s``) for a table's cell, with the p95 time to first token where the workload sets a target for
-    it (``first token p95 0.3 s``); () for a job."""
+    """A service option's replicas and p95 latency at the load, short (``2 replicas``, ``2 replicas
+    of 8 GPUs``, ``tensor parallel 8``, ``p95 4.2 s``) for a table's cell, with the p95 time to
+    first token where the workload sets a target for it (``first token p95 0.3 s``); () for a job."""
     s = o.service
     if s is None:
         return ()
     n = ngettext("{n} replica", "{n} replicas", s.replicas).format(n=s.replicas)
     p95 = "—" if s.p95_latency_s is None else latency_words(s.p95_latency_s)
-    cells = (n, _("p95 {time}").format(time=p95))
+    split: tuple[str, ...] = ()
+    if s.replica_gpus > 1:
+        # the replica's split, its degree on a line of its own (the planner's choice where the
+        # workload gives none)
+        n = _("{replicas} of {n} GPUs").format(replicas=n, n=s.replica_gpus)
+        if s.tensor_parallel > 1:
+            split = (_("tensor parallel {tp}").format(tp=s.tensor_parallel),)
+    cells = (n, *split, _("p95 {time}").format(time=p95))
     if s.ttft_target_s is None:
         return cells
     ttft = "—" if s.ttft_p95_s is None else latency_words(s.ttft_p95_s)
@@ -400,6 +407,10 @@ def replicas_words(o: Option) -> str:
     if s is None:
         return ""
     n = ngettext("{n} replica", "{n} replicas", s.replicas).format(n=s.replicas)
+    if s.replica_gpus > 1 and s.tensor_parallel > 1:
+        return _("{replicas} of {n} GPUs each (tensor parallel {tp})").format(
+            replicas=n, n=s.replica_gpus, tp=s.tensor_parallel
+        )
     if s.replica_gpus > 1:
         return _("{replicas} of {n} GPUs each").format(replicas=n, n=s.replica_gpus)
     if s.replicas_per_gpu > 1:

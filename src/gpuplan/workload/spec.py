@@ -819,6 +819,12 @@ class Workload(Spec):
         return self.serving.replicas_per_gpu if self.serving is not None else 1
 
     @property
+    def tensor_parallel_stated(self) -> bool:
+        """Whether the workload gives ``tensor_parallel`` (1 included); a service that does not is
+        planned at the degree each option needs (``plan.estimator``)."""
+        return "tensor_parallel" in self.model_fields_set
+
+    @property
     def generated_tokens(self) -> int | None:
         """Tokens each sample of a batch generation job generates (``inputs.output_tokens``, read
         only for ``task: infer`` without ``serving:``); None for every other workload."""

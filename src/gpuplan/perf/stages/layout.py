@@ -46,6 +46,7 @@ from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anc
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
 from gpuplan.perf.links import Link, gpu_join_words, network_kind_words
+from gpuplan.perf.memory import usable_memory_gib
 from gpuplan.perf.roofline import misaligned_gemm
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile, is_nchw_norm
 from gpuplan.vocab import Parallelism, TensorParallelPlan
@@ -56,14 +57,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PARALLELISMS",
+    "TENSOR_PARALLEL_DEGREES",
     "Layout",
     "ModelParallel",
     "check_model_parallel",
     "check_parallelism",
     "data_parallel_link",
+    "even_tensor_parallel",
     "lay_out",
     "local_profile",
     "scores_bytes_per_sbh",
+    "tensor_parallel_degrees",
 ]
 
 PARALLELISMS: tuple[str, ...] = Parallelism.values()
@@ -126,16 +130,69 @@ class ModelParallel:
         return " ".join(parts)
 
 
+#: The tensor-parallel degrees a service that states no ``tensor_parallel`` is planned with: the
+#: powers of two up to the 8 GPUs of the largest instances that join their GPUs with NVSwitch (AWS
+#: p5.48xlarge, GCP a4-highgpu-8g, Azure ND H100 v5), the sizes vLLM's and SGLang's own examples
+#: run a 70B model at. A tensor-parallel group must sit in one instance (its all-reduces run every
+#: layer over NVLink).
+TENSOR_PARALLEL_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
+
+
+def tensor_parallel_degrees(profile: Profile, limit: int = TENSOR_PARALLEL_DEGREES[-1]) -> tuple[int, ...]:
+    """The degrees of :data:`TENSOR_PARALLEL_DEGREES` up to ``limit`` that split the model evenly:
+    dividing its attention heads, and its key/value heads or divided by them (the two rules
+    :func:`check_model_parallel` holds a split to); ``(1,)`` for a model whose heads are unknown."""
+    heads = profile.shape.num_attention_heads or 0
+    kv = profile.shape.num_kv_heads or heads
+    if not (heads and profile.shape.num_layers):
+        return (1,)
+    return tuple(
+        t for t in TENSOR_PARALLEL_DEGREES if t <= limit and not heads % t and not (kv % t and t % kv)
+    )
+
+
+def even_tensor_parallel(heads: int, kv_heads: int, widest: int = TENSOR_PARALLEL_DEGREES[-1]) -> list[int]:
+    """The degrees up to ``widest`` that split ``heads`` attention heads and ``kv_heads`` key/value
+    heads (0: as many as ``heads``) evenly: dividing the heads, and dividing the key/value heads or
+    divided by them (the rules of :func:`check_model_parallel`)."""
+    kv = kv_heads or heads
+    return [d for d in range(1, min(heads, widest) + 1) if not heads % d and not (kv % d and d % kv)]
+
+
 def _divisors(n: int, limit: int) -> Phrase:
     return listed(d for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
+def _fewest_holding_weights(profile: Profile, gpu: GPU | None, choices: list[int]) -> int | None:
+    """The fewest of ``choices`` GPUs of ``gpu`` whose memory holds the model's weights split over
+    them (0: none of them does); None where the first already does, or the GPU is not known."""
+    if gpu is None or not choices:
+        return None
+    weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
+    usable = usable_memory_gib(gpu) * 2**30
+    holding = [t for t in choices if weights / t < usable]
+    if holding and holding[0] == choices[0]:
+        return None
+    return holding[0] if holding else 0
+
+
 def check_model_parallel(
-    mp: ModelParallel, profile: Profile, *, count: int, gpus_per_node: int, microbatches: int
+    mp: ModelParallel,
+    profile: Profile,
+    *,
+    count: int,
+    gpus_per_node: int,
+    microbatches: int,
+    gpu: GPU | None = None,
 ) -> int:
     """The data-parallel degree ``count / (t·p)``; one-line :class:`EstimateError` when the split
     cannot run: degrees below 1, ``t·p`` not dividing the GPUs, ``t`` not dividing the attention
-    heads or spanning nodes, ``p`` above the layers, or no layer structure known."""
+    heads or spanning nodes, ``p`` above the layers, or no layer structure known.
+
+    The degrees a refusal suggests go up to the GPUs of the largest instance
+    (:data:`TENSOR_PARALLEL_DEGREES`' last), not only to the GPUs asked about: a count is the
+    user's to change. Where the fewest suggested do not hold the weights of ``gpu``, it says how
+    many do."""
     t, p, v = mp.tensor, mp.pipeline, mp.virtual_stages
     for name, value in (("tensor_parallel", t), ("pipeline_parallel", p), ("pipeline_virtual_stages", v)):
         if value < 1:
@@ -165,17 +222,50 @@ def check_model_parallel(
             degree=mp.degree,
             gpus=gpus,
         )
+    widest = max(gpus_per_node, TENSOR_PARALLEL_DEGREES[-1])
+    kv = shape.num_kv_heads or heads
     if heads % t:
+        # the degrees that split both the heads and the key/value heads evenly
+        choices = even_tensor_parallel(heads, kv, widest)
+        least = _fewest_holding_weights(profile, gpu, choices)
+        if least is None:
+            raise EstimateError.worded(
+                N_(
+                    "tensor_parallel {tp} does not divide the model's {heads} attention heads; "
+                    "use one of {choices}"
+                ),
+                tp=t,
+                heads=heads,
+                choices=listed(choices),
+            )
+        assert gpu is not None  # a count that holds the weights is only known of a GPU
+        weights_gb = f"{(profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9:.1f}"
+        if least:
+            raise EstimateError.worded(
+                N_(
+                    "tensor_parallel {tp} does not divide the model's {heads} attention heads; "
+                    "use one of {choices}: the weights alone ({gb} GB) need {least} or more {gpu}"
+                ),
+                tp=t,
+                heads=heads,
+                choices=listed(choices),
+                gb=weights_gb,
+                least=least,
+                gpu=gpu.id,
+            )
         raise EstimateError.worded(
             N_(
                 "tensor_parallel {tp} does not divide the model's {heads} attention heads; "
-                "use one of {choices}"
+                "use one of {choices}, on a GPU of more memory: the weights alone ({gb} GB) do not "
+                "fit {most} {gpu}"
             ),
             tp=t,
             heads=heads,
-            choices=_divisors(heads, gpus_per_node),
+            choices=listed(choices),
+            gb=weights_gb,
+            most=choices[-1],
+            gpu=gpu.id,
         )
-    kv = shape.num_kv_heads or heads
     if kv % t and t % kv:
         raise EstimateError.worded(
             N_(
@@ -184,7 +274,7 @@ def check_model_parallel(
             ),
             tp=t,
             heads=kv,
-            choices=_divisors(kv, gpus_per_node),
+            choices=_divisors(kv, widest),
         )
     if t > gpus_per_node:
         raise EstimateError.worded(
@@ -426,7 +516,12 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
         )
     mp = request.model_parallel
     dp = check_model_parallel(
-        mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=request.grad_accum_steps
+        mp,
+        profile,
+        count=count,
+        gpus_per_node=link.gpus_per_node,
+        microbatches=request.grad_accum_steps,
+        gpu=request.gpu,
     )
     if like is not None and like.data_parallel == dp:
         per_gpu = _PerGpu(like.calibration, like.anchor, like.source_calibration, like.local, like.notes)
