@@ -50,7 +50,8 @@ CASES: list[tuple[Callable[[], object], str, tuple[str, ...]]] = [
         "inputs.batch_size: Input should be a valid integer, got a number with a fractional part",
         (),
     ),
-    (_workload(inputs=[1]), "inputs: Input should be a valid dictionary or instance of InputsSpec", ()),
+    # a section given as something else: it had named pydantic's class ("or instance of InputsSpec")
+    (_workload(inputs=[1]), "inputs: should be a mapping of keys (key: value), not [1]", ()),
     (_workload(name="x" * 400), "name: String should have at most 300 characters", ()),
     (
         _workload(compile="maybe"),
