@@ -122,3 +122,19 @@ def test_a_flat_model_module_ships_with_the_modules_beside_it_that_it_imports(
         path = out / "project"
     _train(out, path, "--steps", "1")
     assert json.loads((out / "r.json").read_text())["step"] == 1
+
+
+def test_train_help_offers_the_stand_ins_size_options_only_when_it_trains_the_stand_in(
+    tmp_path: Path,
+) -> None:
+    # --help for the user's own model listed `--width WIDTH  stand-in model width`, which would
+    # have changed nothing.
+    for job, offered in ((FIXTURES / "userproj" / "job.yaml", False), (FIXTURES / "train.yaml", True)):
+        out = tmp_path / job.stem
+        write_files(generate(LaunchSpec.from_workload(job, gpu="T4"), "torchrun"), out)
+        r = subprocess.run(
+            [sys.executable, "train.py", "--help"], cwd=out, capture_output=True, text=True, timeout=120
+        )
+        assert r.returncode == 0, r.stderr
+        assert [option in r.stdout for option in ("--width", "--depth")] == [offered, offered], r.stdout
+        assert "--steps" in r.stdout
