@@ -133,6 +133,19 @@ def test_workload_file_with_gpu_options(
     assert "warning" not in err  # GCP sells 8 H100 SXM on one node (a3-highgpu-8g)
 
 
+def test_deploy_takes_minus_n_for_the_gpu_count_as_estimate_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `estimate -n 16` and `deploy --count 16` both count the GPUs in all; deploy refused `-n`.
+    for count in ("-n", "--count"):
+        out_dir = tmp_path / count
+        args = ("deploy", str(FIXTURES / "train.yaml"), "-t", "skypilot", "-o", str(out_dir))
+        code, _, err = _run(monkeypatch, capsys, *args, "--gpu", "h100-sxm", count, "16", "--provider", "gcp")
+        assert code == 0, err
+        task = (out_dir / "task.yaml").read_text()
+        assert "accelerators: H100:8" in task and "num_nodes: 2" in task
+
+
 @pytest.mark.parametrize(
     ("gpu", "count", "said"),
     [

@@ -141,6 +141,44 @@ def test_links_inside_the_package_are_skipped_and_a_linked_package_is_refused(tm
         generate(LaunchSpec.from_workload(job, gpu="T4"), "docker")
 
 
+def test_imports_bring_only_regular_modules_beside_the_entry_point_and_never_follow_a_link(
+    tmp_path: Path,
+) -> None:
+    # The model's imports are read, never run: a name imported counts only when a package folder
+    # (with __init__.py) or a .py file of that name lies beside the entry point, no link followed.
+    home = _someone(tmp_path)
+    project = tmp_path / "proj"
+    (project / "src" / "pkg").mkdir(parents=True)
+    (project / "src" / "data").mkdir()  # a folder without __init__.py: not a package
+    (project / "src" / "helpers").mkdir()
+    (project / "src" / "helpers" / "__init__.py").write_text("from .x import y\n")
+    (project / "src" / "helpers" / "x.py").write_text("import util\ny = 1\n")
+    (project / "src" / "util.py").write_text("U = 1\n")
+    (project / "src" / "json.py").write_text("shadows the standard library\n")
+    (project / "src" / "plugin.py").write_text("imported by a computed name only\n")
+    (project / "src" / "Documents").symlink_to(home / "Documents", target_is_directory=True)
+    (project / "src" / "taxes.py").symlink_to(home / "Documents" / "taxes.txt")
+    (project / "src" / "pkg" / "__init__.py").write_text(
+        "import importlib, json\nimport data\nimport Documents, taxes\nfrom . import model\n"
+        "from helpers.x import y\n\ndef build():\n    importlib.import_module('plugin')\n"
+    )
+    (project / "src" / "pkg" / "model.py").write_text("from .. import nothing\n")
+    job = project / "w.yaml"
+    job.write_text("name: w\nmodel: {python: 'pkg:build'}\ninputs: {batch_size: 2}\n")
+    files = generate(LaunchSpec.from_workload(job, gpu="T4"), "docker")
+    _no_secret(files)
+    assert [f.path for f in files if f.source] == [
+        "project/src/pkg/__init__.py",
+        "project/src/pkg/model.py",
+        "project/src/helpers/__init__.py",
+        "project/src/helpers/x.py",
+        "project/src/util.py",
+    ]
+    pyproject = next(f.content for f in files if f.path == "project/pyproject.toml")
+    assert 'py-modules = ["util"]' in pyproject
+    assert 'include = ["pkg", "pkg.*", "helpers", "helpers.*"]' in pyproject
+
+
 def test_a_plan_from_elsewhere_copies_from_the_project_the_user_names(tmp_path: Path) -> None:
     # The plan's project_dir is a path on its author's machine: without --project nothing is copied
     # (and an image without the model's package is not written); with --project DIR, DIR is the

@@ -61,7 +61,18 @@ def test_a_launch_in_mainland_china_says_where_to_put_the_image(spot_plan: Launc
     for files in (by_path(generate(cn, "docker")), by_path(generate(cn, "k8s", k8s_options(cn)))):
         assert "This plan runs in mainland China (alibaba cn-beijing)" in files["README.md"]
         assert "--image (k8s)" in files["README.md"]
+        # The Dockerfile that pulls it says so too, in its comment on the base image (it said
+        # nothing there).
+        above_from = files["Dockerfile"].split("\nFROM pytorch/pytorch:", 1)[0]
+        assert "\n# This plan runs in mainland China (alibaba cn-beijing)" in above_from
+        assert "Huawei Cloud SWR" in above_from and "--base-image (docker)" in above_from
     assert "mainland China" not in by_path(generate(spot_plan, "docker"))["README.md"]  # us-east-1
+    assert "mainland China" not in by_path(generate(spot_plan, "docker"))["Dockerfile"]
+    # An image the user chose (a copy in their registry) needs no such word above its FROM.
+    own = by_path(
+        generate(cn, "docker", GenerateOptions(base_image="registry.cn-beijing.aliyuncs.com/me/pt:2.7"))
+    )
+    assert "mainland China" not in own["Dockerfile"]
     hk = spot_plan.model_copy(update={"provider": "alibaba", "region": "cn-hongkong"})
     assert "mainland China" not in by_path(generate(hk, "docker"))["README.md"]
 

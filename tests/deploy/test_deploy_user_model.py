@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import tomllib
 from deploy_helpers import FIXTURES
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
@@ -20,36 +22,32 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
+    """Run ``folder``'s train.py as a user runs it on one machine without torchrun (a process
+    group of one, on the CPU), with ``python_path`` holding the model's code."""
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(python_path),
+        "MASTER_PORT": str(_free_port()),
+        "OMP_NUM_THREADS": "1",
+        **env,
+    }
+    argv = [sys.executable, "train.py", "--num-workers", "0", "--result-file", "r.json", *args]
+    r = subprocess.run(argv, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: Path) -> None:
     spec = LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml")
     assert spec.model_entry_point == "tinyuser.model:build"
     write_files(generate(spec, "torchrun", GenerateOptions(steps=4)), tmp_path)
-    # As a user runs it on one machine without torchrun: a process group of one.
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(FIXTURES / "userproj"),
-        "MASTER_PORT": str(_free_port()),
-        "OMP_NUM_THREADS": "1",
-        "TINYUSER_ATEXIT_FILE": str(tmp_path / "atexit.txt"),
-    }
-    r = subprocess.run(
-        [
-            sys.executable,
-            "train.py",
-            "--num-workers",
-            "0",
-            "--ckpt-every-steps",
-            "2",
-            "--result-file",
-            "r.json",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    _train(
+        tmp_path,
+        FIXTURES / "userproj",
+        "--ckpt-every-steps",
+        "2",
+        TINYUSER_ATEXIT_FILE=str(tmp_path / "atexit.txt"),
     )
-    assert r.returncode == 0, r.stdout + r.stderr
     # The user's exit handler still runs before train.py leaves without gloo's teardown.
     assert (tmp_path / "atexit.txt").read_text() == "flushed\n"
     result = json.loads((tmp_path / "r.json").read_text())
@@ -59,3 +57,84 @@ def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: 
         "step_00000002.pt",
         "step_00000004.pt",
     ]
+
+
+def _lab(folder: Path) -> Path:
+    """A vision lab's own code as it is often kept: flat modules in one folder, no package, no
+    pyproject.toml; net.py imports layers.py beside it, which imports ops.py (inside a function)."""
+    folder.mkdir()
+    (folder / "net.py").write_text(
+        "import torch\n"
+        "from torch import nn\n"
+        "from layers import block\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.b = block(3, 8)\n"
+        "        self.h = nn.Conv2d(8, 2, 1)\n"
+        "    def forward(self, img):\n"
+        "        return self.h(self.b(img))\n"
+        "def make_inputs(batch_size, image_size=16, **kw):\n"
+        "    return torch.randn(batch_size, 3, image_size, image_size)\n"
+        "def build():\n"
+        "    return Net(), make_inputs\n"
+    )
+    (folder / "layers.py").write_text(
+        "from torch import nn\n"
+        "def block(ci, co):\n"
+        "    import ops\n"
+        "    return nn.Sequential(nn.Conv2d(ci, co, 3, padding=1), ops.act())\n"
+    )
+    (folder / "ops.py").write_text("from torch import nn\ndef act():\n    return nn.ReLU()\n")
+    (folder / "notes.py").write_text("raise SystemExit('never imported')\n")
+    job = folder / "net.yaml"
+    job.write_text(
+        "name: net2\ntask: train\nmodel: {python: 'net:build'}\ninputs: {batch_size: 2, image_size: 16}\n"
+    )
+    return job
+
+
+@pytest.mark.parametrize("target", ["docker", "k8s", "torchrun"])
+def test_a_flat_model_module_ships_with_the_modules_beside_it_that_it_imports(
+    tmp_path: Path, target: str
+) -> None:
+    # `from layers import block` in net.py: estimate imported it, but the image held net.py alone
+    # and train.py failed with ModuleNotFoundError: No module named 'layers'.
+    job = _lab(tmp_path / "lab")
+    out = tmp_path / "out"
+    spec = LaunchSpec.from_workload(job, gpu="RTX-4090")
+    files = generate(spec, target, GenerateOptions(image="registry.example.com/lab/net:1"))
+    write_files(files, out)
+    if target == "torchrun":
+        # torchrun copies no code: its note says to put the user's folder on PYTHONPATH, which
+        # holds the siblings as estimate saw them.
+        assert not any(f.source for f in files)
+        path = tmp_path / "lab"
+    else:
+        assert [f.path for f in files if f.source] == [
+            "project/net.py",
+            "project/layers.py",
+            "project/ops.py",
+        ]
+        pyproject = tomllib.loads((out / "project" / "pyproject.toml").read_text())
+        assert pyproject["tool"]["setuptools"]["py-modules"] == ["net", "layers", "ops"]
+        # What `pip install ./project` puts on the image's path: the copied folder, nothing else.
+        path = out / "project"
+    _train(out, path, "--steps", "1")
+    assert json.loads((out / "r.json").read_text())["step"] == 1
+
+
+def test_train_help_offers_the_stand_ins_size_options_only_when_it_trains_the_stand_in(
+    tmp_path: Path,
+) -> None:
+    # --help for the user's own model listed `--width WIDTH  stand-in model width`, which would
+    # have changed nothing.
+    for job, offered in ((FIXTURES / "userproj" / "job.yaml", False), (FIXTURES / "train.yaml", True)):
+        out = tmp_path / job.stem
+        write_files(generate(LaunchSpec.from_workload(job, gpu="T4"), "torchrun"), out)
+        r = subprocess.run(
+            [sys.executable, "train.py", "--help"], cwd=out, capture_output=True, text=True, timeout=120
+        )
+        assert r.returncode == 0, r.stderr
+        assert [option in r.stdout for option in ("--width", "--depth")] == [offered, offered], r.stdout
+        assert "--steps" in r.stdout

@@ -62,6 +62,8 @@ def deploy(
     count: Annotated[
         int,
         typer.Option(
+            "--count",
+            "-n",
             parser=whole_number(1, MAX_GPU_COUNT),
             help="Workload files only: GPUs in all (more than the largest instance holds: on several nodes).",
         ),

@@ -82,6 +82,11 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
         "release notes (Volta removed in CUDA 13). The NGC image nvcr.io/nvidia/pytorch:YY.MM-py3 also\n"
         "works: choose a monthly tag whose CUDA version (NGC release notes) is the one above."
     ).format(what=what, reason=_(chosen.reason), driver=_(chosen.driver_note))
+    # The image is on Docker Hub: where that is often unreachable, the line above FROM says so too,
+    # not only the README.
+    china = registry_note(spec.provider, spec.region)
+    if china:
+        text += "\n" + china
     return chosen.image, commented(text).rstrip("\n")
 
 

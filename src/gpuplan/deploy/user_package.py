@@ -16,12 +16,25 @@ swapped in while deploy runs. The package must be one: ``Documents:build`` needs
 UTF-8 text files are copied, no caches or VCS folders, at most :data:`MAX_FILES` files and
 :data:`MAX_BYTES` bytes. Each copy carries its source path (``GeneratedFile.source``), which the
 command line shows before it writes anything.
+
+The modules and packages beside it that the copied code imports come too (``net.py`` doing
+``from layers import block`` with ``layers.py`` next to it), and theirs, transitively: ``estimate``
+imports the model with its folder on ``sys.path``, where those resolve, and the launch must find
+them as well. Nothing is imported to find them: each copied ``.py`` file is parsed with ``ast`` and
+its ``import X`` and ``from X import ...`` statements are read, at any depth (inside a function or a
+``try`` too); a name counts when a package folder (with ``__init__.py``) or a ``.py`` file of that
+name lies beside the entry point, found as the entry point is (no link followed, within the same
+limits). A relative import (``from . import x``) needs nothing more: it resolves inside a package,
+which is copied whole. A module imported by a computed name (``importlib.import_module(name)``,
+``__import__``) cannot be seen this way and is not copied.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -183,19 +196,25 @@ class _Manifest:
                     self.add(fd, name, f"{here}/{name}")
 
 
-def _generated_pyproject(top_level: str, is_module: bool, where: str) -> str:
-    if is_module:
-        kind = f'package-dir = {{"" = "{where}"}}\npy-modules = ["{top_level}"]'
-    else:
-        kind = f'packages = {{find = {{where = ["{where}"], include = ["{top_level}*"]}}}}'
+def _generated_pyproject(name: str, modules: list[str], packages: list[str], where: str) -> str:
+    """A pyproject.toml that installs the modules and packages copied from the folder ``where``."""
+    listed = ", ".join(f'"{m}"' for m in modules)
+    found = ", ".join(f'"{p}", "{p}.*"' for p in packages)
+    # With py-modules or packages given, setuptools discovers nothing else: exactly what was copied.
+    kind = f'package-dir = {{"" = "{where}"}}'
+    if modules:
+        kind += f"\npy-modules = [{listed}]"
+    if packages:
+        kind += f'\npackages = {{find = {{where = ["{where}"], include = [{found}]}}}}'
     return f"""# Written by `gpuplan deploy`: your project has no pyproject.toml or setup.py, so this
-# minimal one makes `pip install ./project` install the package your model.python names.
+# minimal one makes `pip install ./project` install the package your model.python names
+# (and the modules beside it that its code imports).
 [build-system]
 requires = ["setuptools>=69"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "{top_level.replace("_", "-")}"
+name = "{name.replace("_", "-")}"
 version = "0.0.0"
 
 [tool.setuptools]
@@ -271,7 +290,7 @@ def user_package(spec: LaunchSpec) -> UserPackage | None:
                 kind = "dir" if _kind(base, top_level) == "dir" else _kind(base, f"{top_level}.py")
                 if kind and _module_file(base, module):
                     prefix = f"{where}/" if where else ""
-                    _collect(manifest, base, top_level, kind, prefix)
+                    modules, packages = _collect_with_imports(manifest, base, top_level, kind, prefix)
                     break
             finally:
                 if base != project:
@@ -301,7 +320,7 @@ def user_package(spec: LaunchSpec) -> UserPackage | None:
         files.append(
             GeneratedFile(
                 path=f"{PROJECT_DIR}/pyproject.toml",
-                content=_generated_pyproject(top_level, kind == "file", prefix.rstrip("/") or "."),
+                content=_generated_pyproject(top_level, modules, packages, prefix.rstrip("/") or "."),
             )
         )
     return UserPackage(
@@ -355,3 +374,63 @@ def _collect(manifest: _Manifest, base: int, top_level: str, kind: str, prefix: 
     if sub is not None:
         with _opened(sub):
             manifest.tree(sub, f"{prefix}{top_level}")
+
+
+def _collect_with_imports(
+    manifest: _Manifest, base: int, top_level: str, kind: str, prefix: str
+) -> tuple[list[str], list[str]]:
+    """Copy the entry point's package (or module) ``top_level`` found in ``base``, then every module
+    and package beside it that the copied code imports, transitively. Returns the top-level names
+    copied: (modules, packages), the entry point's first."""
+    modules: list[str] = []
+    packages: list[str] = []
+    pending = [(top_level, kind)]
+    seen = {top_level}
+    while pending:
+        name, kind = pending.pop(0)
+        start = len(manifest.files)
+        _collect(manifest, base, name, kind, prefix)
+        (modules if kind == "file" else packages).append(name)
+        for copy in manifest.files[start:]:
+            if not copy.path.endswith(".py"):
+                continue
+            for imported in sorted(_imported(copy.content) - seen):
+                sibling = _sibling(base, imported)
+                if sibling:
+                    seen.add(imported)
+                    pending.append((imported, sibling))
+    return modules, packages
+
+
+def _imported(source: str) -> set[str]:
+    """The top-level names that ``source``'s absolute imports name, read with ``ast`` (nothing is
+    run): ``import a.b`` and ``from a.b import c`` give ``a``. Code that does not parse gives none
+    (it would fail to import anyway)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _sibling(base: int, name: str) -> str:
+    """What ``name`` is beside the entry point in ``base``, as Python's path finder looks for it: a
+    package folder with ``__init__.py`` ("dir") before a ``name.py`` file ("file"), or "" (neither,
+    a link, a folder without ``__init__.py``, a name the generated files cannot carry). A name of
+    the standard library is never one: in the image, the standard library comes before the
+    installed project on ``sys.path``, so a file beside the model that shadows it is not what runs."""
+    if not (name.isascii() and name.isidentifier()) or name in sys.stdlib_module_names:
+        return ""
+    if _kind(base, name) == "dir":
+        sub = _sub(base, name)
+        if sub is not None:
+            with _opened(sub):
+                if _kind(sub, "__init__.py") == "file":
+                    return "dir"
+    return "file" if _kind(base, f"{name}.py") == "file" else ""

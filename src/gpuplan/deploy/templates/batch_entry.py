@@ -101,8 +101,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--shards", type=int, default=int(env.get("SHARD_COUNT", "1")))
     p.add_argument("--batch-size", type=int, default=train.BATCH_SIZE, help="samples per forward pass")
     p.add_argument("--chunk-size", type=int, default=None, help="samples per output chunk")
-    p.add_argument("--width", type=int, default=512, help="stand-in model width")
-    p.add_argument("--depth", type=int, default=4, help="stand-in model depth")
+    train.add_stand_in_options(p)
     p.add_argument("--ckpt-dir", default=env.get("CKPT_DIR", "checkpoints"))
     p.add_argument(
         "--throttle-s", type=float, default=0.0, help="sleep after each batch: rehearse a preemption by hand"

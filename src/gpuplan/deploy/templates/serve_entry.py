@@ -39,8 +39,7 @@ def load_model(width: int, depth: int, ckpt_dir: Path, device: torch.device) -> 
 def main() -> None:
     p = argparse.ArgumentParser(description=f"Serve {train.JOB_NAME} over HTTP.")
     p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    p.add_argument("--width", type=int, default=512)
-    p.add_argument("--depth", type=int, default=4)
+    train.add_stand_in_options(p)
     p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
     args = p.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

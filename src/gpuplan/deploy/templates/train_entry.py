@@ -99,6 +99,7 @@ KEEP_CHECKPOINTS = 2
 
 VOCAB_SIZE = 1024  # stand-in token vocabulary
 NUM_CLASSES = 10  # stand-in image classes
+STAND_IN_WIDTH, STAND_IN_DEPTH = 512, 4  # the stand-in's default size (--width, --depth)
 
 
 @functools.cache
@@ -119,6 +120,17 @@ def build_model(width: int, depth: int) -> nn.Module:
     if IMAGE_SIZE:
         return _StandInCNN(width, depth)
     return _StandInMLP(width, depth)
+
+
+def add_stand_in_options(p: argparse.ArgumentParser) -> None:
+    """--width/--depth, which size the stand-in. Your model (MODEL_ENTRY_POINT) has its sizes in
+    your code, where these would change nothing: they are not offered, so --help lists only what
+    applies and a stray --width is refused rather than ignored."""
+    if MODEL_ENTRY_POINT:
+        p.set_defaults(width=STAND_IN_WIDTH, depth=STAND_IN_DEPTH)
+        return
+    p.add_argument("--width", type=int, default=STAND_IN_WIDTH, help="stand-in model width")
+    p.add_argument("--depth", type=int, default=STAND_IN_DEPTH, help="stand-in model depth")
 
 
 class SyntheticDataset(Dataset):
@@ -299,8 +311,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="per GPU, per micro-batch")
     p.add_argument("--dataset-size", type=int, default=DATASET_SIZE)
-    p.add_argument("--width", type=int, default=512, help="stand-in model width")
-    p.add_argument("--depth", type=int, default=4, help="stand-in model depth")
+    add_stand_in_options(p)
     p.add_argument("--num-workers", type=int, default=2, help="DataLoader worker processes per rank")
     p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
     p.add_argument("--ckpt-every-min", type=float, default=CHECKPOINT_INTERVAL_MIN)
