@@ -26,7 +26,7 @@ from gpuplan.machine.facts import DriverFacts
 from gpuplan.machine.gpu_checks import check_clocks, check_ecc, check_pcie
 
 #: Checks about PyTorch: meaningless for a recording that holds only nvidia-smi output.
-_TORCH_CHECKS = {"python", "torch", "torch_cuda", "cuda_compat"}
+_TORCH_CHECKS = {"python", "torch", "torch_cuda", "cuda_compat", "peer_access"}
 
 
 def _by(findings: list[Finding], check: str) -> list[tuple[Severity, int | None]]:

@@ -231,6 +231,13 @@ def _nccl_switches() -> str:
             "# export NCCL_IB_DISABLE=1          ",
             _("only when InfiniBand/RoCE is absent or broken: falls back to TCP"),
         )
+        + _beside(
+            "# nvidia-smi topo -p2p r            ",
+            _(
+                "one PCIe machine: OK = GPUs talk peer to peer; GNS (GeForce\n"
+                "cards) or NS = through host memory, slower (as NCCL_P2P_DISABLE=1)"
+            ),
+        )
         + commented(
             _(
                 "Firewall: nodes must reach each other on MASTER_PORT (rendezvous) and on NCCL's "
@@ -594,7 +601,11 @@ def readme(spec: LaunchSpec) -> str:
     nccl = _(
         "If it hangs or is slow across GPUs: uncomment `NCCL_DEBUG=INFO` in launch.sh and read which "
         "transport\n"
-        "NCCL chose; check the firewall between nodes (MASTER_PORT and NCCL's TCP ports)."
+        "NCCL chose; check the firewall between nodes (MASTER_PORT and NCCL's TCP ports). On one "
+        "PCIe machine,\n"
+        "`nvidia-smi topo -p2p r` shows whether the GPUs talk peer to peer (OK; GeForce cards do not: "
+        "NCCL then\n"
+        "goes through host memory, and `gpuplan estimate` counts it so)."
     )
     return f"""# {title}
 

@@ -162,6 +162,39 @@ class GPU:
         return date(int(year), int(month), 1)
 
     @property
+    def pcie_peer_access(self) -> bool:
+        """Whether NVIDIA's driver lets two of these cards read and write each other's memory over PCIe
+        (CUDA peer access, which NCCL's P2P transport needs); without it NCCL copies through host memory
+        (its SHM transport). Not on GeForce cards, the table's ``consumer`` rows:
+
+        - RTX 4090: an NVIDIA representative confirmed on NVIDIA's developer forum that it does not
+          support P2P (PurePC, in Polish, "NVIDIA GeForce RTX 4090 - amerykańska firma potwierdza, że jej
+          topowy układ nie obsługuje profesjonalnego trybu peer-to-peer",
+          https://www.purepc.pl/nvidia-geforce-rtx-4090-amerykanska-firma-potwierdza-ze-jej-topowy-uklad-nie-obsluguje-profesjonalnego-trybu-peer-to-peer,
+          read 2026-12-06); the interface NVIDIA's P2P normally uses, MAILBOXP2P, "is not present or
+          disabled in hardware" on it (tinygrad, README of github.com/tinygrad/open-gpu-kernel-modules,
+          "NVIDIA Linux Open GPU with P2P support", a driver fork that adds P2P over BAR1, read
+          2026-12-06).
+        - RTX 3090: P2P cannot be enabled between the eight of one server (github.com/NVIDIA/nccl
+          issue 1127, "Cannot enable P2P communication in RTX3090 server", 2023-12-26); "3090 does
+          not support peer access. Only workstation cards (e.g. Ada 6000) or V100, A100, H100 have
+          this feature" (github.com/efeslab/Nanoflow issue 22, 2024-11-01). A pair joined by an
+          NVLink bridge does reach each other (github.com/huggingface/accelerate issue 2328,
+          2024-01-12): :class:`~gpuplan.perf.links.Link` takes a bridged pair over NVLink, where this
+          does not enter.
+        - RTX 5090: ``nvidia-smi topo -p2p rw`` between two gives "GNS" (GPU not supported)
+          (github.com/noonghunna/club-3090 issue 1130, read 2026-12-06); "The driver needs to be
+          modified to fully unlock P2P capability in RTX 5090" (github.com/tinygrad/open-gpu-kernel-modules
+          issue 29, 2025-03-31).
+
+        Data-centre and workstation parts (H100 PCIe, L40S, A40, RTX A6000 …) have it, as the Nanoflow
+        answer above says; a host whose PCIe ACS or IOMMU blocks it is the machine's fault, which
+        ``gpuplan doctor`` reports. A patched driver can give GeForce cards P2P; an estimate does not
+        assume one.
+        """
+        return not self.consumer
+
+    @property
     def pcie_gbps(self) -> float:
         """PCIe x16 bandwidth, GB/s, both directions together (Gen3 32, Gen4 64, Gen5 128)."""
         return 32.0 * 2 ** (self.pcie_gen - 3)

@@ -113,6 +113,11 @@ class TorchFacts:
     """``torch.cuda.nccl.version()`` as ``"2.21.5"``; None without CUDA."""
     bf16_supported: bool | None = None
     """``torch.cuda.is_bf16_supported()``; None without CUDA."""
+    peer_access: tuple[tuple[bool, ...], ...] | None = None
+    """``torch.cuda.can_device_access_peer(i, j)`` for every pair of visible devices (row ``i``,
+    column ``j``; the diagonal True): whether NCCL can go GPU to GPU (P2P) or must copy through host
+    memory. None: not asked (fewer than two GPUs, the query failed, or facts recorded before gpuplan
+    asked)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,6 +161,9 @@ class MachineFacts:
                 )
             torch_data = dict(data["torch"])
             torch_data["device_names"] = tuple(torch_data.get("device_names", ()))
+            peers = torch_data.get("peer_access")
+            if peers is not None:
+                torch_data["peer_access"] = tuple(tuple(bool(v) for v in row) for row in peers)
             driver = None
             if data.get("driver") is not None:
                 drv = dict(data["driver"])

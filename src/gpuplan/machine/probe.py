@@ -174,6 +174,19 @@ def probe_driver(nvml: Any) -> tuple[DriverFacts | None, str | None]:
             nvml.nvmlShutdown()
 
 
+def _peer_access(torch: Any, count: int) -> tuple[tuple[bool, ...], ...] | None:
+    """Which visible GPUs can read each other's memory (None: fewer than two, or torch refused)."""
+    if count < 2:
+        return None
+    try:
+        return tuple(
+            tuple(i == j or bool(torch.cuda.can_device_access_peer(i, j)) for j in range(count))
+            for i in range(count)
+        )
+    except Exception:  # an older torch without the call, or a driver error: not knowing is fine
+        return None
+
+
 def probe_torch(import_torch: Callable[[], ModuleType]) -> TorchFacts:
     """PyTorch facts; ``import_torch`` is ``lambda: importlib.import_module("torch")`` in real use."""
     try:
@@ -205,6 +218,7 @@ def probe_torch(import_torch: Callable[[], ModuleType]) -> TorchFacts:
         cudnn_version=None if cudnn is None else int(cudnn),
         nccl_version=nccl,
         bf16_supported=bf16,
+        peer_access=_peer_access(torch, count),
     )
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "host_copy_s",
     "network_kind_of",
     "network_kind_words",
+    "no_peer_access_words",
 ]
 
 NetworkKind = Literal["rdma", "tcp"]
@@ -76,10 +77,24 @@ DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
 #: host copies) reaches ≈80 % of line rate; NCCL's socket transport over TCP copies through host
 #: memory and is CPU-bound per stream — taken as 50 % of line rate (an ASSUMPTION; the band's slow
 #: end covers worse).
-_NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "rdma": 0.80, "tcp": 0.50}
+#:
+#: ``pcie_host``: PCIe between GPUs without peer access (GeForce cards, :attr:`GPU.pcie_peer_access`),
+#: where NCCL's SHM transport stages every ring step through host memory, so the CPU's memory and root
+#: complex set the rate ("On PCI systems, the performance you get is usually determined by the
+#: bandwidth your CPU and memory can deliver": NCCL's maintainer on eight RTX 5090s,
+#: github.com/NVIDIA/nccl issue 1639, 2025-03-14). Measured nccl-tests ``all_reduce_perf`` bus
+#: bandwidths read: 12.3–12.8 GB/s for 4–64 MB on RTX 4090s (Gen4 x16, 32 GB/s a direction:
+#: 0.38–0.40; github.com/tinygrad/open-gpu-kernel-modules pull request 22, 2024-11-15, a thread
+#: comparing that P2P driver fork with the stock driver: the excerpt read does not say which of the
+#: two ran it, and with P2P the stock rate is lower still); at most 28 GB/s on eight RTX 5090s (Gen5,
+#: 64 GB/s: 0.44; the nccl issue above). Taken at the lower end, 0.40 of the one-direction rate: an
+#: 8× RTX 4090 box at 12.8 GB/s where P2P would give 22.4.
+_NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "pcie_host": 0.40, "rdma": 0.80, "tcp": 0.50}
 #: Per-hop latency of a ring step, seconds (NCCL's LL/simple protocols: a few µs on NVLink/PCIe,
-#: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack).
-_HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
+#: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack). Through host memory, a copy
+#: between two GPUs takes 12–21 µs where P2P is disabled (``p2pBandwidthLatencyTest`` "P2P=Disabled
+#: Latency Matrix" on eight RTX 2080 Ti, github.com/NVIDIA/nccl-tests issue 117, 2022-10-26).
+_HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "pcie_host": 15e-6, "rdma": 15e-6, "tcp": 40e-6}
 #: Share of PCIe's one-direction rate a copy between host memory and a GPU reaches: 25 GB/s of a
 #: Gen4 x16 link's 32, the measured peak the BaM authors give (Qureshi et al., "GPU-Initiated
 #: On-Demand High-Throughput Storage Access in the BaM System Architecture", ASPLOS 2023,
@@ -218,6 +233,22 @@ def network_kind_words(link: Link) -> str:
     ).format(gbit_s=link.network_gbit_s)
 
 
+def no_peer_access_words(link: Link, gpu: GPU) -> str:
+    """Why a node of GPUs without peer access (:attr:`Link.peer_access`) is costed below PCIe's rate."""
+    return _(
+        "no P2P between {gpu} cards (NVIDIA's driver disables peer access on GeForce cards): NCCL goes "
+        "through host memory, taken at {bus:.3g} GB/s of all-reduce bus bandwidth, {share:.0%} of "
+        "PCIe's {gbps:g} GB/s a direction (P2P would give {p2p:.3g}); `gpuplan doctor` on the machine "
+        "shows whether its GPUs have P2P"
+    ).format(
+        gpu=gpu.id,
+        bus=link.intra_bus_bytes_s() / 1e9,
+        share=_NCCL_EFFICIENCY["pcie_host"],
+        gbps=link.intra_node_gbps,
+        p2p=link.intra_node_gbps * _NCCL_EFFICIENCY["pcie"],
+    )
+
+
 def gpu_join_words(nvlink: bool, board: int | None) -> str:
     """The conservative bound :func:`gpu_join` takes for an instance that does not say how its GPUs
     are joined, in words."""
@@ -262,6 +293,10 @@ class Link:
     node_size_given: bool = False
     """``gpus_per_node`` is the instance's or the user's, not the default for the count (all of
     them in one node up to 8): a run of more GPUs keeps it."""
+    peer_access: bool = True
+    """The node's GPUs reach each other's memory directly (CUDA peer access, NCCL's P2P transport).
+    False on PCIe between GeForce cards (:attr:`GPU.pcie_peer_access`): NCCL stages each ring step
+    through host memory (:data:`_NCCL_EFFICIENCY` ``pcie_host``)."""
 
     @property
     def network_known(self) -> bool:
@@ -338,6 +373,7 @@ class Link:
             full_mesh=full_mesh,
             node_size_given=gpus_per_node is not None,
             gpus_used=count if count < nodes * per_node else None,
+            peer_access=has_nvlink or gpu.pcie_peer_access,
         )
 
     def slow_end(self) -> Link:
@@ -369,7 +405,15 @@ class Link:
         """Bytes/s one GPU moves inside its node for a collective over ``gpus`` of the node's GPUs
         (default: all of the job's on the node), NCCL's share of the link."""
         share = self.nvlink_share(self.gpus_per_node if gpus is None else gpus)
-        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node] * share
+        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_path] * share
+
+    @property
+    def intra_path(self) -> Literal["nvlink", "pcie", "pcie_host"]:
+        """The path of a collective inside a node: NVLink, PCIe peer to peer, or PCIe through host
+        memory (no peer access)."""
+        if self.intra_node == "pcie" and not self.peer_access:
+            return "pcie_host"
+        return self.intra_node
 
     def nvlink_share(self, gpus: int) -> float:
         """The share of each GPU's NVLink a collective over ``gpus`` GPUs of one node can use: 1
@@ -386,9 +430,14 @@ class Link:
 
     def describe(self) -> str:
         link = "Infinity Fabric" if self.full_mesh and self.intra_node == "nvlink" else self.intra_node
-        inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
-            gpus=self.gpus_per_node, link=link, gbps=self.intra_node_gbps
-        )
+        if self.intra_path == "pcie_host" and self.gpus_per_node > 1:
+            inside = _("{gpus}× GPU over PCIe via host memory, no P2P ({gbps:g} GB/s/dir)").format(
+                gpus=self.gpus_per_node, gbps=self.intra_node_gbps
+            )
+        else:
+            inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
+                gpus=self.gpus_per_node, link=link, gbps=self.intra_node_gbps
+            )
         if self.full_mesh and self.nvlink_board:
             inside += _(" on a fully connected {board}-GPU board").format(board=self.nvlink_board)
         elif self.intra_node == "nvlink" and self.nvlink_board:
@@ -480,7 +529,7 @@ def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float
     g = min(link.gpus_per_node, world)
     nodes = -(-world // g)
     intra = passes * (g - 1) / g * nbytes / link.intra_bus_bytes_s(g) if g > 1 else 0.0
-    latency = passes * (g - 1) * _HOP_LATENCY_S[link.intra_node]
+    latency = passes * (g - 1) * _HOP_LATENCY_S[link.intra_path]
     if nodes <= 1:
         return intra + latency
     inter = passes * (nodes - 1) / nodes * nbytes / link.network_bus_bytes_s()

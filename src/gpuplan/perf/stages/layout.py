@@ -45,7 +45,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
-from gpuplan.perf.links import Link, gpu_join_words, network_kind_words
+from gpuplan.perf.links import Link, gpu_join_words, network_kind_words, no_peer_access_words
 from gpuplan.perf.memory import usable_memory_gib
 from gpuplan.perf.roofline import misaligned_gemm
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile, is_nchw_norm
@@ -547,6 +547,8 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
         )
     if link.network_kind_assumed and link.nodes > 1:
         network_notes += (network_kind_words(link),)
+    if link.intra_path == "pcie_host" and min(link.gpus_per_node, count) > 1:
+        network_notes += (no_peer_access_words(link, gpu),)
     if link.gpu_join_assumed and count > 1:
         network_notes += (
             _(
