@@ -58,6 +58,13 @@ __all__ = [
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
 
+#: How near a name must be to a provider's code or alias to be suggested for it
+#: (:func:`gpuplan.errors.closest`). Codes are short company names, and half their letters in common
+#: is chance (``autodl`` and ``runpod`` ~0.5, ``featurize`` and ``azure`` ~0.57): a suggestion of
+#: another company invites filing one's quote under it. Typos stay near (``azrue`` 0.8, ``runpd``
+#: 0.91, ``tencnet`` 0.86), and so is a short code one typo away (``awz``, ``gpc``).
+PROVIDER_CUTOFF = 0.75
+
 
 def registry(*modules: ProviderModule) -> MappingProxyType[str, ProviderModule]:
     """Provider modules keyed by their code (``FACTS.provider``); ValueError on a malformed or
@@ -181,7 +188,10 @@ class ProviderNames:
         current = REGISTRY
         if self._built is None or self._built[0] is not current:
             aliases = {a: code for code, m in current.items() for a in m.FACTS.aliases}
-            self._built = (current, Names(kind="provider", values=tuple(current), aliases=aliases))
+            self._built = (
+                current,
+                Names(kind="provider", values=tuple(current), aliases=aliases, cutoff=PROVIDER_CUTOFF),
+            )
         return self._built[1]
 
     def cast(self, value: object) -> str:
