@@ -121,6 +121,16 @@ def test_a_declared_provider_is_imported_listed_and_planned_at_the_conservative_
         and "the country of autodl is unknown (a provider you declared without --country" in str(r.exception)
     ), (r.output, r.exception)
 
+    # beside a provider of known country, the plan has options and says why autodl has none
+    providers.use_declared([])
+    doc = _plan(
+        db_path, tmp_path, with_countries.replace("providers: [autodl]", "providers: [autodl, alibaba]")
+    )
+    assert doc["options"] and {o["provider"] for o in doc["options"]} == {"alibaba"}
+    assert any(n.startswith("countries: the offers of autodl are left out") for n in doc["notes"]), doc[
+        "notes"
+    ]
+
     # declared again with its country: planned in China
     _ok(
         db_path,
