@@ -118,6 +118,7 @@ class NotFoundError(GpuplanError):
         known: Iterable[str],
         hint: str | Phrase = "",
         suggestions: Sequence[str] | None = None,
+        cutoff: float = 0.5,
     ) -> None:
         self.kind = kind
         self.name = name
@@ -125,7 +126,9 @@ class NotFoundError(GpuplanError):
         # The parts the message is made of, so that gpuplan.i18n can write it in the user's language.
         self.known: list[str] = known
         self.hint = hint
-        self.suggestions: list[str] = list(suggestions) if suggestions else closest(name, known)
+        self.suggestions: list[str] = (
+            list(suggestions) if suggestions else closest(name, known, cutoff=cutoff)
+        )
         msg = f"unknown {kind} {name!r}"
         if self.suggestions:
             msg += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
@@ -221,9 +224,38 @@ class DeployError(GpuplanError):
     """Launch files cannot be generated."""
 
 
-def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The up-to-``n`` known names nearest to ``name`` (case-insensitive), for "did you mean …"."""
+def closest(name: str, known: Iterable[str], n: int = 3, *, cutoff: float = 0.5) -> list[str]:
+    """The up-to-``n`` known names nearest to ``name`` (case-insensitive), for "did you mean …".
+
+    ``cutoff``: the least :class:`difflib.SequenceMatcher` ratio a suggestion needs. A higher one than
+    the default 0.5 is for short names of companies (``autodl`` and ``runpod`` share half their
+    letters and are different companies); with it, a name one typo away (a letter wrong, missing,
+    extra, or two neighbours swapped: ``awz``, ``gpc``) or written short (its letters in order, the
+    first the same: ``amz`` for ``amazon``) is still near, where the ratio of three letters cannot be."""
     known = list(known)
     by_lower = {k.lower(): k for k in known}
-    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
-    return [by_lower[h] for h in hits]
+    lowered = name.lower()
+    hits = difflib.get_close_matches(lowered, list(by_lower), n=n, cutoff=cutoff)
+    if cutoff > 0.5 and len(lowered) >= 3:
+        hits += [k for k in by_lower if k not in hits and (_one_typo(lowered, k) or _shortened(lowered, k))]
+    return [by_lower[h] for h in hits[:n]]
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """``a`` is ``b`` with one letter wrong, missing or extra, or two neighbouring letters swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        swapped = (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
+        )
+        return len(diff) == 1 or swapped
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _shortened(a: str, b: str) -> bool:
+    """``a`` is ``b`` written short: ``b``'s letters in order, some left out, the first kept."""
+    letters = iter(b)
+    return len(a) < len(b) and a[0] == b[0] and all(c in letters for c in a)

@@ -156,6 +156,8 @@ class Names:
     """The names, in the owner's order."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Other accepted spellings -> the name they stand for."""
+    cutoff: float = 0.5
+    """How near (:func:`gpuplan.errors.closest`) a name must be to be suggested."""
 
     def cast(self, value: object) -> str:
         """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
@@ -165,8 +167,11 @@ class Names:
         if found is None:
             # Near an alias counts too ("amzon" -> aws), suggested by the name it stands for.
             owner = {v: v for v in self.values} | dict(self.aliases)
-            near = list(dict.fromkeys(owner[h] for h in closest(str(value), owner, n=6)))[:3]
-            raise UnknownChoiceError(self.kind, str(value), self.values, suggestions=near or None)
+            hits = closest(str(value), owner, n=6, cutoff=self.cutoff)
+            near = list(dict.fromkeys(owner[h] for h in hits))[:3]
+            raise UnknownChoiceError(
+                self.kind, str(value), self.values, suggestions=near or None, cutoff=self.cutoff
+            )
         return found
 
     def __iter__(self) -> Iterator[str]:

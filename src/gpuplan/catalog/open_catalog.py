@@ -53,6 +53,7 @@ __all__ = [
     "check_rate",
     "db_error",
     "default_db_path",
+    "existing_catalog",
     "is_busy",
     "make_engine",
     "open_store",
@@ -99,6 +100,17 @@ def _resolve(db: str | None) -> tuple[str, Path | None]:
             N_("database folder {folder} does not exist; create it or pass another --db"), folder=path.parent
         )
     return f"sqlite:///{path}", path
+
+
+def existing_catalog(db: str | None) -> bool:
+    """Whether the catalog ``db`` names (as :func:`open_store` takes it) may already exist: a SQLite
+    file that is there, or any other database (a server's is not made by opening it here either)."""
+    if db is None:
+        return default_db_path().is_file()
+    url, path = _resolve(db) if "://" in db or Path(db).expanduser().parent.is_dir() else (db, None)
+    if path is not None:
+        return path.is_file()
+    return "://" in url and not url.startswith("sqlite")
 
 
 #: SQLite's result codes of a damaged file: SQLITE_CORRUPT (11) and SQLITE_NOTADB (26).
@@ -365,6 +377,9 @@ def open_store(
             engine.dispose()  # no connection left open behind a failed open
             raise
     store.use_plain_sqlite(path)
+    from gpuplan.catalog.declaring import load_declared
+
+    load_declared(store)  # the providers this catalog declares, and no other catalog's
     if usd_per_cny is not None:
         try:
             if not MIN_USD_PER_CNY <= usd_per_cny <= MAX_USD_PER_CNY:

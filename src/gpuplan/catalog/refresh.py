@@ -32,7 +32,13 @@ import httpx
 
 from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
 from gpuplan.catalog.model import Currency
-from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
+from gpuplan.catalog.providers import (
+    PROVIDERS,
+    Credentials,
+    MissingCredentialsError,
+    declared_provider,
+    module,
+)
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.stored_words import Cut, Plural
@@ -577,7 +583,8 @@ def iter_refresh(store: Store, providers: Sequence[str], options: RefreshOptions
     outcome as soon as it is recorded. Replaying: a provider named that the folder lacks is
     refused before any is refreshed (:func:`check_replay`); with none named, each one it lacks is
     skipped, and no run is recorded for it."""
-    chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
+    # a provider the user declared has no price list to read: its prices are the user's own files
+    chosen = [PROVIDERS.cast(p) for p in providers] or [p for p in PROVIDERS if not declared_provider(p)]
     if options.replay_dir is not None and providers:
         check_replay(options.replay_dir, chosen)
     elif options.replay_dir is not None:

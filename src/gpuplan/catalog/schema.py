@@ -20,6 +20,7 @@ __all__ = [
     "bench_results",
     "billing_policies",
     "compliance_labels",
+    "declared_providers",
     "discounts",
     "exchange_rates",
     "imports",
@@ -125,6 +126,17 @@ discounts = Table(
     Column("percent", Float, nullable=False),
     Column("set_at", String(32), nullable=False),
     Column("note", Text, nullable=False),
+)
+
+#: Providers the user declared (``catalog import --new-provider``), whose facts gpuplan does not know
+#: (revision 0012): ``country`` NULL = unknown.
+declared_providers = Table(
+    "declared_providers",
+    metadata,
+    Column("code", String(32), primary_key=True),
+    Column("display_name", String(100), nullable=False),
+    Column("country", String(2), nullable=True),
+    Column("declared_at", String(32), nullable=False),
 )
 
 transfer_prices = Table(

@@ -8,6 +8,7 @@ Each command group lives in its own module with a ``register(app)`` function, na
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Annotated
 
@@ -133,6 +134,10 @@ def _global_options(
     lang: LangOption = None,
 ) -> None:
     ctx.obj = Settings(db=db)
+    from gpuplan.declared_lookup import set_declared_lookup
+
+    # a provider name the registry lacks may be one this catalog declares: read it then, not now
+    set_declared_lookup(lambda: _declared_of(db))
     # Every invocation starts from the defaults (the language of this command line, amounts in
     # USD): the context variables would otherwise carry one command's --lang/--currency into the
     # next run in the same process (tests, notebooks calling the app twice). The root group has
@@ -141,6 +146,19 @@ def _global_options(
 
     apply_language(lang)
     set_money(Money.usd())
+
+
+def _declared_of(db: str | None) -> None:
+    """Make the providers the catalog ``db`` declares known (a catalog not yet made declares none:
+    it is not made for a name)."""
+    from gpuplan.catalog.open_catalog import existing_catalog, open_store
+    from gpuplan.errors import StoreError
+
+    if existing_catalog(db):
+        # a catalog that cannot be opened declares nothing here: the name is refused as unknown,
+        # and the command says what is wrong with the catalog when it opens it
+        with contextlib.suppress(StoreError):
+            open_store(db, seed=False).close()
 
 
 def main() -> None:

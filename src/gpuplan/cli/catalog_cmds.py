@@ -358,6 +358,25 @@ def import_(
             "Repeat for more lines.",
         ),
     ] = None,
+    new_provider: Annotated[
+        str | None,
+        typer.Option(
+            "--new-provider",
+            metavar="CODE",
+            help="Declare a provider gpuplan does not know (a marketplace: autodl, matpool …) and import "
+            "FILE's prices for it (--format gpuplan; lower-case letters, digits and '-'). Nothing else is "
+            "known of it: billing hourly, vCPUs, network, egress and storage at their conservative "
+            "bounds, no spot, no launcher but torchrun and docker.",
+        ),
+    ] = None,
+    country: Annotated[
+        str | None,
+        typer.Option(
+            "--country",
+            help="With --new-provider: the country its regions are in (CN, or a name). Without it their "
+            "country is unknown, and a plan's countries constraint leaves them out.",
+        ),
+    ] = None,
     lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -370,11 +389,20 @@ def import_(
     rejected.
 
     A price list of your own (a negotiated quote, monthly or reserved prices, yuan prices):
-    --format gpuplan, one provider per file (or --provider to pick one)."""
+    --format gpuplan, one provider per file (or --provider to pick one); for a provider gpuplan does
+    not know, --new-provider CODE."""
     from gpuplan.errors import InputError
 
     apply_language(lang)
     folders = [f for f in (skypilot, gpuhunt) if f is not None]
+    if country is not None and new_provider is None:
+        raise InputError.worded(
+            N_("--country: only with --new-provider (a provider gpuplan knows has its regions)")
+        )
+    if new_provider is not None and (file is None or fmt != "gpuplan" or provider):
+        raise InputError.worded(
+            N_("--new-provider: only with one FILE in --format gpuplan, and without --provider")
+        )
     if len(folders) + (file is not None) != 1:
         raise InputError.worded(N_("give one of FILE (with --provider), --skypilot DIR or --gpuhunt DIR"))
     if file is None and accept_price:
@@ -383,7 +411,40 @@ def import_(
         _import_folder(ctx, skypilot=skypilot, gpuhunt=gpuhunt, providers=provider or [], as_of=as_of,
                        json_out=json_out)  # fmt: skip
         return
+    if new_provider is not None:
+        _import_new_provider(ctx, file, new_provider, country, as_of, json_out, accept_price or [])
+        return
     _import_file(ctx, file, provider or [], fmt, as_of, json_out, accept_price or [])
+
+
+def _import_new_provider(
+    ctx: typer.Context,
+    file: Path,
+    written: str,
+    country: str | None,
+    as_of: str | None,
+    json_out: bool,
+    accept: list[int],
+) -> None:
+    """Declare the provider ``written`` in the catalog and import ``file``'s prices for it; a file
+    that imports nothing leaves no declaration behind (unless one was there before)."""
+    from gpuplan.catalog.declaring import declare_provider, undeclare_unused
+    from gpuplan.catalog.gates import import_day
+    from gpuplan.catalog.providers import built_in_spellings
+    from gpuplan.catalog.providers.declared import declared_code
+    from gpuplan.i18n.countries import country_code
+
+    declared_code(written, built_in_spellings())  # refused before the catalog is opened
+    iso = country_code(country) if country is not None else None
+    if as_of is not None:
+        import_day(as_of, date.today())
+    store = _store(ctx)
+    code, new = declare_provider(store, written, country=iso)
+    try:
+        _import_file(ctx, file, [code], "gpuplan", as_of, json_out, accept, store=store)
+    finally:
+        if new:
+            undeclare_unused(store, code)
 
 
 def _import_file(
@@ -394,6 +455,8 @@ def _import_file(
     as_of: str | None,
     json_out: bool,
     accept: list[int],
+    *,
+    store: Store | None = None,
 ) -> None:
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers.price_file import file_format, read_price_file
@@ -406,7 +469,7 @@ def _import_file(
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
     if as_of is not None:
         import_day(as_of, date.today())  # refused before the catalog is opened
-    store = _store(ctx)
+    store = store or _store(ctx)
     read = read_price_file(
         store,
         file,

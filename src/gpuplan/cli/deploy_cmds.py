@@ -229,6 +229,9 @@ def deploy(
         # a plan's option on a provider with no managed Kubernetes would be manifests for no cluster
         managed_kubernetes=generator.name == "k8s" and not own_cluster,
     )
+    from gpuplan.deploy.spec import refuse_declared_provider
+
+    refuse_declared_provider(planned.provider, generator.name)
     split = planned.tensor_parallel * planned.pipeline_parallel
     if share_gpu is not None and share_gpu > 1 and planned.task == "infer" and split > 1:
         # Replicas time-share one GPU each: a replica of several GPUs has none of its own to share.

@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
-from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
+from gpuplan.catalog.providers import PROVIDERS, declared_provider, kubernetes_service
 from gpuplan.catalog.stored_words import Cut
 from gpuplan.confine import Folder
 from gpuplan.deploy.grammar import (
@@ -104,6 +104,7 @@ __all__ = [
     "kubernetes_providers",
     "latency_share_words",
     "plan_floor_words",
+    "refuse_declared_provider",
     "refuse_without_kubernetes",
     "spare_words",
     "unpriced_ceiling_words",
@@ -819,6 +820,27 @@ def _kubernetes_persona(personas: object) -> dict[str, Any] | None:
         ):
             return option
     return None
+
+
+#: The launchers that need nothing of a provider: a command and an image, run on machines the user
+#: rented wherever they rent them.
+PROVIDER_AGNOSTIC_TARGETS = ("torchrun", "docker")
+
+
+def refuse_declared_provider(provider: str | None, target: str) -> None:
+    """A launch by ``target`` on a provider the user declared (``catalog import --new-provider``):
+    refused in one line, but for the provider-agnostic targets; no launcher of gpuplan knows its
+    machines, images, clusters or API."""
+    if provider is None or target in PROVIDER_AGNOSTIC_TARGETS or not declared_provider(provider):
+        return
+    raise DeployError.worded(
+        N_(
+            "{target}: {provider} is a provider you declared, and no launcher of gpuplan knows its "
+            "machines or API; use --target torchrun or --target docker on the machines you rent there"
+        ),
+        target=f"--target {target}",
+        provider=provider,
+    )
 
 
 def refuse_without_kubernetes(provider: str) -> None:

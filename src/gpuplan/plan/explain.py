@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuplan.catalog.providers import declared_provider
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
@@ -234,7 +235,21 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         Reason.MAX_GPUS: lambda: c.total_gpu_limit,
         Reason.LOW_CONFIDENCE: lambda: "",
     }[reason]()
-    return Phrase(_EMPTIED_BY[reason], value=value)
+    emptied = Phrase(_EMPTIED_BY[reason], value=value)
+    if reason == Reason.COUNTRY:
+        # a provider the user declared without its country is in none: say so, not just "none left"
+        o = ctx.offers
+        unplaced = sorted({str(p) for p in o.provider[o.country == ""] if declared_provider(str(p))})
+        if unplaced:
+            return Phrase(_COUNTRY_UNKNOWN, emptied=emptied, providers=listed(unplaced))
+    return emptied
+
+
+#: Why a provider the user declared is in no country a filter names.
+_COUNTRY_UNKNOWN = N_(
+    "{emptied}; the country of {providers} is unknown (a provider you declared without --country: "
+    "import its prices again with --new-provider and --country)"
+)
 
 
 def _latency_advice(ctx: PlanContext) -> Phrase | str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpuplan.catalog import providers
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan.candidates import ModelSplitMisfits
@@ -33,6 +34,20 @@ def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
         not_multiple=f"{misfits.not_multiple:,}",
         narrow=f"{misfits.node_too_narrow:,}",
     )
+
+
+def _declared_without_country(constraints: Constraints) -> list[str]:
+    """The providers the catalog declares without a country that a countries constraint leaves out
+    (those the plan may use: all, or the ones it names)."""
+    if not constraints.countries:
+        return []
+    return [
+        p
+        for p in providers.REGISTRY
+        if providers.declared_provider(p)
+        and providers.facts(p).declared_country is None
+        and (constraints.providers is None or p in constraints.providers)
+    ]
 
 
 def plan_notes(
@@ -71,6 +86,14 @@ def plan_notes(
             )
         )
     plan_notes += notes
+    if unplaced := _declared_without_country(constraints):
+        plan_notes.append(
+            _(
+                "countries: the offers of {providers} are left out: a provider you declared without "
+                "--country is in no known country (import its prices again with --new-provider and "
+                "--country)"
+            ).format(providers=", ".join(unplaced))
+        )
     if job.data_location is None and job.dataset_gb > 0:
         plan_notes.append(
             _(

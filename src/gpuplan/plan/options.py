@@ -10,7 +10,7 @@ import numpy as np
 
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import FloorBasis, floor_what
-from gpuplan.catalog.providers import documented_billing_increment_s, kubernetes_service
+from gpuplan.catalog.providers import declared_provider, documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import claimed_only
@@ -23,6 +23,7 @@ from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
     "COMPLIANCE_CLAIMED_FLAG",
+    "DECLARED_PROVIDER_FLAG",
     "MAY_MISS_DEADLINE_FLAG",
     "MAY_NOT_FIT_FLAG",
     "RESULTS_UNPRICED_FLAG",
@@ -47,6 +48,12 @@ MAY_MISS_DEADLINE_FLAG = N_(
 COMPLIANCE_CLAIMED_FLAG = N_(
     "compliance label only claimed by a low-confidence source, not a certificate: check the provider's "
     "certificate"
+)
+#: The flag of an option on a provider the user declared (``catalog import --new-provider``): its
+#: billing, host, network, egress and storage are costed at their conservative bounds.
+DECLARED_PROVIDER_FLAG = N_(
+    "a provider you declared: its facts are unknown (billing, vCPUs, network, egress and storage costed "
+    "at their conservative bounds)"
 )
 #: The flag of an option that would send results of a size not stated over a priced link.
 RESULTS_UNPRICED_FLAG = N_(
@@ -233,6 +240,8 @@ def price_date_words(as_of: str, staleness: str, limit_days: int, gpu: str = "")
 
 def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
     flags: list[str] = []
+    if declared_provider(row.provider):
+        flags.append(DECLARED_PROVIDER_FLAG)
     if row.confidence == "low":
         flags.append(N_("low-confidence price"))
     if row.staleness == "stale":

@@ -154,6 +154,8 @@ def region_country(provider: str, region: str) -> str:
     found = m.FACTS.region(region.strip()) if m is not None else None
     if found is not None and found.country:
         return found.country
+    if m is not None and m.FACTS.declared:
+        return ""  # a marketplace's "cn-hangzhou" is a name it chose: its country only from --country
     if (p, r) in _PROVIDER_SPECIFIC:
         return _PROVIDER_SPECIFIC[(p, r)]
     if r in _EXACT:

@@ -90,6 +90,19 @@ def test_instance_tables_name_only_hardware_gpus() -> None:
 def test_unknown_provider_suggests_the_close_one() -> None:
     with pytest.raises(NotFoundError, match="did you mean 'runpod'"):
         module("runpd")
+    # a short code is near one typo away or written short, where difflib's ratio of three letters is not
+    for typed, meant in (("gpc", "gcp"), ("awz", "aws"), ("amz", "aws"), ("oic", "oci")):
+        with pytest.raises(NotFoundError, match=f"did you mean '{meant}'"):
+            module(typed)
+
+
+@pytest.mark.parametrize("name", ["autodl", "featurize", "matpool", "gpushare"])
+def test_a_marketplace_gpuplan_does_not_know_is_not_taken_for_another_company(name: str) -> None:
+    # AutoDL shares half its letters with RunPod (difflib ratio 0.5): "did you mean 'runpod'" invited
+    # filing a Chinese marketplace's quote under an American one.
+    with pytest.raises(NotFoundError) as e:
+        module(name)
+    assert "did you mean" not in str(e.value) and not e.value.suggestions, str(e.value)
 
 
 def test_vast_regions_are_every_iso_country() -> None:

@@ -52,6 +52,7 @@ from gpuplan.catalog.importers.instance_prices import HeldPrice, held_prices, of
 from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.catalog.providers.declared import REGION as DECLARED_REGION
 from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
 from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
 from gpuplan.hardware import resolve_gpu
@@ -140,6 +141,7 @@ def read_own_prices(
     as_of: str | None = None,
     provider_name: str = "--provider",
     as_of_name: str = "--as-of",
+    new_provider_name: str = "--new-provider",
     accept: Accepted | None = None,
 ) -> OwnFile:
     """:func:`parse_own` of ``path`` with the catalog's day, then :func:`out_of_line` against the
@@ -152,6 +154,7 @@ def read_own_prices(
         today=store.today,
         provider_name=provider_name,
         as_of_name=as_of_name,
+        new_provider_name=new_provider_name,
     )
     return out_of_line(parsed, store, accept)
 
@@ -167,13 +170,15 @@ def parse_own(
     today: date,
     provider_name: str = "--provider",
     as_of_name: str = "--as-of",
+    new_provider_name: str = "--new-provider",
 ) -> OwnFile:
     """The offer rows of a price list in gpuplan's layout.
 
     ``provider`` (``--provider``): the provider imported; a row naming another is refused. Without
     it the file's rows must name one provider. ``as_of`` (``--as-of``): the date of a row whose
     ``as_of`` is empty; without it every row dates its price. ``today``: no price is observed later.
-    ``provider_name``, ``as_of_name``: what a refusal calls the two (the service's ``provider``).
+    ``provider_name``, ``as_of_name``, ``new_provider_name``: what a refusal calls them (the
+    service's ``provider``).
     """
     prov = PROVIDERS.cast(provider) if provider is not None else None
     records = _json_records(path) if Path(path).suffix.lower() == ".json" else _csv_records(path)
@@ -206,12 +211,14 @@ def parse_own(
             first = refused[0]
             raise CatalogImportError.worded(
                 N_(
-                    "no row of {path} names a provider gpuplan knows (line {line}: {reason}); "
-                    "nothing was imported"
+                    "no row of {path} names a provider gpuplan knows (line {line}: {reason}); to import "
+                    "the prices of a provider gpuplan does not know, declare it: {flag} CODE (its facts "
+                    "are then unknown, costed at their conservative bounds); nothing was imported"
                 ),
                 path=path,
                 line=first.line,
                 reason=first.worded_reason(),
+                flag=new_provider_name,
             )
         if len(named) > 1:
             raise CatalogImportError.worded(
@@ -388,13 +395,32 @@ def _row(
         return None
     prov = _choice(PROVIDERS.cast, _text(r, "provider"), reasons)
     region = _text(r, "region")
-    if prov is not None:
+    declared = prov is not None and facts(prov).declared
+    if prov is not None and declared:
+        # A provider the user declared has no list of regions: any name stands, but a name only.
+        if not DECLARED_REGION.fullmatch(region):
+            reasons.append(
+                Phrase(
+                    N_("region {region} is not a region name (letters, digits, '.', '_', '-')"),
+                    region=repr(region[:_SHOWN_CHARS]),
+                )
+            )
+    elif prov is not None:
         codes = [g.code for g in facts(prov).regions]
         if region not in codes:
             reasons.append(not_found(Phrase(N_("region of {provider}"), provider=prov), region, codes))
     gpu = _choice(lambda name: resolve_gpu(name).id, _text(r, "gpu"), reasons)
     count = _number(r, "gpu_count", reasons)
     pricing = _choice(lambda v: PricingModel.cast(v).value, _text(r, "pricing"), reasons)
+    if declared and pricing == PricingModel.SPOT.value:
+        reasons.append(
+            Phrase(
+                N_(
+                    "a spot price of a provider you declared: gpuplan knows nothing of its interruptions; "
+                    "import its on-demand or monthly prices"
+                )
+            )
+        )
     currency = _choice(lambda v: Currency.cast(v).code, _text(r, "currency"), reasons)
     unit = _choice(lambda v: PriceUnit.cast(v).value, _text(r, "unit"), reasons)
     if pricing is not None and unit is not None and unit not in PRICING_RULES[pricing].units:

@@ -67,12 +67,27 @@ class InputNames:
     as_of: str
     accept: str
     """The line numbers whose prices the user vouches for against the catalog's."""
+    new_provider: str
+    """How a provider gpuplan does not know is declared (the service has no parameter for it: its
+    administrator declares one on the command line)."""
 
 
 #: The command line's flags.
-CLI_NAMES = InputNames(format="--format", provider="--provider", as_of="--as-of", accept="--accept-price")
+CLI_NAMES = InputNames(
+    format="--format",
+    provider="--provider",
+    as_of="--as-of",
+    accept="--accept-price",
+    new_provider="--new-provider",
+)
 #: The service's query parameters.
-SERVICE_NAMES = InputNames(format="format", provider="provider", as_of="as_of", accept="accept_price")
+SERVICE_NAMES = InputNames(
+    format="format",
+    provider="provider",
+    as_of="as_of",
+    accept="accept_price",
+    new_provider="`gpuplan catalog import FILE --format gpuplan --new-provider`",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,6 +163,7 @@ def read_price_file(
             as_of=as_of,
             provider_name=names.provider,
             as_of_name=names.as_of,
+            new_provider_name=names.new_provider,
             accept=vouched,
         )
         return PriceFile(

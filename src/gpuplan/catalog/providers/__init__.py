@@ -16,7 +16,7 @@ deploys with it. Everything here reads :data:`REGISTRY` when called, never at im
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from gpuplan.catalog.providers.base import (
@@ -46,6 +46,8 @@ __all__ = [
     "ProviderModule",
     "Region",
     "SpotFacts",
+    "built_in_spellings",
+    "declared_provider",
     "documented_billing_increment_s",
     "facts",
     "kubernetes_service",
@@ -54,9 +56,17 @@ __all__ = [
     "registry",
     "spot_rate_note",
     "unknown_price_reason",
+    "use_declared",
 ]
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+#: How near a name must be to a provider's code or alias to be suggested for it
+#: (:func:`gpuplan.errors.closest`). Codes are short company names, and half their letters in common
+#: is chance (``autodl`` and ``runpod`` ~0.5, ``featurize`` and ``azure`` ~0.57): a suggestion of
+#: another company invites filing one's quote under it. Typos stay near (``azrue`` 0.8, ``runpd``
+#: 0.91, ``tencnet`` 0.86), and so is a short code one typo away (``awz``, ``gpc``).
+PROVIDER_CUTOFF = 0.75
 
 
 def registry(*modules: ProviderModule) -> MappingProxyType[str, ProviderModule]:
@@ -139,7 +149,8 @@ def _every_module() -> MappingProxyType[str, ProviderModule]:
 
 
 class _Registry(Mapping[str, ProviderModule]):
-    """:data:`REGISTRY`: the provider modules, imported together the first time one is asked for.
+    """:data:`REGISTRY`: the provider modules, imported together the first time one is asked for,
+    then the providers the open catalog declares (:func:`use_declared`).
 
     Listing offers needs no provider module (the rows name their provider's code), and importing
     the 26 of them cost a fifth of a light command's start; anything that reads a provider's facts
@@ -147,25 +158,51 @@ class _Registry(Mapping[str, ProviderModule]):
 
     def __init__(self) -> None:
         self._modules: Mapping[str, ProviderModule] | None = None
+        self._declared: Mapping[str, ProviderModule] = MappingProxyType({})
 
     def _loaded(self) -> Mapping[str, ProviderModule]:
         if self._modules is None:
             self._modules = _every_module()
         return self._modules
 
+    def declare(self, modules: Mapping[str, ProviderModule]) -> None:
+        self._declared = MappingProxyType(dict(modules))
+
+    @property
+    def declared(self) -> Mapping[str, ProviderModule]:
+        return self._declared
+
     def __getitem__(self, provider: str) -> ProviderModule:
-        return self._loaded()[provider]
+        found = self._loaded().get(provider)
+        return found if found is not None else self._declared[provider]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._loaded())
+        yield from self._loaded()
+        yield from (p for p in self._declared if p not in self._loaded())
 
     def __len__(self) -> int:
-        return len(self._loaded())
+        return len(self._loaded()) + len(set(self._declared) - set(self._loaded()))
 
 
 #: Every provider gpuplan knows, by code, in the order lists and tables show (the modules are
 #: imported on first use; add a provider in :func:`_every_module`).
-REGISTRY: Mapping[str, ProviderModule] = _Registry()
+_BUILT_IN = _Registry()
+REGISTRY: Mapping[str, ProviderModule] = _BUILT_IN
+
+
+def use_declared(modules: Sequence[ProviderModule]) -> None:
+    """Make the providers a catalog declares (:mod:`~gpuplan.catalog.providers.declared`) providers
+    of this process, in place of any declared before: the catalog opened last says which (one
+    catalog a command; :func:`gpuplan.catalog.open_catalog.open_store` calls this). A code of
+    gpuplan's own modules is never replaced (the declaration is refused where it is made)."""
+    _BUILT_IN.declare({m.FACTS.provider: m for m in modules})
+
+
+def built_in_spellings() -> tuple[str, ...]:
+    """Every code and alias of the providers gpuplan has a module of: what a declared provider's
+    code may not be."""
+    loaded = _BUILT_IN._loaded()
+    return (*loaded, *(a for m in loaded.values() for a in m.FACTS.aliases))
 
 
 class ProviderNames:
@@ -174,19 +211,35 @@ class ProviderNames:
     ``list(PROVIDERS)``."""
 
     def __init__(self) -> None:
-        self._built: tuple[object, Names] | None = None
+        self._built: tuple[tuple[object, object], Names] | None = None
 
     def names(self) -> Names:
         """The vocabulary as the registry stands now (rebuilt only when the registry is replaced)."""
         current = REGISTRY
-        if self._built is None or self._built[0] is not current:
+        # the declared providers' mapping is replaced, never changed, when another catalog opens
+        declared = current.declared if isinstance(current, _Registry) else None
+        if self._built is None or any(
+            a is not b for a, b in zip(self._built[0], (current, declared), strict=True)
+        ):
             aliases = {a: code for code, m in current.items() for a in m.FACTS.aliases}
-            self._built = (current, Names(kind="provider", values=tuple(current), aliases=aliases))
+            self._built = (
+                (current, declared),
+                Names(kind="provider", values=tuple(current), aliases=aliases, cutoff=PROVIDER_CUTOFF),
+            )
         return self._built[1]
 
     def cast(self, value: object) -> str:
-        """The provider code ``value`` names (any case; aliases such as ``aliyun``);
-        :class:`gpuplan.errors.UnknownChoiceError` with "did you mean" otherwise."""
+        """The provider code ``value`` names (any case; aliases such as ``aliyun``), or one the open
+        catalog declares (:mod:`gpuplan.declared_lookup`); :class:`gpuplan.errors.UnknownChoiceError`
+        with "did you mean" otherwise."""
+        from gpuplan.declared_lookup import look_up_declared
+        from gpuplan.errors import UnknownChoiceError
+
+        try:
+            return self.names().cast(value)
+        except UnknownChoiceError:
+            if not look_up_declared():
+                raise
         return self.names().cast(value)
 
     def values(self) -> tuple[str, ...]:
@@ -223,6 +276,13 @@ def documented_billing_increment_s(provider: str) -> int | None:
     or the provider is not registered."""
     m = REGISTRY.get(provider)
     return m.FACTS.billing.documented_increment_s if m is not None else None
+
+
+def declared_provider(provider: str) -> bool:
+    """Whether ``provider`` is one the user declared (:mod:`~gpuplan.catalog.providers.declared`):
+    nothing is known of it but its code."""
+    m = REGISTRY.get(provider)
+    return m is not None and m.FACTS.declared
 
 
 def kubernetes_service(provider: str) -> str | None:

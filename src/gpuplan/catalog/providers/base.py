@@ -259,9 +259,18 @@ class ProviderFacts:
     unknown_prices: Mapping[str, str] = field(default_factory=dict)
     """Pricing models the provider sells whose prices the shipped catalog lacks, each with the
     reason (``{"reserved_1y": "…"}``): a tco or plan reads "unknown", never "does not pay off"."""
+    declared: bool = False
+    """A provider the user declared (``catalog import FILE --new-provider CODE``), not a module of
+    gpuplan's: nothing is known of it but its code and, where the user gave it, the country of its
+    regions (:mod:`gpuplan.catalog.providers.declared`)."""
+    declared_country: str | None = None
+    """The country of every region of a declared provider (``--country CN``); None: unknown, never
+    guessed from a region's name."""
 
     def region(self, code: str) -> Region | None:
-        """The region with this code, or None."""
+        """The region with this code, or None (a declared provider: any region, in its country)."""
+        if self.declared:
+            return Region(code=code, country=self.declared_country, city=None)
         return self._regions_by_code.get(code)
 
     @cached_property
