@@ -92,6 +92,10 @@ def test_narrow_pcie_link_under_load_warns_but_idle_downclock_is_info(load_facts
     }
     assert [f.severity for f in _by(findings, "persistence_mode")] == [Severity.INFO]
     assert [f.severity for f in _by(findings, "ecc")] == [Severity.INFO, Severity.INFO]  # ECC off on both
+    # how much slower, as the estimator prices it (perf/links.py: 0.40 of PCIe's rate through host
+    # memory, 0.70 peer to peer), where it had said "several times slower"
+    [p2p] = [f for f in _by(findings, "nccl_env") if f.message.startswith("NCCL_P2P_DISABLE")]
+    assert "about 0.4 of PCIe's rate instead of 0.7" in p2p.message
 
 
 def test_no_driver_cpu_machine_says_so_plainly() -> None:
