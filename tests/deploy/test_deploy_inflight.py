@@ -410,3 +410,51 @@ def test_a_plans_autoscalers_scale_at_the_load_skypilots_target_holds(
     assert f"what one replica holds at {10.0887 * 0.8:.4g} requests/s, 80 % of the plan's capacity" in readme
     assert "the load SkyPilot's target_qps_per_replica holds too" in readme
     assert f",per_replica={held:g}" in readme
+
+
+def _planned_service(tmp_path: Path, split: int, *, stated: bool = False) -> Path:
+    """A Llama-3.2-1B service planned on one p4d.24xlarge (8 GPUs) at ``split`` GPUs a replica: the
+    planner's choice (the workload states none: its plan says tensor_parallel 1, as every plan writes
+    it), or ``stated`` in the workload."""
+    doc = plan_doc(gpu_count=8, nodes=1, pricing="on_demand")
+    serving = {"requests_per_s": 10, "prompt_tokens": 100, "output_tokens": 20}
+    doc["workload"] = {
+        "name": "s",
+        "task": "infer",
+        "model": {"preset": "llama-1b"},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "precision": "bf16",
+        "tensor_parallel": split if stated else 1,
+        "serving": serving,
+    }
+    doc["recommended"]["service"] = {
+        "requests_per_s": 10,
+        "replicas": 8 // split,
+        "replica_gpus": split,
+        "tensor_parallel": split,
+        "tensor_parallel_chosen": not stated,
+    }
+    path = tmp_path / f"plan{split}{stated}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_the_autoscaler_of_a_planned_split_holds_that_replicas_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 72B service planned at 8 GPUs a replica had its requests in flight counted on a replica of one
+    # GPU (the plan's workload states tensor_parallel 1): "at most the 1 request one replica runs at
+    # once", a target of 1 and an HPA that scaled to its maximum at once.
+    def target(plan: Path) -> float:
+        out = tmp_path / plan.stem
+        monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", str(plan), "-t", "k8s", "-o", str(out)])
+        with pytest.raises(SystemExit) as e:
+            main()
+        _, err = capsys.readouterr()
+        assert e.value.code in (0, None), err
+        hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
+        return float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+
+    chosen = target(_planned_service(tmp_path, 4))
+    assert chosen == target(_planned_service(tmp_path, 4, stated=True))
+    assert chosen != target(_planned_service(tmp_path, 1))

@@ -276,7 +276,11 @@ def deploy(
         # fails only after the machine is paid for. A workload file and a training plan are checked
         # on their GPUs; a service's plan (priced on them) only at a share it was not priced at,
         # one replica on one GPU.
-        served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+        served = (
+            _as_planned(plan_workload(source, project), spec)
+            if is_plan
+            else load_workload(source, project=project)
+        )
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
         gpus = spec.total_gpus if not is_plan or train_plan else 1
@@ -335,7 +339,11 @@ def deploy(
         from gpuplan.workload import load_workload
 
         if served is None:
-            served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+            served = (
+                _as_planned(plan_workload(source, project), spec)
+                if is_plan
+                else load_workload(source, project=project)
+            )
         db = settings(ctx).db
         traced = prof
 
@@ -441,6 +449,16 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _as_planned(served: Workload | str, spec: LaunchSpec) -> Workload | str:
+    """A plan's workload split as the plan's option splits each replica: a service that stated no
+    tensor_parallel is planned at the split each option needs (8 GPUs a replica for a 72B model), and
+    its checks and its autoscaler's requests in flight are of that replica, not of one GPU (a target
+    of 1 request a replica had scaled a 72B service to its maximum at once)."""
+    if isinstance(served, str) or served.tensor_parallel == spec.tensor_parallel:
+        return served
+    return served.model_copy(update={"tensor_parallel": spec.tensor_parallel})
 
 
 def _check_code_plan_fit(
