@@ -108,6 +108,20 @@ def test_the_cli_says_which_models_it_touched_and_how_to_name_others(db_path: Pa
     assert "azure (all families): 12 % off on_demand, monthly, reserved_1y, reserved_3y" in listed
 
 
+def test_setting_a_discount_again_says_what_the_scopes_other_models_still_take_off(db_path: Path) -> None:
+    # "corrected" to on-demand only, it said "not taken off … reserved_3y" while the reservation's 12 %
+    # of a moment before was still stored and taken off: a 3-year commitment $74,984 under its price
+    db = str(db_path)
+    aws = ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", "12"]
+    assert runner.invoke(app, [*aws, "--pricing", "on_demand,reserved_3y"]).exit_code == 0
+    r = runner.invoke(app, [*aws, "--pricing", "on_demand"])
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.stdout.split())
+    assert "still taken off reserved_3y prices: 12 % (set " in out
+    assert "`gpuplan catalog discount clear --provider aws --pricing reserved_3y` removes it" in out
+    assert "not taken off spot, monthly, reserved_1y prices" in out and "reserved_3y prices;" not in out
+
+
 def test_a_discount_stored_before_revision_0011_keeps_every_model(tmp_path: Path) -> None:
     # entered as one for every model and applied so: it still is, spot included, and says so
     path = tmp_path / "old.sqlite"

@@ -202,18 +202,42 @@ def discount_set(
     lang: LangOption = None,
 ) -> None:
     """Store a negotiated discount (replacing one for the same provider, family and pricing model)."""
-    from gpuplan.catalog.discounts import set_discount
+    from gpuplan.catalog.discounts import discounts, set_discount
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.vocab import PricingModel
 
     apply_language(lang)
-    d = set_discount(_store(ctx), provider, percent, family, note, pricing=pricing)
+    store = _store(ctx)
+    d = set_discount(store, provider, percent, family, note, pricing=pricing)
     typer.echo(
         _("{provider}: {percent} % off list prices of {models} from now on").format(
             provider=_scope(d.provider, d.family), percent=f"{d.percent:g}", models=_models(d.pricing)
         )
     )
-    others = [m.value for m in PricingModel if m.value not in d.pricing]
+    # The scope's other models keep what was set for them before (one discount a model): said, with
+    # how to remove it, where "not taken off" had been said of a reservation still discounted.
+    kept = [
+        (k, models)
+        for k in discounts(store)
+        if (k.provider, k.family) == (d.provider, d.family)
+        and (models := tuple(m for m in k.pricing if m not in d.pricing))
+    ]
+    for k, models in kept:
+        typer.echo(
+            _(
+                "still taken off {models} prices: {percent} % (set {when}); `gpuplan catalog discount "
+                "clear --provider {provider}{family} --pricing {codes}` removes it"
+            ).format(
+                models=_models(models),
+                percent=f"{k.percent:g}",
+                when=k.set_at,
+                provider=k.provider,
+                family=f" --family {k.family}" if k.family else "",
+                codes=",".join(models),
+            )
+        )
+    covered = {m for _k, models in kept for m in models} | set(d.pricing)
+    others = [m.value for m in PricingModel if m.value not in covered]
     if others:
         # what the discount is not taken off, and how to say that the contract covers it
         typer.echo(
