@@ -97,6 +97,15 @@ def test_an_unknown_commitment_is_refused_with_the_nearest_name() -> None:
         parse_policy("fixed:replicas=4,commit=4,commit_pricing=reserved_1yr")
 
 
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [("包年包月", "monthly"), ("1 年预留", "reserved_1y"), ("reserved-3y", "reserved_3y")],
+)
+def test_a_commitment_answers_to_the_names_pricing_takes(written: str, code: str) -> None:
+    # --pricing took 包年包月 where commit_pricing=包年包月 had been "unknown commitment"
+    assert parse_policy(f"queue:min=2,max=4,commit=2,commit_pricing={written}").commit_pricing == code
+
+
 def test_spot_applies_to_the_replicas_above_the_commitment() -> None:
     tr = _trace(hours=1)
     work = REPLICA.work(tr.prompt_tokens, tr.output_tokens)

@@ -85,6 +85,20 @@ __all__ = [
 KINDS = ("fixed", "target", "queue", "scheduled", "gpu-util")
 #: How ``commit`` replicas may be bought: the committed pricing models of ``gpuplan.vocab``.
 COMMIT_PRICINGS = ("monthly", "reserved_1y", "reserved_3y")
+
+
+def _pricing_name(raw: str) -> str:
+    """A pricing model as written (``包年包月``, ``1 年预留``, ``reserved-1y``: the names ``--pricing``
+    takes) as its code; a name no model has is kept as written, for the refusal's did-you-mean."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.vocab import PricingModel
+
+    try:
+        return PricingModel.cast(raw.strip()).value
+    except GpuplanError:
+        return raw.strip().lower()
+
+
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
 #: each decision, so its work grows with this (1,000 one-GPU replicas is a very large service).
 MAX_REPLICAS = 1000
@@ -404,7 +418,7 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "tolerance": ("tolerance", _number),
     "spot": ("spot_fraction", _number),
     "commit": ("commit_replicas", _whole),
-    "commit_pricing": ("commit_pricing", lambda raw: str(raw).strip().lower()),
+    "commit_pricing": ("commit_pricing", lambda raw: _pricing_name(str(raw))),
     "delay": ("metric_delay_s", _number),
     "sample": ("util_sample_s", _number),
 }
