@@ -114,3 +114,14 @@ def test_instance_names_the_replica_gpu_and_its_link(store: Store) -> None:
     assert replica_host(store, "H100-SXM", None) == ("H100-SXM", None)
     with pytest.raises(InputError, match=r"is not the GPU of p3\.16xlarge"):
         replica_host(store, "H100-SXM", "p3.16xlarge")
+
+
+def test_a_split_the_engine_cannot_start_is_refused_as_the_estimate_refuses_it(prof: Profile) -> None:
+    # tensor_parallel 3 of Llama-7B's 32 heads: plan and estimate refuse it, and simulate had priced
+    # a replica of three GPUs that vLLM would not start
+    from gpuplan.errors import EstimateError
+
+    with pytest.raises(
+        EstimateError, match=r"tensor_parallel 3 does not divide the model's 32 attention heads"
+    ):
+        estimator_replica(prof, get_gpu("H100-SXM"), ServingStack(tensor_parallel=3), **LENGTHS)

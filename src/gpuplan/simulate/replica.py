@@ -508,6 +508,14 @@ def estimator_replica(
     from gpuplan.simulate.engines import engine_defaults
 
     tp = stack.tensor_parallel
+    if tp > 1:
+        # a split the engine cannot start (3 of a model's 64 heads) is refused in the words the
+        # estimate and the planner refuse it in, not simulated and priced
+        from gpuplan.perf.stages.layout import ModelParallel, check_model_parallel
+
+        check_model_parallel(
+            ModelParallel(tensor=tp), prof, count=tp, gpus_per_node=tp, microbatches=1, gpu=g
+        )
     # The tensor-parallel ranks talk over the instance's own GPU link, or, with none named, over the
     # bound a training estimate takes (perf.links.bounded), never the datasheet's best case.
     link = bounded(stack.network).link(g, tp)
