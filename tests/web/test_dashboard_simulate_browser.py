@@ -234,7 +234,8 @@ def test_a_saved_workload_budgeted_in_yuan_is_answered_in_yuan(
     }
     auth = {"Authorization": "Bearer " + tokens["plan"]}
     saved = httpx.post(f"{base}/api/v1/workloads", json={"name": "yuan-chat", "workload": spec}, headers=auth)
-    assert saved.status_code == 201, saved.text
+    # the other language's run saved it already on this server: the same content is its version, unchanged
+    assert saved.status_code in (200, 201), saved.text
     page = browser.new_page()
     responses: list[Any] = []
     page.on("response", lambda r: responses.append(r))
@@ -297,7 +298,8 @@ def test_a_saved_inference_workload_is_simulated_as_saved(
     }
     auth = {"Authorization": "Bearer " + tokens["plan"]}
     saved = httpx.post(f"{base}/api/v1/workloads", json={"name": "team-chat", "workload": spec}, headers=auth)
-    assert saved.status_code == 201, saved.text
+    # the other language's run saved it already on this server: the same content is its version, unchanged
+    assert saved.status_code in (200, 201), saved.text
     page = browser.new_page()
     sent = _sent(page)
     try:

@@ -107,4 +107,4 @@ def test_openapi_bounds_are_json_schemas_words(served: tuple[object, str]) -> No
     [budget, _null] = schemas["PlanRequest"]["properties"]["budget_usd"]["anyOf"]
     assert (budget["minimum"], budget["maximum"]) == (0.01, 1e12)
     [amount, _null] = schemas["BudgetRequest"]["properties"]["amount_cny"]["anyOf"]
-    assert amount["minimum"] == 0  # a team's budget may be nothing, in yuan as in dollars
+    assert amount["minimum"] == 0.01  # a fen at least: less is no amount

@@ -153,8 +153,9 @@ _OPTION_TEXT = 300
 #: "Input should be a valid number".
 #: The bounds come before the reader: put on the field beside a BeforeValidator, pydantic (2.14)
 #: writes them into the OpenAPI document as "ge"/"le", which are not JSON Schema's words, and a
-#: client generated from it loses them. A team's budget may be zero (it may spend nothing); a plan's
-#: budget is at least MIN_BUDGET.
+#: client generated from it loses them. A team's budget in dollars may be zero (it may spend nothing);
+#: one in yuan is a fen at least (less is no amount kept in dollars to the cent); a plan's budget is
+#: at least MIN_BUDGET.
 _BudgetUsd = Annotated[
     float,
     Field(ge=MIN_BUDGET, le=MAX_BUDGET_USD),
@@ -172,7 +173,7 @@ _AmountUsd = Annotated[
 ]
 _AmountCny = Annotated[
     float,
-    Field(ge=0, le=MAX_BUDGET_CNY),
+    Field(ge=MIN_BUDGET, le=MAX_BUDGET_CNY),
     BeforeValidator(partial(read_amount, currency="cny", other="amount_usd")),
 ]
 
