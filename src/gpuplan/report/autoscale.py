@@ -332,6 +332,17 @@ def _trace_input_lines(res: AutoscaleResult) -> list[str]:
     """What the trace did not say and was taken from elsewhere, or was put in order; a generated
     trace's rate; a doubt about a file's unit of time."""
     lines = trace_rate_lines(res.trace_name, res.trace_rate, res.trace_slow_median_gap_s)
+    if res.trace_rate is not None and res.trace_default_prompt_tokens is None:
+        # a generated shape's lengths (simulate.trace._tokens): its tail lengthens the p95 latencies,
+        # where a plan takes every request at the workload's lengths
+        lines.append(
+            _(
+                "Its requests' token counts are drawn around the workload's (log-normal, σ 0.5, the long "
+                "tail public LLM traces show; the mean kept): the longest run several times the "
+                "workload's, which the plan takes every request at, so its p95 latencies are longer "
+                "than the plan's; a trace file of your own traffic gives its own."
+            )
+        )
     if res.trace_default_prompt_tokens is not None:
         lines.append(
             _(
