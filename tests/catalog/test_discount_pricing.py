@@ -155,3 +155,29 @@ def test_a_plans_cache_key_changes_when_a_discount_moves_to_another_model(store:
     clear_discount(store, "aws")
     set_discount(store, "aws", 10, pricing=["spot"])
     assert TeamStore(store.engine).catalog_state() != before
+
+
+def test_a_discount_that_touches_no_price_says_so(db_path: Path) -> None:
+    # "10 % off … from now on" had been said of a provider whose prices were all the user's own quotes
+    # (never discounted), and of a model the provider sells none of: no figure changed
+    db = str(db_path)
+    r = runner.invoke(
+        app,
+        [
+            "--db",
+            db,
+            "catalog",
+            "discount",
+            "set",
+            "--provider",
+            "azure",
+            "--percent",
+            "8",
+            "--pricing",
+            "monthly",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "note: no price in the catalog is one it is taken off: azure's prices of monthly" in r.stderr
+    r = runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", "8"])
+    assert r.exit_code == 0 and "no price in the catalog" not in r.output, r.output

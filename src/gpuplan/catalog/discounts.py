@@ -131,6 +131,22 @@ def matching(found: list[Discount], provider: str, instance_type: str, pricing: 
     return best
 
 
+def prices_covered(store: Store, d: Discount) -> int:
+    """How many prices in the catalog ``d`` is taken off: list prices (not the user's own imported
+    quotes) of its provider, family and pricing models."""
+    rows = store._query(
+        "SELECT o.instance_type, p.pricing, i.kind AS import_kind FROM prices p "
+        "JOIN offers o ON o.id = p.offer_id LEFT JOIN imports i ON i.id = p.import_id "
+        "WHERE o.provider = :provider",
+        {"provider": d.provider},
+    )
+    return sum(
+        1
+        for r in rows
+        if r.pricing in d.pricing and covers(d.family, r.instance_type) and discounted(r.import_kind)
+    )
+
+
 def discounts(store: Store) -> list[Discount]:
     """Every stored discount: the rows set together (one per pricing model, the same percent, date and
     note) as one."""

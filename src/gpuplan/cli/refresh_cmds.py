@@ -202,7 +202,7 @@ def discount_set(
     lang: LangOption = None,
 ) -> None:
     """Store a negotiated discount (replacing one for the same provider, family and pricing model)."""
-    from gpuplan.catalog.discounts import discounts, set_discount
+    from gpuplan.catalog.discounts import discounts, prices_covered, set_discount
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.vocab import PricingModel
 
@@ -237,6 +237,15 @@ def discount_set(
             )
         )
     covered = {m for _k, models in kept for m in models} | set(d.pricing)
+    if not prices_covered(store, d):
+        # kept for prices to come (a refresh), but it changes no figure now: said, not "from now on" alone
+        typer.echo(
+            _(
+                "note: no price in the catalog is one it is taken off: {provider}'s prices of {models} here "
+                "are none, or all your own imported quotes (never discounted)"
+            ).format(provider=d.provider, models=_models(d.pricing)),
+            err=True,
+        )
     others = [m.value for m in PricingModel if m.value not in covered]
     if others:
         # what the discount is not taken off, and how to say that the contract covers it
