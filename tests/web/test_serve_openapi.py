@@ -104,7 +104,25 @@ def test_openapi_bounds_are_json_schemas_words(served: tuple[object, str]) -> No
     walk(spec, "")
     assert found == []
     schemas = spec["components"]["schemas"]
-    [budget, _null] = schemas["PlanRequest"]["properties"]["budget_usd"]["anyOf"]
+    [budget, _written, _null] = schemas["PlanRequest"]["properties"]["budget_usd"]["anyOf"]
     assert (budget["minimum"], budget["maximum"]) == (0.01, 1e12)
-    [amount, _null] = schemas["BudgetRequest"]["properties"]["amount_cny"]["anyOf"]
+    [amount, _written, _null] = schemas["BudgetRequest"]["properties"]["amount_cny"]["anyOf"]
     assert amount["minimum"] == 0.01  # a fen at least: less is no amount
+
+
+def test_openapi_says_an_amount_may_be_written_as_a_string(served: tuple[object, str]) -> None:
+    # budget_usd, budget_cny, amount_usd and amount_cny were declared numbers only, while the server
+    # reads "¥1.2M", "1,200,000", "1.2 万": a client generated from the document could not send them
+    app, _token = served
+    schemas = app.openapi()["components"]["schemas"]  # type: ignore[attr-defined]
+    for model, field, sign in (
+        ("PlanRequest", "budget_usd", "$"),
+        ("PlanRequest", "budget_cny", "¥"),
+        ("BudgetRequest", "amount_usd", "$"),
+        ("BudgetRequest", "amount_cny", "¥"),
+    ):
+        branches = schemas[model]["properties"][field]["anyOf"]
+        assert [b["type"] for b in branches] == ["number", "string", "null"], (field, branches)
+        number, written, _null = branches
+        assert "minimum" in number and "maximum" in number and "minimum" not in written, field
+        assert "万" in written["description"] and sign in written["description"], field

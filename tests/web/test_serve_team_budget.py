@@ -258,3 +258,45 @@ def test_teams_budgets_adding_up_past_the_services_are_set_and_said(service: Ser
     assert yuan["notes"][0].endswith(
         "Budgets given in yuan are counted in US dollars at the rate each was kept at."
     )
+
+
+def test_a_plan_that_takes_its_team_over_budget_is_kept_and_says_so(service: Service) -> None:
+    # was: a plan of $728 against a team's $100 was answered 201 without a word of the budget, and
+    # the budget's notes carried only the service-wide over-allocation line
+    c, admin, read = service.client, service.auth("admin"), service.auth("read")
+    h = _team_tokens(service, alice="ml")
+    _workloads(service, "embed")
+    first = c.post("/api/v1/plans", json={"name": "embed", "month": "2027-05"}, headers=h["alice"]).json()
+    cost = first["total_cost_usd"]
+    assert cost > 0 and first["budget_notes"] == []  # no budget yet: nothing to be over
+    c.put("/api/v1/budget/2027-05?team=ml", json={"amount_usd": 10}, headers=admin)
+    c.put("/api/v1/budget/2027-05", json={"amount_usd": 1_000_000}, headers=admin)
+    body = {"name": "embed", "month": "2027-05", "runs_per_month": 744}
+    r = c.post("/api/v1/plans", json=body, headers=h["alice"])
+    assert r.status_code == 201, r.text  # kept: a team may decide to spend
+    saved = r.json()
+    assert saved["month_cost_usd"] == pytest.approx(cost * 744)
+    planned = round(saved["month_cost_usd"], 2)  # the month's spend: this plan only
+    over = planned - 10
+    assert over > 10  # e.g. 83.72 planned: over by 73.72, 737.2 % of the $10
+    want = (
+        f"Team ml is over its budget for 2027-05 by ${over:,.2f} ({over * 10:,.1f} %): ${planned:,.2f} "
+        "planned against $10.00."
+    )
+    assert saved["budget_notes"] == [want]  # the service's million is not over: no note of it
+    doc = c.get("/api/v1/budget/2027-05?team=ml", headers=read).json()
+    assert doc["remaining_usd"] == round(10 - planned, 2) and doc["notes"] == [want]
+    # the whole service's document says the team's overrun beside its own budget, which is not over
+    whole = c.get("/api/v1/budget/2027-05", headers=read).json()
+    assert whole["notes"] == [want]
+    zh = c.get("/api/v1/budget/2027-05?team=ml&lang=zh", headers=read).json()["notes"]
+    assert len(zh) == 1 and f"{over:,.2f}" in zh[0] and "budget" not in zh[0], zh
+    # the whole service over its own budget too: both said to the one who saves
+    c.put("/api/v1/budget/2027-05", json={"amount_usd": 20}, headers=admin)
+    again = c.post("/api/v1/plans", json=body, headers=h["alice"]).json()
+    assert again["budget_notes"][0] == want
+    assert again["budget_notes"][1].startswith("The whole service is over its budget for 2027-05 by $")
+    # a team and a service within their budgets: no note
+    c.put("/api/v1/budget/2027-05", json={"amount_usd": 1_000_000}, headers=admin)
+    c.put("/api/v1/budget/2027-05?team=ml", json={"amount_usd": 1000}, headers=admin)
+    assert c.get("/api/v1/budget/2027-05?team=ml", headers=read).json()["notes"] == []

@@ -183,6 +183,10 @@ class SavedPlanItem(Document):
     constraints: dict[str, Any]
     document: dict[str, Any] | None = None
     """The plan document as it was (only when one plan is asked for)."""
+    budget_notes: list[str] = Field(default_factory=list)
+    """For a plan just saved: each budget it counts in (its team's, the whole service's) that the
+    month's planned spend, this plan's included, is over, by how much, in the saver's language. Not
+    a refusal: the plan is kept. Empty when none is over, and in a listing."""
 
 
 class SavedPlansDocument(Document):
@@ -240,7 +244,8 @@ class BudgetDocument(Document):
     were promised more than the service holds (allowed: not every team spends its budget, and
     ``notes`` says so); None when it does not, or the service has no budget."""
     notes: list[str] = Field(default_factory=list)
-    """What the reader should know about the budgets, in their language (an over-allocation)."""
+    """What the reader should know about the budgets, in their language: the planned spend over
+    this budget (and, in the whole service's, over a team's), by how much; an over-allocation."""
 
 
 class PriceChangeItem(Document):

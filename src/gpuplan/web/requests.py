@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -147,6 +148,27 @@ _NAMES = Field(default=None, max_length=64)
 _OPTION_TEXT = 300
 
 
+class _NumberOrWritten:
+    """An amount's JSON schema as the server reads it: the number (with its bounds, as pydantic
+    writes them) or a string as people write one, in ``currency`` (read_amount's forms). Without the
+    string the schema said ``number`` only, and a client generated from it could not send
+    ``"¥1.2M"``, which the server takes."""
+
+    def __init__(self, currency: str) -> None:
+        sign, example = ("$", "$5k, 5,000, 1.2m") if currency == "usd" else ("¥", "¥1,200,000, 120万, 1.2 亿")
+        self.written = {
+            "type": "string",
+            "description": f"The amount as people write it, taken within the number's bounds: digits "
+            f"with , or _ between groups, k (thousand), m (million), 万 or 亿 after them, the currency's "
+            f"sign {sign} or code ({example}).",
+        }
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        # the bounds stay on the number (JSON Schema's minimum/maximum); a nullable field's anyOf
+        # takes both branches into its own (pydantic flattens the union)
+        return {"anyOf": [handler(schema), self.written]}
+
+
 #: An amount of one currency as a workload's budget is read (``5k``, ``120万``, ``¥1,200,000``:
 #: gpuplan.units.read_amount): one signed in the other currency is refused naming the field that
 #: takes it ("¥60000 is in another currency: give it with budget_cny"), where pydantic had said only
@@ -156,25 +178,31 @@ _OPTION_TEXT = 300
 #: client generated from it loses them. A team's budget in dollars may be zero (it may spend nothing);
 #: one in yuan is a fen at least (less is no amount kept in dollars to the cent); a plan's budget is
 #: at least MIN_BUDGET.
+#: The OpenAPI document says both forms (:class:`_NumberOrWritten`): a number, with its bounds, or a
+#: string as people write an amount.
 _BudgetUsd = Annotated[
     float,
     Field(ge=MIN_BUDGET, le=MAX_BUDGET_USD),
     BeforeValidator(partial(read_amount, currency="usd", other="budget_cny")),
+    _NumberOrWritten("usd"),
 ]
 _BudgetCny = Annotated[
     float,
     Field(ge=MIN_BUDGET, le=MAX_BUDGET_CNY),
     BeforeValidator(partial(read_amount, currency="cny", other="budget_usd")),
+    _NumberOrWritten("cny"),
 ]
 _AmountUsd = Annotated[
     float,
     Field(ge=0, le=MAX_BUDGET_USD),
     BeforeValidator(partial(read_amount, currency="usd", other="amount_cny")),
+    _NumberOrWritten("usd"),
 ]
 _AmountCny = Annotated[
     float,
     Field(ge=MIN_BUDGET, le=MAX_BUDGET_CNY),
     BeforeValidator(partial(read_amount, currency="cny", other="amount_usd")),
+    _NumberOrWritten("cny"),
 ]
 
 

@@ -179,7 +179,9 @@ def save_plan(
         team=team,
         admin=admin,
     )
-    return saved_plan_item(kept, store, with_document=True)
+    item = saved_plan_item(kept, store, with_document=True)
+    item["budget_notes"] = over_budget_notes(store, kept.month, kept.team)
+    return item
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,7 @@ def save_plan_json(
         checked=checked,
     )
     item = saved_plan_item(kept, store)
+    item["budget_notes"] = over_budget_notes(store, kept.month, kept.team)
     del item["document"]
     head = json.dumps(item, ensure_ascii=False)  # an object: "{…}"
     return (head[:-1] + ', "document": ' + text + "}").encode("utf-8")
@@ -335,7 +338,63 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     teams = [] if team is not None else _team_lines(records, month, plans)
     items = [saved_plan_item(p, store) for p in plans]
     allocation = _allocation(records, month, budget if team is None else records.budget(month))
-    return {**_spend(month, budget, plans), "team": team, "teams": teams, "plans": items, **allocation}
+    spend = _spend(month, budget, plans)
+    # over its budget: the document's own (a team's or the whole service's), then each team's
+    over = [
+        *_over_note(spend, month, team),
+        *(n for line in teams for n in _over_note(line, month, line["team"])),
+    ]
+    allocation["notes"] = [*over, *allocation["notes"]]
+    return {**spend, "team": team, "teams": teams, "plans": items, **allocation}
+
+
+def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
+    """What a plan of ``team`` saved for ``month`` finds of the budgets it counts in: the team's
+    (when it has one) and the whole service's, a note for each the month's planned spend is over.
+    Not a refusal: a team may decide to spend past its budget, but the one who saved the plan
+    should know it there, not only from the budget's page."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    records = TeamStore(store.engine)
+    plans = [p for p in records.plans(month) if p.status == "planned"]
+    notes: list[str] = []
+    for scope in (team, None) if team is not None else (None,):
+        mine = plans if scope is None else [p for p in plans if p.team == scope]
+        notes.extend(_over_note(_spend(month, records.budget(month, scope), mine), month, scope))
+    return notes
+
+
+def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]:
+    """A note when ``spend`` (a budget document's or a team's line) is over its budget: by how
+    much, in dollars and in per cent of the budget; none when it is not, or there is no budget. A
+    plan of unknown cost is not counted, so the spend may be more still: said."""
+    from gpuplan.i18n import _, ngettext
+
+    amount, planned = spend["budget_usd"], spend["planned_usd"]
+    if amount is None or planned - amount < _ALLOCATION_TOLERANCE_USD:
+        return []
+    over = planned - amount
+    if team is None:
+        note = _(
+            "The whole service is over its budget for {month} by ${over:,.2f}{pct}: ${planned:,.2f} "
+            "planned against ${budget:,.2f}."
+        )
+    else:
+        note = _(
+            "Team {team} is over its budget for {month} by ${over:,.2f}{pct}: ${planned:,.2f} "
+            "planned against ${budget:,.2f}."
+        )
+    # a budget of nothing is over by no per cent of it
+    pct = f" ({over / amount * 100:,.1f} %)" if amount > 0 else ""
+    text = note.format(team=team, month=month, over=over, pct=pct, planned=planned, budget=amount)
+    unknown = spend["unknown_cost_plans"]
+    if unknown:
+        text += " " + ngettext(
+            "{n} plan of unknown cost is not counted: the spend may be more.",
+            "{n} plans of unknown cost are not counted: the spend may be more.",
+            unknown,
+        ).format(n=unknown)
+    return [text]
 
 
 #: Less than this (USD) between the teams' budgets and the service's is no over-allocation: the

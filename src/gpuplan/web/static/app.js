@@ -321,7 +321,8 @@
       delete req.workload;
       const answer = await finished(await api("POST", "/api/v1/plans", req), status);
       const item = answer.data;
-      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${docMoney(item.total_cost_usd, item.document)}`;
+      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${docMoney(item.total_cost_usd, item.document)}`
+        + (item.budget_notes || []).map((n) => ` · ${n}`).join("");  // over a budget: kept, and said
       if (item.document) summary(item.document);
     });
     withToken(loadSaved);
