@@ -569,8 +569,36 @@ def _serving_baseline(ctx: PlanContext, sure: np.ndarray) -> tuple[Option | None
     ).format(option=option.label)
 
 
-def _baseline_problem(base: Option, constraints: Constraints) -> str:
-    """Why the baseline is not a choice the user has (empty when it meets deadline and budget)."""
+def _outside_places(base: Option, constraints: Constraints) -> str:
+    """The place filters (providers, regions, countries) the baseline lies outside, as the user
+    gave them ("" where it is inside all of them)."""
+    outside = [
+        _(words).format(names=item_list(names))
+        for words, names, value in (
+            (N_("providers ({names})"), constraints.providers, base.provider),
+            (N_("regions ({names})"), constraints.regions, base.region),
+            (N_("countries ({names})"), constraints.countries, base.country),
+        )
+        if names and value.lower() not in {n.lower() for n in names}
+    ]
+    return item_list(outside) if outside else ""
+
+
+def _baseline_problem(
+    base: Option, constraints: Constraints, *, default: bool = False, service: bool = False
+) -> str:
+    """Why the baseline is not a choice the user has (empty when it meets deadline and budget).
+
+    ``default``: the planner chose it (no --baseline): one outside the user's providers, regions or
+    countries is not a choice they have either. ``service``: a service's default baseline is the
+    source articles' only where no on-demand option within the user's places carries the load."""
+    outside = _outside_places(base, constraints) if default else ""
+    if outside and service:
+        return _(
+            "it is outside your {places}, where no on-demand option carries the load within the targets"
+        ).format(places=outside)
+    if outside:
+        return _("it is outside your {places}").format(places=outside)
     if constraints.deadline_h is not None and base.job_time_h > constraints.deadline_h:
         return _("it misses the deadline ({time} > {deadline})").format(
             time=format_hours(base.job_time_h), deadline=format_hours(constraints.deadline_h)
@@ -681,7 +709,9 @@ def plan_offers(
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
     base, base_note = None, ""
     if baseline is None and job.calendar_months is not None:
-        base, base_note = _serving_baseline(ctx, sure)
+        # Among the options the user's places and pricing allow, before the budget and deadline
+        # left some out: one over the budget had made a Chinese team's baseline AWS in the US.
+        base, base_note = _serving_baseline(ctx, _memory_sure(ctx, np.flatnonzero(pre)))
         if base is None and constraints.pricing is not None and "on_demand" not in constraints.pricing:
             # --pricing left on-demand out: compare with the on-demand options it would have had.
             on_demand = replace(constraints, pricing=("on_demand",))
@@ -696,7 +726,9 @@ def plan_offers(
     rec = ranked[0]
     savings = None
     if base is not None:
-        problem = _baseline_problem(base, constraints)
+        problem = _baseline_problem(
+            base, constraints, default=baseline is None, service=job.calendar_months is not None
+        )
         if problem:
             # Savings against an option the user could not take would flatter the plan.
             base_note = _("{note}; {problem}: no savings shown").format(note=base_note, problem=problem)
