@@ -352,21 +352,44 @@ def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[s
             ).format(
                 provider=name,
                 n=format_number(int(mine.sum())),
-                reasons=_reasons_counted(ctx.cands, mine),
+                reasons=_reasons_counted(ctx.cands, mine, ctx.offers),
             )
         )
     return out
 
 
-def _reasons_counted(cands: Candidates, mask: np.ndarray) -> str:
+def _reasons_counted(cands: Candidates, mask: np.ndarray, offers: OfferTable | None = None) -> str:
     """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts.
 
-    A reason is a code (unpriced); its catalog entry is the word shown under another language."""
-    counts = np.bincount(cands.reason[mask & (cands.reason >= 0)], minlength=len(REASONS))
+    A reason is a code (unpriced); its catalog entry is the word shown under another language.
+    ``offers`` given, candidates the countries filter left out because their region's country is
+    not known (a price whose source names no region: region "unspecified") are counted apart, with
+    their regions: "by country" had read as if the provider sold only outside the countries asked."""
+    unknown = np.zeros(len(cands), dtype=bool)
+    regions = ""
+    if offers is not None:
+        unknown = mask & (cands.reason == REASONS.index(Reason.COUNTRY)) & (offers.country[cands.offer] == "")
+        regions = item_list(sorted({str(r) for r in offers.region[cands.offer[unknown]]}))
+    counts = np.bincount(cands.reason[mask & ~unknown & (cands.reason >= 0)], minlength=len(REASONS))
     top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
     # TRANSLATORS: one reason in "its 72 candidates were left out (56 unpriced, 16 low_confidence_price)";
     # {reason} is a reason code (its catalog entry), {count} a number of candidates
-    return item_list(_("{count} {reason}").format(count=format_number(c), reason=_(r)) for c, r in top[:4])
+    words = [(c, _("{count} {reason}").format(count=format_number(c), reason=_(r))) for c, r in top]
+    if unknown.any():
+        n = int(unknown.sum())
+        # TRANSLATORS: one reason in "its 264 candidates were left out (264 whose region's country
+        # is unknown: unspecified, which …)"; {regions} are the offers' region names
+        words.append(
+            (
+                n,
+                _(
+                    "{count} whose region's country is unknown: {regions}, which the countries filter "
+                    "leaves out"
+                ).format(count=format_number(n), regions=regions),
+            )
+        )
+        words.sort(key=lambda w: -w[0])
+    return item_list(w for _c, w in words[:4])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
