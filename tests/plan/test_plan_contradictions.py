@@ -155,6 +155,32 @@ def test_the_filter_that_emptied_the_field_is_named(constraints: Constraints, sa
     assert str(info.value).startswith(said), str(info.value)
 
 
+def test_a_compliance_label_held_only_where_the_places_leave_out_says_where_it_is_held() -> None:
+    # was: "the compliance filter (等保三级) left none; candidates excluded by country …": the only
+    # offers claiming MLPS level 3 were Huawei's of region "unspecified" (no known country), which
+    # --countries CN left out; the line blamed the label and named it as the user typed it.
+    mlps = {"compliance_claimed": ("MLPS 2.0 level 3",)}
+    rows = [
+        offer(provider="alibaba", region="cn-beijing", country="CN"),
+        offer(provider="huawei", region="unspecified", country="", **mlps),  # type: ignore[arg-type]
+    ]
+    asked = Constraints(compliance=("等保三级",), countries=("CN",), allow_low_confidence=True)
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+    assert str(info.value).startswith(
+        "no option is left: the compliance filter (等保三级) left none: the only offers holding "
+        "MLPS 2.0 level 3 (huawei/unspecified) are in a region whose country is unknown"
+    ), str(info.value)
+    # held in a known country, by a provider the user left out: where it is held
+    rows[1] = offer(provider="huawei", region="cn-north-4", country="CN", **mlps)  # type: ignore[arg-type]
+    asked = Constraints(compliance=("mlps3",), providers=("alibaba",), allow_low_confidence=True)
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+    assert "left none: the only offers holding MLPS 2.0 level 3 are at huawei/cn-north-4, which your " in str(
+        info.value
+    )
+
+
 def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store: Store) -> None:
     from gpuplan.web.requests import PlanRequest
     from gpuplan.web.service import check_plan_request

@@ -499,6 +499,21 @@ def test_a_named_provider_that_gives_no_option_is_said_with_its_reasons() -> Non
     assert not [n for n in _plan(rows, Constraints(providers=("aws",))).notes if "named in providers" in n]
 
 
+def test_a_named_provider_whose_offers_have_no_known_country_says_so_not_by_country() -> None:
+    # was: "volcengine (named in providers): no option; its 264 candidates were left out (264
+    # country)" with --countries CN, when its offers' region is "unspecified" (the price's source
+    # names none): it read as if Volcano Engine sold only outside China.
+    rows = [
+        offer(provider="alibaba", region="cn-beijing", country="CN"),
+        offer(provider="volcengine", region="unspecified", country=""),
+        offer(provider="volcengine", region="us-east-1", country="US"),
+    ]
+    plan = _plan(rows, Constraints(providers=("alibaba", "volcengine"), countries=("CN",)))
+    [note] = [n for n in plan.notes if n.startswith("volcengine (named in providers)")]
+    assert "8 whose region's country is unknown: unspecified, which the countries filter leaves out" in note
+    assert "8 country" in note  # the one in the US is left out by country indeed
+
+
 def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese() -> None:
     # the codes had stayed English in a Chinese line: "（8 unpriced）"
     from gpuplan.i18n import use_language

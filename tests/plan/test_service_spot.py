@@ -287,3 +287,53 @@ def test_a_recommendation_that_is_its_own_baseline_says_so_not_savings_of_0_perc
     assert "The recommendation is the savings baseline itself" in text and "Savings vs" not in text
     page = plan_html(plan, "service")
     assert "The recommendation is the savings baseline itself" in page and "Savings vs" not in page
+
+
+def test_a_services_baseline_is_an_on_demand_option_within_the_users_places_even_over_the_budget() -> None:
+    # was: a budget that left out every on-demand option of the user's own clouds made the
+    # baseline AWS p4d.24xlarge in us-east-1 for a team that had asked for China only ("costs
+    # 1.1× the baseline aws/us-east-1 …"), as if the recommendation were the worse deal.
+    from gpuplan.plan import Constraints as C
+
+    kind = {"instance_type": "gn7", "gpu": "A100-SXM4-40GB", "gpu_count": 8, "gpu_memory_gib": 40.0}
+    cn = {"provider": "alibaba", "region": "cn-beijing", "country": "CN", **kind}
+    rows = [
+        offer(pricing="on_demand", price_usd=21.96),  # the source articles' baseline, in the US
+        offer(pricing="on_demand", price_usd=20.0, **cn),
+        offer(pricing="monthly", price_usd=10.0, **cn),
+    ]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        SERVICE,
+        _serving_estimator,
+        C(max_gpus=8, countries=("CN",), pricing=("on_demand", "monthly"), budget_usd=12_000.0),
+    )
+    assert plan.recommended.pricing == "monthly"
+    assert plan.baseline is not None
+    assert (plan.baseline.provider, plan.baseline.pricing) == ("alibaba", "on_demand")
+    assert "over the budget: no savings shown" in plan.baseline_note
+    assert plan.savings_vs_baseline_pct is None
+
+
+def test_a_default_baseline_outside_the_users_places_says_so_and_shows_no_savings() -> None:
+    # The user's clouds sell no on-demand option: the baseline falls back to the source articles'
+    # (AWS us-east-1); savings against a cloud and a country the user left out are not shown.
+    from gpuplan.plan import Constraints as C
+
+    kind = {"instance_type": "gn7", "gpu": "A100-SXM4-40GB", "gpu_count": 8, "gpu_memory_gib": 40.0}
+    cn = {"provider": "alibaba", "region": "cn-beijing", "country": "CN", **kind}
+    rows = [offer(pricing="on_demand", price_usd=21.96), offer(pricing="monthly", price_usd=10.0, **cn)]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        SERVICE,
+        _serving_estimator,
+        C(max_gpus=8, providers=("alibaba",), countries=("CN",)),
+    )
+    assert plan.baseline is not None and plan.baseline.provider == "aws"
+    assert plan.savings_vs_baseline_pct is None
+    assert (
+        "it is outside your providers (alibaba), countries (CN), where no on-demand option carries the load "
+        "within the targets: no savings shown"
+    ) in plan.baseline_note

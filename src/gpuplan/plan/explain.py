@@ -17,8 +17,8 @@ from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import named_in
-from gpuplan.plan.constraints import Reason
-from gpuplan.plan.input_types import IntArray, JobFacts
+from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_satisfy
+from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
@@ -236,6 +236,8 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         Reason.LOW_CONFIDENCE: lambda: "",
     }[reason]()
     emptied = Phrase(_EMPTIED_BY[reason], value=value)
+    if reason == Reason.COMPLIANCE:
+        return _compliance_held_elsewhere(ctx, emptied) or emptied
     if reason == Reason.COUNTRY:
         # a provider the user declared without its country is in none: say so, not just "none left"
         o = ctx.offers
@@ -243,6 +245,69 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         if unplaced:
             return Phrase(_COUNTRY_UNKNOWN, emptied=emptied, providers=listed(unplaced))
     return emptied
+
+
+def _compliance_held_elsewhere(ctx: PlanContext, emptied: Phrase) -> Phrase | None:
+    """Where the offers holding the compliance labels asked for are, when the place filters
+    (providers, regions, countries) left every one of them out (None otherwise): "the compliance
+    filter left none" had blamed the label for what the place filters did, and offers whose region's
+    country is unknown are left out by any countries filter."""
+    c, o = ctx.constraints, ctx.offers
+    if not (c.providers or c.regions or c.countries):
+        return None
+    holds = np.array(
+        [
+            labels_satisfy(c.compliance, counted_labels(c, certain, claimed))
+            for certain, claimed in zip(o.compliance, o.compliance_claimed, strict=True)
+        ],
+        dtype=bool,
+    )
+    here = np.ones(holds.shape, dtype=bool)
+    for names, column in ((c.providers, o.provider), (c.regions, o.region), (c.countries, o.country)):
+        if names:
+            here &= named_in(column, tuple(names))
+    if not holds.any() or (holds & here).any():
+        return None  # none holds it anywhere, or some within the places: something else left none
+    wanted = {label_key(r) for r in c.compliance or ()}
+    labels = sorted(
+        {
+            str(label)
+            for i in np.flatnonzero(holds)
+            for label in counted_labels(c, o.compliance[i], o.compliance_claimed[i])
+            if label_key(str(label)) in wanted
+        }
+    )
+    # the countries filter alone left them out, and for want of a country: say that, not "elsewhere"
+    placed = holds.copy()
+    for names, column in ((c.providers, o.provider), (c.regions, o.region)):
+        if names:
+            placed &= named_in(column, tuple(names))
+    if c.countries and placed.any() and not (o.country[placed] != "").any():
+        return Phrase(
+            _LABEL_COUNTRY_UNKNOWN, emptied=emptied, labels=listed(labels), places=_places(o, placed)
+        )
+    return Phrase(_LABEL_ELSEWHERE, emptied=emptied, labels=listed(labels), places=_places(o, holds))
+
+
+def _places(o: OfferTable, mask: np.ndarray) -> Phrase:
+    """The provider/region places of the offers in ``mask``, the first few named."""
+    at = sorted({(str(p), str(r)) for p, r in zip(o.provider[mask], o.region[mask], strict=True)})
+    shown: Phrase = listed(place(p, r) for p, r in at[:_PLACES_SHOWN])
+    if len(at) > _PLACES_SHOWN:
+        shown = Phrase(_AND_MORE, names=shown, n=len(at) - _PLACES_SHOWN)
+    return shown
+
+
+#: The offers holding the labels asked for are all in regions of no known country.
+_LABEL_COUNTRY_UNKNOWN = N_(
+    "{emptied}: the only offers holding {labels} ({places}) are in a region whose country is "
+    "unknown (the price's source names none), which the countries filter leaves out"
+)
+#: The offers holding the labels asked for are all outside the places asked for.
+_LABEL_ELSEWHERE = N_(
+    "{emptied}: the only offers holding {labels} are at {places}, which your providers, regions "
+    "or countries leave out"
+)
 
 
 #: Why a provider the user declared is in no country a filter names.

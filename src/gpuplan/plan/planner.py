@@ -352,21 +352,44 @@ def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[s
             ).format(
                 provider=name,
                 n=format_number(int(mine.sum())),
-                reasons=_reasons_counted(ctx.cands, mine),
+                reasons=_reasons_counted(ctx.cands, mine, ctx.offers),
             )
         )
     return out
 
 
-def _reasons_counted(cands: Candidates, mask: np.ndarray) -> str:
+def _reasons_counted(cands: Candidates, mask: np.ndarray, offers: OfferTable | None = None) -> str:
     """Why the candidates in ``mask`` were left out, the commonest four reasons with their counts.
 
-    A reason is a code (unpriced); its catalog entry is the word shown under another language."""
-    counts = np.bincount(cands.reason[mask & (cands.reason >= 0)], minlength=len(REASONS))
+    A reason is a code (unpriced); its catalog entry is the word shown under another language.
+    ``offers`` given, candidates the countries filter left out because their region's country is
+    not known (a price whose source names no region: region "unspecified") are counted apart, with
+    their regions: "by country" had read as if the provider sold only outside the countries asked."""
+    unknown = np.zeros(len(cands), dtype=bool)
+    regions = ""
+    if offers is not None:
+        unknown = mask & (cands.reason == REASONS.index(Reason.COUNTRY)) & (offers.country[cands.offer] == "")
+        regions = item_list(sorted({str(r) for r in offers.region[cands.offer[unknown]]}))
+    counts = np.bincount(cands.reason[mask & ~unknown & (cands.reason >= 0)], minlength=len(REASONS))
     top = sorted(((int(c), REASONS[i].value) for i, c in enumerate(counts) if c), reverse=True)
     # TRANSLATORS: one reason in "its 72 candidates were left out (56 unpriced, 16 low_confidence_price)";
     # {reason} is a reason code (its catalog entry), {count} a number of candidates
-    return item_list(_("{count} {reason}").format(count=format_number(c), reason=_(r)) for c, r in top[:4])
+    words = [(c, _("{count} {reason}").format(count=format_number(c), reason=_(r))) for c, r in top]
+    if unknown.any():
+        n = int(unknown.sum())
+        # TRANSLATORS: one reason in "its 264 candidates were left out (264 whose region's country
+        # is unknown: unspecified, which …)"; {regions} are the offers' region names
+        words.append(
+            (
+                n,
+                _(
+                    "{count} whose region's country is unknown: {regions}, which the countries filter "
+                    "leaves out"
+                ).format(count=format_number(n), regions=regions),
+            )
+        )
+        words.sort(key=lambda w: -w[0])
+    return item_list(w for _c, w in words[:4])
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -569,8 +592,36 @@ def _serving_baseline(ctx: PlanContext, sure: np.ndarray) -> tuple[Option | None
     ).format(option=option.label)
 
 
-def _baseline_problem(base: Option, constraints: Constraints) -> str:
-    """Why the baseline is not a choice the user has (empty when it meets deadline and budget)."""
+def _outside_places(base: Option, constraints: Constraints) -> str:
+    """The place filters (providers, regions, countries) the baseline lies outside, as the user
+    gave them ("" where it is inside all of them)."""
+    outside = [
+        _(words).format(names=item_list(names))
+        for words, names, value in (
+            (N_("providers ({names})"), constraints.providers, base.provider),
+            (N_("regions ({names})"), constraints.regions, base.region),
+            (N_("countries ({names})"), constraints.countries, base.country),
+        )
+        if names and value.lower() not in {n.lower() for n in names}
+    ]
+    return item_list(outside) if outside else ""
+
+
+def _baseline_problem(
+    base: Option, constraints: Constraints, *, default: bool = False, service: bool = False
+) -> str:
+    """Why the baseline is not a choice the user has (empty when it meets deadline and budget).
+
+    ``default``: the planner chose it (no --baseline): one outside the user's providers, regions or
+    countries is not a choice they have either. ``service``: a service's default baseline is the
+    source articles' only where no on-demand option within the user's places carries the load."""
+    outside = _outside_places(base, constraints) if default else ""
+    if outside and service:
+        return _(
+            "it is outside your {places}, where no on-demand option carries the load within the targets"
+        ).format(places=outside)
+    if outside:
+        return _("it is outside your {places}").format(places=outside)
     if constraints.deadline_h is not None and base.job_time_h > constraints.deadline_h:
         return _("it misses the deadline ({time} > {deadline})").format(
             time=format_hours(base.job_time_h), deadline=format_hours(constraints.deadline_h)
@@ -681,7 +732,9 @@ def plan_offers(
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
     base, base_note = None, ""
     if baseline is None and job.calendar_months is not None:
-        base, base_note = _serving_baseline(ctx, sure)
+        # Among the options the user's places and pricing allow, before the budget and deadline
+        # left some out: one over the budget had made a Chinese team's baseline AWS in the US.
+        base, base_note = _serving_baseline(ctx, _memory_sure(ctx, np.flatnonzero(pre)))
         if base is None and constraints.pricing is not None and "on_demand" not in constraints.pricing:
             # --pricing left on-demand out: compare with the on-demand options it would have had.
             on_demand = replace(constraints, pricing=("on_demand",))
@@ -696,7 +749,9 @@ def plan_offers(
     rec = ranked[0]
     savings = None
     if base is not None:
-        problem = _baseline_problem(base, constraints)
+        problem = _baseline_problem(
+            base, constraints, default=baseline is None, service=job.calendar_months is not None
+        )
         if problem:
             # Savings against an option the user could not take would flatter the plan.
             base_note = _("{note}; {problem}: no savings shown").format(note=base_note, problem=problem)
