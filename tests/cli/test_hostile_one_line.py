@@ -134,7 +134,7 @@ def test_every_float_option_of_every_command_refuses_non_finite_numbers() -> Non
          "Invalid value for '--stale-days': Input should be less than or equal to 36500"),
         (["deploy", "{ex}/bert-large-squad.yaml", "--gpu", "L4", "--count", "99999999999999999999",
           "--out", "{tmp}/o"],
-         "Invalid value for '--count': Input should be less than or equal to 4096"),
+         "Invalid value for '--count' / '-n': Input should be less than or equal to 4096"),
         # a price above any list price was a pydantic traceback, one below zero a negative bill
         (["simulate", "share", "{ex}/simulate/services.yaml", "--price", "1e308", "--json"],
          "Invalid value for '--price': Input should be less than or equal to 1000.0"),

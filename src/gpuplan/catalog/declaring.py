@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from gpuplan.catalog import providers
-from gpuplan.catalog.providers.declared import declared_code, declared_module
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -21,6 +20,10 @@ def load_declared(store: Store) -> None:
     """Make the providers ``store`` declares providers of this process (and forget any other
     catalog's)."""
     rows = store._query("SELECT code, display_name, country FROM declared_providers ORDER BY code")
+    if not rows and not providers.any_declared():
+        return  # none declared, none to forget: the providers' modules stay unimported (a listing's speed)
+    from gpuplan.catalog.providers.declared import declared_module
+
     providers.use_declared(
         [declared_module(r.code, display_name=r.display_name, country=r.country) for r in rows]
     )
@@ -32,6 +35,7 @@ def declare_provider(store: Store, written: str, *, country: str | None = None) 
     from sqlalchemy import insert, select, update
 
     from gpuplan.catalog import schema as t
+    from gpuplan.catalog.providers.declared import declared_code
     from gpuplan.catalog.transactions import writing
 
     code = declared_code(written, providers.built_in_spellings())

@@ -46,6 +46,7 @@ __all__ = [
     "ProviderModule",
     "Region",
     "SpotFacts",
+    "any_declared",
     "built_in_spellings",
     "declared_provider",
     "documented_billing_increment_s",
@@ -196,6 +197,11 @@ def use_declared(modules: Sequence[ProviderModule]) -> None:
     catalog a command; :func:`gpuplan.catalog.open_catalog.open_store` calls this). A code of
     gpuplan's own modules is never replaced (the declaration is refused where it is made)."""
     _BUILT_IN.declare({m.FACTS.provider: m for m in modules})
+
+
+def any_declared() -> bool:
+    """Whether this process has providers a catalog declared (:func:`use_declared`)."""
+    return bool(_BUILT_IN.declared)
 
 
 def built_in_spellings() -> tuple[str, ...]:
