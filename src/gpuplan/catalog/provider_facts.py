@@ -38,20 +38,22 @@ __all__ = [
 RowsOf = Callable[[str, str], Sequence[Any]]
 
 
+def compliance_label(r: Any) -> ComplianceLabel:
+    """A ``compliance_labels`` row as a :class:`ComplianceLabel` (its source and confidence)."""
+    return ComplianceLabel(
+        provider=r.provider,
+        region=r.region,
+        label=r.label,
+        as_of=r.as_of,
+        source=r.source,
+        confidence=r.confidence,
+    )
+
+
 def compliance_details(rows_of: RowsOf, provider: str) -> list[ComplianceLabel]:
     """The compliance labels of a provider with their sources."""
     p = PROVIDERS.cast(provider)
-    return [
-        ComplianceLabel(
-            provider=r.provider,
-            region=r.region,
-            label=r.label,
-            as_of=r.as_of,
-            source=r.source,
-            confidence=r.confidence,
-        )
-        for r in rows_of("compliance_labels", p)
-    ]
+    return [compliance_label(r) for r in rows_of("compliance_labels", p)]
 
 
 # ---------------------------------------------------------------- transfer, storage, licences

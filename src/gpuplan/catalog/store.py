@@ -334,15 +334,10 @@ class Store:
                     source=r.source,
                     reason=r.reason,
                 )
+            from gpuplan.catalog.provider_facts import compliance_label
+
             rows = tuple(
-                ComplianceLabel(
-                    provider=r.provider,
-                    region=r.region,
-                    label=r.label,
-                    as_of=r.as_of,
-                    source=r.source,
-                    confidence=r.confidence,
-                )
+                compliance_label(r)
                 for r in self._query(
                     "SELECT provider, region, label, as_of, source, confidence "
                     "FROM compliance_labels ORDER BY id"
