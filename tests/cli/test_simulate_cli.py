@@ -289,6 +289,38 @@ def test_a_request_no_replica_can_hold_is_refused_naming_it(tmp_path: Path) -> N
     assert "tokens): 1, the first at 50.000 s with 60,256 tokens" in said
 
 
+def test_a_replica_the_weights_fill_says_to_split_it_not_to_drop_requests(tmp_path: Path) -> None:
+    # a 72B service on one A100 had been told "requests that need more KV cache than one replica holds
+    # (0 tokens): 259,962 … or leave them out of the trace": every request, and no split named
+    workload = tmp_path / "w.yaml"
+    workload.write_text(
+        "name: big\ntask: infer\nmodel: {preset: llama-13b}\ninputs: {batch_size: 1, seq_len: 512}\n"
+        "precision: bf16\nserving: {requests_per_s: 1, prompt_tokens: 256, output_tokens: 64}\n"
+    )
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp,prompt_tokens,output_tokens\n0,256,64\n1,256,64\n")
+    res = runner.invoke(
+        app,
+        [
+            "simulate",
+            "autoscale",
+            str(workload),
+            "--gpu",
+            "L4",
+            "--trace",
+            str(trace),
+            "--policy",
+            "fixed:replicas=1",
+        ],
+    )
+    assert res.exit_code == 1
+    said = str(res.exception)
+    assert said.startswith(
+        "trace t: one L4 replica has no room for a KV cache (the model's weights fill its memory)"
+    )
+    assert "tensor_parallel: N" in said and "leave them out" not in said
+
+
 def test_a_burst_that_spans_no_time_is_billed_for_the_work_it_takes(tmp_path: Path) -> None:
     # was: duration 0, cost $0.00 and 0 % utilisation for three served requests
     trace = tmp_path / "same.csv"

@@ -583,6 +583,20 @@ def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
     cap = replica.step.kv_capacity_tokens
     need = trace.prompt_tokens.astype(np.int64) + trace.output_tokens.astype(np.int64)
     over = np.flatnonzero(need > cap)
+    if len(over) and cap <= 0:
+        # no request fits: the weights fill the replica. Leaving requests out cannot help; a wider
+        # split can (the plan chooses one for a workload that states none; simulate takes the stated)
+        raise InputError.worded(
+            N_(
+                "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
+                "its memory), so none of its {n:,} requests can run; split each replica over more GPUs "
+                "(tensor_parallel: N in the workload — `gpuplan plan` says the split it chose) or use a "
+                "bigger GPU"
+            ),
+            name=trace.name,
+            gpu=replica.gpu,
+            n=len(need),
+        )
     if len(over):
         first = int(over[0])
         raise InputError.worded(
