@@ -735,3 +735,39 @@ def test_a_split_no_gpu_count_runs_is_refused_without_asking_for_more_gpus(servi
         "tensor_parallel 5 does not divide the model's 16 attention heads: use one of 1, 2, 4, 8" in said
     ), said
     assert "max_gpus" not in said and "allow more GPUs" not in said, said
+
+
+def test_the_archives_autoscaler_holds_the_requests_of_the_replica_the_plan_split(service: Service) -> None:
+    # the service's archive had counted a planned split's replica as one GPU (the plan's workload says
+    # tensor_parallel 1), as `gpuplan deploy` had: its target is the stated split's
+    base = json.loads((Path(__file__).parents[1] / "deploy" / "fixtures" / "plan_spot_aws.json").read_text())
+    base["recommended"].update(gpu_count=8, nodes=1, pricing="on_demand")
+
+    def target(split: int, *, stated: bool) -> float:
+        doc = json.loads(json.dumps(base))
+        doc["workload"] = {
+            "name": "s",
+            "task": "infer",
+            "model": {"preset": "llama-1b"},
+            "inputs": {"batch_size": 1, "seq_len": 128},
+            "precision": "bf16",
+            "tensor_parallel": split if stated else 1,
+            "serving": {"requests_per_s": 10, "prompt_tokens": 100, "output_tokens": 20},
+        }
+        doc["recommended"]["service"] = {
+            "requests_per_s": 10,
+            "replicas": 8 // split,
+            "replica_gpus": split,
+            "tensor_parallel": split,
+            "tensor_parallel_chosen": not stated,
+        }
+        r = service.client.post(
+            "/api/v1/deploy", json={"plan": doc, "target": "k8s"}, headers=service.auth("plan")
+        )
+        assert r.status_code == 200, r.text
+        hpa = yaml.safe_load(zipfile.ZipFile(io.BytesIO(r.content)).read("k8s/k8s/hpa.yaml"))
+        return float(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+
+    chosen = target(4, stated=False)
+    assert chosen == target(4, stated=True)
+    assert chosen != target(1, stated=False)

@@ -277,7 +277,7 @@ def deploy(
         # on their GPUs; a service's plan (priced on them) only at a share it was not priced at,
         # one replica on one GPU.
         served = (
-            _as_planned(plan_workload(source, project), spec)
+            spec.split_as_planned(plan_workload(source, project))
             if is_plan
             else load_workload(source, project=project)
         )
@@ -340,7 +340,7 @@ def deploy(
 
         if served is None:
             served = (
-                _as_planned(plan_workload(source, project), spec)
+                spec.split_as_planned(plan_workload(source, project))
                 if is_plan
                 else load_workload(source, project=project)
             )
@@ -449,16 +449,6 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
-
-
-def _as_planned(served: Workload | str, spec: LaunchSpec) -> Workload | str:
-    """A plan's workload split as the plan's option splits each replica: a service that stated no
-    tensor_parallel is planned at the split each option needs (8 GPUs a replica for a 72B model), and
-    its checks and its autoscaler's requests in flight are of that replica, not of one GPU (a target
-    of 1 request a replica had scaled a 72B service to its maximum at once)."""
-    if isinstance(served, str) or served.tensor_parallel == spec.tensor_parallel:
-        return served
-    return served.model_copy(update={"tensor_parallel": spec.tensor_parallel})
 
 
 def _check_code_plan_fit(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -118,6 +118,9 @@ K8S_FLAGS: Mapping[str, str] = MappingProxyType(
 K8S_FIELDS: Mapping[str, str] = MappingProxyType(
     {"target": "target k8s", "own": "own_cluster: true", "others": "target skypilot, docker or torchrun"}
 )
+
+if TYPE_CHECKING:
+    from gpuplan.workload import Workload
 
 
 #: Plan files deploy reads: the current version, and 1 (whose option is upgraded on reading).
@@ -430,6 +433,16 @@ class LaunchSpec(BaseModel):
             return self
         counts = sorted({c for (p, _), (g, c) in instances.items() if p == self.provider and g == self.gpu})
         return LaunchSpec.model_validate({**self.model_dump(), "sold_gpu_counts": tuple(counts)})
+
+    def split_as_planned(self, workload: Workload | str) -> Workload | str:
+        """``workload`` (a plan's, or why it could not be read) split as this launch splits each
+        replica: a service that stated no tensor_parallel is planned at the split each option needs
+        (8 GPUs a replica for a 72B model), and its checks and its autoscaler's requests in flight are
+        of that replica, not of one GPU (a target of 1 request a replica had scaled a 72B service to
+        its maximum at once). The command line and the service's deploy both read it here."""
+        if isinstance(workload, str) or workload.tensor_parallel == self.tensor_parallel:
+            return workload
+        return workload.model_copy(update={"tensor_parallel": self.tensor_parallel})
 
     def with_engine_slots(self, sizing: EngineSlots) -> LaunchSpec:
         """A copy whose engine replicas run ``sizing.slots`` requests at once (:attr:`engine_slots`),

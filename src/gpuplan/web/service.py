@@ -510,7 +510,7 @@ def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: i
     except GpuplanError as e:
         workload = str(e)
     return deployed_engine_slots(
-        workload,
+        spec.split_as_planned(workload),
         spec.gpu,
         share,
         lambda w: _profile(store, w, _no_progress),
