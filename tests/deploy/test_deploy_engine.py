@@ -22,7 +22,7 @@ from deploy_helpers import (
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.engine import NEWEST_KNOWN
-from gpuplan.deploy.hub import HF_MODEL_IDS
+from gpuplan.deploy.hub import HF_MODEL_IDS, gated
 from gpuplan.errors import DeployError
 
 LLAMA_TP2 = "tensor_parallel: 2\n"  # the workload's split: one replica on two GPUs
@@ -72,6 +72,25 @@ def test_vllm_with_a_version_runs_its_image_with_the_plans_settings(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
+    ("hub_id", "expected"),
+    [
+        ("meta-llama/Llama-3.1-8B-Instruct", True),
+        ("mistralai/Mistral-7B-Instruct-v0.3", True),
+        ("google/gemma-2-9b-it", True),
+        ("google/embeddinggemma-300m", True),
+        ("Google/Gemma-3-1B-IT", True),
+        ("google/vit-base-patch16-224", None),
+        ("Qwen/Qwen2.5-7B-Instruct", None),
+        (None, None),
+    ],
+)
+def test_which_hub_models_are_known_to_be_gated(hub_id: str | None, expected: bool | None) -> None:
+    # was: Meta's and Mistral's only, so a Gemma pod started without its token and failed on its
+    # first download; Google's other models download without one (not known: None, never False)
+    assert gated(hub_id) is expected
+
+
+@pytest.mark.parametrize(
     ("model", "hub_id", "required"),
     [("llama-8b", "meta-llama/Llama-3.1-8B-Instruct", True), ("qwen3-0.6b", "Qwen/Qwen3-0.6B", False)],
 )
@@ -94,7 +113,7 @@ def test_a_gated_models_token_secret_is_required_and_said(
     assert (gated in readme) == required
     assert ("only gated models need a real token" in readme) != required
     # which models need one, said either way
-    assert "Gated models (Llama, Mistral) need a Hugging Face token with access" in readme
+    assert "Gated models (Llama, Mistral, Gemma) need a Hugging Face token with access" in readme
 
 
 def test_vllm_prefix_caching_follows_the_workload(tmp_path: Path) -> None:

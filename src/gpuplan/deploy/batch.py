@@ -310,15 +310,15 @@ def vllm_output_contract(launch: EngineLaunch) -> str:
 #: Where a vLLM batch job takes its Hugging Face token from, by target (the README's last sentence).
 _TOKEN_WORDS = {
     "k8s": N_(
-        "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
+        "Gated models (Llama, Mistral, Gemma) need a Hugging Face token with access: put it in the "
         "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
     ),
     "docker": N_(
-        "Gated models (Llama, Mistral) need a Hugging Face token with access: export HF_TOKEN before "
+        "Gated models (Llama, Mistral, Gemma) need a Hugging Face token with access: export HF_TOKEN before "
         "the `docker run` commands, which pass it on (`-e HF_TOKEN`)."
     ),
     "skypilot": N_(
-        "Gated models (Llama, Mistral) need a Hugging Face token with access: export HF_TOKEN before "
+        "Gated models (Llama, Mistral, Gemma) need a Hugging Face token with access: export HF_TOKEN before "
         "`sky jobs launch`, whose `--secret HF_TOKEN` passes it on."
     ),
 }

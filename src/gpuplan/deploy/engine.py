@@ -595,7 +595,7 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
         )
     parts.append(
         _(
-            "Gated models (Llama, Mistral) need a Hugging Face token with access: put it in the "
+            "Gated models (Llama, Mistral, Gemma) need a Hugging Face token with access: put it in the "
             "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
         )
     )

@@ -17,6 +17,7 @@ shape, so the plan's figures, are the same) and the README says which it loads.
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 from gpuplan.deploy.grammar import hf_repo_id
@@ -24,6 +25,7 @@ from gpuplan.errors import GpuplanError
 from gpuplan.workload.presets.hub_ids import HF_MODEL_IDS, INSTRUCT_MODEL_IDS, NO_CHAT_TEMPLATE
 
 __all__ = [
+    "GATED_NAMES",
     "GATED_OWNERS",
     "HF_MODEL_IDS",
     "INSTRUCT_MODEL_IDS",
@@ -66,13 +68,26 @@ _UNKNOWN = ModelIdentity(None, None, None)
 #: openvinotoolkit/openvino.genai pull request 371, 2024-04-22). Other owners: not known here.
 GATED_OWNERS = frozenset({"meta-llama", "mistralai"})
 
+#: Hub owners only some of whose models are gated, with a word the gated ones' names hold. Google's
+#: Gemma models ask the account to accept Google's terms ("Repo model google/gemma-7b is gated",
+#: LetheSec/HuggingFace-Download-Accelerator issue 16, 2024-03-01; "Access to model
+#: google/gemma-3-1b-it is restricted", cactus-compute/cactus issue 197, 2025-11-04;
+#: google/embeddinggemma-300m, vllm-project/semantic-router issue 817, 2025-12-12); its other models
+#: (ViT, T5, BERT checkpoints) download without a token.
+GATED_NAMES = MappingProxyType({"google": "gemma"})
+
 
 def gated(hub_id: str | None) -> bool | None:
-    """Whether the Hub model ``hub_id`` is gated: True for an owner of :data:`GATED_OWNERS`, None
-    where not known (another owner: a fine-tune of Llama under another name may be gated too)."""
+    """Whether the Hub model ``hub_id`` is gated: True for an owner of :data:`GATED_OWNERS` or a
+    model of :data:`GATED_NAMES`, None where not known (another owner: a fine-tune of Llama under
+    another name may be gated too)."""
     if hub_id is None:
         return None
-    return True if hub_id.split("/", 1)[0].lower() in GATED_OWNERS else None
+    owner, _, name = hub_id.lower().partition("/")
+    if owner in GATED_OWNERS:
+        return True
+    word = GATED_NAMES.get(owner)
+    return True if word is not None and word in name else None
 
 
 def preset_identity(preset: str) -> ModelIdentity:
