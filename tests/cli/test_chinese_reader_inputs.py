@@ -44,7 +44,15 @@ def test_a_chinese_country_typo_gets_a_did_you_mean(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "code"),
-    [("阿里云", "alibaba"), ("腾讯云", "tencent"), ("华为云", "huawei"), ("火山引擎", "volcengine")],
+    [
+        ("阿里云", "alibaba"),
+        ("腾讯云", "tencent"),
+        ("华为云", "huawei"),
+        ("火山引擎", "volcengine"),
+        # as typed in pinyin (was "unknown provider 'huoshan'" with no suggestion)
+        ("huoshan", "volcengine"),
+        ("aliyun", "alibaba"),
+    ],
 )
 def test_the_chinese_clouds_answer_to_their_chinese_names(name: str, code: str) -> None:
     assert PROVIDERS.cast(name) == code

@@ -212,6 +212,10 @@ def test_low_confidence_prices_decide_nothing_unless_allowed() -> None:
     assert {o.instance_type for o in plan.options} == {"p4d.24xlarge"}
     allowed = _plan(rows, Constraints(max_gpus=8, allow_low_confidence=True, objective=Objective.COST))
     assert allowed.recommended.instance_type == "article"
+    # only low-confidence rows: the refusal names the flag that plans on them (it named a key alone)
+    with pytest.raises(InfeasibleError, match="low-confidence price filter left none") as e:
+        _plan(rows[1:], Constraints(max_gpus=8))
+    assert "--allow-low-confidence" in str(e.value)
 
 
 def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:

@@ -47,7 +47,13 @@ def test_reads_the_azure_llm_trace_columns_and_seven_digit_fractions(tmp_path: P
         # Which row, in the file's order (the trace is sorted by time after reading).
         (
             "timestamp,prompt_tokens\n5,1\n2,7\n3,-4\n",
-            "prompt_tokens must be ≥ 0 on every line; row 3 has -4",
+            "prompt_tokens must be ≥ 0 on every line; request 3 .counted from the first after the "
+            "header. has -4",
+        ),
+        # The column as the file names it (an Azure trace's), not gpuplan's name for it.
+        (
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n0,-374,44\n1,374,44\n",
+            "ContextTokens must be ≥ 0 on every line; request 1 ",
         ),
         ("timestamp\n1\n2023-01-01 00:00:00\n", "mixes numbers and date-times"),
         ("timestamp\n", "no requests"),

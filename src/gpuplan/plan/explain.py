@@ -71,7 +71,8 @@ _EMPTIED_BY = {
     Reason.GPU_MEMORY: N_("the GPU memory filter (at least {value} GiB) left none"),
     Reason.MAX_GPUS: N_("the GPU count limit (at most {value}) left none"),
     Reason.LOW_CONFIDENCE: N_(
-        "the low-confidence price filter left none (allow_low_confidence plans on them)"
+        "the low-confidence price filter left none (--allow-low-confidence, or "
+        "constraints.allow_low_confidence: true in the workload, plans on them)"
     ),
 }
 # TRANSLATORS: one reason in "candidates excluded by does_not_fit 12, unpriced 3"; {reason} is

@@ -317,7 +317,7 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
             else None
         )
         if fast is not None:
-            return _finish_read(p, fast, synthetic, max_rows, note, ms=ms)
+            return _finish_read(p, fast, synthetic, max_rows, note, ms=ms, names=_names(header, pi, oi))
         f.seek(0)
         reader = csv.reader(itertools.islice(f, comments, None))
         next(reader)  # the header again: the line-by-line reader names the first bad line
@@ -385,7 +385,16 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
         prompt_tokens=np.asarray(prompts, dtype=np.int64) if pi is not None else None,
         output_tokens=np.asarray(outputs, dtype=np.int64) if oi is not None else None,
     )
-    return _finish_read(p, cols, synthetic, max_rows, note, ms=ms)
+    return _finish_read(p, cols, synthetic, max_rows, note, ms=ms, names=_names(header, pi, oi))
+
+
+def _names(header: list[str], pi: int | None, oi: int | None) -> tuple[str, str]:
+    """The prompt and output token columns as the file names them (its header's words), which its
+    errors quote so that the user finds the column they mean."""
+    return (
+        header[pi].strip() if pi is not None else "prompt_tokens",
+        header[oi].strip() if oi is not None else "output_tokens",
+    )
 
 
 def _read_fast(
@@ -407,11 +416,19 @@ def _read_fast(
 
 
 def _finish_read(
-    p: Path, read: Columns, synthetic: bool, max_rows: int, note: str = "", *, ms: bool = False
+    p: Path,
+    read: Columns,
+    synthetic: bool,
+    max_rows: int,
+    note: str = "",
+    *,
+    ms: bool = False,
+    names: tuple[str, str] = ("prompt_tokens", "output_tokens"),
 ) -> Trace:
     """Sorted arrivals from the first one, the checks every reader shares, and the time of day.
 
-    ``ms``: the time column's name says milliseconds (numbers are divided by 1,000)."""
+    ``ms``: the time column's name says milliseconds (numbers are divided by 1,000). ``names``: the
+    prompt and output token columns as the file's header names them."""
     if not len(read.time_s):
         raise InputError.worded(N_("trace {name}: no requests after the header"), name=p.name)
     if len(read.time_s) > max_rows:
@@ -445,16 +462,18 @@ def _finish_read(
     arr = arr - origin
     gap = float(np.median(np.diff(arr))) if len(arr) > 1 and not read.is_datetime and not ms else 0.0
     cols: list[np.ndarray | None] = []
-    for vals, name in ((read.prompt_tokens, "prompt_tokens"), (read.output_tokens, "output_tokens")):
+    for vals, name, least in ((read.prompt_tokens, names[0], 0), (read.output_tokens, names[1], 1)):
         if vals is None:
             cols.append(None)
             continue
         a = vals if order is None else vals[order]
-        least = 0 if name == "prompt_tokens" else 1
         if (a < least).any():
             first = int(np.argmax(vals < least))  # in the file's own order
             raise InputError.worded(
-                N_("trace {name}: {column} must be ≥ {least} on every line; row {row} has {value:g}"),
+                N_(
+                    "trace {name}: {column} must be ≥ {least} on every line; request {row} (counted from "
+                    "the first after the header) has {value:g}"
+                ),
                 name=p.name,
                 column=name,
                 least=least,

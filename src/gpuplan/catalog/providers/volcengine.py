@@ -19,6 +19,7 @@ FACTS = ProviderFacts(
         "volcano",
         "volcano_engine",
         "火山引擎",
+        "huoshan",  # 火山 in pinyin, as users in China type it
     ),
     display_name="Volcano Engine",
     kind="china_cloud",
