@@ -19,6 +19,7 @@ from gpuplan.plan import (
     PlanInfeasibleError,
     plan_offers,
 )
+from gpuplan.plan.candidates import precision_refusals
 from gpuplan.plan.rank import explain_winner
 from gpuplan.plan.spot import BATCH_CHUNK_BATCHES
 from gpuplan.plan.unknowns import UnknownFact
@@ -216,6 +217,25 @@ def test_low_confidence_prices_decide_nothing_unless_allowed() -> None:
     with pytest.raises(InfeasibleError, match="low-confidence price filter left none") as e:
         _plan(rows[1:], Constraints(max_gpus=8))
     assert "--allow-low-confidence" in str(e.value)
+
+
+def test_a_gpu_without_the_precisions_tensor_cores_is_left_out_for_that_not_for_memory() -> None:
+    # was: a bf16 job's T4s were counted as does_not_fit, and the plan told a user whose ResNet fits
+    # a T4's memory to lower the batch size; the estimate said why (no BF16 tensor cores)
+    t4 = offer(
+        instance_type="g4dn", gpu="T4", gpu_memory_gib=16.0, gpu_count=1, interconnect="PCIe", price_usd=0.5
+    )
+    job = replace(JOB, precision="amp-bf16")
+    with pytest.raises(
+        InfeasibleError, match=r"no_precision_path 1\b.*T4 has no BF16 tensor cores \(use amp-fp16\)"
+    ):
+        _plan([t4], Constraints(max_gpus=1), job=job)
+    plan = _plan([offer(), t4], Constraints(max_gpus=8), job=job)
+    assert plan.excluded["no_precision_path"] == 8 and "does_not_fit" not in plan.excluded  # 1..8 nodes
+    assert any("T4: 8 candidates left out (no_precision_path): bf16 needs Ampere" in n for n in plan.notes)
+    # the same T4 at amp-fp16 has its path; an L20 (BF16 units, no published rate) is unknown, not absent
+    assert not precision_refusals(["T4"], replace(JOB, precision="amp-fp16"))
+    assert set(precision_refusals(["T4", "L20", "A100-SXM4-80GB"], job)) == {"T4"}
 
 
 def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:

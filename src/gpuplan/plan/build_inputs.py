@@ -609,6 +609,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         task=str(workload.task),
         data_transfer=str(data.transfer.value) if data is not None else "per_node",
         image_job=not serving and workload.inputs.image_size is not None,
+        precision=workload.precision.value,
         rereads_dataset=not serving and bool(dataset_gb) and size is not None and size.epochs > 1,
         dataset_gb=dataset_gb or 0.0,
         checkpoint_gb=checkpoint_gb,

@@ -8,12 +8,13 @@ reason (``Reason`` order), so the counts in ``Plan.excluded`` add up to the cand
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from gpuplan.errors import GpuplanError
 from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, counted_labels, labels_satisfy
 from gpuplan.plan.input_types import (
     BoolArray,
@@ -34,7 +35,9 @@ __all__ = [
     "ModelSplitMisfits",
     "enumerate_candidates",
     "estimate_candidates",
+    "exclude_missing_precision",
     "exclude_model_split",
+    "left_without_precision",
     "model_split_misfits",
     "named_in",
 ]
@@ -281,6 +284,52 @@ def model_split_misfits(cands: Candidates, job: JobFacts) -> ModelSplitMisfits:
         not_multiple=int(np.count_nonzero(mine & not_multiple)),
         node_too_narrow=int(np.count_nonzero(mine & narrow)),
     )
+
+
+def precision_refusals(gpus: Iterable[str], job: JobFacts) -> dict[str, GpuplanError]:
+    """Per GPU of ``gpus`` (catalog ids) that lacks the tensor-core path of the job's precision (BF16 on a T4,
+    FP8 on an A100): why, the estimate's error (worded, so shown in the reader's language), with the
+    precision to use instead. A GPU with
+    the units but no published rate for them is not here (its speed is unknown, not absent:
+    ``Reason.UNKNOWN_RATE``), nor one gpuplan does not know."""
+    from gpuplan.errors import UnpublishedRateError
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.roofline import precision_refusal
+
+    if job.precision is None:
+        return {}
+    out: dict[str, GpuplanError] = {}
+    for gpu_id in sorted(set(gpus)):
+        try:
+            refusal = precision_refusal(job.precision, get_gpu(gpu_id))
+        except GpuplanError:
+            continue
+        if refusal is not None and not isinstance(refusal, UnpublishedRateError):
+            out[gpu_id] = refusal
+    return out
+
+
+def exclude_missing_precision(
+    cands: Candidates, offers: OfferTable, job: JobFacts
+) -> dict[str, GpuplanError]:
+    """Leave out (``Reason.NO_PRECISION_PATH``) the candidates on a GPU that cannot run the job's
+    precision at all, before the estimator is asked about them: they had been counted as
+    ``does_not_fit``, which sent a user whose ResNet fits a T4's memory to lower the batch size.
+    Returns :func:`precision_refusals` of the GPUs left out."""
+    refusals = precision_refusals(np.unique(offers.gpu.astype(str)).tolist(), job)
+    if refusals:
+        lacking = np.isin(offers.gpu.astype(str), list(refusals))
+        cands.exclude(lacking[cands.offer], Reason.NO_PRECISION_PATH)
+    return refusals
+
+
+def left_without_precision(cands: Candidates, offers: OfferTable, job: JobFacts) -> dict[str, GpuplanError]:
+    """:func:`precision_refusals` of the GPUs whose candidates :func:`exclude_missing_precision`
+    left out (sorted by GPU; empty where it left none)."""
+    hit = cands.reason == REASONS.index(Reason.NO_PRECISION_PATH)
+    if not hit.any():
+        return {}
+    return precision_refusals({str(g) for g in offers.gpu[cands.offer[hit]]}, job)
 
 
 def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:

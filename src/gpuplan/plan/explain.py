@@ -16,7 +16,7 @@ from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
-from gpuplan.plan.candidates import named_in
+from gpuplan.plan.candidates import left_without_precision, named_in
 from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_satisfy
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
@@ -146,6 +146,10 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         # the limit that ended the search comes first: lifting it is what can give an option
         hint = Phrase(_ADVICE, hint=separated(limit.words for limit in limits))
         advice = Phrase(_TWO_PIECES, first=hint, second=advice) if advice else hint
+    if Reason.NO_PRECISION_PATH.value in counts:
+        # the GPUs left cannot run the precision at all: what to write instead comes first
+        pathless = Phrase(_ADVICE, hint=_pathless_words(ctx))
+        advice = Phrase(_TWO_PIECES, first=pathless, second=advice) if advice else pathless
     sold = _where_sold(ctx)
     if sold:
         advice = Phrase(_TWO_PIECES, first=sold, second=advice) if advice else sold
@@ -159,6 +163,12 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def _pathless_words(ctx: PlanContext) -> Phrase:
+    """Why the GPUs left out as ``no_precision_path`` cannot run the job, and what precision to
+    write instead, in the estimate's words (one clause per GPU)."""
+    return separated(left_without_precision(ctx.cands, ctx.offers, ctx.job).values())
 
 
 def _uneven_heads(job: JobFacts) -> Phrase:

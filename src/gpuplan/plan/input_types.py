@@ -297,6 +297,9 @@ class JobFacts:
     copied between the nodes inside it at no transfer charge)."""
     image_job: bool = False
     """The job decodes images on the host CPUs: an instance's vCPUs bound its time."""
+    precision: str | None = None
+    """The workload's precision (``amp-bf16``, ``fp8``, …): a GPU without its tensor-core path (BF16
+    on a T4) cannot run the job at all (``Reason.NO_PRECISION_PATH``); None: not known (test facts)."""
     rereads_dataset: bool = False
     """The job reads its dataset more than once (several epochs): an instance's RAM decides whether
     it is read from the page cache or from disk each epoch."""

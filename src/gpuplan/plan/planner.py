@@ -14,7 +14,8 @@ from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.error_text import phrase_text
+from gpuplan.i18n.phrases import item_list, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import (
     REASONS,
@@ -22,7 +23,9 @@ from gpuplan.plan.candidates import (
     EstimateFn,
     enumerate_candidates,
     estimate_candidates,
+    exclude_missing_precision,
     exclude_model_split,
+    left_without_precision,
     model_split_misfits,
 )
 from gpuplan.plan.constraints import Constraints, Objective, Reason, counted_labels, labels_satisfy
@@ -331,6 +334,18 @@ def _unrated_note(ctx: PlanContext) -> str | None:
     ).format(gpus=item_list(gpus), n=format_number(int(hit.sum())), first=gpus[0])
 
 
+def _pathless_note(ctx: PlanContext) -> str | None:
+    """Which GPUs were left out because they cannot run the job's precision at all (a bf16 job on
+    T4s), with the estimate's words for why and what to use instead."""
+    why = left_without_precision(ctx.cands, ctx.offers, ctx.job)
+    if not why:
+        return None
+    n = int(np.count_nonzero(ctx.cands.reason == REASONS.index(Reason.NO_PRECISION_PATH)))
+    return _("{gpus}: {n} candidates left out (no_precision_path): {why}").format(
+        gpus=item_list(list(why)), n=format_number(n), why=phrase_text(separated(why.values()))
+    )
+
+
 def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[str]:
     """A note for each provider the user named that gives the plan no option, with why its
     candidates were left out: one named among others had simply been absent from the ranking."""
@@ -429,6 +444,7 @@ def _run(
 ) -> PlanContext:
     cands = enumerate_candidates(offers, constraints, service=job.is_service)
     exclude_model_split(cands, job)
+    exclude_missing_precision(cands, offers, job)
     bounds = host_bounds(offers)
     relevant = (int(Fact.VCPUS) if job.image_job else 0) | (int(Fact.RAM) if job.rereads_dataset else 0)
     # The network joins the nodes of a training job; inference replicas do not talk to each other.
@@ -788,6 +804,7 @@ def plan_offers(
                 *filter(
                     None,
                     [
+                        _pathless_note(ctx),
                         _unrated_note(ctx),
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),

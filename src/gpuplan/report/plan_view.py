@@ -72,6 +72,7 @@ _CODES = (
     N_("short_of_load"),
     N_("below_min_replicas"),
     N_("above_max_replicas"),
+    N_("no_precision_path"),
     N_("no_published_rate"),
     N_("does_not_fit"),
     N_("spot_too_unstable"),
