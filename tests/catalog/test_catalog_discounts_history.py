@@ -127,6 +127,43 @@ def test_a_discount_below_one_percent_is_said_beside_the_percent_it_may_have_mea
     assert r.exit_code == 0 and "note:" not in r.stderr
 
 
+@pytest.mark.parametrize("written", ["12%", "12 %", "12％"])
+def test_a_discount_percent_may_end_in_a_percent_sign(db_path: Path, written: str) -> None:
+    # budgets take "¥1.2M"; a percentage is as often written with its sign, ASCII or full-width
+    db = str(db_path)
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", written]
+    )
+    assert r.exit_code == 0 and "12 % off" in r.stdout, r.output
+    with contextlib.closing(open_store(db)) as store:
+        assert [d.percent for d in discounts(store)] == [12]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("120%", "at most 99, got 120"),
+        ("120％", "at most 99, got 120"),
+        ("-5%", "more than 0 and at most 99, got -5"),
+        ("%", "Input should be a valid number"),
+        ("12%%", "Input should be a valid number"),
+    ],
+)
+def test_a_percent_sign_does_not_let_an_impossible_discount_through(
+    db_path: Path, written: str, said: str
+) -> None:
+    db = str(db_path)
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", written]
+    )
+    words = r.output + (
+        "" if r.exception is None or isinstance(r.exception, SystemExit) else str(r.exception)
+    )
+    assert r.exit_code != 0 and said in words and len(words.strip().splitlines()) == 1, words
+    with contextlib.closing(open_store(db)) as store:
+        assert discounts(store) == []
+
+
 def test_a_refresh_prints_its_outcomes_as_json(db_path: Path) -> None:
     # GCP's price list needs a key the tests do not have: skipped, said as JSON, exit 1 (none refreshed)
     r = runner.invoke(

@@ -143,6 +143,8 @@ def test_a_fit_with_little_to_spare_says_what_to_do_on_a_cuda_oom(
     roomy = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM"])
     assert roomy.exit_code == 0, roomy.output
     assert "CUDA OOM" not in roomy.stdout
+    roomy = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM", "--json"])
+    assert json.loads(roomy.stdout)["thin_memory_margin"] is None
     p = stub_trace[0]
     # … and a vocabulary head (GPT-2's), which a lighter loss lightens
     shape = replace(p.shape, vocab_size=50_257)
@@ -166,6 +168,11 @@ def test_a_fit_with_little_to_spare_says_what_to_do_on_a_cuda_oom(
     assert all(f in text for f in order), text
     assert [text.index(f) for f in order] == sorted(text.index(f) for f in order)
     assert "`gpuplan measure`" in text
+    # --json carries the same line, not the terminal alone
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM", "--json"])
+    said = json.loads(r.stdout)["thin_memory_margin"]
+    assert said is not None and said.startswith(f"Thin memory margin (H100-SXM needs up to {need:.1f} of")
+    assert " ".join(said.split()) in text and all(f in said for f in order), said
 
 
 def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:

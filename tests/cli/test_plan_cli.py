@@ -252,3 +252,53 @@ def test_a_budget_in_yuan_shows_the_plan_in_yuan_unless_a_currency_is_asked(env:
     shown = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5").stdout)
     asked = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5", "--currency", "USD").stdout)
     assert (shown["display_currency"], asked["display_currency"]) == ("CNY", "USD")
+
+
+_THIN_JOB = """
+name: bert-large-thin
+task: finetune
+model: {preset: bert-large}
+inputs: {batch_size: 32, seq_len: 384}
+precision: amp-fp16
+optimizer: adamw
+parallelism: ddp
+data: {samples: 88000, epochs: 2, size_gb: 0.5}
+constraints:
+  deadline: 200h
+  providers: [aws]
+  pricing: [on_demand]
+  max_gpus: 1
+"""
+
+
+def test_a_plan_whose_options_fit_with_little_to_spare_says_what_to_do_on_a_cuda_oom(
+    env: dict[str, Path], tmp_path: Path
+) -> None:
+    # estimate's thin-margin line had been printed by `estimate` alone, never in a --json
+    from dataclasses import replace
+
+    from typer.testing import CliRunner
+
+    from gpuplan.cli import app
+
+    job = tmp_path / "job.yaml"
+    job.write_text(_THIN_JOB, encoding="utf-8")
+
+    def plan(activations_gib: float, *args: str) -> str:
+        p = bert_large_profile("thin-margin")
+        p = replace(p, peak=replace(p.peak, activations_bytes=activations_gib * 1024**3))
+        (tmp_path / "p.json").write_text(p.to_json(), encoding="utf-8")
+        argv = ["--db", str(env["db"]), "plan", str(job), "--profile", str(tmp_path / "p.json"), *args]
+        r = CliRunner().invoke(app, argv, env={"COLUMNS": "200"})
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    # 4 GiB of activations: a T4 or an L4 with room to spare, no such line
+    assert json.loads(plan(4, "--json"))["thin_memory_margin"] is None
+    # 60 GiB: an H100 whose band's high end needs 75.5 of its 78.8 usable GiB (4 % to spare)
+    doc = json.loads(plan(60, "--json"))
+    said = doc["thin_memory_margin"]
+    assert {o["gpu"] for o in doc["options"]} == {"H100-SXM"}, doc["options"]
+    assert said is not None and said.startswith("Thin memory margin (H100-SXM needs up to "), said
+    assert "if it runs out of memory (CUDA OOM), try in order PYTORCH_CUDA_ALLOC_CONF" in said
+    assert " ".join(said.split()) in " ".join(plan(60).split())  # and the table says it too

@@ -70,3 +70,57 @@ def test_training_from_scratch_names_no_base_weights(tmp_path: Path) -> None:
     spec = _finetune(tmp_path, "{preset: llama-8b}", provider="alibaba", region="cn-beijing")
     readme = by_path(generate(spec.model_copy(update={"task": "train"}), "torchrun"))["README.md"]
     assert "starts from the weights" not in readme
+
+
+def _own_model(folder: Path, *packaging: str, src: bool = False) -> LaunchSpec:
+    """A workload of the user's own model, ``pkg.model:build``, in ``folder`` (under ``src/``
+    with ``src``), with the packaging files named."""
+    code = folder / "src" / "pkg" if src else folder / "pkg"
+    code.mkdir(parents=True)
+    (code / "__init__.py").write_text("")
+    (code / "model.py").write_text("def build():\n    pass\n")
+    for name in packaging:
+        (folder / name).write_text("[project]\nname = 'pkg'\n" if name == "pyproject.toml" else "")
+    job = folder / "w.yaml"
+    job.write_text("name: w\nmodel: {python: 'pkg.model:build'}\ninputs: {batch_size: 2}\n")
+    return LaunchSpec.from_workload(job, gpu="T4")
+
+
+@pytest.mark.parametrize(
+    ("packaging", "src", "said"),
+    [
+        ((), False, "(`PYTHONPATH={folder}`)"),
+        ((), True, "(`PYTHONPATH={folder}/src`)"),
+        (("pyproject.toml",), False, "(`pip install -e {folder}`)"),
+        (("setup.py",), True, "(`pip install -e {folder}`)"),
+    ],
+)
+def test_the_torchrun_readme_offers_pip_install_e_only_for_a_folder_pip_can_install(
+    tmp_path: Path, packaging: tuple[str, ...], src: bool, said: str
+) -> None:
+    # pip refuses a folder with neither pyproject.toml nor setup.py ("does not appear to be a Python
+    # project"): a flat folder of modules is made importable with PYTHONPATH
+    spec = _own_model(tmp_path / "proj", *packaging, src=src)
+    readme = " ".join(by_path(generate(spec, "torchrun"))["README.md"].split())
+    assert said.format(folder=tmp_path / "proj") in readme, readme
+    if not packaging:
+        assert "pip install -e" not in readme, readme
+
+
+def test_the_torchrun_note_on_the_command_line_says_pythonpath_for_a_flat_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from gpuplan.cli import main
+
+    _own_model(tmp_path / "proj")
+    job, out = tmp_path / "proj" / "w.yaml", tmp_path / "launch"
+    args = ["deploy", str(job), "--gpu", "T4", "-t", "torchrun", "-o", str(out), "--force-fit", "--dry-run"]
+    monkeypatch.setattr(sys, "argv", ["gpuplan", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = " ".join(capsys.readouterr().err.split())
+    assert e.value.code in (0, None), err
+    assert f"runs train.py (`PYTHONPATH={tmp_path / 'proj'}`)" in err, err
+    assert "pip install -e" not in err, err

@@ -287,6 +287,26 @@ def test_a_network_beyond_its_bounds_is_refused_in_one_line(service: Service, gb
     assert "network_gbps" in line and "\n" not in line, line
 
 
+def test_a_json_body_sent_without_a_content_type_is_told_to_send_json(service: Service) -> None:
+    # requests.post(url, data=text) sends no Content-Type: FastAPI had answered "Input should be a
+    # valid dictionary or object to extract fields from", where text/plain is told to send JSON
+    body = json.dumps({"name": "bert", "month": "2027-03"}).encode()
+    r = service.client.post("/api/v1/plans", content=body, headers=service.auth("plan"))
+    assert "content-type" not in r.request.headers
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        "the request body is sent without a Content-Type header; send it as application/json "
+        "(Content-Type: application/json)"
+    )
+    typed = {**service.auth("plan"), "Content-Type": "text/plain"}
+    as_text = service.client.post("/api/v1/plans", content=body, headers=typed)
+    assert r.json()["kind"] == as_text.json()["kind"] == "invalid_request", (r.text, as_text.text)
+    zh = {**service.auth("plan"), "Accept-Language": "zh-CN"}
+    r = service.client.post("/api/v1/plans", content=body, headers=zh)
+    assert r.status_code == 400 and "Content-Type: application/json" in r.json()["error"], r.text
+    assert "请" in r.json()["error"], r.text
+
+
 def test_a_json_body_sent_as_text_is_refused_naming_the_header(service: Service) -> None:
     # FastAPI had answered 422 "Input should be a valid dictionary or object"
     headers = {**service.auth("plan"), "Content-Type": "text/plain"}

@@ -27,6 +27,7 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.rates import converted_currencies
+from gpuplan.catalog.region_countries import region_country
 from gpuplan.catalog.store import Store
 from gpuplan.catalog.wording import _DID_YOU_MEAN
 from gpuplan.errors import DataError, InputError, NotFoundError, Phrase, closest
@@ -73,6 +74,9 @@ class OfferQuery:
     min_gpu_memory_gib: float | None = None
     provider: str | None = None
     region: str | None = None
+    countries: tuple[str, ...] | None = None
+    """Countries the offers' regions may be in, as the user wrote them (ISO code, name or ``EU``);
+    a region whose country is unknown is in none of them (left out, and counted)."""
     pricing: str | None = None
     max_price_per_hour: float | None = None
     """In ``currency`` per instance-hour; offers with an unknown price are left out (and counted)."""
@@ -124,6 +128,10 @@ class OfferListing:
     cny_rate: ExchangeRate | None = None
     """The catalog's CNY rate (whatever the display currency), for documents that give both USD
     and CNY figures; None when it has none."""
+    country_unknown: tuple[str, ...] = ()
+    """``provider/region`` of the offers ``countries`` left out because their region's country is
+    not known (a marketplace declared without ``--country``, a source naming no region): they are
+    in none of the countries asked for, and the listing says so rather than dropping them unsaid."""
     empty_reason: str | None = None
     """Why a listing for one pricing model is empty: what the catalog's sources lack (None when it
     is not empty, or no pricing model was asked)."""
@@ -182,6 +190,8 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     currency = Currency.cast(query.currency)
     sort = SortKey.cast(query.sort)
     pricing = PricingModel.cast(query.pricing).value if query.pricing else None
+    # "China", "中国", "CN" all mean CN; "EU" its member states; a typo is refused with "did you mean"
+    allowed = _country_codes(query.countries) if query.countries else None
     rate = store.exchange_rate(currency.code) if currency is not Currency.USD else None  # raises with the fix
     rows = store.offers(
         gpu=query.gpu,
@@ -196,6 +206,13 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         known = store.regions(query.provider)
         if query.region not in known:
             _refuse_region(store, query.region, query.provider, known)
+    unplaced: tuple[str, ...] = ()
+    elsewhere: list[str] = []
+    if allowed is not None:
+        found = rows
+        rows, unplaced = _in_countries(rows, allowed)
+        if found and not rows:
+            elsewhere = sorted({c for c in (region_country(r.provider, r.region) for r in found) if c})
     views = [offer_view(r, currency, rate) for r in rows]
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:
@@ -228,8 +245,50 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         hidden_costed=costed_out,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
-        empty_reason=None if rows else _empty_reason(store, query, pricing),
+        country_unknown=unplaced,
+        empty_reason=None
+        if rows
+        else _country_reason(query, elsewhere) or _empty_reason(store, query, pricing),
     )
+
+
+def _country_codes(countries: Sequence[str]) -> frozenset[str]:
+    """The ISO codes ``countries`` are written for (NotFoundError with "did you mean" on a typo)."""
+    from gpuplan.i18n.countries import country_codes
+
+    return frozenset(code for c in countries for code in country_codes(c))
+
+
+def _country_reason(query: OfferQuery, elsewhere: list[str]) -> str | None:
+    """Why ``--countries`` left no offer: the countries the catalog has them in (None where it has
+    them in no known country; the listing's unknown-country line says the rest)."""
+    if not elsewhere:
+        return None
+    from gpuplan.i18n import _
+
+    return _("none in {countries}; the catalog has these offers in {elsewhere}").format(
+        countries=item_list(query.countries or ()), elsewhere=item_list(elsewhere)
+    )
+
+
+def _in_countries(
+    rows: list[OfferPrice], allowed: frozenset[str]
+) -> tuple[list[OfferPrice], tuple[str, ...]]:
+    """The rows whose region is in a country of ``allowed``, and the ``provider/region`` of those
+    left out because their region's country is unknown: unknown is never taken for a match, as the
+    planner's countries constraint does not take it (plan/candidates.py)."""
+    countries: dict[tuple[str, str], str] = {}
+    kept: list[OfferPrice] = []
+    unknown: set[str] = set()
+    for r in rows:
+        where = (r.provider, r.region)
+        if where not in countries:
+            countries[where] = region_country(r.provider, r.region)
+        if countries[where] in allowed:
+            kept.append(r)
+        elif not countries[where]:
+            unknown.add(f"{r.provider}/{r.region}")
+    return kept, tuple(sorted(unknown))
 
 
 def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str | None:

@@ -20,6 +20,7 @@ __all__ = [
     "finite_float",
     "finite_in",
     "money_in",
+    "percent_number",
     "whole_number",
 ]
 
@@ -67,6 +68,17 @@ def finite_in(least: float, most: float) -> Callable[[object], float]:
 
     parse.finite = True  # type: ignore[attr-defined]
     return parse
+
+
+def percent_number(value: object) -> float:
+    """A percentage as people write it: ``12``, ``12%``, ``12 %`` or the full-width ``12％`` (a
+    Chinese input method's), as :func:`finite_float`; the range is the command's to check."""
+    if isinstance(value, str):
+        value = value.strip().removesuffix("%").removesuffix("％").rstrip()
+    return finite_float(value)
+
+
+percent_number.finite = True  # type: ignore[attr-defined]
 
 
 def whole_number(least: int, most: int | None = None) -> Callable[[object], int]:

@@ -187,6 +187,14 @@ def offers(
         ),
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
+    countries: Annotated[
+        str | None,
+        typer.Option(
+            "--countries",
+            help="Comma list of countries, by ISO code or name: CN,US or China,中国 …, or EU (its 27 member "
+            "states)",
+        ),
+    ] = None,
     pricing: Annotated[
         str | None,
         typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
@@ -249,6 +257,15 @@ def offers(
         from gpuplan.hardware import gpus_named
 
         gpus_named(gpu)  # an id, an alias or a family name; "H10" is refused, not widened to the H100s
+    country_names = None
+    if countries is not None:
+        country_names = tuple(c.strip() for c in countries.split(",") if c.strip())
+        if not country_names:
+            raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
+        from gpuplan.i18n.countries import country_codes
+
+        for c in country_names:
+            country_codes(c)  # a typo is one line with "did you mean", before the database is opened
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
         gpu=gpu,
@@ -256,6 +273,7 @@ def offers(
         min_gpu_memory_gib=min_gpu_memory,
         provider=provider,
         region=region,
+        countries=country_names,
         pricing=pricing,
         max_price_per_hour=max_price,
         currency=currency,

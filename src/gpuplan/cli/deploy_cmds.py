@@ -411,8 +411,15 @@ def deploy(
     files = generate(spec, generator.name, options)
     copies = [f for f in files if f.source is not None]
     # The manifest comes before the first write: the user sees which of their files leave home.
+    from gpuplan.deploy.user_package import install_hint
+
     _show_copies(
-        copies, out, spec.model_entry_point, everything=dry_run, copying=generator.copies_user_package
+        copies,
+        out,
+        spec.model_entry_point,
+        everything=dry_run,
+        copying=generator.copies_user_package,
+        install="" if generator.copies_user_package else install_hint(spec),
     )
     written = [] if dry_run else write_files(files, out, force=force)
     if json_out:
@@ -621,19 +628,27 @@ _SHOWN_COPIES = 20
 
 
 def _show_copies(
-    copies: list[GeneratedFile], out: Path, entry: str | None, *, everything: bool, copying: bool = True
+    copies: list[GeneratedFile],
+    out: Path,
+    entry: str | None,
+    *,
+    everything: bool,
+    copying: bool = True,
+    install: str = "",
 ) -> None:
     """On stderr: which of the user's files go into ``out`` (source -> destination), or that their
     package is not copied. ``everything`` (--dry-run): every copy, said as what would happen.
-    ``copying``: whether the target copies a package at all (torchrun's does not, --project or not)."""
+    ``copying``: whether the target copies a package at all (torchrun's does not, --project or not);
+    ``install``: how to make the package importable where it is not copied
+    (:func:`gpuplan.deploy.user_package.install_hint`)."""
     if not copies:
         if entry and not copying:
             sys.stderr.write(
                 _(
                     "note: --target torchrun copies no model code: install the package of model.python "
-                    "{entry} on every machine that runs train.py (`pip install -e DIR`, or "
-                    "`PYTHONPATH=DIR`); the docker, k8s and skypilot targets copy it into their folder"
-                ).format(entry=entry)
+                    "{entry} on every machine that runs train.py ({install}); the docker, k8s and skypilot "
+                    "targets copy it into their folder"
+                ).format(entry=entry, install=install)
                 + "\n"
             )
         elif entry:

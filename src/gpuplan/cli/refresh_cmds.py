@@ -22,7 +22,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
 )
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import percent_number
 from gpuplan.i18n import N_, _
 
 __all__ = ["register_into"]
@@ -188,10 +188,10 @@ def discount_set(
         typer.Option(
             "--percent",
             help=(
-                "Percent off the list price (more than 0, at most 99). Not taken off prices you "
+                "Percent off the list price (more than 0, at most 99; 12 or 12%). Not taken off prices you "
                 "imported in gpuplan's own format (your quotes)."
             ),
-            parser=finite_float,
+            parser=percent_number,
         ),
     ],
     family: Annotated[

@@ -26,6 +26,7 @@ from gpuplan.deploy.engine import (
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china
 from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.user_package import install_hint
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.messages import N_, _
@@ -477,9 +478,8 @@ def _model_words(spec: LaunchSpec) -> str:
             "train.py trains your model from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
             "`make_inputs()` makes and with your `loss_fn`. Make the package importable on the machine "
-            "(`pip install -e .`, or `PYTHONPATH=/path/to/project`). To train on real data, replace "
-            "`build_dataset()` in train.py."
-        ).format(entry=spec.model_entry_point)
+            "({install}). To train on real data, replace `build_dataset()` in train.py."
+        ).format(entry=spec.model_entry_point, install=install_hint(spec))
     return _(
         "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
         "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "

@@ -45,7 +45,7 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["PROJECT_DIR", "UserPackage", "shipped_package", "user_package"]
+__all__ = ["PROJECT_DIR", "UserPackage", "install_hint", "shipped_package", "user_package"]
 
 #: Folder of the launch directory (and of the image, under /workspace) holding the package.
 PROJECT_DIR = "project"
@@ -330,6 +330,39 @@ def user_package(spec: LaunchSpec) -> UserPackage | None:
         skipped=tuple(manifest.skipped),
         requirements="requirements.txt" in names,
     )
+
+
+def install_hint(spec: LaunchSpec) -> str:
+    """How to make the user's package importable where train.py runs, for a target that copies no
+    code (torchrun): ``pip install -e DIR`` only where DIR is a project pip can install, one with a
+    ``pyproject.toml`` or ``setup.py`` (pip refuses any other folder: "does not appear to be a
+    Python project: neither 'setup.py' nor 'pyproject.toml' found"; pip documentation, "pip
+    install", https://pip.pypa.io/en/stable/cli/pip_install/); ``PYTHONPATH=DIR`` (or ``DIR/src``,
+    where the package lies there) for a flat folder of modules. Both, each with its condition, where
+    the folder is not known on this machine. Nothing is followed through a link."""
+    generic = _(
+        "`pip install -e DIR` for a folder with a pyproject.toml or setup.py, or `PYTHONPATH=DIR` for a "
+        "plain folder of modules"
+    )
+    if not spec.model_entry_point or not spec.project_dir:
+        return generic
+    root = Path(spec.project_dir)
+    top_level = spec.model_entry_point.split(":", 1)[0].split(".")[0]
+    try:
+        project = os.open(root, _DIR)
+    except OSError:
+        return generic  # the project folder is not on this machine
+    with _opened(project):
+        if any(_kind(project, name) == "file" for name in ("pyproject.toml", "setup.py")):
+            return f"`pip install -e {root}`"
+        here = _kind(project, top_level) == "dir" or _kind(project, f"{top_level}.py") == "file"
+        src = _sub(project, "src")
+        if src is not None:
+            with _opened(src):
+                in_src = _kind(src, top_level) == "dir" or _kind(src, f"{top_level}.py") == "file"
+        else:
+            in_src = False
+    return f"`PYTHONPATH={root / 'src' if in_src and not here else root}`"
 
 
 def shipped_package(spec: LaunchSpec) -> UserPackage | None:

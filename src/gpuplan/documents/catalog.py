@@ -142,6 +142,9 @@ class OffersDocument(Document):
     empty_reason: str | None = None
     """Why no offer has the pricing model asked for (what the catalog's sources lack); null when
     there are offers, or no pricing model was asked."""
+    country_unknown: list[str] = Field(default_factory=list)
+    """``provider/region`` of the offers ``--countries`` left out because their region's country is
+    unknown (in none of the countries asked for); empty without ``--countries``."""
 
 
 class CheapestPrice(Document):

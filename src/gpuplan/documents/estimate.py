@@ -473,3 +473,7 @@ class EstimateDocument(Document):
     """The same, setting by setting."""
     calibration: CalibrationSummary
     estimates: list[EstimateRow]
+    thin_memory_margin: str | None = None
+    """Where a configuration fits with less than a tenth of the usable memory to spare at its
+    memory band's high end: which, and what to change, in order, if it runs out of memory all the
+    same (the line the table prints); null where none does."""

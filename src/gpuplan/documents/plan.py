@@ -504,6 +504,10 @@ class PlanDocument(Document):
     checkpoint_write_min: float | None = Field(default=None, ge=0)
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth: ``gpuplan deploy``
     sizes the time a stopped job is given to save from it. None as ``checkpoint_gb`` is."""
+    thin_memory_margin: str | None = None
+    """Where ranked options fit with less than a tenth of the usable memory to spare at their
+    memory band's high end: which GPUs, and what to change, in order, if the job runs out of memory
+    all the same (the line ``gpuplan estimate`` prints); null where none does."""
 
 
 class PlanInfeasibleDocument(Document):

@@ -159,7 +159,27 @@ def plan_workload(
     # A rate is named, with its age warning, only when an option the plan shows was priced with it.
     shown = _currencies_shown(plan, prices)
     unused = {note for c, note in rate_notes if c not in shown}
-    return replace(plan, notes=tuple(n for n in plan.notes if n not in unused)) if unused else plan
+    return replace(
+        plan,
+        notes=tuple(n for n in plan.notes if n not in unused),
+        thin_memory_margin=_thin_margin(plan, profile),
+    )
+
+
+def _thin_margin(plan: Plan, profile: Profile) -> str:
+    """What the ranked options that fit with little memory to spare are told to change if they run
+    out of memory all the same, as ``gpuplan estimate`` tells it; "" where none does. One line a
+    GPU and node shape: the margin is a GPU's, whichever offer sells it."""
+    from gpuplan.perf.memory_margin import is_thin, thin_margin_words
+
+    thin: dict[str, tuple[str, float, float]] = {}
+    for o in plan.options:
+        need, usable = o.memory_needed_gib_high, o.usable_memory_gib
+        if o.memory_uncertain or need is None or usable is None or not is_thin(need, usable):
+            continue
+        gpu = o.gpu if o.gpu_count == 1 else f"{o.gpu_count}× {o.gpu}"
+        thin.setdefault(gpu, (gpu, need, usable))
+    return thin_margin_words(profile, list(thin.values())) or ""
 
 
 def _currencies_shown(plan: Plan, prices: Sequence[OfferPrice]) -> set[str]:

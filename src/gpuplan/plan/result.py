@@ -365,3 +365,7 @@ class Plan:
     checkpoint_write_min: float = 0.0
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth
     (``JobFacts.checkpoint_write_gbps``); 0 for a job that writes none."""
+    thin_memory_margin: str = ""
+    """The ranked options that fit with less than a tenth of the usable memory to spare at their
+    memory band's high end, and what to change, in order, if they run out of memory all the same
+    (:func:`gpuplan.perf.memory_margin.thin_margin_words`); "" where none does."""

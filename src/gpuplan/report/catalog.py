@@ -109,6 +109,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         exchange_rate=rate_doc(listing.cny_rate),
         offers=[],
         empty_reason=listing.empty_reason,
+        country_unknown=list(listing.country_unknown),
     )
 
 
@@ -319,6 +320,15 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
     return table
 
 
+def country_unknown_note(regions: Sequence[str]) -> str:
+    """The line that says which regions ``--countries`` left out for want of a known country."""
+    # TRANSLATORS: {regions} are provider/region names ("autodl/cn-hangzhou, vast/unspecified")
+    return _(
+        "left out by --countries: the offers in {regions}, regions whose country gpuplan does not know "
+        "(so in none of the countries asked for)"
+    ).format(regions=item_list(regions))
+
+
 def offers_view(listing: OfferListing) -> RenderableType:
     """The ``offers`` table (the widest layout that fits the console), the rates used and what was
     left out."""
@@ -353,6 +363,8 @@ def offers_view(listing: OfferListing) -> RenderableType:
                 n=listing.hidden_unknown_price
             )
         )
+    if listing.country_unknown:
+        notes.append(country_unknown_note(listing.country_unknown))
     if listing.hidden_costed:
         notes.append(
             _(

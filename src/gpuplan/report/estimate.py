@@ -45,6 +45,7 @@ from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.inference import DecodeEstimate
 from gpuplan.perf.input_pipeline import IMAGES_PER_S_PER_VCPU_LOW, STORAGE_READ_GBPS, HostInput
 from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.memory_margin import is_thin, thin_margin_words, usable_gib_words
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
@@ -310,6 +311,7 @@ def estimate_json(
         stack=stack_json(stack, training=profile.task != "infer") if stack is not None else None,
         calibration=_calibration_json(cal),
         estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
+        thin_memory_margin=thin_margin_note(profile, outcomes),
     )
 
 
@@ -531,9 +533,9 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
-            f" / {_gib(e.memory.capacity_gib)}"
+            f" / {usable_gib_words(e.memory.capacity_gib)}"
             if ranges
-            else f"{e.peak_memory_gib:.1f} / {_gib(e.memory.capacity_gib)}"
+            else f"{e.peak_memory_gib:.1f} / {usable_gib_words(e.memory.capacity_gib)}"
         )
         fits = {
             MemoryVerdict.FITS: Text(_("yes"), style="green"),
@@ -563,7 +565,9 @@ def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     beside "yes" is not read as a contradiction)."""
     needs = [
         _("{gpu} needs at most {need} GiB of {usable}").format(
-            gpu=o.gpu, need=f"{e.memory.required_gib_high:.1f}", usable=_gib(e.memory.capacity_gib)
+            gpu=o.gpu,
+            need=f"{e.memory.required_gib_high:.1f}",
+            usable=usable_gib_words(e.memory.capacity_gib),
         )
         for o in outcomes
         if (e := o.estimate) is not None
@@ -580,53 +584,25 @@ def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     return Text(line, style="dim")
 
 
-#: A fitting run whose memory band's high end leaves less than this share of the usable memory
-#: free is told what to do if it runs out of memory all the same: the band covers 80 % of the
-#: calibration's held-out rows, not every run (a fragmenting allocator, a longer batch).
-THIN_MARGIN = 0.10
+def thin_margin_note(profile: Profile, outcomes: Sequence[EstimateOutcome]) -> str | None:
+    """Where a configuration fits with little to spare, what to change if it runs out of memory
+    all the same (:func:`gpuplan.perf.memory_margin.thin_margin_words`); None where none does. The
+    table prints it under the summary, ``--json`` carries it as ``thin_memory_margin``."""
+    return thin_margin_words(
+        profile,
+        [
+            (o.gpu, e.memory.required_gib_high, e.memory.capacity_gib)
+            for o in outcomes
+            if (e := o.estimate) is not None
+            and e.fits
+            and is_thin(e.memory.required_gib_high, e.memory.capacity_gib)
+        ],
+    )
 
 
 def _thin_margin_line(profile: Profile, outcomes: Sequence[EstimateOutcome]) -> Text | None:
-    """Where a configuration fits with little to spare: what to change if it runs out of memory all
-    the same, cheapest first — the caching allocator's expandable segments, which grow a segment
-    in place where fixed ones leave fragments too small to reuse (PyTorch documentation, "CUDA
-    semantics", section "Optimizing memory usage with PYTORCH_CUDA_ALLOC_CONF",
-    https://pytorch.org/docs/stable/notes/cuda.html; PyTorch dev-log, E. Yang, "When does
-    fragmentation occur in the CUDA caching allocator?", 2026-06-01) — then the changes that keep
-    what the step computes as the advisor ranks them, then 8-bit optimizer state (other numerics)
-    — and ``gpuplan measure`` to anchor the estimate on a real step's memory and time. Only the
-    changes this workload can still make are named."""
-    thin = [
-        _("{gpu} needs up to {need} of {usable} GiB").format(
-            gpu=o.gpu, need=f"{e.memory.required_gib_high:.1f}", usable=_gib(e.memory.capacity_gib)
-        )
-        for o in outcomes
-        if (e := o.estimate) is not None
-        and e.fits
-        and e.memory.capacity_gib - e.memory.required_gib_high < THIN_MARGIN * e.memory.capacity_gib
-    ]
-    if not thin:
-        return None
-    train = profile.task != "infer"
-    fixes = ["PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
-    if profile.batch_size > 1:
-        fixes.append(_("a smaller micro-batch with gradient_accumulation") if train else _("a smaller batch"))
-    if train and profile.shape.vocab_size and profile.seq_len and profile.vocab_head is not False:
-        fixes.append("loss: fused-linear")
-    if train and profile.activation_checkpointing != "full":
-        fixes.append("gradient_checkpointing: true")
-    if train and profile.peak.optimizer_state_bytes >= 0.1 * profile.peak.total_bytes:
-        fixes.append("optimizer: adamw-8bit")  # where the state is a tenth of the peak or more
-    line = _(
-        "Thin memory margin ({thin}): if it runs out of memory (CUDA OOM), try in order {fixes}; "
-        "`gpuplan measure` on the GPU anchors this estimate on a real step."
-    ).format(thin=_("; ").join(thin), fixes=_(", ").join(fixes))
-    return Text(line, style="dim")
-
-
-def _gib(x: float) -> str:
-    """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
-    return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
+    line = thin_margin_note(profile, outcomes)
+    return None if line is None else Text(line, style="dim")
 
 
 #: Marks a step time anchored on the user's measured step (explained under the table).
@@ -707,7 +683,7 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
             # The verdict's own figures: what must fit against what the GPU can hold.
             needs = a.required_gib if a.required_gib is not None else a.peak_memory_gib
-            usable = f"\n/ {_gib(a.capacity_gib)}" if a.capacity_gib is not None else ""
+            usable = f"\n/ {usable_gib_words(a.capacity_gib)}" if a.capacity_gib is not None else ""
             mem = Text(f"{needs:.1f}{usable}", style="" if a.fits else "red")
             table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
     return table

@@ -380,6 +380,8 @@ def _recommended(plan: Plan) -> list[Any]:
         *_price_line(plan, rec),
         _memory_line(rec),
     ]
+    if plan.thin_memory_margin:
+        lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
     lines += [Text("  " + line, style="yellow") for line in unknown_lines(rec)]

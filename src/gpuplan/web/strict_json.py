@@ -48,9 +48,10 @@ _MAX_NAME = 64
 
 
 def _is_json(content_type: str | None) -> bool:
-    """True where FastAPI would read the body as JSON (no type, or application/json or +json)."""
+    """True where FastAPI reads the body as JSON: application/json or +json. A body sent with no
+    type is not read as JSON (FastAPI's ``strict_content_type``, on by default in FastAPI 0.165)."""
     if not content_type:
-        return True
+        return False
     message = email.message.Message()
     message["content-type"] = content_type
     subtype = message.get_content_subtype()
@@ -60,14 +61,23 @@ def _is_json(content_type: str | None) -> bool:
 
 
 async def _json_typed(request: Request) -> None:
-    """Refuse a body sent under a type that is not JSON to a route that reads a JSON object: FastAPI
+    """Refuse a body sent under a type that is not JSON, or under no type at all (Python's
+    ``requests.post(url, data=text)`` sends none), to a route that reads a JSON object: FastAPI
     answered "Input should be a valid dictionary or object", which says nothing of the header."""
     content_type = request.headers.get("content-type")
-    if not _is_json(content_type) and await request.body():
+    if _is_json(content_type) or not await request.body():
+        return
+    if not (content_type or "").strip():
         raise InputError.worded(
-            N_("the request body is sent as {content_type}; send it as application/json"),
-            content_type=printable(content_type or "")[:80],
+            N_(
+                "the request body is sent without a Content-Type header; send it as application/json "
+                "(Content-Type: application/json)"
+            )
         )
+    raise InputError.worded(
+        N_("the request body is sent as {content_type}; send it as application/json"),
+        content_type=printable(content_type or "")[:80],
+    )
 
 
 async def parse_body(request: Request) -> None:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from gpuplan.catalog import providers
 from gpuplan.cli import app
-from gpuplan.errors import CatalogImportError, InputError
+from gpuplan.errors import CatalogImportError, InputError, NotFoundError
 from stand_in_profiles import bert_large_profile
 
 HEADER = "provider,region,instance_type,gpu,gpu_count,pricing,price,currency,unit,as_of,source"
@@ -241,3 +241,43 @@ def test_a_catalog_of_revision_0011_is_upgraded_to_hold_declared_providers(tmp_p
         assert "declared_providers" not in inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_offers_countries_keeps_the_countries_asked_and_says_which_regions_it_cannot_place(
+    tmp_path: Path, db_path: Path
+) -> None:
+    f = _file(tmp_path, AUTODL)
+    _ok(db_path, "catalog", "import", str(f), "--format", "gpuplan", "--new-provider", "autodl")
+    providers.use_declared([])
+    doc = json.loads(_ok(db_path, "offers", "--countries", "CN,US", "--all-regions", "--json"))
+    # "cn-hangzhou" is the marketplace's own name: not taken for China, left out, and named
+    assert "autodl" not in {o["provider"] for o in doc["offers"]}
+    assert "autodl/cn-hangzhou" in doc["country_unknown"], doc["country_unknown"]
+    assert {"alibaba", "aws"} <= {o["provider"] for o in doc["offers"]}
+    assert not {o["region"] for o in doc["offers"]} & {"eu-west-1", "europe-west4", "ap-northeast-1"}
+
+    providers.use_declared([])
+    table = _ok(db_path, "offers", "--countries", "China", "--provider", "autodl")
+    assert "left out by --countries: the offers in autodl/cn-hangzhou" in " ".join(table.split()), table
+
+    # a typo is one line with "did you mean", as plan --countries says it
+    providers.use_declared([])
+    r = _run(db_path, "offers", "--countries", "CN,Chna")
+    assert isinstance(r.exception, NotFoundError) and "did you mean 'china'" in str(r.exception), r.output
+
+    # declared with its country, it is listed in China
+    _ok(
+        db_path,
+        "catalog",
+        "import",
+        str(f),
+        "--format",
+        "gpuplan",
+        "--new-provider",
+        "autodl",
+        "--country",
+        "CN",
+    )
+    providers.use_declared([])
+    doc = json.loads(_ok(db_path, "offers", "--countries", "中国", "--provider", "autodl", "--json"))
+    assert [o["region"] for o in doc["offers"]] == ["cn-hangzhou"] and doc["country_unknown"] == []

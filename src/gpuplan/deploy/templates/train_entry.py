@@ -88,8 +88,9 @@ KEEP_CHECKPOINTS = 2
 #   protocol and returns (model, make_inputs[, loss_fn]). train.py trains that model on the
 #   micro-batches make_inputs(batch_size[, seq_len=/image_size=]) returns, seeded per batch index so
 #   a resumed run sees the same ones, with loss_fn(output, inputs): the code gpuplan profiled. Make
-#   the package importable (pip install -e, or PYTHONPATH). make_inputs() usually makes synthetic
-#   batches; replace build_dataset() with your data to train for real.
+#   the package importable: PYTHONPATH=DIR for a plain folder of modules, pip install -e DIR only
+#   where DIR has a pyproject.toml or setup.py. make_inputs() usually makes synthetic batches;
+#   replace build_dataset() with your data to train for real.
 # * Otherwise (a preset or a Hugging Face config), train.py cannot rebuild the model without
 #   gpuplan: a small stand-in of the same kind (a transformer for seq_len, a CNN for image_size, an
 #   MLP otherwise) trains on seeded synthetic data. It proves the launch, the scaling and the
