@@ -74,7 +74,7 @@ class Candidates:
     input_unknown: BoolArray
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
     misses_latency: BoolArray
-    """A service over its p95 latency or time-to-first-token target here (see
+    """A service over its p95 latency, time-to-first-token or time-per-output-token target here (see
     ``EstimateRow.misses_latency``)."""
     short_of_load: BoolArray
     """A service whose replicas cannot carry its load here (see ``EstimateRow.short_of_load``)."""

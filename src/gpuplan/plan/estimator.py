@@ -118,7 +118,8 @@ def make_estimator(
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
     A serving workload (``serving:``): replicas of ``tensor_parallel`` GPUs (one per GPU without it)
     on the offer's own GPU link, the load split evenly; it fits when the replicas carry the request
-    rate (within the p95 latency and time-to-first-token targets where given), and runs for
+    rate (within the p95 latency, time-to-first-token and time-per-output-token targets where
+    given), and runs for
     :data:`SERVING_HOURS`.
     ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
     one (``perf/anchor.py``), and the plan says so.
