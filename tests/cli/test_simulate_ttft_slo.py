@@ -40,3 +40,15 @@ def test_the_workloads_time_to_first_token_target_is_the_default_slo(tmp_path: P
     # --slo-ms replaces the end-to-end target only; --slo gives the whole list
     assert _slos(workload, "--slo-ms", "20000") == [("e2e", 95.0, 20.0), ("ttft", 95.0, 1.5)]
     assert _slos(workload, "--slo", "tpot_p95=80ms") == [("tpot", 95.0, 0.08)]
+
+
+def test_the_workloads_time_per_output_token_target_is_a_default_slo_too(tmp_path: Path) -> None:
+    # the plan sizes replicas for the typical decode step at the load; the trace checks the p95
+    workload = tmp_path / "svc.yaml"
+    text = WORKLOAD.read_text().replace(
+        "serving: {requests_per_s: 5,", "serving: {ttft_p95_ms: 1500, tpot_p95_ms: 60, requests_per_s: 5,"
+    )
+    assert "tpot_p95_ms: 60" in text
+    workload.write_text(text)
+    assert _slos(workload) == [("ttft", 95.0, 1.5), ("tpot", 95.0, 0.06)]
+    assert _slos(workload, "--slo", "e2e_p95=30s") == [("e2e", 95.0, 30.0)]

@@ -334,6 +334,52 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     assert _doc(keda, "k8s/keda-scaledobject.yaml")["spec"]["triggers"][0]["metadata"]["threshold"] == "40"
 
 
+def test_a_plan_sized_for_a_time_per_output_token_target_holds_fewer_requests_in_flight() -> None:
+    # was: a plan that bought replicas for serving.tpot_p95_ms alone read as having no latency
+    # target, and the autoscaler held 80 % of a replica's capacity: more sequences per replica, each
+    # decode step longer than the plan had sized for
+    from gpuplan.deploy.engine import planned_replica_load
+    from gpuplan.simulate.in_flight import in_flight
+    from gpuplan.simulate.inputs import parse_replica
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    # 6 replicas of 10.09 req/s for 30 req/s: 50 %, where 4 would have carried it at 74 %
+    doc["recommended"]["service"].update(replicas=6, utilisation=0.5, tpot_s=0.03)
+    loose = LaunchSpec.from_plan(doc)
+    doc["recommended"]["service"].update(tpot_target_s=0.035)
+    tight = LaunchSpec.from_plan(doc)
+    assert loose.latency_share is None and tight.latency_share == pytest.approx(0.5)
+    # 10.0887 × 0.8 = 8.07 req/s on a replica without the target, 10.0887 × 0.5 = 5.04 with it
+    assert planned_replica_load(loose) == pytest.approx(10.0887 * 0.8, abs=1e-3)
+    assert planned_replica_load(tight) == pytest.approx(10.0887 * 0.5, abs=1e-3)
+    replica = parse_replica("slots=256,tpot_ms=30,prefill_tps=8000", "A100-SXM4-80GB")
+    prompts, outputs = np.array([1155.0]), np.array([211.0])
+
+    def hpa_target(spec: LaunchSpec) -> str:
+        held = in_flight(replica, planned_replica_load(spec), prompts, outputs)
+        sizing = EngineSlots(
+            slots=256,
+            context_tokens=1366.0,
+            kv_tokens=1_000_000,
+            trace=None,
+            longest_request=None,
+            load_requests_per_s=held.requests_per_s,
+            capacity_requests_per_s=None,
+            in_flight=held.in_flight,
+            time_in_replica_s=held.time_in_replica_s,
+            first_token_s=held.first_token_s,
+            time_per_output_token_s=held.time_per_output_token_s,
+            output_tokens=held.output_tokens,
+        )
+        metric = _doc(_files(spec.with_engine_slots(sizing)), "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
+        value: str = metric["target"]["averageValue"]
+        return value
+
+    # Little's law: (1155 / 8000 + 210 × 0.03) s = 6.444 s in the replica; × 8.071 = 52.0 requests in
+    # flight without the target, × 5.044 = 32.5 with it
+    assert hpa_target(loose) == "52" and hpa_target(tight) == "32.5"
+
+
 def test_a_share_below_the_headroom_from_rounding_up_keeps_the_headroom() -> None:
     # was: 30 req/s over 8 replicas of 5.22 (72 %: 7.2 replicas rounded up) read as "the plan met the
     # latency target only at 72 % of a replica's capacity", and the autoscaler held 72 %

@@ -155,6 +155,7 @@ def test_an_overloaded_or_unestimated_option_gets_no_latency_but_its_reason() ->
         replica_requests_per_s=np.array([2.0, math.nan], dtype=np.float32),
         p95_latency_s=np.array([math.nan, math.nan]),
         ttft_p95_s=np.array([math.nan, math.nan]),
+        tpot_s=np.array([math.nan, math.nan]),
         tensor_parallel=np.array([0, 0]),
     )
     job = JobFacts(dataset_gb=0, checkpoint_gb=0, data_location=("aws", "us-east-1"), requests_per_s=5.0)

@@ -475,3 +475,20 @@ def test_an_encoder_preset_is_refused_at_once_for_the_estimators_replica(service
     assert r.status_code == 422, r.text
     assert r.json()["error"] == "bert-service: the replica model needs a decoder LLM (KV cache, decode steps)"
     assert _jobs(service) == 0
+
+
+def test_the_workloads_latency_targets_are_the_default_slos_as_in_the_command(service: Service) -> None:
+    # the service's simulation had left serving.tpot_p95_ms out of its default SLOs
+    workload = {**_SERVICE, "serving": {**_SERVICE["serving"], "ttft_p95_ms": 1500, "tpot_p95_ms": 60}}
+    body = {
+        "workload": workload,
+        "gpu": "L4",
+        "replica": REPLICA,
+        "shape": "step",
+        "rate": 2,
+        "hours": 1,
+        "policies": ["fixed:replicas=2"],
+    }
+    served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
+    slos = [(s["metric"], s["percentile"], s["threshold_s"]) for s in served["settings"]["slos"]]
+    assert slos == [("ttft", 95.0, 1.5), ("tpot", 95.0, 0.06)]

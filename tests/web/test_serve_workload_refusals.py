@@ -28,6 +28,7 @@ def _constraints(**given: Any) -> dict[str, Any]:
 
 
 _INLINE = {"hf_config": "inline"}
+_SERVING = {"requests_per_s": 5, "prompt_tokens": 512, "output_tokens": 256}
 
 #: (request body, field, the problem's English beginning)
 CASES: list[tuple[dict[str, Any], str, str]] = [
@@ -71,6 +72,18 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
         {"workload": _workload(model={"preset": "bert-large", "project_dir": "/root"})},
         "workload.model.project_dir",
         "the service reads no folder of its disk",
+    ),
+    # the service's workload takes serving.tpot_p95_ms with the workload file's bounds (it had
+    # been refused as an unknown key), and points its other spellings to it
+    (
+        {"workload": _workload(task="infer", serving={**_SERVING, "tpot_p95_ms": 0})},
+        "workload.serving.tpot_p95_ms",
+        "must be > 0",
+    ),
+    (
+        {"workload": _workload(task="infer", serving={**_SERVING, "itl_p95_ms": 60})},
+        "workload.serving.itl_p95_ms",
+        "unknown key 'itl_p95_ms': the time-per-output-token target is written tpot_p95_ms",
     ),
     # beside a preset, hf_config_json had been read as a second model: "give exactly one of preset,
     # hf_config or python (got preset, hf_config)", naming an hf_config never sent

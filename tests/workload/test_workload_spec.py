@@ -89,13 +89,21 @@ def test_unknown_key_is_rejected_with_did_you_mean() -> None:
     assert msg.startswith("inputs: unknown key 'batch_sise'; did you mean 'batch_size'")
 
 
-def test_a_time_per_output_token_target_is_pointed_to_the_simulator_not_to_ttft() -> None:
-    # 'tpot_p95_ms' had been answered "did you mean 'ttft_p95_ms'?": a user taking the hint would have
-    # set a 60 ms first-token target instead
+def test_a_time_per_output_token_target_is_taken() -> None:
     serving = {"requests_per_s": 5, "prompt_tokens": 512, "output_tokens": 256, "tpot_p95_ms": 60}
+    w = Workload.from_dict(_base(task="infer", serving=serving))
+    assert w.serving is not None and w.serving.tpot_p95_ms == 60
+    assert "must be > 0" in _error(_base(task="infer", serving={**serving, "tpot_p95_ms": 0}))
+
+
+def test_another_spelling_of_the_tpot_target_is_pointed_to_tpot_p95_ms_not_to_ttft() -> None:
+    # 'itl_p95_ms' must not be answered "did you mean 'ttft_p95_ms'?": a user taking the hint would
+    # set a 60 ms first-token target instead
+    serving = {"requests_per_s": 5, "prompt_tokens": 512, "output_tokens": 256, "itl_p95_ms": 60}
     msg = _error(_base(task="infer", serving=serving))
-    assert msg.startswith("serving: unknown key 'tpot_p95_ms': the plan sizes replicas for p95_latency_ms")
-    assert "simulate autoscale --slo tpot_p95=60ms" in msg and "did you mean" not in msg
+    assert msg.startswith("serving: unknown key 'itl_p95_ms': the time-per-output-token target is written")
+    assert "tpot_p95_ms" in msg
+    assert "did you mean" not in msg
 
 
 def test_unknown_top_level_key_is_rejected() -> None:

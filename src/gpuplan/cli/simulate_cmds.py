@@ -209,7 +209,7 @@ def autoscale_cmd(
         typer.Option(
             "--slo",
             help="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms "
-            "(default: the workload's p95_latency_ms end to end and ttft_p95_ms).",
+            "(default: the workload's p95_latency_ms end to end, ttft_p95_ms and tpot_p95_ms).",
         ),
     ] = None,
     slo_ms: Annotated[
@@ -388,6 +388,7 @@ def autoscale_cmd(
         slo_ms,
         w.serving.p95_latency_ms if w.serving else None,
         w.serving.ttft_p95_ms if w.serving else None,
+        w.serving.tpot_p95_ms if w.serving else None,
     )
     storage_rate = storage_bytes_per_s(storage_gbps)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))

@@ -351,10 +351,12 @@ class LaunchSpec(BaseModel):
     not estimate it. A plan may come from someone else: finite, above 0 and bounded, or refused."""
     latency_share: float | None = Field(default=None, gt=0, le=1)
     """The share of one replica's capacity the plan's option runs at its load, where the service
-    sets a latency target (``serving.p95_latency_ms``, ``ttft_p95_ms``) and the option met it only
-    below :data:`~gpuplan.perf.inference.TARGET_UTILISATION`: the planner added replicas for the
-    latency, and an autoscaler holding the usual share would take them away
-    (:meth:`replica_load_share`). None: no target, or the usual share holds it."""
+    sets a latency target (``serving.p95_latency_ms``, ``ttft_p95_ms``, ``tpot_p95_ms``) and the
+    option met it only below :data:`~gpuplan.perf.inference.TARGET_UTILISATION`: the planner added
+    replicas for the latency, and an autoscaler holding the usual share would take them away
+    (:meth:`replica_load_share`); a time-per-output-token target so keeps the requests in flight per
+    replica (Little's law at that load) as few as the plan sized each replica's decode step for.
+    None: no target, or the usual share holds it."""
     sold_gpu_counts: tuple[float, ...] | None = None
     """The counts of :attr:`gpu` the provider's instance types carry, as the catalog lists them
     (``Store.known_instances``): whether it sells an instance of exactly one replica's GPUs, which
@@ -1044,7 +1046,7 @@ def _latency_share(option: PlanOption) -> float | None:
     service = option.service
     if service is None or service.utilisation is None or not 0 < service.utilisation < TARGET_UTILISATION:
         return None
-    if service.p95_target_s is None and service.ttft_target_s is None:
+    if service.p95_target_s is None and service.ttft_target_s is None and service.tpot_target_s is None:
         return None
     cap = service.replica_capacity_requests_per_s
     if cap:

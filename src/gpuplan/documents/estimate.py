@@ -212,6 +212,12 @@ class ServingDoc(Document):
     ttft_p95_s: float | None = None
     """Time to first token at the 95th percentile: the queueing wait at its p95 (M/M/1, as
     ``p95_latency_s``) plus the prefill; null when overloaded."""
+    tpot_s: float | None = None
+    """Time per output token at this load: the decode step at the sequences it keeps running,
+    stretched by the prompts beside it (the typical gap between streamed tokens, not a p95)."""
+    tpot_floor_s: float | None = None
+    """The shortest time per output token a replica reaches at any load: a target below it is met
+    by no number of replicas."""
     gpus_needed: int
     derivation: str
 

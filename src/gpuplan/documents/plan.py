@@ -141,6 +141,12 @@ class ServiceDoc(Document):
     ``p95_latency_s``) plus the prefill; null where ``p95_latency_s`` is."""
     ttft_target_s: float | None = None
     """The workload's p95 time-to-first-token target, s; null when it sets none."""
+    tpot_s: float | None = Field(default=None, ge=0)
+    """Time per output token at the load, s: the decode step at the sequences the load keeps
+    running on each replica, stretched by the prompts beside it (the typical gap between streamed
+    tokens, not a p95: ``gpuplan simulate autoscale`` measures that); null when not estimated."""
+    tpot_target_s: float | None = None
+    """The workload's p95 time-per-output-token target, s; null when it sets none."""
 
 
 class ServiceSpotDoc(Document):

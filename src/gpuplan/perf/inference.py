@@ -552,6 +552,15 @@ class ServingEstimate:
     ttft_p95_s: float | None = None
     """Time to first token at the 95th percentile: the wait for a slot at its p95 (the same M/M/c
     wait as ``p95_latency_s``) plus the request's prefill; None when the GPU is overloaded."""
+    tpot_s: float | None = None
+    """Time per output token at the load's operating point: the decode step at the sequences the
+    load keeps running, stretched by the prompts run beside it (wall time: a time-sharing replica's
+    step over its share). The typical gap between a streamed answer's tokens, not a p95 over a
+    trace; at the full cache where the replica is overloaded."""
+    tpot_floor_s: float | None = None
+    """The shortest time per output token this replica reaches at any load: its step at the traced
+    batch with no prompts beside it (wall time). A time-per-output-token target below it is met by
+    no number of replicas."""
     gpus_needed: int
     """GPUs to serve ``requests_per_s`` at :data:`TARGET_UTILISATION` (replicas × tensor_parallel)."""
     derivation: str
@@ -566,12 +575,14 @@ def serving_estimate(
     replicas: int = 1,
     p95_target_s: float | None = None,
     ttft_target_s: float | None = None,
+    tpot_target_s: float | None = None,
 ) -> ServingEstimate:
     """Serving capacity with continuous batching at the KV-cache concurrency limit, and latency at
     the load's own operating point, with ``requests_per_s`` split evenly over ``replicas``
-    (``gpus_needed`` is the whole load's: at :data:`TARGET_UTILISATION`, and with ``p95_target_s``
-    or ``ttft_target_s`` as many more replicas as its p95 latency and p95 time to first token need
-    to be within them, where more replicas bring them there).
+    (``gpus_needed`` is the whole load's: at :data:`TARGET_UTILISATION`, and with ``p95_target_s``,
+    ``ttft_target_s`` or ``tpot_target_s`` as many more replicas as its p95 latency, p95 time to
+    first token and time per output token need to be within them, where more replicas bring them
+    there).
 
     The GPU's time goes to prompts and to decode steps. A prompt costs ``P = prompt /
     prefill_tokens_per_s`` of the whole GPU (the prefill rate is the GPU's, not a slot's: prompts
@@ -590,7 +601,12 @@ def serving_estimate(
     time to first token is that wait plus the prompt's compute ``P`` plus the decode iterations it
     waits for: half of the one under way, and, where prompts join the decode iterations, each one
     its prompt's chunks share with the running decodes (:func:`_first_token_iterations`), at the
-    operating point's time per token. Against ``simulate autoscale``, which measures it per
+    operating point's time per token. The time per output token (``tpot_s``) is that operating
+    point's decode step, stretched by the prompts: fewer sequences per replica make it shorter, down
+    to the traced batch's step (``tpot_floor_s``; no number of replicas goes below it). It is the
+    typical gap between tokens at this load, not a p95: the p95 over a real trace (bursts, prompts
+    of different lengths) is measured by ``gpuplan simulate autoscale``, whose default targets
+    include the workload's ``tpot_p95_ms``. Against ``simulate autoscale``, which measures it per
     request, an 8B model on two L40S at 5 requests/s (its replica given this estimate's slots, time
     per token and prefill rate) reads 0.09 s at p95 there; the M/M/1 wait on the aggregate rate this
     replaced gave 1.8 s (a queue a replica with free slots does not have).
@@ -622,8 +638,10 @@ def serving_estimate(
     wait = _wait_p95(requests_per_s / f, capacity, slots)
     iterations = _first_token_iterations(decode.scheduler, prompt_tokens)
     needed = max(1, math.ceil(total / (f * capacity * TARGET_UTILISATION)))
-    if (p95_target_s is not None or ttft_target_s is not None) and capacity > 0:
-        # the fewest replicas from there whose p95 and time to first token are within their targets
+    targets = (p95_target_s, ttft_target_s, tpot_target_s)
+    if any(t is not None for t in targets) and capacity > 0:
+        # the fewest replicas from there whose p95, time to first token and time per output token
+        # are within their targets
         # (targets no number of replicas meets — one request alone is slower — leave the headroom's
         # count)
         for more in range(needed, needed * _MAX_REPLICAS_FOR_TARGET + 1):
@@ -637,6 +655,8 @@ def serving_estimate(
             first = None if waits is None else waits + prefill + iterations * run[1]
             if ttft_target_s is not None and (first is None or first / f > ttft_target_s):
                 continue
+            if tpot_target_s is not None and run[1] / f > tpot_target_s:
+                continue
             needed = more
             break
     share = decode.replicas_per_gpu
@@ -648,6 +668,8 @@ def serving_estimate(
         concurrent_sequences=running,
         p95_latency_s=p95 / f if p95 is not None else None,
         ttft_p95_s=(wait + prefill + iterations * per_token) / f if wait is not None else None,
+        tpot_s=per_token / f,
+        tpot_floor_s=_step_floor_s(decode, slots) / f,
         # time-sharing replicas: n to a GPU
         gpus_needed=math.ceil(needed / share) * decode.tensor_parallel,
         derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
@@ -721,6 +743,14 @@ def _wait_p95(rate: float, capacity: float, slots: int) -> float | None:
     if waits <= 0.05:
         return 0.0
     return math.log(waits / 0.05) / (capacity - rate)
+
+
+def _step_floor_s(decode: DecodeEstimate, slots: int) -> float:
+    """The shortest decode step :func:`_operating_point` gives at any load: the traced batch's with
+    no prompts beside it (the full cache's where the model is flat there), in the replica's time."""
+    if slots <= decode.batch or decode.time_per_token_at_max_s <= decode.time_per_token_s:
+        return decode.time_per_token_at_max_s
+    return decode.time_per_token_s
 
 
 def _operating_point(

@@ -36,6 +36,9 @@ class ServingLoad:
     """The service's latency target, which the GPUs it needs must meet too (None: none)."""
     ttft_p95_s: float | None = None
     """The service's p95 time-to-first-token target, which they must meet too (None: none)."""
+    tpot_p95_s: float | None = None
+    """The service's time-per-output-token target, which the decode step at the load's operating
+    point must meet too (None: none)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +109,7 @@ def _one(
                 replicas=max(1, count // max(1, request.model_parallel.tensor)) * dec.replicas_per_gpu,
                 p95_target_s=serving.p95_latency_s,
                 ttft_target_s=serving.ttft_p95_s,
+                tpot_target_s=serving.tpot_p95_s,
             )
     return EstimateOutcome(
         gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, scaling=scaling, decode=dec, serving=srv

@@ -238,4 +238,5 @@ def serving_load(workload: Workload) -> ServingLoad | None:
         output_tokens=s.output_tokens,
         p95_latency_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms is not None else None,
         ttft_p95_s=s.ttft_p95_ms / 1000.0 if s.ttft_p95_ms is not None else None,
+        tpot_p95_s=s.tpot_p95_ms / 1000.0 if s.tpot_p95_ms is not None else None,
     )

@@ -77,7 +77,7 @@ class Candidates:
     input_unknown: BoolArray
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
     misses_latency: BoolArray
-    """A service over its p95 latency or time-to-first-token target here (see
+    """A service over its p95 latency, time-to-first-token or time-per-output-token target here (see
     ``EstimateRow.misses_latency``)."""
     short_of_load: BoolArray
     """A service whose replicas cannot carry its load here (see ``EstimateRow.short_of_load``)."""
@@ -87,6 +87,12 @@ class Candidates:
     """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
     ttft_p95_s: FloatArray
     """A service's estimated p95 time to first token here, s (nan: not a service, or not estimated)."""
+    tpot_s: FloatArray
+    """A service's estimated time per output token here, s (``EstimateRow.tpot_s``; nan: not a
+    service, or not estimated)."""
+    tpot_floor_s: FloatArray
+    """The shortest time per output token its replicas reach here at any load, s
+    (``EstimateRow.tpot_floor_s``; nan: not a service, or not estimated)."""
     replica_requests_per_s: np.ndarray
     """A service: the requests/s one replica carries here (``EstimateRow.replica_requests_per_s``;
     nan: not a service, or not estimated). float32: a figure to show, never one ranked by."""
@@ -179,6 +185,8 @@ def enumerate_candidates(
         rate_unknown=np.zeros(n, dtype=bool),
         p95_latency_s=np.full(n, math.nan),
         ttft_p95_s=np.full(n, math.nan),
+        tpot_s=np.full(n, math.nan),
+        tpot_floor_s=np.full(n, math.nan),
         replica_requests_per_s=np.full(n, math.nan, dtype=np.float32),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
@@ -432,10 +440,12 @@ def _run_keys(
                 row.memory_needed_gib_high,
                 row.usable_memory_gib,
                 row.tensor_parallel,
+                row.tpot_s,
+                row.tpot_floor_s,
             )
         )
     flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 11)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 13)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -493,6 +503,7 @@ def estimate_candidates(
         cands.ttft_p95_s[sub] = vals[inv, 7]
         cands.rate_unknown[sub] = flags[inv, 6]
         cands.tensor_parallel[sub] = vals[inv, 10].astype(np.int64)
+        cands.tpot_s[sub], cands.tpot_floor_s[sub] = vals[inv, 11], vals[inv, 12]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
         taken = _taken(offers, relevant)[cands.offer[live]]

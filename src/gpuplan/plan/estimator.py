@@ -118,7 +118,8 @@ def make_estimator(
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
     A serving workload (``serving:``): replicas of ``tensor_parallel`` GPUs (one per GPU without it)
     on the offer's own GPU link, the load split evenly; it fits when the replicas carry the request
-    rate (within the p95 latency and time-to-first-token targets where given), and runs for
+    rate (within the p95 latency, time-to-first-token and time-per-output-token targets where
+    given), and runs for
     :data:`SERVING_HOURS`.
     ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
     one (``perf/anchor.py``), and the plan says so.
@@ -510,7 +511,13 @@ class _Estimator:
             and serving.ttft_p95_ms is not None
             and (srv.ttft_p95_s is None or srv.ttft_p95_s * 1000 > serving.ttft_p95_ms)
         )
-        late = late or slow_first
+        # the decode step at the load's operating point over the time-per-output-token target
+        slow_tokens = (
+            carried
+            and serving.tpot_p95_ms is not None
+            and (srv.tpot_s is None or srv.tpot_s * 1000 > serving.tpot_p95_ms)
+        )
+        late = late or slow_first or slow_tokens
         h = SERVING_HOURS
         return EstimateRow(
             fits=not ruled_out and carried and not late,
@@ -518,6 +525,8 @@ class _Estimator:
             short_of_load=not ruled_out and not carried,
             p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
             ttft_p95_s=srv.ttft_p95_s if srv.ttft_p95_s is not None and not ruled_out else math.nan,
+            tpot_s=srv.tpot_s if srv.tpot_s is not None and not ruled_out else math.nan,
+            tpot_floor_s=srv.tpot_floor_s if srv.tpot_floor_s is not None and not ruled_out else math.nan,
             replica_requests_per_s=math.nan if ruled_out else srv.capacity_requests_per_s,
             memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=h,

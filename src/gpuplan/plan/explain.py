@@ -87,6 +87,21 @@ _TTFT = N_(
     "; no option meets the p95 time-to-first-token target of {target:g} ms: the best reached is "
     "{best_s:.3g} s on {gpus} × {gpu}"
 )
+_TPOT = N_(
+    "; no option meets the time-per-output-token target of {target:g} ms: the best reached is "
+    "{best_ms:.3g} ms a token on {gpus} × {gpu}"
+)
+#: The time-per-output-token target is below the decode step of a replica with no load beside it.
+_TPOT_FLOOR = N_(
+    "; no option meets the time-per-output-token target of {target:g} ms: a decode step takes at "
+    "least {floor_ms:.3g} ms even at the lightest load (on {gpu}, the fastest), so no number of "
+    "replicas meets it"
+)
+#: Each target is met by some option, but none meets all of them (a time-per-output-token one among them).
+_TARGETS_TOGETHER = N_("; no option meets these latency targets together: {targets}")
+_P95_TARGET = N_("p95 latency {ms:g} ms")
+_TTFT_TARGET = N_("p95 time to first token {ms:g} ms")
+_TPOT_TARGET = N_("time per output token {ms:g} ms")
 #: Each target is met by some option, but none meets both.
 _BOTH_TARGETS = N_(
     "; no option meets the p95 latency target of {p95:g} ms and the p95 time-to-first-token target "
@@ -134,7 +149,9 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
             peak = Phrase(_PEAK, peak_gib=float(peaks.min()))
     advice: Phrase | str = ""
     if Reason.LATENCY.value in counts and (
-        ctx.job.p95_latency_ms is not None or ctx.job.ttft_p95_ms is not None
+        ctx.job.p95_latency_ms is not None
+        or ctx.job.ttft_p95_ms is not None
+        or ctx.job.tpot_p95_ms is not None
     ):
         advice = _latency_advice(ctx)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
@@ -329,8 +346,9 @@ _COUNTRY_UNKNOWN = N_(
 
 
 def _latency_advice(ctx: PlanContext) -> Phrase | str:
-    """Each latency target (p95 latency, p95 time to first token) no option met, and the best
-    figure any candidate left out for them reached (its GPUs)."""
+    """Each latency target (p95 latency, p95 time to first token, time per output token) no option
+    met, and the best figure any candidate left out for them reached (its GPUs); a time per output
+    token below every replica's step at the lightest load is said to be met by no replica count."""
     c, job = ctx.cands, ctx.job
     lines: list[Phrase] = []
     for words, target_ms, reached in (
@@ -354,11 +372,53 @@ def _latency_advice(ctx: PlanContext) -> Phrase | str:
                 gpu=str(ctx.offers.gpu[c.offer[i]]),
             )
         )
+    if job.tpot_p95_ms is not None and (tokens := _tpot_advice(ctx, job.tpot_p95_ms)) is not None:
+        lines.append(tokens)
     if not lines:
+        targets = [
+            Phrase(words, ms=ms)
+            for words, ms in (
+                (_P95_TARGET, job.p95_latency_ms),
+                (_TTFT_TARGET, job.ttft_p95_ms),
+                (_TPOT_TARGET, job.tpot_p95_ms),
+            )
+            if ms is not None
+        ]
+        if len(targets) > 1 and job.tpot_p95_ms is not None:
+            return Phrase(_TARGETS_TOGETHER, targets=listed(targets))
         if job.p95_latency_ms is not None and job.ttft_p95_ms is not None:
             return Phrase(_BOTH_TARGETS, p95=job.p95_latency_ms, ttft=job.ttft_p95_ms)
         return ""
-    return lines[0] if len(lines) == 1 else Phrase(_TWO_PIECES, first=lines[0], second=lines[1])
+    joined = lines[0]
+    for line in lines[1:]:
+        joined = Phrase(_TWO_PIECES, first=joined, second=line)
+    return joined
+
+
+def _tpot_advice(ctx: PlanContext, target_ms: float) -> Phrase | None:
+    """The time-per-output-token target no option met: the best any candidate left out for the
+    targets reached, or, where even the lightest load's decode step is over it on every one, that
+    no number of replicas meets it; None where some option meets it."""
+    c = ctx.cands
+    floor = np.where(c.misses_latency, c.tpot_floor_s, np.nan)
+    if np.isfinite(floor).any():
+        i = int(np.nanargmin(floor))
+        if floor[i] * 1000.0 > target_ms:
+            gpu = str(ctx.offers.gpu[c.offer[i]])
+            return Phrase(_TPOT_FLOOR, target=target_ms, floor_ms=float(floor[i]) * 1e3, gpu=gpu)
+    seen = np.where(c.misses_latency, c.tpot_s, np.nan)
+    if not np.isfinite(seen).any():
+        return None  # not estimated anywhere: no best to name (unknown is never within the target)
+    i = int(np.nanargmin(seen))
+    if seen[i] * 1000.0 <= target_ms:
+        return None  # some option meets this one: another target is what left it out
+    return Phrase(
+        _TPOT,
+        target=target_ms,
+        best_ms=float(seen[i]) * 1e3,
+        gpus=int(c.gpus_per_node[i] * c.nodes[i]),
+        gpu=str(ctx.offers.gpu[c.offer[i]]),
+    )
 
 
 def _over_deadline_or_budget(

@@ -330,6 +330,8 @@ class JobFacts:
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     ttft_p95_ms: float | None = None
     """A service's p95 time-to-first-token target (``serving.ttft_p95_ms``; None: none)."""
+    tpot_p95_ms: float | None = None
+    """A service's p95 time-per-output-token target (``serving.tpot_p95_ms``; None: none)."""
     batch_size: int = 0
     """A training job's batch per GPU (``inputs.batch_size``), samples; 0: not a training job."""
     gradient_accumulation: int = 1
@@ -516,9 +518,9 @@ class EstimateRow:
     """An image workload on an instance whose vCPUs the catalog lacks: whether its CPUs keep the
     GPUs fed is unknown (the time is the GPUs' alone, and the option says so)."""
     misses_latency: bool = False
-    """A service that fits and carries its load but whose p95 latency or p95 time to first token
-    is over the workload's target, or unknown where a target is set (``fits`` is False): left out
-    for the target, not for memory."""
+    """A service that fits and carries its load but whose p95 latency, p95 time to first token or
+    time per output token is over the workload's target, or unknown where a target is set (``fits``
+    is False): left out for the target, not for memory."""
     short_of_load: bool = False
     """A service that fits but whose replicas cannot carry its load within the headroom (or at
     all): left out for the load, not for memory (``fits`` is False)."""
@@ -529,6 +531,12 @@ class EstimateRow:
     """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""
     ttft_p95_s: float = math.nan
     """A service's estimated p95 time to first token here, s (nan: not a service, or unknown)."""
+    tpot_s: float = math.nan
+    """A service's estimated time per output token here, at its load's operating point, s (nan: not
+    a service, or unknown)."""
+    tpot_floor_s: float = math.nan
+    """The shortest time per output token a replica here reaches at any load, s: a target below it
+    is met by no number of replicas (nan: not a service, or unknown)."""
     replica_requests_per_s: float = math.nan
     """A service: the requests/s one of its replicas carries here at its full KV cache (wall time:
     a time-sharing replica's share), as ``estimate`` gives it (nan: not a service, or unknown)."""

@@ -404,6 +404,7 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
     each = float(cands.replica_requests_per_s[i])
     p95 = float(cands.p95_latency_s[i])
     ttft = float(cands.ttft_p95_s[i])
+    tpot = float(cands.tpot_s[i])
     figures = ServiceFigures(
         requests_per_s=job.requests_per_s,
         mean_requests_per_s=job.mean_requests_per_s,
@@ -418,6 +419,8 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
         p95_target_s=None if job.p95_latency_ms is None else job.p95_latency_ms / 1000.0,
         ttft_p95_s=ttft if math.isfinite(ttft) else None,
         ttft_target_s=None if job.ttft_p95_ms is None else job.ttft_p95_ms / 1000.0,
+        tpot_s=tpot if math.isfinite(tpot) else None,
+        tpot_target_s=None if job.tpot_p95_ms is None else job.tpot_p95_ms / 1000.0,
     )
     if figures.p95_latency_s is not None:
         return figures

@@ -138,6 +138,12 @@ class ServiceFigures:
     ``p95_latency_s``) plus the prefill; None where ``p95_latency_s`` is (``p95_unknown`` says why)."""
     ttft_target_s: float | None = None
     """The workload's p95 time-to-first-token target (``serving.ttft_p95_ms``), s; None: none set."""
+    tpot_s: float | None = None
+    """The time per output token at the load: the decode step at the sequences the load keeps
+    running on each replica, stretched by the prompts beside it; the typical gap between streamed
+    tokens, not a p95 (``gpuplan simulate autoscale`` measures that on a trace). None: not estimated."""
+    tpot_target_s: float | None = None
+    """The workload's p95 time-per-output-token target (``serving.tpot_p95_ms``), s; None: none set."""
 
     @property
     def capacity_requests_per_s(self) -> float | None:

@@ -118,6 +118,8 @@ def _service_doc(o: Option) -> ServiceDoc | None:
         p95_target_s=s.p95_target_s,
         ttft_p95_s=s.ttft_p95_s,
         ttft_target_s=s.ttft_target_s,
+        tpot_s=s.tpot_s,
+        tpot_target_s=s.tpot_target_s,
     )
 
 

@@ -181,10 +181,13 @@ def service_cell(o: Option) -> tuple[str, ...]:
         if s.tensor_parallel > 1:
             split = (_("tensor parallel {tp}").format(tp=s.tensor_parallel),)
     cells = (n, *split, _("p95 {time}").format(time=p95))
-    if s.ttft_target_s is None:
-        return cells
-    ttft = "—" if s.ttft_p95_s is None else latency_words(s.ttft_p95_s)
-    return (*cells, _("first token p95 {time}").format(time=ttft))
+    if s.ttft_target_s is not None:
+        ttft = "—" if s.ttft_p95_s is None else latency_words(s.ttft_p95_s)
+        cells = (*cells, _("first token p95 {time}").format(time=ttft))
+    if s.tpot_target_s is not None:
+        tpot = "—" if s.tpot_s is None else latency_words(s.tpot_s)
+        cells = (*cells, _("{time} a token").format(time=tpot))
+    return cells
 
 
 def _service_cell(o: Option) -> tuple[tuple[str, str], ...]:
@@ -422,8 +425,9 @@ def replicas_words(o: Option) -> str:
 
 
 def service_lines(o: Option) -> list[str]:
-    """A service's option: the load on its replicas, what each carries, and the p95 latency and p95
-    time to first token at the load — the figures ``gpuplan estimate`` gives for the same GPU and count."""
+    """A service's option: the load on its replicas, what each carries, and the p95 latency, p95
+    time to first token and time per output token at the load — the figures ``gpuplan estimate``
+    gives for the same GPU and count."""
     s = o.service
     if s is None:
         return []
@@ -452,6 +456,16 @@ def service_lines(o: Option) -> list[str]:
             )
         )
         p95 = _("{clauses}; {clause}").format(clauses=p95, clause=first)
+    if s.tpot_s is not None and s.p95_latency_s is not None:
+        # the decode step at the load's operating point: the typical gap between streamed tokens
+        tokens = (
+            _("time per output token {time}").format(time=latency_words(s.tpot_s))
+            if s.tpot_target_s is None
+            else _("time per output token {time} (target {target})").format(
+                time=latency_words(s.tpot_s), target=latency_words(s.tpot_target_s)
+            )
+        )
+        p95 = _("{clauses}; {clause}").format(clauses=p95, clause=tokens)
     return [
         _(
             "serves {load} req/s on {replicas}, each carrying up to {each} req/s ({util} utilised); {p95}"

@@ -899,10 +899,13 @@ def autoscale_slos(
     slo_ms: float | None,
     workload_slo_ms: float | None,
     workload_ttft_ms: float | None = None,
+    workload_tpot_ms: float | None = None,
 ) -> tuple[Slo, ...]:
     """``--slo`` (``ttft_p95=2s,tpot_p95=80ms``): those targets alone. Else an end-to-end p95 from
-    ``--slo-ms``, else the workload's ``p95_latency_ms``, and a time-to-first-token p95 from the
-    workload's ``ttft_p95_ms``; none of them: no target."""
+    ``--slo-ms``, else the workload's ``p95_latency_ms``, a time-to-first-token p95 from the
+    workload's ``ttft_p95_ms`` and a time-per-output-token p95 from its ``tpot_p95_ms`` (the plan
+    sized the replicas for the typical step at the load; the trace measures the p95); none of
+    them: no target."""
     from gpuplan.simulate.latency import Slo, parse_slos
 
     if slo is not None:
@@ -920,6 +923,8 @@ def autoscale_slos(
     if workload_ttft_ms is not None:
         # the workload validated it (> 0, finite)
         slos.append(Slo(metric="ttft", percentile=95.0, threshold_s=workload_ttft_ms / 1000.0))
+    if workload_tpot_ms is not None:
+        slos.append(Slo(metric="tpot", percentile=95.0, threshold_s=workload_tpot_ms / 1000.0))
     return tuple(slos)
 
 

@@ -393,7 +393,8 @@ class SimulateRequest(WorkloadRequest):
         min_length=1,
         max_length=_OPTION_TEXT,
         description="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms "
-        "(default: the workload's p95_latency_ms, end to end, and ttft_p95_ms); not with slo_ms.",
+        "(default: the workload's p95_latency_ms, end to end, ttft_p95_ms and tpot_p95_ms); not with "
+        "slo_ms.",
     )
     gpu: str | None = Field(
         default=None, max_length=64, description="GPU of one replica (default A100-SXM4-80GB)."

@@ -235,6 +235,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
             request.slo_ms,
             serving.p95_latency_ms if serving else None,
             serving.ttft_p95_ms if serving else None,
+            serving.tpot_p95_ms if serving else None,
         )
     with refused_as("storage_gbps"):
         storage = storage_bytes_per_s(request.storage_gbps)
