@@ -127,7 +127,8 @@ class OfferTerms:
 class NodeLabels:
     """Labels and taints the provider's managed Kubernetes documents for GPU and spot nodes, which
     the k8s deploy target writes into its manifests (a provider without them gets a comment asking
-    for the user's own)."""
+    for the user's own, and a spot plan there selects gpuplan's own spot label:
+    :data:`gpuplan.deploy.k8s.nodes.SPOT_LABEL`)."""
 
     source: str
     """Where the provider documents them."""
