@@ -70,3 +70,14 @@ def test_training_from_scratch_names_no_base_weights(tmp_path: Path) -> None:
     spec = _finetune(tmp_path, "{preset: llama-8b}", provider="alibaba", region="cn-beijing")
     readme = by_path(generate(spec.model_copy(update={"task": "train"}), "torchrun"))["README.md"]
     assert "starts from the weights" not in readme
+
+
+def test_a_fine_tune_on_a_chinese_cloud_in_no_named_region_is_told_where_else_the_weights_come_from(
+    tmp_path: Path,
+) -> None:
+    # the region unknown on a provider with mainland regions: said as a condition, where it said
+    # nothing
+    spec = _finetune(tmp_path, "{preset: llama-8b}", provider="huawei")
+    readme = " ".join(by_path(generate(spec, "torchrun"))["README.md"].split())
+    assert "If this runs in a mainland China region of huawei (no region is named: pick one" in readme
+    assert "modelscope download --model ID" in readme

@@ -24,7 +24,7 @@ from gpuplan.deploy.engine import (
     unpriced_share,
 )
 from gpuplan.deploy.fabric import fabric_note
-from gpuplan.deploy.images import in_mainland_china
+from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -467,6 +467,17 @@ def base_weights_note(spec: LaunchSpec) -> str:
                 "mirror you trust, or download them from ModelScope (`modelscope download --model ID "
                 "--local_dir DIR`, with ModelScope's id of the model)."
             ).format(provider=spec.provider, region=spec.region),
+        )
+    elif maybe_mainland_china(spec.provider, spec.region):
+        said = sentences(
+            said,
+            _(
+                "If this runs in a mainland China region of {provider} (no region is named: pick "
+                "one before applying), huggingface.co is often unreachable from there: put the weights on "
+                "a volume the job mounts and load them from that path, set HF_ENDPOINT to a mirror you "
+                "trust, or download them from ModelScope (`modelscope download --model ID --local_dir "
+                "DIR`, with ModelScope's id of the model)."
+            ).format(provider=spec.provider),
         )
     return said
 
