@@ -78,7 +78,7 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.vocab import (
     COMMITTED_PRICING,
@@ -840,19 +840,36 @@ def _kubernetes_persona(personas: object) -> dict[str, Any] | None:
 PROVIDER_AGNOSTIC_TARGETS = ("torchrun", "docker")
 
 
-def refuse_declared_provider(provider: str | None, target: str) -> None:
+def refuse_declared_provider(provider: str | None, target: str, spec: LaunchSpec | None = None) -> None:
     """A launch by ``target`` on a provider the user declared (``catalog import --new-provider``):
     refused in one line, but for the provider-agnostic targets; no launcher of gpuplan knows its
-    machines, images, clusters or API."""
+    machines, images, clusters or API. The line names the provider-agnostic targets that write
+    ``spec`` (torchrun writes no service)."""
     if provider is None or target in PROVIDER_AGNOSTIC_TARGETS or not declared_provider(provider):
         return
+    if spec is None:
+        agnostic = list(PROVIDER_AGNOSTIC_TARGETS)
+    else:
+        from gpuplan.deploy.instead import accepting_targets
+
+        agnostic = [t for t in accepting_targets(spec, target) if t in PROVIDER_AGNOSTIC_TARGETS]
+    if not agnostic:
+        raise DeployError.worded(
+            N_(
+                "{target}: {provider} is a provider you declared, and no launcher of gpuplan knows its "
+                "machines or API"
+            ),
+            target=f"--target {target}",
+            provider=provider,
+        )
     raise DeployError.worded(
         N_(
             "{target}: {provider} is a provider you declared, and no launcher of gpuplan knows its "
-            "machines or API; use --target torchrun or --target docker on the machines you rent there"
+            "machines or API; use {targets} on the machines you rent there"
         ),
         target=f"--target {target}",
         provider=provider,
+        targets=either([f"--target {t}" for t in agnostic]),
     )
 
 

@@ -25,6 +25,7 @@ from gpuplan.deploy.engine import (
 )
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
+from gpuplan.deploy.instead import instead
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -645,6 +646,7 @@ class TorchrunGenerator:
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         if spec.task == "infer":
             raise DeployError.worded(
-                N_("torchrun launches training; to serve this workload use --target k8s or docker")
+                N_("torchrun launches training, not a service: {instead}"),
+                instead=instead(spec, "torchrun", options),
             )
         return [*entry_point_files(spec, options), GeneratedFile(path="README.md", content=readme(spec))]
