@@ -160,3 +160,17 @@ def test_a_service_of_a_chinese_cloud_in_no_named_region_is_told_the_china_notes
         spec = served.model_copy(update={"provider": provider, "region": where})
         readme = by_path(generate(spec, "docker"))["README.md"]
         assert "No region of" not in readme and "If this runs in a mainland China region" not in readme
+
+
+def test_a_docker_service_priced_at_spot_rates_says_to_run_on_spot_hosts() -> None:
+    # was: nothing on spot in the docker README of a spot service plan, run as written on
+    # on-demand hosts at the on-demand price (3.2x for ecs.gn7e-c16g1.4xlarge in cn-beijing)
+    import json
+
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    on_demand = LaunchSpec.from_plan(doc)
+    doc["recommended"]["pricing"] = "spot"
+    spot = LaunchSpec.from_plan(doc)
+    said = "The plan is priced at spot rates (aws us-east-1 g6e.xlarge): run these containers on spot"
+    assert said in " ".join(by_path(generate(spot, "docker"))["README.md"].split())
+    assert "spot rates" not in by_path(generate(on_demand, "docker"))["README.md"]
