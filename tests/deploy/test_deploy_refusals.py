@@ -86,3 +86,23 @@ def test_a_service_on_a_provider_you_declared_is_offered_docker_not_torchrun(
             assert offered in str(e.value), str(e.value)
         else:
             assert named == {"torchrun", "docker"}, str(e.value)
+
+
+@pytest.mark.parametrize("serving", [True, False])
+def test_a_plan_on_no_managed_kubernetes_names_the_targets_that_write_it(serving: bool) -> None:
+    # was: "use --target skypilot, docker or torchrun" whatever the plan, torchrun for a service too
+    if serving:
+        doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+        doc["recommended"].update(provider="runpod", kubernetes=None)
+    else:
+        doc = plan_doc(provider="runpod")
+    doc.pop("options", None)
+    doc.pop("personas", None)
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(doc, managed_kubernetes=True)
+    line = str(e.value)
+    named = set(re.findall(r"--target (\w+)", line)) - {"k8s"}
+    assert named and ("torchrun" in named) != serving, line
+    spec = LaunchSpec.from_plan(doc)
+    for other in named:
+        generate(spec, other)
