@@ -446,7 +446,7 @@ def test_batch_inference_is_refused_in_one_line_and_nothing_is_written(
     assert len(lines) == 1 and "Traceback" not in err
     assert "batch inference (task: infer without a serving: block)" in lines[0]
     assert "add a serving: block" in lines[0]
-    assert "--target docker or --target k8s or --target skypilot writes that job" in lines[0]
+    assert "exits: use --target docker or --target k8s or --target skypilot; or add" in lines[0]
     assert not out_dir.exists()
 
 

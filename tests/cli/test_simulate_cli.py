@@ -753,3 +753,96 @@ def test_share_of_a_workload_budgeted_in_yuan_is_shown_in_yuan(tmp_path: Path) -
     args = ["--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "¥5"]
     assert "price per GPU-hour ¥5.00" in " ".join(_run(*args).split())
     assert "price per GPU-hour 0.71574 USD, given" in " ".join(_run(*args, "--currency", "USD").split())
+
+
+def _services_with_a_model(tmp_path: Path) -> tuple[Path, Path]:
+    """A services file of an engine service (GPT-2, whose Hub weights deploy serves) beside one
+    given by numbers alone; the engine service's workload."""
+    workload = tmp_path / "chat.yaml"
+    workload.write_text(
+        "name: chat\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 2, prompt_tokens: 100, output_tokens: 20}\n",
+        encoding="utf-8",
+    )
+    services = tmp_path / "services.yaml"
+    services.write_text(
+        "gpu: A100-SXM4-80GB\nservices:\n  - {name: chat, workload: chat.yaml}\n"
+        "  - {name: side, memory_gib: 30, requests_per_s: 6, capacity_requests_per_s: 20,"
+        " latency_ms: 3000}\n",
+        encoding="utf-8",
+    )
+    return services, workload
+
+
+@pytest.mark.parametrize("sharing", ["mig", "time-slice", "whole"])
+def test_share_k8s_out_runs_deploys_engine_on_the_model_and_speaks_the_users_language(
+    tmp_path: Path, sharing: str
+) -> None:
+    # was: `image: vllm/vllm-openai:latest` (unpinned) with no model argument although the workload
+    # names it, and English comments under --lang zh
+    from gpuplan.deploy import LaunchSpec, generate
+    from gpuplan.deploy.k8s.sharing import PLACEHOLDER_IMAGE
+
+    services, workload = _services_with_a_model(tmp_path)
+    k8s = tmp_path / "k8s"
+    _run(
+        "--lang", "zh", "simulate", "share", str(services), "--sharing", sharing, "--price", "3",
+        "--gpus-per-node", "8", "--k8s-out", str(k8s),
+    )  # fmt: skip
+    text = (k8s / "k8s" / "services.yaml").read_text()
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    for d in docs:
+        validate_k8s(d)
+    containers = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0] for d in docs}
+    files = generate(LaunchSpec.from_workload(workload, gpu="A100-SXM4-80GB"), "k8s")
+    manifest = next(f.content for f in files if f.path == "k8s/deployment.yaml")
+    deployed = next(d for d in yaml.safe_load_all(manifest) if d and d["kind"] == "Deployment")
+    deployed = deployed["spec"]["template"]["spec"]["containers"][0]
+    chat = containers["chat"]
+    assert chat["image"] == deployed["image"] and ":latest" not in chat["image"]
+    assert chat["args"][:2] == ["--model", "openai-community/gpt2"] == deployed["args"][:2]
+    assert containers["side"]["image"] == PLACEHOLDER_IMAGE and ":latest" not in PLACEHOLDER_IMAGE
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert comments and not any("Deployment per service" in line for line in comments), comments
+    assert any("每个服务" in line for line in comments), comments
+    if sharing == "time-slice":
+        # two engines on one GPU: each takes the memory the packing gave it, not 0.9 of the GPU
+        fraction = float(chat["args"][chat["args"].index("--gpu-memory-utilization") + 1])
+        assert fraction < 0.5
+
+
+def test_share_k8s_out_of_a_price_in_mainland_china_says_where_images_and_weights_come_from(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from gpuplan.cli.simulate_share import _engine_containers
+    from gpuplan.confine import Folder
+    from gpuplan.simulate.inputs import load_services
+    from gpuplan.simulate.pricing import PriceBasis
+    from gpuplan.simulate.share import ServiceDemand, ShareOptions, pack_services
+
+    services, _workload = _services_with_a_model(tmp_path)
+    spec = load_services(services)
+    demand = ServiceDemand(
+        name="chat", memory_gib=10, requests_per_s=2, capacity_requests_per_s=20, latency_s=1.0, slo_s=None
+    )
+    plan = pack_services(
+        [demand],
+        ShareOptions(sharing="mig", gpu_id="A100-SXM4-80GB", gpu_memory_gib=80, price_usd_per_hour=3),
+    )
+    for provider, region, said in (
+        ("alibaba", "cn-beijing", "This plan runs in mainland China (alibaba cn-beijing)"),
+        ("tencent", "unspecified", "No region of tencent is named"),
+        ("aws", "us-east-1", None),
+    ):
+        priced = replace(
+            plan, price=PriceBasis(usd_per_hour=3, given=False, provider=provider, region=region)
+        )
+        containers, notes = _engine_containers(spec, services, (Folder.of(services), False), priced, {}, 80)
+        assert "chat" in containers
+        if said is None:
+            assert notes == []
+        else:
+            assert any(said in n for n in notes), notes
+            assert any("huggingface.co" in n and "VLLM_USE_MODELSCOPE=True" in n for n in notes), notes

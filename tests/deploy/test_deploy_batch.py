@@ -136,7 +136,7 @@ def test_the_other_targets_refuse_a_batch_job_naming_the_one_that_writes_it(targ
         generate(_batch_plan(), target)
     assert "\n" not in str(e.value)
     assert f"--target {target} writes training jobs and always-on services" in str(e.value)
-    assert "--target docker or --target k8s or --target skypilot writes that job" in str(e.value)
+    assert "exits: use --target docker or --target k8s or --target skypilot; or add" in str(e.value)
 
 
 @pytest.mark.parametrize("cost", [-1.0, 1e13])

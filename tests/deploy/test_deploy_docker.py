@@ -130,3 +130,47 @@ def test_the_torchrun_readme_says_a_reclaim_on_a_short_notice_falls_back_to_the_
     spec = LaunchSpec.from_plan({**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212})
     readme = by_path(generate(spec, "torchrun"))["README.md"]
     assert "the run resumes from the last periodic checkpoint, up to one interval (12.5 min)" in readme
+
+
+@pytest.mark.parametrize("region", ["unspecified", None])
+def test_a_service_of_a_chinese_cloud_in_no_named_region_is_told_the_china_notes_as_conditions(
+    region: str | None,
+) -> None:
+    # was: a plan option tencent/"unspecified" (the price source names no region) deployed with no
+    # word on Docker Hub or huggingface.co, which are often unreachable from mainland China, nor
+    # that the region is not known: tencent, alibaba, huawei and volcengine have mainland regions.
+    import json
+
+    from deploy_helpers import k8s_options
+
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    served = LaunchSpec.from_plan(doc)
+    for provider in ("tencent", "alibaba", "huawei", "volcengine"):
+        spec = served.model_copy(update={"provider": provider, "region": region})
+        for files in (by_path(generate(spec, "docker")), by_path(generate(spec, "k8s", k8s_options(spec)))):
+            readme = " ".join(files["README.md"].split())
+            assert (
+                f"No region of {provider} is named: pick one before applying. If it is in mainland China"
+                in readme
+            )
+            assert f"If this runs in a mainland China region of {provider} (no region is named)" in readme
+            assert "VLLM_USE_MODELSCOPE=True" in readme
+    # A provider without mainland regions, or a region that is known, is not told it may be there.
+    for provider, where in (("aws", region), ("alibaba", "cn-hongkong"), ("alibaba", "cn-beijing")):
+        spec = served.model_copy(update={"provider": provider, "region": where})
+        readme = by_path(generate(spec, "docker"))["README.md"]
+        assert "No region of" not in readme and "If this runs in a mainland China region" not in readme
+
+
+def test_a_docker_service_priced_at_spot_rates_says_to_run_on_spot_hosts() -> None:
+    # was: nothing on spot in the docker README of a spot service plan, run as written on
+    # on-demand hosts at the on-demand price (3.2x for ecs.gn7e-c16g1.4xlarge in cn-beijing)
+    import json
+
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    on_demand = LaunchSpec.from_plan(doc)
+    doc["recommended"]["pricing"] = "spot"
+    spot = LaunchSpec.from_plan(doc)
+    said = "The plan is priced at spot rates (aws us-east-1 g6e.xlarge): run these containers on spot"
+    assert said in " ".join(by_path(generate(spot, "docker"))["README.md"].split())
+    assert "spot rates" not in by_path(generate(on_demand, "docker"))["README.md"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: 
         ("azure", {"kubernetes.azure.com/scalesetpriority": "spot"}, "kubernetes.azure.com/scalesetpriority"),
         ("gcp", {"cloud.google.com/gke-spot": "true"}, "cloud.google.com/gke-spot"),
         ("aws", {"eks.amazonaws.com/capacityType": "SPOT"}, None),
-        ("alibaba", {}, None),
+        ("alibaba", {"gpuplan.io/capacity": "spot"}, None),
     ],
 )
 def test_spot_placement_per_managed_kubernetes(
@@ -85,11 +86,45 @@ def test_spot_placement_per_managed_kubernetes(
 
 
 def test_unverifiable_provider_labels_are_comments_not_yaml() -> None:
-    files = generate(LaunchSpec.from_plan(plan_doc(provider="tencent")), "k8s")
+    files = generate(LaunchSpec.from_plan(plan_doc(provider="tencent", pricing="on_demand")), "k8s")
     job = by_path(files)["k8s/job.yaml"]
     assert "# NB: TKE:" in job
     pod = _pod(yaml_docs(files)[-1])
     assert set(pod["nodeSelector"]) == {"node.kubernetes.io/instance-type"}
+
+
+@pytest.mark.parametrize("provider", ["alibaba", "tencent", "huawei", "volcengine"])
+@pytest.mark.parametrize("serving", [False, True])
+def test_a_spot_plan_without_a_documented_spot_label_selects_gpuplans_own(
+    provider: str | None, serving: bool
+) -> None:
+    # On the instance type alone, the pods would run as well on an on-demand pool of that type, at
+    # the on-demand price (3.2x the plan's for ecs.gn7e-c16g1.4xlarge in cn-beijing): they wait
+    # Pending for the spot pool the user labels instead, and the README says what to label.
+    if serving:
+        doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+        doc["recommended"].update(provider=provider, pricing="spot", kubernetes=None)
+    else:
+        doc = plan_doc(provider=provider)
+    spec = LaunchSpec.from_plan(doc)
+    files = generate(spec, "k8s")
+    docs = yaml_docs(files)
+    for d in docs:
+        validate_k8s(d)
+    pod = _pod(next(d for d in docs if d["kind"] in ("Job", "Deployment")))
+    assert pod["nodeSelector"]["gpuplan.io/capacity"] == "spot"
+    readme = by_path(files)["README.md"]
+    assert "`kubectl label nodes NODE gpuplan.io/capacity=spot`" in readme
+    assert "stay Pending" in readme
+
+
+@pytest.mark.parametrize("provider", ["alibaba", "aws", "gcp", "azure"])
+def test_on_demand_or_a_documented_spot_label_selects_no_label_of_gpuplans(provider: str) -> None:
+    pricing = "on_demand" if provider == "alibaba" else "spot"
+    files = generate(LaunchSpec.from_plan(plan_doc(provider=provider, pricing=pricing)), "k8s")
+    pod = _pod(yaml_docs(files)[-1])
+    assert "gpuplan.io/capacity" not in pod["nodeSelector"]
+    assert "gpuplan.io/capacity" not in by_path(files)["README.md"]
 
 
 @pytest.mark.parametrize("autoscaler", ["hpa", "keda"])

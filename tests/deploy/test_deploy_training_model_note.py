@@ -124,3 +124,14 @@ def test_the_torchrun_note_on_the_command_line_says_pythonpath_for_a_flat_folder
     assert e.value.code in (0, None), err
     assert f"runs train.py (`PYTHONPATH={tmp_path / 'proj'}`)" in err, err
     assert "pip install -e" not in err, err
+
+
+def test_a_fine_tune_on_a_chinese_cloud_in_no_named_region_is_told_where_else_the_weights_come_from(
+    tmp_path: Path,
+) -> None:
+    # the region unknown on a provider with mainland regions: said as a condition, where it said
+    # nothing
+    spec = _finetune(tmp_path, "{preset: llama-8b}", provider="huawei")
+    readme = " ".join(by_path(generate(spec, "torchrun"))["README.md"].split())
+    assert "If this runs in a mainland China region of huawei (no region is named: pick one" in readme
+    assert "modelscope download --model ID" in readme

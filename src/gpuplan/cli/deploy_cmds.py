@@ -231,7 +231,7 @@ def deploy(
     )
     from gpuplan.deploy.spec import refuse_declared_provider
 
-    refuse_declared_provider(planned.provider, generator.name)
+    refuse_declared_provider(planned.provider, generator.name, planned)
     split = planned.tensor_parallel * planned.pipeline_parallel
     if share_gpu is not None and share_gpu > 1 and planned.task == "infer" and split > 1:
         # Replicas time-share one GPU each: a replica of several GPUs has none of its own to share.

@@ -7,7 +7,7 @@ import math
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,12 +27,14 @@ from gpuplan.cli._i18n import (
 )
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
-from gpuplan.errors import InputError, Phrase
+from gpuplan.errors import DeployError, InputError, Phrase
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
+    from gpuplan.confine import Folder
     from gpuplan.i18n import Money
+    from gpuplan.simulate.inputs import ServicesFile
     from gpuplan.simulate.share import SharePlan
 
 __all__ = ["add_share"]
@@ -174,8 +176,9 @@ def share_cmd(
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
         memory = {d.name: d.memory_gib for d in demands}
+        engines = _engine_containers(spec, services_file, access, plan, memory, g.memory_gib)
         wrote = _write_k8s(
-            plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, g.memory_gib
+            plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, g.memory_gib, engines
         )
     if out is not None:
         write_text_atomic(out, share_html(plan, money))
@@ -281,15 +284,63 @@ def _priced(
     return priced, math.floor(o.gpu_count + 1e-9)  # whole_instances takes offers of ≥ 1 GPU
 
 
+def _engine_containers(
+    spec: ServicesFile,
+    services_file: Path,
+    access: tuple[Folder, bool],
+    plan: SharePlan,
+    memory: dict[str, float],
+    gpu_memory_gib: float,
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """deploy's engine container for each service whose workload names a model the engines serve
+    (by service name), launched on the plan's GPU where its price was found, and the notes
+    deploy's README gives for that place (Docker Hub and huggingface.co from mainland China), each
+    once. A time-sliced or MPS service's engine takes the memory the packing gave it, not the share
+    of a whole GPU it would take alone (two engines at 0.9 of one GPU cannot both start)."""
+    from dataclasses import replace as replaced
+
+    from gpuplan.deploy import GenerateOptions, LaunchSpec
+    from gpuplan.deploy.engine import engine_launch, mainland_notes
+    from gpuplan.deploy.k8s.serving import engine_container
+
+    folder, _allow_code = access
+    base = services_file.resolve().parent
+    provider = plan.price.provider or None if plan.price is not None else None
+    region = plan.price.region or None if plan.price is not None else None
+    containers: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for i, s in enumerate(spec.services):
+        if not s.workload:
+            continue
+        path = folder.check(str(s.workload), base=base, field=f"services[{i}].workload")
+        try:
+            launch_spec = LaunchSpec.from_workload(
+                path, gpu=plan.gpu_id, provider=provider, region=region, project=folder.path
+            )
+        except DeployError:
+            continue  # no container of deploy's for it: the placeholder, said in the file's head
+        launch = engine_launch(launch_spec)
+        if launch is None:
+            continue
+        if plan.sharing in ("time-slice", "mps") and s.name in memory:
+            launch = replaced(launch, memory_fraction=round(min(memory[s.name] / gpu_memory_gib, 1.0), 3))
+        containers[s.name] = engine_container(launch, launch_spec, GenerateOptions())
+        notes += [n for n in mainland_notes(launch_spec) if n not in notes]
+    return containers, notes
+
+
 def _write_k8s(
     plan: SharePlan,
     directory: Path,
     gpus_per_node: int | None,
     memory: dict[str, float],
     gpu_memory_gib: float,
+    engines: tuple[dict[str, dict[str, Any]], list[str]] = ({}, []),
 ) -> list[str]:
     """Write the Kubernetes files; the paths written (inside ``directory``). ``memory``: GiB each
-    service needs, to judge where the device plugin may place time-sliced pods otherwise."""
+    service needs, to judge where the device plugin may place time-sliced pods otherwise;
+    ``engines``: the engine container of each service that has one, and the notes on where its
+    image and weights come from (:func:`_engine_containers`)."""
     from gpuplan.deploy.k8s.sharing import (
         NodeRisk,
         SharedDeployment,
@@ -346,11 +397,15 @@ def _write_k8s(
         )
     else:
         layout = SharingLayout(sharing="whole")
+    containers, notes = engines
     deps = []
     for s in plan.services:
         resource = f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu"
+        container = containers.get(s.name)
         if plan.sharing == "whole":
-            deps.append(SharedDeployment(name=s.name, resource=resource, replicas=s.instances))
+            deps.append(
+                SharedDeployment(name=s.name, resource=resource, replicas=s.instances, container=container)
+            )
             continue
         # One Deployment per node the service's instances were packed onto, pinned to it.
         on_node: dict[int, int] = {}
@@ -359,10 +414,12 @@ def _write_k8s(
                 on_node[p.gpu_index // per_node] = on_node.get(p.gpu_index // per_node, 0) + 1
         for n, count in sorted(on_node.items()):
             name = s.name if len(on_node) == 1 else f"{s.name}-node-{n}"
-            deps.append(SharedDeployment(name=name, resource=resource, replicas=count, node=n))
+            deps.append(
+                SharedDeployment(name=name, resource=resource, replicas=count, node=n, container=container)
+            )
     from gpuplan.deploy.output import write_files
 
-    files = sharing_manifests(layout, deps)
+    files = sharing_manifests(layout, deps, notes)
     if risks:
         files.append(placement_note(risks, plan.gpu_id))
     # Inside the directory only, all files or none (deploy's writer: no link followed out of it).

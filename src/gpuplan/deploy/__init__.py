@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, Generator
+from gpuplan.deploy.instead import instead
 from gpuplan.deploy.output import write_files
 from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
 from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment, refuse_without_kubernetes
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import either
 
 #: The targets that write a batch inference job (the others refuse one).
 BATCH_TARGETS = ("docker", "k8s", "skypilot")
@@ -48,12 +48,12 @@ def generate(spec: LaunchSpec, target: str, options: GenerateOptions | None = No
         raise DeployError.worded(
             N_(
                 "{name} is batch inference (task: infer without a serving: block): --target {target} "
-                "writes training jobs and always-on services, not a job that runs once and exits; "
-                "{targets} writes that job, or add a serving: block to the workload for a service"
+                "writes training jobs and always-on services, not a job that runs once and exits: "
+                "{instead}; or add a serving: block to the workload for a service"
             ),
             name=spec.name,
             target=generator.name,
-            targets=either([f"--target {t}" for t in BATCH_TARGETS]),
+            instead=instead(spec, generator.name, options),
         )
     return generator.generate(spec, options or GenerateOptions())
 

@@ -221,10 +221,18 @@ ENTRYPOINT {entry}
 def _replicas_note(spec: LaunchSpec) -> str:
     """For a service the plan priced as several replicas: that one `docker run` is one of them (a
     README had shown one container for a plan of four time-sharing replicas: a quarter of the
-    capacity priced)."""
+    capacity priced); for one priced at spot rates, that its hosts must be spot instances."""
     serving = spec.serving
+    spot = ""
+    if spec.spot:
+        # docker picks no host: a spot plan run on on-demand hosts is billed at their price
+        spot = "\n\n" + _(
+            "The plan is priced at spot rates ({where}): run these containers on spot (preemptible) "
+            "instances; on on-demand hosts the same service is billed at the on-demand price, not the "
+            "plan's. A reclaimed host takes its replica with it: start that one again on another."
+        ).format(where=" ".join(w for w in (spec.provider, spec.region, spec.instance_type) if w))
     if serving is None or serving.launch_replicas <= 1:
-        return ""
+        return spot
     per = spec.tensor_parallel * spec.pipeline_parallel
     gpus = -(-serving.launch_replicas * per // serving.share_gpu)
     said = (
@@ -241,7 +249,7 @@ def _replicas_note(spec: LaunchSpec) -> str:
             "balancer; Kubernetes (--target k8s) starts and scales them for you."
         )
     ).format(n=serving.launch_replicas, gpus=gpus, share=serving.share_gpu)
-    return f"\n\n{said}"
+    return f"\n\n{said}{spot}"
 
 
 def _efa_run_options(spec: LaunchSpec) -> str:

@@ -323,17 +323,36 @@ def mainland_notes(spec: LaunchSpec) -> list[str]:
 
 def hub_note(spec: LaunchSpec) -> str:
     """A README sentence where an engine service runs in mainland China, from where the Hugging Face
-    Hub (huggingface.co) is often unreachable: the weights must come another way ('' elsewhere).
+    Hub (huggingface.co) is often unreachable: the weights must come another way; said as a condition
+    where the region is unknown and the provider has mainland regions ('' elsewhere).
     vLLM reads ModelScope with ``VLLM_USE_MODELSCOPE=True`` (vLLM "Environment Variables",
     docs.vllm.ai; it needs the ``modelscope`` package, which the vLLM image does not carry), SGLang
     with ``SGLANG_USE_MODELSCOPE=true`` (SGLang "Use Models From ModelScope",
     docs.sglang.io/supported_models/modelscope.html); ``HF_ENDPOINT`` points huggingface_hub at
     another endpoint (huggingface_hub "Environment variables")."""
-    from gpuplan.deploy.images import in_mainland_china
+    from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 
     launch = engine_launch(spec)
     batch = batch_engine_launch(spec)
-    if (launch or batch) is None or not in_mainland_china(spec.provider, spec.region):
+    if (launch or batch) is None:
+        return ""
+    if maybe_mainland_china(spec.provider, spec.region):
+        # the region unknown, on a provider with mainland regions: said as a condition
+        return _(
+            "If this runs in a mainland China region of {provider} (no region is named), "
+            "huggingface.co is often unreachable from there, and {who} downloads "
+            "`{model}` from it when it starts: put the weights on a volume the pods mount and point the "
+            "engine at that path, set HF_ENDPOINT to a mirror you trust, or read them from ModelScope "
+            "({modelscope}, with the `modelscope` package in your image and ModelScope's id of the model)."
+        ).format(
+            provider=spec.provider,
+            who=_("each shard of the job") if batch is not None else _("each replica"),
+            model=batch.model_id if batch is not None else launch.model_id if launch is not None else "",
+            modelscope="VLLM_USE_MODELSCOPE=True"
+            if batch is not None or (launch is not None and launch.engine == "vllm")
+            else "SGLANG_USE_MODELSCOPE=true",
+        )
+    if not in_mainland_china(spec.provider, spec.region):
         return ""
     if batch is not None:
         # a batch job's shards (pods, containers, nodes), each starting vLLM's server, which reads

@@ -23,16 +23,21 @@ version of each monthly tag, so pick one whose CUDA matches the row below. Overr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.errors import DeployError
 from gpuplan.hardware import GPU
 from gpuplan.i18n.messages import N_
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.base import Region
 
 __all__ = [
     "FILES_IMAGE",
     "BaseImage",
     "base_image_for",
     "in_mainland_china",
+    "maybe_mainland_china",
     "registry_note",
     "side_image_note",
 ]
@@ -108,22 +113,48 @@ def base_image_for(gpu: GPU | None) -> BaseImage:
 
 def in_mainland_china(provider: str | None, region: str | None) -> bool:
     """The provider's own facts place ``region`` in mainland China (False where either is unknown)."""
-    if not provider or not region:
+    found = _region(provider, region)
+    return found is not None and found.country == "CN"
+
+
+def maybe_mainland_china(provider: str | None, region: str | None) -> bool:
+    """The region is not known (none given, the catalog's "unspecified", or none of the provider's)
+    and the provider is a Chinese cloud (``ProviderFacts.mainland_china_cloud``: Alibaba Cloud,
+    Tencent Cloud, Huawei Cloud, Volcano Engine, which have regions abroad too): the launch may be
+    in mainland China, so the notes for there are said, as conditions."""
+    if not provider or _region(provider, region) is not None:
         return False
     from gpuplan.catalog.providers import REGISTRY
 
     module = REGISTRY.get(provider)
-    found = module.FACTS.region(region) if module is not None else None
-    return found is not None and found.country == "CN"
+    return module is not None and module.FACTS.mainland_china_cloud
+
+
+def _region(provider: str | None, region: str | None) -> Region | None:
+    """The provider's facts of ``region``; None where either is unknown."""
+    if not provider or not region:
+        return None
+    from gpuplan.catalog.providers import REGISTRY
+
+    module = REGISTRY.get(provider)
+    return module.FACTS.region(region) if module is not None else None
 
 
 def registry_note(provider: str | None, region: str | None) -> str:
     """A README sentence for a launch in mainland China, where Docker Hub is often slow or
-    unreachable: where to put the image instead ('' elsewhere, or where the region is unknown)."""
-    if not in_mainland_china(provider, region):
-        return ""
+    unreachable: where to put the image instead; said as a condition where the region is unknown
+    and the provider has mainland regions ('' elsewhere)."""
     from gpuplan.i18n import _
 
+    if maybe_mainland_china(provider, region):
+        return _(
+            "No region of {provider} is named: pick one before applying. If it is in mainland "
+            "China, Docker Hub (docker.io) is often slow or unreachable from there: copy the image to "
+            "your cloud's registry (Alibaba Cloud ACR, Tencent Cloud TCR, Huawei Cloud SWR, Volcano "
+            "Engine CR) or a mirror you trust, and give it with --base-image (docker) or --image (k8s)."
+        ).format(provider=provider)
+    if not in_mainland_china(provider, region):
+        return ""
     return _(
         "This plan runs in mainland China ({provider} {region}), where Docker Hub (docker.io) is often slow "
         "or unreachable: copy the image to your cloud's registry (Alibaba Cloud ACR, Tencent Cloud TCR, "
@@ -135,8 +166,9 @@ def registry_note(provider: str | None, region: str | None) -> str:
 def side_image_note(provider: str | None, region: str | None, image: str, file: str) -> str:
     """A README sentence for a launch in mainland China whose ``file`` runs ``image`` from Docker Hub
     besides the job's own image, which no option of ``deploy`` replaces (a batch job's data pod:
-    :data:`FILES_IMAGE`): that it must be copied too, and where to give the copy ('' elsewhere)."""
-    if not in_mainland_china(provider, region):
+    :data:`FILES_IMAGE`): that it must be copied too, and where to give the copy ('' elsewhere; where
+    the region is unknown it follows :func:`registry_note`'s condition)."""
+    if not in_mainland_china(provider, region) and not maybe_mainland_china(provider, region):
         return ""
     from gpuplan.i18n import _
 

@@ -27,6 +27,7 @@ from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.instead import instead
 from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
@@ -64,19 +65,12 @@ def infra(spec: LaunchSpec) -> str | None:
     clouds = skypilot_clouds()
     cloud = clouds.get(spec.provider)
     if cloud is None:
-        # the targets that write this job: torchrun writes no batch job (it refuses one)
-        message = (
-            N_(
-                "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
-                "use --target k8s or --target docker"
-            )
-            if spec.batch_inference
-            else N_(
-                "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
-                "use --target k8s, --target docker or --target torchrun"
-            )
+        raise DeployError.worded(
+            N_("SkyPilot has no {provider} cloud (of ours it supports {clouds}): {instead}"),
+            provider=spec.provider,
+            clouds=listed(clouds),
+            instead=instead(spec, "skypilot"),
         )
-        raise DeployError.worded(message, provider=spec.provider, clouds=listed(clouds))
     if not spec.region or not facts(spec.provider).skypilot_regions:
         return cloud  # SkyPilot picks the region (and, on Vast.ai, the host)
     if "/" in spec.region:
@@ -104,8 +98,9 @@ def accelerator(spec: LaunchSpec) -> str:
     name = get_gpu(spec.gpu).skypilot_name
     if name is None:
         raise DeployError.worded(
-            N_("no SkyPilot accelerator name is known for {gpu}: use --target k8s or --target torchrun"),
+            N_("no SkyPilot accelerator name is known for {gpu}: {instead}"),
             gpu=spec.gpu,
+            instead=instead(spec, "skypilot"),
         )
     return name
 
@@ -174,7 +169,11 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         return engine_task(spec, launch)
     if spec.task == "infer" and not spec.batch_inference:
         raise DeployError.worded(
-            N_("the skypilot target writes training tasks; for serving use --target k8s")
+            N_(
+                "the skypilot target writes training tasks and the services of serving engines, not "
+                "serve.py's service of this model: {instead}"
+            ),
+            instead=instead(spec, "skypilot", options),
         )
     resources = _placed(spec)
     if spec.batch_inference:

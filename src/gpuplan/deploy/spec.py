@@ -78,7 +78,7 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.vocab import (
     COMMITTED_PRICING,
@@ -112,11 +112,12 @@ __all__ = [
 
 #: How the managed-Kubernetes refusals (:func:`kubernetes_option`) name deploy's choices:
 #: ``gpuplan deploy``'s flags, and the service's deploy request's fields (``POST /api/v1/deploy``).
+#: ``others`` names another target (``{target}``: its name).
 K8S_FLAGS: Mapping[str, str] = MappingProxyType(
-    {"target": "--target k8s", "own": "--own-cluster", "others": "--target skypilot, docker or torchrun"}
+    {"target": "--target k8s", "own": "--own-cluster", "others": "--target {target}"}
 )
 K8S_FIELDS: Mapping[str, str] = MappingProxyType(
-    {"target": "target k8s", "own": "own_cluster: true", "others": "target skypilot, docker or torchrun"}
+    {"target": "target k8s", "own": "own_cluster: true", "others": "target {target}"}
 )
 
 if TYPE_CHECKING:
@@ -623,7 +624,11 @@ class LaunchSpec(BaseModel):
         chosen_because = ""
         if managed_kubernetes:
             option, chosen_because = kubernetes_option(
-                option, doc.get("options"), k8s_names, personas=doc.get("personas")
+                option,
+                doc.get("options"),
+                k8s_names,
+                personas=doc.get("personas"),
+                others=lambda: _targets_but_k8s(doc, source, folder),
             )
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
@@ -760,6 +765,7 @@ def kubernetes_option(
     names: Mapping[str, str] = K8S_FLAGS,
     *,
     personas: object = None,
+    others: Callable[[], list[str]] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """The plan option to deploy on a managed Kubernetes service, and why it is not the recommended
     one ("" where it is): the recommended option where its provider has one, else the first of the
@@ -768,7 +774,8 @@ def kubernetes_option(
     like the ranked ones, which cheap marketplace offers can push out of the ranked list however
     long). A provider whose module states none (a marketplace such as Lambda, RunPod or Vast.ai) or
     that is not registered has no managed Kubernetes known. No option on one: refused in one line
-    naming the option and the providers that have one."""
+    naming the option, the providers that have one and the other targets that write the recommended
+    option (``others``: their names, tried on it; None: every other target named)."""
     provider = recommended.get("provider")
     if isinstance(provider, str) and kubernetes_service(provider):
         return recommended, ""
@@ -803,20 +810,38 @@ def kubernetes_option(
             cluster=kubernetes_service(str(pick.get("provider"))),
         )
         return pick, why
+    found = others() if others is not None else ["skypilot", "docker", "torchrun"]
     raise DeployError.worded(
         N_(
             "{target}: the plan's option {option} is on {provider}, which has no managed Kubernetes "
             "known to gpuplan, nor has any other option of the plan; providers with one: {providers}. "
             "Plan with one of them, use {others}, or give {own} "
             "if you run Kubernetes there yourself"
+        )
+        if found
+        else N_(
+            "{target}: the plan's option {option} is on {provider}, which has no managed Kubernetes "
+            "known to gpuplan, nor has any other option of the plan; providers with one: {providers}. "
+            "Plan with one of them, or give {own} if you run Kubernetes there yourself"
         ),
         target=names["target"],
         option=_option_words(recommended),
         provider=provider,
         providers=kubernetes_providers(),
-        others=names["others"],
+        others=either([names["others"].format(target=t) for t in found]),
         own=names["own"],
     )
+
+
+def _targets_but_k8s(doc: dict[str, Any], source: str, folder: Folder | None) -> list[str]:
+    """The targets other than k8s that write the plan's recommended option, tried on it."""
+    from gpuplan.deploy.instead import accepting_targets
+
+    try:
+        spec = LaunchSpec.from_plan(doc, source, folder)
+    except DeployError:
+        return []  # the plan itself is refused: no target writes it
+    return accepting_targets(spec, "k8s")
 
 
 def _kubernetes_persona(personas: object) -> dict[str, Any] | None:
@@ -842,19 +867,36 @@ def _kubernetes_persona(personas: object) -> dict[str, Any] | None:
 PROVIDER_AGNOSTIC_TARGETS = ("torchrun", "docker")
 
 
-def refuse_declared_provider(provider: str | None, target: str) -> None:
+def refuse_declared_provider(provider: str | None, target: str, spec: LaunchSpec | None = None) -> None:
     """A launch by ``target`` on a provider the user declared (``catalog import --new-provider``):
     refused in one line, but for the provider-agnostic targets; no launcher of gpuplan knows its
-    machines, images, clusters or API."""
+    machines, images, clusters or API. The line names the provider-agnostic targets that write
+    ``spec`` (torchrun writes no service)."""
     if provider is None or target in PROVIDER_AGNOSTIC_TARGETS or not declared_provider(provider):
         return
+    if spec is None:
+        agnostic = list(PROVIDER_AGNOSTIC_TARGETS)
+    else:
+        from gpuplan.deploy.instead import accepting_targets
+
+        agnostic = [t for t in accepting_targets(spec, target) if t in PROVIDER_AGNOSTIC_TARGETS]
+    if not agnostic:
+        raise DeployError.worded(
+            N_(
+                "{target}: {provider} is a provider you declared, and no launcher of gpuplan knows its "
+                "machines or API"
+            ),
+            target=f"--target {target}",
+            provider=provider,
+        )
     raise DeployError.worded(
         N_(
             "{target}: {provider} is a provider you declared, and no launcher of gpuplan knows its "
-            "machines or API; use --target torchrun or --target docker on the machines you rent there"
+            "machines or API; use {targets} on the machines you rent there"
         ),
         target=f"--target {target}",
         provider=provider,
+        targets=either([f"--target {t}" for t in agnostic]),
     )
 
 

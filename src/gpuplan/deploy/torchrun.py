@@ -24,7 +24,8 @@ from gpuplan.deploy.engine import (
     unpriced_share,
 )
 from gpuplan.deploy.fabric import fabric_note
-from gpuplan.deploy.images import in_mainland_china
+from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
+from gpuplan.deploy.instead import instead
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import install_hint
 from gpuplan.errors import DeployError
@@ -469,6 +470,17 @@ def base_weights_note(spec: LaunchSpec) -> str:
                 "--local_dir DIR`, with ModelScope's id of the model)."
             ).format(provider=spec.provider, region=spec.region),
         )
+    elif maybe_mainland_china(spec.provider, spec.region):
+        said = sentences(
+            said,
+            _(
+                "If this runs in a mainland China region of {provider} (no region is named: pick "
+                "one before applying), huggingface.co is often unreachable from there: put the weights on "
+                "a volume the job mounts and load them from that path, set HF_ENDPOINT to a mirror you "
+                "trust, or download them from ModelScope (`modelscope download --model ID --local_dir "
+                "DIR`, with ModelScope's id of the model)."
+            ).format(provider=spec.provider),
+        )
     return said
 
 
@@ -634,6 +646,7 @@ class TorchrunGenerator:
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         if spec.task == "infer":
             raise DeployError.worded(
-                N_("torchrun launches training; to serve this workload use --target k8s or docker")
+                N_("torchrun launches training, not a service: {instead}"),
+                instead=instead(spec, "torchrun", options),
             )
         return [*entry_point_files(spec, options), GeneratedFile(path="README.md", content=readme(spec))]

@@ -83,6 +83,7 @@ FACTS = ProviderFacts(
     regions_source="Alibaba Cloud 'Regions and zones', https://www.alibabacloud.com/help/en/ecs/product-overview/"
     "regions-and-zones (read 2026-12-01)",
     kubernetes="ACK",
+    mainland_china_cloud=True,
     shared_storage=SharedStorage(service="NAS", csi_driver="nasplugin.csi.alibabacloud.com"),
     billing=Billing(
         granularity_s=None,

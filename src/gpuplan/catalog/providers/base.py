@@ -127,7 +127,8 @@ class OfferTerms:
 class NodeLabels:
     """Labels and taints the provider's managed Kubernetes documents for GPU and spot nodes, which
     the k8s deploy target writes into its manifests (a provider without them gets a comment asking
-    for the user's own)."""
+    for the user's own, and a spot plan there selects gpuplan's own spot label:
+    :data:`gpuplan.deploy.k8s.nodes.SPOT_LABEL`)."""
 
     source: str
     """Where the provider documents them."""
@@ -259,6 +260,14 @@ class ProviderFacts:
     unknown_prices: Mapping[str, str] = field(default_factory=dict)
     """Pricing models the provider sells whose prices the shipped catalog lacks, each with the
     reason (``{"reserved_1y": "…"}``): a tco or plan reads "unknown", never "does not pay off"."""
+    mainland_china_cloud: bool = False
+    """A Chinese cloud, whose mainland China regions are among the ones a user picks (it has regions
+    abroad too): a launch on it in no named region may be in mainland China, and deploy says its
+    notes for there (Docker Hub and huggingface.co often unreachable) as conditions. False for AWS,
+    whose Beijing and Ningxia regions need "an account and credentials specific to each of those
+    Regions" (Amazon Web Services China, "General Information About Amazon Web Services China",
+    docs.amazonaws.cn/en_us/aws/latest/userguide/general-info.html, read 2026-12-06), and for
+    marketplaces, whose regions are the countries of their hosts."""
     declared: bool = False
     """A provider the user declared (``catalog import FILE --new-provider CODE``), not a module of
     gpuplan's: nothing is known of it but its code and, where the user gave it, the country of its

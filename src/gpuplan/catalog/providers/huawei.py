@@ -49,6 +49,7 @@ FACTS = ProviderFacts(
     "https://developer.huaweicloud.com/intl/en-us/endpoint "
     "(read 2026-12-01)",
     kubernetes="CCE",
+    mainland_china_cloud=True,
     shared_storage=SharedStorage(service="SFS Turbo", csi_driver="everest-csi-provisioner"),
     # Pay-per-use (按需计费) ECSs: "Pay-per-use ECS usage is calculated by the second and billed every
     # hour (UTC+08:00). The billing starts when the ECS instance is launched and ends when the instance

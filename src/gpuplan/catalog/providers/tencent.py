@@ -72,6 +72,7 @@ FACTS = ProviderFacts(
     "https://www.tencentcloud.com/document/product/213/6091 "
     "(read 2026-12-01)",
     kubernetes="TKE",
+    mainland_china_cloud=True,
     shared_storage=SharedStorage(service="CFS", csi_driver="com.tencent.cloud.csi.cfs"),
     # Pay-as-you-go (按量计费) and spot instances (竞价实例) alike: "The billing granularity is accurate
     # to second, and no up-front payment is required. A bill is generated every hour on the dot." and

@@ -35,6 +35,7 @@ FACTS = ProviderFacts(
     "https://www.volcengine.com/docs/6396/74013 "
     "(read 2026-12-01)",
     kubernetes="VKE",
+    mainland_china_cloud=True,
     # Only preemptible instances' billing was found in Volcano Engine's own docs ('抢占式实例',
     # https://www.volcengine.com/docs/6396/125675, updated 2024.04.15, read 2026-12-06: "秒级计费，按小时
     # 出账单"); the catalog prices on-demand (按量计费) ECSs only, whose rule was not found.

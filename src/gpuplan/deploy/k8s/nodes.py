@@ -9,6 +9,15 @@ comments for the user to confirm on their cluster (``kubectl get nodes --show-la
   accelerator labels) are facts of its module: ``FACTS.node_labels``
   (:class:`gpuplan.catalog.providers.NodeLabels`), each with its source. Accelerator names follow
   the ``gke_accelerator`` column of ``hardware/data/gpus.csv``.
+* A spot plan on a provider whose managed Kubernetes documents no spot node label (ACK, TKE, CCE and
+  VKE document none: VKE's list of its system labels, volcengine.com/docs/6460/1358690, has no
+  capacity label, and ACK's "Schedule applications to specific node pools",
+  help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/schedule-an-application-pod-to-a-specific-node-pool,
+  read 2026-12-06, has the user label a node pool, which ACK copies to every node of it) selects
+  :data:`SPOT_LABEL`, a label of gpuplan's own that the user puts on the spot pool. It fails closed:
+  without the label the pods stay Pending, where the instance type alone would run them as well on
+  an on-demand pool of that type, at the on-demand price (ecs.gn7e-c16g1.4xlarge in cn-beijing,
+  gpuplan's catalog of December 2026: ¥34.83 an hour on demand against ¥10.85 spot, 3.2×).
 """
 
 from __future__ import annotations
@@ -22,11 +31,15 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import _
 
-__all__ = ["Placement", "placement"]
+__all__ = ["SPOT_LABEL", "Placement", "own_spot_label", "placement", "spot_pool_words"]
 
 
 #: Tolerating the common GPU taint is harmless where nodes lack it and needed where they have it.
 _GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+#: gpuplan's own node label (key, value) for spot capacity, selected where the provider documents
+#: none: domain-prefixed, so that it names no label of Kubernetes' or a provider's.
+SPOT_LABEL = ("gpuplan.io/capacity", "spot")
 
 
 @dataclass
@@ -73,15 +86,20 @@ def placement(spec: LaunchSpec) -> Placement:
             p.tolerations.extend(dict(t) for t in labels.spot_tolerations)
     elif cluster:
         p.notes.append(
-            _(
-                "{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
-                "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
-                "put on the spot node pool"
-            ).format(cluster=cluster)
-            if spec.spot
-            else _("{cluster}: node.kubernetes.io/instance-type is set by the cloud controller").format(
+            _("{cluster}: node.kubernetes.io/instance-type is set by the cloud controller").format(
                 cluster=cluster
             )
+        )
+    if own_spot_label(spec):
+        key, value = SPOT_LABEL
+        p.node_selector[key] = value
+        p.notes.append(
+            _(
+                "{where} documents no label that marks spot nodes: these pods select {key}={value}, a "
+                "label of gpuplan's own; put it on your spot node pool (its node labels, so that new "
+                "nodes carry it too, or `kubectl label nodes NODE {key}={value}`). Until then they stay "
+                "Pending, rather than run on on-demand nodes of the same type at the on-demand price"
+            ).format(where=cluster or _("the provider"), key=key, value=value)
         )
     if spec.gpu and not (labels is not None and labels.accelerator_label):
         p.notes.append(
@@ -91,3 +109,30 @@ def placement(spec: LaunchSpec) -> Placement:
             )
         )
     return p
+
+
+def own_spot_label(spec: LaunchSpec) -> bool:
+    """Whether ``spec``'s pods select :data:`SPOT_LABEL`: spot capacity on a provider whose managed
+    Kubernetes documents no spot node label (or no provider known)."""
+    if not spec.spot:
+        return False
+    provider = spec.provider
+    labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
+    return labels is None or not labels.spot_selector
+
+
+def spot_pool_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on labelling the spot pool with :data:`SPOT_LABEL`; None where the pods
+    select a label the provider documents (or the plan is on demand)."""
+    if not own_spot_label(spec):
+        return None
+    key, value = SPOT_LABEL
+    cluster = kubernetes_service(spec.provider) if spec.provider is not None else None
+    return _(
+        "The plan is priced at spot rates, and {where} documents no node label that marks spot nodes, "
+        "so the pods select one of gpuplan's own, {key}={value}: put it on your spot GPU node pool "
+        "before applying (in the node pool's labels, so that the nodes it adds carry it too, or on each "
+        "node: `kubectl label nodes NODE {key}={value}`). Without it the pods stay Pending; the instance "
+        "type alone would let them run on on-demand nodes of that type too, billed at the on-demand "
+        "price and not at the plan's."
+    ).format(where=cluster or _("the provider"), key=key, value=value)

@@ -55,6 +55,7 @@ from gpuplan.i18n.messages import _
 
 __all__ = [
     "GPU_UTIL_METRIC",
+    "engine_container",
     "in_flight_target",
     "model_cache_volume",
     "model_cache_words",
@@ -134,7 +135,7 @@ def model_cache_words(options: GenerateOptions, many: bool) -> str:
     ).format(path=HF_CACHE_DIR)
 
 
-def _engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+def engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     """The engine's container: its official image (or ``--image``), the plan's settings as arguments,
     the health endpoint probed, the token from a Secret, the weights in a cache volume."""
     health = {"httpGet": {"path": ENGINE_HEALTH_PATH, "port": "http"}}
@@ -162,7 +163,7 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             spec,
             options,
             placement(spec),
-            container=_engine_container(launch, spec, options),
+            container=engine_container(launch, spec, options),
             code_files=False,
             # an emptyDir: weights downloaded again by every new pod; --model-cache-pvc keeps them
             volumes=[model_cache_volume(options)],

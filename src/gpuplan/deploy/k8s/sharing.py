@@ -13,6 +13,11 @@
   its memory and threads.
 - **whole**: Deployments requesting ``nvidia.com/gpu: 1`` per replica, on any node.
 
+A service whose workload names its model runs deploy's engine container for it (the engine's
+pinned image, the model and settings as arguments: :func:`gpuplan.deploy.k8s.serving.
+engine_container`) with its slice or share as the resource; one given by numbers alone runs the
+default engine's pinned image, for the user to give its model.
+
 GPU ``i`` of a packing is on node ``i // gpus_per_node`` (the instance's GPUs per node). Node
 ``n`` is named ``gpuplan-node-<n>`` in the one GPU Operator label that configures its sharing
 (``nvidia.com/mig.config`` or ``nvidia.com/device-plugin.config``), and the Deployments of the
@@ -36,15 +41,18 @@ Kubernetes") and mig-parted's config format (``version: v1``, ``mig-configs``, `
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.yamlout import dump_documents
+from gpuplan.i18n.messages import _
+from gpuplan.perf.engines import NEWEST_KNOWN
 
 __all__ = [
     "NODE_LABEL",
+    "PLACEHOLDER_IMAGE",
     "NodeRisk",
     "SharedDeployment",
     "SharingLayout",
@@ -58,13 +66,20 @@ __all__ = [
 _NAMESPACE = "gpu-operator"
 
 
+#: The image of a service given by numbers alone (no workload, so no model known): the default
+#: engine's, pinned as deploy pins it, for the user to add the model.
+PLACEHOLDER_IMAGE = f"vllm/vllm-openai:v{NEWEST_KNOWN['vllm']}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class SharedDeployment:
     name: str
     resource: str
     """``nvidia.com/mig-3g.40gb`` or ``nvidia.com/gpu``."""
     replicas: int
-    image: str = "vllm/vllm-openai:latest"
+    container: Mapping[str, Any] | None = None
+    """deploy's engine container for the service's workload (its ``resources`` replaced by one of
+    :attr:`resource`); None: a service given by numbers alone, which runs :data:`PLACEHOLDER_IMAGE`."""
     node: int | None = None
     """The node (``gpuplan-node-<node>``) its replicas are packed onto; None: any node (whole GPUs)."""
 
@@ -134,9 +149,11 @@ def dns_names(names: Sequence[str]) -> list[str]:
 
 def _deployment(d: SharedDeployment, name: str, label: str | None) -> dict[str, Any]:
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "gpuplan"}
-    pod: dict[str, Any] = {
-        "containers": [{"name": "serve", "image": d.image, "resources": {"limits": {d.resource: 1}}}],
-    }
+    container: dict[str, Any] = (
+        dict(d.container) if d.container is not None else {"name": "serve", "image": PLACEHOLDER_IMAGE}
+    )
+    container["resources"] = {"limits": {d.resource: 1}}
+    pod: dict[str, Any] = {"containers": [container]}
     if d.node is not None and label is not None:
         # The node the packing put these replicas on: its GPUs hold their slices / time shares.
         pod["nodeSelector"] = {label: node_name(d.node)}
@@ -195,14 +212,19 @@ def _label_commands(label: str, nodes: int) -> str:
     )
 
 
-def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeployment]) -> list[GeneratedFile]:
-    """The files: ``k8s/sharing-config.yaml`` (MIG or time-slicing) and ``k8s/services.yaml``."""
+def sharing_manifests(
+    layout: SharingLayout, deployments: Sequence[SharedDeployment], notes: Sequence[str] = ()
+) -> list[GeneratedFile]:
+    """The files: ``k8s/sharing-config.yaml`` (MIG or time-slicing) and ``k8s/services.yaml``, their
+    comments in the user's language; ``notes``: sentences for the head of ``k8s/services.yaml``
+    (where the images and weights come from)."""
     files = []
     label = NODE_LABEL.get(layout.sharing)
     patch = (
         "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator --type merge \\\n"
         '  -p \'{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config"}}}}\'\n'
-        "then label each node with its configuration:\n"
+        + _("then label each node with its configuration:")
+        + "\n"
     )
     if layout.sharing == "mig":
         files.append(
@@ -210,9 +232,12 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_mig_parted(layout)],
-                    f"mig-parted layouts, one per node (GPUs per node: {layout.gpus_per_node}). "
-                    "Install the GPU Operator with mig.strategy=mixed and\n"
-                    "migManager.config.name=gpuplan-mig-parted-config, then label each node:\n"
+                    _(
+                        "mig-parted layouts, one per node (GPUs per node: {n}). Install the GPU Operator "
+                        "with mig.strategy=mixed and\nmigManager.config.name=gpuplan-mig-parted-config, "
+                        "then label each node:"
+                    ).format(n=layout.gpus_per_node)
+                    + "\n"
                     + _label_commands(NODE_LABEL["mig"], layout.nodes),
                 ),
             )
@@ -223,10 +248,12 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas, key="mps")],
-                    f"Device plugin MPS sharing, one entry per node (GPUs per node: {layout.gpus_per_node}): "
-                    "each GPU is advertised as N nvidia.com/gpu,\n"
-                    "each limited to 1/N of its memory and threads. "
-                    "Point the GPU Operator at it as for time-slicing:\n"
+                    _(
+                        "Device plugin MPS sharing, one entry per node (GPUs per node: {n}): each GPU is "
+                        "advertised as N nvidia.com/gpu,\neach limited to 1/N of its memory and threads. "
+                        "Point the GPU Operator at it as for time-slicing:"
+                    ).format(n=layout.gpus_per_node)
+                    + "\n"
                     + patch
                     + _label_commands(NODE_LABEL["mps"], layout.nodes),
                 ),
@@ -238,26 +265,46 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas)],
-                    "Device plugin time-slicing, one entry per node "
-                    f"(GPUs per node: {layout.gpus_per_node}): each GPU is advertised as N nvidia.com/gpu.\n"
-                    "Point the GPU Operator at it: "
+                    _(
+                        "Device plugin time-slicing, one entry per node (GPUs per node: {n}): each GPU is "
+                        "advertised as N nvidia.com/gpu.\nPoint the GPU Operator at it:"
+                    ).format(n=layout.gpus_per_node)
+                    + "\n"
                     + patch
                     + _label_commands(NODE_LABEL["time-slice"], layout.nodes)
-                    + "\nTime-sliced services share memory and faults: one OOM can stop its neighbours.",
+                    + "\n"
+                    + _("Time-sliced services share memory and faults: one OOM can stop its neighbours."),
                 ),
             )
+        )
+    names = dns_names([d.name for d in deployments])
+    head = (
+        _("One Deployment per service.")
+        if label is None
+        else _("One Deployment per service and node (nodeSelector {label}).").format(label=label)
+    )
+    bare = [n for d, n in zip(deployments, names, strict=True) if d.container is None]
+    if bare:
+        head += "\n" + _(
+            "{services}: given by numbers alone (no workload), so no model is known: each runs "
+            "{image}; add its model and settings as the container's args."
+        ).format(services=", ".join(bare), image=PLACEHOLDER_IMAGE)
+    if bare and len(bare) < len(deployments):
+        head += "\n" + _(
+            "The others run their workload's model on its engine, as `gpuplan deploy WORKLOAD --target "
+            "k8s` writes it, with their slice or share of a GPU as the resource."
+        )
+    elif not bare:
+        head += "\n" + _(
+            "Each runs its workload's model on its engine, as `gpuplan deploy WORKLOAD --target k8s` "
+            "writes it, with its slice or share of a GPU as the resource."
         )
     files.append(
         GeneratedFile(
             path="k8s/services.yaml",
             content=dump_documents(
-                [
-                    _deployment(d, n, label)
-                    for d, n in zip(deployments, dns_names([d.name for d in deployments]), strict=True)
-                ],
-                "One Deployment per service"
-                + ("" if label is None else " and node (nodeSelector " + label + ")")
-                + "; replace the image and add its command and model.",
+                [_deployment(d, n, label) for d, n in zip(deployments, names, strict=True)],
+                "\n".join([head, *notes]),
             ),
         )
     )
@@ -307,8 +354,6 @@ def time_slice_risks(
 
 def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
     """``k8s/PLACEMENT.md``: what the cluster may do that the packing did not, node by node."""
-    from gpuplan.i18n.messages import _
-
     lines = [
         _("# Where the cluster may place services otherwise than the packing"),
         "",
