@@ -182,7 +182,19 @@ def import_offers(
         prices_imported=n_prices,
         rejected=tuple(bad),
         import_id=int(import_id),
+        dated=_dates(good),
     )
+
+
+def _dates(rows: Sequence[OfferRow]) -> tuple[str, ...]:
+    """The distinct ``as_of`` of ``rows``' prices, earliest first (by the day each begins)."""
+    from gpuplan.catalog.dates import parse_as_of
+
+    def begins(day: str) -> tuple[date, str]:
+        parsed = parse_as_of(day)
+        return (parsed.earliest if parsed is not None else date.max, day)
+
+    return tuple(sorted({pr.as_of for row in rows for pr in row.prices if pr.as_of}, key=begins))
 
 
 #: Characters of an instance type a refusal keeps (:data:`~gpuplan.catalog.importers.skypilot_common`'s

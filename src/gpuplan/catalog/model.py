@@ -600,6 +600,9 @@ class ImportReport:
     rejected: tuple[RejectedRow, ...]
     import_id: int | None
     """Id of the import in the store; None when nothing was written."""
+    dated: tuple[str, ...] = ()
+    """The dates (``as_of``) of the prices imported, earliest first: what the import took them to
+    have been read on (a SkyPilot file carries none; the user's ``--as-of`` gives it)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -132,6 +132,8 @@ class ImportDocument(Document):
     rejected: list[RejectedRowDoc]
     import_id: int | None
     """Id of the import in the catalog; None when nothing was written."""
+    dated: list[str] = Field(default_factory=list)
+    """The dates (``as_of``) of the prices imported, earliest first."""
     warnings: list[str] = Field(default_factory=list)
     """What was imported but should be looked at, one line each (a region gpuplan does not know)."""
 

@@ -691,19 +691,29 @@ def _refusals_by_check(rejected: Sequence[RejectedRow]) -> list[Text]:
     return lines
 
 
+def _dated(days: Sequence[str]) -> str:
+    """ ", dated 2026-11-30" (", dated 2026-10-01 … 2026-11-30" for prices of several dates): the date
+    an import gave its prices, said on its summary line, so that an old file dated today is seen."""
+    if not days:
+        return ""
+    shown = days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}"
+    return _(", dated {days}").format(days=shown)
+
+
 def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> RenderableType:
     """What an import did, a line for each of ``warnings`` (what the file's reading found to look at),
     and each rejected row with its line and reason."""
     rejected = len(report.rejected)
     head = Text(
         ngettext(
-            "{provider}: {offers} new offers, {prices} prices imported; {rejected} row rejected.",
-            "{provider}: {offers} new offers, {prices} prices imported; {rejected} rows rejected.",
+            "{provider}: {offers} new offers, {prices} prices imported{dated}; {rejected} row rejected.",
+            "{provider}: {offers} new offers, {prices} prices imported{dated}; {rejected} rows rejected.",
             rejected,
         ).format(
             provider=report.provider,
             offers=report.offers_imported,
             prices=report.prices_imported,
+            dated=_dated(report.dated),
             rejected=rejected,
         )
     )
