@@ -339,7 +339,7 @@ def test_catalog_import_in_chinese_shows_each_rejected_line_in_chinese_and_json_
     assert "没有加速器（不是 GPU 实例）" in shown.stdout
     as_json = CliRunner().invoke(app, [*base, "--lang", "zh", "--json"])
     doc = json.loads(as_json.stdout)
-    assert [r["reason"] for r in doc["rejected"]] == ["no accelerator (not a GPU instance)"]
+    assert [r["reason"] for r in doc["skipped"]] == ["no accelerator (not a GPU instance)"]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skypilot_rows import A10G_INFO, import_file, vms_file
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
@@ -15,6 +16,11 @@ from gpuplan.i18n.error_text import error_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = FIXTURES / "aws_vms_v8_gpu_sample.csv"
+AWS_HEADER = SAMPLE.read_text().splitlines()[0]
+
+
+def _aws_line(*, itype: str = "g5.8xlarge", gpu: str = "A10G", price: str = "2.448") -> str:
+    return f"{itype},{gpu},1.0,32.0,128.0,{A10G_INFO},{price},0.9322,us-west-2,usw2-az2,x86_64"
 
 
 def _import(db: Path, *args: str):  # type: ignore[no-untyped-def]
@@ -44,3 +50,26 @@ def test_the_summary_line_and_the_json_say_the_date_the_prices_were_given(tmp_pa
     assert "prices imported, dated 2026-10-15;" in head, head
     doc = json.loads(_import(db, str(SAMPLE), "--provider", "aws", "--as-of", "2026-10", "--json").stdout)
     assert doc["dated"] == ["2026-10"], doc["dated"]
+
+
+def test_a_row_skipped_is_not_counted_as_rejected_in_the_summary_the_warning_or_the_json(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # The summary said "2 rows rejected", the warning "rejected: 1" and the JSON listed the unknown
+    # GPU's row under "rejected" with "skipped": true.
+    f = vms_file(
+        tmp_path,
+        AWS_HEADER,
+        _aws_line(),
+        _aws_line(itype="g9.8xlarge", gpu="H300"),  # a GPU gpuplan has no datasheet of: skipped
+        _aws_line(itype="g5.4xlarge", price="-1.624"),  # a negative price: rejected
+    )
+    r = import_file(db_path, f, "aws")
+    assert r.exit_code == 3, r.output
+    head = " ".join(r.stdout.split())
+    assert "; 1 row rejected, 1 row skipped (not priced by gpuplan: no GPU, or a GPU it has no" in head, head
+    assert "warning: rows of " in r.stderr and " rejected: 1 (listed above)" in r.stderr, r.stderr
+    assert "skipped: unknown GPU 'H300'" in head, head
+    doc = json.loads(import_file(db_path, f, "aws", "--json").stdout)
+    assert [row["line"] for row in doc["rejected"]] == [4], doc["rejected"]
+    assert [(row["line"], row["skipped"]) for row in doc["skipped"]] == [(3, True)], doc["skipped"]

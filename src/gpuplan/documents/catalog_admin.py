@@ -130,6 +130,10 @@ class ImportDocument(Document):
     offers_imported: int = Field(ge=0)
     prices_imported: int = Field(ge=0)
     rejected: list[RejectedRowDoc]
+    """Rows refused (lost: the exit status is 3 when some are)."""
+    skipped: list[RejectedRowDoc] = Field(default_factory=list)
+    """Rows of what gpuplan does not price (no GPU, an accelerator it has no datasheet of), left out
+    by design; not counted among the rejected."""
     import_id: int | None
     """Id of the import in the catalog; None when nothing was written."""
     dated: list[str] = Field(default_factory=list)
