@@ -5,6 +5,7 @@ recorded again."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from skypilot_rows import A10G_INFO, import_file, vms_file
@@ -73,3 +74,22 @@ def test_a_row_skipped_is_not_counted_as_rejected_in_the_summary_the_warning_or_
     doc = json.loads(import_file(db_path, f, "aws", "--json").stdout)
     assert [row["line"] for row in doc["rejected"]] == [4], doc["rejected"]
     assert [(row["line"], row["skipped"]) for row in doc["skipped"]] == [(3, True)], doc["skipped"]
+
+
+def test_the_same_file_imported_twice_on_the_same_date_adds_no_price(tmp_path: Path, db_path: Path) -> None:
+    # The second import had appended every price again: p5 us-east-1 went from 8 history rows to 20,
+    # each (pricing, as_of, price) twice.
+    f = vms_file(tmp_path, AWS_HEADER, _aws_line(), _aws_line(itype="g5.4xlarge", price="1.624"))
+    first = json.loads(import_file(db_path, f, "aws", "--json").stdout)
+    assert first["prices_imported"] == 4 and first["prices_already_recorded"] == 0, first
+    with sqlite3.connect(db_path) as conn:
+        before = conn.execute("SELECT count(*) FROM prices").fetchone()[0]
+    again = import_file(db_path, f, "aws")
+    assert again.exit_code == 0, again.output
+    head = " ".join(again.stdout.split())
+    assert "0 prices imported, dated 2026-11-20, 4 prices already recorded;" in head, head
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT count(*) FROM prices").fetchone()[0] == before
+    # another date, or another amount, is a new observation: appended (history is kept)
+    later = json.loads(import_file(db_path, f, "aws", "--json", "--as-of", "2026-11-21").stdout)
+    assert later["prices_imported"] == 4 and later["prices_already_recorded"] == 0, later

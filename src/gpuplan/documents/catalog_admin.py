@@ -129,6 +129,9 @@ class ImportDocument(Document):
     source: str
     offers_imported: int = Field(ge=0)
     prices_imported: int = Field(ge=0)
+    prices_already_recorded: int = Field(0, ge=0)
+    """Prices the catalog held already for the same offer, pricing model, date and amount: not
+    recorded again."""
     rejected: list[RejectedRowDoc]
     """Rows refused (lost: the exit status is 3 when some are)."""
     skipped: list[RejectedRowDoc] = Field(default_factory=list)

@@ -710,6 +710,14 @@ def _dated(days: Sequence[str]) -> str:
     return _(", dated {days}").format(days=shown)
 
 
+def _already(n: int) -> str:
+    """ ", 3 prices already recorded": prices the catalog held for the same offer, pricing model, date
+    and amount, which the import did not record again."""
+    if not n:
+        return ""
+    return ngettext(", {n} price already recorded", ", {n} prices already recorded", n).format(n=n)
+
+
 def _skipped(n: int) -> str:
     """ ", 1 row skipped (…)": rows of what gpuplan does not price, said apart from the rows rejected
     (they are not lost, and the exit status does not count them)."""
@@ -730,9 +738,9 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
     skipped = [r for r in report.rejected if r.skipped]
     head = Text(
         ngettext(
-            "{provider}: {offers} new offers, {prices} prices imported{dated}; {rejected} row "
+            "{provider}: {offers} new offers, {prices} prices imported{dated}{already}; {rejected} row "
             "rejected{skipped}.",
-            "{provider}: {offers} new offers, {prices} prices imported{dated}; {rejected} rows "
+            "{provider}: {offers} new offers, {prices} prices imported{dated}{already}; {rejected} rows "
             "rejected{skipped}.",
             len(lost),
         ).format(
@@ -740,6 +748,7 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
             offers=report.offers_imported,
             prices=report.prices_imported,
             dated=_dated(report.dated),
+            already=_already(report.prices_already_recorded),
             rejected=len(lost),
             skipped=_skipped(len(skipped)),
         )
