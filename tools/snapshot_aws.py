@@ -12,8 +12,10 @@ Three public, dated compilations (see ``snapshot_manifest``'s docstring for wher
 
 What they add to SkyPilot's AWS rows (:func:`aws_extras`):
 
-- an on-demand price SkyPilot's copy shares with a dated compilation was observed on that day too,
-  so it is dated ``<that day>/<read_by>`` instead of SkyPilot's wider bounds;
+- an on-demand price SkyPilot's copy shares with a dated compilation, or with the shared instance
+  table's dated price (``instance_types.csv``: ``price_date``, ``price_source``), was observed on that
+  day too, so it is dated ``<the latest such day>/<read_by>`` instead of SkyPilot's wider bounds, the
+  source naming where the same figure was seen;
 - reserved 1-year and 3-year prices (standard, no upfront; convertible where a type has no standard
   term), every other term kept in the price's ``term``;
 - on every spot row the band (2025-11-30 compilation, else the advisor) and the region's spot
@@ -24,9 +26,11 @@ What they add to SkyPilot's AWS rows (:func:`aws_extras`):
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +99,7 @@ SOURCES_TABLE: tuple[dict[str, str], ...] = (
         "part": "33 regions",
     },
 )
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: Regions whose offers need a separate account or are not regions (Local and Wavelength Zones).
 _GOVCLOUD = ("us-gov-",)
 
@@ -110,6 +115,29 @@ class AwsSources:
     advisor: dict[tuple[str, str], tuple[str, int | None]]
     """(type, region) -> (band label, savings %) of 2025-06-28."""
     regions_2025: frozenset[str]
+    listed: dict[tuple[str, str], tuple[float, str, str]] = field(default_factory=dict)
+    """(type, region) -> (on-demand USD/h, day, source) of the shared instance table
+    (``instance_types.csv``), where it gives the price a day."""
+
+
+#: The shared instance table: a row's on-demand price with the day its source was read.
+INSTANCE_TABLE = "instance_types.csv"
+
+
+def _listed_on_demand(sources: Path) -> dict[tuple[str, str], tuple[float, str, str]]:
+    """The instance table's AWS on-demand prices that carry a day (``price_date`` 2026-11-09; not
+    "unknown (…)"), each with the source it names and its line in the table."""
+    out: dict[tuple[str, str], tuple[float, str, str]] = {}
+    with (sources / INSTANCE_TABLE).open(encoding="utf-8") as f:
+        for line, r in enumerate(csv.DictReader(f), start=2):
+            day, amount = r["price_date"].strip(), _f(r["price_usd_hour"].strip())
+            if r["provider"].strip() != "aws" or amount is None or not _DAY.fullmatch(day):
+                continue
+            cite = (
+                f"{r['price_source'].strip()} (gpuplan's shared instance table {INSTANCE_TABLE}, line {line})"
+            )
+            out[(r["instance_type"].strip(), r["price_region"].strip())] = (amount, day, cite)
+    return out
 
 
 def read_aws_sources(sources: Path) -> AwsSources:
@@ -135,7 +163,7 @@ def read_aws_sources(sources: Path) -> AwsSources:
         for itype, v in by_os.get("Linux", {}).items()
         if v.get("r") in labels
     }
-    return AwsSources(v2025, v2026, advisor, frozenset(r for _, r in v2025))
+    return AwsSources(v2025, v2026, advisor, frozenset(r for _, r in v2025), _listed_on_demand(sources))
 
 
 def _f(value: Any) -> float | None:
@@ -153,10 +181,14 @@ def _od(src: AwsSources, itype: str, region: str) -> tuple[float | None, float |
 
 
 def _dated_on_demand(p: PriceRow, src: AwsSources, itype: str, region: str, notes: list[str]) -> PriceRow:
-    """SkyPilot's on-demand price, dated by the compilations that saw the same figure."""
+    """SkyPilot's on-demand price, dated by the latest of the dated sources that saw the same figure
+    (the instance table's day, the compilations of 2026-01-21 and 2025-11-30): it held on that day,
+    so it was observed between then and the day SkyPilot's copy was read."""
     od26, od25 = _od(src, itype, region)
-    for od, day, cite in ((od26, "2026-01-21", SRC_2026), (od25, "2025-11-30", SRC_2025)):
-        if od is not None and abs(od - p.amount) < 1e-6:
+    listed = src.listed.get((itype, region))
+    seen = [(listed[0], listed[1], listed[2])] if listed is not None else []
+    for od, day, cite in (*seen, (od26, "2026-01-21", SRC_2026), (od25, "2025-11-30", SRC_2025)):
+        if od is not None and abs(od - p.amount) < 1e-6 and day <= READ_BY:
             return replace(p, as_of=f"{day}/{READ_BY}", source=f"{p.source}; the same price in {cite}")
     for od, day in ((od26, "2026-01-21"), (od25, "2025-11-30")):
         if od is not None:

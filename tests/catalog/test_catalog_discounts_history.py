@@ -219,7 +219,10 @@ def test_history_table_says_how_old_each_price_is_as_plan_and_offers_do(store: S
     points = [p for p in price_history(store, "p5.48xlarge", "us-east-1") if p.zone is None]
     undated = replace(points[0], as_of="", age=store.age_of(None))
     recent = replace(points[0], as_of="2026-10-01", age=store.age_of("2026-10-01"))
-    points += [undated, recent]
+    # (the shipped on-demand price is dated 2026-11-09/2026-12-02 now: a wider interval, made here)
+    wide = "2026-01-21/2026-12-02"
+    bounded = replace(points[0], as_of=wide, age=store.age_of(wide))
+    points += [undated, recent, bounded]
 
     def rows(lang: str) -> dict[str, str]:
         console = Console(width=250, file=io.StringIO())

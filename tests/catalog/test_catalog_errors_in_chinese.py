@@ -324,12 +324,22 @@ def test_catalog_import_in_chinese_shows_each_rejected_line_in_chinese_and_json_
 
     csv_file = tmp_path / "aws.csv"
     csv_file.write_text(HEADER + "g.x,,1,4,16,,1.0,,us-east-1,us-east-1a,x86_64\n")
-    base = ["--db", str(db_path), "catalog", "import", str(csv_file), "--provider", "aws"]
+    base = [
+        "--db",
+        str(db_path),
+        "catalog",
+        "import",
+        str(csv_file),
+        "--provider",
+        "aws",
+        "--as-of",
+        "2026-11-30",
+    ]
     shown = CliRunner().invoke(app, [*base, "--lang", "zh"], terminal_width=200)
     assert "没有加速器（不是 GPU 实例）" in shown.stdout
     as_json = CliRunner().invoke(app, [*base, "--lang", "zh", "--json"])
     doc = json.loads(as_json.stdout)
-    assert [r["reason"] for r in doc["rejected"]] == ["no accelerator (not a GPU instance)"]
+    assert [r["reason"] for r in doc["skipped"]] == ["no accelerator (not a GPU instance)"]
 
 
 @pytest.mark.parametrize(

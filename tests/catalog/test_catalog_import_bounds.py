@@ -117,8 +117,8 @@ def test_the_table_of_rejected_rows_shows_fifty_and_counts_the_rest(tmp_path: Pa
         app, ["--db", str(db_path), "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30"]
     )
     assert result.exit_code == 0, result.output  # CPU rows are skipped as no GPU instance, none lost
-    assert "120 rows rejected" in result.output
-    assert "… and 70 more rejected rows (every one with its line and reason in --json)" in result.output
+    assert "0 rows rejected, 120 rows skipped" in result.output
+    assert "… and 70 more rows (every one with its line and reason in --json)" in result.output
     assert result.output.count("m5.large") == 50
 
 
@@ -165,7 +165,9 @@ def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines
     f = tmp_path / "twice.csv"
     f.write_text(f"{header}\n{first}\n{cheaper}\n")
     db = str(tmp_path / "catalog.sqlite")
-    r = CliRunner().invoke(app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--json"])
+    r = CliRunner().invoke(
+        app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30", "--json"]
+    )
     doc = json.loads(r.stdout)
     reasons = {row["line"]: row["reason"] for row in doc["rejected"]}
     said = "on_demand priced 6, 8.22609 for the same offer in one import (lines 2, 3): keep one"
@@ -174,7 +176,8 @@ def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines
     same = tmp_path / "same.csv"
     same.write_text(f"{header}\n{first}\n{first}\n")  # a repeated figure is no conflict
     again = CliRunner().invoke(
-        app, ["--db", db, "catalog", "import", str(same), "--provider", "aws", "--json"]
+        app,
+        ["--db", db, "catalog", "import", str(same), "--provider", "aws", "--as-of", "2026-11-30", "--json"],
     )
     assert json.loads(again.stdout)["rejected"] == []
 

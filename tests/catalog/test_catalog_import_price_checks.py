@@ -92,7 +92,7 @@ def test_a_skypilot_price_ten_times_out_of_line_is_refused_naming_both_figures(
     assert refused["line"] == 2
     assert refused["reason"].startswith(
         "on_demand price 500 USD/hour of g5.xlarge in us-east-1 is 497x the on_demand price the catalog "
-        "holds for it in aws us-east-1 (1.006 USD/hour as of 2026-01-21/2026-12-02), more than 2.6x off: "
+        "holds for it in aws us-east-1 (1.006 USD/hour as of 2026-09-06/2026-12-02), more than 2.6x off: "
         "a monthly price typed as hourly?"
     ), refused["reason"]
     # an instance type the catalog holds no price of is held to its GPU's range: 10x the dearest

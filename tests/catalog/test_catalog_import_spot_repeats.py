@@ -54,7 +54,7 @@ def test_the_summary_names_every_dropped_spot_price_in_one_warning(tmp_path: Pat
     r = _import(tmp_path, db_path, *lines, extra=())
     assert r.exit_code == 0, r.output
     out = " ".join(r.output.split())
-    assert "aws: 0 new offers, 1 prices imported; 0 rows rejected." in out, out
+    assert "aws: 0 new offers, 1 prices imported, dated 2026-11-20; 0 rows rejected." in out, out
     expected = "warning: 3 spot prices dropped (lines 2, 3, 4; first: g5.8xlarge in us-west-2: spot 2.448, "
     assert expected in out, out
 
@@ -70,7 +70,18 @@ def test_a_provider_whose_figures_are_not_prices_keeps_its_lines_refused(
         "'NVIDIA', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 144384}}], 'TotalGpuMemoryInMiB': 144384}\"\n",
         encoding="utf-8",
     )
-    args = ["--db", str(db_path), "catalog", "import", str(f), "--provider", "mithril", "--json"]
+    args = [
+        "--db",
+        str(db_path),
+        "catalog",
+        "import",
+        str(f),
+        "--provider",
+        "mithril",
+        "--as-of",
+        "2026-11-30",
+        "--json",
+    ]
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 1, r.output
     doc = json.loads(r.stdout)

@@ -76,4 +76,4 @@ def test_the_summary_counts_a_line_refused_whole_once(tmp_path: Path, db_path: P
         "aws",
     )
     assert r.exit_code == 3, r.output
-    assert "aws: 0 new offers, 2 prices imported; 1 row rejected." in r.output, r.output
+    assert "aws: 0 new offers, 2 prices imported, dated 2026-11-20; 1 row rejected." in r.output, r.output

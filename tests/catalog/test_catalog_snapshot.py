@@ -66,10 +66,12 @@ def test_article_prices_are_low_confidence_and_skip_the_1y_reserved_column(store
 
 def test_known_prices_carried_from_their_sources(store: Store) -> None:
     [p5] = store.offers(provider="aws", region="us-east-1", gpu="H100-SXM", pricing="on_demand", count=8)
-    # SkyPilot's 55.04, the same in instances.vantage.sh's list of 2026-01-21: observed between then
-    # and the day the copy was read.
-    assert (p5.instance_type, p5.price, p5.as_of) == ("p5.48xlarge", 55.04, "2026-01-21/2026-12-02")
-    assert p5.as_of_precision == "bounded" and "vantage" in (p5.source or "")
+    # SkyPilot's 55.04, the same in the shared instance table's source read on 2026-11-09 (and in
+    # instances.vantage.sh's list of 2026-01-21): observed between the latest and the day the copy
+    # was read. It had said 2026-01-21, "age unknown (up to 10 mo)".
+    assert (p5.instance_type, p5.price, p5.as_of) == ("p5.48xlarge", 55.04, "2026-11-09/2026-12-02")
+    assert p5.as_of_precision == "bounded"
+    assert "hyperscalers.json, retrieved 2026-11-09" in (p5.source or ""), p5.source
     nv6 = [o for o in store.offers(provider="azure") if o.instance_type == "Standard_NV6ads_A10_v5"]
     assert nv6 and nv6[0].gpu_count == pytest.approx(0.167)
     # ND96isr_H100_v5: 12 GPUs in SkyPilot's row, 8 per Azure's size table

@@ -275,10 +275,12 @@ def test_catalog_import_reports_lines(db: str) -> None:
             str(FIXTURES / "aws_v8_broken.csv"),
             "--provider",
             "aws",
+            "--as-of",
+            "2026-11-30",
         ],
     )
     assert result.exit_code == 3, result.output  # some rows rejected, the others imported
-    assert "5 rows rejected" in result.stdout
+    assert "4 rows rejected, 1 row skipped" in result.stdout  # Z100: no datasheet, not lost
     assert "truncated" in result.stdout and "Z100" in result.stdout
     # line 5's spot 9.5 above its on-demand 8.22609 is dropped, its on-demand price kept
     out = " ".join(result.stdout.split())
@@ -293,7 +295,17 @@ def test_catalog_import_reports_lines(db: str) -> None:
 def test_catalog_import_wrong_header_is_an_error(db: str) -> None:
     result = runner.invoke(
         app,
-        ["--db", db, "catalog", "import", str(FIXTURES / "azure_vms_v6_gpu_sample.csv"), "--provider", "aws"],
+        [
+            "--db",
+            db,
+            "catalog",
+            "import",
+            str(FIXTURES / "azure_vms_v6_gpu_sample.csv"),
+            "--provider",
+            "aws",
+            "--as-of",
+            "2026-11-30",
+        ],
     )
     assert isinstance(result.exception, CatalogImportError)
 

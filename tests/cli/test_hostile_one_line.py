@@ -297,6 +297,7 @@ def test_names_that_look_like_console_markup_are_printed_as_written(tmp_path: Pa
     csv = tmp_path / "prices.csv"
     csv.write_text("\n".join([header, *(f"{n},V100,8.0,92.0,448.0,6.32,us-east-1,," for n in names)]) + "\n")
     args = ["--db", str(tmp_path / "c.sqlite"), "catalog", "import", "--format", "skypilot", str(csv)]
+    args += ["--as-of", "2026-11-30"]
     res = CliRunner().invoke(app, [*args, "--provider", "lambda"])
     # The refusal itself (one line through the entry point, as the other tests here check).
     assert res.exit_code == 1 and "nothing was imported" in str(res.exception), res.output

@@ -170,7 +170,16 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
             ["catalog", "history", "--instance", "p4d.24xlarge", "--json"],
         ],
         "catalog import": [
-            ["catalog", "import", str(FIXTURES / "aws_vms_v8_gpu_sample.csv"), "--provider", "aws", "--json"]
+            [
+                "catalog",
+                "import",
+                str(FIXTURES / "aws_vms_v8_gpu_sample.csv"),
+                "--provider",
+                "aws",
+                "--as-of",
+                "2026-11-30",
+                "--json",
+            ]
         ],
         "plan": [plan_args, [*plan_args, "--currency", "CNY"]],
         "estimate": [["estimate", bert, "--gpu", "A100-SXM4-80GB", "--gpu", "T4", "--json"]],

@@ -621,6 +621,9 @@ def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service)
     ), said
     said = _error(c.post("/api/v1/catalog/import", content=example, headers=admin), 400)
     assert said == "a SkyPilot catalog file does not name its provider: give it, provider aws", said
+    # a SkyPilot file carries no date: as_of is required, as --as-of is (it was dated today)
+    said = _error(c.post("/api/v1/catalog/import?provider=aws", content=example, headers=admin), 400)
+    assert said.startswith("a SkyPilot catalog file carries no date: give as_of, the day its prices"), said
     # a monthly price typed as hourly: refused as the CLI refuses it
     hourly = example.replace(b"monthly,105000,CNY,month", b"on_demand,105000,CNY,hour", 1)
     r = c.post("/api/v1/catalog/import?format=gpuplan", content=hourly, headers=admin)

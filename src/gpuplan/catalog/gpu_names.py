@@ -97,6 +97,10 @@ SKYPILOT_ACCELERATORS: dict[str, dict[str, str]] = {
         "T4": "T4",
         "A10": "A10",
         "V100": "V100-PCIE-16GB",  # NCv3: PCIe V100 16 GB
+        # ND40rs_v2: "8 GPUs, NVIDIA V100 (NVLink) 32 GiB" (Microsoft Learn, NDv2-series specs,
+        # MicrosoftDocs/azure-docs articles/virtual-machines/sizes/gpu-accelerated/includes/
+        # ndv2-series-specs.md, ms.date 2024-04-18, read 2026-12-06): the NVLink part is SXM2
+        "V100-32GB": "V100-SXM2-32GB",
         "A100": "A100-SXM4-40GB",  # ND96asr_v4
         "A100-80GB": "A100-PCIE-80GB",  # NC A100 v4 (ND96amsr is SXM4: known instance types win)
         "H100": "H100-NVL",  # NC H100 v5 are H100 NVL 94 GB (ND H100 v5 via the known instance type)

@@ -156,7 +156,7 @@ def import_offers(
             import_id=None,
         )
 
-    def write(conn: Connection) -> tuple[int, int, int]:
+    def write(conn: Connection) -> tuple[int, int, int, int]:
         import_id = conn.execute(
             insert(t.imports).values(
                 provider=prov,
@@ -171,9 +171,9 @@ def import_offers(
         return (int(import_id), *write_offers(conn, good, import_id))
 
     if conn is not None:
-        import_id, n_offers, n_prices = write(conn)
+        import_id, n_offers, n_prices, n_held = write(conn)
     else:
-        import_id, n_offers, n_prices = write_with_retry(store, write, import_of(prov, source))
+        import_id, n_offers, n_prices, n_held = write_with_retry(store, write, import_of(prov, source))
     store.invalidate_caches()
     return ImportReport(
         provider=prov,
@@ -182,7 +182,20 @@ def import_offers(
         prices_imported=n_prices,
         rejected=tuple(bad),
         import_id=int(import_id),
+        prices_already_recorded=n_held,
+        dated=_dates(good),
     )
+
+
+def _dates(rows: Sequence[OfferRow]) -> tuple[str, ...]:
+    """The distinct ``as_of`` of ``rows``' prices, earliest first (by the day each begins)."""
+    from gpuplan.catalog.dates import parse_as_of
+
+    def begins(day: str) -> tuple[date, str]:
+        parsed = parse_as_of(day)
+        return (parsed.earliest if parsed is not None else date.max, day)
+
+    return tuple(sorted({pr.as_of for row in rows for pr in row.prices if pr.as_of}, key=begins))
 
 
 #: Characters of an instance type a refusal keeps (:data:`~gpuplan.catalog.importers.skypilot_common`'s
@@ -282,13 +295,21 @@ def write_with_retry(store: ImportTarget, write: Callable[[Connection], T], what
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int]:
+def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int, int]:
+    """Append ``rows``' offers and prices: (new offers, prices written, prices already recorded).
+
+    History is append-only, but a price the store holds already for the same offer, pricing model,
+    date, amount, currency, unit and term (the same file imported twice with the same ``--as-of``)
+    is not written again: a second row would say the price was observed twice, and count twice in
+    the history of the offer."""
     o = t.offers.c
     existing = {
         (r.provider, r.region, r.zone, r.instance_type): r.id
         for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
     }
+    held = _held_prices(conn, {row.provider for row in rows})
     n_offers = 0
+    n_held = 0
     price_values: list[dict[str, Any]] = []
     seen_prices: set[tuple[Any, ...]] = set()
     for row in rows:
@@ -323,25 +344,42 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
             if dedup in seen_prices:
                 continue
             seen_prices.add(dedup)
+            term = json.dumps(pr.term, sort_keys=True) if pr.term else None
+            currency = Currency.cast(pr.currency).code
+            if (offer_id, pr.pricing, pr.amount, currency, pr.unit, pr.as_of, term) in held:
+                n_held += 1
+                continue
             price_values.append(
                 {
                     "offer_id": offer_id,
                     "pricing": pr.pricing,
                     "amount": pr.amount,
-                    "currency": Currency.cast(pr.currency).code,
+                    "currency": currency,
                     "unit": pr.unit,
                     "as_of": pr.as_of,
                     "source": pr.source,
                     "confidence": pr.confidence,
                     "interruption_band": pr.interruption_band,
-                    "term_json": json.dumps(pr.term, sort_keys=True) if pr.term else None,
+                    "term_json": term,
                     "import_id": import_id,
                     "fetched_at": pr.fetched_at,
                 }
             )
     if price_values:
         conn.execute(insert(t.prices), price_values)
-    return n_offers, len(price_values)
+    return n_offers, len(price_values), n_held
+
+
+def _held_prices(conn: Connection, providers: set[str]) -> set[tuple[Any, ...]]:
+    """The prices the store holds for ``providers``' offers, as :func:`write_offers` compares them:
+    (offer id, pricing model, amount, currency, unit, as_of, term as JSON)."""
+    o, p = t.offers.c, t.prices.c
+    query = (
+        select(p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.term_json)
+        .join_from(t.prices, t.offers, p.offer_id == o.id)
+        .where(o.provider.in_(sorted(providers)))
+    )
+    return {tuple(r) for r in conn.execute(query)}
 
 
 #: What the rows refused for their zone alone are counted under: a zone not in the provider's form

@@ -600,6 +600,12 @@ class ImportReport:
     rejected: tuple[RejectedRow, ...]
     import_id: int | None
     """Id of the import in the store; None when nothing was written."""
+    prices_already_recorded: int = 0
+    """Prices the store held already for the same offer, pricing model, date, amount, currency, unit
+    and term: not recorded again (a file imported twice adds nothing)."""
+    dated: tuple[str, ...] = ()
+    """The dates (``as_of``) of the prices imported, earliest first: what the import took them to
+    have been read on (a SkyPilot file carries none; the user's ``--as-of`` gives it)."""
 
 
 @dataclass(frozen=True, kw_only=True)

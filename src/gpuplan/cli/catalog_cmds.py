@@ -362,8 +362,8 @@ def import_(
         typer.Option(
             "--as-of",
             help="When the prices were read: a day (2026-11-30), a month, or bounds (2026-10/2026-11-30). "
-            "Needed with a folder (its files carry no date); for a skypilot FILE the default is today; "
-            "for a gpuplan FILE it dates the rows whose as_of is empty.",
+            "Needed with a folder and with a skypilot FILE (they carry no date: give the day you "
+            "downloaded them); for a gpuplan FILE it dates the rows whose as_of is empty.",
         ),
     ] = None,
     accept_price: Annotated[
@@ -477,7 +477,7 @@ def _import_file(
     store: Store | None = None,
 ) -> None:
     from gpuplan.catalog.gates import import_day
-    from gpuplan.catalog.importers.price_file import file_format, read_price_file
+    from gpuplan.catalog.importers.price_file import file_format, read_price_file, skypilot_as_of
     from gpuplan.errors import InputError
 
     if file_format(fmt) == "gpuplan":
@@ -485,6 +485,8 @@ def _import_file(
             raise InputError.worded(N_("a price list is imported for one provider: --provider huawei (one)"))
     elif len(providers) != 1:
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
+    else:
+        skypilot_as_of(as_of)  # refused before the catalog is opened, as a folder without a date is
     if as_of is not None:
         import_day(as_of, date.today())  # refused before the catalog is opened
     store = store or _store(ctx)

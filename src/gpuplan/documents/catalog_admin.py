@@ -129,9 +129,18 @@ class ImportDocument(Document):
     source: str
     offers_imported: int = Field(ge=0)
     prices_imported: int = Field(ge=0)
+    prices_already_recorded: int = Field(0, ge=0)
+    """Prices the catalog held already for the same offer, pricing model, date and amount: not
+    recorded again."""
     rejected: list[RejectedRowDoc]
+    """Rows refused (lost: the exit status is 3 when some are)."""
+    skipped: list[RejectedRowDoc] = Field(default_factory=list)
+    """Rows of what gpuplan does not price (no GPU, an accelerator it has no datasheet of), left out
+    by design; not counted among the rejected."""
     import_id: int | None
     """Id of the import in the catalog; None when nothing was written."""
+    dated: list[str] = Field(default_factory=list)
+    """The dates (``as_of``) of the prices imported, earliest first."""
     warnings: list[str] = Field(default_factory=list)
     """What was imported but should be looked at, one line each (a region gpuplan does not know)."""
 

@@ -556,7 +556,17 @@ def import_json(report: ImportReport, warnings: Sequence[object] = ()) -> Import
     (Phrases, written in English as the rest of the document is)."""
     from gpuplan.documents.catalog_admin import ImportDocument
 
-    return ImportDocument.model_validate(to_jsonable(report) | {"warnings": [str(w) for w in warnings]})
+    doc = to_jsonable(report)
+    rows = doc.pop("rejected")
+    # the rows refused apart from the rows of what gpuplan does not price, as the summary counts them
+    return ImportDocument.model_validate(
+        doc
+        | {
+            "rejected": [r for r in rows if not r.get("skipped")],
+            "skipped": [r for r in rows if r.get("skipped")],
+            "warnings": [str(w) for w in warnings],
+        }
+    )
 
 
 def refresh_json(outcomes: Sequence[RefreshOutcome]) -> RefreshDocument:
@@ -703,20 +713,56 @@ def _refusals_by_check(rejected: Sequence[RejectedRow]) -> list[Text]:
     return lines
 
 
+def _dated(days: Sequence[str]) -> str:
+    """ ", dated 2026-11-30" (", dated 2026-10-01 … 2026-11-30" for prices of several dates): the date
+    an import gave its prices, said on its summary line, so that an old file dated today is seen."""
+    if not days:
+        return ""
+    shown = days[0] if len(days) == 1 else f"{days[0]} … {days[-1]}"
+    return _(", dated {days}").format(days=shown)
+
+
+def _already(n: int) -> str:
+    """ ", 3 prices already recorded": prices the catalog held for the same offer, pricing model, date
+    and amount, which the import did not record again."""
+    if not n:
+        return ""
+    return ngettext(", {n} price already recorded", ", {n} prices already recorded", n).format(n=n)
+
+
+def _skipped(n: int) -> str:
+    """ ", 1 row skipped (…)": rows of what gpuplan does not price, said apart from the rows rejected
+    (they are not lost, and the exit status does not count them)."""
+    if not n:
+        return ""
+    return ngettext(
+        ", {n} row skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
+        ", {n} rows skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
+        n,
+    ).format(n=n)
+
+
 def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> RenderableType:
     """What an import did, a line for each of ``warnings`` (what the file's reading found to look at),
-    and each rejected row with its line and reason."""
-    rejected = len(report.rejected)
+    and each row not imported with its line and reason: the rows rejected first, then the rows
+    skipped (each said so), counted apart on the summary line as the exit status counts them."""
+    lost = [r for r in report.rejected if not r.skipped]
+    skipped = [r for r in report.rejected if r.skipped]
     head = Text(
         ngettext(
-            "{provider}: {offers} new offers, {prices} prices imported; {rejected} row rejected.",
-            "{provider}: {offers} new offers, {prices} prices imported; {rejected} rows rejected.",
-            rejected,
+            "{provider}: {offers} new offers, {prices} prices imported{dated}{already}; {rejected} row "
+            "rejected{skipped}.",
+            "{provider}: {offers} new offers, {prices} prices imported{dated}{already}; {rejected} rows "
+            "rejected{skipped}.",
+            len(lost),
         ).format(
             provider=report.provider,
             offers=report.offers_imported,
             prices=report.prices_imported,
-            rejected=rejected,
+            dated=_dated(report.dated),
+            already=_already(report.prices_already_recorded),
+            rejected=len(lost),
+            skipped=_skipped(len(skipped)),
         )
     )
     parts: list[RenderableType] = [head]
@@ -726,24 +772,27 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
         parts += [Text(_("warning: {what}").format(what=phrase_text(w)), style="yellow") for w in warnings]
     if not report.rejected:
         return Group(*parts) if warnings else head
-    parts += _refusals_by_check(report.rejected)
-    table = house_table(_("rejected"))
+    parts += _refusals_by_check(lost)
+    title = _("rejected") if not skipped else _("skipped") if not lost else _("rejected and skipped")
+    table = house_table(title)
     table.add_column(_("line"), justify="right", no_wrap=True)
     # The names are the file's own and may run to thousands of characters: cut, so that the line and
     # reason columns (what the user needs) are never the ones the table drops for want of width.
     table.add_column(_("instance type"), no_wrap=True, max_width=NAME_SHOWN_CHARS, overflow="ellipsis")
     table.add_column(_("region"), no_wrap=True, max_width=NAME_SHOWN_CHARS, overflow="ellipsis")
     table.add_column(_("reason"), overflow="fold")
-    for r in report.rejected[:SHOWN_REJECTED]:
+    shown = [*lost, *skipped]
+    for r in shown[:SHOWN_REJECTED]:
         # The instance type and region are the file's own bytes: an ESC sequence in them would
         # recolour or retitle the terminal (the reason quotes its values with repr already).
-        table.add_row(str(r.line or "—"), printable(r.instance_type), printable(r.region), r.reason_text())
-    if len(report.rejected) <= SHOWN_REJECTED:
+        reason = r.reason_text() if not r.skipped else _("skipped: {why}").format(why=r.reason_text())
+        table.add_row(str(r.line or "—"), printable(r.instance_type), printable(r.region), reason)
+    if len(shown) <= SHOWN_REJECTED:
         return Group(*parts, table)
-    # A whole SkyPilot file rejects ~50,000 CPU rows: a table that long says less than its count.
+    # A whole SkyPilot file skips ~50,000 CPU rows: a table that long says less than its count.
     more = Text(
-        _("… and {n:,} more rejected rows (every one with its line and reason in --json)").format(
-            n=len(report.rejected) - SHOWN_REJECTED
+        _("… and {n:,} more rows (every one with its line and reason in --json)").format(
+            n=len(shown) - SHOWN_REJECTED
         ),
         style="dim",
     )

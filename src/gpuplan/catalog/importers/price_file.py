@@ -51,6 +51,7 @@ __all__ = [
     "PriceFile",
     "file_format",
     "read_price_file",
+    "skypilot_as_of",
     "yuan_typed_as_usd",
 ]
 
@@ -142,10 +143,11 @@ def read_price_file(
     """The rows of ``path`` in layout ``fmt``, checked against the catalog.
 
     ``provider``: the file's provider (a SkyPilot file needs it; a price list names its own, and
-    with it only that provider's rows are taken). ``as_of``: the day of the prices (a SkyPilot file's;
-    default ``today``) or of a price list's rows whose ``as_of`` is empty. ``described``: what the
-    import's source calls the file (its name, or who uploaded it). ``accept``: the lines whose prices
-    the user vouches for: imported though out of line with the catalog's, each named in a warning.
+    with it only that provider's rows are taken). ``as_of``: the day of the prices (a SkyPilot file's,
+    required: :func:`skypilot_as_of`) or of a price list's rows whose ``as_of`` is empty.
+    ``described``: what the import's source calls the file (its name, or who uploaded it). ``accept``:
+    the lines whose prices the user vouches for: imported though out of line with the catalog's, each
+    named in a warning.
     """
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
@@ -180,7 +182,7 @@ def read_price_file(
             flag=names.provider,
         )
     prov = PROVIDERS.cast(provider)
-    day = import_day(as_of, today, names.as_of)
+    day = import_day(skypilot_as_of(as_of, names), today, names.as_of)
     parsed = parse_skypilot(path, prov, as_of=day, known_instances=store.known_instances())
     # A provider whose figures are not prices (Mithril's auction figure in both columns) is left to
     # the gates, which refuse its lines: dropping the spot copy would store the figure as on-demand.
@@ -199,6 +201,22 @@ def read_price_file(
         source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
         warnings=(*dropped_spot_warnings(dropped), *warnings, *_vouched_warnings(vouched)),
     )
+
+
+def skypilot_as_of(as_of: str | None, names: InputNames = CLI_NAMES) -> str:
+    """``as_of``, required for a SkyPilot catalog file: the file carries no date, and dated today
+    by default, a copy downloaded months ago would pass its old (spot) prices off as today's, fresher
+    than the dated prices they displace, and a plan costed on them as cheaper than it is."""
+    if as_of is None:
+        raise InputError.worded(
+            N_(
+                "a SkyPilot catalog file carries no date: give {flag}, the day its prices were read "
+                "(the day you downloaded it: {flag} 2026-11-30, or a month: {flag} 2026-11); "
+                "nothing was imported"
+            ),
+            flag=names.as_of,
+        )
+    return as_of
 
 
 def _vouched_warnings(vouched: Accepted) -> tuple[Phrase, ...]:

@@ -96,6 +96,40 @@ COUNT_FIXES: dict[tuple[str, str], tuple[float, str]] = {
 }
 
 
+#: Why an NCads A10 v4 row is left out. NC8ads and NC16ads A10 v4 carry a fraction of an A10;
+#: Microsoft's size pages have no NCads A10 v4 series, and the other sources disagree on NC32ads (1 A10,
+#: or 2 with 48 GB): costed as a whole GPU, or as two, its price per GPU could be wrong either way.
+_A10_V4 = N_(
+    "GPU not stated by the source nor by Microsoft's size pages (NCads A10 v4 sizes carry a fraction "
+    "of an A10 or, by other sources, one or two A10): not costed"
+)
+#: Why an NGads V620 row is left out: "1/4 - 1 GPUs, AMD Radeon PRO V620 32 GiB" (Microsoft Learn,
+#: NGads V620-series specs, MicrosoftDocs/azure-docs articles/virtual-machines/sizes/gpu-accelerated/
+#: includes/ngads-v620-series-specs.md, ms.date 2024-04-18, read 2026-12-06).
+_V620 = N_(
+    "a quarter to one AMD Radeon PRO V620 (Microsoft's NGads V620 sizes), a GPU gpuplan has no datasheet of"
+)
+
+#: Instance types whose AcceleratorName SkyPilot's catalog leaves blank though they are GPU VMs: the
+#: provider's own GPU and count, and where it says so; or why the row is left out.
+BLANK_ACCELERATOR: dict[tuple[str, str], tuple[str, float, str] | str] = {
+    ("azure", "Standard_NCC40ads_H100_v5"): (
+        "H100-NVL",
+        1,
+        "Microsoft Learn 'NCCads_H100_v5 series' (Accelerators: 1 GPU, Nvidia H100 GPU (94GB): the "
+        "H100 NVL), MicrosoftDocs/azure-docs articles/virtual-machines/sizes/gpu-accelerated/includes/"
+        "nccadsh100v5-series-specs.md, ms.date 2024-08-06, read 2026-12-06",
+    ),
+    ("azure", "Standard_NC8ads_A10_v4"): _A10_V4,
+    ("azure", "Standard_NC16ads_A10_v4"): _A10_V4,
+    ("azure", "Standard_NC32ads_A10_v4"): _A10_V4,
+    ("azure", "Standard_NG8ads_V620_v1"): _V620,
+    ("azure", "Standard_NG16ads_V620_v1"): _V620,
+    ("azure", "Standard_NG32ads_V620_v1"): _V620,
+    ("azure", "Standard_NG32adms_V620_v1"): _V620,
+}
+
+
 def parse_skypilot(
     path: Path | str,
     provider: str,
@@ -156,9 +190,21 @@ def _parse_aws_azure_line(
     line, r = row
     check_width(r, len(HEADERS[prov]))
     itype, region = r["InstanceType"].strip(), r["Region"].strip()
-    if not r["AcceleratorName"].strip():
+    blank = BLANK_ACCELERATOR.get((prov, itype)) if not r["AcceleratorName"].strip() else None
+    if isinstance(blank, str):
+        raise LineError(blank, skipped=True)
+    if not r["AcceleratorName"].strip() and blank is None:
         raise LineError(NOT_A_GPU_INSTANCE, skipped=True)
-    count = number(r["AcceleratorCount"], "AcceleratorCount")
+    count = number(r["AcceleratorCount"], "AcceleratorCount") if blank is None else blank[1]
+    if blank is not None:
+        caveats.append(
+            rejected(
+                Phrase(N_("AcceleratorName empty in the source; {count:g} {gpu}, as {where}"),
+                       count=blank[1], gpu=blank[0], where=blank[2]),
+                line,
+                r,
+            )
+        )  # fmt: skip
     fix = COUNT_FIXES.get((prov, itype))
     if fix is not None and fix[0] != count:
         caveats.append(
@@ -175,7 +221,7 @@ def _parse_aws_azure_line(
         )
         count = fix[0]
     info_count, mem_mib, _ = gpu_info(r["GpuInfo"]) if prov == "aws" else (None, None, None)
-    gpu = gpu_id(prov, itype, r["AcceleratorName"].strip(), mem_mib, known)
+    gpu = blank[0] if blank is not None else gpu_id(prov, itype, r["AcceleratorName"].strip(), mem_mib, known)
     od = optional_number(r["Price"], "Price")
     spot = optional_number(r["SpotPrice"], "SpotPrice")
     vcpus = optional_number(r["vCPUs"], "vCPUs")
