@@ -384,8 +384,9 @@ def deploy(
                 "served by vLLM or SGLang); this deploy runs none"
             )
         )
-    if generator.name == "k8s" and spec.provider and spec.instance_type:
-        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists them
+    if (generator.name == "k8s" or spec.decodes_images) and spec.provider and spec.instance_type:
+        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists
+        # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
         line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")

@@ -25,6 +25,7 @@ from gpuplan.deploy.engine import (
 )
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china
+from gpuplan.deploy.loader_workers import planned_workers
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -84,6 +85,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
     """The template with its settings block replaced by this job's values."""
     template = _template("train_entry.py")
     samples = spec.train_samples
+    workers = planned_workers(spec)
     values = {
         "JOB_NAME": spec.name,
         "MODEL_SOURCE": spec.model_source,
@@ -99,6 +101,8 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "COMPILE": spec.compile,
         "TOTAL_STEPS": total_steps(spec, options, samples),
         "DATASET_SIZE": spec.dataset_samples or 10000,
+        "NUM_WORKERS": workers.count,
+        "NUM_WORKERS_BASIS": workers.basis,
         "CHECKPOINT_INTERVAL_MIN": checkpoint_interval_min(spec),
     }
     match = _SETTINGS.search(template)
@@ -385,6 +389,8 @@ def training_model_note(spec: LaunchSpec) -> str:
     """What train.py trains, and where it runs other than the plan priced (said, never silent): every
     target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
     notes = [_model_words(spec)]
+    if workers := planned_workers(spec).readme(spec):
+        notes.append(workers)
     if weights := base_weights_note(spec):
         notes.append(weights)
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:

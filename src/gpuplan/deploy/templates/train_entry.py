@@ -67,6 +67,8 @@ GRADIENT_CHECKPOINTING = False
 COMPILE = False  # torch.compile the model (on CUDA; a CPU dry run stays eager)
 TOTAL_STEPS = 1000  # optimizer steps
 DATASET_SIZE = 10000  # samples in the synthetic stand-in dataset
+NUM_WORKERS = 2  # DataLoader worker processes per GPU (--num-workers)
+NUM_WORKERS_BASIS = "the plan's time counts no DataLoader workers"  # why NUM_WORKERS is what it is
 CHECKPOINT_INTERVAL_MIN = 30.0
 # <<< gpuplan settings
 
@@ -312,7 +314,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="per GPU, per micro-batch")
     p.add_argument("--dataset-size", type=int, default=DATASET_SIZE)
     add_stand_in_options(p)
-    p.add_argument("--num-workers", type=int, default=2, help="DataLoader worker processes per rank")
+    p.add_argument(
+        "--num-workers",
+        type=int,
+        default=NUM_WORKERS,
+        help=f"DataLoader worker processes per GPU (default {NUM_WORKERS}: {NUM_WORKERS_BASIS})",
+    )
     p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
     p.add_argument("--ckpt-every-min", type=float, default=CHECKPOINT_INTERVAL_MIN)
     p.add_argument("--ckpt-every-steps", type=int, default=0, help="also checkpoint every N steps (0 = off)")
@@ -738,6 +745,22 @@ def weights_digest(model: nn.Module, optimizer: torch.optim.Optimizer) -> str:
     return h.hexdigest()
 
 
+def warn_cpu_share(workers: int, rank: int) -> None:
+    """One WARNING line (rank 0) where this node's ranks start more DataLoader workers than it has
+    CPUs: they then share them, and decode fewer images per second than NUM_WORKERS_BASIS assumed."""
+    ranks = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if rank == 0 and workers * ranks > cpus:
+        print(
+            f"[{JOB_NAME}] WARNING: {workers} DataLoader workers per GPU x {ranks} GPU(s) here = "
+            f"{workers * ranks} processes on {cpus} CPUs; the default was {NUM_WORKERS} "
+            f"({NUM_WORKERS_BASIS}). "
+            "If the GPUs wait for data, set --num-workers to the CPUs / GPUs of this machine",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 # ---- training ---------------------------------------------------------------------------------
 
 
@@ -762,6 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     sampler = ResumableSampler(
         dataset, per_batch, num_replicas=world, rank=rank, shuffle=True, seed=args.seed, drop_last=True
     )
+    warn_cpu_share(args.num_workers, rank)
     # A private generator keeps DataLoader from drawing its base seed from the global RNG, which
     # would make the RNG stream depend on where an epoch's iterator was created (a resume point).
     loader = DataLoader(
