@@ -385,10 +385,12 @@ _BITSANDBYTES_OPTIMIZERS = ("adamw-8bit", "paged-adamw-8bit")
 _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp16"}
 
 
-def training_model_note(spec: LaunchSpec) -> str:
+def training_model_note(spec: LaunchSpec, install: str | None = None) -> str:
     """What train.py trains, and where it runs other than the plan priced (said, never silent): every
-    target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
-    notes = [_model_words(spec)]
+    target that runs train.py says it (torchrun, docker, k8s, skypilot). ``install``: how the
+    launch folder installs the user's package it copied (``user_package.install_words``); None:
+    nothing is copied, and the user makes it importable on the machine."""
+    notes = [_model_words(spec, install)]
     if workers := planned_workers(spec).readme(spec):
         notes.append(workers)
     if weights := base_weights_note(spec):
@@ -477,15 +479,20 @@ def base_weights_note(spec: LaunchSpec) -> str:
     return said
 
 
-def _model_words(spec: LaunchSpec) -> str:
+def _model_words(spec: LaunchSpec, install: str | None) -> str:
     if spec.model_entry_point:
+        if install is None:
+            install = _(
+                "Make the package importable on the machine, its requirements with it (`pip install -r "
+                "requirements.txt` where your project has one, then `pip install -e .`; or "
+                "`PYTHONPATH=/path/to/project`)."
+            )
         return _(
             "train.py trains your model from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
-            "`make_inputs()` makes and with your `loss_fn`. Make the package importable on the machine "
-            "(`pip install -e .`, or `PYTHONPATH=/path/to/project`). To train on real data, replace "
+            "`make_inputs()` makes and with your `loss_fn`. {install} To train on real data, replace "
             "`build_dataset()` in train.py."
-        ).format(entry=spec.model_entry_point)
+        ).format(entry=spec.model_entry_point, install=install)
     return _(
         "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
         "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
