@@ -375,9 +375,12 @@ def _smoke_request(launch: EngineLaunch) -> str:
     return f"curl localhost:{ENGINE_PORT}{path} -H 'Content-Type: application/json' \\\n  -d '{body}'"
 
 
-def readme(spec: LaunchSpec, image: str, package: UserPackage | None = None) -> str:
+def readme(
+    spec: LaunchSpec, image: str, package: UserPackage | None = None, options: GenerateOptions | None = None
+) -> str:
     """README.md in the user's language; the commands in it are the same in every language.
-    ``package``: the user's package copied beside the Dockerfile, which installs it."""
+    ``package``: the user's package copied beside the Dockerfile, which installs it; ``options``:
+    the deploy's (its --steps)."""
     tag = f"{spec.name}:latest"
     launch = engine_launch(spec)
     if launch is not None:
@@ -446,7 +449,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
 
 {runs}
 
-{training_model_note(spec, install_words(DOCKERFILE, package.requirements) if package else None)}
+{training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
 {china}
 ```bash
 docker build -t {tag} .
@@ -475,5 +478,5 @@ class DockerGenerator:
             *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
             GeneratedFile(path=".dockerignore", content=dockerignore()),
-            GeneratedFile(path="README.md", content=readme(spec, image, package)),
+            GeneratedFile(path="README.md", content=readme(spec, image, package, options)),
         ]

@@ -376,9 +376,9 @@ def _whole_instance_words(spec: LaunchSpec) -> str:
     )
 
 
-def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str) -> str:
+def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options: GenerateOptions) -> str:
     """README.md in the user's language; the commands in it are the same in every language.
-    ``bucket``: the run's checkpoint bucket, as task.yaml names it."""
+    ``bucket``: the run's checkpoint bucket, as task.yaml names it; ``options``: the deploy's."""
     launch = (
         "sky jobs launch task.yaml   # " + _("managed job: recovers from spot preemption")
         if spec.spot
@@ -423,7 +423,7 @@ sky storage delete {bucket}   # {delete}
 
 {run}
 
-{training_model_note(spec, install_words(TASK_YAML, package.requirements) if package else None)}
+{training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
 {where}{network}"""
 
 
@@ -509,6 +509,7 @@ class SkyPilotGenerator:
             *(package.files if package else ()),
             GeneratedFile(path="task.yaml", content=text),
             GeneratedFile(
-                path="README.md", content=_readme(spec, package, task["file_mounts"]["/checkpoints"]["name"])
+                path="README.md",
+                content=_readme(spec, package, task["file_mounts"]["/checkpoints"]["name"], options),
             ),
         ]

@@ -156,7 +156,9 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
     if not serving:
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.append(
-            training_model_note(spec, install_words(DOCKERFILE, package.requirements) if package else None)
+            training_model_note(
+                spec, options, install_words(DOCKERFILE, package.requirements) if package else None
+            )
         )
         extra.append(
             _(
