@@ -82,11 +82,12 @@ def test_an_unknown_instance_takes_the_typical_hosts_vcpus_per_gpu_and_says_so(t
     assert "The instance's vCPUs are not known here" in files["README.md"]
 
 
-def test_a_text_job_keeps_two_workers_and_its_readme_says_nothing_of_them(tmp_path: Path) -> None:
+def test_a_text_job_keeps_two_workers_and_its_readme_says_the_plan_counts_none(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(FIXTURES / "plan_spot_aws.json").with_host(96, 1152)
     files = by_path(generate(spec, "torchrun"))
     assert _workers(files["train.py"]) == 2
-    assert "DataLoader workers" not in files["README.md"]
+    assert "The plan's time assumes" not in files["README.md"]
+    assert "the plan's time counts none for a job that decodes no images" in files["README.md"]
 
 
 def test_deploy_of_a_plan_reads_the_instances_vcpus_from_the_catalog_for_every_target(
@@ -100,3 +101,25 @@ def test_deploy_of_a_plan_reads_the_instances_vcpus_from_the_catalog_for_every_t
         main()
     assert e.value.code in (0, None), capsys.readouterr().err
     assert _workers((out / "train.py").read_text()) == 8
+
+
+def test_the_torchrun_readmes_troubleshooting_covers_the_data_loader(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_plan_json(_plan(tmp_path, _VIT)).with_host(192, 2048)
+    readme = by_path(generate(spec, "torchrun"))["README.md"]
+    loader = readme[readme.index("If the GPUs wait for their data") :]
+    assert "(24 per GPU by default, what the plan's time assumes)" in loader
+    assert "`nproc`" in loader and "`nvidia-smi dmon -s u`" in loader and "`py-spy dump --pid PID`" in loader
+    assert "https://docs.pytorch.org/docs/stable/data.html" in loader  # the source of what num_workers is
+    # it sits beside the NCCL paragraph, under the same trouble
+    assert readme.index("If it hangs or is slow across GPUs") < readme.index(
+        "If the GPUs wait for their data"
+    )
+
+
+def test_without_an_instance_the_troubleshooting_says_the_workers_are_a_typical_hosts(tmp_path: Path) -> None:
+    job = tmp_path / "vit.yaml"
+    job.write_text(_VIT)
+    readme = by_path(generate(LaunchSpec.from_workload(job, gpu="RTX-A6000", count=4), "torchrun"))[
+        "README.md"
+    ]
+    assert "a typical instance's vCPUs per GPU: give your machine's" in readme

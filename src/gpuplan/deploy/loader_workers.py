@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
-__all__ = ["UNPRICED_WORKERS", "PlannedWorkers", "planned_workers"]
+__all__ = ["UNPRICED_WORKERS", "PlannedWorkers", "assumed_by", "planned_workers"]
 
 #: DataLoader workers per GPU of a job whose estimate counts none (no images decoded on the CPUs):
-#: two keep one batch being read while another is (PyTorch's ``prefetch_factor`` 2 per worker).
+#: the plan gives no figure, and train.py keeps the two it has always started.
 UNPRICED_WORKERS = 2
 
 
@@ -70,6 +70,15 @@ class PlannedWorkers:
             gpus=spec.gpus_per_node,
             gpu=spec.gpu or "GPU",
         )
+
+
+def assumed_by(spec: LaunchSpec, *, starts: bool = False) -> str:
+    """Whose figures a sentence speaks of, in the user's language: the plan's time where the launch
+    is a plan's, else gpuplan's estimate of the job (a workload file deployed on GPUs the user
+    named has no plan). ``starts``: the phrase opens a sentence."""
+    if spec.planned:
+        return _("The plan's time") if starts else _("the plan's time")
+    return _("gpuplan's estimate of this job")
 
 
 def planned_workers(spec: LaunchSpec) -> PlannedWorkers:

@@ -25,7 +25,7 @@ from gpuplan.deploy.engine import (
 )
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china
-from gpuplan.deploy.loader_workers import planned_workers
+from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
@@ -42,6 +42,7 @@ __all__ = [
     "entry_point_files",
     "full_steps",
     "gpu_count_note",
+    "loader_note",
     "render_train_py",
     "stand_in_check",
     "steps_note",
@@ -604,6 +605,35 @@ def serving_note(spec: LaunchSpec) -> str:
     return text
 
 
+def loader_note(spec: LaunchSpec) -> str:
+    """The README paragraph on a run the data loader slows (workers per GPU against the machine's CPU
+    cores), beside the one on NCCL: a run that is slow across GPUs may be waiting for its input, not
+    for its collectives. What ``num_workers`` means is PyTorch's: "how many subprocesses to use for
+    data loading. ``0`` means that the data will be loaded in the main process" (the DataLoader's
+    docstring, ``torch.utils.data.DataLoader``, https://docs.pytorch.org/docs/stable/data.html,
+    PyTorch 2.13, read 2026-12-06)."""
+    workers = planned_workers(spec)
+    who = assumed_by(spec)
+    if workers.source == "unpriced":
+        assumed = _("{n} per GPU by default; {who} counts none for a job that decodes no images")
+    elif workers.source == "typical":
+        assumed = _("{n} per GPU by default, a typical instance's vCPUs per GPU: give your machine's")
+    else:
+        assumed = _("{n} per GPU by default, what {who} assumes")
+    assumed = assumed.format(n=workers.count, who=who)
+    return _(
+        "If the GPUs wait for their data rather than for each other: each GPU's process starts "
+        "`--num-workers` DataLoader workers ({assumed}), and all the GPUs' workers on a machine share "
+        "its CPU cores (`nproc`). In PyTorch's words, `num_workers` is \"how many subprocesses to use "
+        'for data loading", and 0 loads the data "in the main process", between the GPU\'s steps '
+        "(https://docs.pytorch.org/docs/stable/data.html). The signs of an input-bound run: GPU "
+        "utilisation that dips between steps (`nvidia-smi dmon -s u`), samples/s in train.py's log "
+        "below what {who} assumed, and a training process that `py-spy dump --pid PID` shows "
+        "waiting in the DataLoader's `__next__`. More workers help while workers × GPUs stays within "
+        "`nproc`; beyond that, decode on the GPU (NVIDIA DALI) or store the data decoded."
+    ).format(assumed=assumed, who=who)
+
+
 def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     """README.md in the user's language; the commands in it are the same in every language (only
     their comments are prose)."""
@@ -710,6 +740,8 @@ def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
 {training_model_note(spec, options)}
 
 {nccl}
+
+{loader_note(spec)}
 {fabric_note(spec, "torchrun")}"""
 
 
