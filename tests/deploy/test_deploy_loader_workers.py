@@ -123,3 +123,17 @@ def test_without_an_instance_the_troubleshooting_says_the_workers_are_a_typical_
         "README.md"
     ]
     assert "a typical instance's vCPUs per GPU: give your machine's" in readme
+
+
+def test_a_workload_deployed_without_a_plan_speaks_of_the_estimate_not_a_plan(tmp_path: Path) -> None:
+    job = tmp_path / "vit.yaml"
+    job.write_text(_VIT)
+    spec = LaunchSpec.from_workload(
+        job, gpu="H200-SXM", count=8, provider="aws", instance_type="p5en.48xlarge"
+    )
+    files = by_path(generate(spec.with_host(192, 2048), "torchrun"))
+    assert "gpuplan's estimate of this job assumes 24 DataLoader workers per GPU" in files["README.md"]
+    assert "gpuplan's estimate of this job assumes every vCPU of p5en.48xlarge" in files["train.py"]
+    for text in (files["README.md"], files["launch.sh"], files["train.py"]):
+        for planned in ("plan's time", "the plan priced", "the plan assumed", "the plan's run", "plan's 187"):
+            assert planned not in text, text

@@ -48,14 +48,14 @@ class PlannedWorkers:
             return ""
         if self.source == "workers":
             said = _(
-                "The plan's time assumes {n} DataLoader workers per GPU (the workload's "
-                "stack.loader_workers): train.py's `--num-workers` defaults to {n}."
+                "{who} assumes {n} DataLoader workers per GPU (the workload's stack.loader_workers): "
+                "train.py's `--num-workers` defaults to {n}."
             )
         elif self.source == "catalog":
             said = _(
-                "The plan's time assumes {n} DataLoader workers per GPU, every vCPU of {instance} decoding "
-                "images ({vcpus:g} vCPUs ÷ {gpus} GPUs): train.py's `--num-workers` defaults to {n}. With "
-                "fewer, the CPUs decode fewer images per second than the plan priced, and the GPUs wait."
+                "{who} assumes {n} DataLoader workers per GPU, every vCPU of {instance} decoding images "
+                "({vcpus:g} vCPUs ÷ {gpus} GPUs): train.py's `--num-workers` defaults to {n}. With fewer, "
+                "the CPUs decode fewer images per second than that assumes, and the GPUs wait."
             )
         else:
             said = _(
@@ -64,6 +64,7 @@ class PlannedWorkers:
                 "estimate's slow end assumes). Give the machine's own count: its cores (`nproc`) ÷ its GPUs."
             )
         return said.format(
+            who=assumed_by(spec, starts=True),
             n=self.count,
             instance=spec.instance_type,
             vcpus=(self.vcpus_per_gpu or 0) * spec.gpus_per_node,
@@ -81,6 +82,11 @@ def assumed_by(spec: LaunchSpec, *, starts: bool = False) -> str:
     return _("gpuplan's estimate of this job")
 
 
+def _assumed_by_en(spec: LaunchSpec) -> str:
+    """:func:`assumed_by` in English, for train.py (code, the same in every language)."""
+    return "the plan's time" if spec.planned else "gpuplan's estimate of this job"
+
+
 def planned_workers(spec: LaunchSpec) -> PlannedWorkers:
     """The DataLoader workers per GPU the plan's time of ``spec`` assumes (see the module's
     docstring). A fraction of a vCPU per GPU is rounded down (at least one worker): a worker is a
@@ -89,13 +95,13 @@ def planned_workers(spec: LaunchSpec) -> PlannedWorkers:
         return PlannedWorkers(
             count=spec.loader_workers,
             source="workers",
-            basis="the workload's stack.loader_workers, which the plan's time assumes",
+            basis=f"the workload's stack.loader_workers, which {_assumed_by_en(spec)} assumes",
         )
     if not spec.decodes_images:
         return PlannedWorkers(
             count=UNPRICED_WORKERS,
             source="unpriced",
-            basis="the plan's time counts no DataLoader workers: no images are decoded on the CPUs",
+            basis=f"{_assumed_by_en(spec)} counts no DataLoader workers: no images are decoded on the CPUs",
         )
     if spec.host_vcpus is not None:
         per_gpu = spec.host_vcpus / spec.gpus_per_node
@@ -103,7 +109,7 @@ def planned_workers(spec: LaunchSpec) -> PlannedWorkers:
             count=max(1, math.floor(per_gpu)),
             source="catalog",
             basis=(
-                f"the plan's time assumes every vCPU of {spec.instance_type} decodes images: "
+                f"{_assumed_by_en(spec)} assumes every vCPU of {spec.instance_type} decodes images: "
                 f"{spec.host_vcpus:g} vCPUs / {spec.gpus_per_node} GPUs"
             ),
             vcpus_per_gpu=per_gpu,

@@ -113,9 +113,9 @@ def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
     return _(
         "By default train.py runs a short check of the launch, {steps} steps with a checkpoint at step "
         "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
-        "plan's {full:,} steps on synthetic data would cost the plan's time and money and train nothing "
-        "of use. Launched again with a higher `--steps`, it resumes from the last checkpoint. For the "
-        "full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
+        "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
+        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint. "
+        "For the full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
     ).format(steps=STAND_IN_CHECK_STEPS, every=STAND_IN_CHECK_CKPT_EVERY, full=full_steps(spec, samples))
 
 
@@ -347,8 +347,8 @@ def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     samples = spec.train_samples
     if options is not None and stand_in_check(spec, options, samples):
         what += "\n" + _(
-            "train.py trains a stand-in model: by default a short check of {steps} steps, not the plan's\n"
-            "run; --steps {full} trains the full run."
+            "train.py trains a stand-in model: by default a short check of {steps} steps, not the job's\n"
+            "full run; --steps {full} trains the full run."
         ).format(steps=STAND_IN_CHECK_STEPS, full=full_steps(spec, samples))
     signals = _("signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {status}")
     signals = f"# ---- {signals.format(status=EXIT_PREEMPTED)} ----\n"
