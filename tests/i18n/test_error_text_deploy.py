@@ -50,7 +50,7 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     (
         "steps 0",
         lambda t: GenerateOptions(steps=0),
-        "--steps must be a whole number from 1 to 10,000,000,000 (got 0)",
+        "--steps must be a whole number from 1 to 10,000,000,000, or full (got 0)",
     ),
     ("bad image", lambda t: GenerateOptions(image="Bad Image"), "is not a container image reference"),
     ("target typo", lambda t: get_generator("k8z"), "(one of torchrun, docker, k8s, skypilot)"),

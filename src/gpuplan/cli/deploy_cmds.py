@@ -147,8 +147,14 @@ def deploy(
     ] = False,
     project: ProjectOption = None,
     steps: Annotated[
-        int | None,
-        typer.Option(min=1, help="Training steps (default: from samples x epochs).", show_default=False),
+        str | None,
+        typer.Option(
+            help=(
+                "Training steps, or full: samples x epochs (the default for your own model; a stand-in "
+                "model runs a short check of the launch unless given)."
+            ),
+            show_default=False,
+        ),
     ] = None,
     lang: LangOption = None,
 ) -> None:
@@ -157,6 +163,7 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
+    from gpuplan.deploy.base import parse_steps
     from gpuplan.deploy.engine import (
         ON_GPU_UTILISATION,
         batch_engine_launch,
@@ -170,6 +177,7 @@ def deploy(
 
     apply_language(lang)
     generator = get_generator(target)  # fails fast, with "did you mean", before reading anything
+    step_count = parse_steps(steps) if steps is not None else None
     if autoscaler.lower() not in ("hpa", "keda"):
         raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
     if own_cluster and generator.name != "k8s":
@@ -384,8 +392,9 @@ def deploy(
                 "served by vLLM or SGLang); this deploy runs none"
             )
         )
-    if generator.name == "k8s" and spec.provider and spec.instance_type:
-        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists them
+    if (generator.name == "k8s" or spec.decodes_images) and spec.provider and spec.instance_type:
+        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists
+        # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
         line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")
@@ -402,7 +411,7 @@ def deploy(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
         base_image=base_image,
-        steps=steps,
+        steps=step_count,
         out_dir=_absolute(out),
         model_cache_pvc=model_cache_pvc,
     )

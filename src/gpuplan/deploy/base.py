@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
 
 __all__ = [
+    "FULL_STEPS",
     "OPTION_FIELDS",
     "OPTION_FLAGS",
     "GenerateOptions",
@@ -30,10 +31,33 @@ __all__ = [
     "Generator",
     "check_out_dir",
     "commented",
+    "parse_steps",
 ]
 
 #: Most optimizer steps a launch may ask for (a year of 1-ms steps is 3 x 10^10; no job gets near).
 MAX_STEPS = 10**10
+#: ``--steps full``: the workload's whole run, also for a stand-in model.
+FULL_STEPS: Literal["full"] = "full"
+
+
+def _step_count(steps: object) -> bool:
+    """A step count a launch may ask for (not a bool: JSON's true is not 1 step)."""
+    return isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= MAX_STEPS
+
+
+def parse_steps(text: str, option: str = "--steps") -> int | Literal["full"]:
+    """``--steps`` as typed: a whole number of steps, or ``full``; else DeployError in one line."""
+    word = text.strip().lower()
+    if word == FULL_STEPS:
+        return FULL_STEPS
+    if word.isascii() and word.isdigit() and _step_count(int(word)):
+        return int(word)
+    raise DeployError.worded(
+        N_("{option} must be a whole number from 1 to {limit:,}, or full (got {steps!r})"),
+        option=option,
+        limit=MAX_STEPS,
+        steps=text[:40],
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,8 +134,11 @@ class GenerateOptions:
     PyTorch image with train.py mounted from a ConfigMap."""
     base_image: str | None = None
     """Container base image instead of the one chosen for the GPU (``docker``, ``k8s``)."""
-    steps: int | None = None
-    """Optimizer steps to train for; None = from the workload's samples x epochs, else 1000."""
+    steps: int | Literal["full"] | None = None
+    """Optimizer steps to train for: a count; ``"full"``, the workload's samples x epochs ÷ global
+    batch (else 1000); None, that for the user's own model, and for a stand-in model a short check
+    (``gpuplan.deploy.torchrun.STAND_IN_CHECK_STEPS``): a stand-in trained for the plan's whole
+    run on synthetic data buys nothing."""
     out_dir: str | None = None
     """The absolute path the files will be written to. SkyPilot needs it: it reads a relative
     ``workdir`` from the folder ``sky`` is run in (its docs, "Syncing Code, Git, and Files"), so
@@ -144,9 +171,9 @@ class GenerateOptions:
                 N_("run id {run_id!r} is not a date and 6 hex digits (20261206-3fa9c1)"),
                 run_id=str(self.run_id)[:40],
             )
-        if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
+        if self.steps is not None and self.steps != FULL_STEPS and not _step_count(self.steps):
             raise DeployError.worded(
-                N_("{option} must be a whole number from 1 to {limit:,} (got {steps!r})"),
+                N_("{option} must be a whole number from 1 to {limit:,}, or full (got {steps!r})"),
                 option=self.names["steps"],
                 limit=MAX_STEPS,
                 steps=self.steps,

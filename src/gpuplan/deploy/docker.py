@@ -32,7 +32,14 @@ from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
+from gpuplan.deploy.user_package import (
+    DOCKERFILE,
+    PROJECT_DIR,
+    UserPackage,
+    install_words,
+    shipped_package,
+    user_package,
+)
 from gpuplan.i18n.messages import _
 
 __all__ = ["DOCKERIGNORE_PATTERNS", "DockerGenerator", "base_image", "dockerfile", "dockerignore"]
@@ -376,8 +383,12 @@ def _smoke_request(launch: EngineLaunch) -> str:
     return f"curl localhost:{ENGINE_PORT}{path} -H 'Content-Type: application/json' \\\n  -d '{body}'"
 
 
-def readme(spec: LaunchSpec, image: str) -> str:
-    """README.md in the user's language; the commands in it are the same in every language."""
+def readme(
+    spec: LaunchSpec, image: str, package: UserPackage | None = None, options: GenerateOptions | None = None
+) -> str:
+    """README.md in the user's language; the commands in it are the same in every language.
+    ``package``: the user's package copied beside the Dockerfile, which installs it; ``options``:
+    the deploy's (its --steps)."""
     tag = f"{spec.name}:latest"
     launch = engine_launch(spec)
     if launch is not None:
@@ -446,7 +457,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
 
 {runs}
 
-{training_model_note(spec)}
+{training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
 {china}
 ```bash
 docker build -t {tag} .
@@ -475,5 +486,5 @@ class DockerGenerator:
             *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
             GeneratedFile(path=".dockerignore", content=dockerignore()),
-            GeneratedFile(path="README.md", content=readme(spec, image)),
+            GeneratedFile(path="README.md", content=readme(spec, image, package, options)),
         ]

@@ -39,7 +39,14 @@ from gpuplan.deploy.skyserve import (
 )
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, shipped_package, user_package
+from gpuplan.deploy.user_package import (
+    PROJECT_DIR,
+    TASK_YAML,
+    UserPackage,
+    install_words,
+    shipped_package,
+    user_package,
+)
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
@@ -262,11 +269,15 @@ def _workdir(options: GenerateOptions) -> str:
 
 
 def _package_setup(package: UserPackage | None) -> str:
+    """The setup lines that install the user's package copied into the folder: its requirements.txt
+    first where the project has one (the package's generated pyproject.toml declares none), as the
+    Docker image does."""
     if package is None:
         return ""
+    requirements = f"pip install -r {PROJECT_DIR}/requirements.txt\n" if package.requirements else ""
     return (
         f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
-        f"pip install ./{PROJECT_DIR}\n"
+        f"{requirements}pip install ./{PROJECT_DIR}\n"
     )
 
 
@@ -364,9 +375,9 @@ def _whole_instance_words(spec: LaunchSpec) -> str:
     )
 
 
-def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str) -> str:
+def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options: GenerateOptions) -> str:
     """README.md in the user's language; the commands in it are the same in every language.
-    ``bucket``: the run's checkpoint bucket, as task.yaml names it."""
+    ``bucket``: the run's checkpoint bucket, as task.yaml names it; ``options``: the deploy's."""
     launch = (
         "sky jobs launch task.yaml   # " + _("managed job: recovers from spot preemption")
         if spec.spot
@@ -411,7 +422,7 @@ sky storage delete {bucket}   # {delete}
 
 {run}
 
-{training_model_note(spec)}
+{training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
 {where}{network}"""
 
 
@@ -470,7 +481,8 @@ class SkyPilotGenerator:
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         # read once: the manifest the files below are built from (an engine runs no code of the user's)
-        package = user_package(spec) if engine_launch(spec) is not None else shipped_package(spec)
+        ship = user_package if engine_launch(spec) is not None else shipped_package
+        package = ship(spec, TASK_YAML)
         task = task_yaml(spec, options, package)
         header = _("{name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema).")
         text = dump_documents([task], header.format(name=spec.name))
@@ -496,6 +508,7 @@ class SkyPilotGenerator:
             *(package.files if package else ()),
             GeneratedFile(path="task.yaml", content=text),
             GeneratedFile(
-                path="README.md", content=_readme(spec, package, task["file_mounts"]["/checkpoints"]["name"])
+                path="README.md",
+                content=_readme(spec, package, task["file_mounts"]["/checkpoints"]["name"], options),
             ),
         ]

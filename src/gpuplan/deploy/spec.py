@@ -90,6 +90,7 @@ from gpuplan.vocab import (
     pricing_name,
     pydantic_cast,
 )
+from gpuplan.workload.stack import LEVELS, MAX_LOADER_WORKERS, StackSpec
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
@@ -291,6 +292,13 @@ class LaunchSpec(BaseModel):
     """A batch generation job's answer tokens per sample (``inputs.output_tokens``; the prompt is
     ``seq_len``); None: each sample is one forward pass over ``seq_len`` tokens."""
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
+    decodes_images: bool = False
+    """An image job (not a service) whose samples the host's CPUs decode in DataLoader workers (the
+    workload's ``stack.input_pipeline`` is ``dataloader``): the plan's time assumes the instance's
+    vCPUs, or :attr:`loader_workers`, feed its GPUs (``gpuplan.perf.input_pipeline``)."""
+    loader_workers: int | None = Field(default=None, ge=0, le=MAX_LOADER_WORKERS)
+    """The workload's ``stack.loader_workers``: DataLoader worker processes per GPU; None: not
+    given (an image job's estimate then takes one per vCPU of the instance)."""
     gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     gradient_checkpointing: bool = False
     """Recompute activations in the backward pass: the workload's ``activation_checkpointing``
@@ -1256,6 +1264,7 @@ def _build(
             seq_len=workload.inputs.seq_len,
             output_tokens=workload.inputs.output_tokens if workload.serving is None else None,
             image_size=workload.inputs.image_size,
+            **_loader(workload, extra.get("stack")),
             gradient_accumulation=workload.gradient_accumulation,
             gradient_checkpointing=workload.gradient_checkpointing
             or extra.get("activation_checkpointing") in ("full", "selective"),
@@ -1275,6 +1284,22 @@ def _build(
     except GpuplanError as e:
         # TRANSLATORS: a plan or workload file, and the error one of its names gave
         raise DeployError.worded(N_("{source}: {error}"), source=source, error=e) from e
+
+
+def _loader(workload: PlanWorkload, stack: object) -> dict[str, Any]:
+    """:attr:`LaunchSpec.decodes_images` and :attr:`LaunchSpec.loader_workers` of ``workload``,
+    whose ``stack`` block (as the workload writes it) is read as ``gpuplan.workload`` reads it: its
+    level's input pipeline where it names none. A stack that does not read is refused as the rest
+    of the workload is."""
+    spec = StackSpec.model_validate(stack if stack is not None else {})
+    pipeline = spec.input_pipeline or LEVELS[spec.level].input_pipeline
+    return {
+        "decodes_images": workload.inputs.image_size is not None
+        and workload.serving is None
+        and workload.task != "infer"
+        and pipeline.value == "dataloader",
+        "loader_workers": spec.loader_workers,
+    }
 
 
 def _check_region(provider: str, region: str) -> None:

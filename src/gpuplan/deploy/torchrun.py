@@ -26,6 +26,7 @@ from gpuplan.deploy.engine import (
 from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
+from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import install_hint
 from gpuplan.errors import DeployError
@@ -37,15 +38,34 @@ __all__ = [
     "DEFAULT_STEPS",
     "MASTER_PORT",
     "NEW_RUN",
+    "STAND_IN_CHECK_CKPT_EVERY",
+    "STAND_IN_CHECK_STEPS",
     "TorchrunGenerator",
     "entry_point_files",
+    "full_steps",
     "gpu_count_note",
+    "loader_note",
     "render_train_py",
+    "stand_in_check",
+    "steps_note",
     "total_steps",
 ]
 
 #: Optimizer steps when the workload gives no samples x epochs to derive them from.
 DEFAULT_STEPS = 1000
+
+#: Optimizer steps of a stand-in model's run unless --steps says otherwise: a check of the launch,
+#: not the plan's run (a stand-in trained on synthetic data for the plan's 187,671 steps of a
+#: ViT-B/16 on 8 × H200 spot costs the plan's $67 and trains nothing of use). 200 steps at train.py's
+#: log interval of 10 give 20 samples/s figures, the first few with the warm-up (CUDA context, cuDNN
+#: autotuning, torch.compile) and the rest the steady rate; with a checkpoint at step 100
+#: (:data:`STAND_IN_CHECK_CKPT_EVERY`) and the last one at step 200 it writes two, the second
+#: rotating the first out (train.py keeps two on disk), and a launch again with a higher --steps
+#: resumes from step 200. A stand-in's step is milliseconds to a second: a minute or so of GPU time
+#: after the start-up, which a cloud launch pays anyway.
+STAND_IN_CHECK_STEPS = 200
+#: The stand-in check's checkpoint interval in steps (train.py's --ckpt-every-steps default).
+STAND_IN_CHECK_CKPT_EVERY = 100
 
 #: torchrun's conventional rendezvous port (its own default for --master-port).
 MASTER_PORT = 29500
@@ -58,13 +78,47 @@ _SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings"
 
 
 def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None = None) -> int:
-    """Optimizer steps for the job: the option, else samples x epochs / global batch, else 1000."""
-    if options.steps:
+    """Optimizer steps for the job: the option's count, else a stand-in's check
+    (:func:`stand_in_check`), else the full run (:func:`full_steps`)."""
+    if isinstance(options.steps, int):
         return options.steps
+    if stand_in_check(spec, options, samples):
+        return STAND_IN_CHECK_STEPS
+    return full_steps(spec, samples)
+
+
+def full_steps(spec: LaunchSpec, samples: int | None) -> int:
+    """The workload's whole run: samples x epochs (``samples``) / global batch, else 1000."""
     if samples:
         global_batch = spec.batch_size * spec.total_gpus * spec.gradient_accumulation
         return max(1, math.ceil(samples / global_batch))
     return DEFAULT_STEPS
+
+
+def stand_in_check(spec: LaunchSpec, options: GenerateOptions, samples: int | None) -> bool:
+    """Whether train.py runs a short check (:data:`STAND_IN_CHECK_STEPS`) rather than the full run:
+    a stand-in model (not the user's own code) trained, no --steps given, and a full run longer
+    than the check."""
+    return (
+        options.steps is None
+        and spec.model_entry_point is None
+        and spec.task != "infer"
+        and full_steps(spec, samples) > STAND_IN_CHECK_STEPS
+    )
+
+
+def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """What train.py's step count is, where a stand-in runs a check (a README sentence; "" else)."""
+    samples = spec.train_samples
+    if not stand_in_check(spec, options, samples):
+        return ""
+    return _(
+        "By default train.py runs a short check of the launch, {steps} steps with a checkpoint at step "
+        "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
+        "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
+        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint. "
+        "For the full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
+    ).format(steps=STAND_IN_CHECK_STEPS, every=STAND_IN_CHECK_CKPT_EVERY, full=full_steps(spec, samples))
 
 
 def _literal(value: object) -> str:
@@ -86,6 +140,19 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
     """The template with its settings block replaced by this job's values."""
     template = _template("train_entry.py")
     samples = spec.train_samples
+    workers = planned_workers(spec)
+    check = stand_in_check(spec, options, samples)
+    if isinstance(options.steps, int):
+        steps_basis = "the --steps given to gpuplan deploy"
+    elif check:
+        steps_basis = (
+            f"a short check of the launch with the stand-in model; the full run is "
+            f"{full_steps(spec, samples)} steps"
+        )
+    elif samples:
+        steps_basis = "the workload's samples x epochs / global batch"
+    else:
+        steps_basis = "the workload gives no samples x epochs"
     values = {
         "JOB_NAME": spec.name,
         "MODEL_SOURCE": spec.model_source,
@@ -100,7 +167,11 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
         "COMPILE": spec.compile,
         "TOTAL_STEPS": total_steps(spec, options, samples),
+        "STEPS_BASIS": steps_basis,
+        "CKPT_EVERY_STEPS": STAND_IN_CHECK_CKPT_EVERY if check else 0,
         "DATASET_SIZE": spec.dataset_samples or 10000,
+        "NUM_WORKERS": workers.count,
+        "NUM_WORKERS_BASIS": workers.basis,
         "CHECKPOINT_INTERVAL_MIN": checkpoint_interval_min(spec),
     }
     match = _SETTINGS.search(template)
@@ -267,7 +338,7 @@ _NO_SHARED_CKPT = (
 )
 
 
-def launch_sh(spec: LaunchSpec) -> str:
+def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     """launch.sh: torchrun for one node (--standalone) or many (static rendezvous at node 0). Its
     comments are in the user's language, its commands the same in every language."""
     what = _(
@@ -275,6 +346,12 @@ def launch_sh(spec: LaunchSpec) -> str:
         "Extra arguments go to train.py (e.g. --steps 100, --ckpt-dir /mnt/ckpt). "
         "Written by `gpuplan deploy`."
     ).format(name=spec.name, per_node=spec.gpus_per_node, nodes=spec.nodes)
+    samples = spec.train_samples
+    if options is not None and stand_in_check(spec, options, samples):
+        what += "\n" + _(
+            "train.py trains a stand-in model: by default a short check of {steps} steps, not the job's\n"
+            "full run; --steps {full} trains the full run."
+        ).format(steps=STAND_IN_CHECK_STEPS, full=full_steps(spec, samples))
     signals = _("signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {status}")
     signals = f"# ---- {signals.format(status=EXIT_PREEMPTED)} ----\n"
     if spec.nodes == 1:
@@ -372,7 +449,7 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
             train_py,
             GeneratedFile(path="serve.py", content=_template("serve_entry.py"), executable=True),
         ]
-    return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec), executable=True)]
+    return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec, options), executable=True)]
 
 
 #: The optimizers train.py builds from PyTorch itself (Adafactor: PyTorch 2.5 and later).
@@ -383,10 +460,19 @@ _BITSANDBYTES_OPTIMIZERS = ("adamw-8bit", "paged-adamw-8bit")
 _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp16"}
 
 
-def training_model_note(spec: LaunchSpec) -> str:
-    """What train.py trains, and where it runs other than the plan priced (said, never silent): every
-    target that runs train.py says it (torchrun, docker, k8s, skypilot)."""
-    notes = [_model_words(spec)]
+def training_model_note(
+    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+) -> str:
+    """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
+    never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot).
+    ``options``: the deploy's (its --steps); ``install``: how the launch folder installs the user's
+    package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
+    it importable on the machine."""
+    notes = [_model_words(spec, install)]
+    if options is not None and (steps := steps_note(spec, options)):
+        notes.append(steps)
+    if workers := planned_workers(spec).readme(spec):
+        notes.append(workers)
     if weights := base_weights_note(spec):
         notes.append(weights)
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
@@ -484,14 +570,19 @@ def base_weights_note(spec: LaunchSpec) -> str:
     return said
 
 
-def _model_words(spec: LaunchSpec) -> str:
+def _model_words(spec: LaunchSpec, install: str | None) -> str:
     if spec.model_entry_point:
+        if install is None:
+            install = _(
+                "Make the package importable on the machine, its requirements with it (`pip install -r "
+                "requirements.txt` where your project has one, then {install})."
+            ).format(install=install_hint(spec))
         return _(
             "train.py trains your model from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
-            "`make_inputs()` makes and with your `loss_fn`. Make the package importable on the machine "
-            "({install}). To train on real data, replace `build_dataset()` in train.py."
-        ).format(entry=spec.model_entry_point, install=install_hint(spec))
+            "`make_inputs()` makes and with your `loss_fn`. {install} To train on real data, replace "
+            "`build_dataset()` in train.py."
+        ).format(entry=spec.model_entry_point, install=install)
     return _(
         "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
         "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
@@ -526,7 +617,36 @@ def serving_note(spec: LaunchSpec) -> str:
     return text
 
 
-def readme(spec: LaunchSpec) -> str:
+def loader_note(spec: LaunchSpec) -> str:
+    """The README paragraph on a run the data loader slows (workers per GPU against the machine's CPU
+    cores), beside the one on NCCL: a run that is slow across GPUs may be waiting for its input, not
+    for its collectives. What ``num_workers`` means is PyTorch's: "how many subprocesses to use for
+    data loading. ``0`` means that the data will be loaded in the main process" (the DataLoader's
+    docstring, ``torch.utils.data.DataLoader``, https://docs.pytorch.org/docs/stable/data.html,
+    PyTorch 2.13, read 2026-12-06)."""
+    workers = planned_workers(spec)
+    who = assumed_by(spec)
+    if workers.source == "unpriced":
+        assumed = _("{n} per GPU by default; {who} counts none for a job that decodes no images")
+    elif workers.source == "typical":
+        assumed = _("{n} per GPU by default, a typical instance's vCPUs per GPU: give your machine's")
+    else:
+        assumed = _("{n} per GPU by default, what {who} assumes")
+    assumed = assumed.format(n=workers.count, who=who)
+    return _(
+        "If the GPUs wait for their data rather than for each other: each GPU's process starts "
+        "`--num-workers` DataLoader workers ({assumed}), and all the GPUs' workers on a machine share "
+        "its CPU cores (`nproc`). In PyTorch's words, `num_workers` is \"how many subprocesses to use "
+        'for data loading", and 0 loads the data "in the main process", between the GPU\'s steps '
+        "(https://docs.pytorch.org/docs/stable/data.html). The signs of an input-bound run: GPU "
+        "utilisation that dips between steps (`nvidia-smi dmon -s u`), samples/s in train.py's log "
+        "below what {who} assumed, and a training process that `py-spy dump --pid PID` shows "
+        "waiting in the DataLoader's `__next__`. More workers help while workers × GPUs stays within "
+        "`nproc`; beyond that, decode on the GPU (NVIDIA DALI) or store the data decoded."
+    ).format(assumed=assumed, who=who)
+
+
+def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     """README.md in the user's language; the commands in it are the same in every language (only
     their comments are prose)."""
     arguments = _("arguments after launch.sh go to train.py (see `python train.py --help`)")
@@ -629,9 +749,11 @@ def readme(spec: LaunchSpec) -> str:
 
 {checkpoints}
 
-{training_model_note(spec)}
+{training_model_note(spec, options)}
 
 {nccl}
+
+{loader_note(spec)}
 {fabric_note(spec, "torchrun")}"""
 
 
@@ -649,4 +771,7 @@ class TorchrunGenerator:
                 N_("torchrun launches training, not a service: {instead}"),
                 instead=instead(spec, "torchrun", options),
             )
-        return [*entry_point_files(spec, options), GeneratedFile(path="README.md", content=readme(spec))]
+        return [
+            *entry_point_files(spec, options),
+            GeneratedFile(path="README.md", content=readme(spec, options)),
+        ]

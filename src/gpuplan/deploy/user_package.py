@@ -4,7 +4,8 @@ A container or a cloud node has only what the launch folder holds, so train.py c
 user's model there. For a workload whose ``project_dir`` is known on this machine (see
 ``LaunchSpec.project_dir``: inside the folder the user named, ``gpuplan.confine``), the top-level
 package of the entry point is copied under ``project/`` with its packaging files, and the Dockerfile
-(or SkyPilot's setup) runs ``pip install ./project``. A project without ``pyproject.toml`` or
+(or SkyPilot's setup) runs ``pip install -r project/requirements.txt`` where the project has one,
+then ``pip install ./project``. A project without ``pyproject.toml`` or
 ``setup.py`` gets a minimal generated ``pyproject.toml`` that declares just that package, so the
 install works either way.
 
@@ -45,10 +46,23 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["PROJECT_DIR", "UserPackage", "install_hint", "shipped_package", "user_package"]
+__all__ = [
+    "DOCKERFILE",
+    "PROJECT_DIR",
+    "TASK_YAML",
+    "UserPackage",
+    "install_hint",
+    "install_words",
+    "shipped_package",
+    "user_package",
+]
 
 #: Folder of the launch directory (and of the image, under /workspace) holding the package.
 PROJECT_DIR = "project"
+#: The files that install the copied package: a Dockerfile (``docker``, ``k8s``), or SkyPilot's
+#: task.yaml, whose ``setup`` runs on every node (``skypilot``).
+DOCKERFILE = "Dockerfile"
+TASK_YAML = "task.yaml"
 MAX_FILES = 2000
 MAX_BYTES = 50 * 1024 * 1024
 #: Packaging files copied from the project root when present.
@@ -222,20 +236,46 @@ version = "0.0.0"
 """
 
 
-def _readme(top_level: str, root: Path) -> str:
+def install_words(installer: str, requirements: bool) -> str:
+    """How the launch folder installs the copied package, one sentence in the user's language:
+    ``installer`` is the file that does it (:data:`DOCKERFILE`, or :data:`TASK_YAML`, whose setup
+    runs on every node), ``requirements`` whether the project's requirements.txt is installed first."""
+    if installer == TASK_YAML:
+        said = (
+            _(
+                "The setup of task.yaml installs your project's requirements and then the package on "
+                "every node (`pip install -r {project}/requirements.txt`, then `pip install ./{project}`)."
+            )
+            if requirements
+            else _("The setup of task.yaml installs the package on every node (`pip install ./{project}`).")
+        )
+    else:
+        said = (
+            _(
+                "The Dockerfile installs your project's requirements and then the package (`pip install -r "
+                "{project}/requirements.txt`, then `pip install ./{project}`)."
+            )
+            if requirements
+            else _("The Dockerfile installs the package (`pip install ./{project}`).")
+        )
+    return said.format(project=PROJECT_DIR)
+
+
+def _readme(top_level: str, root: Path, installer: str, requirements: bool) -> str:
     title = _("{package}: your model's package").format(package=top_level)
     copied = _(
         "Copied by `gpuplan deploy` from `{root}` so that the image (or the cloud node) can import "
-        "your model.\n"
-        "The Dockerfile one folder up installs it (`pip install ./{project}`); to try it here:"
-    ).format(root=root, project=PROJECT_DIR)
+        "your model. {install} `{installer}` is in the folder one level up; to install the package here, "
+        "from that folder:"
+    ).format(root=root, install=install_words(installer, requirements), installer=installer)
     edit = _("Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.")
+    steps = f"pip install -r {PROJECT_DIR}/requirements.txt\n" if requirements else ""
     return f"""# {title}
 
 {copied}
 
 ```bash
-pip install ./{PROJECT_DIR}
+{steps}pip install ./{PROJECT_DIR}
 ```
 
 {edit}
@@ -267,10 +307,12 @@ def _module_file(base: int, parts: list[str]) -> bool:
             os.close(fd)
 
 
-def user_package(spec: LaunchSpec) -> UserPackage | None:
+def user_package(spec: LaunchSpec, installer: str = DOCKERFILE) -> UserPackage | None:
     """The user's package to ship with the launch, or None when the spec has none to copy (a preset,
     or no project folder known here). Raises DeployError when the project folder does not hold the
-    entry point's module as a package (or module) of regular files."""
+    entry point's module as a package (or module) of regular files. ``installer``: the file of the
+    launch folder that installs it (:data:`DOCKERFILE` or :data:`TASK_YAML`), which the README
+    written into ``project/`` names."""
     if not spec.model_entry_point or not spec.project_dir:
         return None
     root = Path(spec.project_dir)
@@ -315,7 +357,8 @@ def user_package(spec: LaunchSpec) -> UserPackage | None:
         files = [*manifest.files, *copies]
     names = set(packaging)
     if "README.md" not in names:
-        files.append(GeneratedFile(path=f"{PROJECT_DIR}/README.md", content=_readme(top_level, root)))
+        readme = _readme(top_level, root, installer, "requirements.txt" in names)
+        files.append(GeneratedFile(path=f"{PROJECT_DIR}/README.md", content=readme))
     if not names & {"pyproject.toml", "setup.py"}:
         files.append(
             GeneratedFile(
@@ -365,14 +408,14 @@ def install_hint(spec: LaunchSpec) -> str:
     return f"`PYTHONPATH={root / 'src' if in_src and not here else root}`"
 
 
-def shipped_package(spec: LaunchSpec) -> UserPackage | None:
+def shipped_package(spec: LaunchSpec, installer: str = DOCKERFILE) -> UserPackage | None:
     """The user's package for a target that ships the launch folder to machines of its own (a
     container image, SkyPilot's nodes): :func:`user_package`, and where the model is the user's
     code but no package of it could be copied (a plan kept in another folder than the code, a
     project folder that is not on this machine), a DeployError in one line naming the package,
     the folder looked in and ``--project DIR``. Files whose launch fails with ModuleNotFoundError
     on the rented nodes are not written. Nothing is read from outside the folder the user named."""
-    package = user_package(spec)
+    package = user_package(spec, installer)
     if package is not None or not spec.model_entry_point:
         return package
     top_level = spec.model_entry_point.split(":", 1)[0].split(".")[0]

@@ -530,7 +530,11 @@ class DeployRequest(_Request):
     autoscaler: Literal["hpa", "keda"] = "hpa"
     image: str | None = Field(default=None, max_length=500)
     base_image: str | None = Field(default=None, max_length=500)
-    steps: int | None = Field(default=None, ge=1, le=10**9)
+    steps: Annotated[int, Field(ge=1, le=10**9)] | Literal["full"] | None = Field(
+        default=None,
+        description="optimizer steps, or full: the workload's samples x epochs (the default for your own "
+        "model's code; a stand-in model runs a short check of the launch unless given)",
+    )
     workdir: str | None = Field(
         default=None,
         max_length=1000,

@@ -606,8 +606,9 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             spec = spec.with_engine_slots(slots)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
-    if generator.name == "k8s":
-        # the pods request their GPUs' share of the instance's CPU and memory, as the CLI's do
+    if generator.name == "k8s" or spec.decodes_images:
+        # the pods request their GPUs' share of the instance's CPU and memory, and an image job's
+        # DataLoader workers are those its vCPUs give, as the CLI's do
         spec = catalog_host(spec, store)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:

@@ -31,7 +31,7 @@ from gpuplan.deploy.spec import (
     unpriced_ceiling_words,
 )
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
-from gpuplan.deploy.user_package import user_package
+from gpuplan.deploy.user_package import DOCKERFILE, UserPackage, install_words, user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.inference import TARGET_UTILISATION
@@ -149,13 +149,18 @@ def _replay_command(spec: LaunchSpec) -> str:
     return f"gpuplan simulate autoscale WORKLOAD {where} --policy {policy}"
 
 
-def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
-    """The README's sentences on what serving, several nodes or spot capacity need."""
+def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None = None) -> list[str]:
+    """The README's sentences on what serving, several nodes or spot capacity need; ``package``: the
+    user's package copied beside the Dockerfile, which installs it."""
     serving = spec.task == "infer"
     extra = []
     if not serving:
         # what the Job's train.py trains: the user's model, or a stand-in said as such
-        extra.append(training_model_note(spec))
+        extra.append(
+            training_model_note(
+                spec, options, install_words(DOCKERFILE, package.requirements) if package else None
+            )
+        )
         extra.append(
             _(
                 "Each `gpuplan deploy` is a new run with a new checkpoint volume: this one's is the PVC "
@@ -408,11 +413,13 @@ def _sentences(parts: list[str]) -> str:
     return text
 
 
-def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile]) -> str:
+def _readme(
+    spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile], package: UserPackage | None
+) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     title = _("{name}: Kubernetes").format(name=spec.name)
     needs = _("Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).")
-    notes = _sentences(_notes(spec, options))
+    notes = _sentences(_notes(spec, options, package))
     selectors = (
         _(
             "Node selectors and tolerations follow the plan ({provider}, {pricing}); notes in\n"
@@ -484,6 +491,6 @@ class KubernetesGenerator:
                 path="README.md",
                 content=batch_readme(spec, options, _image_note(spec, options))
                 if spec.batch_inference
-                else _readme(spec, options, manifests),
+                else _readme(spec, options, manifests, package),
             ),
         ]

@@ -65,8 +65,12 @@ IMAGE_SIZE: int | None = None
 GRADIENT_ACCUMULATION = 1
 GRADIENT_CHECKPOINTING = False
 COMPILE = False  # torch.compile the model (on CUDA; a CPU dry run stays eager)
-TOTAL_STEPS = 1000  # optimizer steps
+TOTAL_STEPS = 1000  # optimizer steps (--steps)
+STEPS_BASIS = "the workload's samples x epochs / global batch"  # why TOTAL_STEPS is what it is
+CKPT_EVERY_STEPS = 0  # also checkpoint every N steps (--ckpt-every-steps; 0 = off)
 DATASET_SIZE = 10000  # samples in the synthetic stand-in dataset
+NUM_WORKERS = 2  # DataLoader worker processes per GPU (--num-workers)
+NUM_WORKERS_BASIS = "the plan's time counts no DataLoader workers"  # why NUM_WORKERS is what it is
 CHECKPOINT_INTERVAL_MIN = 30.0
 # <<< gpuplan settings
 
@@ -307,16 +311,31 @@ class Preemption:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=f"Train {JOB_NAME} ({MODEL_SOURCE}) with checkpoint/resume.")
-    p.add_argument("--steps", type=int, default=TOTAL_STEPS, help="optimizer steps in total")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=TOTAL_STEPS,
+        help=f"optimizer steps in total (default {TOTAL_STEPS}: {STEPS_BASIS})",
+    )
     p.add_argument("--lr", type=float, default=None, help="learning rate (default: the optimizer's usual)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="per GPU, per micro-batch")
     p.add_argument("--dataset-size", type=int, default=DATASET_SIZE)
     add_stand_in_options(p)
-    p.add_argument("--num-workers", type=int, default=2, help="DataLoader worker processes per rank")
+    p.add_argument(
+        "--num-workers",
+        type=int,
+        default=NUM_WORKERS,
+        help=f"DataLoader worker processes per GPU (default {NUM_WORKERS}: {NUM_WORKERS_BASIS})",
+    )
     p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
     p.add_argument("--ckpt-every-min", type=float, default=CHECKPOINT_INTERVAL_MIN)
-    p.add_argument("--ckpt-every-steps", type=int, default=0, help="also checkpoint every N steps (0 = off)")
+    p.add_argument(
+        "--ckpt-every-steps",
+        type=int,
+        default=CKPT_EVERY_STEPS,
+        help="also checkpoint every N steps (0 = off)",
+    )
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--result-file", help="write the final loss and a hash of the final weights (JSON)")
     p.add_argument(
@@ -739,6 +758,22 @@ def weights_digest(model: nn.Module, optimizer: torch.optim.Optimizer) -> str:
     return h.hexdigest()
 
 
+def warn_cpu_share(workers: int, rank: int) -> None:
+    """One WARNING line (rank 0) where this node's ranks start more DataLoader workers than it has
+    CPUs: they then share them, and decode fewer images per second than NUM_WORKERS_BASIS assumed."""
+    ranks = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if rank == 0 and workers * ranks > cpus:
+        print(
+            f"[{JOB_NAME}] WARNING: {workers} DataLoader workers per GPU x {ranks} GPU(s) here = "
+            f"{workers * ranks} processes on {cpus} CPUs; the default was {NUM_WORKERS} "
+            f"({NUM_WORKERS_BASIS}). "
+            "If the GPUs wait for data, set --num-workers to the CPUs / GPUs of this machine",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 # ---- training ---------------------------------------------------------------------------------
 
 
@@ -763,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     sampler = ResumableSampler(
         dataset, per_batch, num_replicas=world, rank=rank, shuffle=True, seed=args.seed, drop_last=True
     )
+    warn_cpu_share(args.num_workers, rank)
     # A private generator keeps DataLoader from drawing its base seed from the global RNG, which
     # would make the RNG stream depend on where an epoch's iterator was created (a resume point).
     loader = DataLoader(
@@ -812,6 +848,8 @@ def main(argv: list[str] | None = None) -> int:
 
         scaler = ShardedGradScaler("cuda")
     last_ckpt_time = time.monotonic()
+    # samples/s between log lines (the global batch per step; a checkpoint written between them counts)
+    last_log = (time.monotonic(), progress["step"])
     saved_step = -1  # the step of this run's last checkpoint: not written again at the end
     micro = 0
     model.train()
@@ -850,8 +888,13 @@ def main(argv: list[str] | None = None) -> int:
             stop, due = bool(flags[0] > 0), bool(flags[1] > 0)
             progress["loss"] = flags[2].item() * accumulation / world
             if rank == 0 and progress["step"] % args.log_every == 0:
+                now = time.monotonic()
+                samples = (progress["step"] - last_log[1]) * args.batch_size * world * accumulation
+                rate = samples / max(now - last_log[0], 1e-9)
+                last_log = (now, progress["step"])
                 print(
-                    f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f}",
+                    f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f} "
+                    f"{rate:,.0f} samples/s",
                     flush=True,
                 )
             if stop or due:
