@@ -89,10 +89,10 @@ def _own_model(folder: Path, *packaging: str, src: bool = False) -> LaunchSpec:
 @pytest.mark.parametrize(
     ("packaging", "src", "said"),
     [
-        ((), False, "(`PYTHONPATH={folder}`)"),
-        ((), True, "(`PYTHONPATH={folder}/src`)"),
-        (("pyproject.toml",), False, "(`pip install -e {folder}`)"),
-        (("setup.py",), True, "(`pip install -e {folder}`)"),
+        ((), False, " `PYTHONPATH={folder}`)"),
+        ((), True, " `PYTHONPATH={folder}/src`)"),
+        (("pyproject.toml",), False, " `pip install -e {folder}`)"),
+        (("setup.py",), True, " `pip install -e {folder}`)"),
     ],
 )
 def test_the_torchrun_readme_offers_pip_install_e_only_for_a_folder_pip_can_install(
