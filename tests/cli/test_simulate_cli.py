@@ -808,3 +808,28 @@ def test_share_chooses_a_mig_slice_that_meets_the_workloads_time_to_first_token(
     (tmp_path / "w.yaml").write_text(text.replace("ttft_p95_ms: 300", "ttft_p95_ms: 1"), encoding="utf-8")
     view = " ".join(_run(*args).split())
     assert "Misses its time-to-first-token target: chat" in view
+
+
+def test_gpu_util_s_default_max_follows_the_load_and_says_so() -> None:
+    # was: max 8 whatever the load (a 40 requests/s service whose plan needs 18 replicas capped at 8)
+    import numpy as np
+
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.simulate.in_flight import replica_capacity
+    from gpuplan.simulate.inputs import parse_replica
+
+    args = ["simulate", "autoscale", str(WORKLOAD), "--gpu", "L4", "--replica", REPLICA, "--shape", "step"]
+    args += ["--rate", "60", "--hours", "1", "--on-demand-price", "1"]
+    doc = json.loads(_run(*args, "--policy", "gpu-util:80", "--json"))
+    cap = replica_capacity(parse_replica(REPLICA, "L4"), np.array([512]), np.array([256]))
+    peak = doc["trace"]["peak_requests_per_s"]
+    needed = math.ceil(peak / (cap * TARGET_UTILISATION))
+    # twice what the peak needs, as deploy writes maxReplicas from a plan
+    assert needed > 8 and doc["policies"][0]["behaviour"]["max_replicas"] == 2 * needed
+    text = " ".join(_run(*args, "--policy", "gpu-util:80").split())
+    assert (
+        f"Max {2 * needed} by default: twice the {needed} replicas the trace's peak of 90 requests/s" in text
+    )
+    # a max the policy gives is kept
+    given = json.loads(_run(*args, "--policy", "gpu-util:80,max=8", "--json"))
+    assert given["policies"][0]["behaviour"]["max_replicas"] == 8
