@@ -50,7 +50,7 @@ def _refusal(rows, estimate, constraints) -> str:  # type: ignore[no-untyped-def
 
 HINT = (
     "over the deadline on up to 8 instances, the instance limit, time still falling with the count: g.slow; "
-    "raise --max-nodes (up to 64) to plan more, which may meet it"
+    "raise --max-nodes (up to 256) to plan more, which may meet it"
 )
 
 
@@ -79,10 +79,13 @@ def test_no_hint_where_more_instances_do_not_help_or_another_limit_stopped_it() 
     # every instance type meets the deadline somewhere: no note
     plan = _plan([SLOW], _falling, Constraints(deadline_h=30.0))
     assert not any("over the deadline on up to" in n for n in plan.notes)
-    # 64 instances of one GPU: the planner's own search ends it, and no flag is named
+    # 64 instances of one GPU: the default search of 64 GPUs ends it too, and both flags are named
     text = _refusal([SLOW], _falling, Constraints(deadline_h=3.0, max_nodes=64))
+    assert "raise --max-nodes and --max-gpus (up to 256 each)" in text
+    # 256 of them: the planner's own search ends it, and no flag is named
+    text = _refusal([SLOW], _falling, Constraints(deadline_h=0.5, max_nodes=256, max_gpus=256))
     assert "the most the planner looks at for one job: g.slow" in text
-    assert "--max-nodes" not in text
+    assert "--max-nodes" not in text and "--max-gpus" not in text
     # the GPU limit, not the instance limit
     text = _refusal([SLOW], _falling, Constraints(deadline_h=20.0, max_gpus=4, max_nodes=16))
     assert (

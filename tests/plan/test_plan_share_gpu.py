@@ -72,6 +72,18 @@ def test_replicas_that_cannot_share_a_card_are_left_out_and_the_rest_priced(
     assert "below_min_replicas" not in held.excluded
 
 
+def test_the_plan_names_the_gpus_that_sharing_left_out_and_why(store: Store, profile: Profile) -> None:
+    # was: the 24 and 48 GB cards vanished under share_gpu: 4 with no line saying sharing did it
+    four = plan(_service(share_gpu=True), store=store, profile=profile, providers=["aws"])
+    line = next(n for n in four.notes if n.startswith("serving.share_gpu: 4 replicas of this one service"))
+    assert "A10G" in line and "L40S" in line and "(does_not_fit)" in line
+    assert "A10G" not in {o.gpu for o in four.options}
+    # the GPUs sharing did not leave out are not named, and without sharing there is no such line
+    assert "H100" not in line
+    whole = plan(_service(), store=store, profile=profile, providers=["aws"])
+    assert not any(n.startswith("serving.share_gpu:") for n in whole.notes)
+
+
 @pytest.mark.parametrize("share", [0, 49, -1])
 def test_share_gpu_out_of_range_is_one_line(share: int) -> None:
     from gpuplan.workload.spec import ServingSpec

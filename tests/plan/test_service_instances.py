@@ -22,7 +22,7 @@ from gpuplan.plan import (
     PlanInfeasibleError,
     plan_offers,
 )
-from gpuplan.plan.constraints import DEFAULT_MAX_NODES, SERVICE_MAX_NODES
+from gpuplan.plan.constraints import DEFAULT_MAX_NODES, MAX_TOTAL_GPUS, SERVICE_MAX_NODES
 from gpuplan.report.plan_view import price_words
 
 #: The month a service is planned for, h.
@@ -104,7 +104,7 @@ def test_an_instance_limit_that_leaves_a_service_short_names_the_flag_that_lifts
     # 1…8 small instances, and 1…3 big ones (8, 16, 24 GPUs)
     assert plan.excluded["short_of_load"] == 8 + 3
     assert (
-        "short of the load on up to 8 instances, the instance limit: g.small; raise --max-nodes (up to 64) "
+        "short of the load on up to 8 instances, the instance limit: g.small; raise --max-nodes (up to 256) "
         "to plan more replicas"
     ) in plan.notes
     # Nothing left: the refusal says the same.
@@ -112,7 +112,7 @@ def test_an_instance_limit_that_leaves_a_service_short_names_the_flag_that_lifts
         _plan([SMALL], SERVICE, _service_estimate, Constraints(max_nodes=8))
     assert str(caught.value) == (
         "no option is left: candidates excluded by short_of_load 8; short of the load on up to 8 instances, "
-        "the instance limit: g.small; raise --max-nodes (up to 64) to plan more replicas"
+        "the instance limit: g.small; raise --max-nodes (up to 256) to plan more replicas"
     )
     with use_language("zh"):
         zh = error_text(caught.value)
@@ -126,10 +126,11 @@ def test_the_gpu_limit_and_the_planners_search_are_named_when_they_leave_a_servi
     ):
         _plan([SMALL], SERVICE, _service_estimate, Constraints(max_gpus=16))
     # both limits at once: 8 instances of one GPU, and 9 GPUs would be past --max-gpus 8
-    with pytest.raises(PlanInfeasibleError, match=r"raise --max-nodes and --max-gpus \(up to 64 each\)"):
+    with pytest.raises(PlanInfeasibleError, match=r"raise --max-nodes and --max-gpus \(up to 256 each\)"):
         _plan([SMALL], SERVICE, _service_estimate, Constraints(max_nodes=8, max_gpus=8))
 
-    # A load 64 GPUs do not carry: no flag lifts the planner's own search, and the line says so.
+    # A load 64 GPUs do not carry: the default search, which --max-gpus raises (it was refused past
+    # 64, and the line said no flag lifts it: a 72B service at 40 requests/s had no plan at all).
     def heavy(key: EstimateKey) -> EstimateRow:
         return replace(_service_estimate(key), fits=False, short_of_load=True)
 
@@ -138,9 +139,18 @@ def test_the_gpu_limit_and_the_planners_search_are_named_when_they_leave_a_servi
     text = str(caught.value)
     assert (
         # g.small at $3/h per 4.16 requests/s before g.big at $32/h per 8 × 4.16 requests/s
-        "short of the load on up to 64 GPUs, the most the planner looks at for one service: g.small, g.big"
+        "short of the load on up to 64 GPUs, the GPU limit: g.small, g.big; raise --max-gpus (up to 256) to "
+        "plan more replicas"
     ) in text
     assert "--max-nodes" not in text
+    # past the most --max-gpus takes, no flag lifts the planner's own search, and the line says so
+    with pytest.raises(PlanInfeasibleError) as caught:
+        _plan([SMALL, BIG], SERVICE, heavy, Constraints(max_gpus=MAX_TOTAL_GPUS))
+    text = str(caught.value)
+    assert (
+        "short of the load on up to 256 GPUs, the most the planner looks at for one service: g.small, g.big"
+    ) in text
+    assert "--max-nodes" not in text and "--max-gpus" not in text
 
 
 def test_a_traced_service_on_the_shipped_catalog_is_laid_on_more_instances_than_a_jobs_limit(
@@ -165,7 +175,7 @@ def test_a_traced_service_on_the_shipped_catalog_is_laid_on_more_instances_than_
     said = [
         n for n in capped.notes if n.startswith("short of the load on up to 8 instances, the instance limit:")
     ]
-    assert len(said) == 1 and said[0].endswith("raise --max-nodes (up to 64) to plan more replicas")
+    assert len(said) == 1 and said[0].endswith("raise --max-nodes (up to 256) to plan more replicas")
     # the instance types are named cheapest per GPU-hour first: the one the higher limit picks is there
     assert free.recommended.instance_type in said[0]
 

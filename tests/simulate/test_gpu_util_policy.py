@@ -213,3 +213,15 @@ def test_a_queue_policy_takes_the_replica_range_deploy_writes() -> None:
     assert (held.min_replicas, held.max_replicas) == (12, 12)
     fixed = parse_policy("fixed:replicas=2")
     assert with_serving(fixed, gpu_util_pct=None, min_replicas=5, max_replicas=6) is fixed
+
+
+def test_a_max_the_serving_block_gives_is_not_replaced_by_the_loads() -> None:
+    from gpuplan.simulate.policy import max_for_load, parse_policy, with_serving
+
+    p = parse_policy("gpu-util:80")
+    # 100 requests/s at 80 % of 1 request/s: 125 replicas, a default max of 250
+    assert p.max_default and max_for_load(p, 100.0, 1.0, 1000).max_replicas == 250
+    block = with_serving(p, gpu_util_pct=None, min_replicas=None, max_replicas=5)
+    assert max_for_load(block, 100.0, 1.0, 1000).max_replicas == 5
+    assert max_for_load(parse_policy("gpu-util:80,max=6"), 100.0, 1.0, 1000).max_replicas == 6
+    assert max_for_load(parse_policy("fixed:replicas=3"), 100.0, 1.0, 1000).max_replicas == 3

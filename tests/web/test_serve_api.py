@@ -212,7 +212,13 @@ def test_max_gpus_past_the_planners_search_is_refused_as_the_cli_refuses_it(serv
     assert said.startswith("max_nodes: ") and "64" in said, said
     w = {**bert_workload(), "constraints": {"max_gpus": 1000}}
     said = _error(service.client.post("/api/v1/plan", json={"workload": w}, headers=h), 400)
-    assert said.endswith("constraints.max_gpus: must be ≤ 64 (got 1000)"), said
+    assert said.endswith("constraints.max_gpus: must be ≤ 256 (got 1000)"), said
+    # the service keeps its search at 64 GPUs, whatever the workload asks (`plan --max-gpus` goes to 256)
+    w = {**bert_workload(), "constraints": {"max_gpus": 128}}
+    said = _error(service.client.post("/api/v1/plan", json={"workload": w}, headers=h), 400)
+    assert said.endswith("constraints.max_gpus: must be ≤ 64 (got 128), the most this service plans for"), (
+        said
+    )
     ok = service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_gpus": 64}, headers=h)
     assert ok.status_code == 200, ok.text
 

@@ -97,5 +97,7 @@ def estimate_services(
             prompt_tokens=w.serving.prompt_tokens,
             output_tokens=w.serving.output_tokens,
             slo_s=slo / 1000 if slo else None,
+            # every target the workload states is checked (the services file gives a p95 only)
+            ttft_slo_s=w.serving.ttft_p95_ms / 1000 if w.serving.ttft_p95_ms else None,
         )
     return out, constraints

@@ -102,7 +102,8 @@ def deploy(
     share_gpu: Annotated[
         int | None,
         typer.Option(
-            help="k8s serving: replicas per GPU by time-slicing (4 = a quarter card each).",
+            help="k8s serving: replicas of this one service per GPU, time-sliced (4: four of its replicas "
+            "share each card). Several services on shared cards: gpuplan simulate share.",
             show_default=False,
         ),
     ] = None,

@@ -185,7 +185,8 @@ def plan_cmd(
         typer.Option(
             "--max-gpus",
             parser=whole_number(1, MAX_PLANNED_GPUS),
-            help="At most this many GPUs in all: 1 to 64, what the planner searches (the default).",
+            help="At most this many GPUs in all: 1 to 256 (default 64, what the planner searches unless "
+            "asked; a larger search takes longer and more memory).",
         ),
     ] = None,
     max_nodes: Annotated[
@@ -194,8 +195,8 @@ def plan_cmd(
             "--max-nodes",
             parser=whole_number(1, MAX_PLANNED_NODES),
             help=(
-                "At most this many instances, 1 to 64 (default 8 for a job, what a team can get; 64 for a "
-                "service, whose replicas are independent servers)."
+                "At most this many instances, 1 to 256 (default 8 for a job, what a team can get; for a "
+                "service, whose replicas are independent servers, the GPU limit)."
             ),
         ),
     ] = None,

@@ -101,6 +101,36 @@ def _shape_trace(
     raise NotFoundError("trace shape", shape, SHAPES)
 
 
+def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -> list[Policy]:
+    """Each policy whose ``max`` is a default with it set by the trace's peak and the replica's
+    capacity (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
+    import math
+
+    import numpy as np
+
+    from gpuplan.simulate.autoscale import MAX_REPLICA_DECISIONS, MAX_SLOTS
+    from gpuplan.simulate.in_flight import replica_capacity
+    from gpuplan.simulate.policy import max_for_load
+
+    if not any(p.max_default for p in policies):
+        return policies
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    capacity = replica_capacity(replica, trace.prompt_tokens, trace.output_tokens)
+    if trace.rate is not None:  # a drawn trace: the peak of the curve it was drawn from
+        peak = trace.rate.peak_requests_per_s
+    else:  # a file: its busiest minute (the whole trace if shorter)
+        window = min(60.0, max(trace.duration_s, 1.0))
+        arrivals = np.sort(trace.arrival_s)
+        within = np.searchsorted(arrivals, arrivals + window, side="left") - np.arange(len(arrivals))
+        peak = float(within.max()) / window if len(arrivals) else 0.0
+    out = []
+    for p in policies:
+        decisions = math.ceil(trace.duration_s / p.period_s) + 1
+        most = max(1, min(MAX_SLOTS // max(1, replica.slots), MAX_REPLICA_DECISIONS // decisions))
+        out.append(max_for_load(p, peak, capacity, most))
+    return out
+
+
 def _replica(
     ctx: typer.Context,
     w: Workload,
@@ -194,7 +224,8 @@ def autoscale_cmd(
             help="A policy, repeatable: fixed:replicas=4, target:target=0.7,max=10, "
             "queue:per_replica=48, scheduled:at=0h@2/8h@6, gpu-util:80 (the HPA gpuplan deploy "
             "writes: DCGM GPU utilisation in percent; target, min and max default to the "
-            "workload's serving block).",
+            "workload's serving block). Without a max, target, queue and gpu-util scale to twice the "
+            "replicas the trace's peak needs.",
         ),
     ] = None,
     policies: Annotated[Path | None, typer.Option("--policies", help="A YAML list of policies.")] = None,
@@ -407,6 +438,22 @@ def autoscale_cmd(
                 ("commit", "--commit-price", commit_price),
             )
         }
+        assert tr.prompt_tokens is not None and tr.output_tokens is not None
+        lengths = (tr.prompt_tokens, tr.output_tokens)
+        weights: float | None = None
+        if replica:
+            if engine:
+                raise InputError.worded(
+                    N_("--engine sets the estimator's replica; --replica gives its figures")
+                )
+            rep = parse_replica(replica, gpu_id)
+        else:
+            rep, weights = _replica(
+                ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
+            )
+        # an autoscaler's max that neither the policy nor the serving block gives follows the load
+        # (before the fleet is priced: its largest fleet is what is bought)
+        pols = _max_for_load(pols, tr, rep)
         check_commit_price(given_usd["commit"], pols)
         given = {
             "on_demand_usd": given_usd["on_demand"],
@@ -424,19 +471,6 @@ def autoscale_cmd(
         own_prices = prices_by_policy(offers, gpu_id, pols, **given)
         if instance is not None and any(v is not None for v in given_usd.values()):
             _held_to_the_catalog(offers, gpu_id, given, given_usd, instance, pols)
-        assert tr.prompt_tokens is not None and tr.output_tokens is not None
-        lengths = (tr.prompt_tokens, tr.output_tokens)
-        weights: float | None = None
-        if replica:
-            if engine:
-                raise InputError.worded(
-                    N_("--engine sets the estimator's replica; --replica gives its figures")
-                )
-            rep = parse_replica(replica, gpu_id)
-        else:
-            rep, weights = _replica(
-                ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
-            )
     finally:
         if store is not None:
             store.close()

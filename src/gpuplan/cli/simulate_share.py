@@ -168,7 +168,16 @@ def share_cmd(
                 refused.append(e)  # e.g. no MIG on this GPU
         if not plans:  # what no sharing can place (no services, a load past the limit) says why
             raise refused[0]
-        plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
+        # a packing that serves every service within its targets first, then the fewest GPUs
+        plan = min(
+            plans,
+            key=lambda p: (
+                len(p.unplaced),
+                sum(not s.meets_targets for s in p.services),
+                p.gpus_needed,
+                SHARINGS.index(p.sharing),
+            ),
+        )
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
     plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money)

@@ -27,7 +27,8 @@ class ServingDeployment(BaseModel):
     """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
     share_gpu: int = Field(default=1, ge=1, le=MAX_SHARE_GPU)
     """Replicas that time-share one GPU (NVIDIA device-plugin time-slicing); 1 = a whole GPU each.
-    ``true`` in YAML means 4, the articles' "1/4 card"."""
+    ``true`` in YAML means 4, the articles' "1/4 card": four replicas of this one service on each
+    card, not several services (``simulate share`` packs those)."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
     min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)

@@ -309,6 +309,10 @@ class ShareServiceDoc(Document):
     p95_latency_s: float | None
     latency_headroom_s: float | None
     """SLO − p95 (negative: missed; null: no SLO, or overloaded when the SLO is set)."""
+    ttft_p95_s: float | None = None
+    """p95 time to first token (null: overloaded, or not known for a service given by hand)."""
+    ttft_headroom_s: float | None = None
+    """TTFT target − its p95 (negative: missed; null: no TTFT target, or not known when it is set)."""
 
 
 class ShareDocument(Document):

@@ -148,17 +148,20 @@ def named_in(values: np.ndarray, allowed: tuple[str, ...]) -> BoolArray:
 def enumerate_candidates(
     offers: OfferTable, constraints: Constraints, *, service: bool = False
 ) -> Candidates:
-    """Every offer × node count up to ``MAX_TOTAL_GPUS`` and the node limit, with the offer-level
-    filters applied. Counts beyond ``constraints.node_limit(service=service)`` are not enumerated
-    at all (the plan's assumptions say where the limit is; ``plan.load_limit`` says when it left a
-    service short of its load). ``service``: the candidates are a service's replicas, independent
-    servers, not the nodes of one job."""
-    from gpuplan.plan.constraints import MAX_TOTAL_GPUS
+    """Every offer × node count up to the GPU limit (``--max-gpus``; at least the default search,
+    ``DEFAULT_TOTAL_GPUS``, so that a lower limit's exclusions are counted) and the node limit, with
+    the offer-level filters applied. Counts beyond ``constraints.node_limit(service=service)`` are
+    not enumerated at all (the plan's assumptions say where the limit is; ``plan.load_limit`` says
+    when it left a service short of its load). ``service``: the candidates are a service's
+    replicas, independent servers, not the nodes of one job."""
+    from gpuplan.plan.constraints import DEFAULT_TOTAL_GPUS
 
     per_node = offers.gpu_count
     whole = per_node >= 1
+    # The arrays grow with the GPUs searched: past the default only where --max-gpus asks.
+    searched = max(DEFAULT_TOTAL_GPUS, constraints.total_gpu_limit)
     # Offers with a fractional or too-large GPU count get one candidate (to carry their reason).
-    max_nodes = np.where(whole, np.floor(MAX_TOTAL_GPUS / np.maximum(per_node, 1.0)), 1.0)
+    max_nodes = np.where(whole, np.floor(searched / np.maximum(per_node, 1.0)), 1.0)
     max_nodes = np.clip(max_nodes, 1.0, constraints.node_limit(service=service)).astype(np.int64)
     offer = np.repeat(np.arange(len(offers), dtype=np.int64), max_nodes)
     starts = np.repeat(np.cumsum(max_nodes) - max_nodes, max_nodes)

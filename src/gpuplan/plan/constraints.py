@@ -9,7 +9,7 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, Phrase
-from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
 
@@ -18,6 +18,7 @@ __all__ = [
     "COMMITTED_PRICING",
     "DEFAULT_MAX_NODES",
     "DEFAULT_PRICING",
+    "DEFAULT_TOTAL_GPUS",
     "MAX_TOTAL_GPUS",
     "SERVICE_MAX_NODES",
     "Constraints",
@@ -30,8 +31,10 @@ __all__ = [
     "parse_duration_h",
 ]
 
-#: Largest total GPU count enumerated (the planning budget in DESIGN.md: 1–64 GPUs).
+#: Largest total GPU count ``--max-gpus`` may ask the planner to enumerate.
 MAX_TOTAL_GPUS = MAX_PLANNED_GPUS
+#: Total GPU count enumerated when ``--max-gpus`` is not given (the planning budget: 1–64 GPUs).
+DEFAULT_TOTAL_GPUS = DEFAULT_PLANNED_GPUS
 #: Instances one job may span unless the user says more (``--max-nodes``). ASSUMPTION: 8, what a
 #: team can usually get at once without a capacity reservation or a quota request (default GPU
 #: quotas of new cloud accounts are far below 64 GPUs); shown in every plan's assumptions.
@@ -40,9 +43,10 @@ DEFAULT_MAX_NODES = 8
 #: are independent servers behind a load balancer, each its own tensor-parallel group with no traffic
 #: to the others, so the limit above, set for one job whose nodes work as one (a training job's
 #: all-reduce spans them), does not apply: a service of 25 one-GPU instances is an ordinary
-#: deployment. Its ceiling is the planner's search: :data:`MAX_TOTAL_GPUS` GPUs in all, so at most
-#: that many instances (one GPU each at the least); the plan says when it leaves a service short.
-SERVICE_MAX_NODES = MAX_PLANNED_NODES
+#: deployment. Its ceiling is the planner's search: the GPU limit (``--max-gpus``, default
+#: :data:`DEFAULT_TOTAL_GPUS`), so at most that many instances (one GPU each at the least); the plan
+#: says when it leaves a service short.
+SERVICE_MAX_NODES = DEFAULT_TOTAL_GPUS
 
 ALL_PRICING: tuple[str, ...] = PricingModel.values()
 #: Without a stated preference every pricing model is considered; the commitment decides which of
@@ -102,10 +106,10 @@ class Constraints:
     pricing: tuple[str, ...] | None = None
     """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
     max_gpus: int | None = None
-    """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: that limit, 64)."""
+    """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: :data:`DEFAULT_TOTAL_GPUS`, 64)."""
     max_nodes: int | None = None
     """Most instances, 1 to :data:`MAX_PLANNED_NODES` (None: :data:`DEFAULT_MAX_NODES` for a job,
-    :data:`SERVICE_MAX_NODES` for a service)."""
+    the GPU limit for a service)."""
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None
     """Required intra-node link, e.g. ``nvlink``."""
@@ -175,15 +179,17 @@ class Constraints:
 
     @property
     def total_gpu_limit(self) -> int:
-        return self.max_gpus or MAX_TOTAL_GPUS
+        """Most GPUs in all: ``max_gpus``, else :data:`DEFAULT_TOTAL_GPUS`."""
+        return self.max_gpus or DEFAULT_TOTAL_GPUS
 
     def node_limit(self, *, service: bool) -> int:
         """Most instances one option may span: ``max_nodes`` when given; else
-        :data:`SERVICE_MAX_NODES` for a service (its replicas are independent servers) and
-        :data:`DEFAULT_MAX_NODES` for a job whose nodes work as one."""
+        the GPU limit for a service (its replicas are independent servers: one GPU an instance at
+        the least, :data:`SERVICE_MAX_NODES` without ``max_gpus``) and :data:`DEFAULT_MAX_NODES`
+        for a job whose nodes work as one."""
         if self.max_nodes is not None:
             return self.max_nodes
-        return SERVICE_MAX_NODES if service else DEFAULT_MAX_NODES
+        return self.total_gpu_limit if service else DEFAULT_MAX_NODES
 
 
 #: The Chinese names of MLPS (网络安全等级保护, "等保") and its levels, as Chinese users write them.

@@ -119,7 +119,7 @@ def cost_candidates(
     instead of its conservative bound.
 
     String work (regions, pricing, bands) is done once per offer row and gathered by integer index:
-    candidates outnumber offers by up to 64 to 1.
+    candidates outnumber offers by up to the GPUs searched (64 by default) to 1.
     """
     idx = np.flatnonzero(cands.alive)
     o = cands.offer[idx]

@@ -143,8 +143,11 @@ def load_limits(
     node_limit = constraints.node_limit(service=True)
     gpu_limit = constraints.total_gpu_limit
     per_instance = per_instance_all[rows]
+    # without --max-nodes a service's instance limit is its GPU limit (one GPU an instance at the
+    # least): the GPUs are the limit to raise, and raising them raises it too
+    binds = node_limit if constraints.max_nodes is not None else np.iinfo(np.int64).max
     out = []
-    for limit, mask in _limits_past(offers, rows, top[rows] + 1, node_limit, gpu_limit):
+    for limit, mask in _limits_past(offers, rows, top[rows] + 1, binds, gpu_limit):
         types = _cheapest_first(offers, rows[mask], per_instance[mask])
         out.append(LoadLimit(limit=limit, instance_types=types, nodes=node_limit, gpus=gpu_limit))
     return tuple(out)

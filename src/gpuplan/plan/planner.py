@@ -346,6 +346,41 @@ def _pathless_note(ctx: PlanContext) -> str | None:
     )
 
 
+def _shared_out_note(ctx: PlanContext) -> str | None:
+    """Which GPUs ``share_gpu`` left out: those a replica fits whole but not in its 1/n share, no
+    candidate of which is left. The count under does_not_fit had not said that sharing, not the
+    GPU, did it (a 24 GB A10 holds a 1.5B service alone, not four replicas of it)."""
+    share = ctx.job.replicas_per_gpu
+    if share <= 1:
+        return None
+    cands = ctx.cands
+    gpu = ctx.offers.gpu[cands.offer].astype(str)
+    whole = (
+        (cands.reason == REASONS.index(Reason.DOES_NOT_FIT))
+        & np.isfinite(cands.peak_memory_gib)
+        & (cands.peak_memory_gib <= cands.usable_memory_gib * share)
+    )
+    left = set(gpu[cands.alive])
+    gpus = sorted({str(g) for g in gpu[whole]} - left)
+    if not gpus:
+        return None
+    hit = whole & np.isin(gpu, gpus)
+    # the largest share among them: the nearest to holding a replica
+    at = np.flatnonzero(hit)[int(np.argmax(cands.usable_memory_gib[hit]))]
+    return _(
+        "serving.share_gpu: {n} replicas of this one service time-share each GPU, each in 1/{n} of its "
+        "memory: {gpus} left out (does_not_fit), whose whole GPU holds a replica but 1/{n} does not "
+        "({gpu}: {share_gib:.1f} GiB a share, a replica {need_gib:.1f} GiB); fewer to a GPU, or "
+        "share_gpu left out, plans them"
+    ).format(
+        n=share,
+        gpus=item_list(gpus),
+        gpu=str(gpu[at]),
+        share_gib=float(cands.usable_memory_gib[at]),
+        need_gib=float(cands.peak_memory_gib[at]),
+    )
+
+
 def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[str]:
     """A note for each provider the user named that gives the plan no option, with why its
     candidates were left out: one named among others had simply been absent from the ranking."""
@@ -806,6 +841,7 @@ def plan_offers(
                     [
                         _pathless_note(ctx),
                         _unrated_note(ctx),
+                        _shared_out_note(ctx),
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),
                         _unpriced_note(ctx, feasible, ranked),

@@ -391,6 +391,20 @@ def _behaviour(p: PolicyResult) -> str:
         if pol.up_cooldown_s > 0:
             more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
             text = _join(text, more)
+        if pol.max_basis is not None:
+            needed, peak, capacity = pol.max_basis
+            more = _(
+                "Max {max} by default: twice the {needed} replicas the trace's peak of {peak:.3g} "
+                "requests/s needs at {target} of a replica's {capacity:.3g} requests/s, as deploy "
+                "writes maxReplicas from a plan; max= sets it."
+            ).format(
+                max=pol.max_replicas,
+                needed=needed,
+                peak=peak,
+                capacity=capacity,
+                target=format_percent(TARGET_UTILISATION),
+            )
+            text = _join(text, more)
         if pol.kind == "gpu-util":
             more = _(
                 "Scales on the replicas' average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) at {target:g} %, "

@@ -7,7 +7,8 @@ JSON schema (``schema_version`` 1; money in USD, times in seconds)::
      "cost_usd_per_hour" (null when a service is not placed), "placed_cost_usd_per_hour",
      "placements": [{"gpu_index", "service", "slice", "start"}],
      "unplaced": [{"service", "reason"}], "services": [{"name", "slice", "instances",
-     "p95_latency_s", "latency_headroom_s", ...}], "method", "notes"}
+     "p95_latency_s", "latency_headroom_s", "ttft_p95_s", "ttft_headroom_s", ...}], "method",
+     "notes"}
 
 ``simulate autoscale`` is rendered by :mod:`gpuplan.report.autoscale`.
 """
@@ -64,7 +65,9 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
                     "speed_fraction": s.speed_fraction,
                     "utilisation": s.utilisation,
                     "p95_latency_s": s.p95_latency_s,
-                    "latency_headroom_s": s.latency_headroom_s,
+                    "latency_headroom_s": _finite(s.latency_headroom_s),
+                    "ttft_p95_s": s.ttft_p95_s,
+                    "ttft_headroom_s": _finite(s.ttft_headroom_s),
                 }
                 for s in plan.services
             ],
@@ -73,6 +76,11 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
             "price": basis_doc(plan.price) if plan.price is not None else None,
         },
     )
+
+
+def _finite(headroom: float | None) -> float | None:
+    """A headroom in JSON: an unknown or overloaded figure (−inf) as null, as before."""
+    return headroom if headroom is None or math.isfinite(headroom) else None
 
 
 def _share_summary(plan: SharePlan, money: Money) -> list[str]:
@@ -118,6 +126,19 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
         for s in plan.services
         if s.latency_headroom_s is not None and s.latency_headroom_s < 0 and s.p95_latency_s is not None
     ]
+    lines += [
+        (
+            _("Misses its time-to-first-token target: {service} (p95 {ttft}, {over} over the target)").format(
+                service=s.name, ttft=seconds(s.ttft_p95_s), over=seconds(-s.ttft_headroom_s)
+            )
+            if s.ttft_p95_s is not None
+            else _("Misses its time-to-first-token target: {service} (its p95 is not known)").format(
+                service=s.name
+            )
+        )
+        for s in plan.services
+        if s.ttft_headroom_s is not None and s.ttft_headroom_s < 0
+    ]
     lines += list(plan.notes)
     if money.rate_note():
         lines.append(money.rate_note())
@@ -128,7 +149,6 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
     rows = []
     for s in plan.services:
         gpus = sorted({p.gpu_index for p in plan.placements if p.service == s.name})
-        head = s.latency_headroom_s
         rows.append(
             [
                 s.name,
@@ -137,15 +157,31 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
                 item_list(str(g) for g in gpus),
                 format_percent(s.utilisation),
                 seconds(s.p95_latency_s),
-                "—" if head is None else (_("misses SLO") if not math.isfinite(head) else f"{head:+.2f} s"),
+                _headroom_cell(s.latency_headroom_s),
+                seconds(s.ttft_p95_s),
+                _headroom_cell(s.ttft_headroom_s),
             ]
         )
     return rows
 
 
+def _headroom_cell(head: float | None) -> str:
+    return "—" if head is None else (_("misses SLO") if not math.isfinite(head) else f"{head:+.2f} s")
+
+
 def _service_headers() -> list[str]:
     # The GPU column lists the indices of the GPUs a service's instances run on (0, 1 …), not a count.
-    return [_("Service"), _("Slice"), _("Instances"), _("on GPU #"), _("Busy"), "p95", _("Headroom")]
+    return [
+        _("Service"),
+        _("Slice"),
+        _("Instances"),
+        _("on GPU #"),
+        _("Busy"),
+        "p95",
+        _("Headroom"),
+        _("TTFT p95"),
+        _("TTFT headroom"),
+    ]
 
 
 def share_view(plan: SharePlan, money: Money) -> Group:

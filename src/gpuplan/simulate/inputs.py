@@ -31,7 +31,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
-from gpuplan.simulate.share import ServiceDemand
+from gpuplan.simulate.share import ServiceDemand, ServingModel
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, MIN_STORAGE_GBPS, instances_for
 from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
@@ -869,10 +869,12 @@ def demand_from_decode(
     prompt_tokens: int,
     output_tokens: int,
     slo_s: float | None,
+    ttft_slo_s: float | None = None,
 ) -> ServiceDemand:
     """A service's demand from the estimator: memory for the weights plus the KV cache of the
     sequences it keeps running (Little's law: rate × latency, at 80 % busy), capacity and latency
-    of a whole GPU from :func:`gpuplan.perf.inference.serving_estimate`."""
+    of a whole GPU from :func:`gpuplan.perf.inference.serving_estimate`, and that model itself, which
+    the packing serves each instance with (the p95 and time to first token plan gives)."""
     from gpuplan.perf.inference import TARGET_UTILISATION, serving_estimate
 
     srv = serving_estimate(
@@ -881,16 +883,23 @@ def demand_from_decode(
     running = max(1, math.ceil(requests_per_s * srv.request_latency_s / TARGET_UTILISATION))
     running = min(running, max(1, decode.max_concurrent_sequences))
     ctx_share = (prompt_tokens + output_tokens) / max(1, decode.context_tokens)
-    memory = (
-        decode.weights_gib + running * decode.kv_cache_gib_per_sequence * ctx_share + _INSTANCE_OVERHEAD_GIB
-    )
+    fixed = decode.weights_gib + _INSTANCE_OVERHEAD_GIB
+    per_sequence = decode.kv_cache_gib_per_sequence * ctx_share
     return ServiceDemand(
         name=name,
-        memory_gib=memory,
+        memory_gib=fixed + running * per_sequence,
         requests_per_s=requests_per_s,
         capacity_requests_per_s=srv.capacity_requests_per_s,
         latency_s=srv.request_latency_s,
         slo_s=slo_s,
+        ttft_slo_s=ttft_slo_s,
+        serving=ServingModel(
+            decode=decode,
+            prompt_tokens=prompt_tokens,
+            output_tokens=output_tokens,
+            fixed_gib=fixed,
+            kv_gib_per_sequence=per_sequence,
+        ),
     )
 
 

@@ -32,8 +32,11 @@ sample to the HPA reading it: the dcgm-exporter collect interval and the Prometh
 adapter; default 30) and ``sample`` (s the driver averages over; default 1).
 
 Keys every kind takes: ``name``, ``min``, ``max``, ``start`` (replicas ready when the trace begins;
-default ``min``), ``startup`` (s from launch to ready: image pull and model load; default: the cold
-start the simulation derives from the model's size), ``period`` (s between decisions),
+default ``min``; ``max`` of target, queue and gpu-util, where neither the policy nor the serving
+block gives it: twice the replicas the trace's peak needs at ``TARGET_UTILISATION`` of a replica's
+capacity, as deploy writes ``maxReplicas`` from a plan — :func:`max_for_load`), ``startup`` (s
+from launch to ready: image pull and model load; default: the cold start the simulation derives
+from the model's size), ``period`` (s between decisions),
 ``up_cooldown`` (s between two scale-ups),
 ``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
 stabilisation window), ``tolerance`` (target, queue and gpu-util), ``spot`` (share of replicas on
@@ -73,10 +76,12 @@ if TYPE_CHECKING:
 __all__ = [
     "COMMIT_PRICINGS",
     "KINDS",
+    "LOAD_MAX_KINDS",
     "MAX_REPLICAS",
     "Policy",
     "as_deployed",
     "load_policies",
+    "max_for_load",
     "parse_policy",
     "queue_target",
     "with_serving",
@@ -124,9 +129,12 @@ DEFAULT_TOLERANCE = 0.1
 #: gpu-util's target when neither the policy nor the workload's serving block gives one: deploy's
 #: ``serving.gpu_utilization_target`` default, percent.
 DEFAULT_GPU_UTIL_PCT = 80.0
-#: gpu-util's ``max`` when neither the policy nor the serving block gives one: deploy's
-#: ``serving.max_replicas`` default.
+#: gpu-util's ``max`` when neither the policy nor the serving block gives one and the load is not
+#: known: deploy's ``serving.max_replicas`` default. Where the replica and the trace are known the
+#: default follows the load instead (:func:`max_for_load`).
 DEFAULT_GPU_UTIL_MAX = 8
+#: The kinds that scale on a metric, whose ``max`` follows the load unless it is given.
+LOAD_MAX_KINDS = ("target", "queue", "gpu-util")
 #: ASSUMPTION: 30 s from a GPU's utilisation sample to the HPA acting on it: dcgm-exporter collects
 #: every 30 s by default, so its value is ~15 s old on average when Prometheus scrapes it (every
 #: 15–30 s: another ~10 s) and prometheus-adapter serves the latest sample (a few s more).
@@ -181,6 +189,12 @@ class Policy:
     commit_pricing: str = "monthly"
     """How the committed replicas are bought: one of :data:`COMMIT_PRICINGS`."""
     spec: str = field(default="", compare=False)
+    max_default: bool = field(default=False, compare=False)
+    """``max_replicas`` is a default (neither the policy nor the serving block gave it): the load
+    sets it once known (:func:`max_for_load`)."""
+    max_basis: tuple[int, float, float] | None = field(default=None, compare=False)
+    """Where the load set ``max_replicas``: (replicas its peak needs, the peak in requests/s, one
+    replica's capacity in requests/s at full load)."""
 
     @property
     def delay_s(self) -> float:
@@ -478,6 +492,7 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
             raise InputError.worded(template, spec=spec, key=key, raw=raw) from e
     kwargs.setdefault("name", default_name)
     kwargs["given"] = frozenset(values)
+    kwargs["max_default"] = kind in LOAD_MAX_KINDS and "max" not in values
     if kind == "gpu-util":
         kwargs.setdefault("gpu_util_pct", DEFAULT_GPU_UTIL_PCT)
         kwargs.setdefault("max_replicas", max(DEFAULT_GPU_UTIL_MAX, kwargs.get("min_replicas", 1)))
@@ -586,12 +601,31 @@ def with_serving(
         update["min_replicas"] = min_replicas
     if max_replicas is not None and "max" not in policy.given:
         update["max_replicas"] = max_replicas
+        update["max_default"] = False  # the serving block's, as deploy writes it
     least = update.get("min_replicas", policy.min_replicas)
     if "max" not in policy.given and max_replicas is None and least > policy.max_replicas:
         # a block's min_replicas above the policy's default max, the block naming no max: the fleet
         # may hold its minimum (deploy's maxReplicas is never below its minReplicas)
         update["max_replicas"] = least
     return replace(policy, **update) if update else policy
+
+
+def max_for_load(
+    policy: Policy, peak_requests_per_s: float, capacity_requests_per_s: float, most: int
+) -> Policy:
+    """A policy whose ``max`` is a default with it set by the load: twice the replicas the peak
+    needs at the utilisation plans size fleets for (``TARGET_UTILISATION`` of a replica's
+    capacity), as ``deploy`` writes ``maxReplicas`` from a plan ("room to double what was priced"),
+    at least its ``min`` and ``start`` and at most ``most`` (the replicas a simulation runs). A
+    fixed 8 or 10 had capped a service whose plan needs 18 below its load. Others unchanged."""
+    from gpuplan.perf.inference import TARGET_UTILISATION
+
+    if not policy.max_default or not capacity_requests_per_s > 0 or not peak_requests_per_s > 0:
+        return policy
+    needed = max(1, math.ceil(peak_requests_per_s / (capacity_requests_per_s * TARGET_UTILISATION) - 1e-9))
+    floor = max(policy.min_replicas, policy.start_replicas or 0)
+    top = max(floor, min(2 * needed, most, MAX_REPLICAS))
+    return replace(policy, max_replicas=top, max_basis=(needed, peak_requests_per_s, capacity_requests_per_s))
 
 
 def queue_target(

@@ -18,16 +18,25 @@ fleet is sized so that each instance runs at most ``target_utilisation`` busy.
   active-thread share 1/N each, the same N cluster-wide); each instance takes one part. Exact: every
   N whose part holds the largest service is tried, and the fewest GPUs win.
 
-Latency headroom per service: the SLO minus the p95 latency of one instance at its load —
-request latency scaled by 1/f plus M/M/1 queueing on the instance's rate, the estimator's own
-approximation (:func:`gpuplan.perf.inference.serving_estimate`).
+Latency per service, from the model ``plan`` sizes a fleet with: a service estimated from its
+workload (:class:`ServingModel`) is served as :func:`gpuplan.perf.inference.serving_estimate`
+serves one replica (continuous batching, Little's law, M/M/c queueing over its KV-cache slots) —
+so ``simulate share --sharing whole`` and ``plan`` give the same p95 on the same fleet. On a share
+of speed f the replica does the same work in a share f of the time (as the plan's ``share_gpu``
+replicas do: its load arrives at ``λ / f`` while it runs, its latency is 1/f times); a MIG slice
+or an MPS part also holds only the KV cache its own memory leaves beside the weights (a smaller
+GPU: fewer slots queue sooner), and a time-sliced instance the memory the packing keeps for it.
+A service given by hand (latency and capacity, no workload) has no slots known: one slot, M/M/1,
+the same queue with ``c = 1``. Every target the workload states (p95 latency, p95 time to first
+token) is checked: instances are added, and a MIG slice chosen, until each is met where any
+number of them meets it; each service's headroom to each target is reported.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuplan.errors import InputError
@@ -35,7 +44,7 @@ from gpuplan.errors import InputError
 # The words of a packing (method, notes, why a service was not placed) are written in the user's
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
 from gpuplan.i18n.messages import N_, _
-from gpuplan.perf.inference import TIME_SLICE_PENALTY
+from gpuplan.perf.inference import TIME_SLICE_PENALTY, DecodeEstimate, serving_estimate
 from gpuplan.simulate import mig as migmod
 from gpuplan.simulate.pricing import PriceBasis
 
@@ -45,6 +54,7 @@ __all__ = [
     "SHARINGS",
     "Placement",
     "ServiceDemand",
+    "ServingModel",
     "ShareOptions",
     "SharePlan",
     "Unplaced",
@@ -71,6 +81,25 @@ MAX_SHARE_GPUS = 2000
 TIME_SLICE_MEMORY_SHARE = 0.95
 
 
+#: How many times the load's instances the search for a latency target goes to (the plan's own
+#: search goes as far: ``perf.inference``'s replicas for a target).
+_MAX_INSTANCES_FOR_TARGET = 16
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServingModel:
+    """The plan's serving model of one instance of a service estimated from its workload."""
+
+    decode: DecodeEstimate
+    """The replica on a whole GPU (:func:`gpuplan.perf.inference.decode_estimate`)."""
+    prompt_tokens: int
+    output_tokens: int
+    fixed_gib: float
+    """Memory an instance holds before any KV cache (weights, CUDA context, engine buffers)."""
+    kv_gib_per_sequence: float
+    """One running request's KV cache (its prompt and output)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ServiceDemand:
     """One inference service to place."""
@@ -84,6 +113,11 @@ class ServiceDemand:
     """One request's latency on a whole GPU with no queueing."""
     slo_s: float | None = None
     """p95 latency target; None: no headroom computed."""
+    ttft_slo_s: float | None = None
+    """p95 time-to-first-token target; None: none stated."""
+    serving: ServingModel | None = field(default=None, repr=False, compare=False)
+    """The plan's serving model of an instance (a service estimated from its workload); None: the
+    latency and capacity given by hand, queued as one slot."""
 
     def __post_init__(self) -> None:
         if self.memory_gib <= 0 or self.capacity_requests_per_s <= 0 or self.latency_s <= 0:
@@ -134,6 +168,15 @@ class ServiceOutcome:
     p95_latency_s: float | None
     latency_headroom_s: float | None
     """SLO − p95; negative: the SLO is missed; None without an SLO."""
+    ttft_p95_s: float | None = None
+    """p95 time to first token; None: overloaded, or not known (a service given by hand)."""
+    ttft_headroom_s: float | None = None
+    """TTFT target − TTFT p95; negative (−inf: not known or overloaded): missed; None: no target."""
+
+    @property
+    def meets_targets(self) -> bool:
+        """Every target stated is met (None: no target)."""
+        return all(h is None or h >= 0 for h in (self.latency_headroom_s, self.ttft_headroom_s))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,6 +203,7 @@ class SharePlan:
 
 
 def _p95(latency_s: float, rate: float, capacity: float) -> float | None:
+    """M/M/1 (one slot, the serving model's queue with ``c = 1``): a service given by hand."""
     rho = rate / capacity if capacity > 0 else math.inf
     if rho >= 1:
         return None
@@ -168,13 +212,59 @@ def _p95(latency_s: float, rate: float, capacity: float) -> float | None:
     return latency_s + math.log(rho / 0.05) / (capacity - rate)
 
 
-def _outcome(s: ServiceDemand, slice_: str, n: int, speed: float) -> ServiceOutcome:
-    cap = s.capacity_requests_per_s * speed
+def _on_share(m: ServingModel, memory_gib: float | None) -> DecodeEstimate:
+    """The replica's decode estimate with the KV cache ``memory_gib`` leaves beside its weights
+    (None: the whole GPU's, as the estimate sized it): fewer slots, each decode step at the
+    slots it then runs (the estimate's own iteration model)."""
+    dec = m.decode
+    if memory_gib is None or m.kv_gib_per_sequence <= 0 or dec.step is None:
+        return dec
+    held = math.floor((memory_gib - m.fixed_gib) / m.kv_gib_per_sequence + 1e-9)
+    slots = max(1, min(dec.max_concurrent_sequences, held))
+    if slots >= dec.max_concurrent_sequences:
+        return dec
+    ctx = dec.context_tokens
+    return replace(
+        dec,
+        max_concurrent_sequences=slots,
+        time_per_token_at_max_s=dec.step.iteration_s(slots, slots * ctx, 0),
+    )
+
+
+def _served(
+    s: ServiceDemand, rate: float, speed: float, memory_gib: float | None
+) -> tuple[float, float | None, float | None]:
+    """(capacity in requests/s, p95 latency, p95 time to first token) of one instance at ``rate``
+    on a share of speed ``speed`` with ``memory_gib`` (None: a whole GPU's memory)."""
+    m = s.serving
+    if m is None:
+        cap = s.capacity_requests_per_s * speed
+        return cap, _p95(s.latency_s / speed, rate, cap), None
+    # The plan's model of a replica running a share ``speed`` of the time: its load arrives at
+    # rate / speed while it runs, and its latencies are 1 / speed times (serving_estimate's own
+    # time-share arithmetic, here for any share, not only 1/n of a GPU).
+    srv = serving_estimate(
+        _on_share(m, memory_gib),
+        requests_per_s=rate / speed,
+        prompt_tokens=m.prompt_tokens,
+        output_tokens=m.output_tokens,
+    )
+    p95 = srv.p95_latency_s / speed if srv.p95_latency_s is not None else None
+    ttft = srv.ttft_p95_s / speed if srv.ttft_p95_s is not None else None
+    return srv.capacity_requests_per_s * speed, p95, ttft
+
+
+def _headroom(target: float | None, value: float | None) -> float | None:
+    if target is None:
+        return None
+    return -math.inf if value is None else target - value  # unknown is never within the target
+
+
+def _outcome(
+    s: ServiceDemand, slice_: str, n: int, speed: float, memory_gib: float | None = None
+) -> ServiceOutcome:
     rate = s.requests_per_s / n if n else 0.0
-    p95 = _p95(s.latency_s / speed, rate, cap)
-    head = (s.slo_s - p95) if (s.slo_s is not None and p95 is not None) else None
-    if s.slo_s is not None and p95 is None:
-        head = -math.inf
+    cap, p95, ttft = _served(s, rate, speed, memory_gib)
     return ServiceOutcome(
         name=s.name,
         slice=slice_,
@@ -182,12 +272,25 @@ def _outcome(s: ServiceDemand, slice_: str, n: int, speed: float) -> ServiceOutc
         speed_fraction=speed,
         utilisation=rate / cap if cap else math.inf,
         p95_latency_s=p95,
-        latency_headroom_s=head,
+        latency_headroom_s=_headroom(s.slo_s, p95),
+        ttft_p95_s=ttft,
+        ttft_headroom_s=_headroom(s.ttft_slo_s, ttft),
     )
 
 
-def _instances(s: ServiceDemand, speed: float, target: float) -> int:
-    return max(1, math.ceil(s.requests_per_s / (s.capacity_requests_per_s * speed * target) - 1e-9))
+def _instances(s: ServiceDemand, speed: float, target: float, memory_gib: float | None = None) -> int:
+    """Instances at ``target`` busy, and as many more as its latency targets need where more meet
+    them (as the plan sizes a fleet; where none does, the load's count, the miss reported)."""
+    cap = (
+        _served(s, 0.0, speed, memory_gib)[0] if s.serving is not None else s.capacity_requests_per_s * speed
+    )
+    base = max(1, math.ceil(s.requests_per_s / (cap * target) - 1e-9))
+    if s.slo_s is None and s.ttft_slo_s is None:
+        return base
+    for n in range(base, base * _MAX_INSTANCES_FOR_TARGET + 1):
+        if _outcome(s, "", n, speed, memory_gib).meets_targets:
+            return n
+    return base
 
 
 def _milp(
@@ -270,19 +373,20 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     layouts = migmod.layouts(table)
     profiles = [p for p in table.profiles if not p.media_extensions]
     pnames = [p.name for p in profiles]
+    # a slice's memory is all its instance has: its KV cache is what that leaves (_on_share)
+    slice_gib = {p.name: p.memory_gib for p in profiles}
     # Candidate (service, profile, instances) choices.
     choices: list[list[tuple[str, int, float]]] = []
     placeable, unplaced = [], []
     for s in services:
         opts_s = [
-            (p.name, _instances(s, p.speed_fraction, opts.target_utilisation), p.speed_fraction)
+            (p.name, _instances(s, p.speed_fraction, opts.target_utilisation, p.memory_gib), p.speed_fraction)
             for p in profiles
             if p.memory_gib >= s.memory_gib
         ]
-        # Slices on which the service meets its SLO, when any does (else all, with the miss shown).
-        meets = [
-            o for o in opts_s if (h := _outcome(s, o[0], o[1], o[2]).latency_headroom_s) is None or h >= 0
-        ]
+        # Slices on which the service meets every target it states (p95, time to first token), when
+        # any does (else all, with the miss shown).
+        meets = [o for o in opts_s if _outcome(s, o[0], o[1], o[2], slice_gib[o[0]]).meets_targets]
         opts_s = meets or opts_s
         if not opts_s:
             unplaced.append(
@@ -346,7 +450,7 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         k = max(range(len(ch)), key=lambda i: x[off + i])
         name, n, speed = ch[k]
         want.setdefault(name, []).extend([s.name] * n)
-        outs.append(_outcome(s, name, n, speed))
+        outs.append(_outcome(s, name, n, speed, slice_gib[name]))
         off += len(ch)
     placements: list[Placement] = []
     g = 0
@@ -408,8 +512,11 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
         if s.memory_gib > mem_cap:
             unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
             continue
-        busy = s.requests_per_s / s.capacity_requests_per_s  # whole-GPU busy share, unpenalised
-        n = max(1, math.ceil(busy / speed / time_cap - 1e-9))
+        # whole-GPU busy share, unpenalised, of an instance whose KV cache is the memory kept for it
+        busy = s.requests_per_s / _served(s, 0.0, 1.0, s.memory_gib)[0]
+        # as many as the load needs at the target, and its latency targets where more meet them
+        # (at the penalised speed of a GPU of its own: the neighbours' share is known only once packed)
+        n = _instances(s, speed, time_cap, s.memory_gib)
         items += [(s.memory_gib, busy / n / speed, s.name)] * n
     bins = _ffd(items, mem_cap, time_cap)
     lower = max(
@@ -434,7 +541,9 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
         # Speed on a shared GPU: the penalised GPU less the time its neighbours keep it busy
         # (their busy shares, on average) — at the most crowded of the service's GPUs.
         others = max(busy_on[gpu_of[i]] - items[i][1] for i in mine)
-        outs.append(_outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others)))
+        outs.append(
+            _outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others), memory_gib=s.memory_gib)
+        )
     notes = (
         _("time-slicing throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none)").format(
             penalty=opts.time_slice_penalty
@@ -500,7 +609,7 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         if max(s.memory_gib for s in fit) > mem / parts:
             break
         speed = (1.0 - opts.mps_penalty) / parts
-        counts = [_instances(s, speed, opts.target_utilisation) for s in fit]
+        counts = [_instances(s, speed, opts.target_utilisation, mem / parts) for s in fit]
         gpus = math.ceil(sum(counts) / parts)
         if best is None or gpus < best[0]:
             best = (gpus, parts, counts)
@@ -511,7 +620,7 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         for _copy in range(n):
             placements.append(Placement(gpu_index=k // parts, service=s.name, slice=f"mps-1/{parts}"))
             k += 1
-        outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts))
+        outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts, mem / parts))
     notes = (
         _(
             "MPS throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none); each part is "
@@ -551,14 +660,39 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
             gpus=whole,
             limit=MAX_SHARE_GPUS,
         )
-    if opts.sharing == "whole":
-        return _pack_whole(services, opts)
-    if opts.sharing == "mig":
-        return _pack_mig(services, opts)
-    if opts.sharing == "time-slice":
-        return _pack_time_slice(services, opts)
-    if opts.sharing == "mps":
-        return _pack_mps(services, opts)
-    from gpuplan.errors import NotFoundError
+    packers = {"whole": _pack_whole, "mig": _pack_mig, "time-slice": _pack_time_slice, "mps": _pack_mps}
+    if opts.sharing not in packers:
+        from gpuplan.errors import NotFoundError
 
-    raise NotFoundError("sharing", opts.sharing, SHARINGS)
+        raise NotFoundError("sharing", opts.sharing, SHARINGS)
+    plan = packers[opts.sharing](services, opts)
+    return replace(plan, notes=(*plan.notes, *_model_notes(services, opts.sharing)))
+
+
+def _model_notes(services: Sequence[ServiceDemand], sharing: str) -> tuple[str, ...]:
+    """What the latencies shown rest on, in words: the plan's serving model, and where a share
+    differs from the plan's whole GPU."""
+    notes = []
+    if any(s.serving is not None for s in services):
+        notes.append(
+            _(
+                "p95 latency and time to first token of the services estimated from their workload: the "
+                "model plan sizes a fleet with (continuous batching, M/M/c queueing over the replica's "
+                "KV-cache slots), the same figures plan gives for the same GPUs"
+            )
+            if sharing == "whole"
+            else _(
+                "p95 latency and time to first token of the services estimated from their workload: the "
+                "model plan sizes a fleet with (continuous batching, M/M/c queueing over the replica's "
+                "KV-cache slots), on a share at its share of the GPU's speed and with the KV cache its "
+                "memory holds ({sharing}: the share taken as a smaller, slower GPU)"
+            ).format(sharing=sharing)
+        )
+    if any(s.serving is None for s in services):
+        notes.append(
+            _(
+                "services given by hand (latency_ms, capacity_requests_per_s): queued as one slot "
+                "(M/M/1), their time to first token not known"
+            )
+        )
+    return tuple(notes)

@@ -31,11 +31,10 @@ from gpuplan.catalog.discounts import MAX_PERCENT
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, Phrase
 from gpuplan.hardware.gpus import (
+    DEFAULT_PLANNED_GPUS,
     MAX_GPU_COUNT,
     MAX_GPU_MEMORY_GIB,
     MAX_NETWORK_GBIT_S,
-    MAX_PLANNED_GPUS,
-    MAX_PLANNED_NODES,
     MIN_NETWORK_GBIT_S,
 )
 from gpuplan.i18n import N_
@@ -256,16 +255,18 @@ class PlanRequest(WorkloadRequest):
     max_gpus: int | None = Field(
         default=None,
         ge=1,
-        le=MAX_PLANNED_GPUS,
-        description=f"At most this many GPUs in all: 1 to {MAX_PLANNED_GPUS}, what the planner searches.",
+        # the service keeps the default search: a larger one takes a request several times the
+        # memory (plan --max-gpus lifts it on the user's own machine)
+        le=DEFAULT_PLANNED_GPUS,
+        description=f"At most this many GPUs in all: 1 to {DEFAULT_PLANNED_GPUS}, what the planner searches.",
     )
     max_nodes: int | None = Field(
         default=None,
         ge=1,
-        le=MAX_PLANNED_NODES,
+        le=DEFAULT_PLANNED_GPUS,
         description=(
-            f"At most this many instances: 1 to {MAX_PLANNED_NODES} (default 8 for a job; "
-            f"{MAX_PLANNED_NODES} for a service, whose replicas are independent servers)."
+            f"At most this many instances: 1 to {DEFAULT_PLANNED_GPUS} (default 8 for a job; "
+            f"{DEFAULT_PLANNED_GPUS} for a service, whose replicas are independent servers)."
         ),
     )
     min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=MAX_GPU_MEMORY_GIB)

@@ -125,12 +125,35 @@ def read_workload(spec: dict[str, Any]) -> Workload:
         except NotFoundError as e:
             raise RefusedValue.of(field, e) from None
     try:
-        return Workload.model_validate(spec)
+        w = Workload.model_validate(spec)
     except ValidationError as e:
         path, problem = refused_value(e)
         if not path:  # a check of the whole workload ("serving: only applies to task: infer")
             raise RefusedValue.of("workload", one_line_error(e)) from None
         raise RefusedValue.of(f"workload.{path}", problem) from None
+    _within_the_services_search(w)
+    return w
+
+
+def _within_the_services_search(w: Workload) -> None:
+    """The service plans within the default search (``DEFAULT_PLANNED_GPUS`` GPUs and instances),
+    as its request's ``max_gpus`` and ``max_nodes`` are bounded: a workload's own constraints asked
+    a larger one, several times the memory a request takes (``plan --max-gpus`` on the user's own
+    machine goes further)."""
+    from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS
+    from gpuplan.i18n import N_
+
+    for key in ("max_gpus", "max_nodes"):
+        value = getattr(w.constraints, key)
+        if value is not None and value > DEFAULT_PLANNED_GPUS:
+            raise RefusedValue.of(
+                f"workload.constraints.{key}",
+                Phrase(
+                    N_("must be ≤ {most} (got {value}), the most this service plans for"),
+                    most=DEFAULT_PLANNED_GPUS,
+                    value=value,
+                ),
+            )
 
 
 def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) -> None:

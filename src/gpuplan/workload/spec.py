@@ -116,7 +116,8 @@ MAX_DATA_GB = 1e9
 #: taken as a slip of units (Mbit/s written for Gbit/s).
 MAX_UPLOAD_GBPS = 400.0
 MAX_REPLICAS = 10_000
-#: ``share_gpu: true``: four replicas time-sharing one GPU, the source articles' "1/4 card".
+#: ``share_gpu: true``: four replicas of the one service time-sharing one GPU, the source articles'
+#: "1/4 card" (not several services on one card: ``simulate share`` packs those).
 QUARTER_CARD = 4
 #: Replicas time-sharing one GPU: the NVIDIA device plugin's limit on clients of one GPU (48, CUDA's
 #: limit on Volta and later).
@@ -444,9 +445,10 @@ class ServingSpec(Spec):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
     """Scale out above this average GPU utilisation, percent (default 80)."""
     share_gpu: int | bool | None = None
-    """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles). The plan
-    prices them so: each replica holds a 1/n share of the GPU's memory and runs a 1/n share of its
-    time, less the context switches."""
+    """Replicas of this one service time-sharing one GPU (``true`` = 4, the "1/4 card" of the source
+    articles; several services on shared cards are ``simulate share``'s). The plan prices them so:
+    each replica holds a 1/n share of the GPU's memory and runs a 1/n share of its time, less the
+    context switches; the GPUs whose share holds no replica are left out, and the plan names them."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb`` for each replica."""
     min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
