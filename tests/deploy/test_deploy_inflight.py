@@ -628,3 +628,16 @@ def test_a_plan_its_workload_file_and_simulate_hold_one_target(
     assert both in said
     for out in ("plan", "wl"):
         assert both in " ".join((tmp_path / out / "README.md").read_text().split())
+    # and --json carries the target, the load and both capacities
+    doc = json.loads(
+        run(
+            "simulate", "autoscale", str(served), "--gpu", "L40S", "--trace", str(trace),
+            "--policy", "queue:max=4", "--on-demand-price", "1", "--json",
+        )
+    )  # fmt: skip
+    behaviour = doc["policies"][0]["behaviour"]
+    assert round(behaviour["per_replica"], 1) == simulate
+    assert behaviour["replica_load_basis"] == ("estimate" if estimate < simulated else "simulation")
+    assert behaviour["replica_load_requests_per_s"] == pytest.approx(min(estimate, simulated) * 0.8)
+    assert behaviour["estimate_capacity_requests_per_s"] == pytest.approx(estimate)
+    assert behaviour["simulation_capacity_requests_per_s"] == pytest.approx(simulated)

@@ -53,6 +53,7 @@ from gpuplan.vocab import PRICING_RULES, pricing_name
 
 if TYPE_CHECKING:
     from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.simulate.policy import Policy
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
@@ -122,8 +123,22 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
             "saturated_s": p.saturated_s,
             "commit_replicas": pol.commit_replicas,
             "commit_pricing": pol.commit_pricing if pol.commit_replicas else None,
+            "per_replica": pol.per_replica if pol.kind == "queue" else None,
+            **_replica_load_fields(pol),
         },
         "commitment_note": _commitment_note([p]),
+    }
+
+
+def _replica_load_fields(pol: Policy) -> dict[str, Any]:
+    """The load a queue policy's default target was worked out at and the capacities it was chosen
+    from (:mod:`gpuplan.perf.replica_load`); nulls otherwise."""
+    load = pol.replica_load
+    return {
+        "replica_load_requests_per_s": load.requests_per_s if load else None,
+        "replica_load_basis": load.basis if load else None,
+        "estimate_capacity_requests_per_s": load.estimate_capacity_requests_per_s if load else None,
+        "simulation_capacity_requests_per_s": load.simulation_capacity_requests_per_s if load else None,
     }
 
 
