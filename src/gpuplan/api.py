@@ -35,6 +35,7 @@ __all__ = [
     "deployed_engine_slots",
     "engine_batch_slots",
     "estimate",
+    "estimate_replica_capacity",
     "instance_links",
     "offered_gpu_hours",
     "plan",
@@ -213,6 +214,33 @@ def _gpu_hour_prices(
     }
 
 
+def estimate_replica_capacity(
+    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
+) -> float | None:
+    """Requests/s one replica of ``workload``'s service carries on ``gpu`` at full load by the
+    estimate (its serving block's lengths; ``replicas_per_gpu`` time-sharing each GPU), the figure
+    ``plan`` sizes fleets with and a plan records as ``replica_capacity_requests_per_s``; None where
+    the estimate gives none (no serving block, a GPU it cannot run on)."""
+    from gpuplan.errors import GpuplanError
+
+    serving = workload.serving
+    if serving is None:
+        return None
+    if serving.share_gpu != replicas_per_gpu:
+        # each replica in its share of the memory and the time, as deploy's fit check takes it
+        workload = workload.model_copy(
+            update={"serving": serving.model_copy(update={"share_gpu": replicas_per_gpu})}
+        )
+    try:
+        report = estimate(workload, [f"{gpu}:{max(1, workload.tensor_parallel)}"], profile=profile)
+    except GpuplanError:
+        return None
+    srv = report.outcomes[0].serving
+    if srv is None or not srv.capacity_requests_per_s > 0:
+        return None
+    return float(srv.capacity_requests_per_s)
+
+
 def engine_batch_slots(
     workload: Workload,
     gpu: str,
@@ -220,8 +248,8 @@ def engine_batch_slots(
     *,
     replicas_per_gpu: int,
     trace: Trace | None = None,
-    load_requests_per_s: float | None = None,
-    load_share: float | None = None,
+    estimate_capacity_requests_per_s: float | None = None,
+    latency_share: float | None = None,
 ) -> EngineSlots:
     """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
     workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
@@ -230,17 +258,17 @@ def engine_batch_slots(
     output), at most the engine's ``max_num_seqs``; ``replicas_per_gpu``: replicas time-sharing one
     GPU, each with its share of the memory.
 
-    And the requests in flight ``deploy``'s autoscaler holds per replica: those on it at
-    ``load_requests_per_s`` (the plan's load of one replica,
-    :func:`gpuplan.deploy.engine.planned_replica_load`), else at ``load_share`` (default
-    ``TARGET_UTILISATION``) of the replica's own capacity — the ``queue`` policy's default — by
-    Little's law (:mod:`gpuplan.simulate.in_flight`)."""
+    And the requests in flight ``deploy``'s autoscaler holds per replica, as ``simulate
+    autoscale``'s queue policy holds them by default (:func:`gpuplan.simulate.in_flight.
+    service_in_flight`): at the smaller of the estimate's capacity of one replica
+    (``estimate_capacity_requests_per_s``, the plan's; None: worked out here,
+    :func:`estimate_replica_capacity`) and this replica's own, × the sizing utilisation, or the
+    estimate's × ``latency_share`` where the plan met a latency target only at that lower share."""
     import numpy as np
 
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import TARGET_UTILISATION
-    from gpuplan.simulate.in_flight import in_flight, replica_capacity
+    from gpuplan.simulate.in_flight import service_in_flight
     from gpuplan.simulate.inputs import request_tokens
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
@@ -258,19 +286,28 @@ def engine_batch_slots(
         output_tokens=outputs,
     )
     assert replica.step is not None  # the estimator's replica
-    capacity = None
-    if load_requests_per_s is None:
-        capacity = replica_capacity(replica, prompts, outputs)
-        load_requests_per_s = capacity * (TARGET_UTILISATION if load_share is None else load_share)
-    held = in_flight(replica, load_requests_per_s, prompts, outputs)
+    if estimate_capacity_requests_per_s is None:
+        estimate_capacity_requests_per_s = estimate_replica_capacity(
+            workload, gpu, profile, replicas_per_gpu=replicas_per_gpu
+        )
+    load, held = service_in_flight(
+        replica,
+        prompts,
+        outputs,
+        estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+        latency_share=latency_share,
+    )
     return EngineSlots(
         slots=replica.slots,
         context_tokens=replica.running_context_tokens,
         kv_tokens=replica.step.kv_capacity_tokens,
         trace=trace.name if trace is not None else None,
         longest_request=int(np.max(prompts + outputs)) if trace is not None else None,
-        load_requests_per_s=load_requests_per_s,
-        capacity_requests_per_s=capacity,
+        load_requests_per_s=load.requests_per_s,
+        load_basis=load.basis,
+        load_share=load.share,
+        capacity_requests_per_s=load.simulation_capacity_requests_per_s,
+        estimate_capacity_requests_per_s=load.estimate_capacity_requests_per_s,
         in_flight=held.in_flight,
         time_in_replica_s=held.time_in_replica_s,
         first_token_s=held.first_token_s,
@@ -286,12 +323,12 @@ def deployed_engine_slots(
     profile_of: Callable[[Workload], Profile],
     trace: Trace | None = None,
     *,
-    load_requests_per_s: float | None = None,
-    load_share: float | None = None,
+    estimate_capacity_requests_per_s: float | None = None,
+    latency_share: float | None = None,
 ) -> EngineSlots | str:
     """:func:`engine_batch_slots` for ``deploy``'s autoscaler (on ``trace``'s request lengths where
-    one is given; ``load_requests_per_s``, ``load_share`` as it takes them), else why they are not
-    known:
+    one is given; ``estimate_capacity_requests_per_s``, ``latency_share`` as it takes them), else
+    why they are not known:
     ``workload`` may already be that reason (a plan whose workload cannot be read), ``gpu`` None (no
     GPU named), or the trace (``profile_of``: the caller's cache) may fail. The command line and the
     service's deploy route both ask here."""
@@ -309,8 +346,8 @@ def deployed_engine_slots(
             profile_of(workload),
             replicas_per_gpu=share,
             trace=trace,
-            load_requests_per_s=load_requests_per_s,
-            load_share=load_share,
+            estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+            latency_share=latency_share,
         )
     except GpuplanError as e:
         return str(e)

@@ -611,9 +611,18 @@ def test_a_service_short_of_the_gpus_its_load_needs_is_refused_at_the_default_co
     assert "error: the service's load, 10 req/s, needs " in err and "x T4 by gpuplan's estimate" in err
     needed = int(err.split("give --count ")[1].split()[0])
     assert needed > 1 and not (tmp_path / "a").exists()
+    # was: "(N req/s a replica at the utilisation plans size for)", where N was the full-load figure
+    import re
+
+    said = re.search(
+        r"\(a replica carries ([0-9.]+) req/s at full load, ([0-9.]+) at the 80 % plans size", err
+    )
+    assert said is not None, err
+    assert float(said[2]) == pytest.approx(float(said[1]) * 0.8, rel=1e-2)  # both to 3 figures
     # a count given is the team's choice: written, and warned of where it is short
     code, _, err = _run(monkeypatch, capsys, *args, "--count", "1", "-o", str(tmp_path / "b"))
     assert code == 0 and f"warning: --count 1 is short of the {needed} x T4" in err, err
+    assert "req/s at full load, " in err and " at the 80 % plans size fleets for" in err
     code, _, err = _run(monkeypatch, capsys, *args, "--count", str(needed), "-o", str(tmp_path / "c"))
     assert code == 0 and "is short of" not in err, err
 

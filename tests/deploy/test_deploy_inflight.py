@@ -22,9 +22,18 @@ from gpuplan.deploy.spec import EngineSlots
 from gpuplan.errors import DeployError
 
 
-def _sizing(slots: int, in_flight: float = 64.0, capacity: float | None = 2.5) -> EngineSlots:
-    """``in_flight`` requests on a replica at 2 requests/s (80 % of ``capacity``; None: the plan's):
-    each 0.2 s to its first token and 199 more tokens."""
+def _sizing(
+    slots: int,
+    in_flight: float = 64.0,
+    capacity: float = 2.5,
+    *,
+    estimate: float | None = None,
+    basis: str = "simulation",
+    share: float = 0.8,
+) -> EngineSlots:
+    """``in_flight`` requests on a replica at 2 requests/s (``share`` of the simulated replica's
+    ``capacity``, or of the ``estimate``'s, as ``basis`` says): each 0.2 s to its first token and
+    199 more tokens."""
     held = min(in_flight, slots)
     return EngineSlots(
         slots=slots,
@@ -33,7 +42,10 @@ def _sizing(slots: int, in_flight: float = 64.0, capacity: float | None = 2.5) -
         trace=None,
         longest_request=None,
         load_requests_per_s=2.0,
+        load_basis=basis,  # type: ignore[arg-type]
+        load_share=share,
         capacity_requests_per_s=capacity,
+        estimate_capacity_requests_per_s=estimate,
         in_flight=held,
         time_in_replica_s=held / 2.0,
         first_token_s=0.2,
@@ -101,7 +113,11 @@ def test_a_vllm_service_scales_on_its_requests_in_flight(tmp_path: Path) -> None
     assert "DCGM" not in files["README.md"] and "dcgm" not in files["README.md"]
     readme = " ".join(files["README.md"].split())
     assert "holds 64 requests in flight (running + waiting) per replica" in readme
-    assert "what one replica holds at 2 requests/s, 80 % of what one replica completes" in readme
+    assert (
+        "what one replica holds at 2 requests/s (the serving simulation's replica carries 2.5 "
+        "requests/s at full load (gpuplan's estimate gives no figure for this replica); the target is "
+        "80 % of it)"
+    ) in readme
     # the arithmetic: 0.2 s + 199 × 159.8 ms = 32 s on the replica, × 2 req/s = 64
     assert "2 × (0.2 s to the first token + 199 more tokens × 159.8 ms a step at that load" in readme
     assert "= 32 s) = 64.0, at most the 256 requests one replica runs at once" in readme
@@ -169,6 +185,7 @@ def _deploy(
 def test_deploy_holds_what_simulate_replays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from gpuplan.api import estimate_replica_capacity
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import TARGET_UTILISATION
     from gpuplan.profile import profile
@@ -192,7 +209,14 @@ def test_deploy_holds_what_simulate_replays(
         prompt_tokens=np.array([100]),
         output_tokens=np.array([20]),
     )
-    default = queue_target(parse_policy("queue"), replica, np.array([100]), np.array([20])).per_replica
+    estimate = estimate_replica_capacity(w, "T4", profile(w), replicas_per_gpu=1)
+    default = queue_target(
+        parse_policy("queue"),
+        replica,
+        np.array([100]),
+        np.array([20]),
+        estimate_capacity_requests_per_s=estimate,
+    ).per_replica
     assert default is not None
     assert float(target) == pytest.approx(round(default, 1))
     assert replica.slots > 1 and float(target) < replica.slots * TARGET_UTILISATION
@@ -241,6 +265,7 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
 ) -> None:
     # A request holds its slot for as many iterations as it has answer tokens: the running ones are
     # the long answers more often than the mean says, and their KV cache is the larger.
+    from gpuplan.api import estimate_replica_capacity
     from gpuplan.hardware import get_gpu
     from gpuplan.profile import profile
     from gpuplan.simulate import parse_policy, read_trace_csv
@@ -279,7 +304,13 @@ def test_deploy_counts_the_slots_on_a_traces_lengths(
         output_tokens=trace.output_tokens,
     )
     assert replica.running_context_tokens == pytest.approx((20 * 610 + 580 * 890) / 600)
-    default = queue_target(parse_policy("queue"), replica, trace.prompt_tokens, trace.output_tokens)
+    default = queue_target(
+        parse_policy("queue"),
+        replica,
+        trace.prompt_tokens,
+        trace.output_tokens,
+        estimate_capacity_requests_per_s=estimate_replica_capacity(w, "T4", profile(w), replicas_per_gpu=4),
+    )
     assert default.per_replica is not None
     assert targets["traced"] == pytest.approx(round(default.per_replica, 1))
     assert targets["traced"] != targets["same"]  # every request at the mean lengths: 750 tokens
@@ -316,17 +347,22 @@ def test_an_engine_planned_below_the_headroom_for_its_latency_target_holds_that_
     # 6 replicas of 10.09 req/s for 30 req/s: 50 %, where 4 would have carried it at 74 %
     doc["recommended"]["service"].update(replicas=6, utilisation=0.5, ttft_p95_s=0.9, ttft_target_s=1.5)
     spec = LaunchSpec.from_plan(doc)
-    from gpuplan.deploy.engine import planned_replica_load
+    from gpuplan.deploy.engine import planned_capacity
 
     # the in-flight count is worked out at half the plan's capacity of one replica, 10.09 req/s
-    assert planned_replica_load(spec) == pytest.approx(10.0887 * 0.5, abs=1e-3)
-    spec = spec.with_engine_slots(_sizing(256, 40.0, capacity=None))
+    assert planned_capacity(spec) == pytest.approx(10.0887, abs=1e-3)
+    sizing = _sizing(256, 40.0, 12.0, estimate=10.0887, basis="latency", share=0.5)
+    spec = spec.with_engine_slots(sizing)
     files = _files(spec)
     metric = _doc(files, "k8s/hpa.yaml")["spec"]["metrics"][0]["pods"]
     assert metric["target"] == {"type": "AverageValue", "averageValue": "40"}
     readme = " ".join(files["README.md"].split())
     assert "holds 40 requests in flight (running + waiting) per replica" in readme
-    assert "50 % of the plan's capacity of one replica (10.09 requests/s)" in readme
+    assert (
+        "gpuplan's estimate, which plans size fleets with, carries 10.09 requests/s a replica at full "
+        "load, the serving simulation's replica 12; the plan met the service's latency target only at "
+        "50 % of the estimate's"
+    ) in readme
     assert "latency target only at 50 % of a replica's capacity" in readme
     # the replay command replays the target written, not simulate's default
     assert ",per_replica=40" in readme
@@ -338,8 +374,8 @@ def test_a_plan_sized_for_a_time_per_output_token_target_holds_fewer_requests_in
     # was: a plan that bought replicas for serving.tpot_p95_ms alone read as having no latency
     # target, and the autoscaler held 80 % of a replica's capacity: more sequences per replica, each
     # decode step longer than the plan had sized for
-    from gpuplan.deploy.engine import planned_replica_load
-    from gpuplan.simulate.in_flight import in_flight
+    from gpuplan.deploy.engine import planned_capacity
+    from gpuplan.simulate.in_flight import service_in_flight
     from gpuplan.simulate.inputs import parse_replica
 
     doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
@@ -349,22 +385,31 @@ def test_a_plan_sized_for_a_time_per_output_token_target_holds_fewer_requests_in
     doc["recommended"]["service"].update(tpot_target_s=0.035)
     tight = LaunchSpec.from_plan(doc)
     assert loose.latency_share is None and tight.latency_share == pytest.approx(0.5)
-    # 10.0887 × 0.8 = 8.07 req/s on a replica without the target, 10.0887 × 0.5 = 5.04 with it
-    assert planned_replica_load(loose) == pytest.approx(10.0887 * 0.8, abs=1e-3)
-    assert planned_replica_load(tight) == pytest.approx(10.0887 * 0.5, abs=1e-3)
+    assert planned_capacity(loose) == planned_capacity(tight) == pytest.approx(10.0887, abs=1e-3)
     replica = parse_replica("slots=256,tpot_ms=30,prefill_tps=8000", "A100-SXM4-80GB")
     prompts, outputs = np.array([1155.0]), np.array([211.0])
 
     def hpa_target(spec: LaunchSpec) -> str:
-        held = in_flight(replica, planned_replica_load(spec), prompts, outputs)
+        # 10.0887 × 0.8 = 8.07 req/s on a replica without the target, 10.0887 × 0.5 = 5.04 with it
+        # (this replica, 256 slots of 30 ms steps, carries more: the plan's figure is the smaller)
+        load, held = service_in_flight(
+            replica,
+            prompts,
+            outputs,
+            estimate_capacity_requests_per_s=planned_capacity(spec),
+            latency_share=spec.latency_share,
+        )
         sizing = EngineSlots(
             slots=256,
             context_tokens=1366.0,
             kv_tokens=1_000_000,
             trace=None,
             longest_request=None,
-            load_requests_per_s=held.requests_per_s,
-            capacity_requests_per_s=None,
+            load_requests_per_s=load.requests_per_s,
+            load_basis=load.basis,
+            load_share=load.share,
+            capacity_requests_per_s=load.simulation_capacity_requests_per_s,
+            estimate_capacity_requests_per_s=load.estimate_capacity_requests_per_s,
             in_flight=held.in_flight,
             time_in_replica_s=held.time_in_replica_s,
             first_token_s=held.first_token_s,
@@ -453,9 +498,12 @@ def test_a_plans_autoscalers_scale_at_the_load_skypilots_target_holds(
     assert held == pytest.approx(round(at.in_flight, 1))
     assert held < 0.8 * replica.slots
     readme = " ".join((tmp_path / "k8s" / "README.md").read_text().split())
-    assert f"what one replica holds at {10.0887 * 0.8:.4g} requests/s, 80 % of the plan's capacity" in readme
-    assert "the load SkyPilot's target_qps_per_replica holds too" in readme
+    assert f"what one replica holds at {10.0887 * 0.8:.4g} requests/s (gpuplan's estimate" in readme
+    assert "the target takes the smaller, the estimate's, at 80 %" in readme
     assert f",per_replica={held:g}" in readme
+    sky = " ".join((tmp_path / "skypilot" / "README.md").read_text().split())
+    assert f"its target, {qps:g} requests/s, is chosen from both of gpuplan's models" in sky
+    assert f",per_replica={held:g}" in sky
 
 
 def _planned_service(tmp_path: Path, split: int, *, stated: bool = False) -> Path:
@@ -504,3 +552,92 @@ def test_the_autoscaler_of_a_planned_split_holds_that_replicas_requests(
     chosen = target(_planned_service(tmp_path, 4))
     assert chosen == target(_planned_service(tmp_path, 4, stated=True))
     assert chosen != target(_planned_service(tmp_path, 1))
+
+
+def test_a_plan_its_workload_file_and_simulate_hold_one_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the same service got three in-flight targets, deploy from the plan at 80 % of the
+    # estimate's capacity of a replica, deploy from the workload file and simulate's queue default at
+    # 80 % of the simulated replica's (Qwen2.5-14B on A100 80GB: 43.4, 57.4 and 56.5); the larger
+    # kept three requests in four over a 50 ms TPOT target on a diurnal day
+    import re
+
+    from gpuplan.api import estimate_replica_capacity
+    from gpuplan.hardware import get_gpu
+    from gpuplan.profile import profile
+    from gpuplan.simulate.in_flight import replica_capacity
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.workload import load_workload
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace
+    doc["workload"]["inputs"]["seq_len"] = 128
+    doc["workload"]["serving"]["engine"] = "vllm==0.8.5"
+    w = load_workload(doc["workload"])
+    prompts, outputs = np.array([512]), np.array([256])
+    replica, _weights = estimator_replica(
+        profile(w), get_gpu("L40S"), ServingStack.of(w), prompt_tokens=prompts, output_tokens=outputs
+    )
+    estimate = estimate_replica_capacity(w, "L40S", profile(w), replicas_per_gpu=1)
+    simulated = replica_capacity(replica, prompts, outputs)
+    assert estimate is not None and abs(estimate - simulated) > 0.05 * estimate  # the two models differ
+    # the plan records the estimate's figure for this workload on this GPU, as `gpuplan plan` does
+    doc["recommended"]["service"]["replica_capacity_requests_per_s"] = estimate
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    served = tmp_path / "served.yaml"
+    served.write_text(yaml.safe_dump(doc["workload"]))
+    trace = tmp_path / "same.csv"  # every request at the serving block's lengths
+    trace.write_text(
+        "timestamp,prompt_tokens,output_tokens\n" + "".join(f"{i},512,256\n" for i in range(600))
+    )
+
+    def run(*args: str) -> str:
+        monkeypatch.setattr(sys, "argv", ["gpuplan", *args])
+        with pytest.raises(SystemExit) as e:
+            main()
+        out, err = capsys.readouterr()
+        assert e.value.code in (0, None), err
+        return out
+
+    def hpa(out: Path) -> float:
+        doc = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
+        return float(doc["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+
+    run("deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "plan"))
+    run("deploy", str(served), "-t", "k8s", "-o", str(tmp_path / "wl"), "--gpu", "L40S", "--count", "4")
+    said = " ".join(
+        run(
+            "simulate", "autoscale", str(served), "--gpu", "L40S", "--trace", str(trace),
+            "--policy", "queue:max=4", "--on-demand-price", "1",
+        ).split()
+    )  # fmt: skip
+    found = re.search(
+        r"Scales on the requests in flight \(running and waiting\), ([0-9.]+) per replica", said
+    )
+    assert found is not None, said
+    from_plan, from_workload, simulate = hpa(tmp_path / "plan"), hpa(tmp_path / "wl"), float(found[1])
+    assert from_plan == from_workload == simulate
+    # each says both capacities and which one it took: the smaller
+    used = "the estimate's" if estimate < simulated else "the simulation's"
+    both = (
+        f"gpuplan's estimate, which plans size fleets with, carries {estimate:.4g} requests/s a replica at "
+        f"full load, the serving simulation's replica {simulated:.4g}; the target takes the smaller, {used}"
+    )
+    assert both in said
+    for out in ("plan", "wl"):
+        assert both in " ".join((tmp_path / out / "README.md").read_text().split())
+    # and --json carries the target, the load and both capacities
+    doc = json.loads(
+        run(
+            "simulate", "autoscale", str(served), "--gpu", "L40S", "--trace", str(trace),
+            "--policy", "queue:max=4", "--on-demand-price", "1", "--json",
+        )
+    )  # fmt: skip
+    behaviour = doc["policies"][0]["behaviour"]
+    assert round(behaviour["per_replica"], 1) == simulate
+    assert behaviour["replica_load_basis"] == ("estimate" if estimate < simulated else "simulation")
+    assert behaviour["replica_load_requests_per_s"] == pytest.approx(min(estimate, simulated) * 0.8)
+    assert behaviour["estimate_capacity_requests_per_s"] == pytest.approx(estimate)
+    assert behaviour["simulation_capacity_requests_per_s"] == pytest.approx(simulated)

@@ -1,5 +1,6 @@
 """``queue`` without ``per_replica``: the requests in flight on a replica at the utilisation plans
-size fleets for of its capacity (Little's law), as deploy writes it for a workload file."""
+size fleets for of the smaller of its capacity and the estimate's (Little's law), as deploy writes
+it from a plan or a workload file."""
 
 from __future__ import annotations
 
@@ -98,7 +99,14 @@ def test_report_says_what_queue_scales_on() -> None:
     )
     said = _behaviour(res.policies[0])
     assert "in flight (running and waiting), 9.5 per replica" in said
-    assert "9.5 is what one replica holds in flight at 80 % of its capacity (Little's law" in said
+    # 80 % of 2.665 req/s, the replica's capacity on this trace's lengths
+    assert "9.5 is what one replica holds in flight at 2.132 requests/s (Little's law" in said
+    # no estimate given (a --replica): the simulated replica's capacity alone, said so, and no claim
+    # that deploy writes the same
+    assert (
+        "the serving simulation's replica carries 2.665 requests/s at full load (gpuplan's estimate" in said
+    )
+    assert "deploy writes the same" not in said
 
 
 def test_queue_scales_as_the_hpa_deploy_writes_within_its_tolerance() -> None:
@@ -153,3 +161,31 @@ def test_the_report_says_how_late_the_count_is_read() -> None:
     res = simulate_autoscale(trace, REPLICA, [parse_policy("queue:max=4")], prices)
     words = " ".join(_behaviour(res.policies[0]).split())
     assert "the count read 15 s late (Prometheus scrapes the engine every 15 s)" in words
+
+
+def test_queue_takes_the_smaller_of_the_estimates_capacity_and_the_replicas() -> None:
+    # was: the simulated replica's capacity alone (2.65 req/s here), where deploy from a plan took the
+    # estimate's: a service planned at 2.0 req/s a replica was replayed at 2.12 and held more in flight
+    p = parse_policy("queue:max=6")
+    smaller = queue_target(p, REPLICA, PROMPTS, OUTPUTS, estimate_capacity_requests_per_s=2.0)
+    assert smaller.replica_load is not None and smaller.replica_load.basis == "estimate"
+    assert smaller.replica_load.requests_per_s == pytest.approx(2.0 * TARGET_UTILISATION)
+    # n = 2.2132 λ / (1 − 0.2388 λ) at λ = 1.6: 4.2475
+    assert smaller.per_replica == pytest.approx(2.2132 * 1.6 / (1 - 0.2388 * 1.6), abs=2e-3)
+    larger = queue_target(p, REPLICA, PROMPTS, OUTPUTS, estimate_capacity_requests_per_s=9.0)
+    assert larger.replica_load is not None and larger.replica_load.basis == "simulation"
+    assert larger.per_replica == pytest.approx(queue_target(p, REPLICA, PROMPTS, OUTPUTS).per_replica)
+
+
+def test_a_latency_share_below_the_headroom_lowers_the_load() -> None:
+    from gpuplan.perf.replica_load import replica_load
+
+    load = replica_load(
+        estimate_capacity_requests_per_s=10.0, simulation_capacity_requests_per_s=12.0, latency_share=0.5
+    )
+    assert (load.basis, load.requests_per_s, load.share) == ("latency", 5.0, 0.5)
+    # a share above what the smaller capacity at the headroom gives changes nothing
+    loose = replica_load(
+        estimate_capacity_requests_per_s=10.0, simulation_capacity_requests_per_s=6.0, latency_share=0.7
+    )
+    assert (loose.basis, loose.requests_per_s) == ("simulation", pytest.approx(4.8))

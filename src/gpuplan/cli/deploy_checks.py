@@ -291,6 +291,7 @@ def _check_load(
     service as one replica the autoscaler took to two (half its requests over the SLO in a replay);
     a warning where the count was given (a team may start small on purpose)."""
     from gpuplan.errors import DeployError
+    from gpuplan.perf.inference import TARGET_UTILISATION
 
     if workload.serving is None or serving is None or serving.gpus_needed <= count:
         return
@@ -300,19 +301,23 @@ def _check_load(
         "gpu": gpu,
         "count": count,
         "capacity": f"{serving.capacity_requests_per_s:.3g}",
+        # the load a replica is sized to carry: its full-load capacity at the planning headroom
+        "load": f"{serving.capacity_requests_per_s * TARGET_UTILISATION:.3g}",
+        "pct": f"{TARGET_UTILISATION * 100:.0f}",
     }
     if not given:
         raise DeployError.worded(
             N_(
-                "the service's load, {rate} req/s, needs {n} x {gpu} by gpuplan's estimate ({capacity} "
-                "req/s a replica at the utilisation plans size for); give --count {n} (or deploy a plan: "
-                "`gpuplan plan` sizes the fleet and prices it)"
+                "the service's load, {rate} req/s, needs {n} x {gpu} by gpuplan's estimate (a replica "
+                "carries {capacity} req/s at full load, {load} at the {pct} % plans size fleets for); "
+                "give --count {n} (or deploy a plan: `gpuplan plan` sizes the fleet and prices it)"
             ),
             **fields,
         )
     line = _(
         "warning: --count {count} is short of the {n} x {gpu} the service's load, {rate} req/s, needs by "
-        "gpuplan's estimate ({capacity} req/s a replica): the autoscaler starts from {count}"
+        "gpuplan's estimate (a replica carries {capacity} req/s at full load, {load} at the {pct} % plans "
+        "size fleets for): the autoscaler starts from {count}"
     )
     sys.stderr.write(line.format(**fields) + "\n")
 

@@ -336,14 +336,15 @@ def deploy(
                 engine=engine_launch(spec) is not None,
             )
     if engine_launch(spec) is not None:
-        # The engine's autoscaler holds the requests in flight on a replica at the load the plan
-        # sizes it for (SkyServe's target), as `simulate autoscale --policy queue` replays it; every
-        # target caps the longest request at what one replica's KV cache holds.
+        # The engine's autoscaler holds the requests in flight on a replica at the load chosen from
+        # the plan's estimate and the simulated replica (perf/replica_load.py), as `simulate
+        # autoscale --policy queue` replays it; every target caps the longest request at what one
+        # replica's KV cache holds.
         from gpuplan.api import deployed_engine_slots
         from gpuplan.cli._profiles import load_profile
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import cached_profile, plan_workload
-        from gpuplan.deploy.engine import planned_replica_load
+        from gpuplan.deploy.engine import planned_capacity
         from gpuplan.errors import DeployError
         from gpuplan.workload import load_workload
 
@@ -375,8 +376,8 @@ def deploy(
             share,
             profile_of,
             trace=lengths,
-            load_requests_per_s=planned_replica_load(spec),
-            load_share=spec.replica_load_share(),
+            estimate_capacity_requests_per_s=planned_capacity(spec),
+            latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
         )
         if isinstance(slots, str):
             if generator.name == "k8s":

@@ -141,8 +141,11 @@ def _replica(
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
-) -> tuple[ReplicaModel, float]:
-    """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
+) -> tuple[ReplicaModel, float, float | None]:
+    """The estimator's continuous-batching replica for this trace, its weights in bytes, and one
+    replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
+    which a queue policy's default target is chosen from beside the replica's own."""
+    from gpuplan.api import estimate_replica_capacity
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
@@ -165,7 +168,10 @@ def _replica(
             name=w.name,
         )
     stack = ServingStack.of(w, engine_text=engine_text, replicas_per_gpu=share, network=network)
-    return estimator_replica(prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1])
+    replica, weights = estimator_replica(
+        prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1]
+    )
+    return replica, weights, estimate_replica_capacity(w, gpu_id, prof, replicas_per_gpu=share)
 
 
 @app.command("autoscale")
@@ -441,6 +447,7 @@ def autoscale_cmd(
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
+        estimate_capacity: float | None = None
         if replica:
             if engine:
                 raise InputError.worded(
@@ -448,7 +455,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights = _replica(
+            rep, weights, estimate_capacity = _replica(
                 ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
@@ -492,6 +499,7 @@ def autoscale_cmd(
             seed=seed,
             cold_start_s=cold_s,
             cold_start_source=cold_words,
+            estimate_capacity_requests_per_s=estimate_capacity,
         ),
         policy_prices=own_prices,
     )

@@ -518,16 +518,15 @@ def unpriced_share(spec: LaunchSpec) -> str:
     ).format(priced=sharing(planned), deployed=sharing(share), share=share)
 
 
-def planned_replica_load(spec: LaunchSpec) -> float | None:
-    """Requests/s one replica is to carry as the plan sized it: its capacity of one replica ×
-    :meth:`LaunchSpec.replica_load_share`, the load SkyServe's ``target_qps_per_replica`` holds
-    (:func:`gpuplan.deploy.skyserve.replica_policy`), which the Kubernetes autoscaler's requests in
-    flight are worked out at. None: no plan's figure for these replicas (a workload file, a plan
-    without it, or replicas sharing GPUs otherwise than the plan priced)."""
+def planned_capacity(spec: LaunchSpec) -> float | None:
+    """Requests/s one replica carries at full load by the plan's estimate, which the autoscaler's
+    load is chosen from beside the serving simulation's replica (:mod:`gpuplan.perf.replica_load`).
+    None: no plan's figure for these replicas (a workload file, a plan without it, or replicas
+    sharing GPUs otherwise than the plan priced)."""
     capacity = spec.replica_capacity_requests_per_s
     if spec.planned_share_gpu is None or capacity is None or unpriced_share(spec):
         return None
-    return capacity * spec.replica_load_share()
+    return capacity
 
 
 def _newer(version: str, than: str) -> bool:

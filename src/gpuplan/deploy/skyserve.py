@@ -36,6 +36,7 @@ from gpuplan.deploy.spec import LaunchSpec, ServingDeployment, latency_share_wor
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.perf.replica_load import ReplicaLoad, replica_load_words
 
 __all__ = [
     "ReplicaPolicy",
@@ -61,6 +62,12 @@ class ReplicaPolicy:
     """The plan's capacity of one replica the target is made from; None with the target."""
     share: float = TARGET_UTILISATION
     """The share of that capacity the target is (:meth:`LaunchSpec.replica_load_share`)."""
+    load: ReplicaLoad | None = None
+    """Where the serving simulation's replica was built too (:attr:`LaunchSpec.engine_slots`): the
+    load chosen from both capacities, which the target is; None: the plan's figure alone."""
+    replay: str = ""
+    """With :attr:`load`: the ``gpuplan simulate autoscale`` command that replays the service at
+    that load (its requests in flight a replica, as the Kubernetes target holds them)."""
     why_fixed: str = ""
     """Why the count is fixed, in the user's language; "" where SkyServe autoscales."""
 
@@ -126,12 +133,20 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             "autoscaling."
         )
     else:
+        sizing = spec.engine_slots
+        # the load the Kubernetes autoscaler's requests in flight are worked out at, chosen from the
+        # plan's capacity and the simulated replica's (perf/replica_load.py): one target per service
+        load = sizing.replica_load if sizing is not None else None
         return ReplicaPolicy(
             min_replicas=serving.min_replicas,
             max_replicas=serving.max_replicas,
-            target_qps_per_replica=_significant(capacity * spec.replica_load_share()),
-            share=spec.replica_load_share(),
+            target_qps_per_replica=_significant(
+                load.requests_per_s if load is not None else capacity * spec.replica_load_share()
+            ),
+            share=load.share if load is not None else spec.replica_load_share(),
             capacity_requests_per_s=capacity,
+            load=load,
+            replay=_replay(spec, serving) if sizing is not None else "",
         )
     return ReplicaPolicy(
         min_replicas=serving.launch_replicas,
@@ -139,6 +154,17 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         target_qps_per_replica=None,
         capacity_requests_per_s=None,
         why_fixed=why,
+    )
+
+
+def _replay(spec: LaunchSpec, serving: ServingDeployment) -> str:
+    """``gpuplan simulate autoscale`` on the service's GPU, its replica range, and the requests in
+    flight one replica holds at the target's load (:attr:`LaunchSpec.engine_slots`)."""
+    assert spec.engine_slots is not None
+    per_replica = max(1.0, round(spec.engine_slots.in_flight, 1))
+    return (
+        f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu or 'GPU'} --policy "
+        f"queue:min={serving.min_replicas},max={serving.max_replicas},per_replica={per_replica:g}"
     )
 
 
@@ -164,7 +190,27 @@ def service_section(policy: ReplicaPolicy) -> dict[str, Any]:
 def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
     """The README's paragraphs on the replicas: how many, what SkyServe scales them on and where the
     numbers come from, and how long a replica has to come up."""
-    if policy.target_qps_per_replica is not None:
+    if policy.target_qps_per_replica is not None and policy.load is not None:
+        scale = _(
+            "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
+            "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "
+            "which default to the replicas the plan priced and twice that). It scales on the "
+            "requests per second each replica receives, over the last minute: its target, {target} "
+            "requests/s, is chosen from both of gpuplan's models of a replica: {basis}. A replica is "
+            "added after the load has stayed above the target for 5 minutes, and taken away after "
+            "20 minutes below it (SkyServe's default delays). `{command}` replays the service on your "
+            "traffic at that load (add --trace FILE.csv)."
+        ).format(
+            min=policy.min_replicas,
+            max=policy.max_replicas,
+            accelerators=accelerators,
+            target=f"{policy.target_qps_per_replica:g}",
+            basis=replica_load_words(policy.load),
+            command=policy.replay,
+        )
+        if (held := latency_share_words(policy.share)) is not None:
+            scale += " " + held
+    elif policy.target_qps_per_replica is not None:
         scale = _(
             "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
             "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "

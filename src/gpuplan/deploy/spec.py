@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -80,6 +80,7 @@ from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.perf.replica_load import ReplicaLoad
 from gpuplan.vocab import (
     COMMITTED_PRICING,
     OptimizerName,
@@ -209,13 +210,20 @@ class EngineSlots:
     longest_request: Annotated[int | None, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """The trace's longest request, prompt + answer tokens (None without a trace)."""
     load_requests_per_s: Annotated[float, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
-    """The load on one replica its autoscaler is to scale at, requests/s: the plan's capacity of one
-    replica × :meth:`LaunchSpec.replica_load_share` (what SkyServe's ``target_qps_per_replica`` is),
-    or, without that figure, the replica's own capacity (:attr:`capacity_requests_per_s`) × the
-    same share."""
-    capacity_requests_per_s: Annotated[float | None, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
-    """The replica's capacity as the serving simulation's replica has it (every slot busy), where
-    :attr:`load_requests_per_s` is a share of it; None: the load is the plan's."""
+    """The load on one replica its autoscaler is to scale at, requests/s: the smaller of
+    :attr:`estimate_capacity_requests_per_s` and :attr:`capacity_requests_per_s` × the sizing
+    utilisation, or the estimate's × :meth:`LaunchSpec.replica_load_share` where the plan met a
+    latency target only at that lower share (:mod:`gpuplan.perf.replica_load`), as ``simulate
+    autoscale``'s queue policy takes it by default."""
+    load_basis: Literal["estimate", "simulation", "latency"]
+    """Which figure set :attr:`load_requests_per_s` (:attr:`gpuplan.perf.replica_load.ReplicaLoad.basis`)."""
+    load_share: Annotated[float, Field(gt=0, le=1)]
+    """:attr:`load_requests_per_s` over the capacity it is a share of."""
+    capacity_requests_per_s: Annotated[float, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The replica's capacity as the serving simulation's replica has it (every slot busy)."""
+    estimate_capacity_requests_per_s: Annotated[float | None, Field(gt=0, le=MAX_REPLICA_REQUESTS_PER_S)]
+    """The replica's capacity at full load by gpuplan's estimate (the plan's figure, where deployed
+    from a plan that priced these replicas); None: the estimate gives none."""
     in_flight: Annotated[float, Field(ge=0, le=MAX_ENGINE_SLOTS)]
     """Requests in flight (running + waiting) on one replica at that load, Little's law: the load ×
     :attr:`time_in_replica_s`, at most :attr:`slots` (``gpuplan.simulate.in_flight``)."""
@@ -226,6 +234,17 @@ class EngineSlots:
     time_per_output_token_s: Annotated[float, Field(ge=0, le=1e6)]
     output_tokens: Annotated[float, Field(ge=1, le=MAX_ENGINE_CONTEXT_TOKENS)]
     """Mean output tokens of a request, of the trace or the serving block."""
+
+    @property
+    def replica_load(self) -> ReplicaLoad:
+        """The load and the two capacities it was chosen from, for the files' words."""
+        return ReplicaLoad(
+            requests_per_s=self.load_requests_per_s,
+            basis=self.load_basis,
+            estimate_capacity_requests_per_s=self.estimate_capacity_requests_per_s,
+            simulation_capacity_requests_per_s=self.capacity_requests_per_s,
+            share=self.load_share,
+        )
 
 
 class LaunchSpec(BaseModel):

@@ -212,6 +212,19 @@ class BehaviourDoc(Document):
     not; the replicas above them are billed on demand or spot."""
     commit_pricing: Literal["monthly", "reserved_1y", "reserved_3y"] | None = None
     """How the committed replicas are bought; null without any."""
+    per_replica: float | None = None
+    """queue: the requests in flight per replica it scales at; null for other kinds."""
+    replica_load_requests_per_s: float | None = None
+    """queue without its own ``per_replica``: the load a replica carries at that target, requests/s,
+    as deploy works it out; null otherwise."""
+    replica_load_basis: Literal["estimate", "simulation", "latency"] | None = None
+    """Which capacity set that load: the estimate's (which plans size fleets with) or the simulated
+    replica's, the smaller × the sizing utilisation; null otherwise."""
+    estimate_capacity_requests_per_s: float | None = None
+    """One replica's capacity at full load by gpuplan's estimate; null where not known."""
+    simulation_capacity_requests_per_s: float | None = None
+    """One replica's capacity with every slot busy, as the simulated replica has it; null where the
+    policy names its own ``per_replica``."""
 
 
 class PolicyDoc(Document):

@@ -28,6 +28,7 @@ from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.perf.replica_load import replica_load_words
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.offers_json import rate_fields
@@ -53,6 +54,7 @@ from gpuplan.vocab import PRICING_RULES, pricing_name
 
 if TYPE_CHECKING:
     from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.simulate.policy import Policy
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
@@ -122,8 +124,22 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
             "saturated_s": p.saturated_s,
             "commit_replicas": pol.commit_replicas,
             "commit_pricing": pol.commit_pricing if pol.commit_replicas else None,
+            "per_replica": pol.per_replica if pol.kind == "queue" else None,
+            **_replica_load_fields(pol),
         },
         "commitment_note": _commitment_note([p]),
+    }
+
+
+def _replica_load_fields(pol: Policy) -> dict[str, Any]:
+    """The load a queue policy's default target was worked out at and the capacities it was chosen
+    from (:mod:`gpuplan.perf.replica_load`); nulls otherwise."""
+    load = pol.replica_load
+    return {
+        "replica_load_requests_per_s": load.requests_per_s if load else None,
+        "replica_load_basis": load.basis if load else None,
+        "estimate_capacity_requests_per_s": load.estimate_capacity_requests_per_s if load else None,
+        "simulation_capacity_requests_per_s": load.simulation_capacity_requests_per_s if load else None,
     }
 
 
@@ -420,12 +436,22 @@ def _behaviour(p: PolicyResult) -> str:
                 "the count read {delay:g} s late (Prometheus scrapes the engine every 15 s)."
             ).format(target=round(pol.per_replica, 1), tolerance=pol.tolerance, delay=pol.delay_s)
             text = _join(text, more)
-            if "per_replica" not in pol.given:
+            if "per_replica" not in pol.given and pol.replica_load is not None:
                 more = _(
-                    "{target:g} is what one replica holds in flight at {pct:.0f} % of its capacity (Little's "
-                    "law: that load × the time a request spends on the replica at it), as deploy writes it "
-                    "for a workload file; give per_replica=N to replay another target."
-                ).format(target=round(pol.per_replica, 1), pct=TARGET_UTILISATION * 100)
+                    "{target:g} is what one replica holds in flight at {load} requests/s (Little's law: that "
+                    "load × the time a request spends on the replica at it): {basis}."
+                ).format(
+                    target=round(pol.per_replica, 1),
+                    load=f"{pol.replica_load.requests_per_s:.4g}",
+                    basis=replica_load_words(pol.replica_load),
+                )
+                if pol.replica_load.estimate_capacity_requests_per_s is not None:
+                    # deploy chooses from the same two figures for this workload and GPU
+                    more += " " + _(
+                        "`gpuplan deploy` writes the same target for this workload and GPU (a plan's README "
+                        "names its own in its replay command)."
+                    )
+                more += " " + _("Give per_replica=N to replay another target.")
                 text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))

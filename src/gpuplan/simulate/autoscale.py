@@ -114,6 +114,10 @@ class SimulationSettings:
     cold_start_s: float | None = None
     """Launch to ready of a replica whose policy sets no ``startup``; None: the policy default."""
     cold_start_source: str = ""
+    estimate_capacity_requests_per_s: float | None = None
+    """One replica's capacity at full load by gpuplan's estimate (the figure plans size fleets
+    with), which a queue policy's default target is chosen from beside the replica's own
+    (:func:`gpuplan.simulate.in_flight.service_in_flight`); None: not known (``--replica``)."""
 
     def __post_init__(self) -> None:
         # A negative notice reclaimed replicas before they were told (and billed them for less than
@@ -711,7 +715,13 @@ def simulate_autoscale(
     out = []
     for given in policies:
         # A policy without its own start-up time takes the cold start derived from the model.
-        p = queue_target(given, replica, trace.prompt_tokens, trace.output_tokens)
+        p = queue_target(
+            given,
+            replica,
+            trace.prompt_tokens,
+            trace.output_tokens,
+            estimate_capacity_requests_per_s=settings.estimate_capacity_requests_per_s,
+        )
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         own = (policy_prices or {}).get(given.name, prices)

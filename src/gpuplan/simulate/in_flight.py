@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuplan.perf.replica_load import ReplicaLoad, replica_load
+
 if TYPE_CHECKING:
     from gpuplan.simulate.replica import ReplicaModel
 
-__all__ = ["InFlight", "in_flight", "replica_capacity"]
+__all__ = ["InFlight", "in_flight", "replica_capacity", "service_in_flight"]
 
 #: Bisection steps of the fixed point: the interval [0, slots] halved 50 times is far below a request.
 _STEPS = 50
@@ -116,3 +118,24 @@ def in_flight(
         output_tokens=mix.output,
         full=full,
     )
+
+
+def service_in_flight(
+    replica: ReplicaModel,
+    prompt_tokens: np.ndarray,
+    output_tokens: np.ndarray,
+    *,
+    estimate_capacity_requests_per_s: float | None,
+    latency_share: float | None = None,
+) -> tuple[ReplicaLoad, InFlight]:
+    """The requests in flight a service's autoscaler holds on one replica, the one figure ``deploy``
+    (from a plan or a workload file) and ``simulate autoscale``'s queue policy all write: those on
+    ``replica`` at the load :func:`gpuplan.perf.replica_load.replica_load` chooses from the
+    estimate's capacity of one replica (``estimate_capacity_requests_per_s``, the plan's; None: not
+    known) and ``replica``'s own on these lengths, and that load."""
+    load = replica_load(
+        estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+        simulation_capacity_requests_per_s=replica_capacity(replica, prompt_tokens, output_tokens),
+        latency_share=latency_share,
+    )
+    return load, in_flight(replica, load.requests_per_s, prompt_tokens, output_tokens)

@@ -14,12 +14,14 @@ KEDA's, which makes an HPA) on the requests in flight per replica, running and w
 engine's ``vllm:num_requests_running`` + ``vllm:num_requests_waiting`` count them, by the HPA's rule
 (``tolerance``, replicas still starting counted at 0 for a scale-up, at most 4 pods or 100 % more a
 decision). Without ``per_replica`` it holds the requests in flight on the simulated replica at the
-utilisation plans size fleets for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8) of its
-capacity, by Little's law (:mod:`gpuplan.simulate.in_flight`): set when the replica and the trace
-are known (:func:`queue_target`), as deploy works it out for a workload file (from a plan, deploy
-takes the plan's capacity of one replica, as SkyServe's ``target_qps_per_replica`` does, and its
-README's replay command names that ``per_replica``). It reads the count ``delay`` s late (default
-15: the PodMonitor deploy writes scrapes the engine every 15 s).
+load deploy writes its target at: the smaller of gpuplan's estimate of one replica's capacity (the
+figure plans size fleets with) and the simulated replica's own, × the utilisation plans size fleets
+for (``gpuplan.perf.inference.TARGET_UTILISATION``, 0.8), by Little's law
+(:mod:`gpuplan.perf.replica_load`, :mod:`gpuplan.simulate.in_flight`): set when the replica and the
+trace are known (:func:`queue_target`), as deploy works it out from a plan or a workload file (a
+plan whose replicas were bought for a latency target holds less; its README's replay command names
+that ``per_replica``). It reads the count ``delay`` s late (default 15: the PodMonitor deploy writes
+scrapes the engine every 15 s).
 
 ``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
 the replicas' ``DCGM_FI_DEV_GPU_UTIL``, the percent of the sample period during which one or more
@@ -70,6 +72,7 @@ from gpuplan.i18n.phrases import listed
 if TYPE_CHECKING:
     import numpy as np
 
+    from gpuplan.perf.replica_load import ReplicaLoad
     from gpuplan.simulate.replica import ReplicaModel
     from gpuplan.workload.spec import ServingSpec
 
@@ -162,7 +165,7 @@ class Policy:
     """target: busy-slot utilisation to hold, 0–1."""
     per_replica: float | None = None
     """queue: outstanding requests per replica (KEDA AverageValue threshold); None: those in flight
-    on the replica at TARGET_UTILISATION of its capacity, set by :func:`queue_target` once the
+    on the replica at the load deploy writes its target at, set by :func:`queue_target` once the
     replica and the trace are known."""
     gpu_util_pct: float | None = None
     """gpu-util: average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) to hold, percent, 0–100."""
@@ -209,6 +212,9 @@ class Policy:
     given: frozenset[str] = field(default=frozenset(), compare=False)
     """The keys the user wrote (``target``, ``min``…): those a workload's serving block does not
     override (:func:`with_serving`)."""
+    replica_load: ReplicaLoad | None = field(default=None, compare=False)
+    """queue without ``per_replica``: the load its target was worked out at and the two capacities
+    it was chosen from (:func:`queue_target`); None otherwise."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -629,18 +635,28 @@ def max_for_load(
 
 
 def queue_target(
-    policy: Policy, replica: ReplicaModel, prompt_tokens: np.ndarray, output_tokens: np.ndarray
+    policy: Policy,
+    replica: ReplicaModel,
+    prompt_tokens: np.ndarray,
+    output_tokens: np.ndarray,
+    *,
+    estimate_capacity_requests_per_s: float | None = None,
 ) -> Policy:
     """A queue policy without ``per_replica`` at the requests in flight on ``replica`` (requests of
-    these lengths) where its load is the utilisation plans size fleets for (``TARGET_UTILISATION``)
-    of its capacity: Little's law, load × the time a request spends on the replica at that load
-    (:func:`gpuplan.simulate.in_flight.in_flight`), at most its slots — what ``deploy`` writes for a
-    workload file. Others, and one that names it, unchanged."""
-    from gpuplan.perf.inference import TARGET_UTILISATION
-    from gpuplan.simulate.in_flight import in_flight, replica_capacity
+    these lengths) at the load ``deploy`` writes its target at: the smaller of the estimate's
+    capacity of one replica (``estimate_capacity_requests_per_s``; None: not known) and the
+    replica's own, × the utilisation plans size fleets for; Little's law, load × the time a request
+    spends on the replica at that load, at most its slots
+    (:func:`gpuplan.simulate.in_flight.service_in_flight`). Others, and one that names it,
+    unchanged."""
+    from gpuplan.simulate.in_flight import service_in_flight
 
     if policy.kind != "queue" or policy.per_replica is not None:
         return policy
-    load = replica_capacity(replica, prompt_tokens, output_tokens) * TARGET_UTILISATION
-    held = in_flight(replica, load, prompt_tokens, output_tokens)
-    return replace(policy, per_replica=max(1.0, held.in_flight))
+    load, held = service_in_flight(
+        replica,
+        prompt_tokens,
+        output_tokens,
+        estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+    )
+    return replace(policy, per_replica=max(1.0, held.in_flight), replica_load=load)

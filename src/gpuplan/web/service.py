@@ -516,7 +516,7 @@ def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: i
     holds in flight, as ``gpuplan deploy`` counts them (the profile through the service's cache),
     else why not."""
     from gpuplan.api import deployed_engine_slots
-    from gpuplan.deploy.engine import planned_replica_load
+    from gpuplan.deploy.engine import planned_capacity
     from gpuplan.i18n import _
     from gpuplan.workload import load_workload
     from gpuplan.workload.paths import plan_workload_document
@@ -537,8 +537,8 @@ def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: i
         spec.gpu,
         share,
         lambda w: _profile(store, w, _no_progress),
-        load_requests_per_s=planned_replica_load(spec),
-        load_share=spec.replica_load_share(),
+        estimate_capacity_requests_per_s=planned_capacity(spec),
+        latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
     )
 
 

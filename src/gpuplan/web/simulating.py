@@ -368,8 +368,10 @@ def _estimated(
     options: _Options,
     trace: Trace,
     progress: Callable[[float, str], None],
-) -> tuple[ReplicaModel, float]:
-    """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
+) -> tuple[ReplicaModel, float, float | None]:
+    """The estimator's continuous-batching replica for this trace, its weights in bytes, and one
+    replica's capacity at full load by the estimate (None: it gives none), as the command line's."""
+    from gpuplan.api import estimate_replica_capacity
     from gpuplan.hardware import get_gpu
     from gpuplan.profile import profile
     from gpuplan.simulate.replica import ServingStack, estimator_replica
@@ -386,13 +388,17 @@ def _estimated(
         replicas_per_gpu=options.prices.replicas_per_gpu,
         network=options.network,
     )
-    return estimator_replica(
+    replica, weights = estimator_replica(
         prof,
         get_gpu(options.gpu_id),
         stack,
         prompt_tokens=trace.prompt_tokens,
         output_tokens=trace.output_tokens,
     )
+    capacity = estimate_replica_capacity(
+        workload, options.gpu_id, prof, replicas_per_gpu=options.prices.replicas_per_gpu
+    )
+    return replica, weights, capacity
 
 
 def simulate_document(
@@ -418,8 +424,9 @@ def simulate_document(
         seconds=DEFAULT_STARTUP_S
     )
     replica = options.replica
+    estimate_capacity: float | None = None
     if replica is None:
-        replica, weights = _estimated(store, workload, request, options, trace, progress)
+        replica, weights, estimate_capacity = _estimated(store, workload, request, options, trace, progress)
         cold_s, cold_words = cold_start(weights, options.storage_bytes_per_s or DEFAULT_STORAGE_BYTES_PER_S)
     progress(0.5, "simulating")
     settings = SimulationSettings(
@@ -429,6 +436,7 @@ def simulate_document(
         seed=request.seed,
         cold_start_s=cold_s,
         cold_start_source=cold_words,
+        estimate_capacity_requests_per_s=estimate_capacity,
     )
     return autoscale_json(
         simulate_autoscale(

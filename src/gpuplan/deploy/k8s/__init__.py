@@ -34,7 +34,7 @@ from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_mo
 from gpuplan.deploy.user_package import DOCKERFILE, UserPackage, install_words, user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
-from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.perf.replica_load import replica_load_words
 from gpuplan.vocab import COMMITTED_PRICING, pricing_name
 
 __all__ = ["KubernetesGenerator"]
@@ -139,10 +139,10 @@ def _replay_command(spec: LaunchSpec) -> str:
     if (
         target is not None
         and sizing is not None
-        and (sizing.capacity_requests_per_s is None or spec.replica_load_share() < TARGET_UTILISATION)
+        and (spec.planned_share_gpu is not None or sizing.load_basis == "latency")
     ):
-        # at the plan's load, or below the headroom: not simulate's default (80 % of its replica's
-        # own capacity), so the deployed target, said
+        # from the plan's figure, or below the headroom for its latency target: simulate's default
+        # works the estimate out again from the workload alone, so the deployed target, said
         policy += f",per_replica={quantity(target)}"
     if spec.serving.start_replicas is not None:
         policy += f",start={spec.serving.start_replicas}"
@@ -217,23 +217,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                     "traffic's lengths"
                 ).format(prompt=spec.serving.prompt_tokens, output=spec.serving.output_tokens)
             )
-            whence = (
-                _(
-                    "{pct} % of the plan's capacity of one replica ({capacity} requests/s), the load "
-                    "SkyPilot's target_qps_per_replica holds too"
-                ).format(
-                    pct=f"{spec.replica_load_share() * 100:.0f}",
-                    capacity=f"{spec.replica_capacity_requests_per_s:.4g}",
-                )
-                if sizing.capacity_requests_per_s is None and spec.replica_capacity_requests_per_s
-                else _(
-                    "{pct} % of what one replica completes with every slot busy ({capacity} requests/s, "
-                    "as the serving simulation's replica has it: no plan's figure for these replicas)"
-                ).format(
-                    pct=f"{spec.replica_load_share() * 100:.0f}",
-                    capacity=f"{sizing.capacity_requests_per_s or 0:.4g}",
-                )
-            )
+            whence = replica_load_words(sizing.replica_load)
             steps = (
                 (sizing.time_in_replica_s - sizing.first_token_s) / sizing.time_per_output_token_s
                 if sizing.time_per_output_token_s > 0
@@ -242,7 +226,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(
                 _(
                     "The autoscaler holds {target} requests in flight (running + waiting) per replica, "
-                    "{span}{starting}: what one replica holds at {load} requests/s, {whence}. By Little's "
+                    "{span}{starting}: what one replica holds at {load} requests/s ({whence}). By Little's "
                     "law the requests in a replica are its requests/s × the time each spends in it: {load} "
                     "× ({first} s to the first token + {steps:,.0f} more tokens × {tpot} ms a step at that "
                     "load = {seconds} s) = {product}, at most the {slots} requests one replica runs at once "
