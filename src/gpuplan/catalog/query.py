@@ -68,11 +68,14 @@ class SortKey(Choice):
 class OfferQuery:
     """What ``gpuplan offers`` asks for. Names are validated when the query runs."""
 
-    gpu: str | None = None
+    gpu: str | tuple[str, ...] | None = None
+    """One GPU name or several (an offer of any of them)."""
     count: int | None = None
     min_gpu_memory_gib: float | None = None
-    provider: str | None = None
-    region: str | None = None
+    provider: str | tuple[str, ...] | None = None
+    """One provider code or several."""
+    region: str | tuple[str, ...] | None = None
+    """One region name or several."""
     pricing: str | None = None
     max_price_per_hour: float | None = None
     """In ``currency`` per instance-hour; offers with an unknown price are left out (and counted)."""
@@ -160,18 +163,31 @@ def display_money(store: Store, currency: str | Currency) -> Money:
     )
 
 
-def _refuse_region(store: Store, region: str, provider: str | None, known: list[str]) -> None:
-    """Why ``region`` has no offer of ``provider``: a region of another provider is named as one
+def _names(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """A filter's names: none, one or several."""
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _one(value: str | tuple[str, ...] | None) -> str | None:
+    """A filter's name where it names exactly one, else None."""
+    names = _names(value)
+    return names[0] if len(names) == 1 else None
+
+
+def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known: list[str]) -> None:
+    """Why ``region`` has no offer of ``providers``: a region of another provider is named as one
     (``us-east1`` asked of AWS is GCP's, where "did you mean 'us-east-1'" alone had hidden that),
     else "unknown region" with the nearest known."""
-    owners = [] if provider is None else [p for p in PROVIDERS if region in store.regions(p)]
+    owners = [] if not providers else [p for p in PROVIDERS if region in store.regions(p)]
     if owners:
         near = closest(region, known)
         raise InputError.worded(
             N_("region {region} is a region of {owners}, not of {provider}{suggest}"),
             region=region,
             owners=listed(owners),
-            provider=provider,
+            provider=listed(providers),
             suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
         )
     raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
@@ -192,10 +208,14 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         pricing=pricing,
         include_unpriced=query.include_unpriced,
     )
-    if not rows and query.region is not None:
-        known = store.regions(query.provider)
-        if query.region not in known:
-            _refuse_region(store, query.region, query.provider, known)
+    regions = _names(query.region)
+    if regions and (not rows or len(regions) > 1):
+        # every region named is checked: of two, a mistyped one had left the other's offers alone
+        providers = _names(query.provider)
+        known = sorted({r for p in providers for r in store.regions(p)}) if providers else store.regions()
+        for region in regions:
+            if region not in known:
+                _refuse_region(store, region, providers, known)
     views = [offer_view(r, currency, rate) for r in rows]
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:
@@ -239,20 +259,23 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
     None when neither applies (no pricing model asked, and the provider lists the GPU)."""
     from gpuplan.i18n import _, ngettext
 
-    gpu = _gpu_named(query.gpu) if query.gpu is not None else None
+    gpu_names = [_gpu_named(g) for g in _names(query.gpu)]
+    gpu = item_list(gpu_names) if gpu_names else None
     anywhere = store.offers(gpu=query.gpu, include_unpriced=True) if gpu is not None else []
     if gpu is not None and not anywhere:
         lead = _(
             "no offer of {gpu} in the catalog: none of the price sources it ships lists one; `gpuplan "
             "catalog import` takes a price list of your own (a quote) for it"
         ).format(gpu=gpu)
-        return _("; ").join([lead, *_gap_notes(g for g in FAMILY_GAPS if gpu in g.gpus)])
+        return _("; ").join([lead, *_gap_notes(g for g in FAMILY_GAPS if set(gpu_names) & set(g.gpus))])
     sellers = sorted({o.provider for o in anywhere})
-    if gpu is not None and query.provider is not None and query.provider not in sellers:
+    providers = _names(query.provider)
+    if gpu is not None and providers and not set(providers) & set(sellers):
         return _("no offer of {gpu} from {provider} in the catalog; it lists {gpu} from {providers}").format(
-            gpu=gpu, provider=query.provider, providers=item_list(sellers)
+            gpu=gpu, provider=item_list(providers), providers=item_list(sellers)
         )
-    if query.region is not None:
+    regions = _names(query.region)
+    if regions:
         # the region asked for has none: say where the catalog does have one, rather than that no
         # source publishes it anywhere
         others = sorted(
@@ -266,7 +289,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
                     pricing=pricing,
                 )
             }
-            - {query.region}
+            - set(regions)
         )
         if others:
             shown = item_list(others[:_REGIONS_NAMED]) + (" …" if len(others) > _REGIONS_NAMED else "")
@@ -276,7 +299,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
                 "none in {region}; the catalog has these offers in {n} other regions: {regions} (leave "
                 "out --region to list them)",
                 len(others),
-            ).format(region=query.region, n=len(others), regions=shown)
+            ).format(region=item_list(regions), n=len(others), regions=shown)
     if pricing is None:
         return None
     # The instance types the notes speak for: those that carry the GPU (and count, memory) asked
@@ -300,10 +323,10 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
         g
         for g in FAMILY_GAPS
         if pricing in g.lacks
-        and (query.provider is None or g.provider == query.provider)
+        and (not providers or g.provider in providers)
         and (carried is None or g.applies(carried))
     )
-    where = query.provider or _("any provider")
+    where = item_list(providers) if providers else _("any provider")
     lead = (
         _(
             "no {pricing} price of {gpu} from {where} in the catalog: its sources publish none; `gpuplan "

@@ -1,0 +1,77 @@
+"""``gpuplan offers`` shows the market as it is: every provider, region and GPU asked for, a price
+the snapshot took out said as unknown with its reason, low-confidence rows kept apart, the order
+readable from what is shown."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.catalog import open_store
+from gpuplan.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("offers") / "seeded.sqlite"
+    open_store(str(path)).close()
+    return path
+
+
+@pytest.fixture
+def db(seeded: Path, tmp_path: Path) -> str:
+    path = tmp_path / "gpuplan.sqlite"
+    shutil.copy(seeded, path)
+    return str(path)
+
+
+def _json(db: str, *args: str) -> list[dict[str, Any]]:
+    result = runner.invoke(app, ["--db", db, "offers", "--json", *args])
+    assert result.exit_code == 0, result.output
+    offers: list[dict[str, Any]] = json.loads(result.stdout)["offers"]
+    return offers
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--provider", "aws", "--provider", "gcp"],
+        ["--provider", "aws,gcp"],
+        ["--provider", "AWS, gcp"],
+    ],
+)
+def test_several_providers_are_all_listed(db: str, args: list[str]) -> None:
+    offers = _json(db, "--gpu", "H100-SXM", "--pricing", "on_demand", *args)
+    assert {o["provider"] for o in offers} == {"aws", "gcp"}
+
+
+def test_several_regions_and_gpus_are_all_listed(db: str) -> None:
+    both = ["--region", "us-east1", "--region", "europe-west4"]
+    offers = _json(db, "--provider", "gcp", "--gpu", "A100-SXM4-40GB", "--all-regions", *both)
+    assert {o["region"] for o in offers} == {"us-east1", "europe-west4"}
+    gpus = _json(db, "--provider", "aws", "--gpu", "A100-SXM4-40GB,H100-SXM", "--pricing", "on_demand")
+    assert {o["gpu"] for o in gpus} == {"A100-SXM4-40GB", "H100-SXM"}
+    table = runner.invoke(app, ["--db", db, "offers", "--provider", "gcp", "--gpu", "A100-SXM4-40GB", *both])
+    assert table.exit_code == 0, table.output
+    assert "us-east1" in table.stdout and "europe-west4" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--provider", "aws,gcpp"], "unknown provider 'gcpp'; did you mean 'gcp'?"),
+        (["--provider", "gcp", "--region", "us-east1,europe-wst4"], "unknown region 'europe-wst4'"),
+        (["--gpu", "a100:8,h100:4"], "different counts"),
+    ],
+)
+def test_each_name_of_a_list_is_checked(db: str, args: list[str], said: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", *args])
+    assert result.exit_code != 0
+    assert said in str(result.exception)
