@@ -117,3 +117,21 @@ def test_the_light_conversions_give_what_typer_gives() -> None:
         light = _LightCoercion(param).coerce(value, param=param, ctx=ctx)
         full = build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)
         assert light == full and type(light) is type(full), (name, value)
+
+
+def test_a_repeatable_string_option_converts_as_typer_converts_it() -> None:
+    # `offers --provider aws --provider gcp`: the light coercer's list is Typer's, and a left-out one
+    # is Typer's () (no pydantic adapter for either)
+    from typer._coercion import build_runtime_param
+
+    from gpuplan.cli._lazy import _LightCoercion
+
+    root = typer.main.get_command(app)
+    offers = root.commands["offers"]  # type: ignore[attr-defined]
+    params = {p.name: p for p in offers.params}
+    ctx = typer.Context(offers)
+    for name, value in (("provider", ["aws", "gcp"]), ("region", ("us-east-1",)), ("gpu", None)):
+        param = params[name]
+        light = _LightCoercion(param).coerce(value, param=param, ctx=ctx)
+        full = build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)
+        assert light == full and type(light) is type(full), (name, value)
