@@ -75,3 +75,40 @@ def test_each_name_of_a_list_is_checked(db: str, args: list[str], said: str) -> 
     result = runner.invoke(app, ["--db", db, "offers", *args])
     assert result.exit_code != 0
     assert said in str(result.exception)
+
+
+def test_an_on_demand_price_taken_out_is_listed_unknown_with_its_reason(db: str) -> None:
+    # skipped.csv: GCP's europe-west4 A100 on-demand prices are another price list filed as
+    # on-demand and are taken out; the offers stay (their spot prices are listed)
+    asked = [
+        "--provider",
+        "gcp",
+        "--region",
+        "europe-west4",
+        "--gpu",
+        "A100-SXM4-40GB",
+        "--pricing",
+        "on_demand",
+    ]
+    offers = _json(db, *asked)
+    one = next(o for o in offers if o["instance_type"] == "a2-highgpu-1g")
+    assert one["pricing"] == "on_demand" and one["price_usd_per_hour"] is None
+    assert "another price list filed as on-demand (skipped.csv)" in one["price_reason"]
+    table = runner.invoke(app, ["--db", db, "offers", *asked], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    assert "0 offers" not in table.stdout
+    assert "a2-highgpu-1g" in table.stdout and "unknown" in table.stdout
+    assert "another price list filed as on-demand" in table.stdout
+
+
+def test_a_price_taken_out_ranks_after_every_known_one_and_is_not_counted_as_cheap(db: str) -> None:
+    asked = ["--provider", "gcp", "--gpu", "A100-SXM4-40GB", "--pricing", "on_demand"]
+    cheapest = _json(db, *asked)
+    assert all(o["price_usd_per_hour"] is not None for o in cheapest)  # a known price wins each type
+    every = _json(db, *asked, "--all-regions")
+    prices = [o["price_usd_per_hour"] for o in every]
+    unknown = prices.index(None)
+    assert all(p is not None for p in prices[:unknown]) and all(p is None for p in prices[unknown:])
+    capped = runner.invoke(app, ["--db", db, "offers", *asked, "--all-regions", "--max-price", "1000"])
+    assert capped.exit_code == 0, capped.output
+    assert "europe-west4" not in capped.stdout

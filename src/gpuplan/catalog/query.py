@@ -208,6 +208,8 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         pricing=pricing,
         include_unpriced=query.include_unpriced,
     )
+    if pricing is not None and query.include_unpriced:
+        rows += _taken_out(store, query, pricing, rows)
     regions = _names(query.region)
     if regions and (not rows or len(regions) > 1):
         # every region named is checked: of two, a mistyped one had left the other's offers alone
@@ -250,6 +252,64 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         cny_rate=store.find_exchange_rate("CNY"),
         empty_reason=None if rows else _empty_reason(store, query, pricing),
     )
+
+
+def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[OfferPrice]) -> list[OfferPrice]:
+    """The offers ``query`` asks for whose ``pricing`` price the snapshot took out of its source
+    (``skipped.csv``) while keeping the offer, each as a row of that pricing model with its price
+    unknown and the reason: as a row whose every price was taken out is listed, not left out of
+    the listing as if the offer were not sold that way."""
+    from gpuplan.catalog.price_reasons import taken_out_prices
+
+    keys = taken_out_prices().get(pricing, {})
+    asked_providers, asked_regions = set(_names(query.provider)), set(_names(query.region))
+    providers = sorted({k[0] for k in keys if not asked_providers or k[0] in asked_providers})
+    regions = sorted({k[2] for k in keys if not asked_regions or k[2] in asked_regions})
+    if not providers or not regions:
+        return []
+    have = {(o.provider, o.region, o.zone, o.instance_type) for o in rows}
+    out: list[OfferPrice] = []
+    for o in store.offers(
+        gpu=query.gpu,
+        count=query.count,
+        min_gpu_memory_gib=query.min_gpu_memory_gib,
+        provider=tuple(providers),
+        region=tuple(regions),
+        include_unpriced=True,
+    ):
+        reason = keys.get((o.provider, o.instance_type, o.region, o.zone))
+        offer = (o.provider, o.region, o.zone, o.instance_type)
+        if reason is None or offer in have:
+            continue
+        have.add(offer)
+        out.append(
+            replace(
+                o,
+                pricing=pricing,
+                price=None,
+                currency=None,
+                unit=None,
+                price_usd_per_hour=None,
+                price_usd_per_gpu_hour=None,
+                as_of=None,
+                confidence=None,
+                interruption_band=None,
+                term=None,
+                stale=False,
+                price_reason=reason,
+                exchange_rate_usd_per_unit=None,
+                exchange_rate_as_of=None,
+                fetched_at=None,
+                list_price_usd_per_hour=None,
+                discount_percent=None,
+                as_of_precision=None,
+                age_days=None,
+                age_min_days=None,
+                staleness=None,
+                age_bound_launch=None,
+            )
+        )
+    return out
 
 
 def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str | None:
