@@ -112,3 +112,32 @@ def test_a_price_taken_out_ranks_after_every_known_one_and_is_not_counted_as_che
     capped = runner.invoke(app, ["--db", db, "offers", *asked, "--all-regions", "--max-price", "1000"])
     assert capped.exit_code == 0, capped.output
     assert "europe-west4" not in capped.stdout
+
+
+def test_low_confidence_rows_are_left_out_unless_asked_and_counted(db: str) -> None:
+    # the source articles' 2024 tables (aws/unspecified "A100 40GB (GPU platform guide table)"):
+    # plans leave them out by default, and so does the listing, saying how many
+    asked = ["--provider", "aws", "--gpu", "A100", "--pricing", "spot"]
+    result = runner.invoke(app, ["--db", db, "offers", "--json", *asked])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["offers"] and all(o["confidence"] != "low" for o in doc["offers"])
+    assert doc["low_confidence_left_out"] >= 1
+    every = _json(db, *asked, "--allow-low-confidence")
+    assert any(o["confidence"] == "low" for o in every)
+    table = runner.invoke(app, ["--db", db, "offers", *asked], env={"COLUMNS": "200"})
+    assert "unspecified" not in table.stdout
+    assert "left out" in table.stdout and "--allow-low-confidence shows" in table.stdout
+
+
+def test_catalog_info_says_a_pricing_model_only_low_confidence_rows_give_apart(db: str) -> None:
+    # an article's "monthly" A100 row is no AWS pricing model: said apart, not among AWS's
+    result = runner.invoke(app, ["--db", db, "catalog", "info", "--json"])
+    assert result.exit_code == 0, result.output
+    aws = next(c for c in json.loads(result.stdout)["coverage"] if c["provider"] == "aws")
+    assert "monthly" not in aws["pricing_models"] and "on_demand" in aws["pricing_models"]
+    assert aws["low_confidence_only"] == ["monthly"]
+    table = runner.invoke(app, ["--db", db, "catalog", "info"], env={"COLUMNS": "200"})
+    [line] = [x for x in table.stdout.splitlines() if x.startswith("aws ")]
+    assert "monthly" not in line
+    assert "aws monthly" in table.stdout.split("Pricing models only low-confidence prices give")[1]

@@ -84,6 +84,9 @@ class OfferQuery:
     all_regions: bool = False
     """False: keep the cheapest region per provider, instance type and pricing model."""
     include_unpriced: bool = True
+    allow_low_confidence: bool = True
+    """False: leave out prices labelled low-confidence (the source articles' 2024 tables), as plans
+    and tco do by default, and count them (:attr:`OfferListing.low_confidence_left_out`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +133,8 @@ class OfferListing:
     empty_reason: str | None = None
     """Why a listing for one pricing model is empty: what the catalog's sources lack (None when it
     is not empty, or no pricing model was asked)."""
+    low_confidence_left_out: int = 0
+    """Low-confidence prices the query asked for left out (``allow_low_confidence`` False)."""
 
 
 def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
@@ -208,6 +213,10 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         pricing=pricing,
         include_unpriced=query.include_unpriced,
     )
+    low_left_out = 0
+    if not query.allow_low_confidence:
+        kept_rows = [r for r in rows if r.confidence != "low"]
+        low_left_out, rows = len(rows) - len(kept_rows), kept_rows
     if pricing is not None and query.include_unpriced:
         rows += _taken_out(store, query, pricing, rows)
     regions = _names(query.region)
@@ -250,7 +259,9 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         hidden_costed=costed_out,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
-        empty_reason=None if rows else _empty_reason(store, query, pricing),
+        # rows left out as low-confidence are no lack of the sources: the note on them says so
+        empty_reason=None if rows or low_left_out else _empty_reason(store, query, pricing),
+        low_confidence_left_out=low_left_out,
     )
 
 

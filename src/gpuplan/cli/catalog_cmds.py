@@ -223,6 +223,14 @@ def offers(
             parser=whole_number(0, MAX_STALE_DAYS),
         ),
     ] = None,
+    allow_low_confidence: Annotated[
+        bool,
+        typer.Option(
+            "--allow-low-confidence",
+            help="Also list prices labelled low-confidence (the source articles' 2024 tables), which "
+            "plans and tco leave out unless asked.",
+        ),
+    ] = False,
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
@@ -282,6 +290,7 @@ def offers(
         currency=currency,
         sort=sort,
         all_regions=all_regions,
+        allow_low_confidence=allow_low_confidence,
     )
     with _collector_paused():
         listing = list_offers(store, query)

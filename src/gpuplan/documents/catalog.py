@@ -142,6 +142,9 @@ class OffersDocument(Document):
     empty_reason: str | None = None
     """Why no offer has the pricing model asked for (what the catalog's sources lack); null when
     there are offers, or no pricing model was asked."""
+    low_confidence_left_out: int = 0
+    """Prices labelled low-confidence (the source articles' 2024 tables) left out, as plans leave
+    them out by default; ``--allow-low-confidence`` lists them."""
 
 
 class CheapestPrice(Document):

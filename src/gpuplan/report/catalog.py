@@ -109,6 +109,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         exchange_rate=rate_doc(listing.cny_rate),
         offers=[],
         empty_reason=listing.empty_reason,
+        low_confidence_left_out=listing.low_confidence_left_out,
     )
 
 
@@ -352,6 +353,16 @@ def offers_view(listing: OfferListing) -> RenderableType:
             _("{n} offers with an unknown price left out by --max-price.").format(
                 n=listing.hidden_unknown_price
             )
+        )
+    if listing.low_confidence_left_out:
+        notes.append(
+            ngettext(
+                "{n} low-confidence price left out (the source articles' 2024 tables, as plans leave "
+                "them out); --allow-low-confidence shows it.",
+                "{n} low-confidence prices left out (the source articles' 2024 tables, as plans leave "
+                "them out); --allow-low-confidence shows them.",
+                listing.low_confidence_left_out,
+            ).format(n=listing.low_confidence_left_out)
         )
     if listing.hidden_costed:
         notes.append(
@@ -639,6 +650,23 @@ def info_view(info: CatalogInfo) -> RenderableType:
     parts: list[RenderableType] = [table, Text(""), per]
     if any(c.last_refresh is None for c in info.coverage):
         parts.append(Text(_("never: only the shipped snapshot; run `gpuplan catalog refresh`."), style="dim"))
+    low = [c for c in info.coverage if c.low_confidence_only]
+    if low:
+        # apart from the table's pricing models: an article's figure is no pricing model the
+        # provider is known to sell at
+        parts.append(
+            Text(
+                _(
+                    "Pricing models only low-confidence prices give (the source articles' 2024 tables; "
+                    "plans, tco and offers leave them out unless asked): {models}."
+                ).format(
+                    models=_("; ").join(
+                        f"{c.provider} {item_list(_(m) for m in c.low_confidence_only)}" for c in low
+                    )
+                ),
+                style="dim",
+            )
+        )
     return Group(*parts)
 
 

@@ -284,6 +284,7 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
             "exchange_rate": rate_fields(listing.cny_rate),
             "offers": [],
             "empty_reason": listing.empty_reason,
+            "low_confidence_left_out": listing.low_confidence_left_out,
         },
         option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE,
     )
