@@ -141,3 +141,19 @@ def test_catalog_info_says_a_pricing_model_only_low_confidence_rows_give_apart(d
     [line] = [x for x in table.stdout.splitlines() if x.startswith("aws ")]
     assert "monthly" not in line
     assert "aws monthly" in table.stdout.split("Pricing models only low-confidence prices give")[1]
+
+
+def test_the_price_column_reads_in_the_order_the_table_is_ranked(db: str) -> None:
+    # p5en spot in eu-north-1: listed $10.44 but undated, below the region's dated $11.01 that
+    # plans cost it at, and ranked at; its column had shown $10.44 among dearer-looking rows
+    # ranked before it
+    args = ["--db", db, "offers", "--provider", "aws", "--gpu", "H200", "--all-regions"]
+    table = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert table.exit_code == 0, table.output
+    rows = [ln.split() for ln in table.stdout.splitlines() if ln.startswith("aws ")]
+    cells = [next(c for c in row if c.startswith("$") or c == "unknown") for row in rows]
+    known = [float(c.strip("$").replace(",", "")) for c in cells if c != "unknown"]
+    assert known and known == sorted(known)
+    floored = [ln for ln in table.stdout.splitlines() if "listed $10.44/h" in ln]
+    assert floored and "$11.01" in floored[0]
+    assert "shown, and ranked, at that one" in table.stdout

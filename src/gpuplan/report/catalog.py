@@ -131,6 +131,15 @@ def _price_cell(value: float | None, currency: str) -> str:
     return _amount(value, currency) if value is not None else _("unknown")
 
 
+def _shown_prices(v: OfferView, currency: str) -> tuple[str, str]:
+    """The price cells of an offer: per hour and per GPU-hour at what the listing ranks it by
+    (:attr:`OfferView.ranked_per_hour`: an undated spot price below its region's dated one at that
+    one, as plans cost it; its listed figure is in its notes), so that the column reads in order."""
+    if v.floor is not None and v.ranked_per_hour is not None:
+        return _price_cell(v.ranked_per_hour, currency), _amount(v.ranked_per_gpu_hour, currency)
+    return _price_cell(v.price_per_hour, currency), _amount(v.price_per_gpu_hour, currency)
+
+
 def _shared_reasons(listing: OfferListing) -> dict[str, int]:
     """The reasons for an unknown price that two or more offers of the listing share, numbered: each
     is said once under the table (a provider whose whole list is unpriced had repeated the same
@@ -214,10 +223,11 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
     if o.pricing == "spot":
         flags.append(_spot_flag(o))
     if v.floor is not None and v.ranked_per_hour is not None:
-        # what plans cost it at, and what the listing ranked it by
+        # the price columns show what plans cost it at and what the listing ranked it by (a row
+        # shown at its lower listed figure had sat below a dearer-looking one); its own figure here
         flags.append(
-            _("costed at {price}/h, {what} ({day})").format(
-                price=_amount(v.ranked_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
+            _("listed {listed}/h; shown at {what} ({day}), as plans cost it").format(
+                listed=_amount(v.price_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
             )
         )
     if o.confidence == "low":
@@ -265,8 +275,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
                 table.add_row("")  # offers apart
             o = v.offer
             region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
-            price = _price_cell(v.price_per_hour, cur)
-            per_gpu = _amount(v.price_per_gpu_hour, cur)
+            price, per_gpu = _shown_prices(v, cur)
             lines = [
                 f"{o.provider}/{region}",
                 o.instance_type,
@@ -305,7 +314,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
-        price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
+        price, per_gpu = _shown_prices(v, cur)
         as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v, cur, marks)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
@@ -363,6 +372,13 @@ def offers_view(listing: OfferListing) -> RenderableType:
                 "them out); --allow-low-confidence shows them.",
                 listing.low_confidence_left_out,
             ).format(n=listing.low_confidence_left_out)
+        )
+    if any(v.floor is not None for v in listing.views):
+        notes.append(
+            _(
+                "An undated spot price below its region's dated one is shown, and ranked, at that one, "
+                "as plans cost it; its notes give the listed figure."
+            )
         )
     if listing.hidden_costed:
         notes.append(
