@@ -157,3 +157,31 @@ def test_the_price_column_reads_in_the_order_the_table_is_ranked(db: str) -> Non
     floored = [ln for ln in table.stdout.splitlines() if "listed $10.44/h" in ln]
     assert floored and "$11.01" in floored[0]
     assert "shown, and ranked, at that one" in table.stdout
+
+
+def test_a_convertible_reserved_term_is_said_in_the_table(db: str) -> None:
+    # p5.48xlarge's reserved_1y is a Convertible term: the JSON's term.offering_class said it, the
+    # table did not
+    asked = ["--provider", "aws", "--gpu", "H100-SXM", "--count", "8", "--pricing", "reserved_1y"]
+    [p5] = [o for o in _json(db, *asked) if o["instance_type"] == "p5.48xlarge"]
+    assert p5["term"]["offering_class"] == "convertible"
+    table = runner.invoke(app, ["--db", db, "offers", *asked], env={"COLUMNS": "250"})
+    [line] = [ln for ln in table.stdout.splitlines() if "p5.48xlarge" in ln]
+    assert "Convertible reserved term" in line
+
+
+@pytest.mark.parametrize("count", ["0", "100"])
+def test_a_count_out_of_range_is_refused_in_words_of_what_it_counts(count: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuplan", "offers", "--count", count],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert f"{count} GPUs per instance: give a whole number from 1 to" in line
+    assert "Input should be" not in line

@@ -36,7 +36,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float, whole_number
+from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
 from gpuplan.vocab import PricingModel
@@ -179,7 +179,11 @@ def offers(
     ] = None,
     count: Annotated[
         int | None,
-        typer.Option("--count", help="GPUs per instance.", parser=whole_number(1, MAX_GPUS_PER_INSTANCE)),
+        typer.Option(
+            "--count",
+            help="GPUs per instance.",
+            parser=whole_number(1, MAX_GPUS_PER_INSTANCE, outside=GPUS_PER_INSTANCE_RANGE),
+        ),
     ] = None,
     min_gpu_memory: Annotated[
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.", parser=finite_float)

@@ -230,6 +230,10 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
                 listed=_amount(v.price_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
             )
         )
+    if (o.term or {}).get("offering_class") == "convertible":
+        # AWS sells a reserved term in one of two offering classes, Standard or Convertible; the
+        # JSON's term.offering_class says which, and so does the table
+        flags.append(_("Convertible reserved term"))
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:
