@@ -185,3 +185,16 @@ def test_a_count_out_of_range_is_refused_in_words_of_what_it_counts(count: str) 
     [line] = proc.stderr.strip().splitlines()
     assert f"{count} GPUs per instance: give a whole number from 1 to" in line
     assert "Input should be" not in line
+
+
+def test_the_cheapest_region_is_said_of_the_regions_whose_price_is_known(db: str) -> None:
+    # a2-highgpu-1g on demand: 10 GCP regions carry it, 4 of them with the price taken out
+    asked = ["--provider", "gcp", "--gpu", "A100-SXM4-40GB", "--pricing", "on_demand"]
+    every = _json(db, *asked, "--all-regions")
+    known = {o["region"] for o in every if o["instance_type"] == "a2-highgpu-1g" and o["price_usd_per_hour"]}
+    [one] = [o for o in _json(db, *asked) if o["instance_type"] == "a2-highgpu-1g"]
+    assert (
+        one["regions_compared"]
+        == len(known)
+        < len({o["region"] for o in every if o["instance_type"] == "a2-highgpu-1g"})
+    )

@@ -481,8 +481,12 @@ def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
         # the cheapest region for being undated.
         best = min(group, key=lambda v: (v.ranked_per_hour is None, v.ranked_per_hour or 0.0, v.offer.region))
         # regions, not rows: one region's zones are one region ("cheapest of 2 regions" had been two
-        # zones of one region the user had asked for)
-        out.append(replace(best, regions_compared=len({v.offer.region for v in group})))
+        # zones of one region the user had asked for); and of a known price, the regions whose price
+        # is known: a region whose price was taken out of the source was not compared
+        compared = (
+            [v for v in group if v.ranked_per_hour is not None] if best.ranked_per_hour is not None else group
+        )
+        out.append(replace(best, regions_compared=len({v.offer.region for v in compared})))
     return out
 
 
