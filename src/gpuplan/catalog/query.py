@@ -276,7 +276,8 @@ def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[Off
     asked_providers, asked_regions = set(_names(query.provider)), set(_names(query.region))
     providers = sorted({k[0] for k in keys if not asked_providers or k[0] in asked_providers})
     regions = sorted({k[2] for k in keys if not asked_regions or k[2] in asked_regions})
-    if not providers or not regions:
+    types = sorted({k[1] for k in keys if k[0] in providers and k[2] in regions})
+    if not providers or not regions or not types:
         return []
     have = {(o.provider, o.region, o.zone, o.instance_type) for o in rows}
     out: list[OfferPrice] = []
@@ -287,6 +288,7 @@ def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[Off
         provider=tuple(providers),
         region=tuple(regions),
         include_unpriced=True,
+        instance_type=types,
     ):
         reason = keys.get((o.provider, o.instance_type, o.region, o.zone))
         offer = (o.provider, o.region, o.zone, o.instance_type)

@@ -582,6 +582,7 @@ class Store:
         region: str | Sequence[str] | None = None,
         pricing: str | None = None,
         include_unpriced: bool = False,
+        instance_type: Sequence[str] | None = None,
     ) -> list[OfferPrice]:
         """One row per offer x pricing model with its current price, filtered.
 
@@ -597,6 +598,8 @@ class Store:
             conds.append(_in_list("provider", codes, params))
         if region is not None:
             conds.append(_in_list("region", _several(region), params))
+        if instance_type is not None:  # (the instance types of the prices a snapshot took out)
+            conds.append(_in_list("instance_type", list(instance_type), params))
         gpu_ids: list[str] | None = (
             sorted({i for g in _several(gpu) for i in self._gpu_ids(g)}) if gpu is not None else None
         )
