@@ -129,7 +129,8 @@ def test_every_float_option_of_every_command_refuses_non_finite_numbers() -> Non
          "Invalid value for '--budget-usd': Input should be greater than or equal to 0.01"),
         # integers past any instance or fleet: one past 2^63 overflowed the database's integer
         (["offers", "--count", "9223372036854775808"],
-         "Invalid value for '--count': Input should be less than or equal to 16"),
+         "Invalid value for '--count': 9223372036854775808 GPUs per instance: give a whole number from 1 "
+         "to 16"),
         (["offers", "--stale-days", "99999999999"],
          "Invalid value for '--stale-days': Input should be less than or equal to 36500"),
         (["deploy", "{ex}/bert-large-squad.yaml", "--gpu", "L4", "--count", "99999999999999999999",

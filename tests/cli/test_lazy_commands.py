@@ -47,7 +47,7 @@ def test_values_still_go_through_typer_conversion() -> None:
     assert "Input should be a valid integer" in result.output
     result = runner.invoke(app, ["--db", "unused.sqlite", "offers", "--count", "0"])
     assert result.exit_code == 2
-    assert "greater than or equal to 1" in result.output
+    assert "0 GPUs per instance: give a whole number from 1 to" in result.output  # the parser's words
 
 
 def test_a_command_imports_only_its_own_module_and_not_pydantic(tmp_path: Path) -> None:
@@ -113,6 +113,24 @@ def test_the_light_conversions_give_what_typer_gives() -> None:
     params = {p.name: p for p in plan.params}
     ctx = typer.Context(plan)
     for name, value in (("workload_file", "examples/a.yaml"), ("top", 10), ("top", 1), ("deadline", "2d")):
+        param = params[name]
+        light = _LightCoercion(param).coerce(value, param=param, ctx=ctx)
+        full = build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)
+        assert light == full and type(light) is type(full), (name, value)
+
+
+def test_a_repeatable_string_option_converts_as_typer_converts_it() -> None:
+    # `offers --provider aws --provider gcp`: the light coercer's list is Typer's, and a left-out one
+    # is Typer's () (no pydantic adapter for either)
+    from typer._coercion import build_runtime_param
+
+    from gpuplan.cli._lazy import _LightCoercion
+
+    root = typer.main.get_command(app)
+    offers = root.commands["offers"]  # type: ignore[attr-defined]
+    params = {p.name: p for p in offers.params}
+    ctx = typer.Context(offers)
+    for name, value in (("provider", ["aws", "gcp"]), ("region", ("us-east-1",)), ("gpu", None)):
         param = params[name]
         light = _LightCoercion(param).coerce(value, param=param, ctx=ctx)
         full = build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)

@@ -89,8 +89,9 @@ def test_offers_use_one_line_per_offer_when_the_console_is_wide(db: str) -> None
     lines = _lines(["--db", db, "offers", "--provider", "aws"], 400)
     doc = json.loads(runner.invoke(app, ["--db", db, "offers", "--provider", "aws", "--json"]).stdout)
     # header, rule, one line per offer, then the count, the rate line, each reason for an unknown
-    # price that several offers share, and, once per provider, why a spot row's interruption rate
-    # is unknown
+    # price that several offers share, once per provider, why a spot row's interruption rate is
+    # unknown, how many low-confidence prices were left out, and that an undated spot price is
+    # shown at its region's dated one
     unknown = [ln for ln in lines if ln.startswith("Spot interruption rate unknown (")]
     assert len(unknown) == any(
         o["pricing"] == "spot" and o["interruption_band"] is None for o in doc["offers"]
@@ -101,7 +102,12 @@ def test_offers_use_one_line_per_offer_when_the_console_is_wide(db: str) -> None
     shared = {r for r in reasons if reasons.count(r) > 1}
     notes = [ln for ln in lines if ln.startswith("note ")]
     assert len(notes) == len(shared)
-    assert len(lines) == 2 + len(doc["offers"]) + 2 + len(notes) + len(unknown)
+    left_out = [ln for ln in lines if "low-confidence prices left out" in ln or "shown, and ranked" in ln]
+    floored = any(
+        "listed" in ln and "as plans cost it" in ln for ln in lines
+    )  # an offer shown at its region's dated spot price
+    assert len(left_out) == (doc["low_confidence_left_out"] > 0) + floored
+    assert len(lines) == 2 + len(doc["offers"]) + 2 + len(notes) + len(unknown) + len(left_out)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -317,6 +317,7 @@ def test_every_store_field_lands_in_its_own_column() -> None:
         billing_granularity_s=60.0,
         min_billing_s=120.0,
         interruption_band="<5%",
+        interruption_band_source="test, 2023-06",  # the price's own source and date: no term names one
         compliance=("MLPS 2.0 level 3",),
         confidence="secondary",
         as_of="2023-06",

@@ -253,3 +253,40 @@ def test_the_planners_chunk_is_the_batch_jobs() -> None:
     # the chunk the planner prices a reclaim at is the one the batch job deploy writes keeps
     text = (Path(__file__).parents[2] / "src/gpuplan/deploy/templates/batch_entry.py").read_text()
     assert f"CHUNK_BATCHES = {BATCH_CHUNK_BATCHES}\n" in text
+
+
+def test_the_bands_are_said_to_come_from_the_source_each_offer_names_with_its_date() -> None:
+    # the shipped bands are instances.vantage.sh's pct_interrupt of 2025-11-30, which each offer's
+    # term names; the words had said "AWS Spot Instance Advisor ... / Azure eviction rate"
+    from gpuplan.plan.spot import band_source, rates_shown, spot_rates
+
+    term = {
+        "interruption_band_source": "instances.vantage.sh AWS list prices of 2025-11-30 (aws-gpu)",
+        "interruption_band_as_of": "2025-11-30",
+    }
+    source = band_source(term, "SkyPilot catalog aws/vms.csv", "2025-06/2026-12-02")
+    assert source == term["interruption_band_source"]
+    assert band_source({}, "https://spot-price.s3.amazonaws.com/spot.js", "2026-12-01").endswith(
+        ", 2026-12-01"
+    )
+    bands = np.array(["5-10%", "<5%"])
+    _, _, rates = spot_rates(bands, np.array(["aws", "aws"]), np.array([source, source]))
+    (shown,) = rates_shown(rates)
+    assert "instances.vantage.sh" in shown and "2025-11-30" in shown
+    assert "Azure" not in shown and "Spot Instance Advisor" not in shown
+
+
+def test_a_plans_offer_table_carries_the_shipped_bands_source(tmp_path: Path) -> None:
+    from gpuplan.catalog import open_store
+    from gpuplan.plan.build_inputs import offer_table_from_prices
+
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        spot = [
+            o for o in store.offers(provider="aws", gpu="H100-SXM", pricing="spot") if o.interruption_band
+        ]
+    finally:
+        store.close()
+    table = offer_table_from_prices(spot)
+    assert len(table) and all("instances.vantage.sh" in s for s in table.interruption_band_source)
+    assert all("2025-11-30" in s for s in table.interruption_band_source)

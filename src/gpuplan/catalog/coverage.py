@@ -20,10 +20,14 @@ class ProviderCoverage:
     priced_offers: int
     regions: int
     pricing_models: tuple[str, ...]
+    """The pricing models a price not labelled low-confidence gives."""
     oldest_as_of: str | None
     newest_as_of: str | None
     last_refresh: str | None
     """What the last ``catalog refresh`` of the provider did (its one line, with its time), or None."""
+    low_confidence_only: tuple[str, ...] = ()
+    """The pricing models only low-confidence prices give (the source articles' 2024 tables), which
+    plans, tco and offers leave out unless asked: not among ``pricing_models``."""
 
 
 def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
@@ -44,10 +48,14 @@ def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
         )
     }
     models: dict[str, list[str]] = {}
+    low_only: dict[str, list[str]] = {}
     for r in store._query(
-        "SELECT DISTINCT o.provider, p.pricing FROM prices p JOIN offers o ON o.id = p.offer_id"
+        "SELECT o.provider, p.pricing, MIN(CASE WHEN p.confidence = 'low' THEN 1 ELSE 0 END) AS low "
+        "FROM prices p JOIN offers o ON o.id = p.offer_id GROUP BY o.provider, p.pricing"
     ):
-        models.setdefault(r.provider, []).append(r.pricing)
+        # a pricing model only an article's figure gives is no pricing model the provider is known
+        # to sell at: said apart
+        (low_only if r.low else models).setdefault(r.provider, []).append(r.pricing)
     runs = last_runs(store)
     order = list(PROVIDERS)
     out = []
@@ -65,6 +73,7 @@ def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
                 # the message names its outcome ("ok: …", "failed (…)", "skipped: …"), in the
                 # reader's language (kept in none: gpuplan.catalog.stored_words)
                 last_refresh=f"{run.started_at} {run.message}" if run else None,
+                low_confidence_only=tuple(sorted(low_only.get(p, []), key=order_key)),
             )
         )
     return tuple(out)

@@ -69,11 +69,14 @@ class SortKey(Choice):
 class OfferQuery:
     """What ``gpuplan offers`` asks for. Names are validated when the query runs."""
 
-    gpu: str | None = None
+    gpu: str | tuple[str, ...] | None = None
+    """One GPU name or several (an offer of any of them)."""
     count: int | None = None
     min_gpu_memory_gib: float | None = None
-    provider: str | None = None
-    region: str | None = None
+    provider: str | tuple[str, ...] | None = None
+    """One provider code or several."""
+    region: str | tuple[str, ...] | None = None
+    """One region name or several."""
     countries: tuple[str, ...] | None = None
     """Countries the offers' regions may be in, as the user wrote them (ISO code, name or ``EU``);
     a region whose country is unknown is in none of them (left out, and counted)."""
@@ -85,6 +88,9 @@ class OfferQuery:
     all_regions: bool = False
     """False: keep the cheapest region per provider, instance type and pricing model."""
     include_unpriced: bool = True
+    allow_low_confidence: bool = True
+    """False: leave out prices labelled low-confidence (the source articles' 2024 tables), as plans
+    and tco do by default, and count them (:attr:`OfferListing.low_confidence_left_out`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +141,8 @@ class OfferListing:
     empty_reason: str | None = None
     """Why a listing for one pricing model is empty: what the catalog's sources lack (None when it
     is not empty, or no pricing model was asked)."""
+    low_confidence_left_out: int = 0
+    """Low-confidence prices the query asked for left out (``allow_low_confidence`` False)."""
 
 
 def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
@@ -168,18 +176,31 @@ def display_money(store: Store, currency: str | Currency) -> Money:
     )
 
 
-def _refuse_region(store: Store, region: str, provider: str | None, known: list[str]) -> None:
-    """Why ``region`` has no offer of ``provider``: a region of another provider is named as one
+def _names(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """A filter's names: none, one or several."""
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _one(value: str | tuple[str, ...] | None) -> str | None:
+    """A filter's name where it names exactly one, else None."""
+    names = _names(value)
+    return names[0] if len(names) == 1 else None
+
+
+def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known: list[str]) -> None:
+    """Why ``region`` has no offer of ``providers``: a region of another provider is named as one
     (``us-east1`` asked of AWS is GCP's, where "did you mean 'us-east-1'" alone had hidden that),
     else "unknown region" with the nearest known."""
-    owners = [] if provider is None else [p for p in PROVIDERS if region in store.regions(p)]
+    owners = [] if not providers else [p for p in PROVIDERS if region in store.regions(p)]
     if owners:
         near = closest(region, known)
         raise InputError.worded(
             N_("region {region} is a region of {owners}, not of {provider}{suggest}"),
             region=region,
             owners=listed(owners),
-            provider=provider,
+            provider=listed(providers),
             suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
         )
     raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
@@ -202,10 +223,20 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         pricing=pricing,
         include_unpriced=query.include_unpriced,
     )
-    if not rows and query.region is not None:
-        known = store.regions(query.provider)
-        if query.region not in known:
-            _refuse_region(store, query.region, query.provider, known)
+    low_left_out = 0
+    if not query.allow_low_confidence:
+        kept_rows = [r for r in rows if r.confidence != "low"]
+        low_left_out, rows = len(rows) - len(kept_rows), kept_rows
+    if pricing is not None and query.include_unpriced:
+        rows += _taken_out(store, query, pricing, rows)
+    regions = _names(query.region)
+    if regions and (not rows or len(regions) > 1):
+        # every region named is checked: of two, a mistyped one had left the other's offers alone
+        providers = _names(query.provider)
+        known = sorted({r for p in providers for r in store.regions(p)}) if providers else store.regions()
+        for region in regions:
+            if region not in known:
+                _refuse_region(store, region, providers, known)
     unplaced: tuple[str, ...] = ()
     elsewhere: list[str] = []
     if allowed is not None:
@@ -246,9 +277,11 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
         country_unknown=unplaced,
+        # rows left out as low-confidence are no lack of the sources: the note on them says so
         empty_reason=None
-        if rows
+        if rows or low_left_out
         else _country_reason(query, elsewhere) or _empty_reason(store, query, pricing),
+        low_confidence_left_out=low_left_out,
     )
 
 
@@ -291,6 +324,66 @@ def _in_countries(
     return kept, tuple(sorted(unknown))
 
 
+def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[OfferPrice]) -> list[OfferPrice]:
+    """The offers ``query`` asks for whose ``pricing`` price the snapshot took out of its source
+    (``skipped.csv``) while keeping the offer, each as a row of that pricing model with its price
+    unknown and the reason: as a row whose every price was taken out is listed, not left out of
+    the listing as if the offer were not sold that way."""
+    from gpuplan.catalog.price_reasons import taken_out_prices
+
+    keys = taken_out_prices().get(pricing, {})
+    asked_providers, asked_regions = set(_names(query.provider)), set(_names(query.region))
+    providers = sorted({k[0] for k in keys if not asked_providers or k[0] in asked_providers})
+    regions = sorted({k[2] for k in keys if not asked_regions or k[2] in asked_regions})
+    types = sorted({k[1] for k in keys if k[0] in providers and k[2] in regions})
+    if not providers or not regions or not types:
+        return []
+    have = {(o.provider, o.region, o.zone, o.instance_type) for o in rows}
+    out: list[OfferPrice] = []
+    for o in store.offers(
+        gpu=query.gpu,
+        count=query.count,
+        min_gpu_memory_gib=query.min_gpu_memory_gib,
+        provider=tuple(providers),
+        region=tuple(regions),
+        include_unpriced=True,
+        instance_type=types,
+    ):
+        reason = keys.get((o.provider, o.instance_type, o.region, o.zone))
+        offer = (o.provider, o.region, o.zone, o.instance_type)
+        if reason is None or offer in have:
+            continue
+        have.add(offer)
+        out.append(
+            replace(
+                o,
+                pricing=pricing,
+                price=None,
+                currency=None,
+                unit=None,
+                price_usd_per_hour=None,
+                price_usd_per_gpu_hour=None,
+                as_of=None,
+                confidence=None,
+                interruption_band=None,
+                term=None,
+                stale=False,
+                price_reason=reason,
+                exchange_rate_usd_per_unit=None,
+                exchange_rate_as_of=None,
+                fetched_at=None,
+                list_price_usd_per_hour=None,
+                discount_percent=None,
+                as_of_precision=None,
+                age_days=None,
+                age_min_days=None,
+                staleness=None,
+                age_bound_launch=None,
+            )
+        )
+    return out
+
+
 def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str | None:
     """Why a listing is empty: no offer of the GPU asked for in the catalog at all (or none from the
     provider asked for), or none of its offers with a ``pricing`` price; with the notes on the
@@ -298,20 +391,23 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
     None when neither applies (no pricing model asked, and the provider lists the GPU)."""
     from gpuplan.i18n import _, ngettext
 
-    gpu = _gpu_named(query.gpu) if query.gpu is not None else None
+    gpu_names = [_gpu_named(g) for g in _names(query.gpu)]
+    gpu = item_list(gpu_names) if gpu_names else None
     anywhere = store.offers(gpu=query.gpu, include_unpriced=True) if gpu is not None else []
     if gpu is not None and not anywhere:
         lead = _(
             "no offer of {gpu} in the catalog: none of the price sources it ships lists one; `gpuplan "
             "catalog import` takes a price list of your own (a quote) for it"
         ).format(gpu=gpu)
-        return _("; ").join([lead, *_gap_notes(g for g in FAMILY_GAPS if gpu in g.gpus)])
+        return _("; ").join([lead, *_gap_notes(g for g in FAMILY_GAPS if set(gpu_names) & set(g.gpus))])
     sellers = sorted({o.provider for o in anywhere})
-    if gpu is not None and query.provider is not None and query.provider not in sellers:
+    providers = _names(query.provider)
+    if gpu is not None and providers and not set(providers) & set(sellers):
         return _("no offer of {gpu} from {provider} in the catalog; it lists {gpu} from {providers}").format(
-            gpu=gpu, provider=query.provider, providers=item_list(sellers)
+            gpu=gpu, provider=item_list(providers), providers=item_list(sellers)
         )
-    if query.region is not None:
+    regions = _names(query.region)
+    if regions:
         # the region asked for has none: say where the catalog does have one, rather than that no
         # source publishes it anywhere
         others = sorted(
@@ -325,7 +421,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
                     pricing=pricing,
                 )
             }
-            - {query.region}
+            - set(regions)
         )
         if others:
             shown = item_list(others[:_REGIONS_NAMED]) + (" …" if len(others) > _REGIONS_NAMED else "")
@@ -335,7 +431,7 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
                 "none in {region}; the catalog has these offers in {n} other regions: {regions} (leave "
                 "out --region to list them)",
                 len(others),
-            ).format(region=query.region, n=len(others), regions=shown)
+            ).format(region=item_list(regions), n=len(others), regions=shown)
     if pricing is None:
         return None
     # The instance types the notes speak for: those that carry the GPU (and count, memory) asked
@@ -359,10 +455,10 @@ def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str |
         g
         for g in FAMILY_GAPS
         if pricing in g.lacks
-        and (query.provider is None or g.provider == query.provider)
+        and (not providers or g.provider in providers)
         and (carried is None or g.applies(carried))
     )
-    where = query.provider or _("any provider")
+    where = item_list(providers) if providers else _("any provider")
     lead = (
         _(
             "no {pricing} price of {gpu} from {where} in the catalog: its sources publish none; `gpuplan "
@@ -446,8 +542,12 @@ def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
         # the cheapest region for being undated.
         best = min(group, key=lambda v: (v.ranked_per_hour is None, v.ranked_per_hour or 0.0, v.offer.region))
         # regions, not rows: one region's zones are one region ("cheapest of 2 regions" had been two
-        # zones of one region the user had asked for)
-        out.append(replace(best, regions_compared=len({v.offer.region for v in group})))
+        # zones of one region the user had asked for); and of a known price, the regions whose price
+        # is known: a region whose price was taken out of the source was not compared
+        compared = (
+            [v for v in group if v.ranked_per_hour is not None] if best.ranked_per_hour is not None else group
+        )
+        out.append(replace(best, regions_compared=len({v.offer.region for v in compared})))
     return out
 
 

@@ -575,29 +575,34 @@ class Store:
     def offers(
         self,
         *,
-        gpu: str | None = None,
+        gpu: str | Sequence[str] | None = None,
         count: int | None = None,
         min_gpu_memory_gib: float | None = None,
-        provider: str | None = None,
-        region: str | None = None,
+        provider: str | Sequence[str] | None = None,
+        region: str | Sequence[str] | None = None,
         pricing: str | None = None,
         include_unpriced: bool = False,
+        instance_type: Sequence[str] | None = None,
     ) -> list[OfferPrice]:
         """One row per offer x pricing model with its current price, filtered.
 
         ``gpu`` is a canonical id or a name people type (an ambiguous family such as ``a100``
-        matches all its variants); ``count`` is the exact GPUs per instance. Offers without any price
-        appear (with ``pricing=None`` and ``price_reason``) only with ``include_unpriced``.
+        matches all its variants); ``count`` is the exact GPUs per instance. ``gpu``, ``provider``
+        and ``region`` each take one name or several (an offer matching any of them). Offers without
+        any price appear (with ``pricing=None`` and ``price_reason``) only with ``include_unpriced``.
         """
         conds: list[str] = []
         params: dict[str, Any] = {}
         if provider is not None:
-            conds.append("provider = :provider")
-            params["provider"] = PROVIDERS.cast(provider)
+            codes = [PROVIDERS.cast(p) for p in _several(provider)]
+            conds.append(_in_list("provider", codes, params))
         if region is not None:
-            conds.append("region = :region")
-            params["region"] = region
-        gpu_ids: list[str] | None = self._gpu_ids(gpu) if gpu is not None else None
+            conds.append(_in_list("region", _several(region), params))
+        if instance_type is not None:  # (the instance types of the prices a snapshot took out)
+            conds.append(_in_list("instance_type", list(instance_type), params))
+        gpu_ids: list[str] | None = (
+            sorted({i for g in _several(gpu) for i in self._gpu_ids(g)}) if gpu is not None else None
+        )
         if min_gpu_memory_gib is not None:
             if not (math.isfinite(min_gpu_memory_gib) and min_gpu_memory_gib >= 0):
                 raise InputError.worded(
@@ -822,6 +827,23 @@ class Store:
 
 
 _PRICING_ORDER = {m.value: i for i, m in enumerate(PricingModel)}
+
+
+def _several(names: str | Sequence[str]) -> list[str]:
+    """One name or several, as a list."""
+    return [names] if isinstance(names, str) else list(names)
+
+
+def _in_list(column: str, values: Sequence[str], params: dict[str, Any]) -> str:
+    """``column = :column`` for one value, ``column IN (...)`` for several, their parameters added."""
+    if not values:
+        return "0 = 1"
+    if len(values) == 1:
+        params[column] = values[0]
+        return f"{column} = :{column}"
+    names = [f"{column}{i}" for i in range(len(values))]
+    params.update(zip(names, values, strict=True))
+    return f"{column} IN ({', '.join(':' + n for n in names)})"
 
 
 def _pricing_rank(price_row: Any) -> int:

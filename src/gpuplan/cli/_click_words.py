@@ -77,6 +77,7 @@ REASONS = (
     N_("Input should be a valid number, unable to parse string as a number"),
     N_("Input should be a valid number"),
     N_("{value} is not a finite number"),  # cli/_numbers.py NOT_FINITE
+    N_("{value} GPUs per instance: give a whole number from {least} to {most}"),  # GPUS_PER_INSTANCE_RANGE
     N_("{value} is not an amount: write it as {one} or {two}"),  # units.py NOT_AN_AMOUNT
     N_("{value} is in another currency: give it with {option}"),  # units.py WRONG_CURRENCY
     N_("Input should be a valid boolean, unable to interpret input"),

@@ -141,8 +141,9 @@ class _LightCoercion:
     """A parameter's value conversion that needs no pydantic for the values a command line gives
     most: an option left at ``None`` stays ``None``, a plain string for a ``str`` parameter without
     a parser stays that string, an ``int`` (a default) for an ``int`` parameter within its bounds
-    stays that int, and a string for a ``Path`` parameter becomes that ``Path``, through Typer's own
-    path checks (what Typer's own adapter returns for each). Any other value goes through Typer's
+    stays that int, a string for a ``Path`` parameter becomes that ``Path``, through Typer's own
+    path checks, and the strings of a repeatable ``list[str]`` option become their list (``()``
+    when it is left out) (what Typer's own adapter returns for each). Any other value goes through Typer's
     own conversion, built on first need."""
 
     def __init__(self, param: Any) -> None:
@@ -152,12 +153,19 @@ class _LightCoercion:
         self._many = bool(param.multiple) or param.nargs == -1
         plain = descriptor.file_annotation is None and info.parser is None
         self._plain_str = plain and descriptor.annotation is str
+        self._plain_str_list = plain and self._many and descriptor.annotation == list[str]
         self._plain_int = plain and descriptor.annotation is int and not info.clamp
         self._path = plain and descriptor.annotation is Path and info.path_type is None
         self._info = info
         self._typer: Any = None
 
     def coerce(self, value: Any, *, param: Any, ctx: Any) -> Any:
+        if self._plain_str_list:
+            # a repeatable option of strings: left out, Typer's own gives (); given, the list
+            if value is None:
+                return ()
+            if isinstance(value, list | tuple) and all(type(v) is str for v in value):
+                return list(value)
         if not self._many:
             kind = type(value)
             if value is None or (self._plain_str and kind is str):

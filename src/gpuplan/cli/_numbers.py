@@ -15,6 +15,7 @@ from collections.abc import Callable
 from gpuplan.units import read_amount
 
 __all__ = [
+    "GPUS_PER_INSTANCE_RANGE",
     "NOT_A_NUMBER",
     "NOT_FINITE",
     "finite_float",
@@ -81,10 +82,14 @@ def percent_number(value: object) -> float:
 percent_number.finite = True  # type: ignore[attr-defined]
 
 
-def whole_number(least: int, most: int | None = None) -> Callable[[object], int]:
+def whole_number(
+    least: int, most: int | None = None, *, outside: str | None = None
+) -> Callable[[object], int]:
     """The parser of an int option from ``least`` to ``most``: as Typer's ``min=``/``max=`` refuse,
     in pydantic's own words (which the catalog translates), without widening the help screen's type
-    column to ``<int range> [x>=0]`` (a help text beside it would be cut at 80 columns)."""
+    column to ``<int range> [x>=0]`` (a help text beside it would be cut at 80 columns).
+    ``outside``: the option's own words for a number out of the range instead (``{value}``,
+    ``{least}``, ``{most}``; one of :data:`gpuplan.cli._click_words.REASONS`, translated there)."""
 
     def parse(value: object) -> int:
         from pydantic_core import PydanticCustomError
@@ -97,6 +102,10 @@ def whole_number(least: int, most: int | None = None) -> Callable[[object], int]
             raise PydanticCustomError(
                 "int_parsing", "Input should be a valid integer, unable to parse string as an integer"
             ) from None
+        if outside is not None and (number < least or (most is not None and number > most)):
+            raise PydanticCustomError(
+                "out_of_range", outside, {"value": number, "least": least, "most": most}
+            )
         if number < least:
             raise PydanticCustomError(
                 "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": least}
@@ -108,6 +117,10 @@ def whole_number(least: int, most: int | None = None) -> Callable[[object], int]
         return number
 
     return parse
+
+
+#: ``offers --count`` out of its range: said of what it counts, not in pydantic's words.
+GPUS_PER_INSTANCE_RANGE = "{value} GPUs per instance: give a whole number from {least} to {most}"
 
 
 def money_in(least: float, most: float, currency: str, other: str) -> Callable[[object], float]:

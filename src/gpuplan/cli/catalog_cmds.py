@@ -14,7 +14,7 @@ import io
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -36,7 +36,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float, whole_number
+from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
 from gpuplan.vocab import PricingModel
@@ -170,23 +170,36 @@ def gpus(
 def offers(
     ctx: typer.Context,
     gpu: Annotated[
-        str | None,
-        typer.Option("--gpu", help="GPU name (a100, h100-sxm, V100:8); a family name lists every variant."),
+        list[str] | None,
+        typer.Option(
+            "--gpu",
+            help="GPU name (a100, h100-sxm, V100:8); a family name lists every variant. Repeat it or "
+            "give a comma list for several.",
+        ),
     ] = None,
     count: Annotated[
         int | None,
-        typer.Option("--count", help="GPUs per instance.", parser=whole_number(1, MAX_GPUS_PER_INSTANCE)),
+        typer.Option(
+            "--count",
+            help="GPUs per instance.",
+            parser=whole_number(1, MAX_GPUS_PER_INSTANCE, outside=GPUS_PER_INSTANCE_RANGE),
+        ),
     ] = None,
     min_gpu_memory: Annotated[
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.", parser=finite_float)
     ] = None,
     provider: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "--provider", help="Provider code: aws, gcp, alibaba … (`gpuplan catalog info` lists them)."
+            "--provider",
+            help="Provider code: aws, gcp, alibaba … (`gpuplan catalog info` lists them). Repeat it or "
+            "give a comma list (aws,gcp) for several.",
         ),
     ] = None,
-    region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", help="Region name, exactly. Repeat it or give a comma list for several."),
+    ] = None,
     countries: Annotated[
         str | None,
         typer.Option(
@@ -222,6 +235,14 @@ def offers(
             parser=whole_number(0, MAX_STALE_DAYS),
         ),
     ] = None,
+    allow_low_confidence: Annotated[
+        bool,
+        typer.Option(
+            "--allow-low-confidence",
+            help="Also list prices labelled low-confidence (the source articles' 2024 tables), which "
+            "plans and tco leave out unless asked.",
+        ),
+    ] = False,
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
@@ -240,23 +261,35 @@ def offers(
 
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
-    if provider is not None:
-        provider = PROVIDERS.cast(provider)
+    # --provider, --region and --gpu take repeats and comma lists alike (as `plan --providers`).
+    providers = _listed(PROVIDERS.cast(p) for p in _split(provider))
     if pricing is not None:
         pricing = PricingModel.cast(pricing).value
     currency = Currency.cast(currency).code
     sort = SortKey.cast(sort).value
-    if gpu is not None and ":" in gpu:
-        # "V100:8" = the GPU and a count, as everywhere else in gpuplan.
-        name, _, n = gpu.partition(":")
-        if not re.fullmatch(r"[0-9]+", n.strip()) or int(n) < 1:
-            raise InputError.worded(N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=gpu)
-        gpu = name
-        count = count if count is not None else int(n)
-    if gpu is not None:
+    gpus: list[str] = []
+    counts: set[int] = set()
+    for one in _split(gpu):
+        if ":" in one:
+            # "V100:8" = the GPU and a count, as everywhere else in gpuplan.
+            name, _, n = one.partition(":")
+            if not re.fullmatch(r"[0-9]+", n.strip()) or int(n) < 1:
+                raise InputError.worded(
+                    N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=one
+                )
+            one = name.strip()
+            counts.add(int(n))
         from gpuplan.hardware import gpus_named
 
-        gpus_named(gpu)  # an id, an alias or a family name; "H10" is refused, not widened to the H100s
+        gpus_named(one)  # an id, an alias or a family name; "H10" is refused, not widened to the H100s
+        gpus.append(one)
+    if count is None and counts:
+        if len(counts) > 1:
+            raise InputError.worded(
+                N_("--gpu: the names give different counts ({counts}); give one --count for all"),
+                counts=", ".join(str(n) for n in sorted(counts)),
+            )
+        count = counts.pop()
     country_names = None
     if countries is not None:
         country_names = tuple(c.strip() for c in countries.split(",") if c.strip())
@@ -268,17 +301,18 @@ def offers(
             country_codes(c)  # a typo is one line with "did you mean", before the database is opened
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
-        gpu=gpu,
+        gpu=_listed(gpus),
         count=count,
         min_gpu_memory_gib=min_gpu_memory,
-        provider=provider,
-        region=region,
+        provider=providers,
+        region=_listed(_split(region)),
         countries=country_names,
         pricing=pricing,
         max_price_per_hour=max_price,
         currency=currency,
         sort=sort,
         all_regions=all_regions,
+        allow_low_confidence=allow_low_confidence,
     )
     with _collector_paused():
         listing = list_offers(store, query)
@@ -292,6 +326,17 @@ def offers(
     from gpuplan.report.catalog import offers_view  # (pydantic's documents: not for --json)
 
     _print(offers_view(listing))
+
+
+def _split(values: Sequence[str] | None) -> list[str]:
+    """An option given several times, each a name or a comma list: every name, in order."""
+    return [name.strip() for value in values or () for name in value.split(",") if name.strip()]
+
+
+def _listed(names: Iterable[str]) -> tuple[str, ...] | None:
+    """``names`` once each, in order; None when there is none (no filter)."""
+    unique = tuple(dict.fromkeys(names))
+    return unique or None
 
 
 @catalog_app.command("info")

@@ -145,6 +145,9 @@ class OffersDocument(Document):
     country_unknown: list[str] = Field(default_factory=list)
     """``provider/region`` of the offers ``--countries`` left out because their region's country is
     unknown (in none of the countries asked for); empty without ``--countries``."""
+    low_confidence_left_out: int = 0
+    """Prices labelled low-confidence (the source articles' 2024 tables) left out, as plans leave
+    them out by default; ``--allow-low-confidence`` lists them."""
 
 
 class CheapestPrice(Document):

@@ -59,9 +59,13 @@ class ProviderCoverageDoc(Document):
     priced_offers: int = Field(ge=0)
     regions: int = Field(ge=0)
     pricing_models: list[str]
+    """The pricing models a price not labelled low-confidence gives."""
     oldest_as_of: str | None
     newest_as_of: str | None
     last_refresh: str | None
+    low_confidence_only: list[str] = Field(default_factory=list)
+    """The pricing models only low-confidence prices give (the source articles' 2024 tables),
+    which plans, tco and offers leave out unless asked."""
     """What the last ``catalog refresh`` of the provider did (its one line), or None."""
 
 

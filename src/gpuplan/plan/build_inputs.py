@@ -34,6 +34,7 @@ from gpuplan.plan.input_types import (
 from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
+from gpuplan.plan.spot import band_source
 from gpuplan.vocab import PRICING_RULES, Precision
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ _COLUMNS = (
     "billing_granularity_s",
     "min_billing_s",
     "interruption_band",
+    "interruption_band_source",
     "compliance",
     "compliance_claimed",
     "confidence",
@@ -163,6 +165,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 p.billing_granularity_s,
                 p.min_billing_s,
                 p.interruption_band or "",
+                band_source(p.term, p.source, p.as_of) if p.interruption_band else "",
                 tuple(p.compliance),
                 tuple(p.compliance_claimed),
                 p.confidence or "low",

@@ -166,7 +166,9 @@ def cost_candidates(
     # service, the model's weights that every instance loads its replicas from.
     per_copy_gb = job.stored_gb_per_copy
 
-    offer_rate, offer_rate_id, rates = spot_rates(offers.interruption_band, offers.provider)
+    offer_rate, offer_rate_id, rates = spot_rates(
+        offers.interruption_band, offers.provider, offers.interruption_band_source
+    )
     # An offer without a band has an unknown rate (the provider's stated default, conservative); an
     # open band (">20%") is costed the same way, its lower edge being its best case.
     no_band = (offers.interruption_band == "")[o]

@@ -76,6 +76,8 @@ class PlanOffer:
     """Minimum billed duration per instance start, seconds; None when unknown."""
     interruption_band: str = ""
     """Published spot interruption band, e.g. ``<5%`` or ``10-15%`` (per month); "" when unknown."""
+    interruption_band_source: str = ""
+    """Where the band comes from, dated (:func:`gpuplan.plan.spot.band_source`); "" without a band."""
     compliance: tuple[str, ...] = ()
     """Compliance labels from a source that can be relied on."""
     compliance_claimed: tuple[str, ...] = ()
@@ -137,6 +139,7 @@ class OfferTable:
     billing_granularity_s: FloatArray
     min_billing_s: FloatArray
     interruption_band: StrArray
+    interruption_band_source: StrArray
     compliance: npt.NDArray[np.object_]
     compliance_claimed: npt.NDArray[np.object_]
     confidence: StrArray

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +82,8 @@ class SpotRate:
     best_per_hour: float | None = None
     """For an open band: the rate at its lower edge (what a plan's best case uses); ``per_hour`` is
     then the unknown-rate assumption, as the band publishes no upper bound."""
+    band_source: str | None = None
+    """Where the band comes from, with its date (:func:`band_source`); None: not said."""
 
     def shown(self) -> str:
         """``source`` in the user's language (a catalog band as :func:`rates_shown` words it)."""
@@ -124,13 +127,27 @@ def spot_default(provider: str) -> SpotRate:
     )
 
 
-_BAND_SOURCE = (
-    "interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
-    "'frequency of interruption' / Azure eviction rate), upper bound of the band"
-)
+_BAND_SOURCE = "interruption band {band!r} per month from the catalog ({source}), upper bound of the band"
+
+#: Said of a band whose source the caller does not give.
+_SOURCE_NOT_SAID = N_("its offer's interruption_band_source")
 
 
-def band_rate_per_hour(band: str) -> SpotRate | None:
+def band_source(term: Mapping[str, Any] | None, price_source: str | None, as_of: str | None) -> str:
+    """Where an offer's interruption band comes from, dated: the source its term names
+    (``interruption_band_source``; the shipped snapshot's bands are instances.vantage.sh's
+    ``pct_interrupt``) with ``interruption_band_as_of``, else the price's own source and date (a
+    ``catalog refresh`` reads the band with the price, from AWS's Spot Instance Advisor)."""
+    t = term or {}
+    named, day = t.get("interruption_band_source"), t.get("interruption_band_as_of")
+    if isinstance(named, str) and named:
+        return named if not day or str(day) in named else f"{named}, {day}"
+    if price_source:
+        return price_source if not as_of or as_of in price_source else f"{price_source}, {as_of}"
+    return ""
+
+
+def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
     """Per-instance-hour rate for a monthly interruption band, or None if the band is unreadable.
 
     The band is the share of instances interrupted over a month (AWS: "the rate at which Spot has
@@ -150,22 +167,27 @@ def band_rate_per_hour(band: str) -> SpotRate | None:
         low = min(numbers[0], 99.0) / 100.0
         return SpotRate(
             per_hour=_DEFAULT_PER_HOUR,
-            source=f"interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
-            f"'frequency of interruption'): an open band, no upper bound; costed as an unknown rate "
+            source=f"interruption band {band!r} per month from the catalog "
+            f"({source or _SOURCE_NOT_SAID}): an open band, no upper bound; costed as an unknown rate "
             f"(1 interruption per 24 instance-hours), best case {low:.0%} a month",
             assumed=True,
             band=band,
             open_share=low,
             best_per_hour=-math.log1p(-low) / HOURS_PER_MONTH,
+            band_source=source or None,
         )
     p = min(max(numbers), 99.0) / 100.0
-    source = _BAND_SOURCE.format(band=band)
-    return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=False, band=band)
+    return SpotRate(
+        per_hour=-math.log1p(-p) / HOURS_PER_MONTH,
+        source=_BAND_SOURCE.format(band=band, source=source or _SOURCE_NOT_SAID),
+        assumed=False,
+        band=band,
+        band_source=source or None,
+    )
 
 
 _BANDS_SHOWN = N_(
-    "interruption bands {bands} per month from the catalog (AWS Spot Instance Advisor 'frequency of "
-    "interruption' / Azure eviction rate), upper bound of each band"
+    "interruption bands {bands} per month from the catalog ({source}), upper bound of each band"
 )
 _OPEN_BAND_SHOWN = N_(
     "open band {band}: no upper bound, costed as an unknown rate (1 interruption per 24 instance-hours), "
@@ -180,24 +202,37 @@ def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
     banded = sorted({r.band for r in rates if r.band is not None})
     out = []
     if banded:
-        out.append(_(_BANDS_SHOWN).format(bands=item_list(repr(b) for b in banded)))
+        # the bands of each source together, each source named with its date
+        by_source: dict[str, set[str]] = {}
+        for r in rates:
+            if r.band is not None:
+                by_source.setdefault(r.band_source or _(_SOURCE_NOT_SAID), set()).add(r.band)
+        out += [
+            _(_BANDS_SHOWN).format(bands=item_list(repr(b) for b in sorted(bands)), source=source)
+            for source, bands in sorted(by_source.items())
+        ]
         opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
         out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]
     return out + sorted({r.shown() for r in rates if r.band is None})
 
 
-def spot_rates(bands: StrArray, providers: StrArray) -> tuple[FloatArray, IntArray, list[SpotRate]]:
-    """Per-instance-hour rate of each row: from its band, else its provider's stated default.
+def spot_rates(
+    bands: StrArray, providers: StrArray, sources: StrArray | None = None
+) -> tuple[FloatArray, IntArray, list[SpotRate]]:
+    """Per-instance-hour rate of each row: from its band, else its provider's stated default;
+    ``sources``: where each row's band comes from (:func:`band_source`).
 
     Returns the rates, each row's index into the list of distinct :class:`SpotRate` (for the
     output's "where rates come from"), and that list.
     """
+    where = sources.astype(str) if sources is not None else np.full(bands.shape, "", dtype=str)
     key = np.char.add(np.char.add(bands.astype(str), "\x1f"), providers.astype(str))
+    key = np.char.add(np.char.add(key, "\x1f"), where)
     uniq, inverse = np.unique(key, return_inverse=True)
     rates = []
     for k in uniq:
-        band, provider = str(k).split("\x1f")
-        rates.append(band_rate_per_hour(band) or spot_default(provider))
+        band, provider, source = str(k).split("\x1f")
+        rates.append(band_rate_per_hour(band, source) or spot_default(provider))
     inverse = inverse.reshape(-1).astype(np.int64)
     per_hour: FloatArray = np.array([r.per_hour for r in rates], dtype=float)[inverse]
     return per_hour, inverse, rates

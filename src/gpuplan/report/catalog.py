@@ -110,6 +110,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         offers=[],
         empty_reason=listing.empty_reason,
         country_unknown=list(listing.country_unknown),
+        low_confidence_left_out=listing.low_confidence_left_out,
     )
 
 
@@ -129,6 +130,15 @@ def _amount(value: float | None, currency: str) -> str:
 def _price_cell(value: float | None, currency: str) -> str:
     # An unknown price says why in the notes column (the reason is a sentence; this cell stays narrow).
     return _amount(value, currency) if value is not None else _("unknown")
+
+
+def _shown_prices(v: OfferView, currency: str) -> tuple[str, str]:
+    """The price cells of an offer: per hour and per GPU-hour at what the listing ranks it by
+    (:attr:`OfferView.ranked_per_hour`: an undated spot price below its region's dated one at that
+    one, as plans cost it; its listed figure is in its notes), so that the column reads in order."""
+    if v.floor is not None and v.ranked_per_hour is not None:
+        return _price_cell(v.ranked_per_hour, currency), _amount(v.ranked_per_gpu_hour, currency)
+    return _price_cell(v.price_per_hour, currency), _amount(v.price_per_gpu_hour, currency)
 
 
 def _shared_reasons(listing: OfferListing) -> dict[str, int]:
@@ -214,12 +224,17 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
     if o.pricing == "spot":
         flags.append(_spot_flag(o))
     if v.floor is not None and v.ranked_per_hour is not None:
-        # what plans cost it at, and what the listing ranked it by
+        # the price columns show what plans cost it at and what the listing ranked it by (a row
+        # shown at its lower listed figure had sat below a dearer-looking one); its own figure here
         flags.append(
-            _("costed at {price}/h, {what} ({day})").format(
-                price=_amount(v.ranked_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
+            _("listed {listed}/h; shown at {what} ({day}), as plans cost it").format(
+                listed=_amount(v.price_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
             )
         )
+    if (o.term or {}).get("offering_class") == "convertible":
+        # AWS sells a reserved term in one of two offering classes, Standard or Convertible; the
+        # JSON's term.offering_class says which, and so does the table
+        flags.append(_("Convertible reserved term"))
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:
@@ -265,8 +280,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
                 table.add_row("")  # offers apart
             o = v.offer
             region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
-            price = _price_cell(v.price_per_hour, cur)
-            per_gpu = _amount(v.price_per_gpu_hour, cur)
+            price, per_gpu = _shown_prices(v, cur)
             lines = [
                 f"{o.provider}/{region}",
                 o.instance_type,
@@ -305,7 +319,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
-        price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
+        price, per_gpu = _shown_prices(v, cur)
         as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v, cur, marks)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
@@ -365,6 +379,23 @@ def offers_view(listing: OfferListing) -> RenderableType:
         )
     if listing.country_unknown:
         notes.append(country_unknown_note(listing.country_unknown))
+    if listing.low_confidence_left_out:
+        notes.append(
+            ngettext(
+                "{n} low-confidence price left out (the source articles' 2024 tables, as plans leave "
+                "them out); --allow-low-confidence shows it.",
+                "{n} low-confidence prices left out (the source articles' 2024 tables, as plans leave "
+                "them out); --allow-low-confidence shows them.",
+                listing.low_confidence_left_out,
+            ).format(n=listing.low_confidence_left_out)
+        )
+    if any(v.floor is not None for v in listing.views):
+        notes.append(
+            _(
+                "An undated spot price below its region's dated one is shown, and ranked, at that one, "
+                "as plans cost it; its notes give the listed figure."
+            )
+        )
     if listing.hidden_costed:
         notes.append(
             _(
@@ -661,6 +692,23 @@ def info_view(info: CatalogInfo) -> RenderableType:
     parts: list[RenderableType] = [table, Text(""), per]
     if any(c.last_refresh is None for c in info.coverage):
         parts.append(Text(_("never: only the shipped snapshot; run `gpuplan catalog refresh`."), style="dim"))
+    low = [c for c in info.coverage if c.low_confidence_only]
+    if low:
+        # apart from the table's pricing models: an article's figure is no pricing model the
+        # provider is known to sell at
+        parts.append(
+            Text(
+                _(
+                    "Pricing models only low-confidence prices give (the source articles' 2024 tables; "
+                    "plans, tco and offers leave them out unless asked): {models}."
+                ).format(
+                    models=_("; ").join(
+                        f"{c.provider} {item_list(_(m) for m in c.low_confidence_only)}" for c in low
+                    )
+                ),
+                style="dim",
+            )
+        )
     return Group(*parts)
 
 

@@ -285,6 +285,7 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
             "offers": [],
             "empty_reason": listing.empty_reason,
             "country_unknown": list(listing.country_unknown),
+            "low_confidence_left_out": listing.low_confidence_left_out,
         },
         option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE,
     )
