@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from gpuplan.profile import Profile
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -37,3 +41,46 @@ def _english_and_dollars() -> Iterator[None]:
     yield
     set_language("en")
     set_money(Money.usd())
+
+
+@pytest.fixture(scope="session")
+def trace_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], Profile]:
+    """``trace()`` that traces each workload once per run, for the tests that only read a profile.
+
+    A trace of GPT-2 small takes seconds and a dozen tests trace the same workload; the profiles
+    are kept as ``Profile.to_json()`` files (lossless: test_profile_round_trips_through_json) in a
+    folder that pytest-xdist's workers share, one file lock per workload so that a second worker
+    waits for the first one's trace instead of tracing it again. Each call parses its own copy.
+    Keyed by the workload's whole content but its name (which a trace only copies into
+    ``workload_name``, as ``profile()``'s cache does) and its profile key (which hashes the files a
+    model is read from), so two workloads that differ in any setting are traced apart. A test that
+    patches the tracer, or checks what tracing itself does, calls ``trace()``.
+    """
+    import dataclasses
+    import hashlib
+    import os
+
+    from filelock import FileLock
+
+    from gpuplan.profile import Profile, trace
+    from gpuplan.profile.key import profile_key
+    from gpuplan.workload.spec import load_workload
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder = root / "traces"
+    folder.mkdir(exist_ok=True)
+
+    def get(workload: Any) -> Profile:
+        w = load_workload(workload)
+        content = f"{w.model_dump_json(exclude={'name'})}\n{profile_key(w)}"
+        file = folder / f"{hashlib.sha256(content.encode()).hexdigest()}.json"
+        with FileLock(f"{file}.lock"):
+            if not file.exists():
+                tmp = file.with_suffix(".tmp")
+                tmp.write_text(trace(w).to_json())
+                tmp.replace(file)
+            return dataclasses.replace(Profile.from_json(file.read_text()), workload_name=w.name)
+
+    return get

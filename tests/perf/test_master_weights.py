@@ -3,6 +3,8 @@ ZeRO, and the exposed data-parallel communication of a Megatron-style run agains
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from perf_helpers import breakdown, make_profile, op
 
@@ -12,8 +14,7 @@ from gpuplan.perf.links import Link, all_gather_s, all_reduce_s
 from gpuplan.perf.roofline import PhaseTimes
 from gpuplan.perf.stages.communication import comm_time
 from gpuplan.perf.stages.memory import sharded_peak_bytes
-from gpuplan.profile.key import trace
-from gpuplan.profile.model import ModelShape
+from gpuplan.profile.model import ModelShape, Profile
 from gpuplan.workload import Workload
 
 A100 = get_gpu("A100-SXM4-80GB")
@@ -23,6 +24,8 @@ SHAPE = ModelShape(family="decoder", num_layers=10, hidden_size=4096, largest_la
 #: fp16-master at its optimizer-step peak: fp16 weights (2 B), master + AdamW moments (12 B),
 #: fp32 gradient copies (4 B).
 MASTER_PEAK = breakdown(parameters=2.0 * N, optimizer_state=12.0 * N, temporaries=4.0 * N)
+
+Traced = Callable[..., Profile]
 
 
 def _phases(backward_s: float) -> PhaseTimes:
@@ -74,13 +77,15 @@ def _gpt2(precision: str) -> Workload:
     )
 
 
-def test_a_megatron_style_fp16_run_on_two_nodes_exposes_less_data_parallel_comm_than_amp() -> None:
+def test_a_megatron_style_fp16_run_on_two_nodes_exposes_less_data_parallel_comm_than_amp(
+    trace_once: Traced,
+) -> None:
     # 2 nodes × 8 A100 on 100 Gbit/s per node, DDP: the gradient all-reduce (124M parameters:
     # 497 MB in fp32, 248 MB in fp16) outlasts the short backward of bs2 × 128, so halving its
     # bytes shortens what is exposed.
     link = Link.for_gpus(A100, 16, network_gbit_s=100.0)
-    amp = estimate(trace(_gpt2("amp-fp16")), A100, count=16, parallelism="ddp", link=link)
-    master = estimate(trace(_gpt2("fp16-master")), A100, count=16, parallelism="ddp", link=link)
+    amp = estimate(trace_once(_gpt2("amp-fp16")), A100, count=16, parallelism="ddp", link=link)
+    master = estimate(trace_once(_gpt2("fp16-master")), A100, count=16, parallelism="ddp", link=link)
     assert master.comm_total_s == pytest.approx(amp.comm_total_s / 2, rel=0.05)
     assert 0 < master.comm_exposed_s < 0.7 * amp.comm_exposed_s
     assert master.step_time_s < amp.step_time_s

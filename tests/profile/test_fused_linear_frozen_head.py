@@ -14,13 +14,14 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.advice_base import Current
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
-from gpuplan.profile import profile_key, trace
+from gpuplan.profile import Profile, profile_key
 from gpuplan.profile.key import is_recording_of, key_fields
 from gpuplan.workload import Workload
 
 pytest.importorskip("torch")
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 LORA = {"preset": "gpt2", "lora": {"rank": 8, "targets": ["q", "v"], "dtype": "model"}}
 
 
@@ -30,10 +31,10 @@ def _lora(make: Make, precision: str, loss: str) -> Workload:
 
 @pytest.mark.parametrize("precision", ["bf16", "amp-bf16", "fp32"])
 def test_a_frozen_heads_fused_linear_loss_keeps_less_than_the_standard_loss(
-    small_gpt2: Make, precision: str
+    trace_once: Traced, small_gpt2: Make, precision: str
 ) -> None:
-    standard = trace(_lora(small_gpt2, precision, "standard")).peak.total_bytes
-    fused = trace(_lora(small_gpt2, precision, "fused-linear")).peak.total_bytes
+    standard = trace_once(_lora(small_gpt2, precision, "standard")).peak.total_bytes
+    fused = trace_once(_lora(small_gpt2, precision, "fused-linear")).peak.total_bytes
     # No head-sized gradient (77 MB in bf16, 154 MB in fp32 and amp's fp32 weights): the fused
     # loss is the lighter one.
     assert fused < standard
@@ -66,16 +67,20 @@ def test_the_fused_loss_gives_the_heads_gradient_only_where_it_trains(trains: bo
         assert head.weight.grad is None
 
 
-def test_the_advised_fused_linear_loss_counts_no_gradient_for_a_frozen_head(small_gpt2: Make) -> None:
+def test_the_advised_fused_linear_loss_counts_no_gradient_for_a_frozen_head(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
     # LoRA in bf16 with litgpt's chunked-logits loss (4 B an element): fused-linear keeps 1.5 B and
     # no head gradient, 2.5 B × 2 × 128 × 50,257 = 32 MB less. Advised, and no more than traced.
     gpu = get_gpu("A10G")
     w = _lora(small_gpt2, "bf16", "chunked-logits")
-    request = EstimateRequest(profile=trace(w), gpu=gpu)
+    request = EstimateRequest(profile=trace_once(w), gpu=gpu)
     base = run_estimate(request)
     advice = {a.action: a for a in advise(request, current=Current.of(w))}
     fused = advice["fused_linear_loss"]
-    applied = run_estimate(EstimateRequest(profile=trace(_lora(small_gpt2, "bf16", "fused-linear")), gpu=gpu))
+    applied = run_estimate(
+        EstimateRequest(profile=trace_once(_lora(small_gpt2, "bf16", "fused-linear")), gpu=gpu)
+    )
     assert applied.peak_memory_gib <= fused.peak_memory_gib + 0.005 < base.peak_memory_gib + 0.005
     assert fused.peak_memory_gib < base.peak_memory_gib
 

@@ -26,9 +26,9 @@ _LONG = {
 
 
 @pytest.fixture(scope="module")
-def traced() -> dict[str, Profile]:
-    """The three traces once for the module (about 3 s each)."""
-    return {a: trace({**_LONG, "attention": a}) for a in ("fused", "eager", "fused-softmax")}
+def traced(trace_once: Callable[..., Profile]) -> dict[str, Profile]:
+    """The three traces once for the run (about 3 s each)."""
+    return {a: trace_once({**_LONG, "attention": a}) for a in ("fused", "eager", "fused-softmax")}
 
 
 def test_eager_attention_keeps_the_score_matrices_for_backward(traced: dict[str, Profile]) -> None:

@@ -17,12 +17,14 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from gpuplan.profile.compiled import TensorSpec, block_saved, loss_saved
 from gpuplan.profile.key import key_fields, trace
+from gpuplan.profile.model import Profile
 from gpuplan.workload import Workload
 from gpuplan.workload.presets.info import Arch
 from gpuplan.workload.presets.layers import rope_cos_sin
 from gpuplan.workload.presets.llama import Block
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 
 
 def _cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -72,13 +74,15 @@ def test_compile_enters_the_profile_key_of_a_training_step_only(small_gpt2: Make
     assert "compile" not in key_fields(small_gpt2(task="infer", compile=True))
 
 
-def test_a_compiled_step_keeps_fewer_activations_and_no_fp32_loss_intermediates(small_gpt2: Make) -> None:
+def test_a_compiled_step_keeps_fewer_activations_and_no_fp32_loss_intermediates(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
     # bs2 × 1024: the step peaks at the end of forward (at bs2 × 128 it peaks in AdamW's step).
     # Under bf16 autocast the partitioner keeps the blocks' 16-bit casts' sources and recomputes
     # the casts and GELU (in fp32 it keeps exactly what eager keeps for GPT-2's blocks).
     long = {"inputs": {"batch_size": 2, "seq_len": 1024}, "precision": "amp-bf16"}
-    eager = trace(small_gpt2(**long))
-    compiled = trace(small_gpt2(compile=True, **long))
+    eager = trace_once(small_gpt2(**long))
+    compiled = trace_once(small_gpt2(compile=True, **long))
     # Same step, same ops: only what is kept for backward differs.
     assert compiled.flops_per_step == eager.flops_per_step
     assert compiled.peak.parameters_bytes == eager.peak.parameters_bytes
@@ -96,9 +100,11 @@ def test_a_compiled_step_keeps_fewer_activations_and_no_fp32_loss_intermediates(
     assert eager.compiled_loss_saving_bytes == 0
 
 
-def test_a_checkpointed_compiled_step_keeps_the_eager_memory_and_says_so(small_gpt2: Make) -> None:
-    compiled = trace(small_gpt2(compile=True, activation_checkpointing="full"))
-    eager = trace(small_gpt2(activation_checkpointing="full"))
+def test_a_checkpointed_compiled_step_keeps_the_eager_memory_and_says_so(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
+    compiled = trace_once(small_gpt2(compile=True, activation_checkpointing="full"))
+    eager = trace_once(small_gpt2(activation_checkpointing="full"))
     assert compiled.peak == eager.peak and compiled.compiled_loss_saving_bytes == 0
     assert any("checkpointed blocks keep only their inputs" in n for n in compiled.notes)
 

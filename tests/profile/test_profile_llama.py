@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from gpuplan.profile import Profile, trace
+from gpuplan.profile import Profile
 
 pytest.importorskip("torch")
 
 GiB = 2**30
+Traced = Callable[..., Profile]
 FIXTURES = Path(__file__).parents[1] / "workload" / "fixtures"
 
 
 @pytest.fixture(scope="module")
-def llama7b_lora() -> Profile:
+def llama7b_lora(trace_once: Traced) -> Profile:
     # bf16 base, LoRA r16 on q, v (fp32 adapters), AdamW, bs1 × 2048
-    return trace(FIXTURES / "llama7b_lora.yaml")
+    return trace_once(FIXTURES / "llama7b_lora.yaml")
 
 
 @pytest.mark.slow

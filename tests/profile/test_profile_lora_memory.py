@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from gpuplan.profile import Profile, profile_key, trace
+from gpuplan.profile import Profile, profile_key
 from gpuplan.profile.key import key_fields
 from gpuplan.workload import Workload
 
 pytest.importorskip("torch")
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 D, LAYERS, VOCAB = 768, 12, 50257
 #: GPT-2 small's adapters on q and v, rank 8: A (8 × d) and B (d × 8) each, 12 blocks.
 ADAPTER_PARAMS = LAYERS * 2 * (2 * 8 * D)
@@ -28,9 +29,9 @@ def _lora(small_gpt2: Make, *, precision: str = "bf16", seq: int = 128, **over: 
     )
 
 
-def test_model_dtype_adapters_are_the_precisions_weights(small_gpt2: Make) -> None:
-    fp32 = trace(_lora(small_gpt2))
-    bf16 = trace(_lora(small_gpt2, lora={"dtype": "model"}))
+def test_model_dtype_adapters_are_the_precisions_weights(trace_once: Traced, small_gpt2: Make) -> None:
+    fp32 = trace_once(_lora(small_gpt2))
+    bf16 = trace_once(_lora(small_gpt2, lora={"dtype": "model"}))
     # Adapters 2 bytes a parameter instead of 4; AdamW's two moments follow the parameter's dtype.
     saved = fp32.peak.parameters_bytes - bf16.peak.parameters_bytes
     assert saved == pytest.approx(2 * ADAPTER_PARAMS, rel=0.01)
@@ -41,10 +42,10 @@ def test_model_dtype_adapters_are_the_precisions_weights(small_gpt2: Make) -> No
     assert any("adapters (fp32)" in n for n in fp32.notes)
 
 
-def test_model_dtype_under_amp_is_fp32(small_gpt2: Make) -> None:
+def test_model_dtype_under_amp_is_fp32(trace_once: Traced, small_gpt2: Make) -> None:
     # amp keeps fp32 weights: adapters of the model's dtype are fp32 as PEFT's are.
-    amp = trace(_lora(small_gpt2, precision="amp-bf16"))
-    model = trace(_lora(small_gpt2, precision="amp-bf16", lora={"dtype": "model"}))
+    amp = trace_once(_lora(small_gpt2, precision="amp-bf16"))
+    model = trace_once(_lora(small_gpt2, precision="amp-bf16", lora={"dtype": "model"}))
     assert model.peak == amp.peak
 
 
@@ -82,19 +83,19 @@ def test_adapter_dropout_keeps_a_dropped_copy_and_a_mask() -> None:
     assert sorted((Counter(dropped) - Counter(plain)).elements()) == [elements, 2 * elements]
 
 
-def test_adapter_dropout_in_the_trace_follows_the_stack(small_gpt2: Make) -> None:
-    none = trace(_lora(small_gpt2, lora={"dtype": "model"}))
-    dropped = trace(_lora(small_gpt2, lora={"dtype": "model", "dropout": 0.05}))
-    off = trace(_lora(small_gpt2, lora={"dtype": "model", "dropout": 0.05}, stack={"dropout": False}))
+def test_adapter_dropout_in_the_trace_follows_the_stack(trace_once: Traced, small_gpt2: Make) -> None:
+    none = trace_once(_lora(small_gpt2, lora={"dtype": "model"}))
+    dropped = trace_once(_lora(small_gpt2, lora={"dtype": "model", "dropout": 0.05}))
+    off = trace_once(_lora(small_gpt2, lora={"dtype": "model", "dropout": 0.05}, stack={"dropout": False}))
     assert dropped.peak.activations_bytes > none.peak.activations_bytes
     assert any("dropout 0.05 on each adapter's input" in n for n in dropped.notes)
     assert not any("adapter's input" in n for n in off.notes)
     assert off.peak.activations_bytes < dropped.peak.activations_bytes
 
 
-def test_chunked_logits_keeps_16_bit_logits_and_log_probs(small_gpt2: Make) -> None:
-    chunked = trace(_lora(small_gpt2, lora={"dtype": "model"}, seq=256, loss="chunked"))
-    logits = trace(_lora(small_gpt2, lora={"dtype": "model"}, seq=256, loss="chunked-logits"))
+def test_chunked_logits_keeps_16_bit_logits_and_log_probs(trace_once: Traced, small_gpt2: Make) -> None:
+    chunked = trace_once(_lora(small_gpt2, lora={"dtype": "model"}, seq=256, loss="chunked"))
+    logits = trace_once(_lora(small_gpt2, lora={"dtype": "model"}, seq=256, loss="chunked-logits"))
     # torchtune's 8 chunks keep the 16-bit logits (2 B); litgpt's keep them and the 16-bit
     # log-probabilities cross_entropy saves (2 + 2 B) per batch × sequence × vocabulary element.
     extra = logits.peak.activations_bytes - chunked.peak.activations_bytes

@@ -9,13 +9,13 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from gpuplan.profile.key import trace
 from gpuplan.profile.model import Profile
 from gpuplan.profile.optimizers import MasterWeights
 from gpuplan.vocab import OptimizerName
 from gpuplan.workload import Workload
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 
 
 def test_master_weights_step_the_fp32_copy_and_write_it_back_to_the_fp16_weights() -> None:
@@ -38,8 +38,10 @@ def test_master_weights_step_the_fp32_copy_and_write_it_back_to_the_fp16_weights
     assert master.numel() * 4 + inner == 12 * weight.numel()
 
 
-def test_fp16_master_keeps_16_bit_weights_and_a_12_byte_fp32_optimizer_state(small_gpt2: Make) -> None:
-    p = trace(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
+def test_fp16_master_keeps_16_bit_weights_and_a_12_byte_fp32_optimizer_state(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
+    p = trace_once(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
     n = p.params
     # fp16 weights: 2 B/param; master (4) + exp_avg (4) + exp_avg_sq (4) = 12 B/param, all optimizer
     # state (sharded with it under ZeRO); the fp32 gradient copies (4 B/param) are the step's
@@ -52,9 +54,11 @@ def test_fp16_master_keeps_16_bit_weights_and_a_12_byte_fp32_optimizer_state(sma
     assert any(note.startswith("fp16-master:") for note in p.notes)
 
 
-def test_fp16_master_makes_no_weight_casts_but_a_heavier_optimizer_step(small_gpt2: Make) -> None:
-    amp = trace(small_gpt2(precision="amp-fp16", optimizer="adamw-fused"))
-    master = trace(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
+def test_fp16_master_makes_no_weight_casts_but_a_heavier_optimizer_step(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
+    amp = trace_once(small_gpt2(precision="amp-fp16", optimizer="adamw-fused"))
+    master = trace_once(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
 
     def phase_bytes(p: Profile, phase: str) -> float:
         return sum(o.bytes_moved for o in p.ops if o.phase == phase)
@@ -95,8 +99,10 @@ def test_main_gradients_accumulate_the_bf16_gradients_and_are_zeroed_after_the_s
     assert opt.main_grads[weight] is main and not main.any() and master.grad is None
 
 
-def test_bf16_master_holds_megatrons_18_bytes_per_parameter_from_the_first_peak(small_gpt2: Make) -> None:
-    p = trace(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
+def test_bf16_master_holds_megatrons_18_bytes_per_parameter_from_the_first_peak(
+    trace_once: Traced, small_gpt2: Make
+) -> None:
+    p = trace_once(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
     n = p.params
     # bf16 weights (2) + fp32 main gradients (4, tracked as gradients, live at every peak) + master
     # and AdamW moments (12): Megatron's "bf16 parameters, fp32 gradients: 18" bytes per parameter
@@ -108,9 +114,9 @@ def test_bf16_master_holds_megatrons_18_bytes_per_parameter_from_the_first_peak(
     assert any(note.startswith("bf16-master:") for note in p.notes)
 
 
-def test_bf16_master_adds_each_gradient_into_fp32_in_backward(small_gpt2: Make) -> None:
-    bf16 = trace(small_gpt2(precision="bf16", optimizer="adamw-fused"))
-    master = trace(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
+def test_bf16_master_adds_each_gradient_into_fp32_in_backward(trace_once: Traced, small_gpt2: Make) -> None:
+    bf16 = trace_once(small_gpt2(precision="bf16", optimizer="adamw-fused"))
+    master = trace_once(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
 
     def phase_bytes(p: Profile, phase: str) -> float:
         return sum(o.bytes_moved for o in p.ops if o.phase == phase)

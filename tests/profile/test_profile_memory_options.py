@@ -13,12 +13,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gpuplan.profile.key import trace
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
+from gpuplan.profile.model import Profile
 from gpuplan.profile.optimizers import BlockwiseAdamW8bit, paged_state_bytes
 from gpuplan.workload import Workload
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 
 
 def _state_bytes(opt: torch.optim.Optimizer) -> int:
@@ -77,28 +78,28 @@ def test_fused_linear_loss_has_the_value_and_gradients_of_linear_then_cross_entr
         assert torch.allclose(a, b, atol=1e-6)
 
 
-def _traced(small_gpt2: Make, **over: Any) -> Any:
-    return trace(small_gpt2(**over))
+def _traced(trace_once: Traced, small_gpt2: Make, **over: Any) -> Profile:
+    return trace_once(small_gpt2(**over))
 
 
-def test_lighter_losses_shrink_the_traced_peak(small_gpt2: Make) -> None:
+def test_lighter_losses_shrink_the_traced_peak(trace_once: Traced, small_gpt2: Make) -> None:
     # bs2 × 512 under bf16 autocast with fused AdamW peaks in the loss: 2 × 512 tokens × 50,257
     # vocabulary = 51.5M logits elements; standard keeps fp32 logits + fp32 log-probs (8 B each)
     # = 412 MB. Chunked keeps every chunk's 16-bit logits (103 MB) + one chunk. Fused-linear never holds
     # the logits but holds the (tied, fp32) head's weight gradient from forward on: 50,257 × 768 × 4
     # = 154 MB — so at 1,024 tokens (fewer than 2 × hidden) chunked is the smaller one.
     over: dict[str, Any] = {"inputs": {"seq_len": 512}, "precision": "amp-bf16", "optimizer": "adamw-fused"}
-    std = _traced(small_gpt2, **over)
-    chunked = _traced(small_gpt2, loss="chunked", **over)
-    fused = _traced(small_gpt2, loss="fused-linear", **over)
+    std = _traced(trace_once, small_gpt2, **over)
+    chunked = _traced(trace_once, small_gpt2, loss="chunked", **over)
+    fused = _traced(trace_once, small_gpt2, loss="fused-linear", **over)
     assert chunked.peak.total_bytes < fused.peak.total_bytes < std.peak.total_bytes
     assert std.peak.total_bytes - chunked.peak.total_bytes > 0.5 * (8 - 2) * 2 * 512 * 50_257
     # Liger-style: the gradients are computed in forward, so no matmul is repeated.
     assert fused.flops_per_step == pytest.approx(std.flops_per_step, rel=0.01)
 
 
-def test_paged_8bit_adamw_stepped_in_backward_in_a_traced_step(small_gpt2: Make) -> None:
-    p = _traced(small_gpt2, optimizer="paged-adamw-8bit", optimizer_in_backward=True)
+def test_paged_8bit_adamw_stepped_in_backward_in_a_traced_step(trace_once: Traced, small_gpt2: Make) -> None:
+    p = _traced(trace_once, small_gpt2, optimizer="paged-adamw-8bit", optimizer_in_backward=True)
     # ≈2.03 B/param of 8-bit moments and block scales (+ fp32 moments of the tensors under 4096).
     assert p.peak.optimizer_state_bytes == pytest.approx(2.03 * p.trainable_params, rel=0.02)
     # Paged: the uint8 moments of the tensors of 100,000 elements or more (almost all of them).

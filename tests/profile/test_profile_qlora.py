@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -20,6 +21,8 @@ from gpuplan.profile.model import DEQUANTIZE_OP
 
 pytest.importorskip("torch")
 
+Traced = Callable[..., Profile]
+
 GiB = 2**30
 D, LAYERS, VOCAB = 768, 12, 50257
 #: GPT-2 small's linear weights outside the (tied) output layer: per block q, k, v, o 4d² +
@@ -34,10 +37,10 @@ def _weights(p: Profile) -> float:
     return p.peak.parameters_bytes + p.peak.buffers_bytes
 
 
-def test_nf4_holds_linear_weights_at_half_a_byte(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_nf4_holds_linear_weights_at_half_a_byte(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     lora = {"rank": 8, "targets": ["q", "v"]}
-    full = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
-    nf4 = trace(
+    full = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
+    nf4 = trace_once(
         small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "quantization": "nf4"}})
     )
     # bf16 weights: 2 B each; nf4: 0.5 B + one fp32 constant per 64 (0.0625 B) — 1.4375 B saved per
@@ -52,22 +55,22 @@ def test_nf4_holds_linear_weights_at_half_a_byte(small_gpt2) -> None:  # type: i
     assert any(n.startswith("quantized base: 72 linear layers stored nf4") for n in nf4.notes)
 
 
-def test_int8_holds_a_byte_a_weight_and_a_scale_a_row(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_int8_holds_a_byte_a_weight_and_a_scale_a_row(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     lora = {"rank": 8, "quantization": "int8"}
-    p = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
-    full = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
+    p = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
+    full = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
     # 1 B per weight, 4 B per output row (GPT2_ROWS)
     saved = _weights(full) - _weights(p)
     assert saved == pytest.approx(GPT2_LINEAR * 1 - GPT2_ROWS * 4, abs=72 * 4 * 512)
 
 
-def test_amp_keeps_no_16_bit_copy_of_a_quantized_weight(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_amp_keeps_no_16_bit_copy_of_a_quantized_weight(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     # Under autocast a frozen fp32 weight's bf16 cast is kept for backward (2 B per weight); the
     # 4-bit matmul keeps the quantized weight only and dequantizes it again in backward (torchao's:
     # bitsandbytes' also keeps each layer's input, tested below).
     lora = {"rank": 8}
-    amp = trace(small_gpt2(task="finetune", precision="amp-bf16", model={"lora": lora}))
-    nf4 = trace(
+    amp = trace_once(small_gpt2(task="finetune", precision="amp-bf16", model={"lora": lora}))
+    nf4 = trace_once(
         small_gpt2(
             task="finetune",
             precision="amp-bf16",
@@ -77,10 +80,10 @@ def test_amp_keeps_no_16_bit_copy_of_a_quantized_weight(small_gpt2) -> None:  # 
     assert amp.peak.activations_bytes - nf4.peak.activations_bytes >= 0.9 * 2 * GPT2_LINEAR
 
 
-def _nf4(small_gpt2, **inputs) -> Profile:  # type: ignore[no-untyped-def]
+def _nf4(trace_once: Traced, small_gpt2, **inputs) -> Profile:  # type: ignore[no-untyped-def]
     lora = {"rank": 8, "targets": ["q", "v"]}
     over = {"inputs": inputs} if inputs else {}
-    return trace(
+    return trace_once(
         small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "quantization": "nf4"}}, **over)
     )
 
@@ -89,8 +92,8 @@ def _without_dequantization(p: Profile) -> Profile:
     return dataclasses.replace(p, ops=tuple(op for op in p.ops if op.op != DEQUANTIZE_OP))
 
 
-def test_nf4_trace_records_each_dequantization(small_gpt2) -> None:  # type: ignore[no-untyped-def]
-    p = _nf4(small_gpt2)
+def test_nf4_trace_records_each_dequantization(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    p = _nf4(trace_once, small_gpt2)
     assert (p.quantized_linears, p.quantized_weights) == (72, GPT2_LINEAR)
     records = {op.phase: op for op in p.ops if op.op == DEQUANTIZE_OP}
     # Once for the forward matmul and once for the backward one (bitsandbytes' MatMul4Bit), each
@@ -102,7 +105,7 @@ def test_nf4_trace_records_each_dequantization(small_gpt2) -> None:  # type: ign
     assert records["forward"].bytes_moved == pytest.approx(GPT2_LINEAR * per_weight, rel=1e-6)
     assert records["backward"].bytes_moved == pytest.approx((GPT2_LINEAR - 3 * D * D) * per_weight, rel=1e-6)
     # Checkpointed blocks dequantize again in the recompute.
-    ckpt = trace(
+    ckpt = trace_once(
         small_gpt2(
             task="finetune",
             precision="bf16",
@@ -111,26 +114,26 @@ def test_nf4_trace_records_each_dequantization(small_gpt2) -> None:  # type: ign
         )
     )
     assert sum(op.count for op in ckpt.ops if op.op == DEQUANTIZE_OP) == 3 * 72 - 3
-    int8 = trace(
+    int8 = trace_once(
         small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8, "quantization": "int8"}})
     )
     assert not any(op.op == DEQUANTIZE_OP for op in int8.ops) and int8.quantized_weights == 0
 
 
-def test_dequantization_share_falls_as_tokens_per_micro_batch_grow(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_dequantization_share_falls_as_tokens_per_micro_batch_grow(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     # was: one factor (× 1.278) on forward and backward, the same share at every batch
     gpu = get_gpu("A100-SXM4-80GB")
     shares = []
     for batch in (2, 32):
-        p = _nf4(small_gpt2, batch_size=batch)
+        p = _nf4(trace_once, small_gpt2, batch_size=batch)
         with_dq = estimate(p, gpu).compute_time_s
         without = estimate(_without_dequantization(p), gpu).compute_time_s
         shares.append((with_dq - without) / with_dq)
     assert shares[0] > 2 * shares[1] > 0
 
 
-def test_a_bigger_bandwidth_gpu_pays_less_for_the_dequantization(small_gpt2) -> None:  # type: ignore[no-untyped-def]
-    p = _nf4(small_gpt2, batch_size=32)
+def test_a_bigger_bandwidth_gpu_pays_less_for_the_dequantization(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    p = _nf4(trace_once, small_gpt2, batch_size=32)
     paid = {}
     for gpu_id in ("L4", "A10G"):
         gpu = get_gpu(gpu_id)
@@ -145,8 +148,8 @@ def test_a_bigger_bandwidth_gpu_pays_less_for_the_dequantization(small_gpt2) -> 
     assert paid["L4"] / paid["A10G"] == pytest.approx(ratio, rel=0.1)
 
 
-def test_nf4_range_allows_what_the_published_pairs_leave(small_gpt2) -> None:  # type: ignore[no-untyped-def]
-    p = _nf4(small_gpt2)
+def test_nf4_range_allows_what_the_published_pairs_leave(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    p = _nf4(trace_once, small_gpt2)
     gpu = get_gpu("A100-SXM4-80GB")
     nf4 = estimate(p, gpu)
     plain = estimate(dataclasses.replace(p, base_quantization="none"), gpu)
@@ -160,8 +163,10 @@ def test_nf4_range_allows_what_the_published_pairs_leave(small_gpt2) -> None:  #
     assert any("÷ 1.10 to × 1.19" in n for n in nf4.notes)
 
 
-def test_a_profile_traced_before_the_records_takes_the_published_factor(small_gpt2) -> None:  # type: ignore[no-untyped-def]
-    p = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
+def test_a_profile_traced_before_the_records_takes_the_published_factor(
+    trace_once: Traced, small_gpt2
+) -> None:  # type: ignore[no-untyped-def]
+    p = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
     gpu = get_gpu("A100-SXM4-80GB")
     plain = estimate(p, gpu)
     nf4 = estimate(dataclasses.replace(p, base_quantization="nf4"), gpu)
@@ -279,10 +284,12 @@ def test_bitsandbytes_4bit_matmul_keeps_its_input_and_a_half_copy() -> None:
     assert not hasattr(y.grad_fn, "tensors")
 
 
-def test_bitsandbytes_nf4_trace_holds_the_quantized_layers_inputs(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_bitsandbytes_nf4_trace_holds_the_quantized_layers_inputs(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     lora = {"rank": 8, "targets": ["q", "v"], "quantization": "nf4"}
-    bnb = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
-    tao = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "library": "torchao"}}))
+    bnb = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
+    tao = trace_once(
+        small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "library": "torchao"}})
+    )
     # Inputs no other op keeps, per block: the two LayerNorm outputs (d each) and the GELU output
     # (4d, fc_out's input) — 6d per token; the attention output (o's input) is the fused kernel's
     # saved output already. Measured 5.92d per token and layer (71 of 72 d over 12 blocks) at the
@@ -290,7 +297,7 @@ def test_bitsandbytes_nf4_trace_holds_the_quantized_layers_inputs(small_gpt2) ->
     per_d = (bnb.peak.activations_bytes - tao.peak.activations_bytes) / (LAYERS * D * 2 * 2 * 128)
     assert 5.5 < per_d <= 6.0
     assert tao.peak.activations_bytes == pytest.approx(
-        trace(
+        trace_once(
             small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}})
         ).peak.activations_bytes
     )

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from gpuplan.profile import Profile, trace
+from gpuplan.profile import Profile
 from gpuplan.workload import Workload
 
 GiB = 2**30
+Traced = Callable[..., Profile]
 
 
 @pytest.fixture(scope="module")
-def gpt2_ref() -> Profile:
-    return trace(
+def gpt2_ref(trace_once: Traced) -> Profile:
+    return trace_once(
         Workload.from_dict(
             {
                 "name": "gpt2-ref",
@@ -28,8 +31,8 @@ def gpt2_ref() -> Profile:
 
 
 @pytest.fixture(scope="module")
-def gpt2_dropout() -> Profile:
-    return trace(
+def gpt2_dropout(trace_once: Traced) -> Profile:
+    return trace_once(
         Workload.from_dict(
             {
                 "name": "gpt2-ref",
@@ -43,8 +46,8 @@ def gpt2_dropout() -> Profile:
 
 
 @pytest.fixture(scope="module")
-def resnet_ref() -> Profile:
-    return trace(
+def resnet_ref(trace_once: Traced) -> Profile:
+    return trace_once(
         Workload.from_dict(
             {
                 "name": "resnet50-ref",

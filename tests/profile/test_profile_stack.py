@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from gpuplan.perf.roofline import op_time_s, phase_times
 from gpuplan.profile.key import key_fields, profile_key, trace
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, NCHW_NORM_SUFFIX, Profile
 from gpuplan.workload import Workload
+
+Traced = Callable[..., Profile]
 
 
 def _resnet(**over: Any) -> dict[str, Any]:
@@ -39,23 +42,25 @@ def _gpt2(**over: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def resnets() -> dict[str, Profile]:
+def resnets(trace_once: Traced) -> dict[str, Profile]:
     return {
-        "nchw": trace(_resnet()),
-        "nhwc": trace(_resnet(stack={"memory_format": "channels-last"})),
+        "nchw": trace_once(_resnet()),
+        "nhwc": trace_once(_resnet(stack={"memory_format": "channels-last"})),
     }
 
 
 @pytest.fixture(scope="module")
-def gpts() -> dict[str, Profile]:
-    return {"stock": trace(_gpt2()), "fused": trace(_gpt2(stack={"fused_kernels": "all"}))}
+def gpts(trace_once: Traced) -> dict[str, Profile]:
+    return {"stock": trace_once(_gpt2()), "fused": trace_once(_gpt2(stack={"fused_kernels": "all"}))}
 
 
 def _bytes(p: Profile, op: str, phase: str) -> float:
     return sum(r.bytes_moved for r in p.ops if r.op == op and r.phase == phase)
 
 
-def test_batch_norm_in_training_over_nchw_activations_is_named_apart(resnets: dict[str, Profile]) -> None:
+def test_batch_norm_in_training_over_nchw_activations_is_named_apart(
+    trace_once: Traced, resnets: dict[str, Profile]
+) -> None:
     nchw, nhwc = resnets["nchw"], resnets["nhwc"]
     norms = {r.op for r in nchw.ops if "batch_norm" in r.op}
     assert norms == {
@@ -71,7 +76,7 @@ def test_batch_norm_in_training_over_nchw_activations_is_named_apart(resnets: di
         nhwc, "aten.native_batch_norm", "forward"
     )
     # In inference (eval mode) the norm normalises with its running statistics: no reduction, its own name.
-    infer = trace(_resnet(task="infer"))
+    infer = trace_once(_resnet(task="infer"))
     assert {r.op for r in infer.ops if "batch_norm" in r.op} == {"aten.native_batch_norm"}
 
 
@@ -187,11 +192,11 @@ def test_torchs_own_attention_layer_is_traced_as_the_fused_kernel_a_gpu_runs() -
 
 
 @pytest.mark.parametrize("layout", ["channels-first", "channels-last"])
-def test_an_image_model_in_pure_bf16_takes_bf16_images(layout: str) -> None:
+def test_an_image_model_in_pure_bf16_takes_bf16_images(trace_once: Traced, layout: str) -> None:
     # The fp32 images met bf16 weights: "Input type (float) and bias type (BFloat16) should be the
     # same" — every image model with precision bf16 failed to trace, in estimate, plan and deploy.
-    p = trace(Workload.model_validate(_resnet(precision="bf16", stack={"memory_format": layout})))
+    p = trace_once(Workload.model_validate(_resnet(precision="bf16", stack={"memory_format": layout})))
     convs = [op for op in p.ops if op.op_class == "conv" and op.phase == "forward"]
     assert convs and {op.dtype for op in convs} == {"bfloat16"}
-    vit = trace(Workload.model_validate(_resnet(precision="bf16", model={"preset": "vit-b16"})))
+    vit = trace_once(Workload.model_validate(_resnet(precision="bf16", model={"preset": "vit-b16"})))
     assert vit.params > 8e7

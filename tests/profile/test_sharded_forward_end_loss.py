@@ -13,12 +13,13 @@ from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.memory import GIB
 from gpuplan.perf.stages.memory import sharded_peak_bytes
-from gpuplan.profile import trace
+from gpuplan.profile import Profile
 from gpuplan.workload import Workload
 
 pytest.importorskip("torch")
 
 Make = Callable[..., Workload]
+Traced = Callable[..., Profile]
 VOCAB = 50257
 
 
@@ -29,12 +30,12 @@ VOCAB = 50257
     [("chunked", 3.0), ("chunked-logits", 4.0), ("standard", 8.0)],
 )
 def test_the_forward_end_counts_the_workloads_loss(
-    small_gpt2: Make, loss: str, bytes_per_element: float
+    trace_once: Traced, small_gpt2: Make, loss: str, bytes_per_element: float
 ) -> None:
     # A full fine-tune of GPT-2 small in bf16 peaks at AdamW's step; FSDP over 64 GPUs shrinks that
     # step below the end of the forward pass, which is then the per-rank peak.
     w = small_gpt2(task="finetune", precision="bf16", loss=loss)
-    profile = trace(w)
+    profile = trace_once(w)
     est = run_estimate(EstimateRequest(profile=profile, gpu=get_gpu("A10G"), count=64, parallelism="fsdp"))
     # The layers' activations (an inference profile derives no logits), and the loss's logits:
     # bytes per batch × sequence × vocabulary element.
