@@ -68,7 +68,7 @@ def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: 
         ("azure", {"kubernetes.azure.com/scalesetpriority": "spot"}, "kubernetes.azure.com/scalesetpriority"),
         ("gcp", {"cloud.google.com/gke-spot": "true"}, "cloud.google.com/gke-spot"),
         ("aws", {"eks.amazonaws.com/capacityType": "SPOT"}, None),
-        ("alibaba", {"gpuplan.io/capacity": "spot"}, None),
+        ("alibaba", {"gpuplan/capacity": "spot"}, None),
     ],
 )
 def test_spot_placement_per_managed_kubernetes(
@@ -112,9 +112,9 @@ def test_a_spot_plan_without_a_documented_spot_label_selects_gpuplans_own(
     for d in docs:
         validate_k8s(d)
     pod = _pod(next(d for d in docs if d["kind"] in ("Job", "Deployment")))
-    assert pod["nodeSelector"]["gpuplan.io/capacity"] == "spot"
+    assert pod["nodeSelector"]["gpuplan/capacity"] == "spot"
     readme = by_path(files)["README.md"]
-    assert "`kubectl label nodes NODE gpuplan.io/capacity=spot`" in readme
+    assert "`kubectl label nodes NODE gpuplan/capacity=spot`" in readme
     assert "stay Pending" in readme
 
 
@@ -123,8 +123,8 @@ def test_on_demand_or_a_documented_spot_label_selects_no_label_of_gpuplans(provi
     pricing = "on_demand" if provider == "alibaba" else "spot"
     files = generate(LaunchSpec.from_plan(plan_doc(provider=provider, pricing=pricing)), "k8s")
     pod = _pod(yaml_docs(files)[-1])
-    assert "gpuplan.io/capacity" not in pod["nodeSelector"]
-    assert "gpuplan.io/capacity" not in by_path(files)["README.md"]
+    assert "gpuplan/capacity" not in pod["nodeSelector"]
+    assert "gpuplan/capacity" not in by_path(files)["README.md"]
 
 
 @pytest.mark.parametrize("autoscaler", ["hpa", "keda"])

@@ -38,8 +38,10 @@ __all__ = ["SPOT_LABEL", "Placement", "own_spot_label", "placement", "spot_pool_
 _GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 #: gpuplan's own node label (key, value) for spot capacity, selected where the provider documents
-#: none: domain-prefixed, so that it names no label of Kubernetes' or a provider's.
-SPOT_LABEL = ("gpuplan.io/capacity", "spot")
+#: none. Prefixed, so that it names no label of Kubernetes' or a provider's: the prefix is the
+#: single DNS label ``gpuplan`` (a label key's prefix "must be a DNS subdomain", Kubernetes docs,
+#: "Labels and Selectors", Syntax and character set), not a domain name the project does not hold.
+SPOT_LABEL = ("gpuplan/capacity", "spot")
 
 
 @dataclass
