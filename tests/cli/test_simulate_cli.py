@@ -903,6 +903,40 @@ def test_share_chooses_a_mig_slice_that_meets_the_workloads_time_to_first_token(
     assert "Misses its time-to-first-token target: chat" in view
 
 
+def test_share_sizes_for_the_workloads_time_per_output_token_as_plan_does(tmp_path: Path) -> None:
+    # was: tpot_p95_ms, which plan sizes replicas for, was not checked by share at all
+    db = str(tmp_path / "catalog.sqlite")
+    base = WORKLOAD.read_text(encoding="utf-8").replace(
+        "serving: {requests_per_s: 5,", "serving: {requests_per_s: 20,"
+    )
+    (tmp_path / "w.yaml").write_text(base, encoding="utf-8")
+    free = json.loads(_run("--db", db, "plan", str(tmp_path / "w.yaml"), "--json"))["options"][0]
+    target_ms = round(free["service"]["tpot_s"] * 1000 * 0.9, 3)  # tighter than the unsized fleet's
+    text = base.replace(
+        "serving: {requests_per_s: 20,", f"serving: {{tpot_p95_ms: {target_ms}, requests_per_s: 20,"
+    )
+    (tmp_path / "w.yaml").write_text(text, encoding="utf-8")
+    top = json.loads(_run("--db", db, "plan", str(tmp_path / "w.yaml"), "--json"))["options"][0]
+    assert top["service"]["tpot_s"] <= target_ms / 1000
+    (tmp_path / "s.yaml").write_text(
+        f"gpu: {top['gpu']}\nservices:\n  - {{name: chat, workload: w.yaml}}\n", encoding="utf-8"
+    )
+    args = ["--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--sharing", "whole", "--price", "1"]
+    chat = json.loads(_run(*args, "--json"))["services"][0]
+    assert chat["instances"] == top["service"]["replicas"]
+    assert chat["tpot_s"] == pytest.approx(top["service"]["tpot_s"], rel=1e-6)
+    assert (
+        chat["tpot_headroom_s"] == pytest.approx(target_ms / 1000 - chat["tpot_s"])
+        and chat["tpot_headroom_s"] >= 0
+    )
+    # a target no count of instances meets is said
+    (tmp_path / "w.yaml").write_text(
+        text.replace(f"tpot_p95_ms: {target_ms}", "tpot_p95_ms: 0.01"), encoding="utf-8"
+    )
+    view = " ".join(_run(*args).split())
+    assert "Misses its time-per-output-token target: chat" in view
+
+
 def test_gpu_util_s_default_max_follows_the_load_and_says_so() -> None:
     # was: max 8 whatever the load (a 40 requests/s service whose plan needs 18 replicas capped at 8)
     import numpy as np

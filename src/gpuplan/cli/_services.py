@@ -99,5 +99,6 @@ def estimate_services(
             slo_s=slo / 1000 if slo else None,
             # every target the workload states is checked (the services file gives a p95 only)
             ttft_slo_s=w.serving.ttft_p95_ms / 1000 if w.serving.ttft_p95_ms else None,
+            tpot_slo_s=w.serving.tpot_p95_ms / 1000 if w.serving.tpot_p95_ms else None,
         )
     return out, constraints

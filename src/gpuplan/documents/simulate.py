@@ -326,6 +326,12 @@ class ShareServiceDoc(Document):
     """p95 time to first token (null: overloaded, or not known for a service given by hand)."""
     ttft_headroom_s: float | None = None
     """TTFT target − its p95 (negative: missed; null: no TTFT target, or not known when it is set)."""
+    tpot_s: float | None = None
+    """Time per output token at the instance's load, the plan's model (null: overloaded, or not
+    known for a service given by hand)."""
+    tpot_headroom_s: float | None = None
+    """TPOT target (the workload's ``tpot_p95_ms``) − that time (negative: missed; null: no TPOT
+    target, or not known when it is set)."""
 
 
 class ShareDocument(Document):

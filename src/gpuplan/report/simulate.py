@@ -68,6 +68,8 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
                     "latency_headroom_s": _finite(s.latency_headroom_s),
                     "ttft_p95_s": s.ttft_p95_s,
                     "ttft_headroom_s": _finite(s.ttft_headroom_s),
+                    "tpot_s": s.tpot_s,
+                    "tpot_headroom_s": _finite(s.tpot_headroom_s),
                 }
                 for s in plan.services
             ],
@@ -138,6 +140,19 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
         )
         for s in plan.services
         if s.ttft_headroom_s is not None and s.ttft_headroom_s < 0
+    ]
+    lines += [
+        (
+            _(
+                "Misses its time-per-output-token target: {service} ({tpot} a token, {over} over the target)"
+            ).format(service=s.name, tpot=seconds(s.tpot_s), over=seconds(-s.tpot_headroom_s))
+            if s.tpot_s is not None
+            else _(
+                "Misses its time-per-output-token target: {service} (its time per token is not known)"
+            ).format(service=s.name)
+        )
+        for s in plan.services
+        if s.tpot_headroom_s is not None and s.tpot_headroom_s < 0
     ]
     lines += list(plan.notes)
     if money.rate_note():

@@ -874,6 +874,7 @@ def demand_from_decode(
     output_tokens: int,
     slo_s: float | None,
     ttft_slo_s: float | None = None,
+    tpot_slo_s: float | None = None,
 ) -> ServiceDemand:
     """A service's demand from the estimator: memory for the weights plus the KV cache of the
     sequences it keeps running (Little's law: rate × latency, at 80 % busy), capacity and latency
@@ -897,6 +898,7 @@ def demand_from_decode(
         latency_s=srv.request_latency_s,
         slo_s=slo_s,
         ttft_slo_s=ttft_slo_s,
+        tpot_slo_s=tpot_slo_s,
         serving=ServingModel(
             decode=decode,
             prompt_tokens=prompt_tokens,

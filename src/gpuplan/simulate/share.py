@@ -115,6 +115,9 @@ class ServiceDemand:
     """p95 latency target; None: no headroom computed."""
     ttft_slo_s: float | None = None
     """p95 time-to-first-token target; None: none stated."""
+    tpot_slo_s: float | None = None
+    """Time-per-output-token target (the workload's ``tpot_p95_ms``), held against the serving
+    model's time per token at the instance's load, as the plan sizes for it; None: none stated."""
     serving: ServingModel | None = field(default=None, repr=False, compare=False)
     """The plan's serving model of an instance (a service estimated from its workload); None: the
     latency and capacity given by hand, queued as one slot."""
@@ -172,11 +175,17 @@ class ServiceOutcome:
     """p95 time to first token; None: overloaded, or not known (a service given by hand)."""
     ttft_headroom_s: float | None = None
     """TTFT target − TTFT p95; negative (−inf: not known or overloaded): missed; None: no target."""
+    tpot_s: float | None = None
+    """Time per output token at the instance's load (the plan's model; None: overloaded, or not
+    known for a service given by hand)."""
+    tpot_headroom_s: float | None = None
+    """TPOT target − time per output token; negative (−inf: not known): missed; None: no target."""
 
     @property
     def meets_targets(self) -> bool:
         """Every target stated is met (None: no target)."""
-        return all(h is None or h >= 0 for h in (self.latency_headroom_s, self.ttft_headroom_s))
+        heads = (self.latency_headroom_s, self.ttft_headroom_s, self.tpot_headroom_s)
+        return all(h is None or h >= 0 for h in heads)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,13 +242,14 @@ def _on_share(m: ServingModel, memory_gib: float | None) -> DecodeEstimate:
 
 def _served(
     s: ServiceDemand, rate: float, speed: float, memory_gib: float | None
-) -> tuple[float, float | None, float | None]:
-    """(capacity in requests/s, p95 latency, p95 time to first token) of one instance at ``rate``
-    on a share of speed ``speed`` with ``memory_gib`` (None: a whole GPU's memory)."""
+) -> tuple[float, float | None, float | None, float | None]:
+    """(capacity in requests/s, p95 latency, p95 time to first token, time per output token) of
+    one instance at ``rate`` on a share of speed ``speed`` with ``memory_gib`` (None: a whole GPU's
+    memory)."""
     m = s.serving
     if m is None:
         cap = s.capacity_requests_per_s * speed
-        return cap, _p95(s.latency_s / speed, rate, cap), None
+        return cap, _p95(s.latency_s / speed, rate, cap), None, None
     # The plan's model of a replica running a share ``speed`` of the time: its load arrives at
     # rate / speed while it runs, and its latencies are 1 / speed times (serving_estimate's own
     # time-share arithmetic, here for any share, not only 1/n of a GPU).
@@ -251,7 +261,9 @@ def _served(
     )
     p95 = srv.p95_latency_s / speed if srv.p95_latency_s is not None else None
     ttft = srv.ttft_p95_s / speed if srv.ttft_p95_s is not None else None
-    return srv.capacity_requests_per_s * speed, p95, ttft
+    # overloaded: no time per token (the p95 says so); else the operating point's, in wall time
+    tpot = srv.tpot_s / speed if srv.tpot_s is not None and p95 is not None else None
+    return srv.capacity_requests_per_s * speed, p95, ttft, tpot
 
 
 def _headroom(target: float | None, value: float | None) -> float | None:
@@ -264,7 +276,7 @@ def _outcome(
     s: ServiceDemand, slice_: str, n: int, speed: float, memory_gib: float | None = None
 ) -> ServiceOutcome:
     rate = s.requests_per_s / n if n else 0.0
-    cap, p95, ttft = _served(s, rate, speed, memory_gib)
+    cap, p95, ttft, tpot = _served(s, rate, speed, memory_gib)
     return ServiceOutcome(
         name=s.name,
         slice=slice_,
@@ -275,6 +287,8 @@ def _outcome(
         latency_headroom_s=_headroom(s.slo_s, p95),
         ttft_p95_s=ttft,
         ttft_headroom_s=_headroom(s.ttft_slo_s, ttft),
+        tpot_s=tpot,
+        tpot_headroom_s=_headroom(s.tpot_slo_s, tpot),
     )
 
 
@@ -285,7 +299,7 @@ def _instances(s: ServiceDemand, speed: float, target: float, memory_gib: float 
         _served(s, 0.0, speed, memory_gib)[0] if s.serving is not None else s.capacity_requests_per_s * speed
     )
     base = max(1, math.ceil(s.requests_per_s / (cap * target) - 1e-9))
-    if s.slo_s is None and s.ttft_slo_s is None:
+    if s.slo_s is None and s.ttft_slo_s is None and s.tpot_slo_s is None:
         return base
     for n in range(base, base * _MAX_INSTANCES_FOR_TARGET + 1):
         if _outcome(s, "", n, speed, memory_gib).meets_targets:
