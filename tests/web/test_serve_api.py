@@ -255,6 +255,19 @@ def test_catalog_documents_validate_against_their_models(service: Service) -> No
     assert "finite number" in _error(c.get("/api/v1/offers?max_price=nan", headers=h), 400)
 
 
+def test_offers_leave_low_confidence_prices_out_unless_asked_as_the_command_does(service: Service) -> None:
+    # was: the service listed the articles' 2024 figures (an "aws/unspecified" A100 at $0.98 spot)
+    # among the offers, first on price, where `gpuplan offers` and plans leave them out
+    c, h = service.client, service.auth("read")
+    path = "/api/v1/offers?gpu=A100&provider=aws&pricing=spot"
+    out = c.get(path, headers=h).json()
+    assert out["low_confidence_left_out"] >= 1
+    assert all(o["confidence"] != "low" for o in out["offers"])
+    asked = c.get(path + "&allow_low_confidence=true", headers=h).json()
+    assert asked["low_confidence_left_out"] == 0
+    assert sum(o["confidence"] == "low" for o in asked["offers"]) == out["low_confidence_left_out"]
+
+
 def test_yuan_prices_name_their_rate_and_its_warning_in_the_callers_language(service: Service) -> None:
     c, h = service.client, service.auth("read")
     for path in (

@@ -203,8 +203,11 @@ def offers(
     currency: Literal["USD", "CNY"] = "USD",
     sort: Literal["price", "price-per-gpu", "gpu-memory"] = "price",
     all_regions: bool = False,
+    allow_low_confidence: bool = False,
 ) -> Any:
-    """Instance types with their price per hour and per GPU-hour (``gpuplan offers --json``)."""
+    """Instance types with their price per hour and per GPU-hour (``gpuplan offers --json``);
+    prices labelled low-confidence (articles' tables) left out and counted unless
+    ``allow_low_confidence``, as the command and plans leave them out."""
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.query import OfferQuery, list_offers
     from gpuplan.i18n import use_language
@@ -225,6 +228,7 @@ def offers(
                 currency=currency,
                 sort=sort,
                 all_regions=all_regions,
+                allow_low_confidence=allow_low_confidence,
             ),
         )
         return offers_json(listing)
@@ -675,10 +679,11 @@ def offer_countries(
     pricing: Annotated[str | None, Query(max_length=32)] = None,
     max_price: Annotated[float | None, Query(gt=0, le=1e6, allow_inf_nan=False)] = None,
     currency: Literal["USD", "CNY"] = "USD",
+    allow_low_confidence: bool = False,
 ) -> Any:
     """Offers and the cheapest GPU-hour per country, with where each country is on a map: the
-    offers of ``/offers`` with the same filters (``max_price`` per instance-hour in ``currency``),
-    every region of them."""
+    offers of ``/offers`` with the same filters (``max_price`` per instance-hour in ``currency``,
+    low-confidence prices only with ``allow_low_confidence``), every region of them."""
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.query import OfferQuery, list_offers
     from gpuplan.i18n import use_language
@@ -698,6 +703,7 @@ def offer_countries(
                 max_price_per_hour=max_price,
                 currency=currency,
                 all_regions=True,
+                allow_low_confidence=allow_low_confidence,
             ),
         )
     for o in (v.offer for v in listing.views):
