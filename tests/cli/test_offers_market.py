@@ -45,6 +45,8 @@ def _json(db: str, *args: str) -> list[dict[str, Any]]:
         ["--provider", "aws", "--provider", "gcp"],
         ["--provider", "aws,gcp"],
         ["--provider", "AWS, gcp"],
+        # as plan spells it (was "No such option: --providers")
+        ["--providers", "aws,gcp"],
     ],
 )
 def test_several_providers_are_all_listed(db: str, args: list[str]) -> None:
@@ -53,7 +55,7 @@ def test_several_providers_are_all_listed(db: str, args: list[str]) -> None:
 
 
 def test_several_regions_and_gpus_are_all_listed(db: str) -> None:
-    both = ["--region", "us-east1", "--region", "europe-west4"]
+    both = ["--region", "us-east1", "--regions", "europe-west4"]
     offers = _json(db, "--provider", "gcp", "--gpu", "A100-SXM4-40GB", "--all-regions", *both)
     assert {o["region"] for o in offers} == {"us-east1", "europe-west4"}
     gpus = _json(db, "--provider", "aws", "--gpu", "A100-SXM4-40GB,H100-SXM", "--pricing", "on_demand")

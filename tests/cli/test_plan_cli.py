@@ -225,6 +225,12 @@ def test_contradictory_or_unknown_constraints_are_one_line_before_the_profile(
     assert r.stdout == ""
 
 
+def test_plan_takes_the_singular_provider_and_region_as_offers_spells_them(env: dict[str, Path]) -> None:
+    # was: "No such option: --provider" (plan spelt them --providers/--regions, offers --provider/--region)
+    r = _run(env, "--provider", "awz", "--region", "us-east-1")
+    assert r.returncode == 1 and "unknown provider 'awz'; did you mean 'aws'?" in r.stderr, r.stderr
+
+
 def test_a_known_filter_that_leaves_nothing_is_named(env: dict[str, Path]) -> None:
     # "no option is left: candidates excluded by provider …, country …": which filter emptied it?
     r = _run(env, "--countries", "AQ")

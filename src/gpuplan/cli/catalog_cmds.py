@@ -192,13 +192,16 @@ def offers(
         list[str] | None,
         typer.Option(
             "--provider",
+            "--providers",
             help="Provider code: aws, gcp, alibaba … (`gpuplan catalog info` lists them). Repeat it or "
             "give a comma list (aws,gcp) for several.",
         ),
     ] = None,
     region: Annotated[
         list[str] | None,
-        typer.Option("--region", help="Region name, exactly. Repeat it or give a comma list for several."),
+        typer.Option(
+            "--region", "--regions", help="Region name, exactly. Repeat it or give a comma list for several."
+        ),
     ] = None,
     countries: Annotated[
         str | None,

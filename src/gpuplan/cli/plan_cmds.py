@@ -163,9 +163,13 @@ def plan_cmd(
             parser=money_in(MIN_BUDGET, MAX_BUDGET_CNY, "cny", "--budget-usd"),
         ),
     ] = None,
-    providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,
+    # the singular names too, as `offers` and `deploy` spell them
+    providers: Annotated[
+        str | None, typer.Option("--providers", "--provider", help="Comma list: aws,gcp,alibaba …")
+    ] = None,
     regions: Annotated[
-        str | None, typer.Option(help="Comma list of regions: us-east-1,cn-shanghai …")
+        str | None,
+        typer.Option("--regions", "--region", help="Comma list of regions: us-east-1,cn-shanghai …"),
     ] = None,
     countries: Annotated[
         str | None,
