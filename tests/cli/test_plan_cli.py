@@ -198,6 +198,8 @@ _CONTRADICTIONS = [
         ("--providers", "aws", "--regions", "cn-shanghai"),
         "region cn-shanghai is not a region of aws: it is a ",
     ),
+    # a GPU filter's typo, not a plan that "left none"
+    (("--gpus", "T4,A10x"), "unknown GPU 'A10x'; did you mean 'A10' or 'A10G' or 'A100'?"),
     (("--compliance", "hipaa"), "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"),
     # an undated article's claim, not a certificate: had been recommended as MLPS level 3 certified
     (

@@ -559,3 +559,28 @@ def test_a_baseline_the_job_does_not_fit_says_so_not_either_of_two_causes() -> N
     assert plan.baseline is None
     assert plan.baseline_note.startswith("baseline aws/us-east-1 p4d.24xlarge ")
     assert plan.baseline_note.endswith(": every candidate left out (8 does_not_fit)"), plan.baseline_note
+
+
+def test_a_gpu_filter_keeps_the_gpus_named_and_a_family_name_keeps_its_variants() -> None:
+    # A student comparing spot T4, A10G and A100 had planned with --top 100000 and filtered the
+    # JSON by hand: the filter is the planner's own, counted as its reason.
+    rows = [
+        offer(),
+        offer(instance_type="g4dn.xlarge", gpu="T4", gpu_count=1, gpu_memory_gib=16.0, price_usd=0.53),
+        offer(instance_type="g5.xlarge", gpu="A10G", gpu_count=1, gpu_memory_gib=24.0, price_usd=1.01),
+    ]
+    plan = _plan(rows, Constraints(gpus=("A100", "a10g"), max_gpus=8), top=20)
+    assert {o.gpu for o in plan.options} == {"A100-SXM4-40GB", "A10G"}
+    # the T4's one instance, at 1 to 8 nodes within max_gpus 8: 8 candidates left out as "gpu"
+    assert plan.excluded["gpu"] == 8
+    assert _plan(rows, Constraints(gpus=("A10G",), max_gpus=8)).recommended.gpu == "A10G"
+
+
+def test_a_gpu_filter_that_leaves_none_says_so_and_a_misspelt_gpu_suggests_the_right_one() -> None:
+    from gpuplan.errors import NotFoundError
+
+    with pytest.raises(PlanInfeasibleError) as e:
+        _plan([offer()], Constraints(gpus=("T4", "A10G")))
+    assert str(e.value).startswith("no option is left: the GPU filter (T4, A10G) left none; "), str(e.value)
+    with pytest.raises(NotFoundError, match="unknown GPU 'A10x'; did you mean 'A10' or 'A10G'"):
+        Constraints(gpus=("A10x",))

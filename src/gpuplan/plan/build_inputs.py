@@ -356,6 +356,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         deadline_h=spec.deadline_hours,
         budget_usd=spec.budget_usd,
         providers=names(spec.providers),
+        gpus=names(spec.gpus),
         regions=names(spec.regions),
         countries=names(spec.countries),
         pricing=names(spec.pricing),

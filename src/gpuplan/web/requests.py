@@ -250,6 +250,11 @@ class PlanRequest(WorkloadRequest):
         "plan's notes state); not both.",
     )
     providers: list[str] | None = _NAMES
+    gpus: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="GPUs to choose from (T4, L4, A10G, A100); a family name allows each of its variants.",
+    )
     regions: list[str] | None = _NAMES
     countries: list[str] | None = _NAMES
     pricing: list[str] | None = _NAMES
@@ -305,6 +310,7 @@ class PlanRequest(WorkloadRequest):
             "budget_usd": self.budget_usd,
             "budget_cny": self.budget_cny,
             "providers": low(self.providers),
+            "gpus": self.gpus or None,
             "regions": self.regions or None,
             "countries": self.countries or None,
             "pricing": [p.lower().replace("-", "_") for p in self.pricing] if self.pricing else None,

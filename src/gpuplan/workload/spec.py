@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
-from gpuplan.errors import Phrase, WorkloadError
+from gpuplan.errors import NotFoundError, Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -561,6 +561,9 @@ class ConstraintsSpec(Spec):
     """The budget in yuan instead of ``budget_usd`` (converted at the catalog's dated CNY rate,
     which the plan names); not both. A number, or written as ``30万``, ``¥1,200,000`` or ``1.2亿``."""
     providers: Names = ()
+    gpus: Names = ()
+    """GPUs the planner may choose (``T4``, ``L4``, ``a100-80gb``); a family name (``A100``) allows
+    each of its variants; empty = every GPU."""
     regions: Names = ()
     countries: Names = ()
     """ISO country codes or names the data and GPUs may be in."""
@@ -603,6 +606,19 @@ class ConstraintsSpec(Spec):
 
         cast = pydantic_cast(PROVIDERS)
         return tuple(cast(p) for p in v)
+
+    @field_validator("gpus")
+    @classmethod
+    def _gpus(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from gpuplan.hardware import gpus_named
+
+        for name in v:
+            try:
+                gpus_named(name)
+            except NotFoundError as e:
+                # The error as the argument: its words stay translatable in the workload's one line.
+                raise ValueError(e) from None
+        return tuple(s.strip() for s in v)
 
     @field_validator("pricing")
     @classmethod
