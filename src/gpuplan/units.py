@@ -1,11 +1,14 @@
-"""Units shared by every layer: the billing month, whole instances, durations and amounts of money
-written for people."""
+"""Units shared by every layer: the billing month, whole instances, durations, and amounts of money
+and counts written for people."""
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 from gpuplan.i18n.numbers import format_hours
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "format_hours",
     "instances_for",
     "read_amount",
+    "read_count",
     "read_money",
 ]
 
@@ -62,6 +66,9 @@ WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
 _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
 _UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
+#: Units of a count as people write one (``1.28M`` samples, ``2B`` tokens, ``128万``): thousand,
+#: million, billion, trillion (short scale, as English writes token counts), 万 (10⁴), 亿 (10⁸).
+_COUNT_UNITS = {"k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12, "万": 10**4, "亿": 10**8}
 #: Two ways to write an amount of each currency, for the refusal.
 _EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k"), "any": ("¥18.49", "$2.6")}
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
@@ -136,15 +143,72 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
     scale = 1.0
     if text[-1:] in _UNITS:
         scale, text = _UNITS[text[-1]], text[:-1]
-    text = text.replace("_", "")
-    if "," in text:
-        whole, _dot, fraction = text.partition(".")
-        groups = whole.split(",")
-        if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
-            raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
-        text = "".join(groups) + (f".{fraction}" if _dot else "")
+    ungrouped = _ungrouped(text)
+    if ungrouped is None:
+        raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
     try:
-        number = float(text)
+        number = float(ungrouped)
     except ValueError:
         raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
     return number * scale, found
+
+
+def _ungrouped(text: str) -> str | None:
+    """``text`` without its digit grouping (``1,200,000.5``, ``1_200_000``: ``1200000.5``); None
+    where its commas do not group thousands (``1,20``)."""
+    text = text.replace("_", "")
+    if "," not in text:
+        return text
+    whole, dot, fraction = text.partition(".")
+    groups = whole.split(",")
+    if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
+        return None
+    return "".join(groups) + (f".{fraction}" if dot else "")
+
+
+def read_count(value: object) -> object:
+    """A count as people write one, for a workload's count fields (``data.samples``,
+    ``data.tokens``): ``1281167``, ``1,281,167``, ``1_281_167``, ``1.28M``, ``2B``, ``128万``,
+    ``1.2亿``, as :func:`read_amount` reads money. Anything but text is returned as it is, for the
+    field's own checks; text that is no count raises ValueError with a :class:`Phrase` naming the
+    ways to write one.
+
+    A count that is not whole (``1.2345K``: 1,234.5) raises ValueError with a :class:`Phrase`
+    saying so: samples are not split, and rounding it silently would plan a data set the user did
+    not write. Decimal arithmetic: ``1.1M`` is 1,100,000, not float's 1,100,000.0000000002."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower().replace(" ", "")
+    scale = 1
+    if text[-1:] in _COUNT_UNITS:
+        scale, text = _COUNT_UNITS[text[-1]], text[:-1]
+    ungrouped = _ungrouped(text)
+    try:
+        number = Decimal(ungrouped) * scale if ungrouped else None
+    except InvalidOperation:
+        number = None
+    if number is None or not number.is_finite():
+        raise ValueError(
+            Phrase(
+                N_("{value!r} is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"), value=value
+            )
+        )
+    if number != number.to_integral_value():
+        near = f"{max(1, round(number)):,}"
+        if scale == 1:
+            raise ValueError(
+                Phrase(
+                    N_("{value} is not a whole count: write the count itself, e.g. {whole}"),
+                    value=value.strip(),
+                    whole=near,
+                )
+            )
+        raise ValueError(
+            Phrase(
+                N_("{value} is {number}, not a whole count: write the count itself, e.g. {whole}"),
+                value=value.strip(),
+                number=f"{number:,f}".rstrip("0"),
+                whole=near,
+            )
+        )
+    return int(number)

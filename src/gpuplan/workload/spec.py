@@ -21,7 +21,7 @@ from gpuplan.errors import NotFoundError, Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount, read_count
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AdapterDtype,
@@ -89,6 +89,8 @@ Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 #: an amount signed in the other currency refused naming the field that takes it.
 Dollars = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
 Yuan = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
+#: A count as people write one (``1.28M``, ``1,281,167``, ``128万``): :func:`gpuplan.units.read_count`.
+Count = Annotated[int, BeforeValidator(read_count)]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
 _ENGINE_PIN = re.compile(r"\s*(?P<name>[A-Za-z][\w.-]*?)\s*(?:==\s*(?P<version>\S+))?\s*")
@@ -346,9 +348,12 @@ class InputsSpec(Spec):
 class DataSpec(Spec):
     """The data set one run goes through."""
 
-    samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
-    tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
-    """Alternative to ``samples`` for text: samples = tokens / seq_len."""
+    samples: Count | None = Field(default=None, ge=1, le=MAX_SAMPLES)
+    """How many samples one epoch goes through: a number, or written as ``1,281,167``, ``1.28M`` or
+    ``128万``."""
+    tokens: Count | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    """Alternative to ``samples`` for text: samples = tokens / seq_len; written as ``samples``
+    (``50M``, ``2B``)."""
     epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
     size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
