@@ -257,3 +257,31 @@ def test_without_an_instance_a_dataset_no_typical_ram_holds_is_re_read_at_the_sl
         small.read_text(encoding="utf-8").replace("precision:", "stack: {input_pipeline: dali}\nprecision:")
     )
     assert _row([str(small), "--gpu", "V100-SXM2-16GB"])["input_host"] is None
+
+
+def test_a_machine_of_ones_own_is_given_by_its_vcpus(image_job: Path) -> None:
+    # A lab box of 4 × RTX A6000 has no instance type: "Give --instance for yours" left the student
+    # no way to say its 16 CPU threads. 16 ÷ 4 = 4 vCPUs per GPU × 100 images/s × 4 GPUs = 1,600
+    # images/s at the point, 4 × 50 × 4 = 800 at the slow end.
+    row = _row([str(image_job), "--gpu", "RTX-A6000:4", "--vcpus", "16"])
+    assert row["input_host"]["source"] == "catalog" and row["input_host"]["vcpus_per_gpu"] == 4
+    assert row["input_host"]["basis"] == "the vCPUs given (--vcpus)"
+    assert row["input_bound"] is True and row["input_samples_per_s"] == pytest.approx(1600.0)
+    assert row["step_time_s_high"] == pytest.approx(1024 / 800)
+    # --count gives the GPUs too; with --instance, --vcpus replaces the catalog's count (p3.2xlarge: 8)
+    by_count = _row([str(image_job), "--gpu", "RTX-A6000", "-n", "4", "--vcpus", "16"])
+    assert by_count["input_samples_per_s"] == pytest.approx(1600.0)
+    on_instance = _row([str(image_job), "--instance", "p3.2xlarge", "--vcpus", "2"])
+    assert on_instance["input_host"]["vcpus_per_gpu"] == 2
+    assert on_instance["input_samples_per_s"] == pytest.approx(200.0)
+    # One machine's threads are shared by its own GPUs: two counts at once are refused in one line.
+    args = ["estimate", str(image_job), "--gpu", "RTX-A6000:4,A100-SXM4-80GB:8", "--vcpus", "16"]
+    r = CliRunner().invoke(app, args)
+    assert "estimate one GPU count at a time (got 4, 8)" in str(r.exception), r.output
+
+
+def test_the_hint_under_an_unknown_host_names_vcpus(image_job: Path) -> None:
+    r = CliRunner().invoke(app, ["estimate", str(image_job), "--gpu", "RTX-A6000:4"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "Give --instance for yours, or --vcpus for a machine of your own." in text

@@ -53,7 +53,7 @@ cache may use is :data:`PAGE_CACHE_SHARE`. Both are ASSUMPTIONS, labelled wherev
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
@@ -110,6 +110,9 @@ class Host:
     """GPUs of the instance."""
     vcpus: float | None = None
     ram_gib: float | None = None
+    vcpus_given: bool = False
+    """``vcpus`` is the user's own count (``gpuplan estimate --vcpus``: a machine of their own, which
+    no catalog lists), not the catalog's of a named instance."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +147,8 @@ class InputPipeline:
     the GPU in the catalog, :attr:`typical`, which bounds only the slow end of the range)."""
     serial: bool = False
     """``loader_workers: 0``: one process decodes in the training loop, between the GPU's steps."""
+    vcpus_given: bool = False
+    """The host's vCPUs are the user's count (:attr:`Host.vcpus_given`), not a catalog's."""
     reads: DatasetReads | None = None
     """The dataset re-read from disk each epoch; None when the page cache holds it (or no size)."""
     typical: TypicalHost | None = None
@@ -319,7 +324,7 @@ def host_input(
     elif pipe.source == "workers":
         basis = "the workload's stack.loader_workers" if not pipe.serial else "stack.loader_workers: 0"
     elif pipe.vcpus_per_gpu is not None:
-        basis = "the named instance's vCPUs"
+        basis = "the vCPUs given (--vcpus)" if pipe.vcpus_given else "the named instance's vCPUs"
     else:
         basis = "the instance's disk (the dataset does not fit its page cache)"
     return HostInput(
@@ -443,10 +448,16 @@ def input_pipeline(
     """What feeds the GPUs on ``host``: its vCPUs (or the workload's DataLoader workers) for an image
     workload, its disk for a dataset its RAM cannot cache; None when neither bounds anything."""
     decode = image_input_pipeline(image_size, host.vcpus, host.gpus, kind=kind, workers=workers)
+    if decode is not None and host.vcpus_given:
+        decode = replace(decode, vcpus_given=True)
     if reads is None:
         return decode
     if decode is None:
         return InputPipeline(reads=reads)
     return InputPipeline(
-        vcpus_per_gpu=decode.vcpus_per_gpu, source=decode.source, serial=decode.serial, reads=reads
+        vcpus_per_gpu=decode.vcpus_per_gpu,
+        source=decode.source,
+        serial=decode.serial,
+        vcpus_given=decode.vcpus_given,
+        reads=reads,
     )
