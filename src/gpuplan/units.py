@@ -12,6 +12,7 @@ from gpuplan.i18n import N_
 from gpuplan.i18n.numbers import format_hours
 
 __all__ = [
+    "ASSUMED_DISK_GBPS",
     "BATCH_CHUNK_BATCHES",
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
@@ -78,6 +79,15 @@ MAX_RUNS_PER_MONTH = 744
 #: The most spot reclaims per instance-hour a simulation takes: one a minute. Published rates are
 #: far below (AWS's Spot Instance Advisor bands top out at "> 20 %" of instances a month).
 MAX_SPOT_RATE_PER_HOUR = 60.0
+#: Read and write bandwidth of the disk beside the GPUs where gpuplan does not know it, GB/s: the
+#: baseline of AWS's default block volume, gp3, 125 MiB/s = 125 × 2^20 B/s = 0.131072 GB/s, taken
+#: as 0.131 (AWS, "Amazon EBS volume types", General Purpose SSD volumes: gp3 "baseline ... 125
+#: MiB/s", provisioned up to 1,000 MiB/s; https://docs.aws.amazon.com/ebs/latest/userguide/
+#: general-purpose.html, read 2026-12). ASSUMPTION, the conservative bound: a volume provisioned
+#: faster or a local NVMe array (tens of GB/s) copies the dataset, writes checkpoints and re-reads an
+#: uncached dataset sooner; unknown is never the best case (it had been 0.5 GB/s, four times gp3's
+#: baseline, which no plan's disk was said to be provisioned for).
+ASSUMED_DISK_GBPS = 0.131
 #: The fastest weights read a replica's start is taken at: 1,000 GB/s, over any cloud volume or
 #: local NVMe array (a gp3 volume's baseline is 0.131 GB/s; local NVMe arrays reach tens of GB/s).
 MAX_STORAGE_GBPS = 1000.0

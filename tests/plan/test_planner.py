@@ -122,8 +122,9 @@ def test_spot_option_carries_its_risk_and_overhead() -> None:
     o = plan.recommended
     assert o.spot is not None and o.spot.rate_assumed
     assert "spot interruption rate assumed" in o.flags
-    # MTBI 24 h (assumed default), C = 5 GB / 0.5 GB/s = 10 s; τ = sqrt(2 × 10/3600 × 24) = 0.3651 h
-    assert o.checkpoint_interval_min == pytest.approx(math.sqrt(2 * 10 / 3600 * 24) * 60, rel=1e-6)
+    # MTBI 24 h (assumed default), C = 5 GB / 0.131 GB/s (gp3's baseline) = 38.17 s;
+    # τ = sqrt(2 × 38.17/3600 × 24) = 0.7134 h
+    assert o.checkpoint_interval_min == pytest.approx(math.sqrt(2 * 5 / 0.131 / 3600 * 24) * 60, rel=1e-6)
     assert o.cost_breakdown.spot_overhead_usd > 0
     assert o.job_time_h > o.compute_time_h
     assert 0.0 < o.deadline_miss_probability < 0.1  # type: ignore[operator]

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
+from gpuplan.units import ASSUMED_DISK_GBPS
 
 if TYPE_CHECKING:
     from gpuplan.perf.typical_host import TypicalHost
@@ -92,10 +93,10 @@ THREADS_PER_CORE = 2
 #: 2 / 1.25 (two threads on one core run about 25 % faster than one; sources above).
 ALONE_ON_CORE = 2.0 / 1.25
 
-#: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: 0.5 GB/s, the
-#: planner's storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``: between the
-#: EBS gp3 baseline of 125 MiB/s and its provisioned maximum of 1,000 MiB/s, AWS EBS volume types).
-STORAGE_READ_GBPS = 0.5
+#: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: the planner's
+#: storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``), the EBS gp3 baseline of
+#: 125 MiB/s (:data:`gpuplan.units.ASSUMED_DISK_GBPS`), the conservative bound where it is not known.
+STORAGE_READ_GBPS = ASSUMED_DISK_GBPS
 #: Share of the host's RAM the page cache may hold the dataset in. ASSUMPTION: 0.8 — the rest for
 #: the training processes and their DataLoader workers.
 PAGE_CACHE_SHARE = 0.8
@@ -346,7 +347,7 @@ def dataset_reads(
     """The disk reads of a dataset the host's page cache cannot hold, or None: no size known, one
     epoch (read once, during set-up's copy), RAM unknown (the caller decides what unknown means), or
     it fits. e.g. ImageNet-1k, 140 GB, on a host of 64 GiB: 140 / 1.0737 = 130 GiB > 0.8 × 64 →
-    re-read: 140e9 / 1,281,167 = 109 kB per image, 0.5 GB/s ÷ 109 kB = 4,576 images/s per node."""
+    re-read: 140e9 / 1,281,167 = 109 kB per image, 0.131 GB/s ÷ 109 kB = 1,199 images/s per node."""
     if not dataset_gb or not samples_per_epoch or epochs <= 1 or host.ram_gib is None:
         return None
     if dataset_gb / _GB_PER_GIB <= PAGE_CACHE_SHARE * host.ram_gib:

@@ -371,7 +371,8 @@ class DataSpec(Spec):
     """The uplink from your own site to the cloud, Gbit/s, for data that is there (no ``location``):
     the dataset's copies are uploaded over it, ``per_node`` copies sharing it (6 copies of 1,500 GB at
     1 Gbit/s: 20 h), which the set-up bills on every instance. Left out: each instance is taken to
-    copy the dataset at the disk's assumed 0.5 GB/s (4 Gbit/s), and the plan says so."""
+    copy the dataset at the disk's assumed 0.131 GB/s (gp3's baseline, 125 MiB/s), and the plan
+    says so."""
 
     @field_validator("location")
     @classmethod
