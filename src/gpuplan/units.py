@@ -4,7 +4,7 @@ and counts written for people."""
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from gpuplan.errors import Phrase
@@ -70,6 +70,9 @@ _UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
 #: Units of a count as people write one (``1.28M`` samples, ``2B`` tokens, ``128万``): thousand,
 #: million, billion, trillion (short scale, as English writes token counts), 万 (10⁴), 亿 (10⁸).
 _COUNT_UNITS = {"k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12, "万": 10**4, "亿": 10**8}
+#: Digits of the largest count :func:`read_count` builds (10^24, above every count field's bound,
+#: ``data.tokens`` at most 10^18); a larger one is returned as ±10^24 for the field to refuse.
+_MOST_COUNT_DIGITS = 24
 #: Two ways to write an amount of each currency, for the refusal.
 _EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k"), "any": ("¥18.49", "$2.6")}
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
@@ -194,9 +197,14 @@ def read_count(value: object) -> object:
         scale, text = _COUNT_UNITS[text[-1]], text[:-1]
     ungrouped = _ungrouped(text)
     try:
-        number = Decimal(ungrouped) * scale if ungrouped else None
-    except InvalidOperation:
-        number = None
+        given = Decimal(ungrouped) if ungrouped else None
+    except ArithmeticError:  # InvalidOperation: "1.2.3"
+        given = None
+    if given is not None and given.is_finite() and given.adjusted() + len(str(scale)) > _MOST_COUNT_DIGITS:
+        # Past every count field's bound: the field says so with the text as given, without
+        # building an integer of a billion digits first.
+        return -(10**_MOST_COUNT_DIGITS) if given < 0 else 10**_MOST_COUNT_DIGITS
+    number = given * scale if given is not None else None
     if number is None or not number.is_finite():
         raise ValueError(
             Phrase(
@@ -205,7 +213,7 @@ def read_count(value: object) -> object:
         )
     if number != number.to_integral_value():
         near = f"{max(1, round(number)):,}"
-        if scale == 1:
+        if scale == 1 or number.adjusted() < -6:  # "2.5"; or a number too small to write out
             raise ValueError(
                 Phrase(
                     N_("{value} is not a whole count: write the count itself, e.g. {whole}"),
