@@ -95,7 +95,8 @@ def test_english_help_and_errors_are_typers_own_before_and_after_a_chinese_run()
     assert after == before
     assert "Usage: gpuplan plan [OPTIONS]" in before[0] and "[default: 10]" in before[0]
     assert before[1] == (
-        "error: No such option: --bogus (Possible options: --budget-usd, --gpus, --out); see 'gpuplan plan --help'\n"
+        "error: No such option: --bogus (Possible options: --budget-usd, --gpus, --out); "
+        "see 'gpuplan plan --help'\n"
     )
     assert "Invalid value for '--top': Input should be greater than or equal to 1" in before[3]
 

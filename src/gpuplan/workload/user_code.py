@@ -63,11 +63,11 @@ def _refusal(user_traceback: str, template: str, /, **fields: object) -> UserCod
 
 
 #: The user's modules each project imported, by its import roots, kept between its uses in one
-#: process with each module file's modification time: the same project entered again (the tuned
-#: stack's trace after the workload's own, in one ``estimate``) gets its modules back instead of
-#: running their code a second time (a module that logs or opens files at import had done so twice).
+#: process with each module file's modification time and size: the same project entered again (the
+#: tuned stack's trace after the workload's own, in one ``estimate``) gets its modules back instead
+#: of running their code a second time (a module that logs or opens files at import had done so twice).
 #: A file changed since, or a module of the same name loaded meanwhile, imports afresh.
-_IMPORTED: dict[tuple[str, ...], dict[str, tuple[ModuleType, int]]] = {}
+_IMPORTED: dict[tuple[str, ...], dict[str, tuple[ModuleType, tuple[int, int]]]] = {}
 
 
 @contextmanager
@@ -92,7 +92,7 @@ def user_project(project_dir: Path) -> Iterator[None]:
         # Drop the user's modules so that another project with the same module names imports afresh
         # (never gpuplan's own, which may be imported lazily meanwhile from a checkout under cwd).
         ours = str(Path(__file__).resolve().parents[1])
-        kept: dict[str, tuple[ModuleType, int]] = {}
+        kept: dict[str, tuple[ModuleType, tuple[int, int]]] = {}
         for name in set(sys.modules) - before:
             module = sys.modules[name]
             file = getattr(module, "__file__", None) or ""
@@ -107,7 +107,7 @@ def user_project(project_dir: Path) -> Iterator[None]:
         _IMPORTED[key] = kept
 
 
-def _restore(kept: dict[str, tuple[ModuleType, int]]) -> None:
+def _restore(kept: dict[str, tuple[ModuleType, tuple[int, int]]]) -> None:
     """Put a project's kept modules back into ``sys.modules``: all of them, or none where one's file
     has changed since or a module of one of their names is loaded now (it imports afresh then)."""
     if not kept:
@@ -119,12 +119,15 @@ def _restore(kept: dict[str, tuple[ModuleType, int]]) -> None:
     sys.modules.update({name: module for name, (module, _stamp) in kept.items()})
 
 
-def _modified_ns(file: str) -> int | None:
-    """The file's modification time, ns; None where it cannot be read."""
+def _modified_ns(file: str) -> tuple[int, int] | None:
+    """The file's modification time, ns, and size: an edit changes one or the other (two writes
+    within one tick of the file system's clock keep the time, seldom the size); None where it
+    cannot be read."""
     try:
-        return os.stat(file).st_mtime_ns
+        st = os.stat(file)
     except OSError:
         return None
+    return st.st_mtime_ns, st.st_size
 
 
 def _is_user_frame(filename: str, project_dir: Path) -> bool:
