@@ -33,6 +33,7 @@ from gpuplan.errors import InputError, Phrase
 from gpuplan.hardware.gpus import (
     MAX_GPU_COUNT,
     MAX_GPU_MEMORY_GIB,
+    MAX_HOST_VCPUS,
     MAX_NETWORK_GBIT_S,
     MAX_PLANNED_GPUS,
     MAX_PLANNED_NODES,
@@ -115,6 +116,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         # estimate
         "--network-gbps": "network_gbps",
         "--network-kind": "network_kind",
+        "--vcpus": "vcpus",
         # plan
         "--commitment": "commitment",
         "--max-gpus": "max_gpus",
@@ -347,6 +349,13 @@ class EstimateRequest(WorkloadRequest):
         max_length=128,
         description="An instance type from the catalog (gpuplan estimate --instance): its GPU (unless "
         "gpus names others), GPUs per node, NVLink, network, vCPUs and RAM.",
+    )
+    vcpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HOST_VCPUS,
+        description="CPU threads of the machine the GPUs are in (gpuplan estimate --vcpus): a machine of "
+        "your own, which has no instance type; with instance, replaces the catalog's vCPUs.",
     )
 
 
