@@ -38,6 +38,7 @@ __all__ = [
     "estimate_replica_capacity",
     "instance_links",
     "offered_gpu_hours",
+    "own_host",
     "plan",
     "refuse_unrunnable",
     "refuse_unsplit",
@@ -372,6 +373,46 @@ def refuse_unrunnable(workload: Workload | str | Path | dict[str, Any], gpus: Se
     refusals = [r for g in gpus if (r := precision_refusal(precision, parse_gpu_spec(g)[0])) is not None]
     if len(refusals) == len(gpus):
         raise refusals[0]
+
+
+def own_host(
+    host: Host | None,
+    vcpus: int,
+    gpus: Sequence[str] | None,
+    count: int | None,
+    workload: Workload | str | Path | dict[str, Any],
+) -> Host:
+    """The host whose ``vcpus`` CPU threads the user gave (``gpuplan estimate --vcpus``): a named
+    instance's (``host``) with its catalog count replaced, else a machine of the user's own holding
+    the GPUs estimated, which share its threads. A lab box has no instance type, and an image job's
+    time depends on the vCPUs per GPU that decode its samples (:mod:`gpuplan.perf.input_pipeline`).
+
+    Without an instance the machine holds the configuration's GPUs (a ``NAME:COUNT`` count, else
+    ``count``, else one replica): one count for all, since one machine's threads are divided by its
+    own GPUs; several counts raise InputError."""
+    from dataclasses import replace
+
+    from gpuplan.errors import InputError
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.i18n.messages import N_
+    from gpuplan.perf.input_pipeline import Host
+
+    if host is not None:
+        return replace(host, vcpus=float(vcpus), vcpus_given=True)
+    w = _workload(workload)
+    replica = w.tensor_parallel * w.pipeline_parallel
+    given = [parse_gpu_spec(g)[1] for g in gpus] if gpus else [None]
+    counts = sorted({n or count or replica for n in given})
+    if len(counts) > 1:
+        raise InputError.worded(
+            N_(
+                "--vcpus {vcpus} are one machine's CPU threads, shared by its GPUs; estimate one GPU "
+                "count at a time (got {counts})"
+            ),
+            vcpus=vcpus,
+            counts=", ".join(str(n) for n in counts),
+        )
+    return Host(gpus=float(counts[0]), vcpus=float(vcpus), vcpus_given=True)
 
 
 def refuse_two_counts(gpus: Sequence[str] | None, count: int | None) -> None:

@@ -1,14 +1,18 @@
-"""Units shared by every layer: the billing month, whole instances, durations and amounts of money
-written for people."""
+"""Units shared by every layer: the billing month, whole instances, durations, and amounts of money
+and counts written for people."""
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any, TypeVar
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 from gpuplan.i18n.numbers import format_hours
 
 __all__ = [
+    "ASSUMED_DISK_GBPS",
     "BATCH_CHUNK_BATCHES",
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
@@ -25,6 +29,7 @@ __all__ = [
     "format_hours",
     "instances_for",
     "read_amount",
+    "read_count",
     "read_money",
 ]
 
@@ -62,6 +67,12 @@ WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
 _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
 _UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
+#: Units of a count as people write one (``1.28M`` samples, ``2B`` tokens, ``128万``): thousand,
+#: million, billion, trillion (short scale, as English writes token counts), 万 (10⁴), 亿 (10⁸).
+_COUNT_UNITS = {"k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12, "万": 10**4, "亿": 10**8}
+#: Digits of the largest count :func:`read_count` builds (10^24, above every count field's bound,
+#: ``data.tokens`` at most 10^18); a larger one is returned as ±10^24 for the field to refuse.
+_MOST_COUNT_DIGITS = 24
 #: Two ways to write an amount of each currency, for the refusal.
 _EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k"), "any": ("¥18.49", "$2.6")}
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
@@ -71,6 +82,15 @@ MAX_RUNS_PER_MONTH = 744
 #: The most spot reclaims per instance-hour a simulation takes: one a minute. Published rates are
 #: far below (AWS's Spot Instance Advisor bands top out at "> 20 %" of instances a month).
 MAX_SPOT_RATE_PER_HOUR = 60.0
+#: Read and write bandwidth of the disk beside the GPUs where gpuplan does not know it, GB/s: the
+#: baseline of AWS's default block volume, gp3, 125 MiB/s = 125 × 2^20 B/s = 0.131072 GB/s, taken
+#: as 0.131 (AWS, "Amazon EBS volume types", General Purpose SSD volumes: gp3 "baseline ... 125
+#: MiB/s", provisioned up to 1,000 MiB/s; https://docs.aws.amazon.com/ebs/latest/userguide/
+#: general-purpose.html, read 2026-12). ASSUMPTION, the conservative bound: a volume provisioned
+#: faster or a local NVMe array (tens of GB/s) copies the dataset, writes checkpoints and re-reads an
+#: uncached dataset sooner; unknown is never the best case (it had been 0.5 GB/s, four times gp3's
+#: baseline, which no plan's disk was said to be provisioned for).
+ASSUMED_DISK_GBPS = 0.131
 #: The fastest weights read a replica's start is taken at: 1,000 GB/s, over any cloud volume or
 #: local NVMe array (a gp3 volume's baseline is 0.131 GB/s; local NVMe arrays reach tens of GB/s).
 MAX_STORAGE_GBPS = 1000.0
@@ -136,15 +156,77 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
     scale = 1.0
     if text[-1:] in _UNITS:
         scale, text = _UNITS[text[-1]], text[:-1]
-    text = text.replace("_", "")
-    if "," in text:
-        whole, _dot, fraction = text.partition(".")
-        groups = whole.split(",")
-        if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
-            raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
-        text = "".join(groups) + (f".{fraction}" if _dot else "")
+    ungrouped = _ungrouped(text)
+    if ungrouped is None:
+        raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
     try:
-        number = float(text)
+        number = float(ungrouped)
     except ValueError:
         raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
     return number * scale, found
+
+
+def _ungrouped(text: str) -> str | None:
+    """``text`` without its digit grouping (``1,200,000.5``, ``1_200_000``: ``1200000.5``); None
+    where its commas do not group thousands (``1,20``)."""
+    text = text.replace("_", "")
+    if "," not in text:
+        return text
+    whole, dot, fraction = text.partition(".")
+    groups = whole.split(",")
+    if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
+        return None
+    return "".join(groups) + (f".{fraction}" if dot else "")
+
+
+def read_count(value: object) -> object:
+    """A count as people write one, for a workload's count fields (``data.samples``,
+    ``data.tokens``): ``1281167``, ``1,281,167``, ``1_281_167``, ``1.28M``, ``2B``, ``128万``,
+    ``1.2亿``, as :func:`read_amount` reads money. Anything but text is returned as it is, for the
+    field's own checks; text that is no count raises ValueError with a :class:`Phrase` naming the
+    ways to write one.
+
+    A count that is not whole (``1.2345K``: 1,234.5) raises ValueError with a :class:`Phrase`
+    saying so: samples are not split, and rounding it silently would plan a data set the user did
+    not write. Decimal arithmetic: ``1.1M`` is 1,100,000, not float's 1,100,000.0000000002."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower().replace(" ", "")
+    scale = 1
+    if text[-1:] in _COUNT_UNITS:
+        scale, text = _COUNT_UNITS[text[-1]], text[:-1]
+    ungrouped = _ungrouped(text)
+    try:
+        given = Decimal(ungrouped) if ungrouped else None
+    except ArithmeticError:  # InvalidOperation: "1.2.3"
+        given = None
+    if given is not None and given.is_finite() and given.adjusted() + len(str(scale)) > _MOST_COUNT_DIGITS:
+        # Past every count field's bound: the field says so with the text as given, without
+        # building an integer of a billion digits first.
+        return -(10**_MOST_COUNT_DIGITS) if given < 0 else 10**_MOST_COUNT_DIGITS
+    number = given * scale if given is not None else None
+    if number is None or not number.is_finite():
+        raise ValueError(
+            Phrase(
+                N_("{value!r} is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"), value=value
+            )
+        )
+    if number != number.to_integral_value():
+        near = f"{max(1, round(number)):,}"
+        if scale == 1 or number.adjusted() < -6:  # "2.5"; or a number too small to write out
+            raise ValueError(
+                Phrase(
+                    N_("{value} is not a whole count: write the count itself, e.g. {whole}"),
+                    value=value.strip(),
+                    whole=near,
+                )
+            )
+        raise ValueError(
+            Phrase(
+                N_("{value} is {number}, not a whole count: write the count itself, e.g. {whole}"),
+                value=value.strip(),
+                number=f"{number:,f}".rstrip("0"),
+                whole=near,
+            )
+        )
+    return int(number)

@@ -50,7 +50,7 @@ def test_a_usage_error_is_one_line_with_its_help_hint_in_chinese() -> None:
     res = runner.invoke(app, ["plan", "--bogus", "--lang", "zh"], env={"COLUMNS": "120"})
     assert res.exit_code == 2
     assert res.output.splitlines() == [
-        "错误：没有选项：--bogus（可能是：--budget-usd, --out）；参见 'gpuplan plan --help'"
+        "错误：没有选项：--bogus（可能是：--gpu, --gpus, --out）；参见 'gpuplan plan --help'"
     ]
 
 
@@ -95,7 +95,7 @@ def test_english_help_and_errors_are_typers_own_before_and_after_a_chinese_run()
     assert after == before
     assert "Usage: gpuplan plan [OPTIONS]" in before[0] and "[default: 10]" in before[0]
     assert before[1] == (
-        "error: No such option: --bogus (Possible options: --budget-usd, --out); see 'gpuplan plan --help'\n"
+        "error: No such option: --bogus (Possible options: --gpu, --gpus, --out); see 'gpuplan plan --help'\n"
     )
     assert "Invalid value for '--top': Input should be greater than or equal to 1" in before[3]
 

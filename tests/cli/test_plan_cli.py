@@ -201,6 +201,8 @@ _CONTRADICTIONS = [
         ("--providers", "aws", "--regions", "cn-shanghai"),
         "region cn-shanghai is not a region of aws: it is a ",
     ),
+    # a GPU filter's typo, not a plan that "left none"
+    (("--gpus", "T4,A10x"), "unknown GPU 'A10x'; did you mean 'A10' or 'A10G' or 'A100'?"),
     (("--compliance", "hipaa"), "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"),
     # an undated article's claim, not a certificate: had been recommended as MLPS level 3 certified
     (
@@ -227,7 +229,7 @@ def test_contradictory_or_unknown_constraints_are_one_line_before_the_profile(
 
 def test_plan_takes_the_singular_provider_and_region_as_offers_spells_them(env: dict[str, Path]) -> None:
     # was: "No such option: --provider" (plan spelt them --providers/--regions, offers --provider/--region)
-    r = _run(env, "--provider", "awz", "--region", "us-east-1")
+    r = _run(env, "--provider", "awz", "--region", "us-east-1", "--gpu", "A100")
     assert r.returncode == 1 and "unknown provider 'awz'; did you mean 'aws'?" in r.stderr, r.stderr
 
 

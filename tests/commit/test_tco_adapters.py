@@ -237,7 +237,8 @@ def test_a_lora_demand_restarts_as_the_planner_counts_it(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # was: a reclaimed LoRA/QLoRA run's restart read the checkpoint back but not the frozen base
-    # the replacement loads again (16.06 GB at 0.5 GB/s: 32 s), which the planner now counts.
+    # the replacement loads again (16.06 GB at gp3's baseline 0.131 GB/s: 123 s), which the planner
+    # now counts.
     from dataclasses import replace
 
     import gpuplan.profile
@@ -264,14 +265,14 @@ def test_a_lora_demand_restarts_as_the_planner_counts_it(
         }
     )
     (demand,), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
-    read_base_h = base * 2 / 1e9 / 0.5 / 3600  # the 16-bit checkpoint as downloaded
+    read_base_h = base * 2 / 1e9 / 0.131 / 3600  # the 16-bit checkpoint as downloaded, at gp3's baseline
     assert demand.restart_h == pytest.approx(10 / 60 + demand.checkpoint_write_h + read_base_h)
 
 
 def test_a_serving_demand_restarts_as_the_planner_counts_it(store: Store) -> None:
     # was: a reclaimed serving instance came back after the 10-minute restart alone; the planner's
     # service model also reads the replica's model weights back from the instance's disk (llama-8b
-    # in bf16: 16.06 GB at 0.5 GB/s, 32 s), once per replica the instance holds.
+    # in bf16: 16.06 GB at gp3's baseline 0.131 GB/s, 123 s), once per replica the instance holds.
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile
     from gpuplan.workload.spec import load_workload
@@ -296,7 +297,7 @@ def test_a_serving_demand_restarts_as_the_planner_counts_it(store: Store) -> Non
     job, _ = job_facts_from(workload, profile(workload, store.local))
     assert job.weights_gb == pytest.approx(16.06, abs=0.01)
     assert demand.gpus_per_run == 1  # one L40S: one replica on its instance
-    assert demand.restart_h == pytest.approx(10 / 60 + job.weights_gb / 0.5 / 3600)
+    assert demand.restart_h == pytest.approx(10 / 60 + job.weights_gb / 0.131 / 3600)
 
 
 def _bert_usage(**demand: object) -> object:

@@ -330,8 +330,8 @@ def test_the_checkpoint_volume_holds_two_of_the_plans_checkpoints_with_headroom(
 
 
 def test_a_stopped_training_pod_is_given_the_time_to_save_the_plans_checkpoint() -> None:
-    """A 96.36 GB checkpoint takes 3.21 min to write at the plan's 0.5 GB/s: the fixed 120 s grace
-    killed the save on SIGTERM before it ended."""
+    """A 96.36 GB checkpoint the plan reckons 3.21 min to write (a disk at 0.5 GB/s): the fixed 120 s
+    grace killed the save on SIGTERM before it ended."""
     # a minute for the step in flight + twice the write: 60 + 2 x 192.7 s = 445.5 s, up to 450
     planned = {**plan_doc(), "checkpoint_gb": 96.36, "checkpoint_write_min": 3.212}
     multinode = {**planned, "recommended": {**planned["recommended"], "gpu_count": 16, "nodes": 2}}

@@ -140,7 +140,7 @@ def test_real_plan_output_states_the_checkpoint_deploy_sizes_its_volume_and_grac
 ) -> None:
     doc = PlanDocument.model_validate_json(real_plan.read_text(encoding="utf-8"))
     assert doc.checkpoint_gb is not None and doc.checkpoint_gb > 0
-    # written at the plan's assumed 0.5 GB/s (JobFacts.checkpoint_write_gbps)
-    assert doc.checkpoint_write_min == pytest.approx(doc.checkpoint_gb / 0.5 / 60)
+    # written at the plan's assumed 0.131 GB/s, gp3's baseline (JobFacts.checkpoint_write_gbps)
+    assert doc.checkpoint_write_min == pytest.approx(doc.checkpoint_gb / 0.131 / 60)
     spec = LaunchSpec.from_plan_json(real_plan)
     assert (spec.checkpoint_gb, spec.checkpoint_write_min) == (doc.checkpoint_gb, doc.checkpoint_write_min)

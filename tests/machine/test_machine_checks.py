@@ -194,3 +194,29 @@ def test_the_version_a_cuda_image_stamps_is_not_an_nccl_setting(load_facts: Load
     tuned = dataclasses.replace(facts, env={**facts.env, "NCCL_VERSION": "2.28.3-1", "NCCL_ALGO": "Ring"})
     other = [f.message for f in _by(diagnose(tuned), "nccl_env") if f.message.startswith("other")]
     assert other == ["other NCCL settings: NCCL_ALGO=Ring"]
+
+
+def test_cpu_threads_per_gpu_are_counted_and_compared_with_a_typical_instance(load_facts: Load) -> None:
+    # A DDP run only 2.4× one GPU on a lab box: the threads that decode its images had been checked
+    # nowhere. healthy_h100 has 2 × H100-SXM; the shipped catalog's typical 2-GPU H100-SXM instance
+    # has more vCPUs per GPU than 16 ÷ 2 = 8.
+    from gpuplan.perf.typical_host import typical_host
+
+    facts = load_facts("healthy_h100")
+    assert _by(diagnose(facts), "cpu_threads") == []  # facts recorded before the count: nothing claimed
+    typical = typical_host("H100-SXM", 2)
+    assert typical is not None and typical.vcpus_per_gpu > 8
+    [few] = _by(diagnose(dataclasses.replace(facts, cpu_threads=16)), "cpu_threads")
+    assert few.severity is Severity.INFO
+    assert few.message.startswith(
+        f"16 CPU threads for 2 GPUs: 8 per GPU, fewer than the {typical.vcpus_per_gpu:g} per GPU of a "
+        f"typical cloud instance of {typical.gpus_per_instance} × H100-SXM"
+    ), few.message
+    assert few.fix is not None and "gpuplan estimate WORKLOAD --gpu H100-SXM:2 --vcpus 16" in few.fix
+    many = 2 * int(typical.vcpus_per_gpu) + 2
+    [enough] = _by(diagnose(dataclasses.replace(facts, cpu_threads=many)), "cpu_threads")
+    assert enough.message == f"{many} CPU threads for 2 GPUs: {many / 2:g} per GPU"
+    # no GPU at all: the count alone
+    none = dataclasses.replace(facts, driver=None, torch=TorchFacts(installed=False), cpu_threads=4)
+    [alone] = _by(diagnose(none), "cpu_threads")
+    assert alone.message == "4 CPU threads; no GPU seen" and alone.severity is Severity.OK

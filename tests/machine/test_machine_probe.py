@@ -109,3 +109,12 @@ def test_probe_machine_with_real_cpu_torch() -> None:
 def test_facts_round_trip_through_json_dict() -> None:
     facts = probe_machine({"NCCL_DEBUG": "WARN"}, nvml=FakeNvml([nvml_gpu()]), import_torch=_no_torch)
     assert MachineFacts.from_dict(facts.to_dict()) == facts
+
+
+def test_probe_machine_counts_the_cpu_threads_this_process_may_use() -> None:
+    # No GPU is needed for the count: the threads a container's affinity mask allows, not the host's.
+    import os
+
+    facts = probe_machine({}, nvml=FakeNvml([], init_error=LIBRARY_NOT_FOUND), import_torch=_no_torch)
+    assert facts.cpu_threads == len(os.sched_getaffinity(0)) >= 1
+    assert type(facts).from_dict(facts.to_dict()).cpu_threads == facts.cpu_threads

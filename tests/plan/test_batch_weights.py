@@ -26,12 +26,12 @@ def _facts():  # type: ignore[no-untyped-def]
 
 def test_a_batch_job_holds_and_reloads_the_models_weights() -> None:
     # was 0: a reclaimed shard was costed the 10-minute replacement only, and no disk held the
-    # weights; 340 M fp32 weights = 1.36 GB, read at the 0.5 GB/s a checkpoint is read at.
+    # weights; 340 M fp32 weights = 1.36 GB, read at the 0.131 GB/s a checkpoint is read at.
     (job, _), profile = _facts()
     weights = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9
     assert weights == pytest.approx(1.36) and job.weights_gb == pytest.approx(weights)
     assert job.checkpoint_gb == 0 and job.resumes_by_chunks
-    assert job.spot_restart_h == pytest.approx(job.restart_h + weights / 0.5 / 3600)
+    assert job.spot_restart_h == pytest.approx(job.restart_h + weights / 0.131 / 3600)
     assert job.stored_gb_per_copy == pytest.approx(5 + weights)  # the titles and the weights
 
 
@@ -48,9 +48,9 @@ def test_a_spot_batch_jobs_restart_and_storage_are_said_in_its_own_words() -> No
     assert o.spot is not None
     assert o.spot.restart_assumed == (
         "assumed: 10 min to get a replacement instance, boot it and pull the image, plus the model's "
-        "weights (1.36 GB) read at 0.5 GB/s"
+        "weights (1.36 GB) read at 0.131 GB/s"
     )
-    assert o.spot.restart_min == pytest.approx(10 + 1.36 / 0.5 / 60)
+    assert o.spot.restart_min == pytest.approx(10 + 1.36 / 0.131 / 60)
     words = " ".join([*o.assumptions, *plan.notes])
     assert "1.4 GB of model weights on each instance's disk" in words
     assert "the model's weights (1.4 GB) and any dataset" in words

@@ -443,7 +443,7 @@ def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_th
         [sys.executable, "-m", "gpuplan", "--db", str(db), "--lang", "en", "plan",
          str(EXAMPLES / "resnet50-imagenet.yaml"),
          "--regions", "us-east-1", "--pricing", "spot", "--min-gpu-memory-gib", "40", "--max-gpus", "8",
-         "--top", "3", "--json"],
+         "--top", "5", "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     doc = json.loads(out.stdout)

@@ -191,6 +191,7 @@ def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store:
         ({"pricing": ["reserved_1y"], "commitment": "none"}, "contradicts commitment none"),
         ({"providers": ["aws"], "regions": ["cn-shanghai"]}, "is not a region of aws"),
         ({"compliance": ["hipaa"]}, "unknown compliance label 'hipaa'"),
+        ({"gpus": ["T4", "A10x"]}, "unknown GPU 'A10x'; did you mean"),
     ]:
         request = PlanRequest(workload={}, **fields)  # type: ignore[arg-type]
         with pytest.raises(GpuplanError, match=said):

@@ -142,3 +142,27 @@ def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> Non
             _check_location(("ibm", "us-east-1"), store)
     finally:
         store.close()
+
+
+def test_constraints_take_gpus_from_the_yaml_and_the_command_line_and_refuse_a_typo() -> None:
+    from pydantic import ValidationError
+
+    spec = ConstraintsSpec.model_validate({"gpus": ["T4", "A100"]})
+    assert constraints_from_spec(spec).gpus == ("T4", "A100")
+    assert constraints_from_spec(spec).gpu_ids == (
+        "T4",
+        "A100-PCIE-40GB",
+        "A100-PCIE-80GB",
+        "A100-SXM4-40GB",
+        "A100-SXM4-80GB",
+    )
+    assert constraints_from_spec(spec, gpus=("L4",)).gpus == ("L4",)
+    with pytest.raises(ValidationError, match="unknown GPU 'A10x'; did you mean"):
+        ConstraintsSpec.model_validate({"gpus": ["A10x"]})
+
+
+def test_the_team_services_plan_request_takes_a_gpu_filter() -> None:
+    from gpuplan.web.requests import PlanRequest
+
+    assert PlanRequest(workload={}, gpus=["T4", "L4"]).overrides()["gpus"] == ["T4", "L4"]
+    assert PlanRequest(workload={}).overrides()["gpus"] is None

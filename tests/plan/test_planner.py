@@ -122,8 +122,9 @@ def test_spot_option_carries_its_risk_and_overhead() -> None:
     o = plan.recommended
     assert o.spot is not None and o.spot.rate_assumed
     assert "spot interruption rate assumed" in o.flags
-    # MTBI 24 h (assumed default), C = 5 GB / 0.5 GB/s = 10 s; τ = sqrt(2 × 10/3600 × 24) = 0.3651 h
-    assert o.checkpoint_interval_min == pytest.approx(math.sqrt(2 * 10 / 3600 * 24) * 60, rel=1e-6)
+    # MTBI 24 h (assumed default), C = 5 GB / 0.131 GB/s (gp3's baseline) = 38.17 s;
+    # τ = sqrt(2 × 38.17/3600 × 24) = 0.7134 h
+    assert o.checkpoint_interval_min == pytest.approx(math.sqrt(2 * 5 / 0.131 / 3600 * 24) * 60, rel=1e-6)
     assert o.cost_breakdown.spot_overhead_usd > 0
     assert o.job_time_h > o.compute_time_h
     assert 0.0 < o.deadline_miss_probability < 0.1  # type: ignore[operator]
@@ -559,3 +560,28 @@ def test_a_baseline_the_job_does_not_fit_says_so_not_either_of_two_causes() -> N
     assert plan.baseline is None
     assert plan.baseline_note.startswith("baseline aws/us-east-1 p4d.24xlarge ")
     assert plan.baseline_note.endswith(": every candidate left out (8 does_not_fit)"), plan.baseline_note
+
+
+def test_a_gpu_filter_keeps_the_gpus_named_and_a_family_name_keeps_its_variants() -> None:
+    # A student comparing spot T4, A10G and A100 had planned with --top 100000 and filtered the
+    # JSON by hand: the filter is the planner's own, counted as its reason.
+    rows = [
+        offer(),
+        offer(instance_type="g4dn.xlarge", gpu="T4", gpu_count=1, gpu_memory_gib=16.0, price_usd=0.53),
+        offer(instance_type="g5.xlarge", gpu="A10G", gpu_count=1, gpu_memory_gib=24.0, price_usd=1.01),
+    ]
+    plan = _plan(rows, Constraints(gpus=("A100", "a10g"), max_gpus=8), top=20)
+    assert {o.gpu for o in plan.options} == {"A100-SXM4-40GB", "A10G"}
+    # the T4's one instance, at 1 to 8 nodes within max_gpus 8: 8 candidates left out as "gpu"
+    assert plan.excluded["gpu"] == 8
+    assert _plan(rows, Constraints(gpus=("A10G",), max_gpus=8)).recommended.gpu == "A10G"
+
+
+def test_a_gpu_filter_that_leaves_none_says_so_and_a_misspelt_gpu_suggests_the_right_one() -> None:
+    from gpuplan.errors import NotFoundError
+
+    with pytest.raises(PlanInfeasibleError) as e:
+        _plan([offer()], Constraints(gpus=("T4", "A10G")))
+    assert str(e.value).startswith("no option is left: the GPU filter (T4, A10G) left none; "), str(e.value)
+    with pytest.raises(NotFoundError, match="unknown GPU 'A10x'; did you mean 'A10' or 'A10G'"):
+        Constraints(gpus=("A10x",))

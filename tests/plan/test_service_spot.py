@@ -17,9 +17,11 @@ from gpuplan.report.plan import option_json, plan_view
 from gpuplan.units import HOURS_PER_MONTH
 
 #: An 8B model served for a month in replicas of 4 GPUs (tensor parallel): two on each 8-GPU
-#: instance, 16 GB of weights each.
+#: instance, 16 GB of weights each, read at a stated 0.5 GB/s (32 s: the worked example of
+#: ``plan.spot.service_spot``'s docstring).
 SERVICE = JobFacts(
     task="infer",
+    checkpoint_write_gbps=0.5,
     data_location=("aws", "us-east-1"),
     calendar_months=1.0,
     tensor_parallel=4,

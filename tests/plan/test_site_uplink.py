@@ -26,9 +26,9 @@ from gpuplan.plan.planner import PlanInfeasibleError
 from gpuplan.workload import Workload
 
 # 1,500 GB up a 1 Gbit/s line: 1,500 × 8 / 1 / 3,600 = 3.333 h a copy; onto a disk at the assumed
-# 0.5 GB/s: 1,500 / 0.5 / 3,600 = 0.8333 h.
+# 0.131 GB/s (gp3's baseline): 1,500 / 0.131 / 3,600 = 3.181 h.
 ONE_COPY_H = 1500 * 8 / 1 / 3600
-DISK_H = 1500 / 0.5 / 3600
+DISK_H = 1500 / 0.131 / 3600
 BOOT_H = 10 / 60
 ON_SITE = JobFacts(
     dataset_gb=1500.0, checkpoint_gb=0.0, results_gb=0.0, upload_gbps=1.0, setup_h=BOOT_H + ONE_COPY_H
@@ -46,7 +46,7 @@ def test_per_node_copies_share_the_uplink() -> None:
 def test_fan_out_sends_one_copy_then_copies_it_inside_the_region() -> None:
     fan = JobFacts(**{**ON_SITE.__dict__, "data_transfer": "fan_out"})
     hours = fan.setup_hours(np.array([1, 6]))
-    # one node: the one copy; six: + one copy at the disk's rate inside the region (3.5 + 0.83 h)
+    # one node: the one copy; six: + one copy at the disk's rate inside the region (3.5 + 3.18 h)
     assert hours[0] == pytest.approx(BOOT_H + ONE_COPY_H)
     assert hours[1] == pytest.approx(BOOT_H + ONE_COPY_H + DISK_H)
     bucket = JobFacts(**{**ON_SITE.__dict__, "storage_kind": "object"})
@@ -54,8 +54,8 @@ def test_fan_out_sends_one_copy_then_copies_it_inside_the_region() -> None:
 
 
 def test_a_fast_uplink_is_bounded_by_the_disk() -> None:
-    # 100 Gbit/s: 1,500 GB go up in 2 min, but each disk is written at 0.5 GB/s (50 min): on two
-    # nodes the two copies take 2 × 2 = 4 min up the line, still under the disk's 50 min.
+    # 100 Gbit/s: 1,500 GB go up in 2 min, but each disk is written at 0.131 GB/s (191 min): on two
+    # nodes the two copies take 2 × 2 = 4 min up the line, still under the disk's 191 min.
     fast = JobFacts(**{**ON_SITE.__dict__, "upload_gbps": 100.0, "setup_h": BOOT_H + DISK_H})
     assert fast.setup_hours(np.array([2]))[0] == pytest.approx(BOOT_H + DISK_H)
 
@@ -131,7 +131,7 @@ def test_the_plan_says_how_the_copies_share_the_uplink() -> None:
     assert "the copies share your site's uplink (1 Gbit/s)" in notes
     assert "n × 3.3 h" in notes
     fan = _plan(JobFacts(**{**ON_SITE.__dict__, "data_transfer": "fan_out"}))
-    assert "then to the other nodes inside the region at 0.5 GB/s (+50 min)" in " ".join(fan.notes)
+    assert "then to the other nodes inside the region at 0.131 GB/s (+3.2 h)" in " ".join(fan.notes)
 
 
 def test_spot_says_the_dataset_is_taken_to_survive_a_reclaim() -> None:
@@ -142,10 +142,10 @@ def test_spot_says_the_dataset_is_taken_to_survive_a_reclaim() -> None:
         "assumed: the dataset's disk survives a reclaim; if it does not, each restart also re-copies "
         "1,500 GB: +3.3 h"
     ) in words
-    # on the disk's assumed 0.5 GB/s, from a cloud region: 50 min
+    # on the disk's assumed 0.131 GB/s, from a cloud region: 3.18 h
     cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1")})
     words = " ".join(_plan(cloud, pricing="spot", price_usd=3.0, interruption_band="5-10%").notes)
-    assert "re-copies 1,500 GB: +50 min" in words
+    assert "re-copies 1,500 GB: +3.2 h" in words
 
 
 def _workload(**data: object) -> Workload:
@@ -172,10 +172,13 @@ def test_the_workload_gives_the_uplink_to_the_plan() -> None:
 
 def test_an_unstated_uplink_keeps_the_figure_and_says_what_it_assumes() -> None:
     job, notes = job_facts_from(_workload(), None)
-    # 10 min + 1,500 GB at 0.5 GB/s (50 min) = 60 min, as before
+    # 10 min + 1,500 GB at 0.131 GB/s (191 min) = 201 min
     assert job.upload_gbps is None and job.setup_h == pytest.approx(BOOT_H + DISK_H)
     setup = next(n for n in notes if n.startswith("set-up"))
-    assert "each instance is assumed to receive its copy at 0.5 GB/s (4 Gbit/s)" in setup
+    assert "each instance is assumed to receive its copy at 0.131 GB/s (1.048 Gbit/s)" in setup
+    # unknown is never the best case: the disk is costed at gp3's 125 MiB/s baseline, and said so
+    # (it had been 0.5 GB/s, four times that, unsaid)
+    assert "plus the dataset copied at 0.131 GB/s, the baseline of AWS's gp3 volume" in setup
     assert "at 1 Gbit/s one copy takes 3.3 h" in setup and "give data.upload_gbps" in setup
     # data in a cloud region: no word of an uplink
     _job, notes = job_facts_from(_workload(location="aws/us-east-1"), None)

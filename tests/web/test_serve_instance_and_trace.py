@@ -273,3 +273,21 @@ def test_a_refusal_names_the_request_that_does_what_the_command_would(service: S
     body = {"workload": bert_workload(), "gpus": ["Z9000"]}
     r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
     assert r.status_code in (400, 404) and "`GET /api/v1/gpus`" in r.json()["error"], r.text
+
+
+def test_an_image_estimate_on_a_machine_of_ones_own_takes_its_vcpus(service: Service) -> None:
+    # `estimate --vcpus` over the API: 16 threads for 4 GPUs, 4 × 100 images/s × 4 = 1,600 images/s
+    workload = _resnet50_cached(service)
+    body = {"workload": workload, "gpus": ["RTX-A6000:4"], "vcpus": 16}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    [row] = r.json()["estimates"]
+    host = row["input_host"]
+    assert host["basis"] == "the vCPUs given (--vcpus)" and host["vcpus_per_gpu"] == 4
+    assert row["input_bound"] is True and row["input_samples_per_s"] == pytest.approx(1600.0)
+    # one machine's threads for GPUs of two counts: refused when it comes in, naming the field
+    body = {"workload": workload, "gpus": ["RTX-A6000:4", "A100-SXM4-80GB:8"], "vcpus": 16}
+    before = _jobs(service)
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 400 and _jobs(service) == before, r.text
+    assert "estimate one GPU count at a time (got 4, 8)" in r.json()["error"], r.text

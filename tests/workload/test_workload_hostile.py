@@ -69,7 +69,10 @@ def test_the_billion_laughs_fails_at_once_within_a_small_memory_limit(tmp_path: 
         ("constraints: {deadline: %s}", ".inf", "finite"),
         ("constraints: {deadline: '%s'}", "inf", "duration"),
         ("data: {samples: %s}", "1" + "0" * 400, "≤"),
-        ("data: {samples: %s, epochs: 1}", "1e999", "integer"),
+        # a count as people write one (1.28M, 1e6): past the bound, said so with the text as given
+        ("data: {samples: %s, epochs: 1}", "1e999", "≤"),
+        ("data: {samples: %s, epochs: 1}", "1e999999999", "≤"),
+        ("data: {tokens: %s, epochs: 1}", "9" * 5000 + "k", "≤"),
         ("data: {samples: 10, epochs: %s}", ".inf", "finite"),
         ("data: {samples: 10, epochs: %s}", ".nan", "finite"),
         ("constraints: {budget_usd: %s}", ".inf", "finite"),

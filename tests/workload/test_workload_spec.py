@@ -442,3 +442,32 @@ def test_hub_id_of_another_presets_checkpoint_is_refused() -> None:
     # the preset's own checkpoints, and any other id, are the user's to name
     for own in ("meta-llama/Llama-3.1-8B-Instruct", "META-LLAMA/Llama-3.1-8B", "acme/llama31-8b-chat"):
         assert Workload.from_dict(_base(model={"preset": "llama-8b", "hub_id": own})).model.hub_id == own
+
+
+@pytest.mark.parametrize(
+    ("written", "count"),
+    [
+        ("1.28M", 1_280_000),
+        ("1,281,167", 1_281_167),
+        ("1_281_167", 1_281_167),
+        ("128万", 1_280_000),
+        ("1.2亿", 120_000_000),
+        ("50k", 50_000),
+        ("1.1M", 1_100_000),  # Decimal: float's 1.1 × 10⁶ is 1,100,000.0000000002
+        (1_281_167, 1_281_167),
+    ],
+)
+def test_a_count_is_taken_as_people_write_it(written: object, count: int) -> None:
+    # "data.samples: 1.28M" had been refused ("must be a valid integer") where "budget_usd: 5k" is taken.
+    assert Workload.from_dict(_base(data={"samples": written})).data.samples == count
+    assert Workload.from_dict(_base(data={"tokens": written})).data.tokens == count
+
+
+def test_tokens_take_billions_and_a_count_that_is_not_whole_is_one_line() -> None:
+    assert Workload.from_dict(_base(data={"tokens": "2B"})).data.tokens == 2_000_000_000
+    # 1.2345K is 1,234.5 samples: not rounded silently
+    said = _error(_base(data={"samples": "1.2345K"}))
+    assert said == "data.samples: 1.2345K is 1,234.5, not a whole count: write the count itself, e.g. 1,234"
+    said = _error(_base(data={"samples": "1,28"}))
+    assert said == "data.samples: '1,28' is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"
+    assert _error(_base(data={"samples": "-5k"})) == "data.samples: must be ≥ 1 (got '-5k')"

@@ -146,3 +146,38 @@ def test_a_transformers_vit_built_in_user_code_traces(tmp_path: Path) -> None:
     macs = 2 * ((4 * 64**2 + 2 * 64 * 128) * 17 + 2 * 17**2 * 64) + 16 * 64 * 3 * 8 * 8 + 64 * 10
     assert p.forward_flops == 2 * macs * 2  # two FLOPs per multiply-add, batch 2
     assert p.shape.family == "vit" and p.shape.max_seq_len == 17
+
+
+def test_the_users_module_is_imported_once_a_process_until_its_file_changes(tmp_path: Path) -> None:
+    # One `gpuplan estimate` traced the workload and its tuned stack: the user's module, whose
+    # import wrote a line to a log, wrote two (same process), as its code ran twice.
+    import os
+
+    log = tmp_path / "imported.log"
+    model = tmp_path / "counted_model.py"
+    model.write_text(
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write('imported\\n')\n"
+        "import torch\n"
+        "def build():\n"
+        "    return torch.nn.Linear(4, 4), lambda b: torch.randn(b, 4)\n"
+    )
+
+    def workload(batch: int) -> Workload:
+        return Workload.from_dict(
+            {
+                "name": "x",
+                "model": {"python": "counted_model:build", "project_dir": str(tmp_path)},
+                "inputs": {"batch_size": batch},
+            }
+        )
+
+    trace(workload(2))
+    trace(workload(4))  # another trace of the same project in this process
+    assert log.read_text().splitlines() == ["imported"]
+    assert "counted_model" not in sys.modules  # still out of the way between uses
+    # an edited file is imported afresh
+    stat = model.stat()
+    os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    trace(workload(2))
+    assert log.read_text().splitlines() == ["imported", "imported"]

@@ -20,10 +20,10 @@ from gpuplan.cli._i18n import (
     currency_shown,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_in
+from gpuplan.cli._numbers import finite_in, whole_number
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS, MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
 from gpuplan.i18n import _, set_money
 
 if TYPE_CHECKING:
@@ -84,6 +84,16 @@ def estimate_cmd(
             help="Instance type from the catalog: its GPU, GPUs per node, NVLink, network, vCPUs and RAM.",
         ),
     ] = None,
+    vcpus: Annotated[
+        int | None,
+        typer.Option(
+            "--vcpus",
+            parser=whole_number(1, MAX_HOST_VCPUS),
+            help="CPU threads (vCPUs) of the machine the GPUs are in, as `nproc` counts them: a machine "
+            "of your own, which has no instance type (with --instance: replaces the catalog's). An "
+            "image job's DataLoader decodes on them.",
+        ),
+    ] = None,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
     usd_per_cny: UsdPerCnyOption = None,
@@ -97,7 +107,14 @@ def estimate_cmd(
 
     check_currency(currency)  # a misspelt currency: one line, before the trace
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
-    from gpuplan.api import estimate, offered_gpu_hours, refuse_two_counts, refuse_unrunnable, refuse_unsplit
+    from gpuplan.api import (
+        estimate,
+        offered_gpu_hours,
+        own_host,
+        refuse_two_counts,
+        refuse_unrunnable,
+        refuse_unsplit,
+    )
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -126,6 +143,8 @@ def estimate_cmd(
         links = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         network, gpu, host = links.network, list(links.gpus) if links.gpus else None, links.host
         count = links.count(count)  # an instance's own GPUs, unless --count says otherwise
+        if vcpus is not None:
+            host = own_host(host, vcpus, gpu, count, workload)
         # A count the tensor × pipeline split does not divide: that line now, not after the trace.
         refuse_unsplit(workload, gpu, count)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:

@@ -64,6 +64,8 @@ class PlanOptions:
     """Spend at most this many yuan, all-in (converted at the catalog's dated rate)."""
     providers: str | None = None
     """Comma list of providers."""
+    gpus: str | None = None
+    """Comma list of GPU names (a family name: each of its variants)."""
     regions: str | None = None
     """Comma list of regions."""
     countries: str | None = None
@@ -123,6 +125,7 @@ class PlanOptions:
             "budget_usd": self.budget_usd,
             "budget_cny": self.budget_cny,
             "providers": _names(self.providers.lower() if self.providers else None),
+            "gpus": _names(self.gpus),
             "regions": _names(self.regions),
             "countries": _names(self.countries),
             "pricing": _names(self.pricing.lower().replace("-", "_") if self.pricing else None),
@@ -166,6 +169,15 @@ def plan_cmd(
     # the singular names too, as `offers` and `deploy` spell them
     providers: Annotated[
         str | None, typer.Option("--providers", "--provider", help="Comma list: aws,gcp,alibaba …")
+    ] = None,
+    gpus: Annotated[
+        str | None,
+        typer.Option(
+            "--gpus",
+            "--gpu",
+            help="Comma list of GPUs to choose from: T4,L4,A10G,A100 (a family name allows each of its "
+            "variants; `gpuplan gpus` lists them).",
+        ),
     ] = None,
     regions: Annotated[
         str | None,
@@ -294,6 +306,7 @@ def plan_cmd(
         budget_usd=budget_usd,
         budget_cny=budget_cny,
         providers=providers,
+        gpus=gpus,
         regions=regions,
         countries=countries,
         pricing=pricing,

@@ -45,9 +45,10 @@ MIN_GRACE_S = 120
 #: gathers the whole state to rank 0 first. ASSUMPTION: a minute.
 STEP_AND_GATHER_S = 60
 
-#: The plan's write time is at its assumed bandwidth (0.5 GB/s, ``JobFacts.checkpoint_write_gbps``);
-#: a disk at the AWS EBS gp3 baseline (125 MiB/s, "Amazon EBS volume types") writes ~4x slower.
-#: Twice the plan's time: a stopped pod or container that finishes sooner is not kept waiting.
+#: The plan's write time is at its assumed bandwidth (``JobFacts.checkpoint_write_gbps``: the AWS EBS
+#: gp3 baseline, 125 MiB/s, "Amazon EBS volume types", the slowest volume gpuplan assumes). Twice
+#: the plan's time: a busier disk still finishes, and a stopped pod or container that finishes
+#: sooner is not kept waiting.
 WRITE_MARGIN = 2.0
 
 _GIB = 2**30

@@ -348,6 +348,8 @@ class PlanConstraintsDoc(Document):
     deadline_h: float | None = None
     budget_usd: float | None = None
     providers: list[str] | None = None
+    gpus: list[str] | None = None
+    """The GPUs allowed, as named (a family name allows each of its variants)."""
     regions: list[str] | None = None
     countries: list[str] | None = None
     pricing: list[PricingModel]

@@ -46,6 +46,11 @@ MAX_NETWORK_GBIT_S = 1e5
 #: time infinite and the service's answer a 500).
 MIN_NETWORK_GBIT_S = 0.001
 
+#: Most CPU threads a machine may be stated to have (``gpuplan estimate --vcpus``): over five times
+#: the largest two-socket server (AMD EPYC 9965: 192 cores, 384 threads a socket; AMD, "AMD EPYC
+#: 9965", https://www.amd.com/en/products/processors/server/epyc/9005-series/amd-epyc-9965.html,
+#: 2024-10); a larger figure is a typo, not a machine.
+MAX_HOST_VCPUS = 4096
 #: Most GPUs a configuration may name (``--gpu NAME:COUNT``, ``--count``, the service's ``count`` and
 #: ``max_gpus``): 512 nodes of 8; a count past it is a typo, and estimated it gives a meaningless
 #: step time (10^15 s for 10^20 GPUs).

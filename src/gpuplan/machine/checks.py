@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpuplan.i18n import _
+from gpuplan.machine.cpu_checks import check_cpu_threads
 from gpuplan.machine.cuda_compat import CudaCompatStatus, cuda_compat
 from gpuplan.machine.facts import MachineFacts
 from gpuplan.machine.findings import Finding, Severity
@@ -510,6 +511,7 @@ CHECKS: tuple[Callable[[MachineFacts], list[Finding]], ...] = (
     check_ecc,
     check_persistence,
     check_clocks,
+    check_cpu_threads,
     check_nccl_env,
 )
 

@@ -137,6 +137,10 @@ class MachineFacts:
     """Why NVML is unavailable: pynvml not installed, library not found (no driver), driver not loaded."""
     env: dict[str, str] = field(default_factory=dict)
     """The diagnosis-relevant environment variables that are set (NCCL_*, CUDA_VISIBLE_DEVICES …)."""
+    cpu_threads: int | None = None
+    """CPU threads this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``): what
+    an image job's DataLoader workers decode on; None: not known (facts recorded before gpuplan
+    counted them)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; :meth:`from_dict` reads it back."""
@@ -182,6 +186,7 @@ class MachineFacts:
                 driver=driver,
                 nvml_error=data.get("nvml_error"),
                 env=dict(data.get("env", {})),
+                cpu_threads=data.get("cpu_threads"),
             )
         except (KeyError, TypeError) as e:
             raise DataError.worded(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import platform
 import socket
 from collections.abc import Callable, Mapping
@@ -259,4 +260,13 @@ def probe_machine(
         driver=driver,
         nvml_error=reason,
         env=_relevant_env(env),
+        cpu_threads=cpu_threads(),
     )
+
+
+def cpu_threads() -> int | None:
+    """The CPU threads this process may run on: its affinity mask where the OS has one (a container
+    or ``taskset`` may allow fewer than the machine has), else every CPU; None where neither is known."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count()

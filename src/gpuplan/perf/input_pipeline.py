@@ -53,11 +53,12 @@ cache may use is :data:`PAGE_CACHE_SHARE`. Both are ASSUMPTIONS, labelled wherev
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
+from gpuplan.units import ASSUMED_DISK_GBPS
 
 if TYPE_CHECKING:
     from gpuplan.perf.typical_host import TypicalHost
@@ -92,10 +93,10 @@ THREADS_PER_CORE = 2
 #: 2 / 1.25 (two threads on one core run about 25 % faster than one; sources above).
 ALONE_ON_CORE = 2.0 / 1.25
 
-#: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: 0.5 GB/s, the
-#: planner's storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``: between the
-#: EBS gp3 baseline of 125 MiB/s and its provisioned maximum of 1,000 MiB/s, AWS EBS volume types).
-STORAGE_READ_GBPS = 0.5
+#: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: the planner's
+#: storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``), the EBS gp3 baseline of
+#: 125 MiB/s (:data:`gpuplan.units.ASSUMED_DISK_GBPS`), the conservative bound where it is not known.
+STORAGE_READ_GBPS = ASSUMED_DISK_GBPS
 #: Share of the host's RAM the page cache may hold the dataset in. ASSUMPTION: 0.8 — the rest for
 #: the training processes and their DataLoader workers.
 PAGE_CACHE_SHARE = 0.8
@@ -110,6 +111,9 @@ class Host:
     """GPUs of the instance."""
     vcpus: float | None = None
     ram_gib: float | None = None
+    vcpus_given: bool = False
+    """``vcpus`` is the user's own count (``gpuplan estimate --vcpus``: a machine of their own, which
+    no catalog lists), not the catalog's of a named instance."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +148,8 @@ class InputPipeline:
     the GPU in the catalog, :attr:`typical`, which bounds only the slow end of the range)."""
     serial: bool = False
     """``loader_workers: 0``: one process decodes in the training loop, between the GPU's steps."""
+    vcpus_given: bool = False
+    """The host's vCPUs are the user's count (:attr:`Host.vcpus_given`), not a catalog's."""
     reads: DatasetReads | None = None
     """The dataset re-read from disk each epoch; None when the page cache holds it (or no size)."""
     typical: TypicalHost | None = None
@@ -319,7 +325,7 @@ def host_input(
     elif pipe.source == "workers":
         basis = "the workload's stack.loader_workers" if not pipe.serial else "stack.loader_workers: 0"
     elif pipe.vcpus_per_gpu is not None:
-        basis = "the named instance's vCPUs"
+        basis = "the vCPUs given (--vcpus)" if pipe.vcpus_given else "the named instance's vCPUs"
     else:
         basis = "the instance's disk (the dataset does not fit its page cache)"
     return HostInput(
@@ -341,7 +347,7 @@ def dataset_reads(
     """The disk reads of a dataset the host's page cache cannot hold, or None: no size known, one
     epoch (read once, during set-up's copy), RAM unknown (the caller decides what unknown means), or
     it fits. e.g. ImageNet-1k, 140 GB, on a host of 64 GiB: 140 / 1.0737 = 130 GiB > 0.8 × 64 →
-    re-read: 140e9 / 1,281,167 = 109 kB per image, 0.5 GB/s ÷ 109 kB = 4,576 images/s per node."""
+    re-read: 140e9 / 1,281,167 = 109 kB per image, 0.131 GB/s ÷ 109 kB = 1,199 images/s per node."""
     if not dataset_gb or not samples_per_epoch or epochs <= 1 or host.ram_gib is None:
         return None
     if dataset_gb / _GB_PER_GIB <= PAGE_CACHE_SHARE * host.ram_gib:
@@ -443,10 +449,16 @@ def input_pipeline(
     """What feeds the GPUs on ``host``: its vCPUs (or the workload's DataLoader workers) for an image
     workload, its disk for a dataset its RAM cannot cache; None when neither bounds anything."""
     decode = image_input_pipeline(image_size, host.vcpus, host.gpus, kind=kind, workers=workers)
+    if decode is not None and host.vcpus_given:
+        decode = replace(decode, vcpus_given=True)
     if reads is None:
         return decode
     if decode is None:
         return InputPipeline(reads=reads)
     return InputPipeline(
-        vcpus_per_gpu=decode.vcpus_per_gpu, source=decode.source, serial=decode.serial, reads=reads
+        vcpus_per_gpu=decode.vcpus_per_gpu,
+        source=decode.source,
+        serial=decode.serial,
+        vcpus_given=decode.vcpus_given,
+        reads=reads,
     )

@@ -89,7 +89,7 @@ def plan_workload(
     """Rank every way to run ``workload`` over every offer in ``store``.
 
     ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
-    ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
+    ``providers``, ``gpus``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
     ``interconnect``, ``compliance``, ``commitment``, ``objective``, and ``budget_cny``: a budget in
     yuan, converted at the catalog's dated rate, the conversion among the plan's notes); None values
     are ignored.

@@ -359,6 +359,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         deadline_h=spec.deadline_hours,
         budget_usd=spec.budget_usd,
         providers=names(spec.providers),
+        gpus=names(spec.gpus),
         regions=names(spec.regions),
         countries=names(spec.countries),
         pricing=names(spec.pricing),
@@ -498,7 +499,8 @@ def _setup(
     setup_h = base.restart_h + disk_h
     words = _(
         "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
-        "plus the dataset copied at {gbps} GB/s)"
+        "plus the dataset copied at {gbps} GB/s, the baseline of AWS's gp3 volume, as every disk's "
+        "throughput is taken where it is not known: checkpoints are written and read back at it too)"
     ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
     if on_site and dataset_gb > 0:
         # Unknown is never the best case: the assumed rate is said, with what a common uplink would take.

@@ -198,6 +198,8 @@ def enumerate_candidates(
     c = constraints
     if c.providers:
         cands.exclude(~named_in(offers.provider, c.providers)[offer], Reason.PROVIDER)
+    if c.gpu_ids:
+        cands.exclude(~named_in(offers.gpu, c.gpu_ids)[offer], Reason.GPU)
     if c.regions:
         cands.exclude(~named_in(offers.region, c.regions)[offer], Reason.REGION)
     if c.countries:

@@ -9,7 +9,7 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, Phrase
-from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS, MAX_PLANNED_GPUS, MAX_PLANNED_NODES, gpus_named
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
 
@@ -68,6 +68,7 @@ class Reason(str, Enum):
     """Why a candidate is left out; the planner counts candidates by their first reason, in this order."""
 
     PROVIDER = "provider"
+    GPU = "gpu"
     REGION = "region"
     COUNTRY = "country"
     PRICING = "pricing"
@@ -100,6 +101,9 @@ class Constraints:
     deadline_h: float | None = None
     budget_usd: float | None = None
     providers: tuple[str, ...] | None = None
+    gpus: tuple[str, ...] | None = None
+    """GPUs allowed, as the user names them (``T4``, ``a100-80gb``); a family name (``A100``)
+    allows each of its variants, as ``gpuplan offers --gpu`` lists them."""
     regions: tuple[str, ...] | None = None
     countries: tuple[str, ...] | None = None
     """ISO 3166 alpha-2 codes (``CN``, ``US``)."""
@@ -166,6 +170,19 @@ class Constraints:
         if self.providers is not None:
             # The registry's codes: `--providers aliyun` is alibaba; a typo gets "did you mean".
             object.__setattr__(self, "providers", tuple(PROVIDERS.cast(p) for p in self.providers))
+        if self.gpus is not None:
+            # A typo is refused here with "did you mean" (gpus_named), not planned as a filter
+            # that leaves nothing; duplicates once, in the order given.
+            object.__setattr__(self, "gpus", tuple(dict.fromkeys(g.strip() for g in self.gpus)))
+            for name in self.gpus:
+                gpus_named(name)
+
+    @property
+    def gpu_ids(self) -> tuple[str, ...] | None:
+        """The catalog's GPU ids ``gpus`` allows: each name's GPU, or every variant of a family."""
+        if self.gpus is None:
+            return None
+        return tuple(dict.fromkeys(g.id for name in self.gpus for g in gpus_named(name)))
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:

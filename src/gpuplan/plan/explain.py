@@ -62,6 +62,7 @@ _NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}
 #: the one that left no candidate (``Candidates.emptied_by``).
 _EMPTIED_BY = {
     Reason.PROVIDER: N_("the provider filter ({value}) left none"),
+    Reason.GPU: N_("the GPU filter ({value}) left none"),
     Reason.REGION: N_("the region filter ({value}) left none"),
     Reason.COUNTRY: N_("the country filter ({value}) left none"),
     Reason.PRICING: N_("the pricing filter ({value}) left none"),
@@ -253,6 +254,7 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
     c = ctx.constraints
     value: object = {
         Reason.PROVIDER: lambda: listed(c.providers or ()),
+        Reason.GPU: lambda: listed(c.gpus or ()),
         Reason.REGION: lambda: listed(c.regions or ()),
         Reason.COUNTRY: lambda: listed(c.countries or ()),
         Reason.PRICING: lambda: listed(c.allowed_pricing),

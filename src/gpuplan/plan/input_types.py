@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import ASSUMED_DISK_GBPS, HOURS_PER_MONTH
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -266,9 +266,10 @@ class JobFacts:
     """``block`` (a disk per node with the dataset and checkpoints) or ``object`` (one shared bucket)."""
     checkpoints_kept: int = 2
     """Checkpoints stored at once: the last good one plus the one being written."""
-    checkpoint_write_gbps: float = 0.5
-    """Checkpoint write bandwidth, GB/s. ASSUMPTION: 0.5 GB/s, between the EBS gp3 baseline
-    (125 MiB/s) and its provisioned maximum (1,000 MiB/s) per the AWS EBS volume-types page."""
+    checkpoint_write_gbps: float = ASSUMED_DISK_GBPS
+    """Bandwidth of the disk beside the GPUs, GB/s: checkpoints are written and read back, the
+    dataset copied onto it, at this. ASSUMPTION: :data:`gpuplan.units.ASSUMED_DISK_GBPS`, the EBS
+    gp3 baseline (125 MiB/s), the conservative bound where the volume's throughput is not known."""
     restart_h: float = 10.0 / 60.0
     """Time to get a replacement instance and restart after an interruption, h. ASSUMPTION:
     10 minutes (instance boot + container pull + process start), not including reading the

@@ -35,6 +35,7 @@ class PlanOverrides:
     deadline_h: float | None = None
     budget_usd: float | None = None
     providers: tuple[str, ...] | None = None
+    gpus: tuple[str, ...] | None = None
     regions: tuple[str, ...] | None = None
     countries: tuple[str, ...] | None = None
     pricing: tuple[str, ...] | None = None
@@ -56,7 +57,7 @@ class PlanOverrides:
             if name not in known:
                 raise NotFoundError("constraint", name, known)
         values = {k: v for k, v in given.items() if v is not None}
-        for name in ("providers", "regions", "countries", "pricing", "compliance"):
+        for name in ("providers", "gpus", "regions", "countries", "pricing", "compliance"):
             if name in values:
                 values[name] = _names(values[name])
         if "objective" in values:

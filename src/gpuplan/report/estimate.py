@@ -363,7 +363,8 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         "The instance's vCPUs are not known, nor is the input pipeline's rate: the point and the fast "
         "end assume the DataLoader keeps up; the slow end takes a typical instance of each GPU, the "
         "median vCPUs per GPU of the catalog's priced instance types of that GPU and count, at {rate:g} "
-        "images/s per vCPU (assumed). Give --instance for yours."
+        "images/s per vCPU (assumed). Give --instance for yours, or --vcpus for a machine of your "
+        "own."
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
         line += " " + _("Slow end input-bound: {rows}.").format(rows=_("; ").join(slower))

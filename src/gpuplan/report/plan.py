@@ -169,6 +169,7 @@ def plan_json(
             deadline_h=c.deadline_h,
             budget_usd=c.budget_usd,
             providers=list(c.providers) if c.providers else None,
+            gpus=list(c.gpus) if c.gpus else None,
             regions=list(c.regions) if c.regions else None,
             countries=list(c.countries) if c.countries else None,
             pricing=[PricingModel(p) for p in c.allowed_pricing],

@@ -56,6 +56,7 @@ _MARKS = "*†‡§¶"
 #: Words the plan stores as codes (JSON keeps the codes), marked here for the catalog.
 _CODES = (
     N_("provider"),
+    N_("gpu"),
     N_("region"),
     N_("country"),
     N_("pricing"),

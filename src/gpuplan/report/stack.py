@@ -67,7 +67,8 @@ def stack_words(
             parts.append(
                 _(
                     "DataLoader input, one worker per vCPU (the instance's vCPUs not known: a typical "
-                    "instance's vCPUs bound the slow end, the point assumes it keeps up; give --instance)"
+                    "instance's vCPUs bound the slow end, the point assumes it keeps up; give "
+                    "--instance, or --vcpus for a machine of your own)"
                 )
             )
         elif decode_checked:  # the default: one worker per vCPU of the instance (perf/input_pipeline.py)
@@ -76,7 +77,7 @@ def stack_words(
             parts.append(
                 _(
                     "DataLoader input, one worker per vCPU (its decode rate not checked: no instance "
-                    "named, give --instance)"
+                    "named, give --instance, or --vcpus for a machine of your own)"
                 )
             )
     else:

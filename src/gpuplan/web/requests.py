@@ -34,6 +34,7 @@ from gpuplan.hardware.gpus import (
     DEFAULT_PLANNED_GPUS,
     MAX_GPU_COUNT,
     MAX_GPU_MEMORY_GIB,
+    MAX_HOST_VCPUS,
     MAX_NETWORK_GBIT_S,
     MIN_NETWORK_GBIT_S,
 )
@@ -114,6 +115,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         # estimate
         "--network-gbps": "network_gbps",
         "--network-kind": "network_kind",
+        "--vcpus": "vcpus",
         # plan
         "--commitment": "commitment",
         "--max-gpus": "max_gpus",
@@ -249,6 +251,11 @@ class PlanRequest(WorkloadRequest):
         "plan's notes state); not both.",
     )
     providers: list[str] | None = _NAMES
+    gpus: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="GPUs to choose from (T4, L4, A10G, A100); a family name allows each of its variants.",
+    )
     regions: list[str] | None = _NAMES
     countries: list[str] | None = _NAMES
     pricing: list[str] | None = _NAMES
@@ -306,6 +313,7 @@ class PlanRequest(WorkloadRequest):
             "budget_usd": self.budget_usd,
             "budget_cny": self.budget_cny,
             "providers": low(self.providers),
+            "gpus": self.gpus or None,
             "regions": self.regions or None,
             "countries": self.countries or None,
             "pricing": [p.lower().replace("-", "_") for p in self.pricing] if self.pricing else None,
@@ -342,6 +350,13 @@ class EstimateRequest(WorkloadRequest):
         max_length=128,
         description="An instance type from the catalog (gpuplan estimate --instance): its GPU (unless "
         "gpus names others), GPUs per node, NVLink, network, vCPUs and RAM.",
+    )
+    vcpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HOST_VCPUS,
+        description="CPU threads of the machine the GPUs are in (gpuplan estimate --vcpus): a machine of "
+        "your own, which has no instance type; with instance, replaces the catalog's vCPUs.",
     )
 
 

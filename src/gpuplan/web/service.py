@@ -399,7 +399,7 @@ def check_estimate_request(store: Store, request: EstimateRequest, workload: Wor
     instance type (``instance``) or one of another GPU than ``gpus`` names (``gpus``); and GPUs
     that all lack the tensor cores of the workload's precision (fp8 on an A100: no answer, 422).
     Refused before a job is queued, not in it."""
-    from gpuplan.api import instance_links, refuse_two_counts, refuse_unrunnable
+    from gpuplan.api import instance_links, own_host, refuse_two_counts, refuse_unrunnable
     from gpuplan.hardware import parse_gpu_spec
 
     for i, gpu in enumerate(request.gpus or ()):
@@ -413,6 +413,9 @@ def check_estimate_request(store: Store, request: EstimateRequest, workload: Wor
             instance_links(store, request.instance)
         with refused_as("gpus"):  # the instance's GPU is not the one gpus names
             gpus = instance_links(store, request.instance, gpus=request.gpus).gpus
+    if request.vcpus is not None and request.instance is None:
+        with refused_as("vcpus"):  # one machine's threads, for GPUs of several counts
+            own_host(None, request.vcpus, request.gpus, request.count, workload)
     refuse_unrunnable(workload, gpus)
 
 
@@ -420,7 +423,7 @@ def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
-    from gpuplan.api import estimate, instance_links, offered_gpu_hours
+    from gpuplan.api import estimate, instance_links, offered_gpu_hours, own_host
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
@@ -432,17 +435,21 @@ def estimate_document(
         network_gbps=request.network_gbps,
         network_kind=request.network_kind,
     )
+    count = links.count(request.count)
+    host = links.host
+    if request.vcpus is not None:  # a machine of the user's own, as `estimate --vcpus` takes it
+        host = own_host(host, request.vcpus, links.gpus, count, workload)
     prof = _profile(store, workload, progress)
     progress(0.8, "estimating")
     steps, _problems = workload_measurements(workload, store.local.step_measurements)
     report = estimate(
         workload,
         links.gpus,
-        count=links.count(request.count),
+        count=count,
         profile=prof,
         measurements=store.local.bench_results(),
         network=links.network,
-        host=links.host,
+        host=host,
         offered_gpus=offered_gpu_hours(workload, store.offers()),
         measured_steps=steps,
         # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them

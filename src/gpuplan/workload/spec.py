@@ -17,11 +17,11 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
-from gpuplan.errors import Phrase, WorkloadError
+from gpuplan.errors import NotFoundError, Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount, read_count
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AdapterDtype,
@@ -89,6 +89,8 @@ Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 #: an amount signed in the other currency refused naming the field that takes it.
 Dollars = Annotated[float, BeforeValidator(partial(read_amount, currency="usd", other="budget_cny"))]
 Yuan = Annotated[float, BeforeValidator(partial(read_amount, currency="cny", other="budget_usd"))]
+#: A count as people write one (``1.28M``, ``1,281,167``, ``128万``): :func:`gpuplan.units.read_count`.
+Count = Annotated[int, BeforeValidator(read_count)]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
 _ENGINE_PIN = re.compile(r"\s*(?P<name>[A-Za-z][\w.-]*?)\s*(?:==\s*(?P<version>\S+))?\s*")
@@ -347,9 +349,12 @@ class InputsSpec(Spec):
 class DataSpec(Spec):
     """The data set one run goes through."""
 
-    samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
-    tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
-    """Alternative to ``samples`` for text: samples = tokens / seq_len."""
+    samples: Count | None = Field(default=None, ge=1, le=MAX_SAMPLES)
+    """How many samples one epoch goes through: a number, or written as ``1,281,167``, ``1.28M`` or
+    ``128万``."""
+    tokens: Count | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    """Alternative to ``samples`` for text: samples = tokens / seq_len; written as ``samples``
+    (``50M``, ``2B``)."""
     epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
     size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
@@ -367,7 +372,8 @@ class DataSpec(Spec):
     """The uplink from your own site to the cloud, Gbit/s, for data that is there (no ``location``):
     the dataset's copies are uploaded over it, ``per_node`` copies sharing it (6 copies of 1,500 GB at
     1 Gbit/s: 20 h), which the set-up bills on every instance. Left out: each instance is taken to
-    copy the dataset at the disk's assumed 0.5 GB/s (4 Gbit/s), and the plan says so."""
+    copy the dataset at the disk's assumed 0.131 GB/s (gp3's baseline, 125 MiB/s), and the plan
+    says so."""
 
     @field_validator("location")
     @classmethod
@@ -563,6 +569,9 @@ class ConstraintsSpec(Spec):
     """The budget in yuan instead of ``budget_usd`` (converted at the catalog's dated CNY rate,
     which the plan names); not both. A number, or written as ``30万``, ``¥1,200,000`` or ``1.2亿``."""
     providers: Names = ()
+    gpus: Names = ()
+    """GPUs the planner may choose (``T4``, ``L4``, ``a100-80gb``); a family name (``A100``) allows
+    each of its variants; empty = every GPU."""
     regions: Names = ()
     countries: Names = ()
     """ISO country codes or names the data and GPUs may be in."""
@@ -605,6 +614,19 @@ class ConstraintsSpec(Spec):
 
         cast = pydantic_cast(PROVIDERS)
         return tuple(cast(p) for p in v)
+
+    @field_validator("gpus")
+    @classmethod
+    def _gpus(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from gpuplan.hardware import gpus_named
+
+        for name in v:
+            try:
+                gpus_named(name)
+            except NotFoundError as e:
+                # The error as the argument: its words stay translatable in the workload's one line.
+                raise ValueError(e) from None
+        return tuple(s.strip() for s in v)
 
     @field_validator("pricing")
     @classmethod

@@ -20,7 +20,8 @@ Everything runs under gpuplan's fake-tensor mode on a fake CPU device: create te
 device (no ``.cuda()``), never load weights. ``build()`` itself runs on the meta device (no values,
 so weights are not initialised), outside the fake mode, and the model's tensors then become fake ones
 (``workload/meta.py``). The module is imported from ``model.project_dir`` (the YAML's folder) and the
-current directory; ``sys.path`` and ``sys.modules`` are restored afterwards.
+current directory, once a process for as long as its files are unchanged; ``sys.path`` and
+``sys.modules`` are restored afterwards.
 Any exception in user code becomes a ``UserCodeError`` carrying the user's frames of the traceback.
 """
 
@@ -28,11 +29,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from gpuplan.errors import Phrase, UserCodeError, closest
@@ -59,12 +62,26 @@ def _refusal(user_traceback: str, template: str, /, **fields: object) -> UserCod
     return error
 
 
+#: The user's modules each project imported, by its import roots, kept between its uses in one
+#: process with each module file's modification time and size: the same project entered again (the
+#: tuned stack's trace after the workload's own, in one ``estimate``) gets its modules back instead
+#: of running their code a second time (a module that logs or opens files at import had done so twice).
+#: A file changed since, or a module of the same name loaded meanwhile, imports afresh.
+_IMPORTED: dict[tuple[str, ...], dict[str, tuple[ModuleType, tuple[int, int]]]] = {}
+
+
 @contextmanager
 def user_project(project_dir: Path) -> Iterator[None]:
-    """Make the user's project importable for the duration; restore ``sys.path`` and ``sys.modules``."""
+    """Make the user's project importable for the duration; restore ``sys.path`` and ``sys.modules``.
+
+    Its modules leave ``sys.modules`` afterwards, so that another project with the same module names
+    imports afresh, but are kept aside (:data:`_IMPORTED`): the same project's next use in this
+    process imports each of them once, not again."""
     roots = [str(project_dir.resolve()), str(Path.cwd())]
-    added = [r for r in dict.fromkeys(roots) if r not in sys.path]
+    key = tuple(dict.fromkeys(roots))
+    added = [r for r in key if r not in sys.path]
     before = set(sys.modules)
+    _restore(_IMPORTED.get(key, {}))
     sys.path[:0] = added
     try:
         yield
@@ -75,14 +92,42 @@ def user_project(project_dir: Path) -> Iterator[None]:
         # Drop the user's modules so that another project with the same module names imports afresh
         # (never gpuplan's own, which may be imported lazily meanwhile from a checkout under cwd).
         ours = str(Path(__file__).resolve().parents[1])
+        kept: dict[str, tuple[ModuleType, tuple[int, int]]] = {}
         for name in set(sys.modules) - before:
-            file = getattr(sys.modules[name], "__file__", None) or ""
+            module = sys.modules[name]
+            file = getattr(module, "__file__", None) or ""
             if (
                 any(file.startswith(r) for r in roots)
                 and "site-packages" not in file
                 and not file.startswith(ours)
             ):
+                if (stamp := _modified_ns(file)) is not None:
+                    kept[name] = (module, stamp)
                 del sys.modules[name]
+        _IMPORTED[key] = kept
+
+
+def _restore(kept: dict[str, tuple[ModuleType, tuple[int, int]]]) -> None:
+    """Put a project's kept modules back into ``sys.modules``: all of them, or none where one's file
+    has changed since or a module of one of their names is loaded now (it imports afresh then)."""
+    if not kept:
+        return
+    if any(
+        name in sys.modules or _modified_ns(m.__file__ or "") != stamp for name, (m, stamp) in kept.items()
+    ):
+        return
+    sys.modules.update({name: module for name, (module, _stamp) in kept.items()})
+
+
+def _modified_ns(file: str) -> tuple[int, int] | None:
+    """The file's modification time, ns, and size: an edit changes one or the other (two writes
+    within one tick of the file system's clock keep the time, seldom the size); None where it
+    cannot be read."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def _is_user_frame(filename: str, project_dir: Path) -> bool:
