@@ -9,6 +9,7 @@ import pytest
 from plan_helpers import aws_costs, offer, toy_estimator
 
 from gpuplan.errors import InfeasibleError
+from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan import (
     BaselineSpec,
     Constraints,
@@ -19,7 +20,7 @@ from gpuplan.plan import (
     PlanInfeasibleError,
     plan_offers,
 )
-from gpuplan.plan.candidates import precision_refusals
+from gpuplan.plan.candidates import precision_refusals, refusal_words
 from gpuplan.plan.rank import explain_winner
 from gpuplan.plan.spot import BATCH_CHUNK_BATCHES
 from gpuplan.plan.unknowns import UnknownFact
@@ -237,6 +238,9 @@ def test_a_gpu_without_the_precisions_tensor_cores_is_left_out_for_that_not_for_
     # the same T4 at amp-fp16 has its path; an L20 (BF16 units, no published rate) is unknown, not absent
     assert not precision_refusals(["T4"], replace(JOB, precision="amp-fp16"))
     assert set(precision_refusals(["T4", "L20", "A100-SXM4-80GB"], job)) == {"T4"}
+    # GPUs refused for the same reason share one sentence (it was repeated whole for each)
+    both = phrase_text(refusal_words(precision_refusals(["T4", "V100-SXM2-16GB"], job)))
+    assert both.count("bf16 needs Ampere or newer") == 1 and both.endswith("; the same for V100-SXM2-16GB")
 
 
 def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.errors import GpuplanError
+from gpuplan.errors import GpuplanError, Phrase
+from gpuplan.i18n import N_
 from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, counted_labels, labels_satisfy
 from gpuplan.plan.input_types import (
     BoolArray,
@@ -40,6 +41,7 @@ __all__ = [
     "left_without_precision",
     "model_split_misfits",
     "named_in",
+    "refusal_words",
 ]
 
 #: The estimator as the planner sees it: one GPU configuration in, one answer out.
@@ -300,11 +302,11 @@ def model_split_misfits(cands: Candidates, job: JobFacts) -> ModelSplitMisfits:
 
 
 def precision_refusals(gpus: Iterable[str], job: JobFacts) -> dict[str, GpuplanError]:
-    """Per GPU of ``gpus`` (catalog ids) that lacks the tensor-core path of the job's precision (BF16 on a T4,
-    FP8 on an A100): why, the estimate's error (worded, so shown in the reader's language), with the
-    precision to use instead. A GPU with
-    the units but no published rate for them is not here (its speed is unknown, not absent:
-    ``Reason.UNKNOWN_RATE``), nor one gpuplan does not know."""
+    """Per GPU of ``gpus`` (catalog ids) that lacks the tensor-core path of the job's precision
+    (BF16 on a T4, FP8 on an A100): why, the estimate's error (worded, so shown in the reader's
+    language), with the precision to use instead. A GPU with the units but no published rate for
+    them is not here (its speed is unknown, not absent: ``Reason.UNKNOWN_RATE``), nor one gpuplan
+    does not know."""
     from gpuplan.errors import UnpublishedRateError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.roofline import precision_refusal
@@ -320,6 +322,28 @@ def precision_refusals(gpus: Iterable[str], job: JobFacts) -> dict[str, GpuplanE
         if refusal is not None and not isinstance(refusal, UnpublishedRateError):
             out[gpu_id] = refusal
     return out
+
+
+def refusal_words(refusals: dict[str, GpuplanError]) -> Phrase:
+    """:func:`precision_refusals` in one clause per reason: GPUs refused for the same reason and
+    told the same precision instead (a T4 and two V100s, all without BF16) share the first one's
+    words, the others named after them, where each had repeated the whole sentence."""
+    from gpuplan.i18n.phrases import item_list, separated
+
+    groups: dict[tuple[str, str], list[tuple[str, GpuplanError]]] = {}
+    for gpu, error in refusals.items():
+        rest = {k: str(v) for k, v in error.fields.items() if k != "gpu"}
+        groups.setdefault((error.template, repr(sorted(rest.items()))), []).append((gpu, error))
+    clauses: list[object] = []
+    for members in groups.values():
+        first = members[0][1]
+        others = [gpu for gpu, _error in members[1:]]
+        clauses.append(Phrase(_SAME_FOR, why=first, gpus=item_list(others)) if others else first)
+    return separated(clauses)
+
+
+#: One GPU's reason it cannot run the precision, and the other GPUs it holds for.
+_SAME_FOR = N_("{why}; the same for {gpus}")
 
 
 def exclude_missing_precision(

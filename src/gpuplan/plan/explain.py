@@ -16,7 +16,7 @@ from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
-from gpuplan.plan.candidates import left_without_precision, named_in
+from gpuplan.plan.candidates import left_without_precision, named_in, refusal_words
 from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_satisfy
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
@@ -186,7 +186,7 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
 def _pathless_words(ctx: PlanContext) -> Phrase:
     """Why the GPUs left out as ``no_precision_path`` cannot run the job, and what precision to
     write instead, in the estimate's words (one clause per GPU)."""
-    return separated(left_without_precision(ctx.cands, ctx.offers, ctx.job).values())
+    return refusal_words(left_without_precision(ctx.cands, ctx.offers, ctx.job))
 
 
 def _uneven_heads(job: JobFacts) -> Phrase:

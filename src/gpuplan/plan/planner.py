@@ -15,7 +15,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
 from gpuplan.i18n.error_text import phrase_text
-from gpuplan.i18n.phrases import item_list, separated
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import (
     REASONS,
@@ -27,6 +27,7 @@ from gpuplan.plan.candidates import (
     exclude_model_split,
     left_without_precision,
     model_split_misfits,
+    refusal_words,
 )
 from gpuplan.plan.constraints import Constraints, Objective, Reason, counted_labels, labels_satisfy
 from gpuplan.plan.context import PlanContext
@@ -342,7 +343,7 @@ def _pathless_note(ctx: PlanContext) -> str | None:
         return None
     n = int(np.count_nonzero(ctx.cands.reason == REASONS.index(Reason.NO_PRECISION_PATH)))
     return _("{gpus}: {n} candidates left out (no_precision_path): {why}").format(
-        gpus=item_list(list(why)), n=format_number(n), why=phrase_text(separated(why.values()))
+        gpus=item_list(list(why)), n=format_number(n), why=phrase_text(refusal_words(why))
     )
 
 
