@@ -76,6 +76,15 @@ def test_a_row_skipped_is_not_counted_as_rejected_in_the_summary_the_warning_or_
     assert [(row["line"], row["skipped"]) for row in doc["skipped"]] == [(3, True)], doc["skipped"]
 
 
+def test_a_file_whose_every_row_is_skipped_says_skipped_not_rejected(tmp_path: Path, db_path: Path) -> None:
+    # was: "0 rows rejected, 1 row skipped", then "no row … passed the gates (1 rejected)"
+    f = vms_file(tmp_path, AWS_HEADER, _aws_line(itype="g9.8xlarge", gpu="H300"))
+    r = import_file(db_path, f, "aws")
+    assert r.exit_code == 1, r.output
+    said = str(r.exception)
+    assert "passed the gates (0 rejected, 1 skipped); nothing was imported" in said, r.output
+
+
 def test_the_same_file_imported_twice_on_the_same_date_adds_no_price(tmp_path: Path, db_path: Path) -> None:
     # The second import had appended every price again: p5 us-east-1 went from 8 history rows to 20,
     # each (pricing, as_of, price) twice.

@@ -572,10 +572,16 @@ def _import_done(file: Path, report: ImportReport, json_out: bool, warnings: Seq
     else:
         _print(import_view(report, warnings))
     if report.import_id is None:
+        # the rows of what gpuplan does not price are skipped, not rejected: counted apart, as above
+        skipped = sum(1 for r in report.rejected if r.skipped)
         raise CatalogImportError.worded(
-            N_("no row of {file} passed the gates ({rejected} rejected); nothing was imported"),
+            N_(
+                "no row of {file} passed the gates ({rejected} rejected, {skipped} skipped); nothing was "
+                "imported"
+            ),
             file=file,
-            rejected=len(report.rejected),
+            rejected=len(report.rejected) - skipped,
+            skipped=skipped,
         )
     # rows of machines without a GPU, or of accelerators gpuplan has no datasheet of, are out of its
     # scope, not lost: a SkyPilot file lists every instance type, FPGAs among them

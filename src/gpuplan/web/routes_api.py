@@ -501,10 +501,15 @@ def _import(
     store.invalidate_caches()  # once committed (the import's own call ran inside the transaction)
     if report.import_id is None:
         # The answer is one line: it names the first refused rows and why, as the CLI's table does.
+        skipped = sum(1 for r in report.rejected if r.skipped)  # not priced by gpuplan: not lost
         raise CatalogImportError.worded(
-            N_("no row of {file} passed the gates ({rejected} rejected: {reasons}); nothing was imported"),
+            N_(
+                "no row of {file} passed the gates ({rejected} rejected, {skipped} skipped: {reasons}); "
+                "nothing was imported"
+            ),
             file=Phrase(_BODY),
-            rejected=len(report.rejected),
+            rejected=len(report.rejected) - skipped,
+            skipped=skipped,
             reasons=rejected_reasons(report.rejected),
         )
     return import_json(report, read.warnings)
