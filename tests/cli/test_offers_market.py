@@ -200,3 +200,14 @@ def test_the_cheapest_region_is_said_of_the_regions_whose_price_is_known(db: str
         == len(known)
         < len({o["region"] for o in every if o["instance_type"] == "a2-highgpu-1g"})
     )
+
+
+def test_an_offer_priced_in_no_region_is_not_called_the_cheapest_of_them(db: str) -> None:
+    # was: "p5.48xlarge … unknown … price unknown (note 1), cheapest of 5 regions"
+    asked = ["--provider", "aws", "--gpu", "H100-SXM"]
+    unpriced = [o for o in _json(db, *asked) if o["price_usd_per_hour"] is None and o["regions_compared"] > 1]
+    assert unpriced
+    result = runner.invoke(app, ["--db", db, "offers", *asked], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stdout.split())
+    assert f"no known price in any of its {unpriced[0]['regions_compared']} regions" in said, said

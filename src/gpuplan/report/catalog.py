@@ -218,7 +218,10 @@ def _unknown_rate_lines(listing: OfferListing) -> list[str]:
 def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = None) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour, marks)) else []
-    if v.regions_compared > 1:
+    if v.regions_compared > 1 and v.ranked_per_hour is None:
+        # no region's price is known: none is the cheapest (it read "cheapest of 5 regions")
+        flags.append(_("no known price in any of its {n} regions").format(n=v.regions_compared))
+    elif v.regions_compared > 1:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
     flags.extend(age_flags(o))
     if o.pricing == "spot":
