@@ -6,9 +6,11 @@ reason, never 0. Monthly prices convert to an hourly figure at :data:`HOURS_PER_
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import date
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, TypeGuard
 
 from gpuplan.catalog.dates import price_age
@@ -26,6 +28,7 @@ __all__ = [
     "LICENCE_ITEMS",
     "LINUX_OS_LICENCE",
     "NOT_A_GPU_INSTANCE",
+    "NO_PRICE",
     "RATE_STALE_AFTER_DAYS",
     "BenchResult",
     "BillingPolicy",
@@ -170,6 +173,34 @@ class OfferRow:
     """The count a second field of the same source reports (AWS GpuInfo), checked against gpu_count."""
 
 
+#: The fields of an offer's price as an offer without one has them (:meth:`OfferPrice.without_price`,
+#: the store's unpriced rows).
+NO_PRICE: Mapping[str, Any] = MappingProxyType(
+    {
+        "price": None,
+        "currency": None,
+        "unit": None,
+        "price_usd_per_hour": None,
+        "price_usd_per_gpu_hour": None,
+        "as_of": None,
+        "confidence": None,
+        "interruption_band": None,
+        "term": None,
+        "stale": False,
+        "exchange_rate_usd_per_unit": None,
+        "exchange_rate_as_of": None,
+        "fetched_at": None,
+        "list_price_usd_per_hour": None,
+        "discount_percent": None,
+        "as_of_precision": None,
+        "age_days": None,
+        "age_min_days": None,
+        "staleness": None,
+        "age_bound_launch": None,
+    }
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class OfferPrice:
     """One offer under one pricing model with its current price (the JSON contract of ``offers``)."""
@@ -252,6 +283,12 @@ class OfferPrice:
     """The launch month (``YYYY-MM``) of the offer's GPU where it, not ``as_of``, gives the earliest
     day the price may date from (an undated price cannot be older than its GPU): ``age_days`` is
     counted from it. None where ``as_of`` itself bounds the age (or the GPU's launch is not known)."""
+
+    def without_price(self, pricing: str | None, reason: str) -> OfferPrice:
+        """This offer under ``pricing`` with no price, and ``reason`` why: every field of its price
+        (amount, currency, dates and ages, rate, discount, band, term) as an offer without one has
+        it, as the store lists an unpriced offer."""
+        return replace(self, pricing=pricing, price_reason=reason, **NO_PRICE)
 
     def discount_said(self) -> str:
         """Said after the price's source wherever it is costed (plan, tco): the user's negotiated

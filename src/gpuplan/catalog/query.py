@@ -354,33 +354,7 @@ def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[Off
         if reason is None or offer in have:
             continue
         have.add(offer)
-        out.append(
-            replace(
-                o,
-                pricing=pricing,
-                price=None,
-                currency=None,
-                unit=None,
-                price_usd_per_hour=None,
-                price_usd_per_gpu_hour=None,
-                as_of=None,
-                confidence=None,
-                interruption_band=None,
-                term=None,
-                stale=False,
-                price_reason=reason,
-                exchange_rate_usd_per_unit=None,
-                exchange_rate_as_of=None,
-                fetched_at=None,
-                list_price_usd_per_hour=None,
-                discount_percent=None,
-                as_of_precision=None,
-                age_days=None,
-                age_min_days=None,
-                staleness=None,
-                age_bound_launch=None,
-            )
-        )
+        out.append(o.without_price(pricing, reason))
     return out
 
 

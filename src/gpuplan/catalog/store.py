@@ -27,6 +27,7 @@ from gpuplan.catalog.dates import PriceAge, price_age
 from gpuplan.catalog.model import (
     ANY_REGION,
     HOURS_PER_MONTH,
+    NO_PRICE,
     BillingPolicy,
     CatalogInfo,
     ComplianceLabel,
@@ -732,18 +733,9 @@ class Store:
         return OfferPrice(
             **self._common(orow, shared),
             pricing=None,
-            price=None,
-            currency=None,
-            unit=None,
-            price_usd_per_hour=None,
-            price_usd_per_gpu_hour=None,
-            as_of=None,
             source=orow.source,
-            confidence=None,
-            interruption_band=None,
-            term=None,
-            stale=False,
             price_reason=orow.price_reason or N_("no price in the catalog"),  # translated when shown
+            **NO_PRICE,
         )
 
     def _priced(
