@@ -571,6 +571,8 @@ def test_a_partial_import_keeps_its_good_rows_and_exits_3(tmp_path: Path, db_pat
         "rejected: 1 (listed above); the others were imported (exit status 3)"
     ), r.stderr
     doc = _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, bad, name="again.csv"))
-    assert doc["prices_imported"] == 1 and list(_reasons(doc)) == [3], doc  # --json: the same report
+    # --json: the same report (the good row's price is recorded already: not again)
+    assert doc["prices_imported"] == 0 and doc["prices_already_recorded"] == 1, doc
+    assert list(_reasons(doc)) == [3], doc
     assert _import(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, name="whole.csv")).exit_code == 0
     assert _import(db_path, _file(tmp_path, bad, name="none.csv")).exit_code == 1
