@@ -141,11 +141,12 @@ def _replica(
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
-) -> tuple[ReplicaModel, float, float | None]:
-    """The estimator's continuous-batching replica for this trace, its weights in bytes, and one
+) -> tuple[ReplicaModel, float, float | None, float | None]:
+    """The estimator's continuous-batching replica for this trace, its weights in bytes, one
     replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
-    which a queue policy's default target is chosen from beside the replica's own."""
-    from gpuplan.api import estimate_replica_capacity
+    which a queue policy's default target is chosen from beside the replica's own, and the lower
+    share of it the workload's latency targets need, as plan sizes replicas for them (None: none)."""
+    from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
@@ -171,7 +172,7 @@ def _replica(
     replica, weights = estimator_replica(
         prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1]
     )
-    return replica, weights, estimate_replica_capacity(w, gpu_id, prof, replicas_per_gpu=share)
+    return replica, weights, *estimate_replica_figures(w, gpu_id, prof, replicas_per_gpu=share)
 
 
 @app.command("autoscale")
@@ -448,6 +449,7 @@ def autoscale_cmd(
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
         estimate_capacity: float | None = None
+        latency_share: float | None = None
         if replica:
             if engine:
                 raise InputError.worded(
@@ -455,7 +457,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights, estimate_capacity = _replica(
+            rep, weights, estimate_capacity, latency_share = _replica(
                 ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
@@ -500,6 +502,7 @@ def autoscale_cmd(
             cold_start_s=cold_s,
             cold_start_source=cold_words,
             estimate_capacity_requests_per_s=estimate_capacity,
+            latency_share=latency_share,
         ),
         policy_prices=own_prices,
     )

@@ -641,11 +641,13 @@ def queue_target(
     output_tokens: np.ndarray,
     *,
     estimate_capacity_requests_per_s: float | None = None,
+    latency_share: float | None = None,
 ) -> Policy:
     """A queue policy without ``per_replica`` at the requests in flight on ``replica`` (requests of
     these lengths) at the load ``deploy`` writes its target at: the smaller of the estimate's
     capacity of one replica (``estimate_capacity_requests_per_s``; None: not known) and the
-    replica's own, × the utilisation plans size fleets for; Little's law, load × the time a request
+    replica's own, × the utilisation plans size fleets for, or the estimate's × ``latency_share``
+    where the service's latency targets hold it lower; Little's law, load × the time a request
     spends on the replica at that load, at most its slots
     (:func:`gpuplan.simulate.in_flight.service_in_flight`). Others, and one that names it,
     unchanged."""
@@ -658,5 +660,6 @@ def queue_target(
         prompt_tokens,
         output_tokens,
         estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+        latency_share=latency_share,
     )
     return replace(policy, per_replica=max(1.0, held.in_flight), replica_load=load)
