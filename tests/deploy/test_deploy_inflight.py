@@ -725,3 +725,29 @@ def test_a_plan_its_workload_file_and_simulate_hold_one_target_for_a_time_per_to
     from_plan, from_workload, simulate = hpa(tmp_path / "plan"), hpa(tmp_path / "wl"), float(found[1])
     assert from_plan == from_workload == simulate
     assert f"latency target holds only at {share * 100:.0f} % of the estimate's" in said
+
+
+def test_a_workload_files_autoscaler_says_its_floor_is_the_count_given_and_when_it_cannot_carry_the_peak(
+    tmp_path: Path,
+) -> None:
+    # was: "never goes below the 8 replicas the plan priced for the load" with no plan, and nothing
+    # said that 16 replicas at the target's 2 requests/s (32) could not carry a 40 requests/s peak
+    readme = " ".join(_files(_spec(tmp_path))["README.md"].split())
+    assert "the plan priced" not in readme
+    assert "never goes below the replicas of the GPUs given (--count: 1), all month: no plan sized" in readme
+    # 10 requests/s at its peak; 1 GPU given: at most 2 replicas, each held at 2 requests/s
+    assert (
+        "The autoscaler's most replicas (2), each held at 2 requests/s, carry 4 requests/s: short of the "
+        "service's peak of 10 requests/s (serving.requests_per_s), so requests queue at the peak; 5 "
+        "replicas carry it"
+    ) in readme
+    # enough GPUs given: nothing to say of the peak
+    enough = LaunchSpec.from_workload(
+        serve_workload(tmp_path, model="llama-8b"), gpu="A100-SXM4-80GB", count=3, provider="aws"
+    ).with_engine_slots(_sizing(256))
+    assert "short of the service's peak" not in " ".join(_files(enough)["README.md"].split())
+    # a plan's floor is what it priced
+    plan = tmp_path / "plan.json"
+    plan.write_text((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    planned = " ".join(_files(LaunchSpec.from_plan_json(plan))["README.md"].split())
+    assert "never goes below the 4 replicas the plan priced for the load it was given" in planned

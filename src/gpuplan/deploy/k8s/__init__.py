@@ -26,6 +26,7 @@ from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
     latency_share_words,
+    peak_ceiling_words,
     plan_floor_words,
     spare_words,
     unpriced_ceiling_words,
@@ -188,6 +189,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:
             extra.append(floor)
+        if (ceiling := peak_ceiling_words(spec)) is not None:
+            extra.append(ceiling)
         target = in_flight_target(spec)
         if target is not None:
             assert spec.serving is not None  # an engine serves a serving block
