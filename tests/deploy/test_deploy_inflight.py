@@ -725,6 +725,23 @@ def test_a_plan_its_workload_file_and_simulate_hold_one_target_for_a_time_per_to
     from_plan, from_workload, simulate = hpa(tmp_path / "plan"), hpa(tmp_path / "wl"), float(found[1])
     assert from_plan == from_workload == simulate
     assert f"latency target holds only at {share * 100:.0f} % of the estimate's" in said
+    # and gpu-util's default max is twice the replicas the peak needs at that load, deploy's
+    # maxReplicas (was: at 80 % of the simulated replica's capacity, fewer than the plan's)
+    assert (
+        yaml.safe_load((tmp_path / "plan" / "k8s" / "hpa.yaml").read_text())["spec"]["maxReplicas"]
+        == 2 * replicas
+    )
+    peak = tmp_path / "peak.csv"  # 300 requests/s for 2 s
+    peak.write_text(
+        "timestamp,prompt_tokens,output_tokens\n" + "".join(f"{i / 300:.6f},512,256\n" for i in range(600))
+    )
+    doc = json.loads(
+        run(
+            "simulate", "autoscale", str(served), "--gpu", "L40S", "--trace", str(peak),
+            "--policy", "gpu-util:80", "--on-demand-price", "1", "--json",
+        )
+    )  # fmt: skip
+    assert doc["policies"][0]["behaviour"]["max_replicas"] == 2 * replicas
 
 
 def test_a_workload_files_autoscaler_says_its_floor_is_the_count_given_and_when_it_cannot_carry_the_peak(

@@ -101,13 +101,23 @@ def _shape_trace(
     raise NotFoundError("trace shape", shape, SHAPES)
 
 
-def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -> list[Policy]:
-    """Each policy whose ``max`` is a default with it set by the trace's peak and the replica's
-    capacity (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
+def _max_for_load(
+    policies: list[Policy],
+    trace: Trace,
+    replica: ReplicaModel,
+    *,
+    estimate_capacity: float | None = None,
+    latency_share: float | None = None,
+) -> list[Policy]:
+    """Each policy whose ``max`` is a default with it set by the trace's peak and the load a queue
+    policy's default target holds a replica at (:func:`gpuplan.perf.replica_load.replica_load`:
+    from ``estimate_capacity``, the replica's own capacity and ``latency_share``), as deploy's
+    ``maxReplicas`` (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
     import math
 
     import numpy as np
 
+    from gpuplan.perf.replica_load import replica_load
     from gpuplan.simulate.autoscale import MAX_REPLICA_DECISIONS, MAX_SLOTS
     from gpuplan.simulate.in_flight import replica_capacity
     from gpuplan.simulate.policy import max_for_load
@@ -115,7 +125,19 @@ def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -
     if not any(p.max_default for p in policies):
         return policies
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    capacity = replica_capacity(replica, trace.prompt_tokens, trace.output_tokens)
+    load = replica_load(
+        estimate_capacity_requests_per_s=estimate_capacity,
+        simulation_capacity_requests_per_s=replica_capacity(
+            replica, trace.prompt_tokens, trace.output_tokens
+        ),
+        latency_share=latency_share,
+    )
+    # the capacity the load is a share of
+    capacity = (
+        load.simulation_capacity_requests_per_s
+        if load.basis == "simulation" or load.estimate_capacity_requests_per_s is None
+        else load.estimate_capacity_requests_per_s
+    )
     if trace.rate is not None:  # a drawn trace: the peak of the curve it was drawn from
         peak = trace.rate.peak_requests_per_s
     else:  # a file: its busiest minute (the whole trace if shorter)
@@ -127,7 +149,7 @@ def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -
     for p in policies:
         decisions = math.ceil(trace.duration_s / p.period_s) + 1
         most = max(1, min(MAX_SLOTS // max(1, replica.slots), MAX_REPLICA_DECISIONS // decisions))
-        out.append(max_for_load(p, peak, capacity, most))
+        out.append(max_for_load(p, peak, capacity, most, share=load.share))
     return out
 
 
@@ -462,7 +484,7 @@ def autoscale_cmd(
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
         # (before the fleet is priced: its largest fleet is what is bought)
-        pols = _max_for_load(pols, tr, rep)
+        pols = _max_for_load(pols, tr, rep, estimate_capacity=estimate_capacity, latency_share=latency_share)
         check_commit_price(given_usd["commit"], pols)
         given = {
             "on_demand_usd": given_usd["on_demand"],
