@@ -117,7 +117,8 @@ def test_a_vllm_service_scales_on_its_requests_in_flight(tmp_path: Path) -> None
     assert (
         "what one replica holds at 2 requests/s (the serving simulation's replica carries 2.5 "
         "requests/s at full load (gpuplan's estimate gives no figure for this replica); the target is "
-        "80 % of it)"
+        "80 % of it; the simulation's figure is on the serving block's request lengths, every request at "
+        "them)"
     ) in readme
     # the arithmetic: 0.2 s + 199 × 159.8 ms = 32 s on the replica, × 2 req/s = 64
     assert "2 × (0.2 s to the first token + 199 more tokens × 159.8 ms a step at that load" in readme
@@ -725,6 +726,13 @@ def test_a_plan_its_workload_file_and_simulate_hold_one_target_for_a_time_per_to
     from_plan, from_workload, simulate = hpa(tmp_path / "plan"), hpa(tmp_path / "wl"), float(found[1])
     assert from_plan == from_workload == simulate
     assert f"latency target holds only at {share * 100:.0f} % of the estimate's" in said
+    # each names the lengths its simulated replica's figure is on (was: 3.088 in deploy's README,
+    # 3.053 in simulate's text for one instance, unexplained)
+    assert "the simulation's figure is on this trace's request lengths (deploy's, and its target" in said
+    readme = " ".join((tmp_path / "wl" / "README.md").read_text().split())
+    assert (
+        "the simulation's figure is on the serving block's request lengths, every request at them" in readme
+    )
     # and gpu-util's default max is twice the replicas the peak needs at that load, deploy's
     # maxReplicas (was: at 80 % of the simulated replica's capacity, fewer than the plan's)
     assert (

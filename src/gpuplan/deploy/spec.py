@@ -109,6 +109,7 @@ __all__ = [
     "plan_floor_words",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
+    "sizing_lengths",
     "spare_words",
     "unpriced_ceiling_words",
 ]
@@ -1104,6 +1105,14 @@ def plan_floor_words(spec: LaunchSpec) -> str | None:
         "serving.min_replicas in the workload; `gpuplan simulate autoscale` with your traffic shows "
         "what a lower floor saves and what it does to latency."
     ).format(n=serving.min_replicas)
+
+
+def sizing_lengths(sizing: EngineSlots) -> str:
+    """The request lengths an engine's slots and its replica's capacity were worked out on, in words
+    (:func:`gpuplan.perf.replica_load.replica_load_words`)."""
+    if sizing.trace is not None:
+        return _("the request lengths of trace {trace}").format(trace=sizing.trace)
+    return _("the serving block's request lengths, every request at them")
 
 
 def peak_ceiling_words(spec: LaunchSpec) -> str | None:

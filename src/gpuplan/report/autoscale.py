@@ -443,13 +443,19 @@ def _behaviour(p: PolicyResult) -> str:
                 ).format(
                     target=round(pol.per_replica, 1),
                     load=f"{pol.replica_load.requests_per_s:.4g}",
-                    basis=replica_load_words(pol.replica_load),
+                    basis=replica_load_words(
+                        pol.replica_load,
+                        _(
+                            "this trace's request lengths (deploy's, and its target, are on the serving "
+                            "block's, every request at them, unless given these with --trace)"
+                        ),
+                    ),
                 )
                 if pol.replica_load.estimate_capacity_requests_per_s is not None:
                     # deploy chooses from the same two figures for this workload and GPU
                     more += " " + _(
-                        "`gpuplan deploy` writes the same target for this workload and GPU (a plan's README "
-                        "names its own in its replay command)."
+                        "`gpuplan deploy` writes the same target for this workload and GPU on the same "
+                        "request lengths (a plan's README names its own in its replay command)."
                     )
                 more += " " + _("Give per_replica=N to replay another target.")
                 text = _join(text, more)
