@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.model import OfferPrice
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
+    from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.profile import Profile, ProfileCache
@@ -36,6 +37,7 @@ __all__ = [
     "engine_batch_slots",
     "estimate",
     "estimate_replica_capacity",
+    "estimate_replica_figures",
     "instance_links",
     "offered_gpu_hours",
     "own_host",
@@ -222,6 +224,49 @@ def estimate_replica_capacity(
     estimate (its serving block's lengths; ``replicas_per_gpu`` time-sharing each GPU), the figure
     ``plan`` sizes fleets with and a plan records as ``replica_capacity_requests_per_s``; None where
     the estimate gives none (no serving block, a GPU it cannot run on)."""
+    return estimate_replica_figures(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)[0]
+
+
+def estimate_replica_figures(
+    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
+) -> tuple[float | None, float | None]:
+    """:func:`estimate_replica_capacity`, and the share of it each replica carries where the
+    workload's latency targets (``serving.p95_latency_ms``, ``ttft_p95_ms``, ``tpot_p95_ms``) need
+    more replicas than the sizing utilisation does — the share ``plan`` records for the replicas it
+    buys for them (its option's utilisation, which ``deploy`` from a plan holds): the peak load over
+    the replicas the estimate needs for the targets, over their capacity. None: no target, or the
+    sizing utilisation meets them. So ``deploy`` from a workload file and ``simulate autoscale``
+    hold the share ``deploy`` from the plan does (Qwen2.5-14B on A100 80GB, 40 requests/s, 50 ms
+    per output token: 20 replicas of 2.78 requests/s, 72 %, where by the estimate the sizing
+    utilisation's 18 miss the target)."""
+    import math
+
+    from gpuplan.perf.inference import TARGET_UTILISATION
+
+    srv = _serving_outcome(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
+    serving = workload.serving
+    if srv is None or serving is None:
+        return None, None
+    capacity = float(srv.capacity_requests_per_s)
+    targets = (serving.p95_latency_ms, serving.ttft_p95_ms, serving.tpot_p95_ms)
+    if all(t is None for t in targets):
+        return capacity, None
+    share = max(1, replicas_per_gpu)
+    # the replicas the estimate needs, as ``plan`` counts them: whole GPUs of time-sharing replicas
+    replicas = srv.gpus_needed // max(1, workload.tensor_parallel) * share
+    headroom = math.ceil(serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9)
+    if replicas <= math.ceil(headroom / share) * share:
+        # the targets add no replica: a share below the headroom is the count's rounding
+        return capacity, None
+    held = serving.requests_per_s / replicas / capacity
+    return capacity, held if 0 < held < TARGET_UTILISATION else None
+
+
+def _serving_outcome(
+    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
+) -> ServingEstimate | None:
+    """The estimate's serving figures of one replica of ``workload`` on ``gpu``; None where it gives
+    none."""
     from gpuplan.errors import GpuplanError
 
     serving = workload.serving
@@ -239,7 +284,7 @@ def estimate_replica_capacity(
     srv = report.outcomes[0].serving
     if srv is None or not srv.capacity_requests_per_s > 0:
         return None
-    return float(srv.capacity_requests_per_s)
+    return srv
 
 
 def engine_batch_slots(
@@ -288,9 +333,11 @@ def engine_batch_slots(
     )
     assert replica.step is not None  # the estimator's replica
     if estimate_capacity_requests_per_s is None:
-        estimate_capacity_requests_per_s = estimate_replica_capacity(
+        # no plan's figures: the estimate's, and the share its latency targets need (as plan has it)
+        estimate_capacity_requests_per_s, estimated_share = estimate_replica_figures(
             workload, gpu, profile, replicas_per_gpu=replicas_per_gpu
         )
+        latency_share = latency_share if latency_share is not None else estimated_share
     load, held = service_in_flight(
         replica,
         prompts,

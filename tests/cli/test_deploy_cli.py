@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -625,6 +626,33 @@ def test_a_service_short_of_the_gpus_its_load_needs_is_refused_at_the_default_co
     assert "req/s at full load, " in err and " at the 80 % plans size fleets for" in err
     code, _, err = _run(monkeypatch, capsys, *args, "--count", str(needed), "-o", str(tmp_path / "c"))
     assert code == 0 and "is short of" not in err, err
+
+
+def test_deploy_short_of_a_latency_targets_gpus_names_the_target_and_its_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "needs 20 x A100 … (a replica carries 2.78 req/s at full load, 2.23 at the 80 % plans size
+    # fleets for)" for 40 req/s and a 50 ms time per output token: 40 / 2.23 is 18, the 20 unexplained
+    served = tmp_path / "long.yaml"
+    served.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        "serving: {requests_per_s: 10, prompt_tokens: 600, output_tokens: 300, engine: vllm,\n"
+        "  tpot_p95_ms: 15}\n",
+        encoding="utf-8",
+    )
+    args = ["deploy", str(served), "-t", "k8s", "--gpu", "T4", "--count", "1", "-o", str(tmp_path / "a")]
+    code, _, err = _run(monkeypatch, capsys, *args)
+    assert code == 0, err
+    said = " ".join(err.split())
+    # 10 req/s over replicas of 6.48 at 80 %: 2; the 15 ms step needs 3, each at 10 / 3 / 6.48 = 51 %
+    found = re.search(
+        r"short of the 3 x T4 the service's load, 10 req/s, needs by gpuplan's estimate \(for its "
+        r"serving\.tpot_p95_ms target of 15 ms per output token: 3 replicas, each at ([0-9]+) % of the "
+        r"([0-9.]+) req/s it carries at full load, where 2 x T4 would carry the load at the 80 %",
+        said,
+    )
+    assert found is not None, said
+    assert int(found[1]) == round(10 / 3 / float(found[2]) * 100)
 
 
 def test_k8s_pods_request_their_share_of_the_catalogs_instance(

@@ -245,7 +245,7 @@ def check_fit(
         # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
         raise DeployError(str(outcome.error))
     if count_given is not None:
-        _check_load(workload, gpu, count, outcome.serving, given=count_given)
+        _check_load(workload, gpu, count, outcome.serving, given=count_given, decode=outcome.decode)
     if e.memory_verdict is MemoryVerdict.FITS:
         return prof
     shared = workload.replicas_per_gpu
@@ -283,43 +283,114 @@ def check_fit(
 
 
 def _check_load(
-    workload: Workload, gpu: str, count: int, serving: ServingEstimate | None, *, given: bool
+    workload: Workload,
+    gpu: str,
+    count: int,
+    serving: ServingEstimate | None,
+    *,
+    given: bool,
+    decode: DecodeEstimate | None = None,
 ) -> None:
     """A service deployed from its workload file on fewer GPUs than its load needs by the estimate
     (``gpuplan estimate``'s "needs N GPU(s)": replicas at the utilisation plans size fleets for,
     and its latency targets): refused where ``--count`` was left at 1, which had written a 30 req/s
     service as one replica the autoscaler took to two (half its requests over the SLO in a replay);
-    a warning where the count was given (a team may start small on purpose)."""
+    a warning where the count was given (a team may start small on purpose). Where the latency
+    targets need more GPUs than the load at that utilisation, the line names the targets and the
+    share of a replica's capacity they hold it at (``decode``: the replica the estimate ran, to tell
+    which target it is): 40 req/s over replicas of 2.78 at 80 % is 18, and "needs 20" with those
+    two figures alone read as a contradiction."""
+    import math
+
     from gpuplan.errors import DeployError
     from gpuplan.perf.inference import TARGET_UTILISATION
 
     if workload.serving is None or serving is None or serving.gpus_needed <= count:
         return
+    capacity = serving.capacity_requests_per_s
     fields = {
         "rate": f"{workload.serving.requests_per_s:g}",
         "n": serving.gpus_needed,
         "gpu": gpu,
         "count": count,
-        "capacity": f"{serving.capacity_requests_per_s:.3g}",
+        "capacity": f"{capacity:.3g}",
         # the load a replica is sized to carry: its full-load capacity at the planning headroom
-        "load": f"{serving.capacity_requests_per_s * TARGET_UTILISATION:.3g}",
+        "load": f"{capacity * TARGET_UTILISATION:.3g}",
         "pct": f"{TARGET_UTILISATION * 100:.0f}",
     }
+    why = _("a replica carries {capacity} req/s at full load, {load} at the {pct} % plans size fleets for")
+    tp = max(1, workload.tensor_parallel)
+    shared = max(1, workload.serving.share_gpu or 1)
+    headroom = math.ceil(
+        math.ceil(workload.serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9) / shared
+    )
+    targets = _binding_targets(workload, decode, headroom * tp) if capacity > 0 else []
+    if targets and serving.gpus_needed > headroom * tp:
+        replicas = serving.gpus_needed // tp * shared
+        why = _(
+            "for its {targets}: {replicas} replicas, each at {share} % of the {capacity} req/s it "
+            "carries at full load, where {headroom} x {gpu} would carry the load at the {pct} % plans "
+            "size fleets for"
+        )
+        fields |= {
+            "targets": item_list(targets),
+            "replicas": replicas,
+            "share": f"{workload.serving.requests_per_s / replicas / capacity * 100:.0f}",
+            "headroom": headroom * tp,
+        }
+    fields["why"] = why.format(**fields)
     if not given:
         raise DeployError.worded(
             N_(
-                "the service's load, {rate} req/s, needs {n} x {gpu} by gpuplan's estimate (a replica "
-                "carries {capacity} req/s at full load, {load} at the {pct} % plans size fleets for); "
+                "the service's load, {rate} req/s, needs {n} x {gpu} by gpuplan's estimate ({why}); "
                 "give --count {n} (or deploy a plan: `gpuplan plan` sizes the fleet and prices it)"
             ),
             **fields,
         )
     line = _(
         "warning: --count {count} is short of the {n} x {gpu} the service's load, {rate} req/s, needs by "
-        "gpuplan's estimate (a replica carries {capacity} req/s at full load, {load} at the {pct} % plans "
-        "size fleets for): the autoscaler starts from {count}"
+        "gpuplan's estimate ({why}): the autoscaler starts from {count}"
     )
     sys.stderr.write(line.format(**fields) + "\n")
+
+
+def _binding_targets(workload: Workload, decode: DecodeEstimate | None, headroom_gpus: int) -> list[str]:
+    """The service's latency targets that each alone need more than ``headroom_gpus`` by the
+    estimate (``decode``: its replica; None: not known, and none is named), in words."""
+    from gpuplan.perf.inference import serving_estimate
+
+    serving = workload.serving
+    if serving is None or decode is None:
+        return []
+    stated = (
+        ("p95", serving.p95_latency_ms, _("serving.p95_latency_ms target of {ms} ms a request")),
+        (
+            "ttft",
+            serving.ttft_p95_ms,
+            _("serving.ttft_p95_ms target of {ms} ms to the first token"),
+        ),
+        (
+            "tpot",
+            serving.tpot_p95_ms,
+            _("serving.tpot_p95_ms target of {ms} ms per output token"),
+        ),
+    )
+    out = []
+    for key, ms, words in stated:
+        if ms is None:
+            continue
+        alone = serving_estimate(
+            decode,
+            requests_per_s=serving.requests_per_s,
+            prompt_tokens=serving.prompt_tokens,
+            output_tokens=serving.output_tokens,
+            p95_target_s=ms / 1000.0 if key == "p95" else None,
+            ttft_target_s=ms / 1000.0 if key == "ttft" else None,
+            tpot_target_s=ms / 1000.0 if key == "tpot" else None,
+        )
+        if alone.gpus_needed > headroom_gpus:
+            out.append(words.format(ms=f"{ms:g}"))
+    return out
 
 
 def plan_workload(source: Path, project: Path | None, *, code: bool = False) -> Workload | str:

@@ -101,13 +101,23 @@ def _shape_trace(
     raise NotFoundError("trace shape", shape, SHAPES)
 
 
-def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -> list[Policy]:
-    """Each policy whose ``max`` is a default with it set by the trace's peak and the replica's
-    capacity (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
+def _max_for_load(
+    policies: list[Policy],
+    trace: Trace,
+    replica: ReplicaModel,
+    *,
+    estimate_capacity: float | None = None,
+    latency_share: float | None = None,
+) -> list[Policy]:
+    """Each policy whose ``max`` is a default with it set by the trace's peak and the load a queue
+    policy's default target holds a replica at (:func:`gpuplan.perf.replica_load.replica_load`:
+    from ``estimate_capacity``, the replica's own capacity and ``latency_share``), as deploy's
+    ``maxReplicas`` (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
     import math
 
     import numpy as np
 
+    from gpuplan.perf.replica_load import replica_load
     from gpuplan.simulate.autoscale import MAX_REPLICA_DECISIONS, MAX_SLOTS
     from gpuplan.simulate.in_flight import replica_capacity
     from gpuplan.simulate.policy import max_for_load
@@ -115,7 +125,19 @@ def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -
     if not any(p.max_default for p in policies):
         return policies
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    capacity = replica_capacity(replica, trace.prompt_tokens, trace.output_tokens)
+    load = replica_load(
+        estimate_capacity_requests_per_s=estimate_capacity,
+        simulation_capacity_requests_per_s=replica_capacity(
+            replica, trace.prompt_tokens, trace.output_tokens
+        ),
+        latency_share=latency_share,
+    )
+    # the capacity the load is a share of
+    capacity = (
+        load.simulation_capacity_requests_per_s
+        if load.basis == "simulation" or load.estimate_capacity_requests_per_s is None
+        else load.estimate_capacity_requests_per_s
+    )
     if trace.rate is not None:  # a drawn trace: the peak of the curve it was drawn from
         peak = trace.rate.peak_requests_per_s
     else:  # a file: its busiest minute (the whole trace if shorter)
@@ -127,7 +149,7 @@ def _max_for_load(policies: list[Policy], trace: Trace, replica: ReplicaModel) -
     for p in policies:
         decisions = math.ceil(trace.duration_s / p.period_s) + 1
         most = max(1, min(MAX_SLOTS // max(1, replica.slots), MAX_REPLICA_DECISIONS // decisions))
-        out.append(max_for_load(p, peak, capacity, most))
+        out.append(max_for_load(p, peak, capacity, most, share=load.share))
     return out
 
 
@@ -141,11 +163,12 @@ def _replica(
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
-) -> tuple[ReplicaModel, float, float | None]:
-    """The estimator's continuous-batching replica for this trace, its weights in bytes, and one
+) -> tuple[ReplicaModel, float, float | None, float | None]:
+    """The estimator's continuous-batching replica for this trace, its weights in bytes, one
     replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
-    which a queue policy's default target is chosen from beside the replica's own."""
-    from gpuplan.api import estimate_replica_capacity
+    which a queue policy's default target is chosen from beside the replica's own, and the lower
+    share of it the workload's latency targets need, as plan sizes replicas for them (None: none)."""
+    from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
@@ -171,7 +194,7 @@ def _replica(
     replica, weights = estimator_replica(
         prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1]
     )
-    return replica, weights, estimate_replica_capacity(w, gpu_id, prof, replicas_per_gpu=share)
+    return replica, weights, *estimate_replica_figures(w, gpu_id, prof, replicas_per_gpu=share)
 
 
 @app.command("autoscale")
@@ -448,6 +471,7 @@ def autoscale_cmd(
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
         estimate_capacity: float | None = None
+        latency_share: float | None = None
         if replica:
             if engine:
                 raise InputError.worded(
@@ -455,12 +479,12 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights, estimate_capacity = _replica(
+            rep, weights, estimate_capacity, latency_share = _replica(
                 ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
         # (before the fleet is priced: its largest fleet is what is bought)
-        pols = _max_for_load(pols, tr, rep)
+        pols = _max_for_load(pols, tr, rep, estimate_capacity=estimate_capacity, latency_share=latency_share)
         check_commit_price(given_usd["commit"], pols)
         given = {
             "on_demand_usd": given_usd["on_demand"],
@@ -500,6 +524,7 @@ def autoscale_cmd(
             cold_start_s=cold_s,
             cold_start_source=cold_words,
             estimate_capacity_requests_per_s=estimate_capacity,
+            latency_share=latency_share,
         ),
         policy_prices=own_prices,
     )

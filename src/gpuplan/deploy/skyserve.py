@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
-from gpuplan.deploy.spec import LaunchSpec, ServingDeployment, latency_share_words
+from gpuplan.deploy.spec import LaunchSpec, ServingDeployment, latency_share_words, sizing_lengths
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.inference import TARGET_UTILISATION
@@ -65,6 +65,8 @@ class ReplicaPolicy:
     load: ReplicaLoad | None = None
     """Where the serving simulation's replica was built too (:attr:`LaunchSpec.engine_slots`): the
     load chosen from both capacities, which the target is; None: the plan's figure alone."""
+    lengths: str | None = None
+    """The request lengths the simulated replica's figure in :attr:`load` is on, in words."""
     replay: str = ""
     """With :attr:`load`: the ``gpuplan simulate autoscale`` command that replays the service at
     that load (its requests in flight a replica, as the Kubernetes target holds them)."""
@@ -146,6 +148,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             share=load.share if load is not None else spec.replica_load_share(),
             capacity_requests_per_s=capacity,
             load=load,
+            lengths=sizing_lengths(sizing) if sizing is not None else None,
             replay=_replay(spec, serving) if sizing is not None else "",
         )
     return ReplicaPolicy(
@@ -205,7 +208,7 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
             max=policy.max_replicas,
             accelerators=accelerators,
             target=f"{policy.target_qps_per_replica:g}",
-            basis=replica_load_words(policy.load),
+            basis=replica_load_words(policy.load, policy.lengths),
             command=policy.replay,
         )
         if (held := latency_share_words(policy.share)) is not None:

@@ -105,9 +105,11 @@ __all__ = [
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
+    "peak_ceiling_words",
     "plan_floor_words",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
+    "sizing_lengths",
     "spare_words",
     "unpriced_ceiling_words",
 ]
@@ -1088,12 +1090,56 @@ def plan_floor_words(spec: LaunchSpec) -> str | None:
     serving = spec.serving
     if serving is None or not serving.floor_from_plan or spec.pricing in COMMITTED_PRICING:
         return None
+    if not spec.planned:
+        # a workload file: the floor is the GPUs given, which no plan sized or priced
+        return _(
+            "The autoscaler never goes below the replicas of the GPUs given (--count: {n}), all month: "
+            "no plan sized them for the load or priced them (`gpuplan plan` does both). To let it "
+            "scale down when the load falls (at night), set serving.min_replicas in the workload; "
+            "`gpuplan simulate autoscale` with your traffic shows what a lower floor saves and what it "
+            "does to latency."
+        ).format(n=serving.min_replicas)
     return _(
         "The autoscaler never goes below the {n} replicas the plan priced for the load it was given, "
         "all month, as the plan prices them: to let it scale down when the load falls (at night), set "
         "serving.min_replicas in the workload; `gpuplan simulate autoscale` with your traffic shows "
         "what a lower floor saves and what it does to latency."
     ).format(n=serving.min_replicas)
+
+
+def sizing_lengths(sizing: EngineSlots) -> str:
+    """The request lengths an engine's slots and its replica's capacity were worked out on, in words
+    (:func:`gpuplan.perf.replica_load.replica_load_words`)."""
+    if sizing.trace is not None:
+        return _("the request lengths of trace {trace}").format(trace=sizing.trace)
+    return _("the serving block's request lengths, every request at them")
+
+
+def peak_ceiling_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on a workload file's autoscaler whose most replicas, each held at the
+    load its target is worked out at, carry less than the service's peak (``serving.requests_per_s``):
+    requests queue at the peak however far it scales. None where they carry it, where either figure
+    is not known, or for a plan (sized for its load)."""
+    serving = spec.serving
+    sizing = spec.engine_slots
+    if spec.planned or serving is None or sizing is None or serving.requests_per_s is None:
+        return None
+    most = max(serving.max_replicas, serving.launch_replicas)
+    carried = most * sizing.load_requests_per_s
+    if carried >= serving.requests_per_s * (1 - 1e-9):
+        return None
+    return _(
+        "The autoscaler's most replicas ({most}), each held at {load} requests/s, carry {carried} "
+        "requests/s: short of the service's peak of {peak} requests/s (serving.requests_per_s), so "
+        "requests queue at the peak; {needed} replicas carry it (a larger --count, or "
+        "serving.max_replicas of at least that)."
+    ).format(
+        most=most,
+        load=f"{sizing.load_requests_per_s:.3g}",
+        carried=f"{carried:.3g}",
+        peak=f"{serving.requests_per_s:g}",
+        needed=math.ceil(serving.requests_per_s / sizing.load_requests_per_s - 1e-9),
+    )
 
 
 def latency_share_words(share: float) -> str | None:

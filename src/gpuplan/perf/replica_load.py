@@ -74,9 +74,19 @@ def replica_load(
     )
 
 
-def replica_load_words(load: ReplicaLoad) -> str:
+def replica_load_words(load: ReplicaLoad, lengths: str | None = None) -> str:
     """One clause (the caller states the load itself): both capacities at full load, which one the
-    load takes, and at what share."""
+    load takes, and at what share; ``lengths``: the request lengths the simulation's figure was
+    worked out on, in words (the estimate's is always on the serving block's), so that two outputs
+    that give it for one replica on different lengths say why their figures differ (deploy's 3.088
+    on the serving block's lengths, simulate's 3.053 on a drawn trace's)."""
+    words = _replica_load_words(load)
+    if lengths is None:
+        return words
+    return words + _("; the simulation's figure is on {lengths}").format(lengths=lengths)
+
+
+def _replica_load_words(load: ReplicaLoad) -> str:
     fields = {
         "estimate": f"{load.estimate_capacity_requests_per_s or 0:.4g}",
         "simulation": f"{load.simulation_capacity_requests_per_s:.4g}",
@@ -90,8 +100,9 @@ def replica_load_words(load: ReplicaLoad) -> str:
     if load.basis == "latency":
         return _(
             "gpuplan's estimate, which plans size fleets with, carries {estimate} requests/s a replica at "
-            "full load, the serving simulation's replica {simulation}; the plan met the service's latency "
-            "target only at {pct} % of the estimate's, and the target is that share"
+            "full load, the serving simulation's replica {simulation}; the service's latency target holds "
+            "only at {pct} % of the estimate's, the share plan sizes its replicas at for it, and the "
+            "target is that share"
         ).format(**fields)
     used = _("the estimate's") if load.basis == "estimate" else _("the simulation's")
     return _(

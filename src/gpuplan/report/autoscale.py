@@ -27,7 +27,6 @@ from rich.text import Text
 from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import item_list, listed
-from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import replica_load_words
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
@@ -408,17 +407,18 @@ def _behaviour(p: PolicyResult) -> str:
             more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
             text = _join(text, more)
         if pol.max_basis is not None:
-            needed, peak, capacity = pol.max_basis
+            needed, peak, capacity, share = pol.max_basis
             more = _(
                 "Max {max} by default: twice the {needed} replicas the trace's peak of {peak:.3g} "
-                "requests/s needs at {target} of a replica's {capacity:.3g} requests/s, as deploy "
-                "writes maxReplicas from a plan; max= sets it."
+                "requests/s needs at {target} of a replica's {capacity:.4g} requests/s (the load a "
+                "queue policy's default target holds a replica at), as deploy writes maxReplicas; "
+                "max= sets it."
             ).format(
                 max=pol.max_replicas,
                 needed=needed,
                 peak=peak,
                 capacity=capacity,
-                target=format_percent(TARGET_UTILISATION),
+                target=format_percent(share),
             )
             text = _join(text, more)
         if pol.kind == "gpu-util":
@@ -443,13 +443,19 @@ def _behaviour(p: PolicyResult) -> str:
                 ).format(
                     target=round(pol.per_replica, 1),
                     load=f"{pol.replica_load.requests_per_s:.4g}",
-                    basis=replica_load_words(pol.replica_load),
+                    basis=replica_load_words(
+                        pol.replica_load,
+                        _(
+                            "this trace's request lengths (deploy's, and its target, are on the serving "
+                            "block's, every request at them, unless given these with --trace)"
+                        ),
+                    ),
                 )
                 if pol.replica_load.estimate_capacity_requests_per_s is not None:
                     # deploy chooses from the same two figures for this workload and GPU
                     more += " " + _(
-                        "`gpuplan deploy` writes the same target for this workload and GPU (a plan's README "
-                        "names its own in its replay command)."
+                        "`gpuplan deploy` writes the same target for this workload and GPU on the same "
+                        "request lengths (a plan's README names its own in its replay command)."
                     )
                 more += " " + _("Give per_replica=N to replay another target.")
                 text = _join(text, more)

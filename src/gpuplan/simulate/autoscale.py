@@ -118,6 +118,10 @@ class SimulationSettings:
     """One replica's capacity at full load by gpuplan's estimate (the figure plans size fleets
     with), which a queue policy's default target is chosen from beside the replica's own
     (:func:`gpuplan.simulate.in_flight.service_in_flight`); None: not known (``--replica``)."""
+    latency_share: float | None = None
+    """The share of :attr:`estimate_capacity_requests_per_s` the workload's latency targets hold a
+    replica at, where they need more replicas than the sizing utilisation (as ``plan`` buys them,
+    :func:`gpuplan.api.estimate_replica_figures`); None: no such target."""
 
     def __post_init__(self) -> None:
         # A negative notice reclaimed replicas before they were told (and billed them for less than
@@ -721,6 +725,7 @@ def simulate_autoscale(
             trace.prompt_tokens,
             trace.output_tokens,
             estimate_capacity_requests_per_s=settings.estimate_capacity_requests_per_s,
+            latency_share=settings.latency_share,
         )
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)

@@ -195,9 +195,9 @@ class Policy:
     max_default: bool = field(default=False, compare=False)
     """``max_replicas`` is a default (neither the policy nor the serving block gave it): the load
     sets it once known (:func:`max_for_load`)."""
-    max_basis: tuple[int, float, float] | None = field(default=None, compare=False)
+    max_basis: tuple[int, float, float, float] | None = field(default=None, compare=False)
     """Where the load set ``max_replicas``: (replicas its peak needs, the peak in requests/s, one
-    replica's capacity in requests/s at full load)."""
+    replica's capacity in requests/s at full load, the share of it each replica is to carry)."""
 
     @property
     def delay_s(self) -> float:
@@ -617,21 +617,35 @@ def with_serving(
 
 
 def max_for_load(
-    policy: Policy, peak_requests_per_s: float, capacity_requests_per_s: float, most: int
+    policy: Policy,
+    peak_requests_per_s: float,
+    capacity_requests_per_s: float,
+    most: int,
+    *,
+    share: float | None = None,
 ) -> Policy:
     """A policy whose ``max`` is a default with it set by the load: twice the replicas the peak
-    needs at the utilisation plans size fleets for (``TARGET_UTILISATION`` of a replica's
-    capacity), as ``deploy`` writes ``maxReplicas`` from a plan ("room to double what was priced"),
-    at least its ``min`` and ``start`` and at most ``most`` (the replicas a simulation runs). A
-    fixed 8 or 10 had capped a service whose plan needs 18 below its load. Others unchanged."""
+    needs at ``share`` of a replica's capacity (None: the utilisation plans size fleets for,
+    ``TARGET_UTILISATION``), as ``deploy`` writes ``maxReplicas`` ("room to double what was
+    priced"), at least its ``min`` and ``start`` and at most ``most`` (the replicas a simulation
+    runs). A fixed 8 or 10 had capped a service whose plan needs 18 below its load. The caller
+    gives the load the queue target holds a replica at (:mod:`gpuplan.perf.replica_load`), so the
+    default is the replicas ``deploy`` writes. Others unchanged."""
     from gpuplan.perf.inference import TARGET_UTILISATION
 
-    if not policy.max_default or not capacity_requests_per_s > 0 or not peak_requests_per_s > 0:
+    share = TARGET_UTILISATION if share is None else share
+    if (
+        not policy.max_default
+        or not capacity_requests_per_s > 0
+        or not peak_requests_per_s > 0
+        or not 0 < share <= 1
+    ):
         return policy
-    needed = max(1, math.ceil(peak_requests_per_s / (capacity_requests_per_s * TARGET_UTILISATION) - 1e-9))
+    needed = max(1, math.ceil(peak_requests_per_s / (capacity_requests_per_s * share) - 1e-9))
     floor = max(policy.min_replicas, policy.start_replicas or 0)
     top = max(floor, min(2 * needed, most, MAX_REPLICAS))
-    return replace(policy, max_replicas=top, max_basis=(needed, peak_requests_per_s, capacity_requests_per_s))
+    basis = (needed, peak_requests_per_s, capacity_requests_per_s, share)
+    return replace(policy, max_replicas=top, max_basis=basis)
 
 
 def queue_target(
@@ -641,11 +655,13 @@ def queue_target(
     output_tokens: np.ndarray,
     *,
     estimate_capacity_requests_per_s: float | None = None,
+    latency_share: float | None = None,
 ) -> Policy:
     """A queue policy without ``per_replica`` at the requests in flight on ``replica`` (requests of
     these lengths) at the load ``deploy`` writes its target at: the smaller of the estimate's
     capacity of one replica (``estimate_capacity_requests_per_s``; None: not known) and the
-    replica's own, × the utilisation plans size fleets for; Little's law, load × the time a request
+    replica's own, × the utilisation plans size fleets for, or the estimate's × ``latency_share``
+    where the service's latency targets hold it lower; Little's law, load × the time a request
     spends on the replica at that load, at most its slots
     (:func:`gpuplan.simulate.in_flight.service_in_flight`). Others, and one that names it,
     unchanged."""
@@ -658,5 +674,6 @@ def queue_target(
         prompt_tokens,
         output_tokens,
         estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
+        latency_share=latency_share,
     )
     return replace(policy, per_replica=max(1.0, held.in_flight), replica_load=load)

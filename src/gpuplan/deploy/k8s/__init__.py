@@ -26,7 +26,9 @@ from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
     latency_share_words,
+    peak_ceiling_words,
     plan_floor_words,
+    sizing_lengths,
     spare_words,
     unpriced_ceiling_words,
 )
@@ -188,6 +190,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:
             extra.append(floor)
+        if (ceiling := peak_ceiling_words(spec)) is not None:
+            extra.append(ceiling)
         target = in_flight_target(spec)
         if target is not None:
             assert spec.serving is not None  # an engine serves a serving block
@@ -217,7 +221,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                     "traffic's lengths"
                 ).format(prompt=spec.serving.prompt_tokens, output=spec.serving.output_tokens)
             )
-            whence = replica_load_words(sizing.replica_load)
+            whence = replica_load_words(sizing.replica_load, sizing_lengths(sizing))
             steps = (
                 (sizing.time_in_replica_s - sizing.first_token_s) / sizing.time_per_output_token_s
                 if sizing.time_per_output_token_s > 0
