@@ -93,7 +93,10 @@ def test_the_image_contains_the_users_package_and_installs_it(tmp_path: Path) ->
     write_files(generate(spec, "docker"), out)
     dockerfile = (out / "Dockerfile").read_text()
     assert "COPY project/ /workspace/project/\n" in dockerfile
-    assert "RUN pip install --no-cache-dir /workspace/project\n" in dockerfile
+    assert (
+        "RUN pip install --no-cache-dir /workspace/project -c /workspace/project/torch-constraints.txt\n"
+        in dockerfile
+    )
     assert (out / "project" / "mytransformer" / "model.py").is_file()
     # The copied project builds as `pip install` builds it (its PEP 517 backend, offline), and the
     # entry point imports from the built wheel alone.
