@@ -515,7 +515,12 @@ def training_model_note(
             ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel)
         )
     if spec.compile:
-        notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
+        notes.append(
+            _(
+                "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
+                "stays eager)."
+            )
+        )
     return sentences(*notes)
 
 
