@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -373,3 +374,35 @@ def test_the_checkpoints_a_volume_is_sized_for_are_those_train_py_keeps_and_the_
     template = resources.files("gpuplan.deploy.templates").joinpath("train_entry.py").read_text()
     kept = re.search(r"^KEEP_CHECKPOINTS = (\d+)$", template, re.M)
     assert kept is not None and int(kept.group(1)) == CHECKPOINTS_ON_DISK == JobFacts().checkpoints_kept
+
+
+def test_a_spot_workload_on_a_provider_without_an_accelerator_label_says_how_to_select_its_gpu() -> None:
+    """A workload deployed with --gpu A10 --provider tencent --spot has no instance type, and TKE
+    no accelerator label: gpuplan/capacity=spot alone lets any spot GPU node (a T4) take the job.
+    The manifest and README say to add nvidia.com/gpu.product, and the spot paragraph speaks of
+    no plan and no instance type, which this deploy has not."""
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A10", provider="tencent", pricing="spot")
+    files = generate(spec, "k8s")
+    job = yaml_docs(files)[-1]
+    validate_k8s(job)
+    assert _pod(job)["nodeSelector"] == {"gpuplan/capacity": "spot"}
+    header = by_path(files)["k8s/job.yaml"]
+    assert "nothing here selects the A10" in header
+    assert "`kubectl get nodes -L nvidia.com/gpu.product`" in header
+    readme = by_path(files)["README.md"]
+    assert "Nothing in these manifests selects the A10" in readme
+    assert "add nvidia.com/gpu.product to each nodeSelector" in readme
+    spot = next(p for p in readme.split("\n\n") if "gpuplan/capacity=spot" in p)
+    assert not re.search(r"\bplan\b", spot) and "instance type" not in spot, spot
+    assert "These pods are for spot capacity" in spot
+
+
+@pytest.mark.parametrize("provider", ["gcp", "aws"])
+def test_a_gpu_selected_by_its_accelerator_label_or_instance_type_needs_no_added_label(provider: str) -> None:
+    if provider == "gcp":  # GKE's accelerator label, known for the A100
+        spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-SXM4-80GB", provider="gcp")
+    else:
+        spec = LaunchSpec.from_plan(plan_doc(provider=provider))
+    files = by_path(generate(spec, "k8s"))
+    assert "Nothing in these manifests selects" not in files["README.md"]
+    assert "nothing here selects" not in "".join(files.values())
