@@ -11,6 +11,7 @@ import yaml
 from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, stock_model, validate_k8s, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.errors import DeployError
 
 
 def _kinds(docs: list[dict]) -> list[str]:
@@ -406,3 +407,23 @@ def test_a_gpu_selected_by_its_accelerator_label_or_instance_type_needs_no_added
     files = by_path(generate(spec, "k8s"))
     assert "Nothing in these manifests selects" not in files["README.md"]
     assert "nothing here selects" not in "".join(files.values())
+
+
+def test_a_small_checkpoints_write_is_said_in_seconds_not_as_zero_minutes() -> None:
+    """0.20 GB at 0.5 GB/s is 0.4 s: "0.0 min" read as if the plan had no figure."""
+    doc = {**plan_doc(), "checkpoint_gb": 0.2, "checkpoint_write_min": 0.4 / 60}
+    readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
+    assert "the plan reckons 0.4 s to write one, so it is allowed 120 s" in readme
+    assert "0.0 min" not in readme
+
+
+def test_steps_are_refused_for_a_service_in_one_line() -> None:
+    """--steps on a service plan was accepted and dropped without a word."""
+    spec = LaunchSpec.from_plan(json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text()))
+    for steps in ("full", 500):
+        with pytest.raises(DeployError) as e:
+            generate(spec, "k8s", GenerateOptions(steps=steps))
+        said = str(e.value)
+        assert "\n" not in said
+        assert said.startswith("--steps sets how long train.py trains;") and "leave it out" in said
+    generate(spec, "k8s")  # without --steps it deploys
