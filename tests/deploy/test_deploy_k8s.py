@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import yaml
 from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, stock_model, validate_k8s, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.errors import DeployError
 
 
 def _kinds(docs: list[dict]) -> list[str]:
@@ -373,3 +375,55 @@ def test_the_checkpoints_a_volume_is_sized_for_are_those_train_py_keeps_and_the_
     template = resources.files("gpuplan.deploy.templates").joinpath("train_entry.py").read_text()
     kept = re.search(r"^KEEP_CHECKPOINTS = (\d+)$", template, re.M)
     assert kept is not None and int(kept.group(1)) == CHECKPOINTS_ON_DISK == JobFacts().checkpoints_kept
+
+
+def test_a_spot_workload_on_a_provider_without_an_accelerator_label_says_how_to_select_its_gpu() -> None:
+    """A workload deployed with --gpu A10 --provider tencent --spot has no instance type, and TKE
+    no accelerator label: gpuplan/capacity=spot alone lets any spot GPU node (a T4) take the job.
+    The manifest and README say to add nvidia.com/gpu.product, and the spot paragraph speaks of
+    no plan and no instance type, which this deploy has not."""
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A10", provider="tencent", pricing="spot")
+    files = generate(spec, "k8s")
+    job = yaml_docs(files)[-1]
+    validate_k8s(job)
+    assert _pod(job)["nodeSelector"] == {"gpuplan/capacity": "spot"}
+    header = by_path(files)["k8s/job.yaml"]
+    assert "nothing here selects the A10" in header
+    assert "`kubectl get nodes -L nvidia.com/gpu.product`" in header
+    readme = by_path(files)["README.md"]
+    assert "Nothing in these manifests selects the A10" in readme
+    assert "add nvidia.com/gpu.product to each nodeSelector" in readme
+    spot = next(p for p in readme.split("\n\n") if "gpuplan/capacity=spot" in p)
+    assert not re.search(r"\bplan\b", spot) and "instance type" not in spot, spot
+    assert "These pods are for spot capacity" in spot
+
+
+@pytest.mark.parametrize("provider", ["gcp", "aws"])
+def test_a_gpu_selected_by_its_accelerator_label_or_instance_type_needs_no_added_label(provider: str) -> None:
+    if provider == "gcp":  # GKE's accelerator label, known for the A100
+        spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-SXM4-80GB", provider="gcp")
+    else:
+        spec = LaunchSpec.from_plan(plan_doc(provider=provider))
+    files = by_path(generate(spec, "k8s"))
+    assert "Nothing in these manifests selects" not in files["README.md"]
+    assert "nothing here selects" not in "".join(files.values())
+
+
+def test_a_small_checkpoints_write_is_said_in_seconds_not_as_zero_minutes() -> None:
+    """0.20 GB at 0.5 GB/s is 0.4 s: "0.0 min" read as if the plan had no figure."""
+    doc = {**plan_doc(), "checkpoint_gb": 0.2, "checkpoint_write_min": 0.4 / 60}
+    readme = by_path(generate(LaunchSpec.from_plan(doc), "k8s"))["README.md"]
+    assert "the plan reckons 0.4 s to write one, so it is allowed 120 s" in readme
+    assert "0.0 min" not in readme
+
+
+def test_steps_are_refused_for_a_service_in_one_line() -> None:
+    """--steps on a service plan was accepted and dropped without a word."""
+    spec = LaunchSpec.from_plan(json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text()))
+    for steps in ("full", 500):
+        with pytest.raises(DeployError) as e:
+            generate(spec, "k8s", GenerateOptions(steps=steps))
+        said = str(e.value)
+        assert "\n" not in said
+        assert said.startswith("--steps sets how long train.py trains;") and "leave it out" in said
+    generate(spec, "k8s")  # without --steps it deploys

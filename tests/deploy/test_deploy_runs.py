@@ -93,7 +93,10 @@ def test_the_image_contains_the_users_package_and_installs_it(tmp_path: Path) ->
     write_files(generate(spec, "docker"), out)
     dockerfile = (out / "Dockerfile").read_text()
     assert "COPY project/ /workspace/project/\n" in dockerfile
-    assert "RUN pip install --no-cache-dir /workspace/project\n" in dockerfile
+    assert (
+        "RUN pip install --no-cache-dir /workspace/project -c /workspace/project/torch-constraints.txt\n"
+        in dockerfile
+    )
     assert (out / "project" / "mytransformer" / "model.py").is_file()
     # The copied project builds as `pip install` builds it (its PEP 517 backend, offline), and the
     # entry point imports from the built wheel alone.
@@ -174,3 +177,31 @@ def test_an_uninterrupted_launch_keeps_torchruns_exit_status(tmp_path: Path) -> 
         fake.chmod(0o755)
         r = subprocess.run(["bash", str(out / "launch.sh")], cwd=out, env={**os.environ, "PYTHON": str(fake)})
         assert r.returncode == status
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="needs a machine where CUDA sees no GPU")
+def test_train_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(tmp_path: Path) -> None:
+    """A rented GPU machine whose container cannot see the GPUs must not train at GPU prices on its
+    CPU: train.py stops with one line saying what to check; --device cpu trains there on purpose."""
+    out = tmp_path / "o"
+    write_files(generate(LaunchSpec.from_workload(FIXTURES / "train.yaml", count=1), "torchrun"), out)
+    tiny = ["--steps", "1", "--width", "16", "--depth", "1", "--num-workers", "0", "--ckpt-dir", "ck"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    r = subprocess.run(
+        [sys.executable, "train.py", *tiny], cwd=out, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for what in ("CUDA sees no GPU", "nvidia-smi", "--gpus all", "driver", "--device cpu"):
+        assert what in lines[0]
+    assert not (out / "ck").exists()
+    r = subprocess.run(
+        [sys.executable, "train.py", *tiny, "--device", "cpu"],
+        cwd=out,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

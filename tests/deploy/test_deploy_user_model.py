@@ -32,7 +32,17 @@ def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
         "OMP_NUM_THREADS": "1",
         **env,
     }
-    argv = [sys.executable, "train.py", "--num-workers", "0", "--result-file", "r.json", *args]
+    argv = [
+        sys.executable,
+        "train.py",
+        "--device",
+        "cpu",
+        "--num-workers",
+        "0",
+        "--result-file",
+        "r.json",
+        *args,
+    ]
     r = subprocess.run(argv, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 

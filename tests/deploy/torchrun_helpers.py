@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-#: A tiny stand-in transformer (width 16, one layer; seq 16, batch 4 from fixtures/train.yaml).
-TINY = ["--width", "16", "--depth", "1", "--num-workers", "0", "--log-every", "1"]
+#: A tiny stand-in transformer (width 16, one layer; seq 16, batch 4 from fixtures/train.yaml), on the
+#: CPU on purpose (without --device cpu, train.py refuses a machine where CUDA sees no GPU).
+TINY = ["--width", "16", "--depth", "1", "--num-workers", "0", "--log-every", "1", "--device", "cpu"]
 
 
 def free_port() -> int:

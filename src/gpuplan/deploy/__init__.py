@@ -55,7 +55,18 @@ def generate(spec: LaunchSpec, target: str, options: GenerateOptions | None = No
             target=generator.name,
             instead=instead(spec, generator.name, options),
         )
-    return generator.generate(spec, options or GenerateOptions())
+    options = options or GenerateOptions()
+    if options.steps is not None and spec.task == "infer":
+        # Nothing of an inference deploy counts training steps: the option would be dropped unsaid.
+        raise DeployError.worded(
+            N_(
+                "{option} sets how long train.py trains; {name} is inference, which it does not change: "
+                "leave it out"
+            ),
+            option=options.names["steps"],
+            name=spec.name,
+        )
+    return generator.generate(spec, options)
 
 
 def load_spec(

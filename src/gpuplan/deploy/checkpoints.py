@@ -119,6 +119,13 @@ def stop_grace_note(spec: LaunchSpec) -> str:
             "On SIGTERM train.py finishes its step and saves a checkpoint before it exits. How long the "
             "write takes is not known without a plan: {grace} s is allowed; give a large model more."
         ).format(grace=grace)
+    seconds = spec.checkpoint_write_min * 60
+    if seconds < 60:  # in minutes to one decimal, a small checkpoint's write would read "0.0 min"
+        return _(
+            "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: the plan "
+            "reckons {write} s to write one, so it is allowed {grace} s (twice the write, for a slower "
+            "disk, and a minute for the step in flight)."
+        ).format(write=f"{seconds:.2g}", grace=grace)
     return _(
         "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: the plan reckons "
         "{write} min to write one, so it is allowed {grace} s (twice the write, for a slower disk, and a "

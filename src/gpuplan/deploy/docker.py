@@ -35,8 +35,10 @@ from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, ser
 from gpuplan.deploy.user_package import (
     DOCKERFILE,
     PROJECT_DIR,
+    TORCH_CONSTRAINTS,
     UserPackage,
     install_words,
+    pin_torch,
     shipped_package,
     user_package,
 )
@@ -100,8 +102,11 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
 def _user_code(spec: LaunchSpec, package: UserPackage | None) -> str:
     """The Dockerfile lines that bring in the user's own model code (or say how to)."""
     if package is not None:
+        # The installs run under a constraints file pinning the image's PyTorch (user_package.pin_torch).
+        folder = f"/workspace/{PROJECT_DIR}"
+        pin = f"-c {folder}/{TORCH_CONSTRAINTS}"
         requirements = (
-            f"RUN pip install --no-cache-dir -r /workspace/{PROJECT_DIR}/requirements.txt\n"
+            f"RUN pip install --no-cache-dir -r {folder}/requirements.txt {pin}\n"
             if package.requirements
             else ""
         )
@@ -116,8 +121,8 @@ def _user_code(spec: LaunchSpec, package: UserPackage | None) -> str:
             project=PROJECT_DIR,
         )
         return (
-            commented(copied) + f"COPY {PROJECT_DIR}/ /workspace/{PROJECT_DIR}/\n{requirements}"
-            f"RUN pip install --no-cache-dir /workspace/{PROJECT_DIR}\n"
+            commented(copied) + f"COPY {PROJECT_DIR}/ {folder}/\nRUN {pin_torch(folder)}\n{requirements}"
+            f"RUN pip install --no-cache-dir {folder} {pin}\n"
         )
     if spec.model_entry_point:
         unknown = _(

@@ -42,8 +42,10 @@ from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_mo
 from gpuplan.deploy.user_package import (
     PROJECT_DIR,
     TASK_YAML,
+    TORCH_CONSTRAINTS,
     UserPackage,
     install_words,
+    pin_torch,
     shipped_package,
     user_package,
 )
@@ -274,10 +276,12 @@ def _package_setup(package: UserPackage | None) -> str:
     Docker image does."""
     if package is None:
         return ""
-    requirements = f"pip install -r {PROJECT_DIR}/requirements.txt\n" if package.requirements else ""
+    pin = f"-c {PROJECT_DIR}/{TORCH_CONSTRAINTS}"
+    requirements = f"pip install -r {PROJECT_DIR}/requirements.txt {pin}\n" if package.requirements else ""
     return (
         f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
-        f"{requirements}pip install ./{PROJECT_DIR}\n"
+        "# Installed under a pip constraints file that pins the PyTorch installed above.\n"
+        f"{pin_torch(PROJECT_DIR)}\n{requirements}pip install ./{PROJECT_DIR} {pin}\n"
     )
 
 

@@ -28,7 +28,7 @@ from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.user_package import install_hint
+from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.messages import N_, _
@@ -515,7 +515,12 @@ def training_model_note(
             ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel)
         )
     if spec.compile:
-        notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
+        notes.append(
+            _(
+                "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
+                "stays eager)."
+            )
+        )
     return sentences(*notes)
 
 
@@ -574,9 +579,11 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
     if spec.model_entry_point:
         if install is None:
             install = _(
-                "Make the package importable on the machine, its requirements with it (`pip install -r "
-                "requirements.txt` where your project has one, then {install})."
-            ).format(install=install_hint(spec))
+                "Make the package importable on the machine, its requirements with it (where your project "
+                "has a requirements.txt: `{pin}`, then `pip install -r requirements.txt -c {constraints}`, "
+                "a pip constraints file that keeps the PyTorch installed, or fails with pip's resolver "
+                "error, instead of letting a requirement replace it; then {install})."
+            ).format(install=install_hint(spec), pin=pin_torch("."), constraints=TORCH_CONSTRAINTS)
         return _(
             "train.py trains your model from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "

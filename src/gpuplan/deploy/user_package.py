@@ -5,7 +5,10 @@ user's model there. For a workload whose ``project_dir`` is known on this machin
 ``LaunchSpec.project_dir``: inside the folder the user named, ``gpuplan.confine``), the top-level
 package of the entry point is copied under ``project/`` with its packaging files, and the Dockerfile
 (or SkyPilot's setup) runs ``pip install -r project/requirements.txt`` where the project has one,
-then ``pip install ./project``. A project without ``pyproject.toml`` or
+then ``pip install ./project``, both under a pip constraints file that pins the PyTorch already
+installed (:func:`pin_torch`): a requirement such as ``torchvision==0.28.0`` (which needs another
+torch) then fails the build with pip's resolver error instead of silently replacing the planned
+PyTorch with another version and another CUDA build. A project without ``pyproject.toml`` or
 ``setup.py`` gets a minimal generated ``pyproject.toml`` that declares just that package, so the
 install works either way.
 
@@ -50,9 +53,11 @@ __all__ = [
     "DOCKERFILE",
     "PROJECT_DIR",
     "TASK_YAML",
+    "TORCH_CONSTRAINTS",
     "UserPackage",
     "install_hint",
     "install_words",
+    "pin_torch",
     "shipped_package",
     "user_package",
 ]
@@ -63,6 +68,9 @@ PROJECT_DIR = "project"
 #: task.yaml, whose ``setup`` runs on every node (``skypilot``).
 DOCKERFILE = "Dockerfile"
 TASK_YAML = "task.yaml"
+#: The pip constraints file that the install writes beside the copied package (:func:`pin_torch`);
+#: not ``constraints.txt``, which a project of the user's may hold itself.
+TORCH_CONSTRAINTS = "torch-constraints.txt"
 MAX_FILES = 2000
 MAX_BYTES = 50 * 1024 * 1024
 #: Packaging files copied from the project root when present.
@@ -236,6 +244,20 @@ version = "0.0.0"
 """
 
 
+def pin_torch(folder: str) -> str:
+    """The shell command that writes ``folder``/:data:`TORCH_CONSTRAINTS`: ``torch==`` the version of
+    the PyTorch installed (the image's, or the one the setup installed), without its local label
+    (``+cu128``), which PEP 440 ignores when the constraint has none. Passed to ``pip install -c``, it
+    makes pip keep that torch or fail with its resolver error; a constraints file only controls which
+    version of a package is installed, never whether it is (pip documentation, "User Guide:
+    Constraints Files", https://pip.pypa.io/en/stable/user_guide/#constraints-files). Read from the
+    installed torch rather than written here, so it is right for a ``--base-image`` too."""
+    return (
+        "python3 -c \"import torch; print('torch==' + torch.__version__.split('+')[0])\" "
+        f"> {folder}/{TORCH_CONSTRAINTS}"
+    )
+
+
 def install_words(installer: str, requirements: bool) -> str:
     """How the launch folder installs the copied package, one sentence in the user's language:
     ``installer`` is the file that does it (:data:`DOCKERFILE`, or :data:`TASK_YAML`, whose setup
@@ -246,8 +268,12 @@ def install_words(installer: str, requirements: bool) -> str:
                 "The setup of task.yaml installs your project's requirements and then the package on "
                 "every node (`pip install -r {project}/requirements.txt`, then `pip install ./{project}`)."
             )
+            + " "
+            + _torch_kept()
             if requirements
             else _("The setup of task.yaml installs the package on every node (`pip install ./{project}`).")
+            + " "
+            + _torch_kept()
         )
     else:
         said = (
@@ -255,10 +281,23 @@ def install_words(installer: str, requirements: bool) -> str:
                 "The Dockerfile installs your project's requirements and then the package (`pip install -r "
                 "{project}/requirements.txt`, then `pip install ./{project}`)."
             )
+            + " "
+            + _torch_kept()
             if requirements
-            else _("The Dockerfile installs the package (`pip install ./{project}`).")
+            else _("The Dockerfile installs the package (`pip install ./{project}`).") + " " + _torch_kept()
         )
-    return said.format(project=PROJECT_DIR)
+    return said.format(project=PROJECT_DIR, constraints=TORCH_CONSTRAINTS)
+
+
+def _torch_kept() -> str:
+    """Why the installs run under a constraints file, and how to change PyTorch on purpose."""
+    return _(
+        "Both run with `-c {project}/{constraints}`, a pip constraints file pinning the PyTorch "
+        "already installed: a requirement that needs another torch (`torchvision==0.28.0` needs "
+        "torch 2.13.0) fails the install with pip's resolver error instead of replacing the planned "
+        "PyTorch and its CUDA build. To use another PyTorch on purpose, change the one installed "
+        "first (the base image, or the torch line of the setup), not your requirements."
+    )
 
 
 def _readme(top_level: str, root: Path, installer: str, requirements: bool) -> str:
@@ -269,13 +308,15 @@ def _readme(top_level: str, root: Path, installer: str, requirements: bool) -> s
         "from that folder:"
     ).format(root=root, install=install_words(installer, requirements), installer=installer)
     edit = _("Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.")
-    steps = f"pip install -r {PROJECT_DIR}/requirements.txt\n" if requirements else ""
+    pin = f"-c {PROJECT_DIR}/{TORCH_CONSTRAINTS}"
+    steps = f"pip install -r {PROJECT_DIR}/requirements.txt {pin}\n" if requirements else ""
     return f"""# {title}
 
 {copied}
 
 ```bash
-{steps}pip install ./{PROJECT_DIR}
+{pin_torch(PROJECT_DIR)}
+{steps}pip install ./{PROJECT_DIR} {pin}
 ```
 
 {edit}

@@ -12,7 +12,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
-from gpuplan.deploy.k8s.nodes import spot_pool_words
+from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_pool_words
 from gpuplan.deploy.k8s.pods import host_readme_words
 from gpuplan.deploy.k8s.serving import (
     HF_TOKEN_SECRET,
@@ -421,6 +421,8 @@ def _readme(
             "(`kubectl get nodes --show-labels`)."
         )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
+    if (gpu_pick := gpu_selection_words(spec)) is not None:
+        selectors = f"{selectors}\n\n{gpu_pick}"
     if (spot_pool := spot_pool_words(spec)) is not None:
         selectors = f"{selectors}\n\n{spot_pool}"
     return f"""# {title}

@@ -35,7 +35,7 @@ from gpuplan.deploy.batch import (
 )
 from gpuplan.deploy.engine import EngineLaunch, batch_engine_launch
 from gpuplan.deploy.images import FILES_IMAGE, side_image_note
-from gpuplan.deploy.k8s.nodes import placement, spot_pool_words
+from gpuplan.deploy.k8s.nodes import gpu_selection_words, placement, spot_pool_words
 from gpuplan.deploy.k8s.pods import (
     CODE_DIR,
     code_configmap,
@@ -351,6 +351,8 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
             "(`kubectl get nodes --show-labels`)."
         )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
+    if (gpu_pick := gpu_selection_words(spec)) is not None:
+        selectors = f"{selectors}\n\n{gpu_pick}"
     if (spot_pool := spot_pool_words(spec)) is not None:
         selectors = f"{selectors}\n\n{spot_pool}"
     heading = {

@@ -31,7 +31,15 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import _
 
-__all__ = ["SPOT_LABEL", "Placement", "own_spot_label", "placement", "spot_pool_words"]
+__all__ = [
+    "GPU_PRODUCT_LABEL",
+    "SPOT_LABEL",
+    "Placement",
+    "gpu_selection_words",
+    "own_spot_label",
+    "placement",
+    "spot_pool_words",
+]
 
 
 #: Tolerating the common GPU taint is harmless where nodes lack it and needed where they have it.
@@ -42,6 +50,10 @@ _GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoS
 #: single DNS label ``gpuplan`` (a label key's prefix "must be a DNS subdomain", Kubernetes docs,
 #: "Labels and Selectors", Syntax and character set), not a domain name the project does not hold.
 SPOT_LABEL = ("gpuplan/capacity", "spot")
+#: The GPU model label of NVIDIA GPU Feature Discovery (NVIDIA, "GPU Feature Discovery", README,
+#: https://github.com/NVIDIA/k8s-device-plugin/tree/main/docs/gpu-feature-discovery); its value, the
+#: GPU's product name as the node reports it, is read from the cluster by the user, not guessed here.
+GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
 
 
 @dataclass
@@ -103,7 +115,15 @@ def placement(spec: LaunchSpec) -> Placement:
                 "Pending, rather than run on on-demand nodes of the same type at the on-demand price"
             ).format(where=cluster or _("the provider"), key=key, value=value)
         )
-    if spec.gpu and not (labels is not None and labels.accelerator_label):
+    if spec.gpu and not _selects_gpu(p, labels.accelerator_label if labels is not None else None):
+        p.notes.append(
+            _(
+                "nothing here selects the {gpu}: a GPU node of any model can take these pods; add "
+                "to this nodeSelector {label} with the value `kubectl get nodes -L {label}` shows for "
+                "your {gpu} nodes (NVIDIA GPU Feature Discovery sets it)"
+            ).format(gpu=spec.gpu, label=GPU_PRODUCT_LABEL)
+        )
+    elif spec.gpu and not (labels is not None and labels.accelerator_label):
         p.notes.append(
             _(
                 "with NVIDIA GPU Feature Discovery you can also select nvidia.com/gpu.product (value as "
@@ -111,6 +131,38 @@ def placement(spec: LaunchSpec) -> Placement:
             )
         )
     return p
+
+
+def _selects_gpu(p: Placement, accelerator_label: str | None) -> bool:
+    """Whether ``p``'s node selector pins the GPU model: an instance type (whose GPU is fixed) or
+    the provider's accelerator label. A workload deployed on a provider without one selects
+    neither, and any GPU node would take its pods."""
+    return "node.kubernetes.io/instance-type" in p.node_selector or (
+        accelerator_label is not None and accelerator_label in p.node_selector
+    )
+
+
+def gpu_selection_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence where the pods select no GPU model (no instance type, no accelerator
+    label known for the provider): which label to add, and its value from the cluster. None where
+    they select one."""
+    if not spec.gpu:
+        return None
+    provider = spec.provider
+    labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
+    if _selects_gpu(placement(spec), labels.accelerator_label if labels is not None else None):
+        return None
+    return _(
+        "Nothing in these manifests selects the {gpu}: no instance type is known here, and gpuplan "
+        "knows no {where} accelerator label for it, so any GPU node of the cluster, whatever its "
+        "GPU, can take the pods, and the time and cost estimated for the {gpu} do not hold there. Before "
+        "applying, add {label} to each nodeSelector, with the value `kubectl get nodes -L {label}` "
+        "shows for your {gpu} nodes (NVIDIA GPU Feature Discovery, part of the GPU Operator, sets it)."
+    ).format(
+        gpu=spec.gpu,
+        label=GPU_PRODUCT_LABEL,
+        where=(kubernetes_service(provider) if provider is not None else None) or _("the provider"),
+    )
 
 
 def own_spot_label(spec: LaunchSpec) -> bool:
@@ -130,6 +182,16 @@ def spot_pool_words(spec: LaunchSpec) -> str | None:
         return None
     key, value = SPOT_LABEL
     cluster = kubernetes_service(spec.provider) if spec.provider is not None else None
+    if not spec.planned:
+        # A workload deployed with --spot: no plan priced it, and no instance type is selected.
+        return _(
+            "These pods are for spot capacity, and {where} documents no node label that marks "
+            "spot nodes, so they select one of gpuplan's own, {key}={value}: put it on your spot GPU "
+            "node pool before applying (in the node pool's labels, so that the nodes it adds carry it "
+            "too, or on each node: `kubectl label nodes NODE {key}={value}`). Without it the pods stay "
+            "Pending; without that selector they could run on on-demand nodes as well, billed at the "
+            "on-demand price and not the spot one."
+        ).format(where=cluster or _("the provider"), key=key, value=value)
     return _(
         "The plan is priced at spot rates, and {where} documents no node label that marks spot nodes, "
         "so the pods select one of gpuplan's own, {key}={value}: put it on your spot GPU node pool "

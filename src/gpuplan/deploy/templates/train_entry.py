@@ -341,23 +341,53 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--throttle-s", type=float, default=0.0, help="sleep after each step: rehearse a preemption by hand"
     )
+    p.add_argument(
+        "--device",
+        choices=("cuda", "cpu"),
+        default="cuda",
+        help="cpu: train on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA cannot "
+        "see is refused",
+    )
     return p.parse_args(argv)
 
 
-def setup_distributed() -> tuple[int, int, torch.device]:
-    """Join the process group torchrun set up (or a group of one when run as plain python)."""
+#: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
+#: restarts it (a restart sees the same machine).
+EXIT_NO_GPU = 2
+
+
+def no_gpu_refusal() -> str:
+    """The one line said when CUDA sees no GPU and --device cpu was not given: on a rented GPU
+    machine whose container cannot see the GPUs, training on the CPU would bill GPU prices for CPU
+    speed, so the run stops before it starts."""
+    return (
+        f"train.py: CUDA sees no GPU (torch {torch.__version__}, CUDA build {torch.version.cuda}): "
+        "check `nvidia-smi` on the host, that the container has the GPUs (`docker run --gpus all`, "
+        "or the pod's nvidia.com/gpu limit) and that the driver supports this CUDA build; "
+        "pass --device cpu to train on the CPU on purpose"
+    )
+
+
+def setup_distributed(device_kind: str = "cuda") -> tuple[int, int, torch.device]:
+    """Join the process group torchrun set up (or a group of one when run as plain python).
+    ``device_kind``: "cuda" (NCCL; refused with one line where CUDA sees no GPU) or "cpu" (gloo,
+    asked for with --device cpu: tests, dry runs)."""
+    if device_kind != "cpu" and not torch.cuda.is_available():
+        print(no_gpu_refusal(), file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_NO_GPU)
     for key, default in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
         os.environ.setdefault(key, default)
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29500")
     local_rank = int(os.environ["LOCAL_RANK"])
-    if torch.cuda.is_available():
+    if device_kind != "cpu":
         device = torch.device("cuda", local_rank)
         torch.cuda.set_device(device)
         backend = "nccl"
     else:
         device = torch.device("cpu")
         backend = "gloo"  # NCCL needs CUDA; gloo runs the same script on CPU (tests, dry runs)
+        _ON_GLOO.append(True)
     dist.init_process_group(backend)
     return dist.get_rank(), dist.get_world_size(), device
 
@@ -780,7 +810,7 @@ def warn_cpu_share(workers: int, rank: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     preemption = Preemption()
-    rank, world, device = setup_distributed()
+    rank, world, device = setup_distributed(args.device)
     if PRECISION == "tf32" and device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
@@ -968,6 +998,8 @@ def _set_grad_sync(model: nn.Module, sync: bool) -> None:
 
 #: The exit status to leave with, bypassing interpreter teardown; set only by a run that ended on gloo.
 _GLOO_EXIT_STATUS: list[int] = []
+#: Holds True once setup_distributed() has joined a gloo group (a run on the CPU).
+_ON_GLOO: list[bool] = []
 
 
 def _leave_without_gloo_teardown() -> None:
@@ -989,6 +1021,6 @@ def _leave_without_gloo_teardown() -> None:
 if __name__ == "__main__":
     atexit.register(_leave_without_gloo_teardown)
     code = main()
-    if not torch.cuda.is_available():  # the gloo branch of setup_distributed()
+    if _ON_GLOO:  # setup_distributed() took gloo (--device cpu)
         _GLOO_EXIT_STATUS.append(code)
     sys.exit(code)
