@@ -11,7 +11,11 @@ import pytest
 from deploy_helpers import FIXTURES, plan_doc
 
 from gpuplan.deploy import LaunchSpec, generate, target_names
+from gpuplan.deploy.base import GenerateOptions
 from gpuplan.errors import DeployError
+
+#: What the command gives every target: the folder the files go to (SkyPilot's workdir needs it).
+AS_THE_COMMAND = GenerateOptions(out_dir="/launch")
 
 
 def _serving(provider: str) -> LaunchSpec:
@@ -50,7 +54,7 @@ def test_every_target_a_refusal_names_writes_the_launch(case: str, target: str, 
     except DeployError as e:
         named = set(re.findall(r"--target (\w+)", str(e))) - {target}
         for other in named:
-            generate(spec, other)  # refuses nothing: the refusal of `target` named it
+            generate(spec, other, AS_THE_COMMAND)  # refuses nothing: the refusal of `target` named it
         if "use --target" not in str(e):
             return
         assert named, str(e)
@@ -81,7 +85,7 @@ def test_a_service_on_a_provider_you_declared_is_offered_docker_not_torchrun(
             spec_module.refuse_declared_provider(spec.provider, "skypilot", spec)
         named = set(re.findall(r"--target (\w+)", str(e.value))) - {"skypilot"}
         for other in named:
-            generate(spec, other)
+            generate(spec, other, AS_THE_COMMAND)
         if offered:
             assert offered in str(e.value), str(e.value)
         else:
@@ -105,4 +109,4 @@ def test_a_plan_on_no_managed_kubernetes_names_the_targets_that_write_it(serving
     assert named and ("torchrun" in named) != serving, line
     spec = LaunchSpec.from_plan(doc)
     for other in named:
-        generate(spec, other)
+        generate(spec, other, AS_THE_COMMAND)

@@ -31,8 +31,17 @@ def accepting_targets(spec: LaunchSpec, but: str, options: GenerateOptions | Non
     the registry's order; [] inside such a try."""
     if _TRYING.get():
         return []
-    from gpuplan.deploy import GENERATORS, generate
+    from dataclasses import replace
 
+    from gpuplan.deploy import GENERATORS, generate
+    from gpuplan.deploy.base import GenerateOptions
+
+    # A folder the files would be written to, where the caller gave none (a library call): the
+    # targets that need one (SkyPilot's workdir) refuse for its lack, not for the launch; nothing is
+    # written in a try.
+    tried = options or GenerateOptions()
+    if tried.out_dir is None:
+        tried = replace(tried, out_dir="/launch")
     token = _TRYING.set(True)
     try:
         found = []
@@ -40,7 +49,7 @@ def accepting_targets(spec: LaunchSpec, but: str, options: GenerateOptions | Non
             if generator.name == but:
                 continue
             try:
-                generate(spec, generator.name, options)
+                generate(spec, generator.name, tried)
             except GpuplanError:
                 continue  # that target refuses this launch too (in one line of its own)
             found.append(generator.name)
