@@ -207,8 +207,8 @@ def offers(
         str | None,
         typer.Option(
             "--countries",
-            help="Comma list of countries, by ISO code or name: CN,US or China,中国 …, or EU (its 27 member "
-            "states)",
+            help="Comma list of countries the offers' regions may be in, by ISO code or name (CN,US or "
+            "China,Germany), or EU for its 27 member states",
         ),
     ] = None,
     pricing: Annotated[
