@@ -26,6 +26,9 @@ from dashboard_helpers import SIZES, dashboard, fits, open_page, shot
 REPLICA = "slots=64,tpot_ms=40,prefill_tps=3000"
 #: The GPU whose catalog prices the price-basis tests read.
 GPU = "A100-SXM4-80GB"
+#: A GPU none of whose on-demand prices in the shipped catalog is known to hold today (every one
+#: undated or older than the staleness limit); the A100 80 GB's AWS price is dated 2026-11-09.
+UNDATED_GPU = "A100-PCIE-80GB"
 
 
 @pytest.fixture(scope="module")
@@ -381,7 +384,7 @@ def test_a_price_given_in_the_form_says_so_and_a_price_without_a_current_one_say
     page.on("response", lambda r: responses.append(r))
     try:
         open_page(page, base, "simulate", "en", tokens["plan"])
-        page.fill("input[name=gpu]", GPU)
+        page.fill("input[name=gpu]", UNDATED_GPU)
         page.fill("input[name=hours]", "1")
         page.fill("textarea[name=policies]", "fixed:replicas=1\nfixed:replicas=1,spot=1")
         page.fill("input[name=replica]", REPLICA)
@@ -391,7 +394,7 @@ def test_a_price_given_in_the_form_says_so_and_a_price_without_a_current_one_say
         basis = _answer(responses)["prices"]["basis"]
         assert basis["spot"]["given"] is True and basis["on_demand"]["given"] is False
         assert "your own figure" in page.locator("#simresult .basis[data-pricing=spot]").inner_text()
-        # the seeded catalog holds no A100 on-demand price known to hold today
+        # the seeded catalog holds no on-demand price of this GPU known to hold today
         assert basis["on_demand"]["best_known_current"] is None
         line = page.locator("#simresult .basis[data-pricing=on_demand]").inner_text()
         assert basis["on_demand"]["price_source"] in line
