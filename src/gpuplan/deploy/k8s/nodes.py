@@ -153,9 +153,10 @@ def gpu_selection_words(spec: LaunchSpec) -> str | None:
     if _selects_gpu(placement(spec), labels.accelerator_label if labels is not None else None):
         return None
     return _(
-        "Nothing in these manifests selects the {gpu}: no instance type is known here, and gpuplan "
-        "knows no {where} accelerator label for it, so any GPU node of the cluster, whatever its "
-        "GPU, can take the pods, and the time and cost estimated for the {gpu} do not hold there. Before "
+        "Nothing in these manifests selects the {gpu}: no instance type is known here, and no "
+        "accelerator label of {where} that gpuplan knows names it, so any GPU node of the cluster, "
+        "whatever its GPU, can take the pods, and the time and cost estimated for the {gpu} do not hold "
+        "there. Before "
         "applying, add {label} to each nodeSelector, with the value `kubectl get nodes -L {label}` "
         "shows for your {gpu} nodes (NVIDIA GPU Feature Discovery, part of the GPU Operator, sets it)."
     ).format(
