@@ -59,21 +59,23 @@ class ModelIdentity(NamedTuple):
 _UNKNOWN = ModelIdentity(None, None, None)
 
 #: Hub owners every one of whose models is gated: a download needs a token of an account that has
-#: accepted the owner's terms, and an engine without one stops at its first file (HTTP 401 or 403).
-#: Meta's Llama repositories ask for its community licence ("Access to model
-#: meta-llama/Llama-3.1-8B-Instruct is restricted", rh-ai-quickstart/ai-virtual-agent issue 200,
-#: 2026-02-21; "Repo model meta-llama/Llama-2-7b-hf is gated", anarchy-ai/LLM-VM issue 423,
+#: accepted the owner's terms, and an engine without one stops at its first file (HTTP 401 or 403;
+#: Hugging Face, "Gated models", https://huggingface.co/docs/hub/en/models-gated). Meta's Llama
+#: repositories ask for its community licence ("Access to model meta-llama/Llama-3.1-8B-Instruct is
+#: restricted", https://github.com/rh-ai-quickstart/ai-virtual-agent/issues/200, 2026-02-21; "Repo
+#: model meta-llama/Llama-2-7b-hf is gated", https://github.com/anarchy-ai/LLM-VM/issues/423,
 #: 2023-12-21); Mistral AI's ask for contact information since April 2024 ("mistralai/Mistral-7B-
-#: Instruct-v0.2 being gated now", huggingface/alignment-handbook issue 166, 2024-05-08;
-#: openvinotoolkit/openvino.genai pull request 371, 2024-04-22). Other owners: not known here.
+#: Instruct-v0.2 being gated now", https://github.com/huggingface/alignment-handbook/issues/166,
+#: 2024-05-08; https://github.com/openvinotoolkit/openvino.genai/pull/371, 2024-04-22). Other
+#: owners: not known here.
 GATED_OWNERS = frozenset({"meta-llama", "mistralai"})
 
 #: Hub owners only some of whose models are gated, with a word the gated ones' names hold. Google's
 #: Gemma models ask the account to accept Google's terms ("Repo model google/gemma-7b is gated",
-#: LetheSec/HuggingFace-Download-Accelerator issue 16, 2024-03-01; "Access to model
-#: google/gemma-3-1b-it is restricted", cactus-compute/cactus issue 197, 2025-11-04;
-#: google/embeddinggemma-300m, vllm-project/semantic-router issue 817, 2025-12-12); its other models
-#: (ViT, T5, BERT checkpoints) download without a token.
+#: https://github.com/LetheSec/HuggingFace-Download-Accelerator/issues/16, 2024-03-01; "Access to
+#: model google/gemma-3-1b-it is restricted", https://github.com/cactus-compute/cactus/issues/197,
+#: 2025-11-04; google/embeddinggemma-300m, https://github.com/vllm-project/semantic-router/issues/817,
+#: 2025-12-12); its other models (ViT, T5, BERT checkpoints) download without a token.
 GATED_NAMES = MappingProxyType({"google": "gemma"})
 
 
