@@ -212,8 +212,8 @@ class EstimateError(GpuplanError):
 
 
 class UnpublishedRateError(EstimateError):
-    """The GPU has the units the workload's math runs on but no source gives their rate (the L20's
-    BF16 tensor cores): its speed is unknown, not absent."""
+    """The GPU has the units the workload's math runs on but no source gives their rate (the H20's
+    FP8 tensor cores): its speed is unknown, not absent."""
 
 
 class InfeasibleError(GpuplanError):

@@ -223,11 +223,11 @@ def test_gpus_table(db: str) -> None:
 
 
 def test_gpus_table_tells_an_unpublished_rate_from_a_path_the_part_lacks(db: str) -> None:
-    # "—" had read alike for the L20's BF16 (tensor cores, rate published nowhere) and the T4's (none)
+    # "—" had read alike for the H20's FP8 (tensor cores, rate published nowhere) and the T4's (none)
     r = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": "200"})
     rows = {line.split()[0]: line.split() for line in r.stdout.splitlines() if line.split()}
     # GPU, mem, GB/s, FP32, TF32, BF16, FP8
-    assert rows["L20"][5:7] == ["?", "?"] and rows["T4"][5:7] == ["—", "—"]
+    assert rows["H20"][6] == "?" and rows["L20"][6] == "?" and rows["T4"][5:7] == ["—", "—"]
     assert rows["H100-SXM"][5] not in ("?", "—")
     assert "? = the part has these tensor cores but no source publishes their rate" in " ".join(
         r.stdout.split()

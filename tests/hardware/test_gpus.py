@@ -253,10 +253,15 @@ def test_the_china_market_parts_differ_from_their_base_part_where_their_sources_
     assert (h20.architecture, h20.memory_gib, h20.memory_bandwidth_gbps) == ("Hopper", 96, 4000)
     assert h20.bf16_tflops == 148 and h100.bf16_tflops is not None
     assert h20.bf16_tflops < h100.bf16_tflops / 5
-    # L20: Ada, 48 GB GDDR6; no tensor peak is entered that no source read states
-    l20 = get_gpu("L20")
+    # L20: Ada, 48 GB GDDR6; its BF16 peak derived from the L40's rate per SM per clock (181.05
+    # TFLOPS on 142 SMs at 2,490 MHz) at its own 92 SMs and 2,520 MHz, said so in its notes; FP8 is
+    # in no source read and stays empty
+    l20, l40 = get_gpu("L20"), get_gpu("L40")
     assert (l20.architecture, l20.memory_gib, l20.memory_type) == ("Ada Lovelace", 48, "GDDR6")
-    assert l20.bf16_tflops is None and l20.fp8_tflops is None
+    assert l40.bf16_tflops is not None and l20.bf16_tflops is not None
+    per_sm_clock = l40.bf16_tflops * 1e12 / (142 * 2490e6)
+    assert l20.bf16_tflops == pytest.approx(per_sm_clock * 92 * 2520e6 / 1e12, rel=1e-3)
+    assert "DERIVED" in l20.notes and l20.fp8_tflops is None
 
 
 @pytest.mark.parametrize(

@@ -67,13 +67,16 @@ def test_fp8_hardware_without_a_published_rate_is_unknown_not_absent() -> None:
 def test_half_precision_hardware_without_a_published_rate_is_unknown_not_absent(
     precision: str, word: str
 ) -> None:
+    import dataclasses
+
     from gpuplan.hardware import get_gpu
 
-    # The L20 (Ada) has BF16 and FP16 tensor cores; no source read gives their rates, so the row
-    # leaves them unknown: the refusal says so, not that the hardware lacks them.
-    l20 = get_gpu("L20")
-    assert l20.peak_tflops("bf16") is None and l20.peak_tflops("fp16") is None
-    said = str(precision_refusal(precision, l20))
+    # An Ada part has BF16 and FP16 tensor cores; a row that gives no rate for them (as the L20's
+    # did before its rate was derived and measured) leaves them unknown: the refusal says so, not
+    # that the hardware lacks them.
+    unrated = dataclasses.replace(get_gpu("L20"), bf16_tflops=None, fp16_tflops=None)
+    assert unrated.peak_tflops("bf16") is None and unrated.peak_tflops("fp16") is None
+    said = str(precision_refusal(precision, unrated))
     assert f"has {word} tensor cores but no published {word} rate" in said, said
     assert "has no BF16" not in said and "use amp-fp16" not in said
     # A part without BF16 tensor cores (Volta) is still told it lacks them.

@@ -1,8 +1,9 @@
-"""A GPU whose rate for the job's math no source gives (the L20's BF16 tensor cores) has an unknown
+"""A GPU whose rate for the job's math no source gives (the H20's FP8 tensor cores) has an unknown
 speed: the planner leaves it out for that reason, never as "does not fit" and never ranked."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 import weakref
@@ -20,23 +21,54 @@ from gpuplan.plan import (
     plan_offers,
 )
 from gpuplan.plan.build_inputs import make_estimator
+from gpuplan.plan.estimator import EstimateFn
+from gpuplan.profile import Profile
 from gpuplan.workload import Workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def _fp8_estimator() -> EstimateFn:
+    """The estimator of a job whose matmuls run in FP8: the H20 has FP8 tensor cores, and no source
+    read gives their rate."""
+    base = ddp_profile("fp8 matmuls")
+    profile: Profile = dataclasses.replace(
+        base,
+        precision="fp8",
+        ops=tuple(dataclasses.replace(op, dtype="float8_e4m3fn") for op in base.ops),
+    )
+    workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml").model_copy(update={"precision": "fp8"})
+    est, _ = make_estimator(workload, profile, CAL)
+    return est
+
+
+def _one_gpu(gpu: str) -> EstimateKey:
+    return EstimateKey(gpu=gpu, gpus_per_node=1, nodes=1, interconnect="", network_gbps=None)
+
+
 def test_the_estimator_answers_an_unrated_gpu_as_unknown_speed_not_as_unfit() -> None:
+    est = _fp8_estimator()
+    h20, h100 = est(_one_gpu("H20")), est(_one_gpu("H100-SXM"))
+    assert h20.rate_unknown and not h20.fits and math.isnan(h20.job_time_h)
+    assert h100.fits and not h100.rate_unknown and math.isfinite(h100.job_time_h)
+    assert est(_one_gpu("H20")) is h20  # asked again: the cached answer, still unknown
+
+
+def test_the_l20_runs_bf16_at_the_matmul_rate_measured_on_one() -> None:
+    # The L20 was left out of every BF16 plan: no source gave its tensor-core peak. Its peak is now
+    # derived from the L40's per-SM rate and its SM count, and its achievable rate is a measurement
+    # on a rented L20 (114.14 TFLOPS BF16): the estimate runs at that, whatever the derived peak.
+    from gpuplan.hardware.gpus import achievable_matmul_fraction, get_gpu
+
+    l20 = get_gpu("L20")
+    peak = l20.peak_tflops("bf16")
+    assert peak is not None
+    assert math.isclose(peak * achievable_matmul_fraction(l20), 114.14, rel_tol=0.002)
     est, _ = make_estimator(
         Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ddp_profile("bf16 matmuls"), CAL
     )
-
-    def row(gpu: str) -> EstimateRow:
-        return est(EstimateKey(gpu=gpu, gpus_per_node=1, nodes=1, interconnect="", network_gbps=None))
-
-    l20, a100 = row("L20"), row("A100-SXM4-40GB")
-    assert l20.rate_unknown and not l20.fits and math.isnan(l20.job_time_h)
-    assert a100.fits and not a100.rate_unknown and math.isfinite(a100.job_time_h)
-    assert row("L20") is l20  # asked again: the cached answer, still unknown
+    row = est(_one_gpu("L20"))
+    assert row.fits and not row.rate_unknown and math.isfinite(row.job_time_h)
 
 
 class _Held:
@@ -46,14 +78,12 @@ class _Held:
 def test_an_unrated_answer_keeps_none_of_the_callers_locals_alive() -> None:
     # The estimator lives as long as the plan; an error it kept (its traceback and context reach
     # the callers' frames) held each caller's locals, ~11 MB at the plan's peak.
-    est, _ = make_estimator(
-        Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ddp_profile("bf16 matmuls"), CAL
-    )
+    est = _fp8_estimator()
 
     def ask(interconnect: str) -> weakref.ref[_Held]:
         held = _Held()
         row = est(
-            EstimateKey(gpu="L20", gpus_per_node=1, nodes=1, interconnect=interconnect, network_gbps=None)
+            EstimateKey(gpu="H20", gpus_per_node=1, nodes=1, interconnect=interconnect, network_gbps=None)
         )
         assert row.rate_unknown
         return weakref.ref(held)

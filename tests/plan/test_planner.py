@@ -235,7 +235,7 @@ def test_a_gpu_without_the_precisions_tensor_cores_is_left_out_for_that_not_for_
     plan = _plan([offer(), t4], Constraints(max_gpus=8), job=job)
     assert plan.excluded["no_precision_path"] == 8 and "does_not_fit" not in plan.excluded  # 1..8 nodes
     assert any("T4: 8 candidates left out (no_precision_path): bf16 needs Ampere" in n for n in plan.notes)
-    # the same T4 at amp-fp16 has its path; an L20 (BF16 units, no published rate) is unknown, not absent
+    # the same T4 at amp-fp16 has its path, as an L20 (BF16 units) and an A100 have at bf16
     assert not precision_refusals(["T4"], replace(JOB, precision="amp-fp16"))
     assert set(precision_refusals(["T4", "L20", "A100-SXM4-80GB"], job)) == {"T4"}
     # GPUs refused for the same reason share one sentence (it was repeated whole for each)

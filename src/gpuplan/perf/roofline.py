@@ -80,7 +80,7 @@ _LACKS = N_("{gpu} lacks the {path} path")
 _FP8_UNPUBLISHED = N_(
     "{gpu} has FP8 tensor cores but no published FP8 rate to estimate with; use amp-bf16 or another GPU"
 )
-#: The same for FP16 and BF16 (the L20's tensor-core rates are in no source read): unknown, not absent.
+#: The same for FP16 and BF16 (a part whose tensor-core rates no source gives): unknown, not absent.
 _HALF_UNPUBLISHED = N_(
     "{gpu} has {path} tensor cores but no published {path} rate to estimate with; choose another GPU"
 )
@@ -109,7 +109,7 @@ def _has_half_tensor_cores(gpu: GPU, path: str) -> bool:
 
 def rate_unpublished(gpu: GPU, path: str) -> bool:
     """Whether ``gpu`` has ``path`` (``bf16``, ``fp16``, ``fp8``) tensor cores whose rate no source
-    publishes (the L20's BF16): unknown, where a part without them (a T4's BF16) lacks the path."""
+    publishes (the H20's FP8): unknown, where a part without them (a T4's BF16) lacks the path."""
     if gpu.peak_tflops(path) is not None:
         return False
     if path == "fp8":

@@ -529,7 +529,7 @@ class EstimateRow:
     """A service that fits but whose replicas cannot carry its load within the headroom (or at
     all): left out for the load, not for memory (``fits`` is False)."""
     rate_unknown: bool = False
-    """No source gives this GPU's rate for the workload's math (the L20's BF16 tensor cores): its
+    """No source gives this GPU's rate for the workload's math (the H20's FP8 tensor cores): its
     time is unknown (``fits`` is False), left out for that, never ranked as fast or free."""
     p95_latency_s: float = math.nan
     """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""

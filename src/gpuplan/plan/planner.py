@@ -320,7 +320,7 @@ def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
 
 
 def _unrated_note(ctx: PlanContext) -> str | None:
-    """Which GPUs were left out for a rate no source publishes (the L20's BF16 tensor cores): the
+    """Which GPUs were left out for a rate no source publishes (the H20's FP8 tensor cores): the
     count alone had not said that a user's cheapest 48 GB option was skipped on purpose."""
     hit = ctx.cands.reason == REASONS.index(Reason.UNKNOWN_RATE)
     if not hit.any():

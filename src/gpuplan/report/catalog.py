@@ -528,7 +528,7 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
 
 def _peak(g: GPU, path: str) -> str:
     """A tensor-core peak: its figure, "?" where the part has the tensor cores but no source gives
-    their rate (the L20's BF16), "—" where it has none (a T4's BF16)."""
+    their rate (the H20's FP8), "—" where it has none (a T4's BF16)."""
     from gpuplan.perf.roofline import rate_unpublished
 
     value = g.peak_tflops(path)
