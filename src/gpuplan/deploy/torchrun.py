@@ -116,7 +116,8 @@ def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         "By default train.py runs a short check of the launch, {steps} steps with a checkpoint at step "
         "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
         "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
-        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint. "
+        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint "
+        "and checkpoints on the plan's interval, not every {every} steps. "
         "For the full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
     ).format(steps=STAND_IN_CHECK_STEPS, every=STAND_IN_CHECK_CKPT_EVERY, full=full_steps(spec, samples))
 

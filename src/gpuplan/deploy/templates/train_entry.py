@@ -333,8 +333,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--ckpt-every-steps",
         type=int,
-        default=CKPT_EVERY_STEPS,
-        help="also checkpoint every N steps (0 = off)",
+        default=None,
+        help=f"also checkpoint every N steps (0 = off; default {CKPT_EVERY_STEPS} for a run of at most "
+        f"{TOTAL_STEPS} steps, else off: a longer run checkpoints every --ckpt-every-min)",
     )
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--result-file", help="write the final loss and a hash of the final weights (JSON)")
@@ -348,7 +349,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="cpu: train on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA cannot "
         "see is refused",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.ckpt_every_steps is None:
+        # The step checkpoints belong to the short check of the launch (two checkpoints in its
+        # steps); a run given more steps keeps them, at a full model's checkpoint every 100 steps,
+        # writing for longer than it trains: it checkpoints on the plan's interval instead.
+        args.ckpt_every_steps = CKPT_EVERY_STEPS if args.steps <= TOTAL_STEPS else 0
+    return args
 
 
 #: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
