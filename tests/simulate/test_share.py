@@ -202,6 +202,8 @@ def test_the_time_slicing_penalty_is_counted_once() -> None:
 def _p95_mm1(speed: float, rate: float) -> float:
     """The M/M/1 p95 of a `_svc` instance (1 s alone, 10 req/s) at ``rate`` on a share ``speed``."""
     cap = 10.0 * speed
+    if rate / cap <= 0.05:
+        return 1.0 / speed
     return 1.0 / speed + math.log(rate / cap / 0.05) / (cap - rate)
 
 
@@ -248,3 +250,29 @@ def test_time_slice_reports_a_target_no_gpu_of_its_own_meets() -> None:
     assert plan.services[0].instances == 1 and not plan.services[0].meets_targets
     assert plan.services[0].p95_latency_s == pytest.approx(3.090, abs=1e-3)
     assert not any("sized for the neighbours" in n for n in plan.notes)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(min_value=5.0, max_value=40.0),
+            st.floats(min_value=0.5, max_value=5.0),
+            st.sampled_from([None, 1.5, 2.0, 3.0]),
+        ),
+        min_size=2,
+        max_size=5,
+    )
+)
+def test_time_slice_meets_every_target_a_gpu_of_its_own_meets(
+    specs: list[tuple[float, float, float | None]],
+) -> None:
+    services = [_svc(f"s{i}", m, r, slo) for i, (m, r, slo) in enumerate(specs)]
+    plan = pack_services(services, _opts("time-slice"))
+    # A target the service meets at its instances alone on the penalised GPU (speed 0.9, 9 req/s
+    # each) is met beside whatever neighbours the packing gives it.
+    for s, out in zip(services, plan.services, strict=True):
+        rate = s.requests_per_s / out.instances
+        if s.slo_s is not None and rate < 9.0 and _p95_mm1(0.9, rate) <= s.slo_s:
+            assert out.meets_targets, (s, out)
+    assert plan.lower_bound_gpus <= plan.gpus_needed

@@ -13,7 +13,10 @@ fleet is sized so that each instance runs at most ``target_utilisation`` busy.
 - **time-slice**: services share a GPU's time and memory (no isolation); a GPU carries services
   whose memory adds up to the usable memory and whose busy shares add up to ``target`` × (1 −
   ``time_slice_penalty``). Exact by integer programme up to :data:`EXACT_ITEMS` instances,
-  first-fit decreasing above, with the lower bound reported.
+  first-fit decreasing above, with the lower bound reported. A service's instances are sized on a
+  GPU of its own; where its neighbours then slow it past a latency target that GPU meets, the GPUs
+  holding it are limited to the busy share they may add, and one more instance is tried where that
+  takes fewer GPUs (:func:`_pack_time_slice`).
 - **mps**: the device plugin's MPS sharing splits every GPU into N equal parts (memory limit and
   active-thread share 1/N each, the same N cluster-wide); each instance takes one part. Exact: every
   N whose part holds the largest service is tried, and the fewest GPUs win.
