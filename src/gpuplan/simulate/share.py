@@ -564,9 +564,12 @@ def _slice_once(
     counts: dict[str, int],
     caps: dict[str, float],
     opts: ShareOptions,
+    exact: bool = True,
 ) -> _TimeSlicePacking:
     """Pack ``counts`` instances of each service, ``caps`` limiting the GPUs of some, and the
-    outcome of each service on the most crowded of its GPUs."""
+    outcome of each service on the most crowded of its GPUs; ``exact``: by integer programme where
+    first-fit is not proven optimal and the instances are few (else first-fit only, a search's
+    trial)."""
     mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
     speed = 1.0 - opts.time_slice_penalty
     time_cap = opts.target_utilisation
@@ -585,7 +588,7 @@ def _slice_once(
     )
     optimal = len(bins) == lower
     method = _("first-fit decreasing")
-    if not optimal and len(items) <= EXACT_ITEMS:
+    if exact and not optimal and len(items) <= EXACT_ITEMS:
         bins, optimal = _exact_bins(items, mem_cap, time_cap, len(bins), opts, caps)
         method = _("integer programme (HiGHS), assignment of instances to GPUs")
         lower = len(bins) if optimal else lower
@@ -670,15 +673,23 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
                 out[name] = c
         return out
 
-    first = pack = _slice_once(placed, counts, {}, opts)
+    # First-fit first: where it already slows a service past its target, no exact programme is spent
+    # on a packing that is not kept.
+    first = pack = _slice_once(placed, counts, {}, opts, exact=False)
+    if not missed(first):
+        first = pack = _slice_once(placed, counts, {}, opts)
+        if not missed(first):
+            return _time_slice_plan(opts, first, first, counts, unplaced)
+    # The search packs first-fit (each exact programme may take the time limit); the packing
+    # kept is then solved exactly once, or twice where that one puts a neighbour too close.
     for _round in range(_NEIGHBOUR_ROUNDS):
         miss = missed(pack)
         if not miss:
             break
-        pack = _slice_once(placed, counts, limit(pack.caps, miss, counts), opts)
+        pack = _slice_once(placed, counts, limit(pack.caps, miss, counts), opts, exact=False)
     if missed(pack):
         # still missed after the rounds: limit every service with a target (each then meets it)
-        pack = _slice_once(placed, counts, limit(pack.caps, list(by_name), counts), opts)
+        pack = _slice_once(placed, counts, limit(pack.caps, list(by_name), counts), opts, exact=False)
     # One more instance of a limited service, where that takes fewer GPUs.
     for _round in range(_NEIGHBOUR_ROUNDS):
         best = pack
@@ -687,12 +698,26 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
             c = cap(name, more[name])
             if c is None:
                 continue
-            trial = _slice_once(placed, more, {**pack.caps, name: c}, opts)
+            trial = _slice_once(placed, more, {**pack.caps, name: c}, opts, exact=False)
             if len(trial.bins) < len(best.bins) and not missed(trial):
                 best = trial
         if best is pack:
             break
         pack = best
+    final = _slice_once(placed, pack.counts, pack.caps, opts)
+    if missed(final):
+        final = _slice_once(placed, pack.counts, limit(pack.caps, list(by_name), pack.counts), opts)
+    return _time_slice_plan(opts, final, first, counts, unplaced)
+
+
+def _time_slice_plan(
+    opts: ShareOptions,
+    pack: _TimeSlicePacking,
+    first: _TimeSlicePacking,
+    counts: dict[str, int],
+    unplaced: list[Unplaced],
+) -> SharePlan:
+    """The plan of the packing kept; ``first``: as sized alone, ``counts`` its instances."""
     placements = [
         Placement(gpu_index=g, service=pack.items[i][2], slice="time-slice")
         for g, b in enumerate(pack.bins)
