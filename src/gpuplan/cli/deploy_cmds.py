@@ -378,6 +378,10 @@ def deploy(
             trace=lengths,
             estimate_capacity_requests_per_s=planned_capacity(spec),
             latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
+            # a workload file's latency share at whole instances of its instance type, as a plan
+            # takes it (GPUs one at a time where no instance is known: a node's count is then only
+            # the layout asked for)
+            gpus_per_instance=spec.gpus_per_node if spec.instance_type is not None else 1,
         )
         if isinstance(slots, str):
             if generator.name == "k8s":

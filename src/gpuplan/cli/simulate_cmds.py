@@ -163,11 +163,13 @@ def _replica(
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
+    gpus_per_instance: int = 1,
 ) -> tuple[ReplicaModel, float, float | None, float | None]:
     """The estimator's continuous-batching replica for this trace, its weights in bytes, one
     replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
     which a queue policy's default target is chosen from beside the replica's own, and the lower
-    share of it the workload's latency targets need, as plan sizes replicas for them (None: none)."""
+    share of it the workload's latency targets need, as plan sizes replicas for them, in whole
+    instances of ``gpus_per_instance`` GPUs (None: none)."""
     from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
@@ -194,7 +196,13 @@ def _replica(
     replica, weights = estimator_replica(
         prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1]
     )
-    return replica, weights, *estimate_replica_figures(w, gpu_id, prof, replicas_per_gpu=share)
+    return (
+        replica,
+        weights,
+        *estimate_replica_figures(
+            w, gpu_id, prof, replicas_per_gpu=share, gpus_per_instance=gpus_per_instance
+        ),
+    )
 
 
 @app.command("autoscale")
@@ -480,7 +488,17 @@ def autoscale_cmd(
             rep = parse_replica(replica, gpu_id)
         else:
             rep, weights, estimate_capacity, latency_share = _replica(
-                ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
+                ctx,
+                w,
+                workload_file.name,
+                gpu_id,
+                store,
+                lengths,
+                engine,
+                network,
+                share,
+                # the named instance's GPUs: the whole instances a plan of it buys
+                gpus_per_instance=int(offers[0].gpu_count) if instance is not None and offers else 1,
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
         # (before the fleet is priced: its largest fleet is what is bought)
