@@ -826,3 +826,30 @@ def test_a_workload_files_latency_share_is_taken_at_whole_instances_as_the_plan_
     assert hpa("wl", str(served), "--gpu", "L40S", "--count", "16", "--provider", "aws") == from_plan
     layout = " ".join((tmp_path / "wl" / "README.md").read_text().split())
     assert "g6e.48xlarge" in layout
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "warning: The autoscaler's most replicas (2), each held at"),
+        ("zh", "警告：自动扩缩容器的最多副本数（2）在每个副本保持每秒"),
+    ],
+)
+def test_deploy_warns_on_the_terminal_when_its_most_replicas_cannot_carry_the_peak(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: str, said: str
+) -> None:
+    # was: said only in the README the deploy writes, not where the command is run
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace
+    doc["workload"]["inputs"]["seq_len"] = 128
+    doc["workload"]["serving"].update(engine="vllm==0.8.5", requests_per_s=300.0)
+    served = tmp_path / "served.yaml"
+    served.write_text(yaml.safe_dump(doc["workload"]))
+    argv = ["gpuplan", "--lang", lang, "deploy", str(served), "-t", "k8s", "-o", str(tmp_path / "out")]
+    monkeypatch.setattr(sys, "argv", [*argv, "--gpu", "L40S", "--count", "1"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code in (0, None), err
+    (line,) = [line for line in err.splitlines() if said in line]  # one line
+    assert "serving.requests_per_s" in line

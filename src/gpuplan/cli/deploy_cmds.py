@@ -345,6 +345,7 @@ def deploy(
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import cached_profile, plan_workload
         from gpuplan.deploy.engine import planned_capacity
+        from gpuplan.deploy.spec import peak_ceiling_words
         from gpuplan.errors import DeployError
         from gpuplan.workload import load_workload
 
@@ -391,6 +392,10 @@ def deploy(
             typer.echo(_("note: {line}").format(line=unchecked_context(spec, slots)), err=True)
         else:
             spec = spec.with_engine_slots(slots)
+            if generator.name == "k8s" and (ceiling := peak_ceiling_words(spec)) is not None:
+                # said where the command is run, not only in the README: the files as written
+                # queue requests at the service's peak
+                typer.echo(_("warning: {line}").format(line=ceiling), err=True)
     elif trace is not None:
         raise InputError.worded(
             N_(
