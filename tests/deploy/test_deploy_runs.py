@@ -17,6 +17,7 @@ from deploy_helpers import FIXTURES, k8s_options, plan_doc, refused_without_gpu,
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, target_names, write_files
 from gpuplan.errors import DeployError
+from gpuplan.i18n import use_language
 
 #: The API server's label value rule (k8s.io/apimachinery validation.go, LabelValueFmt), 63 chars.
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
@@ -197,3 +198,49 @@ def test_train_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_c
         timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _batch_job(tmp_path: Path) -> LaunchSpec:
+    p = tmp_path / "titles.yaml"
+    p.write_text(
+        "name: titles\ntask: infer\nmodel: {preset: bert-base}\ninputs: {batch_size: 4, seq_len: 8}\n"
+    )
+    return LaunchSpec.from_workload(p, gpu="L4", provider="gcp")
+
+
+@pytest.mark.parametrize(
+    ("runner", "targets"),
+    [
+        ("train.py", ("torchrun", "docker", "k8s", "skypilot")),
+        ("serve.py", ("docker", "k8s")),  # skypilot writes no serve.py service
+        ("batch.py", ("docker", "k8s", "skypilot")),
+    ],
+)
+def test_every_readme_says_its_script_refuses_a_machine_without_a_visible_gpu(
+    tmp_path: Path, runner: str, targets: tuple[str, ...]
+) -> None:
+    # serve.py and batch.py had taken the CPU silently where CUDA saw no GPU; now that they refuse as
+    # train.py does, a README that said nothing would leave a dry run's refusal unexplained.
+    if runner == "train.py":
+        spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", provider="gcp")
+    elif runner == "serve.py":  # bert-base: an encoder, which no LLM engine serves
+        spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-base"), gpu="L4", provider="gcp")
+    else:
+        spec = _batch_job(tmp_path)
+    for target in targets:
+        files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
+        readme = next(f.content for f in files if f.path == "README.md")
+        assert f"{runner} stops at once with one line saying what to check" in readme, target
+        assert "`--device cpu` runs it on the CPU on purpose (a dry run)" in readme, target
+        with use_language("zh"):
+            files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
+        readme = next(f.content for f in files if f.path == "README.md")
+        assert f"{runner} 会立即停止" in readme and "`--device cpu` 则有意在 CPU 上运行" in readme, target
+
+
+def test_an_engines_readme_says_nothing_of_serve_pys_device_option(tmp_path: Path) -> None:
+    # GPT-2 has Hub weights: vLLM serves it, in its own image; serve.py is not written.
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4", provider="gcp")
+    files = generate(spec, "docker")
+    assert "serve.py" not in {f.path for f in files}
+    assert "--device cpu" not in next(f.content for f in files if f.path == "README.md")
