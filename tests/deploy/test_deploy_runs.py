@@ -231,6 +231,10 @@ def test_every_readme_says_its_script_refuses_a_machine_without_a_visible_gpu(
         files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
         readme = next(f.content for f in files if f.path == "README.md")
         assert f"{runner} stops at once with one line saying what to check" in readme, target
+        # What runs the script on the GPU nodes (an entrypoint, a command, a task's run) never asks
+        # for the CPU; the scripts themselves (and the ConfigMap holding them) name it in their help.
+        launched = [f for f in files if not f.path.endswith((".py", ".md", "code-configmap.yaml"))]
+        assert launched and not [f.path for f in launched if "--device" in f.content], target
         assert "`--device cpu` runs it on the CPU on purpose (a dry run)" in readme, target
         with use_language("zh"):
             files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
