@@ -216,3 +216,42 @@ def test_an_offer_imported_after_the_seed_gets_an_id_of_its_own(pg: Store, tmp_p
     parsed = parse_skypilot(csv, "aws", as_of="2026-11-01", known_instances=pg.known_instances())
     report = pg.import_offers(parsed.rows, provider="aws", source="pg new offer", rejected=parsed.rejected)
     assert report.offers_imported == 2, report  # the region's offer and its zone's
+
+
+def test_postgres_migrates_a_0012_catalog_and_undoes_an_import_to_the_rows_of_before(
+    pg_url: str, tmp_path: Path
+) -> None:
+    from old_catalog import upgrade_to
+    from sqlalchemy import create_engine, text
+
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.undo import undo_import
+
+    engine = create_engine(pg_url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0012_declared_providers")
+    finally:
+        engine.dispose()
+    store = open_store(pg_url)  # migrated to head, then seeded
+    try:
+
+        def rows() -> dict[str, list[tuple[object, ...]]]:
+            with store.engine.connect() as conn:
+                return {
+                    name: [tuple(r) for r in conn.execute(text(f"SELECT * FROM {name} ORDER BY id"))]
+                    for name in ("offers", "prices")
+                }
+
+        before = rows()
+        header, first = (FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[:2]
+        csv = tmp_path / "vms.csv"  # one offer the snapshot holds, one new (a region's and its zone's)
+        csv.write_text(f"{header}\n{first}\n{first.replace('g5.12xlarge', 'g5.99xlarge', 1)}\n")
+        parsed = parse_skypilot(csv, "aws", as_of="2026-11-01", known_instances=store.known_instances())
+        report = store.import_offers(parsed.rows, provider="aws", source="pg undo", rejected=parsed.rejected)
+        assert report.import_id is not None and report.offers_imported == 2, report
+        undone = undo_import(store, report.import_id)
+        assert (undone.prices_removed, undone.offers_removed) == (report.prices_imported, 2)
+        assert rows() == before
+    finally:
+        store.close()
