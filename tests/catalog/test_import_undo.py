@@ -5,6 +5,7 @@ made by revision 0012 keeps its rows when it is migrated."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 
 from gpuplan.catalog import open_store
 from gpuplan.catalog.team_store import TeamStore
+from gpuplan.catalog.undo import list_imports
 from gpuplan.cli import app
 from one_line import refused
 
@@ -194,3 +196,33 @@ def test_a_catalog_of_revision_0012_keeps_its_rows_and_its_imports_undo_without_
     finally:
         engine.dispose()
     assert _dump(path, ("offers",))["offers"][0] == old["offers"][0]
+
+
+def test_a_folder_imports_files_are_listed_with_their_as_of_and_undone(db_path: Path) -> None:
+    db = str(db_path)
+    before = _dump(db_path, ("offers", "prices"))
+    folder = Path(__file__).parent / "fixtures" / "gpuhunt_v2"
+    r = runner.invoke(
+        app,
+        [
+            "--db",
+            db,
+            "catalog",
+            "import",
+            "--gpuhunt",
+            str(folder),
+            "--provider",
+            "aws",
+            "--as-of",
+            "2026-11-30",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    with contextlib.closing(open_store(db, seed=False)) as store:
+        [entry] = [e for e in list_imports(store) if e.undoable]
+    assert (entry.provider, entry.file_name, entry.as_of) == ("aws", "aws.csv", "2026-11-30")
+    assert entry.file_sha256 == hashlib.sha256((folder / "aws.csv").read_bytes()).hexdigest()
+    assert entry.prices_added == entry.prices_held > 0
+    r = runner.invoke(app, ["--db", db, "catalog", "import", "--undo", str(entry.id)])
+    assert r.exit_code == 0, r.output
+    assert _dump(db_path, ("offers", "prices")) == before
