@@ -226,6 +226,7 @@ def test_postgres_migrates_a_0012_catalog_and_undoes_an_import_to_the_rows_of_be
 
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.undo import undo_import
+    from gpuplan.errors import InputError
 
     engine = create_engine(pg_url)
     try:
@@ -253,5 +254,45 @@ def test_postgres_migrates_a_0012_catalog_and_undoes_an_import_to_the_rows_of_be
         undone = undo_import(store, report.import_id)
         assert (undone.prices_removed, undone.offers_removed) == (report.prices_imported, 2)
         assert rows() == before
+        with pytest.raises(InputError, match="was undone already"):
+            undo_import(store, report.import_id)
     finally:
         store.close()
+
+
+def test_postgres_two_undos_of_one_import_at_once_undo_it_once(pg: Store, tmp_path: Path) -> None:
+    # the second waits for the first's transaction, then finds the import undone: without the row
+    # lock it read the import as standing, removed nothing and was audited as a second undo
+    import threading
+
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.transactions import writing
+    from gpuplan.catalog.undo import _undo, undo_import
+    from gpuplan.errors import InputError
+
+    parsed = parse_skypilot(
+        FIXTURES / "aws_vms_v8_gpu_sample.csv",
+        "aws",
+        as_of="2026-11-01",
+        known_instances=pg.known_instances(),
+    )
+    report = pg.import_offers(parsed.rows, provider="aws", source="pg twice", rejected=parsed.rejected)
+    assert report.import_id is not None
+    second: list[object] = []
+
+    def again() -> None:
+        try:
+            second.append(undo_import(pg, report.import_id))  # type: ignore[arg-type]
+        except InputError as e:
+            second.append(e)
+
+    with writing(pg.engine) as conn:
+        first = _undo(conn, report.import_id)
+        other = threading.Thread(target=again)
+        other.start()
+        other.join(1.0)  # it waits on the first's lock until the first commits
+        assert other.is_alive() and not second
+    other.join(30)
+    assert first.prices_removed == report.prices_imported > 0
+    [said] = second
+    assert isinstance(said, InputError) and "was undone already" in str(said), said

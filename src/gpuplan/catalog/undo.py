@@ -144,7 +144,9 @@ def undo_import(store: Store, import_id: int, *, actor: str = "cli") -> UndoRepo
 
 def _undo(conn: Connection, import_id: int) -> UndoReport:
     i, p, o = t.imports.c, t.prices.c, t.offers.c
-    row = conn.execute(select(t.imports).where(i.id == import_id)).one_or_none()
+    # FOR UPDATE on PostgreSQL: a second undo of the same import waits, then finds it undone (SQLite's
+    # BEGIN IMMEDIATE serialises writers already; SQLAlchemy writes no FOR UPDATE there)
+    row = conn.execute(select(t.imports).where(i.id == import_id).with_for_update()).one_or_none()
     if row is None:
         _refuse_unknown(conn, import_id)
     if _snapshot(row.kind):
