@@ -226,3 +226,19 @@ def test_a_folder_imports_files_are_listed_with_their_as_of_and_undone(db_path: 
     r = runner.invoke(app, ["--db", db, "catalog", "import", "--undo", str(entry.id)])
     assert r.exit_code == 0, r.output
     assert _dump(db_path, ("offers", "prices")) == before
+
+
+def test_undoing_the_first_of_two_imports_of_one_file_says_the_second_holds_nothing_of_it(
+    db_path: Path,
+) -> None:
+    # the second import found every price already recorded and wrote none: they were the first's
+    db = str(db_path)
+    first = _import(db, str(OWN_PRICES), "--format", "gpuplan")
+    second = _import(db, str(OWN_PRICES), "--format", "gpuplan")
+    r = runner.invoke(app, ["--db", db, "catalog", "import", "--undo", str(first)])
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.stdout.split())
+    assert (
+        f"Import {second} read the same file: the prices it found already recorded were this import's" in said
+    )
+    assert "import the file again to have them back" in said

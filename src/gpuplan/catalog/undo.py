@@ -79,6 +79,9 @@ class UndoReport:
     now the one recorded before it."""
     offers_recorded: bool
     """False for an import stored before revision 0013: its offers were not recorded, and stay."""
+    same_file: tuple[int, ...] = ()
+    """Other imports that stand and read the same file (its SHA-256): a price they found already
+    recorded was this import's, not written again, and is gone with it."""
 
 
 def _snapshot(kind: str) -> bool:
@@ -172,6 +175,18 @@ def _undo(conn: Connection, import_id: int) -> UndoReport:
         select(func.count()).select_from(t.offers).where(o.import_id == import_id)
     ).scalar_one()
     conn.execute(update(t.imports).where(i.id == import_id).values(undone_at=_now_iso()))
+    same_file = (
+        tuple(
+            r.id
+            for r in conn.execute(
+                select(i.id)
+                .where(i.file_sha256 == row.file_sha256, i.id != import_id, i.undone_at.is_(None))
+                .order_by(i.id)
+            )
+        )
+        if row.file_sha256 is not None
+        else ()
+    )
     return UndoReport(
         import_id=import_id,
         provider=row.provider,
@@ -182,6 +197,7 @@ def _undo(conn: Connection, import_id: int) -> UndoReport:
         offers_kept=int(kept),
         prices_current_again=current_again,
         offers_recorded=row.offers_added is not None,
+        same_file=same_file,
     )
 
 

@@ -964,6 +964,13 @@ def undo_view(report: UndoReport) -> RenderableType:
                 report.offers_kept,
             ).format(n=report.offers_kept)
         )
+    if report.same_file:
+        lines.append(
+            _(
+                "Import {ids} read the same file: the prices it found already recorded were this import's, "
+                "and are gone with it; import the file again to have them back."
+            ).format(ids=", ".join(str(i) for i in report.same_file))
+        )
     if not report.offers_recorded:
         lines.append(
             _(
