@@ -212,8 +212,11 @@ def offers(
         ),
     ] = None,
     pricing: Annotated[
-        str | None,
-        typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
+        list[str] | None,
+        typer.Option(
+            "--pricing",
+            help=f"{', '.join(PricingModel.values())}. Repeat it or give a comma list for several.",
+        ),
     ] = None,
     max_price: Annotated[
         float | None,
@@ -266,8 +269,7 @@ def offers(
     # Validate names before touching the database: one line with "did you mean" on a typo.
     # --provider, --region and --gpu take repeats and comma lists alike (as `plan --providers`).
     providers = _listed(PROVIDERS.cast(p) for p in _split(provider))
-    if pricing is not None:
-        pricing = PricingModel.cast(pricing).value
+    models = _listed(PricingModel.cast(p).value for p in _split(pricing))
     currency = Currency.cast(currency).code
     sort = SortKey.cast(sort).value
     gpus: list[str] = []
@@ -310,7 +312,7 @@ def offers(
         provider=providers,
         region=_listed(_split(region)),
         countries=country_names,
-        pricing=pricing,
+        pricing=models,
         max_price_per_hour=max_price,
         currency=currency,
         sort=sort,
