@@ -162,6 +162,25 @@ def test_share_best_picks_the_fewest_gpus() -> None:
     assert docs["whole"]["gpus_needed"] >= docs["mig"]["gpus_needed"]
 
 
+def test_share_packs_against_the_memory_a_process_can_allocate(tmp_path: Path) -> None:
+    # Against the A10's datasheet 24 GiB, three 7.6 GiB notebooks (22.8 GiB) were time-sliced onto
+    # one card that shows 22.5 GiB, and a 23.5 GiB service was placed on a whole one.
+    services = tmp_path / "s.yaml"
+    one = "{name: nb-%s, memory_gib: 7.6, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}"
+    services.write_text("gpu: A10\nservices:\n" + "".join(f"  - {one % n}\n" for n in "abc"))
+    doc = json.loads(
+        _run("simulate", "share", str(services), "--sharing", "time-slice", "--price", "1", "--json")
+    )
+    assert doc["gpus_needed"] == 2
+    services.write_text(
+        "gpu: A10\nservices:\n"
+        "  - {name: big, memory_gib: 23.5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}\n"
+    )
+    res = runner.invoke(app, ["simulate", "share", str(services), "--sharing", "whole", "--price", "1"])
+    assert res.exit_code != 0
+    assert "more than one A10 (22.5 GiB usable)" in " ".join(res.output.split())
+
+
 def test_trace_command_writes_a_csv_that_reads_back_as_synthetic(tmp_path: Path) -> None:
     out = tmp_path / "t.csv"
     runner.invoke(app, ["simulate", "trace", "diurnal", "--rate", "1", "--hours", "1", "--out", str(out)])

@@ -152,9 +152,14 @@ def share_cmd(
         allowed = allowed_offers(offers, c)
         offers = list(allowed.offers)
         narrowed += [allowed.words()] if allowed.narrowed_by else []
+    from gpuplan.perf.memory import usable_memory_gib
+
     base = dict(
         gpu_id=g.id,
-        gpu_memory_gib=g.memory_gib,
+        # what a process can allocate (nvidia-smi's total), as the estimate's share_gpu and every
+        # fit in gpuplan measure it: against the datasheet's, three 7.6 GiB services had filled an
+        # A10 (22.5 GiB usable) with no room for their CUDA contexts
+        gpu_memory_gib=usable_memory_gib(g),
         price_usd_per_hour=price,
         target_utilisation=target,
         time_slice_penalty=time_slice_penalty,

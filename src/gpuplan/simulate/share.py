@@ -79,8 +79,9 @@ MAX_MPS_PARTS = 48
 #: time-slices first-fit over every instance grows with its square, and every instance is placed
 #: and written out (10,000 took 16 s; 2,000 is a large inference fleet).
 MAX_SHARE_GPUS = 2000
-#: A GPU's memory a time-sliced set of services may fill: 5 % is kept for the CUDA contexts that
-#: each process opens (about 0.3–0.5 GiB each) and fragmentation.
+#: The share of a GPU's usable memory (``ShareOptions.gpu_memory_gib``) a time-sliced or MPS set of
+#: services may fill: 5 % is kept for fragmentation between the processes (each service's own
+#: CUDA context is in its ``memory_gib``). A service alone on a GPU may fill it, as a whole GPU.
 TIME_SLICE_MEMORY_SHARE = 0.95
 
 
@@ -138,6 +139,8 @@ class ServiceDemand:
 class ShareOptions:
     gpu_id: str
     gpu_memory_gib: float
+    """What a process can allocate on one GPU (``perf.memory.usable_memory_gib``: nvidia-smi's total,
+    below the datasheet's), GiB."""
     price_usd_per_hour: float | None
     """Per GPU-hour; None when the catalog has none (cost then unknown)."""
     sharing: str = "mig"
@@ -349,7 +352,7 @@ def _pack_whole(services: Sequence[ServiceDemand], opts: ShareOptions) -> ShareP
 
 def _too_big(s: ServiceDemand, opts: ShareOptions) -> str:
     return _(
-        "needs {need_gib:.1f} GiB, more than one {gpu} ({gpu_gib:.0f} GiB); "
+        "needs {need_gib:.1f} GiB, more than one {gpu} ({gpu_gib:.1f} GiB usable); "
         "split it over GPUs (tensor parallel) or pick a bigger GPU"
     ).format(need_gib=s.memory_gib, gpu=opts.gpu_id, gpu_gib=opts.gpu_memory_gib)
 
@@ -578,7 +581,8 @@ def _slice_once(
         # whole-GPU busy share, unpenalised, of an instance whose KV cache is the memory kept for it
         busy = s.requests_per_s / _served(s, 0.0, 1.0, s.memory_gib)[0]
         n = counts[s.name]
-        items += [(s.memory_gib, busy / n / speed, s.name)] * n
+        # A service above the set's share (but within the GPU: it was placed) fills a GPU alone.
+        items += [(min(s.memory_gib, mem_cap), busy / n / speed, s.name)] * n
     bins = _ffd(items, mem_cap, time_cap, caps)
     # Memory and busy share added up: a bound for these instances whatever their caps (the caps only
     # take packings away).
@@ -627,7 +631,6 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
     packing then takes fewer GPUs. A target no GPU of its own meets is reported as missed, as
     before. "Optimal" and the lower bound are those of the final instances and limits.
     """
-    mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
     speed = 1.0 - opts.time_slice_penalty
     # Each instance's share is the wall time it keeps the (penalised, slower) GPU busy — its load
     # over ``speed`` — so a GPU holds them up to the target itself. Capping it at target × speed
@@ -636,7 +639,9 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
     time_cap = opts.target_utilisation
     unplaced, placed = [], []
     for s in services:
-        if s.memory_gib > mem_cap:
+        # A service is placed where it fits a GPU alone, as whole GPUs place it; the share kept for
+        # fragmentation is a time-sliced set's (alone, it was refused what a whole GPU takes).
+        if s.memory_gib > opts.gpu_memory_gib:
             unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
         else:
             placed.append(s)
@@ -831,17 +836,22 @@ def _exact_bins(
 
 
 def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
-    mem = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
-    unplaced = [Unplaced(service=s.name, reason=_too_big(s, opts)) for s in services if s.memory_gib > mem]
-    fit = [s for s in services if s.memory_gib <= mem]
+    whole = opts.gpu_memory_gib
+    unplaced = [Unplaced(service=s.name, reason=_too_big(s, opts)) for s in services if s.memory_gib > whole]
+    fit = [s for s in services if s.memory_gib <= whole]
     if not fit:
         return _plan(opts, "mps", 0, 0, True, [], unplaced, [], _("nothing to place"))
+
+    def part_gib(parts: int) -> float:
+        # one part is the GPU alone; parts share it less what fragmentation keeps
+        return whole if parts == 1 else whole * TIME_SLICE_MEMORY_SHARE / parts
+
     best: tuple[int, int, list[int]] | None = None
     for parts in range(1, MAX_MPS_PARTS + 1):
-        if max(s.memory_gib for s in fit) > mem / parts:
+        if max(s.memory_gib for s in fit) > part_gib(parts):
             break
         speed = (1.0 - opts.mps_penalty) / parts
-        counts = [_instances(s, speed, opts.target_utilisation, mem / parts) for s in fit]
+        counts = [_instances(s, speed, opts.target_utilisation, part_gib(parts)) for s in fit]
         gpus = math.ceil(sum(counts) / parts)
         if best is None or gpus < best[0]:
             best = (gpus, parts, counts)
@@ -852,7 +862,7 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         for _copy in range(n):
             placements.append(Placement(gpu_index=k // parts, service=s.name, slice=f"mps-1/{parts}"))
             k += 1
-        outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts, mem / parts))
+        outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts, part_gib(parts)))
     notes = (
         _(
             "MPS throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none); each part is "
