@@ -621,8 +621,8 @@ class BudgetRequest(_Request):
     amount_usd: _AmountUsd | None = None
     amount_cny: _AmountCny | None = Field(
         default=None,
-        description="The budget in yuan instead: kept in US dollars at the catalog's dated CNY rate, which "
-        "the budget's note then states.",
+        description="The budget in yuan instead: kept in yuan and compared with the plans' costs in yuan; "
+        "its note states it in US dollars at the catalog's newest CNY rate.",
     )
     note: str = Field(default="", max_length=500)
 
