@@ -569,6 +569,19 @@ def test_a_plan_budgeted_in_yuan_is_shown_in_yuan_unless_the_request_asks_otherw
     assert shown(workload=workload) == "USD"
 
 
+def test_a_currency_is_taken_as_the_command_takes_it(service: Service) -> None:
+    # `plan --currency RMB` showed yuan; the request's "currency": "RMB" was a 400 ("currency: must
+    # be 'USD' or 'CNY' (got 'RMB')"). One reader for both: gpuplan.vocab.Currency's.
+    c, h = service.client, service.auth("plan")
+    for written in ("RMB", "rmb", "yuan", "人民币", "cny"):
+        r = c.post("/api/v1/plan", json={"workload": bert_workload(), "currency": written}, headers=h)
+        assert r.status_code == 200 and r.json()["display_currency"] == "CNY", (written, r.text)
+    offers = c.get("/api/v1/offers?currency=RMB&gpu=A100-SXM4-80GB", headers=h)
+    assert offers.status_code == 200 and offers.json()["display_currency"] == "CNY", offers.text
+    bad = c.post("/api/v1/plan", json={"workload": bert_workload(), "currency": "EUR"}, headers=h)
+    assert bad.status_code == 400 and bad.json()["field"] == "currency", bad.text
+
+
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
     # The k8s archive had been written for the recommended option whatever its provider (Lambda,
     # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and
