@@ -172,10 +172,8 @@ def test_share_packs_against_the_memory_a_process_can_allocate(tmp_path: Path) -
         _run("simulate", "share", str(services), "--sharing", "time-slice", "--price", "1", "--json")
     )
     assert doc["gpus_needed"] == 2
-    services.write_text(
-        "gpu: A10\nservices:\n"
-        "  - {name: big, memory_gib: 23.5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}\n"
-    )
+    big = "{name: big, memory_gib: 23.5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}"
+    services.write_text(f"gpu: A10\nservices:\n  - {big}\n")
     res = runner.invoke(app, ["simulate", "share", str(services), "--sharing", "whole", "--price", "1"])
     assert res.exit_code != 0
     assert "more than one A10 (22.5 GiB usable)" in " ".join(res.output.split())
