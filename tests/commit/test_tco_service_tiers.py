@@ -22,7 +22,7 @@ task: infer
 model: {preset: llama-8b}
 inputs: {batch_size: 16, seq_len: 1050}
 precision: bf16
-serving: {requests_per_s: 15, prompt_tokens: 800, output_tokens: 250%s}
+serving: {requests_per_s: %s, prompt_tokens: 800, output_tokens: 250%s}
 """
 
 
@@ -33,8 +33,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     st.close()
 
 
-def _usage(folder: Path, serving_extra: str = "") -> object:
-    (folder / "svc.yaml").write_text(SERVICE % serving_extra)
+def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
+    (folder / "svc.yaml").write_text(SERVICE % (peak, serving_extra))
     return load_usage(
         {
             "horizon_months": 12,
@@ -72,6 +72,13 @@ def test_a_peak_only_service_keeps_its_peak_fleet_all_month_and_says_so(store: S
     assert not demand.tiers and not source.tiers
     assert demand.levels(0) == ((demand.gpus_per_run, 730.0),)
     assert "no mean_requests_per_s" in source.how
+
+
+def test_a_service_one_instance_carries_keeps_it_all_month_and_says_why(store: Store, tmp_path: Path) -> None:
+    # 3 requests/s: one L40S at 80 % of its capacity carries the peak; nothing to scale down
+    (demand,), (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 1", peak=3), store)  # type: ignore[arg-type]
+    assert not demand.tiers and demand.levels(0) == ((demand.gpus_per_run, 730.0),)
+    assert "one instance carries the peak" in source.how and "no mean_requests_per_s" not in source.how
 
 
 def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_path: Path) -> None:

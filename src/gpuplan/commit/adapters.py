@@ -380,11 +380,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     )
     if tiered is not None:
         how = _("{sized}; {tiers}").format(sized=how, tiers=tiered.said(best.gpu))
-    elif workload.serving is not None:
-        how = _(
-            "{sized}; its peak fleet all its hours (no mean_requests_per_s: the load is taken at its peak "
-            "all month)"
-        ).format(sized=how)
+    elif (flat := _flat_service_words(workload, best)) is not None:
+        how = _("{sized}; {flat}").format(sized=how, flat=flat)
     if demand.host is not None:
         how = _("{sized}; {priced_on}").format(sized=how, priced_on=demand.host.said)
     return demand, DemandSource(
@@ -416,6 +413,23 @@ class _Tiers:
         return _("priced as the fleet its day needs, a month: {tiers} ({day})").format(
             tiers=tiers, day=self.day
         )
+
+
+def _flat_service_words(workload: Workload, best: Option) -> str | None:
+    """Why a service is priced as its peak fleet all its hours (no tiers), in words; None for a job
+    and for a load whose mean is its peak (it is flat)."""
+    serving = workload.serving
+    if serving is None:
+        return None
+    if serving.mean_requests_per_s is None:
+        return _(
+            "its peak fleet all its hours (no mean_requests_per_s: the load is taken at its peak all month)"
+        )
+    if serving.mean_requests_per_s >= serving.requests_per_s:
+        return None
+    if best.service is None or not best.service.replica_requests_per_s:
+        return _("its peak fleet all its hours (a replica's capacity is not estimated)")
+    return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
 
 
 def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | None:
