@@ -110,3 +110,21 @@ def test_a_commitment_allows_the_committed_models_its_term_covers() -> None:
     assert allowed("none") == ()
     assert allowed("1y") == ("monthly", "reserved_1y")
     assert allowed("3y") == ("monthly", "reserved_1y", "reserved_3y")
+
+
+@pytest.mark.parametrize(
+    ("written", "term"),
+    [
+        ("12 months", "1y"),
+        ("1 year", "1y"),
+        ("1年", "1y"),
+        ("36 months", "3y"),
+        ("3 years", "3y"),
+        ("包月", "monthly"),
+    ],
+)
+def test_a_term_written_out_is_the_commitment_meant(written: str, term: str) -> None:
+    # "--commitment '12 months'" had been answered "did you mean 'monthly'?": a monthly subscription
+    from gpuplan.vocab import Commitment
+
+    assert Commitment.cast(written).value == term

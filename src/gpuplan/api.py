@@ -228,7 +228,7 @@ def estimate_replica_capacity(
 
 
 def estimate_replica_figures(
-    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
+    workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, gpus_per_instance: int = 1
 ) -> tuple[float | None, float | None]:
     """:func:`estimate_replica_capacity`, and the share of it each replica carries where the
     workload's latency targets (``serving.p95_latency_ms``, ``ttft_p95_ms``, ``tpot_p95_ms``) need
@@ -238,7 +238,11 @@ def estimate_replica_figures(
     sizing utilisation meets them. So ``deploy`` from a workload file and ``simulate autoscale``
     hold the share ``deploy`` from the plan does (Qwen2.5-14B on A100 80GB, 40 requests/s, 50 ms
     per output token: 20 replicas of 2.78 requests/s, 72 %, where by the estimate the sizing
-    utilisation's 18 miss the target)."""
+    utilisation's 18 miss the target). ``gpus_per_instance``: the GPUs of the instance the replicas
+    run on, whose whole instances ``plan`` buys and takes the share at: on 8-GPU instances those 20
+    replicas are 24, as are the 18 of the headroom, so the targets add no instance and the share is
+    the headroom's, as a plan of that instance holds it (a workload file had held 72 %, 34 requests in
+    flight a replica, where the plan's deploy held 43.4)."""
     import math
 
     from gpuplan.perf.inference import TARGET_UTILISATION
@@ -252,10 +256,14 @@ def estimate_replica_figures(
     if all(t is None for t in targets):
         return capacity, None
     share = max(1, replicas_per_gpu)
+    # replicas an instance holds: the whole instances ``plan`` buys (whole GPUs of time-sharing
+    # replicas where the instance is not known)
+    per_instance = max(1, gpus_per_instance // max(1, workload.tensor_parallel) * share)
     # the replicas the estimate needs, as ``plan`` counts them: whole GPUs of time-sharing replicas
     replicas = srv.gpus_needed // max(1, workload.tensor_parallel) * share
+    replicas = math.ceil(replicas / per_instance) * per_instance
     headroom = math.ceil(serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9)
-    if replicas <= math.ceil(headroom / share) * share:
+    if replicas <= math.ceil(headroom / per_instance) * per_instance:
         # the targets add no replica: a share below the headroom is the count's rounding
         return capacity, None
     held = serving.requests_per_s / replicas / capacity
@@ -296,6 +304,7 @@ def engine_batch_slots(
     trace: Trace | None = None,
     estimate_capacity_requests_per_s: float | None = None,
     latency_share: float | None = None,
+    gpus_per_instance: int = 1,
 ) -> EngineSlots:
     """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
     workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
@@ -335,7 +344,7 @@ def engine_batch_slots(
     if estimate_capacity_requests_per_s is None:
         # no plan's figures: the estimate's, and the share its latency targets need (as plan has it)
         estimate_capacity_requests_per_s, estimated_share = estimate_replica_figures(
-            workload, gpu, profile, replicas_per_gpu=replicas_per_gpu
+            workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, gpus_per_instance=gpus_per_instance
         )
         latency_share = latency_share if latency_share is not None else estimated_share
     load, held = service_in_flight(
@@ -373,6 +382,7 @@ def deployed_engine_slots(
     *,
     estimate_capacity_requests_per_s: float | None = None,
     latency_share: float | None = None,
+    gpus_per_instance: int = 1,
 ) -> EngineSlots | str:
     """:func:`engine_batch_slots` for ``deploy``'s autoscaler (on ``trace``'s request lengths where
     one is given; ``estimate_capacity_requests_per_s``, ``latency_share`` as it takes them), else
@@ -396,6 +406,7 @@ def deployed_engine_slots(
             trace=trace,
             estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
             latency_share=latency_share,
+            gpus_per_instance=gpus_per_instance,
         )
     except GpuplanError as e:
         return str(e)

@@ -216,3 +216,83 @@ def test_an_offer_imported_after_the_seed_gets_an_id_of_its_own(pg: Store, tmp_p
     parsed = parse_skypilot(csv, "aws", as_of="2026-11-01", known_instances=pg.known_instances())
     report = pg.import_offers(parsed.rows, provider="aws", source="pg new offer", rejected=parsed.rejected)
     assert report.offers_imported == 2, report  # the region's offer and its zone's
+
+
+def test_postgres_migrates_a_0012_catalog_and_undoes_an_import_to_the_rows_of_before(
+    pg_url: str, tmp_path: Path
+) -> None:
+    from old_catalog import upgrade_to
+    from sqlalchemy import create_engine, text
+
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.undo import undo_import
+    from gpuplan.errors import InputError
+
+    engine = create_engine(pg_url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0012_declared_providers")
+    finally:
+        engine.dispose()
+    store = open_store(pg_url)  # migrated to head, then seeded
+    try:
+
+        def rows() -> dict[str, list[tuple[object, ...]]]:
+            with store.engine.connect() as conn:
+                return {
+                    name: [tuple(r) for r in conn.execute(text(f"SELECT * FROM {name} ORDER BY id"))]
+                    for name in ("offers", "prices")
+                }
+
+        before = rows()
+        header, first = (FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[:2]
+        csv = tmp_path / "vms.csv"  # one offer the snapshot holds, one new (a region's and its zone's)
+        csv.write_text(f"{header}\n{first}\n{first.replace('g5.12xlarge', 'g5.99xlarge', 1)}\n")
+        parsed = parse_skypilot(csv, "aws", as_of="2026-11-01", known_instances=store.known_instances())
+        report = store.import_offers(parsed.rows, provider="aws", source="pg undo", rejected=parsed.rejected)
+        assert report.import_id is not None and report.offers_imported == 2, report
+        undone = undo_import(store, report.import_id)
+        assert (undone.prices_removed, undone.offers_removed) == (report.prices_imported, 2)
+        assert rows() == before
+        with pytest.raises(InputError, match="was undone already"):
+            undo_import(store, report.import_id)
+    finally:
+        store.close()
+
+
+def test_postgres_two_undos_of_one_import_at_once_undo_it_once(pg: Store, tmp_path: Path) -> None:
+    # the second waits for the first's transaction, then finds the import undone: without the row
+    # lock it read the import as standing, removed nothing and was audited as a second undo
+    import threading
+
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.transactions import writing
+    from gpuplan.catalog.undo import _undo, undo_import
+    from gpuplan.errors import InputError
+
+    parsed = parse_skypilot(
+        FIXTURES / "aws_vms_v8_gpu_sample.csv",
+        "aws",
+        as_of="2026-11-01",
+        known_instances=pg.known_instances(),
+    )
+    report = pg.import_offers(parsed.rows, provider="aws", source="pg twice", rejected=parsed.rejected)
+    assert report.import_id is not None
+    second: list[object] = []
+
+    def again() -> None:
+        try:
+            second.append(undo_import(pg, report.import_id))  # type: ignore[arg-type]
+        except InputError as e:
+            second.append(e)
+
+    with writing(pg.engine) as conn:
+        first = _undo(conn, report.import_id)
+        other = threading.Thread(target=again)
+        other.start()
+        other.join(1.0)  # it waits on the first's lock until the first commits
+        assert other.is_alive() and not second
+    other.join(30)
+    assert first.prices_removed == report.prices_imported > 0
+    [said] = second
+    assert isinstance(said, InputError) and "was undone already" in str(said), said

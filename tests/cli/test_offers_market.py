@@ -66,8 +66,25 @@ def test_several_regions_and_gpus_are_all_listed(db: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        # a repeated --pricing had kept the last: a 1-year against 3-year comparison read 3 years only
+        ["--pricing", "reserved_1y", "--pricing", "reserved_3y"],
+        # a comma list had been refused as one unknown name
+        ["--pricing", "reserved_1y,reserved_3y"],
+    ],
+)
+def test_several_pricing_models_are_all_listed(db: str, args: list[str]) -> None:
+    offers = _json(db, "--provider", "aws", "--region", "us-east-1", "--gpu", "L40S", *args)
+    assert {o["pricing"] for o in offers} == {"reserved_1y", "reserved_3y"}
+    one = _json(db, "--provider", "aws", "--region", "us-east-1", "--gpu", "L40S", "--pricing", "reserved_1y")
+    assert len([o for o in offers if o["pricing"] == "reserved_1y"]) == len(one)
+
+
+@pytest.mark.parametrize(
     ("args", "said"),
     [
+        (["--pricing", "reserved_1y,reservd_3y"], "unknown pricing model 'reservd_3y'"),
         (["--provider", "aws,gcpp"], "unknown provider 'gcpp'; did you mean 'gcp'?"),
         (["--provider", "gcp", "--region", "us-east1,europe-wst4"], "unknown region 'europe-wst4'"),
         (["--gpu", "a100:8,h100:4"], "different counts"),

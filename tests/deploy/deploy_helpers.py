@@ -5,7 +5,9 @@ that imported ``conftest`` got another folder's when run beside it)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -150,6 +152,23 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     """A batch runner's exit status and its output (stdout and stderr together), two minutes at most."""
     out, _ = proc.communicate(timeout=120)
     return proc.returncode, out
+
+
+def refused_without_gpu(folder: Path, script: str, *args: str, doing: str) -> str:
+    """Runs the generated ``script`` in ``folder`` with CUDA hidden (CUDA_VISIBLE_DEVICES empty, so
+    torch sees no GPU on any machine) and no --device; checks that it refuses as train.py does (exit
+    2, one line naming what to check and ``--device cpu to {doing}``) and returns that line."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    r = subprocess.run(
+        [sys.executable, script, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and not r.stdout, r.stdout + r.stderr
+    assert lines[0].startswith(f"{script}: CUDA sees no GPU"), lines[0]
+    for what in ("nvidia-smi", "--gpus all", "driver", f"pass --device cpu to {doing} on the CPU on purpose"):
+        assert what in lines[0], lines[0]
+    return lines[0]
 
 
 def chunk_outputs(folder: Path) -> list[dict[str, Any]]:

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deploy_helpers import FIXTURES, by_path, chunk_outputs, finish, validate_k8s, yaml_docs
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    chunk_outputs,
+    finish,
+    refused_without_gpu,
+    validate_k8s,
+    yaml_docs,
+)
 
 from gpuplan.deploy import BATCH_TARGETS, LaunchSpec, generate, target_names, write_files
 from gpuplan.errors import DeployError
@@ -212,8 +220,9 @@ def test_a_service_plan_deploys_as_before() -> None:
 
 # ---- batch.py, for real, on a CPU --------------------------------------------------------------------
 
-#: A tiny stand-in: the generated batch.py run with these takes a fraction of a second a chunk.
-_TINY = ["--width", "16", "--depth", "1", "--ckpt-dir", "none", "--chunk-size", "3"]
+#: A tiny stand-in: the generated batch.py run with these takes a fraction of a second a chunk, on the
+#: CPU on purpose (without --device cpu, batch.py refuses a machine where CUDA sees no GPU).
+_TINY = ["--device", "cpu", "--width", "16", "--depth", "1", "--ckpt-dir", "none", "--chunk-size", "3"]
 
 
 def _inputs(folder: Path) -> list[Any]:
@@ -314,6 +323,23 @@ def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) ->
     assert finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY))[0] == 0
     code, log = finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY[:-1], "2"))
     assert code == 2 and "run with --chunk-size 3" in log, log
+
+
+def test_batch_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(tmp_path: Path) -> None:
+    # batch.py took the CPU silently where CUDA saw no GPU (a GPU node whose container cannot see
+    # its GPUs): the batch ran at CPU speed, billed at the GPU's price.
+    launch = tmp_path / "launch"
+    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
+    good = tmp_path / "good.jsonl"
+    good.write_text("[1, 2]\n[3, 4]\n")
+    out = tmp_path / "o"
+    tiny = [a for a in _TINY if a not in ("--device", "cpu")]
+    refused_without_gpu(
+        launch, "batch.py", "--input", str(good), "--output", str(out), *tiny, doing="run the batch"
+    )
+    assert not out.exists()  # nothing written, not even the chunk size
+    code, log = finish(_run_py(launch, "--input", str(good), "--output", str(out), *_TINY))
+    assert code == 0 and "done: 1 chunks written (2 samples)" in log, log
 
 
 def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path) -> None:

@@ -748,8 +748,9 @@ def test_a_spot_service_starts_the_spare_its_plan_priced() -> None:
         in readme
     )
     assert "the service starts all 5" in readme
-    # the autoscaler's room above them (twice, by default) is billed apart, which the plan did not price
+    # the autoscaler's room above them (twice the load's, the spare once) is billed apart, which the
+    # plan did not price
     assert (
-        "Replicas the autoscaler adds above the 5 the plan priced (up to 10) are not in the plan's cost"
+        "Replicas the autoscaler adds above the 5 the plan priced (up to 9) are not in the plan's cost"
         in readme
     )

@@ -776,3 +776,80 @@ def test_a_workload_files_autoscaler_says_its_floor_is_the_count_given_and_when_
     plan.write_text((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
     planned = " ".join(_files(LaunchSpec.from_plan_json(plan))["README.md"].split())
     assert "never goes below the 4 replicas the plan priced for the load it was given" in planned
+
+
+def test_a_workload_files_latency_share_is_taken_at_whole_instances_as_the_plan_takes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the share a workload file's latency target needs was taken at the estimate's replica
+    # count, one GPU at a time, where the plan buys whole instances: Qwen2.5-14B on p4de.24xlarge
+    # (8 A100 80GB), 40 requests/s, 50 ms a token, 24 replicas either way; the plan's deploy held
+    # 43.4 requests in flight a replica (80 %: the target added no instance), the workload file's 34
+    from gpuplan.api import estimate_replica_figures
+    from gpuplan.profile import profile
+    from gpuplan.workload import load_workload
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace
+    doc["workload"]["inputs"]["seq_len"] = 128
+    doc["workload"]["serving"].update(engine="vllm==0.8.5", requests_per_s=450.0, tpot_p95_ms=5.0)
+    w = load_workload(doc["workload"])
+    capacity, one_gpu = estimate_replica_figures(w, "L40S", profile(w), replicas_per_gpu=1)
+    _, eight_gpus = estimate_replica_figures(w, "L40S", profile(w), replicas_per_gpu=1, gpus_per_instance=8)
+    assert capacity is not None and one_gpu is not None  # the target needs more single GPUs ...
+    assert eight_gpus is None  # ... and no more 8-GPU instances: two either way
+    # the plan's option on two 8-GPU instances, as `gpuplan plan` writes it
+    option = doc["recommended"]
+    option.update(gpu_count=16, gpus_per_node=8, nodes=2, instance_type="g6e.48xlarge")
+    option["service"].update(
+        requests_per_s=450.0,
+        replicas=16,
+        replica_capacity_requests_per_s=capacity,
+        capacity_requests_per_s=capacity * 16,
+        utilisation=450.0 / 16 / capacity,
+        tpot_target_s=0.005,
+    )
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    served = tmp_path / "served.yaml"
+    served.write_text(yaml.safe_dump(doc["workload"]))
+
+    def hpa(out: str, *args: str) -> float:
+        monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", *args, "-t", "k8s", "-o", str(tmp_path / out)])
+        with pytest.raises(SystemExit) as e:
+            main()
+        assert e.value.code in (0, None), capsys.readouterr().err
+        found = yaml.safe_load((tmp_path / out / "k8s" / "hpa.yaml").read_text())
+        return float(found["spec"]["metrics"][0]["pods"]["target"]["averageValue"])
+
+    from_plan = hpa("plan", str(plan))
+    assert hpa("wl", str(served), "--gpu", "L40S", "--count", "16", "--provider", "aws") == from_plan
+    layout = " ".join((tmp_path / "wl" / "README.md").read_text().split())
+    assert "g6e.48xlarge" in layout
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "warning: The autoscaler's most replicas (2), each held at"),
+        ("zh", "警告：自动扩缩容器的最多副本数（2）在每个副本保持每秒"),
+    ],
+)
+def test_deploy_warns_on_the_terminal_when_its_most_replicas_cannot_carry_the_peak(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: str, said: str
+) -> None:
+    # was: said only in the README the deploy writes, not where the command is run
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
+    doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace
+    doc["workload"]["inputs"]["seq_len"] = 128
+    doc["workload"]["serving"].update(engine="vllm==0.8.5", requests_per_s=300.0)
+    served = tmp_path / "served.yaml"
+    served.write_text(yaml.safe_dump(doc["workload"]))
+    argv = ["gpuplan", "--lang", lang, "deploy", str(served), "-t", "k8s", "-o", str(tmp_path / "out")]
+    monkeypatch.setattr(sys, "argv", [*argv, "--gpu", "L40S", "--count", "1"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code in (0, None), err
+    (line,) = [line for line in err.splitlines() if said in line]  # one line
+    assert "serving.requests_per_s" in line

@@ -207,6 +207,50 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
     assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
 
 
+def test_a_spot_plans_spare_is_counted_once_in_the_autoscalers_ceiling(tmp_path: Path) -> None:
+    # A spot plan's 4 replicas and 1 spare had written maxReplicas 10 (the 5 doubled, the spare with
+    # them), where a workload file's 4 replicas write 8: the spare stands in for a reclaimed replica,
+    # so the ceiling is the load's room (8) and the spare once.
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    doc["recommended"]["pricing"] = "spot"
+    doc["recommended"]["spot"] = {
+        "interruptions_per_instance_hour": 1 / 24,
+        "mtbi_h": 4.8,
+        "rate_source": "assumed",
+        "rate_assumed": True,
+        "checkpoint_write_min": None,
+        "checkpoint_interval_min": None,
+        "checkpoint_overhead_h": None,
+        "expected_lost_h": None,
+        "expected_interruptions": 182.5,
+        "service": {
+            "interruptions_per_month": 152.1,
+            "down_min_per_reclaim": 10.5,
+            "down_assumed": "a replacement and the weights read back",
+            "replicas": 4,
+            "replicas_per_reclaim": 1,
+            "replica_hours_down_per_month": 26.6,
+            "below_target_share": 0.036,
+            "spare_instances": 1,
+            "spare_usd": 300.0,
+            "below_target_share_with_spare": 0.0003,
+            "spare_interruptions_per_month": 30.4,
+        },
+    }
+    files = generate(LaunchSpec.from_plan(doc), "k8s")
+    hpa = next(d for d in yaml_docs(files) if d["kind"] == "HorizontalPodAutoscaler")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (5, 9)
+    same_load = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4", count=4)
+    load_docs = yaml_docs(generate(same_load, "k8s"))
+    load_hpa = next(d for d in load_docs if d["kind"] == "HorizontalPodAutoscaler")
+    assert load_hpa["spec"]["maxReplicas"] + 1 == hpa["spec"]["maxReplicas"]
+    readme = " ".join(by_path(files)["README.md"].split())
+    ceiling = (
+        "The autoscaler's maxReplicas, 9, is room to double the 4 that carry the load, and the spare once."
+    )
+    assert ceiling in readme
+
+
 @pytest.mark.parametrize(
     ("serving", "start", "least", "most"),
     [

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload, yaml_docs
+from deploy_helpers import FIXTURES, k8s_options, plan_doc, refused_without_gpu, serve_workload, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, target_names, write_files
 from gpuplan.errors import DeployError
+from gpuplan.i18n import use_language
 
 #: The API server's label value rule (k8s.io/apimachinery validation.go, LabelValueFmt), 63 chars.
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
@@ -179,23 +180,15 @@ def test_an_uninterrupted_launch_keeps_torchruns_exit_status(tmp_path: Path) -> 
         assert r.returncode == status
 
 
-@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="needs a machine where CUDA sees no GPU")
 def test_train_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(tmp_path: Path) -> None:
     """A rented GPU machine whose container cannot see the GPUs must not train at GPU prices on its
     CPU: train.py stops with one line saying what to check; --device cpu trains there on purpose."""
     out = tmp_path / "o"
     write_files(generate(LaunchSpec.from_workload(FIXTURES / "train.yaml", count=1), "torchrun"), out)
     tiny = ["--steps", "1", "--width", "16", "--depth", "1", "--num-workers", "0", "--ckpt-dir", "ck"]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(
-        [sys.executable, "train.py", *tiny], cwd=out, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 2, r.stdout + r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    for what in ("CUDA sees no GPU", "nvidia-smi", "--gpus all", "driver", "--device cpu"):
-        assert what in lines[0]
+    refused_without_gpu(out, "train.py", *tiny, doing="train")
     assert not (out / "ck").exists()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     r = subprocess.run(
         [sys.executable, "train.py", *tiny, "--device", "cpu"],
         cwd=out,
@@ -205,3 +198,53 @@ def test_train_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_c
         timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _batch_job(tmp_path: Path) -> LaunchSpec:
+    p = tmp_path / "titles.yaml"
+    p.write_text(
+        "name: titles\ntask: infer\nmodel: {preset: bert-base}\ninputs: {batch_size: 4, seq_len: 8}\n"
+    )
+    return LaunchSpec.from_workload(p, gpu="L4", provider="gcp")
+
+
+@pytest.mark.parametrize(
+    ("runner", "targets"),
+    [
+        ("train.py", ("torchrun", "docker", "k8s", "skypilot")),
+        ("serve.py", ("docker", "k8s")),  # skypilot writes no serve.py service
+        ("batch.py", ("docker", "k8s", "skypilot")),
+    ],
+)
+def test_every_readme_says_its_script_refuses_a_machine_without_a_visible_gpu(
+    tmp_path: Path, runner: str, targets: tuple[str, ...]
+) -> None:
+    # serve.py and batch.py had taken the CPU silently where CUDA saw no GPU; now that they refuse as
+    # train.py does, a README that said nothing would leave a dry run's refusal unexplained.
+    if runner == "train.py":
+        spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", provider="gcp")
+    elif runner == "serve.py":  # bert-base: an encoder, which no LLM engine serves
+        spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-base"), gpu="L4", provider="gcp")
+    else:
+        spec = _batch_job(tmp_path)
+    for target in targets:
+        files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
+        readme = next(f.content for f in files if f.path == "README.md")
+        assert f"{runner} stops at once with one line saying what to check" in readme, target
+        # What runs the script on the GPU nodes (an entrypoint, a command, a task's run) never asks
+        # for the CPU; the scripts themselves (and the ConfigMap holding them) name it in their help.
+        launched = [f for f in files if not f.path.endswith((".py", ".md", "code-configmap.yaml"))]
+        assert launched and not [f.path for f in launched if "--device" in f.content], target
+        assert "`--device cpu` runs it on the CPU on purpose (a dry run)" in readme, target
+        with use_language("zh"):
+            files = generate(spec, target, k8s_options(spec, GenerateOptions(out_dir=str(tmp_path / "o"))))
+        readme = next(f.content for f in files if f.path == "README.md")
+        assert f"{runner} 会立即停止" in readme and "`--device cpu` 则有意在 CPU 上运行" in readme, target
+
+
+def test_an_engines_readme_says_nothing_of_serve_pys_device_option(tmp_path: Path) -> None:
+    # GPT-2 has Hub weights: vLLM serves it, in its own image; serve.py is not written.
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4", provider="gcp")
+    files = generate(spec, "docker")
+    assert "serve.py" not in {f.path for f in files}
+    assert "--device cpu" not in next(f.content for f in files if f.path == "README.md")

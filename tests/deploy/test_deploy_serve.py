@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from deploy_helpers import serve_workload
+from deploy_helpers import refused_without_gpu, serve_workload
 
 from gpuplan.deploy import LaunchSpec, generate, write_files
 
@@ -41,6 +41,8 @@ def test_serve_py_answers_healthz_and_predict(tmp_path: Path) -> None:
             "1",
             "--ckpt-dir",
             "none",
+            "--device",
+            "cpu",  # on purpose: without it, serve.py refuses a machine where CUDA sees no GPU
         ],
         cwd=out,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
@@ -79,3 +81,15 @@ def test_serve_py_answers_healthz_and_predict(tmp_path: Path) -> None:
         proc.wait(timeout=10)
         if proc.stdout:
             proc.stdout.close()
+
+
+def test_serve_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(tmp_path: Path) -> None:
+    # serve.py took the CPU silently where CUDA saw no GPU (a GPU node whose container cannot see
+    # its GPUs): the service answered at CPU speed, billed at the GPU's price. It now exits before
+    # the model loads or the port opens; test_serve_py_answers_healthz_and_predict serves with
+    # --device cpu.
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, model="bert-base"), gpu="L4")
+    out = tmp_path / "deploy"
+    write_files(generate(spec, "docker"), out)
+    args = ["--port", str(_free_port()), "--width", "16", "--depth", "1", "--ckpt-dir", "none"]
+    refused_without_gpu(out, "serve.py", *args, doing="serve")

@@ -214,8 +214,9 @@ def test_the_run_with_the_real_batch_py_writes_every_sample_once_and_resumes(tmp
     (data / "inputs" / "a.jsonl").write_text("\n".join(lines) + "\n")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    # python3 is this interpreter (it has torch), with the tiny stand-in model's arguments.
-    tiny = "--width 16 --depth 1 --ckpt-dir none --chunk-size 2"
+    # python3 is this interpreter (it has torch), with the tiny stand-in model's arguments, on the
+    # CPU on purpose (the run itself passes no --device: on the GPU nodes batch.py needs a GPU).
+    tiny = "--width 16 --depth 1 --ckpt-dir none --chunk-size 2 --device cpu"
     (bin_dir / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} "$@" {tiny}\n')
     (bin_dir / "python3").chmod(0o755)
 

@@ -68,6 +68,25 @@ def test_a_stand_in_runs_a_short_check_by_default_and_says_so(tmp_path: Path, ta
     assert f"--steps {_FULL} trains the full run" in files["launch.sh"]
 
 
+def test_a_run_given_more_steps_than_the_check_drops_the_checks_step_checkpoints(tmp_path: Path) -> None:
+    # The README's first way to the full run, `--steps 187671` to train.py, kept the check's
+    # checkpoint every 100 steps: 1,876 writes of the full model's state, longer than the training.
+    import importlib.util
+
+    spec = LaunchSpec.from_plan_json(_plan(tmp_path, _VIT))
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "train.py").write_text(by_path(generate(spec, "torchrun", GenerateOptions()))["train.py"])
+    loader = importlib.util.spec_from_file_location("generated_train_check", out / "train.py")
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    assert module.parse_args([]).ckpt_every_steps == STAND_IN_CHECK_CKPT_EVERY
+    assert module.parse_args(["--steps", str(_FULL)]).ckpt_every_steps == 0
+    # still the user's to set
+    assert module.parse_args(["--steps", str(_FULL), "--ckpt-every-steps", "500"]).ckpt_every_steps == 500
+
+
 def test_steps_full_trains_the_stand_in_for_the_plans_whole_run(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(_plan(tmp_path, _VIT))
     files = by_path(generate(spec, "torchrun", GenerateOptions(steps="full")))

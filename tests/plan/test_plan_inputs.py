@@ -166,3 +166,24 @@ def test_the_team_services_plan_request_takes_a_gpu_filter() -> None:
 
     assert PlanRequest(workload={}, gpus=["T4", "L4"]).overrides()["gpus"] == ["T4", "L4"]
     assert PlanRequest(workload={}).overrides()["gpus"] is None
+
+
+@pytest.mark.parametrize(
+    ("written", "region", "code"),
+    [("singapore", "aws/ap-southeast-1", "SG"), ("EU", "gcp/europe-west3", "EU")],
+)
+def test_a_country_written_as_a_region_points_to_its_regions(
+    tmp_path: Path, written: str, region: str, code: str
+) -> None:
+    # "--region singapore" had been answered "did you mean 'cn-qingdao'?"
+    from gpuplan.errors import InputError
+    from gpuplan.plan.contradictions import check_regions
+
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        with pytest.raises(InputError) as info:
+            check_regions(constraints_from_spec(ConstraintsSpec(), regions=(written,)), store)
+    finally:
+        store.close()
+    said = str(info.value)
+    assert region in said and f"`--countries {code}`" in said and "did you mean" not in said

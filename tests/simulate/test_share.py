@@ -197,3 +197,82 @@ def test_the_time_slicing_penalty_is_counted_once() -> None:
     assert plan.gpus_needed == 1 and plan.optimal
     one = pack_services([_svc("c", 45.0, 7.0)], _opts("time-slice"))
     assert one.gpus_needed == 1  # 0.7 / 0.9 = 78 % busy: one instance
+
+
+def _p95_mm1(speed: float, rate: float) -> float:
+    """The M/M/1 p95 of a `_svc` instance (1 s alone, 10 req/s) at ``rate`` on a share ``speed``."""
+    cap = 10.0 * speed
+    if rate / cap <= 0.05:
+        return 1.0 / speed
+    return 1.0 / speed + math.log(rate / cap / 0.05) / (cap - rate)
+
+
+def test_time_slice_keeps_the_neighbours_off_a_service_they_would_slow_past_its_target() -> None:
+    # chat alone on the penalised GPU (speed 0.9): 1/0.9 + ln(3.5/9/0.05)/(9 − 3.5) = 1.48 s ≤ 2 s.
+    # Beside batch (0.35/0.9 = 0.389 busy) at 0.9 × (1 − 0.389) = 0.55: 3.09 s, where one GPU was
+    # taken and the miss reported. chat meets 2 s while its neighbours keep ≤ 0.199 of the GPU (0.9 ×
+    # 0.801 = 0.721: 1/0.721 + ln(3.5/7.21/0.05)/(7.21 − 3.5) = 2.00 s), and batch's 0.389 is more:
+    # two GPUs. Two chat instances (0.194 each) would leave room for only 0.31: still two.
+    assert _p95_mm1(0.9, 3.5) == pytest.approx(1.484, abs=1e-3)
+    assert _p95_mm1(0.9 * (1 - 0.35 / 0.9), 3.5) == pytest.approx(3.090, abs=1e-3)
+    plan = pack_services([_svc("chat", 10.0, 3.5, slo=2.0), _svc("batch", 10.0, 3.5)], _opts("time-slice"))
+    chat = plan.services[0]
+    assert plan.gpus_needed == 2 and plan.optimal
+    assert chat.instances == 1 and chat.meets_targets
+    assert chat.p95_latency_s == pytest.approx(1.484, abs=1e-3)
+    assert {p.gpu_index for p in plan.placements if p.service == "chat"}.isdisjoint(
+        {p.gpu_index for p in plan.placements if p.service == "batch"}
+    )
+    assert any("sized for the neighbours: chat" in n and "added: none" in n for n in plan.notes)
+
+
+def test_time_slice_adds_an_instance_where_the_halves_fit_beside_the_neighbours() -> None:
+    # Two 45 GiB batch services (0.27/0.9 = 0.3 busy each) cannot share a GPU (90 > 76 GiB). chat
+    # beside one at 0.9 × 0.7 = 0.63: 1/0.63 + ln(3.5/6.3/0.05)/(6.3 − 3.5) = 2.45 s > 2 s (the miss
+    # reported on two GPUs). Kept to neighbours ≤ 0.199 it needs a third GPU; as two instances at
+    # 1.75 req/s each beside 0.3: 1/0.63 + ln(1.75/6.3/0.05)/(6.3 − 1.75) = 1.96 s ≤ 2 s, on two GPUs.
+    assert _p95_mm1(0.63, 3.5) == pytest.approx(2.447, abs=1e-3)
+    assert _p95_mm1(0.63, 1.75) == pytest.approx(1.964, abs=1e-3)
+    services = [_svc("chat", 10.0, 3.5, slo=2.0), _svc("batch-a", 45.0, 2.7), _svc("batch-b", 45.0, 2.7)]
+    plan = pack_services(services, _opts("time-slice"))
+    chat = plan.services[0]
+    assert plan.gpus_needed == 2
+    assert chat.instances == 2 and chat.meets_targets
+    assert chat.p95_latency_s == pytest.approx(1.964, abs=1e-3)
+    assert any("instances added: chat +1" in n for n in plan.notes)
+
+
+def test_time_slice_reports_a_target_no_gpu_of_its_own_meets() -> None:
+    # 1 s alone is 1/0.9 = 1.11 s on the penalised GPU: 1 s is out of reach at any instances or
+    # neighbours, so the packing stays the fewest GPUs (one) and the miss is reported.
+    plan = pack_services([_svc("chat", 10.0, 3.5, slo=1.0), _svc("batch", 10.0, 3.5)], _opts("time-slice"))
+    assert plan.gpus_needed == 1
+    assert plan.services[0].instances == 1 and not plan.services[0].meets_targets
+    assert plan.services[0].p95_latency_s == pytest.approx(3.090, abs=1e-3)
+    assert not any("sized for the neighbours" in n for n in plan.notes)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(min_value=5.0, max_value=40.0),
+            st.floats(min_value=0.5, max_value=5.0),
+            st.sampled_from([None, 1.5, 2.0, 3.0]),
+        ),
+        min_size=2,
+        max_size=5,
+    )
+)
+def test_time_slice_meets_every_target_a_gpu_of_its_own_meets(
+    specs: list[tuple[float, float, float | None]],
+) -> None:
+    services = [_svc(f"s{i}", m, r, slo) for i, (m, r, slo) in enumerate(specs)]
+    plan = pack_services(services, _opts("time-slice"))
+    # A target the service meets at its instances alone on the penalised GPU (speed 0.9, 9 req/s
+    # each) is met beside whatever neighbours the packing gives it.
+    for s, out in zip(services, plan.services, strict=True):
+        rate = s.requests_per_s / out.instances
+        if s.slo_s is not None and rate < 9.0 and _p95_mm1(0.9, rate) <= s.slo_s:
+            assert out.meets_targets, (s, out)
+    assert plan.lower_bound_gpus <= plan.gpus_needed

@@ -492,3 +492,29 @@ def test_the_workloads_latency_targets_are_the_default_slos_as_in_the_command(se
     served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
     slos = [(s["metric"], s["percentile"], s["threshold_s"]) for s in served["settings"]["slos"]]
     assert slos == [("ttft", 95.0, 1.5), ("tpot", 95.0, 0.06)]
+
+
+def test_a_policys_default_max_follows_the_load_as_in_the_command(service: Service, tmp_path: Path) -> None:
+    # The command sets a max that neither the policy nor the serving block gives from the load (as
+    # deploy writes maxReplicas); the service had kept the policy's own 8, below what the peak needs.
+    body = {
+        "workload": _SERVICE,
+        "gpu": "L4",
+        "replica": REPLICA,
+        "shape": "step",
+        "rate": 150,
+        "hours": 0.25,
+        "on_demand_price": 1.0,
+        "policies": ["gpu-util:80", "queue"],
+    }
+    served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
+    most = [p["behaviour"]["max_replicas"] for p in served["policies"]]
+    assert all(m > 8 for m in most), most
+    workload = tmp_path / "service.yaml"
+    workload.write_text(json.dumps(_SERVICE), encoding="utf-8")
+    argv = ["simulate", "autoscale", str(workload), "--gpu", "L4", "--json", "--replica", REPLICA]
+    argv += ["--shape", "step", "--rate", "150", "--hours", "0.25", "--on-demand-price", "1"]
+    argv += ["--policy", "gpu-util:80", "--policy", "queue"]
+    res = CliRunner().invoke(app, argv, env={"GPUPLAN_DB": service.db}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert most == [p["behaviour"]["max_replicas"] for p in _as_served(res.stdout)["policies"]]

@@ -3,6 +3,7 @@ price-change view, the audit log, and background jobs (poll and server-sent even
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -580,6 +581,17 @@ def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service)
     r = c.post("/api/v1/catalog/import?format=gpuplan", content=example, headers=admin)
     assert r.status_code == 200, r.text
     assert r.json()["provider"] == "alibaba" and r.json()["prices_imported"] == 3
+    # the upload is kept with its import as a file is (`catalog imports`): who sent it, its hash
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.undo import list_imports
+
+    store = open_store(service.db, seed=False)
+    try:
+        [uploaded] = [e for e in list_imports(store) if e.id == r.json()["import_id"]]
+    finally:
+        store.close()
+    assert uploaded.file_name == "upload by admin-user", uploaded
+    assert uploaded.file_sha256 == hashlib.sha256(example).hexdigest()
     listed = c.get(
         "/api/v1/offers?provider=alibaba&pricing=monthly&currency=CNY", headers=service.auth("read")
     )

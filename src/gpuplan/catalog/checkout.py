@@ -213,6 +213,7 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
     from gpuplan.catalog.importers.prepare import prepare
     from gpuplan.catalog.importers.price_file import CLI_NAMES, yuan_typed_as_usd
     from gpuplan.catalog.importers.regions import checked_regions
+    from gpuplan.catalog.importing import imported_file
     from gpuplan.catalog.refresh import RefreshOutcome, kept_words, store_rows
     from gpuplan.catalog.stored_words import Plural
 
@@ -267,7 +268,17 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
                             "{n} prices refused, out of line with the catalog's (first: {first})",
                             n, n=n, first=first.worded_reason()))  # fmt: skip
     kind = "skypilot" if f.layout == "skypilot" else "gpuhunt"
-    outcome = store_rows(store, provider, kept, sources=(f.label,), notes=notes, now=now, kind=kind)
+    outcome = store_rows(
+        store,
+        provider,
+        kept,
+        sources=(f.label,),
+        notes=notes,
+        now=now,
+        kind=kind,
+        file=imported_file(f.path, f.label),
+        as_of=as_of,
+    )
     if outcome.status != "ok":
         from gpuplan.catalog.refresh import record
         from gpuplan.catalog.transactions import writing

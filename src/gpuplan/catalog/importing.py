@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
@@ -26,7 +29,33 @@ from gpuplan.catalog.wording import joined
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["ImportTarget", "import_of", "import_offers", "write_offers", "write_with_retry"]
+__all__ = [
+    "ImportTarget",
+    "ImportedFile",
+    "import_of",
+    "import_offers",
+    "imported_file",
+    "write_offers",
+    "write_with_retry",
+]
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """The file an import read, as its row in ``imports`` keeps it: its name (as the user gave it)
+    and the SHA-256 of its bytes, so that ``catalog imports`` tells two files of one name apart."""
+
+    name: str
+    sha256: str
+
+
+def imported_file(path: Path, name: str | None = None) -> ImportedFile:
+    """``path``'s name (``name`` when given) and the SHA-256 of its bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return ImportedFile(name=name if name is not None else str(path), sha256=digest.hexdigest())
 
 
 class ImportTarget(Protocol):
@@ -64,11 +93,15 @@ def import_offers(
     snapshot_id: str | None = None,
     conn: Connection | None = None,
     today: date | None = None,
+    file: ImportedFile | None = None,
+    as_of: str | None = None,
 ) -> ImportReport:
     """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
 
     ``conn``: write inside this open transaction (the caller commits) instead of a new one.
     ``today``: a price dated after it (one day of slack) is refused; None: the store's today.
+    ``file`` and ``as_of``: the file read and the ``--as-of`` given, kept with the import's row for
+    ``catalog imports`` (and an undo) to name it by.
 
     ``rejected`` are rows the parser already refused (truncated lines …); they are reported
     along with the rows the gates refuse. Offers are matched on (provider, region, zone,
@@ -166,9 +199,18 @@ def import_offers(
                 imported_at=_now_iso(),
                 rows_ok=len(good),
                 rows_rejected=len(bad),
+                file_name=file.name if file is not None else None,
+                file_sha256=file.sha256 if file is not None else None,
+                as_of=as_of,
             )
         ).inserted_primary_key[0]  # type: ignore[index]
-        return (int(import_id), *write_offers(conn, good, import_id))
+        n_offers, n_prices, n_held = write_offers(conn, good, import_id)
+        conn.execute(
+            update(t.imports)
+            .where(t.imports.c.id == import_id)
+            .values(offers_added=n_offers, prices_added=n_prices)
+        )
+        return int(import_id), n_offers, n_prices, n_held
 
     if conn is not None:
         import_id, n_offers, n_prices, n_held = write(conn)
@@ -333,6 +375,7 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
                     notes=row.notes,
                     network_kind=row.network_kind,
                     local_nvme_gb=row.local_nvme_gb,
+                    import_id=import_id,
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
             existing[key] = offer_id

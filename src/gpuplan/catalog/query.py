@@ -80,7 +80,8 @@ class OfferQuery:
     countries: tuple[str, ...] | None = None
     """Countries the offers' regions may be in, as the user wrote them (ISO code, name or ``EU``);
     a region whose country is unknown is in none of them (left out, and counted)."""
-    pricing: str | None = None
+    pricing: str | tuple[str, ...] | None = None
+    """One pricing model or several (each model's rows listed, as for one)."""
     max_price_per_hour: float | None = None
     """In ``currency`` per instance-hour; offers with an unknown price are left out (and counted)."""
     currency: str = "USD"
@@ -210,25 +211,33 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     """Run ``query`` against ``store``."""
     currency = Currency.cast(query.currency)
     sort = SortKey.cast(query.sort)
-    pricing = PricingModel.cast(query.pricing).value if query.pricing else None
+    models = tuple(dict.fromkeys(PricingModel.cast(p).value for p in _names(query.pricing)))
     # "China", "中国", "CN" all mean CN; "EU" its member states; a typo is refused with "did you mean"
     allowed = _country_codes(query.countries) if query.countries else None
     rate = store.exchange_rate(currency.code) if currency is not Currency.USD else None  # raises with the fix
-    rows = store.offers(
-        gpu=query.gpu,
-        count=query.count,
-        min_gpu_memory_gib=query.min_gpu_memory_gib,
-        provider=query.provider,
-        region=query.region,
-        pricing=pricing,
-        include_unpriced=query.include_unpriced,
-    )
+    rows: list[OfferPrice] = []
+    for model in models or (None,):
+        # each pricing model asked for, as it is listed alone (a repeated --pricing had kept the last)
+        found = store.offers(
+            gpu=query.gpu,
+            count=query.count,
+            min_gpu_memory_gib=query.min_gpu_memory_gib,
+            provider=query.provider,
+            region=query.region,
+            pricing=model,
+            include_unpriced=query.include_unpriced,
+        )
+        if model is not None and query.include_unpriced:
+            found += _taken_out(store, query, model, found)
+        # an offer with no price at all is listed once, not once per pricing model
+        seen = {(r.provider, r.region, r.instance_type) for r in rows if r.pricing is None}
+        rows += [
+            r for r in found if r.pricing is not None or (r.provider, r.region, r.instance_type) not in seen
+        ]
     low_left_out = 0
     if not query.allow_low_confidence:
         kept_rows = [r for r in rows if r.confidence != "low"]
         low_left_out, rows = len(rows) - len(kept_rows), kept_rows
-    if pricing is not None and query.include_unpriced:
-        rows += _taken_out(store, query, pricing, rows)
     regions = _names(query.region)
     if regions and (not rows or len(regions) > 1):
         # every region named is checked: of two, a mistyped one had left the other's offers alone
@@ -280,7 +289,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         # rows left out as low-confidence are no lack of the sources: the note on them says so
         empty_reason=None
         if rows or low_left_out
-        else _country_reason(query, elsewhere) or _empty_reason(store, query, pricing),
+        else _country_reason(query, elsewhere) or _empty_reasons(store, query, models),
         low_confidence_left_out=low_left_out,
     )
 
@@ -356,6 +365,12 @@ def _taken_out(store: Store, query: OfferQuery, pricing: str, rows: Sequence[Off
         have.add(offer)
         out.append(o.without_price(pricing, reason))
     return out
+
+
+def _empty_reasons(store: Store, query: OfferQuery, models: tuple[str, ...]) -> str | None:
+    """:func:`_empty_reason` for each pricing model asked for (none: for any), in one line."""
+    said = [r for r in (_empty_reason(store, query, m) for m in models or (None,)) if r]
+    return "; ".join(dict.fromkeys(said)) or None
 
 
 def _empty_reason(store: Store, query: OfferQuery, pricing: str | None) -> str | None:

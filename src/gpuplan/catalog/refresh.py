@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
+from gpuplan.catalog.importing import ImportedFile, import_of, import_offers, write_with_retry
 from gpuplan.catalog.model import Currency
 from gpuplan.catalog.providers import (
     PROVIDERS,
@@ -411,11 +411,14 @@ def store_rows(
     now: str,
     kind: str,
     rejected: Sequence[RejectedRow] = (),
+    file: ImportedFile | None = None,
+    as_of: str | None = None,
 ) -> RefreshOutcome:
     """Gate ``rows`` of one provider and append them with their run, in one transaction (the
     refresh of a provider, or its file of a catalog checkout): all the rows or none, and one line
     that says which. ``sources`` name where the rows were read (the source of the import);
-    ``rejected`` are entries the reader already refused, counted and named with the gates' own."""
+    ``rejected`` are entries the reader already refused, counted and named with the gates' own.
+    ``file`` and ``as_of``: a checkout's file and the ``--as-of`` given, kept with the import."""
     name = provider
     if not rows and not rejected:
         return RefreshOutcome.said(
@@ -464,7 +467,16 @@ def store_rows(
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
         report = import_offers(
-            store, rows, provider=name, source=source, kind=kind, rejected=rejected, conn=conn, today=read_on
+            store,
+            rows,
+            provider=name,
+            source=source,
+            kind=kind,
+            rejected=rejected,
+            conn=conn,
+            today=read_on,
+            file=file,
+            as_of=as_of,
         )
         if report.import_id is None:
             return report, None  # nothing written: every row was refused

@@ -56,6 +56,15 @@ imports = Table(
     Column("imported_at", String(32), nullable=False),
     Column("rows_ok", Integer, nullable=False),
     Column("rows_rejected", Integer, nullable=False),
+    # What was imported and whether it stands (revision 0013; NULL for an import stored before, and
+    # the file's for a file import only): the file's name and SHA-256, the --as-of given, the offers
+    # and prices it added, and when ``catalog import --undo`` took them out (NULL: it stands).
+    Column("file_name", Text, nullable=True),
+    Column("file_sha256", String(64), nullable=True),
+    Column("as_of", String(32), nullable=True),
+    Column("offers_added", Integer, nullable=True),
+    Column("prices_added", Integer, nullable=True),
+    Column("undone_at", String(32), nullable=True),
 )
 
 offers = Table(
@@ -77,6 +86,9 @@ offers = Table(
     Column("notes", Text, nullable=False),
     Column("network_kind", String(32), nullable=True),  # EFA | InfiniBand | RoCE | TCP
     Column("local_nvme_gb", Float, nullable=True),
+    # The import that created the offer (revision 0013; NULL for an offer stored before it, which no
+    # undo removes). No foreign key: adding one meant rebuilding SQLite's offers table under its prices.
+    Column("import_id", Integer, nullable=True),
 )
 
 prices = Table(

@@ -51,6 +51,7 @@ from gpuplan.i18n.messages import N_
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from gpuplan.catalog.importing import ImportedFile
     from gpuplan.catalog.local_store import LocalStore
 
 __all__ = ["ANY_REGION", "Store"]
@@ -482,12 +483,15 @@ class Store:
         kind: str = "manual",
         rejected: Sequence[RejectedRow] = (),
         snapshot_id: str | None = None,
+        file: ImportedFile | None = None,
+        as_of: str | None = None,
     ) -> ImportReport:
         """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
 
         ``rejected`` are rows the parser already refused (truncated lines …); they are reported
         along with the rows the gates refuse. Offers are matched on (provider, region, zone,
-        instance type); their prices are appended, never overwritten.
+        instance type); their prices are appended, never overwritten. ``file`` and ``as_of``: the
+        file read and the ``--as-of`` given, which ``catalog imports`` lists the import by.
         """
         from gpuplan.catalog import importing
 
@@ -499,6 +503,8 @@ class Store:
             kind=kind,
             rejected=rejected,
             snapshot_id=snapshot_id,
+            file=file,
+            as_of=as_of,
         )
 
     def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]:

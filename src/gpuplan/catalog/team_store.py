@@ -867,8 +867,8 @@ class TeamStore:
     def catalog_state(self) -> tuple[int | None, str]:
         """(the newest import's id, a digest of everything else a plan reads from the database): the
         discounts, and the size and newest row of the tables of measurements (``gpuplan bench``,
-        ``gpuplan measure``) and exchange rates. A new import, refresh, discount, measurement or
-        rate changes it. Asked at every plan request: two plain statements, compiled once."""
+        ``gpuplan measure``) and exchange rates. A new import, refresh, undo, discount, measurement
+        or rate changes it. Asked at every plan request: two plain statements, compiled once."""
         with self.engine.connect() as conn:
             state = list(conn.exec_driver_sql(_STATE_SQL).one())
             rows = [list(r) for r in conn.exec_driver_sql(_DISCOUNTS_SQL).all()]
@@ -878,10 +878,15 @@ class TeamStore:
 
 
 #: What :meth:`TeamStore.catalog_state` counts: the newest row and the number of rows of each table
-#: a plan reads besides the offers (the imports first: its newest id is the state's import).
-_STATE_SQL = "SELECT " + ", ".join(
-    f"(SELECT max(id) FROM {table}), (SELECT count(*) FROM {table})"
-    for table in ("imports", "bench_results", "step_measurements", "exchange_rates")
+#: a plan reads besides the offers (the imports first: its newest id is the state's import), and the
+#: imports undone (an undo keeps the import's row: its prices gone, the plans cached with them go).
+_STATE_SQL = (
+    "SELECT "
+    + ", ".join(
+        f"(SELECT max(id) FROM {table}), (SELECT count(*) FROM {table})"
+        for table in ("imports", "bench_results", "step_measurements", "exchange_rates")
+    )
+    + ", (SELECT count(*) FROM imports WHERE undone_at IS NOT NULL)"
 )
 #: Each discount's pricing model is in it: a discount moved from one model to another changes plans.
 _DISCOUNTS_SQL = "SELECT provider, family, pricing, percent FROM discounts ORDER BY provider, family, pricing"

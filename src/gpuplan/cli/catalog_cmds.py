@@ -212,8 +212,11 @@ def offers(
         ),
     ] = None,
     pricing: Annotated[
-        str | None,
-        typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
+        list[str] | None,
+        typer.Option(
+            "--pricing",
+            help=f"{', '.join(PricingModel.values())}. Repeat it or give a comma list for several.",
+        ),
     ] = None,
     max_price: Annotated[
         float | None,
@@ -266,8 +269,7 @@ def offers(
     # Validate names before touching the database: one line with "did you mean" on a typo.
     # --provider, --region and --gpu take repeats and comma lists alike (as `plan --providers`).
     providers = _listed(PROVIDERS.cast(p) for p in _split(provider))
-    if pricing is not None:
-        pricing = PricingModel.cast(pricing).value
+    models = _listed(PricingModel.cast(p).value for p in _split(pricing))
     currency = Currency.cast(currency).code
     sort = SortKey.cast(sort).value
     gpus: list[str] = []
@@ -310,7 +312,7 @@ def offers(
         provider=providers,
         region=_listed(_split(region)),
         countries=country_names,
-        pricing=pricing,
+        pricing=models,
         max_price_per_hour=max_price,
         currency=currency,
         sort=sort,
@@ -443,6 +445,16 @@ def import_(
             "country is unknown, and a plan's countries constraint leaves them out.",
         ),
     ] = None,
+    undo: Annotated[
+        int | None,
+        typer.Option(
+            "--undo",
+            metavar="ID",
+            help="Take import ID out again (a wrong file, a wrong --as-of): its prices, and the offers it "
+            "alone created; the prices it had superseded are current again. `gpuplan catalog imports` "
+            "lists the ids. Alone: no FILE, folder or other option.",
+        ),
+    ] = None,
     lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -456,10 +468,20 @@ def import_(
 
     A price list of your own (a negotiated quote, monthly or reserved prices, yuan prices):
     --format gpuplan, one provider per file (or --provider to pick one); for a provider gpuplan does
-    not know, --new-provider CODE."""
+    not know, --new-provider CODE.
+
+    An import is taken out again with --undo ID (`gpuplan catalog imports` lists them)."""
     from gpuplan.errors import InputError
 
     apply_language(lang)
+    if undo is not None:
+        given = file is not None or skypilot or gpuhunt or provider or as_of or accept_price
+        if given or new_provider or country or json_out:
+            raise InputError.worded(
+                N_("--undo ID: alone, without a FILE, a folder or another option (but --db and --lang)")
+            )
+        _undo(ctx, undo)
+        return
     folders = [f for f in (skypilot, gpuhunt) if f is not None]
     if country is not None and new_provider is None:
         raise InputError.worded(
@@ -481,6 +503,42 @@ def import_(
         _import_new_provider(ctx, file, new_provider, country, as_of, json_out, accept_price or [])
         return
     _import_file(ctx, file, provider or [], fmt, as_of, json_out, accept_price or [])
+
+
+def _undo(ctx: typer.Context, import_id: int) -> None:
+    """Undo one import and say what it removed; an id the catalog has no import of is one line
+    naming the ids that can be undone (exit 2, as for any value of the command line refused)."""
+    from gpuplan.catalog.undo import undo_import
+    from gpuplan.errors import AbsentError
+    from gpuplan.i18n.error_text import error_text
+    from gpuplan.report.catalog import undo_view
+
+    store = _store(ctx)
+    try:
+        report = undo_import(store, import_id)
+    except AbsentError as e:
+        raise typer.BadParameter(error_text(e), param_hint="--undo") from None
+    _print(undo_view(report))
+
+
+@catalog_app.command("imports")
+def imports(
+    ctx: typer.Context,
+    every: Annotated[
+        bool, typer.Option("--all", help="List the shipped snapshot's imports too (they are not undone).")
+    ] = False,
+    lang: LangOption = None,
+) -> None:
+    """List the catalog's imports, oldest first: id, when, the file (and its SHA-256) or source, the
+    --as-of given, rows and what it added, and the prices it holds now (or when it was undone). An
+    import is taken out again with `gpuplan catalog import --undo ID`."""
+    from gpuplan.catalog.undo import list_imports
+    from gpuplan.report.catalog import imports_view
+
+    apply_language(lang)
+    found = list_imports(_store(ctx))
+    shown = [e for e in found if every or e.undoable]
+    _print(imports_view(shown, snapshot_hidden=len(found) - len(shown)))
 
 
 def _import_new_provider(
@@ -548,8 +606,16 @@ def _import_file(
         described=file.name,
         accept=accept,
     )
+    from gpuplan.catalog.importing import imported_file
+
     report = store.import_offers(
-        read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected
+        read.rows,
+        provider=read.provider,
+        source=read.source,
+        kind=read.kind,
+        rejected=read.rejected,
+        file=imported_file(file, file.name),
+        as_of=as_of.strip() if as_of is not None else None,
     )
     _import_done(file, report, json_out, read.warnings)
 

@@ -345,6 +345,7 @@ def deploy(
         from gpuplan.cli._settings import settings
         from gpuplan.cli.deploy_checks import cached_profile, plan_workload
         from gpuplan.deploy.engine import planned_capacity
+        from gpuplan.deploy.spec import peak_ceiling_words
         from gpuplan.errors import DeployError
         from gpuplan.workload import load_workload
 
@@ -378,6 +379,10 @@ def deploy(
             trace=lengths,
             estimate_capacity_requests_per_s=planned_capacity(spec),
             latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
+            # a workload file's latency share at whole instances of its instance type, as a plan
+            # takes it (GPUs one at a time where no instance is known: a node's count is then only
+            # the layout asked for)
+            gpus_per_instance=spec.gpus_per_node if spec.instance_type is not None else 1,
         )
         if isinstance(slots, str):
             if generator.name == "k8s":
@@ -387,6 +392,10 @@ def deploy(
             typer.echo(_("note: {line}").format(line=unchecked_context(spec, slots)), err=True)
         else:
             spec = spec.with_engine_slots(slots)
+            if generator.name == "k8s" and (ceiling := peak_ceiling_words(spec)) is not None:
+                # said where the command is run, not only in the README: the files as written
+                # queue requests at the service's peak
+                typer.echo(_("warning: {line}").format(line=ceiling), err=True)
     elif trace is not None:
         raise InputError.worded(
             N_(

@@ -109,48 +109,13 @@ def _max_for_load(
     estimate_capacity: float | None = None,
     latency_share: float | None = None,
 ) -> list[Policy]:
-    """Each policy whose ``max`` is a default with it set by the trace's peak and the load a queue
-    policy's default target holds a replica at (:func:`gpuplan.perf.replica_load.replica_load`:
-    from ``estimate_capacity``, the replica's own capacity and ``latency_share``), as deploy's
-    ``maxReplicas`` (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs."""
-    import math
+    """:func:`gpuplan.simulate.autoscale.max_for_trace`: the service's simulate route sets the same
+    default."""
+    from gpuplan.simulate.autoscale import max_for_trace
 
-    import numpy as np
-
-    from gpuplan.perf.replica_load import replica_load
-    from gpuplan.simulate.autoscale import MAX_REPLICA_DECISIONS, MAX_SLOTS
-    from gpuplan.simulate.in_flight import replica_capacity
-    from gpuplan.simulate.policy import max_for_load
-
-    if not any(p.max_default for p in policies):
-        return policies
-    assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    load = replica_load(
-        estimate_capacity_requests_per_s=estimate_capacity,
-        simulation_capacity_requests_per_s=replica_capacity(
-            replica, trace.prompt_tokens, trace.output_tokens
-        ),
-        latency_share=latency_share,
+    return max_for_trace(
+        policies, trace, replica, estimate_capacity=estimate_capacity, latency_share=latency_share
     )
-    # the capacity the load is a share of
-    capacity = (
-        load.simulation_capacity_requests_per_s
-        if load.basis == "simulation" or load.estimate_capacity_requests_per_s is None
-        else load.estimate_capacity_requests_per_s
-    )
-    if trace.rate is not None:  # a drawn trace: the peak of the curve it was drawn from
-        peak = trace.rate.peak_requests_per_s
-    else:  # a file: its busiest minute (the whole trace if shorter)
-        window = min(60.0, max(trace.duration_s, 1.0))
-        arrivals = np.sort(trace.arrival_s)
-        within = np.searchsorted(arrivals, arrivals + window, side="left") - np.arange(len(arrivals))
-        peak = float(within.max()) / window if len(arrivals) else 0.0
-    out = []
-    for p in policies:
-        decisions = math.ceil(trace.duration_s / p.period_s) + 1
-        most = max(1, min(MAX_SLOTS // max(1, replica.slots), MAX_REPLICA_DECISIONS // decisions))
-        out.append(max_for_load(p, peak, capacity, most, share=load.share))
-    return out
 
 
 def _replica(
@@ -163,11 +128,13 @@ def _replica(
     engine_text: str | None,
     network: NetworkSpec | None,
     share: int,
+    gpus_per_instance: int = 1,
 ) -> tuple[ReplicaModel, float, float | None, float | None]:
     """The estimator's continuous-batching replica for this trace, its weights in bytes, one
     replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
     which a queue policy's default target is chosen from beside the replica's own, and the lower
-    share of it the workload's latency targets need, as plan sizes replicas for them (None: none)."""
+    share of it the workload's latency targets need, as plan sizes replicas for them, in whole
+    instances of ``gpus_per_instance`` GPUs (None: none)."""
     from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
@@ -194,7 +161,13 @@ def _replica(
     replica, weights = estimator_replica(
         prof, get_gpu(gpu_id), stack, prompt_tokens=lengths[0], output_tokens=lengths[1]
     )
-    return replica, weights, *estimate_replica_figures(w, gpu_id, prof, replicas_per_gpu=share)
+    return (
+        replica,
+        weights,
+        *estimate_replica_figures(
+            w, gpu_id, prof, replicas_per_gpu=share, gpus_per_instance=gpus_per_instance
+        ),
+    )
 
 
 @app.command("autoscale")
@@ -480,7 +453,17 @@ def autoscale_cmd(
             rep = parse_replica(replica, gpu_id)
         else:
             rep, weights, estimate_capacity, latency_share = _replica(
-                ctx, w, workload_file.name, gpu_id, store, lengths, engine, network, share
+                ctx,
+                w,
+                workload_file.name,
+                gpu_id,
+                store,
+                lengths,
+                engine,
+                network,
+                share,
+                # the named instance's GPUs: the whole instances a plan of it buys
+                gpus_per_instance=int(offers[0].gpu_count) if instance is not None and offers else 1,
             )
         # an autoscaler's max that neither the policy nor the serving block gives follows the load
         # (before the fleet is priced: its largest fleet is what is bought)

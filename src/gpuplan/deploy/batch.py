@@ -34,6 +34,7 @@ __all__ = [
     "input_contract",
     "kept_chunks_note",
     "model_note",
+    "no_gpu_note",
     "output_contract",
     "prepare_command",
     "sentences",
@@ -105,6 +106,18 @@ def kept_chunks_note() -> str:
     )
 
 
+def no_gpu_note(runner: str) -> str:
+    """The README's sentence on what ``runner`` (train.py, serve.py, batch.py) does where CUDA sees no
+    GPU: it refuses in one line (require_gpu() in the train.py template), as a GPU node whose
+    container cannot see its GPUs would otherwise run at CPU speed, billed at the GPU's price;
+    ``--device cpu`` is how a dry run asks for the CPU."""
+    return _(
+        "Where CUDA sees no GPU (a container not given the GPUs, a driver older than the image's CUDA), "
+        "{runner} stops at once with one line saying what to check, rather than run at CPU speed at the "
+        "GPU's price; `--device cpu` runs it on the CPU on purpose (a dry run)."
+    ).format(runner=runner)
+
+
 def model_note(spec: LaunchSpec, checkpoints: str) -> str:
     """What batch.py runs, and where the user's own model goes; ``checkpoints``: the folder its
     weights are read from, as the target names it."""
@@ -125,6 +138,7 @@ def model_note(spec: LaunchSpec, checkpoints: str) -> str:
             "Each output is what postprocess() in batch.py makes of the model's output: the arg-max of the "
             "logits as written; return the vectors there for embeddings."
         ),
+        no_gpu_note("batch.py"),
     )
     if shard_gpus(spec) > 1:
         text = sentences(

@@ -1190,11 +1190,19 @@ def spare_words(spec: LaunchSpec) -> str | None:
     if serving is None or spec.spare_replicas <= 0:
         return None
     total = serving.start_replicas or serving.min_replicas
-    return _(
+    load = total - spec.spare_replicas
+    words = _(
         "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside the "
         "{load} that carry the load): the service starts all {total}, so a reclaim leaves the load "
         "carried while its replacement starts."
-    ).format(spare=spec.spare_replicas, load=total - spec.spare_replicas, total=total)
+    ).format(spare=spec.spare_replicas, load=load, total=total)
+    if serving.max_replicas == 2 * load + spec.spare_replicas and load > 0:
+        # the manifest's ceiling in the same numbers (the spare once, not doubled with the load)
+        words += " " + _(
+            "The autoscaler's maxReplicas, {most}, is room to double the {load} that carry the load, "
+            "and the spare once."
+        ).format(most=serving.max_replicas, load=load)
+    return words
 
 
 def _serving_for(
@@ -1210,7 +1218,8 @@ def _serving_for(
     # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
     gpus *= serving.share_gpu
-    gpus += launch.get("spare_replicas", 0)  # a spot service's spare, priced with the load
+    spare = launch.get("spare_replicas", 0)
+    gpus += spare  # a spot service's spare, priced with the load
     update: dict[str, int | None] = {}
     # Start what the plan priced, never fewer (a workload's min_replicas: 1 had started one replica
     # of the three the plan priced for the load); no more than a max_replicas given. A min_replicas
@@ -1231,7 +1240,10 @@ def _serving_for(
         # (a monthly subscription, a reservation): the plan bought its replicas, and one more
         # would be capacity it priced nowhere
         committed = launch.get("pricing") in {p.value for p in COMMITTED_PRICING}
-        update["max_replicas"] = start if committed else 2 * start
+        # The room doubles the replicas that carry the load; a spot service's spare is there once,
+        # to stand in for a reclaimed replica, not a load to double (20 replicas and a spare: 41, as
+        # a workload file's 20 replicas get 40, where doubling the 21 had written 42).
+        update["max_replicas"] = start if committed else max(start, 2 * start - spare)
     return serving.model_copy(update={**update, **update_floor})  # min ≤ start ≤ max by construction
 
 

@@ -14,7 +14,7 @@ import unicodedata
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.batch import VLLM_RUNNER, sentences
+from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
 from gpuplan.deploy.checkpoints import checkpoint_disk_note, checkpoint_interval_min, spot_notice_note
 from gpuplan.deploy.engine import (
     batch_engine_launch,
@@ -116,7 +116,8 @@ def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         "By default train.py runs a short check of the launch, {steps} steps with a checkpoint at step "
         "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
         "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
-        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint. "
+        "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint "
+        "and checkpoints on the plan's interval, not every {every} steps. "
         "For the full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
     ).format(steps=STAND_IN_CHECK_STEPS, every=STAND_IN_CHECK_CKPT_EVERY, full=full_steps(spec, samples))
 
@@ -468,7 +469,7 @@ def training_model_note(
     ``options``: the deploy's (its --steps); ``install``: how the launch folder installs the user's
     package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
     it importable on the machine."""
-    notes = [_model_words(spec, install)]
+    notes = [_model_words(spec, install), no_gpu_note("train.py")]
     if options is not None and (steps := steps_note(spec, options)):
         notes.append(steps)
     if workers := planned_workers(spec).readme(spec):
@@ -617,7 +618,7 @@ def serving_note(spec: LaunchSpec) -> str:
         "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
         "the model behind a batching server (TorchServe, Triton, vLLM)."
     ).format(what=what)
-    text = said
+    text = sentences(said, no_gpu_note("serve.py"))
     for more in (serve_py_reason(spec), unpriced):
         if more:
             text += f"{'' if text.endswith('。') else ' '}{more}"

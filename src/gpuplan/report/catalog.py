@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     # (`gpuplan offers`, `gpus`, `catalog info`) do without pydantic.
     from gpuplan.catalog.discounts import Discount
     from gpuplan.catalog.refresh import RefreshOutcome
+    from gpuplan.catalog.undo import ImportEntry, UndoReport
     from gpuplan.documents.base import ExchangeRateDoc
     from gpuplan.documents.catalog import CheapestPrice, GpusDocument, OffersDocument
     from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument, RefreshDocument
@@ -817,12 +818,22 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
         )
     )
     parts: list[RenderableType] = [head]
+    if report.import_id is not None:
+        # the id is what takes the import out again: a wrong file, another team's, a wrong --as-of
+        parts.append(
+            Text(
+                _("import {id}; `gpuplan catalog import --undo {id}` takes it out again").format(
+                    id=report.import_id
+                ),
+                style="dim",
+            )
+        )
     if warnings:
         from gpuplan.i18n.error_text import phrase_text
 
         parts += [Text(_("warning: {what}").format(what=phrase_text(w)), style="yellow") for w in warnings]
     if not report.rejected:
-        return Group(*parts) if warnings else head
+        return Group(*parts) if len(parts) > 1 else head
     parts += _refusals_by_check(lost)
     title = _("rejected") if not skipped else _("skipped") if not lost else _("rejected and skipped")
     table = house_table(title)
@@ -848,3 +859,123 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
         style="dim",
     )
     return Group(*parts, table, more)
+
+
+def imports_view(entries: Sequence[ImportEntry], snapshot_hidden: int = 0) -> RenderableType:
+    """Imports, oldest first: the id, when, what it read (the file and the first characters of its
+    SHA-256, else its source), the --as-of given, its rows and what it added, and the prices it holds
+    now (or when it was undone). ``snapshot_hidden``: the shipped snapshot's imports left out."""
+    parts: list[RenderableType] = []
+    if entries:
+        table = house_table(_("the catalog's imports"))
+        table.add_column(_("id"), justify="right", no_wrap=True)
+        table.add_column(_("imported"), no_wrap=True)
+        table.add_column(_("provider"), no_wrap=True)
+        table.add_column(_("file or source"), overflow="fold", min_width=12, ratio=1)
+        table.add_column(_("as of"), overflow="fold")
+        table.add_column(_("rows"), no_wrap=True)
+        table.add_column(_("prices now"), no_wrap=True)
+        for e in entries:
+            # the file's name and the source are the user's text: printable, each line on its own
+            what = (
+                f"{printable(e.file_name)}\n({e.file_sha256[:12]})"
+                if e.file_name and e.file_sha256
+                else printable(e.source)
+            )
+            rows = (
+                [
+                    ngettext("{n} offer", "{n} offers", e.offers_added).format(n=e.offers_added),
+                    ngettext("{n} price", "{n} prices", e.prices_added or 0).format(n=e.prices_added or 0),
+                ]
+                if e.offers_added is not None
+                else [_("{n} ok").format(n=e.rows_ok)]
+            )
+            rows.append(_("{n} rejected").format(n=e.rows_rejected))
+            now = (
+                _("undone\n{day}").format(day=e.undone_at[:10])
+                if e.undone_at is not None
+                else str(e.prices_held)
+            )
+            table.add_row(
+                str(e.id),
+                e.imported_at[:16].replace("T", "\n"),
+                e.provider or "—",
+                what,
+                e.as_of or "—",
+                "\n".join(rows),
+                now,
+            )
+        parts.append(table)
+    else:
+        parts.append(Text(_("no import in the catalog but the shipped snapshot's")))
+    if any(e.offers_added is None and e.undone_at is None for e in entries):
+        parts.append(
+            Text(
+                _(
+                    "An import without the offers it added listed was stored before gpuplan recorded them: "
+                    "undone, its prices go and its offers stay."
+                ),
+                style="dim",
+            )
+        )
+    if snapshot_hidden:
+        parts.append(
+            Text(
+                ngettext(
+                    "{n} import of the shipped snapshot not listed (the catalog's base, not undone; --all "
+                    "lists it).",
+                    "{n} imports of the shipped snapshot not listed (the catalog's base, not undone; --all "
+                    "lists them).",
+                    snapshot_hidden,
+                ).format(n=snapshot_hidden),
+                style="dim",
+            )
+        )
+    parts.append(Text(_("`gpuplan catalog import --undo ID` takes an import out again."), style="dim"))
+    return Group(*parts)
+
+
+def undo_view(report: UndoReport) -> RenderableType:
+    """What undoing an import removed, and what it left: offers another import priced since, and
+    the offers of an import stored before they were recorded."""
+    what = report.file_name or report.source
+    lines = [
+        _("undid import {id} ({provider}, {what}): removed {prices} and {offers}.").format(
+            id=report.import_id,
+            provider=report.provider or "—",
+            what=printable(what),
+            prices=ngettext("{n} price", "{n} prices", report.prices_removed).format(n=report.prices_removed),
+            offers=ngettext("{n} offer", "{n} offers", report.offers_removed).format(n=report.offers_removed),
+        )
+    ]
+    if report.prices_current_again:
+        lines.append(
+            ngettext(
+                "{n} offer price is the one recorded before the import again.",
+                "{n} offer prices are the ones recorded before the import again.",
+                report.prices_current_again,
+            ).format(n=report.prices_current_again)
+        )
+    if report.offers_kept:
+        lines.append(
+            ngettext(
+                "{n} offer it created stays: another import has priced it since.",
+                "{n} offers it created stay: another import has priced them since.",
+                report.offers_kept,
+            ).format(n=report.offers_kept)
+        )
+    if report.same_file:
+        lines.append(
+            _(
+                "Import {ids} read the same file: the prices it found already recorded were this import's, "
+                "and are gone with it; import the file again to have them back."
+            ).format(ids=", ".join(str(i) for i in report.same_file))
+        )
+    if not report.offers_recorded:
+        lines.append(
+            _(
+                "This import was stored before gpuplan recorded which offers an import created: its offers "
+                "stay (those without another price are listed without one)."
+            )
+        )
+    return Text("\n".join(lines))

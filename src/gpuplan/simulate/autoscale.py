@@ -46,6 +46,7 @@ __all__ = [
     "Timeline",
     "check_slots",
     "check_window",
+    "max_for_trace",
     "per_million_tokens",
     "replica_from_step",
     "simulate_autoscale",
@@ -767,3 +768,52 @@ def simulate_autoscale(
         duration_s=trace.duration_s,
         policies=tuple(out),
     )
+
+
+def max_for_trace(
+    policies: Sequence[Policy],
+    trace: Trace,
+    replica: ReplicaModel,
+    *,
+    estimate_capacity: float | None = None,
+    latency_share: float | None = None,
+) -> list[Policy]:
+    """Each policy whose ``max`` is a default with it set by the trace's peak and the load a queue
+    policy's default target holds a replica at (:func:`gpuplan.perf.replica_load.replica_load`:
+    from ``estimate_capacity``, the replica's own capacity and ``latency_share``), as deploy's
+    ``maxReplicas`` (:func:`gpuplan.simulate.policy.max_for_load`), at most what a simulation runs.
+    ``simulate autoscale`` and the service's simulate route both take it (the route had kept the
+    policy's fixed default, 8 replicas, where the plan needs 18)."""
+    from gpuplan.perf.replica_load import replica_load
+    from gpuplan.simulate.in_flight import replica_capacity
+    from gpuplan.simulate.policy import max_for_load
+
+    if not any(p.max_default for p in policies):
+        return list(policies)
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    load = replica_load(
+        estimate_capacity_requests_per_s=estimate_capacity,
+        simulation_capacity_requests_per_s=replica_capacity(
+            replica, trace.prompt_tokens, trace.output_tokens
+        ),
+        latency_share=latency_share,
+    )
+    # the capacity the load is a share of
+    capacity = (
+        load.simulation_capacity_requests_per_s
+        if load.basis == "simulation" or load.estimate_capacity_requests_per_s is None
+        else load.estimate_capacity_requests_per_s
+    )
+    if trace.rate is not None:  # a drawn trace: the peak of the curve it was drawn from
+        peak = trace.rate.peak_requests_per_s
+    else:  # a file: its busiest minute (the whole trace if shorter)
+        window = min(60.0, max(trace.duration_s, 1.0))
+        arrivals = np.sort(trace.arrival_s)
+        within = np.searchsorted(arrivals, arrivals + window, side="left") - np.arange(len(arrivals))
+        peak = float(within.max()) / window if len(arrivals) else 0.0
+    out = []
+    for p in policies:
+        decisions = math.ceil(trace.duration_s / p.period_s) + 1
+        most = max(1, min(MAX_SLOTS // max(1, replica.slots), MAX_REPLICA_DECISIONS // decisions))
+        out.append(max_for_load(p, peak, capacity, most, share=load.share))
+    return out

@@ -13,7 +13,10 @@ fleet is sized so that each instance runs at most ``target_utilisation`` busy.
 - **time-slice**: services share a GPU's time and memory (no isolation); a GPU carries services
   whose memory adds up to the usable memory and whose busy shares add up to ``target`` × (1 −
   ``time_slice_penalty``). Exact by integer programme up to :data:`EXACT_ITEMS` instances,
-  first-fit decreasing above, with the lower bound reported.
+  first-fit decreasing above, with the lower bound reported. A service's instances are sized on a
+  GPU of its own; where its neighbours then slow it past a latency target that GPU meets, the GPUs
+  holding it are limited to the busy share they may add, and one more instance is tried where that
+  takes fewer GPUs (:func:`_pack_time_slice`).
 - **mps**: the device plugin's MPS sharing splits every GPU into N equal parts (memory limit and
   active-thread share 1/N each, the same N cluster-wide); each instance takes one part. Exact: every
   N whose part holds the largest service is tried, and the fewest GPUs win.
@@ -495,24 +498,135 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     )
 
 
-def _ffd(items: list[tuple[float, float, str]], mem_cap: float, time_cap: float) -> list[list[int]]:
+def _ffd(
+    items: list[tuple[float, float, str]],
+    mem_cap: float,
+    time_cap: float,
+    caps: dict[str, float] | None = None,
+) -> list[list[int]]:
+    """First-fit decreasing; ``caps``: the busy share a GPU holding that service may carry in all
+    (its neighbours' share limited so that it still meets its latency targets)."""
+    caps = caps or {}
     bins: list[list[int]] = []
-    room: list[list[float]] = []
+    room: list[list[float]] = []  # memory left, busy share taken, busy share it may carry
     order = sorted(range(len(items)), key=lambda i: -max(items[i][0] / mem_cap, items[i][1] / time_cap))
     for i in order:
-        m, t, _name = items[i]
-        for b, (rm, rt) in enumerate(room):
-            if m <= rm + 1e-9 and t <= rt + 1e-9:
+        m, t, name = items[i]
+        cap = min(time_cap, caps.get(name, time_cap))
+        for b, (rm, used, bcap) in enumerate(room):
+            if m <= rm + 1e-9 and used + t <= min(bcap, cap) + 1e-9:
                 bins[b].append(i)
-                room[b] = [rm - m, rt - t]
+                room[b] = [rm - m, used + t, min(bcap, cap)]
                 break
         else:
             bins.append([i])
-            room.append([mem_cap - m, time_cap - t])
+            room.append([mem_cap - m, t, cap])
     return bins
 
 
+#: Rounds of re-packing for the neighbours (limiting their share, then trying one more instance).
+_NEIGHBOUR_ROUNDS = 4
+
+
+def _neighbour_room(s: ServiceDemand, n: int, speed: float) -> float | None:
+    """The most busy share its neighbours may keep a GPU of ``s``'s (the penalised one, ``speed``)
+    with ``s`` still meeting its latency targets at ``n`` instances; None: no target, or one that
+    even a GPU of its own misses (nothing a packing can keep; the miss is reported)."""
+    if s.slo_s is None and s.ttft_slo_s is None and s.tpot_slo_s is None:
+        return None
+
+    def meets(others: float) -> bool:
+        return _outcome(s, "", n, speed * max(1e-6, 1.0 - others), s.memory_gib).meets_targets
+
+    if not meets(0.0):
+        return None
+    lo, hi = 0.0, 1.0  # met at lo, not known at hi: bisect (its latency grows as its speed falls)
+    for _step in range(30):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if meets(mid) else (lo, mid)
+    return lo
+
+
+@dataclass(frozen=True, kw_only=True)
+class _TimeSlicePacking:
+    counts: dict[str, int]
+    caps: dict[str, float]
+    items: list[tuple[float, float, str]]
+    bins: list[list[int]]
+    lower: int
+    optimal: bool
+    method: str
+    outs: list[ServiceOutcome]
+
+
+def _slice_once(
+    placed: Sequence[ServiceDemand],
+    counts: dict[str, int],
+    caps: dict[str, float],
+    opts: ShareOptions,
+    exact: bool = True,
+) -> _TimeSlicePacking:
+    """Pack ``counts`` instances of each service, ``caps`` limiting the GPUs of some, and the
+    outcome of each service on the most crowded of its GPUs; ``exact``: by integer programme where
+    first-fit is not proven optimal and the instances are few (else first-fit only, a search's
+    trial)."""
+    mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
+    speed = 1.0 - opts.time_slice_penalty
+    time_cap = opts.target_utilisation
+    items: list[tuple[float, float, str]] = []
+    for s in placed:
+        # whole-GPU busy share, unpenalised, of an instance whose KV cache is the memory kept for it
+        busy = s.requests_per_s / _served(s, 0.0, 1.0, s.memory_gib)[0]
+        n = counts[s.name]
+        items += [(s.memory_gib, busy / n / speed, s.name)] * n
+    bins = _ffd(items, mem_cap, time_cap, caps)
+    # Memory and busy share added up: a bound for these instances whatever their caps (the caps only
+    # take packings away).
+    lower = max(
+        math.ceil(sum(i[0] for i in items) / mem_cap - 1e-9) if items else 0,
+        math.ceil(sum(i[1] for i in items) / time_cap - 1e-9) if items else 0,
+    )
+    optimal = len(bins) == lower
+    method = _("first-fit decreasing")
+    if exact and not optimal and len(items) <= EXACT_ITEMS:
+        bins, optimal = _exact_bins(items, mem_cap, time_cap, len(bins), opts, caps)
+        method = _("integer programme (HiGHS), assignment of instances to GPUs")
+        lower = len(bins) if optimal else lower
+    busy_on = [sum(items[i][1] for i in b) for b in bins]
+    gpu_of = {i: g for g, b in enumerate(bins) for i in b}
+    outs = []
+    for s in placed:
+        mine = [i for i, it in enumerate(items) if it[2] == s.name]
+        # Speed on a shared GPU: the penalised GPU less the time its neighbours keep it busy
+        # (their busy shares, on average) — at the most crowded of the service's GPUs.
+        others = max(busy_on[gpu_of[i]] - items[i][1] for i in mine)
+        outs.append(
+            _outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others), memory_gib=s.memory_gib)
+        )
+    return _TimeSlicePacking(
+        counts=dict(counts),
+        caps=dict(caps),
+        items=items,
+        bins=bins,
+        lower=lower,
+        optimal=optimal,
+        method=method,
+        outs=outs,
+    )
+
+
 def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    """Time-slicing, sized for the neighbours each service gets.
+
+    Each service's instances are first sized at the penalised speed of a GPU of its own; packed,
+    its neighbours take their busy share of its GPU's time, and a latency target it met alone can
+    be missed. Then, in at most :data:`_NEIGHBOUR_ROUNDS` rounds each: the GPUs of every service
+    that misses a target it met alone are limited to the busy share its neighbours may add
+    (:func:`_neighbour_room`) and the services packed again; then one more instance of a limited
+    service (its share, and so what it must keep its neighbours to, falls) is kept where the
+    packing then takes fewer GPUs. A target no GPU of its own meets is reported as missed, as
+    before. "Optimal" and the lower bound are those of the final instances and limits.
+    """
     mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
     speed = 1.0 - opts.time_slice_penalty
     # Each instance's share is the wall time it keeps the (penalised, slower) GPU busy — its load
@@ -520,62 +634,151 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
     # too had counted the penalty twice (two services at 0.35 of a GPU each, 0.78 busy together,
     # were put on two GPUs).
     time_cap = opts.target_utilisation
-    items: list[tuple[float, float, str]] = []
-    unplaced, outs = [], []
+    unplaced, placed = [], []
     for s in services:
         if s.memory_gib > mem_cap:
             unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
-            continue
-        # whole-GPU busy share, unpenalised, of an instance whose KV cache is the memory kept for it
-        busy = s.requests_per_s / _served(s, 0.0, 1.0, s.memory_gib)[0]
-        # as many as the load needs at the target, and its latency targets where more meet them
-        # (at the penalised speed of a GPU of its own: the neighbours' share is known only once packed)
-        n = _instances(s, speed, time_cap, s.memory_gib)
-        items += [(s.memory_gib, busy / n / speed, s.name)] * n
-    bins = _ffd(items, mem_cap, time_cap)
-    lower = max(
-        math.ceil(sum(i[0] for i in items) / mem_cap - 1e-9) if items else 0,
-        math.ceil(sum(i[1] for i in items) / time_cap - 1e-9) if items else 0,
-    )
-    optimal = len(bins) == lower
-    method = _("first-fit decreasing")
-    if not optimal and len(items) <= EXACT_ITEMS:
-        bins, optimal = _exact_bins(items, mem_cap, time_cap, len(bins), opts)
-        method = _("integer programme (HiGHS), assignment of instances to GPUs")
-        lower = len(bins) if optimal else lower
+        else:
+            placed.append(s)
+    # as many as the load needs at the target, and its latency targets where more meet them (at the
+    # penalised speed of a GPU of its own: the neighbours' share is known only once packed)
+    counts = {s.name: _instances(s, speed, time_cap, s.memory_gib) for s in placed}
+    by_name = {s.name: s for s in placed}
+    rooms: dict[tuple[str, int], float | None] = {}
+
+    def room(name: str, n: int) -> float | None:
+        if (name, n) not in rooms:
+            rooms[name, n] = _neighbour_room(by_name[name], n, speed)
+        return rooms[name, n]
+
+    def cap(name: str, n: int) -> float | None:
+        """The busy share a GPU holding ``name`` at ``n`` instances may carry in all."""
+        r = room(name, n)
+        if r is None:
+            return None
+        s = by_name[name]
+        share = s.requests_per_s / _served(s, 0.0, 1.0, s.memory_gib)[0] / n / speed
+        # a hair under the room found (the packings' own 1e-9 slack), never under its own share
+        return share + max(0.0, r - 1e-7)
+
+    def missed(p: _TimeSlicePacking) -> list[str]:
+        """Services missing a target that a GPU of their own meets at their instances."""
+        return [o.name for o in p.outs if not o.meets_targets and room(o.name, o.instances) is not None]
+
+    def limit(caps: dict[str, float], names: Sequence[str], counts: dict[str, int]) -> dict[str, float]:
+        out = dict(caps)
+        for name in names:
+            c = cap(name, counts[name])
+            if c is not None:
+                out[name] = c
+        return out
+
+    # First-fit first: where it already slows a service past its target, no exact programme is spent
+    # on a packing that is not kept.
+    first = pack = _slice_once(placed, counts, {}, opts, exact=False)
+    if not missed(first):
+        first = pack = _slice_once(placed, counts, {}, opts)
+        if not missed(first):
+            return _time_slice_plan(opts, first, first, counts, unplaced)
+    # The search packs first-fit (each exact programme may take the time limit); the packing
+    # kept is then solved exactly once, or twice where that one puts a neighbour too close.
+    for _round in range(_NEIGHBOUR_ROUNDS):
+        miss = missed(pack)
+        if not miss:
+            break
+        pack = _slice_once(placed, counts, limit(pack.caps, miss, counts), opts, exact=False)
+    if missed(pack):
+        # still missed after the rounds: limit every service with a target (each then meets it)
+        pack = _slice_once(placed, counts, limit(pack.caps, list(by_name), counts), opts, exact=False)
+    # One more instance of a limited service, where that takes fewer GPUs.
+    for _round in range(_NEIGHBOUR_ROUNDS):
+        best = pack
+        for name in sorted(pack.caps):
+            more = {**pack.counts, name: pack.counts[name] + 1}
+            c = cap(name, more[name])
+            if c is None:
+                continue
+            trial = _slice_once(placed, more, {**pack.caps, name: c}, opts, exact=False)
+            if len(trial.bins) < len(best.bins) and not missed(trial):
+                best = trial
+        if best is pack:
+            break
+        pack = best
+    final = _slice_once(placed, pack.counts, pack.caps, opts)
+    if missed(final):
+        final = _slice_once(placed, pack.counts, limit(pack.caps, list(by_name), pack.counts), opts)
+    return _time_slice_plan(opts, final, first, counts, unplaced)
+
+
+def _time_slice_plan(
+    opts: ShareOptions,
+    pack: _TimeSlicePacking,
+    first: _TimeSlicePacking,
+    counts: dict[str, int],
+    unplaced: list[Unplaced],
+) -> SharePlan:
+    """The plan of the packing kept; ``first``: as sized alone, ``counts`` its instances."""
     placements = [
-        Placement(gpu_index=g, service=items[i][2], slice="time-slice") for g, b in enumerate(bins) for i in b
+        Placement(gpu_index=g, service=pack.items[i][2], slice="time-slice")
+        for g, b in enumerate(pack.bins)
+        for i in b
     ]
-    busy_on = [sum(items[i][1] for i in b) for b in bins]
-    gpu_of = {i: g for g, b in enumerate(bins) for i in b}
-    for s in services:
-        mine = [i for i, it in enumerate(items) if it[2] == s.name]
-        if not mine:
-            continue
-        # Speed on a shared GPU: the penalised GPU less the time its neighbours keep it busy
-        # (their busy shares, on average) — at the most crowded of the service's GPUs.
-        others = max(busy_on[gpu_of[i]] - items[i][1] for i in mine)
-        outs.append(
-            _outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others), memory_gib=s.memory_gib)
-        )
-    notes = (
+    notes = [
         _("time-slicing throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none)").format(
             penalty=opts.time_slice_penalty
         ),
         _("time-slicing isolates neither memory nor faults: one service's OOM can stop its neighbours"),
+    ]
+    if pack.caps:
+        added = [
+            f"{n} +{pack.counts[n] - counts[n]}" for n in sorted(pack.caps) if pack.counts[n] > counts[n]
+        ]
+        notes.append(
+            _(
+                "sized for the neighbours: {services} placed where the neighbours leave the time their "
+                "latency targets need; instances added: {added} ({gpus} GPUs; {alone} as sized alone, "
+                "with a target missed)"
+            ).format(
+                services=", ".join(sorted(pack.caps)),
+                added=", ".join(added) or _("none"),
+                gpus=len(pack.bins),
+                alone=len(first.bins),
+            )
+        )
+    return _plan(
+        opts,
+        "time-slice",
+        len(pack.bins),
+        pack.lower,
+        pack.optimal,
+        placements,
+        unplaced,
+        pack.outs,
+        pack.method,
+        tuple(notes),
     )
-    return _plan(opts, "time-slice", len(bins), lower, optimal, placements, unplaced, outs, method, notes)
 
 
 def _exact_bins(
-    items: list[tuple[float, float, str]], mem_cap: float, time_cap: float, upper: int, opts: ShareOptions
+    items: list[tuple[float, float, str]],
+    mem_cap: float,
+    time_cap: float,
+    upper: int,
+    opts: ShareOptions,
+    caps: dict[str, float] | None = None,
 ) -> tuple[list[list[int]], bool]:
+    caps = {k: v for k, v in (caps or {}).items() if v < time_cap}
+    limited = sorted(caps)
     n, b = len(items), upper
-    # Variables: y_g (GPU g used), then a_{i,g} (item i on GPU g); symmetry broken by y_g ≥ y_{g+1}.
-    nv = b + n * b
+    # Variables: y_g (GPU g used), then a_{i,g} (item i on GPU g), then h_{s,g} (GPU g holds the
+    # limited service s); symmetry broken by y_g ≥ y_{g+1}.
+    nv = b + n * b + len(limited) * b
 
     def a(i: int, g: int) -> int:
         return b + i * b + g
+
+    def h(k: int, g: int) -> int:
+        return b + n * b + k * b + g
 
     rows, lo, hi = [], [], []
     for i in range(n):
@@ -594,15 +797,30 @@ def _exact_bins(
             rows.append(r)
             lo.append(-math.inf)
             hi.append(1e-9)
+        for k, name in enumerate(limited):
+            # a GPU holding the limited service carries at most its cap: Σ t·a + (T − cap)·h ≤ T
+            r = [0.0] * nv
+            for i in range(n):
+                r[a(i, g)] = float(items[i][1])
+                if items[i][2] == name:
+                    hr = [0.0] * nv
+                    hr[a(i, g)], hr[h(k, g)] = 1.0, -1.0
+                    rows.append(hr)
+                    lo.append(-math.inf)
+                    hi.append(0.0)
+            r[h(k, g)] = time_cap - caps[name]
+            rows.append(r)
+            lo.append(-math.inf)
+            hi.append(time_cap + 1e-9)
         if g + 1 < b:
             r = [0.0] * nv
             r[g], r[g + 1] = 1.0, -1.0
             rows.append(r)
             lo.append(0.0)
             hi.append(math.inf)
-    res = _milp([1.0] * b + [0.0] * (n * b), rows, lo, hi, [1.0] * nv, opts)
+    res = _milp([1.0] * b + [0.0] * (nv - b), rows, lo, hi, [1.0] * nv, opts)
     if res.x is None:
-        return _ffd(items, mem_cap, time_cap), False
+        return _ffd(items, mem_cap, time_cap, caps), False
     bins: list[list[int]] = [[] for _ in range(b)]
     for i in range(n):
         for g in range(b):

@@ -476,7 +476,12 @@ def _import(
                 )
         except CatalogImportError as e:
             raise _as_body(e, file) from None
-    from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
+    import hashlib
+
+    from gpuplan.catalog.importing import ImportedFile, import_of, import_offers, write_with_retry
+
+    # the body's hash, as a file's, tells two uploads apart in `catalog imports`
+    uploaded = ImportedFile(name=f"upload by {caller.name}", sha256=hashlib.sha256(body).hexdigest())
 
     def write(conn: Any) -> Any:  # the import and its audit entry commit together
         report = import_offers(
@@ -487,6 +492,8 @@ def _import(
             kind=read.kind,
             rejected=read.rejected,
             conn=conn,
+            file=uploaded,
+            as_of=as_of.strip() if as_of is not None else None,
         )
         details = {
             "import_id": report.import_id,

@@ -145,6 +145,9 @@ class _Options:
     prices: FleetPrices
     policy_prices: dict[str, FleetPrices]
     """By policy name, the prices of its own fleet (``inputs.prices_by_policy``)."""
+    gpus_per_instance: int = 1
+    """GPUs of the named instance (1 where none is named): the whole instances a plan of it buys,
+    which the share a latency target needs is taken at, as the command line takes it."""
 
 
 #: The request's prices per replica-hour, each in its ``currency``.
@@ -294,7 +297,8 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         )
         with refused_as("engine"):
             parse_engine(request.engine, defaults)
-    return _Options(gpu_id, network, slos, storage, replica, prices, own_prices)
+    per_instance = int(offers[0].gpu_count) if request.instance is not None and offers else 1
+    return _Options(gpu_id, network, slos, storage, replica, prices, own_prices, max(1, per_instance))
 
 
 def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
@@ -368,10 +372,11 @@ def _estimated(
     options: _Options,
     trace: Trace,
     progress: Callable[[float, str], None],
-) -> tuple[ReplicaModel, float, float | None]:
-    """The estimator's continuous-batching replica for this trace, its weights in bytes, and one
-    replica's capacity at full load by the estimate (None: it gives none), as the command line's."""
-    from gpuplan.api import estimate_replica_capacity
+) -> tuple[ReplicaModel, float, float | None, float | None]:
+    """The estimator's continuous-batching replica for this trace, its weights in bytes, one
+    replica's capacity at full load by the estimate (None: it gives none) and the lower share of it
+    the workload's latency targets need (None: none), as the command line's."""
+    from gpuplan.api import estimate_replica_figures
     from gpuplan.hardware import get_gpu
     from gpuplan.profile import profile
     from gpuplan.simulate.replica import ServingStack, estimator_replica
@@ -395,10 +400,14 @@ def _estimated(
         prompt_tokens=trace.prompt_tokens,
         output_tokens=trace.output_tokens,
     )
-    capacity = estimate_replica_capacity(
-        workload, options.gpu_id, prof, replicas_per_gpu=options.prices.replicas_per_gpu
+    capacity, latency_share = estimate_replica_figures(
+        workload,
+        options.gpu_id,
+        prof,
+        replicas_per_gpu=options.prices.replicas_per_gpu,
+        gpus_per_instance=options.gpus_per_instance,
     )
-    return replica, weights, capacity
+    return replica, weights, capacity, latency_share
 
 
 def simulate_document(
@@ -412,6 +421,7 @@ def simulate_document(
     from gpuplan.i18n import _
     from gpuplan.report.autoscale import autoscale_json
     from gpuplan.simulate import SimulationSettings, simulate_autoscale
+    from gpuplan.simulate.autoscale import max_for_trace
     from gpuplan.simulate.policy import DEFAULT_STARTUP_S
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
 
@@ -425,9 +435,21 @@ def simulate_document(
     )
     replica = options.replica
     estimate_capacity: float | None = None
+    latency_share: float | None = None
     if replica is None:
-        replica, weights, estimate_capacity = _estimated(store, workload, request, options, trace, progress)
+        replica, weights, estimate_capacity, latency_share = _estimated(
+            store, workload, request, options, trace, progress
+        )
         cold_s, cold_words = cold_start(weights, options.storage_bytes_per_s or DEFAULT_STORAGE_BYTES_PER_S)
+    # a max that neither the policy nor the serving block gives follows the load, as the command
+    # line sets it (the policy's own default, 8, had capped a service whose plan needs 18); its
+    # fleets priced again, as the largest fleet is what is bought
+    sized = max_for_trace(
+        policies, trace, replica, estimate_capacity=estimate_capacity, latency_share=latency_share
+    )
+    if any(new is not old for new, old in zip(sized, policies, strict=True)):
+        policies = sized
+        options = _options(store, request, workload, policies)
     progress(0.5, "simulating")
     settings = SimulationSettings(
         slos=options.slos,
@@ -437,6 +459,7 @@ def simulate_document(
         cold_start_s=cold_s,
         cold_start_source=cold_words,
         estimate_capacity_requests_per_s=estimate_capacity,
+        latency_share=latency_share,
     )
     return autoscale_json(
         simulate_autoscale(

@@ -69,7 +69,9 @@ DATA_PVC_GIB = 100
 #: Exit status of batch.py after SIGTERM (its EXIT_PREEMPTED): not a failure of the index.
 EXIT_PREEMPTED = 143
 #: Exit status of batch.py for bad inputs or arguments (its BadInput): the index fails at once,
-#: as running it again would fail the same way.
+#: as running it again would fail the same way. batch.py exits with it too where CUDA sees no GPU
+#: (train.py's EXIT_NO_GPU, the same number): the pod's one line says what to check, and the
+#: index is not run again at the GPU's price before the cluster's GPU set-up is fixed.
 EXIT_BAD_INPUT = 2
 
 #: Failed pods of one index (one shard) before the index fails; reclaims and SIGTERMs not counted.

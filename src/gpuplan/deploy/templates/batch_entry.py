@@ -28,8 +28,11 @@ a fingerprint (SHA-256) of the input lines each chunk was made from: a chunk wri
 inputs (another night's, or the same file with a line added or removed) is refused, never kept as
 this run's: empty OUTPUT_DIR, or give another --output, for new inputs.
 
+Device: where CUDA sees no GPU it exits at once with one line (as train.py does) and writes nothing;
+--device cpu runs the batch on the CPU on purpose (a dry run).
+
 Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunk being run is
-dropped and run again next time); 2 for bad inputs or arguments.
+dropped and run again next time); 2 for bad inputs or arguments, or where CUDA sees no GPU.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--throttle-s", type=float, default=0.0, help="sleep after each batch: rehearse a preemption by hand"
     )
+    train.add_device_option(p, "run the batch")
     args = p.parse_args(argv)
     if args.chunk_size is None:
         args.chunk_size = args.batch_size * CHUNK_BATCHES
@@ -260,12 +264,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     tag = f"[{train.JOB_NAME} shard {args.shard}/{args.shards}]"
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # A GPU node whose container cannot see its GPUs would run the batch at CPU speed, billed at the
+    # GPU's price: refused in one line (train.py's), before any output is written.
+    train.require_gpu(args.device, "batch.py", "run the batch")
+    device = torch.device(args.device)
     try:
         files = input_files(Path(args.input))
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
         check_state(out, args.chunk_size)
-        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         model = load_model(args, device)
         done = skipped = samples = 0
         seen = False

@@ -9,6 +9,9 @@ batching server (TorchServe, Triton, vLLM for LLMs).
 
     POST /v1/predict   {"inputs": [[...], ...]}  ->  {"outputs": [...]}
     GET  /healthz      200 once the model is loaded (readiness probe)
+
+Where CUDA sees no GPU it exits at once with one line (as train.py does); --device cpu serves on
+the CPU on purpose (a dry run).
 """
 
 from __future__ import annotations
@@ -41,8 +44,12 @@ def main() -> None:
     p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     train.add_stand_in_options(p)
     p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
+    train.add_device_option(p, "serve")
     args = p.parse_args()
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    # A GPU node whose container cannot see its GPUs would answer at CPU speed, billed at the
+    # GPU's price: refused in one line (train.py's), before the model loads or the port opens.
+    train.require_gpu(args.device, "serve.py", "serve")
+    device = torch.device(args.device)
     model = load_model(args.width, args.depth, Path(args.ckpt_dir), device)
     lock = Lock()  # one forward at a time: the GPU serialises them anyway
 

@@ -333,48 +333,68 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--ckpt-every-steps",
         type=int,
-        default=CKPT_EVERY_STEPS,
-        help="also checkpoint every N steps (0 = off)",
+        default=None,
+        help=f"also checkpoint every N steps (0 = off; default {CKPT_EVERY_STEPS} for a run of at most "
+        f"{TOTAL_STEPS} steps, else off: a longer run checkpoints every --ckpt-every-min)",
     )
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--result-file", help="write the final loss and a hash of the final weights (JSON)")
     p.add_argument(
         "--throttle-s", type=float, default=0.0, help="sleep after each step: rehearse a preemption by hand"
     )
+    add_device_option(p, "train")
+    args = p.parse_args(argv)
+    if args.ckpt_every_steps is None:
+        # The step checkpoints belong to the short check of the launch (two checkpoints in its
+        # steps); a run given more steps keeps them, at a full model's checkpoint every 100 steps,
+        # writing for longer than it trains: it checkpoints on the plan's interval instead.
+        args.ckpt_every_steps = CKPT_EVERY_STEPS if args.steps <= TOTAL_STEPS else 0
+    return args
+
+
+#: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
+#: restarts it (a restart sees the same machine). serve.py and batch.py exit with it too.
+EXIT_NO_GPU = 2
+
+
+def add_device_option(p: argparse.ArgumentParser, doing: str) -> None:
+    """--device, as train.py, serve.py and batch.py take it: cpu runs on the CPU on purpose (a dry
+    run, the tests); the default refuses a machine whose GPUs CUDA cannot see (require_gpu()).
+    ``doing``: what the script does, as the help says it ("train", "serve")."""
     p.add_argument(
         "--device",
         choices=("cuda", "cpu"),
         default="cuda",
-        help="cpu: train on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA cannot "
-        "see is refused",
+        help=f"cpu: {doing} on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA "
+        "cannot see is refused",
     )
-    return p.parse_args(argv)
 
 
-#: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
-#: restarts it (a restart sees the same machine).
-EXIT_NO_GPU = 2
-
-
-def no_gpu_refusal() -> str:
+def no_gpu_refusal(script: str = "train.py", doing: str = "train") -> str:
     """The one line said when CUDA sees no GPU and --device cpu was not given: on a rented GPU
-    machine whose container cannot see the GPUs, training on the CPU would bill GPU prices for CPU
-    speed, so the run stops before it starts."""
+    machine whose container cannot see the GPUs, training, serving or a batch run on the CPU would
+    bill GPU prices for CPU speed, so ``script`` stops before it starts."""
     return (
-        f"train.py: CUDA sees no GPU (torch {torch.__version__}, CUDA build {torch.version.cuda}): "
+        f"{script}: CUDA sees no GPU (torch {torch.__version__}, CUDA build {torch.version.cuda}): "
         "check `nvidia-smi` on the host, that the container has the GPUs (`docker run --gpus all`, "
         "or the pod's nvidia.com/gpu limit) and that the driver supports this CUDA build; "
-        "pass --device cpu to train on the CPU on purpose"
+        f"pass --device cpu to {doing} on the CPU on purpose"
     )
+
+
+def require_gpu(device_kind: str, script: str = "train.py", doing: str = "train") -> None:
+    """Exit with EXIT_NO_GPU and no_gpu_refusal()'s line where CUDA sees no GPU, unless
+    ``device_kind`` (--device) is "cpu". Called before anything is written or loaded."""
+    if device_kind != "cpu" and not torch.cuda.is_available():
+        print(no_gpu_refusal(script, doing), file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_NO_GPU)
 
 
 def setup_distributed(device_kind: str = "cuda") -> tuple[int, int, torch.device]:
     """Join the process group torchrun set up (or a group of one when run as plain python).
     ``device_kind``: "cuda" (NCCL; refused with one line where CUDA sees no GPU) or "cpu" (gloo,
     asked for with --device cpu: tests, dry runs)."""
-    if device_kind != "cpu" and not torch.cuda.is_available():
-        print(no_gpu_refusal(), file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_NO_GPU)
+    require_gpu(device_kind)
     for key, default in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
         os.environ.setdefault(key, default)
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
