@@ -28,7 +28,7 @@ from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, band_source, spot_default
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand, ServingModel
@@ -585,12 +585,10 @@ def fleet_prices(
     else:
         spot = best["spot"][1] if "spot" in best else None
         found = (
-            band_rate_per_hour(spot.interruption_band, band_source(spot.term, spot.source, spot.as_of))
-            if spot and spot.interruption_band
-            else None
+            offer_rate(spot.interruption_band, spot.term, spot.source, spot.as_of, spot.provider)
+            if spot
+            else DEFAULT_SPOT_RATE
         )
-        if found is None:
-            found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
         rate, rate_src = found.per_hour, found.shown()
     source = notes[0]
     for note in notes[1:]:
