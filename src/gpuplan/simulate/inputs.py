@@ -590,6 +590,17 @@ def fleet_prices(
             else DEFAULT_SPOT_RATE
         )
         rate, rate_src = found.per_hour, found.shown()
+        if spot is not None:
+            # the offer the rate is of: a band is a fact of one instance type in one region
+            where = " ".join(x for x in (spot.provider, spot.region, spot.zone, spot.instance_type) if x)
+            rate_src = (
+                _(
+                    "of {offer}, the catalog's cheapest spot offer of {gpu} (the given spot price names no "
+                    "place; --spot-rate sets the rate): {source}"
+                )
+                if spot_usd is not None
+                else _("of {offer}, the spot offer priced: {source}")
+            ).format(source=rate_src, offer=where, gpu=gpu_id)
     source = notes[0]
     for note in notes[1:]:
         # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")
