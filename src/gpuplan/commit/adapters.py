@@ -23,7 +23,7 @@ from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, band_rate_per_hour, band_source, service_down_h, spot_default
+from gpuplan.plan.spot import SpotRate, offer_rate, service_down_h
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
@@ -60,12 +60,7 @@ def _term_months(p: OfferPrice) -> int:
 
 
 def _spot_rate(p: OfferPrice) -> SpotRate:
-    rate = (
-        band_rate_per_hour(p.interruption_band, band_source(p.term, p.source, p.as_of))
-        if p.interruption_band
-        else None
-    )
-    return rate or spot_default(p.provider)
+    return offer_rate(p.interruption_band, p.term, p.source, p.as_of, p.provider)
 
 
 def _listed(p: OfferPrice, usage: Usage) -> bool:

@@ -31,6 +31,7 @@ from gpuplan.deploy.instead import instead
 from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
+    fallback_words,
     policy_words,
     refuse_shared_gpus,
     replica_gpus,
@@ -159,7 +160,7 @@ def engine_task(spec: LaunchSpec, launch: EngineLaunch) -> dict[str, Any]:
     resources["image_id"] = f"docker:{launch.image}"
     return {
         "name": spec.name,
-        "service": service_section(replica_policy(spec)),
+        "service": service_section(replica_policy(spec), spot=spec.spot),
         "resources": resources,
         "num_nodes": 1,
         # given at launch (`sky serve up --secret HF_TOKEN`), never written here
@@ -324,6 +325,8 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
         words += f"\n\n{picked}"
     elif whole_instance(spec, replica_gpus(spec)):
         words += "\n\n" + _whole_instance_words(spec)
+    if (fallback := fallback_words(spec)) is not None:
+        words += f"\n\n{fallback}"
     name = spec.name
     status = _("the replicas and their state: READY once one passes its probe")
     endpoint = _("the endpoint (the load balancer's URL) and the model it serves")

@@ -28,7 +28,7 @@ from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, band_source, spot_default
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand, ServingModel
@@ -585,13 +585,22 @@ def fleet_prices(
     else:
         spot = best["spot"][1] if "spot" in best else None
         found = (
-            band_rate_per_hour(spot.interruption_band, band_source(spot.term, spot.source, spot.as_of))
-            if spot and spot.interruption_band
-            else None
+            offer_rate(spot.interruption_band, spot.term, spot.source, spot.as_of, spot.provider)
+            if spot
+            else DEFAULT_SPOT_RATE
         )
-        if found is None:
-            found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
         rate, rate_src = found.per_hour, found.shown()
+        if spot is not None:
+            # the offer the rate is of: a band is a fact of one instance type in one region
+            where = " ".join(x for x in (spot.provider, spot.region, spot.zone, spot.instance_type) if x)
+            rate_src = (
+                _(
+                    "of {offer}, the catalog's cheapest spot offer of {gpu} (the given spot price names no "
+                    "place; --spot-rate sets the rate): {source}"
+                )
+                if spot_usd is not None
+                else _("of {offer}, the spot offer priced: {source}")
+            ).format(source=rate_src, offer=where, gpu=gpu_id)
     source = notes[0]
     for note in notes[1:]:
         # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")

@@ -12,7 +12,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
-from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_pool_words
+from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_fallback_words, spot_pool_words
 from gpuplan.deploy.k8s.pods import host_readme_words
 from gpuplan.deploy.k8s.serving import (
     HF_TOKEN_SECRET,
@@ -186,6 +186,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
             extra.append(spare)
+        if (fallback := spot_fallback_words(spec)) is not None:
+            extra.append(fallback)
         if (above := unpriced_ceiling_words(spec)) is not None:
             extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:
