@@ -456,6 +456,16 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
             raise error.worded(
                 N_("{where}: a tab character indents this line; YAML indents with spaces only"), where=where
             ) from None
+        if (
+            tag := re.search(r"could not determine a constructor for the tag '([^']{1,200})'", problem)
+        ) is not None:
+            # The constructor's own words, English inside any language: a tag such as
+            # !!python/object/apply makes objects or runs code, and the safe loader reads none.
+            raise error.worded(
+                N_("{where}: the YAML tag {tag!r} is not read: gpuplan's files hold plain values, no tags"),
+                where=where,
+                tag=tag.group(1).removeprefix("tag:yaml.org,2002:"),
+            ) from None
         if mark is not None and "maximum nesting depth" in problem:
             # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
             raise error.worded(
