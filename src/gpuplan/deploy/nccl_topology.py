@@ -64,7 +64,7 @@ def topology_readme_note(spec: LaunchSpec) -> str:
         return ""
     return _(
         "**On {instance}, set NCCL_TOPO_FILE.** With NCCL's own detection of this instance's layout, "
-        "all-reduce can run slower than gpuplan estimated; in {report}, {reported}. The file is "
+        "all-reduce can run slower than gpuplan estimated: {reported} ({report}). The file is "
         "`{file}`, published at {url}: download it and point `NCCL_TOPO_FILE` at your copy (the "
         "commented line in launch.sh)."
     ).format(
