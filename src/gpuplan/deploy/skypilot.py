@@ -28,6 +28,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.instead import instead
+from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
@@ -397,6 +398,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
     )
     where = _region_note(spec)
     where = f"\n{where}\n" if where else ""
+    topology = topology_readme_note(spec)
+    topology = f"\n{topology}\n" if topology else ""
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
@@ -430,7 +433,7 @@ sky storage delete {bucket}   # {delete}
 {run}
 
 {training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
-{where}{network}"""
+{topology}{where}{network}"""
 
 
 def _region_note(spec: LaunchSpec) -> str:
