@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+import torch
 from deploy_helpers import FIXTURES
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
@@ -22,9 +23,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
+def _train(folder: Path, python_path: Path, *args: str, runner: Path | None = None, **env: str) -> str:
     """Run ``folder``'s train.py as a user runs it on one machine without torchrun (a process
-    group of one, on the CPU), with ``python_path`` holding the model's code."""
+    group of one, on the CPU), with ``python_path`` holding the model's code; ``runner``: a script
+    that runs train.py (its path, then train.py's arguments). Returns stdout and stderr."""
     environ = {
         **os.environ,
         "PYTHONPATH": str(python_path),
@@ -34,6 +36,7 @@ def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
     }
     argv = [
         sys.executable,
+        *([str(runner)] if runner else []),
         "train.py",
         "--device",
         "cpu",
@@ -45,6 +48,7 @@ def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
     ]
     r = subprocess.run(argv, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
 
 
 def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: Path) -> None:
@@ -148,3 +152,58 @@ def test_train_help_offers_the_stand_ins_size_options_only_when_it_trains_the_st
         assert r.returncode == 0, r.stderr
         assert [option in r.stdout for option in ("--width", "--depth")] == [offered, offered], r.stdout
         assert "--steps" in r.stdout
+
+
+#: Runs train.py with every activation checkpoint counted: torch.utils.checkpoint.checkpoint, and
+#: the same function as PyTorch's checkpoint wrapper holds it (bound when its module is imported).
+_COUNT_CHECKPOINTS = """
+import runpy, sys
+import torch.utils.checkpoint as ck
+from torch.distributed.algorithms._checkpoint import checkpoint_wrapper as cw
+original = ck.checkpoint
+def counted(*args, **kwargs):
+    print("CHECKPOINT CALL", file=sys.stderr, flush=True)
+    return original(*args, **kwargs)
+ck.checkpoint = cw.torch_utils_checkpoint = counted
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("parallelism", ["ddp", "zero2"])
+def test_the_users_model_is_checkpointed_as_the_plan_priced_it(tmp_path: Path, parallelism: str) -> None:
+    # GRADIENT_CHECKPOINTING = True was read only by the stand-in's forward: the user's model
+    # trained without checkpointing, on the memory the plan had fitted with it.
+    spec = LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml").model_copy(
+        update={"gradient_checkpointing": True, "parallelism": parallelism}
+    )
+    write_files(generate(spec, "torchrun", GenerateOptions(steps=2)), tmp_path)
+    readme = " ".join((tmp_path / "README.md").read_text().split())
+    assert "train.py checkpoints your model as gpuplan's estimate did" in readme, readme
+    runner = tmp_path / "count.py"
+    runner.write_text(_COUNT_CHECKPOINTS)
+    said = _train(tmp_path, FIXTURES / "userproj", "--log-every", "1", runner=runner)
+    # The elements of TinyLM.blocks, gpuplan's estimate's repeated blocks: each recomputed once per
+    # micro-batch, 2 blocks x 2 steps.
+    assert "2 Linear blocks of TinyLM.blocks recomputed in backward" in said, said
+    assert said.count("CHECKPOINT CALL") == 4, said
+    # The wrapper leaves the state dict's names as they were: checkpoints load into an unwrapped model.
+    ckpt = torch.load(tmp_path / "checkpoints" / "step_00000002.pt", weights_only=False)
+    blocks = {f"blocks.{i}.{w}" for i in (0, 1) for w in ("weight", "bias")}
+    assert set(ckpt["model"]) == {"embed.weight", "head.weight", "head.bias", *blocks}
+
+
+def test_a_model_with_no_repeated_blocks_to_checkpoint_says_it_trains_without(tmp_path: Path) -> None:
+    job = _lab(tmp_path / "lab")  # Net: a Sequential block and a head, no nn.ModuleList
+    out = tmp_path / "out"
+    spec = LaunchSpec.from_workload(job, gpu="RTX-4090").model_copy(update={"gradient_checkpointing": True})
+    write_files(generate(spec, "torchrun"), out)
+    said = _train(out, tmp_path / "lab", "--steps", "1")
+    warnings = [line for line in said.splitlines() if "WARNING" in line]
+    assert warnings == [
+        "[net2] WARNING: the plan's memory assumed activation checkpointing, but Net has no repeated "
+        "blocks (an nn.ModuleList of layers) to checkpoint: it trains without, on more GPU memory than "
+        "planned. Checkpoint its layers in your code (torch.utils.checkpoint), or plan the job without "
+        "activation checkpointing"
+    ], said
+    assert json.loads((out / "r.json").read_text())["step"] == 1
