@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -207,3 +208,17 @@ def test_a_model_with_no_repeated_blocks_to_checkpoint_says_it_trains_without(tm
         "activation checkpointing"
     ], said
     assert json.loads((out / "r.json").read_text())["step"] == 1
+
+
+def test_a_step_line_gives_a_rate_under_one_sample_a_second_not_zero(tmp_path: Path) -> None:
+    # A CPU dry run of a large model logged `0 samples/s` on every step line: whole numbers only.
+    write_files(generate(LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml"), "torchrun"), tmp_path)
+    # One sample a step, and 2.5 s asleep after step 1: step 2's rate is about 0.4 samples/s.
+    said = _train(
+        tmp_path,
+        FIXTURES / "userproj",
+        *("--steps", "2", "--log-every", "1", "--batch-size", "1", "--throttle-s", "2.5"),
+    )
+    rates = re.findall(r"step (\d)/2 loss \S+ (\S+) samples/s", said)
+    assert [step for step, _ in rates] == ["1", "2"], said
+    assert 0.01 < float(rates[1][1]) < 0.5, said

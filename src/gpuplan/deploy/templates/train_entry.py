@@ -1001,7 +1001,7 @@ def main(argv: list[str] | None = None) -> int:
                 last_log = (now, progress["step"])
                 print(
                     f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f} "
-                    f"{rate:,.0f} samples/s",
+                    f"{_rate_words(rate)} samples/s",
                     flush=True,
                 )
             if stop or due:
@@ -1061,6 +1061,16 @@ def _ignore_sigterm(worker_id: int) -> None:
     # A node shutdown signals every process; DataLoader workers must outlive the checkpoint that the
     # main process is about to write (it ends them itself when it exits).
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _rate_words(rate: float) -> str:
+    """Samples per second to two significant figures at least: a CPU dry run of a large model
+    trains well under one a second, which whole numbers printed as 0, a stall to the reader."""
+    if not rate > 0:
+        return "—"
+    if rate >= 100:
+        return f"{rate:,.0f}"
+    return f"{rate:.1f}" if rate >= 10 else f"{rate:.2g}"
 
 
 def _set_grad_sync(model: nn.Module, sync: bool) -> None:
