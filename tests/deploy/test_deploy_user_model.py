@@ -155,17 +155,16 @@ def test_train_help_offers_the_stand_ins_size_options_only_when_it_trains_the_st
         assert "--steps" in r.stdout
 
 
-#: Runs train.py with every activation checkpoint counted: torch.utils.checkpoint.checkpoint, and
-#: the same function as PyTorch's checkpoint wrapper holds it (bound when its module is imported).
+#: Runs train.py with every non-reentrant activation checkpoint counted, whoever calls
+#: torch.utils.checkpoint (PyTorch's checkpoint wrapper, transformers' own checkpointing).
 _COUNT_CHECKPOINTS = """
 import runpy, sys
-import torch.utils.checkpoint as ck
-from torch.distributed.algorithms._checkpoint import checkpoint_wrapper as cw
-original = ck.checkpoint
+from torch.utils import checkpoint
+original = checkpoint._checkpoint_without_reentrant_generator
 def counted(*args, **kwargs):
     print("CHECKPOINT CALL", file=sys.stderr, flush=True)
     return original(*args, **kwargs)
-ck.checkpoint = cw.torch_utils_checkpoint = counted
+checkpoint._checkpoint_without_reentrant_generator = counted
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
@@ -186,7 +185,7 @@ def test_the_users_model_is_checkpointed_as_the_plan_priced_it(tmp_path: Path, p
     said = _train(tmp_path, FIXTURES / "userproj", "--log-every", "1", runner=runner)
     # The elements of TinyLM.blocks, gpuplan's estimate's repeated blocks: each recomputed once per
     # micro-batch, 2 blocks x 2 steps.
-    assert "2 Linear blocks of TinyLM.blocks recomputed in backward" in said, said
+    assert "the 2 Linear modules of TinyLM.blocks, recomputed in backward" in said, said
     assert said.count("CHECKPOINT CALL") == 4, said
     # The wrapper leaves the state dict's names as they were: checkpoints load into an unwrapped model.
     ckpt = torch.load(tmp_path / "checkpoints" / "step_00000002.pt", weights_only=False)
@@ -222,3 +221,45 @@ def test_a_step_line_gives_a_rate_under_one_sample_a_second_not_zero(tmp_path: P
     rates = re.findall(r"step (\d)/2 loss \S+ (\S+) samples/s", said)
     assert [step for step, _ in rates] == ["1", "2"], said
     assert 0.01 < float(rates[1][1]) < 0.5, said
+
+
+@pytest.mark.parametrize("enabled_by_build", [False, True])
+def test_a_transformers_model_of_the_users_is_checkpointed_by_transformers_own_switch(
+    tmp_path: Path, enabled_by_build: bool
+) -> None:
+    # gpuplan's estimate checkpoints a transformers model with its gradient_checkpointing_enable():
+    # train.py does the same, once (not again where build() turned it on), and without the
+    # deprecated flag's FutureWarning.
+    pytest.importorskip("transformers")
+    project = tmp_path / "proj"
+    (project / "hfuser").mkdir(parents=True)
+    (project / "hfuser" / "__init__.py").write_text("")
+    (project / "hfuser" / "model.py").write_text(
+        "import torch\n"
+        "from transformers import LlamaConfig, LlamaForCausalLM\n"
+        "def build():\n"
+        "    config = LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2,\n"
+        "                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32)\n"
+        "    def make_inputs(batch_size, seq_len=8):\n"
+        "        ids = torch.randint(0, 64, (batch_size, seq_len))\n"
+        "        return {'input_ids': ids, 'labels': ids}\n"
+        "    model = LlamaForCausalLM(config)\n"
+        f"    if {enabled_by_build}:\n"
+        "        model.gradient_checkpointing_enable(\n"
+        "            gradient_checkpointing_kwargs={'use_reentrant': False})\n"
+        "    return model, make_inputs\n"
+    )
+    job = project / "job.yaml"
+    job.write_text(
+        "name: hf-user\ntask: train\nmodel: {python: 'hfuser.model:build'}\n"
+        "inputs: {batch_size: 2, seq_len: 8}\ngradient_checkpointing: true\n"
+    )
+    out = tmp_path / "out"
+    write_files(generate(LaunchSpec.from_workload(job, gpu="T4"), "torchrun", GenerateOptions(steps=2)), out)
+    runner = out / "count.py"
+    runner.write_text(_COUNT_CHECKPOINTS)
+    said = _train(out, project, "--log-every", "1", runner=runner)
+    wrapped = "LlamaForCausalLM checkpoints its layers itself" if enabled_by_build else "transformers' own"
+    assert f"activation checkpointing (the plan's memory assumes it): {wrapped}" in said, said
+    assert said.count("CHECKPOINT CALL") == 4, said  # 2 decoder layers x 2 steps
+    assert "`is_gradient_checkpointing` is deprecated" not in said, said

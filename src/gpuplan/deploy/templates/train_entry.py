@@ -431,7 +431,11 @@ def checkpoint_activations(model: nn.Module, rank: int) -> None:
 
     name = type(model).__name__
     said = f"[{JOB_NAME}] activation checkpointing (the plan's memory assumes it): "
-    if getattr(model, "is_gradient_checkpointing", False) or any(
+    # transformers >= 5 names the flag is_activation_checkpointing (the old name warns).
+    flag = next(
+        (f for f in ("is_activation_checkpointing", "is_gradient_checkpointing") if hasattr(model, f)), ""
+    )
+    if (flag and getattr(model, flag) is True) or any(
         isinstance(m, CheckpointWrapper) for m in model.modules()
     ):
         if rank == 0:
@@ -476,7 +480,7 @@ def checkpoint_activations(model: nn.Module, rank: int) -> None:
     )
     if rank == 0:
         owner = f"{name}.{where}" if where else name
-        print(f"{said}{len(blocks)} {kinds} blocks of {owner} recomputed in backward", flush=True)
+        print(f"{said}the {len(blocks)} {kinds} modules of {owner}, recomputed in backward", flush=True)
 
 
 def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
