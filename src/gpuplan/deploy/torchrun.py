@@ -479,6 +479,17 @@ def training_model_note(
         notes.append(workers)
     if weights := base_weights_note(spec):
         notes.append(weights)
+    if spec.gradient_checkpointing and spec.model_entry_point:
+        notes.append(
+            _(
+                "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
+                "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the model "
+                "has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint wrapper, "
+                "before DDP or FSDP wrap the model), and says at the start what it wrapped. A model with "
+                "no repeated blocks trains without checkpointing, on more GPU memory than planned, and "
+                "the run warns."
+            )
+        )
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
         notes.append(
             _(
