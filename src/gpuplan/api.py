@@ -184,16 +184,42 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
     return own, links.network
 
 
-def offered_gpu_hours(workload: Workload, offers: Iterable[OfferPrice]) -> dict[str, GpuHourPrice]:
+def offered_gpu_hours(
+    workload: Workload,
+    offers: Iterable[OfferPrice],
+    *,
+    count: int = 1,
+    allow_low_confidence: bool = False,
+) -> dict[str, GpuHourPrice]:
     """``estimate``'s ``offered_gpus`` from a catalog's ``offers``: every GPU offered where the
     workload's ``constraints`` allow (its providers, regions and countries, as the planner filters
-    them) with its lowest on-demand price per GPU-hour there. A "use a bigger GPU" had been priced
-    at a marketplace the team had not named."""
+    them) with what a job of ``count`` of them pays an hour there: the cheapest on-demand instance
+    holding at least ``count`` of them, whole (an 8-GPU box rents as 8: its per-GPU figure had been
+    quoted for a one-GPU job that would pay eight times it), of equal prices the one known to hold
+    today, as plan ranks them (``simulate.inputs.replica_instances``). Low-confidence prices (the
+    source articles' 2024 tables) count only with ``allow_low_confidence``, as in ``plan``. A GPU
+    no instance of which holds ``count`` keeps its lowest price per GPU-hour
+    (``catalog.query.on_demand_gpu_hours``); one of no usable price, the reason.
+    A "use a bigger GPU" had been priced at a marketplace the team had not named."""
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.catalog.query import on_demand_gpu_hours
     from gpuplan.plan.allowed_offers import allowed_offers
+    from gpuplan.simulate.inputs import replica_instances
 
     allowed = list(allowed_offers(offers, workload.constraints).offers)
-    return on_demand_gpu_hours(allowed)
+    out = on_demand_gpu_hours(allowed)
+    for gpu in out:
+        found = replica_instances(
+            allowed,
+            gpu,
+            gpus_per_replica=count,
+            pricings=("on_demand",),
+            allow_low_confidence=allow_low_confidence,
+        ).get("on_demand")
+        if found is not None:
+            per_instance, offer, _replicas = found
+            out[gpu] = GpuHourPrice.of_instance(offer, per_instance, count)
+    return out
 
 
 def _gpu_hour_prices(
@@ -531,7 +557,10 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: Mapping[str, GpuHourPrice | float | None] | Iterable[str] | None = None,
+    offered_gpus: Mapping[str, GpuHourPrice | float | None]
+    | Iterable[str]
+    | Callable[[int], Mapping[str, GpuHourPrice]]
+    | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
@@ -558,7 +587,8 @@ def estimate(
     one whose step costs least, and its price quoted with its provider, region, date and age (else
     labelled "not offered in the catalog"). A bare number is taken as a price in USD per GPU-hour the
     caller gives, of no stated place or date, and said so; a collection of names, GPUs offered at
-    no price looked up.
+    no price looked up; a function of the job's GPU count, the prices for a job of that many
+    (:func:`offered_gpu_hours` with ``count``: what a job pays for whole instances holding them).
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
@@ -612,12 +642,26 @@ def estimate(
             )
             for gpu, n in specs
         ]
-        return estimate_all(
-            requests,
-            serving=serving_load(wl),
-            with_advice=with_advice,
-            current=Current.of(wl),
-            offered=_gpu_hour_prices(offered_gpus),
+        if not callable(offered_gpus):
+            return estimate_all(
+                requests,
+                serving=serving_load(wl),
+                with_advice=with_advice,
+                current=Current.of(wl),
+                offered=_gpu_hour_prices(offered_gpus),
+            )
+        # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each.
+        by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
+        return tuple(
+            outcome
+            for r in requests
+            for outcome in estimate_all(
+                [r],
+                serving=serving_load(wl),
+                with_advice=with_advice,
+                current=Current.of(wl),
+                offered=dict(by_count.setdefault(r.count, offered_gpus(r.count))),
+            )
         )
 
     # A measured step anchors the workload as measured, not its stock/tuned variants.

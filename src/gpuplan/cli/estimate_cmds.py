@@ -94,6 +94,14 @@ def estimate_cmd(
             "image job's DataLoader decodes on them.",
         ),
     ] = None,
+    allow_low_confidence: Annotated[
+        bool,
+        typer.Option(
+            "--allow-low-confidence",
+            help="Also price a bigger GPU in the advice on prices labelled low-confidence (the source "
+            "articles' 2024 tables), as plan does with it.",
+        ),
+    ] = False,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
     usd_per_cny: UsdPerCnyOption = None,
@@ -152,7 +160,15 @@ def estimate_cmd(
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
             # the bigger GPUs the advice names are priced where the workload may run
-            offered = offered_gpu_hours(workload, store.offers()) if store is not None else None
+            # (what a job of each count pays: whole instances holding its GPUs)
+            offers = store.offers() if store is not None else None
+            offered = (
+                None
+                if offers is None
+                else lambda n: offered_gpu_hours(
+                    workload, offers, count=n, allow_low_confidence=allow_low_confidence
+                )
+            )
             steps = _measured_steps(store, workload)
             report = estimate(
                 workload,

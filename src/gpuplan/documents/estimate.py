@@ -113,6 +113,13 @@ class GpuPriceDoc(Document):
     """The staleness limit the catalog was opened with, days."""
     source: str | None = None
     """Where the catalog read the price."""
+    gpus_per_instance: float | None = None
+    """GPUs the offer's instance rents as one; null where the price was not read as an instance's."""
+    price_usd_per_instance_hour: float | None = None
+    """What that instance costs an hour, rented whole: what the job pays where it uses fewer of
+    its GPUs (null as ``gpus_per_instance``)."""
+    job_gpus: int | None = None
+    """The job's GPU count the instance was picked to hold (null as ``gpus_per_instance``)."""
 
 
 class AdviceItem(Document):

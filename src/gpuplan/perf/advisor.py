@@ -604,12 +604,13 @@ def _bigger_gpu(st: Setup) -> Advice | None:
             continue  # that GPU lacks a dtype path the workload needs
         if e.fits:
             # Offered GPUs first (a GPU nobody rents out is no way to run the job); among them the
-            # cheapest step at the catalog's lowest on-demand price, then those of no known price
-            # (never first for a price not known); then the smallest memory, then the fastest.
+            # cheapest step at what the job pays an hour (the cheapest on-demand instance holding
+            # its GPUs, whole), then those of no known price (never first for a price not known);
+            # then the smallest memory, then the fastest.
             unoffered = st.offered is not None and g.id not in st.offered
             price = None if st.offered is None else st.offered.get(g.id)
-            hourly = None if price is None else price.price_usd_per_gpu_hour
-            cost = None if hourly is None else hourly * st.count * e.step_time_s / 3600.0
+            hourly = None if price is None else price.job_usd_per_hour(st.count)
+            cost = None if hourly is None else hourly * e.step_time_s / 3600.0
             fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, price, e))
     if not fitting:
         return None
@@ -630,8 +631,9 @@ def _bigger_gpu(st: Setup) -> Advice | None:
         gpu_price=None if unoffered else price,
         derivation=_(
             "same workload estimated on every larger GPU that fits: the one whose step costs least at "
-            "the catalog's lowest on-demand price per GPU-hour, those offered first and those of no "
-            "known price after; then the smallest memory, then the fastest"
+            "what the job pays an hour (the cheapest on-demand instance that holds its GPUs, rented "
+            "whole), those offered first and those of no known price after; then the smallest "
+            "memory, then the fastest"
         ),
     )
 
