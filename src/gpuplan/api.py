@@ -564,6 +564,7 @@ def estimate(
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
+    retrace_advice: bool = False,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -594,6 +595,10 @@ def estimate(
     ``cache``; a level whose trace is the workload's own reuses its profile).
     ``measured_steps``: ``gpuplan measure`` recordings (``perf.anchor.StepMeasurement``); those of
     this workload anchor its estimates (``perf/anchor.py``).
+    ``retrace_advice``: where the workload does not fit, trace it with the advice's checkpointing
+    and its combined changes applied (through ``level_profile``, else ``cache``), so that those
+    rows' figures are the estimate of the workload written with them, step time included; without
+    it they are derived from the workload's own profile (seconds, not a trace each).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -612,9 +617,12 @@ def estimate(
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
 
+    get = level_profile or (lambda wl: trace_profile(wl, cache))
+
     def outcomes_of(
         wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
     ) -> tuple[EstimateOutcome, ...]:
+        retrace = _retracer(wl, get) if with_advice and retrace_advice else None
         # Unknown is not the best case. How a node's GPUs are joined is known only where an
         # instance's entry says it; with no instance, or one the user describes by its network
         # alone, the conservative bound (perf.links.gpu_join: NVSwitch only on SXM nodes of eight
@@ -649,6 +657,7 @@ def estimate(
                 with_advice=with_advice,
                 current=Current.of(wl),
                 offered=_gpu_hour_prices(offered_gpus),
+                retrace=retrace,
             )
         # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each.
         by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
@@ -661,6 +670,7 @@ def estimate(
                 with_advice=with_advice,
                 current=Current.of(wl),
                 offered=dict(by_count.setdefault(r.count, offered_gpus(r.count))),
+                retrace=retrace,
             )
         )
 
@@ -672,7 +682,6 @@ def estimate(
         from gpuplan.vocab import StackLevel
 
         own_key = profile_key(w)
-        get = level_profile or (lambda wl: trace_profile(wl, cache))
         for level in StackLevel:
             wl = w.at_level(level)
             p = prof if profile_key(wl) == own_key else get(wl)
@@ -686,6 +695,37 @@ def estimate(
         stack=w.software_stack,
         levels=tuple(level_reports),
     )
+
+
+def _retracer(
+    workload: Workload, get: Callable[[Workload], Profile]
+) -> Callable[[Mapping[str, str | int]], Profile]:
+    """The advisor's ``retrace``: ``workload`` with the settings it names changed (as the workload
+    file writes them), traced by ``get``, each set once."""
+    from gpuplan.vocab import ActivationCheckpointing, LossKind, OptimizerName
+
+    seen: dict[tuple[tuple[str, str | int], ...], Profile] = {}
+
+    def retrace(changes: Mapping[str, str | int]) -> Profile:
+        key = tuple(sorted(changes.items()))
+        if key in seen:
+            return seen[key]
+        update: dict[str, Any] = {}
+        if changes.get("activation_checkpointing") == "full":
+            update["activation_checkpointing"] = ActivationCheckpointing.FULL
+            update["gradient_checkpointing"] = False
+        if "loss" in changes:
+            update["loss"] = LossKind(changes["loss"])
+        if "optimizer" in changes:
+            update["optimizer"] = OptimizerName(changes["optimizer"])
+        if "batch_size" in changes:
+            update["inputs"] = workload.inputs.model_copy(update={"batch_size": int(changes["batch_size"])})
+        if "gradient_accumulation" in changes:
+            update["gradient_accumulation"] = int(changes["gradient_accumulation"])
+        seen[key] = get(workload.model_copy(update=update))
+        return seen[key]
+
+    return retrace
 
 
 def plan(

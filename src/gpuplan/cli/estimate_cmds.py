@@ -183,6 +183,8 @@ def estimate_cmd(
                 levels=True,
                 level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),
                 measured_steps=steps,
+                # the advice's checkpointing and combined rows: the workload written with them
+                retrace_advice=True,
             )
     finally:
         if store is not None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
+from gpuplan.perf.advice_base import Retrace
 from gpuplan.perf.advisor import Advice, Current, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
@@ -68,6 +69,7 @@ def _one(
     with_advice: bool,
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
+    retrace: Retrace | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
@@ -78,7 +80,7 @@ def _one(
     advice: tuple[Advice, ...] = ()
     scaling: tuple[ScalingAdvice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(request, current=current, offered=offered)
+        advice = advise(request, current=current, offered=offered, retrace=retrace)
     elif with_advice:
         scaling = scaling_advice(request, est)
     dec = srv = None
@@ -123,12 +125,15 @@ def estimate_all(
     with_advice: bool = True,
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
+    retrace: Retrace | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
     ``current``: what the workload already does (never advised again); ``offered``: the GPUs the
     catalog has offers of, each with its lowest on-demand price per GPU-hour and where and when it
-    is from (the advisor suggests another GPU among them first, and quotes that price).
+    is from (the advisor suggests another GPU among them first, and quotes that price);
+    ``retrace``: traces the workload with a change applied (the advice's checkpointing and combined
+    changes are then costed on that profile, as the workload written with them is).
 
     A request without a calibration gets the one shipped in the package (loaded once);
     ``serving``: the request load an inference deployment must carry."""
@@ -139,6 +144,13 @@ def estimate_all(
             cal = cal or load_calibration()
             request = request.changed(calibration=cal)
         outcomes.append(
-            _one(request, serving=serving, with_advice=with_advice, current=current, offered=offered)
+            _one(
+                request,
+                serving=serving,
+                with_advice=with_advice,
+                current=current,
+                offered=offered,
+                retrace=retrace,
+            )
         )
     return tuple(outcomes)

@@ -462,6 +462,8 @@ def estimate_document(
         # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them
         levels=True,
         level_profile=lambda wl: _profile(store, wl, _no_progress),
+        # the advice's checkpointing and combined rows: the workload written with them, as the CLI
+        retrace_advice=True,
     )
     outcomes = list(report.outcomes)
     if links.gpus and all(o.error for o in outcomes):
