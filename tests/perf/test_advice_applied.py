@@ -134,3 +134,38 @@ def test_the_workload_traced_for_a_row_is_the_one_written_with_its_settings() ->
         },
     ]
     assert keys == [profile_key(Workload.model_validate(w)) for w in written]
+
+
+def _lora_like() -> Profile:
+    """An 8B model's frozen bf16 weights (15 GiB), 20 M trainable adapter parameters with fp32
+    AdamW moments (0.15 GiB), and 100 GiB of activations: 8-bit moments save about 0.1 GiB."""
+    params, adapters = 8 * 2**30, 20_000_000
+    peak = breakdown(
+        parameters=2.0 * params,
+        gradients=4.0 * adapters,
+        optimizer_state=8.0 * adapters,
+        activations=100 * GIB,
+    )
+    p = make_profile(
+        ops=(op("forward", flops=2e14), op("backward", flops=3e14)),
+        peak=peak,
+        precision="bf16",
+        task="finetune",
+        batch_size=4,
+        params=params,
+        shape=ModelShape(family="cnn"),
+    )
+    return replace(p, trainable_params=adapters)
+
+
+def test_changes_that_save_under_one_percent_and_still_do_not_fit_are_left_out_and_counted() -> None:
+    from gpuplan.perf.sweep import estimate_all
+
+    request = EstimateRequest(profile=_lora_like(), gpu=get_gpu("A10G"), calibration=CAL)
+    everything = {a.action for a in advise(request)}
+    assert {"adamw_8bit", "paged_adamw_8bit"} <= everything  # advised, saving ~0.1 of 100+ GiB
+    (outcome,) = estimate_all([request])
+    shown = {a.action for a in outcome.advice}
+    assert not {"adamw_8bit", "paged_adamw_8bit"} & shown
+    assert "gradient_checkpointing" in shown and "bigger_gpu" in shown  # real changes stay
+    assert outcome.advice_left_out == len(everything) - len(shown) >= 2

@@ -167,3 +167,9 @@ def test_another_gpu_is_ranked_by_what_the_job_pays_for_the_whole_instance() -> 
     # Alone, the box is quoted at its instance's price with the per-GPU figure beside it.
     alone = _actions(p, offered={"H100-SXM": box})["bigger_gpu"]
     assert f"${8 * ratio * 0.5:.2f}/h on demand for one box-8xH100 (8 GPUs," in alone.summary
+
+
+def test_the_fused_linear_loss_says_it_needs_the_liger_kernels() -> None:
+    # A HF/PEFT user must install and patch in Liger for it; the row had named Liger as an author.
+    fused = _actions(_llm())["fused_linear_loss"]
+    assert "needs the Liger kernels: pip install liger-kernel" in fused.summary

@@ -465,6 +465,9 @@ class EstimateRow(Document):
     plausibility: PlausibilityDoc | None = None
     """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
+    advice_left_out: int = Field(default=0, ge=0)
+    """Changes left out of ``advice``: they save under 1 % of the memory needed and still do not fit
+    (8-bit AdamW for a LoRA fine-tune, whose optimizer state is the adapters')."""
     scaling_advice: list[ScalingAdviceItem] = Field(default_factory=list)
     """Where it fits and waits mostly on the network: fewer GPUs or more gradient accumulation,
     each estimated (empty otherwise)."""

@@ -25,7 +25,7 @@ from gpuplan.vocab import LossKind
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
 
-__all__ = ["Advice", "Current", "advise"]
+__all__ = ["NEGLIGIBLE_SAVING", "Advice", "Current", "advise", "without_negligible"]
 
 #: Families where LoRA (low-rank adapters on linear layers) is the usual fine-tuning method.
 _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit"})
@@ -342,7 +342,12 @@ _LIGHTER_LOSSES = (
     (
         LossKind.FUSED_LINEAR,
         "fused_linear_loss",
-        N_("fused linear cross-entropy (Liger), loss: fused-linear"),
+        # Liger's LigerFusedLinearCrossEntropyLoss (linkedin/Liger-Kernel, github.com/linkedin/
+        # Liger-Kernel): not in PyTorch or transformers, a package to install and patch in.
+        N_(
+            "fused linear cross-entropy, loss: fused-linear (needs the Liger kernels: "
+            "pip install liger-kernel, and its loss patched into your model)"
+        ),
     ),
 )
 
@@ -698,7 +703,10 @@ def _combined(st: Setup) -> Advice | None:
                     found = _lighter_peak(st, changed, kind)
                     if found is not None:
                         changed = replace(changed, peak=found[0])
-                        parts.append((action, changed, f"loss: {kind.value}", found[1]))
+                        setting = f"loss: {kind.value}"
+                        if kind is LossKind.FUSED_LINEAR:
+                            setting += " " + _("(needs the Liger kernels)")
+                        parts.append((action, changed, setting, found[1]))
                         now = replace(now, loss=kind.value)
                         break
                 else:
@@ -778,6 +786,29 @@ def _set_changes(
     if accum is not None:
         out["batch_size"], out["gradient_accumulation"] = batch_size, accum
     return out
+
+
+#: A change that leaves the workload out of memory and saves less than this share of what it
+#: needs is left out of the advice: 8-bit AdamW's 0.1 GiB of an 8B LoRA's 153 (its optimizer
+#: state is the adapters') had been listed beside checkpointing's 100.
+NEGLIGIBLE_SAVING = 0.01
+
+
+def without_negligible(advice: tuple[Advice, ...], base: Estimate) -> tuple[tuple[Advice, ...], int]:
+    """``advice`` without the changes on the workload's own GPUs that still do not fit and save
+    under :data:`NEGLIGIBLE_SAVING` of the memory it needs (``base``), and how many were left out.
+    A change that fits, or another GPU or count, is always kept."""
+    need = base.memory.required_gib
+    kept = tuple(
+        a
+        for a in advice
+        if a.fits
+        or a.gpu != base.gpu
+        or a.gpu_count != base.gpu_count
+        or a.required_gib is None
+        or need - a.required_gib >= NEGLIGIBLE_SAVING * need
+    )
+    return kept, len(advice) - len(kept)
 
 
 def advise(

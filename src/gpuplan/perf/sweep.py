@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
 from gpuplan.perf.advice_base import Retrace
-from gpuplan.perf.advisor import Advice, Current, advise
+from gpuplan.perf.advisor import Advice, Current, advise, without_negligible
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, serving_estimate
@@ -52,6 +52,9 @@ class EstimateOutcome:
     """None when ``error`` says why the workload cannot run there."""
     advice: tuple[Advice, ...] = ()
     """Changes that make it fit; empty when it fits."""
+    advice_left_out: int = 0
+    """Changes left out of ``advice`` for saving under 1 % of the memory needed while still not
+    fitting (:func:`gpuplan.perf.advisor.without_negligible`)."""
     scaling: tuple[ScalingAdvice, ...] = ()
     """Where it fits and its step mostly waits on collectives: changes that make it faster
     (:mod:`gpuplan.perf.scaling`); empty otherwise."""
@@ -78,9 +81,12 @@ def _one(
         # The line as the user reads it, in the current language like the rest of the estimate.
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(e))
     advice: tuple[Advice, ...] = ()
+    left_out = 0
     scaling: tuple[ScalingAdvice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(request, current=current, offered=offered, retrace=retrace)
+        advice, left_out = without_negligible(
+            advise(request, current=current, offered=offered, retrace=retrace), est
+        )
     elif with_advice:
         scaling = scaling_advice(request, est)
     dec = srv = None
@@ -114,7 +120,14 @@ def _one(
                 tpot_target_s=serving.tpot_p95_s,
             )
     return EstimateOutcome(
-        gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, scaling=scaling, decode=dec, serving=srv
+        gpu=gpu.id,
+        gpu_count=count,
+        estimate=est,
+        advice=advice,
+        advice_left_out=left_out,
+        scaling=scaling,
+        decode=dec,
+        serving=srv,
     )
 
 
