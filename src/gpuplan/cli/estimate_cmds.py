@@ -136,7 +136,16 @@ def estimate_cmd(
         # typo costs one line at once, not a trace first.
         gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
         for g in gpu:
-            parse_gpu_spec(g)
+            if parse_gpu_spec(g)[0].id == "A10":
+                # "a10" is NVIDIA's A10 (125 bf16 TFLOPS), not the A10G of AWS's g5 instances (70):
+                # an AWS user typing "a10" had been estimated 26 % faster than their card, unsaid.
+                sys.stderr.write(
+                    _(
+                        "note: {name} is NVIDIA's A10; AWS's g5 instances carry the A10G: "
+                        "write --gpu A10G for it"
+                    ).format(name=g)
+                    + "\n"
+                )
         refuse_two_counts(gpu, count)
         # Every GPU named lacks the precision's tensor cores (fp8 on an A100): that line now.
         refuse_unrunnable(workload, gpu)
