@@ -702,7 +702,7 @@ def _retracer(
 ) -> Callable[[Mapping[str, str | int]], Profile]:
     """The advisor's ``retrace``: ``workload`` with the settings it names changed (as the workload
     file writes them), traced by ``get``, each set once."""
-    from gpuplan.vocab import ActivationCheckpointing, LossKind, OptimizerName
+    from gpuplan.vocab import ActivationCheckpointing, BaseQuantization, LossKind, OptimizerName
 
     seen: dict[tuple[tuple[str, str | int], ...], Profile] = {}
 
@@ -718,8 +718,21 @@ def _retracer(
             update["loss"] = LossKind(changes["loss"])
         if "optimizer" in changes:
             update["optimizer"] = OptimizerName(changes["optimizer"])
+        inputs: dict[str, int] = {}
         if "batch_size" in changes:
-            update["inputs"] = workload.inputs.model_copy(update={"batch_size": int(changes["batch_size"])})
+            inputs["batch_size"] = int(changes["batch_size"])
+        if "seq_len" in changes:
+            inputs["seq_len"] = int(changes["seq_len"])
+        if inputs:
+            update["inputs"] = workload.inputs.model_copy(update=inputs)
+        if "quantization" in changes and workload.model.lora is not None:
+            lora = workload.model.lora.model_copy(
+                update={
+                    "quantization": BaseQuantization(changes["quantization"]),
+                    "double_quantization": bool(changes.get("double_quantization")),
+                }
+            )
+            update["model"] = workload.model.model_copy(update={"lora": lora})
         if "gradient_accumulation" in changes:
             update["gradient_accumulation"] = int(changes["gradient_accumulation"])
         seen[key] = get(workload.model_copy(update=update))

@@ -15,7 +15,7 @@ import pytest
 from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.advisor import advise
+from gpuplan.perf.advisor import Current, advise
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.profile.model import ModelShape, Profile
 
@@ -123,6 +123,8 @@ def test_the_workload_traced_for_a_row_is_the_one_written_with_its_settings() ->
         }
     )
     retrace({"activation_checkpointing": "full"})  # asked again: traced once
+    retrace({"quantization": "nf4", "double_quantization": 1})
+    retrace({"seq_len": 2048})
     written = [
         {**base, "gradient_checkpointing": True},
         {
@@ -132,6 +134,14 @@ def test_the_workload_traced_for_a_row_is_the_one_written_with_its_settings() ->
             "inputs": {"batch_size": 1, "seq_len": 4096},
             "gradient_accumulation": 4,
         },
+        {
+            **base,
+            "model": {
+                "preset": "llama-8b",
+                "lora": {"rank": 16, "quantization": "nf4", "double_quantization": True},
+            },
+        },
+        {**base, "inputs": {"batch_size": 4, "seq_len": 2048}},
     ]
     assert keys == [profile_key(Workload.model_validate(w)) for w in written]
 
@@ -169,3 +179,37 @@ def test_changes_that_save_under_one_percent_and_still_do_not_fit_are_left_out_a
     assert not {"adamw_8bit", "paged_adamw_8bit"} & shown
     assert "gradient_checkpointing" in shown and "bigger_gpu" in shown  # real changes stay
     assert outcome.advice_left_out == len(everything) - len(shown) >= 2
+
+
+def test_a_lora_job_is_offered_qlora_and_shorter_samples_each_traced_applied() -> None:
+    # Neither had been offered: an 8B LoRA's OOM advice named no 4-bit base and no shorter sequence.
+    p = replace(
+        make_profile(
+            ops=(op("forward", flops=2e14), op("backward", flops=3e14)),
+            peak=breakdown(parameters=16 * GIB, activations=100 * GIB),
+            precision="bf16",
+            task="finetune",
+            batch_size=4,
+            seq_len=4096,
+            params=8 * 2**30,
+            shape=ModelShape(family="decoder", num_layers=32, hidden_size=4096, vocab_size=128_256),
+        ),
+        trainable_params=20_000_000,
+    )
+    asked: list[dict[str, str | int]] = []
+
+    def tracer(changes: Mapping[str, str | int]) -> Profile:
+        asked.append(dict(changes))
+        return replace(p, peak=replace(p.peak, parameters_bytes=5 * GIB, activations_bytes=10 * GIB))
+
+    request = EstimateRequest(profile=p, gpu=get_gpu("A10G"), calibration=CAL)
+    advice = {a.action: a for a in advise(request, current=Current(lora=True), retrace=tracer)}
+    assert {"quantization": "nf4", "double_quantization": 1} in asked and {"seq_len": 2048} in asked
+    qlora, shorter = advice["qlora"], advice["shorter_seq_len"]
+    assert "model.lora.quantization: nf4, double_quantization: true" in qlora.summary
+    assert "inputs.seq_len: 2048 instead of 4096, if your data allows" in shorter.summary
+    applied = run_estimate(request.changed(profile=tracer({})))
+    assert qlora.required_gib == pytest.approx(applied.memory.required_gib)
+    # Without a tracer, or for a job that is not LoRA, no QLoRA row; shorter samples need a tracer too.
+    assert not {"qlora", "shorter_seq_len"} & {a.action for a in advise(request, current=Current(lora=True))}
+    assert "qlora" not in {a.action for a in advise(request, retrace=tracer)}

@@ -54,7 +54,8 @@ class Advice:
     action: str
     """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
     ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
-    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights``, ``share_gpu`` (fewer replicas to a GPU),
+    ``zero2``, ``fsdp``, ``lora``, ``qlora``, ``shorter_seq_len``, ``bf16_weights``, ``share_gpu`` (fewer
+    replicas to a GPU),
     ``bigger_gpu``, or ``combined`` (several of them together: :attr:`changes`)."""
     summary: str
     """One line saying what to change."""

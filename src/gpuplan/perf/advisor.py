@@ -32,20 +32,26 @@ _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit
 #: Without a layer structure, checkpointing every residual stage keeps ≈1/4 of activations
 #: (rough: ResNet-style nets have 4 stages; torch.utils.checkpoint_sequential with √n segments).
 _GENERIC_CHECKPOINT_KEEP = 0.25
-#: How far a change departs from the workload as written, by its action: 1 changes the numerics
-#: (8-bit optimizer moments, bf16 weights and optimizer state: every weight still trains, with
-#: other rounding, which may change the result), 2 changes the method (LoRA trains adapters, not
-#: the weights). Every other change keeps the update the workload makes: micro-batches with
-#: accumulation keep the global batch (BatchNorm's statistics are the one thing taken over the
-#: smaller micro-batch), checkpointing recomputes the same activations, a fused optimizer, a
-#: lighter loss and sharding compute the same sums (sharding over more GPUs keeps each GPU's
-#: micro-batch, ``batch_size`` being per GPU, so the global batch grows with the count, as in any
-#: GPU count the estimate compares; it ranks after the changes on the workload's own GPUs), a
-#: bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside
-#: backward makes the same step (a clip of the global gradient norm, which needs every gradient at
-#: once, is what it cannot do). The advice lists changes that keep the workload before those that
-#: alter it, never hiding the latter.
-_ALTERS = {"adamw_8bit": 1, "paged_adamw_8bit": 1, "bf16_weights": 1, "lora": 2}
+#: How far a change departs from the workload as written, by its action: 1 changes the numerics (8-bit
+#: optimizer moments, bf16 weights and optimizer state: every weight still trains, with other rounding, which
+#: may change the result; a 4-bit base, QLoRA, rounds the frozen weights the adapters train against), 2
+#: changes the method (LoRA trains adapters, not the weights; shorter samples train on other data). Every
+#: other change keeps the update the workload makes: micro-batches with accumulation keep the global batch
+#: (BatchNorm's statistics are the one thing taken over the smaller micro-batch), checkpointing recomputes
+#: the same activations, a fused optimizer, a lighter loss and sharding compute the same sums (sharding over
+#: more GPUs keeps each GPU's micro-batch, ``batch_size`` being per GPU, so the global batch grows with the
+#: count, as in any GPU count the estimate compares; it ranks after the changes on the workload's own GPUs),
+#: a bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside backward makes
+#: the same step (a clip of the global gradient norm, which needs every gradient at once, is what it cannot
+#: do). The advice lists changes that keep the workload before those that alter it, never hiding the latter.
+_ALTERS = {
+    "adamw_8bit": 1,
+    "paged_adamw_8bit": 1,
+    "bf16_weights": 1,
+    "qlora": 1,
+    "lora": 2,
+    "shorter_seq_len": 2,
+}
 #: GPU counts tried for ZeRO/FSDP, as multiples of the configuration's own count.
 _WORLD_MULTIPLES = (1, 2, 4, 8)
 _MAX_WORLD = 64
@@ -505,6 +511,55 @@ def _sharding(st: Setup) -> list[Advice]:
     return out
 
 
+#: QLoRA as the workload file states it (Dettmers et al., "QLoRA: Efficient Finetuning of Quantized
+#: LLMs", arXiv 2305.14314, 2023: NF4 base weights with double quantization).
+_QLORA: dict[str, str | int] = {"quantization": "nf4", "double_quantization": 1}
+
+
+def _qlora(st: Setup) -> Advice | None:
+    """A LoRA fine-tune's frozen base in 4 bits (QLoRA): traced with the workload's ``lora`` block
+    given ``quantization: nf4`` and double quantization, so its figures are the applied estimate's;
+    offered only with a tracer (how bitsandbytes' 4-bit matmul keeps its input is the trace's, not a
+    formula's)."""
+    p = st.profile
+    if not st.current.lora or p.base_quantization != "none" or p.task == "infer":
+        return None
+    traced = _traced(st, _QLORA)
+    if traced is None:
+        return None
+    return st.advice(
+        st.run(traced),
+        action="qlora",
+        summary=_(
+            "QLoRA: the frozen base in 4 bits (model.lora.quantization: nf4, double_quantization: true; "
+            "bitsandbytes)"
+        ),
+        derivation=_traced_words({"model.lora.quantization": "nf4", "double_quantization": "true"}),
+    )
+
+
+def _shorter_seq_len(st: Setup) -> Advice | None:
+    """Half the sequence length, for a sequence model that trains: traced with ``inputs.seq_len``
+    halved. Only the user knows whether their data allows it (samples cut or packed shorter train on
+    other data), so the row says so and ranks with the changes that alter the workload."""
+    p = st.profile
+    if p.task == "infer" or not p.seq_len or p.seq_len < 256 or p.shape.family not in _TRANSFORMER_FAMILIES:
+        return None
+    half = p.seq_len // 2
+    traced = _traced(st, {"seq_len": half})
+    if traced is None:
+        return None
+    return st.advice(
+        st.run(traced),
+        action="shorter_seq_len",
+        summary=_(
+            "inputs.seq_len: {half} instead of {was}, if your data allows (samples cut or packed shorter)"
+        ).format(half=half, was=p.seq_len),
+        derivation=_traced_words({"inputs.seq_len": half})
+        + _("; a step then trains on half the tokens: compare job times, not step times"),
+    )
+
+
 def _lora(st: Setup) -> Advice | None:
     """LoRA adapters in place of a full fine-tune: only for ``task: finetune`` — a pre-train
     (``train``) starts from random weights, with no trained base whose weights adapters could
@@ -855,6 +910,8 @@ def advise(
         _optimizer_in_backward(st),
         *_lighter_loss(st),
         _lora(st),
+        _qlora(st),
+        _shorter_seq_len(st),
         _bf16_weights(st),
         *_sharding(st),
         _fewer_to_a_gpu(st),
@@ -862,7 +919,10 @@ def advise(
     ]
     found = [a for a in candidates if a is not None]
     # Where no one change fits the workload's own GPUs, several together may (before more GPUs).
-    fits_here = any(a.fits and a.gpu == gpu.id and a.gpu_count == count for a in found)
+    # (Shorter samples are the user's call on their data, not a way to run the workload as written.)
+    fits_here = any(
+        a.fits and a.gpu == gpu.id and a.gpu_count == count and a.action != "shorter_seq_len" for a in found
+    )
     if not fits_here and (both := _combined(st)) is not None:
         found.append(both)
 
