@@ -433,7 +433,7 @@ def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | N
     (``mean_requests_per_s``), a replica's capacity not estimated, or a fleet of one instance.
 
     The day is the one ``gpuplan simulate`` draws a diurnal trace from for this mean and peak
-    (:func:`gpuplan.workload.day_load.diurnal_day_rate`; a mean under what it can hold below the
+    (:func:`gpuplan.day_load.diurnal_day_rate`; a mean under what it can hold below the
     peak keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / (capacity ×
     share))`` replicas, the plan's capacity of one replica at the share its autoscaler holds it
     at (:data:`~gpuplan.perf.inference.TARGET_UTILISATION`, or the plan's lower utilisation where
@@ -441,8 +441,8 @@ def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | N
     ``min_replicas`` and never more than the plan's fleet (the peak it was sized for), in whole
     instances of the plan's. The autoscaler's delays (a replica's cold start, the scale-down
     window) are left out: ``simulate autoscale`` replays them and gives the replica-hours they add."""
+    from gpuplan.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH, diurnal_day_rate
     from gpuplan.perf.inference import TARGET_UTILISATION
-    from gpuplan.workload.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH, diurnal_day_rate
 
     serving, svc = workload.serving, best.service
     if serving is None or svc is None or serving.mean_requests_per_s is None:

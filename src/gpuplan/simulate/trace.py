@@ -33,17 +33,17 @@ from pathlib import Path
 import numpy as np
 
 from gpuplan.bounded import csv_problem, decimal_number, printable
-from gpuplan.errors import InputError, Phrase
-from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import either, listed
-from gpuplan.simulate.trace_arrow import Columns
-from gpuplan.workload.day_load import (
+from gpuplan.day_load import (
     DAY_S,
     DIURNAL_PEAK_HOUR,
     DIURNAL_PEAK_TO_TROUGH,
     cosine_level,
     fit_level,
 )
+from gpuplan.errors import InputError, Phrase
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
+from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
     "MAX_SECONDS_TIMESTAMP",
@@ -558,7 +558,7 @@ class ShapeRate:
 
 def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tuple[np.ndarray, ShapeRate]:
     """The rate per bin: ``level`` (the shape's proportions) fitted to the shape's mean and peak
-    (:func:`gpuplan.workload.day_load.fit_level`, which ``tco`` sizes a service's day with too).
+    (:func:`gpuplan.day_load.fit_level`, which ``tco`` sizes a service's day with too).
 
     The mean and peak are those of ``basis``, the whole shape (a diurnal trace's day, of which a
     shorter window shows its first hours), else of ``level``. A mean below what the shape reaches
