@@ -1,0 +1,87 @@
+"""A reservation paid partly or all upfront is costed at its payment option's effective rate where
+the shipped row's term carries it (AWS: every option of the row's term and offering class), with
+the cash all upfront needs on day one; a row without it keeps its own rate and says so."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpuplan.catalog import open_store
+from gpuplan.catalog.upfront import upfront_said, with_upfront
+from gpuplan.errors import UnknownChoiceError
+from gpuplan.vocab import Upfront
+
+
+@pytest.fixture(scope="module")
+def g6e(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    store = open_store(str(tmp_path_factory.mktemp("catalog") / "c.sqlite"))  # the shipped snapshot
+    try:
+        rows = store.offers(provider="aws", region="us-east-1", instance_type=["g6e.xlarge"])
+    finally:
+        store.close()
+    return {p.pricing: p for p in rows}
+
+
+def test_all_upfront_costs_the_effective_rate_of_the_rows_own_class_and_names_the_cash(g6e) -> None:  # type: ignore[no-untyped-def]
+    one, three = with_upfront([g6e["reserved_1y"], g6e["reserved_3y"]], "all-upfront")
+    # instances.vantage.sh of 2025-11-30, g6e.xlarge us-east-1: yrTerm1Standard.allUpfront 1.094292
+    # (no upfront 1.17243), yrTerm3Standard.allUpfront 0.699734 (no upfront 0.80395)
+    assert g6e["reserved_1y"].price_usd_per_hour == pytest.approx(1.17243)
+    assert one.price_usd_per_hour == pytest.approx(1.094292)
+    assert three.price_usd_per_hour == pytest.approx(0.699734)
+    assert one.as_of == "2025-11-30"
+    # 1.094292 $/h × 8760 h = $9,586.00 paid on day one per instance
+    assert one.term["upfront_usd_per_instance"] == pytest.approx(9586.00, abs=0.01)
+    assert three.term["upfront_usd_per_instance"] == pytest.approx(0.699734 * 26280)
+    said = upfront_said(one)
+    assert "all upfront: effective rate of 2025-11-30" in said
+    assert "$9,586.00 per instance paid on day one" in said
+
+
+def test_partial_upfront_costs_its_effective_rate_and_says_the_split_is_not_known(g6e) -> None:  # type: ignore[no-untyped-def]
+    (one,) = with_upfront([g6e["reserved_1y"]], Upfront.PARTIAL)
+    assert one.price_usd_per_hour == pytest.approx(1.116633)  # yrTerm1Standard.partialUpfront
+    assert one.term["upfront_usd_per_instance"] is None
+    assert "how much is paid upfront and how much hourly is not known" in upfront_said(one)
+
+
+def test_a_convertible_row_keeps_convertible(g6e) -> None:  # type: ignore[no-untyped-def]
+    conv = replace(
+        g6e["reserved_1y"],
+        term={**g6e["reserved_1y"].term, "offering_class": "convertible"},
+        price=1.40692,
+        price_usd_per_hour=1.40692,
+    )
+    (one,) = with_upfront([conv], "all")
+    assert one.price_usd_per_hour == pytest.approx(1.313128)  # yrTerm1Convertible.allUpfront
+
+
+def test_a_row_without_the_options_keeps_its_rate_and_says_it_is_not_known(g6e) -> None:  # type: ignore[no-untyped-def]
+    bare = replace(g6e["reserved_1y"], term={"years": 1, "purchase_option": "No Upfront"})
+    (one,) = with_upfront([bare], "all")
+    assert one.price_usd_per_hour == pytest.approx(1.17243)
+    assert "all upfront not known for this offer: its no-upfront rate is kept" in upfront_said(one)
+
+
+def test_terms_of_another_price_list_than_the_rows_are_not_applied(g6e) -> None:  # type: ignore[no-untyped-def]
+    # the row's own no-upfront rate moved since the options were published: not a cheaper guess
+    moved = replace(g6e["reserved_1y"], price=1.30, price_usd_per_hour=1.30)
+    (one,) = with_upfront([moved], "all")
+    assert one.price_usd_per_hour == pytest.approx(1.30)
+    assert one.term["upfront_known"] is False
+
+
+def test_on_demand_and_no_upfront_are_untouched(g6e) -> None:  # type: ignore[no-untyped-def]
+    assert with_upfront([g6e["on_demand"]], "all") == [g6e["on_demand"]]
+    assert with_upfront([g6e["reserved_1y"]], None) == [g6e["reserved_1y"]]
+    assert upfront_said(g6e["reserved_1y"]) == ""
+
+
+def test_a_wrong_value_gets_did_you_mean() -> None:
+    with pytest.raises(UnknownChoiceError, match="did you mean 'partial'"):
+        Upfront.cast("partal")
+    assert Upfront.cast("全预付") is Upfront.ALL
+    assert Upfront.cast("部分预付") is Upfront.PARTIAL
+    assert Upfront.cast("no-upfront") is Upfront.NONE
