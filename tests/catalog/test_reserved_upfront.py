@@ -85,3 +85,32 @@ def test_a_wrong_value_gets_did_you_mean() -> None:
     assert Upfront.cast("全预付") is Upfront.ALL
     assert Upfront.cast("部分预付") is Upfront.PARTIAL
     assert Upfront.cast("no-upfront") is Upfront.NONE
+
+
+def test_offers_list_reserved_prices_at_the_chosen_option_and_say_which(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.report.catalog import offers_view
+
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        query = OfferQuery(provider="aws", region=("us-east-1", "ap-east-1"), pricing="reserved_1y",
+                           all_regions=True, upfront="all")  # fmt: skip
+        listing = list_offers(store, query)
+    finally:
+        store.close()
+    by = {(v.offer.region, v.offer.instance_type): v for v in listing.views}
+    g6e = by[("us-east-1", "g6e.xlarge")]
+    assert g6e.price_per_hour == pytest.approx(1.094292)  # yrTerm1Standard.allUpfront
+    assert g6e.offer.term["purchase_option"] == "All Upfront"
+    assert g6e.offer.term["billing"] == "the whole term at its start"
+    # ap-east-1 g5.2xlarge: a 2026-01-21 row without the other options, kept at its own rate
+    g5 = by[("ap-east-1", "g5.2xlarge")]
+    assert g5.price_per_hour == pytest.approx(1.17555)
+    assert g5.offer.term["upfront_known"] is False
+    from rich.console import Console
+
+    console = Console(width=400, record=True)
+    console.print(offers_view(listing))
+    text = console.export_text()
+    assert "all upfront: effective rate of 2025-11-30" in text
+    assert "all upfront not known for this offer: its no-upfront rate is kept" in text

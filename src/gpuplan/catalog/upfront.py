@@ -91,6 +91,10 @@ def _one(p: OfferPrice, choice: Upfront) -> OfferPrice:
         upfront=choice.value,
         upfront_known=True,
         purchase_option={Upfront.PARTIAL: "Partial Upfront", Upfront.ALL: "All Upfront"}[choice],
+        billing={
+            Upfront.PARTIAL: "a part at the start of the term, the rest hourly for the whole term",
+            Upfront.ALL: "the whole term at its start",
+        }[choice],
         effective_usd_per_hour=hourly,
         # all upfront: the whole term paid on day one; partial: the split is not published
         upfront_usd_per_instance=hourly * term_hours if choice is Upfront.ALL else None,
