@@ -82,3 +82,12 @@ def test_a_row_without_the_option_keeps_its_rate_and_says_it_is_not_known(reserv
     assert rec.price_usd_per_hour == pytest.approx(1.17243)
     assert rec.upfront == "" and rec.upfront_usd is None
     assert "all upfront not known for this offer: its no-upfront rate is kept" in rec.price_source
+
+
+def test_a_workloads_constraints_upfront_is_read_and_a_typo_is_one_line_with_did_you_mean() -> None:
+    from pydantic import ValidationError
+
+    assert constraints_from_spec(ConstraintsSpec(upfront="全预付")).upfront == "all"
+    assert constraints_from_spec(ConstraintsSpec()).upfront is None
+    with pytest.raises(ValidationError, match="unknown upfront payment 'partal'; did you mean 'partial'"):
+        ConstraintsSpec(upfront="partal")
