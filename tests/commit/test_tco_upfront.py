@@ -66,3 +66,10 @@ def test_a_wrong_upfront_is_one_line_with_did_you_mean(store) -> None:  # type: 
     with pytest.raises(InputError, match="did you mean 'partial'") as e:
         tco(_usage(upfront="partal"), store=store, currency="USD")
     assert "\n" not in str(e.value) and "upfront" in str(e.value)
+
+
+def test_the_html_report_keeps_the_cash_at_the_start_on_a_line_of_its_own(store) -> None:  # type: ignore[no-untyped-def]
+    from gpuplan.report.tco_html import tco_html
+
+    page = tco_html(tco(_usage(upfront="all"), store=store, currency="USD"), "u")
+    assert "$28,758<br>$28,758 paid at the start" in page
