@@ -114,3 +114,15 @@ def test_offers_list_reserved_prices_at_the_chosen_option_and_say_which(tmp_path
     text = console.export_text()
     assert "all upfront: effective rate of 2025-11-30" in text
     assert "all upfront not known for this offer: its no-upfront rate is kept" in text
+
+
+def test_a_discount_on_reservations_is_taken_off_the_chosen_options_rate(g6e) -> None:  # type: ignore[no-untyped-def]
+    # a 10 % discount that names reserved_1y: 1.17243 × 0.9 listed, so all upfront 1.094292 × 0.9
+    own = g6e["reserved_1y"]
+    discounted = replace(
+        own, price_usd_per_hour=1.17243 * 0.9, list_price_usd_per_hour=1.17243, discount_percent=10.0
+    )
+    (one,) = with_upfront([discounted], "all")
+    assert one.price_usd_per_hour == pytest.approx(1.094292 * 0.9)
+    assert one.list_price_usd_per_hour == pytest.approx(1.094292)
+    assert one.term["upfront_usd_per_instance"] == pytest.approx(1.094292 * 0.9 * 8760)
