@@ -44,6 +44,45 @@ def _english_and_dollars() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
+def catalog_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog created, migrated and seeded with the shipped snapshot once per worker, closed.
+
+    Seeding reads, gates and writes the whole snapshot (about a second of CPU each time); a test
+    that needs a seeded catalog of its own takes a copy (:func:`fresh_catalog`, or ``shutil.copy``
+    for a module's store) and never writes to this file. A test of creation, migration or seeding
+    itself opens a new path instead.
+    """
+    from gpuplan.catalog import open_store
+
+    path = tmp_path_factory.mktemp("catalog-template") / "seeded.sqlite"
+    open_store(str(path)).close()
+    return path
+
+
+@pytest.fixture
+def fresh_catalog(catalog_template: Path, tmp_path: Path) -> Path:
+    """This test's own seeded catalog: a copy of :func:`catalog_template` at ``tmp_path/catalog.sqlite``."""
+    import shutil
+
+    path = tmp_path / "catalog.sqlite"
+    shutil.copyfile(catalog_template, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def seeded_copy(catalog_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """``seeded_copy("name")``: a new folder's copy of :func:`catalog_template`, for a module's store."""
+    import shutil
+
+    def copy(name: str) -> Path:
+        path = tmp_path_factory.mktemp(name) / "catalog.sqlite"
+        shutil.copyfile(catalog_template, path)
+        return path
+
+    return copy
+
+
+@pytest.fixture(scope="session")
 def trace_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], Profile]:
     """``trace()`` that traces each workload once per run, for the tests that only read a profile.
 

@@ -61,6 +61,11 @@ def test_aliases_count_at_every_use_while_parsing() -> None:
         ("a: !!int 'x'\n", "f.yaml:1:4: invalid YAML: invalid literal for int()"),
         ("a: !!timestamp 2020-13-01\n", "f.yaml:1:4: invalid YAML: month must be in 1..12"),
         ("x: " + "[" * 3000 + "]" * 3000 + "\n", "nested more than 64 levels deep"),
+        # the constructor's English had stood inside a Chinese line
+        (
+            "model: !!python/object/apply:os.system ['echo hi']\n",
+            "f.yaml:1:8: the YAML tag 'python/object/apply:os.system' is not read",
+        ),
     ],
 )
 def test_a_scalar_python_cannot_build_is_one_line_naming_its_place(text: str, says: str) -> None:

@@ -18,7 +18,8 @@ What they add to SkyPilot's AWS rows (:func:`aws_extras`):
   source naming where the same figure was seen;
 - reserved 1-year and 3-year prices (standard, no upfront; convertible where a type has no standard
   term), every other term kept in the price's ``term``;
-- on every spot row the band (2025-11-30 compilation, else the advisor) and the region's spot
+- on every spot row the band (2025-11-30 compilation, else the advisor; the advisor's too where the two
+  differ, under ``other_interruption_bands``) and the region's spot
   min/avg/max of 2025-11-30 (some regions: the average only); where the region has none, the lowest
   dated spot price of the type in any listed region (the floor an undated price is held to);
 - the regions SkyPilot's copy lacks (sa-east-1, il-central-1 …), from the compilations alone.
@@ -37,6 +38,7 @@ from typing import Any
 from snapshot_manifest import READ_BY, check_copy
 
 from gpuplan.catalog.model import OfferRow, PriceRow
+from gpuplan.plan.spot import OTHER_BANDS_KEY
 
 __all__ = ["SOURCES_TABLE", "AwsSources", "aws_extras", "read_aws_sources"]
 
@@ -250,6 +252,11 @@ def _spot_facts(p: PriceRow, src: AwsSources, itype: str, region: str) -> PriceR
         term["interruption_band_as_of"] = "2025-11-30"
         if block.get("pct_savings_od") is not None:
             term["spot_savings_percent"] = block["pct_savings_od"]
+        other = src.advisor.get((itype, region))
+        if other is not None and other[0] != band:
+            # The two sources disagree: the advisor's band is kept beside the newer one, and a plan
+            # costs the worse of them, naming both (gpuplan.plan.spot.offer_band).
+            term[OTHER_BANDS_KEY] = [{"band": other[0], "source": SRC_ADVISOR, "as_of": "2025-06-28"}]
     elif (itype, region) in src.advisor:
         band, savings = src.advisor[(itype, region)]
         term["interruption_band_source"] = SRC_ADVISOR

@@ -184,16 +184,42 @@ def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[s
     return own, links.network
 
 
-def offered_gpu_hours(workload: Workload, offers: Iterable[OfferPrice]) -> dict[str, GpuHourPrice]:
+def offered_gpu_hours(
+    workload: Workload,
+    offers: Iterable[OfferPrice],
+    *,
+    count: int = 1,
+    allow_low_confidence: bool = False,
+) -> dict[str, GpuHourPrice]:
     """``estimate``'s ``offered_gpus`` from a catalog's ``offers``: every GPU offered where the
     workload's ``constraints`` allow (its providers, regions and countries, as the planner filters
-    them) with its lowest on-demand price per GPU-hour there. A "use a bigger GPU" had been priced
-    at a marketplace the team had not named."""
+    them) with what a job of ``count`` of them pays an hour there: the cheapest on-demand instance
+    holding at least ``count`` of them, whole (an 8-GPU box rents as 8: its per-GPU figure had been
+    quoted for a one-GPU job that would pay eight times it), of equal prices the one known to hold
+    today, as plan ranks them (``simulate.inputs.replica_instances``). Low-confidence prices (the
+    source articles' 2024 tables) count only with ``allow_low_confidence``, as in ``plan``. A GPU
+    no instance of which holds ``count`` keeps its lowest price per GPU-hour
+    (``catalog.query.on_demand_gpu_hours``); one of no usable price, the reason.
+    A "use a bigger GPU" had been priced at a marketplace the team had not named."""
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.catalog.query import on_demand_gpu_hours
     from gpuplan.plan.allowed_offers import allowed_offers
+    from gpuplan.simulate.inputs import replica_instances
 
     allowed = list(allowed_offers(offers, workload.constraints).offers)
-    return on_demand_gpu_hours(allowed)
+    out = on_demand_gpu_hours(allowed)
+    for gpu in out:
+        found = replica_instances(
+            allowed,
+            gpu,
+            gpus_per_replica=count,
+            pricings=("on_demand",),
+            allow_low_confidence=allow_low_confidence,
+        ).get("on_demand")
+        if found is not None:
+            per_instance, offer, _replicas = found
+            out[gpu] = GpuHourPrice.of_instance(offer, per_instance, count)
+    return out
 
 
 def _gpu_hour_prices(
@@ -531,10 +557,14 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: Mapping[str, GpuHourPrice | float | None] | Iterable[str] | None = None,
+    offered_gpus: Mapping[str, GpuHourPrice | float | None]
+    | Iterable[str]
+    | Callable[[int], Mapping[str, GpuHourPrice]]
+    | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
+    retrace_advice: bool = False,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -558,12 +588,17 @@ def estimate(
     one whose step costs least, and its price quoted with its provider, region, date and age (else
     labelled "not offered in the catalog"). A bare number is taken as a price in USD per GPU-hour the
     caller gives, of no stated place or date, and said so; a collection of names, GPUs offered at
-    no price looked up.
+    no price looked up; a function of the job's GPU count, the prices for a job of that many
+    (:func:`offered_gpu_hours` with ``count``: what a job pays for whole instances holding them).
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
     ``measured_steps``: ``gpuplan measure`` recordings (``perf.anchor.StepMeasurement``); those of
     this workload anchor its estimates (``perf/anchor.py``).
+    ``retrace_advice``: where the workload does not fit, trace it with the advice's checkpointing
+    and its combined changes applied (through ``level_profile``, else ``cache``), so that those
+    rows' figures are the estimate of the workload written with them, step time included; without
+    it they are derived from the workload's own profile (seconds, not a trace each).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -582,9 +617,12 @@ def estimate(
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
 
+    get = level_profile or (lambda wl: trace_profile(wl, cache))
+
     def outcomes_of(
         wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
     ) -> tuple[EstimateOutcome, ...]:
+        retrace = _retracer(wl, get) if with_advice and retrace_advice else None
         # Unknown is not the best case. How a node's GPUs are joined is known only where an
         # instance's entry says it; with no instance, or one the user describes by its network
         # alone, the conservative bound (perf.links.gpu_join: NVSwitch only on SXM nodes of eight
@@ -612,12 +650,28 @@ def estimate(
             )
             for gpu, n in specs
         ]
-        return estimate_all(
-            requests,
-            serving=serving_load(wl),
-            with_advice=with_advice,
-            current=Current.of(wl),
-            offered=_gpu_hour_prices(offered_gpus),
+        if not callable(offered_gpus):
+            return estimate_all(
+                requests,
+                serving=serving_load(wl),
+                with_advice=with_advice,
+                current=Current.of(wl),
+                offered=_gpu_hour_prices(offered_gpus),
+                retrace=retrace,
+            )
+        # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each.
+        by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
+        return tuple(
+            outcome
+            for r in requests
+            for outcome in estimate_all(
+                [r],
+                serving=serving_load(wl),
+                with_advice=with_advice,
+                current=Current.of(wl),
+                offered=dict(by_count.setdefault(r.count, offered_gpus(r.count))),
+                retrace=retrace,
+            )
         )
 
     # A measured step anchors the workload as measured, not its stock/tuned variants.
@@ -628,7 +682,6 @@ def estimate(
         from gpuplan.vocab import StackLevel
 
         own_key = profile_key(w)
-        get = level_profile or (lambda wl: trace_profile(wl, cache))
         for level in StackLevel:
             wl = w.at_level(level)
             p = prof if profile_key(wl) == own_key else get(wl)
@@ -642,6 +695,50 @@ def estimate(
         stack=w.software_stack,
         levels=tuple(level_reports),
     )
+
+
+def _retracer(
+    workload: Workload, get: Callable[[Workload], Profile]
+) -> Callable[[Mapping[str, str | int]], Profile]:
+    """The advisor's ``retrace``: ``workload`` with the settings it names changed (as the workload
+    file writes them), traced by ``get``, each set once."""
+    from gpuplan.vocab import ActivationCheckpointing, BaseQuantization, LossKind, OptimizerName
+
+    seen: dict[tuple[tuple[str, str | int], ...], Profile] = {}
+
+    def retrace(changes: Mapping[str, str | int]) -> Profile:
+        key = tuple(sorted(changes.items()))
+        if key in seen:
+            return seen[key]
+        update: dict[str, Any] = {}
+        if changes.get("activation_checkpointing") == "full":
+            update["activation_checkpointing"] = ActivationCheckpointing.FULL
+            update["gradient_checkpointing"] = False
+        if "loss" in changes:
+            update["loss"] = LossKind(changes["loss"])
+        if "optimizer" in changes:
+            update["optimizer"] = OptimizerName(changes["optimizer"])
+        inputs: dict[str, int] = {}
+        if "batch_size" in changes:
+            inputs["batch_size"] = int(changes["batch_size"])
+        if "seq_len" in changes:
+            inputs["seq_len"] = int(changes["seq_len"])
+        if inputs:
+            update["inputs"] = workload.inputs.model_copy(update=inputs)
+        if "quantization" in changes and workload.model.lora is not None:
+            lora = workload.model.lora.model_copy(
+                update={
+                    "quantization": BaseQuantization(changes["quantization"]),
+                    "double_quantization": bool(changes.get("double_quantization")),
+                }
+            )
+            update["model"] = workload.model.model_copy(update={"lora": lora})
+        if "gradient_accumulation" in changes:
+            update["gradient_accumulation"] = int(changes["gradient_accumulation"])
+        seen[key] = get(workload.model_copy(update=update))
+        return seen[key]
+
+    return retrace
 
 
 def plan(

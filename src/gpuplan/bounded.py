@@ -33,7 +33,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -456,6 +456,16 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
             raise error.worded(
                 N_("{where}: a tab character indents this line; YAML indents with spaces only"), where=where
             ) from None
+        if (
+            tag := re.search(r"could not determine a constructor for the tag '([^']{1,200})'", problem)
+        ) is not None:
+            # The constructor's own words, English inside any language: a tag such as
+            # !!python/object/apply makes objects or runs code, and the safe loader reads none.
+            raise error.worded(
+                N_("{where}: the YAML tag {tag!r} is not read: gpuplan's files hold plain values, no tags"),
+                where=where,
+                tag=tag.group(1).removeprefix("tag:yaml.org,2002:"),
+            ) from None
         if mark is not None and "maximum nesting depth" in problem:
             # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
             raise error.worded(
@@ -561,11 +571,42 @@ def _walk(value: Any, limit: int) -> tuple[int, str | None]:
     return deepest, None
 
 
-def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError) -> Any:
+#: What Python's JSON reader says where it stops (CPython 3.11-3.13, ``Modules/_json.c`` and
+#: ``Lib/json/decoder.py``), marked for translation: its own words are English only. The English
+#: is its own, so that a message in English reads as before.
+_JSON_PROBLEMS: Mapping[str, str] = {
+    "Expecting value": N_("Expecting value"),
+    "Expecting property name enclosed in double quotes": N_(
+        "Expecting property name enclosed in double quotes"
+    ),
+    "Expecting ':' delimiter": N_("Expecting ':' delimiter"),
+    "Expecting ',' delimiter": N_("Expecting ',' delimiter"),
+    "Unterminated string starting at": N_("Unterminated string starting at"),
+    "Invalid control character at": N_("Invalid control character at"),
+    "Invalid \\escape": N_("Invalid \\escape"),
+    "Invalid \\uXXXX escape": N_("Invalid \\uXXXX escape"),
+    "Extra data": N_("Extra data"),
+    "Illegal trailing comma before end of object": N_("Illegal trailing comma before end of object"),
+    "Illegal trailing comma before end of array": N_("Illegal trailing comma before end of array"),
+}
+
+
+def json_problem(e: json.JSONDecodeError) -> Phrase | str:
+    """What Python's JSON reader stopped on, in the user's language (one it is not known to say:
+    as it says it)."""
+    words = _JSON_PROBLEMS.get(e.msg)
+    return e.msg if words is None else Phrase(words)
+
+
+def load_json(
+    text: str, *, source: str | Phrase, error: ErrorClass = InputError, invalid: str | None = None
+) -> Any:
     """Parse JSON without NaN, Infinity, overflowing numbers or a key given twice in one object,
     nested at most MAX_DEPTH deep.
 
-    ``source`` names the text in messages (a path, or a Phrase such as "the request body")."""
+    ``source`` names the text in messages (a path, or a Phrase such as "the request body");
+    ``invalid``: the message of text that is no JSON, in place of the one naming ``source`` (its
+    fields: ``why``, ``line``, ``column``)."""
     try:
         value = json.loads(
             text,
@@ -575,8 +616,13 @@ def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError
             object_pairs_hook=_object,
         )
     except json.JSONDecodeError as e:
+        if invalid is not None:
+            raise error.worded(invalid, why=json_problem(e), line=e.lineno, column=e.colno) from None
         raise error.worded(
-            N_("{source} is not valid JSON ({why} at line {line})"), source=source, why=e.msg, line=e.lineno
+            N_("{source} is not valid JSON ({why} at line {line})"),
+            source=source,
+            why=json_problem(e),
+            line=e.lineno,
         ) from None
     except ValueError as e:  # from the hooks (a Phrase)
         problem = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], Phrase) else str(e)

@@ -586,9 +586,19 @@ class QuantizationLibrary(Choice):
     """Whose 4-bit matmul runs a quantized base's layers: what it keeps for backward differs."""
 
     BITSANDBYTES = "bitsandbytes"
-    """bitsandbytes ``Linear4bit`` (``MatMul4Bit``; Hugging Face PEFT/TRL, Lightning Fabric, litgpt):
-    keeps each layer's input for backward and dequantizes through the dtype the weight was
-    quantized from."""
+    """bitsandbytes ``Linear4bit`` (``MatMul4Bit``; Hugging Face PEFT/TRL, Lightning Fabric, litgpt)
+    as released since 0.43.2 (2024-07-23), what ``pip install bitsandbytes`` installs: keeps the
+    quantized weight only (``ctx.tensors = (None, B)``: "fix QLoRA mem bug: delete useless buffered
+    activation", https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1270, merged
+    2024-07-16, read 2026-12-06) and dequantizes into the dtype the weight was quantized from, its
+    own since 0.43.0, before the cast to the input's (through 0.50.1, in backward; 0.50's forward
+    dequantizes straight into the input's dtype)."""
+    BITSANDBYTES_0_42 = "bitsandbytes-0.42"
+    """bitsandbytes 0.42 (January 2024; litgpt's ``all`` extra pinned 0.42.0): ``MatMul4Bit`` also
+    keeps each layer's input for backward (``ctx.tensors = (A, B)``, although backward reads only
+    ``B``; 0.43.0 and 0.43.1 kept it too) and ``Params4bit.cuda`` quantizes a ``torch.half`` copy,
+    so the weight is dequantized through fp16 (``bitsandbytes/autograd/_functions.py`` and
+    ``bitsandbytes/nn/modules.py`` at tag 0.42.0)."""
     TORCHAO = "torchao"
     """torchao's ``NF4Tensor`` (``LinearNF4``; torchtune's ``qlora_*`` models): keeps the quantized
     weight only."""

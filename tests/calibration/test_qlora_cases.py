@@ -62,6 +62,8 @@ def test_each_row_takes_its_source_configs_quantization() -> None:
     ):
         lora = _case(name).workload["model"]["lora"]
         assert lora["quantization"] == "nf4" and not lora.get("double_quantization", False)
+        # litgpt's ``all`` extra pinned bitsandbytes==0.42.0, whose MatMul4Bit kept each input.
+        assert lora["library"] == "bitsandbytes-0.42"
         assert (lora["rank"], lora["targets"]) == (32, ["q", "v"])
     # Their LoRA runs beside them in litgpt's table: the same adapters, no quantization.
     assert (

@@ -17,10 +17,9 @@ TODAY = date(2026, 11, 30)
 
 
 @pytest.fixture(scope="session")
-def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("catalog") / "seeded.sqlite"
-    open_store(str(path)).close()
-    return path
+def seeded_db(catalog_template: Path) -> Path:
+    """The suite's seeded catalog (tests/conftest.py), which the tests here copy, never write."""
+    return catalog_template
 
 
 @pytest.fixture

@@ -48,3 +48,47 @@ def test_a_budget_kept_before_the_revision_reads_as_it_was_kept(tmp_path: Path) 
         assert again == kept and again.amount_cny == 7000.0 and again.cny_rate == rate and again.note == "Q4"
     finally:
         store.close()
+
+
+def test_a_budget_kept_in_yuan_since_the_revision_is_compared_in_yuan_after_the_upgrade(
+    tmp_path: Path,
+) -> None:
+    # A yuan budget kept by revision 0006 held its yuan beside its dollars at the rate of its day;
+    # upgraded, it is a yuan budget (compared in yuan), stated in dollars at the catalog's newest
+    # rate, not at the 0.14 of the day it was set. One kept in dollars stays in dollars.
+    from gpuplan.web.work import budget_document
+
+    path = tmp_path / "old.sqlite"
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0006_budget_currency")
+            conn.execute(
+                text(
+                    "INSERT INTO team_budgets (month, amount_usd, note, set_by, set_at, amount_cny, "
+                    "cny_usd_per_unit, cny_rate_as_of, cny_rate_source, cny_rate_age_days) VALUES "
+                    "('2027-09', 980.0, 'Q3', 'admin', '2027-01-01T00:00:00Z', 7000.0, 0.14, '2025-01-02', "
+                    "'ECB', 3), ('2027-10', 500.0, '', 'admin', '2027-01-01T00:00:00Z', NULL, NULL, NULL, "
+                    "NULL, NULL)"
+                )
+            )
+    finally:
+        engine.dispose()
+    store = open_store(str(path), seed=False)  # upgrades to head
+    try:
+        store.add_exchange_rate(
+            ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2026-12-01", source="ECB")
+        )
+        yuan = budget_document(store, "2027-09")
+        assert (yuan["currency"], yuan["budget_cny"], yuan["planned_cny"], yuan["used_pct"]) == (
+            "CNY",
+            7000.0,
+            0,
+            0,
+        )
+        assert yuan["budget_usd"] == 875.0  # 7,000 × 0.125, not the 980 kept at 0.14
+        assert yuan["exchange_rate"]["as_of"] == "2026-12-01" and yuan["note"].endswith(" · Q3")
+        dollars = budget_document(store, "2027-10")
+        assert (dollars["currency"], dollars["budget_usd"], dollars["budget_cny"]) == ("USD", 500.0, None)
+    finally:
+        store.close()

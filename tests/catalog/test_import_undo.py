@@ -20,7 +20,8 @@ from gpuplan.catalog.undo import list_imports
 from gpuplan.cli import app
 from one_line import refused
 
-runner = CliRunner()
+# wide enough that file names and sentences are not wrapped or cut (xdist workers see 80 columns)
+runner = CliRunner(env={"COLUMNS": "200"})
 ROOT = Path(__file__).resolve().parents[2]
 #: The smallest recorded files the catalog tests import: six AWS instance types of SkyPilot's catalog
 #: (prices the seeded catalog holds under another date) and the example price list of one's own,

@@ -128,6 +128,20 @@ def test_the_clouds_take_the_names_skypilot_and_terraform_give_them() -> None:
     assert PROVIDERS.cast("tencentcloud") == "tencent"
 
 
+def test_the_clouds_take_their_names_written_with_a_hyphen() -> None:
+    # `offers --provider tencent-cloud` was "云厂商 'tencent-cloud' 无法识别；您是不是指 'tencent'？"
+    # (exit 1), while aliyun, 腾讯云 and huaweicloud were taken
+    for written, code in (
+        ("tencent-cloud", "tencent"),
+        ("Tencent Cloud", "tencent"),
+        ("huawei-cloud", "huawei"),
+        ("alibaba-cloud", "alibaba"),
+        ("volcano-engine", "volcengine"),
+        ("google-cloud", "gcp"),
+    ):
+        assert PROVIDERS.cast(written) == code, written
+
+
 def test_a_full_width_colon_inside_a_section_is_named_not_the_sections_class(tmp_path: Path) -> None:
     # `  budget_cny：20000` under constraints: is one string to YAML; it was "constraints: 应为映射（键:
     # 值）或 ConstraintsSpec 实例", a class name no workload file spells and no word of the colon.

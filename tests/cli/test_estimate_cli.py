@@ -713,3 +713,16 @@ def test_the_serving_cell_says_on_which_gpus_its_p95_is() -> None:
     console.print(estimate_view(report.profile, report.outcomes, report.calibration))
     text = console.export_text()
     assert " on 1 GPU(s), needs " in text and " on 2 GPU(s), needs " in text, text[-1500:]
+
+
+def test_a10_is_said_to_be_nvidias_a10_not_the_a10g_of_aws_g5(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # "a10" is a real part (125 bf16 TFLOPS), but an AWS user types it for the g5's A10G (70): the
+    # estimate had been 26 % faster than their card, unsaid.
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "a10", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "note: a10 is NVIDIA's A10; AWS's g5 instances carry the A10G: write --gpu A10G for it" in r.stderr
+    assert json.loads(r.stdout)["estimates"][0]["gpu"] == "A10"
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A10G", "--json"])
+    assert "A10G" not in r.stderr

@@ -205,6 +205,11 @@ _CONTRADICTIONS = [
     ),
     # a GPU filter's typo, not a plan that "left none"
     (("--gpus", "T4,A10x"), "unknown GPU 'A10x'; did you mean 'A10' or 'A10G' or 'A100'?"),
+    # a count given to the names' option: had been "did you mean 'L40' or 'L20' or 'H20'?"
+    (
+        ("--gpus", "0"),
+        "--gpus 0: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); for a GPU count",
+    ),
     (("--compliance", "hipaa"), "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"),
     # an undated article's claim, not a certificate: had been recommended as MLPS level 3 certified
     (

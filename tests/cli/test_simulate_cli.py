@@ -172,10 +172,8 @@ def test_share_packs_against_the_memory_a_process_can_allocate(tmp_path: Path) -
         _run("simulate", "share", str(services), "--sharing", "time-slice", "--price", "1", "--json")
     )
     assert doc["gpus_needed"] == 2
-    services.write_text(
-        "gpu: A10\nservices:\n"
-        "  - {name: big, memory_gib: 23.5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}\n"
-    )
+    big = "{name: big, memory_gib: 23.5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}"
+    services.write_text(f"gpu: A10\nservices:\n  - {big}\n")
     res = runner.invoke(app, ["simulate", "share", str(services), "--sharing", "whole", "--price", "1"])
     assert res.exit_code != 0
     assert "more than one A10 (22.5 GiB usable)" in " ".join(res.output.split())
@@ -233,7 +231,7 @@ def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, shari
 
 
 def test_share_refuses_a_service_whose_workload_spans_several_gpus(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A tensor-parallel replica spans GPUs; sharing packs services onto one GPU each, so it says so
     # in one line instead of sizing the service as if it ran on one.
@@ -244,7 +242,7 @@ def test_share_refuses_a_service_whose_workload_spans_several_gpus(
     (tmp_path / "s.yaml").write_text(
         "gpu: H100-SXM\nservices:\n  - {name: chat, requests_per_s: 1, workload: w.yaml}\n", encoding="utf-8"
     )
-    db = tmp_path / "catalog.sqlite"
+    db = fresh_catalog
     monkeypatch.setattr(
         sys, "argv", ["gpuplan", "--db", str(db), "simulate", "share", str(tmp_path / "s.yaml")]
     )
@@ -668,11 +666,11 @@ def _refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 
 
 def test_simulations_are_priced_only_where_the_workload_constraints_allow(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The catalog's cheapest A100-40GB is a marketplace's (vast, 0.76 USD/h); a team that allows only
     # Chinese clouds pays theirs (tencent's, ~3.9 USD/h), and the output says which constraint chose.
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     w = _constrained_workload(tmp_path, providers=["alibaba", "tencent", "volcengine", "huawei"])
     doc = json.loads(
         _run(
@@ -702,9 +700,9 @@ def test_simulations_are_priced_only_where_the_workload_constraints_allow(
     assert "constraints.providers: volcengine" in err and "--price" in err
 
 
-def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(tmp_path: Path) -> None:
+def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(fresh_catalog: Path) -> None:
     # was: "按量付费 1.24 USD/副本小时：…" under --currency CNY, the yuan only on a line of their own
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     args = ["--gpu", "A10", "--shape", "step", "--rate", "2", "--hours", "1", "--replica", REPLICA]
     args += ["--policy", "fixed:replicas=2", "--currency", "CNY", "--lang", "zh"]
     text = " ".join(_run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args).split())
@@ -725,13 +723,13 @@ def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(tm
 
 
 def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_gives_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # was: "services.0.requests_per_s: Field required" beside a workload whose serving: block has it
     import shutil
 
     shutil.copy(WORKLOAD, tmp_path / "w.yaml")  # serving.requests_per_s: 5
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
 
     def share(entry: str) -> dict:
         (tmp_path / "s.yaml").write_text(f"gpu: L4\nservices:\n  - {{{entry}}}\n", encoding="utf-8")
@@ -762,13 +760,13 @@ def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_give
     assert "not a service" in err and "gpuplan tco" in err and "shift: night" in err
 
 
-def test_share_of_a_workload_budgeted_in_yuan_is_shown_in_yuan(tmp_path: Path) -> None:
+def test_share_of_a_workload_budgeted_in_yuan_is_shown_in_yuan(tmp_path: Path, fresh_catalog: Path) -> None:
     # as plan shows it: the money of a team that counts in yuan, unless --currency says otherwise
     _constrained_workload(tmp_path, budget_cny="8万")
     (tmp_path / "s.yaml").write_text(
         "gpu: L4\nservices:\n  - {name: chat, requests_per_s: 1, workload: w.yaml}\n", encoding="utf-8"
     )
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     args = ["--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "¥5"]
     assert "price per GPU-hour ¥5.00" in " ".join(_run(*args).split())
     assert "price per GPU-hour 0.71574 USD, given" in " ".join(_run(*args, "--currency", "USD").split())
@@ -867,9 +865,11 @@ def test_share_k8s_out_of_a_price_in_mainland_china_says_where_images_and_weight
             assert any("huggingface.co" in n and "VLLM_USE_MODELSCOPE=True" in n for n in notes), notes
 
 
-def test_share_gives_the_p95_and_time_to_first_token_plan_gives_for_the_same_fleet(tmp_path: Path) -> None:
+def test_share_gives_the_p95_and_time_to_first_token_plan_gives_for_the_same_fleet(
+    tmp_path: Path, fresh_catalog: Path
+) -> None:
     # was: share's own M/M/1 formula, a p95 of 47.24 s where plan gave 22.4 s for the same 18 GPUs
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     text = WORKLOAD.read_text(encoding="utf-8").replace(
         "serving: {requests_per_s: 5,", "serving: {requests_per_s: 20,"
     )
@@ -901,10 +901,12 @@ def test_share_gives_the_p95_and_time_to_first_token_plan_gives_for_the_same_fle
     assert any("the same figures plan gives" in n for n in share["notes"])
 
 
-def test_share_chooses_a_mig_slice_that_meets_the_workloads_time_to_first_token(tmp_path: Path) -> None:
+def test_share_chooses_a_mig_slice_that_meets_the_workloads_time_to_first_token(
+    tmp_path: Path, fresh_catalog: Path
+) -> None:
     # was: only p95_latency_ms checked; 1 request/s of an 8B model took 1g.20gb at a TTFT p95 of
     # 0.42 s against a 300 ms target, with no word. 2g.20gb's is 0.24 s.
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     text = WORKLOAD.read_text(encoding="utf-8").replace(
         "serving: {requests_per_s: 5,", "serving: {ttft_p95_ms: 300, requests_per_s: 1,"
     )
@@ -922,9 +924,11 @@ def test_share_chooses_a_mig_slice_that_meets_the_workloads_time_to_first_token(
     assert "Misses its time-to-first-token target: chat" in view
 
 
-def test_share_sizes_for_the_workloads_time_per_output_token_as_plan_does(tmp_path: Path) -> None:
+def test_share_sizes_for_the_workloads_time_per_output_token_as_plan_does(
+    tmp_path: Path, fresh_catalog: Path
+) -> None:
     # was: tpot_p95_ms, which plan sizes replicas for, was not checked by share at all
-    db = str(tmp_path / "catalog.sqlite")
+    db = str(fresh_catalog)
     base = WORKLOAD.read_text(encoding="utf-8").replace(
         "serving: {requests_per_s: 5,", "serving: {requests_per_s: 20,"
     )

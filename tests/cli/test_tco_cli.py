@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,8 @@ def _run(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("tco_cli") / "catalog.sqlite"
+def db(seeded_copy: Callable[[str], Path]) -> Path:
+    return seeded_copy("tco_cli")
 
 
 def test_json_follows_the_contract_and_is_never_dearer_than_on_demand(db: Path) -> None:

@@ -3,7 +3,7 @@ out and said, and how a workload demand is sized by the planner."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    st = open_store(str(tmp_path_factory.mktemp("tco") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("tco")))
     yield st
     st.close()
 

@@ -5,7 +5,7 @@ counted and said so, and one that is not known to checkpoint restarts from scrat
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,8 +23,8 @@ from stand_in_profiles import bert_large_profile
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    st = open_store(str(tmp_path_factory.mktemp("tco-data") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("tco-data")))
     yield st
     st.close()
 

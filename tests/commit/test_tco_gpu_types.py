@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -78,8 +78,8 @@ demands:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    st = open_store(str(tmp_path_factory.mktemp("types") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("types")))
     yield st
     st.close()
 

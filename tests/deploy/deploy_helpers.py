@@ -176,3 +176,37 @@ def chunk_outputs(folder: Path) -> list[dict[str, Any]]:
     return [
         json.loads(line) for p in sorted(folder.glob("chunk-*.jsonl")) for line in p.read_text().splitlines()
     ]
+
+
+def spot_service_plan(on_demand: float | None) -> dict[str, Any]:
+    """The served plan on spot, its spare and the catalog's on-demand price of the type as a plan
+    of the service on spot states them (``on_demand``: None where the catalog holds none)."""
+    doc = json.loads((FIXTURES / "plan_serve_llama_aws.json").read_text())
+    opt = doc["recommended"]
+    opt["pricing"], opt["price_usd_per_hour"] = "spot", 0.5261
+    opt["spot"] = {
+        "interruptions_per_instance_hour": 1 / 24,
+        "mtbi_h": 4.8,
+        "rate_source": "interruption band '>20%' per month from the catalog",
+        "rate_assumed": True,
+        "checkpoint_write_min": None,
+        "checkpoint_interval_min": None,
+        "checkpoint_overhead_h": None,
+        "expected_lost_h": None,
+        "expected_interruptions": 150.0,
+        "service": {
+            "interruptions_per_month": 120.0,
+            "down_min_per_reclaim": 12.0,
+            "down_assumed": "assumed",
+            "replicas": 4,
+            "replicas_per_reclaim": 1,
+            "replica_hours_down_per_month": 24.0,
+            "below_target_share": 0.03,
+            "spare_instances": 1,
+            "spare_usd": 384.14,
+            "below_target_share_with_spare": 0.0005,
+            "spare_interruptions_per_month": 30.0,
+            "on_demand_usd_per_instance_hour": on_demand,
+        },
+    }
+    return doc

@@ -58,6 +58,14 @@ def _efa(tmp_path: Path) -> LaunchSpec:
     return LaunchSpec.from_plan_json(path)
 
 
+def _g5(tmp_path: Path) -> LaunchSpec:
+    # one g5.48xlarge: launch.sh and the README name AWS's NCCL topology file for it
+    doc = plan_doc(instance_type="g5.48xlarge", gpu="A10G", gpu_count=8, gpus_per_node=8, nodes=1)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    return LaunchSpec.from_plan_json(path)
+
+
 def _serve(tmp_path: Path) -> LaunchSpec:
     spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="A100-SXM4-80GB", provider="gcp")
     return spec.with_serving(share_gpu=4)
@@ -105,7 +113,7 @@ def _batch_spot(tmp_path: Path) -> LaunchSpec:
 
 CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
     (target, make)
-    for make in (_spot, _multinode, _own_model, _efa)
+    for make in (_spot, _multinode, _own_model, _efa, _g5)
     for target in ("torchrun", "docker", "k8s", "skypilot")
 ] + [
     ("docker", _serve),

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, stock_model, validate_k8s, yaml_docs
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    plan_doc,
+    serve_workload,
+    spot_service_plan,
+    stock_model,
+    validate_k8s,
+    yaml_docs,
+)
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.errors import DeployError
@@ -471,3 +480,22 @@ def test_steps_are_refused_for_a_service_in_one_line() -> None:
         assert "\n" not in said
         assert said.startswith("--steps sets how long train.py trains;") and "leave it out" in said
     generate(spec, "k8s")  # without --steps it deploys
+
+
+def test_a_spot_service_readme_says_how_to_fall_back_to_an_on_demand_pool() -> None:
+    # was: the pods select EKS's spot label only, and nothing said how the HPA's replicas could
+    # run on on-demand nodes when no spot g6e.xlarge can be had, nor what those cost
+    files = by_path(
+        generate(
+            LaunchSpec.from_plan(spot_service_plan(1.861), source="plan.json"),
+            "k8s",
+            GenerateOptions(out_dir="/srv"),
+        )
+    )
+    said = " ".join(files["README.md"].split())
+    # the label EKS documents (managed node groups: eks.amazonaws.com/capacityType SPOT|ON_DEMAND)
+    assert "select spot nodes only (eks.amazonaws.com/capacityType: SPOT)" in said
+    assert "add an on-demand node pool of g6e.xlarge" in said
+    assert "preferredDuringSchedulingIgnoredDuringExecution" in said
+    assert "eks.amazonaws.com/capacityType In [SPOT]" in said
+    assert "costs $1.861/h against $0.526/h on spot" in said

@@ -11,7 +11,14 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, by_path, serve_workload, validate_skypilot_task, yaml_docs
+from deploy_helpers import (
+    FIXTURES,
+    by_path,
+    serve_workload,
+    spot_service_plan,
+    validate_skypilot_task,
+    yaml_docs,
+)
 
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
@@ -292,3 +299,25 @@ def test_a_service_on_committed_capacity_scales_no_further_than_the_plan_bought(
     doc["recommended"]["pricing"] = pricing
     doc["workload"]["serving"]["max_replicas"] = 6
     assert LaunchSpec.from_plan(doc).serving.max_replicas == 6  # type: ignore[union-attr]
+
+
+def test_a_spot_service_falls_back_to_on_demand_and_says_what_that_costs() -> None:
+    # was: use_spot: true and no fallback; nothing said what an on-demand replica costs
+    task, readme = _files(LaunchSpec.from_plan(spot_service_plan(1.861), source="plan.json"))
+    assert task["resources"]["use_spot"] is True
+    policy = task["service"]["replica_policy"]  # validated against SkyPilot 0.14.1's schema above
+    assert policy["dynamic_ondemand_fallback"] is True
+    assert policy["base_ondemand_fallback_replicas"] == 0
+    said = " ".join(readme.split())
+    assert "https://docs.skypilot.co/en/latest/serving/spot-policy.html" in said
+    # (1.861 − 0.5261) × 730 h = 974.48
+    assert "costs $1.861/h against $0.526/h on spot" in said and "$974.48 a month" in said
+    assert "the plan priced its spare (1 replica) on spot. Set it to 1" in said
+    unknown = " ".join(_files(LaunchSpec.from_plan(spot_service_plan(None), source="plan.json"))[1].split())
+    assert "what an on-demand replica costs is unknown" in unknown and "$0.00" not in unknown
+
+
+def test_an_on_demand_service_has_no_spot_fallback() -> None:
+    task, readme = _files(LaunchSpec.from_plan_json(SERVE_PLAN))
+    assert "dynamic_ondemand_fallback" not in task["service"]["replica_policy"]
+    assert "On-demand fallback" not in readme

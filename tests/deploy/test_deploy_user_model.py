@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+import torch
 from deploy_helpers import FIXTURES
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
@@ -22,9 +24,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
+def _train(folder: Path, python_path: Path, *args: str, runner: Path | None = None, **env: str) -> str:
     """Run ``folder``'s train.py as a user runs it on one machine without torchrun (a process
-    group of one, on the CPU), with ``python_path`` holding the model's code."""
+    group of one, on the CPU), with ``python_path`` holding the model's code; ``runner``: a script
+    that runs train.py (its path, then train.py's arguments). Returns stdout and stderr."""
     environ = {
         **os.environ,
         "PYTHONPATH": str(python_path),
@@ -34,6 +37,7 @@ def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
     }
     argv = [
         sys.executable,
+        *([str(runner)] if runner else []),
         "train.py",
         "--device",
         "cpu",
@@ -45,6 +49,7 @@ def _train(folder: Path, python_path: Path, *args: str, **env: str) -> None:
     ]
     r = subprocess.run(argv, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
 
 
 def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: Path) -> None:
@@ -148,3 +153,113 @@ def test_train_help_offers_the_stand_ins_size_options_only_when_it_trains_the_st
         assert r.returncode == 0, r.stderr
         assert [option in r.stdout for option in ("--width", "--depth")] == [offered, offered], r.stdout
         assert "--steps" in r.stdout
+
+
+#: Runs train.py with every non-reentrant activation checkpoint counted, whoever calls
+#: torch.utils.checkpoint (PyTorch's checkpoint wrapper, transformers' own checkpointing).
+_COUNT_CHECKPOINTS = """
+import runpy, sys
+from torch.utils import checkpoint
+original = checkpoint._checkpoint_without_reentrant_generator
+def counted(*args, **kwargs):
+    print("CHECKPOINT CALL", file=sys.stderr, flush=True)
+    return original(*args, **kwargs)
+checkpoint._checkpoint_without_reentrant_generator = counted
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("parallelism", ["ddp", "zero2"])
+def test_the_users_model_is_checkpointed_as_the_plan_priced_it(tmp_path: Path, parallelism: str) -> None:
+    # GRADIENT_CHECKPOINTING = True was read only by the stand-in's forward: the user's model
+    # trained without checkpointing, on the memory the plan had fitted with it.
+    spec = LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml").model_copy(
+        update={"gradient_checkpointing": True, "parallelism": parallelism}
+    )
+    write_files(generate(spec, "torchrun", GenerateOptions(steps=2)), tmp_path)
+    readme = " ".join((tmp_path / "README.md").read_text().split())
+    assert "train.py checkpoints your model as gpuplan's estimate did" in readme, readme
+    runner = tmp_path / "count.py"
+    runner.write_text(_COUNT_CHECKPOINTS)
+    said = _train(tmp_path, FIXTURES / "userproj", "--log-every", "1", runner=runner)
+    # The elements of TinyLM.blocks, gpuplan's estimate's repeated blocks: each recomputed once per
+    # micro-batch, 2 blocks x 2 steps.
+    assert "the 2 Linear modules of TinyLM.blocks, recomputed in backward" in said, said
+    assert said.count("CHECKPOINT CALL") == 4, said
+    # The wrapper leaves the state dict's names as they were: checkpoints load into an unwrapped model.
+    ckpt = torch.load(tmp_path / "checkpoints" / "step_00000002.pt", weights_only=False)
+    blocks = {f"blocks.{i}.{w}" for i in (0, 1) for w in ("weight", "bias")}
+    assert set(ckpt["model"]) == {"embed.weight", "head.weight", "head.bias", *blocks}
+
+
+def test_a_model_with_no_repeated_blocks_to_checkpoint_says_it_trains_without(tmp_path: Path) -> None:
+    job = _lab(tmp_path / "lab")  # Net: a Sequential block and a head, no nn.ModuleList
+    out = tmp_path / "out"
+    spec = LaunchSpec.from_workload(job, gpu="RTX-4090").model_copy(update={"gradient_checkpointing": True})
+    write_files(generate(spec, "torchrun"), out)
+    said = _train(out, tmp_path / "lab", "--steps", "1")
+    warnings = [line for line in said.splitlines() if "WARNING" in line]
+    assert warnings == [
+        "[net2] WARNING: the plan's memory assumed activation checkpointing, but Net has no repeated "
+        "blocks (an nn.ModuleList of layers) to checkpoint: it trains without, on more GPU memory than "
+        "planned. Checkpoint its layers in your code (torch.utils.checkpoint), or plan the job without "
+        "activation checkpointing"
+    ], said
+    assert json.loads((out / "r.json").read_text())["step"] == 1
+
+
+def test_a_step_line_gives_a_rate_under_one_sample_a_second_not_zero(tmp_path: Path) -> None:
+    # A CPU dry run of a large model logged `0 samples/s` on every step line: whole numbers only.
+    write_files(generate(LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml"), "torchrun"), tmp_path)
+    # One sample a step, and 2.5 s asleep after step 1: step 2's rate is about 0.4 samples/s.
+    said = _train(
+        tmp_path,
+        FIXTURES / "userproj",
+        *("--steps", "2", "--log-every", "1", "--batch-size", "1", "--throttle-s", "2.5"),
+    )
+    rates = re.findall(r"step (\d)/2 loss \S+ (\S+) samples/s", said)
+    assert [step for step, _ in rates] == ["1", "2"], said
+    assert 0.01 < float(rates[1][1]) < 0.5, said
+
+
+@pytest.mark.parametrize("enabled_by_build", [False, True])
+def test_a_transformers_model_of_the_users_is_checkpointed_by_transformers_own_switch(
+    tmp_path: Path, enabled_by_build: bool
+) -> None:
+    # gpuplan's estimate checkpoints a transformers model with its gradient_checkpointing_enable():
+    # train.py does the same, once (not again where build() turned it on), and without the
+    # deprecated flag's FutureWarning.
+    pytest.importorskip("transformers")
+    project = tmp_path / "proj"
+    (project / "hfuser").mkdir(parents=True)
+    (project / "hfuser" / "__init__.py").write_text("")
+    (project / "hfuser" / "model.py").write_text(
+        "import torch\n"
+        "from transformers import LlamaConfig, LlamaForCausalLM\n"
+        "def build():\n"
+        "    config = LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2,\n"
+        "                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32)\n"
+        "    def make_inputs(batch_size, seq_len=8):\n"
+        "        ids = torch.randint(0, 64, (batch_size, seq_len))\n"
+        "        return {'input_ids': ids, 'labels': ids}\n"
+        "    model = LlamaForCausalLM(config)\n"
+        f"    if {enabled_by_build}:\n"
+        "        model.gradient_checkpointing_enable(\n"
+        "            gradient_checkpointing_kwargs={'use_reentrant': False})\n"
+        "    return model, make_inputs\n"
+    )
+    job = project / "job.yaml"
+    job.write_text(
+        "name: hf-user\ntask: train\nmodel: {python: 'hfuser.model:build'}\n"
+        "inputs: {batch_size: 2, seq_len: 8}\ngradient_checkpointing: true\n"
+    )
+    out = tmp_path / "out"
+    write_files(generate(LaunchSpec.from_workload(job, gpu="T4"), "torchrun", GenerateOptions(steps=2)), out)
+    runner = out / "count.py"
+    runner.write_text(_COUNT_CHECKPOINTS)
+    said = _train(out, project, "--log-every", "1", runner=runner)
+    wrapped = "LlamaForCausalLM checkpoints its layers itself" if enabled_by_build else "transformers' own"
+    assert f"activation checkpointing (the plan's memory assumes it): {wrapped}" in said, said
+    assert said.count("CHECKPOINT CALL") == 4, said  # 2 decoder layers x 2 steps
+    assert "`is_gradient_checkpointing` is deprecated" not in said, said

@@ -84,6 +84,19 @@ def test_a_count_that_is_not_ascii_digits_is_refused_in_one_line(count: str) -> 
         parse_gpu_spec(f"V100-SXM2-16GB:{count}")
 
 
+@pytest.mark.parametrize("spec", ["A10G:eight", "H100-SXM:abc", "V100-SXM2-16GB:one"])
+def test_a_word_after_a_known_gpu_is_a_count_to_fix(spec: str) -> None:
+    # "A10G:eight" had been "unknown GPU 'A10G:eight'; did you mean 'A10G'?", where "A10G:0" says
+    # the count is wrong
+    count = spec.partition(":")[2]
+    with pytest.raises(NotFoundError) as info:
+        parse_gpu_spec(spec)
+    assert str(info.value) == f"unknown GPU count {count!r} (write NAME:COUNT with a count of 1 or more)"
+    # a word after a name that is no GPU stays an unknown GPU
+    with pytest.raises(NotFoundError, match="unknown GPU 'A10X:eight'"):
+        parse_gpu_spec("A10X:eight")
+
+
 @pytest.mark.parametrize("count", ["4097", "99999999999999999999"])
 def test_a_count_past_the_bound_is_refused_in_one_line(count: str) -> None:
     # 10^20 GPUs was estimated: a step time of 10^15 s
@@ -92,7 +105,7 @@ def test_a_count_past_the_bound_is_refused_in_one_line(count: str) -> None:
     assert parse_gpu_spec(f"H100-SXM:{MAX_GPU_COUNT}")[1] == MAX_GPU_COUNT == 4096
 
 
-@pytest.mark.parametrize("name", ["H100-SXM: y\n#", "H100-SXM:abc", "H100-SXM:\x1b[2J"])
+@pytest.mark.parametrize("name", ["H100-SXM: y\n#", "H100-SXM:\x1b[2J"])
 def test_a_name_with_a_colon_and_no_count_after_it_is_an_unknown_gpu(name: str) -> None:
     # a tampered plan's gpu was "unknown GPU count ' y\n#'"
     for read in (parse_gpu_spec, resolve_gpu, get_gpu):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from gpuplan.machine import CHECKS, Finding, MachineFacts, Severity, TorchFacts, diagnose
+from gpuplan.machine.facts import GpuFacts
 
 Load = Callable[[str], MachineFacts]
 
@@ -220,3 +221,31 @@ def test_cpu_threads_per_gpu_are_counted_and_compared_with_a_typical_instance(lo
     none = dataclasses.replace(facts, driver=None, torch=TorchFacts(installed=False), cpu_threads=4)
     [alone] = _by(diagnose(none), "cpu_threads")
     assert alone.message == "4 CPU threads; no GPU seen" and alone.severity is Severity.OK
+
+
+def _a10g(index: int) -> GpuFacts:
+    # what NVML reports for a g5's GPU: 23,028 MiB usable of the 24 GB part
+    return GpuFacts(index=index, name="NVIDIA A10G", memory_total_bytes=23_028 * 2**20)
+
+
+def test_eight_a10g_are_told_of_aws_topology_file_for_g5_48xlarge(load_facts: Load) -> None:
+    # NVIDIA/nccl issue #1298: on a g5.48xlarge (8 × A10G) NCCL's own detection gives a slower
+    # all-reduce than AWS's topology file; doctor cannot ask the instance type, and 8 × A10G is that one.
+    facts = load_facts("healthy_h100")
+    assert facts.driver is not None
+    g5 = dataclasses.replace(
+        facts, driver=dataclasses.replace(facts.driver, gpus=tuple(_a10g(i) for i in range(8)))
+    )
+    [topo] = [f for f in _by(diagnose(g5), "nccl_env") if "g5.48xlarge" in f.message]
+    assert topo.severity is Severity.INFO and "https://github.com/NVIDIA/nccl/issues/1298" in topo.message
+    assert topo.fix is not None and "NCCL_TOPO_FILE" in topo.fix
+    assert "https://github.com/aws/aws-ofi-nccl/blob/master/topology/g5.48xl-topo.xml" in topo.fix
+    # Set already: nothing to say but that it is set. Four A10G (g5.12xlarge, one socket) need none.
+    given = dataclasses.replace(g5, env={**g5.env, "NCCL_TOPO_FILE": "/opt/g5.48xl-topo.xml"})
+    assert not [f for f in _by(diagnose(given), "nccl_env") if "g5.48xlarge" in f.message]
+    four = dataclasses.replace(
+        facts, driver=dataclasses.replace(facts.driver, gpus=tuple(_a10g(i) for i in range(4)))
+    )
+    assert not [f for f in _by(diagnose(four), "nccl_env") if "NCCL_TOPO_FILE" in (f.fix or "")]
+    # The two H100 of the fixture: no topology file.
+    assert not [f for f in _by(diagnose(facts), "nccl_env") if "NCCL_TOPO_FILE" in (f.fix or "")]

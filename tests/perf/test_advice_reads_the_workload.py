@@ -146,3 +146,30 @@ def test_current_reads_a_workload() -> None:
     w = Workload.from_yaml(Path(__file__).resolve().parents[2] / "examples" / "llama7b-lora.yaml")
     c = Current.of(w)
     assert c.lora and c.optimizer == "adamw" and c.loss == "standard" and not c.optimizer_in_backward
+
+
+def test_another_gpu_is_ranked_by_what_the_job_pays_for_the_whole_instance() -> None:
+    # An H100 cheaper per GPU-hour, but only as an 8-GPU box, against a one-GPU A100: a one-GPU job
+    # pays the box's eight GPUs. Ranked by the GPU's share it had been the H100 at an eighth of
+    # what the job pays.
+    p = _llm()
+    a100, h100 = estimate(p, get_gpu("A100-SXM4-80GB")), estimate(p, get_gpu("H100-SXM"))
+    ratio = a100.step_time_s / h100.step_time_s
+    box = replace(
+        _price("H100-SXM", ratio * 0.5),
+        instance_type="box-8xH100",
+        gpus_per_instance=8,
+        price_usd_per_instance_hour=8 * ratio * 0.5,
+        job_gpus=1,
+    )
+    pick = _actions(p, offered={"A100-SXM4-80GB": _price("A100-SXM4-80GB", 1.0), "H100-SXM": box})
+    assert pick["bigger_gpu"].gpu == "A100-SXM4-80GB"
+    # Alone, the box is quoted at its instance's price with the per-GPU figure beside it.
+    alone = _actions(p, offered={"H100-SXM": box})["bigger_gpu"]
+    assert f"${8 * ratio * 0.5:.2f}/h on demand for one box-8xH100 (8 GPUs," in alone.summary
+
+
+def test_the_fused_linear_loss_says_it_needs_the_liger_kernels() -> None:
+    # A HF/PEFT user must install and patch in Liger for it; the row had named Liger as an author.
+    fused = _actions(_llm())["fused_linear_loss"]
+    assert "needs the Liger kernels: pip install liger-kernel" in fused.summary

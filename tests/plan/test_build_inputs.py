@@ -142,11 +142,11 @@ def test_a_region_with_only_an_average_or_none_dated_still_holds_an_undated_spot
 
 
 def test_the_shipped_catalog_holds_no_undated_spot_price_below_every_dated_one_of_its_type(
-    tmp_path: Path,
+    fresh_catalog: Path,
 ) -> None:
     # Every AWS spot price of unknown age in the shipped catalog is held to a dated floor where one
     # exists for its type (own region first): none is ranked at a figure below all dated ones.
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         prices = store.offers(provider="aws", pricing="spot")
     finally:
@@ -169,9 +169,9 @@ def test_the_shipped_catalog_holds_no_undated_spot_price_below_every_dated_one_o
     assert below == []
 
 
-def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(tmp_path: Path) -> None:
+def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(fresh_catalog: Path) -> None:
     # AWS's rows are us-east-1's; São Paulo's transfer out costs several times Virginia's $0.02/GB.
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         facts = cost_facts_from_store(store, [("aws", "us-east-1"), ("aws", "sa-east-1")])
     finally:
@@ -229,8 +229,8 @@ def test_yaml_constraints_are_overridden_field_by_field() -> None:
     assert constraints_from_spec(spec).countries == ("CN", "US")  # ISO alpha-2, as offers carry it
 
 
-def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> None:
-    store = open_store(str(tmp_path / "c.sqlite"))
+def test_store_regional_prices_with_fallbacks_and_unknowns(fresh_catalog: Path) -> None:
+    store = open_store(str(fresh_catalog))
     try:
         facts = cost_facts_from_store(
             store, [("aws", "us-east-1"), ("alibaba", "cn-shanghai"), ("tencent", "ap-guangzhou")]
@@ -330,7 +330,9 @@ def test_every_store_field_lands_in_its_own_column() -> None:
         OfferTable.from_columns({"provider": ["aws"]})
 
 
-def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_holds(tmp_path: Path) -> None:
+def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_holds(
+    fresh_catalog: Path,
+) -> None:
     # was: a constant, S3 Standard us-east-1's 0.023 USD/GB-month, said to be "the highest known"
     # whatever the catalog held; now the highest object storage price of the catalog's own rows.
     import csv
@@ -342,7 +344,7 @@ def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_h
         rows = [r for r in csv.DictReader(f) if r["kind"] == "object" and r["price"]]
     assert {r["currency"] for r in rows} == {"USD"} and {r["unit"] for r in rows} == {"GB-month"}
     highest, lowest = max(float(r["price"]) for r in rows), min(float(r["price"]) for r in rows)
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         facts = cost_facts_from_store(store, [("tencent", "ap-guangzhou")])  # no object price known here
     finally:
@@ -366,7 +368,7 @@ def test_the_object_storage_bound_follows_the_catalog_not_a_constant() -> None:
 
 
 def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog_holds(
-    tmp_path: Path,
+    fresh_catalog: Path,
 ) -> None:
     # was: the highest of the plan's own regions, else a constant (0.10 USD/GB-month block, 0.12 USD/GB
     # egress) said to be "the highest known" while the catalog held 0.17 (GCP pd-ssd) and 0.146
@@ -387,7 +389,7 @@ def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog
             for r in csv.DictReader(f)
             if r["kind"] == "internet_egress" and r["price_per_gb"] and r["currency"] == "USD"
         ]
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         facts = cost_facts_from_store(store, [("lambda", "us-east-1")])  # neither price known here
     finally:
@@ -432,13 +434,13 @@ def test_an_option_costed_at_a_dated_floor_names_the_floors_source_date_and_age(
 
 
 def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_the_figures(
-    tmp_path: Path,
+    fresh_catalog: Path,
 ) -> None:
     import json
     import subprocess
     import sys
 
-    db = tmp_path / "c.sqlite"
+    db = fresh_catalog
     out = subprocess.run(
         [sys.executable, "-m", "gpuplan", "--db", str(db), "--lang", "en", "plan",
          str(EXAMPLES / "resnet50-imagenet.yaml"),

@@ -8,7 +8,8 @@ whole hours, and says that much is documented instead of that nothing is known.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,8 +23,8 @@ UNKNOWN = "billing granularity unknown: hourly assumed"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    s = open_store(str(tmp_path_factory.mktemp("catalog") / "c.sqlite"))  # the shipped snapshot
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    s = open_store(str(seeded_copy("catalog")))  # the shipped snapshot
     yield s
     s.close()
 

@@ -3,6 +3,7 @@ one line; a known filter that leaves nothing is named in the "no option is left"
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,8 @@ from gpuplan.plan.contradictions import check_constraints
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    return open_store(str(tmp_path_factory.mktemp("contradictions") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Store:
+    return open_store(str(seeded_copy("contradictions")))
 
 
 def _refusal(store: Store, **given: object) -> str:

@@ -4,7 +4,7 @@ the planner sized a service on a plain generation loop, the best case for an eng
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.j
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    st = open_store(str(tmp_path_factory.mktemp("serving") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("serving")))
     yield st
     st.close()
 

@@ -118,10 +118,11 @@ def test_interruptions_faster_than_progress_are_unstable() -> None:
 
 
 def test_band_upper_bound_converts_monthly_share_to_hourly_rate() -> None:
-    # "5-10%": p = 0.10; λ = −ln(0.9) / 730 = 0.1053605 / 730 = 1.443295e-4 per hour.
+    # "5-10%": p = 0.11, the advisor feed's published max; λ = −ln(0.89) / 730 = 0.1165338 / 730
+    # = 1.596354e-4 per hour.
     rate = band_rate_per_hour("5-10%")
     assert rate is not None and not rate.assumed
-    assert rate.per_hour == pytest.approx(1.443295e-4, rel=1e-6)
+    assert rate.per_hour == pytest.approx(1.596354e-4, rel=1e-6)
     # "<5%": p = 0.05; λ = −ln(0.95) / 730 = 0.0512933 / 730 = 7.02648e-5.
     lt5 = band_rate_per_hour("<5%")
     assert lt5 is not None and lt5.per_hour == pytest.approx(7.02648e-5, rel=1e-5)
@@ -172,7 +173,7 @@ def test_rates_come_from_the_band_else_the_providers_stated_default() -> None:
     bands = np.array(["5-10%", "", ""])
     providers = np.array(["aws", "alibaba", "somecloud"])
     per_hour, ids, rates = spot_rates(bands, providers)
-    assert per_hour[0] == pytest.approx(1.443295e-4, rel=1e-6)  # from the band
+    assert per_hour[0] == pytest.approx(1.596354e-4, rel=1e-6)  # from the band (the feed's max, 11 %)
     assert per_hour[1] == per_hour[2] == pytest.approx(1 / 24)  # stated defaults, assumed
     assert rates[ids[1]] == spot_default("alibaba") and "protection period" in rates[ids[1]].source
     assert rates[ids[2]] is DEFAULT_SPOT_RATE
@@ -198,7 +199,9 @@ def test_an_open_band_is_costed_as_an_unknown_rate_with_its_lower_edge_as_the_be
     assert r.per_hour == DEFAULT_SPOT_RATE.per_hour
     assert r.best_per_hour == pytest.approx(-math.log(0.8) / 730)
     closed = band_rate_per_hour("15-20%")
-    assert closed is not None and closed.per_hour == pytest.approx(r.best_per_hour)  # the edges meet
+    # the feed's bands overlap: '15-20%' is published up to 22 %, above the open band's lower edge
+    assert closed is not None and closed.per_hour == pytest.approx(-math.log(0.78) / 730)
+    assert closed.per_hour > r.best_per_hour
 
 
 def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once() -> None:
@@ -207,7 +210,7 @@ def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once(
     rates = [band_rate_per_hour(b) for b in ("10-15%", "<5%", ">20%", "<5%")]
     shown = rates_shown([r for r in rates if r is not None] + [DEFAULT_SPOT_RATE, DEFAULT_SPOT_RATE])
     assert len(shown) == 3, shown
-    assert "'10-15%', '<5%', '>20%'" in shown[0] and "upper bound of each band" in shown[0]
+    assert "'10-15%', '<5%', '>20%'" in shown[0] and "'10-15%': 16%, '<5%': 5%" in shown[0]
     assert shown[1] == (
         "open band '>20%': no upper bound, costed as an unknown rate (1 interruption per 24 "
         "instance-hours), best case 20% a month"
@@ -273,7 +276,8 @@ def test_the_bands_are_said_to_come_from_the_source_each_offer_names_with_its_da
     _, _, rates = spot_rates(bands, np.array(["aws", "aws"]), np.array([source, source]))
     (shown,) = rates_shown(rates)
     assert "instances.vantage.sh" in shown and "2025-11-30" in shown
-    assert "Azure" not in shown and "Spot Instance Advisor" not in shown
+    # the band is the compilation's; the feed is named for the bound it publishes only
+    assert "Azure" not in shown and "from the catalog (instances.vantage.sh" in shown
 
 
 def test_a_plans_offer_table_carries_the_shipped_bands_source(tmp_path: Path) -> None:

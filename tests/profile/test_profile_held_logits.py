@@ -1,4 +1,4 @@
-"""litgpt's loop holds a step's logits, and through their graph what bitsandbytes' 4-bit matmul
+"""litgpt's loop holds a step's logits, and through their graph what bitsandbytes 0.42's 4-bit matmul
 keeps on its context, into the next step's forward: the trace runs that forward too."""
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ KEPT_PER_TOKEN = 12 * (768 + 768 + 768 + 4 * 768) - 768
 def _litgpt(make: Make, *, quantized: bool, preset: str = "gpt2", batch: int = 2) -> Workload:
     lora: dict[str, Any] = {"rank": 8, "targets": ["q", "v"], "dtype": "model"}
     if quantized:
-        lora["quantization"] = "nf4"
+        # litgpt pinned bitsandbytes 0.42.0, whose 4-bit matmul keeps its input on its context.
+        lora |= {"quantization": "nf4", "library": "bitsandbytes-0.42"}
     return make(
         task="finetune",
         precision="bf16",

@@ -67,7 +67,7 @@ def test_int8_holds_a_byte_a_weight_and_a_scale_a_row(trace_once: Traced, small_
 def test_amp_keeps_no_16_bit_copy_of_a_quantized_weight(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
     # Under autocast a frozen fp32 weight's bf16 cast is kept for backward (2 B per weight); the
     # 4-bit matmul keeps the quantized weight only and dequantizes it again in backward (torchao's:
-    # bitsandbytes' also keeps each layer's input, tested below).
+    # bitsandbytes 0.42's also keeps each layer's input, tested below).
     lora = {"rank": 8}
     amp = trace_once(small_gpt2(task="finetune", precision="amp-bf16", model={"lora": lora}))
     nf4 = trace_once(
@@ -241,10 +241,13 @@ def test_llama7b_qlora_weights_match_the_hand_count() -> None:
     assert p.params == 6_738_415_616 + 8_388_608
 
 
-def test_bitsandbytes_4bit_matmul_keeps_its_input_and_a_half_copy() -> None:
-    # bitsandbytes 0.42.0 autograd/_functions.py MatMul4Bit.forward: ``ctx.tensors = (A, B)`` and
-    # ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` (dequantized into the fp16 it was quantized
-    # from, then cast); torchao's LinearNF4 keeps the NF4 weight only and casts straight to bf16.
+def test_each_4bit_matmul_keeps_and_dequantizes_as_its_library_release_does() -> None:
+    # bitsandbytes autograd/_functions.py MatMul4Bit.forward: ``F.dequantize_4bit(B,
+    # quant_state).to(A.dtype)``, the weight dequantized into the dtype it was quantized from, then
+    # cast. 0.42.0: ``ctx.tensors = (A, B)``, quantized from an fp16 copy (Params4bit.cuda's
+    # ``.half()``). 0.43.2 on: ``ctx.tensors = (None, B)`` (pull request 1270), quantized in the
+    # weight's own dtype (Params4bit._quantize since 0.43.0). torchao's LinearNF4 keeps the NF4
+    # weight only and casts straight to bf16.
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -262,30 +265,48 @@ def test_bitsandbytes_4bit_matmul_keeps_its_input_and_a_half_copy() -> None:
                 self.made.append((func.__name__, out.dtype))
             return out
 
-    for library, keeps, made in (
-        (QuantizationLibrary.BITSANDBYTES, True, [torch.float16, torch.bfloat16]),
-        (QuantizationLibrary.TORCHAO, False, [torch.bfloat16]),
+    bf16, fp16, fp32 = torch.bfloat16, torch.float16, torch.float32
+    for library, loaded, keeps, made in (
+        (QuantizationLibrary.BITSANDBYTES_0_42, bf16, True, [fp16, bf16]),
+        (QuantizationLibrary.BITSANDBYTES, bf16, False, [bf16]),
+        # An fp32 base under bf16 autocast: dequantized to fp32, then cast.
+        (QuantizationLibrary.BITSANDBYTES, fp32, False, [fp32, bf16]),
+        (QuantizationLibrary.TORCHAO, fp32, False, [bf16]),
     ):
         layer = QuantizedLinear(
-            torch.nn.Linear(64, 32, bias=False),
+            torch.nn.Linear(64, 32, bias=False, dtype=loaded),
             BaseQuantization.NF4,
             double=False,
-            compute_dtype=torch.bfloat16,
+            compute_dtype=bf16,
             library=library,
         )
-        x = torch.zeros(2, 64, dtype=torch.bfloat16, requires_grad=True)
+        x = torch.zeros(2, 64, dtype=bf16, requires_grad=True)
         with Allocs() as allocs:
             y = layer(x)
         kept = getattr(y.grad_fn, "tensors", ())
         assert (len(kept) == 1 and kept[0] is x) == keeps, library
-        assert [dtype for _, dtype in allocs.made] == made, library
+        assert [dtype for _, dtype in allocs.made] == made, (library, loaded)
     # No gradient wanted for the input: nothing kept (``any(ctx.needs_input_grad[:2])``).
-    y = layer(torch.zeros(2, 64, dtype=torch.bfloat16)).sum()
+    layer = QuantizedLinear(
+        torch.nn.Linear(64, 32, bias=False),
+        BaseQuantization.NF4,
+        double=False,
+        compute_dtype=bf16,
+        library=QuantizationLibrary.BITSANDBYTES_0_42,
+    )
+    y = layer(torch.zeros(2, 64, dtype=bf16)).sum()
     assert not hasattr(y.grad_fn, "tensors")
 
 
-def test_bitsandbytes_nf4_trace_holds_the_quantized_layers_inputs(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
+def test_bitsandbytes_0_42_nf4_trace_holds_the_quantized_layers_inputs(
+    trace_once: Traced, small_gpt2
+) -> None:  # type: ignore[no-untyped-def]
     lora = {"rank": 8, "targets": ["q", "v"], "quantization": "nf4"}
+    old = trace_once(
+        small_gpt2(
+            task="finetune", precision="bf16", model={"lora": {**lora, "library": "bitsandbytes-0.42"}}
+        )
+    )
     bnb = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
     tao = trace_once(
         small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "library": "torchao"}})
@@ -294,15 +315,35 @@ def test_bitsandbytes_nf4_trace_holds_the_quantized_layers_inputs(trace_once: Tr
     # (4d, fc_out's input) — 6d per token; the attention output (o's input) is the fused kernel's
     # saved output already. Measured 5.92d per token and layer (71 of 72 d over 12 blocks) at the
     # end of forward, in bf16 at 2 × 128 tokens.
-    per_d = (bnb.peak.activations_bytes - tao.peak.activations_bytes) / (LAYERS * D * 2 * 2 * 128)
+    per_d = (old.peak.activations_bytes - tao.peak.activations_bytes) / (LAYERS * D * 2 * 2 * 128)
     assert 5.5 < per_d <= 6.0
-    assert tao.peak.activations_bytes == pytest.approx(
-        trace_once(
-            small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}})
-        ).peak.activations_bytes
+    # Today's bitsandbytes keeps the 4-bit weight only, as torchao does, and a bf16 base's weight
+    # dequantizes straight to bf16: the same activations as plain LoRA's.
+    plain = trace_once(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
+    assert bnb.peak.activations_bytes == tao.peak.activations_bytes == plain.peak.activations_bytes
+    assert any("keeps each layer's input for backward" in n for n in old.notes)
+    assert not any("keeps each layer's input" in n for n in bnb.notes + tao.notes)
+
+
+def test_qlora_with_checkpointing_holds_no_more_than_lora(trace_once: Traced, small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    # Checkpointing frees what a block saves for backward, but not what an autograd function sets
+    # on its context: bitsandbytes 0.42's kept inputs outlive the recompute; today's keep none.
+    lora = {"rank": 8, "targets": ["q", "v"]}
+
+    def traced(**extra: object) -> Profile:
+        over = {"lora": {**lora, **extra}}
+        return trace_once(
+            small_gpt2(task="finetune", precision="bf16", model=over, gradient_checkpointing=True)
+        )
+
+    plain, qlora = traced(), traced(quantization="nf4")
+    old = traced(quantization="nf4", library="bitsandbytes-0.42")
+    assert qlora.peak.activations_bytes <= plain.peak.activations_bytes < old.peak.activations_bytes
+    assert qlora.peak.total_bytes < plain.peak.total_bytes
+    # The weights saved: GPT-2's linear weights at 2 B each against ~0.5625 B (nf4, fp32 constants).
+    assert plain.peak.total_bytes - qlora.peak.total_bytes == pytest.approx(
+        GPT2_LINEAR * (2 - 0.5625), rel=0.01
     )
-    assert any("keeps each layer's input for backward" in n for n in bnb.notes)
-    assert not any("keeps each layer's input" in n for n in tao.notes)
 
 
 def test_quantized_head_needs_a_quantized_base_and_torchao_nf4() -> None:
@@ -312,6 +353,10 @@ def test_quantized_head_needs_a_quantized_base_and_torchao_nf4() -> None:
     for lora, said in (
         ({"rank": 8, "quantized_head": True}, "quantized_head: needs a quantized base"),
         ({"rank": 8, "quantization": "int8", "library": "torchao"}, "library: torchao applies to"),
+        (
+            {"rank": 8, "quantization": "int8", "library": "bitsandbytes-0.42"},
+            "library: bitsandbytes-0.42 applies to",
+        ),
         ({"rank": 8, "quantization": "nf4", "library": "torchaoo"}, "torchao"),
     ):
         with pytest.raises(Exception) as e:
@@ -342,3 +387,24 @@ def test_quantized_head_stores_the_output_layer_in_4_bits() -> None:
     head = 32000 * 4096
     assert _weights(kept) - _weights(quantized) == pytest.approx(head * (2 - 0.5625), rel=0.001)
     assert any("225 linear layers" in n and "embeddings and norms keep" in n for n in quantized.notes)
+
+
+def test_a_qlora_profile_keyed_before_todays_bitsandbytes_is_traced_again(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    # ``library: bitsandbytes`` traced bitsandbytes 0.42 under mark 3: a cached profile of it keeps
+    # the inputs today's release does not, so it must not answer for the same workload now.
+    import hashlib
+    import json
+
+    from gpuplan.profile.key import key_fields, profile_key
+
+    w = small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8, "quantization": "nf4"}})
+    fields = key_fields(w)
+    fields["model"]["lora"]["saved"] = 3
+    old = hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert profile_key(w) != old
+    old_spelling = small_gpt2(
+        task="finetune",
+        precision="bf16",
+        model={"lora": {"rank": 8, "quantization": "nf4", "library": "bitsandbytes-0.42"}},
+    )
+    assert profile_key(old_spelling) != profile_key(w)

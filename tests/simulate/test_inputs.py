@@ -284,3 +284,25 @@ def test_of_two_regions_at_one_price_the_fleet_runs_where_the_price_is_known_cur
         [stale, _placed("on_demand", "cloud", "b-region", 2.0)], "H100-SXM", spot_fleet_replicas=0
     )
     assert p.basis["on_demand"].region == "b-region" and p.basis["on_demand"].known_current
+
+
+def test_the_spot_rate_names_the_offer_and_region_its_band_is_of() -> None:
+    # was: "interruption bands '5-10%' per month from the catalog", the region not named, where a
+    # given --spot-price took the band of the cheapest spot offer anywhere
+    from dataclasses import replace
+
+    offers = [
+        _placed("on_demand", "cloud", "r1", 1.24),
+        replace(_placed("spot", "cloud", "r1", 0.39), interruption_band="<5%"),  # type: ignore[type-var]
+        _placed("on_demand", "cloud", "r2", 1.38),
+        replace(_placed("spot", "cloud", "r2", 0.19), interruption_band="15-20%"),  # type: ignore[type-var]
+    ]
+    given = fleet_prices(offers, "H100-SXM", spot_usd=0.5, spot_fleet_replicas=1)
+    assert given.spot_rate_source.startswith(
+        "of cloud r2 cloud-1x, the catalog's cheapest spot offer of H100-SXM (the given spot price names "
+        "no place; --spot-rate sets the rate): interruption bands '15-20%'"
+    ), given.spot_rate_source
+    # both prices from the catalog: the band of the spot offer priced, named
+    both = fleet_prices(offers, "H100-SXM", fleet_replicas=1, spot_fleet_replicas=1)
+    region = both.basis["spot"].region
+    assert both.spot_rate_source.startswith(f"of cloud {region} cloud-1x, the spot offer priced: ")

@@ -15,9 +15,12 @@ from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
 
 
 @pytest.fixture(scope="session")
-def seeded_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def seeded_catalog(tmp_path_factory: pytest.TempPathFactory, catalog_template: Path) -> Path:
     """A catalog created and seeded once (at the head revision, with the stand-in profile cached)."""
+    import shutil
+
     db = tmp_path_factory.mktemp("seeded") / "catalog.sqlite"
+    shutil.copyfile(catalog_template, db)  # seeded already: the stand-in is added to a copy
     cache_stand_in(str(db), bert_workload())
     return db
 

@@ -64,3 +64,36 @@ def test_teams_budgets_over_the_services_are_said_on_the_team_page(
         assert not errors, errors
     finally:
         page.close()
+
+
+def test_a_budget_in_yuan_is_shown_in_yuan_on_the_team_page(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The team page formatted every budget figure with "$": a ¥50,000 budget read "$7,157.40", to be
+    # converted back by hand, at a rate that may not be today's.
+    import httpx
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    month = "2031-06"
+    for q, body in (("", {"amount_cny": 50_000}), ("?team=nlp", {"amount_cny": 8_000})):
+        r = httpx.put(f"{base}/api/v1/budget/{month}{q}", json=body, headers=admin)
+        assert r.status_code == 200, r.text
+    page = browser.new_context(locale="zh-CN").new_page()
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        open_page(page, base, "team", "zh", tokens["admin"])
+        page.wait_for_selector("#budgetcard")
+        page.fill("input[name=month]", month)
+        page.dispatch_event("input[name=month]", "change")
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .amount').textContent.includes('50,000.00')", timeout=60_000
+        )
+        assert page.inner_text("#budgetcard .amount") == "¥50,000.00"
+        assert page.inner_text("#budgetcard .planned") == "¥0.00"
+        assert page.inner_text("#budgetcard .remaining") == "¥50,000.00"
+        assert "¥8,000.00" in page.inner_text("#teams") and "$" not in page.inner_text("#teams")
+        assert not errors, errors
+    finally:
+        page.close()

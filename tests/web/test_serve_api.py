@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from serve_helpers import Service, bert_workload
+from serve_helpers import Service, bert_workload, make_tokens
 
 from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.documents import (
@@ -569,6 +570,19 @@ def test_a_plan_budgeted_in_yuan_is_shown_in_yuan_unless_the_request_asks_otherw
     assert shown(workload=workload) == "USD"
 
 
+def test_a_currency_is_taken_as_the_command_takes_it(service: Service) -> None:
+    # `plan --currency RMB` showed yuan; the request's "currency": "RMB" was a 400 ("currency: must
+    # be 'USD' or 'CNY' (got 'RMB')"). One reader for both: gpuplan.vocab.Currency's.
+    c, h = service.client, service.auth("plan")
+    for written in ("RMB", "rmb", "yuan", "人民币", "cny"):
+        r = c.post("/api/v1/plan", json={"workload": bert_workload(), "currency": written}, headers=h)
+        assert r.status_code == 200 and r.json()["display_currency"] == "CNY", (written, r.text)
+    offers = c.get("/api/v1/offers?currency=RMB&gpu=A100-SXM4-80GB", headers=h)
+    assert offers.status_code == 200 and offers.json()["display_currency"] == "CNY", offers.text
+    bad = c.post("/api/v1/plan", json={"workload": bert_workload(), "currency": "EUR"}, headers=h)
+    assert bad.status_code == 400 and bad.json()["field"] == "currency", bad.text
+
+
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
     # The k8s archive had been written for the recommended option whatever its provider (Lambda,
     # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and
@@ -612,12 +626,28 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
     assert _error(r, 400) == "own_cluster: only for target k8s"
 
 
-def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
-    service: Service, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The archive's autoscaler had scaled a vLLM service on DCGM GPU utilisation, which a decoding
-    # engine keeps high at any load; it now holds the engine's requests in flight per replica at the
-    # plan's load of one replica, and says in NOTE.txt where that cannot be worked out.
+#: A plan document, the catalog it was planned on and that catalog's tokens by scope.
+Planned = tuple[dict[str, Any], Path, dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def gpt2_svc(seeded_catalog: Path, tmp_path_factory: pytest.TempPathFactory) -> Planned:
+    """GPT-2 served at 2 requests/s, planned once through the service (its trace and plan take some
+    20 s of CPU): the plan, its catalog with the trace cached, and the catalog's tokens. Each test
+    deploys the plan on a service of its own over a copy of that catalog (:func:`gpt2_svc_service`)
+    and only reads the plan."""
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    folder = tmp_path_factory.mktemp("gpt2-svc")
+    db = folder / "catalog.sqlite"
+    shutil.copyfile(seeded_catalog, db)
+    tokens = make_tokens(str(db))
+    app = create_app(ServeConfig(db=str(db), jobs_inline=True, scratch_dir=str(folder / "scratch")))
     workload = {
         "name": "gpt2-svc",
         "task": "infer",
@@ -625,10 +655,43 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
         "inputs": {"batch_size": 1, "seq_len": 128},
         "serving": {"requests_per_s": 2, "prompt_tokens": 100, "output_tokens": 20},
     }
-    plan = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
+    with TestClient(app) as client:
+        plan = client.post(
+            "/api/v1/plan", json={"workload": workload}, headers={"Authorization": f"Bearer {tokens['plan']}"}
+        )
     assert plan.status_code == 202, plan.text[:300]  # a first trace of the model runs as a job
     assert plan.json()["status"] == "done", plan.text[:300]
-    doc = plan.json()["result"]
+    return plan.json()["result"], db, tokens
+
+
+@pytest.fixture
+def gpt2_svc_service(gpt2_svc: Planned, tmp_path: Path) -> Iterator[Service]:
+    """A service of this test's own over a copy of :func:`gpt2_svc`'s catalog."""
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    db = tmp_path / "catalog.sqlite"
+    shutil.copyfile(gpt2_svc[1], db)  # with the tokens it was planned with
+    tokens = gpt2_svc[2]
+    app = create_app(ServeConfig(db=str(db), jobs_inline=True, scratch_dir=str(tmp_path / "scratch")))
+    with TestClient(app) as client:
+        yield Service(client=client, db=str(db), tokens=tokens)
+
+
+def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
+    gpt2_svc: Planned,
+    gpt2_svc_service: Service,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The archive's autoscaler had scaled a vLLM service on DCGM GPU utilisation, which a decoding
+    # engine keeps high at any load; it now holds the engine's requests in flight per replica at the
+    # plan's load of one replica, and says in NOTE.txt where that cannot be worked out.
+    service = gpt2_svc_service
+    doc = gpt2_svc[0]
     body = {"plan": doc, "target": "k8s", "own_cluster": True}
     r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
     assert r.status_code == 200, r.text
@@ -663,21 +726,13 @@ def test_deploy_scales_an_engine_on_its_requests_in_flight_as_the_cli_does(
 
 
 def test_deploy_of_a_plan_made_by_the_command_line_sizes_its_engine_as_the_service_plans_it(
-    service: Service,
+    gpt2_svc: Planned, gpt2_svc_service: Service
 ) -> None:
     # `gpuplan plan` writes the folder it planned in as model.project_dir. The service reads no
     # folder, and a preset needs none: such a plan had deployed with GPU utilisation and the model's
     # whole limit, said only in NOTE.txt ("the service reads no folder of its disk").
-    workload = {
-        "name": "gpt2-svc",
-        "task": "infer",
-        "model": {"preset": "gpt2"},
-        "inputs": {"batch_size": 1, "seq_len": 128},
-        "serving": {"requests_per_s": 2, "prompt_tokens": 100, "output_tokens": 20},
-    }
-    plan = service.client.post("/api/v1/plan", json={"workload": workload}, headers=service.auth("plan"))
-    assert plan.status_code == 202 and plan.json()["status"] == "done", plan.text[:300]
-    doc = plan.json()["result"]
+    service = gpt2_svc_service
+    doc = gpt2_svc[0]
     from_cli = json.loads(json.dumps(doc))
     from_cli["workload"]["model"]["project_dir"] = "/home/someone/chat"
     archives = {}

@@ -92,6 +92,25 @@ def test_a_hostile_body_is_worded_in_chinese(service: Service) -> None:
     assert r.status_code == 400 and r.json()["error"] == "请求体不是 UTF-8 文本（第 28 字节）", r.text
 
 
+def test_a_body_that_is_no_json_is_said_in_chinese_with_its_line_and_column(service: Service) -> None:
+    # was "请求体 不是有效的 JSON（第 1 行：Expecting value）": a space a path is set apart by, and
+    # Python's English words for where it stopped
+    zh = {**service.auth("plan"), "Content-Type": "application/json", "Accept-Language": "zh-CN"}
+    for raw, said in (
+        (b"{", "请求体不是有效的 JSON（第 1 行第 2 列：此处应为用双引号括起的键名）"),
+        (b'{"gpu": "L4",\n "hours": }', "请求体不是有效的 JSON（第 2 行第 11 列：此处应为一个值）"),
+        (b'{"gpu": "L4"} x', "请求体不是有效的 JSON（第 1 行第 15 列：JSON 值之后还有多余的内容）"),
+    ):
+        r = service.client.post("/api/v1/simulate", content=raw, headers=zh)
+        assert (r.status_code, r.json()["error"], r.json()["kind"]) == (400, said, "invalid_request"), r.text
+    status, answer = _post(service, b"{")
+    assert (status, answer["error"]) == (
+        400,
+        "the request body is not valid JSON (Expecting property name enclosed in double quotes at line 1, "
+        "column 2)",
+    )
+
+
 @pytest.mark.parametrize("field", ["seed", "hours", "rate", "slo_ms"])
 def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
     body = {**json.loads(_BASE), field: True}

@@ -673,9 +673,11 @@ def test_a_month_budget_that_is_no_number_is_refused_and_0_is_a_budget_of_nothin
     assert ok.status_code == 200 and ok.json()["budget_usd"] == 0, ok.text
 
 
-def test_a_budget_in_yuan_is_kept_in_dollars_at_the_catalogs_dated_rate(service: Service) -> None:
+def test_a_budget_in_yuan_is_kept_in_yuan_and_stated_in_dollars_at_the_catalogs_dated_rate(
+    service: Service,
+) -> None:
     # was: amount_usd only — a team budgeting in yuan had to convert by hand (the command takes
-    # --budget-cny); now amount_cny is converted at the catalog's CNY rate, and the note says at which.
+    # --budget-cny); now amount_cny is kept, and the note states it in dollars at the catalog's rate.
     c, admin = service.client, service.auth("admin")
     r = c.put("/api/v1/budget/2027-05", json={"amount_cny": 70_000, "note": "Q2"}, headers=admin)
     assert r.status_code == 200, r.text
@@ -685,6 +687,7 @@ def test_a_budget_in_yuan_is_kept_in_dollars_at_the_catalogs_dated_rate(service:
     assert 5_000 < doc["budget_usd"] < 15_000  # 70,000 yuan at about 0.14 USD a yuan
     assert doc["note"].startswith("Budget ¥70,000.00 = $") and doc["note"].endswith(" · Q2"), doc["note"]
     assert doc["budget_cny"] == 70_000 and usd["budget_cny"] is None
+    assert (doc["currency"], usd["currency"]) == ("CNY", "USD")
     for body in ({"amount_usd": 1, "amount_cny": 7}, {}, {"amount_cny": -1}, {"amount_cny": 1e14}):
         bad = c.put("/api/v1/budget/2027-07", json=body, headers=admin)
         assert bad.status_code == 400, (body, bad.text)

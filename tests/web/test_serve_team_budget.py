@@ -253,10 +253,15 @@ def test_teams_budgets_adding_up_past_the_services_are_set_and_said(service: Ser
     # another month is its own; a team's budget in yuan counts at the rate it was kept at, said
     assert c.get("/api/v1/budget/2027-04", headers=read).json()["notes"] == []
     yuan = put(10_000, "vision", currency="cny")
-    assert yuan["teams_budget_usd"] == round(600 + yuan["budget_usd"], 2)
-    assert yuan["over_allocated_usd"] == round(600 + yuan["budget_usd"] - 900, 2)
+    # the yuan at the catalog's newest rate, the one the document names
+    rate = yuan["exchange_rate"]
+    assert yuan["budget_usd"] == round(10_000 * rate["usd_per_unit"], 2)
+    assert yuan["teams_budget_usd"] == round(600 + 10_000 * rate["usd_per_unit"], 2)
+    assert yuan["over_allocated_usd"] == round(600 + 10_000 * rate["usd_per_unit"] - 900, 2)
+    assert yuan["teams_budget_cny"] == round(yuan["teams_budget_usd"] / rate["usd_per_unit"], 2)
     assert yuan["notes"][0].endswith(
-        "Budgets given in yuan are counted in US dollars at the rate each was kept at."
+        f"Budgets given in the other currency are added at 1 USD = {1 / rate['usd_per_unit']:.4f} CNY "
+        f"(as of {rate['as_of']}), the catalog's newest rate."
     )
 
 
@@ -300,3 +305,104 @@ def test_a_plan_that_takes_its_team_over_budget_is_kept_and_says_so(service: Ser
     c.put("/api/v1/budget/2027-05", json={"amount_usd": 1_000_000}, headers=admin)
     c.put("/api/v1/budget/2027-05?team=ml", json={"amount_usd": 1000}, headers=admin)
     assert c.get("/api/v1/budget/2027-05?team=ml", headers=read).json()["notes"] == []
+
+
+def _add_rate(service: Service, usd_per_cny: float, as_of: str) -> None:
+    """A CNY rate newer than the catalog's, as ``catalog refresh --rates`` appends one."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.model import ExchangeRate
+
+    store = open_store(service.db)
+    try:
+        store.add_exchange_rate(
+            ExchangeRate(currency="CNY", usd_per_unit=usd_per_cny, as_of=as_of, source="a test's rate")
+        )
+    finally:
+        store.close()
+
+
+def test_a_budget_in_yuan_is_compared_in_yuan_and_a_rate_refresh_moves_nothing(service: Service) -> None:
+    # A budget given in yuan was kept in dollars at the rate of the day it was set, and each plan in
+    # dollars at its own day's: after a rate refresh, the same yuan budget and the same yuan plan
+    # moved by the rates' ratio (used_pct 158.7 % -> 153.4 % -> 158.9 % for one team of a Wuhan
+    # service, no yuan figure changed).
+    c, admin, read = service.client, service.auth("admin"), service.auth("read")
+    _workloads(service, "embed")
+    c.put("/api/v1/budget/2027-09", json={"amount_cny": 100, "note": "GPU"}, headers=admin)
+    first = _save(service, "embed", month="2027-09", providers=["alibaba"])
+    old = first["usd_per_cny"]
+    assert old and first["month_cost_cny"] == round(first["month_cost_usd"] / old, 2) > 0
+    before = c.get("/api/v1/budget/2027-09", headers=read).json()
+    assert before["currency"] == "CNY" and before["budget_cny"] == 100
+    assert before["planned_cny"] == first["month_cost_cny"]
+    assert before["used_pct"] == round(before["planned_cny"] / 100 * 100, 1)
+    assert before["remaining_cny"] == round(100 - before["planned_cny"], 2)
+
+    _add_rate(service, old * 0.95, "2026-12-01")  # the dollar 5 % dearer in yuan
+    after = c.get("/api/v1/budget/2027-09", headers=read).json()
+    # the yuan budget and the yuan plan: unchanged, and so is the verdict
+    assert (after["planned_cny"], after["used_pct"]) == (before["planned_cny"], before["used_pct"])
+    # the dollar figures are the yuan ones at the newest rate, named
+    assert after["exchange_rate"]["as_of"] == "2026-12-01"
+    assert after["budget_usd"] == round(100 * old * 0.95, 2)
+    assert after["remaining_usd"] == round(after["remaining_cny"] * old * 0.95, 2)
+    # the note states the rate the refresh brought, and no longer asks for a refresh
+    assert "2026-12-01" in after["note"] and "refresh" not in after["note"], after["note"]
+    assert after["note"].endswith(" · GPU")
+
+    # the same yuan budget set again: the same verdict
+    again = c.put("/api/v1/budget/2027-09", json={"amount_cny": 100, "note": "GPU"}, headers=admin).json()
+    assert (again["budget_cny"], again["used_pct"]) == (100, before["used_pct"])
+    # the workload planned again on its same yuan prices: its compute, priced in yuan, is the same
+    # yuan (its egress, priced in dollars here, is more yuan at the dearer dollar)
+    replanned = _save(service, "embed", month="2027-09", providers=["alibaba"])
+    assert replanned["usd_per_cny"] == pytest.approx(old * 0.95)
+
+    def compute_cny(plan: dict) -> float:
+        doc = c.get(f"/api/v1/plans/{plan['id']}", headers=read).json()["document"]
+        return doc["recommended"]["cost_breakdown"]["compute_usd"] / plan["usd_per_cny"]
+
+    assert compute_cny(replanned) == pytest.approx(compute_cny(first), rel=1e-9)
+    final = c.get("/api/v1/budget/2027-09", headers=read).json()
+    assert final["planned_cny"] == replanned["month_cost_cny"]
+    assert final["used_pct"] == round(replanned["month_cost_cny"] / 100 * 100, 1)
+
+
+def test_a_budget_in_yuan_is_said_over_in_yuan(service: Service) -> None:
+    # "Team demo is over its budget for 2026-12 by $252.15 (58.7 %): $681.59 planned against
+    # $429.44." of a ¥3,000 budget: never a ¥
+    c, admin, read = service.client, service.auth("admin"), service.auth("read")
+    h = _team_tokens(service, alice="demo")
+    _workloads(service, "embed")
+    c.put("/api/v1/budget/2027-10?team=demo", json={"amount_cny": 1}, headers=admin)
+    body = {"name": "embed", "month": "2027-10", "runs_per_month": 30}
+    r = c.post("/api/v1/plans", json=body, headers=h["alice"])
+    assert r.status_code == 201, r.text
+    saved = r.json()
+    planned = round(saved["month_cost_cny"], 2)
+    over = planned - 1
+    want = (
+        f"Team demo is over its budget for 2027-10 by ¥{over:,.2f} ({over * 100:,.1f} %): ¥{planned:,.2f} "
+        "planned against ¥1.00."
+    )
+    assert saved["budget_notes"] == [want]
+    doc = c.get("/api/v1/budget/2027-10?team=demo", headers=read).json()
+    assert (doc["currency"], doc["planned_cny"], doc["remaining_cny"]) == (
+        "CNY",
+        planned,
+        round(1 - planned, 2),
+    )
+    assert doc["notes"] == [want]
+    whole = c.get("/api/v1/budget/2027-10", headers=read).json()
+    line = whole["teams"][0]
+    assert (line["team"], line["currency"], line["budget_cny"], line["planned_cny"]) == (
+        "demo",
+        "CNY",
+        1,
+        planned,
+    )
+    zh = c.get("/api/v1/budget/2027-10?team=demo&lang=zh", headers=read).json()["notes"]
+    assert zh == [
+        f"团队 demo 已超出其 2027-10 的预算 ¥{over:,.2f} ({over * 100:,.1f} %)："
+        f"计划支出 ¥{planned:,.2f}，预算为 ¥1.00。"
+    ]

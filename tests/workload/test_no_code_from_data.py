@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -222,8 +223,8 @@ def _cli(
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("no_code") / "catalog.sqlite"
+def db(seeded_copy: Callable[[str], Path]) -> Path:
+    return seeded_copy("no_code")
 
 
 @pytest.mark.parametrize("command", ["share", "tco"])

@@ -26,7 +26,9 @@ Each row's quantization is its source config's, read at the commit the row cites
   ``BitsandbytesPrecision``, which maps it to ``_NF4Linear`` — bitsandbytes ``Linear4bit`` with
   ``quant_type="nf4", compress_statistics=False`` (``nf4-dq`` is the double-quantized one;
   Lightning-AI/pytorch-lightning ``src/lightning/fabric/plugins/precision/bitsandbytes.py``, the
-  stored version d9ff9f3b): ``nf4`` without double quantization. LoRA rank 32 on query and value,
+  stored version d9ff9f3b): ``nf4`` without double quantization, run by bitsandbytes 0.42.0 (the
+  ``bitsandbytes==0.42.0`` of litgpt's ``all`` extra in ``pyproject.toml`` at the same commit):
+  ``library: bitsandbytes-0.42``. LoRA rank 32 on query and value,
   dropout 0.05 (``self.lora_dropout(x)`` before ``lora_A``, ``litgpt/lora.py``), the adapters bf16
   (``dtype: model``: the model is built inside Fabric's ``init_module``); ``lm_head_chunk_size=128``
   with ``chunked_cross_entropy`` on the 16-bit logits, the loop's ``logits`` list alive through
@@ -163,7 +165,9 @@ def _litgpt_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if qlora:
         # Fabric's init_module swaps torch.nn.Linear for _NF4Linear while litgpt builds the model,
         # the output layer's included (pytorch-lightning f5d82504 bitsandbytes.py lines 128-144).
-        lora |= {"quantization": "nf4", "quantized_head": True}
+        # litgpt's ``all`` extra at 03ffc551 pins ``bitsandbytes==0.42.0`` (pyproject.toml), whose
+        # MatMul4Bit keeps each layer's input: the release these runs used, not today's.
+        lora |= {"quantization": "nf4", "quantized_head": True, "library": "bitsandbytes-0.42"}
     wl: dict[str, Any] = {
         "name": model,
         "model": {"preset": row["preset"], "lora": lora},

@@ -9,7 +9,7 @@ an unknown one with the reason (:func:`gpuplan.catalog.query.on_demand_gpu_hours
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuplan.catalog.age_words import price_age_words
 from gpuplan.catalog.model import OfferPrice, PricingModel
@@ -58,6 +58,34 @@ class GpuHourPrice:
     """Not known to be within the staleness limit: older, or of unknown age (None without a price)."""
     stale_after_days: int | None = None
     source: str | None = None
+    gpus_per_instance: float | None = None
+    """GPUs the offer's instance rents as one (a marketplace box of 8 rents only as 8); None where
+    the price was not read as an instance's (:meth:`of_offer`)."""
+    price_usd_per_instance_hour: float | None = None
+    """What the instance costs an hour, ``price_usd_per_gpu_hour × gpus_per_instance``: what a job
+    on fewer of its GPUs still pays (None as ``gpus_per_instance``)."""
+    job_gpus: int | None = None
+    """The GPUs the job uses, that the instance was picked to hold (None as ``gpus_per_instance``)."""
+
+    @classmethod
+    def of_instance(cls, offer: OfferPrice, usd_per_instance_hour: float, job_gpus: int) -> GpuHourPrice:
+        """The price of renting one instance of ``offer`` for a job of ``job_gpus`` GPUs: an 8-GPU
+        box costs its 8 GPUs' price an hour whatever the job uses of it."""
+        return replace(
+            cls.of_offer(offer),
+            gpus_per_instance=offer.gpu_count,
+            price_usd_per_instance_hour=usd_per_instance_hour,
+            job_gpus=job_gpus,
+        )
+
+    def job_usd_per_hour(self, gpus: int) -> float | None:
+        """What ``gpus`` GPUs of this offer cost an hour: the instance's price where it was read as
+        one holding them, else ``gpus`` × the price per GPU-hour; None without a price."""
+        if self.price_usd_per_instance_hour is not None and (self.job_gpus or 0) >= gpus:
+            return self.price_usd_per_instance_hour
+        if self.price_usd_per_gpu_hour is None:
+            return None
+        return self.price_usd_per_gpu_hour * gpus
 
     @classmethod
     def of_offer(cls, offer: OfferPrice) -> GpuHourPrice:
@@ -105,6 +133,27 @@ class GpuHourPrice:
             )
         # In the currency the output is shown in (``--currency``), at its dated rate.
         price = current_money().format(self.price_usd_per_gpu_hour)
+        if self.where() and self.whole_instance_said():
+            # The whole instance is what is paid: its per-GPU figure alone had read as the price
+            # of one GPU (an 8-GPU B200 box's $4.40 for a one-GPU job that pays $35.20 an hour).
+            instance = current_money().format(self.price_usd_per_instance_hour or 0.0)
+            fields = {
+                "instance_price": instance,
+                "instance_type": self.instance_type or "?",
+                "n": self.gpus_per_instance,
+                "price": price,
+                "where": self.where(),
+                "age": self.age_said(),
+            }
+            if self.as_of is None:
+                return _(
+                    "{instance_price}/h on demand for one {instance_type} ({n:g} GPUs, {price}/GPU-h) "
+                    "at {where}: {age}"
+                ).format(**fields)
+            return _(
+                "{instance_price}/h on demand for one {instance_type} ({n:g} GPUs, {price}/GPU-h) "
+                "at {where}, as of {as_of}: {age}"
+            ).format(as_of=self.as_of.replace("/", "–"), **fields)
         if not self.where():  # a figure given without its offer (``gpuplan.api.estimate``)
             return _("{price}/GPU-h on demand ({source}; place and date not stated)").format(
                 price=price, source=_(self.source or "given")
@@ -115,4 +164,14 @@ class GpuHourPrice:
             )
         return _("{price}/GPU-h on demand at {where}, as of {as_of}: {age}").format(
             price=price, where=self.where(), as_of=self.as_of.replace("/", "–"), age=self.age_said()
+        )
+
+    def whole_instance_said(self) -> bool:
+        """Whether the offer's instance holds more GPUs than the job uses, so that what is paid is
+        the instance's price, not the GPUs' the job uses."""
+        return (
+            self.price_usd_per_instance_hour is not None
+            and self.gpus_per_instance is not None
+            and self.job_gpus is not None
+            and self.gpus_per_instance > self.job_gpus
         )

@@ -161,6 +161,10 @@ class SavedPlan:
     """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
     team: str | None = None
     """The team of the token that saved it (None: no team)."""
+    usd_per_cny: float | None = None
+    """The CNY rate the plan was priced at (its document's ``exchange_rate``): prices kept in yuan
+    were converted to ``total_cost_usd`` at it, so the cost in yuan is ``total_cost_usd`` at it
+    again. None: the plan recorded none (the catalog had no CNY rate then)."""
 
     @property
     def month_cost_usd(self) -> float | None:
@@ -172,15 +176,18 @@ class SavedPlan:
 class Budget:
     month: str
     amount_usd: float
+    """The budget as given in US dollars; for one given in yuan (``amount_cny``), its dollars at the
+    rate of the day it was set, a record only: a yuan budget is compared in yuan, and shown in
+    dollars at the catalog's newest rate."""
     note: str
     """The setter's own words (for a budget set before catalog revision 0006 in yuan, also the
     conversion as it was worded then)."""
     set_by: str
     set_at: str
     amount_cny: float | None = None
-    """The budget as given in yuan; None: given in US dollars."""
+    """The budget as given in yuan, the amount it is compared in; None: given in US dollars."""
     cny_rate: ExchangeRate | None = None
-    """The rate ``amount_cny`` was kept in US dollars at, with its age then."""
+    """The rate ``amount_usd`` was worked out at from ``amount_cny`` when set, with its age then."""
     team: str | None = None
     """The team whose budget it is; None: the whole service's."""
 
@@ -655,6 +662,7 @@ class TeamStore:
             status="planned",
             runs_per_month=runs_per_month,
             team=team,
+            usd_per_cny=_usd_per_cny(document.get("exchange_rate")),
         )
 
     @staticmethod
@@ -682,7 +690,13 @@ class TeamStore:
         # The listing reads the recommended option out of each document in the database, not the
         # documents: parsing 2,000 of them in Python took seconds per request.
         columns = [c for c in t.team_plans.c if c is not p.document or with_document]
-        stmt = select(*columns, w.name, _recommended(self.engine.dialect.name).label("recommended"))
+        dialect = self.engine.dialect.name
+        stmt = select(
+            *columns,
+            w.name,
+            _document_field(dialect, "recommended").label("recommended"),
+            _document_field(dialect, "exchange_rate").label("exchange_rate"),
+        )
         stmt = stmt.join_from(t.team_plans, t.team_workloads, p.workload_id == w.id)
         if where is not None:
             stmt = stmt.where(where)
@@ -705,6 +719,7 @@ class TeamStore:
                 status=r.status,
                 runs_per_month=r.runs_per_month,
                 team=r.team,
+                usd_per_cny=_usd_per_cny(r.exchange_rate),
             )
             for r in rows
         ]
@@ -892,15 +907,24 @@ _STATE_SQL = (
 _DISCOUNTS_SQL = "SELECT provider, family, pricing, percent FROM discounts ORDER BY provider, family, pricing"
 
 
-def _recommended(dialect: str) -> ColumnElement[Any]:
-    """The plan document's ``recommended`` object, taken out by the database (SQLite's
-    ``json_extract``, PostgreSQL's ``->`` on the text cast to ``json``) and read back as a dict."""
+def _document_field(dialect: str, field: str) -> ColumnElement[Any]:
+    """The plan document's ``field`` object (``recommended``, ``exchange_rate``), taken out by the
+    database (SQLite's ``json_extract``, PostgreSQL's ``->`` on the text cast to ``json``) and read
+    back as a dict."""
     document = t.team_plans.c.document
     if dialect == "postgresql":
-        return cast(document, JSON)["recommended"]
+        return cast(document, JSON)[field]
     # SQLite (json_extract, built in since 3.38; in the JSON1 extension before): no cast, which
     # would give the text SQLite's NUMERIC affinity.
-    return type_coerce(document, JSON)["recommended"]
+    return type_coerce(document, JSON)[field]
+
+
+def _usd_per_cny(rate: Any) -> float | None:
+    """US dollars per yuan of a plan document's ``exchange_rate`` (None: none, or not a CNY one)."""
+    if not isinstance(rate, dict) or rate.get("currency") != "CNY":
+        return None
+    value = rate.get("usd_per_unit")
+    return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
 def _same_spec(stored: str, text: str) -> bool:

@@ -94,6 +94,14 @@ def estimate_cmd(
             "image job's DataLoader decodes on them.",
         ),
     ] = None,
+    allow_low_confidence: Annotated[
+        bool,
+        typer.Option(
+            "--allow-low-confidence",
+            help="Also price a bigger GPU in the advice on prices labelled low-confidence (the source "
+            "articles' 2024 tables), as plan does with it.",
+        ),
+    ] = False,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
     usd_per_cny: UsdPerCnyOption = None,
@@ -128,7 +136,16 @@ def estimate_cmd(
         # typo costs one line at once, not a trace first.
         gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
         for g in gpu:
-            parse_gpu_spec(g)
+            if parse_gpu_spec(g)[0].id == "A10":
+                # "a10" is NVIDIA's A10 (125 bf16 TFLOPS), not the A10G of AWS's g5 instances (70):
+                # an AWS user typing "a10" had been estimated 26 % faster than their card, unsaid.
+                sys.stderr.write(
+                    _(
+                        "note: {name} is NVIDIA's A10; AWS's g5 instances carry the A10G: "
+                        "write --gpu A10G for it"
+                    ).format(name=g)
+                    + "\n"
+                )
         refuse_two_counts(gpu, count)
         # Every GPU named lacks the precision's tensor cores (fp8 on an A100): that line now.
         refuse_unrunnable(workload, gpu)
@@ -152,7 +169,15 @@ def estimate_cmd(
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
             # the bigger GPUs the advice names are priced where the workload may run
-            offered = offered_gpu_hours(workload, store.offers()) if store is not None else None
+            # (what a job of each count pays: whole instances holding its GPUs)
+            offers = store.offers() if store is not None else None
+            offered = (
+                None
+                if offers is None
+                else lambda n: offered_gpu_hours(
+                    workload, offers, count=n, allow_low_confidence=allow_low_confidence
+                )
+            )
             steps = _measured_steps(store, workload)
             report = estimate(
                 workload,
@@ -167,6 +192,8 @@ def estimate_cmd(
                 levels=True,
                 level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),
                 measured_steps=steps,
+                # the advice's checkpointing and combined rows: the workload written with them
+                retrace_advice=True,
             )
     finally:
         if store is not None:

@@ -47,6 +47,22 @@ def _names(text: str | None) -> tuple[str, ...] | None:
     return names or None
 
 
+def _gpu_names(text: str | None) -> tuple[str, ...] | None:
+    """``--gpus``' names; a number among them is refused with the option that takes a count (``plan
+    --gpus 0`` had been answered with GPU names like it: "did you mean 'L40' or 'L20'")."""
+    names = _names(text)
+    for name in names or ():
+        if name.isascii() and name.isdigit():
+            raise InputError.worded(
+                N_(
+                    "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); "
+                    "for a GPU count use --max-gpus"
+                ),
+                value=name,
+            )
+    return names
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlanOptions:
     """Everything ``gpuplan plan`` was asked, as typed: built once from the command line, then
@@ -127,7 +143,7 @@ class PlanOptions:
             "budget_usd": self.budget_usd,
             "budget_cny": self.budget_cny,
             "providers": _names(self.providers.lower() if self.providers else None),
-            "gpus": _names(self.gpus),
+            "gpus": _gpu_names(self.gpus),
             "regions": _names(self.regions),
             "countries": _names(self.countries),
             "pricing": _names(self.pricing.lower().replace("-", "_") if self.pricing else None),

@@ -102,7 +102,9 @@ def serve(
     lang: LangOption = None,
 ) -> None:
     """Run the API, the dashboard and a job worker on the catalog database (--db, GPUPLAN_DB)."""
-    apply_language(lang)
+    # ``gpuplan --lang zh serve`` as well as ``gpuplan serve --lang zh``: the service answers a
+    # request that names no language (no ?lang=, no Accept-Language) in the one it was started in
+    language = apply_language(lang)
     if ctx.invoked_subcommand is not None:
         return
     _need_extra()
@@ -117,7 +119,7 @@ def serve(
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         job_stall_s=job_stall_s,
         threads=threads,
-        default_lang=(lang or "en") if (lang or "en") in ("en", "zh") else "en",
+        default_lang=language.value,
     )
     assert isinstance(config, ServeConfig)
     open_store(config.db).close()  # create, migrate and seed once, before the workers start

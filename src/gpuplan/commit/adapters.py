@@ -24,13 +24,14 @@ from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, band_rate_per_hour, band_source, service_down_h, spot_default
+from gpuplan.plan.spot import SpotRate, offer_rate, service_down_h
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.plan.result import Option
+    from gpuplan.workload.spec import Workload
 
 __all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
 
@@ -44,6 +45,11 @@ class DemandSource:
     gpu_hours_total: float
     how: str
     """In words: given directly, or which plan option sized the workload."""
+    tiers: tuple[tuple[float, float], ...] = ()
+    """A service priced as the fleet its day needs (:attr:`Demand.tiers`): ``(GPUs, hours a
+    month)`` of one run, busiest first; empty where its GPUs are taken for all its hours."""
+    day: str = ""
+    """How that day was taken (its shape, mean and peak), in words; "" where it was not."""
 
 
 def _term_months(p: OfferPrice) -> int:
@@ -55,12 +61,7 @@ def _term_months(p: OfferPrice) -> int:
 
 
 def _spot_rate(p: OfferPrice) -> SpotRate:
-    rate = (
-        band_rate_per_hour(p.interruption_band, band_source(p.term, p.source, p.as_of))
-        if p.interruption_band
-        else None
-    )
-    return rate or spot_default(p.provider)
+    return offer_rate(p.interruption_band, p.term, p.source, p.as_of, p.provider)
 
 
 def _listed(p: OfferPrice, usage: Usage) -> bool:
@@ -319,7 +320,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
     else:
         run_h = best.job_time_h
-    per_run = best.gpu_count * run_h
+    tiered = _service_tiers(workload, best, run_h)
+    per_run = best.gpu_count * run_h if tiered is None else tiered.step * sum(tiered.hours)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
     # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
@@ -334,8 +336,11 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         gpu_hours=hours,
         interruptible=spec.interruptible,
         run_hours=spec.run_hours or run_h,
-        gpus_per_run=float(best.gpu_count),
-        gpu_step=float(best.gpu_count),
+        # a service priced by its tiers is bought in steps of one instance as its autoscaler adds
+        # them; else the run's GPUs at once
+        gpus_per_run=float(best.gpu_count) if tiered is None else tiered.step,
+        gpu_step=float(best.gpu_count) if tiered is None else tiered.step,
+        tiers=() if tiered is None else tiered.hours,
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
         + half_chunk_h,
@@ -370,9 +375,111 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
     )
+    if tiered is not None:
+        how = _("{sized}; {tiers}").format(sized=how, tiers=tiered.said(best.gpu))
+    elif (flat := _flat_service_words(workload, best)) is not None:
+        how = _("{sized}; {flat}").format(sized=how, flat=flat)
     if demand.host is not None:
         how = _("{sized}; {priced_on}").format(sized=how, priced_on=demand.host.said)
-    return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
+    return demand, DemandSource(
+        name=spec.name,
+        gpu=best.gpu,
+        gpu_hours_total=sum(hours),
+        how=how,
+        tiers=() if tiered is None else tuple((tiered.step, h) for h in tiered.hours),
+        day=tiered.day if tiered is not None else "",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Tiers:
+    """A service's fleet over its day (:func:`_service_tiers`)."""
+
+    step: float
+    """GPUs of one step: one instance of the plan's, as the autoscaler adds it."""
+    hours: tuple[float, ...]
+    """Hours a month each further step is needed, busiest first (:attr:`Demand.tiers`)."""
+    day: str
+    """The day assumed, in words."""
+
+    def said(self, gpu: str) -> str:
+        """The tiers in words: ``1 × L40S × 730 h, 1 × L40S × 402 h …`` and the day assumed."""
+        tiers = item_list(
+            _("{gpus:g} × {gpu} × {hours:.0f} h").format(gpus=self.step, gpu=gpu, hours=h) for h in self.hours
+        )
+        return _("priced as the fleet its day needs, a month: {tiers} ({day})").format(
+            tiers=tiers, day=self.day
+        )
+
+
+def _flat_service_words(workload: Workload, best: Option) -> str | None:
+    """Why a service is priced as its peak fleet all its hours (no tiers), in words; None for a job
+    and for a load whose mean is its peak (it is flat)."""
+    serving = workload.serving
+    if serving is None:
+        return None
+    if serving.mean_requests_per_s is None:
+        return _(
+            "its peak fleet all its hours (no mean_requests_per_s: the load is taken at its peak all month)"
+        )
+    if serving.mean_requests_per_s >= serving.requests_per_s:
+        return None
+    if best.service is None or not best.service.replica_requests_per_s:
+        return _("its peak fleet all its hours (a replica's capacity is not estimated)")
+    return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
+
+
+def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | None:
+    """The instances a service needs at each minute of its day, as tiers of hours a month; None
+    where it is priced as its peak fleet all its hours: a job, a load with no mean below its peak
+    (``mean_requests_per_s``), a replica's capacity not estimated, or a fleet of one instance.
+
+    The day is the one ``gpuplan simulate`` draws a diurnal trace from for this mean and peak
+    (:func:`gpuplan.workload.day_load.diurnal_day_rate`; a mean under what it can hold below the
+    peak keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / (capacity ×
+    share))`` replicas, the plan's capacity of one replica at the share its autoscaler holds it
+    at (:data:`~gpuplan.perf.inference.TARGET_UTILISATION`, or the plan's lower utilisation where
+    the service has a latency target, the share the plan met it at), never fewer than
+    ``min_replicas`` and never more than the plan's fleet (the peak it was sized for), in whole
+    instances of the plan's. The autoscaler's delays (a replica's cold start, the scale-down
+    window) are left out: ``simulate autoscale`` replays them and gives the replica-hours they add."""
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.workload.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH, diurnal_day_rate
+
+    serving, svc = workload.serving, best.service
+    if serving is None or svc is None or serving.mean_requests_per_s is None:
+        return None
+    peak = serving.requests_per_s
+    if serving.mean_requests_per_s >= peak or not svc.replica_requests_per_s or best.nodes <= 1:
+        return None
+    share = TARGET_UTILISATION
+    targets = (serving.p95_latency_ms, serving.ttft_p95_ms, serving.tpot_p95_ms)
+    if any(t is not None for t in targets) and svc.utilisation is not None and 0 < svc.utilisation < share:
+        share = svc.utilisation
+    day = diurnal_day_rate(serving.mean_requests_per_s, peak)
+    replicas = np.ceil(day.rate_per_minute / (svc.replica_requests_per_s * share) - 1e-9)
+    replicas = np.clip(replicas, serving.min_replicas or 1, svc.replicas)
+    per_node = svc.replicas / best.nodes
+    nodes = np.minimum(np.ceil(replicas / per_node - 1e-9), best.nodes)
+    hours = tuple(run_h * float(np.mean(nodes >= k)) for k in range(1, best.nodes + 1))
+    words = _(
+        "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
+        "and peak {peak:g} requests/s, at {pct:.0f} % of a replica's capacity ({cap:.3g} requests/s), no "
+        "fewer than {least} replica(s)"
+    ).format(
+        hour=DIURNAL_PEAK_HOUR,
+        mean=round(day.mean_held, 2),
+        peak=peak,
+        pct=share * 100,
+        cap=svc.replica_requests_per_s,
+        least=serving.min_replicas or 1,
+    )
+    if day.mean_asked is not None:
+        words += _(
+            "; a cosine of peak/trough {ratio:g} cannot average {asked:g} under a peak of {peak:g}: the "
+            "peak is kept and its quietest time falls to 0"
+        ).format(ratio=DIURNAL_PEAK_TO_TROUGH, asked=day.mean_asked, peak=peak)
+    return _Tiers(step=best.gpu_count / best.nodes, hours=tuple(h for h in hours if h > 0), day=words)
 
 
 def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:

@@ -444,6 +444,12 @@ class Demand:
     host: HostNeed | None = None
     """A planner-sized demand: the instances its hours hold on (:class:`HostNeed`). None: any
     instance of its GPU type (a direct demand names a GPU, not an instance)."""
+    tiers: tuple[float, ...] = ()
+    """A service whose load varies over its day: the hours a month each further ``gpu_step`` of
+    one run (one copy of the service) is needed, busiest first (its first step all its busy hours,
+    the next for the hours the load needs two steps …): the fleet an autoscaler keeps, hour by hour,
+    rather than its peak all month. Its GPU-hours per run are ``gpu_step × sum(tiers)``. Empty: the
+    run's GPUs at once for all its busy hours (:meth:`levels`)."""
 
     @property
     def pool(self) -> Pool:
@@ -523,6 +529,8 @@ class Demand:
         step = self.gpu_step
         if busy <= 0 or step <= 0:
             return ()
+        if self.tiers:
+            return self._tier_levels(month, scale)
         n = self.gpu_hours[month] * scale / (step * busy)
         # n a whole number but for rounding (30 runs × 1.05^m …) is that number, not one more step
         whole = math.floor(n + 1e-9)
@@ -530,6 +538,22 @@ class Demand:
         out = [(whole * step, busy)] if whole > 0 else []
         if part > 1e-9:
             out.append((step, part * busy))
+        return tuple(out)
+
+    def _tier_levels(self, month: int, scale: float) -> tuple[tuple[float, float], ...]:
+        """:meth:`levels` of a service priced by its tiers: ``n`` copies of its day (its GPU-hours
+        × ``scale`` over one copy's) are ``floor(n)`` steps at once in each tier, and one step more
+        for the fraction left of each tier's hours (the GPU-hours kept, as :meth:`levels`)."""
+        step = self.gpu_step
+        n = self.gpu_hours[month] * scale / (step * sum(self.tiers))
+        whole = math.floor(n + 1e-9)
+        part = max(0.0, n - whole)
+        out = []
+        for hours in self.tiers:
+            if whole > 0 and hours > 0:
+                out.append((whole * step, hours))
+            if part > 1e-9 and hours > 0:
+                out.append((step, part * hours))
         return tuple(out)
 
 
@@ -563,6 +587,10 @@ class TcoProblem:
                 raise ValueError(f"demand {d.name!r}: gpus_per_run must be > 0")
             if d.gpu_step <= 0 or not math.isfinite(d.gpu_step):
                 raise ValueError(f"demand {d.name!r}: gpu_step must be > 0")
+            if any(not 0 <= t <= HOURS_PER_MONTH for t in d.tiers) or (d.tiers and not sum(d.tiers) > 0):
+                raise ValueError(
+                    f"demand {d.name!r}: tiers must be hours in [0, {HOURS_PER_MONTH:g}], not all 0"
+                )
             if d.busy_hours:
                 if len(d.busy_hours) != self.horizon_months:
                     raise ValueError(

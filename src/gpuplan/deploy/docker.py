@@ -30,6 +30,7 @@ from gpuplan.deploy.engine import (
 )
 from gpuplan.deploy.fabric import fabric, fabric_note
 from gpuplan.deploy.images import base_image_for, registry_note
+from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import (
@@ -458,12 +459,14 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
     host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
+    topology = topology_readme_note(spec)
+    topology = f"\n{topology}\n" if topology else ""
     return f"""# {title}
 
 {runs}
 
 {training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
-{china}
+{topology}{china}
 ```bash
 docker build -t {tag} .
 {run}

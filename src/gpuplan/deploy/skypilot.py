@@ -28,9 +28,11 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.instead import instead
+from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
 from gpuplan.deploy.skyserve import (
+    fallback_words,
     policy_words,
     refuse_shared_gpus,
     replica_gpus,
@@ -159,7 +161,7 @@ def engine_task(spec: LaunchSpec, launch: EngineLaunch) -> dict[str, Any]:
     resources["image_id"] = f"docker:{launch.image}"
     return {
         "name": spec.name,
-        "service": service_section(replica_policy(spec)),
+        "service": service_section(replica_policy(spec), spot=spec.spot),
         "resources": resources,
         "num_nodes": 1,
         # given at launch (`sky serve up --secret HF_TOKEN`), never written here
@@ -324,6 +326,8 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
         words += f"\n\n{picked}"
     elif whole_instance(spec, replica_gpus(spec)):
         words += "\n\n" + _whole_instance_words(spec)
+    if (fallback := fallback_words(spec)) is not None:
+        words += f"\n\n{fallback}"
     name = spec.name
     status = _("the replicas and their state: READY once one passes its probe")
     endpoint = _("the endpoint (the load balancer's URL) and the model it serves")
@@ -394,6 +398,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
     )
     where = _region_note(spec)
     where = f"\n{where}\n" if where else ""
+    topology = topology_readme_note(spec)
+    topology = f"\n{topology}\n" if topology else ""
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
@@ -427,7 +433,7 @@ sky storage delete {bucket}   # {delete}
 {run}
 
 {training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
-{where}{network}"""
+{topology}{where}{network}"""
 
 
 def _region_note(spec: LaunchSpec) -> str:

@@ -20,6 +20,11 @@ the same files are on GitHub under skypilot-org/skypilot at tag v0.14.1):
   by default) or ``downscale_delay_seconds`` (1200 s) (``sky/serve/constants.py``).
 - ``sky/serve/replica_managers.py``: a replica whose probe has not passed ``initial_delay_seconds``
   after its first failed probe is torn down.
+- SkyServe's own documentation, "Using Spot Instances for Serving"
+  (https://docs.skypilot.co/en/latest/serving/spot-policy.html, read 2026-12-06):
+  ``dynamic_ondemand_fallback: true`` starts on-demand replicas while spot ones cannot be had and
+  scales them down once spot ones are back; ``base_ondemand_fallback_replicas`` keeps that many
+  replicas on on-demand instances at all times (both keys of ``replica_policy`` in the schema).
 - SkyServe's own documentation, "Autoscaling" (https://docs.skypilot.co/en/stable/serving/autoscaling.html,
   read 2026-12-05): "each replica receives approximately target_qps_per_replica queries per second".
 
@@ -32,14 +37,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
-from gpuplan.deploy.spec import LaunchSpec, ServingDeployment, latency_share_words, sizing_lengths
+from gpuplan.deploy.spec import (
+    LaunchSpec,
+    ServingDeployment,
+    latency_share_words,
+    on_demand_cost_words,
+    sizing_lengths,
+)
 from gpuplan.errors import DeployError
-from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.messages import N_, _, ngettext
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, replica_load_words
 
 __all__ = [
     "ReplicaPolicy",
+    "fallback_words",
     "policy_words",
     "refuse_shared_gpus",
     "replica_gpus",
@@ -171,12 +183,20 @@ def _replay(spec: LaunchSpec, serving: ServingDeployment) -> str:
     )
 
 
-def service_section(policy: ReplicaPolicy) -> dict[str, Any]:
+def service_section(policy: ReplicaPolicy, *, spot: bool = False) -> dict[str, Any]:
     """The task's ``service:`` section: the engine's health endpoint as the readiness probe, given
-    the weights' loading time, and the replica policy."""
+    the weights' loading time, and the replica policy; on ``spot``, its on-demand fallback
+    (:func:`fallback_words` says why it is as it is)."""
     replicas: dict[str, Any] = {"min_replicas": policy.min_replicas, "max_replicas": policy.max_replicas}
     if policy.target_qps_per_replica is not None:
         replicas["target_qps_per_replica"] = policy.target_qps_per_replica
+    if spot:
+        # Spot capacity that cannot be had (a zone's reclaimed at once, none to relaunch on) is
+        # made up on on-demand replicas, stopped once spot is back: the load stays carried, at the
+        # on-demand price while they run. None kept on-demand at all times: the plan priced its
+        # spare on spot (fallback_words gives the price of keeping it on-demand).
+        replicas["dynamic_ondemand_fallback"] = True
+        replicas["base_ondemand_fallback_replicas"] = 0
     return {
         "readiness_probe": {
             # The engine answers 200 here once its weights are loaded; SkyServe probes the port
@@ -188,6 +208,40 @@ def service_section(policy: ReplicaPolicy) -> dict[str, Any]:
         },
         "replica_policy": replicas,
     }
+
+
+def fallback_words(spec: LaunchSpec) -> str | None:
+    """The README's paragraph on a spot service's on-demand fallback (:func:`service_section`): what
+    it does, what an on-demand replica costs against the spot one, and why no replica is kept
+    on-demand at all times, with what that would cost. None off spot."""
+    if not spec.spot:
+        return None
+    spare = spec.spare_replicas
+    keep = (
+        ngettext(
+            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replica) on spot. Set "
+            "it to {n} to keep the spare on an on-demand instance at all times, where no reclaim takes "
+            "it, at the on-demand price instead of the spot one.",
+            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replicas) on spot. Set "
+            "it to {n} to keep the spare on on-demand instances at all times, where no reclaim takes "
+            "them, at the on-demand price instead of the spot one.",
+            spare,
+        ).format(n=spare)
+        if spare > 0
+        else _(
+            "base_ondemand_fallback_replicas is 0: the plan priced every replica on spot. Set it to the "
+            "replicas to keep on on-demand instances at all times, at the on-demand price."
+        )
+    )
+    return _(
+        "On-demand fallback: task.yaml's replica_policy sets dynamic_ondemand_fallback: true, so while "
+        "spot replicas cannot be had (reclaimed, or no spot capacity to relaunch on) SkyServe starts "
+        'on-demand replicas in their place and stops them once spot ones are back (SkyPilot, "Using '
+        'Spot Instances for Serving", https://docs.skypilot.co/en/latest/serving/spot-policy.html). '
+        "A replica still goes down for as long as its replacement takes to start and load the model, "
+        "and reclaims of several replicas at once (a zone losing its spot capacity) are beyond the "
+        "plan's model. {cost} {keep}"
+    ).format(cost=on_demand_cost_words(spec), keep=keep)
 
 
 def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:

@@ -81,6 +81,7 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad
+from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import (
     COMMITTED_PRICING,
     OptimizerName,
@@ -105,6 +106,7 @@ __all__ = [
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
+    "on_demand_cost_words",
     "peak_ceiling_words",
     "plan_floor_words",
     "refuse_declared_provider",
@@ -360,6 +362,13 @@ class LaunchSpec(BaseModel):
     """A service on spot: the replicas of the spare instance(s) its plan priced against reclaims
     (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
     the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
+    instance_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_RUN_COST_USD)
+    """The plan's price of one instance-hour, USD (its option's ``price_usd_per_hour``); None
+    without a plan."""
+    on_demand_usd_per_instance_hour: float | None = Field(default=None, gt=0, le=MAX_RUN_COST_USD)
+    """A service on spot: the catalog's on-demand price of the same instance type in the same
+    region, USD per hour, as the plan states it (``spot.service.on_demand_usd_per_instance_hour``):
+    what an on-demand fallback replica's instance costs; None where the plan has none (unknown)."""
     disk_size_gb: int = Field(default=256, ge=10)
     host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
     """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
@@ -720,6 +729,10 @@ class LaunchSpec(BaseModel):
             latency_share=_latency_share(opt),
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
+            instance_usd_per_hour=opt.price_usd_per_hour or None,
+            on_demand_usd_per_instance_hour=opt.spot.service.on_demand_usd_per_instance_hour
+            if opt.spot is not None and opt.spot.service is not None
+            else None,
             chosen_because=chosen_because,
             planned=True,
             plan_edited=edited,
@@ -1181,6 +1194,32 @@ def _spare_replicas(option: PlanOption) -> int:
     if service is None:
         return 0
     return service.spare_instances * service.replicas_per_reclaim
+
+
+def on_demand_cost_words(spec: LaunchSpec) -> str:
+    """What an on-demand instance of a spot service's type and region costs against the spot one the
+    plan priced, per hour (the catalog's price, as the plan states it); that it is unknown where the
+    plan has none, never 0."""
+    instance = spec.instance_type or spec.gpu or _("this instance")
+    region = spec.region or _("its region")
+    spot = f"${spec.instance_usd_per_hour:,.3f}/h" if spec.instance_usd_per_hour else _("unknown")
+    if spec.on_demand_usd_per_instance_hour is None:
+        return _(
+            "The plan holds no on-demand price of {instance} in {region}, so what an on-demand replica "
+            "costs is unknown (spot: {spot}): check it before you rely on the fallback."
+        ).format(instance=instance, region=region, spot=spot)
+    od = spec.on_demand_usd_per_instance_hour
+    extra = ""
+    if spec.instance_usd_per_hour:
+        extra = _("; {more} more an hour each, {month} a month").format(
+            more=f"${od - spec.instance_usd_per_hour:,.3f}",
+            month=f"${(od - spec.instance_usd_per_hour) * HOURS_PER_MONTH:,.2f}",
+        )
+    return _(
+        "An on-demand {instance} in {region} costs ${od}/h against {spot} on spot (the catalog's "
+        "on-demand price of the same type and region{extra}); the plan's cost includes no on-demand "
+        "replica: each one costs that while it runs."
+    ).format(instance=instance, region=region, od=f"{od:,.3f}", spot=spot, extra=extra)
 
 
 def spare_words(spec: LaunchSpec) -> str | None:

@@ -27,6 +27,7 @@ from gpuplan.deploy.fabric import fabric_note
 from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
+from gpuplan.deploy.nccl_topology import topology_launch_lines, topology_readme_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
 from gpuplan.errors import DeployError
@@ -286,8 +287,9 @@ def _beside(code: str, note: str) -> str:
     return f"{code}# {first}\n" + "".join(f"#{' ' * (len(code) - 1)}# {line}\n" for line in rest)
 
 
-def _nccl_switches() -> str:
-    """launch.sh's commented-out NCCL switches, each with what it is for."""
+def _nccl_switches(spec: LaunchSpec) -> str:
+    """launch.sh's commented-out NCCL switches, each with what it is for (and the instance's topology
+    file where NCCL needs one: :mod:`gpuplan.deploy.nccl_topology`)."""
     return (
         _rule(_("NCCL: if multi-GPU training hangs or is slow"))
         + _beside(
@@ -312,6 +314,7 @@ def _nccl_switches() -> str:
                 "cards) or NS = through host memory, slower (as NCCL_P2P_DISABLE=1)"
             ),
         )
+        + topology_launch_lines(spec)
         + commented(
             _(
                 "Firewall: nodes must reach each other on MASTER_PORT (rendezvous) and on NCCL's "
@@ -369,7 +372,7 @@ def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
 {commented(what)}set -euo pipefail
 cd "$(dirname "$0")"
 
-{_nccl_switches()}
+{_nccl_switches(spec)}
 {commented(fewer)}NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
 {ckpt}
@@ -476,6 +479,17 @@ def training_model_note(
         notes.append(workers)
     if weights := base_weights_note(spec):
         notes.append(weights)
+    if spec.gradient_checkpointing and spec.model_entry_point:
+        notes.append(
+            _(
+                "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
+                "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the model "
+                "has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint wrapper, "
+                "before DDP or FSDP wrap the model), and says at the start what it wrapped. A model with "
+                "no repeated blocks trains without checkpointing, on more GPU memory than planned, and "
+                "the run warns."
+            )
+        )
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
         notes.append(
             _(
@@ -747,6 +761,8 @@ def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
         "NCCL then\n"
         "goes through host memory, and `gpuplan estimate` counts it so)."
     )
+    if topology := topology_readme_note(spec):
+        nccl += "\n\n" + topology
     return f"""# {title}
 
 {gpus}

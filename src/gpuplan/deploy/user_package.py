@@ -423,7 +423,9 @@ def install_hint(spec: LaunchSpec) -> str:
     Python project: neither 'setup.py' nor 'pyproject.toml' found"; pip documentation, "pip
     install", https://pip.pypa.io/en/stable/cli/pip_install/); ``PYTHONPATH=DIR`` (or ``DIR/src``,
     where the package lies there) for a flat folder of modules. Both, each with its condition, where
-    the folder is not known on this machine. Nothing is followed through a link."""
+    the folder is not known on this machine. Nothing is followed through a link. The folder is
+    named by DIR and its name, never by its path here: that path exists on this machine only, and
+    the machine that runs train.py has the copy the user put there."""
     generic = _(
         "`pip install -e DIR` for a folder with a pyproject.toml or setup.py, or `PYTHONPATH=DIR` for a "
         "plain folder of modules"
@@ -432,13 +434,16 @@ def install_hint(spec: LaunchSpec) -> str:
         return generic
     root = Path(spec.project_dir)
     top_level = spec.model_entry_point.split(":", 1)[0].split(".")[0]
+    folder = os.path.basename(os.path.abspath(root))
     try:
         project = os.open(root, _DIR)
     except OSError:
         return generic  # the project folder is not on this machine
     with _opened(project):
         if any(_kind(project, name) == "file" for name in ("pyproject.toml", "setup.py")):
-            return f"`pip install -e {root}`"
+            return _("`pip install -e DIR`, DIR being that machine's copy of your folder `{folder}`").format(
+                folder=folder
+            )
         here = _kind(project, top_level) == "dir" or _kind(project, f"{top_level}.py") == "file"
         src = _sub(project, "src")
         if src is not None:
@@ -446,7 +451,13 @@ def install_hint(spec: LaunchSpec) -> str:
                 in_src = _kind(src, top_level) == "dir" or _kind(src, f"{top_level}.py") == "file"
         else:
             in_src = False
-    return f"`PYTHONPATH={root / 'src' if in_src and not here else root}`"
+    if in_src and not here:
+        return _("`PYTHONPATH=DIR/src`, DIR being that machine's copy of your folder `{folder}`").format(
+            folder=folder
+        )
+    return _("`PYTHONPATH=DIR`, DIR being that machine's copy of your folder `{folder}`").format(
+        folder=folder
+    )
 
 
 def shipped_package(spec: LaunchSpec, installer: str = DOCKERFILE) -> UserPackage | None:

@@ -113,6 +113,13 @@ class GpuPriceDoc(Document):
     """The staleness limit the catalog was opened with, days."""
     source: str | None = None
     """Where the catalog read the price."""
+    gpus_per_instance: float | None = None
+    """GPUs the offer's instance rents as one; null where the price was not read as an instance's."""
+    price_usd_per_instance_hour: float | None = None
+    """What that instance costs an hour, rented whole: what the job pays where it uses fewer of
+    its GPUs (null as ``gpus_per_instance``)."""
+    job_gpus: int | None = None
+    """The job's GPU count the instance was picked to hold (null as ``gpus_per_instance``)."""
 
 
 class AdviceItem(Document):
@@ -458,6 +465,9 @@ class EstimateRow(Document):
     plausibility: PlausibilityDoc | None = None
     """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
+    advice_left_out: int = Field(default=0, ge=0)
+    """Changes left out of ``advice``: they save under 1 % of the memory needed and still do not fit
+    (8-bit AdamW for a LoRA fine-tune, whose optimizer state is the adapters')."""
     scaling_advice: list[ScalingAdviceItem] = Field(default_factory=list)
     """Where it fits and waits mostly on the network: fewer GPUs or more gradient accumulation,
     each estimated (empty otherwise)."""

@@ -34,6 +34,7 @@ __all__ = [
     "PlanWorkload",
     "ServiceDoc",
     "ServiceSpotDoc",
+    "SpotBandDoc",
     "SpotDoc",
     "UnknownFactDoc",
     "WorkloadData",
@@ -175,6 +176,19 @@ class ServiceSpotDoc(Document):
     spare_interruptions_per_month: float
     """Expected reclaims of the spare in a month (spot too): each takes a replacement, no replica
     goes down; not in ``interruptions_per_month``."""
+    on_demand_usd_per_instance_hour: float | None = None
+    """The catalog's on-demand price of the same instance type in the same region, USD per hour:
+    what an instance of an on-demand fallback replica costs; null where the catalog holds none."""
+
+
+class SpotBandDoc(Document):
+    """One of the catalog's interruption bands for a spot option's instance type and region."""
+
+    band: str
+    source: str
+    """Where it comes from, with its date."""
+    costed: bool
+    """True for the band the option is costed at: the worst its sources give."""
 
 
 class SpotDoc(Document):
@@ -196,6 +210,9 @@ class SpotDoc(Document):
     """Interruptions expected over the option's time (a service: its spare's reclaims too)."""
     service: ServiceSpotDoc | None = None
     """A service's availability on spot; null for a job."""
+    interruption_bands: list[SpotBandDoc] = Field(default_factory=list)
+    """Where the catalog's sources disagree on the instance type's band in its region: every band,
+    the costed (the worst) first; empty where it holds one band or none."""
     restart_min: float | None = None
     """A job: minutes one reclaim costs before its work resumes (a replacement, the checkpoint read
     back and a LoRA/QLoRA job's frozen base read again); null for a service."""

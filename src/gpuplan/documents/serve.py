@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Document
+from gpuplan.documents.base import Document, ExchangeRateDoc
 
 __all__ = [
     "SERVE_SCHEMA_VERSION",
@@ -162,7 +162,15 @@ class SavedPlanItem(Document):
     runs_per_month: int = 1
     """How many times the workload runs in the month (1 for a plan saved without saying)."""
     month_cost_usd: float | None = None
-    """``total_cost_usd`` × ``runs_per_month``: what the plan puts against its month's budget."""
+    """``total_cost_usd`` × ``runs_per_month``: what the plan puts against a month's budget given
+    in US dollars."""
+    month_cost_cny: float | None = None
+    """``month_cost_usd`` in yuan at ``usd_per_cny``, the CNY rate the plan was priced at (prices kept
+    in yuan were converted to dollars at it, so this gives them back as they were), or at the
+    catalog's newest rate for a plan that recorded none: what the plan puts against a month's
+    budget given in yuan. None: cost unknown, or no rate."""
+    usd_per_cny: float | None = None
+    """The CNY rate (US dollars per yuan) the plan was priced at, from its document; None: none."""
     team: str | None = None
     """The team of the token that saved it (its spend counts in that team's budget and the whole
     service's); None: no team (the whole service's only)."""
@@ -195,37 +203,57 @@ class SavedPlansDocument(Document):
 
 
 class TeamBudgetItem(Document):
-    """One team's budget and planned spend in the whole service's budget document."""
+    """One team's budget and planned spend in the whole service's budget document, compared in the
+    currency the team's budget was given in (as :class:`BudgetDocument`'s)."""
 
     team: str
+    currency: Literal["USD", "CNY"] | None = None
+    """The currency the team's budget was given in; None: no budget set for the team this month."""
     budget_usd: float | None
     """None: no budget set for the team this month."""
     budget_cny: float | None = None
-    planned_usd: float
+    planned_usd: float | None
     """The team's planned plans, each plan's cost times its runs, where known."""
+    planned_cny: float | None = None
     unknown_cost_plans: int
     remaining_usd: float | None
+    remaining_cny: float | None = None
     used_pct: float | None
 
 
 class BudgetDocument(Document):
-    """A month's budget and the spend the team's saved plans put against it."""
+    """A month's budget and the spend the team's saved plans put against it.
+
+    The budget is compared in the currency it was given in (``currency``). One given in US dollars
+    is compared with the plans' costs in dollars (``month_cost_usd``). One given in yuan is
+    compared with the plans' costs in yuan (``month_cost_cny``: each plan's dollars at the CNY rate
+    it was priced at, which gives prices kept in yuan back as they were), so that neither the
+    budget nor the spend moves when the rate does; its dollar figures are the yuan ones at one
+    rate, the catalog's newest (``exchange_rate``)."""
 
     schema_version: int = SERVE_SCHEMA_VERSION
     month: str
+    currency: Literal["USD", "CNY"] | None = None
+    """The currency the budget was given in, which ``used_pct`` and the notes count in; None: no
+    budget."""
     budget_usd: float | None
-    """None: no budget set for the month."""
+    """None: no budget set for the month (or one in yuan, and no CNY rate to state it in dollars)."""
     budget_cny: float | None = None
-    """The budget as given in yuan (``budget_usd`` is it at the rate its note states); None: given in
-    US dollars, or no budget."""
-    planned_usd: float
+    """The budget as given in yuan; None: given in US dollars, or no budget."""
+    planned_usd: float | None
     """Sum of the month's planned plans whose cost is known, each plan's cost (one run's) times its
     ``runs_per_month`` (1 unless the plan said otherwise). Cancelled plans are not counted, nor
-    replaced ones: a workload planned again for the month counts once, at its newest plan."""
+    replaced ones: a workload planned again for the month counts once, at its newest plan. For a
+    budget in yuan: ``planned_cny`` at ``exchange_rate``."""
+    planned_cny: float | None = None
+    """For a budget in yuan: the same sum of the plans' ``month_cost_cny``; None otherwise."""
     unknown_cost_plans: int
     """Planned plans whose cost is unknown, not counted in ``planned_usd`` (so it may be more)."""
     remaining_usd: float | None
+    remaining_cny: float | None = None
+    """For a budget in yuan: ``budget_cny`` − ``planned_cny``; None otherwise."""
     used_pct: float | None
+    """The planned spend in per cent of the budget, both in the budget's ``currency``."""
     note: str | None
     set_by: str | None
     set_at: str | None
@@ -236,16 +264,23 @@ class BudgetDocument(Document):
     """For the whole service: each team with a budget or planned plans in the month, its budget and
     spend (the service's budget is its own, not the sum of the teams'); empty for one team's."""
     teams_budget_usd: float | None = None
-    """The sum of every team's budget of the month (each kept in US dollars; one given in yuan at
-    the rate it was kept at), in the whole service's document and in a team's; None: no team has
-    one."""
+    """The sum of every team's budget of the month, added in the whole service's budget's currency
+    (US dollars when it has none; a team's in the other currency at ``exchange_rate``), in the
+    whole service's document and in a team's; None: no team has one."""
+    teams_budget_cny: float | None = None
+    """The same sum in yuan, where the service's budget or a team's is in yuan; None otherwise."""
     over_allocated_usd: float | None = None
     """By how much ``teams_budget_usd`` exceeds the whole service's budget of the month: the teams
     were promised more than the service holds (allowed: not every team spends its budget, and
     ``notes`` says so); None when it does not, or the service has no budget."""
+    over_allocated_cny: float | None = None
+    """The same in yuan, where ``teams_budget_cny`` is given."""
     notes: list[str] = Field(default_factory=list)
     """What the reader should know about the budgets, in their language: the planned spend over
-    this budget (and, in the whole service's, over a team's), by how much; an over-allocation."""
+    this budget (and, in the whole service's, over a team's), by how much, in the budget's
+    currency; an over-allocation."""
+    exchange_rate: ExchangeRateDoc | None = None
+    """The one CNY rate the document converts at where the currencies mix: the catalog's newest."""
 
 
 class PriceChangeItem(Document):

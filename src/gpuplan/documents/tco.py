@@ -24,6 +24,7 @@ __all__ = [
     "TcoMonth",
     "TcoPeak",
     "TcoSensitivity",
+    "TcoTier",
     "TcoUnknownPrice",
     "TcoWithoutStaleSpot",
 ]
@@ -141,6 +142,14 @@ class TcoWithoutStaleSpot(Document):
     savings_pct: float | None
 
 
+class TcoTier(Document):
+    """One step of a service's fleet and the hours a month its day needs it."""
+
+    gpus: float
+    """GPUs of the step: one instance of the plan's, as the autoscaler adds it."""
+    hours_per_month: float
+
+
 class TcoDemand(Document):
     """How one demand was sized."""
 
@@ -148,6 +157,12 @@ class TcoDemand(Document):
     gpu: str
     gpu_hours_total: float
     how: str
+    tiers: list[TcoTier] = Field(default_factory=list)
+    """A service priced as the fleet its day needs, a month (one run): each further step of GPUs and
+    the hours it is needed, busiest first; empty where its GPUs are taken for all its hours (a
+    job, or a service with no ``mean_requests_per_s`` below its peak)."""
+    day_assumed: str = ""
+    """How the service's day was taken, in words (its shape, mean and peak); "" without tiers."""
 
 
 class TcoPeak(Document):
@@ -248,7 +263,10 @@ class TcoDocument(Document):
     all_on_demand_cost_usd: float | None
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
     instances), with what its runs pay besides GPU time in that offer's region; None where a demand
-    has none."""
+    has none. A service priced by its tiers is its autoscaled fleet there too (``autoscaled_baseline``)."""
+    autoscaled_baseline: bool = False
+    """The on-demand baseline holds a service priced by its tiers (``demands[].tiers``): the fleet
+    its day needs, hour by hour, not its peak all month."""
     savings_pct: float | None
     past_horizon_cost_usd: float
     """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""

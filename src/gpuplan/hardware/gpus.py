@@ -410,7 +410,9 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
     n: int | None = None
     if sep:
         if not re.fullmatch(r"[0-9]+", count.strip()) or int(count) < 1:  # ASCII: "²".isdigit()
-            if not (count.isprintable() and any(c.isdigit() for c in count)):
+            if not (count.isprintable() and any(c.isdigit() for c in count)) and not _names_a_gpu(
+                name, count
+            ):
                 # "H100: y\n#" (a tampered plan file) is a name that is no GPU, not a count to fix
                 raise _unknown_gpu(spec)
             raise NotFoundError("GPU count", count, [], hint=N_("write NAME:COUNT with a count of 1 or more"))
@@ -422,6 +424,18 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
                 limit=MAX_GPU_COUNT,
             )
     return resolve_gpu(name), n
+
+
+def _names_a_gpu(name: str, count: str) -> bool:
+    """Whether ``name`` is a GPU and ``count`` a printable word after it: ``A10G:eight`` is a count
+    to fix, as ``A10G:0`` is (it had been "unknown GPU 'A10G:eight'; did you mean 'A10G'?")."""
+    if not (count.strip() and count.isprintable()):
+        return False
+    try:
+        resolve_gpu(name)
+    except NotFoundError:
+        return False
+    return True
 
 
 def _words(name: str) -> list[str]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.catalog.providers import facts as provider_facts
+from gpuplan.catalog.providers.base import NcclTopologyFile
 from gpuplan.i18n import _
 from gpuplan.machine.cpu_checks import check_cpu_threads
 from gpuplan.machine.cuda_compat import CudaCompatStatus, cuda_compat
@@ -26,6 +29,7 @@ from gpuplan.machine.gpu_checks import (
     check_virtualization,
     gpus_of,
 )
+from gpuplan.machine.identify import identify_gpu
 
 __all__ = ["CHECKS", "diagnose"]
 
@@ -462,6 +466,27 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
                 fix=_("Look for 'via P2P/IPC' or 'NVLS' (fast) versus 'via NET/Socket' (slow) in the log"),
             )
         )
+    if multi_gpu and "NCCL_TOPO_FILE" not in env and (topology := _topology_file(facts)) is not None:
+        found.append(
+            Finding(
+                check="nccl_env",
+                severity=Severity.INFO,
+                message=_(
+                    "{gpus} × {gpu}: the GPUs of an AWS {instance}, where NCCL's own detection of the "
+                    "layout can make all-reduce slower than it could be; {reported} ({report})"
+                ).format(
+                    gpus=topology.gpus,
+                    gpu=topology.gpu,
+                    instance=topology.instance,
+                    reported=_(topology.reported),
+                    report=topology.report_url,
+                ),
+                fix=_(
+                    "Download AWS's topology file {file} ({url}) and set NCCL_TOPO_FILE to the path of "
+                    "your copy"
+                ).format(file=topology.file_name, url=topology.url),
+            )
+        )
     if _flag_on(env.get("CUDA_LAUNCH_BLOCKING")):
         found.append(
             Finding(
@@ -493,6 +518,22 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             )
         )
     return found
+
+
+def _topology_file(facts: MachineFacts) -> NcclTopologyFile | None:
+    """The NCCL topology file of the instance this machine's GPUs make: the doctor cannot ask the
+    instance type (the metadata service is the provider's, and not every machine is a cloud's), so
+    it goes by NVML's GPUs, all of one model and as many as the instance has (8 × A10G: only AWS's
+    g5.48xlarge carries them). None: no such instance."""
+    gpus = gpus_of(facts)
+    models = {identify_gpu(g.name, memory_bytes=g.memory_total_bytes) for g in gpus}
+    if len(models) != 1 or (model := models.pop()) is None:
+        return None
+    for provider in PROVIDERS.values():
+        for known in provider_facts(provider).nccl_topology_files:
+            if known.gpu == model.id and known.gpus == len(gpus):
+                return known
+    return None
 
 
 #: Every check, in the order the report shows them.

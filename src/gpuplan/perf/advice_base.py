@@ -3,7 +3,7 @@ configuration that does not fit (with the estimate of a changed one)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,12 @@ from gpuplan.profile.model import Profile
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
 
-__all__ = ["Advice", "Current", "Setup"]
+__all__ = ["Advice", "Current", "Retrace", "Setup"]
+
+#: Traces the workload with settings changed (``activation_checkpointing: full``, ``loss``,
+#: ``optimizer``, ``batch_size``, ``gradient_accumulation``, as the workload file names them) and
+#: gives its profile: what ``gpuplan estimate`` of the workload written with the change reads.
+Retrace = Callable[[Mapping[str, "str | int"]], Profile]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +54,8 @@ class Advice:
     action: str
     """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
     ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
-    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights``, ``share_gpu`` (fewer replicas to a GPU),
+    ``zero2``, ``fsdp``, ``lora``, ``qlora``, ``shorter_seq_len``, ``bf16_weights``, ``share_gpu`` (fewer
+    replicas to a GPU),
     ``bigger_gpu``, or ``combined`` (several of them together: :attr:`changes`)."""
     summary: str
     """One line saying what to change."""
@@ -91,6 +97,9 @@ class Setup:
     """GPUs the catalog has offers of, each with its lowest on-demand price per GPU-hour and the
     offer it is from (:func:`gpuplan.catalog.query.on_demand_gpu_hours`; None: not looked up);
     None: not checked (every GPU may be suggested)."""
+    retrace: Retrace | None = None
+    """Traces the workload with a change applied, so that a change the workload file can state is
+    costed on the profile its applied estimate reads (None: derived from this profile alone)."""
 
     @property
     def profile(self) -> Profile:

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpuplan.errors import EstimateError
+from gpuplan.errors import EstimateError, GpuplanError
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
-from gpuplan.perf.advice_base import Advice, Current, Setup
+from gpuplan.perf.advice_base import Advice, Current, Retrace, Setup
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
@@ -25,27 +25,33 @@ from gpuplan.vocab import LossKind
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
 
-__all__ = ["Advice", "Current", "advise"]
+__all__ = ["NEGLIGIBLE_SAVING", "Advice", "Current", "advise", "without_negligible"]
 
 #: Families where LoRA (low-rank adapters on linear layers) is the usual fine-tuning method.
 _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit"})
 #: Without a layer structure, checkpointing every residual stage keeps ≈1/4 of activations
 #: (rough: ResNet-style nets have 4 stages; torch.utils.checkpoint_sequential with √n segments).
 _GENERIC_CHECKPOINT_KEEP = 0.25
-#: How far a change departs from the workload as written, by its action: 1 changes the numerics
-#: (8-bit optimizer moments, bf16 weights and optimizer state: every weight still trains, with
-#: other rounding, which may change the result), 2 changes the method (LoRA trains adapters, not
-#: the weights). Every other change keeps the update the workload makes: micro-batches with
-#: accumulation keep the global batch (BatchNorm's statistics are the one thing taken over the
-#: smaller micro-batch), checkpointing recomputes the same activations, a fused optimizer, a
-#: lighter loss and sharding compute the same sums (sharding over more GPUs keeps each GPU's
-#: micro-batch, ``batch_size`` being per GPU, so the global batch grows with the count, as in any
-#: GPU count the estimate compares; it ranks after the changes on the workload's own GPUs), a
-#: bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside
-#: backward makes the same step (a clip of the global gradient norm, which needs every gradient at
-#: once, is what it cannot do). The advice lists changes that keep the workload before those that
-#: alter it, never hiding the latter.
-_ALTERS = {"adamw_8bit": 1, "paged_adamw_8bit": 1, "bf16_weights": 1, "lora": 2}
+#: How far a change departs from the workload as written, by its action: 1 changes the numerics (8-bit
+#: optimizer moments, bf16 weights and optimizer state: every weight still trains, with other rounding, which
+#: may change the result; a 4-bit base, QLoRA, rounds the frozen weights the adapters train against), 2
+#: changes the method (LoRA trains adapters, not the weights; shorter samples train on other data). Every
+#: other change keeps the update the workload makes: micro-batches with accumulation keep the global batch
+#: (BatchNorm's statistics are the one thing taken over the smaller micro-batch), checkpointing recomputes
+#: the same activations, a fused optimizer, a lighter loss and sharding compute the same sums (sharding over
+#: more GPUs keeps each GPU's micro-batch, ``batch_size`` being per GPU, so the global batch grows with the
+#: count, as in any GPU count the estimate compares; it ranks after the changes on the workload's own GPUs),
+#: a bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside backward makes
+#: the same step (a clip of the global gradient norm, which needs every gradient at once, is what it cannot
+#: do). The advice lists changes that keep the workload before those that alter it, never hiding the latter.
+_ALTERS = {
+    "adamw_8bit": 1,
+    "paged_adamw_8bit": 1,
+    "bf16_weights": 1,
+    "qlora": 1,
+    "lora": 2,
+    "shorter_seq_len": 2,
+}
 #: GPU counts tried for ZeRO/FSDP, as multiples of the configuration's own count.
 _WORLD_MULTIPLES = (1, 2, 4, 8)
 _MAX_WORLD = 64
@@ -195,12 +201,39 @@ def _checkpointed(st: Setup, p: Profile) -> tuple[Profile, str] | None:
     )
 
 
+def _traced(st: Setup, changes: Mapping[str, str | int]) -> Profile | None:
+    """The profile of the workload traced with ``changes`` applied, where the advisor was given a
+    tracer and the trace runs; None otherwise (the advice is then derived from the breakdown)."""
+    if st.retrace is None:
+        return None
+    try:
+        return st.retrace(changes)
+    except GpuplanError:
+        return None  # the changed workload does not trace: the derived figure stands, said so
+
+
+def _traced_words(changes: Mapping[str, str | int]) -> str:
+    return _("traced with {settings} applied: the estimate of the workload written with them").format(
+        settings=_("; ").join(f"{k}: {v}" for k, v in changes.items())
+    )
+
+
+#: The workload setting each action of the advice changes, as the workload file writes it.
+_CHECKPOINT_FULL: dict[str, str | int] = {"activation_checkpointing": "full"}
+
+
 def _checkpointing(st: Setup) -> Advice | None:
     p = st.profile
     found = _checkpointed(st, p)
     if found is None:
         return None
     changed, derivation = found
+    # The figure is the applied estimate's: the block-level keep and a whole forward's recompute
+    # had given an 8B LoRA 39.3 GiB and 19.2 s where the workload written with checkpointing is
+    # estimated at 44.1 GiB and 17.7 s (its logits are not recomputed, and are kept).
+    traced = _traced(st, _CHECKPOINT_FULL)
+    if traced is not None:
+        changed, derivation = traced, _traced_words(_CHECKPOINT_FULL)
     return st.advice(
         st.run(changed),
         action="gradient_checkpointing",
@@ -315,7 +348,12 @@ _LIGHTER_LOSSES = (
     (
         LossKind.FUSED_LINEAR,
         "fused_linear_loss",
-        N_("fused linear cross-entropy (Liger), loss: fused-linear"),
+        # Liger's LigerFusedLinearCrossEntropyLoss (linkedin/Liger-Kernel, github.com/linkedin/
+        # Liger-Kernel): not in PyTorch or transformers, a package to install and patch in.
+        N_(
+            "fused linear cross-entropy, loss: fused-linear (needs the Liger kernels: "
+            "pip install liger-kernel, and its loss patched into your model)"
+        ),
     ),
 )
 
@@ -473,6 +511,55 @@ def _sharding(st: Setup) -> list[Advice]:
     return out
 
 
+#: QLoRA as the workload file states it (Dettmers et al., "QLoRA: Efficient Finetuning of Quantized
+#: LLMs", arXiv 2305.14314, 2023: NF4 base weights with double quantization).
+_QLORA: dict[str, str | int] = {"quantization": "nf4", "double_quantization": 1}
+
+
+def _qlora(st: Setup) -> Advice | None:
+    """A LoRA fine-tune's frozen base in 4 bits (QLoRA): traced with the workload's ``lora`` block
+    given ``quantization: nf4`` and double quantization, so its figures are the applied estimate's;
+    offered only with a tracer (how bitsandbytes' 4-bit matmul keeps its input is the trace's, not a
+    formula's)."""
+    p = st.profile
+    if not st.current.lora or p.base_quantization != "none" or p.task == "infer":
+        return None
+    traced = _traced(st, _QLORA)
+    if traced is None:
+        return None
+    return st.advice(
+        st.run(traced),
+        action="qlora",
+        summary=_(
+            "QLoRA: the frozen base in 4 bits (model.lora.quantization: nf4, double_quantization: true; "
+            "bitsandbytes)"
+        ),
+        derivation=_traced_words({"model.lora.quantization": "nf4", "double_quantization": "true"}),
+    )
+
+
+def _shorter_seq_len(st: Setup) -> Advice | None:
+    """Half the sequence length, for a sequence model that trains: traced with ``inputs.seq_len``
+    halved. Only the user knows whether their data allows it (samples cut or packed shorter train on
+    other data), so the row says so and ranks with the changes that alter the workload."""
+    p = st.profile
+    if p.task == "infer" or not p.seq_len or p.seq_len < 256 or p.shape.family not in _TRANSFORMER_FAMILIES:
+        return None
+    half = p.seq_len // 2
+    traced = _traced(st, {"seq_len": half})
+    if traced is None:
+        return None
+    return st.advice(
+        st.run(traced),
+        action="shorter_seq_len",
+        summary=_(
+            "inputs.seq_len: {half} instead of {was}, if your data allows (samples cut or packed shorter)"
+        ).format(half=half, was=p.seq_len),
+        derivation=_traced_words({"inputs.seq_len": half})
+        + _("; a step then trains on half the tokens: compare job times, not step times"),
+    )
+
+
 def _lora(st: Setup) -> Advice | None:
     """LoRA adapters in place of a full fine-tune: only for ``task: finetune`` — a pre-train
     (``train``) starts from random weights, with no trained base whose weights adapters could
@@ -604,12 +691,13 @@ def _bigger_gpu(st: Setup) -> Advice | None:
             continue  # that GPU lacks a dtype path the workload needs
         if e.fits:
             # Offered GPUs first (a GPU nobody rents out is no way to run the job); among them the
-            # cheapest step at the catalog's lowest on-demand price, then those of no known price
-            # (never first for a price not known); then the smallest memory, then the fastest.
+            # cheapest step at what the job pays an hour (the cheapest on-demand instance holding
+            # its GPUs, whole), then those of no known price (never first for a price not known);
+            # then the smallest memory, then the fastest.
             unoffered = st.offered is not None and g.id not in st.offered
             price = None if st.offered is None else st.offered.get(g.id)
-            hourly = None if price is None else price.price_usd_per_gpu_hour
-            cost = None if hourly is None else hourly * st.count * e.step_time_s / 3600.0
+            hourly = None if price is None else price.job_usd_per_hour(st.count)
+            cost = None if hourly is None else hourly * e.step_time_s / 3600.0
             fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, price, e))
     if not fitting:
         return None
@@ -630,8 +718,9 @@ def _bigger_gpu(st: Setup) -> Advice | None:
         gpu_price=None if unoffered else price,
         derivation=_(
             "same workload estimated on every larger GPU that fits: the one whose step costs least at "
-            "the catalog's lowest on-demand price per GPU-hour, those offered first and those of no "
-            "known price after; then the smallest memory, then the fastest"
+            "what the job pays an hour (the cheapest on-demand instance that holds its GPUs, rented "
+            "whole), those offered first and those of no known price after; then the smallest "
+            "memory, then the fastest"
         ),
     )
 
@@ -669,7 +758,10 @@ def _combined(st: Setup) -> Advice | None:
                     found = _lighter_peak(st, changed, kind)
                     if found is not None:
                         changed = replace(changed, peak=found[0])
-                        parts.append((action, changed, f"loss: {kind.value}", found[1]))
+                        setting = f"loss: {kind.value}"
+                        if kind is LossKind.FUSED_LINEAR:
+                            setting += " " + _("(needs the Liger kernels)")
+                        parts.append((action, changed, setting, found[1]))
                         now = replace(now, loss=kind.value)
                         break
                 else:
@@ -685,24 +777,41 @@ def _combined(st: Setup) -> Advice | None:
         if not complete or not parts:
             continue  # a change this set needs does not apply; the set without it was tried
         sub = Setup(
-            request=st.request.changed(profile=changed), base=st.base, current=now, offered=st.offered
+            request=st.request.changed(profile=changed),
+            base=st.base,
+            current=now,
+            offered=st.offered,
+            retrace=st.retrace,
         )
         settings = [setting for _a, _p, setting, _d in parts]
         derivations = [d for _a, _p, _s, d in parts]
         actions = tuple(a for a, _p, _s, _d in parts)
         e = sub.run(changed) if len(parts) > 1 else None  # one change alone was tried as it is
+        accum = None
         if e is None or not e.fits:
             found_mb = _micro_batch_fit(sub)
             if found_mb is None:
                 continue
             e, b, k = found_mb
-            settings.append(f"inputs.batch_size: {b}, gradient_accumulation: {st.accum * k}")
+            accum = st.accum * k
+            settings.append(f"inputs.batch_size: {b}, gradient_accumulation: {accum}")
             derivations.append(
                 _micro_batch_derivation(
                     _("micro-batch × gradient accumulation"), b, is_optimizer_step_peak(changed.peak)
                 )
             )
             actions += ("micro_batch",)
+        # A lighter loss's or 8-bit state's effect on the step time is not derived …
+        timed = not {"adamw_8bit", "chunked_loss", "fused_linear_loss"} & set(actions)
+        # … but the workload traced with the set applied has one, and it is the figure the
+        # workload written with them is estimated at (the combined row had shown no step time
+        # where the applied estimate is 38 % slower than the workload as written).
+        applied = _set_changes(actions, now, p.batch_size if accum is None else b, accum)
+        traced = _traced(st, applied)
+        if traced is not None:
+            e = st.run(traced, accum=accum)
+            derivations = [_traced_words(applied)]
+            timed = True
         return st.advice(
             e,
             action="combined",
@@ -712,11 +821,49 @@ def _combined(st: Setup) -> Advice | None:
                 else _("together: {settings}")
             ).format(settings=_("; ").join(settings)),
             derivation=" + ".join(derivations),
-            # A lighter loss's or 8-bit state's effect on the step time is not derived.
-            timed=not {"adamw_8bit", "chunked_loss", "fused_linear_loss"} & set(actions),
+            timed=timed,
             changes=actions,
         )
     return None
+
+
+def _set_changes(
+    actions: tuple[str, ...], now: Current, batch_size: int, accum: int | None
+) -> dict[str, str | int]:
+    """The workload settings a combined row's ``actions`` change, as the workload file writes them."""
+    out: dict[str, str | int] = {}
+    if "gradient_checkpointing" in actions:
+        out.update(_CHECKPOINT_FULL)
+    if {"chunked_loss", "fused_linear_loss"} & set(actions):
+        out["loss"] = now.loss
+    if "adamw_8bit" in actions:
+        out["optimizer"] = now.optimizer
+    if accum is not None:
+        out["batch_size"], out["gradient_accumulation"] = batch_size, accum
+    return out
+
+
+#: A change that leaves the workload out of memory and saves less than this share of what it
+#: needs is left out of the advice: 8-bit AdamW's 0.1 GiB of an 8B LoRA's 153 (its optimizer
+#: state is the adapters') had been listed beside checkpointing's 100.
+NEGLIGIBLE_SAVING = 0.01
+
+
+def without_negligible(advice: tuple[Advice, ...], base: Estimate) -> tuple[tuple[Advice, ...], int]:
+    """``advice`` without the changes on the workload's own GPUs that still do not fit and save
+    under :data:`NEGLIGIBLE_SAVING` of the memory it needs (``base``), and how many were left out.
+    A change that fits, or another GPU or count, is always kept."""
+    need = base.memory.required_gib
+    kept = tuple(
+        a
+        for a in advice
+        if a.fits
+        or a.gpu != base.gpu
+        or a.gpu_count != base.gpu_count
+        or a.required_gib is None
+        or need - a.required_gib >= NEGLIGIBLE_SAVING * need
+    )
+    return kept, len(advice) - len(kept)
 
 
 def advise(
@@ -724,6 +871,7 @@ def advise(
     *,
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
+    retrace: Retrace | None = None,
 ) -> tuple[Advice, ...]:
     """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``: those that
     fit first; among them those that keep what the workload trains and its numerics before those
@@ -739,13 +887,21 @@ def advise(
     does (none of it is suggested again); ``offered``: the GPUs the catalog has offers of, with
     their lowest on-demand price per GPU-hour and the offer it is from (another GPU is suggested
     among them first, the one whose step costs least, its price quoted with its place and age, and
-    labelled "not offered in the catalog" otherwise).
+    labelled "not offered in the catalog" otherwise); ``retrace``: traces the workload with a change
+    applied, so that checkpointing and the combined changes are costed on the profile the workload
+    written with them is (its figures are then the applied estimate's; without it, derived).
     A change "fits" by the estimate's own verdict (``required_gib`` ≤ ``capacity_gib``), which each
     advice carries beside the nvidia-smi figure.
     """
     request = request.changed(calibration=request.calibration or load_calibration())
     gpu, count = request.gpu, request.count
-    st = Setup(request=request, base=run_estimate(request), current=current or Current(), offered=offered)
+    st = Setup(
+        request=request,
+        base=run_estimate(request),
+        current=current or Current(),
+        offered=offered,
+        retrace=retrace,
+    )
     candidates: list[Advice | None] = [
         _micro_batch(st),
         _checkpointing(st),
@@ -754,6 +910,8 @@ def advise(
         _optimizer_in_backward(st),
         *_lighter_loss(st),
         _lora(st),
+        _qlora(st),
+        _shorter_seq_len(st),
         _bf16_weights(st),
         *_sharding(st),
         _fewer_to_a_gpu(st),
@@ -761,7 +919,10 @@ def advise(
     ]
     found = [a for a in candidates if a is not None]
     # Where no one change fits the workload's own GPUs, several together may (before more GPUs).
-    fits_here = any(a.fits and a.gpu == gpu.id and a.gpu_count == count for a in found)
+    # (Shorter samples are the user's call on their data, not a way to run the workload as written.)
+    fits_here = any(
+        a.fits and a.gpu == gpu.id and a.gpu_count == count and a.action != "shorter_seq_len" for a in found
+    )
     if not fits_here and (both := _combined(st)) is not None:
         found.append(both)
 

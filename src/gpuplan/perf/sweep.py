@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
-from gpuplan.perf.advisor import Advice, Current, advise
+from gpuplan.perf.advice_base import Retrace
+from gpuplan.perf.advisor import Advice, Current, advise, without_negligible
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, serving_estimate
@@ -51,6 +52,9 @@ class EstimateOutcome:
     """None when ``error`` says why the workload cannot run there."""
     advice: tuple[Advice, ...] = ()
     """Changes that make it fit; empty when it fits."""
+    advice_left_out: int = 0
+    """Changes left out of ``advice`` for saving under 1 % of the memory needed while still not
+    fitting (:func:`gpuplan.perf.advisor.without_negligible`)."""
     scaling: tuple[ScalingAdvice, ...] = ()
     """Where it fits and its step mostly waits on collectives: changes that make it faster
     (:mod:`gpuplan.perf.scaling`); empty otherwise."""
@@ -68,6 +72,7 @@ def _one(
     with_advice: bool,
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
+    retrace: Retrace | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
@@ -76,9 +81,12 @@ def _one(
         # The line as the user reads it, in the current language like the rest of the estimate.
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(e))
     advice: tuple[Advice, ...] = ()
+    left_out = 0
     scaling: tuple[ScalingAdvice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(request, current=current, offered=offered)
+        advice, left_out = without_negligible(
+            advise(request, current=current, offered=offered, retrace=retrace), est
+        )
     elif with_advice:
         scaling = scaling_advice(request, est)
     dec = srv = None
@@ -112,7 +120,14 @@ def _one(
                 tpot_target_s=serving.tpot_p95_s,
             )
     return EstimateOutcome(
-        gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, scaling=scaling, decode=dec, serving=srv
+        gpu=gpu.id,
+        gpu_count=count,
+        estimate=est,
+        advice=advice,
+        advice_left_out=left_out,
+        scaling=scaling,
+        decode=dec,
+        serving=srv,
     )
 
 
@@ -123,12 +138,15 @@ def estimate_all(
     with_advice: bool = True,
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
+    retrace: Retrace | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
     ``current``: what the workload already does (never advised again); ``offered``: the GPUs the
     catalog has offers of, each with its lowest on-demand price per GPU-hour and where and when it
-    is from (the advisor suggests another GPU among them first, and quotes that price).
+    is from (the advisor suggests another GPU among them first, and quotes that price);
+    ``retrace``: traces the workload with a change applied (the advice's checkpointing and combined
+    changes are then costed on that profile, as the workload written with them is).
 
     A request without a calibration gets the one shipped in the package (loaded once);
     ``serving``: the request load an inference deployment must carry."""
@@ -139,6 +157,13 @@ def estimate_all(
             cal = cal or load_calibration()
             request = request.changed(calibration=cal)
         outcomes.append(
-            _one(request, serving=serving, with_advice=with_advice, current=current, offered=offered)
+            _one(
+                request,
+                serving=serving,
+                with_advice=with_advice,
+                current=current,
+                offered=offered,
+                retrace=retrace,
+            )
         )
     return tuple(outcomes)

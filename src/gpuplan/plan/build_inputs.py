@@ -35,7 +35,7 @@ from gpuplan.plan.input_types import (
 from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import band_source
+from gpuplan.plan.spot import offer_band
 from gpuplan.vocab import PRICING_RULES, Precision
 
 if TYPE_CHECKING:
@@ -166,8 +166,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 p.network_kind or "",
                 p.billing_granularity_s,
                 p.min_billing_s,
-                p.interruption_band or "",
-                band_source(p.term, p.source, p.as_of) if p.interruption_band else "",
+                *offer_band(p.interruption_band, p.term, p.source, p.as_of),
                 tuple(p.compliance),
                 tuple(p.compliance_claimed),
                 p.confidence or "low",

@@ -16,8 +16,17 @@ from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
-from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceFigures, ServiceSpotRisk, SpotRisk
+from gpuplan.plan.result import (
+    CostBreakdown,
+    CostItem,
+    Option,
+    ServiceFigures,
+    ServiceSpotRisk,
+    SpotBand,
+    SpotRisk,
+)
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.plan.spot import SpotRate
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -340,6 +349,31 @@ _DOWN_WORDS = N_(
 )
 
 
+def _bands(rate: SpotRate) -> tuple[SpotBand, ...]:
+    """The catalog's disagreeing bands behind ``rate``, the costed first (none where they agree)."""
+    if rate.band is None or not rate.other_bands:
+        return ()
+    return (
+        SpotBand(band=rate.band, source=rate.band_source or "", costed=True),
+        *(SpotBand(band=b, source=src, costed=False) for b, src in rate.other_bands),
+    )
+
+
+def _on_demand_usd_per_hour(ctx: PlanContext, row: PlanOffer) -> float | None:
+    """The catalog's on-demand price of ``row``'s instance type in its region (any of its zones:
+    the highest), USD per hour: what an on-demand fallback instance costs; None where it holds none."""
+    o = ctx.offers
+    mask = (
+        (o.pricing == "on_demand")
+        & (o.provider == row.provider)
+        & (o.region == row.region)
+        & (o.instance_type == row.instance_type)
+    )
+    per_hour = o.price_usd[mask] / o.unit_hours[mask]
+    per_hour = per_hour[np.isfinite(per_hour) & (per_hour > 0)]
+    return float(per_hour.max()) if per_hour.size else None
+
+
 def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
     """A service's spot option: reclaims a month (the spare's too), the replicas they take down and
     for how long, and whether the load target holds with the spare the price includes."""
@@ -357,6 +391,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
         gb=f"{job.weights_gb:.1f}",
         gbps=f"{job.checkpoint_write_gbps:g}",
     )
+    row = ctx.offers.row(int(ctx.cands.offer[int(c.idx[j])]))
     # The spare is a spot instance too: the option's reclaims, and the time between them, count it.
     instances = nodes + int(s.spare_instances[j])
     return SpotRisk(
@@ -381,7 +416,9 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
             spare_usd=float(c.spot_overhead_usd[j]),
             below_target_share_with_spare=float(s.below_target_share_with_spare[j]),
             spare_interruptions_per_month=float(s.spare_interruptions[j]) / months,
+            on_demand_usd_per_instance_hour=_on_demand_usd_per_hour(ctx, row),
         ),
+        interruption_bands=_bands(rate),
     )
 
 
@@ -473,6 +510,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             expected_interruptions=float(c.interruptions[j]),
             restart_min=restart_h * 60.0,
             restart_assumed=_restart_words(job),
+            interruption_bands=_bands(rate),
         )
         if deadline is not None:
             started = float(cands.work_h[i]) + setup_h

@@ -100,6 +100,10 @@ class ServiceSpotRisk:
     spare_interruptions_per_month: float
     """Expected reclaims of the spare in a month: it is spot too, and each takes a replacement
     (no replica goes down; not in ``interruptions_per_month``)."""
+    on_demand_usd_per_instance_hour: float | None = None
+    """The catalog's on-demand price of the same instance type in the same region, USD per hour:
+    what an instance of an on-demand fallback replica costs (SkyServe's ``dynamic_ondemand_fallback``);
+    None where the catalog holds none (unknown, never 0)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,6 +163,17 @@ class ServiceFigures:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SpotBand:
+    """One of the catalog's interruption bands for a spot option's instance type and region."""
+
+    band: str
+    source: str
+    """Where it comes from, with its date."""
+    costed: bool
+    """True for the band the option is costed at: the worst its sources give."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SpotRisk:
     """How a spot option's time and cost were derived (see ``plan/spot.py``)."""
 
@@ -183,6 +198,9 @@ class SpotRisk:
     back and a LoRA/QLoRA job's frozen base read again); None for a service (``service``)."""
     restart_assumed: str | None = None
     """How ``restart_min`` adds up (its parts are assumptions), in words; None for a service."""
+    interruption_bands: tuple[SpotBand, ...] = ()
+    """Where the catalog's sources disagree on the instance type's band in its region: every band,
+    the costed (the worst) first; empty where it holds one band or none."""
     resume_chunk_min: float | None = None
     """Batch inference: minutes of work in one output chunk, which a reclaimed shard of the batch job
     ``gpuplan deploy`` writes runs again at most (it resumes by chunks:

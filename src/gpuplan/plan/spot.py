@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -48,11 +48,15 @@ from gpuplan.units import BATCH_CHUNK_BATCHES
 __all__ = [
     "BATCH_CHUNK_BATCHES",
     "DEFAULT_SPOT_RATE",
+    "OTHER_BANDS_KEY",
+    "PUBLISHED_BAND_MAX",
     "ServiceSpot",
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
     "deadline_miss_probability",
+    "offer_band",
+    "offer_rate",
     "range_miss_probability",
     "restart_from_scratch",
     "restart_miss_probability",
@@ -84,6 +88,9 @@ class SpotRate:
     then the unknown-rate assumption, as the band publishes no upper bound."""
     band_source: str | None = None
     """Where the band comes from, with its date (:func:`band_source`); None: not said."""
+    other_bands: tuple[tuple[str, str], ...] = ()
+    """The catalog's other bands for the same instance type and region, (band, its source and date)
+    each, where its sources disagree: ``band`` is the worst of them (:func:`offer_band`)."""
 
     def shown(self) -> str:
         """``source`` in the user's language (a catalog band as :func:`rates_shown` words it)."""
@@ -127,7 +134,19 @@ def spot_default(provider: str) -> SpotRate:
     )
 
 
-_BAND_SOURCE = "interruption band {band!r} per month from the catalog ({source}), upper bound of the band"
+_BAND_SOURCE = (
+    "interruption band {band!r} per month from the catalog ({source}), costed at {share} a month: the band's "
+    "upper bound as AWS's Spot Instance Advisor feed publishes it"
+)
+
+#: The upper bound of each closed band, in % a month, as AWS's Spot Instance Advisor feed publishes
+#: it (its ``ranges``, each with a ``max``: AWS, "Spot Instance Advisor" data feed,
+#: https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json, copy of 2025-06-28 in
+#: github.com/alexei-led/spotinfo internal/spot/data/spot-advisor-data.json @5bdc33c). The feed's
+#: bound is above the label's ('5-10%' has max 11), so the label's figure would cost the band below
+#: what its publisher allows. A label the feed does not list is costed at its own largest figure.
+#: '>20%' (max 100) is open: :func:`band_rate_per_hour` costs it as an unknown rate.
+PUBLISHED_BAND_MAX = {"<5%": 5.0, "5-10%": 11.0, "10-15%": 16.0, "15-20%": 22.0}
 
 #: Said of a band whose source the caller does not give.
 _SOURCE_NOT_SAID = N_("its offer's interruption_band_source")
@@ -147,17 +166,94 @@ def band_source(term: Mapping[str, Any] | None, price_source: str | None, as_of:
     return ""
 
 
+#: A spot price's term key listing the bands other sources give for the same instance type and
+#: region, where they differ from the row's own: ``[{"band", "source", "as_of"}]`` (the shipped
+#: snapshot writes AWS's Spot Instance Advisor feed's band beside instances.vantage.sh's).
+OTHER_BANDS_KEY = "other_interruption_bands"
+
+#: Joins a band's source to the other bands in one string (a table column, :func:`spot_rates`).
+_OTHER_SEP, _PAIR_SEP = "\x1d", "\x1e"
+
+_WORSE_SOURCE = "{source}; the worst of the catalog's bands for this instance type and region: {others}"
+_WORSE_SHOWN = N_(
+    "where the catalog's sources disagree on an instance type's band in a region, the worse is costed: "
+    "{source} over {other} ({pairs})"
+)
+#: One band costed over another source's for the same instance type and region.
+_OVER = N_("{band} for {other}")
+
+
+def _band_severity(band: str) -> float:
+    """How bad a band is: the rate it is costed at (an open band's unknown rate the worst); −1 when
+    unreadable."""
+    rate = band_rate_per_hour(band)
+    return -1.0 if rate is None else rate.per_hour
+
+
+def offer_band(
+    band: str | None, term: Mapping[str, Any] | None, price_source: str | None, as_of: str | None
+) -> tuple[str, str]:
+    """The band an offer's spot price is costed at and where it comes from (a string for the offers
+    table's ``interruption_band_source``, read back by :func:`spot_rates`): the worst of the row's
+    own band and those the term says other sources give (:data:`OTHER_BANDS_KEY`). Unknown is never
+    the best case: where two sources disagree (instances.vantage.sh's 2025-11-30 compilation says
+    '5-10%' of us-east-2 g6e.xlarge, AWS's advisor feed of 2025-06-28 '>20%'), the worse is costed
+    and both are named. ("", "") when the row has no band."""
+    if not band:
+        return "", ""
+    own = band_source(term, price_source, as_of)
+    listed = (term or {}).get(OTHER_BANDS_KEY) or []
+    others = []
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, Mapping) and isinstance(item.get("band"), str) and item["band"] != band:
+            src = str(item.get("source") or "")
+            day = str(item.get("as_of") or "")
+            others.append((item["band"], src if not day or day in src else f"{src}, {day}"))
+    if not others:
+        return band, own
+    every = [(band, own), *others]
+    worst = max(every, key=lambda x: _band_severity(x[0]))  # the first on a tie: the row's own
+    rest = [x for x in every if x is not worst]
+    return worst[0], _OTHER_SEP.join([worst[1], *(f"{b}{_PAIR_SEP}{src}" for b, src in rest)])
+
+
+def offer_rate(
+    band: str | None,
+    term: Mapping[str, Any] | None,
+    price_source: str | None,
+    as_of: str | None,
+    provider: str,
+) -> SpotRate:
+    """The spot rate of one catalog price: its worst band (:func:`offer_band`), else its provider's
+    stated default."""
+    chosen, source = offer_band(band, term, price_source, as_of)
+    return (band_rate_per_hour(chosen, source) if chosen else None) or spot_default(provider)
+
+
 def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
     """Per-instance-hour rate for a monthly interruption band, or None if the band is unreadable.
 
     The band is the share of instances interrupted over a month (AWS: "the rate at which Spot has
-    reclaimed capacity during the trailing month"). We take the band's upper bound p (conservative)
+    reclaimed capacity during the trailing month"). We take the band's upper bound p (conservative),
+    as the advisor feed publishes it (:data:`PUBLISHED_BAND_MAX`; else the label's largest figure),
     and convert with a Poisson process: P(no interruption in 730 h) = 1 − p, so
-    λ = −ln(1 − p) / 730. e.g. "5-10%": p = 0.10, λ = 0.10536 / 730 = 1.443e-4 per hour.
+    λ = −ln(1 − p) / 730. e.g. "5-10%": p = 0.11, λ = 0.11653 / 730 = 1.5963e-4 per hour.
     An open band ">X%" has no upper bound: it is costed as an unknown rate is (one interruption per
     24 instance-hours, :data:`DEFAULT_SPOT_RATE`), with X % a month as its best case — a bound read
     into it (it once was 2·X) would make the riskiest band look 60× safer than no band at all.
     """
+    if source and _OTHER_SEP in source:
+        own, *rest = source.split(_OTHER_SEP)
+        rate = band_rate_per_hour(band, own)
+        if rate is None:
+            return None
+        others = tuple((b, src) for b, _sep, src in (r.partition(_PAIR_SEP) for r in rest))
+        words = ", ".join(f"{b!r} from {src}" for b, src in others)
+        return replace(
+            rate,
+            source=rate.source.replace(f"({own})", f"({_WORSE_SOURCE.format(source=own, others=words)})", 1),
+            other_bands=others,
+        )
     text = band.strip().replace(" ", "")
     numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
     if not numbers:
@@ -176,10 +272,10 @@ def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
             best_per_hour=-math.log1p(-low) / HOURS_PER_MONTH,
             band_source=source or None,
         )
-    p = min(max(numbers), 99.0) / 100.0
+    p = min(PUBLISHED_BAND_MAX.get(text, max(numbers)), 99.0) / 100.0
     return SpotRate(
         per_hour=-math.log1p(-p) / HOURS_PER_MONTH,
-        source=_BAND_SOURCE.format(band=band, source=source or _SOURCE_NOT_SAID),
+        source=_BAND_SOURCE.format(band=band, source=source or _SOURCE_NOT_SAID, share=f"{p:.0%}"),
         assumed=False,
         band=band,
         band_source=source or None,
@@ -187,8 +283,11 @@ def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
 
 
 _BANDS_SHOWN = N_(
-    "interruption bands {bands} per month from the catalog ({source}), upper bound of each band"
+    "interruption bands {bands} per month from the catalog ({source}), each closed band costed at its upper "
+    "bound as AWS's Spot Instance Advisor feed publishes it ({bounds})"
 )
+#: Bands of one source none of which is closed (">20%" only): no bound to state.
+_OPEN_BANDS_SHOWN = N_("interruption bands {bands} per month from the catalog ({source})")
 _OPEN_BAND_SHOWN = N_(
     "open band {band}: no upper bound, costed as an unknown rate (1 interruption per 24 instance-hours), "
     "best case {share} a month"
@@ -207,9 +306,23 @@ def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
         for r in rates:
             if r.band is not None:
                 by_source.setdefault(r.band_source or _(_SOURCE_NOT_SAID), set()).add(r.band)
+        for source, bands in sorted(by_source.items()):
+            bounds = [f"{b!r}: {PUBLISHED_BAND_MAX[b]:g}%" for b in sorted(bands) if b in PUBLISHED_BAND_MAX]
+            listed = item_list(repr(b) for b in sorted(bands))
+            out.append(
+                _(_BANDS_SHOWN).format(bands=listed, source=source, bounds=_(", ").join(bounds))
+                if bounds
+                else _(_OPEN_BANDS_SHOWN).format(bands=listed, source=source)
+            )
+        # where sources disagree: each pair of sources once, with the bands costed over the others
+        worse: dict[tuple[str, str], set[str]] = {}
+        for r in rates:
+            for b, src in r.other_bands if r.band is not None else ():
+                key = (r.band_source or _(_SOURCE_NOT_SAID), src)
+                worse.setdefault(key, set()).add(_(_OVER).format(band=repr(r.band), other=repr(b)))
         out += [
-            _(_BANDS_SHOWN).format(bands=item_list(repr(b) for b in sorted(bands)), source=source)
-            for source, bands in sorted(by_source.items())
+            _(_WORSE_SHOWN).format(source=source, other=other, pairs=item_list(sorted(pairs)))
+            for (source, other), pairs in sorted(worse.items())
         ]
         opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
         out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]

@@ -101,8 +101,10 @@ def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
         ident |= lora.model_dump(mode="json", include=quantized)
         # The trace of a quantized base keeps what bitsandbytes' 4-bit matmul keeps (its input, the
         # dequantized weight's 16-bit copies) since mark 2; since 3 it records each 4-bit weight's
-        # dequantization kernel (profile.model.DEQUANTIZE_OP): older profiles re-trace.
-        ident["saved"] = 3
+        # dequantization kernel (profile.model.DEQUANTIZE_OP); since 4 ``library: bitsandbytes`` is
+        # the release that keeps neither (0.43.2 on), 0.42 being ``bitsandbytes-0.42``: older
+        # profiles re-trace.
+        ident["saved"] = 4
     return ident
 
 

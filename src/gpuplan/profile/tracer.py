@@ -34,7 +34,14 @@ from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.profile.optimizers import MasterWeights, make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
-from gpuplan.vocab import AttentionImpl, FusedKernel, LossKind, Precision
+from gpuplan.vocab import (
+    AttentionImpl,
+    BaseQuantization,
+    FusedKernel,
+    LossKind,
+    Precision,
+    QuantizationLibrary,
+)
 from gpuplan.workload.adapt import (
     LoRALinear,
     QuantizedLinear,
@@ -281,8 +288,9 @@ def _next_forward_holding(
     went through ``save_for_backward`` but not what an autograd function set on its context —
     bitsandbytes 0.42.0's ``MatMul4Bit`` keeps its input as ``ctx.tensors = (A, B)``
     (``bitsandbytes/autograd/_functions.py`` at tag 0.42.0, the ``bitsandbytes==0.42.0`` of
-    litgpt's ``all`` extra in ``pyproject.toml`` at the same commit; 0.43.0 on keep ``(None, B)``),
-    so every 4-bit layer's input of the previous step is alive during this forward. The step is
+    litgpt's ``all`` extra in ``pyproject.toml`` at the same commit; 0.43.2 on keep ``(None, B)``,
+    bitsandbytes-foundation/bitsandbytes pull request 1270), so under ``library: bitsandbytes-0.42``
+    every 4-bit layer's input of the previous step is alive during this forward. The step is
     neither recorded (no FLOPs counted twice) nor run backward: its backward is the first step's;
     the list is dropped once the new logits exist, before they are scored."""
     recorder.recording = False
@@ -326,8 +334,8 @@ def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBund
         stored = "1 byte per weight + an fp32 scale per output row"
     whole = "embeddings and norms" if lora.quantized_head else "embeddings, norms and the output layer"
     kept = (
-        "; bitsandbytes' 4-bit matmul keeps each layer's input for backward"
-        if lora.quantization.value == "nf4" and lora.library.value == "bitsandbytes"
+        "; bitsandbytes 0.42's 4-bit matmul keeps each layer's input for backward"
+        if lora.quantization is BaseQuantization.NF4 and lora.library is QuantizationLibrary.BITSANDBYTES_0_42
         else ""
     )
     notes.append(

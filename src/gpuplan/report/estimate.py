@@ -36,7 +36,7 @@ from gpuplan.documents.estimate import (
     ScalingAdviceItem,
     ServingDoc,
 )
-from gpuplan.i18n import N_, _, format_hours, format_number
+from gpuplan.i18n import N_, _, format_hours, format_number, ngettext
 from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
@@ -268,6 +268,7 @@ def _outcome_json(
             "notes": list(e.notes),
             "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
+            "advice_left_out": o.advice_left_out,
             "scaling_advice": [ScalingAdviceItem(**asdict(a)) for a in o.scaling],
             "stack_levels": level_figures(levels, row),
             "decode": _decode_doc(o.decode) if o.decode else None,
@@ -687,6 +688,21 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             usable = f"\n/ {usable_gib_words(a.capacity_gib)}" if a.capacity_gib is not None else ""
             mem = Text(f"{needs:.1f}{usable}", style="" if a.fits else "red")
             table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
+        if o.advice_left_out:
+            table.add_row(
+                "",
+                Text(
+                    ngettext(
+                        "{n} more change left out: it saves under 1 % of the memory needed",
+                        "{n} more changes left out: each saves under 1 % of the memory needed",
+                        o.advice_left_out,
+                    ).format(n=o.advice_left_out),
+                    style="dim",
+                ),
+                "",
+                "",
+                "",
+            )
     return table
 
 

@@ -494,13 +494,61 @@ def _share_words(share: float) -> str:
     )
 
 
+def band_lines(o: Option) -> list[str]:
+    """Where the catalog's sources disagree on the option's interruption band: the band costed (the
+    worst) and the others, each with its source and date; none where they agree."""
+    if o.spot is None or not o.spot.interruption_bands:
+        return []
+    costed = [b for b in o.spot.interruption_bands if b.costed]
+    others = [b for b in o.spot.interruption_bands if not b.costed]
+    if not costed:
+        return []
+    return [
+        _(
+            "spot interruption band: {band} costed ({source}), the worst of the catalog's sources for "
+            "{instance} in {region}; they disagree: {others}"
+        ).format(
+            band=repr(costed[0].band),
+            source=costed[0].source,
+            instance=o.instance_type,
+            region=o.region,
+            others=_("; ").join(
+                _("{band} from {source}").format(band=repr(b.band), source=b.source) for b in others
+            ),
+        )
+    ]
+
+
+def fallback_line(o: Option) -> str | None:
+    """What an on-demand fallback replica's instance costs against the spot one (a service on spot;
+    None otherwise): the catalog's on-demand price of the same type and region, or that it has none."""
+    if o.spot is None or o.spot.service is None:
+        return None
+    od = o.spot.service.on_demand_usd_per_instance_hour
+    if od is None:
+        return _(
+            "on-demand fallback: the catalog holds no on-demand price of {instance} in {region}, so what "
+            "an on-demand replica's instance costs is unknown (spot {spot})"
+        ).format(instance=o.instance_type, region=o.region, spot=money(o.price_usd_per_hour, per=_("h")))
+    return _(
+        "on-demand fallback: an on-demand {instance} in {region} costs {od} against {spot} on spot "
+        "({ratio}×), the catalog's on-demand price; each replica moved to on-demand costs that while it runs"
+    ).format(
+        instance=o.instance_type,
+        region=o.region,
+        od=money(od, per=_("h")),
+        spot=money(o.price_usd_per_hour, per=_("h")),
+        ratio=f"{od / o.price_usd_per_hour:.1f}" if o.price_usd_per_hour > 0 else "?",
+    )
+
+
 def spot_lines(o: Option) -> list[str]:
     """What spot interruptions cost ``o``, in words: a service's availability and spare
     (:func:`service_spot_lines`), a job's interruptions, checkpoints and lost work; none off spot."""
     if o.spot is None:
         return []
     if o.spot.service is not None:
-        return service_spot_lines(o)
+        return service_spot_lines(o) + band_lines(o)
     s = o.spot
     if s.resume_chunk_min is not None:
         ckpt = _(
@@ -523,7 +571,7 @@ def spot_lines(o: Option) -> list[str]:
         line += _("; each restart {minutes} min ({how})").format(
             minutes=f"{s.restart_min:.1f}", how=s.restart_assumed
         )
-    return [line]
+    return [line, *band_lines(o)]
 
 
 def service_spot_lines(o: Option) -> list[str]:
@@ -562,7 +610,8 @@ def service_spot_lines(o: Option) -> list[str]:
         "{share} (two reclaims at once; reclaims taken as independent)",
         s.spare_instances,
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
-    return [reclaim, below, spare]
+    fallback = fallback_line(o)
+    return [reclaim, below, spare, *([fallback] if fallback else [])]
 
 
 def unknown_lines(o: Option) -> list[str]:

@@ -150,6 +150,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for c in s.data_copies
         ],
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
+        "autoscaled_baseline": any(d.tiers for d in report.demands),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost_usd": cost(s.past_horizon_usd),
         "past_horizon_credited_usd": cost(credited_usd(s)),
@@ -205,7 +206,14 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
         },
         "demands": [
-            {"name": d.name, "gpu": d.gpu, "gpu_hours_total": round(d.gpu_hours_total, 2), "how": d.how}
+            {
+                "name": d.name,
+                "gpu": d.gpu,
+                "gpu_hours_total": round(d.gpu_hours_total, 2),
+                "how": d.how,
+                "tiers": [{"gpus": g, "hours_per_month": round(h, 2)} for g, h in d.tiers],
+                "day_assumed": d.day,
+            }
             for d in report.demands
         ],
         "hourly_prices": hourly,
@@ -290,13 +298,18 @@ def summary_lines(report: TcoReport) -> list[str]:
             months=report.usage.horizon_months, total=money.format(s.total_usd)
         )
     ]
+    baseline = money.format(s.all_on_demand_usd) if s.all_on_demand_usd is not None else ""
+    if baseline and any(d.tiers for d in report.demands):
+        # the services priced by their tiers are their autoscaled fleets in the baseline too
+        baseline = _("{amount} (services autoscaled: the fleet their day needs, hour by hour)").format(
+            amount=baseline
+        )
     if s.all_on_demand_usd is not None and not s.savings_pct:
-        baseline = money.format(s.all_on_demand_usd)
         lines.append(_("All on demand: {baseline}; no saving").format(baseline=baseline))
     elif s.all_on_demand_usd is not None:
         lines.append(
             _("All on demand: {baseline}; saving {pct}").format(
-                baseline=money.format(s.all_on_demand_usd),
+                baseline=baseline,
                 pct=format_percent((s.savings_pct or 0.0) / 100.0),
             )
         )

@@ -28,7 +28,7 @@ from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, band_source, spot_default
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand, ServingModel
@@ -100,11 +100,16 @@ _HOURLY = ("on_demand", "spot")
 
 
 def _usable(
-    offers: Iterable[OfferPrice], gpu_id: str, pricings: Sequence[str] = _HOURLY
+    offers: Iterable[OfferPrice],
+    gpu_id: str,
+    pricings: Sequence[str] = _HOURLY,
+    *,
+    allow_low_confidence: bool = False,
 ) -> list[tuple[OfferPrice, bool]]:
     """The offers of ``gpu_id`` a fleet may be priced on (those of ``pricings``: on-demand and spot,
     and a committed model where a policy commits replicas; low-confidence prices are left out, as
-    plan leaves them out), each with whether its price is known to hold today,
+    plan leaves them out unless ``allow_low_confidence``), each with whether its price is known to
+    hold today,
     judged as plan judges it (:func:`gpuplan.plan.costing.not_known_current` over plan's offer
     table): dated within the staleness limit and not costed at a dated floor. A fleet is priced as
     plan ranks: the lowest figure first, and of equal figures the one known current (an unknown
@@ -112,7 +117,11 @@ def _usable(
     from gpuplan.plan.build_inputs import offer_table_from_prices
     from gpuplan.plan.costing import not_known_current
 
-    usable = [o for o in offers if o.gpu == gpu_id and o.pricing in pricings and o.confidence != "low"]
+    usable = [
+        o
+        for o in offers
+        if o.gpu == gpu_id and o.pricing in pricings and (allow_low_confidence or o.confidence != "low")
+    ]
     if not usable:
         return []
     stale = not_known_current(offer_table_from_prices(usable))
@@ -151,6 +160,7 @@ def replica_instances(
     current_only: bool = False,
     replicas_per_gpu: int = 1,
     pricings: Sequence[str] = _HOURLY,
+    allow_low_confidence: bool = False,
 ) -> dict[str, tuple[float, OfferPrice, int]]:
     """Pricing model -> (USD per instance-hour, the offer, replicas of ``gpus_per_replica`` GPUs one
     instance holds) for a replica fleet: a replica's tensor-parallel ranks share one machine (their
@@ -164,13 +174,14 @@ def replica_instances(
     ``replicas_per_gpu`` replicas of one GPU time-sharing each (``serving.share_gpu``): an instance
     holds that many times more (4 to a 1-GPU instance at 4). ``pricings``: the models priced (a
     committed one's price per hour is its monthly or reserved price over its hours, 730 h a month,
-    as the catalog converts it for plan: ``OfferPrice.price_usd_per_gpu_hour``)."""
+    as the catalog converts it for plan: ``OfferPrice.price_usd_per_gpu_hour``).
+    ``allow_low_confidence``: the low-confidence prices count too (``plan --allow-low-confidence``)."""
     need = max(1, gpus_per_replica)
     share = max(1, replicas_per_gpu)
     fleet = max(1, fleet_replicas)
     best: dict[str, tuple[float, OfferPrice, int]] = {}
     rank: dict[str, tuple[float, float, bool]] = {}
-    for o, current in _usable(offers, gpu_id, pricings):
+    for o, current in _usable(offers, gpu_id, pricings, allow_low_confidence=allow_low_confidence):
         per_gpu = o.conservative_usd_per_gpu_hour()
         whole = math.floor(o.gpu_count + 1e-9)
         if per_gpu is None or whole < need or (current_only and not current):
@@ -585,13 +596,22 @@ def fleet_prices(
     else:
         spot = best["spot"][1] if "spot" in best else None
         found = (
-            band_rate_per_hour(spot.interruption_band, band_source(spot.term, spot.source, spot.as_of))
-            if spot and spot.interruption_band
-            else None
+            offer_rate(spot.interruption_band, spot.term, spot.source, spot.as_of, spot.provider)
+            if spot
+            else DEFAULT_SPOT_RATE
         )
-        if found is None:
-            found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
         rate, rate_src = found.per_hour, found.shown()
+        if spot is not None:
+            # the offer the rate is of: a band is a fact of one instance type in one region
+            where = " ".join(x for x in (spot.provider, spot.region, spot.zone, spot.instance_type) if x)
+            rate_src = (
+                _(
+                    "of {offer}, the catalog's cheapest spot offer of {gpu} (the given spot price names no "
+                    "place; --spot-rate sets the rate): {source}"
+                )
+                if spot_usd is not None
+                else _("of {offer}, the spot offer priced: {source}")
+            ).format(source=rate_src, offer=where, gpu=gpu_id)
     source = notes[0]
     for note in notes[1:]:
         # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")

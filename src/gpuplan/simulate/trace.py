@@ -37,6 +37,13 @@ from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.simulate.trace_arrow import Columns
+from gpuplan.workload.day_load import (
+    DAY_S,
+    DIURNAL_PEAK_HOUR,
+    DIURNAL_PEAK_TO_TROUGH,
+    cosine_level,
+    fit_level,
+)
 
 __all__ = [
     "MAX_SECONDS_TIMESTAMP",
@@ -550,28 +557,15 @@ class ShapeRate:
 
 
 def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tuple[np.ndarray, ShapeRate]:
-    """The rate per bin: ``level`` (the shape's proportions) fitted to the shape's mean and peak.
+    """The rate per bin: ``level`` (the shape's proportions) fitted to the shape's mean and peak
+    (:func:`gpuplan.workload.day_load.fit_level`, which ``tco`` sizes a service's day with too).
 
     The mean and peak are those of ``basis``, the whole shape (a diurnal trace's day, of which a
-    shorter window shows its first hours), else of ``level``. With both, the rate is
-    ``floor + height × g``, g the level rescaled to [0, 1]: the floor and height are the two
-    unknowns the mean and the peak fix. A mean below ``peak × mean(g)`` would need a floor below
-    zero: the peak wins (it is the load the plan sizes for), the floor is 0.
+    shorter window shows its first hours), else of ``level``. A mean below what the shape reaches
+    under the peak keeps the peak (the load the plan sizes for), its floor at 0.
     """
-    whole = level if basis is None else basis
     mean, peak = shape.mean_requests_per_s, shape.peak_requests_per_s
-    lo, hi = float(whole.min()), float(whole.max())
-    if peak is None:
-        assert mean is not None  # _check
-        rate, held = mean * level / whole.mean(), mean
-    elif mean is None or hi - lo <= 1e-12 * hi:
-        # only a peak, or a flat shape (no burst drawn): the shape's proportions under the peak
-        rate, held = peak * level / hi, peak * float(whole.mean()) / hi
-    else:
-        g_mean = (float(whole.mean()) - lo) / (hi - lo)
-        floor = max(0.0, peak - (peak - mean) / (1 - g_mean))
-        rate = floor + (peak - floor) * (level - lo) / (hi - lo)
-        held = floor + (peak - floor) * g_mean
+    rate, held = fit_level(level, mean, peak, basis)
     asked = mean if mean is not None and not math.isclose(held, mean) else None
     fitted = ShapeRate(
         mean_requests_per_s=float(rate.mean()), peak_requests_per_s=float(rate.max()), mean_asked=asked
@@ -643,11 +637,9 @@ def _check(shape: Shape) -> None:
         )
 
 
-def _cosine(t_s: np.ndarray, amp: float, peak_hour: float) -> np.ndarray:
-    return 1 + amp * np.cos(2 * math.pi * (t_s / 3600 - peak_hour) / 24)
-
-
-def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float = 14.0) -> Trace:
+def diurnal_trace(
+    shape: Shape, *, peak_to_trough: float = DIURNAL_PEAK_TO_TROUGH, peak_hour: float = DIURNAL_PEAK_HOUR
+) -> Trace:
     """A day-shaped load: a cosine over 24 h, peak at ``peak_hour``, peak/trough = ``peak_to_trough``
     (with a mean and a peak both given, these two set the proportions instead).
 
@@ -659,9 +651,10 @@ def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float
     rng = np.random.default_rng(shape.seed)
     dt = 60.0
     t = np.arange(0.0, shape.duration_s, dt) + dt / 2
-    amp = (peak_to_trough - 1) / (peak_to_trough + 1)
-    day = np.arange(0.0, 86_400.0, dt) + dt / 2
-    rate, fitted = _fit(_cosine(t, amp, peak_hour), shape, basis=_cosine(day, amp, peak_hour))
+    day = np.arange(0.0, DAY_S, dt) + dt / 2
+    rate, fitted = _fit(
+        cosine_level(t, peak_to_trough, peak_hour), shape, basis=cosine_level(day, peak_to_trough, peak_hour)
+    )
     return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng, fitted)
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "NAME_PATTERN",
     "OPTION_FIELDS",
     "PATTERN_WORDS",
+    "CurrencyCode",
     "DeployRequest",
     "DiscountRequest",
     "EstimateRequest",
@@ -208,6 +209,26 @@ _AmountCny = Annotated[
 ]
 
 
+def _currency_code(value: object) -> object:
+    """A currency as ``--currency`` reads it (``RMB``, ``yuan``, ``人民币``, ``cny``: the aliases of
+    :class:`gpuplan.vocab.Currency`), as its ISO code; anything else as it came, for the field's
+    own check to refuse in its words ("must be 'USD' or 'CNY'")."""
+    from gpuplan.errors import UnknownChoiceError
+    from gpuplan.vocab import Currency
+
+    if not isinstance(value, str):
+        return value
+    try:
+        return Currency.cast(value).code
+    except UnknownChoiceError:
+        return value
+
+
+#: The currency money is shown in, a request's field or a query parameter: USD or CNY, written as
+#: the command's ``--currency`` takes it.
+CurrencyCode = Annotated[Literal["USD", "CNY"], BeforeValidator(_currency_code)]
+
+
 class _Request(BaseModel):
     # allow_inf_nan=False: a string such as "Infinity" is not read as a number either (the body's
     # own NaN/Infinity never reach here: web.strict_json refuses them while parsing).
@@ -297,7 +318,7 @@ class PlanRequest(WorkloadRequest):
     unknown_costs: Literal["assume", "exclude"] = "assume"
     storage: Literal["block", "object"] = "block"
     egress_free_tier: bool = False
-    currency: Literal["USD", "CNY"] | None = Field(
+    currency: CurrencyCode | None = Field(
         default=None,
         description="The currency the plan shows money in; default CNY where the budget is in yuan "
         "(budget_cny, or the workload's constraints.budget_cny without budget_usd), as `gpuplan plan` "
@@ -452,7 +473,7 @@ class SimulateRequest(WorkloadRequest):
     timeout_s: float = Field(
         default=120.0, gt=0, le=31 * 86_400, description="Drop a request that waited this long."
     )
-    currency: Literal["USD", "CNY"] | None = Field(
+    currency: CurrencyCode | None = Field(
         default=None,
         description="The currency of on_demand_price, spot_price and commit_price (a yuan figure is "
         "converted at the catalog's dated CNY rate, as the command's ¥18.49 is) and of the notes' "
@@ -544,7 +565,7 @@ class TcoRequest(_Request):
         description="A usage file's content (horizon_months, demands, constraints); demands give gpu, "
         "gpus and hours_per_month (workload files are not read over the API)."
     )
-    currency: Literal["USD", "CNY"] | None = None
+    currency: CurrencyCode | None = None
 
 
 class DeployRequest(_Request):
@@ -628,8 +649,8 @@ class BudgetRequest(_Request):
     amount_usd: _AmountUsd | None = None
     amount_cny: _AmountCny | None = Field(
         default=None,
-        description="The budget in yuan instead: kept in US dollars at the catalog's dated CNY rate, which "
-        "the budget's note then states.",
+        description="The budget in yuan instead: kept in yuan and compared with the plans' costs in yuan; "
+        "its note states it in US dollars at the catalog's newest CNY rate.",
     )
     note: str = Field(default="", max_length=500)
 

@@ -43,6 +43,7 @@ from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
+    CurrencyCode,
     DeployRequest,
     DiscountRequest,
     EstimateRequest,
@@ -200,7 +201,7 @@ def offers(
     region: Annotated[str | None, Query(max_length=64)] = None,
     pricing: Annotated[str | None, Query(max_length=32)] = None,
     max_price: Annotated[float | None, Query(gt=0, le=1e6, allow_inf_nan=False)] = None,
-    currency: Literal["USD", "CNY"] = "USD",
+    currency: CurrencyCode = "USD",
     sort: Literal["price", "price-per-gpu", "gpu-memory"] = "price",
     all_regions: bool = False,
     allow_low_confidence: bool = False,
@@ -263,7 +264,7 @@ def _query_named(fields: Mapping[str, str] = _FILTER_OF_KIND, loc: str = "query"
 
 @router.get("/gpus", response_model=GpusDocument)
 def gpus(
-    request: Request, caller: Annotated[Caller, authorised("read")], currency: Literal["USD", "CNY"] = "USD"
+    request: Request, caller: Annotated[Caller, authorised("read")], currency: CurrencyCode = "USD"
 ) -> Any:
     """GPU datasheets and the cheapest known price per GPU-hour (``gpuplan gpus --json``)."""
     from gpuplan.catalog.query import cheapest_by_gpu
@@ -292,7 +293,7 @@ def catalog_history(
     caller: Annotated[Caller, authorised("read")],
     instance: Annotated[str, Query(min_length=1, max_length=128)],
     region: Annotated[str | None, Query(max_length=64)] = None,
-    currency: Literal["USD", "CNY"] = "USD",
+    currency: CurrencyCode = "USD",
 ) -> Any:
     """Every dated price of an instance type (``gpuplan catalog history --json``)."""
     from gpuplan.catalog.history import price_history
@@ -690,7 +691,7 @@ def offer_countries(
     provider: Annotated[str | None, Query(max_length=32)] = None,
     pricing: Annotated[str | None, Query(max_length=32)] = None,
     max_price: Annotated[float | None, Query(gt=0, le=1e6, allow_inf_nan=False)] = None,
-    currency: Literal["USD", "CNY"] = "USD",
+    currency: CurrencyCode = "USD",
     allow_low_confidence: bool = False,
 ) -> Any:
     """Offers and the cheapest GPU-hour per country, with where each country is on a map: the

@@ -194,7 +194,8 @@ def plans(
         if team is not None:
             with _team_named():
                 records.check_known_team(team)
-        return {"plans": [saved_plan_item(p, store) for p in records.plans(month, team=team)]}
+        rate = store.find_exchange_rate("CNY")  # read once, not for each plan
+        return {"plans": [saved_plan_item(p, store, rate=rate) for p in records.plans(month, team=team)]}
 
 
 @router.post(

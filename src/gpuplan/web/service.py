@@ -31,6 +31,7 @@ from gpuplan.web.requests import (
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.deploy.spec import EngineSlots, LaunchSpec
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
@@ -428,6 +429,12 @@ def estimate_document(
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
 
+    offers = store.offers()
+
+    def priced(count: int) -> dict[str, GpuHourPrice]:
+        """What a job of ``count`` GPUs pays for each one, as ``gpuplan estimate`` prices it."""
+        return offered_gpu_hours(workload, offers, count=count)
+
     links = instance_links(
         store,
         request.instance,
@@ -450,11 +457,13 @@ def estimate_document(
         measurements=store.local.bench_results(),
         network=links.network,
         host=host,
-        offered_gpus=offered_gpu_hours(workload, store.offers()),
+        offered_gpus=priced,
         measured_steps=steps,
         # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them
         levels=True,
         level_profile=lambda wl: _profile(store, wl, _no_progress),
+        # the advice's checkpointing and combined rows: the workload written with them, as the CLI
+        retrace_advice=True,
     )
     outcomes = list(report.outcomes)
     if links.gpus and all(o.error for o in outcomes):

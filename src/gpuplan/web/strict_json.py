@@ -94,7 +94,10 @@ async def parse_body(request: Request) -> None:
         raise InputError.worded(
             N_("the request body is not UTF-8 text (byte {byte})"), byte=e.start
         ) from None
-    request._json = load_json(text, source=Phrase(_SOURCE))  # Starlette's cache of the parsed body
+    # Its own line where it is no JSON: "the request body" is no path, and the Chinese line reads
+    # 请求体不是…, without the space a path is set apart by.
+    invalid = N_("the request body is not valid JSON ({why} at line {line}, column {column})")
+    request._json = load_json(text, source=Phrase(_SOURCE), invalid=invalid)  # Starlette's cache
 
 
 def _unknown_query(request: Request, known: tuple[str, ...]) -> RequestValidationError | None:

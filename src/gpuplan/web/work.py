@@ -35,6 +35,7 @@ from gpuplan.web.simulating import simulate_document
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.job_store import JobRecord
+    from gpuplan.catalog.model import ExchangeRate
     from gpuplan.catalog.team_store import Budget, SavedPlan, SavedWorkload, TeamStore
     from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
@@ -295,10 +296,14 @@ def option_label(option: dict[str, Any] | None) -> str | None:
     return f"{where} × {nodes}, {pricing_name(str(option.get('pricing')))}"
 
 
-def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) -> dict[str, Any]:
+def saved_plan_item(
+    p: SavedPlan, store: Store, *, with_document: bool = False, rate: ExchangeRate | None = None
+) -> dict[str, Any]:
     """A saved plan as the API lists it: the date of the prices it rests on and, by the catalog's
-    rule for an offer's price (:meth:`Store.age_of`), how old they are today."""
+    rule for an offer's price (:meth:`Store.age_of`), how old they are today; its month's cost in
+    yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given)."""
     age = store.age_of(p.prices_as_of)
+    cny = plan_cost_cny(p, rate if rate is not None else store.find_exchange_rate("CNY"))
     return {
         "id": p.id,
         "workload": p.workload,
@@ -308,6 +313,8 @@ def saved_plan_item(p: SavedPlan, store: Store, *, with_document: bool = False) 
         "total_cost_usd": p.total_cost_usd,
         "runs_per_month": p.runs_per_month,
         "month_cost_usd": p.month_cost_usd,
+        "month_cost_cny": None if cny is None else round(cny, 2),
+        "usd_per_cny": p.usd_per_cny,
         "team": p.team,
         "recommended": option_label(p.recommended),
         "prices_as_of": p.prices_as_of,
@@ -326,26 +333,38 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     times its runs in the month. Cancelled plans are left out, and so are replaced ones (a workload
     planned again for the month counts once per team, at its newest plan).
 
+    A budget is compared in the currency it was given in (:func:`_spend`); where currencies mix,
+    at one rate, the catalog's newest, which the document names.
+
     ``team``: that team's budget and plans; None: the whole service's budget and every plan, with
     each team's budget and spend beside it."""
     from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.report.offers_json import rate_fields
 
     records = TeamStore(store.engine)
     if team is not None:
         records.check_known_team(team)
+    rate = store.find_exchange_rate("CNY")
     budget = records.budget(month, team)
     plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
-    teams = [] if team is not None else _team_lines(records, month, plans)
-    items = [saved_plan_item(p, store) for p in plans]
-    allocation = _allocation(records, month, budget if team is None else records.budget(month))
-    spend = _spend(month, budget, plans)
+    teams = [] if team is not None else _team_lines(records, month, plans, rate)
+    items = [saved_plan_item(p, store, rate=rate) for p in plans]
+    allocation = _allocation(records, month, budget if team is None else records.budget(month), rate)
+    spend = _spend(month, budget, plans, rate)
     # over its budget: the document's own (a team's or the whole service's), then each team's
     over = [
         *_over_note(spend, month, team),
         *(n for line in teams for n in _over_note(line, month, line["team"])),
     ]
     allocation["notes"] = [*over, *allocation["notes"]]
-    return {**spend, "team": team, "teams": teams, "plans": items, **allocation}
+    return {
+        **spend,
+        "team": team,
+        "teams": teams,
+        "plans": items,
+        **allocation,
+        "exchange_rate": rate_fields(rate),
+    }
 
 
 def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
@@ -356,37 +375,47 @@ def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
     from gpuplan.catalog.team_store import TeamStore
 
     records = TeamStore(store.engine)
+    rate = store.find_exchange_rate("CNY")
     plans = [p for p in records.plans(month) if p.status == "planned"]
     notes: list[str] = []
     for scope in (team, None) if team is not None else (None,):
         mine = plans if scope is None else [p for p in plans if p.team == scope]
-        notes.extend(_over_note(_spend(month, records.budget(month, scope), mine), month, scope))
+        notes.extend(_over_note(_spend(month, records.budget(month, scope), mine, rate), month, scope))
     return notes
 
 
 def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]:
     """A note when ``spend`` (a budget document's or a team's line) is over its budget: by how
-    much, in dollars and in per cent of the budget; none when it is not, or there is no budget. A
-    plan of unknown cost is not counted, so the spend may be more still: said."""
+    much, in the budget's currency and in per cent of it; none when it is not, or there is no
+    budget. A plan of unknown cost is not counted, so the spend may be more still: said."""
     from gpuplan.i18n import _, ngettext
+    from gpuplan.i18n.numbers import format_amount
 
-    amount, planned = spend["budget_usd"], spend["planned_usd"]
-    if amount is None or planned - amount < _ALLOCATION_TOLERANCE_USD:
+    currency = spend["currency"] or "USD"
+    unit = currency.lower()
+    amount, planned = spend[f"budget_{unit}"], spend[f"planned_{unit}"]
+    if amount is None or planned - amount < _ALLOCATION_TOLERANCE:
         return []
     over = planned - amount
     if team is None:
         note = _(
-            "The whole service is over its budget for {month} by ${over:,.2f}{pct}: ${planned:,.2f} "
-            "planned against ${budget:,.2f}."
+            "The whole service is over its budget for {month} by {over}{pct}: {planned} planned "
+            "against {budget}."
         )
     else:
         note = _(
-            "Team {team} is over its budget for {month} by ${over:,.2f}{pct}: ${planned:,.2f} "
-            "planned against ${budget:,.2f}."
+            "Team {team} is over its budget for {month} by {over}{pct}: {planned} planned against {budget}."
         )
     # a budget of nothing is over by no per cent of it
     pct = f" ({over / amount * 100:,.1f} %)" if amount > 0 else ""
-    text = note.format(team=team, month=month, over=over, pct=pct, planned=planned, budget=amount)
+    text = note.format(
+        team=team,
+        month=month,
+        over=format_amount(over, currency),
+        pct=pct,
+        planned=format_amount(planned, currency),
+        budget=format_amount(amount, currency),
+    )
     unknown = spend["unknown_cost_plans"]
     if unknown:
         text += " " + ngettext(
@@ -397,79 +426,201 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     return [text]
 
 
-#: Less than this (USD) between the teams' budgets and the service's is no over-allocation: the
-#: rounding of budgets kept from yuan (each converted at its own rate), not a choice.
-_ALLOCATION_TOLERANCE_USD = 0.005
+#: Less than this (a hundredth of a cent or fen) between two amounts is no difference: the rounding
+#: of an amount converted at a rate, not a choice.
+_ALLOCATION_TOLERANCE = 0.005
 
 
-def _allocation(records: TeamStore, month: str, service: Budget | None) -> dict[str, Any]:
+def _currency(budget: Budget | None) -> str:
+    """The currency ``budget`` was given in: CNY for one given in yuan, else USD."""
+    return "CNY" if budget is not None and budget.amount_cny is not None else "USD"
+
+
+def _amount_in(budget: Budget, currency: str, rate: ExchangeRate | None) -> float | None:
+    """``budget`` in ``currency``: as given when it was given in it, else at ``rate`` (the
+    catalog's newest; None without one)."""
+    if _currency(budget) == "CNY":
+        assert budget.amount_cny is not None
+        if currency == "CNY":
+            return budget.amount_cny
+        return None if rate is None else budget.amount_cny * rate.usd_per_unit
+    if currency == "USD":
+        return budget.amount_usd
+    return None if rate is None else budget.amount_usd / rate.usd_per_unit
+
+
+def _allocation(
+    records: TeamStore, month: str, service: Budget | None, rate: ExchangeRate | None
+) -> dict[str, Any]:
     """The teams' budgets of ``month`` against the whole ``service``'s: their sum, by how much it
     is over, and a note saying so. Not a refusal: a service may promise its teams more than it
     holds (not every team spends its budget), but the one who sets the budgets should know.
 
-    Every budget is kept in US dollars (one given in yuan, at the catalog's dated rate when it was
-    set), so they add up; the note says where yuan were converted."""
+    They are added in the service's budget's currency (US dollars when it has none): a team's in
+    the other currency at ``rate``, the catalog's newest, which the note names; the sums in the
+    other currency are at the same rate."""
     from gpuplan.i18n import _
+    from gpuplan.i18n.numbers import format_amount, per_usd
 
+    empty: dict[str, Any] = {
+        "teams_budget_usd": None,
+        "teams_budget_cny": None,
+        "over_allocated_usd": None,
+        "over_allocated_cny": None,
+        "notes": [],
+    }
     teams = records.budgets(month)
     if not teams:
-        return {"teams_budget_usd": None, "over_allocated_usd": None, "notes": []}
-    total = sum(b.amount_usd for b in teams)
-    if service is None or total - service.amount_usd < _ALLOCATION_TOLERANCE_USD:
-        return {"teams_budget_usd": round(total, 2), "over_allocated_usd": None, "notes": []}
-    over = total - service.amount_usd
+        return empty
+    currency = _currency(service)
+    amounts = [_amount_in(b, currency, rate) for b in teams]
+    mixed = any(_currency(b) != currency for b in teams)
+
+    def both(amount: float | None) -> dict[str, float | None]:
+        """``amount`` (in ``currency``) in US dollars and, where yuan are in it, in yuan."""
+        per = None if rate is None else rate.usd_per_unit
+        if amount is None:
+            return {"usd": None, "cny": None}
+        if currency == "CNY":
+            return {"usd": None if per is None else round(amount * per, 2), "cny": round(amount, 2)}
+        return {"usd": round(amount, 2), "cny": None if per is None or not mixed else round(amount / per, 2)}
+
+    if any(a is None for a in amounts):  # a team's in the other currency, and no rate to add it at
+        return empty
+    total = sum(a for a in amounts if a is not None)
+    sums = both(total)
+    out = {**empty, "teams_budget_usd": sums["usd"], "teams_budget_cny": sums["cny"]}
+    limit = None if service is None else _amount_in(service, currency, rate)
+    if limit is None or total - limit < _ALLOCATION_TOLERANCE:
+        return out
+    over = total - limit
+    overs = both(over)
     note = _(
-        "The teams' budgets for {month} add up to ${teams:,.2f}, ${over:,.2f} more than the whole "
-        "service's budget of ${service:,.2f}: if every team spends its budget, the service's is exceeded."
-    ).format(month=month, teams=total, over=over, service=service.amount_usd)
-    if any(b.amount_cny is not None for b in (*teams, service)):
-        note += " " + _("Budgets given in yuan are counted in US dollars at the rate each was kept at.")
-    return {"teams_budget_usd": round(total, 2), "over_allocated_usd": round(over, 2), "notes": [note]}
+        "The teams' budgets for {month} add up to {teams}, {over} more than the whole service's "
+        "budget of {service}: if every team spends its budget, the service's is exceeded."
+    ).format(
+        month=month,
+        teams=format_amount(total, currency),
+        over=format_amount(over, currency),
+        service=format_amount(limit, currency),
+    )
+    if mixed and rate is not None:
+        note += " " + _(
+            "Budgets given in the other currency are added at 1 USD = {rate} CNY (as of {date}), "
+            "the catalog's newest rate."
+        ).format(rate=per_usd(rate.usd_per_unit), date=rate.as_of)
+    return {**out, "over_allocated_usd": overs["usd"], "over_allocated_cny": overs["cny"], "notes": [note]}
 
 
-def _team_lines(records: TeamStore, month: str, plans: list[SavedPlan]) -> list[dict[str, Any]]:
+def _team_lines(
+    records: TeamStore, month: str, plans: list[SavedPlan], rate: ExchangeRate | None
+) -> list[dict[str, Any]]:
     """Each team's budget and planned spend of ``month`` (a team with either), by team; ``plans``:
     the month's planned plans of every team."""
     budgets = {b.team: b for b in records.budgets(month) if b.team}
     names = sorted({*budgets, *(p.team for p in plans if p.team)})
     lines = []
     for name in names:
-        spend = _spend(month, budgets.get(name), [p for p in plans if p.team == name])
+        spend = _spend(month, budgets.get(name), [p for p in plans if p.team == name], rate)
         lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}})
     return lines
 
 
 #: What a team's line in the whole service's budget document holds.
-_TEAM_LINE = ("budget_usd", "budget_cny", "planned_usd", "unknown_cost_plans", "remaining_usd", "used_pct")
+_TEAM_LINE = (
+    "currency",
+    "budget_usd",
+    "budget_cny",
+    "planned_usd",
+    "planned_cny",
+    "unknown_cost_plans",
+    "remaining_usd",
+    "remaining_cny",
+    "used_pct",
+)
 
 
-def _spend(month: str, budget: Budget | None, plans: list[SavedPlan]) -> dict[str, Any]:
-    """``budget`` against the spend of ``plans`` (planned ones): cost times runs, where known."""
-    known = [p.month_cost_usd for p in plans if p.month_cost_usd is not None]
-    planned = round(sum(known), 2)
-    amount = budget.amount_usd if budget else None
+def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
+    """The month's cost of ``plan`` in yuan: its US dollars at the CNY rate the plan was priced at
+    (prices kept in yuan were converted to dollars at it, so this is their yuan as they were); at
+    ``rate`` (the catalog's newest) for a plan that recorded none. None: cost unknown, or no rate."""
+    usd = plan.month_cost_usd
+    per = plan.usd_per_cny or (rate.usd_per_unit if rate is not None else None)
+    return None if usd is None or per is None else usd / per
+
+
+def _spend(
+    month: str, budget: Budget | None, plans: list[SavedPlan], rate: ExchangeRate | None
+) -> dict[str, Any]:
+    """``budget`` against the spend of ``plans`` (planned ones): cost times runs, where known, in the
+    currency the budget was given in. A budget in US dollars is compared with the plans' dollars.
+    One in yuan is compared with the plans' yuan (:func:`plan_cost_cny`), so that neither moves
+    when the rate does; its dollar figures are the yuan ones at ``rate``, the catalog's newest."""
+    currency = _currency(budget)
+    if currency == "USD":
+        known = [p.month_cost_usd for p in plans if p.month_cost_usd is not None]
+        planned = round(sum(known), 2)
+        amount = budget.amount_usd if budget else None
+        figures: dict[str, Any] = {
+            "budget_usd": amount,
+            "budget_cny": None,
+            "planned_usd": planned,
+            "planned_cny": None,
+            "remaining_usd": round(amount - planned, 2) if amount is not None else None,
+            "remaining_cny": None,
+        }
+    else:
+        assert budget is not None and budget.amount_cny is not None
+        costs = [plan_cost_cny(p, rate) for p in plans]
+        known = [c for c in costs if c is not None]
+        amount = budget.amount_cny
+        planned = round(sum(known), 2)
+
+        def usd(cny: float) -> float | None:
+            return None if rate is None else round(cny * rate.usd_per_unit, 2)
+
+        figures = {
+            "budget_usd": usd(amount),
+            "budget_cny": amount,
+            "planned_usd": usd(planned),
+            "planned_cny": planned,
+            "remaining_usd": usd(amount - planned),
+            "remaining_cny": round(amount - planned, 2),
+        }
     return {
         "month": month,
-        "budget_usd": amount,
-        "budget_cny": budget.amount_cny if budget else None,
-        "planned_usd": planned,
+        "currency": currency if budget else None,
+        **figures,
         "unknown_cost_plans": len(plans) - len(known),
-        "remaining_usd": round(amount - planned, 2) if amount is not None else None,
         "used_pct": round(planned / amount * 100, 1) if amount else None,
-        "note": _budget_note(budget) if budget else None,
+        "note": _budget_note(budget, rate) if budget else None,
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
     }
 
 
-def _budget_note(budget: Budget) -> str:
+def _budget_note(budget: Budget, rate: ExchangeRate | None) -> str:
     """The budget's note as its reader reads it: for a budget given in yuan, the line that states
-    its conversion, in the current language, before the setter's own words."""
-    if budget.amount_cny is None or budget.cny_rate is None:
+    it in US dollars at ``rate`` (the catalog's newest) and how it is compared, in the current
+    language, before the setter's own words."""
+    if _currency(budget) != "CNY":
         return budget.note
-    from gpuplan.plan.build_inputs import cny_in_usd
+    from gpuplan.i18n import _
 
-    _usd, said = cny_in_usd(budget.amount_cny, budget.cny_rate)
+    assert budget.amount_cny is not None
+    compared = _(
+        "It is compared with the plans' costs in yuan: each plan's US dollars at the CNY rate that "
+        "plan was priced at, which gives prices kept in yuan back as they were."
+    )
+    if rate is None:
+        said = _("Budget ¥{cny:,.2f}; the catalog has no CNY rate to state it in US dollars.").format(
+            cny=budget.amount_cny
+        )
+    else:
+        from gpuplan.plan.build_inputs import cny_in_usd
+
+        _usd, said = cny_in_usd(budget.amount_cny, rate)
+    said = f"{said} {compared}"
     return f"{said} · {budget.note}" if budget.note else said
 
 

@@ -154,15 +154,20 @@ def counting_dequantizations(listener: Callable[[int, int], None]) -> Iterator[N
 class _DequantizedMatmul(torch.autograd.Function):
     """``x · Wᵀ + b`` with ``W`` dequantized for the forward matmul and again for the backward one.
 
-    bitsandbytes' ``MatMul4Bit`` (bitsandbytes 0.42.0, ``bitsandbytes/autograd/_functions.py``
-    lines 514-546, commit 4870580f): ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` — the weight
-    dequantized into the dtype it was quantized from (``quant_state.dtype``; Lightning Fabric's
-    ``_Linear4bit.quantize`` and bitsandbytes 0.42's ``Params4bit.cuda`` quantize a ``torch.half``
-    copy) and then cast to the input's, both copies alive at once; then ``ctx.tensors = (A, B)``:
-    the input is kept for backward whenever it needs a gradient, although only the weight is read
-    there. torchao's ``LinearNF4`` (torchtune's QLoRA) keeps the quantized weight only and
-    dequantizes straight to the input's dtype. ``MatMul8bitLt`` (``int8``) is kept as before: the
-    quantized weight only. A 4-bit dequantization's kernel is reported to
+    bitsandbytes' ``MatMul4Bit`` (``bitsandbytes/autograd/_functions.py``):
+    ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` — the weight dequantized into the dtype it was
+    quantized from (``quant_state.dtype``) and then cast to the input's, both copies alive at once
+    where the two differ. ``library: bitsandbytes`` is the release ``pip install bitsandbytes``
+    gives since 0.43.2 (2024-07-23): ``ctx.tensors = (None, B)``, the quantized weight only
+    (https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1270, read 2026-12-06), and
+    ``Params4bit._quantize`` quantizes the weight in its own dtype (since 0.43.0), so a bf16 model's
+    weight is dequantized straight to bf16. ``library: bitsandbytes-0.42`` is 0.42.0 (lines 514-546,
+    commit 4870580f): ``ctx.tensors = (A, B)``, the input kept for backward whenever it needs a
+    gradient, although only the weight is read there, and a weight quantized from a ``torch.half``
+    copy (Lightning Fabric's ``_Linear4bit.quantize`` and bitsandbytes 0.42's ``Params4bit.cuda``),
+    so dequantized through fp16. torchao's ``LinearNF4`` (torchtune's QLoRA) keeps the quantized
+    weight only and dequantizes straight to the input's dtype. ``MatMul8bitLt`` (``int8``) is kept
+    as before: the quantized weight only. A 4-bit dequantization's kernel is reported to
     :func:`counting_dequantizations` (an allocation moves no bytes here); the 8-bit one is not.
 
     Nothing goes through ``save_for_backward``, as in both libraries (the context's attributes),
@@ -208,11 +213,19 @@ class QuantizedLinear(nn.Module):
         super().__init__()
         self.in_features, self.out_features = base.in_features, base.out_features
         self.compute_dtype = compute_dtype
-        bnb4 = quantization is BaseQuantization.NF4 and library is QuantizationLibrary.BITSANDBYTES
-        self.keeps_input = bnb4
-        """Whether the matmul keeps its input for backward (bitsandbytes' ``MatMul4Bit``)."""
-        self.dequantized_dtype = torch.float16 if bnb4 else compute_dtype
-        """The dtype the weight is dequantized into before the cast to ``compute_dtype``."""
+        nf4 = quantization is BaseQuantization.NF4
+        bnb_0_42 = nf4 and library is QuantizationLibrary.BITSANDBYTES_0_42
+        self.keeps_input = bnb_0_42
+        """Whether the matmul keeps its input for backward (bitsandbytes 0.42's ``MatMul4Bit``)."""
+        self.dequantized_dtype = (
+            torch.float16
+            if bnb_0_42
+            else base.weight.dtype
+            if nf4 and library is QuantizationLibrary.BITSANDBYTES
+            else compute_dtype
+        )
+        """The dtype the weight is dequantized into before the cast to ``compute_dtype``: the one it
+        was quantized from (fp16 for bitsandbytes 0.42, the weight's own since), or torchao's cast."""
         self.weight_numel = base.weight.numel()
         """Parameters the weight stands for (its stored tensor holds fewer elements)."""
         dev, n = base.weight.device, base.weight.numel()

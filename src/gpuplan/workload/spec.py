@@ -165,9 +165,10 @@ class LoraSpec(Spec):
     litgpt's ``--quantize bnb.*`` uses, replaces every ``nn.Linear``). Off by default: transformers'
     bitsandbytes load and torchtune keep it whole. A head tied to the embeddings stays whole."""
     library: LibraryField = QuantizationLibrary.BITSANDBYTES
-    """``nf4`` only: whose 4-bit matmul runs the layers. ``bitsandbytes`` keeps each quantized
-    layer's input for backward and dequantizes through the 16-bit dtype the weight was quantized
-    from; ``torchao`` (torchtune's QLoRA) keeps the quantized weight only."""
+    """``nf4`` only: whose 4-bit matmul runs the layers. ``bitsandbytes`` (0.43.2 on, what
+    ``pip install bitsandbytes`` installs) and ``torchao`` (torchtune's QLoRA) keep the quantized
+    weight only; ``bitsandbytes-0.42`` (as litgpt pinned it) also keeps each quantized layer's input
+    for backward and dequantizes through fp16."""
 
     dtype: AdapterDtypeField = AdapterDtype.FP32
     """What the adapters, their gradients and their optimizer state are kept in: ``fp32`` (Hugging

@@ -18,6 +18,7 @@ from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NcclTopologyFile,
     NodeLabels,
     OfferTerms,
     ProviderFacts,
@@ -135,6 +136,29 @@ FACTS = ProviderFacts(
         source="AWS EC2 user guide 'Get started with EFA and NCCL' "
         "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html): FI_PROVIDER=efa, "
         "and FI_EFA_USE_DEVICE_RDMA=1 on p4d/p5 instances",
+    ),
+    # g5.48xlarge, unlike the single-socket G5 sizes: NCCL's own detection of its layout inside the VM
+    # gives a slower all-reduce than AWS's topology file. NVIDIA's maintainer (sjeaugey, 2024-06-06)
+    # points to that file; the reporter's DDP job then took 4.5 h instead of 7 (torch 2.0) and 10 h
+    # instead of 16 (torch 2.3): NVIDIA/nccl issue #1298,
+    # "all-reduce slower on v2.20.5 compared to v2.18.5 on AWS g5.48xlarge (8 x A10G)",
+    # https://github.com/NVIDIA/nccl/issues/1298. The single-socket G5 sizes need none: "all the GPUs are
+    # directly connected to the socket's root complex, so autodetection will return the same thing as a
+    # static file" (AWS's bwbarrett, 2025-03-10, aws/aws-ofi-nccl issue #466, "NCCL topology file for
+    # g5.12xlarge", https://github.com/aws/aws-ofi-nccl/issues/466).
+    nccl_topology_files=(
+        NcclTopologyFile(
+            instance="g5.48xlarge",
+            gpu="A10G",
+            gpus=8,
+            file_name="g5.48xl-topo.xml",
+            url="https://github.com/aws/aws-ofi-nccl/blob/master/topology/g5.48xl-topo.xml",
+            reported=N_(
+                "a DDP job on it took 4.5 h instead of 7 (torch 2.0) and 10 h instead of 16 (torch 2.3) "
+                "with the file"
+            ),
+            report_url="https://github.com/NVIDIA/nccl/issues/1298",
+        ),
     ),
     node_labels=NodeLabels(
         source="EKS managed node groups label capacity eks.amazonaws.com/capacityType: SPOT|ON_DEMAND "

@@ -24,6 +24,7 @@ __all__ = [
     "Fetcher",
     "GpuNetworkSetup",
     "MissingCredentialsError",
+    "NcclTopologyFile",
     "NodeLabels",
     "OfferTerms",
     "ProviderFacts",
@@ -207,6 +208,32 @@ class GpuNetworkSetup:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NcclTopologyFile:
+    """A topology file the provider publishes for NCCL (``NCCL_TOPO_FILE``) on an instance type where
+    NCCL's own detection of the layout inside the VM gives a slower all-reduce than the file: a
+    multi-GPU job there runs slower than gpuplan's estimate of the instance's GPU-to-GPU link. The
+    launch files name the file (commented out, for the user to point at their copy) and
+    ``gpuplan doctor`` says so on a machine with these GPUs."""
+
+    instance: str
+    """The instance type (``g5.48xlarge``)."""
+    gpu: str
+    """Its GPU, as gpuplan's datasheets name it (``A10G``)."""
+    gpus: int
+    """Its GPU count: the doctor, which cannot ask the instance type, recognises the instance by
+    ``gpus`` × ``gpu`` where the catalog lists no other instance of that many."""
+    file_name: str
+    """The file's name (``g5.48xl-topo.xml``)."""
+    url: str
+    """Where it is published."""
+    reported: str
+    """What it changed in a public report: one clause, marked with ``N_()`` (the launch files and
+    the doctor say it in the user's language)."""
+    report_url: str
+    """That report."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
@@ -246,6 +273,8 @@ class ProviderFacts:
     """Its RDMA network between GPU instances, where it has one a launch must turn on."""
     network_setups: tuple[GpuNetworkSetup, ...] = ()
     """GPU networks between its instances that a launch must set up and gpuplan's files do not."""
+    nccl_topology_files: tuple[NcclTopologyFile, ...] = ()
+    """Topology files it publishes for NCCL, one per instance type that needs one."""
     skypilot_cloud: str | None = None
     """SkyPilot's name for this cloud (``resources.infra: <cloud>/<region>``), one of SkyPilot's
     ``ALL_CLOUDS``; None where SkyPilot cannot launch on it: the skypilot deploy target then refuses

@@ -26,7 +26,8 @@ _BILLING_DOC = (
 
 FACTS = ProviderFacts(
     provider="huawei",
-    aliases=("华为云", "huaweicloud"),  # huaweicloud: the Terraform provider's name
+    # huaweicloud: the Terraform provider's name; huawei_cloud also reads huawei-cloud and "Huawei Cloud"
+    aliases=("华为云", "huaweicloud", "huawei_cloud"),
     display_name="Huawei Cloud",
     kind="china_cloud",
     regions=regions(

@@ -47,7 +47,9 @@ _BILLING_DOC = (
 
 FACTS = ProviderFacts(
     provider="tencent",
-    aliases=("腾讯云", "tencentcloud"),  # tencentcloud: the Terraform provider's name
+    # tencentcloud: the Terraform provider's name; tencent_cloud also reads tencent-cloud and "Tencent
+    # Cloud" (runs of '-', '_' and spaces read alike), the name the company writes
+    aliases=("腾讯云", "tencentcloud", "tencent_cloud"),
     display_name="Tencent Cloud",
     kind="china_cloud",
     regions=regions(

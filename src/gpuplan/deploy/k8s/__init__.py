@@ -12,7 +12,7 @@ from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
-from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_pool_words
+from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_fallback_words, spot_pool_words
 from gpuplan.deploy.k8s.pods import host_readme_words
 from gpuplan.deploy.k8s.serving import (
     HF_TOKEN_SECRET,
@@ -22,6 +22,7 @@ from gpuplan.deploy.k8s.serving import (
     serving_manifests,
 )
 from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
+from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
@@ -172,6 +173,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             ).format(claim=checkpoint_claim(spec, options), name=spec.name)
         )
         extra.append(stop_grace_note(spec))
+        if topology := topology_readme_note(spec):
+            extra.append(topology)
     per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
     manifest = (
         "k8s/deployment.yaml" if serving else "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
@@ -186,6 +189,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
             extra.append(spare)
+        if (fallback := spot_fallback_words(spec)) is not None:
+            extra.append(fallback)
         if (above := unpriced_ceiling_words(spec)) is not None:
             extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:

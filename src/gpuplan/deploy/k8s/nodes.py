@@ -27,7 +27,7 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts, kubernetes_service
 from gpuplan.deploy.grammar import vm_type
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, on_demand_cost_words
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import _
 
@@ -38,6 +38,7 @@ __all__ = [
     "gpu_selection_words",
     "own_spot_label",
     "placement",
+    "spot_fallback_words",
     "spot_pool_words",
 ]
 
@@ -164,6 +165,36 @@ def gpu_selection_words(spec: LaunchSpec) -> str | None:
         label=GPU_PRODUCT_LABEL,
         where=(kubernetes_service(provider) if provider is not None else None) or _("the provider"),
     )
+
+
+def spot_fallback_words(spec: LaunchSpec) -> str | None:
+    """The README's paragraph on giving a spot service's pods an on-demand node pool to fall back to:
+    the spot selector the Deployment carries (the provider's documented label, else gpuplan's own)
+    made a preference, and what an on-demand instance costs against the spot one. None off spot or
+    where no spot label is selected."""
+    if not spec.spot or spec.serving is None:
+        return None
+    spot_keys = {SPOT_LABEL[0]}
+    provider = spec.provider
+    labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
+    if labels is not None:
+        spot_keys |= set(labels.spot_selector)
+    selected = {k: v for k, v in placement(spec).node_selector.items() if k in spot_keys}
+    if not selected:
+        return None
+    key, value = sorted(selected.items())[0]
+    instance = spec.instance_type or spec.gpu or _("the same GPU")
+    return _(
+        "On-demand fallback: the Deployment's pods select spot nodes only ({key}: {value}), so a "
+        "replica the HorizontalPodAutoscaler adds, or one whose node was reclaimed, stays Pending while "
+        "no spot {instance} can be had. To let it fall back: add an on-demand node pool of {instance} "
+        "that the cluster's node autoscaler may grow, and in k8s/deployment.yaml move "
+        "{key} from the nodeSelector to a preferred node affinity "
+        "(affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution, a matchExpressions "
+        "entry {key} In [{value}]): the scheduler then places pods on spot nodes where it can and on "
+        "the on-demand pool otherwise. A pod placed on the on-demand pool stays there until it is "
+        "restarted (the scheduler does not move running pods). {cost}"
+    ).format(key=key, value=value, instance=instance, cost=on_demand_cost_words(spec))
 
 
 def own_spot_label(spec: LaunchSpec) -> bool:

@@ -424,6 +424,78 @@ def autocast_dtype() -> torch.dtype | None:
     return None
 
 
+def checkpoint_activations(model: nn.Module, rank: int) -> None:
+    """Activation checkpointing of your model, where GRADIENT_CHECKPOINTING says the plan priced it
+    (the stand-in LM checkpoints its blocks in its own forward). It wraps what gpuplan's estimate
+    checkpointed: transformers' own per-layer checkpointing where the model has it, else each
+    element of the model's largest nn.ModuleList (by parameters; more than one element), wrapped
+    non-reentrant by PyTorch's ``apply_activation_checkpointing`` (the wrapper torchtitan applies
+    before FSDP; state dict keys keep their names). One line says what was wrapped; a model with
+    no repeated blocks runs without and says so in one WARNING line: the plan's memory assumed
+    checkpointing, so it may not fit."""
+    if not GRADIENT_CHECKPOINTING or isinstance(model, (_StandInLM, _StandInCNN, _StandInMLP)):
+        return
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+        CheckpointImpl,
+        CheckpointWrapper,
+        apply_activation_checkpointing,
+        checkpoint_wrapper,
+    )
+
+    name = type(model).__name__
+    said = f"[{JOB_NAME}] activation checkpointing (the plan's memory assumes it): "
+    # transformers >= 5 names the flag is_activation_checkpointing (the old name warns).
+    flag = next(
+        (f for f in ("is_activation_checkpointing", "is_gradient_checkpointing") if hasattr(model, f)), ""
+    )
+    if (flag and getattr(model, flag) is True) or any(
+        isinstance(m, CheckpointWrapper) for m in model.modules()
+    ):
+        if rank == 0:
+            print(f"{said}{name} checkpoints its layers itself", flush=True)
+        return
+    if hasattr(model, "gradient_checkpointing_enable") and getattr(
+        model, "supports_gradient_checkpointing", False
+    ):
+        config = getattr(model, "config", None)
+        if config is not None and getattr(config, "use_cache", None):
+            config.use_cache = False  # no KV cache in training; transformers would say so on stderr
+        # transformers >= 5 renamed the method (and its argument); the old name still works but warns.
+        kwargs = {"use_reentrant": False}
+        if hasattr(model, "activation_checkpointing_enable"):
+            getattr(model, "activation_checkpointing_enable")(activation_checkpointing_kwargs=kwargs)  # noqa: B009
+        else:
+            getattr(model, "gradient_checkpointing_enable")(gradient_checkpointing_kwargs=kwargs)  # noqa: B009
+        if rank == 0:
+            print(f"{said}transformers' own, per layer of {name}", flush=True)
+        return
+    lists = [(n, m) for n, m in model.named_modules() if isinstance(m, nn.ModuleList) and len(m) > 1]
+    if not lists:
+        if rank == 0:
+            print(
+                f"[{JOB_NAME}] WARNING: the plan's memory assumed activation checkpointing, but {name} "
+                "has no repeated blocks (an nn.ModuleList of layers) to checkpoint: it trains without, "
+                "on more GPU memory than planned. Checkpoint its layers in your code "
+                "(torch.utils.checkpoint), or plan the job without activation checkpointing",
+                file=sys.stderr,
+                flush=True,
+            )
+        return
+    where, blocks = max(lists, key=lambda nm: sum(p.numel() for p in nm[1].parameters()))
+    chosen = {id(b) for b in blocks}
+    kinds = "/".join(sorted({type(b).__name__ for b in blocks}))
+    apply_activation_checkpointing(
+        model,
+        checkpoint_wrapper_fn=functools.partial(
+            checkpoint_wrapper, checkpoint_impl=CheckpointImpl.NO_REENTRANT
+        ),
+        check_fn=lambda m: id(m) in chosen,
+    )
+    if rank == 0:
+        owner = f"{name}.{where}" if where else name
+        print(f"{said}the {len(blocks)} {kinds} modules of {owner}, recomputed in backward", flush=True)
+
+
 def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
     """DDP for ddp/zero1; FSDP2 ``fully_shard`` for zero2 (grads+optimizer sharded, params kept
     after forward = SHARD_GRAD_OP) and zero3/fsdp (everything sharded = FULL_SHARD). Pure bf16
@@ -838,7 +910,9 @@ def main(argv: list[str] | None = None) -> int:
     # after that so dropout differs between ranks, as it does in any data-parallel run.
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    model = wrap_model(build_model(args.width, args.depth), device)
+    model = build_model(args.width, args.depth)
+    checkpoint_activations(model, rank)  # before DDP/FSDP wrap it: FSDP shards the wrapped blocks
+    model = wrap_model(model, device)
     optimizer = build_optimizer(model, args.lr, device)
     torch.manual_seed(args.seed + 1 + rank)
 
@@ -944,7 +1018,7 @@ def main(argv: list[str] | None = None) -> int:
                 last_log = (now, progress["step"])
                 print(
                     f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f} "
-                    f"{rate:,.0f} samples/s",
+                    f"{_rate_words(rate)} samples/s",
                     flush=True,
                 )
             if stop or due:
@@ -1004,6 +1078,16 @@ def _ignore_sigterm(worker_id: int) -> None:
     # A node shutdown signals every process; DataLoader workers must outlive the checkpoint that the
     # main process is about to write (it ends them itself when it exits).
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _rate_words(rate: float) -> str:
+    """Samples per second to two significant figures at least: a CPU dry run of a large model
+    trains well under one a second, which whole numbers printed as 0, a stall to the reader."""
+    if not rate > 0:
+        return "—"
+    if rate >= 100:
+        return f"{rate:,.0f}"
+    return f"{rate:.1f}" if rate >= 10 else f"{rate:.2g}"
 
 
 def _set_grad_sync(model: nn.Module, sync: bool) -> None:

@@ -540,13 +540,18 @@
       const b = budget.data, box = $("#budget");
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
-      const used = b.budget_usd ? Math.min(100, b.planned_usd / b.budget_usd * 100) : 0;
+      // A budget is said in the currency it was given in (a yuan budget is compared in yuan by the
+      // server: used_pct, planned_cny, remaining_cny), as each team's line in its own.
+      const inBudget = (x, k) => (x.currency === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
+      const sortBudget = (x, k) => (x.currency === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
+      const used = b.used_pct ? Math.min(100, b.used_pct) : 0;
       card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
-      card.querySelector(".amount").textContent = b.budget_usd == null ? t("no budget set") : money(b.budget_usd);
-      card.querySelector(".planned").textContent = money(b.planned_usd);
-      card.querySelector(".remaining").textContent = b.remaining_usd == null ? "—" : money(b.remaining_usd);
+      const remaining = sortBudget(b, "remaining");
+      card.querySelector(".amount").textContent = b.currency == null ? t("no budget set") : inBudget(b, "budget");
+      card.querySelector(".planned").textContent = inBudget(b, "planned");
+      card.querySelector(".remaining").textContent = remaining == null ? "—" : inBudget(b, "remaining");
       const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
-      if (b.remaining_usd != null && b.remaining_usd < 0) bar.className = "over";
+      if (remaining != null && remaining < 0) bar.className = "over";
       // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
       if (b.note) card.querySelector(".note").textContent = b.note;
       // The server's notes: the teams' budgets adding up past the whole service's (allowed, but said).
@@ -555,8 +560,9 @@
       box.append(card);
       $("#teams").innerHTML = "";
       if (b.teams && b.teams.length) table($("#teams"), [t("Team"), t("Budget"), t("Planned"), t("Remaining")],
-        b.teams.map((x) => [x.team, { text: x.budget_usd == null ? t("no budget set") : money(x.budget_usd), sort: x.budget_usd },
-          { text: money(x.planned_usd), sort: x.planned_usd }, { text: x.remaining_usd == null ? "—" : money(x.remaining_usd), sort: x.remaining_usd }]), [1, 2, 3]);
+        b.teams.map((x) => [x.team, { text: x.currency == null ? t("no budget set") : inBudget(x, "budget"), sort: sortBudget(x, "budget") },
+          { text: inBudget(x, "planned"), sort: sortBudget(x, "planned") },
+          { text: sortBudget(x, "remaining") == null ? "—" : inBudget(x, "remaining"), sort: sortBudget(x, "remaining") }]), [1, 2, 3]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
       table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
@@ -566,8 +572,11 @@
             btn.addEventListener("click", async () => { await api("POST", `/api/v1/plans/${p.id}/cancel`); load(); });
             action = { node: btn, text: "" };
           }
-          return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd },
-            p.runs_per_month, { text: money(p.month_cost_usd), sort: p.month_cost_usd }, planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+          // beside a yuan budget, each plan's cost in the yuan it is counted in
+          const yuan = b.currency === "CNY" && p.month_cost_cny != null;
+          const runCost = yuan ? p.month_cost_cny / p.runs_per_month : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
+          return [p.id, p.workload, p.workload_version, p.month, { text: money(runCost, yuan ? "CNY" : "USD"), sort: runCost },
+            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4, 5, 6]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));

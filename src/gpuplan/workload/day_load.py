@@ -1,0 +1,91 @@
+"""The day a service's load is taken to follow where only its mean and peak are known: one cosine
+over 24 h, fitted to the mean and the peak.
+
+``gpuplan simulate`` draws its generated diurnal traces from this curve, and ``gpuplan tco`` prices a
+service as the replicas this curve needs at each minute of its day, so that the two see the same day.
+
+The curve is ``1 + amp × cos(2π (t − peak_hour) / 24 h)``, peak/trough ``peak_to_trough`` (4 unless
+given: a day whose quietest hour carries a quarter of its busiest). With a mean and a peak both
+given, its floor and height are set so that both hold; a mean below what the curve can reach under
+the peak (its quietest time at 0) keeps the peak, the load the plan sizes for, and raises the mean
+(:func:`fit_level`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "DAY_S",
+    "DIURNAL_PEAK_HOUR",
+    "DIURNAL_PEAK_TO_TROUGH",
+    "DayRate",
+    "cosine_level",
+    "diurnal_day_rate",
+    "fit_level",
+]
+
+#: Seconds in a day.
+DAY_S = 86_400.0
+#: The generated day's busiest hour (14:00) and its peak over its quietest hour: the shape
+#: ``simulate``'s diurnal trace draws unless told otherwise.
+DIURNAL_PEAK_HOUR = 14.0
+DIURNAL_PEAK_TO_TROUGH = 4.0
+
+
+def cosine_level(t_s: np.ndarray, peak_to_trough: float, peak_hour: float) -> np.ndarray:
+    """The day's proportions at ``t_s`` seconds from midnight (any scale: :func:`fit_level` fits it)."""
+    amp = (peak_to_trough - 1) / (peak_to_trough + 1)
+    return 1 + amp * np.cos(2 * math.pi * (t_s / 3600 - peak_hour) / 24)
+
+
+def fit_level(
+    level: np.ndarray, mean: float | None, peak: float | None, basis: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
+    """The rate per bin: ``level`` (the shape's proportions) fitted to a mean and a peak, and the mean
+    the fitted shape holds (``basis``'s, the whole shape, where ``level`` is a window of it).
+
+    With only a mean, the shape keeps its proportions; with only a peak (or a flat shape), too, its
+    highest point at the peak. With both, the rate is ``floor + height × g``, g the level rescaled
+    to [0, 1]: the floor and height are the two unknowns the mean and the peak fix. A mean below
+    ``peak × mean(g)`` would need a floor below zero: the peak wins (it is the load the plan sizes
+    for), the floor is 0 and the mean held is higher than the one asked.
+    """
+    whole = level if basis is None else basis
+    lo, hi = float(whole.min()), float(whole.max())
+    if peak is None:
+        if mean is None:
+            raise ValueError("a mean, a peak or both")
+        return mean * level / whole.mean(), mean
+    if mean is None or hi - lo <= 1e-12 * hi:
+        return peak * level / hi, peak * float(whole.mean()) / hi
+    g_mean = (float(whole.mean()) - lo) / (hi - lo)
+    floor = max(0.0, peak - (peak - mean) / (1 - g_mean))
+    return floor + (peak - floor) * (level - lo) / (hi - lo), floor + (peak - floor) * g_mean
+
+
+@dataclass(frozen=True, kw_only=True)
+class DayRate:
+    """A day's request rate, minute by minute, fitted to a mean and a peak."""
+
+    rate_per_minute: np.ndarray
+    """Requests/s in each minute of the day (1,440 of them)."""
+    mean_held: float
+    """The mean of that day, requests/s."""
+    mean_asked: float | None
+    """A mean asked for that the shape cannot hold under the peak (the peak kept, the mean raised
+    to ``mean_held``); None where it holds."""
+
+
+def diurnal_day_rate(mean: float | None, peak: float | None) -> DayRate:
+    """The generated diurnal day (:data:`DIURNAL_PEAK_HOUR`, :data:`DIURNAL_PEAK_TO_TROUGH`) fitted
+    to ``mean`` and ``peak``, minute by minute: the rate ``simulate``'s diurnal trace draws from."""
+    dt = 60.0
+    day = np.arange(0.0, DAY_S, dt) + dt / 2
+    level = cosine_level(day, DIURNAL_PEAK_TO_TROUGH, DIURNAL_PEAK_HOUR)
+    rate, held = fit_level(level, mean, peak)
+    asked = mean if mean is not None and not math.isclose(held, mean) else None
+    return DayRate(rate_per_minute=rate, mean_held=held, mean_asked=asked)

@@ -1,0 +1,133 @@
+"""A 24/7 service with a mean below its peak is priced as the fleet its day needs, hour by hour
+(the tiers an autoscaler keeps), not its peak fleet all month; its on-demand baseline is that
+autoscaled fleet too."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import Demand, load_usage, tco
+from gpuplan.commit.adapters import demands_from_usage
+from gpuplan.report.tco import summary_lines, tco_json
+
+#: An outside CTO's chat service: Llama-3.1-8B, 15 requests/s at its peak, 6 on average.
+SERVICE = """\
+name: chat
+task: infer
+model: {preset: llama-8b}
+inputs: {batch_size: 16, seq_len: 1050}
+precision: bf16
+serving: {requests_per_s: %s, prompt_tokens: 800, output_tokens: 250%s}
+"""
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("tiers") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
+    (folder / "svc.yaml").write_text(SERVICE % (peak, serving_extra))
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "base_dir": str(folder),
+            "demands": [{"name": "service", "workload": "svc.yaml", "runs_per_month": 1}],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand", "reserved_1y"]},
+        }
+    )
+
+
+def _reserved_gpus(report: object) -> float:
+    s = report.schedule  # type: ignore[attr-defined]
+    return sum(c.units * c.offer.gpus_per_unit for c in s.commitments)
+
+
+def test_a_service_with_a_mean_below_its_peak_reserves_fewer_gpus_and_costs_less(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: the peak fleet (3 L40S) all 730 h of every month, 3 reserved for a year, whatever the mean
+    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
+    tiered = tco(_usage(tmp_path, ", mean_requests_per_s: 6"), store=store, currency="USD")  # type: ignore[arg-type]
+    (flat,) = peak_only.problem.demands
+    (day,) = tiered.problem.demands
+    peak_gpus = flat.gpus_at_once(0)
+    assert peak_gpus >= 2  # a fleet that can scale
+    assert day.gpus_at_once(0) == peak_gpus  # the peak hour still has the peak fleet
+    assert sum(day.gpu_hours) < sum(flat.gpu_hours)
+    assert _reserved_gpus(tiered) < _reserved_gpus(peak_only)
+    assert tiered.schedule.total_usd < peak_only.schedule.total_usd
+
+
+def test_a_peak_only_service_keeps_its_peak_fleet_all_month_and_says_so(store: Store, tmp_path: Path) -> None:
+    (demand,), (source,) = demands_from_usage(_usage(tmp_path), store)  # type: ignore[arg-type]
+    assert not demand.tiers and not source.tiers
+    assert demand.levels(0) == ((demand.gpus_per_run, 730.0),)
+    assert "no mean_requests_per_s" in source.how
+
+
+def test_a_service_one_instance_carries_keeps_it_all_month_and_says_why(store: Store, tmp_path: Path) -> None:
+    # 3 requests/s: one L40S at 80 % of its capacity carries the peak; nothing to scale down
+    (demand,), (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 1", peak=3), store)  # type: ignore[arg-type]
+    assert not demand.tiers and demand.levels(0) == ((demand.gpus_per_run, 730.0),)
+    assert "one instance carries the peak" in source.how and "no mean_requests_per_s" not in source.how
+
+
+def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_path: Path) -> None:
+    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6"), store=store, currency="USD")  # type: ignore[arg-type]
+    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
+    (demand,) = report.problem.demands
+    (flat,) = peak_only.problem.demands
+    s, base = report.schedule, peak_only.schedule
+    assert s.all_on_demand_usd is not None and base.all_on_demand_usd is not None
+    # the same on-demand price per GPU-hour over the tiers' GPU-hours, not the peak's
+    ratio = sum(demand.gpu_hours) / sum(flat.gpu_hours)
+    gpu_time = s.all_on_demand_usd - report.schedule.data_usd
+    assert gpu_time == pytest.approx((base.all_on_demand_usd - base.data_usd) * ratio, rel=0.02)
+    assert any("services autoscaled" in line for line in summary_lines(report))
+    doc = tco_json(report)
+    assert doc["autoscaled_baseline"] is True
+    (said,) = doc["demands"]
+    assert [t["gpus"] for t in said["tiers"]] == [demand.gpu_step] * len(demand.tiers)
+    assert "diurnal" in said["day_assumed"] and "15" in said["day_assumed"]
+
+
+def test_min_replicas_keeps_that_many_all_month(store: Store, tmp_path: Path) -> None:
+    (one,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (two,), _ = demands_from_usage(  # type: ignore[arg-type]
+        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 2"), store
+    )
+    assert one.tiers[0] == pytest.approx(730) and one.tiers[1] < 730
+    assert two.tiers[:2] == pytest.approx((730, 730))
+    assert sum(two.gpu_hours) > sum(one.gpu_hours)
+
+
+def test_the_tiers_follow_the_day_the_simulator_draws(store: Store, tmp_path: Path) -> None:
+    # simulate's diurnal trace for the same mean and peak: its rate curve, minute by minute, and the
+    # replicas it needs at the plan's capacity of one at 80 % (a peak of 15 cannot hold a mean of 6
+    # under the cosine: the peak is kept, its mean 7.5)
+    from gpuplan.simulate import Shape, diurnal_trace
+
+    (demand,), (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    trace = diurnal_trace(Shape(mean_requests_per_s=6, peak_requests_per_s=15, duration_s=86_400))
+    assert trace.rate is not None and trace.rate.mean_requests_per_s == pytest.approx(7.5)
+    assert "mean 7.5" in source.day
+    # the replica-hours of a day: the tiers' hours a month over 730 h, × 24
+    per_day = sum(demand.tiers) / 730 * 24
+    assert 24 < per_day < 3 * 24
+
+
+def test_tier_levels_scale_by_whole_copies_of_the_day_and_keep_the_gpu_hours() -> None:
+    d = Demand(name="s", gpu="G", gpu_hours=(1.5 * (730 + 400),), busy_hours=(730,), tiers=(730, 400))
+    # 1.5 copies: one step in each tier, and one more for half of each tier's hours
+    assert d.levels(0) == ((1.0, 730), (1.0, 365), (1.0, 400), (1.0, 200))
+    assert sum(g * h for g, h in d.levels(0, scale=2 / 1.5)) == pytest.approx(2 * 1130)
+    assert np.isclose(d.gpus_at_once(0), 4)
