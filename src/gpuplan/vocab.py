@@ -59,6 +59,7 @@ __all__ = [
     "StackLevel",
     "Task",
     "TensorParallelPlan",
+    "Upfront",
     "confidence_name",
     "missing_members",
     "pricing_name",
@@ -372,6 +373,35 @@ class Commitment(Choice):
         """The longest term it accepts, months: a pricing model is allowed when its
         :attr:`PricingRule.term_months` is no longer."""
         return {"none": 0, "monthly": 1, "1y": 12, "3y": 36}[self.value]
+
+
+class Upfront(Choice):
+    """How much of a reservation is paid upfront (``constraints.upfront``, ``--upfront``): the
+    effective rate a reserved price is costed at (``gpuplan.catalog.upfront``)."""
+
+    NONE = "none"
+    PARTIAL = "partial"
+    ALL = "all"
+
+    @classmethod
+    def kind(cls) -> str:
+        return "upfront payment"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        # AWS's own names of the payment options, and the Chinese ones (全预付, 部分预付, 无预付).
+        return {
+            "no upfront": "none",
+            "no": "none",
+            "partial upfront": "partial",
+            "all upfront": "all",
+            "full": "all",
+            "全预付": "all",
+            "全部预付": "all",
+            "部分预付": "partial",
+            "无预付": "none",
+            "不预付": "none",
+        }
 
 
 class GpuLink(Choice):

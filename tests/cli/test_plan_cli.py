@@ -197,6 +197,8 @@ def test_an_unknown_baseline_is_one_line_with_did_you_mean(
 
 _CONTRADICTIONS = [
     (("--pricing", "reserved_1y", "--commitment", "none"), "pricing reserved_1y contradicts commitment none"),
+    # a payment option's typo, not a plan costed at no upfront unasked
+    (("--upfront", "partal"), "unknown upfront payment 'partal'; did you mean 'partial'?"),
     (
         ("--providers", "aws", "--regions", "cn-shanghai"),
         "region cn-shanghai is not a region of aws: it is a ",

@@ -44,6 +44,8 @@ COMMITMENT_KEYS = {
     "term_months",
     "cost_usd",
     "contract_cost_usd",
+    "upfront",
+    "upfront_usd",
     "as_of",
     "floor_as_of",
     "own_usd_per_gpu_hour",

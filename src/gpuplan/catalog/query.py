@@ -29,6 +29,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.region_countries import region_country
 from gpuplan.catalog.store import Store
+from gpuplan.catalog.upfront import with_upfront
 from gpuplan.catalog.wording import _DID_YOU_MEAN
 from gpuplan.errors import DataError, InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_, Money
@@ -92,6 +93,10 @@ class OfferQuery:
     allow_low_confidence: bool = True
     """False: leave out prices labelled low-confidence (the source articles' 2024 tables), as plans
     and tco do by default, and count them (:attr:`OfferListing.low_confidence_left_out`)."""
+    upfront: str | None = None
+    """How much of a reservation is paid upfront (``none``, ``partial``, ``all``): reserved prices
+    are listed at that option's effective rate where their term carries it, as plans cost them
+    (:mod:`gpuplan.catalog.upfront`); None: no upfront."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,6 +232,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
             pricing=model,
             include_unpriced=query.include_unpriced,
         )
+        found = with_upfront(found, query.upfront)
         if model is not None and query.include_unpriced:
             found += _taken_out(store, query, model, found)
         # an offer with no price at all is listed once, not once per pricing model

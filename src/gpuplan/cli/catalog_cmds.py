@@ -39,7 +39,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
-from gpuplan.vocab import PricingModel
+from gpuplan.vocab import PricingModel, Upfront
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -227,6 +227,14 @@ def offers(
             parser=finite_float,
         ),
     ] = None,
+    upfront: Annotated[
+        str | None,
+        typer.Option(
+            "--upfront",
+            help="How much of a reservation you pay upfront: none (default), partial or all; reserved "
+            "prices are listed at that option's effective rate where the catalog has it.",
+        ),
+    ] = None,
     currency: CurrencyOption = "USD",
     sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",
     all_regions: Annotated[
@@ -272,6 +280,8 @@ def offers(
     models = _listed(PricingModel.cast(p).value for p in _split(pricing))
     currency = Currency.cast(currency).code
     sort = SortKey.cast(sort).value
+    if upfront is not None:
+        upfront = Upfront.cast(upfront).value  # a typo is one line, before the database is opened
     gpus: list[str] = []
     counts: set[int] = set()
     for one in _split(gpu):
@@ -318,6 +328,7 @@ def offers(
         sort=sort,
         all_regions=all_regions,
         allow_low_confidence=allow_low_confidence,
+        upfront=upfront,
     )
     with _collector_paused():
         listing = list_offers(store, query)

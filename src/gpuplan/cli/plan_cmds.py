@@ -102,6 +102,8 @@ class PlanOptions:
     """``cost``, ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment accepted: ``none``, ``monthly``, ``1y``, ``3y``."""
+    upfront: str | None = None
+    """How much of a reservation is paid upfront: ``none``, ``partial``, ``all``."""
     allow_low_confidence: bool = False
     """Also plan on prices and facts labelled low-confidence (an article's compliance claim)."""
     top: int = 10
@@ -152,6 +154,7 @@ class PlanOptions:
             "compliance": _names(self.compliance),
             "objective": self.objective,
             "commitment": self.commitment.lower() if self.commitment else None,
+            "upfront": self.upfront,
             "allow_low_confidence": self.allow_low_confidence or None,
         }
 
@@ -257,6 +260,13 @@ def plan_cmd(
         str | None,
         typer.Option(help="Longest commitment you accept: none, monthly, 1y, 3y (reserved needs 1y/3y)."),
     ] = None,
+    upfront: Annotated[
+        str | None,
+        typer.Option(
+            help="How much of a reservation you pay upfront: none (default), partial or all; reserved "
+            "prices are costed at that option's effective rate where the catalog has it."
+        ),
+    ] = None,
     allow_low_confidence: Annotated[
         bool,
         typer.Option(
@@ -333,6 +343,7 @@ def plan_cmd(
         compliance=compliance,
         objective=objective,
         commitment=commitment,
+        upfront=upfront,
         allow_low_confidence=allow_low_confidence,
         top=top,
         baseline=baseline,

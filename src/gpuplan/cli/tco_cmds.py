@@ -47,6 +47,13 @@ def tco_cmd(
             "or EU for its 27 member states; replaces the usage file's constraints.countries"
         ),
     ] = None,
+    upfront: Annotated[
+        str | None,
+        typer.Option(
+            help="How much of a reservation you pay upfront: none, partial or all (its effective rate "
+            "where the catalog has it); replaces the usage file's constraints.upfront"
+        ),
+    ] = None,
     lang: LangOption = None,
     currency: Annotated[
         str | None,
@@ -69,19 +76,26 @@ def tco_cmd(
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.commit import load_usage, tco
-    from gpuplan.vocab import Currency
+    from gpuplan.vocab import Currency, Upfront
 
     if out is not None and out.suffix.lower() != ".html":
         raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
     if currency is not None:
         currency = Currency.cast(currency).code  # a typo fails here, in one line
+    if upfront is not None:
+        upfront = Upfront.cast(upfront).value  # a typo fails here, in one line
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     usage = load_usage(usage_file, project=project)
     with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
         store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
             report = tco(
-                usage, store=store, currency=currency, allow_code=allow_code, countries=_names(countries)
+                usage,
+                store=store,
+                currency=currency,
+                allow_code=allow_code,
+                countries=_names(countries),
+                upfront=upfront,
             )
         finally:
             store.close()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
+from gpuplan.catalog.upfront import upfront_said
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, HostNeed, MissingPrice, PricedOffer, RunData
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
@@ -143,7 +144,7 @@ def priced_offers(
                 rate_source=spot.source if spot else "",
                 spot_rate=spot,
                 confidence=p.confidence or "",
-                source=(p.source or "") + p.discount_said(),
+                source=(p.source or "") + p.discount_said() + upfront_said(p),
                 as_of=p.as_of or "",
                 floor_as_of=floor_as_of,
                 own_usd_per_unit_hour=own,
@@ -152,6 +153,7 @@ def priced_offers(
                 interconnect=p.interconnect,
                 network_gbps=p.network_gbps,
                 network_kind=p.network_kind,
+                upfront=str((p.term or {}).get("upfront", "")) if (p.term or {}).get("upfront_known") else "",
             )
         )
     notes = [

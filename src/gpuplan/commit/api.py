@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.catalog.upfront import with_upfront
 from gpuplan.commit.adapters import (
     DemandSource,
     demands_from_usage,
@@ -26,6 +27,7 @@ from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.i18n import N_, _
+from gpuplan.vocab import Upfront
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -55,7 +57,10 @@ ASSUMPTIONS = (
     N_(
         "prices are today's catalog prices for every month; future months are not discounted to today's "
         "money (money now = money later), and "
-        "reserved terms are paid monthly (no upfront option is modelled)"
+        "a reservation's cost is its payment option's effective rate (constraints.upfront: none, "
+        "partial or all) for every hour of its term, whenever it is paid: all upfront pays the "
+        "whole term at its start, partial upfront a part at the start (the part is not known) and "
+        "the rest hourly"
     ),
 )
 
@@ -123,6 +128,7 @@ def tco(
     project: str | Path | None = None,
     allow_code: bool = False,
     countries: Sequence[str] | None = None,
+    upfront: str | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -130,7 +136,8 @@ def tco(
     opened and closed here. ``currency`` overrides the usage file's. ``project``: the folder the
     usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
     ``allow_code``: whether a workload whose model is code may be imported and traced.
-    ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``.
+    ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``;
+    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``.
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
@@ -138,6 +145,9 @@ def tco(
     from gpuplan.plan.contradictions import check_regions
 
     u = _with_countries(load_usage(usage, project=project), countries)
+    if upfront is not None:
+        chosen = Upfront.cast(upfront).value
+        u = u.model_copy(update={"constraints": u.constraints.model_copy(update={"upfront": chosen})})
     own = store is None
     st = open_store(db) if store is None else store
     try:
@@ -152,7 +162,8 @@ def tco(
         with use_money(money):
             demands, sources = demands_from_usage(u, st, allow_code=allow_code)
             gpus = tuple(dict.fromkeys(d.gpu for d in demands))
-            prices = st.offers(include_unpriced=False)
+            # a reservation paid partly or all upfront: its effective rate where the catalog has it
+            prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)
             offers, offer_notes = priced_offers(prices, u, gpus)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})

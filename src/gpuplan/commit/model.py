@@ -117,6 +117,9 @@ class PricedOffer:
     """The network between instances, Gbit/s; None: not in the catalog."""
     network_kind: str | None = None
     """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None: not in the catalog."""
+    upfront: str = ""
+    """A reservation's payment option its price is the effective rate of (``partial``, ``all``:
+    :mod:`gpuplan.catalog.upfront`); "" for no upfront or another pricing model."""
 
     @property
     def usd_per_unit_month(self) -> float:
@@ -657,6 +660,12 @@ class Commitment:
     def contract_usd(self) -> float:
         """What the contract costs over its whole term, whatever the past-horizon rule bills."""
         return self.units * self.offer.usd_per_unit_month * self.offer.term_months
+
+    @property
+    def upfront_usd(self) -> float | None:
+        """All upfront: the whole contract, paid at the start of its term (the effective rate ×
+        the term's hours); None otherwise (partial upfront: the split is not published)."""
+        return self.contract_usd if self.offer.upfront == "all" else None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -57,7 +57,7 @@ from gpuplan.confine import Folder
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
-from gpuplan.vocab import Currency, pydantic_cast
+from gpuplan.vocab import Currency, Upfront, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
@@ -145,6 +145,14 @@ class ConstraintsSpec(Spec):
     """Pricing models allowed: on_demand, spot, monthly, reserved_1y, reserved_3y."""
     allow_low_confidence: bool = False
     """Also use prices labelled low-confidence (the source articles' 2024 tables)."""
+    upfront: str = "none"
+    """How much of a reservation is paid upfront: ``none`` (default), ``partial`` or ``all``; a
+    reserved price is costed at that option's effective rate where the catalog carries it."""
+
+    @field_validator("upfront")
+    @classmethod
+    def _upfront(cls, v: str) -> str:
+        return pydantic_cast(Upfront)(v).value
 
     @field_validator("pricing")
     @classmethod

@@ -253,6 +253,12 @@ class PlanOption(Document):
     service runs or not (``total_cost_usd`` is the month's share of it); null otherwise."""
     commitment_months: int | None = Field(default=None, ge=1)
     """The reservation's term in months, where ``commitment_usd`` is given."""
+    upfront: str | None = None
+    """The reservation's payment option its price is the effective rate of (``partial``, ``all``);
+    null for no upfront or another pricing model."""
+    upfront_usd: float | None = Field(default=None, ge=0)
+    """All upfront: the cash its instances' reservations take on day one, USD (the effective rate
+    × the term's hours × instances); null otherwise (partial upfront: the split is not published)."""
     job_time_h: float | None = Field(default=None, ge=0)
     job_time_h_low: float | None = None
     job_time_h_high: float | None = None
@@ -375,6 +381,8 @@ class PlanConstraintsDoc(Document):
     interconnect: str | None = None
     compliance: list[str] | None = None
     commitment: str | None = None
+    upfront: str | None = None
+    """How much of a reservation is paid upfront (``partial``, ``all``); null: none."""
 
 
 class PersonaDoc(Document):

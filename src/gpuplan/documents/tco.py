@@ -94,6 +94,12 @@ class TcoCommitment(Document):
     ``past_horizon: remaining_value`` credits for its months after the horizon."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
+    upfront: str | None = None
+    """A reservation's payment option its price is the effective rate of (``partial``, ``all``);
+    null for no upfront or another pricing model."""
+    upfront_usd: float | None = None
+    """All upfront: the cash the contract takes at the start of its term, USD; null otherwise
+    (partial upfront: the split between upfront and hourly is not published)."""
     floor_as_of: str | None = None
     """A spot price of unknown age costed at a dated one below it: that price's day (the figure
     is then the dated one); None when the offer's own price is used."""

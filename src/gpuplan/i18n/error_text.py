@@ -42,6 +42,7 @@ KIND_WORDS = (
     N_("instance family"),
     N_("language"),
     N_("commitment"),
+    N_("upfront payment"),
     N_("price unit"),
     N_("confidence"),
     N_("task"),

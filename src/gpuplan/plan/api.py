@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.catalog.upfront import with_upfront
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import per_usd
@@ -90,9 +91,9 @@ def plan_workload(
 
     ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
     ``providers``, ``gpus``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
-    ``interconnect``, ``compliance``, ``commitment``, ``objective``, and ``budget_cny``: a budget in
-    yuan, converted at the catalog's dated rate, the conversion among the plan's notes); None values
-    are ignored.
+    ``interconnect``, ``compliance``, ``commitment``, ``upfront``, ``objective``, and ``budget_cny``: a
+    budget in yuan, converted at the catalog's dated rate, the conversion among the plan's notes);
+    None values are ignored.
     ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
     bucket). ``egress_free_tier``: the account's monthly free egress is unused and may pay for the
     job's first GBs (default: every GB priced). Raises ``InfeasibleError`` naming the binding
@@ -105,7 +106,8 @@ def plan_workload(
     given, budget_note = budget_in_usd(workload.constraints, overrides or {}, store.find_exchange_rate("CNY"))
     constraints = constraints_from_spec(workload.constraints, **given)
     check_constraints(constraints, store)
-    prices = store.offers(include_unpriced=True)
+    # A reservation paid partly or all upfront: its effective rate where the catalog carries it.
+    prices = with_upfront(store.offers(include_unpriced=True), constraints.upfront)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
     job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
+from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
 from gpuplan.i18n.countries import country_codes
@@ -105,6 +106,7 @@ _COLUMNS = (
     "floor_basis",
     "floor_region",
     "floor_source",
+    "upfront",
 )
 
 
@@ -169,7 +171,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 tuple(p.compliance_claimed),
                 p.confidence or "low",
                 as_of,
-                (p.source or "") + p.discount_said(),
+                (p.source or "") + p.discount_said() + upfront_said(p),
                 stale,
                 staleness,
                 None if age_days is None else float(age_days),
@@ -178,10 +180,17 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 floor_basis,
                 floor_region,
                 floor_source,
+                _upfront(p),
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
     return OfferTable.from_columns(dict(zip(_COLUMNS, columns, strict=True)))
+
+
+def _upfront(p: OfferPrice) -> str:
+    """The payment option a reserved row's price is the effective rate of; "" where none is."""
+    term = p.term or {}
+    return str(term.get("upfront", "")) if term.get("upfront_known") else ""
 
 
 def _usd(store: Store, currency: str) -> float | None:
@@ -368,6 +377,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         interconnect=spec.interconnect,
         compliance=names(spec.compliance),
         commitment=spec.commitment,
+        upfront=spec.upfront,
         objective=Objective.cast(str(spec.objective)),
     )
     merged = PlanOverrides.from_mapping(overrides).apply(base)

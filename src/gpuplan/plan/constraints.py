@@ -11,7 +11,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, Phrase
 from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS, MAX_PLANNED_GPUS, MAX_PLANNED_NODES, gpus_named
 from gpuplan.i18n import N_
-from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
+from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel, Upfront
 
 __all__ = [
     "ALL_PRICING",
@@ -123,6 +123,10 @@ class Constraints:
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y`` (the user will use
     reserved capacity for the whole term); None = monthly at most."""
+    upfront: str | None = None
+    """How much of a reservation is paid upfront: ``none`` (None: the same), ``partial`` or
+    ``all``; a reserved price is costed at that option's effective rate where the catalog carries
+    it (:mod:`gpuplan.catalog.upfront`)."""
     objective: Objective = Objective.COST
     allow_low_confidence: bool = False
     """Consider prices and facts labelled low-confidence (the source articles' 2024 marketing tables,
@@ -163,6 +167,8 @@ class Constraints:
         if self.commitment is not None:
             # A frozen dataclass: the cast spelling is stored through object.__setattr__.
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
+        if self.upfront is not None:
+            object.__setattr__(self, "upfront", Upfront.cast(self.upfront).value)
         if self.pricing is not None:
             object.__setattr__(self, "pricing", tuple(PricingModel.cast(p).value for p in self.pricing))
         if self.interconnect is not None:

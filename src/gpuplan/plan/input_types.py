@@ -107,6 +107,10 @@ class PlanOffer:
     """The region whose dated price the floor is; "" without one."""
     floor_source: str = ""
     """Where that dated price was read; "" without one (or where the catalog does not say)."""
+    upfront: str = ""
+    """A reservation's payment option its price is the effective rate of (``partial``, ``all``:
+    :mod:`gpuplan.catalog.upfront`); "" for no upfront, another pricing model, or an option asked
+    for that the row does not carry (its own no-upfront rate kept)."""
 
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
@@ -153,6 +157,7 @@ class OfferTable:
     floor_basis: StrArray
     floor_region: StrArray
     floor_source: StrArray
+    upfront: StrArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])

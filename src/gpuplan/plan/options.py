@@ -605,4 +605,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         commitment_months=None
         if row.term_hours is None or commitment_usd is None
         else round(row.term_hours / HOURS_PER_MONTH),
+        upfront=row.upfront,
+        # all upfront: the whole term is paid on day one, for a job as for a service
+        upfront_usd=price / row.unit_hours * float(row.term_hours) * nodes
+        if row.upfront == "all" and row.term_hours is not None and math.isfinite(price)
+        else None,
     )

@@ -45,6 +45,7 @@ class PlanOverrides:
     interconnect: str | None = None
     compliance: tuple[str, ...] | None = None
     commitment: str | None = None
+    upfront: str | None = None
     objective: Objective | None = None
     allow_low_confidence: bool | None = None
 

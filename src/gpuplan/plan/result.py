@@ -301,6 +301,12 @@ class Option:
     runs or not (its ``total_cost_usd`` holds the month's share); None otherwise."""
     commitment_months: int | None = None
     """The reservation's term in months where ``commitment_usd`` is given."""
+    upfront: str = ""
+    """The reservation's payment option its price is the effective rate of (``partial``, ``all``);
+    "" for no upfront or another pricing model."""
+    upfront_usd: float | None = None
+    """All upfront: the cash its instances' reservations take on day one (the effective rate × the
+    term's hours × instances); None otherwise (partial upfront: the split is not published)."""
 
     @property
     def gpu_count(self) -> int:

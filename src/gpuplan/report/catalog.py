@@ -27,6 +27,7 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
@@ -239,6 +240,9 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
         # AWS sells a reserved term in one of two offering classes, Standard or Convertible; the
         # JSON's term.offering_class says which, and so does the table
         flags.append(_("Convertible reserved term"))
+    if (said := upfront_said(o).strip(" []")) != "":
+        # --upfront partial|all: the option the price is the effective rate of, or that it is not known
+        flags.append(said)
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:

@@ -359,6 +359,10 @@ def price_words(o: Option) -> str:
             "; the reservation commits to {total} over {months} months, billed whether the service runs "
             "or not: the month shown is its share"
         ).format(total=money(o.commitment_usd), months=o.commitment_months)
+    if o.upfront_usd is not None:
+        words += _("; all upfront: {cash} paid on day one for its {n} instance(s)").format(
+            cash=money(o.upfront_usd), n=o.nodes
+        )
     return words
 
 

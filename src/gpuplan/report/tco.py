@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.bounded import printable
+from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
@@ -175,6 +176,8 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "term_months": c.term_months,
                 "cost_usd": cost(c.cost_usd),
                 "contract_cost_usd": cost(c.contract_usd),
+                "upfront": c.offer.upfront or None,
+                "upfront_usd": None if c.upfront_usd is None else cost(c.upfront_usd),
                 **_price_fields(report, c.offer),
             }
             for c in s.commitments
@@ -600,7 +603,7 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
                 place(o.provider, o.region),
                 o.instance_type,
                 f"{format_number(o.gpus_per_unit)}× {o.gpu}",
-                _pricing(o.pricing),
+                _pricing(o.pricing) if not o.upfront else f"{_pricing(o.pricing)}, {upfront_name(o.upfront)}",
                 str(first.units),
                 span,
                 money.format(cost_usd)
@@ -611,6 +614,9 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
                 ),
             ]
         )
+        if first.upfront_usd is not None:
+            # all upfront: the contract is cash at the start of each term, not a monthly bill
+            rows[-1][-1] += "\n" + _("{cash} paid at the start").format(cash=money.format(first.upfront_usd))
     return rows
 
 

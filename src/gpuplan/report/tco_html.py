@@ -101,11 +101,17 @@ def monthly_cost_svg(report: TcoReport) -> str:
     return "\n".join(parts)
 
 
+def _lines(cell: str) -> str:
+    """A table cell escaped, its second line (all upfront's cash at the start of the term) kept a
+    line of its own."""
+    return escape(cell).replace("\n", "<br>")
+
+
 def tco_html(report: TcoReport, title: str) -> str:
     """One self-contained HTML page (inline CSS and SVG)."""
     head = "".join(f"<th>{escape(_(h))}</th>" for h in SCHEDULE_HEAD)
     rows = schedule_rows(report)
-    body = "\n".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "\n".join("<tr>" + "".join(f"<td>{_lines(c)}</td>" for c in row) + "</tr>" for row in rows)
     nothing = no_commitment_line(report)
     table = f"<table><tr>{head}</tr>\n{body}\n</table>" if rows else f"<p>{escape(nothing)}</p>"
     items = "\n".join(f"<li>{escape(line)}</li>" for line in summary_lines(report))

@@ -119,6 +119,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--vcpus": "vcpus",
         # plan
         "--commitment": "commitment",
+        "--upfront": "upfront",
         "--max-gpus": "max_gpus",
         "--max-nodes": "max_nodes",
         "--countries": "countries",
@@ -302,6 +303,11 @@ class PlanRequest(WorkloadRequest):
     compliance: list[str] | None = _NAMES
     objective: str | None = Field(default=None, max_length=16)
     commitment: str | None = Field(default=None, max_length=16)
+    upfront: str | None = Field(
+        default=None,
+        max_length=24,
+        description="How much of a reservation is paid upfront: none (default), partial or all.",
+    )
     allow_low_confidence: bool = Field(
         default=False,
         description="Also plan on prices and facts labelled low-confidence (the source articles' 2024 "
@@ -345,6 +351,7 @@ class PlanRequest(WorkloadRequest):
             "compliance": self.compliance or None,
             "objective": self.objective,
             "commitment": self.commitment.lower() if self.commitment else None,
+            "upfront": self.upfront,
             "allow_low_confidence": self.allow_low_confidence or None,
         }
 

@@ -40,6 +40,7 @@ from gpuplan.vocab import (
     ServingEngine,
     StackLevel,
     Task,
+    Upfront,
     pydantic_cast,
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
@@ -594,6 +595,9 @@ class ConstraintsSpec(Spec):
     """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
+    upfront: str | None = None
+    """How much of a reservation is paid upfront: ``none`` (default), ``partial`` or ``all``; a
+    reserved price is costed at that option's effective rate where the catalog carries it."""
 
     @model_validator(mode="after")
     def _one_budget(self) -> ConstraintsSpec:
@@ -639,6 +643,11 @@ class ConstraintsSpec(Spec):
     @classmethod
     def _commitment(cls, v: str | None) -> str | None:
         return None if v is None else pydantic_cast(Commitment)(v).value
+
+    @field_validator("upfront")
+    @classmethod
+    def _upfront(cls, v: str | None) -> str | None:
+        return None if v is None else pydantic_cast(Upfront)(v).value
 
     @field_validator("interconnect")
     @classmethod
