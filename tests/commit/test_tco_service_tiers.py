@@ -56,7 +56,7 @@ def test_a_service_with_a_mean_below_its_peak_reserves_fewer_gpus_and_costs_less
 ) -> None:
     # was: the peak fleet (3 L40S) all 730 h of every month, 3 reserved for a year, whatever the mean
     peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
-    tiered = tco(_usage(tmp_path, ", mean_requests_per_s: 6"), store=store, currency="USD")  # type: ignore[arg-type]
+    tiered = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
     (flat,) = peak_only.problem.demands
     (day,) = tiered.problem.demands
     peak_gpus = flat.gpus_at_once(0)
@@ -82,7 +82,7 @@ def test_a_service_one_instance_carries_keeps_it_all_month_and_says_why(store: S
 
 
 def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_path: Path) -> None:
-    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6"), store=store, currency="USD")  # type: ignore[arg-type]
+    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
     peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
     (demand,) = report.problem.demands
     (flat,) = peak_only.problem.demands
@@ -101,7 +101,7 @@ def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_pa
 
 
 def test_min_replicas_keeps_that_many_all_month(store: Store, tmp_path: Path) -> None:
-    (one,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (one,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
     (two,), _ = demands_from_usage(  # type: ignore[arg-type]
         _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 2"), store
     )
@@ -116,7 +116,9 @@ def test_the_tiers_follow_the_day_the_simulator_draws(store: Store, tmp_path: Pa
     # under the cosine: the peak is kept, its mean 7.5)
     from gpuplan.simulate import Shape, diurnal_trace
 
-    (demand,), (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (demand,), (source,) = demands_from_usage(
+        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store
+    )  # type: ignore[arg-type]
     trace = diurnal_trace(Shape(mean_requests_per_s=6, peak_requests_per_s=15, duration_s=86_400))
     assert trace.rate is not None and trace.rate.mean_requests_per_s == pytest.approx(7.5)
     assert "mean 7.5" in source.day
@@ -131,3 +133,14 @@ def test_tier_levels_scale_by_whole_copies_of_the_day_and_keep_the_gpu_hours() -
     assert d.levels(0) == ((1.0, 730), (1.0, 365), (1.0, 400), (1.0, 200))
     assert sum(g * h for g, h in d.levels(0, scale=2 / 1.5)) == pytest.approx(2 * 1130)
     assert np.isclose(d.gpus_at_once(0), 4)
+
+
+def test_without_min_replicas_the_fleet_its_launch_keeps_is_priced_and_the_day_is_said(
+    store: Store, tmp_path: Path
+) -> None:
+    # deploy keeps a service's autoscaler floor at the plan's fleet unless min_replicas is set, and
+    # plan prices that fleet all month: tco had priced a day its launch never scales down to
+    (flat,), (said,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (tiered,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    assert not flat.tiers and sum(flat.gpu_hours) > sum(tiered.gpu_hours)
+    assert "no serving.min_replicas" in said.how and "with serving.min_replicas set" in said.how

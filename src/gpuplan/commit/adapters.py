@@ -320,7 +320,12 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
     else:
         run_h = best.job_time_h
-    tiered = _service_tiers(workload, best, run_h)
+    day_tiers = _service_tiers(workload, best, run_h)
+    # Priced by its day only where its launch scales down: `gpuplan deploy` keeps a service's
+    # autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and `plan`
+    # prices that fleet all month), so a year priced by the day without it was a fleet no launch runs.
+    scales_down = workload.serving is not None and "min_replicas" in workload.serving.model_fields_set
+    tiered = day_tiers if scales_down else None
     per_run = best.gpu_count * run_h if tiered is None else tiered.step * sum(tiered.hours)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
@@ -377,6 +382,12 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     )
     if tiered is not None:
         how = _("{sized}; {tiers}").format(sized=how, tiers=tiered.said(best.gpu))
+    elif day_tiers is not None:
+        how = _(
+            "{sized}; its peak fleet all its hours, as its launch keeps it (no serving.min_replicas: "
+            "the autoscaler's floor is the plan's fleet); with serving.min_replicas set (e.g. 1) it "
+            "scales down with its day and is priced as that fleet, a month: {tiers} ({day})"
+        ).format(sized=how, tiers=day_tiers.listed(best.gpu), day=day_tiers.day)
     elif (flat := _flat_service_words(workload, best)) is not None:
         how = _("{sized}; {flat}").format(sized=how, flat=flat)
     if demand.host is not None:
@@ -402,13 +413,16 @@ class _Tiers:
     day: str
     """The day assumed, in words."""
 
-    def said(self, gpu: str) -> str:
-        """The tiers in words: ``1 × L40S × 730 h, 1 × L40S × 402 h …`` and the day assumed."""
-        tiers = item_list(
+    def listed(self, gpu: str) -> str:
+        """The tiers in words: ``1 × L40S × 730 h, 1 × L40S × 402 h …``."""
+        return item_list(
             _("{gpus:g} × {gpu} × {hours:.0f} h").format(gpus=self.step, gpu=gpu, hours=h) for h in self.hours
         )
+
+    def said(self, gpu: str) -> str:
+        """The tiers in words and the day assumed."""
         return _("priced as the fleet its day needs, a month: {tiers} ({day})").format(
-            tiers=tiers, day=self.day
+            tiers=self.listed(gpu), day=self.day
         )
 
 
