@@ -121,6 +121,11 @@ def test_a_commitment_allows_the_committed_models_its_term_covers() -> None:
         ("36 months", "3y"),
         ("3 years", "3y"),
         ("包月", "monthly"),
+        # the longest commitment accepted: the longest term no longer than it
+        ("18 months", "1y"),
+        ("2 years", "1y"),
+        ("6 months", "monthly"),
+        ("6个月", "monthly"),
     ],
 )
 def test_a_term_written_out_is_the_commitment_meant(written: str, term: str) -> None:

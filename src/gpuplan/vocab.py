@@ -331,6 +331,10 @@ COMMITTED_PRICING: tuple[PricingModel, ...] = tuple(
 )
 
 
+#: A term written out: a count of months or years ("18 months", "2 yr", "6个月", "2年").
+_TERM = re.compile(r"([0-9]{1,3})\s*(months?|mos?|m|years?|yrs?|y|个月|月|年)")
+
+
 class Commitment(Choice):
     """The longest commitment a user accepts (``constraints.commitment``, ``--commitment``)."""
 
@@ -367,6 +371,17 @@ class Commitment(Choice):
             "包月": "monthly",
             "包年包月": "monthly",
         }
+
+    @classmethod
+    def cast(cls, value: object) -> Commitment:
+        # "18 months", "2 years", "6个月": the longest commitment accepted, so the longest term no
+        # longer than it ("18 months" had been answered "did you mean 'monthly'?")
+        if isinstance(value, str) and not isinstance(value, cls):
+            m = _TERM.fullmatch(value.strip().lower())
+            if m is not None:
+                n = int(m.group(1)) * (12 if m.group(2).startswith(("y", "年")) else 1)
+                return max((c for c in cls if c.months <= n), key=lambda c: c.months)
+        return super().cast(value)
 
     @property
     def months(self) -> int:
