@@ -85,6 +85,8 @@ def test_several_pricing_models_are_all_listed(db: str, args: list[str]) -> None
     ("args", "said"),
     [
         (["--pricing", "reserved_1y,reservd_3y"], "unknown pricing model 'reservd_3y'"),
+        # had been "did you mean 'cn-qingdao'?"
+        (["--region", "singapore"], "'singapore' names a country, not a region"),
         (["--provider", "aws,gcpp"], "unknown provider 'gcpp'; did you mean 'gcp'?"),
         (["--provider", "gcp", "--region", "us-east1,europe-wst4"], "unknown region 'europe-wst4'"),
         (["--gpu", "a100:8,h100:4"], "different counts"),

@@ -209,6 +209,9 @@ def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known:
             provider=listed(providers),
             suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
         )
+    from gpuplan.catalog.region_countries import refuse_country_as_region
+
+    refuse_country_as_region(region, store)
     raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
 
 

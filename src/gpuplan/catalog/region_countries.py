@@ -4,7 +4,14 @@ planner's countries constraint and ``gpuplan offers --countries`` read it from h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpuplan.catalog import providers
+from gpuplan.errors import GpuplanError, InputError
+from gpuplan.i18n import N_
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
 
 __all__ = ["region_country"]
 
@@ -157,3 +164,41 @@ def region_country(provider: str, region: str) -> str:
         if r.startswith(prefix):
             return country
     return ""
+
+
+def refuse_country_as_region(region: str, store: Store) -> None:
+    """A region written as a country ("singapore", "Germany", "中国", "EU"): refused with the regions
+    in it that have offers and the ``countries`` filter, where "did you mean" had offered the
+    nearest spellings ("singapore" → "cn-qingdao"). Returns where ``region`` names no country."""
+    from gpuplan.catalog.providers import PROVIDERS
+    from gpuplan.i18n.countries import country_codes
+
+    try:
+        codes = country_codes(region)
+    except GpuplanError:
+        return
+    found = sorted({f"{p}/{r}" for p in PROVIDERS for r in store.regions(p) if region_country(p, r) in codes})
+    group = len(codes) > 1
+    code = region.strip() if group else codes[0]
+    if not found:
+        none_in_them = N_(
+            "{region!r} names countries, not a region, and no region in them has offers in the catalog"
+        )
+        none_in_it = N_(
+            "{region!r} names a country, not a region, and no region in it has offers in the catalog"
+        )
+        raise InputError.worded(none_in_them if group else none_in_it, region=region)
+    raise InputError.worded(
+        N_(
+            "{region!r} names countries, not a region: their regions with offers are {regions}; or keep "
+            "every region in them with `--countries {code}` (`countries: [{code}]` in a file)"
+        )
+        if group
+        else N_(
+            "{region!r} names a country, not a region: its regions with offers are {regions}; or keep "
+            "every region in it with `--countries {code}` (`countries: [{code}]` in a file)"
+        ),
+        region=region,
+        regions=", ".join(found[:12]) + (f" (+{len(found) - 12})" if len(found) > 12 else ""),
+        code=code,
+    )

@@ -91,46 +91,6 @@ def _provider_regions(store: Store, provider: str) -> set[str]:
     return regions
 
 
-def _refuse_country(region: str, store: Store) -> None:
-    """A region written as a country ("singapore", "Germany", "中国", "EU"): refused with the regions
-    of it that have offers and the ``countries`` filter, where "did you mean" had offered the
-    nearest spellings ("singapore" → "cn-qingdao"). Returns where ``region`` names no country."""
-    from gpuplan.catalog.providers import PROVIDERS
-    from gpuplan.catalog.region_countries import region_country
-    from gpuplan.i18n.countries import country_codes
-
-    try:
-        codes = country_codes(region)
-    except GpuplanError:
-        return
-    found = sorted({f"{p}/{r}" for p in PROVIDERS for r in store.regions(p) if region_country(p, r) in codes})
-    group = len(codes) > 1
-    code = region.strip() if group else codes[0]
-    if not found:
-        raise InputError.worded(
-            N_("{region!r} names countries, not a region, and no region in them has offers in the catalog")
-            if group
-            else N_(
-                "{region!r} names a country, not a region, and no region in it has offers in the catalog"
-            ),
-            region=region,
-        )
-    raise InputError.worded(
-        N_(
-            "{region!r} names countries, not a region: their regions with offers are {regions}; or keep "
-            "every region in them with `--countries {code}` (`countries: [{code}]` in a file)"
-        )
-        if group
-        else N_(
-            "{region!r} names a country, not a region: its regions with offers are {regions}; or keep "
-            "every region in it with `--countries {code}` (`countries: [{code}]` in a file)"
-        ),
-        region=region,
-        regions=", ".join(found[:12]) + (f" (+{len(found) - 12})" if len(found) > 12 else ""),
-        code=code,
-    )
-
-
 def check_regions(c: Constraints, store: Store) -> None:
     """Each region named must have offers, and, when providers are named too, be one of theirs
     (``gpuplan tco`` checks its usage's regions with this too)."""
@@ -160,7 +120,9 @@ def check_regions(c: Constraints, store: Store) -> None:
                     providers=listed(owners),
                     provider=owners[0],
                 )
-            _refuse_country(region, store)
+            from gpuplan.catalog.region_countries import refuse_country_as_region
+
+            refuse_country_as_region(region, store)
             # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
             known = named_all if named and closest(region, named_all) else offered
             known = [k for k in known if k.lower() != low]
