@@ -228,6 +228,12 @@ def test_gpus_table_tells_an_unpublished_rate_from_a_path_the_part_lacks(db: str
     rows = {line.split()[0]: line.split() for line in r.stdout.splitlines() if line.split()}
     # GPU, mem, GB/s, FP32, TF32, BF16, FP8
     assert rows["H20"][6] == "?" and rows["L20"][6] == "?" and rows["T4"][5:7] == ["—", "—"]
+    # a peak no source publishes, derived, is marked so, and --json says how
+    assert rows["L20"][5] == "~118.7" and rows["H100-SXM"][5][0].isdigit()
+    assert "~ = derived, not published" in " ".join(r.stdout.split())
+    doc = json.loads(runner.invoke(app, ["--db", db, "gpus", "--json"]).stdout)
+    basis = {g["id"]: g["peak_basis"] for g in doc["gpus"]}
+    assert basis["L20"].startswith("derived, not published") and basis["H100-SXM"] is None
     assert rows["H100-SXM"][5] not in ("?", "—")
     assert "? = the part has these tensor cores but no source publishes their rate" in " ".join(
         r.stdout.split()

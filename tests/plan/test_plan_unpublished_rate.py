@@ -69,6 +69,17 @@ def test_the_l20_runs_bf16_at_the_matmul_rate_measured_on_one() -> None:
     )
     row = est(_one_gpu("L20"))
     assert row.fits and not row.rate_unknown and math.isfinite(row.job_time_h)
+    # and the estimate says so: the peak derived, the time at the measured rate
+    from gpuplan.api import estimate
+
+    report = estimate(
+        Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ["L20"], profile=ddp_profile("bf16 matmuls")
+    )
+    (outcome,) = report.outcomes
+    assert outcome.estimate is not None
+    notes = outcome.estimate.notes
+    said = [n for n in notes if n.startswith("L20: its BF16 peak 118.7 TFLOPS is derived, not published")]
+    assert said and "114.2 TFLOPS" in said[0]
 
 
 class _Held:

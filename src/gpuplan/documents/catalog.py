@@ -195,6 +195,9 @@ class GpuItem(Document):
     nvlink_gbps: float | None
     pcie_gen: int | None
     source: str
+    peak_basis: str | None = None
+    """How the tensor-core peaks were had where no source publishes them (derived, and from what);
+    None where they are published figures."""
     cheapest: dict[str, CheapestPrice | None]
     """Keyed by pricing model; None where no price is known."""
 

@@ -164,6 +164,9 @@ class GPU:
     (:func:`gpuplan.catalog.dates.price_age`)."""
     launched_source: str = ""
     """Where ``launched`` was read (with the day it was read), or why it is None."""
+    peak_basis: str = ""
+    """How the tensor-core peaks were had where no source publishes them (the L20's: derived from a
+    sibling part's rate per SM per clock); "" where they are published figures."""
 
     @property
     def launched_on(self) -> date | None:
@@ -296,6 +299,7 @@ def all_gpus() -> tuple[GPU, ...]:
                     matmul_fraction_fp8_source=row["matmul_fraction_fp8_source"],
                     launched=_launch_month(row["launched"]),
                     launched_source=row["launched_source"],
+                    peak_basis=row["peak_basis"],
                 )
             )
         except (KeyError, ValueError) as e:

@@ -434,6 +434,7 @@ def _gpu_base(g: GPU) -> dict[str, Any]:
         "nvlink_gbps": g.nvlink_gbps,
         "pcie_gen": g.pcie_gen,
         "source": g.source,
+        "peak_basis": g.peak_basis or None,
     }
 
 
@@ -538,7 +539,7 @@ def _peak(g: GPU, path: str) -> str:
 
     value = g.peak_tflops(path)
     if value is not None:
-        return fmt_num(value)
+        return ("~" if g.peak_basis and path in ("tf32", "bf16", "fp16") else "") + fmt_num(value)
     return "?" if rate_unpublished(g, path) else "—"
 
 
@@ -551,8 +552,9 @@ def gpus_view(
     table = Widest([partial(_gpus_table, gpus, cheapest, layout) for layout in (0, 1, 2)])
     notes = [
         _(
-            "Peaks are dense datasheet TFLOP/s (? = the part has these tensor cores but no source "
-            "publishes their rate; — = it has none). Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
+            "Peaks are dense datasheet TFLOP/s (~ = derived, not published: `gpuplan gpus --json` says "
+            "how; ? = the part has these tensor cores but no source publishes their rate; — = it has "
+            "none). Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
             "any provider; — = no known price; * = stale or of unknown age (offers shows its date), a "
             "spot price of unknown age below the dated one of its region shown at that one, as plans cost it."
         ),

@@ -210,6 +210,20 @@ def _modelled(layout: Layout) -> ComputeTime:
     base_cal = layout.request.calibration or load_calibration()
     plausible = check(profile, gpu, base_cal, phases.total_s)
     notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
+    if gpu.peak_basis and gpu.matmul_fraction is not None and gpu.bf16_tflops is not None:
+        # a peak no source publishes: said, with what the time runs at (the measured rate)
+        notes.append(
+            _(
+                "{gpu}: its BF16 peak {peak:g} TFLOPS is derived, not published (`gpuplan gpus --json` "
+                "says how); the matmul rate is the one measured on one, {rate:.1f} TFLOPS ({pct:.0f} % of "
+                "that peak: `gpuplan bench` on yours replaces it)"
+            ).format(
+                gpu=gpu.id,
+                peak=gpu.bf16_tflops,
+                rate=gpu.bf16_tflops * gpu.matmul_fraction,
+                pct=100 * gpu.matmul_fraction,
+            )
+        )
     if base_cal.matmul_fractions and gpu.matmul_fraction is None and base_cal.measurement(gpu.id) is None:
         from gpuplan.hardware import achievable_matmul_fraction, architecture_measured, same_chip_measured
 
