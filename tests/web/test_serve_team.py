@@ -219,6 +219,49 @@ def test_a_saved_plan_says_how_old_its_prices_are_today_by_the_catalogs_rule(ser
     assert (change["then_age_days"], change["then_staleness"]) == (age.age_days, age.staleness)
 
 
+def test_a_saved_plans_undated_price_is_aged_no_older_than_its_gpu(tmp_path: Path) -> None:
+    # A saved L20 plan's price "some time since 2020-11" was 2,226 days old in the API, where offers
+    # and plan say at most 3.1 years (the L20 launched 2023-11).
+    from types import SimpleNamespace
+
+    from gpuplan.catalog import open_store
+    from gpuplan.web.work import saved_plan_item
+
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        fields = dict.fromkeys(
+            (
+                "id",
+                "workload",
+                "workload_version",
+                "month",
+                "status",
+                "total_cost_usd",
+                "runs_per_month",
+                "month_cost_usd",
+                "usd_per_cny",
+                "team",
+                "catalog_import_id",
+                "created_by",
+                "created_at",
+                "constraints",
+                "document",
+            ),
+        )
+        plan = SimpleNamespace(
+            **fields,
+            prices_as_of="2020-11/2026-12-03",
+            recommended={"provider": "alibaba", "region": "cn-hangzhou", "instance_type": "x", "gpu": "L20"},
+        )
+        item = saved_plan_item(plan, store, rate=None)  # type: ignore[arg-type]
+        unbounded = store.age_of("2020-11/2026-12-03")
+        bounded = store.age_of("2020-11/2026-12-03", "L20")
+    finally:
+        store.close()
+    assert unbounded.age_days is not None and bounded.age_days is not None
+    assert item["prices_age_days"] == bounded.age_days < unbounded.age_days
+
+
 def test_the_price_check_plans_each_distinct_request_once_and_not_again_the_same_day(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -296,13 +296,21 @@ def option_label(option: dict[str, Any] | None) -> str | None:
     return f"{where} × {nodes}, {pricing_name(str(option.get('pricing')))}"
 
 
+def _plan_gpu(p: SavedPlan) -> str | None:
+    """The GPU of a saved plan's recommended option (None without one)."""
+    gpu = (p.recommended or {}).get("gpu")
+    return gpu if isinstance(gpu, str) and gpu else None
+
+
 def saved_plan_item(
     p: SavedPlan, store: Store, *, with_document: bool = False, rate: ExchangeRate | None = None
 ) -> dict[str, Any]:
     """A saved plan as the API lists it: the date of the prices it rests on and, by the catalog's
     rule for an offer's price (:meth:`Store.age_of`), how old they are today; its month's cost in
     yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given)."""
-    age = store.age_of(p.prices_as_of)
+    # the recommended option's GPU bounds an undated price's age, as an offer's is (an L20's price
+    # "some time since 2020-11" is at most as old as the L20)
+    age = store.age_of(p.prices_as_of, _plan_gpu(p))
     cny = plan_cost_cny(p, rate if rate is not None else store.find_exchange_rate("CNY"))
     return {
         "id": p.id,
@@ -639,7 +647,7 @@ def _change(
     from gpuplan.i18n.error_text import error_text
 
     then = p.recommended or {}
-    age = store.age_of(p.prices_as_of)
+    age = store.age_of(p.prices_as_of, _plan_gpu(p))
     item: dict[str, Any] = {
         "plan_id": p.id,
         "workload": p.workload,
