@@ -179,7 +179,8 @@ def test_bad_yaml_and_json_and_a_rate_the_wrong_way_round_read_in_chinese() -> N
     )
     with use_language("zh"):
         assert error_text(yaml_error.value).startswith("w.yaml:2:1：YAML 格式错误：")
-        assert error_text(json_error.value) == "p.json 不是有效的 JSON（第 1 行：Expecting value）"
+        # the JSON reader's own words read in Chinese too
+        assert error_text(json_error.value) == "p.json 不是有效的 JSON（第 1 行：此处应为一个值）"
         assert error_text(rate_error) == (
             "--usd-per-cny 7.2 看起来把汇率写反了（这是 1 美元 = 7.2 元）；"
             "请写 --cny-per-usd 7.2（或 --usd-per-cny 0.1389）"

@@ -260,7 +260,7 @@ def test_an_error_wrapped_by_deploy_is_translated_inside_it(tmp_path: Path) -> N
     )
     assert (
         zh(error)
-        == f"{bad} 不是有效的 JSON（第 1 行：Expecting ',' delimiter）：请用 `gpuplan plan --json` 生成它"
+        == f"{bad} 不是有效的 JSON（第 1 行：此处应为分隔符 ','）：请用 `gpuplan plan --json` 生成它"
     )
 
 

@@ -29,7 +29,7 @@ def test_a_time_sliced_packing_says_how_and_what_it_assumes_in_both_languages() 
     assert plan.method == "first-fit decreasing"
     assert plan.notes[0] == "time-slicing throughput penalty 10% (assumed; NVIDIA publishes none)"
     assert plan.unplaced[0].reason == (
-        "needs 200.0 GiB, more than one A100-SXM4-80GB (80 GiB); "
+        "needs 200.0 GiB, more than one A100-SXM4-80GB (80.0 GiB usable); "
         "split it over GPUs (tensor parallel) or pick a bigger GPU"
     )
     with use_language("zh"):
@@ -37,7 +37,8 @@ def test_a_time_sliced_packing_says_how_and_what_it_assumes_in_both_languages() 
     assert plan.method == "降序首次适应算法"
     assert plan.notes[0] == "时间片共享吞吐损失 10%（假设值；NVIDIA 未公布）"
     assert plan.unplaced[0].reason == (
-        "需要 200.0 GiB，超过一块 A100-SXM4-80GB（80 GiB）；请把它拆到多块 GPU 上（张量并行），或换更大的 GPU"
+        "需要 200.0 GiB，超过一块 A100-SXM4-80GB（可用 80.0 GiB）；"
+        "请把它拆到多块 GPU 上（张量并行），或换更大的 GPU"
     )
 
 
