@@ -179,3 +179,16 @@ def test_the_demand_change_of_a_service_that_follows_its_day_is_said_as_its_load
         "(commitments fixed; the change is more or fewer runs at once, of the same size and hours; the rest"
         in flat
     )
+
+
+def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Store, tmp_path: Path) -> None:
+    # was: "a cosine of peak/trough 4 cannot average 6 under a peak of 15: the peak is kept and its
+    # quietest time falls to 0": a cosine under a peak of 15 averages at least 15 / 2 = 7.5 (its
+    # trough at 0), so 7.5 is the mean sized for, and the GPU-hours are if anything high
+    _, (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    assert source.day.endswith(
+        "; a mean of 6 requests/s is lower than a cosine day under a peak of 15 can average: the mean is "
+        "taken as 7.5, the lowest such a day reaches (its quietest hour at 0 rather than at 1/4 of the "
+        "peak), so the GPU-hours are if anything high"
+    )
+    assert "cannot average" not in source.day
