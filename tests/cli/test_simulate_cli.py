@@ -708,18 +708,22 @@ def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(fr
     text = " ".join(_run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args).split())
     assert "价格：按量付费 ¥" in text and "/副本小时：" in text
     assert "价格：按量付费 1" not in text  # no dollar figure leads it
-    assert "目录所记价格为" in text and "USD/副本小时（可信度" in text  # the source's own figure
+    assert (
+        "目录所记为每个实例每小时" in text and "USD/副本小时 计费（可信度" in text
+    )  # the instance's own price, the figure costed
     assert "金额以 CNY 显示，按 1 USD =" in text  # the rate and its date
     english = " ".join(
         _run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args[:-2], "--lang", "en").split()
     )
-    assert "Prices: on_demand ¥" in english and "USD/replica-h as the catalog holds it" in english
+    assert "Prices: on_demand ¥" in english and "per instance-hour, costed at" in english
     share = " ".join(
         _run(
             "--db", db, "simulate", "share", str(SERVICES), "--gpu", "A100-SXM4-80GB", "--currency", "CNY"
         ).split()
     )
-    assert "on demand, ¥" in share and "USD/h as the catalog holds it" in share
+    assert (
+        "on demand, ¥" in share and "USD per instance-hour, costed at 2.76 USD/h for the 2 instances" in share
+    )
 
 
 def test_a_service_of_a_workload_takes_its_load_from_the_workload_unless_it_gives_its_own(

@@ -381,6 +381,35 @@ def test_a_misspelt_region_is_refused_as_plan_refuses_it(store: Store) -> None:
     assert str(caught.value).startswith("unknown region 'cn-shanghia'; did you mean 'cn-shanghai'")
 
 
+def test_a_region_error_of_a_usage_file_is_prefixed_with_the_file_as_its_other_errors_are(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "error: 'singapore' names a country, not a region: …" where the file's other errors read
+    # "error: u_sg.yaml: …"; a mapping has no file to name, and its error is as before
+    from gpuplan.commit import tco
+    from gpuplan.errors import InputError
+
+    file = tmp_path / "u_sg.yaml"
+    file.write_text(
+        "horizon_months: 12\n"
+        "demands: [{name: d, gpu: A100-SXM4-80GB, gpus: 8, hours_per_month: 730}]\n"
+        "constraints: {regions: [singapore]}\n"
+    )
+    with pytest.raises(InputError) as caught:
+        tco(file, store=store)
+    assert str(caught.value).startswith(f"{file}: 'singapore' names a country, not a region: ")
+    with pytest.raises(InputError) as unnamed:
+        tco(
+            {
+                "horizon_months": 12,
+                "demands": [{"name": "d", "gpu": "A100-SXM4-80GB", "gpus": 8, "hours_per_month": 730}],
+                "constraints": {"regions": ["singapore"]},
+            },
+            store=store,
+        )
+    assert str(unnamed.value).startswith("'singapore' names a country, not a region: ")
+
+
 def test_a_workload_budget_does_not_refuse_sizing_what_the_year_prices_otherwise(
     store: Store, tmp_path: Path
 ) -> None:

@@ -144,3 +144,51 @@ def test_without_min_replicas_the_fleet_its_launch_keeps_is_priced_and_the_day_i
     (tiered,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
     assert not flat.tiers and sum(flat.gpu_hours) > sum(tiered.gpu_hours)
     assert "no serving.min_replicas" in said.how and "with serving.min_replicas set" in said.how
+
+
+def test_the_demand_change_of_a_service_that_follows_its_day_is_said_as_its_load(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "the change is more or fewer runs at once, of the same size and hours" for a 24/7 service,
+    # whose ±30 % scales its load: its GPU-hours in each tier of its day (Demand._tier_levels)
+    from dataclasses import replace
+
+    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
+    changes = [line for line in summary_lines(report) if line.startswith("Demand -30%")]
+    assert len(changes) == 1 and "runs at once" not in changes[0]
+    assert (
+        "(commitments fixed; the change is the load: each service's GPU-hours in each part of its day "
+        in changes[0]
+    )
+    assert changes[0].endswith("scale with it; the rest bought by the hour)")
+    # beside a run-based demand, each is said for what it is
+    run = Demand(name="burst", gpu="G", gpu_hours=(80.0,) * 12, busy_hours=(10.0,) * 12)
+    mixed = replace(report, problem=replace(report.problem, demands=(*report.problem.demands, run)))
+    (change,) = [line for line in summary_lines(mixed) if line.startswith("Demand +30%")]
+    assert (
+        "the change is more or fewer runs at once, of the same size and hours; for the demand(s) service, "
+        in change
+    )
+    assert (
+        "whose fleet follows its day, it is the load: their GPU-hours in each part of the day scale with it"
+        in change
+    )
+    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
+    (flat,) = [line for line in summary_lines(peak_only) if line.startswith("Demand +30%")]
+    assert (
+        "(commitments fixed; the change is more or fewer runs at once, of the same size and hours; the rest"
+        in flat
+    )
+
+
+def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Store, tmp_path: Path) -> None:
+    # was: "a cosine of peak/trough 4 cannot average 6 under a peak of 15: the peak is kept and its
+    # quietest time falls to 0": a cosine under a peak of 15 averages at least 15 / 2 = 7.5 (its
+    # trough at 0), so 7.5 is the mean sized for, and the GPU-hours are if anything high
+    _, (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    assert source.day.endswith(
+        "; a mean of 6 requests/s is lower than a cosine day under a peak of 15 can average: the mean is "
+        "taken as 7.5, the lowest such a day reaches (its quietest hour at 0 rather than at 1/4 of the "
+        "peak), so the GPU-hours are if anything high"
+    )
+    assert "cannot average" not in source.day

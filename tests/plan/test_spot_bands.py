@@ -181,3 +181,21 @@ def test_a_spot_service_without_an_on_demand_price_says_the_fallback_cost_is_unk
     out = io.StringIO()
     Console(file=out, width=400, color_system=None).print(plan_view(plan))
     assert "an on-demand replica's instance costs is unknown" in out.getvalue()
+
+
+def test_two_sources_each_worse_somewhere_are_said_in_one_sentence_each_named_once() -> None:
+    # was: "… the worse is costed: <advisor> over <vantage> (…)" then "… the worse is costed: <vantage>
+    # over <advisor> (…)": right instance type by instance type, but read as contradicting each other
+    advisor_worse = band_rate_per_hour(*offer_band("5-10%", TERM, None, None))
+    term = {**TERM, OTHER_BANDS_KEY: [{"band": "<5%", "source": ADVISOR_SRC, "as_of": "2025-06-28"}]}
+    vantage_worse = band_rate_per_hour(*offer_band("10-15%", term, None, None))
+    assert advisor_worse is not None and vantage_worse is not None
+    shown = [s for s in rates_shown([advisor_worse, vantage_worse]) if "the worse is costed" in s]
+    assert shown == [
+        "where the catalog's sources disagree on an instance type's band in a region, the worse is costed, "
+        f"each instance type and region on its own: {ADVISOR_SRC} over {VANTAGE} for some "
+        "('>20%' for '5-10%'), and the other way round for others ('10-15%' for '<5%')"
+    ]
+    # one direction only: one sentence, as before
+    (alone,) = [s for s in rates_shown([advisor_worse]) if "the worse is costed" in s]
+    assert alone.endswith(f"the worse is costed: {ADVISOR_SRC} over {VANTAGE} ('>20%' for '5-10%')")

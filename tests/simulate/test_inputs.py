@@ -269,8 +269,11 @@ def test_a_fleets_price_notes_are_worded_in_the_display_currency() -> None:
     p = fleet_prices([_offer("on_demand", "h100_8x", 8, 2.0)], "H100-SXM", fleet_replicas=8, money=money)
     note = p.sources["on_demand"]
     assert note.startswith("on_demand ¥16.00/replica-h: cloud r1 h100_8x")
-    assert "¥128.00 per instance-h" in note and "USD per instance-h" not in note
-    assert "2 USD/replica-h as the catalog holds it" in note  # the source's own figure, cited with it
+    assert "¥128.00 per instance-h" in note
+    assert note.count("USD per instance-h") == 1  # only the catalog's own figure, named as such
+    # the instance's price as the catalog holds it, and the figure costed, each named for what it is
+    assert "which holds 16 USD per instance-hour, costed at 2 USD/replica-h (confidence" in note
+    assert "as the catalog holds it" not in note
     assert p.words_currency == "CNY"
     given = fleet_prices([], "H100-SXM", on_demand_usd=3.0, money=money)
     assert given.sources["on_demand"] == "on_demand ¥24.00/replica-h (3 USD/replica-h) given"
@@ -306,3 +309,25 @@ def test_the_spot_rate_names_the_offer_and_region_its_band_is_of() -> None:
     both = fleet_prices(offers, "H100-SXM", fleet_replicas=1, spot_fleet_replicas=1)
     region = both.basis["spot"].region
     assert both.spot_rate_source.startswith(f"of cloud {region} cloud-1x, the spot offer priced: ")
+
+
+def test_a_yuan_price_is_cited_per_instance_in_yuan_and_the_costed_total_in_dollars() -> None:
+    # was: "2.48 USD/h as the catalog holds it" for two ¥8.66 instances: the catalog holds ¥8.66 an
+    # instance in yuan; 2 × 8.66 × 0.138 = 2.39 (here 2 × 8 × 0.125 = 2.00) is the dollars costed.
+    from dataclasses import replace
+
+    from gpuplan.i18n import Money
+    from gpuplan.simulate.inputs import basis_words, price_basis
+
+    yuan = replace(
+        _offer("on_demand", "gn7i", 1, 1.0), price=8.0, currency="CNY", exchange_rate_usd_per_unit=0.125
+    )
+    basis = price_basis(2.0, yuan, None, known_current=True)
+    money = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2026-01-27", source="test")
+    words = basis_words(basis, "on_demand", "H100-SXM", "USD/h", money, "h", instances=2)
+    assert words == (
+        "; price source: test, which holds 8 CNY per instance-hour, costed at 2 USD/h for the 2 instances "
+        "(confidence secondary)"
+    )
+    one = basis_words(basis, "on_demand", "H100-SXM", "USD/h", money, "h", instances=1)
+    assert "costed at 2 USD/h (confidence" in one

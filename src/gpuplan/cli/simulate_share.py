@@ -286,7 +286,7 @@ def _priced(
             as_of=o.as_of,
         )
         + narrowed_words(narrowed)
-        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"))
+        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"), instances=instances)
     )
     priced = replace(
         plan,

@@ -489,10 +489,12 @@ def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | N
         least=serving.min_replicas or 1,
     )
     if day.mean_asked is not None:
+        # the peak is what the plan sized for, so it is kept; the trough, not the mean, gives way
         words += _(
-            "; a cosine of peak/trough {ratio:g} cannot average {asked:g} under a peak of {peak:g}: the "
-            "peak is kept and its quietest time falls to 0"
-        ).format(ratio=DIURNAL_PEAK_TO_TROUGH, asked=day.mean_asked, peak=peak)
+            "; a mean of {asked:g} requests/s is lower than a cosine day under a peak of {peak:g} can "
+            "average: the mean is taken as {held:g}, the lowest such a day reaches (its quietest hour "
+            "at 0 rather than at 1/{ratio:g} of the peak), so the GPU-hours are if anything high"
+        ).format(ratio=DIURNAL_PEAK_TO_TROUGH, asked=day.mean_asked, peak=peak, held=round(day.mean_held, 2))
     return _Tiers(step=best.gpu_count / best.nodes, hours=tuple(h for h in hours if h > 0), day=words)
 
 

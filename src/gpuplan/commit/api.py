@@ -26,6 +26,7 @@ from gpuplan.commit.adapters import (
 from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
+from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _
 from gpuplan.vocab import Upfront
 
@@ -153,9 +154,17 @@ def tco(
     try:
         # A misspelt region is said as plan says it (did you mean …), before any workload is traced,
         # not as a demand that no price within the constraints can meet.
-        check_regions(
-            Constraints(providers=u.constraints.providers or None, regions=u.constraints.regions or None), st
-        )
+        try:
+            check_regions(
+                Constraints(providers=u.constraints.providers or None, regions=u.constraints.regions or None),
+                st,
+            )
+        except GpuplanError as e:
+            if not u.source:
+                raise
+            # the file's name first, as its other errors give it
+            # TRANSLATORS: a plan or workload file, and the error one of its names gave
+            raise InputError.worded(N_("{source}: {error}"), source=u.source, error=e) from e
         money = display_money(st, currency or u.currency)
         # the prices assumed for a run's data, and the offers' sources' list price of a discount:
         # in the money the report is shown in

@@ -318,6 +318,13 @@ class Usage(Spec):
     """Folder that workload paths are relative to (the usage file's folder when read from a file).
     Written in a file, it is a hint: it must lie inside the folder the user named."""
     _folder: Folder | None = PrivateAttr(default=None)
+    _source: str = PrivateAttr(default="")
+
+    @property
+    def source(self) -> str:
+        """The usage file it was read from, as given ("" for a mapping): the prefix of an error that
+        one of its values gives later (a region that names a country), as its validation's errors carry."""
+        return self._source
 
     @field_validator("start", mode="before")
     @classmethod
@@ -453,6 +460,7 @@ class Usage(Spec):
             {**data, "base_dir": str(base) if isinstance(base, Path) else base}, source=str(p)
         )
         usage._folder = folder
+        usage._source = str(p)
         return usage
 
     def direct_gpu_hours(self, demand: DemandSpec) -> tuple[float, ...]:

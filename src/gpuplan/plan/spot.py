@@ -179,6 +179,13 @@ _WORSE_SHOWN = N_(
     "where the catalog's sources disagree on an instance type's band in a region, the worse is costed: "
     "{source} over {other} ({pairs})"
 )
+#: Two sources each worse for some instance types and regions: one sentence, each named once, so that
+#: two sentences of the same shape in opposite directions do not read as contradicting each other.
+_WORSE_BOTH_WAYS = N_(
+    "where the catalog's sources disagree on an instance type's band in a region, the worse is costed, "
+    "each instance type and region on its own: {source} over {other} for some ({pairs}), and the other "
+    "way round for others ({other_pairs})"
+)
 #: One band costed over another source's for the same instance type and region.
 _OVER = N_("{band} for {other}")
 
@@ -320,10 +327,22 @@ def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
             for b, src in r.other_bands if r.band is not None else ():
                 key = (r.band_source or _(_SOURCE_NOT_SAID), src)
                 worse.setdefault(key, set()).add(_(_OVER).format(band=repr(r.band), other=repr(b)))
-        out += [
-            _(_WORSE_SHOWN).format(source=source, other=other, pairs=item_list(sorted(pairs)))
-            for (source, other), pairs in sorted(worse.items())
-        ]
+        said: set[tuple[str, str]] = set()
+        for (source, other), pairs in sorted(worse.items()):
+            if (source, other) in said:
+                continue
+            back = worse.get((other, source))
+            said |= {(source, other), (other, source)}
+            out.append(
+                _(_WORSE_SHOWN).format(source=source, other=other, pairs=item_list(sorted(pairs)))
+                if back is None
+                else _(_WORSE_BOTH_WAYS).format(
+                    source=source,
+                    other=other,
+                    pairs=item_list(sorted(pairs)),
+                    other_pairs=item_list(sorted(back)),
+                )
+            )
         opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
         out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]
     return out + sorted({r.shown() for r in rates if r.band is None})

@@ -377,19 +377,40 @@ def summary_lines(report: TcoReport) -> list[str]:
         )
     for peak in s.peaks:
         lines.append(peak_line(report, peak))
-    for pct, total in s.sensitivity:
+    lines += _sensitivity_lines(report)
+    return lines
+
+
+def _sensitivity_lines(report: TcoReport) -> list[str]:
+    """The total with demand ±N %, saying what changes: a run-based demand's runs at once (each of
+    the same size and hours), a service priced by its day its load, its GPU-hours in each part of
+    the day scaled with it (:meth:`Demand.levels`): a 24/7 service runs no more or fewer "runs"."""
+    money, demands = report.money, report.problem.demands
+    tiered = [d.name for d in demands if d.tiers]
+    if not tiered:
+        what = _("the change is more or fewer runs at once, of the same size and hours")
+    elif len(tiered) == len(demands):
+        what = _("the change is the load: each service's GPU-hours in each part of its day scale with it")
+    else:
+        what = _(
+            "the change is more or fewer runs at once, of the same size and hours; for the demand(s) "
+            "{services}, whose fleet follows its day, it is the load: their GPU-hours in each part of the "
+            "day scale with it"
+        ).format(services=_(", ").join(tiered))
+    out = []
+    for pct, total in report.schedule.sensitivity:
         if pct == 0:
             continue
-        lines.append(
+        out.append(
             _(
-                "Demand {change}: total {total} (commitments fixed; the change is more or fewer runs at "
-                "once, of the same size and hours, the rest bought by the hour)"
+                "Demand {change}: total {total} (commitments fixed; {what}; the rest bought by the hour)"
             ).format(
                 change=f"{pct:+g}%",
                 total=money.format(total) if total is not None else _("cannot be met"),
+                what=what,
             )
         )
-    return lines
+    return out
 
 
 def peak_line(report: TcoReport, peak: Peak) -> str:

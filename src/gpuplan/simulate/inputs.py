@@ -219,6 +219,9 @@ def price_basis(
         usd_per_hour=usd_per_hour,
         given=False,
         usd_per_instance_hour=None if per_gpu is None else per_gpu * o.gpu_count,
+        published_price=o.price,
+        published_currency=o.currency or "",
+        published_unit=o.unit or "",
         replicas_per_instance=replicas_per_instance,
         provider=o.provider,
         region=o.region,
@@ -235,22 +238,45 @@ def price_basis(
 
 
 def basis_words(
-    b: PriceBasis, pricing: str, gpu_id: str, unit: str, money: Money | None = None, per: str = ""
+    b: PriceBasis,
+    pricing: str,
+    gpu_id: str,
+    unit: str,
+    money: Money | None = None,
+    per: str = "",
+    *,
+    instances: int | None = None,
 ) -> str:
     """ "; price source: … (confidence secondary); observed at some time between …: treated as
     stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
     note says after the offer, in the user's language. ``unit``: the figures' unit in USD, in
     words; ``money`` and ``per``: the display currency and its unit (:func:`money_words`). In
-    another currency than USD the source is cited with the figure as the catalog holds it, in USD."""
+    another currency than USD the source is cited with the price of one instance as the catalog
+    holds it, in its own currency, and the figure costed in USD beside it, each named for what it
+    is (``instances``: the whole instances that figure pays for, ``simulate share``)."""
     usd = money is None or money.currency == "USD"
     out = _("; price source: {source} (confidence {confidence})").format(
         source=printable(b.source) if b.source else _("not stated"),
         confidence=confidence_name(b.confidence) if b.confidence else "?",
     )
     if not usd:
-        out = _("; price source: {source}, {price} as the catalog holds it (confidence {confidence})").format(
+        used = f"{b.usd_per_hour:.4g} {unit}"
+        costed = (
+            _("costed at {price} for the {n} instances").format(price=used, n=instances)
+            if instances is not None and instances > 1
+            else _("costed at {price}").format(price=used)
+        )
+        held = ""
+        if b.published_price is not None and b.published_currency:
+            held = (
+                _("which holds {price} {currency} per instance-month")
+                if b.published_unit == "month"
+                else _("which holds {price} {currency} per instance-hour")
+            ).format(price=f"{b.published_price:.4g}", currency=b.published_currency) + _(", ")
+        out = _("; price source: {source}, {held}{costed} (confidence {confidence})").format(
             source=printable(b.source) if b.source else _("not stated"),
-            price=f"{b.usd_per_hour:.4g} {unit}",
+            held=held,
+            costed=costed,
             confidence=confidence_name(b.confidence) if b.confidence else "?",
         )
     if b.known_current:

@@ -20,6 +20,12 @@ class PriceBasis:
     """The user's own figure (``--on-demand-price``): no offer, no source of the catalog's."""
     usd_per_instance_hour: float | None = None
     """The offer's price of one instance (its conservative figure); None for the user's figure."""
+    published_price: float | None = None
+    """The offer's price of one instance as the catalog holds it, in ``published_currency`` per
+    ``published_unit`` (a yuan price is kept in yuan); None for the user's figure."""
+    published_currency: str = ""
+    published_unit: str = ""
+    """``hour`` or ``month``."""
     replicas_per_instance: int | None = None
     """``simulate autoscale``: replicas one instance holds, which share its price (a fleet pays
     whole instances); None for ``simulate share`` and the user's figure."""
