@@ -374,13 +374,17 @@ class Commitment(Choice):
 
     @classmethod
     def cast(cls, value: object) -> Commitment:
-        # "18 months", "2 years", "6个月": the longest commitment accepted, so the longest term no
-        # longer than it ("18 months" had been answered "did you mean 'monthly'?")
+        # A term written out: "12 months", "3 years", "1个月" are the terms they name; another length
+        # ("18 months", "2y") is no term sold, and is refused pointing to the longest term no longer
+        # than it ("18 months" had been answered "did you mean 'monthly'?", a monthly subscription)
         if isinstance(value, str) and not isinstance(value, cls):
             m = _TERM.fullmatch(value.strip().lower())
             if m is not None:
                 n = int(m.group(1)) * (12 if m.group(2).startswith(("y", "年")) else 1)
-                return max((c for c in cls if c.months <= n), key=lambda c: c.months)
+                best = max((c for c in cls if c.months <= n), key=lambda c: c.months)
+                if best.months == n:
+                    return best
+                _refuse(value, cls.kind(), cls.shown(), {_key(value): best.value})
         return super().cast(value)
 
     @property

@@ -201,7 +201,7 @@ def test_a_model_with_no_repeated_blocks_to_checkpoint_says_it_trains_without(tm
     said = _train(out, tmp_path / "lab", "--steps", "1")
     warnings = [line for line in said.splitlines() if "WARNING" in line]
     assert warnings == [
-        "[net2] WARNING: the plan's memory assumed activation checkpointing, but Net has no repeated "
+        "[net2] WARNING: gpuplan's memory estimate assumed activation checkpointing, but Net has no repeated "
         "blocks (an nn.ModuleList of layers) to checkpoint: it trains without, on more GPU memory than "
         "planned. Checkpoint its layers in your code (torch.utils.checkpoint), or plan the job without "
         "activation checkpointing"
@@ -260,6 +260,6 @@ def test_a_transformers_model_of_the_users_is_checkpointed_by_transformers_own_s
     runner.write_text(_COUNT_CHECKPOINTS)
     said = _train(out, project, "--log-every", "1", runner=runner)
     wrapped = "LlamaForCausalLM checkpoints its layers itself" if enabled_by_build else "transformers' own"
-    assert f"activation checkpointing (the plan's memory assumes it): {wrapped}" in said, said
+    assert f"activation checkpointing (gpuplan's memory estimate assumes it): {wrapped}" in said, said
     assert said.count("CHECKPOINT CALL") == 4, said  # 2 decoder layers x 2 steps
     assert "`is_gradient_checkpointing` is deprecated" not in said, said

@@ -51,8 +51,7 @@ def estimate_cmd(
         typer.Option(
             "--count",
             "-n",
-            min=1,
-            max=MAX_GPU_COUNT,
+            parser=whole_number(1, MAX_GPU_COUNT),
             help=(
                 "GPUs per configuration (default: one replica, tensor_parallel × pipeline_parallel; "
                 "with --instance, the instance's GPUs)."

@@ -425,14 +425,14 @@ def autocast_dtype() -> torch.dtype | None:
 
 
 def checkpoint_activations(model: nn.Module, rank: int) -> None:
-    """Activation checkpointing of your model, where GRADIENT_CHECKPOINTING says the plan priced it
-    (the stand-in LM checkpoints its blocks in its own forward). It wraps what gpuplan's estimate
-    checkpointed: transformers' own per-layer checkpointing where the model has it, else each
-    element of the model's largest nn.ModuleList (by parameters; more than one element), wrapped
-    non-reentrant by PyTorch's ``apply_activation_checkpointing`` (the wrapper torchtitan applies
-    before FSDP; state dict keys keep their names). One line says what was wrapped; a model with
-    no repeated blocks runs without and says so in one WARNING line: the plan's memory assumed
-    checkpointing, so it may not fit."""
+    """Activation checkpointing of your model, where GRADIENT_CHECKPOINTING asks for it (gpuplan's
+    memory estimate assumed it; the stand-in LM checkpoints its blocks in its own forward). It
+    wraps what gpuplan's estimate checkpointed: transformers' own per-layer checkpointing where
+    the model has it, else each element of the model's largest nn.ModuleList (by parameters; more
+    than one element), wrapped non-reentrant by PyTorch's ``apply_activation_checkpointing`` (the
+    wrapper torchtitan applies before FSDP; state dict keys keep their names). One line says what
+    was wrapped; a model with no repeated blocks runs without and says so in one WARNING line:
+    gpuplan's memory estimate assumed checkpointing, so it may not fit."""
     if not GRADIENT_CHECKPOINTING or isinstance(model, (_StandInLM, _StandInCNN, _StandInMLP)):
         return
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
@@ -443,7 +443,7 @@ def checkpoint_activations(model: nn.Module, rank: int) -> None:
     )
 
     name = type(model).__name__
-    said = f"[{JOB_NAME}] activation checkpointing (the plan's memory assumes it): "
+    said = f"[{JOB_NAME}] activation checkpointing (gpuplan's memory estimate assumes it): "
     # transformers >= 5 names the flag is_activation_checkpointing (the old name warns).
     flag = next(
         (f for f in ("is_activation_checkpointing", "is_gradient_checkpointing") if hasattr(model, f)), ""
@@ -473,9 +473,9 @@ def checkpoint_activations(model: nn.Module, rank: int) -> None:
     if not lists:
         if rank == 0:
             print(
-                f"[{JOB_NAME}] WARNING: the plan's memory assumed activation checkpointing, but {name} "
-                "has no repeated blocks (an nn.ModuleList of layers) to checkpoint: it trains without, "
-                "on more GPU memory than planned. Checkpoint its layers in your code "
+                f"[{JOB_NAME}] WARNING: gpuplan's memory estimate assumed activation checkpointing, "
+                f"but {name} has no repeated blocks (an nn.ModuleList of layers) to checkpoint: it trains "
+                "without, on more GPU memory than planned. Checkpoint its layers in your code "
                 "(torch.utils.checkpoint), or plan the job without activation checkpointing",
                 file=sys.stderr,
                 flush=True,
