@@ -345,28 +345,10 @@ class Commitment(Choice):
 
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
-        # How a term is written out: "12 months" had been answered with "did you mean 'monthly'?",
-        # a monthly subscription, not the one-year term meant.
+        # Other words for a term ("12 months", "3年" are read by cast(): a count of months or years).
         return {
-            "1 year": "1y",
-            "1 yr": "1y",
-            "1yr": "1y",
             "one year": "1y",
-            "12 months": "1y",
-            "12 month": "1y",
-            "12mo": "1y",
-            "1 年": "1y",
-            "1年": "1y",
-            "3 years": "3y",
-            "3 yr": "3y",
-            "3yr": "3y",
             "three years": "3y",
-            "36 months": "3y",
-            "36 month": "3y",
-            "36mo": "3y",
-            "3 年": "3y",
-            "3年": "3y",
-            "1 month": "monthly",
             "month": "monthly",
             "包月": "monthly",
             "包年包月": "monthly",

@@ -223,26 +223,22 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     # "China", "中国", "CN" all mean CN; "EU" its member states; a typo is refused with "did you mean"
     allowed = _country_codes(query.countries) if query.countries else None
     rate = store.exchange_rate(currency.code) if currency is not Currency.USD else None  # raises with the fix
-    rows: list[OfferPrice] = []
-    for model in models or (None,):
-        # each pricing model asked for, as it is listed alone (a repeated --pricing had kept the last)
-        found = store.offers(
+    # every pricing model asked for (a repeated --pricing had kept the last), in one read
+    rows = with_upfront(
+        store.offers(
             gpu=query.gpu,
             count=query.count,
             min_gpu_memory_gib=query.min_gpu_memory_gib,
             provider=query.provider,
             region=query.region,
-            pricing=model,
+            pricing=models or None,
             include_unpriced=query.include_unpriced,
-        )
-        found = with_upfront(found, query.upfront)
-        if model is not None and query.include_unpriced:
-            found += _taken_out(store, query, model, found)
-        # an offer with no price at all is listed once, not once per pricing model
-        seen = {(r.provider, r.region, r.instance_type) for r in rows if r.pricing is None}
-        rows += [
-            r for r in found if r.pricing is not None or (r.provider, r.region, r.instance_type) not in seen
-        ]
+        ),
+        query.upfront,
+    )
+    if query.include_unpriced:
+        for model in models:
+            rows += _taken_out(store, query, model, rows)
     low_left_out = 0
     if not query.allow_low_confidence:
         kept_rows = [r for r in rows if r.confidence != "low"]

@@ -587,16 +587,17 @@ class Store:
         min_gpu_memory_gib: float | None = None,
         provider: str | Sequence[str] | None = None,
         region: str | Sequence[str] | None = None,
-        pricing: str | None = None,
+        pricing: str | Sequence[str] | None = None,
         include_unpriced: bool = False,
         instance_type: Sequence[str] | None = None,
     ) -> list[OfferPrice]:
         """One row per offer x pricing model with its current price, filtered.
 
         ``gpu`` is a canonical id or a name people type (an ambiguous family such as ``a100``
-        matches all its variants); ``count`` is the exact GPUs per instance. ``gpu``, ``provider``
-        and ``region`` each take one name or several (an offer matching any of them). Offers without
-        any price appear (with ``pricing=None`` and ``price_reason``) only with ``include_unpriced``.
+        matches all its variants); ``count`` is the exact GPUs per instance. ``gpu``, ``provider``,
+        ``region`` and ``pricing`` each take one name or several (an offer matching any of them).
+        Offers without any price appear (with ``pricing=None`` and ``price_reason``) only with
+        ``include_unpriced``.
         """
         conds: list[str] = []
         params: dict[str, Any] = {}
@@ -629,7 +630,7 @@ class Store:
         if count is not None:
             conds.append("gpu_count = :count")
             params["count"] = count
-        pricing_value = PricingModel.cast(pricing).value if pricing is not None else None
+        pricing_values = [PricingModel.cast(m).value for m in _several(pricing or [])]
         superseded = self._superseded_imports()
         # The current price per (offer, pricing): the latest as_of, then the latest import (largest
         # id) among the prices of the current snapshot's imports and of refreshes.
@@ -655,9 +656,10 @@ class Store:
             "ORDER BY provider, region, zone, instance_type",
             params,
         )
-        if pricing_value is not None:
-            price_conds.append("p.pricing = :pricing")
-            params["pricing"] = pricing_value
+        if pricing_values:
+            names = [f"pricing{i}" for i in range(len(pricing_values))]
+            price_conds.append(f"p.pricing IN ({', '.join(':' + n for n in names)})")
+            params.update(zip(names, pricing_values, strict=True))
         # NOT EXISTS a newer price, on the (offer_id, pricing, as_of) index: half the time of ranking
         # every price with a window function at catalog size.
         price_conds.append(f"NOT EXISTS (SELECT 1 FROM prices q WHERE {newer})")
@@ -691,7 +693,7 @@ class Store:
         for orow in offer_rows:
             plist = prices_by_offer.get(orow.id)
             if not plist:
-                if include_unpriced and pricing_value is None:
+                if include_unpriced and not pricing_values:
                     out.append(self._unpriced(orow, shared))
                 continue
             if len(plist) > 1:
