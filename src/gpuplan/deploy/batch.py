@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 
 from gpuplan.deploy.engine import EngineLaunch, checkpoint_note
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, plan_money
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.engines import engine_defaults
 from gpuplan.units import BATCH_CHUNK_BATCHES
@@ -164,12 +164,12 @@ def cost_note(spec: LaunchSpec) -> str:
         instance=spec.instance_type or spec.gpu or "GPU",
         pricing=pricing_name(spec.pricing),
     )
-    cost = f"${spec.run_cost_usd:,.2f}"
+    cost = plan_money(spec, spec.run_cost_usd)
     if spec.cny_per_usd is not None:
         # in yuan as the plan showed it, at the plan's own rate, the dollars beside
-        cost = _("¥{cny:,.2f} ({usd} at the plan's 1 USD = {rate:g} CNY{as_of})").format(
-            cny=spec.run_cost_usd * spec.cny_per_usd,
-            usd=cost,
+        cost = _("{cny} ({usd} at the plan's 1 USD = {rate:g} CNY{as_of})").format(
+            cny=cost,
+            usd=f"${spec.run_cost_usd:,.2f}",
             rate=spec.cny_per_usd,
             as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
         )
