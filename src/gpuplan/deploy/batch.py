@@ -25,6 +25,7 @@ from gpuplan.vocab import pricing_name
 
 __all__ = [
     "CHUNK_BATCHES",
+    "EXIT_NO_GPU",
     "VLLM_RUNNER",
     "chunk_requests",
     "cost_note",
@@ -51,6 +52,11 @@ VLLM_RUNNER = "vllm_batch.py"
 #: Batches of the workload's batch size in one chunk of a vLLM batch job: batch.py's CHUNK_BATCHES,
 #: the chunk the plan takes a reclaim to lose half of (one figure, :data:`gpuplan.units.BATCH_CHUNK_BATCHES`).
 CHUNK_BATCHES = BATCH_CHUNK_BATCHES
+
+#: The exit status of train.py, serve.py and batch.py where CUDA sees no GPU (EXIT_NO_GPU of the
+#: train.py template, which the scripts run with): not 2, argparse's status for a bad argument and
+#: batch.py's for bad inputs, so that a launcher tells the machine's fault from the input's.
+EXIT_NO_GPU = 3
 
 #: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
 _FULL_WIDTH_ENDS = ("。", "！", "？", "：")
@@ -113,9 +119,10 @@ def no_gpu_note(runner: str) -> str:
     ``--device cpu`` is how a dry run asks for the CPU."""
     return _(
         "Where CUDA sees no GPU (a container not given the GPUs, a driver older than the image's CUDA), "
-        "{runner} stops at once with one line saying what to check, rather than run at CPU speed at the "
-        "GPU's price; `--device cpu` runs it on the CPU on purpose (a dry run)."
-    ).format(runner=runner)
+        "{runner} stops at once with one line saying what to check and exit status {status} (2 is for "
+        "bad arguments or inputs), rather than run at CPU speed at the GPU's price; `--device cpu` runs "
+        "it on the CPU on purpose (a dry run)."
+    ).format(runner=runner, status=EXIT_NO_GPU)
 
 
 def model_note(spec: LaunchSpec, checkpoints: str) -> str:

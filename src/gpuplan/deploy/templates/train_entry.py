@@ -353,8 +353,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 #: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
-#: restarts it (a restart sees the same machine). serve.py and batch.py exit with it too.
-EXIT_NO_GPU = 2
+#: takes it for a reclaim, and not 2, argparse's status for a bad argument (and batch.py's for bad
+#: inputs), so a launcher can tell a machine whose GPUs cannot be seen, which another node may not
+#: share, from input that fails the same way anywhere: a Kubernetes batch Job retries the first and
+#: fails the index at once on the second. serve.py and batch.py exit with it too.
+EXIT_NO_GPU = 3
 
 
 def add_device_option(p: argparse.ArgumentParser, doing: str) -> None:
@@ -366,7 +369,7 @@ def add_device_option(p: argparse.ArgumentParser, doing: str) -> None:
         choices=("cuda", "cpu"),
         default="cuda",
         help=f"cpu: {doing} on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA "
-        "cannot see is refused",
+        f"cannot see is refused, with exit status {EXIT_NO_GPU}",
     )
 
 
