@@ -19,6 +19,7 @@ import shlex
 from gpuplan.deploy.engine import EngineLaunch, checkpoint_note
 from gpuplan.deploy.spec import LaunchSpec, plan_money
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.perf.engines import engine_defaults
 from gpuplan.units import BATCH_CHUNK_BATCHES
 from gpuplan.vocab import pricing_name
@@ -57,18 +58,6 @@ CHUNK_BATCHES = BATCH_CHUNK_BATCHES
 #: train.py template, which the scripts run with): not 2, argparse's status for a bad argument and
 #: batch.py's for bad inputs, so that a launcher tells the machine's fault from the input's.
 EXIT_NO_GPU = 3
-
-#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
-_FULL_WIDTH_ENDS = ("。", "！", "？", "：")
-
-
-def sentences(*parts: str) -> str:
-    """Translated sentences as one paragraph: a space between them, none after a full-width end; an
-    empty part ("" where a sentence does not apply) adds nothing."""
-    text = ""
-    for part in filter(None, parts):
-        text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
-    return text
 
 
 def shard_gpus(spec: LaunchSpec) -> int:

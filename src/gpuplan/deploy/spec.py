@@ -78,7 +78,7 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import either, listed
+from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad
 from gpuplan.units import HOURS_PER_MONTH
@@ -1241,17 +1241,16 @@ def on_demand_cost_words(spec: LaunchSpec) -> str:
     if spec.cny_per_usd is None or dollars is None:
         return words
     # the catalog prices in dollars: the figures it holds, and the rate the plan turned them at
-    return (
-        words
-        + " "
-        + _(
+    return sentences(
+        words,
+        _(
             "The catalog prices them in dollars ({dollars}), turned into yuan at the plan's "
             "1 USD = {rate:g} CNY{as_of}."
         ).format(
             dollars=dollars,
             rate=spec.cny_per_usd,
             as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
-        )
+        ),
     )
 
 
