@@ -18,6 +18,7 @@ from gpuplan.documents import (
     GPUS_SCHEMA_VERSION,
     HISTORY_SCHEMA_VERSION,
     IMPORT_SCHEMA_VERSION,
+    IMPORTS_SCHEMA_VERSION,
     MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
@@ -25,6 +26,7 @@ from gpuplan.documents import (
     SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
+    UNDO_SCHEMA_VERSION,
     PlanDocument,
 )
 from gpuplan.documents.schemas import schema_texts
@@ -55,6 +57,8 @@ def test_each_document_declares_its_schema_version() -> None:
         "tco": TCO_SCHEMA_VERSION,
         "catalog-info": CATALOG_INFO_SCHEMA_VERSION,
         "catalog-import": IMPORT_SCHEMA_VERSION,
+        "catalog-imports": IMPORTS_SCHEMA_VERSION,
+        "catalog-undo": UNDO_SCHEMA_VERSION,
         "catalog-history": HISTORY_SCHEMA_VERSION,
         "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
