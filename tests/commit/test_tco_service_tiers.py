@@ -192,3 +192,23 @@ def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Sto
         "peak), so the GPU-hours are if anything high"
     )
     assert "cannot average" not in source.day
+
+
+def test_a_service_priced_by_its_day_pays_its_instances_disks_for_the_hours_they_run(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: the peak fleet's disks (3 L40S instances) for all 730 h of the month, though a replica scaled
+    # down is deleted with its disk: the tiers' instance-hours (730 + 429 + 254) of 3 × 730
+    (flat,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (day,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    nodes = len(day.tiers)
+    assert nodes == flat.gpus_per_run / day.gpu_step >= 2
+    share = sum(day.tiers) / (nodes * 730)
+    assert share < 0.7
+    for peak, tiered in zip(flat.run_data, day.run_data, strict=True):
+        assert peak.storage_usd > 0
+        assert tiered.storage_usd == pytest.approx(peak.storage_usd * share)
+        assert tiered.licence_usd == pytest.approx(peak.licence_usd * share)
+        # the answers sent back and the copy kept in object storage do not follow the fleet
+        assert tiered.transfer_usd == pytest.approx(peak.transfer_usd)
+        assert tiered.copy_storage_usd_per_month == pytest.approx(peak.copy_storage_usd_per_month)

@@ -362,6 +362,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
             nodes=best.nodes,
             run_h=run_h,
             data_each_run=_data_each_run(spec, job),
+            instance_h=None if tiered is None else sum(tiered.hours),
         ),
         gpu_hours_per_run=per_run,
         host=_host_need(store, best, serving=workload.serving is not None),
@@ -561,6 +562,7 @@ def _run_data(
     nodes: int,
     run_h: float,
     data_each_run: str = "same",
+    instance_h: float | None = None,
 ) -> tuple[RunData, ...]:
     """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
@@ -574,7 +576,13 @@ def _run_data(
     charge, as the planner costs ``data.transfer: fan_out``, and still hold the dataset for the
     runs' hours (their storage is unchanged); the results go back from every run as before. Not
     where each run reads new data (``data_each_run`` ``new``, batch inference's default): a kept
-    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so."""
+    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so.
+
+    ``instance_h``: the hours its instances run in one run, where that is not ``nodes × run_h``: a
+    service priced by its day (its tiers' hours). A replica scaled down is deleted with its disk
+    (``deploy``'s Kubernetes and SkyServe replicas), so the per-instance disks and the
+    per-instance-hour licence fees are paid for those hours only; a shared volume (not block
+    storage) is kept all ``run_h``, and the copy kept in object storage all month, as before."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -586,7 +594,9 @@ def _run_data(
     )
     facts = cost_facts_from_store(store, [*regions, *([job.data_location] if job.data_location else [])])
     copies = nodes if job.storage_kind == "block" and job.data_transfer == "per_node" else 1
-    disks = nodes if job.storage_kind == "block" else 1
+    # instance-hours of one run: every node all its hours, unless the service scales down
+    node_h = nodes * run_h if instance_h is None else instance_h
+    disk_h = node_h if job.storage_kind == "block" else run_h
     out = []
     for provider, region in regions:
         c = facts.charges(provider, region, job)
@@ -613,8 +623,8 @@ def _run_data(
                 provider=provider,
                 region=region,
                 transfer_usd=c.egress_in_usd * copies + c.egress_out_usd,
-                storage_usd=job.stored_gb_per_copy * disks * c.storage_usd_per_gb_hour * run_h,
-                licence_usd=c.licence_usd_per_instance_hour * nodes * run_h,
+                storage_usd=job.stored_gb_per_copy * c.storage_usd_per_gb_hour * disk_h,
+                licence_usd=c.licence_usd_per_instance_hour * node_h,
                 assumed=c.unknown,
                 assumptions=(*c.assumptions, *every_run),
                 dataset_in_usd=c.egress_in_usd * copies if keep else 0.0,

@@ -72,8 +72,9 @@ DATA_COVERS = N_(
     "it: its dataset moved in from where it lives (free only in that region; for every run, or once "
     "into a copy kept in the region's object storage where that costs less over the horizon), its "
     "results sent back (a service: its answers to its clients, at the region's internet egress), storage "
-    "for the run's hours and the region's listed licence fees; the set-up "
-    "is GPU time, in the GPU-hours"
+    "for the run's hours and the region's listed licence fees (a service priced as the fleet its day "
+    "needs: each instance's disk and fees for the hours it runs, as a replica scaled down is deleted "
+    "with its disk; a copy in object storage is kept all month); the set-up is GPU time, in the GPU-hours"
 )
 
 
