@@ -33,6 +33,7 @@ from gpuplan.vocab import Upfront
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.commit.adapters import ReplicaLoadOf
     from gpuplan.i18n import Money
 
 __all__ = ["TcoReport", "WithoutStaleSpot", "tco"]
@@ -72,8 +73,9 @@ DATA_COVERS = N_(
     "it: its dataset moved in from where it lives (free only in that region; for every run, or once "
     "into a copy kept in the region's object storage where that costs less over the horizon), its "
     "results sent back (a service: its answers to its clients, at the region's internet egress), storage "
-    "for the run's hours and the region's listed licence fees; the set-up "
-    "is GPU time, in the GPU-hours"
+    "for the run's hours and the region's listed licence fees (a service priced as the fleet its day "
+    "needs: each instance's disk and fees for the hours it runs, as a replica scaled down is deleted "
+    "with its disk; a copy in object storage is kept all month); the set-up is GPU time, in the GPU-hours"
 )
 
 
@@ -130,6 +132,7 @@ def tco(
     allow_code: bool = False,
     countries: Sequence[str] | None = None,
     upfront: str | None = None,
+    replica_load: ReplicaLoadOf | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -138,7 +141,9 @@ def tco(
     usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
     ``allow_code``: whether a workload whose model is code may be imported and traced.
     ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``;
-    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``.
+    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``. ``replica_load``: the
+    load ``deploy``'s autoscaler holds a service's replica at (:func:`gpuplan.api.tco` passes
+    :func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at deploy's share.
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
@@ -169,7 +174,7 @@ def tco(
         # the prices assumed for a run's data, and the offers' sources' list price of a discount:
         # in the money the report is shown in
         with use_money(money):
-            demands, sources = demands_from_usage(u, st, allow_code=allow_code)
+            demands, sources = demands_from_usage(u, st, allow_code=allow_code, replica_load=replica_load)
             gpus = tuple(dict.fromkeys(d.gpu for d in demands))
             # a reservation paid partly or all upfront: its effective rate where the catalog has it
             prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)

@@ -80,7 +80,7 @@ from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
-from gpuplan.perf.replica_load import ReplicaLoad
+from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import (
     COMMITTED_PRICING,
@@ -1173,20 +1173,18 @@ def _latency_share(option: PlanOption) -> float | None:
     """:attr:`LaunchSpec.latency_share` of a plan's option: its utilisation at the load where the
     service has a latency target and the option runs below the planning headroom."""
     service = option.service
-    if service is None or service.utilisation is None or not 0 < service.utilisation < TARGET_UTILISATION:
+    if service is None:
         return None
-    if service.p95_target_s is None and service.ttft_target_s is None and service.tpot_target_s is None:
-        return None
-    cap = service.replica_capacity_requests_per_s
-    if cap:
-        # Replicas the load needs at the headroom, in whole instances: as many as the plan runs means
-        # the low share is the count's rounding (30 req/s over 8 replicas of 5.22: 72 %), not extra
-        # replicas bought for the latency target, and the autoscaler keeps the headroom.
-        per_instance = max(1, option.gpus_per_node // service.replica_gpus * service.replicas_per_gpu)
-        needed = math.ceil(service.requests_per_s / (cap * TARGET_UTILISATION) - 1e-9)
-        if service.replicas <= math.ceil(needed / per_instance) * per_instance:
-            return None
-    return service.utilisation
+    return launch_latency_share(
+        utilisation=service.utilisation,
+        has_latency_target=any(
+            t is not None for t in (service.p95_target_s, service.ttft_target_s, service.tpot_target_s)
+        ),
+        requests_per_s=service.requests_per_s,
+        replica_capacity_requests_per_s=service.replica_capacity_requests_per_s,
+        replicas=service.replicas,
+        replicas_per_instance=option.gpus_per_node // service.replica_gpus * service.replicas_per_gpu,
+    )
 
 
 def _spare_replicas(option: PlanOption) -> int:

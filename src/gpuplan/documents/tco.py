@@ -46,6 +46,11 @@ class TcoMonth(Document):
     data_cost_usd: float
     """What the month's runs pay besides GPU time where they are placed (transfer, storage,
     licences), USD: ``cost_usd`` is it plus ``cost_usd_by_pricing``."""
+    cash_usd: float | None = None
+    """What is paid in the month, USD, where a reservation is paid all upfront: ``cost_usd`` with
+    each such reservation's even share of its term taken out and its whole upfront payment put in
+    the first month of its term (``gpuplan.report.tco_cash``); None where none is (a partial
+    upfront's split is not published: the cost is then the only figure)."""
 
 
 class TcoDataCopy(Document):

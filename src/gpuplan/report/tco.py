@@ -17,6 +17,7 @@ from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
+from gpuplan.report.tco_cash import cash_by_month, cash_lines
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
@@ -105,6 +106,7 @@ def fill_words(missing: MissingPrice) -> str:
 def _tco_data(report: TcoReport) -> dict[str, Any]:
     s, u = report.schedule, report.usage
     cost = _cents
+    cash = cash_by_month(report)
     hourly = []
     for key, o in s.hourly_used.items():
         demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
@@ -160,8 +162,9 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "cost_usd": cost(m.cost_usd),
                 "cost_usd_by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
                 "data_cost_usd": cost(m.data_usd),
+                "cash_usd": None if cash is None else cost(cash.months[i]),
             }
-            for m in s.monthly
+            for i, m in enumerate(s.monthly)
         ],
         "commitments": [
             {
@@ -725,10 +728,16 @@ def tco_view(report: TcoReport) -> Any:
     if data:
         months.add_column(_("besides GPU time"), justify="right")
     months.add_column(_("total"), justify="right")
-    for m in report.schedule.monthly:
+    # an all-upfront reservation's cash in the month it is paid, beside the total that spreads it
+    cash = cash_by_month(report)
+    if cash is not None:
+        months.add_column(_("cash paid"), justify="right")
+    for i, m in enumerate(report.schedule.monthly):
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
         cells += [report.money.format(m.data_usd)] if data else []
-        months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
+        cells += [report.money.format(m.cost_usd)]
+        cells += [report.money.format(cash.months[i])] if cash is not None else []
+        months.add_row(report.usage.month_label(m.month), *cells)
     if report.schedule.past_horizon_usd > 0:
         # The commitments' months after the horizon are in the total: a row of their own, so that
         # the column adds up to it (it had been said only in a line above the table).
@@ -736,8 +745,9 @@ def tco_view(report: TcoReport) -> Any:
             _("after the horizon"),
             *[""] * (len(models) + data),
             report.money.format(report.schedule.past_horizon_usd),
+            *([report.money.format(cash.past_horizon_usd)] if cash is not None else []),
         )
-    parts += [Text(""), months]
+    parts += [Text(""), months, *(Text(line) for line in cash_lines(report))]
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
     parts += [Text(line, style="dim") for line in source_lines(report)]

@@ -20,6 +20,7 @@ from gpuplan.report.tco import (
     source_lines,
     summary_lines,
 )
+from gpuplan.report.tco_cash import cash_lines
 
 if TYPE_CHECKING:
     from gpuplan.commit import TcoReport
@@ -123,6 +124,8 @@ def tco_html(report: TcoReport, title: str) -> str:
         "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in price_rows(report)
     )
     sources = "\n".join(f"<li>{escape(line)}</li>" for line in source_lines(report))
+    # the chart spreads an upfront reservation over its term: when its cash is paid, in words
+    cash = "\n".join(f"<p>{escape(line)}</p>" for line in cash_lines(report))
     lang = current_language().value
     h_cost, h_buy, h_demands, h_notes, h_prices = (
         escape(_(h))
@@ -149,6 +152,7 @@ li {{ margin: 2px 0; }}
 </ul>
 <h2>{h_cost}</h2>
 {monthly_cost_svg(report)}
+{cash}
 <h2>{h_buy}</h2>
 {table}
 <h2>{h_prices}</h2>

@@ -487,7 +487,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     apart (:class:`RefusedValue`): the usage file's own paths are for the command line."""
     from pydantic import ValidationError
 
-    from gpuplan.commit import tco
+    from gpuplan.api import tco
     from gpuplan.commit.usage import Usage
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
