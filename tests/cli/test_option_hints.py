@@ -48,6 +48,13 @@ def test_an_option_of_another_name_or_command_is_pointed_to(args: list[str], lin
     assert _line(*args) == line
 
 
+def test_an_option_before_the_commands_name_is_said_to_go_after_it() -> None:
+    assert _line("--region", "us-east-1", "offers") == (
+        "error: No such option: --region (an option of offers, plan, deploy, catalog history: give it "
+        "after the command's name); see 'gpuplan --help'"
+    )
+
+
 def test_a_slip_of_the_commands_own_option_keeps_clicks_list() -> None:
     assert _line("plan", "job.yaml", "--commitmnt", "1y") == (
         "error: No such option: --commitmnt (Possible options: --commitment, --compliance); "

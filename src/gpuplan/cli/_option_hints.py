@@ -43,6 +43,12 @@ ELSEWHERE = N_("No such option: {name} (an option of {commands}, not of {command
 CALLED_ELSEWHERE = N_(
     "No such option: {name} (gpuplan calls it {option}: an option of {commands}, not of {command})"
 )
+#: The same, given before the command's name (``gpuplan --region x offers``).
+BEFORE_COMMAND = N_("No such option: {name} (an option of {commands}: give it after the command's name)")
+CALLED_BEFORE_COMMAND = N_(
+    "No such option: {name} (gpuplan calls it {option}: an option of {commands}; give it after the "
+    "command's name)"
+)
 
 
 def option_hint(name: str, ctx: Any) -> str | None:
@@ -59,8 +65,11 @@ def option_hint(name: str, ctx: Any) -> str | None:
     takers = [path for path, command in _commands(root.command, root, ()) if meant in _long_options(command)]
     if not takers:
         return None
-    command = " ".join(_path(ctx)) or root.info_name
-    template = ELSEWHERE if meant == name else CALLED_ELSEWHERE
+    command = " ".join(_path(ctx))
+    if command:
+        template = ELSEWHERE if meant == name else CALLED_ELSEWHERE
+    else:
+        template = BEFORE_COMMAND if meant == name else CALLED_BEFORE_COMMAND
     return _(template).format(name=name, option=meant, commands=item_list(takers), command=command)
 
 
