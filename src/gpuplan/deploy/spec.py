@@ -78,7 +78,7 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import either, listed
+from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad
 from gpuplan.units import HOURS_PER_MONTH
@@ -110,6 +110,7 @@ __all__ = [
     "on_demand_cost_words",
     "peak_ceiling_words",
     "plan_floor_words",
+    "plan_money",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
     "sizing_lengths",
@@ -1201,30 +1202,61 @@ def _spare_replicas(option: PlanOption) -> int:
     return service.spare_instances * service.replicas_per_reclaim
 
 
+def plan_money(spec: LaunchSpec, usd: float, places: int = 2) -> str:
+    """``usd`` in the currency the plan showed its figures in: yuan at the plan's own rate where it
+    was made with ``--currency CNY`` (:attr:`LaunchSpec.cny_per_usd`), dollars otherwise, so that a
+    README speaks of money as the plan it comes from did."""
+    if spec.cny_per_usd is not None:
+        return f"¥{usd * spec.cny_per_usd:,.{places}f}"
+    return f"${usd:,.{places}f}"
+
+
 def on_demand_cost_words(spec: LaunchSpec) -> str:
     """What an on-demand instance of a spot service's type and region costs against the spot one the
-    plan priced, per hour (the catalog's price, as the plan states it); that it is unknown where the
-    plan has none, never 0."""
+    plan priced, per hour (the catalog's price, as the plan states it, in the plan's currency); that
+    it is unknown where the plan has none, never 0."""
     instance = spec.instance_type or spec.gpu or _("this instance")
     region = spec.region or _("its region")
-    spot = f"${spec.instance_usd_per_hour:,.3f}/h" if spec.instance_usd_per_hour else _("unknown")
+    spot_usd = spec.instance_usd_per_hour
+    spot = f"{plan_money(spec, spot_usd, 3)}/h" if spot_usd else _("unknown")
     if spec.on_demand_usd_per_instance_hour is None:
-        return _(
+        words = _(
             "The plan holds no on-demand price of {instance} in {region}, so what an on-demand replica "
             "costs is unknown (spot: {spot}): check it before you rely on the fallback."
         ).format(instance=instance, region=region, spot=spot)
-    od = spec.on_demand_usd_per_instance_hour
-    extra = ""
-    if spec.instance_usd_per_hour:
-        extra = _("; {more} more an hour each, {month} a month").format(
-            more=f"${od - spec.instance_usd_per_hour:,.3f}",
-            month=f"${(od - spec.instance_usd_per_hour) * HOURS_PER_MONTH:,.2f}",
+        dollars = f"${spot_usd:,.3f}/h" if spot_usd else None
+    else:
+        od = spec.on_demand_usd_per_instance_hour
+        extra = ""
+        if spot_usd:
+            extra = _("; {more} more an hour each, {month} a month").format(
+                more=plan_money(spec, od - spot_usd, 3),
+                month=plan_money(spec, (od - spot_usd) * HOURS_PER_MONTH),
+            )
+        words = _(
+            "An on-demand {instance} in {region} costs {od}/h against {spot} on spot (the catalog's "
+            "on-demand price of the same type and region{extra}); the plan's cost includes no on-demand "
+            "replica: each one costs that while it runs."
+        ).format(instance=instance, region=region, od=plan_money(spec, od, 3), spot=spot, extra=extra)
+        dollars = (
+            _("{od}/h against {spot}/h").format(od=f"${od:,.3f}", spot=f"${spot_usd:,.3f}")
+            if spot_usd
+            else f"${od:,.3f}/h"
         )
-    return _(
-        "An on-demand {instance} in {region} costs ${od}/h against {spot} on spot (the catalog's "
-        "on-demand price of the same type and region{extra}); the plan's cost includes no on-demand "
-        "replica: each one costs that while it runs."
-    ).format(instance=instance, region=region, od=f"{od:,.3f}", spot=spot, extra=extra)
+    if spec.cny_per_usd is None or dollars is None:
+        return words
+    # the catalog prices in dollars: the figures it holds, and the rate the plan turned them at
+    return sentences(
+        words,
+        _(
+            "The catalog prices them in dollars ({dollars}), turned into yuan at the plan's "
+            "1 USD = {rate:g} CNY{as_of}."
+        ).format(
+            dollars=dollars,
+            rate=spec.cny_per_usd,
+            as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
+        ),
+    )
 
 
 def spare_words(spec: LaunchSpec) -> str | None:
