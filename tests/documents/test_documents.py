@@ -12,6 +12,7 @@ from gpuplan.cli import app
 from gpuplan.deploy import GENERATORS, GenerateOptions, LaunchSpec, generate
 from gpuplan.documents import (
     AUTOSCALE_SCHEMA_VERSION,
+    BUDGET_SCHEMA_VERSION,
     CATALOG_INFO_SCHEMA_VERSION,
     DOCUMENTS,
     ESTIMATE_SCHEMA_VERSION,
@@ -62,6 +63,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-history": HISTORY_SCHEMA_VERSION,
         "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
+        "serve-budget": BUDGET_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

@@ -39,7 +39,7 @@ from gpuplan.deploy.skyserve import (
     replica_policy,
     service_section,
 )
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, max_replicas_words
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import (
     PROJECT_DIR,
@@ -325,6 +325,8 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
     resources = task["resources"]
     policy = replica_policy(spec)
     words = policy_words(policy, resources["accelerators"])
+    if (held := max_replicas_words(spec)) is not None:
+        words += f"\n\n{held}"
     if spec.instance_type and "instance_type" not in resources:
         picked = _(
             "The plan priced {instance} ({gpus} GPUs); a replica takes {replica}, so SkyPilot picks "

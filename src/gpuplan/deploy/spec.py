@@ -106,6 +106,7 @@ __all__ = [
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
+    "max_replicas_words",
     "on_demand_cost_words",
     "peak_ceiling_words",
     "plan_floor_words",
@@ -363,6 +364,10 @@ class LaunchSpec(BaseModel):
     """A service on spot: the replicas of the spare instance(s) its plan priced against reclaims
     (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
     the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
+    start_before_max: int | None = Field(default=None, ge=1, le=MAX_REPLICAS * 2)
+    """A service whose serving block's ``max_replicas`` is below the replicas it would start (the
+    plan's for the load and a spot service's spare; a workload file's for the GPUs given): those
+    replicas, of which it starts ``max_replicas`` only; None where the block holds them."""
     instance_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_RUN_COST_USD)
     """The plan's price of one instance-hour, USD (its option's ``price_usd_per_hour``); None
     without a plan."""
@@ -1256,8 +1261,8 @@ def spare_words(spec: LaunchSpec) -> str | None:
     """The README's sentence on the spare a spot service's plan priced and the files start; None
     without one."""
     serving = spec.serving
-    if serving is None or spec.spare_replicas <= 0:
-        return None
+    if serving is None or spec.spare_replicas <= 0 or spec.start_before_max is not None:
+        return None  # held below the spare (or the load) by max_replicas: max_replicas_words says it
     total = serving.start_replicas or serving.min_replicas
     load = total - spec.spare_replicas
     words = _(
@@ -1274,15 +1279,67 @@ def spare_words(spec: LaunchSpec) -> str | None:
     return words
 
 
+def max_replicas_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on a serving block whose ``max_replicas`` is below the replicas the
+    service would start: what it holds (the load but not all of a spot service's spare, or not even
+    the load) and what to set; None where it holds them all."""
+    serving = spec.serving
+    wanted = spec.start_before_max
+    if serving is None or wanted is None:
+        return None
+    most = serving.max_replicas
+    spare = spec.spare_replicas
+    load = wanted - spare
+    if spare > 0 and most >= load:
+        kept = most - load
+        return (
+            _(
+                "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside "
+                "the {load} that carry the load), but the serving block's max_replicas, {most}, holds the "
+                "load and not the spare: the service starts {most}, so a reclaim leaves the load short "
+                "while its replacement starts. Set serving.max_replicas to at least {wanted} to run the "
+                "spare the plan priced."
+            )
+            if kept == 0
+            else _(
+                "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside "
+                "the {load} that carry the load), but the serving block's max_replicas, {most}, holds the "
+                "load and {kept} of the spare: the service starts {most}. Set serving.max_replicas to at "
+                "least {wanted} to run the whole spare the plan priced."
+            )
+        ).format(spare=spare, load=load, most=most, kept=kept, wanted=wanted)
+    if spec.planned:
+        return (
+            _(
+                "The serving block's max_replicas, {most}, is below the {load} replicas the plan priced "
+                "for the load: the service starts and scales to at most {most}, so requests queue at the "
+                "planned load. Set serving.max_replicas to at least {wanted}."
+            )
+            if spare == 0
+            else _(
+                "The serving block's max_replicas, {most}, is below the {load} replicas the plan priced "
+                "for the load, and leaves out the {spare} spare it priced against spot reclaims: the "
+                "service starts and scales to at most {most}, so requests queue at the planned load. Set "
+                "serving.max_replicas to at least {wanted}."
+            )
+        ).format(most=most, load=load, spare=spare, wanted=wanted)
+    return _(
+        "The serving block's max_replicas, {most}, is below the {load} replicas of the GPUs given "
+        "(--count): the service starts and scales to at most {most}. Set serving.max_replicas to at "
+        "least {wanted}, or give fewer GPUs."
+    ).format(most=most, load=load, wanted=wanted)
+
+
 def _serving_for(
     workload: PlanWorkload, launch: dict[str, Any], per_replica: int = 1
-) -> ServingDeployment | None:
+) -> tuple[ServingDeployment | None, int | None]:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
     per planned ``per_replica`` GPUs (its tensor × pipeline split, one pod) to start, room to double
-    under load."""
+    under load; and :attr:`LaunchSpec.start_before_max`, the replicas it would start where the
+    block's ``max_replicas`` holds it to fewer."""
     given = ServingDeployment.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
-        return given
+        return given, None
     serving = given or ServingDeployment()
     # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
@@ -1296,6 +1353,7 @@ def _serving_for(
     # load falls (the plan prices the load it was given, the peak where that is what was given).
     given_min = "min_replicas" in serving.model_fields_set
     start = max(gpus, serving.min_replicas) if given_min else gpus
+    wanted = start
     if "max_replicas" in serving.model_fields_set:
         start = min(start, serving.max_replicas)
     update_floor: dict[str, bool] = {"floor_from_plan": not given_min}
@@ -1313,7 +1371,8 @@ def _serving_for(
         # to stand in for a reclaimed replica, not a load to double (20 replicas and a spare: 41, as
         # a workload file's 20 replicas get 40, where doubling the 21 had written 42).
         update["max_replicas"] = start if committed else max(start, 2 * start - spare)
-    return serving.model_copy(update={**update, **update_floor})  # min ≤ start ≤ max by construction
+    clipped = wanted if wanted > start else None
+    return serving.model_copy(update={**update, **update_floor}), clipped  # min ≤ start ≤ max by construction
 
 
 def _adapter_words(lora: object) -> str:
@@ -1387,7 +1446,7 @@ def _build(
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
-        serving = _serving_for(
+        serving, launch["start_before_max"] = _serving_for(
             workload, launch, extra.get("tensor_parallel", 1) * extra.get("pipeline_parallel", 1)
         )
         if planned_share and serving is not None and workload.task == "infer":

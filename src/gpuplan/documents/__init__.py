@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
         SpotDoc,
     )
     from gpuplan.documents.serve import (
+        BUDGET_SCHEMA_VERSION,
         SERVE_SCHEMA_VERSION,
         AuditDocument,
         BudgetDocument,
@@ -94,6 +95,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
 
 __all__ = [
     "AUTOSCALE_SCHEMA_VERSION",
+    "BUDGET_SCHEMA_VERSION",
     "CATALOG_INFO_SCHEMA_VERSION",
     "DOCUMENTS",
     "ESTIMATE_SCHEMA_VERSION",
@@ -202,6 +204,7 @@ _WHERE: dict[str, str] = {
     "TCO_SCHEMA_VERSION": "tco",
     "TcoDocument": "tco",
     "SERVE_SCHEMA_VERSION": "serve",
+    "BUDGET_SCHEMA_VERSION": "serve",
     "AuditDocument": "serve",
     "BudgetDocument": "serve",
     "CountriesDocument": "serve",

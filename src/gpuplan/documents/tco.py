@@ -31,7 +31,11 @@ __all__ = [
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
 #: in the display currency, unnamed), ``spot_overhead`` is ``spot_overhead_ratio``, and the
-#: document states ``display_currency`` and ``exchange_rate``.
+#: document states ``display_currency`` and ``exchange_rate``. 3: an hourly offer's ``use`` names
+#: its demand (``GPU/on_demand/<demand>``) and its instances are paid whole
+#: (``gpu_hours_paid_per_used``); ``break_even_utilisation`` counts a term as billed inside the
+#: horizon; each commitment states ``contract_cost_usd`` and the document
+#: ``past_horizon_credited_usd`` and ``break_even_by_gpu``.
 TCO_SCHEMA_VERSION = 3
 
 
