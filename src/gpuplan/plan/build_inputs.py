@@ -107,6 +107,7 @@ _COLUMNS = (
     "floor_region",
     "floor_source",
     "upfront",
+    "network_given",
 )
 
 
@@ -181,6 +182,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 floor_region,
                 floor_source,
                 _upfront(p),
+                False,  # the catalog's network, or none (plan.network.with_given_network)
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
