@@ -17,10 +17,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
+from gpuplan.catalog.region_countries import country_codes_of
 from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
-from gpuplan.i18n.countries import country_codes
 from gpuplan.i18n.places import place
 from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
 from gpuplan.plan.constraints import Constraints, Objective
@@ -386,7 +386,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     if merged.countries:
         # "China", "中国", "CN" and "chn" all mean CN (ISO 3166 alpha-2, as the offers carry it);
         # "EU" its member states
-        codes = (code for c in merged.countries for code in country_codes(c))
+        codes = (code for c in merged.countries for code in country_codes_of(c))
         merged = replace(merged, countries=tuple(dict.fromkeys(codes)))
     return merged
 
