@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,7 +62,20 @@ def _gpu_names(text: str | None) -> tuple[str, ...] | None:
                 ),
                 value=name,
             )
+        if _COUNTED.fullmatch(name):
+            # "2x8", "8xH100": a shape, as instances are named; it had been "unknown GPU '2x8'"
+            raise InputError.worded(
+                N_(
+                    "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); counts "
+                    "go in --max-gpus (GPUs in all) and --max-nodes (instances)"
+                ),
+                value=name,
+            )
     return names
+
+
+#: A count written into a GPU name: ``2x8``, ``8xH100``, ``8 × A100``, ``4*L4``.
+_COUNTED = re.compile(r"\d+\s*[x×*]\s*\S+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, kw_only=True)
