@@ -117,16 +117,14 @@ def instance_links(
     from gpuplan.i18n.messages import N_
     from gpuplan.perf import NetworkSpec
     from gpuplan.perf.input_pipeline import Host
-    from gpuplan.perf.links import network_kind_of
+    from gpuplan.perf.links import checked_network_kind, network_kind_of
 
-    if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
-        raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)
-    kind = network_kind.lower() if network_kind else None
+    kind = checked_network_kind(network_kind)
     given_gpus = tuple(gpus) if gpus else None
     if instance is None:
         if network_gbps is None and kind is None:
             return InstanceLinks(network=None, gpus=given_gpus, host=None)
-        spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")  # type: ignore[arg-type]
+        spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")
         return InstanceLinks(network=spec, gpus=given_gpus, host=None)
     assert store is not None, "an instance type is looked up in a catalog store"
     every = store.offers(include_unpriced=True)
@@ -153,7 +151,7 @@ def instance_links(
     source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
     spec = NetworkSpec(
         gbit_s=given,
-        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
+        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),
         source=source,  # type: ignore[arg-type]
         gpus_per_node=int(o.gpu_count),
         # NVLink or PCIe and the NVLink board from the entry's words; where it does not say, the

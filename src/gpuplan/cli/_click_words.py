@@ -80,6 +80,7 @@ REASONS = (
     N_("{value} GPUs per instance: give a whole number from {least} to {most}"),  # GPUS_PER_INSTANCE_RANGE
     N_("{value} is not an amount: write it as {one} or {two}"),  # units.py NOT_AN_AMOUNT
     N_("{value} is in another currency: give it with {option}"),  # units.py WRONG_CURRENCY
+    N_("{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"),  # units.py
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),

@@ -310,10 +310,10 @@ def offers(
         country_names = tuple(c.strip() for c in countries.split(",") if c.strip())
         if not country_names:
             raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
-        from gpuplan.i18n.countries import country_codes
+        from gpuplan.catalog.region_countries import country_codes_of
 
         for c in country_names:
-            country_codes(c)  # a typo is one line with "did you mean", before the database is opened
+            country_codes_of(c)  # a typo is one line with "did you mean", before the database is opened
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
         gpu=_listed(gpus),

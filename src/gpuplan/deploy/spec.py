@@ -148,6 +148,22 @@ DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0
+#: Room on a volume beyond the bytes it is sized for, as a share of them: the filesystem's own
+#: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat
+#: larger than the plan's estimate (pickled metadata, RNG states). The checkpoint volume
+#: (``gpuplan.deploy.checkpoints``) and the launch disk both take it.
+DISK_HEADROOM = 0.15
+#: The launch disk per node without a plan's storage to size it from, GB, and its floor with one:
+#: room for the OS, the image, a small dataset and a few checkpoints.
+DEFAULT_DISK_GB = 256
+#: Room on a node's disk beside what the plan stores there, GB: the OS and the container image
+#: (an allowance, not a measurement; NVIDIA's PyTorch images unpack to some tens of GB).
+SYSTEM_DISK_GB = 64
+#: A launch disk is asked for in whole steps of this many GB.
+DISK_STEP_GB = 64
+#: The largest disk a plan may ask for, GB (64 TiB, beyond any single cloud block volume a GPU
+#: node boots with): a plan from elsewhere is bounded.
+MAX_DISK_GB = 65_536
 
 #: A provider's code, cast by the catalog's registry (``gpuplan.catalog.PROVIDERS``: "did you mean").
 ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
@@ -375,14 +391,19 @@ class LaunchSpec(BaseModel):
     """A service on spot: the catalog's on-demand price of the same instance type in the same
     region, USD per hour, as the plan states it (``spot.service.on_demand_usd_per_instance_hour``):
     what an on-demand fallback replica's instance costs; None where the plan has none (unknown)."""
-    disk_size_gb: int = Field(default=256, ge=10)
+    disk_size_gb: int = Field(default=DEFAULT_DISK_GB, ge=10, le=MAX_DISK_GB)
+    """Boot/working disk per node, GB: :func:`launch_disk_gb` of the plan's :attr:`planned_disk_gb`
+    (the dataset, the checkpoints kept and room for the OS and the image), else the default."""
+    planned_disk_gb: float | None = Field(default=None, ge=0, le=MAX_DISK_GB)
+    """What one node's disk holds as the plan priced it, GB (its ``disk_gb``: the dataset, the
+    checkpoints kept, any model weights); None without a plan, for a plan that keeps them in a
+    bucket, or from a plan written before it was kept."""
     host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
     """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
     None: not known (no instance, or the catalog does not say), and no pod requests CPU."""
     host_memory_gib: float | None = Field(default=None, gt=0, le=MAX_HOST_MEMORY_GIB)
     """Host memory of one instance of :attr:`instance_type`, GiB, as the catalog lists it; None: not
     known, and no pod requests memory."""
-    """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
     engine_slots: EngineSlots | None = None
     """The requests one replica of the serving engine runs at once and those its autoscaler holds in
@@ -724,6 +745,7 @@ class LaunchSpec(BaseModel):
             run_cost_usd=opt.total_cost_usd,
             **_cny_rate(doc),
             **_checkpoint_facts(doc),
+            **_disk_facts(doc),
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
@@ -1035,6 +1057,25 @@ def _checkpoint_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             facts[key] = float(value)
     return facts
+
+
+def launch_disk_gb(planned_gb: float) -> int:
+    """The disk a node is launched with for ``planned_gb`` of dataset and checkpoints (the plan's
+    ``disk_gb``): those with the filesystem's headroom (:data:`DISK_HEADROOM`)
+    and :data:`SYSTEM_DISK_GB` for the OS and the image, up to a whole :data:`DISK_STEP_GB`, at
+    least :data:`DEFAULT_DISK_GB`."""
+    need = planned_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
+    return min(MAX_DISK_GB, max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB)))
+
+
+def _disk_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's disk per node (``planned_disk_gb``) and the launch disk sized from it
+    (``disk_size_gb``), where the plan states it as a number; nothing otherwise (the default disk).
+    A number out of range is refused by the field."""
+    value = doc.get("disk_gb")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return {}
+    return {"planned_disk_gb": float(value), "disk_size_gb": launch_disk_gb(max(0.0, float(value)))}
 
 
 def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str | None]:
