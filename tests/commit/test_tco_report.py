@@ -374,3 +374,90 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     stale = [n for n in doc["notes"] if n.startswith("Stale prices: ")]
     assert len(stale) == 1 and stale[0] in summary_lines(_report()), doc["notes"]
     assert doc["notes"][-1] == "a note"
+
+
+def _spot_report(spot_usd: float, *, from_scratch: bool) -> TcoReport:
+    """One interruptible A100 busy 176 h a month for a year: on demand at $2 (dated last month) and
+    spot at ``spot_usd`` of unknown age (2022-03 to the report's day), 1 interruption per 24 h."""
+    from datetime import date
+
+    from gpuplan.commit.api import _without_stale_spot
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 176}],
+        }
+    )
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(
+            Demand(
+                name="d",
+                gpu="A100-SXM4-40GB",
+                gpu_hours=(176.0,) * 12,
+                interruptible=True,
+                run_hours=8.0 if not from_scratch else 730.0,
+                restarts_from_scratch=from_scratch,
+            ),
+        ),
+        offers=(
+            replace(_offer("on_demand", 2.0), as_of="2026-11-01"),
+            replace(_offer("spot", spot_usd), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),
+        ),
+    )
+    today = date(2026, 12, 3)
+    schedule = optimise(problem)
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=schedule,
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=today,
+        without_stale_spot=_without_stale_spot(problem, schedule, today, 180),
+    )
+
+
+def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
+    # Interruptible without checkpoint_gb, a 730-h run restarts from its beginning at every
+    # interruption: spot at $0.30 is dearer per useful hour than $2 on demand, and the schedule buys
+    # on demand only. The spot price was still listed under "Prices used", counted in the stale line
+    # ("2 of the 2 used") and in "Without stale spot prices (the schedule uses 1 …)".
+    from gpuplan.report import tco as view
+
+    report = _spot_report(0.3, from_scratch=True)
+    assert [r[0] for r in view.price_rows(report)] == ["A100-SXM4-40GB/on demand/d"]
+    assert report.without_stale_spot is None
+    lines = summary_lines(report)
+    assert not any(x.startswith(("Stale prices", "Without stale spot")) for x in lines), lines
+    assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
+    considered_lines = view.considered_lines
+    (weighed,) = considered_lines(report)
+    assert weighed.startswith("Weighed, not bought: A100-SXM4-40GB/spot/d aws/us-east-1 p.x spot at $0.30")
+    assert "restarts a run from its beginning" in weighed and "730 h takes > 1,000 times" in weighed
+    doc = tco_json(report)
+    assert [(h["use"], h["bought"]) for h in doc["hourly_prices"]] == [("A100-SXM4-40GB/on_demand/d", True)]
+    (considered,) = doc["considered_prices"]
+    assert considered["use"] == "A100-SXM4-40GB/spot/d" and considered["stale"] is True
+    assert considered["bought"] is False and "restarts a run from its beginning" in considered["why"]
+    with use_language("zh"):
+        (weighed,) = considered_lines(report)
+    assert weighed.startswith("考虑过但未采用：") and "checkpoint_gb" in weighed, weighed
+
+
+def test_an_on_demand_price_the_schedule_does_not_buy_is_listed_for_the_baseline() -> None:
+    # Spot at $0.30 with checkpoints beats $2 on demand: the schedule buys spot alone, and the
+    # all-on-demand total rests on the on-demand price, listed as not bought.
+    from gpuplan.report import tco as view
+
+    report = _spot_report(0.3, from_scratch=False)
+    rows = {r[0]: r for r in view.price_rows(report)}
+    assert set(rows) == {"A100-SXM4-40GB/on demand/d", "A100-SXM4-40GB/spot/d"}
+    assert "not bought: the all-on-demand total is figured at it" in rows["A100-SXM4-40GB/on demand/d"][6]
+    assert "not bought" not in rows["A100-SXM4-40GB/spot/d"][6]
+    assert report.schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
+    assert view.considered_lines(report) == []
+    assert report.without_stale_spot is not None and report.without_stale_spot.used == 1

@@ -313,7 +313,10 @@ def _without_stale_spot(
     """The schedule solved again without any stale spot price, where the first one uses one."""
     from gpuplan.errors import InfeasibleError
 
-    used = {o for o in schedule.hourly_used.values() if _stale_spot(o, today, limit_days)}
+    # the spot prices the schedule buys: a spot offer weighed and not bought (on demand costs less per
+    # useful hour) moves no figure, and had been counted as "used"
+    bought = (schedule.hourly_used[key] for key in schedule.hourly_bought)
+    used = {o for o in bought if _stale_spot(o, today, limit_days)}
     if not used:
         return None
     kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))

@@ -123,17 +123,22 @@ def optimise(problem: TcoProblem) -> Schedule:
     hourly_used = {}
     overheads = {}
     packings = {}
+    bought = []
     for opts in options.values():
         gpu = opts.gpu
         for i, cover in opts.on_demand.items():
             name = problem.demands[i].name
             hourly_used[f"{gpu}/on_demand/{name}"] = cover.offer
             packings[f"{gpu}/on_demand/{name}"] = cover.packing
+            if (i, "on_demand") in chosen.bought:
+                bought.append(f"{gpu}/on_demand/{name}")
         for i, cover in opts.spot.items():
             name = problem.demands[i].name
             hourly_used[f"{gpu}/spot/{name}"] = cover.offer
             packings[f"{gpu}/spot/{name}"] = cover.packing
             overheads[name] = cover.overhead
+            if (i, "spot") in chosen.bought:
+                bought.append(f"{gpu}/spot/{name}")
     by_gpu = break_even_by_gpu(problem, options)
     return Schedule(
         commitments=commitments,
@@ -150,6 +155,7 @@ def optimise(problem: TcoProblem) -> Schedule:
         sensitivity=tuple(sensitivity),
         peaks=peaks(problem, commitments),
         hourly_used=hourly_used,
+        hourly_bought=tuple(bought),
         spot_overhead=overheads,
         # In the user's language, as the report's other notes, HiGHS's outcome too (optimal,
         # infeasible, time limit …; an outcome without a word is HiGHS's own message, quoted).

@@ -17,6 +17,7 @@ from gpuplan.vocab import PricingModel
 __all__ = [
     "TCO_SCHEMA_VERSION",
     "TcoCommitment",
+    "TcoConsideredPrice",
     "TcoDataCopy",
     "TcoDemand",
     "TcoDocument",
@@ -181,7 +182,8 @@ class TcoPeak(Document):
 
 
 class TcoHourlyPrice(Document):
-    """An hourly offer the schedule buys for what commitments leave uncovered."""
+    """An hourly price a figure rests on: an offer the schedule buys for what commitments leave
+    uncovered, or an on-demand one the all-on-demand total and the break-even are figured at."""
 
     use: str
     """``GPU/on_demand/<demand>`` or ``GPU/spot/<demand>``."""
@@ -195,6 +197,9 @@ class TcoHourlyPrice(Document):
     gpu_hours_paid_per_used: float
     """Whole instances: GPU-hours paid per GPU-hour the demand's run uses (8 for a 1-GPU run on an
     8-GPU instance; 1 where the run fills its instances)."""
+    bought: bool = True
+    """Whether the schedule buys hours of it (False: an on-demand price the all-on-demand total
+    and the break-even are figured at, while the schedule buys spot or commitments)."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     floor_as_of: str | None = None
@@ -223,6 +228,14 @@ class TcoHourlyPrice(Document):
     catalog holds no band for the offer); None for on-demand."""
     interruption_rate_source: str | None = None
     """Spot: where the rate comes from, or what was assumed and why; None for on-demand."""
+
+
+class TcoConsideredPrice(TcoHourlyPrice):
+    """An hourly price weighed for a demand and not bought (no figure rests on it), with why."""
+
+    bought: bool = False
+    why: str
+    """Why it was not bought, in words (the report's language)."""
 
 
 class TcoUnknownPrice(Document):
@@ -287,6 +300,9 @@ class TcoDocument(Document):
     """The total and saving without the stale spot prices the schedule uses; None when it uses none."""
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
+    considered_prices: list[TcoConsideredPrice] = Field(default_factory=list)
+    """Hourly prices weighed and not bought (a spot price dearer per useful hour than on demand,
+    or one whose demand commitments serve): listed apart, as no figure rests on them."""
     unknown_prices: list[TcoUnknownPrice]
     """Pricing models whose saving is unknown for want of a price."""
     stale_after_days: int

@@ -105,11 +105,13 @@ def fill_words(missing: MissingPrice) -> str:
 def _tco_data(report: TcoReport) -> dict[str, Any]:
     s, u = report.schedule, report.usage
     cost = _cents
-    hourly = []
+    hourly: list[dict[str, Any]] = []
+    considered: list[dict[str, Any]] = []
+    reasons = {key: why for key, _o, why in _considered(report)}
     for key, o in s.hourly_used.items():
         demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
         packing = s.hourly_packing.get(key, 1.0)
-        hourly.append(
+        (hourly if _listed(report, key) else considered).append(
             {
                 "use": key,
                 "provider": o.provider,
@@ -119,6 +121,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
                 "gpu_hours_paid_per_used": round(packing, 6),
+                **({"bought": key in s.hourly_bought} if _listed(report, key) else {"why": reasons[key]}),
                 **_price_fields(report, o),
             }
         )
@@ -217,6 +220,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for d in report.demands
         ],
         "hourly_prices": hourly,
+        "considered_prices": considered,
         "unknown_prices": [
             {"pricing": m.pricing, "gpu": m.gpu, "fill": fill_words(m)} for m in report.missing
         ],
@@ -434,16 +438,76 @@ def peak_line(report: TcoReport, peak: Peak) -> str:
     )
 
 
+def _listed(report: TcoReport, key: str) -> bool:
+    """Whether a figure rests on the hourly price of ``key``: one the schedule buys, or an on-demand
+    one (the all-on-demand total and the break-even are figured at it, bought or not)."""
+    return key in report.schedule.hourly_bought or key.split("/", 2)[1:2] == ["on_demand"]
+
+
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
-    """Every price the schedule rests on, by use: the hourly offer each demand buys (one offer can
-    serve several demands, each with its own whole-instance factor) and the commitments."""
-    out: list[tuple[str, PricedOffer]] = list(report.schedule.hourly_used.items())
+    """Every price a figure rests on, by use: the hourly offers the schedule buys (one offer can
+    serve several demands, each with its own whole-instance factor), the on-demand ones the
+    baseline is priced at, and the commitments. A spot price weighed and not bought is not one
+    (:func:`considered_lines`)."""
+    s = report.schedule
+    out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
     seen = {o for _use, o in out}
     for c in report.schedule.commitments:
         if c.offer not in seen:
             seen.add(c.offer)
             out.append((f"{c.offer.gpu}/{c.offer.pricing}", c.offer))
     return out
+
+
+def _considered(report: TcoReport) -> list[tuple[str, PricedOffer, str]]:
+    """The hourly prices weighed for a demand and not bought, by use, each with why, in words."""
+    s, money = report.schedule, report.money
+    out = []
+    for key, o in s.hourly_used.items():
+        if _listed(report, key):
+            continue
+        gpu, _p, name = key.split("/", 2)
+        od_key = f"{gpu}/on_demand/{name}"
+        ratio = s.spot_overhead.get(name, 1.0)
+        spot = o.usd_per_gpu_hour * ratio * s.hourly_packing.get(key, 1.0)
+        od = s.hourly_used.get(od_key)
+        od_useful = None if od is None else od.usd_per_gpu_hour * s.hourly_packing.get(od_key, 1.0)
+        demand = next(d for d in report.problem.demands if d.name == name)
+        dearer = od_useful is not None and spot >= od_useful
+        if od_key not in s.hourly_bought:
+            why = _("commitments serve all its hours")
+        elif dearer and demand.restarts_from_scratch:
+            why = _(
+                "on demand costs less: without checkpoint_gb an interruption restarts a run from its "
+                "beginning, so on spot a run of {hours} h takes {ratio} times its hours"
+            ).format(
+                hours=format_number(round(demand.run_hours, 1)),
+                ratio=format_number(round(ratio, 2)) if ratio < 1000 else "> 1,000",
+            )
+        elif dearer and od_useful is not None:
+            why = _(
+                "on demand costs less: {spot} per useful GPU-hour once its interruptions are paid for "
+                "({ratio} hours paid per useful hour), against {on_demand}"
+            ).format(
+                spot=money.format(spot),
+                ratio=format_number(round(ratio, 3)),
+                on_demand=money.format(od_useful),
+            )
+        else:
+            why = _("on demand costs less per useful GPU-hour with what its runs pay besides GPU time")
+        out.append((key, o, why))
+    return out
+
+
+def considered_lines(report: TcoReport) -> list[str]:
+    """The hourly prices weighed for a demand and not bought, each with why: no figure rests on
+    them, so they are neither in the "Prices used" table nor counted in its stale line."""
+    return [
+        _("Weighed, not bought: {use} {offer} at {price} per GPU-hour: {why}").format(
+            use=_use_words(key), offer=_offer_words(o), price=report.money.format(o.usd_per_gpu_hour), why=why
+        )
+        for key, o, why in _considered(report)
+    ]
 
 
 def unknown_lines(report: TcoReport) -> list[str]:
@@ -535,6 +599,12 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                     day=o.floor_as_of, price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit)
                 )
             )
+        if use in report.schedule.hourly_used and use not in report.schedule.hourly_bought:
+            # an on-demand price the schedule does not buy: the baseline (and break-even) rest on it
+            if report.schedule.break_even_by_gpu.get(o.gpu):
+                flags.append(_("not bought: the all-on-demand total and the break-even are figured at it"))
+            else:
+                flags.append(_("not bought: the all-on-demand total is figured at it"))
         if o.spot_rate is not None and o.spot_rate.assumed:
             # no published interruption rate: the one costed is assumed, and said so (as plan does)
             flags.append(o.spot_rate.shown())
@@ -741,6 +811,7 @@ def tco_view(report: TcoReport) -> Any:
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
     parts += [Text(line, style="dim") for line in source_lines(report)]
+    parts += [Text(line) for line in considered_lines(report)]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
     notes = report.money.without_rate_warning(report.notes)
     parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in notes]
