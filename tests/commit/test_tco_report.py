@@ -461,3 +461,57 @@ def test_an_on_demand_price_the_schedule_does_not_buy_is_listed_for_the_baseline
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
     assert view.considered_lines(report) == []
     assert report.without_stale_spot is not None and report.without_stale_spot.used == 1
+
+
+def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as_stale() -> None:
+    # A monthly subscription at $1,400 (a blog's table of 2023-06) against $2 on demand: break-even
+    # 1400 / (2 × 730) = 96 %, so at 176 h a month the schedule buys none. The verdict rested on a
+    # 3.5-year-old price that neither the table, the stale line nor the JSON named.
+    from datetime import date
+
+    from gpuplan.report.tco import price_rows, source_lines
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 176}],
+        }
+    )
+    monthly = replace(_offer("monthly", 1400 / 730, 1), as_of="2023-06", source="a blog's 2023-06 table")
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(176.0,) * 12),),
+        offers=(replace(_offer("on_demand", 2.0), as_of="2026-11-01"), monthly),
+    )
+    report = TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=optimise(problem),
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=date(2026, 12, 3),
+    )
+    assert report.schedule.commitments == ()
+    lines = summary_lines(report)
+    assert "Break-even utilisation, monthly subscription: 96% of its hours (pays off above this)" in lines
+    (stale,) = [x for x in lines if x.startswith("Stale prices")]
+    assert "1 of the 2 used" in stale and "p.x monthly subscription stale (3.5 y)" in stale, stale
+    row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
+    assert (
+        row[5] == "2023-06 (3.5 y)"
+        and "not bought: the break-even utilisation (96%) is figured at it" in row[6]
+    )
+    assert any("a blog's 2023-06 table" in x for x in source_lines(report))
+    (price,) = tco_json(report)["break_even_prices"]
+    assert (price["pricing"], price["as_of"], price["stale"], price["bought"]) == (
+        "monthly",
+        "2023-06",
+        True,
+        False,
+    )
+    assert price["break_even"] == pytest.approx(0.9589) and price["price_source"] == "a blog's 2023-06 table"
+    with use_language("zh"):
+        row = next(r for r in price_rows(report) if r[3] == "包月")
+    assert "未购买：盈亏平衡利用率（96%）按此价格计算" in row[6], row

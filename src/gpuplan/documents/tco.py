@@ -16,6 +16,7 @@ from gpuplan.vocab import PricingModel
 
 __all__ = [
     "TCO_SCHEMA_VERSION",
+    "TcoBreakEvenPrice",
     "TcoCommitment",
     "TcoConsideredPrice",
     "TcoDataCopy",
@@ -119,6 +120,37 @@ class TcoCommitment(Document):
     """Where the offer's price comes from, as the catalog states it (the publisher, the file and
     line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
     is the dated price the notes name, not this one."""
+
+
+class TcoBreakEvenPrice(Document):
+    """The commitment offer a break-even utilisation is figured at, bought or not: a "pays off
+    above this" or "never pays off" rests on its price, dated and sourced here."""
+
+    gpu: str
+    pricing: PricingModel
+    provider: str
+    region: str
+    instance_type: str
+    gpus_per_unit: Count
+    term_months: int
+    price_usd_per_gpu_hour: float
+    """The commitment's price per GPU-hour (its monthly price / 730 / GPUs), USD."""
+    break_even: float
+    """``break_even_by_gpu[gpu][pricing]``: the share of its hours it must be busy to pay off."""
+    bought: bool
+    """Whether the schedule commits to it (False: the verdict alone rests on it)."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    own_usd_per_gpu_hour: float | None = None
+    age_days: int | None
+    """The oldest the price can be on the day of the report, days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    confidence: str
+    price_source: str
+    """Where the offer's price comes from, as the catalog states it."""
 
 
 class TcoSensitivity(Document):
@@ -293,6 +325,8 @@ class TcoDocument(Document):
     to beat on-demand, its term as billed (the lowest over the GPU types demanded)."""
     break_even_by_gpu: dict[str, dict[PricingModel, float]]
     """The same per GPU type demanded."""
+    break_even_prices: list[TcoBreakEvenPrice] = Field(default_factory=list)
+    """The commitment offer each of ``break_even_by_gpu`` is figured at, with its date and source."""
     sensitivity: list[TcoSensitivity]
     peaks: list[TcoPeak] = Field(default_factory=list)
     """Per GPU type demanded: its largest load at once and the committed GPUs against it."""

@@ -189,6 +189,23 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "break_even_by_gpu": {
             g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
         },
+        "break_even_prices": [
+            {
+                "gpu": g,
+                "pricing": p,
+                "provider": o.provider,
+                "region": o.region,
+                "instance_type": o.instance_type,
+                "gpus_per_unit": o.gpus_per_unit,
+                "term_months": o.term_months,
+                "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+                "break_even": round(s.break_even_by_gpu[g][p], 4),
+                "bought": _break_even_only(report, o) is None,
+                **_price_fields(report, o),
+            }
+            for g, per in s.break_even_offers.items()
+            for p, o in per.items()
+        ],
         "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
         "peaks": [
             {
@@ -447,16 +464,29 @@ def _listed(report: TcoReport, key: str) -> bool:
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
     """Every price a figure rests on, by use: the hourly offers the schedule buys (one offer can
     serve several demands, each with its own whole-instance factor), the on-demand ones the
-    baseline is priced at, and the commitments. A spot price weighed and not bought is not one
-    (:func:`considered_lines`)."""
+    baseline is priced at, the commitments, and the commitment offer each break-even is figured at
+    (a "pays off above 72 %" or "never pays off" rests on its price, bought or not). A spot price
+    weighed and not bought is not one (:func:`considered_lines`)."""
     s = report.schedule
     out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
     seen = {o for _use, o in out}
-    for c in report.schedule.commitments:
-        if c.offer not in seen:
-            seen.add(c.offer)
-            out.append((f"{c.offer.gpu}/{c.offer.pricing}", c.offer))
+    for o in [c.offer for c in s.commitments] + [
+        o for per in s.break_even_offers.values() for o in per.values()
+    ]:
+        if o not in seen:
+            seen.add(o)
+            out.append((f"{o.gpu}/{o.pricing}", o))
     return out
+
+
+def _break_even_only(report: TcoReport, offer: PricedOffer) -> float | None:
+    """The break-even figured at ``offer`` where the schedule buys none of it; None otherwise."""
+    s = report.schedule
+    if offer in {c.offer for c in s.commitments}:
+        return None
+    if s.break_even_offers.get(offer.gpu, {}).get(offer.pricing) != offer:
+        return None
+    return s.break_even_by_gpu[offer.gpu][offer.pricing]
 
 
 def _considered(report: TcoReport) -> list[tuple[str, PricedOffer, str]]:
@@ -605,6 +635,12 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 flags.append(_("not bought: the all-on-demand total and the break-even are figured at it"))
             else:
                 flags.append(_("not bought: the all-on-demand total is figured at it"))
+        if (be := _break_even_only(report, o)) is not None:
+            flags.append(
+                _("not bought: the break-even utilisation ({share}) is figured at it").format(
+                    share=format_percent(be)
+                )
+            )
         if o.spot_rate is not None and o.spot_rate.assumed:
             # no published interruption rate: the one costed is assumed, and said so (as plan does)
             flags.append(o.spot_rate.shown())
