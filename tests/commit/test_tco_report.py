@@ -376,7 +376,7 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     assert doc["notes"][-1] == "a note"
 
 
-def _spot_report(spot_usd: float, *, from_scratch: bool) -> TcoReport:
+def _spot_report(spot_usd: float, *, from_scratch: bool, on_demand_as_of: str = "2026-11-01") -> TcoReport:
     """One interruptible A100 busy 176 h a month for a year: on demand at $2 (dated last month) and
     spot at ``spot_usd`` of unknown age (2022-03 to the report's day), 1 interruption per 24 h."""
     from datetime import date
@@ -403,7 +403,7 @@ def _spot_report(spot_usd: float, *, from_scratch: bool) -> TcoReport:
             ),
         ),
         offers=(
-            replace(_offer("on_demand", 2.0), as_of="2026-11-01"),
+            replace(_offer("on_demand", 2.0), as_of=on_demand_as_of),
             replace(_offer("spot", spot_usd), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),
         ),
     )
@@ -515,3 +515,34 @@ def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as
     with use_language("zh"):
         row = next(r for r in price_rows(report) if r[3] == "包月")
     assert "未购买：盈亏平衡利用率（96%）按此价格计算" in row[6], row
+
+
+def test_a_total_at_a_stale_spot_price_gives_the_total_without_it_on_the_same_line() -> None:
+    # The headline was "Total over 12 months: $X" at a spot price of unknown age; the total without
+    # it (the on-demand one, 4 times as much here) came only four lines later.
+    report = _spot_report(0.3, from_scratch=False)
+    w = report.without_stale_spot
+    assert w is not None and w.total_usd == pytest.approx(2.0 * 176 * 12)  # $4,224
+    head = summary_lines(report)[0]
+    assert head.startswith("Total over 12 months: $") and head.endswith(
+        ", at 1 spot price(s) stale or of unknown age; $4,224.00 without stale spot prices"
+    ), head
+    doc = tco_json(report)
+    assert doc["stale_prices_in_total"] == 1 and doc["without_stale_spot"]["total_cost_usd"] == 4224.0
+    assert any(n.startswith("Without stale spot prices") for n in doc["notes"]), doc["notes"]
+    with use_language("zh"):
+        head = summary_lines(report)[0]
+    assert head.startswith("12 个月总计：$") and head.endswith("不用过期的抢占式价格则为 $4,224.00）"), head
+
+
+def test_a_total_at_a_stale_on_demand_price_says_so_on_the_headline() -> None:
+    # No second figure to give (on demand is the fallback), but the headline no longer reads as
+    # resting on current prices; a total at current prices stays as it was.
+    stale = _spot_report(0.3, from_scratch=True, on_demand_as_of="2023-06")
+    assert summary_lines(stale)[0] == (
+        "Total over 12 months: $4,224.00, at 1 price(s) stale or of unknown age (named below)"
+    )
+    assert tco_json(stale)["stale_prices_in_total"] == 1
+    fresh = _spot_report(0.3, from_scratch=True)
+    assert summary_lines(fresh)[0] == "Total over 12 months: $4,224.00"
+    assert tco_json(fresh)["stale_prices_in_total"] == 0

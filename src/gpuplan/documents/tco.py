@@ -294,6 +294,10 @@ class TcoDocument(Document):
     """The catalog's CNY rate; None when it has none."""
     past_horizon: Literal["full", "remaining_value"]
     total_cost_usd: float
+    stale_prices_in_total: int = 0
+    """Prices the total buys at (hourly offers bought, commitments) that are stale or of unknown
+    age. Where a stale spot price is among them, ``without_stale_spot.total_cost_usd`` is the total
+    without it: the text's headline gives both."""
     data_cost_usd: float
     """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
     data_cost_covers: str

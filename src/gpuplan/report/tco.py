@@ -134,6 +134,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "exchange_rate": rate.model_dump() if rate else None,
         "past_horizon": u.past_horizon,
         "total_cost_usd": cost(s.total_usd),
+        "stale_prices_in_total": len(total_stale_prices(report)),
         "data_cost_usd": cost(s.data_usd),
         "data_cost_covers": _(DATA_COVERS),
         "data_costs_counted_for": [d.name for d in report.problem.demands if d.run_data],
@@ -244,7 +245,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "stale_after_days": report.stale_after_days,
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
-        "notes": [*_age_lines(report), *report.notes],
+        "notes": [*_age_lines(report), *_without_stale_lines(report), *report.notes],
     }
 
 
@@ -314,11 +315,7 @@ def _copy_lines(report: TcoReport) -> list[str]:
 def summary_lines(report: TcoReport) -> list[str]:
     """The headline figures, one sentence each (also the HTML report's summary)."""
     s, money = report.schedule, report.money
-    lines = [
-        _("Total over {months} months: {total}").format(
-            months=report.usage.horizon_months, total=money.format(s.total_usd)
-        )
-    ]
+    lines = [_total_line(report)]
     baseline = money.format(s.all_on_demand_usd) if s.all_on_demand_usd is not None else ""
     if baseline and any(d.tiers for d in report.demands):
         # the services priced by their tiers are their autoscaled fleets in the baseline too
@@ -381,25 +378,69 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
     lines += unknown_lines(report)
     lines += _age_lines(report)
-    if (w := report.without_stale_spot) is not None:
-        if w.total_usd is None:
-            outcome = _("the demand cannot be met")
-        elif w.savings_pct:
-            outcome = _("total {total}; saving {pct}").format(
-                total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
-            )
-        else:
-            outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
-        lines.append(
-            _(
-                "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
-                "in all): {outcome}"
-            ).format(n=w.used, left_out=w.left_out, outcome=outcome)
-        )
+    lines += _without_stale_lines(report)
     for peak in s.peaks:
         lines.append(peak_line(report, peak))
     lines += _sensitivity_lines(report)
     return lines
+
+
+def total_stale_prices(report: TcoReport) -> list[PricedOffer]:
+    """The prices the total buys at (hourly offers bought, commitments) that are stale or of
+    unknown age, each once."""
+    s = report.schedule
+    bought = [s.hourly_used[k] for k in s.hourly_bought] + [c.offer for c in s.commitments]
+    return [o for o in dict.fromkeys(bought) if offer_age(report, o).stale]
+
+
+def _total_line(report: TcoReport) -> str:
+    """The headline total, with both figures where it buys at a stale spot price.
+
+    The schedule's own total leads: the month table, the commitments and the sensitivity below are
+    that schedule's, and a headline they did not add up to would contradict them. But a spot price
+    of unknown age is not the best case to quote alone (spot prices move): where the total rests
+    on one, the same line gives the total without stale spot prices; where it rests on another
+    stale price (no second figure: an on-demand price is the fallback), it says so."""
+    s, money = report.schedule, report.money
+    total = money.format(s.total_usd)
+    months = report.usage.horizon_months
+    stale = total_stale_prices(report)
+    if (w := report.without_stale_spot) is not None:
+        if w.total_usd is None:
+            return _(
+                "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
+                "without stale spot prices the demand cannot be met"
+            ).format(months=months, total=total, n=w.used)
+        return _(
+            "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
+            "{without} without stale spot prices"
+        ).format(months=months, total=total, n=w.used, without=money.format(w.total_usd))
+    if stale:
+        return _(
+            "Total over {months} months: {total}, at {n} price(s) stale or of unknown age (named below)"
+        ).format(months=months, total=total, n=len(stale))
+    return _("Total over {months} months: {total}").format(months=months, total=total)
+
+
+def _without_stale_lines(report: TcoReport) -> list[str]:
+    """The total and saving without the stale spot prices the schedule buys, with the counts."""
+    if (w := report.without_stale_spot) is None:
+        return []
+    money = report.money
+    if w.total_usd is None:
+        outcome = _("the demand cannot be met")
+    elif w.savings_pct:
+        outcome = _("total {total}; saving {pct}").format(
+            total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
+        )
+    else:
+        outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
+    return [
+        _(
+            "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
+            "in all): {outcome}"
+        ).format(n=w.used, left_out=w.left_out, outcome=outcome)
+    ]
 
 
 def _sensitivity_lines(report: TcoReport) -> list[str]:
