@@ -443,6 +443,7 @@ def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
     (considered,) = doc["considered_prices"]
     assert considered["use"] == "A100-SXM4-40GB/spot/d" and considered["stale"] is True
     assert considered["bought"] is False and "restarts a run from its beginning" in considered["why"]
+    assert "Weighed, not bought: A100-SXM4-40GB/spot/d" in tco_html(report, "t")
     with use_language("zh"):
         (weighed,) = considered_lines(report)
     assert weighed.startswith("考虑过但未采用：") and "checkpoint_gb" in weighed, weighed

@@ -14,6 +14,7 @@ from gpuplan.report.tco import (
     PRICE_HEAD,
     PRICING_LABELS,
     SCHEDULE_HEAD,
+    considered_lines,
     no_commitment_line,
     price_rows,
     schedule_rows,
@@ -122,7 +123,10 @@ def tco_html(report: TcoReport, title: str) -> str:
     prices = "\n".join(
         "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in price_rows(report)
     )
-    sources = "\n".join(f"<li>{escape(line)}</li>" for line in source_lines(report))
+    # where each price comes from, then the prices weighed and not bought (no figure rests on them)
+    sources = "\n".join(
+        f"<li>{escape(line)}</li>" for line in [*source_lines(report), *considered_lines(report)]
+    )
     lang = current_language().value
     h_cost, h_buy, h_demands, h_notes, h_prices = (
         escape(_(h))
