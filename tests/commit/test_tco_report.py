@@ -504,6 +504,7 @@ def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as
         row[5] == "2023-06 (3.5 y)"
         and "not bought: the break-even utilisation (96%) is figured at it" in row[6]
     )
+    assert "$1,400.00 per instance a month" in row[6]  # the figure the subscription is quoted at
     assert any("a blog's 2023-06 table" in x for x in source_lines(report))
     (price,) = tco_json(report)["break_even_prices"]
     assert (price["pricing"], price["as_of"], price["stale"], price["bought"]) == (

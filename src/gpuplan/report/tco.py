@@ -676,6 +676,11 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 flags.append(_("not bought: the all-on-demand total and the break-even are figured at it"))
             else:
                 flags.append(_("not bought: the all-on-demand total is figured at it"))
+        if o.pricing == "monthly":
+            # the figure a subscription is quoted at (the column is it ÷ 730 h ÷ GPUs)
+            flags.append(
+                _("{price} per instance a month").format(price=report.money.format(o.usd_per_unit_month))
+            )
         if (be := _break_even_only(report, o)) is not None:
             flags.append(
                 _("not bought: the break-even utilisation ({share}) is figured at it").format(
