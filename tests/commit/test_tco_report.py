@@ -548,3 +548,27 @@ def test_a_total_at_a_stale_on_demand_price_says_so_on_the_headline() -> None:
     fresh = _spot_report(0.3, from_scratch=True)
     assert summary_lines(fresh)[0] == "Total over 12 months: $4,224.00"
     assert tco_json(fresh)["stale_prices_in_total"] == 0
+
+
+def test_the_price_the_total_without_stale_spot_buys_is_listed_with_its_date() -> None:
+    # The headline gives the total without stale spot prices; here it buys a fresh spot price of
+    # another region ($0.80, dated last month) that no other figure rests on: it was named nowhere.
+    from datetime import date
+
+    from gpuplan.commit.api import _without_stale_spot
+    from gpuplan.report.tco import price_rows
+
+    report = _spot_report(0.3, from_scratch=False)
+    fresh = replace(
+        _offer("spot", 0.8), region="us-west-2", as_of="2026-11-20", interruptions_per_hour=1 / 24
+    )
+    problem = replace(report.problem, offers=(*report.problem.offers, fresh))
+    schedule = optimise(problem)
+    w = _without_stale_spot(problem, schedule, date(2026, 12, 3), 180)
+    report = replace(report, problem=problem, schedule=schedule, without_stale_spot=w)
+    assert [r for r in price_rows(report) if r[1] == "aws/us-west-2"], price_rows(report)
+    row = next(r for r in price_rows(report) if r[1] == "aws/us-west-2")
+    assert row[5] == "2026-11-20 (13 d)" and "not bought: the total without stale spot prices" in row[6]
+    (doc,) = tco_json(report)["without_stale_spot"]["prices"]
+    assert (doc["region"], doc["as_of"], doc["stale"]) == ("us-west-2", "2026-11-20", False)
+    assert w is not None and w.offers == (fresh,)

@@ -90,6 +90,9 @@ class WithoutStaleSpot:
     total_usd: float | None
     """None when the demand cannot be met without them."""
     savings_pct: float | None
+    offers: tuple[PricedOffer, ...] = ()
+    """The prices that total buys at (hourly offers bought, commitments), each once: a figure the
+    headline gives rests on them, so the report lists them with their dates."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -325,6 +328,11 @@ def _without_stale_spot(
         again = optimise(replace(problem, offers=kept, demand_changes_pct=(0.0,)))
     except InfeasibleError:
         return WithoutStaleSpot(used=len(used), left_out=left_out, total_usd=None, savings_pct=None)
+    buys = [again.hourly_used[k] for k in again.hourly_bought] + [c.offer for c in again.commitments]
     return WithoutStaleSpot(
-        used=len(used), left_out=left_out, total_usd=again.total_usd, savings_pct=again.savings_pct
+        used=len(used),
+        left_out=left_out,
+        total_usd=again.total_usd,
+        savings_pct=again.savings_pct,
+        offers=tuple(dict.fromkeys(buys)),
     )

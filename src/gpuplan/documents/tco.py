@@ -25,6 +25,7 @@ __all__ = [
     "TcoHourlyPrice",
     "TcoMonth",
     "TcoPeak",
+    "TcoPriceUsed",
     "TcoSensitivity",
     "TcoTier",
     "TcoUnknownPrice",
@@ -161,6 +162,31 @@ class TcoSensitivity(Document):
     """None when the changed demand cannot be met (no on-demand price)."""
 
 
+class TcoPriceUsed(Document):
+    """A price a figure rests on, with its date and source."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu: str
+    pricing: PricingModel
+    price_usd_per_gpu_hour: float
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    own_usd_per_gpu_hour: float | None = None
+    age_days: int | None
+    """The oldest the price can be on the day of the report, days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    confidence: str
+    price_source: str
+    interruptions_per_hour: float | None = None
+    interruption_rate_assumed: bool | None = None
+    interruption_rate_source: str | None = None
+
+
 class TcoWithoutStaleSpot(Document):
     """The schedule solved again without the spot prices not known to be current (older than the
     staleness limit or of unknown age): spot prices move, so a saving resting on one is shown
@@ -173,6 +199,8 @@ class TcoWithoutStaleSpot(Document):
     total_cost_usd: float | None
     """None when the demand cannot be met without them."""
     savings_pct: float | None
+    prices: list[TcoPriceUsed] = Field(default_factory=list)
+    """The prices that total buys at (hourly offers bought, commitments), with their dates."""
 
 
 class TcoTier(Document):

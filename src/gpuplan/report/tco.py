@@ -225,6 +225,18 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             "spot_prices_left_out": w.left_out,
             "total_cost_usd": cost(w.total_usd),
             "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
+            "prices": [
+                {
+                    "provider": o.provider,
+                    "region": o.region,
+                    "instance_type": o.instance_type,
+                    "gpu": o.gpu,
+                    "pricing": o.pricing,
+                    "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+                    **_price_fields(report, o),
+                }
+                for o in w.offers
+            ],
         },
         "demands": [
             {
@@ -505,19 +517,31 @@ def _listed(report: TcoReport, key: str) -> bool:
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
     """Every price a figure rests on, by use: the hourly offers the schedule buys (one offer can
     serve several demands, each with its own whole-instance factor), the on-demand ones the
-    baseline is priced at, the commitments, and the commitment offer each break-even is figured at
-    (a "pays off above 72 %" or "never pays off" rests on its price, bought or not). A spot price
-    weighed and not bought is not one (:func:`considered_lines`)."""
+    baseline is priced at, the commitments, the commitment offer each break-even is figured at
+    (a "pays off above 72 %" or "never pays off" rests on its price, bought or not), and those the
+    total without stale spot prices buys. A spot price weighed and not bought is not one
+    (:func:`considered_lines`)."""
     s = report.schedule
     out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
     seen = {o for _use, o in out}
-    for o in [c.offer for c in s.commitments] + [
-        o for per in s.break_even_offers.values() for o in per.values()
-    ]:
+    behind = [o for per in s.break_even_offers.values() for o in per.values()]
+    for o in [c.offer for c in s.commitments] + behind + list(_without_only(report)):
         if o not in seen:
             seen.add(o)
             out.append((f"{o.gpu}/{o.pricing}", o))
     return out
+
+
+def _without_only(report: TcoReport) -> tuple[PricedOffer, ...]:
+    """The prices the total without stale spot prices buys at that no other figure rests on (a
+    fresh spot price dearer than the stale one, say): listed too, since the headline gives it."""
+    s, w = report.schedule, report.without_stale_spot
+    if w is None:
+        return ()
+    other = {o for k, o in s.hourly_used.items() if _listed(report, k)}
+    other |= {c.offer for c in s.commitments}
+    other |= {o for per in s.break_even_offers.values() for o in per.values()}
+    return tuple(o for o in w.offers if o not in other)
 
 
 def _break_even_only(report: TcoReport, offer: PricedOffer) -> float | None:
@@ -681,6 +705,8 @@ def price_rows(report: TcoReport) -> list[list[str]]:
             flags.append(
                 _("{price} per instance a month").format(price=report.money.format(o.usd_per_unit_month))
             )
+        if o in _without_only(report):
+            flags.append(_("not bought: the total without stale spot prices is figured at it"))
         if (be := _break_even_only(report, o)) is not None:
             flags.append(
                 _("not bought: the break-even utilisation ({share}) is figured at it").format(
