@@ -598,7 +598,7 @@ def considered_lines(report: TcoReport) -> list[str]:
     """The hourly prices weighed for a demand and not bought, each with why: no figure rests on
     them, so they are neither in the "Prices used" table nor counted in its stale line."""
     return [
-        _("Weighed, not bought: {use} {offer} at {price} per GPU-hour: {why}").format(
+        _("Weighed, not bought: {use} {offer} at {price} per GPU-hour, as {why}").format(
             use=_use_words(key), offer=_offer_words(o), price=report.money.format(o.usd_per_gpu_hour), why=why
         )
         for key, o, why in _considered(report)
