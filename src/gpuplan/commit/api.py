@@ -92,6 +92,9 @@ class WithoutStaleSpot:
     total_usd: float | None
     """None when the demand cannot be met without them."""
     savings_pct: float | None
+    offers: tuple[PricedOffer, ...] = ()
+    """The prices that total buys at (hourly offers bought, commitments), each once: a figure the
+    headline gives rests on them, so the report lists them with their dates."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,7 +321,10 @@ def _without_stale_spot(
     """The schedule solved again without any stale spot price, where the first one uses one."""
     from gpuplan.errors import InfeasibleError
 
-    used = {o for o in schedule.hourly_used.values() if _stale_spot(o, today, limit_days)}
+    # the spot prices the schedule buys: a spot offer weighed and not bought (on demand costs less per
+    # useful hour) moves no figure, and had been counted as "used"
+    bought = (schedule.hourly_used[key] for key in schedule.hourly_bought)
+    used = {o for o in bought if _stale_spot(o, today, limit_days)}
     if not used:
         return None
     kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))
@@ -327,6 +333,11 @@ def _without_stale_spot(
         again = optimise(replace(problem, offers=kept, demand_changes_pct=(0.0,)))
     except InfeasibleError:
         return WithoutStaleSpot(used=len(used), left_out=left_out, total_usd=None, savings_pct=None)
+    buys = [again.hourly_used[k] for k in again.hourly_bought] + [c.offer for c in again.commitments]
     return WithoutStaleSpot(
-        used=len(used), left_out=left_out, total_usd=again.total_usd, savings_pct=again.savings_pct
+        used=len(used),
+        left_out=left_out,
+        total_usd=again.total_usd,
+        savings_pct=again.savings_pct,
+        offers=tuple(dict.fromkeys(buys)),
     )
