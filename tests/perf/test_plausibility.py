@@ -319,3 +319,19 @@ def test_launch_floors_and_wave_losses_widen_the_range(
     assert p.ratio > step_band_high * 1.005
     assert p.ratio <= p.datasheet_high
     assert not any("more than its datasheets allow" in f for f in p.flags)
+
+
+def test_a_flag_is_written_in_the_language_asked_in_after_another_asked() -> None:
+    # The check is kept for the next question about the same step; a server answering a Chinese
+    # reader first must not hand its words to the English one after.
+    from gpuplan.i18n import use_language
+    from stand_in_profiles import lora_fp32_adapters_profile
+
+    prof = lora_fp32_adapters_profile(fp32_adapter_flops=10e12)
+    cal = load_calibration()
+    step_s = phase_times(prof.ops, A10, prof.precision, cal.for_gpu(A10.id, A10.architecture)).total_s
+    with use_language("zh"):
+        zh = check(prof, A10, cal, step_s / 1.5).flags
+    en = check(prof, A10, cal, step_s / 1.5).flags
+    assert any("超出规格表所允许的范围" in f for f in zh)
+    assert any("more than its datasheets allow" in f for f in en)

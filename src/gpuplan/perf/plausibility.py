@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass, replace
 
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, current_language
 from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.roofline import (
@@ -314,8 +314,9 @@ def check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) -
     GPU, no communication), against the bounds of the module docstring.
 
     The answer depends on these four only (not on the GPU count or the links), so it is kept for
-    the planner's next question about the same GPU."""
-    key = (id(profile), gpu.id, id(calibration), step_s)
+    the planner's next question about the same GPU — and on the language its flags are written
+    in, which a server answering in English and Chinese changes between questions."""
+    key = (id(profile), gpu.id, id(calibration), step_s, current_language())
     hit = _CHECKS.get(key)
     if hit is not None and hit[0] is profile and hit[1] is calibration:
         return hit[2]
