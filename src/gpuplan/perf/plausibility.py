@@ -17,10 +17,10 @@ physical bounds hold for any such time, and each is checked (:func:`check`):
    ratios ``datasheet_low``). A step of one path keeps the band of that path's peak ratio and the
    bandwidth ratio; one with FP32 matmuls (LoRA adapters kept in FP32) has them at the FP32 ratio,
    where an A10 has 1.6× an A100's FP32 rate (31.2 against 19.5 TFLOPS, the catalog's datasheet
-   figures) against 0.40× its BF16 peak. And a GPU is not
-   credited with kernels more efficient than the reference's: the ratio with the reference
-   architecture's fitted factor on both, each GPU at its own measured matmul fraction
-   (``parity_high``), bounds it too — a roofline of every op on this GPU, so of the step's own mix.
+   figures) against 0.40× its BF16 peak. And a GPU is not credited with kernels more efficient
+   than the reference's: the ratio with the reference architecture's fitted factor on both, each
+   GPU at its own measured matmul fraction (``parity_high``), bounds it too — a roofline of every
+   op on this GPU, so of the step's own mix already.
 3. **Power.** A part of the same architecture and memory as a higher-power one, with no higher
    datasheet peak (H100 NVL at 400 W vs H100 SXM at 700 W), does not run a step faster: its peaks
    are quoted at boost clocks it cannot hold under a training load on a third of the power, and
@@ -129,7 +129,7 @@ def _tensor_paths(profile: Profile, gpu: GPU) -> list[str]:
     carries most of them first."""
     by_path: dict[str, float] = {}
     for op in profile.ops:
-        if op.op_class in ("matmul", "attention", "conv") and op.flops > 0:
+        if op.op_class in _TENSOR_CLASSES and op.flops > 0:
             path = dtype_path(op, profile.precision, gpu)
             by_path[path] = by_path.get(path, 0.0) + op.flops
     return sorted(by_path, key=lambda p: -by_path[p])
