@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
-from gpuplan.cli._option_hints import SAME_MEANING
+from gpuplan.cli._option_hints import IN_THE_WORKLOAD, SAME_MEANING
 
 runner = CliRunner()
 
@@ -86,3 +86,15 @@ def test_each_same_meaning_names_an_option_gpuplan_has_and_none_of_its_own() -> 
     every = set().union(*(_long_options(command) for _path, command in _commands(group, ctx, ())))
     assert set(SAME_MEANING.values()) <= every
     assert not set(SAME_MEANING) & every  # a cloud's word that is one of gpuplan's own would be hidden
+    assert not set(IN_THE_WORKLOAD) & every  # nor a workload key's pointer
+
+
+def test_what_the_workload_states_is_pointed_to_its_key() -> None:
+    # `plan --p95 200` got "(Possible options: --gpu, --top)": a latency target is the workload's
+    assert _line("plan", "job.yaml", "--p95", "200") == (
+        "error: No such option: --p95 (the workload file states it: serving.p95_latency_ms); "
+        "see 'gpuplan plan --help'"
+    )
+    assert _line("--lang", "zh", "plan", "job.yaml", "--seq-len", "4096") == (
+        "错误：没有选项：--seq-len（它写在工作负载文件里：inputs.seq_len）；参见 'gpuplan plan --help'"
+    )

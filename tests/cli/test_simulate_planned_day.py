@@ -142,6 +142,11 @@ def test_a_trace_whose_timestamps_look_like_milliseconds_is_said_in_the_report(t
     assert (
         "a median of 333 s between requests: if they are milliseconds, name the column timestamp_ms" in said
     )
+    # said first, above the tables whose every cost and hour rests on it
+    assert said.startswith(
+        "Check the trace's unit of time first: read as seconds, its requests are a median 333 s apart. If "
+        "its timestamps are milliseconds, every cost and hour below is 1,000 times too large"
+    )
     assert _run(*args, "--json")["trace"]["median_gap_s_doubt"] == 333.0
     said_zh = " ".join(runner.invoke(app, [*args, "--lang", "zh"]).stdout.split())
     assert "请求间隔的中位数为 333 秒" in said_zh

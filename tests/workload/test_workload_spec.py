@@ -482,3 +482,21 @@ def test_tokens_take_billions_and_a_count_that_is_not_whole_is_one_line() -> Non
     said = _error(_base(data={"samples": "1,28"}))
     assert said == "data.samples: '1,28' is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"
     assert _error(_base(data={"samples": "-5k"})) == "data.samples: must be ≥ 1 (got '-5k')"
+
+
+@pytest.mark.parametrize(
+    ("written", "ms"),
+    [("2s", 2000.0), ("80ms", 80.0), ("1.5 s", 1500.0), ("1min", 60_000.0), ("2000", 2000.0)],
+)
+def test_a_latency_target_is_read_with_its_unit(written: str, ms: float) -> None:
+    # `ttft_p95_ms: 2s` was "input should be a valid number, unable to parse string as a number"
+    serving = {"requests_per_s": 2, "prompt_tokens": 1000, "output_tokens": 200, "ttft_p95_ms": written}
+    w = Workload.from_dict(_base(task="infer", serving=serving))
+    assert w.serving is not None and w.serving.ttft_p95_ms == ms
+
+
+def test_a_latency_in_a_unit_it_cannot_mean_is_one_line_naming_the_units() -> None:
+    serving = {"requests_per_s": 2, "prompt_tokens": 1000, "output_tokens": 200, "p95_latency_ms": "2h"}
+    assert _error(_base(task="infer", serving=serving)).startswith(
+        "serving.p95_latency_ms: write a latency in ms, s or min, e.g. 2000, 2s or 80ms (got '2h')"
+    )

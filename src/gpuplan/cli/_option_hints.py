@@ -10,6 +10,9 @@ as another cloud or another command words it is no typo, and this module says wh
   of plan, offers and tco, not of estimate (``gpus --zone``: gpuplan calls it ``--region``, an
   option of offers and plan).
 
+- what the workload file states (:data:`IN_THE_WORKLOAD`): ``plan --p95 200`` is told that the
+  workload's ``serving.p95_latency_ms`` states it.
+
 A misspelling of one of the command's own options keeps Click's list (``plan --commitmnt``).
 """
 
@@ -21,7 +24,7 @@ from typing import Any
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 
-__all__ = ["SAME_MEANING", "option_hint"]
+__all__ = ["IN_THE_WORKLOAD", "SAME_MEANING", "option_hint"]
 
 #: An option's name as the clouds word it -> gpuplan's option for the same thing.
 SAME_MEANING = {
@@ -38,7 +41,26 @@ SAME_MEANING = {
     "--az": "--region",
 }
 
+#: An option name for what the workload file states -> its key there (a service's targets are part of
+#: the workload, so that plan, deploy, simulate and tco read the same ones).
+IN_THE_WORKLOAD = {
+    "--p95": "serving.p95_latency_ms",
+    "--p95-latency": "serving.p95_latency_ms",
+    "--p95-latency-ms": "serving.p95_latency_ms",
+    "--latency": "serving.p95_latency_ms",
+    "--ttft": "serving.ttft_p95_ms",
+    "--ttft-p95": "serving.ttft_p95_ms",
+    "--tpot": "serving.tpot_p95_ms",
+    "--tpot-p95": "serving.tpot_p95_ms",
+    "--qps": "serving.requests_per_s",
+    "--rps": "serving.requests_per_s",
+    "--batch-size": "inputs.batch_size",
+    "--seq-len": "inputs.seq_len",
+    "--epochs": "data.epochs",
+}
+
 MEANT = N_("No such option: {name}. Did you mean {option}?")
+IN_WORKLOAD = N_("No such option: {name} (the workload file states it: {key})")
 ELSEWHERE = N_("No such option: {name} (an option of {commands}, not of {command})")
 CALLED_ELSEWHERE = N_(
     "No such option: {name} (gpuplan calls it {option}: an option of {commands}, not of {command})"
@@ -64,7 +86,8 @@ def option_hint(name: str, ctx: Any) -> str | None:
     root = ctx.find_root()
     takers = [path for path, command in _commands(root.command, root, ()) if meant in _long_options(command)]
     if not takers:
-        return None
+        key = IN_THE_WORKLOAD.get(name)
+        return _(IN_WORKLOAD).format(name=name, key=key) if key else None
     command = " ".join(_path(ctx))
     if command:
         template = ELSEWHERE if meant == name else CALLED_ELSEWHERE

@@ -740,9 +740,21 @@ def _losses_table(res: AutoscaleResult, layout: int) -> Table:
     return t
 
 
+def _milliseconds_doubt(gap_s: float) -> str:
+    return _(
+        "Check the trace's unit of time first: read as seconds, its requests are a median {gap} s apart. "
+        "If its timestamps are milliseconds, every cost and hour below is 1,000 times too large: name "
+        "the column timestamp_ms."
+    ).format(gap=f"{gap_s:,.0f}")
+
+
 def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
     """The policies side by side (the widest layout that fits), latency, SLOs, losses, behaviour."""
-    parts: list[Any] = [Widest([partial(_policy_table, res, money, layout) for layout in (0, 1, 2)])]
+    parts: list[Any] = []
+    if res.trace_slow_median_gap_s is not None:
+        # said above the tables, not only among the notes below them: every figure rests on it
+        parts.append(Text(_milliseconds_doubt(res.trace_slow_median_gap_s), style="bold"))
+    parts.append(Widest([partial(_policy_table, res, money, layout) for layout in (0, 1, 2)]))
     parts.append(Widest([partial(_latency_table, res, numbered) for numbered in (False, True)]))
     if res.settings.slos:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))

@@ -1,4 +1,5 @@
-"""Durations as users write them (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``) → hours."""
+"""Durations as users write them: a run's (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``) → hours;
+a latency target's (``2s``, ``80ms``, ``1.5 s``, ``1min``, ``2000``) → milliseconds."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["parse_duration_hours"]
+__all__ = ["parse_duration_hours", "parse_milliseconds"]
 
 #: Hours per unit letter. ``w`` is a 7-day week.
 _UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
@@ -44,3 +45,24 @@ def parse_duration_hours(value: object) -> float:
     if not hours <= MAX_HOURS:
         raise ValueError(Phrase(_TOO_LONG, most=MAX_HOURS, value=str(value)[:40]))
     return hours
+
+
+#: Milliseconds per unit of a latency target.
+_UNIT_MS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "min": 60_000.0}
+
+
+def parse_milliseconds(value: object) -> object:
+    """A latency target in milliseconds: a number as it is (the field's unit), or a string of one
+    number and a unit (``2s``, ``80ms``, ``1.5 s``, ``1min``); other text is refused, saying the units
+    it takes. The field's own bounds then check the value (``-2s`` is not > 0)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower()[:100]
+    m = re.fullmatch(r"([-+]?[0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)\s*([a-z]*)", text)
+    if m is not None and not m.group(2):
+        return value  # a number written as text: the field reads it
+    if m is None or m.group(2) not in _UNIT_MS:
+        raise ValueError(
+            Phrase(N_("write a latency in ms, s or min, e.g. 2000, 2s or 80ms (got {value!r})"), value=value)
+        )
+    return float(m.group(1)) * _UNIT_MS[m.group(2)]

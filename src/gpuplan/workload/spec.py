@@ -44,7 +44,7 @@ from gpuplan.vocab import (
     pydantic_cast,
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
-from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours
+from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours, parse_milliseconds
 from gpuplan.workload.hf_config import hf_repo_id, read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.hub_ids import preset_of_checkpoint
@@ -81,6 +81,8 @@ CheckpointingField = Annotated[
     ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
 ]
 AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
+#: A latency target in milliseconds, also written with its unit (``2s``, ``80ms``).
+Milliseconds = Annotated[float, BeforeValidator(parse_milliseconds)]
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(BaseQuantization))]
 LibraryField = Annotated[QuantizationLibrary, BeforeValidator(pydantic_cast(QuantizationLibrary))]
@@ -433,12 +435,12 @@ class ServingSpec(Spec):
     token is taken over; None: ``requests_per_s`` all month."""
     prompt_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
     output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
-    p95_latency_ms: float | None = Field(default=None, gt=0, le=1e9)
+    p95_latency_ms: Milliseconds | None = Field(default=None, gt=0, le=1e9)
     """Latency target for a whole request at the 95th percentile, in milliseconds."""
-    ttft_p95_ms: float | None = Field(default=None, gt=0, le=1e9)
+    ttft_p95_ms: Milliseconds | None = Field(default=None, gt=0, le=1e9)
     """Time-to-first-token target at the 95th percentile, in milliseconds: the wait in the queue
     and the prompt's prefill, before the first output token (a chat API's usual target)."""
-    tpot_p95_ms: float | None = Field(default=None, gt=0, le=1e9)
+    tpot_p95_ms: Milliseconds | None = Field(default=None, gt=0, le=1e9)
     """Time-per-output-token target at the 95th percentile, in milliseconds: the gap between a
     streamed answer's tokens, a chat API's other usual target. The plan sizes replicas so that the
     decode step at the load's operating point is within it; the p95 over a real load trace is
