@@ -99,3 +99,22 @@ def test_countries_keep_every_offer_bought_in_them_and_a_typo_is_one_line(db: Pa
     # an empty list is not "anywhere": data residency is never dropped by a blank flag
     r = _run(db, str(usage), "--countries", " , ")
     assert r.returncode == 1 and "list at least one country" in r.stderr, r.stderr
+
+
+def test_a_firm_demand_is_said_not_to_run_on_the_spot_the_usage_allows(db: Path, tmp_path: Path) -> None:
+    # A plan of the same service recommended spot and tco priced on demand, without a word on why
+    usage = tmp_path / "u.yaml"
+    usage.write_text(
+        "horizon_months: 12\nstart: 2027-01\n"
+        "demands:\n  - {name: svc, gpu: L4, gpus: 2, hours_per_month: 730}\n"
+        "  - {name: batch, gpu: L4, gpus: 2, hours_per_month: 100, interruptible: true, checkpoint_gb: 0}\n"
+        "constraints: {pricing: [on_demand, spot]}\n"
+    )
+    r = _run(db, str(usage), "--json")
+    assert r.returncode == 0, r.stderr
+    notes = json.loads(r.stdout)["notes"]
+    assert (
+        "svc: not interruptible, so not run on spot although the usage allows it (a service, or a job "
+        "that must not stop); interruptible: true lets a demand run there" in notes
+    )
+    assert not any(n.startswith("batch: not interruptible") for n in notes)

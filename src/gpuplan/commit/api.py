@@ -208,6 +208,7 @@ def tco(
         *shift_notes(demands),
         *(_(a) for a in ASSUMPTIONS),
         *_data_notes(problem, schedule),
+        *_firm_notes(problem, u),
     ]
     notes += [
         " ".join(
@@ -293,6 +294,20 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
             ).format(names=", ".join(direct))
         )
     return notes
+
+
+def _firm_notes(problem: TcoProblem, usage: Usage) -> list[str]:
+    """Where the usage allows spot: the demands that do not run there, and why (a plan of the same
+    workload may recommend spot, and the two totals would differ without a word)."""
+    firm = [d.name for d in problem.demands if not d.interruptible]
+    if "spot" not in usage.constraints.pricing or not firm:
+        return []
+    return [
+        _(
+            "{names}: not interruptible, so not run on spot although the usage allows it (a service, or "
+            "a job that must not stop); interruptible: true lets a demand run there"
+        ).format(names=", ".join(firm))
+    ]
 
 
 def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
