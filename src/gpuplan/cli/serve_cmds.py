@@ -99,6 +99,14 @@ def serve(
             parser=finite_in(1, 3600),
         ),
     ] = 30.0,
+    job_limit_s: Annotated[
+        float,
+        typer.Option(
+            "--job-limit-s",
+            help="Stop a job that runs longer than this, and fail it (10 to 86400).",
+            parser=finite_in(10, 86400),
+        ),
+    ] = 600.0,
     lang: LangOption = None,
 ) -> None:
     """Run the API, the dashboard and a job worker on the catalog database (--db, GPUPLAN_DB)."""
@@ -118,6 +126,7 @@ def serve(
         cors_origins=tuple(cors_origin or ()),
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         job_stall_s=job_stall_s,
+        job_limit_s=job_limit_s,
         threads=threads,
         default_lang=language.value,
     )
