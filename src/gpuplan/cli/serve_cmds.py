@@ -107,6 +107,13 @@ def serve(
             parser=finite_in(10, 86400),
         ),
     ] = 600.0,
+    api_docs: Annotated[
+        bool,
+        typer.Option(
+            "--api-docs",
+            help="Serve the interactive API page at /api/docs (needs the swagger-ui-bundle package).",
+        ),
+    ] = False,
     lang: LangOption = None,
 ) -> None:
     """Run the API, the dashboard and a job worker on the catalog database (--db, GPUPLAN_DB)."""
@@ -127,10 +134,15 @@ def serve(
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         job_stall_s=job_stall_s,
         job_limit_s=job_limit_s,
+        api_docs=api_docs,
         threads=threads,
         default_lang=language.value,
     )
     assert isinstance(config, ServeConfig)
+    if api_docs:
+        from gpuplan.web.app import swagger_ui_folder
+
+        swagger_ui_folder()  # refused here, in one line, not in each uvicorn worker
     open_store(config.db).close()  # create, migrate and seed once, before the workers start
     env = {**os.environ, ENV: config.to_env()}
     os.environ[ENV] = env[ENV]

@@ -43,6 +43,9 @@ class ServeConfig:
     job_limit_s: float = 600.0
     """Longest a job may run on a worker: then its process is killed and the job fails, saying so
     (a trace of a deep inline config can take many minutes, and the worker is wanted by the next job)."""
+    api_docs: bool = False
+    """Serve the interactive API page (Swagger UI) at ``/api/docs``, its files from the
+    swagger-ui-bundle package (never from another origin); ``/api/openapi.json`` is served either way."""
 
     def database(self) -> tuple[str, Path | None]:
         """(SQLAlchemy URL, SQLite file or None) of :attr:`db`."""
