@@ -42,7 +42,8 @@ class ServeConfig:
     long, is queued again; heartbeats come every quarter of it (at most every 3 s)."""
     job_limit_s: float = 600.0
     """Longest a job may run on a worker: then its process is killed and the job fails, saying so
-    (a trace of a deep inline config can take many minutes, and the worker is wanted by the next job)."""
+    (a trace of a deep inline config can take many minutes, and the worker is wanted by the next job).
+    Jobs run inline (:attr:`jobs_inline`) have no limit: they run in the request's own thread."""
     api_docs: bool = False
     """Serve the interactive API page (Swagger UI) at ``/api/docs``, its files from the
     swagger-ui-bundle package (never from another origin); ``/api/openapi.json`` is served either way."""
