@@ -363,3 +363,19 @@ def test_an_unedited_plan_keeps_its_own_verdict_and_an_old_plan_is_checked_again
     plan.write_text(json.dumps(doc))
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o2"))
     assert code == 1 and err.startswith("error: the job does not fit T4"), err
+
+
+@pytest.mark.parametrize("target", ["torchrun", "skypilot", "docker", "k8s"])
+def test_a_plan_with_a_malformed_data_location_is_refused_for_every_target_naming_the_field(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, target: str
+) -> None:
+    # torchrun had refused it as a fit it could not check; skypilot, docker and k8s had written files
+    doc = json.loads((Path(__file__).parent / "fixtures" / "plan_spot_aws.json").read_text())
+    doc["workload"]["data"]["location"] = "aws/us-east-1$(id)"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    code, err = _run(monkeypatch, capsys, str(plan), "--target", target, "--out", str(tmp_path / "o"))
+    assert code != 0
+    assert err.startswith(f"error: {plan}: workload is invalid: data.location: expected provider/region"), err
+    assert "not checked that the job fits" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()

@@ -28,6 +28,22 @@ def _constraints(**given: Any) -> dict[str, Any]:
 
 
 _INLINE = {"hf_config": "inline"}
+
+
+def _llama(layers: int, width: int) -> dict[str, Any]:
+    """A Llama config of ``layers`` layers of ``width`` (Llama 3.1 405B: 126 x 16,384)."""
+    return {
+        "model_type": "llama",
+        "architectures": ["LlamaForCausalLM"],
+        "num_hidden_layers": layers,
+        "hidden_size": width,
+        "intermediate_size": width * 13 // 4,
+        "num_attention_heads": 128,
+        "num_key_value_heads": 8,
+        "vocab_size": 128_256,
+    }
+
+
 _SERVING = {"requests_per_s": 5, "prompt_tokens": 512, "output_tokens": 256}
 
 #: (request body, field, the problem's English beginning)
@@ -105,6 +121,18 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
         "hf_config_json",
         "an auto_map (AutoModel) names Python code to run",
     ),
+    # a request may not hold the service's job worker with a trace no real model needs: 512 layers
+    # (the command line's limit) had held it for 20 minutes
+    (
+        {"workload": _workload(model=_INLINE), "hf_config_json": _llama(512, 4096)},
+        "hf_config_json",
+        "describes 512 layers, more than the 160 this service traces for a request",
+    ),
+    (
+        {"workload": _workload(model=_INLINE), "hf_config_json": _llama(100, 65_536)},
+        "hf_config_json",
+        "describes 100 layers of width 65,536, more tracing than this service does",
+    ),
     (
         {"workload": _workload(model=_INLINE), "hf_config_json": {"model_type": "lama"}},
         "hf_config_json",
@@ -135,6 +163,14 @@ def test_a_refused_workload_request_is_a_400_naming_its_field_in_one_line(
     else:  # the problem in Chinese, not the English line
         assert not doc["message"].startswith(starts) and "：" in doc["error"], doc
         assert any("\u4e00" <= ch <= "\u9fff" for ch in doc["message"]), doc
+
+
+@pytest.mark.parametrize(("layers", "width"), [(126, 16_384), (160, 8_192), (96, 12_288), (24, 1_024)])
+def test_published_model_sizes_are_within_the_services_tracing_bound(layers: int, width: int) -> None:
+    # Llama 3.1 405B, a deeper 8,192-wide model, GPT-3 175B, BERT-large: traced for a request
+    from gpuplan.web.service import _refuse_too_costly
+
+    _refuse_too_costly(_llama(layers, width))
 
 
 def test_a_refused_request_is_not_queued(fresh_db: str, tmp_path: Path) -> None:

@@ -125,15 +125,17 @@ class JobStore:
             )
         return self.get(job_id)
 
-    def beat(self, job_id: str, progress: float, message: str) -> None:
-        """Progress and the heartbeat of a running job."""
+    def beat(self, job_id: str, progress: float | None = None, message: str | None = None) -> None:
+        """The heartbeat of a running job, and its progress where given (the process that watches a
+        job beats without knowing its progress; the job's own process says it)."""
         c = t.jobs.c
+        values: dict[str, Any] = {"heartbeat_at": now_iso()}
+        if progress is not None:
+            values["progress"] = max(0.0, min(1.0, progress))
+        if message is not None:
+            values["message"] = message[:500]
         with writing(self.engine) as conn:
-            conn.execute(
-                update(t.jobs)
-                .where(c.id == job_id, c.status == "running")
-                .values(progress=max(0.0, min(1.0, progress)), message=message[:500], heartbeat_at=now_iso())
-            )
+            conn.execute(update(t.jobs).where(c.id == job_id, c.status == "running").values(**values))
 
     def finish(self, job_id: str, result: dict[str, Any]) -> None:
         self._end(job_id, status="done", result=json.dumps(result, ensure_ascii=False), error=None)
@@ -141,9 +143,23 @@ class JobStore:
     def fail(self, job_id: str, error: str) -> None:
         self._end(job_id, status="failed", result=None, error=error[:2000])
 
-    def _end(self, job_id: str, *, status: str, result: str | None, error: str | None) -> None:
-        c = t.jobs.c
+    def cancel(self, job_id: str, error: str, *, actor: str) -> bool:
+        """End a queued or running job as failed with ``error`` (its worker sees that and stops it);
+        False when it had ended already."""
         with writing(self.engine) as conn:
+            ended = self._end_in(conn, job_id, status="failed", result=None, error=error[:2000])
+            if ended:
+                TeamStore.audit(conn, actor, "job.cancel", job_id, {})
+        return ended
+
+    def _end(self, job_id: str, *, status: str, result: str | None, error: str | None) -> None:
+        with writing(self.engine) as conn:
+            self._end_in(conn, job_id, status=status, result=result, error=error)
+
+    @staticmethod
+    def _end_in(conn: Any, job_id: str, *, status: str, result: str | None, error: str | None) -> bool:
+        c = t.jobs.c
+        return bool(
             conn.execute(
                 update(t.jobs)
                 .where(c.id == job_id, c.status.in_(("running", "queued")))
@@ -156,7 +172,8 @@ class JobStore:
                     finished_at=now_iso(),
                     heartbeat_at=now_iso(),
                 )
-            )
+            ).rowcount
+        )
 
     def stalled(self, older_than_s: float) -> list[str]:
         """Jobs to hand out again: running with a heartbeat older than ``older_than_s`` (their worker

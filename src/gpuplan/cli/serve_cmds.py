@@ -99,6 +99,21 @@ def serve(
             parser=finite_in(1, 3600),
         ),
     ] = 30.0,
+    job_limit_s: Annotated[
+        float,
+        typer.Option(
+            "--job-limit-s",
+            help="Stop a job that runs longer than this, and fail it (10 to 86400).",
+            parser=finite_in(10, 86400),
+        ),
+    ] = 600.0,
+    api_docs: Annotated[
+        bool,
+        typer.Option(
+            "--api-docs",
+            help="Serve the interactive API page at /api/docs (needs the swagger-ui-bundle package).",
+        ),
+    ] = False,
     lang: LangOption = None,
 ) -> None:
     """Run the API, the dashboard and a job worker on the catalog database (--db, GPUPLAN_DB)."""
@@ -118,10 +133,16 @@ def serve(
         cors_origins=tuple(cors_origin or ()),
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         job_stall_s=job_stall_s,
+        job_limit_s=job_limit_s,
+        api_docs=api_docs,
         threads=threads,
         default_lang=language.value,
     )
     assert isinstance(config, ServeConfig)
+    if api_docs:
+        from gpuplan.web.app import swagger_ui_folder
+
+        swagger_ui_folder()  # refused here, in one line, not in each uvicorn worker
     open_store(config.db).close()  # create, migrate and seed once, before the workers start
     env = {**os.environ, ENV: config.to_env()}
     os.environ[ENV] = env[ENV]

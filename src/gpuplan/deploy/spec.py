@@ -727,6 +727,7 @@ class LaunchSpec(BaseModel):
         if isinstance(recorded, str) and isinstance(raw, dict):
             edited = workload_digest(raw) != recorded
         workload = _read_workload_dict(raw or {}, source)
+        _check_model_free_sections(raw or {}, source)
         return _build(
             workload,
             source=source,
@@ -1005,6 +1006,28 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
         raise DeployError.worded(
             N_("{source}: workload is invalid: {problem}"), source=source, problem=_short_errors(e)
         ) from e
+
+
+def _check_model_free_sections(doc: dict[str, Any], source: str) -> None:
+    """The plan's workload sections that do not depend on its model (``data``, ``serving``,
+    ``constraints``) checked as a workload file's are, for every target: a plan's workload is read
+    loosely above (it may carry keys of a later workload), and its model is read where each target
+    needs it (its files may not be here), so a malformed ``data.location`` had been refused by the
+    one target that rebuilt the whole workload, as a fit not checked, and deployed by the others."""
+    from gpuplan.workload._validation import Spec
+    from gpuplan.workload.spec import ConstraintsSpec, DataSpec, ServingSpec
+
+    class Sections(Spec):
+        data: DataSpec | None = None
+        serving: ServingSpec | None = None
+        constraints: ConstraintsSpec | None = None
+
+    try:
+        Sections.model_validate({k: doc[k] for k in ("data", "serving", "constraints") if k in doc})
+    except ValidationError as e:
+        raise DeployError.worded(
+            N_("{source}: workload is invalid: {problem}"), source=source, problem=_short_errors(e)
+        ) from None
 
 
 def _project_inside(project_dir: str | None, folder: Folder | None) -> str | None:

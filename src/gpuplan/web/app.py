@@ -255,7 +255,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         version=__version__,
         summary="Where to run your PyTorch job: the team's GPU planning service.",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # FastAPI's page loads Swagger UI from a CDN: api_docs serves it from here
         redoc_url=None,
         lifespan=lifespan,
     )
@@ -310,6 +310,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
             line = _("the service failed on this request; its log says why")
         return error_response(500, line, "internal_error")
 
+    if config.api_docs:
+        _serve_api_docs(app)
     app.include_router(api_router)
     app.include_router(team_router)
     app.include_router(pages_router)
@@ -325,6 +327,54 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         )
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
     return app
+
+
+def _serve_api_docs(app: FastAPI) -> None:
+    """``/api/docs``: Swagger UI with its files from the swagger-ui-bundle package, under the
+    dashboard's Content-Security-Policy. FastAPI's own page loads them from cdn.jsdelivr.net
+    (a floating version, no integrity hash) on the origin where the dashboard keeps the user's
+    token: any script that CDN served would run with that token in reach (FastAPI's documentation,
+    "Custom Docs UI Static Assets (Self-Hosting)", https://fastapi.tiangolo.com/how-to/custom-docs-ui-assets/)."""
+    from fastapi.openapi.docs import get_swagger_ui_html, swagger_ui_default_parameters
+    from fastapi.staticfiles import StaticFiles
+
+    from gpuplan.web.pages import SECURITY_HEADERS
+
+    folder = swagger_ui_folder()
+    app.mount("/api/docs/static", StaticFiles(directory=folder), name="api-docs-static")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> Any:
+        page = get_swagger_ui_html(
+            openapi_url="/api/openapi.json",
+            title="gpuplan API",
+            swagger_js_url="/api/docs/static/swagger-ui-bundle.js",
+            swagger_css_url="/api/docs/static/swagger-ui.css",
+            swagger_favicon_url="/api/docs/static/favicon-32x32.png",
+            # no badge from validator.swagger.io
+            swagger_ui_parameters={**swagger_ui_default_parameters, "validatorUrl": None},
+        )
+        page.headers.update(SECURITY_HEADERS)
+        return page
+
+
+def swagger_ui_folder() -> str:
+    """The folder of Swagger UI's files in the swagger-ui-bundle package; refused in one line
+    when the package is not installed."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        from gpuplan.errors import InputError
+        from gpuplan.i18n import N_
+
+        raise InputError.worded(
+            N_(
+                "serve --api-docs serves Swagger UI's files from the swagger-ui-bundle package, "
+                "which is not installed: pip install swagger-ui-bundle (or leave --api-docs out; "
+                "/api/openapi.json is served either way)"
+            )
+        ) from None
+    return str(swagger_ui_path)
 
 
 def _describe_documents_in_openapi(app: FastAPI) -> None:

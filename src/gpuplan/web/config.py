@@ -40,6 +40,13 @@ class ServeConfig:
     job_stall_s: float = 30.0
     """A running job whose heartbeat is older than this (its worker died), or a job queued this
     long, is queued again; heartbeats come every quarter of it (at most every 3 s)."""
+    job_limit_s: float = 600.0
+    """Longest a job may run on a worker: then its process is killed and the job fails, saying so
+    (a trace of a deep inline config can take many minutes, and the worker is wanted by the next job).
+    Jobs run inline (:attr:`jobs_inline`) have no limit: they run in the request's own thread."""
+    api_docs: bool = False
+    """Serve the interactive API page (Swagger UI) at ``/api/docs``, its files from the
+    swagger-ui-bundle package (never from another origin); ``/api/openapi.json`` is served either way."""
 
     def database(self) -> tuple[str, Path | None]:
         """(SQLAlchemy URL, SQLite file or None) of :attr:`db`."""
@@ -63,6 +70,11 @@ class ServeConfig:
         text = os.environ.get(ENV)
         if not text:
             return cls(db=os.environ.get("GPUPLAN_DB"))
+        return cls.from_json(text)
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeConfig:
+        """The settings :meth:`to_env` wrote."""
         data = json.loads(text)
         data["cors_origins"] = tuple(data.get("cors_origins") or ())
         return cls(**data)

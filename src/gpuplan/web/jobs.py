@@ -9,12 +9,21 @@ huey removes a message when a worker takes it, so a worker killed mid-job would 
 record is what keeps it: a running job beats a heartbeat every few seconds, and every worker looks
 for jobs whose heartbeat stopped (or that stayed queued too long) and queues them again. A job is
 run by one worker at a time (``JobStore.claim``) and finishes once.
+
+A worker runs each job in a child process of its own and watches it: a job that runs past
+``ServeConfig.job_limit_s``, or that its owner cancels (``DELETE /api/v1/jobs/{id}``), has its
+process killed and its worker is free for the next job at once. A thread cannot be stopped from
+outside in Python, and huey has no time limit for a running task (its ``expires`` applies to a
+queued one only), so a process is the one thing that can end a trace stuck deep in torch. Starting
+it costs a second or two of imports per job, small beside a trace.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
+import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,12 +33,76 @@ if TYPE_CHECKING:
     from huey import Huey
 
     from gpuplan.catalog import Store
+    from gpuplan.catalog.job_store import JobRecord, JobStore
     from gpuplan.web.config import ServeConfig
 
-__all__ = ["JobRunner", "make_queue"]
+__all__ = ["JobRunner", "make_queue", "run_claimed", "run_in_child"]
 
 #: Most seconds between two heartbeats of a running job (fewer when ``job_stall_s`` is short).
 HEARTBEAT_S = 3.0
+#: Seconds between two looks of a worker at its job's process and row (cancelled? past its limit?).
+WATCH_S = 0.5
+
+
+def run_claimed(store: Store, jobs: JobStore, record: JobRecord, scratch: Path, progress: Any) -> None:
+    """Run a claimed job and end its row: done with its document, or failed with one line."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+    from gpuplan.web.requests import RefusedValue
+    from gpuplan.web.work import JOB_KINDS, run_job
+
+    try:
+        result = run_job(store, record, scratch, progress)
+    except GpuplanError as e:
+        # in the language the job was asked in (the job ran in it; the line is written here),
+        # naming the options as its request's fields
+        names = JOB_KINDS[record.kind].OPTION_FIELDS
+        with use_language(str(record.request.get("lang", "en"))):
+            line = e.text(names)[0] if isinstance(e, RefusedValue) else error_text(e, names)
+            jobs.fail(record.id, line)
+    except Exception as e:
+        jobs.fail(record.id, f"internal error: {type(e).__name__}: {e}")
+        traceback.print_exc()
+    else:
+        jobs.finish(record.id, result)
+
+
+def run_in_child(config_json: str, job_id: str) -> None:
+    """The child process of one running job (:meth:`JobRunner._watch`): run it on a store of its
+    own, writing its progress and its end to its row; stop when the worker that started it is gone."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.config import ServeConfig
+
+    _exit_with_parent()
+    config = ServeConfig.from_json(config_json)
+    store = open_store(config.db, seed=False)
+    try:
+        jobs = JobStore(store.engine)
+        record = jobs.get(job_id)
+        if record is None or record.status != "running":
+            return  # cancelled before this process started
+
+        def progress(fraction: float, message: str) -> None:
+            jobs.beat(job_id, fraction, message)
+
+        run_claimed(store, jobs, record, Path(config.scratch_dir), progress)
+    finally:
+        store.close()
+
+
+def _exit_with_parent() -> None:
+    """End this process when its parent (the worker) has gone, even if killed without a word."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(2.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="gpuplan-job-parent-watch", daemon=True).start()
 
 
 def make_queue(config: ServeConfig) -> Huey:
@@ -83,6 +156,9 @@ class JobRunner:
         self.stall_s = config.job_stall_s
         self.heartbeat_s = min(HEARTBEAT_S, config.job_stall_s / 4)
         self.task = self.huey.task(name="gpuplan.run_job")(self.run)
+        #: What the child process of a job runs: ``(settings as JSON, job id)``; a module-level
+        #: function (the child imports it by name). Tests put a stand-in here.
+        self.child_main: Any = run_in_child
         self.jobs = JobStore(self._own.engine)
 
     @contextlib.contextmanager
@@ -97,20 +173,16 @@ class JobRunner:
         self.task(job_id)
 
     def run(self, job_id: str) -> None:
-        """Run one job to its end (done or failed), beating its heartbeat meanwhile."""
+        """Run one job to its end (done, failed, past its time limit or cancelled), beating its
+        heartbeat meanwhile: in a child process, or in this thread where jobs run inline."""
         from gpuplan.catalog.job_store import JobStore
-        from gpuplan.errors import GpuplanError
-        from gpuplan.i18n import use_language
-        from gpuplan.i18n.error_text import error_text
-        from gpuplan.web.requests import RefusedValue
-        from gpuplan.web.work import JOB_KINDS, run_job
 
         with self._store() as store:
             jobs = JobStore(store.engine)
             record = jobs.claim(job_id)
             if record is None:
                 return  # finished, unknown, or another worker has it
-            state: dict[str, Any] = {"progress": 0.0, "message": "started"}
+            state: dict[str, Any] = {"progress": None, "message": None}
             stop = threading.Event()
 
             def beat() -> None:
@@ -125,22 +197,76 @@ class JobRunner:
             beater = threading.Thread(target=beat, name=f"gpuplan-job-{job_id}", daemon=True)
             beater.start()
             try:
-                result = run_job(store, record, Path(self.config.scratch_dir), progress)
-            except GpuplanError as e:
-                # in the language the job was asked in (the job ran in it; the line is written here),
-                # naming the options as its request's fields
-                names = JOB_KINDS[record.kind].OPTION_FIELDS
-                with use_language(str(record.request.get("lang", "en"))):
-                    line = e.text(names)[0] if isinstance(e, RefusedValue) else error_text(e, names)
-                    jobs.fail(job_id, line)
-            except Exception as e:
-                jobs.fail(job_id, f"internal error: {type(e).__name__}: {e}")
-                traceback.print_exc()
-            else:
-                jobs.finish(job_id, result)
+                if self.config.jobs_inline:
+                    run_claimed(store, jobs, record, Path(self.config.scratch_dir), progress)
+                else:
+                    self._watch(jobs, record)
             finally:
                 stop.set()
                 beater.join(timeout=self.heartbeat_s * 2)
+
+    def _watch(self, jobs: JobStore, record: JobRecord) -> None:
+        """Run ``record`` in a child process (:attr:`child_main`) and wait for it; kill it when the
+        job runs past the time limit or its row has ended (cancelled)."""
+        import multiprocessing
+
+        from gpuplan.errors import Phrase
+        from gpuplan.i18n import N_, use_language
+        from gpuplan.i18n.error_text import phrase_text
+
+        # spawn, not fork: this process has threads (other jobs, heartbeats) and open database
+        # connections that a forked child would inherit mid-use
+        process = multiprocessing.get_context("spawn").Process(
+            target=self.child_main,
+            args=(self.config.to_env(), record.id),
+            name=f"gpuplan-job-{record.id}",
+            daemon=True,
+        )
+        process.start()
+        deadline = time.monotonic() + self.config.job_limit_s
+        ended: str | None = None
+        try:
+            while process.exitcode is None:
+                process.join(WATCH_S)
+                if process.exitcode is not None:
+                    break
+                if time.monotonic() > deadline:
+                    ended = "limit"
+                    break
+                with contextlib.suppress(Exception):  # a busy database: look again next round
+                    now = jobs.get(record.id)
+                    if now is None or now.status != "running":
+                        ended = "ended"  # cancelled (or failed by another worker's stall check)
+                        break
+        finally:
+            if process.exitcode is None:
+                process.terminate()
+                process.join(5)
+                if process.exitcode is None:
+                    process.kill()
+                    process.join()
+            code = process.exitcode
+            process.close()
+        with use_language(str(record.request.get("lang", "en"))):
+            if ended == "limit":
+                jobs.fail(
+                    record.id,
+                    phrase_text(
+                        Phrase(
+                            N_(
+                                "stopped after {seconds:,.0f} s, the longest a job may run on this service "
+                                "(gpuplan serve --job-limit-s)"
+                            ),
+                            seconds=self.config.job_limit_s,
+                        )
+                    ),
+                )
+            elif ended is None:
+                # the process ended without ending the job (killed, out of memory): say so once
+                current = jobs.get(record.id)
+                if current is not None and current.status == "running":
+                    line = Phrase(N_("the job's process stopped without an answer (exit {code})"), code=code)
+                    jobs.fail(record.id, phrase_text(line))
 
     def requeue_stalled(self) -> list[str]:
         again = self.jobs.stalled(self.stall_s)

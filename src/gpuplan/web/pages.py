@@ -445,11 +445,11 @@ def page(request: Request, page: str) -> HTMLResponse:
             raise HTTPException(status_code=404, detail=_("no page {page}").format(page=page))
     with use_language(lang):
         text = _page(page, lang)
-    return HTMLResponse(text, headers=_SECURITY_HEADERS)
+    return HTMLResponse(text, headers=SECURITY_HEADERS)
 
 
 #: The pages load only their own scripts and the API of the same origin.
-_SECURITY_HEADERS: dict[str, Any] = {
+SECURITY_HEADERS: dict[str, Any] = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self' about: data:; "
     "connect-src 'self'",

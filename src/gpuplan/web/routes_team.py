@@ -75,12 +75,16 @@ def _job(request: Request, job_id: str) -> Any:
 
     job = JobStore(_store(request).engine).get(job_id)
     if job is None:
-        from gpuplan.i18n import _, use_language
-        from gpuplan.web.auth import request_language
-
-        with use_language(request_language(request)):
-            raise HTTPException(status_code=404, detail=_("no job {job_id}").format(job_id=job_id))
+        _no_job(request, job_id)
     return job
+
+
+def _no_job(request: Request, job_id: str) -> None:
+    from gpuplan.i18n import _, use_language
+    from gpuplan.web.auth import request_language
+
+    with use_language(request_language(request)):
+        raise HTTPException(status_code=404, detail=_("no job {job_id}").format(job_id=job_id))
 
 
 JobId = Annotated[str, PathParam(pattern=JOB_ID_PATTERN)]
@@ -90,6 +94,27 @@ JobId = Annotated[str, PathParam(pattern=JOB_ID_PATTERN)]
 def job(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
     """A job's status, progress and, once done, its document."""
     return job_document(_job(request, job_id), caller.lang)
+
+
+@router.delete("/jobs/{job_id}", response_model=JobDocument)
+def cancel_job(request: Request, caller: Annotated[Caller, authorised("plan")], job_id: JobId) -> Any:
+    """Cancel a job: a queued one will not run, a running one is stopped (its process killed within
+    a second); it ends ``failed``, its ``error`` saying who cancelled it. Only its owner or an admin
+    may; to others it is unknown (404). A job that has ended already is returned as it is."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.errors import Phrase
+    from gpuplan.i18n import N_, use_language
+    from gpuplan.i18n.error_text import phrase_text
+
+    found = _job(request, job_id)
+    if found.created_by != caller.name and not caller.admin:
+        _no_job(request, job_id)  # the same 404 as for a job that does not exist
+    jobs = JobStore(_store(request).engine)
+    # in the language the job was asked in, as the job's own errors are
+    with use_language(str(found.request.get("lang", "en"))):
+        line = phrase_text(Phrase(N_("cancelled by {name}"), name=caller.name))
+    jobs.cancel(job_id, line, actor=caller.name)
+    return job_document(jobs.get(job_id), caller.lang)
 
 
 @router.get(

@@ -75,6 +75,7 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
         return read_workload(spec)
     text = json.dumps(hf_config_json, sort_keys=True, indent=1)
     _refuse_too_big(text)
+    _refuse_too_costly(hf_config_json)
     folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
     target = folder / "config.json"
     if not target.is_file():
@@ -100,6 +101,57 @@ def _refuse_too_big(text: str) -> None:
                 N_("{size:,} bytes as a config.json, more than the {limit:,} accepted"),
                 size=size,
                 limit=MAX_CONFIG_BYTES,
+            ),
+        )
+
+
+#: Layers an inline config of a request may describe: more than the deepest published models (96-126
+#: layers: GPT-3 175B 96, Brown et al. 2020, table 2.1; Llama 3.1 405B 126, Meta's model card,
+#: 2024-07), fewer than the command line's ``hf_size.MAX_LAYERS`` (512), which a local user may trace
+#: on their own machine: on the service a trace holds a job worker that other users wait for.
+SERVICE_MAX_LAYERS = 160
+#: The most layers x width² an inline config of a request may describe, twice Llama 3.1 405B's
+#: (126 x 16,384², Meta's config.json, 2024-07): a model far beyond any published one is no plan a
+#: team buys GPUs for. The trace runs on fake tensors, so its time grows mostly with the layers; a
+#: wide config still costs (measured on a 2-core machine under load: 32 layers of width 65,536
+#: traced in 74 s, 512 layers of width 4,096 held a worker for 20 min).
+SERVICE_MAX_LAYER_WIDTH2 = 2 * 126 * 16_384**2
+
+
+def _refuse_too_costly(raw: dict[str, Any]) -> None:
+    """Refuse an inline config whose trace would hold a job worker long, as the request's
+    ``hf_config_json``, before anything is queued (the job's time limit, ``serve --job-limit-s``,
+    stops what slips through)."""
+    from gpuplan.i18n import N_
+    from gpuplan.workload.hf_size import MAX_LAYERS, layers, width
+
+    n, wide = layers(raw), width(raw)
+    if n > SERVICE_MAX_LAYERS:
+        raise RefusedValue.of(
+            "hf_config_json",
+            Phrase(
+                N_(
+                    "describes {layers:,.0f} layers, more than the {limit} this service traces for a "
+                    "request (the deepest published models have 126; gpuplan estimate traces up to "
+                    "{local} on your own machine)"
+                ),
+                layers=n,
+                limit=SERVICE_MAX_LAYERS,
+                local=MAX_LAYERS,
+            ),
+        )
+    if n * wide * wide > SERVICE_MAX_LAYER_WIDTH2:
+        raise RefusedValue.of(
+            "hf_config_json",
+            Phrase(
+                N_(
+                    "describes {layers:,.0f} layers of width {width:,.0f}, more tracing than this "
+                    "service does for a request (at most layers × width² = {limit:,}, twice "
+                    "Llama 3.1 405B's; gpuplan estimate traces it on your own machine)"
+                ),
+                layers=n,
+                width=wide,
+                limit=SERVICE_MAX_LAYER_WIDTH2,
             ),
         )
 

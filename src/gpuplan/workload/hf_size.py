@@ -8,7 +8,7 @@ from typing import Any
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["MAX_LAYERS", "SIZE_KEYS", "layers", "layers_problem"]
+__all__ = ["MAX_LAYERS", "SIZE_KEYS", "layers", "layers_problem", "width"]
 
 #: Layers a config may describe. Building and tracing a layer costs 0.1-0.2 s (GPT-2 blocks), so a
 #: config of 20,000 layers would trace for about an hour; this budget keeps a trace to a minute or
@@ -41,6 +41,25 @@ def layers(raw: dict[str, Any], depth: int = 0) -> float:
     if depth < _NESTING:
         total += sum(layers(v, depth + 1) for v in raw.values() if isinstance(v, dict))
     return total
+
+
+#: Keys that give a layer's width (the hidden size); a list of them per stage counts its largest.
+_WIDTH = ("hidden_size", "n_embd", "d_model", "dim", "embed_dim", "hidden_sizes")
+
+
+def width(raw: dict[str, Any], depth: int = 0) -> float:
+    """The widest layer a raw config describes (its largest hidden size, nested configs included),
+    0 when it gives none; a width that is not a finite number is taken at its word."""
+
+    def size(v: object) -> float:
+        if isinstance(v, list):
+            return max((size(x) for x in v), default=0.0)
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
+
+    widest = max(size(raw.get(k)) for k in _WIDTH)
+    if depth < _NESTING:
+        widest = max([widest, *(width(v, depth + 1) for v in raw.values() if isinstance(v, dict))])
+    return widest
 
 
 #: Keys whose value is a size of the model: a whole number of at least 1 where given, or a list of
