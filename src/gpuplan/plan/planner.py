@@ -36,7 +36,7 @@ from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.network import network_words
-from gpuplan.plan.notes import batch_note, plan_notes
+from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
     RESULTS_UNPRICED_FLAG,
@@ -837,6 +837,7 @@ def plan_offers(
             ranked,
             (
                 *notes,
+                *implausible_notes((rec, *ranked, *pareto)),
                 *filter(
                     None,
                     [
