@@ -626,8 +626,9 @@ def _baseline(
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
     option = make_option(ctx, int(best))
     return option, _(
-        "baseline: {option} (the fewest of that instance the job fits on; the source articles' "
-        "naive choice, whatever the job's size: --baseline sets your own)"
+        "baseline: {option} (the fewest of that instance the job fits on; by default the naive choice "
+        "two published Chinese GPU guide articles price, whatever the job's size: --baseline sets "
+        "your own)"
     ).format(option=option.label)
 
 
