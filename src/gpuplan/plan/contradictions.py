@@ -19,7 +19,7 @@ from gpuplan import vocab
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, label_key
+from gpuplan.plan.constraints import COMMITTED_PRICING, NO_OFFER_IN_REGION, Constraints, label_key
 from gpuplan.vocab import Commitment
 
 if TYPE_CHECKING:
@@ -105,6 +105,11 @@ def check_regions(c: Constraints, store: Store) -> None:
     for region in c.regions:
         low = region.lower()
         if low not in offered_lower:
+            from gpuplan.catalog.region_aliases import refuse_region_alias
+
+            # An Alibaba console name, a city, AWS China's or Azure China's (whose provider facts
+            # list cn-north-1, though no refresh fetches that separate cloud): what to write instead.
+            refuse_region_alias(region, store)
             # A real region of a provider the catalog holds no offer in ("westeurope": the shipped
             # Azure prices are of its US regions): said so, with the refresh that fetches it; it had
             # been "unknown region 'westeurope'; did you mean 'westeurope'?"
@@ -126,7 +131,7 @@ def check_regions(c: Constraints, store: Store) -> None:
             # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
             known = named_all if named and closest(region, named_all) else offered
             known = [k for k in known if k.lower() != low]
-            raise NotFoundError("region", region, known, hint=N_("no offer in it"))
+            raise NotFoundError("region", region, known, hint=NO_OFFER_IN_REGION)
         if not named or any(low in regions for regions in named.values()):
             continue
         having = [p for p in PROVIDERS if p not in named and low in _provider_regions(store, p)]

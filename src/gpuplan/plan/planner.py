@@ -29,7 +29,14 @@ from gpuplan.plan.candidates import (
     model_split_misfits,
     refusal_words,
 )
-from gpuplan.plan.constraints import Constraints, Objective, Reason, counted_labels, labels_satisfy
+from gpuplan.plan.constraints import (
+    NO_OFFER_IN_REGION,
+    Constraints,
+    Objective,
+    Reason,
+    counted_labels,
+    labels_satisfy,
+)
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
@@ -694,7 +701,7 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     known_regions = {r.lower(): r for r in sorted(set(offers.region.tolist()))}
     for name in constraints.regions or ():
         if name.lower() not in known_regions:
-            raise NotFoundError("region", name, sorted(known_regions.values()), hint=N_("no offer in it"))
+            raise NotFoundError("region", name, sorted(known_regions.values()), hint=NO_OFFER_IN_REGION)
 
 
 def plan_offers(
