@@ -26,7 +26,7 @@ from gpuplan.units import format_hours
 if TYPE_CHECKING:
     from gpuplan.plan.context import PlanContext
 
-__all__ = ["infeasible_message"]
+__all__ = ["infeasible_message", "unfit_gpu"]
 
 _HINTS = {
     Reason.DOES_NOT_FIT.value: N_(
@@ -196,6 +196,19 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def unfit_gpu(ctx: PlanContext) -> str | None:
+    """The GPU a "no option is left" line sends to ``gpuplan estimate`` for the changes that make a
+    training job fit (``_FIT_ADVICE``); None where memory is not what left no option, or the job is a
+    service (whose line says what a service can change)."""
+    counts = ctx.cands.excluded_counts()
+    if Reason.DOES_NOT_FIT.value not in counts or ctx.job.task == "infer":
+        return None
+    top = max(counts, key=lambda k: counts[k])
+    if top != Reason.DOES_NOT_FIT.value and ctx.cands.emptied_by is not Reason.DOES_NOT_FIT:
+        return None
+    return _nearest_unfit_gpu(ctx)
 
 
 def _nearest_unfit_gpu(ctx: PlanContext) -> str:

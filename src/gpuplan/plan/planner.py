@@ -39,7 +39,7 @@ from gpuplan.plan.constraints import (
 )
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
-from gpuplan.plan.explain import infeasible_message
+from gpuplan.plan.explain import infeasible_message, unfit_gpu
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.network import network_words
@@ -76,6 +76,9 @@ class PlanInfeasibleError(InfeasibleError):
     def __init__(self, message: str, excluded: dict[str, int] | None = None) -> None:
         super().__init__(message)
         self.excluded = dict(excluded or {})
+        #: The GPU the line sends to ``gpuplan estimate`` for the changes that make the job fit
+        #: (``plan.explain.unfit_gpu``); None where memory is not what left no option.
+        self.fit_gpu: str | None = None
 
     @classmethod
     def because(cls, why: Phrase, excluded: dict[str, int]) -> PlanInfeasibleError:
@@ -756,7 +759,11 @@ def plan_offers(
     feasible = np.flatnonzero(cands.alive[costs.idx])
     excluded = cands.excluded_counts()
     if feasible.size == 0:
-        raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded)
+        error = PlanInfeasibleError.because(
+            infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded
+        )
+        error.fit_gpu = unfit_gpu(ctx) if pre.size == 0 else None
+        raise error
 
     ranked = _ranked(ctx, feasible, top)
     # The front and the personas' picks come from the options that fit for certain, when any do.
