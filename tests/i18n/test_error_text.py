@@ -15,6 +15,7 @@ from gpuplan.catalog import PROVIDERS
 from gpuplan.errors import AmbiguousNameError, DeployError, GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import _, use_language
 from gpuplan.i18n.error_text import KIND_WORDS, error_text
+from gpuplan.plan.constraints import NO_OFFER_IN_REGION
 from gpuplan.vocab import Currency
 
 
@@ -29,7 +30,7 @@ def _not_found_cases() -> list[NotFoundError]:
         NotFoundError("sort key", "prise", ["price", "price_per_gpu", "gpu_memory"]),
         NotFoundError("sort key", "cheapest", ["price", "price_per_gpu", "gpu_memory"]),
         NotFoundError("GPU", "zzz", [f"gpu{i}" for i in range(40)]),
-        NotFoundError("region", "mars-1", ["us-east-1", "eu-west-1"], hint="no offer in it"),
+        NotFoundError("region", "mars-1", ["us-east-1", "eu-west-1"], hint=NO_OFFER_IN_REGION),
         NotFoundError("preset", "bert", [], hint="known presets: a, b", suggestions=["bert-large", "x"]),
         NotFoundError("", "x", ["a"]),
         AmbiguousNameError("GPU", "a100", ["A100-40GB", "A100-80GB"]),
@@ -61,10 +62,14 @@ def test_an_unknown_currency_lists_the_known_ones_in_chinese() -> None:
 def test_suggestions_hints_and_ambiguity_read_in_chinese() -> None:
     with use_language("zh"):
         several = error_text(NotFoundError("GPU", "h1", [], suggestions=["H100-SXM", "H100-PCIe"]))
-        hinted = error_text(NotFoundError("region", "mars-1", ["us-east-1"], hint="no offer in it"))
+        hinted = error_text(NotFoundError("region", "mars-1", ["us-east-1"], hint=NO_OFFER_IN_REGION))
         ambiguous = error_text(AmbiguousNameError("GPU", "a100", ["A100-40GB", "A100-80GB"]))
     assert several == "GPU 'h1' 无法识别；您是不是指 'H100-SXM' 或 'H100-PCIe'？"
-    assert hinted == "地域 'mars-1' 无法识别；请使用以下之一：us-east-1（其中没有报价）"
+    # had read "（其中没有报价）", "there are no offers in it", of a region it did not know
+    assert (
+        hinted
+        == "地域 'mars-1' 无法识别；请使用以下之一：us-east-1（目录中没有任何报价位于叫这个名称的地域）"
+    )
     assert ambiguous == "GPU 'a100' 有歧义；请指明是哪一个：A100-40GB、A100-80GB"
 
 

@@ -95,10 +95,35 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "a model too big for every GPU",
         lambda: _plan([offer()], Constraints(), estimate=toy_estimator(peak_gib=100)),
         "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
-        "100.0 GiB); enable gradient_checkpointing, lower the batch size, use fsdp, or allow more "
-        "GPUs / bigger GPUs",
+        "100.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
+        "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
+        "--gpu A100-SXM4-40GB` shows which changes make it fit, each with its memory and step time",
         "没有剩下可选的方案：被排除的候选有 放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
-        "请启用 gradient_checkpointing、减小批大小、改用 fsdp，或允许更多、更大的 GPU",
+        "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
+        "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A100-SXM4-40GB` "
+        "会列出能让它放下的改动，以及每项改动的显存和单步用时",
+    ),
+    (
+        "a GPU filter that leaves one card the model does not fit",
+        # --gpus of a 24 GB card: the GPU filter left out far more candidates than memory did, and
+        # the line had given the counts alone ("excluded by gpu 71521, does_not_fit 136")
+        lambda: _plan(
+            [
+                *(offer(region=f"r{i}", price_usd=21.0 + i) for i in range(200)),
+                offer(instance_type="g5.xlarge", gpu="A10G", gpu_count=1, gpu_memory_gib=24, price_usd=1.0),
+            ],
+            Constraints(gpus=("A10G",)),
+            estimate=toy_estimator(peak_gib=30),
+        ),
+        "no option is left: candidates excluded by gpu 1,600, does_not_fit 8 (peak memory per GPU at "
+        "least 30.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
+        "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
+        "--gpu A10G` shows which changes make it fit, each with its memory and step time",
+        "没有剩下可选的方案：被排除的候选有 GPU 不在所选之列 1,600 个、放不下 8 个"
+        "（每块 GPU 的显存峰值至少 30.0 GiB）；"
+        "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
+        "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A10G` "
+        "会列出能让它放下的改动，以及每项改动的显存和单步用时",
     ),
     (
         "a service too big for every GPU",

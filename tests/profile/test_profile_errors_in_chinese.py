@@ -132,4 +132,4 @@ def test_an_error_in_the_users_forward_names_the_trace_in_chinese(tmp_path: Path
     english, chinese = _line(lambda: trace(workload), "en"), _line(lambda: trace(workload), "zh")
     assert english.startswith("tracing the model failed (badforward.py:9): KeyError: 'depth'")
     # What ran is this module's words; where it failed and how are the user-code error's own.
-    assert chinese.startswith("追踪模型 失败") and "KeyError: 'depth'" in chinese
+    assert chinese.startswith("追踪模型失败") and "KeyError: 'depth'" in chinese

@@ -25,7 +25,10 @@ __all__ = [
 
 #: Why a GPU of the catalog has no on-demand price per GPU-hour (English; shown translated).
 NO_ON_DEMAND_OFFER = N_("the catalog has no on-demand offer of it")
-ON_DEMAND_LOW_CONFIDENCE = N_("its only on-demand prices are low-confidence (the source articles' tables)")
+ON_DEMAND_LOW_CONFIDENCE = N_(
+    "its only on-demand prices are low-confidence (the two published Chinese GPU guide articles' "
+    "2024 price tables)"
+)
 ON_DEMAND_UNPRICED = N_("its on-demand offers have no price in USD")
 
 

@@ -199,6 +199,9 @@ def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known:
     """Why ``region`` has no offer of ``providers``: a region of another provider is named as one
     (``us-east1`` asked of AWS is GCP's, where "did you mean 'us-east-1'" alone had hidden that),
     else "unknown region" with the nearest known."""
+    from gpuplan.catalog.region_aliases import refuse_region_alias
+
+    refuse_region_alias(region, store)
     owners = [] if not providers else [p for p in PROVIDERS if region in store.regions(p)]
     if owners:
         near = closest(region, known)

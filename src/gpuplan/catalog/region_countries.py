@@ -250,11 +250,12 @@ def _city_regions(name: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def refuse_city_as_region(region: str, store: Store) -> None:
+def refuse_city_as_region(region: str, store: Store, *, city: str | None = None) -> None:
     """A region written as a city ("london"): refused with the providers' regions in it that have
     offers in the catalog, those that have none, and the ``countries`` filter, where "did you mean"
-    had offered the nearest spellings. Returns where ``region`` is no city of a known region."""
-    found = _city_regions(region)
+    had offered the nearest spellings. Returns where ``region`` is no city of a known region.
+    ``city``: the city as the providers' facts name it, where ``region`` names it otherwise ("成都")."""
+    found = _city_regions(city or region)
     if not found:
         return
     held = [f"{p}/{r}" for p, r, _c in found if r in store.regions(p)]

@@ -253,7 +253,8 @@ def offers(
         bool,
         typer.Option(
             "--allow-low-confidence",
-            help="Also list prices labelled low-confidence (the source articles' 2024 tables), which "
+            help="Also list prices labelled low-confidence (two published Chinese GPU guide "
+            "articles' 2024 price tables), which "
             "plans and tco leave out unless asked.",
         ),
     ] = False,

@@ -95,8 +95,8 @@ def estimate_cmd(
         bool,
         typer.Option(
             "--allow-low-confidence",
-            help="Also price a bigger GPU in the advice on prices labelled low-confidence (the source "
-            "articles' 2024 tables), as plan does with it.",
+            help="Also price a bigger GPU in the advice on prices labelled low-confidence ("
+            "two published Chinese GPU guide articles' 2024 price tables), as plan does with it.",
         ),
     ] = False,
     lang: LangOption = None,

@@ -302,7 +302,8 @@ def plan_cmd(
         bool,
         typer.Option(
             "--allow-low-confidence",
-            help="Also plan on prices and facts labelled low-confidence (the source articles' 2024 tables, "
+            help="Also plan on prices and facts labelled low-confidence (two published Chinese GPU "
+            "guide articles' 2024 price tables, "
             "an article's compliance claim).",
         ),
     ] = False,

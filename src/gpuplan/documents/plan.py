@@ -326,6 +326,9 @@ class PlanOption(Document):
     kubernetes: str | None = None
     """The provider's managed Kubernetes service (``EKS``), None where it has none."""
     flags: list[str] = Field(default_factory=list)
+    implausible: list[str] = Field(default_factory=list)
+    """Each datasheet bound the estimated step on this option's GPU breaks, in words (the
+    ``plausibility`` flags of ``estimate --json``); empty when the estimate is plausible."""
     assumptions: list[str] = Field(default_factory=list)
     service: ServiceDoc | None = None
     """A service: its replicas, their capacity and the p95 latency at the load; null for a job (and

@@ -13,7 +13,7 @@ from datetime import date
 from functools import cache
 from importlib import resources
 
-from gpuplan.errors import AmbiguousNameError, DataError, InputError, NotFoundError, closest
+from gpuplan.errors import AmbiguousNameError, DataError, InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 
 __all__ = [
@@ -511,10 +511,47 @@ def resolve_gpu(name: str) -> GPU:
     raise _unknown_gpu(name)
 
 
+#: A GeForce model number with a "D" after it (``4090D``, ``RTX 4090 D``, ``5090D V2``): NVIDIA's
+#: China-market variants, not in the catalog. The nearest name is the card without the "D", a
+#: different part: suggesting it would estimate another card.
+_CHINA_VARIANT = re.compile(r"(?:rtx)?(\d{4})d(?:v\d)?")
+#: The model numbers that have such a variant: the RTX 4090 D and 5090 D, whose measurements the
+#: catalog's RTX-4090 and RTX-5090 rows leave out as other parts (``data/gpus.csv``, matmul sources).
+_CHINA_VARIANT_OF = frozenset({"4090", "5090"})
+
+
+def _china_variant(name: str) -> NotFoundError | None:
+    """The refusal of a China-market "D" variant of a catalog GeForce card (None for another name):
+    not in the catalog, a different card from the one it is named after, and no suggestion of it."""
+    m = _CHINA_VARIANT.fullmatch(_norm(name).replace("-", ""))
+    if m is None or m.group(1) not in _CHINA_VARIANT_OF:
+        return None
+    base = [g for g in all_gpus() if g.consumer and m.group(1) in _model_words(g)]
+    if not base:
+        return None
+    return NotFoundError(
+        "GPU",
+        name[:80],
+        [],
+        hint=Phrase(
+            N_(
+                "the {name} is not in the catalog: it is a different card from the {base}, sold in "
+                "China, whose datasheet figures gpuplan does not have; an estimate on the {base} would "
+                "be of another card"
+            ),
+            name=f"RTX {m.group(1)} D",
+            base=base[0].id,
+        ),
+    )
+
+
 def _unknown_gpu(name: str) -> NotFoundError:
     """An unknown GPU, with the nearest names to what it begins with (its printable words before
     any ':' or control character). The message quotes the name with repr: never a raw control
     character."""
+    variant = _china_variant(name)
+    if variant is not None:
+        return variant
     # Match against ids, aliases and family names, but suggest canonical ids and families, each once.
     owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
     owner |= {f: f for f in _family_names()}

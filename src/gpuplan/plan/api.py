@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.catalog.upfront import with_upfront
-from gpuplan.errors import InputError, NotFoundError, Phrase
+from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import per_usd
+from gpuplan.i18n.phrases import either
 from gpuplan.plan.build_inputs import (
     budget_in_usd,
     constraints_from_spec,
@@ -20,7 +21,7 @@ from gpuplan.plan.build_inputs import (
 )
 from gpuplan.plan.contradictions import check_constraints
 from gpuplan.plan.network import checked_given_network, given_network_note, with_given_network
-from gpuplan.plan.planner import BaselineSpec, plan_offers
+from gpuplan.plan.planner import BaselineSpec, PlanInfeasibleError, plan_offers
 from gpuplan.plan.result import Plan
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog import Store
     from gpuplan.catalog.model import OfferPrice
+    from gpuplan.perf.calibration import Calibration
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -153,18 +155,24 @@ def plan_workload(
         )
         for c, r, d in rates
     ]
-    plan = plan_offers(
-        table,
-        facts,
-        job,
-        estimate_fn,
-        constraints,
-        top=top,
-        baseline=baseline,
-        unknown_costs=unknown_costs,
-        notes=(*filter(None, [budget_note]), *job_notes, *est_notes, *(note for _c, note in rate_notes)),
-        stale_after_days=store.stale_after_days,
-    )
+    try:
+        plan = plan_offers(
+            table,
+            facts,
+            job,
+            estimate_fn,
+            constraints,
+            top=top,
+            baseline=baseline,
+            unknown_costs=unknown_costs,
+            notes=(*filter(None, [budget_note]), *job_notes, *est_notes, *(note for _c, note in rate_notes)),
+            stale_after_days=store.stale_after_days,
+        )
+    except PlanInfeasibleError as e:
+        advised = _with_fit_advice(e, workload, profile, calibration)
+        if advised is e:
+            raise
+        raise advised from e
     # A rate is named, with its age warning, only when an option the plan shows was priced with it.
     shown = _currencies_shown(plan, prices)
     unused = {note for c, note in rate_notes if c not in shown}
@@ -176,6 +184,43 @@ def plan_workload(
         notes=(*(n for n in plan.notes if n not in unused), *filter(None, [given_note])),
         thin_memory_margin=_thin_margin(plan, profile),
     )
+
+
+#: A "no option is left" line for memory, with the changes the estimate's advisor finds fit one of
+#: the GPUs left out (``perf/advisor.py``, as ``gpuplan estimate`` lists them with their figures).
+_FIT_CHANGES = N_("{line}: on one {gpu}, {changes}")
+#: Changes named on the line, at most: the estimate lists the rest with their figures.
+_FIT_CHANGES_SHOWN = 2
+
+
+def _with_fit_advice(
+    error: PlanInfeasibleError, workload: Workload, profile: Profile, calibration: Calibration
+) -> PlanInfeasibleError:
+    """``error`` with the changes that make the job fit one of ``error.fit_gpu`` (the estimate's own
+    advice, derived from the traced profile in a fraction of a second), or ``error`` itself where it
+    names no GPU or no change fits one. The figures are left to ``gpuplan estimate``, which traces
+    checkpointing and combined changes where this derives them."""
+    if error.fit_gpu is None:
+        return error
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import request_for
+    from gpuplan.perf.advisor import Current, advise
+
+    try:
+        gpu = get_gpu(error.fit_gpu)
+        advice = advise(
+            request_for(workload, profile, gpu, calibration=calibration), current=Current.of(workload)
+        )
+    except GpuplanError:
+        return error
+    changes = [a.summary for a in advice if a.fits and a.gpu == gpu.id and a.gpu_count == 1]
+    if not changes:
+        return error
+    advised = PlanInfeasibleError.worded(
+        _FIT_CHANGES, line=error, gpu=gpu.id, changes=either(changes[:_FIT_CHANGES_SHOWN])
+    )
+    advised.excluded, advised.fit_gpu = error.excluded, error.fit_gpu
+    return advised
 
 
 def _thin_margin(plan: Plan, profile: Profile) -> str:

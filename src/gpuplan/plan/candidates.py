@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -106,6 +106,9 @@ class Candidates:
     tensor_parallel: IntArray
     """A service planned at the degree each option needs (``JobFacts.tensor_parallel_choices``):
     the GPUs one replica is split over here (``EstimateRow.tensor_parallel``); 0: the job's own."""
+    implausible: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per GPU, each datasheet bound its estimated step breaks (``EstimateRow.implausible``), in
+    words; a GPU whose estimates are plausible is not listed."""
     emptied_by: Reason | None = None
     """The reason whose exclusion left no candidate in the running (None: some are left, or there
     were none to begin with): the filter a "no option is left" line names."""
@@ -445,6 +448,9 @@ def _run_keys(
                 memory_gib=ram_gib,
             )
         )
+        if row.implausible:
+            said = cands.implausible.get(gpu, ())
+            cands.implausible[gpu] = (*said, *(f for f in row.implausible if f not in said))
         flags.append(
             (
                 row.fits,

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_PRICING",
     "DEFAULT_TOTAL_GPUS",
     "MAX_TOTAL_GPUS",
+    "NO_OFFER_IN_REGION",
     "SERVICE_MAX_NODES",
     "Constraints",
     "Objective",
@@ -31,6 +32,9 @@ __all__ = [
     "parse_duration_h",
 ]
 
+#: The hint of a region name no offer is in: "unknown region 'X' (no offer in it)" had read as if
+#: the region were known and empty ("地域 'X' 无法识别（其中没有报价）").
+NO_OFFER_IN_REGION = N_("no offer in the catalog is in a region of that name")
 #: Largest total GPU count ``--max-gpus`` may ask the planner to enumerate.
 MAX_TOTAL_GPUS = MAX_PLANNED_GPUS
 #: Total GPU count enumerated when ``--max-gpus`` is not given (the planning budget: 1–64 GPUs).

@@ -19,7 +19,7 @@ from gpuplan.catalog.region_countries import provider_regions
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, label_key
+from gpuplan.plan.constraints import COMMITTED_PRICING, NO_OFFER_IN_REGION, Constraints, label_key
 from gpuplan.vocab import Commitment
 
 if TYPE_CHECKING:
@@ -96,8 +96,10 @@ def check_regions(c: Constraints, store: Store) -> None:
         low = region.lower()
         if low not in offered_lower:
             # A real region of a provider the catalog holds no offer in ("uksouth": the shipped
-            # Azure prices are of its US regions), a city ("london") or a country ("singapore"):
-            # each said so; any of them had read as a region that does not exist.
+            # Azure prices are of its US regions), a city ("london", "成都"), a country ("singapore"),
+            # an Alibaba console name ("华东1") or a region of AWS or Azure China: each said so; any
+            # of them had read as a region that does not exist.
+            from gpuplan.catalog.region_aliases import refuse_region_alias
             from gpuplan.catalog.region_countries import (
                 refuse_city_as_region,
                 refuse_country_as_region,
@@ -105,13 +107,14 @@ def check_regions(c: Constraints, store: Store) -> None:
                 region_suggestions,
             )
 
+            refuse_region_alias(region, store)
             refuse_unheld_region(region, store)
             refuse_country_as_region(region, store)
             refuse_city_as_region(region, store)
             # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
             known = named_all if named and closest(region, named_all) else offered
             known = region_suggestions(k for k in known if k.lower() != low)
-            raise NotFoundError("region", region, known, hint=N_("no offer in it"))
+            raise NotFoundError("region", region, known, hint=NO_OFFER_IN_REGION)
         if not named or any(low in regions for regions in named.values()):
             continue
         having = [p for p in PROVIDERS if p not in named and low in provider_regions(store, p)]

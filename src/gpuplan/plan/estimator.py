@@ -452,6 +452,7 @@ class _Estimator:
             step_time_s=step_s,
             input_bound=input_bound,
             input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
+            implausible=stages.compute.plausibility.flags if stages.compute.plausibility else (),
             # Worded when read: the host's part again, with its notes this time.
             wording=lambda: _row_notes(host_finish(stages, pipeline), inferred),
         )

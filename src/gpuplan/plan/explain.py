@@ -16,7 +16,7 @@ from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
-from gpuplan.plan.candidates import left_without_precision, named_in, refusal_words
+from gpuplan.plan.candidates import REASONS, left_without_precision, named_in, refusal_words
 from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_satisfy
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
@@ -26,11 +26,12 @@ from gpuplan.units import format_hours
 if TYPE_CHECKING:
     from gpuplan.plan.context import PlanContext
 
-__all__ = ["infeasible_message"]
+__all__ = ["infeasible_message", "unfit_gpu"]
 
 _HINTS = {
     Reason.DOES_NOT_FIT.value: N_(
-        "enable gradient_checkpointing, lower the batch size, use fsdp, or allow more GPUs / bigger GPUs"
+        "enable gradient_checkpointing, split the batch into smaller micro-batches with "
+        "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs"
     ),
     Reason.UNPRICED.value: N_("add a price with `gpuplan catalog` or widen providers/regions"),
     Reason.NEEDS_COMMITMENT.value: N_(
@@ -109,6 +110,12 @@ _BOTH_TARGETS = N_(
     "of {ttft:g} ms together"
 )
 _ADVICE = N_("; {hint}")
+#: Left out for memory: the estimate's advisor says which changes fit, each with its memory and
+#: step time (micro-batches with accumulation, checkpointing, …), for one GPU at a time.
+_FIT_ADVICE = N_(
+    "; {hint}; `gpuplan estimate WORKLOAD --gpu {gpu}` shows which changes make it fit, each with its "
+    "memory and step time"
+)
 #: Where the pricing models allowed are priced, when none is in the places the filters allow.
 _SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}; {here} has {models}")
 _SOLD_NOWHERE = N_("; the catalog prices {pricing} nowhere")
@@ -141,8 +148,14 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         return Phrase(_NO_OFFERS)
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
     # A reason is a code (does_not_fit); its catalog entry is the word shown under another language.
-    items = [Phrase(_REASON_COUNT, reason=Phrase(k), count=v) for k, v in ordered]
+    # thousands separated, as every other count of candidates is ("71,521", not "71521")
+    items = [Phrase(_REASON_COUNT, reason=Phrase(k), count=f"{v:,}") for k, v in ordered]
     top = max(counts, key=lambda k: counts[k])
+    if ctx.cands.emptied_by is Reason.DOES_NOT_FIT:
+        # The filters left candidates and none of them fits: memory is what to act on, however
+        # many more the GPU filter left out before (a --gpus of one 24 GB card had been told only
+        # the counts).
+        top = Reason.DOES_NOT_FIT.value
     peak: Phrase | str = ""
     if top == Reason.DOES_NOT_FIT.value:
         peaks = ctx.cands.peak_memory_gib[np.isfinite(ctx.cands.peak_memory_gib)]
@@ -157,6 +170,8 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = _latency_advice(ctx)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
         advice = Phrase(_SERVICE_HINT)
+    elif top == Reason.DOES_NOT_FIT.value:
+        advice = Phrase(_FIT_ADVICE, hint=Phrase(_HINTS[top]), gpu=_nearest_unfit_gpu(ctx))
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
     limits = load_limits(ctx.cands, ctx.offers, ctx.job, ctx.constraints)
@@ -181,6 +196,28 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
     if emptied is not None:
         return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def unfit_gpu(ctx: PlanContext) -> str | None:
+    """The GPU a "no option is left" line sends to ``gpuplan estimate`` for the changes that make a
+    training job fit (``_FIT_ADVICE``); None where memory is not what left no option, or the job is a
+    service (whose line says what a service can change)."""
+    counts = ctx.cands.excluded_counts()
+    if Reason.DOES_NOT_FIT.value not in counts or ctx.job.task == "infer":
+        return None
+    top = max(counts, key=lambda k: counts[k])
+    if top != Reason.DOES_NOT_FIT.value and ctx.cands.emptied_by is not Reason.DOES_NOT_FIT:
+        return None
+    return _nearest_unfit_gpu(ctx)
+
+
+def _nearest_unfit_gpu(ctx: PlanContext) -> str:
+    """The GPU of the candidates left out for memory with the most of it (the nearest to fitting):
+    the one ``gpuplan estimate --gpu`` gives the changes that make the job fit for."""
+    c, o = ctx.cands, ctx.offers
+    rows = c.offer[c.reason == REASONS.index(Reason.DOES_NOT_FIT)]
+    memory = {str(g): float(m) for g, m in zip(o.gpu[rows], o.gpu_memory_gib[rows], strict=True)}
+    return min(memory, key=lambda g: (-memory[g], g))
 
 
 def _pathless_words(ctx: PlanContext) -> Phrase:

@@ -558,6 +558,9 @@ class EstimateRow:
     tensor_parallel: int = 0
     """A service whose workload states no ``tensor_parallel``: the degree its replicas are split
     over here, the fewest GPUs that hold the model and carry the load (0: the workload's own)."""
+    implausible: tuple[str, ...] = ()
+    """Each datasheet bound the one-GPU step breaks, in words (``perf/plausibility.py``: the flags
+    ``estimate`` shows for this GPU); empty when the step is plausible."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
     a few, so the estimator words none until then (None: no notes)."""

@@ -15,7 +15,7 @@ from gpuplan.plan.load_limit import LoadLimit
 from gpuplan.plan.result import Option
 from gpuplan.plan.spot import SpotRate, rates_shown
 
-__all__ = ["batch_note", "plan_notes"]
+__all__ = ["batch_note", "implausible_notes", "plan_notes"]
 
 
 def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
@@ -34,6 +34,24 @@ def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
         not_multiple=f"{misfits.not_multiple:,}",
         narrow=f"{misfits.node_too_narrow:,}",
     )
+
+
+def implausible_notes(options: Sequence[Option]) -> list[str]:
+    """One note per GPU among ``options`` whose estimated step breaks a datasheet bound: the flags
+    ``estimate`` shows for it (``perf/plausibility.py``), which a plan ranked on that step must
+    show too (an A10 estimated at 0.53× an A100 where the datasheets allow 0.40× had been ranked
+    first with no word of it)."""
+    said: dict[str, tuple[str, ...]] = {}
+    for o in options:
+        if o.implausible and o.gpu not in said:
+            said[o.gpu] = o.implausible
+    return [
+        _(
+            "the options on {gpu} are timed and costed on an estimate that fails a datasheet check: "
+            "{flags}; `gpuplan estimate` shows it"
+        ).format(gpu=gpu, flags=_("; ").join(flags))
+        for gpu, flags in said.items()
+    ]
 
 
 def _declared_without_country(constraints: Constraints) -> list[str]:

@@ -33,6 +33,7 @@ from gpuplan.units import HOURS_PER_MONTH
 __all__ = [
     "COMPLIANCE_CLAIMED_FLAG",
     "DECLARED_PROVIDER_FLAG",
+    "IMPLAUSIBLE_FLAG",
     "MAY_MISS_DEADLINE_FLAG",
     "MAY_NOT_FIT_FLAG",
     "RESULTS_UNPRICED_FLAG",
@@ -50,6 +51,13 @@ MAY_NOT_FIT_FLAG = N_(
 #: past the deadline: more than a one-in-ten chance to miss it.
 MAY_MISS_DEADLINE_FLAG = N_(
     "may miss the deadline: the high end of its time range is past it (ranked after the options that meet it)"
+)
+
+#: The flag of an option whose GPU's estimated step breaks a datasheet bound
+#: (``perf/plausibility.py``): the flag ``estimate`` shows, carried to the options ranked on it.
+IMPLAUSIBLE_FLAG = N_(
+    "time estimate outside what the GPU's datasheets allow (see the notes): the time and cost of this "
+    "option are in doubt"
 )
 
 #: The flag of an option that meets a required compliance label only by a claim of a low-confidence
@@ -251,6 +259,8 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
     flags: list[str] = []
     if declared_provider(row.provider):
         flags.append(DECLARED_PROVIDER_FLAG)
+    if row.gpu in ctx.cands.implausible:
+        flags.append(IMPLAUSIBLE_FLAG)
     if row.confidence == "low":
         flags.append(N_("low-confidence price"))
     if row.staleness == "stale":
@@ -592,6 +602,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         compliance_claimed=row.compliance_claimed,
         kubernetes=kubernetes_service(row.provider),
         flags=tuple(flags),
+        implausible=ctx.cands.implausible.get(row.gpu, ()),
         assumptions=charges.assumptions,
         unknown_facts=unknowns,
         best_case_total_cost_usd=best_total,

@@ -29,14 +29,21 @@ from gpuplan.plan.candidates import (
     model_split_misfits,
     refusal_words,
 )
-from gpuplan.plan.constraints import Constraints, Objective, Reason, counted_labels, labels_satisfy
+from gpuplan.plan.constraints import (
+    NO_OFFER_IN_REGION,
+    Constraints,
+    Objective,
+    Reason,
+    counted_labels,
+    labels_satisfy,
+)
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
-from gpuplan.plan.explain import infeasible_message
+from gpuplan.plan.explain import infeasible_message, unfit_gpu
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.network import network_words
-from gpuplan.plan.notes import batch_note, plan_notes
+from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
     RESULTS_UNPRICED_FLAG,
@@ -69,6 +76,9 @@ class PlanInfeasibleError(InfeasibleError):
     def __init__(self, message: str, excluded: dict[str, int] | None = None) -> None:
         super().__init__(message)
         self.excluded = dict(excluded or {})
+        #: The GPU the line sends to ``gpuplan estimate`` for the changes that make the job fit
+        #: (``plan.explain.unfit_gpu``); None where memory is not what left no option.
+        self.fit_gpu: str | None = None
 
     @classmethod
     def because(cls, why: Phrase, excluded: dict[str, int]) -> PlanInfeasibleError:
@@ -626,8 +636,9 @@ def _baseline(
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
     option = make_option(ctx, int(best))
     return option, _(
-        "baseline: {option} (the fewest of that instance the job fits on; the source articles' "
-        "naive choice, whatever the job's size: --baseline sets your own)"
+        "baseline: {option} (the fewest of that instance the job fits on; by default the naive choice "
+        "two published Chinese GPU guide articles price, whatever the job's size: --baseline sets "
+        "your own)"
     ).format(option=option.label)
 
 
@@ -693,7 +704,7 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     known_regions = {r.lower(): r for r in sorted(set(offers.region.tolist()))}
     for name in constraints.regions or ():
         if name.lower() not in known_regions:
-            raise NotFoundError("region", name, sorted(known_regions.values()), hint=N_("no offer in it"))
+            raise NotFoundError("region", name, sorted(known_regions.values()), hint=NO_OFFER_IN_REGION)
 
 
 def plan_offers(
@@ -748,7 +759,11 @@ def plan_offers(
     feasible = np.flatnonzero(cands.alive[costs.idx])
     excluded = cands.excluded_counts()
     if feasible.size == 0:
-        raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded)
+        error = PlanInfeasibleError.because(
+            infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded
+        )
+        error.fit_gpu = unfit_gpu(ctx) if pre.size == 0 else None
+        raise error
 
     ranked = _ranked(ctx, feasible, top)
     # The front and the personas' picks come from the options that fit for certain, when any do.
@@ -838,6 +853,7 @@ def plan_offers(
             ranked,
             (
                 *notes,
+                *implausible_notes((rec, *ranked, *pareto)),
                 *filter(
                     None,
                     [

@@ -267,6 +267,9 @@ class Option:
     """The memory a process can allocate on one of the option's GPUs, GiB; None when not known."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
+    implausible: tuple[str, ...] = ()
+    """Each datasheet bound the estimated step on this option's GPU breaks, in words, as ``estimate``
+    flags it (``perf/plausibility.py``); empty when the estimate is plausible."""
     assumptions: tuple[str, ...] = ()
     """Cost components priced with an assumption instead of catalog data, in words."""
     unknown_facts: tuple[UnknownFact, ...] = ()

@@ -398,9 +398,11 @@ def offers_view(listing: OfferListing) -> RenderableType:
     if listing.low_confidence_left_out:
         notes.append(
             ngettext(
-                "{n} low-confidence price left out (the source articles' 2024 tables, as plans leave "
+                "{n} low-confidence price left out (two published Chinese GPU guide articles' 2024 "
+                "price tables, as plans leave "
                 "them out); --allow-low-confidence shows it.",
-                "{n} low-confidence prices left out (the source articles' 2024 tables, as plans leave "
+                "{n} low-confidence prices left out (two published Chinese GPU guide articles' 2024 "
+                "price tables, as plans leave "
                 "them out); --allow-low-confidence shows them.",
                 listing.low_confidence_left_out,
             ).format(n=listing.low_confidence_left_out)
@@ -717,7 +719,8 @@ def info_view(info: CatalogInfo) -> RenderableType:
         parts.append(
             Text(
                 _(
-                    "Pricing models only low-confidence prices give (the source articles' 2024 tables; "
+                    "Pricing models only low-confidence prices give (two published Chinese GPU "
+                    "guide articles' 2024 price tables; "
                     "plans, tco and offers leave them out unless asked): {models}."
                 ).format(
                     models=_("; ").join(

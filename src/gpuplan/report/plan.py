@@ -95,6 +95,7 @@ def option_json(o: Option) -> PlanOption:
         compliance_claimed=list(o.compliance_claimed),
         kubernetes=o.kubernetes,
         flags=list(o.flags),
+        implausible=list(o.implausible),
         assumptions=list(o.assumptions),
         service=_service_doc(o),
     )

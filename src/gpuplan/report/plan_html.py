@@ -103,7 +103,12 @@ def _row(rank: int, o: Option) -> list[str]:
         "—" if miss is None else format_percent(miss),
         f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(_age_and_confidence(o))})",
         _("; ").join(
-            (*(_(f) for f in o.flags), *([unknowns_cell(o)] if o.unknown_facts else []), *o.assumptions)
+            (
+                *(_(f) for f in o.flags),
+                *o.implausible,
+                *([unknowns_cell(o)] if o.unknown_facts else []),
+                *o.assumptions,
+            )
         ),
     ]
 

@@ -310,8 +310,9 @@ class PlanRequest(WorkloadRequest):
     )
     allow_low_confidence: bool = Field(
         default=False,
-        description="Also plan on prices and facts labelled low-confidence (the source articles' 2024 "
-        "tables, an article's compliance claim).",
+        description="Also plan on prices and facts labelled low-confidence (two published Chinese "
+        "GPU guide articles' 2024 price tables, "
+        "an article's compliance claim).",
     )
     top: int = Field(default=10, ge=1, le=100)
     baseline: str | None = Field(default=None, max_length=300)

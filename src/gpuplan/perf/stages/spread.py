@@ -34,6 +34,7 @@ from gpuplan.perf.stages.layout import Layout
 from gpuplan.perf.stages.memory import GpuMemory
 
 __all__ = [
+    "FAMILY_WORDS",
     "SOFTWARE_FASTER",
     "SOFTWARE_SLOWER",
     "StepSpread",
@@ -43,6 +44,17 @@ __all__ = [
     "step_spread",
     "time_spread",
 ]
+
+#: The model families (``ModelShape.family``) in words a reader knows: the codes ("custom",
+#: "cnn") stay codes in the calibration files, and a code left in a Chinese sentence reads as English.
+FAMILY_WORDS = {
+    "cnn": N_("convolutional networks (CNN)"),
+    "vit": N_("vision transformers (ViT)"),
+    "encoder": N_("encoder models (BERT and the like)"),
+    "encoder-decoder": N_("encoder-decoder models (T5 and the like)"),
+    "decoder": N_("decoder models (GPT, Llama and the like)"),
+    "custom": N_("models of your own code (model.python)"),
+}
 
 #: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
 #: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
@@ -139,7 +151,9 @@ def gpu_spread(
             # Name what the calibration never saw: the architecture, the model family, or both.
             unseen = [gpu.architecture] if gpu.architecture not in cal.seen_architectures else []
             if cal.seen_families and profile.shape.family not in cal.seen_families:
-                unseen.append(_("{family} models").format(family=profile.shape.family))
+                family = profile.shape.family
+                words = FAMILY_WORDS.get(family)
+                unseen.append(_(words) if words else _("{family} models").format(family=family))
             notes.append(
                 _(
                     "no calibration rows of {unseen}: the range is the leave-one-architecture-out one (wider)"
