@@ -8,7 +8,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
-from gpuplan.deploy.fabric import fabric, fallback, rdma_network
+from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
@@ -340,8 +340,9 @@ def _serving_pods_many(spec: LaunchSpec) -> bool:
 def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     """The README's sentences on the RDMA network between nodes the plan priced (EFA)."""
     network = rdma_network(spec)
-    if network is None:
-        return []
+    given = given_rdma_note(spec)
+    if network is None or given:
+        return [given] if given else []
     net = fabric(spec)
     if net is None:
         return [
