@@ -29,7 +29,7 @@ from gpuplan.deploy.engine import (
     mainland_notes,
 )
 from gpuplan.deploy.fabric import fabric, fabric_note, given_rdma_env
-from gpuplan.deploy.images import base_image_for, registry_note
+from gpuplan.deploy.images import base_image_for, image_torch_words, registry_note
 from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
@@ -472,6 +472,8 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
 {runs}
 
 {training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
+
+{image_torch_words(image, spec.gpu_info)}
 {topology}{china}
 ```bash
 docker build -t {tag} .
