@@ -185,3 +185,28 @@ def test_plan_reads_the_network_flags_as_estimate_does() -> None:
         checked_given_network(100.0, "ib")
     with pytest.raises(InputError, match="--network-kind rdma needs --network-gbps"):
         checked_given_network(None, "rdma")
+
+
+def test_the_document_says_what_network_each_option_was_timed_at_and_whose_it_is() -> None:
+    from gpuplan.report.plan import option_json
+
+    # the user's network: the catalog's statement stays empty, the timed one is the user's
+    given, _ = _unstated(0.35, 3200.0, "rdma")
+    doc = option_json(given.recommended)
+    assert doc.network_gbps is None and doc.network_kind is None
+    assert (doc.network_timed_gbps, doc.network_timed_kind, doc.network_source) == (3200.0, "RDMA", "given")
+    # the catalog's network
+    doc = option_json(_plan(0.35).recommended)
+    assert (doc.network_timed_gbps, doc.network_timed_kind, doc.network_source) == (3200.0, "EFA", "catalog")
+    # none known, none given: the slowest network a GPU instance is known to have (2.5 Gbit/s TCP)
+    slow = _plan(0.9, network_gbps=None, network_kind="").recommended
+    assert slow.nodes > 1
+    doc = option_json(slow)
+    assert (doc.network_timed_gbps, doc.network_timed_kind, doc.network_source) == (
+        2.5,
+        "TCP",
+        "slowest-assumed",
+    )
+    # one node: no network between nodes in its time
+    doc = option_json(_plan(None).recommended)
+    assert (doc.network_timed_gbps, doc.network_timed_kind, doc.network_source) == (None, None, None)

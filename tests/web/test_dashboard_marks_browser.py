@@ -1,8 +1,9 @@
 """What the dashboard marks and says beyond the Offers tab, clicked through in Debian's Chromium: a
 saved plan's prices and a price history's prices not known to be current are marked beside their
 date as an offer's are (the words of ``gpuplan offers``), the map names countries in the page's
-language, a refused value (the tco page's too) is named by the form's own label, and the price
-check of the saved plans says it is checking while it runs. Skipped, saying why, without Chromium or
+language, a refused value (the tco page's too) is named by the form's own label, the tco card gives
+the total without stale spot prices beside its own, and the price check of the saved plans says it
+is checking while it runs. Skipped, saying why, without Chromium or
 Playwright."""
 
 from __future__ import annotations
@@ -249,6 +250,41 @@ def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commi
             lines
         )
         assert not any('"pricing"' in line or "{" in line for line in lines), lines
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+
+
+def test_the_tco_card_gives_the_total_without_stale_spot_prices_beside_its_own(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The card showed total_cost_usd alone where the tco text's headline gives the second figure.
+    # The server's answer is passed on with a total that leans on 2 stale spot prices, as the tco
+    # document states one (the seeded catalog's spot prices may all be current).
+    base, tokens = server
+    page = _zh_page(browser)
+
+    def stale(route: Any) -> None:
+        answer = route.fetch()
+        doc = answer.json()
+        doc["stale_prices_in_total"] = 2
+        doc["without_stale_spot"] = {
+            "spot_prices_used": 2,
+            "spot_prices_left_out": 3,
+            "total_cost_usd": 12345.5,
+            "savings_pct": 4.0,
+            "prices": [],
+        }
+        route.fulfill(response=answer, json=doc)
+
+    page.route("**/api/v1/tco*", stale)
+    try:
+        open_page(page, base, "tco", "zh", tokens["plan"])
+        page.click("#tco")
+        page.wait_for_selector("#tcototal", timeout=60_000)
+        with use_language("zh"):
+            words = _("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices")
+        assert page.inner_text("#tcototal .stalespot") == words.format(n=2, without="$12,345.50")
         assert not page.errors, page.errors
     finally:
         page.context.close()

@@ -28,8 +28,8 @@ from gpuplan.deploy.engine import (
     engine_launch,
     mainland_notes,
 )
-from gpuplan.deploy.fabric import fabric, fabric_note
-from gpuplan.deploy.images import base_image_for, registry_note
+from gpuplan.deploy.fabric import fabric, fabric_note, given_rdma_env
+from gpuplan.deploy.images import base_image_for, image_torch_words, registry_note
 from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
@@ -269,7 +269,13 @@ def _efa_run_options(spec: LaunchSpec) -> str:
     """``docker run`` lines that hand the container the node's RDMA network ("" without one)."""
     net = fabric(spec)
     if net is None:
-        return ""
+        # an RDMA network the user gave (plan --network-kind rdma): the same devices and locked
+        # memory for NCCL's IB verbs; launch.sh sets NCCL up for it
+        return (
+            "  --cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1 \\\n"
+            if given_rdma_env(spec)
+            else ""
+        )
     env = " ".join(f"-e {k}={v}" for k, v in net.env.items())
     return f"  --cap-add=IPC_LOCK --device=/dev/infiniband --ulimit memlock=-1:-1 {env} \\\n"
 
@@ -466,6 +472,8 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
 {runs}
 
 {training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
+
+{image_torch_words(image, spec.gpu_info)}
 {topology}{china}
 ```bash
 docker build -t {tag} .

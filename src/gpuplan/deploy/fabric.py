@@ -16,16 +16,21 @@ from dataclasses import dataclass
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.base import GpuNetworkSetup, RdmaNetwork
+from gpuplan.deploy.base import commented
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
 __all__ = [
+    "GIVEN_RDMA_ENV",
     "Fabric",
     "NetworkToSetUp",
     "fabric",
     "fabric_note",
     "fabric_warning",
+    "given_rdma_env",
+    "given_rdma_launch_lines",
+    "given_rdma_note",
     "network_to_set_up",
     "rdma_network",
     "spans_nodes",
@@ -185,4 +190,59 @@ def fabric_note(spec: LaunchSpec, target: str) -> str:
     """A README paragraph for the targets that run on machines the user starts (torchrun, docker):
     the network the plan assumed and what these files leave to them; "" where there is none."""
     line = fabric_warning(spec, target)
-    return "\n" + _("Note: {line}.").format(line=line) + "\n" if line else ""
+    note = "\n" + _("Note: {line}.").format(line=line) + "\n" if line else ""
+    given = given_rdma_note(spec)
+    return note + ("\n" + given + "\n" if given else "")
+
+
+#: What launch.sh sets where the plan timed the job over an RDMA network the user gave for an
+#: instance the catalog gives none (``plan --network-kind rdma``): NCCL's own InfiniBand-verbs
+#: transport (InfiniBand and RoCE), forced. NCCL_NET "forces NCCL to use a specific network … [so
+#: that it] doesn't automatically fall back on the internal IB or Socket implementation"; its
+#: internal names are "IB" (generic IB verbs) and "Socket" (TCP/IP sockets) (NVIDIA, NCCL User
+#: Guide, "Environment Variables", NCCL_NET, since NCCL 2.10,
+#: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html). Without the fabric NCCL
+#: then stops at its start instead of running the job over TCP sockets, far slower than planned.
+#: Not the catalog's EFA settings (``RdmaNetwork.env``: libfabric's, AWS's alone).
+GIVEN_RDMA_ENV = {"NCCL_NET": "IB"}
+
+
+def given_rdma_env(spec: LaunchSpec) -> dict[str, str]:
+    """:data:`GIVEN_RDMA_ENV` where ``spec``'s ranks talk across nodes over an RDMA network the
+    plan took on the user's word (``LaunchSpec.network_given_rdma``) and the catalog knows no
+    fabric of the instance; {} otherwise."""
+    if not spec.network_given_rdma or not spans_nodes(spec) or fabric(spec) is not None:
+        return {}
+    return dict(GIVEN_RDMA_ENV)
+
+
+def given_rdma_launch_lines(spec: LaunchSpec) -> str:
+    """launch.sh's ``export`` of :func:`given_rdma_env`, with why; "" where there is none. A value
+    already in the environment wins (``NCCL_NET=Socket bash launch.sh`` runs it over TCP)."""
+    env = given_rdma_env(spec)
+    if not env:
+        return ""
+    why = _(
+        "The plan timed this job over the RDMA network you gave (--network-kind rdma), not one\n"
+        "the catalog states: NCCL is held to InfiniBand/RoCE (IB verbs), so that without it\n"
+        "the job stops at its start instead of running over TCP, slower than planned."
+    )
+    lines = "".join(f'export {k}="${{{k}:-{v}}}"\n' for k, v in env.items())
+    return commented(why) + lines + "\n"
+
+
+def given_rdma_note(spec: LaunchSpec) -> str:
+    """The README's sentence on :func:`given_rdma_env` ("" where there is none)."""
+    env = given_rdma_env(spec)
+    if not env:
+        return ""
+    return _(
+        "The plan's time takes the RDMA network you gave (`--network-kind rdma`) between the {instance} "
+        "nodes: these settings follow your statement, not the catalog's, which gives {instance} no "
+        "network. launch.sh sets {settings}, NCCL's InfiniBand/RoCE transport, so that a node without "
+        "that fabric stops the job at its start instead of running it over TCP, slower and dearer than "
+        "planned; to run over TCP anyway, start it with `NCCL_NET=Socket`."
+    ).format(
+        instance=spec.instance_type or "?",
+        settings=", ".join(f"`{k}={v}`" for k, v in env.items()),
+    )

@@ -22,6 +22,7 @@ version of each monthly tag, so pick one whose CUDA matches the row below. Overr
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ __all__ = [
     "FILES_IMAGE",
     "BaseImage",
     "base_image_for",
+    "image_torch_words",
     "in_mainland_china",
     "maybe_mainland_china",
     "registry_note",
@@ -154,6 +156,44 @@ def setup_torch_words(gpu: GPU | None) -> str:
         reason=_(image.reason),
         traced=ESTIMATOR_TORCH,
     )
+
+
+def image_torch_words(image: str, gpu: GPU | None) -> str:
+    """A Docker or Kubernetes README's paragraph on the PyTorch in the image its job runs (``image``)
+    beside the one gpuplan's estimate was traced under (:data:`ESTIMATOR_TORCH`), as
+    :func:`setup_torch_words` says it for SkyPilot's setup: gpuplan's own image for ``gpu``
+    (:func:`base_image_for`) by its release; another (``--base-image``, ``--image``, the image of an
+    RDMA network's libraries) as one whose release gpuplan does not know."""
+    from gpuplan.i18n import _
+
+    own = None
+    if gpu is None or (gpu.vendor == "nvidia" and gpu.compute_capability is not None):
+        with contextlib.suppress(DeployError):
+            own = base_image_for(gpu)
+    name = gpu.id if gpu is not None else _("the GPU")
+    if own is not None and own.image == image:
+        return _(
+            "PyTorch: the image (`{image}`) holds torch {version}, its CUDA {cuda} build: {reason}. "
+            "gpuplan's estimate of this job was traced under torch {traced}, the release gpuplan pins (a "
+            "plan file does not record the torch that traced it): another release can keep other "
+            "activations and run other kernels, so the peak memory and step time it gets can differ from "
+            "the estimate's. To run torch {traced}, build on an image that holds a CUDA build of it with "
+            'kernels for {gpu} and that your driver runs (`--base-image`; PyTorch\'s "Previous versions" '
+            "page, https://pytorch.org/get-started/previous-versions/, lists each release's builds)."
+        ).format(
+            image=image,
+            version=own.torch,
+            cuda=own.cuda,
+            reason=_(own.reason),
+            traced=ESTIMATOR_TORCH,
+            gpu=name,
+        )
+    return _(
+        "PyTorch: the job runs the torch that `{image}` holds, a release gpuplan does not read; gpuplan's "
+        "estimate of this job was traced under torch {traced}, the release gpuplan pins. Where the "
+        "image's release is another, its activations and kernels can be too, so the peak memory and "
+        "step time it gets can differ from the estimate's."
+    ).format(image=image, traced=ESTIMATOR_TORCH)
 
 
 def in_mainland_china(provider: str | None, region: str | None) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
-from gpuplan.deploy.fabric import fabric, fallback, rdma_network
+from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import ESTIMATOR_TORCH, base_image_for, setup_torch_words
 from gpuplan.deploy.instead import instead
@@ -466,6 +466,8 @@ def _region_note(spec: LaunchSpec) -> str:
 def _network_readme(spec: LaunchSpec) -> str:
     """The README's section on the RDMA network between nodes ("" for one node or none)."""
     network = rdma_network(spec)
+    if given := given_rdma_note(spec):
+        return f"\n{given}\n"
     if network is None:
         return ""
     net = fabric(spec)

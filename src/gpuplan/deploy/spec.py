@@ -438,6 +438,10 @@ class LaunchSpec(BaseModel):
     """Whether the plan's ``workload`` differs from the one it was planned for (its
     ``workload_sha256``): edited by hand after ``gpuplan plan``, so deploy checks its fit again. None:
     no plan, or a plan that records no digest (written before it did)."""
+    network_given_rdma: bool = False
+    """The plan timed this job over an RDMA network between nodes that the user gave (``plan
+    --network-kind rdma``) for an instance the catalog gives no network: the launch files set NCCL
+    up for it on the user's word (:func:`gpuplan.deploy.fabric.given_rdma_env`)."""
     planned: bool = False
     """Built from a plan file (its option priced, its time and cost the plan's); False for a
     workload file deployed on GPUs the user named, whose figures are only the estimator's."""
@@ -763,6 +767,7 @@ class LaunchSpec(BaseModel):
             if opt.spot is not None and opt.spot.service is not None
             else None,
             chosen_because=chosen_because,
+            network_given_rdma=opt.network_source == "given" and opt.network_timed_kind == "RDMA",
             planned=True,
             plan_edited=edited,
             planned_share=True,

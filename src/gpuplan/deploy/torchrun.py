@@ -28,7 +28,7 @@ from gpuplan.deploy.engine import (
     serve_py_reason,
     unpriced_share,
 )
-from gpuplan.deploy.fabric import fabric_note
+from gpuplan.deploy.fabric import fabric_note, given_rdma_launch_lines
 from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
@@ -377,7 +377,7 @@ def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
 {commented(what)}set -euo pipefail
 cd "$(dirname "$0")"
 
-{_nccl_switches(spec)}
+{given_rdma_launch_lines(spec)}{_nccl_switches(spec)}
 {commented(fewer)}NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
 {ckpt}

@@ -248,6 +248,17 @@ class PlanOption(Document):
     network_kind: str | None = None
     """The fabric between nodes as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
     None when not stated. EFA, InfiniBand and RoCE must be set up at launch."""
+    network_timed_gbps: float | None = Field(default=None, gt=0)
+    """The network per node the option's time was estimated at, Gbit/s: the catalog's
+    (``network_gbps``), the user's (``plan --network-gbps``, for an instance the catalog gives no
+    network) or the slowest assumed (``network_source``); null for one node or a service."""
+    network_timed_kind: str | None = None
+    """The fabric that time was estimated over: the catalog's word (``EFA``, ``InfiniBand`` …),
+    ``RDMA`` or ``TCP``; null where ``network_timed_gbps`` is."""
+    network_source: Literal["catalog", "given", "slowest-assumed"] | None = None
+    """Where ``network_timed_gbps`` and ``network_timed_kind`` come from: the catalog's instance row,
+    the user's statement (``given``: ``gpuplan deploy`` then sets up the fabric it names), or the
+    slowest network a GPU instance is known to have; null where ``network_timed_gbps`` is."""
     commitment_usd: float | None = Field(default=None, ge=0)
     """A service on a reservation: what its instances' whole term costs, USD, billed whether the
     service runs or not (``total_cost_usd`` is the month's share of it); null otherwise."""

@@ -13,6 +13,7 @@ from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import declared_provider, documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, network_kind_of
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
@@ -485,6 +486,27 @@ def _known(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _timed_network(ctx: PlanContext, row: PlanOffer, nodes: int) -> tuple[float | None, str, str]:
+    """The inter-node network ``row``'s time was estimated at (rate, kind) and where it comes from
+    (``catalog``, ``given``, ``slowest-assumed``), as ``plan.candidates`` puts it to the estimator
+    and ``plan.network`` words it; (None, "", "") for one node or a service (its replicas do not
+    talk to each other)."""
+    if nodes < 2 or ctx.job.is_service:
+        return None, "", ""
+    if row.network_given and row.network_gbps is not None:
+        return row.network_gbps, row.network_kind, "given"
+    if row.network_gbps is None or math.isnan(row.network_gbps):
+        # plan.candidates: the slowest any offer states, else the slowest GPU instance network
+        bounds = ctx.bounds
+        slowest = bounds.network_gbps if bounds is not None and bounds.network_gbps is not None else None
+        return SLOW_NETWORK_GBIT_S if slowest is None else slowest, "TCP", "slowest-assumed"
+    if catalog_network_kind(row.network_kind) is not None:
+        return row.network_gbps, row.network_kind, "catalog"
+    # the rate stated, its kind not: the estimator reads it from the GPU link's words, else TCP
+    kind = "RDMA" if network_kind_of(row.interconnect) == "rdma" else "TCP"
+    return row.network_gbps, kind, "catalog"
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -560,6 +582,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         else None
     )
     per_m_out, per_m_all, per_m_unknown = _per_million_tokens(ctx, j, breakdown.total_usd)
+    timed_gbps, timed_kind, network_source = _timed_network(ctx, row, nodes)
     return Option(
         provider=row.provider,
         region=row.region,
@@ -614,6 +637,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         staleness=row.staleness,
         service=_service_figures(ctx, i),
         network_kind="" if row.network_given else row.network_kind,
+        network_timed_gbps=timed_gbps,
+        network_timed_kind=timed_kind,
+        network_source=network_source,
         commitment_usd=commitment_usd,
         commitment_months=None
         if row.term_hours is None or commitment_usd is None

@@ -299,6 +299,17 @@ class Option:
     network_kind: str = ""
     """Inter-node fabric as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``); "" when
     not stated."""
+    network_timed_gbps: float | None = None
+    """The inter-node network of one instance the option's time was estimated at, Gbit/s: the
+    catalog's, the user's (``plan --network-gbps``) or the slowest assumed (:attr:`network_source`);
+    None for one node or a service (no network between nodes in its time)."""
+    network_timed_kind: str = ""
+    """The fabric that time was estimated over: the catalog's word (``EFA``, ``InfiniBand`` …),
+    ``RDMA`` or ``TCP``; "" where :attr:`network_timed_gbps` is None."""
+    network_source: str = ""
+    """Where the two come from: ``catalog``, ``given`` (the user's, for an instance the catalog gives
+    no network) or ``slowest-assumed`` (the catalog gives none and none was given); "" where
+    :attr:`network_timed_gbps` is None."""
     commitment_usd: float | None = None
     """A service on a reservation: what its instances' whole term costs, billed whether the service
     runs or not (its ``total_cost_usd`` holds the month's share); None otherwise."""

@@ -52,6 +52,9 @@ def option_json(o: Option) -> PlanOption:
         interconnect=o.interconnect or None,
         network_gbps=o.network_gbps,
         network_kind=o.network_kind or None,
+        network_timed_gbps=o.network_timed_gbps,
+        network_timed_kind=o.network_timed_kind or None,
+        network_source=o.network_source or None,  # type: ignore[arg-type]
         commitment_usd=o.commitment_usd,
         commitment_months=o.commitment_months,
         upfront=o.upfront or None,

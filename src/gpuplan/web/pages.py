@@ -78,6 +78,9 @@ _SCRIPT_WORDS = (
     N_("already saved, unchanged"),
     N_("Saved by"),
     N_("Total over the horizon"),
+    # beside that total where it leans on spot prices not known to be current (the tco headline's)
+    N_("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices"),
+    N_("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"),
     N_("All on-demand"),
     N_("Savings"),
     N_("hours"),

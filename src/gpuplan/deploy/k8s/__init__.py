@@ -8,12 +8,12 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
-from gpuplan.deploy.fabric import fabric, fallback, rdma_network
+from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
 from gpuplan.deploy.hub import gated
-from gpuplan.deploy.images import registry_note
+from gpuplan.deploy.images import image_torch_words, registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
 from gpuplan.deploy.k8s.nodes import gpu_selection_words, spot_fallback_words, spot_pool_words
-from gpuplan.deploy.k8s.pods import host_readme_words
+from gpuplan.deploy.k8s.pods import container_image, host_readme_words
 from gpuplan.deploy.k8s.serving import (
     HF_TOKEN_SECRET,
     in_flight_target,
@@ -165,6 +165,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                 spec, options, install_words(DOCKERFILE, package.requirements) if package else None
             )
         )
+        extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
         extra.append(
             _(
                 "Each `gpuplan deploy` is a new run with a new checkpoint volume: this one's is the PVC "
@@ -340,8 +341,9 @@ def _serving_pods_many(spec: LaunchSpec) -> bool:
 def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     """The README's sentences on the RDMA network between nodes the plan priced (EFA)."""
     network = rdma_network(spec)
-    if network is None:
-        return []
+    given = given_rdma_note(spec)
+    if network is None or given:
+        return [given] if given else []
     net = fabric(spec)
     if net is None:
         return [

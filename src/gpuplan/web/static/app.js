@@ -391,6 +391,16 @@
       card.querySelector("b").textContent = money(doc.total_cost_usd);
       card.querySelector(".od").textContent = money(doc.all_on_demand_cost_usd);
       card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
+      // A total that leans on spot prices stale or of unknown age (spot prices move) is not quoted
+      // alone: the tco text's headline gives the total without them beside it, and so does the card.
+      const w = doc.without_stale_spot;
+      if (w) {
+        const line = document.createElement("div"); line.className = "stalespot";
+        line.textContent = w.total_cost_usd == null
+          ? fill(t("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"), { n: w.spot_prices_used })
+          : fill(t("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices"), { n: w.spot_prices_used, without: money(w.total_cost_usd) });
+        card.append(line);
+      }
       box.append(card);
       const months = doc.monthly || [];
       const kinds = [...new Set(months.flatMap((m) => Object.keys(m.cost_usd_by_pricing || {})))];
