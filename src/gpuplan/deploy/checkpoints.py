@@ -9,6 +9,7 @@ import math
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.units import CHECKPOINTS_KEPT
 
 __all__ = [
     "CHECKPOINTS_ON_DISK",
@@ -23,8 +24,8 @@ __all__ = [
 
 #: Checkpoints in the checkpoint folder at the most, the one being written included: train.py's
 #: ``KEEP_CHECKPOINTS`` (it deletes the oldest down to one before each write), and what the plan
-#: prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``).
-CHECKPOINTS_ON_DISK = 2
+#: prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``): one figure for both.
+CHECKPOINTS_ON_DISK = CHECKPOINTS_KEPT
 
 #: Room on the volume beyond the checkpoints' bytes, as a share of them: the filesystem's own
 #: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat

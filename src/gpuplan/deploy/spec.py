@@ -81,7 +81,7 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH
 from gpuplan.vocab import (
     COMMITTED_PRICING,
     OptimizerName,
@@ -139,10 +139,6 @@ MAX_NAME_CHARS = 128
 #: The most of a plan's file path a warning shows (the plan is untrusted data), characters.
 MAX_PATH_SHOWN = 300
 
-#: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
-#: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
-#: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
-DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0

@@ -16,7 +16,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuplan.units import ASSUMED_DISK_GBPS, HOURS_PER_MONTH
+from gpuplan.units import (
+    ASSUMED_DISK_GBPS,
+    CHECKPOINTS_KEPT,
+    DEFAULT_CHECKPOINT_INTERVAL_MIN,
+    HOURS_PER_MONTH,
+)
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -269,8 +274,17 @@ class JobFacts:
     """(provider, region) where the dataset lives and results go; None = the user's own site."""
     storage_kind: str = "block"
     """``block`` (a disk per node with the dataset and checkpoints) or ``object`` (one shared bucket)."""
-    checkpoints_kept: int = 2
-    """Checkpoints stored at once: the last good one plus the one being written."""
+    checkpoints_kept: int = CHECKPOINTS_KEPT
+    """Checkpoints stored at once: the last good one plus the one being written (the workload's
+    ``checkpoint.keep``, else train.py's default)."""
+    checkpoint_every_h: float = DEFAULT_CHECKPOINT_INTERVAL_MIN / 60.0
+    """The interval a job off spot checkpoints at, h: the train.py ``gpuplan deploy`` writes saves
+    every so often whatever the pricing (synchronously: every GPU waits for the write), so an
+    on-demand, reserved or monthly option pays for the writes too. The workload's
+    ``checkpoint.every_min``, else :data:`gpuplan.units.DEFAULT_CHECKPOINT_INTERVAL_MIN`."""
+    checkpoint_every_stated: bool = False
+    """``checkpoint_every_h`` is the workload's own (``checkpoint.every_min``): on spot it replaces
+    the Young/Daly interval where it is shorter (the launch writes at the shorter of the two)."""
     checkpoint_write_gbps: float = ASSUMED_DISK_GBPS
     """Bandwidth of the disk beside the GPUs, GB/s: checkpoints are written and read back, the
     dataset copied onto it, at this. ASSUMPTION: :data:`gpuplan.units.ASSUMED_DISK_GBPS`, the EBS
@@ -389,6 +403,11 @@ class JobFacts:
         """A service (a workload with ``serving:``, planned as a month of capacity): its replicas
         are independent servers, not the nodes of one job."""
         return self.calendar_months is not None
+
+    @property
+    def checkpoint_write_h(self) -> float:
+        """One checkpoint written, h, at ``checkpoint_write_gbps`` (0 for a job that writes none)."""
+        return self.checkpoint_gb / self.checkpoint_write_gbps / 3600.0
 
     @property
     def spot_restart_h(self) -> float:

@@ -17,6 +17,7 @@ from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import (
+    CheckpointWrites,
     CostBreakdown,
     CostItem,
     Option,
@@ -153,6 +154,17 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
             component="licences", cost_usd=float(c.licence_usd[j]), multiplier=nodes + spare, per="instance"
         ),
     ]
+    if float(c.checkpoint_usd[j]) > 0:
+        # off spot, the checkpoint writes are billed as compute (spot's are in its overhead)
+        items.append(
+            CostItem(
+                component="checkpoints",
+                cost_usd=float(c.checkpoint_usd[j]),
+                multiplier=nodes,
+                per="instance",
+                included_in="compute",
+            )
+        )
     if bool(c.is_spot[j]):
         items.append(
             CostItem(
@@ -475,6 +487,23 @@ def _known(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _checkpoint_writes(ctx: PlanContext, j: int) -> CheckpointWrites | None:
+    """The checkpoints position ``j`` writes off spot and what they take (None: it writes none)."""
+    c, job = ctx.costs, ctx.job
+    tau = float(c.checkpoint_interval_h[j])
+    overhead = float(c.checkpoint_overhead_h[j])
+    if bool(c.is_spot[j]) or not math.isfinite(tau) or overhead <= 0:
+        return None
+    return CheckpointWrites(
+        interval_min=tau * 60.0,
+        interval_stated=job.checkpoint_every_stated,
+        write_min=job.checkpoint_write_h * 60.0,
+        writes=overhead / job.checkpoint_write_h,
+        overhead_h=overhead,
+        usd=float(c.checkpoint_usd[j]),
+    )
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -497,6 +526,10 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
         # batch inference resumes by its output chunks (an interval of no checkpoint of its own)
         chunks = job.resumes_by_chunks and math.isfinite(tau)
+        # the workload's interval where it is shorter than Young/Daly's (spot_times takes the shorter)
+        optimum = math.sqrt(2.0 * write_h / lam) if write_h > 0 and lam > 0 else math.inf
+        stated = job.checkpoint_every_stated and math.isfinite(tau) and tau < optimum * (1 - 1e-9)
+        stated = stated and math.isclose(tau, job.checkpoint_every_h, rel_tol=1e-9)
         spot = SpotRisk(
             interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
             mtbi_h=1.0 / lam,
@@ -505,6 +538,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             checkpoint_write_min=write_h * 60.0,
             checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) and not chunks else None,
             resume_chunk_min=tau * 60.0 if chunks else None,
+            checkpoint_interval_stated=stated,
+            checkpoint_optimum_min=optimum * 60.0 if stated else None,
             checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
@@ -521,8 +556,11 @@ def make_option(ctx: PlanContext, j: int) -> Option:
                 from_scratch=write_h <= 0 and not chunks,
             )
             miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h, spot=model)
+    checkpoints = _checkpoint_writes(ctx, j) if spot is None else None
     if miss is None and deadline is not None:
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h)
+        # off spot, the checkpoint writes stretch the work as spot's do (1 + C/τ)
+        stretch = 1.0 + checkpoints.overhead_h / float(cands.work_h[i]) if checkpoints else 1.0
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h, stretch=stretch)
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),
@@ -586,6 +624,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usable_memory_gib=_known(float(cands.usable_memory_gib[i])),
         deadline_miss_probability=miss,
         spot=spot,
+        checkpoints=checkpoints,
         compliance=row.compliance,
         compliance_claimed=row.compliance_claimed,
         kubernetes=kubernetes_service(row.provider),
