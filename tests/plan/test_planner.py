@@ -169,7 +169,8 @@ def test_a_spot_job_without_checkpoints_is_costed_as_restarting_from_the_beginni
     rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
     o = _plan(rows, Constraints(max_gpus=8, deadline_h=1.6), job=job).recommended
     assert o.spot is not None and o.spot.checkpoint_interval_min is None
-    work, restart = 1.0 + job.setup_h, job.spot_restart_h
+    # a restart also copies the 200 GB dataset again (a reclaim is taken to lose the disk)
+    work, restart = 1.0 + job.setup_h, job.spot_restart_h + job.dataset_copy_h
     interruptions = math.expm1(work / 24)
     assert o.job_time_h == pytest.approx(interruptions * (24 + restart), rel=1e-9)
     assert o.spot.expected_interruptions == pytest.approx(interruptions, rel=1e-9)
@@ -185,7 +186,8 @@ def test_a_spot_batch_inference_job_resumes_by_its_output_chunks() -> None:
     # Batch inference keeps no checkpoint, but the batch job deploy writes keeps its outputs in
     # chunks of 64 batches and a reclaimed shard skips those written: an interruption loses half a
     # chunk and the restart, T = W / (1 − λ(τ/2 + R)), not (e^(λW) − 1)(1/λ + R) as from scratch.
-    job = replace(JOB, task="infer", checkpoint_gb=0.0)
+    # (its inputs in a bucket: a restart copies no dataset again, the chunks alone are under test)
+    job = replace(JOB, task="infer", checkpoint_gb=0.0, storage_kind="object")
     rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
     toy = toy_estimator()
 

@@ -45,7 +45,9 @@ def _reference_cost(row: PlanOffer, nodes: int, peak: float) -> float | None:
     t = work + work * c / min(0.5, work)
     if row.pricing == "spot":
         lam = nodes / 24.0  # no band: the labelled default, one interruption per 24 instance-hours
-        r = JOB.restart_h + c
+        # the restart reads the checkpoint back and copies the dataset again (a reclaim is taken to
+        # lose the disk); its transfer in is free here (the data's own region)
+        r = JOB.restart_h + c + JOB.dataset_gb / JOB.checkpoint_write_gbps / 3600.0
         tau = min(math.sqrt(2.0 * c / lam), work)
         stretched = work * (1.0 + c / tau)
         load = lam * (tau / 2.0 + r)

@@ -97,6 +97,7 @@ class UnknownFactDoc(Document):
         "price_date",
         "gpu_link",
         "region",
+        "reclaim_disk",
     ]
     assumed: str
     """The bound taken, in words."""

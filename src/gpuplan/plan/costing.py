@@ -202,6 +202,13 @@ def cost_candidates(
     # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
     # bandwidth: same storage).
     restart_h = job.spot_restart_h
+    # Where the dataset is on each instance's disk, a reclaim may take the disks with it (AWS
+    # terminates a reclaimed Spot Instance by default; a relaunched cluster's disks start empty):
+    # unknown, so each restart copies it again at its conservative bound, as the set-up did, and
+    # pays its transfer in again; the best case is the disks surviving (JobFacts.recopy_hours).
+    recopy = job.recopies_on_reclaim and bool(spot.size)
+    recopy_h = job.recopy_hours(nodes[spot]) if recopy and not best_case else np.zeros(spot.size)
+    restart_spot = restart_h + recopy_h
     # The set-up of each option: its nodes' copies of the dataset may share the site's uplink.
     setup_h = job.setup_hours(nodes)
     serving = _service_spot(
@@ -225,7 +232,7 @@ def cost_candidates(
             work[spot],
             rate_job,
             ckpt_write_h,
-            restart_h,
+            restart_spot,
             from_scratch=serving is None,
             resume_every_h=chunk_h if job.resumes_by_chunks else None,
             max_interval_h=stated_h,
@@ -242,6 +249,10 @@ def cost_candidates(
         if serving is None:
             overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
             compute = total_compute - overhead
+            if recopy and not best_case:
+                # each re-copy of the dataset pays its transfer into the region again
+                again = np.where(np.isfinite(st.interruptions), st.interruptions, 0.0)
+                overhead[spot] += egress_in[spot] * again
         else:
             # A service runs its calendar time whatever is reclaimed; its spot overhead is the spare
             # instances that keep the load target meanwhile, billed as its instances are.
@@ -281,6 +292,8 @@ def cost_candidates(
     # an open band (">20%") bounds the rate from below only: the rate is unknown as without a band
     open_band = np.array([r.best_per_hour is not None for r in rates], dtype=bool)[offer_rate_id][o]
     unknown |= np.where(is_spot & (no_band | open_band), int(Fact.SPOT_RATE), 0)
+    if job.recopies_on_reclaim and serving is None:
+        unknown |= np.where(is_spot, int(Fact.RECLAIM_DISK), 0)
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
     unknown |= np.where(not_known_current(offers)[o], int(Fact.PRICE_DATE), 0)
     # a source that names no region: where the GPUs are (country, transfer prices) is unknown

@@ -418,6 +418,31 @@ class JobFacts:
         return self.restart_h + (self.checkpoint_gb + self.weights_gb) / self.checkpoint_write_gbps / 3600.0
 
     @property
+    def recopies_on_reclaim(self) -> bool:
+        """A spot reclaim may take the dataset's disk with it: a job (not a service, whose replicas
+        read only weights) keeps its dataset on a disk of each instance (``storage_kind`` block)."""
+        return not self.is_service and self.dataset_gb > 0 and self.storage_kind == "block"
+
+    def recopy_hours(self, nodes: IntArray | FloatArray) -> FloatArray:
+        """The dataset copied again onto an option of ``nodes`` instances after a reclaim that lost
+        their disks, h: the copy its set-up makes (:meth:`setup_hours` without the boot), the
+        instances' copies sharing the site's uplink as they did then; 0 where
+        :attr:`recopies_on_reclaim` does not hold. Unknown is never the best case: AWS terminates a
+        reclaimed Spot Instance by default (AWS, "Behavior of Spot Instance interruptions", Amazon
+        EC2 User Guide, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html),
+        and the recovery of the SkyPilot managed job ``gpuplan deploy`` writes relaunches the cluster,
+        tearing it down and launching it anew where it cannot bring it back in place
+        (skypilot-org/skypilot, ``sky/jobs/recovery_strategy.py``, ``FailoverStrategyExecutor``):
+        a new instance's disk starts empty."""
+        n = np.asarray(nodes, dtype=float)
+        if not self.recopies_on_reclaim:
+            return np.zeros(n.shape)
+        one = self.upload_h
+        first = self.dataset_copy_h if one is None else max(one, self.dataset_copy_h)
+        out: FloatArray = first + (self.setup_hours(n) - self.setup_h)
+        return out
+
+    @property
     def dataset_copy_h(self) -> float:
         """One copy of the dataset written to an instance's disk, h, at the bandwidth checkpoints are
         written at (``checkpoint_write_gbps``: the same disk)."""

@@ -12,7 +12,7 @@ from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import declared_provider, documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
-from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.i18n import N_, _, format_hours, format_number, format_percent, money
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
@@ -72,14 +72,29 @@ RESULTS_UNPRICED_FLAG = N_(
 )
 
 
-def _restart_h(job: JobFacts) -> tuple[float, float]:
-    write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
-    return write_h, job.spot_restart_h
+def _restart_h(job: JobFacts, nodes: int) -> tuple[float, float]:
+    """One checkpoint's write and one reclaim's restart of an option of ``nodes`` instances, h: the
+    restart with the dataset copied again where a reclaim may lose its disks (its conservative bound,
+    ``JobFacts.recopy_hours``)."""
+    return job.checkpoint_write_h, job.spot_restart_h + float(job.recopy_hours(np.array([nodes]))[0])
 
 
-def _restart_words(job: JobFacts) -> str:
+def _restart_words(job: JobFacts, nodes: int) -> str:
     """How a job's restart after a reclaim adds up (``JobFacts.spot_restart_h``), in words: the
-    assumed replacement, then what it reads back."""
+    assumed replacement, then what it reads back, and the dataset copied again where a reclaim may
+    lose its disks."""
+    words = _reread_words(job)
+    if not job.recopies_on_reclaim:
+        return words
+    return words + _(
+        ", and the dataset ({gb} GB) copied again: +{time} (a reclaim is taken to lose its disks)"
+    ).format(
+        gb=format_number(job.dataset_gb), time=format_hours(float(job.recopy_hours(np.array([nodes]))[0]))
+    )
+
+
+def _reread_words(job: JobFacts) -> str:
+    """The replacement and what it reads back (:func:`_restart_words`)."""
     if job.task == "infer":  # a batch inference shard has no checkpoint: it reads its weights
         return _(
             "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "
@@ -203,6 +218,14 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             )
         elif fact is Fact.SPOT_RATE:
             assumed = _("1 interruption per 24 instance-hours")
+        elif fact is Fact.RECLAIM_DISK:
+            assumed = _(
+                "a reclaim loses the dataset's disks: each restart copies the {gb} GB again (+{time}, "
+                "its transfer in paid again); best case, the disks survive"
+            ).format(
+                gb=format_number(ctx.job.dataset_gb),
+                time=format_hours(float(ctx.job.recopy_hours(np.array([nodes]))[0])),
+            )
         elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
             assumed = _("undated {own}/h, below {what}: costed at it, {floor}/h of {day}").format(
                 own=money(row.price_usd_best / row.unit_hours),
@@ -515,7 +538,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
-    write_h, restart_h = _restart_h(job)
+    write_h, restart_h = _restart_h(job, nodes)
     setup_h = float(c.setup_h[j])
     if bool(c.is_spot[j]) and c.service is not None:
         spot = _service_spot_risk(ctx, j, nodes)
@@ -544,7 +567,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
             restart_min=restart_h * 60.0,
-            restart_assumed=_restart_words(job),
+            restart_assumed=_restart_words(job, nodes),
             interruption_bands=_bands(rate),
         )
         if deadline is not None:

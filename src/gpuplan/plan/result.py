@@ -56,8 +56,9 @@ class CostBreakdown:
     """Per-instance-hour fees the catalog lists for the region: the known part where some are
     unknown (``licence_unknown``)."""
     spot_overhead_usd: float
-    """Spot only. A job: instance time spent writing checkpoints, redoing lost work and restarting.
-    A service: the spare instances that keep its load target through a reclaim
+    """Spot only. A job: instance time spent writing checkpoints, redoing lost work and restarting
+    (where the dataset is on each instance's disk, copying it again, and its transfer in paid again
+    per restart). A service: the spare instances that keep its load target through a reclaim
     (``SpotRisk.service``)."""
     items: tuple[CostItem, ...] = ()
     """Each charge with its multiplier (the components above, the set-up and egress split out)."""
