@@ -38,6 +38,7 @@ __all__ = [
     "SpotBandDoc",
     "SpotDoc",
     "UnknownFactDoc",
+    "WorkloadCheckpoint",
     "WorkloadData",
     "WorkloadInputs",
     "WorkloadModel",
@@ -476,6 +477,15 @@ class WorkloadData(_WorkloadPart):
     given; the set-up then assumes each instance copies the dataset at the disk's rate)."""
 
 
+class WorkloadCheckpoint(_WorkloadPart):
+    """How the training job checkpoints (the workload's ``checkpoint`` block)."""
+
+    every_min: float | None = Field(default=None, gt=0)
+    """Minutes between checkpoints (None: the launch's default off spot, the plan's on spot)."""
+    keep: int | None = Field(default=None, ge=2)
+    """Checkpoints on disk at once at the most, the one being written included (None: 2)."""
+
+
 class PlanWorkload(_WorkloadPart):
     """The workload the plan was made for (its fields as ``gpuplan.workload.Workload`` writes them)."""
 
@@ -489,6 +499,7 @@ class PlanWorkload(_WorkloadPart):
     gradient_accumulation: int = Field(default=1, ge=1)
     parallelism: Parallelism = Parallelism.DDP
     data: WorkloadData | None = None
+    checkpoint: WorkloadCheckpoint | None = None
     serving: dict[str, Any] | None = None
     """The serving block (load and deploy settings); deploy validates it into its ServingDeployment."""
 
