@@ -92,6 +92,20 @@ def test_ranked_options_list_each_offer_once_and_pareto_keeps_node_counts() -> N
     assert len({o.nodes for o in plan.pareto}) > 1  # the time/cost trade-off across node counts stays
 
 
+def test_the_checkpoint_writes_count_against_the_deadline_off_spot() -> None:
+    # The toy's 1 h of work (its range 0.9–1.2 h) against a 1.05 h deadline: without writes the miss
+    # probability is P(W > 1.05 h); with train.py's two writes (W × 1.0212 for W = 1 h) it is
+    # P(W > 1.05 / 1.0212 = 1.0282 h), which is larger.
+    from gpuplan.plan.risk import deadline_miss, work_distribution
+
+    rec = _plan([offer()], Constraints(max_gpus=8, deadline_h=1.05)).recommended
+    work = work_distribution(1.0, 0.9, 1.2)
+    assert rec.deadline_miss_probability == pytest.approx(
+        deadline_miss(work, 1.05, stretch=1.0 + 2 * WRITE_H), rel=1e-9
+    )
+    assert rec.deadline_miss_probability > deadline_miss(work, 1.05)  # type: ignore[operator]
+
+
 def test_set_up_time_is_part_of_the_job_and_billed() -> None:
     # Same node as above plus 15 min of set-up: 1 h + 0.25 h + 2 checkpoint writes (0.0212044 h)
     # = 1.2712044 h = 4,576.34 s, billed per second -> 4,577 s × $21.96/h = $27.9197 of compute.
