@@ -70,3 +70,41 @@ def resnet50_profile(key: str, *, activations_bytes: float) -> Profile:
         ),
         shape=ModelShape(family="cnn"),
     )
+
+
+def lora_fp32_adapters_profile(*, fp32_adapter_flops: float) -> Profile:
+    """A stand-in LoRA step in amp-bf16 whose adapters stay in FP32 (an SDXL-shaped UNet's, own
+    code): 100 TFLOP of bf16 matmuls, ``fp32_adapter_flops`` of FP32 matmuls on the CUDA cores
+    (PyTorch keeps TF32 off for matmuls), and 100 GB of elementwise traffic with no FLOPs. No shapes
+    and one call each, so no tile or wave losses and no launch floor move the ratios."""
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="bfloat16", count=1, flops=100e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float32", count=1,
+                 flops=fp32_adapter_flops, bytes_moved=1e9),
+        OpRecord(op="aten.copy_", op_class="other", phase="forward", dtype="bfloat16", count=1, flops=0.0,
+                 bytes_moved=100e9),
+    )  # fmt: skip
+    params = 2_570_000_000
+    return Profile(
+        key=f"lora-fp32-adapters-{fp32_adapter_flops:g}",
+        workload_name="sdxl-unet-lora",
+        task="finetune",
+        precision="amp-bf16",
+        batch_size=1,
+        seq_len=None,
+        params=params,
+        trainable_params=10_000_000,
+        flops_per_step=100e12 + fp32_adapter_flops,
+        forward_flops=100e12 + fp32_adapter_flops,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=2.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4e7,
+            optimizer_state_bytes=8e7,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="cnn"),
+    )

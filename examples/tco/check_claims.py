@@ -16,8 +16,9 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuplan.api import tco
 from gpuplan.catalog import open_store
-from gpuplan.commit import TcoReport, Usage, load_usage, tco
+from gpuplan.commit import TcoReport, Usage, load_usage
 
 HERE = Path(__file__).resolve().parent
 

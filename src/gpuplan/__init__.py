@@ -13,9 +13,9 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gpuplan.api import EstimateReport, estimate, plan
+    from gpuplan.api import EstimateReport, estimate, plan, tco
     from gpuplan.catalog import Store, open_store
-    from gpuplan.commit import TcoReport, Usage, load_usage, tco
+    from gpuplan.commit import TcoReport, Usage, load_usage
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import GPU, all_gpus, resolve_gpu
     from gpuplan.workload import Workload, load_workload
@@ -32,7 +32,7 @@ _EXPORTS = {
     "TcoReport": "gpuplan.commit",
     "Usage": "gpuplan.commit",
     "load_usage": "gpuplan.commit",
-    "tco": "gpuplan.commit",
+    "tco": "gpuplan.api",
     "GpuplanError": "gpuplan.errors",
     "GPU": "gpuplan.hardware",
     "all_gpus": "gpuplan.hardware",

@@ -19,11 +19,14 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.catalog.model import OfferPrice
+    from gpuplan.commit import TcoReport, Usage
     from gpuplan.deploy.spec import EngineSlots
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
+    from gpuplan.perf.replica_load import ReplicaLoad
     from gpuplan.plan import BaselineSpec, Plan
+    from gpuplan.plan.result import Option
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.simulate import Trace
     from gpuplan.workload import Workload
@@ -39,12 +42,14 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "instance_links",
+    "launch_replica_load",
     "offered_gpu_hours",
     "own_host",
     "plan",
     "refuse_unrunnable",
     "refuse_unsplit",
     "replica_host",
+    "tco",
 ]
 
 
@@ -112,16 +117,14 @@ def instance_links(
     from gpuplan.i18n.messages import N_
     from gpuplan.perf import NetworkSpec
     from gpuplan.perf.input_pipeline import Host
-    from gpuplan.perf.links import network_kind_of
+    from gpuplan.perf.links import checked_network_kind, network_kind_of
 
-    if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
-        raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)
-    kind = network_kind.lower() if network_kind else None
+    kind = checked_network_kind(network_kind)
     given_gpus = tuple(gpus) if gpus else None
     if instance is None:
         if network_gbps is None and kind is None:
             return InstanceLinks(network=None, gpus=given_gpus, host=None)
-        spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")  # type: ignore[arg-type]
+        spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")
         return InstanceLinks(network=spec, gpus=given_gpus, host=None)
     assert store is not None, "an instance type is looked up in a catalog store"
     every = store.offers(include_unpriced=True)
@@ -148,7 +151,7 @@ def instance_links(
     source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
     spec = NetworkSpec(
         gbit_s=given,
-        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
+        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),
         source=source,  # type: ignore[arg-type]
         gpus_per_node=int(o.gpu_count),
         # NVLink or PCIe and the NVLink board from the entry's words; where it does not say, the
@@ -436,6 +439,66 @@ def deployed_engine_slots(
         )
     except GpuplanError as e:
         return str(e)
+
+
+def launch_replica_load(
+    workload: Workload, option: Option, profile: Profile, latency_share: float | None
+) -> ReplicaLoad | None:
+    """The load ``deploy``'s autoscaler holds one replica of a plan's service ``option`` at, as a
+    launch from that plan works it out (:func:`engine_batch_slots` on the serving block's request
+    lengths: the smaller of the plan's capacity of one replica and the serving simulation's, × the
+    sizing utilisation, or the plan's × ``latency_share``); None where the option has no capacity of
+    one replica or the simulation's replica cannot be built (deploy then holds the plan's capacity
+    at that share). ``tco`` sizes a service's day with it, so that it prices the fleet the launch
+    runs."""
+    from gpuplan.errors import GpuplanError
+
+    svc = option.service
+    if workload.serving is None or svc is None or not svc.replica_requests_per_s:
+        return None
+    if workload.tensor_parallel != svc.tensor_parallel:
+        # each replica split as the plan split it (LaunchSpec.split_as_planned)
+        workload = workload.model_copy(update={"tensor_parallel": svc.tensor_parallel})
+    try:
+        slots = engine_batch_slots(
+            workload,
+            option.gpu,
+            profile,
+            replicas_per_gpu=svc.replicas_per_gpu,
+            estimate_capacity_requests_per_s=svc.replica_requests_per_s,
+            latency_share=latency_share,
+        )
+    except GpuplanError:
+        return None
+    return slots.replica_load
+
+
+def tco(
+    usage: Usage | str | Path | dict[str, Any],
+    *,
+    store: Store | None = None,
+    db: str | None = None,
+    currency: str | None = None,
+    project: str | Path | None = None,
+    allow_code: bool = False,
+    countries: Sequence[str] | None = None,
+    upfront: str | None = None,
+) -> TcoReport:
+    """:func:`gpuplan.commit.tco` (the same arguments), a service's day sized by the load its launch
+    holds a replica at (:func:`launch_replica_load`), as ``deploy`` does."""
+    from gpuplan.commit import tco as commit_tco
+
+    return commit_tco(
+        usage,
+        store=store,
+        db=db,
+        currency=currency,
+        project=project,
+        allow_code=allow_code,
+        countries=countries,
+        upfront=upfront,
+        replica_load=launch_replica_load,
+    )
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:

@@ -80,6 +80,12 @@ NOT_AN_AMOUNT = "{value} is not an amount: write it as {one} or {two}"
 #: An amount written in the other currency (``{value}``: as given, ``{option}``: the option or field
 #: that takes it).
 WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
+#: An amount in a currency gpuplan does not take (``{code}``: its ISO code): plans are priced in
+#: US dollars, and shown in dollars or yuan.
+UNSUPPORTED_CURRENCY = "{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
+#: Other currencies' signs and codes, as people write them beside an amount: refused by name, where
+#: "is not an amount" had not said why.
+_OTHER_SIGNS = {"£": "GBP", "gbp": "GBP", "€": "EUR", "eur": "EUR", "₹": "INR", "inr": "INR", "₩": "KRW"}
 #: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
 _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
@@ -162,6 +168,11 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
     one, two = examples
     refused = {"value": given[:40], "one": one, "two": two}
     text = given.lower().replace(" ", "")
+    for sign, code in _OTHER_SIGNS.items():
+        if text.startswith(sign) or text.endswith(sign):
+            raise PydanticCustomError(
+                "unsupported_currency", UNSUPPORTED_CURRENCY, {"value": given[:40], "code": code}
+            )
     found: str | None = None
     for code, signs in _SIGNS.items():
         for sign in sorted(signs, key=len, reverse=True):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NoReturn, Protocol, TypeVar, overload
 
-from gpuplan.errors import InputError, UnknownChoiceError, closest
+from gpuplan.errors import InputError, Phrase, UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -159,6 +159,10 @@ class Names:
     """Other accepted spellings -> the name they stand for."""
     cutoff: float = 0.5
     """How near (:func:`gpuplan.errors.closest`) a name must be to be suggested."""
+    known_hint: str = ""
+    """A catalog message with ``{names}``: where no name is near enough to suggest, the refusal
+    lists them all with it (a user who named a provider the registry lacks learns which it has:
+    a list too long for the error's own "use one of" had been left out); "" for none."""
 
     def cast(self, value: object) -> str:
         """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
@@ -170,8 +174,11 @@ class Names:
             owner = {v: v for v in self.values} | dict(self.aliases)
             hits = closest(str(value), owner, n=6, cutoff=self.cutoff)
             near = list(dict.fromkeys(owner[h] for h in hits))[:3]
+            hint: str | Phrase = ""
+            if self.known_hint and not near:
+                hint = Phrase(self.known_hint, names=", ".join(sorted(self.values)))
             raise UnknownChoiceError(
-                self.kind, str(value), self.values, suggestions=near or None, cutoff=self.cutoff
+                self.kind, str(value), self.values, hint=hint, suggestions=near or None, cutoff=self.cutoff
             )
         return found
 

@@ -243,3 +243,39 @@ def test_undoing_the_first_of_two_imports_of_one_file_says_the_second_holds_noth
         f"Import {second} read the same file: the prices it found already recorded were this import's" in said
     )
     assert "import the file again to have them back" in said
+
+
+def test_imports_and_an_undo_are_json_documents_of_their_published_schemas(db_path: Path) -> None:
+    # A script that imports a supplier's file and takes it back had only tables to parse.
+    import json
+
+    import jsonschema
+
+    db = str(db_path)
+    own = _import(db, str(OWN_PRICES), "--format", "gpuplan")
+    listed = runner.invoke(app, ["--db", db, "catalog", "imports", "--json"])
+    assert listed.exit_code == 0, listed.output
+    doc = json.loads(listed.stdout)
+    jsonschema.validate(doc, json.loads((ROOT / "docs/schemas/catalog-imports.schema.json").read_text()))
+    [entry] = [e for e in doc["imports"] if e["id"] == own]
+    assert (entry["provider"], entry["file_name"], entry["prices_added"]) == (
+        "alibaba",
+        "alibaba-quote.csv",
+        3,
+    )
+    assert entry["undoable"] and entry["undone_at"] is None and doc["snapshot_hidden"] > 0
+
+    r = runner.invoke(app, ["--db", db, "catalog", "import", "--undo", str(own), "--json"])
+    assert r.exit_code == 0, r.output
+    undone = json.loads(r.stdout)
+    jsonschema.validate(undone, json.loads((ROOT / "docs/schemas/catalog-undo.schema.json").read_text()))
+    assert (undone["import_id"], undone["prices_removed"], undone["offers_removed"]) == (own, 3, 2)
+    # the listing then says it is undone and holds no price
+    [entry] = [
+        e
+        for e in json.loads(runner.invoke(app, ["--db", db, "catalog", "imports", "--json"]).stdout)[
+            "imports"
+        ]
+        if e["id"] == own
+    ]
+    assert entry["undone_at"] is not None and entry["prices_held"] == 0

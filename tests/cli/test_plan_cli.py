@@ -320,3 +320,16 @@ def test_a_plan_whose_options_fit_with_little_to_spare_says_what_to_do_on_a_cuda
     assert said is not None and said.startswith("Thin memory margin (H100-SXM needs up to "), said
     assert "if it runs out of memory (CUDA OOM), try in order PYTORCH_CUDA_ALLOC_CONF" in said
     assert " ".join(said.split()) in " ".join(plan(60).split())  # and the table says it too
+
+
+def test_plan_takes_the_network_flags_estimate_takes(env: dict[str, Path]) -> None:
+    # the same reading as estimate's: a kind that is neither, a rate that is not a number, and (a
+    # plan ranks on a rate) a kind without one, each one line
+    r = _run(env, "--network-gbps", "100", "--network-kind", "ib")
+    assert r.returncode != 0 and r.stderr.strip() == "error: --network-kind: use rdma or tcp (got 'ib')"
+    r = _run(env, "--network-gbps", "nan")
+    assert r.returncode == 2 and "nan is not a finite number" in r.stderr
+    r = _run(env, "--network-kind", "rdma")
+    assert r.stderr.strip() == (
+        "error: --network-kind rdma needs --network-gbps: the rate of the network between the nodes"
+    )

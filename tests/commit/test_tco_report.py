@@ -374,3 +374,201 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     stale = [n for n in doc["notes"] if n.startswith("Stale prices: ")]
     assert len(stale) == 1 and stale[0] in summary_lines(_report()), doc["notes"]
     assert doc["notes"][-1] == "a note"
+
+
+def _spot_report(spot_usd: float, *, from_scratch: bool, on_demand_as_of: str = "2026-11-01") -> TcoReport:
+    """One interruptible A100 busy 176 h a month for a year: on demand at $2 (dated last month) and
+    spot at ``spot_usd`` of unknown age (2022-03 to the report's day), 1 interruption per 24 h."""
+    from datetime import date
+
+    from gpuplan.commit.api import _without_stale_spot
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 176}],
+        }
+    )
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(
+            Demand(
+                name="d",
+                gpu="A100-SXM4-40GB",
+                gpu_hours=(176.0,) * 12,
+                interruptible=True,
+                run_hours=8.0 if not from_scratch else 730.0,
+                restarts_from_scratch=from_scratch,
+            ),
+        ),
+        offers=(
+            replace(_offer("on_demand", 2.0), as_of=on_demand_as_of),
+            replace(_offer("spot", spot_usd), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),
+        ),
+    )
+    today = date(2026, 12, 3)
+    schedule = optimise(problem)
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=schedule,
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=today,
+        without_stale_spot=_without_stale_spot(problem, schedule, today, 180),
+    )
+
+
+def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
+    # Interruptible without checkpoint_gb, a 730-h run restarts from its beginning at every
+    # interruption: spot at $0.30 is dearer per useful hour than $2 on demand, and the schedule buys
+    # on demand only. The spot price was still listed under "Prices used", counted in the stale line
+    # ("2 of the 2 used") and in "Without stale spot prices (the schedule uses 1 …)".
+    from gpuplan.report import tco as view
+
+    report = _spot_report(0.3, from_scratch=True)
+    assert [r[0] for r in view.price_rows(report)] == ["A100-SXM4-40GB/on demand/d"]
+    assert report.without_stale_spot is None
+    lines = summary_lines(report)
+    assert not any(x.startswith(("Stale prices", "Without stale spot")) for x in lines), lines
+    assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
+    considered_lines = view.considered_lines
+    (weighed,) = considered_lines(report)
+    assert weighed.startswith("Weighed, not bought: A100-SXM4-40GB/spot/d aws/us-east-1 p.x spot at $0.30")
+    assert "restarts a run from its beginning" in weighed and "730 h takes > 1,000 times" in weighed
+    doc = tco_json(report)
+    assert [(h["use"], h["bought"]) for h in doc["hourly_prices"]] == [("A100-SXM4-40GB/on_demand/d", True)]
+    (considered,) = doc["considered_prices"]
+    assert considered["use"] == "A100-SXM4-40GB/spot/d" and considered["stale"] is True
+    assert considered["bought"] is False and "restarts a run from its beginning" in considered["why"]
+    assert "Weighed, not bought: A100-SXM4-40GB/spot/d" in tco_html(report, "t")
+    with use_language("zh"):
+        (weighed,) = considered_lines(report)
+    assert weighed.startswith("考虑过但未采用：") and "checkpoint_gb" in weighed, weighed
+
+
+def test_an_on_demand_price_the_schedule_does_not_buy_is_listed_for_the_baseline() -> None:
+    # Spot at $0.30 with checkpoints beats $2 on demand: the schedule buys spot alone, and the
+    # all-on-demand total rests on the on-demand price, listed as not bought.
+    from gpuplan.report import tco as view
+
+    report = _spot_report(0.3, from_scratch=False)
+    rows = {r[0]: r for r in view.price_rows(report)}
+    assert set(rows) == {"A100-SXM4-40GB/on demand/d", "A100-SXM4-40GB/spot/d"}
+    assert "not bought: the all-on-demand total is figured at it" in rows["A100-SXM4-40GB/on demand/d"][6]
+    assert "not bought" not in rows["A100-SXM4-40GB/spot/d"][6]
+    assert report.schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
+    assert view.considered_lines(report) == []
+    assert report.without_stale_spot is not None and report.without_stale_spot.used == 1
+
+
+def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as_stale() -> None:
+    # A monthly subscription at $1,400 (a blog's table of 2023-06) against $2 on demand: break-even
+    # 1400 / (2 × 730) = 96 %, so at 176 h a month the schedule buys none. The verdict rested on a
+    # 3.5-year-old price that neither the table, the stale line nor the JSON named.
+    from datetime import date
+
+    from gpuplan.report.tco import price_rows, source_lines
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 176}],
+        }
+    )
+    monthly = replace(_offer("monthly", 1400 / 730, 1), as_of="2023-06", source="a blog's 2023-06 table")
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(176.0,) * 12),),
+        offers=(replace(_offer("on_demand", 2.0), as_of="2026-11-01"), monthly),
+    )
+    report = TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=optimise(problem),
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=date(2026, 12, 3),
+    )
+    assert report.schedule.commitments == ()
+    lines = summary_lines(report)
+    assert "Break-even utilisation, monthly subscription: 96% of its hours (pays off above this)" in lines
+    (stale,) = [x for x in lines if x.startswith("Stale prices")]
+    assert "1 of the 2 used" in stale and "p.x monthly subscription stale (3.5 y)" in stale, stale
+    row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
+    assert (
+        row[5] == "2023-06 (3.5 y)"
+        and "not bought: the break-even utilisation (96%) is figured at it" in row[6]
+    )
+    assert "$1,400.00 per instance a month" in row[6]  # the figure the subscription is quoted at
+    assert any("a blog's 2023-06 table" in x for x in source_lines(report))
+    (price,) = tco_json(report)["break_even_prices"]
+    assert (price["pricing"], price["as_of"], price["stale"], price["bought"]) == (
+        "monthly",
+        "2023-06",
+        True,
+        False,
+    )
+    assert price["break_even"] == pytest.approx(0.9589) and price["price_source"] == "a blog's 2023-06 table"
+    with use_language("zh"):
+        row = next(r for r in price_rows(report) if r[3] == "包月")
+    assert "未购买：盈亏平衡利用率（96%）按此价格计算" in row[6], row
+
+
+def test_a_total_at_a_stale_spot_price_gives_the_total_without_it_on_the_same_line() -> None:
+    # The headline was "Total over 12 months: $X" at a spot price of unknown age; the total without
+    # it (the on-demand one, 4 times as much here) came only four lines later.
+    report = _spot_report(0.3, from_scratch=False)
+    w = report.without_stale_spot
+    assert w is not None and w.total_usd == pytest.approx(2.0 * 176 * 12)  # $4,224
+    head = summary_lines(report)[0]
+    assert head.startswith("Total over 12 months: $") and head.endswith(
+        ", at 1 spot price(s) stale or of unknown age; $4,224.00 without stale spot prices"
+    ), head
+    doc = tco_json(report)
+    assert doc["stale_prices_in_total"] == 1 and doc["without_stale_spot"]["total_cost_usd"] == 4224.0
+    assert any(n.startswith("Without stale spot prices") for n in doc["notes"]), doc["notes"]
+    with use_language("zh"):
+        head = summary_lines(report)[0]
+    assert head.startswith("12 个月总计：$") and head.endswith("不用过期的抢占式价格则为 $4,224.00）"), head
+
+
+def test_a_total_at_a_stale_on_demand_price_says_so_on_the_headline() -> None:
+    # No second figure to give (on demand is the fallback), but the headline no longer reads as
+    # resting on current prices; a total at current prices stays as it was.
+    stale = _spot_report(0.3, from_scratch=True, on_demand_as_of="2023-06")
+    assert summary_lines(stale)[0] == (
+        "Total over 12 months: $4,224.00, at 1 price(s) stale or of unknown age (named below)"
+    )
+    assert tco_json(stale)["stale_prices_in_total"] == 1
+    fresh = _spot_report(0.3, from_scratch=True)
+    assert summary_lines(fresh)[0] == "Total over 12 months: $4,224.00"
+    assert tco_json(fresh)["stale_prices_in_total"] == 0
+
+
+def test_the_price_the_total_without_stale_spot_buys_is_listed_with_its_date() -> None:
+    # The headline gives the total without stale spot prices; here it buys a fresh spot price of
+    # another region ($0.80, dated last month) that no other figure rests on: it was named nowhere.
+    from datetime import date
+
+    from gpuplan.commit.api import _without_stale_spot
+    from gpuplan.report.tco import price_rows
+
+    report = _spot_report(0.3, from_scratch=False)
+    fresh = replace(
+        _offer("spot", 0.8), region="us-west-2", as_of="2026-11-20", interruptions_per_hour=1 / 24
+    )
+    problem = replace(report.problem, offers=(*report.problem.offers, fresh))
+    schedule = optimise(problem)
+    w = _without_stale_spot(problem, schedule, date(2026, 12, 3), 180)
+    report = replace(report, problem=problem, schedule=schedule, without_stale_spot=w)
+    assert [r for r in price_rows(report) if r[1] == "aws/us-west-2"], price_rows(report)
+    row = next(r for r in price_rows(report) if r[1] == "aws/us-west-2")
+    assert row[5] == "2026-11-20 (13 d)" and "not bought: the total without stale spot prices" in row[6]
+    (doc,) = tco_json(report)["without_stale_spot"]["prices"]
+    assert (doc["region"], doc["as_of"], doc["stale"]) == ("us-west-2", "2026-11-20", False)
+    assert w is not None and w.offers == (fresh,)

@@ -192,3 +192,75 @@ def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Sto
         "peak), so the GPU-hours are if anything high"
     )
     assert "cannot average" not in source.day
+
+
+def test_a_service_priced_by_its_day_pays_its_instances_disks_for_the_hours_they_run(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: the peak fleet's disks (3 L40S instances) for all 730 h of the month, though a replica scaled
+    # down is deleted with its disk: the tiers' instance-hours (730 + 429 + 254) of 3 × 730
+    (flat,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
+    (day,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    nodes = len(day.tiers)
+    assert nodes == flat.gpus_per_run / day.gpu_step >= 2
+    share = sum(day.tiers) / (nodes * 730)
+    assert share < 0.7
+    for peak, tiered in zip(flat.run_data, day.run_data, strict=True):
+        assert peak.storage_usd > 0
+        assert tiered.storage_usd == pytest.approx(peak.storage_usd * share)
+        assert tiered.licence_usd == pytest.approx(peak.licence_usd * share)
+        # the answers sent back and the copy kept in object storage do not follow the fleet
+        assert tiered.transfer_usd == pytest.approx(peak.transfer_usd)
+        assert tiered.copy_storage_usd_per_month == pytest.approx(peak.copy_storage_usd_per_month)
+
+
+def test_a_service_day_is_sized_at_the_load_its_launch_holds_a_replica_at(
+    store: Store, tmp_path: Path
+) -> None:
+    # A loose p95 target the plan meets with its 3 replicas at 73 % of their capacity: the count's
+    # rounding (15 / (6.84 × 80 %) needs 3), so deploy's autoscaler holds each replica at 80 %
+    # (deploy.spec's latency share is None) and launches 5.47 requests/s a replica; tco had held them
+    # at 73 % (5.0) and priced tiers of 730, 444 and 286 h a month the launch never runs.
+    from gpuplan.api import tco as launch_tco
+
+    loose = tco(
+        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1, p95_latency_ms: 60000"),
+        store=store,
+        currency="USD",
+    )  # type: ignore[arg-type]
+    plain = launch_tco(
+        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD"
+    )  # type: ignore[arg-type]
+    launched = launch_tco(
+        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1, p95_latency_ms: 60000"),
+        store=store,
+        currency="USD",
+    )  # type: ignore[arg-type]
+    (day,), (said,) = launched.problem.demands, launched.demands
+    assert day.tiers == pytest.approx(plain.problem.demands[0].tiers)
+    assert loose.problem.demands[0].tiers == pytest.approx(day.tiers)
+    # 6.836 by the estimate, 7.789 by the serving simulation's replica: the smaller at 80 % = 5.47
+    assert "5.47 requests/s a replica (as deploy's autoscaler targets it: " in said.day
+    assert "the target takes the smaller, the estimate's, at 80 %" in said.day
+
+
+def test_the_day_is_sized_at_the_load_it_is_given_for_a_replica(store: Store, tmp_path: Path) -> None:
+    # where the serving simulation's replica carries less than the plan's estimate, deploy's target is
+    # the simulation's × 80 %: the day's fleet is sized at that load, not at the plan's capacity
+    from gpuplan.day_load import diurnal_day_rate
+    from gpuplan.perf.replica_load import replica_load
+
+    seen: list[float | None] = []
+
+    def smaller(workload: object, option: object, profile: object, latency_share: float | None) -> object:
+        seen.append(latency_share)
+        return replica_load(estimate_capacity_requests_per_s=6.836, simulation_capacity_requests_per_s=4.0)
+
+    usage = _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1")
+    (day,), (said,) = demands_from_usage(usage, store, replica_load=smaller)  # type: ignore[arg-type]
+    assert seen == [None]
+    # 4.0 × 80 % = 3.2 requests/s a replica, at most the plan's 3 replicas
+    need = np.clip(np.ceil(diurnal_day_rate(6, 15).rate_per_minute / 3.2 - 1e-9), 1, 3)
+    assert day.tiers == pytest.approx([730 * float(np.mean(need >= k)) for k in (1, 2, 3)])
+    assert "3.2 requests/s a replica (as deploy's autoscaler targets it: " in said.day
+    assert "the target takes the smaller, the simulation's, at 80 %" in said.day

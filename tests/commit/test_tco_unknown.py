@@ -110,7 +110,11 @@ def test_every_price_used_shows_its_age_and_stale_ones_are_flagged_in_the_headli
     dates = {r[3]: r[5:] for r in rows}
     # 2023-06-01 to 2026-12-01 is 1,279 days: 3.5 years.
     assert dates == {
-        "on demand": ["2023-06 (3.5 y)", "stale"],
+        # the reservation serves every hour: the on-demand price is the baseline's, not bought
+        "on demand": [
+            "2023-06 (3.5 y)",
+            "stale, not bought: the all-on-demand total and the break-even are figured at it",
+        ],
         "reserved 3 years": ["2026-11-09 (22 d)", ""],
     }
     headline = "\n".join(summary_lines(report))

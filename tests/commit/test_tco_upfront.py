@@ -3,6 +3,7 @@ the shipped AWS rows, and its commitments say the cash each takes at the start o
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
@@ -73,3 +74,68 @@ def test_the_html_report_keeps_the_cash_at_the_start_on_a_line_of_its_own(store)
 
     page = tco_html(tco(_usage(upfront="all"), store=store, currency="USD"), "u")
     assert "$28,758<br>$28,758 paid at the start" in page
+
+
+def _console(report: Any) -> str:
+    from rich.console import Console
+
+    from gpuplan.report.tco import tco_view
+
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(tco_view(report))
+    return console.export_text()
+
+
+def test_all_upfront_cash_is_shown_in_the_month_it_is_paid(store) -> None:  # type: ignore[no-untyped-def]
+    # was: the month table spread the $28,757.99 paid on day one as $2,396.50 in each of 12 months,
+    # with nothing saying when the money leaves
+    report = tco(_usage(upfront="all"), store=store, currency="USD")
+    (c,) = report.schedule.commitments
+    months = tco_json(report)["monthly"]
+    spread = c.contract_usd / 12  # 28,757.99 / 12 = 2,396.50 a month, as the total counts it
+    assert months[0]["cash_usd"] == pytest.approx(months[0]["cost_usd"] - spread + 28757.99, abs=0.02)
+    for m in months[1:]:
+        assert m["cash_usd"] == pytest.approx(m["cost_usd"] - spread, abs=0.02)
+    # the cash adds up to the same total: the whole term falls inside the horizon
+    assert sum(m["cash_usd"] for m in months) == pytest.approx(report.schedule.total_usd, abs=0.1)
+    text = " ".join(_console(report).split())
+    assert "total cash paid" in text
+    assert (
+        "The cost per month spreads an all-upfront reservation evenly over its term's months, as the "
+        "total counts it; the cash column is what is paid each month, each upfront payment whole in the "
+        "first month of its term: $28,758 in 2027-01." in text
+    )
+    from gpuplan.report.tco_html import tco_html
+
+    assert "each upfront payment whole in the first month of its term: $28,758 in 2027-01." in tco_html(
+        report, "u"
+    )
+
+
+def test_a_partial_upfront_says_its_first_months_cash_is_not_known(store) -> None:  # type: ignore[no-untyped-def]
+    report = tco(_usage(upfront="partial"), store=store, currency="USD")
+    assert all(m["cash_usd"] is None for m in tco_json(report)["monthly"])
+    text = " ".join(_console(report).split())
+    assert "cash paid" not in text
+    assert (
+        "how much is paid at the start is not published with the rate, so the cash of its first month is "
+        "not known" in text
+    )
+    plain = " ".join(_console(tco(_usage(), store=store, currency="USD")).split())
+    assert "cash" not in plain
+
+
+def test_all_upfront_cash_past_the_horizon_is_said_where_the_total_credits_it(store) -> None:  # type: ignore[no-untyped-def]
+    # six months of a 12-month term: the total counts six of its months, the cash is the whole term
+    usage = {**_usage(upfront="all"), "horizon_months": 6, "past_horizon": "remaining_value"}
+    report = tco(usage, store=store, currency="USD")
+    assert len(report.schedule.commitments) == 1
+    months = tco_json(report)["monthly"]
+    assert months[0]["cash_usd"] == pytest.approx(28757.99, abs=0.02)
+    assert all(m["cash_usd"] == 0 for m in months[1:])
+    text = " ".join(_console(report).split())
+    # 28,757.99 / 2 = 14,379.00 of it for the six months after the horizon
+    assert (
+        "The cash paid includes $14,379 for term months after the horizon, which the total leaves out "
+        "as worth their price (past_horizon: remaining_value)." in text
+    )

@@ -167,4 +167,5 @@ def test_workload_paths_are_relative_to_the_usage_file(tmp_path: Path) -> None:
 def test_tco_is_public_api() -> None:
     import gpuplan
 
-    assert gpuplan.tco is gpuplan.commit.tco and gpuplan.load_usage is load_usage
+    # the API's: a service's day sized by the load its launch holds a replica at (api.launch_replica_load)
+    assert gpuplan.tco is gpuplan.api.tco and gpuplan.load_usage is load_usage

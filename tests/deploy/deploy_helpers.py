@@ -18,6 +18,7 @@ import kubernetes_validate
 import yaml
 
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec
+from gpuplan.deploy.batch import EXIT_NO_GPU
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMAS = Path(__file__).parent / "schemas"
@@ -157,12 +158,13 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
 def refused_without_gpu(folder: Path, script: str, *args: str, doing: str) -> str:
     """Runs the generated ``script`` in ``folder`` with CUDA hidden (CUDA_VISIBLE_DEVICES empty, so
     torch sees no GPU on any machine) and no --device; checks that it refuses as train.py does (exit
-    2, one line naming what to check and ``--device cpu to {doing}``) and returns that line."""
+    3, not argparse's 2 for a bad argument; one line naming what to check and ``--device cpu to
+    {doing}``) and returns that line."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     r = subprocess.run(
         [sys.executable, script, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
     )
-    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.returncode == EXIT_NO_GPU == 3, r.stdout + r.stderr  # not 2: a bad argument's
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and not r.stdout, r.stdout + r.stderr
     assert lines[0].startswith(f"{script}: CUDA sees no GPU"), lines[0]

@@ -84,7 +84,10 @@ def test_k8s_writes_an_indexed_job_of_a_shard_per_gpu_checked_against_the_kubern
     rules = job["podFailurePolicy"]["rules"]
     assert {"type": "DisruptionTarget", "status": "True"} in rules[0]["onPodConditions"]
     assert rules[0]["action"] == "Ignore"
-    assert [r["action"] for r in rules if "onExitCodes" in r] == ["Ignore", "FailIndex"]
+    by_code = {r["onExitCodes"]["values"][0]: r["action"] for r in rules if "onExitCodes" in r}
+    # bad inputs (2) fail the index at once; no GPU seen (3, the node's fault) is retried as any
+    # failure, up to backoffLimitPerIndex: it had been 2 too, and failed the index at once
+    assert by_code == {143: "Ignore", 2: "FailIndex", 3: "Count"}
     # No Service, no autoscaler, no Deployment: nothing stays up after the inputs are done.
     assert not any(d["kind"] in ("Deployment", "Service", "HorizontalPodAutoscaler") for d in docs)
     # The pod's code: train.py (the model) and batch.py from the ConfigMap.
@@ -338,6 +341,13 @@ def test_batch_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_c
         launch, "batch.py", "--input", str(good), "--output", str(out), *tiny, doing="run the batch"
     )
     assert not out.exists()  # nothing written, not even the chunk size
+    # --help says each status: a launcher's policy is written on them
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    help_ = [sys.executable, "batch.py", "--help"]
+    shown = subprocess.run(help_, cwd=launch, env=env, capture_output=True, text=True, check=True).stdout
+    said = " ".join(shown.split())
+    assert "2 for bad inputs or arguments; 3 where CUDA sees no GPU" in said, said
+    assert "cannot see is refused, with exit status 3" in said, said
     code, log = finish(_run_py(launch, "--input", str(good), "--output", str(out), *_TINY))
     assert code == 0 and "done: 1 chunks written (2 samples)" in log, log
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ from deploy_helpers import (
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.snapshot import read_table
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.images import ESTIMATOR_TORCH
 from gpuplan.errors import DeployError
 from gpuplan.hardware import all_gpus, get_gpu
 
@@ -174,6 +176,41 @@ def test_a_vm_without_pytorch_gets_the_build_the_images_carry_for_its_gpu(
     setup = _task(spot_plan.model_copy(update={"gpu": gpu}))["setup"]
     cuda = "cu124" if gpu.startswith("V100") else "cu128"
     assert f'pip install "{torch}" --index-url https://download.pytorch.org/whl/{cuda}' in setup, setup
+
+
+@pytest.mark.parametrize(("gpu", "installed"), [("V100-SXM2-16GB", "2.5.1"), ("H100-SXM", "2.7.0")])
+def test_the_readme_says_which_torch_the_setup_installs_and_that_the_estimate_traced_another(
+    spot_plan: LaunchSpec, gpu: str, installed: str
+) -> None:
+    # was: the setup installed torch 2.7.0 and nothing said the estimate had been traced under 2.13.0
+    files = by_path(generate(spot_plan.model_copy(update={"gpu": gpu}), "skypilot", LAUNCH))
+    readme = " ".join(files["README.md"].split())
+    assert f"where there is none it installs torch {installed}" in readme
+    assert f"traced under torch {ESTIMATOR_TORCH}, the release gpuplan pins" in readme
+    assert (
+        f"`pip install torch=={ESTIMATOR_TORCH} --index-url https://download.pytorch.org/whl/cuXYZ`" in readme
+    )
+    setup = yaml.safe_load(files["task.yaml"])["setup"]
+    assert f"traced under torch {ESTIMATOR_TORCH}, not {installed}" in setup
+    assert "print('torch', torch.__version__" in setup  # the release that runs, in the log
+
+
+def test_the_torch_a_readme_names_as_traced_is_the_one_gpuplan_pins() -> None:
+    # the `torch` extra of pyproject.toml (read as text: tomllib is Python 3.11+)
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    assert re.findall(r'^torch = \["torch==([^"]+)"\]', pyproject, re.MULTILINE) == [ESTIMATOR_TORCH]
+
+
+def test_a_batch_jobs_readme_says_which_torch_its_setup_installs(tmp_path: Path) -> None:
+    p = tmp_path / "w.yaml"
+    p.write_text(
+        "name: cls\ntask: infer\nmodel: {preset: bert-large}\ninputs: {batch_size: 8, seq_len: 128}\n"
+    )
+    readme = by_path(generate(LaunchSpec.from_workload(p, gpu="L4", count=1), "skypilot", LAUNCH))[
+        "README.md"
+    ]
+    said = " ".join(readme.split())
+    assert "where there is none it installs torch 2.7.0" in said and f"torch {ESTIMATOR_TORCH}" in said
 
 
 def test_a_batch_job_on_a_cloud_skypilot_lacks_is_pointed_only_at_the_targets_that_write_one() -> None:

@@ -321,3 +321,29 @@ def test_an_on_demand_service_has_no_spot_fallback() -> None:
     task, readme = _files(LaunchSpec.from_plan_json(SERVE_PLAN))
     assert "dynamic_ondemand_fallback" not in task["service"]["replica_policy"]
     assert "On-demand fallback" not in readme
+
+
+def test_a_spot_service_of_a_plan_shown_in_yuan_says_the_fallbacks_cost_in_yuan() -> None:
+    # was: a plan made with --currency CNY had its fallback priced "$1.861/h against $0.526/h"
+    doc = spot_service_plan(1.861)
+    doc["display_currency"] = "CNY"
+    doc["exchange_rate"] = {"currency": "CNY", "usd_per_unit": 0.14315, "units_per_usd": 6.9858,
+                            "as_of": "2026-01-27", "source": "CFETS"}  # fmt: skip
+    said = " ".join(_files(LaunchSpec.from_plan(doc, source="plan.json"))[1].split())
+    # 1.861 × 6.9858 = 13.001; 0.5261 × 6.9858 = 3.675; (1.861 − 0.5261) × 730 h × 6.9858 = 6,807.50
+    assert "costs ¥13.001/h against ¥3.675/h on spot" in said
+    assert "¥9.325 more an hour each, ¥6,807.50 a month" in said
+    assert (
+        "($1.861/h against $0.526/h), turned into yuan at the plan's 1 USD = 6.9858 CNY, 2026-01-27" in said
+    )
+    fallback = said[said.index("On-demand fallback") :]
+    assert "$974" not in fallback
+    # and where the catalog holds no on-demand price, the spot one in yuan, the dollars beside
+    doc["recommended"]["spot"]["service"]["on_demand_usd_per_instance_hour"] = None
+    unknown = " ".join(_files(LaunchSpec.from_plan(doc, source="plan.json"))[1].split())
+    assert "is unknown (spot: ¥3.675/h)" in unknown and "($0.526/h)" in unknown
+    # the Kubernetes README's spot pool says it in the same words
+    k8s = " ".join(
+        by_path(generate(LaunchSpec.from_plan(doc, source="plan.json"), "k8s"))["README.md"].split()
+    )
+    assert "is unknown (spot: ¥3.675/h)" in k8s

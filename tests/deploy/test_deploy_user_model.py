@@ -263,3 +263,35 @@ def test_a_transformers_model_of_the_users_is_checkpointed_by_transformers_own_s
     assert f"activation checkpointing (gpuplan's memory estimate assumes it): {wrapped}" in said, said
     assert said.count("CHECKPOINT CALL") == 4, said  # 2 decoder layers x 2 steps
     assert "`is_gradient_checkpointing` is deprecated" not in said, said
+
+
+@pytest.mark.parametrize("kind", ["image", "mlp"])
+def test_the_image_and_mlp_stand_ins_checkpoint_their_blocks_as_the_plan_priced_them(
+    tmp_path: Path, kind: str
+) -> None:
+    # GRADIENT_CHECKPOINTING = True was read by the transformer stand-in only: the CNN and the MLP
+    # trained without checkpointing, on the memory gpuplan's estimate had fitted with it.
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "name: img\ntask: train\nmodel: {preset: vit-b16}\ninputs: {batch_size: 2, image_size: 32}\n"
+        "data: {samples: 64}\n"
+    )
+    spec = LaunchSpec.from_workload(job, gpu="L4").model_copy(update={"gradient_checkpointing": True})
+    out = tmp_path / "out"
+    write_files(generate(spec, "torchrun"), out)
+    train_py = out / "train.py"
+    assert "\nIMAGE_SIZE: int | None = 32\n" in train_py.read_text()
+    if kind == "mlp":  # neither a sequence nor an image: the MLP stand-in
+        train_py.write_text(train_py.read_text().replace("IMAGE_SIZE: int | None = 32", "IMAGE_SIZE = None"))
+    runner = tmp_path / "count.py"
+    runner.write_text(_COUNT_CHECKPOINTS)
+    args = ("--width", "8", "--depth", "3", "--steps", "2", "--log-every", "1")
+    said = _train(out, tmp_path, *args, runner=runner)
+    # each of the 3 blocks recomputed once per micro-batch: 3 blocks x 2 steps
+    assert said.count("CHECKPOINT CALL") == 6, said
+    assert json.loads((out / "r.json").read_text())["step"] == 2
+    # without it, as planned without: no block is recomputed
+    train_py.write_text(
+        train_py.read_text().replace("GRADIENT_CHECKPOINTING = True", "GRADIENT_CHECKPOINTING = False")
+    )
+    assert _train(out, tmp_path, *args, "--ckpt-dir", "fresh", runner=runner).count("CHECKPOINT CALL") == 0

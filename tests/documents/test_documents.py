@@ -12,12 +12,14 @@ from gpuplan.cli import app
 from gpuplan.deploy import GENERATORS, GenerateOptions, LaunchSpec, generate
 from gpuplan.documents import (
     AUTOSCALE_SCHEMA_VERSION,
+    BUDGET_SCHEMA_VERSION,
     CATALOG_INFO_SCHEMA_VERSION,
     DOCUMENTS,
     ESTIMATE_SCHEMA_VERSION,
     GPUS_SCHEMA_VERSION,
     HISTORY_SCHEMA_VERSION,
     IMPORT_SCHEMA_VERSION,
+    IMPORTS_SCHEMA_VERSION,
     MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
@@ -25,6 +27,7 @@ from gpuplan.documents import (
     SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
+    UNDO_SCHEMA_VERSION,
     PlanDocument,
 )
 from gpuplan.documents.schemas import schema_texts
@@ -55,9 +58,12 @@ def test_each_document_declares_its_schema_version() -> None:
         "tco": TCO_SCHEMA_VERSION,
         "catalog-info": CATALOG_INFO_SCHEMA_VERSION,
         "catalog-import": IMPORT_SCHEMA_VERSION,
+        "catalog-imports": IMPORTS_SCHEMA_VERSION,
+        "catalog-undo": UNDO_SCHEMA_VERSION,
         "catalog-history": HISTORY_SCHEMA_VERSION,
         "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
+        "serve-budget": BUDGET_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

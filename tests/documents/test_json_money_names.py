@@ -181,6 +181,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
                 "--json",
             ]
         ],
+        "catalog imports": [["catalog", "imports", "--json"]],
         "plan": [plan_args, [*plan_args, "--currency", "CNY"]],
         "estimate": [["estimate", bert, "--gpu", "A100-SXM4-80GB", "--gpu", "T4", "--json"]],
         "tco": [

@@ -314,3 +314,15 @@ def test_the_estimates_notes_are_written_in_the_current_language() -> None:
     ) in chinese
     assert len(chinese) == len(english)
     assert all(english_left(n, allow=["gradient_as_bucket_view=False"]) == [] for n in chinese)
+
+
+def test_an_unknown_network_of_a_named_instance_points_only_to_network_gbps() -> None:
+    # estimate --instance X -n 16, X's catalog entry giving no network: naming the instance again
+    # changes nothing, so the note points to --network-gbps alone.
+    from gpuplan.perf.links import NetworkSpec
+
+    spec = NetworkSpec(gbit_s=None, source="assumed", gpus_per_node=8, interconnect="NVLink")
+    notes = estimate(make_profile(ops=OPS), A100, count=16, calibration=CAL, link=spec.link(A100, 16)).notes
+    [note] = [n for n in notes if n.startswith("inter-node network unknown")]
+    assert note.endswith("give --network-gbps: the instance's catalog entry gives no network"), note
+    assert "--instance" not in note

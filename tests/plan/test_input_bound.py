@@ -21,6 +21,8 @@ def test_planner_bounds_an_image_job_by_each_offers_vcpus() -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
     est, notes = make_estimator(workload, resnet50_profile("test", activations_bytes=20e9), CAL)
     assert any(n.startswith("image job: each offer's images/s is bounded by its vCPUs") for n in notes)
+    # a generation job decodes nothing: the note says how to say so
+    assert any(n.endswith("sets stack: {input_pipeline: synthetic}") for n in notes)
     key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
     unknown = est(key)
     few = est(EstimateKey(**{**key.__dict__, "vcpus": 96.0}))

@@ -108,3 +108,80 @@ def test_a_service_says_no_network() -> None:
     )
     assert network_words(plan.recommended, table, _estimate) != ""
     assert network_words(plan.recommended, table, _estimate, service=True) == ""
+
+
+def _unstated(
+    deadline_h: float, gbps: float | None = None, kind: str | None = None
+) -> tuple[Plan, OfferTable]:
+    """A plan over p5en.48xlarge with no network in the catalog, and the user's network if given."""
+    from gpuplan.plan.network import with_given_network
+
+    row = offer(instance_type="p5en.48xlarge", network_gbps=None, network_kind="")
+    table = with_given_network(OfferTable.from_rows([row]), gbps, kind)
+    plan = plan_offers(
+        table, CostFacts([aws_costs()]), JOB, _estimate, Constraints(deadline_h=deadline_h, max_nodes=4)
+    )
+    return plan, table
+
+
+def test_a_network_the_user_gives_is_taken_where_the_catalog_gives_none() -> None:
+    from gpuplan.plan.network import given_network_note
+
+    # over 3,200 Gbit/s RDMA the toy estimator takes four nodes 0.325 h: within 0.35 h (at the
+    # slowest network, 2.5 Gbit/s TCP, they take 0.4875 h: the test below)
+    plan, table = _unstated(0.35, 3200.0, "rdma")
+    rec = plan.recommended
+    assert rec.nodes == 4
+    assert "RDMA at 3,200 Gbit/s" in plan.network and "as you gave it (--network-gbps)" in plan.network
+    # the option keeps the catalog's statement (none): the user's figure is said, not passed off as it
+    assert rec.network_gbps is None and rec.network_kind == ""
+    assert not any(u.fact == "network" for u in rec.unknown_facts)
+    note = given_network_note([rec], table, 3200.0, "rdma")
+    assert note == (
+        "your network, 3,200 Gbit/s RDMA, taken for aws p5en.48xlarge: the catalog gives them none"
+    )
+
+
+def test_a_network_the_catalog_states_is_kept_and_the_difference_said() -> None:
+    from gpuplan.plan.network import given_network_note, with_given_network
+
+    table = OfferTable.from_rows(
+        [offer(instance_type="p5en.48xlarge", network_gbps=3200.0, network_kind="EFA")]
+    )
+    assert with_given_network(table, 100.0, None) is table
+    plan = _plan(0.35)
+    assert plan.recommended.nodes == 4
+    note = given_network_note([plan.recommended], table, 100.0, None)
+    assert note == (
+        "the catalog's own network kept for aws p5en.48xlarge: 3,200 Gbit/s EFA (not your 100 Gbit/s TCP)"
+    )
+
+
+def test_a_plan_refused_for_time_says_the_unknown_network_held_options_back() -> None:
+    import pytest
+
+    from gpuplan.plan import PlanInfeasibleError
+
+    with pytest.raises(PlanInfeasibleError) as e:
+        _unstated(0.35)
+    text = str(e.value)
+    assert (
+        "options on several nodes of aws p5en.48xlarge were timed at the slowest network, 2.5 Gbit/s TCP"
+        in text
+    )
+    assert "over a 3,200 Gbit/s RDMA fabric the fastest would take" in text
+    assert text.endswith("give it: --network-gbps N --network-kind rdma or tcp")
+
+
+def test_plan_reads_the_network_flags_as_estimate_does() -> None:
+    import pytest
+
+    from gpuplan.errors import InputError
+    from gpuplan.plan.network import checked_given_network
+
+    assert checked_given_network(3200.0, "RDMA") == (3200.0, "rdma")
+    assert checked_given_network(None, None) == (None, None)
+    with pytest.raises(InputError, match="use rdma or tcp"):
+        checked_given_network(100.0, "ib")
+    with pytest.raises(InputError, match="--network-kind rdma needs --network-gbps"):
+        checked_given_network(None, "rdma")

@@ -93,3 +93,27 @@ def test_epoch_milliseconds_in_a_column_of_seconds_are_refused_naming_the_column
     # named as milliseconds, the same numbers are 2023
     tr = read_trace_csv(_ms_trace(tmp_path / "m.csv", "timestamp_ms", origin=1_700_000_000_000))
     assert tr.duration_s == pytest.approx(600, rel=0.01)
+
+
+def test_a_mean_not_held_is_said_as_the_mean_the_trace_is_drawn_at() -> None:
+    # was: "… the peak is kept (the load the plan sizes for) and its quietest time falls to 0", not
+    # the mean drawn: a cosine day under a peak of 15 averages at least 15 / 2 = 7.5 (its trough at 0)
+    from gpuplan.report.autoscale import trace_rate_lines
+
+    day = diurnal_trace(Shape(mean_requests_per_s=6, peak_requests_per_s=15, duration_s=86_400))
+    assert day.rate is not None and day.rate.mean_held == pytest.approx(7.5)
+    assert trace_rate_lines(day.name, day.rate, None)[1] == (
+        "A diurnal load cannot average 6 requests/s under a peak of 15: the peak is kept (the load the "
+        "plan sizes for), and the trace is drawn at a mean of 7.5 requests/s, the lowest such a load "
+        "reaches (its quietest time at 0)."
+    )
+    # its first 4 hours (00:00-04:00, the quiet end of a day busiest at 14:00): the day's mean is
+    # still 7.5, and the window drawn averages what its curve does, under a peak it never reaches
+    night = diurnal_trace(Shape(mean_requests_per_s=6, peak_requests_per_s=15, duration_s=4 * 3600))
+    assert night.rate is not None and night.rate.peak_requests_per_s < 1
+    mean = f"{night.rate.mean_requests_per_s:.3g}"
+    assert trace_rate_lines(night.name, night.rate, None)[1] == (
+        "A diurnal load cannot average 6 requests/s under a peak of 15: the peak is kept (the load the "
+        "plan sizes for), and its day is taken at a mean of 7.5 requests/s, the lowest such a day "
+        f"reaches (its quietest time at 0); the window drawn averages {mean} requests/s."
+    )

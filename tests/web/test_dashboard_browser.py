@@ -117,16 +117,24 @@ def test_every_page_works_with_real_clicks(
         fits(page)
         shot(page, f"tco-{tag}")
 
-        # Team: budget, the plan saved above, today's prices
+        # Team: budget (a Chinese team's in yuan, shown in yuan with the plans' costs), the plan saved
+        # above, today's prices
         open_page(page, base, "team", lang, tokens["admin"])
         page.wait_for_selector("#budgetcard")
-        page.fill("input[name=amount]", "5000")
+        amount, currency, shown = ("35000", "CNY", "¥35,000") if lang == "zh" else ("5000", "USD", "$5,000")
+        page.fill("input[name=amount]", amount)
+        page.select_option("select[name=amount_currency]", currency)
         page.click("#setbudget")
-        page.wait_for_function("document.querySelector('#budgetcard .amount').textContent.includes('5,000')")
+        page.wait_for_function(
+            f"document.querySelector('#budgetcard .amount').textContent.includes({shown!r})"
+        )
         page.wait_for_selector(f"#plans td:text('bert-{tag}')")
+        if lang == "zh":  # the plans' costs in the budget's yuan (the budget's note gives its dollars)
+            assert "¥" in page.inner_text("#plans") and "$" not in page.inner_text("#plans")
         page.click("#changes")
         page.wait_for_selector("#changestable tbody tr", timeout=60_000)
         fits(page)
+        page.evaluate("window.scrollTo(0, 0)")  # the picture shows the budget, not the button clicked last
         shot(page, f"team-{tag}")
         assert not errors, errors
     finally:

@@ -44,3 +44,13 @@ def test_the_script_shows_pricing_and_confidence_through_the_words() -> None:
     assert shown, "the script shows no confidence"
     assert all(script[:at].endswith("confidence(") for at in shown), "a confidence shown as stored"
     assert "${t(k)}: ${b.given" not in script  # the basis line's pricing model, in words
+
+
+def test_every_word_the_script_shows_is_given_it_in_chinese() -> None:
+    # The saved plans' "Runs in the month", "Month's cost" and "Team" columns were in English on the
+    # Chinese team page: the words were the form's, which the script is not given.
+    script = APP_JS.read_text(encoding="utf-8")
+    shown = set(re.findall(r"""\bt\((["'])((?:(?!\1).)+)\1\)""", script))
+    assert len(shown) > 50, "the script's words were not found"
+    given = _words("team", "zh")
+    assert sorted(word for _quote, word in shown if word not in given) == []

@@ -6,6 +6,7 @@ null where a field was at fault) and snake_case words for others (``invalid_requ
 
 from __future__ import annotations
 
+import re
 from typing import Any, get_args
 
 import pytest
@@ -107,6 +108,22 @@ def test_a_token_missing_or_too_many_requests(service: Service) -> None:
     h = _token(service, "slow", rate=1)
     assert service.client.get("/api/v1/gpus", headers=h).status_code == 200
     _refusal(service.client.get("/api/v1/gpus", headers=h), "rate_limited")
+
+
+def test_a_token_refusal_is_in_the_callers_language_as_every_refusal_is(service: Service) -> None:
+    # ``message`` is the refused value's problem alone (a form's field label goes before it): null
+    # for a refusal of no value, the token's as a missing page's; ``error`` is the line to show.
+    c, zh = service.client, {"Accept-Language": "zh-CN,zh;q=0.9"}
+    read = {**zh, **service.auth("read")}
+    refusals = [
+        (c.get("/api/v1/offers", headers=zh), "unauthorized"),
+        (c.get("/api/v1/offers", headers={**zh, "Authorization": "Bearer gpuplan_0_nope"}), "unauthorized"),
+        (c.post("/api/v1/catalog/refresh", json={}, headers=read), "forbidden"),
+        (c.get("/api/v1/nowhere", headers=read), "not_found"),
+    ]
+    for r, kind in refusals:
+        doc = _refusal(r, kind)
+        assert re.search("[\u4e00-\u9fff]", doc["error"]) and doc["message"] is None, doc
 
 
 def test_a_workload_no_gpu_named_can_run_cannot_be_estimated(service: Service) -> None:

@@ -142,6 +142,8 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_plan(budget_usd=10, budget_cny=10), "budget_cny", "give the budget once"),
     (_plan(regions=["us-eats-1"]), "regions", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
     (_plan(countries=["XX"]), "countries", "unknown country 'XX'"),
+    # a kind without its rate, refused as `gpuplan plan --network-kind rdma` is
+    (_plan(network_kind="rdma"), "network_kind", "network_kind rdma needs network_gbps"),
     # "EUR" had been offered ecuador, peru and niger, not the EU the service reads
     (_plan(countries=["EUR"]), "countries", "unknown country 'EUR'; did you mean 'EU' or 'ecuador'"),
     (

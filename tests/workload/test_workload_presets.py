@@ -78,3 +78,14 @@ def test_every_preset_names_its_checkpoint_blocks() -> None:
         assert b.checkpoint_blocks, name
         for block in b.checkpoint_blocks:
             b.model.get_submodule(block)
+
+
+def test_an_unknown_preset_points_to_the_ways_of_describing_any_other_model() -> None:
+    # A diffusion model has no preset: the refusal listed the presets only, not how to describe it
+    from gpuplan.errors import NotFoundError
+    from gpuplan.workload.presets.registry import get_preset
+
+    with pytest.raises(NotFoundError) as caught:
+        get_preset("sdxl")
+    said = str(caught.value)
+    assert said.endswith("any other model: model: {hf_config: config.json} or model: {python: …})")

@@ -237,6 +237,17 @@ def test_a_budget_that_is_no_amount_or_in_the_other_currency_names_the_field_tha
     with use_language("zh"):
         assert error_text(e.value) == "constraints.budget_cny: $5 是另一种货币的金额：请用 budget_usd 给出"
     assert "must be ≥ 0.01" in _error(_base(constraints={"budget_cny": "-5万"}))
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_dict(_base(constraints={"budget_usd": "£60,000"}))
+    assert str(e.value) == (
+        "constraints.budget_usd: £60,000 is in GBP, which gpuplan does not take: give the amount in USD "
+        "or CNY"
+    )
+    with use_language("zh"):
+        assert (
+            error_text(e.value)
+            == "constraints.budget_usd: £60,000 的货币是 GBP，gpuplan 不接受：请以 USD 或 CNY 给出金额"
+        )
 
 
 def test_pricing_models_are_checked() -> None:

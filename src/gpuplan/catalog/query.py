@@ -209,10 +209,20 @@ def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known:
             provider=listed(providers),
             suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
         )
-    from gpuplan.catalog.region_countries import refuse_country_as_region
+    from gpuplan.catalog.region_countries import (
+        refuse_city_as_region,
+        refuse_country_as_region,
+        refuse_unheld_region,
+        region_suggestions,
+    )
 
+    # a region of a provider the catalog holds no offer in, a city, a country: each said so
+    refuse_unheld_region(region, store)
     refuse_country_as_region(region, store)
-    raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
+    refuse_city_as_region(region, store)
+    raise NotFoundError(
+        "region", region, region_suggestions(known), hint=N_("`gpuplan offers --all-regions` lists them")
+    )
 
 
 def list_offers(store: Store, query: OfferQuery) -> OfferListing:
@@ -301,9 +311,9 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
 
 def _country_codes(countries: Sequence[str]) -> frozenset[str]:
     """The ISO codes ``countries`` are written for (NotFoundError with "did you mean" on a typo)."""
-    from gpuplan.i18n.countries import country_codes
+    from gpuplan.catalog.region_countries import country_codes_of
 
-    return frozenset(code for c in countries for code in country_codes(c))
+    return frozenset(code for c in countries for code in country_codes_of(c))
 
 
 def _country_reason(query: OfferQuery, elsewhere: list[str]) -> str | None:

@@ -4,16 +4,29 @@ planner's countries constraint and ``gpuplan offers --countries`` read it from h
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from gpuplan.catalog import providers
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.places import UNSPECIFIED_REGION
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["region_country"]
+__all__ = [
+    "country_codes_of",
+    "provider_regions",
+    "refuse_city_as_country",
+    "refuse_city_as_region",
+    "refuse_unheld_region",
+    "region_country",
+    "region_suggestions",
+]
 
 
 # Exact region names whose country a prefix rule would get wrong, from each provider's region list.
@@ -202,3 +215,140 @@ def refuse_country_as_region(region: str, store: Store) -> None:
         regions=", ".join(found[:12]) + (f" (+{len(found) - 12})" if len(found) > 12 else ""),
         code=code,
     )
+
+
+def provider_regions(store: Store, provider: str) -> set[str]:
+    """The regions of ``provider``: those it has offers in and those its facts list (lower case)."""
+    regions = {r.lower() for r in store.regions(provider)}
+    with suppress(GpuplanError):  # a provider without facts of its own: its offers' regions
+        regions |= {r.code.lower() for r in providers.facts(provider).regions}
+    return regions
+
+
+def region_suggestions(known: Iterable[str]) -> list[str]:
+    """The regions "did you mean" may offer for a mistyped one: not a marketplace's bare country
+    code ("NO", Norway, had been offered for "london"), which a misspelt region name is not."""
+    return [k for k in known if not (len(k) == 2 and k.isalpha() and k.isupper())]
+
+
+def _place_key(text: str) -> str:
+    return re.sub(r"[\s_-]+", " ", text.strip().casefold())
+
+
+def _city_regions(name: str) -> list[tuple[str, str, str]]:
+    """(provider, region, country) of each region of the registered providers whose city, as the
+    provider's facts name it, is ``name`` (any case; spaces, hyphens and underscores alike)."""
+    key = _place_key(name)
+    found = []
+    for p in providers.PROVIDERS:
+        with suppress(GpuplanError):
+            found += [
+                (p, r.code, r.country or "")
+                for r in providers.facts(p).regions
+                if r.city and _place_key(r.city) == key
+            ]
+    return found
+
+
+def refuse_city_as_region(region: str, store: Store) -> None:
+    """A region written as a city ("london"): refused with the providers' regions in it that have
+    offers in the catalog, those that have none, and the ``countries`` filter, where "did you mean"
+    had offered the nearest spellings. Returns where ``region`` is no city of a known region."""
+    found = _city_regions(region)
+    if not found:
+        return
+    held = [f"{p}/{r}" for p, r, _c in found if r in store.regions(p)]
+    unheld = [f"{p}/{r}" for p, r, _c in found if r not in store.regions(p)]
+    code = next((c for _p, _r, c in found if c), "")
+    if held and unheld:
+        raise InputError.worded(
+            N_(
+                "{region!r} is a city, not a region: the catalog's regions there are {held} (none of "
+                "its offers is in {unheld}); name one, or keep every region of its country with "
+                "`--countries {code}`"
+            ),
+            region=region,
+            held=listed(held),
+            unheld=listed(unheld),
+            code=code,
+        )
+    if held:
+        raise InputError.worded(
+            N_(
+                "{region!r} is a city, not a region: the catalog's regions there are {held}; name one, or "
+                "keep every region of its country with `--countries {code}`"
+            ),
+            region=region,
+            held=listed(held),
+            code=code,
+        )
+    raise InputError.worded(
+        N_(
+            "{region!r} is a city, not a region, and the catalog has no offer there (its regions: "
+            "{unheld}); `--countries {code}` keeps every region of its country"
+        ),
+        region=region,
+        unheld=listed(unheld),
+        code=code,
+    )
+
+
+def refuse_city_as_country(text: str) -> None:
+    """A country written as a city ("london"): refused with the country it is in, where "did you
+    mean" had offered the nearest country names ("congo"). Returns where ``text`` is no city of a
+    known region."""
+    codes = sorted({c for _p, _r, c in _city_regions(text) if c})
+    if codes:
+        raise InputError.worded(
+            N_("{name!r} is a city, not a country: it is in {code}; write that (`--countries {code}`)"),
+            name=text,
+            code=codes[0],
+        )
+
+
+def refuse_unheld_region(region: str, store: Store) -> None:
+    """A region of a registered provider that the catalog holds no offer in (Azure's "uksouth": the
+    shipped Azure prices are of its US regions): refused saying so, with the provider's regions
+    the catalog does hold and the refresh that fetches it, where it had read as a region that does
+    not exist. Returns where no provider lists ``region``."""
+    low = region.lower()
+    owners = [p for p in providers.PROVIDERS if low in provider_regions(store, p)]
+    if not owners:
+        return
+    # the catalog's rows of no named region are not one of its regions
+    held = sorted(r for r in store.regions(owners[0]) if r != UNSPECIFIED_REGION)
+    if not held:
+        raise InputError.worded(
+            N_(
+                "region {region} of {providers} has no offer in the catalog, which holds none of "
+                "{provider}; `gpuplan catalog refresh --provider {provider}` fetches that provider's prices "
+                "where it publishes them, or leave the region out"
+            ),
+            region=region,
+            providers=listed(owners),
+            provider=owners[0],
+        )
+    raise InputError.worded(
+        N_(
+            "region {region} of {providers} has no offer in the catalog, which holds {provider}'s in "
+            "{held}; `gpuplan catalog refresh --provider {provider}` fetches that provider's prices where "
+            "it publishes them, or leave the region out"
+        ),
+        region=region,
+        providers=listed(owners),
+        provider=owners[0],
+        held=listed(held),
+    )
+
+
+def country_codes_of(text: str) -> tuple[str, ...]:
+    """:func:`gpuplan.i18n.countries.country_codes`, with a city refused as one
+    (:func:`refuse_city_as_country`) before the nearest country names are offered."""
+    from gpuplan.errors import NotFoundError
+    from gpuplan.i18n.countries import country_codes
+
+    try:
+        return country_codes(text)
+    except NotFoundError:
+        refuse_city_as_country(text)
+        raise

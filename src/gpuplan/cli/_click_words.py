@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 import typer
-from typer._click.exceptions import UsageError
+from typer._click.exceptions import NoSuchOption, UsageError
 from typer._click.formatting import HelpFormatter
 
 from gpuplan.i18n import N_, Language, _, current_language
@@ -80,6 +80,7 @@ REASONS = (
     N_("{value} GPUs per instance: give a whole number from {least} to {most}"),  # GPUS_PER_INSTANCE_RANGE
     N_("{value} is not an amount: write it as {one} or {two}"),  # units.py NOT_AN_AMOUNT
     N_("{value} is in another currency: give it with {option}"),  # units.py WRONG_CURRENCY
+    N_("{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"),  # units.py
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),
@@ -184,6 +185,10 @@ def localised_usage_errors() -> Iterator[None]:
         # Some parser errors carry no context: the program's own help is where to look then.
         command = localised.ctx.command_path if localised.ctx is not None else "gpuplan"
         message = localised.format_message().rstrip(".。")
+        if isinstance(e, NoSuchOption) and e.ctx is not None:
+            from gpuplan.cli._option_hints import option_hint
+
+            message = (option_hint(e.option_name, e.ctx) or message).rstrip(".。")
         see = SEE_HELP_AFTER_QUESTION if message.endswith(("?", "？")) else SEE_HELP
         text = _(see).format(message=message, command=command)
         sys.stderr.write(_("error: {message}").format(message=text) + "\n")

@@ -310,10 +310,10 @@ def offers(
         country_names = tuple(c.strip() for c in countries.split(",") if c.strip())
         if not country_names:
             raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
-        from gpuplan.i18n.countries import country_codes
+        from gpuplan.catalog.region_countries import country_codes_of
 
         for c in country_names:
-            country_codes(c)  # a typo is one line with "did you mean", before the database is opened
+            country_codes_of(c)  # a typo is one line with "did you mean", before the database is opened
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
         gpu=_listed(gpus),
@@ -487,11 +487,14 @@ def import_(
     apply_language(lang)
     if undo is not None:
         given = file is not None or skypilot or gpuhunt or provider or as_of or accept_price
-        if given or new_provider or country or json_out:
+        if given or new_provider or country:
             raise InputError.worded(
-                N_("--undo ID: alone, without a FILE, a folder or another option (but --db and --lang)")
+                N_(
+                    "--undo ID: alone, without a FILE, a folder or another option (but --db, --lang and "
+                    "--json)"
+                )
             )
-        _undo(ctx, undo)
+        _undo(ctx, undo, json_out)
         return
     folders = [f for f in (skypilot, gpuhunt) if f is not None]
     if country is not None and new_provider is None:
@@ -516,20 +519,23 @@ def import_(
     _import_file(ctx, file, provider or [], fmt, as_of, json_out, accept_price or [])
 
 
-def _undo(ctx: typer.Context, import_id: int) -> None:
+def _undo(ctx: typer.Context, import_id: int, json_out: bool) -> None:
     """Undo one import and say what it removed; an id the catalog has no import of is one line
     naming the ids that can be undone (exit 2, as for any value of the command line refused)."""
     from gpuplan.catalog.undo import undo_import
     from gpuplan.errors import AbsentError
     from gpuplan.i18n.error_text import error_text
-    from gpuplan.report.catalog import undo_view
+    from gpuplan.report.catalog import undo_json, undo_view
 
     store = _store(ctx)
     try:
         report = undo_import(store, import_id)
     except AbsentError as e:
         raise typer.BadParameter(error_text(e), param_hint="--undo") from None
-    _print(undo_view(report))
+    if json_out:
+        _print_json(undo_json(report))
+    else:
+        _print(undo_view(report))
 
 
 @catalog_app.command("imports")
@@ -539,17 +545,21 @@ def imports(
         bool, typer.Option("--all", help="List the shipped snapshot's imports too (they are not undone).")
     ] = False,
     lang: LangOption = None,
+    json_out: JsonFlag = False,
 ) -> None:
     """List the catalog's imports, oldest first: id, when, the file (and its SHA-256) or source, the
     --as-of given, rows and what it added, and the prices it holds now (or when it was undone). An
     import is taken out again with `gpuplan catalog import --undo ID`."""
     from gpuplan.catalog.undo import list_imports
-    from gpuplan.report.catalog import imports_view
+    from gpuplan.report.catalog import imports_json, imports_view
 
     apply_language(lang)
     found = list_imports(_store(ctx))
     shown = [e for e in found if every or e.undoable]
-    _print(imports_view(shown, snapshot_hidden=len(found) - len(shown)))
+    if json_out:
+        _print_json(imports_json(shown, snapshot_hidden=len(found) - len(shown)))
+    else:
+        _print(imports_view(shown, snapshot_hidden=len(found) - len(shown)))
 
 
 def _import_new_provider(

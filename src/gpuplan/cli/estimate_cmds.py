@@ -20,10 +20,11 @@ from gpuplan.cli._i18n import (
     currency_shown,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_in, whole_number
+from gpuplan.cli._network import network_gbps_option, network_kind_option
+from gpuplan.cli._numbers import whole_number
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS, MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS
 from gpuplan.i18n import _, set_money
 
 if TYPE_CHECKING:
@@ -61,19 +62,16 @@ def estimate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     network_gbps: Annotated[
         float | None,
-        typer.Option(
-            "--network-gbps",
-            help="Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
-            "2.5 TCP at the slow end, 3,200 RDMA at the fast end).",
-            parser=finite_in(MIN_NETWORK_GBIT_S, MAX_NETWORK_GBIT_S),
+        network_gbps_option(
+            "Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
+            "2.5 TCP at the slow end, 3,200 RDMA at the fast end)."
         ),
     ] = None,
     network_kind: Annotated[
         str | None,
-        typer.Option(
-            "--network-kind",
-            help="rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp at the point, "
-            "rdma at the fast end).",
+        network_kind_option(
+            "rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp at the point, "
+            "rdma at the fast end)."
         ),
     ] = None,
     instance: Annotated[

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from gpuplan.cli._i18n import (
     option_given,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._network import network_gbps_option, network_kind_option
 from gpuplan.cli._numbers import finite_float, money_in, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
@@ -60,7 +62,20 @@ def _gpu_names(text: str | None) -> tuple[str, ...] | None:
                 ),
                 value=name,
             )
+        if _COUNTED.fullmatch(name):
+            # "2x8", "8xH100": a shape, as instances are named; it had been "unknown GPU '2x8'"
+            raise InputError.worded(
+                N_(
+                    "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); counts "
+                    "go in --max-gpus (GPUs in all) and --max-nodes (instances)"
+                ),
+                value=name,
+            )
     return names
+
+
+#: A count written into a GPU name: ``2x8``, ``8xH100``, ``8 × A100``, ``4*L4``.
+_COUNTED = re.compile(r"\d+\s*[x×*]\s*\S+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +111,10 @@ class PlanOptions:
     """Only GPUs with at least this memory, GiB."""
     interconnect: str | None = None
     """Required GPU link inside a node (``nvlink``)."""
+    network_gbps: float | None = None
+    """Inter-node network per instance, Gbit/s, for the instances the catalog gives none."""
+    network_kind: str | None = None
+    """``rdma`` or ``tcp``: the kind of that network (TCP where not given)."""
     compliance: str | None = None
     """Comma list of required compliance labels."""
     objective: str | None = None
@@ -248,6 +267,18 @@ def plan_cmd(
             "pcie or infinity fabric."
         ),
     ] = None,
+    network_gbps: Annotated[
+        float | None,
+        network_gbps_option(
+            "Inter-node network per instance, Gbit/s, for the instances the catalog gives none (your "
+            "provider's fabric; without it they are ranked at the slowest GPU network, 2.5 TCP). A "
+            "network the catalog states is kept."
+        ),
+    ] = None,
+    network_kind: Annotated[
+        str | None,
+        network_kind_option("rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp)."),
+    ] = None,
     compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
     objective: Annotated[
         str | None,
@@ -340,6 +371,8 @@ def plan_cmd(
         max_nodes=max_nodes,
         min_gpu_memory_gib=min_gpu_memory_gib,
         interconnect=interconnect,
+        network_gbps=network_gbps,
+        network_kind=network_kind,
         compliance=compliance,
         objective=objective,
         commitment=commitment,
@@ -404,6 +437,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     from gpuplan.i18n import set_money
     from gpuplan.plan import PlanInfeasibleError, plan_workload
     from gpuplan.plan.api import check_plan_constraints
+    from gpuplan.plan.network import checked_given_network
     from gpuplan.workload import load_workload
 
     if options.budget_usd is not None and options.budget_cny is not None:
@@ -431,6 +465,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
             baseline = _checked_baseline(store, options.baseline) if options.baseline else None
             # Constraints that contradict each other leave nothing whatever the trace says: said first.
             check_plan_constraints(workload, overrides, store)
+            checked_given_network(options.network_gbps, options.network_kind)
             prof = load_profile(workload, db, options.saved_profile, store=store)
             say(_("planning over the catalog…"))
             try:
@@ -444,6 +479,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
                     unknown_costs=options.unknown_costs,
                     storage=options.storage,
                     egress_free_tier=options.egress_free_tier,
+                    network_gbps=options.network_gbps,
+                    network_kind=options.network_kind,
                 )
             except PlanInfeasibleError as e:
                 if options.as_json:

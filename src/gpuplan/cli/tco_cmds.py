@@ -73,9 +73,10 @@ def tco_cmd(
     """The cheapest schedule of commitments (monthly, reserved 1y/3y) and hourly capacity (on-demand,
     spot) for a year or three of work, with the all-on-demand baseline, break-even and sensitivity."""
     apply_language(lang)
+    from gpuplan.api import tco
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
-    from gpuplan.commit import load_usage, tco
+    from gpuplan.commit import load_usage
     from gpuplan.vocab import Currency, Upfront
 
     if out is not None and out.suffix.lower() != ".html":

@@ -29,9 +29,19 @@ from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gpuplan.catalog import OfferPrice, Store
+    from gpuplan.perf.replica_load import ReplicaLoad
     from gpuplan.plan.result import Option
+    from gpuplan.profile import Profile
     from gpuplan.workload.spec import Workload
+
+    #: The load ``deploy``'s autoscaler holds one replica of a plan's option at (the workload, the
+    #: option, its trace, the plan's latency share where it has one), or None where it is not known:
+    #: :func:`gpuplan.api.launch_replica_load`, which needs the serving simulation's replica (a room
+    #: this one does not import).
+    ReplicaLoadOf = Callable[[Workload, Option, Profile, float | None], ReplicaLoad | None]
 
 __all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
 
@@ -244,7 +254,9 @@ def _sizing_pricing(usage: Usage, spec: DemandSpec) -> tuple[tuple[str, ...], st
     return pricing, commitment
 
 
-def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -> tuple[Demand, DemandSource]:
+def _workload_demand(
+    usage: Usage, index: int, store: Store, allow_code: bool, load_of: ReplicaLoadOf | None
+) -> tuple[Demand, DemandSource]:
     """Size a workload demand with the planner: its cheapest option on the pricing models the
     usage allows (:func:`_sizing_pricing`: the committed ones included, spot only for an
     interruptible demand) gives the GPU type, the count and the hours of one run; a spot option is
@@ -320,7 +332,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
     else:
         run_h = best.job_time_h
-    day_tiers = _service_tiers(workload, best, run_h)
+    day_tiers = _service_tiers(workload, best, run_h, prof, load_of)
     # Priced by its day only where its launch scales down: `gpuplan deploy` keeps a service's
     # autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and `plan`
     # prices that fleet all month), so a year priced by the day without it was a fleet no launch runs.
@@ -362,6 +374,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
             nodes=best.nodes,
             run_h=run_h,
             data_each_run=_data_each_run(spec, job),
+            instance_h=None if tiered is None else sum(tiered.hours),
         ),
         gpu_hours_per_run=per_run,
         host=_host_need(store, best, serving=workload.serving is not None),
@@ -443,49 +456,74 @@ def _flat_service_words(workload: Workload, best: Option) -> str | None:
     return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
 
 
-def _service_tiers(workload: Workload, best: Option, run_h: float) -> _Tiers | None:
+def _service_tiers(
+    workload: Workload, best: Option, run_h: float, prof: Profile, load_of: ReplicaLoadOf | None
+) -> _Tiers | None:
     """The instances a service needs at each minute of its day, as tiers of hours a month; None
     where it is priced as its peak fleet all its hours: a job, a load with no mean below its peak
     (``mean_requests_per_s``), a replica's capacity not estimated, or a fleet of one instance.
 
     The day is the one ``gpuplan simulate`` draws a diurnal trace from for this mean and peak
     (:func:`gpuplan.day_load.diurnal_day_rate`; a mean under what it can hold below the
-    peak keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / (capacity ×
-    share))`` replicas, the plan's capacity of one replica at the share its autoscaler holds it
-    at (:data:`~gpuplan.perf.inference.TARGET_UTILISATION`, or the plan's lower utilisation where
-    the service has a latency target, the share the plan met it at), never fewer than
-    ``min_replicas`` and never more than the plan's fleet (the peak it was sized for), in whole
-    instances of the plan's. The autoscaler's delays (a replica's cold start, the scale-down
-    window) are left out: ``simulate autoscale`` replays them and gives the replica-hours they add."""
+    peak keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / load)``
+    replicas, ``load`` the requests/s one replica is held at as ``deploy``'s autoscaler targets it
+    (``load_of``, :func:`gpuplan.perf.replica_load.replica_load`: the smaller of the plan's capacity
+    of one and the serving simulation's, × :data:`~gpuplan.perf.inference.TARGET_UTILISATION`, or
+    the plan's × the lower share it met a latency target at,
+    :func:`~gpuplan.perf.replica_load.launch_latency_share`), so that tco prices the fleet its launch
+    runs; without ``load_of``, or where it gives none, the plan's capacity at that share, as deploy
+    falls back to. Never fewer than ``min_replicas`` and never more than the plan's fleet (the peak
+    it was sized for), in whole instances of the plan's. The autoscaler's delays (a replica's cold
+    start, the scale-down window) are left out: ``simulate autoscale`` replays them and gives the
+    replica-hours they add."""
     from gpuplan.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH, diurnal_day_rate
     from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.perf.replica_load import launch_latency_share, replica_load_words
 
     serving, svc = workload.serving, best.service
     if serving is None or svc is None or serving.mean_requests_per_s is None:
         return None
     peak = serving.requests_per_s
-    if serving.mean_requests_per_s >= peak or not svc.replica_requests_per_s or best.nodes <= 1:
+    cap = svc.replica_requests_per_s
+    if serving.mean_requests_per_s >= peak or not cap or best.nodes <= 1:
         return None
-    share = TARGET_UTILISATION
-    targets = (serving.p95_latency_ms, serving.ttft_p95_ms, serving.tpot_p95_ms)
-    if any(t is not None for t in targets) and svc.utilisation is not None and 0 < svc.utilisation < share:
-        share = svc.utilisation
+    latency = launch_latency_share(
+        utilisation=svc.utilisation,
+        has_latency_target=any(
+            t is not None for t in (svc.p95_target_s, svc.ttft_target_s, svc.tpot_target_s)
+        ),
+        requests_per_s=svc.requests_per_s,
+        replica_capacity_requests_per_s=cap,
+        replicas=svc.replicas,
+        replicas_per_instance=best.gpus_per_node // svc.replica_gpus * svc.replicas_per_gpu,
+    )
+    load = load_of(workload, best, prof, latency) if load_of is not None else None
+    if load is not None:
+        per_replica = load.requests_per_s
+        how = _("as deploy's autoscaler targets it: {words}").format(words=replica_load_words(load))
+    else:
+        share = TARGET_UTILISATION if latency is None else min(TARGET_UTILISATION, latency)
+        per_replica = cap * share
+        how = _(
+            "{pct:.0f} % of the plan's capacity of one replica ({cap:.3g} requests/s), as deploy holds "
+            "it where the serving simulation's replica is not worked out"
+        ).format(pct=share * 100, cap=cap)
     day = diurnal_day_rate(serving.mean_requests_per_s, peak)
-    replicas = np.ceil(day.rate_per_minute / (svc.replica_requests_per_s * share) - 1e-9)
+    replicas = np.ceil(day.rate_per_minute / per_replica - 1e-9)
     replicas = np.clip(replicas, serving.min_replicas or 1, svc.replicas)
     per_node = svc.replicas / best.nodes
     nodes = np.minimum(np.ceil(replicas / per_node - 1e-9), best.nodes)
     hours = tuple(run_h * float(np.mean(nodes >= k)) for k in range(1, best.nodes + 1))
     words = _(
         "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
-        "and peak {peak:g} requests/s, at {pct:.0f} % of a replica's capacity ({cap:.3g} requests/s), no "
-        "fewer than {least} replica(s)"
+        "and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no fewer than {least} "
+        "replica(s)"
     ).format(
         hour=DIURNAL_PEAK_HOUR,
         mean=round(day.mean_held, 2),
         peak=peak,
-        pct=share * 100,
-        cap=svc.replica_requests_per_s,
+        load=per_replica,
+        how=how,
         least=serving.min_replicas or 1,
     )
     if day.mean_asked is not None:
@@ -561,6 +599,7 @@ def _run_data(
     nodes: int,
     run_h: float,
     data_each_run: str = "same",
+    instance_h: float | None = None,
 ) -> tuple[RunData, ...]:
     """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
@@ -574,7 +613,13 @@ def _run_data(
     charge, as the planner costs ``data.transfer: fan_out``, and still hold the dataset for the
     runs' hours (their storage is unchanged); the results go back from every run as before. Not
     where each run reads new data (``data_each_run`` ``new``, batch inference's default): a kept
-    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so."""
+    copy would hold the runs before's inputs, so every run moves its own in, and the notes say so.
+
+    ``instance_h``: the hours its instances run in one run, where that is not ``nodes × run_h``: a
+    service priced by its day (its tiers' hours). A replica scaled down is deleted with its disk
+    (``deploy``'s Kubernetes and SkyServe replicas), so the per-instance disks and the
+    per-instance-hour licence fees are paid for those hours only; a shared volume (not block
+    storage) is kept all ``run_h``, and the copy kept in object storage all month, as before."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -586,7 +631,9 @@ def _run_data(
     )
     facts = cost_facts_from_store(store, [*regions, *([job.data_location] if job.data_location else [])])
     copies = nodes if job.storage_kind == "block" and job.data_transfer == "per_node" else 1
-    disks = nodes if job.storage_kind == "block" else 1
+    # instance-hours of one run: every node all its hours, unless the service scales down
+    node_h = nodes * run_h if instance_h is None else instance_h
+    disk_h = node_h if job.storage_kind == "block" else run_h
     out = []
     for provider, region in regions:
         c = facts.charges(provider, region, job)
@@ -613,8 +660,8 @@ def _run_data(
                 provider=provider,
                 region=region,
                 transfer_usd=c.egress_in_usd * copies + c.egress_out_usd,
-                storage_usd=job.stored_gb_per_copy * disks * c.storage_usd_per_gb_hour * run_h,
-                licence_usd=c.licence_usd_per_instance_hour * nodes * run_h,
+                storage_usd=job.stored_gb_per_copy * c.storage_usd_per_gb_hour * disk_h,
+                licence_usd=c.licence_usd_per_instance_hour * node_h,
                 assumed=c.unknown,
                 assumptions=(*c.assumptions, *every_run),
                 dataset_in_usd=c.egress_in_usd * copies if keep else 0.0,
@@ -696,14 +743,21 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
 
 
 def demands_from_usage(
-    usage: Usage, store: Store, *, allow_code: bool = False
+    usage: Usage, store: Store, *, allow_code: bool = False, replica_load: ReplicaLoadOf | None = None
 ) -> tuple[tuple[Demand, ...], tuple[DemandSource, ...]]:
     """Every demand of ``usage`` in GPU-hours per month (workloads sized by the planner).
     ``allow_code``: a workload whose model is code (``model.python``) may be imported and traced
-    (``--allow-code``); else it is refused in one line."""
+    (``--allow-code``); else it is refused in one line. ``replica_load``: the load ``deploy``'s
+    autoscaler holds a service's replica at, which its day's fleet is sized by
+    (:func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at the share
+    ``deploy`` holds it at (the serving simulation's replica not consulted)."""
     demands, sources = [], []
     for i, spec in enumerate(usage.demands):
-        d, s = _workload_demand(usage, i, store, allow_code) if spec.workload else _direct_demand(usage, spec)
+        d, s = (
+            _workload_demand(usage, i, store, allow_code, replica_load)
+            if spec.workload
+            else _direct_demand(usage, spec)
+        )
         if not all(math.isfinite(h) for h in d.gpu_hours):
             raise InputError.worded(
                 N_("demand {name}: its growth makes the GPU-hours overflow; lower growth_pct_per_month"),

@@ -33,6 +33,7 @@ from gpuplan.vocab import Upfront
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.commit.adapters import ReplicaLoadOf
     from gpuplan.i18n import Money
 
 __all__ = ["TcoReport", "WithoutStaleSpot", "tco"]
@@ -72,8 +73,9 @@ DATA_COVERS = N_(
     "it: its dataset moved in from where it lives (free only in that region; for every run, or once "
     "into a copy kept in the region's object storage where that costs less over the horizon), its "
     "results sent back (a service: its answers to its clients, at the region's internet egress), storage "
-    "for the run's hours and the region's listed licence fees; the set-up "
-    "is GPU time, in the GPU-hours"
+    "for the run's hours and the region's listed licence fees (a service priced as the fleet its day "
+    "needs: each instance's disk and fees for the hours it runs, as a replica scaled down is deleted "
+    "with its disk; a copy in object storage is kept all month); the set-up is GPU time, in the GPU-hours"
 )
 
 
@@ -90,6 +92,9 @@ class WithoutStaleSpot:
     total_usd: float | None
     """None when the demand cannot be met without them."""
     savings_pct: float | None
+    offers: tuple[PricedOffer, ...] = ()
+    """The prices that total buys at (hourly offers bought, commitments), each once: a figure the
+    headline gives rests on them, so the report lists them with their dates."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +135,7 @@ def tco(
     allow_code: bool = False,
     countries: Sequence[str] | None = None,
     upfront: str | None = None,
+    replica_load: ReplicaLoadOf | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -138,7 +144,9 @@ def tco(
     usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
     ``allow_code``: whether a workload whose model is code may be imported and traced.
     ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``;
-    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``.
+    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``. ``replica_load``: the
+    load ``deploy``'s autoscaler holds a service's replica at (:func:`gpuplan.api.tco` passes
+    :func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at deploy's share.
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
@@ -169,7 +177,7 @@ def tco(
         # the prices assumed for a run's data, and the offers' sources' list price of a discount:
         # in the money the report is shown in
         with use_money(money):
-            demands, sources = demands_from_usage(u, st, allow_code=allow_code)
+            demands, sources = demands_from_usage(u, st, allow_code=allow_code, replica_load=replica_load)
             gpus = tuple(dict.fromkeys(d.gpu for d in demands))
             # a reservation paid partly or all upfront: its effective rate where the catalog has it
             prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)
@@ -313,7 +321,10 @@ def _without_stale_spot(
     """The schedule solved again without any stale spot price, where the first one uses one."""
     from gpuplan.errors import InfeasibleError
 
-    used = {o for o in schedule.hourly_used.values() if _stale_spot(o, today, limit_days)}
+    # the spot prices the schedule buys: a spot offer weighed and not bought (on demand costs less per
+    # useful hour) moves no figure, and had been counted as "used"
+    bought = (schedule.hourly_used[key] for key in schedule.hourly_bought)
+    used = {o for o in bought if _stale_spot(o, today, limit_days)}
     if not used:
         return None
     kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))
@@ -322,6 +333,11 @@ def _without_stale_spot(
         again = optimise(replace(problem, offers=kept, demand_changes_pct=(0.0,)))
     except InfeasibleError:
         return WithoutStaleSpot(used=len(used), left_out=left_out, total_usd=None, savings_pct=None)
+    buys = [again.hourly_used[k] for k in again.hourly_bought] + [c.offer for c in again.commitments]
     return WithoutStaleSpot(
-        used=len(used), left_out=left_out, total_usd=again.total_usd, savings_pct=again.savings_pct
+        used=len(used),
+        left_out=left_out,
+        total_usd=again.total_usd,
+        savings_pct=again.savings_pct,
+        offers=tuple(dict.fromkeys(buys)),
     )

@@ -726,8 +726,17 @@ class Schedule:
     """(demand change %, total USD) with the commitments fixed; None when demand cannot be met."""
     break_even_by_gpu: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per GPU type demanded, per commitment pricing model: its break-even utilisation."""
+    break_even_offers: dict[str, dict[str, PricedOffer]] = field(default_factory=dict)
+    """The offer each of ``break_even_by_gpu`` is figured at (bought or not): a verdict on a
+    commitment rests on its price, which the report names with its date and source."""
     hourly_used: dict[str, PricedOffer] = field(default_factory=dict)
-    """Per "gpu/pricing/demand": the hourly offer the recourse buys for that demand."""
+    """Per "gpu/pricing/demand": the demand's cheapest hourly offer of that pricing model, the
+    one the recourse would buy (the all-on-demand baseline is priced at the on-demand ones);
+    ``hourly_bought`` says which the schedule buys."""
+    hourly_bought: tuple[str, ...] = ()
+    """The keys of ``hourly_used`` the schedule buys hours of: a demand's spot offer is not bought
+    where on demand costs less per useful GPU-hour, nor either where commitments serve all its
+    hours."""
     hourly_packing: dict[str, float] = field(default_factory=dict)
     """Per key of ``hourly_used``: paid GPU-hours per GPU-hour a run uses (whole instances)."""
     spot_overhead: dict[str, float] = field(default_factory=dict)

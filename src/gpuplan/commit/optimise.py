@@ -12,12 +12,19 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
-from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Pool, Schedule, TcoProblem
+from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Pool, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.overlap import month_slices
 from gpuplan.commit.recourse import HourlyOptions, committed_gpus, hourly_options, price_schedule
 from gpuplan.i18n import _
 
-__all__ = ["all_on_demand_usd", "break_even_by_gpu", "break_even_utilisation", "optimise", "peaks"]
+__all__ = [
+    "all_on_demand_usd",
+    "break_even_by_gpu",
+    "break_even_offers",
+    "break_even_utilisation",
+    "optimise",
+    "peaks",
+]
 
 #: Savings below this are rounding, not a reason to sign a contract, USD.
 _HALF_CENT = 0.005
@@ -51,7 +58,23 @@ def break_even_by_gpu(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -
     e.g. $1,000 per GPU-month against $2.80 per GPU-hour: 1000 / 2044 = 0.489; a 36-month term
     paid in full over a 12-month horizon: 3 × 0.489 = 1.47, never.
     """
-    out: dict[str, dict[str, float]] = {}
+    return {g: {p: be for p, (be, _o) in per.items()} for g, per in _break_evens(problem, options).items()}
+
+
+def break_even_offers(
+    problem: TcoProblem, options: dict[Pool, HourlyOptions]
+) -> dict[str, dict[str, PricedOffer]]:
+    """Per GPU type and commitment pricing model: the offer its break-even (:func:`break_even_by_gpu`)
+    is figured at, so that the price behind a "pays off above 72 %" or a "never pays off" can be
+    named with its date and source."""
+    return {g: {p: o for p, (_be, o) in per.items()} for g, per in _break_evens(problem, options).items()}
+
+
+def _break_evens(
+    problem: TcoProblem, options: dict[Pool, HourlyOptions]
+) -> dict[str, dict[str, tuple[float, PricedOffer]]]:
+    """:func:`break_even_by_gpu` with the offer of each (a tie: ``PricedOffer.tie_key``)."""
+    out: dict[str, dict[str, tuple[float, PricedOffer]]] = {}
     for pool in problem.pools():
         # GPU time against GPU time: a committed GPU's runs pay their data costs too
         prices = [c.compute_usd_per_useful_gpu_hour for c in options[pool].on_demand.values()]
@@ -61,7 +84,8 @@ def break_even_by_gpu(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -
             served = min(o.term_months, problem.horizon_months)
             be = o.usd_per_gpu_hour * problem.billed_months(o, 0) / (min(prices) * served)
             per = out.setdefault(o.gpu, {})
-            per[o.pricing] = min(per.get(o.pricing, be), be)
+            if o.pricing not in per or (be, o.tie_key) < (per[o.pricing][0], per[o.pricing][1].tie_key):
+                per[o.pricing] = (be, o)
     return {g: {p: per[p] for p in COMMITMENT_PRICING if p in per} for g, per in out.items()}
 
 
@@ -123,17 +147,22 @@ def optimise(problem: TcoProblem) -> Schedule:
     hourly_used = {}
     overheads = {}
     packings = {}
+    bought = []
     for opts in options.values():
         gpu = opts.gpu
         for i, cover in opts.on_demand.items():
             name = problem.demands[i].name
             hourly_used[f"{gpu}/on_demand/{name}"] = cover.offer
             packings[f"{gpu}/on_demand/{name}"] = cover.packing
+            if (i, "on_demand") in chosen.bought:
+                bought.append(f"{gpu}/on_demand/{name}")
         for i, cover in opts.spot.items():
             name = problem.demands[i].name
             hourly_used[f"{gpu}/spot/{name}"] = cover.offer
             packings[f"{gpu}/spot/{name}"] = cover.packing
             overheads[name] = cover.overhead
+            if (i, "spot") in chosen.bought:
+                bought.append(f"{gpu}/spot/{name}")
     by_gpu = break_even_by_gpu(problem, options)
     return Schedule(
         commitments=commitments,
@@ -146,10 +175,12 @@ def optimise(problem: TcoProblem) -> Schedule:
         savings_pct=savings,
         break_even_utilisation=break_even_utilisation(by_gpu),
         break_even_by_gpu=by_gpu,
+        break_even_offers=break_even_offers(problem, options),
         hourly_packing=packings,
         sensitivity=tuple(sensitivity),
         peaks=peaks(problem, commitments),
         hourly_used=hourly_used,
+        hourly_bought=tuple(bought),
         spot_overhead=overheads,
         # In the user's language, as the report's other notes, HiGHS's outcome too (optimal,
         # infeasible, time limit …; an outcome without a word is HiGHS's own message, quoted).

@@ -217,6 +217,10 @@ class Priced:
     """The part of ``total_usd`` that is not GPU time (``MonthCost.data_usd``)."""
     data_copies: tuple[DataCopyChoice, ...] = ()
     """How each demand's dataset gets to each region its runs are placed in away from its data."""
+    bought: frozenset[tuple[int, str]] = frozenset()
+    """(demand index, ``on_demand`` or ``spot``): the hourly covers the schedule buys hours of. A
+    demand has a cover of each kind it may use; only the cheaper is bought, and none where
+    commitments serve all its hours."""
 
 
 class _DataBook:
@@ -295,6 +299,7 @@ def price_schedule(
     cap = committed_gpus(problem, commitments)
     book = _DataBook(problem)
     feasible = True
+    bought: set[tuple[int, str]] = set()
     for pool, opts in options.items():
         members = [i for i, d in enumerate(problem.demands) if d.pool == pool]
         # Each demand's hours at the cheaper of its hourly covers.
@@ -330,6 +335,8 @@ def price_schedule(
                         cell.get(pricing, 0.0) + take * piece.hours * cover.compute_usd_per_useful_gpu_hour
                     )
                     book.add(members[k], cover.data, take * piece.hours, m)
+                    if take * piece.hours > 0:
+                        bought.add((members[k], pricing))
                     hourly[k] = take
                     uncovered -= take
                 if uncovered > 1e-9:
@@ -357,4 +364,5 @@ def price_schedule(
         feasible=feasible,
         data_usd=sum(data),
         data_copies=copies,
+        bought=frozenset(bought),
     )

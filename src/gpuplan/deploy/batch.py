@@ -17,14 +17,16 @@ from __future__ import annotations
 import shlex
 
 from gpuplan.deploy.engine import EngineLaunch, checkpoint_note
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, plan_money
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.perf.engines import engine_defaults
 from gpuplan.units import BATCH_CHUNK_BATCHES
 from gpuplan.vocab import pricing_name
 
 __all__ = [
     "CHUNK_BATCHES",
+    "EXIT_NO_GPU",
     "VLLM_RUNNER",
     "chunk_requests",
     "cost_note",
@@ -52,17 +54,10 @@ VLLM_RUNNER = "vllm_batch.py"
 #: the chunk the plan takes a reclaim to lose half of (one figure, :data:`gpuplan.units.BATCH_CHUNK_BATCHES`).
 CHUNK_BATCHES = BATCH_CHUNK_BATCHES
 
-#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
-_FULL_WIDTH_ENDS = ("。", "！", "？", "：")
-
-
-def sentences(*parts: str) -> str:
-    """Translated sentences as one paragraph: a space between them, none after a full-width end; an
-    empty part ("" where a sentence does not apply) adds nothing."""
-    text = ""
-    for part in filter(None, parts):
-        text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
-    return text
+#: The exit status of train.py, serve.py and batch.py where CUDA sees no GPU (EXIT_NO_GPU of the
+#: train.py template, which the scripts run with): not 2, argparse's status for a bad argument and
+#: batch.py's for bad inputs, so that a launcher tells the machine's fault from the input's.
+EXIT_NO_GPU = 3
 
 
 def shard_gpus(spec: LaunchSpec) -> int:
@@ -113,9 +108,10 @@ def no_gpu_note(runner: str) -> str:
     ``--device cpu`` is how a dry run asks for the CPU."""
     return _(
         "Where CUDA sees no GPU (a container not given the GPUs, a driver older than the image's CUDA), "
-        "{runner} stops at once with one line saying what to check, rather than run at CPU speed at the "
-        "GPU's price; `--device cpu` runs it on the CPU on purpose (a dry run)."
-    ).format(runner=runner)
+        "{runner} stops at once with one line saying what to check and exit status {status} (2 is for "
+        "bad arguments or inputs), rather than run at CPU speed at the GPU's price; `--device cpu` runs "
+        "it on the CPU on purpose (a dry run)."
+    ).format(runner=runner, status=EXIT_NO_GPU)
 
 
 def model_note(spec: LaunchSpec, checkpoints: str) -> str:
@@ -164,12 +160,12 @@ def cost_note(spec: LaunchSpec) -> str:
         instance=spec.instance_type or spec.gpu or "GPU",
         pricing=pricing_name(spec.pricing),
     )
-    cost = f"${spec.run_cost_usd:,.2f}"
+    cost = plan_money(spec, spec.run_cost_usd)
     if spec.cny_per_usd is not None:
         # in yuan as the plan showed it, at the plan's own rate, the dollars beside
-        cost = _("¥{cny:,.2f} ({usd} at the plan's 1 USD = {rate:g} CNY{as_of})").format(
-            cny=spec.run_cost_usd * spec.cny_per_usd,
-            usd=cost,
+        cost = _("{cny} ({usd} at the plan's 1 USD = {rate:g} CNY{as_of})").format(
+            cny=cost,
+            usd=f"${spec.run_cost_usd:,.2f}",
             rate=spec.cny_per_usd,
             as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
         )

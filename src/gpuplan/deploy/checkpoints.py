@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from gpuplan.catalog.providers import PROVIDERS, facts
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import _
 from gpuplan.units import CHECKPOINTS_KEPT
 
@@ -17,6 +17,7 @@ __all__ = [
     "checkpoint_disk_gib",
     "checkpoint_disk_note",
     "checkpoint_interval_min",
+    "dataset_copy_note",
     "spot_notice_note",
     "stop_grace_note",
     "stop_grace_s",
@@ -28,10 +29,6 @@ __all__ = [
 #: plan prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``): one figure for both.
 CHECKPOINTS_ON_DISK = CHECKPOINTS_KEPT
 
-#: Room on the volume beyond the checkpoints' bytes, as a share of them: the filesystem's own
-#: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat
-#: larger than the plan's estimate (pickled metadata, RNG states).
-DISK_HEADROOM = 0.15
 
 #: The smallest checkpoint volume written, GiB: a small model's checkpoints and the filesystem's own.
 MIN_DISK_GIB = 20
@@ -162,3 +159,21 @@ def spot_notice_note(spec: LaunchSpec) -> str:
         "periodic checkpoint, up to one interval ({interval} min) of work lost; the plan counts half an "
         "interval per reclaim, on average."
     ).format(provider=provider, notice=notice, save=f"{save_s:.0f}", interval=interval)
+
+
+def dataset_copy_note(spec: LaunchSpec) -> str:
+    """How the dataset gets onto the nodes' disks, in words (a README paragraph): the plan priced
+    its disk per node and a copy of the dataset onto it at set-up, and the launch files copy
+    nothing, so the user copies it and says where from; "" without a plan's disk (no plan, or a
+    plan that keeps the data in a bucket)."""
+    if spec.planned_disk_gb is None:
+        return ""
+    return _(
+        "The plan priced {planned} GB on each node's disk (the dataset, the checkpoints it keeps and any "
+        "model weights) and, at set-up, a copy of the dataset onto it; each node needs a {disk} GB disk "
+        "for them, the OS and the image (a SkyPilot task asks for it as `disk_size`). These files copy "
+        "no data: before training starts, copy "
+        "your dataset onto every node's disk from wherever it is kept (for example `aws s3 sync "
+        "s3://YOUR-BUCKET/PREFIX /data` or `gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`), "
+        "and read it from there in `build_dataset()` in train.py."
+    ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}")

@@ -33,12 +33,14 @@ if TYPE_CHECKING:
     from gpuplan.catalog.providers.base import Region
 
 __all__ = [
+    "ESTIMATOR_TORCH",
     "FILES_IMAGE",
     "BaseImage",
     "base_image_for",
     "in_mainland_china",
     "maybe_mainland_china",
     "registry_note",
+    "setup_torch_words",
     "side_image_note",
 ]
 
@@ -46,6 +48,11 @@ __all__ = [
 #: (which needs ``tar`` in the container: busybox has it): Docker Hub's official ``busybox``, so
 #: pulled from docker.io like the PyTorch images, and no option of ``deploy`` replaces it.
 FILES_IMAGE = "busybox:1.37"
+
+#: The PyTorch release gpuplan's estimator traces models under: the pin of the ``torch`` extra in
+#: pyproject.toml (the estimator patches private torch APIs verified on it alone; a test keeps the
+#: two equal). A plan file does not record the torch that traced it, so this is what a README names.
+ESTIMATOR_TORCH = "2.13.0"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +66,8 @@ class BaseImage:
     """One line about the host driver this image needs (marked for translation: a comment)."""
     reason: str
     """Why this image for this GPU (a comment in the generated files, marked for translation)."""
+    torch: str
+    """The PyTorch release in the image, e.g. ``2.7.0``."""
     pip_torch: str
     """The same PyTorch for ``pip install`` on a machine without the image (a SkyPilot VM): the
     version and the wheel index of its CUDA build (PyTorch's "Previous versions" page)."""
@@ -77,6 +86,7 @@ _CUDA_12_8 = BaseImage(
     reason=N_(
         "PyTorch 2.7 with CUDA 12.8 has kernels for compute capability 7.5 to 12.0 (Turing to Blackwell)"
     ),
+    torch="2.7.0",
     pip_torch='"torch==2.7.0" --index-url https://download.pytorch.org/whl/cu128',
 )
 _CUDA_12_4 = BaseImage(
@@ -87,6 +97,7 @@ _CUDA_12_4 = BaseImage(
         "Volta (compute capability 7.0) is absent from PyTorch's CUDA 12.8+ builds and from CUDA 13; "
         "the CUDA 12.4 build still carries sm_70 kernels"
     ),
+    torch="2.5.1",
     pip_torch='"torch==2.5.1" --index-url https://download.pytorch.org/whl/cu124',
 )
 
@@ -109,6 +120,40 @@ def base_image_for(gpu: GPU | None) -> BaseImage:
             capability=gpu.compute_capability,
         )
     return _CUDA_12_4 if cc < (7, 5) else _CUDA_12_8
+
+
+def setup_torch_words(gpu: GPU | None) -> str:
+    """A SkyPilot README's paragraph on the PyTorch its setup installs (:func:`base_image_for`'s, not
+    the one gpuplan's estimate was traced under, :data:`ESTIMATOR_TORCH`): which one and why, that
+    the estimate's memory and time are of the other release, and how to run that one instead. The
+    image's release is kept because a CUDA build of it with kernels for the GPU is known to exist
+    (the Docker image's own); a build of the traced release for every GPU and driver is not. ""
+    for a GPU not NVIDIA's, where the setup installs no PyTorch."""
+    if gpu is not None and gpu.vendor != "nvidia":
+        return ""  # the setup installs none: a ROCm build is the user's to install
+    from gpuplan.i18n import _
+
+    image = base_image_for(gpu)
+    name = gpu.id if gpu is not None else _("the GPU")
+    return _(
+        "PyTorch: the setup of task.yaml keeps a PyTorch the VM's image already has and prints the "
+        "version it runs; where there is none it installs torch {version} (its CUDA {cuda} build), "
+        "the release gpuplan's Docker image for {gpu} starts from (`{image}`): {reason}. gpuplan's "
+        "estimate of this job was traced under torch {traced}, the release gpuplan pins (a plan file "
+        "does not record the torch that traced it): another release can keep other activations and "
+        "run other kernels, so the peak memory and step time it gets can differ from the estimate's. To "
+        "run torch {traced}, change the torch line of the setup to `pip install torch=={traced} "
+        "--index-url https://download.pytorch.org/whl/cuXYZ` with a CUDA build of it that has "
+        'kernels for {gpu} and that your driver runs (PyTorch\'s "Previous versions" page, '
+        "https://pytorch.org/get-started/previous-versions/, lists each release's builds)."
+    ).format(
+        version=image.torch,
+        cuda=image.cuda,
+        gpu=name,
+        image=image.image,
+        reason=_(image.reason),
+        traced=ESTIMATOR_TORCH,
+    )
 
 
 def in_mainland_china(provider: str | None, region: str | None) -> bool:

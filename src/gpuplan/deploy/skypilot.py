@@ -26,7 +26,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, rdma_network
 from gpuplan.deploy.grammar import vm_type
-from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.images import ESTIMATOR_TORCH, base_image_for, setup_torch_words
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.runs import bucket_name
@@ -39,7 +39,7 @@ from gpuplan.deploy.skyserve import (
     replica_policy,
     service_section,
 )
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, max_replicas_words
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import (
     PROJECT_DIR,
@@ -306,7 +306,14 @@ def _torch_setup(spec: LaunchSpec) -> str:
         + _(
             "SkyPilot's GPU images have the NVIDIA driver and CUDA; PyTorch is installed if missing: {why}."
         ).format(why=_(image.reason))
+        + "\n# "
+        + _(
+            "gpuplan's estimate was traced under torch {traced}, not {version}: README.md says what that "
+            "changes and how to install {traced} instead."
+        ).format(traced=ESTIMATOR_TORCH, version=image.torch)
         + f'\npython3 -c "import torch" 2>/dev/null || pip install {image.pip_torch}\n'
+        # the release that runs (the image's own, or the one above), beside gpuplan's traced one
+        + "python3 -c \"import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)\"\n"
     )
 
 
@@ -318,6 +325,8 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
     resources = task["resources"]
     policy = replica_policy(spec)
     words = policy_words(policy, resources["accelerators"])
+    if (held := max_replicas_words(spec)) is not None:
+        words += f"\n\n{held}"
     if spec.instance_type and "instance_type" not in resources:
         picked = _(
             "The plan priced {instance} ({gpus} GPUs); a replica takes {replica}, so SkyPilot picks "
@@ -433,7 +442,14 @@ sky storage delete {bucket}   # {delete}
 {run}
 
 {training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
-{topology}{where}{network}"""
+{_torch_words(spec)}{topology}{where}{network}"""
+
+
+def _torch_words(spec: LaunchSpec) -> str:
+    """The README's paragraph on the PyTorch the setup installs, between blank lines; "" where it
+    installs none."""
+    words = setup_torch_words(spec.gpu_info)
+    return f"\n{words}\n" if words else ""
 
 
 def _region_note(spec: LaunchSpec) -> str:

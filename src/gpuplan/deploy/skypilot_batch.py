@@ -46,6 +46,7 @@ from gpuplan.deploy.batch import (
     vllm_output_contract,
 )
 from gpuplan.deploy.engine import EngineLaunch
+from gpuplan.deploy.images import setup_torch_words
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
@@ -292,6 +293,9 @@ def batch_readme(
     else:
         # the token as the service of the model takes it: given at launch from the environment
         model, secret = engine_batch_note(spec, launch, "skypilot"), " --secret HF_TOKEN"
+    # the PyTorch batch.py's setup installs (none under vLLM's image, which carries its own)
+    torch = setup_torch_words(spec.gpu_info) if launch is None else ""
+    torch = f"\n{torch}\n" if torch else ""
     heading = {"inputs": _("Inputs"), "run": _("Run and watch"), "outputs": _("Outputs"), "cost": _("Cost")}
     where = f"\n{where}\n" if where else ""
     return f"""# {title}
@@ -333,4 +337,4 @@ sky storage delete "$DATA_BUCKET"   # {delete}
 {cost_note(spec)}
 
 {model}
-"""
+{torch}"""

@@ -78,9 +78,9 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import either, listed
+from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
-from gpuplan.perf.replica_load import ReplicaLoad
+from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
 from gpuplan.units import CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH
 from gpuplan.vocab import (
     COMMITTED_PRICING,
@@ -106,9 +106,11 @@ __all__ = [
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
+    "max_replicas_words",
     "on_demand_cost_words",
     "peak_ceiling_words",
     "plan_floor_words",
+    "plan_money",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
     "sizing_lengths",
@@ -142,6 +144,22 @@ MAX_PATH_SHOWN = 300
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0
+#: Room on a volume beyond the bytes it is sized for, as a share of them: the filesystem's own
+#: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat
+#: larger than the plan's estimate (pickled metadata, RNG states). The checkpoint volume
+#: (``gpuplan.deploy.checkpoints``) and the launch disk both take it.
+DISK_HEADROOM = 0.15
+#: The launch disk per node without a plan's storage to size it from, GB, and its floor with one:
+#: room for the OS, the image, a small dataset and a few checkpoints.
+DEFAULT_DISK_GB = 256
+#: Room on a node's disk beside what the plan stores there, GB: the OS and the container image
+#: (an allowance, not a measurement; NVIDIA's PyTorch images unpack to some tens of GB).
+SYSTEM_DISK_GB = 64
+#: A launch disk is asked for in whole steps of this many GB.
+DISK_STEP_GB = 64
+#: The largest disk a plan may ask for, GB (64 TiB, beyond any single cloud block volume a GPU
+#: node boots with): a plan from elsewhere is bounded.
+MAX_DISK_GB = 65_536
 
 #: A provider's code, cast by the catalog's registry (``gpuplan.catalog.PROVIDERS``: "did you mean").
 ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
@@ -364,6 +382,10 @@ class LaunchSpec(BaseModel):
     """A service on spot: the replicas of the spare instance(s) its plan priced against reclaims
     (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
     the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
+    start_before_max: int | None = Field(default=None, ge=1, le=MAX_REPLICAS * 2)
+    """A service whose serving block's ``max_replicas`` is below the replicas it would start (the
+    plan's for the load and a spot service's spare; a workload file's for the GPUs given): those
+    replicas, of which it starts ``max_replicas`` only; None where the block holds them."""
     instance_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_RUN_COST_USD)
     """The plan's price of one instance-hour, USD (its option's ``price_usd_per_hour``); None
     without a plan."""
@@ -371,14 +393,19 @@ class LaunchSpec(BaseModel):
     """A service on spot: the catalog's on-demand price of the same instance type in the same
     region, USD per hour, as the plan states it (``spot.service.on_demand_usd_per_instance_hour``):
     what an on-demand fallback replica's instance costs; None where the plan has none (unknown)."""
-    disk_size_gb: int = Field(default=256, ge=10)
+    disk_size_gb: int = Field(default=DEFAULT_DISK_GB, ge=10, le=MAX_DISK_GB)
+    """Boot/working disk per node, GB: :func:`launch_disk_gb` of the plan's :attr:`planned_disk_gb`
+    (the dataset, the checkpoints kept and room for the OS and the image), else the default."""
+    planned_disk_gb: float | None = Field(default=None, ge=0, le=MAX_DISK_GB)
+    """What one node's disk holds as the plan priced it, GB (its ``disk_gb``: the dataset, the
+    checkpoints kept, any model weights); None without a plan, for a plan that keeps them in a
+    bucket, or from a plan written before it was kept."""
     host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
     """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
     None: not known (no instance, or the catalog does not say), and no pod requests CPU."""
     host_memory_gib: float | None = Field(default=None, gt=0, le=MAX_HOST_MEMORY_GIB)
     """Host memory of one instance of :attr:`instance_type`, GiB, as the catalog lists it; None: not
     known, and no pod requests memory."""
-    """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
     engine_slots: EngineSlots | None = None
     """The requests one replica of the serving engine runs at once and those its autoscaler holds in
@@ -720,6 +747,7 @@ class LaunchSpec(BaseModel):
             run_cost_usd=opt.total_cost_usd,
             **_cny_rate(doc),
             **_checkpoint_facts(doc),
+            **_disk_facts(doc),
             replica_capacity_requests_per_s=opt.service.replica_capacity_requests_per_s
             if opt.service
             else None,
@@ -1033,6 +1061,25 @@ def _checkpoint_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
     return facts
 
 
+def launch_disk_gb(planned_gb: float) -> int:
+    """The disk a node is launched with for ``planned_gb`` of dataset and checkpoints (the plan's
+    ``disk_gb``): those with the filesystem's headroom (:data:`DISK_HEADROOM`)
+    and :data:`SYSTEM_DISK_GB` for the OS and the image, up to a whole :data:`DISK_STEP_GB`, at
+    least :data:`DEFAULT_DISK_GB`."""
+    need = planned_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
+    return min(MAX_DISK_GB, max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB)))
+
+
+def _disk_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan's disk per node (``planned_disk_gb``) and the launch disk sized from it
+    (``disk_size_gb``), where the plan states it as a number; nothing otherwise (the default disk).
+    A number out of range is refused by the field."""
+    value = doc.get("disk_gb")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return {}
+    return {"planned_disk_gb": float(value), "disk_size_gb": launch_disk_gb(max(0.0, float(value)))}
+
+
 def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str | None]:
     """Hub id, family and positions of the workload's model (:mod:`gpuplan.deploy.hub`), and the
     ``hf_config`` none of them is known of: not read here, nothing recorded of it in the plan
@@ -1174,20 +1221,18 @@ def _latency_share(option: PlanOption) -> float | None:
     """:attr:`LaunchSpec.latency_share` of a plan's option: its utilisation at the load where the
     service has a latency target and the option runs below the planning headroom."""
     service = option.service
-    if service is None or service.utilisation is None or not 0 < service.utilisation < TARGET_UTILISATION:
+    if service is None:
         return None
-    if service.p95_target_s is None and service.ttft_target_s is None and service.tpot_target_s is None:
-        return None
-    cap = service.replica_capacity_requests_per_s
-    if cap:
-        # Replicas the load needs at the headroom, in whole instances: as many as the plan runs means
-        # the low share is the count's rounding (30 req/s over 8 replicas of 5.22: 72 %), not extra
-        # replicas bought for the latency target, and the autoscaler keeps the headroom.
-        per_instance = max(1, option.gpus_per_node // service.replica_gpus * service.replicas_per_gpu)
-        needed = math.ceil(service.requests_per_s / (cap * TARGET_UTILISATION) - 1e-9)
-        if service.replicas <= math.ceil(needed / per_instance) * per_instance:
-            return None
-    return service.utilisation
+    return launch_latency_share(
+        utilisation=service.utilisation,
+        has_latency_target=any(
+            t is not None for t in (service.p95_target_s, service.ttft_target_s, service.tpot_target_s)
+        ),
+        requests_per_s=service.requests_per_s,
+        replica_capacity_requests_per_s=service.replica_capacity_requests_per_s,
+        replicas=service.replicas,
+        replicas_per_instance=option.gpus_per_node // service.replica_gpus * service.replicas_per_gpu,
+    )
 
 
 def _spare_replicas(option: PlanOption) -> int:
@@ -1198,38 +1243,69 @@ def _spare_replicas(option: PlanOption) -> int:
     return service.spare_instances * service.replicas_per_reclaim
 
 
+def plan_money(spec: LaunchSpec, usd: float, places: int = 2) -> str:
+    """``usd`` in the currency the plan showed its figures in: yuan at the plan's own rate where it
+    was made with ``--currency CNY`` (:attr:`LaunchSpec.cny_per_usd`), dollars otherwise, so that a
+    README speaks of money as the plan it comes from did."""
+    if spec.cny_per_usd is not None:
+        return f"¥{usd * spec.cny_per_usd:,.{places}f}"
+    return f"${usd:,.{places}f}"
+
+
 def on_demand_cost_words(spec: LaunchSpec) -> str:
     """What an on-demand instance of a spot service's type and region costs against the spot one the
-    plan priced, per hour (the catalog's price, as the plan states it); that it is unknown where the
-    plan has none, never 0."""
+    plan priced, per hour (the catalog's price, as the plan states it, in the plan's currency); that
+    it is unknown where the plan has none, never 0."""
     instance = spec.instance_type or spec.gpu or _("this instance")
     region = spec.region or _("its region")
-    spot = f"${spec.instance_usd_per_hour:,.3f}/h" if spec.instance_usd_per_hour else _("unknown")
+    spot_usd = spec.instance_usd_per_hour
+    spot = f"{plan_money(spec, spot_usd, 3)}/h" if spot_usd else _("unknown")
     if spec.on_demand_usd_per_instance_hour is None:
-        return _(
+        words = _(
             "The plan holds no on-demand price of {instance} in {region}, so what an on-demand replica "
             "costs is unknown (spot: {spot}): check it before you rely on the fallback."
         ).format(instance=instance, region=region, spot=spot)
-    od = spec.on_demand_usd_per_instance_hour
-    extra = ""
-    if spec.instance_usd_per_hour:
-        extra = _("; {more} more an hour each, {month} a month").format(
-            more=f"${od - spec.instance_usd_per_hour:,.3f}",
-            month=f"${(od - spec.instance_usd_per_hour) * HOURS_PER_MONTH:,.2f}",
+        dollars = f"${spot_usd:,.3f}/h" if spot_usd else None
+    else:
+        od = spec.on_demand_usd_per_instance_hour
+        extra = ""
+        if spot_usd:
+            extra = _("; {more} more an hour each, {month} a month").format(
+                more=plan_money(spec, od - spot_usd, 3),
+                month=plan_money(spec, (od - spot_usd) * HOURS_PER_MONTH),
+            )
+        words = _(
+            "An on-demand {instance} in {region} costs {od}/h against {spot} on spot (the catalog's "
+            "on-demand price of the same type and region{extra}); the plan's cost includes no on-demand "
+            "replica: each one costs that while it runs."
+        ).format(instance=instance, region=region, od=plan_money(spec, od, 3), spot=spot, extra=extra)
+        dollars = (
+            _("{od}/h against {spot}/h").format(od=f"${od:,.3f}", spot=f"${spot_usd:,.3f}")
+            if spot_usd
+            else f"${od:,.3f}/h"
         )
-    return _(
-        "An on-demand {instance} in {region} costs ${od}/h against {spot} on spot (the catalog's "
-        "on-demand price of the same type and region{extra}); the plan's cost includes no on-demand "
-        "replica: each one costs that while it runs."
-    ).format(instance=instance, region=region, od=f"{od:,.3f}", spot=spot, extra=extra)
+    if spec.cny_per_usd is None or dollars is None:
+        return words
+    # the catalog prices in dollars: the figures it holds, and the rate the plan turned them at
+    return sentences(
+        words,
+        _(
+            "The catalog prices them in dollars ({dollars}), turned into yuan at the plan's "
+            "1 USD = {rate:g} CNY{as_of}."
+        ).format(
+            dollars=dollars,
+            rate=spec.cny_per_usd,
+            as_of=f", {spec.cny_rate_as_of}" if spec.cny_rate_as_of else "",
+        ),
+    )
 
 
 def spare_words(spec: LaunchSpec) -> str | None:
     """The README's sentence on the spare a spot service's plan priced and the files start; None
     without one."""
     serving = spec.serving
-    if serving is None or spec.spare_replicas <= 0:
-        return None
+    if serving is None or spec.spare_replicas <= 0 or spec.start_before_max is not None:
+        return None  # held below the spare (or the load) by max_replicas: max_replicas_words says it
     total = serving.start_replicas or serving.min_replicas
     load = total - spec.spare_replicas
     words = _(
@@ -1246,15 +1322,67 @@ def spare_words(spec: LaunchSpec) -> str | None:
     return words
 
 
+def max_replicas_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on a serving block whose ``max_replicas`` is below the replicas the
+    service would start: what it holds (the load but not all of a spot service's spare, or not even
+    the load) and what to set; None where it holds them all."""
+    serving = spec.serving
+    wanted = spec.start_before_max
+    if serving is None or wanted is None:
+        return None
+    most = serving.max_replicas
+    spare = spec.spare_replicas
+    load = wanted - spare
+    if spare > 0 and most >= load:
+        kept = most - load
+        return (
+            _(
+                "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside "
+                "the {load} that carry the load), but the serving block's max_replicas, {most}, holds the "
+                "load and not the spare: the service starts {most}, so a reclaim leaves the load short "
+                "while its replacement starts. Set serving.max_replicas to at least {wanted} to run the "
+                "spare the plan priced."
+            )
+            if kept == 0
+            else _(
+                "The plan priced a spare instance against spot reclaims (spare replicas: {spare}, beside "
+                "the {load} that carry the load), but the serving block's max_replicas, {most}, holds the "
+                "load and {kept} of the spare: the service starts {most}. Set serving.max_replicas to at "
+                "least {wanted} to run the whole spare the plan priced."
+            )
+        ).format(spare=spare, load=load, most=most, kept=kept, wanted=wanted)
+    if spec.planned:
+        return (
+            _(
+                "The serving block's max_replicas, {most}, is below the {load} replicas the plan priced "
+                "for the load: the service starts and scales to at most {most}, so requests queue at the "
+                "planned load. Set serving.max_replicas to at least {wanted}."
+            )
+            if spare == 0
+            else _(
+                "The serving block's max_replicas, {most}, is below the {load} replicas the plan priced "
+                "for the load, and leaves out the {spare} spare it priced against spot reclaims: the "
+                "service starts and scales to at most {most}, so requests queue at the planned load. Set "
+                "serving.max_replicas to at least {wanted}."
+            )
+        ).format(most=most, load=load, spare=spare, wanted=wanted)
+    return _(
+        "The serving block's max_replicas, {most}, is below the {load} replicas of the GPUs given "
+        "(--count): the service starts and scales to at most {most}. Set serving.max_replicas to at "
+        "least {wanted}, or give fewer GPUs."
+    ).format(most=most, load=load, wanted=wanted)
+
+
 def _serving_for(
     workload: PlanWorkload, launch: dict[str, Any], per_replica: int = 1
-) -> ServingDeployment | None:
+) -> tuple[ServingDeployment | None, int | None]:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
     per planned ``per_replica`` GPUs (its tensor × pipeline split, one pod) to start, room to double
-    under load."""
+    under load; and :attr:`LaunchSpec.start_before_max`, the replicas it would start where the
+    block's ``max_replicas`` holds it to fewer."""
     given = ServingDeployment.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
-        return given
+        return given, None
     serving = given or ServingDeployment()
     # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
@@ -1268,6 +1396,7 @@ def _serving_for(
     # load falls (the plan prices the load it was given, the peak where that is what was given).
     given_min = "min_replicas" in serving.model_fields_set
     start = max(gpus, serving.min_replicas) if given_min else gpus
+    wanted = start
     if "max_replicas" in serving.model_fields_set:
         start = min(start, serving.max_replicas)
     update_floor: dict[str, bool] = {"floor_from_plan": not given_min}
@@ -1285,7 +1414,8 @@ def _serving_for(
         # to stand in for a reclaimed replica, not a load to double (20 replicas and a spare: 41, as
         # a workload file's 20 replicas get 40, where doubling the 21 had written 42).
         update["max_replicas"] = start if committed else max(start, 2 * start - spare)
-    return serving.model_copy(update={**update, **update_floor})  # min ≤ start ≤ max by construction
+    clipped = wanted if wanted > start else None
+    return serving.model_copy(update={**update, **update_floor}), clipped  # min ≤ start ≤ max by construction
 
 
 def _adapter_words(lora: object) -> str:
@@ -1365,7 +1495,7 @@ def _build(
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
-        serving = _serving_for(
+        serving, launch["start_before_max"] = _serving_for(
             workload, launch, extra.get("tensor_parallel", 1) * extra.get("pipeline_parallel", 1)
         )
         if planned_share and serving is not None and workload.task == "infer":

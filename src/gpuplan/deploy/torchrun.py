@@ -15,7 +15,12 @@ from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
-from gpuplan.deploy.checkpoints import checkpoint_disk_note, checkpoint_interval_min, spot_notice_note
+from gpuplan.deploy.checkpoints import (
+    checkpoint_disk_note,
+    checkpoint_interval_min,
+    dataset_copy_note,
+    spot_notice_note,
+)
 from gpuplan.deploy.engine import (
     batch_engine_launch,
     engine_launch,
@@ -480,6 +485,8 @@ def training_model_note(
         notes.append(workers)
     if weights := base_weights_note(spec):
         notes.append(weights)
+    if data := dataset_copy_note(spec):
+        notes.append(data)
     if spec.gradient_checkpointing and spec.model_entry_point:
         notes.append(
             _(

@@ -1,5 +1,5 @@
-"""The documents of the catalog's own commands: ``catalog info``, ``catalog import`` and
-``catalog history`` (``--json``).
+"""The documents of the catalog's own commands: ``catalog info``, ``catalog import`` (and its
+``--undo``), ``catalog imports`` and ``catalog history`` (``--json``).
 
 History prices name their currency and unit as the offers document does: USD always, CNY wherever
 the catalog has a CNY rate (stated once in ``exchange_rate``), the exact published amount in the
@@ -17,21 +17,28 @@ from gpuplan.documents.base import Count, Document, ExchangeRateDoc
 __all__ = [
     "CATALOG_INFO_SCHEMA_VERSION",
     "HISTORY_SCHEMA_VERSION",
+    "IMPORTS_SCHEMA_VERSION",
     "IMPORT_SCHEMA_VERSION",
     "REFRESH_SCHEMA_VERSION",
+    "UNDO_SCHEMA_VERSION",
     "CatalogInfoDocument",
     "HistoryDocument",
     "HistoryPrice",
     "ImportDocument",
+    "ImportEntryDoc",
+    "ImportsDocument",
     "ProviderCoverageDoc",
     "RateDoc",
     "RefreshDocument",
     "RefreshOutcomeDoc",
     "RejectedRowDoc",
+    "UndoDocument",
 ]
 
 CATALOG_INFO_SCHEMA_VERSION = 1
 IMPORT_SCHEMA_VERSION = 1
+IMPORTS_SCHEMA_VERSION = 1
+UNDO_SCHEMA_VERSION = 1
 REFRESH_SCHEMA_VERSION = 1
 #: 1: was a bare list of prices with ``amount``/``currency``/``unit``; now a document.
 HISTORY_SCHEMA_VERSION = 1
@@ -147,6 +154,64 @@ class ImportDocument(Document):
     """The dates (``as_of``) of the prices imported, earliest first."""
     warnings: list[str] = Field(default_factory=list)
     """What was imported but should be looked at, one line each (a region gpuplan does not know)."""
+
+
+class ImportEntryDoc(Document):
+    """One import of the catalog, as ``catalog imports`` lists it."""
+
+    id: int
+    """The id ``catalog import --undo ID`` takes."""
+    imported_at: str
+    provider: str | None
+    """None: the shipped snapshot's facts, of every provider."""
+    kind: str
+    """How the prices came in: ``file``, ``refresh``, ``snapshot-offers`` …"""
+    source: str
+    file_name: str | None
+    """The file read (None: not a file import, or stored before the catalog recorded it)."""
+    file_sha256: str | None
+    as_of: str | None
+    """The ``--as-of`` given (None: none, or stored before the catalog recorded it)."""
+    rows_ok: int = Field(ge=0)
+    rows_rejected: int = Field(ge=0)
+    offers_added: int | None = Field(ge=0)
+    """Offers it created; None for an import stored before the catalog recorded them."""
+    prices_added: int | None = Field(ge=0)
+    prices_held: int = Field(ge=0)
+    """Its prices the catalog holds now (none once undone)."""
+    undone_at: str | None
+    undoable: bool
+    """False for the shipped snapshot's imports."""
+
+
+class ImportsDocument(Document):
+    """``gpuplan catalog imports --json``: the catalog's imports, oldest first."""
+
+    schema_version: Literal[1] = 1
+    imports: list[ImportEntryDoc]
+    snapshot_hidden: int = Field(ge=0)
+    """The shipped snapshot's imports left out (``--all`` lists them)."""
+
+
+class UndoDocument(Document):
+    """``gpuplan catalog import --undo ID --json``: what undoing one import removed."""
+
+    schema_version: Literal[1] = 1
+    import_id: int
+    provider: str | None
+    source: str
+    file_name: str | None
+    prices_removed: int = Field(ge=0)
+    offers_removed: int = Field(ge=0)
+    offers_kept: int = Field(ge=0)
+    """Offers it created that another import has priced since: they stay, with those prices."""
+    prices_current_again: int = Field(ge=0)
+    """Offer prices whose current price was this import's and is now the one recorded before it."""
+    offers_recorded: bool
+    """False for an import stored before the catalog recorded its offers: they stay."""
+    same_file: list[int]
+    """Other imports that stand and read the same file: a price they found already recorded was
+    this import's, not written again, and is gone with it."""
 
 
 class HistoryPrice(Document):

@@ -270,8 +270,9 @@ class PlausibilityDoc(Document):
     """Step time on the reference ÷ on this GPU (above 1: faster than the reference)."""
     datasheet_low: float | None
     datasheet_high: float | None
-    """The compute-peak and bandwidth ratios to the reference, smaller and larger: no mix of the two
-    runs faster than ``datasheet_high``."""
+    """The ratio to the reference with each op of the step at the smaller and at the larger of its
+    own path's compute-peak ratio (BF16, FP32 CUDA cores …) and the bandwidth ratio, kernels at the
+    launch floor no faster: the step, with its own mix, runs no faster than ``datasheet_high``."""
     parity_high: float | None
     """The ratio with the reference's fitted efficiencies on both GPUs."""
     peak_fraction: float

@@ -576,6 +576,11 @@ class PlanDocument(Document):
     checkpoint_write_min: float | None = Field(default=None, ge=0)
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth: ``gpuplan deploy``
     sizes the time a stopped job is given to save from it. None as ``checkpoint_gb`` is."""
+    disk_gb: float | None = Field(default=None, ge=0)
+    """What one instance's block-storage disk holds as the plan prices it, GB (the dataset, the
+    checkpoints kept and any model weights): ``gpuplan deploy`` sizes each node's launch disk from
+    it. None where the plan keeps them in one object-storage bucket, or in a plan written before it
+    was kept."""
     thin_memory_margin: str | None = None
     """Where ranked options fit with less than a tenth of the usable memory to spare at their
     memory band's high end: which GPUs, and what to change, in order, if the job runs out of memory

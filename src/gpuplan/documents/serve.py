@@ -13,6 +13,7 @@ from pydantic import Field
 from gpuplan.documents.base import Document, ExchangeRateDoc
 
 __all__ = [
+    "BUDGET_SCHEMA_VERSION",
     "SERVE_SCHEMA_VERSION",
     "AuditDocument",
     "AuditItem",
@@ -34,7 +35,15 @@ __all__ = [
     "WorkloadsDocument",
 ]
 
+#: The schema version of the service's documents but the budget's, which has its own.
 SERVE_SCHEMA_VERSION = 1
+#: The budget document's schema version. 2: a budget is compared in the currency it was given in
+#: (``currency``): ``used_pct`` and the notes count in yuan for a budget given in yuan; ``planned_usd``
+#: (the document's and each team's) may be null (a yuan budget and no CNY rate to state it in
+#: dollars), as may ``budget_usd`` of a budget that is set; the yuan figures (``planned_cny``,
+#: ``remaining_cny``, ``teams_budget_cny``, ``over_allocated_cny``) and the one rate they convert
+#: at (``exchange_rate``) are added.
+BUDGET_SCHEMA_VERSION = 2
 
 
 #: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
@@ -231,7 +240,8 @@ class BudgetDocument(Document):
     budget nor the spend moves when the rate does; its dollar figures are the yuan ones at one
     rate, the catalog's newest (``exchange_rate``)."""
 
-    schema_version: int = SERVE_SCHEMA_VERSION
+    schema_version: int = BUDGET_SCHEMA_VERSION
+    """:data:`BUDGET_SCHEMA_VERSION`."""
     month: str
     currency: Literal["USD", "CNY"] | None = None
     """The currency the budget was given in, which ``used_pct`` and the notes count in; None: no

@@ -16,13 +16,16 @@ from gpuplan.vocab import PricingModel
 
 __all__ = [
     "TCO_SCHEMA_VERSION",
+    "TcoBreakEvenPrice",
     "TcoCommitment",
+    "TcoConsideredPrice",
     "TcoDataCopy",
     "TcoDemand",
     "TcoDocument",
     "TcoHourlyPrice",
     "TcoMonth",
     "TcoPeak",
+    "TcoPriceUsed",
     "TcoSensitivity",
     "TcoTier",
     "TcoUnknownPrice",
@@ -31,7 +34,11 @@ __all__ = [
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
 #: in the display currency, unnamed), ``spot_overhead`` is ``spot_overhead_ratio``, and the
-#: document states ``display_currency`` and ``exchange_rate``.
+#: document states ``display_currency`` and ``exchange_rate``. 3: an hourly offer's ``use`` names
+#: its demand (``GPU/on_demand/<demand>``) and its instances are paid whole
+#: (``gpu_hours_paid_per_used``); ``break_even_utilisation`` counts a term as billed inside the
+#: horizon; each commitment states ``contract_cost_usd`` and the document
+#: ``past_horizon_credited_usd`` and ``break_even_by_gpu``.
 TCO_SCHEMA_VERSION = 3
 
 
@@ -46,6 +53,11 @@ class TcoMonth(Document):
     data_cost_usd: float
     """What the month's runs pay besides GPU time where they are placed (transfer, storage,
     licences), USD: ``cost_usd`` is it plus ``cost_usd_by_pricing``."""
+    cash_usd: float | None = None
+    """What is paid in the month, USD, where a reservation is paid all upfront: ``cost_usd`` with
+    each such reservation's even share of its term taken out and its whole upfront payment put in
+    the first month of its term (``gpuplan.report.tco_cash``); None where none is (a partial
+    upfront's split is not published: the cost is then the only figure)."""
 
 
 class TcoDataCopy(Document):
@@ -120,12 +132,68 @@ class TcoCommitment(Document):
     is the dated price the notes name, not this one."""
 
 
+class TcoBreakEvenPrice(Document):
+    """The commitment offer a break-even utilisation is figured at, bought or not: a "pays off
+    above this" or "never pays off" rests on its price, dated and sourced here."""
+
+    gpu: str
+    pricing: PricingModel
+    provider: str
+    region: str
+    instance_type: str
+    gpus_per_unit: Count
+    term_months: int
+    price_usd_per_gpu_hour: float
+    """The commitment's price per GPU-hour (its monthly price / 730 / GPUs), USD."""
+    break_even: float
+    """``break_even_by_gpu[gpu][pricing]``: the share of its hours it must be busy to pay off."""
+    bought: bool
+    """Whether the schedule commits to it (False: the verdict alone rests on it)."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    own_usd_per_gpu_hour: float | None = None
+    age_days: int | None
+    """The oldest the price can be on the day of the report, days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    confidence: str
+    price_source: str
+    """Where the offer's price comes from, as the catalog states it."""
+
+
 class TcoSensitivity(Document):
     """The total with demand scaled, commitments fixed."""
 
     demand_change_pct: float
     total_cost_usd: float | None
     """None when the changed demand cannot be met (no on-demand price)."""
+
+
+class TcoPriceUsed(Document):
+    """A price a figure rests on, with its date and source."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu: str
+    pricing: PricingModel
+    price_usd_per_gpu_hour: float
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    own_usd_per_gpu_hour: float | None = None
+    age_days: int | None
+    """The oldest the price can be on the day of the report, days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    confidence: str
+    price_source: str
+    interruptions_per_hour: float | None = None
+    interruption_rate_assumed: bool | None = None
+    interruption_rate_source: str | None = None
 
 
 class TcoWithoutStaleSpot(Document):
@@ -140,6 +208,8 @@ class TcoWithoutStaleSpot(Document):
     total_cost_usd: float | None
     """None when the demand cannot be met without them."""
     savings_pct: float | None
+    prices: list[TcoPriceUsed] = Field(default_factory=list)
+    """The prices that total buys at (hourly offers bought, commitments), with their dates."""
 
 
 class TcoTier(Document):
@@ -181,7 +251,8 @@ class TcoPeak(Document):
 
 
 class TcoHourlyPrice(Document):
-    """An hourly offer the schedule buys for what commitments leave uncovered."""
+    """An hourly price a figure rests on: an offer the schedule buys for what commitments leave
+    uncovered, or an on-demand one the all-on-demand total and the break-even are figured at."""
 
     use: str
     """``GPU/on_demand/<demand>`` or ``GPU/spot/<demand>``."""
@@ -195,6 +266,9 @@ class TcoHourlyPrice(Document):
     gpu_hours_paid_per_used: float
     """Whole instances: GPU-hours paid per GPU-hour the demand's run uses (8 for a 1-GPU run on an
     8-GPU instance; 1 where the run fills its instances)."""
+    bought: bool = True
+    """Whether the schedule buys hours of it (False: an on-demand price the all-on-demand total
+    and the break-even are figured at, while the schedule buys spot or commitments)."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     floor_as_of: str | None = None
@@ -225,6 +299,14 @@ class TcoHourlyPrice(Document):
     """Spot: where the rate comes from, or what was assumed and why; None for on-demand."""
 
 
+class TcoConsideredPrice(TcoHourlyPrice):
+    """An hourly price weighed for a demand and not bought (no figure rests on it), with why."""
+
+    bought: bool = False
+    why: str
+    """Why it was not bought, in words (the report's language)."""
+
+
 class TcoUnknownPrice(Document):
     """A pricing model the usage allows for a GPU demanded that has no usable price: whether it
     pays off is unknown (not "no")."""
@@ -249,6 +331,10 @@ class TcoDocument(Document):
     """The catalog's CNY rate; None when it has none."""
     past_horizon: Literal["full", "remaining_value"]
     total_cost_usd: float
+    stale_prices_in_total: int = 0
+    """Prices the total buys at (hourly offers bought, commitments) that are stale or of unknown
+    age. Where a stale spot price is among them, ``without_stale_spot.total_cost_usd`` is the total
+    without it: the text's headline gives both."""
     data_cost_usd: float
     """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
     data_cost_covers: str
@@ -280,6 +366,8 @@ class TcoDocument(Document):
     to beat on-demand, its term as billed (the lowest over the GPU types demanded)."""
     break_even_by_gpu: dict[str, dict[PricingModel, float]]
     """The same per GPU type demanded."""
+    break_even_prices: list[TcoBreakEvenPrice] = Field(default_factory=list)
+    """The commitment offer each of ``break_even_by_gpu`` is figured at, with its date and source."""
     sensitivity: list[TcoSensitivity]
     peaks: list[TcoPeak] = Field(default_factory=list)
     """Per GPU type demanded: its largest load at once and the committed GPUs against it."""
@@ -287,6 +375,9 @@ class TcoDocument(Document):
     """The total and saving without the stale spot prices the schedule uses; None when it uses none."""
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
+    considered_prices: list[TcoConsideredPrice] = Field(default_factory=list)
+    """Hourly prices weighed and not bought (a spot price dearer per useful hour than on demand,
+    or one whose demand commitments serve): listed apart, as no figure rests on them."""
     unknown_prices: list[TcoUnknownPrice]
     """Pricing models whose saving is unknown for want of a price."""
     stale_after_days: int

@@ -6,7 +6,8 @@ is ``'a' or 'b'`` and ``'a' 或 'b'``. Each is an :class:`~gpuplan.errors.Phrase
 ``XError.worded(...)`` as a field and is written with the rest of the line by
 :func:`gpuplan.i18n.error_text.error_text`; ``str()`` of it is the English, byte for byte the same
 as ``", ".join(names)`` / ``" or ".join(names)``. The names themselves are data and stay as given.
-:func:`item_list` is ``listed`` for a report's text, written at once in the current language.
+:func:`item_list` is ``listed`` for a report's text, written at once in the current language;
+:func:`sentences` joins translated sentences into a paragraph (no space after a Chinese 。).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["either", "item_list", "listed", "separated"]
+__all__ = ["either", "item_list", "listed", "sentences", "separated"]
 
 # The items of a list are joined as gpuplan.i18n.error_text joins the names of an unknown-name line
 # (one catalog entry: Chinese 、); the catalog's ", " (Chinese ，) is for clauses and a row's notes.
@@ -55,3 +56,16 @@ def _joined(names: Iterable[object], separator: Phrase) -> Phrase:
     items = {f"n{i}": name for i, name in enumerate(names)}
     template = "{sep}".join(f"{{{key}}}" for key in items)
     return Phrase(template, sep=separator, **items)
+
+
+#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
+_FULL_WIDTH_ENDS = ("。", "！", "？", "：")
+
+
+def sentences(*parts: str) -> str:
+    """Translated sentences as one paragraph: a space between them, none after a full-width end; an
+    empty part ("" where a sentence does not apply) adds nothing."""
+    text = ""
+    for part in filter(None, parts):
+        text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
+    return text

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
-from gpuplan.errors import EstimateError
+from gpuplan.errors import EstimateError, InputError
 from gpuplan.hardware import GPU
 from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
 from gpuplan.i18n import N_, _
@@ -34,6 +34,7 @@ __all__ = [
     "all_reduce_s",
     "bounded",
     "catalog_network_kind",
+    "checked_network_kind",
     "gpu_join",
     "gpu_join_words",
     "host_copy_s",
@@ -148,6 +149,8 @@ CATALOG_NETWORK_KINDS: dict[str, NetworkKind] = {
     "infiniband": "rdma",
     "roce": "rdma",
     "tcp": "tcp",
+    # not a catalog word: a fabric the user gave without naming it (plan --network-kind rdma)
+    "rdma": "rdma",
 }
 
 
@@ -155,6 +158,19 @@ def catalog_network_kind(value: str | None) -> NetworkKind | None:
     """``rdma`` or ``tcp`` for a catalog ``network_kind`` (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
     None when the catalog does not say (or says something else)."""
     return CATALOG_NETWORK_KINDS.get((value or "").strip().lower())
+
+
+def checked_network_kind(value: str | None) -> NetworkKind | None:
+    """``--network-kind`` read: ``rdma`` or ``tcp`` (any case), None where not given; another word
+    raises InputError (``gpuplan estimate`` and ``gpuplan plan`` read it alike)."""
+    if value is None:
+        return None
+    kind = value.strip().lower()
+    if kind == "rdma":
+        return "rdma"
+    if kind == "tcp":
+        return "tcp"
+    raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=value)
 
 
 def network_kind_of(text: str) -> NetworkKind | None:

@@ -19,13 +19,14 @@ capacities and the one used (:func:`replica_load_words`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from gpuplan.i18n import _
 from gpuplan.perf.inference import TARGET_UTILISATION
 
-__all__ = ["ReplicaLoad", "replica_load", "replica_load_words"]
+__all__ = ["ReplicaLoad", "launch_latency_share", "replica_load", "replica_load_words"]
 
 Basis = Literal["estimate", "simulation", "latency"]
 
@@ -72,6 +73,35 @@ def replica_load(
         simulation_capacity_requests_per_s=sim,
         share=share,
     )
+
+
+def launch_latency_share(
+    *,
+    utilisation: float | None,
+    has_latency_target: bool,
+    requests_per_s: float,
+    replica_capacity_requests_per_s: float | None,
+    replicas: int,
+    replicas_per_instance: int,
+) -> float | None:
+    """The lower share of a replica's capacity a service's autoscaler holds each replica at, where
+    the plan bought replicas for a latency target (``deploy``'s ``latency_share``, which ``tco``
+    sizes a service's day with too); None: the sizing utilisation holds.
+
+    The plan's utilisation at its load (``utilisation``), where the service has a latency target
+    and the option runs below :data:`TARGET_UTILISATION` — unless the replicas the load needs at
+    that utilisation, in whole instances of ``replicas_per_instance``, are as many as the plan
+    runs: the low share is then the count's rounding (30 requests/s over 8 replicas of 5.22: 72 %),
+    not replicas bought for the target, and the autoscaler keeps the usual headroom."""
+    if not has_latency_target or utilisation is None or not 0 < utilisation < TARGET_UTILISATION:
+        return None
+    cap = replica_capacity_requests_per_s
+    if cap:
+        per_instance = max(1, replicas_per_instance)
+        needed = math.ceil(requests_per_s / (cap * TARGET_UTILISATION) - 1e-9)
+        if replicas <= math.ceil(needed / per_instance) * per_instance:
+            return None
+    return utilisation
 
 
 def replica_load_words(load: ReplicaLoad, lengths: str | None = None) -> str:

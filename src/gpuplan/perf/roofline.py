@@ -59,9 +59,11 @@ __all__ = [
     "is_pytorch_elementwise",
     "misaligned_gemm",
     "op_seconds",
+    "op_terms",
     "op_time_s",
     "phase_times",
     "precision_refusal",
+    "runs_on",
 ]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
@@ -331,8 +333,16 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     An op that moves no bytes and does no FLOPs (views, ``prim.device``, ``empty``) launches no
     kernel and costs nothing.
     """
+    compute_s, memory_s, floor_s, cast_s = op_terms(op, gpu, precision, cal)
+    return max(compute_s, memory_s, floor_s) + cast_s
+
+
+def op_terms(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> tuple[float, float, float, float]:
+    """The terms :func:`op_time_s` is made of, seconds: (compute, memory, launch floor, FP8 casts);
+    the op takes the largest of the first three plus the fourth. The plausibility check scales
+    each by its own datasheet ratio (``perf/plausibility.py``)."""
     if op.flops <= 0 and op.bytes_moved <= 0:
-        return 0.0
+        return 0.0, 0.0, 0.0, 0.0
     path = dtype_path(op, precision, gpu)
     calls = max(op.count, 1)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
@@ -352,7 +362,7 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     else:
         compute_s = 0.0
     floor_s = calls * cal.min_kernel_time_us * 1e-6
-    return max(compute_s, memory_s, floor_s) + _fp8_cast_s(op, gpu, path, cal, bandwidth)
+    return compute_s, memory_s, floor_s, _fp8_cast_s(op, gpu, path, cal, bandwidth)
 
 
 def fp8_cast_bytes_per_element(gpu: GPU) -> int:
@@ -433,9 +443,14 @@ def op_seconds(
 ) -> Iterator[tuple[OpRecord, float]]:
     """Each op record (as :func:`phase_times` evaluates it) with its roofline seconds."""
     for op in _scaled_ops(ops, batch_scale=batch_scale, causal=causal, seq_len=seq_len):
-        if op.op == LAYOUT_TRANSPOSE_OP and not _transposed_conv(op.dtype, precision, gpu):
-            continue  # cuDNN runs fp32 and TF32 convolutions on NCHW tensors without transposing
-        yield op, op_time_s(op, gpu, precision, cal)
+        if runs_on(op, precision, gpu):
+            yield op, op_time_s(op, gpu, precision, cal)
+
+
+def runs_on(op: OpRecord, precision: str, gpu: GPU) -> bool:
+    """Whether ``gpu`` runs ``op`` at all: cuDNN runs fp32 and TF32 convolutions on NCHW tensors
+    without the layout transposes it runs around a 16-bit one (:func:`_transposed_conv`)."""
+    return op.op != LAYOUT_TRANSPOSE_OP or _transposed_conv(op.dtype, precision, gpu)
 
 
 def phase_times(

@@ -19,6 +19,7 @@ from gpuplan.plan.build_inputs import (
     offer_table_from_prices,
 )
 from gpuplan.plan.contradictions import check_constraints
+from gpuplan.plan.network import checked_given_network, given_network_note, with_given_network
 from gpuplan.plan.planner import BaselineSpec, plan_offers
 from gpuplan.plan.result import Plan
 
@@ -86,6 +87,8 @@ def plan_workload(
     unknown_costs: str = "assume",
     storage: str = "block",
     egress_free_tier: bool = False,
+    network_gbps: float | None = None,
+    network_kind: str | None = None,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -96,8 +99,11 @@ def plan_workload(
     None values are ignored.
     ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
     bucket). ``egress_free_tier``: the account's monthly free egress is unused and may pay for the
-    job's first GBs (default: every GB priced). Raises ``InfeasibleError`` naming the binding
-    constraint when nothing is feasible.
+    job's first GBs (default: every GB priced). ``network_gbps`` (Gbit/s per instance) and
+    ``network_kind`` (``rdma`` or ``tcp``; TCP where not given): the network between the nodes of
+    the instances the catalog gives none, which are otherwise ranked at the slowest GPU network
+    (a network the catalog states is kept; the plan's notes say which was taken where). Raises
+    ``InfeasibleError`` naming the binding constraint when nothing is feasible.
     """
     if storage not in ("block", "object"):
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
@@ -108,7 +114,8 @@ def plan_workload(
     check_constraints(constraints, store)
     # A reservation paid partly or all upfront: its effective rate where the catalog carries it.
     prices = with_upfront(store.offers(include_unpriced=True), constraints.upfront)
-    table = offer_table_from_prices(prices)
+    given_gbps, given_kind = checked_given_network(network_gbps, network_kind)
+    table = with_given_network(offer_table_from_prices(prices), given_gbps, given_kind)
     job, job_notes = job_facts_from(workload, profile)
     job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
     if job.data_location is not None:
@@ -161,9 +168,12 @@ def plan_workload(
     # A rate is named, with its age warning, only when an option the plan shows was priced with it.
     shown = _currencies_shown(plan, prices)
     unused = {note for c, note in rate_notes if c not in shown}
+    given_note = given_network_note(
+        [*plan.options, *plan.pareto, plan.recommended], table, given_gbps, given_kind
+    )
     return replace(
         plan,
-        notes=tuple(n for n in plan.notes if n not in unused),
+        notes=(*(n for n in plan.notes if n not in unused), *filter(None, [given_note])),
         thin_memory_margin=_thin_margin(plan, profile),
     )
 

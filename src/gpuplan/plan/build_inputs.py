@@ -17,10 +17,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
+from gpuplan.catalog.region_countries import country_codes_of
 from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
-from gpuplan.i18n.countries import country_codes
 from gpuplan.i18n.places import place
 from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
 from gpuplan.plan.constraints import Constraints, Objective
@@ -108,6 +108,7 @@ _COLUMNS = (
     "floor_region",
     "floor_source",
     "upfront",
+    "network_given",
 )
 
 
@@ -182,6 +183,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 floor_region,
                 floor_source,
                 _upfront(p),
+                False,  # the catalog's network, or none (plan.network.with_given_network)
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
@@ -385,7 +387,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     if merged.countries:
         # "China", "中国", "CN" and "chn" all mean CN (ISO 3166 alpha-2, as the offers carry it);
         # "EU" its member states
-        codes = (code for c in merged.countries for code in country_codes(c))
+        codes = (code for c in merged.countries for code in country_codes_of(c))
         merged = replace(merged, countries=tuple(dict.fromkeys(codes)))
     return merged
 

@@ -12,11 +12,11 @@ left" line names the filter that emptied the field.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from gpuplan import vocab
-from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase, closest
+from gpuplan.catalog.region_countries import provider_regions
+from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, label_key
@@ -81,16 +81,6 @@ def _check_commitment(c: Constraints) -> None:
     )
 
 
-def _provider_regions(store: Store, provider: str) -> set[str]:
-    """The regions of ``provider``: those it has offers in and those its facts list (lower case)."""
-    from gpuplan.catalog.providers import facts
-
-    regions = {r.lower() for r in store.regions(provider)}
-    with suppress(GpuplanError):  # a provider without facts of its own: its offers' regions
-        regions |= {r.code.lower() for r in facts(provider).regions}
-    return regions
-
-
 def check_regions(c: Constraints, store: Store) -> None:
     """Each region named must have offers, and, when providers are named too, be one of theirs
     (``gpuplan tco`` checks its usage's regions with this too)."""
@@ -100,36 +90,31 @@ def check_regions(c: Constraints, store: Store) -> None:
 
     offered = store.regions()
     offered_lower = {r.lower() for r in offered}
-    named = {p: _provider_regions(store, p) for p in c.providers or ()}
+    named = {p: provider_regions(store, p) for p in c.providers or ()}
     named_all = sorted(set().union(*named.values())) if named else []
     for region in c.regions:
         low = region.lower()
         if low not in offered_lower:
-            # A real region of a provider the catalog holds no offer in ("westeurope": the shipped
-            # Azure prices are of its US regions): said so, with the refresh that fetches it; it had
-            # been "unknown region 'westeurope'; did you mean 'westeurope'?"
-            owners = [p for p in PROVIDERS if low in _provider_regions(store, p)]
-            if owners:
-                raise InputError.worded(
-                    N_(
-                        "region {region} of {providers} has no offer in the catalog; "
-                        "`gpuplan catalog refresh --provider {provider}` fetches that provider's prices "
-                        "where it publishes them, or leave the region out"
-                    ),
-                    region=region,
-                    providers=listed(owners),
-                    provider=owners[0],
-                )
-            from gpuplan.catalog.region_countries import refuse_country_as_region
+            # A real region of a provider the catalog holds no offer in ("uksouth": the shipped
+            # Azure prices are of its US regions), a city ("london") or a country ("singapore"):
+            # each said so; any of them had read as a region that does not exist.
+            from gpuplan.catalog.region_countries import (
+                refuse_city_as_region,
+                refuse_country_as_region,
+                refuse_unheld_region,
+                region_suggestions,
+            )
 
+            refuse_unheld_region(region, store)
             refuse_country_as_region(region, store)
+            refuse_city_as_region(region, store)
             # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
             known = named_all if named and closest(region, named_all) else offered
-            known = [k for k in known if k.lower() != low]
+            known = region_suggestions(k for k in known if k.lower() != low)
             raise NotFoundError("region", region, known, hint=N_("no offer in it"))
         if not named or any(low in regions for regions in named.values()):
             continue
-        having = [p for p in PROVIDERS if p not in named and low in _provider_regions(store, p)]
+        having = [p for p in PROVIDERS if p not in named and low in provider_regions(store, p)]
         if not having:
             continue  # offered, yet no known provider lists it: the region filter says what is left
         suggestions = closest(region, named_all)

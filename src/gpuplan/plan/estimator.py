@@ -69,7 +69,9 @@ def _image_note() -> str:
         "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
         "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
         "input_bound are CPU-bound; an offer whose vCPUs the catalog lacks is bounded at the "
-        "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside)"
+        "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside); "
+        "a job that decodes no JPEGs (generation, pre-decoded tensors) sets stack: {{input_pipeline: "
+        "synthetic}}"
     ).format(
         rate=f"{IMAGES_PER_S_PER_VCPU:g}",
         low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",

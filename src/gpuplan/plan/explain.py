@@ -502,10 +502,69 @@ def _over_deadline_or_budget(
         # more instances may meet it where a count limit, not the GPU's speed, ended the search
         cands = ctx.cands
         clauses += [limit.words for limit in deadline_limits(cands, costs, pre, ctx.offers, ctx.job, c)]
+    if d is not None and not (meets_d & meets_b).any():
+        held = _held_by_network(ctx, pre)
+        if held is not None:
+            clauses.append(held)
     if not clauses:
         return head
     return Phrase(
         _HEAD_AND_CLAUSES, head=head, clauses=_joined(clauses, _SEMICOLON_ONE_MORE, "clauses", "clause")
+    )
+
+
+#: Instance types a refusal names of those whose unknown network held options back (the rest counted).
+_NAMED_INSTANCES = 3
+
+
+def _held_by_network(ctx: PlanContext, pre: IntArray) -> Phrase | None:
+    """Where options on several nodes were timed at the slowest network because the catalog gives
+    their instances none: how many, which instances, what the best fabric would make of the fastest,
+    and the flag that states the real one (``plan --network-gbps``); None where there are none."""
+    from gpuplan.perf.links import FAST_NETWORK_GBIT_S, SLOW_NETWORK_GBIT_S
+    from gpuplan.plan.unknowns import Fact
+
+    costs = ctx.costs
+    cand = costs.idx[pre]
+    held = pre[((costs.unknown[pre] & int(Fact.NETWORK)) != 0) & (ctx.cands.nodes[cand] > 1)]
+    if held.size == 0:
+        return None
+    best = ctx.best.time_h[held] if ctx.best is not None else np.full(held.size, np.nan)
+    # the instances named fastest first at their best case: the ones the real fabric would decide
+    order = np.argsort(np.where(np.isfinite(best), best, np.inf), kind="stable")
+    offer = ctx.cands.offer[costs.idx[held[order]]]
+    names = list(
+        dict.fromkeys(
+            f"{p} {t}"
+            for p, t in zip(ctx.offers.provider[offer], ctx.offers.instance_type[offer], strict=True)
+        )
+    )
+    bound = ctx.bounds.network_gbps if ctx.bounds is not None else None
+    slow = bound if bound is not None else SLOW_NETWORK_GBIT_S
+    shown = listed(names[:_NAMED_INSTANCES])
+    more = len(names) - _NAMED_INSTANCES
+    words = Phrase(
+        N_(
+            "{count} options on several nodes of {instances} were timed at the slowest network, {slow} "
+            "Gbit/s TCP: the catalog gives those instances none"
+        ),
+        count=f"{held.size:,}",
+        instances=shown if more <= 0 else Phrase(N_("{names} and {n} more"), names=shown, n=more),
+        slow=f"{slow:g}",
+    )
+    if np.isfinite(best).any():
+        words = Phrase(
+            N_("{words} (over a {fast} Gbit/s RDMA fabric the fastest would take {time})"),
+            words=words,
+            fast=f"{FAST_NETWORK_GBIT_S:,g}",
+            time=format_hours(float(np.nanmin(best))),
+        )
+    return Phrase(
+        N_(
+            "{words}; if you know your provider's fabric, give it: --network-gbps N --network-kind "
+            "rdma or tcp"
+        ),
+        words=words,
     )
 
 

@@ -116,12 +116,17 @@ class PlanOffer:
     """A reservation's payment option its price is the effective rate of (``partial``, ``all``:
     :mod:`gpuplan.catalog.upfront`); "" for no upfront, another pricing model, or an option asked
     for that the row does not carry (its own no-upfront rate kept)."""
+    network_given: bool = False
+    """``network_gbps`` and ``network_kind`` are the user's (``plan --network-gbps``), put in where
+    the catalog gives the instance no network: the option's words say whose they are."""
 
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
 _FIELD_TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(PlanOffer)}
 #: The columns of tuples of labels (numpy object arrays).
 _LABEL_COLUMNS = frozenset({"compliance", "compliance_claimed"})
+#: The columns of flags (numpy bool arrays).
+_BOOL_COLUMNS = frozenset({"stale", "network_given"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,6 +168,7 @@ class OfferTable:
     floor_region: StrArray
     floor_source: StrArray
     upfront: StrArray
+    network_given: BoolArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])
@@ -185,7 +191,7 @@ class OfferTable:
                 arr = np.empty(len(values), dtype=object)
                 arr[:] = [tuple(v) for v in values]
                 cols[name] = arr
-            elif name == "stale":
+            elif name in _BOOL_COLUMNS:
                 cols[name] = np.array(values, dtype=bool)
             elif kind in ("str",):
                 cols[name] = np.array(values, dtype=str) if len(values) else np.array([], dtype=str)
@@ -205,7 +211,7 @@ class OfferTable:
             col = getattr(self, f.name)
             if f.name in _LABEL_COLUMNS:
                 kw[f.name] = tuple(col[i])
-            elif f.name == "stale":
+            elif f.name in _BOOL_COLUMNS:
                 kw[f.name] = bool(col[i])
             elif col.dtype.kind == "U":
                 kw[f.name] = str(col[i])

@@ -13,13 +13,21 @@ a reader knows what to check before renting.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
 
 from gpuplan.catalog.providers import PROVIDERS, facts
-from gpuplan.i18n import _
+from gpuplan.errors import InputError
+from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
+from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.links import (
     SLOW_NETWORK_GBIT_S,
     TYPICAL_NETWORK_GBIT_S,
     catalog_network_kind,
+    checked_network_kind,
     network_kind_of,
 )
 from gpuplan.plan.candidates import EstimateFn
@@ -28,7 +36,13 @@ from gpuplan.plan.result import Option
 from gpuplan.plan.unknowns import HostBounds
 from gpuplan.units import format_hours
 
-__all__ = ["FALLBACK_NETWORK_GBIT_S", "network_words"]
+__all__ = [
+    "FALLBACK_NETWORK_GBIT_S",
+    "checked_given_network",
+    "given_network_note",
+    "network_words",
+    "with_given_network",
+]
 
 #: The network a multi-node job falls back to where its fabric is not set up: TCP sockets over an
 #: instance's ordinary virtual NIC, at the typical rate of one (``perf.links.TYPICAL_NETWORK_GBIT_S``:
@@ -50,7 +64,7 @@ def network_words(
     node, or a service (its replicas are independent servers, and its time is its calendar period)."""
     if option.nodes < 2 or service:
         return ""
-    gbps, kind, origin = _taken(option, bounds)
+    gbps, kind, origin = _taken(option, offers, bounds)
     head = _("network between the {nodes} nodes: {kind} at {gbps} Gbit/s per instance ({origin})").format(
         nodes=option.nodes, kind=kind, gbps=f"{gbps:,.4g}", origin=origin
     )
@@ -77,8 +91,16 @@ def network_words(
     )
 
 
-def _taken(option: Option, bounds: HostBounds | None) -> tuple[float, str, str]:
+def _taken(option: Option, offers: OfferTable, bounds: HostBounds | None) -> tuple[float, str, str]:
     """The rate and kind the option was estimated over, and where they come from, in words."""
+    rows = (offers.provider == option.provider) & (offers.instance_type == option.instance_type)
+    given = rows & offers.network_given
+    if given.any():
+        i = int(given.nonzero()[0][0])
+        origin = _("as you gave it (--network-gbps): the catalog gives {instance} no network").format(
+            instance=option.instance_type
+        )
+        return float(offers.network_gbps[i]), str(offers.network_kind[i]), origin
     unknown = any(u.fact == "network" for u in option.unknown_facts)
     if option.network_gbps is None or unknown:
         # as plan.candidates takes it: the slowest any offer states, else the slowest GPU network
@@ -138,3 +160,95 @@ def _named(option: Option, kind: str) -> str:
         if option.instance_type in setup.instances and setup.name != kind:
             return _("{name} over {kind}").format(name=setup.name, kind=kind)
     return kind
+
+
+def with_given_network(offers: OfferTable, gbps: float | None, kind: str | None) -> OfferTable:
+    """``offers`` with the user's inter-node network (``plan --network-gbps``, ``--network-kind``
+    ``rdma`` or ``tcp``) put in where the catalog gives an instance none; a network the catalog
+    states is kept. A rate without a kind is TCP, the conservative bound, as ``gpuplan estimate``
+    takes it at its point. Nothing given: ``offers`` unchanged (the unknown network is then ranked
+    at its conservative bound, ``plan/unknowns.py``)."""
+    if gbps is None:
+        return offers
+    unknown = np.isnan(offers.network_gbps)
+    if not unknown.any():
+        return offers
+    word = _kind_word(kind)
+    return replace(
+        offers,
+        network_gbps=np.where(unknown, gbps, offers.network_gbps),
+        network_kind=np.where(unknown, word, offers.network_kind.astype(str)),
+        network_given=offers.network_given | unknown,
+    )
+
+
+def given_network_note(
+    options: Sequence[Option], offers: OfferTable, gbps: float | None, kind: str | None
+) -> str:
+    """What the plan did with the network the user gave (``gbps``, ``kind`` as
+    :func:`checked_given_network` returns them), over the multi-node ``options`` it shows: the
+    instances it was put in for, and those whose catalog network was kept where it is another (the
+    user's figure is for the instances the catalog says nothing of); "" where it touched none."""
+    if gbps is None:
+        return ""
+    word = _kind_word(kind)
+    given = offers.network_given
+    took: dict[str, None] = {}
+    kept: dict[str, str] = {}
+    for o in options:
+        if o.nodes < 2:
+            continue
+        rows = (offers.provider == o.provider) & (offers.instance_type == o.instance_type)
+        name = f"{o.provider} {o.instance_type}"
+        if (rows & given).any():
+            took[name] = None
+        elif o.network_gbps is not None and (
+            o.network_gbps != gbps or catalog_network_kind(o.network_kind) not in (None, word.lower())
+        ):
+            kept[name] = _("{gbps} Gbit/s {kind}").format(
+                gbps=f"{o.network_gbps:,.4g}", kind=o.network_kind or "?"
+            )
+    parts = []
+    if took:
+        parts.append(
+            _(
+                "your network, {gbps} Gbit/s {kind}, taken for {instances}: the catalog gives them none"
+            ).format(gbps=f"{gbps:,.4g}", kind=word, instances=item_list(list(took)))
+        )
+    if kept:
+        parts.append(
+            _("the catalog's own network kept for {instances} (not your {gbps} Gbit/s {kind})").format(
+                instances=item_list([f"{name}: {net}" for name, net in kept.items()]),
+                gbps=f"{gbps:,.4g}",
+                kind=word,
+            )
+        )
+    return _("; ").join(parts)
+
+
+def checked_given_network(gbps: float | None, kind: str | None) -> tuple[float | None, str | None]:
+    """``network_gbps`` and ``network_kind`` read as ``gpuplan estimate`` reads them; a kind
+    without a rate is refused (a plan ranks on a rate: the kind alone leaves the unknown rate at
+    its slowest bound, where the kind changes nothing)."""
+    checked = checked_network_kind(kind)
+    if gbps is None:
+        if checked is not None:
+            raise InputError.worded(
+                N_("--network-kind {kind} needs --network-gbps: the rate of the network between the nodes"),
+                kind=checked,
+            )
+        return None, None
+    if not (math.isfinite(gbps) and MIN_NETWORK_GBIT_S <= gbps <= MAX_NETWORK_GBIT_S):
+        raise InputError.worded(
+            N_("--network-gbps must be between {low:g} and {high:,g} Gbit/s, got {gbps:g}"),
+            low=MIN_NETWORK_GBIT_S,
+            high=MAX_NETWORK_GBIT_S,
+            gbps=gbps,
+        )
+    return gbps, checked
+
+
+def _kind_word(kind: str | None) -> str:
+    """The network kind column's word for a kind the user gave: ``RDMA``, or ``TCP`` (also where
+    none was given: the conservative bound)."""
+    return "RDMA" if kind == "rdma" else "TCP"

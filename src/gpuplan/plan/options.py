@@ -622,7 +622,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         nodes=nodes,
         pricing=row.pricing,
         interconnect=row.interconnect,
-        network_gbps=row.network_gbps,
+        # the catalog's statement (None where it gives none): a network the user gave is said in
+        # the option's words and the plan's notes, not passed off as the catalog's
+        network_gbps=None if row.network_given else row.network_gbps,
         job_time_h=float(c.time_h[j]),
         job_time_h_low=float(c.time_h_low[j]),
         job_time_h_high=float(c.time_h_high[j]),
@@ -662,7 +664,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),
-        network_kind=row.network_kind,
+        network_kind="" if row.network_given else row.network_kind,
         commitment_usd=commitment_usd,
         commitment_months=None
         if row.term_hours is None or commitment_usd is None

@@ -812,6 +812,7 @@ def plan_offers(
     return Plan(
         checkpoint_gb=job.checkpoint_gb,
         checkpoint_write_min=job.checkpoint_gb / job.checkpoint_write_gbps / 60.0,
+        disk_gb=job.stored_gb_per_copy if job.storage_kind == "block" else None,
         objective=constraints.objective,
         constraints=constraints,
         recommended=rec,

@@ -430,6 +430,10 @@ class Plan:
     checkpoint_write_min: float = 0.0
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth
     (``JobFacts.checkpoint_write_gbps``); 0 for a job that writes none."""
+    disk_gb: float | None = None
+    """What one instance's block-storage disk holds as the plan prices it, GB: the dataset, the
+    checkpoints kept and any model weights (``JobFacts.stored_gb_per_copy``); None where they are
+    kept in one object-storage bucket (``storage: object``)."""
     thin_memory_margin: str = ""
     """The ranked options that fit with less than a tenth of the usable memory to spare at their
     memory band's high end, and what to change, in order, if they run out of memory all the same

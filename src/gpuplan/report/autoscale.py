@@ -14,6 +14,7 @@ committed cost averages to).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from functools import partial
@@ -323,16 +324,7 @@ def trace_rate_lines(name: str, rate: ShapeRate | None, slow_gap_s: float | None
             ).format(mean=f"{rate.mean_requests_per_s:.3g}", peak=f"{rate.peak_requests_per_s:.3g}")
         )
         if rate.mean_asked is not None:
-            lines.append(
-                _(
-                    "A {shape} load cannot average {asked} requests/s under a peak of {peak}: the peak is "
-                    "kept (the load the plan sizes for) and its quietest time falls to 0."
-                ).format(
-                    shape=name,
-                    asked=f"{rate.mean_asked:.3g}",
-                    peak=f"{rate.peak_requests_per_s:.3g}",
-                )
-            )
+            lines.append(_mean_not_held(name, rate))
     if slow_gap_s is not None:
         lines.append(
             _(
@@ -341,6 +333,31 @@ def trace_rate_lines(name: str, rate: ShapeRate | None, slow_gap_s: float | None
             ).format(gap=f"{slow_gap_s:,.0f}")
         )
     return lines
+
+
+def _mean_not_held(name: str, rate: ShapeRate) -> str:
+    """The mean a generated trace is drawn at where the one asked cannot be held under the peak: the
+    lowest the shape reaches (its quietest time at 0), and what the window drawn averages where it
+    is not whole days of a diurnal shape (a few hours of its day average more or less)."""
+    held = rate.mean_held if rate.mean_held is not None else rate.mean_requests_per_s
+    fields = {
+        "shape": name,
+        "asked": f"{rate.mean_asked:.3g}",
+        "peak": f"{rate.peak_asked if rate.peak_asked is not None else rate.peak_requests_per_s:.3g}",
+        "mean": f"{rate.mean_requests_per_s:.3g}",
+        "held": f"{held:.3g}",
+    }
+    if math.isclose(held, rate.mean_requests_per_s, rel_tol=1e-3):
+        return _(
+            "A {shape} load cannot average {asked} requests/s under a peak of {peak}: the peak is kept "
+            "(the load the plan sizes for), and the trace is drawn at a mean of {mean} requests/s, the "
+            "lowest such a load reaches (its quietest time at 0)."
+        ).format(**fields)
+    return _(
+        "A {shape} load cannot average {asked} requests/s under a peak of {peak}: the peak is kept (the "
+        "load the plan sizes for), and its day is taken at a mean of {held} requests/s, the lowest such "
+        "a day reaches (its quietest time at 0); the window drawn averages {mean} requests/s."
+    ).format(**fields)
 
 
 def _trace_input_lines(res: AutoscaleResult) -> list[str]:

@@ -52,7 +52,13 @@ if TYPE_CHECKING:
     from gpuplan.catalog.undo import ImportEntry, UndoReport
     from gpuplan.documents.base import ExchangeRateDoc
     from gpuplan.documents.catalog import CheapestPrice, GpusDocument, OffersDocument
-    from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument, RefreshDocument
+    from gpuplan.documents.catalog_admin import (
+        CatalogInfoDocument,
+        ImportDocument,
+        ImportsDocument,
+        RefreshDocument,
+        UndoDocument,
+    )
     from gpuplan.documents.serve import DiscountsDocument
 
 __all__ = [
@@ -61,6 +67,7 @@ __all__ = [
     "gpus_view",
     "import_json",
     "import_view",
+    "imports_json",
     "info_json",
     "info_view",
     "offer_prices",
@@ -71,6 +78,7 @@ __all__ = [
     "rates_line",
     "refresh_json",
     "rejected_reasons",
+    "undo_json",
 ]
 
 _PRICINGS = tuple(m.value for m in PricingModel)
@@ -939,6 +947,22 @@ def imports_view(entries: Sequence[ImportEntry], snapshot_hidden: int = 0) -> Re
         )
     parts.append(Text(_("`gpuplan catalog import --undo ID` takes an import out again."), style="dim"))
     return Group(*parts)
+
+
+def imports_json(entries: Sequence[ImportEntry], snapshot_hidden: int = 0) -> ImportsDocument:
+    """The ``catalog imports --json`` document."""
+    from gpuplan.documents.catalog_admin import ImportsDocument
+
+    return ImportsDocument.model_validate(
+        {"imports": [to_jsonable(e) for e in entries], "snapshot_hidden": snapshot_hidden}
+    )
+
+
+def undo_json(report: UndoReport) -> UndoDocument:
+    """The ``catalog import --undo ID --json`` document."""
+    from gpuplan.documents.catalog_admin import UndoDocument
+
+    return UndoDocument.model_validate(to_jsonable(report))
 
 
 def undo_view(report: UndoReport) -> RenderableType:

@@ -17,6 +17,7 @@ from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
+from gpuplan.report.tco_cash import cash_by_month, cash_lines
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
@@ -105,11 +106,14 @@ def fill_words(missing: MissingPrice) -> str:
 def _tco_data(report: TcoReport) -> dict[str, Any]:
     s, u = report.schedule, report.usage
     cost = _cents
-    hourly = []
+    cash = cash_by_month(report)
+    hourly: list[dict[str, Any]] = []
+    considered: list[dict[str, Any]] = []
+    reasons = {key: why for key, _o, why in _considered(report)}
     for key, o in s.hourly_used.items():
         demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
         packing = s.hourly_packing.get(key, 1.0)
-        hourly.append(
+        (hourly if _listed(report, key) else considered).append(
             {
                 "use": key,
                 "provider": o.provider,
@@ -119,6 +123,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
                 "gpu_hours_paid_per_used": round(packing, 6),
+                **({"bought": key in s.hourly_bought} if _listed(report, key) else {"why": reasons[key]}),
                 **_price_fields(report, o),
             }
         )
@@ -131,6 +136,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "exchange_rate": rate.model_dump() if rate else None,
         "past_horizon": u.past_horizon,
         "total_cost_usd": cost(s.total_usd),
+        "stale_prices_in_total": len(total_stale_prices(report)),
         "data_cost_usd": cost(s.data_usd),
         "data_cost_covers": _(DATA_COVERS),
         "data_costs_counted_for": [d.name for d in report.problem.demands if d.run_data],
@@ -160,8 +166,9 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "cost_usd": cost(m.cost_usd),
                 "cost_usd_by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
                 "data_cost_usd": cost(m.data_usd),
+                "cash_usd": None if cash is None else cost(cash.months[i]),
             }
-            for m in s.monthly
+            for i, m in enumerate(s.monthly)
         ],
         "commitments": [
             {
@@ -186,6 +193,23 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "break_even_by_gpu": {
             g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
         },
+        "break_even_prices": [
+            {
+                "gpu": g,
+                "pricing": p,
+                "provider": o.provider,
+                "region": o.region,
+                "instance_type": o.instance_type,
+                "gpus_per_unit": o.gpus_per_unit,
+                "term_months": o.term_months,
+                "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+                "break_even": round(s.break_even_by_gpu[g][p], 4),
+                "bought": _break_even_only(report, o) is None,
+                **_price_fields(report, o),
+            }
+            for g, per in s.break_even_offers.items()
+            for p, o in per.items()
+        ],
         "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
         "peaks": [
             {
@@ -204,6 +228,18 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             "spot_prices_left_out": w.left_out,
             "total_cost_usd": cost(w.total_usd),
             "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
+            "prices": [
+                {
+                    "provider": o.provider,
+                    "region": o.region,
+                    "instance_type": o.instance_type,
+                    "gpu": o.gpu,
+                    "pricing": o.pricing,
+                    "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+                    **_price_fields(report, o),
+                }
+                for o in w.offers
+            ],
         },
         "demands": [
             {
@@ -217,13 +253,14 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for d in report.demands
         ],
         "hourly_prices": hourly,
+        "considered_prices": considered,
         "unknown_prices": [
             {"pricing": m.pricing, "gpu": m.gpu, "fill": fill_words(m)} for m in report.missing
         ],
         "stale_after_days": report.stale_after_days,
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
-        "notes": [*_age_lines(report), *report.notes],
+        "notes": [*_age_lines(report), *_without_stale_lines(report), *report.notes],
     }
 
 
@@ -293,11 +330,7 @@ def _copy_lines(report: TcoReport) -> list[str]:
 def summary_lines(report: TcoReport) -> list[str]:
     """The headline figures, one sentence each (also the HTML report's summary)."""
     s, money = report.schedule, report.money
-    lines = [
-        _("Total over {months} months: {total}").format(
-            months=report.usage.horizon_months, total=money.format(s.total_usd)
-        )
-    ]
+    lines = [_total_line(report)]
     baseline = money.format(s.all_on_demand_usd) if s.all_on_demand_usd is not None else ""
     if baseline and any(d.tiers for d in report.demands):
         # the services priced by their tiers are their autoscaled fleets in the baseline too
@@ -360,25 +393,69 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
     lines += unknown_lines(report)
     lines += _age_lines(report)
-    if (w := report.without_stale_spot) is not None:
-        if w.total_usd is None:
-            outcome = _("the demand cannot be met")
-        elif w.savings_pct:
-            outcome = _("total {total}; saving {pct}").format(
-                total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
-            )
-        else:
-            outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
-        lines.append(
-            _(
-                "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
-                "in all): {outcome}"
-            ).format(n=w.used, left_out=w.left_out, outcome=outcome)
-        )
+    lines += _without_stale_lines(report)
     for peak in s.peaks:
         lines.append(peak_line(report, peak))
     lines += _sensitivity_lines(report)
     return lines
+
+
+def total_stale_prices(report: TcoReport) -> list[PricedOffer]:
+    """The prices the total buys at (hourly offers bought, commitments) that are stale or of
+    unknown age, each once."""
+    s = report.schedule
+    bought = [s.hourly_used[k] for k in s.hourly_bought] + [c.offer for c in s.commitments]
+    return [o for o in dict.fromkeys(bought) if offer_age(report, o).stale]
+
+
+def _total_line(report: TcoReport) -> str:
+    """The headline total, with both figures where it buys at a stale spot price.
+
+    The schedule's own total leads: the month table, the commitments and the sensitivity below are
+    that schedule's, and a headline they did not add up to would contradict them. But a spot price
+    of unknown age is not the best case to quote alone (spot prices move): where the total rests
+    on one, the same line gives the total without stale spot prices; where it rests on another
+    stale price (no second figure: an on-demand price is the fallback), it says so."""
+    s, money = report.schedule, report.money
+    total = money.format(s.total_usd)
+    months = report.usage.horizon_months
+    stale = total_stale_prices(report)
+    if (w := report.without_stale_spot) is not None:
+        if w.total_usd is None:
+            return _(
+                "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
+                "without stale spot prices the demand cannot be met"
+            ).format(months=months, total=total, n=w.used)
+        return _(
+            "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
+            "{without} without stale spot prices"
+        ).format(months=months, total=total, n=w.used, without=money.format(w.total_usd))
+    if stale:
+        return _(
+            "Total over {months} months: {total}, at {n} price(s) stale or of unknown age (named below)"
+        ).format(months=months, total=total, n=len(stale))
+    return _("Total over {months} months: {total}").format(months=months, total=total)
+
+
+def _without_stale_lines(report: TcoReport) -> list[str]:
+    """The total and saving without the stale spot prices the schedule buys, with the counts."""
+    if (w := report.without_stale_spot) is None:
+        return []
+    money = report.money
+    if w.total_usd is None:
+        outcome = _("the demand cannot be met")
+    elif w.savings_pct:
+        outcome = _("total {total}; saving {pct}").format(
+            total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
+        )
+    else:
+        outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
+    return [
+        _(
+            "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
+            "in all): {outcome}"
+        ).format(n=w.used, left_out=w.left_out, outcome=outcome)
+    ]
 
 
 def _sensitivity_lines(report: TcoReport) -> list[str]:
@@ -434,16 +511,101 @@ def peak_line(report: TcoReport, peak: Peak) -> str:
     )
 
 
+def _listed(report: TcoReport, key: str) -> bool:
+    """Whether a figure rests on the hourly price of ``key``: one the schedule buys, or an on-demand
+    one (the all-on-demand total and the break-even are figured at it, bought or not)."""
+    return key in report.schedule.hourly_bought or key.split("/", 2)[1:2] == ["on_demand"]
+
+
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
-    """Every price the schedule rests on, by use: the hourly offer each demand buys (one offer can
-    serve several demands, each with its own whole-instance factor) and the commitments."""
-    out: list[tuple[str, PricedOffer]] = list(report.schedule.hourly_used.items())
+    """Every price a figure rests on, by use: the hourly offers the schedule buys (one offer can
+    serve several demands, each with its own whole-instance factor), the on-demand ones the
+    baseline is priced at, the commitments, the commitment offer each break-even is figured at
+    (a "pays off above 72 %" or "never pays off" rests on its price, bought or not), and those the
+    total without stale spot prices buys. A spot price weighed and not bought is not one
+    (:func:`considered_lines`)."""
+    s = report.schedule
+    out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
     seen = {o for _use, o in out}
-    for c in report.schedule.commitments:
-        if c.offer not in seen:
-            seen.add(c.offer)
-            out.append((f"{c.offer.gpu}/{c.offer.pricing}", c.offer))
+    behind = [o for per in s.break_even_offers.values() for o in per.values()]
+    for o in [c.offer for c in s.commitments] + behind + list(_without_only(report)):
+        if o not in seen:
+            seen.add(o)
+            out.append((f"{o.gpu}/{o.pricing}", o))
     return out
+
+
+def _without_only(report: TcoReport) -> tuple[PricedOffer, ...]:
+    """The prices the total without stale spot prices buys at that no other figure rests on (a
+    fresh spot price dearer than the stale one, say): listed too, since the headline gives it."""
+    s, w = report.schedule, report.without_stale_spot
+    if w is None:
+        return ()
+    other = {o for k, o in s.hourly_used.items() if _listed(report, k)}
+    other |= {c.offer for c in s.commitments}
+    other |= {o for per in s.break_even_offers.values() for o in per.values()}
+    return tuple(o for o in w.offers if o not in other)
+
+
+def _break_even_only(report: TcoReport, offer: PricedOffer) -> float | None:
+    """The break-even figured at ``offer`` where the schedule buys none of it; None otherwise."""
+    s = report.schedule
+    if offer in {c.offer for c in s.commitments}:
+        return None
+    if s.break_even_offers.get(offer.gpu, {}).get(offer.pricing) != offer:
+        return None
+    return s.break_even_by_gpu[offer.gpu][offer.pricing]
+
+
+def _considered(report: TcoReport) -> list[tuple[str, PricedOffer, str]]:
+    """The hourly prices weighed for a demand and not bought, by use, each with why, in words."""
+    s, money = report.schedule, report.money
+    out = []
+    for key, o in s.hourly_used.items():
+        if _listed(report, key):
+            continue
+        gpu, _p, name = key.split("/", 2)
+        od_key = f"{gpu}/on_demand/{name}"
+        ratio = s.spot_overhead.get(name, 1.0)
+        spot = o.usd_per_gpu_hour * ratio * s.hourly_packing.get(key, 1.0)
+        od = s.hourly_used.get(od_key)
+        od_useful = None if od is None else od.usd_per_gpu_hour * s.hourly_packing.get(od_key, 1.0)
+        demand = next(d for d in report.problem.demands if d.name == name)
+        dearer = od_useful is not None and spot >= od_useful
+        if od_key not in s.hourly_bought:
+            why = _("commitments serve all its hours")
+        elif dearer and demand.restarts_from_scratch:
+            why = _(
+                "on demand costs less: without checkpoint_gb an interruption restarts a run from its "
+                "beginning, so on spot a run of {hours} h takes {ratio} times its hours"
+            ).format(
+                hours=format_number(round(demand.run_hours, 1)),
+                ratio=format_number(round(ratio, 2)) if ratio < 1000 else "> 1,000",
+            )
+        elif dearer and od_useful is not None:
+            why = _(
+                "on demand costs less: {spot} per useful GPU-hour once its interruptions are paid for "
+                "({ratio} hours paid per useful hour), against {on_demand}"
+            ).format(
+                spot=money.format(spot),
+                ratio=format_number(round(ratio, 3)),
+                on_demand=money.format(od_useful),
+            )
+        else:
+            why = _("on demand costs less per useful GPU-hour with what its runs pay besides GPU time")
+        out.append((key, o, why))
+    return out
+
+
+def considered_lines(report: TcoReport) -> list[str]:
+    """The hourly prices weighed for a demand and not bought, each with why: no figure rests on
+    them, so they are neither in the "Prices used" table nor counted in its stale line."""
+    return [
+        _("Weighed, not bought: {use} {offer} at {price} per GPU-hour, as {why}").format(
+            use=_use_words(key), offer=_offer_words(o), price=report.money.format(o.usd_per_gpu_hour), why=why
+        )
+        for key, o, why in _considered(report)
+    ]
 
 
 def unknown_lines(report: TcoReport) -> list[str]:
@@ -533,6 +695,25 @@ def price_rows(report: TcoReport) -> list[list[str]]:
             flags.append(
                 _("costed at the dated spot price of {day}; its own, undated: {price}").format(
                     day=o.floor_as_of, price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit)
+                )
+            )
+        if use in report.schedule.hourly_used and use not in report.schedule.hourly_bought:
+            # an on-demand price the schedule does not buy: the baseline (and break-even) rest on it
+            if report.schedule.break_even_by_gpu.get(o.gpu):
+                flags.append(_("not bought: the all-on-demand total and the break-even are figured at it"))
+            else:
+                flags.append(_("not bought: the all-on-demand total is figured at it"))
+        if o.pricing == "monthly":
+            # the figure a subscription is quoted at (the column is it ÷ 730 h ÷ GPUs)
+            flags.append(
+                _("{price} per instance a month").format(price=report.money.format(o.usd_per_unit_month))
+            )
+        if o in _without_only(report):
+            flags.append(_("not bought: the total without stale spot prices is figured at it"))
+        if (be := _break_even_only(report, o)) is not None:
+            flags.append(
+                _("not bought: the break-even utilisation ({share}) is figured at it").format(
+                    share=format_percent(be)
                 )
             )
         if o.spot_rate is not None and o.spot_rate.assumed:
@@ -725,10 +906,16 @@ def tco_view(report: TcoReport) -> Any:
     if data:
         months.add_column(_("besides GPU time"), justify="right")
     months.add_column(_("total"), justify="right")
-    for m in report.schedule.monthly:
+    # an all-upfront reservation's cash in the month it is paid, beside the total that spreads it
+    cash = cash_by_month(report)
+    if cash is not None:
+        months.add_column(_("cash paid"), justify="right")
+    for i, m in enumerate(report.schedule.monthly):
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
         cells += [report.money.format(m.data_usd)] if data else []
-        months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
+        cells += [report.money.format(m.cost_usd)]
+        cells += [report.money.format(cash.months[i])] if cash is not None else []
+        months.add_row(report.usage.month_label(m.month), *cells)
     if report.schedule.past_horizon_usd > 0:
         # The commitments' months after the horizon are in the total: a row of their own, so that
         # the column adds up to it (it had been said only in a line above the table).
@@ -736,11 +923,13 @@ def tco_view(report: TcoReport) -> Any:
             _("after the horizon"),
             *[""] * (len(models) + data),
             report.money.format(report.schedule.past_horizon_usd),
+            *([report.money.format(cash.past_horizon_usd)] if cash is not None else []),
         )
-    parts += [Text(""), months]
+    parts += [Text(""), months, *(Text(line) for line in cash_lines(report))]
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
     parts += [Text(line, style="dim") for line in source_lines(report)]
+    parts += [Text(line) for line in considered_lines(report)]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
     notes = report.money.without_rate_warning(report.notes)
     parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in notes]

@@ -14,12 +14,14 @@ from gpuplan.report.tco import (
     PRICE_HEAD,
     PRICING_LABELS,
     SCHEDULE_HEAD,
+    considered_lines,
     no_commitment_line,
     price_rows,
     schedule_rows,
     source_lines,
     summary_lines,
 )
+from gpuplan.report.tco_cash import cash_lines
 
 if TYPE_CHECKING:
     from gpuplan.commit import TcoReport
@@ -122,7 +124,12 @@ def tco_html(report: TcoReport, title: str) -> str:
     prices = "\n".join(
         "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in price_rows(report)
     )
-    sources = "\n".join(f"<li>{escape(line)}</li>" for line in source_lines(report))
+    # where each price comes from, then the prices weighed and not bought (no figure rests on them)
+    sources = "\n".join(
+        f"<li>{escape(line)}</li>" for line in [*source_lines(report), *considered_lines(report)]
+    )
+    # the chart spreads an upfront reservation over its term: when its cash is paid, in words
+    cash = "\n".join(f"<p>{escape(line)}</p>" for line in cash_lines(report))
     lang = current_language().value
     h_cost, h_buy, h_demands, h_notes, h_prices = (
         escape(_(h))
@@ -149,6 +156,7 @@ li {{ margin: 2px 0; }}
 </ul>
 <h2>{h_cost}</h2>
 {monthly_cost_svg(report)}
+{cash}
 <h2>{h_buy}</h2>
 {table}
 <h2>{h_prices}</h2>

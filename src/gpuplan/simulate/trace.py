@@ -554,6 +554,13 @@ class ShapeRate:
     mean_asked: float | None = None
     """A mean the shape could not hold under the peak asked (the peak is kept, and the mean is the
     lowest the shape reaches: its quietest time at zero); None when what was asked holds."""
+    mean_held: float | None = None
+    """Where :attr:`mean_asked` is set: the mean the whole shape holds instead under the peak (a
+    diurnal trace's day), the lowest it reaches. A window that is not whole days of it averages
+    :attr:`mean_requests_per_s`, more or less than this."""
+    peak_asked: float | None = None
+    """Where :attr:`mean_asked` is set: the peak asked, which is kept (a window of a few hours may
+    stop before it, and :attr:`peak_requests_per_s` is then lower)."""
 
 
 def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tuple[np.ndarray, ShapeRate]:
@@ -568,7 +575,11 @@ def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tu
     rate, held = fit_level(level, mean, peak, basis)
     asked = mean if mean is not None and not math.isclose(held, mean) else None
     fitted = ShapeRate(
-        mean_requests_per_s=float(rate.mean()), peak_requests_per_s=float(rate.max()), mean_asked=asked
+        mean_requests_per_s=float(rate.mean()),
+        peak_requests_per_s=float(rate.max()),
+        mean_asked=asked,
+        mean_held=None if asked is None else held,
+        peak_asked=None if asked is None else peak,
     )
     return rate, fitted
 

@@ -139,6 +139,12 @@ _SCRIPT_WORDS = (
     N_("Checking today's prices of the saved plans ({n})…"),
     # a commitment the tco solver bought: its start month and term
     N_("from {month}, {n} months"),
+    # how many times a saved plan's workload runs in its month (nightly: 30), and what that costs
+    # (the saved plans' columns, and the plan form's field)
+    N_("Runs in the month"),
+    N_("Month's cost"),
+    # a month's budget and plans: one team's (as its tokens are made with), or the whole service's
+    N_("Team"),
 )
 
 
@@ -167,11 +173,6 @@ _FORM_WORDS = (
     N_("Save plan for the month"),
     N_("Save workload"),
     N_("Saved plans"),
-    # how many times a saved plan's workload runs in its month (nightly: 30), and what that costs
-    N_("Runs in the month"),
-    N_("Month's cost"),
-    # a month's budget and plans: one team's (as its tokens are made with), or the whole service's
-    N_("Team"),
     N_("whole service"),
     N_("Saved workload"),
     N_("Saved workloads"),

@@ -318,6 +318,16 @@ class PlanRequest(WorkloadRequest):
     unknown_costs: Literal["assume", "exclude"] = "assume"
     storage: Literal["block", "object"] = "block"
     egress_free_tier: bool = False
+    network_gbps: float | None = Field(
+        default=None,
+        ge=MIN_NETWORK_GBIT_S,
+        le=MAX_NETWORK_GBIT_S,
+        description="Inter-node network per instance, Gbit/s, for the instances the catalog gives none "
+        "(without it they are ranked at the slowest GPU network); a network the catalog states is kept.",
+    )
+    network_kind: Literal["rdma", "tcp"] | None = Field(
+        default=None, description="The kind of that network: rdma or tcp (default tcp); needs network_gbps."
+    )
     currency: CurrencyCode | None = Field(
         default=None,
         description="The currency the plan shows money in; default CNY where the budget is in yuan "

@@ -276,6 +276,8 @@ def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Prog
         unknown_costs=request.unknown_costs,
         storage=request.storage,
         egress_free_tier=request.egress_free_tier,
+        network_gbps=request.network_gbps,
+        network_kind=request.network_kind,
     )
 
 
@@ -289,6 +291,7 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
     from gpuplan.plan.api import check_data_location
     from gpuplan.plan.build_inputs import budget_in_usd, constraints_from_spec
     from gpuplan.plan.contradictions import check_constraints
+    from gpuplan.plan.network import checked_given_network
 
     try:
         overrides = request.overrides()
@@ -306,6 +309,11 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
         check_data_location(workload, store)
     except NotFoundError as e:
         raise RefusedValue.of("workload.data.location", e) from None
+    try:
+        # a kind without its rate, as `gpuplan plan` refuses it
+        checked_given_network(request.network_gbps, request.network_kind)
+    except InputError as e:
+        raise RefusedValue.of("network_kind", e) from None
     if request.baseline:
         try:
             BaselineSpec.parse(request.baseline)
@@ -487,7 +495,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     apart (:class:`RefusedValue`): the usage file's own paths are for the command line."""
     from pydantic import ValidationError
 
-    from gpuplan.commit import tco
+    from gpuplan.api import tco
     from gpuplan.commit.usage import Usage
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu

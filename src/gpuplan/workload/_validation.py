@@ -58,6 +58,9 @@ _PYDANTIC_WORDS = {
     # gpuplan.units.read_amount's words (a budget), as the command line writes them too
     "amount_parsing": N_("{value} is not an amount: write it as {one} or {two}"),
     "wrong_currency": N_("{value} is in another currency: give it with {option}"),
+    "unsupported_currency": N_(
+        "{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
+    ),
 }
 
 

@@ -393,7 +393,7 @@ def _row(
             reasons.append(Phrase(N_("{column} is empty"), column=column))
     if reasons:
         return None
-    prov = _choice(PROVIDERS.cast, _text(r, "provider"), reasons)
+    prov = _choice(_row_provider, _text(r, "provider"), reasons)
     region = _text(r, "region")
     declared = prov is not None and facts(prov).declared
     if prov is not None and declared:
@@ -490,6 +490,16 @@ def _row(
         prices=(price,),
         line=line,
     )
+
+
+def _row_provider(value: str) -> str:
+    """``PROVIDERS.cast(value)`` for one row: a provider it does not know is refused with its
+    did-you-mean only, not the list of every provider gpuplan knows (the file's refusal says what
+    to do with one it does not know: declare it; the list on every row would bury that)."""
+    try:
+        return PROVIDERS.cast(value)
+    except NotFoundError as e:
+        raise NotFoundError(e.kind, e.name, e.known, suggestions=e.suggestions or None, cutoff=1.0) from None
 
 
 def _choice(cast: Callable[[str], str], value: str, reasons: list[Worded]) -> str | None:

@@ -31,6 +31,7 @@ from gpuplan.catalog.providers.base import (
     Region,
     SpotFacts,
 )
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import Names
 
 __all__ = [
@@ -230,7 +231,13 @@ class ProviderNames:
             aliases = {a: code for code, m in current.items() for a in m.FACTS.aliases}
             self._built = (
                 (current, declared),
-                Names(kind="provider", values=tuple(current), aliases=aliases, cutoff=PROVIDER_CUTOFF),
+                Names(
+                    kind="provider",
+                    values=tuple(current),
+                    aliases=aliases,
+                    cutoff=PROVIDER_CUTOFF,
+                    known_hint=N_("the providers gpuplan knows: {names}"),
+                ),
             )
         return self._built[1]
 

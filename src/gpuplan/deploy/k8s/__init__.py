@@ -27,6 +27,7 @@ from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
     latency_share_words,
+    max_replicas_words,
     peak_ceiling_words,
     plan_floor_words,
     sizing_lengths,
@@ -189,6 +190,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
             extra.append(spare)
+        if (held_below := max_replicas_words(spec)) is not None:
+            extra.append(held_below)
         if (fallback := spot_fallback_words(spec)) is not None:
             extra.append(fallback)
         if (above := unpriced_ceiling_words(spec)) is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.batch import (
+    EXIT_NO_GPU,
     VLLM_RUNNER,
     chunk_requests,
     cost_note,
@@ -68,10 +69,8 @@ DATA_PVC_GIB = 100
 
 #: Exit status of batch.py after SIGTERM (its EXIT_PREEMPTED): not a failure of the index.
 EXIT_PREEMPTED = 143
-#: Exit status of batch.py for bad inputs or arguments (its BadInput): the index fails at once,
-#: as running it again would fail the same way. batch.py exits with it too where CUDA sees no GPU
-#: (train.py's EXIT_NO_GPU, the same number): the pod's one line says what to check, and the
-#: index is not run again at the GPU's price before the cluster's GPU set-up is fixed.
+#: Exit status of batch.py for bad inputs or arguments (its EXIT_BAD_INPUT): the index fails at
+#: once, as running it again would fail the same way.
 EXIT_BAD_INPUT = 2
 
 #: Failed pods of one index (one shard) before the index fails; reclaims and SIGTERMs not counted.
@@ -173,6 +172,12 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     )
     pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
     rule = {"containerName": "batch", "operator": "In"}
+    # No GPU seen (batch.py's EXIT_NO_GPU) is the node's fault, not the inputs' (a broken device
+    # plugin or driver, a driver older than the image's CUDA): counted against backoffLimitPerIndex
+    # as any failure, since the new pod may land on a node whose GPUs it sees and a try costs
+    # seconds (batch.py refuses before it loads anything); a cluster-wide cause fails the index
+    # after the limit. vllm_batch.py has no such status: where vLLM finds no GPU its server fails.
+    no_gpu = [{"action": "Count", "onExitCodes": {**rule, "values": [EXIT_NO_GPU]}}] if launch is None else []
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -191,6 +196,7 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
                     {"action": "Ignore", "onExitCodes": {**rule, "values": [EXIT_PREEMPTED]}},
                     # Bad inputs fail the same way every time: no retry.
                     {"action": "FailIndex", "onExitCodes": {**rule, "values": [EXIT_BAD_INPUT]}},
+                    *no_gpu,
                 ]
             },
             "template": {"metadata": {"labels": labels(spec, "batch")}, "spec": pod},
@@ -326,6 +332,16 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
     else:
         inputs = f"{vllm_inputs(spec, launch)}\n\n{copy_in}"
     watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")
+    if launch is None:
+        watch = sentences(
+            watch,
+            _(
+                "A pod of batch.py that exits with status {bad} (bad inputs or arguments) fails its "
+                "shard's index at once, as it would fail the same way again; one that exits with status "
+                "{no_gpu} (CUDA sees no GPU on its node) is counted as any other failure: the index is "
+                "retried on a new pod, up to {tries} times (backoffLimitPerIndex)."
+            ).format(bad=EXIT_BAD_INPUT, no_gpu=EXIT_NO_GPU, tries=BACKOFF_LIMIT_PER_INDEX),
+        )
     if spec.spot:
         watch = sentences(
             watch,

@@ -32,7 +32,8 @@ Device: where CUDA sees no GPU it exits at once with one line (as train.py does)
 --device cpu runs the batch on the CPU on purpose (a dry run).
 
 Exit status: 0 once every chunk of the shard is written; 143 after SIGTERM (the chunk being run is
-dropped and run again next time); 2 for bad inputs or arguments, or where CUDA sees no GPU.
+dropped and run again next time); 2 for bad inputs or arguments (they fail the same way on any
+machine); 3 where CUDA sees no GPU (train.EXIT_NO_GPU: the machine, not the inputs).
 """
 
 from __future__ import annotations
@@ -81,8 +82,13 @@ def postprocess(output: Any) -> list[Any]:
 # ==== END OF YOUR OUTPUTS =========================================================================
 
 
+#: Exit status for bad inputs or arguments (BadInput; argparse's own for a bad argument): they fail
+#: the same way on any machine, so the Job's podFailurePolicy fails the shard's index at once.
+EXIT_BAD_INPUT = 2
+
+
 class BadInput(Exception):
-    """An input or argument batch.py cannot run: one line, exit status 2."""
+    """An input or argument batch.py cannot run: one line, exit status EXIT_BAD_INPUT."""
 
 
 class Preempted(Exception):
@@ -95,7 +101,11 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     env = os.environ
-    p = argparse.ArgumentParser(description=f"Batch inference of {train.JOB_NAME} ({train.MODEL_SOURCE}).")
+    p = argparse.ArgumentParser(
+        description=f"Batch inference of {train.JOB_NAME} ({train.MODEL_SOURCE}).",
+        epilog=f"Exit status: 0 once every chunk of the shard is written; {EXIT_PREEMPTED} after SIGTERM; "
+        f"{EXIT_BAD_INPUT} for bad inputs or arguments; {train.EXIT_NO_GPU} where CUDA sees no GPU.",
+    )
     p.add_argument(
         "--input", default=env.get("INPUT_PATH", "inputs"), help="a .jsonl file or a folder of them"
     )
@@ -293,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             raise BadInput(f"{', '.join(f.name for f in files)} hold no sample (only blank lines, or empty)")
     except BadInput as e:
         print(f"{tag} error: {e}", file=sys.stderr, flush=True)
-        return 2
+        return EXIT_BAD_INPUT
     except Preempted:
         print(f"{tag} SIGTERM: stopped; started again, it skips the chunks written", flush=True)
         return EXIT_PREEMPTED

@@ -10,8 +10,9 @@ batching server (TorchServe, Triton, vLLM for LLMs).
     POST /v1/predict   {"inputs": [[...], ...]}  ->  {"outputs": [...]}
     GET  /healthz      200 once the model is loaded (readiness probe)
 
-Where CUDA sees no GPU it exits at once with one line (as train.py does); --device cpu serves on
-the CPU on purpose (a dry run).
+Where CUDA sees no GPU it exits at once with one line and exit status 3 (train.EXIT_NO_GPU, as
+train.py does; 2 is argparse's for a bad argument); --device cpu serves on the CPU on purpose (a
+dry run).
 """
 
 from __future__ import annotations

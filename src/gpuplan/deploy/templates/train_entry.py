@@ -251,29 +251,47 @@ class _StandInLM(nn.Module):
         return self.head(x).clone()
 
 
+def _run_blocks(blocks: nn.ModuleList, x: torch.Tensor, training: bool) -> torch.Tensor:
+    """A stand-in's repeated blocks in turn, each recomputed in backward (non-reentrant
+    torch.utils.checkpoint, as the stand-in LM checkpoints its layers) where GRADIENT_CHECKPOINTING
+    asks for it: gpuplan's memory estimate assumed it."""
+    for block in blocks:
+        if GRADIENT_CHECKPOINTING and training:
+            x = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        else:
+            x = block(x)
+    return x
+
+
 class _StandInCNN(nn.Module):
     def __init__(self, width: int, depth: int) -> None:
         super().__init__()
-        layers: list[nn.Module] = [nn.Conv2d(3, width, 3, stride=2, padding=1), nn.ReLU()]
-        for _ in range(depth):
-            layers += [nn.Conv2d(width, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU()]
-        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(width, NUM_CLASSES)]
-        self.net = nn.Sequential(*layers)
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, stride=2, padding=1), nn.ReLU())
+        # NB: under checkpointing a block's forward runs again in backward, in training mode, so
+        # BatchNorm's running statistics take each micro-batch twice (the batch statistics that
+        # train the model are the same both times).
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Conv2d(width, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU())
+            for _ in range(depth)
+        )
+        self.head = nn.Sequential(
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(width, NUM_CLASSES)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
+        return self.head(_run_blocks(self.blocks, self.stem(x), self.training))
 
 
 class _StandInMLP(nn.Module):
     def __init__(self, width: int, depth: int) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        for _ in range(depth):
-            layers += [nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1)]
-        self.net = nn.Sequential(*layers, nn.Linear(width, NUM_CLASSES))
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1)) for _ in range(depth)
+        )
+        self.head = nn.Linear(width, NUM_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
+        return self.head(_run_blocks(self.blocks, x, self.training))
 
 
 # ==== END OF YOUR MODEL AND DATA ==================================================================
@@ -353,8 +371,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 #: Exit status of a run refused because no GPU is visible: not EXIT_PREEMPTED, so no launcher
-#: restarts it (a restart sees the same machine). serve.py and batch.py exit with it too.
-EXIT_NO_GPU = 2
+#: takes it for a reclaim, and not 2, argparse's status for a bad argument (and batch.py's for bad
+#: inputs), so a launcher can tell a machine whose GPUs cannot be seen, which another node may not
+#: share, from input that fails the same way anywhere: a Kubernetes batch Job retries the first and
+#: fails the index at once on the second. serve.py and batch.py exit with it too.
+EXIT_NO_GPU = 3
 
 
 def add_device_option(p: argparse.ArgumentParser, doing: str) -> None:
@@ -366,7 +387,7 @@ def add_device_option(p: argparse.ArgumentParser, doing: str) -> None:
         choices=("cuda", "cpu"),
         default="cuda",
         help=f"cpu: {doing} on the CPU on purpose (a dry run); by default a machine whose GPUs CUDA "
-        "cannot see is refused",
+        f"cannot see is refused, with exit status {EXIT_NO_GPU}",
     )
 
 
@@ -426,7 +447,7 @@ def autocast_dtype() -> torch.dtype | None:
 
 def checkpoint_activations(model: nn.Module, rank: int) -> None:
     """Activation checkpointing of your model, where GRADIENT_CHECKPOINTING asks for it (gpuplan's
-    memory estimate assumed it; the stand-in LM checkpoints its blocks in its own forward). It
+    memory estimate assumed it; each stand-in checkpoints its blocks in its own forward). It
     wraps what gpuplan's estimate checkpointed: transformers' own per-layer checkpointing where
     the model has it, else each element of the model's largest nn.ModuleList (by parameters; more
     than one element), wrapped non-reentrant by PyTorch's ``apply_activation_checkpointing`` (the

@@ -535,8 +535,13 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
                 "inter-node network unknown: the point assumes a typical instance network "
                 "({gbit_s:g} Gbit/s {kind}); the range runs from the slowest GPU instance network in "
                 "the embedded catalog ({slow_gbit_s:g} Gbit/s {slow_kind}) to {fast_gbit_s:,g} Gbit/s "
-                "{fast_kind}; give --network-gbps or --instance"
+                "{fast_kind}; {give}"
             ).format(
+                # A node size of its own is an instance's (estimate --instance): naming one again
+                # would change nothing when its catalog entry is what lacks the network.
+                give=_("give --network-gbps: the instance's catalog entry gives no network")
+                if link.node_size_given
+                else _("give --network-gbps or --instance"),
                 gbit_s=link.network_gbit_s,
                 kind=link.network_kind,
                 slow_gbit_s=slow.network_gbit_s,

@@ -289,6 +289,12 @@ def get_preset(name: str) -> PresetInfo:
     """The preset called ``name`` (case-insensitive); NotFoundError with suggestions otherwise."""
     info = PRESETS.get(name.strip().lower())
     if info is None:
-        hint = Phrase(N_("known presets: {names}"), names=listed(PRESETS))
+        hint = Phrase(
+            N_(
+                "known presets: {names}; any other model: model: {{hf_config: config.json}} or "
+                "model: {{python: …}}"
+            ),
+            names=listed(PRESETS),
+        )
         raise NotFoundError("preset", name, PRESETS, hint=hint)
     return info

@@ -1,0 +1,88 @@
+"""An option the command does not take, typed as a cloud words it or as another command has it,
+is pointed to where it is: Click's "No such option" had named the command's options closest in
+letters (``estimate --upfront all``: "Possible options: --count, --project")."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+from gpuplan.cli._option_hints import SAME_MEANING
+
+runner = CliRunner()
+
+
+def _line(*args: str) -> str:
+    res = runner.invoke(app, list(args), env={"COLUMNS": "200"})
+    assert res.exit_code == 2, res.output
+    lines = res.output.splitlines()
+    assert len(lines) == 1, res.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["plan", "job.yaml", "--term", "1y"],
+            "error: No such option: --term. Did you mean --commitment? See 'gpuplan plan --help'.",
+        ),
+        (
+            ["offers", "--zone", "us-east-1a"],
+            "error: No such option: --zone. Did you mean --region? See 'gpuplan offers --help'.",
+        ),
+        (
+            ["estimate", "job.yaml", "--upfront", "all"],
+            "error: No such option: --upfront (an option of offers, plan, tco, not of estimate); "
+            "see 'gpuplan estimate --help'",
+        ),
+        (
+            ["tco", "usage.yaml", "--term", "1y"],
+            "error: No such option: --term (gpuplan calls it --commitment: an option of plan, not of tco); "
+            "see 'gpuplan tco --help'",
+        ),
+    ],
+)
+def test_an_option_of_another_name_or_command_is_pointed_to(args: list[str], line: str) -> None:
+    assert _line(*args) == line
+
+
+def test_an_option_before_the_commands_name_is_said_to_go_after_it() -> None:
+    assert _line("--region", "us-east-1", "offers") == (
+        "error: No such option: --region (an option of offers, plan, deploy, catalog history: give it "
+        "after the command's name); see 'gpuplan --help'"
+    )
+
+
+def test_a_slip_of_the_commands_own_option_keeps_clicks_list() -> None:
+    assert _line("plan", "job.yaml", "--commitmnt", "1y") == (
+        "error: No such option: --commitmnt (Possible options: --commitment, --compliance); "
+        "see 'gpuplan plan --help'"
+    )
+
+
+def test_the_pointer_is_in_chinese() -> None:
+    assert _line("--lang", "zh", "plan", "job.yaml", "--term", "1y") == (
+        "错误：没有选项：--term。您是不是指 --commitment？参见 'gpuplan plan --help'。"
+    )
+    assert _line("--lang", "zh", "estimate", "job.yaml", "--upfront", "all") == (
+        "错误：没有选项：--upfront（这是 offers、plan、tco 的选项，estimate 没有）；"
+        "参见 'gpuplan estimate --help'"
+    )
+    assert _line("--lang", "zh", "gpus", "--zone", "x") == (
+        "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、plan、deploy、catalog history 的选项，"
+        "gpus 没有）；参见 'gpuplan gpus --help'"
+    )
+
+
+def test_each_same_meaning_names_an_option_gpuplan_has_and_none_of_its_own() -> None:
+    import typer.main
+
+    from gpuplan.cli._option_hints import _commands, _long_options
+
+    group = typer.main.get_command(app)
+    ctx = group.context_class(group, info_name="gpuplan")
+    every = set().union(*(_long_options(command) for _path, command in _commands(group, ctx, ())))
+    assert set(SAME_MEANING.values()) <= every
+    assert not set(SAME_MEANING) & every  # a cloud's word that is one of gpuplan's own would be hidden
