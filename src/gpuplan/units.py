@@ -14,6 +14,8 @@ from gpuplan.i18n.numbers import format_hours
 __all__ = [
     "ASSUMED_DISK_GBPS",
     "BATCH_CHUNK_BATCHES",
+    "CHECKPOINTS_KEPT",
+    "DEFAULT_CHECKPOINT_INTERVAL_MIN",
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
     "MAX_BUDGET_USD",
@@ -39,6 +41,21 @@ _Number = TypeVar("_Number", float, Any)
 #: writes keeps whole (its runner's ``CHUNK_BATCHES``, and vLLM's chunk of requests), and so what a
 #: spot reclaim makes it run again at most — the planner's and tco's spot model of it.
 BATCH_CHUNK_BATCHES = 64
+
+
+#: The interval a training job checkpoints at where nothing sets a shorter one, minutes: the
+#: ``CHECKPOINT_INTERVAL_MIN`` of the train.py ``gpuplan deploy`` writes for an on-demand, reserved
+#: or monthly option (a spot option's is the planner's Young/Daly interval), and the interval the
+#: planner prices the writes of such an option at. 30 min bounds the work a crash or a spot reclaim
+#: loses at half an hour, at a write cost that is small for models that fit one node. One figure for
+#: both, so that the plan prices the checkpoints the launch writes.
+DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
+
+#: Checkpoints on disk at once at the most, the one being written included, where the workload's
+#: ``checkpoint.keep`` does not say: train.py's ``KEEP_CHECKPOINTS`` (it deletes the oldest down to
+#: one before each write), and what the plan prices as stored. Two: the last good one survives a
+#: write cut short.
+CHECKPOINTS_KEPT = 2
 
 
 def batch_chunk_hours(step_time_s: _Number) -> _Number:

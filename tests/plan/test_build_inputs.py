@@ -458,4 +458,7 @@ def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_th
     date_fact = next(u for u in p4d["unknown_facts"] if u["fact"] == "price_date")
     assert date_fact["costed"] is True and p4d["best_case_total_cost_usd"] < p4d["total_cost_usd"] / 2
     decided = doc["decided_by_unknowns"]
-    assert "spot rate, price date at their best case, aws/us-east-1 p4d.24xlarge spot" in decided
+    assert (
+        "spot rate, price date, disk after a reclaim at their best case, aws/us-east-1 p4d.24xlarge spot"
+        in (decided)
+    )

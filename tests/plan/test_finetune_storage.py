@@ -100,7 +100,8 @@ def test_a_spot_restart_reads_the_base_weights_again_as_it_reads_the_checkpoint(
     o = plan.recommended
     assert o.spot is not None and o.nodes == 1
     write_h = 0.27 / 0.131 / 3600
-    restart_h = 10 / 60 + (0.27 + 16.06) / 0.131 / 3600
+    # and the 0.1 GB dataset copied again (a reclaim is taken to lose the disk)
+    restart_h = 10 / 60 + (0.27 + 16.06 + 0.1) / 0.131 / 3600
     # the toy estimator's failure-free time on one 8-GPU instance; no band: 1 per 24 instance-hours
     work = GPU_HOURS["A100-SXM4-40GB"] / 8
     expected = spot_times(np.array([work]), np.array([1 / 24]), write_h, restart_h)
@@ -108,7 +109,8 @@ def test_a_spot_restart_reads_the_base_weights_again_as_it_reads_the_checkpoint(
     assert o.spot.restart_min == pytest.approx(restart_h * 60)
     assert o.spot.restart_assumed == (
         "assumed: 10 min to get a replacement instance, boot it and pull the image, plus the checkpoint "
-        "(0.27 GB) and the base model's weights (16.06 GB) read at 0.131 GB/s"
+        "(0.27 GB) and the base model's weights (16.06 GB) read at 0.131 GB/s, and the dataset (0.1 GB) "
+        "copied again: +1 s (a reclaim is taken to lose its disks)"
     )
     doc = option_json(o).model_dump(mode="json")
     assert doc["spot"]["restart_min"] == pytest.approx(restart_h * 60)
@@ -127,8 +129,9 @@ def test_a_full_fine_tune_restart_reads_its_checkpoint_only() -> None:
     )
     spot = plan.recommended.spot
     assert spot is not None
-    assert spot.restart_min == pytest.approx(10 + 0.27 / 0.131 / 60)
+    assert spot.restart_min == pytest.approx(10 + (0.27 + 0.1) / 0.131 / 60)
     assert spot.restart_assumed == (
         "assumed: 10 min to get a replacement instance, boot it and pull the image, plus the checkpoint "
-        "(0.27 GB) read at 0.131 GB/s"
+        "(0.27 GB) read at 0.131 GB/s, and the dataset (0.1 GB) copied again: +1 s (a reclaim is "
+        "taken to lose its disks)"
     )

@@ -57,38 +57,39 @@ def _line(call: Callable[[], object], language: str) -> str:
 CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "deadline and budget",
-        # A100 8 GPU-h, H100 4 GPU-h on one node: A100 1 h for ~$22, H100 0.5 h for ~$27.5.
+        # A100 8 GPU-h, H100 4 GPU-h on one node: A100 1 h for ~$22.5, H100 0.5 h for ~$28.1 (each with
+        # the checkpoints train.py writes every 30 min, at least one).
         lambda: _plan([offer(), offer(**H100)], Constraints(deadline_h=0.6, budget_usd=25.0, max_gpus=8)),
         "no option meets 36 min under $25.00: the fastest within budget takes 1.0 h "
-        "(aws/us-east-1 p4d.24xlarge on_demand); the cheapest within 36 min costs $27.53 "
+        "(aws/us-east-1 p4d.24xlarge on_demand); the cheapest within 36 min costs $28.13 "
         "(aws/us-east-1 p5 on_demand)",
         "没有方案能在 36 分钟内完成且花费在 $25.00 以内：预算内最快的方案需要 1.0 小时"
-        "（aws/us-east-1 p4d.24xlarge 按量付费）；36 分钟内能完成的方案中，最便宜的需要 $27.53"
+        "（aws/us-east-1 p4d.24xlarge 按量付费）；36 分钟内能完成的方案中，最便宜的需要 $28.13"
         "（aws/us-east-1 p5 按量付费）",
     ),
     (
         "deadline alone",
         lambda: _plan([offer()], Constraints(deadline_h=0.1, max_gpus=8)),
         "no option finishes within 6.0 min: the fastest option takes 1.0 h "
-        "($21.98, aws/us-east-1 p4d.24xlarge on_demand)",
-        "没有方案能在 6.0 分钟内完成：最快的方案需要 1.0 小时（$21.98，aws/us-east-1 p4d.24xlarge 按量付费）",
+        "($22.45, aws/us-east-1 p4d.24xlarge on_demand)",
+        "没有方案能在 6.0 分钟内完成：最快的方案需要 1.0 小时（$22.45，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (
         "budget alone",
         lambda: _plan([offer()], Constraints(budget_usd=1.0, max_gpus=8)),
-        "no option costs under $1.00: the cheapest option costs $21.98 "
+        "no option costs under $1.00: the cheapest option costs $22.45 "
         "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
-        "没有方案的花费在 $1.00 以内：最便宜的方案需要 $21.98"
+        "没有方案的花费在 $1.00 以内：最便宜的方案需要 $22.45"
         "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (
         "a budget below everything within the deadline",
         lambda: _plan([offer(), offer(**H100)], Constraints(deadline_h=0.6, budget_usd=5.0, max_gpus=8)),
-        "no option meets 36 min under $5.00: the cheapest within 36 min costs $27.53 "
-        "(aws/us-east-1 p5 on_demand); the cheapest option costs $21.98 "
+        "no option meets 36 min under $5.00: the cheapest within 36 min costs $28.13 "
+        "(aws/us-east-1 p5 on_demand); the cheapest option costs $22.45 "
         "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
-        "没有方案能在 36 分钟内完成且花费在 $5.00 以内：36 分钟内能完成的方案中，最便宜的需要 $27.53"
-        "（aws/us-east-1 p5 按量付费）；最便宜的方案需要 $21.98"
+        "没有方案能在 36 分钟内完成且花费在 $5.00 以内：36 分钟内能完成的方案中，最便宜的需要 $28.13"
+        "（aws/us-east-1 p5 按量付费）；最便宜的方案需要 $22.45"
         "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (

@@ -40,17 +40,48 @@ def _plan(rows, constraints=None, job=JOB, **kw):  # type: ignore[no-untyped-def
     )
 
 
+#: One checkpoint of JOB (5 GB) written at 0.131 GB/s (gp3's baseline): 5 / 0.131 = 38.168 s, h.
+WRITE_H = 5 / 0.131 / 3600
+
+
 def test_hand_computed_all_in_cost_of_one_on_demand_node() -> None:
-    # 8 × A100: toy job time 8 GPU-h / 8 = 1 h; per-second billing -> 1 h × $21.96 = $21.96.
-    # Block storage, one node: (200 + 2 × 5) GB × $0.08/GB-month × 1 h / 730 h = $0.0230137.
-    # Same region as the data: egress $0. Total $21.9830137.
+    # 8 × A100: toy job time 8 GPU-h / 8 = 1 h, plus the checkpoints train.py writes every 30 min:
+    # 1 h / 0.5 h = 2 writes × 38.168 s = 0.0212044 h -> 1.0212044 h = 3,676.34 s; billed per
+    # second -> 3,677 s × $21.96/h = $22.4297.
+    # Block storage, one node: (200 + 2 × 5) GB × $0.08/GB-month × 1.0212044 h / 730 h = $0.0235017.
+    # Same region as the data: egress $0. Total $22.4532017.
     plan = _plan([offer()], Constraints(max_gpus=8))
     rec = plan.recommended
-    assert rec.job_time_h == pytest.approx(1.0)
-    assert rec.cost_breakdown.compute_usd == pytest.approx(21.96)
-    assert rec.cost_breakdown.storage_usd == pytest.approx(0.0230137, rel=1e-5)
+    assert rec.job_time_h == pytest.approx(1.0 + 2 * WRITE_H)
+    assert rec.job_time_h == pytest.approx(1.0212044, rel=1e-6)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(22.4297, rel=1e-6)
+    assert rec.cost_breakdown.storage_usd == pytest.approx(0.0235017, rel=1e-5)
     assert rec.cost_breakdown.egress_usd == 0.0
-    assert rec.total_cost_usd == pytest.approx(21.9830137, rel=1e-6)
+    assert rec.total_cost_usd == pytest.approx(22.4532017, rel=1e-6)
+
+
+def test_on_demand_pays_for_the_checkpoints_the_launch_writes() -> None:
+    # Off spot, train.py still saves every DEFAULT_CHECKPOINT_INTERVAL_MIN (30 min), synchronously:
+    # the same W·C/τ as spot's, with τ the launch's interval. 1 h of work: 2 writes, 0.0212044 h,
+    # billed as compute (their share of the $22.4297 billed: × 0.0212044 / 1.0212044 = $0.465733)
+    # and said beside the time.
+    from gpuplan.units import DEFAULT_CHECKPOINT_INTERVAL_MIN
+
+    rec = _plan([offer()], Constraints(max_gpus=8)).recommended
+    w = rec.checkpoints
+    assert w is not None and not w.interval_stated
+    assert w.interval_min == rec.checkpoint_interval_min == DEFAULT_CHECKPOINT_INTERVAL_MIN == 30.0
+    assert w.writes == pytest.approx(2.0)
+    assert w.overhead_h == pytest.approx(2 * WRITE_H)
+    assert w.usd == pytest.approx(22.4297 * 2 * WRITE_H / (1 + 2 * WRITE_H))
+    [item] = [i for i in rec.cost_breakdown.items if i.component == "checkpoints"]
+    assert item.included_in == "compute" and item.cost_usd == pytest.approx(w.usd)
+    [line] = spot_lines(rec)
+    assert line.startswith("checkpoints: every 30 min (as the train.py of `gpuplan deploy` writes them")
+    assert "2 × 0.6 min = 1.3 min, $0.47" in line
+    # a job that writes no checkpoint pays for none
+    bare = _plan([offer()], Constraints(max_gpus=8), job=replace(JOB, checkpoint_gb=0)).recommended
+    assert bare.checkpoints is None and bare.job_time_h == pytest.approx(1.0)
 
 
 def test_ranked_options_list_each_offer_once_and_pareto_keeps_node_counts() -> None:
@@ -61,13 +92,27 @@ def test_ranked_options_list_each_offer_once_and_pareto_keeps_node_counts() -> N
     assert len({o.nodes for o in plan.pareto}) > 1  # the time/cost trade-off across node counts stays
 
 
+def test_the_checkpoint_writes_count_against_the_deadline_off_spot() -> None:
+    # The toy's 1 h of work (its range 0.9–1.2 h) against a 1.05 h deadline: without writes the miss
+    # probability is P(W > 1.05 h); with train.py's two writes (W × 1.0212 for W = 1 h) it is
+    # P(W > 1.05 / 1.0212 = 1.0282 h), which is larger.
+    from gpuplan.plan.risk import deadline_miss, work_distribution
+
+    rec = _plan([offer()], Constraints(max_gpus=8, deadline_h=1.05)).recommended
+    work = work_distribution(1.0, 0.9, 1.2)
+    assert rec.deadline_miss_probability == pytest.approx(
+        deadline_miss(work, 1.05, stretch=1.0 + 2 * WRITE_H), rel=1e-9
+    )
+    assert rec.deadline_miss_probability > deadline_miss(work, 1.05)  # type: ignore[operator]
+
+
 def test_set_up_time_is_part_of_the_job_and_billed() -> None:
-    # Same node as above plus 15 min of set-up: 1 h + 0.25 h = 1.25 h, per-second billing
-    # -> 1.25 h × $21.96 = $27.45 of compute.
+    # Same node as above plus 15 min of set-up: 1 h + 0.25 h + 2 checkpoint writes (0.0212044 h)
+    # = 1.2712044 h = 4,576.34 s, billed per second -> 4,577 s × $21.96/h = $27.9197 of compute.
     job = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"), setup_h=0.25)
     rec = _plan([offer()], Constraints(max_gpus=8), job=job).recommended
-    assert rec.job_time_h == pytest.approx(1.25)
-    assert rec.cost_breakdown.compute_usd == pytest.approx(27.45)
+    assert rec.job_time_h == pytest.approx(1.25 + 2 * WRITE_H)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(27.9197, rel=1e-6)
 
 
 def test_hourly_billing_rounds_a_short_job_up() -> None:
@@ -138,7 +183,8 @@ def test_a_spot_job_without_checkpoints_is_costed_as_restarting_from_the_beginni
     rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
     o = _plan(rows, Constraints(max_gpus=8, deadline_h=1.6), job=job).recommended
     assert o.spot is not None and o.spot.checkpoint_interval_min is None
-    work, restart = 1.0 + job.setup_h, job.spot_restart_h
+    # a restart also copies the 200 GB dataset again (a reclaim is taken to lose the disk)
+    work, restart = 1.0 + job.setup_h, job.spot_restart_h + job.dataset_copy_h
     interruptions = math.expm1(work / 24)
     assert o.job_time_h == pytest.approx(interruptions * (24 + restart), rel=1e-9)
     assert o.spot.expected_interruptions == pytest.approx(interruptions, rel=1e-9)
@@ -154,7 +200,8 @@ def test_a_spot_batch_inference_job_resumes_by_its_output_chunks() -> None:
     # Batch inference keeps no checkpoint, but the batch job deploy writes keeps its outputs in
     # chunks of 64 batches and a reclaimed shard skips those written: an interruption loses half a
     # chunk and the restart, T = W / (1 − λ(τ/2 + R)), not (e^(λW) − 1)(1/λ + R) as from scratch.
-    job = replace(JOB, task="infer", checkpoint_gb=0.0)
+    # (its inputs in a bucket: a restart copies no dataset again, the chunks alone are under test)
+    job = replace(JOB, task="infer", checkpoint_gb=0.0, storage_kind="object")
     rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
     toy = toy_estimator()
 
@@ -252,14 +299,15 @@ def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:
 
 
 def test_deadline_and_budget_together_name_both_sides() -> None:
-    # A100 8 GPU-h, H100 4 GPU-h; with 1 node: A100 1 h for ~$22, H100 0.5 h for ~$27.5.
+    # A100 8 GPU-h, H100 4 GPU-h; with 1 node: A100 1 h for ~$22, H100 0.5 h + one checkpoint
+    # write (38 s) for ~$28.1.
     rows = [offer(), offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04)]
     with pytest.raises(PlanInfeasibleError) as info:
         _plan(rows, Constraints(deadline_h=0.6, budget_usd=25.0, max_gpus=8))
     msg = str(info.value)
     assert msg.startswith("no option meets 36 min under $25.00")
     assert "the fastest within budget takes 1.0 h" in msg
-    assert "the cheapest within 36 min costs $27.5" in msg
+    assert "the cheapest within 36 min costs $28.13" in msg
     assert info.value.excluded["over_deadline"] >= 1
 
 
@@ -504,7 +552,7 @@ def test_a_tie_is_said_as_one_not_as_cheaper_by_nothing() -> None:
     assert a.total_cost_usd == b.total_cost_usd
     [why] = plan.why
     assert why == (
-        f"vs {b.label}: the same all-in cost ($21.98), about the same time (1.0 h); "
+        f"vs {b.label}: the same all-in cost ($22.45), about the same time (1.0 h); "
         "a tie on cost, time and unknown facts: either will do"
     )
     # One whose figures rest on an unknown (here: its egress price) comes second, and the line

@@ -40,11 +40,14 @@ def _reference_cost(row: PlanOffer, nodes: int, peak: float) -> float | None:
     if row.price_usd is None or peak > GPU_MEM[row.gpu]:
         return None
     work = GPU_HOURS[row.gpu] / (row.gpu_count * nodes) * (1.0 + 0.05 * (nodes - 1))
-    t = work
+    c = JOB.checkpoint_gb / JOB.checkpoint_write_gbps / 3600.0
+    # off spot: train.py's checkpoint every 30 min (at least one write, at the end)
+    t = work + work * c / min(0.5, work)
     if row.pricing == "spot":
         lam = nodes / 24.0  # no band: the labelled default, one interruption per 24 instance-hours
-        c = JOB.checkpoint_gb / JOB.checkpoint_write_gbps / 3600.0
-        r = JOB.restart_h + c
+        # the restart reads the checkpoint back and copies the dataset again (a reclaim is taken to
+        # lose the disk); its transfer in is free here (the data's own region)
+        r = JOB.restart_h + c + JOB.dataset_gb / JOB.checkpoint_write_gbps / 3600.0
         tau = min(math.sqrt(2.0 * c / lam), work)
         stretched = work * (1.0 + c / tau)
         load = lam * (tau / 2.0 + r)

@@ -1,6 +1,7 @@
 """A dataset on the team's own site reaches the GPUs over the site's uplink (``data.upload_gbps``):
 its copies share it, so the set-up of every option grows with its nodes; left out, the plan says what
-it assumes instead. A spot restart takes the dataset's disk to survive the reclaim, and says so."""
+it assumes instead. A spot restart copies the dataset again (a reclaim may lose its disks), its best
+case the disks surviving."""
 
 from __future__ import annotations
 
@@ -134,18 +135,54 @@ def test_the_plan_says_how_the_copies_share_the_uplink() -> None:
     assert "then to the other nodes inside the region at 0.131 GB/s (+3.2 h)" in " ".join(fan.notes)
 
 
-def test_spot_says_the_dataset_is_taken_to_survive_a_reclaim() -> None:
+def test_a_spot_restart_copies_the_dataset_again_at_its_bound_and_names_the_best_case() -> None:
+    # Whether a reclaim keeps the dataset's disks is unknown (AWS terminates a reclaimed Spot
+    # Instance by default): each restart copies it again as the set-up did. Six nodes share the
+    # 1 Gbit/s line: 6 × 3.333 h = 20 h a re-copy, + the 10 min replacement = 20.17 h a restart.
     plan = _plan(ON_SITE, pricing="spot", price_usd=3.0, interruption_band="5-10%")
+    o = plan.recommended
+    assert o.nodes == 6 and o.spot is not None
+    assert o.spot.restart_min == pytest.approx((BOOT_H + 6 * ONE_COPY_H) * 60)
+    assert "and the dataset (1,500 GB) copied again: +20.0 h (a reclaim is taken to lose its disks)" in (
+        o.spot.restart_assumed or ""
+    )
+    [disk] = [u for u in o.unknown_facts if u.fact == "reclaim_disk"]
+    assert disk.costed and "best case, the disks survive" in disk.assumed
+    # the best case (the disks survive: the restart is the replacement only) is cheaper and said
+    assert o.best_case_total_cost_usd is not None and o.best_case_total_cost_usd < o.total_cost_usd
     words = " ".join(plan.notes)
-    # a restart re-copying 1,500 GB up the 1 Gbit/s line would take 3.3 h more
     assert (
-        "assumed: the dataset's disk survives a reclaim; if it does not, each restart also re-copies "
-        "1,500 GB: +3.3 h"
+        "a reclaim is taken to lose the dataset's disks (AWS terminates a reclaimed Spot Instance by "
+        "default; a recovered SkyPilot job may run on a new cluster): each restart copies the 1,500 GB "
+        "again, +3.3 h on one instance, and pays its transfer in again; best case, the disks survive"
     ) in words
-    # on the disk's assumed 0.131 GB/s, from a cloud region: 3.18 h
+    # on the disk's assumed 0.131 GB/s, from a cloud region: 3.18 h, whatever the node count
     cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1")})
-    words = " ".join(_plan(cloud, pricing="spot", price_usd=3.0, interruption_band="5-10%").notes)
-    assert "re-copies 1,500 GB: +3.2 h" in words
+    o = _plan(cloud, pricing="spot", price_usd=3.0, interruption_band="5-10%").recommended
+    assert o.spot is not None and o.spot.restart_min == pytest.approx((BOOT_H + DISK_H) * 60)
+
+
+def test_a_dataset_in_object_storage_is_not_copied_again_after_a_reclaim() -> None:
+    bucket = JobFacts(**{**ON_SITE.__dict__, "storage_kind": "object"})
+    plan = _plan(bucket, pricing="spot", price_usd=3.0, interruption_band="5-10%")
+    o = plan.recommended
+    assert o.spot is not None and o.spot.restart_min == pytest.approx(BOOT_H * 60)
+    assert "copied again" not in (o.spot.restart_assumed or "")
+    assert all(u.fact != "reclaim_disk" for u in o.unknown_facts)
+    assert "lose the dataset's disks" not in " ".join(plan.notes)
+
+
+def test_each_re_copy_pays_the_datasets_transfer_in_again() -> None:
+    # Data in aws/us-east-1, the GPUs in a region whose transfer price is unknown (its highest bound):
+    # the spot overhead holds, besides the instance time, one more transfer in per expected restart.
+    cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1"), "upload_gbps": None})
+    o = _plan(cloud, region="us-west-2", pricing="spot", price_usd=3.0, interruption_band="5-10%").recommended
+    assert o.spot is not None
+    [copy_in] = [i for i in o.cost_breakdown.items if i.component == "egress_in"]
+    assert copy_in.cost_usd > 0
+    instance_time = 3.0 * o.nodes * (o.job_time_h - o.compute_time_h - cloud.setup_h)
+    again = copy_in.cost_usd * o.spot.expected_interruptions
+    assert o.cost_breakdown.spot_overhead_usd == pytest.approx(instance_time + again, rel=1e-6)
 
 
 def _workload(**data: object) -> Workload:

@@ -9,6 +9,7 @@ import math
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.units import CHECKPOINTS_KEPT
 
 __all__ = [
     "CHECKPOINTS_ON_DISK",
@@ -22,10 +23,11 @@ __all__ = [
     "stop_grace_s",
 ]
 
-#: Checkpoints in the checkpoint folder at the most, the one being written included: train.py's
-#: ``KEEP_CHECKPOINTS`` (it deletes the oldest down to one before each write), and what the plan
-#: prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``).
-CHECKPOINTS_ON_DISK = 2
+#: Checkpoints in the checkpoint folder at the most, the one being written included, where the
+#: workload does not say (``checkpoint.keep``; ``LaunchSpec.keep_checkpoints``): train.py's
+#: ``KEEP_CHECKPOINTS`` (it deletes the oldest down to ``keep - 1`` before each write), and what the
+#: plan prices as stored (``gpuplan.plan.input_types.JobFacts.checkpoints_kept``): one figure for both.
+CHECKPOINTS_ON_DISK = CHECKPOINTS_KEPT
 
 
 #: The smallest checkpoint volume written, GiB: a small model's checkpoints and the filesystem's own.
@@ -52,12 +54,12 @@ _GIB = 2**30
 
 
 def checkpoint_disk_gib(spec: LaunchSpec) -> int:
-    """The checkpoint volume, GiB: :data:`CHECKPOINTS_ON_DISK` of the plan's checkpoints plus
+    """The checkpoint volume, GiB: ``spec.keep_checkpoints`` of the plan's checkpoints plus
     :data:`DISK_HEADROOM`, up to a multiple of 10, at least :data:`MIN_DISK_GIB`;
     :data:`UNKNOWN_DISK_GIB` where the checkpoint's size is not known."""
     if spec.checkpoint_gb is None:
         return UNKNOWN_DISK_GIB
-    need = CHECKPOINTS_ON_DISK * spec.checkpoint_gb * 1e9 * (1 + DISK_HEADROOM) / _GIB
+    need = spec.keep_checkpoints * spec.checkpoint_gb * 1e9 * (1 + DISK_HEADROOM) / _GIB
     return max(MIN_DISK_GIB, 10 * math.ceil(need / 10))
 
 
@@ -69,15 +71,15 @@ def checkpoint_disk_note(spec: LaunchSpec) -> str:
             "The checkpoint folder's disk must hold {n} checkpoints at once (train.py deletes the oldest "
             "before it writes the next); their size is not known without a plan (deploy the plan file "
             "to have it said)."
-        ).format(n=CHECKPOINTS_ON_DISK)
+        ).format(n=spec.keep_checkpoints)
     return _(
         "One checkpoint is {gb} GB (the plan's: fp32 trainable weights + optimizer state + buffers), and "
         "the checkpoint folder holds {n} at once at the most (train.py deletes the oldest before it "
         "writes the next): its disk needs {need} GB free, {gib} GiB with room for the filesystem."
     ).format(
         gb=f"{spec.checkpoint_gb:.2f}",
-        n=CHECKPOINTS_ON_DISK,
-        need=f"{CHECKPOINTS_ON_DISK * spec.checkpoint_gb:.0f}",
+        n=spec.keep_checkpoints,
+        need=f"{spec.keep_checkpoints * spec.checkpoint_gb:.0f}",
         gib=checkpoint_disk_gib(spec),
     )
 

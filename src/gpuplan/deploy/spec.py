@@ -81,7 +81,7 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH
 from gpuplan.vocab import (
     COMMITTED_PRICING,
     OptimizerName,
@@ -141,10 +141,6 @@ MAX_NAME_CHARS = 128
 #: The most of a plan's file path a warning shows (the plan is untrusted data), characters.
 MAX_PATH_SHOWN = 300
 
-#: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
-#: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
-#: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
-DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0
@@ -355,7 +351,13 @@ class LaunchSpec(BaseModel):
     checkpoint_interval_min: float = Field(
         default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0, le=MAX_CHECKPOINT_INTERVAL_MIN
     )
-    """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
+    """Minutes between checkpoints: the plan's (its spot-risk optimum, or the workload's
+    ``checkpoint.every_min`` where shorter; off spot the workload's, else the default), or without a
+    plan the workload's, else the default."""
+    keep_checkpoints: int = Field(default=CHECKPOINTS_KEPT, ge=2, le=1_000)
+    """Checkpoints on disk at once at the most, the one being written included (the workload's
+    ``checkpoint.keep``, else 2): train.py's ``KEEP_CHECKPOINTS``, and what the plan prices as
+    stored."""
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_CHECKPOINT_GB)
     """One checkpoint of the job, GB, as the plan stores and prices it (fp32 trainable weights +
     optimizer state + buffers): what the checkpoint volume must hold. None without a plan (a
@@ -1505,8 +1507,14 @@ def _build(
     extra = dict(workload.model_extra or {})
     if planned_tensor_parallel is not None:
         extra["tensor_parallel"] = planned_tensor_parallel
+    cadence = workload.checkpoint
     if launch.get("checkpoint_interval_min") is None:
-        launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
+        # no plan (or a plan without one): the workload's interval, else the default the plan
+        # prices off spot
+        stated = cadence.every_min if cadence is not None else None
+        launch["checkpoint_interval_min"] = stated or DEFAULT_CHECKPOINT_INTERVAL_MIN
+    if cadence is not None and cadence.keep is not None:
+        launch["keep_checkpoints"] = cadence.keep
     if not m.python:
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:

@@ -180,6 +180,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "NUM_WORKERS": workers.count,
         "NUM_WORKERS_BASIS": workers.basis,
         "CHECKPOINT_INTERVAL_MIN": checkpoint_interval_min(spec),
+        "KEEP_CHECKPOINTS": spec.keep_checkpoints,
     }
     match = _SETTINGS.search(template)
     if match is None:  # pragma: no cover - the template ships with the package

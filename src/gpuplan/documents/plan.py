@@ -24,6 +24,7 @@ from gpuplan.vocab import MemoryVerdict, Parallelism, PricingModel, Task
 
 __all__ = [
     "PLAN_SCHEMA_VERSION",
+    "CheckpointsDoc",
     "CostBreakdownDoc",
     "CostItemDoc",
     "PersonaDoc",
@@ -37,6 +38,7 @@ __all__ = [
     "SpotBandDoc",
     "SpotDoc",
     "UnknownFactDoc",
+    "WorkloadCheckpoint",
     "WorkloadData",
     "WorkloadInputs",
     "WorkloadModel",
@@ -53,13 +55,16 @@ PLAN_SCHEMA_VERSION = 2
 class CostItemDoc(Document):
     """One charge of an option with how many times it is paid (what is really rented)."""
 
-    component: Literal["compute", "setup", "storage", "egress_in", "egress_out", "licences", "spot_overhead"]
+    component: Literal[
+        "compute", "setup", "checkpoints", "storage", "egress_in", "egress_out", "licences", "spot_overhead"
+    ]
     cost_usd: float | None
     multiplier: int = Field(ge=0)
     """Instances, disks or dataset copies the unit charge is paid for."""
     per: Literal["instance", "disk", "bucket", "copy"]
     included_in: Literal["compute"] | None = None
-    """The component this item is part of (the set-up is part of compute); None when it adds up."""
+    """The component this item is part of (the set-up and, off spot, the checkpoint writes are part
+    of compute); None when it adds up."""
 
 
 class CostBreakdownDoc(Document):
@@ -93,6 +98,7 @@ class UnknownFactDoc(Document):
         "price_date",
         "gpu_link",
         "region",
+        "reclaim_disk",
     ]
     assumed: str
     """The bound taken, in words."""
@@ -191,6 +197,23 @@ class SpotBandDoc(Document):
     """True for the band the option is costed at: the worst its sources give."""
 
 
+class CheckpointsDoc(Document):
+    """The checkpoints a job off spot writes and the time they take (train.py saves synchronously
+    every ``interval_min`` on every pricing; a spot option's are in ``spot``)."""
+
+    interval_min: float = Field(gt=0)
+    """The workload's ``checkpoint.every_min``, else the interval ``gpuplan deploy`` writes into
+    train.py."""
+    interval_stated: bool = False
+    """True where ``interval_min`` is the workload's own."""
+    write_min: float = Field(ge=0)
+    writes: float = Field(ge=0)
+    overhead_h: float = Field(ge=0)
+    """Hours spent writing them, part of ``job_time_h``."""
+    usd: float | None = None
+    """The part of ``cost_breakdown.compute_usd`` that pays for them."""
+
+
 class SpotDoc(Document):
     """Spot risk of one option: interruption rate, checkpointing and the time they cost (a job), or
     the availability reclaims cost and the spare that keeps the load target (a service: ``service``;
@@ -208,6 +231,10 @@ class SpotDoc(Document):
     expected_lost_h: float | None
     expected_interruptions: float | None
     """Interruptions expected over the option's time (a service: its spare's reclaims too)."""
+    checkpoint_interval_stated: bool = False
+    """The interval is the workload's ``checkpoint.every_min``, shorter than Young/Daly's
+    (``checkpoint_optimum_min``)."""
+    checkpoint_optimum_min: float | None = None
     service: ServiceSpotDoc | None = None
     """A service's availability on spot; null for a job."""
     interruption_bands: list[SpotBandDoc] = Field(default_factory=list)
@@ -329,6 +356,8 @@ class PlanOption(Document):
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
     expected_interruptions: float | None = None
     spot: SpotDoc | None = None
+    checkpoints: CheckpointsDoc | None = None
+    """A job off spot: the checkpoints it writes (null on spot: ``spot``; or where none is written)."""
     compliance: list[str] = Field(default_factory=list)
     """Compliance labels of the region from a source that can be relied on (a certificate list)."""
     compliance_claimed: list[str] = Field(default_factory=list)
@@ -462,6 +491,15 @@ class WorkloadData(_WorkloadPart):
     given; the set-up then assumes each instance copies the dataset at the disk's rate)."""
 
 
+class WorkloadCheckpoint(_WorkloadPart):
+    """How the training job checkpoints (the workload's ``checkpoint`` block)."""
+
+    every_min: float | None = Field(default=None, gt=0)
+    """Minutes between checkpoints (None: the launch's default off spot, the plan's on spot)."""
+    keep: int | None = Field(default=None, ge=2)
+    """Checkpoints on disk at once at the most, the one being written included (None: 2)."""
+
+
 class PlanWorkload(_WorkloadPart):
     """The workload the plan was made for (its fields as ``gpuplan.workload.Workload`` writes them)."""
 
@@ -475,6 +513,7 @@ class PlanWorkload(_WorkloadPart):
     gradient_accumulation: int = Field(default=1, ge=1)
     parallelism: Parallelism = Parallelism.DDP
     data: WorkloadData | None = None
+    checkpoint: WorkloadCheckpoint | None = None
     serving: dict[str, Any] | None = None
     """The serving block (load and deploy settings); deploy validates it into its ServingDeployment."""
 

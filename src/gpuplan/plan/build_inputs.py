@@ -36,6 +36,7 @@ from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import offer_band
+from gpuplan.units import CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.vocab import PRICING_RULES, Precision
 
 if TYPE_CHECKING:
@@ -621,8 +622,23 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
                 loss=f"{TIME_SLICE_PENALTY:.0%}",
             )
         )
+    # the workload's own checkpointing, as its launch will do it (deploy writes the same)
+    cadence = workload.checkpoint
+    every_min = cadence.every_min if cadence is not None else None
+    if every_min is not None and checkpoint_gb > 0:
+        notes.append(
+            _(
+                "checkpoint every {minutes} min (checkpoint.every_min): off spot at that interval, on spot "
+                "at the shorter of it and the Young/Daly interval"
+            ).format(minutes=f"{every_min:g}")
+        )
     job = JobFacts(
         task=str(workload.task),
+        checkpoint_every_h=(every_min if every_min is not None else DEFAULT_CHECKPOINT_INTERVAL_MIN) / 60.0,
+        checkpoint_every_stated=every_min is not None,
+        checkpoints_kept=cadence.keep
+        if cadence is not None and cadence.keep is not None
+        else CHECKPOINTS_KEPT,
         data_transfer=str(data.transfer.value) if data is not None else "per_node",
         image_job=not serving and workload.inputs.image_size is not None,
         precision=workload.precision.value,

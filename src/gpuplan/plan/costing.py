@@ -16,6 +16,7 @@ from gpuplan.plan.spot import (
     ServiceSpot,
     SpotRate,
     SpotTimes,
+    checkpoint_writes_h,
     service_spot,
     spot_rates,
     spot_times,
@@ -62,7 +63,14 @@ class CostArrays:
     spot_rate_id: IntArray
     """Index into ``rates`` (where each spot rate comes from)."""
     checkpoint_interval_h: FloatArray
+    """The interval checkpoints are written at, h: spot's Young/Daly one (or the workload's, where
+    shorter), the launch's off spot; nan where none is written."""
     checkpoint_overhead_h: FloatArray
+    """Time spent writing checkpoints, h, on every pricing (spot's is part of ``spot_overhead_usd``;
+    off spot it is billed in ``compute_usd``, its part ``checkpoint_usd``)."""
+    checkpoint_usd: FloatArray
+    """Off spot: the part of ``compute_usd`` that pays for the checkpoint writes (0 on spot, whose
+    writes are in ``spot_overhead_usd``)."""
     lost_h: FloatArray
     interruptions: FloatArray
     stable: BoolArray
@@ -83,6 +91,8 @@ class CostArrays:
 class _AtTime:
     time_h: FloatArray
     compute: FloatArray
+    checkpoints: FloatArray
+    """Off spot: the compute that pays for the checkpoint writes."""
     overhead: FloatArray
     storage: FloatArray
     licence: FloatArray
@@ -182,10 +192,23 @@ def cost_candidates(
     rate_one = offer_rate[o]
     spot = np.flatnonzero(is_spot)
     rate_job = rate_one[spot] * nodes[spot]
-    ckpt_write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
+    ckpt_write_h = job.checkpoint_write_h
+    # Off spot, the launch checkpoints at its own interval (train.py's CHECKPOINT_INTERVAL_MIN,
+    # synchronously: every GPU waits for the write): a training job pays for the writes on every
+    # pricing, not only on spot. A service and batch inference write none.
+    writes = ckpt_write_h > 0 and not job.is_service and not job.resumes_by_chunks
+    off_spot = np.flatnonzero(~is_spot) if writes else np.zeros(0, dtype=np.int64)
+    stated_h = job.checkpoint_every_h if job.checkpoint_every_stated else None
     # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
     # bandwidth: same storage).
     restart_h = job.spot_restart_h
+    # Where the dataset is on each instance's disk, a reclaim may take the disks with it (AWS
+    # terminates a reclaimed Spot Instance by default; a relaunched cluster's disks start empty):
+    # unknown, so each restart copies it again at its conservative bound, as the set-up did, and
+    # pays its transfer in again; the best case is the disks surviving (JobFacts.recopy_hours).
+    recopy = job.recopies_on_reclaim and bool(spot.size)
+    recopy_h = job.recopy_hours(nodes[spot]) if recopy and not best_case else np.zeros(spot.size)
+    restart_spot = restart_h + recopy_h
     # The set-up of each option: its nodes' copies of the dataset may share the site's uplink.
     setup_h = job.setup_hours(nodes)
     serving = _service_spot(
@@ -196,7 +219,10 @@ def cost_candidates(
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
     chunk_h = batch_chunk_hours(cands.step_time_s[idx][spot])
 
-    def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
+    def at(work: FloatArray) -> tuple[_AtTime, SpotTimes, FloatArray]:
+        # The checkpoints an option off spot writes over its work (the set-up writes none).
+        ckpt = np.zeros_like(work)
+        ckpt[off_spot] = checkpoint_writes_h(work[off_spot], ckpt_write_h, job.checkpoint_every_h)
         # The instances are billed from the moment they start, set-up included.
         work = work + setup_h
         # A job without checkpoints restarts from the beginning, but batch inference resumes by
@@ -206,11 +232,12 @@ def cost_candidates(
             work[spot],
             rate_job,
             ckpt_write_h,
-            restart_h,
+            restart_spot,
             from_scratch=serving is None,
             resume_every_h=chunk_h if job.resumes_by_chunks else None,
+            max_interval_h=stated_h,
         )
-        t = work.copy()
+        t = work + ckpt
         if serving is None:
             t[spot] = st.expected_h
         t_safe = np.where(np.isfinite(t), t, work)
@@ -222,6 +249,10 @@ def cost_candidates(
         if serving is None:
             overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
             compute = total_compute - overhead
+            if recopy and not best_case:
+                # each re-copy of the dataset pays its transfer into the region again
+                again = np.where(np.isfinite(st.interruptions), st.interruptions, 0.0)
+                overhead[spot] += egress_in[spot] * again
         else:
             # A service runs its calendar time whatever is reclaimed; its spot overhead is the spare
             # instances that keep the load target meanwhile, billed as its instances are.
@@ -229,33 +260,40 @@ def cost_candidates(
             overhead = total_compute / nodes * spare
             compute = total_compute
         billed = total_compute / np.where(price * nodes > 0, price * nodes / unit, 1.0)
+        # the writes' share of the compute billed (its billing step and minimum fall on the whole)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            writes_usd = np.where(t_safe > 0, compute * ckpt / t_safe, 0.0)
         # A disk per instance, a service's spare ones included (they hold what the others do).
         disks = nodes + spare if job.storage_kind == "block" else np.ones_like(nodes)
         return (
             _AtTime(
                 time_h=t,
                 compute=compute,
+                checkpoints=writes_usd,
                 overhead=overhead,
                 storage=per_copy_gb * disks * gb_hour * t_safe,
                 licence=licence_rate * (nodes + spare) * billed,
                 billed_h=billed,
             ),
             st,
+            ckpt,
         )
 
     if best_case:
-        mid, st = at(cands.work_h_best[idx])
+        mid, st, ckpt_mid = at(cands.work_h_best[idx])
         lo, hi = mid, mid
     else:
-        mid, st = at(cands.work_h[idx])
-        lo, _ = at(cands.work_h_low[idx])
-        hi, _ = at(cands.work_h_high[idx])
+        mid, st, ckpt_mid = at(cands.work_h[idx])
+        lo, _, _ = at(cands.work_h_low[idx])
+        hi, _, _ = at(cands.work_h_high[idx])
     # The set-up, billed on every instance before the first step, at the instance's hourly rate.
     setup = np.minimum(price / unit * nodes * setup_h, mid.compute)
     unknown = cands.unknown[idx] | region_facts
     # an open band (">20%") bounds the rate from below only: the rate is unknown as without a band
     open_band = np.array([r.best_per_hour is not None for r in rates], dtype=bool)[offer_rate_id][o]
     unknown |= np.where(is_spot & (no_band | open_band), int(Fact.SPOT_RATE), 0)
+    if job.recopies_on_reclaim and serving is None:
+        unknown |= np.where(is_spot, int(Fact.RECLAIM_DISK), 0)
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
     unknown |= np.where(not_known_current(offers)[o], int(Fact.PRICE_DATE), 0)
     # a source that names no region: where the GPUs are (country, transfer prices) is unknown
@@ -296,8 +334,11 @@ def cost_candidates(
         is_spot=is_spot,
         spot_rate_per_instance_hour=on_spot(rate_one[spot], nan),
         spot_rate_id=offer_rate_id[o],
-        checkpoint_interval_h=on_spot(st.interval_h, nan),
-        checkpoint_overhead_h=on_spot(st.checkpoint_overhead_h, 0.0),
+        checkpoint_interval_h=_off_spot(
+            on_spot(st.interval_h, nan), off_spot, ckpt_mid, job.checkpoint_every_h, cands.work_h[idx]
+        ),
+        checkpoint_overhead_h=np.where(ckpt_mid > 0, ckpt_mid, on_spot(st.checkpoint_overhead_h, 0.0)),
+        checkpoint_usd=mid.checkpoints,
         lost_h=on_spot(st.lost_h, 0.0) if serving is None else np.full(idx.size, nan),
         interruptions=on_spot(st.interruptions, 0.0) if serving is None else serving.interruptions,
         stable=stable,
@@ -308,6 +349,16 @@ def cost_candidates(
         charges=charges,
         service=serving,
     )
+
+
+def _off_spot(
+    interval_h: FloatArray, off_spot: IntArray, writes_h: FloatArray, every_h: float, work_h: FloatArray
+) -> FloatArray:
+    """``interval_h`` (spot's) with the launch's interval where an option off spot writes checkpoints
+    (``off_spot``, capped at its work as :func:`~gpuplan.plan.spot.checkpoint_writes_h` caps it)."""
+    out = interval_h.copy()
+    out[off_spot] = np.where(writes_h[off_spot] > 0, np.minimum(every_h, work_h[off_spot]), math.nan)
+    return out
 
 
 def _service_spot(

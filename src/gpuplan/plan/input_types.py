@@ -16,7 +16,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuplan.units import ASSUMED_DISK_GBPS, HOURS_PER_MONTH
+from gpuplan.units import (
+    ASSUMED_DISK_GBPS,
+    CHECKPOINTS_KEPT,
+    DEFAULT_CHECKPOINT_INTERVAL_MIN,
+    HOURS_PER_MONTH,
+)
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -275,8 +280,17 @@ class JobFacts:
     """(provider, region) where the dataset lives and results go; None = the user's own site."""
     storage_kind: str = "block"
     """``block`` (a disk per node with the dataset and checkpoints) or ``object`` (one shared bucket)."""
-    checkpoints_kept: int = 2
-    """Checkpoints stored at once: the last good one plus the one being written."""
+    checkpoints_kept: int = CHECKPOINTS_KEPT
+    """Checkpoints stored at once: the last good one plus the one being written (the workload's
+    ``checkpoint.keep``, else train.py's default)."""
+    checkpoint_every_h: float = DEFAULT_CHECKPOINT_INTERVAL_MIN / 60.0
+    """The interval a job off spot checkpoints at, h: the train.py ``gpuplan deploy`` writes saves
+    every so often whatever the pricing (synchronously: every GPU waits for the write), so an
+    on-demand, reserved or monthly option pays for the writes too. The workload's
+    ``checkpoint.every_min``, else :data:`gpuplan.units.DEFAULT_CHECKPOINT_INTERVAL_MIN`."""
+    checkpoint_every_stated: bool = False
+    """``checkpoint_every_h`` is the workload's own (``checkpoint.every_min``): on spot it replaces
+    the Young/Daly interval where it is shorter (the launch writes at the shorter of the two)."""
     checkpoint_write_gbps: float = ASSUMED_DISK_GBPS
     """Bandwidth of the disk beside the GPUs, GB/s: checkpoints are written and read back, the
     dataset copied onto it, at this. ASSUMPTION: :data:`gpuplan.units.ASSUMED_DISK_GBPS`, the EBS
@@ -397,12 +411,42 @@ class JobFacts:
         return self.calendar_months is not None
 
     @property
+    def checkpoint_write_h(self) -> float:
+        """One checkpoint written, h, at ``checkpoint_write_gbps`` (0 for a job that writes none)."""
+        return self.checkpoint_gb / self.checkpoint_write_gbps / 3600.0
+
+    @property
     def spot_restart_h(self) -> float:
         """What one reclaim of a job costs before its work resumes, h: a replacement instance
         (``restart_h``), then the checkpoint read back and, for a LoRA/QLoRA job, the frozen base
         model's weights read again (the checkpoints do not hold them), both at the bandwidth the
         checkpoint is written at (``checkpoint_write_gbps``: the same disk)."""
         return self.restart_h + (self.checkpoint_gb + self.weights_gb) / self.checkpoint_write_gbps / 3600.0
+
+    @property
+    def recopies_on_reclaim(self) -> bool:
+        """A spot reclaim may take the dataset's disk with it: a job (not a service, whose replicas
+        read only weights) keeps its dataset on a disk of each instance (``storage_kind`` block)."""
+        return not self.is_service and self.dataset_gb > 0 and self.storage_kind == "block"
+
+    def recopy_hours(self, nodes: IntArray | FloatArray) -> FloatArray:
+        """The dataset copied again onto an option of ``nodes`` instances after a reclaim that lost
+        their disks, h: the copy its set-up makes (:meth:`setup_hours` without the boot), the
+        instances' copies sharing the site's uplink as they did then; 0 where
+        :attr:`recopies_on_reclaim` does not hold. Unknown is never the best case: AWS terminates a
+        reclaimed Spot Instance by default (AWS, "Behavior of Spot Instance interruptions", Amazon
+        EC2 User Guide, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html),
+        and the recovery of the SkyPilot managed job ``gpuplan deploy`` writes relaunches the cluster,
+        tearing it down and launching it anew where it cannot bring it back in place
+        (skypilot-org/skypilot, ``sky/jobs/recovery_strategy.py``, ``FailoverStrategyExecutor``):
+        a new instance's disk starts empty."""
+        n = np.asarray(nodes, dtype=float)
+        if not self.recopies_on_reclaim:
+            return np.zeros(n.shape)
+        one = self.upload_h
+        first = self.dataset_copy_h if one is None else max(one, self.dataset_copy_h)
+        out: FloatArray = first + (self.setup_hours(n) - self.setup_h)
+        return out
 
     @property
     def dataset_copy_h(self) -> float:

@@ -205,20 +205,21 @@ def _uplink_words(job: JobFacts) -> str:
 
 
 def _recopy_words(job: JobFacts) -> str:
-    """What a spot restart would add if the dataset's disk did not survive the reclaim (empty where a
-    job keeps no dataset on a disk of its own). The restart (``JobFacts.spot_restart_h``) reads back
-    the checkpoint only, taking the dataset to stay on its disk. That holds only where the disk is
-    kept and attached again: AWS, by default, terminates a reclaimed Spot Instance (AWS, "Behavior of
-    Spot Instance interruptions", Amazon EC2 User Guide,
-    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html), and its
-    replacement boots with a volume of its own. No provider's figure for every case is known, so the
-    assumption stays and is said, with what it leaves out."""
-    if job.is_service or job.dataset_gb <= 0 or job.storage_kind != "block":
+    """What the spot restarts assume of the dataset's disks (empty where a job keeps no dataset on a
+    disk of its own). Whether a reclaim keeps them is unknown: AWS, by default, terminates a reclaimed
+    Spot Instance (AWS, "Behavior of Spot Instance interruptions", Amazon EC2 User Guide,
+    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html), and the
+    recovery of the SkyPilot managed job ``gpuplan deploy`` writes may launch the cluster anew. So
+    each restart is costed copying the dataset again (``JobFacts.recopy_hours``), its conservative
+    bound, and the disks surviving is its best case, as for every unknown fact."""
+    if not job.recopies_on_reclaim:
         return ""
     one = job.upload_h
     return _(
-        "; assumed: the dataset's disk survives a reclaim; if it does not, each restart also re-copies "
-        "{gb} GB: +{time}"
+        "; a reclaim is taken to lose the dataset's disks (AWS terminates a reclaimed Spot Instance by "
+        "default; a recovered SkyPilot job may run on a new cluster): each restart copies the {gb} GB "
+        "again, +{time} on one instance, and pays its transfer in again; best case, the disks survive "
+        "and a restart reads the checkpoint back only (each spot option's best case)"
     ).format(
         gb=format_number(job.dataset_gb),
         time=format_hours(one if one is not None else job.dataset_copy_h),

@@ -12,12 +12,13 @@ from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import declared_provider, documented_billing_increment_s, kubernetes_service
 from gpuplan.hardware import launch_month
-from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.i18n import N_, _, format_hours, format_number, format_percent, money
 from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, network_kind_of
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import (
+    CheckpointWrites,
     CostBreakdown,
     CostItem,
     Option,
@@ -80,14 +81,29 @@ RESULTS_UNPRICED_FLAG = N_(
 )
 
 
-def _restart_h(job: JobFacts) -> tuple[float, float]:
-    write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
-    return write_h, job.spot_restart_h
+def _restart_h(job: JobFacts, nodes: int) -> tuple[float, float]:
+    """One checkpoint's write and one reclaim's restart of an option of ``nodes`` instances, h: the
+    restart with the dataset copied again where a reclaim may lose its disks (its conservative bound,
+    ``JobFacts.recopy_hours``)."""
+    return job.checkpoint_write_h, job.spot_restart_h + float(job.recopy_hours(np.array([nodes]))[0])
 
 
-def _restart_words(job: JobFacts) -> str:
+def _restart_words(job: JobFacts, nodes: int) -> str:
     """How a job's restart after a reclaim adds up (``JobFacts.spot_restart_h``), in words: the
-    assumed replacement, then what it reads back."""
+    assumed replacement, then what it reads back, and the dataset copied again where a reclaim may
+    lose its disks."""
+    words = _reread_words(job)
+    if not job.recopies_on_reclaim:
+        return words
+    return words + _(
+        ", and the dataset ({gb} GB) copied again: +{time} (a reclaim is taken to lose its disks)"
+    ).format(
+        gb=format_number(job.dataset_gb), time=format_hours(float(job.recopy_hours(np.array([nodes]))[0]))
+    )
+
+
+def _reread_words(job: JobFacts) -> str:
+    """The replacement and what it reads back (:func:`_restart_words`)."""
     if job.task == "infer":  # a batch inference shard has no checkpoint: it reads its weights
         return _(
             "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "
@@ -162,6 +178,17 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
             component="licences", cost_usd=float(c.licence_usd[j]), multiplier=nodes + spare, per="instance"
         ),
     ]
+    if float(c.checkpoint_usd[j]) > 0:
+        # off spot, the checkpoint writes are billed as compute (spot's are in its overhead)
+        items.append(
+            CostItem(
+                component="checkpoints",
+                cost_usd=float(c.checkpoint_usd[j]),
+                multiplier=nodes,
+                per="instance",
+                included_in="compute",
+            )
+        )
     if bool(c.is_spot[j]):
         items.append(
             CostItem(
@@ -200,6 +227,14 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             )
         elif fact is Fact.SPOT_RATE:
             assumed = _("1 interruption per 24 instance-hours")
+        elif fact is Fact.RECLAIM_DISK:
+            assumed = _(
+                "a reclaim loses the dataset's disks: each restart copies the {gb} GB again (+{time}, "
+                "its transfer in paid again); best case, the disks survive"
+            ).format(
+                gb=format_number(ctx.job.dataset_gb),
+                time=format_hours(float(ctx.job.recopy_hours(np.array([nodes]))[0])),
+            )
         elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
             assumed = _("undated {own}/h, below {what}: costed at it, {floor}/h of {day}").format(
                 own=money(row.price_usd_best / row.unit_hours),
@@ -507,6 +542,23 @@ def _timed_network(ctx: PlanContext, row: PlanOffer, nodes: int) -> tuple[float 
     return row.network_gbps, kind, "catalog"
 
 
+def _checkpoint_writes(ctx: PlanContext, j: int) -> CheckpointWrites | None:
+    """The checkpoints position ``j`` writes off spot and what they take (None: it writes none)."""
+    c, job = ctx.costs, ctx.job
+    tau = float(c.checkpoint_interval_h[j])
+    overhead = float(c.checkpoint_overhead_h[j])
+    if bool(c.is_spot[j]) or not math.isfinite(tau) or overhead <= 0:
+        return None
+    return CheckpointWrites(
+        interval_min=tau * 60.0,
+        interval_stated=job.checkpoint_every_stated,
+        write_min=job.checkpoint_write_h * 60.0,
+        writes=overhead / job.checkpoint_write_h,
+        overhead_h=overhead,
+        usd=float(c.checkpoint_usd[j]),
+    )
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -518,7 +570,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
-    write_h, restart_h = _restart_h(job)
+    write_h, restart_h = _restart_h(job, nodes)
     setup_h = float(c.setup_h[j])
     if bool(c.is_spot[j]) and c.service is not None:
         spot = _service_spot_risk(ctx, j, nodes)
@@ -529,6 +581,10 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
         # batch inference resumes by its output chunks (an interval of no checkpoint of its own)
         chunks = job.resumes_by_chunks and math.isfinite(tau)
+        # the workload's interval where it is shorter than Young/Daly's (spot_times takes the shorter)
+        optimum = math.sqrt(2.0 * write_h / lam) if write_h > 0 and lam > 0 else math.inf
+        stated = job.checkpoint_every_stated and math.isfinite(tau) and tau < optimum * (1 - 1e-9)
+        stated = stated and math.isclose(tau, job.checkpoint_every_h, rel_tol=1e-9)
         spot = SpotRisk(
             interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
             mtbi_h=1.0 / lam,
@@ -537,11 +593,13 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             checkpoint_write_min=write_h * 60.0,
             checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) and not chunks else None,
             resume_chunk_min=tau * 60.0 if chunks else None,
+            checkpoint_interval_stated=stated,
+            checkpoint_optimum_min=optimum * 60.0 if stated else None,
             checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
             restart_min=restart_h * 60.0,
-            restart_assumed=_restart_words(job),
+            restart_assumed=_restart_words(job, nodes),
             interruption_bands=_bands(rate),
         )
         if deadline is not None:
@@ -553,8 +611,11 @@ def make_option(ctx: PlanContext, j: int) -> Option:
                 from_scratch=write_h <= 0 and not chunks,
             )
             miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h, spot=model)
+    checkpoints = _checkpoint_writes(ctx, j) if spot is None else None
     if miss is None and deadline is not None:
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h)
+        # off spot, the checkpoint writes stretch the work as spot's do (1 + C/τ)
+        stretch = 1.0 + checkpoints.overhead_h / float(cands.work_h[i]) if checkpoints else 1.0
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=setup_h, stretch=stretch)
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),
@@ -621,6 +682,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usable_memory_gib=_known(float(cands.usable_memory_gib[i])),
         deadline_miss_probability=miss,
         spot=spot,
+        checkpoints=checkpoints,
         compliance=row.compliance,
         compliance_claimed=row.compliance_claimed,
         kubernetes=kubernetes_service(row.provider),

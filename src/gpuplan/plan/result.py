@@ -11,6 +11,7 @@ from gpuplan.plan.unknowns import UnknownFact
 from gpuplan.vocab import pricing_name
 
 __all__ = [
+    "CheckpointWrites",
     "CostBreakdown",
     "CostItem",
     "Option",
@@ -55,8 +56,9 @@ class CostBreakdown:
     """Per-instance-hour fees the catalog lists for the region: the known part where some are
     unknown (``licence_unknown``)."""
     spot_overhead_usd: float
-    """Spot only. A job: instance time spent writing checkpoints, redoing lost work and restarting.
-    A service: the spare instances that keep its load target through a reclaim
+    """Spot only. A job: instance time spent writing checkpoints, redoing lost work and restarting
+    (where the dataset is on each instance's disk, copying it again, and its transfer in paid again
+    per restart). A service: the spare instances that keep its load target through a reclaim
     (``SpotRisk.service``)."""
     items: tuple[CostItem, ...] = ()
     """Each charge with its multiplier (the components above, the set-up and egress split out)."""
@@ -185,7 +187,8 @@ class SpotRisk:
     checkpoint_write_min: float | None
     """None for a service (it writes no checkpoint)."""
     checkpoint_interval_min: float | None
-    """Young/Daly interval sqrt(2·C·MTBI), minutes; None when the job writes no checkpoint."""
+    """Young/Daly interval sqrt(2·C·MTBI), minutes (the workload's ``checkpoint.every_min`` where
+    shorter: ``checkpoint_interval_stated``); None when the job writes no checkpoint."""
     checkpoint_overhead_h: float | None
     expected_lost_h: float | None
     """Lost work plus restarts over the job, h; None for a service (it re-does no work: ``service``)."""
@@ -201,10 +204,35 @@ class SpotRisk:
     interruption_bands: tuple[SpotBand, ...] = ()
     """Where the catalog's sources disagree on the instance type's band in its region: every band,
     the costed (the worst) first; empty where it holds one band or none."""
+    checkpoint_interval_stated: bool = False
+    """The interval is the workload's ``checkpoint.every_min``, shorter than Young/Daly's."""
+    checkpoint_optimum_min: float | None = None
+    """Young/Daly's interval, minutes, where the workload's shorter one is used instead."""
     resume_chunk_min: float | None = None
     """Batch inference: minutes of work in one output chunk, which a reclaimed shard of the batch job
     ``gpuplan deploy`` writes runs again at most (it resumes by chunks:
     :data:`gpuplan.units.BATCH_CHUNK_BATCHES` batches each); None for other jobs."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckpointWrites:
+    """The checkpoints a job off spot writes, and the time they take: the launch's train.py saves
+    every ``interval_min`` whatever the pricing, synchronously (every GPU waits for the write), so an
+    on-demand, reserved or monthly option pays for them too. (A spot option's are in ``SpotRisk``.)"""
+
+    interval_min: float
+    """Minutes between checkpoints: the workload's ``checkpoint.every_min``, else the interval the
+    launch's train.py writes at (``gpuplan.units.DEFAULT_CHECKPOINT_INTERVAL_MIN``)."""
+    interval_stated: bool
+    """True where ``interval_min`` is the workload's own (``checkpoint.every_min``)."""
+    write_min: float
+    """Minutes one checkpoint takes to write, at the plan's assumed storage bandwidth."""
+    writes: float
+    """Checkpoints written over the job (its work over the interval; at least one)."""
+    overhead_h: float
+    """Hours spent writing them, part of ``job_time_h``."""
+    usd: float
+    """The part of ``cost_breakdown.compute_usd`` that pays for them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,6 +276,9 @@ class Option:
     """P(finishing after the deadline); None without a deadline."""
     spot: SpotRisk | None
     compliance: tuple[str, ...]
+    checkpoints: CheckpointWrites | None = None
+    """A job off spot that writes checkpoints: their interval and the time they take (a spot
+    option's are in ``spot``); None otherwise."""
     """Compliance labels of the region from a source that can be relied on."""
     kubernetes: str | None
     """The provider's managed Kubernetes service (EKS, AKS …)."""
@@ -328,7 +359,11 @@ class Option:
 
     @property
     def checkpoint_interval_min(self) -> float | None:
-        return self.spot.checkpoint_interval_min if self.spot else None
+        """The interval the plan prices the checkpoints at, minutes (what ``gpuplan deploy`` writes
+        into train.py); None where the job writes none."""
+        if self.spot:
+            return self.spot.checkpoint_interval_min
+        return self.checkpoints.interval_min if self.checkpoints else None
 
     @property
     def expected_interruptions(self) -> float:

@@ -45,16 +45,22 @@ class SpotMissModel:
 
 
 def deadline_miss(
-    work: TimeDistribution, deadline_h: float, *, setup_h: float = 0.0, spot: SpotMissModel | None = None
+    work: TimeDistribution,
+    deadline_h: float,
+    *,
+    setup_h: float = 0.0,
+    spot: SpotMissModel | None = None,
+    stretch: float = 1.0,
 ) -> float:
     """P(the job, set-up included, ends after ``deadline_h``).
 
     e.g. median 10 h, 90th percentile 12 h, no spot, deadline 12 h: 10 %. With spot, the average over
-    64 quantiles of W of the Poisson miss probability for (W + set-up) × stretch.
+    64 quantiles of W of the Poisson miss probability for (W + set-up) × stretch. ``stretch``: off
+    spot, the checkpoint writes' factor on the work (1 + C/τ): P(W × stretch > deadline − set-up).
     """
     budget_h = deadline_h - setup_h
     if spot is None:
-        return work.prob_exceeds(budget_h) if budget_h > 0 else 1.0
+        return work.prob_exceeds(budget_h / stretch) if budget_h > 0 else 1.0
     total = 0.0
     for i in range(_SAMPLES):
         w = work.quantile((i + 0.5) / _SAMPLES)

@@ -54,6 +54,7 @@ __all__ = [
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
+    "checkpoint_writes_h",
     "deadline_miss_probability",
     "offer_band",
     "offer_rate",
@@ -388,14 +389,27 @@ class SpotTimes:
     """False where λ·δ ≥ 1 (no expected completion)."""
 
 
+def checkpoint_writes_h(work_h: FloatArray, write_h: float, interval_h: FloatArray | float) -> FloatArray:
+    """Time spent writing a checkpoint of ``write_h`` every ``interval_h`` over ``work_h`` hours of
+    work: W·C/τ, with τ capped at W (a job shorter than its interval still writes once, at its end,
+    as train.py does). The one formula for spot (τ from Young/Daly) and for the other pricings (τ the
+    launch's interval: train.py writes synchronously, so the job stops for each write whatever it is
+    billed by). e.g. W = 57.6 h, C = 2.2 min, τ = 30 min: 57.6 × 2.2 / 30 = 4.22 h."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = np.minimum(interval_h, work_h)
+        out: FloatArray = np.where((tau > 0) & (write_h > 0), work_h * write_h / tau, 0.0)
+    return out
+
+
 def spot_times(
     work_h: FloatArray,
     rate_per_hour: FloatArray,
     checkpoint_write_h: float,
-    restart_h: float,
+    restart_h: float | FloatArray,
     *,
     from_scratch: bool = False,
     resume_every_h: FloatArray | None = None,
+    max_interval_h: float | None = None,
 ) -> SpotTimes:
     """Apply the module's model to arrays of failure-free times ``work_h`` and job rates λ.
 
@@ -409,6 +423,9 @@ def spot_times(
     hours at no cost of its own (batch inference's output chunks): an interruption loses half an
     interval of it plus R, as with checkpoints, and nothing stretches the work; where an interval
     is not finite (not known), the work restarts from scratch if ``from_scratch`` says so.
+    ``max_interval_h``: an interval the job is told to checkpoint at (the workload's
+    ``checkpoint.every_min``), which replaces Young/Daly's where it is shorter. ``restart_h``: one
+    figure, or one per element (a restart that also copies the dataset again, its time per option).
     """
     if checkpoint_write_h <= 0 and resume_every_h is not None:
         return _resumed(work_h, rate_per_hour, restart_h, resume_every_h, from_scratch=from_scratch)
@@ -417,14 +434,17 @@ def spot_times(
     with np.errstate(divide="ignore", invalid="ignore"):
         mtbi = 1.0 / rate_per_hour
         if checkpoint_write_h > 0:
-            tau = np.minimum(np.sqrt(2.0 * checkpoint_write_h * mtbi), work_h)
-            ckpt_h = np.where(tau > 0, work_h * checkpoint_write_h / tau, 0.0)
+            optimum = np.sqrt(2.0 * checkpoint_write_h * mtbi)
+            if max_interval_h is not None:
+                optimum = np.minimum(optimum, max_interval_h)
+            tau = np.minimum(optimum, work_h)
+            ckpt_h = checkpoint_writes_h(work_h, checkpoint_write_h, tau)
             lost_per = tau / 2.0 + restart_h
         else:
             # Work that resumes where it stopped without a checkpoint: the restart only.
             tau = np.full_like(work_h, math.nan)
             ckpt_h = np.zeros_like(work_h)
-            lost_per = np.full_like(work_h, restart_h)
+            lost_per = np.zeros_like(work_h) + restart_h
         stretched = work_h + ckpt_h
         load = rate_per_hour * lost_per
         stable = load < 1.0
@@ -442,7 +462,7 @@ def spot_times(
 def _resumed(
     work_h: FloatArray,
     rate_per_hour: FloatArray,
-    restart_h: float,
+    restart_h: float | FloatArray,
     every_h: FloatArray,
     *,
     from_scratch: bool,
@@ -469,7 +489,9 @@ def _resumed(
     return SpotTimes(**{f: np.where(known, getattr(out, f), getattr(scratch, f)) for f in fields})
 
 
-def restart_from_scratch(work_h: FloatArray, rate_per_hour: FloatArray, restart_h: float) -> SpotTimes:
+def restart_from_scratch(
+    work_h: FloatArray, rate_per_hour: FloatArray, restart_h: float | FloatArray
+) -> SpotTimes:
     """The spot model of a job without checkpoints: an interruption restarts it from the beginning.
 
     Interruptions arrive as a Poisson process of rate r while the job runs; an attempt succeeds if

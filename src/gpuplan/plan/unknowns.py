@@ -44,6 +44,11 @@ region          the source names none: no country  —
                 (``--countries`` leaves it out),
                 its transfer and storage prices
                 at the bounds above
+reclaim disk    a spot reclaim loses the disks     the disks survive: a restart reads the
+                that hold the dataset: each        checkpoint back only
+                restart copies it again (its time
+                and its transfer in), as a new
+                instance's disk starts empty
 ==============  =================================  ===========================================
 
 Options equal on the objective are ordered by how many relevant facts are unknown, fewest first,
@@ -86,6 +91,7 @@ class Fact(IntFlag):
     PRICE_DATE = 64
     GPU_LINK = 128
     REGION = 256
+    RECLAIM_DISK = 512
 
 
 #: How the JSON document names each fact.
@@ -99,6 +105,7 @@ FACT_CODES = {
     Fact.PRICE_DATE: "price_date",
     Fact.GPU_LINK: "gpu_link",
     Fact.REGION: "region",
+    Fact.RECLAIM_DISK: "reclaim_disk",
 }
 #: The facts in no figure of an option (its listed price is what is costed; its region is
 #: unnamed): they rank it after an option that knows them but have no bound or best case.
@@ -113,6 +120,7 @@ _NAMES = {
     Fact.PRICE_DATE: N_("price date"),
     Fact.GPU_LINK: N_("GPU link"),
     Fact.REGION: N_("region"),
+    Fact.RECLAIM_DISK: N_("disk after a reclaim"),
 }
 
 

@@ -15,6 +15,7 @@ from gpuplan.catalog.model import HOURS_PER_MONTH, ExchangeRate
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
+    CheckpointsDoc,
     CostBreakdownDoc,
     PersonaDoc,
     PlanConstraintsDoc,
@@ -94,6 +95,7 @@ def option_json(o: Option) -> PlanOption:
         checkpoint_interval_min=o.checkpoint_interval_min,
         expected_interruptions=o.expected_interruptions,
         spot=SpotDoc(**asdict(o.spot)) if o.spot else None,
+        checkpoints=CheckpointsDoc(**asdict(o.checkpoints)) if o.checkpoints else None,
         compliance=list(o.compliance),
         compliance_claimed=list(o.compliance_claimed),
         kubernetes=o.kubernetes,

@@ -141,9 +141,11 @@ def _html_row(rank: int, o: Option) -> str:
     band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
     times = f"{format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)}"
     # "× 2" after each charge: the instances, disks or dataset copies it is paid for (in words on hover).
+    # A part of another charge ("of which set-up …") may wrap: the cell stays as wide as its charges.
     breakdown = "<br>".join(
-        f'{escape(text)} <span class="band" title="{escape(words)}">×{n}</span>'
-        for text, n, words in _item_lines(o)
+        f'<span class="{"part" if part else "charge"}">{escape(text)} '
+        f'<span class="band" title="{escape(words)}">×{n}</span></span>'
+        for text, n, words, part in _item_lines(o)
     )
     small = '<br><span class="band">{}</span>'
     # a service's replicas and p95 latency at the load, under its GPUs
@@ -169,6 +171,7 @@ def _html_row(rank: int, o: Option) -> str:
 _ITEM_WORDS = {
     "compute": N_("compute {amount}"),
     "setup": N_("of which set-up {amount}"),
+    "checkpoints": N_("of which checkpoints {amount}"),
     "storage": N_("storage {amount}"),
     "egress_in": N_("dataset in {amount}"),
     "egress_out": N_("results back {amount}"),
@@ -181,9 +184,10 @@ _SPARE_WORDS = N_("spare for reclaims {amount}")
 _ANSWERS_WORDS = N_("answers to clients {amount}")
 
 
-def _item_lines(o: Option) -> list[tuple[str, int, str]]:
-    """Each charge of ``o`` with its multiplier (``compute $42.38``, 2, ``2 instances``); nothing of
-    what costs nothing, but compute always."""
+def _item_lines(o: Option) -> list[tuple[str, int, str, bool]]:
+    """Each charge of ``o`` with its multiplier (``compute $42.38``, 2, ``2 instances``) and whether it
+    is part of another (the set-up, checkpoints: of compute); nothing of what costs nothing, but
+    compute always."""
     lines = []
     for item in o.cost_breakdown.items:
         licence = item.component == "licences" and o.cost_breakdown.licence_unknown
@@ -196,7 +200,9 @@ def _item_lines(o: Option) -> list[tuple[str, int, str]]:
         if item.component == "egress_out" and o.service is not None:
             words = _ANSWERS_WORDS  # what leaves a service's region is its answers, not results
         text = _(words).format(amount=amount)
-        lines.append((text, item.multiplier, per_words(item.per, item.multiplier)))
+        lines.append(
+            (text, item.multiplier, per_words(item.per, item.multiplier), item.included_in is not None)
+        )
     return lines
 
 
@@ -269,6 +275,7 @@ td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-al
 td.num { text-align: right; white-space: nowrap; }
 td.notes { min-width: 16em; font-size: 11px; }
 .id { white-space: nowrap; }
+.part { white-space: normal; }
 .band { color: #666; font-size: 11px; }
 /* The table fits the page; on a narrower screen it scrolls inside its box, never past the page. */
 .wide { overflow-x: auto; max-width: 100%; }

@@ -251,7 +251,15 @@ def breakdown_words(o: Option) -> str:
         if setup and setup.cost_usd > 0
         else ""
     )
-    compute = _("compute {amount}").format(amount=money(b.compute_usd)) + paren(per("compute"), of_it)
+    writes = items.get("checkpoints")
+    writes_of_it = (
+        _("checkpoints {amount} of it").format(amount=money(writes.cost_usd))
+        if writes and writes.cost_usd > 0
+        else ""
+    )
+    compute = _("compute {amount}").format(amount=money(b.compute_usd)) + paren(
+        per("compute"), of_it, writes_of_it
+    )
     egress = _("egress {amount}").format(amount=money(b.egress_usd))
     if "egress_in" in items:
         # What leaves the region: a job's results back to its data, a service's answers to its clients.
@@ -542,11 +550,35 @@ def fallback_line(o: Option) -> str | None:
     )
 
 
+def checkpoint_lines(o: Option) -> list[str]:
+    """The checkpoints a job off spot writes and the time they take, in words (none on spot, whose
+    :func:`spot_lines` say its own, or where the job writes none)."""
+    w = o.checkpoints
+    if w is None:
+        return []
+    basis = (
+        _("the workload's checkpoint.every_min")
+        if w.interval_stated
+        else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
+    )
+    return [
+        _("checkpoints: every {interval} min ({basis}): {writes} × {write} min = {time}, {amount}").format(
+            interval=f"{w.interval_min:.0f}",
+            basis=basis,
+            writes=f"{w.writes:,.0f}",
+            write=f"{w.write_min:.1f}",
+            time=format_hours(w.overhead_h),
+            amount=money(w.usd),
+        )
+    ]
+
+
 def spot_lines(o: Option) -> list[str]:
     """What spot interruptions cost ``o``, in words: a service's availability and spare
-    (:func:`service_spot_lines`), a job's interruptions, checkpoints and lost work; none off spot."""
+    (:func:`service_spot_lines`), a job's interruptions, checkpoints and lost work; off spot, the
+    checkpoints a job writes (:func:`checkpoint_lines`)."""
     if o.spot is None:
-        return []
+        return checkpoint_lines(o)
     if o.spot.service is not None:
         return service_spot_lines(o) + band_lines(o)
     s = o.spot
@@ -555,6 +587,11 @@ def spot_lines(o: Option) -> list[str]:
             "resumes by output chunks of {minutes} min, as the batch job `gpuplan deploy` writes does "
             "(a runner that starts over would lose all the work done)"
         ).format(minutes=f"{s.resume_chunk_min:.1f}")
+    elif s.checkpoint_interval_min and s.checkpoint_interval_stated:
+        ckpt = _(
+            "checkpoint every {minutes} min (the workload's checkpoint.every_min, shorter than "
+            "Young/Daly's {optimum} min)"
+        ).format(minutes=f"{s.checkpoint_interval_min:.0f}", optimum=f"{s.checkpoint_optimum_min or 0:.0f}")
     elif s.checkpoint_interval_min:
         ckpt = _("checkpoint every {minutes} min (Young/Daly)").format(
             minutes=f"{s.checkpoint_interval_min:.0f}"

@@ -15,6 +15,7 @@ from gpuplan.vocab import (
 from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.presets.registry import PRESETS, PresetInfo, get_preset
 from gpuplan.workload.spec import (
+    CheckpointSpec,
     ConstraintsSpec,
     DataSpec,
     InputsSpec,
@@ -28,6 +29,7 @@ from gpuplan.workload.spec import (
 __all__ = [
     "PRESETS",
     "ActivationCheckpointing",
+    "CheckpointSpec",
     "ConstraintsSpec",
     "DataSpec",
     "InputsSpec",

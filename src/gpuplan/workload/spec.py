@@ -59,6 +59,7 @@ from gpuplan.workload.stack import (
 )
 
 __all__ = [
+    "CheckpointSpec",
     "ConstraintsSpec",
     "DataSpec",
     "InputsSpec",
@@ -131,6 +132,10 @@ MAX_SHARE_GPU = 48
 MAX_MODEL_PARALLEL = MAX_GPU_COUNT
 #: A vocabulary padded to more than this multiple is a typo (Megatron-LM: 128 × tensor-parallel size).
 MAX_VOCAB_MULTIPLE = 128 * MAX_MODEL_PARALLEL
+#: The longest checkpoint interval a workload may state: a year, in minutes.
+MAX_CHECKPOINT_EVERY_MIN = 525_960.0
+#: The most checkpoints a workload may keep on disk at once (far above any retention in use).
+MAX_CHECKPOINTS_KEPT = 1_000
 
 
 def _names(value: Any) -> Any:
@@ -412,6 +417,21 @@ class DataSpec(Spec):
                 location=self.location,
             )
         return self
+
+
+class CheckpointSpec(Spec):
+    """How a training job checkpoints, as its launch does it: the plan prices the writes and the
+    disk they take, and ``gpuplan deploy`` writes the same into train.py."""
+
+    every_min: float | None = Field(default=None, gt=0, le=MAX_CHECKPOINT_EVERY_MIN)
+    """Minutes between checkpoints (train.py's ``CHECKPOINT_INTERVAL_MIN``). Each write stops every
+    GPU while rank 0 saves. Left out: 30 min off spot; on spot, the planner's Young/Daly interval.
+    Given: the interval off spot, and on spot wherever it is shorter than Young/Daly's (the plan says
+    which it used)."""
+    keep: int | None = Field(default=None, ge=2, le=MAX_CHECKPOINTS_KEPT)
+    """Checkpoints on disk at once at the most, the one being written included (train.py's
+    ``KEEP_CHECKPOINTS``): the storage holds ``keep`` × one checkpoint. At least 2, so that the last
+    complete one survives a write cut short. Left out: 2."""
 
 
 class ServingSpec(Spec):
@@ -720,6 +740,8 @@ class Workload(Spec):
     sequence_parallel: bool = False
     """Split layer norms and dropouts along the sequence too (with ``tensor_parallel`` > 1)."""
     data: DataSpec | None = None
+    checkpoint: CheckpointSpec | None = None
+    """Training only: the checkpoint interval and how many are kept (``CheckpointSpec``)."""
     serving: ServingSpec | None = None
     """Only for ``task: infer``."""
     constraints: ConstraintsSpec = Field(default_factory=ConstraintsSpec)
@@ -766,6 +788,10 @@ class Workload(Spec):
         if self.model.lora is not None and self.task is Task.INFER:
             raise _refused(
                 N_("model.lora: adapters only matter for training; use task: finetune or drop lora")
+            )
+        if self.checkpoint is not None and self.task is Task.INFER:
+            raise _refused(
+                N_("checkpoint: an inference job writes no checkpoint; it applies to train and finetune")
             )
         if self.gradient_checkpointing and self.task is Task.INFER:
             raise _refused(N_("gradient_checkpointing: has no effect for task: infer; remove it"))

@@ -72,6 +72,7 @@ DATASET_SIZE = 10000  # samples in the synthetic stand-in dataset
 NUM_WORKERS = 2  # DataLoader worker processes per GPU (--num-workers)
 NUM_WORKERS_BASIS = "the plan's time counts no DataLoader workers"  # why NUM_WORKERS is what it is
 CHECKPOINT_INTERVAL_MIN = 30.0
+KEEP_CHECKPOINTS = 2  # checkpoints on disk at the most, the one being written included (>= 2)
 # <<< gpuplan settings
 
 #: Exit status after a checkpoint taken because of SIGTERM: 128 + 15, what a shell reports for a
@@ -79,11 +80,10 @@ CHECKPOINT_INTERVAL_MIN = 30.0
 #: not count an interrupted run as finished.
 EXIT_PREEMPTED = 143
 
-#: Checkpoints on disk at the most, the one being written included: before each write the oldest
-#: are deleted down to KEEP_CHECKPOINTS - 1 (and any *.tmp an interrupted write left), so the
-#: folder never holds more than this many checkpoints' bytes, which is what the plan prices and
-#: gpuplan sizes a checkpoint volume for. Between writes the last two complete ones are kept.
-KEEP_CHECKPOINTS = 2
+# KEEP_CHECKPOINTS (in the settings above): before each write the oldest checkpoints are deleted
+# down to KEEP_CHECKPOINTS - 1 (and any *.tmp an interrupted write left), so the folder never holds
+# more than this many checkpoints' bytes, which is what the plan prices and gpuplan sizes a
+# checkpoint volume for. Between writes the last KEEP_CHECKPOINTS complete ones are kept.
 
 
 # ==== YOUR MODEL AND DATA =========================================================================
