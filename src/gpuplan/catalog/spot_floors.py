@@ -22,12 +22,12 @@ that ``offers``, ``plan``, ``simulate`` and ``tco`` all read it through the one 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeGuard
 
 from gpuplan.catalog.dates import price_age
-from gpuplan.catalog.model import FloorBasis, OfferPrice
+from gpuplan.catalog.model import FloorBasis, OfferPrice, trusted_offer_price
 
 __all__ = ["DatedSpot", "dated_spot_prices", "needs_gpu_floor", "with_gpu_floors"]
 
@@ -158,6 +158,9 @@ def with_gpu_floors(
                 row, dated.get(row.gpu, ()), on_demand.get((row.provider, row.region, row.instance_type))
             )
             if floor is not None:
-                row = replace(row, term={**(row.term or {}), "gpu_spot_floor": floor})
+                # the row's own fields, typed already: built as the store builds its rows (a
+                # dataclass replace() per spot row had doubled the time of a whole-catalog listing)
+                term = {**(row.term or {}), "gpu_spot_floor": floor}
+                row = trusted_offer_price({**vars(row), "term": term})
         out.append(row)
     return out
