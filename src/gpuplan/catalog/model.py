@@ -67,6 +67,18 @@ class FloorBasis(Enum):
     """Its own region's average on that day (the source gives no lowest zone there)."""
     OTHER_REGION = "other-region"
     """The lowest of the instance type in any region (its own region has no dated spot price)."""
+    GPU_REGION = "gpu-region"
+    """The lowest dated spot price per GPU-hour of the same GPU in its own region (any instance type)."""
+    GPU_CATALOG = "gpu-catalog"
+    """The lowest dated spot price per GPU-hour of the same GPU anywhere in the catalog (none dated in
+    its own region)."""
+    ON_DEMAND = "on-demand"
+    """The instance's own on-demand price: the catalog has no dated spot price of its GPU at all."""
+
+    @property
+    def names_region(self) -> bool:
+        """Whether the floor is another region's price, which its words name."""
+        return self in (FloorBasis.OTHER_REGION, FloorBasis.GPU_CATALOG)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +113,15 @@ def floor_what(basis: FloorBasis, region: str) -> str:
             "the lowest dated spot price of the instance type in any region ({region}; none dated in the "
             "offer's own)"
         ).format(region=region)
+    if basis is FloorBasis.GPU_REGION:
+        return _("the lowest dated spot price per GPU-hour of the same GPU in the region")
+    if basis is FloorBasis.GPU_CATALOG:
+        return _(
+            "the lowest dated spot price per GPU-hour of the same GPU in the catalog ({region}; none "
+            "dated in the offer's own region)"
+        ).format(region=region)
+    if basis is FloorBasis.ON_DEMAND:
+        return _("the instance's on-demand price (the catalog has no dated spot price of its GPU)")
     return _("the lowest dated spot price of the region")
 
 
@@ -308,17 +329,53 @@ class OfferPrice:
         return f" [{said}]"
 
     def dated_floor_usd_per_hour(self) -> DatedFloor | None:
-        """For a spot price of unknown age (its date only bounded, or none) below the dated spot
-        price its region is held to: that dated price, in USD per hour after the user's discount —
-        the conservative figure for a price that undercuts every dated one and may be a passing dip
-        or an error. The dated price is the region's lowest zone as instances.vantage.sh listed
-        them on a day (``term["region_spot_usd_per_hour"]``), its average where only that is
-        given, and for a region with neither the lowest dated spot price of the instance type in
-        any region (``term["lowest_dated_spot_usd_per_hour"]``). None otherwise."""
+        """For a spot price of unknown age (its date only bounded, or none) below a dated price it
+        is held to: the highest such dated price, in USD per hour after the user's discount — the
+        conservative figure for a price that undercuts the dated ones and may be a passing dip, an
+        error or years old. Unknown is never the best case: the offer's own figure stays its best
+        case. None otherwise.
+
+        Two floors hold it, the higher wins:
+
+        - the instance type's own: its region's lowest zone as instances.vantage.sh listed them on a
+          day (``term["region_spot_usd_per_hour"]``), its average where only that is given, and for
+          a region with neither the lowest dated spot price of the instance type in any region
+          (``term["lowest_dated_spot_usd_per_hour"]``);
+        - its GPU's (``term["gpu_spot_floor"]``, :mod:`gpuplan.catalog.spot_floors`): the lowest
+          dated spot price per GPU-hour of the same GPU, fresh ones first, in its region, else in
+          the catalog; where the catalog has no dated spot price of the GPU at all, the instance's
+          own on-demand price, the bound a spot price never exceeds."""
         if self.pricing != "spot" or self.price_usd_per_hour is None:
             return None
         if self.as_of_precision not in ("bounded", None):  # dated (a day, a month, a year): a fact of its own
             return None
+        above = [
+            f
+            for f in (self._instance_floor(), self._gpu_floor())
+            if f is not None and f.usd_per_hour > self.price_usd_per_hour
+        ]
+        return max(above, key=lambda f: f.usd_per_hour) if above else None
+
+    def _dated(
+        self, usd_per_hour: float, day: str, basis: FloorBasis, region: str, source: object
+    ) -> DatedFloor:
+        age = (
+            price_age(day, self.priced_on, self.stale_after_days)
+            if self.priced_on is not None and self.stale_after_days is not None
+            else None
+        )
+        return DatedFloor(
+            usd_per_hour=usd_per_hour,
+            as_of=day,
+            basis=basis,
+            region=region,
+            source=source if isinstance(source, str) else "",
+            age_days=age.age_days if age else None,
+            staleness=age.staleness if age else "unknown",
+        )
+
+    def _instance_floor(self) -> DatedFloor | None:
+        """The dated spot price of the instance type itself (its region's, else any region's)."""
         term = self.term or {}
         spread, basis, region = term.get("region_spot_usd_per_hour"), FloorBasis.REGION_LOW, self.region
         if not isinstance(spread, dict):
@@ -332,22 +389,26 @@ class OfferPrice:
         if not _positive(low) or not isinstance(day, str):
             return None
         floor = float(low) * (1.0 - (self.discount_percent or 0.0) / 100.0)
-        if not floor > self.price_usd_per_hour:
+        return self._dated(floor, day, basis, region, spread.get("source"))
+
+    def _gpu_floor(self) -> DatedFloor | None:
+        """The floor of the offer's GPU (``term["gpu_spot_floor"]``), per instance-hour."""
+        held = (self.term or {}).get("gpu_spot_floor")
+        if not isinstance(held, dict) or not self.gpu_count > 0:
             return None
-        source = spread.get("source")
-        age = (
-            price_age(day, self.priced_on, self.stale_after_days)
-            if self.priced_on is not None and self.stale_after_days is not None
-            else None
-        )
-        return DatedFloor(
-            usd_per_hour=floor,
-            as_of=day,
-            basis=basis,
-            region=region,
-            source=source if isinstance(source, str) else "",
-            age_days=age.age_days if age else None,
-            staleness=age.staleness if age else "unknown",
+        per_gpu, day, basis = held.get("usd_per_gpu_hour"), held.get("as_of"), held.get("basis")
+        if not _positive(per_gpu) or not isinstance(day, str) or basis not in {b.value for b in FloorBasis}:
+            return None
+        floor = float(per_gpu) * self.gpu_count
+        if basis != FloorBasis.ON_DEMAND.value:  # the on-demand figure carries its own discount already
+            floor *= 1.0 - (self.discount_percent or 0.0) / 100.0
+        region = held.get("region")
+        return self._dated(
+            floor,
+            day,
+            FloorBasis(basis),
+            region if isinstance(region, str) else self.region,
+            held.get("source"),
         )
 
     def conservative_usd_per_gpu_hour(self) -> float | None:

@@ -44,6 +44,7 @@ from gpuplan.catalog.model import (
     trusted_offer_price,
 )
 from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.catalog.spot_floors import DatedSpot, dated_spot_prices, needs_gpu_floor, with_gpu_floors
 from gpuplan.errors import DataError, InputError, StoreError
 from gpuplan.hardware import launch_month
 from gpuplan.i18n.messages import N_
@@ -148,6 +149,8 @@ class Store:
         self._facts: _Facts | None = None
         self._fact_cache: dict[tuple[str, str], list[Any]] = {}
         self._superseded: tuple[int, ...] | None = None
+        self._dated_spot: dict[str, tuple[DatedSpot, ...]] | None = None
+        self._on_demand_rows: dict[tuple[str, str, str], OfferPrice] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -177,6 +180,8 @@ class Store:
         self._facts = None
         self._fact_cache.clear()
         self._superseded = None
+        self._dated_spot = None
+        self._on_demand_rows = None
 
     def _superseded_imports(self) -> tuple[int, ...]:
         """Ids of the offer imports of shipped snapshots older than the newest one loaded.
@@ -598,7 +603,55 @@ class Store:
         ``region`` and ``pricing`` each take one name or several (an offer matching any of them).
         Offers without any price appear (with ``pricing=None`` and ``price_reason``) only with
         ``include_unpriced``.
+
+        A spot price of unknown age carries the dated spot price of its GPU it is held to
+        (:mod:`gpuplan.catalog.spot_floors`), read from the whole catalog whatever the filter.
         """
+        rows = self._stored_offers(
+            gpu=gpu,
+            count=count,
+            min_gpu_memory_gib=min_gpu_memory_gib,
+            provider=provider,
+            region=region,
+            pricing=pricing,
+            include_unpriced=include_unpriced,
+            instance_type=instance_type,
+        )
+        undated = [r for r in rows if needs_gpu_floor(r)]
+        if not undated:
+            return rows
+        if self._dated_spot is None:
+            self._dated_spot = dated_spot_prices(
+                self._stored_offers(pricing="spot"), self._today, self.stale_after_days
+            )
+        on_demand: dict[tuple[str, str, str], OfferPrice] = {}
+        if any(not self._dated_spot.get(r.gpu) for r in undated):  # the on-demand bound is needed
+            if self._on_demand_rows is None:
+                lowest: dict[tuple[str, str, str], OfferPrice] = {}
+                for o in self._stored_offers(pricing="on_demand"):
+                    if o.price_usd_per_gpu_hour is None:
+                        continue
+                    key = (o.provider, o.region, o.instance_type)  # of its zones, the lowest
+                    held = lowest.get(key)
+                    if held is None or o.price_usd_per_gpu_hour < (held.price_usd_per_gpu_hour or 0.0):
+                        lowest[key] = o
+                self._on_demand_rows = lowest
+            on_demand = self._on_demand_rows
+        return with_gpu_floors(rows, self._dated_spot, on_demand)
+
+    def _stored_offers(
+        self,
+        *,
+        gpu: str | Sequence[str] | None = None,
+        count: int | None = None,
+        min_gpu_memory_gib: float | None = None,
+        provider: str | Sequence[str] | None = None,
+        region: str | Sequence[str] | None = None,
+        pricing: str | Sequence[str] | None = None,
+        include_unpriced: bool = False,
+        instance_type: Sequence[str] | None = None,
+    ) -> list[OfferPrice]:
+        """:meth:`offers` as the database holds them, without the GPU floors."""
         conds: list[str] = []
         params: dict[str, Any] = {}
         if provider is not None:

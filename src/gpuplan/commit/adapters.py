@@ -136,7 +136,7 @@ def priced_offers(
             # a spot price of unknown age below every dated one: a year of work is costed at the
             # dated floor (what the plan ranks on too), said in the notes and beside the price
             usd_per_hour, floor_as_of, own = floor.usd_per_hour, floor.as_of, usd_per_hour
-            key = (floor.basis, floor.region if floor.basis is FloorBasis.OTHER_REGION else "")
+            key = (floor.basis, floor.region if floor.basis.names_region else "")
             regions = floored.setdefault(key, {})
             regions[p.region] = regions.get(p.region, 0) + 1
         out.append(
