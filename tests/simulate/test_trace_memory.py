@@ -31,3 +31,27 @@ def test_a_bad_last_line_is_refused_holding_a_few_bytes_a_value(tmp_path: Path) 
     # objects (under 2 MB); in lists, a row took a pointer and a float or int object for each value
     # (about 76 bytes).
     assert peak < ROWS * 40, peak
+
+
+def test_what_a_failed_fast_read_freed_is_handed_back_before_the_line_by_line_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+
+    pool = pa.default_memory_pool()
+    released: list[bool] = []
+
+    class Pool:
+        def release_unused(self) -> None:
+            released.append(True)
+            pool.release_unused()
+
+    monkeypatch.setattr(pa, "default_memory_pool", Pool)
+    f = tmp_path / "t.csv"
+    f.write_text("timestamp,prompt_tokens\n0,512\n1,512\noops,1\n")
+    with pytest.raises(InputError, match="line 4: cannot read"):
+        read_trace_csv(f)
+    assert len(released) == 1  # after Arrow's parse failed, before the file was read again
+    f.write_text("timestamp,prompt_tokens\n0,512\n1,512\n")
+    assert read_trace_csv(f).requests == 2
+    assert len(released) == 1  # a file Arrow reads keeps its columns: nothing to hand back
