@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections import ChainMap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -133,6 +134,10 @@ def import_offers(
     # A file line is taken whole or not at all: the rows it was split into (AWS: the region's
     # on-demand, the zone's spot) stand or fall together, and with the line the reader refused.
     earlier: dict[_LineKey, RejectedRow] = {at: r for r in rejected if (at := _refusal_key(r)) is not None}
+    # The store's instance types, then those of this file's lines taken so far (the store's win):
+    # a view, not a copy of both a line, which made an import's time grow with the square of the
+    # new instance types in its file.
+    known_with_batch = ChainMap(known, batch_known)
     for at, members in _by_line(rows).items():
         reasons: list[object] = []
         zone_reasons: list[object] = []
@@ -145,7 +150,7 @@ def import_offers(
             reasons += offer_problems(
                 rows[i],
                 provider=prov,
-                known_instances={**batch_known, **known},
+                known_instances=known_with_batch,
                 on_demand_hourly=on_demand_hourly,
                 today=today or store.today,
             )
@@ -350,36 +355,43 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
         for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
     }
     held = _held_prices(conn, {row.provider for row in rows})
-    n_offers = 0
+    # New offers are written in one executemany, in the rows' order (so their ids are what one
+    # insert a row gave), and their ids read back once: an insert a row cost a statement each, the
+    # most of an import of a file of new instance types.
+    new_offers: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for row in rows:
+        key = (row.provider, row.region, row.zone or "", row.instance_type)
+        if key not in existing and key not in new_offers:
+            new_offers[key] = {
+                "provider": row.provider,
+                "region": row.region,
+                "zone": row.zone or "",
+                "instance_type": row.instance_type,
+                "gpu": row.gpu,
+                "gpu_count": row.gpu_count,
+                "vcpus": row.vcpus,
+                "memory_gib": row.memory_gib,
+                "network_gbps": row.network_gbps,
+                "interconnect": row.interconnect,
+                "source": row.source,
+                "price_reason": row.price_reason,
+                "notes": row.notes,
+                "network_kind": row.network_kind,
+                "local_nvme_gb": row.local_nvme_gb,
+                "import_id": import_id,
+            }
+    if new_offers:
+        conn.execute(insert(t.offers), list(new_offers.values()))
+        for r in conn.execute(
+            select(o.id, o.provider, o.region, o.zone, o.instance_type).where(o.import_id == import_id)
+        ):
+            existing[(r.provider, r.region, r.zone, r.instance_type)] = r.id
+    n_offers = len(new_offers)
     n_held = 0
     price_values: list[dict[str, Any]] = []
     seen_prices: set[tuple[Any, ...]] = set()
     for row in rows:
-        key = (row.provider, row.region, row.zone or "", row.instance_type)
-        offer_id = existing.get(key)
-        if offer_id is None:
-            offer_id = conn.execute(
-                insert(t.offers).values(
-                    provider=row.provider,
-                    region=row.region,
-                    zone=row.zone or "",
-                    instance_type=row.instance_type,
-                    gpu=row.gpu,
-                    gpu_count=row.gpu_count,
-                    vcpus=row.vcpus,
-                    memory_gib=row.memory_gib,
-                    network_gbps=row.network_gbps,
-                    interconnect=row.interconnect,
-                    source=row.source,
-                    price_reason=row.price_reason,
-                    notes=row.notes,
-                    network_kind=row.network_kind,
-                    local_nvme_gb=row.local_nvme_gb,
-                    import_id=import_id,
-                )
-            ).inserted_primary_key[0]  # type: ignore[index]
-            existing[key] = offer_id
-            n_offers += 1
+        offer_id = existing[(row.provider, row.region, row.zone or "", row.instance_type)]
         for pr in row.prices:
             # The same price twice in one import (an on-demand price repeated on every zone
             # row of a region) is stored once.

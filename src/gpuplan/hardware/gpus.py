@@ -10,7 +10,7 @@ import csv
 import re
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from gpuplan.errors import AmbiguousNameError, DataError, InputError, NotFoundError, Phrase, closest
@@ -399,8 +399,12 @@ def get_gpu(gpu_id: str) -> GPU:
         return resolve_gpu(gpu_id)
 
 
+@lru_cache(maxsize=4096)
 def _norm(name: str) -> str:
-    """Fold case and separators, drop vendor words: ``'NVIDIA H100 SXM'`` -> ``h100-sxm``."""
+    """Fold case and separators, drop vendor words: ``'NVIDIA H100 SXM'`` -> ``h100-sxm``.
+
+    Kept for the names seen: :func:`resolve_gpu` folds every id and alias of the table on each
+    call, three regular expressions each, and a price file resolves its GPU on every row."""
     s = name.strip().lower()
     s = re.sub(r"\b(nvidia|tesla|geforce|amd|instinct)\b", " ", s)
     s = re.sub(r"[\s_]+", "-", s.strip())
