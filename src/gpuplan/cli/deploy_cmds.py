@@ -357,18 +357,22 @@ def deploy(
             )
         db = settings(ctx).db
         traced = prof
+        read: list[Profile] = []  # the profile the slots were counted on: its weights size the start
 
         def profile_of(w: Workload) -> Profile:
             if traced is not None:
+                read.append(traced)
                 return traced
             if w.model.python is None:
-                return load_profile(w, db)
+                read.append(load_profile(w, db))
+                return read[-1]
             # the user's own code is not run to write launch files: its cached trace, or no slots
             cached = cached_profile(db, w)
             if cached is None:
                 raise DeployError(
                     _("no trace of this workload is cached here (deploy does not run your model's code)")
                 )
+            read.append(cached)
             return cached
 
         slots = deployed_engine_slots(
@@ -384,6 +388,11 @@ def deploy(
             # the layout asked for)
             gpus_per_instance=spec.gpus_per_node if spec.instance_type is not None else 1,
         )
+        if read:
+            # one replica's weights, as the plan's storage and spot replacement count them
+            peak = read[0].peak
+            if (weights := (peak.parameters_bytes + peak.buffers_bytes) / 1e9) > 0:
+                spec = spec.with_weights_gb(weights)
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)

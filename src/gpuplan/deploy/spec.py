@@ -405,6 +405,11 @@ class LaunchSpec(BaseModel):
     """Host memory of one instance of :attr:`instance_type`, GiB, as the catalog lists it; None: not
     known, and no pod requests memory."""
     serving: ServingDeployment | None = None
+    weights_gb: float | None = Field(default=None, gt=0, le=MAX_DISK_GB)
+    """The model weights one replica loads, GB, all its GPUs' together, as the plan's storage and its
+    spot replacement count them (the traced parameters and buffers): what a serving engine's pod
+    downloads and reads before it serves (:meth:`with_weights_gb`); None: not worked out (no engine,
+    or the model not traced), and the startup budget is not sized from them."""
     engine_slots: EngineSlots | None = None
     """The requests one replica of the serving engine runs at once and those its autoscaler holds in
     flight (at the load the plan sizes a replica for), with its KV cache (the longest request the
@@ -517,6 +522,10 @@ class LaunchSpec(BaseModel):
         as ``gpuplan.api.engine_batch_slots`` counted them."""
         # as a mapping: an instance would be taken without its bounds checked
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
+
+    def with_weights_gb(self, gb: float) -> LaunchSpec:
+        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked."""
+        return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb})
 
     def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
         """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as

@@ -20,6 +20,7 @@ from gpuplan.deploy.k8s.serving import (
     model_cache_words,
     quantity,
     serving_manifests,
+    startup_words,
 )
 from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
 from gpuplan.deploy.nccl_topology import topology_readme_note
@@ -186,6 +187,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         extra.append(serving_note(spec))
         if engine_launch(spec) is not None:
             extra.append(model_cache_words(options, _serving_pods_many(spec)))
+            extra.extend(startup_words(spec, options))
         if (held := committed_ceiling_words(spec)) is not None:
             extra.append(held)
         if (spare := spare_words(spec)) is not None:
