@@ -115,6 +115,7 @@ __all__ = [
     "refuse_without_kubernetes",
     "sizing_lengths",
     "spare_words",
+    "split_option",
     "unpriced_ceiling_words",
 ]
 
@@ -1248,6 +1249,13 @@ def _spare_replicas(option: PlanOption) -> int:
     if service is None:
         return 0
     return service.spare_instances * service.replicas_per_reclaim
+
+
+def split_option(spec: LaunchSpec) -> str:
+    """`` --tensor-parallel N`` for a replay command of a replica split over N GPUs (the plan's choice
+    for a workload that states none: its file alone would be simulated on one GPU a replica); ""
+    for one GPU a replica."""
+    return f" --tensor-parallel {spec.tensor_parallel}" if spec.tensor_parallel > 1 else ""
 
 
 def plan_money(spec: LaunchSpec, usd: float, places: int = 2) -> str:

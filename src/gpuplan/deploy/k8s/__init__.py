@@ -33,6 +33,7 @@ from gpuplan.deploy.spec import (
     plan_floor_words,
     sizing_lengths,
     spare_words,
+    split_option,
     unpriced_ceiling_words,
 )
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
@@ -151,7 +152,7 @@ def _replay_command(spec: LaunchSpec) -> str:
         policy += f",per_replica={quantity(target)}"
     if spec.serving.start_replicas is not None:
         policy += f",start={spec.serving.start_replicas}"
-    return f"gpuplan simulate autoscale WORKLOAD {where} --policy {policy}"
+    return f"gpuplan simulate autoscale WORKLOAD {where}{split_option(spec)} --policy {policy}"
 
 
 def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None = None) -> list[str]:
