@@ -208,6 +208,25 @@ def deploy(
             ),
             options=", ".join(given),
         )
+    count_given = option_given(ctx, "count")
+    if gpu is not None and ":" in gpu:
+        # NAME:COUNT, as estimate reads it: the count given with the GPU
+        from gpuplan.hardware import parse_gpu_spec
+
+        card, named = parse_gpu_spec(gpu)
+        if named is not None:
+            if count_given and count != named:
+                raise InputError.worded(
+                    N_("--gpu {gpu} and --count {count} give two GPU counts; give one of them"),
+                    gpu=gpu,
+                    count=count,
+                )
+            count, count_given = named, True
+        gpu = card.id
+    if not is_plan and gpu:
+        # A split the model's heads do not divide is refused first, in plan's words: the node and
+        # GPU-count checks below would each point at another fix (a node of 3 GPUs, a count of 6)
+        _check_heads(ctx, source, project, gpu)
     # The catalog's instance types: a workload's layout on nodes, a plan's instance checked.
     instances = _catalog_instances(ctx)
     per_node, nodes, instance_type = count, 1, None
@@ -317,7 +336,7 @@ def deploy(
                 offered=offered,
                 share=share if is_plan else share_gpu,
                 # a service from its workload file: the GPUs its load needs, against the count
-                count_given=None if is_plan else option_given(ctx, "count"),
+                count_given=None if is_plan else count_given,
             )
         elif train_plan and not (spec.project_dir is None and generator.copies_user_package and not image):
             # (a package that cannot be copied is refused by the files' own check, in its words)
@@ -485,6 +504,27 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _check_heads(ctx: typer.Context, source: Path, project: Path | None, gpu: str) -> None:
+    """Refuse a workload file whose ``tensor_parallel`` the model's attention (or key/value) heads do
+    not divide, as plan, estimate and simulate refuse it (``check_model_parallel`` on one replica's
+    GPUs, which says the degrees that do and how many of ``gpu`` hold the weights). The user's own
+    model code is not run here (its fit is checked on its cached trace later)."""
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.stages.layout import ModelParallel, check_model_parallel
+    from gpuplan.workload import load_workload
+
+    workload = load_workload(source, project=project)
+    tp = workload.tensor_parallel
+    if tp <= 1 or workload.model.python is not None:
+        return
+    prof = load_profile(workload, settings(ctx).db)
+    check_model_parallel(
+        ModelParallel(tensor=tp), prof, count=tp, gpus_per_node=tp, microbatches=1, gpu=get_gpu(gpu)
+    )
 
 
 def _check_code_plan_fit(
