@@ -56,7 +56,9 @@ def deploy(
     gpu: Annotated[
         str | None,
         typer.Option(
-            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...).", show_default=False
+            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...), or NAME:COUNT with its "
+            "count (A100-SXM4-80GB:4, as --count 4).",
+            show_default=False,
         ),
     ] = None,
     count: Annotated[
