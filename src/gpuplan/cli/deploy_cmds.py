@@ -410,10 +410,9 @@ def deploy(
             gpus_per_instance=spec.gpus_per_node if spec.instance_type is not None else 1,
         )
         if read:
-            # one replica's weights, as the plan's storage and spot replacement count them
-            peak = read[0].peak
-            if (weights := (peak.parameters_bytes + peak.buffers_bytes) / 1e9) > 0:
-                spec = spec.with_weights_gb(weights)
+            # one replica's weights, as the plan's storage and spot replacement count them: the
+            # time its pods are given to start, and the disk their copies take
+            spec = spec.with_weights_of(read[0])
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)

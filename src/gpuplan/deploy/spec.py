@@ -130,6 +130,7 @@ K8S_FIELDS: Mapping[str, str] = MappingProxyType(
 )
 
 if TYPE_CHECKING:
+    from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
 
@@ -527,6 +528,13 @@ class LaunchSpec(BaseModel):
     def with_weights_gb(self, gb: float) -> LaunchSpec:
         """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked."""
         return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb})
+
+    def with_weights_of(self, traced: Profile) -> LaunchSpec:
+        """A copy whose replicas load the weights of ``traced`` (its parameters and buffers, as the
+        plan counts one replica's); unchanged where the profile counts none. The command line and
+        the service's deploy both set them here."""
+        gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
+        return self.with_weights_gb(gb) if gb > 0 else self
 
     def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
         """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as
