@@ -5,6 +5,7 @@ the disk their copies of the weights take."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,18 @@ def test_deploy_sizes_the_start_from_the_traced_weights(
         "A replica loads 2.5 GB of weights. 2 replicas run on each p4d.24xlarge"
         in (out / "README.md").read_text()
     )
+
+
+@pytest.mark.parametrize(("weights_gb", "minutes"), [(WEIGHTS_70B_GB, 30), (810.0, 156)])
+def test_skyserve_gives_a_replica_the_time_its_weights_take_on_a_cluster_of_its_own(
+    tmp_path: Path, weights_gb: float, minutes: int
+) -> None:
+    # one replica to a cluster: a 70B's 18 min × 1.5 stays within the 30-minute floor; a 405B's 810 GB
+    # (103 min at 0.131 GB/s) had been torn down after 30 minutes, and started again without end
+    spec = _service_70b(tmp_path).with_weights_gb(weights_gb)
+    files = by_path(generate(spec, "skypilot"))
+    probe = yaml.safe_load(files["task.yaml"])["service"]["readiness_probe"]
+    cold_s = 60 + weights_gb / ASSUMED_DISK_GBPS
+    assert probe["initial_delay_seconds"] == max(1800, 10 * math.ceil(1.5 * cold_s / 10))
+    assert probe["initial_delay_seconds"] // 60 == minutes
+    assert f"SkyServe gives it {minutes} minutes to download and load the weights" in files["README.md"]

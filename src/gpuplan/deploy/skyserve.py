@@ -36,7 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
+from gpuplan.deploy.engine import (
+    ENGINE_HEALTH_PATH,
+    ENGINE_PORT,
+    ENGINE_STARTUP_S,
+    startup_seconds,
+    unpriced_share,
+)
 from gpuplan.deploy.spec import (
     LaunchSpec,
     ServingDeployment,
@@ -85,6 +91,9 @@ class ReplicaPolicy:
     that load (its requests in flight a replica, as the Kubernetes target holds them)."""
     why_fixed: str = ""
     """Why the count is fixed, in the user's language; "" where SkyServe autoscales."""
+    startup_s: int = ENGINE_STARTUP_S
+    """Seconds a replica is given to come up (the readiness probe's initial delay): its weights read
+    once on a cluster of its own (:func:`~gpuplan.deploy.engine.startup_seconds`)."""
 
 
 def replica_gpus(spec: LaunchSpec) -> int:
@@ -163,6 +172,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             load=load,
             lengths=sizing_lengths(sizing) if sizing is not None else None,
             replay=_replay(spec, serving) if sizing is not None else "",
+            startup_s=startup_seconds(spec.weights_gb, 1),
         )
     return ReplicaPolicy(
         min_replicas=serving.launch_replicas,
@@ -170,6 +180,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         target_qps_per_replica=None,
         capacity_requests_per_s=None,
         why_fixed=why,
+        startup_s=startup_seconds(spec.weights_gb, 1),
     )
 
 
@@ -205,7 +216,7 @@ def service_section(policy: ReplicaPolicy, *, spot: bool = False) -> dict[str, A
             "path": ENGINE_HEALTH_PATH,
             # SkyServe's default, 20 min, can pass before a large model's weights are down and
             # loaded: a replica still loading would be torn down and started again, without end.
-            "initial_delay_seconds": ENGINE_STARTUP_S,
+            "initial_delay_seconds": policy.startup_s,
         },
         "replica_policy": replicas,
     }
@@ -307,5 +318,5 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
     probe = _(
         "A replica takes requests once `GET {path}` on port {port} answers 200. SkyServe gives it "
         "{minutes} minutes to download and load the weights before it replaces it."
-    ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=ENGINE_STARTUP_S // 60)
+    ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=policy.startup_s // 60)
     return f"{scale}\n\n{probe}"

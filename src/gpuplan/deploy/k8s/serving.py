@@ -36,8 +36,12 @@ from gpuplan.deploy.engine import (
     ENGINE_HEALTH_PATH,
     ENGINE_PORT,
     ENGINE_STARTUP_S,
+    STARTUP_MARGIN,
+    STARTUP_STEP_S,
     EngineLaunch,
+    cold_start_s,
     engine_launch,
+    startup_seconds,
 )
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.k8s.nodes import placement
@@ -57,7 +61,6 @@ from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
 
 __all__ = [
     "GPU_UTIL_METRIC",
-    "STARTUP_MARGIN",
     "StartupBudget",
     "engine_container",
     "in_flight_target",
@@ -106,16 +109,10 @@ def token_ref(spec: LaunchSpec) -> dict[str, Any]:
     return {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": ref}}
 
 
-#: Probe timings for an engine: downloading and loading the weights and capturing CUDA graphs takes
-#: minutes, so the startup probe polls every 10 s for the budget :func:`startup_budget` sizes, at
-#: least ENGINE_STARTUP_S (30 min), before liveness takes over.
-_STARTUP_PERIOD_S = 10
-#: The startup budget over the cold start it is sized from. The cold start reads the weights at the
-#: disk rate the plan assumes (EBS gp3's baseline), but a pod downloads them from the Hugging Face Hub
-#: first, at a rate gpuplan does not know; half as much again before the kubelet gives up on a
-#: replica still downloading (and restarts it, to download again from the start). A budget too long
-#: only delays noticing a replica that hangs while starting.
-STARTUP_MARGIN = 1.5
+#: The startup probe polls every STARTUP_STEP_S (10 s) for the budget :func:`startup_budget` sizes,
+#: at least ENGINE_STARTUP_S (30 min), before liveness takes over: downloading and loading the
+#: weights and capturing CUDA graphs takes minutes.
+_STARTUP_PERIOD_S = STARTUP_STEP_S
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,13 +148,11 @@ def startup_budget(spec: LaunchSpec, options: GenerateOptions) -> StartupBudget:
     the node's one disk, as the plan's spot model has an instance's replicas do
     (``gpuplan.plan.spot.service_down_h``), × :data:`STARTUP_MARGIN`; at least ENGINE_STARTUP_S."""
     k = replicas_per_node(spec)
+    seconds = startup_seconds(spec.weights_gb, k)
     if spec.weights_gb is None:
-        return StartupBudget(seconds=ENGINE_STARTUP_S, replicas=k, cold_s=None, cache_gb=None)
-    cold = ENGINE_START_S + k * spec.weights_gb / ASSUMED_DISK_GBPS
-    periods = math.ceil(STARTUP_MARGIN * cold / _STARTUP_PERIOD_S)
-    seconds = max(ENGINE_STARTUP_S, periods * _STARTUP_PERIOD_S)
+        return StartupBudget(seconds=seconds, replicas=k, cold_s=None, cache_gb=None)
     cache = spec.weights_gb if options.model_cache_pvc else k * spec.weights_gb
-    return StartupBudget(seconds=seconds, replicas=k, cold_s=cold, cache_gb=cache)
+    return StartupBudget(seconds=seconds, replicas=k, cold_s=cold_start_s(spec.weights_gb, k), cache_gb=cache)
 
 
 def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
