@@ -56,7 +56,9 @@ def deploy(
     gpu: Annotated[
         str | None,
         typer.Option(
-            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...).", show_default=False
+            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...), or NAME:COUNT with its "
+            "count (A100-SXM4-80GB:4, as --count 4).",
+            show_default=False,
         ),
     ] = None,
     count: Annotated[
@@ -208,6 +210,25 @@ def deploy(
             ),
             options=", ".join(given),
         )
+    count_given = option_given(ctx, "count")
+    if gpu is not None and ":" in gpu:
+        # NAME:COUNT, as estimate reads it: the count given with the GPU
+        from gpuplan.hardware import parse_gpu_spec
+
+        card, named = parse_gpu_spec(gpu)
+        if named is not None:
+            if count_given and count != named:
+                raise InputError.worded(
+                    N_("--gpu {gpu} and --count {count} give two GPU counts; give one of them"),
+                    gpu=gpu,
+                    count=count,
+                )
+            count, count_given = named, True
+        gpu = card.id
+    if not is_plan and gpu:
+        # A split the model's heads do not divide is refused first, in plan's words: the node and
+        # GPU-count checks below would each point at another fix (a node of 3 GPUs, a count of 6)
+        _check_heads(ctx, source, project, gpu)
     # The catalog's instance types: a workload's layout on nodes, a plan's instance checked.
     instances = _catalog_instances(ctx)
     per_node, nodes, instance_type = count, 1, None
@@ -317,7 +338,7 @@ def deploy(
                 offered=offered,
                 share=share if is_plan else share_gpu,
                 # a service from its workload file: the GPUs its load needs, against the count
-                count_given=None if is_plan else option_given(ctx, "count"),
+                count_given=None if is_plan else count_given,
             )
         elif train_plan and not (spec.project_dir is None and generator.copies_user_package and not image):
             # (a package that cannot be copied is refused by the files' own check, in its words)
@@ -357,18 +378,22 @@ def deploy(
             )
         db = settings(ctx).db
         traced = prof
+        read: list[Profile] = []  # the profile the slots were counted on: its weights size the start
 
         def profile_of(w: Workload) -> Profile:
             if traced is not None:
+                read.append(traced)
                 return traced
             if w.model.python is None:
-                return load_profile(w, db)
+                read.append(load_profile(w, db))
+                return read[-1]
             # the user's own code is not run to write launch files: its cached trace, or no slots
             cached = cached_profile(db, w)
             if cached is None:
                 raise DeployError(
                     _("no trace of this workload is cached here (deploy does not run your model's code)")
                 )
+            read.append(cached)
             return cached
 
         slots = deployed_engine_slots(
@@ -384,6 +409,10 @@ def deploy(
             # the layout asked for)
             gpus_per_instance=spec.gpus_per_node if spec.instance_type is not None else 1,
         )
+        if read:
+            # one replica's weights, as the plan's storage and spot replacement count them: the
+            # time its pods are given to start, and the disk their copies take
+            spec = spec.with_weights_of(read[0])
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)
@@ -476,6 +505,27 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _check_heads(ctx: typer.Context, source: Path, project: Path | None, gpu: str) -> None:
+    """Refuse a workload file whose ``tensor_parallel`` the model's attention (or key/value) heads do
+    not divide, as plan, estimate and simulate refuse it (``check_model_parallel`` on one replica's
+    GPUs, which says the degrees that do and how many of ``gpu`` hold the weights). The user's own
+    model code is not run here (its fit is checked on its cached trace later)."""
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.stages.layout import ModelParallel, check_model_parallel
+    from gpuplan.workload import load_workload
+
+    workload = load_workload(source, project=project)
+    tp = workload.tensor_parallel
+    if tp <= 1 or workload.model.python is not None:
+        return
+    prof = load_profile(workload, settings(ctx).db)
+    check_model_parallel(
+        ModelParallel(tensor=tp), prof, count=tp, gpus_per_node=tp, microbatches=1, gpu=get_gpu(gpu)
+    )
 
 
 def _check_code_plan_fit(

@@ -38,6 +38,7 @@ from gpuplan.cli._progress import TRACING
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.cli.simulate_share import add_share
 from gpuplan.errors import InputError
+from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _
 
 #: ``gpuplan.simulate.trace.MAX_TOKENS``, which imports numpy: written out here so that the command
@@ -278,6 +279,16 @@ def autoscale_cmd(
             "serving.engine for the GPU; vLLM's if it names none).",
         ),
     ] = None,
+    tensor_parallel: Annotated[
+        int | None,
+        typer.Option(
+            "--tensor-parallel",
+            parser=whole_number(1, MAX_GPU_COUNT),  # a workload's own bound (MAX_MODEL_PARALLEL)
+            help="GPUs one replica is split over, in place of the workload's tensor_parallel: the split "
+            "a plan chose for a workload that states none (deploy's replay commands give it).",
+            show_default=False,
+        ),
+    ] = None,
     storage_gbps: Annotated[
         float | None,
         typer.Option(
@@ -374,6 +385,8 @@ def autoscale_cmd(
 
     SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
     w = load_workload(workload_file, project=project)
+    if tensor_parallel is not None:
+        w = _split(w, tensor_parallel)
     yuan = w.constraints is not None and w.constraints.budget_cny is not None
     currency = currency_shown(ctx, currency, in_yuan=yuan)
     if w.serving is None and replica is None:
@@ -520,6 +533,22 @@ def autoscale_cmd(
     console().print(autoscale_view(res, money))
     if out is not None:  # as tco says it
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _split(w: Workload, tensor_parallel: int) -> Workload:
+    """``w`` with each replica split over ``tensor_parallel`` GPUs (``--tensor-parallel``), refused
+    where the workload's own file would be: replicas time-sharing a GPU (``serving.share_gpu``) have
+    no GPUs to split over. A split the model's attention heads do not divide is refused where the
+    replica is built, in the words plan and estimate use (``estimator_replica``)."""
+    if tensor_parallel > 1 and w.serving is not None and w.serving.replicas_per_gpu > 1:
+        raise InputError.worded(
+            N_(
+                "--tensor-parallel {n}: the workload's replicas time-share one GPU each (serving.share_gpu); "
+                "leave one of them out"
+            ),
+            n=tensor_parallel,
+        )
+    return w.model_copy(update={"tensor_parallel": tensor_parallel})
 
 
 def _held_to_the_catalog(

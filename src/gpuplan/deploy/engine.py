@@ -30,6 +30,7 @@ SGLang "Installation", docs.sglang.io/docs/get-started/install).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, NEWEST_KNOWN, engine_defaults
+from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
 
 __all__ = [
     "DEFAULT_ENGINE",
@@ -47,14 +49,18 @@ __all__ = [
     "IN_FLIGHT_GAUGES",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
+    "STARTUP_MARGIN",
+    "STARTUP_STEP_S",
     "UNCHECKED_CONTEXT",
     "EngineLaunch",
     "batch_engine_launch",
     "checkpoint_note",
+    "cold_start_s",
     "engine_launch",
     "engine_note",
     "hub_note",
     "serve_py_reason",
+    "startup_seconds",
     "unchecked_context",
     "unpriced_share",
     "unread_config_warning",
@@ -68,6 +74,33 @@ ENGINE_HEALTH_PATH = "/health"
 #: CUDA graphs) before it is taken to have failed: the Kubernetes startup probe's budget, SkyServe's
 #: readiness probe's initial delay.
 ENGINE_STARTUP_S = 30 * 60
+#: The startup budget over the cold start it is sized from (:func:`startup_seconds`). The cold start
+#: reads the weights at the disk rate the plan assumes (EBS gp3's baseline), but a replica downloads
+#: them from the Hugging Face Hub first, at a rate gpuplan does not know; half as much again before a
+#: replica still downloading is taken to have failed (and started again, to download from the
+#: start). A budget too long only delays noticing a replica that hangs while starting.
+STARTUP_MARGIN = 1.5
+#: Budgets are whole steps of this many seconds (the Kubernetes startup probe's period).
+STARTUP_STEP_S = 10
+
+
+def cold_start_s(weights_gb: float, replicas: int) -> float:
+    """Seconds until ``replicas`` replicas starting together on one machine serve, by the plan's own
+    model of a replacement (``gpuplan.plan.spot.service_down_h`` less the new instance's boot and
+    image pull): the engine's start (:data:`~gpuplan.units.ENGINE_START_S`) and each replica's
+    ``weights_gb`` read through the machine's one disk at :data:`~gpuplan.units.ASSUMED_DISK_GBPS`."""
+    return ENGINE_START_S + replicas * weights_gb / ASSUMED_DISK_GBPS
+
+
+def startup_seconds(weights_gb: float | None, replicas: int) -> int:
+    """How long a replica is given to come up: :data:`STARTUP_MARGIN` × :func:`cold_start_s` in
+    whole :data:`STARTUP_STEP_S` steps, at least :data:`ENGINE_STARTUP_S` (also where the weights
+    are not known, None)."""
+    if weights_gb is None:
+        return ENGINE_STARTUP_S
+    steps = math.ceil(STARTUP_MARGIN * cold_start_s(weights_gb, replicas) / STARTUP_STEP_S)
+    return max(ENGINE_STARTUP_S, steps * STARTUP_STEP_S)
+
 
 #: The output line of a vLLM batch job (vllm_batch.py, which runs the server of :attr:`EngineLaunch.argv`
 #: once a shard and sends it the shard's requests) is the one vLLM's own batch runner writes, so that

@@ -36,13 +36,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.deploy.engine import ENGINE_HEALTH_PATH, ENGINE_PORT, ENGINE_STARTUP_S, unpriced_share
+from gpuplan.deploy.engine import (
+    ENGINE_HEALTH_PATH,
+    ENGINE_PORT,
+    ENGINE_STARTUP_S,
+    startup_seconds,
+    unpriced_share,
+)
 from gpuplan.deploy.spec import (
     LaunchSpec,
     ServingDeployment,
     latency_share_words,
     on_demand_cost_words,
     sizing_lengths,
+    split_option,
 )
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _, ngettext
@@ -84,6 +91,9 @@ class ReplicaPolicy:
     that load (its requests in flight a replica, as the Kubernetes target holds them)."""
     why_fixed: str = ""
     """Why the count is fixed, in the user's language; "" where SkyServe autoscales."""
+    startup_s: int = ENGINE_STARTUP_S
+    """Seconds a replica is given to come up (the readiness probe's initial delay): its weights read
+    once on a cluster of its own (:func:`~gpuplan.deploy.engine.startup_seconds`)."""
 
 
 def replica_gpus(spec: LaunchSpec) -> int:
@@ -162,6 +172,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             load=load,
             lengths=sizing_lengths(sizing) if sizing is not None else None,
             replay=_replay(spec, serving) if sizing is not None else "",
+            startup_s=startup_seconds(spec.weights_gb, 1),
         )
     return ReplicaPolicy(
         min_replicas=serving.launch_replicas,
@@ -169,6 +180,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         target_qps_per_replica=None,
         capacity_requests_per_s=None,
         why_fixed=why,
+        startup_s=startup_seconds(spec.weights_gb, 1),
     )
 
 
@@ -178,7 +190,7 @@ def _replay(spec: LaunchSpec, serving: ServingDeployment) -> str:
     assert spec.engine_slots is not None
     per_replica = max(1.0, round(spec.engine_slots.in_flight, 1))
     return (
-        f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu or 'GPU'} --policy "
+        f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu or 'GPU'}{split_option(spec)} --policy "
         f"queue:min={serving.min_replicas},max={serving.max_replicas},per_replica={per_replica:g}"
     )
 
@@ -204,7 +216,7 @@ def service_section(policy: ReplicaPolicy, *, spot: bool = False) -> dict[str, A
             "path": ENGINE_HEALTH_PATH,
             # SkyServe's default, 20 min, can pass before a large model's weights are down and
             # loaded: a replica still loading would be torn down and started again, without end.
-            "initial_delay_seconds": ENGINE_STARTUP_S,
+            "initial_delay_seconds": policy.startup_s,
         },
         "replica_policy": replicas,
     }
@@ -244,23 +256,35 @@ def fallback_words(spec: LaunchSpec) -> str | None:
     ).format(cost=on_demand_cost_words(spec), keep=keep)
 
 
+def _starts(policy: ReplicaPolicy, accelerators: str) -> str:
+    """The README's sentence on the replicas SkyServe starts and the range it keeps them in."""
+    return ngettext(
+        "SkyServe starts {min} replica, a cluster of its own ({accelerators}), and keeps "
+        "between {min} and {max} replicas (the serving block's min_replicas and max_replicas, "
+        "which default to the replicas the plan priced and twice that).",
+        "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
+        "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "
+        "which default to the replicas the plan priced and twice that).",
+        policy.min_replicas,
+    ).format(min=policy.min_replicas, max=policy.max_replicas, accelerators=accelerators)
+
+
 def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
     """The README's paragraphs on the replicas: how many, what SkyServe scales them on and where the
     numbers come from, and how long a replica has to come up."""
     if policy.target_qps_per_replica is not None and policy.load is not None:
-        scale = _(
-            "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
-            "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "
-            "which default to the replicas the plan priced and twice that). It scales on the "
+        scale = _starts(policy, accelerators)
+        scale += " " + _(
+            "It scales on the "
             "requests per second each replica receives, over the last minute: its target, {target} "
             "requests/s, is chosen from both of gpuplan's models of a replica: {basis}. A replica is "
             "added after the load has stayed above the target for 5 minutes, and taken away after "
-            "20 minutes below it (SkyServe's default delays). `{command}` replays the service on your "
-            "traffic at that load (add --trace FILE.csv)."
+            "20 minutes below it (SkyServe's default delays). `{command}` replays your traffic (add "
+            "--trace FILE.csv) under the autoscaler `gpuplan deploy --target k8s` writes, on the "
+            "requests in flight a replica holds at that load, not under SkyServe's own rule: "
+            "gpuplan simulates no autoscaler on requests per second with those delays, and SkyServe "
+            "adds and removes replicas later than that replay does."
         ).format(
-            min=policy.min_replicas,
-            max=policy.max_replicas,
-            accelerators=accelerators,
             target=f"{policy.target_qps_per_replica:g}",
             basis=replica_load_words(policy.load, policy.lengths),
             command=policy.replay,
@@ -268,19 +292,15 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
         if (held := latency_share_words(policy.share)) is not None:
             scale += " " + held
     elif policy.target_qps_per_replica is not None:
-        scale = _(
-            "SkyServe starts {min} replicas, each a cluster of its own ({accelerators}), and keeps "
-            "between {min} and {max} of them (the serving block's min_replicas and max_replicas, "
-            "which default to the replicas the plan priced and twice that). It scales on the "
+        scale = _starts(policy, accelerators)
+        scale += " " + _(
+            "It scales on the "
             "requests per second each replica receives, over the last minute: its target, "
             "{target} requests/s, is the plan's estimate of what one replica carries "
             "({capacity} requests/s) × {pct} %, the utilisation plans size fleets for. A replica is "
             "added after the load has stayed above the target for 5 minutes, and taken away after "
             "20 minutes below it (SkyServe's default delays)."
         ).format(
-            min=policy.min_replicas,
-            max=policy.max_replicas,
-            accelerators=accelerators,
             target=f"{policy.target_qps_per_replica:g}",
             capacity=f"{policy.capacity_requests_per_s:.4g}",
             pct=f"{policy.share * 100:.0f}",
@@ -288,12 +308,15 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
         if (held := latency_share_words(policy.share)) is not None:
             scale += " " + held
     else:
-        scale = _(
+        scale = ngettext(
+            "SkyServe runs {n} replica, a cluster of its own ({accelerators}): a fixed count "
+            "(the serving block's min_replicas), without autoscaling. {why}",
             "SkyServe runs {n} replicas, each a cluster of its own ({accelerators}): a fixed count "
-            "(the serving block's min_replicas), without autoscaling. {why}"
+            "(the serving block's min_replicas), without autoscaling. {why}",
+            policy.min_replicas,
         ).format(n=policy.min_replicas, accelerators=accelerators, why=policy.why_fixed)
     probe = _(
         "A replica takes requests once `GET {path}` on port {port} answers 200. SkyServe gives it "
         "{minutes} minutes to download and load the weights before it replaces it."
-    ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=ENGINE_STARTUP_S // 60)
+    ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=policy.startup_s // 60)
     return f"{scale}\n\n{probe}"

@@ -115,6 +115,7 @@ __all__ = [
     "refuse_without_kubernetes",
     "sizing_lengths",
     "spare_words",
+    "split_option",
     "unpriced_ceiling_words",
 ]
 
@@ -129,6 +130,7 @@ K8S_FIELDS: Mapping[str, str] = MappingProxyType(
 )
 
 if TYPE_CHECKING:
+    from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
 
@@ -407,6 +409,11 @@ class LaunchSpec(BaseModel):
     """Host memory of one instance of :attr:`instance_type`, GiB, as the catalog lists it; None: not
     known, and no pod requests memory."""
     serving: ServingDeployment | None = None
+    weights_gb: float | None = Field(default=None, gt=0, le=MAX_DISK_GB)
+    """The model weights one replica loads, GB, all its GPUs' together, as the plan's storage and its
+    spot replacement count them (the traced parameters and buffers): what a serving engine's pod
+    downloads and reads before it serves (:meth:`with_weights_gb`); None: not worked out (no engine,
+    or the model not traced), and the startup budget is not sized from them."""
     engine_slots: EngineSlots | None = None
     """The requests one replica of the serving engine runs at once and those its autoscaler holds in
     flight (at the load the plan sizes a replica for), with its KV cache (the longest request the
@@ -523,6 +530,17 @@ class LaunchSpec(BaseModel):
         as ``gpuplan.api.engine_batch_slots`` counted them."""
         # as a mapping: an instance would be taken without its bounds checked
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
+
+    def with_weights_gb(self, gb: float) -> LaunchSpec:
+        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked."""
+        return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb})
+
+    def with_weights_of(self, traced: Profile) -> LaunchSpec:
+        """A copy whose replicas load the weights of ``traced`` (its parameters and buffers, as the
+        plan counts one replica's); unchanged where the profile counts none. The command line and
+        the service's deploy both set them here."""
+        gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
+        return self.with_weights_gb(gb) if gb > 0 else self
 
     def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
         """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as
@@ -1269,6 +1287,13 @@ def _spare_replicas(option: PlanOption) -> int:
     if service is None:
         return 0
     return service.spare_instances * service.replicas_per_reclaim
+
+
+def split_option(spec: LaunchSpec) -> str:
+    """`` --tensor-parallel N`` for a replay command of a replica split over N GPUs (the plan's choice
+    for a workload that states none: its file alone would be simulated on one GPU a replica); ""
+    for one GPU a replica."""
+    return f" --tensor-parallel {spec.tensor_parallel}" if spec.tensor_parallel > 1 else ""
 
 
 def plan_money(spec: LaunchSpec, usd: float, places: int = 2) -> str:

@@ -46,6 +46,7 @@ import numpy as np
 
 from gpuplan.i18n.messages import _
 from gpuplan.simulate.engine import Work
+from gpuplan.units import ENGINE_START_S
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
@@ -408,10 +409,6 @@ def _engine_words(engine: EngineSettings) -> str:
     )
 
 
-#: ASSUMPTION: 60 s of a replica's start that do not depend on the model's size: the container and
-#: the engine starting, the CUDA context, and capturing the decode CUDA graphs (vLLM logs tens of
-#: seconds for graph capture and torch.compile on an 8B model). Set a policy's ``startup`` to your own.
-ENGINE_START_S = 60.0
 #: The read rate of a general-purpose cloud volume at its baseline: AWS EBS gp3, 125 MiB/s
 #: (provisionable to 1,000 MiB/s; Amazon EBS User Guide, "General Purpose SSD volumes",
 #: docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html, and the EMR API's

@@ -587,10 +587,12 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
     return tco_json(tco(parsed, store=store, currency=request.currency))
 
 
-def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: int) -> EngineSlots | str:
+def _engine_slots(
+    store: Store, plan: dict[str, Any], spec: LaunchSpec, share: int, read: list[Profile]
+) -> EngineSlots | str:
     """The requests one replica of the plan's serving engine runs at once and those its autoscaler
-    holds in flight, as ``gpuplan deploy`` counts them (the profile through the service's cache),
-    else why not."""
+    holds in flight, as ``gpuplan deploy`` counts them (the profile through the service's cache,
+    appended to ``read``), else why not."""
     from gpuplan.api import deployed_engine_slots
     from gpuplan.deploy.engine import planned_capacity
     from gpuplan.i18n import _
@@ -612,10 +614,15 @@ def _engine_slots(store: Store, plan: dict[str, Any], spec: LaunchSpec, share: i
         spec.split_as_planned(workload),
         spec.gpu,
         share,
-        lambda w: _profile(store, w, _no_progress),
+        lambda w: _read(read, _profile(store, w, _no_progress)),
         estimate_capacity_requests_per_s=planned_capacity(spec),
         latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
     )
+
+
+def _read(read: list[Profile], traced: Profile) -> Profile:
+    read.append(traced)
+    return traced
 
 
 def deploy_archive(request: DeployRequest, store: Store) -> bytes:
@@ -696,7 +703,11 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         # the engine's autoscaler on its requests in flight and its longest request, as the command
         # line writes them
         share = spec.serving.share_gpu if spec.serving is not None else 1
-        slots = _engine_slots(store, request.plan, spec, share)
+        read: list[Profile] = []
+        slots = _engine_slots(store, request.plan, spec, share, read)
+        if read:
+            # one replica's weights: the time its pods are given to start, the disk their copies take
+            spec = spec.with_weights_of(read[0])
         if isinstance(slots, str):
             if generator.name == "k8s":
                 notes.append(_(ON_GPU_UTILISATION).format(why=slots))

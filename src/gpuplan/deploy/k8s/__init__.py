@@ -20,6 +20,7 @@ from gpuplan.deploy.k8s.serving import (
     model_cache_words,
     quantity,
     serving_manifests,
+    startup_words,
 )
 from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
 from gpuplan.deploy.nccl_topology import topology_readme_note
@@ -32,6 +33,7 @@ from gpuplan.deploy.spec import (
     plan_floor_words,
     sizing_lengths,
     spare_words,
+    split_option,
     unpriced_ceiling_words,
 )
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
@@ -150,7 +152,7 @@ def _replay_command(spec: LaunchSpec) -> str:
         policy += f",per_replica={quantity(target)}"
     if spec.serving.start_replicas is not None:
         policy += f",start={spec.serving.start_replicas}"
-    return f"gpuplan simulate autoscale WORKLOAD {where} --policy {policy}"
+    return f"gpuplan simulate autoscale WORKLOAD {where}{split_option(spec)} --policy {policy}"
 
 
 def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None = None) -> list[str]:
@@ -187,6 +189,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         extra.append(serving_note(spec))
         if engine_launch(spec) is not None:
             extra.append(model_cache_words(options, _serving_pods_many(spec)))
+            extra.extend(startup_words(spec, options))
         if (held := committed_ceiling_words(spec)) is not None:
             extra.append(held)
         if (spare := spare_words(spec)) is not None:

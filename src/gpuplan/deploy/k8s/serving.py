@@ -27,6 +27,7 @@ What the autoscaler scales on:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,12 @@ from gpuplan.deploy.engine import (
     ENGINE_HEALTH_PATH,
     ENGINE_PORT,
     ENGINE_STARTUP_S,
+    STARTUP_MARGIN,
+    STARTUP_STEP_S,
     EngineLaunch,
+    cold_start_s,
     engine_launch,
+    startup_seconds,
 )
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.k8s.nodes import placement
@@ -49,18 +54,23 @@ from gpuplan.deploy.k8s.pods import (
     labels,
     pod_spec,
 )
-from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
+from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import _, ngettext
+from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
 
 __all__ = [
     "GPU_UTIL_METRIC",
+    "StartupBudget",
     "engine_container",
     "in_flight_target",
     "model_cache_volume",
     "model_cache_words",
     "quantity",
+    "replicas_per_node",
     "serving_manifests",
+    "startup_budget",
+    "startup_words",
     "token_ref",
 ]
 
@@ -99,10 +109,118 @@ def token_ref(spec: LaunchSpec) -> dict[str, Any]:
     return {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": ref}}
 
 
-#: Probe timings for an engine: loading weights and capturing CUDA graphs takes minutes, so the
-#: startup probe allows 10 s x 180 = 30 min (ENGINE_STARTUP_S) before liveness takes over.
-_STARTUP_PERIOD_S = 10
-_STARTUP_FAILURES = ENGINE_STARTUP_S // _STARTUP_PERIOD_S
+#: The startup probe polls every STARTUP_STEP_S (10 s) for the budget :func:`startup_budget` sizes,
+#: at least ENGINE_STARTUP_S (30 min), before liveness takes over: downloading and loading the
+#: weights and capturing CUDA graphs takes minutes.
+_STARTUP_PERIOD_S = STARTUP_STEP_S
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupBudget:
+    """How long the startup probe waits for an engine replica, and what it was sized from."""
+
+    seconds: int
+    """The probe's budget: a whole number of its periods."""
+    replicas: int
+    """Replicas whose pods start together on one node and share its disk (a replacement node's)."""
+    cold_s: float | None
+    """Seconds those replicas take to serve by the plan's own model of a replacement (its spot
+    ``down_min_per_reclaim`` less the new instance's boot and image pull): the engine's start
+    (:data:`~gpuplan.units.ENGINE_START_S`) and ``replicas`` × the weights read at
+    :data:`~gpuplan.units.ASSUMED_DISK_GBPS`; None: the weights are not known, and the budget is the
+    floor."""
+    cache_gb: float | None
+    """The disk the weights take on one node, GB: a copy per pod in its emptyDir, ``replicas`` × the
+    weights (one copy on a PersistentVolumeClaim); None: not known."""
+
+
+def replicas_per_node(spec: LaunchSpec) -> int:
+    """The service's replicas on one node of the plan's: its GPUs over one replica's, times the
+    replicas time-sharing a GPU (``--share-gpu``)."""
+    sv = _serving(spec)
+    split = spec.tensor_parallel * spec.pipeline_parallel
+    return max(1, spec.gpus_per_node // max(1, split)) * max(1, sv.share_gpu)
+
+
+def startup_budget(spec: LaunchSpec, options: GenerateOptions) -> StartupBudget:
+    """The engine's startup probe budget, sized from the cold start of the replicas starting on one
+    node together (a new node's, after a spot reclaim or a scale-out): each reads its weights from
+    the node's one disk, as the plan's spot model has an instance's replicas do
+    (``gpuplan.plan.spot.service_down_h``), × :data:`STARTUP_MARGIN`; at least ENGINE_STARTUP_S."""
+    k = replicas_per_node(spec)
+    seconds = startup_seconds(spec.weights_gb, k)
+    if spec.weights_gb is None:
+        return StartupBudget(seconds=seconds, replicas=k, cold_s=None, cache_gb=None)
+    cache = spec.weights_gb if options.model_cache_pvc else k * spec.weights_gb
+    return StartupBudget(seconds=seconds, replicas=k, cold_s=cold_start_s(spec.weights_gb, k), cache_gb=cache)
+
+
+def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
+    """The README's sentences on how long a replica takes to start, how long its startup probe waits
+    and the disk its weights take on a node, in the user's language."""
+    budget = startup_budget(spec, options)
+    minutes = f"{budget.seconds / 60:.0f}"
+    if budget.cold_s is None or budget.cache_gb is None or spec.weights_gb is None:
+        return [
+            _(
+                "Each pod's startup probe waits {minutes} min for the engine to download and load the "
+                "weights: the model's size is not known here, so that wait is not sized from it; raise "
+                "failureThreshold in k8s/deployment.yaml for a large model, or the kubelet restarts a "
+                "replica that is still downloading."
+            ).format(minutes=minutes)
+        ]
+    node = spec.instance_type or _("a node")
+    start = ngettext(
+        "A replica loads {gb:,.1f} GB of weights. One replica runs on each {node}: on a new node it "
+        "serves after about {cold} min ({start:.0f} s engine start + {gb:,.1f} GB read at {rate:g} "
+        "GB/s, the disk rate the plan assumes).",
+        "A replica loads {gb:,.1f} GB of weights. {k} replicas run on each {node} and start together "
+        "on a new node, reading through its one disk: they serve after about {cold} min ({start:.0f} "
+        "s engine start + {k} × {gb:,.1f} GB read at {rate:g} GB/s, the disk rate the plan assumes).",
+        budget.replicas,
+    ).format(
+        gb=spec.weights_gb,
+        k=budget.replicas,
+        node=node,
+        cold=f"{budget.cold_s / 60:.0f}",
+        start=ENGINE_START_S,
+        rate=ASSUMED_DISK_GBPS,
+    )
+    wait = _(
+        "Each pod's startup probe waits {minutes} min ({margin:g}× that, at least {floor} min: the "
+        "download from the Hub may be slower) before the kubelet restarts it."
+    ).format(minutes=minutes, margin=STARTUP_MARGIN, floor=ENGINE_STARTUP_S // 60)
+    request = _cache_request(spec, options)
+    if request is None:
+        disk = _("The PersistentVolumeClaim `{claim}` holds one copy: give it at least {gb:,.0f} GB.").format(
+            claim=options.model_cache_pvc, gb=math.ceil(budget.cache_gb * (1 + DISK_HEADROOM))
+        )
+    else:
+        disk = ngettext(
+            "The pod requests {request} of ephemeral storage for its copy in its emptyDir: the node's "
+            "kubelet disk needs {gb:,.0f} GB free for it (`kubectl describe node`, Allocatable "
+            "ephemeral-storage), or the pod stays Pending.",
+            "Each pod requests {request} of ephemeral storage for its own copy in its emptyDir: the "
+            "node's kubelet disk needs {gb:,.0f} GB free for its {k} copies (`kubectl describe node`, "
+            "Allocatable ephemeral-storage), or the pods stay Pending; `--model-cache-pvc` keeps one "
+            "copy instead.",
+            budget.replicas,
+        ).format(
+            request=request,
+            gb=math.ceil(budget.cache_gb * (1 + DISK_HEADROOM)),
+            k=budget.replicas,
+        )
+    return [start, wait, disk]
+
+
+def _cache_request(spec: LaunchSpec, options: GenerateOptions) -> str | None:
+    """The ``ephemeral-storage`` a pod requests for its emptyDir's copy of the weights, with the
+    filesystem's headroom (:data:`~gpuplan.deploy.spec.DISK_HEADROOM`), in whole GiB; None: a
+    PersistentVolumeClaim holds them, or their size is not known. The scheduler then places a pod
+    only where the node's allocatable ephemeral storage holds it beside the pods already there."""
+    if options.model_cache_pvc or spec.weights_gb is None:
+        return None
+    return f"{math.ceil(spec.weights_gb * (1 + DISK_HEADROOM) * 1e9 / 2**30)}Gi"
 
 
 def model_cache_volume(options: GenerateOptions) -> dict[str, Any]:
@@ -147,11 +265,18 @@ def engine_container(launch: EngineLaunch, spec: LaunchSpec, options: GenerateOp
         "args": launch.args,
         "env": [token_ref(spec)],
         "ports": [{"name": "http", "containerPort": ENGINE_PORT}],
-        "startupProbe": {**health, "periodSeconds": _STARTUP_PERIOD_S, "failureThreshold": _STARTUP_FAILURES},
+        "startupProbe": {
+            **health,
+            "periodSeconds": _STARTUP_PERIOD_S,
+            "failureThreshold": startup_budget(spec, options).seconds // _STARTUP_PERIOD_S,
+        },
         "readinessProbe": {**health, "periodSeconds": 5},
         "livenessProbe": {**health, "periodSeconds": 10, "failureThreshold": 3},
         "resources": gpu_resources(spec, spec.tensor_parallel * spec.pipeline_parallel),
     }
+    if (cache := _cache_request(spec, options)) is not None:
+        resources = container["resources"]
+        resources["requests"] = {**resources.get("requests", {}), "ephemeral-storage": cache}
     return container
 
 
