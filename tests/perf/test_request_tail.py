@@ -85,3 +85,24 @@ def test_the_serving_block_takes_its_p95_lengths() -> None:
         }
     ).serving
     assert serving is not None and (serving.prompt_tokens_p95, serving.output_tokens_p95) == (1800, 700)
+
+
+def test_deploy_names_a_p95_target_that_only_the_p95_answer_misses() -> None:
+    # deploy from a workload file counts the GPUs by the estimate (now at the p95 answer) and names
+    # the target that needs them: at the mean it had found none, and said "needs 3" with no reason
+    from gpuplan.cli.deploy_checks import _binding_targets
+
+    d = _decode()
+    two = serving_estimate(d, requests_per_s=4.0, **LOAD, replicas=2)
+    assert two.p95_latency_s is not None
+    target_ms = two.p95_latency_s * 1.1 * 1000
+    w = load_workload(
+        {
+            "name": "s",
+            "task": "infer",
+            "model": {"preset": "llama-8b"},
+            "inputs": {"batch_size": 1, "seq_len": 768},
+            "serving": {"requests_per_s": 4, **LOAD, "p95_latency_ms": target_ms, "output_tokens_p95": 384},
+        }
+    )
+    assert _binding_targets(w, d, 2) == [f"serving.p95_latency_ms target of {target_ms:g} ms a request"]
