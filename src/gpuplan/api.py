@@ -270,8 +270,9 @@ def estimate_replica_figures(
     utilisation's 18 miss the target). ``gpus_per_instance``: the GPUs of the instance the replicas
     run on, whose whole instances ``plan`` buys and takes the share at: on 8-GPU instances those 20
     replicas are 24, as are the 18 of the headroom, so the targets add no instance and the share is
-    the headroom's, as a plan of that instance holds it (a workload file had held 72 %, 34 requests in
-    flight a replica, where the plan's deploy held 43.4)."""
+    that of 24 replicas, as a plan of that instance holds it (a workload file had held 72 %, the
+    share of 20, where the plan's deploy held 80 %; the targets are known to hold at the share of
+    the replicas bought, not at the headroom's)."""
     import math
 
     from gpuplan.perf.inference import TARGET_UTILISATION
@@ -292,9 +293,9 @@ def estimate_replica_figures(
     replicas = srv.gpus_needed // max(1, workload.tensor_parallel) * share
     replicas = math.ceil(replicas / per_instance) * per_instance
     headroom = math.ceil(serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9)
-    if replicas <= math.ceil(headroom / per_instance) * per_instance:
-        # the targets add no replica: a share below the headroom is the count's rounding
-        return capacity, None
+    # where the targets add no replica, a share below the headroom is the count's rounding, but the
+    # targets were checked at it only: held there too, as a plan's deploy holds it
+    replicas = max(replicas, math.ceil(headroom / per_instance) * per_instance)
     held = serving.requests_per_s / replicas / capacity
     return capacity, held if 0 < held < TARGET_UTILISATION else None
 

@@ -160,7 +160,8 @@ def test_the_planner_sizes_a_service_with_the_named_engine(
     assert any(n.startswith(said) for n in made.notes)
     # and what load its latency figures are for: requests of the serving block's lengths, at random
     (latency,) = [n for n in made.notes if n.startswith("service latency: ")]
-    assert "requests all of 512 prompt and 256 answer tokens arriving at random" in latency, latency
+    assert "requests of 512 prompt and 256 answer tokens (the mean) arriving at random" in latency, latency
+    assert "a 827-token answer" in latency and "a 1829-token prompt" in latency, latency
     assert "gpuplan simulate autoscale WORKLOAD --trace FILE.csv" in latency
 
 

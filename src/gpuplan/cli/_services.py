@@ -37,7 +37,7 @@ def estimate_services(
     from gpuplan.cli._profiles import load_profile
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
-    from gpuplan.perf.workload_request import engine_scheduler, serving_engine
+    from gpuplan.perf.workload_request import engine_scheduler, serving_engine, serving_tail
     from gpuplan.simulate.inputs import demand_from_decode
     from gpuplan.workload.named import named_workload
 
@@ -100,5 +100,6 @@ def estimate_services(
             # every target the workload states is checked (the services file gives a p95 only)
             ttft_slo_s=w.serving.ttft_p95_ms / 1000 if w.serving.ttft_p95_ms else None,
             tpot_slo_s=w.serving.tpot_p95_ms / 1000 if w.serving.tpot_p95_ms else None,
+            tail=serving_tail(w),
         )
     return out, constraints

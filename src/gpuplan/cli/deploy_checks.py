@@ -358,10 +358,12 @@ def _binding_targets(workload: Workload, decode: DecodeEstimate | None, headroom
     """The service's latency targets that each alone need more than ``headroom_gpus`` by the
     estimate (``decode``: its replica; None: not known, and none is named), in words."""
     from gpuplan.perf.inference import serving_estimate
+    from gpuplan.perf.workload_request import serving_tail
 
     serving = workload.serving
     if serving is None or decode is None:
         return []
+    tail = serving_tail(workload)
     stated = (
         ("p95", serving.p95_latency_ms, _("serving.p95_latency_ms target of {ms} ms a request")),
         (
@@ -384,6 +386,9 @@ def _binding_targets(workload: Workload, decode: DecodeEstimate | None, headroom
             requests_per_s=serving.requests_per_s,
             prompt_tokens=serving.prompt_tokens,
             output_tokens=serving.output_tokens,
+            # at the p95 request's lengths, as the estimate and plan check the targets
+            tail_prompt_tokens=tail.prompt_tokens if tail is not None else None,
+            tail_output_tokens=tail.output_tokens if tail is not None else None,
             p95_target_s=ms / 1000.0 if key == "p95" else None,
             ttft_target_s=ms / 1000.0 if key == "ttft" else None,
             tpot_target_s=ms / 1000.0 if key == "tpot" else None,

@@ -492,10 +492,6 @@ def _service_tiers(
         has_latency_target=any(
             t is not None for t in (svc.p95_target_s, svc.ttft_target_s, svc.tpot_target_s)
         ),
-        requests_per_s=svc.requests_per_s,
-        replica_capacity_requests_per_s=cap,
-        replicas=svc.replicas,
-        replicas_per_instance=best.gpus_per_node // svc.replica_gpus * svc.replicas_per_gpu,
     )
     load = load_of(workload, best, prof, latency) if load_of is not None else None
     if load is not None:

@@ -1274,10 +1274,6 @@ def _latency_share(option: PlanOption) -> float | None:
         has_latency_target=any(
             t is not None for t in (service.p95_target_s, service.ttft_target_s, service.tpot_target_s)
         ),
-        requests_per_s=service.requests_per_s,
-        replica_capacity_requests_per_s=service.replica_capacity_requests_per_s,
-        replicas=service.replicas,
-        replicas_per_instance=option.gpus_per_node // service.replica_gpus * service.replicas_per_gpu,
     )
 
 

@@ -548,7 +548,8 @@ class ServingEstimate:
     concurrent_sequences: float
     """Sequences running at once at this load (Little's law), at most the KV cache's limit."""
     p95_latency_s: float | None
-    """Latency including queueing at the 95th percentile; None when the GPU is overloaded."""
+    """Latency including queueing at the 95th percentile (with the p95 request's answer where
+    :func:`serving_estimate` is given it); None when the GPU is overloaded."""
     ttft_p95_s: float | None = None
     """Time to first token at the 95th percentile: the wait for a slot at its p95 (the same M/M/c
     wait as ``p95_latency_s``) plus the request's prefill; None when the GPU is overloaded."""
@@ -576,6 +577,8 @@ def serving_estimate(
     p95_target_s: float | None = None,
     ttft_target_s: float | None = None,
     tpot_target_s: float | None = None,
+    tail_prompt_tokens: int | None = None,
+    tail_output_tokens: int | None = None,
 ) -> ServingEstimate:
     """Serving capacity with continuous batching at the KV-cache concurrency limit, and latency at
     the load's own operating point, with ``requests_per_s`` split evenly over ``replicas``
@@ -611,6 +614,13 @@ def serving_estimate(
     per token and prefill rate) reads 0.09 s at p95 there; the M/M/1 wait on the aggregate rate this
     replaced gave 1.8 s (a queue a replica with free slots does not have).
 
+    ``tail_output_tokens`` and ``tail_prompt_tokens`` are the 95th-percentile request's lengths
+    (:mod:`gpuplan.perf.request_tail`): the p95 latency is then the wait at its p95 plus the mean
+    prompt and an answer of ``tail_output_tokens`` at the operating point's time per token, and the
+    p95 time to first token the wait plus a prompt of ``tail_prompt_tokens``. Capacity and the
+    operating point stay the mean request's (the load's average work). None: the mean lengths, every
+    request alike.
+
     A replica time-sharing its GPU (:attr:`DecodeEstimate.time_share` f < 1) does the same work
     in a share f of the time: all of the above holds in the time it runs, where its load arrives at
     ``λ / f``; its capacity in wall time is f times, and a request's latency (queueing included)
@@ -634,9 +644,15 @@ def serving_estimate(
     stretch = 1.0 / (1.0 - min(requests_per_s / f, capacity) * prefill)
     running, per_token = _operating_point(decode, slots, requests_per_s / f, prefill, output_tokens, stretch)
     latency = prefill + output_tokens * per_token
-    p95 = _p95(latency, requests_per_s / f, capacity, slots)
+    # the p95 request: the mean prompt with a p95 answer, and (first token) a p95 prompt
+    tail_out = output_tokens if tail_output_tokens is None else max(1, tail_output_tokens)
+    tail_prompt = prompt_tokens if tail_prompt_tokens is None else max(0, tail_prompt_tokens)
+    tail_prefill = (
+        prefill if tail_prompt == prompt_tokens else _prompt_s(decode, slots, tail_prompt, output_tokens)
+    )
+    p95 = _p95(prefill + tail_out * per_token, requests_per_s / f, capacity, slots)
     wait = _wait_p95(requests_per_s / f, capacity, slots)
-    iterations = _first_token_iterations(decode.scheduler, prompt_tokens)
+    iterations = _first_token_iterations(decode.scheduler, tail_prompt)
     needed = max(1, math.ceil(total / (f * capacity * TARGET_UTILISATION)))
     targets = (p95_target_s, ttft_target_s, tpot_target_s)
     if any(t is not None for t in targets) and capacity > 0:
@@ -648,11 +664,11 @@ def serving_estimate(
             rate = total / more / f
             stretch_at = 1.0 / (1.0 - min(rate, capacity) * prefill)
             run = _operating_point(decode, slots, rate, prefill, output_tokens, stretch_at)
-            at = _p95(prefill + output_tokens * run[1], rate, capacity, slots)
+            at = _p95(prefill + tail_out * run[1], rate, capacity, slots)
             waits = _wait_p95(rate, capacity, slots)
             if p95_target_s is not None and (at is None or at / f > p95_target_s):
                 continue
-            first = None if waits is None else waits + prefill + iterations * run[1]
+            first = None if waits is None else waits + tail_prefill + iterations * run[1]
             if ttft_target_s is not None and (first is None or first / f > ttft_target_s):
                 continue
             if tpot_target_s is not None and run[1] / f > tpot_target_s:
@@ -667,7 +683,7 @@ def serving_estimate(
         request_latency_s=latency / f,
         concurrent_sequences=running,
         p95_latency_s=p95 / f if p95 is not None else None,
-        ttft_p95_s=(wait + prefill + iterations * per_token) / f if wait is not None else None,
+        ttft_p95_s=(wait + tail_prefill + iterations * per_token) / f if wait is not None else None,
         tpot_s=per_token / f,
         tpot_floor_s=_step_floor_s(decode, slots) / f,
         # time-sharing replicas: n to a GPU

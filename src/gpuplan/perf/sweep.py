@@ -40,6 +40,10 @@ class ServingLoad:
     tpot_p95_s: float | None = None
     """The service's time-per-output-token target, which the decode step at the load's operating
     point must meet too (None: none)."""
+    tail_prompt_tokens: int | None = None
+    """The 95th-percentile prompt the time-to-first-token target is checked at (None: the mean)."""
+    tail_output_tokens: int | None = None
+    """The 95th-percentile answer the p95 latency target is checked at (None: the mean)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +122,8 @@ def _one(
                 p95_target_s=serving.p95_latency_s,
                 ttft_target_s=serving.ttft_p95_s,
                 tpot_target_s=serving.tpot_p95_s,
+                tail_prompt_tokens=serving.tail_prompt_tokens,
+                tail_output_tokens=serving.tail_output_tokens,
             )
     return EstimateOutcome(
         gpu=gpu.id,

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.engines import EngineSettings
     from gpuplan.perf.links import Link
+    from gpuplan.perf.request_tail import RequestTail
     from gpuplan.perf.sweep import ServingLoad
     from gpuplan.perf.typical_host import TypicalHost
     from gpuplan.profile.model import Profile
@@ -225,6 +226,23 @@ def job_size(workload: Workload) -> JobSize | None:
     return None
 
 
+def serving_tail(workload: Workload) -> RequestTail | None:
+    """The 95th-percentile request lengths a service's p95 targets are checked at (the serving
+    block's ``prompt_tokens_p95`` and ``output_tokens_p95``, else its means × a published trace's
+    ratios, :mod:`gpuplan.perf.request_tail`), or None without ``serving:``."""
+    from gpuplan.perf.request_tail import request_tail
+
+    s = workload.serving
+    if s is None:
+        return None
+    return request_tail(
+        prompt_tokens=s.prompt_tokens,
+        output_tokens=s.output_tokens,
+        prompt_tokens_p95=s.prompt_tokens_p95,
+        output_tokens_p95=s.output_tokens_p95,
+    )
+
+
 def serving_load(workload: Workload) -> ServingLoad | None:
     """The request load of an inference service (``serving:``), or None."""
     from gpuplan.perf.sweep import ServingLoad  # the sweeps (and the advisor) only where a service is sized
@@ -232,10 +250,14 @@ def serving_load(workload: Workload) -> ServingLoad | None:
     s = workload.serving
     if s is None:
         return None
+    tail = serving_tail(workload)
+    assert tail is not None  # a service: serving_tail gives its lengths
     return ServingLoad(
         requests_per_s=s.requests_per_s,
         prompt_tokens=s.prompt_tokens,
         output_tokens=s.output_tokens,
+        tail_prompt_tokens=tail.prompt_tokens,
+        tail_output_tokens=tail.output_tokens,
         p95_latency_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms is not None else None,
         ttft_p95_s=s.ttft_p95_ms / 1000.0 if s.ttft_p95_ms is not None else None,
         tpot_p95_s=s.tpot_p95_ms / 1000.0 if s.tpot_p95_ms is not None else None,

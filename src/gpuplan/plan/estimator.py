@@ -31,7 +31,14 @@ from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.links import NetworkSpec
 from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-from gpuplan.perf.workload_request import engine_scheduler, host_pipeline, request_for, serving_engine
+from gpuplan.perf.request_tail import OUTPUT_P95_OVER_MEAN, PROMPT_P95_OVER_MEAN, RequestTail
+from gpuplan.perf.workload_request import (
+    engine_scheduler,
+    host_pipeline,
+    request_for,
+    serving_engine,
+    serving_tail,
+)
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
 from gpuplan.vocab import MemoryVerdict
@@ -143,16 +150,27 @@ def make_estimator(
         notes.append(words.format(engine=_(engine.name), ms=round(engine.step_s * 1e3, 2), how=how))
     if workload.serving is not None:
         sv = workload.serving
-        # the latency model's load: every request of the serving block's lengths, arriving at random;
-        # a trace's spread of lengths and its bursts lengthen the tail (the tester's Azure conversation
-        # trace at the same rate: TTFT p95 975 ms in simulate against 241 ms here)
+        tail = serving_tail(workload)
+        assert tail is not None
+        # the latency model's load: requests of the serving block's mean lengths arriving at random,
+        # its p95s checked at the p95 request's lengths (stated, else a published trace's ratios:
+        # every request at the mean had met 30 s at 16.2 s where the conversation trace's replay
+        # gave 42 s); a trace's bursts lengthen the tail further
         notes.append(
             _(
-                "service latency: the p95 figures are for requests all of {prompt} prompt and {output} "
-                "answer tokens arriving at random at the load (Poisson arrivals, the queue taken as M/M/c); "
-                "real traffic's spread of lengths and its bursts lengthen the tail: `gpuplan simulate "
-                "autoscale WORKLOAD --trace FILE.csv` replays yours"
-            ).format(prompt=sv.prompt_tokens, output=sv.output_tokens)
+                "service latency: capacity is for requests of {prompt} prompt and {output} answer tokens "
+                "(the mean) arriving at random at the load (Poisson arrivals, the queue taken as M/M/c); "
+                "the p95 latency is for a request of a {output_p95}-token answer and the p95 time to "
+                "first token for a {prompt_p95}-token prompt, the 95th percentile ({source}); real "
+                "traffic's bursts lengthen the tail: `gpuplan simulate autoscale WORKLOAD --trace "
+                "FILE.csv` replays yours"
+            ).format(
+                prompt=sv.prompt_tokens,
+                output=sv.output_tokens,
+                output_p95=tail.output_tokens,
+                prompt_p95=tail.prompt_tokens,
+                source=_tail_source(tail),
+            )
         )
     mine = [m for m in measured_steps if m.workload_key == profile.key]
     if (chosen := choose_measurement(mine, "")) is not None:
@@ -492,12 +510,16 @@ class _Estimator:
         )
         # n replicas to a GPU must each hold their weights and a sequence at the traced context.
         ruled_out = ruled_out or (share > 1 and dec.max_concurrent_sequences < 1)
+        # the p95 targets checked at the p95 request's lengths, not every request at the mean
+        tail = serving_tail(self.workload)
         srv = serving_estimate(
             dec,
             requests_per_s=serving.requests_per_s,
             prompt_tokens=serving.prompt_tokens,
             output_tokens=serving.output_tokens,
             replicas=replicas,
+            tail_prompt_tokens=tail.prompt_tokens if tail else None,
+            tail_output_tokens=tail.output_tokens if tail else None,
         )
         # The headroom `estimate` sizes a fleet with ("needs N GPUs"): a replica past it queues on
         # every burst of a Poisson load (ρ = 0.97 dropped one request in 16 in `simulate autoscale`).
@@ -537,6 +559,27 @@ class _Estimator:
             job_time_h_high=h,
             peak_memory_gib=peak,
         )
+
+
+def _tail_source(tail: RequestTail) -> str:
+    """Where the p95 request's lengths come from, in words."""
+    if tail.prompt_stated and tail.output_stated:
+        return _("serving.prompt_tokens_p95 and output_tokens_p95")
+    trace = _("the longer tail of the Azure LLM inference traces 2023 (code and conversation)")
+    if tail.prompt_stated:
+        return _(
+            "the prompt from serving.prompt_tokens_p95, the answer the mean × {ratio:g}, {trace}; give "
+            "serving.output_tokens_p95 for your traffic's"
+        ).format(ratio=OUTPUT_P95_OVER_MEAN, trace=trace)
+    if tail.output_stated:
+        return _(
+            "the answer from serving.output_tokens_p95, the prompt the mean × {ratio:g}, {trace}; give "
+            "serving.prompt_tokens_p95 for your traffic's"
+        ).format(ratio=PROMPT_P95_OVER_MEAN, trace=trace)
+    return _(
+        "the means × {prompt:g} and × {output:g}, {trace}; give serving.prompt_tokens_p95 and "
+        "output_tokens_p95 for your traffic's"
+    ).format(prompt=PROMPT_P95_OVER_MEAN, output=OUTPUT_P95_OVER_MEAN, trace=trace)
 
 
 def _row_notes(done: HostFinish, inferred: str) -> tuple[str, ...]:

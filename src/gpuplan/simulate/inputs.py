@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
     from gpuplan.i18n import Money
     from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.perf.request_tail import RequestTail
     from gpuplan.simulate.latency import Slo
     from gpuplan.simulate.policy import Policy
     from gpuplan.workload.spec import ConstraintsSpec, ServingSpec
@@ -921,11 +922,13 @@ def demand_from_decode(
     slo_s: float | None,
     ttft_slo_s: float | None = None,
     tpot_slo_s: float | None = None,
+    tail: RequestTail | None = None,
 ) -> ServiceDemand:
     """A service's demand from the estimator: memory for the weights plus the KV cache of the
     sequences it keeps running (Little's law: rate × latency, at 80 % busy), capacity and latency
     of a whole GPU from :func:`gpuplan.perf.inference.serving_estimate`, and that model itself, which
-    the packing serves each instance with (the p95 and time to first token plan gives)."""
+    the packing serves each instance with (the p95 and time to first token plan gives, at the p95
+    request's lengths ``tail`` where given, :mod:`gpuplan.perf.request_tail`)."""
     from gpuplan.perf.inference import TARGET_UTILISATION, serving_estimate
 
     srv = serving_estimate(
@@ -949,6 +952,8 @@ def demand_from_decode(
             decode=decode,
             prompt_tokens=prompt_tokens,
             output_tokens=output_tokens,
+            tail_prompt_tokens=tail.prompt_tokens if tail is not None else None,
+            tail_output_tokens=tail.output_tokens if tail is not None else None,
             fixed_gib=fixed,
             kv_gib_per_sequence=per_sequence,
         ),

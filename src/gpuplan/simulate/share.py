@@ -98,6 +98,10 @@ class ServingModel:
     """The replica on a whole GPU (:func:`gpuplan.perf.inference.decode_estimate`)."""
     prompt_tokens: int
     output_tokens: int
+    tail_prompt_tokens: int | None = None
+    """The p95 prompt its time to first token is checked at, as plan does (None: the mean)."""
+    tail_output_tokens: int | None = None
+    """The p95 answer its p95 latency is checked at, as plan does (None: the mean)."""
     fixed_gib: float
     """Memory an instance holds before any KV cache (weights, CUDA context, engine buffers)."""
     kv_gib_per_sequence: float
@@ -264,6 +268,8 @@ def _served(
         requests_per_s=rate / speed,
         prompt_tokens=m.prompt_tokens,
         output_tokens=m.output_tokens,
+        tail_prompt_tokens=m.tail_prompt_tokens,
+        tail_output_tokens=m.tail_output_tokens,
     )
     p95 = srv.p95_latency_s / speed if srv.p95_latency_s is not None else None
     ttft = srv.ttft_p95_s / speed if srv.ttft_p95_s is not None else None
