@@ -50,7 +50,7 @@ def test_the_workload_takes_a_time_to_first_token_target_and_checks_it() -> None
     w = _service(ttft_p95_ms=1500)
     assert w.serving is not None and w.serving.ttft_p95_ms == 1500.0
     refused = [(0, "must be > 0"), (-5, "must be > 0"), (1e12, "must be ≤")]
-    refused.append(("soon", "input should be a valid number"))
+    refused.append(("soon", "write a latency in ms, s or min"))
     for bad, said in refused:
         with pytest.raises(WorkloadError, match=rf"serving\.ttft_p95_ms: {said}"):
             _service(ttft_p95_ms=bad)

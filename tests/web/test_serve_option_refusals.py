@@ -161,7 +161,8 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (
         _inline({**_LLAMA, "num_hidden_layers": 100_000}),
         "hf_config_json",
-        "hf_config_json describes 100,000 layers, more than the 512 gpuplan traces",
+        # the service's own bound, before the workload's (512, what gpuplan traces on one's own machine)
+        "describes 100,000 layers, more than the 160 this service traces for a request",
     ),
     (
         # 1.2 million list items: under the body's 4 MiB, 6 MB as the config.json it is written as

@@ -59,6 +59,10 @@ IN_THE_WORKLOAD = {
     "--epochs": "data.epochs",
 }
 
+#: The most commands an option's pointer names (one line at 80 columns); an option of more is left
+#: to Click's own line.
+MOST_NAMED = 4
+
 MEANT = N_("No such option: {name}. Did you mean {option}?")
 IN_WORKLOAD = N_("No such option: {name} (the workload file states it: {key})")
 ELSEWHERE = N_("No such option: {name} (an option of {commands}, not of {command})")
@@ -93,6 +97,8 @@ def option_hint(name: str, ctx: Any) -> str | None:
         template = ELSEWHERE if meant == name else CALLED_ELSEWHERE
     else:
         template = BEFORE_COMMAND if meant == name else CALLED_BEFORE_COMMAND
+    if len(takers) > MOST_NAMED:
+        return None  # an option most commands take (--lang, --json): naming them would not help
     return _(template).format(name=name, option=meant, commands=item_list(takers), command=command)
 
 

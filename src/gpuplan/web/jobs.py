@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 import traceback
@@ -93,8 +94,24 @@ def run_in_child(config_json: str, job_id: str) -> None:
 
 
 def _exit_with_parent() -> None:
-    """End this process when its parent (the worker) has gone, even if killed without a word."""
-    parent = os.getppid()
+    """End this process when its parent (the worker) has gone, even if killed without a word: on
+    Linux at once, by the kernel (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, prctl(2): the signal comes
+    when the thread that started this process ends, and the worker's thread waits on it), so that the
+    worker that takes the job over is the only one to finish it; elsewhere within two seconds."""
+    import multiprocessing
+
+    # the worker that started this process, as multiprocessing recorded it when it did: getppid() here
+    # would name whoever adopted this process if the worker died while it was starting
+    started_by = multiprocessing.parent_process()
+    parent = started_by.pid if started_by is not None and started_by.pid else os.getppid()
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1  # <linux/prctl.h>
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)  # the worker died before this process could ask to follow it
 
     def watch() -> None:
         while True:
