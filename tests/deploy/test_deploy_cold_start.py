@@ -17,6 +17,7 @@ from deploy_helpers import by_path, plan_doc, serve_workload, validate_k8s, yaml
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.units import ASSUMED_DISK_GBPS
+from service_plans import llama1b_two_to_a_node
 
 #: Llama-3.1-70B in bf16, as the plan counts one replica's weights (its storage line and its spot
 #: replacement: "2 × 141.1 GB of weights read at 0.131 GB/s").
@@ -85,22 +86,7 @@ def test_deploy_sizes_the_start_from_the_traced_weights(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # a Llama-3.2-1B service planned at 4 GPUs a replica on an 8-GPU p4d.24xlarge: two to a node
-    doc = plan_doc(gpu_count=8, nodes=1, pricing="on_demand")
-    doc["workload"] = {
-        "name": "s",
-        "task": "infer",
-        "model": {"preset": "llama-1b"},
-        "inputs": {"batch_size": 1, "seq_len": 128},
-        "precision": "bf16",
-        "serving": {"requests_per_s": 10, "prompt_tokens": 100, "output_tokens": 20},
-    }
-    doc["recommended"]["service"] = {
-        "requests_per_s": 10,
-        "replicas": 2,
-        "replica_gpus": 4,
-        "tensor_parallel": 4,
-        "tensor_parallel_chosen": True,
-    }
+    doc = llama1b_two_to_a_node(plan_doc(gpu_count=8, nodes=1, pricing="on_demand"))
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(doc))
     out = tmp_path / "o"

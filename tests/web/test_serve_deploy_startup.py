@@ -11,28 +11,14 @@ from pathlib import Path
 import yaml
 from serve_helpers import Service
 
+from service_plans import llama1b_two_to_a_node
+
 FIXTURE = Path(__file__).parent.parent / "deploy" / "fixtures" / "plan_spot_aws.json"
 
 
 def test_the_archive_of_an_engine_service_requests_the_disk_of_its_weights(service: Service) -> None:
     # a Llama-3.2-1B service at four GPUs a replica on an 8-GPU p4d.24xlarge: two to a node
-    plan = json.loads(FIXTURE.read_text())
-    plan["recommended"].update(gpu_count=8, nodes=1, pricing="on_demand")
-    plan["workload"] = {
-        "name": "s",
-        "task": "infer",
-        "model": {"preset": "llama-1b"},
-        "inputs": {"batch_size": 1, "seq_len": 128},
-        "precision": "bf16",
-        "serving": {"requests_per_s": 10, "prompt_tokens": 100, "output_tokens": 20},
-    }
-    plan["recommended"]["service"] = {
-        "requests_per_s": 10,
-        "replicas": 2,
-        "replica_gpus": 4,
-        "tensor_parallel": 4,
-        "tensor_parallel_chosen": True,
-    }
+    plan = llama1b_two_to_a_node(json.loads(FIXTURE.read_text()))
     body = {"plan": plan, "target": "k8s"}
     r = service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
     assert r.status_code == 200, r.text

@@ -367,17 +367,7 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
                 "region": row.region,
                 "zone": row.zone or "",
                 "instance_type": row.instance_type,
-                "gpu": row.gpu,
-                "gpu_count": row.gpu_count,
-                "vcpus": row.vcpus,
-                "memory_gib": row.memory_gib,
-                "network_gbps": row.network_gbps,
-                "interconnect": row.interconnect,
-                "source": row.source,
-                "price_reason": row.price_reason,
-                "notes": row.notes,
-                "network_kind": row.network_kind,
-                "local_nvme_gb": row.local_nvme_gb,
+                **row.spec_columns(),
                 "import_id": import_id,
             }
     if new_offers:

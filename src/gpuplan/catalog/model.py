@@ -193,6 +193,23 @@ class OfferRow:
     accelerator_count_reported: float | None = None
     """The count a second field of the same source reports (AWS GpuInfo), checked against gpu_count."""
 
+    def spec_columns(self) -> dict[str, Any]:
+        """What the offers table holds of this instance type beside its key (provider, region, zone,
+        instance type): written alike by an import and by the shipped snapshot."""
+        return {
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "vcpus": self.vcpus,
+            "memory_gib": self.memory_gib,
+            "network_gbps": self.network_gbps,
+            "interconnect": self.interconnect,
+            "source": self.source,
+            "price_reason": self.price_reason,
+            "notes": self.notes,
+            "network_kind": self.network_kind,
+            "local_nvme_gb": self.local_nvme_gb,
+        }
+
 
 #: The fields of an offer's price as an offer without one has them (:meth:`OfferPrice.without_price`,
 #: the store's unpriced rows).

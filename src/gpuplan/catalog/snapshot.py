@@ -367,19 +367,7 @@ def _seed(
         ).inserted_primary_key[0]
         for row in rows:
             key = (row.provider, row.region, row.zone or "", row.instance_type)
-            spec = {
-                "gpu": row.gpu,
-                "gpu_count": row.gpu_count,
-                "vcpus": row.vcpus,
-                "memory_gib": row.memory_gib,
-                "network_gbps": row.network_gbps,
-                "interconnect": row.interconnect,
-                "source": row.source,
-                "price_reason": row.price_reason,
-                "notes": row.notes,
-                "network_kind": row.network_kind,
-                "local_nvme_gb": row.local_nvme_gb,
-            }
+            spec = row.spec_columns()
             offer_id = offer_ids.get(key)
             if offer_id is None:
                 offer_id = offer_ids[key] = next_id

@@ -595,6 +595,7 @@ class Store:
         pricing: str | Sequence[str] | None = None,
         include_unpriced: bool = False,
         instance_type: Sequence[str] | None = None,
+        floored: bool = True,
     ) -> list[OfferPrice]:
         """One row per offer x pricing model with its current price, filtered.
 
@@ -605,53 +606,9 @@ class Store:
         ``include_unpriced``.
 
         A spot price of unknown age carries the dated spot price of its GPU it is held to
-        (:mod:`gpuplan.catalog.spot_floors`), read from the whole catalog whatever the filter.
+        (:mod:`gpuplan.catalog.spot_floors`), read from the whole catalog whatever the filter;
+        ``floored=False``: the rows as the database holds them, without those floors.
         """
-        rows = self._stored_offers(
-            gpu=gpu,
-            count=count,
-            min_gpu_memory_gib=min_gpu_memory_gib,
-            provider=provider,
-            region=region,
-            pricing=pricing,
-            include_unpriced=include_unpriced,
-            instance_type=instance_type,
-        )
-        undated = [r for r in rows if needs_gpu_floor(r)]
-        if not undated:
-            return rows
-        if self._dated_spot is None:
-            self._dated_spot = dated_spot_prices(
-                self._stored_offers(pricing="spot"), self._today, self.stale_after_days
-            )
-        on_demand: dict[tuple[str, str, str], OfferPrice] = {}
-        if any(not self._dated_spot.get(r.gpu) for r in undated):  # the on-demand bound is needed
-            if self._on_demand_rows is None:
-                lowest: dict[tuple[str, str, str], OfferPrice] = {}
-                for o in self._stored_offers(pricing="on_demand"):
-                    if o.price_usd_per_gpu_hour is None:
-                        continue
-                    key = (o.provider, o.region, o.instance_type)  # of its zones, the lowest
-                    held = lowest.get(key)
-                    if held is None or o.price_usd_per_gpu_hour < (held.price_usd_per_gpu_hour or 0.0):
-                        lowest[key] = o
-                self._on_demand_rows = lowest
-            on_demand = self._on_demand_rows
-        return with_gpu_floors(rows, self._dated_spot, on_demand)
-
-    def _stored_offers(
-        self,
-        *,
-        gpu: str | Sequence[str] | None = None,
-        count: int | None = None,
-        min_gpu_memory_gib: float | None = None,
-        provider: str | Sequence[str] | None = None,
-        region: str | Sequence[str] | None = None,
-        pricing: str | Sequence[str] | None = None,
-        include_unpriced: bool = False,
-        instance_type: Sequence[str] | None = None,
-    ) -> list[OfferPrice]:
-        """:meth:`offers` as the database holds them, without the GPU floors."""
         conds: list[str] = []
         params: dict[str, Any] = {}
         if provider is not None:
@@ -762,7 +719,32 @@ class Store:
                     else None
                 )
                 out.append(self._priced(common, orow, pr, rates[pr.currency], mine))
-        return out
+        return self._with_gpu_floors(out) if floored else out
+
+    def _with_gpu_floors(self, rows: list[OfferPrice]) -> list[OfferPrice]:
+        """``rows`` with each spot price of unknown age held to its GPU's dated spot price (else to its
+        instance's on-demand price), read once from the whole catalog and kept until a write."""
+        undated = [r for r in rows if needs_gpu_floor(r)]
+        if not undated:
+            return rows
+        if self._dated_spot is None:
+            self._dated_spot = dated_spot_prices(
+                self.offers(pricing="spot", floored=False), self._today, self.stale_after_days
+            )
+        on_demand: dict[tuple[str, str, str], OfferPrice] = {}
+        if any(not self._dated_spot.get(r.gpu) for r in undated):  # the on-demand bound is needed
+            if self._on_demand_rows is None:
+                lowest: dict[tuple[str, str, str], OfferPrice] = {}
+                for o in self.offers(pricing="on_demand", floored=False):
+                    if o.price_usd_per_gpu_hour is None:
+                        continue
+                    key = (o.provider, o.region, o.instance_type)  # of its zones, the lowest
+                    held = lowest.get(key)
+                    if held is None or o.price_usd_per_gpu_hour < (held.price_usd_per_gpu_hour or 0.0):
+                        lowest[key] = o
+                self._on_demand_rows = lowest
+            on_demand = self._on_demand_rows
+        return with_gpu_floors(rows, self._dated_spot, on_demand)
 
     def _common(self, orow: Any, shared: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
         key = (orow.provider, orow.region)

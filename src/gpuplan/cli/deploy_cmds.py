@@ -225,10 +225,12 @@ def deploy(
                 )
             count, count_given = named, True
         gpu = card.id
+    # the workload file and its profile as the heads' check read them, for the checks below
+    read_first: tuple[Workload, Profile | None] | None = None
     if not is_plan and gpu:
         # A split the model's heads do not divide is refused first, in plan's words: the node and
         # GPU-count checks below would each point at another fix (a node of 3 GPUs, a count of 6)
-        _check_heads(ctx, source, project, gpu)
+        read_first = _check_heads(ctx, source, project, gpu)
     # The catalog's instance types: a workload's layout on nodes, a plan's instance checked.
     instances = _catalog_instances(ctx)
     per_node, nodes, instance_type = count, 1, None
@@ -292,6 +294,8 @@ def deploy(
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
     served: Workload | str | None = None  # the workload, read once for the checks below
     prof: Profile | None = None
+    if read_first is not None:
+        served, prof = read_first
     # A training plan is checked again as a workload file is where its workload is not the one it
     # was planned for (edited by hand after `gpuplan plan`: a larger batch), or the plan cannot
     # say (written before it recorded its workload's digest): the files run what it now says. An
@@ -306,11 +310,12 @@ def deploy(
         # fails only after the machine is paid for. A workload file and a training plan are checked
         # on their GPUs; a service's plan (priced on them) only at a share it was not priced at,
         # one replica on one GPU.
-        served = (
-            spec.split_as_planned(plan_workload(source, project))
-            if is_plan
-            else load_workload(source, project=project)
-        )
+        if served is None:
+            served = (
+                spec.split_as_planned(plan_workload(source, project))
+                if is_plan
+                else load_workload(source, project=project)
+            )
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
         gpus = spec.total_gpus if not is_plan or train_plan else 1
@@ -337,6 +342,7 @@ def deploy(
                 force=force_fit,
                 offered=offered,
                 share=share if is_plan else share_gpu,
+                profile=prof,
                 # a service from its workload file: the GPUs its load needs, against the count
                 count_given=None if is_plan else count_given,
             )
@@ -507,11 +513,14 @@ def deploy(
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
 
 
-def _check_heads(ctx: typer.Context, source: Path, project: Path | None, gpu: str) -> None:
+def _check_heads(
+    ctx: typer.Context, source: Path, project: Path | None, gpu: str
+) -> tuple[Workload, Profile | None]:
     """Refuse a workload file whose ``tensor_parallel`` the model's attention (or key/value) heads do
     not divide, as plan, estimate and simulate refuse it (``check_model_parallel`` on one replica's
     GPUs, which says the degrees that do and how many of ``gpu`` hold the weights). The user's own
-    model code is not run here (its fit is checked on its cached trace later)."""
+    model code is not run here (its fit is checked on its cached trace later). Returns the workload
+    and the profile it read (None where it traced nothing), which the fit check takes on."""
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._settings import settings
     from gpuplan.hardware import get_gpu
@@ -521,11 +530,12 @@ def _check_heads(ctx: typer.Context, source: Path, project: Path | None, gpu: st
     workload = load_workload(source, project=project)
     tp = workload.tensor_parallel
     if tp <= 1 or workload.model.python is not None:
-        return
+        return workload, None
     prof = load_profile(workload, settings(ctx).db)
     check_model_parallel(
         ModelParallel(tensor=tp), prof, count=tp, gpus_per_node=tp, microbatches=1, gpu=get_gpu(gpu)
     )
+    return workload, prof
 
 
 def _check_code_plan_fit(

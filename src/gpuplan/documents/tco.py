@@ -42,6 +42,32 @@ __all__ = [
 TCO_SCHEMA_VERSION = 3
 
 
+class DatedPrice(Document):
+    """A catalog price a figure rests on: its date, its age on the day of the report, where it
+    comes from (each price of a tco report carries these, whatever it is used for)."""
+
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
+    is then the dated one); None when the offer's own price is used."""
+    own_usd_per_gpu_hour: float | None = None
+    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
+    age_days: int | None
+    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
+    allows), days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
+    the limit, or there is none)."""
+    confidence: str
+    price_source: str
+    """Where the offer's price comes from, as the catalog states it (the publisher, the file and
+    line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
+    is the dated price the notes name, not this one."""
+
+
 class TcoMonth(Document):
     """One month of the horizon."""
 
@@ -85,7 +111,7 @@ class TcoDataCopy(Document):
     """The copy stored for one month, USD."""
 
 
-class TcoCommitment(Document):
+class TcoCommitment(DatedPrice):
     """Units of one offer bought under one term at one start month."""
 
     provider: str
@@ -104,35 +130,15 @@ class TcoCommitment(Document):
     contract_cost_usd: float
     """What the contract for these units costs over its whole term, USD: ``cost_usd`` plus what
     ``past_horizon: remaining_value`` credits for its months after the horizon."""
-    as_of: str
-    """The price's date as the catalog states it ("" when it states none)."""
     upfront: str | None = None
     """A reservation's payment option its price is the effective rate of (``partial``, ``all``);
     null for no upfront or another pricing model."""
     upfront_usd: float | None = None
     """All upfront: the cash the contract takes at the start of its term, USD; null otherwise
     (partial upfront: the split between upfront and hourly is not published)."""
-    floor_as_of: str | None = None
-    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
-    is then the dated one); None when the offer's own price is used."""
-    own_usd_per_gpu_hour: float | None = None
-    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
-    age_days: int | None
-    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
-    allows), days; None when undated."""
-    stale: bool
-    """Not known to be within ``stale_after_days``: older, or of unknown age."""
-    staleness: Literal["fresh", "stale", "unknown"]
-    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
-    the limit, or there is none)."""
-    confidence: str
-    price_source: str
-    """Where the offer's price comes from, as the catalog states it (the publisher, the file and
-    line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
-    is the dated price the notes name, not this one."""
 
 
-class TcoBreakEvenPrice(Document):
+class TcoBreakEvenPrice(DatedPrice):
     """The commitment offer a break-even utilisation is figured at, bought or not: a "pays off
     above this" or "never pays off" rests on its price, dated and sourced here."""
 
@@ -149,17 +155,6 @@ class TcoBreakEvenPrice(Document):
     """``break_even_by_gpu[gpu][pricing]``: the share of its hours it must be busy to pay off."""
     bought: bool
     """Whether the schedule commits to it (False: the verdict alone rests on it)."""
-    as_of: str
-    """The price's date as the catalog states it ("" when it states none)."""
-    floor_as_of: str | None = None
-    own_usd_per_gpu_hour: float | None = None
-    age_days: int | None
-    """The oldest the price can be on the day of the report, days; None when undated."""
-    stale: bool
-    """Not known to be within ``stale_after_days``: older, or of unknown age."""
-    staleness: Literal["fresh", "stale", "unknown"]
-    confidence: str
-    price_source: str
     """Where the offer's price comes from, as the catalog states it."""
 
 
@@ -171,7 +166,7 @@ class TcoSensitivity(Document):
     """None when the changed demand cannot be met (no on-demand price)."""
 
 
-class TcoPriceUsed(Document):
+class TcoPriceUsed(DatedPrice):
     """A price a figure rests on, with its date and source."""
 
     provider: str
@@ -180,17 +175,6 @@ class TcoPriceUsed(Document):
     gpu: str
     pricing: PricingModel
     price_usd_per_gpu_hour: float
-    as_of: str
-    """The price's date as the catalog states it ("" when it states none)."""
-    floor_as_of: str | None = None
-    own_usd_per_gpu_hour: float | None = None
-    age_days: int | None
-    """The oldest the price can be on the day of the report, days; None when undated."""
-    stale: bool
-    """Not known to be within ``stale_after_days``: older, or of unknown age."""
-    staleness: Literal["fresh", "stale", "unknown"]
-    confidence: str
-    price_source: str
     interruptions_per_hour: float | None = None
     interruption_rate_assumed: bool | None = None
     interruption_rate_source: str | None = None
@@ -250,7 +234,7 @@ class TcoPeak(Document):
     """Hours of that month the load is above the committed GPUs (bought by the hour), h."""
 
 
-class TcoHourlyPrice(Document):
+class TcoHourlyPrice(DatedPrice):
     """An hourly price a figure rests on: an offer the schedule buys for what commitments leave
     uncovered, or an on-demand one the all-on-demand total and the break-even are figured at."""
 
@@ -269,26 +253,6 @@ class TcoHourlyPrice(Document):
     bought: bool = True
     """Whether the schedule buys hours of it (False: an on-demand price the all-on-demand total
     and the break-even are figured at, while the schedule buys spot or commitments)."""
-    as_of: str
-    """The price's date as the catalog states it ("" when it states none)."""
-    floor_as_of: str | None = None
-    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
-    is then the dated one); None when the offer's own price is used."""
-    own_usd_per_gpu_hour: float | None = None
-    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
-    age_days: int | None
-    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
-    allows), days; None when undated."""
-    stale: bool
-    """Not known to be within ``stale_after_days``: older, or of unknown age."""
-    staleness: Literal["fresh", "stale", "unknown"]
-    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
-    the limit, or there is none)."""
-    confidence: str
-    price_source: str
-    """Where the offer's price comes from, as the catalog states it (the publisher, the file and
-    line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
-    is the dated price the notes name, not this one."""
     interruptions_per_hour: float | None = None
     """Spot: interruptions per instance-hour costed (the band's upper bound, or the assumed rate);
     None for on-demand."""

@@ -63,38 +63,6 @@ def read_columns(
     line-by-line reader reports).
     """
     import pyarrow as pa
-
-    read = _read_columns(
-        path,
-        skip_lines=skip_lines,
-        header=header,
-        time_col=time_col,
-        prompt_col=prompt_col,
-        output_col=output_col,
-        first_time=first_time,
-        max_tokens=max_tokens,
-    )
-    if read is None:
-        # Arrow's allocator keeps what the failed parse freed, and the line-by-line reader that
-        # comes next would hold its columns on top of it: 9 million rows with a bad last line
-        # peaked at 520 MB so, 310 MB (Arrow's parse alone) with it handed back.
-        pa.default_memory_pool().release_unused()
-    return read
-
-
-def _read_columns(
-    path: Path,
-    *,
-    skip_lines: int,
-    header: list[str],
-    time_col: int,
-    prompt_col: int | None,
-    output_col: int | None,
-    first_time: str,
-    max_tokens: int,
-) -> Columns | None:
-    """:func:`read_columns`, the parse itself (its table freed when it returns)."""
-    import pyarrow as pa
     import pyarrow.csv as pacsv
 
     try:
