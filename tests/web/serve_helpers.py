@@ -55,3 +55,15 @@ def make_tokens(db: str, rate: int = 10_000) -> dict[str, str]:
         }
     finally:
         store.close()
+
+
+def hold_the_minute(monkeypatch: Any, second: float = 5.0) -> None:
+    """Stop the rate limiter's clock ``second`` seconds into one minute.
+
+    The limit counts requests per calendar minute, so two requests a test sends back to back can fall
+    either side of a minute's end and both be let through: a test of the limit holds the clock still.
+    """
+    from types import SimpleNamespace
+
+    start = 1_800_000_000.0  # a whole minute (30,000,000 × 60 s)
+    monkeypatch.setattr("gpuplan.web.auth.time", SimpleNamespace(time=lambda: start + second))

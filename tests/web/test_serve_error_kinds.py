@@ -10,7 +10,7 @@ import re
 from typing import Any, get_args
 
 import pytest
-from serve_helpers import Service, bert_workload
+from serve_helpers import Service, bert_workload, hold_the_minute
 
 from gpuplan.documents.serve import ErrorKind
 
@@ -103,7 +103,8 @@ def test_a_refused_value_is_an_invalid_request_naming_its_field(service: Service
     )
 
 
-def test_a_token_missing_or_too_many_requests(service: Service) -> None:
+def test_a_token_missing_or_too_many_requests(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    hold_the_minute(monkeypatch)
     _refusal(service.client.get("/api/v1/offers"), "unauthorized")
     h = _token(service, "slow", rate=1)
     assert service.client.get("/api/v1/gpus", headers=h).status_code == 200
