@@ -4,11 +4,17 @@ and the README says the launch copies no data."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import pytest
 import yaml
-from deploy_helpers import by_path, plan_doc
+from deploy_helpers import by_path, plan_doc, serve_workload, validate_skypilot_task
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
-from gpuplan.deploy.spec import DEFAULT_DISK_GB, launch_disk_gb
+from gpuplan.deploy.spec import DEFAULT_DISK_GB, MAX_DISK_GB, launch_disk_gb, weights_disk_gb
+from gpuplan.errors import DeployError
+from service_plans import llama1b_two_to_a_node
 
 #: SkyPilot's task names its folder by absolute path
 OPTIONS = GenerateOptions(out_dir="/srv/launch")
@@ -42,3 +48,56 @@ def test_the_readme_says_the_launch_copies_no_data_and_where_to_put_it() -> None
             "These files copy no data: before training starts, copy your dataset onto every node's disk"
             in readme
         )
+
+
+#: Llama-3.1-405B in bf16, as the plan counts one replica's weights (405 B parameters × 2 bytes).
+WEIGHTS_405B_GB = 810.0
+
+
+def _engine_task(spec: LaunchSpec) -> tuple[dict[str, Any], str]:
+    files = by_path(generate(spec, "skypilot", OPTIONS))
+    task = yaml.safe_load(files["task.yaml"])
+    validate_skypilot_task(task)
+    return task, " ".join(files["README.md"].split())
+
+
+def test_a_service_from_its_workload_file_gets_a_disk_that_holds_its_weights(tmp_path: Path) -> None:
+    # a 405B's 810 GB of weights had been given SkyPilot's default 256 GB disk, and the replica's
+    # download filled it before it served: 810 × 1.15 + 64 GB = 995.5 GB, up to a whole 64: 1,024
+    workload = serve_workload(tmp_path, model="llama-70b", top="tensor_parallel: 8\n")
+    spec = LaunchSpec.from_workload(workload, gpu="H200-SXM", count=8, provider="aws")
+    assert spec.disk_size_gb == DEFAULT_DISK_GB
+    task, readme = _engine_task(spec.with_weights_gb(WEIGHTS_405B_GB))
+    assert "service" in task and task["resources"]["disk_size"] == 1024
+    assert "Each replica's disk is 1,024 GB (`disk_size`): the 810.0 GB of weights" in readme
+    # a 70B's 141.1 GB need 226.3 GB: the default disk holds them, and stays the floor
+    task, readme = _engine_task(spec.with_weights_gb(141.1))
+    assert task["resources"]["disk_size"] == DEFAULT_DISK_GB
+    assert "Each replica's disk is 256 GB (`disk_size`): the 141.1 GB of weights" in readme
+
+
+def test_a_service_planned_with_a_bucket_gets_a_disk_for_its_weights_and_keeps_a_larger_plan() -> None:
+    # a plan that keeps its storage in a bucket (`plan --storage object`) states no disk: the
+    # engine still downloads the weights onto each replica's own disk
+    bucket = LaunchSpec.from_plan(llama1b_two_to_a_node(plan_doc()))
+    assert bucket.planned_disk_gb is None and bucket.disk_size_gb == DEFAULT_DISK_GB
+    task, _ = _engine_task(bucket.with_weights_gb(WEIGHTS_405B_GB))
+    assert "service" in task and task["resources"]["disk_size"] == 1024
+    # the plan's disk (the weights, and anything else it keeps there) where it is the larger
+    planned = LaunchSpec.from_plan({**llama1b_two_to_a_node(plan_doc()), "disk_gb": 1234.54})
+    assert planned.with_weights_gb(WEIGHTS_405B_GB).disk_size_gb == 1536
+    # weights set again are sized again, not kept at the largest seen
+    assert bucket.with_weights_gb(WEIGHTS_405B_GB).with_weights_gb(2.5).disk_size_gb == DEFAULT_DISK_GB
+
+
+def test_weights_no_launch_disk_holds_are_refused_in_one_line() -> None:
+    # 60,000 GB × 1.15 + 64 is beyond the 65,536 GB cap: a capped disk would fill during the download
+    assert weights_disk_gb(56_900.0) == MAX_DISK_GB
+    with pytest.raises(DeployError) as refused:
+        LaunchSpec.from_plan(plan_doc()).with_weights_gb(60_000.0)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message == (
+        "a replica's 60,000 GB of weights need a 69,120 GB disk with room for the OS and the image, "
+        "more than the 65,536 GB launch files ask for: serve the model in a smaller precision"
+    )

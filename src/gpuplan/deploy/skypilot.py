@@ -337,6 +337,11 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
         words += "\n\n" + _whole_instance_words(spec)
     if (fallback := fallback_words(spec)) is not None:
         words += f"\n\n{fallback}"
+    if spec.weights_gb is not None:
+        words += "\n\n" + _(
+            "Each replica's disk is {disk} GB (`disk_size`): the {gb} GB of weights the engine "
+            "downloads onto it before it serves, with room for the OS and the image."
+        ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.weights_gb:,.1f}")
     name = spec.name
     status = _("the replicas and their state: READY once one passes its probe")
     endpoint = _("the endpoint (the load balancer's URL) and the model it serves")

@@ -152,7 +152,9 @@ MAX_CHECKPOINT_GB = 100_000.0
 #: (``gpuplan.deploy.checkpoints``) and the launch disk both take it.
 DISK_HEADROOM = 0.15
 #: The launch disk per node without a plan's storage to size it from, GB, and its floor with one:
-#: room for the OS, the image, a small dataset and a few checkpoints.
+#: room for the OS, the image, a small dataset and a few checkpoints. SkyPilot's own default
+#: ``disk_size`` (``DEFAULT_DISK_SIZE_GB`` in sky/resources.py,
+#: https://docs.skypilot.co/en/latest/_modules/sky/resources.html, read 2026-12-06).
 DEFAULT_DISK_GB = 256
 #: Room on a node's disk beside what the plan stores there, GB: the OS and the container image
 #: (an allowance, not a measurement; NVIDIA's PyTorch images unpack to some tens of GB).
@@ -532,8 +534,14 @@ class LaunchSpec(BaseModel):
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
 
     def with_weights_gb(self, gb: float) -> LaunchSpec:
-        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked."""
-        return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb})
+        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked, on a
+        launch disk that holds them (:func:`weights_disk_gb`; the plan's disk where that is larger):
+        the engine downloads them onto it before it serves, and a plan that keeps its storage in a
+        bucket, or no plan, did not size the disk from them. Raises DeployError where no launch disk
+        holds them."""
+        planned = DEFAULT_DISK_GB if self.planned_disk_gb is None else launch_disk_gb(self.planned_disk_gb)
+        disk = max(planned, weights_disk_gb(gb))
+        return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb, "disk_size_gb": disk})
 
     def with_weights_of(self, traced: Profile) -> LaunchSpec:
         """A copy whose replicas load the weights of ``traced`` (its parameters and buffers, as the
@@ -1112,8 +1120,33 @@ def launch_disk_gb(planned_gb: float) -> int:
     ``disk_gb``): those with the filesystem's headroom (:data:`DISK_HEADROOM`)
     and :data:`SYSTEM_DISK_GB` for the OS and the image, up to a whole :data:`DISK_STEP_GB`, at
     least :data:`DEFAULT_DISK_GB`."""
-    need = planned_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
-    return min(MAX_DISK_GB, max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB)))
+    return min(MAX_DISK_GB, _disk_need_gb(planned_gb))
+
+
+def _disk_need_gb(stored_gb: float) -> int:
+    """:func:`launch_disk_gb` before its :data:`MAX_DISK_GB` cap."""
+    need = stored_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
+    return max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB))
+
+
+def weights_disk_gb(weights_gb: float) -> int:
+    """The launch disk of a node whose engine downloads ``weights_gb`` of model weights before it
+    serves: :func:`launch_disk_gb` of them (the filesystem's headroom and the OS and the image's
+    room, at least the default). Raises DeployError where that is beyond :data:`MAX_DISK_GB`: a
+    capped disk would fill while the weights download, and the replica would never start."""
+    need = _disk_need_gb(weights_gb)
+    if need > MAX_DISK_GB:
+        raise DeployError.worded(
+            N_(
+                "a replica's {gb} GB of weights need a {need} GB disk with room for the OS and the "
+                "image, more than the {most} GB launch files ask for: serve the model in a smaller "
+                "precision"
+            ),
+            gb=f"{weights_gb:,.0f}",
+            need=f"{need:,}",
+            most=f"{MAX_DISK_GB:,}",
+        )
+    return need
 
 
 def _disk_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
