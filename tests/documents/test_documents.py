@@ -20,6 +20,7 @@ from gpuplan.documents import (
     HISTORY_SCHEMA_VERSION,
     IMPORT_SCHEMA_VERSION,
     IMPORTS_SCHEMA_VERSION,
+    JOB_SCHEMA_VERSION,
     MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
@@ -64,6 +65,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
         "serve-budget": BUDGET_SCHEMA_VERSION,
+        "serve-job": JOB_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

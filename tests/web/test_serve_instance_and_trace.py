@@ -150,13 +150,13 @@ def test_an_uploaded_azure_trace_is_simulated_as_the_command_does(service: Servi
     """Traces GPT-2 in inference (seconds) and replays ten minutes of an uploaded trace."""
     r = _simulate(service, trace_csv=azure_trace(), policies=["fixed:replicas=1", "target:target=0.7,max=3"])
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     trace = job["result"]["trace"]
     assert (trace["requests"], trace["synthetic"]) == (600, False)
     assert 599 <= trace["duration_s"] <= 601
     retimed = _simulate(service, trace_csv=azure_trace(), trace_scale=2.0)
-    done = service.client.get(retimed.json()["href"], headers=service.auth("read")).json()
+    done = service.client.get(retimed.json()["href"], headers=service.auth("plan")).json()
     assert done["status"] == "done" and done["result"]["trace"]["note"], json.dumps(done)[:500]
 
 

@@ -1,14 +1,17 @@
 """A job cannot hold a worker for ever: it is stopped past ``ServeConfig.job_limit_s`` (and the
-next job runs), and its owner or an admin can cancel it, queued or running (``DELETE /jobs/{id}``).
-The running jobs here are stand-ins that sleep (``job_stand_ins``), not traces."""
+next job runs), and its owner or an admin can cancel it, queued or running (``DELETE /jobs/{id}``):
+it ends ``cancelled``. A job is its owner's and the admins' to read, cancel or follow; to anyone else
+it is unknown. The running jobs here are stand-ins that sleep (``job_stand_ins``), not traces."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from job_stand_ins import sleeper
@@ -16,6 +19,7 @@ from serve_helpers import Service
 
 from gpuplan.catalog import open_store
 from gpuplan.catalog.job_store import JobRecord, JobStore
+from gpuplan.catalog.team_store import TeamStore
 from gpuplan.web.config import ServeConfig
 from gpuplan.web.jobs import JobRunner
 
@@ -85,7 +89,7 @@ def test_cancelling_a_running_job_kills_its_process(runner: JobRunner) -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # and the job's process is gone
     ended = jobs.get(job_id)
-    assert ended is not None and (ended.status, ended.error) == ("failed", "cancelled by plan-user")
+    assert ended is not None and (ended.status, ended.error) == ("cancelled", "cancelled by plan-user")
 
 
 def test_the_owner_cancels_a_queued_job_which_then_never_runs(service: Service, runner: JobRunner) -> None:
@@ -93,13 +97,20 @@ def test_the_owner_cancels_a_queued_job_which_then_never_runs(service: Service, 
     job_id = _sleep_job(jobs, 0)
     r = service.client.delete(f"/api/v1/jobs/{job_id}", headers=service.auth("plan"))
     assert r.status_code == 200, r.text
-    assert (r.json()["status"], r.json()["error"]) == ("failed", "cancelled by plan-user")
+    assert (r.json()["status"], r.json()["error"]) == ("cancelled", "cancelled by plan-user")
     runner.run(job_id)  # its queue message, taken later: nothing runs
     after = jobs.get(job_id)
     assert after is not None and after.result is None and after.attempts == 0
+    assert after.status == "cancelled"
     # again: the job has ended; it is returned as it is
     again = service.client.delete(f"/api/v1/jobs/{job_id}", headers=service.auth("plan"))
     assert again.status_code == 200 and again.json()["error"] == "cancelled by plan-user"
+    # polled and followed, it says so in its status (a client branches on it, not on the line)
+    polled = service.client.get(f"/api/v1/jobs/{job_id}", headers=service.auth("plan"))
+    assert polled.status_code == 200, polled.text
+    assert (polled.json()["status"], polled.json()["schema_version"]) == ("cancelled", 2)
+    events = service.client.get(f"/api/v1/jobs/{job_id}/events", headers=service.auth("plan")).text
+    assert events.startswith("event: cancelled\n") and '"status": "cancelled"' in events
 
 
 def test_another_users_job_is_unknown_to_a_plan_token_and_an_admin_cancels_it(service: Service) -> None:
@@ -112,4 +123,49 @@ def test_another_users_job_is_unknown_to_a_plan_token_and_an_admin_cancels_it(se
     assert service.client.delete(f"/api/v1/jobs/{job_id}", headers=service.auth("read")).status_code == 403
     r = service.client.delete(f"/api/v1/jobs/{job_id}?lang=zh", headers=service.auth("admin"))
     assert r.status_code == 200, r.text
-    assert r.json()["status"] == "failed" and r.json()["error"] == "cancelled by admin-user"
+    assert r.json()["status"] == "cancelled" and r.json()["error"] == "cancelled by admin-user"
+
+
+def _refusal_without_id(r: Any, job_id: str) -> dict[str, Any]:
+    assert r.status_code == 404, r.text
+    assert r.json()["kind"] == "not_found"  # a documented kind (ErrorKind)
+    return json.loads(r.text.replace(job_id, "JOB"))
+
+
+def test_a_job_is_unknown_to_anyone_but_its_owner_and_an_admin(service: Service) -> None:
+    """Its request and result (the workload, the plan and its figures) are its owner's: another
+    token, of another name or another team, reads, follows and cancels nothing, and is answered as
+    for a job that does not exist, in every language."""
+    store = open_store(service.db, seed=False)
+    try:
+        jobs = JobStore(store.engine)
+        job_id = _sleep_job(jobs, 0, actor="plan-user")
+        assert jobs.claim(job_id) is not None
+        jobs.finish(job_id, {"plan": "the owner's figures"})
+        other_team = TeamStore(store.engine).create_token("infer-user", "plan", team="infer")[0]
+    finally:
+        store.close()
+    unknown = "0" * 24
+    c = service.client
+    strangers = {
+        "read": service.auth("read"),
+        "plan, of another name and a team": {"Authorization": f"Bearer {other_team}"},
+    }
+    for who, headers in strangers.items():
+        for lang in ("en", "zh"):
+            for path in ("", "/events"):
+                refused = c.get(f"/api/v1/jobs/{job_id}{path}?lang={lang}", headers=headers)
+                absent = c.get(f"/api/v1/jobs/{unknown}{path}?lang={lang}", headers=headers)
+                assert _refusal_without_id(refused, job_id) == _refusal_without_id(absent, unknown), who
+                assert "figures" not in refused.text
+        if who != "read":
+            r = c.delete(f"/api/v1/jobs/{job_id}", headers=headers)
+            assert _refusal_without_id(r, job_id) == _refusal_without_id(
+                c.delete(f"/api/v1/jobs/{unknown}", headers=headers), unknown
+            )
+    for owner_or_admin in ("plan", "admin"):
+        r = c.get(f"/api/v1/jobs/{job_id}", headers=service.auth(owner_or_admin))
+        assert r.status_code == 200, r.text
+        assert r.json()["result"] == {"plan": "the owner's figures"}
+        events = c.get(f"/api/v1/jobs/{job_id}/events", headers=service.auth(owner_or_admin)).text
+        assert events.startswith("event: done\n") and "the owner's figures" in events

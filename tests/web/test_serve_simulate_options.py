@@ -127,7 +127,7 @@ def test_the_answer_is_the_commands_document_for_the_same_options(service: Servi
     }
     r = _simulate(service, **options)
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     served = job["result"]
     workload = tmp_path / "service.yaml"
@@ -154,7 +154,7 @@ _NO_SERVING = {k: v for k, v in _SERVICE.items() if k != "serving"}
 
 def _done(service: Service, r: Any) -> dict[str, Any]:
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     return dict(job["result"])
 
@@ -265,7 +265,7 @@ def test_an_instance_type_and_engine_settings_reach_the_estimators_replica(servi
     """Traces GPT-2 in inference (seconds): a p4d.24xlarge's A100 replica with max_num_seqs=8."""
     r = _simulate(service, gpu=None, instance="p4d.24xlarge", engine="max_num_seqs=8", hours=0.5)
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     replica = job["result"]["replica"]
     assert replica["gpu"].startswith("A100") and replica["slots"] == 8, replica
@@ -379,7 +379,7 @@ def test_a_committed_price_reaches_the_fleet_it_prices(service: Service) -> None
     whole span, as the command's --commit-price bills them."""
     r = _simulate(service, replica=REPLICA, hours=1, policies=["fixed:replicas=2,commit=2"], commit_price=0.5)
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     doc = job["result"]
     assert doc["prices"]["usd_per_hour"]["monthly"] == 0.5

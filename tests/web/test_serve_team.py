@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
 
+from gpuplan.documents import JOB_SCHEMA_VERSION
+
 
 def _save_plan(service: Service, month: str = "2027-03", **extra: object) -> dict:
     r = service.client.post(
@@ -337,6 +339,7 @@ def test_an_uncached_workload_is_a_job_with_progress_and_a_result(fresh_db: str,
         assert r.status_code == 202, r.text
         job = r.json()
         assert job["status"] == "queued" and job["href"] == f"/api/v1/jobs/{job['job_id']}"
+        assert job["schema_version"] == JOB_SCHEMA_VERSION  # the 202 answer too, as a poll's
         cache_stand_in(fresh_db, w)
         app.state.runner.run(job["job_id"])
         polled = client.get(job["href"], headers=h).json()
@@ -488,7 +491,7 @@ def test_simulate_runs_as_a_job_on_a_small_decoder(service: Service) -> None:
     }
     r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
     assert r.status_code == 202, r.text
-    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    job = service.client.get(r.json()["href"], headers=service.auth("plan")).json()
     assert job["status"] == "done", job
     from gpuplan.documents.simulate import AutoscaleDocument
 
@@ -563,7 +566,7 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
     job = service.client.post(
         "/api/v1/catalog/refresh", json={"providers": ["gcp"]}, headers=service.auth("admin")
     ).json()
-    done = service.client.get(job["href"], headers=service.auth("read")).json()
+    done = service.client.get(job["href"], headers=service.auth("admin")).json()
     assert done["status"] == "done" and done["result"]["outcomes"][0]["status"] == "skipped"
     actions = [
         e["action"]
@@ -756,7 +759,7 @@ def test_a_stale_rate_names_the_request_that_refreshes_it(
 
     monkeypatch.setattr(refreshing, "refresh_rates", rates)
     job = service.client.post("/api/v1/catalog/refresh", json={"rates": True}, headers=service.auth("admin"))
-    done = service.client.get(job.json()["href"], headers=service.auth("read")).json()
+    done = service.client.get(job.json()["href"], headers=service.auth("admin")).json()
     assert done["status"] == "done" and [o["provider"] for o in done["result"]["outcomes"]] == ["rates"]
     assert asked == [True]  # the rate alone: no provider's list was read
 
@@ -822,7 +825,7 @@ def test_a_refresh_asked_in_chinese_answers_in_chinese_and_is_audited_in_english
     job = service.client.post(
         "/api/v1/catalog/refresh?lang=zh", json={"providers": ["gcp"]}, headers=service.auth("admin")
     ).json()
-    done = service.client.get(job["href"], headers=service.auth("read")).json()
+    done = service.client.get(job["href"], headers=service.auth("admin")).json()
     said = done["result"]["outcomes"][0]["message"]
     assert done["status"] == "done" and any("\u4e00" <= ch <= "\u9fff" for ch in said), said
     entries = service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]

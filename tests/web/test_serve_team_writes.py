@@ -145,6 +145,6 @@ def test_another_teams_uncached_workload_is_refused_before_a_job_and_an_admins_j
         assert queued.status_code == 202, queued.text
         cache_stand_in(fresh_db, w)
         app.state.runner.run(queued.json()["job_id"])
-        done = client.get(queued.json()["href"], headers=service.auth("read")).json()
+        done = client.get(queued.json()["href"], headers=service.auth("admin")).json()
         assert done["status"] == "done", done
         assert (done["result"]["workload"], done["result"]["team"]) == ("bert-16", None)

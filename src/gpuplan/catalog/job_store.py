@@ -24,9 +24,11 @@ from gpuplan.catalog.transactions import writing
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["JOB_STATUSES", "JobRecord", "JobStore"]
+__all__ = ["ENDED", "JOB_STATUSES", "JobRecord", "JobStore"]
 
-JOB_STATUSES = ("queued", "running", "done", "failed")
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+#: The statuses a job ends in: never run again, never changed again.
+ENDED = ("done", "failed", "cancelled")
 #: A job tried this many times (its workers died each time) fails instead of being handed out again.
 MAX_ATTEMPTS = 3
 
@@ -114,7 +116,7 @@ class JobStore:
             # FOR UPDATE: on PostgreSQL two workers claiming at once queue on the row (SQLite's
             # BEGIN IMMEDIATE already serialises writers).
             r = conn.execute(select(c.status, c.attempts).where(c.id == job_id).with_for_update()).first()
-            if r is None or r.status in ("done", "failed"):
+            if r is None or r.status in ENDED:
                 return None
             if r.status == "running":
                 return None  # another worker holds it; stalled() hands it out again if that one died
@@ -144,10 +146,10 @@ class JobStore:
         self._end(job_id, status="failed", result=None, error=error[:2000])
 
     def cancel(self, job_id: str, error: str, *, actor: str) -> bool:
-        """End a queued or running job as failed with ``error`` (its worker sees that and stops it);
-        False when it had ended already."""
+        """End a queued or running job as ``cancelled``, ``error`` saying who cancelled it (its worker
+        sees that and stops it); False when it had ended already."""
         with writing(self.engine) as conn:
-            ended = self._end_in(conn, job_id, status="failed", result=None, error=error[:2000])
+            ended = self._end_in(conn, job_id, status="cancelled", result=None, error=error[:2000])
             if ended:
                 TeamStore.audit(conn, actor, "job.cancel", job_id, {})
         return ended

@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
     )
     from gpuplan.documents.serve import (
         BUDGET_SCHEMA_VERSION,
+        JOB_SCHEMA_VERSION,
         SERVE_SCHEMA_VERSION,
         AuditDocument,
         BudgetDocument,
@@ -103,6 +104,7 @@ __all__ = [
     "HISTORY_SCHEMA_VERSION",
     "IMPORTS_SCHEMA_VERSION",
     "IMPORT_SCHEMA_VERSION",
+    "JOB_SCHEMA_VERSION",
     "MEASURE_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
@@ -205,6 +207,7 @@ _WHERE: dict[str, str] = {
     "TcoDocument": "tco",
     "SERVE_SCHEMA_VERSION": "serve",
     "BUDGET_SCHEMA_VERSION": "serve",
+    "JOB_SCHEMA_VERSION": "serve",
     "AuditDocument": "serve",
     "BudgetDocument": "serve",
     "CountriesDocument": "serve",

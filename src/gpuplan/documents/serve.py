@@ -14,6 +14,7 @@ from gpuplan.documents.base import Document, ExchangeRateDoc
 
 __all__ = [
     "BUDGET_SCHEMA_VERSION",
+    "JOB_SCHEMA_VERSION",
     "SERVE_SCHEMA_VERSION",
     "AuditDocument",
     "AuditItem",
@@ -35,7 +36,7 @@ __all__ = [
     "WorkloadsDocument",
 ]
 
-#: The schema version of the service's documents but the budget's, which has its own.
+#: The schema version of the service's documents but the budget's and the job's, which have their own.
 SERVE_SCHEMA_VERSION = 1
 #: The budget document's schema version. 2: a budget is compared in the currency it was given in
 #: (``currency``): ``used_pct`` and the notes count in yuan for a budget given in yuan; ``planned_usd``
@@ -44,6 +45,10 @@ SERVE_SCHEMA_VERSION = 1
 #: ``remaining_cny``, ``teams_budget_cny``, ``over_allocated_cny``) and the one rate they convert
 #: at (``exchange_rate``) are added.
 BUDGET_SCHEMA_VERSION = 2
+#: The job document's schema version. 2: a job its owner or an admin cancels ends ``cancelled``
+#: (``error`` saying who cancelled it), no longer ``failed``; ``failed`` is a job that could not
+#: finish (refused, past its time limit, its process stopped).
+JOB_SCHEMA_VERSION = 2
 
 
 #: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
@@ -113,12 +118,16 @@ class HealthDocument(Document):
 
 
 class JobDocument(Document):
-    """A background job (tracing, planning, simulating): poll it, or follow ``events``."""
+    """A background job (tracing, planning, simulating): poll it, or follow ``events``; its owner's
+    (the token that queued it) or an admin's to read."""
 
-    schema_version: int = SERVE_SCHEMA_VERSION
+    schema_version: int = JOB_SCHEMA_VERSION
+    """:data:`JOB_SCHEMA_VERSION`."""
     job_id: str
     kind: str
-    status: Literal["queued", "running", "done", "failed"]
+    status: Literal["queued", "running", "done", "failed", "cancelled"]
+    """``done``: ``result`` holds its document; ``failed``: ``error`` says why; ``cancelled``: its
+    owner or an admin cancelled it, ``error`` says who."""
     progress: float
     """0 to 1."""
     message: str
@@ -129,6 +138,7 @@ class JobDocument(Document):
     attempts: int
     """How many workers started it (more than 1: a worker stopped and another took it over)."""
     error: str | None
+    """Why a ``failed`` job failed, who cancelled a ``cancelled`` one; else None."""
     result: dict[str, Any] | None
     """The finished job's document (plan, estimate, simulate-autoscale)."""
     href: str

@@ -32,6 +32,7 @@ from gpuplan.documents import (
     TcoDocument,
 )
 from gpuplan.documents.serve import (
+    JOB_SCHEMA_VERSION,
     CountriesDocument,
     DiscountsDocument,
     ErrorDocument,
@@ -105,6 +106,7 @@ JOB_MESSAGES = (
     N_("simulating"),
     N_("done"),
     N_("failed"),
+    N_("cancelled"),
 )
 
 
@@ -115,6 +117,7 @@ def job_document(job: Any, lang: str = "en") -> dict[str, Any]:
     with use_language(lang):
         message = _(job.message) if job.message in JOB_MESSAGES else job.message
     return {
+        "schema_version": JOB_SCHEMA_VERSION,  # a 202 answer is this dict, not validated by the model
         "job_id": job.id,
         "kind": job.kind,
         "status": job.status,

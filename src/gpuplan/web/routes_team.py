@@ -70,11 +70,13 @@ def _store(request: Request) -> Any:
     return request.app.state.stores.get()
 
 
-def _job(request: Request, job_id: str) -> Any:
+def _job(request: Request, job_id: str, caller: Caller) -> Any:
+    """The job ``job_id`` when ``caller`` made it or is an admin; to anyone else it is unknown: the
+    same 404 as for a job that does not exist (its request, figures and result are its owner's)."""
     from gpuplan.catalog.job_store import JobStore
 
     job = JobStore(_store(request).engine).get(job_id)
-    if job is None:
+    if job is None or (job.created_by != caller.name and not caller.admin):
         _no_job(request, job_id)
     return job
 
@@ -92,23 +94,24 @@ JobId = Annotated[str, PathParam(pattern=JOB_ID_PATTERN)]
 
 @router.get("/jobs/{job_id}", response_model=JobDocument)
 def job(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
-    """A job's status, progress and, once done, its document."""
-    return job_document(_job(request, job_id), caller.lang)
+    """A job's status, progress and, once done, its document: ``queued``, ``running``, then ``done``
+    (``result`` its document), ``failed`` (``error`` saying why) or ``cancelled`` (``error`` saying
+    who cancelled it). Only its owner (the token's name that queued it) or an admin may read it; to
+    others it is unknown (404)."""
+    return job_document(_job(request, job_id, caller), caller.lang)
 
 
 @router.delete("/jobs/{job_id}", response_model=JobDocument)
 def cancel_job(request: Request, caller: Annotated[Caller, authorised("plan")], job_id: JobId) -> Any:
     """Cancel a job: a queued one will not run, a running one is stopped (its process killed within
-    a second); it ends ``failed``, its ``error`` saying who cancelled it. Only its owner or an admin
-    may; to others it is unknown (404). A job that has ended already is returned as it is."""
+    a second); it ends ``cancelled``, its ``error`` saying who cancelled it. Only its owner or an
+    admin may; to others it is unknown (404). A job that has ended already is returned as it is."""
     from gpuplan.catalog.job_store import JobStore
     from gpuplan.errors import Phrase
     from gpuplan.i18n import N_, use_language
     from gpuplan.i18n.error_text import phrase_text
 
-    found = _job(request, job_id)
-    if found.created_by != caller.name and not caller.admin:
-        _no_job(request, job_id)  # the same 404 as for a job that does not exist
+    found = _job(request, job_id, caller)
     jobs = JobStore(_store(request).engine)
     # in the language the job was asked in, as the job's own errors are
     with use_language(str(found.request.get("lang", "en"))):
@@ -122,11 +125,14 @@ def cancel_job(request: Request, caller: Annotated[Caller, authorised("plan")], 
     responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
 )
 async def job_events(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
-    """The job as server-sent events: one ``progress`` event per change, then ``done`` or ``failed``
-    with the whole job document."""
+    """The job as server-sent events: one ``progress`` event per change, then ``done``, ``failed`` or
+    ``cancelled`` (the job's status) with the whole job document. Its owner's or an admin's to follow,
+    as the job is."""
     from starlette.concurrency import run_in_threadpool
 
-    first = await run_in_threadpool(_job, request, job_id)
+    from gpuplan.catalog.job_store import ENDED
+
+    first = await run_in_threadpool(_job, request, job_id, caller)
 
     async def events() -> AsyncIterator[str]:
         last = None
@@ -135,7 +141,7 @@ async def job_events(request: Request, caller: Annotated[Caller, authorised("rea
             doc = job_document(current, caller.lang)
             state = (doc["status"], doc["progress"], doc["message"])
             if state != last:
-                kind = doc["status"] if doc["status"] in ("done", "failed") else "progress"
+                kind = doc["status"] if doc["status"] in ENDED else "progress"
                 yield f"event: {kind}\ndata: {json.dumps(doc, ensure_ascii=False)}\n\n"
                 last = state
                 if kind != "progress":
@@ -143,7 +149,7 @@ async def job_events(request: Request, caller: Annotated[Caller, authorised("rea
             if await request.is_disconnected():
                 return
             await asyncio.sleep(1.0)
-            current = await run_in_threadpool(_job, request, job_id)
+            current = await run_in_threadpool(_job, request, job_id, caller)
 
     return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

@@ -90,7 +90,8 @@
       job = (await api("GET", job.href)).data;
     }
     if (statusBox) statusBox.textContent = t(job.status);
-    if (job.status === "failed") { showError(job.error); throw new Error(job.error); }
+    // failed: why; cancelled (by its owner or an admin): who cancelled it. Neither has a result.
+    if (job.status === "failed" || job.status === "cancelled") { showError(job.error); throw new Error(job.error); }
     return { status: 200, data: job.result, job };
   }
 
