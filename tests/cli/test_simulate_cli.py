@@ -335,7 +335,20 @@ def test_a_replica_the_weights_fill_says_to_split_it_not_to_drop_requests(tmp_pa
     assert said.startswith(
         "trace t: one L4 replica has no room for a KV cache (the model's weights fill its memory)"
     )
-    assert "tensor_parallel: N" in said and "leave them out" not in said
+    # the refusal names the option and the fewest GPUs that hold a request: 26 GB of weights, 24 GB L4s
+    assert "split each replica over 2 GPUs" in said and "(--tensor-parallel 2," in said
+    assert "leave them out" not in said
+    base = ["simulate", "autoscale", str(workload), "--gpu", "L4", "--trace", str(trace)]
+    split = runner.invoke(app, [*base, "--policy", "fixed:replicas=1", "--tensor-parallel", "2"])
+    assert split.exit_code == 0, split.output
+    zh = subprocess.run(
+        [sys.executable, "-m", "gpuplan", "--lang", "zh", *base, "--policy", "fixed:replicas=1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert zh.returncode == 1
+    assert "请把每个副本拆到 2 块 GPU 上" in zh.stderr and "--tensor-parallel 2" in zh.stderr, zh.stderr
 
 
 def test_a_burst_that_spans_no_time_is_billed_for_the_work_it_takes(tmp_path: Path) -> None:

@@ -98,6 +98,10 @@ class ReplicaModel:
     time_share: float = 1.0
     """The share of the GPU's time the replica runs (``perf.inference.time_slice_share``): every
     time it reports is its own work's over this (1: a GPU to itself)."""
+    room_at_tensor_parallel: int | None = None
+    """Where the weights leave no KV cache for the longest request: the fewest GPUs a replica split
+    over them holds it at (:func:`estimator_replica`); None: it fits, no even split up to the widest
+    holds it, or none was sought (given figures, replicas time-sharing a GPU)."""
 
     @property
     def running_context_tokens(self) -> float:
@@ -498,6 +502,39 @@ def estimator_replica(
     output tokens (a trace's, or one request of the workload's lengths), and the bytes of weights it
     loads at a cold start (all its tensor-parallel GPUs together). The command line, the service and
     ``deploy``'s autoscaler all build their replica here."""
+    tp = stack.tensor_parallel
+    step, engine, link = _step(prof, g, stack)
+    replica = replica_from_step(
+        step,
+        engine,
+        mean_prompt_tokens=float(np.mean(prompt_tokens)),
+        mean_output_tokens=float(np.mean(output_tokens)),
+        link=link if tp > 1 else None,
+        replicas_per_gpu=stack.replicas_per_gpu,
+        context_tokens=running_context(prompt_tokens, output_tokens),
+    )
+    longest = int(np.max(prompt_tokens.astype(np.int64) + output_tokens.astype(np.int64)))
+    if step.kv_capacity_tokens < longest and stack.replicas_per_gpu == 1:
+        replica = replace(replica, room_at_tensor_parallel=_room_at(prof, g, stack, longest))
+    return replica, step.weights_bytes * tp
+
+
+def _room_at(prof: Profile, g: GPU, stack: ServingStack, longest: int) -> int | None:
+    """The fewest GPUs, of the even splits wider than ``stack``'s, whose replica's KV cache holds a
+    request of ``longest`` tokens (None: none of them does), each split's memory sized as the
+    replica's (on no named instance: its GPUs' link does not change what they hold)."""
+    from gpuplan.perf.stages.layout import tensor_parallel_degrees
+
+    for d in tensor_parallel_degrees(prof):
+        wider = replace(stack, tensor_parallel=d, network=None)
+        if d > stack.tensor_parallel and _step(prof, g, wider)[0].kv_capacity_tokens >= longest:
+            return d
+    return None
+
+
+def _step(prof: Profile, g: GPU, stack: ServingStack) -> tuple[StepModel, EngineSettings, Link]:
+    """The estimator's iteration model of one replica of ``stack`` on ``g``, the engine it runs and
+    the link its tensor-parallel ranks talk over."""
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.perf.links import bounded
@@ -540,13 +577,4 @@ def estimator_replica(
         replicas_per_gpu=stack.replicas_per_gpu,
         scheduler=engine,
     )
-    replica = replica_from_step(
-        step,
-        engine,
-        mean_prompt_tokens=float(np.mean(prompt_tokens)),
-        mean_output_tokens=float(np.mean(output_tokens)),
-        link=link if tp > 1 else None,
-        replicas_per_gpu=stack.replicas_per_gpu,
-        context_tokens=running_context(prompt_tokens, output_tokens),
-    )
-    return replica, step.weights_bytes * tp
+    return step, engine, link
