@@ -608,6 +608,12 @@ def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
             if wider is not None
             else N_(
                 "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
+                "its memory), so none of its {n:,} requests can run, nor could they split over {most} "
+                "GPUs (--tensor-parallel {most}, the widest even split in one instance): use a bigger GPU"
+            )
+            if replica.splits_tried
+            else N_(
+                "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
                 "its memory), so none of its {n:,} requests can run; split each replica over more GPUs "
                 "(--tensor-parallel N, or tensor_parallel: N in the workload; `gpuplan plan` says the "
                 "split it chose) or use a bigger GPU"
@@ -616,6 +622,7 @@ def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
             gpu=replica.gpu,
             n=len(need),
             tp=wider,
+            most=max(replica.splits_tried, default=None),
         )
     first = int(over[0])
     raise InputError.worded(

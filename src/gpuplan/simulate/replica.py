@@ -100,8 +100,11 @@ class ReplicaModel:
     time it reports is its own work's over this (1: a GPU to itself)."""
     room_at_tensor_parallel: int | None = None
     """Where the weights leave no KV cache for the longest request: the fewest GPUs a replica split
-    over them holds it at (:func:`estimator_replica`); None: it fits, no even split up to the widest
-    holds it, or none was sought (given figures, replicas time-sharing a GPU)."""
+    over them holds it at (:func:`estimator_replica`); None: it fits, no split tried holds it
+    (:attr:`splits_tried`), or none was sought (given figures, replicas time-sharing a GPU)."""
+    splits_tried: tuple[int, ...] = ()
+    """The wider splits sized in seeking :attr:`room_at_tensor_parallel` (the even ones up to
+    eight GPUs); (): none sought."""
 
     @property
     def running_context_tokens(self) -> float:
@@ -515,21 +518,24 @@ def estimator_replica(
     )
     longest = int(np.max(prompt_tokens.astype(np.int64) + output_tokens.astype(np.int64)))
     if step.kv_capacity_tokens < longest and stack.replicas_per_gpu == 1:
-        replica = replace(replica, room_at_tensor_parallel=_room_at(prof, g, stack, longest))
+        tried = _wider_splits(prof, stack)
+        room = next((d for d in tried if _holds(prof, g, replace(stack, tensor_parallel=d), longest)), None)
+        replica = replace(replica, room_at_tensor_parallel=room, splits_tried=tried)
     return replica, step.weights_bytes * tp
 
 
-def _room_at(prof: Profile, g: GPU, stack: ServingStack, longest: int) -> int | None:
-    """The fewest GPUs, of the even splits wider than ``stack``'s, whose replica's KV cache holds a
-    request of ``longest`` tokens (None: none of them does), each split's memory sized as the
-    replica's (on no named instance: its GPUs' link does not change what they hold)."""
+def _wider_splits(prof: Profile, stack: ServingStack) -> tuple[int, ...]:
+    """The even tensor-parallel splits of ``prof`` wider than ``stack``'s."""
     from gpuplan.perf.stages.layout import tensor_parallel_degrees
 
-    for d in tensor_parallel_degrees(prof):
-        wider = replace(stack, tensor_parallel=d, network=None)
-        if d > stack.tensor_parallel and _step(prof, g, wider)[0].kv_capacity_tokens >= longest:
-            return d
-    return None
+    return tuple(d for d in tensor_parallel_degrees(prof) if d > stack.tensor_parallel)
+
+
+def _holds(prof: Profile, g: GPU, stack: ServingStack, longest: int) -> bool:
+    """Whether a replica of ``stack`` holds a request of ``longest`` tokens in its KV cache, its
+    memory sized as the replica's (on no named instance: its GPUs' link does not change what they
+    hold)."""
+    return _step(prof, g, replace(stack, network=None))[0].kv_capacity_tokens >= longest
 
 
 def _step(prof: Profile, g: GPU, stack: ServingStack) -> tuple[StepModel, EngineSettings, Link]:
