@@ -306,36 +306,52 @@ def test_a_request_no_replica_can_hold_is_refused_naming_it(tmp_path: Path) -> N
     assert "tokens): 1, the first at 50.000 s with 60,256 tokens" in said
 
 
-def test_a_replica_the_weights_fill_says_to_split_it_not_to_drop_requests(tmp_path: Path) -> None:
-    # a 72B service on one A100 had been told "requests that need more KV cache than one replica holds
-    # (0 tokens): 259,962 … or leave them out of the trace": every request, and no split named
+def _weights_filled(tmp_path: Path, model: str, precision: str, gpu: str) -> tuple[list[str], str]:
+    """``simulate autoscale`` of a service of ``model`` on ``gpu`` over a two-request trace, less its
+    policy; and the one line it refuses it with (one fixed replica)."""
     workload = tmp_path / "w.yaml"
     workload.write_text(
-        "name: big\ntask: infer\nmodel: {preset: llama-13b}\ninputs: {batch_size: 1, seq_len: 512}\n"
-        "precision: bf16\nserving: {requests_per_s: 1, prompt_tokens: 256, output_tokens: 64}\n"
+        f"name: big\ntask: infer\nmodel: {{preset: {model}}}\ninputs: {{batch_size: 1, seq_len: 512}}\n"
+        f"precision: {precision}\nserving: {{requests_per_s: 1, prompt_tokens: 256, output_tokens: 64}}\n"
     )
     trace = tmp_path / "t.csv"
     trace.write_text("timestamp,prompt_tokens,output_tokens\n0,256,64\n1,256,64\n")
-    res = runner.invoke(
-        app,
-        [
-            "simulate",
-            "autoscale",
-            str(workload),
-            "--gpu",
-            "L4",
-            "--trace",
-            str(trace),
-            "--policy",
-            "fixed:replicas=1",
-        ],
-    )
+    base = ["simulate", "autoscale", str(workload), "--gpu", gpu, "--trace", str(trace)]
+    res = runner.invoke(app, [*base, "--policy", "fixed:replicas=1"])
     assert res.exit_code == 1
-    said = str(res.exception)
+    return base, str(res.exception)
+
+
+def test_a_replica_the_weights_fill_says_to_split_it_not_to_drop_requests(tmp_path: Path) -> None:
+    # a 72B service on one A100 had been told "requests that need more KV cache than one replica holds
+    # (0 tokens): 259,962 … or leave them out of the trace": every request, and no split named
+    base, said = _weights_filled(tmp_path, "llama-13b", "bf16", "L4")
     assert said.startswith(
         "trace t: one L4 replica has no room for a KV cache (the model's weights fill its memory)"
     )
-    assert "tensor_parallel: N" in said and "leave them out" not in said
+    # the refusal names the option and the fewest GPUs that hold a request: 26 GB of weights, 24 GB L4s
+    assert "split each replica over 2 GPUs" in said and "(--tensor-parallel 2," in said
+    assert "leave them out" not in said
+    split = runner.invoke(app, [*base, "--policy", "fixed:replicas=1", "--tensor-parallel", "2"])
+    assert split.exit_code == 0, split.output
+    zh = subprocess.run(
+        [sys.executable, "-m", "gpuplan", "--lang", "zh", *base, "--policy", "fixed:replicas=1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert zh.returncode == 1
+    assert "请把每个副本拆到 2 块 GPU 上" in zh.stderr and "--tensor-parallel 2" in zh.stderr, zh.stderr
+
+
+def test_a_replica_no_split_makes_room_in_is_told_a_bigger_gpu_not_more_gpus(tmp_path: Path) -> None:
+    # 140 GB of a 70B model's weights on 16 GB T4s: 17.5 GB a GPU even over eight of them, where the
+    # refusal had said "split each replica over more GPUs"
+    _, said = _weights_filled(tmp_path, "llama-70b", "fp16-master", "T4")
+    assert said.endswith(
+        "nor could they split over 8 GPUs (--tensor-parallel 8, the widest even split in one instance): "
+        "use a bigger GPU"
+    ), said
 
 
 def test_a_burst_that_spans_no_time_is_billed_for_the_work_it_takes(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from gpuplan.documents import (
     MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    PRICE_CHANGES_SCHEMA_VERSION,
     REFRESH_SCHEMA_VERSION,
     SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
@@ -66,6 +67,7 @@ def test_each_document_declares_its_schema_version() -> None:
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
         "serve-budget": BUDGET_SCHEMA_VERSION,
         "serve-job": JOB_SCHEMA_VERSION,
+        "serve-price-changes": PRICE_CHANGES_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

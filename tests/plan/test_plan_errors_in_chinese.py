@@ -4,6 +4,7 @@ values it refuses."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -99,7 +100,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "100.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
         "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
         "--gpu A100-SXM4-40GB` shows which changes make it fit, each with its memory and step time",
-        "没有剩下可选的方案：被排除的候选有 放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "没有剩下可选的方案；被排除的候选：放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
         "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
         "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A100-SXM4-40GB` "
         "会列出能让它放下的改动，以及每项改动的显存和单步用时",
@@ -120,7 +121,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "least 30.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
         "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
         "--gpu A10G` shows which changes make it fit, each with its memory and step time",
-        "没有剩下可选的方案：被排除的候选有 GPU 不在所选之列 1,600 个、放不下 8 个"
+        "没有剩下可选的方案；被排除的候选：GPU 不在所选之列 1,600 个、放不下 8 个"
         "（每块 GPU 的显存峰值至少 30.0 GiB）；"
         "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
         "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A10G` "
@@ -133,8 +134,14 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         ),
         "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
         "100.0 GiB); for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target",
-        "没有剩下可选的方案：被排除的候选有 放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "没有剩下可选的方案；被排除的候选：放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
         "对于在线服务：请换更大的 GPU、增加 GPU、降低请求速率或放宽 p95 目标",
+    ),
+    (
+        "a GPU filter that leaves none",
+        lambda: _plan([offer()], Constraints(gpus=("H100-SXM5-80GB",))),
+        "no option is left: the GPU filter (H100-SXM5-80GB) left none; candidates excluded by gpu 8",
+        "没有剩下可选的方案：GPU 筛选（H100-SXM5-80GB）之后一个不剩；被排除的候选：GPU 不在所选之列 8 个",
     ),
     (
         "an empty catalog",
@@ -148,7 +155,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         # no count of instances runs it: not "allow more GPUs"
         "no option is left: candidates excluded by model_parallel_split 8; tensor_parallel 16 is more "
         "GPUs than any instance in the catalog joins (8): use at most 8",
-        "没有剩下可选的方案：被排除的候选有 模型并行切分不符 8 个；tensor_parallel 16 超过了目录中任何一台"
+        "没有剩下可选的方案；被排除的候选：模型并行切分不符 8 个；tensor_parallel 16 超过了目录中任何一台"
         "实例所连接的 GPU 数（8）：请最多用 8",
     ),
     (
@@ -156,7 +163,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         lambda: _plan([offer(price_usd=None)], Constraints()),
         "no option is left: candidates excluded by unpriced 8; add a price with `gpuplan catalog` "
         "or widen providers/regions",
-        "没有剩下可选的方案：被排除的候选有 无报价 8 个；"
+        "没有剩下可选的方案；被排除的候选：无报价 8 个；"
         "请用 `gpuplan catalog` 添加价格，或放宽 providers/regions 的限制",
     ),
     (
@@ -233,3 +240,22 @@ def test_the_english_line_is_the_errors_own_text() -> None:
 
 def test_a_bad_duration_keeps_the_parsers_own_words_after_the_translated_field_name() -> None:
     assert _line(lambda: parse_duration_h("1x"), "zh").startswith("截止时间（deadline）：")
+
+
+#: An ASCII space between two Chinese characters (or a Chinese mark and a character): where the
+#: English puts a space between words, Chinese puts none ("被排除的候选有 放不下" had been written).
+_SPACED_CHINESE = re.compile(
+    r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] [\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+)
+
+
+_NONE_LEFT = [c for c in CASES if c[2].startswith("no option is left")]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in _NONE_LEFT], ids=[c[0] for c in _NONE_LEFT])
+def test_the_excluded_candidates_read_without_spaces_between_chinese_words(
+    call: Callable[[], object],
+) -> None:
+    zh = _line(call, "zh")
+    assert "被排除的候选：" in zh
+    assert not _SPACED_CHINESE.search(zh), zh

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from dashboard_helpers import dashboard, open_page
+from serve_helpers import bert_workload
 
 MONTH = "2031-05"
 
@@ -94,6 +95,37 @@ def test_a_budget_in_yuan_is_shown_in_yuan_on_the_team_page(
         assert page.inner_text("#budgetcard .planned") == "¥0.00"
         assert page.inner_text("#budgetcard .remaining") == "¥50,000.00"
         assert "¥8,000.00" in page.inner_text("#teams") and "$" not in page.inner_text("#teams")
+        # The price changes beside it were in dollars only: in yuan too, then as the budget counts the
+        # plan (at the rate it was priced at), today's at the catalog's newest rate, named and dated.
+        planner = {"Authorization": "Bearer " + tokens["plan"]}
+        r = httpx.post(
+            f"{base}/api/v1/workloads", json={"name": "embed", "workload": bert_workload()}, headers=planner
+        )
+        assert r.status_code == 201, r.text
+        r = httpx.post(
+            f"{base}/api/v1/plans", json={"name": "embed", "month": month}, headers=planner, timeout=120
+        )
+        assert r.status_code == 201, r.text
+        counted = next(p for p in httpx.get(f"{base}/api/v1/budget/{month}", headers=admin).json()["plans"])
+        doc = httpx.get(f"{base}/api/v1/price-changes", headers=admin, timeout=120).json()
+        [change] = [c for c in doc["plans"] if c["plan_id"] == counted["id"]]
+        rate = doc["exchange_rate"]
+        assert change["then_cny"] == round(counted["month_cost_cny"] / counted["runs_per_month"], 2)
+        assert change["now_cny"] == round(change["now_usd"] * rate["units_per_usd"], 2)
+        page.dispatch_event("input[name=month]", "change")  # the budget's plans again, then today's prices
+        page.wait_for_selector("#plans td:text('embed')", timeout=60_000)
+        page.click("#changes")
+        page.wait_for_selector("#changestable tbody tr", timeout=60_000)
+        row = page.locator("#changestable tbody tr", has_text="embed").first.locator("td").all_inner_texts()
+        assert row[4] == f"¥{change['then_cny']:,.2f}" and row[6] == f"¥{change['now_cny']:,.2f}", row
+        assert f"¥{change['best_now_cny']:,.2f}" in row[8], row
+        assert "$" not in page.inner_text("#changestable tbody")
+        said = page.inner_text("#changesrate")
+        assert (
+            f"1 USD = {rate['units_per_usd']:.4f} CNY" in said
+            and rate["as_of"] in said
+            and rate["source"] in said
+        )
         assert not errors, errors
     finally:
         page.close()

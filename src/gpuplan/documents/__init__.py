@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
     from gpuplan.documents.serve import (
         BUDGET_SCHEMA_VERSION,
         JOB_SCHEMA_VERSION,
+        PRICE_CHANGES_SCHEMA_VERSION,
         SERVE_SCHEMA_VERSION,
         AuditDocument,
         BudgetDocument,
@@ -108,6 +109,7 @@ __all__ = [
     "MEASURE_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
+    "PRICE_CHANGES_SCHEMA_VERSION",
     "REFRESH_SCHEMA_VERSION",
     "SERVE_SCHEMA_VERSION",
     "SHARE_SCHEMA_VERSION",
@@ -208,6 +210,7 @@ _WHERE: dict[str, str] = {
     "SERVE_SCHEMA_VERSION": "serve",
     "BUDGET_SCHEMA_VERSION": "serve",
     "JOB_SCHEMA_VERSION": "serve",
+    "PRICE_CHANGES_SCHEMA_VERSION": "serve",
     "AuditDocument": "serve",
     "BudgetDocument": "serve",
     "CountriesDocument": "serve",

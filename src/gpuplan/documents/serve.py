@@ -15,6 +15,7 @@ from gpuplan.documents.base import Document, ExchangeRateDoc
 __all__ = [
     "BUDGET_SCHEMA_VERSION",
     "JOB_SCHEMA_VERSION",
+    "PRICE_CHANGES_SCHEMA_VERSION",
     "SERVE_SCHEMA_VERSION",
     "AuditDocument",
     "AuditItem",
@@ -36,7 +37,8 @@ __all__ = [
     "WorkloadsDocument",
 ]
 
-#: The schema version of the service's documents but the budget's and the job's, which have their own.
+#: The schema version of the service's documents but the budget's, the job's and the price
+#: changes', which have their own.
 SERVE_SCHEMA_VERSION = 1
 #: The budget document's schema version. 2: a budget is compared in the currency it was given in
 #: (``currency``): ``used_pct`` and the notes count in yuan for a budget given in yuan; ``planned_usd``
@@ -49,6 +51,10 @@ BUDGET_SCHEMA_VERSION = 2
 #: (``error`` saying who cancelled it), no longer ``failed``; ``failed`` is a job that could not
 #: finish (refused, past its time limit, its process stopped).
 JOB_SCHEMA_VERSION = 2
+#: The price changes document's schema version. 2: each plan's figures in yuan too, for a team that
+#: budgets in yuan (``then_cny`` at the rate the plan was priced at, ``then_usd_per_cny``;
+#: ``now_cny``, ``best_now_cny`` at ``exchange_rate``, the catalog's newest; ``change_cny_pct``).
+PRICE_CHANGES_SCHEMA_VERSION = 2
 
 
 #: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
@@ -323,12 +329,28 @@ class PriceChangeItem(Document):
     """Today's recommended option for the same workload version and constraints."""
     best_now: str | None
     note: str | None
+    then_cny: float | None = None
+    """``then_usd`` in yuan as a yuan budget counts the plan: at the CNY rate the plan was priced at
+    (``then_usd_per_cny``), which gives prices kept in yuan back as they were; None: its cost or
+    every rate unknown."""
+    then_usd_per_cny: float | None = None
+    """The rate ``then_cny`` is at: the plan's own, else the document's ``exchange_rate``."""
+    now_cny: float | None = None
+    """``now_usd`` in yuan at the document's ``exchange_rate`` (today's price at today's rate)."""
+    change_cny_pct: float | None = None
+    """(now_cny − then_cny) / then_cny × 100: the change a yuan budget sees, the rate's move
+    included; positive = dearer."""
+    best_now_cny: float | None = None
+    """``best_now_usd`` in yuan at the document's ``exchange_rate``."""
 
 
 class PriceChangesDocument(Document):
-    schema_version: int = SERVE_SCHEMA_VERSION
+    schema_version: int = PRICE_CHANGES_SCHEMA_VERSION
+    """:data:`PRICE_CHANGES_SCHEMA_VERSION`."""
     checked_at: str
     plans: list[PriceChangeItem]
+    exchange_rate: ExchangeRateDoc | None = None
+    """The catalog's newest CNY rate, today's yuan figures are at; None: the catalog has none."""
 
 
 class DiscountItem(Document):

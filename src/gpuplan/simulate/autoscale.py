@@ -592,35 +592,60 @@ def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
     cap = replica.step.kv_capacity_tokens
     need = trace.prompt_tokens.astype(np.int64) + trace.output_tokens.astype(np.int64)
     over = np.flatnonzero(need > cap)
-    if len(over) and cap <= 0:
+    if not len(over):
+        return
+    wider = replica.room_at_tensor_parallel
+    if cap <= 0:
         # no request fits: the weights fill the replica. Leaving requests out cannot help; a wider
         # split can (the plan chooses one for a workload that states none; simulate takes the stated)
         raise InputError.worded(
             N_(
                 "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
+                "its memory), so none of its {n:,} requests can run; split each replica over {tp} GPUs, "
+                "the fewest that hold its longest request (--tensor-parallel {tp}, or tensor_parallel: "
+                "{tp} in the workload), or use a bigger GPU"
+            )
+            if wider is not None
+            else N_(
+                "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
+                "its memory), so none of its {n:,} requests can run, nor could they split over {most} "
+                "GPUs (--tensor-parallel {most}, the widest even split in one instance): use a bigger GPU"
+            )
+            if replica.splits_tried
+            else N_(
+                "trace {name}: one {gpu} replica has no room for a KV cache (the model's weights fill "
                 "its memory), so none of its {n:,} requests can run; split each replica over more GPUs "
-                "(tensor_parallel: N in the workload — `gpuplan plan` says the split it chose) or use a "
-                "bigger GPU"
+                "(--tensor-parallel N, or tensor_parallel: N in the workload; `gpuplan plan` says the "
+                "split it chose) or use a bigger GPU"
             ),
             name=trace.name,
             gpu=replica.gpu,
             n=len(need),
+            tp=wider,
+            most=max(replica.splits_tried, default=None),
         )
-    if len(over):
-        first = int(over[0])
-        raise InputError.worded(
-            N_(
-                "trace {name}: requests that need more KV cache than one {gpu} replica holds ({cap:,} "
-                "tokens): {n:,}, the first at {at:,.3f} s with {tokens:,} tokens; serve them with "
-                "tensor parallel or a bigger GPU, or leave them out of the trace"
-            ),
-            name=trace.name,
-            n=len(over),
-            gpu=replica.gpu,
-            cap=cap,
-            at=float(trace.arrival_s[first]),
-            tokens=int(need[first]),
+    first = int(over[0])
+    raise InputError.worded(
+        N_(
+            "trace {name}: requests that need more KV cache than one {gpu} replica holds ({cap:,} "
+            "tokens): {n:,}, the first at {at:,.3f} s with {tokens:,} tokens; serve them split over "
+            "{tp} GPUs (--tensor-parallel {tp}, or tensor_parallel: {tp} in the workload) or on a "
+            "bigger GPU, or leave them out of the trace"
         )
+        if wider is not None
+        else N_(
+            "trace {name}: requests that need more KV cache than one {gpu} replica holds ({cap:,} "
+            "tokens): {n:,}, the first at {at:,.3f} s with {tokens:,} tokens; serve them with "
+            "tensor parallel or a bigger GPU, or leave them out of the trace"
+        ),
+        name=trace.name,
+        n=len(over),
+        gpu=replica.gpu,
+        cap=cap,
+        at=float(trace.arrival_s[first]),
+        tokens=int(need[first]),
+        tp=wider,
+    )
 
 
 def check_window(name: str, duration_s: float, policies: Sequence[Policy]) -> None:

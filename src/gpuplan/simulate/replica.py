@@ -98,6 +98,13 @@ class ReplicaModel:
     time_share: float = 1.0
     """The share of the GPU's time the replica runs (``perf.inference.time_slice_share``): every
     time it reports is its own work's over this (1: a GPU to itself)."""
+    room_at_tensor_parallel: int | None = None
+    """Where the weights leave no KV cache for the longest request: the fewest GPUs a replica split
+    over them holds it at (:func:`estimator_replica`); None: it fits, no split tried holds it
+    (:attr:`splits_tried`), or none was sought (given figures, replicas time-sharing a GPU)."""
+    splits_tried: tuple[int, ...] = ()
+    """The wider splits sized in seeking :attr:`room_at_tensor_parallel` (the even ones up to
+    eight GPUs); (): none sought."""
 
     @property
     def running_context_tokens(self) -> float:
@@ -498,6 +505,42 @@ def estimator_replica(
     output tokens (a trace's, or one request of the workload's lengths), and the bytes of weights it
     loads at a cold start (all its tensor-parallel GPUs together). The command line, the service and
     ``deploy``'s autoscaler all build their replica here."""
+    tp = stack.tensor_parallel
+    step, engine, link = _step(prof, g, stack)
+    replica = replica_from_step(
+        step,
+        engine,
+        mean_prompt_tokens=float(np.mean(prompt_tokens)),
+        mean_output_tokens=float(np.mean(output_tokens)),
+        link=link if tp > 1 else None,
+        replicas_per_gpu=stack.replicas_per_gpu,
+        context_tokens=running_context(prompt_tokens, output_tokens),
+    )
+    longest = int(np.max(prompt_tokens.astype(np.int64) + output_tokens.astype(np.int64)))
+    if step.kv_capacity_tokens < longest and stack.replicas_per_gpu == 1:
+        tried = _wider_splits(prof, stack)
+        room = next((d for d in tried if _holds(prof, g, replace(stack, tensor_parallel=d), longest)), None)
+        replica = replace(replica, room_at_tensor_parallel=room, splits_tried=tried)
+    return replica, step.weights_bytes * tp
+
+
+def _wider_splits(prof: Profile, stack: ServingStack) -> tuple[int, ...]:
+    """The even tensor-parallel splits of ``prof`` wider than ``stack``'s."""
+    from gpuplan.perf.stages.layout import tensor_parallel_degrees
+
+    return tuple(d for d in tensor_parallel_degrees(prof) if d > stack.tensor_parallel)
+
+
+def _holds(prof: Profile, g: GPU, stack: ServingStack, longest: int) -> bool:
+    """Whether a replica of ``stack`` holds a request of ``longest`` tokens in its KV cache, its
+    memory sized as the replica's (on no named instance: its GPUs' link does not change what they
+    hold)."""
+    return _step(prof, g, replace(stack, network=None))[0].kv_capacity_tokens >= longest
+
+
+def _step(prof: Profile, g: GPU, stack: ServingStack) -> tuple[StepModel, EngineSettings, Link]:
+    """The estimator's iteration model of one replica of ``stack`` on ``g``, the engine it runs and
+    the link its tensor-parallel ranks talk over."""
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.perf.links import bounded
@@ -540,13 +583,4 @@ def estimator_replica(
         replicas_per_gpu=stack.replicas_per_gpu,
         scheduler=engine,
     )
-    replica = replica_from_step(
-        step,
-        engine,
-        mean_prompt_tokens=float(np.mean(prompt_tokens)),
-        mean_output_tokens=float(np.mean(output_tokens)),
-        link=link if tp > 1 else None,
-        replicas_per_gpu=stack.replicas_per_gpu,
-        context_tokens=running_context(prompt_tokens, output_tokens),
-    )
-    return replica, step.weights_bytes * tp
+    return step, engine, link

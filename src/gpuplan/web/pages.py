@@ -92,6 +92,10 @@ _SCRIPT_WORDS = (
     N_("no map: this server has no time zone table to place countries"),
     N_("plans whose cost is unknown are not counted"),
     N_("Exchange rate"),
+    N_(
+        "Cost now and today's best are at this rate; cost then at the rate each plan was priced at, as "
+        "the budget counts it."
+    ),
     N_("Give the month's budget as a number, 0 or more (in yuan: more than 0)."),
     N_("Policy"),
     N_("Cost"),

@@ -552,9 +552,14 @@ def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
     """The month's cost of ``plan`` in yuan: its US dollars at the CNY rate the plan was priced at
     (prices kept in yuan were converted to dollars at it, so this is their yuan as they were); at
     ``rate`` (the catalog's newest) for a plan that recorded none. None: cost unknown, or no rate."""
-    usd = plan.month_cost_usd
-    per = plan.usd_per_cny or (rate.usd_per_unit if rate is not None else None)
+    usd, per = plan.month_cost_usd, _plan_usd_per_cny(plan, rate)
     return None if usd is None or per is None else usd / per
+
+
+def _plan_usd_per_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
+    """The US dollars per yuan ``plan``'s yuan are counted at (:func:`plan_cost_cny`): the rate it
+    was priced at, else ``rate``'s; None: neither."""
+    return plan.usd_per_cny or (rate.usd_per_unit if rate is not None else None)
 
 
 def _spend(
@@ -641,7 +646,11 @@ def _same_option(option: dict[str, Any], candidates: list[dict[str, Any]]) -> di
 
 
 def _change(
-    p: SavedPlan, store: Store, scratch: Path, plan: Callable[[PlanRequest, Workload], dict[str, Any]]
+    p: SavedPlan,
+    store: Store,
+    scratch: Path,
+    plan: Callable[[PlanRequest, Workload], dict[str, Any]],
+    rate: ExchangeRate | None,
 ) -> dict[str, Any]:
     from gpuplan.errors import GpuplanError
     from gpuplan.i18n.error_text import error_text
@@ -698,7 +707,30 @@ def _change(
     then_usd, now_usd = item["then_usd"], item["now_usd"]
     if then_usd and now_usd is not None:
         item["change_pct"] = round((now_usd - then_usd) / then_usd * 100, 2)
-    return item
+    return {**item, **_change_cny(p, item, rate)}
+
+
+def _change_cny(p: SavedPlan, item: dict[str, Any], rate: ExchangeRate | None) -> dict[str, Any]:
+    """A price change in yuan, for a team that budgets in yuan: the cost then as its budget counts
+    it (its dollars at the rate the plan was priced at, :func:`plan_cost_cny`), today's costs at
+    ``rate`` (the catalog's newest, the document's ``exchange_rate``), and the change between them
+    (the rate's move included: what the yuan budget sees). None where a figure or rate is unknown."""
+    per_then = _plan_usd_per_cny(p, rate)
+    now = rate.usd_per_unit if rate is not None else None
+
+    def yuan(usd: float | None, per: float | None) -> float | None:
+        return None if usd is None or per is None else round(usd / per, 2)
+
+    then_cny, now_cny = yuan(item["then_usd"], per_then), yuan(item["now_usd"], now)
+    return {
+        "then_cny": then_cny,
+        "then_usd_per_cny": per_then,
+        "now_cny": now_cny,
+        "change_cny_pct": (
+            round((now_cny - then_cny) / then_cny * 100, 2) if then_cny and now_cny is not None else None
+        ),
+        "best_now_cny": yuan(item["best_now_usd"], now),
+    }
 
 
 def price_changes(
@@ -717,8 +749,15 @@ def price_changes(
         found: dict[str, Any] = json.loads(text)
         return found
 
+    from gpuplan.report.offers_json import rate_fields
+
     plans = [p for p in TeamStore(store.engine).plans() if p.status == "planned"][:limit]
-    return {"checked_at": now_iso(), "plans": [_change(p, store, scratch, plan) for p in plans]}
+    rate = store.find_exchange_rate("CNY")
+    return {
+        "checked_at": now_iso(),
+        "plans": [_change(p, store, scratch, plan, rate) for p in plans],
+        "exchange_rate": rate_fields(rate),
+    }
 
 
 def this_month() -> str:
