@@ -410,8 +410,8 @@ def offers_view(listing: OfferListing) -> RenderableType:
     if any(v.floor is not None for v in listing.views):
         notes.append(
             _(
-                "An undated spot price below its region's dated one is shown, and ranked, at that one, "
-                "as plans cost it; its notes give the listed figure."
+                "A spot price undated or older than the limit, below a dated one it is held to, is shown, "
+                "and ranked, at that one, as plans cost it; its notes give the listed figure."
             )
         )
     if listing.hidden_costed:
