@@ -551,7 +551,12 @@ def test_an_undated_spot_price_of_ones_own_is_still_held_to_the_regions_dated_on
             for o in _offers(db_path, "--provider", "aws", "--pricing", "spot", "--gpu", "L4")
             if (o["instance_type"], o["zone"]) == ("g6f.large", "eun1-az1")
         ]
-        return o["price_usd_per_hour"], o["costed_usd_per_hour"]
+        floor = o["floor"]
+        return (
+            (floor["best_case_usd_per_hour"], o["price_usd_per_hour"])
+            if floor
+            else (o["price_usd_per_hour"], None)
+        )
 
     price, floor = costed()
     assert floor is not None and floor > price  # type: ignore[operator]

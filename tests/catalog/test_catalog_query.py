@@ -158,8 +158,9 @@ def test_offers_pick_and_sort_an_undated_spot_price_at_what_plans_cost_it(store:
     ranked = [v.ranked_per_hour for v in every.views if v.ranked_per_hour is not None]
     assert ranked == sorted(ranked)
     item = next(i for i, v in zip(offer_items(every), every.views, strict=True) if v is south)
-    assert item["costed_usd_per_hour"] == pytest.approx(34.863437)
-    assert "average" in item["costed_basis"] and item["price_usd_per_hour"] == pytest.approx(6.836)
+    assert item["price_usd_per_hour"] == pytest.approx(34.863437)
+    assert item["floor"]["basis"] == "region-average" and "average" in item["floor"]["what"]
+    assert item["floor"]["best_case_usd_per_hour"] == pytest.approx(6.836)
 
 
 def test_max_price_says_what_it_left_out_at_its_costed_price(store: Store) -> None:

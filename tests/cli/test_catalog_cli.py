@@ -41,7 +41,7 @@ def db(seeded: Path, tmp_path: Path) -> str:
 
 def _offers(stdout: str) -> list[dict[str, Any]]:
     doc = json.loads(stdout)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     items: list[dict[str, Any]] = doc["offers"]
     return items
 
@@ -299,6 +299,53 @@ def test_catalog_import_reports_lines(db: str) -> None:
     assert "repeats" not in out, out
 
 
+def test_offers_json_carries_the_floored_price_plans_cost_and_the_listed_one_beside(
+    db: str, tmp_path: Path
+) -> None:
+    # was: an undated (or stale) spot price below a dated one was in the price_ fields at its own
+    # figure, which a script reading the JSON took, while the table and plans used the dated one
+    from datetime import date, timedelta
+
+    fresh_day = (date.today() - timedelta(days=10)).isoformat()
+    prices = tmp_path / "prices.csv"
+    prices.write_text(
+        "provider,region,zone,instance_type,gpu,gpu_count,vcpus,memory_gib,pricing,price,currency,unit,"
+        "as_of,source\n"
+        "gcp,us-central1,,test-a100-stale,A100-SXM4-80GB,8,96,1360,spot,4.0,USD,hour,2025-01-10,console\n"
+        f"gcp,us-east1,,test-a100-fresh,A100-SXM4-80GB,8,96,1360,spot,11.0,USD,hour,{fresh_day},console\n",
+        encoding="utf-8",
+    )
+    imported = runner.invoke(app, ["--db", db, "catalog", "import", str(prices), "--format", "gpuplan"])
+    assert imported.exit_code == 0, imported.output
+    args = ["--db", db, "offers", "--gpu", "A100-SXM4-80GB", "--pricing", "spot", "--all-regions"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    items = _offers(result.stdout)
+    by_type = {(o["provider"], o["instance_type"], o["region"]): o for o in items}
+    # a dated price older than the limit, below a fresh one of its GPU: costed at the fresh one
+    stale = by_type["gcp", "test-a100-stale", "us-central1"]
+    assert stale["price_usd_per_hour"] == pytest.approx(11.0)
+    assert stale["price_usd_per_gpu_hour"] == pytest.approx(11.0 / 8)
+    assert stale["price_cny_per_hour"] > stale["floor"]["best_case_cny_per_hour"]
+    assert {k: stale["floor"][k] for k in ("held", "basis", "region", "as_of", "staleness")} == {
+        "held": "stale",
+        "basis": "gpu-catalog",
+        "region": "gcp/us-east1",
+        "as_of": fresh_day,
+        "staleness": "fresh",
+    }
+    assert stale["floor"]["best_case_usd_per_hour"] == pytest.approx(4.0) and stale["as_of"] == "2025-01-10"
+    assert by_type["gcp", "test-a100-fresh", "us-east1"]["floor"] is None  # a fresh price is its own
+    # the shipped Azure A100 80GB spot price, undated ($0.45/GPU-h): the dated floor of its GPU
+    azure = by_type["azure", "Standard_ND96amsr_A100_v4", "eastus"]
+    assert azure["floor"]["held"] == "undated" and azure["floor"]["basis"] in ("gpu-region", "gpu-catalog")
+    assert azure["floor"]["best_case_usd_per_gpu_hour"] < 0.5 < azure["price_usd_per_gpu_hour"]
+    # the table prints the same figure: $11.00/h for the stale row
+    table = runner.invoke(app, args, env={"COLUMNS": "250"})
+    [line] = [x for x in table.stdout.splitlines() if "test-a100-stale" in x]
+    assert "$11.00" in line and "$4.00" not in line
+
+
 def test_catalog_import_wrong_header_is_an_error(db: str) -> None:
     result = runner.invoke(
         app,
@@ -326,11 +373,11 @@ def test_catalog_export_csv_and_json(db: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["--db", db, "catalog", "export", "--format", "json", "--out", str(out)])
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
-    assert doc["schema_version"] == 2 and len(doc["offers"]) == len(rows)
-    # what plans cost each price at, as `offers --json` says it (the export left it null)
-    costed = [o for o in doc["offers"] if o["costed_usd_per_hour"] is not None]
-    assert costed and all(o["pricing"] == "spot" and o["costed_basis"] for o in costed)
-    assert all(o["costed_usd_per_hour"] > o["price_usd_per_hour"] for o in costed)
+    assert doc["schema_version"] == 3 and len(doc["offers"]) == len(rows)
+    # what plans cost each price at, as `offers --json` says it (the export left it out)
+    costed = [o for o in doc["offers"] if o["floor"] is not None]
+    assert costed and all(o["pricing"] == "spot" and o["floor"]["what"] for o in costed)
+    assert all(o["price_usd_per_hour"] > o["floor"]["best_case_usd_per_hour"] for o in costed)
 
 
 def test_catalog_export_csv_states_the_rate_of_each_converted_price(db: str) -> None:
@@ -475,7 +522,7 @@ def test_offers_json_in_pieces_is_the_document_in_one_piece(db: str) -> None:
     ]:
         part = replace(listing, views=views)
         whole = {
-            "schema_version": 2,
+            "schema_version": 3,
             "display_currency": part.currency,
             "exchange_rate": rate_fields(part.cny_rate),
             "offers": offer_items(part),

@@ -193,6 +193,43 @@ def test_floored_spot_prices_are_said_by_the_dated_price_they_were_held_to(store
     )
 
 
+def test_a_stale_spot_price_held_to_a_fresh_one_is_said_stale_not_undated(store: Store) -> None:
+    # a dated spot price older than the limit, below a fresh dated one of its GPU, is costed at the
+    # fresh one; the note and the price's flag had called it "of unknown age" / "undated"
+    from dataclasses import replace
+    from datetime import timedelta
+
+    usage = _usage(providers=["aws"], regions=["af-south-1"], pricing=["spot"])
+    row = next(
+        p
+        for p in store.offers(provider="aws", region="af-south-1", pricing="spot", gpu="T4")
+        if p.gpu_count == 1 and p.priced_on is not None
+    )
+    assert row.priced_on is not None and row.price_usd_per_gpu_hour is not None
+    fresh_day = (row.priced_on - timedelta(days=5)).isoformat()
+    floor = {
+        "usd_per_gpu_hour": 9.0,
+        "as_of": fresh_day,
+        "basis": "gpu-catalog",
+        "region": "aws/x",
+        "source": "t",
+    }
+    stale = replace(
+        row,
+        as_of="2025-01-10",
+        as_of_precision="day",
+        staleness="stale",
+        stale=True,
+        term={"gpu_spot_floor": floor},
+    )
+    [offer], notes = priced_offers([stale], usage, ["T4"])  # type: ignore[arg-type]
+    assert offer.usd_per_unit_hour == pytest.approx(9.0) and offer.own_stale_as_of == "2025-01-10"
+    assert [n for n in notes if n.startswith("costed ")] == [
+        "costed 1 spot price(s) older than the limit at the lowest dated spot price per GPU-hour of the same "
+        "GPU in the catalog (aws/x; none dated in the offer's own region) (each was below it): af-south-1 (1)"
+    ]
+
+
 def _country(offer: object) -> str:
     from gpuplan.plan.region_countries import region_country
 

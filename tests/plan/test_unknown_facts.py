@@ -314,6 +314,24 @@ def test_of_zones_alike_at_the_dated_floor_the_one_whose_own_price_is_lowest_is_
     assert facts["price_date"].costed and "undated $2.70/h" in facts["price_date"].assumed
 
 
+def test_a_stale_spot_price_held_to_a_fresh_one_is_said_stale_with_its_date_not_undated() -> None:
+    # A dated spot price older than the limit, below a fresh dated one of its GPU, is costed at the
+    # fresh one (OfferPrice.spot_age_held); the notes name its own date and why it is not used.
+    fresh = {"as_of": "2026-11-20", "staleness": "fresh", "stale": False, "pricing": "spot"}
+    row = offer(instance_type="a2", price_usd=11.0, price_usd_best=4.0, floor_as_of="2026-11-20",
+                floor_basis="gpu-catalog", floor_region="aws/us-east-1", floor_source="test rows",
+                own_stale_as_of="2025-01-10", **fresh)  # type: ignore[arg-type]  # fmt: skip
+    plan = _plan([row], JobFacts(), [_costs("us-east-1")])
+    [option] = [o for o in plan.options if o.instance_type == "a2"]
+    facts = {u.fact: u for u in option.unknown_facts}
+    said = facts["price_date"].assumed
+    assert facts["price_date"].costed and said.startswith("$4.00/h of 2025-01-10, older than 180 days, below")
+    assert "undated" not in said and "$11.00/h of 2026-11-20" in said
+    assert option.price_source.endswith(
+        "the offer's own $4.00/h is of 2025-01-10, older than the limit (test)"
+    )
+
+
 def test_an_option_likely_to_miss_the_deadline_ranks_after_those_that_meet_it() -> None:
     # The README's own plan had ranked first a spot V100 of 40.7 h with a 38 % chance to miss its
     # 2-day deadline, $0.71 below a 10.4-h option with none. Here: a T4 at 40 h (its range to 48 h)

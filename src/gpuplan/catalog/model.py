@@ -83,7 +83,7 @@ class FloorBasis(Enum):
 
 @dataclass(frozen=True, kw_only=True)
 class DatedFloor:
-    """The dated spot price an undated one undercuts: what the undated one is costed at."""
+    """The dated spot price an undated (or stale) one undercuts: what that one is costed at."""
 
     usd_per_hour: float
     """Per instance-hour, after the user's discount."""
@@ -97,6 +97,9 @@ class DatedFloor:
     """Its age on the day the catalog was opened (None: that day not known)."""
     staleness: str = "unknown"
     """``fresh`` or ``stale`` against the catalog's limit, as an offer's own price's."""
+    held: str = "undated"
+    """Why the offer's own price is held to it (:meth:`OfferPrice.spot_age_held`): ``undated`` or
+    ``stale`` (dated, older than the limit)."""
 
     def what(self) -> str:
         """The dated price, worded: "... below {what}: costed at it"."""
@@ -346,8 +349,9 @@ class OfferPrice:
         return f" [{said}]"
 
     def dated_floor_usd_per_hour(self) -> DatedFloor | None:
-        """For a spot price of unknown age (its date only bounded, or none) below a dated price it
-        is held to: the highest such dated price, in USD per hour after the user's discount — the
+        """For a spot price of unknown age (its date only bounded, or none), or dated but stale, below
+        a dated price it is held to (:meth:`spot_age_held`; a stale one to fresh ones only): the
+        highest such dated price, in USD per hour after the user's discount — the
         conservative figure for a price that undercuts the dated ones and may be a passing dip, an
         error or years old. Unknown is never the best case: the offer's own figure stays its best
         case. None otherwise.
@@ -362,16 +366,30 @@ class OfferPrice:
           dated spot price per GPU-hour of the same GPU, fresh ones first, in its region, else in
           the catalog; where the catalog has no dated spot price of the GPU at all, the instance's
           own on-demand price, the bound a spot price never exceeds."""
-        if self.pricing != "spot" or self.price_usd_per_hour is None:
-            return None
-        if self.as_of_precision not in ("bounded", None):  # dated (a day, a month, a year): a fact of its own
+        held = self.spot_age_held()
+        if held is None or self.price_usd_per_hour is None:
             return None
         above = [
             f
             for f in (self._instance_floor(), self._gpu_floor())
-            if f is not None and f.usd_per_hour > self.price_usd_per_hour
+            if f is not None
+            and f.usd_per_hour > self.price_usd_per_hour
+            and (held == "undated" or f.staleness == "fresh")  # a stale price: to fresher ones only
         ]
-        return max(above, key=lambda f: f.usd_per_hour) if above else None
+        return replace(max(above, key=lambda f: f.usd_per_hour), held=held) if above else None
+
+    def spot_age_held(self) -> str | None:
+        """Why this spot price is held to the dated spot prices above it
+        (:meth:`dated_floor_usd_per_hour`): ``undated`` (its date only bounded, or none: held to
+        every dated one) or ``stale`` (dated, but older than the catalog's staleness limit even at
+        its youngest: held to the fresh ones only — a figure the provider may have repriced since is
+        no more a fact of today than an undated one). None: a dated price not known to be stale, or
+        no spot price."""
+        if self.pricing != "spot" or self.price_usd_per_hour is None:
+            return None
+        if self.as_of_precision in ("bounded", None):
+            return "undated"
+        return "stale" if self.staleness == "stale" else None
 
     def _dated(
         self, usd_per_hour: float, day: str, basis: FloorBasis, region: str, source: object

@@ -15,6 +15,11 @@ GPU's dated spot prices:
 3. else — the catalog has no dated spot price of the GPU at all — the instance's own on-demand
    price, the bound a spot price does not exceed.
 
+A spot price that is dated but stale (older than the catalog's staleness limit, ``--stale-days``,
+even at its youngest) is held the same way to the fresh dated spot prices of its GPU only (1 and 2;
+never to the on-demand bound, nor to another old figure): a price the provider may have repriced
+since is no more today's than an undated one, and its own figure stays the best case.
+
 The floor travels in the row's ``term`` (``gpu_spot_floor``), as the instance type's floors do, so
 that ``offers``, ``plan``, ``simulate`` and ``tco`` all read it through the one method.
 """
@@ -47,13 +52,9 @@ class DatedSpot:
 
 
 def needs_gpu_floor(row: OfferPrice) -> bool:
-    """A spot price of unknown age (its date only bounded, or none), in USD, of whole GPUs."""
-    return (
-        row.pricing == "spot"
-        and row.as_of_precision in ("bounded", None)
-        and row.price_usd_per_hour is not None
-        and row.gpu_count >= 1
-    )
+    """A spot price of unknown age, or dated but stale (:meth:`OfferPrice.spot_age_held`), in USD,
+    of whole GPUs."""
+    return row.gpu_count >= 1 and row.spot_age_held() is not None
 
 
 def _observed(row: OfferPrice) -> Iterable[tuple[str, float, str, str]]:
@@ -105,17 +106,23 @@ def dated_spot_prices(
     return {gpu: tuple(by_key.values()) for gpu, by_key in found.items()}
 
 
-def _lowest(prices: Sequence[DatedSpot]) -> DatedSpot | None:
-    """The lowest of the fresh ones, else of all (a dated price, if old, is still a fact)."""
+def _lowest(prices: Sequence[DatedSpot], *, fresh_only: bool) -> DatedSpot | None:
+    """The lowest of the fresh ones, else (unless ``fresh_only``) of all: a dated price, if old, is
+    still a fact beside an undated one, but not beside another old one."""
     fresh = [p for p in prices if p.fresh]
-    pool = fresh or list(prices)
+    pool = fresh or ([] if fresh_only else list(prices))
     return min(pool, key=lambda p: p.usd_per_gpu_hour) if pool else None
 
 
 def _floor_of(
     row: OfferPrice, dated: Sequence[DatedSpot], on_demand: OfferPrice | None
 ) -> dict[str, Any] | None:
-    here = _lowest([p for p in dated if p.provider == row.provider and p.region == row.region])
+    """The GPU floor of an undated price, or of a stale one (held to fresh dated prices only, and
+    never to the on-demand bound: its own date is a fact where no fresher spot price is)."""
+    stale = row.spot_age_held() == "stale"
+    here = _lowest(
+        [p for p in dated if p.provider == row.provider and p.region == row.region], fresh_only=stale
+    )
     if here is not None:
         return {
             "usd_per_gpu_hour": here.usd_per_gpu_hour,
@@ -124,7 +131,7 @@ def _floor_of(
             "region": row.region,
             "source": here.source,
         }
-    anywhere = _lowest(dated)
+    anywhere = _lowest(dated, fresh_only=stale)
     if anywhere is not None:
         return {
             "usd_per_gpu_hour": anywhere.usd_per_gpu_hour,
@@ -133,7 +140,7 @@ def _floor_of(
             "region": f"{anywhere.provider}/{anywhere.region}",
             "source": anywhere.source,
         }
-    if on_demand is None or on_demand.price_usd_per_gpu_hour is None or not on_demand.as_of:
+    if stale or on_demand is None or on_demand.price_usd_per_gpu_hour is None or not on_demand.as_of:
         return None
     return {  # the user's on-demand discount is in this figure already
         "usd_per_gpu_hour": on_demand.price_usd_per_gpu_hour,
@@ -149,7 +156,7 @@ def with_gpu_floors(
     dated: Mapping[str, Sequence[DatedSpot]],
     on_demand: Mapping[tuple[str, str, str], OfferPrice],
 ) -> list[OfferPrice]:
-    """``rows`` with each undated spot price's GPU floor in its term (``gpu_spot_floor``).
+    """``rows`` with each undated (or stale) spot price's GPU floor in its term (``gpu_spot_floor``).
     ``on_demand``: the on-demand row of each (provider, region, instance type)."""
     out = []
     for row in rows:

@@ -105,7 +105,7 @@ def priced_offers(
         skipped[reason] = skipped.get(reason, 0) + 1
 
     # (basis, the floor's region where it is another one's) -> offer region -> spot prices held to it
-    floored: dict[tuple[FloorBasis, str], dict[str, int]] = {}
+    floored: dict[tuple[str, FloorBasis, str], dict[str, int]] = {}
 
     for p in prices:
         if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
@@ -131,12 +131,13 @@ def priced_offers(
             continue
         spot = _spot_rate(p) if p.pricing == "spot" else None
         usd_per_hour = float(p.price_usd_per_hour)
-        floor_as_of, own = "", None
+        floor_as_of, own, own_stale = "", None, ""
         if (floor := p.dated_floor_usd_per_hour()) is not None:
-            # a spot price of unknown age below every dated one: a year of work is costed at the
-            # dated floor (what the plan ranks on too), said in the notes and beside the price
+            # a spot price of unknown age (or stale) below a dated one: a year of work is costed at
+            # the dated floor (what the plan ranks on too), said in the notes and beside the price
             usd_per_hour, floor_as_of, own = floor.usd_per_hour, floor.as_of, usd_per_hour
-            key = (floor.basis, floor.region if floor.basis.names_region else "")
+            own_stale = (p.as_of or "") if floor.held == "stale" else ""
+            key = (floor.held, floor.basis, floor.region if floor.basis.names_region else "")
             regions = floored.setdefault(key, {})
             regions[p.region] = regions.get(p.region, 0) + 1
         out.append(
@@ -158,6 +159,7 @@ def priced_offers(
                 as_of=p.as_of or "",
                 floor_as_of=floor_as_of,
                 own_usd_per_unit_hour=own,
+                own_stale_as_of=own_stale,
                 vcpus=p.vcpus,
                 memory_gib=p.memory_gib,
                 interconnect=p.interconnect,
@@ -169,9 +171,16 @@ def priced_offers(
     notes = [
         _("left out {n} offer row(s): {why}").format(n=n, why=_(why)) for why, n in sorted(skipped.items())
     ]
-    for (basis, region), regions in sorted(floored.items(), key=lambda item: (item[0][0].value, item[0][1])):
+    for (held, basis, region), regions in sorted(
+        floored.items(), key=lambda item: (item[0][0], item[0][1].value, item[0][2])
+    ):
+        said = (
+            _("costed {n} spot price(s) older than the limit at {what} (each was below it): {where}")
+            if held == "stale"
+            else _("costed {n} spot price(s) of unknown age at {what} (each was below it): {where}")
+        )
         notes.append(
-            _("costed {n} spot price(s) of unknown age at {what} (each was below it): {where}").format(
+            said.format(
                 n=sum(regions.values()),
                 what=floor_what(basis, region),
                 where=item_list(f"{r} ({k})" for r, k in sorted(regions.items())),

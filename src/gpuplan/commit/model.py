@@ -103,10 +103,13 @@ class PricedOffer:
     source: str = ""
     as_of: str = ""
     floor_as_of: str = ""
-    """A spot price of unknown age costed at a dated one below it (``OfferPrice.dated_floor_usd_per_hour``):
-    that price's day; "" when the offer's own price is used."""
+    """A spot price of unknown age, or older than the staleness limit, costed at a dated one below it
+    (``OfferPrice.dated_floor_usd_per_hour``): that price's day; "" when the offer's own price is used."""
     own_usd_per_unit_hour: float | None = None
-    """With ``floor_as_of``: the offer's own, undated price (the best case), USD per instance-hour."""
+    """With ``floor_as_of``: the offer's own price (the best case), USD per instance-hour."""
+    own_stale_as_of: str = ""
+    """With ``floor_as_of``: the own price's date where it is dated but older than the limit; ""
+    where it is undated."""
     vcpus: float | None = None
     """vCPUs of one instance; None: not in the catalog."""
     memory_gib: float | None = None

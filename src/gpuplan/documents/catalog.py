@@ -21,6 +21,7 @@ __all__ = [
     "CheapestPrice",
     "GpuItem",
     "GpusDocument",
+    "OfferFloor",
     "OfferItem",
     "OffersDocument",
 ]
@@ -28,9 +29,46 @@ __all__ = [
 #: 2: money fields name their currency (``price_cny_per_hour`` replaces the display-currency
 #: ``price_per_hour``; ``price``/``currency``/``unit`` became the ``_per_month`` fields and
 #: ``published_currency``/``published_unit``); the rate is stated once per document.
-OFFERS_SCHEMA_VERSION = 2
+#: 3: the ``price_`` fields of a spot price held to a dated one (undated, or older than the
+#: staleness limit, and below it) are what plans cost it at, the dated floor, as the table shows
+#: it; ``floor`` says which dated price that is and carries the offer's own figure (its best case).
+#: It replaces ``costed_usd_per_hour`` and ``costed_basis``.
+OFFERS_SCHEMA_VERSION = 3
 #: 2: ``cheapest`` carries ``price_cny_per_gpu_hour`` and the document its ``exchange_rate``.
 GPUS_SCHEMA_VERSION = 2
+
+
+class OfferFloor(Document):
+    """The dated spot price an offer's spot price is held to, and the offer's own figure."""
+
+    held: Literal["undated", "stale"]
+    """Why the offer's own price is held to a dated one: ``undated`` (its source gives no day, only
+    bounds), or ``stale`` (dated, but older than ``stale_after_days``: held to fresh dated prices only)."""
+    basis: Literal["region-low", "region-average", "other-region", "gpu-region", "gpu-catalog", "on-demand"]
+    """Which dated price: the lowest zone of the instance type's own region on a day
+    (``region-low``), that region's average (``region-average``), the instance type's lowest in any
+    region (``other-region``), the lowest per GPU-hour of the same GPU in the offer's region
+    (``gpu-region``) or in the catalog (``gpu-catalog``), or — no dated spot price of the GPU at
+    all — the instance's own on-demand price (``on-demand``)."""
+    what: str
+    """``basis``, worded (in the language asked for)."""
+    region: str
+    """The region whose dated price it is (``provider/region`` where another provider's)."""
+    as_of: str
+    """The dated price's date."""
+    age_days: Count | None
+    """Its age on ``priced_on``, days."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Its own age against ``stale_after_days``."""
+    source: str | None
+    """Where the dated price was read (null where the catalog does not say)."""
+    best_case_usd_per_hour: float
+    """The offer's own price per instance-hour, USD (after the user's discount): its best case."""
+    best_case_usd_per_gpu_hour: float
+    best_case_cny_per_hour: float | None
+    """The offer's own price per instance-hour, CNY (the published amount where published in CNY,
+    else at ``exchange_rate``); null without a rate."""
+    best_case_cny_per_gpu_hour: float | None
 
 
 class OfferItem(Document):
@@ -58,11 +96,15 @@ class OfferItem(Document):
     """What the published amount pays for: ``hour`` or ``month``."""
     price_usd_per_hour: float | None
     """Per instance-hour, USD (a monthly price ÷ 730 h; CNY at ``exchange_rate``); after the user's
-    negotiated discount; None when unknown or not convertible (``price_reason``)."""
+    negotiated discount; None when unknown or not convertible (``price_reason``). What plans cost
+    the offer at: for a spot price held to a dated one above it (``floor``), that dated price, as
+    the table shows it (the offer's own figure is ``floor.best_case_usd_per_hour``); so are the other
+    ``price_`` fields."""
     price_usd_per_gpu_hour: float | None
     price_cny_per_hour: float | None
     """Per instance-hour, CNY: the published amount (÷ 730 h for a month) when published in CNY,
-    else ``price_usd_per_hour`` at ``exchange_rate``; None without a rate."""
+    else ``price_usd_per_hour`` at ``exchange_rate`` (a dated floor always at the rate); None
+    without a rate."""
     price_cny_per_gpu_hour: float | None
     price_usd_per_month: float | None
     """Per instance-month, USD, for a price published per month (None for hourly prices)."""
@@ -119,13 +161,11 @@ class OfferItem(Document):
     local_nvme_gb: float | None = None
     fetched_at: str | None = None
     """When ``catalog refresh`` read the price (None: from a file)."""
-    costed_usd_per_hour: float | None = None
-    """What plans cost this price at where it differs from its own figure: a spot price of unknown
-    age below the dated spot price of its region (its lowest zone, else its average; without
-    either, the lowest of its instance type anywhere) is costed at that one. The listing picks the
-    cheapest region and sorts by it. Null: the price itself."""
-    costed_basis: str | None = None
-    """Which dated price that is, worded; with its date."""
+    floor: OfferFloor | None = None
+    """For a spot price of unknown age, or older than ``stale_after_days``, below a dated spot price
+    it is held to (the higher of its instance type's and its GPU's; a stale one to fresh ones only):
+    that dated price, which the ``price_`` fields carry, and the offer's own figure. The listing
+    picks the cheapest region and sorts by it. Null: the ``price_`` fields are the offer's own."""
     regions_compared: int = Field(ge=1)
     """How many regions/zones were compared to pick this one (1 with ``--all-regions``)."""
 
@@ -133,7 +173,7 @@ class OfferItem(Document):
 class OffersDocument(Document):
     """``gpuplan offers --json``."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     display_currency: Literal["USD", "CNY"]
     """The currency the table would show (``--currency``); the fields below do not depend on it."""
     exchange_rate: ExchangeRateDoc | None

@@ -49,10 +49,10 @@ class DatedPrice(Document):
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     floor_as_of: str | None = None
-    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
-    is then the dated one); None when the offer's own price is used."""
+    """A spot price of unknown age, or older than the staleness limit, costed at a dated one below
+    it: that price's day (the figure is then the dated one); None when the offer's own price is used."""
     own_usd_per_gpu_hour: float | None = None
-    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
+    """With ``floor_as_of``: the offer's own price per GPU-hour (the best case), of ``as_of``."""
     age_days: int | None
     """The oldest the price can be on the day of the report (from the earliest day ``as_of``
     allows), days; None when undated."""

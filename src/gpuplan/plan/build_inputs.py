@@ -107,6 +107,7 @@ _COLUMNS = (
     "floor_basis",
     "floor_region",
     "floor_source",
+    "own_stale_as_of",
     "upfront",
     "network_given",
 )
@@ -128,7 +129,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
         price_usd = p.price_usd_per_hour * unit_hours if p.price_usd_per_hour is not None else None
-        price_best, floor_day, floor_basis, floor_region, floor_source = None, "", "", "", ""
+        price_best, floor_day, floor_basis, floor_region, floor_source, own_stale = None, "", "", "", "", ""
         as_of, age_days, staleness, stale = p.as_of or "", p.age_days, p.staleness or "", p.stale
         if (floor := p.dated_floor_usd_per_hour()) is not None:
             # unknown is never the best case: ranked at the dated floor, its own figure the best case;
@@ -136,6 +137,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
             price_best, price_usd = price_usd, floor.usd_per_hour * unit_hours
             floor_day, floor_basis, floor_region = floor.as_of, floor.basis.value, floor.region
             floor_source = floor.source
+            own_stale = as_of if floor.held == "stale" else ""
             as_of, age_days, staleness = floor.as_of, floor.age_days, floor.staleness
             stale = staleness != "fresh"
         term_h = None
@@ -182,6 +184,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 floor_basis,
                 floor_region,
                 floor_source,
+                own_stale,
                 _upfront(p),
                 False,  # the catalog's network, or none (plan.network.with_given_network)
             )

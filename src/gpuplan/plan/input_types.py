@@ -112,6 +112,9 @@ class PlanOffer:
     """The region whose dated price the floor is; "" without one."""
     floor_source: str = ""
     """Where that dated price was read; "" without one (or where the catalog does not say)."""
+    own_stale_as_of: str = ""
+    """Where the floor holds a dated but stale price of the offer's own (older than the catalog's
+    limit, :meth:`OfferPrice.spot_age_held`): that price's date; "" for an undated one, or no floor."""
     upfront: str = ""
     """A reservation's payment option its price is the effective rate of (``partial``, ``all``:
     :mod:`gpuplan.catalog.upfront`); "" for no upfront, another pricing model, or an option asked
@@ -167,6 +170,7 @@ class OfferTable:
     floor_basis: StrArray
     floor_region: StrArray
     floor_source: StrArray
+    own_stale_as_of: StrArray
     upfront: StrArray
     network_given: BoolArray
 

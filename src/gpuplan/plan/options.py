@@ -236,8 +236,18 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
                 time=format_hours(float(ctx.job.recopy_hours(np.array([nodes]))[0])),
             )
         elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
-            assumed = _("undated {own}/h, below {what}: costed at it, {floor}/h of {day}").format(
+            said = (
+                _(
+                    "{own}/h of {own_day}, older than {days} days, below {what}: costed at it, "
+                    "{floor}/h of {day}"
+                )
+                if row.own_stale_as_of
+                else _("undated {own}/h, below {what}: costed at it, {floor}/h of {day}")
+            )
+            assumed = said.format(
                 own=money(row.price_usd_best / row.unit_hours),
+                own_day=row.own_stale_as_of,
+                days=ctx.stale_after_days,
                 what=floor_what(FloorBasis(row.floor_basis), row.floor_region),
                 floor=money(row.price_usd / row.unit_hours),
                 day=row.floor_as_of,
@@ -252,14 +262,23 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
 
 def _price_source(row: PlanOffer) -> str:
     """Where the price an option is costed at was read: the offer's own source, or — where its own
-    figure is undated and below a dated one it is held to — the dated price's, with its own."""
+    figure is undated or stale and below a dated one it is held to — the dated price's, with its own."""
     if not row.floor_as_of or row.price_usd_best is None:
         return row.source
-    return _("{what}, {day} ({source}); the offer's own {own}/h is undated ({own_source})").format(
+    said = (
+        _(
+            "{what}, {day} ({source}); the offer's own {own}/h is of {own_day}, older than the limit "
+            "({own_source})"
+        )
+        if row.own_stale_as_of
+        else _("{what}, {day} ({source}); the offer's own {own}/h is undated ({own_source})")
+    )
+    return said.format(
         what=floor_what(FloorBasis(row.floor_basis), row.floor_region),
         day=row.floor_as_of,
         source=row.floor_source or _("its source not kept in this catalog"),
         own=money(row.price_usd_best / row.unit_hours),
+        own_day=row.own_stale_as_of,
         own_source=row.source,
     )
 

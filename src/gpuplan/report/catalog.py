@@ -126,9 +126,18 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
 
 def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document (``report.offers_json.offers_json_text`` writes its text faster)."""
-    from gpuplan.documents.catalog import OfferItem
+    from gpuplan.documents.catalog import OfferFloor, OfferItem
 
-    items = [OfferItem.model_construct(**item) for item in offer_items(listing)]
+    items = [
+        OfferItem.model_construct(
+            **(
+                item
+                if item["floor"] is None
+                else {**item, "floor": OfferFloor.model_construct(**item["floor"])}
+            )
+        )
+        for item in offer_items(listing)
+    ]
     return _offers_header(listing).model_copy(update={"offers": items})
 
 
@@ -410,8 +419,8 @@ def offers_view(listing: OfferListing) -> RenderableType:
     if any(v.floor is not None for v in listing.views):
         notes.append(
             _(
-                "An undated spot price below its region's dated one is shown, and ranked, at that one, "
-                "as plans cost it; its notes give the listed figure."
+                "A spot price undated or older than the limit, below a dated one it is held to, is shown, "
+                "and ranked, at that one, as plans cost it; its notes give the listed figure."
             )
         )
     if listing.hidden_costed:

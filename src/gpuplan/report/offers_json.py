@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
+from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, DatedFloor, ExchangeRate, OfferPrice
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.i18n import N_
@@ -42,7 +42,7 @@ OFFER_ITEM_FIELDS = (
     "as_of", "source", "confidence", "interruption_band", "interruption_reason", "billing_granularity_s",
     "min_billing_s", "term", "compliance", "compliance_claimed", "stale", "price_reason", "as_of_precision",
     "age_days", "age_min_days", "age_bound_launch", "staleness", "stale_after_days", "priced_on",
-    "network_kind", "local_nvme_gb", "fetched_at", "costed_usd_per_hour", "costed_basis", "regions_compared",
+    "network_kind", "local_nvme_gb", "fetched_at", "floor", "regions_compared",
 )  # fmt: skip
 
 
@@ -186,13 +186,42 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
     return _items(listing.views, listing.cny_rate)
 
 
+def _floor_doc(fl: DatedFloor, own: _Figures, gpus: float) -> dict[str, Any]:
+    """:class:`gpuplan.documents.catalog.OfferFloor`'s fields, in its order; ``own``: the offer's own
+    figures (:func:`_figures`)."""
+    return {
+        "held": fl.held,
+        "basis": fl.basis.value,
+        "what": fl.what(),
+        "region": fl.region,
+        "as_of": fl.as_of,
+        "age_days": fl.age_days,
+        "staleness": fl.staleness,
+        "source": fl.source or None,
+        "best_case_usd_per_hour": own[0],
+        "best_case_usd_per_gpu_hour": _per_gpu(own[0], gpus),
+        "best_case_cny_per_hour": own[1],
+        "best_case_cny_per_gpu_hour": _per_gpu(own[1], gpus),
+    }
+
+
 def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[str, Any]]:
     out = []
     for v in views:
         o = v.offer
         f = o.__dict__  # a plain dataclass: its fields without a getattr each
-        usd_h, cny_h, usd_month, cny_month = _offer_figures(o, cny)
         gpus = f["gpu_count"]
+        figures = _offer_figures(o, cny)
+        # what plans cost it at, whatever the display currency (a listing in yuan without a rate
+        # leaves its view without the floor): a spot price held to a dated one above it is that one
+        fl = v.floor
+        if fl is None and v.price_per_hour is None and f["pricing"] == "spot":
+            fl = o.dated_floor_usd_per_hour()
+        floor = None
+        if fl is not None:
+            floor = _floor_doc(fl, figures, gpus)
+            figures = _figures(None, None, f["unit"], fl.usd_per_hour, None, cny)
+        usd_h, cny_h, usd_month, cny_month = figures
         out.append(
             {
                 "provider": f["provider"],
@@ -240,10 +269,7 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "network_kind": f["network_kind"],
                 "local_nvme_gb": f["local_nvme_gb"],
                 "fetched_at": f["fetched_at"],
-                "costed_usd_per_hour": None if (fl := v.floor) is None else fl.usd_per_hour,
-                "costed_basis": None
-                if fl is None
-                else f"{fl.what()} ({fl.as_of}{'; ' + fl.source if fl.source else ''})",
+                "floor": floor,
                 "regions_compared": v.regions_compared,
             }
         )
@@ -279,7 +305,7 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
 
     frame = orjson.dumps(
         {
-            "schema_version": 2,
+            "schema_version": 3,
             "display_currency": listing.currency,
             "exchange_rate": rate_fields(listing.cny_rate),
             "offers": [],

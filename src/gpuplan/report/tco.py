@@ -692,9 +692,19 @@ def price_rows(report: TcoReport) -> list[list[str]]:
         if o.region == UNSPECIFIED_REGION:
             flags.append(_("the source names no region"))
         if o.floor_as_of and o.own_usd_per_unit_hour is not None:
+            said = (
+                _(
+                    "costed at the dated spot price of {day}; its own, of {own_day} (older than the limit): "
+                    "{price}"
+                )
+                if o.own_stale_as_of
+                else _("costed at the dated spot price of {day}; its own, undated: {price}")
+            )
             flags.append(
-                _("costed at the dated spot price of {day}; its own, undated: {price}").format(
-                    day=o.floor_as_of, price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit)
+                said.format(
+                    day=o.floor_as_of,
+                    own_day=o.own_stale_as_of,
+                    price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit),
                 )
             )
         if use in report.schedule.hourly_used and use not in report.schedule.hourly_bought:

@@ -90,8 +90,13 @@ def _price_caveat(o: OfferPrice) -> str:
     costed at one (its age, where it may be stale, is said with the price's source)."""
     floor = o.dated_floor_usd_per_hour()
     if floor is not None:
-        return _(", undated {own:.4g} USD/GPU-h below {what}: costed at it ({day})").format(
-            own=o.price_usd_per_gpu_hour or 0.0, what=floor.what(), day=floor.as_of
+        said = (
+            _(", stale {own:.4g} USD/GPU-h of {own_day} below {what}: costed at it ({day})")
+            if floor.held == "stale"
+            else _(", undated {own:.4g} USD/GPU-h below {what}: costed at it ({day})")
+        )
+        return said.format(
+            own=o.price_usd_per_gpu_hour or 0.0, own_day=o.as_of, what=floor.what(), day=floor.as_of
         )
     return ""
 

@@ -227,19 +227,19 @@
       if (mine !== latest) return;
       const perHour = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const perGpu = cur === "CNY" ? "price_cny_per_gpu_hour" : "price_usd_per_gpu_hour";
-      // What plans cost a price at, where it is not the price itself (an undated spot price below its
-      // region's dated one): the listing was filtered and ordered by it; its basis on hover.
-      const rate = offers.data.exchange_rate;
+      // What plans cost a price at, where it is not the price itself (a spot price undated, or older
+      // than the limit, below a dated one): the document's price fields carry it, and its floor the
+      // offer's own figure, which the price columns show; its basis and date on hover.
+      const own = (o, key) => o.floor ? o.floor[key.replace("price_", "best_case_")] : o[key];
       function costed(o) {
-        const usd = o.costed_usd_per_hour;
-        const v = usd == null ? null : cur === "CNY" ? (rate ? usd * rate.units_per_usd : null) : usd;
-        if (v == null) return { text: "", sort: o[perHour] };
+        if (!o.floor) return { text: "", sort: o[perHour] };
         const span = document.createElement("span");
-        span.textContent = money(v, cur); span.title = o.costed_basis || ""; span.className = "costed";
-        return { node: span, sort: v };
+        span.textContent = money(o[perHour], cur); span.className = "costed";
+        span.title = `${o.floor.what} (${o.floor.as_of}${o.floor.source ? "; " + o.floor.source : ""})`;
+        return { node: span, sort: o[perHour] };
       }
       const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
-        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), dated(o), confidence(o.confidence)]);
+        { text: money(own(o, perHour), cur), sort: own(o, perHour) }, { text: money(own(o, perGpu), cur), sort: own(o, perGpu) }, costed(o), dated(o), confidence(o.confidence)]);
       $("#count").textContent = `(${rows.length})`;
       rateNote($("#rate"), offers.data, cur);
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("Costed at/h"), t("As of"), t("Confidence")], rows, [5, 6, 7]);
