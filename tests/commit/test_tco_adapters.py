@@ -91,7 +91,10 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     per_run = demand.gpu_hours[0] / 3
     assert demand.gpu_hours == pytest.approx((3 * per_run, 0.0, 3 * per_run, 0.0))
     assert per_run > 0 and demand.interruptible and demand.gpus_per_run >= 1
-    assert demand.run_hours * demand.gpus_per_run == pytest.approx(per_run)
+    # a run's GPU-hours: its failure-free hours and the checkpoints it writes off spot
+    assert (demand.run_hours + demand.checkpoint_hours_off_spot) * demand.gpus_per_run == pytest.approx(
+        per_run
+    )
     # interruptible: sized with spot allowed, beside every other pricing model the usage allows
     assert "bert-large-squad" in source.how
     assert "cheapest option on on demand, spot, monthly subscription, reserved 1 year" in source.how
@@ -303,7 +306,9 @@ def test_a_lora_demand_restarts_as_the_planner_counts_it(
     )
     (demand,), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
     read_base_h = base * 2 / 1e9 / 0.131 / 3600  # the 16-bit checkpoint as downloaded, at gp3's baseline
-    assert demand.restart_h == pytest.approx(10 / 60 + demand.checkpoint_write_h + read_base_h)
+    # and its dataset (0.1 GB) copied again: a reclaim is taken to lose its disk, as the planner costs it
+    copy_h = 0.1 / 0.131 / 3600
+    assert demand.restart_h == pytest.approx(10 / 60 + demand.checkpoint_write_h + read_base_h + copy_h)
 
 
 def test_a_serving_demand_restarts_as_the_planner_counts_it(store: Store) -> None:
@@ -351,7 +356,8 @@ def _bert_usage(**demand: object) -> object:
 @pytest.mark.usefixtures("bert_traced")
 def test_a_workload_demand_grows_by_whole_runs_not_by_fractions_of_gpus(store: Store) -> None:
     (demand,), _sources = demands_from_usage(_bert_usage(runs_per_month=30, growth_pct_per_month=5), store)  # type: ignore[arg-type]
-    run_gpus, run_h = demand.gpus_per_run, demand.run_hours
+    # a run's hours: its failure-free hours and the checkpoints it writes off spot
+    run_gpus, run_h = demand.gpus_per_run, demand.run_hours + demand.checkpoint_hours_off_spot
     assert run_gpus >= 1 and 30 * 1.05**11 * run_h < 730  # the runs fit in a month
     for m in range(12):
         # 30 × 1.05^m runs one after another: the run's GPUs at once, for longer each month
@@ -369,8 +375,13 @@ def test_a_workload_demand_grows_by_whole_runs_not_by_fractions_of_gpus(store: S
 
 @pytest.mark.usefixtures("bert_traced")
 def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_options(store: Store) -> None:
+    import numpy as np
+
+    from gpuplan.commit.model import PricedOffer
+    from gpuplan.commit.recourse import spot_overhead
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
+    from gpuplan.plan.spot import checkpoint_writes_h
     from gpuplan.profile import profile as trace_profile
     from gpuplan.workload.named import named_workload
 
@@ -395,10 +406,37 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     assert (spot_demand.gpu, spot_demand.gpus_per_run) == (with_spot.gpu, with_spot.gpu_count)  # type: ignore[attr-defined]
     assert spot_demand.run_hours == pytest.approx(with_spot.compute_time_h + job.setup_h)  # type: ignore[attr-defined]
     assert "on demand, spot, reserved 1 year: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
+    # was: sized on spot, its hours on demand and on a commitment left out the checkpoints the
+    # launch's train.py writes every 30 min whatever the pricing, which the planner's job time off
+    # spot holds; on spot, a restart did not copy the dataset again (a reclaim may lose the disk)
+    writes = checkpoint_writes_h(np.array([with_spot.compute_time_h]), job.checkpoint_write_h, 0.5)[0]  # type: ignore[attr-defined]
+    assert writes > 0 and spot_demand.checkpoint_hours_off_spot == pytest.approx(writes)
+    assert spot_demand.gpu_hours[0] == pytest.approx(
+        4 * with_spot.gpu_count * (spot_demand.run_hours + writes)
+    )  # type: ignore[attr-defined]
+    recopy = job.recopy_hours(np.array([with_spot.nodes]))[0]  # type: ignore[attr-defined]
+    assert recopy > 0 and spot_demand.restart_h == pytest.approx(job.spot_restart_h + recopy)
+    assert "on spot each restart copies the 0.5 GB dataset again" in spot_source.how
+    # a run's hours on spot are the planner's expected time of the option it was sized on
+    risk = with_spot.spot  # type: ignore[attr-defined]
+    offer = PricedOffer(
+        provider="aws",
+        region="us-east-1",
+        instance_type=with_spot.instance_type,  # type: ignore[attr-defined]
+        gpu=with_spot.gpu,  # type: ignore[attr-defined]
+        gpus_per_unit=float(with_spot.gpus_per_node),  # type: ignore[attr-defined]
+        pricing="spot",
+        usd_per_unit_hour=1.0,
+        interruptions_per_hour=risk.interruptions_per_instance_hour,
+    )
+    overhead = spot_overhead(spot_demand, offer)
+    assert overhead is not None
+    assert overhead * (spot_demand.run_hours + writes) == pytest.approx(with_spot.job_time_h)  # type: ignore[attr-defined]
     # Not interruptible: spot is not among the pricing it is sized on (a reserved year, priced
     # whole for one short run, is dearer than the hours).
     assert (firm.gpu, firm.gpus_per_run) == (on_demand.gpu, on_demand.gpu_count)  # type: ignore[attr-defined]
-    assert firm.run_hours == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
+    # its run's hours are the planner's job time on demand, the checkpoint writes included
+    assert firm.run_hours + firm.checkpoint_hours_off_spot == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
     assert "on demand, reserved 1 year: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
 
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from tco_helpers import priced_offer
 
-from gpuplan.commit import Demand, TcoProblem, optimise
+from gpuplan.commit import Demand, Schedule, TcoProblem, optimise
 from gpuplan.commit.model import RunData
 from gpuplan.plan.input_types import RegionCosts
 from gpuplan.plan.region_costs import FALLBACK_OBJECT_USD_PER_GB_MONTH, CatalogRanges, CostFacts
@@ -132,3 +132,51 @@ def test_an_unknown_object_storage_price_is_bounded_never_free() -> None:
     assert ranged.object_storage("p", "b")[0] == 0.05
     assert CostFacts([]).object_storage("p", "b")[0] == FALLBACK_OBJECT_USD_PER_GB_MONTH > 0
     assert math.isfinite(price)
+
+
+def _reclaims(demand: Demand, rate: float) -> float:
+    """A run's expected reclaims on one GPU of spot at ``rate`` per hour (the planner's model)."""
+    import numpy as np
+
+    from gpuplan.plan.spot import spot_times
+
+    nodes = 4  # a run of 4 GPUs on 1-GPU instances: any of the 4 stops it
+    t = spot_times(
+        np.array([demand.run_hours]), np.array([rate * nodes]), demand.checkpoint_write_h, demand.restart_h
+    )
+    return float(t.interruptions[0])
+
+
+def test_a_spot_restart_moves_the_dataset_in_again_unless_a_copy_is_kept() -> None:
+    # A reclaim may lose the disks that hold the dataset (the planner's conservative bound): each
+    # restart moves it in again, $13.50, as ``plan`` pays egress in × interruptions. Was: once a run.
+    far = replace(FAR, recopy_usd=13.5)
+    once = (0.0,) * 5 + (1.0,) + (0.0,) * 6
+    demand = replace(_retrain(once, interruptible=True, checkpoint_write_h=0.05), run_data=(far,))
+
+    def year(rate: float, d: Demand = demand) -> tuple[Schedule, float, float]:
+        spot = priced_offer(pricing="spot", interruptions_per_hour=rate)
+        s = optimise(TcoProblem(horizon_months=12, demands=(d,), offers=(spot,)))
+        return s, _reclaims(d, rate), s.spot_overhead["retrain"]
+
+    # one run, 0.45 restarts: moved in for the run and for each restart, cheaper than a copy kept
+    # seven months ($13.50 + 7 × $3)
+    s, n, f = year(1 / 240)
+    assert 0.3 < n < 1
+    (copy,) = s.data_copies
+    assert not copy.kept and copy.recopies == pytest.approx(n)
+    assert copy.per_run_usd == pytest.approx(13.5 * (1 + n))
+    assert s.data_usd == pytest.approx(0.5 + 1.0 * f + 13.5 * (1 + n))
+    # at 1/24 per h, 4.9 restarts: a copy kept in the region is cheaper, and it refills the
+    # restarts' disks for free (was: the run moved it in once, and no copy was kept)
+    s, n, f = year(1 / 24)
+    (copy,) = s.data_copies
+    assert n > 4 and copy.kept and copy.per_run_usd == pytest.approx(13.5 * (1 + n))
+    assert s.data_usd == pytest.approx(0.5 + 1.0 * f + 13.5 + 7 * 3.0)
+    # where no copy can be kept (dataset_in_usd 0: a marketplace's host), every restart pays it again
+    market = replace(
+        FAR, dataset_in_usd=0.0, copy_in_usd=0.0, copy_storage_usd_per_month=0.0, recopy_usd=13.5
+    )
+    s, n, f = year(1 / 24, replace(demand, run_data=(market,)))
+    assert s.data_copies == ()
+    assert s.data_usd == pytest.approx(14.0 + 1.0 * f + 13.5 * n)

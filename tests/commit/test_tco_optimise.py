@@ -286,3 +286,28 @@ def test_a_saving_resting_on_a_stale_spot_price_is_shown_without_it() -> None:
     alone = replace(p, offers=(stale,))
     w = _without_stale_spot(alone, optimise(alone), today, 180)
     assert w is not None and w.total_usd is None and w.savings_pct is None
+
+
+def test_spot_pays_its_own_checkpoints_not_the_ones_written_on_demand() -> None:
+    # A 10-h run writing a 3-min checkpoint (C = 0.05 h) every 30 min on demand spends 10 × 0.05 / 0.5
+    # = 1 h writing: its useful hours are 11. On spot, at 1/24 per h and a 12-min restart, it writes
+    # at Young/Daly's interval instead (plan/spot.py's pinned example): T = 10.7596 h, so 0.97815 paid
+    # spot hour per useful hour. Was: T / 10 = 1.07596, the spot run charged the writes it does not make.
+    offers = (offer("on_demand", 2.0), offer("spot", 0.5, interruptions_per_hour=1 / 24))
+    demand = steady(
+        110,
+        1,
+        interruptible=True,
+        run_hours=10.0,
+        checkpoint_hours_off_spot=1.0,
+        checkpoint_write_h=0.05,
+        restart_h=0.2,
+    )
+    s = optimise(TcoProblem(horizon_months=1, demands=(demand,), offers=offers))
+    assert s.spot_overhead["d"] == pytest.approx(10.7596 / 11, abs=1e-5)
+    # the workload's own interval of 30 min, shorter than Young/Daly's 93 min, is the one written on
+    # spot too: W' = 10 × (1 + 0.05/0.5) = 11 h; δ = 0.25 + 0.2 h; T = 11 / (1 − 0.45/24) = 11.2102 h
+    stated = optimise(
+        TcoProblem(horizon_months=1, demands=(replace(demand, checkpoint_every_h=0.5),), offers=offers)
+    )
+    assert stated.spot_overhead["d"] == pytest.approx(11 / (1 - 0.45 / 24) / 11)

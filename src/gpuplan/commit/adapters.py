@@ -20,11 +20,12 @@ from gpuplan.commit.model import COMMITMENT_PRICING, Demand, HostNeed, MissingPr
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.numbers import format_hours, format_number
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, offer_rate, service_down_h
+from gpuplan.plan.spot import SpotRate, checkpoint_writes_h, offer_rate, service_down_h
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
@@ -331,30 +332,40 @@ def _workload_demand(
             problem=e,
         ) from e
     job, _unused = job_facts_from(workload, prof)
+    ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
+    job = replace(job, checkpoint_gb=ckpt_gb)
     # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
-    # from boot to the end, set-up included, as the planner prices it. On spot, without the
-    # interruptions' overhead (the planner's expected time includes it; the optimiser adds its own).
+    # from boot to the end, set-up included, as the planner prices it: the option's own set-up (n
+    # nodes' copies of an on-site dataset share the site's uplink), whatever pricing sized it.
+    # Without the interruptions' overhead (the optimiser adds its own on spot) and without the
+    # checkpoints it writes off spot (``writes_h``).
     if workload.serving is not None:
         run_h = best.compute_time_h
-    elif best.spot is not None:
-        # the option's own set-up: n nodes' copies of an on-site dataset share the site's uplink
-        run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
     else:
-        run_h = best.job_time_h
+        run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
+    # Off spot the launch's train.py writes a checkpoint every 30 minutes (or the workload's
+    # checkpoint.every_min), synchronously: the run's hours on demand and on a commitment pay for
+    # the writes, as the planner costs them (its job time off spot), whichever pricing sized it.
+    writes_h = 0.0
+    if job.writes_checkpoints_off_spot:
+        work = np.asarray([best.compute_time_h])
+        writes_h = float(checkpoint_writes_h(work, job.checkpoint_write_h, job.checkpoint_every_h)[0])
+    # On spot a reclaim may lose the disks that hold the dataset: each restart copies it again, at
+    # its conservative bound as the planner costs it (the best case, the disks surviving, adds nothing).
+    recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if spec.interruptible else 0.0
     day_tiers = _service_tiers(workload, best, run_h, prof, load_of)
     # Priced by its day only where its launch scales down: `gpuplan deploy` keeps a service's
     # autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and `plan`
     # prices that fleet all month), so a year priced by the day without it was a fleet no launch runs.
     scales_down = workload.serving is not None and "min_replicas" in workload.serving.model_fields_set
     tiered = day_tiers if scales_down else None
-    per_run = best.gpu_count * run_h if tiered is None else tiered.step * sum(tiered.hours)
-    ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
-    write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
+    per_run = best.gpu_count * (run_h + writes_h) if tiered is None else tiered.step * sum(tiered.hours)
+    write_h = job.checkpoint_write_h
     # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
     # whole GPUs, one after another, overlapping only where they do not fit in the month.
     runs = usage.scaled(spec, usage.runs(spec))
     hours = tuple(r * per_run for r in runs)
-    busy = tuple(min(HOURS_PER_MONTH, r * run_h) for r in runs)
+    busy = tuple(min(HOURS_PER_MONTH, r * (run_h + writes_h)) for r in runs)
     half_chunk_h = _half_chunk_h(job, best.step_time_s, ckpt_gb)
     demand = Demand(
         name=spec.name,
@@ -362,6 +373,8 @@ def _workload_demand(
         gpu_hours=hours,
         interruptible=spec.interruptible,
         run_hours=spec.run_hours or run_h,
+        checkpoint_hours_off_spot=writes_h,
+        checkpoint_every_h=job.checkpoint_every_h if job.checkpoint_every_stated else None,
         # a service priced by its tiers is bought in steps of one instance as its autoscaler adds
         # them; else the run's GPUs at once
         gpus_per_run=float(best.gpu_count) if tiered is None else tiered.step,
@@ -369,7 +382,9 @@ def _workload_demand(
         tiers=() if tiered is None else tiered.hours,
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
-        + half_chunk_h,
+        + half_chunk_h
+        + recopy_h,
+        recopy_h=recopy_h,
         # batch inference resumes by its output chunks as the planner counts it (half a chunk lost
         # with each restart, above); a job with no checkpoint and no chunks starts over
         restarts_from_scratch=write_h <= 0 and workload.serving is None and half_chunk_h == 0.0,
@@ -381,9 +396,10 @@ def _workload_demand(
             best.gpu,
             job,
             nodes=best.nodes,
-            run_h=run_h,
+            run_h=run_h + writes_h,
             data_each_run=_data_each_run(spec, job),
             instance_h=None if tiered is None else sum(tiered.hours),
+            recopies=recopy_h > 0,
         ),
         gpu_hours_per_run=per_run,
         host=_host_need(store, best, serving=workload.serving is not None),
@@ -398,10 +414,27 @@ def _workload_demand(
         runs=runs_said,
         count=best.gpu_count,
         gpu=best.gpu,
-        hours=run_h,
+        hours=run_h + writes_h,
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
     )
+    if writes_h > 0:
+        how = _(
+            "{sized}; checkpoints every {interval} min ({basis}): {time} of each run on demand and on "
+            "a commitment (on spot at the interval the planner costs it at)"
+        ).format(
+            sized=how,
+            interval=f"{job.checkpoint_every_h * 60:.0f}",
+            basis=_("the workload's checkpoint.every_min")
+            if job.checkpoint_every_stated
+            else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU"),
+            time=format_hours(writes_h),
+        )
+    if recopy_h > 0:
+        how = _(
+            "{sized}; on spot each restart copies the {gb} GB dataset again, +{time} (a reclaim is taken "
+            "to lose its disks, as the planner costs it; best case, they survive and nothing is copied)"
+        ).format(sized=how, gb=format_number(job.dataset_gb), time=format_hours(recopy_h))
     if tiered is not None:
         how = _("{sized}; {tiers}").format(sized=how, tiers=tiered.said(best.gpu))
     elif day_tiers is not None:
@@ -605,6 +638,7 @@ def _run_data(
     run_h: float,
     data_each_run: str = "same",
     instance_h: float | None = None,
+    recopies: bool = False,
 ) -> tuple[RunData, ...]:
     """What one run pays besides GPU time in each region the usage allows that sells ``gpu``, as
     the planner costs it (``CostFacts.charges``): the dataset in from ``data.location`` (every
@@ -624,7 +658,11 @@ def _run_data(
     service priced by its day (its tiers' hours). A replica scaled down is deleted with its disk
     (``deploy``'s Kubernetes and SkyServe replicas), so the per-instance disks and the
     per-instance-hour licence fees are paid for those hours only; a shared volume (not block
-    storage) is kept all ``run_h``, and the copy kept in object storage all month, as before."""
+    storage) is kept all ``run_h``, and the copy kept in object storage all month, as before.
+
+    ``recopies``: on spot a reclaim may lose the disks that hold the dataset, so each restart moves
+    it in again (``RunData.recopy_usd``, every copy the disks need), as the planner costs it at its
+    conservative bound; from a copy kept in the region it is free."""
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
     regions = sorted(
@@ -673,6 +711,7 @@ def _run_data(
                 copy_in_usd=c.egress_in_usd if keep else 0.0,
                 copy_storage_usd_per_month=job.dataset_gb * object_usd,
                 copy_assumptions=(said,) if said else (),
+                recopy_usd=c.egress_in_usd * copies if recopies else 0.0,
             )
         )
     return tuple(out)

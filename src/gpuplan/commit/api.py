@@ -285,6 +285,26 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                 "without state to save)"
             ).format(names=", ".join(scratch))
         )
+    writes = [d.name for d in problem.demands if d.checkpoint_hours_off_spot > 0]
+    if writes:
+        notes.append(
+            _(
+                "{names}: a run's hours on demand and on a commitment include the checkpoints its launch "
+                "writes every 30 min (or the workload's checkpoint.every_min), each write stopping every "
+                "GPU, as the planner costs them; on spot it writes at the interval the planner costs it at "
+                "(Young/Daly's, or the workload's where shorter)"
+            ).format(names=", ".join(writes))
+        )
+    recopies = [d.name for d in problem.demands if d.interruptible and d.recopy_h > 0]
+    if recopies:
+        notes.append(
+            _(
+                "{names}: on spot each restart copies the dataset onto the new instances' disks again, its "
+                "time and its transfer in from where it lives (free from a copy kept in the region), as the "
+                "planner costs it: whether a reclaim keeps the disks is not known, so they are taken to be "
+                "lost; best case, they survive and a restart copies nothing"
+            ).format(names=", ".join(recopies))
+        )
     direct = [d.name for d in problem.demands if not d.run_data]
     if direct:
         notes.append(

@@ -196,6 +196,11 @@ class RunData:
     the catalog holds)."""
     copy_assumptions: tuple[str, ...] = ()
     """What was assumed of the copy's storage price, in words (empty where the catalog has it)."""
+    recopy_usd: float = 0.0
+    """What each spot restart pays to move the dataset in again, where a reclaim may lose the disks
+    that hold it (its conservative bound, as the planner costs it: ``JobFacts.recopies_on_reclaim``):
+    every copy the run's disks need, from its location; from a copy kept in the region it is free.
+    0 in the data's own region, off spot, or where the dataset is not on the instances' disks."""
 
     @property
     def usd(self) -> float:
@@ -222,6 +227,9 @@ class DataRate:
     GPU-hour whatever the choice; the rest is settled on the hours placed (:func:`copy_choice`)."""
     copy: RunData | None = None
     """The region's figures where a copy could be kept; None: the rate is all there is."""
+    moves_per_run: float = 1.0
+    """The dataset's moves in per run where a copy could be kept: 1, plus a spot run's expected
+    restarts that copy it again (``RunData.recopy_usd``); a kept copy makes all of them free."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,6 +255,9 @@ class DataCopyChoice:
     copy_storage_usd_per_month: float
     assumptions: tuple[str, ...] = ()
     """What was assumed of the copy's storage price (said where the copy is kept)."""
+    recopies: float = 0.0
+    """The spot restarts of those runs expected to move the dataset in again (a reclaim taken to
+    lose the disks): counted in ``per_run_usd`` beside the runs."""
 
     @property
     def usd(self) -> float:
@@ -254,19 +265,24 @@ class DataCopyChoice:
         return self.kept_usd if self.kept else self.per_run_usd
 
 
-def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCopyChoice | None:
+def copy_choice(
+    demand: Demand, data: RunData, hours: Sequence[float], moves: Sequence[float] | None = None
+) -> DataCopyChoice | None:
     """The cheaper way for ``demand``'s dataset into ``data``'s region given the useful GPU-hours
     placed there in each month (``hours``); None where none are placed. A copy costs its transfer
     once, in the first month a run is placed there, and its storage for every month from then to
     the horizon's end (it is kept until then: the runs after are not known to stop); moving the
-    dataset in costs ``dataset_in_usd`` per run. A tie keeps the per-run transfer (no copy to look
-    after)."""
+    dataset in costs ``dataset_in_usd`` per run, and again per spot restart that copies it again:
+    ``moves``, the GPU-hours each month weighted by the dataset's moves per run
+    (:attr:`DataRate.moves_per_run`; default ``hours``). A tie keeps the per-run transfer (no copy
+    to look after)."""
     first = next((m for m, h in enumerate(hours) if h > 0), None)
     if first is None or demand.gpu_hours_per_run <= 0:
         return None
     runs = sum(hours) / demand.gpu_hours_per_run
+    moved = sum(moves) / demand.gpu_hours_per_run if moves is not None else runs
     kept = data.copy_in_usd + data.copy_storage_usd_per_month * (len(hours) - first)
-    per_run = runs * data.dataset_in_usd
+    per_run = moved * data.dataset_in_usd
     return DataCopyChoice(
         demand=demand.name,
         provider=data.provider,
@@ -279,6 +295,7 @@ def copy_choice(demand: Demand, data: RunData, hours: Sequence[float]) -> DataCo
         copy_in_usd=data.copy_in_usd,
         copy_storage_usd_per_month=data.copy_storage_usd_per_month,
         assumptions=data.copy_assumptions,
+        recopies=max(0.0, moved - runs),
     )
 
 
@@ -417,13 +434,29 @@ class Demand:
     interruptible: bool = False
     """True: the work may run on spot (it checkpoints and resumes)."""
     run_hours: float = HOURS_PER_MONTH
-    """Failure-free length of one run, h (spot overhead: a checkpoint interval never exceeds it)."""
+    """Failure-free length of one run, h (spot overhead: a checkpoint interval never exceeds it),
+    without the checkpoints it writes off spot (``checkpoint_hours_off_spot``)."""
+    checkpoint_hours_off_spot: float = 0.0
+    """Hours one run spends writing checkpoints on demand and on a commitment, part of its GPU-hours
+    (``gpu_hours``, ``gpu_hours_per_run``) and not of ``run_hours``: the launch's train.py writes
+    one every 30 minutes (or the workload's ``checkpoint.every_min``) whatever the run is billed
+    by, synchronously, as the planner costs it (``plan.spot.checkpoint_writes_h``). On spot the
+    run writes at its own interval instead (:func:`~gpuplan.commit.recourse.spot_overhead`). 0: a
+    direct demand (its hours are the user's), a service, batch inference."""
+    checkpoint_every_h: float | None = None
+    """The workload's own checkpoint interval (``checkpoint.every_min``), h: on spot it replaces
+    Young/Daly's where it is shorter, as the planner and the launch do; None: Young/Daly's."""
     gpus_per_run: float = 1.0
     """GPUs one run spans; a run on n spot instances is interrupted n times as often."""
     checkpoint_write_h: float = 0.0
     """Time to write one checkpoint, h; 0 for work without state (serving: restart only)."""
     restart_h: float = 10.0 / 60.0
-    """Time to get a new instance and resume after an interruption, h (the planner's assumption)."""
+    """Time to get a new instance and resume after an interruption, h (the planner's assumption);
+    a workload demand's includes copying its dataset onto the new instances' disks again where
+    they hold it (the conservative bound: a reclaim loses them, ``JobFacts.recopy_hours``)."""
+    recopy_h: float = 0.0
+    """The part of ``restart_h`` that copies the dataset onto the new instances' disks again (a
+    reclaim taken to lose them, its conservative bound); 0 where the run keeps no dataset on them."""
     restarts_from_scratch: bool = False
     """True: a run without checkpoints that nothing resumes (batch inference): an interruption
     restarts it from the beginning (``plan/spot.py``'s ``restart_from_scratch``)."""
@@ -464,19 +497,25 @@ class Demand:
         """Whether ``offer`` may serve this demand: its GPU type, on an instance its hours hold on."""
         return offer.gpu == self.gpu and (self.host is None or self.host.allows(offer))
 
-    def data_usd_per_gpu_hour(self, provider: str, region: str, overhead: float = 1.0) -> float | None:
+    def data_usd_per_gpu_hour(
+        self, provider: str, region: str, overhead: float = 1.0, reclaims: float = 0.0
+    ) -> float | None:
         """What a useful GPU-hour of this demand pays besides GPU time when placed in
         ``provider/region`` (:meth:`data_rate`); 0 without data facts; None where the region's is
         not known (the placement is not offered: unknown is never free)."""
         if not self.run_data:
             return 0.0
-        rate = self.data_rate(provider, region, overhead)
+        rate = self.data_rate(provider, region, overhead, reclaims)
         return None if rate is None else rate.usd_per_gpu_hour
 
-    def data_rate(self, provider: str, region: str, overhead: float = 1.0) -> DataRate | None:
+    def data_rate(
+        self, provider: str, region: str, overhead: float = 1.0, reclaims: float = 0.0
+    ) -> DataRate | None:
         """What a useful GPU-hour of this demand pays besides GPU time in ``provider/region``: a
         run's :class:`RunData` over its GPU-hours, its storage and licences for ``overhead`` times
-        its hours (spot: paid hours per useful hour; a transfer is paid once, never × overhead).
+        its hours (spot: paid hours per useful hour; a transfer is paid once, never × overhead),
+        and on spot the dataset moved in again for each of the run's expected ``reclaims`` where a
+        reclaim may lose its disks (``RunData.recopy_usd``: the planner's conservative bound).
         None without data facts or where the region's is not known.
 
         Where the data lives elsewhere, its way in is the cheaper of moving it in for every run
@@ -494,9 +533,12 @@ class Demand:
             return None
         run = (r.transfer_usd + (r.storage_usd + r.licence_usd) * overhead) / self.gpu_hours_per_run
         if not r.can_keep_copy:
+            run += r.recopy_usd * reclaims / self.gpu_hours_per_run
             return DataRate(provider=provider, region=region, usd_per_gpu_hour=run, run_usd_per_gpu_hour=run)
         without_in = run - r.dataset_in_usd / self.gpu_hours_per_run
-        choice = copy_choice(self, r, self.gpu_hours)
+        # each restart that copies the dataset again is one more move in (free from a kept copy)
+        moves = 1.0 + r.recopy_usd * reclaims / r.dataset_in_usd
+        choice = copy_choice(self, r, self.gpu_hours, [h * moves for h in self.gpu_hours])
         way_in = choice.usd / sum(self.gpu_hours) if choice is not None else 0.0
         return DataRate(
             provider=provider,
@@ -504,6 +546,7 @@ class Demand:
             usd_per_gpu_hour=without_in + way_in,
             run_usd_per_gpu_hour=without_in,
             copy=r,
+            moves_per_run=moves,
         )
 
     def busy_h(self, month: int) -> float:

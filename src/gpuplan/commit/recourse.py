@@ -41,11 +41,20 @@ __all__ = [
     "packing",
     "price_schedule",
     "spot_overhead",
+    "spot_run",
 ]
 
 
 def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
     """Paid spot hours per useful hour for ``demand`` on ``offer``; None where the work is expected
+    never to finish (interruptions outpace progress). See :func:`spot_run`."""
+    run = spot_run(demand, offer)
+    return None if run is None else run[0]
+
+
+def spot_run(demand: Demand, offer: PricedOffer) -> tuple[float, float] | None:
+    """Paid spot hours per useful hour for ``demand`` on ``offer``, and a run's expected reclaims
+    (each may copy its dataset in again: ``RunData.recopy_usd``); None where the work is expected
     never to finish (interruptions outpace progress).
 
     A run spans ``ceil(gpus_per_run / gpus_per_unit)`` instances and any of them stops it, so it is
@@ -53,10 +62,15 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
     half an interval lost plus the restart per interruption; a run that ``restarts_from_scratch``
     loses all its work: (e^(rW) − 1)(1/r + R)). e.g. one 730-h run on one instance at
     1/24 per h, no checkpoint, 10-min restart: T = 730 / (1 − (1/6)/24) = 735.1 h → 1.00699.
+
+    A useful hour is an hour of the run as it is billed on demand, its checkpoint writes there
+    (``Demand.checkpoint_hours_off_spot``) included; on spot the run writes at its own interval
+    (Young/Daly's, or the workload's where shorter: ``Demand.checkpoint_every_h``), as the planner
+    costs it, so the overhead is T(W) / (W + the writes off spot), W the run's ``run_hours``.
     """
     rate = offer.interruptions_per_hour
     if rate is None or rate <= 0:
-        return 1.0
+        return 1.0, 0.0
     nodes = instances_for(demand.gpus_per_run, offer.gpus_per_unit)
     work = np.array([demand.run_hours])
     t = spot_times(
@@ -65,10 +79,11 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
         demand.checkpoint_write_h,
         demand.restart_h,
         from_scratch=demand.restarts_from_scratch,
+        max_interval_h=demand.checkpoint_every_h,
     )
     if not bool(t.stable[0]):
         return None
-    return float(t.expected_h[0] / work[0])
+    return float(t.expected_h[0] / (work[0] + demand.checkpoint_hours_off_spot)), float(t.interruptions[0])
 
 
 def packing(demand: Demand, offer: PricedOffer) -> float:
@@ -156,8 +171,10 @@ def _committed_data(demand: Demand, offers: Sequence[PricedOffer]) -> DataRate |
     return max(known, key=lambda r: (r.usd_per_gpu_hour, r.provider, r.region), default=None)
 
 
-def _data(demand: Demand, offer: PricedOffer, overhead: float = 1.0) -> DataRate | None:
-    return demand.data_rate(offer.provider, offer.region, overhead)
+def _data(
+    demand: Demand, offer: PricedOffer, overhead: float = 1.0, reclaims: float = 0.0
+) -> DataRate | None:
+    return demand.data_rate(offer.provider, offer.region, overhead, reclaims)
 
 
 def hourly_options(problem: TcoProblem) -> dict[Pool, HourlyOptions]:
@@ -191,10 +208,10 @@ def hourly_options(problem: TcoProblem) -> dict[Pool, HourlyOptions]:
             if not d.interruptible:
                 continue
             covers = [
-                HourlyCover(offer=o, overhead=f, packing=packing(d, o), data=data)
+                HourlyCover(offer=o, overhead=run[0], packing=packing(d, o), data=data)
                 for o in spot_offers
-                if (f := spot_overhead(d, o)) is not None
-                and ((data := _data(d, o, f)) is not None or not d.run_data)
+                if (run := spot_run(d, o)) is not None
+                and ((data := _data(d, o, *run)) is not None or not d.run_data)
             ]
             if (best := _cheapest(covers)) is not None:
                 spot[i] = best
@@ -231,7 +248,7 @@ class _DataBook:
     def __init__(self, problem: TcoProblem) -> None:
         self._problem = problem
         self.usd = [0.0] * problem.horizon_months
-        self._placed: dict[tuple[int, str, str], tuple[DataRate, list[float]]] = {}
+        self._placed: dict[tuple[int, str, str], tuple[DataRate, list[float], list[float]]] = {}
 
     def add(self, demand: int, rate: DataRate | None, gpu_hours: float, month: int) -> None:
         """``gpu_hours`` useful GPU-hours of demand ``demand`` in ``month`` at ``rate``."""
@@ -240,23 +257,25 @@ class _DataBook:
         self.usd[month] += gpu_hours * rate.run_usd_per_gpu_hour
         if rate.copy is not None:
             key = (demand, rate.provider, rate.region)
-            _rate, hours = self._placed.setdefault(key, (rate, [0.0] * self._problem.horizon_months))
+            n = self._problem.horizon_months
+            _rate, hours, moves = self._placed.setdefault(key, (rate, [0.0] * n, [0.0] * n))
             hours[month] += gpu_hours
+            moves[month] += gpu_hours * rate.moves_per_run
 
     def settle(self) -> tuple[DataCopyChoice, ...]:
         """Each region's way in at the cheaper of a copy kept and every run's transfer, added to
         the months it is paid in."""
         out = []
-        for (i, _p, _r), (rate, hours) in sorted(self._placed.items()):
+        for (i, _p, _r), (rate, hours, moves) in sorted(self._placed.items()):
             demand, data = self._problem.demands[i], rate.copy
-            if data is None or (choice := copy_choice(demand, data, hours)) is None:
+            if data is None or (choice := copy_choice(demand, data, hours, moves)) is None:
                 continue
             if choice.kept:
                 self.usd[choice.first_month] += choice.copy_in_usd
                 for m in range(choice.first_month, len(hours)):
                     self.usd[m] += choice.copy_storage_usd_per_month
             else:
-                for m, h in enumerate(hours):
+                for m, h in enumerate(moves):
                     self.usd[m] += h / demand.gpu_hours_per_run * data.dataset_in_usd
             out.append(choice)
         return tuple(out)

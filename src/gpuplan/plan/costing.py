@@ -196,8 +196,7 @@ def cost_candidates(
     # Off spot, the launch checkpoints at its own interval (train.py's CHECKPOINT_INTERVAL_MIN,
     # synchronously: every GPU waits for the write): a training job pays for the writes on every
     # pricing, not only on spot. A service and batch inference write none.
-    writes = ckpt_write_h > 0 and not job.is_service and not job.resumes_by_chunks
-    off_spot = np.flatnonzero(~is_spot) if writes else np.zeros(0, dtype=np.int64)
+    off_spot = np.flatnonzero(~is_spot) if job.writes_checkpoints_off_spot else np.zeros(0, dtype=np.int64)
     stated_h = job.checkpoint_every_h if job.checkpoint_every_stated else None
     # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
     # bandwidth: same storage).

@@ -420,6 +420,13 @@ class JobFacts:
         return self.checkpoint_gb / self.checkpoint_write_gbps / 3600.0
 
     @property
+    def writes_checkpoints_off_spot(self) -> bool:
+        """Whether the job pays for checkpoint writes on every pricing, not only on spot: a job
+        with a checkpoint to write (not a service, not batch inference), as the launch's train.py
+        writes one every ``checkpoint_every_h`` synchronously (every GPU waits for the write)."""
+        return self.checkpoint_write_h > 0 and not self.is_service and not self.resumes_by_chunks
+
+    @property
     def spot_restart_h(self) -> float:
         """What one reclaim of a job costs before its work resumes, h: a replacement instance
         (``restart_h``), then the checkpoint read back and, for a LoRA/QLoRA job, the frozen base

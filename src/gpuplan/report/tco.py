@@ -313,17 +313,23 @@ def _copy_lines(report: TcoReport) -> list[str]:
                 "rather than kept in the region's object storage, {kept} (moved in once in {month}, then "
                 "{storage}/month)"
             )
-        out.append(
-            text.format(
-                name=c.demand,
-                where=where,
-                kept=money.format(c.kept_usd),
-                month=report.usage.month_label(c.first_month),
-                storage=money.format(c.copy_storage_usd_per_month),
-                runs=format_number(round(c.runs, 1)),  # 72; 7.2 where growth adds part of a run
-                per_run=money.format(c.per_run_usd),
-            )
+        line = text.format(
+            name=c.demand,
+            where=where,
+            kept=money.format(c.kept_usd),
+            month=report.usage.month_label(c.first_month),
+            storage=money.format(c.copy_storage_usd_per_month),
+            runs=format_number(round(c.runs, 1)),  # 72; 7.2 where growth adds part of a run
+            per_run=money.format(c.per_run_usd),
         )
+        if c.recopies > 0:
+            line = _(
+                "{line}; moved in for every run, it is moved in again by each of their {restarts} expected "
+                "spot restarts (a reclaim is taken to lose the disks that hold it), counted in {per_run}"
+            ).format(
+                line=line, restarts=format_number(round(c.recopies, 1)), per_run=money.format(c.per_run_usd)
+            )
+        out.append(line)
     return out
 
 
