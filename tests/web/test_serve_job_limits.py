@@ -169,3 +169,29 @@ def test_a_job_is_unknown_to_anyone_but_its_owner_and_an_admin(service: Service)
         assert r.json()["result"] == {"plan": "the owner's figures"}
         events = c.get(f"/api/v1/jobs/{job_id}/events", headers=service.auth(owner_or_admin)).text
         assert events.startswith("event: done\n") and "the owner's figures" in events
+
+
+def test_a_revoked_tokens_name_is_never_given_again_so_its_jobs_stay_its_holders(service: Service) -> None:
+    """A job is its owner's by the name of the token that queued it: were a revoked token's name
+    given to a new token, that token would read and cancel the old holder's jobs. The name is kept
+    for good, and the refusal says so rather than suggesting to revoke the old token first."""
+    from gpuplan.errors import InputError
+
+    store = open_store(service.db, seed=False)
+    try:
+        team = TeamStore(store.engine)
+        alice = {"Authorization": f"Bearer {team.create_token('alice', 'plan')[0]}"}
+        job_id = _sleep_job(JobStore(store.engine), 0, actor="alice")
+        assert service.client.get(f"/api/v1/jobs/{job_id}", headers=alice).status_code == 200
+        team.revoke_token("alice")
+        for again in ("alice", "ALICE", "ａｌｉｃｅ"):
+            with pytest.raises(InputError) as refused:
+                team.create_token(again, "plan")
+            line = str(refused.value)
+            assert "'alice'" in line and "never given again" in line and "revoke it first" not in line, line
+        assert [t.name for t in team.tokens()].count("alice") == 1
+    finally:
+        store.close()
+    assert service.client.get(f"/api/v1/jobs/{job_id}", headers=alice).status_code == 401
+    r = service.client.get(f"/api/v1/jobs/{job_id}", headers=service.auth("admin"))
+    assert r.status_code == 200 and r.json()["created_by"] == "alice", r.text

@@ -348,11 +348,22 @@ class TeamStore:
             now_iso(datetime.now(timezone.utc) + timedelta(days=expires_in_days)) if expires_in_days else None
         )
         with writing(self.engine) as conn:
-            names = conn.execute(select(t.api_tokens.c.name)).scalars()
-            taken = next((n for n in names if reading(n) == reading(name)), None)
-            if taken is not None:  # the same name, or one that reads the same (Alice, ａｌｉｃｅ)
+            rows = conn.execute(select(t.api_tokens.c.name, t.api_tokens.c.revoked_at)).all()
+            taken = next((r for r in rows if reading(r.name) == reading(name)), None)
+            # the same name, or one that reads the same (Alice, ａｌｉｃｅ). A revoked token keeps its
+            # name for good: a job is its owner's by the token name that queued it (web/routes_team.py
+            # `_job`), so a name given again would hand the new holder the old holder's jobs.
+            if taken is not None and taken.revoked_at is not None:
                 raise InputError.worded(
-                    N_("a token named {name!r} exists; revoke it first or pick another name"), name=taken
+                    N_(
+                        "the token name {name!r} was a revoked token's: a name is never given again "
+                        "(its jobs stay its holder's); pick another name"
+                    ),
+                    name=taken.name,
+                )
+            if taken is not None:
+                raise InputError.worded(
+                    N_("a token named {name!r} exists; pick another name"), name=taken.name
                 )
             conn.execute(
                 insert(t.api_tokens).values(
