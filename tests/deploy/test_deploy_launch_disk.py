@@ -130,3 +130,19 @@ def test_a_batch_job_from_its_workload_file_gets_a_disk_that_holds_its_weights(
     assert task["resources"]["disk_size"] == 448
     readme = " ".join((out / "README.md").read_text().split())
     assert "Each node's disk is 448 GB (`disk_size`): the 282.2 GB of weights vLLM downloads" in readme
+
+
+def test_a_plans_disk_no_launch_disk_holds_is_refused_in_one_line() -> None:
+    # was: capped at 65,536 GB without a word, a disk the dataset's copy would fill
+    assert launch_disk_gb(56_900.0) == MAX_DISK_GB
+    for refused_by in (
+        lambda: launch_disk_gb(60_000.0),
+        lambda: LaunchSpec.from_plan({**plan_doc(), "disk_gb": 60_000.0}),
+    ):
+        with pytest.raises(DeployError) as refused:
+            refused_by()
+        assert str(refused.value) == (
+            "the plan's 60,000 GB on each node's disk (the dataset, the checkpoints it keeps and any model "
+            "weights) need a 69,120 GB disk with room for the OS and the image, more than the 65,536 GB "
+            "launch files ask for: plan it with its data in a bucket (--storage object)"
+        )
