@@ -101,8 +101,8 @@ def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
     offers = store.offers()
     for gpu, per in best.items():
         for pricing, o in per.items():
-            # Each at what a plan costs it at: a spot price of unknown age below its region's dated
-            # one counts at that one, so "cheapest" is never a figure planning would not use.
+            # Each at what a plan costs it at: a spot price undated or stale, below its dated floor,
+            # counts at that floor, so "cheapest" is never a figure planning would not use.
             candidates = [
                 x.conservative_usd_per_gpu_hour()
                 for x in offers

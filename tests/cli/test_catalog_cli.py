@@ -344,6 +344,15 @@ def test_offers_json_carries_the_floored_price_plans_cost_and_the_listed_one_bes
     table = runner.invoke(app, args, env={"COLUMNS": "250"})
     [line] = [x for x in table.stdout.splitlines() if "test-a100-stale" in x]
     assert "$11.00" in line and "$4.00" not in line
+    # gpus --json's cheapest is picked at the same floored figures ($0.50/GPU-h stale is not it), and
+    # its table prints that figure; its legend says a stale price is held as an undated one is
+    gpus = json.loads(runner.invoke(app, ["--db", db, "gpus", "--json"]).stdout)
+    [a100] = [g["cheapest"]["spot"] for g in gpus["gpus"] if g["id"] == "A100-SXM4-80GB"]
+    assert a100["instance_type"] != "test-a100-stale" and a100["price_usd_per_gpu_hour"] > 0.5
+    gpus_table = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": "120"}).stdout
+    [row] = [x.split() for x in gpus_table.splitlines() if x.startswith("A100-SXM4-80GB ")]
+    assert f"${a100['price_usd_per_gpu_hour']:.2f}" in row
+    assert "undated or older than the staleness limit is shown" in " ".join(gpus_table.split())
 
 
 def test_catalog_import_wrong_header_is_an_error(db: str) -> None:

@@ -4,6 +4,7 @@ and the README says the launch copies no data."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 from deploy_helpers import by_path, plan_doc, serve_workload, validate_skypilot_task
 
+from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.spec import DEFAULT_DISK_GB, MAX_DISK_GB, launch_disk_gb, weights_disk_gb
 from gpuplan.errors import DeployError
@@ -101,3 +103,46 @@ def test_weights_no_launch_disk_holds_are_refused_in_one_line() -> None:
         "a replica's 60,000 GB of weights need a 69,120 GB disk with room for the OS and the image, "
         "more than the 65,536 GB launch files ask for: serve the model in a smaller precision"
     )
+
+
+def test_a_batch_job_from_its_workload_file_gets_a_disk_that_holds_its_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a batch job's vLLM downloads the weights as a service's engine does, but only a service's
+    # disk was sized from them: Llama-3.1-70B in fp32 (282.2 GB) had SkyPilot's default 256 GB disk
+    workload = tmp_path / "batch.yaml"
+    workload.write_text(
+        "name: summaries-70b\ntask: infer\nmodel: {preset: llama-70b}\n"
+        "inputs: {batch_size: 8, seq_len: 1024, output_tokens: 256}\nprecision: fp32\n"
+        "data: {samples: 20000, size_gb: 1, results_gb: 1}\n"
+    )
+    out = tmp_path / "o"
+    argv = ["gpuplan", "--db", str(tmp_path / "x.db"), "deploy", str(workload), "-t", "skypilot"]
+    monkeypatch.setattr(sys, "argv", [*argv, "-o", str(out), "--gpu", "H100-SXM:8", "--force-fit"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    _, err = capsys.readouterr()
+    assert e.value.code in (0, None), err
+    task = yaml.safe_load((out / "task.yaml").read_text())
+    validate_skypilot_task(task)
+    assert "vllm_batch.py" in task["run"] and "service" not in task
+    # 282.2 GB × 1.15 + 64 = 388.5 GB, up to a whole 64: 448
+    assert task["resources"]["disk_size"] == 448
+    readme = " ".join((out / "README.md").read_text().split())
+    assert "Each node's disk is 448 GB (`disk_size`): the 282.2 GB of weights vLLM downloads" in readme
+
+
+def test_a_plans_disk_no_launch_disk_holds_is_refused_in_one_line() -> None:
+    # was: capped at 65,536 GB without a word, a disk the dataset's copy would fill
+    assert launch_disk_gb(56_900.0) == MAX_DISK_GB
+    for refused_by in (
+        lambda: launch_disk_gb(60_000.0),
+        lambda: LaunchSpec.from_plan({**plan_doc(), "disk_gb": 60_000.0}),
+    ):
+        with pytest.raises(DeployError) as refused:
+            refused_by()
+        assert str(refused.value) == (
+            "the plan's 60,000 GB on each node's disk (the dataset, the checkpoints it keeps and any model "
+            "weights) need a 69,120 GB disk with room for the OS and the image, more than the 65,536 GB "
+            "launch files ask for: plan it with its data in a bucket (--storage object)"
+        )

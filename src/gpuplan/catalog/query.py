@@ -545,8 +545,8 @@ def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
         groups.setdefault((v.offer.provider, v.offer.instance_type, v.offer.pricing), []).append(v)
     out = []
     for group in groups.values():
-        # By what plans cost each at: an undated spot price below its region's dated one is not
-        # the cheapest region for being undated.
+        # By what plans cost each at: a spot price undated or older than the staleness limit, held
+        # to its GPU's dated floor, is not the cheapest region for its missing or old date.
         best = min(group, key=lambda v: (v.ranked_per_hour is None, v.ranked_per_hour or 0.0, v.offer.region))
         # regions, not rows: one region's zones are one region ("cheapest of 2 regions" had been two
         # zones of one region the user had asked for); and of a known price, the regions whose price
@@ -602,9 +602,9 @@ def on_demand_gpu_hours(offers: Iterable[OfferPrice]) -> dict[str, GpuHourPrice]
 
 def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:
     """GPU id -> pricing model -> the offer with the lowest USD price per GPU-hour, each at
-    :meth:`OfferPrice.conservative_usd_per_gpu_hour` (a spot price of unknown age below the dated
-    one of its region at that one — what a plan and a fleet are costed at, so a "cheapest" figure
-    is never one that planning would not use).
+    :meth:`OfferPrice.conservative_usd_per_gpu_hour` (a spot price undated or older than the
+    staleness limit, below the dated floor it is held to, at that floor — what a plan and a fleet
+    are costed at, so a "cheapest" figure is never one that planning would not use).
 
     Low-confidence prices (the source articles' 2024 tables) never count as "cheapest": a marketing
     figure must not set the reference price of a GPU. ``offers`` still lists them, labelled.

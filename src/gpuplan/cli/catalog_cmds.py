@@ -222,8 +222,9 @@ def offers(
         float | None,
         typer.Option(
             "--max-price",
-            help="Most per instance-hour, in --currency, at what plans cost the price (an undated spot "
-            "price below its region's dated one at that one, as its notes say).",
+            help="Most per instance-hour, in --currency, at what plans cost the price: a spot price "
+            "undated or older than the staleness limit (--stale-days), below the dated floor it is held "
+            "to, at that floor, as its notes say.",
             parser=finite_float,
         ),
     ] = None,

@@ -438,6 +438,10 @@ def deploy(
                 "served by vLLM or SGLang); this deploy runs none"
             )
         )
+    elif batch_engine_launch(spec) is not None:
+        # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
+        # service's engine does: the disk holds them where no plan sized it from them
+        spec = _with_batch_weights(ctx, spec, source, project, is_plan, served, prof)
     if (generator.name == "k8s" or spec.decodes_images) and spec.provider and spec.instance_type:
         # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists
         # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes
@@ -511,6 +515,34 @@ def deploy(
         ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _with_batch_weights(
+    ctx: typer.Context,
+    spec: LaunchSpec,
+    source: Path,
+    project: Path | None,
+    is_plan: bool,
+    served: Workload | str | None,
+    prof: Profile | None,
+) -> LaunchSpec:
+    """``spec`` on a launch disk that holds the weights its batch job's vLLM downloads
+    (:meth:`LaunchSpec.with_weights_of`; the plan's disk where that is larger). Unchanged where the
+    workload cannot be read, or its model is the user's code with no cached trace (deploy does not
+    run it)."""
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
+    from gpuplan.cli.deploy_checks import cached_profile, plan_workload
+    from gpuplan.workload import load_workload
+
+    if prof is None:
+        if served is None:
+            served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+        if isinstance(served, str):
+            return spec
+        db = settings(ctx).db
+        prof = load_profile(served, db) if served.model.python is None else cached_profile(db, served)
+    return spec if prof is None else spec.with_weights_of(prof)
 
 
 def _check_heads(

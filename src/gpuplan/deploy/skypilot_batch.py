@@ -293,6 +293,14 @@ def batch_readme(
     else:
         # the token as the service of the model takes it: given at launch from the environment
         model, secret = engine_batch_note(spec, launch, "skypilot"), " --secret HF_TOKEN"
+        if spec.weights_gb is not None:
+            model = sentences(
+                model,
+                _(
+                    "Each node's disk is {disk} GB (`disk_size`): the {gb} GB of weights vLLM downloads "
+                    "onto it before its shards start, with room for the OS and the image."
+                ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.weights_gb:,.1f}"),
+            )
     # the PyTorch batch.py's setup installs (none under vLLM's image, which carries its own)
     torch = setup_torch_words(spec.gpu_info) if launch is None else ""
     torch = f"\n{torch}\n" if torch else ""

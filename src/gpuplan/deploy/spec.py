@@ -1119,12 +1119,25 @@ def launch_disk_gb(planned_gb: float) -> int:
     """The disk a node is launched with for ``planned_gb`` of dataset and checkpoints (the plan's
     ``disk_gb``): those with the filesystem's headroom (:data:`DISK_HEADROOM`)
     and :data:`SYSTEM_DISK_GB` for the OS and the image, up to a whole :data:`DISK_STEP_GB`, at
-    least :data:`DEFAULT_DISK_GB`."""
-    return min(MAX_DISK_GB, _disk_need_gb(planned_gb))
+    least :data:`DEFAULT_DISK_GB`. Raises DeployError where that is beyond :data:`MAX_DISK_GB`: a
+    capped disk would fill while the dataset is copied onto it or a checkpoint is written."""
+    need = _disk_need_gb(planned_gb)
+    if need > MAX_DISK_GB:
+        raise DeployError.worded(
+            N_(
+                "the plan's {gb} GB on each node's disk (the dataset, the checkpoints it keeps and any "
+                "model weights) need a {need} GB disk with room for the OS and the image, more than the "
+                "{most} GB launch files ask for: plan it with its data in a bucket (--storage object)"
+            ),
+            gb=f"{planned_gb:,.0f}",
+            need=f"{need:,}",
+            most=f"{MAX_DISK_GB:,}",
+        )
+    return need
 
 
 def _disk_need_gb(stored_gb: float) -> int:
-    """:func:`launch_disk_gb` before its :data:`MAX_DISK_GB` cap."""
+    """:func:`launch_disk_gb` before its :data:`MAX_DISK_GB` check."""
     need = stored_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
     return max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB))
 

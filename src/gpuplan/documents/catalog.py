@@ -194,8 +194,12 @@ class CheapestPrice(Document):
     """The cheapest known price of one GPU under one pricing model."""
 
     price_usd_per_gpu_hour: float | None
-    """What a plan costs it at: a spot price of unknown age below the dated spot price of its
-    region is the dated one (``best_case_usd_per_gpu_hour`` its own figure)."""
+    """What a plan costs it at: a spot price undated or older than the staleness limit, below the
+    dated floor it is held to, is that floor (``best_case_usd_per_gpu_hour`` its own figure). The
+    floor is the higher of its instance type's lowest dated spot price and its GPU's: the lowest
+    dated spot price per GPU-hour of the same GPU in its region, else in the catalog (fresh ones
+    first; a stale price is held to fresh ones only), else, for an undated one, the instance's
+    on-demand price. The cheapest is picked at these figures."""
     price_cny_per_gpu_hour: float | None
     """At the document's ``exchange_rate`` (the published amount for a price published in CNY)."""
     best_case_usd_per_gpu_hour: float | None = None

@@ -153,8 +153,9 @@ def _price_cell(value: float | None, currency: str) -> str:
 
 def _shown_prices(v: OfferView, currency: str) -> tuple[str, str]:
     """The price cells of an offer: per hour and per GPU-hour at what the listing ranks it by
-    (:attr:`OfferView.ranked_per_hour`: an undated spot price below its region's dated one at that
-    one, as plans cost it; its listed figure is in its notes), so that the column reads in order."""
+    (:attr:`OfferView.ranked_per_hour`: a spot price undated or older than the staleness limit, below
+    the dated floor it is held to, at that floor, as plans cost it; its listed figure is in its
+    notes), so that the column reads in order."""
     if v.floor is not None and v.ranked_per_hour is not None:
         return _price_cell(v.ranked_per_hour, currency), _amount(v.ranked_per_gpu_hour, currency)
     return _price_cell(v.price_per_hour, currency), _amount(v.price_per_gpu_hour, currency)
@@ -426,8 +427,9 @@ def offers_view(listing: OfferListing) -> RenderableType:
     if listing.hidden_costed:
         notes.append(
             _(
-                "{n} offers left out by --max-price at what plans cost them: undated spot prices below "
-                "their region's dated one, costed at that one (--all-regions without --max-price lists them)."
+                "{n} offers left out by --max-price at what plans cost them: spot prices undated or older "
+                "than the staleness limit, below the dated floor they are held to, costed at that floor "
+                "(--all-regions without --max-price lists them)."
             ).format(n=listing.hidden_costed)
         )
     lines.extend(Text(n, style="dim") for n in notes if n)
@@ -574,8 +576,12 @@ def gpus_view(
             "Peaks are dense datasheet TFLOP/s (~ = derived, not published: `gpuplan gpus --json` says "
             "how; ? = the part has these tensor cores but no source publishes their rate; — = it has "
             "none). Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
-            "any provider; — = no known price; * = stale or of unknown age (offers shows its date), a "
-            "spot price of unknown age below the dated one of its region shown at that one, as plans cost it."
+            "any provider; — = no known price; * = stale or of unknown age (offers shows its date). A "
+            "spot price undated or older than the staleness limit is shown, as plans cost it, at the "
+            "dated floor it is held to where that is higher: the lowest dated spot price per GPU-hour "
+            "of the same GPU in its region, else in the catalog (fresh ones first; a stale price is "
+            "held to fresh ones only), else, for an undated one, the instance's on-demand price; or "
+            "its instance type's own lowest dated spot price in the region, where higher."
         ),
         # Shown in CNY, the display note names the same rate, both ways round: said once.
         current_money().rate_note()

@@ -723,7 +723,7 @@ def offer_countries(
             ),
         )
     for o in (v.offer for v in listing.views):
-        # at what plans cost it (an undated spot price below its region's dated one at that one)
+        # at what plans cost it (a spot price undated or stale, below its dated floor, at that floor)
         price = o.conservative_usd_per_gpu_hour()
         if price is None:
             continue

@@ -595,6 +595,19 @@ def _engine_slots(
     appended to ``read``), else why not."""
     from gpuplan.api import deployed_engine_slots
     from gpuplan.deploy.engine import planned_capacity
+
+    return deployed_engine_slots(
+        spec.split_as_planned(_plan_workload(plan)),
+        spec.gpu,
+        share,
+        lambda w: _read(read, _profile(store, w, _no_progress)),
+        estimate_capacity_requests_per_s=planned_capacity(spec),
+        latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
+    )
+
+
+def _plan_workload(plan: dict[str, Any]) -> Workload | str:
+    """The workload the plan carries, else why it cannot be had."""
     from gpuplan.i18n import _
     from gpuplan.workload import load_workload
     from gpuplan.workload.paths import plan_workload_document
@@ -605,19 +618,11 @@ def _engine_slots(
     try:
         # A plan made by `gpuplan plan` carries the folder it was planned in (model.project_dir),
         # which nothing is read from unless the model is the user's code: refused only then.
-        workload: Workload | str = load_workload(
+        return load_workload(
             json.loads(json.dumps(check_workload(plan_workload_document(data), None, "plan.workload")))
         )
     except GpuplanError as e:
-        workload = str(e)
-    return deployed_engine_slots(
-        spec.split_as_planned(workload),
-        spec.gpu,
-        share,
-        lambda w: _read(read, _profile(store, w, _no_progress)),
-        estimate_capacity_requests_per_s=planned_capacity(spec),
-        latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
-    )
+        return str(e)
 
 
 def _read(read: list[Profile], traced: Profile) -> Profile:
@@ -635,7 +640,12 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
-    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context
+    from gpuplan.deploy.engine import (
+        ON_GPU_UTILISATION,
+        batch_engine_launch,
+        engine_launch,
+        unchecked_context,
+    )
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.grammar import check_image
     from gpuplan.deploy.k8s.host import catalog_host
@@ -714,6 +724,11 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             notes.append(unchecked_context(spec, slots))  # the cap the engine is started with instead
         else:
             spec = spec.with_engine_slots(slots)
+    elif batch_engine_launch(spec) is not None:
+        # a batch job's vLLM downloads the weights onto the node's disk too: the disk holds them
+        batch = spec.split_as_planned(_plan_workload(request.plan))
+        if not isinstance(batch, str):
+            spec = spec.with_weights_of(_profile(store, batch, _no_progress))
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     if generator.name == "k8s" or spec.decodes_images:
