@@ -483,10 +483,10 @@ def test_upgrading_takes_the_newer_snapshots_offer_facts_and_drops_its_unpriced_
     con.close()
 
 
-def test_alibabas_egress_figure_is_low_confidence_and_says_it_is_an_example(tmp_path: Path) -> None:
+def test_alibabas_egress_figure_is_low_confidence_and_says_it_is_an_example(fresh_catalog: Path) -> None:
     # The row's source is the documentation example of BSS QuerySkuPriceList, which names no region
     # and says its prices are not current ones: was confidence "high", applied to every region.
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         [tier] = store.egress_tiers("alibaba", "cn-hangzhou")
     finally:

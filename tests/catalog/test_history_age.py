@@ -9,10 +9,10 @@ from gpuplan.catalog.history import price_history
 from gpuplan.report.history import _age
 
 
-def test_an_undated_price_in_its_history_is_aged_as_offers_and_plan_age_it(tmp_path: Path) -> None:
+def test_an_undated_price_in_its_history_is_aged_as_offers_and_plan_age_it(fresh_catalog: Path) -> None:
     # history said "age unknown (up to 6.1 y)" of an A10 row that offers and plan called "at most
     # 5.7 y: the A10 launched 2021-04": the interval's own start, before the GPU existed
-    store = open_store(str(tmp_path / "catalog.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         points = price_history(store, "ecs.gn7i-c8g1.2xlarge")
         undated = [p for p in points if "/" in p.as_of and p.as_of.startswith("2020-11")]

@@ -4,7 +4,9 @@ the cash all upfront needs on day one; a row without it keeps its own rate and s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,8 +17,8 @@ from gpuplan.vocab import Upfront
 
 
 @pytest.fixture(scope="module")
-def g6e(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    store = open_store(str(tmp_path_factory.mktemp("catalog") / "c.sqlite"))  # the shipped snapshot
+def g6e(seeded_copy: Callable[[str], Path]):  # type: ignore[no-untyped-def]
+    store = open_store(str(seeded_copy("catalog")))  # the shipped snapshot
     try:
         rows = store.offers(provider="aws", region="us-east-1", instance_type=["g6e.xlarge"])
     finally:
@@ -87,11 +89,11 @@ def test_a_wrong_value_gets_did_you_mean() -> None:
     assert Upfront.cast("no-upfront") is Upfront.NONE
 
 
-def test_offers_list_reserved_prices_at_the_chosen_option_and_say_which(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_offers_list_reserved_prices_at_the_chosen_option_and_say_which(fresh_catalog) -> None:  # type: ignore[no-untyped-def]
     from gpuplan.catalog.query import OfferQuery, list_offers
     from gpuplan.report.catalog import offers_view
 
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         query = OfferQuery(provider="aws", region=("us-east-1", "ap-east-1"), pricing="reserved_1y",
                            all_regions=True, upfront="all")  # fmt: skip

@@ -4,7 +4,7 @@ autoscaled fleet too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +27,8 @@ serving: {requests_per_s: %s, prompt_tokens: 800, output_tokens: 250%s}
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    st = open_store(str(tmp_path_factory.mktemp("tiers") / "catalog.sqlite"))
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("tiers")))
     yield st
     st.close()
 

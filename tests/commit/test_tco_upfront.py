@@ -4,6 +4,8 @@ the shipped AWS rows, and its commitments say the cash each takes at the start o
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,8 +33,8 @@ def _usage(**constraints: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    s = open_store(str(tmp_path_factory.mktemp("catalog") / "c.sqlite"))  # the shipped snapshot
+def store(seeded_copy: Callable[[str], Path]):  # type: ignore[no-untyped-def]
+    s = open_store(str(seeded_copy("catalog")))  # the shipped snapshot
     yield s
     s.close()
 

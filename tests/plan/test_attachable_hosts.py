@@ -16,9 +16,11 @@ from stand_in_profiles import resnet50_profile
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def test_a_one_vcpu_host_of_four_t4s_is_bounded_by_its_vcpu_and_does_not_rank_first(tmp_path: Path) -> None:
+def test_a_one_vcpu_host_of_four_t4s_is_bounded_by_its_vcpu_and_does_not_rank_first(
+    fresh_catalog: Path,
+) -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
-    store = open_store(str(tmp_path / "catalog.db"))
+    store = open_store(str(fresh_catalog))
     try:
         answer = plan(
             workload,

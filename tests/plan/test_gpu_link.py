@@ -129,11 +129,11 @@ def test_the_offer_that_says_nvswitch_ranks_above_the_one_that_says_nothing() ->
     assert math.isclose(unsaid.best_case_job_time_h, switched.job_time_h, rel_tol=1e-9)
 
 
-def test_estimate_on_a_named_instance_takes_its_board(tmp_path: Path) -> None:
+def test_estimate_on_a_named_instance_takes_its_board(fresh_catalog: Path) -> None:
     from gpuplan.api import instance_links
     from gpuplan.catalog import open_store
 
-    store = open_store(str(tmp_path / "catalog.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         unsaid = instance_links(store, "gpu_4x_h100_sxm5").network  # Lambda's entry says nothing
         switched = instance_links(store, "a2-highgpu-4g").network  # GCP's A2: the 16-GPU NVSwitch board
@@ -146,13 +146,13 @@ def test_estimate_on_a_named_instance_takes_its_board(tmp_path: Path) -> None:
     assert (switched.link(a100, 2).nvlink_board, switched.link(a100, 2).gpu_join_assumed) == (None, False)
 
 
-def test_a_named_instance_and_another_gpu_are_refused_together(tmp_path: Path) -> None:
+def test_a_named_instance_and_another_gpu_are_refused_together(fresh_catalog: Path) -> None:
     # p4d.24xlarge's host (12 vCPUs a GPU, 400 Gbit/s EFA) under a T4 is a machine no one rents.
     from gpuplan.api import instance_links
     from gpuplan.catalog import open_store
     from gpuplan.errors import InputError
 
-    store = open_store(str(tmp_path / "catalog.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         with pytest.raises(InputError) as e:
             instance_links(store, "p4d.24xlarge", gpus=["T4"])

@@ -53,8 +53,8 @@ def test_the_catalog_network_kind_decides_rdma_or_tcp_not_the_bandwidth() -> Non
     assert any("network kind not in the catalog: taken as tcp" in n for n in unsaid_fast.notes)
 
 
-def test_offer_table_carries_each_offers_network_kind(tmp_path: Path) -> None:
-    store = open_store(str(tmp_path / "catalog.db"))
+def test_offer_table_carries_each_offers_network_kind(fresh_catalog: Path) -> None:
+    store = open_store(str(fresh_catalog))
     try:
         prices = store.offers(include_unpriced=True)
     finally:

@@ -97,12 +97,12 @@ def test_a_label_held_only_as_an_articles_claim_is_refused_unless_low_confidence
     check_constraints(Constraints(compliance=("mlps-3",), allow_low_confidence=True), store)
 
 
-def test_a_label_a_reliable_source_gives_satisfies_without_low_confidence(tmp_path: Path) -> None:
+def test_a_label_a_reliable_source_gives_satisfies_without_low_confidence(fresh_catalog: Path) -> None:
     from sqlalchemy import insert, select
 
     from gpuplan.catalog import schema as t
 
-    own = open_store(str(tmp_path / "certain.sqlite"))
+    own = open_store(str(fresh_catalog))
     try:
         with own.engine.begin() as conn:
             import_id = conn.execute(select(t.imports.c.id).limit(1)).scalar_one()

@@ -132,8 +132,8 @@ def test_no_group_is_offered_where_none_is_near() -> None:
         constraints_from_spec(ConstraintsSpec(), countries=("EEA",))
 
 
-def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> None:
-    store = open_store(str(tmp_path / "c.sqlite"))
+def test_a_data_location_must_be_a_region_of_its_provider(fresh_catalog: Path) -> None:
+    store = open_store(str(fresh_catalog))
     try:
         _check_location(("aws", "us-east-1"), store)
         with pytest.raises(NotFoundError, match="unknown region 'us-east-9'; did you mean"):
@@ -173,13 +173,13 @@ def test_the_team_services_plan_request_takes_a_gpu_filter() -> None:
     [("singapore", "aws/ap-southeast-1", "SG"), ("EU", "gcp/europe-west3", "EU")],
 )
 def test_a_country_written_as_a_region_points_to_its_regions(
-    tmp_path: Path, written: str, region: str, code: str
+    fresh_catalog: Path, written: str, region: str, code: str
 ) -> None:
     # "--region singapore" had been answered "did you mean 'cn-qingdao'?"
     from gpuplan.errors import InputError
     from gpuplan.plan.contradictions import check_regions
 
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         with pytest.raises(InputError) as info:
             check_regions(constraints_from_spec(ConstraintsSpec(), regions=(written,)), store)

@@ -4,7 +4,9 @@ one; a reserved row whose term does not carry the option keeps its own rate and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from plan_helpers import aws_costs
@@ -35,8 +37,8 @@ def _estimate(key: EstimateKey) -> EstimateRow:
 
 
 @pytest.fixture(scope="module")
-def reserved(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    store = open_store(str(tmp_path_factory.mktemp("catalog") / "c.sqlite"))  # the shipped snapshot
+def reserved(seeded_copy: Callable[[str], Path]):  # type: ignore[no-untyped-def]
+    store = open_store(str(seeded_copy("catalog")))  # the shipped snapshot
     try:
         rows = store.offers(provider="aws", region="us-east-1", instance_type=["g6e.xlarge"])
     finally:

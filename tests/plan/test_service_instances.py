@@ -154,7 +154,7 @@ def test_the_gpu_limit_and_the_planners_search_are_named_when_they_leave_a_servi
 
 
 def test_a_traced_service_on_the_shipped_catalog_is_laid_on_more_instances_than_a_jobs_limit(
-    tmp_path: Path,
+    fresh_catalog: Path,
 ) -> None:
     # A 7B chat service at 30 requests/s on AWS: its cheapest layout is some ten one-GPU instances
     # (g6e.xlarge); under the limit of 8 instances meant for a training job it was 3 × p5.4xlarge,
@@ -162,7 +162,7 @@ def test_a_traced_service_on_the_shipped_catalog_is_laid_on_more_instances_than_
     from gpuplan.api import plan
     from gpuplan.catalog import open_store
 
-    store = open_store(str(tmp_path / "catalog.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         workload, profile = service_workload(requests_per_s=30), llama7b_profile()
         free = plan(workload, store=store, profile=profile, providers=["aws"])

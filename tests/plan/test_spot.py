@@ -280,11 +280,11 @@ def test_the_bands_are_said_to_come_from_the_source_each_offer_names_with_its_da
     assert "Azure" not in shown and "from the catalog (instances.vantage.sh" in shown
 
 
-def test_a_plans_offer_table_carries_the_shipped_bands_source(tmp_path: Path) -> None:
+def test_a_plans_offer_table_carries_the_shipped_bands_source(fresh_catalog: Path) -> None:
     from gpuplan.catalog import open_store
     from gpuplan.plan.build_inputs import offer_table_from_prices
 
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         spot = [
             o for o in store.offers(provider="aws", gpu="H100-SXM", pricing="spot") if o.interruption_band

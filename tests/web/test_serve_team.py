@@ -221,7 +221,7 @@ def test_a_saved_plan_says_how_old_its_prices_are_today_by_the_catalogs_rule(ser
     assert (change["then_age_days"], change["then_staleness"]) == (age.age_days, age.staleness)
 
 
-def test_a_saved_plans_undated_price_is_aged_no_older_than_its_gpu(tmp_path: Path) -> None:
+def test_a_saved_plans_undated_price_is_aged_no_older_than_its_gpu(fresh_catalog: Path) -> None:
     # A saved L20 plan's price "some time since 2020-11" was 2,226 days old in the API, where offers
     # and plan say at most 3.1 years (the L20 launched 2023-11).
     from types import SimpleNamespace
@@ -229,7 +229,7 @@ def test_a_saved_plans_undated_price_is_aged_no_older_than_its_gpu(tmp_path: Pat
     from gpuplan.catalog import open_store
     from gpuplan.web.work import saved_plan_item
 
-    store = open_store(str(tmp_path / "c.sqlite"))
+    store = open_store(str(fresh_catalog))
     try:
         fields = dict.fromkeys(
             (
