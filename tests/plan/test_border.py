@@ -76,8 +76,10 @@ def test_data_in_mainland_china_sent_abroad_is_flagged_and_said_once() -> None:
     assert "Personal Information Protection Law" in note and "2022-09-01" in note
     assert "does not judge whether it is lawful" in note
     assert "AWS China and Azure China" in note  # AWS here is its global cloud
-    # the copy is timed at the disk's rate; at the measured 1 Mbit/s the 20 GB take 44.4 h, the 29.5 GB 2.7 d
-    assert "0.131 GB/s" in note and "1 Mbit/s" in note and "44.4 h" in note and "2.7 d" in note
+    # the copy is timed at the disk's rate; the slow direction measured is into China: the 29.5 GB of
+    # results sent back in would take 2.7 d at its 1 Mbit/s
+    assert "0.131 GB/s (2.5 min)" in note and "1 Mbit/s" in note
+    assert "the 29.5 GB that enter mainland China would take 2.7 d" in note
     assert note.endswith("--countries CN")
     assert option_json(options["ohio"]).crosses_border is True
     assert option_json(options["hangzhou"]).model_dump(mode="json")["crosses_border"] is False
@@ -94,6 +96,7 @@ def test_data_abroad_brought_into_mainland_china_is_said_the_other_way() -> None
     (note,) = _border_notes(plan)
     assert "alibaba/cn-hangzhou" in note and "enters mainland China" in note and "hongkong" not in note
     assert "AWS China" not in note  # no AWS or Azure option crosses
+    assert "the 20 GB that enter mainland China would take 44.4 h" in note  # the dataset comes in
     assert note.endswith("--countries US")
 
 

@@ -13,12 +13,14 @@ note says that the data crosses, which rules govern it and how to keep it on one
 
 The link: the plan times the dataset's copy at the disk's assumed rate wherever it comes from, and the
 results' return not at all. A measurement of mainland China's transnational links found more than
-70% of the pairs measured below 1 Mbit/s for more than 5 hours every day, the slow direction being
-into China (Zhu, Man, Wang, Qian, Ensafi, Halderman, Duan, "Characterizing Transnational Internet
-Performance and the Great Bottleneck of China", Proc. ACM Meas. Anal. Comput. Syst. 4(1), SIGMETRICS
-2020, https://doi.org/10.1145/3379479). Those are public-internet connections in their slow hours, not
-the dedicated cross-border links clouds sell, so no figure is changed: the note gives what the copy
-would take at that rate beside the time the plan assumes.
+70% of the pairs measured below 1 Mbit/s for more than 5 hours every day, in the direction into
+China (packet loss and delay were found in that direction only; Zhu, Man, Wang, Qian, Ensafi,
+Halderman, Duan, "Characterizing Transnational Internet Performance and the Great Bottleneck of
+China", Proc. ACM Meas. Anal. Comput. Syst., SIGMETRICS 2020, https://doi.org/10.1145/3379479).
+Those are public-internet connections in their slow hours, not the dedicated cross-border links
+clouds sell, so no figure is changed: the note gives what the data that enters mainland China (the
+dataset brought in, or the results sent back in) would take at that rate beside the time the plan
+assumes.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ __all__ = ["MAINLAND_CHINA", "SLOW_CROSS_BORDER_MBITS", "border_note", "crosses_
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
 MAINLAND_CHINA = "CN"
 
-#: The rate more than 70% of the mainland-China transnational pairs measured fell below for more than
-#: 5 hours a day, Mbit/s (Zhu et al., SIGMETRICS 2020, https://doi.org/10.1145/3379479): the note's
+#: The rate more than 70% of the pairs measured into mainland China from abroad fell below for more
+#: than 5 hours a day, Mbit/s (Zhu et al., SIGMETRICS 2020, https://doi.org/10.1145/3379479): the note's
 #: illustration of a slow cross-border link; it changes no figure.
 SLOW_CROSS_BORDER_MBITS = 1.0
 
@@ -109,7 +111,7 @@ def border_note(job: JobFacts, options: Sequence[Option]) -> str:
             )
         )
     if job.dataset_gb > 0 or job.result_size_gb > 0:
-        words.append(_link_words(job))
+        words.append(_link_words(job, job.result_size_gb if outward else job.dataset_gb))
     keep = (
         _("to keep the data inside mainland China: --countries CN")
         if outward
@@ -119,30 +121,24 @@ def border_note(job: JobFacts, options: Sequence[Option]) -> str:
     return _("; ").join(words)
 
 
-def _link_words(job: JobFacts) -> str:
-    """The rate the plan times the dataset's copy at, beside what the dataset in and the results back
-    would take at :data:`SLOW_CROSS_BORDER_MBITS`."""
-    moved = [
-        (
-            gb,
-            what.format(
-                gb=format_number(gb), time=format_hours(gb * 8000.0 / SLOW_CROSS_BORDER_MBITS / 3600.0)
-            ),
-        )
-        for gb, what in (
-            (job.dataset_gb, _("the {gb} GB dataset would take {time}")),
-            (job.result_size_gb, _("the {gb} GB of results back {time}")),
-        )
-    ]
-    return _(
+def _link_words(job: JobFacts, inbound_gb: float) -> str:
+    """The rate the plan times the dataset's copy at, beside what the ``inbound_gb`` that enter
+    mainland China would take at :data:`SLOW_CROSS_BORDER_MBITS` (the slow direction measured)."""
+    head = _(
         "the plan times the dataset's copy at {gbps} GB/s ({copy}) and the results' return not at all, "
         "as within a cloud; cross-border links are often far slower: a measurement of 2020 found most "
-        "transnational connections of mainland China below {mbits} Mbit/s for more than 5 hours a day, "
-        "mostly into China (Zhu et al., 'Characterizing Transnational Internet Performance and the Great "
-        "Bottleneck of China', ACM SIGMETRICS 2020, doi:10.1145/3379479); at that rate {times}"
+        "connections into mainland China from abroad below {mbits} Mbit/s for more than 5 hours a day "
+        "(Zhu et al., 'Characterizing Transnational Internet Performance and the Great Bottleneck of "
+        "China', ACM SIGMETRICS 2020, doi:10.1145/3379479)"
     ).format(
         gbps=f"{job.checkpoint_write_gbps:g}",
         copy=format_hours(job.dataset_copy_h),
         mbits=f"{SLOW_CROSS_BORDER_MBITS:g}",
-        times=_(", ").join(words for gb, words in moved if gb > 0),
+    )
+    if inbound_gb <= 0:
+        return head
+    return _("{head}; at that rate the {gb} GB that enter mainland China would take {time}").format(
+        head=head,
+        gb=format_number(inbound_gb),
+        time=format_hours(inbound_gb * 8000.0 / SLOW_CROSS_BORDER_MBITS / 3600.0),
     )
