@@ -260,6 +260,13 @@ class PlanOption(Document):
     zone: str | None = None
     country: str | None = None
     """ISO 3166 alpha-2 code; None when unknown."""
+    crosses_border: bool | None = None
+    """The option moves the job's data (dataset in from ``data.location``, results back) across the
+    border of mainland China (``CN``; Hong Kong is outside it): true where exactly one of the data
+    and the option is in it, false where both are on one side or nothing moves; null where the data's
+    country is not known (``data.location`` not given: the data is at the user's site) or the
+    option's is not. Moving data out of mainland China is governed by its data-export rules, which
+    gpuplan does not judge; the plan's notes say which options cross."""
     instance_type: str
     gpu: str
     """Canonical GPU id from gpuplan.hardware (``A100-SXM4-80GB``)."""

@@ -119,6 +119,10 @@ def plan_notes(
                 "free on the seven clouds; where a provider's inbound price is not in the catalog it is "
                 "priced at the highest transfer price known) and results go back over internet egress"
             )
+            + _(
+                "; whether the data crosses the border of mainland China (its data-export rules) is not "
+                "known: give data.location"
+            )
         )
     if job.egress_free_tier:
         plan_notes.append(

@@ -14,6 +14,7 @@ from gpuplan.catalog.providers import declared_provider, documented_billing_incr
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_hours, format_number, format_percent, money
 from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, network_kind_of
+from gpuplan.plan.border import crosses_border
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
@@ -668,6 +669,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         region=row.region,
         zone=row.zone,
         country=row.country,
+        crosses_border=crosses_border(job, row.country),
         instance_type=row.instance_type,
         gpu=row.gpu,
         gpus_per_node=int(cands.gpus_per_node[i]),

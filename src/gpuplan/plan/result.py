@@ -352,6 +352,10 @@ class Option:
     upfront_usd: float | None = None
     """All upfront: the cash its instances' reservations take on day one (the effective rate × the
     term's hours × instances); None otherwise (partial upfront: the split is not published)."""
+    crosses_border: bool | None = None
+    """The option moves the job's data (dataset in, results back) across the border of mainland
+    China: exactly one of ``data.location`` and the option's region is in it; None where the data's
+    country or the option's is not known (:func:`gpuplan.plan.border.crosses_border`)."""
 
     @property
     def gpu_count(self) -> int:

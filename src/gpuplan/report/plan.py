@@ -44,6 +44,7 @@ def option_json(o: Option) -> PlanOption:
         region=o.region,
         zone=o.zone or None,
         country=o.country or None,
+        crosses_border=o.crosses_border,
         instance_type=o.instance_type,
         gpu=o.gpu,
         gpu_count=o.gpu_count,

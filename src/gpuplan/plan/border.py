@@ -1,0 +1,144 @@
+"""Data that an option moves across the border of mainland China (ISO code ``CN``; Hong Kong, ``HK``,
+is outside it): the flag each option carries and the plan's one note about it.
+
+The planner prices such a move as any other transfer; what it does not price is said here. Moving
+data out of mainland China may need a security assessment, a standard contract or a certification
+where it holds personal information or important data (Personal Information Protection Law of the
+People's Republic of China, adopted 2021-08-20, in force 2021-11-01, chapter III, articles 38–43;
+Cyberspace Administration of China, Measures for the Security Assessment of Outbound Data Transfers,
+CAC Order No. 11, issued 2022-07-07, in force 2022-09-01, https://www.cac.gov.cn/2022-07/07/
+c_1658811536396503.htm; whose scope the CAC's Provisions on Promoting and Regulating Cross-Border Data
+Flows, in force 2024-03-22, narrowed). Whether a transfer is lawful is not for gpuplan to judge: the
+note says that the data crosses, which rules govern it and how to keep it on one side.
+
+The link: the plan times the dataset's copy at the disk's assumed rate wherever it comes from, and the
+results' return not at all. A measurement of mainland China's transnational links found more than
+70% of the pairs measured below 1 Mbit/s for more than 5 hours every day, in the direction into
+China (packet loss and delay were found in that direction only; Zhu, Man, Wang, Qian, Ensafi,
+Halderman, Duan, "Characterizing Transnational Internet Performance and the Great Bottleneck of
+China", Proc. ACM Meas. Anal. Comput. Syst., SIGMETRICS 2020, https://doi.org/10.1145/3379479).
+Those are public-internet connections in their slow hours, not the dedicated cross-border links
+clouds sell, so no figure is changed: the note gives what the data that enters mainland China (the
+dataset brought in, or the results sent back in) would take at that rate beside the time the plan
+assumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuplan.i18n import _, format_hours, format_number
+from gpuplan.i18n.places import place
+from gpuplan.plan.input_types import JobFacts
+from gpuplan.plan.region_countries import region_country
+from gpuplan.plan.result import Option
+
+__all__ = ["MAINLAND_CHINA", "SLOW_CROSS_BORDER_MBITS", "border_note", "crosses_border", "data_country"]
+
+#: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
+MAINLAND_CHINA = "CN"
+
+#: The rate more than 70% of the pairs measured into mainland China from abroad fell below for more
+#: than 5 hours a day, Mbit/s (Zhu et al., SIGMETRICS 2020, https://doi.org/10.1145/3379479): the note's
+#: illustration of a slow cross-border link; it changes no figure.
+SLOW_CROSS_BORDER_MBITS = 1.0
+
+
+def data_country(job: JobFacts) -> str | None:
+    """The country of ``data.location``; None where it is not given (the data is at the user's site,
+    which could be anywhere) or its region's country is not known."""
+    if job.data_location is None:
+        return None
+    return region_country(*job.data_location) or None
+
+
+def _moves_data(job: JobFacts) -> bool:
+    """Whether the job moves any data between ``data.location`` and the GPUs' region."""
+    return job.dataset_gb > 0 or job.result_size_gb > 0 or job.results_unpriced
+
+
+def crosses_border(job: JobFacts, country: str) -> bool | None:
+    """Whether an option in ``country`` moves the job's data across the border of mainland China:
+    True where exactly one of the data and the option is in it and data moves; None where either's
+    country is not known (unknown is not taken as "inside")."""
+    if not _moves_data(job):
+        return False
+    here = data_country(job)
+    if here is None or not country:
+        return None
+    return (here == MAINLAND_CHINA) != (country == MAINLAND_CHINA)
+
+
+def border_note(job: JobFacts, options: Sequence[Option]) -> str:
+    """One note naming the places among ``options`` (the recommended, the listed and the Pareto
+    front) whose option moves the data across the border of mainland China; "" where none does."""
+    places: list[str] = []
+    clouds: set[str] = set()
+    for o in options:
+        if crosses_border(job, o.country) and (where := place(o.provider, o.region)) not in places:
+            places.append(where)
+            clouds.add(o.provider)
+    if not places or job.data_location is None:
+        return ""
+    here = data_country(job)
+    outward = here == MAINLAND_CHINA
+    where = place(*job.data_location)
+    head = (
+        _(
+            "mainland-China border: the data is in {where} and {places} are outside mainland China: the "
+            "dataset leaves mainland China for them and the results come back in; exporting data from "
+            "mainland China is governed by the Personal Information Protection Law (in force "
+            "2021-11-01) and the CAC's Measures for the Security Assessment of Outbound Data Transfers "
+            "(in force 2022-09-01; narrowed by the Provisions on Promoting and Regulating Cross-Border "
+            "Data Flows, 2024-03-22), which may require a security assessment, a standard contract or a "
+            "certification where the data holds personal information or important data"
+        )
+        if outward
+        else _(
+            "mainland-China border: the data is in {where}, outside mainland China, and {places} are in "
+            "it: the dataset enters mainland China (the rules of the country it leaves apply) and the "
+            "results leave it, which the Personal Information Protection Law (in force 2021-11-01) and "
+            "the CAC's Measures for the Security Assessment of Outbound Data Transfers (in force "
+            "2022-09-01) govern where they hold personal information or important data"
+        )
+    ).format(where=where, places=_(", ").join(places))
+    words = [head, _("gpuplan prices the transfer but does not judge whether it is lawful")]
+    if clouds & {"aws", "azure"}:
+        words.append(
+            _(
+                "AWS and Azure here are their global clouds; AWS China and Azure China (operated by "
+                "21Vianet) are separate clouds with their own accounts, which the catalog does not hold"
+            )
+        )
+    if job.dataset_gb > 0 or job.result_size_gb > 0:
+        words.append(_link_words(job, job.result_size_gb if outward else job.dataset_gb))
+    keep = (
+        _("to keep the data inside mainland China: --countries CN")
+        if outward
+        else _("to keep the data out of mainland China: --countries {country}").format(country=here)
+    )
+    words.append(keep)
+    return _("; ").join(words)
+
+
+def _link_words(job: JobFacts, inbound_gb: float) -> str:
+    """The rate the plan times the dataset's copy at, beside what the ``inbound_gb`` that enter
+    mainland China would take at :data:`SLOW_CROSS_BORDER_MBITS` (the slow direction measured)."""
+    head = _(
+        "the plan times the dataset's copy at {gbps} GB/s ({copy}) and the results' return not at all, "
+        "as within a cloud; cross-border links are often far slower: a measurement of 2020 found most "
+        "connections into mainland China from abroad below {mbits} Mbit/s for more than 5 hours a day "
+        "(Zhu et al., 'Characterizing Transnational Internet Performance and the Great Bottleneck of "
+        "China', ACM SIGMETRICS 2020, doi:10.1145/3379479)"
+    ).format(
+        gbps=f"{job.checkpoint_write_gbps:g}",
+        copy=format_hours(job.dataset_copy_h),
+        mbits=f"{SLOW_CROSS_BORDER_MBITS:g}",
+    )
+    if inbound_gb <= 0:
+        return head
+    return _("{head}; at that rate the {gb} GB that enter mainland China would take {time}").format(
+        head=head,
+        gb=format_number(inbound_gb),
+        time=format_hours(inbound_gb * 8000.0 / SLOW_CROSS_BORDER_MBITS / 3600.0),
+    )

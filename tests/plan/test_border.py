@@ -1,0 +1,129 @@
+"""Data moved across the border of mainland China: each option says whether it moves the job's data
+across (``crosses_border``; None where the data's place is not known, never "inside"), and the plan
+says so once, naming the places, the rules that govern it, that gpuplan does not judge them, the
+rate the copy is timed at beside a measured cross-border one, and how to keep the data on its side.
+A plan had recommended AWS in Ohio for data in Shenzhen, pricing the bytes, with no word of it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from plan_helpers import AWS_TIERS, offer, toy_estimator
+
+from gpuplan.i18n import use_language
+from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, Plan, RegionCosts, plan_offers
+from gpuplan.plan.border import crosses_border
+from gpuplan.plan.result import Option
+from gpuplan.report.plan import option_json
+
+HANGZHOU = ("alibaba", "cn-hangzhou")
+OHIO = ("aws", "us-east-2")
+
+#: A fine-tune's 20 GB dataset and 29.5 GB of weights sent back.
+JOB = JobFacts(task="train", dataset_gb=20.0, results_gb=29.5, data_location=HANGZHOU)
+
+
+#: One 1-GPU A100 in each: (provider, region, instance name, $/h, country).
+PLACES = (
+    ("aws", "us-east-2", "ohio", 1.0, "US"),
+    ("alibaba", "cn-hangzhou", "hangzhou", 2.0, "CN"),
+    ("alibaba", "cn-hongkong", "hongkong", 3.0, "HK"),
+)
+
+
+def _plan(job: JobFacts, places: tuple[tuple[str, str, str, float, str], ...] = PLACES) -> Plan:
+    rows = [
+        offer(provider=p, region=r, instance_type=name, gpu_count=1, price_usd=usd, country=c)
+        for p, r, name, usd, c in places
+    ]
+    costs = CostFacts(
+        [
+            RegionCosts(
+                provider=p,
+                region=r,
+                internet_egress=AWS_TIERS,
+                inter_region_usd_per_gb=0.02,
+                block_storage_usd_per_gb_month=0.08,
+            )
+            for p, r, *_ in places
+        ]
+    )
+    estimate = toy_estimator(peak_gib=10.0)
+    return plan_offers(OfferTable.from_rows(rows), costs, job, estimate, Constraints(max_gpus=1))  # type: ignore[arg-type]
+
+
+def _by_name(plan: Plan) -> dict[str, Option]:
+    return {o.instance_type: o for o in plan.options}
+
+
+def _border_notes(plan: Plan) -> list[str]:
+    return [n for n in plan.notes if "mainland" in n and "border" in n and "data.location not given" not in n]
+
+
+def test_data_in_mainland_china_sent_abroad_is_flagged_and_said_once() -> None:
+    plan = _plan(JOB)
+    options = _by_name(plan)
+    assert plan.recommended.instance_type == "ohio"
+    # Hong Kong is outside mainland China: its data-export rules cover a move there too
+    assert {k: o.crosses_border for k, o in options.items()} == {
+        "ohio": True,
+        "hangzhou": False,
+        "hongkong": True,
+    }
+    (note,) = _border_notes(plan)
+    assert "aws/us-east-2" in note and "alibaba/cn-hongkong" in note and "alibaba/cn-hangzhou and" in note
+    assert "Personal Information Protection Law" in note and "2022-09-01" in note
+    assert "does not judge whether it is lawful" in note
+    assert "AWS China and Azure China" in note  # AWS here is its global cloud
+    # the copy is timed at the disk's rate; the slow direction measured is into China: the 29.5 GB of
+    # results sent back in would take 2.7 d at its 1 Mbit/s
+    assert "0.131 GB/s (2.5 min)" in note and "1 Mbit/s" in note
+    assert "the 29.5 GB that enter mainland China would take 2.7 d" in note
+    assert note.endswith("--countries CN")
+    assert option_json(options["ohio"]).crosses_border is True
+    assert option_json(options["hangzhou"]).model_dump(mode="json")["crosses_border"] is False
+
+
+def test_data_abroad_brought_into_mainland_china_is_said_the_other_way() -> None:
+    plan = _plan(replace(JOB, data_location=OHIO))
+    options = _by_name(plan)
+    assert {k: o.crosses_border for k, o in options.items()} == {
+        "ohio": False,
+        "hangzhou": True,
+        "hongkong": False,
+    }
+    (note,) = _border_notes(plan)
+    assert "alibaba/cn-hangzhou" in note and "enters mainland China" in note and "hongkong" not in note
+    assert "AWS China" not in note  # no AWS or Azure option crosses
+    assert "the 20 GB that enter mainland China would take 44.4 h" in note  # the dataset comes in
+    assert note.endswith("--countries US")
+
+
+def test_an_unknown_data_location_is_unknown_not_inside() -> None:
+    plan = _plan(replace(JOB, data_location=None))
+    assert {o.crosses_border for o in plan.options} == {None}
+    assert option_json(plan.recommended).model_dump(mode="json")["crosses_border"] is None
+    assert not _border_notes(plan)
+    said = [n for n in plan.notes if n.startswith("data.location not given")]
+    assert said and "border of mainland China" in said[0] and "not known" in said[0], plan.notes
+
+
+def test_an_option_of_unknown_country_is_unknown_and_nothing_moved_crosses_nothing() -> None:
+    assert crosses_border(JOB, "") is None
+    assert crosses_border(JOB, "CN") is False and crosses_border(JOB, "SG") is True
+    assert crosses_border(replace(JOB, dataset_gb=0.0, results_gb=0.0), "US") is False
+
+
+def test_no_option_across_the_border_no_note() -> None:
+    plan = _plan(replace(JOB, data_location=("alibaba", "cn-shanghai")))
+    assert [o.crosses_border for o in plan.options if o.country == "CN"] == [False]
+    plan_cn = _plan(JOB, PLACES[1:2])
+    assert not _border_notes(plan_cn)
+
+
+@pytest.mark.parametrize("words", ["出境", "--countries CN"])
+def test_the_note_is_in_chinese(words: str) -> None:
+    with use_language("zh"):
+        plan = _plan(JOB)
+    assert any(words in n and "个人信息保护法" in n for n in plan.notes), plan.notes
