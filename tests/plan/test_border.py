@@ -127,3 +127,25 @@ def test_the_note_is_in_chinese(words: str) -> None:
     with use_language("zh"):
         plan = _plan(JOB)
     assert any(words in n and "个人信息保护法" in n for n in plan.notes), plan.notes
+
+
+def test_the_recommendation_says_beside_it_that_its_option_crosses() -> None:
+    from rich.console import Console
+
+    from gpuplan.report.plan_html import plan_html
+    from gpuplan.report.plan_view import plan_view
+
+    line = "this option moves the data across the mainland-China border: see the note on it below"
+    plan = _plan(JOB)
+    console = Console(width=200, record=True)
+    console.print(plan_view(plan))
+    text = console.export_text()
+    recommended = text[text.index("Recommended: ") :]
+    # beside the recommendation, before its why and long before the note itself
+    assert line in recommended.split("why: ")[0], recommended[:2000]
+    assert line in plan_html(plan, "toy")
+    # an option that stays inside says nothing there
+    inside = _plan(JOB, PLACES[1:2])
+    console = Console(width=200, record=True)
+    console.print(plan_view(inside))
+    assert line not in console.export_text()

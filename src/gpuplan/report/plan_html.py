@@ -19,6 +19,7 @@ from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_g
 from gpuplan.report.plan_view import (
     PERSONA_NAMES,
     age_text,
+    border_lines,
     breakdown_words,
     licence_amount,
     per_words,
@@ -224,6 +225,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(plan.without_stale_prices.words)
     lines += service_lines(rec)
     lines += spot_lines(rec)
+    lines += border_lines(rec)
     lines += unknown_lines(rec)
     if plan.decided_by_unknowns:
         lines.append(plan.decided_by_unknowns)

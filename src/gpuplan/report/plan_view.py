@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PERSONA_NAMES",
     "age_text",
+    "border_lines",
     "breakdown_words",
     "latency_words",
     "option_label",
@@ -400,6 +401,7 @@ def _recommended(plan: Plan) -> list[Any]:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
+    lines += [Text("  " + line, style="bold yellow") for line in border_lines(rec)]
     lines += [Text("  " + line, style="yellow") for line in unknown_lines(rec)]
     if plan.decided_by_unknowns:
         lines.append(Text("  " + plan.decided_by_unknowns, style="bold yellow"))
@@ -649,6 +651,14 @@ def service_spot_lines(o: Option) -> list[str]:
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
     fallback = fallback_line(o)
     return [reclaim, below, spare, *([fallback] if fallback else [])]
+
+
+def border_lines(o: Option) -> list[str]:
+    """A line beside the recommendation where its option moves the data across the border of
+    mainland China (``Option.crosses_border``); the note among the plan's notes says the rest."""
+    if not o.crosses_border:
+        return []
+    return [_("this option moves the data across the mainland-China border: see the note on it below")]
 
 
 def unknown_lines(o: Option) -> list[str]:
