@@ -41,3 +41,24 @@ def test_no_chinese_message_puts_a_space_between_two_chinese_characters() -> Non
         if gaps:
             spaced.append(f"{gaps} in {forms[0]!r}")
     assert not spaced, f"{len(spaced)} messages:\n" + "\n".join(spaced)
+
+
+def test_sentences_joined_in_code_put_no_space_after_a_chinese_end_or_closing_bracket() -> None:
+    # A note and its warning, each translated on its own, were joined with " " (…换算（截至 …）。 警告：…).
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.numbers import Money
+    from gpuplan.i18n.phrases import sentences
+
+    assert sentences("CNY prices at 7.1 (as of 2026-01-01)", "Warning: old.") == (
+        "CNY prices at 7.1 (as of 2026-01-01) Warning: old."
+    )
+    assert sentences("标价按 1 USD = 7.1 CNY 换算（截至 2026-01-01）", "警告：汇率已过时。") == (
+        "标价按 1 USD = 7.1 CNY 换算（截至 2026-01-01）警告：汇率已过时。"
+    )
+    old = Money(
+        currency="CNY", units_per_usd=7.1, as_of="2026-01-01", source="ecb", age_days=200, stale_after_days=30
+    )
+    assert "(as of 2026-01-01; " in old.rate_note() and ". Warning: " in old.rate_note()
+    with use_language("zh"):
+        note = old.rate_note()
+    assert "。警告：" in note and spaced_between_chinese(note) == [], note
