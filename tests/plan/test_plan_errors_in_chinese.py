@@ -183,7 +183,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         lambda: BaselineSpec.parse("aws/us-east-1"),
         "cannot read baseline 'aws/us-east-1'; write provider/region/instance_type[/pricing], "
         "e.g. aws/us-east-1/p4d.24xlarge/on_demand",
-        "无法识别基准方案 'aws/us-east-1'；请写成 云厂商/地域/实例类型[/计费方式]，例如 "
+        "无法识别基准方案 'aws/us-east-1'；请写成“云厂商/地域/实例类型[/计费方式]”，例如 "
         "aws/us-east-1/p4d.24xlarge/on_demand",
     ),
     (

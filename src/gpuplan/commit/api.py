@@ -28,6 +28,7 @@ from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.vocab import Upfront
 
 if TYPE_CHECKING:
@@ -211,13 +212,11 @@ def tco(
         *_firm_notes(problem, u),
     ]
     notes += [
-        " ".join(
-            [
-                _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
-                    currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
-                ),
-                *filter(None, [rate_warning(r)]),
-            ]
+        sentences(
+            _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
+                currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+            ),
+            rate_warning(r) or "",
         )
         for r in rates
     ]

@@ -55,7 +55,7 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import listed, sentences
 
 __all__ = ["SkyPilotGenerator", "checkpoint_bucket", "infra", "skypilot_clouds", "task_yaml"]
 
@@ -487,7 +487,7 @@ def _network_readme(spec: LaunchSpec) -> str:
             if spec.planned
             else _("gpuplan's estimate of this job assumes it: {fallback}.")
         )
-        text += " " + assumes.format(fallback=fallback(spec, net))
+        text = sentences(text, assumes.format(fallback=fallback(spec, net)))
     if net is not None and net.interfaces > 1:
         text += " " + _(
             "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "

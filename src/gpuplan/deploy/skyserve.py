@@ -53,6 +53,7 @@ from gpuplan.deploy.spec import (
 )
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _, ngettext
+from gpuplan.i18n.phrases import sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, replica_load_words
 
@@ -290,7 +291,7 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
             command=policy.replay,
         )
         if (held := latency_share_words(policy.share)) is not None:
-            scale += " " + held
+            scale = sentences(scale, held)
     elif policy.target_qps_per_replica is not None:
         scale = _starts(policy, accelerators)
         scale += " " + _(
@@ -306,7 +307,7 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
             pct=f"{policy.share * 100:.0f}",
         )
         if (held := latency_share_words(policy.share)) is not None:
-            scale += " " + held
+            scale = sentences(scale, held)
     else:
         scale = ngettext(
             "SkyServe runs {n} replica, a cluster of its own ({accelerators}): a fixed count "

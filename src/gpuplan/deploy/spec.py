@@ -1410,10 +1410,13 @@ def spare_words(spec: LaunchSpec) -> str | None:
     ).format(spare=spec.spare_replicas, load=load, total=total)
     if serving.max_replicas == 2 * load + spec.spare_replicas and load > 0:
         # the manifest's ceiling in the same numbers (the spare once, not doubled with the load)
-        words += " " + _(
-            "The autoscaler's maxReplicas, {most}, is room to double the {load} that carry the load, "
-            "and the spare once."
-        ).format(most=serving.max_replicas, load=load)
+        words = sentences(
+            words,
+            _(
+                "The autoscaler's maxReplicas, {most}, is room to double the {load} that carry the load, "
+                "and the spare once."
+            ).format(most=serving.max_replicas, load=load),
+        )
     return words
 
 

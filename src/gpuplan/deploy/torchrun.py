@@ -746,7 +746,7 @@ def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
             "below), every {minutes} min\n(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
         )
     ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
-    checkpoints += " " + _(NEW_RUN)
+    checkpoints = sentences(checkpoints, _(NEW_RUN))
     checkpoints += "\n\n" + checkpoint_disk_note(spec)
     checkpoints += "\n\n" + gpu_count_note(spec)
     if spec.nodes > 1:

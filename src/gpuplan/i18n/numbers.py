@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.i18n.messages import N_, Language, _, current_language, reader_gives
+from gpuplan.i18n.phrases import sentences
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -233,7 +234,7 @@ class Money:
             source=rate_source(self.source) if self.source else "?",
         )
         warning = self.rate_warning()
-        return f"{note} {warning}" if warning else note
+        return sentences(note, warning)
 
     def rate_warning(self) -> str:
         """The warning :meth:`rate_note` ends with when the rate is stale; empty otherwise."""

@@ -58,8 +58,9 @@ def _joined(names: Iterable[object], separator: Phrase) -> Phrase:
     return Phrase(template, sep=separator, **items)
 
 
-#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
-_FULL_WIDTH_ENDS = ("。", "！", "？", "：")
+#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。), and
+#: the full-width closing bracket, which carries its own space ("（截至 2026-11-01）警告：…").
+_FULL_WIDTH_ENDS = ("。", "！", "？", "：", "）")
 
 
 def sentences(*parts: str) -> str:

@@ -10,7 +10,7 @@ from gpuplan.catalog.upfront import with_upfront
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import per_usd
-from gpuplan.i18n.phrases import either
+from gpuplan.i18n.phrases import either, sentences
 from gpuplan.plan.build_inputs import (
     budget_in_usd,
     constraints_from_spec,
@@ -144,13 +144,11 @@ def plan_workload(
     rate_notes = [
         (
             c,
-            " ".join(
-                [
-                    _("{currency} prices converted at 1 USD = {rate} {currency} (as of {date})").format(
-                        currency=c, rate=per_usd(r), date=d or "?"
-                    ),
-                    *filter(None, [rate_warning(store.find_exchange_rate(c))]),
-                ]
+            sentences(
+                _("{currency} prices converted at 1 USD = {rate} {currency} (as of {date})").format(
+                    currency=c, rate=per_usd(r), date=d or "?"
+                ),
+                rate_warning(store.find_exchange_rate(c)) or "",
             ),
         )
         for c, r, d in rates

@@ -21,6 +21,7 @@ from gpuplan.catalog.region_countries import country_codes_of
 from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
+from gpuplan.i18n.phrases import sentences
 from gpuplan.i18n.places import place
 from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
 from gpuplan.plan.constraints import Constraints, Objective
@@ -359,7 +360,7 @@ def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
     # A budget converted at an old rate says so, as every output that converts does (the plan's
     # terminal view, its HTML report and a team's month budget had not).
     if (warning := rate_warning(cny_rate)) is not None:
-        note = f"{note} {warning}"
+        note = sentences(note, warning)
     return usd, note
 
 

@@ -303,11 +303,16 @@ def _per_million(p: PolicyResult, money: Money) -> str:
         # The tokens of the dropped requests are not in it: a policy that drops looks cheaper per
         # token for serving less.
         total = p.served + p.dropped
-        line += " " + _(
-            "It dropped {n} of {total} requests ({share}): they are not in this figure, which is not "
-            "comparable with a policy that served them."
-        ).format(
-            n=format_number(p.dropped), total=format_number(total), share=format_percent(p.dropped / total)
+        line = _join(
+            line,
+            _(
+                "It dropped {n} of {total} requests ({share}): they are not in this figure, which is not "
+                "comparable with a policy that served them."
+            ).format(
+                n=format_number(p.dropped),
+                total=format_number(total),
+                share=format_percent(p.dropped / total),
+            ),
         )
     return line
 
@@ -470,11 +475,14 @@ def _behaviour(p: PolicyResult) -> str:
                 )
                 if pol.replica_load.estimate_capacity_requests_per_s is not None:
                     # deploy chooses from the same two figures for this workload and GPU
-                    more += " " + _(
-                        "`gpuplan deploy` writes the same target for this workload and GPU on the same "
-                        "request lengths (a plan's README names its own in its replay command)."
+                    more = _join(
+                        more,
+                        _(
+                            "`gpuplan deploy` writes the same target for this workload and GPU on the same "
+                            "request lengths (a plan's README names its own in its replay command)."
+                        ),
                     )
-                more += " " + _("Give per_replica=N to replay another target.")
+                more = _join(more, _("Give per_replica=N to replay another target."))
                 text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))

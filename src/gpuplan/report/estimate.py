@@ -37,7 +37,7 @@ from gpuplan.documents.estimate import (
     ServingDoc,
 )
 from gpuplan.i18n import N_, _, format_hours, format_number, ngettext
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import item_list, sentences
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
@@ -368,12 +368,15 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         "own."
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
-        line += " " + _("Slow end input-bound: {rows}.").format(rows=_("; ").join(slower))
-    line += _keeps_up(rows)
+        line = sentences(line, _("Slow end input-bound: {rows}.").format(rows=_("; ").join(slower)))
+    line = sentences(line, _keeps_up(rows))
     if any(h.rereads for _o, h in rows):
-        line += " " + _(
-            "The instance's RAM is not known either: where a typical instance's page cache cannot hold "
-            "the dataset, the slow end also re-reads it from disk every epoch."
+        line = sentences(
+            line,
+            _(
+                "The instance's RAM is not known either: where a typical instance's page cache cannot hold "
+                "the dataset, the slow end also re-reads it from disk every epoch."
+            ),
         )
     if ram is not None:
         return Text.assemble(Text(line, style="dim"), "\n", ram)
@@ -400,14 +403,14 @@ def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text
         if h.bounded
     ]
     if slower:
-        line += " " + _("Slow end disk-bound: {rows}.").format(rows=_("; ").join(slower))
-    return Text(line + _keeps_up(rows), style="dim")
+        line = sentences(line, _("Slow end disk-bound: {rows}.").format(rows=_("; ").join(slower)))
+    return Text(sentences(line, _keeps_up(rows)), style="dim")
 
 
 def _keeps_up(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> str:
-    """`` It keeps up even at the slow end on: T4, L4.`` for the rows a typical host did not bound."""
+    """``It keeps up even at the slow end on: T4, L4.`` for the rows a typical host did not bound."""
     if keeps := [o.gpu for o, h in rows if not h.bounded]:
-        return " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=item_list(keeps))
+        return _("It keeps up even at the slow end on: {gpus}.").format(gpus=item_list(keeps))
     return ""
 
 
@@ -940,7 +943,7 @@ def estimate_view(
         calib = _("Uncalibrated (literature efficiencies).")
     parts.append(
         Text(
-            _("Assumes {level}.").format(level=_stack_line(profile, stack, outcomes)) + " " + calib,
+            sentences(_("Assumes {level}.").format(level=_stack_line(profile, stack, outcomes)), calib),
             style="dim",
         )
     )

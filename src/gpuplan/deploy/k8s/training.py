@@ -24,6 +24,7 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.phrases import sentences
 
 __all__ = ["checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
 
@@ -233,7 +234,7 @@ def _disk_words(spec: LaunchSpec) -> str:
     """The PVC header's lines on its size: the plan's checkpoints, or the size assumed without them."""
     said = checkpoint_disk_note(spec)
     if spec.checkpoint_gb is None:
-        said += " " + _("{gib} GiB is assumed.").format(gib=checkpoint_disk_gib(spec))
+        said = sentences(said, _("{gib} GiB is assumed.").format(gib=checkpoint_disk_gib(spec)))
     return said
 
 
