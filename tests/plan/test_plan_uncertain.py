@@ -259,6 +259,8 @@ def test_an_option_whose_estimate_does_not_fit_is_passed_over_for_a_dearer_one_w
     assert MAY_NOT_FIT_FLAG in rec.flags and OVER_MEMORY_FLAG not in rec.flags
     assert {p.persona: p.option.instance_type for p in plan.personas if p.option}["budget"] == "mid-maybe"
     assert [o.instance_type for o in plan.pareto] == ["mid-maybe"]
+    # the default baseline (an on-demand A100) is one the job would not run out of memory on
+    assert plan.baseline is not None and plan.baseline.instance_type == "mid-maybe"
     (note,) = [n for n in plan.notes if n.startswith("memory: 1 option does not fit")]
     assert "cheap-over" in note and "needs 41.7 GiB per GPU, 39.4 GiB usable" in note
     # the JSON document carries it: the flag, the figures and the note

@@ -668,7 +668,8 @@ def _baseline(
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> tuple[Option | None, str]:
     """Cost the baseline with the same arithmetic, ignoring the user's constraints except the
-    deadline (for its miss probability): the smallest node count on which the job fits."""
+    deadline (for its miss probability): the smallest node count on which the job fits, at its
+    memory estimate's point where any count does."""
     match = (
         (offers.provider == spec.provider) & (offers.region == spec.region) & (offers.pricing == spec.pricing)
     )
@@ -690,7 +691,9 @@ def _baseline(
         )
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
-    best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
+    # a count whose memory estimate's point fits before one that would most likely run out of memory
+    over = _memory_class(ctx, pos) == 2
+    best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes, over))[0]]
     option = make_option(ctx, int(best))
     return option, _(
         "baseline: {option} (the fewest of that instance the job fits on; by default the naive choice "
