@@ -164,6 +164,21 @@ def test_each_key_gets_the_fewest_gpus_per_replica_that_serve_fitting_for_certai
     row = short(key)
     assert (row.tensor_parallel, row.short_of_load, asked) == (4, True, [1, 4])
     assert math.isnan(row.p95_latency_s)
+    # none fits for certain: a split whose memory estimate's point fits before a narrower one whose
+    # point is above the GPU's usable memory (only the low end of its range fits)
+    asked.clear()
+    over = _ChoosingEstimator(
+        {
+            1: answer(1),
+            2: answer(2, fits=True, memory_uncertain=True, memory_over=True),
+            4: answer(4, fits=True, memory_uncertain=True),
+            8: answer(8, fits=True, memory_uncertain=True),
+        },
+        _service(),
+    )
+    row = over(key)
+    assert (row.tensor_parallel, row.memory_uncertain, row.memory_over) == (4, True, False)
+    assert asked == [1, 2, 4, 8]
 
 
 def test_a_split_whose_weights_overflow_the_gpu_is_not_estimated() -> None:

@@ -359,6 +359,17 @@ class PlanOption(Document):
     memory_verdict: MemoryVerdict | None = None
     """``fits`` or ``may-not-fit`` (the memory band straddles the GPU's usable memory: ranked after
     the options that fit); None in a file written before the verdict existed."""
+    memory_over: bool = False
+    """Of the ``may-not-fit`` options, one whose estimate's point (``memory_needed_gib``) is above
+    ``usable_memory_gib`` too: only the low end of the estimate's range fits. Ranked after every
+    option whose point fits; recommended only where none does (the notes say so)."""
+    memory_needed_gib: float | None = None
+    """The memory that must fit one GPU at the estimate's point (``estimate``'s
+    ``memory.required_gib``), GiB; None where not known."""
+    memory_needed_gib_high: float | None = None
+    """The high end of its range (``memory.required_gib_high``), GiB; None where not known."""
+    usable_memory_gib: float | None = None
+    """The memory a process can allocate on one of the option's GPUs, GiB; None where not known."""
     deadline_miss_probability: float | None = None
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
     expected_interruptions: float | None = None

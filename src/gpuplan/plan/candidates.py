@@ -65,10 +65,14 @@ class Candidates:
     fits: BoolArray
     memory_uncertain: BoolArray
     """*May not fit*: the memory band straddles the usable memory (see ``EstimateRow``)."""
+    memory_over: BoolArray
+    """Of those, the estimate's point is above the usable memory too (``EstimateRow.memory_over``)."""
     work_h: FloatArray
     work_h_low: FloatArray
     work_h_high: FloatArray
     peak_memory_gib: FloatArray
+    memory_needed_gib: FloatArray
+    """The point of the memory band that must fit (see ``EstimateRow``), GiB."""
     memory_needed_gib_high: FloatArray
     """The high end of the memory band that must fit (see ``EstimateRow``), GiB."""
     usable_memory_gib: FloatArray
@@ -179,10 +183,12 @@ def enumerate_candidates(
         reason=np.full(n, NO_REASON, dtype=np.int64),
         fits=np.zeros(n, dtype=bool),
         memory_uncertain=np.zeros(n, dtype=bool),
+        memory_over=np.zeros(n, dtype=bool),
         work_h=np.full(n, math.nan),
         work_h_low=np.full(n, math.nan),
         work_h_high=np.full(n, math.nan),
         peak_memory_gib=np.full(n, math.nan),
+        memory_needed_gib=np.full(n, math.nan),
         memory_needed_gib_high=np.full(n, math.nan),
         usable_memory_gib=np.full(n, math.nan),
         step_time_s=np.full(n, math.nan),
@@ -460,6 +466,7 @@ def _run_keys(
                 row.misses_latency,
                 row.short_of_load,
                 row.rate_unknown,
+                row.memory_over,
             )
         )
         vals.append(
@@ -477,10 +484,11 @@ def _run_keys(
                 row.tensor_parallel,
                 row.tpot_s,
                 row.tpot_floor_s,
+                row.memory_needed_gib,
             )
         )
-    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 7)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 13)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 8)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 14)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -537,6 +545,7 @@ def estimate_candidates(
         cands.replica_requests_per_s[sub] = vals[inv, 6]
         cands.ttft_p95_s[sub] = vals[inv, 7]
         cands.rate_unknown[sub] = flags[inv, 6]
+        cands.memory_over[sub], cands.memory_needed_gib[sub] = flags[inv, 7], vals[inv, 13]
         cands.tensor_parallel[sub] = vals[inv, 10].astype(np.int64)
         cands.tpot_s[sub], cands.tpot_floor_s[sub] = vals[inv, 11], vals[inv, 12]
     cands.work_h_best[live] = cands.work_h[live]

@@ -229,7 +229,8 @@ class _ChoosingEstimator:
         count = key.gpus_per_node * key.nodes
         tried: list[tuple[int, EstimateRow]] = []
         # the fewest that serve but only *may* fit in memory, kept while a wider split is asked
-        # whether it fits for certain (an option that may not fit ranks after every sure one)
+        # whether it fits for certain (an option that may not fit ranks after every sure one); one
+        # whose estimate's point fits before one whose point does not (ranked after it too)
         unsure: tuple[int, EstimateRow] | None = None
         # a group spans one instance's GPUs at most; whole replicas, within the service's range
         degrees = [
@@ -249,7 +250,8 @@ class _ChoosingEstimator:
             if row.fits and not row.memory_uncertain:
                 return replace(row, tensor_parallel=t)
             if row.fits:
-                unsure = unsure or (t, row)
+                if unsure is None or (unsure[1].memory_over and not row.memory_over):
+                    unsure = (t, row)
                 continue
             tried.append((t, row))
         if unsure is not None:
@@ -377,7 +379,10 @@ class _Estimator:
             # configuration that may not fit stays, flagged and ranked after those that fit.
             fits=not memory.ruled_out,
             verdict=memory.verdict,
+            # the point above the usable memory: only the low end of the band fits
+            over=memory.required_gib > memory.capacity_gib,
             peak_memory_gib=memory.peak_memory_gib,
+            memory_needed_gib=memory.required_gib,
             memory_needed_gib_high=memory.required_gib_high,
             usable_memory_gib=memory.capacity_gib,
         )
@@ -451,6 +456,8 @@ class _Estimator:
             row = self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
             return replace(
                 row,
+                memory_over=row.memory_uncertain and shape.over,
+                memory_needed_gib=shape.memory_needed_gib,
                 memory_needed_gib_high=shape.memory_needed_gib_high,
                 usable_memory_gib=shape.usable_memory_gib,
             )
@@ -461,10 +468,12 @@ class _Estimator:
         return EstimateRow(
             fits=shape.fits,
             memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,
+            memory_over=shape.verdict is MemoryVerdict.MAY_NOT_FIT and shape.over,
             job_time_h=job_h,
             job_time_h_low=job_low or job_h,
             job_time_h_high=job_high or job_h,
             peak_memory_gib=shape.peak_memory_gib,
+            memory_needed_gib=shape.memory_needed_gib,
             memory_needed_gib_high=shape.memory_needed_gib_high,
             usable_memory_gib=shape.usable_memory_gib,
             step_time_s=step_s,
@@ -601,7 +610,11 @@ class _Shape(NamedTuple):
     fits: bool
     """Not ruled out by memory (the low end of its band fits)."""
     verdict: MemoryVerdict
+    over: bool
+    """The point of the band that must fit is above the usable memory (``EstimateRow.memory_over``)."""
     peak_memory_gib: float
+    memory_needed_gib: float
+    """The point of the band that must fit (``MemoryEstimate.required_gib``), GiB."""
     memory_needed_gib_high: float
     """The high end of the band that must fit (``MemoryEstimate.required_gib_high``), GiB."""
     usable_memory_gib: float

@@ -570,9 +570,16 @@ class EstimateRow:
     memory_uncertain: bool = False
     """The memory band straddles the GPU's usable memory (*may not fit*): ranked after every option
     that fits for certain, and flagged."""
+    memory_over: bool = False
+    """Of those, the estimate's point (:attr:`memory_needed_gib`) is above the usable memory too:
+    only the low end of the band fits (*does not fit at the estimate*). Ranked after every option
+    whose point fits, and flagged apart: the job most likely runs out of memory there."""
     job_time_h_low: float
     job_time_h_high: float
     peak_memory_gib: float = math.nan
+    memory_needed_gib: float = math.nan
+    """The memory that must fit one GPU at the estimate's point (``MemoryEstimate.required_gib``),
+    GiB; nan when unknown."""
     memory_needed_gib_high: float = math.nan
     """The high end of the memory band that must fit one GPU, GiB (what decides *may not fit*
     against :attr:`usable_memory_gib`); nan when unknown."""

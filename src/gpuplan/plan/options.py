@@ -39,6 +39,7 @@ __all__ = [
     "IMPLAUSIBLE_FLAG",
     "MAY_MISS_DEADLINE_FLAG",
     "MAY_NOT_FIT_FLAG",
+    "OVER_MEMORY_FLAG",
     "RESULTS_UNPRICED_FLAG",
     "make_option",
     "price_date_words",
@@ -49,6 +50,12 @@ __all__ = [
 MAY_NOT_FIT_FLAG = N_(
     "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
     "(ranked after the options that fit)"
+)
+#: The flag of an option whose memory estimate's point is above the GPU's usable memory (only the
+#: low end of its band fits): the job most likely runs out of memory there.
+OVER_MEMORY_FLAG = N_(
+    "does not fit in memory at the estimate: the memory it needs is above the GPU's usable memory, "
+    "only the low end of the estimate's range fits (ranked after every option whose estimate fits)"
 )
 #: The flag of an option whose time band (its 90th percentile, spot interruptions included) ends
 #: past the deadline: more than a one-in-ten chance to miss it.
@@ -331,7 +338,9 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
             flags.append(N_("billing granularity unknown: hourly assumed"))
     if bool(ctx.costs.is_spot[j]) and ctx.costs.rates[int(ctx.costs.spot_rate_id[j])].assumed:
         flags.append(N_("spot interruption rate assumed"))
-    if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
+    if bool(ctx.cands.memory_over[int(ctx.costs.idx[j])]):
+        flags.append(OVER_MEMORY_FLAG)
+    elif bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
         flags.append(MAY_NOT_FIT_FLAG)
     if bool(past_deadline(ctx, np.array([j]))[0]):
         flags.append(MAY_MISS_DEADLINE_FLAG)
@@ -699,6 +708,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         input_bound=bool(cands.input_bound[i]),
         memory_uncertain=bool(cands.memory_uncertain[i]),
+        memory_over=bool(cands.memory_over[i]),
+        memory_needed_gib=_known(float(cands.memory_needed_gib[i])),
         memory_needed_gib_high=_known(float(cands.memory_needed_gib_high[i])),
         usable_memory_gib=_known(float(cands.usable_memory_gib[i])),
         deadline_miss_probability=miss,

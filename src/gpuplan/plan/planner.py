@@ -198,20 +198,22 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     the list compares offers rather than repeating one offer at 8, 7, 6 … nodes. ``best_case``: ranked
     by the figures with every unknown fact at its best case (what the ranking would be if each were).
 
-    Options that may not fit in memory rank after every option that fits for certain: unknown is
-    never the best case. Under a deadline, an option whose time range ends past it (more than a
-    one-in-ten chance to miss it) ranks after those whose range ends within it, among the ones that
-    fit alike. Among those alike again, an option that would send results of a size not stated over a
-    priced link (out of a region other than the data's) ranks after those that would not. Each is
-    shown (flagged) where the list has room, and named in the notes.
+    Options that may not fit in memory rank after every option that fits for certain, and those
+    whose memory estimate's point is above the GPU's usable memory (only the low end of its range
+    fits) after every option whose point fits: unknown is never the best case. Under a deadline, an
+    option whose time range ends past it (more than a one-in-ten chance to miss it) ranks after
+    those whose range ends within it, among the ones that fit alike. Among those alike again, an
+    option that would send results of a size not stated over a priced link (out of a region other
+    than the data's) ranks after those that would not. Each is shown (flagged) where the list has
+    room, and named in the notes.
     """
     c = ctx.best if best_case and ctx.best is not None else ctx.costs
-    uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
+    memory = _memory_class(ctx, feasible)
     late = past_deadline(ctx, feasible)
     unpriced = results_unpriced(ctx, feasible)
     groups = [
-        feasible[(uncertain == u) & (late == t) & (unpriced == r)]
-        for u in (False, True)
+        feasible[(memory == m) & (late == t) & (unpriced == r)]
+        for m in (0, 1, 2)
         for t in (False, True)
         for r in (False, True)
     ]
@@ -323,11 +325,24 @@ def _late_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> 
     )
 
 
+def _memory_class(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
+    """Per position, how it fits in memory: 0 for certain, 1 may not fit (the band's top is above
+    the usable memory, its point within), 2 only the band's low end fits (its point is above)."""
+    i = ctx.costs.idx[positions]
+    out: np.ndarray = ctx.cands.memory_uncertain[i].astype(np.int64) + ctx.cands.memory_over[i]
+    return out
+
+
 def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
-    """The feasible positions that fit in memory for certain; all of them when none does (then
-    every option is flagged *may not fit* and the plan says so)."""
-    sure = feasible[~ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
-    return sure if sure.size else feasible
+    """The feasible positions that fit in memory for certain; where none does, those whose memory
+    estimate's point fits; all of them when none does either (then every option is flagged and the
+    plan says so)."""
+    memory = _memory_class(ctx, feasible)
+    for worst in (0, 1):
+        sure = feasible[memory <= worst]
+        if sure.size:
+            return sure
+    return feasible
 
 
 def _unrated_note(ctx: PlanContext) -> str | None:
@@ -455,11 +470,13 @@ def _reasons_counted(cands: Candidates, mask: np.ndarray, offers: OfferTable | N
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
-    """What the plan says about options that may not fit in memory, or None when there are none."""
-    unsure = feasible[ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
+    """What the plan says about options that may not fit in memory (their estimate's point within
+    the usable memory), or None when there are none."""
+    memory = _memory_class(ctx, feasible)
+    unsure = feasible[memory == 1]
     if unsure.size == 0:
         return None
-    if unsure.size == feasible.size:
+    if not (memory == 0).any():
         return _(
             "memory: no option fits for certain — on every one the high end of the memory estimate is "
             "above the GPU's usable memory (may not fit); `gpuplan estimate` lists the changes that "
@@ -467,7 +484,7 @@ def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]
         )
     best = _best_of(ctx, unsure, None)
     assert best is not None  # unsure is not empty
-    shown = any(o.memory_uncertain for o in ranked)
+    shown = any(o.memory_uncertain and not o.memory_over for o in ranked)
     return _(
         "memory: {n} options may not fit (their memory band straddles the GPU's usable memory); ranked "
         "after every option that fits{shown}; the best of them: {label}, {cost}; `gpuplan estimate` "
@@ -478,6 +495,46 @@ def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]
         label=best.label,
         cost=money(best.total_cost_usd),
     )
+
+
+def _over_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
+    """What the plan says about options whose memory estimate's point is above the GPU's usable
+    memory (only the low end of its range fits), or None when there are none: the best of them,
+    ranked after every option whose point fits, with what it needs against what is usable; where
+    every option is one, that the recommended one will most likely run out of memory."""
+    over = feasible[_memory_class(ctx, feasible) == 2]
+    if over.size == 0:
+        return None
+    if over.size == feasible.size:
+        rec = ranked[0]
+        return _(
+            "memory: no option fits at the memory estimate — the recommended {label} needs {need} GiB "
+            "per GPU, {usable} GiB usable (only the low end of the estimate's range fits): it will most "
+            "likely run out of memory; `gpuplan estimate` lists the changes that make it fit"
+        ).format(label=rec.label, need=_gib(rec.memory_needed_gib), usable=_gib(rec.usable_memory_gib))
+    best = _best_of(ctx, over, None)
+    assert best is not None  # over is not empty
+    return ngettext(
+        "memory: {n} option does not fit at the memory estimate (only the low end of its range fits); "
+        "ranked after every option whose estimate fits{shown}: {label}, {cost}, needs {need} GiB per "
+        "GPU, {usable} GiB usable",
+        "memory: {n} options do not fit at the memory estimate (only the low end of their range fits); "
+        "ranked after every option whose estimate fits{shown}; the best of them: {label}, {cost}, needs "
+        "{need} GiB per GPU, {usable} GiB usable",
+        int(over.size),
+    ).format(
+        n=format_number(int(over.size)),
+        shown="" if any(o.memory_over for o in ranked) else _(", none in the top list"),
+        label=best.label,
+        cost=money(best.total_cost_usd),
+        need=_gib(best.memory_needed_gib),
+        usable=_gib(best.usable_memory_gib),
+    )
+
+
+def _gib(value: float | None) -> str:
+    """A memory figure of a note, GiB to one decimal ("?" where not known)."""
+    return "?" if value is None else f"{value:.1f}"
 
 
 def _run(
@@ -612,7 +669,8 @@ def _baseline(
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> tuple[Option | None, str]:
     """Cost the baseline with the same arithmetic, ignoring the user's constraints except the
-    deadline (for its miss probability): the smallest node count on which the job fits."""
+    deadline (for its miss probability): the smallest node count on which the job fits, at its
+    memory estimate's point where any count does."""
     match = (
         (offers.provider == spec.provider) & (offers.region == spec.region) & (offers.pricing == spec.pricing)
     )
@@ -634,7 +692,9 @@ def _baseline(
         )
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
-    best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
+    # a count whose memory estimate's point fits before one that would most likely run out of memory
+    over = _memory_class(ctx, pos) == 2
+    best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes, over))[0]]
     option = make_option(ctx, int(best))
     return option, _(
         "baseline: {option} (the fewest of that instance the job fits on; by default the naive choice "
@@ -861,6 +921,7 @@ def plan_offers(
                         _pathless_note(ctx),
                         _unrated_note(ctx),
                         _shared_out_note(ctx),
+                        _over_note(ctx, feasible, ranked),
                         _uncertain_note(ctx, feasible, ranked),
                         _late_note(ctx, feasible, ranked),
                         _unpriced_note(ctx, feasible, ranked),

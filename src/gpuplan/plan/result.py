@@ -291,6 +291,11 @@ class Option:
     """The instance's CPUs (an image workload's decode and augmentation), not its GPUs, set the time."""
     memory_uncertain: bool = False
     """*May not fit*: the memory band straddles the GPU's usable memory (ranked after those that fit)."""
+    memory_over: bool = False
+    """Of those, the estimate's point (:attr:`memory_needed_gib`) is above the usable memory too: only
+    the low end of the band fits (ranked after every option whose point fits)."""
+    memory_needed_gib: float | None = None
+    """The memory that must fit one GPU at the estimate's point, GiB; None when not known."""
     memory_needed_gib_high: float | None = None
     """The high end of the memory band that must fit one GPU, GiB (above :attr:`usable_memory_gib`
     where the option may not fit); None when not known."""

@@ -395,8 +395,9 @@ def _recommended(plan: Plan) -> list[Any]:
         ),
         Text("  " + breakdown_words(rec)),
         *_price_line(plan, rec),
-        _memory_line(rec),
     ]
+    # where it will most likely run out of memory, that comes first, under the headline
+    lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
     if plan.thin_memory_margin:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
@@ -702,15 +703,24 @@ def _time_cost(o: Option) -> str:
 
 def _memory_line(rec: Option) -> Text:
     """The recommended option's peak memory; where it may not fit (its band straddles the GPU's
-    usable memory, § in the table), that too, in yellow: the band's top against the usable memory."""
+    usable memory, § in the table), that too, in yellow: the band's top against the usable memory;
+    where it does not fit at the estimate's point (only the band's low end fits: recommended because
+    no option's point fits), in red: the point against the usable memory."""
     line = _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
         gib=f"{rec.peak_memory_gib:.1f}", gpu=rec.gpu, total=_gpu_memory(rec)
     )
     if not rec.memory_uncertain:
         return Text("  " + line)
-    if rec.memory_needed_gib_high is not None and rec.usable_memory_gib is not None:
+    need, high, usable = rec.memory_needed_gib, rec.memory_needed_gib_high, rec.usable_memory_gib
+    if rec.memory_over and need is not None and high is not None and usable is not None:
+        risk = _(
+            "does not fit at the estimate: needs {need} GiB of {usable} usable (range up to {high}); it "
+            "will most likely run out of memory"
+        ).format(need=f"{need:.1f}", usable=f"{usable:.1f}", high=f"{high:.1f}")
+        return Text.assemble("  " + line + _("; "), (risk, "bold red"))
+    if high is not None and usable is not None:
         risk = _("may not fit: needs up to {need} GiB of {usable} usable").format(
-            need=f"{rec.memory_needed_gib_high:.1f}", usable=f"{rec.usable_memory_gib:.1f}"
+            need=f"{high:.1f}", usable=f"{usable:.1f}"
         )
     else:
         risk = _("may not fit: the high end of its memory estimate is above the GPU's usable memory")
