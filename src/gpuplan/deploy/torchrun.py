@@ -33,6 +33,7 @@ from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.nccl_topology import topology_launch_lines, topology_readme_note
+from gpuplan.deploy.resume_memory import resume_memory_warning
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
 from gpuplan.errors import DeployError
@@ -479,6 +480,9 @@ def training_model_note(
     package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
     it importable on the machine."""
     notes = [_model_words(spec, install), no_gpu_note("train.py")]
+    if resume := resume_memory_warning(spec):
+        # said where the files are read too, not only on deploy's stderr: a resume is days away
+        notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
         notes.append(steps)
     if workers := planned_workers(spec).readme(spec):
