@@ -18,11 +18,11 @@ from gpuplan.documents.plan import workload_digest
 from gpuplan.i18n import use_language
 from gpuplan.workload import Workload
 
-#: A 14.8 B-parameter full fine-tune: FSDP, AdamW, on 8 x A100-40GB a node.
+#: A 14.8 B-parameter full fine-tune, its checkpoints written whole (ZeRO-3), AdamW, 8 x A100-40GB a node.
 _QWEN = (
     "name: qwen14b-full-ft\ntask: finetune\nmodel: {preset: qwen2.5-14b}\n"
     "inputs: {batch_size: 2, seq_len: 4096}\n"
-    "precision: amp-bf16\noptimizer: adamw\ngradient_checkpointing: true\nparallelism: fsdp\n"
+    "precision: amp-bf16\noptimizer: adamw\ngradient_checkpointing: true\nparallelism: zero3\n"
     "data: {tokens: 2B, epochs: 1, size_gb: 20}\n"
 )
 #: Its plan's checkpoint, GB (fp32 weights + AdamW's two moments: 12 bytes a parameter).
@@ -55,7 +55,7 @@ def test_a_resume_beyond_the_instances_memory_is_said_in_the_readme_in_both_lang
     line = resume_memory_warning(spec)
     assert line is not None
     assert "9 x 177.24 GB" in line and "1,486 GiB" in line and "p4d.24xlarge has 1152 GiB" in line
-    assert "torch.distributed.checkpoint" in line
+    assert "set parallelism: fsdp" in line and "torch.distributed.checkpoint" in line
     for target in ("torchrun", "docker", "k8s", "skypilot"):
         readme = by_path(generate(spec, target, _OPTIONS))["README.md"]
         assert "1,486 GiB a node, but p4d.24xlarge has 1152 GiB" in readme, target
@@ -63,6 +63,20 @@ def test_a_resume_beyond_the_instances_memory_is_said_in_the_readme_in_both_lang
         readme = by_path(generate(spec, "torchrun"))["README.md"]
     assert "1,486 GiB" in readme and "1152 GiB" in readme
     assert "to resume, train.py holds" not in readme  # translated
+
+
+def test_fsdps_sharded_checkpoints_hold_no_full_state_and_say_nothing(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_plan_json(_plan(tmp_path)).with_host(96, 1152)
+    fsdp = spec.model_copy(update={"parallelism": "fsdp"})
+    assert resume_memory_gib(fsdp) is None and resume_memory_warning(fsdp) is None
+    readme = by_path(generate(fsdp, "torchrun", _OPTIONS))["README.md"]
+    assert "GiB a node" not in readme
+    assert "checkpointed in parts with torch.distributed.checkpoint" in readme
+    # on two nodes the parts need a folder both see, which no launch file sets up: still said
+    two = fsdp.model_copy(update={"nodes": 2})
+    line = resume_memory_warning(two)
+    assert line is not None and "1,486 GiB a node, but p4d.24xlarge has 1152 GiB" in line
+    assert "only where CKPT_DIR is storage every node sees" in line
 
 
 def test_a_resume_that_fits_says_nothing(tmp_path: Path) -> None:

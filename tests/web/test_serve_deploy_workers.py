@@ -52,7 +52,7 @@ def test_the_archive_says_a_resume_beyond_the_instances_memory(service: Service)
     doc["workload"] = Workload.from_dict(
         yaml.safe_load(
             "name: q\ntask: finetune\nmodel: {preset: qwen2.5-14b}\ninputs: {batch_size: 2, seq_len: 4096}\n"
-            "precision: amp-bf16\noptimizer: adamw\ngradient_checkpointing: true\nparallelism: fsdp\n"
+            "precision: amp-bf16\noptimizer: adamw\ngradient_checkpointing: true\nparallelism: zero3\n"
             "data: {tokens: 2B, epochs: 1, size_gb: 20}\n"
         )
     ).to_dict()

@@ -1,6 +1,10 @@
 """The host memory train.py needs on a node to resume from a checkpoint, against the instance's.
 
-train.py checkpoints the full, unsharded state (one file, which rank 0 writes) and resumes by reading
+Under ``parallelism: fsdp`` train.py checkpoints sharded (torch.distributed.checkpoint: every rank
+writes and reads its own part) where every rank sees the checkpoint folder, and no rank holds the
+full state: always so on one node, on several only where CKPT_DIR is shared storage, which the
+launch files do not set up on their own (else it writes them whole). Otherwise it
+checkpoints the full, unsharded state (one file, which rank 0 writes) and resumes by reading
 it on one rank and broadcasting it to every rank (``dist.broadcast_object_list`` in the template's
 ``load_latest_checkpoint``): each rank then holds the whole checkpoint in host memory before it
 loads its part, and the rank that read the file holds it once more (the object it loaded beside the
@@ -33,8 +37,8 @@ _GIB = 2**30
 def resume_memory_gib(spec: LaunchSpec) -> float | None:
     """Host memory one node needs to resume, GiB (see the module's docstring): (GPUs per node + 1)
     x the plan's checkpoint; None where no checkpoint is written (inference) or its size is not
-    known (no plan)."""
-    if spec.task == "infer" or spec.checkpoint_gb is None:
+    known (no plan), or the checkpoint is sharded (FSDP on one node: no rank holds the full state)."""
+    if spec.task == "infer" or spec.checkpoint_gb is None or (spec.parallelism == "fsdp" and spec.nodes == 1):
         return None
     return (spec.gpus_per_node + 1) * spec.checkpoint_gb * 1e9 / _GIB
 
@@ -57,10 +61,17 @@ def resume_memory_warning(spec: LaunchSpec) -> str | None:
         need=f"{need:,.0f}",
     )
     todo = _(
-        "change save_checkpoint() and load_latest_checkpoint() in train.py to sharded "
-        "torch.distributed.checkpoint (dcp.save/dcp.load, each rank its own part), or run on instances "
-        "with at least {need} GiB of memory"
+        "set parallelism: fsdp in the workload and deploy again (train.py then checkpoints each rank's "
+        "own part with torch.distributed.checkpoint, and no rank holds the full state), or run on "
+        "instances with at least {need} GiB of memory"
     ).format(need=f"{need:,.0f}")
+    if spec.parallelism == "fsdp":
+        todo = _(
+            "train.py writes FSDP checkpoints in parts (torch.distributed.checkpoint), with no rank "
+            "holding the full state, only where CKPT_DIR is storage every node sees, which these files "
+            "do not set up on their own: give it such storage (NFS, a bucket mount), or run on instances "
+            "with at least {need} GiB of memory"
+        ).format(need=f"{need:,.0f}")
     if spec.host_memory_gib is None:
         if spec.checkpoint_gb is not None and spec.checkpoint_gb < UNKNOWN_MEMORY_SAY_GB:
             return None

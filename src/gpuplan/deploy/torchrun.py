@@ -214,11 +214,19 @@ def gpu_count_note(spec: LaunchSpec) -> str:
     per_batch = spec.total_gpus * spec.gradient_accumulation  # global batch / per-GPU batch
     small = [n for n in range(1, math.isqrt(per_batch) + 1) if per_batch % n == 0]
     counts = sorted({*small, *(per_batch // n for n in small)})
+    whole = (
+        _(
+            "The model and optimizer are checkpointed in parts with torch.distributed.checkpoint (each GPU "
+            "writes its own where every GPU sees the checkpoint folder, else rank 0 writes them whole), "
+            "which reshards them on any count."
+        )
+        if spec.parallelism == "fsdp"
+        else _("The model and optimizer are checkpointed whole, so they load on any count.")
+    )
     return _(
         "**If the GPU count changes between runs** (a spot node is lost, capacity comes back with fewer "
         "GPUs), train.py resumes on the GPUs there are: give launch.sh their number in NPROC_PER_NODE "
-        "(GPUs per node) and, on several nodes, NNODES. The model and optimizer are checkpointed whole, "
-        "so they load on any count. "
+        "(GPUs per node) and, on several nodes, NNODES. {whole} "
         "train.py keeps the global batch, {global_batch} samples ({batch} per GPU × {gpus} GPUs × "
         "{steps} accumulation step(s)), and with it the learning-rate schedule, by recomputing the "
         "accumulation steps, and it goes on after the samples of the epoch already seen. It says so in "
@@ -226,6 +234,7 @@ def gpu_count_note(spec: LaunchSpec) -> str:
         "random state is reseeded). A GPU count that would need a fractional number of accumulation "
         "steps is refused with one line; with this batch these counts work: {counts}."
     ).format(
+        whole=whole,
         global_batch=spec.batch_size * per_batch,
         batch=spec.batch_size,
         gpus=spec.total_gpus,
