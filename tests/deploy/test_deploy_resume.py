@@ -401,3 +401,32 @@ def test_a_checkpoint_is_written_with_one_complete_checkpoint_beside_it_at_the_m
     # while step 3 is written: the newest complete checkpoint and the one being written, no more
     assert seen_while_writing == [["step_00000002.pt", "step_00000003.pt.tmp"]]
     assert sorted(p.name for p in ckpt.iterdir()) == ["step_00000002.pt", "step_00000003.pt"]
+
+
+def test_a_sharded_checkpoint_is_refused_in_one_line_by_a_run_that_writes_them_whole(
+    job_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An FSDP run's checkpoint (a folder of every rank's parts) met by a DDP run: one line, not a
+    traceback, and nothing loaded."""
+    import torch
+    import torch.distributed as dist
+
+    train = _train_py(job_dir)
+    assert train.PARALLELISM == "ddp" and not train.SHARDED_CHECKPOINTS
+    ckpt = tmp_path / "ck"
+    (ckpt / "step_00000004").mkdir(parents=True)
+    torch.save({"progress": {"step": 4}, "sharded": True}, ckpt / "step_00000004" / train.TRAIN_STATE)
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdzv'}", rank=0, world_size=1)
+    try:
+        model = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        layout = {"per_gpu": 1, "accumulation": 1, "batched": False}
+        with pytest.raises(SystemExit) as e:
+            train.load_latest_checkpoint(ckpt, model, optimizer, torch.device("cpu"), layout, 0)
+    finally:
+        dist.destroy_process_group()
+    assert e.value.code == 1
+    assert capsys.readouterr().err == (
+        "the newest checkpoint, step 4, is sharded (written by an FSDP run) and this run's PARALLELISM is "
+        'ddp: resume with PARALLELISM = "fsdp", or start fresh with another --ckpt-dir\n'
+    )

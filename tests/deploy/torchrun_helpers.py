@@ -68,7 +68,8 @@ def finish(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str]
 
 
 def latest_step(ckpt: Path) -> int:
-    saved = sorted(p.name for p in ckpt.glob("step_*.pt"))
+    """The newest complete checkpoint's step: a full one's file, or a sharded one's folder."""
+    saved = sorted(p.name for p in ckpt.glob("step_*") if not p.name.endswith(".tmp"))
     return int(saved[-1][5:13]) if saved else 0
 
 

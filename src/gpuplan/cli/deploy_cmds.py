@@ -176,6 +176,7 @@ def deploy(
         unread_config_warning,
     )
     from gpuplan.deploy.fabric import fabric_warning
+    from gpuplan.deploy.resume_memory import resume_memory_warning
     from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
@@ -442,9 +443,14 @@ def deploy(
         # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
         # service's engine does: the disk holds them where no plan sized it from them
         spec = _with_batch_weights(ctx, spec, source, project, is_plan, served, prof)
-    if (generator.name == "k8s" or spec.decodes_images) and spec.provider and spec.instance_type:
+    if (
+        (generator.name == "k8s" or spec.decodes_images or spec.task != "infer")
+        and spec.provider
+        and spec.instance_type
+    ):
         # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists
-        # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes
+        # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes;
+        # a training job's resume must fit the instance's memory
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
         line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")
@@ -457,6 +463,9 @@ def deploy(
     if network := fabric_warning(spec, generator.name):
         # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
         typer.echo(_("warning: {line}").format(line=network), err=True)
+    if resume := resume_memory_warning(spec):
+        # train.py's resume holds the whole checkpoint on every rank: more than the node's memory
+        typer.echo(_("warning: {line}").format(line=resume), err=True)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,

@@ -33,6 +33,7 @@ from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.nccl_topology import topology_launch_lines, topology_readme_note
+from gpuplan.deploy.resume_memory import resume_memory_warning
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
 from gpuplan.errors import DeployError
@@ -213,11 +214,19 @@ def gpu_count_note(spec: LaunchSpec) -> str:
     per_batch = spec.total_gpus * spec.gradient_accumulation  # global batch / per-GPU batch
     small = [n for n in range(1, math.isqrt(per_batch) + 1) if per_batch % n == 0]
     counts = sorted({*small, *(per_batch // n for n in small)})
+    whole = (
+        _(
+            "The model and optimizer are checkpointed in parts with torch.distributed.checkpoint (each GPU "
+            "writes its own where every GPU sees the checkpoint folder, else rank 0 writes them whole), "
+            "which reshards them on any count."
+        )
+        if spec.parallelism == "fsdp"
+        else _("The model and optimizer are checkpointed whole, so they load on any count.")
+    )
     return _(
         "**If the GPU count changes between runs** (a spot node is lost, capacity comes back with fewer "
         "GPUs), train.py resumes on the GPUs there are: give launch.sh their number in NPROC_PER_NODE "
-        "(GPUs per node) and, on several nodes, NNODES. The model and optimizer are checkpointed whole, "
-        "so they load on any count. "
+        "(GPUs per node) and, on several nodes, NNODES. {whole} "
         "train.py keeps the global batch, {global_batch} samples ({batch} per GPU × {gpus} GPUs × "
         "{steps} accumulation step(s)), and with it the learning-rate schedule, by recomputing the "
         "accumulation steps, and it goes on after the samples of the epoch already seen. It says so in "
@@ -225,6 +234,7 @@ def gpu_count_note(spec: LaunchSpec) -> str:
         "random state is reseeded). A GPU count that would need a fractional number of accumulation "
         "steps is refused with one line; with this batch these counts work: {counts}."
     ).format(
+        whole=whole,
         global_batch=spec.batch_size * per_batch,
         batch=spec.batch_size,
         gpus=spec.total_gpus,
@@ -479,6 +489,9 @@ def training_model_note(
     package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
     it importable on the machine."""
     notes = [_model_words(spec, install), no_gpu_note("train.py")]
+    if resume := resume_memory_warning(spec):
+        # said where the files are read too, not only on deploy's stderr: a resume is days away
+        notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
         notes.append(steps)
     if workers := planned_workers(spec).readme(spec):

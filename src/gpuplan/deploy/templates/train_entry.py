@@ -8,8 +8,10 @@ What it does
   * Data-parallel training with DDP, ZeRO-1 (DDP + ZeroRedundancyOptimizer) or FSDP (ZeRO-2/3),
     as the workload's `parallelism` says; backend nccl on CUDA, gloo on CPU.
   * Survives a spot interruption: SIGTERM (what Kubernetes, systemd and torchrun send before a node
-    goes away) sets a flag; at the next step boundary every rank agrees to stop, rank 0 writes a
-    checkpoint atomically (temp file + rename) and the script exits with EXIT_PREEMPTED. Started
+    goes away) sets a flag; at the next step boundary every rank agrees to stop, a checkpoint is
+    written atomically (temp file or folder + rename: rank 0 writes the whole state, or under FSDP
+    every rank its own part with torch.distributed.checkpoint, so that no rank holds the full
+    state) and the script exits with EXIT_PREEMPTED. Started
     again with the same --ckpt-dir, it resumes from the newest checkpoint any rank sees (the ranks
     agree on it, and every rank loads the same one): model, optimizer,
     step, sampler epoch and position, and every rank's RNG state, so the resumed run ends with the
@@ -38,13 +40,14 @@ import logging
 import math
 import os
 import random
+import shutil
 import signal
 import socket
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 import torch.distributed as dist
@@ -677,9 +680,71 @@ def set_rng_state(state: dict, device: torch.device) -> None:
         torch.cuda.set_rng_state(state["cuda"], device)
 
 
+#: FSDP checkpoints are sharded with torch.distributed.checkpoint (DCP): every rank writes and reads
+#: its own part (a folder ``step_NNNNNNNN/``), so no rank ever holds the full state, which beyond ~10 B
+#: parameters no node's host memory holds once per rank. The other modes write one full file, which
+#: rank 0 writes (``step_NNNNNNNN.pt``).
+SHARDED_CHECKPOINTS = PARALLELISM == "fsdp"
+#: What rank 0 writes into a sharded checkpoint's folder beside DCP's parts: progress, RNG, batch.
+TRAIN_STATE = "train_state.pt"
+
+
 def checkpoint_paths(ckpt_dir: Path) -> list[Path]:
-    # Only complete files match: an interrupted write leaves a *.tmp that is ignored.
-    return sorted(ckpt_dir.glob("step_*.pt"))
+    # Only complete ones match: an interrupted write leaves a *.tmp (file or folder) that is ignored.
+    return sorted(p for p in ckpt_dir.glob("step_*") if not p.name.endswith(".tmp"))
+
+
+_SHARED: dict[str, bool] = {}
+
+
+def folder_shared(ckpt_dir: Path) -> bool:
+    """Whether every rank sees ``ckpt_dir`` as rank 0 does (a collective, asked once a run): a file
+    rank 0 puts there is seen by all. A sharded checkpoint needs it (every rank writes its part into
+    the one folder); where not (a local folder on each node), the checkpoints are written whole by
+    rank 0, said once in a WARNING line."""
+    key = str(ckpt_dir.absolute())
+    if key not in _SHARED:
+        rank = dist.get_rank()
+        box: list[Any] = [f".gpuplan-shared-{os.getpid()}-{time.time_ns()}" if rank == 0 else None]
+        dist.broadcast_object_list(box, src=0)
+        probe = ckpt_dir / box[0]
+        if rank == 0:
+            ckpt_dir.mkdir(parents=True, exist_ok=True)
+            probe.touch()
+        dist.barrier()
+        seen: list[Any] = [None] * dist.get_world_size()
+        dist.all_gather_object(seen, probe.exists())
+        if rank == 0:
+            probe.unlink(missing_ok=True)
+            blind = [str(r) for r, s in enumerate(seen) if not s]
+            if blind:
+                print(
+                    f"[{JOB_NAME}] WARNING: rank(s) {', '.join(blind)} do not see {ckpt_dir} as rank 0 "
+                    "does: the checkpoints are written whole by rank 0, not in parts, and a resume holds "
+                    "the full state on every rank. Give CKPT_DIR storage every node sees (NFS, a bucket "
+                    "mount) for sharded ones",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        _SHARED[key] = all(seen)
+    return _SHARED[key]
+
+
+def _remove(path: Path) -> None:
+    """Delete a checkpoint, a file or a sharded one's folder (gone already: nothing to do)."""
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _write_atomically(payload: dict, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        torch.save(payload, f)
+        f.flush()
+        os.fsync(f.fileno())  # the rename must not land before the data does
+    os.replace(tmp, path)  # atomic on POSIX: readers see the old set or the new file, never half
 
 
 def save_checkpoint(
@@ -690,36 +755,48 @@ def save_checkpoint(
     device: torch.device,
     layout: dict,
 ) -> Path:
-    """Every rank calls this; rank 0 writes ``step_NNNNNNNN.pt`` atomically, then all wait.
+    """Every rank calls this; rank 0 writes ``step_NNNNNNNN.pt`` atomically (with
+    :data:`SHARDED_CHECKPOINTS`, every rank writes its part of the folder ``step_NNNNNNNN`` and rank
+    0 renames it whole when all are written), then all wait.
     ``layout``: the per-GPU micro-batch and the accumulation steps, which with the world size give
     the global batch that a resume on another number of ranks keeps."""
-    model_state, optim_state = full_state(model, optimizer)
     rng_states: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(rng_states, rng_state(device))  # each rank's RNG, restored to the same rank
-    path = ckpt_dir / f"step_{progress['step']:08d}.pt"
+    sharded = SHARDED_CHECKPOINTS and folder_shared(ckpt_dir)
+    path = ckpt_dir / f"step_{progress['step']:08d}{'' if sharded else '.pt'}"
+    payload = {
+        "progress": progress,
+        "rng": rng_states,
+        "world_size": dist.get_world_size(),
+        "batch": layout,
+        "parallelism": PARALLELISM,
+        "sharded": sharded,
+    }
     if dist.get_rank() == 0:
         ckpt_dir.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "model": model_state,
-            "optimizer": optim_state,
-            "progress": progress,
-            "rng": rng_states,
-            "world_size": dist.get_world_size(),
-            "batch": layout,
-            "parallelism": PARALLELISM,
-        }
         # Room first: the newest complete checkpoint stays while the next one is written, so an
         # interrupted write still resumes from it; a *.tmp left by one (a SIGKILL mid-save) is
-        # dead weight as large as a checkpoint (only rank 0 of this run writes here).
+        # dead weight as large as a checkpoint.
         complete = checkpoint_paths(ckpt_dir)
-        for stale in [*ckpt_dir.glob("step_*.pt.tmp"), *complete[: len(complete) - (KEEP_CHECKPOINTS - 1)]]:
-            stale.unlink(missing_ok=True)
-        tmp = path.with_suffix(".pt.tmp")
-        with open(tmp, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())  # the rename must not land before the data does
-        os.replace(tmp, path)  # atomic on POSIX: readers see the old set or the new file, never half
+        for stale in [*ckpt_dir.glob("step_*.tmp"), *complete[: len(complete) - (KEEP_CHECKPOINTS - 1)]]:
+            _remove(stale)
+    if sharded:
+        import torch.distributed.checkpoint as dcp
+        from torch.distributed.checkpoint.state_dict import get_state_dict
+
+        tmp = path.with_name(path.name + ".tmp")
+        dist.barrier()  # the old ones are gone before any rank writes
+        model_state, optim_state = get_state_dict(model, optimizer)  # each rank's own shards
+        # every rank writes its part; DCP's coordinator (rank 0) writes the index last
+        dcp.save({"model": model_state, "optimizer": optim_state}, checkpoint_id=tmp)
+        if dist.get_rank() == 0:
+            _write_atomically(payload, tmp / TRAIN_STATE)
+            os.replace(tmp, path)  # the folder appears complete or not at all
+        dist.barrier()
+        return path
+    model_state, optim_state = full_state(model, optimizer)
+    if dist.get_rank() == 0:
+        _write_atomically({"model": model_state, "optimizer": optim_state, **payload}, path)
     dist.barrier()
     return path
 
@@ -728,10 +805,31 @@ def newest_checkpoint(ckpt_dir: Path) -> tuple[int, Path | None]:
     """The newest complete checkpoint in ``ckpt_dir`` this process sees: (its step, its path), or
     (-1, None) when there is none."""
     for path in reversed(checkpoint_paths(ckpt_dir)):
-        stem = path.name[len("step_") : -len(".pt")]
-        if stem.isdigit():
+        stem = path.name[len("step_") :].removesuffix(".pt")
+        if stem.isdigit() and (path.is_file() or (path / TRAIN_STATE).is_file()):
             return int(stem), path
     return -1, None
+
+
+def load_sharded_state(model: nn.Module, optimizer: torch.optim.Optimizer, path: Path) -> None:
+    """Load a sharded checkpoint's model and optimizer state: each rank reads the parts of its own
+    shards (DCP reshards a checkpoint written by another number of ranks)."""
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+
+    model_state, optim_state = get_state_dict(model, optimizer)
+    dcp.load(
+        {"model": model_state, "optimizer": optim_state}, checkpoint_id=path
+    )  # in place: this rank's shards
+    set_state_dict(model, optimizer, model_state_dict=model_state, optim_state_dict=optim_state)
+
+
+def _refuse_together(line: str) -> NoReturn:
+    """Every rank stops, the reason said once by rank 0 (torchrun ends the others at the first exit)."""
+    if dist.get_rank() == 0:
+        print(line, file=sys.stderr, flush=True)
+    dist.barrier()
+    raise SystemExit(1)
 
 
 def load_latest_checkpoint(
@@ -752,24 +850,39 @@ def load_latest_checkpoint(
     a rank 0 that sees no checkpoint, or an older one (its node was replaced, or CKPT_DIR is a
     local folder and rank 0 moved to another node), never restarts the run from step 0 while a
     newer checkpoint is on another node; that case is said on stderr, because only rank 0 writes
-    checkpoints and the next ones land in its folder. NB: the broadcast holds the full state in
-    every rank's host memory; beyond ~10 B parameters use sharded torch.distributed.checkpoint
-    (one file per rank) instead."""
+    checkpoints and the next ones land in its folder. NB: the broadcast of a full checkpoint holds
+    the full state in every rank's host memory; a sharded one (FSDP's) broadcasts only its progress
+    and RNG states, and every rank reads its own part, which needs every rank to see the folder."""
     step, path = newest_checkpoint(ckpt_dir)
-    where = (step, socket.gethostname(), os.environ.get("GROUP_RANK", "0"), str(ckpt_dir.absolute()))
+    sharded = path is not None and path.is_dir()
+    where = (step, socket.gethostname(), os.environ.get("GROUP_RANK", "0"), str(ckpt_dir.absolute()), sharded)
     seen: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(seen, where)
     newest = max(s[0] for s in seen)
     if newest < 0:
         return None
     holder = next(rank for rank, s in enumerate(seen) if s[0] == newest)
+    if seen[holder][4]:
+        if not SHARDED_CHECKPOINTS:
+            _refuse_together(
+                f"the newest checkpoint, step {newest}, is sharded (written by an FSDP run) and this run's "
+                f'PARALLELISM is {PARALLELISM}: resume with PARALLELISM = "fsdp", or start fresh with '
+                "another --ckpt-dir"
+            )
+        blind = [rank for rank, s in enumerate(seen) if s[0] != newest]
+        if blind:
+            _refuse_together(
+                f"the newest checkpoint, step {newest}, is sharded (every rank wrote its part to "
+                f"{seen[holder][3]} on {seen[holder][1]}), and rank(s) {', '.join(map(str, blind))} do "
+                "not see it: CKPT_DIR must be storage every node sees (NFS, a bucket mount)"
+            )
     box: list[Any] = [None]
     if dist.get_rank() == holder and path is not None:
-        box[0] = torch.load(path, map_location="cpu", weights_only=False)
+        box[0] = torch.load(path / TRAIN_STATE if sharded else path, map_location="cpu", weights_only=False)
     dist.broadcast_object_list(box, src=holder)
     ckpt = box[0]
     if holder != 0 and dist.get_rank() == 0:
-        _, host, node, folder = seen[holder]
+        _, host, node, folder, _ = seen[holder]
         own = f"step {seen[0][0]}" if seen[0][0] >= 0 else "no checkpoint"
         print(
             f"[{JOB_NAME}] WARNING: the newest checkpoint, step {newest}, is only on node {node} "
@@ -785,7 +898,7 @@ def load_latest_checkpoint(
     # thread count is still correct, only not bit-for-bit. So is one on another world size.
     world, rank = dist.get_world_size(), dist.get_rank()
     if ckpt["world_size"] == world:
-        load_full_state(model, optimizer, ckpt)
+        load_state(model, optimizer, ckpt, path)
         set_rng_state(ckpt["rng"][rank], device)
         return ckpt["progress"], layout["accumulation"]
     # Decided from the checkpoint alone, so every rank refuses or goes on alike, before any loading;
@@ -793,11 +906,8 @@ def load_latest_checkpoint(
     try:
         progress, accumulation, warning = rescale_progress(ckpt, world, layout["per_gpu"], layout["batched"])
     except SystemExit as refusal:
-        if rank == 0:
-            print(refusal.code, file=sys.stderr, flush=True)
-        dist.barrier()
-        raise SystemExit(1) from None
-    load_full_state(model, optimizer, ckpt)  # full tensors: they load on any number of ranks
+        _refuse_together(str(refusal.code))
+    load_state(model, optimizer, ckpt, path)  # full tensors, or DCP's parts: they load on any number of ranks
     # Per-rank RNG states have no counterpart on another rank count: a deterministic seed per rank
     # and step instead (the same resume on the same count draws the same numbers again).
     reseed = ((seed * 1_000_003 + progress["step"]) * 1_000_003 + rank) % 2**63  # manual_seed's range
@@ -806,6 +916,16 @@ def load_latest_checkpoint(
     if rank == 0:
         print(f"[{JOB_NAME}] WARNING: {warning}", file=sys.stderr, flush=True)
     return progress, accumulation
+
+
+def load_state(model: nn.Module, optimizer: torch.optim.Optimizer, ckpt: dict, path: Path | None) -> None:
+    """A checkpoint's model and optimizer state: a sharded one's from its folder ``path``, a full
+    one's from ``ckpt``."""
+    if ckpt.get("sharded"):
+        assert path is not None  # every rank sees a sharded checkpoint (load_latest_checkpoint)
+        load_sharded_state(model, optimizer, path)
+    else:
+        load_full_state(model, optimizer, ckpt)
 
 
 def _divisors(n: int) -> list[int]:
@@ -877,10 +997,12 @@ def rescale_progress(ckpt: dict, world: int, batch_size: int, batched: bool) -> 
             f"... of the epoch's order, so {world} ranks cannot start exactly after them)"
         )
     now = f"{batch_size} per GPU x {_count(world, 'GPU')} x {_count(accumulation, 'accumulation step')}"
+    loaded = "resharded from its parts" if ckpt.get("sharded") else "loaded in full"
     warning = (
         f"resuming step {progress['step']} of a checkpoint written by {_count(old_world, 'rank')} on "
         f"{_count(world, 'rank')}: "
-        f"model and optimizer state are loaded in full; the global batch stays {global_batch} samples "
+        f"model and optimizer state are {loaded}; "
+        f"the global batch stays {global_batch} samples "
         f"({now}, was {was}), so the "
         f"learning-rate schedule is unchanged; {where}; per-rank RNG states cannot move to another "
         "number of ranks, so each rank is reseeded from --seed and the step: the run is correct but not "
