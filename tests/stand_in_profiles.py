@@ -108,3 +108,39 @@ def lora_fp32_adapters_profile(*, fp32_adapter_flops: float) -> Profile:
         ),
         shape=ModelShape(family="cnn"),
     )
+
+
+def toy_llm_profile(precision: str = "amp-bf16", dtype: str = "bfloat16") -> Profile:
+    """A stand-in 1.5 B-parameter decoder step (GPT-2 XL-sized, 60 TFLOP per micro-batch of 4 × 1,024
+    tokens, AdamW): the estimate command's tests."""
+    gib = 1024.0**3
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype=dtype, count=100, flops=2e13,
+                 bytes_moved=2e10),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype=dtype, count=200, flops=4e13,
+                 bytes_moved=4e10),
+        OpRecord(op="aten._foreach_add", op_class="other", phase="optimizer", dtype="float32", count=10,
+                 flops=0.0, bytes_moved=3e10),
+    )  # fmt: skip
+    return Profile(
+        key="k",
+        workload_name="toy-llm",
+        task="train",
+        precision=precision,
+        batch_size=4,
+        seq_len=1024,
+        params=1_500_000_000,
+        trainable_params=1_500_000_000,
+        flops_per_step=6e13,
+        forward_flops=2e13,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=6e9,
+            buffers_bytes=0.0,
+            gradients_bytes=6e9,
+            optimizer_state_bytes=12e9,
+            activations_bytes=8 * gib,
+            temporaries_bytes=1 * gib,
+        ),
+        shape=ModelShape(family="decoder", num_layers=48, hidden_size=1600, largest_layer_params=80_000_000),
+    )

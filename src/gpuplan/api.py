@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.replica_load import ReplicaLoad
     from gpuplan.plan import BaselineSpec, Plan
+    from gpuplan.plan.launch_checkpoints import LaunchCheckpoints
     from gpuplan.plan.result import Option
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.simulate import Trace
@@ -75,6 +76,9 @@ class EstimateReport:
     """The software stack the estimate assumed (the workload's, level defaults filled in)."""
     levels: tuple[StackLevelReport, ...] = ()
     """The stock and tuned stacks on the same GPUs: the spread the code's choices make."""
+    checkpoints: LaunchCheckpoints | None = None
+    """The checkpoints the launch's train.py writes over the job, as ``plan`` costs them off spot
+    (its size, interval and assumed write bandwidth); None where the job writes none."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -752,12 +756,19 @@ def estimate(
             level_reports.append(
                 StackLevelReport(level=level.value, outcomes=outcomes_of(wl, p, with_advice=False))
             )
+    # The checkpoints train.py writes stop every GPU while they are written: part of the job's time
+    # on every pricing, as plan costs them (its own facts and formula; the estimate has no offer, so
+    # the write bandwidth is the one plan assumes where it does not know the disk).
+    from gpuplan.plan.build_inputs import job_facts_from
+    from gpuplan.plan.launch_checkpoints import launch_checkpoints
+
     return EstimateReport(
         profile=prof,
         outcomes=outcomes,
         calibration=cal,
         stack=w.software_stack,
         levels=tuple(level_reports),
+        checkpoints=launch_checkpoints(job_facts_from(w, prof)[0]) if w.is_training else None,
     )
 
 

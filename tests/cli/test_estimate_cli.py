@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli import app, estimate_cmds
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.profile.model import Profile
+from stand_in_profiles import toy_llm_profile as _profile
 
 GIB = 1024.0**3
 REQUIRED = {
@@ -21,39 +22,6 @@ REQUIRED = {
     "job_time_h", "throughput_low", "throughput_high", "step_time_s_low", "step_time_s_high",
     "peak_memory_gib_low", "peak_memory_gib_high", "advice",
 }  # fmt: skip
-
-
-def _profile(precision: str = "amp-bf16", dtype: str = "bfloat16") -> Profile:
-    ops = (
-        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype=dtype, count=100, flops=2e13,
-                 bytes_moved=2e10),
-        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype=dtype, count=200, flops=4e13,
-                 bytes_moved=4e10),
-        OpRecord(op="aten._foreach_add", op_class="other", phase="optimizer", dtype="float32", count=10,
-                 flops=0.0, bytes_moved=3e10),
-    )  # fmt: skip
-    return Profile(
-        key="k",
-        workload_name="toy-llm",
-        task="train",
-        precision=precision,
-        batch_size=4,
-        seq_len=1024,
-        params=1_500_000_000,
-        trainable_params=1_500_000_000,
-        flops_per_step=6e13,
-        forward_flops=2e13,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=6e9,
-            buffers_bytes=0.0,
-            gradients_bytes=6e9,
-            optimizer_state_bytes=12e9,
-            activations_bytes=8 * GIB,
-            temporaries_bytes=1 * GIB,
-        ),
-        shape=ModelShape(family="decoder", num_layers=48, hidden_size=1600, largest_layer_params=80_000_000),
-    )
 
 
 @pytest.fixture

@@ -57,10 +57,13 @@ def test_estimate_on_a_named_instance_type_is_the_commands(service: Service) -> 
             report.calibration,
             stack=report.stack,
             levels=[(lv.level, lv.outcomes) for lv in report.levels],
+            checkpoints=report.checkpoints,
         )
     finally:
         store.close()
     assert r.json()["estimates"] == want.model_dump(mode="json")["estimates"]
+    # the checkpoint writes its job time includes, as the command's
+    assert r.json()["checkpoints"] == want.model_dump(mode="json")["checkpoints"] is not None
     # the stock and tuned stacks' figures too (the service had left them out)
     assert {lv["level"] for lv in r.json()["estimates"][0]["stack_levels"]} == {"stock", "tuned"}
 

@@ -214,6 +214,7 @@ def estimate_cmd(
             pipeline_parallel=workload.pipeline_parallel,
             stack=report.stack,
             levels=levels,
+            checkpoints=report.checkpoints,
         )
         sys.stdout.write(doc.to_json())
         return
@@ -225,6 +226,7 @@ def estimate_cmd(
             stack=report.stack,
             levels=levels,
             gradient_accumulation=workload.gradient_accumulation,
+            checkpoints=report.checkpoints,
         )
     )
     # The rate is said where an amount was converted with it: the only money an estimate shows is a

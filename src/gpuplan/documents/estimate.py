@@ -23,6 +23,7 @@ __all__ = [
     "EstimateWorkload",
     "GpuPriceDoc",
     "InputHostDoc",
+    "LaunchCheckpointsDoc",
     "MemoryDoc",
     "ServingDoc",
     "StackDoc",
@@ -31,7 +32,10 @@ __all__ = [
 
 #: 2: the workload's ``flops_per_step`` (one micro-batch's, which a reader divided by an optimizer
 #: step's time) is ``flops_per_micro_batch``; each row's ``flops_per_step`` is the optimizer step's.
-ESTIMATE_SCHEMA_VERSION = 2
+#: 3: each row's ``job_time_h`` (and its band) includes the checkpoints the launch's train.py writes,
+#: as ``plan``'s does off spot; the steps alone are ``compute_time_h``, the writes
+#: ``checkpoint_writes_h``, and the document's ``checkpoints`` says their size, interval and bandwidth.
+ESTIMATE_SCHEMA_VERSION = 3
 
 
 class EstimateWorkload(Document):
@@ -164,6 +168,7 @@ class ScalingAdviceItem(Document):
     gpu_hours_factor: float
     """The job's GPU-hours after the change over before."""
     job_time_h: float | None
+    """The job's time after the change, with the checkpoint writes (as the row's ``job_time_h``)."""
     comm_share: float
     """Exposed communication's share of the step after the change."""
     memory_verdict: str
@@ -378,6 +383,25 @@ class InputHostDoc(Document):
     """How much longer the slow end of the step's range is than the GPUs' own slow end, %."""
 
 
+class LaunchCheckpointsDoc(Document):
+    """The checkpoints the launch's train.py writes (synchronously: every GPU waits for each
+    write), as ``gpuplan plan`` costs them off spot. The estimate knows no offer, so the write
+    bandwidth is the one the plan assumes where it does not know the disk."""
+
+    checkpoint_gb: float = Field(ge=0)
+    """One checkpoint: fp32 trainable weights + optimizer state + buffers, GB (a plan's
+    ``checkpoint_gb``)."""
+    interval_min: float = Field(gt=0)
+    """The workload's ``checkpoint.every_min``, else the interval ``gpuplan deploy`` writes into
+    train.py."""
+    interval_stated: bool
+    """True where ``interval_min`` is the workload's own."""
+    write_gbps: float = Field(gt=0)
+    """The storage write bandwidth assumed, GB/s (the plan's, an assumption: a volume's baseline)."""
+    write_min: float = Field(ge=0)
+    """Minutes one checkpoint takes to write at ``write_gbps``."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -444,8 +468,19 @@ class EstimateRow(Document):
     achieved_tflops: float | None
     """Model FLOPs per second per GPU (TFLOP/s)."""
     job_time_h: float | None
+    """The job's time: its steps (``compute_time_h``) and the checkpoint writes of the launch
+    (``checkpoint_writes_h``), as ``plan``'s ``job_time_h`` off spot less the set-up an offer adds."""
     job_time_h_low: float | None
     job_time_h_high: float | None
+    compute_time_h: float | None = None
+    """The steps alone: every sample of the job at ``step_time_s``, h."""
+    compute_time_h_low: float | None = None
+    compute_time_h_high: float | None = None
+    checkpoint_writes_h: float | None = None
+    """Hours writing checkpoints over ``compute_time_h`` (the document's ``checkpoints``); 0 where
+    the job writes none (inference, a service); None with ``error``."""
+    checkpoint_writes: float | None = None
+    """Checkpoints written over the job (``checkpoint_writes_h`` over one write's time)."""
     memory_capacity_gib: float | None
     memory: MemoryDoc | None = None
     """The terms behind ``peak_memory_gib`` and ``fits``; None with ``error``."""
@@ -482,7 +517,7 @@ class EstimateRow(Document):
 class EstimateDocument(Document):
     """``gpuplan estimate --json``."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     workload: EstimateWorkload
     software_level: str
     """The software stack the figures assume, in words."""
@@ -490,6 +525,9 @@ class EstimateDocument(Document):
     """The same, setting by setting."""
     calibration: CalibrationSummary
     estimates: list[EstimateRow]
+    checkpoints: LaunchCheckpointsDoc | None = None
+    """The checkpoints the job writes, which each row's ``job_time_h`` includes; null where it
+    writes none."""
     thin_memory_margin: str | None = None
     """Where a configuration fits with less than a tenth of the usable memory to spare at its
     memory band's high end: which, and what to change, in order, if it runs out of memory all the

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group
@@ -31,6 +31,7 @@ from gpuplan.documents.estimate import (
     EstimateWorkload,
     GpuPriceDoc,
     InputHostDoc,
+    LaunchCheckpointsDoc,
     MemoryDoc,
     PlausibilityDoc,
     ScalingAdviceItem,
@@ -53,6 +54,9 @@ from gpuplan.report.common import Widest
 from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
 from gpuplan.vocab import MemoryVerdict
 from gpuplan.workload.stack import Stack
+
+if TYPE_CHECKING:
+    from gpuplan.plan.launch_checkpoints import LaunchCheckpoints
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
@@ -231,8 +235,19 @@ def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     )
 
 
+def _job_hours(h: float | None, checkpoints: LaunchCheckpoints | None) -> float | None:
+    """``h`` hours of steps with the checkpoints the launch writes over them (None stays None)."""
+    if h is None or checkpoints is None:
+        return h
+    return h + checkpoints.hours(h)
+
+
 def _outcome_json(
-    o: EstimateOutcome, parallelism: str, levels: Sequence[LevelOutcomes] = (), row: int = 0
+    o: EstimateOutcome,
+    parallelism: str,
+    levels: Sequence[LevelOutcomes] = (),
+    row: int = 0,
+    checkpoints: LaunchCheckpoints | None = None,
 ) -> EstimateRow:
     e = o.estimate
     if e is None:
@@ -258,6 +273,18 @@ def _outcome_json(
             "fits": e.fits,
             "memory_verdict": e.memory_verdict,
             **{k: getattr(e, k) for k in _FIGURES},
+            # the job's time with the checkpoint writes, as plan's off spot; the steps alone beside it
+            **{
+                f"job_time_h{end}": _job_hours(getattr(e, f"job_time_h{end}"), checkpoints)
+                for end in ("", "_low", "_high")
+            },
+            **{f"compute_time_h{end}": getattr(e, f"job_time_h{end}") for end in ("", "_low", "_high")},
+            "checkpoint_writes_h": None
+            if e.job_time_h is None
+            else (checkpoints.hours(e.job_time_h) if checkpoints is not None else 0.0),
+            "checkpoint_writes": None
+            if e.job_time_h is None
+            else (checkpoints.writes(e.job_time_h) if checkpoints is not None else 0.0),
             "memory_capacity_gib": e.memory.capacity_gib,
             "memory": _memory_json(e.memory),
             "input_bound": e.input_bound,
@@ -269,7 +296,10 @@ def _outcome_json(
             "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
             "advice_left_out": o.advice_left_out,
-            "scaling_advice": [ScalingAdviceItem(**asdict(a)) for a in o.scaling],
+            "scaling_advice": [
+                ScalingAdviceItem(**{**asdict(a), "job_time_h": _job_hours(a.job_time_h, checkpoints)})
+                for a in o.scaling
+            ],
             "stack_levels": level_figures(levels, row),
             "decode": _decode_doc(o.decode) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
@@ -289,9 +319,11 @@ def estimate_json(
     pipeline_parallel: int = 1,
     stack: Stack | None = None,
     levels: Sequence[LevelOutcomes] = (),
+    checkpoints: LaunchCheckpoints | None = None,
 ) -> EstimateDocument:
     """The ``gpuplan estimate --json`` document; ``stack``: the one assumed, ``levels``: the same
-    GPU configurations on the stock and tuned stacks."""
+    GPU configurations on the stock and tuned stacks; ``checkpoints``: those the job writes
+    (``EstimateReport.checkpoints``), which each row's job time includes."""
     return EstimateDocument(
         workload=EstimateWorkload(
             name=profile.workload_name,
@@ -311,7 +343,16 @@ def estimate_json(
         software_level=_stack_line(profile, stack, outcomes),
         stack=stack_json(stack, training=profile.task != "infer") if stack is not None else None,
         calibration=_calibration_json(cal),
-        estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
+        estimates=[_outcome_json(o, parallelism, levels, i, checkpoints) for i, o in enumerate(outcomes)],
+        checkpoints=None
+        if checkpoints is None
+        else LaunchCheckpointsDoc(
+            checkpoint_gb=checkpoints.checkpoint_gb,
+            interval_min=checkpoints.interval_min,
+            interval_stated=checkpoints.interval_stated,
+            write_gbps=checkpoints.write_gbps,
+            write_min=checkpoints.write_min,
+        ),
         thin_memory_margin=thin_margin_note(profile, outcomes),
     )
 
@@ -501,7 +542,12 @@ def _band(point: str, low: str, high: str) -> str:
     return f"{point} [{low}–{high}]"
 
 
-def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool = True) -> Table:
+def _summary_table(
+    outcomes: Sequence[EstimateOutcome],
+    unit: str,
+    ranges: bool = True,
+    checkpoints: LaunchCheckpoints | None = None,
+) -> Table:
     short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
     title = (
         _("Estimate per GPU: point [low–high]")
@@ -550,18 +596,70 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
         mark = _ANCHOR_MARK if e.anchored is not None else ""
-        job = _hours(e.job_time_h)
+        # with the checkpoint writes, as plan's job time (said under the table)
+        job = _hours(_job_hours(e.job_time_h, checkpoints))
         if ranges:
             step = _band(step, _time(e.step_time_s_low), _time(e.step_time_s_high))
             thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
             if e.job_time_h is not None:
-                job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
+                job = _band(
+                    job,
+                    _hours(_job_hours(e.job_time_h_low, checkpoints)),
+                    _hours(_job_hours(e.job_time_h_high, checkpoints)),
+                )
         mem_mark = _ANCHOR_MARK if e.memory.measured_on is not None else ""
         cells = [Text(mem_mark + mem), Text(mark + step), Text(thr), Text(job)]
         if paging:
             cells.append(Text(_time(e.optimizer_paging_s) if e.optimizer_paging_s > 0 else "—"))
         table.add_row(name, fits, *cells)
     return table
+
+
+#: The rows whose checkpoint writes the line under the table spells out (the rest: --json).
+_CHECKPOINT_ROWS_SHOWN = 3
+
+
+def _checkpoints_line(
+    outcomes: Sequence[EstimateOutcome], checkpoints: LaunchCheckpoints | None
+) -> Text | None:
+    """What the job time column includes besides the steps: the checkpoints the launch writes (the
+    plan's figures; the bandwidth its assumption, the estimate having no offer), and what it leaves
+    to plan (the set-up an offer adds)."""
+    rows = [(o, e.job_time_h) for o in outcomes if (e := o.estimate) is not None and e.job_time_h is not None]
+    if checkpoints is None or not rows:
+        return None
+    each = [
+        _("{gpu}: {steps} of steps + {writes} × {write} min = {time} of writes, {total} in all").format(
+            gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}",
+            steps=format_hours(h),
+            writes=f"{checkpoints.writes(h):,.0f}",
+            write=f"{checkpoints.write_min:.1f}",
+            time=format_hours(checkpoints.hours(h)),
+            total=format_hours(h + checkpoints.hours(h)),
+        )
+        for o, h in rows[:_CHECKPOINT_ROWS_SHOWN]
+    ]
+    if len(rows) > _CHECKPOINT_ROWS_SHOWN:
+        each.append(_("each GPU's in --json"))
+    basis = (
+        _("the workload's checkpoint.every_min")
+        if checkpoints.interval_stated
+        else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
+    )
+    line = _(
+        "The job time includes the checkpoint writes: every {interval} min ({basis}), {gb} GB each at "
+        "{gbps} GB/s, {write} min a write ({gbps} GB/s is the disk bandwidth plan assumes where it does "
+        "not know the disk, an AWS gp3 volume's baseline; the estimate has no offer): {each}. Not "
+        "included: the set-up (copying the dataset to the instance), which plan adds for each offer."
+    ).format(
+        interval=f"{checkpoints.interval_min:g}",
+        basis=basis,
+        gb=f"{checkpoints.checkpoint_gb:,.2f}",
+        gbps=f"{checkpoints.write_gbps:g}",
+        write=f"{checkpoints.write_min:.1f}",
+        each=_("; ").join(each),
+    )
+    return Text(line, style="dim")
 
 
 def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
@@ -709,7 +807,9 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     return table
 
 
-def _scaling_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
+def _scaling_table(
+    outcomes: Sequence[EstimateOutcome], checkpoints: LaunchCheckpoints | None = None
+) -> Table | None:
     """Where the step mostly waits on the network: the estimated changes that make it faster."""
     rows = [o for o in outcomes if o.scaling]
     if not rows:
@@ -726,7 +826,8 @@ def _scaling_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     table.add_column(_("how derived"), overflow="fold")
     for o in rows:
         for i, a in enumerate(o.scaling):
-            hours = "—" if a.job_time_h is None else format_hours(a.job_time_h)
+            job_h = _job_hours(a.job_time_h, checkpoints)
+            hours = "—" if job_h is None else format_hours(job_h)
             label = f"{o.gpu} ×{o.gpu_count}" if i == 0 else ""
             table.add_row(label, Text(a.summary), hours, Text(a.derivation, style="dim"))
     return table
@@ -849,9 +950,12 @@ def estimate_view(
     stack: Stack | None = None,
     levels: Sequence[LevelOutcomes] = (),
     gradient_accumulation: int = 1,
+    checkpoints: LaunchCheckpoints | None = None,
 ) -> Group:
     """Everything ``gpuplan estimate`` prints on a terminal; ``gradient_accumulation``: the
-    workload's micro-batches per optimizer step (the step the table's step time is)."""
+    workload's micro-batches per optimizer step (the step the table's step time is);
+    ``checkpoints``: those the job writes (``EstimateReport.checkpoints``), which its job time
+    includes."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     batch = (
         _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
@@ -882,9 +986,14 @@ def estimate_view(
         ),
     )
     summary = Widest(
-        [partial(_summary_table, outcomes, unit, True), partial(_summary_table, outcomes, unit, False)]
+        [
+            partial(_summary_table, outcomes, unit, True, checkpoints),
+            partial(_summary_table, outcomes, unit, False, checkpoints),
+        ]
     )
     parts: list[Any] = [head, summary]
+    if (line := _checkpoints_line(outcomes, checkpoints)) is not None:
+        parts.append(line)
     if (line := _cannot_run_line(outcomes)) is not None:
         parts.append(line)
     if (line := _anchor_line(outcomes)) is not None:
@@ -903,7 +1012,7 @@ def estimate_view(
     advice = _advice_table(outcomes)
     if advice is not None:
         parts.append(advice)
-    scaling = _scaling_table(outcomes)
+    scaling = _scaling_table(outcomes, checkpoints)
     if scaling is not None:
         parts.append(scaling)
     spread = levels_table(outcomes, levels, unit, stack, training=profile.task != "infer")

@@ -538,6 +538,7 @@ def estimate_document(
         pipeline_parallel=workload.pipeline_parallel,
         stack=report.stack,
         levels=[(lv.level, lv.outcomes) for lv in report.levels],
+        checkpoints=report.checkpoints,
     ).model_dump(mode="json")
 
 
