@@ -594,3 +594,32 @@ def test_a_spot_runs_set_up_is_its_options_own(store: Store, monkeypatch: pytest
     monkeypatch.setattr(JobFacts, "setup_hours", setup_hours)
     (spot,), _sources = demands_from_usage(_bert_usage(runs_per_month=4, interruptible=True), store)  # type: ignore[arg-type]
     assert asked and spot.run_hours > plain.run_hours + 6.0  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_a_big_checkpoints_runs_off_spot_write_at_the_planners_longer_interval(store: Store) -> None:
+    import numpy as np
+
+    from gpuplan.plan.build_inputs import job_facts_from
+    from gpuplan.plan.spot import checkpoint_writes_h
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.named import named_workload
+
+    # was: a run on demand paid a 177 GB checkpoint every 30 min (22.5 min a write at 0.131 GB/s:
+    # 43 % of its hours) where the planner and the launch write it every 451 min (5 % at most)
+    usage = _bert_usage(runs_per_month=4, checkpoint_gb=177.24)
+    (demand,), (source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    _path, workload = named_workload(
+        "bert-large-squad.yaml",
+        base=ROOT / "examples",
+        folder=usage.folder,  # type: ignore[attr-defined]
+        field="w",
+        allow_code=False,
+    )
+    job, _notes = job_facts_from(workload, trace_profile(workload))
+    write_h = 177.24 / 0.131 / 3600
+    assert demand.checkpoint_write_h == pytest.approx(write_h)
+    compute_h = demand.run_hours - job.setup_h  # the option's failure-free hours, its set-up out
+    writes = checkpoint_writes_h(np.array([compute_h]), write_h, 451 / 60)[0]
+    assert writes > 0 and demand.checkpoint_hours_off_spot == pytest.approx(writes)
+    assert "checkpoints every 451 min (not the default 30 min: a write takes 22.5 min" in source.how

@@ -25,7 +25,13 @@ from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, checkpoint_writes_h, offer_rate, service_down_h
+from gpuplan.plan.spot import (
+    SpotRate,
+    checkpoint_interval_basis,
+    checkpoint_writes_h,
+    offer_rate,
+    service_down_h,
+)
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
@@ -343,13 +349,14 @@ def _workload_demand(
         run_h = best.compute_time_h
     else:
         run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
-    # Off spot the launch's train.py writes a checkpoint every 30 minutes (or the workload's
-    # checkpoint.every_min), synchronously: the run's hours on demand and on a commitment pay for
-    # the writes, as the planner costs them (its job time off spot), whichever pricing sized it.
+    # Off spot the launch's train.py writes a checkpoint every 30 minutes, longer where the writes
+    # would take more than 5 % of the run (or the workload's checkpoint.every_min), synchronously:
+    # the run's hours on demand and on a commitment pay for the writes, as the planner costs them
+    # (its job time off spot), whichever pricing sized it.
     writes_h = 0.0
     if job.writes_checkpoints_off_spot:
         work = np.asarray([best.compute_time_h])
-        writes_h = float(checkpoint_writes_h(work, job.checkpoint_write_h, job.checkpoint_every_h)[0])
+        writes_h = float(checkpoint_writes_h(work, job.checkpoint_write_h, job.checkpoint_interval_h)[0])
     # On spot a reclaim may lose the disks that hold the dataset: each restart copies it again, at
     # its conservative bound as the planner costs it (the best case, the disks surviving, adds nothing).
     recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if spec.interruptible else 0.0
@@ -424,10 +431,10 @@ def _workload_demand(
             "a commitment (on spot at the interval the planner costs it at)"
         ).format(
             sized=how,
-            interval=f"{job.checkpoint_every_h * 60:.0f}",
-            basis=_("the workload's checkpoint.every_min")
-            if job.checkpoint_every_stated
-            else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU"),
+            interval=f"{job.checkpoint_interval_h * 60:.0f}",
+            basis=checkpoint_interval_basis(
+                job.checkpoint_every_stated, job.checkpoint_interval_h * 60, job.checkpoint_write_h * 60
+            ),
             time=format_hours(writes_h),
         )
     if recopy_h > 0:

@@ -29,6 +29,7 @@ from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import sentences
+from gpuplan.units import CHECKPOINT_WRITE_SHARE
 from gpuplan.vocab import Upfront
 
 if TYPE_CHECKING:
@@ -289,10 +290,11 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
         notes.append(
             _(
                 "{names}: a run's hours on demand and on a commitment include the checkpoints its launch "
-                "writes every 30 min (or the workload's checkpoint.every_min), each write stopping every "
-                "GPU, as the planner costs them; on spot it writes at the interval the planner costs it at "
-                "(Young/Daly's, or the workload's where shorter)"
-            ).format(names=", ".join(writes))
+                "writes every 30 min (longer where the writes would take more than {share} of the run, or "
+                "the workload's checkpoint.every_min), each write stopping every GPU, as the planner costs "
+                "them; on spot it writes at the interval the planner costs it at (Young/Daly's, or the "
+                "workload's where shorter)"
+            ).format(names=", ".join(writes), share=f"{CHECKPOINT_WRITE_SHARE:.0%}")
         )
     recopies = [d.name for d in problem.demands if d.interruptible and d.recopy_h > 0]
     if recopies:

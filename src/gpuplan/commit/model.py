@@ -439,7 +439,8 @@ class Demand:
     checkpoint_hours_off_spot: float = 0.0
     """Hours one run spends writing checkpoints on demand and on a commitment, part of its GPU-hours
     (``gpu_hours``, ``gpu_hours_per_run``) and not of ``run_hours``: the launch's train.py writes
-    one every 30 minutes (or the workload's ``checkpoint.every_min``) whatever the run is billed
+    one every 30 minutes, longer where the writes would take more than 5 % of the run (or the
+    workload's ``checkpoint.every_min``: ``JobFacts.checkpoint_interval_h``) whatever the run is billed
     by, synchronously, as the planner costs it (``plan.spot.checkpoint_writes_h``). On spot the
     run writes at its own interval instead (:func:`~gpuplan.commit.recourse.spot_overhead`). 0: a
     direct demand (its hours are the user's), a service, batch inference."""

@@ -37,7 +37,7 @@ from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import offer_band
-from gpuplan.units import CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN
+from gpuplan.units import CHECKPOINT_WRITE_SHARE, CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.vocab import PRICING_RULES, Precision
 
 if TYPE_CHECKING:
@@ -533,6 +533,17 @@ def _setup(
     return setup_h, words
 
 
+#: Off spot, the interval a checkpoint slow to write is written at instead of the default
+#: (:attr:`JobFacts.checkpoint_interval_h`): said once, in the plan's notes.
+_LENGTHENED_INTERVAL = N_(
+    "off spot, a checkpoint every {interval} min, not the default {default}: one write of the {gb} GB "
+    "checkpoint takes {write} min at {gbps} GB/s (assumed), and gpuplan keeps the writes to at most "
+    "{share} of the job's time off spot, as only a hardware failure, rare on demand, loses an interval; "
+    "`checkpoint: {{every_min: N}}` in the workload sets another (`gpuplan deploy` writes the plan's "
+    "interval into train.py)"
+)
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -683,4 +694,14 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         answers_per_month=answers,
         answer_bytes=answer_bytes,
     )
+    if job.writes_checkpoints_off_spot and job.checkpoint_interval_lengthened:
+        said = _(_LENGTHENED_INTERVAL).format(
+            interval=f"{job.checkpoint_interval_h * 60:.0f}",
+            default=f"{DEFAULT_CHECKPOINT_INTERVAL_MIN:.0f}",
+            gb=f"{job.checkpoint_gb:.1f}",
+            write=f"{job.checkpoint_write_h * 60:.1f}",
+            gbps=f"{job.checkpoint_write_gbps:g}",
+            share=f"{CHECKPOINT_WRITE_SHARE:.0%}",
+        )
+        notes.append(said)
     return job, tuple(notes)

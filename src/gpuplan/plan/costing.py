@@ -195,7 +195,9 @@ def cost_candidates(
     ckpt_write_h = job.checkpoint_write_h
     # Off spot, the launch checkpoints at its own interval (train.py's CHECKPOINT_INTERVAL_MIN,
     # synchronously: every GPU waits for the write): a training job pays for the writes on every
-    # pricing, not only on spot. A service and batch inference write none.
+    # pricing, not only on spot. The workload's interval, else 30 min lengthened where the writes
+    # would take more than 5 % of the job (JobFacts.checkpoint_interval_h). A service and batch
+    # inference write none.
     off_spot = np.flatnonzero(~is_spot) if job.writes_checkpoints_off_spot else np.zeros(0, dtype=np.int64)
     stated_h = job.checkpoint_every_h if job.checkpoint_every_stated else None
     # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
@@ -221,7 +223,7 @@ def cost_candidates(
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes, FloatArray]:
         # The checkpoints an option off spot writes over its work (the set-up writes none).
         ckpt = np.zeros_like(work)
-        ckpt[off_spot] = checkpoint_writes_h(work[off_spot], ckpt_write_h, job.checkpoint_every_h)
+        ckpt[off_spot] = checkpoint_writes_h(work[off_spot], ckpt_write_h, job.checkpoint_interval_h)
         # The instances are billed from the moment they start, set-up included.
         work = work + setup_h
         # A job without checkpoints restarts from the beginning, but batch inference resumes by
@@ -334,7 +336,7 @@ def cost_candidates(
         spot_rate_per_instance_hour=on_spot(rate_one[spot], nan),
         spot_rate_id=offer_rate_id[o],
         checkpoint_interval_h=_off_spot(
-            on_spot(st.interval_h, nan), off_spot, ckpt_mid, job.checkpoint_every_h, cands.work_h[idx]
+            on_spot(st.interval_h, nan), off_spot, ckpt_mid, job.checkpoint_interval_h, cands.work_h[idx]
         ),
         checkpoint_overhead_h=np.where(ckpt_mid > 0, ckpt_mid, on_spot(st.checkpoint_overhead_h, 0.0)),
         checkpoint_usd=mid.checkpoints,

@@ -21,6 +21,7 @@ from gpuplan.units import (
     CHECKPOINTS_KEPT,
     DEFAULT_CHECKPOINT_INTERVAL_MIN,
     HOURS_PER_MONTH,
+    default_checkpoint_interval_min,
 )
 
 __all__ = [
@@ -291,7 +292,8 @@ class JobFacts:
     """The interval a job off spot checkpoints at, h: the train.py ``gpuplan deploy`` writes saves
     every so often whatever the pricing (synchronously: every GPU waits for the write), so an
     on-demand, reserved or monthly option pays for the writes too. The workload's
-    ``checkpoint.every_min``, else :data:`gpuplan.units.DEFAULT_CHECKPOINT_INTERVAL_MIN`."""
+    ``checkpoint.every_min``, else :data:`gpuplan.units.DEFAULT_CHECKPOINT_INTERVAL_MIN`, which
+    :attr:`checkpoint_interval_h` lengthens for a checkpoint slow to write: the interval priced."""
     checkpoint_every_stated: bool = False
     """``checkpoint_every_h`` is the workload's own (``checkpoint.every_min``): on spot it replaces
     the Young/Daly interval where it is shorter (the launch writes at the shorter of the two)."""
@@ -420,10 +422,28 @@ class JobFacts:
         return self.checkpoint_gb / self.checkpoint_write_gbps / 3600.0
 
     @property
+    def checkpoint_interval_h(self) -> float:
+        """The interval a job off spot checkpoints at, h, as the plan prices it and ``gpuplan
+        deploy`` writes it into train.py: the workload's ``checkpoint.every_min``, else
+        ``checkpoint_every_h`` lengthened where the writes would take more than
+        :data:`gpuplan.units.CHECKPOINT_WRITE_SHARE` of the job
+        (:func:`gpuplan.units.default_checkpoint_interval_min`)."""
+        if self.checkpoint_every_stated:
+            return self.checkpoint_every_h
+        chosen = default_checkpoint_interval_min(self.checkpoint_write_h * 60.0) / 60.0
+        return max(self.checkpoint_every_h, chosen)
+
+    @property
+    def checkpoint_interval_lengthened(self) -> bool:
+        """:attr:`checkpoint_interval_h` is longer than the default: not the workload's, and one
+        write would take more than :data:`gpuplan.units.CHECKPOINT_WRITE_SHARE` of the default's."""
+        return not self.checkpoint_every_stated and self.checkpoint_interval_h > self.checkpoint_every_h
+
+    @property
     def writes_checkpoints_off_spot(self) -> bool:
         """Whether the job pays for checkpoint writes on every pricing, not only on spot: a job
         with a checkpoint to write (not a service, not batch inference), as the launch's train.py
-        writes one every ``checkpoint_every_h`` synchronously (every GPU waits for the write)."""
+        writes one every ``checkpoint_interval_h`` synchronously (every GPU waits for the write)."""
         return self.checkpoint_write_h > 0 and not self.is_service and not self.resumes_by_chunks
 
     @property

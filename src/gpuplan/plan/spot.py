@@ -43,7 +43,13 @@ from gpuplan.catalog import providers
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
-from gpuplan.units import BATCH_CHUNK_BATCHES
+from gpuplan.units import (
+    BATCH_CHUNK_BATCHES,
+    CHECKPOINT_WRITE_SHARE,
+    CHECKPOINT_WRITE_SHARE_FLAGGED,
+    DEFAULT_CHECKPOINT_INTERVAL_MIN,
+    default_checkpoint_interval_min,
+)
 
 __all__ = [
     "BATCH_CHUNK_BATCHES",
@@ -54,8 +60,10 @@ __all__ = [
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
+    "checkpoint_interval_basis",
     "checkpoint_writes_h",
     "deadline_miss_probability",
+    "heavy_checkpoint_words",
     "offer_band",
     "offer_rate",
     "range_miss_probability",
@@ -399,6 +407,57 @@ def checkpoint_writes_h(work_h: FloatArray, write_h: float, interval_h: FloatArr
         tau = np.minimum(interval_h, work_h)
         out: FloatArray = np.where((tau > 0) & (write_h > 0), work_h * write_h / tau, 0.0)
     return out
+
+
+#: Why a job off spot checkpoints at its interval, in a plan's and tco's words.
+_INTERVAL_STATED = N_("the workload's checkpoint.every_min")
+_INTERVAL_DEFAULT = N_("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
+_INTERVAL_LENGTHENED = N_(
+    "not the default {default} min: a write takes {write} min, and off spot gpuplan keeps the writes to at "
+    "most {share} of the job; `checkpoint: {{every_min: N}}` in the workload sets another; the train.py "
+    "of `gpuplan deploy` writes at this interval, each write stopping every GPU"
+)
+#: The writes at the workload's own interval take more than CHECKPOINT_WRITE_SHARE_FLAGGED of the job.
+_HEAVY_WRITES = N_(
+    "the checkpoint writes take {share} of the job's time ({time}, {amount}) at the workload's "
+    "checkpoint.every_min of {interval} min; without it gpuplan would write every {rule} min (the writes "
+    "at most {most} of the job)"
+)
+
+
+def checkpoint_interval_basis(stated: bool, interval_min: float, write_min: float) -> str:
+    """Why a job off spot checkpoints every ``interval_min`` (one write ``write_min``), in the user's
+    language: the workload's ``checkpoint.every_min``, the default as train.py writes it, or the
+    default lengthened for a checkpoint slow to write
+    (:func:`gpuplan.units.default_checkpoint_interval_min`)."""
+    if stated:
+        return _(_INTERVAL_STATED)
+    if interval_min > DEFAULT_CHECKPOINT_INTERVAL_MIN * (1 + 1e-9):
+        return _(_INTERVAL_LENGTHENED).format(
+            default=f"{DEFAULT_CHECKPOINT_INTERVAL_MIN:.0f}",
+            write=f"{write_min:.1f}",
+            share=f"{CHECKPOINT_WRITE_SHARE:.0%}",
+        )
+    return _(_INTERVAL_DEFAULT)
+
+
+def heavy_checkpoint_words(
+    interval_min: float, write_min: float, writes_h: float, job_h: float, time: str, amount: str
+) -> str | None:
+    """A sentence where the writes at the workload's own ``interval_min`` take more than
+    :data:`gpuplan.units.CHECKPOINT_WRITE_SHARE_FLAGGED` of the job's ``job_h`` (``writes_h`` of it;
+    ``time`` and ``amount``: those hours and what they cost, as the caller writes them), with the
+    interval gpuplan's own rule would take; None below that share."""
+    if not (job_h > 0 and writes_h / job_h > CHECKPOINT_WRITE_SHARE_FLAGGED):
+        return None
+    return _(_HEAVY_WRITES).format(
+        share=f"{writes_h / job_h:.0%}",
+        time=time,
+        amount=amount,
+        interval=f"{interval_min:.0f}",
+        rule=f"{default_checkpoint_interval_min(write_min):.0f}",
+        most=f"{CHECKPOINT_WRITE_SHARE:.0%}",
+    )
 
 
 def spot_times(

@@ -23,9 +23,10 @@ from gpuplan.i18n.places import place
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
+from gpuplan.plan.spot import checkpoint_interval_basis, heavy_checkpoint_words
 from gpuplan.plan.unknowns import UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
-from gpuplan.units import HOURS_PER_MONTH, format_hours
+from gpuplan.units import DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH, format_hours
 from gpuplan.vocab import confidence_name, pricing_name
 
 if TYPE_CHECKING:
@@ -559,21 +560,25 @@ def checkpoint_lines(o: Option) -> list[str]:
     w = o.checkpoints
     if w is None:
         return []
-    basis = (
-        _("the workload's checkpoint.every_min")
-        if w.interval_stated
-        else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
+    basis = checkpoint_interval_basis(w.interval_stated, w.interval_min, w.write_min)
+    line = _("checkpoints: every {interval} min ({basis}): {writes} × {write} min = {time}, {amount}").format(
+        interval=f"{w.interval_min:.0f}",
+        basis=basis,
+        writes=f"{w.writes:,.0f}",
+        write=f"{w.write_min:.1f}",
+        time=format_hours(w.overhead_h),
+        amount=money(w.usd),
     )
-    return [
-        _("checkpoints: every {interval} min ({basis}): {writes} × {write} min = {time}, {amount}").format(
-            interval=f"{w.interval_min:.0f}",
-            basis=basis,
-            writes=f"{w.writes:,.0f}",
-            write=f"{w.write_min:.1f}",
-            time=format_hours(w.overhead_h),
-            amount=money(w.usd),
+    if not w.interval_stated and o.job_time_h > 0 and w.interval_min > DEFAULT_CHECKPOINT_INTERVAL_MIN:
+        line += _(" ({share} of the job's time)").format(share=f"{w.overhead_h / o.job_time_h:.1%}")
+    heavy = (
+        heavy_checkpoint_words(
+            w.interval_min, w.write_min, w.overhead_h, o.job_time_h, format_hours(w.overhead_h), money(w.usd)
         )
-    ]
+        if w.interval_stated
+        else None
+    )
+    return [line] if heavy is None else [line, heavy]
 
 
 def spot_lines(o: Option) -> list[str]:
