@@ -26,9 +26,13 @@ class LaunchCheckpoints:
     write_gbps: float
     """The write bandwidth the plan assumes (``JobFacts.checkpoint_write_gbps``), GB/s."""
     interval_min: float
-    """The workload's ``checkpoint.every_min``, else the launch's default interval."""
+    """The workload's ``checkpoint.every_min``, else the launch's default interval, lengthened where
+    a write is slow (``JobFacts.checkpoint_interval_h``: the interval the plan and train.py take)."""
     interval_stated: bool
     """True where ``interval_min`` is the workload's own."""
+    interval_lengthened: bool = False
+    """True where ``interval_min`` is longer than the launch's default because one write is slow
+    (``JobFacts.checkpoint_interval_lengthened``)."""
 
     @property
     def write_min(self) -> float:
@@ -54,6 +58,7 @@ def launch_checkpoints(job: JobFacts) -> LaunchCheckpoints | None:
     return LaunchCheckpoints(
         checkpoint_gb=job.checkpoint_gb,
         write_gbps=job.checkpoint_write_gbps,
-        interval_min=job.checkpoint_every_h * 60.0,
+        interval_min=job.checkpoint_interval_h * 60.0,
         interval_stated=job.checkpoint_every_stated,
+        interval_lengthened=job.checkpoint_interval_lengthened,
     )

@@ -52,6 +52,7 @@ from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
 from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
+from gpuplan.units import CHECKPOINT_WRITE_SHARE, DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.vocab import MemoryVerdict
 from gpuplan.workload.stack import Stack
 
@@ -641,11 +642,16 @@ def _checkpoints_line(
     ]
     if len(rows) > _CHECKPOINT_ROWS_SHOWN:
         each.append(_("each GPU's in --json"))
-    basis = (
-        _("the workload's checkpoint.every_min")
-        if checkpoints.interval_stated
-        else _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
-    )
+    if checkpoints.interval_stated:
+        basis = _("the workload's checkpoint.every_min")
+    elif checkpoints.interval_lengthened:
+        basis = _(
+            "not every {default} min: a write this slow is made at most {share} of the job's time, as plan "
+            "prices it and the train.py of `gpuplan deploy` from that plan writes it, each write stopping "
+            "every GPU"
+        ).format(default=f"{DEFAULT_CHECKPOINT_INTERVAL_MIN:g}", share=f"{CHECKPOINT_WRITE_SHARE:.0%}")
+    else:
+        basis = _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
     line = _(
         "The job time includes the checkpoint writes: every {interval} min ({basis}), {gb} GB each at "
         "{gbps} GB/s, {write} min a write ({gbps} GB/s is the disk bandwidth plan assumes where it does "
