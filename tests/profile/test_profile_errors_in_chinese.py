@@ -59,7 +59,7 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
         "full checkpointing without blocks",
         {"activation_checkpointing": "full"},
         "activation_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model",
-        "activation_checkpointing：此模型中没有可做检查点的重复块（nn.ModuleList）",
+        "activation_checkpointing：此模型中没有可做激活重计算的重复块（nn.ModuleList）",
     ),
     (
         "a chunked loss without a vocabulary head",
