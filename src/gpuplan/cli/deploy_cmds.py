@@ -176,6 +176,7 @@ def deploy(
         unread_config_warning,
     )
     from gpuplan.deploy.fabric import fabric_warning
+    from gpuplan.deploy.k8s.host import reads_catalog_host
     from gpuplan.deploy.resume_memory import resume_memory_warning
     from gpuplan.errors import InputError, NotFoundError
 
@@ -443,14 +444,7 @@ def deploy(
         # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
         # service's engine does: the disk holds them where no plan sized it from them
         spec = _with_batch_weights(ctx, spec, source, project, is_plan, served, prof)
-    if (
-        (generator.name == "k8s" or spec.decodes_images or spec.task != "infer")
-        and spec.provider
-        and spec.instance_type
-    ):
-        # the pods request their GPUs' share of the instance's CPU and memory, as the catalog lists
-        # them; an image job's DataLoader workers are those its vCPUs give, as the plan's time assumes;
-        # a training job's resume must fit the instance's memory
+    if reads_catalog_host(spec, generator.name):
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
         line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")

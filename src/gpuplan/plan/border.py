@@ -71,11 +71,12 @@ def crosses_border(job: JobFacts, country: str) -> bool | None:
 
 def border_note(job: JobFacts, options: Sequence[Option]) -> str:
     """One note naming the places among ``options`` (the recommended, the listed and the Pareto
-    front) whose option moves the data across the border of mainland China; "" where none does."""
+    front) whose option moves the data across the border of mainland China (``Option.crosses_border``,
+    set once when the option was made); "" where none does."""
     places: list[str] = []
     clouds: set[str] = set()
     for o in options:
-        if crosses_border(job, o.country) and (where := place(o.provider, o.region)) not in places:
+        if o.crosses_border and (where := place(o.provider, o.region)) not in places:
             places.append(where)
             clouds.add(o.provider)
     if not places or job.data_location is None:

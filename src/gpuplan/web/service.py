@@ -649,7 +649,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     )
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.grammar import check_image
-    from gpuplan.deploy.k8s.host import catalog_host
+    from gpuplan.deploy.k8s.host import catalog_host, reads_catalog_host
     from gpuplan.deploy.resume_memory import resume_memory_warning
     from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
@@ -733,10 +733,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             spec = spec.with_weights_of(_profile(store, batch, _no_progress))
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
-    if generator.name == "k8s" or spec.decodes_images or spec.task != "infer":
-        # the pods request their GPUs' share of the instance's CPU and memory, an image job's
-        # DataLoader workers are those its vCPUs give, and a training job's resume must fit the
-        # instance's memory, as the CLI's do
+    if reads_catalog_host(spec, generator.name):
         spec = catalog_host(spec, store)
     if resume := resume_memory_warning(spec):
         notes.append(resume)  # train.py's resume holds the whole checkpoint on every rank

@@ -185,6 +185,15 @@ def host_share(spec: LaunchSpec, per_pod: int) -> HostShare | None:
     )
 
 
+def reads_catalog_host(spec: LaunchSpec, target: str) -> bool:
+    """Whether deploy reads ``spec``'s instance's vCPUs and memory from the catalog
+    (:func:`catalog_host`) for ``target``: k8s pods request their GPUs' share of them, an image job's
+    DataLoader workers are those its vCPUs give (as the plan's time assumes), and a training job's
+    resume must fit the instance's memory; only where the spec names an instance."""
+    wanted = target == "k8s" or spec.decodes_images or spec.task != "infer"
+    return wanted and spec.provider is not None and spec.instance_type is not None
+
+
 def catalog_host(spec: LaunchSpec, store: Store) -> LaunchSpec:
     """``spec`` with the vCPUs and memory of one instance of its ``instance_type`` as ``store``
     lists them (:meth:`~gpuplan.catalog.Store.instance_host`); unchanged where it names no instance,
