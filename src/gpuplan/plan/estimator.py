@@ -586,8 +586,8 @@ def _tail_source(tail: RequestTail) -> str:
             "serving.prompt_tokens_p95 for your traffic's"
         ).format(ratio=PROMPT_P95_OVER_MEAN, trace=trace)
     return _(
-        "the means × {prompt:g} and × {output:g}, {trace}; give serving.prompt_tokens_p95 and "
-        "output_tokens_p95 for your traffic's"
+        "the answer the mean × {output:g} and the prompt the mean × {prompt:g}, {trace}; give "
+        "serving.prompt_tokens_p95 and output_tokens_p95 for your traffic's"
     ).format(prompt=PROMPT_P95_OVER_MEAN, output=OUTPUT_P95_OVER_MEAN, trace=trace)
 
 
