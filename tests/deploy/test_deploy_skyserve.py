@@ -301,6 +301,29 @@ def test_a_service_on_committed_capacity_scales_no_further_than_the_plan_bought(
     assert LaunchSpec.from_plan(doc).serving.max_replicas == 6  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("pricing", ["monthly", "reserved_1y"])
+def test_a_floor_below_the_replicas_bought_for_the_term_is_raised_to_them(pricing: str) -> None:
+    # was: a workload's min_replicas: 1 under 4 monthly replicas gave an HPA of 1 to 4; scaling
+    # down saved nothing (bought for the term) and queued the next peak behind a replica's start
+    doc = _plan()
+    doc["recommended"]["pricing"] = pricing
+    doc["workload"]["serving"]["min_replicas"] = 1
+    spec = LaunchSpec.from_plan(doc)
+    assert spec.serving is not None
+    assert (spec.serving.min_replicas, spec.serving.max_replicas) == (4, 4)
+    hpa = next(
+        d
+        for d in yaml_docs(generate(spec, "k8s", GenerateOptions()))
+        if d["kind"] == "HorizontalPodAutoscaler"
+    )
+    assert hpa["spec"]["minReplicas"] == 4
+    readme = " ".join(by_path(generate(spec, "k8s", GenerateOptions()))["README.md"].split())
+    assert "The serving block's min_replicas, 1, is raised to the 4 replicas the plan bought" in readme
+    # on hourly capacity the floor given stays the autoscaler's floor
+    doc["recommended"]["pricing"] = "on_demand"
+    assert LaunchSpec.from_plan(doc).serving.min_replicas == 1  # type: ignore[union-attr]
+
+
 def test_a_spot_service_falls_back_to_on_demand_and_says_what_that_costs() -> None:
     # was: use_spot: true and no fallback; nothing said what an on-demand replica costs
     task, readme = _files(LaunchSpec.from_plan(spot_service_plan(1.861), source="plan.json"))

@@ -38,6 +38,9 @@ class ServingDeployment(BaseModel):
     load it priced, above a serving block's own ``min_replicas`` (the autoscaler may go down to that
     minimum when the load falls); None: start ``min_replicas``."""
     floor_from_plan: bool = False
+    committed_floor_given: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    """The serving block's own ``min_replicas`` where it was below the replicas a plan bought on
+    committed capacity and was raised to them (paid for the term either way); None otherwise."""
     """``min_replicas`` is the plan's count for the load it priced (the serving block gives none):
     the autoscaler never goes below the replicas priced for the peak, all month."""
     prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)

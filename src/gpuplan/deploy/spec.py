@@ -103,6 +103,7 @@ __all__ = [
     "LaunchSpec",
     "ServingDeployment",
     "committed_ceiling_words",
+    "committed_floor_words",
     "kubernetes_option",
     "kubernetes_providers",
     "latency_share_words",
@@ -1221,6 +1222,19 @@ def committed_ceiling_words(spec: LaunchSpec) -> str | None:
     ).format(n=serving.launch_replicas, pricing=pricing_name(spec.pricing))
 
 
+def committed_floor_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on a serving block's ``min_replicas`` raised to the replicas a plan
+    bought on committed capacity (paid whether they run or not); None where nothing was raised."""
+    serving = spec.serving
+    if serving is None or serving.committed_floor_given is None:
+        return None
+    return _(
+        "The serving block's min_replicas, {given}, is raised to the {n} replicas the plan bought on "
+        "{pricing} capacity: they are paid for the term whether they run or not, so scaling below them "
+        "saves nothing and leaves the next peak waiting for a replica to start."
+    ).format(given=serving.committed_floor_given, n=serving.min_replicas, pricing=pricing_name(spec.pricing))
+
+
 def unpriced_ceiling_words(spec: LaunchSpec) -> str | None:
     """The README's sentence on replicas the autoscaler may add above those a plan priced, on
     hourly capacity: billed apart; None otherwise (no plan, committed capacity, no room above)."""
@@ -1498,8 +1512,15 @@ def _serving_for(
     if "max_replicas" in serving.model_fields_set:
         start = min(start, serving.max_replicas)
     update_floor: dict[str, bool] = {"floor_from_plan": not given_min}
+    committed = launch.get("pricing") in {p.value for p in COMMITTED_PRICING}
     if not given_min:
         update["min_replicas"] = start
+    elif committed and serving.min_replicas < start:
+        # bought for the term (a monthly subscription, a reservation): paid whether they run or
+        # not, so the autoscaler keeps them all; a floor of 1 under 2 bought saved nothing and
+        # queued the next peak behind a replica's start
+        update["min_replicas"] = start
+        update["committed_floor_given"] = serving.min_replicas
     elif start != serving.min_replicas:
         update["start_replicas"] = start
     if "max_replicas" not in serving.model_fields_set:
@@ -1507,7 +1528,6 @@ def _serving_for(
         # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4); none on committed capacity
         # (a monthly subscription, a reservation): the plan bought its replicas, and one more
         # would be capacity it priced nowhere
-        committed = launch.get("pricing") in {p.value for p in COMMITTED_PRICING}
         # The room doubles the replicas that carry the load; a spot service's spare is there once,
         # to stand in for a reclaimed replica, not a load to double (20 replicas and a spare: 41, as
         # a workload file's 20 replicas get 40, where doubling the 21 had written 42).

@@ -27,6 +27,7 @@ from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import (
     LaunchSpec,
     committed_ceiling_words,
+    committed_floor_words,
     latency_share_words,
     max_replicas_words,
     peak_ceiling_words,
@@ -192,6 +193,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.extend(startup_words(spec, options))
         if (held := committed_ceiling_words(spec)) is not None:
             extra.append(held)
+        if (raised := committed_floor_words(spec)) is not None:
+            extra.append(raised)
         if (spare := spare_words(spec)) is not None:
             extra.append(spare)
         if (held_below := max_replicas_words(spec)) is not None:
