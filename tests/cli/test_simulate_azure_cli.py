@@ -115,7 +115,10 @@ def test_a_real_trace_is_re_timed_in_place_or_into_a_file(tmp_path: Path) -> Non
 def test_a_wrong_input_is_one_line_on_stderr_and_exit_1() -> None:
     base = ("simulate", "autoscale", str(WORKLOAD), "--trace", str(azure(CONV)), "--replica", REPLICA)
     out = _fails(*base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=2")
-    assert "write the threshold with its unit" in out and out.count("\n") == 1
+    assert "write the threshold as a number and one of the units" in out and out.count("\n") == 1
+    # a unit it does not take is told the units it does (was: "write the threshold with its unit")
+    out = _fails(*base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=1sec")
+    assert "one of the units ms, s or min (m)" in out and out.count("\n") == 1
 
 
 @pytest.mark.parametrize(

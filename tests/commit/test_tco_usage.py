@@ -141,6 +141,18 @@ def test_yaml_file_errors_name_the_file(tmp_path: Path) -> None:
         load_usage(tmp_path / "missing.yaml")
 
 
+def test_a_workload_file_given_to_tco_is_named_as_one(tmp_path: Path) -> None:
+    # was: "unknown key 'name' here; it belongs in demands: (demands.name)", which sent the user to
+    # edit the workload file rather than to write a usage file naming it
+    chat = tmp_path / "chat.yaml"
+    chat.write_text("name: chat\ntask: infer\nmodel: {preset: llama-8b}\n", encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        load_usage(chat)
+    said = str(e.value)
+    assert "is a workload file (it has model:); tco takes a usage file" in said
+    assert "workload: chat.yaml" in said and "belongs in" not in said
+
+
 def test_a_usage_file_that_is_a_fifo_or_an_alias_bomb_is_refused_not_waited_on(tmp_path: Path) -> None:
     import os
 

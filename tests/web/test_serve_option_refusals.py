@@ -104,7 +104,11 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     (_simulate(gpu="L5"), "gpu", "unknown GPU 'L5'; did you mean 'L4'"),
     (_simulate(instance="p4d.24xlarg"), "instance", "unknown instance type 'p4d.24xlarg'"),
     (_simulate(instance="p4d.24xlarge"), "gpu", "gpu L4 is not the GPU of p4d.24xlarge"),
-    (_simulate(slo="ttft_p95=soon"), "slo", "slo 'ttft_p95=soon': write the threshold with its unit"),
+    (
+        _simulate(slo="ttft_p95=soon"),
+        "slo",
+        "slo 'ttft_p95=soon': write the threshold as a number and one of the units",
+    ),
     (_simulate(slo="ttft_p95=2s", slo_ms=500), "slo_ms", "give slo or slo_ms, not both"),
     (_simulate(replica="slots=0,tpot_ms=30"), "replica", "slots ≥ 1, tpot_ms > 0"),
     (_simulate(replica=_REPLICA, engine="max_num_seqs=64"), "engine", "engine sets the estimator's replica"),
@@ -233,7 +237,10 @@ def test_a_field_named_by_the_line_is_not_named_twice(service: Service) -> None:
     assert (
         doc["error"]
         == doc["message"]
-        == ("slo 'ttft_p95=soon': write the threshold with its unit, e.g. 2s, 80ms or 1min")
+        == (
+            "slo 'ttft_p95=soon': write the threshold as a number and one of the units ms, s or min (m), "
+            "e.g. 2s, 80ms or 1min"
+        )
     )
     path, body = _inline({**_LLAMA, "hidden_size": 0})
     doc = service.client.post(path, json=body, headers=service.auth("plan")).json()

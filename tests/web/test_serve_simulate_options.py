@@ -49,7 +49,10 @@ def _simulate(service: Service, **fields: Any) -> Any:
         ({"instance": "p4d.24xlarg"}, "p4d.24xlarge"),
         ({"instance": "p4d.24xlarge", "gpu": "L4"}, "gpu L4 is not the GPU of p4d.24xlarge"),
         ({"spot_price": 1e300, "policies": ["fixed:replicas=1,spot=1"]}, "spot_price must be at most"),
-        ({"slo": "ttft_p95=2"}, "slo 'ttft_p95=2': write the threshold with its unit"),
+        (
+            {"slo": "ttft_p95=2"},
+            "slo 'ttft_p95=2': write the threshold as a number and one of the units ms, s or min",
+        ),
         ({"engine": "chunked_prefill=maybe"}, "engine chunked_prefill: write on or off"),
         ({"replica": "slots=4"}, "replica needs slots=N and tpot_ms=T"),
         ({"commit_price": 2.0}, "commit_price prices committed replicas: give a policy commit=N"),

@@ -453,6 +453,18 @@ class Usage(Spec):
                 path=p,
                 got=type(data).__name__,
             )
+        if "demands" not in data and "horizon_months" not in data and "model" in data:
+            # a workload file given where a usage file goes: its first key ("name") had been called
+            # misplaced ("it belongs in demands:"), which sent the user to edit the wrong file
+            raise InputError.worded(
+                N_(
+                    "{path} is a workload file (it has model:); tco takes a usage file: horizon_months "
+                    "and demands, each naming a workload file (workload: {name}) and its runs or hours a "
+                    "month; see examples/tco"
+                ),
+                path=p,
+                name=p.name,
+            )
         here = p.resolve().parent
         given = data.get("base_dir")
         base = folder.check(given, base=here, field="base_dir") if isinstance(given, str) else given or here

@@ -59,7 +59,11 @@ def _seconds(text: str, item: str) -> float:
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ms|s|min|m)\s*", text)
     if not m:
         raise InputError.worded(
-            N_("--slo {item!r}: write the threshold with its unit, e.g. 2s, 80ms or 1min"), item=item
+            N_(
+                "--slo {item!r}: write the threshold as a number and one of the units ms, s or min "
+                "(m), e.g. 2s, 80ms or 1min"
+            ),
+            item=item,
         )
     value = float(m.group(1)) * _UNITS[m.group(2)]
     if not (math.isfinite(value) and value > 0):
