@@ -637,3 +637,18 @@ def test_a_gpu_filter_that_leaves_none_says_so_and_a_misspelt_gpu_suggests_the_r
     assert str(e.value).startswith("no option is left: the GPU filter (T4, A10G) left none; "), str(e.value)
     with pytest.raises(NotFoundError, match="unknown GPU 'A10x'; did you mean 'A10' or 'A10G'"):
         Constraints(gpus=("A10x",))
+
+
+def test_a_named_provider_the_catalog_holds_no_offer_of_is_said_too() -> None:
+    # every provider named gets its line: one without an offer had been passed over in silence
+    plan = _plan([offer()], Constraints(providers=("aws", "tencent")))
+    [note] = [n for n in plan.notes if "named in providers" in n]
+    assert note == "tencent (named in providers): no option; the catalog holds no offer of it"
+
+
+def test_volcano_engine_is_named_by_either_spelling_and_a_typo_is_told_the_code() -> None:
+    from gpuplan.errors import NotFoundError
+
+    assert Constraints(providers=("volcano", "火山引擎", "VolcEngine")).providers == ("volcengine",) * 3
+    with pytest.raises(NotFoundError, match="did you mean 'volcengine'"):
+        Constraints(providers=("volcanoe",))
