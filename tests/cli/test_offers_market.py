@@ -230,3 +230,24 @@ def test_an_offer_priced_in_no_region_is_not_called_the_cheapest_of_them(db: str
     assert result.exit_code == 0, result.output
     said = " ".join(result.stdout.split())
     assert f"no known price in any of its {unpriced[0]['regions_compared']} regions" in said, said
+
+
+@pytest.mark.parametrize(
+    ("lang", "region", "why"),
+    [("en", "unspecified", "the source names no region"), ("zh", "未注明地域", "价格来源未注明地域")],
+)
+def test_a_row_whose_source_names_no_region_says_so(db: str, lang: str, region: str, why: str) -> None:
+    # was: "tencent/未注明地域" on Tencent's monthly T4 with nothing beside it: the price overview it
+    # comes from names no region (Tencent's price doc: "mainly mainland China"), which the row now says
+    asked = ["--provider", "tencent", "--gpu", "T4", "--pricing", "monthly"]
+    [row] = [o for o in _json(db, *asked) if o["instance_type"] == "GN7.2XLARGE32"]
+    assert row["region"] == "unspecified"
+    result = runner.invoke(app, ["--db", db, "--lang", lang, "offers", *asked], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    [line] = [ln for ln in result.stdout.splitlines() if "GN7.2XLARGE32" in ln]
+    assert region in line and why in line, line
+    # a row whose region is named says nothing of the kind
+    named = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "tencent", "--gpu", "T4"], env={"COLUMNS": "400"}
+    )
+    assert all("names no region" not in ln for ln in named.stdout.splitlines() if "unspecified" not in ln)

@@ -361,3 +361,14 @@ def test_an_unmeasured_part_takes_its_measured_twins_fraction_not_the_architectu
     for cut, base in (("A800-SXM4-80GB", "A100-SXM4-80GB"), ("H800-PCIE", "H100-PCIE")):
         a, b = get_gpu(cut).matmul_fraction, get_gpu(base).matmul_fraction
         assert a is not None and b is not None and abs(a / b - 1) < 0.02, cut
+
+
+def test_the_nearest_gpus_to_a_china_market_part_are_its_own_chip_first() -> None:
+    from gpuplan.hardware import gpus_named, nearest_gpus
+
+    every = [g.id for g in all_gpus()]
+    # the H800 is the H100's GH100 with its NVLink cut, the A800 the A100's GA100
+    assert nearest_gpus(gpus_named("H800"), every)[:2] == ["H100-PCIE", "H100-SXM"]
+    assert nearest_gpus(gpus_named("A800"), every)[:2] == ["A100-PCIE-80GB", "A100-SXM4-80GB"]
+    # only what is among them, never the GPU asked for; an id of no datasheet is passed over
+    assert nearest_gpus(gpus_named("H800-SXM"), ["T4", "H800-SXM", "L40S", "not-a-gpu"]) == ["L40S", "T4"]

@@ -139,9 +139,30 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     ),
     (
         "a GPU filter that leaves none",
+        # no offer of it in the catalog at all: what is priced near it, and how to add a price
         lambda: _plan([offer()], Constraints(gpus=("H100-SXM5-80GB",))),
-        "no option is left: the GPU filter (H100-SXM5-80GB) left none; candidates excluded by gpu 8",
-        "没有剩下可选的方案：GPU 筛选（H100-SXM5-80GB）之后一个不剩；被排除的候选：GPU 不在所选之列 8 个",
+        "no option is left: the catalog has no offer of H100-SXM5-80GB: gpuplan knows the GPU, but none "
+        "of the price sources it ships lists it; the nearest GPUs the catalog prices: A100-SXM4-40GB; "
+        "`gpuplan catalog import --format gpuplan FILE` adds a price of your own (a quote; "
+        "examples/prices/README.md shows the file)",
+        "没有剩下可选的方案：gpuplan 认识 H100-SXM5-80GB，但目录中没有它的报价：随附的价格来源都没有列出它；"
+        "目录中有报价的最接近的 GPU：A100-SXM4-40GB；可用 `gpuplan catalog import --format gpuplan FILE` "
+        "添加您自己的价格（如报价单；文件格式见 examples/prices/README.md）",
+    ),
+    (
+        "a family no provider named sells",
+        lambda: _plan(
+            [offer(), offer(provider="gcp", region="us-central1", gpu="H800-SXM")],
+            Constraints(gpus=("H800",), providers=("aws",)),
+        ),
+        "no option is left: the catalog has no offer of H800 (H800-SXM, H800-PCIE) from aws; it prices it "
+        "at gcp; the nearest GPUs the catalog prices at aws: A100-SXM4-40GB; `gpuplan catalog "
+        "import --format gpuplan FILE` adds a price of your own (a quote; examples/prices/README.md shows "
+        "the file)",
+        "没有剩下可选的方案：aws 在目录中没有这款 GPU 的报价：H800（H800-SXM、H800-PCIE）；"
+        "目录中 gcp 有它的价格；目录中在 aws 有报价的最接近的 GPU：A100-SXM4-40GB；"
+        "可用 `gpuplan catalog import --format gpuplan FILE` 添加您自己的价格（如报价单；文件格式见 "
+        "examples/prices/README.md）",
     ),
     (
         "an empty catalog",
@@ -252,10 +273,11 @@ _SPACED_CHINESE = re.compile(
 _NONE_LEFT = [c for c in CASES if c[2].startswith("no option is left")]
 
 
-@pytest.mark.parametrize("call", [c[1] for c in _NONE_LEFT], ids=[c[0] for c in _NONE_LEFT])
+@pytest.mark.parametrize(("call", "en"), [c[1:3] for c in _NONE_LEFT], ids=[c[0] for c in _NONE_LEFT])
 def test_the_excluded_candidates_read_without_spaces_between_chinese_words(
-    call: Callable[[], object],
+    call: Callable[[], object], en: str
 ) -> None:
     zh = _line(call, "zh")
-    assert "被排除的候选：" in zh
+    # a GPU the catalog has no offer of is said without the counts ("excluded by gpu 8")
+    assert ("被排除的候选：" in zh) == ("candidates excluded by" in en)
     assert not _SPACED_CHINESE.search(zh), zh

@@ -336,3 +336,28 @@ def test_the_estimator_tells_a_point_above_the_memory_from_a_band_top_above_it()
     )
     assert [o.instance_type for o in plan.options] == ["rtx", "l4"]
     assert plan.options[1].total_cost_usd < plan.recommended.total_cost_usd
+
+
+def test_a_named_provider_whose_options_all_rank_below_the_list_is_said_with_why() -> None:
+    # was: Tencent named beside Alibaba, Huawei and Volcano Engine, its only options ones that may
+    # not fit in memory: the providers without an option each had a line, Tencent none at all
+    rows = [ROWS[1], replace(ROWS[0], provider="tencent", region="ap-nanjing", country="CN")]
+
+    def named(top: int) -> list[str]:
+        plan = plan_offers(
+            OfferTable.from_rows(rows),
+            CostFacts([aws_costs()]),
+            JobFacts(),
+            _estimator({"A100-SXM4-40GB"}),
+            Constraints(max_gpus=8, providers=("aws", "tencent")),
+            top=top,
+        )
+        assert plan.options[0].provider == "aws"
+        return [n for n in plan.notes if "named in providers" in n]
+
+    [note] = named(top=1)
+    assert note.startswith(
+        "tencent (named in providers): its 1 option ranks below the 1 shown: none fits in memory for "
+        "certain (1 may not fit): tencent/ap-nanjing cheap-maybe on_demand, "
+    ), note
+    assert named(top=10) == []  # listed, it needs no line

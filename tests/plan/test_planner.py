@@ -634,6 +634,62 @@ def test_a_gpu_filter_that_leaves_none_says_so_and_a_misspelt_gpu_suggests_the_r
 
     with pytest.raises(PlanInfeasibleError) as e:
         _plan([offer()], Constraints(gpus=("T4", "A10G")))
-    assert str(e.value).startswith("no option is left: the GPU filter (T4, A10G) left none; "), str(e.value)
+    assert str(e.value).startswith("no option is left: the catalog has no offer of T4, A10G: "), str(e.value)
     with pytest.raises(NotFoundError, match="unknown GPU 'A10x'; did you mean 'A10' or 'A10G'"):
         Constraints(gpus=("A10x",))
+
+
+def test_a_named_provider_the_catalog_holds_no_offer_of_is_said_too() -> None:
+    # every provider named gets its line: one without an offer had been passed over in silence
+    plan = _plan([offer()], Constraints(providers=("aws", "tencent")))
+    [note] = [n for n in plan.notes if "named in providers" in n]
+    assert note == "tencent (named in providers): no option; the catalog holds no offer of it"
+
+
+def test_a_gpu_the_catalog_sells_nowhere_is_said_with_the_nearest_priced_and_how_to_add_one() -> None:
+    # was: "no option is left: the GPU filter (H800) left none; candidates excluded by gpu 71,657"
+    # for a GPU `gpuplan gpus` lists but no price source the catalog ships sells
+    rows = [offer(), offer(provider="gcp", region="us-central1", gpu="H100-SXM", price_usd=80.0)]
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(rows, Constraints(gpus=("H800",)))
+    assert str(info.value) == (
+        "no option is left: the catalog has no offer of H800 (H800-SXM, H800-PCIE): gpuplan knows the "
+        "GPU, but none of the price sources it ships lists it; the nearest GPUs the catalog prices: "
+        "H100-SXM (the same chip), A100-SXM4-40GB; `gpuplan catalog import --format gpuplan FILE` adds "
+        "a price of your own (a quote; examples/prices/README.md shows the file)"
+    )
+    # the nearest within the providers named, where they price one; one variant named is no family
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(rows, Constraints(gpus=("h800-sxm",), providers=("aws",)))
+    assert str(info.value).startswith(
+        "no option is left: the catalog has no offer of h800-sxm: gpuplan knows the GPU, but none of the "
+        "price sources it ships lists it; the nearest GPUs the catalog prices at aws: A100-SXM4-40GB; "
+    )
+    # sold, but not by the providers named: who does sell it
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(rows, Constraints(gpus=("H100-SXM",), providers=("aws",)))
+    assert str(info.value).startswith(
+        "no option is left: the catalog has no offer of H100-SXM from aws; it prices it at gcp; "
+        "the nearest GPUs the catalog prices at aws: A100-SXM4-40GB; "
+    )
+    # listed there, but with no price the plan can use: not said to be priced
+    unpriced = [offer(), offer(provider="gcp", region="us-central1", gpu="H100-SXM", price_usd=None)]
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(unpriced, Constraints(gpus=("H100-SXM",), providers=("aws",)))
+    assert str(info.value).startswith(
+        "no option is left: the catalog has no offer of H100-SXM from aws; its offers of it, from gcp, "
+        "have no price this plan can use; "
+    )
+    # a price the plan may not use (low confidence) is no nearest GPU
+    low = [offer(confidence="low")]
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(low, Constraints(gpus=("H800",)))
+    assert "nearest" not in str(info.value)
+
+
+def test_volcano_engine_is_named_by_either_spelling_and_a_typo_is_told_the_code() -> None:
+    from gpuplan.errors import NotFoundError
+
+    assert Constraints(providers=("volcano", "火山引擎", "VolcEngine")).providers == ("volcengine",) * 3
+    with pytest.raises(NotFoundError, match="did you mean 'volcengine'"):
+        Constraints(providers=("volcanoe",))

@@ -7,7 +7,9 @@ give, or a path the GPU does not have (BF16 on Volta, FP8 before Hopper/Ada), is
 from __future__ import annotations
 
 import csv
+import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, lru_cache
@@ -572,3 +574,47 @@ def gpus_named(name: str) -> list[GPU]:
         return [resolve_gpu(name)]
     except AmbiguousNameError as e:
         return [get_gpu(c) for c in e.choices]
+
+
+def same_chip(a: GPU, b: GPU) -> bool:
+    """Whether ``a`` and ``b`` are one chip at the same clocks: the same vendor, architecture, SM
+    count and memory type, and the same BF16 (else FP16) datasheet peak (an H800 SXM and an H100
+    SXM: the H800 is the GH100 with its NVLink cut), as :func:`same_chip_measured` reads it."""
+    return (
+        a.sm_count is not None
+        and (a.vendor, a.architecture, a.sm_count, a.memory_type)
+        == (b.vendor, b.architecture, b.sm_count, b.memory_type)
+        and _tensor_peak(a) == _tensor_peak(b)
+    )
+
+
+def _tensor_peak(g: GPU) -> float | None:
+    """The 16-bit tensor peak, TFLOPS: BF16, else FP16 (Volta and Turing have no BF16)."""
+    return g.bf16_tflops if g.bf16_tflops is not None else g.fp16_tflops
+
+
+def nearest_gpus(asked: Sequence[GPU], among: Iterable[str]) -> list[str]:
+    """The GPU ids of ``among`` nearest to any of ``asked``, nearest first: the same chip
+    (:func:`same_chip`), then the same vendor and architecture, then the rest; within each, by how
+    far apart their 16-bit tensor peaks and memory sizes are (ratios, so that 80 against 96 GB
+    counts as 1,000 against 1,200 TFLOPS does). A part with no tensor peak comes after those that
+    have one. ``asked`` itself is not among the answers."""
+    own = {g.id for g in asked}
+
+    def distance(g: GPU) -> tuple[int, float, str]:
+        best: tuple[int, float] = (3, math.inf)
+        for a in asked:
+            kind = (
+                0 if same_chip(a, g) else 1 if (a.vendor, a.architecture) == (g.vendor, g.architecture) else 2
+            )
+            pa, pg = _tensor_peak(a), _tensor_peak(g)
+            apart = (
+                abs(math.log(pg / pa)) + abs(math.log(g.memory_gib / a.memory_gib))
+                if pa and pg and a.memory_gib > 0 and g.memory_gib > 0
+                else math.inf
+            )
+            best = min(best, (kind, apart))
+        return (*best, g.id)
+
+    known = [_index()[i] for i in dict.fromkeys(among) if i in _index() and i not in own]
+    return [g.id for g in sorted(known, key=distance)]

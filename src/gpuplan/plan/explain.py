@@ -21,6 +21,7 @@ from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_s
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
+from gpuplan.plan.unsold_gpu import unsold_gpu_words
 from gpuplan.units import format_hours
 
 if TYPE_CHECKING:
@@ -60,10 +61,10 @@ _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gp
 _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
 _NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}{peak}{advice}")
 #: The filters the user sets, each as the "no option is left" line names it when its exclusion was
-#: the one that left no candidate (``Candidates.emptied_by``).
+#: the one that left no candidate (``Candidates.emptied_by``); the GPU filter's line is
+#: ``unsold_gpu_words`` (it empties the field only where no offer of the places carries the GPU).
 _EMPTIED_BY = {
     Reason.PROVIDER: N_("the provider filter ({value}) left none"),
-    Reason.GPU: N_("the GPU filter ({value}) left none"),
     Reason.REGION: N_("the region filter ({value}) left none"),
     Reason.COUNTRY: N_("the country filter ({value}) left none"),
     Reason.PRICING: N_("the pricing filter ({value}) left none"),
@@ -146,6 +147,10 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
     counts = ctx.cands.excluded_counts()
     if not counts:
         return Phrase(_NO_OFFERS)
+    if ctx.cands.emptied_by is Reason.GPU and (unsold := unsold_gpu_words(ctx)) is not None:
+        # the GPU is not sold at all (or not by the providers named): the counts had said only
+        # that every candidate was "excluded by gpu"
+        return unsold
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
     # A reason is a code (does_not_fit); its catalog entry is the word shown under another language.
     # thousands separated, as every other count of candidates is ("71,521", not "71521")
@@ -291,7 +296,6 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
     c = ctx.constraints
     value: object = {
         Reason.PROVIDER: lambda: listed(c.providers or ()),
-        Reason.GPU: lambda: listed(c.gpus or ()),
         Reason.REGION: lambda: listed(c.regions or ()),
         Reason.COUNTRY: lambda: listed(c.countries or ()),
         Reason.PRICING: lambda: listed(c.allowed_pricing),

@@ -408,31 +408,92 @@ def _shared_out_note(ctx: PlanContext) -> str | None:
     )
 
 
-def _named_without_options(ctx: PlanContext, constraints: Constraints) -> list[str]:
-    """A note for each provider the user named that gives the plan no option, with why its
-    candidates were left out: one named among others had simply been absent from the ranking."""
+def _named_without_options(
+    ctx: PlanContext, constraints: Constraints, feasible: np.ndarray, ranked: list[Option]
+) -> list[str]:
+    """A note for each provider the user named that has no option in the list shown: why its
+    candidates were left out, or, where some are options ranked below those shown, why they rank
+    there. One named among others had simply been absent from the ranking (Tencent beside Alibaba,
+    its only options ones that may not fit in memory, had not been named at all)."""
     named = constraints.providers or ()
     if len(named) < 2:
         return []  # one provider named: the plan is its options, or it fails saying why
     provider = np.char.lower(ctx.offers.provider[ctx.cands.offer].astype(str))
+    options = np.char.lower(ctx.offers.provider[ctx.cands.offer[ctx.costs.idx[feasible]]].astype(str))
+    shown = {o.provider.lower() for o in ranked}
     alive = ctx.cands.alive
     out = []
     for name in named:
         mine = provider == name.lower()
-        if not mine.any() or alive[mine].any():
+        if name.lower() in shown:
             continue
-        out.append(
-            ngettext(
-                "{provider} (named in providers): no option; its {n} candidate was left out ({reasons})",
-                "{provider} (named in providers): no option; its {n} candidates were left out ({reasons})",
-                int(mine.sum()),
-            ).format(
-                provider=name,
-                n=format_number(int(mine.sum())),
-                reasons=_reasons_counted(ctx.cands, mine, ctx.offers),
+        if not mine.any():
+            out.append(
+                _("{provider} (named in providers): no option; the catalog holds no offer of it").format(
+                    provider=name
+                )
             )
-        )
+        elif alive[mine].any():
+            out.append(_ranked_below(ctx, name, feasible[options == name.lower()], ranked))
+        else:
+            out.append(
+                ngettext(
+                    "{provider} (named in providers): no option; its {n} candidate was left out ({reasons})",
+                    "{provider} (named in providers): no option; its {n} candidates were left out "
+                    "({reasons})",
+                    int(mine.sum()),
+                ).format(
+                    provider=name,
+                    n=format_number(int(mine.sum())),
+                    reasons=_reasons_counted(ctx.cands, mine, ctx.offers),
+                )
+            )
     return out
+
+
+def _ranked_below(ctx: PlanContext, name: str, theirs: np.ndarray, ranked: list[Option]) -> str:
+    """The note on a named provider whose options all rank below the ones listed (``ranked``): how
+    many, why where the ranking's order decides it (none fits in memory for certain, or none meets
+    the deadline for certain, where a listed one does: ``_ranked``), and the best of them."""
+    best = _best_of(ctx, theirs, None)
+    assert best is not None  # a provider with a candidate alive has an option
+    memory = _memory_class(ctx, theirs)
+    listed_memory = min(2 if o.memory_over else 1 if o.memory_uncertain else 0 for o in ranked)
+    why = ""
+    if memory.min() > listed_memory:
+        maybe, over = int((memory == 1).sum()), int((memory == 2).sum())
+        counts = []
+        if maybe:
+            counts.append(
+                ngettext("{n} may not fit", "{n} may not fit", maybe).format(n=format_number(maybe))
+            )
+        if over:
+            counts.append(
+                ngettext(
+                    "{n} does not fit at the memory estimate", "{n} do not fit at the memory estimate", over
+                ).format(n=format_number(over))
+            )
+        why = _(": none fits in memory for certain ({counts})").format(counts=item_list(counts))
+    elif past_deadline(ctx, theirs).all() and any(MAY_MISS_DEADLINE_FLAG not in o.flags for o in ranked):
+        assert ctx.constraints.deadline_h is not None  # past_deadline holds none late without one
+        why = _(": none meets {deadline} for certain (the high end of its time range is past it)").format(
+            deadline=format_hours(ctx.constraints.deadline_h)
+        )
+    return ngettext(
+        "{provider} (named in providers): its {n} option ranks below the {shown} shown{why}: {label}, "
+        "{time}, {cost}",
+        "{provider} (named in providers): its {n} options rank below the {shown} shown{why}; the best "
+        "of them: {label}, {time}, {cost}",
+        int(theirs.size),
+    ).format(
+        provider=name,
+        n=format_number(int(theirs.size)),
+        shown=format_number(len(ranked)),
+        why=why,
+        label=best.label,
+        time=format_hours(best.job_time_h),
+        cost=money(best.total_cost_usd),
+    )
 
 
 def _reasons_counted(cands: Candidates, mask: np.ndarray, offers: OfferTable | None = None) -> str:
@@ -929,7 +990,7 @@ def plan_offers(
                         border_note(job, (rec, *ranked, *pareto)),
                     ],
                 ),
-                *_named_without_options(ctx, constraints),
+                *_named_without_options(ctx, constraints, feasible, ranked),
             ),
             constraints,
             ctx.costs.rates,

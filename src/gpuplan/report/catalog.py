@@ -33,7 +33,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.numbers import per_usd, rate_source
 from gpuplan.i18n.phrases import item_list, listed
-from gpuplan.i18n.places import place, region_name
+from gpuplan.i18n.places import UNSPECIFIED_REGION, place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable, unknown_age_words
 from gpuplan.report.offers_json import (
     offer_items,
@@ -238,6 +238,9 @@ def _unknown_rate_lines(listing: OfferListing) -> list[str]:
 def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = None) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour, marks)) else []
+    if o.region == UNSPECIFIED_REGION:
+        # why the row's place reads "tencent/unspecified": the price's source states no region
+        flags.append(_("the source names no region"))
     if v.regions_compared > 1 and v.ranked_per_hour is None:
         # no region's price is known: none is the cheapest (it read "cheapest of 5 regions")
         flags.append(_("no known price in any of its {n} regions").format(n=v.regions_compared))
