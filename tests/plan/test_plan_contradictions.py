@@ -230,3 +230,18 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sold)
     assert "priced only at" not in str(info.value), str(info.value)
+
+
+def test_a_provider_priced_only_at_low_confidence_is_not_told_where_else_it_is_sold() -> None:
+    # was (--providers 火山引擎): "…left none once low-confidence prices were excluded (…); …;
+    # on_demand, spot, … is priced only at alibaba/cn-beijing … and 205 more": the provider does
+    # price it, at low confidence, which the line's first clause already says
+    rows = [
+        offer(),
+        offer(provider="volcengine", region="cn-beijing", country="CN", price_usd=15.0, confidence="low"),
+    ]
+    asked = Constraints(providers=("volcengine",))
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+    said = str(info.value)
+    assert "low-confidence" in said and "priced only at" not in said, said

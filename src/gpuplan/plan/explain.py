@@ -261,6 +261,8 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
     wanted = named_in(o.pricing, c.allowed_pricing)
     if (usable & here & wanted).any():
         return ""  # the places sell it: something else left no option
+    if not c.allow_low_confidence and (np.isfinite(o.price_usd) & here & wanted).any():
+        return ""  # priced there, at low confidence only: the confidence filter, named already
     pricing = listed(c.allowed_pricing)
     # Where it is sold nearest to what was asked: the providers named, else the places named, else
     # anywhere (Azure in the EU had been told of Alibaba's Chinese regions first).
