@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.replica_load import ReplicaLoad
+    from gpuplan.perf.scaling_gap import MeasuredScaling
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.plan.launch_checkpoints import LaunchCheckpoints
     from gpuplan.plan.result import Option
@@ -633,6 +634,7 @@ def estimate(
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
     retrace_advice: bool = False,
+    measured_scaling: MeasuredScaling | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -667,6 +669,8 @@ def estimate(
     and its combined changes applied (through ``level_profile``, else ``cache``), so that those
     rows' figures are the estimate of the workload written with them, step time included; without
     it they are derived from the workload's own profile (seconds, not a trace each).
+    ``measured_scaling``: a speed-up or throughput measured on the configuration, read against
+    each multi-GPU estimate with the gap's likely causes (``perf/scaling_gap.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -726,6 +730,7 @@ def estimate(
                 current=Current.of(wl),
                 offered=_gpu_hour_prices(offered_gpus),
                 retrace=retrace,
+                measured=measured_scaling if with_advice else None,
             )
         # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each.
         by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
@@ -739,6 +744,7 @@ def estimate(
                 current=Current.of(wl),
                 offered=dict(by_count.setdefault(r.count, offered_gpus(r.count))),
                 retrace=retrace,
+                measured=measured_scaling if with_advice else None,
             )
         )
 

@@ -303,14 +303,14 @@ def test_the_estimates_notes_are_written_in_the_current_language() -> None:
         chinese = estimate(profile, A100, count=16, calibration=CAL).notes
     assert "DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)" in english
     assert (
-        "inter-node network unknown: the point assumes a typical instance network (100 Gbit/s tcp); the "
-        "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s tcp) to "
-        "3,200 Gbit/s rdma; give --network-gbps or --instance"
+        "inter-node network unknown: the point assumes a typical instance network (100 Gbit/s TCP); the "
+        "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s TCP) to "
+        "3,200 Gbit/s RDMA; give --network-gbps or --instance"
     ) in english
     assert "DDP 梯度桶：每块 GPU 多一份梯度副本（gradient_as_bucket_view=False）" in chinese
     assert (
-        "节点间网络未知：点估计取典型的实例网络（100 Gbit/s tcp）；区间从内置目录中最慢的 GPU 实例网络"
-        "（2.5 Gbit/s tcp）延伸到 3,200 Gbit/s rdma；请给出 --network-gbps 或 --instance"
+        "节点间网络未知：点估计取典型的实例网络（100 Gbit/s TCP）；区间从内置目录中最慢的 GPU 实例网络"
+        "（2.5 Gbit/s TCP）延伸到 3,200 Gbit/s RDMA；请给出 --network-gbps 或 --instance"
     ) in chinese
     assert len(chinese) == len(english)
     assert all(english_left(n, allow=["gradient_as_bucket_view=False"]) == [] for n in chinese)

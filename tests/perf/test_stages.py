@@ -83,9 +83,9 @@ def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None
     assert notes[0].startswith("TP=2 PP=2 DP=8: each GPU runs 1/4 of the model")
     assert any(n.startswith("DDP gradient buckets") for n in notes[1:-1])
     assert notes[-1].startswith(
-        "inter-node network unknown: the point assumes a typical instance network (100 Gbit/s tcp); the "
-        "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s tcp) to "
-        "3,200 Gbit/s rdma"
+        "inter-node network unknown: the point assumes a typical instance network (100 Gbit/s TCP); the "
+        "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s TCP) to "
+        "3,200 Gbit/s RDMA"
     )
 
 

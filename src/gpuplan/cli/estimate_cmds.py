@@ -21,17 +21,23 @@ from gpuplan.cli._i18n import (
     resolve_usd_per_cny,
 )
 from gpuplan.cli._network import network_gbps_option, network_kind_option
-from gpuplan.cli._numbers import whole_number
+from gpuplan.cli._numbers import finite_in, whole_number
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS
 from gpuplan.i18n import _, set_money
 
 if TYPE_CHECKING:
-    from gpuplan.api import InstanceLinks
+    from gpuplan.api import EstimateReport, InstanceLinks
     from gpuplan.catalog import Store
     from gpuplan.perf.anchor import StepMeasurement
+    from gpuplan.perf.scaling_gap import MeasuredScaling
     from gpuplan.workload import Workload
+
+#: The least a measured speed-up or throughput may be (a positive figure; 0 is no measurement).
+MIN_MEASURED = 0.001
+#: The most a measured throughput may be, tokens or samples a second.
+MAX_MEASURED_THROUGHPUT = 1e12
 
 
 def estimate_cmd(
@@ -99,6 +105,24 @@ def estimate_cmd(
             "two published Chinese GPU guide articles' 2024 price tables), as plan does with it.",
         ),
     ] = False,
+    measured_speedup: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-speedup",
+            parser=finite_in(MIN_MEASURED, MAX_GPU_COUNT),
+            help="The speed-up you measured on these GPUs over one GPU of the kind (throughput of all "
+            "over one's): estimate compares it with its own and ranks the likely causes of a gap.",
+        ),
+    ] = None,
+    measured_throughput: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-throughput",
+            parser=finite_in(MIN_MEASURED, MAX_MEASURED_THROUGHPUT),
+            help="The throughput you measured on these GPUs, all together, in the table's unit "
+            "(tokens/s for a sequence model, else samples/s): compared as --measured-speedup is.",
+        ),
+    ] = None,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
     usd_per_cny: UsdPerCnyOption = None,
@@ -161,6 +185,7 @@ def estimate_cmd(
             host = own_host(host, vcpus, gpu, count, workload)
         # A count the tensor × pipeline split does not divide: that line now, not after the trace.
         refuse_unsplit(workload, gpu, count)
+        scaling = _measured(workload, gpu, count, measured_speedup, measured_throughput)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
@@ -191,6 +216,7 @@ def estimate_cmd(
                 measured_steps=steps,
                 # the advice's checkpointing and combined rows: the workload written with them
                 retrace_advice=True,
+                measured_scaling=scaling,
             )
     finally:
         if store is not None:
@@ -203,6 +229,8 @@ def estimate_cmd(
         from gpuplan.errors import EstimateError
 
         raise EstimateError(str(outcomes[0].error))
+    if scaling is not None:
+        _refuse_unread(report, scaling)
     if as_json:
         doc = estimate_json(
             prof,
@@ -245,6 +273,67 @@ def estimate_cmd(
 
         newest = max(steps, key=lambda m: m.measured_at)
         sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
+
+
+def _measured(
+    workload: Workload,
+    gpu: list[str] | None,
+    count: int | None,
+    speedup: float | None,
+    throughput: float | None,
+) -> MeasuredScaling | None:
+    """``--measured-speedup`` or ``--measured-throughput``, refused in one line before the trace
+    where it cannot be read against one configuration of several GPUs of a training job."""
+    if speedup is None and throughput is None:
+        return None
+    from gpuplan.errors import InputError
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.i18n import N_
+    from gpuplan.perf.scaling_gap import MeasuredScaling
+
+    option = "--measured-speedup" if speedup is not None else "--measured-throughput"
+    if speedup is not None and throughput is not None:
+        raise InputError.worded(N_("give --measured-speedup or --measured-throughput, not both"))
+    if not workload.is_training:
+        raise InputError.worded(
+            N_("{option}: a speed-up over one GPU is a training job's; this workload infers"), option=option
+        )
+    if not gpu or len(gpu) != 1:
+        raise InputError.worded(
+            N_("{option}: name the GPU you measured on (--gpu NAME or --instance TYPE), one only"),
+            option=option,
+        )
+    n = parse_gpu_spec(gpu[0])[1] or count or 1
+    if n < 2:
+        raise InputError.worded(
+            N_("{option}: give the GPUs you measured on (--count N, more than one, or --instance TYPE)"),
+            option=option,
+        )
+    return MeasuredScaling(speedup=speedup, throughput=throughput)
+
+
+def _refuse_unread(report: EstimateReport, measured: MeasuredScaling) -> None:
+    """A speed-up that could not be read (one GPU cannot run the workload): one line, not a table
+    that silently leaves it out."""
+    from gpuplan.errors import InputError
+    from gpuplan.i18n import N_
+
+    for o in report.outcomes:
+        f = o.scaling_figures
+        if (
+            o.estimate is not None
+            and o.scaling_gap is None
+            and f is not None
+            and measured.speedup is not None
+        ):
+            raise InputError.worded(
+                N_(
+                    "--measured-speedup: one {gpu} cannot run this workload ({why}), so there is no one-GPU "
+                    "step to read it against; give --measured-throughput instead"
+                ),
+                gpu=o.gpu,
+                why=f.one_gpu_error or "—",
+            )
 
 
 def _measured_steps(store: Store | None, workload: Workload) -> list[StepMeasurement]:

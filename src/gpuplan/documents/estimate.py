@@ -21,10 +21,14 @@ __all__ = [
     "EstimateDocument",
     "EstimateRow",
     "EstimateWorkload",
+    "GapCauseDoc",
     "GpuPriceDoc",
     "InputHostDoc",
     "LaunchCheckpointsDoc",
     "MemoryDoc",
+    "ScalingBoundDoc",
+    "ScalingDoc",
+    "ScalingGapDoc",
     "ServingDoc",
     "StackDoc",
     "StackLevelFigures",
@@ -174,6 +178,87 @@ class ScalingAdviceItem(Document):
     memory_verdict: str
     """``fits`` or ``may-not-fit`` after the change (one that does not fit is not offered)."""
     derivation: str
+
+
+class ScalingBoundDoc(Document):
+    """A multi-node row's figures with its unknown network at the conservative bound (the slowest
+    GPU instance network of the embedded catalog, TCP)."""
+
+    network_gbps: float
+    network_kind: str
+    throughput: float
+    throughput_low: float
+    throughput_high: float
+    step_time_s: float
+    comm_total_s: float
+    comm_exposed_s: float
+    speedup: float | None
+    efficiency: float | None
+
+
+class ScalingDoc(Document):
+    """How a row of several GPUs scales over one GPU of the same kind (training)."""
+
+    one_gpu_throughput: float | None
+    """The same workload and per-GPU batch on one GPU of the kind; None where one cannot run it
+    (``one_gpu_error``)."""
+    one_gpu_step_s: float | None
+    one_gpu_fits: bool | None
+    one_gpu_error: str | None
+    speedup: float | None
+    """The row's throughput over ``one_gpu_throughput``."""
+    efficiency: float | None
+    """``speedup`` over the GPU count."""
+    link: str
+    intra_node: str
+    """``nvlink``, ``pcie`` or ``pcie_host`` (PCIe without P2P: through host memory)."""
+    intra_node_gbps: float
+    """GB/s a direction per GPU."""
+    gpu_join_assumed: bool
+    nodes: int = Field(ge=1)
+    network_gbps: float | None
+    network_kind: str | None
+    network_source: str | None
+    """``user``, ``catalog`` or ``assumed``; None on one node."""
+    step_time_s: float
+    comm_total_s: float
+    comm_exposed_s: float
+    """The communication not overlapped with compute, per optimizer step."""
+    exposed_share: float
+    input_bound: bool
+    conservative: ScalingBoundDoc | None
+    """Where the network between the nodes is unknown: the row at its conservative bound."""
+
+
+class GapCauseDoc(Document):
+    """One likely cause of a measured step longer than the estimated one."""
+
+    cause: str
+    """``exposed_communication``, ``pcie_without_p2p``, ``slower_network`` (sized by the estimator);
+    ``input_pipeline``, ``small_batch``, ``cpu_threads`` (not modelled)."""
+    extra_s: float | None
+    """Seconds a step the estimator gives it at its bound; None: not modelled."""
+    share_of_gap: float | None
+    words: str
+    check: str
+
+
+class ScalingGapDoc(Document):
+    """``--measured-speedup`` or ``--measured-throughput`` against the row's estimate."""
+
+    given: Literal["speedup", "throughput"]
+    """Which was measured; the other is derived (with the estimate's one-GPU throughput)."""
+    measured_speedup: float | None
+    measured_throughput: float | None
+    estimated_speedup: float | None
+    estimated_throughput: float
+    measured_step_s: float
+    estimated_step_s: float
+    gap_s: float
+    """Measured step less the estimated one (≤ 0: nothing to explain)."""
+    within_range: bool | None
+    causes: list[GapCauseDoc]
+    """Sized causes first, most seconds first; then those the estimator does not model."""
 
 
 class DecodeDoc(Document):
@@ -507,6 +592,12 @@ class EstimateRow(Document):
     scaling_advice: list[ScalingAdviceItem] = Field(default_factory=list)
     """Where it fits and waits mostly on the network: fewer GPUs or more gradient accumulation,
     each estimated (empty otherwise)."""
+    scaling: ScalingDoc | None = None
+    """On several GPUs (training): speed-up over one GPU of the kind, the link, the communication
+    and what of it is exposed; None otherwise."""
+    scaling_gap: ScalingGapDoc | None = None
+    """A measured speed-up or throughput against the estimate, with the likely causes; None where
+    none was given."""
     stack_levels: list[StackLevelFigures] = Field(default_factory=list)
     """The same configuration on the stock and the tuned stack: the spread the code's choices make."""
     decode: DecodeDoc | None

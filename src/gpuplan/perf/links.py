@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_NETWORK_GBIT_S",
     "DEFAULT_NETWORK_KIND",
     "FAST_NETWORK_GBIT_S",
+    "LINK_NAMES",
     "MAX_NETWORK_GBIT_S",
     "SLOW_NETWORK_GBIT_S",
     "TYPICAL_NETWORK_GBIT_S",
@@ -38,6 +39,7 @@ __all__ = [
     "gpu_join",
     "gpu_join_words",
     "host_copy_s",
+    "link_name",
     "network_kind_of",
     "network_kind_words",
     "no_peer_access_words",
@@ -237,6 +239,16 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
         return GpuJoin(nvlink=True, board=gpus_per_node, known=True)
     board = max(gpus_per_node, SMALLEST_NVLINK_BOARD)
     return GpuJoin(nvlink=True, board=board, known=said_nvlink and board == gpus_per_node)
+
+
+#: The links and fabrics as their makers write them: the codes (``nvlink``, ``tcp``) stay codes in the
+#: JSON's fields, and a code left lower-case in a sentence read as a stray English word in Chinese.
+LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "pcie_host": "PCIe", "rdma": "RDMA", "tcp": "TCP"}
+
+
+def link_name(code: str) -> str:
+    """``NVLink``, ``PCIe``, ``RDMA``, ``TCP`` for a link or network kind code (others as given)."""
+    return LINK_NAMES.get(code, code)
 
 
 def network_kind_words(link: Link) -> str:
@@ -445,7 +457,11 @@ class Link:
         return self.network_gbit_s / 8.0 * 1e9 * _NCCL_EFFICIENCY[self.network_kind]
 
     def describe(self) -> str:
-        link = "Infinity Fabric" if self.full_mesh and self.intra_node == "nvlink" else self.intra_node
+        link = (
+            "Infinity Fabric"
+            if self.full_mesh and self.intra_node == "nvlink"
+            else link_name(self.intra_node)
+        )
         if self.intra_path == "pcie_host" and self.gpus_per_node > 1:
             inside = _("{gpus}× GPU over PCIe via host memory, no P2P ({gbps:g} GB/s/dir)").format(
                 gpus=self.gpus_per_node, gbps=self.intra_node_gbps
@@ -473,11 +489,15 @@ class Link:
                 nodes=self.nodes,
                 inside=inside,
                 gbit=self.network_gbit_s,
-                kind=self.network_kind,
+                kind=link_name(self.network_kind),
                 source=src,
             )
         return _("{nodes} nodes × {inside}, network {gbit:g} Gbit/s {kind}{source}").format(
-            nodes=self.nodes, inside=inside, gbit=self.network_gbit_s, kind=self.network_kind, source=src
+            nodes=self.nodes,
+            inside=inside,
+            gbit=self.network_gbit_s,
+            kind=link_name(self.network_kind),
+            source=src,
         )
 
 

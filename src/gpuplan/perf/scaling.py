@@ -20,15 +20,26 @@ live through the later micro-batches' forward passes) says so beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
+from gpuplan.i18n.error_text import error_text
 from gpuplan.i18n.messages import _
 from gpuplan.perf.advice_base import Setup
-from gpuplan.perf.estimate import Estimate, EstimateRequest
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
+from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryVerdict
 
-__all__ = ["COMM_BOUND_SHARE", "MIN_GAIN", "ScalingAdvice", "scaling_advice"]
+__all__ = [
+    "COMM_BOUND_SHARE",
+    "MIN_GAIN",
+    "ScalingAdvice",
+    "ScalingBound",
+    "ScalingFigures",
+    "request_link",
+    "scaling_advice",
+    "scaling_figures",
+]
 
 #: Where exposed communication takes more than this share of the step, the step waits on the
 #: network (the estimate's note says so) and the changes below are tried.
@@ -174,3 +185,145 @@ def _accumulation(request: EstimateRequest, base: Estimate) -> ScalingAdvice | N
                 ).format(accum=accum, share=_comm_share(e), was=_comm_share(base)),
             )
     return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalingBound:
+    """A multi-node configuration's figures with its unknown network at the conservative bound
+    (:meth:`Link.slow_end`: the slowest GPU instance network of the embedded catalog, over TCP),
+    the same bound the estimate's range takes at its slow end: an unknown network is never the
+    best case."""
+
+    network_gbps: float
+    network_kind: str
+    throughput: float
+    throughput_low: float
+    throughput_high: float
+    """The 80 % range on that network (the calibration's band around its point)."""
+    step_time_s: float
+    comm_total_s: float
+    comm_exposed_s: float
+    speedup: float | None
+    efficiency: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalingFigures:
+    """How a configuration of several GPUs scales over one GPU of the same kind, by the estimator's
+    own figures: the one-GPU estimate of the same workload and per-GPU batch, the link the
+    collectives were costed on, and what of them compute hides."""
+
+    gpu: str
+    gpu_count: int
+    one_gpu_throughput: float | None
+    """The same workload on one GPU of the same kind (same per-GPU batch, same host); None where one
+    GPU cannot run it (:attr:`one_gpu_error`)."""
+    one_gpu_step_s: float | None
+    one_gpu_fits: bool | None
+    """Whether the one-GPU configuration holds the job in memory (a speed-up over one that does not
+    is over its time alone)."""
+    one_gpu_error: str | None
+    speedup: float | None
+    """Throughput over the one-GPU throughput."""
+    efficiency: float | None
+    """``speedup`` over the GPU count."""
+    link: str
+    """The link in words (:meth:`Link.describe`): NVLink or PCIe in a node, the network between
+    nodes, and where each figure is from (the datasheet, the instance's catalog entry, assumed)."""
+    intra_node: str
+    """``nvlink``, ``pcie`` or ``pcie_host`` (PCIe without peer access: through host memory)."""
+    intra_node_gbps: float
+    """One direction per GPU, GB/s."""
+    gpu_join_assumed: bool
+    nodes: int
+    network_gbps: float | None
+    """Between the nodes, Gbit/s; None on one node."""
+    network_kind: str | None
+    network_source: str | None
+    """``user``, ``catalog`` or ``assumed``; None on one node."""
+    step_time_s: float
+    comm_total_s: float
+    comm_exposed_s: float
+    """The communication compute does not hide, per optimizer step (part of ``step_time_s``)."""
+    input_bound: bool
+    conservative: ScalingBound | None = None
+    """Where the network between the nodes is unknown: the figures at its conservative bound."""
+
+    @property
+    def exposed_share(self) -> float:
+        """Exposed communication's share of the step."""
+        return self.comm_exposed_s / self.step_time_s if self.step_time_s > 0 else 0.0
+
+
+def request_link(request: EstimateRequest) -> Link:
+    """The link ``request`` is costed on (its own, or the default :meth:`Link.for_gpus`)."""
+    return request.link or Link.for_gpus(request.gpu, request.count)
+
+
+def _over_one(throughput: float, one: float | None, count: int) -> tuple[float | None, float | None]:
+    if one is None or one <= 0:
+        return None, None
+    speedup = throughput / one
+    return speedup, speedup / count
+
+
+def scaling_figures(request: EstimateRequest, base: Estimate) -> ScalingFigures | None:
+    """How ``base`` (the estimate of ``request``) scales over one GPU of its kind; None on one GPU
+    and for inference (no collectives between replicas)."""
+    if request.count <= 1 or request.profile.task == "infer":
+        return None
+    one: Estimate | None = None
+    error: str | None = None
+    try:
+        one = Setup(request, base).run(request.profile, count=1)
+    except EstimateError as e:  # a tensor × pipeline split one GPU cannot hold
+        error = error_text(e)
+    link = request_link(request)
+    speedup, efficiency = _over_one(base.throughput, one.throughput if one else None, request.count)
+    multi = link.nodes > 1
+    return ScalingFigures(
+        gpu=base.gpu,
+        gpu_count=base.gpu_count,
+        one_gpu_throughput=one.throughput if one else None,
+        one_gpu_step_s=one.step_time_s if one else None,
+        one_gpu_fits=None if one is None else one.memory_verdict is not MemoryVerdict.DOES_NOT_FIT,
+        one_gpu_error=error,
+        speedup=speedup,
+        efficiency=efficiency,
+        link=base.link,
+        intra_node=link.intra_path,
+        intra_node_gbps=link.intra_node_gbps,
+        gpu_join_assumed=link.gpu_join_assumed,
+        nodes=link.nodes,
+        network_gbps=link.network_gbit_s if multi else None,
+        network_kind=link.network_kind if multi else None,
+        network_source=link.network_source if multi else None,
+        step_time_s=base.step_time_s,
+        comm_total_s=base.comm_total_s,
+        comm_exposed_s=base.comm_exposed_s,
+        input_bound=base.input_bound,
+        conservative=_conservative(request, link, one) if multi and not link.network_known else None,
+    )
+
+
+def _conservative(request: EstimateRequest, link: Link, one: Estimate | None) -> ScalingBound | None:
+    """The estimate again with the unknown network at its slow end, taken as stated (so that its
+    range is the band around that network, not the span to the fastest fabric)."""
+    slow = replace(link.slow_end(), network_source="user")
+    try:
+        e = run_estimate(request.changed(link=slow))
+    except EstimateError:
+        return None
+    speedup, efficiency = _over_one(e.throughput, one.throughput if one else None, request.count)
+    return ScalingBound(
+        network_gbps=slow.network_gbit_s,
+        network_kind=slow.network_kind,
+        throughput=e.throughput,
+        throughput_low=e.throughput_low,
+        throughput_high=e.throughput_high,
+        step_time_s=e.step_time_s,
+        comm_total_s=e.comm_total_s,
+        comm_exposed_s=e.comm_exposed_s,
+        speedup=speedup,
+        efficiency=efficiency,
+    )

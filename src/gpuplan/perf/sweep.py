@@ -18,7 +18,8 @@ from gpuplan.perf.advisor import Advice, Current, advise, without_negligible
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, serving_estimate
-from gpuplan.perf.scaling import ScalingAdvice, scaling_advice
+from gpuplan.perf.scaling import ScalingAdvice, ScalingFigures, scaling_advice, scaling_figures
+from gpuplan.perf.scaling_gap import MeasuredScaling, ScalingGap, scaling_gap
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
@@ -62,6 +63,12 @@ class EstimateOutcome:
     scaling: tuple[ScalingAdvice, ...] = ()
     """Where it fits and its step mostly waits on collectives: changes that make it faster
     (:mod:`gpuplan.perf.scaling`); empty otherwise."""
+    scaling_figures: ScalingFigures | None = None
+    """On several GPUs (training): the speed-up over one GPU of the kind, the link, the
+    communication and what of it is exposed; None on one GPU, for inference, or without advice."""
+    scaling_gap: ScalingGap | None = None
+    """A measured speed-up or throughput against the estimate, the gap's likely causes ranked
+    (:mod:`gpuplan.perf.scaling_gap`); None where none was given."""
     decode: DecodeEstimate | None = None
     """LLM generation figures (decoder models, ``task: infer``)."""
     serving: ServingEstimate | None = None
@@ -77,6 +84,7 @@ def _one(
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
     retrace: Retrace | None = None,
+    measured: MeasuredScaling | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
@@ -93,6 +101,8 @@ def _one(
         )
     elif with_advice:
         scaling = scaling_advice(request, est)
+    figures = scaling_figures(request, est) if with_advice else None
+    gap = None if measured is None or figures is None else scaling_gap(request, est, figures, measured)
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
@@ -132,6 +142,8 @@ def _one(
         advice=advice,
         advice_left_out=left_out,
         scaling=scaling,
+        scaling_figures=figures,
+        scaling_gap=gap,
         decode=dec,
         serving=srv,
     )
@@ -145,6 +157,7 @@ def estimate_all(
     current: Current | None = None,
     offered: Mapping[str, GpuHourPrice | None] | None = None,
     retrace: Retrace | None = None,
+    measured: MeasuredScaling | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
@@ -155,7 +168,8 @@ def estimate_all(
     changes are then costed on that profile, as the workload written with them is).
 
     A request without a calibration gets the one shipped in the package (loaded once);
-    ``serving``: the request load an inference deployment must carry."""
+    ``serving``: the request load an inference deployment must carry; ``measured``: a speed-up or
+    throughput the user measured, read against each multi-GPU estimate (:mod:`gpuplan.perf.scaling_gap`)."""
     cal: Calibration | None = None
     outcomes = []
     for request in requests:
@@ -170,6 +184,7 @@ def estimate_all(
                 current=current,
                 offered=offered,
                 retrace=retrace,
+                measured=measured,
             )
         )
     return tuple(outcomes)

@@ -35,9 +35,12 @@ from gpuplan.documents.estimate import (
     MemoryDoc,
     PlausibilityDoc,
     ScalingAdviceItem,
+    ScalingDoc,
+    ScalingGapDoc,
     ServingDoc,
 )
 from gpuplan.i18n import N_, _, format_hours, format_number, ngettext
+from gpuplan.i18n.numbers import format_percent
 from gpuplan.i18n.phrases import item_list, sentences
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
@@ -45,9 +48,11 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.inference import DecodeEstimate
 from gpuplan.perf.input_pipeline import IMAGES_PER_S_PER_VCPU_LOW, STORAGE_READ_GBPS, HostInput
+from gpuplan.perf.links import link_name
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.memory_margin import is_thin, thin_margin_words, usable_gib_words
 from gpuplan.perf.plausibility import Plausibility
+from gpuplan.perf.scaling import ScalingFigures
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
@@ -236,6 +241,13 @@ def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     )
 
 
+def _scaling_json(f: ScalingFigures | None) -> ScalingDoc | None:
+    if f is None:
+        return None
+    fields = {k: v for k, v in asdict(f).items() if k not in ("gpu", "gpu_count")}
+    return ScalingDoc.model_validate({**fields, "exposed_share": f.exposed_share})
+
+
 def _job_hours(h: float | None, checkpoints: LaunchCheckpoints | None) -> float | None:
     """``h`` hours of steps with the checkpoints the launch writes over them (None stays None)."""
     if h is None or checkpoints is None:
@@ -301,6 +313,10 @@ def _outcome_json(
                 ScalingAdviceItem(**{**asdict(a), "job_time_h": _job_hours(a.job_time_h, checkpoints)})
                 for a in o.scaling
             ],
+            "scaling": _scaling_json(o.scaling_figures),
+            "scaling_gap": None
+            if o.scaling_gap is None
+            else ScalingGapDoc.model_validate(asdict(o.scaling_gap)),
             "stack_levels": level_figures(levels, row),
             "decode": _decode_doc(o.decode) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
@@ -614,6 +630,180 @@ def _summary_table(
             cells.append(Text(_time(e.optimizer_paging_s) if e.optimizer_paging_s > 0 else "—"))
         table.add_row(name, fits, *cells)
     return table
+
+
+#: The rows of several GPUs whose scaling the lines under the table spell out (the rest: --json).
+_SCALING_ROWS_SHOWN = 3
+
+
+def _seconds(s: float) -> str:
+    """``133 ms``, ``15.9 s``: a step's part, never in hours."""
+    return _("{n} ms").format(n=f"{s * 1e3:.3g}") if s < 1.0 else _("{n} s").format(n=f"{s:,.3g}")
+
+
+def _scaling_line(o: EstimateOutcome, f: ScalingFigures, unit: str) -> str:
+    """One row of several GPUs against one GPU of its kind: the speed-up and its efficiency, the link
+    and the communication a step, with what of it compute does not hide."""
+    name = f"{o.gpu} ×{o.gpu_count}"
+    if f.speedup is None or f.efficiency is None:
+        head = _(
+            "Scaling of {name}: one {gpu} cannot run it ({why}), so there is no speed-up over one."
+        ).format(name=name, gpu=o.gpu, why=f.one_gpu_error or "—")
+    else:
+        head = _("Scaling of {name}: {speedup:.2f}× one {gpu} ({efficiency} efficiency).").format(
+            name=name, speedup=f.speedup, gpu=o.gpu, efficiency=format_percent(f.efficiency)
+        )
+        if f.one_gpu_fits is False:
+            head = sentences(
+                head,
+                _("One {gpu} would not hold it in memory: that is over its time alone.").format(gpu=o.gpu),
+            )
+    comm = _(
+        "Link: {link}. Communication {total} a step, {exposed} of it exposed (not overlapped with compute): "
+        "{share} of the {step} step."
+    ).format(
+        link=f.link,
+        total=_seconds(f.comm_total_s),
+        exposed=_seconds(f.comm_exposed_s),
+        share=format_percent(f.exposed_share),
+        step=_seconds(f.step_time_s),
+    )
+    line = sentences(head, comm)
+    if f.input_bound:
+        line = sentences(line, _("The host's input pipeline, not the GPUs, sets this step."))
+    c = f.conservative
+    if c is not None:
+        short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+        over = (
+            ""
+            if c.speedup is None or c.efficiency is None
+            else _(", {speedup:.2f}× one {gpu} ({efficiency} efficiency)").format(
+                speedup=c.speedup, gpu=o.gpu, efficiency=format_percent(c.efficiency)
+            )
+        )
+        line = sentences(
+            line,
+            _(
+                "The network between the nodes is not known: the row takes {gbps:g} Gbit/s {kind}; at "
+                "the conservative bound, {slow:g} Gbit/s {slow_kind} (the slowest GPU instance network of "
+                "the embedded catalog), {thr} {unit} [{low}–{high}]{over}, {exposed} of a {step} step "
+                "exposed communication. Give --network-gbps for the figure of yours."
+            ).format(
+                gbps=f.network_gbps or 0.0,
+                kind=link_name(f.network_kind or ""),
+                slow=c.network_gbps,
+                slow_kind=link_name(c.network_kind),
+                thr=_num(c.throughput),
+                unit=short,
+                low=_num(c.throughput_low),
+                high=_num(c.throughput_high),
+                over=over,
+                exposed=_seconds(c.comm_exposed_s),
+                step=_seconds(c.step_time_s),
+            ),
+        )
+    return line
+
+
+def _scaling_lines(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | None:
+    """Under the table: each row of several GPUs against one GPU of its kind (the first few)."""
+    rows = [(o, f) for o in outcomes if (f := o.scaling_figures) is not None]
+    if not rows:
+        return None
+    lines = [_scaling_line(o, f, unit) for o, f in rows[:_SCALING_ROWS_SHOWN]]
+    if len(rows) > _SCALING_ROWS_SHOWN:
+        lines.append(_("Each row's scaling is in --json (scaling)."))
+    return Text("\n".join(lines))
+
+
+def _gap_block(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | None:
+    """The measurement the user gave against each row it was read against, and the likely causes."""
+    rows = [(o, g) for o in outcomes if (g := o.scaling_gap) is not None]
+    if not rows:
+        return None
+    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    lines: list[str] = []
+    for o, g in rows:
+        name = f"{o.gpu} ×{o.gpu_count}"
+        if g.given == "speedup" and g.measured_speedup is not None and g.estimated_speedup is not None:
+            head = _(
+                "Measured on {name}: {measured:.2f}× one {gpu}, against {estimated:.2f}× estimated."
+            ).format(name=name, measured=g.measured_speedup, gpu=o.gpu, estimated=g.estimated_speedup)
+        else:
+            head = _("Measured on {name}: {measured} {unit}, against {estimated} estimated.").format(
+                name=name,
+                measured=_num(g.measured_throughput or 0.0),
+                unit=short,
+                estimated=_num(g.estimated_throughput),
+            )
+        f = o.scaling_figures
+        basis = (
+            _(" (one {gpu}'s step taken as estimated, {one})").format(
+                gpu=o.gpu, one=_seconds(f.one_gpu_step_s)
+            )
+            if g.within_range is None and f is not None and f.one_gpu_step_s is not None
+            else ""
+        )
+        if g.gap_s <= 0:
+            lines.append(
+                sentences(
+                    head,
+                    _(
+                        "A step takes {measured}{basis}, no longer than the {estimated} estimated: nothing "
+                        "to explain."
+                    ).format(
+                        measured=_seconds(g.measured_step_s),
+                        basis=basis,
+                        estimated=_seconds(g.estimated_step_s),
+                    ),
+                )
+            )
+            continue
+        line = sentences(
+            head,
+            _("A step takes {measured}{basis} against {estimated} estimated: {gap} longer.").format(
+                measured=_seconds(g.measured_step_s),
+                basis=basis,
+                estimated=_seconds(g.estimated_step_s),
+                gap=_seconds(g.gap_s),
+            ),
+        )
+        if g.within_range:
+            line = sentences(
+                line, _("That is within the estimate's 80 % range: it may be the estimate's own error.")
+            )
+        lines.append(line)
+        sized = [c for c in g.causes if c.extra_s is not None]
+        if sized:
+            lines.append(_("Most likely, by the estimate's own figures (each at its bound):"))
+            for i, c in enumerate(sized, 1):
+                lines.append(
+                    _("{i}. {words}: +{extra} a step, {share} of the gap. Check: {check}.").format(
+                        i=i,
+                        words=c.words,
+                        extra=_seconds(c.extra_s or 0.0),
+                        share=format_percent(c.share_of_gap),
+                        check=c.check,
+                    )
+                )
+            explained = max(c.share_of_gap or 0.0 for c in sized)
+            if explained < 1.0:
+                lines.append(
+                    _(
+                        "None of these alone accounts for the whole gap (the largest, {share}); also "
+                        "possible:"
+                    ).format(share=format_percent(explained))
+                )
+            else:
+                lines.append(_("Also possible, not modelled (no figure ranks them):"))
+        else:
+            lines.append(
+                _("The estimate sizes no cause of it here; possible, not modelled (no figure ranks them):")
+            )
+        for c in g.causes:
+            if c.extra_s is None:
+                lines.append(_("- {words}. Check: {check}.").format(words=c.words, check=c.check))
+    return Text("\n".join(lines))
 
 
 #: The rows whose checkpoint writes the line under the table spells out (the rest: --json).
@@ -998,6 +1188,10 @@ def estimate_view(
         ]
     )
     parts: list[Any] = [head, summary]
+    if (line := _scaling_lines(outcomes, unit)) is not None:
+        parts.append(line)
+    if (line := _gap_block(outcomes, unit)) is not None:
+        parts.append(line)
     if (line := _checkpoints_line(outcomes, checkpoints)) is not None:
         parts.append(line)
     if (line := _cannot_run_line(outcomes)) is not None:

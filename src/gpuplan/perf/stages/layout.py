@@ -45,7 +45,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
-from gpuplan.perf.links import Link, gpu_join_words, network_kind_words, no_peer_access_words
+from gpuplan.perf.links import Link, gpu_join_words, link_name, network_kind_words, no_peer_access_words
 from gpuplan.perf.memory import usable_memory_gib
 from gpuplan.perf.roofline import misaligned_gemm
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile, is_nchw_norm
@@ -543,11 +543,11 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
                 if link.node_size_given
                 else _("give --network-gbps or --instance"),
                 gbit_s=link.network_gbit_s,
-                kind=link.network_kind,
+                kind=link_name(link.network_kind),
                 slow_gbit_s=slow.network_gbit_s,
-                slow_kind=slow.network_kind,
+                slow_kind=link_name(slow.network_kind),
                 fast_gbit_s=fast.network_gbit_s,
-                fast_kind=fast.network_kind,
+                fast_kind=link_name(fast.network_kind),
             ),
         )
     if link.network_kind_assumed and link.nodes > 1:
