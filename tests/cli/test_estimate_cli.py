@@ -698,3 +698,31 @@ def test_a10_is_said_to_be_nvidias_a10_not_the_a10g_of_aws_g5(
     assert json.loads(r.stdout)["estimates"][0]["gpu"] == "A10"
     r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A10G", "--json"])
     assert "A10G" not in r.stderr
+
+
+def test_a_point_above_the_usable_memory_is_told_apart_from_a_band_that_only_straddles_it(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # The stub needs 32.6 GiB at the point (29.3–37.0) of an RTX 5090's 32 usable: only the low
+    # end of its band fits — "does not fit at the estimate", as plan ranks and words it; 1 GiB
+    # fewer activations and the point fits, the band's top does not: "may not".
+    def run(*args: str) -> str:
+        r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "RTX-5090", *args])
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    (row,) = json.loads(run("--json"))["estimates"]
+    assert row["memory_verdict"] == "may-not-fit" and row["memory_over"] is True
+    text = " ".join(run().split())
+    assert "RTX-5090 not at the estimate " in text
+    words = "does not fit at the estimate: needs 32.6 GiB of 32.0 usable (range up to 37.0); it will most"
+    assert words in text and "at the point) of" not in text  # not the note of a band that straddles
+    assert "按估计放不下：需要 32.6 GiB，可用 32.0 GiB" in run("--lang", "zh")
+
+    p = stub_trace[0]
+    stub_trace[0] = replace(p, peak=replace(p.peak, activations_bytes=p.peak.activations_bytes - GIB))
+    (row,) = json.loads(run("--json"))["estimates"]
+    assert row["memory_verdict"] == "may-not-fit" and row["memory_over"] is False
+    text = " ".join(run().split())
+    assert "RTX-5090 may not " in text and "at the point) of 32.0 GiB usable" in text
+    assert "at the estimate" not in text

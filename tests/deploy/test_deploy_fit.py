@@ -64,6 +64,26 @@ def test_a_job_that_may_not_fit_is_written_with_a_warning(
     assert (tmp_path / "o" / "launch.sh").is_file()
 
 
+def test_a_job_whose_estimate_is_above_the_usable_memory_is_written_warned_it_will_most_likely_run_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # At batch 18 the estimate's point (23.2 GiB must fit, 20.8–26.6) is above the L4's 22.5 usable:
+    # only the band's low end fits. Not refused (deploy refuses only where even the low end does
+    # not fit), but said as plan says it, not as "may not fit".
+    job = tmp_path / "job18.yaml"
+    job.write_text(_WORKLOAD.replace("batch_size: 16", "batch_size: 18"))
+    code, err = _run(
+        monkeypatch, capsys, str(job), "--gpu", "L4", "-t", "torchrun", "-o", str(tmp_path / "o")
+    )
+    assert code == 0, err
+    assert err.startswith(
+        "warning: L4: the job does not fit at the estimate: needs 23.2 GiB of 22.5 usable (range up to "
+        "26.6); it will most likely run out of memory; it fits with: "
+    ), err
+    assert "may not fit" not in err
+    assert (tmp_path / "o" / "launch.sh").is_file()
+
+
 def test_a_job_that_fits_says_nothing_of_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -390,31 +390,126 @@ def test_no_combination_is_tried_where_one_change_fits() -> None:
     assert all(a.action != "combined" for a in advice)
 
 
+def _weights_state_and_activations(
+    params: int,
+    *,
+    weights: float,
+    moments: float,
+    activations_gib: float,
+    precision: str,
+    forward_flops: float,
+    batch_size: int = 2,
+    shape: ModelShape | None = None,
+) -> Profile:
+    """``weights`` B/param of weights and as many of gradients, ``moments`` B/param of AdamW state,
+    and ``activations_gib`` of activations at the peak; backward twice the forward's FLOPs."""
+    peak = breakdown(
+        parameters=weights * params,
+        gradients=weights * params,
+        optimizer_state=moments * params,
+        activations=activations_gib * GIB,
+    )
+    return make_profile(
+        ops=(op("forward", flops=forward_flops), op("backward", flops=2 * forward_flops)),
+        peak=peak,
+        precision=precision,
+        batch_size=batch_size,
+        params=params,
+        shape=shape or ModelShape(family="cnn"),
+    )
+
+
 def test_8bit_adamw_joins_checkpointing_and_micro_batches_where_they_are_not_enough() -> None:
     # fp32 AdamW moments (8 B/param): 12 GiB of state beside 64 GiB of activations at batch 2.
     # Checkpointing with micro-batch 1 still needs (12 + 64 × 0.25 / 2) × 1.1 = 22 GiB allocated,
     # past the 4090's usable memory once its context is added; with 8-bit moments (2.03 B/param)
     # the state is 6 GiB and the step fits.
-    params = 2**30
-    peak = breakdown(
-        parameters=2.0 * params, gradients=2.0 * params, optimizer_state=8.0 * params, activations=64 * GIB
-    )
-    p = make_profile(
-        ops=(op("forward", flops=2e13), op("backward", flops=4e13)),
-        peak=peak,
-        precision="bf16",
-        batch_size=2,
-        params=params,
-        shape=ModelShape(family="cnn"),
+    p = _weights_state_and_activations(
+        2**30, weights=2.0, moments=8.0, activations_gib=64, precision="bf16", forward_flops=2e13
     )
     advice = advise(EstimateRequest(profile=p, gpu=get_gpu("RTX-4090"), calibration=CAL))
-    (both,) = [a for a in advice if a.action == "combined"]
-    assert both.fits
+    # the cheapest combination (on the one GPU), and the cheapest that keeps the numerics: ZeRO-2
+    # over 8 GPUs with checkpointing (its own GPUs then hold the state 8 ways)
+    both, keeping = sorted((a for a in advice if a.action == "combined"), key=lambda a: a.gpu_count)
+    assert both.fits and keeping.fits
     assert both.changes == ("gradient_checkpointing", "adamw_8bit", "micro_batch")
     assert "optimizer: adamw-8bit" in both.summary and "gradient_checkpointing: true" in both.summary
     assert both.step_time_s is None  # 8-bit AdamW's effect on the step time is not derived
+    assert keeping.changes == ("zero2", "gradient_checkpointing") and keeping.gpu_count == 8
+    # each step says what it saves of the memory that must fit: together, all of the change
+    base = run_estimate(EstimateRequest(profile=p, gpu=get_gpu("RTX-4090"), calibration=CAL))
+    assert both.required_gib is not None and len(both.saved_gib) == 3 and all(x > 0 for x in both.saved_gib)
+    assert sum(both.saved_gib) == pytest.approx(base.memory.required_gib - both.required_gib)
+    assert " — saves 49.0 GiB; optimizer: adamw-8bit — saves 6.1 GiB; " in both.summary
     # it changes the numerics: after the bigger GPU that runs the workload as written, before
     # every change that does not fit
-    actions = [a.action for a in advice]
-    assert actions.index("bigger_gpu") < actions.index("combined")
-    assert all(a.fits for a in advice[: actions.index("combined") + 1])
+    order = [id(a) for a in advice]
+    assert order.index(id(keeping)) < [a.action for a in advice].index("bigger_gpu") < order.index(id(both))
+    assert all(a.fits for a in advice[: order.index(id(both)) + 1])
+
+
+def _sharded_14b_like() -> EstimateRequest:
+    # A full fine-tune in AMP (fp32 weights, gradients and AdamW moments: 16 B/param of 8.6 B params,
+    # 128 GiB) with 34 GiB of activations, every block already checkpointed, on 8 × A100 40GB under
+    # DDP: as the user's 14.8B job, only FSDP on 16 GPUs fits by one change, where FSDP on their 8
+    # with 8-bit AdamW fits too.
+    params = 2**33
+    p = _weights_state_and_activations(
+        params,
+        weights=4.0,
+        moments=8.0,
+        activations_gib=34,
+        precision="amp-bf16",
+        forward_flops=2e14,
+        batch_size=1,
+        shape=ModelShape(family="custom", largest_layer_params=params // 40),
+    )
+    a100 = get_gpu("A100-SXM4-40GB")
+    return EstimateRequest(
+        profile=replace(p, activation_checkpointing="full"),
+        gpu=a100,
+        count=8,
+        calibration=CAL,
+        link=Link.for_gpus(a100, 8, gpus_per_node=8),
+    )
+
+
+def test_where_one_change_fits_only_more_gpus_a_pair_that_fits_the_workloads_own_gpus_is_offered() -> None:
+    request = _sharded_14b_like()
+    base = run_estimate(request)
+    advice = advise(request)
+    singles = [a for a in advice if a.action != "combined"]
+    assert not any(a.fits and a.gpu_count == 8 for a in singles)  # one change alone: 16 GPUs
+    assert any(a.action == "fsdp" and a.fits and a.gpu_count == 16 for a in singles)
+    (pair,) = [a for a in advice if a.action == "combined"]
+    assert pair.fits and pair.gpu_count == 8 and pair.changes == ("fsdp", "adamw_8bit")
+    assert pair.summary.startswith("together: parallelism: fsdp on 8 GPUs, same micro-batch per GPU — saves ")
+    assert "; optimizer: adamw-8bit — saves 6.1 GiB" in pair.summary
+    # what each step saves, in order, adds up to the whole change (FSDP 161.6, then 8-bit 6.1 GiB)
+    fsdp_only = run_estimate(request.changed(parallelism="fsdp"))
+    assert not fsdp_only.fits
+    assert pair.saved_gib == pytest.approx(
+        (
+            base.memory.required_gib - fsdp_only.memory.required_gib,
+            fsdp_only.memory.required_gib - (pair.required_gib or 0.0),
+        )
+    )
+
+
+def test_the_pairs_tried_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every pair of the profile changes, each sharding below the fewest GPUs it fits alone with
+    # each, and micro-batches: a few dozen estimates, not a search over every combination
+    import gpuplan.perf.advice_base as advice_base
+    import gpuplan.perf.advisor as advisor
+
+    calls = 0
+
+    def counted(request: EstimateRequest) -> object:
+        nonlocal calls
+        calls += 1
+        return run_estimate(request)
+
+    monkeypatch.setattr(advice_base, "run_estimate", counted)
+    monkeypatch.setattr(advisor, "run_estimate", counted)
+    advise(_sharded_14b_like())
+    assert calls <= 100, calls

@@ -227,6 +227,7 @@ def check_fit(
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
     from gpuplan.perf.memory import MemoryVerdict
+    from gpuplan.perf.memory_margin import over_at_estimate_words
 
     store = open_cache(db) if profile is None else None
     try:
@@ -270,6 +271,15 @@ def check_fit(
         if fixes
         else _("no single change makes it fit (`gpuplan estimate` lists the closest)")
     )
+    if e.memory.over_at_estimate:
+        # Not refused (only the low end of the band fits, as of a run that may not fit), but said as
+        # plan says it: at the estimate's point it runs out of memory.
+        words = over_at_estimate_words(
+            e.memory.required_gib, e.memory.capacity_gib, e.memory.required_gib_high
+        )
+        line = _("warning: {where}: the job {words}; {change}")
+        sys.stderr.write(line.format(where=where, words=words, change=change) + "\n")
+        return prof
     if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
         line = _("warning: the job may not fit {where}: it needs {need}, {usable} GiB usable; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")

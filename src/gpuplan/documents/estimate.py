@@ -156,6 +156,10 @@ class AdviceItem(Document):
     changes: list[str] = Field(default_factory=list)
     """``combined`` advice: the actions applied together, in order (``gradient_checkpointing``,
     ``micro_batch`` …); empty for a single change."""
+    saved_gib: list[float] = Field(default_factory=list)
+    """``combined`` advice: what each of ``changes``, applied in that order, takes off the memory
+    that must fit one GPU (``required_gib``), GiB; they add up to the unchanged row's need less
+    this one's. Empty for a single change."""
 
 
 class ScalingAdviceItem(Document):
@@ -498,6 +502,10 @@ class EstimateRow(Document):
     memory_verdict: MemoryVerdict | None = None
     """``fits``, ``may-not-fit`` or ``does-not-fit``, on the whole band of ``memory.required_gib``;
     None with ``error``."""
+    memory_over: bool | None = None
+    """Of the ``may-not-fit`` rows, one whose estimate's point (``memory.required_gib``) is above
+    ``memory_capacity_gib`` too: only the low end of the band fits, so the run most likely runs out
+    of memory (*does not fit at the estimate*; ``plan``'s ``memory_over``); None with ``error``."""
     peak_memory_gib: float | None
     peak_memory_gib_low: float | None
     peak_memory_gib_high: float | None

@@ -84,6 +84,9 @@ class Advice:
     changes: tuple[str, ...] = ()
     """For ``combined``: the actions applied together, in the order applied (e.g.
     ``gradient_checkpointing``, ``micro_batch``); empty for a single change."""
+    saved_gib: tuple[float, ...] = ()
+    """For ``combined``: what each of :attr:`changes`, applied in that order, takes off the memory
+    that must fit one GPU (``required_gib``), GiB; empty for a single change."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,26 @@ class Setup:
     @property
     def accum(self) -> int:
         return self.request.grad_accum_steps
+
+    def changed(
+        self,
+        *,
+        profile: Profile,
+        current: Current,
+        count: int | None = None,
+        parallelism: str | None = None,
+    ) -> Setup:
+        """This configuration with ``profile`` (what the workload then does: ``current``), on
+        ``count`` GPUs sharded as ``parallelism`` (the request's own where None), its link built as
+        :meth:`run` builds one: the changes of a combination applied one after another."""
+        r = self.request
+        n = count or r.count
+        request = r.changed(
+            profile=profile, count=n, parallelism=parallelism or r.parallelism, link=_link_for(r, r.gpu, n)
+        )
+        return Setup(
+            request=request, base=self.base, current=current, offered=self.offered, retrace=self.retrace
+        )
 
     def run(
         self,
@@ -150,6 +173,7 @@ class Setup:
         timed: bool = True,
         gpu_price: GpuHourPrice | None = None,
         changes: tuple[str, ...] = (),
+        saved_gib: tuple[float, ...] = (),
     ) -> Advice:
         return Advice(
             action=action,
@@ -166,6 +190,7 @@ class Setup:
             offered=None if self.offered is None or e.gpu == self.gpu.id else e.gpu in self.offered,
             gpu_price=gpu_price,
             changes=changes,
+            saved_gib=saved_gib,
         )
 
 

@@ -8,7 +8,7 @@ way to confirm one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError, GpuplanError
@@ -480,6 +480,13 @@ def _worlds(st: Setup) -> list[int]:
     return sorted(n for n in worlds if max(1, st.count) <= n <= _MAX_WORLD and n > 1)
 
 
+def _sharded_words(e: Estimate) -> str:
+    return _(
+        "state sharded per rank (DeepSpeed/FSDP layout) from the traced breakdown; time adds the "
+        "exposed collectives on {link}"
+    ).format(link=e.link or _("one GPU"))
+
+
 def _sharding(st: Setup) -> list[Advice]:
     if st.profile.task == "infer":
         return []
@@ -501,10 +508,7 @@ def _sharding(st: Setup) -> list[Advice]:
                         summary=_("{scheme} on {n} GPUs (same micro-batch per GPU)").format(
                             scheme=label, n=n
                         ),
-                        derivation=_(
-                            "state sharded per rank (DeepSpeed/FSDP layout) from the traced "
-                            "breakdown; time adds the exposed collectives on {link}"
-                        ).format(link=e.link or _("one GPU")),
+                        derivation=_sharded_words(e),
                     )
                 )
                 break
@@ -612,8 +616,10 @@ _BF16_STATE = {
 }
 
 
-def _bf16_weights(st: Setup) -> Advice | None:
-    p = st.profile
+def _bf16_peak(st: Setup, p: Profile) -> tuple[MemoryBreakdown, str, str] | None:
+    """``p``'s peak with weights and gradients (and the optimizer's state, where it is one of
+    :data:`_BF16_STATE`) in bf16, what to change and how it is derived; None where the weights are
+    not fp32 or the GPU has no bf16 path."""
     peak = p.peak
     if p.task == "infer" or not p.params or st.gpu.bf16_tflops is None:
         return None
@@ -630,22 +636,33 @@ def _bf16_weights(st: Setup) -> Advice | None:
         optimizer_state_bytes=peak.optimizer_state_bytes / (1.0 if state is None else 2.0),
         temporaries_bytes=temps,
     )
+    summary = _("keep weights and gradients in bf16 (pure-bf16 training)") if state is None else _(state)
+    derivation = (
+        _(
+            "parameters and gradients halved (fp32 → bf16), the optimizer state kept as it is; "
+            "activations unchanged; numerics risk: use stochastic rounding or Kahan summation "
+            "for long runs"
+        )
+        if state is None
+        else _(
+            "parameters, gradients and optimizer state halved (fp32 → bf16); activations "
+            "unchanged; numerics risk: use stochastic rounding or Kahan summation for long runs"
+        )
+    )
+    return halved, summary, derivation
+
+
+def _bf16_weights(st: Setup) -> Advice | None:
+    p = st.profile
+    found = _bf16_peak(st, p)
+    if found is None:
+        return None
+    halved, summary, derivation = found
     return st.advice(
         st.run(replace(p, peak=halved)),
         action="bf16_weights",
-        summary=_("keep weights and gradients in bf16 (pure-bf16 training)") if state is None else _(state),
-        derivation=(
-            _(
-                "parameters and gradients halved (fp32 → bf16), the optimizer state kept as it is; "
-                "activations unchanged; numerics risk: use stochastic rounding or Kahan summation "
-                "for long runs"
-            )
-            if state is None
-            else _(
-                "parameters, gradients and optimizer state halved (fp32 → bf16); activations "
-                "unchanged; numerics risk: use stochastic rounding or Kahan summation for long runs"
-            )
-        ),
+        summary=summary,
+        derivation=derivation,
         timed=False,
     )
 
@@ -725,106 +742,340 @@ def _bigger_gpu(st: Setup) -> Advice | None:
     )
 
 
-def _combined(st: Setup) -> Advice | None:
+@dataclass(frozen=True)
+class _Step:
+    """One change of a combination: its action, its setting as the workload file writes it, and how
+    its memory is derived."""
+
+    action: str
+    setting: str
+    derivation: str
+
+
+@dataclass(frozen=True)
+class _Combo:
+    """Changes applied together on one configuration, with the derived estimate after each."""
+
+    steps: tuple[_Step, ...]
+    needs: tuple[float, ...]
+    """What must fit one GPU (``required_gib``) after each step, GiB."""
+    estimate: Estimate
+    """The estimate with every step applied (derived, not traced)."""
+    current: Current
+    count: int
+    parallelism: str
+    batch: int | None = None
+    """The micro-batch of a ``micro_batch`` step (None without one)."""
+    accum: int | None = None
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return tuple(s.action for s in self.steps)
+
+    @property
+    def alters(self) -> int:
+        return max(_ALTERS.get(a, 0) for a in self.actions)
+
+    @property
+    def cost(self) -> float:
+        """GPU-seconds per sample: what the job's GPUs cost at one price per GPU-hour (the step's
+        own time where a change's effect on it is not derived)."""
+        e = self.estimate
+        return e.gpu_count * e.step_time_s / max(e.samples_per_step, 1)
+
+
+def _sub(
+    st: Setup, profile: Profile, current: Current, count: int | None = None, par: str | None = None
+) -> Setup:
+    """``st`` with ``profile`` (and what the workload then does, ``current``) on ``count`` GPUs
+    sharded as ``par`` (the request's own where None)."""
+    return st.changed(profile=profile, current=current, count=count, parallelism=par)
+
+
+def _checkpoint_step(st: Setup, p: Profile) -> tuple[_Step, Profile, Current] | None:
+    ck = _checkpointed(st, p)
+    if ck is None:
+        return None
+    setting = (
+        "gradient_checkpointing: true"
+        if p.activation_checkpointing == "none"
+        else "activation_checkpointing: full"
+    )
+    return _Step("gradient_checkpointing", setting, ck[1]), ck[0], st.current
+
+
+def _loss_step(st: Setup, p: Profile) -> tuple[_Step, Profile, Current] | None:
+    """The lightest loss that frees memory here (fused-linear before chunked)."""
+    for kind, action, _summary in reversed(_LIGHTER_LOSSES):
+        found = _lighter_peak(st, p, kind)
+        if found is not None:
+            setting = f"loss: {kind.value}"
+            if kind is LossKind.FUSED_LINEAR:
+                setting += " " + _("(needs the Liger kernels)")
+            changed = replace(p, peak=found[0])
+            return _Step(action, setting, found[1]), changed, replace(st.current, loss=kind.value)
+    return None
+
+
+def _eight_bit_step(st: Setup, p: Profile) -> tuple[_Step, Profile, Current] | None:
+    eight = _eight_bit_peak(st, p)
+    if eight is None:
+        return None
+    step = _Step("adamw_8bit", "optimizer: adamw-8bit", eight[1])
+    return step, replace(p, peak=eight[0]), replace(st.current, optimizer="adamw-8bit")
+
+
+def _bf16_step(st: Setup, p: Profile) -> tuple[_Step, Profile, Current] | None:
+    found = _bf16_peak(st, p)
+    if found is None:
+        return None
+    return _Step("bf16_weights", found[1], found[2]), replace(p, peak=found[0]), st.current
+
+
+#: The changes to the profile that combinations are made of, in the order they are applied.
+_PROFILE_STEPS = (_checkpoint_step, _loss_step, _eight_bit_step, _bf16_step)
+#: Changes a combination's figures are derived for, not traced with (the workload file has no
+#: setting that states them alone): a combination with one keeps its derived figures.
+_NOT_RETRACED = frozenset({"bf16_weights"})
+#: Changes whose effect on the step time is not derived (the traced combination has one).
+_UNTIMED = frozenset({"adamw_8bit", "chunked_loss", "fused_linear_loss", "bf16_weights"})
+
+
+def _with_micro_batch(st: Setup, sub: Setup, combo: _Combo) -> _Combo | None:
+    """``combo`` (applied in ``sub``) with the largest micro-batch that then fits, gradient
+    accumulation keeping the global batch; None where none does."""
+    found = _micro_batch_fit(sub)
+    if found is None:
+        return None
+    e, b, k = found
+    how = _micro_batch_derivation(
+        _("micro-batch × gradient accumulation"), b, is_optimizer_step_peak(sub.profile.peak)
+    )
+    accum = st.accum * k
+    step = _Step("micro_batch", f"inputs.batch_size: {b}, gradient_accumulation: {accum}", how)
+    return replace(
+        combo,
+        steps=(*combo.steps, step),
+        needs=(*combo.needs, e.memory.required_gib),
+        estimate=e,
+        batch=b,
+        accum=accum,
+    )
+
+
+def _combined(st: Setup) -> _Combo | None:
     """Where no single change fits the workload's own GPUs: the changes that keep the update it
     makes (checkpointing, a lighter loss) and then 8-bit AdamW's state, applied together, with the
     largest micro-batch that then fits. Tried in that order — checkpointing alone, + the lightest
     loss, + 8-bit AdamW, + both — each at the whole batch first and then micro-batches with
-    gradient accumulation keeping the global batch; the first set that fits is offered, so it
+    gradient accumulation keeping the global batch; the first set that fits is the one, so it
     takes a handful of estimates (a LoRA fine-tune of an 8B model at batch 8 × 1024 on a 24 GB GPU
     had been told only to rent a 141 GB one, where checkpointing with micro-batch 4 × 2 fits)."""
     p = st.profile
     if p.task == "infer":
         return None
-    base: list[tuple[str, Profile, str, str]] = []  # (action, profile, setting, derivation)
-    ck = _checkpointed(st, p)
-    if ck is not None:
-        setting = (
-            "gradient_checkpointing: true"
-            if p.activation_checkpointing == "none"
-            else "activation_checkpointing: full"
-        )
-        base.append(("gradient_checkpointing", ck[0], setting, ck[1]))
-    current = st.current
-    for extras in ((), ("loss",), ("adamw_8bit",), ("loss", "adamw_8bit")):
-        changed, parts, now = p, list(base), current
-        if ck is not None:
-            changed = ck[0]
+    ck = _checkpoint_step(st, p)
+    for extras in ((), (_loss_step,), (_eight_bit_step,), (_loss_step, _eight_bit_step)):
+        steps: list[_Step] = []
+        needs: list[float] = []
+        changed, now = p, st.current
+        e: Estimate | None = None
         complete = True
-        for extra in extras:
-            if extra == "loss":
-                # The lightest loss that frees memory here (fused-linear before chunked).
-                for kind, action, _summary in reversed(_LIGHTER_LOSSES):
-                    found = _lighter_peak(st, changed, kind)
-                    if found is not None:
-                        changed = replace(changed, peak=found[0])
-                        setting = f"loss: {kind.value}"
-                        if kind is LossKind.FUSED_LINEAR:
-                            setting += " " + _("(needs the Liger kernels)")
-                        parts.append((action, changed, setting, found[1]))
-                        now = replace(now, loss=kind.value)
-                        break
-                else:
-                    complete = False
-            else:
-                eight = _eight_bit_peak(st, changed)
-                if eight is None:
-                    complete = False
-                else:
-                    changed = replace(changed, peak=eight[0])
-                    parts.append(("adamw_8bit", changed, "optimizer: adamw-8bit", eight[1]))
-                    now = replace(now, optimizer="adamw-8bit")
-        if not complete or not parts:
+        for fn in ((_checkpoint_step,) if ck is not None else ()) + extras:
+            found = fn(_sub(st, changed, now), changed)
+            if found is None:
+                complete = False
+                break
+            step, changed, now = found
+            e = st.run(changed)
+            steps.append(step)
+            needs.append(e.memory.required_gib)
+        if not complete or e is None:
             continue  # a change this set needs does not apply; the set without it was tried
-        sub = Setup(
-            request=st.request.changed(profile=changed),
-            base=st.base,
+        combo = _Combo(
+            steps=tuple(steps),
+            needs=tuple(needs),
+            estimate=e,
             current=now,
-            offered=st.offered,
-            retrace=st.retrace,
+            count=st.count,
+            parallelism=st.request.parallelism,
         )
-        settings = [setting for _a, _p, setting, _d in parts]
-        derivations = [d for _a, _p, _s, d in parts]
-        actions = tuple(a for a, _p, _s, _d in parts)
-        e = sub.run(changed) if len(parts) > 1 else None  # one change alone was tried as it is
-        accum = None
-        if e is None or not e.fits:
-            found_mb = _micro_batch_fit(sub)
-            if found_mb is None:
-                continue
-            e, b, k = found_mb
-            accum = st.accum * k
-            settings.append(f"inputs.batch_size: {b}, gradient_accumulation: {accum}")
-            derivations.append(
-                _micro_batch_derivation(
-                    _("micro-batch × gradient accumulation"), b, is_optimizer_step_peak(changed.peak)
-                )
-            )
-            actions += ("micro_batch",)
-        # A lighter loss's or 8-bit state's effect on the step time is not derived …
-        timed = not {"adamw_8bit", "chunked_loss", "fused_linear_loss"} & set(actions)
-        # … but the workload traced with the set applied has one, and it is the figure the
-        # workload written with them is estimated at (the combined row had shown no step time
-        # where the applied estimate is 38 % slower than the workload as written).
-        applied = _set_changes(actions, now, p.batch_size if accum is None else b, accum)
-        traced = _traced(st, applied)
-        if traced is not None:
-            e = st.run(traced, accum=accum)
-            derivations = [_traced_words(applied)]
-            timed = True
-        return st.advice(
-            e,
-            action="combined",
-            summary=(
-                _("together: {settings} (global batch kept)")
-                if "micro_batch" in actions
-                else _("together: {settings}")
-            ).format(settings=_("; ").join(settings)),
-            derivation=" + ".join(derivations),
-            timed=timed,
-            changes=actions,
-        )
+        if len(steps) > 1 and e.fits:  # one change alone was tried as it is
+            return combo
+        with_mb = _with_micro_batch(st, _sub(st, changed, now), combo)
+        if with_mb is not None:
+            return with_mb
     return None
+
+
+def _shardings(st: Setup) -> list[tuple[str, int]]:
+    """The sharded layouts a pair is tried on: ZeRO-2 and FSDP (those that shard more than the
+    workload does) on the workload's own GPU count and on each larger one of :func:`_worlds` below
+    the fewest where that sharding alone fits (a pair on those GPUs would add a change to no gain)."""
+    done = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}.get(st.request.parallelism, 0)
+    out = []
+    for parallelism in ("zero2", "fsdp"):
+        if {"zero2": 2, "fsdp": 3}[parallelism] < done:
+            continue
+        for n in sorted({st.count, *_worlds(st)}):
+            if n < 2 or (n == st.count and parallelism == st.request.parallelism):
+                continue
+            if st.run(st.profile, count=n, parallelism=parallelism).fits:
+                break
+            out.append((parallelism, n))
+    return out
+
+
+def _pairs(st: Setup) -> list[_Combo]:
+    """Every pair of changes that fits, on the workload's own GPUs or a sharded layout: two changes
+    to the profile (checkpointing, the lightest loss, 8-bit AdamW, bf16 weights) applied in that
+    order; ZeRO-2 or FSDP on a count of :func:`_shardings` with one of them (the fewest GPUs that
+    fit, per sharding and change); and each change, or each sharding, with the largest micro-batch
+    that then fits. Bounded: at most C(4, 2) + 4 + (4 + 1) × the shardings estimates, each
+    micro-batch search at most one per divisor of the batch (a 14B DDP fine-tune on 8 GPUs: a few
+    dozen estimates, well under a second beside its trace)."""
+    p = st.profile
+    if p.task == "infer":
+        return []
+    par = st.request.parallelism
+    out: list[_Combo] = []
+    firsts = [f for f in (fn(st, p) for fn in _PROFILE_STEPS) if f is not None]
+    for step, changed, now in firsts:
+        e1 = st.run(changed)
+        one = _Combo(
+            steps=(step,),
+            needs=(e1.memory.required_gib,),
+            estimate=e1,
+            current=now,
+            count=st.count,
+            parallelism=par,
+        )
+        with_mb = _with_micro_batch(st, _sub(st, changed, now), one)
+        if with_mb is not None:
+            out.append(with_mb)
+        for fn in _PROFILE_STEPS[_PROFILE_STEPS.index(_STEP_OF[step.action]) + 1 :]:
+            found = fn(_sub(st, changed, now), changed)
+            if found is None:
+                continue
+            step2, changed2, now2 = found
+            e2 = st.run(changed2)
+            if e2.fits:
+                out.append(
+                    replace(
+                        one,
+                        steps=(step, step2),
+                        needs=(*one.needs, e2.memory.required_gib),
+                        estimate=e2,
+                        current=now2,
+                    )
+                )
+    for parallelism, n in _shardings(st):
+        e1 = st.run(p, count=n, parallelism=parallelism)
+        label = _("parallelism: {scheme} on {n} GPUs, same micro-batch per GPU").format(
+            scheme=parallelism, n=n
+        )
+        how = _sharded_words(e1)
+        shard = _Combo(
+            steps=(_Step(parallelism, label, how),),
+            needs=(e1.memory.required_gib,),
+            estimate=e1,
+            current=st.current,
+            count=n,
+            parallelism=parallelism,
+        )
+        with_mb = _with_micro_batch(st, _sub(st, p, st.current, n, parallelism), shard)
+        if with_mb is not None:
+            out.append(with_mb)
+        for step, changed, now in firsts:
+            e2 = st.run(changed, count=n, parallelism=parallelism)
+            if e2.fits:
+                out.append(
+                    replace(
+                        shard,
+                        steps=(*shard.steps, step),
+                        needs=(*shard.needs, e2.memory.required_gib),
+                        estimate=e2,
+                        current=now,
+                    )
+                )
+    return out
+
+
+_STEP_OF = {
+    "gradient_checkpointing": _checkpoint_step,
+    "chunked_loss": _loss_step,
+    "fused_linear_loss": _loss_step,
+    "adamw_8bit": _eight_bit_step,
+    "bf16_weights": _bf16_step,
+}
+
+
+def _cheapest(combos: list[_Combo]) -> list[_Combo]:
+    """Of the combinations that fit, the cheapest (GPU-seconds per sample, :attr:`_Combo.cost`;
+    then the one that alters the workload least; then one whose figures the workload traced with it
+    confirms before one only derived — 8-bit AdamW's state before pure bf16's, whose rounding needs
+    care on long runs; then the least memory), and where it changes the workload's numerics or
+    method, the cheapest that keeps them too (never hidden behind it). Each is then traced with its
+    settings where a tracer is given (:func:`_combo_advice`): two traces at most."""
+    fitting = [c for c in combos if c.estimate.fits]
+    if not fitting:
+        return []
+
+    def key(c: _Combo) -> tuple[float, int, bool, float]:
+        return (c.cost, c.alters, bool(_NOT_RETRACED & set(c.actions)), c.estimate.memory.required_gib)
+
+    best = min(fitting, key=key)
+    keeping = [c for c in fitting if c.alters == 0]
+    if best.alters == 0 or not keeping:
+        return [best]
+    return [best, min(keeping, key=key)]
+
+
+def _combo_advice(st: Setup, combo: _Combo) -> Advice:
+    """A combination as advice: its figures the workload traced with its settings applied where a
+    tracer is given and every change is one the workload file states (else derived), and what each
+    step saves of the memory that must fit."""
+    actions = combo.actions
+    e = combo.estimate
+    derivations = [s.derivation for s in combo.steps]
+    timed = not _UNTIMED & set(actions)
+    if not _NOT_RETRACED & set(actions):
+        applied = _set_changes(actions, combo.current, combo.batch or st.profile.batch_size, combo.accum)
+        traced = _traced(st, applied) if applied else None
+        if traced is not None:
+            e = st.run(traced, accum=combo.accum, count=combo.count, parallelism=combo.parallelism)
+            # the sharding's own words stay: the workload file does not state the GPU count
+            derivations = [s.derivation for s in combo.steps if s.action in ("zero2", "fsdp")]
+            derivations.append(_traced_words(applied))
+            timed = True
+    needs = (*combo.needs[:-1], e.memory.required_gib)
+    before = (st.base.memory.required_gib, *needs[:-1])
+    saved = tuple(b - a for b, a in zip(before, needs, strict=True))
+    settings = _("; ").join(
+        _("{setting} — saves {gib} GiB").format(setting=s.setting, gib=f"{x:.1f}")
+        for s, x in zip(combo.steps, saved, strict=True)
+    )
+    return st.advice(
+        e,
+        action="combined",
+        summary=(
+            _("together: {settings} (global batch kept)")
+            if "micro_batch" in actions
+            else _("together: {settings}")
+        ).format(settings=settings),
+        derivation=" + ".join(derivations),
+        timed=timed,
+        changes=actions,
+        saved_gib=saved,
+    )
+
+
+def _distinct(combos: list[_Combo]) -> list[_Combo]:
+    """``combos`` less the repeats: the same changes on the same layout, found twice."""
+    seen: dict[tuple[tuple[str, ...], int, str, int | None], _Combo] = {}
+    for c in combos:
+        seen.setdefault((c.actions, c.count, c.parallelism, c.batch), c)
+    return list(seen.values())
 
 
 def _set_changes(
@@ -923,8 +1174,14 @@ def advise(
     fits_here = any(
         a.fits and a.gpu == gpu.id and a.gpu_count == count and a.action != "shorter_seq_len" for a in found
     )
-    if not fits_here and (both := _combined(st)) is not None:
-        found.append(both)
+    if not fits_here:
+        # the first set of the changes that keep the update (with 8-bit state after them) that
+        # fits, and every pair of changes that fits: the cheapest offered, and the cheapest that
+        # keeps the workload's numerics and method where that one does not
+        combos = [c for c in (_combined(st), *_pairs(st)) if c is not None]
+        cheapest = [_combo_advice(st, c) for c in _cheapest(_distinct(combos))]
+        # (the one that keeps the workload is dropped where its trace does not fit after all)
+        found.extend(a for i, a in enumerate(cheapest) if i == 0 or a.fits)
 
     # Those that fit first; then those that keep what the workload trains and how it computes it
     # (_ALTERS), whatever their step time: a faster step is no gain to a user whose job then trains

@@ -281,6 +281,14 @@ class MemoryEstimate:
         return MemoryVerdict.FITS
 
     @property
+    def over_at_estimate(self) -> bool:
+        """*May not fit*, and the estimate's point (:attr:`required_gib`) is above the usable memory
+        too: only the low end of the band fits, so the run most likely runs out of memory. ``plan``
+        ranks such an option after every one whose point fits; ``estimate`` and ``deploy`` say
+        *does not fit at the estimate* (:func:`gpuplan.perf.memory_margin.over_at_estimate_words`)."""
+        return self.verdict is MemoryVerdict.MAY_NOT_FIT and self.required_gib > self.capacity_gib
+
+    @property
     def fits(self) -> bool:
         """Fits for certain: the high end of the band is within the usable memory."""
         return self.verdict is MemoryVerdict.FITS

@@ -13,7 +13,7 @@ from gpuplan.i18n import _
 if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
 
-__all__ = ["THIN_MARGIN", "is_thin", "thin_margin_words", "usable_gib_words"]
+__all__ = ["THIN_MARGIN", "is_thin", "over_at_estimate_words", "thin_margin_words", "usable_gib_words"]
 
 #: A fitting run whose memory band's high end leaves less than this share of the usable memory
 #: free is told what to do if it runs out of memory all the same: the band covers 80 % of the
@@ -30,6 +30,17 @@ def is_thin(required_gib_high: float, usable_gib: float) -> bool:
 def usable_gib_words(x: float) -> str:
     """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
+
+
+def over_at_estimate_words(need_gib: float, usable_gib: float, high_gib: float) -> str:
+    """What a run whose memory estimate's point is above the usable memory
+    (:attr:`gpuplan.perf.memory.MemoryEstimate.over_at_estimate`) is told, in ``plan``'s
+    recommendation, ``estimate``'s notes and ``deploy``'s warning alike: ``need_gib`` the point of what
+    must fit, ``high_gib`` its band's high end."""
+    return _(
+        "does not fit at the estimate: needs {need} GiB of {usable} usable (range up to {high}); it "
+        "will most likely run out of memory"
+    ).format(need=f"{need_gib:.1f}", usable=f"{usable_gib:.1f}", high=f"{high_gib:.1f}")
 
 
 def thin_margin_words(profile: Profile, thin: Sequence[tuple[str, float, float]]) -> str | None:

@@ -379,8 +379,8 @@ class _Estimator:
             # configuration that may not fit stays, flagged and ranked after those that fit.
             fits=not memory.ruled_out,
             verdict=memory.verdict,
-            # the point above the usable memory: only the low end of the band fits
-            over=memory.required_gib > memory.capacity_gib,
+            # may not fit, the point above the usable memory: only the low end of the band fits
+            over=memory.over_at_estimate,
             peak_memory_gib=memory.peak_memory_gib,
             memory_needed_gib=memory.required_gib,
             memory_needed_gib_high=memory.required_gib_high,
@@ -468,7 +468,7 @@ class _Estimator:
         return EstimateRow(
             fits=shape.fits,
             memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,
-            memory_over=shape.verdict is MemoryVerdict.MAY_NOT_FIT and shape.over,
+            memory_over=shape.over,
             job_time_h=job_h,
             job_time_h_low=job_low or job_h,
             job_time_h_high=job_high or job_h,
@@ -611,7 +611,8 @@ class _Shape(NamedTuple):
     """Not ruled out by memory (the low end of its band fits)."""
     verdict: MemoryVerdict
     over: bool
-    """The point of the band that must fit is above the usable memory (``EstimateRow.memory_over``)."""
+    """May not fit, the point of the band that must fit above the usable memory too
+    (``MemoryEstimate.over_at_estimate``, ``EstimateRow.memory_over``)."""
     peak_memory_gib: float
     memory_needed_gib: float
     """The point of the band that must fit (``MemoryEstimate.required_gib``), GiB."""

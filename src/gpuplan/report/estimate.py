@@ -150,6 +150,7 @@ def _advice_json(a: Advice) -> AdviceItem:
         offered=a.offered,
         gpu_price=None if a.gpu_price is None else GpuPriceDoc(**asdict(a.gpu_price)),
         changes=list(a.changes),
+        saved_gib=list(a.saved_gib),
     )
 
 
@@ -285,6 +286,7 @@ def _outcome_json(
             "parallelism": parallelism,
             "fits": e.fits,
             "memory_verdict": e.memory_verdict,
+            "memory_over": e.memory.over_at_estimate,
             **{k: getattr(e, k) for k in _FIGURES},
             # the job's time with the checkpoint writes, as plan's off spot; the steps alone beside it
             **{
@@ -605,11 +607,17 @@ def _summary_table(
             if ranges
             else f"{e.peak_memory_gib:.1f} / {usable_gib_words(e.memory.capacity_gib)}"
         )
-        fits = {
-            MemoryVerdict.FITS: Text(_("yes"), style="green"),
-            MemoryVerdict.MAY_NOT_FIT: Text(_("may not"), style="bold yellow"),
-            MemoryVerdict.DOES_NOT_FIT: Text(_("no"), style="bold red"),
-        }[e.memory_verdict]
+        # The estimate's point above the usable memory is told apart from a band that only
+        # straddles it, as plan ranks and words them (the notes say what it needs).
+        fits = (
+            Text(_("not at the estimate"), style="bold red")
+            if e.memory.over_at_estimate
+            else {
+                MemoryVerdict.FITS: Text(_("yes"), style="green"),
+                MemoryVerdict.MAY_NOT_FIT: Text(_("may not"), style="bold yellow"),
+                MemoryVerdict.DOES_NOT_FIT: Text(_("no"), style="bold red"),
+            }[e.memory_verdict]
+        )
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
         mark = _ANCHOR_MARK if e.anchored is not None else ""

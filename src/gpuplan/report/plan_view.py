@@ -20,6 +20,7 @@ from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
+from gpuplan.perf.memory_margin import over_at_estimate_words
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
@@ -718,10 +719,7 @@ def _memory_line(rec: Option) -> Text:
         return Text("  " + line)
     need, high, usable = rec.memory_needed_gib, rec.memory_needed_gib_high, rec.usable_memory_gib
     if rec.memory_over and need is not None and high is not None and usable is not None:
-        risk = _(
-            "does not fit at the estimate: needs {need} GiB of {usable} usable (range up to {high}); it "
-            "will most likely run out of memory"
-        ).format(need=f"{need:.1f}", usable=f"{usable:.1f}", high=f"{high:.1f}")
+        risk = over_at_estimate_words(need, usable, high)
         return Text.assemble("  " + line + _("; "), (risk, "bold red"))
     if high is not None and usable is not None:
         risk = _("may not fit: needs up to {need} GiB of {usable} usable").format(

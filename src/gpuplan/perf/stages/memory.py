@@ -36,6 +36,7 @@ from gpuplan.perf.memory import (
     profile_has_conv,
     usable_memory_gib,
 )
+from gpuplan.perf.memory_margin import over_at_estimate_words
 from gpuplan.perf.stages.layout import Layout, check_parallelism
 from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.vocab import MemoryVerdict
@@ -335,7 +336,9 @@ def _engine_memory(layout: Layout) -> GpuMemory | None:
             rest_gib=held.outside_gib,
         )
     )
-    if mem.verdict is not MemoryVerdict.FITS:
+    if mem.over_at_estimate:
+        notes.append(over_at_estimate_words(mem.required_gib, mem.capacity_gib, mem.required_gib_high))
+    elif mem.verdict is not MemoryVerdict.FITS:
         notes.append(
             _(
                 "{verdict}: the weights, activations and one request's KV cache need "
@@ -404,7 +407,9 @@ def gpu_memory(layout: Layout) -> GpuMemory:
                 "memory and crosses PCIe in and out at each step: {paging_s:.2f} s of the step"
             ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib, paging_s=paging_s)
         )
-    if mem.verdict is MemoryVerdict.MAY_NOT_FIT:
+    if mem.over_at_estimate:
+        notes.append(over_at_estimate_words(mem.required_gib, mem.capacity_gib, mem.required_gib_high))
+    elif mem.verdict is MemoryVerdict.MAY_NOT_FIT:
         notes.append(
             _(
                 "may not fit: {low_gib:.1f}–{high_gib:.1f} GiB required ({required_gib:.1f} at the point) "
