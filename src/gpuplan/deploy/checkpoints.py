@@ -17,6 +17,7 @@ __all__ = [
     "checkpoint_disk_gib",
     "checkpoint_disk_note",
     "checkpoint_interval_min",
+    "dataset_copy_commands",
     "dataset_copy_note",
     "spot_notice_note",
     "stop_grace_note",
@@ -161,19 +162,56 @@ def spot_notice_note(spec: LaunchSpec) -> str:
     ).format(provider=provider, notice=notice, save=f"{save_s:.0f}", interval=interval)
 
 
+#: The command that copies a dataset from the provider's own object storage onto a node's disk, as
+#: each vendor documents it (read 2026-12-06):
+#: - AWS: ``aws s3 sync`` (AWS CLI reference, https://docs.aws.amazon.com/cli/latest/reference/s3/sync.html);
+#: - Google Cloud: ``gcloud storage rsync -r`` (https://cloud.google.com/sdk/gcloud/reference/storage/rsync);
+#: - Azure: ``azcopy copy … --recursive`` ("azcopy copy",
+#:   https://learn.microsoft.com/en-us/azure/storage/common/storage-ref-azcopy-copy);
+#: - Alibaba Cloud OSS: ``ossutil cp -r oss://bucket[/prefix] local-path`` ("cp (Download objects)",
+#:   https://www.alibabacloud.com/help/en/oss/developer-reference/download-objects-5);
+#: - Tencent Cloud COS: ``coscli sync -r <source_path> <destination_path>`` ("Syncing
+#:   Upload/Download/Copy - sync", https://www.tencentcloud.com/document/product/436/43257);
+#: - Huawei Cloud OBS: ``obsutil sync obs://bucket[/key] folder_url`` ("Synchronously Downloading
+#:   Incremental Objects", https://support.huaweicloud.com/intl/en-us/utiltg-obs/obs_11_0043.html);
+#: - Volcano Engine TOS: ``tosutil cp cloud_url file_url``, ``-r`` for a batch ("查看支持命令或帮助文档
+#:   (help)", https://www.volcengine.com/docs/6349/152758; "通过授权码下载对象(share-cp)",
+#:   https://www.volcengine.com/docs/6349/170604).
+#: Any other provider: the two commonest, as examples of the kind.
+DATASET_COPY_COMMANDS: dict[str, tuple[str, ...]] = {
+    "aws": ("aws s3 sync s3://YOUR-BUCKET/PREFIX /data",),
+    "gcp": ("gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data",),
+    "azure": ("azcopy copy 'https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX' /data --recursive",),
+    "alibaba": ("ossutil cp -r oss://YOUR-BUCKET/PREFIX/ /data/",),
+    "tencent": ("coscli sync -r cos://YOUR-BUCKET/PREFIX/ /data/",),
+    "huawei": ("obsutil sync obs://YOUR-BUCKET/PREFIX /data",),
+    "volcengine": ("tosutil cp -r tos://YOUR-BUCKET/PREFIX/ /data/",),
+}
+
+#: Where the provider has no entry above.
+_ANY_PROVIDER = (DATASET_COPY_COMMANDS["aws"][0], DATASET_COPY_COMMANDS["gcp"][0])
+
+
+def dataset_copy_commands(provider: str | None) -> tuple[str, ...]:
+    """The example commands that copy the dataset onto a node's disk: the provider's own object-storage
+    command line, or two common ones where gpuplan knows none for it."""
+    return DATASET_COPY_COMMANDS.get(provider or "", _ANY_PROVIDER)
+
+
 def dataset_copy_note(spec: LaunchSpec) -> str:
     """How the dataset gets onto the nodes' disks, in words (a README paragraph): the plan priced
     its disk per node and a copy of the dataset onto it at set-up, and the launch files copy
-    nothing, so the user copies it and says where from; "" without a plan's disk (no plan, or a
-    plan that keeps the data in a bucket)."""
+    nothing, so the user copies it and says where from (with the plan's provider's own
+    object-storage command line); "" without a plan's disk (no plan, or a plan that keeps the data
+    in a bucket)."""
     if spec.planned_disk_gb is None:
         return ""
+    commands = [f"`{c}`" for c in dataset_copy_commands(spec.provider)]
+    example = commands[0] if len(commands) == 1 else _("{a} or {b}").format(a=commands[0], b=commands[1])
     return _(
         "The plan priced {planned} GB on each node's disk (the dataset, the checkpoints it keeps and any "
         "model weights) and, at set-up, a copy of the dataset onto it; each node needs a {disk} GB disk "
         "for them, the OS and the image (a SkyPilot task asks for it as `disk_size`). These files copy "
-        "no data: before training starts, copy "
-        "your dataset onto every node's disk from wherever it is kept (for example `aws s3 sync "
-        "s3://YOUR-BUCKET/PREFIX /data` or `gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`), "
-        "and read it from there in `build_dataset()` in train.py."
-    ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}")
+        "no data: before training starts, copy your dataset onto every node's disk from wherever it is "
+        "kept (for example {example}), and read it from there in `build_dataset()` in train.py."
+    ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}", example=example)
