@@ -246,9 +246,8 @@ def gpu_count_note(spec: LaunchSpec) -> str:
 def _run_torchrun() -> str:
     """launch.sh's ``run_torchrun`` function, its comment and message in the current language."""
     waited = _("wait returned for a signal: torchrun still runs")
-    # What the script prints is code, the same in every language (as train.py's messages are).
     interrupted = shlex.quote(
-        "launch.sh: interrupted; run the same command to resume from the newest checkpoint"
+        _("launch.sh: interrupted; run the same command to resume from the newest checkpoint")
     )
     quiet = _(
         "torchrun's own entry point (python -m torch.distributed.run), less the traceback it prints\n"
@@ -349,13 +348,26 @@ NEW_RUN = N_(
     "trains nothing."
 )
 
-#: The line launch.sh refuses a multi-node start with when no checkpoint folder is named: code, the
-#: same in every language (as train.py's messages are).
-_NO_SHARED_CKPT = (
+#: The line launch.sh refuses a multi-node start with when no checkpoint folder is named. launch.sh's
+#: messages are in the deploy's language, as its comments are (train.py's stay English: they are
+#: the job's log).
+_NO_SHARED_CKPT = N_(
     "launch.sh: set CKPT_DIR (or --ckpt-dir) to storage every node sees (NFS, a bucket mount), the same "
     "path on every node; CKPT_DIR=./checkpoints keeps a folder on each node, and a replaced node takes "
     "its checkpoints with it"
 )
+
+
+def _refuse(message: str) -> str:
+    """launch.sh's lines that print ``message`` (translated, single-quoted) to stderr and exit 2."""
+    return f"  echo {shlex.quote(message)} >&2\n  exit 2\n"
+
+
+def _double_quoted(message: str, **shell: str) -> str:
+    """``message`` inside a double-quoted shell string: its own ``$ ` \\ "`` escaped, then each
+    ``{name}`` replaced by the shell expression ``shell[name]`` (expanded when it prints)."""
+    escaped = "".join(f"\\{c}" if c in '$`\\"' else c for c in message)
+    return escaped.format(**shell)
 
 
 def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
@@ -414,16 +426,25 @@ PYTHON="${{PYTHON:-python3}}"
         "of them sees; a folder on each node is lost with the node. Without CKPT_DIR or --ckpt-dir this\n"
         "script refuses to start; set CKPT_DIR=./checkpoints to accept a folder on each node."
     )
-    refuse = shlex.quote(_NO_SHARED_CKPT)
+    bad_rank = _double_quoted(
+        _("launch.sh: NODE_RANK must be a number from 0 to {last}, not '{rank}'"),
+        last="$((NNODES - 1))",
+        rank="$NODE_RANK",
+    )
+    no_master = _refuse(_("launch.sh: set MASTER_ADDR to the private IP address of node 0"))
+    no_rank = _refuse(_("launch.sh: set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)"))
+    no_ckpt = _refuse(_(_NO_SHARED_CKPT))
     return (
         head
         + "\n"
         + commented(several)
         + f"""NNODES="${{NNODES:-{spec.nodes}}}"
-: "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
-: "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
+if [ -z "${{MASTER_ADDR:-}}" ]; then
+{no_master}fi
+if [ -z "${{NODE_RANK:-}}" ]; then
+{no_rank}fi
 if ! [[ "$NODE_RANK" =~ ^[0-9]+$ ]] || [ "$NODE_RANK" -ge "$NNODES" ]; then
-  echo "launch.sh: NODE_RANK must be a number from 0 to $((NNODES - 1)), not '$NODE_RANK'" >&2
+  echo "{bad_rank}" >&2
   exit 2
 fi
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
@@ -433,9 +454,7 @@ for arg in "$@"; do
   case "$arg" in --ckpt-dir|--ckpt-dir=*) ckpt_named=1 ;; esac
 done
 if [ -z "${{CKPT_DIR:-}}" ] && [ "$ckpt_named" = 0 ]; then
-  echo {refuse} >&2
-  exit 2
-fi
+{no_ckpt}fi
 export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"
 
 run_torchrun \\
