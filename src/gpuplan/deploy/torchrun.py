@@ -302,6 +302,20 @@ def _beside(code: str, note: str) -> str:
     return f"{code}# {first}\n" + "".join(f"#{' ' * (len(code) - 1)}# {line}\n" for line in rest)
 
 
+def _nic_note(spec: LaunchSpec) -> str:
+    """What NCCL_SOCKET_IFNAME is for, beside it in launch.sh: the NIC's usual name on AWS's Nitro
+    instances (ens5) only on an AWS plan; elsewhere the command that lists the machine's NICs."""
+    if spec.provider == "aws":
+        return _(
+            "the NIC between nodes when the default is wrong (ens5 on AWS\n"
+            "Nitro; `ip -br addr` lists them); never the docker0/lo bridge"
+        )
+    return _(
+        "the NIC between nodes when the default is wrong (`ip -br addr`\n"
+        "lists them); never the docker0/lo bridge"
+    )
+
+
 def _nccl_switches(spec: LaunchSpec) -> str:
     """launch.sh's commented-out NCCL switches, each with what it is for (and the instance's topology
     file where NCCL needs one: :mod:`gpuplan.deploy.nccl_topology`)."""
@@ -311,13 +325,7 @@ def _nccl_switches(spec: LaunchSpec) -> str:
             "# export NCCL_DEBUG=INFO            ",
             _("log the transport NCCL picks (NVLink, IB/EFA, sockets) and why"),
         )
-        + _beside(
-            "# export NCCL_SOCKET_IFNAME=eth0    ",
-            _(
-                "the NIC between nodes when the default is wrong (ens5 on AWS\n"
-                "Nitro; `ip -br addr` lists them); never the docker0/lo bridge"
-            ),
-        )
+        + _beside("# export NCCL_SOCKET_IFNAME=eth0    ", _nic_note(spec))
         + _beside(
             "# export NCCL_IB_DISABLE=1          ",
             _("only when InfiniBand/RoCE is absent or broken: falls back to TCP"),
