@@ -9,6 +9,7 @@ import math
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.units import CHECKPOINTS_KEPT
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "dataset_copy_commands",
     "dataset_copy_note",
     "spot_notice_note",
+    "stop_grace_comment",
     "stop_grace_note",
     "stop_grace_s",
 ]
@@ -112,7 +114,58 @@ def _save_s(spec: LaunchSpec) -> float | None:
 
 
 def stop_grace_note(spec: LaunchSpec) -> str:
-    """Why a stopped job is given :func:`stop_grace_s` (a README sentence)."""
+    """Why a stopped job is given :func:`stop_grace_s` (README sentences); on spot, where a reclaim's
+    notice is shorter than the save (:func:`spot_notice_note`), that the time is for a stop the user
+    asks for, and what a reclaim does instead, said right after it."""
+    if not (notice := spot_notice_note(spec)):
+        return _grace_words(spec)
+    return sentences(
+        _grace_words(spec),
+        _(
+            "That time is for a stop you ask for (`kubectl delete`, `docker stop`, a drained node); a "
+            "spot reclaim does not wait for it."
+        ),
+        notice,
+    )
+
+
+def stop_grace_comment(spec: LaunchSpec) -> str:
+    """A manifest's header line on its ``terminationGracePeriodSeconds``: what it is for and, on spot
+    where the reclaim's notice is shorter than the save, that a reclaim falls back to the last
+    periodic checkpoint."""
+    grace = stop_grace_s(spec)
+    said = _(
+        "terminationGracePeriodSeconds {grace}: the time train.py has to save a checkpoint when a pod is "
+        "stopped (`kubectl delete`, a drained node)."
+    ).format(grace=grace)
+    if not spot_notice_note(spec):
+        return said
+    notice = _reclaim_notice_s(spec)
+    interval = f"{checkpoint_interval_min(spec):.1f}"
+    return sentences(
+        said,
+        _(
+            "A spot reclaim gives {notice} s of notice, too short to save one: the job resumes from its "
+            "last periodic checkpoint (every {interval} min)."
+        ).format(notice=notice, interval=interval)
+        if notice is not None
+        else _(
+            "A spot reclaim gives no published notice: the job resumes from its last periodic "
+            "checkpoint (every {interval} min)."
+        ).format(interval=interval),
+    )
+
+
+def _reclaim_notice_s(spec: LaunchSpec) -> int | None:
+    """The plan's provider's published notice before a spot reclaim, s (``SpotFacts.notice_s``, each
+    sourced in its provider's facts); None where it publishes none or the provider is not known."""
+    if spec.provider is None or spec.provider not in PROVIDERS:
+        return None
+    return facts(spec.provider).spot.notice_s
+
+
+def _grace_words(spec: LaunchSpec) -> str:
+    """Why a stopped job is given :func:`stop_grace_s`: the plan's write time, or none known."""
     grace = stop_grace_s(spec)
     if spec.checkpoint_write_min is None:
         return _(
@@ -142,7 +195,7 @@ def spot_notice_note(spec: LaunchSpec) -> str:
     if not spec.spot or save_s is None:
         return ""
     known = facts(spec.provider) if spec.provider is not None and spec.provider in PROVIDERS else None
-    notice = known.spot.notice_s if known is not None else None
+    notice = _reclaim_notice_s(spec)
     if notice is not None and notice >= save_s:
         return ""
     provider = known.display_name if known is not None else spec.provider

@@ -5,7 +5,7 @@ stock PyTorch image."""
 from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
+from gpuplan.deploy.checkpoints import stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
@@ -320,8 +320,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         extra.extend(_network_notes(spec, options))
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
-        if notice := spot_notice_note(spec):
-            extra.append(notice)
         extra.append(
             _(
                 "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "
