@@ -13,7 +13,7 @@ import shlex
 import unicodedata
 from importlib import resources
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, headed
 from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
 from gpuplan.deploy.checkpoints import (
     checkpoint_disk_note,
@@ -510,81 +510,98 @@ _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp1
 def training_model_note(
     spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
 ) -> str:
+    """:func:`training_model_points` as a README's list of short headed points."""
+    return bullets(training_model_points(spec, options, install))
+
+
+def training_model_points(
+    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+) -> list[str]:
     """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
-    never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot).
-    ``options``: the deploy's (its --steps); ``install``: how the launch folder installs the user's
-    package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
-    it importable on the machine."""
-    notes = [_model_words(spec, install), no_gpu_note("train.py")]
+    never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot). One
+    headed point each, what train.py trains first. ``options``: the deploy's (its --steps);
+    ``install``: how the launch folder installs the user's package it copied
+    (``user_package.install_words``); None: nothing is copied, and the user makes it importable on
+    the machine."""
+    notes = [_model_words(spec, install), headed(_("No GPU"), no_gpu_note("train.py"))]
     if resume := resume_memory_warning(spec):
         # said where the files are read too, not only on deploy's stderr: a resume is days away
         notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
-        notes.append(steps)
+        notes.append(headed(_("Steps"), steps))
     if workers := planned_workers(spec).readme(spec):
-        notes.append(workers)
+        notes.append(headed(_("Data loader"), workers))
     if weights := base_weights_note(spec):
-        notes.append(weights)
+        notes.append(headed(_("Base weights"), weights))
     if data := dataset_copy_note(spec):
-        notes.append(data)
+        notes.append(headed(_("Dataset"), data))
     if spec.gradient_checkpointing and spec.model_entry_point:
         notes.append(
-            _(
-                "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
-                "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the model "
-                "has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint wrapper, "
-                "before DDP or FSDP wrap the model), and says at the start what it wrapped. A model with "
-                "no repeated blocks trains without checkpointing, on more GPU memory than planned, and "
-                "the run warns."
+            headed(
+                _("Activation checkpointing"),
+                _(
+                    "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
+                    "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the "
+                    "model has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint "
+                    "wrapper, before DDP or FSDP wrap the model), and says at the start what it wrapped. "
+                    "A model with no repeated blocks trains without checkpointing, on more GPU memory "
+                    "than planned, and the run warns."
+                ),
             )
         )
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
-        notes.append(
-            _(
-                "The plan's optimizer, {optimizer}, is bitsandbytes': train.py steps it where bitsandbytes "
-                "is installed on a CUDA machine (`pip install bitsandbytes`), else torch.optim.AdamW with a "
-                "warning, whose state takes 4× the memory the plan priced."
-            ).format(optimizer=spec.optimizer)
-        )
+        optimizer = _(
+            "The plan's optimizer, {optimizer}, is bitsandbytes': train.py steps it where bitsandbytes "
+            "is installed on a CUDA machine (`pip install bitsandbytes`), else torch.optim.AdamW with a "
+            "warning, whose state takes 4× the memory the plan priced."
+        ).format(optimizer=spec.optimizer)
     elif spec.optimizer == "adafactor" and spec.parallelism not in ("ddp", "zero1"):
-        notes.append(
-            _(
-                "PyTorch's Adafactor does not step {parallelism}'s sharded parameters: train.py steps "
-                "torch.optim.AdamW instead, with a warning, whose state (8 bytes a parameter) is far more "
-                "than the factored one the plan priced."
-            ).format(parallelism=spec.parallelism)
-        )
+        optimizer = _(
+            "PyTorch's Adafactor does not step {parallelism}'s sharded parameters: train.py steps "
+            "torch.optim.AdamW instead, with a warning, whose state (8 bytes a parameter) is far more "
+            "than the factored one the plan priced."
+        ).format(parallelism=spec.parallelism)
     elif spec.optimizer not in _TORCH_OPTIMIZERS:
-        notes.append(
-            _(
-                "The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps torch.optim.AdamW "
-                "instead; put yours in `build_optimizer()` for the memory the plan assumed."
-            ).format(optimizer=spec.optimizer)
-        )
+        optimizer = _(
+            "The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps torch.optim.AdamW "
+            "instead; put yours in `build_optimizer()` for the memory the plan assumed."
+        ).format(optimizer=spec.optimizer)
+    else:
+        optimizer = ""
+    notes.append(headed(_("Optimizer"), optimizer))
     if (fallback := _PRECISION_FALLBACK.get(spec.precision)) is not None:
         notes.append(
-            _(
-                "The plan's precision, {precision}, has no plain-PyTorch form: train.py runs {fallback} "
-                "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
-            ).format(precision=spec.precision, fallback=fallback)
+            headed(
+                _("Precision"),
+                _(
+                    "The plan's precision, {precision}, has no plain-PyTorch form: train.py runs {fallback} "
+                    "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
+                ).format(precision=spec.precision, fallback=fallback),
+            )
         )
     if spec.tensor_parallel * spec.pipeline_parallel > 1:
         notes.append(
-            _(
-                "The plan splits the model (tensor_parallel {tp}, pipeline_parallel {pp}); train.py runs "
-                "data parallelism only, over every GPU, so neither its step time nor its memory is the "
-                "plan's. Launch the split with a framework that does it (Megatron-LM, torchtitan, "
-                "DeepSpeed)."
-            ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel)
+            headed(
+                _("Model split"),
+                _(
+                    "The plan splits the model (tensor_parallel {tp}, pipeline_parallel {pp}); train.py runs "
+                    "data parallelism only, over every GPU, so neither its step time nor its memory is the "
+                    "plan's. Launch the split with a framework that does it (Megatron-LM, torchtitan, "
+                    "DeepSpeed)."
+                ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel),
+            )
         )
     if spec.compile:
         notes.append(
-            _(
-                "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
-                "stays eager)."
+            headed(
+                "torch.compile",
+                _(
+                    "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
+                    "stays eager)."
+                ),
             )
         )
-    return sentences(*notes)
+    return [n for n in notes if n]
 
 
 def base_weights_note(spec: LaunchSpec) -> str:
@@ -648,16 +665,17 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
                 "error, instead of letting a requirement replace it; then {install})."
             ).format(install=install_hint(spec), pin=pin_torch("."), constraints=TORCH_CONSTRAINTS)
         return _(
-            "train.py trains your model from `{entry}` through gpuplan's entry-point "
+            "**train.py trains your model** from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
             "`make_inputs()` makes and with your `loss_fn`. {install} To train on real data, replace "
             "`build_dataset()` in train.py."
         ).format(entry=spec.model_entry_point, install=install)
     return _(
-        "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
-        "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
-        "scaling and the checkpoint/resume path. Put your model in `build_model()`, your data in "
-        "`build_dataset()` and your objective in `compute_loss()` (section YOUR MODEL AND DATA)."
+        "**train.py trains a stand-in model, not the workload's {source}.** train.py cannot rebuild "
+        "that without gpuplan, so it trains a small stand-in of the same kind on seeded synthetic data: "
+        "enough to prove the GPUs, the scaling and the checkpoint/resume path. Put your model in "
+        "`build_model()`, your data in `build_dataset()` and your objective in `compute_loss()` "
+        "(section YOUR MODEL AND DATA)."
     ).format(source=spec.model_source)
 
 
