@@ -163,9 +163,19 @@ _VERBATIM = (".py", ".toml", ".txt")
 _COMMAND = re.compile(r"^\s*(kubectl|helm|COPY|RUN|export|--type|syntax=)\b")
 
 
+#: A line of launch.sh that prints a message: the message is prose, in the deploy's language.
+_MESSAGE = re.compile(r"""^(\s*echo )('[^\n]*'|"[^\n]*")( >&2)$""")
+
+
 def _code(text: str) -> list[str]:
-    """A script's or manifest's lines without their comments."""
-    return [line for line in (_COMMENT.sub("", line) for line in text.splitlines()) if line]
+    """A script's or manifest's lines without their comments, the messages a script prints masked."""
+    lines = (_COMMENT.sub("", line) for line in text.splitlines())
+    return [_MESSAGE.sub(r"\1MESSAGE\3", line) for line in lines if line]
+
+
+def _messages(text: str) -> list[str]:
+    """What a script prints to stderr, as written in it (quoted)."""
+    return [m.group(2) for m in map(_MESSAGE.match, text.splitlines()) if m]
 
 
 def _comments(text: str) -> list[str]:
@@ -204,7 +214,9 @@ def test_a_chinese_readme_has_the_english_commands_and_no_english_prose(
             continue
         # launch.sh, Dockerfile, manifests: the same commands and keys, comments in Chinese.
         assert _code(zh[path]) == _code(en[path]), path
-        for line in _comments(zh[path]):
+        # launch.sh's messages too: the rest print English from code a shell runs (a task's `run`)
+        said = [m.strip("'\"") for m in _messages(zh[path])] if path == "launch.sh" else []
+        for line in _comments(zh[path]) + said:
             assert english_left(line, allow=allow) == [], (path, line)
         if path.endswith(".yaml"):
             assert list(yaml.safe_load_all(zh[path])), path
@@ -212,6 +224,27 @@ def test_a_chinese_readme_has_the_english_commands_and_no_english_prose(
         script = tmp_path / "launch.sh"
         script.write_text(zh["launch.sh"])
         assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+
+
+def test_a_chinese_launch_sh_refuses_a_bad_start_in_chinese(tmp_path: Path) -> None:
+    # was: launch.sh's comments were Chinese but what it printed was English ("launch.sh: set CKPT_DIR …")
+    files = _files(_multinode(tmp_path), "torchrun", "zh")
+    script = tmp_path / "launch.sh"
+    script.write_text(files["launch.sh"])
+    assert len(_messages(files["launch.sh"])) == 5  # interrupted, MASTER_ADDR, NODE_RANK ×2, CKPT_DIR
+    bare = {"PATH": "/usr/bin:/bin", "PYTHON": "false"}
+    for settings, said in (
+        ({}, "launch.sh：请把 MASTER_ADDR 设为 0 号节点的内网 IP 地址\n"),
+        ({"MASTER_ADDR": "10.0.0.1"}, "launch.sh：请设置 NODE_RANK"),
+        (
+            {"MASTER_ADDR": "10.0.0.1", "NODE_RANK": "x"},
+            "launch.sh：NODE_RANK 必须是 0 到 1 之间的数字，而不是 'x'\n",
+        ),
+        ({"MASTER_ADDR": "10.0.0.1", "NODE_RANK": "0"}, "launch.sh：请把 CKPT_DIR（或 --ckpt-dir）设为"),
+    ):
+        r = subprocess.run(["bash", str(script)], env={**bare, **settings}, capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.startswith(said), (settings, r.stderr)
+        assert english_left(r.stderr) == [], r.stderr
 
 
 def test_the_chinese_torchrun_readme_says_spot_and_resume_in_chinese(tmp_path: Path) -> None:

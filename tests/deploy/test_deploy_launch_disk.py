@@ -146,3 +146,38 @@ def test_a_plans_disk_no_launch_disk_holds_is_refused_in_one_line() -> None:
             "weights) need a 69,120 GB disk with room for the OS and the image, more than the 65,536 GB "
             "launch files ask for: plan it with its data in a bucket (--storage object)"
         )
+
+
+@pytest.mark.parametrize(
+    ("provider", "region", "command"),
+    [
+        ("alibaba", "cn-shanghai", "`ossutil cp -r oss://YOUR-BUCKET/PREFIX/ /data/`"),
+        ("tencent", "ap-shanghai", "`coscli sync -r cos://YOUR-BUCKET/PREFIX/ /data/`"),
+        ("huawei", "cn-north-4", "`obsutil sync obs://YOUR-BUCKET/PREFIX /data`"),
+        ("volcengine", "cn-beijing", "`tosutil cp -r tos://YOUR-BUCKET/PREFIX/ /data/`"),
+        ("azure", "eastus", "`azcopy copy 'https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX' /data"),
+        ("aws", "us-east-1", "`aws s3 sync s3://YOUR-BUCKET/PREFIX /data`"),
+        ("gcp", "us-central1", "`gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`"),
+    ],
+)
+def test_the_data_copy_is_said_with_the_plans_own_clouds_storage_command(
+    provider: str, region: str, command: str
+) -> None:
+    # was: an Alibaba plan's README told its user to copy the data with `aws s3 sync s3://…` or
+    # `gcloud storage rsync gs://…`, neither of which reads Alibaba's OSS
+    spec = LaunchSpec.from_plan({**plan_doc(provider=provider, region=region), "disk_gb": 1234.54})
+    others = {"aws s3 sync", "gcloud storage", "ossutil", "coscli", "obsutil", "tosutil", "azcopy"}
+    tool = next(t for t in others if t in command)
+    for target in ("torchrun", "k8s", "docker"):
+        readme = by_path(generate(spec, target, OPTIONS))["README.md"]
+        assert f"(for example {command}" in readme, target
+        assert [t for t in others - {tool} if t in readme] == [], target
+
+
+def test_a_provider_without_a_known_storage_command_is_given_two_common_ones() -> None:
+    spec = LaunchSpec.from_plan({**plan_doc(provider="runpod", region="US"), "disk_gb": 1234.54})
+    readme = by_path(generate(spec, "torchrun", OPTIONS))["README.md"]
+    assert (
+        "(for example `aws s3 sync s3://YOUR-BUCKET/PREFIX /data` or "
+        "`gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`)" in readme
+    )

@@ -73,3 +73,16 @@ def test_a_workload_on_eight_a10g_without_an_instance_type_gets_the_line(tmp_pat
     assert EXPORT in _files(eight, "torchrun")["launch.sh"]
     one = LaunchSpec.from_workload(workload, gpu="A10G", count=1)
     assert "NCCL_TOPO_FILE" not in _files(one, "torchrun")["launch.sh"]
+
+
+def test_the_nic_note_names_aws_nitros_ens5_on_an_aws_plan_only() -> None:
+    # was: "ens5 on AWS Nitro" beside NCCL_SOCKET_IFNAME in an Alibaba plan's launch.sh
+    options = GenerateOptions(out_dir="/tmp/launch")
+    aws = by_path(generate(LaunchSpec.from_plan(plan_doc()), "torchrun", options))["launch.sh"]
+    assert "(ens5 on AWS\n#" in aws and "Nitro; `ip -br addr` lists them)" in aws
+    alibaba = LaunchSpec.from_plan(
+        plan_doc(provider="alibaba", region="cn-shanghai", instance_type="ecs.gn7-c13g1.26xlarge")
+    )
+    script = by_path(generate(alibaba, "torchrun", options))["launch.sh"]
+    assert "the NIC between nodes when the default is wrong (`ip -br addr`" in script
+    assert "ens5" not in script and "AWS" not in script and "Nitro" not in script

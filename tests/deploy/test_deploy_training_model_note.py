@@ -142,3 +142,26 @@ def test_a_fine_tune_on_a_chinese_cloud_in_no_named_region_is_told_where_else_th
     readme = " ".join(by_path(generate(spec, "torchrun"))["README.md"].split())
     assert "If this runs in a mainland China region of huawei (no region is named: pick one" in readme
     assert "modelscope download --model ID" in readme
+
+
+@pytest.mark.parametrize("target", ["torchrun", "docker", "k8s", "skypilot"])
+def test_the_readme_says_it_in_short_headed_points_the_stand_in_first(target: str) -> None:
+    # was: one paragraph of some 3,000-4,500 characters (stand-in, no GPU, steps, data loader, disk
+    # and data copy, and on k8s the image's torch, the PVC and SIGTERM), "train.py trains a stand-in"
+    # buried in its second sentence
+    spec = LaunchSpec.from_plan({**plan_doc(), "disk_gb": 1234.54})
+    options = k8s_options(spec, GenerateOptions(out_dir="/srv/launch"))
+    for language, first, heading in (
+        (
+            "en",
+            f"- **train.py trains a stand-in model, not the workload's {spec.model_source}.** ",
+            "- **Dataset:** ",
+        ),
+        ("zh", f"- **train.py 训练的是替身模型，不是工作负载的 {spec.model_source}。**", "- **数据集：**"),
+    ):
+        with use_language(language):
+            readme = by_path(generate(spec, target, options))["README.md"]
+        points = [line for line in readme.splitlines() if line.startswith("- ")]
+        assert points[0].startswith(first), (language, points[0][:120])
+        assert any(p.startswith(heading) for p in points), language
+        assert max(map(len, points)) < 1000, max(points, key=len)[:200]

@@ -20,6 +20,7 @@ from gpuplan.plan import (
     JobFacts,
     OfferTable,
     Plan,
+    RegionCosts,
     plan_offers,
 )
 from gpuplan.plan.build_inputs import job_facts_from
@@ -160,6 +161,32 @@ def test_a_spot_restart_copies_the_dataset_again_at_its_bound_and_names_the_best
     cloud = JobFacts(**{**ON_SITE.__dict__, "data_location": ("aws", "us-east-1")})
     o = _plan(cloud, pricing="spot", price_usd=3.0, interruption_band="5-10%").recommended
     assert o.spot is not None and o.spot.restart_min == pytest.approx((BOOT_H + DISK_H) * 60)
+
+
+def test_an_alibaba_spot_plan_says_nothing_of_aws_or_skypilot_about_its_disks() -> None:
+    # was: an Alibaba-only spot plan explained the lost disks with AWS's default and SkyPilot's
+    # recovery, though AWS is not in it and SkyPilot does not run on Alibaba
+    row = offer(
+        provider="alibaba",
+        region="cn-shanghai",
+        instance_type="ecs.gn7-c13g1.26xlarge",
+        country="CN",
+        pricing="spot",
+        price_usd=3.0,
+        billing_granularity_s=1.0,
+        min_billing_s=0.0,
+    )
+    costs = RegionCosts(**{**aws_costs().__dict__, "provider": "alibaba", "region": "cn-shanghai"})
+    plan = plan_offers(
+        OfferTable.from_rows([row]), CostFacts([costs]), ON_SITE, _only_on_six, Constraints(max_nodes=8)
+    )
+    assert {o.provider for o in plan.options} == {"alibaba"} and plan.recommended.spot is not None
+    words = " ".join(plan.notes)
+    assert (
+        "a reclaim is taken to lose the dataset's disks (whether a reclaimed instance keeps its disks is "
+        "not known): each restart copies the 1,500 GB again"
+    ) in words
+    assert "AWS" not in words and "SkyPilot" not in words
 
 
 def test_a_dataset_in_object_storage_is_not_copied_again_after_a_reclaim() -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from gpuplan.deploy.grammar import check_image, check_object_name
 from gpuplan.deploy.runs import RUN_ID, new_run_id
 from gpuplan.errors import DeployError, Phrase
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
@@ -29,8 +29,10 @@ __all__ = [
     "GenerateOptions",
     "GeneratedFile",
     "Generator",
+    "bullets",
     "check_out_dir",
     "commented",
+    "headed",
     "parse_steps",
 ]
 
@@ -78,6 +80,18 @@ def commented(text: str) -> str:
     """Each line of ``text`` as a ``#`` comment line (shell, Dockerfile and YAML write them alike):
     a translated comment of several lines stays a comment on every line."""
     return "".join(f"# {line}\n".replace("# \n", "#\n") for line in text.splitlines())
+
+
+def headed(heading: str, text: str) -> str:
+    """A README point: ``text`` after its ``heading`` in bold (both translated); "" where ``text`` is
+    "" (a point that does not apply)."""
+    return _("**{heading}:** {text}").format(heading=heading, text=text) if text else ""
+
+
+def bullets(points: list[str]) -> str:
+    """README points as a Markdown list, one point an item (an empty point left out): a README's
+    notes read as short points, not one paragraph of a dozen sentences."""
+    return "\n".join(f"- {p}" for p in points if p)
 
 
 def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:

@@ -9,6 +9,7 @@ import math
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.units import CHECKPOINTS_KEPT
 
 __all__ = [
@@ -17,8 +18,10 @@ __all__ = [
     "checkpoint_disk_gib",
     "checkpoint_disk_note",
     "checkpoint_interval_min",
+    "dataset_copy_commands",
     "dataset_copy_note",
     "spot_notice_note",
+    "stop_grace_comment",
     "stop_grace_note",
     "stop_grace_s",
 ]
@@ -111,7 +114,58 @@ def _save_s(spec: LaunchSpec) -> float | None:
 
 
 def stop_grace_note(spec: LaunchSpec) -> str:
-    """Why a stopped job is given :func:`stop_grace_s` (a README sentence)."""
+    """Why a stopped job is given :func:`stop_grace_s` (README sentences); on spot, where a reclaim's
+    notice is shorter than the save (:func:`spot_notice_note`), that the time is for a stop the user
+    asks for, and what a reclaim does instead, said right after it."""
+    if not (notice := spot_notice_note(spec)):
+        return _grace_words(spec)
+    return sentences(
+        _grace_words(spec),
+        _(
+            "That time is for a stop you ask for (`kubectl delete`, `docker stop`, a drained node); a "
+            "spot reclaim does not wait for it."
+        ),
+        notice,
+    )
+
+
+def stop_grace_comment(spec: LaunchSpec) -> str:
+    """A manifest's header line on its ``terminationGracePeriodSeconds``: what it is for and, on spot
+    where the reclaim's notice is shorter than the save, that a reclaim falls back to the last
+    periodic checkpoint."""
+    grace = stop_grace_s(spec)
+    said = _(
+        "terminationGracePeriodSeconds {grace}: the time train.py has to save a checkpoint when a pod is "
+        "stopped (`kubectl delete`, a drained node)."
+    ).format(grace=grace)
+    if not spot_notice_note(spec):
+        return said
+    notice = _reclaim_notice_s(spec)
+    interval = f"{checkpoint_interval_min(spec):.1f}"
+    return sentences(
+        said,
+        _(
+            "A spot reclaim gives {notice} s of notice, too short to save one: the job resumes from its "
+            "last periodic checkpoint (every {interval} min)."
+        ).format(notice=notice, interval=interval)
+        if notice is not None
+        else _(
+            "A spot reclaim gives no published notice: the job resumes from its last periodic "
+            "checkpoint (every {interval} min)."
+        ).format(interval=interval),
+    )
+
+
+def _reclaim_notice_s(spec: LaunchSpec) -> int | None:
+    """The plan's provider's published notice before a spot reclaim, s (``SpotFacts.notice_s``, each
+    sourced in its provider's facts); None where it publishes none or the provider is not known."""
+    if spec.provider is None or spec.provider not in PROVIDERS:
+        return None
+    return facts(spec.provider).spot.notice_s
+
+
+def _grace_words(spec: LaunchSpec) -> str:
+    """Why a stopped job is given :func:`stop_grace_s`: the plan's write time, or none known."""
     grace = stop_grace_s(spec)
     if spec.checkpoint_write_min is None:
         return _(
@@ -141,7 +195,7 @@ def spot_notice_note(spec: LaunchSpec) -> str:
     if not spec.spot or save_s is None:
         return ""
     known = facts(spec.provider) if spec.provider is not None and spec.provider in PROVIDERS else None
-    notice = known.spot.notice_s if known is not None else None
+    notice = _reclaim_notice_s(spec)
     if notice is not None and notice >= save_s:
         return ""
     provider = known.display_name if known is not None else spec.provider
@@ -161,19 +215,56 @@ def spot_notice_note(spec: LaunchSpec) -> str:
     ).format(provider=provider, notice=notice, save=f"{save_s:.0f}", interval=interval)
 
 
+#: The command that copies a dataset from the provider's own object storage onto a node's disk, as
+#: each vendor documents it (read 2026-12-06):
+#: - AWS: ``aws s3 sync`` (AWS CLI reference, https://docs.aws.amazon.com/cli/latest/reference/s3/sync.html);
+#: - Google Cloud: ``gcloud storage rsync -r`` (https://cloud.google.com/sdk/gcloud/reference/storage/rsync);
+#: - Azure: ``azcopy copy … --recursive`` ("azcopy copy",
+#:   https://learn.microsoft.com/en-us/azure/storage/common/storage-ref-azcopy-copy);
+#: - Alibaba Cloud OSS: ``ossutil cp -r oss://bucket[/prefix] local-path`` ("cp (Download objects)",
+#:   https://www.alibabacloud.com/help/en/oss/developer-reference/download-objects-5);
+#: - Tencent Cloud COS: ``coscli sync -r <source_path> <destination_path>`` ("Syncing
+#:   Upload/Download/Copy - sync", https://www.tencentcloud.com/document/product/436/43257);
+#: - Huawei Cloud OBS: ``obsutil sync obs://bucket[/key] folder_url`` ("Synchronously Downloading
+#:   Incremental Objects", https://support.huaweicloud.com/intl/en-us/utiltg-obs/obs_11_0043.html);
+#: - Volcano Engine TOS: ``tosutil cp cloud_url file_url``, ``-r`` for a batch ("查看支持命令或帮助文档
+#:   (help)", https://www.volcengine.com/docs/6349/152758; "通过授权码下载对象(share-cp)",
+#:   https://www.volcengine.com/docs/6349/170604).
+#: Any other provider: the two commonest, as examples of the kind.
+DATASET_COPY_COMMANDS: dict[str, tuple[str, ...]] = {
+    "aws": ("aws s3 sync s3://YOUR-BUCKET/PREFIX /data",),
+    "gcp": ("gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data",),
+    "azure": ("azcopy copy 'https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX' /data --recursive",),
+    "alibaba": ("ossutil cp -r oss://YOUR-BUCKET/PREFIX/ /data/",),
+    "tencent": ("coscli sync -r cos://YOUR-BUCKET/PREFIX/ /data/",),
+    "huawei": ("obsutil sync obs://YOUR-BUCKET/PREFIX /data",),
+    "volcengine": ("tosutil cp -r tos://YOUR-BUCKET/PREFIX/ /data/",),
+}
+
+#: Where the provider has no entry above.
+_ANY_PROVIDER = (DATASET_COPY_COMMANDS["aws"][0], DATASET_COPY_COMMANDS["gcp"][0])
+
+
+def dataset_copy_commands(provider: str | None) -> tuple[str, ...]:
+    """The example commands that copy the dataset onto a node's disk: the provider's own object-storage
+    command line, or two common ones where gpuplan knows none for it."""
+    return DATASET_COPY_COMMANDS.get(provider or "", _ANY_PROVIDER)
+
+
 def dataset_copy_note(spec: LaunchSpec) -> str:
     """How the dataset gets onto the nodes' disks, in words (a README paragraph): the plan priced
     its disk per node and a copy of the dataset onto it at set-up, and the launch files copy
-    nothing, so the user copies it and says where from; "" without a plan's disk (no plan, or a
-    plan that keeps the data in a bucket)."""
+    nothing, so the user copies it and says where from (with the plan's provider's own
+    object-storage command line); "" without a plan's disk (no plan, or a plan that keeps the data
+    in a bucket)."""
     if spec.planned_disk_gb is None:
         return ""
+    commands = [f"`{c}`" for c in dataset_copy_commands(spec.provider)]
+    example = commands[0] if len(commands) == 1 else _("{a} or {b}").format(a=commands[0], b=commands[1])
     return _(
         "The plan priced {planned} GB on each node's disk (the dataset, the checkpoints it keeps and any "
         "model weights) and, at set-up, a copy of the dataset onto it; each node needs a {disk} GB disk "
         "for them, the OS and the image (a SkyPilot task asks for it as `disk_size`). These files copy "
-        "no data: before training starts, copy "
-        "your dataset onto every node's disk from wherever it is kept (for example `aws s3 sync "
-        "s3://YOUR-BUCKET/PREFIX /data` or `gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`), "
-        "and read it from there in `build_dataset()` in train.py."
-    ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}")
+        "no data: before training starts, copy your dataset onto every node's disk from wherever it is "
+        "kept (for example {example}), and read it from there in `build_dataset()` in train.py."
+    ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}", example=example)

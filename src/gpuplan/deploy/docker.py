@@ -20,7 +20,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
-from gpuplan.deploy.checkpoints import checkpoint_disk_note, spot_notice_note, stop_grace_note, stop_grace_s
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, stop_grace_note, stop_grace_s
 from gpuplan.deploy.engine import (
     ENGINE_PORT,
     EngineLaunch,
@@ -461,7 +461,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t {grace}`."
     ).format(grace=stop_grace_s(spec))
-    host = sentences(host, stop_grace_note(spec), spot_notice_note(spec), _(NEW_RUN))
+    host = sentences(host, stop_grace_note(spec), _(NEW_RUN))
     host += "\n\n" + checkpoint_disk_note(spec)
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""

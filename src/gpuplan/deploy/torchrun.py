@@ -13,7 +13,7 @@ import shlex
 import unicodedata
 from importlib import resources
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, headed
 from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
 from gpuplan.deploy.checkpoints import (
     checkpoint_disk_note,
@@ -246,9 +246,8 @@ def gpu_count_note(spec: LaunchSpec) -> str:
 def _run_torchrun() -> str:
     """launch.sh's ``run_torchrun`` function, its comment and message in the current language."""
     waited = _("wait returned for a signal: torchrun still runs")
-    # What the script prints is code, the same in every language (as train.py's messages are).
     interrupted = shlex.quote(
-        "launch.sh: interrupted; run the same command to resume from the newest checkpoint"
+        _("launch.sh: interrupted; run the same command to resume from the newest checkpoint")
     )
     quiet = _(
         "torchrun's own entry point (python -m torch.distributed.run), less the traceback it prints\n"
@@ -303,6 +302,20 @@ def _beside(code: str, note: str) -> str:
     return f"{code}# {first}\n" + "".join(f"#{' ' * (len(code) - 1)}# {line}\n" for line in rest)
 
 
+def _nic_note(spec: LaunchSpec) -> str:
+    """What NCCL_SOCKET_IFNAME is for, beside it in launch.sh: the NIC's usual name on AWS's Nitro
+    instances (ens5) only on an AWS plan; elsewhere the command that lists the machine's NICs."""
+    if spec.provider == "aws":
+        return _(
+            "the NIC between nodes when the default is wrong (ens5 on AWS\n"
+            "Nitro; `ip -br addr` lists them); never the docker0/lo bridge"
+        )
+    return _(
+        "the NIC between nodes when the default is wrong (`ip -br addr`\n"
+        "lists them); never the docker0/lo bridge"
+    )
+
+
 def _nccl_switches(spec: LaunchSpec) -> str:
     """launch.sh's commented-out NCCL switches, each with what it is for (and the instance's topology
     file where NCCL needs one: :mod:`gpuplan.deploy.nccl_topology`)."""
@@ -312,13 +325,7 @@ def _nccl_switches(spec: LaunchSpec) -> str:
             "# export NCCL_DEBUG=INFO            ",
             _("log the transport NCCL picks (NVLink, IB/EFA, sockets) and why"),
         )
-        + _beside(
-            "# export NCCL_SOCKET_IFNAME=eth0    ",
-            _(
-                "the NIC between nodes when the default is wrong (ens5 on AWS\n"
-                "Nitro; `ip -br addr` lists them); never the docker0/lo bridge"
-            ),
-        )
+        + _beside("# export NCCL_SOCKET_IFNAME=eth0    ", _nic_note(spec))
         + _beside(
             "# export NCCL_IB_DISABLE=1          ",
             _("only when InfiniBand/RoCE is absent or broken: falls back to TCP"),
@@ -349,13 +356,26 @@ NEW_RUN = N_(
     "trains nothing."
 )
 
-#: The line launch.sh refuses a multi-node start with when no checkpoint folder is named: code, the
-#: same in every language (as train.py's messages are).
-_NO_SHARED_CKPT = (
+#: The line launch.sh refuses a multi-node start with when no checkpoint folder is named. launch.sh's
+#: messages are in the deploy's language, as its comments are (train.py's stay English: they are
+#: the job's log).
+_NO_SHARED_CKPT = N_(
     "launch.sh: set CKPT_DIR (or --ckpt-dir) to storage every node sees (NFS, a bucket mount), the same "
     "path on every node; CKPT_DIR=./checkpoints keeps a folder on each node, and a replaced node takes "
     "its checkpoints with it"
 )
+
+
+def _refuse(message: str) -> str:
+    """launch.sh's lines that print ``message`` (translated, single-quoted) to stderr and exit 2."""
+    return f"  echo {shlex.quote(message)} >&2\n  exit 2\n"
+
+
+def _double_quoted(message: str, **shell: str) -> str:
+    """``message`` inside a double-quoted shell string: its own ``$ ` \\ "`` escaped, then each
+    ``{name}`` replaced by the shell expression ``shell[name]`` (expanded when it prints)."""
+    escaped = "".join(f"\\{c}" if c in '$`\\"' else c for c in message)
+    return escaped.format(**shell)
 
 
 def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
@@ -414,16 +434,25 @@ PYTHON="${{PYTHON:-python3}}"
         "of them sees; a folder on each node is lost with the node. Without CKPT_DIR or --ckpt-dir this\n"
         "script refuses to start; set CKPT_DIR=./checkpoints to accept a folder on each node."
     )
-    refuse = shlex.quote(_NO_SHARED_CKPT)
+    bad_rank = _double_quoted(
+        _("launch.sh: NODE_RANK must be a number from 0 to {last}, not '{rank}'"),
+        last="$((NNODES - 1))",
+        rank="$NODE_RANK",
+    )
+    no_master = _refuse(_("launch.sh: set MASTER_ADDR to the private IP address of node 0"))
+    no_rank = _refuse(_("launch.sh: set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)"))
+    no_ckpt = _refuse(_(_NO_SHARED_CKPT))
     return (
         head
         + "\n"
         + commented(several)
         + f"""NNODES="${{NNODES:-{spec.nodes}}}"
-: "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
-: "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
+if [ -z "${{MASTER_ADDR:-}}" ]; then
+{no_master}fi
+if [ -z "${{NODE_RANK:-}}" ]; then
+{no_rank}fi
 if ! [[ "$NODE_RANK" =~ ^[0-9]+$ ]] || [ "$NODE_RANK" -ge "$NNODES" ]; then
-  echo "launch.sh: NODE_RANK must be a number from 0 to $((NNODES - 1)), not '$NODE_RANK'" >&2
+  echo "{bad_rank}" >&2
   exit 2
 fi
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
@@ -433,9 +462,7 @@ for arg in "$@"; do
   case "$arg" in --ckpt-dir|--ckpt-dir=*) ckpt_named=1 ;; esac
 done
 if [ -z "${{CKPT_DIR:-}}" ] && [ "$ckpt_named" = 0 ]; then
-  echo {refuse} >&2
-  exit 2
-fi
+{no_ckpt}fi
 export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"
 
 run_torchrun \\
@@ -483,81 +510,98 @@ _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp1
 def training_model_note(
     spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
 ) -> str:
+    """:func:`training_model_points` as a README's list of short headed points."""
+    return bullets(training_model_points(spec, options, install))
+
+
+def training_model_points(
+    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+) -> list[str]:
     """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
-    never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot).
-    ``options``: the deploy's (its --steps); ``install``: how the launch folder installs the user's
-    package it copied (``user_package.install_words``); None: nothing is copied, and the user makes
-    it importable on the machine."""
-    notes = [_model_words(spec, install), no_gpu_note("train.py")]
+    never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot). One
+    headed point each, what train.py trains first. ``options``: the deploy's (its --steps);
+    ``install``: how the launch folder installs the user's package it copied
+    (``user_package.install_words``); None: nothing is copied, and the user makes it importable on
+    the machine."""
+    notes = [_model_words(spec, install), headed(_("No GPU"), no_gpu_note("train.py"))]
     if resume := resume_memory_warning(spec):
         # said where the files are read too, not only on deploy's stderr: a resume is days away
         notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
-        notes.append(steps)
+        notes.append(headed(_("Steps"), steps))
     if workers := planned_workers(spec).readme(spec):
-        notes.append(workers)
+        notes.append(headed(_("Data loader"), workers))
     if weights := base_weights_note(spec):
-        notes.append(weights)
+        notes.append(headed(_("Base weights"), weights))
     if data := dataset_copy_note(spec):
-        notes.append(data)
+        notes.append(headed(_("Dataset"), data))
     if spec.gradient_checkpointing and spec.model_entry_point:
         notes.append(
-            _(
-                "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
-                "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the model "
-                "has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint wrapper, "
-                "before DDP or FSDP wrap the model), and says at the start what it wrapped. A model with "
-                "no repeated blocks trains without checkpointing, on more GPU memory than planned, and "
-                "the run warns."
+            headed(
+                _("Activation checkpointing"),
+                _(
+                    "The plan's memory assumes activation checkpointing: train.py checkpoints your model "
+                    "as gpuplan's estimate did, with transformers' own per-layer checkpointing where the "
+                    "model has it, else each element of its largest nn.ModuleList (PyTorch's checkpoint "
+                    "wrapper, before DDP or FSDP wrap the model), and says at the start what it wrapped. "
+                    "A model with no repeated blocks trains without checkpointing, on more GPU memory "
+                    "than planned, and the run warns."
+                ),
             )
         )
     if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
-        notes.append(
-            _(
-                "The plan's optimizer, {optimizer}, is bitsandbytes': train.py steps it where bitsandbytes "
-                "is installed on a CUDA machine (`pip install bitsandbytes`), else torch.optim.AdamW with a "
-                "warning, whose state takes 4× the memory the plan priced."
-            ).format(optimizer=spec.optimizer)
-        )
+        optimizer = _(
+            "The plan's optimizer, {optimizer}, is bitsandbytes': train.py steps it where bitsandbytes "
+            "is installed on a CUDA machine (`pip install bitsandbytes`), else torch.optim.AdamW with a "
+            "warning, whose state takes 4× the memory the plan priced."
+        ).format(optimizer=spec.optimizer)
     elif spec.optimizer == "adafactor" and spec.parallelism not in ("ddp", "zero1"):
-        notes.append(
-            _(
-                "PyTorch's Adafactor does not step {parallelism}'s sharded parameters: train.py steps "
-                "torch.optim.AdamW instead, with a warning, whose state (8 bytes a parameter) is far more "
-                "than the factored one the plan priced."
-            ).format(parallelism=spec.parallelism)
-        )
+        optimizer = _(
+            "PyTorch's Adafactor does not step {parallelism}'s sharded parameters: train.py steps "
+            "torch.optim.AdamW instead, with a warning, whose state (8 bytes a parameter) is far more "
+            "than the factored one the plan priced."
+        ).format(parallelism=spec.parallelism)
     elif spec.optimizer not in _TORCH_OPTIMIZERS:
-        notes.append(
-            _(
-                "The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps torch.optim.AdamW "
-                "instead; put yours in `build_optimizer()` for the memory the plan assumed."
-            ).format(optimizer=spec.optimizer)
-        )
+        optimizer = _(
+            "The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps torch.optim.AdamW "
+            "instead; put yours in `build_optimizer()` for the memory the plan assumed."
+        ).format(optimizer=spec.optimizer)
+    else:
+        optimizer = ""
+    notes.append(headed(_("Optimizer"), optimizer))
     if (fallback := _PRECISION_FALLBACK.get(spec.precision)) is not None:
         notes.append(
-            _(
-                "The plan's precision, {precision}, has no plain-PyTorch form: train.py runs {fallback} "
-                "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
-            ).format(precision=spec.precision, fallback=fallback)
+            headed(
+                _("Precision"),
+                _(
+                    "The plan's precision, {precision}, has no plain-PyTorch form: train.py runs {fallback} "
+                    "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
+                ).format(precision=spec.precision, fallback=fallback),
+            )
         )
     if spec.tensor_parallel * spec.pipeline_parallel > 1:
         notes.append(
-            _(
-                "The plan splits the model (tensor_parallel {tp}, pipeline_parallel {pp}); train.py runs "
-                "data parallelism only, over every GPU, so neither its step time nor its memory is the "
-                "plan's. Launch the split with a framework that does it (Megatron-LM, torchtitan, "
-                "DeepSpeed)."
-            ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel)
+            headed(
+                _("Model split"),
+                _(
+                    "The plan splits the model (tensor_parallel {tp}, pipeline_parallel {pp}); train.py runs "
+                    "data parallelism only, over every GPU, so neither its step time nor its memory is the "
+                    "plan's. Launch the split with a framework that does it (Megatron-LM, torchtitan, "
+                    "DeepSpeed)."
+                ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel),
+            )
         )
     if spec.compile:
         notes.append(
-            _(
-                "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
-                "stays eager)."
+            headed(
+                "torch.compile",
+                _(
+                    "train.py compiles the model with torch.compile on CUDA (a dry run with --device cpu "
+                    "stays eager)."
+                ),
             )
         )
-    return sentences(*notes)
+    return [n for n in notes if n]
 
 
 def base_weights_note(spec: LaunchSpec) -> str:
@@ -621,16 +665,17 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
                 "error, instead of letting a requirement replace it; then {install})."
             ).format(install=install_hint(spec), pin=pin_torch("."), constraints=TORCH_CONSTRAINTS)
         return _(
-            "train.py trains your model from `{entry}` through gpuplan's entry-point "
+            "**train.py trains your model** from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
             "`make_inputs()` makes and with your `loss_fn`. {install} To train on real data, replace "
             "`build_dataset()` in train.py."
         ).format(entry=spec.model_entry_point, install=install)
     return _(
-        "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
-        "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
-        "scaling and the checkpoint/resume path. Put your model in `build_model()`, your data in "
-        "`build_dataset()` and your objective in `compute_loss()` (section YOUR MODEL AND DATA)."
+        "**train.py trains a stand-in model, not the workload's {source}.** train.py cannot rebuild "
+        "that without gpuplan, so it trains a small stand-in of the same kind on seeded synthetic data: "
+        "enough to prove the GPUs, the scaling and the checkpoint/resume path. Put your model in "
+        "`build_model()`, your data in `build_dataset()` and your objective in `compute_loss()` "
+        "(section YOUR MODEL AND DATA)."
     ).format(source=spec.model_source)
 
 

@@ -179,7 +179,7 @@ def plan_notes(
                 minutes=f"{job.restart_h * 60:.0f}",
                 rates=_("; ").join(rates_shown(used)),
             )
-            + _recopy_words(job)
+            + _recopy_words(job, ranked)
         )
     return tuple(plan_notes)
 
@@ -208,23 +208,34 @@ def _uplink_words(job: JobFacts) -> str:
     return ""
 
 
-def _recopy_words(job: JobFacts) -> str:
+def _recopy_words(job: JobFacts, ranked: Sequence[Option]) -> str:
     """What the spot restarts assume of the dataset's disks (empty where a job keeps no dataset on a
-    disk of its own). Whether a reclaim keeps them is unknown: AWS, by default, terminates a reclaimed
-    Spot Instance (AWS, "Behavior of Spot Instance interruptions", Amazon EC2 User Guide,
+    disk of its own). Whether a reclaim keeps them is unknown, so each restart is costed copying the
+    dataset again (``JobFacts.recopy_hours``), its conservative bound, and the disks surviving is its
+    best case, as for every unknown fact. Why, said only for the plan's spot options' own providers:
+    AWS, by default, terminates a reclaimed Spot Instance (AWS, "Behavior of Spot Instance
+    interruptions", Amazon EC2 User Guide,
     https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html), and the
-    recovery of the SkyPilot managed job ``gpuplan deploy`` writes may launch the cluster anew. So
-    each restart is costed copying the dataset again (``JobFacts.recopy_hours``), its conservative
-    bound, and the disks surviving is its best case, as for every unknown fact."""
+    recovery of the SkyPilot managed job ``gpuplan deploy`` writes may launch the cluster anew (on a
+    cloud SkyPilot runs: ``ProviderFacts.skypilot_cloud``). On any other provider (Alibaba, Tencent,
+    …) nothing is claimed of its reclaims: the copy again is the bound of an unknown."""
     if not job.recopies_on_reclaim:
         return ""
+    spot_providers = {o.provider for o in ranked if o.spot}
+    why = []
+    if "aws" in spot_providers:
+        why.append(_("AWS terminates a reclaimed Spot Instance by default"))
+    if any((m := providers.REGISTRY.get(p)) is not None and m.FACTS.skypilot_cloud for p in spot_providers):
+        why.append(_("a recovered SkyPilot job may run on a new cluster"))
+    if not why:
+        why.append(_("whether a reclaimed instance keeps its disks is not known"))
     one = job.upload_h
     return _(
-        "; a reclaim is taken to lose the dataset's disks (AWS terminates a reclaimed Spot Instance by "
-        "default; a recovered SkyPilot job may run on a new cluster): each restart copies the {gb} GB "
+        "; a reclaim is taken to lose the dataset's disks ({why}): each restart copies the {gb} GB "
         "again, +{time} on one instance, and pays its transfer in again; best case, the disks survive "
         "and a restart reads the checkpoint back only (each spot option's best case)"
     ).format(
+        why=_("; ").join(why),
         gb=format_number(job.dataset_gb),
         time=format_hours(one if one is not None else job.dataset_copy_h),
     )

@@ -4,8 +4,8 @@ stock PyTorch image."""
 
 from __future__ import annotations
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.checkpoints import spot_notice_note, stop_grace_note
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, headed
+from gpuplan.deploy.checkpoints import stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
 from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
@@ -37,7 +37,7 @@ from gpuplan.deploy.spec import (
     split_option,
     unpriced_ceiling_words,
 )
-from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
+from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_points
 from gpuplan.deploy.user_package import DOCKERFILE, UserPackage, install_words, user_package
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -163,21 +163,24 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
     extra = []
     if not serving:
         # what the Job's train.py trains: the user's model, or a stand-in said as such
-        extra.append(
-            training_model_note(
+        extra.extend(
+            training_model_points(
                 spec, options, install_words(DOCKERFILE, package.requirements) if package else None
             )
         )
         extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
         extra.append(
-            _(
-                "Each `gpuplan deploy` is a new run with a new checkpoint volume: this one's is the PVC "
-                "`{claim}`, named once in k8s/checkpoints-pvc.yaml and the job. To resume this run, apply "
-                "these files again; to start a new run, deploy again (and delete the finished job "
-                "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
-            ).format(claim=checkpoint_claim(spec, options), name=spec.name)
+            headed(
+                _("Runs"),
+                _(
+                    "Each `gpuplan deploy` is a new run with a new checkpoint volume: this one's is the PVC "
+                    "`{claim}`, named once in k8s/checkpoints-pvc.yaml and the job. To resume this run, "
+                    "apply these files again; to start a new run, deploy again (and delete the finished job "
+                    "`{name}` first). Delete the PVC when the run is done: its volume is billed as storage."
+                ).format(claim=checkpoint_claim(spec, options), name=spec.name),
+            )
         )
-        extra.append(stop_grace_note(spec))
+        extra.append(headed(_("Stopping"), stop_grace_note(spec)))
         if topology := topology_readme_note(spec):
             extra.append(topology)
     per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
@@ -323,8 +326,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         extra.extend(_network_notes(spec, options))
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
-        if notice := spot_notice_note(spec):
-            extra.append(notice)
         extra.append(
             _(
                 "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "
@@ -405,25 +406,13 @@ def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     return notes
 
 
-#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
-_FULL_WIDTH_ENDS = ("。", "！", "？")
-
-
-def _sentences(parts: list[str]) -> str:
-    """Translated sentences as one paragraph: a space between them, none after a full-width end."""
-    text = ""
-    for part in parts:
-        text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
-    return text
-
-
 def _readme(
     spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile], package: UserPackage | None
 ) -> str:
     """README.md in the user's language; the commands in it are the same in every language."""
     title = _("{name}: Kubernetes").format(name=spec.name)
     needs = _("Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).")
-    notes = _sentences(_notes(spec, options, package))
+    notes = bullets(_notes(spec, options, package))
     selectors = (
         _(
             "Node selectors and tolerations follow the plan ({provider}, {pricing}); notes in\n"

@@ -8,7 +8,12 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.checkpoints import checkpoint_disk_gib, checkpoint_disk_note, stop_grace_s
+from gpuplan.deploy.checkpoints import (
+    checkpoint_disk_gib,
+    checkpoint_disk_note,
+    stop_grace_comment,
+    stop_grace_s,
+)
 from gpuplan.deploy.fabric import fabric
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import (
@@ -309,6 +314,7 @@ def training_manifests(
         name=spec.name, what=what, nodes=spec.nodes, per_node=spec.gpus_per_node, gpu=spec.gpu or "GPU"
     ) + (f"\n{notes}" if notes else "")
     header += "\n" + host_words(spec, spec.gpus_per_node)
+    header += "\n" + stop_grace_comment(spec)
     if spec.nodes > 1:
         header += "\n" + pytorchjob_backoff_limit(spec)[1]
     files.append(GeneratedFile(path=path, content=dump_documents([job], header)))
