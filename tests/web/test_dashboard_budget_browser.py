@@ -13,6 +13,8 @@ from dashboard_helpers import dashboard, open_page
 from serve_helpers import bert_workload
 
 MONTH = "2031-05"
+#: The token of team nlp's alice, made before the server starts.
+_NLP: dict[str, str] = {}
 
 
 def _teams(db: Path) -> None:
@@ -22,7 +24,9 @@ def _teams(db: Path) -> None:
 
     store = open_store(str(db))
     try:
-        TeamStore(store.engine).create_token("alice", "plan", team="nlp")
+        _NLP["Authorization"] = (
+            "Bearer " + TeamStore(store.engine).create_token("alice", "plan", team="nlp")[0]
+        )
     finally:
         store.close()
 
@@ -117,8 +121,8 @@ def test_a_budget_in_yuan_is_shown_in_yuan_on_the_team_page(
         page.click("#changes")
         page.wait_for_selector("#changestable tbody tr", timeout=60_000)
         row = page.locator("#changestable tbody tr", has_text="embed").first.locator("td").all_inner_texts()
-        assert row[4] == f"¥{change['then_cny']:,.2f}" and row[6] == f"¥{change['now_cny']:,.2f}", row
-        assert f"¥{change['best_now_cny']:,.2f}" in row[8], row
+        assert row[5] == f"¥{change['then_cny']:,.2f}" and row[7] == f"¥{change['now_cny']:,.2f}", row
+        assert f"¥{change['best_now_cny']:,.2f}" in row[9], row
         assert "$" not in page.inner_text("#changestable tbody")
         said = page.inner_text("#changesrate")
         assert (
@@ -126,6 +130,65 @@ def test_a_budget_in_yuan_is_shown_in_yuan_on_the_team_page(
             and rate["as_of"] in said
             and rate["source"] in said
         )
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_the_price_check_shows_the_shown_teams_plans_each_in_its_budgets_currency(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The price check listed every team's plans, all in the shown budget's currency: beside the whole
+    # service's yuan budget, team nlp's plans (its budget in dollars) were in yuan too.
+    import httpx
+
+    base, tokens = server
+    admin, lone = (
+        {"Authorization": "Bearer " + tokens["admin"]},
+        {"Authorization": "Bearer " + tokens["plan"]},
+    )
+    month = "2031-07"
+    for q, body in (("", {"amount_cny": 50_000}), ("?team=nlp", {"amount_usd": 1_500})):
+        r = httpx.put(f"{base}/api/v1/budget/{month}{q}", json=body, headers=admin)
+        assert r.status_code == 200, r.text
+    for who, name in ((_NLP, "nlp-embed"), (lone, "lone-embed")):
+        r = httpx.post(
+            f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who
+        )
+        assert r.status_code == 201, r.text
+        r = httpx.post(f"{base}/api/v1/plans", json={"name": name, "month": month}, headers=who, timeout=120)
+        assert r.status_code == 201, r.text
+    page = browser.new_context(locale="en-US").new_page()
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        open_page(page, base, "team", "en", tokens["admin"])
+        page.wait_for_selector("#budgetcard")
+        page.fill("input[name=month]", month)
+        page.dispatch_event("input[name=month]", "change")
+        page.wait_for_selector("#plans td:text('nlp-embed')", timeout=60_000)
+        page.click("#changes")
+        page.wait_for_selector("#changestable tbody tr", timeout=60_000)
+
+        def row(name: str) -> list[str]:
+            cells: list[str] = (
+                page.locator("#changestable tbody tr", has_text=name).first.locator("td").all_inner_texts()
+            )
+            return cells
+
+        nlp, other = row("nlp-embed"), row("lone-embed")
+        assert nlp[2] == "nlp" and nlp[5].startswith("$") and nlp[7].startswith("$"), nlp
+        assert other[2] == "—" and other[5].startswith("¥") and other[7].startswith("¥"), other
+        assert "1 USD = " in page.inner_text("#changesrate")
+        # team nlp shown: its plans only
+        page.fill("input[name=team]", "nlp")
+        page.dispatch_event("input[name=team]", "change")
+        page.wait_for_selector("#plans td:text('nlp')", timeout=60_000)
+        page.click("#changes")
+        page.wait_for_selector("#changestable tbody tr", timeout=60_000)
+        teams = page.locator("#changestable tbody tr td:nth-child(3)").all_inner_texts()
+        assert teams and set(teams) == {"nlp"}, teams
+        assert page.locator("#changesrate").count() == 0  # no plan in yuan: no rate to name
         assert not errors, errors
     finally:
         page.close()

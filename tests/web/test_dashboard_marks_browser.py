@@ -73,7 +73,7 @@ def test_a_saved_plan_whose_prices_are_not_known_current_is_marked_as_an_offer_i
         page.click("#changes")
         changed = page.locator("#changestable tbody tr", has_text="aged").first
         changed.wait_for(timeout=60_000)
-        assert changed.locator("td").nth(5).locator(".agewarn").all_inner_texts() == expected
+        assert changed.locator("td").nth(6).locator(".agewarn").all_inner_texts() == expected
         assert not page.errors, page.errors
     finally:
         page.context.close()

@@ -850,14 +850,25 @@ def test_the_archives_autoscaler_holds_the_requests_of_the_replica_the_plan_spli
     assert chosen != target(1, stated=False)
 
 
-def test_a_batch_jobs_skypilot_archive_gets_a_disk_that_holds_its_weights(service: Service) -> None:
-    # as `gpuplan deploy` sizes it: vLLM downloads Llama-3.1-70B in fp32 (282.2 GB) onto the node's
-    # disk, which a plan keeping its data in a bucket left at SkyPilot's default 256 GB
+@pytest.mark.parametrize(
+    ("model", "disk"),
+    [
+        # Meta's checkpoint is bfloat16: 141.1 GB, whatever precision vLLM runs it in, which the
+        # default disk holds (the fp32 trace's 282.2 GB had been sized)
+        ({"preset": "llama-70b"}, 256),
+        # a fine-tune whose stored dtype is not known: at fp32, 282.2 GB, as `gpuplan deploy` sizes
+        # it (a plan keeping its data in a bucket had left SkyPilot's default 256 GB)
+        ({"preset": "llama-70b", "hub_id": "acme/llama-70b-tuned"}, 448),
+    ],
+)
+def test_a_batch_jobs_skypilot_archive_gets_a_disk_that_holds_its_weights(
+    service: Service, model: dict[str, str], disk: int
+) -> None:
     doc = json.loads((Path(__file__).parents[1] / "deploy" / "fixtures" / "plan_spot_aws.json").read_text())
     doc["workload"] = {
         "name": "summaries-70b",
         "task": "infer",
-        "model": {"preset": "llama-70b"},
+        "model": model,
         "inputs": {"batch_size": 8, "seq_len": 1024, "output_tokens": 256},
         "precision": "fp32",
         "data": {"samples": 20000, "size_gb": 1, "results_gb": 1},
@@ -867,4 +878,4 @@ def test_a_batch_jobs_skypilot_archive_gets_a_disk_that_holds_its_weights(servic
     assert r.status_code == 200, r.text
     archive = zipfile.ZipFile(io.BytesIO(r.content))
     task = yaml.safe_load(archive.read("skypilot/task.yaml"))
-    assert "vllm_batch.py" in task["run"] and task["resources"]["disk_size"] == 448
+    assert "vllm_batch.py" in task["run"] and task["resources"]["disk_size"] == disk

@@ -86,8 +86,8 @@ def test_a_plan_saved_again_for_its_workload_and_month_replaces_the_earlier(serv
     assert [p["id"] for p in after["plans"]] == [tagger["id"]]
 
 
-def _team_tokens(service: Service, **teams: str) -> dict[str, dict[str, str]]:
-    """A plan-scope token of each team (name: team), as headers."""
+def _team_tokens(service: Service, **teams: str | None) -> dict[str, dict[str, str]]:
+    """A plan-scope token of each team (name: team; None: no team), as headers."""
     from gpuplan.catalog import open_store
     from gpuplan.catalog.team_store import TeamStore
 
@@ -406,3 +406,42 @@ def test_a_budget_in_yuan_is_said_over_in_yuan(service: Service) -> None:
         f"团队 demo 已超出其 2027-10 的预算 ¥{over:,.2f} ({over * 100:,.1f} %)："
         f"计划支出 ¥{planned:,.2f}，预算为 ¥1.00。"
     ]
+
+
+def test_a_teams_price_check_is_of_its_own_plans_each_in_its_budgets_currency(service: Service) -> None:
+    # the price check listed every team's plans to every token, each in the currency of whatever
+    # budget the page showed
+    c, admin = service.client, service.auth("admin")
+    h = _team_tokens(service, alice="nlp", bob="vision", lone=None)
+    _workloads(service, "embed", "tagger")
+
+    def save(who: dict[str, str], name: str) -> int:
+        r = c.post("/api/v1/plans", json={"name": name, "month": "2027-01"}, headers=who)
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    nlp, vision, lone = save(h["alice"], "embed"), save(h["bob"], "tagger"), save(h["lone"], "tagger")
+    assert (
+        c.put("/api/v1/budget/2027-01?team=nlp", json={"amount_cny": 8000}, headers=admin).status_code == 200
+    )
+
+    def check(who: dict[str, str], query: str = "") -> list[tuple[int, str | None, str]]:
+        r = c.get(f"/api/v1/price-changes{query}", headers=who)
+        assert r.status_code == 200, r.text
+        return [(p["plan_id"], p["team"], p["currency"]) for p in r.json()["plans"]]
+
+    # a team's token: its team's plans, named or not; a token of no team: the plans of no team
+    assert check(h["alice"]) == check(h["alice"], "?team=nlp") == [(nlp, "nlp", "CNY")]
+    assert check(h["bob"]) == [(vision, "vision", "USD")]
+    assert check(h["lone"]) == check(service.auth("read")) == [(lone, None, "USD")]
+    # an admin: the team asked, or every plan, each in its own team's budget's currency
+    assert check(admin, "?team=vision") == [(vision, "vision", "USD")]
+    assert check(admin) == [(lone, None, "USD"), (vision, "vision", "USD"), (nlp, "nlp", "CNY")]
+    # another team's plans: refused, saying whose and what to ask instead; an unknown team as elsewhere
+    for who, own in ((h["bob"], "team 'vision'"), (h["lone"], "no team")):
+        r = c.get("/api/v1/price-changes?team=nlp", headers=who)
+        assert r.status_code == 403 and r.json()["kind"] == "forbidden", r.text
+        line = r.json()["error"]
+        assert "'nlp'" in line and own in line and "\n" not in line, line
+    r = c.get("/api/v1/price-changes?team=nlpp", headers=admin)
+    assert r.status_code == 400 and r.json()["field"] == "team" and "nlp" in r.json()["error"], r.text

@@ -386,22 +386,22 @@ def deploy(
             )
         db = settings(ctx).db
         traced = prof
-        read: list[Profile] = []  # the profile the slots were counted on: its weights size the start
+        read: list[tuple[Workload, Profile]] = []  # the workload and profile the slots were counted on
 
         def profile_of(w: Workload) -> Profile:
             if traced is not None:
-                read.append(traced)
+                read.append((w, traced))
                 return traced
             if w.model.python is None:
-                read.append(load_profile(w, db))
-                return read[-1]
+                read.append((w, load_profile(w, db)))
+                return read[-1][1]
             # the user's own code is not run to write launch files: its cached trace, or no slots
             cached = cached_profile(db, w)
             if cached is None:
                 raise DeployError(
                     _("no trace of this workload is cached here (deploy does not run your model's code)")
                 )
-            read.append(cached)
+            read.append((w, cached))
             return cached
 
         slots = deployed_engine_slots(
@@ -420,7 +420,7 @@ def deploy(
         if read:
             # one replica's weights, as the plan's storage and spot replacement count them: the
             # time its pods are given to start, and the disk their copies take
-            spec = spec.with_weights_of(read[0])
+            spec = spec.with_weights_of(read[0][1], read[0][0])
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)
@@ -538,14 +538,15 @@ def _with_batch_weights(
     from gpuplan.cli.deploy_checks import cached_profile, plan_workload
     from gpuplan.workload import load_workload
 
+    if served is None:
+        served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+    known = None if isinstance(served, str) else served  # its checkpoint's dtype unknown without it
     if prof is None:
-        if served is None:
-            served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
-        if isinstance(served, str):
+        if known is None:
             return spec
         db = settings(ctx).db
-        prof = load_profile(served, db) if served.model.python is None else cached_profile(db, served)
-    return spec if prof is None else spec.with_weights_of(prof)
+        prof = load_profile(known, db) if known.model.python is None else cached_profile(db, known)
+    return spec if prof is None else spec.with_weights_of(prof, known)
 
 
 def _check_heads(

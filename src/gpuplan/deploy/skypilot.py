@@ -39,7 +39,7 @@ from gpuplan.deploy.skyserve import (
     replica_policy,
     service_section,
 )
-from gpuplan.deploy.spec import LaunchSpec, max_replicas_words
+from gpuplan.deploy.spec import LaunchSpec, max_replicas_words, weights_dtype_words
 from gpuplan.deploy.torchrun import entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import (
     PROJECT_DIR,
@@ -338,10 +338,11 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
     if (fallback := fallback_words(spec)) is not None:
         words += f"\n\n{fallback}"
     if spec.weights_gb is not None:
-        words += "\n\n" + _(
+        disk = _(
             "Each replica's disk is {disk} GB (`disk_size`): the {gb} GB of weights the engine "
             "downloads onto it before it serves, with room for the OS and the image."
         ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.weights_gb:,.1f}")
+        words += "\n\n" + sentences(disk, weights_dtype_words(spec))
     name = spec.name
     status = _("the replicas and their state: READY once one passes its probe")
     endpoint = _("the endpoint (the load balancer's URL) and the model it serves")

@@ -47,7 +47,7 @@ from gpuplan.deploy.batch import (
 )
 from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.images import setup_torch_words
-from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.spec import LaunchSpec, weights_dtype_words
 from gpuplan.i18n.messages import _
 
 __all__ = ["BUCKET_ENV", "DATA_DIR", "batch_readme", "batch_task", "bucket_name", "run_script", "skyignore"]
@@ -300,6 +300,7 @@ def batch_readme(
                     "Each node's disk is {disk} GB (`disk_size`): the {gb} GB of weights vLLM downloads "
                     "onto it before its shards start, with room for the OS and the image."
                 ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.weights_gb:,.1f}"),
+                weights_dtype_words(spec),
             )
     # the PyTorch batch.py's setup installs (none under vLLM's image, which carries its own)
     torch = setup_torch_words(spec.gpu_info) if launch is None else ""

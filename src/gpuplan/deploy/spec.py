@@ -118,6 +118,7 @@ __all__ = [
     "spare_words",
     "split_option",
     "unpriced_ceiling_words",
+    "weights_dtype_words",
 ]
 
 #: How the managed-Kubernetes refusals (:func:`kubernetes_option`) name deploy's choices:
@@ -417,6 +418,9 @@ class LaunchSpec(BaseModel):
     spot replacement count them (the traced parameters and buffers): what a serving engine's pod
     downloads and reads before it serves (:meth:`with_weights_gb`); None: not worked out (no engine,
     or the model not traced), and the startup budget is not sized from them."""
+    weights_dtype: Literal["float32", "float16", "bfloat16", "float64"] | None = None
+    """The dtype the checkpoint stores :attr:`weights_gb` in (its config.json's ``torch_dtype``);
+    None: not known, and they are counted at fp32 (or as traced, where that is more)."""
     engine_slots: EngineSlots | None = None
     """The requests one replica of the serving engine runs at once and those its autoscaler holds in
     flight (at the load the plan sizes a replica for), with its KV cache (the longest request the
@@ -534,22 +538,31 @@ class LaunchSpec(BaseModel):
         # as a mapping: an instance would be taken without its bounds checked
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
 
-    def with_weights_gb(self, gb: float) -> LaunchSpec:
-        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`), bounds checked, on a
-        launch disk that holds them (:func:`weights_disk_gb`; the plan's disk where that is larger):
-        the engine downloads them onto it before it serves, and a plan that keeps its storage in a
-        bucket, or no plan, did not size the disk from them. Raises DeployError where no launch disk
-        holds them."""
+    def with_weights_gb(self, gb: float, dtype: str | None = None) -> LaunchSpec:
+        """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`, stored in ``dtype``:
+        :attr:`weights_dtype`), bounds checked, on a launch disk that holds them
+        (:func:`weights_disk_gb`; the plan's disk where that is larger): the engine downloads them
+        onto it before it serves, and a plan that keeps its storage in a bucket, or no plan, did not
+        size the disk from them. Raises DeployError where no launch disk holds them."""
         planned = DEFAULT_DISK_GB if self.planned_disk_gb is None else launch_disk_gb(self.planned_disk_gb)
         disk = max(planned, weights_disk_gb(gb))
-        return LaunchSpec.model_validate({**self.model_dump(), "weights_gb": gb, "disk_size_gb": disk})
+        return LaunchSpec.model_validate(
+            {**self.model_dump(), "weights_gb": gb, "weights_dtype": dtype, "disk_size_gb": disk}
+        )
 
-    def with_weights_of(self, traced: Profile) -> LaunchSpec:
-        """A copy whose replicas load the weights of ``traced`` (its parameters and buffers, as the
-        plan counts one replica's); unchanged where the profile counts none. The command line and
-        the service's deploy both set them here."""
-        gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
-        return self.with_weights_gb(gb) if gb > 0 else self
+    def with_weights_of(self, traced: Profile, workload: Workload | None) -> LaunchSpec:
+        """A copy whose replicas load the weights of ``workload`` (traced as ``traced``; None: not
+        read) as its checkpoint stores them, which the engine downloads (:func:`~gpuplan.workload.
+        stored_weights.stored_weights`: in the dtype the checkpoint names, else at fp32 or as traced,
+        the larger), as the plan counts one replica's; unchanged where the profile counts none. The
+        command line and the service's deploy both set them here."""
+        from gpuplan.workload.stored_weights import stored_weights
+
+        traced_gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
+        if traced_gb <= 0:
+            return self
+        stored = stored_weights(workload, traced.params, traced_gb)
+        return self.with_weights_gb(stored.gb, stored.dtype)
 
     def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
         """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as
@@ -1141,6 +1154,21 @@ def _disk_need_gb(stored_gb: float) -> int:
     """:func:`launch_disk_gb` before its :data:`MAX_DISK_GB` check."""
     need = stored_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
     return max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB))
+
+
+def weights_dtype_words(spec: LaunchSpec) -> str:
+    """The sentence that says in which dtype :attr:`LaunchSpec.weights_gb` counts the weights: the
+    one the checkpoint stores them in, which the engine downloads whatever precision it runs in,
+    or, not known, why they are counted at fp32."""
+    if spec.weights_dtype is not None:
+        return _(
+            "They are counted in {dtype}, as the checkpoint stores them (its config.json's "
+            "torch_dtype): the engine downloads them so, whatever precision it runs in."
+        ).format(dtype=spec.weights_dtype)
+    return _(
+        "The dtype the checkpoint stores them in is not known here, so they are counted at 4 bytes "
+        "each (fp32, the widest checkpoints are commonly kept in), or as traced where that is more."
+    )
 
 
 def weights_disk_gb(weights_gb: float) -> int:

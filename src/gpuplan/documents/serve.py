@@ -54,7 +54,9 @@ JOB_SCHEMA_VERSION = 2
 #: The price changes document's schema version. 2: each plan's figures in yuan too, for a team that
 #: budgets in yuan (``then_cny`` at the rate the plan was priced at, ``then_usd_per_cny``;
 #: ``now_cny``, ``best_now_cny`` at ``exchange_rate``, the catalog's newest; ``change_cny_pct``).
-PRICE_CHANGES_SCHEMA_VERSION = 2
+#: 3: only the caller's team's plans (an admin's: the team asked, or every plan), each with its
+#: ``team`` and the ``currency`` of the budget it counts in.
+PRICE_CHANGES_SCHEMA_VERSION = 3
 
 
 #: What kind of refusal an :class:`ErrorDocument` is, one for each answer a client may act on, each
@@ -342,6 +344,12 @@ class PriceChangeItem(Document):
     included; positive = dearer."""
     best_now_cny: float | None = None
     """``best_now_usd`` in yuan at the document's ``exchange_rate``."""
+    team: str | None = None
+    """The plan's team; None: a plan of no team."""
+    currency: Literal["USD", "CNY"] = "USD"
+    """The currency of the budget the plan counts in: its team's budget for its month (a plan of no
+    team: the whole service's), CNY for one given in yuan; USD where none is set. A client shows
+    the plan's figures in it (the ``_cny`` ones at the rates they name)."""
 
 
 class PriceChangesDocument(Document):
@@ -349,6 +357,8 @@ class PriceChangesDocument(Document):
     """:data:`PRICE_CHANGES_SCHEMA_VERSION`."""
     checked_at: str
     plans: list[PriceChangeItem]
+    """The planned saved plans, newest first: the caller's team's (a token of no team: those of no
+    team); an admin's, those of the team asked, or every plan."""
     exchange_rate: ExchangeRateDoc | None = None
     """The catalog's newest CNY rate, today's yuan figures are at; None: the catalog has none."""
 

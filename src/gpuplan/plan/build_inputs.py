@@ -609,12 +609,20 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             ).format(hours=f"{SERVING_HOURS:g}")
         )
     size = job_size_of(workload)
-    # What a replacement of a reclaimed spot replica reads back before it serves: the weights (and
-    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them; a batch
-    # inference shard started again loads them so too before it resumes. A fine-tune's frozen base
-    # is on the disk too: the checkpoints hold only what is trained.
+    # What a replacement of a reclaimed spot replica reads back before it serves: the weights of one
+    # replica, all its GPUs' together, as its checkpoint stores them (the engine downloads them so,
+    # whatever precision it runs in); a batch inference shard started again loads them so too before
+    # it resumes. A fine-tune's frozen base is on the disk too: the checkpoints hold only what is
+    # trained.
     if not workload.is_training:
-        weights_gb = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if profile else 0.0
+        traced_gb = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if profile else 0.0
+        weights_gb = 0.0
+        if profile is not None and traced_gb > 0:
+            from gpuplan.workload.stored_weights import stored_weights
+
+            stored = stored_weights(workload, profile.params, traced_gb)
+            weights_gb = stored.gb
+            notes.append(stored.note)
     else:
         weights_gb, words = _frozen_base(workload, profile)
         notes.extend(words)

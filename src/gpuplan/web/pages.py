@@ -93,8 +93,8 @@ _SCRIPT_WORDS = (
     N_("plans whose cost is unknown are not counted"),
     N_("Exchange rate"),
     N_(
-        "Cost now and today's best are at this rate; cost then at the rate each plan was priced at, as "
-        "the budget counts it."
+        "Costs in yuan: cost now and today's best at this rate; cost then at the rate each plan was "
+        "priced at, as its budget counts it."
     ),
     N_("Give the month's budget as a number, 0 or more (in yuan: more than 0)."),
     N_("Policy"),

@@ -351,17 +351,27 @@ def set_budget(
 
 
 @router.get("/price-changes", response_model=PriceChangesDocument)
-def price_changes(request: Request, caller: Annotated[Caller, authorised("read")]) -> Any:
-    """What today's catalog does to the saved plans: the same option now, and today's best."""
+def price_changes(request: Request, caller: Annotated[Caller, authorised("read")], team: Team = None) -> Any:
+    """What today's catalog does to the saved plans: the same option now, and today's best. A
+    team's token checks its team's plans (a token of no team, the plans of no team); an admin's the
+    plans of the team asked, or every plan. Another team's are refused (403)."""
+    from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
     from gpuplan.web.work import price_changes as changes
+    from gpuplan.web.work import price_check_scope
 
+    store = _store(request)
     with use_language(caller.lang):
+        if team is not None:
+            with _team_named():
+                TeamStore(store.engine).check_known_team(team)
+        scope = price_check_scope(team, caller_team=caller.team, admin=caller.admin)
         return changes(
-            _store(request),
+            store,
             Path(request.app.state.config.scratch_dir),
             lang=caller.lang,
             answers=request.app.state.answers,
+            scope=scope,
         )
 
 

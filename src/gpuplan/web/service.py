@@ -589,7 +589,7 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
 
 
 def _engine_slots(
-    store: Store, plan: dict[str, Any], spec: LaunchSpec, share: int, read: list[Profile]
+    store: Store, plan: dict[str, Any], spec: LaunchSpec, share: int, read: list[tuple[Workload, Profile]]
 ) -> EngineSlots | str:
     """The requests one replica of the plan's serving engine runs at once and those its autoscaler
     holds in flight, as ``gpuplan deploy`` counts them (the profile through the service's cache,
@@ -601,7 +601,7 @@ def _engine_slots(
         spec.split_as_planned(_plan_workload(plan)),
         spec.gpu,
         share,
-        lambda w: _read(read, _profile(store, w, _no_progress)),
+        lambda w: _read(read, w, _profile(store, w, _no_progress)),
         estimate_capacity_requests_per_s=planned_capacity(spec),
         latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
     )
@@ -626,8 +626,8 @@ def _plan_workload(plan: dict[str, Any]) -> Workload | str:
         return str(e)
 
 
-def _read(read: list[Profile], traced: Profile) -> Profile:
-    read.append(traced)
+def _read(read: list[tuple[Workload, Profile]], workload: Workload, traced: Profile) -> Profile:
+    read.append((workload, traced))
     return traced
 
 
@@ -715,11 +715,11 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         # the engine's autoscaler on its requests in flight and its longest request, as the command
         # line writes them
         share = spec.serving.share_gpu if spec.serving is not None else 1
-        read: list[Profile] = []
+        read: list[tuple[Workload, Profile]] = []
         slots = _engine_slots(store, request.plan, spec, share, read)
         if read:
             # one replica's weights: the time its pods are given to start, the disk their copies take
-            spec = spec.with_weights_of(read[0])
+            spec = spec.with_weights_of(read[0][1], read[0][0])
         if isinstance(slots, str):
             if generator.name == "k8s":
                 notes.append(_(ON_GPU_UTILISATION).format(why=slots))
@@ -730,7 +730,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         # a batch job's vLLM downloads the weights onto the node's disk too: the disk holds them
         batch = spec.split_as_planned(_plan_workload(request.plan))
         if not isinstance(batch, str):
-            spec = spec.with_weights_of(_profile(store, batch, _no_progress))
+            spec = spec.with_weights_of(_profile(store, batch, _no_progress), batch)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     if reads_catalog_host(spec, generator.name):

@@ -733,10 +733,59 @@ def _change_cny(p: SavedPlan, item: dict[str, Any], rate: ExchangeRate | None) -
     }
 
 
+@dataclass(frozen=True)
+class PriceCheckScope:
+    """Whose saved plans a price check plans again: every plan (``every_team``), else ``team``'s
+    (None: the plans of no team)."""
+
+    team: str | None
+    every_team: bool = False
+
+    def holds(self, p: SavedPlan) -> bool:
+        return self.every_team or p.team == self.team
+
+
+def price_check_scope(team: str | None, *, caller_team: str | None, admin: bool) -> PriceCheckScope:
+    """The plans a price check asked for ``team`` (None: not named) is of, for a caller of
+    ``caller_team``: an admin's, the team named or every plan; anyone else's, its own team's (a
+    token of no team: the plans of no team). Another team's are ForbiddenError: each is planned
+    again on the check (seconds each), and one team's costs are no other team's to watch."""
+    if admin:
+        return PriceCheckScope(team, every_team=team is None)
+    if team is None or team == caller_team:
+        return PriceCheckScope(caller_team)
+    from gpuplan.errors import ForbiddenError
+
+    if caller_team is None:
+        raise ForbiddenError.worded(
+            N_(
+                "team {team!r}'s plans: only its tokens or an admin check their prices; your token is "
+                "of no team: leave team out to check the plans of no team"
+            ),
+            team=team,
+        )
+    raise ForbiddenError.worded(
+        N_(
+            "team {team!r}'s plans: only its tokens or an admin check their prices; leave team out to "
+            "check team {own!r}'s"
+        ),
+        team=team,
+        own=caller_team,
+    )
+
+
 def price_changes(
-    store: Store, scratch: Path, *, lang: str, answers: AnswerCache | None = None, limit: int = 50
+    store: Store,
+    scratch: Path,
+    *,
+    lang: str,
+    answers: AnswerCache | None = None,
+    limit: int = 50,
+    scope: PriceCheckScope,
 ) -> dict[str, Any]:
-    """Each planned saved plan (newest ``limit``) priced again on today's catalog, in ``lang``.
+    """Each planned saved plan of ``scope`` (newest ``limit``) priced again on today's catalog, in
+    ``lang``; each in the currency of the budget it counts in (``currency``: its team's for its
+    month, a plan of no team the whole service's; US dollars where none is set).
 
     Each plan asked of today's catalog goes through the plan cache (:func:`cached_plan_text`), so
     the answer a request already got today on the same catalog is not computed again: the plan a
@@ -751,11 +800,25 @@ def price_changes(
 
     from gpuplan.report.offers_json import rate_fields
 
-    plans = [p for p in TeamStore(store.engine).plans() if p.status == "planned"][:limit]
+    records = TeamStore(store.engine)
+    asked = None if scope.every_team else scope.team
+    found = records.plans(team=asked)
+    plans = [p for p in found if p.status == "planned" and scope.holds(p)][:limit]
     rate = store.find_exchange_rate("CNY")
+    currencies: dict[tuple[str, str | None], str] = {}
+    for p in plans:  # one budget read per month and team
+        if (p.month, p.team) not in currencies:
+            currencies[(p.month, p.team)] = _currency(records.budget(p.month, p.team))
     return {
         "checked_at": now_iso(),
-        "plans": [_change(p, store, scratch, plan, rate) for p in plans],
+        "plans": [
+            {
+                **_change(p, store, scratch, plan, rate),
+                "team": p.team,
+                "currency": currencies[(p.month, p.team)],
+            }
+            for p in plans
+        ],
         "exchange_rate": rate_fields(rate),
     }
 

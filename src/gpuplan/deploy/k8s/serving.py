@@ -54,9 +54,10 @@ from gpuplan.deploy.k8s.pods import (
     labels,
     pod_spec,
 )
-from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec, ServingDeployment
+from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec, ServingDeployment, weights_dtype_words
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _, ngettext
+from gpuplan.i18n.phrases import sentences
 from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
 
 __all__ = [
@@ -210,7 +211,7 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             gb=math.ceil(budget.cache_gb * (1 + DISK_HEADROOM)),
             k=budget.replicas,
         )
-    return [start, wait, disk]
+    return [sentences(start, weights_dtype_words(spec)), wait, disk]
 
 
 def _cache_request(spec: LaunchSpec, options: GenerateOptions) -> str | None:

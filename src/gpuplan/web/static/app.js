@@ -542,15 +542,15 @@
     const monthBox = form.querySelector("[name=month]");
     monthBox.value = new Date().toISOString().slice(0, 7);
     let planned = 0;  // the saved plans a price check plans again
-    let budgetCurrency = null;  // the shown budget's currency: the price changes are said in it
+    let shownTeam = "";  // the team whose budget and plans are shown: the price check is of its plans
     // One team's budget and plans, or (no team given) the whole service's with each team's beside it.
     const teamQuery = () => { const team = form.querySelector("[name=team]").value.trim(); return team ? `?team=${encodeURIComponent(team)}` : ""; };
     async function load() {
       const month = monthBox.value, q = teamQuery();
+      shownTeam = q;
       const [budget, plans, workloads] = await Promise.all([
         api("GET", `/api/v1/budget/${month}${q}`), api("GET", `/api/v1/plans${q}`), api("GET", "/api/v1/workloads")]);
       const b = budget.data, box = $("#budget");
-      budgetCurrency = b.currency;
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
       // A budget is said in the currency it was given in (a yuan budget is compared in yuan by the
@@ -614,27 +614,30 @@
       wait.append(bar, " " + fill(t("Checking today's prices of the saved plans ({n})…"), { n: planned }));
       box.innerHTML = ""; box.append(wait); box.setAttribute("aria-busy", "true"); button.disabled = true;
       let doc;
-      try { doc = (await api("GET", "/api/v1/price-changes")).data; } finally {
+      // The shown team's plans (the server keeps a team's token to its own team's).
+      try { doc = (await api("GET", `/api/v1/price-changes${shownTeam}`)).data; } finally {
         wait.remove(); box.removeAttribute("aria-busy"); button.disabled = false;
       }
-      // Beside a budget in yuan, the costs in yuan: then as the budget counts the plan (at the rate it
-      // was priced at), today's at the catalog's newest rate, named with its date under the table.
-      const cur = budgetCurrency === "CNY" && doc.exchange_rate ? "CNY" : "USD", k = cur.toLowerCase();
-      table($("#changestable"), ["#", t("Workload"), t("Month"), t("Recommended"), t("Cost then"), t("Prices as of"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
+      // Each plan in the currency of the budget it counts in (its team's for its month): in yuan, then
+      // as that budget counts the plan (at the rate it was priced at), today's at the catalog's newest
+      // rate, named with its date under the table. Sorted by US dollars, which every plan has.
+      const inYuan = (c) => c.currency === "CNY" && doc.exchange_rate != null;
+      table($("#changestable"), ["#", t("Workload"), t("Team"), t("Month"), t("Recommended"), t("Cost then"), t("Prices as of"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
         doc.plans.map((c) => {
+          const cur = inYuan(c) ? "CNY" : "USD", k = cur.toLowerCase();
           const change = c[cur === "CNY" ? "change_cny_pct" : "change_pct"];
           const span = document.createElement("span");
           span.textContent = change == null ? t("unknown") : (change > 0 ? "+" : "") + change.toFixed(1) + " %";
           if (change) span.className = change > 0 ? "up" : "down";
           const then = c[`then_${k}`], now = c[`now_${k}`], best = c[`best_now_${k}`];
-          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(then, cur), sort: then }, planDated(c.then_as_of, c.then_staleness, c.then_age_days),
-            { text: money(now, cur), sort: now }, { node: span, sort: change }, c.best_now ? `${c.best_now} (${money(best, cur)})` : "", c.note || ""];
-        }), [4, 6, 7]);
-      if (cur === "CNY") {
+          return [c.plan_id, c.workload, c.team || "—", c.month, c.recommended, { text: money(then, cur), sort: c.then_usd }, planDated(c.then_as_of, c.then_staleness, c.then_age_days),
+            { text: money(now, cur), sort: c.now_usd }, { node: span, sort: change }, c.best_now ? `${c.best_now} (${money(best, cur)})` : "", c.note || ""];
+        }), [5, 7, 8]);
+      if (doc.plans.some(inYuan)) {
         const rate = document.createElement("p"), basis = document.createElement("p");
         rate.id = "changesrate"; rate.className = basis.className = "legend";
-        rateNote(rate, doc, cur);
-        basis.textContent = t("Cost now and today's best are at this rate; cost then at the rate each plan was priced at, as the budget counts it.");
+        rateNote(rate, doc, "CNY");
+        basis.textContent = t("Costs in yuan: cost now and today's best at this rate; cost then at the rate each plan was priced at, as its budget counts it.");
         $("#changestable").append(rate, basis);
       }
     });

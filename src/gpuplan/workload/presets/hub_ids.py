@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["HF_MODEL_IDS", "INSTRUCT_MODEL_IDS", "NO_CHAT_TEMPLATE", "preset_of_checkpoint"]
+__all__ = [
+    "CHECKPOINT_DTYPES",
+    "HF_MODEL_IDS",
+    "INSTRUCT_MODEL_IDS",
+    "NO_CHAT_TEMPLATE",
+    "checkpoint_dtype",
+    "preset_of_checkpoint",
+]
 
 #: Preset -> the Hub model whose weights it reproduces (each the id its registry ``source`` names;
 #: the GPT-2 checkpoints moved under ``openai-community/`` on the Hub, their old bare ids redirect).
@@ -64,6 +71,47 @@ INSTRUCT_MODEL_IDS: Mapping[str, str] = MappingProxyType(
 #: sibling: GPT-2 (2019) predates chat templates (openai-community/gpt2, tokenizer_config.json has
 #: none), so an engine refuses chat requests to it and a batch job sends it plain completions.
 NO_CHAT_TEMPLATE = frozenset({"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"})
+
+
+#: Checkpoint -> the dtype its weights are stored in on the Hub: the ``torch_dtype`` of its
+#: config.json (huggingface.co/<id>/blob/main/config.json; table written 2026-12-06). Meta published
+#: Llama 2 in float16 and Llama 3.x in bfloat16; Qwen2.5, Qwen3 and Mistral-7B-Instruct-v0.3 are
+#: bfloat16. A serving engine downloads these files as they are, whatever precision it then runs
+#: in. GPT-2's config.json names none (its weights are fp32): not listed, so not known.
+CHECKPOINT_DTYPES: Mapping[str, str] = MappingProxyType(
+    {
+        "meta-llama/Llama-3.2-1B": "bfloat16",
+        "meta-llama/Llama-3.2-1B-Instruct": "bfloat16",
+        "meta-llama/Llama-3.2-3B": "bfloat16",
+        "meta-llama/Llama-3.2-3B-Instruct": "bfloat16",
+        "meta-llama/Llama-2-7b-hf": "float16",
+        "meta-llama/Llama-2-7b-chat-hf": "float16",
+        "meta-llama/Llama-3.1-8B": "bfloat16",
+        "meta-llama/Llama-3.1-8B-Instruct": "bfloat16",
+        "meta-llama/Llama-2-13b-hf": "float16",
+        "meta-llama/Llama-2-13b-chat-hf": "float16",
+        "meta-llama/Llama-3.1-70B": "bfloat16",
+        "meta-llama/Llama-3.1-70B-Instruct": "bfloat16",
+        "Qwen/Qwen3-0.6B": "bfloat16",
+        "Qwen/Qwen3-14B": "bfloat16",
+        "Qwen/Qwen2.5-7B": "bfloat16",
+        "Qwen/Qwen2.5-7B-Instruct": "bfloat16",
+        "Qwen/Qwen2.5-14B": "bfloat16",
+        "Qwen/Qwen2.5-14B-Instruct": "bfloat16",
+        "Qwen/Qwen2.5-32B": "bfloat16",
+        "Qwen/Qwen2.5-32B-Instruct": "bfloat16",
+        "Qwen/Qwen2.5-72B": "bfloat16",
+        "Qwen/Qwen2.5-72B-Instruct": "bfloat16",
+        "mistralai/Mistral-7B-Instruct-v0.3": "bfloat16",
+    }
+)
+
+
+def checkpoint_dtype(hub_id: str) -> str | None:
+    """The dtype the Hub checkpoint ``hub_id`` stores its weights in (:data:`CHECKPOINT_DTYPES`,
+    matched without regard to case); None where not known here."""
+    wanted = hub_id.strip().lower()
+    return next((d for c, d in CHECKPOINT_DTYPES.items() if c.lower() == wanted), None)
 
 
 def preset_of_checkpoint(hub_id: str) -> str | None:
