@@ -199,6 +199,22 @@ def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service
     assert -20 <= item["change_pct"] < 0
 
 
+def test_the_price_check_reprices_the_same_option_without_the_workload_files_own_budget(
+    service: Service,
+) -> None:
+    # was: a plan saved with budget_usd over the workload file's own budget was checked again
+    # under the file's (the request's None kept it): "now: null" and "no option costs under $…"
+    # beside today's best, the very same option at the very same price
+    c = service.client
+    tight = {**bert_workload(), "constraints": {**bert_workload().get("constraints", {}), "budget_usd": 0.01}}
+    c.post("/api/v1/workloads", json={"name": "bert", "workload": tight}, headers=service.auth("plan"))
+    saved = _save_plan(service, budget_usd=1_000_000)
+    assert saved["total_cost_usd"] > 0.01  # over the workload file's own budget
+    item = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
+    assert item["plan_id"] == saved["id"] and item["note"] is None, item
+    assert item["now_usd"] == item["then_usd"] == saved["total_cost_usd"] and item["change_pct"] == 0.0
+
+
 def test_a_saved_plan_says_how_old_its_prices_are_today_by_the_catalogs_rule(service: Service) -> None:
     # The listing sent the prices' date only: no age, no staleness, where an offer's price has both.
     from datetime import date

@@ -684,17 +684,28 @@ def _change(
         item["best_now_usd"], item["best_now"] = (best or {}).get("total_cost_usd"), option_label(best)
         if then:
             # The same option on today's prices: planned on its provider, region and pricing only, and
-            # without the budget (a price rise past it must show as a rise, not as "gone").
+            # without any budget (a price rise past it must show as a rise, not as "gone") — the
+            # workload file's own included: a request's None keeps the workload's, and a plan saved
+            # with budget_usd 100,000 of a workload saying 40,000 had read "now: none under $40,000"
+            # beside today's best, the same option at the same price.
+            unbudgeted = _without_budget(request.workload)
             same = request.model_copy(
                 update={
+                    "workload": unbudgeted,
                     "providers": [then["provider"]],
                     "regions": [then["region"]],
                     "pricing": [then["pricing"]],
                     "budget_usd": None,
+                    "budget_cny": None,
                     "top": 100,
                 }
             )
-            doc = plan(same, workload)
+            same_workload = (
+                workload
+                if unbudgeted is request.workload
+                else materialize(unbudgeted, request.hf_config_json, scratch)
+            )
+            doc = plan(same, same_workload)
             now = _same_option(then, [doc["recommended"], *doc.get("options", [])])
             if now is None:
                 from gpuplan.i18n import _
@@ -708,6 +719,16 @@ def _change(
     if then_usd and now_usd is not None:
         item["change_pct"] = round((now_usd - then_usd) / then_usd * 100, 2)
     return {**item, **_change_cny(p, item, rate)}
+
+
+def _without_budget(workload: dict[str, Any]) -> dict[str, Any]:
+    """The workload's fields without its own budget (``constraints.budget_usd``/``budget_cny``): a
+    copy where it gives one, else the same dict."""
+    constraints = workload.get("constraints")
+    if not isinstance(constraints, dict) or not ({"budget_usd", "budget_cny"} & constraints.keys()):
+        return workload
+    kept = {k: v for k, v in constraints.items() if k not in ("budget_usd", "budget_cny")}
+    return {**workload, "constraints": kept}
 
 
 def _change_cny(p: SavedPlan, item: dict[str, Any], rate: ExchangeRate | None) -> dict[str, Any]:
