@@ -19,6 +19,7 @@ from gpuplan.catalog.upfront import with_upfront
 from gpuplan.commit.adapters import (
     DemandSource,
     demands_from_usage,
+    hold_runs_together,
     missing_prices,
     priced_offers,
     shift_notes,
@@ -184,6 +185,7 @@ def tco(
             # a reservation paid partly or all upfront: its effective rate where the catalog has it
             prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)
             offers, offer_notes = priced_offers(prices, u, gpus)
+            demands, sources = hold_runs_together(demands, sources, offers)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
