@@ -160,3 +160,29 @@ def test_the_spot_note_of_a_run_without_checkpoints_gives_the_demands_own_hours(
     with use_language("zh"):
         (line,) = considered_lines(_report(usage, offers))
     assert "一次 400 小时的运行" in line, line
+
+
+def test_a_pricing_whose_prices_all_sit_on_instances_too_small_for_the_run_says_so() -> None:
+    # Spot prices of the GPU on 1-GPU VMs only: the 8-GPU run cannot use them, and the report had said
+    # "no usable price for spot ... `gpuplan catalog refresh` fetches spot prices", as if none existed.
+    from dataclasses import replace as copy
+
+    from gpuplan.commit.adapters import missing_prices
+    from gpuplan.report.tco import tco_json, unknown_lines
+
+    usage = _usage(interruptible=True, checkpoint_gb=177)
+    usage = usage.model_copy(
+        update={"constraints": usage.constraints.model_copy(update={"pricing": ("on_demand", "spot")})}
+    )
+    offers = (_offer("one", 1, 1.00), _offer("one", 1, 0.30, "spot"), _offer("eight", 8, 1.20))
+    report = _report(usage, offers)
+    (missing,) = missing_prices((), usage, report.problem.demands, offers)
+    assert (missing.pricing, missing.elsewhere) == ("spot", 1)
+    report = copy(report, missing=(missing,))
+    (line,) = unknown_lines(report)
+    assert line.startswith("Unknown — no usable price for spot (A100-SXM4-80GB): 1 price(s) of it within")
+    assert "do not hold a demand's runs" in line and "catalog refresh" not in line
+    assert "do not hold a demand's runs" in tco_json(report)["unknown_prices"][0]["fill"]
+    with use_language("zh"):
+        (line,) = unknown_lines(report)
+    assert "容纳不下某项需求的运行" in line, line

@@ -239,7 +239,8 @@ def missing_prices(
                 for p in prices
                 if p.gpu == gpu and p.pricing == pricing and p.confidence == "low" and _within(p, usage)
             )
-            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low))
+            elsewhere = sum(1 for o in offers if o.gpu == gpu and o.pricing == pricing)
+            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low, elsewhere=elsewhere))
     return tuple(out)
 
 

@@ -165,6 +165,9 @@ class MissingPrice:
     gpu: str
     low_confidence_rows: int = 0
     """Rows of it left out as low-confidence (``allow_low_confidence: true`` would use them)."""
+    elsewhere: int = 0
+    """Usable prices of it, all on instances the demands' runs do not hold on (:attr:`Demand.host`:
+    smaller than a run, or unlike the one a workload was sized on): a price exists, not for them."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -90,8 +90,17 @@ def _price_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
     }
 
 
+#: Why a pricing model with prices of the GPU is still missing for the demands: none holds their runs.
+ELSEWHERE = N_(
+    "{n} price(s) of it within the constraints, all on instances that do not hold a demand's runs (its "
+    "demand line says which do: a run's GPUs in one node, or the instance a workload was sized on)"
+)
+
+
 def fill_words(missing: MissingPrice) -> str:
     """What would fill a missing price, in words."""
+    if missing.elsewhere:
+        return _(ELSEWHERE).format(n=missing.elsewhere)
     if missing.low_confidence_rows:
         return _(
             "{n} low-confidence row(s) left out; set constraints.allow_low_confidence: true to use them"
@@ -637,9 +646,15 @@ def unknown_lines(report: TcoReport) -> list[str]:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
         return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
 
-    none = [m for m in report.missing if not m.low_confidence_rows]
-    low = [m for m in report.missing if m.low_confidence_rows]
-    lines = []
+    elsewhere = [m for m in report.missing if m.elsewhere]
+    none = [m for m in report.missing if not m.low_confidence_rows and not m.elsewhere]
+    low = [m for m in report.missing if m.low_confidence_rows and not m.elsewhere]
+    lines = [
+        _("Unknown — no usable price for {listed}: {why}").format(
+            listed=listed([m]), why=_(ELSEWHERE).format(n=m.elsewhere)
+        )
+        for m in elsewhere
+    ]
     if none:
         lines.append(
             _(
