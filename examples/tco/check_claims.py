@@ -78,10 +78,13 @@ def _describe(report: TcoReport) -> list[str]:
         f"measured saving {saving}: {money.format(s.total_usd)} against {money.format(s.all_on_demand_usd)} "
         "all on demand"
     ]
-    if (w := report.without_stale_spot) is not None:
-        total = "" if w.total_usd is None else money.format(w.total_usd)
-        alone = f"{(w.savings_pct or 0.0):.1f} % ({total})" if total else "unmet"
-        lines.append(f"without the {w.used} stale spot price(s) it uses: saving {alone}")
+    if (w := report.with_stale_spot) is not None and w.needed:
+        lines.append(f"it rests on {w.used} stale spot price(s): without them the demand is unmet")
+    elif w is not None:
+        lines.append(
+            f"with the {w.used} stale spot price(s) left out of it: saving {(w.savings_pct or 0.0):.1f} % "
+            f"({money.format(w.total_usd)})"
+        )
     spend: dict[str, float] = {}
     for m in s.monthly:
         for p, v in m.by_pricing_usd.items():

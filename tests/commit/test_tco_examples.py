@@ -53,14 +53,17 @@ def test_every_yaml_in_the_folder_is_a_valid_usage_file() -> None:
         assert load_usage(f).demands
 
 
-def test_the_spot_saving_of_reserved_plus_spot_is_shown_without_its_stale_spot_price(store: Store) -> None:
-    # The interruptible half is bought on spot at a price of unknown age; without it, on demand.
+def test_the_spot_saving_of_reserved_plus_spot_rests_on_a_stale_spot_price_and_is_said_beside(
+    store: Store,
+) -> None:
+    # The interruptible half would be bought on spot at a price of unknown age: the schedule buys it
+    # on demand instead, and the cheaper total at that spot price is said beside it.
     report = tco(load_usage(TCO / "reserved-plus-spot.yaml"), store=store, currency="USD")
-    s, w = report.schedule, report.without_stale_spot
-    assert w is not None and w.used >= 1 and w.left_out >= w.used
-    assert w.total_usd is not None and s.savings_pct is not None and w.savings_pct is not None
-    assert s.total_usd < w.total_usd <= (s.all_on_demand_usd or 0.0)
-    assert w.savings_pct < s.savings_pct
+    s, w = report.schedule, report.with_stale_spot
+    assert w is not None and w.used >= 1 and w.left_out >= w.used and not w.needed
+    assert s.savings_pct is not None and w.savings_pct is not None
+    assert w.total_usd < s.total_usd <= (s.all_on_demand_usd or 0.0)
+    assert s.savings_pct < w.savings_pct
 
 
 def test_each_run_it_line_names_a_project_folder_that_holds_the_workloads_it_reads() -> None:

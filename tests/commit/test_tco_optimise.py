@@ -257,13 +257,13 @@ def test_a_term_longer_than_the_horizon_breaks_even_on_the_months_it_serves() ->
     assert optimise(credited).break_even_utilisation == {"reserved_3y": pytest.approx(900 / 1460)}
 
 
-def test_a_saving_resting_on_a_stale_spot_price_is_shown_without_it() -> None:
+def test_a_saving_resting_on_a_stale_spot_price_is_left_out_of_the_schedule_and_said_beside_it() -> None:
     from datetime import date
 
-    from gpuplan.commit.api import _without_stale_spot
+    from gpuplan.commit.api import _fresh_first
 
     # 100 interruptible GPU-hours a month: spot at $0.50 (of unknown age: 2022-03 to today) against
-    # $2 on demand (dated last month). Without the spot price the demand is bought on demand.
+    # $2 on demand (dated last month). The schedule is bought on demand; the spot saving is beside it.
     today = date(2026, 12, 3)
     stale = offer("spot", 0.5, as_of="2022-03/2026-12-02", interruptions_per_hour=0.0)
     p = TcoProblem(
@@ -271,21 +271,24 @@ def test_a_saving_resting_on_a_stale_spot_price_is_shown_without_it() -> None:
         demands=(steady(100, 3, interruptible=True),),
         offers=(offer("on_demand", 2.0, as_of="2026-11-01"), stale),
     )
-    s = optimise(p)
-    assert s.total_usd == pytest.approx(150.0) and s.savings_pct == pytest.approx(75.0)
-    w = _without_stale_spot(p, s, today, 180)
-    assert w is not None and (w.used, w.left_out) == (1, 1)
-    assert w.total_usd == pytest.approx(600.0) and not w.savings_pct
-    # A spot price dated within the limit is current: nothing to show beside the saving.
+    kept, s, w = _fresh_first(p, today, 180)
+    assert kept.offers == (p.offers[0],)
+    assert s.total_usd == pytest.approx(600.0) and not s.savings_pct
+    assert w is not None and (w.used, w.left_out) == (1, 1) and not w.needed
+    assert w.total_usd == pytest.approx(150.0) and w.savings_pct == pytest.approx(75.0)
+    assert w.offers == (stale,)
+    # A spot price dated within the limit is current: the schedule buys it, nothing beside it.
     fresh = replace(p, offers=(p.offers[0], replace(stale, as_of="2026-11-20")))
-    assert _without_stale_spot(fresh, optimise(fresh), today, 180) is None
+    _kept, s, w = _fresh_first(fresh, today, 180)
+    assert w is None and s.total_usd == pytest.approx(150.0)
     # Floored at a dated price: judged by the floor's day (here a year old: stale).
     floored = replace(p, offers=(p.offers[0], replace(stale, as_of="2026-11-20", floor_as_of="2025-11-30")))
-    assert _without_stale_spot(floored, optimise(floored), today, 180) is not None
-    # Only a stale spot price: without it an interruptible demand with no on-demand price is unmet.
+    assert _fresh_first(floored, today, 180)[2] is not None
+    # Only a stale spot price: without it an interruptible demand with no on-demand price is unmet,
+    # so the schedule buys it and says the demand needs it.
     alone = replace(p, offers=(stale,))
-    w = _without_stale_spot(alone, optimise(alone), today, 180)
-    assert w is not None and w.total_usd is None and w.savings_pct is None
+    _kept, s, w = _fresh_first(alone, today, 180)
+    assert w is not None and w.needed and w.total_usd == pytest.approx(150.0) == s.total_usd
 
 
 def test_spot_pays_its_own_checkpoints_not_the_ones_written_on_demand() -> None:

@@ -105,7 +105,7 @@ def _report(money: Money | None = None, past_horizon: str = "full") -> TcoReport
 def test_json_document_has_the_contracts_names_and_adds_up() -> None:
     doc = json.loads(json.dumps(tco_json(_report())))
     assert set(doc) >= CONTRACT
-    assert doc["schema_version"] == 3 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
+    assert doc["schema_version"] == 4 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
     # 36 × $900 (12 months past the horizon, paid in full) + 2 × $1,400 = $35,200
     assert doc["total_cost_usd"] == 35_200.0
     assert doc["past_horizon_cost_usd"] == 10_800.0
@@ -376,12 +376,21 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     assert doc["notes"][-1] == "a note"
 
 
-def _spot_report(spot_usd: float, *, from_scratch: bool, on_demand_as_of: str = "2026-11-01") -> TcoReport:
+def _spot_report(
+    spot_usd: float,
+    *,
+    from_scratch: bool,
+    on_demand_as_of: str = "2026-11-01",
+    spot_as_of: str = "2022-03/2026-12-02",
+    more: tuple[PricedOffer, ...] = (),
+) -> TcoReport:
     """One interruptible A100 busy 176 h a month for a year: on demand at $2 (dated last month) and
-    spot at ``spot_usd`` of unknown age (2022-03 to the report's day), 1 interruption per 24 h."""
+    spot at ``spot_usd`` of unknown age (2022-03 to the report's day; or ``spot_as_of``), 1
+    interruption per 24 h, and ``more`` offers; solved as ``tco`` solves it (prices known to be
+    current first)."""
     from datetime import date
 
-    from gpuplan.commit.api import _without_stale_spot
+    from gpuplan.commit.api import _fresh_first
 
     usage = load_usage(
         {
@@ -404,11 +413,12 @@ def _spot_report(spot_usd: float, *, from_scratch: bool, on_demand_as_of: str = 
         ),
         offers=(
             replace(_offer("on_demand", 2.0), as_of=on_demand_as_of),
-            replace(_offer("spot", spot_usd), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),
+            replace(_offer("spot", spot_usd), as_of=spot_as_of, interruptions_per_hour=1 / 24),
+            *more,
         ),
     )
     today = date(2026, 12, 3)
-    schedule = optimise(problem)
+    problem, schedule, beside = _fresh_first(problem, today, 180)
     return TcoReport(
         usage=usage,
         problem=problem,
@@ -417,7 +427,7 @@ def _spot_report(spot_usd: float, *, from_scratch: bool, on_demand_as_of: str = 
         money=Money.usd(),
         notes=(),
         today=today,
-        without_stale_spot=_without_stale_spot(problem, schedule, today, 180),
+        with_stale_spot=beside,
     )
 
 
@@ -430,9 +440,9 @@ def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
 
     report = _spot_report(0.3, from_scratch=True)
     assert [r[0] for r in view.price_rows(report)] == ["A100-SXM4-40GB/on demand/d"]
-    assert report.without_stale_spot is None
+    assert report.with_stale_spot is None
     lines = summary_lines(report)
-    assert not any(x.startswith(("Stale prices", "Without stale spot")) for x in lines), lines
+    assert not any(x.startswith(("Stale prices", "With stale spot")) for x in lines), lines
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
     considered_lines = view.considered_lines
     (weighed,) = considered_lines(report)
@@ -454,14 +464,14 @@ def test_an_on_demand_price_the_schedule_does_not_buy_is_listed_for_the_baseline
     # all-on-demand total rests on the on-demand price, listed as not bought.
     from gpuplan.report import tco as view
 
-    report = _spot_report(0.3, from_scratch=False)
+    report = _spot_report(0.3, from_scratch=False, spot_as_of="2026-11-20")
     rows = {r[0]: r for r in view.price_rows(report)}
     assert set(rows) == {"A100-SXM4-40GB/on demand/d", "A100-SXM4-40GB/spot/d"}
     assert "not bought: the all-on-demand total is figured at it" in rows["A100-SXM4-40GB/on demand/d"][6]
     assert "not bought" not in rows["A100-SXM4-40GB/spot/d"][6]
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
     assert view.considered_lines(report) == []
-    assert report.without_stale_spot is not None and report.without_stale_spot.used == 1
+    assert report.with_stale_spot is None  # a spot price of last month is current
 
 
 def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as_stale() -> None:
@@ -519,22 +529,53 @@ def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as
     assert "未购买：盈亏平衡利用率（96%）按此价格计算" in row[6], row
 
 
-def test_a_total_at_a_stale_spot_price_gives_the_total_without_it_on_the_same_line() -> None:
-    # The headline was "Total over 12 months: $X" at a spot price of unknown age; the total without
-    # it (the on-demand one, 4 times as much here) came only four lines later.
+def test_the_total_rests_on_current_prices_and_gives_the_one_at_a_stale_spot_price_beside_it() -> None:
+    # The headline was "Total over 12 months: $X" at a spot price of unknown age, the total without
+    # it (the on-demand one, 4 times as much here) beside it: unknown is never the best case, so the
+    # schedule and its total now rest on prices known to be current, the cheaper one said as such.
+    from gpuplan.report.tco import price_rows
+
     report = _spot_report(0.3, from_scratch=False)
-    w = report.without_stale_spot
-    assert w is not None and w.total_usd == pytest.approx(2.0 * 176 * 12)  # $4,224
-    head = summary_lines(report)[0]
-    assert head.startswith("Total over 12 months: $") and head.endswith(
-        ", at 1 spot price(s) stale or of unknown age; $4,224.00 without stale spot prices"
-    ), head
+    assert report.schedule.total_usd == pytest.approx(2.0 * 176 * 12)  # $4,224 on demand
+    assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
+    w = report.with_stale_spot
+    assert w is not None and w.used == 1 and not w.needed and w.total_usd < 4224.0 / 3
+    cheaper = Money.usd().format(w.total_usd)
+    lines = summary_lines(report)
+    assert lines[0] == (
+        f"Total over 12 months: $4,224.00; {cheaper} with 1 spot price(s) stale or of unknown age, left out "
+        "of it as they may have changed"
+    ), lines[0]
+    assert any(x.startswith("With stale spot prices (not known to be current") for x in lines), lines
+    row = next(r for r in price_rows(report) if r[0] == "A100-SXM4-40GB/spot")
+    assert "age unknown" in row[6]
+    assert "not bought: the total with stale spot prices is figured at it" in row[6]
     doc = tco_json(report)
-    assert doc["stale_prices_in_total"] == 1 and doc["without_stale_spot"]["total_cost_usd"] == 4224.0
-    assert any(n.startswith("Without stale spot prices") for n in doc["notes"]), doc["notes"]
+    assert doc["total_cost_usd"] == 4224.0 and doc["stale_prices_in_total"] == 0
+    assert doc["with_stale_spot"]["total_cost_usd"] == pytest.approx(w.total_usd, abs=0.01)
+    assert doc["with_stale_spot"]["needed"] is False
+    assert [p["as_of"] for p in doc["with_stale_spot"]["prices"]] == ["2022-03/2026-12-02"]
+    assert doc["monthly"][0]["cost_usd_by_pricing"] == {"on_demand": 352.0}
     with use_language("zh"):
         head = summary_lines(report)[0]
-    assert head.startswith("12 个月总计：$") and head.endswith("不用过期的抢占式价格则为 $4,224.00）"), head
+    assert head.startswith("12 个月总计：$4,224.00") and "过期或时效未知的抢占式价格" in head, head
+
+
+def test_a_demand_only_stale_spot_prices_meet_rests_on_them_and_says_so() -> None:
+    # No on-demand price allowed: without the stale spot price nothing meets the demand, so the total
+    # is the one at it, said as such.
+    from datetime import date
+
+    from gpuplan.commit.api import _fresh_first
+
+    problem = TcoProblem(
+        horizon_months=2,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(100.0,) * 2, interruptible=True),),
+        offers=(replace(_offer("spot", 0.5), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),),
+    )
+    problem, schedule, w = _fresh_first(problem, date(2026, 12, 3), 180)
+    assert w is not None and w.needed and w.total_usd == schedule.total_usd
+    assert schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
 
 
 def test_a_total_at_a_stale_on_demand_price_says_so_on_the_headline() -> None:
@@ -550,25 +591,19 @@ def test_a_total_at_a_stale_on_demand_price_says_so_on_the_headline() -> None:
     assert tco_json(fresh)["stale_prices_in_total"] == 0
 
 
-def test_the_price_the_total_without_stale_spot_buys_is_listed_with_its_date() -> None:
-    # The headline gives the total without stale spot prices; here it buys a fresh spot price of
-    # another region ($0.80, dated last month) that no other figure rests on: it was named nowhere.
-    from datetime import date
-
-    from gpuplan.commit.api import _without_stale_spot
+def test_the_stale_spot_price_the_cheaper_total_buys_is_listed_with_its_date() -> None:
+    # The schedule buys a fresh spot price of another region ($0.80, dated last month); the cheaper
+    # total beside it buys the one of unknown age ($0.30), which no other figure rests on: it is listed.
     from gpuplan.report.tco import price_rows
 
-    report = _spot_report(0.3, from_scratch=False)
     fresh = replace(
         _offer("spot", 0.8), region="us-west-2", as_of="2026-11-20", interruptions_per_hour=1 / 24
     )
-    problem = replace(report.problem, offers=(*report.problem.offers, fresh))
-    schedule = optimise(problem)
-    w = _without_stale_spot(problem, schedule, date(2026, 12, 3), 180)
-    report = replace(report, problem=problem, schedule=schedule, without_stale_spot=w)
-    assert [r for r in price_rows(report) if r[1] == "aws/us-west-2"], price_rows(report)
-    row = next(r for r in price_rows(report) if r[1] == "aws/us-west-2")
-    assert row[5] == "2026-11-20 (13 d)" and "not bought: the total without stale spot prices" in row[6]
-    (doc,) = tco_json(report)["without_stale_spot"]["prices"]
-    assert (doc["region"], doc["as_of"], doc["stale"]) == ("us-west-2", "2026-11-20", False)
-    assert w is not None and w.offers == (fresh,)
+    report = _spot_report(0.3, from_scratch=False, more=(fresh,))
+    assert report.schedule.hourly_used["A100-SXM4-40GB/spot/d"] == fresh
+    row = next(r for r in price_rows(report) if r[1] == "aws/us-east-1" and r[3] == "spot")
+    assert "age unknown" in row[6] and "not bought: the total with stale spot prices" in row[6]
+    (doc,) = tco_json(report)["with_stale_spot"]["prices"]
+    assert (doc["region"], doc["as_of"], doc["stale"]) == ("us-east-1", "2022-03/2026-12-02", True)
+    w = report.with_stale_spot
+    assert w is not None and w.offers[0].region == "us-east-1"

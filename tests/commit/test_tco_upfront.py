@@ -17,12 +17,13 @@ from gpuplan.report.tco import schedule_rows, tco_json
 
 
 def _usage(**constraints: Any) -> dict[str, Any]:
-    """Three L40S around the clock for a year, on AWS us-east-1 (g6e.xlarge: one L40S each)."""
+    """Three single-L40S replicas around the clock for a year, on AWS us-east-1 (g6e.xlarge: one
+    L40S each; ``gpus_per_run: 1``, or the three would be one run on an instance holding them)."""
     return {
         "horizon_months": 12,
         "start": "2027-01",
         "currency": "USD",
-        "demands": [{"name": "service", "gpu": "L40S", "gpus": 3, "hours_per_month": 730}],
+        "demands": [{"name": "service", "gpu": "L40S", "gpus": 3, "gpus_per_run": 1, "hours_per_month": 730}],
         "constraints": {
             "providers": ["aws"],
             "regions": ["us-east-1"],

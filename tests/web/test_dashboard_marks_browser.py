@@ -255,12 +255,12 @@ def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commi
         page.context.close()
 
 
-def test_the_tco_card_gives_the_total_without_stale_spot_prices_beside_its_own(
+def test_the_tco_card_gives_the_total_with_stale_spot_prices_beside_its_own(
     server: tuple[str, dict[str, str]], browser: Any
 ) -> None:
     # The card showed total_cost_usd alone where the tco text's headline gives the second figure.
-    # The server's answer is passed on with a total that leans on 2 stale spot prices, as the tco
-    # document states one (the seeded catalog's spot prices may all be current).
+    # The server's answer is passed on with a cheaper total that 2 stale spot prices would give, as the
+    # tco document states one (the seeded catalog's spot prices may all be current).
     base, tokens = server
     page = _zh_page(browser)
 
@@ -268,11 +268,12 @@ def test_the_tco_card_gives_the_total_without_stale_spot_prices_beside_its_own(
         answer = route.fetch()
         doc = answer.json()
         doc["stale_prices_in_total"] = 2
-        doc["without_stale_spot"] = {
+        doc["with_stale_spot"] = {
             "spot_prices_used": 2,
             "spot_prices_left_out": 3,
             "total_cost_usd": 12345.5,
             "savings_pct": 4.0,
+            "needed": False,
             "prices": [],
         }
         route.fulfill(response=answer, json=doc)
@@ -283,8 +284,11 @@ def test_the_tco_card_gives_the_total_without_stale_spot_prices_beside_its_own(
         page.click("#tco")
         page.wait_for_selector("#tcototal", timeout=60_000)
         with use_language("zh"):
-            words = _("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices")
-        assert page.inner_text("#tcototal .stalespot") == words.format(n=2, without="$12,345.50")
+            words = _(
+                "{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may "
+                "have changed"
+            )
+        assert page.inner_text("#tcototal .stalespot") == words.format(n=2, cheaper="$12,345.50")
         assert not page.errors, page.errors
     finally:
         page.context.close()

@@ -50,7 +50,14 @@ if TYPE_CHECKING:
     #: this one does not import).
     ReplicaLoadOf = Callable[[Workload, Option, Profile, float | None], ReplicaLoad | None]
 
-__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers", "shift_notes"]
+__all__ = [
+    "DemandSource",
+    "demands_from_usage",
+    "hold_runs_together",
+    "missing_prices",
+    "priced_offers",
+    "shift_notes",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,7 +239,8 @@ def missing_prices(
                 for p in prices
                 if p.gpu == gpu and p.pricing == pricing and p.confidence == "low" and _within(p, usage)
             )
-            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low))
+            elsewhere = sum(1 for o in offers if o.gpu == gpu and o.pricing == pricing)
+            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low, elsewhere=elsewhere))
     return tuple(out)
 
 
@@ -756,6 +764,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
     except NotFoundError as e:
         raise InputError.worded(N_("demand {name}: {problem}"), name=repr(spec.name), problem=e) from e
     hours = usage.direct_gpu_hours(spec)
+    busy = tuple(b if h > 0 else 0.0 for b, h in zip(usage.direct_busy_hours(spec), hours, strict=True))
     ckpt_gb = spec.checkpoint_gb or 0.0
     # The planner's stated assumptions: checkpoint bandwidth and restart time (plan.input_types.JobFacts).
     facts = JobFacts()
@@ -765,8 +774,11 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         gpu=gpu,
         gpu_hours=hours,
         interruptible=spec.interruptible,
-        run_hours=spec.run_hours or HOURS_PER_MONTH,
-        gpus_per_run=float(spec.gpus or 1),
+        # a run lasts the demand's hours of a month (its longest), unless run_hours says otherwise
+        run_hours=spec.run_hours or max(busy, default=0.0) or HOURS_PER_MONTH,
+        # one run of all its GPUs unless gpus_per_run says otherwise (priced on instances holding
+        # them: hold_runs_together)
+        gpus_per_run=float(spec.gpus_per_run or spec.gpus or 1),
         checkpoint_write_h=write_h,
         restart_h=facts.restart_h + write_h,
         # Nothing says a direct demand without ``checkpoint_gb`` can resume: an interruption
@@ -774,9 +786,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         # state, which resumes after the restart.
         restarts_from_scratch=spec.checkpoint_gb is None,
         # its GPUs at once for its hours: growth adds GPUs at once, whole ones (Demand.levels)
-        busy_hours=tuple(
-            b if h > 0 else 0.0 for b, h in zip(usage.direct_busy_hours(spec), hours, strict=True)
-        ),
+        busy_hours=busy,
         shift=spec.shift or "",
     )
     pattern = (
@@ -790,6 +800,8 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
     how = _("given: {gpus} × {gpu} for {pattern}{growth}").format(
         gpus=spec.gpus, gpu=gpu, pattern=pattern, growth=growth
     )
+    if spec.gpus_per_run is not None and spec.gpus_per_run < (spec.gpus or 0):
+        how = _("{given}, in runs of {run} GPU(s)").format(given=how, run=spec.gpus_per_run)
     return demand, DemandSource(name=spec.name, gpu=gpu, gpu_hours_total=sum(hours), how=how)
 
 
@@ -818,6 +830,24 @@ def demands_from_usage(
         sources.append(s)
     _check_shifts(usage, demands)
     return tuple(demands), tuple(sources)
+
+
+def hold_runs_together(
+    demands: Sequence[Demand], sources: Sequence[DemandSource], offers: Sequence[PricedOffer]
+) -> tuple[tuple[Demand, ...], tuple[DemandSource, ...]]:
+    """Each direct demand whose run needs several GPUs together on the instances that hold them
+    (:meth:`HostNeed.together`: in one node where an instance of its GPU among ``offers`` does,
+    else the fewest nodes), its demand line saying so; a planner-sized demand already has its
+    instances, and a run of one GPU may take any."""
+    out, said = [], []
+    for d, s in zip(demands, sources, strict=True):
+        if d.host is None and not d.run_data and d.gpus_per_run > 1:
+            host = HostNeed.together(d.gpus_per_run, [o for o in offers if o.gpu == d.gpu])
+            d = replace(d, host=host)
+            s = replace(s, how=_("{sized}; {priced_on}").format(sized=s.how, priced_on=host.said))
+        out.append(d)
+        said.append(s)
+    return tuple(out), tuple(said)
 
 
 def shift_notes(demands: Sequence[Demand]) -> list[str]:

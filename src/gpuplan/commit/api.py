@@ -19,6 +19,7 @@ from gpuplan.catalog.upfront import with_upfront
 from gpuplan.commit.adapters import (
     DemandSource,
     demands_from_usage,
+    hold_runs_together,
     missing_prices,
     priced_offers,
     shift_notes,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from gpuplan.commit.adapters import ReplicaLoadOf
     from gpuplan.i18n import Money
 
-__all__ = ["TcoReport", "WithoutStaleSpot", "tco"]
+__all__ = ["TcoReport", "WithStaleSpot", "tco"]
 
 #: What every schedule assumes, stated in every report.
 ASSUMPTIONS = (
@@ -82,21 +83,26 @@ DATA_COVERS = N_(
 
 
 @dataclass(frozen=True, kw_only=True)
-class WithoutStaleSpot:
-    """The schedule again with every spot price not known to be current left out: spot prices move
-    (a provider reprices them, a floor of last year may not hold), so a saving that rests on a stale
-    one is shown beside the saving without it."""
+class WithStaleSpot:
+    """The cheaper schedule that spot prices not known to be current (older than the staleness
+    limit, or of unknown age) would give, shown beside the report's: spot prices move (a provider
+    reprices them, a floor of last year may not hold), so the report's schedule is solved without
+    them and a saving that rests on one is said beside it, as such: unknown is never the best case.
+    Where the demand cannot be met without them (``needed``), the report's schedule is this one."""
 
     used: int
-    """Stale spot prices the schedule uses."""
+    """Stale spot prices the cheaper schedule uses."""
     left_out: int
-    """Stale spot prices left out of the second solve (those used and the others)."""
-    total_usd: float | None
-    """None when the demand cannot be met without them."""
+    """Stale spot prices left out of the report's schedule (those used and the others)."""
+    total_usd: float
+    """The cheaper schedule's total (``needed``: the report's own)."""
     savings_pct: float | None
+    needed: bool = False
+    """The demand cannot be met without them: the report's schedule uses them."""
     offers: tuple[PricedOffer, ...] = ()
-    """The prices that total buys at (hourly offers bought, commitments), each once: a figure the
-    headline gives rests on them, so the report lists them with their dates."""
+    """The prices the cheaper total buys at (hourly offers bought, commitments), each once: a figure
+    the headline gives rests on them, so the report lists them with their dates (empty: ``needed``,
+    the report's own prices)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,8 +124,9 @@ class TcoReport:
     """The day the prices are aged against (the catalog's today); None: ages not shown."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """A price older than this is flagged stale (the catalog's limit)."""
-    without_stale_spot: WithoutStaleSpot | None = None
-    """The total without the stale spot prices the schedule uses; None when it uses none."""
+    with_stale_spot: WithStaleSpot | None = None
+    """The cheaper total that stale spot prices would give, beside the schedule solved without
+    them; None when the cheapest schedule uses none."""
 
     @property
     def currency(self) -> str:
@@ -184,6 +191,7 @@ def tco(
             # a reservation paid partly or all upfront: its effective rate where the catalog has it
             prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)
             offers, offer_notes = priced_offers(prices, u, gpus)
+            demands, sources = hold_runs_together(demands, sources, offers)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
@@ -199,8 +207,7 @@ def tco(
         past_horizon=u.past_horizon,
         demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
     )
-    schedule = optimise(problem)
-    without = _without_stale_spot(problem, schedule, today or date.today(), stale_after)
+    problem, schedule, beside = _fresh_first(problem, today or date.today(), stale_after)
     missing = missing_prices(prices, u, demands, offers)
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
@@ -233,7 +240,7 @@ def tco(
         missing=missing,
         today=today,
         stale_after_days=stale_after,
-        without_stale_spot=without,
+        with_stale_spot=beside,
     )
 
 
@@ -351,29 +358,44 @@ def _stale_spot(offer: PricedOffer, today: date, limit_days: int) -> bool:
     return offer.pricing == "spot" and price_age(as_of, today, limit_days, launch_month(offer.gpu)).stale
 
 
-def _without_stale_spot(
-    problem: TcoProblem, schedule: Schedule, today: date, limit_days: int
-) -> WithoutStaleSpot | None:
-    """The schedule solved again without any stale spot price, where the first one uses one."""
+def _fresh_first(
+    problem: TcoProblem, today: date, limit_days: int
+) -> tuple[TcoProblem, Schedule, WithStaleSpot | None]:
+    """The report's problem and schedule, and the cheaper total stale spot prices would give.
+
+    The cheapest schedule over every price comes first; where it buys a spot price not known to be
+    current, the report's schedule is solved again without any such price (its month table, saving,
+    commitments and sensitivity rest on prices known to be current) and the cheaper total is said
+    beside it. Where the demand cannot be met without them, the cheapest is kept and said so."""
     from gpuplan.errors import InfeasibleError
 
+    cheapest = optimise(problem)
     # the spot prices the schedule buys: a spot offer weighed and not bought (on demand costs less per
     # useful hour) moves no figure, and had been counted as "used"
-    bought = (schedule.hourly_used[key] for key in schedule.hourly_bought)
+    bought = (cheapest.hourly_used[key] for key in cheapest.hourly_bought)
     used = {o for o in bought if _stale_spot(o, today, limit_days)}
     if not used:
-        return None
+        return problem, cheapest, None
     kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))
     left_out = len(problem.offers) - len(kept)
+    fresh = replace(problem, offers=kept)
     try:
-        again = optimise(replace(problem, offers=kept, demand_changes_pct=(0.0,)))
+        schedule = optimise(fresh)
     except InfeasibleError:
-        return WithoutStaleSpot(used=len(used), left_out=left_out, total_usd=None, savings_pct=None)
-    buys = [again.hourly_used[k] for k in again.hourly_bought] + [c.offer for c in again.commitments]
-    return WithoutStaleSpot(
+        beside = WithStaleSpot(
+            used=len(used),
+            left_out=left_out,
+            total_usd=cheapest.total_usd,
+            savings_pct=cheapest.savings_pct,
+            needed=True,
+        )
+        return problem, cheapest, beside
+    buys = [cheapest.hourly_used[k] for k in cheapest.hourly_bought] + [c.offer for c in cheapest.commitments]
+    beside = WithStaleSpot(
         used=len(used),
         left_out=left_out,
-        total_usd=again.total_usd,
-        savings_pct=again.savings_pct,
+        total_usd=cheapest.total_usd,
+        savings_pct=cheapest.savings_pct,
         offers=tuple(dict.fromkeys(buys)),
     )
+    return fresh, schedule, beside

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpuplan import vocab
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import HOURS_PER_MONTH, instances_for
 
 if TYPE_CHECKING:
     from gpuplan.plan.spot import SpotRate
@@ -165,6 +165,9 @@ class MissingPrice:
     gpu: str
     low_confidence_rows: int = 0
     """Rows of it left out as low-confidence (``allow_low_confidence: true`` would use them)."""
+    elsewhere: int = 0
+    """Usable prices of it, all on instances the demands' runs do not hold on (:attr:`Demand.host`:
+    smaller than a run, or unlike the one a workload was sized on): a price exists, not for them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -312,7 +315,12 @@ class HostNeed:
     a run over several nodes only on types of as many GPUs per node, linked alike, with a network
     known, of the same kind and no slower (a type whose network is not known is timed by the
     planner at its slow end: hours many times the plan's). Unknown is never the best case: where
-    the sized instance's own figure is not known, no other type is known to match it."""
+    the sized instance's own figure is not known, no other type is known to match it.
+
+    A direct demand's run of several GPUs (:meth:`together`) was sized on no instance: its GPUs
+    work together (a data- or model-parallel job), so, as a plan places a job, they are held in
+    one node where an instance of the GPU holds them, else over the fewest nodes, never spread over
+    smaller instances whose traffic between them would make the hours given longer."""
 
     provider: str
     """Who sells it: an instance type's name is its provider's (another's of the same name is
@@ -343,9 +351,35 @@ class HostNeed:
     host_bound: bool = False
     """The run's time depends on the host's vCPUs and RAM (a job; a service's requests arrive
     decoded): another instance must have both known and no fewer."""
+    run_gpus: float = 0.0
+    """A direct demand's run (its hours the user's, sized on no instance): the GPUs it needs
+    together, held by any instance of ``gpus_per_node`` GPUs or more: the run's own count in one
+    node, or where no instance of its GPU the constraints allow holds that many, the most one
+    holds (the fewest nodes). 0: a planner-sized run (``instance_type`` and the rules above)."""
+
+    @classmethod
+    def together(cls, run_gpus: float, offers: Sequence[PricedOffer]) -> HostNeed:
+        """A direct demand's need: ``run_gpus`` together in one node where an instance among
+        ``offers`` (its GPU's) holds them, else over the fewest nodes, on the largest instances
+        (each run bought as whole instances: ``recourse.packing``)."""
+        most = max((o.gpus_per_unit for o in offers), default=run_gpus)
+        return cls(
+            provider="",
+            instance_type="",
+            one_node=most >= run_gpus,
+            gpus_per_node=min(run_gpus, most),
+            run_gpus=run_gpus,
+        )
+
+    @property
+    def nodes(self) -> int:
+        """The nodes a direct demand's run spans (1 for a planner-sized one in one node)."""
+        return instances_for(self.run_gpus, self.gpus_per_node) if self.run_gpus else 1
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
+        if self.run_gpus:
+            return offer.gpus_per_unit >= self.gpus_per_node
         if offer.provider == self.provider and offer.instance_type == self.instance_type:
             return True
         if not self.others:
@@ -386,6 +420,17 @@ class HostNeed:
         from gpuplan.i18n import _
         from gpuplan.i18n.phrases import item_list
 
+        if self.run_gpus and self.one_node:
+            return _(
+                "one run of {gpus:g} GPUs together, priced on instances holding them in one node"
+            ).format(gpus=self.run_gpus)
+        if self.run_gpus:
+            return _(
+                "one run of {gpus:g} GPUs together, priced over {nodes} nodes of the largest instances "
+                "the constraints allow ({per:g} GPUs each): its hours are taken as given, though the "
+                "traffic between the nodes can make them longer (gpuplan plan times it on each "
+                "instance's network; a workload demand is sized so)"
+            ).format(gpus=self.run_gpus, nodes=self.nodes, per=self.gpus_per_node)
         sized = _("priced on {instance}, the instance its hours were sized on").format(
             instance=self.instance_type
         )

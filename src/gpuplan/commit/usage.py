@@ -39,7 +39,11 @@ service: each replica) any holding those GPUs in one node; for a run over severa
 many GPUs per node with a network known, of the same kind and no slower; either way linked alike
 where a node has several GPUs, and for a job with vCPUs and RAM known and no fewer. Never on a
 cheaper instance of its GPU whose network or host is not known (the plan times those at their slow
-end). A direct demand names a GPU, not an instance: any instance of it may price it.
+end). A direct demand names a GPU, not an instance: its run (``gpus_per_run``, by default all its
+``gpus``: one job) is priced on any instance of that GPU holding the run's GPUs in one node, or,
+where none the constraints allow does, on the largest (the fewest nodes; its hours are the user's,
+the traffic between nodes not timed, and said so); ``gpus_per_run: 1`` (independent single-GPU
+tasks) on any instance of it. Its run lasts its hours of a month unless ``run_hours`` says otherwise.
 """
 
 from __future__ import annotations
@@ -199,6 +203,11 @@ class DemandSpec(Spec):
     """With a direct demand: the GPU type (``L4``, ``a100-80gb`` …)."""
     gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS)
     """GPUs the work keeps busy during its hours."""
+    gpus_per_run: int | None = Field(default=None, ge=1, le=MAX_GPUS)
+    """With a direct demand: GPUs one run needs together (a data- or model-parallel job), priced
+    on instances holding them in one node, else on the fewest nodes that hold them. Default: all its
+    ``gpus``, one run (unknown is never the best case); 1: independent single-GPU tasks (a sweep,
+    single-GPU replicas), each on any instance of its GPU. ``gpus`` is a whole number of runs."""
     hours_per_month: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
     """Hours each of those GPUs is busy per month (730 = all month)."""
     hours_by_month: tuple[float, ...] | None = None
@@ -215,7 +224,8 @@ class DemandSpec(Spec):
     end_month: int | None = Field(default=None, ge=1, le=120)
     """Last month with this demand (default: the end of the horizon)."""
     run_hours: float | None = Field(default=None, gt=0, le=87_660)
-    """Failure-free length of one run, h (spot overhead); default: a workload's job time, else 730."""
+    """Failure-free length of one run, h (spot overhead); default: a workload's job time, else the
+    demand's hours in a month (its longest month's)."""
     checkpoint_gb: float | None = Field(default=None, ge=0, le=1e6)
     """Size of one checkpoint, GB (spot overhead); default: from the workload's trace. A direct
     demand without it is not known to checkpoint: on spot an interruption restarts its run from the
@@ -264,6 +274,10 @@ class DemandSpec(Spec):
                     N_("give either workload (+ runs_per_month) or gpu/gpus/hours, not both ({field})"),
                     field=direct[0],
                 )
+            if self.gpus_per_run is not None:
+                raise _Invalid(
+                    N_("gpus_per_run goes with a direct demand; the planner sizes a workload's run")
+                )
             if (self.runs_per_month is None) == (self.runs_by_month is None):
                 raise _Invalid(N_("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month"))
             return self
@@ -280,6 +294,16 @@ class DemandSpec(Spec):
             raise _Invalid(N_("give workload + runs_per_month, or gpu, gpus and hours_per_month"))
         if (self.hours_per_month is None) == (self.hours_by_month is None):
             raise _Invalid(N_("give exactly one of hours_per_month or hours_by_month"))
+        if self.gpus_per_run is not None and self.gpus % self.gpus_per_run:
+            raise _Invalid(
+                N_(
+                    "gpus_per_run {run} does not divide gpus {gpus}: give gpus as a whole number of runs, "
+                    "e.g. {fit}"
+                ),
+                run=self.gpus_per_run,
+                gpus=self.gpus,
+                fit=max(self.gpus_per_run, self.gpus - self.gpus % self.gpus_per_run),
+            )
         if self.end_month is not None and self.end_month < self.start_month:
             raise _Invalid(
                 N_("end_month {end} is before start_month {start}"),

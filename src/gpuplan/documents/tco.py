@@ -29,7 +29,7 @@ __all__ = [
     "TcoSensitivity",
     "TcoTier",
     "TcoUnknownPrice",
-    "TcoWithoutStaleSpot",
+    "TcoWithStaleSpot",
 ]
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
@@ -38,8 +38,10 @@ __all__ = [
 #: its demand (``GPU/on_demand/<demand>``) and its instances are paid whole
 #: (``gpu_hours_paid_per_used``); ``break_even_utilisation`` counts a term as billed inside the
 #: horizon; each commitment states ``contract_cost_usd`` and the document
-#: ``past_horizon_credited_usd`` and ``break_even_by_gpu``.
-TCO_SCHEMA_VERSION = 3
+#: ``past_horizon_credited_usd`` and ``break_even_by_gpu``. 4: the schedule and its total are solved
+#: without spot prices not known to be current, the cheaper total they would give beside it
+#: (``with_stale_spot``, which replaces ``without_stale_spot``: the total had rested on them).
+TCO_SCHEMA_VERSION = 4
 
 
 class DatedPrice(Document):
@@ -180,18 +182,20 @@ class TcoPriceUsed(DatedPrice):
     interruption_rate_source: str | None = None
 
 
-class TcoWithoutStaleSpot(Document):
-    """The schedule solved again without the spot prices not known to be current (older than the
-    staleness limit or of unknown age): spot prices move, so a saving resting on one is shown
-    beside the saving without it."""
+class TcoWithStaleSpot(Document):
+    """The cheaper schedule spot prices not known to be current (older than the staleness limit or
+    of unknown age) would give: spot prices move, so the document's schedule and total are solved
+    without them and this total is shown beside it, as resting on prices that may have changed."""
 
     spot_prices_used: int
-    """Stale spot prices the schedule uses."""
+    """Stale spot prices the cheaper schedule uses."""
     spot_prices_left_out: int
-    """Stale spot prices left out of the second solve."""
-    total_cost_usd: float | None
-    """None when the demand cannot be met without them."""
+    """Stale spot prices left out of the document's schedule."""
+    total_cost_usd: float
+    """The cheaper schedule's total; with ``needed``, the document's own."""
     savings_pct: float | None
+    needed: bool = False
+    """The demand cannot be met without them: the document's schedule and total use them."""
     prices: list[TcoPriceUsed] = Field(default_factory=list)
     """The prices that total buys at (hourly offers bought, commitments), with their dates."""
 
@@ -284,7 +288,7 @@ class TcoUnknownPrice(Document):
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[3] = 3
+    schema_version: Literal[4] = 4
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str
@@ -297,8 +301,8 @@ class TcoDocument(Document):
     total_cost_usd: float
     stale_prices_in_total: int = 0
     """Prices the total buys at (hourly offers bought, commitments) that are stale or of unknown
-    age. Where a stale spot price is among them, ``without_stale_spot.total_cost_usd`` is the total
-    without it: the text's headline gives both."""
+    age. The schedule is solved without spot prices not known to be current; where those would make
+    it cheaper, ``with_stale_spot.total_cost_usd`` is that total: the text's headline gives both."""
     data_cost_usd: float
     """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
     data_cost_covers: str
@@ -335,8 +339,9 @@ class TcoDocument(Document):
     sensitivity: list[TcoSensitivity]
     peaks: list[TcoPeak] = Field(default_factory=list)
     """Per GPU type demanded: its largest load at once and the committed GPUs against it."""
-    without_stale_spot: TcoWithoutStaleSpot | None = None
-    """The total and saving without the stale spot prices the schedule uses; None when it uses none."""
+    with_stale_spot: TcoWithStaleSpot | None = None
+    """The total and saving spot prices not known to be current would give, left out of the
+    schedule; None when the cheapest schedule uses none."""
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
     considered_prices: list[TcoConsideredPrice] = Field(default_factory=list)

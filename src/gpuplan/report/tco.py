@@ -90,8 +90,17 @@ def _price_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
     }
 
 
+#: Why a pricing model with prices of the GPU is still missing for the demands: none holds their runs.
+ELSEWHERE = N_(
+    "{n} price(s) of it within the constraints, all on instances that do not hold a demand's runs (its "
+    "demand line says which do: a run's GPUs in one node, or the instance a workload was sized on)"
+)
+
+
 def fill_words(missing: MissingPrice) -> str:
     """What would fill a missing price, in words."""
+    if missing.elsewhere:
+        return _(ELSEWHERE).format(n=missing.elsewhere)
     if missing.low_confidence_rows:
         return _(
             "{n} low-confidence row(s) left out; set constraints.allow_low_confidence: true to use them"
@@ -221,13 +230,14 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             }
             for p in s.peaks
         ],
-        "without_stale_spot": None
-        if (w := report.without_stale_spot) is None
+        "with_stale_spot": None
+        if (w := report.with_stale_spot) is None
         else {
             "spot_prices_used": w.used,
             "spot_prices_left_out": w.left_out,
             "total_cost_usd": cost(w.total_usd),
             "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
+            "needed": w.needed,
             "prices": [
                 {
                     "provider": o.provider,
@@ -260,7 +270,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "stale_after_days": report.stale_after_days,
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
-        "notes": [*_age_lines(report), *_without_stale_lines(report), *report.notes],
+        "notes": [*_age_lines(report), *_with_stale_lines(report), *report.notes],
     }
 
 
@@ -399,7 +409,7 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
     lines += unknown_lines(report)
     lines += _age_lines(report)
-    lines += _without_stale_lines(report)
+    lines += _with_stale_lines(report)
     for peak in s.peaks:
         lines.append(peak_line(report, peak))
     lines += _sensitivity_lines(report)
@@ -415,27 +425,35 @@ def total_stale_prices(report: TcoReport) -> list[PricedOffer]:
 
 
 def _total_line(report: TcoReport) -> str:
-    """The headline total, with both figures where it buys at a stale spot price.
+    """The headline total, on prices known to be current first, the cheaper one beside it.
 
     The schedule's own total leads: the month table, the commitments and the sensitivity below are
-    that schedule's, and a headline they did not add up to would contradict them. But a spot price
-    of unknown age is not the best case to quote alone (spot prices move): where the total rests
-    on one, the same line gives the total without stale spot prices; where it rests on another
-    stale price (no second figure: an on-demand price is the fallback), it says so."""
+    that schedule's, and a headline they did not add up to would contradict them. Its schedule was
+    solved without spot prices not known to be current (spot prices move: unknown is never the best
+    case), so where those would make it cheaper, the same line gives that total, said as such; where
+    the demand cannot be met without them, the total rests on them and says so; where it rests on
+    another stale price (an on-demand price, which has no fresher fallback), it says so too."""
     s, money = report.schedule, report.money
     total = money.format(s.total_usd)
     months = report.usage.horizon_months
     stale = total_stale_prices(report)
-    if (w := report.without_stale_spot) is not None:
-        if w.total_usd is None:
-            return _(
-                "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
-                "without stale spot prices the demand cannot be met"
-            ).format(months=months, total=total, n=w.used)
+    w = report.with_stale_spot
+    if w is not None and w.needed:
         return _(
             "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
-            "{without} without stale spot prices"
-        ).format(months=months, total=total, n=w.used, without=money.format(w.total_usd))
+            "without stale spot prices the demand cannot be met"
+        ).format(months=months, total=total, n=w.used)
+    if w is not None and stale:
+        return _(
+            "Total over {months} months: {total}, at {stale} price(s) stale or of unknown age (named "
+            "below); {cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may "
+            "have changed"
+        ).format(months=months, total=total, stale=len(stale), cheaper=money.format(w.total_usd), n=w.used)
+    if w is not None:
+        return _(
+            "Total over {months} months: {total}; {cheaper} with {n} spot price(s) stale or of unknown "
+            "age, left out of it as they may have changed"
+        ).format(months=months, total=total, cheaper=money.format(w.total_usd), n=w.used)
     if stale:
         return _(
             "Total over {months} months: {total}, at {n} price(s) stale or of unknown age (named below)"
@@ -443,14 +461,19 @@ def _total_line(report: TcoReport) -> str:
     return _("Total over {months} months: {total}").format(months=months, total=total)
 
 
-def _without_stale_lines(report: TcoReport) -> list[str]:
-    """The total and saving without the stale spot prices the schedule buys, with the counts."""
-    if (w := report.without_stale_spot) is None:
+def _with_stale_lines(report: TcoReport) -> list[str]:
+    """The total and saving that the stale spot prices left out of the schedule would give."""
+    if (w := report.with_stale_spot) is None:
         return []
+    if w.needed:
+        return [
+            _(
+                "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
+                "in all): {outcome}"
+            ).format(n=w.used, left_out=w.left_out, outcome=_("the demand cannot be met"))
+        ]
     money = report.money
-    if w.total_usd is None:
-        outcome = _("the demand cannot be met")
-    elif w.savings_pct:
+    if w.savings_pct:
         outcome = _("total {total}; saving {pct}").format(
             total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
         )
@@ -458,8 +481,8 @@ def _without_stale_lines(report: TcoReport) -> list[str]:
         outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
     return [
         _(
-            "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
-            "in all): {outcome}"
+            "With stale spot prices (not known to be current, so left out of the schedule above; it "
+            "would use {n}, {left_out} left out in all): {outcome}"
         ).format(n=w.used, left_out=w.left_out, outcome=outcome)
     ]
 
@@ -528,23 +551,23 @@ def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
     serve several demands, each with its own whole-instance factor), the on-demand ones the
     baseline is priced at, the commitments, the commitment offer each break-even is figured at
     (a "pays off above 72 %" or "never pays off" rests on its price, bought or not), and those the
-    total without stale spot prices buys. A spot price weighed and not bought is not one
+    total with stale spot prices buys. A spot price weighed and not bought is not one
     (:func:`considered_lines`)."""
     s = report.schedule
     out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
     seen = {o for _use, o in out}
     behind = [o for per in s.break_even_offers.values() for o in per.values()]
-    for o in [c.offer for c in s.commitments] + behind + list(_without_only(report)):
+    for o in [c.offer for c in s.commitments] + behind + list(_beside_only(report)):
         if o not in seen:
             seen.add(o)
             out.append((f"{o.gpu}/{o.pricing}", o))
     return out
 
 
-def _without_only(report: TcoReport) -> tuple[PricedOffer, ...]:
-    """The prices the total without stale spot prices buys at that no other figure rests on (a
-    fresh spot price dearer than the stale one, say): listed too, since the headline gives it."""
-    s, w = report.schedule, report.without_stale_spot
+def _beside_only(report: TcoReport) -> tuple[PricedOffer, ...]:
+    """The prices the total with stale spot prices buys at that no other figure rests on (the stale
+    spot prices themselves): listed too, since the headline gives that total."""
+    s, w = report.schedule, report.with_stale_spot
     if w is None:
         return ()
     other = {o for k, o in s.hourly_used.items() if _listed(report, k)}
@@ -623,9 +646,15 @@ def unknown_lines(report: TcoReport) -> list[str]:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
         return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
 
-    none = [m for m in report.missing if not m.low_confidence_rows]
-    low = [m for m in report.missing if m.low_confidence_rows]
-    lines = []
+    elsewhere = [m for m in report.missing if m.elsewhere]
+    none = [m for m in report.missing if not m.low_confidence_rows and not m.elsewhere]
+    low = [m for m in report.missing if m.low_confidence_rows and not m.elsewhere]
+    lines = [
+        _("Unknown — no usable price for {listed}: {why}").format(
+            listed=listed([m]), why=_(ELSEWHERE).format(n=m.elsewhere)
+        )
+        for m in elsewhere
+    ]
     if none:
         lines.append(
             _(
@@ -724,8 +753,8 @@ def price_rows(report: TcoReport) -> list[list[str]]:
             flags.append(
                 _("{price} per instance a month").format(price=report.money.format(o.usd_per_unit_month))
             )
-        if o in _without_only(report):
-            flags.append(_("not bought: the total without stale spot prices is figured at it"))
+        if o in _beside_only(report):
+            flags.append(_("not bought: the total with stale spot prices is figured at it"))
         if (be := _break_even_only(report, o)) is not None:
             flags.append(
                 _("not bought: the break-even utilisation ({share}) is figured at it").format(

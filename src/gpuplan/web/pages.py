@@ -78,8 +78,9 @@ _SCRIPT_WORDS = (
     N_("already saved, unchanged"),
     N_("Saved by"),
     N_("Total over the horizon"),
-    # beside that total where it leans on spot prices not known to be current (the tco headline's)
-    N_("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices"),
+    # beside that total where spot prices not known to be current, left out of it, would lower it
+    # (the tco headline's)
+    N_("{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may have changed"),
     N_("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"),
     N_("All on-demand"),
     N_("Savings"),

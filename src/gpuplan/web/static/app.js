@@ -392,14 +392,15 @@
       card.querySelector("b").textContent = money(doc.total_cost_usd);
       card.querySelector(".od").textContent = money(doc.all_on_demand_cost_usd);
       card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
-      // A total that leans on spot prices stale or of unknown age (spot prices move) is not quoted
-      // alone: the tco text's headline gives the total without them beside it, and so does the card.
-      const w = doc.without_stale_spot;
+      // The total rests on prices known to be current: spot prices stale or of unknown age (spot
+      // prices move) are left out of it, and the cheaper total they would give is said beside it, as
+      // the tco text's headline says it; where the demand cannot be met without them, the total uses them.
+      const w = doc.with_stale_spot;
       if (w) {
         const line = document.createElement("div"); line.className = "stalespot";
-        line.textContent = w.total_cost_usd == null
+        line.textContent = w.needed
           ? fill(t("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"), { n: w.spot_prices_used })
-          : fill(t("at {n} spot price(s) stale or of unknown age; {without} without stale spot prices"), { n: w.spot_prices_used, without: money(w.total_cost_usd) });
+          : fill(t("{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may have changed"), { n: w.spot_prices_used, cheaper: money(w.total_cost_usd) });
         card.append(line);
       }
       box.append(card);
