@@ -16,6 +16,7 @@ from deploy_helpers import by_path, plan_doc, serve_workload, validate_k8s, yaml
 
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.k8s.serving import disk_rate_words, slow_start_warning
 from gpuplan.units import ASSUMED_DISK_GBPS
 from service_plans import llama1b_two_to_a_node
 
@@ -82,19 +83,27 @@ def test_weights_not_known_keep_the_floor_and_say_so(tmp_path: Path) -> None:
     assert "the model's size is not known here" in by_path(files)["README.md"]
 
 
-def test_deploy_sizes_the_start_from_the_traced_weights(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # a Llama-3.2-1B service planned at 4 GPUs a replica on an 8-GPU p4d.24xlarge: two to a node
+def _deploy_llama1b(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], out: Path
+) -> str:
+    """``gpuplan deploy -t k8s`` of a Llama-3.2-1B service planned at 4 GPUs a replica on an 8-GPU
+    p4d.24xlarge (two to a node), into ``out``; its stderr."""
     doc = llama1b_two_to_a_node(plan_doc(gpu_count=8, nodes=1, pricing="on_demand"))
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(doc))
-    out = tmp_path / "o"
     monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", str(plan), "-t", "k8s", "-o", str(out)])
     with pytest.raises(SystemExit) as e:
         main()
     _, err = capsys.readouterr()
     assert e.value.code in (0, None), err
+    return err
+
+
+def test_deploy_sizes_the_start_from_the_traced_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o"
+    _deploy_llama1b(tmp_path, monkeypatch, capsys, out)
     docs = yaml.safe_load_all((out / "k8s" / "deployment.yaml").read_text())
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     container = deployment["spec"]["template"]["spec"]["containers"][0]
@@ -120,3 +129,68 @@ def test_skyserve_gives_a_replica_the_time_its_weights_take_on_a_cluster_of_its_
     assert probe["initial_delay_seconds"] == max(1800, 10 * math.ceil(1.5 * cold_s / 10))
     assert probe["initial_delay_seconds"] // 60 == minutes
     assert f"SkyServe gives it {minutes} minutes to download and load the weights" in files["README.md"]
+
+
+def test_a_start_longer_than_a_quarter_hour_is_said_with_the_claim_that_holds_one_copy(
+    tmp_path: Path,
+) -> None:
+    # The README alone had said a new node's replicas serve after 145 min; deploy proposed nothing,
+    # and an autoscaler down to one replica was written for a daily cycle it cannot follow.
+    spec = _service_70b(tmp_path)
+    line = slow_start_warning(spec, GenerateOptions())
+    assert line is not None
+    assert line.startswith(
+        "the 2 replicas on a new node serve after about 37 min (60 s engine start + 2 × 141.1 GB read at "
+        "0.131 GB/s, AWS EBS gp3's baseline, assumed for this azure node, whose disk's read rate gpuplan "
+        "does not know): an autoscaler whose added replicas start in more than 15 min cannot follow a "
+        "daily cycle of load"
+    )
+    # the claim's effect in the README's own figures: one copy (163 GB) against two (325 GB)
+    assert (
+        "`--model-cache-pvc NAME` keeps one copy of the weights on an existing PersistentVolumeClaim (of at "
+        "least 163 GB)"
+        in line
+        and "(2 copies, 325 GB of the node's disk)" in line
+    )
+    # with the claim given, the start is still said, the claim not proposed again
+    given = slow_start_warning(spec, GenerateOptions(model_cache_pvc="weights"))
+    assert given is not None and "daily cycle" in given and "--model-cache-pvc" not in given
+    # a 1B model's start is minutes: nothing to say; nor where the weights are not known
+    assert slow_start_warning(spec.with_weights_gb(2.5), GenerateOptions()) is None
+    unknown = LaunchSpec.from_workload(
+        serve_workload(tmp_path, model="llama-70b", top="tensor_parallel: 4\n"),
+        gpu="A100-SXM4-80GB",
+        count=8,
+        provider="azure",
+    )
+    assert slow_start_warning(unknown, GenerateOptions()) is None
+
+
+def test_the_disk_rate_is_said_to_be_assumed_where_the_node_is_not_awss(tmp_path: Path) -> None:
+    # 0.131 GB/s is an EBS gp3 volume's baseline: it had been "the disk rate the plan assumes" on a
+    # Nebius or Azure node too, as if that node's disk were known to read at it.
+    readme = by_path(generate(_service_70b(tmp_path), "k8s"))["README.md"]
+    assert (
+        "2 × 141.1 GB read at 0.131 GB/s, AWS EBS gp3's baseline, assumed for this azure node, whose disk's "
+        "read rate gpuplan does not know)" in readme
+    )
+    workload = serve_workload(tmp_path, model="llama-70b", top="tensor_parallel: 4\n")
+    aws = LaunchSpec.from_workload(workload, gpu="A100-SXM4-80GB", count=8, provider="aws")
+    assert (
+        disk_rate_words(aws)
+        == "0.131 GB/s, the baseline of an EBS gp3 volume, the disk rate the plan assumes"
+    )
+    nowhere = LaunchSpec.from_workload(workload, gpu="A100-SXM4-80GB", count=8)
+    assert "assumed: gpuplan does not know the node's disk's read rate" in disk_rate_words(nowhere)
+
+
+def test_deploy_says_a_slow_start_where_it_is_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Llama-3.2-1B service starts in about a minute; with the limit at 0 s the same command says it
+    assert "daily cycle" not in _deploy_llama1b(tmp_path, monkeypatch, capsys, tmp_path / "quick")
+    monkeypatch.setattr("gpuplan.deploy.k8s.serving.SLOW_START_S", 0)
+    err = _deploy_llama1b(tmp_path, monkeypatch, capsys, tmp_path / "slow")
+    said = [line for line in err.splitlines() if "daily cycle" in line]
+    assert len(said) == 1 and said[0].startswith("warning: the 2 replicas on a new p4d.24xlarge serve after")
+    assert "the baseline of an EBS gp3 volume, the disk rate the plan assumes" in said[0]

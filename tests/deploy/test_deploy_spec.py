@@ -9,7 +9,7 @@ import pytest
 from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
-from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
+from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN, kubernetes_option
 from gpuplan.errors import DeployError, NotFoundError
 
 
@@ -215,7 +215,8 @@ def test_k8s_deploys_the_best_option_on_a_provider_with_managed_kubernetes() -> 
     assert spec.chosen_because == (
         "--target k8s: the recommended option lambda us-east-1 gpu_8x_a100 is on lambda, which has no "
         "managed Kubernetes known to gpuplan; deploying the plan's best option on one that has: "
-        "aws us-east-1 p4d.24xlarge (EKS)"
+        "aws us-east-1 p4d.24xlarge (EKS); the plan prices it at $18.20 for the run (1.4 h), against "
+        "$18.20 for the recommended option, whose cost does not apply to these files"
     )
     # Other targets, and k8s on an option whose provider has one, keep the recommended option.
     assert LaunchSpec.from_plan(doc).provider == "lambda"
@@ -266,17 +267,61 @@ def test_k8s_takes_the_plans_kubernetes_persona_when_no_ranked_option_has_manage
         "--target k8s: the recommended option lambda us-east-1 gpu_8x_a100 is on lambda, which has no "
         "managed Kubernetes known to gpuplan, nor has any of the plan's ranked options; deploying the "
         "plan's kubernetes pick (its best option on a managed Kubernetes service): "
-        "aws us-east-1 p4d.24xlarge (EKS)"
+        "aws us-east-1 p4d.24xlarge (EKS); the plan prices it at $18.20 for the run (1.4 h), against "
+        "$18.20 for the recommended option, whose cost does not apply to these files"
     )
     # A ranked option on one comes first; a persona on a marketplace is no pick.
-    assert LaunchSpec.from_plan(
-        doc | {"options": [lam, aws]}, managed_kubernetes=True
-    ).chosen_because.endswith(
-        "deploying the plan's best option on one that has: aws us-east-1 p4d.24xlarge (EKS)"
+    assert (
+        "deploying the plan's best option on one that has: aws us-east-1 p4d.24xlarge (EKS); "
+        in LaunchSpec.from_plan(doc | {"options": [lam, aws]}, managed_kubernetes=True).chosen_because
     )
     no_pick = [{"persona": "kubernetes", "rule": "r", "option": runpod}]
     with pytest.raises(DeployError, match="nor has any other option of the plan"):
         LaunchSpec.from_plan(doc | {"personas": no_pick}, managed_kubernetes=True)
+
+
+def test_the_substituted_kubernetes_option_is_said_with_the_plans_cost_of_it() -> None:
+    # A 70B service's plan recommended cudo at $17,192 a month; --target k8s deployed its kubernetes
+    # pick (nebius B200) and stated no cost: the plan's headline figure read as what the files cost.
+    service = {"replica_capacity_requests_per_s": 4.0}
+    cheap = _option("lambda", "gpu_8x_a100") | {"service": service, "total_cost_usd": 17192.31}
+    dear = plan_doc()["recommended"] | {
+        "service": service,
+        "total_cost_usd": 32468.01,
+        "total_cost_usd_low": 30100.0,
+        "total_cost_usd_high": 35000.0,
+        "as_of": "2024-03/2026-12-02",
+        "stale": True,
+    }
+    personas = [{"persona": "kubernetes", "rule": "managed Kubernetes", "option": dear}]
+    option, said = kubernetes_option(cheap, [cheap], personas=personas)
+    assert option is dear
+    assert said.endswith(
+        "aws us-east-1 p4d.24xlarge (EKS); the plan prices it at $32,468 [$30,100–$35,000] for a month of "
+        "serving (its price as of 2024-03/2026-12-02, treated as stale), against $17,192 for the "
+        "recommended option, whose cost does not apply to these files"
+    )
+    # in yuan where the plan showed yuan, at its own rate
+    _, yuan = kubernetes_option(cheap, [cheap], personas=personas, cny_per_usd=7.0)
+    assert "prices it at ¥227,276 [¥210,700–¥245,000] for a month" in yuan and "against ¥120,346" in yuan
+    # a cost the plan does not state is said to be unknown, never $0
+    unpriced = {k: v for k, v in dear.items() if not k.startswith("total_cost_usd")}
+    _, unknown = kubernetes_option(cheap, [cheap], personas=[personas[0] | {"option": unpriced}])
+    assert unknown.endswith(
+        "(EKS); the plan states no cost for it, and the recommended option's cost does not apply to it"
+    )
+
+
+def test_a_plan_in_yuan_says_the_substitutes_cost_in_yuan() -> None:
+    lam = _option("lambda", "gpu_8x_a100") | {"total_cost_usd": 10.0}
+    rate = {"currency": "CNY", "units_per_usd": 7.0, "as_of": "2026-01-27"}
+    doc = plan_doc(**lam) | {"options": [lam, plan_doc()["recommended"]]}
+    doc |= {"display_currency": "CNY", "exchange_rate": rate}
+    said = LaunchSpec.from_plan(doc, managed_kubernetes=True).chosen_because
+    assert said.endswith(
+        "the plan prices it at ¥127.40 for the run (1.4 h), against ¥70.00 for the "
+        "recommended option, whose cost does not apply to these files"
+    )
 
 
 def test_a_plan_whose_replica_spans_gpus_cannot_time_share_them() -> None:

@@ -159,3 +159,66 @@ def test_the_services_deploy_request_takes_full_too() -> None:
     for bad in (0, "all"):
         with pytest.raises(ValidationError):
             DeployRequest.model_validate({"plan": {}, "target": "torchrun", "steps": bad})
+
+
+def _deploy_err(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[str, str]:
+    monkeypatch.setattr(sys, "argv", ["gpuplan", "deploy", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    out, err = capsys.readouterr()
+    assert e.value.code in (0, None), err
+    return out, err
+
+
+@pytest.mark.parametrize("target", ["skypilot", "k8s"])
+def test_deploy_warns_where_it_is_run_that_train_py_trains_a_stand_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    # deploy had said only "wrote 4 files …": that train.py trains a stand-in on synthetic data for
+    # 200 of the run's steps was in the README alone, and `sky jobs launch` rented the GPUs for it.
+    plan = _plan(tmp_path, _VIT)
+    out, err = _deploy_err(monkeypatch, capsys, str(plan), "-t", target, "-o", str(tmp_path / "o"))
+    warned = [line for line in err.splitlines() if "stand-in" in line]
+    assert warned == [
+        "warning: train.py trains a small stand-in model on synthetic data, not preset vit-b16: put your "
+        "model in build_model() and your data in build_dataset() before launching; by default it runs "
+        f"200 steps, a check of the launch, where the full run is {_FULL:,} (--steps full)"
+    ]
+    assert "stand-in" not in out  # stdout stays the list of files
+    _, err = _deploy_err(
+        monkeypatch, capsys, str(plan), "-t", target, "-o", str(tmp_path / "f"), "--steps", "full"
+    )
+    assert f"before launching; it runs {_FULL:,} steps" in err
+
+
+def test_a_fine_tunes_stand_in_warning_names_the_hub_weights_to_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lora = (
+        "name: lora8b\ntask: finetune\nmodel: {preset: llama-8b, lora: {rank: 16, targets: [q, v]}}\n"
+        "inputs: {batch_size: 8, seq_len: 2048}\nprecision: bf16\ndata: {samples: 50000, epochs: 1}\n"
+    )
+    plan = _plan(tmp_path, lora)
+    _, err = _deploy_err(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(tmp_path / "o"))
+    assert (
+        "not preset llama-8b, LoRA rank 16 on q, v: put your model in build_model() (this fine-tune's "
+        "weights: `meta-llama/Llama-3.1-8B-Instruct` from the Hugging Face Hub)"
+    ) in err
+    # 50,000 samples / (8 a GPU × 8 GPUs) = 782 steps
+    assert "where the full run is 782 (--steps full)" in err
+
+
+def test_your_own_model_is_not_called_a_stand_in_where_deploy_is_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(FIXTURES / "userproj", project)
+    _, err = _deploy_err(
+        monkeypatch,
+        capsys,
+        str(project / "job.yaml"),
+        *("-t", "torchrun", "--gpu", "T4", "--force-fit", "-o", str(tmp_path / "o")),
+    )
+    assert "stand-in" not in err

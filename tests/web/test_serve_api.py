@@ -612,7 +612,7 @@ def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service)
     assert r.status_code == 200, r.text
     note = zipfile.ZipFile(io.BytesIO(r.content)).read("NOTE.txt").decode()
     assert "deploying the plan's kubernetes pick" in note and "--" not in note
-    assert note.rstrip().endswith(f"{plan['recommended']['instance_type']} (EKS)"), note
+    assert f"{plan['recommended']['instance_type']} (EKS); the plan prices it at $" in note, note
     r = deploy(plan | {"recommended": lam, "options": [lam]}, own_cluster=True)
     assert r.status_code == 200 and "NOTE.txt" not in zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     # Neither a ranked option nor a persona on one: refused.

@@ -177,7 +177,9 @@ def deploy(
     )
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.k8s.host import reads_catalog_host
+    from gpuplan.deploy.k8s.serving import slow_start_warning
     from gpuplan.deploy.resume_memory import resume_memory_warning
+    from gpuplan.deploy.torchrun import stand_in_warning
     from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
@@ -484,6 +486,14 @@ def deploy(
         install="" if generator.copies_user_package else install_hint(spec),
     )
     written = [] if dry_run else write_files(files, out, force=force)
+    # Said once the files are there (a refusal to write stays one line): what the README alone had
+    # said of files that, launched as written, rent the plan's GPUs for less than it planned.
+    if generator.name == "k8s" and (slow := slow_start_warning(spec, options)):
+        # the README's cold start, where an autoscaler cannot follow the load with it
+        typer.echo(_("warning: {line}").format(line=slow), err=True)
+    if any(Path(f.path).name == "train.py" for f in files) and (stand_in := stand_in_warning(spec, options)):
+        # train.py of a preset or a config trains a stand-in on synthetic data
+        typer.echo(_("warning: {line}").format(line=stand_in), err=True)
     if json_out:
         # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
         # the run the files are for (its checkpoint storage is named with the id, so a script

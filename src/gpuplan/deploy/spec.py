@@ -740,6 +740,7 @@ class LaunchSpec(BaseModel):
                 k8s_names,
                 personas=doc.get("personas"),
                 others=lambda: _targets_but_k8s(doc, source, folder),
+                cny_per_usd=_cny_rate(doc).get("cny_per_usd"),
             )
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
@@ -884,14 +885,17 @@ def kubernetes_option(
     *,
     personas: object = None,
     others: Callable[[], list[str]] | None = None,
+    cny_per_usd: float | None = None,
 ) -> tuple[dict[str, Any], str]:
     """The plan option to deploy on a managed Kubernetes service, and why it is not the recommended
     one ("" where it is): the recommended option where its provider has one, else the first of the
     plan's ranked ``options`` whose provider has one, else the option of the plan's ``kubernetes``
     persona (``personas``: the plan's best option on a managed Kubernetes service, a whole option
     like the ranked ones, which cheap marketplace offers can push out of the ranked list however
-    long). A provider whose module states none (a marketplace such as Lambda, RunPod or Vast.ai) or
-    that is not registered has no managed Kubernetes known. No option on one: refused in one line
+    long). Why it is not says what the plan prices the option deployed at against the recommended one
+    (:func:`_substitute_cost`; ``cny_per_usd``: the plan's rate where it showed yuan). A provider
+    whose module states none (a marketplace such as Lambda, RunPod or Vast.ai) or that is not
+    registered has no managed Kubernetes known. No option on one: refused in one line
     naming the option, the providers that have one and the other targets that write the recommended
     option (``others``: their names, tried on it; None: every other target named)."""
     provider = recommended.get("provider")
@@ -912,7 +916,7 @@ def kubernetes_option(
                 chosen=_option_words(o),
                 cluster=cluster,
             )
-            return o, why
+            return o, why + _("; ") + _substitute_cost(o, recommended, cny_per_usd)
     pick = _kubernetes_persona(personas)
     if pick is not None:
         why = _(
@@ -927,7 +931,7 @@ def kubernetes_option(
             chosen=_option_words(pick),
             cluster=kubernetes_service(str(pick.get("provider"))),
         )
-        return pick, why
+        return pick, why + _("; ") + _substitute_cost(pick, recommended, cny_per_usd)
     found = others() if others is not None else ["skypilot", "docker", "torchrun"]
     raise DeployError.worded(
         N_(
@@ -949,6 +953,62 @@ def kubernetes_option(
         others=either([names["others"].format(target=t) for t in found]),
         own=names["own"],
     )
+
+
+def _usd(value: object) -> float | None:
+    """A plan document's dollar figure, where it is a finite number of at least 0; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        return None
+    return float(value)
+
+
+def _option_cost(option: Mapping[str, Any], cny_per_usd: float | None) -> str | None:
+    """An option's cost as the plan states it (``total_cost_usd``, with its band where the plan gives
+    one), in the plan's currency; None where the plan states none."""
+    cost = _usd(option.get("total_cost_usd"))
+    if cost is None:
+        return None
+    places = 0 if cost >= 1000 else 2  # whole dollars (yuan) a month, cents for a short run
+    words = money_at(cost, cny_per_usd, places)
+    low, high = _usd(option.get("total_cost_usd_low")), _usd(option.get("total_cost_usd_high"))
+    band = [money_at(v, cny_per_usd, places) for v in (low, high) if v is not None]
+    if len(band) == 2 and band != [words, words]:
+        words += f" [{band[0]}–{band[1]}]"
+    return words
+
+
+def _substitute_cost(
+    option: Mapping[str, Any], recommended: Mapping[str, Any], cny_per_usd: float | None
+) -> str:
+    """What the plan prices ``option`` (deployed in place of ``recommended``) at, against the
+    recommended option's cost, from the plan document's own figures: a month of a service (an option
+    with a ``service``), else the run; its price's date as the plan states it. That the plan states
+    none, where it does not (never a cost of 0)."""
+    cost = _option_cost(option, cny_per_usd)
+    if cost is None:
+        return _("the plan states no cost for it, and the recommended option's cost does not apply to it")
+    hours = _usd(option.get("job_time_h"))
+    if isinstance(option.get("service"), dict):
+        span = _("a month of serving")
+    elif hours is not None:
+        span = _("the run ({hours:,.1f} h)").format(hours=hours)
+    else:
+        span = _("the run")
+    as_of = option.get("as_of")
+    if isinstance(as_of, str) and as_of:
+        dated = (
+            _("its price as of {as_of}, treated as stale")
+            if option.get("stale") is True
+            else _("its price as of {as_of}")
+        )
+        span += _(" ({dated})").format(dated=dated.format(as_of=as_of[:MAX_NAME_CHARS]))
+    theirs = _option_cost(recommended, cny_per_usd)
+    if theirs is None:
+        return _("the plan prices it at {cost} for {span}").format(cost=cost, span=span)
+    return _(
+        "the plan prices it at {cost} for {span}, against {theirs} for the recommended option, whose "
+        "cost does not apply to these files"
+    ).format(cost=cost, span=span, theirs=theirs)
 
 
 def _targets_but_k8s(doc: dict[str, Any], source: str, folder: Folder | None) -> list[str]:
@@ -1384,8 +1444,13 @@ def plan_money(spec: LaunchSpec, usd: float, places: int = 2) -> str:
     """``usd`` in the currency the plan showed its figures in: yuan at the plan's own rate where it
     was made with ``--currency CNY`` (:attr:`LaunchSpec.cny_per_usd`), dollars otherwise, so that a
     README speaks of money as the plan it comes from did."""
-    if spec.cny_per_usd is not None:
-        return f"¥{usd * spec.cny_per_usd:,.{places}f}"
+    return money_at(usd, spec.cny_per_usd, places)
+
+
+def money_at(usd: float, cny_per_usd: float | None, places: int = 2) -> str:
+    """``usd`` in yuan at ``cny_per_usd`` where a plan showed yuan, else in dollars."""
+    if cny_per_usd is not None:
+        return f"¥{usd * cny_per_usd:,.{places}f}"
     return f"${usd:,.{places}f}"
 
 

@@ -38,7 +38,7 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
-from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.messages import N_, _, ngettext
 from gpuplan.i18n.phrases import listed
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "loader_note",
     "render_train_py",
     "stand_in_check",
+    "stand_in_warning",
     "steps_note",
     "total_steps",
 ]
@@ -112,6 +113,33 @@ def stand_in_check(spec: LaunchSpec, options: GenerateOptions, samples: int | No
         and spec.task != "infer"
         and full_steps(spec, samples) > STAND_IN_CHECK_STEPS
     )
+
+
+def stand_in_warning(spec: LaunchSpec, options: GenerateOptions) -> str | None:
+    """deploy's stderr line where train.py trains its stand-in (a preset or a Hugging Face config,
+    which train.py cannot rebuild without gpuplan): put the model in build_model() (a fine-tune's
+    Hub weights named), and the steps it runs against the full run's. None for the user's own model
+    code and for inference."""
+    if spec.task == "infer" or spec.model_entry_point:
+        return None
+    samples = spec.train_samples
+    steps = total_steps(spec, options, samples)
+    if stand_in_check(spec, options, samples):
+        run = _(
+            "by default it runs {steps} steps, a check of the launch, where the full run is {full:,} "
+            "(--steps full)"
+        ).format(steps=steps, full=full_steps(spec, samples))
+    else:
+        run = ngettext("it runs {steps:,} step", "it runs {steps:,} steps", steps).format(steps=steps)
+    weights = ""
+    if spec.task == "finetune" and spec.hf_model_id:
+        weights = _(" (this fine-tune's weights: `{model}` from the Hugging Face Hub)").format(
+            model=spec.hf_model_id
+        )
+    return _(
+        "train.py trains a small stand-in model on synthetic data, not {source}: put your model in "
+        "build_model(){weights} and your data in build_dataset() before launching; {run}"
+    ).format(source=spec.model_source, weights=weights, run=run)
 
 
 def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:

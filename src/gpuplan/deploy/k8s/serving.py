@@ -70,6 +70,7 @@ __all__ = [
     "quantity",
     "replicas_per_node",
     "serving_manifests",
+    "slow_start_warning",
     "startup_budget",
     "startup_words",
     "token_ref",
@@ -173,11 +174,10 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     node = spec.instance_type or _("a node")
     start = ngettext(
         "A replica loads {gb:,.1f} GB of weights. One replica runs on each {node}: on a new node it "
-        "serves after about {cold} min ({start:.0f} s engine start + {gb:,.1f} GB read at {rate:g} "
-        "GB/s, the disk rate the plan assumes).",
+        "serves after about {cold} min ({start:.0f} s engine start + {gb:,.1f} GB read at {rate}).",
         "A replica loads {gb:,.1f} GB of weights. {k} replicas run on each {node} and start together "
         "on a new node, reading through its one disk: they serve after about {cold} min ({start:.0f} "
-        "s engine start + {k} × {gb:,.1f} GB read at {rate:g} GB/s, the disk rate the plan assumes).",
+        "s engine start + {k} × {gb:,.1f} GB read at {rate}).",
         budget.replicas,
     ).format(
         gb=spec.weights_gb,
@@ -185,7 +185,7 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         node=node,
         cold=f"{budget.cold_s / 60:.0f}",
         start=ENGINE_START_S,
-        rate=ASSUMED_DISK_GBPS,
+        rate=disk_rate_words(spec),
     )
     wait = _(
         "Each pod's startup probe waits {minutes} min ({margin:g}× that, at least {floor} min: the "
@@ -212,6 +212,90 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             k=budget.replicas,
         )
     return [sentences(start, weights_dtype_words(spec)), wait, disk]
+
+
+def disk_rate_words(spec: LaunchSpec) -> str:
+    """The rate a new node's disk reads the weights at in the cold start, in words: the baseline of
+    AWS's default block volume, EBS gp3 (:data:`~gpuplan.units.ASSUMED_DISK_GBPS`), which the plan
+    assumes on every provider; said as assumed where the node is not AWS's (its disk's read rate is
+    not known to gpuplan)."""
+    rate = f"{ASSUMED_DISK_GBPS:g}"
+    if spec.provider == "aws":
+        return _("{rate} GB/s, the baseline of an EBS gp3 volume, the disk rate the plan assumes").format(
+            rate=rate
+        )
+    if spec.provider:
+        return _(
+            "{rate} GB/s, AWS EBS gp3's baseline, assumed for this {provider} node, whose disk's read "
+            "rate gpuplan does not know"
+        ).format(rate=rate, provider=spec.provider)
+    return _(
+        "{rate} GB/s, AWS EBS gp3's baseline, assumed: gpuplan does not know the node's disk's read rate"
+    ).format(rate=rate)
+
+
+#: ASSUMPTION: a cold start longer than this, 15 min, is said where deploy is run, not only in the
+#: README. At its steepest a daily cycle's load (``gpuplan simulate``'s diurnal day, a cosine over
+#: 24 h) moves π/24 ≈ 13 % of its trough-to-peak range an hour: about 3 % while a 15-min start runs,
+#: which the room an autoscaler keeps on each replica (held below its capacity) can take, against
+#: 32 % in a start of 145 min (a 70B model's 8 replicas on one node of B200s), which it cannot.
+SLOW_START_S = 15 * 60
+
+
+def slow_start_warning(spec: LaunchSpec, options: GenerateOptions) -> str | None:
+    """deploy's stderr line where the replicas starting on a new node serve only after more than
+    :data:`SLOW_START_S` by the README's own cold start (:func:`startup_budget`): an autoscaler with
+    such a start cannot follow a daily cycle of load; without ``--model-cache-pvc``, what it does in
+    gpuplan's figures (one copy of the weights on a claim, not a copy a pod on the node's disk, and
+    no download from the Hub at each start). None for a quicker start, an unknown one (no weights
+    known), or a service that runs no engine."""
+    if engine_launch(spec) is None:
+        return None
+    budget = startup_budget(spec, options)
+    if budget.cold_s is None or budget.cache_gb is None or spec.weights_gb is None:
+        return None
+    if budget.cold_s <= SLOW_START_S:
+        return None
+    fields = {
+        "k": budget.replicas,
+        "node": _("a new {instance}").format(instance=spec.instance_type)
+        if spec.instance_type
+        else _("a new node"),
+        "cold": f"{budget.cold_s / 60:.0f}",
+        "start": ENGINE_START_S,
+        "gb": spec.weights_gb,
+        "rate": disk_rate_words(spec),
+        "limit": SLOW_START_S // 60,
+    }
+    line = ngettext(
+        "a replica on {node} serves after about {cold} min ({start:.0f} s engine start + {gb:,.1f} "
+        "GB read at {rate}): an autoscaler whose added replicas start in more than {limit} min cannot "
+        "follow a daily cycle of load, since a replica it adds as the load rises serves that much later",
+        "the {k} replicas on {node} serve after about {cold} min ({start:.0f} s engine start + {k} "
+        "× {gb:,.1f} GB read at {rate}): an autoscaler whose added replicas start in more than {limit} "
+        "min cannot follow a daily cycle of load, since a replica it adds as the load rises serves that "
+        "much later",
+        budget.replicas,
+    ).format(**fields)
+    if options.model_cache_pvc:
+        return line
+    pvc = ngettext(
+        "; `--model-cache-pvc NAME` keeps one copy of the weights on an existing PersistentVolumeClaim "
+        "(of at least {one:,.0f} GB) that every pod reads, instead of a download from the Hub into the "
+        "pod's emptyDir at each start ({all:,.0f} GB of the node's disk), and a claim that reads faster "
+        "than {rate_short} GB/s shortens the start",
+        "; `--model-cache-pvc NAME` keeps one copy of the weights on an existing PersistentVolumeClaim "
+        "(of at least {one:,.0f} GB) that every pod reads, instead of a download from the Hub into each "
+        "pod's emptyDir at each start ({k} copies, {all:,.0f} GB of the node's disk), and a claim that "
+        "reads faster than {rate_short} GB/s shortens the start",
+        budget.replicas,
+    ).format(
+        one=math.ceil(spec.weights_gb * (1 + DISK_HEADROOM)),
+        all=math.ceil(budget.cache_gb * (1 + DISK_HEADROOM)),
+        k=budget.replicas,
+        rate_short=f"{ASSUMED_DISK_GBPS:g}",
+    )
+    return line + pvc
 
 
 def _cache_request(spec: LaunchSpec, options: GenerateOptions) -> str | None:
