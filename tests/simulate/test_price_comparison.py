@@ -154,3 +154,18 @@ def test_a_current_price_says_nothing_more() -> None:
     assert p.current_cost_usd is None and p.current_cost_missing == ()
     assert "rests on prices" not in _text(res)
     assert autoscale_json(res)["policies"][0]["known_current_note"] is None
+
+
+def test_where_no_policy_is_priced_at_the_common_offers_the_header_says_so() -> None:
+    from dataclasses import replace
+
+    res = _run([FOUR, EIGHT], ["fixed:replicas=1,name=one", "fixed:replicas=2,name=two"])
+    one, two = res.policies
+    apart = replace(res, policies=(one, replace(two, prices=one.prices, common_cost_usd=two.cost_usd)))
+    text = " ".join(_text(apart).split())
+    assert (
+        "Prices of the common basis every policy is also costed at (the offers picked for the largest fleet "
+        "of them; no policy is priced at them alone): on_demand 7 USD" in text
+    )
+    with use_language("zh"):
+        assert "没有策略单独按它计价" in " ".join(_text(apart).split())
