@@ -365,6 +365,9 @@ def test_each_catalog_price_shows_its_source_date_confidence_and_the_best_curren
         assert basis["date_note"] and basis["date_note"] in line
         assert f"{label_best}: " in line and current["price_source"] in line
         assert f"{label_as_of}: {current['as_of']}" in line and f"{label_confidence}: {high}" in line
+        # the policy's cost at that price, beside the one at the price of unknown age
+        cost_note = _answer(responses)["policies"][0]["known_current_note"]
+        assert cost_note and cost_note in page.locator("#simresult .basis-note").inner_text()
         assert page.locator("#simresult img").count() == 0
         assert page.evaluate("window.__pwned === undefined")
         fits(page)

@@ -523,3 +523,32 @@ def test_a_policys_default_max_follows_the_load_as_in_the_command(service: Servi
     res = CliRunner().invoke(app, argv, env={"GPUPLAN_DB": service.db}, catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert most == [p["behaviour"]["max_replicas"] for p in _as_served(res.stdout)["policies"]]
+
+
+def test_policies_priced_at_different_offers_are_said_so_and_costed_at_one_as_in_the_command(
+    service: Service, tmp_path: Path
+) -> None:
+    """One 4-GPU replica is priced on a 4-GPU box, two on an 8-GPU one: the answer names each
+    policy's offer, gives every policy's cost at the common one and, where a price is of unknown
+    age, the cost at the best known-current one, as the command's ``--json`` does."""
+    split = {**_NO_SERVING, "tensor_parallel": 4}
+    fields = {"replica": REPLICA, "shape": "step", "rate": 1, "hours": 0.5, "seed": 1}
+    policies = ["fixed:replicas=1", "fixed:replicas=2"]
+    served = _done(service, _simulate(service, workload=split, gpu="H100-SXM", policies=policies, **fields))
+    workload = tmp_path / "split.yaml"
+    workload.write_text(json.dumps(split), encoding="utf-8")
+    argv = ["simulate", "autoscale", str(workload), "--gpu", "H100-SXM", "--json", "--replica", REPLICA]
+    argv += ["--shape", "step", "--rate", "1", "--hours", "0.5", "--seed", "1"]
+    argv += ["--policy", policies[0], "--policy", policies[1]]
+    res = CliRunner().invoke(app, argv, env={"GPUPLAN_DB": service.db}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert _apart(served) == _apart(_as_served(res.stdout))
+    one, two = served["policies"]
+    assert one["prices"] is not None and two["prices"] is None
+    assert "priced at different offers" in served["comparison_note"]
+    # one replica alone on the 8-GPU box the pair shares: dearer than on its own 4-GPU one
+    assert one["common_basis_cost_usd"] > one["cost_usd"]
+    assert two["common_basis_cost_usd"] == two["cost_usd"]
+    for p in served["policies"]:
+        stale = any(not b["known_current"] for b in (p["prices"] or served["prices"])["basis"].values())
+        assert (p["known_current_note"] is not None) == stale

@@ -282,6 +282,19 @@ class PolicyDoc(Document):
     prices: PricesDoc | None = None
     """The prices of this policy's own fleet where they are not the document's ``prices`` (a
     policy of one replica on the one-GPU instance its fleet takes); null: the document's."""
+    common_basis_cost_usd: float | None = None
+    """The same run billed at the document's ``prices`` (the offers picked for the largest fleet of
+    all the policies, in their whole instances): every policy's cost at one basis, where ``prices``
+    above makes them differ (``cost_usd`` where the policy is priced at the document's already);
+    null where those prices lack a pricing model it ran on."""
+    known_current_cost_usd: float | None = None
+    """Where a price it is billed at is not known to hold today: the same run billed at the best
+    known-current price of that GPU and pricing model instead (each basis's
+    ``best_known_current``); null where every price is known current, or one is not and has none
+    (``known_current_note`` says so)."""
+    known_current_note: str | None = None
+    """Where a price it is billed at is not known current: its cost there and at known-current
+    prices, with their offers, or that the catalog has none; null otherwise."""
 
 
 class AutoscaleDocument(Document):
@@ -297,6 +310,11 @@ class AutoscaleDocument(Document):
     prices: PricesDoc
     settings: SettingsDoc
     policies: list[PolicyDoc]
+    comparison_note: str | None = None
+    """Where the policies are priced at different offers (each at its own fleet's, a policy's
+    ``prices``): which each is priced at, and each one's cost at the document's ``prices``
+    (``common_basis_cost_usd``), so that a difference of price is told from one of policy; null
+    where every policy is priced at the same offers."""
 
 
 class SharePlacementDoc(Document):

@@ -72,7 +72,7 @@ def _prices_doc(prices: FleetPrices) -> dict[str, Any]:
     }
 
 
-def _policy_doc(p: PolicyResult) -> dict[str, Any]:
+def _policy_doc(p: PolicyResult, res: AutoscaleResult, money: Money) -> dict[str, Any]:
     pol = p.policy
     return {
         "prices": _prices_doc(p.prices) if p.prices is not None else None,
@@ -128,6 +128,9 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
             **_replica_load_fields(pol),
         },
         "commitment_note": _commitment_note([p]),
+        "common_basis_cost_usd": p.cost_usd if p.prices is None else p.common_cost_usd,
+        "known_current_cost_usd": p.current_cost_usd,
+        "known_current_note": current_cost_note(p, res, money),
     }
 
 
@@ -151,6 +154,12 @@ def autoscale_json(
     in, so that a reader (the dashboard) shows it as the command did, not in dollars."""
     rep = res.replica
     engine = rep.engine
+    # the notes word money as the command shows it (the fields stay in USD)
+    money = (
+        Money.from_rate("CNY", usd_per_unit=cny.usd_per_unit, as_of=cny.as_of, source=cny.source)
+        if display_currency == "CNY" and cny is not None
+        else Money.usd()
+    )
     return validated(
         AutoscaleDocument,
         {
@@ -206,7 +215,8 @@ def autoscale_json(
                 "cold_start_s": res.settings.cold_start_s,
                 "cold_start_source": res.settings.cold_start_source,
             },
-            "policies": [_policy_doc(p) for p in res.policies],
+            "policies": [_policy_doc(p, res, money) for p in res.policies],
+            "comparison_note": price_comparison_note(res, money),
         },
     )
 
@@ -240,9 +250,21 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
         ),
         _("Cold start of a replica a policy adds: {source}.").format(source=res.settings.cold_start_source),
     ]
-    # one line per pricing model: each names its offer, publisher, date and confidence
+    # one line per pricing model: each names its offer, publisher, date and confidence, and the
+    # policies it is the price of where others are priced at their own fleet's
+    on_run = [p.name for p in res.policies if p.prices is None]
+    said = (
+        _("Prices: {source}.")
+        if len(on_run) == len(res.policies)
+        else _("Prices of {policies}, and the common basis every policy is also costed at: {source}.")
+        if on_run
+        else _(
+            "Prices of the common basis every policy is also costed at (the offers picked for the "
+            "largest fleet of them; no policy is priced at them alone): {source}."
+        )
+    )
     lines += [
-        _("Prices: {source}.").format(source=source)
+        said.format(source=source, policies=item_list(on_run))
         for source in (list(res.prices.sources.values()) or [res.prices.source])
     ]
     if money.currency != res.prices.words_currency:
@@ -273,6 +295,118 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
             )
         )
     return lines
+
+
+def _offer_words(prices: FleetPrices, models: Sequence[str], money: Money) -> str:
+    """ "cudo no-kristiansand-1 sapphire-rapids-h100_4x32v64gb, on-demand $7.66/replica-h": the
+    offers of ``prices`` for the pricing models ``models`` (those a policy was billed on)."""
+    out = []
+    for k in sorted(models):
+        usd = prices.usd_per_hour.get(k)
+        if usd is None:
+            continue
+        b = prices.basis.get(k)
+        price = money.format(usd, per=_("replica-h"))
+        if b is None or b.given:
+            out.append(_("{pricing} {price} (your figure)").format(pricing=pricing_name(k), price=price))
+        else:
+            out.append(
+                _("{provider} {region} {instance_type}, {pricing} {price}").format(
+                    pricing=pricing_name(k),
+                    price=price,
+                    provider=b.provider,
+                    region=b.region,
+                    instance_type=b.instance_type,
+                )
+            )
+    return item_list(out)
+
+
+def _clauses(parts: Sequence[str]) -> str:
+    """Clauses one after another, parted as a list of prices is ("a; b", Chinese "a；b")."""
+    out = parts[0]
+    for part in parts[1:]:
+        # the same words as the price sources' own join (simulate.inputs.fleet_prices)
+        out = _("{sources}; {source}").format(sources=out, source=part)
+    return out
+
+
+def price_comparison_note(res: AutoscaleResult, money: Money) -> str | None:
+    """Where the policies compared are priced at different offers (each at its own fleet's): which
+    offer each is priced at, and every policy's cost at one basis, the run's prices (the offers
+    picked for the largest fleet of them), so that the part of a difference that is the price is
+    told from the policy's; None where every policy is priced at the same offers."""
+    if all(p.prices is None for p in res.policies):
+        return None
+    each = [
+        _("{policy} on {offers}").format(
+            policy=p.name, offers=_offer_words(p.prices or res.prices, list(p.replica_hours), money)
+        )
+        for p in res.policies
+    ]
+    models = sorted({k for p in res.policies for k in p.replica_hours})
+    common = [
+        _("{policy} {cost}").format(
+            policy=p.name,
+            cost=money.format(p.cost_usd if p.prices is None else p.common_cost_usd, unknown=_("unknown")),
+        )
+        for p in res.policies
+    ]
+    return _(
+        "The policies are priced at different offers, each at its own fleet's cheapest: {each}; part of "
+        "the difference in their costs is the price, not the policy. At one basis, each policy's "
+        "replicas billed in whole instances on {offers} (the offers picked for the largest fleet of "
+        "them): {common}."
+    ).format(each=_clauses(each), offers=_offer_words(res.prices, models, money), common=item_list(common))
+
+
+def current_cost_note(p: PolicyResult, res: AutoscaleResult, money: Money) -> str | None:
+    """Where a policy's cost rests on a price not known to hold today: its cost at the best prices
+    known to be within the staleness limit, with their offers, or that the catalog has none; None
+    where every price it is billed at is known current."""
+    prices = p.prices or res.prices
+    stale = [k for k in sorted(p.replica_hours) if k in prices.basis and not prices.basis[k].known_current]
+    if not stale:
+        return None
+    said = {
+        "policy": p.name,
+        "cost": money.format(p.cost_usd),
+        "days": prices.basis[stale[0]].stale_after_days,
+    }
+    if p.current_cost_usd is None:
+        return _(
+            "{policy}: its cost of {cost} rests on prices not known to hold today, and the catalog has no "
+            "{pricings} price of {gpu} known to be within the {days}-day limit to cost it at instead."
+        ).format(
+            **said,
+            pricings=item_list(pricing_name(k) for k in p.current_cost_missing or stale),
+            gpu=res.replica.gpu,
+        )
+    offers = []
+    for k in stale:
+        c = prices.basis[k].current
+        assert c is not None  # a current cost is given only where each has one
+        offers.append(
+            _("{pricing} {price} at {provider} {region} {instance_type} ({as_of})").format(
+                pricing=pricing_name(k),
+                price=money.format(c.usd_per_hour, per=_("replica-h")),
+                provider=c.provider,
+                region=c.region,
+                instance_type=c.instance_type,
+                as_of=c.as_of,
+            )
+        )
+    return _(
+        "{policy}: its cost of {cost} rests on prices not known to hold today; at the best prices known "
+        "to be within the {days}-day limit ({offers}) the same replicas cost {current}."
+    ).format(**said, offers=item_list(offers), current=money.format(p.current_cost_usd))
+
+
+def _basis_lines(res: AutoscaleResult, money: Money) -> list[str]:
+    """Said beside the policies' costs: the offers they are priced at where these differ, and each
+    cost at known-current prices where one rests on a price not known current."""
+    lines = [note] if (note := price_comparison_note(res, money)) else []
+    return lines + [line for p in res.policies if (line := current_cost_note(p, res, money))]
 
 
 def _cost_scope() -> str:
@@ -763,6 +897,8 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
         # said above the tables, not only among the notes below them: every figure rests on it
         parts.append(Text(_milliseconds_doubt(res.trace_slow_median_gap_s), style="bold"))
     parts.append(Widest([partial(_policy_table, res, money, layout) for layout in (0, 1, 2)]))
+    # beside the costs they qualify: a difference of price, not policy; a price of unknown age
+    parts += [Text(line, style="bold") for line in _basis_lines(res, money)]
     parts.append(Widest([partial(_latency_table, res, numbered) for numbered in (False, True)]))
     if res.settings.slos:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
@@ -809,6 +945,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         for p in res.policies
     ]
     body = table_html(headers, rows)
+    body += "".join(f"<p><strong>{escape(line)}</strong></p>" for line in _basis_lines(res, money))
     body += "<h2>" + escape(_("Latency per request: p50 / p95 / p99 of the requests served")) + "</h2>"
     body += table_html(
         [_("Policy"), *(_metric_word(m) for m in METRICS)],

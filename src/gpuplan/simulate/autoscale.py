@@ -257,6 +257,20 @@ class PolicyResult:
     """The prices of its own fleet where they are not :attr:`AutoscaleResult.prices` (a policy of
     one replica priced on the one-GPU instance its own fleet takes, not on the 8-GPU one picked
     for another policy's eight); None: the run's."""
+    common_cost_usd: float | None = None
+    """Where :attr:`prices` is set (the policy priced at other offers than the run's): the same run
+    (its replicas, hours and spot reclaims) billed at :attr:`AutoscaleResult.prices`, the offers
+    picked for the largest fleet of all the policies, in their whole instances, so that policies
+    priced at different offers are also compared at one; None where it is priced at them already
+    (``cost_usd`` is that figure)."""
+    current_cost_usd: float | None = None
+    """Where a price it is billed at is not known to hold today and the catalog has one of the same
+    GPU and pricing model that is (``PriceBasis.current``): the same run billed at that one instead,
+    in its whole instances (the prices known current kept); None where every price is known current
+    or one not known current has no such price (``current_cost_missing`` names its model)."""
+    current_cost_missing: tuple[str, ...] = ()
+    """The pricing models it is billed at whose price is not known current and has no known-current
+    price beside it in the catalog: its cost rests on them alone."""
 
 
 #: Where the per-request replica model stops tracking the iteration-level one (checked on the
@@ -463,6 +477,37 @@ def _billed(
         instances = math.ceil(committed / prices.per_instance(policy.commit_pricing))
         instance_hours[policy.commit_pricing] = instances * hours[policy.commit_pricing] / committed
     return hours, instance_hours
+
+
+def _cost(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, gpu: str) -> float:
+    """What a policy's run costs at ``prices``: its instance-hours in their whole instances, each at
+    its pricing model's price."""
+    _hours, instance_hours = _billed(policy, trace, run, prices, gpu)
+    return sum(h * prices.usd_per_hour[k] * prices.per_instance(k) for k, h in instance_hours.items())
+
+
+def _at_current(prices: FleetPrices, models: Sequence[str]) -> tuple[FleetPrices | None, tuple[str, ...]]:
+    """``prices`` with each of ``models`` whose price is not known current replaced by the best one
+    that is (its figure and the replicas one of its instances holds), and the models with no such
+    price; None where every price of ``models`` is known current (nothing to replace) or one has no
+    known-current price (the cost cannot be given at current prices alone)."""
+    stale = [k for k in models if k in prices.basis and not prices.basis[k].known_current]
+    missing = tuple(k for k in stale if prices.basis[k].current is None)
+    if not stale or missing:
+        return None, missing
+    usd = dict(prices.usd_per_hour)
+    packed = dict(prices.replicas_per_instance)
+    for k in stale:
+        c = prices.basis[k].current
+        assert c is not None  # not missing
+        usd[k] = c.usd_per_hour
+        packed[k] = c.replicas_per_instance or 1
+    return replace(prices, usd_per_hour=usd, replicas_per_instance=packed), ()
+
+
+def _prices_all(prices: FleetPrices, result: PolicyResult) -> bool:
+    """``prices`` has a figure for every pricing model ``result`` was billed on."""
+    return all(k in prices.usd_per_hour for k in result.replica_hours)
 
 
 def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
@@ -776,7 +821,18 @@ def simulate_autoscale(
             and own.sources.get(k) == prices.sources.get(k)
             for k in result.replica_hours
         )
-        out.append(result if same else replace(result, prices=own))
+        if not same:
+            # the same run at the offers every policy can be costed at: the policy's part of a
+            # difference apart from the price's
+            common = _cost(p, trace, run, prices, replica.gpu) if _prices_all(prices, result) else None
+            result = replace(result, prices=own, common_cost_usd=common)
+        current, missing = _at_current(own, list(result.replica_hours))
+        result = replace(
+            result,
+            current_cost_usd=None if current is None else _cost(p, trace, run, current, replica.gpu),
+            current_cost_missing=missing,
+        )
+        out.append(result)
     return AutoscaleResult(
         replica=replica,
         prices=prices,

@@ -476,6 +476,12 @@
     ];
     lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
     card.append(...priceBasis(pr, doc));
+    // Beside the policies' costs: the offers each is priced at where they differ, with every cost
+    // at one basis, and each cost at known-current prices where one rests on a price of unknown age
+    // (worded by the server in the request's language and currency).
+    [doc.comparison_note, ...doc.policies.map((p) => p.known_current_note)].filter(Boolean).forEach((l) => {
+      const d = document.createElement("div"); d.className = "basis-note"; d.textContent = l; card.append(d);
+    });
     const rate = document.createElement("div"); rate.className = "rate";
     rateNote(rate, doc, doc.display_currency);
     if (rate.textContent) card.append(rate);

@@ -1,0 +1,171 @@
+"""Policies compared side by side at different offers, and costs that rest on a price of unknown age:
+the report says which offer each policy is priced at and gives every cost at one basis, and beside
+a cost at a price not known current, the cost at the best one that is."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from gpuplan.catalog import OfferPrice
+from gpuplan.i18n import Money, use_language
+from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
+from gpuplan.simulate import ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
+from gpuplan.simulate.autoscale import AutoscaleResult
+from gpuplan.simulate.inputs import fleet_prices, policy_fleets, prices_by_policy
+
+GPU = "H100-SXM"
+
+
+def _offer(**kw: Any) -> OfferPrice:
+    base: dict[str, Any] = dict(
+        provider="cloud", region="r1", zone=None, instance_type="h100_4x", gpu=GPU, gpu_count=4.0,
+        vcpus=64.0, memory_gib=800.0, network_gbps=None, interconnect=None, pricing="on_demand",
+        price=7.6, currency="USD", unit="hour", price_usd_per_hour=7.6, price_usd_per_gpu_hour=1.9,
+        as_of="2026-11-20", source="a list", confidence="high", interruption_band=None,
+        billing_granularity_s=60, min_billing_s=60, term=None, compliance=(), stale=False,
+        price_reason=None, as_of_precision="day", staleness="fresh", stale_after_days=180,
+    )  # fmt: skip
+    base.update(kw)
+    return OfferPrice(**base)
+
+
+#: 4-GPU replicas: one to the 4-GPU box at $7.60/h, two to the 8-GPU box at $14/h ($7 each).
+FOUR = _offer()
+EIGHT = _offer(
+    provider="market", region="r2", instance_type="h100_8x", gpu_count=8.0, price=14.0,
+    price_usd_per_hour=14.0, price_usd_per_gpu_hour=1.75,
+)  # fmt: skip
+
+
+def _run(offers: list[OfferPrice], specs: list[str], gpus: int = 4) -> AutoscaleResult:
+    pols = [parse_policy(s) for s in specs]
+    prices = fleet_prices(offers, GPU, gpus_per_replica=gpus, **policy_fleets(pols))
+    own = prices_by_policy(offers, GPU, pols, gpus_per_replica=gpus)
+    replica = ReplicaModel(
+        gpu=GPU, slots=32, prefill_tokens_per_s=8000.0, time_per_output_token_s=0.03, source="given"
+    )
+    trace = diurnal_trace(
+        Shape(mean_requests_per_s=0.5, duration_s=3600, seed=1, prompt_tokens=100, output_tokens=50)
+    )
+    return simulate_autoscale(trace, replica, pols, prices, policy_prices=own)
+
+
+def _text(res: AutoscaleResult, money: Money | None = None) -> str:
+    out = io.StringIO()
+    Console(file=out, width=250).print(autoscale_view(res, money or Money.usd()))
+    return out.getvalue()
+
+
+def test_policies_priced_at_different_offers_are_also_costed_at_one() -> None:
+    # was: fixed on its own 4-GPU box at $7.60, the other on the 8-GPU box at $7 a replica, side by
+    # side with nothing said; the header's "$7/replica-h" did not give the first policy's cost
+    res = _run([FOUR, EIGHT], ["fixed:replicas=1,name=one", "fixed:replicas=2,name=two"])
+    one, two = res.policies
+    assert one.prices is not None and two.prices is None  # two is priced at the run's offer
+    hours = one.replica_hours["on_demand"]
+    assert one.cost_usd == pytest.approx(7.6 * hours)
+    # the same replica billed at the common offer: a whole 8-GPU box for its one replica
+    assert one.common_cost_usd == pytest.approx(14.0 * hours)
+    assert two.common_cost_usd is None  # its cost is at the common offer already
+    text = " ".join(_text(res).split())
+    assert (
+        "The policies are priced at different offers, each at its own fleet's cheapest: one on cloud r1 "
+        "h100_4x, on_demand $7.60/replica-h; two on market r2 h100_8x, on_demand $7.00/replica-h" in text
+    )
+    assert f"one {Money.usd().format(14.0 * hours)}, two {Money.usd().format(two.cost_usd)}." in text
+    # the header's price line names the policy it is the price of
+    assert "Prices of two, and the common basis every policy is also costed at: on_demand 7 USD" in text
+    assert "Prices of one (its own fleet): on_demand 7.6 USD" in text
+    doc = autoscale_json(res)
+    assert doc["comparison_note"] is not None and "market r2 h100_8x" in doc["comparison_note"]
+    first, second = doc["policies"]
+    assert first["common_basis_cost_usd"] == pytest.approx(14.0 * hours)
+    assert second["common_basis_cost_usd"] == pytest.approx(second["cost_usd"])
+    assert "different offers" in autoscale_html(res, Money.usd())
+    with use_language("zh"):
+        zh = " ".join(_text(res).split())
+    assert "各策略按不同的报价计价" in zh
+
+
+def test_policies_at_one_offer_say_nothing_more() -> None:
+    res = _run([FOUR, EIGHT], ["fixed:replicas=2,name=a", "fixed:replicas=2,name=b,startup=60"])
+    assert all(p.prices is None and p.common_cost_usd is None for p in res.policies)
+    text = _text(res)
+    assert "different offers" not in text and "Prices: on_demand 7 USD" in text
+    doc = autoscale_json(res)
+    assert doc["comparison_note"] is None
+    assert [p["common_basis_cost_usd"] for p in doc["policies"]] == [p.cost_usd for p in res.policies]
+
+
+#: A marketplace's price of unknown age, below a dated list price.
+OLD = _offer(
+    provider="market", region="r2", instance_type="h100_4x_old", price=4.0, price_usd_per_hour=4.0,
+    price_usd_per_gpu_hour=1.0, as_of="2025-03/2026-12-02", source="a marketplace file",
+    confidence="secondary", stale=True, as_of_precision="bounded", staleness="unknown",
+)  # fmt: skip
+
+
+def test_a_cost_at_a_price_of_unknown_age_is_also_given_at_the_best_current_one() -> None:
+    # was: the best current price was named ($7.60/replica-h), not what the policy costs at it
+    res = _run([OLD, FOUR], ["fixed:replicas=1"])
+    (p,) = res.policies
+    hours = p.replica_hours["on_demand"]
+    assert p.cost_usd == pytest.approx(4.0 * hours)
+    assert p.current_cost_usd == pytest.approx(7.6 * hours)
+    text = " ".join(_text(res).split())
+    usd = Money.usd()
+    assert (
+        f"fixed:replicas=1: its cost of {usd.format(4.0 * hours)} rests on prices not known to hold today; "
+        "at the best prices known to be within the 180-day limit (on_demand $7.60/replica-h at cloud r1 "
+        f"h100_4x (2026-11-20)) the same replicas cost {usd.format(7.6 * hours)}." in text
+    )
+    doc = autoscale_json(res)["policies"][0]
+    assert doc["known_current_cost_usd"] == pytest.approx(7.6 * hours)
+    assert "rests on prices not known to hold today" in doc["known_current_note"]
+
+
+def test_a_current_price_billed_in_its_own_whole_instances() -> None:
+    # the current offer is an 8-GPU box: one 4-GPU replica pays the whole box, not half of it
+    res = _run([OLD, EIGHT], ["fixed:replicas=1"])
+    (p,) = res.policies
+    assert p.current_cost_usd == pytest.approx(14.0 * p.replica_hours["on_demand"])
+
+
+def test_without_a_current_price_the_cost_says_it_rests_on_the_old_one_alone() -> None:
+    res = _run([OLD], ["fixed:replicas=1"])
+    (p,) = res.policies
+    assert p.current_cost_usd is None and p.current_cost_missing == ("on_demand",)
+    text = " ".join(_text(res).split())
+    assert (
+        "and the catalog has no on_demand price of H100-SXM known to be within the 180-day limit to cost it "
+        "at instead" in text
+    )
+    doc = autoscale_json(res)["policies"][0]
+    assert doc["known_current_cost_usd"] is None and "no on_demand price" in doc["known_current_note"]
+
+
+def test_a_current_price_says_nothing_more() -> None:
+    res = _run([FOUR], ["fixed:replicas=1"])
+    (p,) = res.policies
+    assert p.current_cost_usd is None and p.current_cost_missing == ()
+    assert "rests on prices" not in _text(res)
+    assert autoscale_json(res)["policies"][0]["known_current_note"] is None
+
+
+def test_where_no_policy_is_priced_at_the_common_offers_the_header_says_so() -> None:
+    from dataclasses import replace
+
+    res = _run([FOUR, EIGHT], ["fixed:replicas=1,name=one", "fixed:replicas=2,name=two"])
+    one, two = res.policies
+    apart = replace(res, policies=(one, replace(two, prices=one.prices, common_cost_usd=two.cost_usd)))
+    text = " ".join(_text(apart).split())
+    assert (
+        "Prices of the common basis every policy is also costed at (the offers picked for the largest fleet "
+        "of them; no policy is priced at them alone): on_demand 7 USD" in text
+    )
+    with use_language("zh"):
+        assert "没有策略单独按它计价" in " ".join(_text(apart).split())
