@@ -123,6 +123,12 @@ def test_the_table_says_what_its_job_time_includes_and_a_stated_interval_is_used
     ) in text
     assert f"{row['checkpoint_writes']:,.0f} × 2.3 min" in text
     assert "Not included: the set-up (copying the dataset to the instance), which plan adds" in text
+    # the figures are off spot's: on spot plan takes Young/Daly's interval from the reclaim rate
+    assert (
+        "These are the writes off spot: on spot, plan checkpoints at Young/Daly's interval from each "
+        "offer's reclaim rate instead (the workload's checkpoint.every_min where that is shorter), so "
+        "there the writes, and the work a reclaim loses, differ."
+    ) in text
     # the workload's own interval: at 120 min, 46/120 of the writes at 46 min
     slow = _workload_file(tmp_path, "checkpoint: {every_min: 120}\n")
     doc120 = _estimate(slow, fresh_catalog, "--json")

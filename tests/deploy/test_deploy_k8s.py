@@ -73,6 +73,42 @@ def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: 
     assert job["spec"]["runPolicy"]["cleanPodPolicy"] in ("All", "Running", "None")
 
 
+@pytest.mark.parametrize("spot", [False, True])
+def test_fsdp_across_nodes_mounts_one_read_write_many_claim_in_every_pod(spot: bool) -> None:
+    # FSDP's sharded save has every rank write its part into one folder: a Worker on an emptyDir
+    # would make train.py fall back to whole checkpoints on rank 0 (and a full state per rank to
+    # resume). DDP's rank 0 alone writes: its Workers keep a scratch folder and the claim one node.
+    doc = json.loads((FIXTURES / "plan_multinode_gcp.json").read_text())
+    doc["workload"]["parallelism"] = "fsdp"
+    if spot:
+        doc["recommended"]["pricing"] = "spot"
+    spec = stock_model(LaunchSpec.from_plan(doc))
+    assert spec.nodes == 2 and spec.parallelism == "fsdp" and spec.spot is spot
+    files = generate(spec, "k8s")
+    docs = yaml_docs(files)
+    for d in docs:
+        validate_k8s(d)
+    pvc, job = docs[1], docs[-1]
+    assert pvc["spec"]["accessModes"] == ["ReadWriteMany"]
+    claim = pvc["metadata"]["name"]
+    for role in ("Master", "Worker"):
+        pod = job["spec"]["pytorchReplicaSpecs"][role]["template"]["spec"]
+        assert {"name": "checkpoints", "persistentVolumeClaim": {"claimName": claim}} in pod["volumes"]
+    said = "First set storageClassName in k8s/checkpoints-pvc.yaml to a ReadWriteMany class, Filestore"
+    readme = " ".join(by_path(files)["README.md"].split())
+    assert said in readme and "every node's pod writes its part of FSDP's sharded checkpoints" in readme
+    assert said in " ".join(by_path(files)["k8s/checkpoints-pvc.yaml"].replace("#", " ").split())
+    assert "Its ReadWriteOnce volume stays in one zone" not in readme
+    # DDP across the same nodes: the claim on the Master only, ReadWriteOnce, nothing to set first
+    doc["workload"]["parallelism"] = "ddp"
+    files = generate(stock_model(LaunchSpec.from_plan(doc)), "k8s")
+    docs = yaml_docs(files)
+    assert docs[1]["spec"]["accessModes"] == ["ReadWriteOnce"]
+    worker = docs[-1]["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
+    assert {"name": "checkpoints", "emptyDir": {}} in worker["volumes"]
+    assert "ReadWriteMany class, Filestore" not in by_path(files)["README.md"]
+
+
 @pytest.mark.parametrize(
     ("provider", "selector", "toleration_key"),
     [

@@ -130,3 +130,48 @@ def test_deploy_writes_the_interval_the_plan_document_carries() -> None:
     spec = LaunchSpec.from_plan(doc)
     assert spec.checkpoint_interval_min == pytest.approx(451.0)
     assert "\nCHECKPOINT_INTERVAL_MIN = 451.0\n" in render_train_py(spec, GenerateOptions())
+
+
+def _spot_plan(job: JobFacts, band: str):  # type: ignore[no-untyped-def]
+    spot = offer(**{**T4, "price_usd": 0.2}, pricing="spot", interruption_band=band)
+    return plan_offers(
+        OfferTable.from_rows([spot]),
+        CostFacts([aws_costs()]),
+        job,
+        toy_estimator(peak_gib=10.0),
+        Constraints(),
+    ).recommended
+
+
+def test_on_spot_the_workloads_interval_is_flagged_where_its_writes_are_a_fifth_or_far_from_young_daly() -> (
+    None
+):
+    stated = replace(JobFacts(checkpoint_gb=BIG_GB), checkpoint_every_h=0.5, checkpoint_every_stated=True)
+    # no band: 1 interruption per 24 h, C = 22.549 min: Young/Daly sqrt(2 × 0.37582 × 24) = 4.2473 h
+    # = 255 min; every 30 min instead: 80 writes, 30.07 h of a 72.46 h job (41 %), at $0.20/h: $6.01;
+    # at 255 min the same 40 h of work writes 40 × 0.37582 / 4.2473 = 3.54 h
+    o = _spot_plan(stated, "")
+    assert o.spot is not None and o.spot.checkpoint_interval_stated
+    line, heavy = spot_lines(o)
+    assert (
+        "checkpoint every 30 min (the workload's checkpoint.every_min, shorter than Young/Daly's 255 min)"
+        in line
+    )
+    assert heavy == (
+        "on spot, the checkpoint writes take 41% of the job's time (30.1 h, $6.01) at the workload's "
+        "checkpoint.every_min of 30 min; without it gpuplan would write every 255 min (Young/Daly's "
+        "interval from the reclaim rate; the writes 3.5 h there)"
+    )
+    # every 240 min, near Young/Daly's 255: 3.76 h of 48.9 h (7.7 %), not flagged
+    assert len(spot_lines(_spot_plan(replace(stated, checkpoint_every_h=4.0), ""))) == 1
+    # a '<5%' band: Young/Daly's 6206 min is longer than the 40 h job (one write at its end, 23 min);
+    # every 240 min is 10 times shorter: flagged though its writes are 9 % of the job
+    far = _spot_plan(replace(stated, checkpoint_every_h=4.0), "<5%")
+    _line, heavy = spot_lines(far)
+    assert heavy == (
+        "on spot, the checkpoint writes take 9% of the job's time (3.8 h, $0.75) at the workload's "
+        "checkpoint.every_min of 240 min; without it gpuplan would write once, at the end (Young/Daly's "
+        "interval from the reclaim rate, 6206 min, is longer than the job; the writes 23 min there)"
+    )
+    # no interval of the workload's: Young/Daly's, nothing flagged
+    assert len(spot_lines(_spot_plan(JobFacts(checkpoint_gb=BIG_GB), ""))) == 1

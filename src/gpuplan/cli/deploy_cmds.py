@@ -446,6 +446,10 @@ def deploy(
         # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
         # service's engine does: the disk holds them where no plan sized it from them
         spec = _with_batch_weights(ctx, spec, source, project, is_plan, served, prof)
+    if not is_plan and prof is not None:
+        # a workload file's checkpoint as the plan sizes it, and the interval the plan would take off
+        # spot for it where the workload states none (a slow write: written less often)
+        spec = spec.with_checkpoint_of(prof)
     if reads_catalog_host(spec, generator.name):
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:

@@ -10,7 +10,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import _
 from gpuplan.i18n.phrases import sentences
-from gpuplan.units import CHECKPOINTS_KEPT
+from gpuplan.units import ASSUMED_DISK_GBPS, CHECKPOINTS_KEPT
 
 __all__ = [
     "CHECKPOINTS_ON_DISK",
@@ -76,15 +76,32 @@ def checkpoint_disk_note(spec: LaunchSpec) -> str:
             "to have it said)."
         ).format(n=spec.keep_checkpoints)
     return _(
-        "One checkpoint is {gb} GB (the plan's: fp32 trainable weights + optimizer state + buffers), and "
+        "One checkpoint is {gb} GB ({whose}: fp32 trainable weights + optimizer state + buffers), and "
         "the checkpoint folder holds {n} at once at the most (train.py deletes the oldest before it "
         "writes the next): its disk needs {need} GB free, {gib} GiB with room for the filesystem."
     ).format(
+        whose=_sized_by(spec),
         gb=f"{spec.checkpoint_gb:.2f}",
         n=spec.keep_checkpoints,
         need=f"{spec.keep_checkpoints * spec.checkpoint_gb:.0f}",
         gib=checkpoint_disk_gib(spec),
     )
+
+
+def _sized_by(spec: LaunchSpec) -> str:
+    """Whose figure the checkpoint's size and write time are: the plan's, or (a workload file,
+    :meth:`LaunchSpec.with_checkpoint_of`) its traced model's as the plan sizes it."""
+    if spec.planned:
+        return _("the plan's")
+    return _("the workload's traced model as plan sizes it, written at the {gbps} GB/s plan assumes").format(
+        gbps=f"{ASSUMED_DISK_GBPS:g}"
+    )
+
+
+def _reckoned_by(spec: LaunchSpec) -> str:
+    """Who reckons the checkpoint's write time: the plan, or gpuplan from a workload file's traced
+    model (:func:`_sized_by`)."""
+    return _("the plan") if spec.planned else _("gpuplan")
 
 
 def checkpoint_interval_min(spec: LaunchSpec) -> float:
@@ -175,15 +192,15 @@ def _grace_words(spec: LaunchSpec) -> str:
     seconds = spec.checkpoint_write_min * 60
     if seconds < 60:  # in minutes to one decimal, a small checkpoint's write would read "0.0 min"
         return _(
-            "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: the plan "
+            "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: {who} "
             "reckons {write} s to write one, so it is allowed {grace} s (twice the write, for a slower "
             "disk, and a minute for the step in flight)."
-        ).format(write=f"{seconds:.2g}", grace=grace)
+        ).format(write=f"{seconds:.2g}", grace=grace, who=_reckoned_by(spec))
     return _(
-        "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: the plan reckons "
+        "On SIGTERM train.py finishes its step and saves a checkpoint before it exits: {who} reckons "
         "{write} min to write one, so it is allowed {grace} s (twice the write, for a slower disk, and a "
         "minute for the step in flight)."
-    ).format(write=f"{spec.checkpoint_write_min:.1f}", grace=grace)
+    ).format(write=f"{spec.checkpoint_write_min:.1f}", grace=grace, who=_reckoned_by(spec))
 
 
 def spot_notice_note(spec: LaunchSpec) -> str:

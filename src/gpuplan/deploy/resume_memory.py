@@ -52,13 +52,14 @@ def resume_memory_warning(spec: LaunchSpec) -> str | None:
         return None
     figures = _(
         "to resume, train.py holds the whole checkpoint in host memory once in each of a node's {ranks} "
-        "GPU processes and once more in the one that reads the file: {copies} x {gb} GB (the plan's "
+        "GPU processes and once more in the one that reads the file: {copies} x {gb} GB ({whose} "
         "checkpoint) = at least {need} GiB a node"
     ).format(
         ranks=spec.gpus_per_node,
         copies=spec.gpus_per_node + 1,
         gb=f"{spec.checkpoint_gb:.2f}",
         need=f"{need:,.0f}",
+        whose=_("the plan's") if spec.planned else _("the workload's"),
     )
     todo = _(
         "set parallelism: fsdp in the workload and deploy again (train.py then checkpoints each rank's "

@@ -81,7 +81,13 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
-from gpuplan.units import CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH
+from gpuplan.units import (
+    ASSUMED_DISK_GBPS,
+    CHECKPOINTS_KEPT,
+    DEFAULT_CHECKPOINT_INTERVAL_MIN,
+    HOURS_PER_MONTH,
+    default_checkpoint_interval_min,
+)
 from gpuplan.vocab import (
     COMMITTED_PRICING,
     OptimizerName,
@@ -360,6 +366,11 @@ class LaunchSpec(BaseModel):
     """Minutes between checkpoints: the plan's (its spot-risk optimum, or the workload's
     ``checkpoint.every_min`` where shorter; off spot the workload's, else the default), or without a
     plan the workload's, else the default."""
+    checkpoint_interval_defaulted: bool = False
+    """True where neither a plan nor the workload's ``checkpoint.every_min`` gave
+    :attr:`checkpoint_interval_min` (a workload file): the default, which :meth:`with_checkpoint_of`
+    lengthens for a checkpoint slow to write as the plan does off spot
+    (:func:`gpuplan.units.default_checkpoint_interval_min`)."""
     keep_checkpoints: int = Field(default=CHECKPOINTS_KEPT, ge=2, le=1_000)
     """Checkpoints on disk at once at the most, the one being written included (the workload's
     ``checkpoint.keep``, else 2): train.py's ``KEEP_CHECKPOINTS``, and what the plan prices as
@@ -563,6 +574,26 @@ class LaunchSpec(BaseModel):
             return self
         stored = stored_weights(workload, traced.params, traced_gb)
         return self.with_weights_gb(stored.gb, stored.dtype)
+
+    def with_checkpoint_of(self, traced: Profile) -> LaunchSpec:
+        """A training job deployed from a workload file (no plan's checkpoint) with the checkpoint of
+        ``traced`` as the plan sizes it (fp32 trainable weights + optimizer state + buffers), written
+        at the bandwidth the plan assumes (:data:`gpuplan.units.ASSUMED_DISK_GBPS`), and, where the
+        workload states no interval, the interval the plan takes off spot for it
+        (:func:`gpuplan.units.default_checkpoint_interval_min`: 30 min, longer where the writes
+        would take more than 5 % of the job). Unchanged for a plan's spec, inference, or a profile
+        that counts no checkpoint."""
+        if self.planned or self.checkpoint_gb is not None or self.task == "infer":
+            return self
+        peak = traced.peak
+        gb = (traced.trainable_params * 4 + peak.optimizer_state_bytes + peak.buffers_bytes) / 1e9
+        if gb <= 0:
+            return self
+        write_min = gb / ASSUMED_DISK_GBPS / 60.0
+        update: dict[str, Any] = {"checkpoint_gb": gb, "checkpoint_write_min": write_min}
+        if self.checkpoint_interval_defaulted:
+            update["checkpoint_interval_min"] = default_checkpoint_interval_min(write_min)
+        return LaunchSpec.model_validate({**self.model_dump(), **update})
 
     def with_host(self, vcpus: float | None, memory_gib: float | None) -> LaunchSpec:
         """A copy with the host of one instance (:attr:`host_vcpus`, :attr:`host_memory_gib`), as
@@ -1696,6 +1727,7 @@ def _build(
         # prices off spot
         stated = cadence.every_min if cadence is not None else None
         launch["checkpoint_interval_min"] = stated or DEFAULT_CHECKPOINT_INTERVAL_MIN
+        launch["checkpoint_interval_defaulted"] = not stated
     if cadence is not None and cadence.keep is not None:
         launch["keep_checkpoints"] = cadence.keep
     if not m.python:

@@ -41,6 +41,7 @@ import numpy as np
 
 from gpuplan.catalog import providers
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.numbers import format_hours
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 from gpuplan.units import (
@@ -64,6 +65,7 @@ __all__ = [
     "checkpoint_writes_h",
     "deadline_miss_probability",
     "heavy_checkpoint_words",
+    "heavy_spot_checkpoint_words",
     "offer_band",
     "offer_rate",
     "range_miss_probability",
@@ -457,6 +459,53 @@ def heavy_checkpoint_words(
         interval=f"{interval_min:.0f}",
         rule=f"{default_checkpoint_interval_min(write_min):.0f}",
         most=f"{CHECKPOINT_WRITE_SHARE:.0%}",
+    )
+
+
+#: On spot, the workload's interval is taken where it is shorter than Young/Daly's; this many times
+#: shorter is "far" from it: at τ*/2 the first-order waste (writes plus lost work) is already 25 %
+#: above Young/Daly's optimum, ((k + 1/k)/2 at k = 2), and it grows with k.
+STATED_INTERVAL_FAR = 2.0
+
+#: On spot, the writes at the workload's own interval take more than CHECKPOINT_WRITE_SHARE_FLAGGED of
+#: the job, or it is far shorter than Young/Daly's.
+_HEAVY_SPOT_WRITES = N_(
+    "on spot, the checkpoint writes take {share} of the job's time ({time}, {amount}) at the workload's "
+    "checkpoint.every_min of {interval} min; without it gpuplan would write every {optimum} min "
+    "(Young/Daly's interval from the reclaim rate; the writes {writes} there)"
+)
+#: The same where Young/Daly's interval is longer than the job: one write, at its end.
+_HEAVY_SPOT_WRITES_ONCE = N_(
+    "on spot, the checkpoint writes take {share} of the job's time ({time}, {amount}) at the workload's "
+    "checkpoint.every_min of {interval} min; without it gpuplan would write once, at the end "
+    "(Young/Daly's interval from the reclaim rate, {optimum} min, is longer than the job; the writes "
+    "{writes} there)"
+)
+
+
+def heavy_spot_checkpoint_words(
+    interval_min: float, optimum_min: float, write_min: float, writes_h: float, job_h: float, amount: str
+) -> str | None:
+    """On spot, a sentence where the workload's own ``interval_min`` (shorter than Young/Daly's
+    ``optimum_min``, so taken) makes its writes (``writes_h`` of the job's ``job_h``; ``amount``: what
+    they cost, as the caller writes it) more than :data:`gpuplan.units.CHECKPOINT_WRITE_SHARE_FLAGGED`
+    of the job, or is :data:`STATED_INTERVAL_FAR` times shorter than Young/Daly's: the interval
+    gpuplan would take without it, and the writes there (over the same work, W·C/τ with τ capped at
+    the work as :func:`checkpoint_writes_h` caps it). None otherwise."""
+    if not (job_h > 0 and interval_min > 0 and write_min > 0 and writes_h > 0):
+        return None
+    work_min = writes_h * 60.0 / write_min * interval_min  # the writes are work / interval
+    capped = min(optimum_min, work_min)
+    if writes_h / job_h <= CHECKPOINT_WRITE_SHARE_FLAGGED and capped < interval_min * STATED_INTERVAL_FAR:
+        return None
+    words = _HEAVY_SPOT_WRITES if optimum_min < work_min else _HEAVY_SPOT_WRITES_ONCE
+    return _(words).format(
+        share=f"{writes_h / job_h:.0%}",
+        time=format_hours(writes_h),
+        amount=amount,
+        interval=f"{interval_min:.0f}",
+        optimum=f"{optimum_min:.0f}",
+        writes=format_hours(writes_h * interval_min / capped),
     )
 
 

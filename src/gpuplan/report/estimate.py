@@ -854,7 +854,10 @@ def _checkpoints_line(
         "The job time includes the checkpoint writes: every {interval} min ({basis}), {gb} GB each at "
         "{gbps} GB/s, {write} min a write ({gbps} GB/s is the disk bandwidth plan assumes where it does "
         "not know the disk, an AWS gp3 volume's baseline; the estimate has no offer): {each}. Not "
-        "included: the set-up (copying the dataset to the instance), which plan adds for each offer."
+        "included: the set-up (copying the dataset to the instance), which plan adds for each offer. "
+        "These are the writes off spot: on spot, plan checkpoints at Young/Daly's interval from each "
+        "offer's reclaim rate instead (the workload's checkpoint.every_min where that is shorter), so "
+        "there the writes, and the work a reclaim loses, differ."
     ).format(
         interval=f"{checkpoints.interval_min:g}",
         basis=basis,

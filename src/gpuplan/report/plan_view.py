@@ -24,7 +24,7 @@ from gpuplan.perf.memory_margin import over_at_estimate_words
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
-from gpuplan.plan.spot import checkpoint_interval_basis, heavy_checkpoint_words
+from gpuplan.plan.spot import checkpoint_interval_basis, heavy_checkpoint_words, heavy_spot_checkpoint_words
 from gpuplan.plan.unknowns import UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import DEFAULT_CHECKPOINT_INTERVAL_MIN, HOURS_PER_MONTH, format_hours
@@ -617,7 +617,24 @@ def spot_lines(o: Option) -> list[str]:
         line += _("; each restart {minutes} min ({how})").format(
             minutes=f"{s.restart_min:.1f}", how=s.restart_assumed
         )
-    return [line, *band_lines(o)]
+    heavy = (
+        heavy_spot_checkpoint_words(
+            s.checkpoint_interval_min,
+            s.checkpoint_optimum_min,
+            s.checkpoint_write_min,
+            s.checkpoint_overhead_h,
+            o.job_time_h,
+            # the writes at the instances' hourly price (spot's are in its overhead, not an item)
+            money(o.price_usd_per_hour * o.nodes * s.checkpoint_overhead_h),
+        )
+        if s.checkpoint_interval_stated
+        and s.checkpoint_interval_min
+        and s.checkpoint_optimum_min
+        and s.checkpoint_write_min
+        and s.checkpoint_overhead_h
+        else None
+    )
+    return [line, *([heavy] if heavy else []), *band_lines(o)]
 
 
 def service_spot_lines(o: Option) -> list[str]:

@@ -22,7 +22,12 @@ from gpuplan.deploy.k8s.serving import (
     serving_manifests,
     startup_words,
 )
-from gpuplan.deploy.k8s.training import checkpoint_claim, training_manifests
+from gpuplan.deploy.k8s.training import (
+    checkpoint_claim,
+    checkpoint_storage_first,
+    shared_checkpoints,
+    training_manifests,
+)
 from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.spec import (
     LaunchSpec,
@@ -324,14 +329,18 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             _("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
         )
         extra.extend(_network_notes(spec, options))
+        if (first := checkpoint_storage_first(spec)) is not None:
+            extra.append(first)
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
-        extra.append(
-            _(
-                "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "
-                "there; k8s/checkpoints-pvc.yaml names a ReadWriteMany class that lets it start in any zone."
+        if not shared_checkpoints(spec):  # a ReadWriteMany claim is not held to one zone
+            extra.append(
+                _(
+                    "Its ReadWriteOnce volume stays in one zone, so a replacement waits for spot capacity "
+                    "there; k8s/checkpoints-pvc.yaml names a ReadWriteMany class that lets it start in any "
+                    "zone."
+                )
             )
-        )
     elif spec.spot:
         extra.append(
             _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.batch import (
     EXIT_NO_GPU,
@@ -46,6 +45,7 @@ from gpuplan.deploy.k8s.pods import (
     host_words,
     labels,
     pod_spec,
+    shared_storage_words,
 )
 from gpuplan.deploy.k8s.serving import (
     HF_CACHE_DIR,
@@ -204,16 +204,8 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     }
 
 
-def _shared_storage(spec: LaunchSpec) -> str | None:
-    """The plan's provider's ReadWriteMany storage, ``NAS (nasplugin.csi.alibabacloud.com)``; None
-    where the provider is not known or names none."""
-    provider = spec.provider
-    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
-    return None if shared is None else f"{shared.service} ({shared.csi_driver})"
-
-
 def _storage_note(spec: LaunchSpec) -> str:
-    shared = _shared_storage(spec)
+    shared = shared_storage_words(spec)
     if shared is not None:
         return _(
             "ReadWriteMany: the pods of every shard mount it on their own nodes; set storageClassName to a\n"
@@ -228,7 +220,7 @@ def _storage_note(spec: LaunchSpec) -> str:
 def _storage_first(spec: LaunchSpec) -> str:
     """The README's step before the volume is made: its class, which no default gives (a cluster's
     default class is usually a disk one node mounts, and the claim of several nodes stays Pending)."""
-    shared = _shared_storage(spec)
+    shared = shared_storage_words(spec)
     if shared is not None:
         return _(
             "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class, {shared}: a "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import base_image
 from gpuplan.deploy.k8s.host import DAEMONSET_MEMORY_GIB, DAEMONSET_VCPUS, host_share
@@ -20,6 +21,7 @@ __all__ = [
     "host_words",
     "labels",
     "pod_spec",
+    "shared_storage_words",
 ]
 
 #: Where train.py and launch.sh live in the container (the Dockerfile's WORKDIR too).
@@ -155,3 +157,11 @@ def pod_spec(
     if placement.node_selector:
         out["nodeSelector"] = placement.node_selector
     return out
+
+
+def shared_storage_words(spec: LaunchSpec) -> str | None:
+    """The plan's provider's ReadWriteMany storage, ``NAS (nasplugin.csi.alibabacloud.com)``; None
+    where the provider is not known or names none."""
+    provider = spec.provider
+    shared = facts(provider).shared_storage if provider is not None and provider in PROVIDERS else None
+    return None if shared is None else f"{shared.service} ({shared.csi_driver})"

@@ -24,6 +24,7 @@ from gpuplan.deploy.k8s.pods import (
     host_words,
     labels,
     pod_spec,
+    shared_storage_words,
 )
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT
@@ -31,7 +32,13 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
 from gpuplan.i18n.phrases import sentences
 
-__all__ = ["checkpoint_claim", "pytorchjob_backoff_limit", "training_manifests"]
+__all__ = [
+    "checkpoint_claim",
+    "checkpoint_storage_first",
+    "pytorchjob_backoff_limit",
+    "shared_checkpoints",
+    "training_manifests",
+]
 
 #: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
 EXIT_PREEMPTED = 143
@@ -96,15 +103,47 @@ def checkpoint_claim(spec: LaunchSpec, options: GenerateOptions) -> str:
     return f"{spec.name}-{options.run_id}-checkpoints"
 
 
+def shared_checkpoints(spec: LaunchSpec) -> bool:
+    """Whether every node's pod writes into the checkpoint folder: FSDP across nodes, whose train.py
+    saves each rank's part with torch.distributed.checkpoint into one folder (``SHARDED_CHECKPOINTS``,
+    where ``folder_shared`` finds every rank sees it; else rank 0 writes the whole state). The claim
+    is then ReadWriteMany and every pod mounts it; elsewhere only rank 0 writes and reads."""
+    return spec.nodes > 1 and spec.parallelism == "fsdp"
+
+
+def checkpoint_storage_first(spec: LaunchSpec) -> str | None:
+    """The README's step before the checkpoint claim is made where every node writes into it
+    (:func:`shared_checkpoints`): its class, which no default gives; None elsewhere."""
+    if not shared_checkpoints(spec):
+        return None
+    shared = shared_storage_words(spec)
+    why = _(
+        "every node's pod writes its part of FSDP's sharded checkpoints into it (a cluster's default "
+        "class is usually a disk one node mounts, and the claim would stay Pending; with a folder on "
+        "each node instead train.py would write whole checkpoints on rank 0 and hold the full state "
+        "in every rank's memory to resume)"
+    )
+    if shared is not None:
+        return _(
+            "First set storageClassName in k8s/checkpoints-pvc.yaml to a ReadWriteMany class, "
+            "{shared}: {why}."
+        ).format(shared=shared, why=why)
+    return _(
+        "First set storageClassName in k8s/checkpoints-pvc.yaml to a ReadWriteMany class of your "
+        "cluster: {why}."
+    ).format(why=why)
+
+
 def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
         "metadata": {"name": checkpoint_claim(spec, options), "labels": labels(spec, "checkpoints")},
         "spec": {
-            # ReadWriteOnce is enough: only rank 0 (the Job's pod, or the PyTorchJob's Master)
-            # reads and writes checkpoints; train.py broadcasts the state to the other ranks.
-            "accessModes": ["ReadWriteOnce"],
+            # ReadWriteOnce is enough where only rank 0 (the Job's pod, or the PyTorchJob's Master)
+            # reads and writes checkpoints (train.py broadcasts the state to the other ranks); FSDP
+            # across nodes writes each rank's part from every pod.
+            "accessModes": ["ReadWriteMany" if shared_checkpoints(spec) else "ReadWriteOnce"],
             "resources": {"requests": {"storage": f"{checkpoint_disk_gib(spec)}Gi"}},
         },
     }
@@ -193,9 +232,9 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         master = role == "Master"
         volumes = (
             [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": checkpoint_claim(spec, options)}}]
-            if master
-            # Workers never read or write checkpoints (rank 0 does, then broadcasts), so a scratch
-            # directory satisfies CKPT_DIR there.
+            if master or shared_checkpoints(spec)
+            # Outside FSDP, Workers never read or write checkpoints (rank 0 does, then broadcasts), so
+            # a scratch directory satisfies CKPT_DIR there.
             else [{"name": "checkpoints", "emptyDir": {}}]
         )
         container = _container(spec, options, command)
@@ -294,7 +333,13 @@ def training_manifests(
                 )
                 + "\n"
                 + fill(_disk_words(spec), width=98)
-                + _zone_note(spec),
+                + _zone_note(spec)
+                if (first := checkpoint_storage_first(spec)) is None
+                else _("Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.")
+                + "\n"
+                + fill(first, width=98)
+                + "\n"
+                + fill(_disk_words(spec), width=98),
             ),
         )
     )
