@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from gpuplan.perf.scaling_gap import MeasuredScaling
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.plan.launch_checkpoints import LaunchCheckpoints
-    from gpuplan.plan.result import Option
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.simulate import Trace
     from gpuplan.workload import Workload
@@ -44,13 +43,13 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "instance_links",
-    "launch_replica_load",
     "offered_gpu_hours",
     "own_host",
     "plan",
     "refuse_unrunnable",
     "refuse_unsplit",
     "replica_host",
+    "replica_load_on",
     "tco",
 ]
 
@@ -447,31 +446,36 @@ def deployed_engine_slots(
         return str(e)
 
 
-def launch_replica_load(
-    workload: Workload, option: Option, profile: Profile, latency_share: float | None
+def replica_load_on(
+    workload: Workload,
+    profile: Profile,
+    gpu: str,
+    tensor_parallel: int,
+    capacity_requests_per_s: float,
+    latency_share: float | None,
 ) -> ReplicaLoad | None:
-    """The load ``deploy``'s autoscaler holds one replica of a plan's service ``option`` at, as a
-    launch from that plan works it out (:func:`engine_batch_slots` on the serving block's request
-    lengths: the smaller of the plan's capacity of one replica and the serving simulation's, × the
-    sizing utilisation, or the plan's × ``latency_share``); None where the option has no capacity of
-    one replica or the simulation's replica cannot be built (deploy then holds the plan's capacity
-    at that share). ``tco`` sizes a service's day with it, so that it prices the fleet the launch
-    runs."""
+    """The load ``deploy``'s autoscaler holds one replica of a service at on ``gpu``, its replicas
+    split over ``tensor_parallel`` GPUs, as a launch from a plan works it out
+    (:func:`engine_batch_slots` on the serving block's request lengths: the smaller of the plan's
+    capacity of one replica, ``capacity_requests_per_s``, and the serving simulation's, × the
+    sizing utilisation, or the plan's × ``latency_share``); None where the simulation's replica
+    cannot be built (deploy then holds the plan's capacity at that share). ``plan`` prices a
+    service's day with it (``gpuplan.plan.service_day``), and ``tco`` takes that day, so that both
+    price the fleet the launch runs."""
     from gpuplan.errors import GpuplanError
 
-    svc = option.service
-    if workload.serving is None or svc is None or not svc.replica_requests_per_s:
+    if workload.serving is None or not capacity_requests_per_s:
         return None
-    if workload.tensor_parallel != svc.tensor_parallel:
+    if workload.tensor_parallel != tensor_parallel:
         # each replica split as the plan split it (LaunchSpec.split_as_planned)
-        workload = workload.model_copy(update={"tensor_parallel": svc.tensor_parallel})
+        workload = workload.model_copy(update={"tensor_parallel": tensor_parallel})
     try:
         slots = engine_batch_slots(
             workload,
-            option.gpu,
+            gpu,
             profile,
-            replicas_per_gpu=svc.replicas_per_gpu,
-            estimate_capacity_requests_per_s=svc.replica_requests_per_s,
+            replicas_per_gpu=workload.replicas_per_gpu,
+            estimate_capacity_requests_per_s=capacity_requests_per_s,
             latency_share=latency_share,
         )
     except GpuplanError:
@@ -491,7 +495,7 @@ def tco(
     upfront: str | None = None,
 ) -> TcoReport:
     """:func:`gpuplan.commit.tco` (the same arguments), a service's day sized by the load its launch
-    holds a replica at (:func:`launch_replica_load`), as ``deploy`` does."""
+    holds a replica at (:func:`replica_load_on`), as ``deploy`` does."""
     from gpuplan.commit import tco as commit_tco
 
     return commit_tco(
@@ -503,7 +507,7 @@ def tco(
         allow_code=allow_code,
         countries=countries,
         upfront=upfront,
-        replica_load=launch_replica_load,
+        replica_load=replica_load_on,
     )
 
 
@@ -862,6 +866,7 @@ def plan(
             baseline=baseline,
             unknown_costs=unknown_costs,
             storage=storage,
+            replica_load=replica_load_on,
         )
     finally:
         if own:

@@ -78,7 +78,10 @@ def test_plan_of_another_schema_version(
     plan.write_text(json.dumps(doc))
     code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "o"))
     assert code == 1
-    assert err == "error: plan file has schema version 7; this gpuplan reads 1 and 2: re-run `gpuplan plan`\n"
+    assert (
+        err == "error: plan file has schema version 7; this gpuplan reads versions 1 to 3: "
+        "re-run `gpuplan plan`\n"
+    )
 
 
 def test_malformed_plan_file(

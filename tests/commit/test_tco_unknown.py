@@ -235,3 +235,60 @@ def test_a_spot_price_bought_at_an_assumed_interruption_rate_says_so_in_the_tabl
     assert hourly["interruption_rate_assumed"] is True
     assert hourly["interruptions_per_hour"] == pytest.approx(1 / 24)
     assert hourly["interruption_rate_source"].startswith("assumed: 1 interruption per 24")
+
+
+def test_a_monthly_price_held_out_by_the_sized_instance_rule_says_why_and_what_helps() -> None:
+    # A 70B service sized on p4de.24xlarge (replicas of 4 GPUs over NVLink/NVSwitch): Alibaba's
+    # gn7e-c16g1.32xlarge has a monthly price, but the catalog writes its link "NVSwitch (unverified)".
+    # was: "no usable price for monthly subscription (A100-SXM4-80GB): `gpuplan catalog refresh` …
+    # `gpuplan catalog import` …", neither of which changes anything.
+    from gpuplan.commit.model import HostNeed
+    from gpuplan.report.tco import unknown_lines
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "demands": [{"name": "chat70b", "gpu": "A100-SXM4-80GB", "gpus": 32, "hours_per_month": 730}],
+            "constraints": {"pricing": ["on_demand", "monthly"]},
+        }
+    )
+    host = HostNeed(
+        provider="aws",
+        instance_type="p4de.24xlarge",
+        one_node=True,
+        gpus_per_node=4,
+        interconnect="NVLink/NVSwitch",
+    )
+    demand = Demand(name="chat70b", gpu="A100-SXM4-80GB", gpu_hours=(32 * 730.0,) * 12, host=host)
+
+    def offer(provider: str, instance: str, gpus: float, pricing: str, link: str) -> PricedOffer:
+        return PricedOffer(
+            provider=provider,
+            region="cn-shanghai" if provider == "alibaba" else "us-east-1",
+            instance_type=instance,
+            gpu="A100-SXM4-80GB",
+            gpus_per_unit=gpus,
+            pricing=pricing,
+            usd_per_unit_hour=3.4 * gpus,
+            term_months=1 if pricing == "monthly" else 0,
+            interconnect=link,
+        )
+
+    offers = [
+        offer("aws", "p4de.24xlarge", 8, "on_demand", "NVLink/NVSwitch"),
+        offer("alibaba", "ecs.gn7e-c16g1.32xlarge", 8, "monthly", "NVSwitch (unverified)"),
+        offer("alibaba", "ecs.gn7e-c16g1.4xlarge", 1, "monthly", "none"),
+    ]
+    (missing,) = missing_prices([], usage, (demand,), offers)
+    assert missing.pricing == "monthly" and len(missing.held_out) == 1  # the 1-GPU type is no candidate
+    (held,) = missing.held_out
+    assert held.offer == "alibaba/cn-shanghai ecs.gn7e-c16g1.32xlarge" and held.sized_on == "p4de.24xlarge"
+    report = replace(_report((_offer("on_demand", 2.74),)), missing=(missing,))
+    text = "\n".join(unknown_lines(report))
+    assert "catalog refresh" not in text and "catalog import" not in text
+    assert "a price exists (alibaba/cn-shanghai ecs.gn7e-c16g1.32xlarge)" in text
+    assert "'NVSwitch (unverified)', not 'NVLink/NVSwitch' as on p4de.24xlarge" in text
+    assert "list only alibaba in constraints.providers" in text and "as GPU-hours" in text
+    with use_language("zh"):
+        zh = "\n".join(unknown_lines(report))
+    assert "constraints.providers" in zh and "alibaba" in zh and "catalog refresh" not in zh

@@ -434,6 +434,7 @@ def _cycle_collection_paused() -> Iterator[None]:
 
 def run_plan(options: PlanOptions, db: str | None) -> None:
     """Plan ``options.workload_file`` over the catalog at ``db`` and print (and write) the result."""
+    from gpuplan.api import replica_load_on
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import set_money
     from gpuplan.plan import PlanInfeasibleError, plan_workload
@@ -482,6 +483,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
                     egress_free_tier=options.egress_free_tier,
                     network_gbps=options.network_gbps,
                     network_kind=options.network_kind,
+                    replica_load=replica_load_on,
                 )
             except PlanInfeasibleError as e:
                 if options.as_json:

@@ -16,12 +16,21 @@ import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.upfront import upfront_said
-from gpuplan.commit.model import COMMITMENT_PRICING, Demand, HostNeed, MissingPrice, PricedOffer, RunData
+from gpuplan.commit.model import (
+    COMMITMENT_PRICING,
+    Demand,
+    HeldOut,
+    HostNeed,
+    MissingPrice,
+    PricedOffer,
+    RunData,
+)
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_hours, format_number
 from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.places import place
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
@@ -36,19 +45,10 @@ from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from gpuplan.catalog import OfferPrice, Store
-    from gpuplan.perf.replica_load import ReplicaLoad
     from gpuplan.plan.result import Option
-    from gpuplan.profile import Profile
+    from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
     from gpuplan.workload.spec import Workload
-
-    #: The load ``deploy``'s autoscaler holds one replica of a plan's option at (the workload, the
-    #: option, its trace, the plan's latency share where it has one), or None where it is not known:
-    #: :func:`gpuplan.api.launch_replica_load`, which needs the serving simulation's replica (a room
-    #: this one does not import).
-    ReplicaLoadOf = Callable[[Workload, Option, Profile, float | None], ReplicaLoad | None]
 
 __all__ = [
     "DemandSource",
@@ -240,8 +240,51 @@ def missing_prices(
                 if p.gpu == gpu and p.pricing == pricing and p.confidence == "low" and _within(p, usage)
             )
             elsewhere = sum(1 for o in offers if o.gpu == gpu and o.pricing == pricing)
-            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low, elsewhere=elsewhere))
+            out.append(
+                MissingPrice(
+                    pricing=pricing,
+                    gpu=gpu,
+                    low_confidence_rows=low,
+                    elsewhere=elsewhere,
+                    held_out=_held_out(could, offers, pricing),
+                )
+            )
     return tuple(out)
+
+
+def _held_out(demands: Sequence[Demand], offers: Sequence[PricedOffer], pricing: str) -> tuple[HeldOut, ...]:
+    """The priced offers of ``pricing`` that a demand's hours do not hold on (a workload demand
+    sized on another instance, :class:`HostNeed`), one per demand and instance type, with why."""
+    out: dict[tuple[str, str, str], HeldOut] = {}
+    for d in demands:
+        # a direct demand's host names no instance it was sized on: what holds it is only a node of
+        # its run's GPUs, which MissingPrice.elsewhere counts
+        if (
+            d.host is None
+            or not d.host.instance_type
+            or any(o.pricing == pricing and d.allows(o) for o in offers)
+        ):
+            continue
+        for o in offers:
+            if o.pricing != pricing or o.gpu != d.gpu or d.allows(o):
+                continue
+            key = (d.name, o.provider, o.instance_type)
+            # an instance too small for the run is no candidate to name where a larger one is held out
+            small = d.host.one_node and o.gpus_per_unit < d.host.gpus_per_node
+            if small and any(
+                p.pricing == pricing and p.gpu == d.gpu and p.gpus_per_unit >= d.host.gpus_per_node
+                for p in offers
+            ):
+                continue
+            if key not in out:
+                out[key] = HeldOut(
+                    demand=d.name,
+                    offer=f"{place(o.provider, o.region)} {o.instance_type}",
+                    provider=o.provider,
+                    sized_on=d.host.instance_type,
+                    why=d.host.refusal(o),
+                )
+    return tuple(out.values())
 
 
 #: Providers whose object storage in a region is read by their own instances there at no transfer
@@ -303,6 +346,7 @@ def _workload_demand(
     type whose network or host the planner times at its slow end."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
+    from gpuplan.plan.service_day import option_day_words
     from gpuplan.profile import profile as trace_profile
     from gpuplan.workload.named import named_workload
 
@@ -337,7 +381,9 @@ def _workload_demand(
         "allow_low_confidence": c.allow_low_confidence or None,
     }
     try:
-        best = plan_workload(workload, prof, store, overrides=overrides, top=1).recommended
+        best = plan_workload(
+            workload, prof, store, overrides=overrides, top=1, replica_load=load_of
+        ).recommended
     except GpuplanError as e:
         raise InputError.worded(
             N_("demand {name}: the planner cannot size {file}: {problem}"),
@@ -368,12 +414,15 @@ def _workload_demand(
     # On spot a reclaim may lose the disks that hold the dataset: each restart copies it again, at
     # its conservative bound as the planner costs it (the best case, the disks surviving, adds nothing).
     recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if spec.interruptible else 0.0
-    day_tiers = _service_tiers(workload, best, run_h, prof, load_of)
-    # Priced by its day only where its launch scales down: `gpuplan deploy` keeps a service's
-    # autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and `plan`
-    # prices that fleet all month), so a year priced by the day without it was a fleet no launch runs.
+    # The plan's own day of its option (plan/service_day.py), so that the plan and tco price one
+    # service alike. Priced by it only where its launch scales down: `gpuplan deploy` keeps a
+    # service's autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and
+    # `plan` prices that fleet all month), so a year priced by the day without it was a fleet no
+    # launch runs; and only where the autoscaler can follow the day (a new instance serves before
+    # the load outgrows the fleet), else the plan prices the peak fleet all month too.
+    day_tiers = best.service_day
     scales_down = workload.serving is not None and "min_replicas" in workload.serving.model_fields_set
-    tiered = day_tiers if scales_down else None
+    tiered = day_tiers if scales_down and day_tiers is not None and day_tiers.scales else None
     per_run = best.gpu_count * (run_h + writes_h) if tiered is None else tiered.step * sum(tiered.hours)
     write_h = job.checkpoint_write_h
     # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
@@ -452,6 +501,11 @@ def _workload_demand(
         ).format(sized=how, gb=format_number(job.dataset_gb), time=format_hours(recopy_h))
     if tiered is not None:
         how = _("{sized}; {tiers}").format(sized=how, tiers=tiered.said(best.gpu))
+    elif day_tiers is not None and scales_down:
+        # the autoscaler cannot follow the day, or the fleet is larger than its day needs: as the plan
+        # says it (by the hour, as the year's hours beyond a commitment are bought)
+        words = option_day_words(day_tiers, best.gpu, scales_down=True, pricing="on_demand", peak_usd=None)
+        how = _("{sized}; {tiers}").format(sized=how, tiers=words)
     elif day_tiers is not None:
         how = _(
             "{sized}; its peak fleet all its hours, as its launch keeps it (no serving.min_replicas: "
@@ -472,30 +526,6 @@ def _workload_demand(
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Tiers:
-    """A service's fleet over its day (:func:`_service_tiers`)."""
-
-    step: float
-    """GPUs of one step: one instance of the plan's, as the autoscaler adds it."""
-    hours: tuple[float, ...]
-    """Hours a month each further step is needed, busiest first (:attr:`Demand.tiers`)."""
-    day: str
-    """The day assumed, in words."""
-
-    def listed(self, gpu: str) -> str:
-        """The tiers in words: ``1 × L40S × 730 h, 1 × L40S × 402 h …``."""
-        return item_list(
-            _("{gpus:g} × {gpu} × {hours:.0f} h").format(gpus=self.step, gpu=gpu, hours=h) for h in self.hours
-        )
-
-    def said(self, gpu: str) -> str:
-        """The tiers in words and the day assumed."""
-        return _("priced as the fleet its day needs, a month: {tiers} ({day})").format(
-            tiers=self.listed(gpu), day=self.day
-        )
-
-
 def _flat_service_words(workload: Workload, best: Option) -> str | None:
     """Why a service is priced as its peak fleet all its hours (no tiers), in words; None for a job
     and for a load whose mean is its peak (it is flat)."""
@@ -511,82 +541,6 @@ def _flat_service_words(workload: Workload, best: Option) -> str | None:
     if best.service is None or not best.service.replica_requests_per_s:
         return _("its peak fleet all its hours (a replica's capacity is not estimated)")
     return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
-
-
-def _service_tiers(
-    workload: Workload, best: Option, run_h: float, prof: Profile, load_of: ReplicaLoadOf | None
-) -> _Tiers | None:
-    """The instances a service needs at each minute of its day, as tiers of hours a month; None
-    where it is priced as its peak fleet all its hours: a job, a load with no mean below its peak
-    (``mean_requests_per_s``), a replica's capacity not estimated, or a fleet of one instance.
-
-    The day is the one ``gpuplan simulate`` draws a diurnal trace from for this mean and peak
-    (:func:`gpuplan.day_load.diurnal_day_rate`; a mean under what it can hold below the
-    peak keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / load)``
-    replicas, ``load`` the requests/s one replica is held at as ``deploy``'s autoscaler targets it
-    (``load_of``, :func:`gpuplan.perf.replica_load.replica_load`: the smaller of the plan's capacity
-    of one and the serving simulation's, × :data:`~gpuplan.perf.inference.TARGET_UTILISATION`, or
-    the plan's × the lower share it met a latency target at,
-    :func:`~gpuplan.perf.replica_load.launch_latency_share`), so that tco prices the fleet its launch
-    runs; without ``load_of``, or where it gives none, the plan's capacity at that share, as deploy
-    falls back to. Never fewer than ``min_replicas`` and never more than the plan's fleet (the peak
-    it was sized for), in whole instances of the plan's. The autoscaler's delays (a replica's cold
-    start, the scale-down window) are left out: ``simulate autoscale`` replays them and gives the
-    replica-hours they add."""
-    from gpuplan.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH, diurnal_day_rate
-    from gpuplan.perf.inference import TARGET_UTILISATION
-    from gpuplan.perf.replica_load import launch_latency_share, replica_load_words
-
-    serving, svc = workload.serving, best.service
-    if serving is None or svc is None or serving.mean_requests_per_s is None:
-        return None
-    peak = serving.requests_per_s
-    cap = svc.replica_requests_per_s
-    if serving.mean_requests_per_s >= peak or not cap or best.nodes <= 1:
-        return None
-    latency = launch_latency_share(
-        utilisation=svc.utilisation,
-        has_latency_target=any(
-            t is not None for t in (svc.p95_target_s, svc.ttft_target_s, svc.tpot_target_s)
-        ),
-    )
-    load = load_of(workload, best, prof, latency) if load_of is not None else None
-    if load is not None:
-        per_replica = load.requests_per_s
-        how = _("as deploy's autoscaler targets it: {words}").format(words=replica_load_words(load))
-    else:
-        share = TARGET_UTILISATION if latency is None else min(TARGET_UTILISATION, latency)
-        per_replica = cap * share
-        how = _(
-            "{pct:.0f} % of the plan's capacity of one replica ({cap:.3g} requests/s), as deploy holds "
-            "it where the serving simulation's replica is not worked out"
-        ).format(pct=share * 100, cap=cap)
-    day = diurnal_day_rate(serving.mean_requests_per_s, peak)
-    replicas = np.ceil(day.rate_per_minute / per_replica - 1e-9)
-    replicas = np.clip(replicas, serving.min_replicas or 1, svc.replicas)
-    per_node = svc.replicas / best.nodes
-    nodes = np.minimum(np.ceil(replicas / per_node - 1e-9), best.nodes)
-    hours = tuple(run_h * float(np.mean(nodes >= k)) for k in range(1, best.nodes + 1))
-    words = _(
-        "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
-        "and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no fewer than {least} "
-        "replica(s)"
-    ).format(
-        hour=DIURNAL_PEAK_HOUR,
-        mean=round(day.mean_held, 2),
-        peak=peak,
-        load=per_replica,
-        how=how,
-        least=serving.min_replicas or 1,
-    )
-    if day.mean_asked is not None:
-        # the peak is what the plan sized for, so it is kept; the trough, not the mean, gives way
-        words += _(
-            "; a mean of {asked:g} requests/s is lower than a cosine day under a peak of {peak:g} can "
-            "average: the mean is taken as {held:g}, the lowest such a day reaches (its quietest hour "
-            "at 0 rather than at 1/{ratio:g} of the peak), so the GPU-hours are if anything high"
-        ).format(ratio=DIURNAL_PEAK_TO_TROUGH, asked=day.mean_asked, peak=peak, held=round(day.mean_held, 2))
-    return _Tiers(step=best.gpu_count / best.nodes, hours=tuple(h for h in hours if h > 0), day=words)
 
 
 def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
@@ -812,7 +766,7 @@ def demands_from_usage(
     ``allow_code``: a workload whose model is code (``model.python``) may be imported and traced
     (``--allow-code``); else it is refused in one line. ``replica_load``: the load ``deploy``'s
     autoscaler holds a service's replica at, which its day's fleet is sized by
-    (:func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at the share
+    (:func:`gpuplan.api.replica_load_on`); None: the plan's capacity of one at the share
     ``deploy`` holds it at (the serving simulation's replica not consulted)."""
     demands, sources = [], []
     for i, spec in enumerate(usage.demands):

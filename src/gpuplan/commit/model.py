@@ -168,6 +168,24 @@ class MissingPrice:
     elsewhere: int = 0
     """Usable prices of it, all on instances the demands' runs do not hold on (:attr:`Demand.host`:
     smaller than a run, or unlike the one a workload was sized on): a price exists, not for them."""
+    held_out: tuple[HeldOut, ...] = ()
+    """Priced offers of it within the constraints that a workload demand's hours do not hold on
+    (:meth:`HostNeed.allows`): the price exists, but not on an instance known to be as able as the
+    one the demand was sized on. A refresh or an imported price list does not change that."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeldOut:
+    """A priced offer a demand's hours do not hold on, and why (:meth:`HostNeed.refusal`)."""
+
+    demand: str
+    offer: str
+    """The offer in words: ``alibaba/cn-shanghai ecs.gn7e-c16g1.32xlarge``."""
+    provider: str
+    sized_on: str
+    """The instance type the demand's hours were sized on."""
+    why: str
+    """Why the hours do not hold on it, in words."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -397,6 +415,53 @@ class HostNeed:
             return False
         return not self.host_bound or (
             _at_least(offer.vcpus, self.vcpus) and _at_least(offer.memory_gib, self.memory_gib)
+        )
+
+    def refusal(self, offer: PricedOffer) -> str:
+        """Why the run's hours are not known to hold on ``offer``'s instance, in words (the first
+        fact :meth:`allows` finds wanting); "" where they hold."""
+        from gpuplan.i18n import _
+
+        if self.allows(offer):
+            return ""
+        if not self.others:
+            what = (
+                _("its GPU link")
+                if self.linked and not self.interconnect
+                else _("its network")
+                if not self.one_node and (self.network_gbps is None or not self.network_kind)
+                else _("its vCPUs and RAM")
+            )
+            return _(
+                "{what} on {sized} is not known, so no other instance is known to run its hours as fast"
+            ).format(what=what, sized=self.instance_type)
+        if self.one_node and offer.gpus_per_unit < self.gpus_per_node:
+            return _("{offer} holds {has:g} GPU(s) in one node, fewer than the {need:g} it needs").format(
+                offer=offer.instance_type, has=offer.gpus_per_unit, need=self.gpus_per_node
+            )
+        if not self.one_node and offer.gpus_per_unit != self.gpus_per_node:
+            return _("{offer} holds {has:g} GPU(s) a node, not {need:g} as {sized}").format(
+                offer=offer.instance_type,
+                has=offer.gpus_per_unit,
+                need=self.gpus_per_node,
+                sized=self.instance_type,
+            )
+        if self.linked and _words(offer.interconnect) != _words(self.interconnect):
+            return _(
+                "the catalog gives {offer}'s GPU link as {theirs}, not {ours} as on {sized}: the hours were "
+                "timed over that link, and one not known to match it may be slower"
+            ).format(
+                offer=offer.instance_type,
+                theirs=repr(offer.interconnect) if offer.interconnect else _("not known"),
+                ours=repr(self.interconnect),
+                sized=self.instance_type,
+            )
+        if not self.one_node:
+            return _("{offer}'s network is not known to be {kind} and no slower than {gbps:g} Gbit/s").format(
+                offer=offer.instance_type, kind=self.network_kind, gbps=self.network_gbps
+            )
+        return _("{offer}'s vCPUs or RAM are not known to be as many as {sized}'s").format(
+            offer=offer.instance_type, sized=self.instance_type
         )
 
     @property

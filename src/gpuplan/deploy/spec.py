@@ -142,8 +142,9 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-#: Plan files deploy reads: the current version, and 1 (whose option is upgraded on reading).
-_READABLE_PLAN_VERSIONS = (1, PLAN_SCHEMA_VERSION)
+#: Plan files deploy reads: the current version, 2 (whose service options' ``total_cost_usd`` is
+#: the peak fleet all month, which deploy does not read) and 1 (whose option is upgraded on reading).
+_READABLE_PLAN_VERSIONS = (1, 2, PLAN_SCHEMA_VERSION)
 
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
@@ -747,11 +748,11 @@ class LaunchSpec(BaseModel):
         version = doc["schema_version"]
         # JSON's true is not the version 1 (Python's True == 1 would let it through).
         if isinstance(version, bool) or version not in _READABLE_PLAN_VERSIONS:
-            first, last = _READABLE_PLAN_VERSIONS
+            first, last = _READABLE_PLAN_VERSIONS[0], _READABLE_PLAN_VERSIONS[-1]
             raise DeployError.worded(
                 N_(
-                    "plan file has schema version {version}; this gpuplan reads {first} and {last}: "
-                    "re-run `gpuplan plan`"
+                    "plan file has schema version {version}; this gpuplan reads versions {first} to "
+                    "{last}: re-run `gpuplan plan`"
                 ),
                 # In the file's own spelling (JSON's true, not Python's True), cut to a line.
                 version=json.dumps(version, ensure_ascii=False)[:40],

@@ -33,6 +33,7 @@ __all__ = [
     "PlanOption",
     "PlanWithoutStalePrices",
     "PlanWorkload",
+    "ServiceDayDoc",
     "ServiceDoc",
     "ServiceSpotDoc",
     "SpotBandDoc",
@@ -48,8 +49,13 @@ __all__ = [
 
 #: The plan document's schema version. 2: ``price_usd`` per ``price_unit_hours`` became
 #: ``price_usd_per_month`` (monthly billing) with ``price_unit``; the document states
-#: ``display_currency`` and ``exchange_rate``. ``deploy`` still reads version 1 (:func:`upgrade_v1`).
-PLAN_SCHEMA_VERSION = 2
+#: ``display_currency`` and ``exchange_rate``. 3: a service option that scales down with its day
+#: (``serving.min_replicas`` set, a mean below the peak, billed by the hour, the autoscaler able to
+#: follow the day) has the fleet its day needs as ``total_cost_usd`` — the figure ``tco`` prices it
+#: at — and its peak fleet all month as ``peak_fleet_cost_usd`` and ``total_cost_usd_high``; before,
+#: ``total_cost_usd`` was always the peak fleet all month. ``service_day`` says how. ``deploy``
+#: reads versions 1 (:func:`upgrade_v1`) to 3.
+PLAN_SCHEMA_VERSION = 3
 
 
 class CostItemDoc(Document):
@@ -250,6 +256,34 @@ class SpotDoc(Document):
     writes, which resumes by chunks (a reclaimed shard runs at most that again); null otherwise."""
 
 
+class ServiceDayDoc(Document):
+    """A service option's fleet over its day (``plan/service_day.py``): the instances its
+    autoscaler runs minute by minute on the day ``simulate`` draws for the serving block's mean and
+    peak, as ``tco`` prices it."""
+
+    gpus_per_step: float = Field(gt=0)
+    """GPUs of one instance, as the autoscaler adds it."""
+    hours_per_month: list[float] = Field(default_factory=list)
+    """Hours a month each further instance is needed, busiest first."""
+    share: float = Field(ge=0, le=1)
+    """The instance-hours the day needs over the peak fleet's all month."""
+    per_replica_requests_per_s: float = Field(gt=0)
+    """The load one replica is held at, requests/s (as ``deploy``'s autoscaler targets it)."""
+    start_up_min: float = Field(ge=0)
+    """Minutes a new instance takes to serve: a new instance, then its replicas' weights read from
+    its disk (the plan's model of a spot replacement)."""
+    rise_min: float | None = Field(default=None, ge=0)
+    """Minutes the day's load takes, at its steepest, to grow by one instance's load; null: it
+    never does."""
+    follows: bool
+    """A new instance serves before the load outgrows the fleet: the autoscaler can follow the day."""
+    priced: bool
+    """``total_cost_usd`` is this day's fleet (``peak_fleet_cost_usd`` the bound); false: the option
+    is priced as its peak fleet all month (``words`` says why)."""
+    words: str
+    """How the option is priced against its day, in words (the user's language)."""
+
+
 class PlanOption(Document):
     """One costed option: an offer, a node count and a pricing model."""
 
@@ -310,8 +344,17 @@ class PlanOption(Document):
     compute_time_h: float | None = None
     billed_hours: float | None = None
     total_cost_usd: float | None = None
+    """The all-in cost, USD; a service that scales down with its day: the fleet its day needs
+    (``service_day``), with its peak fleet all month as ``peak_fleet_cost_usd``."""
     total_cost_usd_low: float | None = None
     total_cost_usd_high: float | None = None
+    peak_fleet_cost_usd: float | None = Field(default=None, ge=0)
+    """A service priced as the fleet its day needs: its all-in cost with its peak fleet all month,
+    the bound where the autoscaler does not scale down as assumed; null where ``total_cost_usd`` is
+    the peak fleet all month already."""
+    service_day: ServiceDayDoc | None = None
+    """A service with a mean below its peak on several instances: its fleet over the day; null
+    otherwise (``total_cost_usd`` is then its peak fleet all month)."""
     cost_breakdown: CostBreakdownDoc | None = None
     price_usd_per_hour: float | None = None
     """Price of one instance-hour, USD (monthly / 730 h; CNY at the dated rate)."""
@@ -563,7 +606,7 @@ class PlanWithoutStalePrices(Document):
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     display_currency: Literal["USD", "CNY"] = "USD"
     """The currency the table showed (``--currency``); the fields stay in USD."""
     exchange_rate: ExchangeRateDoc | None = None
@@ -624,7 +667,7 @@ class PlanInfeasibleDocument(Document):
     left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
     ``recommended``: ``gpuplan deploy`` refuses it."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     feasible: Literal[0] = 0
     """No option is feasible."""
     error: str

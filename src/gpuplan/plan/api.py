@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.rates import rate_warning
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.model import OfferPrice
     from gpuplan.perf.calibration import Calibration
+    from gpuplan.perf.replica_load import ReplicaLoad
+    from gpuplan.plan.service_day import WorkloadLoadFn
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -91,6 +94,7 @@ def plan_workload(
     egress_free_tier: bool = False,
     network_gbps: float | None = None,
     network_kind: str | None = None,
+    replica_load: WorkloadLoadFn | None = None,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -106,6 +110,9 @@ def plan_workload(
     the instances the catalog gives none, which are otherwise ranked at the slowest GPU network
     (a network the catalog states is kept; the plan's notes say which was taken where). Raises
     ``InfeasibleError`` naming the binding constraint when nothing is feasible.
+    ``replica_load``: the load ``deploy``'s autoscaler holds a service's replica at
+    (:func:`gpuplan.api.replica_load_on`), which a service that follows its day is priced by
+    (``plan/service_day.py``); None: the plan's capacity of one at deploy's share.
     """
     if storage not in ("block", "object"):
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
@@ -165,6 +172,9 @@ def plan_workload(
             unknown_costs=unknown_costs,
             notes=(*filter(None, [budget_note]), *job_notes, *est_notes, *(note for _c, note in rate_notes)),
             stale_after_days=store.stale_after_days,
+            replica_load=None
+            if replica_load is None
+            else partial(_bound_load, replica_load, workload, profile),
         )
     except PlanInfeasibleError as e:
         advised = _with_fit_advice(e, workload, profile, calibration)
@@ -219,6 +229,19 @@ def _with_fit_advice(
     )
     advised.excluded, advised.fit_gpu = error.excluded, error.fit_gpu
     return advised
+
+
+def _bound_load(
+    load: WorkloadLoadFn,
+    workload: Workload,
+    profile: Profile,
+    gpu: str,
+    tensor_parallel: int,
+    capacity: float,
+    latency: float | None,
+) -> ReplicaLoad | None:
+    """``load`` for this plan's own workload and profile (``plan/service_day.py``'s ``LoadFn``)."""
+    return load(workload, profile, gpu, tensor_parallel, capacity, latency)
 
 
 def _thin_margin(plan: Plan, profile: Profile) -> str:

@@ -432,6 +432,30 @@ def _frozen_base(workload: Workload, profile: Profile | None) -> tuple[float, li
     return gb, [note]
 
 
+def _day_note(workload: Workload) -> str:
+    """How a service's options are priced against its day (``plan/service_day.py``), in words."""
+    sv = workload.serving
+    assert sv is not None
+    if sv.mean_requests_per_s is None or sv.mean_requests_per_s >= sv.requests_per_s:
+        return _(
+            "serving: priced at its peak: every option runs its peak fleet all month (no "
+            "serving.mean_requests_per_s below serving.requests_per_s; give the month's mean to price "
+            "the fleet its day needs)"
+        )
+    if "min_replicas" not in sv.model_fields_set:
+        return _(
+            "serving: priced at its peak: every option runs its peak fleet all month, as deploy keeps "
+            "it (no serving.min_replicas: the autoscaler's floor is the plan's fleet); set "
+            "serving.min_replicas (e.g. 1) to price the fleet its day needs"
+        )
+    return _(
+        "serving: an option billed by the hour on several instances is priced as the fleet its day "
+        "needs (mean {mean:g}, peak {peak:g} requests/s, as tco prices it), its peak fleet all month "
+        "the high end of its range — where a new instance serves before the day's load outgrows the "
+        "fleet (else, and on a monthly subscription or a reservation, its peak fleet all month)"
+    ).format(mean=sv.mean_requests_per_s, peak=sv.requests_per_s)
+
+
 def _replicas(workload: Workload) -> tuple[int, int]:
     """(the fewest replicas a service's option must hold, replicas to a GPU): its
     ``serving.min_replicas``, which ``deploy`` starts (1 when left out), and its ``share_gpu``.
@@ -608,6 +632,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
                 "used for the whole term) its month's share of the term"
             ).format(hours=f"{SERVING_HOURS:g}")
         )
+        notes.append(_day_note(workload))
     size = job_size_of(workload)
     # What a replacement of a reclaimed spot replica reads back before it serves: the weights of one
     # replica, all its GPUs' together, as its checkpoint stores them (the engine downloads them so,
@@ -681,6 +706,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         kv_heads=(profile.shape.num_kv_heads or 0) if profile is not None else 0,
         pipeline_parallel=workload.pipeline_parallel,
         min_replicas=least,
+        scales_down=workload.serving is not None and "min_replicas" in workload.serving.model_fields_set,
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,

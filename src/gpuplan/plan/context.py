@@ -14,6 +14,7 @@ from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.costing import CostArrays
 from gpuplan.plan.input_types import JobFacts, OfferTable
+from gpuplan.plan.service_day import ServiceDays
 from gpuplan.plan.unknowns import HostBounds
 
 __all__ = ["PlanContext"]
@@ -37,3 +38,6 @@ class PlanContext:
     """The conservative bounds the unknown instance facts were taken at."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """The staleness limit the offers' ``stale`` flags were set against, days."""
+    days: ServiceDays | None = None
+    """A service with a mean below its peak: each candidate's day and the share of its fleet's
+    hours it is priced at (``plan/service_day.py``); None otherwise."""

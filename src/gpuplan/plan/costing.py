@@ -85,6 +85,10 @@ class CostArrays:
     service: ServiceSpot | None = None
     """A service's spot availability, one element per candidate (meaningful where ``is_spot``);
     None for a job (its spot candidates have ``lost_h`` instead)."""
+    peak_fleet_usd: FloatArray | None = None
+    """A service priced as the fleet its day needs (``fleet_share`` below 1): its all-in cost with
+    its peak fleet all month, the bound where the autoscaler does not follow the day (nan
+    elsewhere); None for a job."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,9 @@ class _AtTime:
     storage: FloatArray
     licence: FloatArray
     billed_h: FloatArray
+    peak: FloatArray
+    """The all-in cost's parts that scale with the instance-hours, at the peak fleet all month
+    (compute, storage on the instances' disks, licences): the bound beside a scaled-down service."""
 
 
 def _region_ids(offers: OfferTable) -> tuple[IntArray, list[tuple[str, str]]]:
@@ -121,12 +128,22 @@ def not_known_current(offers: OfferTable) -> BoolArray:
 
 
 def cost_candidates(
-    cands: Candidates, offers: OfferTable, facts: CostFacts, job: JobFacts, *, best_case: bool = False
+    cands: Candidates,
+    offers: OfferTable,
+    facts: CostFacts,
+    job: JobFacts,
+    *,
+    best_case: bool = False,
+    fleet_share: FloatArray | None = None,
 ) -> CostArrays:
     """Cost every live candidate. Spot candidates whose interruptions outpace progress are marked
     not ``stable`` (the caller excludes them). ``best_case``: every unknown fact at its best case
     (the candidates' ``work_h_best``, the lowest known prices, the lowest published spot rate)
-    instead of its conservative bound.
+    instead of its conservative bound. ``fleet_share``: per candidate (all of them), the share of
+    its instance-hours a service pays where its fleet follows its day
+    (:func:`gpuplan.plan.service_day.service_days`; 1: its peak fleet all month): compute, the
+    instances' disks and licences are paid for those hours (a replica scaled down is deleted with
+    its disk); a shared bucket, the answers out and a spot service's spare are not scaled.
 
     String work (regions, pricing, bands) is done once per offer row and gathered by integer index:
     candidates outnumber offers by up to the GPUs searched (64 by default) to 1.
@@ -219,6 +236,8 @@ def cost_candidates(
     # A batch inference shard's output chunk: its batches at the candidate's step time (one batch
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
     chunk_h = batch_chunk_hours(cands.step_time_s[idx][spot])
+    share = np.ones(idx.size) if fleet_share is None else np.asarray(fleet_share, dtype=float)[idx]
+    disk_share = share if job.storage_kind == "block" else np.ones(idx.size)
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes, FloatArray]:
         # The checkpoints an option off spot writes over its work (the set-up writes none).
@@ -266,15 +285,18 @@ def cost_candidates(
             writes_usd = np.where(t_safe > 0, compute * ckpt / t_safe, 0.0)
         # A disk per instance, a service's spare ones included (they hold what the others do).
         disks = nodes + spare if job.storage_kind == "block" else np.ones_like(nodes)
+        storage = per_copy_gb * disks * gb_hour * t_safe
+        licence = licence_rate * (nodes + spare) * billed
         return (
             _AtTime(
                 time_h=t,
-                compute=compute,
-                checkpoints=writes_usd,
+                compute=compute * share,
+                checkpoints=writes_usd * share,
                 overhead=overhead,
-                storage=per_copy_gb * disks * gb_hour * t_safe,
-                licence=licence_rate * (nodes + spare) * billed,
-                billed_h=billed,
+                storage=storage * disk_share,
+                licence=licence * share,
+                billed_h=billed * share,
+                peak=compute + storage + licence,
             ),
             st,
             ckpt,
@@ -304,6 +326,11 @@ def cost_candidates(
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence
         return out
 
+    # a service scaled down with its day: the peak fleet all month is the bound beside it, the
+    # high end of its range (the autoscaler may not follow the day as assumed)
+    scaled = share < 1.0
+    peak_total = np.where(scaled, mid.peak + mid.overhead + egress, np.nan)
+
     def on_spot(values: FloatArray, default: float) -> FloatArray:
         out = np.full(idx.size, default)
         out[spot] = values
@@ -330,7 +357,7 @@ def cost_candidates(
         spot_overhead_usd=mid.overhead,
         total_usd=total(mid),
         total_usd_low=np.minimum(total(lo), total(mid)),
-        total_usd_high=np.maximum(total(hi), total(mid)),
+        total_usd_high=np.fmax(np.maximum(total(hi), total(mid)), peak_total),
         billed_h=mid.billed_h,
         is_spot=is_spot,
         spot_rate_per_instance_hour=on_spot(rate_one[spot], nan),
@@ -349,6 +376,7 @@ def cost_candidates(
         regions=regions,
         charges=charges,
         service=serving,
+        peak_fleet_usd=peak_total if job.is_service else None,
     )
 
 

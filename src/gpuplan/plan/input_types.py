@@ -356,6 +356,10 @@ class JobFacts:
     min_replicas: int = 1
     """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
     may price (1 where the workload leaves it out)."""
+    scales_down: bool = False
+    """A service whose workload sets ``serving.min_replicas``: ``deploy``'s autoscaler may go down
+    to it, so the service is priced as the fleet its day needs (``plan/service_day.py``); without
+    it the launch keeps the plan's fleet, which is priced all month."""
     max_replicas: int | None = None
     """A service's ``serving.max_replicas``: the most its autoscaler runs, so the most an option may
     price (None: no bound given)."""

@@ -29,6 +29,7 @@ from gpuplan.plan.result import (
     SpotRisk,
 )
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.plan.service_day import option_day_words
 from gpuplan.plan.spot import SpotRate
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
@@ -672,6 +673,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         else None
     )
     per_m_out, per_m_all, per_m_unknown = _per_million_tokens(ctx, j, breakdown.total_usd)
+    day = ctx.days.days[d] if ctx.days is not None and (d := int(ctx.days.day[i])) >= 0 else None
+    peak = c.peak_fleet_usd[j] if c.peak_fleet_usd is not None else math.nan
     timed_gbps, timed_kind, network_source = _timed_network(ctx, row, nodes)
     return Option(
         provider=row.provider,
@@ -739,6 +742,17 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         if row.term_hours is None or commitment_usd is None
         else round(row.term_hours / HOURS_PER_MONTH),
         upfront=row.upfront,
+        service_day=day,
+        service_day_words=""
+        if day is None
+        else option_day_words(
+            day,
+            row.gpu,
+            scales_down=job.scales_down,
+            pricing=row.pricing,
+            peak_usd=float(peak) if math.isfinite(peak) else None,
+        ),
+        peak_fleet_cost_usd=float(peak) if math.isfinite(peak) else None,
         # all upfront: the whole term is paid on day one, for a job as for a service
         upfront_usd=price / row.unit_hours * float(row.term_hours) * nodes
         if row.upfront == "all" and row.term_hours is not None and math.isfinite(price)

@@ -41,7 +41,7 @@ from gpuplan.plan.constraints import (
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message, unfit_gpu
-from gpuplan.plan.input_types import JobFacts, OfferTable
+from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
@@ -65,6 +65,7 @@ from gpuplan.plan.rank import (
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, Plan, WithoutStalePrices
+from gpuplan.plan.service_day import LoadFn, service_days
 from gpuplan.plan.unknowns import Fact, fact_names, host_bounds
 from gpuplan.units import format_hours
 
@@ -606,6 +607,7 @@ def _run(
     constraints: Constraints,
     unknown_costs: str,
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
+    replica_load: LoadFn | None = None,
 ) -> PlanContext:
     cands = enumerate_candidates(offers, constraints, service=job.is_service)
     exclude_model_split(cands, job)
@@ -617,8 +619,16 @@ def _run(
     estimate_candidates(cands, offers, estimate, bounds, relevant)
     # Both costings over the same live candidates (the same positions): the conservative one ranks,
     # the best case is shown beside it.
-    costs = cost_candidates(cands, offers, facts, job)
-    best = cost_candidates(cands, offers, facts, job, best_case=True)
+    # A service whose fleet follows its day is priced at the instance-hours its day needs (tco's
+    # model: plan/service_day.py), its peak fleet all month the high end of its range.
+    days = (
+        service_days(cands, offers, job, replica_load, run_h=(job.calendar_months or 1.0) * HOURS_PER_MONTH)
+        if job.is_service
+        else None
+    )
+    share = None if days is None else days.share
+    costs = cost_candidates(cands, offers, facts, job, fleet_share=share)
+    best = cost_candidates(cands, offers, facts, job, best_case=True, fleet_share=share)
     cands.exclude(_scatter(cands, costs, ~costs.stable), Reason.SPOT_UNSTABLE)
     if unknown_costs == "exclude":
         assumed = np.array([ch.unknown for ch in costs.charges], dtype=bool)
@@ -633,6 +643,7 @@ def _run(
         best=best,
         bounds=bounds,
         stale_after_days=stale_after_days,
+        days=days,
     )
 
 
@@ -841,6 +852,7 @@ def plan_offers(
     unknown_costs: str = "assume",
     notes: tuple[str, ...] = (),
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
+    replica_load: LoadFn | None = None,
 ) -> Plan:
     """Rank every way to run the job on ``offers`` under ``constraints``.
 
@@ -860,7 +872,7 @@ def plan_offers(
     if top < 1:
         raise InputError.worded(N_("top must be at least 1, got {top}"), top=top)
     _check_names(offers, constraints)
-    ctx = _run(offers, facts, job, estimate, constraints, unknown_costs, stale_after_days)
+    ctx = _run(offers, facts, job, estimate, constraints, unknown_costs, stale_after_days, replica_load)
     cands, costs = ctx.cands, ctx.costs
     # Deadline and budget last: what remains before them is what the explanation talks about.
     pre = cands.alive[costs.idx]

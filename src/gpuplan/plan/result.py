@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.unknowns import UnknownFact
 from gpuplan.vocab import pricing_name
+
+if TYPE_CHECKING:
+    from gpuplan.plan.service_day import ServiceDay
 
 __all__ = [
     "CheckpointWrites",
@@ -357,6 +361,18 @@ class Option:
     upfront_usd: float | None = None
     """All upfront: the cash its instances' reservations take on day one (the effective rate × the
     term's hours × instances); None otherwise (partial upfront: the split is not published)."""
+    service_day: ServiceDay | None = None
+    """A service whose workload gives a mean below its peak, on several instances: the fleet its
+    day needs (``plan/service_day.py``), the model ``tco`` prices the service by too; None
+    otherwise (a job, no mean, a fleet of one instance, a replica's capacity not estimated)."""
+    service_day_words: str = ""
+    """How the option is priced against its day, in words (``plan/service_day.option_day_words``);
+    "" where it has no ``service_day``."""
+    peak_fleet_cost_usd: float | None = None
+    """Where the option is priced as the fleet its day needs (it scales down: ``serving.min_replicas``
+    set, billed by the hour, the autoscaler able to follow the day): its all-in cost with its peak
+    fleet all month, the bound where the autoscaler does not follow (also ``total_cost_usd_high``);
+    None where ``total_cost_usd`` is the peak fleet all month already."""
     crosses_border: bool | None = None
     """The option moves the job's data (dataset in, results back) across the border of mainland
     China: exactly one of ``data.location`` and the option's region is in it; None where the data's

@@ -7,6 +7,7 @@ JSON Schema is ``docs/schemas/plan.schema.json``. Unknown numbers are ``null`` (
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from typing import Any
 
@@ -23,6 +24,7 @@ from gpuplan.documents.plan import (
     PlanOption,
     PlanWithoutStalePrices,
     PlanWorkload,
+    ServiceDayDoc,
     ServiceDoc,
     SpotDoc,
     UnknownFactDoc,
@@ -69,6 +71,8 @@ def option_json(o: Option) -> PlanOption:
         total_cost_usd=o.total_cost_usd,
         total_cost_usd_low=o.total_cost_usd_low,
         total_cost_usd_high=o.total_cost_usd_high,
+        peak_fleet_cost_usd=o.peak_fleet_cost_usd,
+        service_day=_day_doc(o),
         cost_breakdown=_breakdown_doc(o),
         unknown_facts=[
             UnknownFactDoc(fact=u.fact, assumed=u.assumed, costed=u.costed)  # type: ignore[arg-type]
@@ -108,6 +112,23 @@ def option_json(o: Option) -> PlanOption:
         implausible=list(o.implausible),
         assumptions=list(o.assumptions),
         service=_service_doc(o),
+    )
+
+
+def _day_doc(o: Option) -> ServiceDayDoc | None:
+    d = o.service_day
+    if d is None:
+        return None
+    return ServiceDayDoc(
+        gpus_per_step=d.step,
+        hours_per_month=list(d.hours),
+        share=min(1.0, d.share),
+        per_replica_requests_per_s=d.per_replica_requests_per_s,
+        start_up_min=d.start_up_h * 60.0,
+        rise_min=d.rise_h * 60.0 if math.isfinite(d.rise_h) else None,
+        follows=d.follows,
+        priced=o.peak_fleet_cost_usd is not None,
+        words=o.service_day_words,
     )
 
 

@@ -493,7 +493,8 @@ def service_lines(o: Option) -> list[str]:
             each=f"{s.replica_requests_per_s:.3g}",
             util=format_percent(s.utilisation),
             p95=p95,
-        )
+        ),
+        *([o.service_day_words] if o.service_day_words else []),
     ]
 
 

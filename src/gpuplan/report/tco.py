@@ -14,6 +14,7 @@ from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
@@ -23,7 +24,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.commit.model import Peak, Schedule
+    from gpuplan.commit.model import HeldOut, Peak, Schedule
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -97,8 +98,38 @@ ELSEWHERE = N_(
 )
 
 
+def held_out_words(missing: MissingPrice) -> str:
+    """Why priced offers of a missing pricing model do not serve a demand, and what would let them,
+    in words; "" where none was held out."""
+    if not missing.held_out:
+        return ""
+    by_demand: dict[str, list[HeldOut]] = {}
+    for h in missing.held_out:
+        by_demand.setdefault(h.demand, []).append(h)
+    parts = []
+    for demand, held in by_demand.items():
+        providers = list(dict.fromkeys(h.provider for h in held))
+        parts.append(
+            _(
+                "a price exists ({offers}), but {demand}'s hours were sized on {sized} and hold only on an "
+                "instance known to be as able: {why}; to price {demand} there, list only {providers} in "
+                "constraints.providers (the planner then sizes it there) or give {demand} as GPU-hours "
+                "(gpu:, gpus:, hours_per_month:)"
+            ).format(
+                offers=item_list(h.offer for h in held),
+                demand=demand,
+                sized=held[0].sized_on,
+                why=_("; ").join(dict.fromkeys(h.why for h in held)),
+                providers=item_list(providers),
+            )
+        )
+    return _("; ").join(parts)
+
+
 def fill_words(missing: MissingPrice) -> str:
     """What would fill a missing price, in words."""
+    if missing.held_out:
+        return held_out_words(missing)
     if missing.elsewhere:
         return _(ELSEWHERE).format(n=missing.elsewhere)
     if missing.low_confidence_rows:
@@ -646,10 +677,12 @@ def unknown_lines(report: TcoReport) -> list[str]:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
         return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
 
-    elsewhere = [m for m in report.missing if m.elsewhere]
-    none = [m for m in report.missing if not m.low_confidence_rows and not m.elsewhere]
-    low = [m for m in report.missing if m.low_confidence_rows and not m.elsewhere]
-    lines = [
+    held = [m for m in report.missing if m.held_out]
+    elsewhere = [m for m in report.missing if m.elsewhere and not m.held_out]
+    none = [m for m in report.missing if not m.low_confidence_rows and not m.held_out and not m.elsewhere]
+    low = [m for m in report.missing if m.low_confidence_rows and not m.held_out and not m.elsewhere]
+    lines = [_("Unknown — {listed}: {why}").format(listed=listed([m]), why=held_out_words(m)) for m in held]
+    lines += [
         _("Unknown — no usable price for {listed}: {why}").format(
             listed=listed([m]), why=_(ELSEWHERE).format(n=m.elsewhere)
         )

@@ -314,6 +314,7 @@ def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str, kind
 
 
 def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Progress) -> Plan:
+    from gpuplan.api import replica_load_on
     from gpuplan.plan import BaselineSpec, plan_workload
 
     prof = _profile(store, workload, progress)
@@ -330,6 +331,7 @@ def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Prog
         egress_free_tier=request.egress_free_tier,
         network_gbps=request.network_gbps,
         network_kind=request.network_kind,
+        replica_load=replica_load_on,
     )
 
 

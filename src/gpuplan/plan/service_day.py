@@ -1,0 +1,382 @@
+"""A service's fleet over its day: the instances its autoscaler runs minute by minute, as tiers of
+hours a month, and whether it can follow the day at all.
+
+One model for every command that prices a service by its day: ``plan`` ranks and prices each
+option on it (:func:`service_days`, where the workload scales down), and ``tco`` takes the plan's
+option's day (:attr:`gpuplan.plan.result.Option.service_day`) for the tiers it buys — so one
+service has one monthly cost in both, and in the team service's budget, which counts the plan's.
+
+The day is the one ``gpuplan simulate`` draws a diurnal trace from for the serving block's mean
+and peak (:func:`gpuplan.day_load.diurnal_day_rate`; a mean under what it can hold below the peak
+keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / load)`` replicas,
+``load`` the requests/s one replica is held at as ``deploy``'s autoscaler targets it (the caller's
+:data:`LoadFn`: the smaller of the plan's capacity of one and the serving simulation's, × the
+sizing utilisation, or the plan's × the lower share it met a latency target at); without it, or
+where it gives none, the plan's capacity at that share, as deploy falls back to. Never fewer than
+``min_replicas`` and never more than the option's fleet (the peak it was sized for), in whole
+instances. The autoscaler's own delays (the scale-down window) are left out: ``simulate
+autoscale`` replays them and gives the replica-hours they add.
+
+An autoscaler follows the day only if a new instance serves before the load has grown past what
+it adds: where a new instance takes longer to serve (:func:`gpuplan.plan.spot.service_down_h`,
+the plan's own model of a replacement: a new instance, then its replicas' weights read from its
+one disk) than the day's steepest rise takes to grow by one instance's load, the fleet cannot be
+scaled down and up again in time, and the service is priced as its peak fleet all month.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpuplan.i18n import _
+from gpuplan.i18n.phrases import item_list
+from gpuplan.perf.inference import TARGET_UTILISATION
+from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share, replica_load_words
+
+if TYPE_CHECKING:
+    from gpuplan.plan.candidates import Candidates
+    from gpuplan.plan.input_types import FloatArray, IntArray, JobFacts, OfferTable
+    from gpuplan.profile import Profile
+    from gpuplan.workload.spec import Workload
+
+    #: :data:`LoadFn` for any workload (:func:`gpuplan.api.replica_load_on`): the caller's
+    #: serving simulation, which this room does not import; ``plan_workload`` binds it to its own.
+    WorkloadLoadFn = Callable[[Workload, Profile, str, int, float, float | None], ReplicaLoad | None]
+
+#: The pricing models billed by the hour, on which a fleet scaled down pays less: a monthly
+#: subscription or a reservation is paid whether its instances run or not.
+HOURLY_PRICING = ("on_demand", "spot")
+
+__all__ = [
+    "HOURLY_PRICING",
+    "LoadFn",
+    "ServiceDay",
+    "ServiceDays",
+    "day_of",
+    "replica_load_for",
+    "service_days",
+    "start_up",
+]
+
+#: The load ``deploy``'s autoscaler holds one replica at, for a GPU type, the GPUs a replica is
+#: split over, the plan's capacity of one replica (requests/s) and the plan's latency share (None:
+#: the sizing utilisation): :func:`gpuplan.api.launch_replica_load`'s figure; None where it is not
+#: known (the plan's capacity at that share is taken, as deploy falls back to).
+LoadFn = Callable[[str, int, float, float | None], ReplicaLoad | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceDay:
+    """A service option's fleet over its day (:func:`day_of`)."""
+
+    step: float
+    """GPUs of one step: one instance of the option's, as the autoscaler adds it."""
+    hours: tuple[float, ...]
+    """Hours a month each further instance is needed, busiest first; only those needed at all."""
+    instances: int
+    """The option's instances: its fleet at the peak."""
+    share: float
+    """The instance-hours the day needs over the fleet's all month (``sum(hours) / (instances ×
+    run_h)``)."""
+    per_replica_requests_per_s: float
+    """The load one replica is held at, requests/s."""
+    load_words: str
+    """Where that load comes from, in words."""
+    mean_held: float
+    """The day's mean, requests/s (the mean asked for, or the lowest the day reaches under the peak)."""
+    mean_asked: float | None
+    """A mean asked for that the day cannot hold under the peak; None where it holds."""
+    peak: float
+    """The day's peak, requests/s (the serving block's ``requests_per_s``)."""
+    least: int
+    """The fewest replicas it runs (``serving.min_replicas``, else 1)."""
+    start_up_h: float
+    """How long a new instance takes to serve, h (:func:`gpuplan.plan.spot.service_down_h`)."""
+    start_up_words: str
+    """How that adds up, in words."""
+    rise_h: float
+    """How long the day's load takes, at its steepest, to grow by one instance's load, h."""
+
+    @property
+    def follows(self) -> bool:
+        """A new instance serves before the load outgrows the fleet: the autoscaler can follow the day."""
+        return self.start_up_h <= self.rise_h
+
+    @property
+    def oversized(self) -> bool:
+        """Even its busiest minute needs fewer instances than the option has: a smaller fleet of the
+        same instance carries the day, and this one is priced as the whole fleet it is (else every
+        larger fleet would tie with the right-sized one)."""
+        return len(self.hours) < self.instances
+
+    @property
+    def scales(self) -> bool:
+        """Priced as this day's fleet where the workload lets the autoscaler scale down (and, in a
+        plan, the option is billed by the hour): it follows the day and is not oversized."""
+        return self.follows and not self.oversized
+
+    def listed(self, gpu: str) -> str:
+        """The tiers in words: ``1 × L40S × 730 h, 1 × L40S × 402 h …``."""
+        return item_list(
+            _("{gpus:g} × {gpu} × {hours:.0f} h").format(gpus=self.step, gpu=gpu, hours=h) for h in self.hours
+        )
+
+    @property
+    def day(self) -> str:
+        """The day assumed, in words."""
+        from gpuplan.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH
+
+        words = _(
+            "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
+            "and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no fewer than {least} "
+            "replica(s)"
+        ).format(
+            hour=DIURNAL_PEAK_HOUR,
+            mean=round(self.mean_held, 2),
+            peak=self.peak,
+            load=self.per_replica_requests_per_s,
+            how=self.load_words,
+            least=self.least,
+        )
+        if self.mean_asked is not None:
+            # the peak is what the plan sized for, so it is kept; the trough, not the mean, gives way
+            words += _(
+                "; a mean of {asked:g} requests/s is lower than a cosine day under a peak of {peak:g} can "
+                "average: the mean is taken as {held:g}, the lowest such a day reaches (its quietest hour "
+                "at 0 rather than at 1/{ratio:g} of the peak), so the GPU-hours are if anything high"
+            ).format(
+                ratio=DIURNAL_PEAK_TO_TROUGH,
+                asked=self.mean_asked,
+                peak=self.peak,
+                held=round(self.mean_held, 2),
+            )
+        return words
+
+    @property
+    def follow_words(self) -> str:
+        """Whether the autoscaler can follow the day, by the plan's own start-up time, in words."""
+        if self.follows:
+            return _(
+                "a new instance serves after about {start} min ({how}); at its steepest the day's load "
+                "grows by one instance's in {rise} min, so the autoscaler can follow it"
+            ).format(
+                start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}"
+            )
+        return _(
+            "a new instance serves only after about {start} min ({how}), while at its steepest the day's "
+            "load grows by one instance's in {rise} min: the autoscaler cannot follow the day, so it is "
+            "priced as its peak fleet all month"
+        ).format(start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}")
+
+    def said(self, gpu: str) -> str:
+        """The tiers in words, the day assumed and whether the autoscaler follows it."""
+        return _("priced as the fleet its day needs, a month: {tiers} ({day}); {follows}").format(
+            tiers=self.listed(gpu), day=self.day, follows=self.follow_words
+        )
+
+
+def option_day_words(
+    day: ServiceDay, gpu: str, *, scales_down: bool, pricing: str, peak_usd: float | None
+) -> str:
+    """How a service option with a day (``day``) is priced, in words: by that day, its peak fleet
+    all month beside it as the bound (``peak_usd``, USD, where it is priced by the day), or why it is
+    priced as its peak fleet all month."""
+    from gpuplan.i18n import money
+    from gpuplan.vocab import pricing_name
+
+    if peak_usd is not None:
+        return _(
+            "autoscaled with its day: {said}; its peak fleet all month, {peak}, is the bound where the "
+            "autoscaler does not scale down as assumed"
+        ).format(said=day.said(gpu), peak=money(peak_usd))
+    if not scales_down:
+        return _(
+            "priced as its peak fleet all month, as its launch keeps it (no serving.min_replicas: the "
+            "autoscaler's floor is the plan's fleet); with serving.min_replicas set (e.g. 1) it scales "
+            "down with its day: {tiers} ({day})"
+        ).format(tiers=day.listed(gpu), day=day.day)
+    if pricing not in HOURLY_PRICING:
+        return _(
+            "priced as its peak fleet all month: {pricing} is paid whether its instances run or not "
+            "(its day would need {tiers})"
+        ).format(pricing=pricing_name(pricing), tiers=day.listed(gpu))
+    if day.oversized:
+        return _(
+            "priced as its peak fleet all month: even its busiest minute needs only {n} of its {m} "
+            "instances, so a smaller fleet of them carries its day ({tiers})"
+        ).format(n=len(day.hours), m=day.instances, tiers=day.listed(gpu))
+    return _("priced as its peak fleet all month: {why} (its day would need {tiers})").format(
+        why=day.follow_words, tiers=day.listed(gpu)
+    )
+
+
+def replica_load_for(
+    load_fn: LoadFn | None, gpu: str, tensor_parallel: int, capacity: float, latency: float | None
+) -> tuple[float, str]:
+    """The requests/s one replica is held at and where it comes from, in words: ``load_fn``'s,
+    else the plan's ``capacity`` of one at the sizing utilisation (or ``latency``, where lower)."""
+    load = load_fn(gpu, tensor_parallel, capacity, latency) if load_fn is not None else None
+    if load is not None:
+        return load.requests_per_s, _("as deploy's autoscaler targets it: {words}").format(
+            words=replica_load_words(load)
+        )
+    share = TARGET_UTILISATION if latency is None else min(TARGET_UTILISATION, latency)
+    return capacity * share, _(
+        "{pct:.0f} % of the plan's capacity of one replica ({cap:.3g} requests/s), as deploy holds "
+        "it where the serving simulation's replica is not worked out"
+    ).format(pct=share * 100, cap=capacity)
+
+
+def day_of(
+    *,
+    mean: float | None,
+    peak: float,
+    least: int,
+    replicas: int,
+    instances: int,
+    gpus: int,
+    per_replica: float,
+    load_words: str,
+    run_h: float,
+    start_up_h: float,
+    start_up_words: str,
+) -> ServiceDay | None:
+    """The fleet a service's day needs on an option of ``instances`` instances holding ``replicas``
+    replicas over ``gpus`` GPUs, each replica held at ``per_replica`` requests/s, over ``run_h``
+    hours a month; None where it is priced as its peak fleet all its hours: no mean below the peak,
+    a replica's load not known, or a fleet of one instance (nothing to scale down)."""
+    from gpuplan.day_load import diurnal_day_rate
+
+    if (
+        mean is None
+        or mean >= peak
+        or not per_replica > 0
+        or instances <= 1
+        or not math.isfinite(per_replica)
+    ):
+        return None
+    day = diurnal_day_rate(mean, peak)
+    need = np.ceil(day.rate_per_minute / per_replica - 1e-9)
+    need = np.clip(need, least, replicas)
+    per_node = replicas / instances
+    nodes = np.minimum(np.ceil(need / per_node - 1e-9), instances)
+    hours = tuple(run_h * float(np.mean(nodes >= k)) for k in range(1, instances + 1))
+    # the day's steepest rise, requests/s per hour (the day repeats: its last minute leads to its first)
+    rate = day.rate_per_minute
+    rise_per_h = float(np.max(np.diff(np.append(rate, rate[0])))) * 60.0
+    one = per_replica * per_node
+    return ServiceDay(
+        step=gpus / instances,
+        hours=tuple(h for h in hours if h > 0),
+        instances=instances,
+        share=sum(hours) / (instances * run_h) if run_h > 0 else 1.0,
+        per_replica_requests_per_s=per_replica,
+        load_words=load_words,
+        mean_held=day.mean_held,
+        mean_asked=day.mean_asked,
+        peak=peak,
+        least=least,
+        start_up_h=start_up_h,
+        start_up_words=start_up_words,
+        rise_h=one / rise_per_h if rise_per_h > 0 else math.inf,
+    )
+
+
+def start_up(job: JobFacts, gpus_per_node: int, replica_gpus: int) -> tuple[float, str]:
+    """How long a new instance of a service takes to serve, h, and how that adds up, in words: the
+    plan's own model of a spot replacement (:func:`gpuplan.plan.spot.service_down_h`): a new
+    instance, then the weights of the replicas it holds read from its one disk."""
+    from gpuplan.plan.spot import service_down_h, service_unit
+
+    gpn = np.array([gpus_per_node])
+    k = int(service_unit(gpn, replica_gpus, job.replicas_per_gpu)[1][0])
+    down = float(
+        service_down_h(gpn, replica_gpus, job.restart_h, job.weights_load_h, job.replicas_per_gpu)[0]
+    )
+    words = _(
+        "{restart:.0f} min for a new instance (assumed), then {k} × {gb:,.1f} GB of weights read at "
+        "{rate:g} GB/s (assumed)"
+    ).format(restart=job.restart_h * 60, k=k, gb=job.weights_gb, rate=job.checkpoint_write_gbps)
+    return down, words
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceDays:
+    """Each candidate's day (:func:`service_days`)."""
+
+    share: FloatArray
+    """Per candidate: the share of its fleet's instance-hours it is priced at (1: its peak fleet
+    all month)."""
+    day: IntArray
+    """Per candidate: the index of its day in :attr:`days`; -1 where it has none."""
+    days: tuple[ServiceDay, ...]
+
+
+def service_days(
+    cands: Candidates, offers: OfferTable, job: JobFacts, load_fn: LoadFn | None, *, run_h: float
+) -> ServiceDays | None:
+    """Each live candidate's day, and the share of its fleet's hours it is priced at: a service whose
+    workload gives a mean below its peak, on an option of several instances whose replica capacity
+    is known. The share is below 1 only where it scales down — the workload sets
+    ``serving.min_replicas`` (else ``deploy`` keeps the autoscaler's floor at the plan's fleet),
+    the option is billed by the hour (:data:`HOURLY_PRICING`) and the autoscaler can follow the day
+    (:attr:`ServiceDay.follows`). None for a job, or a service with no mean below its peak."""
+    peak, mean = job.requests_per_s, job.mean_requests_per_s
+    if peak is None or mean is None or mean >= peak:
+        return None
+    n = len(cands)
+    share = np.ones(n)
+    which = np.full(n, -1, dtype=np.int64)
+    days: list[ServiceDay] = []
+    seen: dict[tuple[object, ...], int] = {}
+    loads: dict[tuple[str, int, float, float | None], tuple[float, str]] = {}
+    replica = cands.replica_gpus(job)
+    targets = any(t is not None for t in (job.p95_latency_ms, job.ttft_p95_ms, job.tpot_p95_ms))
+    for i in np.flatnonzero(cands.alive):
+        cap = float(cands.replica_requests_per_s[i])
+        nodes = int(cands.nodes[i])
+        if not cap > 0 or not math.isfinite(cap) or nodes <= 1:
+            continue
+        gpn, rg = int(cands.gpus_per_node[i]), int(replica[i])
+        replicas = gpn * nodes // rg * job.replicas_per_gpu
+        if replicas <= 0:
+            continue
+        row = int(cands.offer[i])
+        gpu = str(offers.gpu[row])
+        tp = int(cands.tensor_parallel[i]) or job.tensor_parallel
+        latency = launch_latency_share(utilisation=peak / (cap * replicas), has_latency_target=targets)
+        key = (gpu, tp, cap, latency)
+        if key not in loads:
+            loads[key] = replica_load_for(load_fn, gpu, tp, cap, latency)
+        per_replica, how = loads[key]
+        day_key = (per_replica, how, replicas, nodes, gpn, rg)
+        if day_key not in seen:
+            up_h, up_words = start_up(job, gpn, rg)
+            d = day_of(
+                mean=mean,
+                peak=peak,
+                least=job.min_replicas,
+                replicas=replicas,
+                instances=nodes,
+                gpus=gpn * nodes,
+                per_replica=per_replica,
+                load_words=how,
+                run_h=run_h,
+                start_up_h=up_h,
+                start_up_words=up_words,
+            )
+            seen[day_key] = -1 if d is None else len(days)
+            if d is not None:
+                days.append(d)
+        which[i] = seen[day_key]
+        if which[i] < 0:
+            continue
+        d = days[int(which[i])]
+        if job.scales_down and d.scales and str(offers.pricing[row]) in HOURLY_PRICING:
+            share[i] = d.share
+    return ServiceDays(share=share, day=which, days=tuple(days))

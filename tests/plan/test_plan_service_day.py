@@ -1,0 +1,142 @@
+"""One service, one monthly cost: ``plan`` prices a service whose fleet follows its day (a mean
+below its peak, ``serving.min_replicas`` set, billed by the hour) as the fleet that day needs —
+``tco``'s model, which tco takes from the plan — with its peak fleet all month beside it as the
+bound; where the autoscaler cannot follow the day, or the workload gives no mean, at its peak."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import load_usage
+from gpuplan.commit.adapters import demands_from_usage
+from gpuplan.plan import plan_workload
+from gpuplan.plan.service_day import day_of, option_day_words
+from gpuplan.profile import profile as trace_profile
+from gpuplan.workload import load_workload
+
+#: The chat service of tco's tier tests: Llama-3.1-8B, 15 requests/s at its peak.
+SERVICE = """\
+name: chat
+task: infer
+model: {preset: llama-8b}
+inputs: {batch_size: 16, seq_len: 1050}
+precision: bf16
+serving: {requests_per_s: 15, prompt_tokens: 800, output_tokens: 250%s}
+"""
+OVERRIDES = {"providers": ["aws"], "pricing": ["on_demand"]}
+
+
+@pytest.fixture(scope="module")
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("service-day")))
+    yield st
+    st.close()
+
+
+def _plan(store: Store, folder: Path, extra: str, top: int = 3) -> object:
+    path = folder / "svc.yaml"
+    path.write_text(SERVICE % extra)
+    workload = load_workload(path)
+    return plan_workload(workload, trace_profile(workload, store.local), store, overrides=OVERRIDES, top=top)
+
+
+def test_a_service_that_scales_down_is_priced_as_its_day_with_its_peak_fleet_the_bound(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: the peak fleet all month ($80,441 for the probe's 70B on p4de) while tco priced the
+    # autoscaled day ($56,050), and the team budget counted the plan's figure
+    day_plan = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1")
+    rec = day_plan.recommended  # type: ignore[attr-defined]
+    day = rec.service_day
+    assert day is not None and day.follows and rec.nodes > 1
+    assert rec.peak_fleet_cost_usd is not None and rec.total_cost_usd < rec.peak_fleet_cost_usd
+    assert rec.total_cost_usd_high == pytest.approx(rec.peak_fleet_cost_usd)
+    # the compute is the day's instance-hours at the option's price (set-up aside)
+    hours = sum(day.hours)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(rec.price_usd_per_hour * hours, rel=0.01)
+    assert "autoscaled with its day" in rec.service_day_words and "is the bound" in rec.service_day_words
+    # the same option priced without the autoscaler's floor: its peak fleet all month, said
+    peak_plan = _plan(store, tmp_path, ", mean_requests_per_s: 6", top=200)
+    same = [
+        o
+        for o in peak_plan.options  # type: ignore[attr-defined]
+        if (o.region, o.instance_type, o.nodes) == (rec.region, rec.instance_type, rec.nodes)
+    ]
+    assert same and same[0].peak_fleet_cost_usd is None
+    assert same[0].total_cost_usd == pytest.approx(rec.peak_fleet_cost_usd)
+    assert "no serving.min_replicas" in same[0].service_day_words
+    assert any("priced at its peak" in n for n in peak_plan.notes)  # type: ignore[attr-defined]
+
+
+def test_tco_prices_the_service_on_the_plans_own_day(store: Store, tmp_path: Path) -> None:
+    (tmp_path / "svc.yaml").write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
+    rec = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1").recommended  # type: ignore[attr-defined]
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "service", "workload": "svc.yaml", "runs_per_month": 1}],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand"]},
+        }
+    )
+    (demand,), _sources = demands_from_usage(usage, store)
+    assert demand.tiers == pytest.approx(rec.service_day.hours)
+    assert demand.gpu_step == rec.service_day.step
+
+
+def test_a_service_with_no_mean_is_priced_at_its_peak_and_says_so(store: Store, tmp_path: Path) -> None:
+    plan = _plan(store, tmp_path, ", min_replicas: 1")
+    assert all(o.service_day is None and o.peak_fleet_cost_usd is None for o in plan.options)  # type: ignore[attr-defined]
+    assert any("priced at its peak" in n and "mean_requests_per_s" in n for n in plan.notes)  # type: ignore[attr-defined]
+
+
+def test_where_a_new_instance_starts_too_slowly_for_the_day_it_is_priced_at_its_peak(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    service_day = importlib.import_module("gpuplan.plan.service_day")
+
+    # a new instance that takes 30 h to serve (the plan's own start-up model, replaced here)
+    monkeypatch.setattr(service_day, "start_up", lambda job, gpn, rg: (30.0, "30 h"))
+    plan = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1")
+    days = [o for o in plan.options if o.service_day is not None]  # type: ignore[attr-defined]
+    assert days
+    for o in days:
+        assert not o.service_day.follows and o.peak_fleet_cost_usd is None
+        assert o.total_cost_usd_high == pytest.approx(o.total_cost_usd)
+        assert "cannot follow" in o.service_day_words and "peak fleet all month" in o.service_day_words
+
+
+def test_the_day_follows_only_where_a_new_instance_serves_before_the_load_outgrows_the_fleet() -> None:
+    kw = {
+        "mean": 12.0,
+        "peak": 20.0,
+        "least": 1,
+        "replicas": 8,
+        "instances": 4,
+        "gpus": 32,
+        "per_replica": 2.5,
+        "load_words": "given",
+        "run_h": 730.0,
+        "start_up_words": "assumed",
+    }
+    quick = day_of(start_up_h=46 / 60, **kw)  # type: ignore[arg-type]
+    slow = day_of(start_up_h=4.0, **kw)  # type: ignore[arg-type]
+    assert quick is not None and slow is not None
+    # the probe's 70B on 4 p4de: one instance's 5 requests/s at the day's steepest rise, 143 min
+    assert quick.rise_h * 60 == pytest.approx(143, abs=1)
+    assert quick.follows and not slow.follows
+    assert quick.hours == pytest.approx((730, 612, 424, 276), abs=1)
+    words = option_day_words(slow, "A100-SXM4-80GB", scales_down=True, pricing="on_demand", peak_usd=None)
+    assert "cannot follow the day" in words and "about 240 min" in words
+    monthly = option_day_words(quick, "A100-SXM4-80GB", scales_down=True, pricing="monthly", peak_usd=None)
+    assert "paid whether its instances run or not" in monthly
+    # a fleet of one instance has nothing to scale down; no mean below the peak, no day
+    assert day_of(start_up_h=0.1, **{**kw, "instances": 1}) is None  # type: ignore[arg-type]
+    assert day_of(start_up_h=0.1, **{**kw, "mean": None}) is None  # type: ignore[arg-type]
