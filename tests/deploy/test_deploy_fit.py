@@ -163,7 +163,8 @@ def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing
         # one replica's engine in its 0.9 of 1/24 of the card (its memory outside PyTorch included)
         assert code == 1 and err.count("\n") == 1, (setting, err)
         assert err.startswith(
-            "error: the job does not fit 1/24 of T4: it needs 2.5 GiB [0.9–3.0] per replica, 0.6 GiB usable"
+            "error: the job does not fit 1/24 of T4: it needs 2.5 GiB [0.9–3.0] per replica, "
+            "0.6 GiB, the serving engine's share"
         )
         assert err.endswith(
             "; it fits with: share_gpu 4 instead of 24 (--force-fit writes the files anyway)\n"

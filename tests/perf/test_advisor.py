@@ -301,10 +301,19 @@ def test_a_pre_train_is_not_told_to_fine_tune_adapters_and_keeping_its_method_co
     fitting = [a.action for a in advice if a.fits]
     assert fitting[:2] == ["micro_batch", "gradient_checkpointing"]
     assert advice[0].summary == "micro-batch 128 × 2 accumulation steps (global batch kept)"
-    # The numerics-changing ones are still offered, after every change that keeps the workload.
-    changed = [fitting.index(a) for a in ("adamw_8bit", "paged_adamw_8bit", "bf16_weights")]
-    kept = [i for i, a in enumerate(fitting) if a not in ("adamw_8bit", "paged_adamw_8bit", "bf16_weights")]
-    assert max(kept) < min(changed)
+    # The numerics-changing ones are still offered, after every change on the same GPU that keeps
+    # the workload, saying what they change; before more GPUs and another GPU (how to fit on what
+    # the user has comes first).
+    numerics = ("adamw_8bit", "paged_adamw_8bit", "bf16_weights")
+    fits = [a for a in advice if a.fits]
+    changed = [i for i, a in enumerate(fits) if a.action in numerics]
+    own = [i for i, a in enumerate(fits) if a.action not in numerics and (a.gpu, a.gpu_count) == (A10.id, 1)]
+    elsewhere = [i for i, a in enumerate(fits) if (a.gpu, a.gpu_count) != (A10.id, 1)]
+    assert elsewhere and max(own) < min(changed) and max(changed) < min(elsewhere)
+    assert all(
+        "(changes the numerics: 8-bit optimizer state)" in fits[i].summary or "bf16" in fits[i].summary
+        for i in changed
+    )
 
 
 def test_a_full_fine_tune_is_offered_lora_after_the_changes_that_keep_its_method() -> None:
@@ -441,11 +450,12 @@ def test_8bit_adamw_joins_checkpointing_and_micro_batches_where_they_are_not_eno
     assert both.required_gib is not None and len(both.saved_gib) == 3 and all(x > 0 for x in both.saved_gib)
     assert sum(both.saved_gib) == pytest.approx(base.memory.required_gib - both.required_gib)
     assert " — saves 49.0 GiB; optimizer: adamw-8bit — saves 6.1 GiB; " in both.summary
-    # it changes the numerics: after the bigger GPU that runs the workload as written, before
-    # every change that does not fit
+    # it fits the one GPU the user has: first, saying that it changes the numerics; the workload
+    # as written on 8 GPUs and on a bigger GPU after it, both still offered
     order = [id(a) for a in advice]
-    assert order.index(id(keeping)) < [a.action for a in advice].index("bigger_gpu") < order.index(id(both))
-    assert all(a.fits for a in advice[: order.index(id(both)) + 1])
+    assert order.index(id(both)) == 0 and "(changes the numerics: 8-bit optimizer state)" in both.summary
+    assert order.index(id(keeping)) < [a.action for a in advice].index("bigger_gpu")
+    assert all(a.fits for a in advice[: order.index(id(keeping)) + 1])
 
 
 def _sharded_14b_like() -> EstimateRequest:
@@ -513,3 +523,22 @@ def test_the_pairs_tried_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(advisor, "run_estimate", counted)
     advise(_sharded_14b_like())
     assert calls <= 100, calls
+
+
+def test_a_pair_on_the_users_own_gpus_comes_first_and_deploy_names_it_beside_one_keeping_numerics() -> None:
+    # The tester's 14B DDP fine-tune on 8 A100-40GB: FSDP + 8-bit AdamW fits the 8 it has, FSDP alone
+    # needs 16. It had been listed after "FSDP on 16 GPUs", and deploy's "it fits with" had named only
+    # that: how to fit on what one has is the question, what it changes said with it.
+    from gpuplan.cli.deploy_checks import _fit_change
+
+    advice = advise(_sharded_14b_like())
+    fits = [a for a in advice if a.fits]
+    assert fits[0].action == "combined" and fits[0].gpu_count == 8
+    assert fits[0].summary.endswith("(changes the numerics: 8-bit optimizer state)")
+    assert any(a.action == "fsdp" and a.gpu_count == 16 for a in fits[1:])  # still offered
+    line = _fit_change(advice)
+    assert line.startswith("it fits with: together: parallelism: fsdp on 8 GPUs"), line
+    assert line.endswith(
+        "(changes the numerics: 8-bit optimizer state); or, keeping the workload's numerics and method: "
+        "FSDP (ZeRO-3) on 16 GPUs (same micro-batch per GPU)"
+    ), line

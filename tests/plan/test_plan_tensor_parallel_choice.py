@@ -205,3 +205,14 @@ def test_a_split_whose_weights_overflow_the_gpu_is_not_estimated() -> None:
         gpu="A100-SXM4-40GB", gpus_per_node=2, nodes=1, interconnect="NVLink", network_gbps=None
     )
     assert choose(two).tensor_parallel == 2 and asked == [2]
+
+
+def test_a_services_peak_memory_is_named_as_estimate_and_deploy_name_it(
+    store: Store, profile: Profile
+) -> None:
+    # The engine's share of the GPU (0.9 of its usable memory) is estimate's and deploy's room for a
+    # replica and plan's peak: one figure, named alike ("usable" in one, "peak memory" in the other).
+    from gpuplan.report.plan_view import _memory_line
+
+    rec = plan(_service(), store=store, profile=profile).recommended
+    assert _memory_line(rec).plain.endswith(": the serving engine's share, which it takes whole")

@@ -7,7 +7,7 @@ than it was priced at)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -17,6 +17,7 @@ from gpuplan.i18n.phrases import item_list
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.hardware import GPU
+    from gpuplan.perf.advice_base import Advice
     from gpuplan.perf.engine_memory import EngineMemory
     from gpuplan.perf.inference import DecodeEstimate, ServingEstimate
     from gpuplan.perf.memory import MemoryEstimate
@@ -264,13 +265,15 @@ def check_fit(
         low=f"{e.peak_memory_gib_low:.1f}",
         high=f"{e.peak_memory_gib_high:.1f}",
     )
-    usable = f"{e.memory.capacity_gib:.1f}".removesuffix(".0")
-    fixes = [a for a in outcome.advice if a.fits]
-    change = (
-        _("it fits with: {change}").format(change=fixes[0].summary)
-        if fixes
-        else _("no single change makes it fit (`gpuplan estimate` lists the closest)")
-    )
+    gib = f"{e.memory.capacity_gib:.1f}".removesuffix(".0")
+    # an engine-served model's room is the engine's share of the GPU, which plan shows as its peak
+    # (the engine takes it whole): one name for the one figure, as estimate's note and plan say it
+    usable = (
+        _("{gib} GiB, the serving engine's share")
+        if workload.serving is not None and outcome.decode is not None
+        else _("{gib} GiB usable")
+    ).format(gib=gib)
+    change = _fit_change(outcome.advice)
     if e.memory.over_at_estimate:
         # Not refused (only the low end of the band fits, as of a run that may not fit), but said as
         # plan says it: at the estimate's point it runs out of memory.
@@ -281,15 +284,35 @@ def check_fit(
         sys.stderr.write(line.format(where=where, words=words, change=change) + "\n")
         return prof
     if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
-        line = _("warning: the job may not fit {where}: it needs {need}, {usable} GiB usable; {change}")
+        line = _("warning: the job may not fit {where}: it needs {need}, {usable}; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
         return prof
     _unfit(
-        N_("the job does not fit {where}: it needs {need}, {usable} GiB usable; {change}"),
+        N_("the job does not fit {where}: it needs {need}, {usable}; {change}"),
         {"where": where, "need": need, "usable": usable, "change": change},
         force=force,
     )
     return prof
+
+
+def _fit_change(advice: Sequence[Advice]) -> str:
+    """What deploy's memory line says to change: the estimate's first change that fits (one on
+    the GPUs asked about before more or another GPU, as the estimate lists them), and where that
+    one changes the numerics or the method, the first that keeps the workload as written beside it
+    (both are the user's to weigh: neither is hidden)."""
+    from gpuplan.perf.advisor import advice_alters
+
+    fixes = [a for a in advice if a.fits]
+    if not fixes:
+        return _("no single change makes it fit (`gpuplan estimate` lists the closest)")
+    first = fixes[0]
+    change = _("it fits with: {change}").format(change=first.summary)
+    keeping = next((a for a in fixes if advice_alters(a) == 0), None)
+    if advice_alters(first) and keeping is not None:
+        change += _("; or, keeping the workload's numerics and method: {change}").format(
+            change=keeping.summary
+        )
+    return change
 
 
 def _check_load(

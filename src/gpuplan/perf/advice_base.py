@@ -4,10 +4,11 @@ configuration that does not fit (with the estimate of a changed one)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.hardware import GPU
+from gpuplan.perf.engines import engine_defaults
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import Profile
@@ -35,15 +36,22 @@ class Current:
     """The workload already fine-tunes LoRA adapters."""
     optimizer_in_backward: bool = False
     """The optimizer already steps inside backward."""
+    engine: str | None = None
+    """The serving engine the workload names (``vllm``, ``sglang``; None: not named)."""
+    engine_version: tuple[int, int] | None = None
+    """That engine's (major, minor) version; None where not stated."""
 
     @classmethod
     def of(cls, workload: object) -> Current:
         """The settings of a :class:`gpuplan.workload.Workload` (read by attribute, any layer above)."""
+        serving = getattr(workload, "serving", None)
         return cls(
             optimizer=str(getattr(getattr(workload, "optimizer", None), "value", "adamw")),
             loss=str(getattr(getattr(workload, "loss", None), "value", "standard")),
             lora=getattr(getattr(workload, "model", None), "lora", None) is not None,
             optimizer_in_backward=bool(getattr(workload, "optimizer_in_backward", False)),
+            engine=getattr(serving, "engine_name", None),
+            engine_version=getattr(serving, "engine_version", None),
         )
 
 
@@ -55,7 +63,7 @@ class Advice:
     """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
     ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
     ``zero2``, ``fsdp``, ``lora``, ``qlora``, ``shorter_seq_len``, ``bf16_weights``, ``share_gpu`` (fewer
-    replicas to a GPU),
+    replicas to a GPU), ``tensor_parallel`` (a served model's replica split over more GPUs of the kind),
     ``bigger_gpu``, or ``combined`` (several of them together: :attr:`changes`)."""
     summary: str
     """One line saying what to change."""
@@ -148,10 +156,20 @@ class Setup:
         gpu: GPU | None = None,
         count: int | None = None,
         parallelism: str | None = None,
+        tensor_parallel: int | None = None,
     ) -> Estimate:
-        """Estimate a changed profile on this configuration (or another GPU, count, parallelism)."""
+        """Estimate a changed profile on this configuration (or another GPU, count, parallelism,
+        or tensor-parallel degree: a served model's engine then scheduled at that degree, as
+        ``plan`` sizes a service split over more GPUs)."""
         r = self.request
         gpu, count = gpu or r.gpu, count or r.count
+        split: dict[str, Any] = {}
+        if tensor_parallel is not None:
+            split["model_parallel"] = replace(r.model_parallel, tensor=tensor_parallel)
+            if r.serving_scheduler is not None:
+                split["serving_scheduler"] = engine_defaults(
+                    gpu, self.current.engine, self.current.engine_version, tensor_parallel=tensor_parallel
+                )
         return run_estimate(
             r.changed(
                 profile=profile,
@@ -160,6 +178,7 @@ class Setup:
                 parallelism=parallelism or r.parallelism,
                 grad_accum_steps=accum or r.grad_accum_steps,
                 link=_link_for(r, gpu, count),
+                **split,
             )
         )
 

@@ -14,18 +14,20 @@ from typing import TYPE_CHECKING
 from gpuplan.errors import EstimateError, GpuplanError
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Retrace, Setup
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
+from gpuplan.perf.stages.layout import TENSOR_PARALLEL_DEGREES, tensor_parallel_degrees
 from gpuplan.profile.model import HEAD_CHUNK_TOKENS, LOSS_CHUNKS, MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import LossKind
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
 
-__all__ = ["NEGLIGIBLE_SAVING", "Advice", "Current", "advise", "without_negligible"]
+__all__ = ["NEGLIGIBLE_SAVING", "Advice", "Current", "advice_alters", "advise", "without_negligible"]
 
 #: Families where LoRA (low-rank adapters on linear layers) is the usual fine-tuning method.
 _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit"})
@@ -43,7 +45,9 @@ _GENERIC_CHECKPOINT_KEEP = 0.25
 #: count, as in any GPU count the estimate compares; it ranks after the changes on the workload's own GPUs),
 #: a bigger GPU or fewer replicas to a GPU run the same job, and an optimizer stepped inside backward makes
 #: the same step (a clip of the global gradient norm, which needs every gradient at once, is what it cannot
-#: do). The advice lists changes that keep the workload before those that alter it, never hiding the latter.
+#: do). The advice lists changes that keep the method before those that change it; on one configuration
+#: those that keep the numerics first, but a change of numerics on the user's own GPUs before more GPUs
+#: or another GPU (saying what it changes), never hiding either.
 _ALTERS = {
     "adamw_8bit": 1,
     "paged_adamw_8bit": 1,
@@ -697,6 +701,53 @@ def _fewer_to_a_gpu(st: Setup) -> Advice | None:
     return None
 
 
+def _tensor_parallel(st: Setup) -> Advice | None:
+    """A served model's replica split over more GPUs of the same kind (``tensor_parallel``), as
+    ``plan`` splits a service: the fewest of the degrees that split its heads evenly
+    (:func:`tensor_parallel_degrees`) that fit, within one instance's GPUs (the node size the
+    instance or the user gave, else the 8 of the largest instances), as many replicas as before.
+    For an engine-served decoder only (a service, a batch generation job): the engine splits it
+    (``--tensor-parallel-size``); replicas time-sharing a GPU cannot be split."""
+    r = st.request
+    mp = r.model_parallel
+    if st.profile.task != "infer" or r.serving_scheduler is None or mp.pipeline > 1 or r.gpu_share > 1:
+        return None
+    link = r.link
+    widest = link.gpus_per_node if link is not None and link.node_size_given else TENSOR_PARALLEL_DEGREES[-1]
+    replicas = max(1, r.count // mp.tensor)
+    degrees = [t for t in tensor_parallel_degrees(st.profile, widest) if t > mp.tensor]
+    for t in degrees:
+        n = replicas * t
+        try:
+            e = st.run(st.profile, count=n, tensor_parallel=t)
+        except EstimateError:
+            continue  # a split the layout refuses (spanning nodes, heads not dividing)
+        if not e.fits:
+            continue
+        summary = _(
+            "tensor_parallel: {t}, each replica split over {t} × {gpu}: {gib} GiB needed per GPU"
+        ).format(t=t, gpu=st.gpu.id, gib=f"{e.memory.required_gib:.1f}")
+        if replicas > 1:
+            summary += _(" ({n} GPUs in all)").format(n=n)
+        return st.advice(
+            e,
+            action="tensor_parallel",
+            summary=summary,
+            derivation=_(
+                "the same replica split {t} ways (Megatron-style: the engine's --tensor-parallel-size "
+                "{t}), estimated with the engine's memory at that split; the fewest of {degrees} GPUs "
+                "that split its heads evenly and fit, within one instance ({widest} GPUs); time adds "
+                "the all-reduces on {link}"
+            ).format(
+                t=t,
+                degrees=item_list(degrees),
+                widest=widest,
+                link=e.link or _("one GPU"),
+            ),
+        )
+    return None
+
+
 def _bigger_gpu(st: Setup) -> Advice | None:
     fitting = []
     for g in all_gpus():
@@ -709,16 +760,21 @@ def _bigger_gpu(st: Setup) -> Advice | None:
         if e.fits:
             # Offered GPUs first (a GPU nobody rents out is no way to run the job); among them the
             # cheapest step at what the job pays an hour (the cheapest on-demand instance holding
-            # its GPUs, whole), then those of no known price (never first for a price not known);
-            # then the smallest memory, then the fastest.
+            # its GPUs, whole), those of a dated price before those whose price is of unknown age
+            # (a marketplace host's undated figure is no one's price today: never first for it),
+            # then those of no known price (never first for a price not known); then the smallest
+            # memory, then the fastest.
             unoffered = st.offered is not None and g.id not in st.offered
             price = None if st.offered is None else st.offered.get(g.id)
             hourly = None if price is None else price.job_usd_per_hour(st.count)
             cost = None if hourly is None else hourly * e.step_time_s / 3600.0
-            fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, price, e))
+            undated = cost is not None and price is not None and price.staleness == "unknown"
+            fitting.append(
+                (unoffered, cost is None, undated, cost or 0.0, g.memory_gib, e.step_time_s, g, price, e)
+            )
     if not fitting:
         return None
-    unoffered, _unpriced, _cost, _memory, _time, g, price, e = min(fitting, key=lambda t: t[:5])
+    unoffered, _unpriced, _undated, _cost, _memory, _time, g, price, e = min(fitting, key=lambda t: t[:6])
     summary = _("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib) + (
         f" × {st.count}" if st.count > 1 else ""
     )
@@ -736,8 +792,8 @@ def _bigger_gpu(st: Setup) -> Advice | None:
         derivation=_(
             "same workload estimated on every larger GPU that fits: the one whose step costs least at "
             "what the job pays an hour (the cheapest on-demand instance that holds its GPUs, rented "
-            "whole), those offered first and those of no known price after; then the smallest "
-            "memory, then the fastest"
+            "whole), those offered first, those of a dated price before those whose price is of unknown "
+            "age, and those of no known price after; then the smallest memory, then the fastest"
         ),
     )
 
@@ -1125,9 +1181,11 @@ def advise(
     retrace: Retrace | None = None,
 ) -> tuple[Advice, ...]:
     """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``: those that
-    fit first; among them those that keep what the workload trains and its numerics before those
-    that change them (numerics, then the method: :data:`_ALTERS`); then changes on this
-    configuration before more GPUs and another GPU; then the fastest.
+    fit first; among them those that keep what the workload trains before those that change its
+    method (:data:`_ALTERS` 2); then changes on this configuration before more GPUs (a served
+    model split over more of them, ``tensor_parallel``, among those) and another GPU; then those
+    that keep the numerics before those that change them (their summary says which); then the
+    fastest.
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
@@ -1166,6 +1224,7 @@ def advise(
         _bf16_weights(st),
         *_sharding(st),
         _fewer_to_a_gpu(st),
+        _tensor_parallel(st),
         _bigger_gpu(st),
     ]
     found = [a for a in candidates if a is not None]
@@ -1183,12 +1242,41 @@ def advise(
         # (the one that keeps the workload is dropped where its trace does not fit after all)
         found.extend(a for i, a in enumerate(cheapest) if i == 0 or a.fits)
 
-    # Those that fit first; then those that keep what the workload trains and how it computes it
-    # (_ALTERS), whatever their step time: a faster step is no gain to a user whose job then trains
-    # something else; then changes on this configuration, more GPUs, another GPU; then the fastest.
-    def order(a: Advice) -> tuple[bool, int, int, float]:
+    found = [_numerics_said(a) for a in found]
+
+    # Those that fit first; then those that keep what the workload trains (a change of method, _ALTERS
+    # 2, last: a faster step is no gain to a user whose job then trains something else); then those
+    # on the GPUs the user has before more GPUs and another GPU (how to fit on what one has is the
+    # question: 8-bit AdamW with FSDP on the own 8 GPUs had been listed after FSDP on 16, and deploy
+    # had named only that); then those that keep the numerics; then the fastest.
+    def order(a: Advice) -> tuple[bool, bool, int, int, float]:
         where = 2 if a.gpu != gpu.id else (1 if a.gpu_count > count else 0)
-        alters = max(_ALTERS.get(c, 0) for c in a.changes or (a.action,))
-        return (not a.fits, alters, where, a.step_time_factor or 1.0)
+        alters = advice_alters(a)
+        return (not a.fits, alters >= 2, where, alters, a.step_time_factor or 1.0)
 
     return tuple(sorted(found, key=order))
+
+
+#: What a change that alters the numerics (_ALTERS 1) changes, where its own words do not say it
+#: (pure-bf16 training and QLoRA's 4-bit base say it in their summary).
+_NUMERICS = {
+    "adamw_8bit": N_("8-bit optimizer state"),
+    "paged_adamw_8bit": N_("8-bit optimizer state"),
+}
+
+
+def advice_alters(a: Advice) -> int:
+    """How far ``a`` departs from the workload as written: 0 keeps it, 1 changes its numerics (8-bit
+    optimizer state, bf16 weights, a 4-bit base), 2 its method (LoRA, shorter samples)."""
+    return max(_ALTERS.get(c, 0) for c in a.changes or (a.action,))
+
+
+def _numerics_said(a: Advice) -> Advice:
+    """``a`` with its summary saying which numerics it changes, where it changes them and its words
+    do not say so (8-bit AdamW, alone or with other changes): a user told "it fits with" it learns
+    the cost."""
+    what = sorted({_(_NUMERICS[c]) for c in a.changes or (a.action,) if c in _NUMERICS})
+    if not what:
+        return a
+    words = _("changes the numerics: {what}").format(what=item_list(what))
+    return replace(a, summary=_("{summary} ({words})").format(summary=a.summary, words=words))

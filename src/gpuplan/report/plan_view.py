@@ -733,6 +733,10 @@ def _memory_line(rec: Option) -> Text:
     line = _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
         gib=f"{rec.peak_memory_gib:.1f}", gpu=rec.gpu, total=_gpu_memory(rec)
     )
+    if rec.service is not None and rec.service.tpot_s is not None:
+        # An engine-served LLM's peak is the engine's share, which it takes whole at start (its KV
+        # cache fills what the weights leave): the figure estimate and deploy give as its room.
+        line += _(": the serving engine's share, which it takes whole")
     if not rec.memory_uncertain:
         return Text("  " + line)
     need, high, usable = rec.memory_needed_gib, rec.memory_needed_gib_high, rec.usable_memory_gib
