@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,3 +121,26 @@ def test_estimate_takes_a_bare_price_per_gpu_hour_and_says_it_was_given() -> Non
     assert bigger.gpu == "A100-SXM4-80GB" and bigger.gpu_price is not None
     assert bigger.gpu_price.price_usd_per_gpu_hour == 1.5
     assert "$1.50/GPU-h on demand (given by the caller; place and date not stated)" in bigger.summary
+
+
+def test_estimate_prices_each_gpu_count_once_whatever_the_number_of_gpus_and_levels() -> None:
+    # offered_gpus(count) reads the whole catalog; it had been called again for every GPU estimated
+    # (dict.setdefault evaluates its default first), some 100 catalog passes for `gpuplan estimate`
+    from stand_in_profiles import bert_large_profile
+
+    workload = gpuplan.load_workload(EXAMPLES / "bert-large-squad.yaml")
+    profile = bert_large_profile("k")
+    asked: list[int] = []
+
+    def offered(count: int) -> dict[str, Any]:
+        asked.append(count)
+        return {}
+
+    report = gpuplan.estimate(
+        workload, profile=profile, offered_gpus=offered, levels=True, level_profile=lambda _w: profile
+    )
+    assert len(report.outcomes) > 10 and report.levels  # every GPU, and the stack's levels
+    assert asked == [1]
+    asked.clear()
+    gpuplan.estimate(workload, ["T4", "L4:2", "A10G:2"], profile=profile, offered_gpus=offered)
+    assert sorted(asked) == [1, 2]

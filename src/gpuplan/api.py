@@ -695,6 +695,10 @@ def estimate(
 
     get = level_profile or (lambda wl: trace_profile(wl, cache))
 
+    # ``offered_gpus(count)`` by count: a function of the count alone (the caller's catalog and
+    # workload), the same for every level of the stack.
+    by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
+
     def outcomes_of(
         wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
     ) -> tuple[EstimateOutcome, ...]:
@@ -736,8 +740,12 @@ def estimate(
                 retrace=retrace,
                 measured=measured_scaling if with_advice else None,
             )
-        # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each.
-        by_count: dict[int, Mapping[str, GpuHourPrice]] = {}
+        # Priced for each request's own GPU count (``--gpu A10G:2`` beside ``--gpu L4``), once each
+        # per estimate (each is a pass over the whole catalog; ``setdefault`` had priced the count
+        # again for every GPU, some 100 passes for ``gpuplan estimate`` of every GPU).
+        for r in requests:
+            if r.count not in by_count:
+                by_count[r.count] = offered_gpus(r.count)
         return tuple(
             outcome
             for r in requests
@@ -746,7 +754,7 @@ def estimate(
                 serving=serving_load(wl),
                 with_advice=with_advice,
                 current=Current.of(wl),
-                offered=dict(by_count.setdefault(r.count, offered_gpus(r.count))),
+                offered=dict(by_count[r.count]),
                 retrace=retrace,
                 measured=measured_scaling if with_advice else None,
             )

@@ -557,11 +557,11 @@ def _fp16_job(stub_trace: list[Profile], tmp_path: Path) -> Path:
     ],
 )
 def test_a_bigger_gpus_price_says_where_it_is_from_and_how_old(
-    stub_trace: list[Profile], tmp_path: Path, as_of: str, said: str
+    stub_trace: list[Profile], tmp_path: Path, fresh_catalog: Path, as_of: str, said: str
 ) -> None:
     # was: "use X — $0.28/GPU-h on demand", a bare figure that was in fact a marketplace host's
     # price of unknown age; now it comes with its offer's provider, region, date and age.
-    db = str(tmp_path / "cat.sqlite")
+    db = str(fresh_catalog)  # the shipped offers, seeded once per worker
     # On a T4 the bigger GPU is among the changes the table shows (FSDP, then another GPU).
     job = _fp16_job(stub_trace, tmp_path)
 
@@ -604,10 +604,10 @@ def test_a_bigger_gpus_price_says_where_it_is_from_and_how_old(
 
 
 def test_the_advices_price_is_in_the_currency_asked_for_at_the_rate_said(
-    stub_trace: list[Profile], tmp_path: Path
+    stub_trace: list[Profile], tmp_path: Path, fresh_catalog: Path
 ) -> None:
     # was: estimate had no --currency; the bigger GPU's price was in dollars for a reader in yuan
-    db = str(tmp_path / "cat.sqlite")
+    db = str(fresh_catalog)  # the shipped offers, seeded once per worker
     job = _fp16_job(stub_trace, tmp_path)
     args = ["--db", db, "estimate", str(job), "--gpu", "T4"]
 

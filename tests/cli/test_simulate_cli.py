@@ -549,12 +549,12 @@ def test_share_k8s_out_refuses_without_gpus_per_node_and_writes_nothing(tmp_path
     assert str(res.exception) == "--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"
 
 
-def test_share_k8s_out_nodes_are_the_priced_instances(tmp_path: Path) -> None:
+def test_share_k8s_out_nodes_are_the_priced_instances(tmp_path: Path, fresh_catalog: Path) -> None:
     # Without --price the GPUs are bought as whole instances of the cheapest offer: one node each.
     k8s = tmp_path / "k8s"
     doc = json.loads(
         _run(
-            "--db", str(tmp_path / "c.db"), "simulate", "share", str(_many_services(tmp_path)),
+            "--db", str(fresh_catalog), "simulate", "share", str(_many_services(tmp_path)),
             "--sharing", "mig", "--json", "--k8s-out", str(k8s),
         )
     )  # fmt: skip
@@ -589,7 +589,7 @@ def test_gpu_util_takes_the_deployed_serving_block(tmp_path: Path) -> None:
     assert (own["behaviour"]["min_replicas"], own["behaviour"]["max_replicas"]) == (2, 5)
 
 
-def test_replicas_sharing_a_gpu_are_billed_as_plan_prices_them(tmp_path: Path) -> None:
+def test_replicas_sharing_a_gpu_are_billed_as_plan_prices_them(tmp_path: Path, fresh_catalog: Path) -> None:
     # was: serving.share_gpu ignored, four sharing replicas billed as four whole GPUs
     workload = tmp_path / "svc.yaml"
     text = WORKLOAD.read_text().replace(
@@ -598,7 +598,7 @@ def test_replicas_sharing_a_gpu_are_billed_as_plan_prices_them(tmp_path: Path) -
     assert "share_gpu: 4" in text
     workload.write_text(text)
     args = [
-        "--db", str(tmp_path / "c.db"), "simulate", "autoscale", str(workload), "--trace", str(TRACE),
+        "--db", str(fresh_catalog), "simulate", "autoscale", str(workload), "--trace", str(TRACE),
         "--gpu", "L4", "--replica", REPLICA, "--policy", "fixed:replicas=4",
     ]  # fmt: skip
     doc = json.loads(_run(*args, "--json"))

@@ -6,16 +6,28 @@ written whole where not. Marked slow: several torchrun launches each."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from deploy_helpers import FIXTURES
-from torchrun_helpers import finish, free_port, latest_step, launch, one_rank, wait_for_checkpoint_after
+from torchrun_helpers import (
+    finish,
+    free_port,
+    latest_step,
+    launch,
+    one_rank,
+    unreaped,
+    wait_for_checkpoint_after,
+)
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 
@@ -31,11 +43,38 @@ def _job(out: Path, parallelism: str) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def ddp_result(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Any]]:
+    """The uninterrupted DDP run both resume tests compare with (the same job, the same arguments),
+    launched once for the module when the first of them asks for it; calling the fixture's value
+    waits for the run, checks that it succeeded and returns its result file. The run is kept out of
+    the per-test reaping so that a test failing while it runs leaves it to the next test; it is
+    killed here if still running when the module ends."""
+    ddp = _job(tmp_path_factory.mktemp("fsdp-reference") / "ddp", "ddp")
+    proc = unreaped(launch(ddp, "--ckpt-dir", "ck", *CKPT_EVERY, "--result-file", "r.json"))
+    done: list[tuple[int, str]] = []
+
+    def result() -> Any:
+        if not done:
+            done.append(finish(proc))
+        rc, out = done[0]
+        assert rc == 0, out[-3000:]
+        return json.loads((ddp / "r.json").read_text())
+
+    yield result
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=30)
+
+
 @pytest.mark.slow
-def test_fsdp_resumes_after_a_hard_kill_bit_identical_to_ddp(tmp_path: Path) -> None:
-    ddp, fsdp = _job(tmp_path / "ddp", "ddp"), _job(tmp_path / "fsdp", "zero3")
+def test_fsdp_resumes_after_a_hard_kill_bit_identical_to_ddp(
+    tmp_path: Path, ddp_result: Callable[[], Any]
+) -> None:
+    fsdp = _job(tmp_path / "fsdp", "zero3")
     assert 'PARALLELISM = "zero3"' in (fsdp / "train.py").read_text()
-    reference = launch(ddp, "--ckpt-dir", "ck", *CKPT_EVERY, "--result-file", "r.json")
     ckpt = fsdp / "ck"
     proc = launch(fsdp, "--ckpt-dir", str(ckpt), *CKPT_EVERY, "--throttle-s", "0.3")
     wait_for_checkpoint_after(ckpt, 1, proc)
@@ -48,19 +87,16 @@ def test_fsdp_resumes_after_a_hard_kill_bit_identical_to_ddp(tmp_path: Path) -> 
     rc, out = finish(launch(fsdp, "--ckpt-dir", str(ckpt), *CKPT_EVERY, "--result-file", "r.json"))
     assert rc == 0, out[-3000:]
     assert f"resumed from step {killed_at}" in out
-    rc, out = finish(reference)
-    assert rc == 0, out[-3000:]
-    assert json.loads((fsdp / "r.json").read_text()) == json.loads((ddp / "r.json").read_text())
+    assert json.loads((fsdp / "r.json").read_text()) == ddp_result()
 
 
 @pytest.mark.slow
 def test_fsdp_checkpoints_sharded_and_resumes_them_bit_identical_and_on_another_rank_count(
-    tmp_path: Path,
+    tmp_path: Path, ddp_result: Callable[[], Any]
 ) -> None:
     # parallelism fsdp: every rank writes its own part with torch.distributed.checkpoint, so no rank
     # holds the full state (which beyond ~10 B parameters no node's memory holds once per rank)
-    ddp, fsdp = _job(tmp_path / "ddp", "ddp"), _job(tmp_path / "fsdp", "fsdp")
-    reference = launch(ddp, "--ckpt-dir", "ck", *CKPT_EVERY, "--result-file", "r.json")
+    fsdp = _job(tmp_path / "fsdp", "fsdp")
     ckpt = fsdp / "ck"
     proc = launch(fsdp, "--ckpt-dir", str(ckpt), *CKPT_EVERY, "--throttle-s", "0.3")
     wait_for_checkpoint_after(ckpt, 1, proc)
@@ -84,9 +120,7 @@ def test_fsdp_checkpoints_sharded_and_resumes_them_bit_identical_and_on_another_
     assert rc == 0, out[-3000:]
     assert f"resumed from step {killed_at}" in out
     assert (ckpt / f"step_{STEPS:08d}" / ".metadata").is_file()
-    rc, out = finish(reference)
-    assert rc == 0, out[-3000:]
-    assert json.loads((fsdp / "r.json").read_text()) == json.loads((ddp / "r.json").read_text())
+    assert json.loads((fsdp / "r.json").read_text()) == ddp_result()
 
     # the 2-rank checkpoint on 1 rank: DCP reshards it (the global batch kept by 2 accumulation steps)
     rc, out = finish(launch(fsdp, "--ckpt-dir", str(tmp_path / "ck_copy"), *CKPT_EVERY, NPROC_PER_NODE="1"))

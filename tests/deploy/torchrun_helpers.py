@@ -46,6 +46,13 @@ def launch(job_dir: Path, *args: str, **env_vars: str) -> subprocess.Popen[str]:
 _launched: list[subprocess.Popen[str]] = []
 
 
+def unreaped(proc: subprocess.Popen[str]) -> subprocess.Popen[str]:
+    """``proc`` left out of `reap`: a run a module fixture started for several tests, which the
+    fixture itself ends."""
+    _launched.remove(proc)
+    return proc
+
+
 def reap() -> None:
     """Kill what is still running and close every pipe: a test that failed between `launch` and
     `finish` must not leave a live run, or an open pipe whose ResourceWarning fails a later test."""
