@@ -707,7 +707,10 @@ def test_a_point_above_the_usable_memory_is_told_apart_from_a_band_that_only_str
     # end of its band fits — "does not fit at the estimate", as plan ranks and words it; 1 GiB
     # fewer activations and the point fits, the band's top does not: "may not".
     def run(*args: str) -> str:
-        r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "RTX-5090", *args])
+        # wide enough that the fits cell is one line (under xdist the width was the worker's)
+        r = CliRunner().invoke(
+            app, ["estimate", str(workload_file), "--gpu", "RTX-5090", *args], env={"COLUMNS": "250"}
+        )
         assert r.exit_code == 0, r.output
         return r.stdout
 

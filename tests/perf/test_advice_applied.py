@@ -87,9 +87,13 @@ def test_checkpointing_and_the_combined_row_are_the_applied_estimates() -> None:
 
 
 def test_without_a_tracer_the_rows_are_derived_as_before() -> None:
-    advice = {a.action: a for a in advise(EstimateRequest(profile=_workload(), gpu=RTX, calibration=CAL))}
+    rows = advise(EstimateRequest(profile=_workload(), gpu=RTX, calibration=CAL))
+    advice = {a.action: a for a in rows}
     assert "traced" not in advice["gradient_checkpointing"].derivation
-    assert advice["combined"].step_time_s is None
+    # the chain with 8-bit AdamW, whose effect on the step is not derived without a trace (a pair of
+    # derived changes, ZeRO-2 and activation checkpointing, is another "combined" row, with a time)
+    (chain,) = [a for a in rows if a.action == "combined" and "adamw_8bit" in a.changes]
+    assert chain.step_time_s is None
 
 
 def test_the_workload_traced_for_a_row_is_the_one_written_with_its_settings() -> None:
