@@ -586,8 +586,7 @@ class LaunchSpec(BaseModel):
         that counts no checkpoint."""
         if self.planned or self.checkpoint_gb is not None or self.task == "infer":
             return self
-        peak = traced.peak
-        gb = (traced.trainable_params * 4 + peak.optimizer_state_bytes + peak.buffers_bytes) / 1e9
+        gb = traced.checkpoint_gb
         if gb <= 0:
             return self
         write_min = gb / ASSUMED_DISK_GBPS / 60.0

@@ -585,10 +585,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     results_gb = 0.0
     stated = data.results_gb if data is not None else None
     if workload.is_training and profile is not None:
-        pk = profile.peak
-        # A checkpoint holds trainable weights (fp32 master copy: 4 bytes each), the optimizer
-        # state and buffers; frozen base weights (LoRA) are not rewritten.
-        checkpoint_gb = (profile.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
+        checkpoint_gb = profile.checkpoint_gb
         if stated is None:
             # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
             results_gb = profile.trainable_params * 2 / 1e9

@@ -242,6 +242,14 @@ class Profile:
         return self.peak.parameters_bytes / self.params if self.params else 4.0
 
     @property
+    def checkpoint_gb(self) -> float:
+        """GB one training checkpoint holds: the trainable weights as an fp32 master copy (4 bytes
+        each), the optimizer state and buffers; frozen base weights (LoRA) are not rewritten. Plan
+        prices its writes and deploy sizes its disk and interval with this one figure."""
+        pk = self.peak
+        return (self.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
+
+    @property
     def gradient_bytes_per_param(self) -> float:
         """Bytes of one trainable parameter's gradient: a weight's as traced (4 with fp32 weights
         under autocast, 2 with 16-bit ones: ``fp16-master``'s fp32 master copy is the optimizer's),
