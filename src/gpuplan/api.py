@@ -43,9 +43,11 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "instance_links",
+    "measured_scaling",
     "offered_gpu_hours",
     "own_host",
     "plan",
+    "refuse_unread_speedup",
     "refuse_unrunnable",
     "refuse_unsplit",
     "replica_host",
@@ -618,6 +620,69 @@ def refuse_unsplit(
         degree=degree,
         gpus=Phrase(N_("{count} GPU"), count=n) if n == 1 else Phrase(N_("{count} GPUs"), count=n),
     )
+
+
+def measured_scaling(
+    workload: Workload | str | Path | dict[str, Any],
+    gpus: Sequence[str] | None,
+    count: int | None,
+    speedup: float | None,
+    throughput: float | None,
+) -> MeasuredScaling | None:
+    """A measured speed-up or throughput of several GPUs (``gpuplan estimate --measured-speedup`` /
+    ``--measured-throughput``, the service's ``measured_speedup`` / ``measured_throughput``), refused
+    in one line before the trace where it cannot be read against one configuration of several GPUs
+    of a training job. None: neither given."""
+    if speedup is None and throughput is None:
+        return None
+    from gpuplan.errors import InputError, Option
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.i18n.messages import N_
+    from gpuplan.perf.scaling_gap import MeasuredScaling
+
+    option = Option("--measured-speedup" if speedup is not None else "--measured-throughput")
+    if speedup is not None and throughput is not None:
+        raise InputError.worded(N_("give --measured-speedup or --measured-throughput, not both"))
+    if not _workload(workload).is_training:
+        raise InputError.worded(
+            N_("{option}: a speed-up over one GPU is a training job's; this workload infers"), option=option
+        )
+    if not gpus or len(gpus) != 1:
+        raise InputError.worded(
+            N_("{option}: name the GPU you measured on (--gpu NAME or --instance TYPE), one only"),
+            option=option,
+        )
+    n = parse_gpu_spec(gpus[0])[1] or count or 1
+    if n < 2:
+        raise InputError.worded(
+            N_("{option}: give the GPUs you measured on (--count N, more than one, or --instance TYPE)"),
+            option=option,
+        )
+    return MeasuredScaling(speedup=speedup, throughput=throughput)
+
+
+def refuse_unread_speedup(report: EstimateReport, measured: MeasuredScaling) -> None:
+    """A measured speed-up that could not be read (one GPU cannot run the workload): one line, not a
+    table that silently leaves it out."""
+    from gpuplan.errors import InputError
+    from gpuplan.i18n.messages import N_
+
+    for o in report.outcomes:
+        f = o.scaling_figures
+        if (
+            o.estimate is not None
+            and o.scaling_gap is None
+            and f is not None
+            and measured.speedup is not None
+        ):
+            raise InputError.worded(
+                N_(
+                    "--measured-speedup: one {gpu} cannot run this workload ({why}), so there is no one-GPU "
+                    "step to read it against; give --measured-throughput instead"
+                ),
+                gpu=o.gpu,
+                why=f.one_gpu_error or "—",
+            )
 
 
 def estimate(

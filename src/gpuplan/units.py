@@ -300,3 +300,11 @@ def read_count(value: object) -> object:
             )
         )
     return int(number)
+
+
+#: The least a measured speed-up or throughput may be (``gpuplan estimate --measured-speedup`` and
+#: ``--measured-throughput``, and the service's estimate request): a positive figure; 0 is no
+#: measurement.
+MIN_MEASURED = 0.001
+#: The most a measured throughput may be, tokens or samples a second.
+MAX_MEASURED_THROUGHPUT = 1e12

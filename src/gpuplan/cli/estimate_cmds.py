@@ -26,18 +26,13 @@ from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS
 from gpuplan.i18n import _, set_money
+from gpuplan.units import MAX_MEASURED_THROUGHPUT, MIN_MEASURED
 
 if TYPE_CHECKING:
-    from gpuplan.api import EstimateReport, InstanceLinks
+    from gpuplan.api import InstanceLinks
     from gpuplan.catalog import Store
     from gpuplan.perf.anchor import StepMeasurement
-    from gpuplan.perf.scaling_gap import MeasuredScaling
     from gpuplan.workload import Workload
-
-#: The least a measured speed-up or throughput may be (a positive figure; 0 is no measurement).
-MIN_MEASURED = 0.001
-#: The most a measured throughput may be, tokens or samples a second.
-MAX_MEASURED_THROUGHPUT = 1e12
 
 
 def estimate_cmd(
@@ -138,9 +133,11 @@ def estimate_cmd(
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     from gpuplan.api import (
         estimate,
+        measured_scaling,
         offered_gpu_hours,
         own_host,
         refuse_two_counts,
+        refuse_unread_speedup,
         refuse_unrunnable,
         refuse_unsplit,
     )
@@ -185,7 +182,7 @@ def estimate_cmd(
             host = own_host(host, vcpus, gpu, count, workload)
         # A count the tensor × pipeline split does not divide: that line now, not after the trace.
         refuse_unsplit(workload, gpu, count)
-        scaling = _measured(workload, gpu, count, measured_speedup, measured_throughput)
+        scaling = measured_scaling(workload, gpu, count, measured_speedup, measured_throughput)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
@@ -230,7 +227,7 @@ def estimate_cmd(
 
         raise EstimateError(str(outcomes[0].error))
     if scaling is not None:
-        _refuse_unread(report, scaling)
+        refuse_unread_speedup(report, scaling)
     if as_json:
         doc = estimate_json(
             prof,
@@ -273,67 +270,6 @@ def estimate_cmd(
 
         newest = max(steps, key=lambda m: m.measured_at)
         sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
-
-
-def _measured(
-    workload: Workload,
-    gpu: list[str] | None,
-    count: int | None,
-    speedup: float | None,
-    throughput: float | None,
-) -> MeasuredScaling | None:
-    """``--measured-speedup`` or ``--measured-throughput``, refused in one line before the trace
-    where it cannot be read against one configuration of several GPUs of a training job."""
-    if speedup is None and throughput is None:
-        return None
-    from gpuplan.errors import InputError
-    from gpuplan.hardware import parse_gpu_spec
-    from gpuplan.i18n import N_
-    from gpuplan.perf.scaling_gap import MeasuredScaling
-
-    option = "--measured-speedup" if speedup is not None else "--measured-throughput"
-    if speedup is not None and throughput is not None:
-        raise InputError.worded(N_("give --measured-speedup or --measured-throughput, not both"))
-    if not workload.is_training:
-        raise InputError.worded(
-            N_("{option}: a speed-up over one GPU is a training job's; this workload infers"), option=option
-        )
-    if not gpu or len(gpu) != 1:
-        raise InputError.worded(
-            N_("{option}: name the GPU you measured on (--gpu NAME or --instance TYPE), one only"),
-            option=option,
-        )
-    n = parse_gpu_spec(gpu[0])[1] or count or 1
-    if n < 2:
-        raise InputError.worded(
-            N_("{option}: give the GPUs you measured on (--count N, more than one, or --instance TYPE)"),
-            option=option,
-        )
-    return MeasuredScaling(speedup=speedup, throughput=throughput)
-
-
-def _refuse_unread(report: EstimateReport, measured: MeasuredScaling) -> None:
-    """A speed-up that could not be read (one GPU cannot run the workload): one line, not a table
-    that silently leaves it out."""
-    from gpuplan.errors import InputError
-    from gpuplan.i18n import N_
-
-    for o in report.outcomes:
-        f = o.scaling_figures
-        if (
-            o.estimate is not None
-            and o.scaling_gap is None
-            and f is not None
-            and measured.speedup is not None
-        ):
-            raise InputError.worded(
-                N_(
-                    "--measured-speedup: one {gpu} cannot run this workload ({why}), so there is no one-GPU "
-                    "step to read it against; give --measured-throughput instead"
-                ),
-                gpu=o.gpu,
-                why=f.one_gpu_error or "—",
-            )
 
 
 def _measured_steps(store: Store | None, workload: Workload) -> list[StepMeasurement]:

@@ -42,11 +42,13 @@ from gpuplan.i18n import N_
 from gpuplan.units import (
     MAX_BUDGET_CNY,
     MAX_BUDGET_USD,
+    MAX_MEASURED_THROUGHPUT,
     MAX_RUNS_PER_MONTH,
     MAX_SPOT_NOTICE_S,
     MAX_SPOT_RATE_PER_HOUR,
     MAX_STORAGE_GBPS,
     MIN_BUDGET,
+    MIN_MEASURED,
     MIN_STORAGE_GBPS,
     read_amount,
 )
@@ -369,7 +371,13 @@ class PlanRequest(WorkloadRequest):
 
 class EstimateRequest(WorkloadRequest):
     OPTION_FIELDS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {**OPTION_FIELDS, "--gpu": "gpus", "--count": "count"}
+        {
+            **OPTION_FIELDS,
+            "--gpu": "gpus",
+            "--count": "count",
+            "--measured-speedup": "measured_speedup",
+            "--measured-throughput": "measured_throughput",
+        }
     )
 
     gpus: list[str] | None = Field(
@@ -396,6 +404,24 @@ class EstimateRequest(WorkloadRequest):
         le=MAX_HOST_VCPUS,
         description="CPU threads of the machine the GPUs are in (gpuplan estimate --vcpus): a machine of "
         "your own, which has no instance type; with instance, replaces the catalog's vCPUs.",
+    )
+    measured_speedup: float | None = Field(
+        default=None,
+        ge=MIN_MEASURED,
+        le=MAX_GPU_COUNT,
+        allow_inf_nan=False,
+        description="The speed-up you measured on the GPUs named (one GPU kind, several of it) over one "
+        "GPU of the kind (gpuplan estimate --measured-speedup): the answer's scaling_gap compares it "
+        "with the estimate's and ranks the likely causes of the difference. A training job's only.",
+    )
+    measured_throughput: float | None = Field(
+        default=None,
+        ge=MIN_MEASURED,
+        le=MAX_MEASURED_THROUGHPUT,
+        allow_inf_nan=False,
+        description="The throughput you measured on those GPUs, all together, in the estimate's unit "
+        "(tokens/s for a sequence model, else samples/s; gpuplan estimate --measured-throughput): "
+        "compared as measured_speedup is. Not with measured_speedup.",
     )
 
 

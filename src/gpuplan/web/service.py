@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.deploy.spec import EngineSlots, LaunchSpec
+    from gpuplan.perf.scaling_gap import MeasuredScaling
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
     from gpuplan.web.answers import AnswerCache
@@ -471,22 +472,37 @@ def check_estimate_request(store: Store, request: EstimateRequest, workload: Wor
     with refused_as("count"):
         refuse_two_counts(request.gpus, request.count)
     gpus: Sequence[str] | None = request.gpus
+    count = request.count
     if request.instance is not None:
         with refused_as("instance"):
             instance_links(store, request.instance)
         with refused_as("gpus"):  # the instance's GPU is not the one gpus names
-            gpus = instance_links(store, request.instance, gpus=request.gpus).gpus
+            links = instance_links(store, request.instance, gpus=request.gpus)
+        gpus, count = links.gpus, links.count(request.count)
     if request.vcpus is not None and request.instance is None:
         with refused_as("vcpus"):  # one machine's threads, for GPUs of several counts
             own_host(None, request.vcpus, request.gpus, request.count, workload)
+    _measured(request, workload, gpus, count)
     refuse_unrunnable(workload, gpus)
+
+
+def _measured(
+    request: EstimateRequest, workload: Workload, gpus: Sequence[str] | None, count: int | None
+) -> MeasuredScaling | None:
+    """The request's measured speed-up or throughput (one of them), read against one configuration
+    of several GPUs as ``gpuplan estimate`` reads it; refused naming the field that gave it."""
+    from gpuplan.api import measured_scaling
+
+    field = "measured_speedup" if request.measured_speedup is not None else "measured_throughput"
+    with refused_as(field):
+        return measured_scaling(workload, gpus, count, request.measured_speedup, request.measured_throughput)
 
 
 def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
-    from gpuplan.api import estimate, instance_links, offered_gpu_hours, own_host
+    from gpuplan.api import estimate, instance_links, offered_gpu_hours, own_host, refuse_unread_speedup
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
@@ -508,6 +524,7 @@ def estimate_document(
     host = links.host
     if request.vcpus is not None:  # a machine of the user's own, as `estimate --vcpus` takes it
         host = own_host(host, request.vcpus, links.gpus, count, workload)
+    scaling = _measured(request, workload, links.gpus, count)
     prof = _profile(store, workload, progress)
     progress(0.8, "estimating")
     steps, _problems = workload_measurements(workload, store.local.step_measurements)
@@ -526,10 +543,13 @@ def estimate_document(
         level_profile=lambda wl: _profile(store, wl, _no_progress),
         # the advice's checkpointing and combined rows: the workload written with them, as the CLI
         retrace_advice=True,
+        measured_scaling=scaling,
     )
     outcomes = list(report.outcomes)
     if links.gpus and all(o.error for o in outcomes):
         raise EstimateError(str(outcomes[0].error))
+    if scaling is not None:  # a job's error: its request's fields name the options
+        refuse_unread_speedup(report, scaling)
     return estimate_json(
         report.profile,
         outcomes,
