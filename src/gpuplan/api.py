@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
     from gpuplan.catalog.model import OfferPrice
     from gpuplan.commit import TcoReport, Usage
-    from gpuplan.deploy.spec import EngineSlots
+    from gpuplan.deploy.spec import EngineSlots, LaunchSpec
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
@@ -52,6 +52,7 @@ __all__ = [
     "refuse_unsplit",
     "replica_host",
     "replica_load_on",
+    "spot_checkpoint_interval",
     "tco",
 ]
 
@@ -683,6 +684,55 @@ def refuse_unread_speedup(report: EstimateReport, measured: MeasuredScaling) -> 
                 gpu=o.gpu,
                 why=f.one_gpu_error or "—",
             )
+
+
+def spot_checkpoint_interval(spec: LaunchSpec) -> tuple[LaunchSpec, str] | None:
+    """A training job deployed on spot from a workload file, with no plan and so no offer's
+    interruption band (``gpuplan deploy W.yaml --spot``): ``spec`` checkpointing at Young/Daly's
+    interval as the planner takes it on spot (:func:`gpuplan.plan.spot.young_daly_h`), at its
+    provider's assumed rate (one reclaim per 24 instance-hours, the rate the planner costs an offer
+    without a band at: the region spot capacity comes from is not known before launch) times the
+    job's nodes, or at the workload's ``checkpoint.every_min`` where that is shorter; with the words
+    that say so. None where it does not apply: a plan's spec (its interval is the plan's), not spot,
+    inference, or a checkpoint of unknown write time."""
+    from gpuplan.deploy.spec import LaunchSpec
+    from gpuplan.i18n.messages import _
+    from gpuplan.plan.spot import spot_default, young_daly_h
+    from gpuplan.units import ASSUMED_DISK_GBPS
+    from gpuplan.vocab import PricingModel
+
+    write_min = spec.checkpoint_write_min
+    if spec.planned or spec.pricing != PricingModel.SPOT or spec.task == "infer" or not write_min:
+        return None
+    rate = spot_default(spec.provider or "")
+    young_min = float(young_daly_h(write_min / 60.0, 1.0 / (rate.per_hour * spec.nodes))) * 60.0
+    stated = None if spec.checkpoint_interval_defaulted else spec.checkpoint_interval_min
+    interval = young_min if stated is None else min(stated, young_min)
+    write = (
+        _("{n:.1f} min").format(n=write_min) if write_min >= 1 else _("{n:.0f} s").format(n=write_min * 60)
+    )
+    instances = _("one spot instance") if spec.nodes == 1 else _("{n} spot instances").format(n=spec.nodes)
+    basis = _(
+        "Young/Daly's interval, sqrt(2 × write × time between reclaims), for a {gb:,.1f} GB checkpoint "
+        "({write} at the assumed {gbps} GB/s) on {instances} at {rate}"
+    ).format(
+        gb=spec.checkpoint_gb or 0.0,
+        write=write,
+        gbps=ASSUMED_DISK_GBPS,
+        instances=instances,
+        rate=rate.shown(),
+    )
+    if stated is not None and stated <= young_min:
+        words = _(
+            "train.py checkpoints every {interval:.1f} min on spot, the workload's checkpoint.every_min: "
+            "shorter than {young:.1f} min, {basis}"
+        ).format(interval=interval, young=young_min, basis=basis)
+    else:
+        words = _("train.py checkpoints every {interval:.1f} min on spot: {basis}").format(
+            interval=interval, basis=basis
+        )
+    changed = LaunchSpec.model_validate({**spec.model_dump(), "checkpoint_interval_min": interval})
+    return changed, words
 
 
 def estimate(

@@ -60,3 +60,39 @@ def test_a_workload_files_deploy_writes_the_interval_the_plan_takes_for_its_chec
     # the workload's own interval is kept
     stated = _deploy(tmp_path, "checkpoint: {every_min: 20}\n")
     assert "\nCHECKPOINT_INTERVAL_MIN = 20.0\n" in stated["train.py"]
+
+
+def _deploy_spot(tmp_path: Path, extra: str = "") -> tuple[dict[str, str], str]:
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        f"precision: amp-bf16\ndata: {{samples: 2000000, epochs: 1}}\n{extra}",
+        encoding="utf-8",
+    )
+    out = tmp_path / f"spot{len(list(tmp_path.iterdir()))}"
+    where = ["--gpu", "A100-SXM4-40GB", "--count", "8", "--provider", "aws", "--spot"]
+    where += ["--target", "skypilot", "--out", str(out)]
+    r = CliRunner().invoke(app, ["--db", str(tmp_path / "none.db"), "deploy", str(job), *where])
+    assert r.exit_code == 0, r.output
+    return {p.name: p.read_text(encoding="utf-8") for p in out.iterdir() if p.is_file()}, r.output
+
+
+def test_a_spot_deploy_of_a_workload_file_checkpoints_at_young_dalys_interval(
+    tmp_path: Path, stub_trace: Profile
+) -> None:
+    # On spot the plan checkpoints at Young/Daly's sqrt(2·C·M): C = 18 GB at 0.131 GB/s = 2.290 min,
+    # M = 24 h (the assumed reclaim rate, one instance) -> 81.2 min; the off-spot 46 min had been written
+    write_h = CHECKPOINT_GB / ASSUMED_DISK_GBPS / 3600
+    young = (2 * write_h * 24.0) ** 0.5 * 60
+    assert round(young, 1) == 81.2
+    files, output = _deploy_spot(tmp_path)
+    assert "\nCHECKPOINT_INTERVAL_MIN = 81.2\n" in files["train.py"]
+    said = " ".join(output.split())
+    assert "note: train.py checkpoints every 81.2 min on spot: Young/Daly's interval" in said
+    assert "18.0 GB checkpoint (2.3 min at the assumed 0.131 GB/s) on one spot instance" in said
+    assert "assumed: 1 interruption per 24 instance-hours" in said
+    # a shorter interval the workload states is kept, and said to be shorter
+    files, output = _deploy_spot(tmp_path, "checkpoint: {every_min: 20}\n")
+    assert "\nCHECKPOINT_INTERVAL_MIN = 20.0\n" in files["train.py"]
+    said = " ".join(output.split())
+    assert "every 20.0 min on spot, the workload's checkpoint.every_min: shorter than 81.2 min" in said

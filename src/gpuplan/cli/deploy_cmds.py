@@ -450,6 +450,12 @@ def deploy(
         # a workload file's checkpoint as the plan sizes it, and the interval the plan would take off
         # spot for it where the workload states none (a slow write: written less often)
         spec = spec.with_checkpoint_of(prof)
+        from gpuplan.api import spot_checkpoint_interval
+
+        if (on_spot := spot_checkpoint_interval(spec)) is not None:
+            # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, as the plan takes it
+            spec, words = on_spot
+            typer.echo(_("note: {line}").format(line=words), err=True)
     if reads_catalog_host(spec, generator.name):
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:

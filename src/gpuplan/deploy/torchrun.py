@@ -152,9 +152,14 @@ def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
         "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
         "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint "
-        "and checkpoints on the plan's interval, not every {every} steps. "
+        "and checkpoints every {interval} min, not every {every} steps. "
         "For the full run pass `--steps {full}` to train.py, or deploy again with `--steps full`."
-    ).format(steps=STAND_IN_CHECK_STEPS, every=STAND_IN_CHECK_CKPT_EVERY, full=full_steps(spec, samples))
+    ).format(
+        steps=STAND_IN_CHECK_STEPS,
+        every=STAND_IN_CHECK_CKPT_EVERY,
+        full=full_steps(spec, samples),
+        interval=f"{checkpoint_interval_min(spec):.1f}",
+    )
 
 
 def _literal(value: object) -> str:

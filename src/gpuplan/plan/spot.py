@@ -77,6 +77,7 @@ __all__ = [
     "spot_default",
     "spot_rates",
     "spot_times",
+    "young_daly_h",
 ]
 
 
@@ -399,6 +400,12 @@ class SpotTimes:
     """False where λ·δ ≥ 1 (no expected completion)."""
 
 
+def young_daly_h(write_h: float, mtbi_h: FloatArray | float) -> FloatArray:
+    """Young's interval between checkpoints, hours: sqrt(2·C·M) for a write of ``write_h`` hours and
+    a mean time between interruptions of the whole job ``mtbi_h`` (the module's model)."""
+    return np.sqrt(2.0 * write_h * np.asarray(mtbi_h, dtype=float))
+
+
 def checkpoint_writes_h(work_h: FloatArray, write_h: float, interval_h: FloatArray | float) -> FloatArray:
     """Time spent writing a checkpoint of ``write_h`` every ``interval_h`` over ``work_h`` hours of
     work: W·C/τ, with τ capped at W (a job shorter than its interval still writes once, at its end,
@@ -542,7 +549,7 @@ def spot_times(
     with np.errstate(divide="ignore", invalid="ignore"):
         mtbi = 1.0 / rate_per_hour
         if checkpoint_write_h > 0:
-            optimum = np.sqrt(2.0 * checkpoint_write_h * mtbi)
+            optimum = young_daly_h(checkpoint_write_h, mtbi)
             if max_interval_h is not None:
                 optimum = np.minimum(optimum, max_interval_h)
             tau = np.minimum(optimum, work_h)

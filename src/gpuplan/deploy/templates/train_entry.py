@@ -21,7 +21,7 @@ What it does
     steps on the new count: the accumulation steps are recomputed, the epoch continues after the
     samples already seen, and the RNG is reseeded (said in one WARNING line: correct, not
     bit-identical). Otherwise it refuses with one line naming the GPU counts that work.
-  * Checkpoints every CHECKPOINT_INTERVAL_MIN minutes (the plan's spot-risk optimum) or every
+  * Checkpoints every CHECKPOINT_INTERVAL_MIN minutes (as gpuplan deploy set it: its README says why) or every
     --ckpt-every-steps steps.
 
 Where to plug in your job: the section "YOUR MODEL AND DATA" below. Everything else is generic.
