@@ -347,3 +347,29 @@ def test_an_fp32_convnet_is_not_said_to_move_bytes_past_the_bandwidth() -> None:
     p = estimate(prof, get_gpu("L40S")).plausibility
     assert p is not None and p.bandwidth_fraction <= 1.0
     assert not any("of the datasheet's bandwidth" in f for f in p.flags)
+
+
+def test_a_causal_models_attention_counts_at_the_causal_share_in_the_peak_fraction() -> None:
+    # The roofline times a decoder's fused causal attention at its causal share of the traced FLOPs
+    # ((n + 1) / 2n blocks); the "share of the datasheet's peak" had counted them in full.
+    from gpuplan.perf.attention import causal_work_fraction
+    from gpuplan.perf.plausibility import _dominant_path, _peak
+    from gpuplan.perf.roofline import runs_on
+
+    name = "GPT3-1.3B_pretrain_FlashAttention-2-35a02dbc4c12b7ca.json"
+    prof = Profile.from_json((PROFILES / name).read_text(encoding="utf-8"))
+    assert is_causal(prof) and any(op.op_class == "attention" and op.flops > 0 for op in prof.ops)
+    share = causal_work_fraction(prof.seq_len)
+    assert share < 1.0
+    ran = [op for op in prof.ops if runs_on(op, prof.precision, H100)]
+    tensor = sum(
+        op.flops * (share if op.op_class == "attention" else 1.0)
+        for op in ran
+        if op.op_class in ("matmul", "attention", "conv")
+    )
+    whole = sum(op.flops for op in ran if op.op_class in ("matmul", "attention", "conv"))
+    assert tensor < whole
+    step_s = 1.0
+    p = check(prof, H100, load_calibration(), step_s)
+    peak = _peak(H100, _dominant_path(prof, H100))
+    assert p.peak_fraction == pytest.approx(tensor / step_s / (peak * 1e12))

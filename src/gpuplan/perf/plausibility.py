@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_language
 from gpuplan.i18n.phrases import item_list
+from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.roofline import (
     PhaseTimes,
@@ -227,11 +228,20 @@ def _fractions(profile: Profile, gpu: GPU, step_s: float) -> tuple[float, float]
     """The step's tensor FLOPs and bytes a second over the datasheet's peak and bandwidth, counting
     the ops ``gpu`` runs: not the layout transposes cuDNN skips around an FP32 or TF32 convolution,
     which the roofline does not time (an FP32 ResNet-50 step had moved "138 % of the datasheet's
-    bandwidth" on an L40S with their 11 GB counted)."""
+    bandwidth" on an L40S with their 11 GB counted). A causal model's attention FLOPs count at the
+    causal kernel's share (:func:`gpuplan.perf.attention.causal_work_fraction`), as the roofline
+    times them."""
     path = _dominant_path(profile, gpu)
     peak = _peak(gpu, path)
     ran = [op for op in profile.ops if runs_on(op, profile.precision, gpu)]
-    tensor = sum(op.flops for op in ran if op.op_class in _TENSOR_CLASSES)
+    # a causal model's fused attention computes only its causal share of the traced FLOPs, as the
+    # roofline times it: counted in full, the peak fraction read high
+    causal = causal_work_fraction(profile.seq_len) if is_causal(profile) else 1.0
+    tensor = sum(
+        op.flops * (causal if op.op_class == "attention" else 1.0)
+        for op in ran
+        if op.op_class in _TENSOR_CLASSES
+    )
     moved = sum(op.bytes_moved for op in ran)
     peak_fraction = tensor / step_s / (peak * 1e12) if peak and step_s > 0 else 0.0
     bw_fraction = moved / step_s / (gpu.memory_bandwidth_gbps * 1e9) if step_s > 0 else 0.0
