@@ -352,12 +352,21 @@ def price_comparison_note(res: AutoscaleResult, money: Money) -> str | None:
         )
         for p in res.policies
     ]
-    return _(
+    note = _(
         "The policies are priced at different offers, each at its own fleet's cheapest: {each}; part of "
         "the difference in their costs is the price, not the policy. At one basis, each policy's "
         "replicas billed in whole instances on {offers} (the offers picked for the largest fleet of "
         "them): {common}."
     ).format(each=_clauses(each), offers=_offer_words(res.prices, models, money), common=item_list(common))
+    replayed = [p.name for p in res.policies if p.common_replayed]
+    if not replayed:
+        return note
+    more = _(
+        "There {policies} ran again on its spot instances, reclaimed at their rate ({rate}) and holding "
+        "their number of replicas: their reclaims and restarts at that basis are those instances', not "
+        "their own offers' billed again."
+    ).format(policies=item_list(replayed), rate=res.prices.spot_rate_source)
+    return _("{sentence} {more}").format(sentence=note, more=more)
 
 
 def current_cost_note(p: PolicyResult, res: AutoscaleResult, money: Money) -> str | None:
