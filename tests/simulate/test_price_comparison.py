@@ -132,7 +132,10 @@ def test_a_spot_policy_at_the_common_offers_is_reclaimed_there_at_their_rate() -
     assert doc["policies"][0]["common_basis_cost_usd"] == pytest.approx(alone.cost_usd, abs=0.01)
     note = doc["comparison_note"] or ""
     assert f"one {Money.usd().format(alone.cost_usd)}" in note
-    assert "There one ran again on its spot instances, reclaimed at their rate (6 reclaims per" in note
+    assert (
+        "At that basis one ran again on its spot instances (6 reclaims per instance-hour, 2 replica(s)"
+        in note
+    )
     with use_language("zh"):
         assert "重新运行" in (price_comparison_note(res, Money.usd()) or "")
 
