@@ -10,6 +10,7 @@ import pytest
 
 from gpuplan.commit import Demand, MissingPrice, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
 from gpuplan.commit.adapters import DemandSource, missing_prices
+from gpuplan.commit.model import HostNeed
 from gpuplan.i18n import Money, use_language
 from gpuplan.report.tco import no_commitment_line, price_rows, summary_lines, tco_json
 
@@ -242,7 +243,6 @@ def test_a_monthly_price_held_out_by_the_sized_instance_rule_says_why_and_what_h
     # gn7e-c16g1.32xlarge has a monthly price, but the catalog writes its link "NVSwitch (unverified)".
     # was: "no usable price for monthly subscription (A100-SXM4-80GB): `gpuplan catalog refresh` …
     # `gpuplan catalog import` …", neither of which changes anything.
-    from gpuplan.commit.model import HostNeed
     from gpuplan.report.tco import unknown_lines
 
     usage = load_usage(
@@ -292,3 +292,53 @@ def test_a_monthly_price_held_out_by_the_sized_instance_rule_says_why_and_what_h
     with use_language("zh"):
         zh = "\n".join(unknown_lines(report))
     assert "constraints.providers" in zh and "alibaba" in zh and "catalog refresh" not in zh
+
+
+def test_a_pricing_held_out_of_a_sized_demand_and_of_a_direct_run_gives_both_reasons() -> None:
+    # One pricing model, two demands it serves neither of, for two reasons: a 70B service sized on
+    # p4de.24xlarge (replicas of 4 GPUs) and an 8-GPU fine-tune given as GPU-hours, while the only
+    # monthly price is of a 1-GPU VM. was: the sized demand's reason alone, the direct run's dropped
+    # (the two were kept apart, a count beside a list, and the list won).
+    from gpuplan.commit.model import HeldOutReason
+    from gpuplan.report.tco import unknown_lines
+
+    gpu = "A100-SXM4-80GB"
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "demands": [
+                {"name": "chat70b", "gpu": gpu, "gpus": 32, "hours_per_month": 730},
+                {"name": "ft", "gpu": gpu, "gpus": 8, "hours_per_month": 400},
+            ],
+            "constraints": {"pricing": ["on_demand", "monthly"]},
+        }
+    )
+    # its GPU link on p4de.24xlarge not known: no other type is known to run it as fast
+    host = HostNeed(provider="aws", instance_type="p4de.24xlarge", one_node=True, gpus_per_node=4)
+    offers = [
+        replace(_offer("on_demand", 8 * 4.1), instance_type="p4de.24xlarge", gpu=gpu, gpus_per_unit=8.0),
+        replace(_offer("monthly", 2.0, term=1), region="us-west-2", instance_type="g.1x", gpu=gpu),
+    ]
+    chat = Demand(name="chat70b", gpu=gpu, gpu_hours=(32 * 730.0,) * 12, host=host)
+    # the run's 8 GPUs in one node, as tco holds a direct demand's run (the on-demand p4de holds them)
+    ft = Demand(name="ft", gpu=gpu, gpu_hours=(8 * 400.0,) * 12, host=HostNeed.together(8, offers))
+    (missing,) = missing_prices([], usage, (chat, ft), offers)
+    assert [(h.demand, h.reason) for h in missing.held_out] == [
+        ("chat70b", HeldOutReason.NOT_AS_ABLE),
+        ("ft", HeldOutReason.TOO_SMALL),
+    ]
+    assert missing.elsewhere == 1
+    (too_small,) = missing.held_out_for(HeldOutReason.TOO_SMALL)
+    assert too_small.why == "g.1x holds 1 GPU(s) in one node, fewer than the 8 it needs"
+    report = replace(_report((_offer("on_demand", 2.74),)), missing=(missing,))
+    (line,) = unknown_lines(report)
+    assert line.startswith(
+        "Unknown — monthly subscription (A100-SXM4-80GB): a price exists (aws/us-west-2 g.1x)"
+    )
+    assert (
+        "1 price(s) of it within the constraints, all on instances that do not hold a demand's runs" in line
+    )
+    assert tco_json(report)["unknown_prices"][0]["fill"] in line
+    with use_language("zh"):
+        (zh,) = unknown_lines(report)
+    assert "容纳不下某项需求的运行" in zh and "p4de.24xlarge" in zh

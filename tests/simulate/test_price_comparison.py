@@ -5,6 +5,7 @@ a cost at a price not known current, the cost at the best one that is."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,10 +13,11 @@ from rich.console import Console
 
 from gpuplan.catalog import OfferPrice
 from gpuplan.i18n import Money, use_language
-from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
+from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view, price_comparison_note
 from gpuplan.simulate import ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
 from gpuplan.simulate.autoscale import AutoscaleResult
 from gpuplan.simulate.inputs import fleet_prices, policy_fleets, prices_by_policy
+from gpuplan.simulate.trace import Trace
 
 GPU = "H100-SXM"
 
@@ -41,17 +43,30 @@ EIGHT = _offer(
 )  # fmt: skip
 
 
-def _run(offers: list[OfferPrice], specs: list[str], gpus: int = 4) -> AutoscaleResult:
+REPLICA = ReplicaModel(
+    gpu=GPU, slots=32, prefill_tokens_per_s=8000.0, time_per_output_token_s=0.03, source="given"
+)
+TRACE = diurnal_trace(
+    Shape(mean_requests_per_s=0.5, duration_s=3600, seed=1, prompt_tokens=100, output_tokens=50)
+)
+
+
+def _run(
+    offers: list[OfferPrice],
+    specs: list[str],
+    gpus: int = 4,
+    spot_rate: float | None = None,
+    trace: Trace = TRACE,
+) -> AutoscaleResult:
+    """``specs`` side by side, each priced at its own fleet's offers; ``spot_rate``: the common
+    offers' spot instances reclaimed at that rate per hour instead."""
     pols = [parse_policy(s) for s in specs]
     prices = fleet_prices(offers, GPU, gpus_per_replica=gpus, **policy_fleets(pols))
+    if spot_rate is not None:
+        said = f"{spot_rate:g} reclaims per spot instance-hour (given)"
+        prices = replace(prices, spot_rate_per_hour=spot_rate, spot_rate_source=said)
     own = prices_by_policy(offers, GPU, pols, gpus_per_replica=gpus)
-    replica = ReplicaModel(
-        gpu=GPU, slots=32, prefill_tokens_per_s=8000.0, time_per_output_token_s=0.03, source="given"
-    )
-    trace = diurnal_trace(
-        Shape(mean_requests_per_s=0.5, duration_s=3600, seed=1, prompt_tokens=100, output_tokens=50)
-    )
-    return simulate_autoscale(trace, replica, pols, prices, policy_prices=own)
+    return simulate_autoscale(trace, REPLICA, pols, prices, policy_prices=own)
 
 
 def _text(res: AutoscaleResult, money: Money | None = None) -> str:
@@ -89,6 +104,40 @@ def test_policies_priced_at_different_offers_are_also_costed_at_one() -> None:
     with use_language("zh"):
         zh = " ".join(_text(res).split())
     assert "各策略按不同的报价计价" in zh
+
+
+def test_a_spot_policy_at_the_common_offers_is_reclaimed_there_at_their_rate() -> None:
+    # An autoscaler of up to 3 replicas is priced at its own fleet's spot offer (a 4-GPU box each,
+    # reclaimed once in 24 instance-hours: none this hour), the common basis at 8-GPU boxes of two
+    # replicas reclaimed 6 times an hour. was: its own run re-billed there ($5.61), as if those
+    # boxes were reclaimed as seldom; replayed on them, the restarts and the replicas it scales up
+    # to cover them cost $7.19.
+    spot4 = _offer(pricing="spot", price=3.0, price_usd_per_hour=3.0, price_usd_per_gpu_hour=0.75)
+    spot8 = replace(EIGHT, pricing="spot", price=5.6, price_usd_per_hour=5.6, price_usd_per_gpu_hour=0.7)
+    trace = diurnal_trace(
+        Shape(mean_requests_per_s=40, duration_s=3600, seed=1, prompt_tokens=100, output_tokens=50)
+    )
+    specs = ["target:target=0.7,min=1,max=3,spot=1,name=one", "fixed:replicas=4,spot=1,name=two"]
+    res = _run([FOUR, EIGHT, spot4, spot8], specs, spot_rate=6.0, trace=trace)
+    one, two = res.policies
+    assert one.prices is not None and one.prices.spot_rate_per_hour == pytest.approx(1 / 24)
+    assert (one.prices.per_instance("spot"), res.prices.per_instance("spot")) == (1, 2)
+    # the policy alone at the common offers: its reclaims drawn at their rate, on their boxes
+    alone = simulate_autoscale(trace, REPLICA, [parse_policy(specs[0])], res.prices).policies[0]
+    assert alone.interruptions > one.interruptions
+    assert one.common_cost_usd == pytest.approx(alone.cost_usd)
+    assert alone.replica_hours["spot"] > one.replica_hours["spot"]
+    assert two.prices is None and two.common_cost_usd is None  # at the common offers already
+    doc = autoscale_json(res)
+    assert doc["policies"][0]["common_basis_cost_usd"] == pytest.approx(alone.cost_usd, abs=0.01)
+    note = doc["comparison_note"] or ""
+    assert f"one {Money.usd().format(alone.cost_usd)}" in note
+    assert (
+        "At that basis one ran again on its spot instances (6 reclaims per instance-hour, 2 replica(s)"
+        in note
+    )
+    with use_language("zh"):
+        assert "重新运行" in (price_comparison_note(res, Money.usd()) or "")
 
 
 def test_policies_at_one_offer_say_nothing_more() -> None:
@@ -157,8 +206,6 @@ def test_a_current_price_says_nothing_more() -> None:
 
 
 def test_where_no_policy_is_priced_at_the_common_offers_the_header_says_so() -> None:
-    from dataclasses import replace
-
     res = _run([FOUR, EIGHT], ["fixed:replicas=1,name=one", "fixed:replicas=2,name=two"])
     one, two = res.policies
     apart = replace(res, policies=(one, replace(two, prices=one.prices, common_cost_usd=two.cost_usd)))

@@ -20,6 +20,7 @@ from gpuplan.commit.model import (
     COMMITMENT_PRICING,
     Demand,
     HeldOut,
+    HeldOutReason,
     HostNeed,
     MissingPrice,
     PricedOffer,
@@ -239,51 +240,51 @@ def missing_prices(
                 for p in prices
                 if p.gpu == gpu and p.pricing == pricing and p.confidence == "low" and _within(p, usage)
             )
-            elsewhere = sum(1 for o in offers if o.gpu == gpu and o.pricing == pricing)
             out.append(
                 MissingPrice(
                     pricing=pricing,
                     gpu=gpu,
                     low_confidence_rows=low,
-                    elsewhere=elsewhere,
-                    held_out=_held_out(could, offers, pricing),
+                    held_out=held_out(could, offers, pricing),
                 )
             )
     return tuple(out)
 
 
-def _held_out(demands: Sequence[Demand], offers: Sequence[PricedOffer], pricing: str) -> tuple[HeldOut, ...]:
-    """The priced offers of ``pricing`` that a demand's hours do not hold on (a workload demand
-    sized on another instance, :class:`HostNeed`), one per demand and instance type, with why."""
-    out: dict[tuple[str, str, str], HeldOut] = {}
+def held_out(demands: Sequence[Demand], offers: Sequence[PricedOffer], pricing: str) -> tuple[HeldOut, ...]:
+    """The priced offers of ``pricing`` that a demand no offer of it serves does not hold on, each
+    with its reason: for a direct demand (its run's GPUs together in one node, sized on no
+    instance) every price of its GPU, too small for the run; for a workload demand sized on an
+    instance, one per instance type not known to be as able (:class:`HostNeed`), with why."""
+    out: dict[tuple[str, ...], HeldOut] = {}
     for d in demands:
-        # a direct demand's host names no instance it was sized on: what holds it is only a node of
-        # its run's GPUs, which MissingPrice.elsewhere counts
-        if (
-            d.host is None
-            or not d.host.instance_type
-            or any(o.pricing == pricing and d.allows(o) for o in offers)
-        ):
+        if d.host is None or any(o.pricing == pricing and d.allows(o) for o in offers):
             continue
-        for o in offers:
-            if o.pricing != pricing or o.gpu != d.gpu or d.allows(o):
-                continue
-            key = (d.name, o.provider, o.instance_type)
-            # an instance too small for the run is no candidate to name where a larger one is held out
-            small = d.host.one_node and o.gpus_per_unit < d.host.gpus_per_node
-            if small and any(
-                p.pricing == pricing and p.gpu == d.gpu and p.gpus_per_unit >= d.host.gpus_per_node
-                for p in offers
-            ):
-                continue
-            if key not in out:
-                out[key] = HeldOut(
+        host = d.host
+        theirs = [o for o in offers if o.pricing == pricing and o.gpu == d.gpu]
+        for i, o in enumerate(theirs):
+            if not host.instance_type:
+                out[(d.name, str(i))] = HeldOut(
                     demand=d.name,
                     offer=f"{place(o.provider, o.region)} {o.instance_type}",
                     provider=o.provider,
-                    sized_on=d.host.instance_type,
-                    why=d.host.refusal(o),
+                    reason=HeldOutReason.TOO_SMALL,
+                    why=host.refusal(o),
                 )
+                continue
+            key = (d.name, o.provider, o.instance_type)
+            # an instance too small for the run is no candidate to name where a larger one is held out
+            small = host.one_node and o.gpus_per_unit < host.gpus_per_node
+            if key in out or (small and any(p.gpus_per_unit >= host.gpus_per_node for p in theirs)):
+                continue
+            out[key] = HeldOut(
+                demand=d.name,
+                offer=f"{place(o.provider, o.region)} {o.instance_type}",
+                provider=o.provider,
+                reason=HeldOutReason.NOT_AS_ABLE,
+                sized_on=host.instance_type,
+                why=host.refusal(o),
+            )
     return tuple(out.values())
 
 

@@ -32,8 +32,10 @@ How capacity meets demand (the modelling decision every number here rests on):
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from gpuplan import vocab
@@ -50,6 +52,8 @@ __all__ = [
     "DataCopyChoice",
     "DataRate",
     "Demand",
+    "HeldOut",
+    "HeldOutReason",
     "HostNeed",
     "MissingPrice",
     "MonthCost",
@@ -165,13 +169,33 @@ class MissingPrice:
     gpu: str
     low_confidence_rows: int = 0
     """Rows of it left out as low-confidence (``allow_low_confidence: true`` would use them)."""
-    elsewhere: int = 0
-    """Usable prices of it, all on instances the demands' runs do not hold on (:attr:`Demand.host`:
-    smaller than a run, or unlike the one a workload was sized on): a price exists, not for them."""
     held_out: tuple[HeldOut, ...] = ()
-    """Priced offers of it within the constraints that a workload demand's hours do not hold on
-    (:meth:`HostNeed.allows`): the price exists, but not on an instance known to be as able as the
-    one the demand was sized on. A refresh or an imported price list does not change that."""
+    """Priced offers of it within the constraints that a demand's hours do not hold on
+    (:attr:`Demand.host`), each with its reason (:class:`HeldOutReason`): the price exists, not for
+    that demand. A refresh or an imported price list does not change that."""
+
+    def held_out_for(self, reason: HeldOutReason) -> tuple[HeldOut, ...]:
+        """The offers held out for ``reason``, in order."""
+        return tuple(h for h in self.held_out if h.reason is reason)
+
+    @property
+    def elsewhere(self) -> int:
+        """How many prices of it are on instances too small for a direct demand's run: every price
+        of it, counted once (each is held out of every demand that none serves)."""
+        per_demand = Counter(h.demand for h in self.held_out_for(HeldOutReason.TOO_SMALL))
+        return max(per_demand.values(), default=0)
+
+
+class HeldOutReason(str, Enum):
+    """Why a priced offer does not hold a demand's hours."""
+
+    TOO_SMALL = "too_small"
+    """A direct demand's run (its GPU-hours the user's, sized on no instance) needs more of its GPUs
+    together in one node than the instance holds (:meth:`HostNeed.together`); one per price."""
+    NOT_AS_ABLE = "not_as_able"
+    """A workload demand's hours were sized on another instance, and this one is not known to be as
+    able (:meth:`HostNeed.allows`); one per instance type, an instance too small for the run named
+    only where no larger one is held out."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,8 +206,9 @@ class HeldOut:
     offer: str
     """The offer in words: ``alibaba/cn-shanghai ecs.gn7e-c16g1.32xlarge``."""
     provider: str
-    sized_on: str
-    """The instance type the demand's hours were sized on."""
+    reason: HeldOutReason
+    sized_on: str = ""
+    """The instance type the demand's hours were sized on ("" for a direct demand: none)."""
     why: str
     """Why the hours do not hold on it, in words."""
 
@@ -424,6 +449,10 @@ class HostNeed:
 
         if self.allows(offer):
             return ""
+        if self.run_gpus:  # a direct demand's run: only its GPUs in one node are asked
+            return _("{offer} holds {has:g} GPU(s) in one node, fewer than the {need:g} it needs").format(
+                offer=offer.instance_type, has=offer.gpus_per_unit, need=self.gpus_per_node
+            )
         if not self.others:
             what = (
                 _("its GPU link")

@@ -283,10 +283,13 @@ class PolicyDoc(Document):
     """The prices of this policy's own fleet where they are not the document's ``prices`` (a
     policy of one replica on the one-GPU instance its fleet takes); null: the document's."""
     common_basis_cost_usd: float | None = None
-    """The same run billed at the document's ``prices`` (the offers picked for the largest fleet of
-    all the policies, in their whole instances): every policy's cost at one basis, where ``prices``
-    above makes them differ (``cost_usd`` where the policy is priced at the document's already);
-    null where those prices lack a pricing model it ran on."""
+    """The policy's run billed at the document's ``prices`` (the offers picked for the largest fleet
+    of all the policies, in their whole instances): every policy's cost at one basis, where
+    ``prices`` above makes them differ (``cost_usd`` where the policy is priced at the document's
+    already); null where those prices lack a pricing model it ran on. Its spot replicas are those
+    offers': where their spot instances are reclaimed at another rate than its own offer's, or hold
+    another number of its replicas, the policy is run again on them (the same draws), so that its
+    reclaims and restarts at that basis are theirs."""
     known_current_cost_usd: float | None = None
     """Where a price it is billed at is not known to hold today: the same run billed at the best
     known-current price of that GPU and pricing model instead (each basis's

@@ -352,12 +352,34 @@ def price_comparison_note(res: AutoscaleResult, money: Money) -> str | None:
         )
         for p in res.policies
     ]
-    return _(
+    note = _(
         "The policies are priced at different offers, each at its own fleet's cheapest: {each}; part of "
         "the difference in their costs is the price, not the policy. At one basis, each policy's "
         "replicas billed in whole instances on {offers} (the offers picked for the largest fleet of "
         "them): {common}."
     ).format(each=_clauses(each), offers=_offer_words(res.prices, models, money), common=item_list(common))
+    replayed = [p.name for p in res.policies if p.common_replayed]
+    if not replayed:
+        return note
+    more = _(
+        "At that basis {policies} ran again on its spot instances ({rate}, {n} replica(s) to an instance), "
+        "so that their reclaims and restarts there are those instances', not their own offers' billed again."
+    ).format(
+        policies=item_list(replayed),
+        rate=reclaim_rate_words(res.prices.spot_rate_per_hour),
+        n=res.prices.per_instance("spot"),
+    )
+    return _("{sentence} {more}").format(sentence=note, more=more)
+
+
+def reclaim_rate_words(per_hour: float) -> str:
+    """A spot instance's reclaims in words: ``a reclaim per 24 instance-hours``, ``6 reclaims per
+    instance-hour``, ``never reclaimed``."""
+    if per_hour <= 0:
+        return _("never reclaimed")
+    if per_hour >= 1:
+        return _("{n} reclaims per instance-hour").format(n=format_number(per_hour, 3))
+    return _("a reclaim per {hours} instance-hours").format(hours=format_number(1 / per_hour, 3))
 
 
 def current_cost_note(p: PolicyResult, res: AutoscaleResult, money: Money) -> str | None:

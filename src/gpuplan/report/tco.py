@@ -100,11 +100,12 @@ ELSEWHERE = N_(
 
 def held_out_words(missing: MissingPrice) -> str:
     """Why priced offers of a missing pricing model do not serve a demand, and what would let them,
-    in words; "" where none was held out."""
-    if not missing.held_out:
-        return ""
+    in words, for each reason they are held out (:class:`HeldOutReason`); "" where none was held
+    out."""
+    from gpuplan.commit.model import HeldOutReason
+
     by_demand: dict[str, list[HeldOut]] = {}
-    for h in missing.held_out:
+    for h in missing.held_out_for(HeldOutReason.NOT_AS_ABLE):
         by_demand.setdefault(h.demand, []).append(h)
     parts = []
     for demand, held in by_demand.items():
@@ -123,6 +124,8 @@ def held_out_words(missing: MissingPrice) -> str:
                 providers=item_list(providers),
             )
         )
+    if missing.elsewhere:
+        parts.append(_(ELSEWHERE).format(n=missing.elsewhere))
     return _("; ").join(parts)
 
 
@@ -130,8 +133,6 @@ def fill_words(missing: MissingPrice) -> str:
     """What would fill a missing price, in words."""
     if missing.held_out:
         return held_out_words(missing)
-    if missing.elsewhere:
-        return _(ELSEWHERE).format(n=missing.elsewhere)
     if missing.low_confidence_rows:
         return _(
             "{n} low-confidence row(s) left out; set constraints.allow_low_confidence: true to use them"
@@ -677,16 +678,19 @@ def unknown_lines(report: TcoReport) -> list[str]:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
         return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
 
-    held = [m for m in report.missing if m.held_out]
-    elsewhere = [m for m in report.missing if m.elsewhere and not m.held_out]
-    none = [m for m in report.missing if not m.low_confidence_rows and not m.held_out and not m.elsewhere]
-    low = [m for m in report.missing if m.low_confidence_rows and not m.held_out and not m.elsewhere]
-    lines = [_("Unknown — {listed}: {why}").format(listed=listed([m]), why=held_out_words(m)) for m in held]
+    from gpuplan.commit.model import HeldOutReason
+
+    # a price exists for each held out, not for the demand: "no usable price" only where none is
+    # held out of a workload demand's sized instance (a direct demand's run is told its instances'
+    # size in its demand line)
+    sized = [m for m in report.missing if m.held_out_for(HeldOutReason.NOT_AS_ABLE)]
+    small = [m for m in report.missing if m.held_out and m not in sized]
+    none = [m for m in report.missing if not m.low_confidence_rows and not m.held_out]
+    low = [m for m in report.missing if m.low_confidence_rows and not m.held_out]
+    lines = [_("Unknown — {listed}: {why}").format(listed=listed([m]), why=held_out_words(m)) for m in sized]
     lines += [
-        _("Unknown — no usable price for {listed}: {why}").format(
-            listed=listed([m]), why=_(ELSEWHERE).format(n=m.elsewhere)
-        )
-        for m in elsewhere
+        _("Unknown — no usable price for {listed}: {why}").format(listed=listed([m]), why=held_out_words(m))
+        for m in small
     ]
     if none:
         lines.append(

@@ -24,6 +24,7 @@ from gpuplan.simulate.engine import (
     STATUS_SERVED,
     EngineConfig,
     EngineRun,
+    Work,
     initial_replicas,
     run_engine,
 )
@@ -258,11 +259,17 @@ class PolicyResult:
     one replica priced on the one-GPU instance its own fleet takes, not on the 8-GPU one picked
     for another policy's eight); None: the run's."""
     common_cost_usd: float | None = None
-    """Where :attr:`prices` is set (the policy priced at other offers than the run's): the same run
-    (its replicas, hours and spot reclaims) billed at :attr:`AutoscaleResult.prices`, the offers
-    picked for the largest fleet of all the policies, in their whole instances, so that policies
-    priced at different offers are also compared at one; None where it is priced at them already
-    (``cost_usd`` is that figure)."""
+    """Where :attr:`prices` is set (the policy priced at other offers than the run's): its run
+    billed at :attr:`AutoscaleResult.prices`, the offers picked for the largest fleet of all the
+    policies, in their whole instances, so that policies priced at different offers are also
+    compared at one; None where it is priced at them already (``cost_usd`` is that figure) or they
+    lack a pricing model it ran on. Its spot replicas are reclaimed there at those offers'
+    interruption rate, as many to an instance as theirs holds: where either differs from its own
+    offer's, the policy is run again on them (the same draws), its reclaims' restarts and lost
+    requests the common offer's, not its own re-billed."""
+    common_replayed: bool = False
+    """:attr:`common_cost_usd` is of the policy run again on the common offers' spot instances
+    (reclaimed at another rate than its own offer's, or holding another number of its replicas)."""
     current_cost_usd: float | None = None
     """Where a price it is billed at is not known to hold today and the catalog has one of the same
     GPU and pricing model that is (``PriceBasis.current``): the same run billed at that one instead,
@@ -503,6 +510,31 @@ def _at_current(prices: FleetPrices, models: Sequence[str]) -> tuple[FleetPrices
         usd[k] = c.usd_per_hour
         packed[k] = c.replicas_per_instance or 1
     return replace(prices, usd_per_hour=usd, replicas_per_instance=packed), ()
+
+
+def _engine_run(trace: Trace, work: Work, policy: Policy, ctx: _Ctx, at: FleetPrices) -> EngineRun:
+    """``policy``'s run over ``trace`` on ``at``'s spot instances: reclaimed at their interruption
+    rate, as many replicas to one as it holds (the same draws whichever)."""
+    cfg = EngineConfig(
+        slots=ctx.replica.slots,
+        horizon_s=trace.duration_s,
+        timeout_s=ctx.settings.timeout_s,
+        spot_rate_per_hour=at.spot_rate_per_hour,
+        spot_replicas_per_instance=at.per_instance("spot"),
+        spot_notice_s=ctx.settings.spot_notice_s,
+        seed=ctx.settings.seed,
+        start_of_day_s=trace.start_of_day_s,
+    )
+    return run_engine(trace.arrival_s, work, policy, cfg)
+
+
+def _same_reclaims(own: FleetPrices, other: FleetPrices, result: PolicyResult) -> bool:
+    """Whether ``result``'s run would have been the same on ``other``'s instances: no spot replica,
+    or spot instances reclaimed at the same rate and holding as many of its replicas."""
+    return "spot" not in result.replica_hours or (
+        own.spot_rate_per_hour == other.spot_rate_per_hour
+        and own.per_instance("spot") == other.per_instance("spot")
+    )
 
 
 def _prices_all(prices: FleetPrices, result: PolicyResult) -> bool:
@@ -801,17 +833,7 @@ def simulate_autoscale(
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         own = (policy_prices or {}).get(given.name, prices)
-        cfg = EngineConfig(
-            slots=replica.slots,
-            horizon_s=trace.duration_s,
-            timeout_s=settings.timeout_s,
-            spot_rate_per_hour=own.spot_rate_per_hour,
-            spot_replicas_per_instance=own.per_instance("spot"),
-            spot_notice_s=settings.spot_notice_s,
-            seed=settings.seed,
-            start_of_day_s=trace.start_of_day_s,
-        )
-        run = run_engine(trace.arrival_s, work, p, cfg)
+        run = _engine_run(trace, work, p, ctx, own)
         result = _summarise(p, trace, run, own, ctx)
         # said where they differ in a pricing model the policy ran on (a policy of no spot replica
         # has no spot fleet of its own to price)
@@ -822,10 +844,17 @@ def simulate_autoscale(
             for k in result.replica_hours
         )
         if not same:
-            # the same run at the offers every policy can be costed at: the policy's part of a
-            # difference apart from the price's
-            common = _cost(p, trace, run, prices, replica.gpu) if _prices_all(prices, result) else None
-            result = replace(result, prices=own, common_cost_usd=common)
+            # the policy at the offers every policy can be costed at: the policy's part of a
+            # difference apart from the price's. On spot instances reclaimed at another rate, or
+            # holding another number of its replicas, its reclaims there are not its own offer's:
+            # it is run again on them (the same draws), so that the restarts and the requests lost
+            # are the common offer's too, not re-billed from its own.
+            common, replayed = None, False
+            if _prices_all(prices, result):
+                replayed = not _same_reclaims(own, prices, result)
+                there = _engine_run(trace, work, p, ctx, prices) if replayed else run
+                common = _cost(p, trace, there, prices, replica.gpu)
+            result = replace(result, prices=own, common_cost_usd=common, common_replayed=replayed)
         current, missing = _at_current(own, list(result.replica_hours))
         result = replace(
             result,
