@@ -10,42 +10,30 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from llm_service import llama7b_profile, module_store, service
 from rich.console import Console
 
 from gpuplan.api import estimate, plan
-from gpuplan.catalog import Store, open_store
+from gpuplan.catalog import Store
 from gpuplan.plan import PlanInfeasibleError
 from gpuplan.profile.model import Profile
 from gpuplan.report.plan import option_json
 from gpuplan.report.plan_view import plan_view
-from gpuplan.workload import Workload, load_workload
-
-ROOT = Path(__file__).resolve().parents[2]
-SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
-PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
 
 
 @pytest.fixture(scope="module")
 def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
-    st = open_store(str(seeded_copy("tpot")))
-    yield st
-    st.close()
+    yield from module_store(seeded_copy, "tpot")
 
 
 @pytest.fixture(scope="module")
 def profile() -> Profile:
-    return Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-
-
-def _service(**serving: object) -> Workload:
-    w = load_workload(SERVICE)
-    d = w.to_dict()
-    return Workload.from_dict({**d, "serving": {**d["serving"], **serving}})
+    return llama7b_profile()
 
 
 def test_a_reachable_target_adds_replicas_and_is_shown(store: Store, profile: Profile) -> None:
-    free = plan(_service(), store=store, profile=profile, providers=["aws"])
-    held = plan(_service(tpot_p95_ms=30), store=store, profile=profile, providers=["aws"])
+    free = plan(service(), store=store, profile=profile, providers=["aws"])
+    held = plan(service(tpot_p95_ms=30), store=store, profile=profile, providers=["aws"])
     f, h = free.recommended, held.recommended
     assert f.service is not None and h.service is not None
     # without the target the cheapest option's replicas run enough sequences each that a decode
@@ -59,7 +47,7 @@ def test_a_reachable_target_adds_replicas_and_is_shown(store: Store, profile: Pr
         assert o.service is not None and o.service.tpot_s is not None and o.service.tpot_s <= 0.03
         assert o.service.tpot_target_s == pytest.approx(0.03)
     # estimate sizes the same GPU for the same target with the count the plan priced
-    report = estimate(_service(tpot_p95_ms=30), [f"{h.gpu}:{h.gpu_count}"], profile=profile)
+    report = estimate(service(tpot_p95_ms=30), [f"{h.gpu}:{h.gpu_count}"], profile=profile)
     (out,) = report.outcomes
     assert out.serving is not None and out.serving.tpot_s == pytest.approx(h.service.tpot_s, rel=1e-6)
     assert out.serving.gpus_needed == h.gpu_count
@@ -80,7 +68,7 @@ def test_a_target_below_every_replica_step_says_no_replica_count_meets_it(
     # 1 ms is below the decode step of a 7B model's replica on any GPU, alone: more replicas only
     # lighten the load, which cannot take a step below that
     with pytest.raises(PlanInfeasibleError) as caught:
-        plan(_service(tpot_p95_ms=1), store=store, profile=profile, providers=["aws"])
+        plan(service(tpot_p95_ms=1), store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
     assert re.search(r"misses_latency_target \d+", text), text
     assert re.search(

@@ -10,57 +10,45 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from llm_service import llama7b_profile, module_store, service
 from rich.console import Console
 
 from gpuplan.api import estimate, plan
-from gpuplan.catalog import Store, open_store
+from gpuplan.catalog import Store
 from gpuplan.errors import WorkloadError
 from gpuplan.plan import PlanInfeasibleError
 from gpuplan.profile.model import Profile
 from gpuplan.report.estimate import estimate_json, estimate_view
 from gpuplan.report.plan import option_json
 from gpuplan.report.plan_view import plan_view
-from gpuplan.workload import Workload, load_workload
-
-ROOT = Path(__file__).resolve().parents[2]
-SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
-PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
 
 
 @pytest.fixture(scope="module")
 def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
-    st = open_store(str(seeded_copy("ttft")))
-    yield st
-    st.close()
+    yield from module_store(seeded_copy, "ttft")
 
 
 @pytest.fixture(scope="module")
 def profile() -> Profile:
-    return Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-
-
-def _service(**serving: object) -> Workload:
-    w = load_workload(SERVICE)
-    d = w.to_dict()
-    return Workload.from_dict({**d, "serving": {**d["serving"], **serving}})
+    return llama7b_profile()
 
 
 def test_the_workload_takes_a_time_to_first_token_target_and_checks_it() -> None:
     # was: "serving: unknown key 'ttft_p95_ms'"
-    w = _service(ttft_p95_ms=1500)
+    w = service(ttft_p95_ms=1500)
     assert w.serving is not None and w.serving.ttft_p95_ms == 1500.0
     refused = [(0, "must be > 0"), (-5, "must be > 0"), (1e12, "must be ≤")]
     refused.append(("soon", "write a latency in ms, s or min"))
     for bad, said in refused:
         with pytest.raises(WorkloadError, match=rf"serving\.ttft_p95_ms: {said}"):
-            _service(ttft_p95_ms=bad)
+            service(ttft_p95_ms=bad)
     with pytest.raises(WorkloadError, match="did you mean 'ttft_p95_ms'"):
-        _service(ttft_p95=1500)
+        service(ttft_p95=1500)
 
 
 def test_a_reachable_target_adds_replicas_and_is_shown(store: Store, profile: Profile) -> None:
-    free = plan(_service(), store=store, profile=profile, providers=["aws"])
-    held = plan(_service(ttft_p95_ms=90), store=store, profile=profile, providers=["aws"])
+    free = plan(service(), store=store, profile=profile, providers=["aws"])
+    held = plan(service(ttft_p95_ms=90), store=store, profile=profile, providers=["aws"])
     f, h = free.recommended, held.recommended
     assert f.service is not None and h.service is not None
     # without the target the cheapest option's time to first token is over 90 ms (its prompt's
@@ -74,7 +62,7 @@ def test_a_reachable_target_adds_replicas_and_is_shown(store: Store, profile: Pr
         assert o.service is not None and o.service.ttft_p95_s is not None and o.service.ttft_p95_s <= 0.09
         assert o.service.ttft_target_s == pytest.approx(0.09)
     # the figure is estimate's for the same GPU and count, in its JSON and its text
-    report = estimate(_service(ttft_p95_ms=90), [f"{h.gpu}:{h.gpu_count}"], profile=profile)
+    report = estimate(service(ttft_p95_ms=90), [f"{h.gpu}:{h.gpu_count}"], profile=profile)
     (out,) = report.outcomes
     assert out.serving is not None and out.serving.ttft_p95_s == pytest.approx(h.service.ttft_p95_s, rel=1e-6)
     assert out.serving.gpus_needed == h.gpu_count  # the count the target needs, as the plan priced
@@ -98,7 +86,7 @@ def test_an_unreachable_target_is_refused_naming_it_and_the_best_reached(
 ) -> None:
     # 1 ms is below any GPU's prefill of a 512-token prompt: no number of replicas reaches it
     with pytest.raises(PlanInfeasibleError) as caught:
-        plan(_service(ttft_p95_ms=1), store=store, profile=profile, providers=["aws"])
+        plan(service(ttft_p95_ms=1), store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
     assert re.search(r"misses_latency_target \d+", text), text
     assert re.search(

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -39,6 +39,9 @@ from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
 from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET
 
+if TYPE_CHECKING:
+    from gpuplan.workload import Workload
+
 __all__ = ["PlanOptions", "register"]
 
 
@@ -47,6 +50,26 @@ def _names(text: str | None) -> tuple[str, ...] | None:
         return None
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     return names or None
+
+
+def _with_users(workload: Workload, text: str) -> Workload:
+    """``workload`` with ``--users-in``'s countries as its ``serving.users_in`` (ISO codes): a
+    misspelt country is one line with "did you mean", a workload with no service refused."""
+    from gpuplan.catalog.region_countries import country_codes_of
+
+    names = _names(text)
+    if not names:
+        raise InputError.worded(N_("--users-in: list at least one country, e.g. SG or Singapore"))
+    if workload.serving is None:
+        raise InputError.worded(
+            N_(
+                "--users-in is for a service: {name} has no serving: block, whose targets the round trip "
+                "adds to"
+            ),
+            name=workload.name,
+        )
+    codes = tuple(dict.fromkeys(code for name in names for code in country_codes_of(name)))
+    return workload.model_copy(update={"serving": workload.serving.model_copy(update={"users_in": codes})})
 
 
 def _gpu_names(text: str | None) -> tuple[str, ...] | None:
@@ -101,6 +124,9 @@ class PlanOptions:
     """Comma list of regions."""
     countries: str | None = None
     """Comma list of countries (ISO code or name)."""
+    users_in: str | None = None
+    """Comma list of the countries a service's users are in (ISO code or name); replaces
+    ``serving.users_in``."""
     pricing: str | None = None
     """Comma list of pricing models."""
     max_gpus: int | None = None
@@ -226,6 +252,15 @@ def plan_cmd(
         typer.Option(
             help="Comma list of countries, by ISO code or name: CN,US or China,中国 …, or EU (its 27 member "
             "states)"
+        ),
+    ] = None,
+    users_in: Annotated[
+        str | None,
+        typer.Option(
+            "--users-in",
+            help="A service: comma list of the countries its users are in, by ISO code or name (SG,CN); "
+            "the network round trip from each region to the farthest is added to its p95 time-to-first-"
+            "token and latency targets (replaces serving.users_in)",
         ),
     ] = None,
     pricing: Annotated[
@@ -367,6 +402,7 @@ def plan_cmd(
         gpus=gpus,
         regions=regions,
         countries=countries,
+        users_in=users_in,
         pricing=pricing,
         max_gpus=max_gpus,
         max_nodes=max_nodes,
@@ -449,6 +485,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
         # An empty --out is Path("."): say what was typed, not the folder it became.
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
     workload = load_workload(options.workload_file, project=options.project)
+    if options.users_in is not None:
+        workload = _with_users(workload, options.users_in)
     asked = options.currency if options.currency_given else None
     currency = workload.shown_currency(asked, budget_usd=options.budget_usd, budget_cny=options.budget_cny)
     options = replace(options, currency=currency)

@@ -160,6 +160,18 @@ class ServiceDoc(Document):
     tokens, not a p95: ``gpuplan simulate autoscale`` measures that); null when not estimated."""
     tpot_target_s: float | None = None
     """The workload's p95 time-per-output-token target, s; null when it sets none."""
+    users_in: list[str] = Field(default_factory=list)
+    """The countries the service's users are in (``serving.users_in``, ISO 3166 alpha-2 codes);
+    empty when not named: the latency targets are then held at the server, the network not counted."""
+    users_rtt_ms: float | None = Field(default=None, ge=0)
+    """The estimated network round trip from this option's region to the farthest of ``users_in``,
+    ms (great-circle distance × 2.1 at 66% of the speed of light, there and back): added to
+    ``ttft_p95_s`` and ``p95_latency_s`` where they were held to their targets, not to ``tpot_s``;
+    null when no users are named or where the region is, is not known (``users_rtt_basis`` says)."""
+    users_rtt_basis: str | None = None
+    """Where the region and the farthest users were taken to be and how far apart (a region's own
+    city, else its country's most populous city), or why the round trip is not known; null when no
+    users are named."""
 
 
 class ServiceSpotDoc(Document):

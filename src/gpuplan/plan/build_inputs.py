@@ -708,6 +708,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         ttft_p95_ms=workload.serving.ttft_p95_ms if workload.serving is not None else None,
+        users_in=workload.serving.users_in if workload.serving is not None else (),
         tpot_p95_ms=workload.serving.tpot_p95_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
         batch_size=workload.inputs.batch_size if workload.is_training else 0,

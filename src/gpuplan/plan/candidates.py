@@ -113,6 +113,10 @@ class Candidates:
     implausible: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Per GPU, each datasheet bound its estimated step breaks (``EstimateRow.implausible``), in
     words; a GPU whose estimates are plausible is not listed."""
+    users_rtt_ms: FloatArray | None = None
+    """A service with ``users_in``: the network round trip from each candidate's region to the
+    farthest users, ms (``plan/users_far.py``; nan: not known where the region or the users are);
+    None: no users named."""
     emptied_by: Reason | None = None
     """The reason whose exclusion left no candidate in the running (None: some are left, or there
     were none to begin with): the filter a "no option is left" line names."""

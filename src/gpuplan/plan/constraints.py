@@ -86,6 +86,7 @@ class Reason(str, Enum):
     LOW_CONFIDENCE = "low_confidence_price"
     MODEL_SPLIT = "model_parallel_split"
     LATENCY = "misses_latency_target"
+    USERS_FAR = "too_far_from_users"
     LOAD = "short_of_load"
     MIN_REPLICAS = "below_min_replicas"
     MAX_REPLICAS = "above_max_replicas"

@@ -110,6 +110,13 @@ _BOTH_TARGETS = N_(
     "; no option meets the p95 latency target of {p95:g} ms and the p95 time-to-first-token target "
     "of {ttft:g} ms together"
 )
+#: Left out for the round trip to the users: the nearest such region, its round trip and how it is
+#: estimated, and what to change.
+_USERS_FAR = N_(
+    "; with the network round trip to your users in {users} added, no region left meets the latency "
+    "targets: the nearest, {region}, is {rtt} ms away ({method}); plan in regions nearer them "
+    "(--countries {users}) or raise the target"
+)
 _ADVICE = N_("; {hint}")
 #: Left out for memory: the estimate's advisor says which changes fit, each with its memory and
 #: step time (micro-batches with accumulation, checkpointing, …), for one GPU at a time.
@@ -179,6 +186,8 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = Phrase(_FIT_ADVICE, hint=Phrase(_HINTS[top]), gpu=_nearest_unfit_gpu(ctx))
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
+    if Reason.USERS_FAR.value in counts and (far := _users_far(ctx)) is not None:
+        advice = Phrase(_TWO_PIECES, first=advice, second=far) if advice else far
     limits = load_limits(ctx.cands, ctx.offers, ctx.job, ctx.constraints)
     if limits:
         # the limit that ended the search comes first: lifting it is what can give an option
@@ -388,6 +397,25 @@ _COUNTRY_UNKNOWN = N_(
     "{emptied}; the country of {providers} is unknown (a provider you declared without --country: "
     "import its prices again with --new-provider and --country)"
 )
+
+
+def _users_far(ctx: PlanContext) -> Phrase | None:
+    """The nearest region left out for the round trip to the users, and its round trip."""
+    from gpuplan.catalog.user_rtt import method_words
+
+    c = ctx.cands
+    hit = c.reason == REASONS.index(Reason.USERS_FAR)
+    if c.users_rtt_ms is None or not hit.any():
+        return None
+    i = int(np.flatnonzero(hit)[np.nanargmin(c.users_rtt_ms[hit])])
+    o = int(c.offer[i])
+    return Phrase(
+        _USERS_FAR,
+        users=",".join(ctx.job.users_in),
+        region=f"{ctx.offers.provider[o]}/{ctx.offers.region[o]}",
+        rtt=f"{c.users_rtt_ms[i]:.0f}",
+        method=method_words(),
+    )
 
 
 def _latency_advice(ctx: PlanContext) -> Phrase | str:

@@ -369,6 +369,10 @@ class JobFacts:
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     ttft_p95_ms: float | None = None
     """A service's p95 time-to-first-token target (``serving.ttft_p95_ms``; None: none)."""
+    users_in: tuple[str, ...] = ()
+    """The countries a service's users are in (``serving.users_in``, ISO codes): the round trip from
+    each option's region to the farthest is added to its p95 latency and time-to-first-token; empty:
+    the network to the users is not counted."""
     tpot_p95_ms: float | None = None
     """A service's p95 time-per-output-token target (``serving.tpot_p95_ms``; None: none)."""
     batch_size: int = 0

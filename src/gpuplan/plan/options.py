@@ -32,6 +32,7 @@ from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, wo
 from gpuplan.plan.service_day import option_day_words
 from gpuplan.plan.spot import SpotRate
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
+from gpuplan.plan.users_far import RTT_UNKNOWN_FLAG, offer_rtt, rtt_unknown, rtt_words
 from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
@@ -347,6 +348,8 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(MAY_MISS_DEADLINE_FLAG)
     if bool(results_unpriced(ctx, np.array([j]))[0]):
         flags.append(RESULTS_UNPRICED_FLAG)
+    if bool(rtt_unknown(ctx, np.array([j]))[0]):
+        flags.append(RTT_UNKNOWN_FLAG)
     if ctx.constraints.compliance and claimed_only(
         ctx.constraints.compliance, row.compliance, row.compliance_claimed
     ):
@@ -534,7 +537,15 @@ def _service_figures(ctx: PlanContext, i: int) -> ServiceFigures | None:
         ttft_target_s=None if job.ttft_p95_ms is None else job.ttft_p95_ms / 1000.0,
         tpot_s=tpot if math.isfinite(tpot) else None,
         tpot_target_s=None if job.tpot_p95_ms is None else job.tpot_p95_ms / 1000.0,
+        users_in=job.users_in,
     )
+    if job.users_in:
+        trip = offer_rtt(ctx.offers, int(cands.offer[i]), job.users_in)
+        figures = replace(
+            figures,
+            users_rtt_s=None if trip.rtt_ms is None else trip.rtt_ms / 1000.0,
+            users_rtt_basis=rtt_words(trip),
+        )
     if figures.p95_latency_s is not None:
         return figures
     rho = figures.utilisation

@@ -67,6 +67,14 @@ from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, Plan, WithoutStalePrices
 from gpuplan.plan.service_day import LoadFn, service_days
 from gpuplan.plan.unknowns import Fact, fact_names, host_bounds
+from gpuplan.plan.users_far import (
+    RTT_UNKNOWN_FLAG,
+    apply_users_rtt,
+    rtt_unknown,
+    users_far_note,
+    users_not_counted_note,
+    users_unknown_note,
+)
 from gpuplan.units import format_hours
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
@@ -212,8 +220,11 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     memory = _memory_class(ctx, feasible)
     late = past_deadline(ctx, feasible)
     unpriced = results_unpriced(ctx, feasible)
+    # a round trip to the users not known is never taken as within the targets: after every known one
+    far = rtt_unknown(ctx, feasible)
     groups = [
-        feasible[(memory == m) & (late == t) & (unpriced == r)]
+        feasible[(far == u) & (memory == m) & (late == t) & (unpriced == r)]
+        for u in (False, True)
         for m in (0, 1, 2)
         for t in (False, True)
         for r in (False, True)
@@ -237,6 +248,7 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
             not o.memory_uncertain
             and MAY_MISS_DEADLINE_FLAG not in o.flags
             and RESULTS_UNPRICED_FLAG not in o.flags
+            and RTT_UNKNOWN_FLAG not in o.flags
             for o in ranked
         )
         complete = all(k >= g.size for g in groups[:-1]) or first >= top
@@ -249,6 +261,8 @@ def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     """Of the options that fit for certain, those whose time range ends within the deadline (all of
     them when none does); of these, those whose results are priced, when any are (the personas'
     picks come from these)."""
+    near = sure[~rtt_unknown(ctx, sure)]
+    sure = near if near.size else sure
     on_time = sure[~past_deadline(ctx, sure)]
     picks = on_time if on_time.size else sure
     priced = picks[~results_unpriced(ctx, picks)]
@@ -617,6 +631,8 @@ def _run(
     # The network joins the nodes of a training job; inference replicas do not talk to each other.
     relevant |= int(Fact.NETWORK) | int(Fact.GPU_LINK) if job.task != "infer" else 0
     estimate_candidates(cands, offers, estimate, bounds, relevant)
+    # the network round trip to a service's users, added to its latency targets
+    apply_users_rtt(cands, offers, job)
     # Both costings over the same live candidates (the same positions): the conservative one ranks,
     # the best case is shown beside it.
     # A service whose fleet follows its day is priced at the instance-hours its day needs (tco's
@@ -993,6 +1009,9 @@ def plan_offers(
                     [
                         _pathless_note(ctx),
                         _unrated_note(ctx),
+                        users_far_note(ctx),
+                        users_unknown_note(ctx, feasible),
+                        users_not_counted_note(job),
                         _shared_out_note(ctx),
                         _over_note(ctx, feasible, ranked),
                         _uncertain_note(ctx, feasible, ranked),

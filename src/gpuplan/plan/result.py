@@ -154,6 +154,16 @@ class ServiceFigures:
     tokens, not a p95 (``gpuplan simulate autoscale`` measures that on a trace). None: not estimated."""
     tpot_target_s: float | None = None
     """The workload's p95 time-per-output-token target (``serving.tpot_p95_ms``), s; None: none set."""
+    users_in: tuple[str, ...] = ()
+    """The countries the users are in (``serving.users_in``, ISO codes); empty: not named, and the
+    network to them not counted."""
+    users_rtt_s: float | None = None
+    """The estimated network round trip from this option's region to the farthest users, s: added to
+    ``ttft_p95_s`` and ``p95_latency_s`` where they are held to their targets (not to
+    ``tpot_s``); None: no users named, or the region's place not known (``users_rtt_basis`` says)."""
+    users_rtt_basis: str = ""
+    """How ``users_rtt_s`` was found (the places and the distance), or why it is not known; "" when
+    no users are named."""
 
     @property
     def capacity_requests_per_s(self) -> float | None:

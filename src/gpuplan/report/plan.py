@@ -154,6 +154,9 @@ def _service_doc(o: Option) -> ServiceDoc | None:
         ttft_target_s=s.ttft_target_s,
         tpot_s=s.tpot_s,
         tpot_target_s=s.tpot_target_s,
+        users_in=list(s.users_in),
+        users_rtt_ms=None if s.users_rtt_s is None else s.users_rtt_s * 1000.0,
+        users_rtt_basis=s.users_rtt_basis or None,
     )
 
 

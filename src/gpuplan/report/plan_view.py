@@ -73,6 +73,7 @@ _CODES = (
     N_("low_confidence_price"),
     N_("model_parallel_split"),
     N_("misses_latency_target"),
+    N_("too_far_from_users"),
     N_("short_of_load"),
     N_("below_min_replicas"),
     N_("above_max_replicas"),
@@ -188,6 +189,10 @@ def service_cell(o: Option) -> tuple[str, ...]:
     if s.ttft_target_s is not None:
         ttft = "—" if s.ttft_p95_s is None else latency_words(s.ttft_p95_s)
         cells = (*cells, _("first token p95 {time}").format(time=ttft))
+    if s.users_in:
+        # the round trip the targets were held to with, beside the server's own figures
+        trip = "—" if s.users_rtt_s is None else latency_words(s.users_rtt_s)
+        cells = (*cells, _("+ {time} to users").format(time=trip))
     if s.tpot_target_s is not None:
         tpot = "—" if s.tpot_s is None else latency_words(s.tpot_s)
         cells = (*cells, _("{time} a token").format(time=tpot))
@@ -474,6 +479,16 @@ def service_lines(o: Option) -> list[str]:
             )
         )
         p95 = _("{clauses}; {clause}").format(clauses=p95, clause=first)
+    if s.users_in:
+        # the round trip to the users, which the targets above were held to with it added
+        trip = (
+            _("network round trip to your users unknown: {why}").format(why=s.users_rtt_basis)
+            if s.users_rtt_s is None
+            else _("+ {rtt} network round trip to your users ({where})").format(
+                rtt=latency_words(s.users_rtt_s), where=s.users_rtt_basis
+            )
+        )
+        p95 = _("{clauses}; {clause}").format(clauses=p95, clause=trip)
     if s.tpot_s is not None and s.p95_latency_s is not None:
         # the decode step at the load's operating point: the typical gap between streamed tokens
         tokens = (

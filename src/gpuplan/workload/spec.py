@@ -475,6 +475,12 @@ class ServingSpec(Spec):
     streamed answer's tokens, a chat API's other usual target. The plan sizes replicas so that the
     decode step at the load's operating point is within it; the p95 over a real load trace is
     checked by ``gpuplan simulate autoscale``, whose default targets include it."""
+    users_in: Names = ()
+    """Countries the service's users are in, by ISO code or name (``[SG, CN]``, as ``countries``
+    takes them): the plan adds the network round trip from each option's region to the farthest of
+    them to the p95 time-to-first-token and p95 latency targets (not to the time per output token:
+    the gaps between streamed tokens are not round trips), and leaves out the regions that then miss
+    them. Left out: the targets are taken at the server, the network not counted."""
     response_bytes: int | None = Field(default=None, ge=1, le=10**9)
     """Bytes one answer sends its client on the wire, headers and framing included: what the
     month's answers pay internet egress on. Left out: streamed, as an OpenAI-style API sends it
@@ -507,6 +513,17 @@ class ServingSpec(Spec):
     request finds its own computed blocks still cached. Prompts that share a prefix across requests
     (a system prompt) are not skipped: a trace gives each request's prompt and output lengths only,
     not which tokens two prompts share."""
+
+    @field_validator("users_in")
+    @classmethod
+    def _users_in(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from gpuplan.catalog.region_countries import country_codes_of
+        from gpuplan.errors import GpuplanError
+
+        try:
+            return tuple(dict.fromkeys(code for name in v for code in country_codes_of(name)))
+        except GpuplanError as e:
+            raise ValueError(e) from None
 
     @field_validator("gpu_utilization_target")
     @classmethod
