@@ -13,7 +13,7 @@ import shlex
 import unicodedata
 from importlib import resources
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, headed
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, double_quoted, headed
 from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
 from gpuplan.deploy.checkpoints import (
     checkpoint_disk_note,
@@ -399,13 +399,6 @@ def _refuse(message: str) -> str:
     return f"  echo {shlex.quote(message)} >&2\n  exit 2\n"
 
 
-def _double_quoted(message: str, **shell: str) -> str:
-    """``message`` inside a double-quoted shell string: its own ``$ ` \\ "`` escaped, then each
-    ``{name}`` replaced by the shell expression ``shell[name]`` (expanded when it prints)."""
-    escaped = "".join(f"\\{c}" if c in '$`\\"' else c for c in message)
-    return escaped.format(**shell)
-
-
 def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     """launch.sh: torchrun for one node (--standalone) or many (static rendezvous at node 0). Its
     comments are in the user's language, its commands the same in every language."""
@@ -462,7 +455,7 @@ PYTHON="${{PYTHON:-python3}}"
         "of them sees; a folder on each node is lost with the node. Without CKPT_DIR or --ckpt-dir this\n"
         "script refuses to start; set CKPT_DIR=./checkpoints to accept a folder on each node."
     )
-    bad_rank = _double_quoted(
+    bad_rank = double_quoted(
         _("launch.sh: NODE_RANK must be a number from 0 to {last}, not '{rank}'"),
         last="$((NNODES - 1))",
         rank="$NODE_RANK",
