@@ -400,3 +400,21 @@ def test_a_plan_with_a_malformed_data_location_is_refused_for_every_target_namin
     assert err.startswith(f"error: {plan}: workload is invalid: data.location: expected provider/region"), err
     assert "not checked that the job fits" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_every_warning_is_said_in_one_place_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = tmp_path / "o" / "keep.txt"
+    kept.parent.mkdir()
+    kept.write_text("x")
+    # The fit check's warning and train.py's stand-in (said once the files are generated) alike come
+    # before any file is written, so "wrote N files" is what a user reads last: a folder that is not
+    # empty refuses the write after both (the stand-in's had been said only after a write).
+    code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4", "--force-fit")
+    assert code != 0 and list(kept.parent.iterdir()) == [kept]
+    lines = err.splitlines()
+    assert len(lines) == 3, err
+    assert lines[0].startswith("warning: the job does not fit T4")
+    assert lines[1].startswith("warning: train.py trains a small stand-in model")
+    assert lines[2].startswith("error: ") and "is not empty" in lines[2]
