@@ -466,7 +466,7 @@ def deploy(
     if network := fabric_warning(spec, generator.name):
         # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
         said.append(_("warning: {line}").format(line=network))
-    if resume := resume_memory_warning(spec):
+    if resume := resume_memory_warning(spec, generator.name):
         # train.py's resume holds the whole checkpoint on every rank: more than the node's memory
         said.append(_("warning: {line}").format(line=resume))
     options = GenerateOptions(

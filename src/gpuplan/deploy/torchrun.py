@@ -529,23 +529,24 @@ _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp1
 
 
 def training_model_note(
-    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+    spec: LaunchSpec, target: str, options: GenerateOptions | None = None, install: str | None = None
 ) -> str:
     """:func:`training_model_points` as a README's list of short headed points."""
-    return bullets(training_model_points(spec, options, install))
+    return bullets(training_model_points(spec, target, options, install))
 
 
 def training_model_points(
-    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+    spec: LaunchSpec, target: str, options: GenerateOptions | None = None, install: str | None = None
 ) -> list[str]:
     """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
     never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot). One
-    headed point each, what train.py trains first. ``options``: the deploy's (its --steps);
-    ``install``: how the launch folder installs the user's package it copied
+    headed point each, what train.py trains first. ``target``: the files' (whether they give every
+    node one checkpoint folder, ``resume_memory.SHARED_CHECKPOINT_TARGETS``); ``options``: the
+    deploy's (its --steps); ``install``: how the launch folder installs the user's package it copied
     (``user_package.install_words``); None: nothing is copied, and the user makes it importable on
     the machine."""
     notes = [_model_words(spec, install), headed(_("No GPU"), no_gpu_note("train.py"))]
-    if resume := resume_memory_warning(spec):
+    if resume := resume_memory_warning(spec, target):
         # said where the files are read too, not only on deploy's stderr: a resume is days away
         notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
@@ -860,7 +861,7 @@ def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
 
 {checkpoints}
 
-{training_model_note(spec, options)}
+{training_model_note(spec, "torchrun", options)}
 
 {nccl}
 

@@ -170,7 +170,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.extend(
             training_model_points(
-                spec, options, install_words(DOCKERFILE, package.requirements) if package else None
+                spec, "k8s", options, install_words(DOCKERFILE, package.requirements) if package else None
             )
         )
         extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
