@@ -4,6 +4,7 @@ of a service time-sharing GPUs checks that one replica fits its share."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -21,6 +22,17 @@ _WORKLOAD = (
     "name: big-lm\ntask: train\nmodel: {preset: gpt2}\ninputs: {batch_size: 16, seq_len: 1024}\n"
     "precision: fp32\noptimizer: adamw\nparallelism: ddp\ndata: {samples: 640, epochs: 1}\n"
 )
+
+
+#: What deploy says of memory (its fit checks' lines: "may not fit", "does not fit", "does not fit at
+#: the estimate", "does not fit its share", "fits its share", "not checked that the job fits"), by its
+#: words: stderr also echoes paths (the copies of the user's files), which may hold "fit" anywhere.
+_OF_MEMORY = re.compile(r"\b(?:may not fit|does not fit|fits its share|not checked that the job fits)\b")
+
+
+def _of_memory(err: str) -> list[str]:
+    """The lines of ``err`` that say whether the job fits."""
+    return [line for line in err.splitlines() if _OF_MEMORY.search(line)]
 
 
 def _deploy(
@@ -89,7 +101,7 @@ def test_a_job_that_fits_says_nothing_of_memory(
 ) -> None:
     code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "A100-SXM4-80GB")
     assert code == 0, err
-    assert "fit" not in err
+    assert not _of_memory(err), err
 
 
 def test_a_pre_train_that_may_not_fit_is_told_the_change_that_keeps_its_method(
@@ -107,7 +119,7 @@ def test_a_pre_train_that_may_not_fit_is_told_the_change_that_keeps_its_method(
         monkeypatch, capsys, str(job), "--gpu", "A10", "-t", "torchrun", "-o", str(tmp_path / "o")
     )
     assert code == 0, err
-    fit = next(line for line in err.splitlines() if "fit" in line)
+    (fit,) = _of_memory(err)
     assert fit.startswith("warning: the job may not fit A10")
     assert fit.endswith("; it fits with: micro-batch 128 × 2 accumulation steps (global batch kept)"), err
 
@@ -194,7 +206,7 @@ def test_a_replica_that_does_not_fit_its_share_of_the_gpu_is_refused_and_nothing
         "--share-gpu",
         "4",
     )
-    assert code == 0 and "fit" not in err, err
+    assert code == 0 and not _of_memory(err), err
 
 
 def test_a_plan_deployed_at_another_share_is_checked_and_says_its_figures_do_not_apply(
@@ -301,7 +313,7 @@ def test_a_plan_whose_batch_was_raised_by_hand_is_checked_as_its_workload_file_i
     plan, out = _training_plan(tmp_path, planned.to_dict()), tmp_path / "o"
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "skypilot", "-o", str(out))
     assert code == 0, err
-    assert "fit" not in err  # as planned: it fits, and nothing is said of memory
+    assert not _of_memory(err)  # as planned: it fits, and nothing is said of memory
     edited = json.loads(plan.read_text())
     edited["workload"]["inputs"]["batch_size"] = 16
     plan.write_text(json.dumps(edited))
@@ -333,7 +345,7 @@ def test_a_plan_of_your_own_code_is_checked_on_its_cached_trace_and_refused_wher
     load_profile(traced, None)  # what `gpuplan plan` of it left in the cache
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "docker", "-o", str(tmp_path / "o"))
     assert code == 0, err
-    assert "fit" not in err
+    assert not _of_memory(err), err
     edited = json.loads(plan.read_text())
     edited["workload"]["inputs"]["batch_size"] = 64
     plan.write_text(json.dumps(edited))
@@ -377,7 +389,7 @@ def test_an_unedited_plan_keeps_its_own_verdict_and_an_old_plan_is_checked_again
     plan = _training_plan(tmp_path, job.to_dict())
     code, err = _run(monkeypatch, capsys, str(plan), "-t", "torchrun", "-o", str(tmp_path / "o"))
     assert code == 0, err
-    assert "fit" not in err
+    assert not _of_memory(err), err
     # A plan written before plans recorded the digest cannot say it is unedited: checked again.
     doc = json.loads(plan.read_text())
     del doc["workload_sha256"]
@@ -400,3 +412,21 @@ def test_a_plan_with_a_malformed_data_location_is_refused_for_every_target_namin
     assert err.startswith(f"error: {plan}: workload is invalid: data.location: expected provider/region"), err
     assert "not checked that the job fits" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_every_warning_is_said_in_one_place_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = tmp_path / "o" / "keep.txt"
+    kept.parent.mkdir()
+    kept.write_text("x")
+    # The fit check's warning and train.py's stand-in (said once the files are generated) alike come
+    # before any file is written, so "wrote N files" is what a user reads last: a folder that is not
+    # empty refuses the write after both (the stand-in's had been said only after a write).
+    code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4", "--force-fit")
+    assert code != 0 and list(kept.parent.iterdir()) == [kept]
+    lines = err.splitlines()
+    assert len(lines) == 3, err
+    assert lines[0].startswith("warning: the job does not fit T4")
+    assert lines[1].startswith("warning: train.py trains a small stand-in model")
+    assert lines[2].startswith("error: ") and "is not empty" in lines[2]

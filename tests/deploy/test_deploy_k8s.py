@@ -21,6 +21,7 @@ from deploy_helpers import (
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.errors import DeployError
+from gpuplan.i18n import use_language
 
 
 def _kinds(docs: list[dict]) -> list[str]:
@@ -97,6 +98,12 @@ def test_fsdp_across_nodes_mounts_one_read_write_many_claim_in_every_pod(spot: b
     said = "First set storageClassName in k8s/checkpoints-pvc.yaml to a ReadWriteMany class, Filestore"
     readme = " ".join(by_path(files)["README.md"].split())
     assert said in readme and "every node's pod writes its part of FSDP's sharded checkpoints" in readme
+    # the step comes before the commands that make the claim, in every language
+    for lang in ("en", "zh"):
+        with use_language(lang):
+            text = by_path(generate(spec, "k8s"))["README.md"]
+        assert "storageClassName" in text
+        assert text.index("storageClassName") < text.index("kubectl apply -f k8s/checkpoints-pvc.yaml")
     assert said in " ".join(by_path(files)["k8s/checkpoints-pvc.yaml"].replace("#", " ").split())
     assert "Its ReadWriteOnce volume stays in one zone" not in readme
     # DDP across the same nodes: the claim on the Master only, ReadWriteOnce, nothing to set first

@@ -45,14 +45,14 @@ def _plan(tmp_path: Path, checkpoint_gb: float = _CKPT_GB) -> Path:
 def test_a_resume_needs_a_checkpoint_per_gpu_process_and_one_more(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(_plan(tmp_path))
     # 9 copies (8 ranks + rank 0's file) of 177.24 GB, in GiB
-    assert resume_memory_gib(spec) == pytest.approx(9 * _CKPT_GB * 1e9 / 2**30)
-    assert round(resume_memory_gib(spec) or 0) == 1486
+    assert resume_memory_gib(spec, "torchrun") == pytest.approx(9 * _CKPT_GB * 1e9 / 2**30)
+    assert round(resume_memory_gib(spec, "torchrun") or 0) == 1486
 
 
 def test_a_resume_beyond_the_instances_memory_is_said_in_the_readme_in_both_languages(tmp_path: Path) -> None:
     # p4d.24xlarge: 1,152 GiB, the catalog's
     spec = LaunchSpec.from_plan_json(_plan(tmp_path)).with_host(96, 1152)
-    line = resume_memory_warning(spec)
+    line = resume_memory_warning(spec, "torchrun")
     assert line is not None
     assert "9 x 177.24 GB" in line and "1,486 GiB" in line and "p4d.24xlarge has 1152 GiB" in line
     assert "set parallelism: fsdp" in line and "torch.distributed.checkpoint" in line
@@ -68,31 +68,50 @@ def test_a_resume_beyond_the_instances_memory_is_said_in_the_readme_in_both_lang
 def test_fsdps_sharded_checkpoints_hold_no_full_state_and_say_nothing(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(_plan(tmp_path)).with_host(96, 1152)
     fsdp = spec.model_copy(update={"parallelism": "fsdp"})
-    assert resume_memory_gib(fsdp) is None and resume_memory_warning(fsdp) is None
+    assert resume_memory_gib(fsdp, "torchrun") is None and resume_memory_warning(fsdp, "torchrun") is None
     readme = by_path(generate(fsdp, "torchrun", _OPTIONS))["README.md"]
     assert "GiB a node" not in readme
     assert "checkpointed in parts with torch.distributed.checkpoint" in readme
-    # on two nodes the parts need a folder both see, which no launch file sets up: still said
+    # on two nodes the parts need a folder both see, which torchrun's and Docker's files leave to
+    # the user: still said, with the targets that set one up
     two = fsdp.model_copy(update={"nodes": 2})
-    line = resume_memory_warning(two)
-    assert line is not None and "1,486 GiB a node, but p4d.24xlarge has 1152 GiB" in line
-    assert "only where CKPT_DIR is storage every node sees" in line
+    for target in ("torchrun", "docker"):
+        line = resume_memory_warning(two, target)
+        assert line is not None and "1,486 GiB a node, but p4d.24xlarge has 1152 GiB" in line
+        assert "only where CKPT_DIR is storage every node sees" in line
+        assert "(--target k8s and --target skypilot do)" in line
+        assert "GiB a node" in by_path(generate(two, target, _OPTIONS))["README.md"], target
+
+
+def test_fsdp_on_nodes_is_not_warned_where_the_files_give_every_node_one_checkpoint_folder(
+    tmp_path: Path,
+) -> None:
+    # k8s mounts one ReadWriteMany claim in every pod (its class set first, as its README asks), and
+    # SkyPilot the run's bucket on every node: train.py writes in parts there, no rank holds it whole
+    spec = LaunchSpec.from_plan_json(_plan(tmp_path)).with_host(96, 1152)
+    two = spec.model_copy(update={"parallelism": "fsdp", "nodes": 2})
+    for target in ("k8s", "skypilot"):
+        assert resume_memory_gib(two, target) is None and resume_memory_warning(two, target) is None
+        assert "GiB a node" not in by_path(generate(two, target, _OPTIONS))["README.md"], target
+    # DDP on the same nodes resumes from a whole checkpoint on every target
+    ddp = two.model_copy(update={"parallelism": "ddp"})
+    assert all(resume_memory_warning(ddp, t) is not None for t in ("torchrun", "docker", "k8s", "skypilot"))
 
 
 def test_a_resume_that_fits_says_nothing(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(_plan(tmp_path)).with_host(96, 2048)
-    assert resume_memory_warning(spec) is None
+    assert resume_memory_warning(spec, "torchrun") is None
     assert "1,486 GiB" not in by_path(generate(spec, "torchrun"))["README.md"]
 
 
 def test_an_unknown_memory_is_never_taken_to_hold_a_large_checkpoint(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(_plan(tmp_path))
     assert spec.host_memory_gib is None
-    line = resume_memory_warning(spec)
+    line = resume_memory_warning(spec, "torchrun")
     assert line is not None and "the memory of p4d.24xlarge is not known" in line and "1,486 GiB" in line
     # a small checkpoint (under the template's ~10 B parameters at 4 bytes each) is not said
     small = LaunchSpec.from_plan_json(_plan(tmp_path, checkpoint_gb=4.0))
-    assert resume_memory_warning(small) is None
+    assert resume_memory_warning(small, "torchrun") is None
 
 
 def test_deploy_says_it_on_stderr_with_the_catalogs_memory(

@@ -17,6 +17,7 @@ import yaml
 from deploy_helpers import FIXTURES, by_path, plan_doc, validate_skypilot_task
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
+from gpuplan.i18n import use_language
 
 #: Where the launch files go: SkyPilot's workdir names it (an absolute path).
 LAUNCH = GenerateOptions(out_dir="/srv/launch")
@@ -122,11 +123,14 @@ eval "exit \\${FAIL_$JOB_COMPLETION_INDEX:-0}"
 
 
 def _run_nodes(
-    task: dict[str, Any], tmp_path: Path, fail: dict[int, int] | None = None
+    task: dict[str, Any],
+    tmp_path: Path,
+    fail: dict[int, int] | None = None,
+    stderr: list[str] | None = None,
 ) -> tuple[list[int], dict[int, tuple[int, str, str, str, str]]]:
     """Each node's exit status, and what each shard was started with: (node, SHARD_COUNT,
     CUDA_VISIBLE_DEVICES, INPUT_PATH, batch.py's arguments) by JOB_COMPLETION_INDEX. A shard
-    started twice fails the test."""
+    started twice fails the test. ``stderr``: each node's standard error is added to it."""
     bin_dir, record = tmp_path / "bin", tmp_path / "record"
     bin_dir.mkdir(exist_ok=True)
     record.mkdir(exist_ok=True)
@@ -152,6 +156,8 @@ def _run_nodes(
             ["bash", "-c", task["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
         )
         codes.append(done.returncode)
+        if stderr is not None:
+            stderr.append(done.stderr)
     shards: dict[int, tuple[int, str, str, str, str]] = {}
     for f in record.iterdir():
         index, node = (int(x) for x in f.name.removeprefix("shard-").split("."))
@@ -191,6 +197,20 @@ def test_a_failing_shard_fails_its_node_after_every_other_shard_has_finished(tmp
     codes, shards = _run_nodes(task, tmp_path, fail={3: 2, 2: 143})
     assert codes == [0, 2]  # the genuine failure is what the node reports, not the SIGTERM
     assert sorted(shards) == [0, 1, 2, 3]  # every shard ran: a failure stops none of the others
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "node 1: a shard exited with status 2"), ("zh", "节点 1：一个分片以状态码 2 退出")],
+)
+def test_a_failed_shard_is_said_in_the_deploy_s_language(lang: str, said: str, tmp_path: Path) -> None:
+    # as launch.sh's messages are: the deploy's language, the node and status filled in by bash
+    with use_language(lang):
+        task = _task(_workload(tmp_path, gpu="L4", count=2, nodes=2))
+    stderr: list[str] = []
+    codes, _ = _run_nodes(task, tmp_path, fail={3: 2}, stderr=stderr)
+    assert codes == [0, 2]
+    assert stderr == ["", said + "\n"]
 
 
 def test_a_preempted_shard_alone_makes_the_node_exit_143_for_recovery(tmp_path: Path) -> None:

@@ -103,12 +103,13 @@ def test_a_body_that_is_no_json_is_said_in_chinese_with_its_line_and_column(serv
     ):
         r = service.client.post("/api/v1/simulate", content=raw, headers=zh)
         assert (r.status_code, r.json()["error"], r.json()["kind"]) == (400, said, "invalid_request"), r.text
+        assert r.json()["message"] == said  # a client reading `message` gets the line too, not null
     status, answer = _post(service, b"{")
-    assert (status, answer["error"]) == (
-        400,
+    said = (
         "the request body is not valid JSON (Expecting property name enclosed in double quotes at line 1, "
-        "column 2)",
+        "column 2)"
     )
+    assert (status, answer["error"], answer["message"], answer["field"]) == (400, said, said, None)
 
 
 @pytest.mark.parametrize("field", ["seed", "hours", "rate", "slo_ms"])
@@ -237,9 +238,11 @@ def test_a_refused_value_names_its_field_apart_from_the_problem_and_the_line_sta
     r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
     said = "true is not a number; write the number itself"
     assert (r.json()["field"], r.json()["message"]) == ("seed", said)
-    # a refusal that is not of one value has neither: a body that does not parse
+    # a refusal that is not of one value names no field, and its message is the line itself (a body
+    # that does not parse: its message had been null)
     status, answer = _post(service, BODIES["1e999"][0])
-    assert (status, answer["field"], answer["message"]) == (400, None, None)
+    assert (status, answer["field"], answer["message"]) == (400, None, answer["error"])
+    assert answer["error"]
 
 
 #: Routes that take a JSON body, with the scope each needs.

@@ -56,7 +56,9 @@ CurrencyOption = Annotated[
     typer.Option(
         "--currency",
         envvar="GPUPLAN_CURRENCY",
-        help="Show money in USD or CNY (converted at the catalog's dated rate, shown in the output).",
+        # the aliases Currency.cast reads (vocab.Currency.aliases), said where the choice is offered
+        help="Show money in USD or CNY (converted at the catalog's dated rate, shown in the output); "
+        "CNY may also be written RMB, yuan or renminbi, and either currency by its Chinese name.",
     ),
 ]
 

@@ -366,6 +366,9 @@ def deploy(
                 profile=prof,
                 engine=engine_launch(spec) is not None,
             )
+    # What the files would hide until they run, said together once the files are generated, before
+    # any is written (as the checks above say theirs): warnings and notes, in the order found.
+    said: list[str] = []
     if engine_launch(spec) is not None:
         # The engine's autoscaler holds the requests in flight on a replica at the load chosen from
         # the plan's estimate and the simulated replica (perf/replica_load.py), as `simulate
@@ -426,15 +429,15 @@ def deploy(
         if isinstance(slots, str):
             if generator.name == "k8s":
                 gpu_util = _(ON_GPU_UTILISATION).format(why=slots)
-                typer.echo(_("warning: {line}").format(line=gpu_util), err=True)
+                said.append(_("warning: {line}").format(line=gpu_util))
             # the cap the engine is started with instead, in every target
-            typer.echo(_("note: {line}").format(line=unchecked_context(spec, slots)), err=True)
+            said.append(_("note: {line}").format(line=unchecked_context(spec, slots)))
         else:
             spec = spec.with_engine_slots(slots)
             if generator.name == "k8s" and (ceiling := peak_ceiling_words(spec)) is not None:
                 # said where the command is run, not only in the README: the files as written
                 # queue requests at the service's peak
-                typer.echo(_("warning: {line}").format(line=ceiling), err=True)
+                said.append(_("warning: {line}").format(line=ceiling))
     elif trace is not None:
         raise InputError.worded(
             N_(
@@ -460,18 +463,18 @@ def deploy(
         spec = _with_catalog_host(ctx, spec)
     if model_cache_pvc is not None and engine_launch(spec) is None and batch_engine_launch(spec) is None:
         line = _("--model-cache-pvc has no effect: these pods run no serving engine that downloads a model")
-        typer.echo(_("warning: {line}").format(line=line), err=True)
+        said.append(_("warning: {line}").format(line=line))
     if unpriced := unpriced_share(spec):
-        typer.echo(_("note: {line}").format(line=unpriced), err=True)
+        said.append(_("note: {line}").format(line=unpriced))
     if unread := unread_config_warning(spec):
         # The plan's model is not known to have Hub weights: a stand-in, said before it is written.
-        typer.echo(_("warning: {line}").format(line=unread), err=True)
+        said.append(_("warning: {line}").format(line=unread))
     if network := fabric_warning(spec, generator.name):
         # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
-        typer.echo(_("warning: {line}").format(line=network), err=True)
-    if resume := resume_memory_warning(spec):
+        said.append(_("warning: {line}").format(line=network))
+    if resume := resume_memory_warning(spec, generator.name):
         # train.py's resume holds the whole checkpoint on every rank: more than the node's memory
-        typer.echo(_("warning: {line}").format(line=resume), err=True)
+        said.append(_("warning: {line}").format(line=resume))
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
@@ -483,6 +486,16 @@ def deploy(
     if spec.chosen_because:
         typer.echo(spec.chosen_because, err=True)
     files = generate(spec, generator.name, options)
+    # what the README alone had said of files that, launched as written, rent the plan's GPUs for
+    # less than it planned
+    if generator.name == "k8s" and (slow := slow_start_warning(spec, options)):
+        # the README's cold start, where an autoscaler cannot follow the load with it
+        said.append(_("warning: {line}").format(line=slow))
+    if any(Path(f.path).name == "train.py" for f in files) and (stand_in := stand_in_warning(spec, options)):
+        # train.py of a preset or a config trains a stand-in on synthetic data
+        said.append(_("warning: {line}").format(line=stand_in))
+    for line in said:
+        typer.echo(line, err=True)
     copies = [f for f in files if f.source is not None]
     # The manifest comes before the first write: the user sees which of their files leave home.
     from gpuplan.deploy.user_package import install_hint
@@ -496,14 +509,6 @@ def deploy(
         install="" if generator.copies_user_package else install_hint(spec),
     )
     written = [] if dry_run else write_files(files, out, force=force)
-    # Said once the files are there (a refusal to write stays one line): what the README alone had
-    # said of files that, launched as written, rent the plan's GPUs for less than it planned.
-    if generator.name == "k8s" and (slow := slow_start_warning(spec, options)):
-        # the README's cold start, where an autoscaler cannot follow the load with it
-        typer.echo(_("warning: {line}").format(line=slow), err=True)
-    if any(Path(f.path).name == "train.py" for f in files) and (stand_in := stand_in_warning(spec, options)):
-        # train.py of a preset or a config trains a stand-in on synthetic data
-        typer.echo(_("warning: {line}").format(line=stand_in), err=True)
     if json_out:
         # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
         # the run the files are for (its checkpoint storage is named with the id, so a script

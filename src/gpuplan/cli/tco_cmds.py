@@ -60,7 +60,8 @@ def tco_cmd(
         typer.Option(
             "--currency",
             envvar="GPUPLAN_CURRENCY",
-            help="Show money in USD or CNY (default: the usage file's), at the catalog's dated rate.",
+            help="Show money in USD or CNY (default: the usage file's), at the catalog's dated rate; "
+            "CNY may also be written RMB, yuan or renminbi, and either currency by its Chinese name.",
             show_default=False,
         ),
     ] = None,

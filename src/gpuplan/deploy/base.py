@@ -32,6 +32,7 @@ __all__ = [
     "bullets",
     "check_out_dir",
     "commented",
+    "double_quoted",
     "headed",
     "parse_steps",
 ]
@@ -80,6 +81,14 @@ def commented(text: str) -> str:
     """Each line of ``text`` as a ``#`` comment line (shell, Dockerfile and YAML write them alike):
     a translated comment of several lines stays a comment on every line."""
     return "".join(f"# {line}\n".replace("# \n", "#\n") for line in text.splitlines())
+
+
+def double_quoted(message: str, **shell: str) -> str:
+    """``message`` (translated: a generated script's messages are in the deploy's language, as its
+    comments are) inside a double-quoted shell string: its own ``$ ` \\ "`` escaped, then each
+    ``{name}`` replaced by the shell expression ``shell[name]`` (expanded when it prints)."""
+    escaped = "".join(f"\\{c}" if c in '$`\\"' else c for c in message)
+    return escaped.format(**shell)
 
 
 def headed(heading: str, text: str) -> str:

@@ -467,11 +467,12 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
     china = f"\n{china}\n" if china else ""
     topology = topology_readme_note(spec)
     topology = f"\n{topology}\n" if topology else ""
+    install = install_words(DOCKERFILE, package.requirements) if package else None
     return f"""# {title}
 
 {runs}
 
-{training_model_note(spec, options, install_words(DOCKERFILE, package.requirements) if package else None)}
+{training_model_note(spec, "docker", options, install)}
 
 {image_torch_words(image, spec.gpu_info)}
 {topology}{china}

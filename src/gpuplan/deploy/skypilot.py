@@ -435,6 +435,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "task.yaml again; to start a new run, deploy again. Delete the bucket when the run is done: it "
         "is billed as storage."
     ).format(bucket=bucket)
+    install = install_words(TASK_YAML, package.requirements) if package else None
     return f"""# {title}
 
 ```bash
@@ -447,7 +448,7 @@ sky storage delete {bucket}   # {delete}
 
 {run}
 
-{training_model_note(spec, options, install_words(TASK_YAML, package.requirements) if package else None)}
+{training_model_note(spec, "skypilot", options, install)}
 {_torch_words(spec)}{topology}{where}{network}"""
 
 

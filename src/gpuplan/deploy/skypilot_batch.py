@@ -29,7 +29,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from gpuplan.deploy.base import GeneratedFile
+from gpuplan.deploy.base import GeneratedFile, double_quoted
 from gpuplan.deploy.batch import (
     VLLM_RUNNER,
     chunk_requests,
@@ -87,6 +87,10 @@ def run_script(spec: LaunchSpec, launch: EngineLaunch | None = None) -> str:
         else shlex.join(["python3", VLLM_RUNNER, "--", *launch.batch_args])
     )
     per, local = shard_gpus(spec), shards_per_node(spec)
+    # in the deploy's language, as launch.sh's messages are (batch.py's own log stays English)
+    failed = double_quoted(
+        _("node {node}: a shard exited with status {status}"), node="$SKYPILOT_NODE_RANK", status="$code"
+    )
     lines = [
         "set -uo pipefail",
         "# SkyPilot sets SKYPILOT_NODE_RANK (0 to num_nodes - 1) on every node:",
@@ -106,7 +110,7 @@ def run_script(spec: LaunchSpec, launch: EngineLaunch | None = None) -> str:
         'for pid in "${pids[@]}"; do',
         '  wait "$pid" && continue',
         "  code=$?",
-        '  echo "node $SKYPILOT_NODE_RANK: a shard exited with status $code" >&2',
+        f'  echo "{failed}" >&2',
         # A failure other than a SIGTERM (batch.py's 143) is what the job reports.
         '  if [ "$status" -eq 0 ] || [ "$status" -eq 143 ]; then status=$code; fi',
         "done",

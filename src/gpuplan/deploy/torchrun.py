@@ -13,7 +13,7 @@ import shlex
 import unicodedata
 from importlib import resources
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, headed
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, commented, double_quoted, headed
 from gpuplan.deploy.batch import VLLM_RUNNER, no_gpu_note, sentences
 from gpuplan.deploy.checkpoints import (
     checkpoint_disk_note,
@@ -404,13 +404,6 @@ def _refuse(message: str) -> str:
     return f"  echo {shlex.quote(message)} >&2\n  exit 2\n"
 
 
-def _double_quoted(message: str, **shell: str) -> str:
-    """``message`` inside a double-quoted shell string: its own ``$ ` \\ "`` escaped, then each
-    ``{name}`` replaced by the shell expression ``shell[name]`` (expanded when it prints)."""
-    escaped = "".join(f"\\{c}" if c in '$`\\"' else c for c in message)
-    return escaped.format(**shell)
-
-
 def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     """launch.sh: torchrun for one node (--standalone) or many (static rendezvous at node 0). Its
     comments are in the user's language, its commands the same in every language."""
@@ -467,7 +460,7 @@ PYTHON="${{PYTHON:-python3}}"
         "of them sees; a folder on each node is lost with the node. Without CKPT_DIR or --ckpt-dir this\n"
         "script refuses to start; set CKPT_DIR=./checkpoints to accept a folder on each node."
     )
-    bad_rank = _double_quoted(
+    bad_rank = double_quoted(
         _("launch.sh: NODE_RANK must be a number from 0 to {last}, not '{rank}'"),
         last="$((NNODES - 1))",
         rank="$NODE_RANK",
@@ -541,23 +534,24 @@ _PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp1
 
 
 def training_model_note(
-    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+    spec: LaunchSpec, target: str, options: GenerateOptions | None = None, install: str | None = None
 ) -> str:
     """:func:`training_model_points` as a README's list of short headed points."""
-    return bullets(training_model_points(spec, options, install))
+    return bullets(training_model_points(spec, target, options, install))
 
 
 def training_model_points(
-    spec: LaunchSpec, options: GenerateOptions | None = None, install: str | None = None
+    spec: LaunchSpec, target: str, options: GenerateOptions | None = None, install: str | None = None
 ) -> list[str]:
     """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
     never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot). One
-    headed point each, what train.py trains first. ``options``: the deploy's (its --steps);
-    ``install``: how the launch folder installs the user's package it copied
+    headed point each, what train.py trains first. ``target``: the files' (whether they give every
+    node one checkpoint folder, ``resume_memory.SHARED_CHECKPOINT_TARGETS``); ``options``: the
+    deploy's (its --steps); ``install``: how the launch folder installs the user's package it copied
     (``user_package.install_words``); None: nothing is copied, and the user makes it importable on
     the machine."""
     notes = [_model_words(spec, install), headed(_("No GPU"), no_gpu_note("train.py"))]
-    if resume := resume_memory_warning(spec):
+    if resume := resume_memory_warning(spec, target):
         # said where the files are read too, not only on deploy's stderr: a resume is days away
         notes.append(_("**Warning:** {line}.").format(line=resume))
     if options is not None and (steps := steps_note(spec, options)):
@@ -872,7 +866,7 @@ def readme(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
 
 {checkpoints}
 
-{training_model_note(spec, options)}
+{training_model_note(spec, "torchrun", options)}
 
 {nccl}
 

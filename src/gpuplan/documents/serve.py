@@ -107,9 +107,11 @@ class ErrorDocument(Document):
     ``workload.constraints.deadlin``; ``workload`` or ``usage`` for a check of the whole); None
     otherwise."""
     message: str | None = None
-    """For a request refused for one of its values: what is wrong with it, without the field's
-    path that ``error`` begins with (a form names the field by its own label); the whole line
-    where its words name the field otherwise (``slo 'ttft_p95=soon': write …``); None otherwise."""
+    """For every request refused as invalid (400, ``invalid_request``): for one of its values, what
+    is wrong with it, without the field's path that ``error`` begins with (a form names the field by
+    its own label), the whole line where its words name the field (``slo 'ttft_p95=soon': write
+    …``); for a request refused with no value named (a body that is not JSON or not UTF-8, a check
+    of the whole request), the same line as ``error``. None for every other kind."""
 
 
 class HealthDocument(Document):

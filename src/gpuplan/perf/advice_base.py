@@ -82,7 +82,11 @@ class Advice:
     required_gib: float | None = None
     """What must fit after the change (the verdict's figure: allocated + context + cuBLAS + NCCL)."""
     capacity_gib: float | None = None
-    """Usable memory of the GPU the change runs on."""
+    """Usable memory of the GPU the change runs on (a serving engine's share of it where
+    :attr:`engine_share`)."""
+    engine_share: bool = False
+    """``capacity_gib`` is a serving engine's share of the GPU (the estimate's
+    :attr:`gpuplan.perf.memory.MemoryEstimate.engine_share`)."""
     offered: bool | None = None
     """For another GPU: whether the catalog has an offer of it (None when not checked)."""
     gpu_price: GpuHourPrice | None = None
@@ -206,6 +210,7 @@ class Setup:
             derivation=derivation,
             required_gib=e.memory.required_gib,
             capacity_gib=e.memory.capacity_gib,
+            engine_share=e.memory.engine_share,
             offered=None if self.offered is None or e.gpu == self.gpu.id else e.gpu in self.offered,
             gpu_price=gpu_price,
             changes=changes,

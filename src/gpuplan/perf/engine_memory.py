@@ -153,6 +153,7 @@ class EngineMemory:
             peak_memory_gib_low=max(self.engine_gib, low),
             peak_memory_gib_high=max(self.engine_gib, high),
             capacity_gib=self.engine_gib,
+            engine_share=True,
         )
 
 

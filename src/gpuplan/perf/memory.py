@@ -229,12 +229,17 @@ class MemoryEstimate:
     peak_memory_gib_low: float
     peak_memory_gib_high: float
     capacity_gib: float
-    """Usable memory of the GPU (see :func:`usable_memory_gib`)."""
+    """Usable memory of the GPU (see :func:`usable_memory_gib`); a serving engine's share of it
+    where :attr:`engine_share` says so."""
     measured_on: str | None = None
     """gpuplan's id of the GPU whose ``gpuplan measure`` recording these figures are
     (``perf/anchor_memory.py``: allocated, reserved and nvidia-smi as measured, the CUDA context
     moved to another architecture; ``cuda_context_gib`` is then the measured part outside PyTorch's
     allocator); None: the model's figures."""
+    engine_share: bool = False
+    """:attr:`capacity_gib` is a serving engine's share of the GPU (vLLM's
+    ``--gpu-memory-utilization``, SGLang's ``--mem-fraction-static``: ``perf/engine_memory.py``), not
+    the GPU's usable memory; reports name it so."""
 
     @property
     def traced_peak_gib(self) -> float:

@@ -49,7 +49,7 @@ from gpuplan.simulate.autoscale import (
     PolicyResult,
 )
 from gpuplan.simulate.latency import METRICS
-from gpuplan.simulate.trace import ShapeRate
+from gpuplan.simulate.trace import RETIMED_MARK, ShapeRate
 from gpuplan.vocab import PRICING_RULES, pricing_name
 
 if TYPE_CHECKING:
@@ -221,6 +221,15 @@ def autoscale_json(
     )
 
 
+def retimed_line(note: str) -> str:
+    """The header's line of a re-timed trace: its note ("re-timed from azure-conv: 3× its rate",
+    :data:`gpuplan.simulate.trace.RETIMED_MARK` first, as the file's comment line says it) read
+    "Re-timed from azure-conv: 3× its rate.", the mark's words said once."""
+    if note.startswith(RETIMED_MARK):
+        return _("Re-timed from {source}.").format(source=note.removeprefix(RETIMED_MARK).strip())
+    return _("Re-timed: {note}.").format(note=note)
+
+
 def _header(res: AutoscaleResult, money: Money) -> list[str]:
     kind = _("synthetic") if res.trace_synthetic else _("as read, not generated")
     lines = [
@@ -236,7 +245,7 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
         ),
     ]
     if res.trace_note:
-        lines.append(_("Re-timed: {note}.").format(note=res.trace_note))
+        lines.append(retimed_line(res.trace_note))
     lines += _trace_input_lines(res)
     lines += [
         _("Replica: 1/{n} of one {gpu}, {n} replicas time-sharing each GPU; {source}.").format(

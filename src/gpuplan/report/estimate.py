@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -583,7 +583,19 @@ def _summary_table(
     # GPU ids never wrap: two V100 variants must not become the same cut-off name.
     table.add_column("GPU", no_wrap=True)
     table.add_column(_("fits"), overflow="fold")
-    table.add_column(_("memory / GPU (GiB)"), justify="right", overflow="fold")
+    # A served LLM's figure after the "/" is its engine's share of the GPU (vLLM's
+    # --gpu-memory-utilization), not the GPU's usable memory: the header says which it is.
+    served = _engine_shares(e.memory.engine_share for o in outcomes if (e := o.estimate) is not None)
+    table.add_column(
+        {
+            False: _("memory / GPU (GiB)"),
+            # two lines, no wider than the figures: a wider header would cost the ranges
+            True: _("memory (GiB)") + "\n/ " + _("engine's share"),
+            None: _("memory (GiB)") + "\n/ " + _("usable or engine's share"),
+        }[served],
+        justify="right",
+        overflow="fold",
+    )
     table.add_column(_("step time"), justify="right", overflow="fold")
     table.add_column(_("throughput ({unit})").format(unit=short), justify="right", overflow="fold")
     table.add_column(_("job time"), justify="right", overflow="fold")
@@ -982,7 +994,10 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     # ("2025-03–2026-12-02", one word) to "2025-03–2026-12…"
     table.add_column(_("change"), overflow="fold")
     # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
-    table.add_column(_("GiB needed") + "\n/ " + _("usable"), justify="right")
+    # a served LLM's room is its engine's share of the GPU, not the GPU's usable memory
+    served = _engine_shares(a.engine_share for o in rows for a in o.advice)
+    room = {False: _("usable"), True: _("engine's share"), None: _("usable or engine's share")}[served]
+    table.add_column(_("GiB needed") + "\n/ " + room, justify="right")
     table.add_column(_("step time"), justify="right")
     table.add_column(_("how derived"), overflow="fold")
     for o in rows:
@@ -1038,6 +1053,14 @@ def _scaling_table(
             label = f"{o.gpu} ×{o.gpu_count}" if i == 0 else ""
             table.add_row(label, Text(a.summary), hours, Text(a.derivation, style="dim"))
     return table
+
+
+def _engine_shares(flags: Iterable[bool]) -> bool | None:
+    """Whether the memory figures a column compares with are serving engines' shares of the GPU
+    (:attr:`gpuplan.perf.memory.MemoryEstimate.engine_share`): True all of them, False none (the
+    GPU's usable memory, as of training), None some."""
+    seen = set(flags)
+    return None if len(seen) > 1 else (True in seen)
 
 
 def _shortfall(a: Advice) -> float:

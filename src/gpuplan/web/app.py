@@ -53,9 +53,13 @@ def error_response(
     problem: str | None = None,
 ) -> JSONResponse:
     """The refusal's document: ``message`` its one line; for a value refused, ``field`` and the
-    ``problem`` alone (the document's ``message``)."""
+    ``problem`` alone (the document's ``message``). A request refused with no value named (a body
+    that is not JSON, a check of the whole request) has its one line as ``message`` too: every
+    ``invalid_request`` has one, so a client that reads ``message`` is never left with null."""
     from gpuplan.documents.serve import ErrorDocument
 
+    if kind == "invalid_request" and problem is None:
+        problem = message
     body = ErrorDocument(error=message, kind=kind, field=field, message=problem).model_dump(mode="json")
     return JSONResponse(body, status_code=status, headers=headers)
 

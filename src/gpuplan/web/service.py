@@ -757,7 +757,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     if reads_catalog_host(spec, generator.name):
         spec = catalog_host(spec, store)
-    if resume := resume_memory_warning(spec):
+    if resume := resume_memory_warning(spec, generator.name):
         notes.append(resume)  # train.py's resume holds the whole checkpoint on every rank
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:

@@ -170,7 +170,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.extend(
             training_model_points(
-                spec, options, install_words(DOCKERFILE, package.requirements) if package else None
+                spec, "k8s", options, install_words(DOCKERFILE, package.requirements) if package else None
             )
         )
         extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
@@ -329,8 +329,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             _("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
         )
         extra.extend(_network_notes(spec, options))
-        if (first := checkpoint_storage_first(spec)) is not None:
-            extra.append(first)
     if spec.spot and not serving:
         extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
         if not shared_checkpoints(spec):  # a ReadWriteMany claim is not held to one zone
@@ -439,11 +437,13 @@ def _readme(
         selectors = f"{selectors}\n\n{gpu_pick}"
     if (spot_pool := spot_pool_words(spec)) is not None:
         selectors = f"{selectors}\n\n{spot_pool}"
+    # a step the claim needs before it is made goes before the commands that make it
+    first = checkpoint_storage_first(spec)
     return f"""# {title}
 
 {needs}
 {_image_note(spec, options)}
-
+{f"{chr(10)}{first}{chr(10)}" if first is not None else ""}
 ```bash
 {_apply_commands(manifests)}
 ```
