@@ -697,6 +697,7 @@ def spot_checkpoint_interval(spec: LaunchSpec) -> tuple[LaunchSpec, str] | None:
     inference, or a checkpoint of unknown write time."""
     from gpuplan.deploy.spec import LaunchSpec
     from gpuplan.i18n.messages import _
+    from gpuplan.i18n.numbers import format_minutes
     from gpuplan.plan.spot import spot_default, young_daly_h
     from gpuplan.units import ASSUMED_DISK_GBPS
     from gpuplan.vocab import PricingModel
@@ -708,9 +709,7 @@ def spot_checkpoint_interval(spec: LaunchSpec) -> tuple[LaunchSpec, str] | None:
     young_min = float(young_daly_h(write_min / 60.0, 1.0 / (rate.per_hour * spec.nodes))) * 60.0
     stated = None if spec.checkpoint_interval_defaulted else spec.checkpoint_interval_min
     interval = young_min if stated is None else min(stated, young_min)
-    write = (
-        _("{n:.1f} min").format(n=write_min) if write_min >= 1 else _("{n:.0f} s").format(n=write_min * 60)
-    )
+    write = format_minutes(write_min)
     instances = _("one spot instance") if spec.nodes == 1 else _("{n} spot instances").format(n=spec.nodes)
     basis = _(
         "Young/Daly's interval, sqrt(2 × write × time between reclaims), for a {gb:,.1f} GB checkpoint "

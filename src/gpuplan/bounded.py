@@ -41,6 +41,7 @@ import yaml
 
 from gpuplan.errors import GpuplanError, InputError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -86,7 +87,7 @@ ErrorClass = type[GpuplanError]
 _NUL = N_("cannot read {what} {path!r}: the path contains a NUL byte")
 _CANNOT_READ = N_("cannot read {what} {path!r}: {why}")
 # A missing file is the commonest slip: said in the user's language, not as the C library's
-# English strerror (which the other OSErrors still carry, as data).
+# English strerror (the other OSErrors are worded by gpuplan.i18n.os_reasons).
 _NO_FILE = N_("cannot read {what} {path!r}: no such file")
 _NO_FILE_NEAR = N_("cannot read {what} {path!r}: no such file; did you mean {near!r}?")
 _A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a file")
@@ -178,7 +179,7 @@ def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass
             raise error.worded(_NO_FILE_NEAR, what=word, path=shown, near=near) from None
         raise error.worded(_NO_FILE, what=word, path=shown) from None
     except OSError as e:
-        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=os_reason(e)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -189,7 +190,7 @@ def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass
         os.set_blocking(fd, True)
     except OSError as e:
         os.close(fd)
-        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=os_reason(e)) from None
     except GpuplanError:
         os.close(fd)
         raise
@@ -207,7 +208,7 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as e:
-        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=os_reason(e)) from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # grew while being read
@@ -233,7 +234,7 @@ def read_lines(
             try:
                 raw = fh.readline(max_line_bytes + 1)
             except OSError as e:
-                raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+                raise error.worded(_CANNOT_READ, what=word, path=shown, why=os_reason(e)) from None
             if not raw:
                 return
             number += 1

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from gpuplan.errors import GpuplanError, InputError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 __all__ = ["Folder"]
 
@@ -115,4 +116,4 @@ def _why(e: BaseException) -> str | Phrase:
         return str(e).splitlines()[0] if str(e) else type(e).__name__
     if isinstance(e, ValueError):
         return Phrase(N_("the path contains a NUL byte"))
-    return getattr(e, "strerror", None) or type(e).__name__
+    return os_reason(e)

@@ -181,3 +181,25 @@ def test_a_discount_that_touches_no_price_says_so(db_path: Path) -> None:
     assert "note: no price in the catalog is one it is taken off: azure's prices of monthly" in r.stderr
     r = runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", "8"])
     assert r.exit_code == 0 and "no price in the catalog" not in r.output, r.output
+
+
+def test_a_discounted_monthly_row_divides_its_discounted_month_by_730(db_path: Path) -> None:
+    # was: "¥5.01 … ¥4,575.66/month ÷ 730 h" beside a 20 % discount: 4,575.66 / 730 is ¥6.27
+    import re
+
+    db = str(db_path)
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "set", "--provider", "alibaba", "--percent", "20"]
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        app,
+        ["--db", db, "offers", "--provider", "alibaba", "--pricing", "monthly", "--currency", "CNY",
+         "--gpu", "A10", "--region", "cn-shanghai"],
+        env={"COLUMNS": "400"},
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    rows = re.findall(r"monthly +¥([\d,]+\.\d+) .*?¥([\d,]+(?:\.\d+)?)/month ÷ 730 h", r.output)
+    assert rows and "your monthly −20 %" in r.output, r.output
+    for hourly, month in rows:  # the CNY/h column is the month shown ÷ 730
+        assert float(month.replace(",", "")) / 730 == pytest.approx(float(hourly.replace(",", "")), abs=0.006)

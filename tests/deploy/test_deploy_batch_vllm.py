@@ -754,3 +754,20 @@ def test_a_spot_service_starts_the_spare_its_plan_priced() -> None:
         "Replicas the autoscaler adds above the 5 the plan priced (up to 9) are not in the plan's cost"
         in readme
     )
+
+
+def test_the_autoscalers_room_above_the_plan_is_said_in_money() -> None:
+    # The plan calls its fleet all month the bound; the HPA may run twice its replicas: a team read
+    # the plan's figure as the most the service could cost. The README says the ceiling's cost.
+    spec = LaunchSpec.from_plan(json.loads(json.dumps(_SERVICE)))
+    assert spec.serving is not None and spec.instance_usd_per_hour is not None
+    priced, most = spec.serving.min_replicas, spec.serving.max_replicas
+    per_instance = spec.gpus_per_node // (spec.tensor_parallel * spec.pipeline_parallel)
+    more = -(-most // per_instance) - (-(-priced // per_instance))
+    assert more > 0
+    readme = " ".join(by_path(generate(spec, "k8s"))["README.md"].split())
+    amount = more * 730 * spec.instance_usd_per_hour
+    assert (
+        f"At {most} replicas all month that is ${amount:,.2f} more than the plan's fleet ({more} more "
+        f"instance(s) × 730 h × ${spec.instance_usd_per_hour:,.3f}/h)"
+    ) in readme, readme

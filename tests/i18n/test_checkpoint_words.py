@@ -44,5 +44,5 @@ def test_the_compiled_catalog_says_it_and_keeps_checkpoint_for_saved_ones() -> N
         ).format(checkpointing="full", loss="standard", bytes=8)
         assert "激活重计算 full" in note and "检查点" not in note
         # a saved checkpoint is still 检查点
-        saved = _("checkpoints: every {interval} min ({basis}): {writes} × {write} min = {time}, {amount}")
+        saved = _("checkpoints: every {interval} min ({basis}): {writes} × {write} = {time}, {amount}")
         assert saved.startswith("检查点")

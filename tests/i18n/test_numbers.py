@@ -111,3 +111,14 @@ def test_notes_beside_a_stale_rate_note_lose_its_warning_and_keep_the_rest() -> 
     assert fresh.rate_warning() == ""
     assert fresh.notes_with_rate(notes[1:]) == ["another note", fresh.rate_note()]
     assert Money.usd().notes_with_rate(notes) == notes
+
+
+def test_a_short_write_is_said_in_seconds_that_add_up() -> None:
+    from gpuplan.i18n.numbers import format_minutes
+
+    # a 0.36 GB checkpoint at 0.131 GB/s: 2.75 s a write; "6 × 0.0 min = 17 s" had read as an error
+    assert format_minutes(2.75 / 60) == "2.8 s"
+    assert format_minutes(0.636) == "38 s"
+    assert format_minutes(2.29) == "2.3 min"
+    with use_language("zh"):
+        assert format_minutes(2.75 / 60) == "2.8 秒"

@@ -70,13 +70,13 @@ def test_a_big_checkpoint_off_spot_is_written_at_most_5_percent_of_the_job_and_s
 
 
 def test_a_small_checkpoint_keeps_30_min_and_its_words() -> None:
-    # 5 GB: a 0.636 min write, 30 min as before: 80 writes, 0.848 h; nothing more said.
+    # 5 GB: a 0.636 min (38 s) write, 30 min as before: 80 writes, 0.848 h; nothing more said.
     o = _plan(JobFacts(checkpoint_gb=5.0))
     assert o.checkpoints is not None and o.checkpoints.interval_min == pytest.approx(30.0)
     assert o.checkpoint_interval_min == pytest.approx(30.0)
     assert spot_lines(o) == [
         "checkpoints: every 30 min (as the train.py of `gpuplan deploy` writes them, each write stopping "
-        f"every GPU): 80 × 0.6 min = 51 min, ${o.checkpoints.usd:.2f}"
+        f"every GPU): 80 × 38 s = 51 min, ${o.checkpoints.usd:.2f}"
     ]
 
 

@@ -78,7 +78,7 @@ def test_on_demand_pays_for_the_checkpoints_the_launch_writes() -> None:
     assert item.included_in == "compute" and item.cost_usd == pytest.approx(w.usd)
     [line] = spot_lines(rec)
     assert line.startswith("checkpoints: every 30 min (as the train.py of `gpuplan deploy` writes them")
-    assert "2 × 0.6 min = 1.3 min, $0.47" in line
+    assert "2 × 38 s = 1.3 min, $0.47" in line
     # a job that writes no checkpoint pays for none
     bare = _plan([offer()], Constraints(max_gpus=8), job=replace(JOB, checkpoint_gb=0)).recommended
     assert bare.checkpoints is None and bare.job_time_h == pytest.approx(1.0)

@@ -40,6 +40,7 @@ from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.numbers import USER_RATE_SOURCE
+from gpuplan.i18n.os_reasons import os_reason
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -281,7 +282,7 @@ def _creation_lock(engine: Engine, path: Path | None, location: str) -> Iterator
                 "with a writable folder"
             ),
             path=path,
-            why=e.strerror or e,
+            why=os_reason(e),
         ) from e
     try:
         yield

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
 from gpuplan.errors import StoreError
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -160,7 +161,7 @@ def refuse_non_sqlite(path: Path) -> None:
         with path.open("rb") as fh:
             head = fh.read(16)
     except OSError as e:
-        raise StoreError.worded(_CANNOT_READ, location=path, why=e.strerror or e) from e
+        raise StoreError.worded(_CANNOT_READ, location=path, why=os_reason(e)) from e
     if head and head != b"SQLite format 3\x00":
         raise StoreError.worded(
             N_("{path} is not a SQLite database; it was left unchanged: point --db at a new file"), path=path

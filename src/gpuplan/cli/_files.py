@@ -13,7 +13,6 @@ regular file written again keeps its permission bits.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import secrets
 import stat
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 __all__ = ["write_text_atomic"]
 
@@ -33,9 +33,7 @@ _CANNOT_WRITE = N_("cannot write {what} {path}: {why}")
 
 
 def _why(e: OSError) -> str | Phrase:
-    if e.errno == errno.ENOSPC:
-        return Phrase(N_("no space left on the device"))
-    return e.strerror or type(e).__name__
+    return os_reason(e)
 
 
 def _existing_mode(path: Path, word: Phrase, shown: str) -> int | None:

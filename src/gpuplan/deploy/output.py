@@ -18,7 +18,6 @@ The writes are confined to ``--out`` and all-or-nothing:
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import re
 import secrets
@@ -29,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 __all__ = ["write_files"]
 
@@ -45,12 +45,8 @@ def _short(path: object) -> str:
 
 
 def _why(e: OSError) -> str | Phrase:
-    """Why a write failed: our words for a full disk, else the system's own (strerror)."""
-    if e.errno == errno.ENOSPC:
-        return Phrase(N_("no space left on the device"))
-    if e.errno == errno.EDQUOT:
-        return Phrase(N_("disk quota exceeded"))
-    return e.strerror or type(e).__name__
+    """Why a write failed, in the reader's language (:func:`gpuplan.i18n.os_reasons.os_reason`)."""
+    return os_reason(e)
 
 
 def _relative_parts(path: str) -> tuple[str, ...]:

@@ -1363,10 +1363,29 @@ def unpriced_ceiling_words(spec: LaunchSpec) -> str | None:
     priced = serving.start_replicas or serving.min_replicas
     if serving.max_replicas <= priced:
         return None
-    return _(
+    words = _(
         "Replicas the autoscaler adds above the {n} the plan priced (up to {most}) are not in the plan's "
         "cost: each is billed by the hour, at the option's price, while it runs."
     ).format(n=priced, most=serving.max_replicas)
+    if spec.instance_usd_per_hour is None:
+        return words
+    # the ceiling in money: what the plan calls its bound is its own fleet all month; the autoscaler
+    # may run this many more instances (a team read the plan's figure as the most it could pay)
+    per_instance = max(1, spec.gpus_per_node // max(1, spec.tensor_parallel * spec.pipeline_parallel))
+    per_instance *= serving.share_gpu
+    more = math.ceil(serving.max_replicas / per_instance) - math.ceil(priced / per_instance)
+    if more <= 0:
+        return words
+    return words + _(
+        " At {most} replicas all month that is {amount} more than the plan's fleet ({more} more "
+        "instance(s) × {hours:.0f} h × {price}/h); set serving.max_replicas to hold it to the plan."
+    ).format(
+        most=serving.max_replicas,
+        amount=plan_money(spec, more * HOURS_PER_MONTH * spec.instance_usd_per_hour),
+        more=more,
+        hours=HOURS_PER_MONTH,
+        price=plan_money(spec, spec.instance_usd_per_hour, 3),
+    )
 
 
 def plan_floor_words(spec: LaunchSpec) -> str | None:

@@ -267,7 +267,10 @@ def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = Non
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:
-        flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(o.price, o.currency or "")))
+        # the month the hourly figure is of: after the user's discount where one applies (the list
+        # month beside a discounted hour had not divided to it: ¥4,575.66 ÷ 730 is ¥6.27, not ¥5.01)
+        month = o.price * (1.0 - (o.discount_percent or 0.0) / 100.0)
+        flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(month, o.currency or "")))
     if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
         # the list price in the table's currency, at the rate its own price was shown at
         list_price, in_currency = o.list_price_usd_per_hour, "USD"

@@ -40,7 +40,7 @@ from gpuplan.documents.estimate import (
     ServingDoc,
 )
 from gpuplan.i18n import N_, _, format_hours, format_number, ngettext
-from gpuplan.i18n.numbers import format_percent
+from gpuplan.i18n.numbers import format_minutes, format_percent
 from gpuplan.i18n.phrases import item_list, sentences
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
@@ -840,11 +840,11 @@ def _checkpoints_line(
     if checkpoints is None or not rows:
         return None
     each = [
-        _("{gpu}: {steps} of steps + {writes} × {write} min = {time} of writes, {total} in all").format(
+        _("{gpu}: {steps} of steps + {writes} × {write} = {time} of writes, {total} in all").format(
             gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}",
             steps=format_hours(h),
             writes=f"{checkpoints.writes(h):,.0f}",
-            write=f"{checkpoints.write_min:.1f}",
+            write=format_minutes(checkpoints.write_min),
             time=format_hours(checkpoints.hours(h)),
             total=format_hours(h + checkpoints.hours(h)),
         )

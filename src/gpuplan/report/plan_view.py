@@ -18,6 +18,7 @@ from rich.text import Text
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
+from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.perf.memory_margin import over_at_estimate_words
@@ -578,11 +579,11 @@ def checkpoint_lines(o: Option) -> list[str]:
     if w is None:
         return []
     basis = checkpoint_interval_basis(w.interval_stated, w.interval_min, w.write_min)
-    line = _("checkpoints: every {interval} min ({basis}): {writes} × {write} min = {time}, {amount}").format(
+    line = _("checkpoints: every {interval} min ({basis}): {writes} × {write} = {time}, {amount}").format(
         interval=f"{w.interval_min:.0f}",
         basis=basis,
         writes=f"{w.writes:,.0f}",
-        write=f"{w.write_min:.1f}",
+        write=format_minutes(w.write_min),
         time=format_hours(w.overhead_h),
         amount=money(w.usd),
     )

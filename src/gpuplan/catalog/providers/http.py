@@ -37,6 +37,7 @@ import httpx
 from gpuplan.bounded import MAX_CSV_LINE_BYTES, MAX_DOCUMENT_BYTES, load_json, read_text
 from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_
+from gpuplan.i18n.os_reasons import os_reason
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_LINES_BYTES", "MAX_LINE_BYTES", "Http", "ReplayMissError", "parse_answer"]
 
@@ -243,7 +244,7 @@ class Http:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as e:
             raise DataError.worded(
-                N_("cannot read saved response {name}: {why}"), name=name, why=e.strerror or e
+                N_("cannot read saved response {name}: {why}"), name=name, why=os_reason(e)
             ) from None
         try:
             info = os.fstat(fd)
