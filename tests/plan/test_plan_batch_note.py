@@ -44,7 +44,22 @@ def test_the_global_batch_of_the_recommended_option_and_the_others_are_said() ->
     assert "(524,288 tokens)" in note
     # the Pareto front runs 5 to 8 nodes too: 40 GPUs train with 320 a step, 64 with 512
     assert "40 GPUs: 320" in note and "64 GPUs: 512" in note
-    assert "GPUs × gradient_accumulation = 32" in note
+    # how each count holds 256: no GPUs × gradient_accumulation product meets it on more GPUs; a
+    # smaller per-GPU batch does (it fits where 8 did), or no whole split exists
+    assert "keep batch_size × GPUs × gradient_accumulation = 256" in note
+    assert "64 GPUs: batch_size 4 × gradient_accumulation 1" in note
+    assert "40 GPUs: none, 256 is not a multiple of 40" in note
+
+
+def test_fewer_gpus_hold_the_batch_with_accumulation_within_the_per_gpu_batch() -> None:
+    from gpuplan.plan.notes import _hold
+
+    # the Beijing team's 64 per GPU × 2 GPUs = 128: "GPUs × gradient_accumulation = 2" on 8 GPUs
+    assert _hold(128, 8, 64) == "8 GPUs: batch_size 16 × gradient_accumulation 1"
+    assert _hold(128, 1, 64) == "1 GPU: batch_size 64 × gradient_accumulation 2"
+    # 64 a GPU on 2 GPUs where 48 was the batch: two micro-batches of 32, never one of 64
+    assert _hold(128, 2, 48) == "2 GPUs: batch_size 32 × gradient_accumulation 2"
+    assert _hold(128, 256, 64) == "256 GPUs: none, 128 is not a multiple of 256"
 
 
 def test_a_service_or_inference_job_has_no_batch_note() -> None:

@@ -296,14 +296,27 @@ def batch_note(job: JobFacts, recommended: Option, others: Sequence[Option]) -> 
     if not counts:
         return head
     theirs = _(", ").join(_("{gpus} GPUs: {total}").format(gpus=n, total=f"{per_step * n:,}") for n in counts)
+    ways = _("; ").join(_hold(total, n, job.batch_size) for n in counts)
     return _(
         "{head}; batch_size is per GPU, so the options on other GPU counts train with other global "
         "batches ({theirs}), a different recipe for a pretraining (learning rate, warm-up): to train "
-        "with {total} on any count, set gradient_accumulation so that GPUs × gradient_accumulation = "
-        "{product}"
-    ).format(
-        head=head,
-        theirs=theirs,
-        total=f"{total:,}",
-        product=f"{recommended.gpu_count * job.gradient_accumulation:,}",
+        "with {total} on any count, keep batch_size × GPUs × gradient_accumulation = {total} ({ways})"
+    ).format(head=head, theirs=theirs, total=f"{total:,}", ways=ways)
+
+
+def _hold(total: int, gpus: int, batch: int) -> str:
+    """How ``gpus`` GPUs train with a global batch of ``total``: the per-GPU batch and accumulation,
+    the batch no larger than ``batch`` (what was estimated to fit); or that no whole split exists.
+    "GPUs × gradient_accumulation = 2" had been the advice for 8 GPUs, which no accumulation meets."""
+    count = (_("{count} GPU") if gpus == 1 else _("{count} GPUs")).format(count=gpus)
+    if total % gpus:
+        return _("{gpus}: none, {total} is not a multiple of {n}").format(
+            gpus=count, total=f"{total:,}", n=gpus
+        )
+    each = total // gpus
+    accumulation = max(1, -(-each // batch))
+    while each % accumulation:
+        accumulation += 1
+    return _("{gpus}: batch_size {batch} × gradient_accumulation {accumulation}").format(
+        gpus=count, batch=each // accumulation, accumulation=accumulation
     )
