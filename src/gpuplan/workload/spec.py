@@ -49,6 +49,7 @@ from gpuplan.workload.hf_config import hf_repo_id, read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.hub_ids import preset_of_checkpoint
 from gpuplan.workload.presets.registry import get_preset
+from gpuplan.workload.sizes import parse_gigabytes
 from gpuplan.workload.stack import (
     LEVELS,
     Stack,
@@ -84,6 +85,8 @@ CheckpointingField = Annotated[
 AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
 #: A latency target in milliseconds, also written with its unit (``2s``, ``80ms``).
 Milliseconds = Annotated[float, BeforeValidator(parse_milliseconds)]
+#: A size in GB (10⁹ bytes): a number, or with its unit (``2TB``, ``500GB``, ``1.5TiB``).
+Gigabytes = Annotated[float, BeforeValidator(parse_gigabytes)]
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(BaseQuantization))]
 LibraryField = Annotated[QuantizationLibrary, BeforeValidator(pydantic_cast(QuantizationLibrary))]
@@ -365,9 +368,10 @@ class DataSpec(Spec):
     """Alternative to ``samples`` for text: samples = tokens / seq_len; written as ``samples``
     (``50M``, ``2B``)."""
     epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
-    size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
-    """Size of the data set in GB (10⁹ bytes), for storage and egress."""
-    results_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
+    size_gb: Gigabytes | None = Field(default=None, ge=0, le=MAX_DATA_GB)
+    """Size of the data set in GB (10⁹ bytes), for storage and egress; a number, or with its unit
+    (``2TB``, ``500GB``, ``1.5TiB``)."""
+    results_gb: Gigabytes | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of what one run writes back to ``location`` (a batch job's outputs, a training job's
     exported weights), GB (10⁹ bytes), priced as egress out of the option's region. Left out: a
     training job sends its trained weights back (2 bytes each); a batch inference job's results are
