@@ -46,6 +46,11 @@ def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
     )
 
 
+def _served(tiers: tuple[float, ...], said: object) -> tuple[float, ...]:
+    """The hours a month each tier serves: its billed hours less its start-ups and scale-down delays."""
+    return tuple(t - u for t, u in zip(tiers, said.start_up_hours, strict=True))  # type: ignore[attr-defined]
+
+
 def _reserved_gpus(report: object) -> float:
     s = report.schedule  # type: ignore[attr-defined]
     return sum(c.units * c.offer.gpus_per_unit for c in s.commitments)
@@ -239,8 +244,10 @@ def test_a_service_day_is_sized_at_the_load_its_launch_holds_a_replica_at(
     )  # type: ignore[arg-type]
     (day,), (said,) = launched.problem.demands, launched.demands
     assert loose.problem.demands[0].tiers == pytest.approx(day.tiers)
-    assert day.tiers == pytest.approx((730.0, 444.083, 285.917), abs=1e-2)
-    assert plain.problem.demands[0].tiers == pytest.approx((730.0, 428.875, 254.486), abs=1e-2)
+    # the hours served (each tier is billed its start-ups and scale-down delays beside them)
+    assert _served(day.tiers, said) == pytest.approx((730.0, 444.083, 285.917), abs=1e-2)
+    plain_day, plain_said = plain.problem.demands[0], plain.demands[0]
+    assert _served(plain_day.tiers, plain_said) == pytest.approx((730.0, 428.875, 254.486), abs=1e-2)
     assert "the service's latency target holds only at 73 % of the estimate's" in said.day, said.day
 
 
@@ -268,6 +275,8 @@ def test_the_day_is_sized_at_the_load_it_is_given_for_a_replica(store: Store, tm
     assert seen and set(seen) == {None}
     # 4.0 × 80 % = 3.2 requests/s a replica, at most the plan's 3 replicas
     need = np.clip(np.ceil(diurnal_day_rate(6, 15).rate_per_minute / 3.2 - 1e-9), 1, 3)
-    assert day.tiers == pytest.approx([730 * float(np.mean(need >= k)) for k in (1, 2, 3)])
+    assert _served(day.tiers, said) == pytest.approx([730 * float(np.mean(need >= k)) for k in (1, 2, 3)])
+    assert said.start_up_hours[0] == 0 and all(h > 0 for h in said.start_up_hours[1:])
     assert "3.2 requests/s a replica (as deploy's autoscaler targets it: " in said.day
     assert "the target takes the smaller, the simulation's, at 80 %" in said.day
+

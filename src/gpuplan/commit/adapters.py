@@ -74,6 +74,9 @@ class DemandSource:
     month)`` of one run, busiest first; empty where its GPUs are taken for all its hours."""
     day: str = ""
     """How that day was taken (its shape, mean and peak), in words; "" where it was not."""
+    start_up_hours: tuple[float, ...] = ()
+    """Of each tier's hours a month, those it is billed without serving (its start-ups and
+    scale-down delays), in the order of :attr:`tiers`."""
 
 
 def _term_months(p: OfferPrice) -> int:
@@ -523,6 +526,9 @@ def _workload_demand(
         how=how,
         tiers=() if tiered is None else tuple((tiered.step, h) for h in tiered.hours),
         day=tiered.day if tiered is not None else "",
+        start_up_hours=()
+        if tiered is None
+        else tuple(b - h for b, h in zip(tiered.hours, tiered.serving_hours, strict=True)),
     )
 
 
