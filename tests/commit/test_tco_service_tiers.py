@@ -280,3 +280,34 @@ def test_the_day_is_sized_at_the_load_it_is_given_for_a_replica(store: Store, tm
     assert "3.2 requests/s a replica (as deploy's autoscaler targets it: " in said.day
     assert "the target takes the smaller, the simulation's, at 80 %" in said.day
 
+
+def test_a_service_sized_on_a_3_year_term_says_why_the_term_still_never_pays_off(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "planner's cheapest option …: … reserved_3y" beside "reserved 3 years: 130% of its hours
+    # (never pays off …)", unexplained: the planner bills a service's reservation one month's share
+    # of its term, as though the term were used whole, while the 12-month schedule pays it whole
+    (tmp_path / "svc.yaml").write_text(SERVICE % (15, ", mean_requests_per_s: 6, min_replicas: 1"))
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "service", "workload": "svc.yaml", "runs_per_month": 1}],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand", "reserved_1y", "reserved_3y"]},
+        }
+    )
+    report = tco(usage, store=store, currency="USD")
+    (source,) = report.demands
+    assert source.how.split(";")[0].endswith("reserved_3y)"), source.how
+    assert (
+        "one month's share of its 36-month term, as though the term were used whole" in source.how
+        and "the schedule pays the 36-month term whole" in source.how
+    ), source.how
+    lines = summary_lines(report)
+    assert any("reserved 3 years" in line and "never pays off" in line for line in lines), lines
+    # over a horizon the term fits in, the term is not said to be paid whole
+    longer = load_usage({**usage.model_dump(), "horizon_months": 36})
+    _demands, (source_36,) = demands_from_usage(longer, store)
+    assert "one month's share of its 36-month term" in source_36.how
+    assert "pays the 36-month term whole" not in source_36.how
