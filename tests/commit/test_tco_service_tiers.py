@@ -46,6 +46,11 @@ def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
     )
 
 
+def _served(tiers: tuple[float, ...], said: object) -> tuple[float, ...]:
+    """The hours a month each tier serves: its billed hours less its start-ups and scale-down delays."""
+    return tuple(t - u for t, u in zip(tiers, said.start_up_hours, strict=True))  # type: ignore[attr-defined]
+
+
 def _reserved_gpus(report: object) -> float:
     s = report.schedule  # type: ignore[attr-defined]
     return sum(c.units * c.offer.gpus_per_unit for c in s.commitments)
@@ -239,8 +244,10 @@ def test_a_service_day_is_sized_at_the_load_its_launch_holds_a_replica_at(
     )  # type: ignore[arg-type]
     (day,), (said,) = launched.problem.demands, launched.demands
     assert loose.problem.demands[0].tiers == pytest.approx(day.tiers)
-    assert day.tiers == pytest.approx((730.0, 444.083, 285.917), abs=1e-2)
-    assert plain.problem.demands[0].tiers == pytest.approx((730.0, 428.875, 254.486), abs=1e-2)
+    # the hours served (each tier is billed its start-ups and scale-down delays beside them)
+    assert _served(day.tiers, said) == pytest.approx((730.0, 444.083, 285.917), abs=1e-2)
+    plain_day, plain_said = plain.problem.demands[0], plain.demands[0]
+    assert _served(plain_day.tiers, plain_said) == pytest.approx((730.0, 428.875, 254.486), abs=1e-2)
     assert "the service's latency target holds only at 73 % of the estimate's" in said.day, said.day
 
 
@@ -268,6 +275,39 @@ def test_the_day_is_sized_at_the_load_it_is_given_for_a_replica(store: Store, tm
     assert seen and set(seen) == {None}
     # 4.0 × 80 % = 3.2 requests/s a replica, at most the plan's 3 replicas
     need = np.clip(np.ceil(diurnal_day_rate(6, 15).rate_per_minute / 3.2 - 1e-9), 1, 3)
-    assert day.tiers == pytest.approx([730 * float(np.mean(need >= k)) for k in (1, 2, 3)])
+    assert _served(day.tiers, said) == pytest.approx([730 * float(np.mean(need >= k)) for k in (1, 2, 3)])
+    assert said.start_up_hours[0] == 0 and all(h > 0 for h in said.start_up_hours[1:])
     assert "3.2 requests/s a replica (as deploy's autoscaler targets it: " in said.day
     assert "the target takes the smaller, the simulation's, at 80 %" in said.day
+
+
+def test_a_service_sized_on_a_3_year_term_says_why_the_term_still_never_pays_off(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "planner's cheapest option …: … reserved_3y" beside "reserved 3 years: 130% of its hours
+    # (never pays off …)", unexplained: the planner bills a service's reservation one month's share
+    # of its term, as though the term were used whole, while the 12-month schedule pays it whole
+    (tmp_path / "svc.yaml").write_text(SERVICE % (15, ", mean_requests_per_s: 6, min_replicas: 1"))
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "service", "workload": "svc.yaml", "runs_per_month": 1}],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand", "reserved_1y", "reserved_3y"]},
+        }
+    )
+    report = tco(usage, store=store, currency="USD")
+    (source,) = report.demands
+    assert source.how.split(";")[0].endswith("reserved_3y)"), source.how
+    assert (
+        "one month's share of its 36-month term, as though the term were used whole" in source.how
+        and "the schedule pays the 36-month term whole" in source.how
+    ), source.how
+    lines = summary_lines(report)
+    assert any("reserved 3 years" in line and "never pays off" in line for line in lines), lines
+    # over a horizon the term fits in, the term is not said to be paid whole
+    longer = load_usage({**usage.model_dump(), "horizon_months": 36})
+    _demands, (source_36,) = demands_from_usage(longer, store)
+    assert "one month's share of its 36-month term" in source_36.how
+    assert "pays the 36-month term whole" not in source_36.how

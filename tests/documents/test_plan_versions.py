@@ -1,5 +1,5 @@
 """deploy reads plan files of schema version 1 (written before money fields named their unit) as
-well as version 2, and refuses any other version in one line."""
+well as versions 2 and 3, and refuses any other version in one line."""
 
 from __future__ import annotations
 
@@ -46,3 +46,14 @@ def test_a_version_2_plan_with_a_version_1_field_is_refused(tmp_path: Path) -> N
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(DeployError, match="recommended option is malformed"):
         LaunchSpec.from_plan_json(path)
+
+
+def test_deploy_still_reads_a_version_3_plan(tmp_path: Path) -> None:
+    # version 4 changed what a service day's hours are (its start-ups billed), which deploy does
+    # not read: a plan saved at version 3 still deploys
+    doc = _v1(price_usd=21.96, price_unit_hours=1.0)
+    doc["recommended"] = upgrade_v1_option(doc["recommended"])
+    doc["schema_version"] = 3
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert LaunchSpec.from_plan_json(path).provider == "aws"

@@ -28,6 +28,19 @@ precision: bf16
 serving: {requests_per_s: 15, prompt_tokens: 800, output_tokens: 250%s}
 """
 OVERRIDES = {"providers": ["aws"], "pricing": ["on_demand"]}
+#: The probe's 70B chat service on 4 p4de (8 replicas of 4 GPUs): its day, as ``day_of`` takes it.
+PROBE_DAY = {
+    "mean": 12.0,
+    "peak": 20.0,
+    "least": 1,
+    "replicas": 8,
+    "instances": 4,
+    "gpus": 32,
+    "per_replica": 2.5,
+    "load_words": "given",
+    "run_h": 730.0,
+    "start_up_words": "assumed",
+}
 
 
 @pytest.fixture(scope="module")
@@ -114,25 +127,14 @@ def test_where_a_new_instance_starts_too_slowly_for_the_day_it_is_priced_at_its_
 
 
 def test_the_day_follows_only_where_a_new_instance_serves_before_the_load_outgrows_the_fleet() -> None:
-    kw = {
-        "mean": 12.0,
-        "peak": 20.0,
-        "least": 1,
-        "replicas": 8,
-        "instances": 4,
-        "gpus": 32,
-        "per_replica": 2.5,
-        "load_words": "given",
-        "run_h": 730.0,
-        "start_up_words": "assumed",
-    }
+    kw = {**PROBE_DAY, "down_h": 0.0, "down_words": "none"}
     quick = day_of(start_up_h=46 / 60, **kw)  # type: ignore[arg-type]
     slow = day_of(start_up_h=4.0, **kw)  # type: ignore[arg-type]
     assert quick is not None and slow is not None
     # the probe's 70B on 4 p4de: one instance's 5 requests/s at the day's steepest rise, 143 min
     assert quick.rise_h * 60 == pytest.approx(143, abs=1)
     assert quick.follows and not slow.follows
-    assert quick.hours == pytest.approx((730, 612, 424, 276), abs=1)
+    assert quick.serving_hours == pytest.approx((730, 612, 424, 276), abs=1)
     words = option_day_words(slow, "A100-SXM4-80GB", scales_down=True, pricing="on_demand", peak_usd=None)
     assert "cannot follow the day" in words and "about 240 min" in words
     monthly = option_day_words(quick, "A100-SXM4-80GB", scales_down=True, pricing="monthly", peak_usd=None)
@@ -140,3 +142,36 @@ def test_the_day_follows_only_where_a_new_instance_serves_before_the_load_outgro
     # a fleet of one instance has nothing to scale down; no mean below the peak, no day
     assert day_of(start_up_h=0.1, **{**kw, "instances": 1}) is None  # type: ignore[arg-type]
     assert day_of(start_up_h=0.1, **{**kw, "mean": None}) is None  # type: ignore[arg-type]
+
+
+def test_each_instance_the_day_adds_is_billed_from_its_start_to_its_removal() -> None:
+    # was: the day's tiers were the minutes each instance serves, so the 46 min each of the three
+    # instances added a day runs before it serves (boot, image pull, 2 × 141 GB of weights read)
+    # and the delay before the autoscaler removes it were in neither plan nor tco
+    kw = {**PROBE_DAY, "down_h": 20 / 60, "down_words": "SkyServe's"}
+    day = day_of(start_up_h=46 / 60, **kw)  # type: ignore[arg-type]
+    assert day is not None
+    # the first instance runs all day; each of the other three is started once a day and billed
+    # 46 + 20 min beyond the hours it serves: 3.3 instance-hours a day, 33.5 h a month each
+    assert day.start_ups == 3
+    assert day.start_up_day_h == pytest.approx(3 * 66 / 60, abs=0.05)
+    each = 66 / 60 * 730 / 24
+    expected = (730, 612 + each, 424 + each, 276 + each)
+    assert day.hours == pytest.approx(expected, abs=1)
+    assert day.share == pytest.approx(sum(day.hours) / (4 * 730))
+    assert "+3.3 instance-hours a day of start-up" in day.said("A100-SXM4-80GB")
+    # an instance the load leaves for less than its start-up and scale-down delay together is kept
+    # running through the gap, billed all of it and not started again: the second instance is
+    # needed 20.1 h a day, so a 4 h start-up keeps it all day
+    slow = day_of(start_up_h=4.0, **kw)  # type: ignore[arg-type]
+    assert slow is not None
+    assert slow.hours[1] == pytest.approx(730)
+    assert slow.start_ups == 2
+    # the bound where the weights' size is not known: deploy's 30 min a replica is given to start
+    from gpuplan.plan.input_types import JobFacts
+    from gpuplan.plan.service_day import scale_down, start_up
+
+    up_h, words = start_up(JobFacts(weights_gb=0.0), 8, 4)  # type: ignore[call-arg]
+    assert up_h * 60 == pytest.approx(40) and "the bound" in words
+    down_h, down_words = scale_down()
+    assert down_h * 60 == pytest.approx(20) and "SkyServe" in down_words

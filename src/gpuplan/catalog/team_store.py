@@ -165,6 +165,9 @@ class SavedPlan:
     """The CNY rate the plan was priced at (its document's ``exchange_rate``): prices kept in yuan
     were converted to ``total_cost_usd`` at it, so the cost in yuan is ``total_cost_usd`` at it
     again. None: the plan recorded none (the catalog had no CNY rate then)."""
+    plan_version: int | None = None
+    """The plan document's ``schema_version`` (before 3, a service's cost is its peak fleet all
+    month, whatever its day); None: not stated."""
 
     @property
     def month_cost_usd(self) -> float | None:
@@ -674,6 +677,7 @@ class TeamStore:
             runs_per_month=runs_per_month,
             team=team,
             usd_per_cny=_usd_per_cny(document.get("exchange_rate")),
+            plan_version=_version(document.get("schema_version")),
         )
 
     @staticmethod
@@ -707,6 +711,7 @@ class TeamStore:
             w.name,
             _document_field(dialect, "recommended").label("recommended"),
             _document_field(dialect, "exchange_rate").label("exchange_rate"),
+            _document_field(dialect, "schema_version").label("plan_version"),
         )
         stmt = stmt.join_from(t.team_plans, t.team_workloads, p.workload_id == w.id)
         if where is not None:
@@ -731,6 +736,7 @@ class TeamStore:
                 runs_per_month=r.runs_per_month,
                 team=r.team,
                 usd_per_cny=_usd_per_cny(r.exchange_rate),
+                plan_version=_version(r.plan_version),
             )
             for r in rows
         ]
@@ -919,15 +925,20 @@ _DISCOUNTS_SQL = "SELECT provider, family, pricing, percent FROM discounts ORDER
 
 
 def _document_field(dialect: str, field: str) -> ColumnElement[Any]:
-    """The plan document's ``field`` object (``recommended``, ``exchange_rate``), taken out by the
-    database (SQLite's ``json_extract``, PostgreSQL's ``->`` on the text cast to ``json``) and read
-    back as a dict."""
+    """The plan document's ``field`` (``recommended``, ``exchange_rate``, ``schema_version``), taken
+    out by the database (SQLite's ``json_extract``, PostgreSQL's ``->`` on the text cast to
+    ``json``) and read back as JSON reads it (a dict, a number)."""
     document = t.team_plans.c.document
     if dialect == "postgresql":
         return cast(document, JSON)[field]
     # SQLite (json_extract, built in since 3.38; in the JSON1 extension before): no cast, which
     # would give the text SQLite's NUMERIC affinity.
     return type_coerce(document, JSON)[field]
+
+
+def _version(value: Any) -> int | None:
+    """A plan document's ``schema_version`` as stored (None: not a whole number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _usd_per_cny(rate: Any) -> float | None:

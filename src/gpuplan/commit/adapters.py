@@ -75,6 +75,9 @@ class DemandSource:
     month)`` of one run, busiest first; empty where its GPUs are taken for all its hours."""
     day: str = ""
     """How that day was taken (its shape, mean and peak), in words; "" where it was not."""
+    start_up_hours: tuple[float, ...] = ()
+    """Of each tier's hours a month, those it is billed without serving (its start-ups and
+    scale-down delays), in the order of :attr:`tiers`."""
 
 
 def _term_months(p: OfferPrice) -> int:
@@ -307,6 +310,28 @@ _SIZED = N_(
 )
 
 
+def _reservation_sizing_words(usage: Usage, pricing: str, *, serving: bool) -> str | None:
+    """Why a service sized on a reservation says nothing of whether the reservation pays, in words;
+    None for any other sizing. The planner bills a service's reservation one month's share of its
+    term, as though the term's capacity were used whole (``plan/billing.py``), so a term longer than
+    the usage's horizon can size a demand and still never pay off in the schedule, which pays that
+    term whole within the horizon (``past_horizon: full``)."""
+    term = PRICING_RULES[pricing].term_months if pricing in COMMITMENT_PRICING else 0
+    if not serving or term <= 1:
+        return None
+    said = _(
+        "the planner prices {pricing} at one month's share of its {term}-month term, as though the "
+        "term were used whole; only the GPU type, count and hours are kept, and how each month is "
+        "bought is the schedule's"
+    ).format(pricing=_(PRICING_RULES[pricing].label), term=term)
+    if term > usage.horizon_months and usage.past_horizon == "full":
+        said = _(
+            "{said}: within this {horizon}-month horizon the schedule pays the {term}-month term whole, "
+            "so the offer it was sized on may not pay off there (the break-even utilisation says)"
+        ).format(said=said, horizon=usage.horizon_months, term=term)
+    return said
+
+
 def _sizing_pricing(usage: Usage, spec: DemandSpec) -> tuple[tuple[str, ...], str | None]:
     """The pricing models a workload demand is sized on, and the plan's ``commitment`` that lets
     its committed ones be chosen: the usage's, spot only for an interruptible demand (a firm one
@@ -483,6 +508,10 @@ def _workload_demand(
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
     )
+    if (
+        reservation := _reservation_sizing_words(usage, best.pricing, serving=workload.serving is not None)
+    ) is not None:
+        how = _("{sized}; {why}").format(sized=how, why=reservation)
     if writes_h > 0:
         how = _(
             "{sized}; checkpoints every {interval} min ({basis}): {time} of each run on demand and on "
@@ -524,6 +553,9 @@ def _workload_demand(
         how=how,
         tiers=() if tiered is None else tuple((tiered.step, h) for h in tiered.hours),
         day=tiered.day if tiered is not None else "",
+        start_up_hours=()
+        if tiered is None
+        else tuple(b - h for b, h in zip(tiered.hours, tiered.serving_hours, strict=True)),
     )
 
 

@@ -47,8 +47,10 @@ __all__ = [
     "ENGINE_PORT",
     "ENGINE_STARTUP_S",
     "IN_FLIGHT_GAUGES",
+    "K8S_SCALE_DOWN_S",
     "NEWEST_KNOWN",
     "ON_GPU_UTILISATION",
+    "SKYSERVE_SCALE_DOWN_S",
     "STARTUP_MARGIN",
     "STARTUP_STEP_S",
     "UNCHECKED_CONTEXT",
@@ -82,6 +84,13 @@ ENGINE_STARTUP_S = 30 * 60
 STARTUP_MARGIN = 1.5
 #: Budgets are whole steps of this many seconds (the Kubernetes startup probe's period).
 STARTUP_STEP_S = 10
+#: Seconds the Kubernetes target's autoscaler waits before it removes a replica the load no longer
+#: needs: the HPA's scale-down stabilisation window and KEDA's cooldown period deploy writes (a GPU
+#: replica is expensive to start again).
+K8S_SCALE_DOWN_S = 300
+#: Seconds SkyServe waits so: its ``downscale_delay_seconds`` default, 1200 s, which deploy leaves as
+#: it is (``sky/serve/constants.py`` of SkyPilot 0.14.1, read 2026-12-05).
+SKYSERVE_SCALE_DOWN_S = 1200
 
 
 def cold_start_s(weights_gb: float, replicas: int) -> float:

@@ -142,9 +142,10 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-#: Plan files deploy reads: the current version, 2 (whose service options' ``total_cost_usd`` is
-#: the peak fleet all month, which deploy does not read) and 1 (whose option is upgraded on reading).
-_READABLE_PLAN_VERSIONS = (1, 2, PLAN_SCHEMA_VERSION)
+#: Plan files deploy reads: the current version, 3 (whose service days' hours leave out the
+#: start-ups) and 2 (whose service options' ``total_cost_usd`` is the peak fleet all month), neither
+#: of which deploy reads, and 1 (whose option is upgraded on reading).
+_READABLE_PLAN_VERSIONS = (1, 2, 3, PLAN_SCHEMA_VERSION)
 
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.

@@ -53,9 +53,12 @@ __all__ = [
 #: (``serving.min_replicas`` set, a mean below the peak, billed by the hour, the autoscaler able to
 #: follow the day) has the fleet its day needs as ``total_cost_usd`` — the figure ``tco`` prices it
 #: at — and its peak fleet all month as ``peak_fleet_cost_usd`` and ``total_cost_usd_high``; before,
-#: ``total_cost_usd`` was always the peak fleet all month. ``service_day`` says how. ``deploy``
-#: reads versions 1 (:func:`upgrade_v1`) to 3.
-PLAN_SCHEMA_VERSION = 3
+#: ``total_cost_usd`` was always the peak fleet all month. ``service_day`` says how. 4: such an
+#: option's ``service_day.hours_per_month`` (and so its ``total_cost_usd``) are the hours each
+#: instance is billed — each time the day adds it, its start-up before it serves and the scale-down
+#: delay after — with the hours it serves as ``serving_hours_per_month`` and the start-ups a day
+#: beside them; before, the hours it served. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 4.
+PLAN_SCHEMA_VERSION = 4
 
 
 class CostItemDoc(Document):
@@ -276,9 +279,19 @@ class ServiceDayDoc(Document):
     gpus_per_step: float = Field(gt=0)
     """GPUs of one instance, as the autoscaler adds it."""
     hours_per_month: list[float] = Field(default_factory=list)
-    """Hours a month each further instance is needed, busiest first."""
+    """Hours a month each further instance is billed, busiest first: the hours it serves and, each
+    time the day adds it, its start-up before them and the scale-down delay after them."""
+    serving_hours_per_month: list[float] = Field(default_factory=list)
+    """Hours a month each of those instances serves, busiest first."""
+    start_ups_per_day: int = Field(default=0, ge=0)
+    """Instances the day starts, a day."""
+    start_up_instance_hours_per_day: float = Field(default=0.0, ge=0)
+    """Instance-hours a day billed beyond those served: the start-ups and scale-down delays."""
+    scale_down_delay_min: float = Field(default=0.0, ge=0)
+    """Minutes the autoscaler keeps an instance the load no longer needs (the longer of deploy's
+    targets')."""
     share: float = Field(ge=0, le=1)
-    """The instance-hours the day needs over the peak fleet's all month."""
+    """The instance-hours the day bills over the peak fleet's all month."""
     per_replica_requests_per_s: float = Field(gt=0)
     """The load one replica is held at, requests/s (as ``deploy``'s autoscaler targets it)."""
     start_up_min: float = Field(ge=0)
@@ -618,7 +631,7 @@ class PlanWithoutStalePrices(Document):
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
-    schema_version: Literal[3] = 3
+    schema_version: Literal[4] = 4
     display_currency: Literal["USD", "CNY"] = "USD"
     """The currency the table showed (``--currency``); the fields stay in USD."""
     exchange_rate: ExchangeRateDoc | None = None
@@ -679,7 +692,7 @@ class PlanInfeasibleDocument(Document):
     left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
     ``recommended``: ``gpuplan deploy`` refuses it."""
 
-    schema_version: Literal[3] = 3
+    schema_version: Literal[4] = 4
     feasible: Literal[0] = 0
     """No option is feasible."""
     error: str

@@ -200,6 +200,15 @@ class SavedPlanItem(Document):
     budget given in yuan. None: cost unknown, or no rate."""
     usd_per_cny: float | None = None
     """The CNY rate (US dollars per yuan) the plan was priced at, from its document; None: none."""
+    cost_basis: Literal["autoscaled_day", "peak_fleet"] | None = None
+    """A service's month cost: ``autoscaled_day``, the fleet its day needs (its start-ups included),
+    with ``peak_fleet_month_cost_usd`` beside it; ``peak_fleet``, its peak fleet all month (also
+    every service of a plan saved before plan document version 3). None: a job, priced by its runs."""
+    peak_fleet_month_cost_usd: float | None = None
+    """With ``autoscaled_day``: the month's cost with the peak fleet all month, the bound where the
+    autoscaler does not scale down as assumed; None otherwise."""
+    cost_basis_words: str = ""
+    """What ``month_cost_usd`` is for a service, in the reader's language; "" for a job."""
     team: str | None = None
     """The team of the token that saved it (its spend counts in that team's budget and the whole
     service's); None: no team (the whole service's only)."""

@@ -40,8 +40,11 @@ __all__ = [
 #: horizon; each commitment states ``contract_cost_usd`` and the document
 #: ``past_horizon_credited_usd`` and ``break_even_by_gpu``. 4: the schedule and its total are solved
 #: without spot prices not known to be current, the cheaper total they would give beside it
-#: (``with_stale_spot``, which replaces ``without_stale_spot``: the total had rested on them).
-TCO_SCHEMA_VERSION = 4
+#: (``with_stale_spot``, which replaces ``without_stale_spot``: the total had rested on them). 5: a
+#: service's ``tiers[].hours_per_month`` are the hours each instance is billed, the start-ups and
+#: scale-down delays of its day included (``start_up_hours_per_month`` of them); before, the hours it
+#: served (the plan's document version 4).
+TCO_SCHEMA_VERSION = 5
 
 
 class DatedPrice(Document):
@@ -206,6 +209,10 @@ class TcoTier(Document):
     gpus: float
     """GPUs of the step: one instance of the plan's, as the autoscaler adds it."""
     hours_per_month: float
+    """Hours a month the step is billed: those it serves, its start-ups and scale-down delays."""
+    start_up_hours_per_month: float = Field(default=0.0, ge=0)
+    """Of those, the hours it is billed without serving: started before it serves, kept before it
+    is removed."""
 
 
 class TcoDemand(Document):
@@ -288,7 +295,7 @@ class TcoUnknownPrice(Document):
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[4] = 4
+    schema_version: Literal[5] = 5
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str

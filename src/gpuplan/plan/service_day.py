@@ -14,8 +14,15 @@ keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / l
 sizing utilisation, or the plan's × the lower share it met a latency target at); without it, or
 where it gives none, the plan's capacity at that share, as deploy falls back to. Never fewer than
 ``min_replicas`` and never more than the option's fleet (the peak it was sized for), in whole
-instances. The autoscaler's own delays (the scale-down window) are left out: ``simulate
-autoscale`` replays them and gives the replica-hours they add.
+instances.
+
+An instance is billed from its start, not from when it serves, and until it is removed: each
+instance the day adds is paid its start-up (:func:`start_up`, the cold start ``deploy`` sizes its
+probes from with the instance's boot and image pull before it) before the minutes it is needed, and
+the autoscaler's scale-down delay after them (:func:`scale_down`: the longer of deploy's targets',
+as the plan does not know which one launches it). Where the load leaves an instance for less than
+the two together, it is kept running through the gap and started no more. ``simulate autoscale``
+replays a trace with the launch's own delays and bills its replicas so too.
 
 An autoscaler follows the day only if a new instance serves before the load has grown past what
 it adds: where a new instance takes longer to serve (:func:`gpuplan.plan.spot.service_down_h`,
@@ -59,6 +66,7 @@ __all__ = [
     "ServiceDays",
     "day_of",
     "replica_load_for",
+    "scale_down",
     "service_days",
     "start_up",
 ]
@@ -77,7 +85,16 @@ class ServiceDay:
     step: float
     """GPUs of one step: one instance of the option's, as the autoscaler adds it."""
     hours: tuple[float, ...]
-    """Hours a month each further instance is needed, busiest first; only those needed at all."""
+    """Hours a month each further instance is billed, busiest first; only those needed at all: the
+    hours it serves (:attr:`serving_hours`) and, each time the day adds it, its start-up before
+    them and the scale-down delay after them."""
+    serving_hours: tuple[float, ...]
+    """Hours a month each of those instances is needed to serve, busiest first."""
+    start_ups: int
+    """Instances the day starts, a day (each scale-up's new instances)."""
+    start_up_day_h: float
+    """Instance-hours a day billed beyond those served: each started instance's start-up and the
+    scale-down delay before it is removed (less where the load leaves it for a shorter gap)."""
     instances: int
     """The option's instances: its fleet at the peak."""
     share: float
@@ -99,6 +116,10 @@ class ServiceDay:
     """How long a new instance takes to serve, h (:func:`gpuplan.plan.spot.service_down_h`)."""
     start_up_words: str
     """How that adds up, in words."""
+    down_h: float
+    """How long the autoscaler keeps an instance the load no longer needs, h (:func:`scale_down`)."""
+    down_words: str
+    """Where that comes from, in words."""
     rise_h: float
     """How long the day's load takes, at its steepest, to grow by one instance's load, h."""
 
@@ -173,10 +194,27 @@ class ServiceDay:
             "priced as its peak fleet all month"
         ).format(start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}")
 
+    @property
+    def start_up_words_day(self) -> str:
+        """The instance-hours a day its start-ups and scale-down delays add, in words."""
+        if self.start_ups == 0 and self.start_up_day_h <= 0:
+            return _("no instance is started or removed over the day")
+        return _(
+            "+{h:.1f} instance-hours a day of start-up: {n} instance(s) started a day, each billed "
+            "from its start, about {start} min before it serves, and for the {down} min the "
+            "autoscaler waits before removing it ({down_how})"
+        ).format(
+            h=self.start_up_day_h,
+            n=self.start_ups,
+            start=f"{self.start_up_h * 60:.0f}",
+            down=f"{self.down_h * 60:.0f}",
+            down_how=self.down_words,
+        )
+
     def said(self, gpu: str) -> str:
-        """The tiers in words, the day assumed and whether the autoscaler follows it."""
-        return _("priced as the fleet its day needs, a month: {tiers} ({day}); {follows}").format(
-            tiers=self.listed(gpu), day=self.day, follows=self.follow_words
+        """The tiers in words, the day assumed, its start-ups and whether the autoscaler follows it."""
+        return _("priced as the fleet its day needs, a month: {tiers} ({day}); {starts}; {follows}").format(
+            tiers=self.listed(gpu), day=self.day, starts=self.start_up_words_day, follows=self.follow_words
         )
 
 
@@ -245,11 +283,14 @@ def day_of(
     run_h: float,
     start_up_h: float,
     start_up_words: str,
+    down_h: float,
+    down_words: str,
 ) -> ServiceDay | None:
     """The fleet a service's day needs on an option of ``instances`` instances holding ``replicas``
     replicas over ``gpus`` GPUs, each replica held at ``per_replica`` requests/s, over ``run_h``
-    hours a month; None where it is priced as its peak fleet all its hours: no mean below the peak,
-    a replica's load not known, or a fleet of one instance (nothing to scale down)."""
+    hours a month, each instance billed ``start_up_h`` before it serves and ``down_h`` after it is
+    no longer needed; None where it is priced as its peak fleet all its hours: no mean below the
+    peak, a replica's load not known, or a fleet of one instance (nothing to scale down)."""
     from gpuplan.day_load import diurnal_day_rate
 
     if (
@@ -265,16 +306,30 @@ def day_of(
     need = np.clip(need, least, replicas)
     per_node = replicas / instances
     nodes = np.minimum(np.ceil(need / per_node - 1e-9), instances)
-    hours = tuple(run_h * float(np.mean(nodes >= k)) for k in range(1, instances + 1))
+    minutes = len(nodes)
+    serving: list[float] = []
+    billed: list[float] = []
+    starts, extra_min = 0, 0.0
+    for k in range(1, instances + 1):
+        on = nodes >= k
+        added, started = _gaps_billed(on, (start_up_h + down_h) * 60.0)
+        serving.append(run_h * float(np.count_nonzero(on)) / minutes)
+        billed.append(run_h * (float(np.count_nonzero(on)) + added) / minutes)
+        starts += started
+        extra_min += added
     # the day's steepest rise, requests/s per hour (the day repeats: its last minute leads to its first)
     rate = day.rate_per_minute
     rise_per_h = float(np.max(np.diff(np.append(rate, rate[0])))) * 60.0
     one = per_replica * per_node
+    needed = [i for i, h in enumerate(serving) if h > 0]
     return ServiceDay(
         step=gpus / instances,
-        hours=tuple(h for h in hours if h > 0),
+        hours=tuple(billed[i] for i in needed),
+        serving_hours=tuple(serving[i] for i in needed),
+        start_ups=starts,
+        start_up_day_h=extra_min * 24.0 / minutes,
         instances=instances,
-        share=sum(hours) / (instances * run_h) if run_h > 0 else 1.0,
+        share=sum(billed) / (instances * run_h) if run_h > 0 else 1.0,
         per_replica_requests_per_s=per_replica,
         load_words=load_words,
         mean_held=day.mean_held,
@@ -283,18 +338,58 @@ def day_of(
         least=least,
         start_up_h=start_up_h,
         start_up_words=start_up_words,
+        down_h=down_h,
+        down_words=down_words,
         rise_h=one / rise_per_h if rise_per_h > 0 else math.inf,
     )
+
+
+def _gaps_billed(on: np.ndarray, cap_min: float) -> tuple[float, int]:
+    """For one instance's day, minute by minute (``on``: needed; the day repeats), the minutes it is
+    billed beyond those it serves and the times a day it is started: each gap in its need costs
+    ``cap_min`` (its start-up before the need resumes and the scale-down delay after it ended), or
+    the whole gap where it is shorter — the instance is then kept running and not started again."""
+    if on.all() or not on.any():
+        return 0.0, 0
+    r = np.roll(on, -int(np.argmax(on))).astype(np.int8)
+    edges = np.diff(r, append=r[0])
+    # starting where it is needed, each fall (needed, then not) comes before its rise
+    gaps = np.flatnonzero(edges == 1) - np.flatnonzero(edges == -1)
+    return float(np.minimum(gaps, cap_min).sum()), int(np.count_nonzero(gaps > cap_min))
+
+
+def scale_down() -> tuple[float, str]:
+    """How long the autoscaler keeps an instance the load no longer needs, h, and where that comes
+    from, in words: the longer of deploy's targets' (the plan does not know which launches it)."""
+    from gpuplan.deploy.engine import K8S_SCALE_DOWN_S, SKYSERVE_SCALE_DOWN_S
+
+    longest = max(K8S_SCALE_DOWN_S, SKYSERVE_SCALE_DOWN_S)
+    return longest / 3600.0, _(
+        "the longer of SkyServe's default scale-down delay, {sky} min, and the {k8s} min scale-down "
+        "window deploy writes for Kubernetes, as the launch target is not known"
+    ).format(sky=f"{SKYSERVE_SCALE_DOWN_S / 60:.0f}", k8s=f"{K8S_SCALE_DOWN_S / 60:.0f}")
 
 
 def start_up(job: JobFacts, gpus_per_node: int, replica_gpus: int) -> tuple[float, str]:
     """How long a new instance of a service takes to serve, h, and how that adds up, in words: the
     plan's own model of a spot replacement (:func:`gpuplan.plan.spot.service_down_h`): a new
-    instance, then the weights of the replicas it holds read from its one disk."""
+    instance, then the weights of the replicas it holds read from its one disk — the cold start
+    ``deploy`` sizes its start-up probes from (:func:`gpuplan.deploy.engine.cold_start_s`) with the
+    instance's boot and image pull before it. Where the weights' size is not known, the bound
+    ``deploy`` gives a replica to come up before it takes it to have failed
+    (:data:`gpuplan.deploy.engine.ENGINE_STARTUP_S`), said."""
     from gpuplan.plan.spot import service_down_h, service_unit
 
     gpn = np.array([gpus_per_node])
     k = int(service_unit(gpn, replica_gpus, job.replicas_per_gpu)[1][0])
+    if not job.weights_gb > 0:
+        from gpuplan.deploy.engine import ENGINE_STARTUP_S
+
+        bound = job.restart_h + ENGINE_STARTUP_S / 3600.0
+        return bound, _(
+            "{restart:.0f} min for a new instance (assumed), then the weights' size not known: the "
+            "{budget:.0f} min deploy gives a replica to come up, the bound"
+        ).format(restart=job.restart_h * 60, budget=ENGINE_STARTUP_S / 60)
     down = float(
         service_down_h(gpn, replica_gpus, job.restart_h, job.weights_load_h, job.replicas_per_gpu)[0]
     )
@@ -357,6 +452,7 @@ def service_days(
         day_key = (per_replica, how, replicas, nodes, gpn, rg)
         if day_key not in seen:
             up_h, up_words = start_up(job, gpn, rg)
+            down_h, down_words = scale_down()
             d = day_of(
                 mean=mean,
                 peak=peak,
@@ -369,6 +465,8 @@ def service_days(
                 run_h=run_h,
                 start_up_h=up_h,
                 start_up_words=up_words,
+                down_h=down_h,
+                down_words=down_words,
             )
             seen[day_key] = -1 if d is None else len(days)
             if d is not None:

@@ -122,6 +122,10 @@ def _day_doc(o: Option) -> ServiceDayDoc | None:
     return ServiceDayDoc(
         gpus_per_step=d.step,
         hours_per_month=list(d.hours),
+        serving_hours_per_month=list(d.serving_hours),
+        start_ups_per_day=d.start_ups,
+        start_up_instance_hours_per_day=d.start_up_day_h,
+        scale_down_delay_min=d.down_h * 60.0,
         share=min(1.0, d.share),
         per_replica_requests_per_s=d.per_replica_requests_per_s,
         start_up_min=d.start_up_h * 60.0,

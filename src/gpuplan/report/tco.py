@@ -289,7 +289,10 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "gpu": d.gpu,
                 "gpu_hours_total": round(d.gpu_hours_total, 2),
                 "how": d.how,
-                "tiers": [{"gpus": g, "hours_per_month": round(h, 2)} for g, h in d.tiers],
+                "tiers": [
+                    {"gpus": g, "hours_per_month": round(h, 2), "start_up_hours_per_month": round(u, 2)}
+                    for (g, h), u in zip(d.tiers, d.start_up_hours or (0.0,) * len(d.tiers), strict=True)
+                ],
                 "day_assumed": d.day,
             }
             for d in report.demands

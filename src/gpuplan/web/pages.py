@@ -74,6 +74,8 @@ _SCRIPT_WORDS = (
     N_("Planned"),
     N_("Remaining"),
     N_("no budget set"),
+    # a saved plan's month cost: a service's autoscaled day or its peak fleet (the plan's own words)
+    N_("Priced as"),
     N_("saved"),
     N_("already saved, unchanged"),
     N_("Saved by"),

@@ -322,6 +322,7 @@ def saved_plan_item(
         "runs_per_month": p.runs_per_month,
         "month_cost_usd": p.month_cost_usd,
         "month_cost_cny": None if cny is None else round(cny, 2),
+        **plan_cost_basis(p),
         "usd_per_cny": p.usd_per_cny,
         "team": p.team,
         "recommended": option_label(p.recommended),
@@ -546,6 +547,49 @@ _TEAM_LINE = (
     "remaining_cny",
     "used_pct",
 )
+
+
+#: The first plan document version that prices a service by its day (``documents/plan.py``): a
+#: service's cost in an older one is its peak fleet all month.
+_DAY_PRICED_VERSION = 3
+
+
+def plan_cost_basis(plan: SavedPlan) -> dict[str, Any]:
+    """What a saved plan's month cost is, for a service, as the budget counts it: ``cost_basis``
+    (``autoscaled_day``: the fleet its day needs, with ``peak_fleet_month_cost_usd`` beside it as
+    the bound; ``peak_fleet``: its peak fleet all month; None: a job, priced by its runs) and
+    ``cost_basis_words``, in the reader's language. A plan saved before plan document version 3
+    priced every service as its peak fleet: said, and that planning it again prices its day."""
+    from gpuplan.i18n import _
+    from gpuplan.i18n.numbers import format_amount
+
+    rec = plan.recommended or {}
+    none: dict[str, Any] = {"cost_basis": None, "peak_fleet_month_cost_usd": None, "cost_basis_words": ""}
+    if not isinstance(rec, dict) or rec.get("service") is None:
+        return none
+    version = plan.plan_version
+    if version is not None and version < _DAY_PRICED_VERSION:
+        return {
+            **none,
+            "cost_basis": "peak_fleet",
+            "cost_basis_words": _(
+                "its peak fleet all month: planned before gpuplan priced a service by its day (plan "
+                "document version {version}); planning it again prices the fleet its day needs, where "
+                "its autoscaler scales down (serving.min_replicas and a mean below its peak)"
+            ).format(version=version),
+        }
+    peak = rec.get("peak_fleet_cost_usd")
+    if isinstance(peak, int | float) and not isinstance(peak, bool):
+        month_peak = round(float(peak) * plan.runs_per_month, 2)
+        return {
+            "cost_basis": "autoscaled_day",
+            "peak_fleet_month_cost_usd": month_peak,
+            "cost_basis_words": _(
+                "the autoscaled day: the fleet its day needs, its start-ups included; its peak fleet all "
+                "month, {peak}, is the bound where the autoscaler does not scale down as assumed"
+            ).format(peak=format_amount(month_peak, "USD")),
+        }
+    return {**none, "cost_basis": "peak_fleet", "cost_basis_words": _("its peak fleet all month")}
 
 
 def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:

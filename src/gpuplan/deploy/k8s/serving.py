@@ -36,6 +36,7 @@ from gpuplan.deploy.engine import (
     ENGINE_HEALTH_PATH,
     ENGINE_PORT,
     ENGINE_STARTUP_S,
+    K8S_SCALE_DOWN_S,
     STARTUP_MARGIN,
     STARTUP_STEP_S,
     EngineLaunch,
@@ -524,7 +525,7 @@ def _hpa(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
                 }
             ],
             # Scale down slowly: a GPU replica is expensive to start (image pull, model load).
-            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}},
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": K8S_SCALE_DOWN_S}},
         },
     }
 
@@ -563,7 +564,7 @@ def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
             "scaleTargetRef": {"name": spec.name},
             "minReplicaCount": sv.min_replicas,
             "maxReplicaCount": sv.max_replicas,
-            "cooldownPeriod": 300,
+            "cooldownPeriod": K8S_SCALE_DOWN_S,
             "triggers": [
                 {
                     "type": "prometheus",

@@ -584,7 +584,7 @@
           { text: inBudget(x, "planned"), sort: sortBudget(x, "planned") },
           { text: sortBudget(x, "remaining") == null ? "—" : inBudget(x, "remaining"), sort: sortBudget(x, "remaining") }]), [1, 2, 3]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
-      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Priced as"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
           if (p.status === "planned") {
@@ -596,7 +596,8 @@
           const yuan = b.currency === "CNY" && p.month_cost_cny != null;
           const runCost = yuan ? p.month_cost_cny / p.runs_per_month : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
           return [p.id, p.workload, p.workload_version, p.month, { text: money(runCost, yuan ? "CNY" : "USD"), sort: runCost },
-            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+            // a service: whether the month's cost is its autoscaled day (the peak fleet beside it) or its peak fleet
+            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, p.cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4, 5, 6]);
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
