@@ -158,18 +158,15 @@ class SavedPlan:
     """planned (counted in its month's spend), cancelled, or replaced (the workload was planned again
     for the month since)."""
     runs_per_month: int = 1
-    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
+    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's (what
+    the month costs, sharing a commitment and a data copy among its runs, is
+    ``gpuplan.commit.recurring.plan_month``'s)."""
     team: str | None = None
     """The team of the token that saved it (None: no team)."""
     usd_per_cny: float | None = None
     """The CNY rate the plan was priced at (its document's ``exchange_rate``): prices kept in yuan
     were converted to ``total_cost_usd`` at it, so the cost in yuan is ``total_cost_usd`` at it
     again. None: the plan recorded none (the catalog had no CNY rate then)."""
-
-    @property
-    def month_cost_usd(self) -> float | None:
-        """The month's spend of the plan: one run's cost times its runs (None: cost unknown)."""
-        return None if self.total_cost_usd is None else self.total_cost_usd * self.runs_per_month
 
 
 @dataclass(frozen=True, kw_only=True)
