@@ -192,3 +192,47 @@ def test_the_price_check_shows_the_shown_teams_plans_each_in_its_budgets_currenc
         assert not errors, errors
     finally:
         page.close()
+
+
+def test_a_plans_month_of_runs_is_said_by_part_under_the_saved_plans(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # 30 nightly runs on one monthly subscription were counted as 30 subscriptions, with nothing on
+    # the page to say how the month's figure was made
+    import httpx
+    from serve_helpers import MONTHLY_QUOTE, nightly_workload
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    planner = {"Authorization": "Bearer " + tokens["plan"]}
+    month = "2031-07"
+    r = httpx.post(f"{base}/api/v1/catalog/import?format=gpuplan", json=MONTHLY_QUOTE, headers=admin)
+    assert r.status_code == 200, r.text
+    r = httpx.post(
+        f"{base}/api/v1/workloads", json={"name": "nightly", "workload": nightly_workload()}, headers=planner
+    )
+    assert r.status_code == 201, r.text
+    body = {"name": "nightly", "month": month, "runs_per_month": 30, "providers": ["volcengine"]}
+    r = httpx.post(
+        f"{base}/api/v1/plans", json={**body, "pricing": ["monthly"]}, headers=planner, timeout=120
+    )
+    assert r.status_code == 201, r.text
+    r = httpx.put(f"{base}/api/v1/budget/{month}", json={"amount_cny": 500_000}, headers=admin)
+    assert r.status_code == 200, r.text
+    plans = httpx.get(f"{base}/api/v1/budget/{month}?lang=zh", headers=admin).json()["plans"]
+    [line] = [p for p in plans if p["workload"] == "nightly"]
+    assert line["month_note"].startswith("30 次运行：") and "¥" in line["month_note"], line["month_note"]
+    page = browser.new_context(locale="zh-CN").new_page()
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        open_page(page, base, "team", "zh", tokens["admin"])
+        page.wait_for_selector("#budgetcard")
+        page.fill("input[name=month]", month)
+        page.dispatch_event("input[name=month]", "change")
+        page.wait_for_selector("#monthnotes .monthnote", timeout=60_000)
+        said = page.locator("#monthnotes .monthnote", has_text="nightly").all_inner_texts()
+        assert said == [f"#{line['id']} nightly: {line['month_note']}"], said
+        assert not errors, errors
+    finally:
+        page.close()

@@ -9,43 +9,17 @@ from typing import Any
 
 import pytest
 import yaml
-from serve_helpers import Service, bert_workload
-
-#: An 8-GPU instance on a monthly quote (an example figure, as a team's imported quote would be).
-_QUOTE = [
-    {
-        "provider": "volcengine",
-        "region": "cn-beijing",
-        "instance_type": "ecs.gni3.8xlarge",
-        "gpu": "A100-SXM4-80GB",
-        "gpu_count": 8,
-        "vcpus": 128,
-        "memory_gib": 1024,
-        "pricing": "monthly",
-        "price": 160000,
-        "currency": "CNY",
-        "unit": "month",
-        "as_of": "2026-11-20",
-        "source": "EXAMPLE figure",
-    }
-]
-
-
-def _nightly() -> dict[str, Any]:
-    """The BERT fine-tune with 2 TB of data in Alibaba's Beijing region, no budget or providers of
-    its own (the plan request names them)."""
-    w = bert_workload()
-    w["data"] = {**w["data"], "size_gb": 2000, "location": "alibaba/cn-beijing"}
-    w["constraints"] = {"deadline": "12h"}
-    return w
+from serve_helpers import MONTHLY_QUOTE, Service, nightly_workload
 
 
 def _save_nightly(service: Service, lang: str = "en") -> dict[str, Any]:
     c = service.client
-    r = c.post("/api/v1/catalog/import?format=gpuplan", json=_QUOTE, headers=service.auth("admin"))
+    r = c.post("/api/v1/catalog/import?format=gpuplan", json=MONTHLY_QUOTE, headers=service.auth("admin"))
     assert r.status_code == 200, r.text
     r = c.post(
-        "/api/v1/workloads", json={"name": "nightly", "workload": _nightly()}, headers=service.auth("plan")
+        "/api/v1/workloads",
+        json={"name": "nightly", "workload": nightly_workload()},
+        headers=service.auth("plan"),
     )
     assert r.status_code == 201, r.text
     r = c.post(
@@ -113,7 +87,7 @@ def test_the_saved_month_agrees_with_tco_on_the_same_runs(service: Service, tmp_
     from gpuplan.commit import tco
 
     saved = _save_nightly(service)
-    (tmp_path / "nightly.yaml").write_text(yaml.safe_dump(_nightly()), encoding="utf-8")
+    (tmp_path / "nightly.yaml").write_text(yaml.safe_dump(nightly_workload()), encoding="utf-8")
     usage = {
         "horizon_months": 1,
         "start": "2027-02",
