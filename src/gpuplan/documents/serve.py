@@ -228,7 +228,8 @@ class SavedPlanItem(Document):
     month_breakdown: MonthBreakdown | None = None
     """``month_cost_usd`` by part; None: cost unknown."""
     month_note: str | None = None
-    """The month by part in words, in the budget's currency (a listing's: US dollars), in the
+    """The month by part in words, in the budget's currency (a plan just saved: the currency its
+    plan was shown in; a listing's: US dollars), in the
     reader's language: ``30 runs: ¥X run by run + ¥Y commitment once (…) + ¥Z dataset copied in once
     and kept …``; None where the month is the run's cost × its runs."""
     usd_per_cny: float | None = None

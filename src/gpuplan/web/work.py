@@ -362,12 +362,13 @@ def saved_plan_item(
     *,
     with_document: bool = False,
     rate: ExchangeRate | None = None,
-    currency: str = "USD",
+    currency: str | None = None,
 ) -> dict[str, Any]:
     """A saved plan as the API lists it: the date of the prices it rests on and, by the catalog's
     rule for an offer's price (:meth:`Store.age_of`), how old they are today; its month's cost in
     yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given), and by
-    part (its month's note in ``currency``, yuan where the plan's yuan are known)."""
+    part (its month's note in ``currency``, yuan where the plan's yuan are known; None: the
+    currency its document was shown in where the item has it, else US dollars)."""
     # the recommended option's GPU bounds an undated price's age, as an offer's is (an L20's price
     # "some time since 2020-11" is at most as old as the L20)
     age = store.age_of(p.prices_as_of, _plan_gpu(p))
@@ -375,7 +376,8 @@ def saved_plan_item(
     cny = plan_cost_cny(p, rate)
     per_cny = _plan_usd_per_cny(p, rate)
     month = plan_month_of(p)
-    breakdown, note = _month_breakdown(month, per_cny, currency)
+    shown = currency or str((p.document or {}).get("display_currency") or "USD")
+    breakdown, note = _month_breakdown(month, per_cny, shown)
     return {
         "id": p.id,
         "workload": p.workload,
