@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, text
 
 from gpuplan.catalog import open_store
 from gpuplan.catalog.team_store import TeamStore
+from gpuplan.commit.recurring import plan_month
 
 _PLAN = (
     "INSERT INTO team_plans (id, workload_id, workload_version, month, constraints, document, "
@@ -73,7 +74,11 @@ def test_a_catalog_of_revision_0007_upgrades_with_its_budget_and_counts_a_resave
             5: "cancelled",
         }
         assert {p.runs_per_month for p in plans.values()} == {1}
-        counted = [p.month_cost_usd for p in team.plans("2027-01") if p.status == "planned"]
+        counted = [
+            plan_month(p.recommended, p.total_cost_usd, p.runs_per_month).total_usd
+            for p in team.plans("2027-01")
+            if p.status == "planned"
+        ]
         assert sorted(counted) == [4.02, 8.32]  # 12.34, where 16.36 had been counted
     finally:
         store.close()

@@ -20,6 +20,35 @@ def bert_workload() -> dict[str, Any]:
     return yaml.safe_load((EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8"))
 
 
+#: An 8-GPU instance on a monthly quote (an example figure, as a team's imported quote would be).
+MONTHLY_QUOTE = [
+    {
+        "provider": "volcengine",
+        "region": "cn-beijing",
+        "instance_type": "ecs.gni3.8xlarge",
+        "gpu": "A100-SXM4-80GB",
+        "gpu_count": 8,
+        "vcpus": 128,
+        "memory_gib": 1024,
+        "pricing": "monthly",
+        "price": 160000,
+        "currency": "CNY",
+        "unit": "month",
+        "as_of": "2026-11-20",
+        "source": "EXAMPLE figure",
+    }
+]
+
+
+def nightly_workload() -> dict[str, Any]:
+    """The BERT fine-tune with 2 TB of data in Alibaba's Beijing region, no budget or providers of
+    its own (the plan request names them)."""
+    w = bert_workload()
+    w["data"] = {**w["data"], "size_gb": 2000, "location": "alibaba/cn-beijing"}
+    w["constraints"] = {"deadline": "12h"}
+    return w
+
+
 def cache_stand_in(db: str, workload: dict[str, Any]) -> None:
     """Put a stand-in profile for ``workload`` in the catalog's profile cache (no tracing)."""
     from gpuplan.catalog import open_store

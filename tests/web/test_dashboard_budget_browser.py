@@ -40,6 +40,18 @@ def server(
         yield served
 
 
+def _team_month(browser: Any, base: str, token: str, lang: str, month: str) -> tuple[Any, list[str]]:
+    """The team page in ``lang``, showing ``month``, and the page errors it raises from then on."""
+    page = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US").new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    open_page(page, base, "team", lang, token)
+    page.wait_for_selector("#budgetcard")
+    page.fill("input[name=month]", month)
+    page.dispatch_event("input[name=month]", "change")
+    return page, errors
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_teams_budgets_over_the_services_are_said_on_the_team_page(
     server: tuple[str, dict[str, str]], browser: Any, lang: str
@@ -158,14 +170,8 @@ def test_the_price_check_shows_the_shown_teams_plans_each_in_its_budgets_currenc
         assert r.status_code == 201, r.text
         r = httpx.post(f"{base}/api/v1/plans", json={"name": name, "month": month}, headers=who, timeout=120)
         assert r.status_code == 201, r.text
-    page = browser.new_context(locale="en-US").new_page()
+    page, errors = _team_month(browser, base, tokens["admin"], "en", month)
     try:
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        open_page(page, base, "team", "en", tokens["admin"])
-        page.wait_for_selector("#budgetcard")
-        page.fill("input[name=month]", month)
-        page.dispatch_event("input[name=month]", "change")
         page.wait_for_selector("#plans td:text('nlp-embed')", timeout=60_000)
         page.click("#changes")
         page.wait_for_selector("#changestable tbody tr", timeout=60_000)
@@ -189,6 +195,44 @@ def test_the_price_check_shows_the_shown_teams_plans_each_in_its_budgets_currenc
         teams = page.locator("#changestable tbody tr td:nth-child(3)").all_inner_texts()
         assert teams and set(teams) == {"nlp"}, teams
         assert page.locator("#changesrate").count() == 0  # no plan in yuan: no rate to name
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_a_plans_month_of_runs_is_said_by_part_under_the_saved_plans(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # 30 nightly runs on one monthly subscription were counted as 30 subscriptions, with nothing on
+    # the page to say how the month's figure was made
+    import httpx
+    from serve_helpers import MONTHLY_QUOTE, nightly_workload
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    planner = {"Authorization": "Bearer " + tokens["plan"]}
+    month = "2031-08"
+    r = httpx.post(f"{base}/api/v1/catalog/import?format=gpuplan", json=MONTHLY_QUOTE, headers=admin)
+    assert r.status_code == 200, r.text
+    r = httpx.post(
+        f"{base}/api/v1/workloads", json={"name": "nightly", "workload": nightly_workload()}, headers=planner
+    )
+    assert r.status_code == 201, r.text
+    body = {"name": "nightly", "month": month, "runs_per_month": 30, "providers": ["volcengine"]}
+    r = httpx.post(
+        f"{base}/api/v1/plans", json={**body, "pricing": ["monthly"]}, headers=planner, timeout=120
+    )
+    assert r.status_code == 201, r.text
+    r = httpx.put(f"{base}/api/v1/budget/{month}", json={"amount_cny": 500_000}, headers=admin)
+    assert r.status_code == 200, r.text
+    plans = httpx.get(f"{base}/api/v1/budget/{month}?lang=zh", headers=admin).json()["plans"]
+    [line] = [p for p in plans if p["workload"] == "nightly"]
+    assert line["month_note"].startswith("30 次运行：") and "¥" in line["month_note"], line["month_note"]
+    page, errors = _team_month(browser, base, tokens["admin"], "zh", month)
+    try:
+        page.wait_for_selector("#monthnotes .monthnote", timeout=60_000)
+        said = page.locator("#monthnotes .monthnote", has_text="nightly").all_inner_texts()
+        assert said == [f"#{line['id']} nightly: {line['month_note']}"], said
         assert not errors, errors
     finally:
         page.close()

@@ -158,7 +158,9 @@ class SavedPlan:
     """planned (counted in its month's spend), cancelled, or replaced (the workload was planned again
     for the month since)."""
     runs_per_month: int = 1
-    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's."""
+    """How many times the plan runs in its month; its cost (``total_cost_usd``) is one run's (what
+    the month costs, sharing a commitment and a data copy among its runs, is
+    ``gpuplan.commit.recurring.plan_month``'s)."""
     team: str | None = None
     """The team of the token that saved it (None: no team)."""
     usd_per_cny: float | None = None
@@ -168,11 +170,6 @@ class SavedPlan:
     plan_version: int | None = None
     """The plan document's ``schema_version`` (before 3, a service's cost is its peak fleet all
     month, whatever its day); None: not stated."""
-
-    @property
-    def month_cost_usd(self) -> float | None:
-        """The month's spend of the plan: one run's cost times its runs (None: cost unknown)."""
-        return None if self.total_cost_usd is None else self.total_cost_usd * self.runs_per_month
 
 
 @dataclass(frozen=True, kw_only=True)

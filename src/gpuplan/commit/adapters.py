@@ -53,8 +53,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DemandSource",
+    "data_each_run_default",
     "demands_from_usage",
     "hold_runs_together",
+    "keeps_copy",
     "missing_prices",
     "priced_offers",
     "shift_notes",
@@ -627,7 +629,20 @@ def _data_each_run(spec: DemandSpec, job: JobFacts) -> str:
     and ``same`` for the rest (a training run goes over its dataset again)."""
     if spec.data_each_run is not None:
         return spec.data_each_run
-    return "new" if job.task == "infer" and not job.is_service else "same"
+    return data_each_run_default(job.task, job.is_service)
+
+
+def data_each_run_default(task: str, is_service: bool) -> str:
+    """``new`` for batch inference (each run reads new inputs), ``same`` for the rest."""
+    return "new" if task == "infer" and not is_service else "same"
+
+
+def keeps_copy(provider: str, moved_in: bool, data_each_run: str) -> bool:
+    """Whether a run's dataset, moved into a region of ``provider`` at a price (``moved_in``), may
+    come from one copy kept in the region's object storage instead: the provider's instances read
+    its object storage there for free (:data:`KEPT_COPY_PROVIDERS`) and each run reads the same
+    data (a copy would hold the runs before's inputs otherwise)."""
+    return moved_in and provider in KEPT_COPY_PROVIDERS and data_each_run == "same"
 
 
 def _run_data(
@@ -684,7 +699,7 @@ def _run_data(
         c = facts.charges(provider, region, job)
         # a copy to keep where the dataset is moved in at a price (none in its own region)
         moved_in = c.egress_in_usd > 0 and job.dataset_gb > 0
-        keep = moved_in and provider in KEPT_COPY_PROVIDERS and data_each_run == "same"
+        keep = keeps_copy(provider, moved_in, data_each_run)
         object_usd, said = facts.object_storage(provider, region) if keep else (0.0, "")
         every_run: tuple[str, ...] = ()
         if moved_in and data_each_run == "new":

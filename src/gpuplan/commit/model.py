@@ -63,6 +63,7 @@ __all__ = [
     "RunData",
     "Schedule",
     "TcoProblem",
+    "cheaper_way_in",
     "copy_choice",
 ]
 
@@ -311,6 +312,15 @@ class DataCopyChoice:
         return self.kept_usd if self.kept else self.per_run_usd
 
 
+def cheaper_way_in(data: RunData, *, months: int, moves: float) -> tuple[bool, float, float]:
+    """Whether one copy kept in ``data``'s region costs less than moving the dataset in ``moves``
+    times, with both figures, USD: the copy's transfer once and its storage for ``months`` months,
+    against ``moves × dataset_in_usd``. A tie keeps the per-run transfer (no copy to look after)."""
+    kept = data.copy_in_usd + data.copy_storage_usd_per_month * months
+    per_run = moves * data.dataset_in_usd
+    return kept < per_run, kept, per_run
+
+
 def copy_choice(
     demand: Demand, data: RunData, hours: Sequence[float], moves: Sequence[float] | None = None
 ) -> DataCopyChoice | None:
@@ -327,13 +337,12 @@ def copy_choice(
         return None
     runs = sum(hours) / demand.gpu_hours_per_run
     moved = sum(moves) / demand.gpu_hours_per_run if moves is not None else runs
-    kept = data.copy_in_usd + data.copy_storage_usd_per_month * (len(hours) - first)
-    per_run = moved * data.dataset_in_usd
+    keep, kept, per_run = cheaper_way_in(data, months=len(hours) - first, moves=moved)
     return DataCopyChoice(
         demand=demand.name,
         provider=data.provider,
         region=data.region,
-        kept=kept < per_run,
+        kept=keep,
         runs=runs,
         first_month=first,
         per_run_usd=per_run,

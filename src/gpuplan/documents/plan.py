@@ -27,6 +27,7 @@ __all__ = [
     "CheckpointsDoc",
     "CostBreakdownDoc",
     "CostItemDoc",
+    "DataCopyDoc",
     "PersonaDoc",
     "PlanConstraintsDoc",
     "PlanDocument",
@@ -58,6 +59,8 @@ __all__ = [
 #: instance is billed — each time the day adds it, its start-up before it serves and the scale-down
 #: delay after — with the hours it serves as ``serving_hours_per_month`` and the start-ups a day
 #: beside them; before, the hours it served. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 4.
+#: An option may carry ``data_copy`` (the service fills it when it saves a plan: a field a reader
+#: may ignore).
 PLAN_SCHEMA_VERSION = 4
 
 
@@ -92,6 +95,19 @@ class CostBreakdownDoc(Document):
     licence_unknown: list[str] = Field(default_factory=list)
     """Licence items with no known fee in the option's region: ``licence_usd`` (and the licences
     item's ``cost_usd``) is then None — unknown, not 0 — and ``total_cost_usd`` leaves them out."""
+
+
+class DataCopyDoc(Document):
+    """The option's dataset, moved into its region at a price, kept there as one copy in the
+    region's object storage instead of moved in for each run, as ``gpuplan tco`` keeps it: what a
+    month of runs that read the same data pays for it then."""
+
+    copy_in_usd: float = Field(ge=0)
+    """One copy moved in once (the run's dataset in, over the copies its disks need)."""
+    storage_usd_per_month: float = Field(ge=0)
+    """That copy kept a month at the region's object-storage price (unknown: the highest the
+    catalog holds, ``assumptions`` says so)."""
+    assumptions: list[str] = Field(default_factory=list)
 
 
 class UnknownFactDoc(Document):
@@ -381,6 +397,12 @@ class PlanOption(Document):
     """A service with a mean below its peak on several instances: its fleet over the day; null
     otherwise (``total_cost_usd`` is then its peak fleet all month)."""
     cost_breakdown: CostBreakdownDoc | None = None
+    data_copy: DataCopyDoc | None = None
+    """Where the dataset is moved into the option's region at a price, each run reads the same data
+    and the provider's object storage there can keep it (the clouds, not a marketplace): one copy
+    moved in and kept a month, which ``gpuplan serve``'s budget counts once for a month's runs where
+    it costs less than moving the dataset in for each (``gpuplan tco``'s rule). Filled for the
+    recommended option where the service saves a plan; null otherwise."""
     price_usd_per_hour: float | None = None
     """Price of one instance-hour, USD (monthly / 730 h; CNY at the dated rate)."""
     price_usd_per_month: float | None = None

@@ -177,6 +177,29 @@ class WorkloadsDocument(Document):
     None in a listing."""
 
 
+class MonthBreakdown(Document):
+    """A saved plan's month by part (``month_cost_usd`` = ``runs_usd`` + ``commitment_usd`` +
+    ``data_kept_usd``), each in yuan too at the plan's rate (None without one)."""
+
+    runs_usd: float
+    """What the runs pay one by one: GPU time bought by the hour, and each run's storage, results
+    back, spot overhead and, where no copy is kept, its dataset moved in."""
+    runs_cny: float | None = None
+    commitment_usd: float
+    """A committed option's instances the runs need at once, a month each, paid once; 0 otherwise."""
+    commitment_cny: float | None = None
+    commitment_units: int = 0
+    data_kept: bool = False
+    """The dataset is copied into the option's region once and kept there the month."""
+    data_kept_usd: float | None = None
+    """That copy: moved in once and stored the month; None where the dataset is moved in each run."""
+    data_kept_cny: float | None = None
+    data_each_run_usd: float | None = None
+    """What moving the dataset in for each run costs the month, where a copy could be kept (the
+    figure the copy is compared with: the cheaper is counted); None where none could."""
+    data_each_run_cny: float | None = None
+
+
 class SavedPlanItem(Document):
     id: int
     workload: str
@@ -188,16 +211,29 @@ class SavedPlanItem(Document):
     the month since, and the newer plan is counted in its place."""
     total_cost_usd: float | None
     """The recommended option's all-in cost when it was planned: one run of the workload."""
+    total_cost_cny: float | None = None
+    """``total_cost_usd`` in yuan at the rate ``month_cost_cny`` is at; None: cost unknown, or no rate."""
     runs_per_month: int = 1
     """How many times the workload runs in the month (1 for a plan saved without saying)."""
     month_cost_usd: float | None = None
-    """``total_cost_usd`` × ``runs_per_month``: what the plan puts against a month's budget given
-    in US dollars."""
+    """What the plan puts against a month's budget given in US dollars: its runs as ``gpuplan tco``
+    counts them (``month_breakdown``). A committed option (monthly, reserved) is paid once a month
+    for the instances the runs need at once, the runs' other charges run by run; a dataset moved
+    into the option's region is moved in once and kept in its object storage where that costs the
+    month less than moving it in for each run (``document.recommended.data_copy``). Otherwise
+    ``total_cost_usd`` × ``runs_per_month``."""
     month_cost_cny: float | None = None
     """``month_cost_usd`` in yuan at ``usd_per_cny``, the CNY rate the plan was priced at (prices kept
     in yuan were converted to dollars at it, so this gives them back as they were), or at the
     catalog's newest rate for a plan that recorded none: what the plan puts against a month's
     budget given in yuan. None: cost unknown, or no rate."""
+    month_breakdown: MonthBreakdown | None = None
+    """``month_cost_usd`` by part; None: cost unknown."""
+    month_note: str | None = None
+    """The month by part in words, in the budget's currency (a plan just saved: the currency its
+    plan was shown in; a listing's: US dollars), in the
+    reader's language: ``30 runs: ¥X run by run + ¥Y commitment once (…) + ¥Z dataset copied in once
+    and kept …``; None where the month is the run's cost × its runs."""
     usd_per_cny: float | None = None
     """The CNY rate (US dollars per yuan) the plan was priced at, from its document; None: none."""
     cost_basis: Literal["autoscaled_day", "peak_fleet"] | None = None
@@ -251,7 +287,7 @@ class TeamBudgetItem(Document):
     """None: no budget set for the team this month."""
     budget_cny: float | None = None
     planned_usd: float | None
-    """The team's planned plans, each plan's cost times its runs, where known."""
+    """The team's planned plans, each plan's month (``SavedPlanItem.month_cost_usd``), where known."""
     planned_cny: float | None = None
     unknown_cost_plans: int
     remaining_usd: float | None
@@ -280,10 +316,11 @@ class BudgetDocument(Document):
     budget_cny: float | None = None
     """The budget as given in yuan; None: given in US dollars, or no budget."""
     planned_usd: float | None
-    """Sum of the month's planned plans whose cost is known, each plan's cost (one run's) times its
-    ``runs_per_month`` (1 unless the plan said otherwise). Cancelled plans are not counted, nor
-    replaced ones: a workload planned again for the month counts once, at its newest plan. For a
-    budget in yuan: ``planned_cny`` at ``exchange_rate``."""
+    """Sum of the month's planned plans whose cost is known, each plan's month
+    (``SavedPlanItem.month_cost_usd``: its ``runs_per_month`` runs, 1 unless the plan said
+    otherwise, sharing a commitment and a kept data copy as ``gpuplan tco`` does). Cancelled plans
+    are not counted, nor replaced ones: a workload planned again for the month counts once, at its
+    newest plan. For a budget in yuan: ``planned_cny`` at ``exchange_rate``."""
     planned_cny: float | None = None
     """For a budget in yuan: the same sum of the plans' ``month_cost_cny``; None otherwise."""
     unknown_cost_plans: int

@@ -338,7 +338,7 @@ def _body(page: str) -> str:
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
 <section><h2>{L["Budget"]}</h2><div id="budget"></div><div id="teams" class="scroll"></div></section>
-<section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div></section>
+<section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div><div id="monthnotes" role="note"></div></section>
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>
 <section><h2>{L["Saved workloads"]}</h2><div id="workloads" class="scroll"></div></section>"""

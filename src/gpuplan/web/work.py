@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.job_store import JobRecord
     from gpuplan.catalog.model import ExchangeRate
     from gpuplan.catalog.team_store import Budget, SavedPlan, SavedWorkload, TeamStore
+    from gpuplan.commit.recurring import PlanMonth
     from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
 
@@ -268,13 +269,14 @@ def _save_plan(
     text = cached_plan_text(
         store, plan_request, workload, lang=lang, answers=answers, progress=progress or (lambda _f, _m: None)
     )
+    document, text = _with_data_copy(store, text)
     newest, _ = records.catalog_state()
     constraints = plan_request.model_dump(mode="json", exclude={"workload", "hf_config_json"})
     kept = records.save_plan(
         saved,
         month=request.month,
         constraints=constraints,
-        document=json.loads(text),
+        document=document,
         document_text=text,
         catalog_import_id=newest,
         actor=actor,
@@ -283,6 +285,58 @@ def _save_plan(
         admin=admin,
     )
     return kept, text
+
+
+def _with_data_copy(store: Store, text: str) -> tuple[dict[str, Any], str]:
+    """The plan document ``text`` as kept with the plan, and its text: its recommended option with
+    ``data_copy`` (:func:`gpuplan.commit.recurring.data_copy_doc`), so that the month's runs count
+    one copy of a dataset moved into its region where that costs less, as ``gpuplan tco`` does."""
+    from gpuplan.commit.recurring import data_copy_doc
+
+    document = json.loads(text)
+    copy = data_copy_doc(document, store) if isinstance(document, dict) else None
+    if copy is None:
+        return document, text
+    document["recommended"]["data_copy"] = copy
+    return document, json.dumps(document, ensure_ascii=False)
+
+
+def plan_month_of(p: SavedPlan) -> PlanMonth:
+    """What ``p`` puts against its month: its runs, sharing a commitment and a data copy as
+    ``gpuplan tco`` does (:func:`gpuplan.commit.recurring.plan_month`)."""
+    from gpuplan.commit.recurring import plan_month
+
+    return plan_month(p.recommended, p.total_cost_usd, p.runs_per_month)
+
+
+def _month_breakdown(
+    month: PlanMonth, per_cny: float | None, currency: str
+) -> tuple[dict[str, Any], str | None]:
+    """A saved plan's month by part in US dollars and, at ``per_cny`` (US dollars per yuan), in
+    yuan; and in words in ``currency`` (yuan only where ``per_cny`` is known), None where the month
+    is its run's cost times its runs."""
+    from gpuplan.commit.recurring import month_words
+    from gpuplan.i18n.numbers import format_amount
+
+    def cny(usd: float | None) -> float | None:
+        return None if usd is None or per_cny is None else round(usd / per_cny, 2)
+
+    def usd(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
+
+    parts = {
+        "runs_usd": month.runs_usd,
+        "commitment_usd": month.commitment_usd,
+        "data_kept_usd": month.data_usd if month.data_kept else None,
+        "data_each_run_usd": month.data_each_run_usd,
+    }
+    out: dict[str, Any] = {"commitment_units": month.commitment_units, "data_kept": month.data_kept}
+    for key, value in parts.items():
+        out[key] = usd(value)
+        out[key.replace("_usd", "_cny")] = cny(value)
+    yuan = currency == "CNY" and per_cny is not None
+    words = month_words(month, lambda v: format_amount(v / per_cny if yuan else v, "CNY" if yuan else "USD"))
+    return out, words or None
 
 
 def option_label(option: dict[str, Any] | None) -> str | None:
@@ -303,15 +357,27 @@ def _plan_gpu(p: SavedPlan) -> str | None:
 
 
 def saved_plan_item(
-    p: SavedPlan, store: Store, *, with_document: bool = False, rate: ExchangeRate | None = None
+    p: SavedPlan,
+    store: Store,
+    *,
+    with_document: bool = False,
+    rate: ExchangeRate | None = None,
+    currency: str | None = None,
 ) -> dict[str, Any]:
     """A saved plan as the API lists it: the date of the prices it rests on and, by the catalog's
     rule for an offer's price (:meth:`Store.age_of`), how old they are today; its month's cost in
-    yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given)."""
+    yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given), and by
+    part (its month's note in ``currency``, yuan where the plan's yuan are known; None: the
+    currency its document was shown in where the item has it, else US dollars)."""
     # the recommended option's GPU bounds an undated price's age, as an offer's is (an L20's price
     # "some time since 2020-11" is at most as old as the L20)
     age = store.age_of(p.prices_as_of, _plan_gpu(p))
-    cny = plan_cost_cny(p, rate if rate is not None else store.find_exchange_rate("CNY"))
+    rate = rate if rate is not None else store.find_exchange_rate("CNY")
+    cny = plan_cost_cny(p, rate)
+    per_cny = _plan_usd_per_cny(p, rate)
+    month = plan_month_of(p)
+    shown = currency or str((p.document or {}).get("display_currency") or "USD")
+    breakdown, note = _month_breakdown(month, per_cny, shown)
     return {
         "id": p.id,
         "workload": p.workload,
@@ -319,10 +385,15 @@ def saved_plan_item(
         "month": p.month,
         "status": p.status,
         "total_cost_usd": p.total_cost_usd,
+        "total_cost_cny": None
+        if p.total_cost_usd is None or per_cny is None
+        else round(p.total_cost_usd / per_cny, 2),
         "runs_per_month": p.runs_per_month,
-        "month_cost_usd": p.month_cost_usd,
+        "month_cost_usd": month.total_usd,
         "month_cost_cny": None if cny is None else round(cny, 2),
         **plan_cost_basis(p),
+        "month_breakdown": breakdown if month.total_usd is not None else None,
+        "month_note": note,
         "usd_per_cny": p.usd_per_cny,
         "team": p.team,
         "recommended": option_label(p.recommended),
@@ -357,7 +428,7 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     budget = records.budget(month, team)
     plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
     teams = [] if team is not None else _team_lines(records, month, plans, rate)
-    items = [saved_plan_item(p, store, rate=rate) for p in plans]
+    items = [saved_plan_item(p, store, rate=rate, currency=_currency(budget)) for p in plans]
     allocation = _allocation(records, month, budget if team is None else records.budget(month), rate)
     spend = _spend(month, budget, plans, rate)
     # over its budget: the document's own (a team's or the whole service's), then each team's
@@ -596,7 +667,7 @@ def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
     """The month's cost of ``plan`` in yuan: its US dollars at the CNY rate the plan was priced at
     (prices kept in yuan were converted to dollars at it, so this is their yuan as they were); at
     ``rate`` (the catalog's newest) for a plan that recorded none. None: cost unknown, or no rate."""
-    usd, per = plan.month_cost_usd, _plan_usd_per_cny(plan, rate)
+    usd, per = plan_month_of(plan).total_usd, _plan_usd_per_cny(plan, rate)
     return None if usd is None or per is None else usd / per
 
 
@@ -615,7 +686,8 @@ def _spend(
     when the rate does; its dollar figures are the yuan ones at ``rate``, the catalog's newest."""
     currency = _currency(budget)
     if currency == "USD":
-        known = [p.month_cost_usd for p in plans if p.month_cost_usd is not None]
+        months = [plan_month_of(p).total_usd for p in plans]
+        known = [m for m in months if m is not None]
         planned = round(sum(known), 2)
         amount = budget.amount_usd if budget else None
         figures: dict[str, Any] = {

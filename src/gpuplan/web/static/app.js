@@ -594,11 +594,18 @@
           }
           // beside a yuan budget, each plan's cost in the yuan it is counted in
           const yuan = b.currency === "CNY" && p.month_cost_cny != null;
-          const runCost = yuan ? p.month_cost_cny / p.runs_per_month : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
+          const runCost = yuan ? p.total_cost_cny : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
           return [p.id, p.workload, p.workload_version, p.month, { text: money(runCost, yuan ? "CNY" : "USD"), sort: runCost },
             // a service: whether the month's cost is its autoscaled day (the peak fleet beside it) or its peak fleet
             p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, p.cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4, 5, 6]);
+      // The month's plans whose runs share a commitment or a data copy (the month is then not a run
+      // times its runs): each by part, in the budget's currency, as the server words it.
+      const notes = $("#monthnotes"); notes.innerHTML = "";
+      (b.plans || []).filter((p) => p.month_note).forEach((p) => {
+        const line = document.createElement("div"); line.className = "monthnote";
+        line.textContent = `#${p.id} ${p.workload}: ${p.month_note}`; notes.append(line);
+      });
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
     }
