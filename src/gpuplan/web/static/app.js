@@ -417,8 +417,10 @@
       }
       // What the solver said: commitments bought, prices left out, assumptions.
       // A commitment in words (its pricing model named in the page's language), not as the API's JSON.
+      // a commitment bought at a price not known to be current (only such a price meets the need): its date said
       const bought = (c) => [`${c.units} × ${c.provider}/${c.region}/${c.instance_type} (${c.gpus_per_unit}× ${c.gpu})`, pricingWords(c.pricing),
-        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`].join(" · ");
+        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`]
+        .concat(c.stale ? [`${t("stale")} (${c.as_of || t("date unknown")})`] : []).join(" · ");
       const rows = (doc.commitments || []).map((c) => [t("Commitment"), bought(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
       table($("#table"), [t("Kind"), t("Note")], rows);
     });
