@@ -27,6 +27,28 @@ def server(
         yield served
 
 
+def _date_commitments_today(db: Path) -> None:
+    """The catalog copy's commitment prices dated today: a tco schedule buys only commitments at
+    prices known to be current, and the shipped ones are past the staleness limit."""
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "UPDATE prices SET as_of = ? WHERE pricing IN ('monthly', 'reserved_1y', 'reserved_3y')",
+            (date.today().isoformat(),),
+        )
+
+
+@pytest.fixture(scope="module")
+def current_commitments(
+    tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The dashboard on a catalog whose commitment prices are current."""
+    folder = tmp_path_factory.mktemp("dashboard-commitments")
+    with dashboard(folder, seeded_catalog, job_workers=0, prepare=_date_commitments_today) as served:
+        yield served
+
+
 def _zh_page(browser: Any) -> Any:
     page = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN").new_page()
     errors: list[str] = []
@@ -214,12 +236,12 @@ def test_the_price_check_says_it_is_checking_while_it_runs(
 
 
 def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commitments(
-    server: tuple[str, dict[str, str]], browser: Any
+    current_commitments: tuple[str, dict[str, str]], browser: Any
 ) -> None:
     # The commitments were shown as the API's JSON ("pricing": "reserved_1y") on a Chinese page.
     from gpuplan.vocab import PRICING_RULES, pricing_name
 
-    base, tokens = server
+    base, tokens = current_commitments
     page = _zh_page(browser)
     answers: list[dict[str, Any]] = []
     page.on("response", lambda r: answers.append(r.json()) if "/api/v1/tco" in r.url else None)
