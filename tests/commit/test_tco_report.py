@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from gpuplan.catalog.model import ExchangeRate
-from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, Usage, load_usage, optimise
 from gpuplan.commit.adapters import DemandSource
 from gpuplan.i18n import Money, use_language
 from gpuplan.report.tco import commitment_runs, schedule_rows, summary_lines, tco_json, tco_view
@@ -377,6 +377,27 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     assert doc["notes"][-1] == "a note"
 
 
+def _solved(usage: Usage, problem: TcoProblem, gpu_hours_total: float) -> TcoReport:
+    """``problem`` solved as ``tco`` solves it (prices known to be current first) on 2026-12-03,
+    its one demand ``d`` given in GPU-hours."""
+    from datetime import date
+
+    from gpuplan.commit.api import _fresh_first
+
+    today = date(2026, 12, 3)
+    problem, schedule, beside = _fresh_first(problem, today, 180)
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=schedule,
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=gpu_hours_total, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=today,
+        with_stale_prices=beside,
+    )
+
+
 def _spot_report(
     spot_usd: float,
     *,
@@ -389,9 +410,6 @@ def _spot_report(
     spot at ``spot_usd`` of unknown age (2022-03 to the report's day; or ``spot_as_of``), 1
     interruption per 24 h, and ``more`` offers; solved as ``tco`` solves it (prices known to be
     current first)."""
-    from datetime import date
-
-    from gpuplan.commit.api import _fresh_first
 
     usage = load_usage(
         {
@@ -418,18 +436,7 @@ def _spot_report(
             *more,
         ),
     )
-    today = date(2026, 12, 3)
-    problem, schedule, beside = _fresh_first(problem, today, 180)
-    return TcoReport(
-        usage=usage,
-        problem=problem,
-        schedule=schedule,
-        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
-        money=Money.usd(),
-        notes=(),
-        today=today,
-        with_stale_prices=beside,
-    )
+    return _solved(usage, problem, 2112.0)
 
 
 def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
@@ -615,9 +622,6 @@ def _monthly_report(*, monthly_as_of: str, on_demand: bool = True) -> TcoReport:
     ``on_demand`` is False) and a monthly subscription at $1,000 (break-even 68 %) of
     ``monthly_as_of`` from a blog's table; solved as ``tco`` solves it (prices known to be current
     first)."""
-    from datetime import date
-
-    from gpuplan.commit.api import _fresh_first
 
     usage = load_usage(
         {
@@ -633,18 +637,7 @@ def _monthly_report(*, monthly_as_of: str, on_demand: bool = True) -> TcoReport:
         demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(700.0,) * 12),),
         offers=(*od, monthly),
     )
-    today = date(2026, 12, 3)
-    problem, schedule, beside = _fresh_first(problem, today, 180)
-    return TcoReport(
-        usage=usage,
-        problem=problem,
-        schedule=schedule,
-        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=8400.0, how="given"),),
-        money=Money.usd(),
-        notes=(),
-        today=today,
-        with_stale_prices=beside,
-    )
+    return _solved(usage, problem, 8400.0)
 
 
 def test_a_commitment_at_a_stale_price_is_left_out_and_the_one_it_would_buy_is_said_beside() -> None:
