@@ -19,6 +19,7 @@ from pathlib import Path
 from gpuplan.api import tco
 from gpuplan.catalog import open_store
 from gpuplan.commit import TcoReport, Usage, load_usage
+from gpuplan.report.tco import commitment_runs
 
 HERE = Path(__file__).resolve().parent
 
@@ -78,13 +79,24 @@ def _describe(report: TcoReport) -> list[str]:
         f"measured saving {saving}: {money.format(s.total_usd)} against {money.format(s.all_on_demand_usd)} "
         "all on demand"
     ]
-    if (w := report.with_stale_spot) is not None and w.needed:
-        lines.append(f"it rests on {w.used} stale spot price(s): without them the demand is unmet")
+    if (w := report.with_stale_prices) is not None and w.needed:
+        lines.append(
+            f"it rests on {w.used} stale spot or commitment price(s): without them the demand is unmet"
+        )
     elif w is not None:
         lines.append(
-            f"with the {w.used} stale spot price(s) left out of it: saving {(w.savings_pct or 0.0):.1f} % "
-            f"({money.format(w.total_usd)})"
+            f"with the {w.used} stale spot or commitment price(s) left out of it: saving "
+            f"{(w.savings_pct or 0.0):.1f} % ({money.format(w.total_usd)})"
         )
+        # what that total rests on: the stale prices, and the commitments it would buy at them
+        for o in w.stale:
+            hourly = money.format(o.usd_per_gpu_hour, per="GPU-h")
+            lines.append(f"  stale price it uses: {o.label}: {hourly} [{o.confidence}, {o.as_of}]")
+        for c, months, cost in commitment_runs(w.commitments):
+            lines.append(
+                f"  it would buy: {c.units} × {c.offer.label} from month {c.start_month + 1} for {months} "
+                f"month(s), {money.format(cost)}"
+            )
     spend: dict[str, float] = {}
     for m in s.monthly:
         for p, v in m.by_pricing_usd.items():

@@ -53,16 +53,19 @@ def test_every_yaml_in_the_folder_is_a_valid_usage_file() -> None:
         assert load_usage(f).demands
 
 
-def test_the_spot_saving_of_reserved_plus_spot_rests_on_a_stale_spot_price_and_is_said_beside(
+def test_the_saving_of_reserved_plus_spot_rests_on_stale_spot_and_reserved_prices_and_is_said_beside(
     store: Store,
 ) -> None:
-    # The interruptible half would be bought on spot at a price of unknown age: the schedule buys it
-    # on demand instead, and the cheaper total at that spot price is said beside it.
+    # The interruptible half would be bought on spot at a price of unknown age, and the firm half on
+    # a 3-year reservation at a price past the staleness limit: the schedule buys both on demand
+    # instead, and the cheaper total at those prices is said beside it, with the reservation it buys.
     report = tco(load_usage(TCO / "reserved-plus-spot.yaml"), store=store, currency="USD")
-    s, w = report.schedule, report.with_stale_spot
-    assert w is not None and w.used >= 1 and w.left_out >= w.used and not w.needed
+    s, w = report.schedule, report.with_stale_prices
+    assert w is not None and w.used >= 2 and w.left_out >= w.used and not w.needed
+    assert {o.pricing for o in w.stale} >= {"spot", "reserved_3y"}
+    assert s.commitments == () and {c.offer.pricing for c in w.commitments} == {"reserved_3y"}
     assert s.savings_pct is not None and w.savings_pct is not None
-    assert w.total_usd < s.total_usd <= (s.all_on_demand_usd or 0.0)
+    assert w.total_usd < s.total_usd <= (s.all_on_demand_usd or 0.0) + 0.01
     assert s.savings_pct < w.savings_pct
 
 

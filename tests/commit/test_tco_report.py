@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from gpuplan.catalog.model import ExchangeRate
-from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, Usage, load_usage, optimise
 from gpuplan.commit.adapters import DemandSource
 from gpuplan.i18n import Money, use_language
 from gpuplan.report.tco import commitment_runs, schedule_rows, summary_lines, tco_json, tco_view
@@ -190,10 +190,11 @@ def test_a_term_credited_past_the_horizon_says_what_the_contract_costs() -> None
     assert (first["cost_usd"], first["contract_cost_usd"]) == (21_600.0, 32_400.0)
     lines = summary_lines(report)
     assert any("$10,800 of term months are credited" in line and "$35,200" in line for line in lines)
-    assert schedule_rows(report)[0][7] == "$21,600 (contract $32,400)"
+    # (the fixture's prices are undated: the row says so, as a commitment signed on such a price)
+    assert schedule_rows(report)[0][7] == "$21,600 (contract $32,400)\nprice: date unknown"
     # Paid in full, nothing is credited and the cost is the contract's.
     assert not any("credited" in line for line in summary_lines(_report()))
-    assert schedule_rows(_report())[0][7] == "$32,400"
+    assert schedule_rows(_report())[0][7] == "$32,400\nprice: date unknown"
 
 
 def test_chart_stacks_one_bar_segment_per_pricing_model_and_month() -> None:
@@ -376,6 +377,27 @@ def test_the_json_notes_say_the_age_of_the_prices_used_as_the_text_does() -> Non
     assert doc["notes"][-1] == "a note"
 
 
+def _solved(usage: Usage, problem: TcoProblem, gpu_hours_total: float) -> TcoReport:
+    """``problem`` solved as ``tco`` solves it (prices known to be current first) on 2026-12-03,
+    its one demand ``d`` given in GPU-hours."""
+    from datetime import date
+
+    from gpuplan.commit.api import _fresh_first
+
+    today = date(2026, 12, 3)
+    problem, schedule, beside = _fresh_first(problem, today, 180)
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=schedule,
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=gpu_hours_total, how="given"),),
+        money=Money.usd(),
+        notes=(),
+        today=today,
+        with_stale_prices=beside,
+    )
+
+
 def _spot_report(
     spot_usd: float,
     *,
@@ -388,9 +410,6 @@ def _spot_report(
     spot at ``spot_usd`` of unknown age (2022-03 to the report's day; or ``spot_as_of``), 1
     interruption per 24 h, and ``more`` offers; solved as ``tco`` solves it (prices known to be
     current first)."""
-    from datetime import date
-
-    from gpuplan.commit.api import _fresh_first
 
     usage = load_usage(
         {
@@ -417,18 +436,7 @@ def _spot_report(
             *more,
         ),
     )
-    today = date(2026, 12, 3)
-    problem, schedule, beside = _fresh_first(problem, today, 180)
-    return TcoReport(
-        usage=usage,
-        problem=problem,
-        schedule=schedule,
-        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=2112.0, how="given"),),
-        money=Money.usd(),
-        notes=(),
-        today=today,
-        with_stale_spot=beside,
-    )
+    return _solved(usage, problem, 2112.0)
 
 
 def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
@@ -440,9 +448,9 @@ def test_a_spot_price_weighed_and_not_bought_is_not_listed_as_used() -> None:
 
     report = _spot_report(0.3, from_scratch=True)
     assert [r[0] for r in view.price_rows(report)] == ["A100-SXM4-40GB/on demand/d"]
-    assert report.with_stale_spot is None
+    assert report.with_stale_prices is None
     lines = summary_lines(report)
-    assert not any(x.startswith(("Stale prices", "With stale spot")) for x in lines), lines
+    assert not any(x.startswith(("Stale prices", "With stale")) for x in lines), lines
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
     considered_lines = view.considered_lines
     (weighed,) = considered_lines(report)
@@ -471,7 +479,7 @@ def test_an_on_demand_price_the_schedule_does_not_buy_is_listed_for_the_baseline
     assert "not bought" not in rows["A100-SXM4-40GB/spot/d"][6]
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/spot/d",)
     assert view.considered_lines(report) == []
-    assert report.with_stale_spot is None  # a spot price of last month is current
+    assert report.with_stale_prices is None  # a spot price of last month is current
 
 
 def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as_stale() -> None:
@@ -538,7 +546,7 @@ def test_the_total_rests_on_current_prices_and_gives_the_one_at_a_stale_spot_pri
     report = _spot_report(0.3, from_scratch=False)
     assert report.schedule.total_usd == pytest.approx(2.0 * 176 * 12)  # $4,224 on demand
     assert report.schedule.hourly_bought == ("A100-SXM4-40GB/on_demand/d",)
-    w = report.with_stale_spot
+    w = report.with_stale_prices
     assert w is not None and w.used == 1 and not w.needed and w.total_usd < 4224.0 / 3
     cheaper = Money.usd().format(w.total_usd)
     lines = summary_lines(report)
@@ -546,15 +554,15 @@ def test_the_total_rests_on_current_prices_and_gives_the_one_at_a_stale_spot_pri
         f"Total over 12 months: $4,224.00; {cheaper} with 1 spot price(s) stale or of unknown age, left out "
         "of it as they may have changed"
     ), lines[0]
-    assert any(x.startswith("With stale spot prices (not known to be current") for x in lines), lines
+    assert any(x.startswith("With stale prices (not known to be current") for x in lines), lines
     row = next(r for r in price_rows(report) if r[0] == "A100-SXM4-40GB/spot")
     assert "age unknown" in row[6]
-    assert "not bought: the total with stale spot prices is figured at it" in row[6]
+    assert "not bought: the total with stale prices is figured at it" in row[6]
     doc = tco_json(report)
     assert doc["total_cost_usd"] == 4224.0 and doc["stale_prices_in_total"] == 0
-    assert doc["with_stale_spot"]["total_cost_usd"] == pytest.approx(w.total_usd, abs=0.01)
-    assert doc["with_stale_spot"]["needed"] is False
-    assert [p["as_of"] for p in doc["with_stale_spot"]["prices"]] == ["2022-03/2026-12-02"]
+    assert doc["with_stale_prices"]["total_cost_usd"] == pytest.approx(w.total_usd, abs=0.01)
+    assert doc["with_stale_prices"]["needed"] is False
+    assert [p["as_of"] for p in doc["with_stale_prices"]["prices"]] == ["2022-03/2026-12-02"]
     assert doc["monthly"][0]["cost_usd_by_pricing"] == {"on_demand": 352.0}
     with use_language("zh"):
         head = summary_lines(report)[0]
@@ -602,8 +610,98 @@ def test_the_stale_spot_price_the_cheaper_total_buys_is_listed_with_its_date() -
     report = _spot_report(0.3, from_scratch=False, more=(fresh,))
     assert report.schedule.hourly_used["A100-SXM4-40GB/spot/d"] == fresh
     row = next(r for r in price_rows(report) if r[1] == "aws/us-east-1" and r[3] == "spot")
-    assert "age unknown" in row[6] and "not bought: the total with stale spot prices" in row[6]
-    (doc,) = tco_json(report)["with_stale_spot"]["prices"]
+    assert "age unknown" in row[6] and "not bought: the total with stale prices" in row[6]
+    (doc,) = tco_json(report)["with_stale_prices"]["prices"]
     assert (doc["region"], doc["as_of"], doc["stale"]) == ("us-east-1", "2022-03/2026-12-02", True)
-    w = report.with_stale_spot
+    w = report.with_stale_prices
     assert w is not None and w.offers[0].region == "us-east-1"
+
+
+def _monthly_report(*, monthly_as_of: str, on_demand: bool = True) -> TcoReport:
+    """One A100 busy 700 h a month for a year: on demand at $2 (dated last month, unless
+    ``on_demand`` is False) and a monthly subscription at $1,000 (break-even 68 %) of
+    ``monthly_as_of`` from a blog's table; solved as ``tco`` solves it (prices known to be current
+    first)."""
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 700}],
+        }
+    )
+    monthly = replace(_offer("monthly", 1000 / 730, 1), as_of=monthly_as_of, source="a blog's table")
+    od = (replace(_offer("on_demand", 2.0), as_of="2026-11-01"),) if on_demand else ()
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(700.0,) * 12),),
+        offers=(*od, monthly),
+    )
+    return _solved(usage, problem, 8400.0)
+
+
+def test_a_commitment_at_a_stale_price_is_left_out_and_the_one_it_would_buy_is_said_beside() -> None:
+    # A 12-month subscription at $1,000 a month beats 700 h × $2 = $1,400 on demand, but its price is
+    # a blog's of 2023-06 (3.5 years old): the schedule told the user to sign it, the price marked
+    # stale only in the price table. Now the schedule and headline rest on current prices ($16,800 on
+    # demand), the $12,000 total beside it with the commitment it would buy and its price's date.
+    from gpuplan.report.tco import no_commitment_line, price_rows
+
+    report = _monthly_report(monthly_as_of="2023-06")
+    assert report.schedule.commitments == () and report.schedule.total_usd == pytest.approx(16800.0)
+    w = report.with_stale_prices
+    assert w is not None and w.used == 1 and w.left_out == 1 and not w.needed
+    assert w.total_usd == pytest.approx(12000.0) and {c.offer.pricing for c in w.commitments} == {"monthly"}
+    lines = summary_lines(report)
+    assert lines[0] == (
+        "Total over 12 months: $16,800; $12,000 with 1 commitment price(s) stale or of unknown age, "
+        "left out of it as they may have changed"
+    ), lines[0]
+    (bought,) = [x for x in lines if x.startswith("With stale prices it would buy")]
+    assert "from 2027-01, 1 × aws/us-east-1 p.x monthly subscription (1× A100-SXM4-40GB)" in bought, bought
+    assert "$12,000, at a price of 2023-06 (stale (3.5 y); source: a blog's table)" in bought, bought
+    assert any("a commitment locks its price in for its term" in x for x in lines), lines
+    assert no_commitment_line(report).startswith("No commitment pays off at prices known to be current")
+    row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
+    assert "stale" in row[6] and "not bought: the total with stale prices is figured at it" in row[6]
+    doc = tco_json(report)
+    assert doc["total_cost_usd"] == 16800.0 and doc["commitments"] == []
+    beside = doc["with_stale_prices"]
+    assert beside["total_cost_usd"] == 12000.0 and beside["prices_used"] == 1
+    c = beside["commitments"][0]
+    assert (c["pricing"], c["as_of"], c["stale"], c["price_source"]) == (
+        "monthly",
+        "2023-06",
+        True,
+        "a blog's table",
+    )
+    assert [p["as_of"] for p in beside["stale_prices"]] == ["2023-06"]
+    with use_language("zh"):
+        zh = summary_lines(report)
+    assert "用上 1 个过期或时效未知的承诺价格则为 $12,000" in zh[0], zh[0]
+    assert any(x.startswith("用上过期价格时将购买") and "签约前请您先核实该价格" in x for x in zh), zh
+    # A subscription dated last month is current: bought, nothing beside it.
+    fresh = _monthly_report(monthly_as_of="2026-11")
+    assert fresh.with_stale_prices is None and fresh.schedule.total_usd == pytest.approx(12000.0)
+    assert {c.offer.pricing for c in fresh.schedule.commitments} == {"monthly"}
+    assert not any("price of" in r[-1] for r in schedule_rows(fresh))
+
+
+def test_a_commitment_only_a_stale_price_can_meet_is_marked_on_its_row_with_its_age() -> None:
+    # No on-demand price: without the stale subscription nothing meets the demand, so the schedule
+    # buys it, says so on the headline, and its row in "Commitments to buy" gives the price's age.
+    report = _monthly_report(monthly_as_of="2023-06", on_demand=False)
+    w = report.with_stale_prices
+    assert w is not None and w.needed and w.commitments == ()
+    assert {c.offer.pricing for c in report.schedule.commitments} == {"monthly"}
+    assert summary_lines(report)[0] == (
+        "Total over 12 months: $12,000, at 1 commitment price(s) stale or of unknown age; without them "
+        "the demand cannot be met"
+    )
+    (row,) = schedule_rows(report)
+    assert row[-1] == "$12,000\nprice of 2023-06: stale (3.5 y)", row
+    doc = tco_json(report)["with_stale_prices"]
+    assert doc["needed"] is True and [p["pricing"] for p in doc["stale_prices"]] == ["monthly"]
+    with use_language("zh"):
+        (row,) = schedule_rows(report)
+    assert row[-1].endswith("价格日期 2023-06：过期（3.5 年）"), row

@@ -2,8 +2,8 @@
 saved plan's prices and a price history's prices not known to be current are marked beside their
 date as an offer's are (the words of ``gpuplan offers``), the map names countries in the page's
 language, a refused value (the tco page's too) is named by the form's own label, the tco card gives
-the total without stale spot prices beside its own, and the price check of the saved plans says it
-is checking while it runs. Skipped, saying why, without Chromium or
+the total without stale spot and commitment prices beside its own, and the price check of the saved
+plans says it is checking while it runs. Skipped, saying why, without Chromium or
 Playwright."""
 
 from __future__ import annotations
@@ -24,6 +24,28 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
 ) -> Iterator[tuple[str, dict[str, str]]]:
     with dashboard(tmp_path_factory.mktemp("dashboard-marks"), seeded_catalog, job_workers=0) as served:
+        yield served
+
+
+def _date_commitments_today(db: Path) -> None:
+    """The catalog copy's commitment prices dated today: a tco schedule buys only commitments at
+    prices known to be current, and the shipped ones are past the staleness limit."""
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "UPDATE prices SET as_of = ? WHERE pricing IN ('monthly', 'reserved_1y', 'reserved_3y')",
+            (date.today().isoformat(),),
+        )
+
+
+@pytest.fixture(scope="module")
+def current_commitments(
+    tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The dashboard on a catalog whose commitment prices are current."""
+    folder = tmp_path_factory.mktemp("dashboard-commitments")
+    with dashboard(folder, seeded_catalog, job_workers=0, prepare=_date_commitments_today) as served:
         yield served
 
 
@@ -214,12 +236,12 @@ def test_the_price_check_says_it_is_checking_while_it_runs(
 
 
 def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commitments(
-    server: tuple[str, dict[str, str]], browser: Any
+    current_commitments: tuple[str, dict[str, str]], browser: Any
 ) -> None:
     # The commitments were shown as the API's JSON ("pricing": "reserved_1y") on a Chinese page.
     from gpuplan.vocab import PRICING_RULES, pricing_name
 
-    base, tokens = server
+    base, tokens = current_commitments
     page = _zh_page(browser)
     answers: list[dict[str, Any]] = []
     page.on("response", lambda r: answers.append(r.json()) if "/api/v1/tco" in r.url else None)
@@ -255,12 +277,42 @@ def test_the_tco_page_in_chinese_names_pricing_models_in_its_chart_and_its_commi
         page.context.close()
 
 
-def test_the_tco_card_gives_the_total_with_stale_spot_prices_beside_its_own(
-    server: tuple[str, dict[str, str]], browser: Any
+_STALE_V4 = {
+    "with_stale_spot": {
+        "spot_prices_used": 2,
+        "spot_prices_left_out": 3,
+        "total_cost_usd": 12345.5,
+        "savings_pct": 4.0,
+        "needed": False,
+        "prices": [],
+    }
+}
+_STALE_V5 = {
+    "with_stale_prices": {
+        "prices_used": 1,
+        "prices_left_out": 2,
+        "total_cost_usd": 12345.5,
+        "savings_pct": 4.0,
+        "needed": False,
+        "stale_prices": [{"pricing": "monthly"}],
+        "prices": [],
+        "commitments": [],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("stale_doc", "n", "kind"),
+    [(_STALE_V4, 2, "spot price(s)"), (_STALE_V5, 1, "commitment price(s)")],
+    ids=["v4-spot", "v5-commitment"],
+)
+def test_the_tco_card_gives_the_total_with_stale_prices_beside_its_own(
+    server: tuple[str, dict[str, str]], browser: Any, stale_doc: dict[str, Any], n: int, kind: str
 ) -> None:
     # The card showed total_cost_usd alone where the tco text's headline gives the second figure.
-    # The server's answer is passed on with a cheaper total that 2 stale spot prices would give, as the
-    # tco document states one (the seeded catalog's spot prices may all be current).
+    # The server's answer is passed on with a cheaper total that stale prices would give, as the
+    # tco document states one (the seeded catalog's prices may all be current): a document of
+    # version 4 (stale spot prices), and one of version 5 whose stale price is a monthly subscription.
     base, tokens = server
     page = _zh_page(browser)
 
@@ -268,14 +320,8 @@ def test_the_tco_card_gives_the_total_with_stale_spot_prices_beside_its_own(
         answer = route.fetch()
         doc = answer.json()
         doc["stale_prices_in_total"] = 2
-        doc["with_stale_spot"] = {
-            "spot_prices_used": 2,
-            "spot_prices_left_out": 3,
-            "total_cost_usd": 12345.5,
-            "savings_pct": 4.0,
-            "needed": False,
-            "prices": [],
-        }
+        doc.pop("with_stale_prices", None)
+        doc.update(stale_doc)
         route.fulfill(response=answer, json=doc)
 
     page.route("**/api/v1/tco*", stale)
@@ -285,10 +331,9 @@ def test_the_tco_card_gives_the_total_with_stale_spot_prices_beside_its_own(
         page.wait_for_selector("#tcototal", timeout=60_000)
         with use_language("zh"):
             words = _(
-                "{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may "
-                "have changed"
-            )
-        assert page.inner_text("#tcototal .stalespot") == words.format(n=2, cheaper="$12,345.50")
+                "{cheaper} with {n} {kind} stale or of unknown age, left out of it as they may have changed"
+            ).format(n=n, cheaper="$12,345.50", kind=_(kind))
+        assert page.inner_text("#tcototal .stalespot") == words
         assert not page.errors, page.errors
     finally:
         page.context.close()

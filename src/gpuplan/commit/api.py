@@ -24,7 +24,7 @@ from gpuplan.commit.adapters import (
     priced_offers,
     shift_notes,
 )
-from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
+from gpuplan.commit.model import Commitment, MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InputError
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from gpuplan.commit.adapters import ReplicaLoadOf
     from gpuplan.i18n import Money
 
-__all__ = ["TcoReport", "WithStaleSpot", "tco"]
+__all__ = ["TcoReport", "WithStalePrices", "tco"]
 
 #: What every schedule assumes, stated in every report.
 ASSUMPTIONS = (
@@ -83,26 +83,33 @@ DATA_COVERS = N_(
 
 
 @dataclass(frozen=True, kw_only=True)
-class WithStaleSpot:
-    """The cheaper schedule that spot prices not known to be current (older than the staleness
-    limit, or of unknown age) would give, shown beside the report's: spot prices move (a provider
-    reprices them, a floor of last year may not hold), so the report's schedule is solved without
-    them and a saving that rests on one is said beside it, as such: unknown is never the best case.
-    Where the demand cannot be met without them (``needed``), the report's schedule is this one."""
+class WithStalePrices:
+    """The cheaper schedule that spot and commitment prices not known to be current (older than the
+    staleness limit, or of unknown age) would give, shown beside the report's: spot prices move (a
+    provider reprices them, a floor of last year may not hold), and a commitment locks its price in
+    for its term (a 包月 or a reservation signed on a price of three years ago may not be offered at
+    it), so the report's schedule is solved without them and a saving that rests on one is said
+    beside it, as such: unknown is never the best case. Where the demand cannot be met without them
+    (``needed``), the report's schedule is this one."""
 
     used: int
-    """Stale spot prices the cheaper schedule uses."""
+    """Stale spot and commitment prices the cheaper schedule uses."""
     left_out: int
-    """Stale spot prices left out of the report's schedule (those used and the others)."""
+    """Stale spot and commitment prices left out of the report's schedule (those used and the others)."""
     total_usd: float
     """The cheaper schedule's total (``needed``: the report's own)."""
     savings_pct: float | None
     needed: bool = False
     """The demand cannot be met without them: the report's schedule uses them."""
+    stale: tuple[PricedOffer, ...] = ()
+    """The stale prices the cheaper schedule uses, each once (``needed``: the report's own)."""
     offers: tuple[PricedOffer, ...] = ()
     """The prices the cheaper total buys at (hourly offers bought, commitments), each once: a figure
     the headline gives rests on them, so the report lists them with their dates (empty: ``needed``,
     the report's own prices)."""
+    commitments: tuple[Commitment, ...] = ()
+    """The commitments the cheaper schedule would buy (empty: ``needed``, the report's own), said
+    beside the report's so that their prices can be checked before one is signed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,9 +131,9 @@ class TcoReport:
     """The day the prices are aged against (the catalog's today); None: ages not shown."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """A price older than this is flagged stale (the catalog's limit)."""
-    with_stale_spot: WithStaleSpot | None = None
-    """The cheaper total that stale spot prices would give, beside the schedule solved without
-    them; None when the cheapest schedule uses none."""
+    with_stale_prices: WithStalePrices | None = None
+    """The cheaper total that stale spot and commitment prices would give, beside the schedule
+    solved without them; None when the cheapest schedule uses none."""
 
     @property
     def currency(self) -> str:
@@ -240,7 +247,7 @@ def tco(
         missing=missing,
         today=today,
         stale_after_days=stale_after,
-        with_stale_spot=beside,
+        with_stale_prices=beside,
     )
 
 
@@ -349,53 +356,57 @@ def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
     return usage.model_copy(update={"constraints": usage.constraints.model_copy(update={"countries": codes})})
 
 
-def _stale_spot(offer: PricedOffer, today: date, limit_days: int) -> bool:
-    """A spot price not known to be within the staleness limit (a floor is judged by its own day)."""
+def _stale_moving(offer: PricedOffer, today: date, limit_days: int) -> bool:
+    """A spot or commitment price not known to be within the staleness limit (a spot floor is judged
+    by its own day): spot prices move, and a commitment locks its price in for its term. An on-demand
+    price is not one: it is the fallback, with no fresher price to solve without it."""
     from gpuplan.catalog.dates import price_age
     from gpuplan.hardware import launch_month
 
+    if offer.pricing != "spot" and not offer.is_commitment:
+        return False
     as_of = offer.floor_as_of or offer.as_of
-    return offer.pricing == "spot" and price_age(as_of, today, limit_days, launch_month(offer.gpu)).stale
+    return price_age(as_of, today, limit_days, launch_month(offer.gpu)).stale
+
+
+def _bought(schedule: Schedule) -> tuple[PricedOffer, ...]:
+    """The prices ``schedule`` buys at (hourly offers bought, commitments), each once: an hourly
+    offer weighed and not bought (on demand costs less per useful hour) moves no figure."""
+    hourly = [schedule.hourly_used[key] for key in schedule.hourly_bought]
+    return tuple(dict.fromkeys([*hourly, *(c.offer for c in schedule.commitments)]))
 
 
 def _fresh_first(
     problem: TcoProblem, today: date, limit_days: int
-) -> tuple[TcoProblem, Schedule, WithStaleSpot | None]:
-    """The report's problem and schedule, and the cheaper total stale spot prices would give.
+) -> tuple[TcoProblem, Schedule, WithStalePrices | None]:
+    """The report's problem and schedule, and the cheaper total stale spot and commitment prices
+    would give.
 
-    The cheapest schedule over every price comes first; where it buys a spot price not known to be
-    current, the report's schedule is solved again without any such price (its month table, saving,
-    commitments and sensitivity rest on prices known to be current) and the cheaper total is said
-    beside it. Where the demand cannot be met without them, the cheapest is kept and said so."""
+    The cheapest schedule over every price comes first; where it buys a spot or commitment price not
+    known to be current, the report's schedule is solved again without any such price (its month
+    table, saving, commitments and sensitivity rest on prices known to be current) and the cheaper
+    total is said beside it, with the commitments it would buy. Where the demand cannot be met
+    without them, the cheapest is kept and said so."""
     from gpuplan.errors import InfeasibleError
 
     cheapest = optimise(problem)
-    # the spot prices the schedule buys: a spot offer weighed and not bought (on demand costs less per
-    # useful hour) moves no figure, and had been counted as "used"
-    bought = (cheapest.hourly_used[key] for key in cheapest.hourly_bought)
-    used = {o for o in bought if _stale_spot(o, today, limit_days)}
+    used = tuple(o for o in _bought(cheapest) if _stale_moving(o, today, limit_days))
     if not used:
         return problem, cheapest, None
-    kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))
+    kept = tuple(o for o in problem.offers if not _stale_moving(o, today, limit_days))
     left_out = len(problem.offers) - len(kept)
     fresh = replace(problem, offers=kept)
-    try:
-        schedule = optimise(fresh)
-    except InfeasibleError:
-        beside = WithStaleSpot(
-            used=len(used),
-            left_out=left_out,
-            total_usd=cheapest.total_usd,
-            savings_pct=cheapest.savings_pct,
-            needed=True,
-        )
-        return problem, cheapest, beside
-    buys = [cheapest.hourly_used[k] for k in cheapest.hourly_bought] + [c.offer for c in cheapest.commitments]
-    beside = WithStaleSpot(
+    beside = WithStalePrices(
         used=len(used),
         left_out=left_out,
         total_usd=cheapest.total_usd,
         savings_pct=cheapest.savings_pct,
-        offers=tuple(dict.fromkeys(buys)),
+        stale=used,
+        offers=_bought(cheapest),
+        commitments=cheapest.commitments,
     )
+    try:
+        schedule = optimise(fresh)
+    except InfeasibleError:
+        return problem, cheapest, replace(beside, needed=True, offers=(), commitments=())
     return fresh, schedule, beside

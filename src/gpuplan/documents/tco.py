@@ -29,7 +29,7 @@ __all__ = [
     "TcoSensitivity",
     "TcoTier",
     "TcoUnknownPrice",
-    "TcoWithStaleSpot",
+    "TcoWithStalePrices",
 ]
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
@@ -40,10 +40,14 @@ __all__ = [
 #: horizon; each commitment states ``contract_cost_usd`` and the document
 #: ``past_horizon_credited_usd`` and ``break_even_by_gpu``. 4: the schedule and its total are solved
 #: without spot prices not known to be current, the cheaper total they would give beside it
-#: (``with_stale_spot``, which replaces ``without_stale_spot``: the total had rested on them). 5: a
-#: service's ``tiers[].hours_per_month`` are the hours each instance is billed, the start-ups and
-#: scale-down delays of its day included (``start_up_hours_per_month`` of them); before, the hours it
-#: served (the plan's document version 4).
+#: (``with_stale_spot``, which replaces ``without_stale_spot``: the total had rested on them). 5: the
+#: same for commitment prices (monthly, reserved): ``with_stale_prices`` (which replaces
+#: ``with_stale_spot``, its counts ``prices_used`` and ``prices_left_out``) counts stale spot and
+#: commitment prices, names those it uses (``stale_prices``) and the commitments its cheaper total
+#: would buy (``commitments``); the schedule had bought commitments at stale prices. And a service's
+#: ``tiers[].hours_per_month`` are the hours each instance is billed, the start-ups and scale-down
+#: delays of its day included (``start_up_hours_per_month`` of them); before, the hours it served
+#: (the plan's document version 4).
 TCO_SCHEMA_VERSION = 5
 
 
@@ -185,22 +189,29 @@ class TcoPriceUsed(DatedPrice):
     interruption_rate_source: str | None = None
 
 
-class TcoWithStaleSpot(Document):
-    """The cheaper schedule spot prices not known to be current (older than the staleness limit or
-    of unknown age) would give: spot prices move, so the document's schedule and total are solved
-    without them and this total is shown beside it, as resting on prices that may have changed."""
+class TcoWithStalePrices(Document):
+    """The cheaper schedule that spot and commitment prices not known to be current (older than the
+    staleness limit or of unknown age) would give: spot prices move, and a commitment locks its
+    price in for its term, so the document's schedule and total are solved without them and this
+    total is shown beside it, as resting on prices that may have changed (check them before signing
+    one of its ``commitments``)."""
 
-    spot_prices_used: int
-    """Stale spot prices the cheaper schedule uses."""
-    spot_prices_left_out: int
-    """Stale spot prices left out of the document's schedule."""
+    prices_used: int
+    """Stale spot and commitment prices the cheaper schedule uses."""
+    prices_left_out: int
+    """Stale spot and commitment prices left out of the document's schedule."""
     total_cost_usd: float
     """The cheaper schedule's total; with ``needed``, the document's own."""
     savings_pct: float | None
     needed: bool = False
     """The demand cannot be met without them: the document's schedule and total use them."""
+    stale_prices: list[TcoPriceUsed] = Field(default_factory=list)
+    """The stale prices the cheaper schedule uses (``needed``: the document's own), with their dates."""
     prices: list[TcoPriceUsed] = Field(default_factory=list)
-    """The prices that total buys at (hourly offers bought, commitments), with their dates."""
+    """The prices that total buys at (hourly offers bought, commitments), with their dates (empty
+    with ``needed``: the document's own)."""
+    commitments: list[TcoCommitment] = Field(default_factory=list)
+    """The commitments the cheaper schedule would buy (empty with ``needed``: the document's own)."""
 
 
 class TcoTier(Document):
@@ -308,8 +319,9 @@ class TcoDocument(Document):
     total_cost_usd: float
     stale_prices_in_total: int = 0
     """Prices the total buys at (hourly offers bought, commitments) that are stale or of unknown
-    age. The schedule is solved without spot prices not known to be current; where those would make
-    it cheaper, ``with_stale_spot.total_cost_usd`` is that total: the text's headline gives both."""
+    age. The schedule is solved without spot and commitment prices not known to be current; where
+    those would make it cheaper, ``with_stale_prices.total_cost_usd`` is that total: the text's
+    headline gives both."""
     data_cost_usd: float
     """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
     data_cost_covers: str
@@ -346,9 +358,9 @@ class TcoDocument(Document):
     sensitivity: list[TcoSensitivity]
     peaks: list[TcoPeak] = Field(default_factory=list)
     """Per GPU type demanded: its largest load at once and the committed GPUs against it."""
-    with_stale_spot: TcoWithStaleSpot | None = None
-    """The total and saving spot prices not known to be current would give, left out of the
-    schedule; None when the cheapest schedule uses none."""
+    with_stale_prices: TcoWithStalePrices | None = None
+    """The total and saving spot and commitment prices not known to be current would give, left out
+    of the schedule, and the commitments it would buy; None when the cheapest schedule uses none."""
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
     considered_prices: list[TcoConsideredPrice] = Field(default_factory=list)

@@ -22,6 +22,8 @@ from gpuplan.report.tco_cash import cash_by_month, cash_lines
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
     from gpuplan.commit.model import HeldOut, Peak, Schedule
@@ -211,25 +213,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             }
             for i, m in enumerate(s.monthly)
         ],
-        "commitments": [
-            {
-                "provider": c.offer.provider,
-                "region": c.offer.region,
-                "instance_type": c.offer.instance_type,
-                "gpu": c.offer.gpu,
-                "gpus_per_unit": c.offer.gpus_per_unit,
-                "pricing": c.offer.pricing,
-                "units": c.units,
-                "start_month": u.month_label(c.start_month),
-                "term_months": c.term_months,
-                "cost_usd": cost(c.cost_usd),
-                "contract_cost_usd": cost(c.contract_usd),
-                "upfront": c.offer.upfront or None,
-                "upfront_usd": None if c.upfront_usd is None else cost(c.upfront_usd),
-                **_price_fields(report, c.offer),
-            }
-            for c in s.commitments
-        ],
+        "commitments": [_commitment_doc(report, c) for c in s.commitments],
         "break_even_utilisation": {p: round(v, 4) for p, v in s.break_even_utilisation.items()},
         "break_even_by_gpu": {
             g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
@@ -262,26 +246,17 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             }
             for p in s.peaks
         ],
-        "with_stale_spot": None
-        if (w := report.with_stale_spot) is None
+        "with_stale_prices": None
+        if (w := report.with_stale_prices) is None
         else {
-            "spot_prices_used": w.used,
-            "spot_prices_left_out": w.left_out,
+            "prices_used": w.used,
+            "prices_left_out": w.left_out,
             "total_cost_usd": cost(w.total_usd),
             "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
             "needed": w.needed,
-            "prices": [
-                {
-                    "provider": o.provider,
-                    "region": o.region,
-                    "instance_type": o.instance_type,
-                    "gpu": o.gpu,
-                    "pricing": o.pricing,
-                    "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
-                    **_price_fields(report, o),
-                }
-                for o in w.offers
-            ],
+            "stale_prices": [_price_doc(report, o) for o in w.stale],
+            "prices": [_price_doc(report, o) for o in w.offers],
+            "commitments": [_commitment_doc(report, c) for c in w.commitments],
         },
         "demands": [
             {
@@ -306,6 +281,40 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
         "notes": [*_age_lines(report), *_with_stale_lines(report), *report.notes],
+    }
+
+
+def _commitment_doc(report: TcoReport, c: Commitment) -> dict[str, Any]:
+    """One commitment as the document states it, with its price's date, age and source."""
+    cost = _cents
+    return {
+        "provider": c.offer.provider,
+        "region": c.offer.region,
+        "instance_type": c.offer.instance_type,
+        "gpu": c.offer.gpu,
+        "gpus_per_unit": c.offer.gpus_per_unit,
+        "pricing": c.offer.pricing,
+        "units": c.units,
+        "start_month": report.usage.month_label(c.start_month),
+        "term_months": c.term_months,
+        "cost_usd": cost(c.cost_usd),
+        "contract_cost_usd": cost(c.contract_usd),
+        "upfront": c.offer.upfront or None,
+        "upfront_usd": None if c.upfront_usd is None else cost(c.upfront_usd),
+        **_price_fields(report, c.offer),
+    }
+
+
+def _price_doc(report: TcoReport, o: PricedOffer) -> dict[str, Any]:
+    """A price a figure rests on, as the document states it, with its date, age and source."""
+    return {
+        "provider": o.provider,
+        "region": o.region,
+        "instance_type": o.instance_type,
+        "gpu": o.gpu,
+        "pricing": o.pricing,
+        "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+        **_price_fields(report, o),
     }
 
 
@@ -459,36 +468,54 @@ def total_stale_prices(report: TcoReport) -> list[PricedOffer]:
     return [o for o in dict.fromkeys(bought) if offer_age(report, o).stale]
 
 
+def _stale_kind(offers: Sequence[PricedOffer]) -> str:
+    """What the stale prices left out of the schedule are, in words: spot, commitment, or both."""
+    spot = any(o.pricing == "spot" for o in offers)
+    if any(o.is_commitment for o in offers):
+        return _("spot and commitment price(s)") if spot else _("commitment price(s)")
+    return _("spot price(s)")
+
+
 def _total_line(report: TcoReport) -> str:
     """The headline total, on prices known to be current first, the cheaper one beside it.
 
     The schedule's own total leads: the month table, the commitments and the sensitivity below are
     that schedule's, and a headline they did not add up to would contradict them. Its schedule was
-    solved without spot prices not known to be current (spot prices move: unknown is never the best
-    case), so where those would make it cheaper, the same line gives that total, said as such; where
-    the demand cannot be met without them, the total rests on them and says so; where it rests on
-    another stale price (an on-demand price, which has no fresher fallback), it says so too."""
+    solved without spot and commitment prices not known to be current (spot prices move, and a
+    commitment locks its price in: unknown is never the best case), so where those would make it
+    cheaper, the same line gives that total, said as such; where the demand cannot be met without
+    them, the total rests on them and says so; where it rests on another stale price (an on-demand
+    price, which has no fresher fallback), it says so too."""
     s, money = report.schedule, report.money
     total = money.format(s.total_usd)
     months = report.usage.horizon_months
     stale = total_stale_prices(report)
-    w = report.with_stale_spot
+    w = report.with_stale_prices
     if w is not None and w.needed:
         return _(
-            "Total over {months} months: {total}, at {n} spot price(s) stale or of unknown age; "
-            "without stale spot prices the demand cannot be met"
-        ).format(months=months, total=total, n=w.used)
+            "Total over {months} months: {total}, at {n} {kind} stale or of unknown age; without them "
+            "the demand cannot be met"
+        ).format(months=months, total=total, n=w.used, kind=_stale_kind(w.stale))
     if w is not None and stale:
         return _(
             "Total over {months} months: {total}, at {stale} price(s) stale or of unknown age (named "
-            "below); {cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may "
-            "have changed"
-        ).format(months=months, total=total, stale=len(stale), cheaper=money.format(w.total_usd), n=w.used)
+            "below); {cheaper} with {n} {kind} stale or of unknown age, left out of it as they may have "
+            "changed"
+        ).format(
+            months=months,
+            total=total,
+            stale=len(stale),
+            cheaper=money.format(w.total_usd),
+            n=w.used,
+            kind=_stale_kind(w.stale),
+        )
     if w is not None:
         return _(
-            "Total over {months} months: {total}; {cheaper} with {n} spot price(s) stale or of unknown "
-            "age, left out of it as they may have changed"
-        ).format(months=months, total=total, cheaper=money.format(w.total_usd), n=w.used)
+            "Total over {months} months: {total}; {cheaper} with {n} {kind} stale or of unknown age, left "
+            "out of it as they may have changed"
+        ).format(
+            months=months, total=total, cheaper=money.format(w.total_usd), n=w.used, kind=_stale_kind(w.stale)
+        )
     if stale:
         return _(
             "Total over {months} months: {total}, at {n} price(s) stale or of unknown age (named below)"
@@ -497,15 +524,29 @@ def _total_line(report: TcoReport) -> str:
 
 
 def _with_stale_lines(report: TcoReport) -> list[str]:
-    """The total and saving that the stale spot prices left out of the schedule would give."""
-    if (w := report.with_stale_spot) is None:
+    """The total and saving that the stale spot and commitment prices left out of the schedule would
+    give, and each commitment it would buy, with its price's date, age and source: a commitment is
+    signed on its price, so the price is the one to check first."""
+    if (w := report.with_stale_prices) is None:
         return []
+    kind = _stale_kind(w.stale)
+    why = []
+    if any(o.pricing == "spot" for o in w.stale):
+        why.append(_("spot prices move"))
+    if any(o.is_commitment for o in w.stale):
+        why.append(_("a commitment locks its price in for its term"))
     if w.needed:
         return [
             _(
-                "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
-                "in all): {outcome}"
-            ).format(n=w.used, left_out=w.left_out, outcome=_("the demand cannot be met"))
+                "Without stale prices ({why}; the schedule uses {n} {kind}, {left_out} left out in all): "
+                "{outcome}"
+            ).format(
+                why=_("; ").join(why),
+                n=w.used,
+                kind=kind,
+                left_out=w.left_out,
+                outcome=_("the demand cannot be met"),
+            )
         ]
     money = report.money
     if w.savings_pct:
@@ -514,12 +555,33 @@ def _with_stale_lines(report: TcoReport) -> list[str]:
         )
     else:
         outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
-    return [
+    lines = [
         _(
-            "With stale spot prices (not known to be current, so left out of the schedule above; it "
-            "would use {n}, {left_out} left out in all): {outcome}"
-        ).format(n=w.used, left_out=w.left_out, outcome=outcome)
+            "With stale prices (not known to be current, so left out of the schedule above: {why}; it "
+            "would use {n} {kind}, {left_out} left out in all): {outcome}"
+        ).format(why=_("; ").join(why), n=w.used, kind=kind, left_out=w.left_out, outcome=outcome)
     ]
+    for first, months, cost_usd in commitment_runs(w.commitments):
+        o = first.offer
+        age = offer_age(report, o)
+        lines.append(
+            _(
+                "With stale prices it would buy: from {start}, {units} × {offer} ({gpus}× {gpu}), {span}, "
+                "{cost}, at a price of {as_of} ({age}; source: {source}): check it before signing"
+            ).format(
+                start=report.usage.month_label(first.start_month),
+                units=first.units,
+                offer=_offer_words(o),
+                gpus=format_number(o.gpus_per_unit),
+                gpu=o.gpu,
+                span=_span_words(first, months),
+                cost=money.format(cost_usd),
+                as_of=o.as_of.replace("/", "–") or _("date unknown"),
+                age=price_age_words(age.age_days, age.staleness, o.gpu, age.launched),
+                source=printable(o.source) if o.source else _("not stated"),
+            )
+        )
+    return lines
 
 
 def _sensitivity_lines(report: TcoReport) -> list[str]:
@@ -586,7 +648,7 @@ def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
     serve several demands, each with its own whole-instance factor), the on-demand ones the
     baseline is priced at, the commitments, the commitment offer each break-even is figured at
     (a "pays off above 72 %" or "never pays off" rests on its price, bought or not), and those the
-    total with stale spot prices buys. A spot price weighed and not bought is not one
+    total with stale prices buys. A spot price weighed and not bought is not one
     (:func:`considered_lines`)."""
     s = report.schedule
     out: list[tuple[str, PricedOffer]] = [(k, o) for k, o in s.hourly_used.items() if _listed(report, k)]
@@ -600,9 +662,9 @@ def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
 
 
 def _beside_only(report: TcoReport) -> tuple[PricedOffer, ...]:
-    """The prices the total with stale spot prices buys at that no other figure rests on (the stale
-    spot prices themselves): listed too, since the headline gives that total."""
-    s, w = report.schedule, report.with_stale_spot
+    """The prices the total with stale prices buys at that no other figure rests on (the stale
+    spot and commitment prices themselves): listed too, since the headline gives that total."""
+    s, w = report.schedule, report.with_stale_prices
     if w is None:
         return ()
     other = {o for k, o in s.hourly_used.items() if _listed(report, k)}
@@ -794,7 +856,7 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 _("{price} per instance a month").format(price=report.money.format(o.usd_per_unit_month))
             )
         if o in _beside_only(report):
-            flags.append(_("not bought: the total with stale spot prices is figured at it"))
+            flags.append(_("not bought: the total with stale prices is figured at it"))
         if (be := _break_even_only(report, o)) is not None:
             flags.append(
                 _("not bought: the break-even utilisation ({share}) is figured at it").format(
@@ -880,10 +942,7 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
     for first, months, cost_usd in commitment_runs(report.schedule.commitments):
         o = first.offer
         contract_usd = first.contract_usd * (months // first.term_months)
-        if first.term_months == 1:
-            span = _("{n} month(s), renewed monthly").format(n=months)
-        else:
-            span = _("{n}-month term").format(n=first.term_months)
+        span = _span_words(first, months)
         rows.append(
             [
                 u.month_label(first.start_month),
@@ -904,7 +963,23 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
         if first.upfront_usd is not None:
             # all upfront: the contract is cash at the start of each term, not a monthly bill
             rows[-1][-1] += "\n" + _("{cash} paid at the start").format(cash=money.format(first.upfront_usd))
+        if (age := offer_age(report, o)).stale:
+            # signed on a price not known to be current (no current one meets the need): said on
+            # its row, not only in the price table further down
+            words = price_age_words(age.age_days, age.staleness, o.gpu, age.launched)
+            rows[-1][-1] += "\n" + (
+                _("price of {as_of}: {age}").format(as_of=o.as_of.replace("/", "–"), age=words)
+                if o.as_of
+                else _("price: {age}").format(age=words)
+            )
     return rows
+
+
+def _span_words(first: Commitment, months: int) -> str:
+    """How long a run of commitments lasts, in words: monthly renewals, or one term."""
+    if first.term_months == 1:
+        return _("{n} month(s), renewed monthly").format(n=months)
+    return _("{n}-month term").format(n=first.term_months)
 
 
 SCHEDULE_HEAD = (
@@ -950,7 +1025,14 @@ def _schedule_table(rows: list[list[str]], layout: int) -> Any:
 
 def no_commitment_line(report: TcoReport) -> str:
     """What the schedule says when it buys no commitment: "no" only when every commitment allowed
-    has a price; where one is missing, whether it would pay off is unknown."""
+    has a price; where one is missing, whether it would pay off is unknown; where one would at a
+    price not known to be current, said so (the lines above name it, with its date)."""
+    w = report.with_stale_prices
+    if w is not None and w.commitments:
+        return _(
+            "No commitment pays off at prices known to be current; at a stale price one would (named "
+            "above, with its date): everything is bought by the hour."
+        )
     if not any(PRICING_RULES[m.pricing].committed for m in report.missing):
         return _("No commitment pays off: everything is bought by the hour.")
     if report.schedule.break_even_utilisation:

@@ -80,10 +80,13 @@ _SCRIPT_WORDS = (
     N_("already saved, unchanged"),
     N_("Saved by"),
     N_("Total over the horizon"),
-    # beside that total where spot prices not known to be current, left out of it, would lower it
-    # (the tco headline's)
-    N_("{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may have changed"),
-    N_("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"),
+    # beside that total where spot or commitment prices not known to be current, left out of it,
+    # would lower it (the tco headline's), {kind} one of the three below
+    N_("{cheaper} with {n} {kind} stale or of unknown age, left out of it as they may have changed"),
+    N_("at {n} {kind} stale or of unknown age; without them the demand cannot be met"),
+    N_("spot price(s)"),
+    N_("commitment price(s)"),
+    N_("spot and commitment price(s)"),
     N_("All on-demand"),
     N_("Savings"),
     N_("hours"),

@@ -392,15 +392,20 @@
       card.querySelector("b").textContent = money(doc.total_cost_usd);
       card.querySelector(".od").textContent = money(doc.all_on_demand_cost_usd);
       card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
-      // The total rests on prices known to be current: spot prices stale or of unknown age (spot
-      // prices move) are left out of it, and the cheaper total they would give is said beside it, as
-      // the tco text's headline says it; where the demand cannot be met without them, the total uses them.
-      const w = doc.with_stale_spot;
+      // The total rests on prices known to be current: spot and commitment prices stale or of
+      // unknown age (spot prices move, a commitment locks its price in) are left out of it, and the
+      // cheaper total they would give is said beside it, as the tco text's headline says it; where
+      // the demand cannot be met without them, the total uses them. A document of version 4 states
+      // spot prices only (with_stale_spot).
+      const w = doc.with_stale_prices || doc.with_stale_spot;
       if (w) {
+        const n = w.prices_used ?? w.spot_prices_used;
+        const kinds = new Set((w.stale_prices || []).map((p) => (p.pricing === "spot" ? "spot" : "commitment")));
+        const kind = kinds.has("commitment") ? t(kinds.has("spot") ? "spot and commitment price(s)" : "commitment price(s)") : t("spot price(s)");
         const line = document.createElement("div"); line.className = "stalespot";
         line.textContent = w.needed
-          ? fill(t("at {n} spot price(s) stale or of unknown age; without stale spot prices the demand cannot be met"), { n: w.spot_prices_used })
-          : fill(t("{cheaper} with {n} spot price(s) stale or of unknown age, left out of it as they may have changed"), { n: w.spot_prices_used, cheaper: money(w.total_cost_usd) });
+          ? fill(t("at {n} {kind} stale or of unknown age; without them the demand cannot be met"), { n, kind })
+          : fill(t("{cheaper} with {n} {kind} stale or of unknown age, left out of it as they may have changed"), { n, kind, cheaper: money(w.total_cost_usd) });
         card.append(line);
       }
       box.append(card);
@@ -412,8 +417,10 @@
       }
       // What the solver said: commitments bought, prices left out, assumptions.
       // A commitment in words (its pricing model named in the page's language), not as the API's JSON.
+      // a commitment bought at a price not known to be current (only such a price meets the need): its date said
       const bought = (c) => [`${c.units} × ${c.provider}/${c.region}/${c.instance_type} (${c.gpus_per_unit}× ${c.gpu})`, pricingWords(c.pricing),
-        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`].join(" · ");
+        fill(t("from {month}, {n} months"), { month: c.start_month, n: c.term_months }), `${t("Cost")} ${money(c.cost_usd)}`]
+        .concat(c.stale ? [`${t("stale")} (${c.as_of || t("date unknown")})`] : []).join(" · ");
       const rows = (doc.commitments || []).map((c) => [t("Commitment"), bought(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
       table($("#table"), [t("Kind"), t("Note")], rows);
     });
