@@ -586,7 +586,7 @@ def test_a_spot_runs_set_up_is_its_options_own(store: Store, monkeypatch: pytest
 
     asked: list[float] = []
 
-    def setup_hours(self: JobFacts, nodes: object) -> object:
+    def setup_hours(self: JobFacts, nodes: object, network_gbps: object = None) -> object:
         asked.extend(np.asarray(nodes, dtype=float).tolist())
         return np.full(np.asarray(nodes).shape, 7.0)  # a figure no other path gives
 

@@ -181,8 +181,15 @@ def test_the_data_copy_is_said_with_the_plans_own_clouds_storage_command(
     provider: str, region: str, command: str
 ) -> None:
     # was: an Alibaba plan's README told its user to copy the data with `aws s3 sync s3://…` or
-    # `gcloud storage rsync gs://…`, neither of which reads Alibaba's OSS
-    spec = LaunchSpec.from_plan({**plan_doc(provider=provider, region=region), "disk_gb": 1234.54})
+    # `gcloud storage rsync gs://…`, neither of which reads Alibaba's OSS (the data kept in the
+    # plan's own region: data kept elsewhere is read with its own provider's tool,
+    # test_deploy_dataset_copy.py)
+    doc = plan_doc(provider=provider, region=region)
+    doc["workload"] = {
+        **doc["workload"],
+        "data": {**doc["workload"]["data"], "location": f"{provider}/{region}"},
+    }
+    spec = LaunchSpec.from_plan({**doc, "disk_gb": 1234.54})
     others = {"aws s3 sync", "gcloud storage", "ossutil", "coscli", "obsutil", "tosutil", "azcopy"}
     tool = next(t for t in others if t in command)
     for target in ("torchrun", "k8s", "docker"):
@@ -192,7 +199,13 @@ def test_the_data_copy_is_said_with_the_plans_own_clouds_storage_command(
 
 
 def test_a_provider_without_a_known_storage_command_is_given_two_common_ones() -> None:
-    spec = LaunchSpec.from_plan({**plan_doc(provider="runpod", region="US"), "disk_gb": 1234.54})
+    # the data on the user's own site (no data.location): copied from wherever it is kept
+    doc = plan_doc(provider="runpod", region="US")
+    doc["workload"] = {
+        **doc["workload"],
+        "data": {k: v for k, v in doc["workload"]["data"].items() if k != "location"},
+    }
+    spec = LaunchSpec.from_plan({**doc, "disk_gb": 1234.54})
     readme = by_path(generate(spec, "torchrun", OPTIONS))["README.md"]
     assert (
         "(for example `aws s3 sync s3://YOUR-BUCKET/PREFIX /data` or "

@@ -31,13 +31,13 @@ from gpuplan.cli._i18n import (
     resolve_usd_per_cny,
 )
 from gpuplan.cli._network import network_gbps_option, network_kind_option
-from gpuplan.cli._numbers import finite_float, money_in, whole_number
+from gpuplan.cli._numbers import finite_float, finite_in, money_in, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MAX_STORAGE_GBPS, MIN_BUDGET, MIN_STORAGE_GBPS
 
 if TYPE_CHECKING:
     from gpuplan.workload import Workload
@@ -141,6 +141,8 @@ class PlanOptions:
     """Inter-node network per instance, Gbit/s, for the instances the catalog gives none."""
     network_kind: str | None = None
     """``rdma`` or ``tcp``: the kind of that network (TCP where not given)."""
+    copy_gbps: float | None = None
+    """The rate the team measured copying the dataset onto an instance's disk, GB/s."""
     compliance: str | None = None
     """Comma list of required compliance labels."""
     objective: str | None = None
@@ -314,6 +316,17 @@ def plan_cmd(
         str | None,
         network_kind_option("rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp)."),
     ] = None,
+    copy_gbps: Annotated[
+        float | None,
+        typer.Option(
+            "--copy-gbps",
+            help="The rate you measured copying the dataset onto an instance's disk (or reading it), "
+            "GB/s, 0.001 to 1000: each instance's set-up copy is timed and billed at it, or at the "
+            "instance's network where the catalog states a slower one. Overrides data.copy_gbps; "
+            "without either, 0.131 (gp3's baseline) is assumed.",
+            parser=finite_in(MIN_STORAGE_GBPS, MAX_STORAGE_GBPS),
+        ),
+    ] = None,
     compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
     objective: Annotated[
         str | None,
@@ -410,6 +423,7 @@ def plan_cmd(
         interconnect=interconnect,
         network_gbps=network_gbps,
         network_kind=network_kind,
+        copy_gbps=copy_gbps,
         compliance=compliance,
         objective=objective,
         commitment=commitment,
@@ -484,7 +498,9 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         # An empty --out is Path("."): say what was typed, not the folder it became.
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
-    workload = load_workload(options.workload_file, project=options.project)
+    # the rate given on the command line is the workload's own from here: the plan's document
+    # carries it to deploy
+    workload = load_workload(options.workload_file, project=options.project).with_copy_gbps(options.copy_gbps)
     if options.users_in is not None:
         workload = _with_users(workload, options.users_in)
     asked = options.currency if options.currency_given else None

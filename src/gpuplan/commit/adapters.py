@@ -430,7 +430,8 @@ def _workload_demand(
     if workload.serving is not None:
         run_h = best.compute_time_h
     else:
-        run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]))[0])
+        network = np.asarray([np.nan if best.network_gbps is None else best.network_gbps])
+        run_h = best.compute_time_h + float(job.setup_hours(np.asarray([best.nodes]), network)[0])
     # Off spot the launch's train.py writes a checkpoint every 30 minutes, longer where the writes
     # would take more than 5 % of the run (or the workload's checkpoint.every_min), synchronously:
     # the run's hours on demand and on a commitment pay for the writes, as the planner costs them

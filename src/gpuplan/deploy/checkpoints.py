@@ -8,6 +8,7 @@ import math
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
+from gpuplan.i18n import format_hours
 from gpuplan.i18n.messages import _
 from gpuplan.i18n.phrases import sentences
 from gpuplan.units import ASSUMED_DISK_GBPS, CHECKPOINTS_KEPT
@@ -263,25 +264,77 @@ _ANY_PROVIDER = (DATASET_COPY_COMMANDS["aws"][0], DATASET_COPY_COMMANDS["gcp"][0
 
 
 def dataset_copy_commands(provider: str | None) -> tuple[str, ...]:
-    """The example commands that copy the dataset onto a node's disk: the provider's own object-storage
-    command line, or two common ones where gpuplan knows none for it."""
+    """The example commands that copy the dataset onto a node's disk from a bucket of ``provider``
+    (where the data is kept: its own object-storage command line reads it and writes to the local
+    disk, wherever the node runs), or two common ones where gpuplan knows none for it."""
     return DATASET_COPY_COMMANDS.get(provider or "", _ANY_PROVIDER)
+
+
+def _copy_source(spec: LaunchSpec) -> str | None:
+    """The provider whose bucket the dataset is copied from: the workload's ``data.location``'s,
+    else (data on the user's own site, or not said) the plan's own provider's."""
+    if spec.data_location:
+        return spec.data_location.split("/", 1)[0].lower()
+    return spec.provider
+
+
+def _copy_time(spec: LaunchSpec) -> str:
+    """How long one node's copy takes, as the plan bills it at set-up, in words; "" where the
+    dataset's size is not said. At the user's measured rate (``data.copy_gbps``), else at the rate
+    the plan assumes; at the instance's network where the catalog states a slower one."""
+    if not spec.dataset_gb:
+        return ""
+    rate = spec.dataset_copy_gbps or ASSUMED_DISK_GBPS
+    network = spec.instance_network_gbps
+    if network is not None and network / 8.0 < rate:
+        return _(
+            "One node's copy of {gb} GB takes {time} at {gbps} GB/s, the instance's {network} Gbit/s "
+            "network as the catalog states it, as the plan bills it at set-up."
+        ).format(
+            gb=f"{spec.dataset_gb:,.0f}",
+            time=format_hours(spec.dataset_gb * 8.0 / network / 3600.0),
+            gbps=f"{network / 8.0:g}",
+            network=f"{network:g}",
+        )
+    time = format_hours(spec.dataset_gb / rate / 3600.0)
+    if spec.dataset_copy_gbps is not None:
+        return _(
+            "One node's copy of {gb} GB takes {time} at {gbps} GB/s, the rate you measured "
+            "(data.copy_gbps), as the plan bills it at set-up."
+        ).format(gb=f"{spec.dataset_gb:,.0f}", time=time, gbps=f"{rate:g}")
+    return _(
+        "One node's copy of {gb} GB takes {time} at the assumed {gbps} GB/s (the baseline of AWS's gp3 "
+        "volume), as the plan bills it at set-up; measure yours and give it as data.copy_gbps (or plan "
+        "--copy-gbps) to have the plan bill that instead."
+    ).format(gb=f"{spec.dataset_gb:,.0f}", time=time, gbps=f"{rate:g}")
 
 
 def dataset_copy_note(spec: LaunchSpec) -> str:
     """How the dataset gets onto the nodes' disks, in words (a README paragraph): the plan priced
     its disk per node and a copy of the dataset onto it at set-up, and the launch files copy
-    nothing, so the user copies it and says where from (with the plan's provider's own
-    object-storage command line); "" without a plan's disk (no plan, or a plan that keeps the data
-    in a bucket)."""
+    nothing, so the user copies it and says where from, with the object-storage command line of
+    the provider where the data is kept (``data.location``; the plan's own provider's where the
+    data is on the user's site), and how long the copy takes as the plan bills it; "" without a
+    plan's disk (no plan, or a plan that keeps the data in a bucket)."""
     if spec.planned_disk_gb is None:
         return ""
-    commands = [f"`{c}`" for c in dataset_copy_commands(spec.provider)]
+    source = _copy_source(spec)
+    commands = [f"`{c}`" for c in dataset_copy_commands(source)]
     example = commands[0] if len(commands) == 1 else _("{a} or {b}").format(a=commands[0], b=commands[1])
-    return _(
+    words = _(
         "The plan priced {planned} GB on each node's disk (the dataset, the checkpoints it keeps and any "
         "model weights) and, at set-up, a copy of the dataset onto it; each node needs a {disk} GB disk "
         "for them, the OS and the image (a SkyPilot task asks for it as `disk_size`). These files copy "
         "no data: before training starts, copy your dataset onto every node's disk from wherever it is "
         "kept (for example {example}), and read it from there in `build_dataset()` in train.py."
     ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}", example=example)
+    if spec.data_location and source != spec.provider and source in DATASET_COPY_COMMANDS:
+        words = sentences(
+            words,
+            _(
+                "The dataset is kept in {location}: the command is that provider's own tool, which reads "
+                "the bucket from this {provider} instance over the internet (the bucket's public endpoint) "
+                "and writes to the local disk; {provider}'s own storage tool cannot read it."
+            ).format(location=spec.data_location, provider=spec.provider or "?"),
+        )
+    return sentences(words, _copy_time(spec))

@@ -86,6 +86,7 @@ from gpuplan.units import (
     CHECKPOINTS_KEPT,
     DEFAULT_CHECKPOINT_INTERVAL_MIN,
     HOURS_PER_MONTH,
+    MAX_STORAGE_GBPS,
     default_checkpoint_interval_min,
 )
 from gpuplan.vocab import (
@@ -419,6 +420,18 @@ class LaunchSpec(BaseModel):
     """What one node's disk holds as the plan priced it, GB (its ``disk_gb``: the dataset, the
     checkpoints kept, any model weights); None without a plan, for a plan that keeps them in a
     bucket, or from a plan written before it was kept."""
+    data_location: str | None = Field(default=None, max_length=200)
+    """Where the dataset is kept, ``provider/region`` (the workload's ``data.location``); None: on
+    the user's own site, or not said. The README's copy command is that provider's."""
+    dataset_gb: float | None = Field(default=None, ge=0, le=MAX_DISK_GB)
+    """The dataset's size, GB (the workload's ``data.size_gb``); None: not said."""
+    dataset_copy_gbps: float | None = Field(default=None, gt=0, le=MAX_STORAGE_GBPS)
+    """The rate the user measured copying the dataset onto an instance's disk, GB/s (the workload's
+    ``data.copy_gbps``, or ``plan --copy-gbps`` written into the plan's workload); None: not
+    given, and the copy is timed at the plan's assumed rate."""
+    instance_network_gbps: float | None = Field(default=None, gt=0)
+    """The instance's network as the plan's catalog states it, Gbit/s: a copy goes no faster; None
+    without a plan, or where the catalog states none."""
     host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
     """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
     None: not known (no instance, or the catalog does not say), and no pod requests CPU."""
@@ -843,6 +856,7 @@ class LaunchSpec(BaseModel):
             else None,
             chosen_because=chosen_because,
             network_given_rdma=opt.network_source == "given" and opt.network_timed_kind == "RDMA",
+            instance_network_gbps=opt.network_gbps or None,
             planned=True,
             plan_edited=edited,
             planned_share=True,
@@ -1320,6 +1334,13 @@ def _identity(m: WorkloadModel, config: Path | None) -> tuple[ModelIdentity, str
     return found._replace(hub_id=named, base_id=None, chat=None), None
 
 
+def _copy_facts(workload: PlanWorkload) -> dict[str, Any]:
+    """:attr:`LaunchSpec.data_location`, :attr:`LaunchSpec.dataset_gb` and
+    :attr:`LaunchSpec.dataset_copy_gbps` of the workload's data section (each None where not said)."""
+    data = workload.data or WorkloadData()
+    return {"data_location": data.location, "dataset_gb": data.size_gb, "dataset_copy_gbps": data.copy_gbps}
+
+
 def _samples(workload: PlanWorkload) -> int | None:
     data = workload.data or WorkloadData()
     if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
@@ -1790,6 +1811,7 @@ def _build(
             pipeline_parallel=extra.get("pipeline_parallel", 1),
             dataset_samples=_samples(workload),
             epochs=(workload.data or WorkloadData()).epochs,
+            **_copy_facts(workload),
             serving=serving,
             batch_inference=workload.task == "infer" and workload.serving is None,
             **launch,

@@ -597,6 +597,11 @@ class WorkloadData(_WorkloadPart):
     upload_gbps: float | None = Field(default=None, gt=0)
     """The uplink from the user's own site to the cloud, Gbit/s, for data that is there (None: not
     given; the set-up then assumes each instance copies the dataset at the disk's rate)."""
+    location: str | None = None
+    """Where the data lives, ``provider/region`` (None: the user's own site)."""
+    copy_gbps: float | None = Field(default=None, gt=0)
+    """The rate the user measured copying the dataset onto an instance's disk, GB/s (None: not
+    given; the set-up then assumes the disk's rate, gp3's baseline)."""
 
 
 class WorkloadCheckpoint(_WorkloadPart):

@@ -95,6 +95,7 @@ def plan_workload(
     network_gbps: float | None = None,
     network_kind: str | None = None,
     replica_load: WorkloadLoadFn | None = None,
+    copy_gbps: float | None = None,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -113,7 +114,10 @@ def plan_workload(
     ``replica_load``: the load ``deploy``'s autoscaler holds a service's replica at
     (:func:`gpuplan.api.replica_load_on`), which a service that follows its day is priced by
     (``plan/service_day.py``); None: the plan's capacity of one at deploy's share.
+    ``copy_gbps``: the rate the user measured copying the dataset onto an instance's disk, GB/s,
+    in place of the workload's ``data.copy_gbps`` (:meth:`Workload.with_copy_gbps`).
     """
+    workload = workload.with_copy_gbps(copy_gbps)
     if storage not in ("block", "object"):
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
     # A budget in yuan (--budget-cny, constraints.budget_cny) is planned in USD at the catalog's

@@ -523,11 +523,11 @@ def _setup(
     """One instance's set-up before its first step, h, and the note that says how it adds up: the same
     10-minute boot + image pull + start that a spot restart costs (``JobFacts.restart_h``, an
     assumption), plus the dataset copied next to the GPUs. From a cloud region, or from the user's
-    site whose uplink is not given, it is copied at the disk's assumed bandwidth
-    (``JobFacts.checkpoint_write_gbps``); up a given uplink, at that (written to the disk as it
-    comes, so at the slower of the two). The nodes of an option may share the uplink:
-    ``JobFacts.setup_hours``."""
-    disk_h = dataset_gb / base.checkpoint_write_gbps / 3600.0
+    site whose uplink is not given, it is copied at ``JobFacts.dataset_copy_gbps`` (the user's
+    measured ``data.copy_gbps``, else the disk's assumed bandwidth); up a given uplink, at that
+    (written to the disk as it comes, so at the slower of the two). The nodes of an option may share
+    the uplink, and an instance whose network is slower copies at that: ``JobFacts.setup_hours``."""
+    disk_h = dataset_gb / base.dataset_copy_gbps / 3600.0
     if on_site and upload_gbps is not None and dataset_gb > 0:
         one_h = dataset_gb * 8.0 / upload_gbps / 3600.0
         setup_h = base.restart_h + max(one_h, disk_h)
@@ -537,11 +537,23 @@ def _setup(
             "(data.upload_gbps): {one} a copy"
         ).format(minutes=f"{setup_h * 60:.0f}", uplink=f"{upload_gbps:g}", one=format_hours(one_h))
     setup_h = base.restart_h + disk_h
-    words = _(
-        "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
-        "plus the dataset copied at {gbps} GB/s, the baseline of AWS's gp3 volume, as every disk's "
-        "throughput is taken where it is not known: checkpoints are written and read back at it too)"
-    ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
+    if base.copy_gbps_stated:
+        words = _(
+            "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image), "
+            "plus the dataset copied at {gbps} GB/s, the rate you measured (data.copy_gbps or "
+            "--copy-gbps), or at the instance's network where the catalog states a slower one"
+        ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.dataset_copy_gbps:g}")
+    else:
+        words = _(
+            "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
+            "plus the dataset copied at {gbps} GB/s, the baseline of AWS's gp3 volume, as every disk's "
+            "throughput is taken where it is not known: checkpoints are written and read back at it too)"
+        ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.dataset_copy_gbps:g}")
+        if dataset_gb > 0 and not on_site:
+            words += _(
+                "; a faster copy shortens every option's set-up: give the rate you measure copying the "
+                "dataset onto an instance's disk as data.copy_gbps (or plan --copy-gbps)"
+            )
     if on_site and dataset_gb > 0:
         # Unknown is never the best case: the assumed rate is said, with what a common uplink would take.
         words += _(
@@ -549,8 +561,8 @@ def _setup(
             "receive its copy at {gbps} GB/s ({gbit} Gbit/s), whereas at {reference} Gbit/s one copy "
             "takes {one} and per-node copies share the line — give data.upload_gbps"
         ).format(
-            gbps=f"{base.checkpoint_write_gbps:g}",
-            gbit=f"{base.checkpoint_write_gbps * 8:g}",
+            gbps=f"{base.dataset_copy_gbps:g}",
+            gbit=f"{base.dataset_copy_gbps * 8:g}",
             reference=f"{REFERENCE_UPLINK_GBPS:g}",
             one=format_hours(dataset_gb * 8.0 / REFERENCE_UPLINK_GBPS / 3600.0),
         )
@@ -616,7 +628,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
                 "of what the job writes (e.g. 50 M embeddings × 1,024 × 2 bytes: results_gb: 102.4)"
             ).format(where=place(*location) if location is not None else _("your own site"))
         )
-    base = JobFacts()
+    copy_gbps = data.copy_gbps if data is not None else None
+    base = JobFacts() if copy_gbps is None else JobFacts(dataset_copy_gbps=copy_gbps, copy_gbps_stated=True)
     upload_gbps = data.upload_gbps if data is not None and location is None else None
     setup_h, setup_words = _setup(base, dataset_gb or 0.0, on_site=location is None, upload_gbps=upload_gbps)
     notes.append(setup_words)
@@ -685,6 +698,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         if cadence is not None and cadence.keep is not None
         else CHECKPOINTS_KEPT,
         data_transfer=str(data.transfer.value) if data is not None else "per_node",
+        dataset_copy_gbps=base.dataset_copy_gbps,
+        copy_gbps_stated=base.copy_gbps_stated,
         image_job=not serving and workload.inputs.image_size is not None,
         precision=workload.precision.value,
         rereads_dataset=not serving and bool(dataset_gb) and size is not None and size.epochs > 1,

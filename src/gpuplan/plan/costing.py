@@ -225,10 +225,15 @@ def cost_candidates(
     # unknown, so each restart copies it again at its conservative bound, as the set-up did, and
     # pays its transfer in again; the best case is the disks surviving (JobFacts.recopy_hours).
     recopy = job.recopies_on_reclaim and bool(spot.size)
-    recopy_h = job.recopy_hours(nodes[spot]) if recopy and not best_case else np.zeros(spot.size)
+    # Each instance copies the dataset at the rate given or assumed, or at its network where the
+    # catalog states a slower one (NaN: not stated, the rate kept).
+    network = offers.network_gbps[o]
+    recopy_h = (
+        job.recopy_hours(nodes[spot], network[spot]) if recopy and not best_case else np.zeros(spot.size)
+    )
     restart_spot = restart_h + recopy_h
     # The set-up of each option: its nodes' copies of the dataset may share the site's uplink.
-    setup_h = job.setup_hours(nodes)
+    setup_h = job.setup_hours(nodes, network)
     serving = _service_spot(
         job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx], cands.replica_gpus(job)[idx]
     )

@@ -298,9 +298,16 @@ class JobFacts:
     """``checkpoint_every_h`` is the workload's own (``checkpoint.every_min``): on spot it replaces
     the Young/Daly interval where it is shorter (the launch writes at the shorter of the two)."""
     checkpoint_write_gbps: float = ASSUMED_DISK_GBPS
-    """Bandwidth of the disk beside the GPUs, GB/s: checkpoints are written and read back, the
-    dataset copied onto it, at this. ASSUMPTION: :data:`gpuplan.units.ASSUMED_DISK_GBPS`, the EBS
-    gp3 baseline (125 MiB/s), the conservative bound where the volume's throughput is not known."""
+    """Bandwidth of the disk beside the GPUs, GB/s: checkpoints are written and read back at this.
+    ASSUMPTION: :data:`gpuplan.units.ASSUMED_DISK_GBPS`, the EBS gp3 baseline (125 MiB/s), the
+    conservative bound where the volume's throughput is not known."""
+    dataset_copy_gbps: float = ASSUMED_DISK_GBPS
+    """The rate one instance copies the dataset onto its disk at, GB/s: the workload's
+    ``data.copy_gbps`` (the user's measured rate, ``copy_gbps_stated``), else the disk's assumed
+    bandwidth (:data:`gpuplan.units.ASSUMED_DISK_GBPS`, the conservative bound). An instance whose
+    network the catalog states slower copies at that (:meth:`copy_hours`)."""
+    copy_gbps_stated: bool = False
+    """``dataset_copy_gbps`` is the user's measured rate (``data.copy_gbps``, ``plan --copy-gbps``)."""
     restart_h: float = 10.0 / 60.0
     """Time to get a replacement instance and restart after an interruption, h. ASSUMPTION:
     10 minutes (instance boot + container pull + process start), not including reading the
@@ -468,7 +475,9 @@ class JobFacts:
         read only weights) keeps its dataset on a disk of each instance (``storage_kind`` block)."""
         return not self.is_service and self.dataset_gb > 0 and self.storage_kind == "block"
 
-    def recopy_hours(self, nodes: IntArray | FloatArray) -> FloatArray:
+    def recopy_hours(
+        self, nodes: IntArray | FloatArray, network_gbps: FloatArray | None = None
+    ) -> FloatArray:
         """The dataset copied again onto an option of ``nodes`` instances after a reclaim that lost
         their disks, h: the copy its set-up makes (:meth:`setup_hours` without the boot), the
         instances' copies sharing the site's uplink as they did then; 0 where
@@ -482,16 +491,30 @@ class JobFacts:
         n = np.asarray(nodes, dtype=float)
         if not self.recopies_on_reclaim:
             return np.zeros(n.shape)
-        one = self.upload_h
-        first = self.dataset_copy_h if one is None else max(one, self.dataset_copy_h)
-        out: FloatArray = first + (self.setup_hours(n) - self.setup_h)
+        first, extra = self._copy_parts(n, network_gbps)
+        out: FloatArray = first + extra
         return out
 
     @property
     def dataset_copy_h(self) -> float:
-        """One copy of the dataset written to an instance's disk, h, at the bandwidth checkpoints are
-        written at (``checkpoint_write_gbps``: the same disk)."""
-        return self.dataset_gb / self.checkpoint_write_gbps / 3600.0
+        """One copy of the dataset written to an instance's disk, h, at ``dataset_copy_gbps`` (the
+        user's measured rate, else the disk's assumed bandwidth), whatever the instance's network."""
+        return self.dataset_gb / self.dataset_copy_gbps / 3600.0
+
+    def copy_hours(self, network_gbps: FloatArray | None, shape: tuple[int, ...]) -> FloatArray:
+        """One copy of the dataset onto each option's instance, h: at ``dataset_copy_gbps``, or at
+        the instance's network (``network_gbps``, Gbit/s, NaN where the catalog states none) where
+        that is slower, since the copy comes over it. An unknown network leaves the rate as it is:
+        it is never taken to be faster."""
+        out: FloatArray = np.full(shape, self.dataset_copy_h)
+        if network_gbps is None or self.dataset_gb <= 0:
+            return out
+        net = np.broadcast_to(np.asarray(network_gbps, dtype=float), shape) / 8.0
+        rate = np.where(
+            np.isfinite(net) & (net > 0), np.minimum(net, self.dataset_copy_gbps), self.dataset_copy_gbps
+        )
+        out = self.dataset_gb / rate / 3600.0
+        return out
 
     @property
     def upload_h(self) -> float | None:
@@ -507,25 +530,36 @@ class JobFacts:
         a disk per node); otherwise one copy comes in (fanned out inside the region, or one bucket)."""
         return self.storage_kind == "block" and self.data_transfer == "per_node"
 
-    def setup_hours(self, nodes: IntArray | FloatArray) -> FloatArray:
-        """The set-up of an option of ``nodes`` instances, h: ``setup_h``, plus what sharing the site's
-        uplink adds. The copies of ``per_node`` go up it at once, each at 1/n of it, so all n arrive
-        after n × ``upload_h`` (each written to its disk as it comes, at most at the disk's rate);
-        ``fan_out`` sends one copy, which is then copied to the other nodes inside the region at the
-        disk's rate; one bucket takes one copy. Without the uplink, every instance copies its own at
-        the disk's rate, whatever the node count."""
-        n = np.asarray(nodes, dtype=float)
+    def _copy_parts(self, n: FloatArray, network_gbps: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+        """The first copy of an option of ``n`` instances, h (at :meth:`copy_hours`, or up the site's
+        uplink where that is slower), and what sharing the uplink adds to it (:meth:`setup_hours`)."""
+        disk = self.copy_hours(network_gbps, n.shape)
         one = self.upload_h
         if one is None:
-            return np.full(n.shape, self.setup_h)
-        disk = self.dataset_copy_h
+            return disk, np.zeros(n.shape)
         if self.copies_per_node:
-            extra = np.maximum(n * one, disk) - max(one, disk)
+            extra = np.maximum(n * one, disk) - np.maximum(one, disk)
         elif self.storage_kind == "block":
             extra = np.where(n > 1, disk, 0.0)
         else:
             extra = np.zeros(n.shape)
-        out: FloatArray = self.setup_h + extra
+        return np.maximum(one, disk), extra
+
+    def setup_hours(self, nodes: IntArray | FloatArray, network_gbps: FloatArray | None = None) -> FloatArray:
+        """The set-up of an option of ``nodes`` instances, h: ``setup_h``, with each instance's copy
+        at its own network where the catalog states one slower than ``dataset_copy_gbps``
+        (``network_gbps``, Gbit/s, NaN where not stated; None: no instance's network is known),
+        plus what sharing the site's uplink adds. The copies of ``per_node`` go up it at once, each
+        at 1/n of it, so all n arrive after n × ``upload_h`` (each written to its disk as it comes,
+        at most at the copy's rate); ``fan_out`` sends one copy, which is then copied to the other
+        nodes inside the region at the copy's rate; one bucket takes one copy. Without the uplink,
+        every instance copies its own at the copy's rate, whatever the node count."""
+        n = np.asarray(nodes, dtype=float)
+        first, extra = self._copy_parts(n, network_gbps)
+        one = self.upload_h
+        # ``setup_h`` holds the first copy at ``dataset_copy_gbps``: the instance's own replaces it
+        assumed = self.dataset_copy_h if one is None else max(one, self.dataset_copy_h)
+        out: FloatArray = self.setup_h - assumed + first + extra
         return out
 
     @property

@@ -127,6 +127,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--countries": "countries",
         "--baseline": "baseline",
         "--egress-free-tier": "egress_free_tier",
+        "--copy-gbps": "copy_gbps",
         # offers, catalog import
         "--max-price": "max_price",
         "--provider": "provider",
@@ -330,6 +331,15 @@ class PlanRequest(WorkloadRequest):
     )
     network_kind: Literal["rdma", "tcp"] | None = Field(
         default=None, description="The kind of that network: rdma or tcp (default tcp); needs network_gbps."
+    )
+    copy_gbps: float | None = Field(
+        default=None,
+        ge=MIN_STORAGE_GBPS,
+        le=MAX_STORAGE_GBPS,
+        description="The rate you measured copying the dataset onto an instance's disk (or reading it), "
+        "GB/s: each instance's set-up copy is timed and billed at it, or at the instance's network where "
+        "the catalog states a slower one. Replaces the workload's data.copy_gbps; without either, 0.131 "
+        "(gp3's baseline) is assumed.",
     )
     currency: CurrencyCode | None = Field(
         default=None,

@@ -333,6 +333,7 @@ def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Prog
         network_gbps=request.network_gbps,
         network_kind=request.network_kind,
         replica_load=replica_load_on,
+        copy_gbps=request.copy_gbps,
     )
 
 
@@ -420,7 +421,9 @@ def plan_document(
     shown = display_money(store, request.shown_currency(workload))
     with use_money(shown):
         plan = _plan(store, request, workload, progress)
-        doc = plan_json(plan, workload.to_dict(), store.find_exchange_rate("CNY"), shown.currency)
+        # the request's copy rate is the workload's own in the document, for deploy to read
+        planned = workload.with_copy_gbps(request.copy_gbps).to_dict()
+        doc = plan_json(plan, planned, store.find_exchange_rate("CNY"), shown.currency)
     return doc.model_dump(mode="json")
 
 

@@ -21,7 +21,15 @@ from gpuplan.errors import NotFoundError, Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET, read_amount, read_count
+from gpuplan.units import (
+    MAX_BUDGET_CNY,
+    MAX_BUDGET_USD,
+    MAX_STORAGE_GBPS,
+    MIN_BUDGET,
+    MIN_STORAGE_GBPS,
+    read_amount,
+    read_count,
+)
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AdapterDtype,
@@ -387,6 +395,12 @@ class DataSpec(Spec):
     1 Gbit/s: 20 h), which the set-up bills on every instance. Left out: each instance is taken to
     copy the dataset at the disk's assumed 0.131 GB/s (gp3's baseline, 125 MiB/s), and the plan
     says so."""
+    copy_gbps: float | None = Field(default=None, ge=MIN_STORAGE_GBPS, le=MAX_STORAGE_GBPS)
+    """The rate your team measured copying this dataset onto an instance's disk (or reading it where
+    it is), GB/s (10⁹ bytes a second), 0.001 to 1,000: each instance's set-up copy is timed and
+    billed at it, or at the instance's network where the catalog states a slower one. ``plan
+    --copy-gbps`` overrides it. Left out: 0.131 GB/s, the baseline of AWS's gp3 volume (125 MiB/s),
+    as every disk's throughput is taken where it is not known."""
 
     @field_validator("location")
     @classmethod
@@ -1126,6 +1140,22 @@ class Workload(Spec):
         _refuse_bare_deadline(data, p)
         # Relative paths in a file mean relative to that file, wherever it is run from.
         return cls.from_dict(confine_model(data, file=p, folder=folder), source=str(p))
+
+    def with_copy_gbps(self, gbps: float | None) -> Workload:
+        """This workload with ``data.copy_gbps`` set to ``gbps`` (``plan --copy-gbps``, a plan
+        request's ``copy_gbps``), so that the plan, its document and what is deployed from it use one
+        rate; unchanged where ``gbps`` is None or the workload has no data section (nothing to copy).
+        A rate outside 0.001 to 1,000 GB/s is refused in one line."""
+        if gbps is None or self.data is None:
+            return self
+        if not MIN_STORAGE_GBPS <= gbps <= MAX_STORAGE_GBPS:
+            raise WorkloadError.worded(
+                N_("--copy-gbps must be from {least:g} to {most:,g} GB/s (got {value:g})"),
+                least=MIN_STORAGE_GBPS,
+                most=MAX_STORAGE_GBPS,
+                value=gbps,
+            )
+        return self.model_copy(update={"data": self.data.model_copy(update={"copy_gbps": gbps})})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data that ``from_dict`` reads back into an equal Workload (durations in hours)."""
