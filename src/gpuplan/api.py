@@ -963,8 +963,9 @@ def plan(
     """Rank every way to run ``workload`` over the catalog, priced all-in.
 
     ``constraints`` override the workload's own, by name: ``deadline_h``, ``budget_usd``,
-    ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
-    ``interconnect``, ``compliance``, ``commitment``, ``objective`` (the fields of
+    ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpus`` (the fewest GPUs
+    in all; a service's, its whole fleet's), ``min_gpu_memory_gib``, ``interconnect``, ``compliance``,
+    ``commitment``, ``objective`` (the fields of
     :class:`gpuplan.plan.overrides.PlanOverrides`, and ``budget_cny``: the budget in yuan at the
     catalog's dated rate; another name raises NotFoundError with "did you mean …"). ``store``: an
     open catalog; else ``db`` (path or URL; None = the user's default database) is opened and closed here.

@@ -176,6 +176,57 @@ def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(env: dict[str
     assert "--max-nodes" in line and "256" in line, line
 
 
+def _run_file(env: dict[str, Path], workload: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+           str(workload), "--profile", str(env["profile"]), *args]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_min_gpus_plans_the_gpu_count_a_recipe_was_tuned_for(env: dict[str, Path], tmp_path: Path) -> None:
+    # An 8-GPU DDP recipe (its learning rate tuned for that global batch) could not be planned on 8:
+    # there was --max-gpus and no floor, and the plan recommended 1-2 GPUs.
+    free = json.loads(_run(env, "--json", "--top", "5").stdout)
+    assert free["recommended"]["gpu_count"] < 8
+    r = _run(env, "--json", "--top", "5", "--min-gpus", "8", "--max-gpus", "8")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert {o["gpu_count"] for o in [doc["recommended"], *doc["options"]]} == {8}
+    assert (doc["constraints"]["min_gpus"], doc["constraints"]["max_gpus"]) == (8, 8)
+    assert doc["excluded"]["min_gpus"] > 0
+    # the workload's constraints.min_gpus, and --min-gpus replacing it
+    text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
+    text = text.replace("constraints:", "constraints:\n  min_gpus: 16", 1)
+    assert "min_gpus: 16" in text
+    job = tmp_path / "job.yaml"
+    job.write_text(text, encoding="utf-8")
+    doc = json.loads(_run_file(env, job, "--json", "--top", "5").stdout)
+    assert doc["constraints"]["min_gpus"] == 16
+    assert all(o["gpu_count"] >= 16 for o in [doc["recommended"], *doc["options"]])
+    doc = json.loads(_run_file(env, job, "--json", "--top", "5", "--min-gpus", "2").stdout)
+    assert doc["constraints"]["min_gpus"] == 2
+    assert min(o["gpu_count"] for o in [doc["recommended"], *doc["options"]]) < 16
+
+
+def test_min_gpus_above_max_gpus_or_the_search_is_one_line_in_either_language(env: dict[str, Path]) -> None:
+    r = _run(env, "--min-gpus", "16", "--max-gpus", "8")
+    assert r.returncode != 0 and not r.stdout
+    (line,) = r.stderr.strip().splitlines()
+    assert line == (
+        "error: min_gpus 16 is more than max_gpus 8: give min_gpus at most max_gpus (the same number "
+        "plans exactly that many GPUs)"
+    )
+    r = _run(env, "--lang", "zh", "--min-gpus", "16", "--max-gpus", "8")
+    (line,) = r.stderr.strip().splitlines()
+    assert "min_gpus 16 大于 max_gpus 8" in line, line
+    for bad, said in (("300", "256"), ("0", "1"), ("2.5", "integer")):
+        r = _run(env, "--min-gpus", bad)
+        assert r.returncode == 2, r.stdout
+        (line,) = r.stderr.strip().splitlines()
+        assert "--min-gpus" in line and said in line, line
+    r = _run(env, "--min-gpu", "8")
+    assert r.returncode == 2 and "--min-gpus" in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize(
     ("baseline", "said"),
     [

@@ -1,5 +1,5 @@
 """Two inputs a user writes by habit, each refused saying what to write instead: a shape in
-``--gpus`` (``2x8``: counts go in --max-gpus and --max-nodes; it had been "unknown GPU '2x8'") and
+``--gpus`` (``2x8``: counts go in --min-gpus, --max-gpus and --max-nodes; it had been "unknown GPU '2x8'") and
 a budget in pounds (a currency gpuplan does not take; it had been "is not an amount")."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_a_count_in_the_gpu_names_points_to_the_count_options(shape: str) -> Non
         PlanOptions(workload_file=Path("w.yaml"), gpus=f"H100,{shape}").overrides()
     assert str(e.value) == (
         f"--gpus {shape}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); counts go in "
-        "--max-gpus (GPUs in all) and --max-nodes (instances)"
+        "--min-gpus, --max-gpus (GPUs in all) and --max-nodes (instances)"
     )
     assert PlanOptions(workload_file=Path("w.yaml"), gpus="H100,A10G").overrides()["gpus"] == ("H100", "A10G")
 

@@ -149,6 +149,10 @@ JOB = JobFacts(dataset_gb=10, checkpoint_gb=1, data_location=("aws", "us-east-1"
             Constraints(pricing=("spot",), countries=("US",)),
             "no option is left: the pricing filter (spot) left none; ",
         ),
+        (
+            Constraints(min_gpus=32, max_nodes=2),
+            "no option is left: the GPU count floor (min_gpus: at least 32) left none; ",
+        ),
     ],
 )
 def test_the_filter_that_emptied_the_field_is_named(constraints: Constraints, said: str) -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from plan_helpers import aws_costs, offer, toy_estimator
 
-from gpuplan.errors import InfeasibleError
+from gpuplan.errors import InfeasibleError, InputError
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan import (
     BaselineSpec,
@@ -160,6 +160,38 @@ def test_scale_out_stops_at_eight_instances_unless_asked_and_the_plan_says_so() 
     capped = _plan(rows, Constraints(max_gpus=4))
     assert max(o.gpu_count for o in capped.pareto) <= 4
     assert any("at most 8 instances and 4 GPUs" in n for n in capped.notes)
+
+
+def test_min_gpus_leaves_out_the_options_of_fewer_gpus_in_all() -> None:
+    # A recipe tuned for its GPU count (8-GPU DDP at its global batch) could not be planned as such:
+    # the plan recommended 1-2 GPUs and there was no floor to ask for.
+    rows = [offer(instance_type="a2", gpu_count=1, price_usd=3.67), offer()]
+    free = _plan(rows, Constraints(max_gpus=16))
+    assert min(o.gpu_count for o in free.options) < 8
+    floor = _plan(rows, Constraints(min_gpus=8, max_gpus=16))
+    assert floor.options and all(o.gpu_count >= 8 for o in floor.options)
+    # the 1-GPU instance at 1 to 7 instances and nothing of the 8-GPU one
+    assert floor.excluded["min_gpus"] == 7
+    exact = _plan(rows, Constraints(min_gpus=8, max_gpus=8))
+    assert {o.gpu_count for o in exact.options} == {8}
+    assert {(o.instance_type, o.nodes) for o in exact.options} == {("a2", 8), ("p4d.24xlarge", 1)}
+
+
+def test_min_gpus_past_the_default_search_is_searched() -> None:
+    # 64 GPUs are searched unless --max-gpus says more: a floor of 100 had left nothing to plan
+    rows = [offer(instance_type="a2", gpu_count=1, price_usd=3.67)]
+    plan = _plan(rows, Constraints(min_gpus=100, max_nodes=128))
+    assert {o.gpu_count for o in plan.options} == {100}
+
+
+def test_min_gpus_above_max_gpus_is_refused_naming_both() -> None:
+    with pytest.raises(InputError) as info:
+        Constraints(min_gpus=16, max_gpus=8)
+    assert str(info.value).startswith("min_gpus 16 is more than max_gpus 8"), str(info.value)
+    with pytest.raises(InputError, match="min_gpus 300 is more than the planner searches"):
+        Constraints(min_gpus=300)
+    with pytest.raises(InputError, match="min_gpus must be at least 1"):
+        Constraints(min_gpus=0)
 
 
 def test_spot_option_carries_its_risk_and_overhead() -> None:

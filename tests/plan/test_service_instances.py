@@ -197,3 +197,11 @@ def test_a_reserved_service_is_priced_by_the_month_and_says_what_its_term_commit
     with use_language("en"):
         assert "the reservation commits to $487,757 over 12 months" in price_words(rec)
         assert "commits" not in price_words(on_demand)
+
+
+def test_a_services_min_gpus_counts_its_whole_fleet() -> None:
+    # min_gpus is the GPUs of every replica together: 30 one-GPU replicas, not 30 GPUs a replica
+    plan = _plan([SMALL, BIG], SERVICE, _service_estimate, Constraints(min_gpus=30))
+    rec = plan.recommended
+    assert (rec.instance_type, rec.nodes, rec.gpu_count) == ("g.small", 30, 30)
+    assert all(o.gpu_count >= 30 for o in plan.options)

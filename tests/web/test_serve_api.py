@@ -227,6 +227,28 @@ def test_max_gpus_past_the_planners_search_is_refused_as_the_cli_refuses_it(serv
     assert ok.status_code == 200, ok.text
 
 
+def test_min_gpus_of_a_request_plans_that_many_and_is_refused_above_max_gpus(service: Service) -> None:
+    h = service.auth("plan")
+
+    def plan(**fields: Any) -> Any:
+        return service.client.post("/api/v1/plan", json={"workload": bert_workload(), **fields}, headers=h)
+
+    ok = plan(min_gpus=4, max_gpus=4)
+    assert ok.status_code == 200, ok.text
+    doc = ok.json()
+    assert {o["gpu_count"] for o in [doc["recommended"], *doc["options"]]} == {4}
+    assert doc["constraints"]["min_gpus"] == 4
+    said = _error(plan(min_gpus=8, max_gpus=4), 400)
+    assert "min_gpus 8 is more than max_gpus 4" in said, said
+    said = _error(plan(min_gpus=65), 400)
+    assert said.startswith("min_gpus: ") and "64" in said, said
+    # a workload's own floor past the service's search is refused as its max_gpus is
+    said = _error(plan(workload={**bert_workload(), "constraints": {"min_gpus": 128}}), 400)
+    assert said.endswith("constraints.min_gpus: must be ≤ 64 (got 128), the most this service plans for"), (
+        said
+    )
+
+
 def test_a_discount_changes_the_cached_plan_and_is_audited(service: Service) -> None:
     body = {"workload": bert_workload()}
     h = service.auth("plan")

@@ -289,6 +289,31 @@ def test_max_gpus_and_max_nodes_stop_where_the_planner_stops(tmp_path: Path) -> 
     assert fields["max_nodes"]["anyOf"][0]["maximum"] == MAX_PLANNED_NODES
 
 
+def test_min_gpus_is_a_whole_count_within_the_search_and_at_most_max_gpus() -> None:
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+
+    # a recipe tuned for 8 GPUs had no way to say so: only max_gpus existed
+    w = Workload.from_dict(_base(constraints={"min_gpus": 8, "max_gpus": 8}))
+    assert (w.constraints.min_gpus, w.constraints.max_gpus) == (8, 8)
+    msg = _error(_base(constraints={"min_gpus": 16, "max_gpus": 8}))
+    assert msg == (
+        "constraints: min_gpus 16 is more than max_gpus 8: give min_gpus at most max_gpus (the same "
+        "number plans exactly that many GPUs)"
+    )
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_dict(_base(constraints={"min_gpus": 16, "max_gpus": 8}))
+    with use_language("zh"):
+        said = error_text(e.value)
+    assert said.startswith("constraints: min_gpus 16 大于 max_gpus 8"), said
+    over = MAX_PLANNED_GPUS + 1
+    assert _error(_base(constraints={"min_gpus": over})) == (
+        f"constraints.min_gpus: must be ≤ {MAX_PLANNED_GPUS} (got {over})"
+    )
+    assert "integer" in _error(_base(constraints={"min_gpus": 8.5}))
+    assert "did you mean 'min_gpus'" in _error(_base(constraints={"min_gpu": 8}))
+
+
 def test_a_gpu_memory_filter_stops_where_the_service_stops() -> None:
     # min_gpu_memory_gib took up to 10^6 GiB here and 4096 at the service: one bound for both.
     from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB

@@ -81,7 +81,7 @@ def _gpu_names(text: str | None) -> tuple[str, ...] | None:
             raise InputError.worded(
                 N_(
                     "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); "
-                    "for a GPU count use --max-gpus"
+                    "for a GPU count use --min-gpus and --max-gpus (the same number: exactly that many)"
                 ),
                 value=name,
             )
@@ -90,7 +90,7 @@ def _gpu_names(text: str | None) -> tuple[str, ...] | None:
             raise InputError.worded(
                 N_(
                     "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); counts "
-                    "go in --max-gpus (GPUs in all) and --max-nodes (instances)"
+                    "go in --min-gpus, --max-gpus (GPUs in all) and --max-nodes (instances)"
                 ),
                 value=name,
             )
@@ -131,6 +131,8 @@ class PlanOptions:
     """Comma list of pricing models."""
     max_gpus: int | None = None
     """At most this many GPUs in all."""
+    min_gpus: int | None = None
+    """At least this many GPUs in all (with ``max_gpus`` the same: exactly that many)."""
     max_nodes: int | None = None
     """At most this many instances."""
     min_gpu_memory_gib: float | None = None
@@ -195,6 +197,7 @@ class PlanOptions:
             "countries": _names(self.countries),
             "pricing": _names(self.pricing.lower().replace("-", "_") if self.pricing else None),
             "max_gpus": self.max_gpus,
+            "min_gpus": self.min_gpus,
             "max_nodes": self.max_nodes,
             "min_gpu_memory_gib": self.min_gpu_memory_gib,
             "interconnect": self.interconnect,
@@ -278,6 +281,16 @@ def plan_cmd(
             parser=whole_number(1, MAX_PLANNED_GPUS),
             help="At most this many GPUs in all: 1 to 256 (default 64, what the planner searches unless "
             "asked; a larger search takes longer and more memory).",
+        ),
+    ] = None,
+    min_gpus: Annotated[
+        int | None,
+        typer.Option(
+            "--min-gpus",
+            parser=whole_number(1, MAX_PLANNED_GPUS),
+            help="At least this many GPUs in all, 1 to 256: a recipe tuned for its GPU count (with "
+            "--max-gpus the same number: exactly that many). A service's are its whole fleet's, every "
+            "replica's together. Overrides constraints.min_gpus.",
         ),
     ] = None,
     max_nodes: Annotated[
@@ -418,6 +431,7 @@ def plan_cmd(
         users_in=users_in,
         pricing=pricing,
         max_gpus=max_gpus,
+        min_gpus=min_gpus,
         max_nodes=max_nodes,
         min_gpu_memory_gib=min_gpu_memory_gib,
         interconnect=interconnect,

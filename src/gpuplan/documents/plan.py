@@ -528,6 +528,8 @@ class PlanConstraintsDoc(Document):
     countries: list[str] | None = None
     pricing: list[PricingModel]
     max_gpus: int | None = None
+    min_gpus: int | None = None
+    """Fewest GPUs in all the plan was asked for (a service's: its whole fleet's); null: no floor."""
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None
     compliance: list[str] | None = None

@@ -66,6 +66,12 @@ DEFAULT_PLANNED_GPUS = 64
 #: requests/s, short of its load on 64 GPUs, 84 GPUs planned at 128): 64 GPUs 1.7 s of CPU and 176
 #: MB, 256 GPUs 3.6 s and 475 MB, 512 GPUs 6.4 s and 821 MB; 256 keeps a plan under half a GB.
 MAX_PLANNED_GPUS = 256
+#: A GPU floor (``min_gpus``, ``plan --min-gpus``) above the limit (``max_gpus``): the workload,
+#: ``plan`` and the service refuse it in these words.
+MIN_OVER_MAX_GPUS = N_(
+    "min_gpus {min} is more than max_gpus {max}: give min_gpus at most max_gpus (the same number "
+    "plans exactly that many GPUs)"
+)
 #: Most instances the planner lays one job on: each holds at least one GPU, so a node limit past
 #: :data:`MAX_PLANNED_GPUS` never binds (``plan --max-nodes``, the service's and the workload's
 #: ``max_nodes`` stop here).

@@ -379,6 +379,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         countries=names(spec.countries),
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
+        min_gpus=spec.min_gpus,
         max_nodes=spec.max_nodes,
         min_gpu_memory_gib=spec.min_gpu_memory_gib,
         interconnect=spec.interconnect,

@@ -163,10 +163,11 @@ def enumerate_candidates(
 ) -> Candidates:
     """Every offer × node count up to the GPU limit (``--max-gpus``; at least the default search,
     ``DEFAULT_TOTAL_GPUS``, so that a lower limit's exclusions are counted) and the node limit, with
-    the offer-level filters applied. Counts beyond ``constraints.node_limit(service=service)`` are
-    not enumerated at all (the plan's assumptions say where the limit is; ``plan.load_limit`` says
-    when it left a service short of its load). ``service``: the candidates are a service's
-    replicas, independent servers, not the nodes of one job."""
+    the offer-level filters applied (``--min-gpus`` leaves out those of fewer GPUs in all). Counts
+    beyond ``constraints.node_limit(service=service)`` are not enumerated at all (the plan's
+    assumptions say where the limit is; ``plan.load_limit`` says when it left a service short of
+    its load). ``service``: the candidates are a service's replicas, independent servers, not the
+    nodes of one job."""
     from gpuplan.plan.constraints import DEFAULT_TOTAL_GPUS
 
     per_node = offers.gpu_count
@@ -242,6 +243,9 @@ def enumerate_candidates(
         cands.exclude(~(offers.gpu_memory_gib >= c.min_gpu_memory_gib)[offer], Reason.GPU_MEMORY)
     total = per_node[offer] * nodes
     cands.exclude(total > c.total_gpu_limit, Reason.MAX_GPUS)
+    if c.min_gpus:
+        # a service's fleet counts every replica's GPUs: its options of fewer in all are left out
+        cands.exclude(total < c.min_gpus, Reason.MIN_GPUS)
     cands.exclude(~whole[offer], Reason.FRACTIONAL_GPU)
     cands.exclude(np.isnan(offers.price_usd)[offer], Reason.UNPRICED)
     if not c.allow_low_confidence:

@@ -9,7 +9,13 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, Phrase
-from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS, MAX_PLANNED_GPUS, MAX_PLANNED_NODES, gpus_named
+from gpuplan.hardware.gpus import (
+    DEFAULT_PLANNED_GPUS,
+    MAX_PLANNED_GPUS,
+    MAX_PLANNED_NODES,
+    MIN_OVER_MAX_GPUS,
+    gpus_named,
+)
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel, Upfront
 
@@ -81,6 +87,7 @@ class Reason(str, Enum):
     INTERCONNECT = "interconnect"
     GPU_MEMORY = "min_gpu_memory"
     MAX_GPUS = "max_gpus"
+    MIN_GPUS = "min_gpus"
     FRACTIONAL_GPU = "fractional_gpu"
     UNPRICED = "unpriced"
     LOW_CONFIDENCE = "low_confidence_price"
@@ -116,6 +123,10 @@ class Constraints:
     """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
     max_gpus: int | None = None
     """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: :data:`DEFAULT_TOTAL_GPUS`, 64)."""
+    min_gpus: int | None = None
+    """Fewest GPUs in all, 1 to :data:`MAX_TOTAL_GPUS`, at most ``max_gpus`` (both the same: exactly
+    that many); a service's are those of its whole fleet, every replica's together. None: no floor.
+    A recipe tuned for its GPU count (an 8-GPU DDP job's learning rate for its global batch) asks it."""
     max_nodes: int | None = None
     """Most instances, 1 to :data:`MAX_PLANNED_NODES` (None: :data:`DEFAULT_MAX_NODES` for a job,
     the GPU limit for a service)."""
@@ -143,21 +154,26 @@ class Constraints:
             v = getattr(self, name)
             if v is not None and not v > 0:
                 raise InputError.worded(N_("{name} must be positive, got {value}"), name=name, value=v)
-        for name in ("max_gpus", "max_nodes"):
+        for name in ("max_gpus", "min_gpus", "max_nodes"):
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise InputError.worded(N_("{name} must be at least 1, got {value}"), name=name, value=v)
-        if self.max_gpus is not None and self.max_gpus > MAX_TOTAL_GPUS:
-            # Searched as MAX_TOTAL_GPUS, a larger limit would rank as if options of more GPUs
-            # had been looked at and found wanting.
-            raise InputError.worded(
-                N_(
-                    "max_gpus {value} is more than the planner searches: at most {cap} GPUs in all; "
-                    "give 1 to {cap}"
-                ),
-                value=self.max_gpus,
-                cap=MAX_TOTAL_GPUS,
-            )
+        for name in ("max_gpus", "min_gpus"):
+            v = getattr(self, name)
+            if v is not None and v > MAX_TOTAL_GPUS:
+                # Searched as MAX_TOTAL_GPUS, a larger limit would rank as if options of more GPUs
+                # had been looked at and found wanting (a larger floor, as if none had been found).
+                raise InputError.worded(
+                    N_(
+                        "{name} {value} is more than the planner searches: at most {cap} GPUs in all; "
+                        "give 1 to {cap}"
+                    ),
+                    name=name,
+                    value=v,
+                    cap=MAX_TOTAL_GPUS,
+                )
+        if self.min_gpus is not None and self.max_gpus is not None and self.min_gpus > self.max_gpus:
+            raise InputError.worded(MIN_OVER_MAX_GPUS, min=self.min_gpus, max=self.max_gpus)
         if self.max_nodes is not None and self.max_nodes > MAX_PLANNED_NODES:
             # No layout of at most MAX_TOTAL_GPUS GPUs spans more instances: a larger limit would
             # read as if layouts over that many had been looked at.
@@ -207,8 +223,9 @@ class Constraints:
 
     @property
     def total_gpu_limit(self) -> int:
-        """Most GPUs in all: ``max_gpus``, else :data:`DEFAULT_TOTAL_GPUS`."""
-        return self.max_gpus or DEFAULT_TOTAL_GPUS
+        """Most GPUs in all: ``max_gpus``, else :data:`DEFAULT_TOTAL_GPUS` (or ``min_gpus`` where
+        it asks more: the search reaches the floor it was given, which it had left empty)."""
+        return self.max_gpus or max(DEFAULT_TOTAL_GPUS, self.min_gpus or 0)
 
     def node_limit(self, *, service: bool) -> int:
         """Most instances one option may span: ``max_nodes`` when given; else

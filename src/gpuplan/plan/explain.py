@@ -73,6 +73,7 @@ _EMPTIED_BY = {
     Reason.INTERCONNECT: N_("the interconnect filter ({value}) left none"),
     Reason.GPU_MEMORY: N_("the GPU memory filter (at least {value} GiB) left none"),
     Reason.MAX_GPUS: N_("the GPU count limit (at most {value}) left none"),
+    Reason.MIN_GPUS: N_("the GPU count floor (min_gpus: at least {value}) left none"),
     Reason.LOW_CONFIDENCE: N_(
         "the low-confidence price filter left none (--allow-low-confidence, or "
         "constraints.allow_low_confidence: true in the workload, plans on them)"
@@ -315,6 +316,7 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         Reason.INTERCONNECT: lambda: c.interconnect,
         Reason.GPU_MEMORY: lambda: f"{c.min_gpu_memory_gib:g}",
         Reason.MAX_GPUS: lambda: c.total_gpu_limit,
+        Reason.MIN_GPUS: lambda: c.min_gpus,
         Reason.LOW_CONFIDENCE: lambda: "",
     }[reason]()
     emptied = Phrase(_EMPTIED_BY[reason], value=value)

@@ -40,6 +40,7 @@ class PlanOverrides:
     countries: tuple[str, ...] | None = None
     pricing: tuple[str, ...] | None = None
     max_gpus: int | None = None
+    min_gpus: int | None = None
     max_nodes: int | None = None
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None

@@ -215,6 +215,7 @@ def plan_json(
             countries=list(c.countries) if c.countries else None,
             pricing=[PricingModel(p) for p in c.allowed_pricing],
             max_gpus=c.max_gpus,
+            min_gpus=c.min_gpus,
             min_gpu_memory_gib=c.min_gpu_memory_gib,
             interconnect=c.interconnect,
             compliance=list(c.compliance) if c.compliance else None,

@@ -69,6 +69,7 @@ _CODES = (
     N_("interconnect"),
     N_("min_gpu_memory"),
     N_("max_gpus"),
+    N_("min_gpus"),
     N_("fractional_gpu"),
     N_("unpriced"),
     N_("low_confidence_price"),

@@ -123,6 +123,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--commitment": "commitment",
         "--upfront": "upfront",
         "--max-gpus": "max_gpus",
+        "--min-gpus": "min_gpus",
         "--max-nodes": "max_nodes",
         "--countries": "countries",
         "--baseline": "baseline",
@@ -292,6 +293,13 @@ class PlanRequest(WorkloadRequest):
         le=DEFAULT_PLANNED_GPUS,
         description=f"At most this many GPUs in all: 1 to {DEFAULT_PLANNED_GPUS}, what the planner searches.",
     )
+    min_gpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=DEFAULT_PLANNED_GPUS,
+        description=f"At least this many GPUs in all: 1 to {DEFAULT_PLANNED_GPUS}, at most max_gpus (the "
+        "same number: exactly that many); a service's are its whole fleet's, every replica's together.",
+    )
     max_nodes: int | None = Field(
         default=None,
         ge=1,
@@ -368,6 +376,7 @@ class PlanRequest(WorkloadRequest):
             "countries": self.countries or None,
             "pricing": [p.lower().replace("-", "_") for p in self.pricing] if self.pricing else None,
             "max_gpus": self.max_gpus,
+            "min_gpus": self.min_gpus,
             "max_nodes": self.max_nodes,
             "min_gpu_memory_gib": self.min_gpu_memory_gib,
             "interconnect": self.interconnect,

@@ -191,13 +191,13 @@ def read_workload(spec: dict[str, Any]) -> Workload:
 
 def _within_the_services_search(w: Workload) -> None:
     """The service plans within the default search (``DEFAULT_PLANNED_GPUS`` GPUs and instances),
-    as its request's ``max_gpus`` and ``max_nodes`` are bounded: a workload's own constraints asked
-    a larger one, several times the memory a request takes (``plan --max-gpus`` on the user's own
-    machine goes further)."""
+    as its request's ``max_gpus``, ``min_gpus`` and ``max_nodes`` are bounded: a workload's own
+    constraints asked a larger one, several times the memory a request takes (``plan --max-gpus`` on
+    the user's own machine goes further)."""
     from gpuplan.hardware.gpus import DEFAULT_PLANNED_GPUS
     from gpuplan.i18n import N_
 
-    for key in ("max_gpus", "max_nodes"):
+    for key in ("max_gpus", "min_gpus", "max_nodes"):
         value = getattr(w.constraints, key)
         if value is not None and value > DEFAULT_PLANNED_GPUS:
             raise RefusedValue.of(

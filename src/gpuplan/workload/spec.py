@@ -18,7 +18,13 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
 from gpuplan.errors import NotFoundError, Phrase, WorkloadError
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import (
+    MAX_GPU_COUNT,
+    MAX_GPU_MEMORY_GIB,
+    MAX_PLANNED_GPUS,
+    MAX_PLANNED_NODES,
+    MIN_OVER_MAX_GPUS,
+)
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.units import (
@@ -648,6 +654,10 @@ class ConstraintsSpec(Spec):
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
     max_gpus: int | None = Field(default=None, ge=1, le=MAX_PLANNED_GPUS)
     """Most GPUs in all, up to what the planner searches (its default)."""
+    min_gpus: int | None = Field(default=None, ge=1, le=MAX_PLANNED_GPUS)
+    """Fewest GPUs in all (a recipe tuned for its GPU count: ``min_gpus: 8`` with ``max_gpus: 8``
+    plans exactly 8); for a service, its whole fleet's, every replica's together. At most
+    ``max_gpus``; above the default search, the search reaches it."""
     max_nodes: int | None = Field(default=None, ge=1, le=MAX_PLANNED_NODES)
     """Most instances the job may span, up to what the planner searches (its default: 8 for a job
     whose nodes work as one; for a service, whose replicas are independent servers, that search)."""
@@ -670,6 +680,12 @@ class ConstraintsSpec(Spec):
     def _one_budget(self) -> ConstraintsSpec:
         if self.budget_usd is not None and self.budget_cny is not None:
             raise _refused(N_("give budget_usd or budget_cny, not both"))
+        return self
+
+    @model_validator(mode="after")
+    def _floor_within_limit(self) -> ConstraintsSpec:
+        if self.min_gpus is not None and self.max_gpus is not None and self.min_gpus > self.max_gpus:
+            raise _refused(MIN_OVER_MAX_GPUS, min=self.min_gpus, max=self.max_gpus)
         return self
 
     @field_validator("regions", "countries", "compliance")
