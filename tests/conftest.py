@@ -29,6 +29,89 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     mp.undo()
 
 
+#: Tests of tracing itself: each of their traces runs the tracer (they patch its parts or its imports).
+_TRACES_ITSELF = Path(__file__).parent / "profile"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _each_workload_traced_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tracer's answer for a workload it has traced before in this run, read back, not traced again.
+
+    A trace takes seconds of CPU (GPT-2 small 3, BERT-large 5, Llama-7B LoRA 12) and many tests
+    estimate, plan or deploy the same example workloads, each on a catalog of its own that holds no
+    cached profile. The real tracer's Profile for the same workload content and profile key (which
+    hashes the files a model is read from) is kept as ``Profile.to_json()`` (lossless:
+    test_profile_round_trips_through_json) in a folder pytest-xdist's workers share, one file lock
+    per workload; each call parses its own copy. Traced again, as before: where the tracer or one
+    of its parts is patched (the test then gets what it patched in), a model from the user's own
+    Python code (which a trace runs), a failed trace (nothing is kept), and every test under
+    ``tests/profile`` (tracing itself)."""
+    import importlib
+    import os
+    import types
+
+    from gpuplan.profile import key as key_module
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder = root / "traces-by-tracer"
+    folder.mkdir(exist_ok=True)
+    real_tracer = key_module._tracer
+    originals: dict[str, Any] = {}
+
+    def unpatched(module: types.ModuleType, traced: Any) -> bool:
+        """Whether ``traced`` and every other function of the tracer module are the ones first
+        seen (outside ``tests/profile``) with the module's own ``trace_workload``."""
+        if getattr(traced, "__qualname__", "") != "trace_workload" or traced.__module__ != module.__name__:
+            return False  # a stand-in for the tracer
+        if not originals:
+            originals.update({k: v for k, v in vars(module).items() if isinstance(v, types.FunctionType)})
+        return all(vars(module).get(k) is v for k, v in originals.items())
+
+    def tracer() -> Callable[..., Any]:
+        traced = real_tracer()
+        if _TRACE_FRESH[0] or not unpatched(importlib.import_module("gpuplan.profile.tracer"), traced):
+            return traced
+        return lambda w, key: _read_or_trace(folder, traced, w, key)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(key_module, "_tracer", tracer)
+    yield
+    mp.undo()
+
+
+#: [True] while a test under ``tests/profile`` runs: its traces run the tracer.
+_TRACE_FRESH = [False]
+
+
+@pytest.fixture(autouse=True)
+def _trace_fresh_for_tracing_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    _TRACE_FRESH[0] = _TRACES_ITSELF in Path(str(request.node.path)).parents
+    yield
+    _TRACE_FRESH[0] = False
+
+
+def _read_or_trace(folder: Path, traced: Callable[..., Any], w: Any, key: str) -> Any:
+    """``traced(w, key)``, or the Profile it gave for the same ``w`` and ``key`` before."""
+    import hashlib
+
+    from filelock import FileLock
+
+    from gpuplan.profile import Profile
+
+    if w.model.python is not None:
+        return traced(w, key)
+    content = f"{w.model_dump_json()}\n{key}"
+    file = folder / f"{hashlib.sha256(content.encode()).hexdigest()}.json"
+    with FileLock(f"{file}.lock"):
+        if not file.exists():
+            tmp = file.with_suffix(".tmp")
+            tmp.write_text(traced(w, key).to_json())
+            tmp.replace(file)
+        return Profile.from_json(file.read_text())
+
+
 @pytest.fixture(autouse=True)
 def _english_and_dollars() -> Iterator[None]:
     """Each test starts in English with amounts in USD, whatever an earlier test's command set, and

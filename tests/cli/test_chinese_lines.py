@@ -57,9 +57,9 @@ def test_a_chinese_paragraph_fills_its_lines(cli: Capture) -> None:
     assert "".join(lines).replace(" ", "") == note.replace(" ", "")
 
 
-def test_chinese_estimate_separates_with_the_full_width_semicolon(tmp_path: Path) -> None:
+def test_chinese_estimate_separates_with_the_full_width_semicolon(fresh_catalog: Path) -> None:
     # "原生 PyTorch; 无手写融合内核; …": the parts were joined with an ASCII "; "
-    args = ["--db", str(tmp_path / "db.sqlite"), "estimate", str(ROOT / "examples" / "llama7b-lora.yaml")]
+    args = ["--db", str(fresh_catalog), "estimate", str(ROOT / "examples" / "llama7b-lora.yaml")]
     res = CliRunner().invoke(app, [*args, "--gpu", "L4", "--lang", "zh"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert "原生 PyTorch；" in res.stdout, res.stdout
