@@ -32,6 +32,7 @@ from gpuplan.cli._i18n import (
 )
 from gpuplan.cli._network import network_gbps_option, network_kind_option
 from gpuplan.cli._numbers import finite_float, finite_in, money_in, whole_number
+from gpuplan.cli._places import CountriesOption, ProvidersOption, RegionsOption
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
@@ -236,9 +237,7 @@ def plan_cmd(
         ),
     ] = None,
     # the singular names too, as `offers` and `deploy` spell them
-    providers: Annotated[
-        str | None, typer.Option("--providers", "--provider", help="Comma list: aws,gcp,alibaba …")
-    ] = None,
+    providers: ProvidersOption = None,
     gpus: Annotated[
         str | None,
         typer.Option(
@@ -248,17 +247,8 @@ def plan_cmd(
             "variants; `gpuplan gpus` lists them).",
         ),
     ] = None,
-    regions: Annotated[
-        str | None,
-        typer.Option("--regions", "--region", help="Comma list of regions: us-east-1,cn-shanghai …"),
-    ] = None,
-    countries: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma list of countries, by ISO code or name: CN,US or China,中国 …, or EU (its 27 member "
-            "states)"
-        ),
-    ] = None,
+    regions: RegionsOption = None,
+    countries: CountriesOption = None,
     users_in: Annotated[
         str | None,
         typer.Option(

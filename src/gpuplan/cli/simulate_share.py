@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,16 +26,17 @@ from gpuplan.cli._i18n import (
     currency_shown,
 )
 from gpuplan.cli._numbers import finite_float, whole_number
+from gpuplan.cli._places import CountriesOption, ProvidersOption, RegionsOption
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import DeployError, InputError, Phrase
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
-    from gpuplan.catalog import OfferPrice
+    from gpuplan.catalog import OfferPrice, Store
     from gpuplan.confine import Folder
     from gpuplan.i18n import Money
     from gpuplan.simulate.inputs import ServicesFile
-    from gpuplan.simulate.share import SharePlan
+    from gpuplan.simulate.share import ServiceOutcome, SharePlan
 
 __all__ = ["add_share"]
 
@@ -78,6 +79,10 @@ def share_cmd(
             metavar="PRICE",
         ),
     ] = None,
+    # as plan takes them, for the offers the GPUs are priced on
+    providers: ProvidersOption = None,
+    regions: RegionsOption = None,
+    countries: CountriesOption = None,
     k8s_out: Annotated[
         Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
     ] = None,
@@ -105,6 +110,12 @@ def share_cmd(
     apply_language(lang)
     check_out(out)
     check_currency(currency)
+    places = _Places(providers=providers, regions=regions, countries=countries)
+    if given_price is not None and places.given():
+        raise InputError.worded(
+            N_("--price: not with {flags} (they choose the offer the GPUs are priced on)"),
+            flags=places.words(),
+        )
     if gpus_per_node is not None and k8s_out is None:
         raise InputError.worded(N_("--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"))
     from gpuplan.cli._services import estimate_services
@@ -141,6 +152,9 @@ def share_cmd(
         )
         # The GPUs a packing needs are bought after it is known how many (whole instances).
         offers = store.offers(gpu=g.id) if price is None and store is not None else []
+        if store is not None and places.given():
+            # a typo is one line with "did you mean", before the packing, as plan says it
+            offers = places.keep(offers, store, g.id)
         money = display_money_for(store, currency)
     finally:
         if store is not None:
@@ -173,19 +187,10 @@ def share_cmd(
                 refused.append(e)  # e.g. no MIG on this GPU
         if not plans:  # what no sharing can place (no services, a load past the limit) says why
             raise refused[0]
-        # a packing that serves every service within its targets first, then the fewest GPUs
-        plan = min(
-            plans,
-            key=lambda p: (
-                len(p.unplaced),
-                sum(not s.meets_targets for s in p.services),
-                p.gpus_needed,
-                SHARINGS.index(p.sharing),
-            ),
-        )
+        plan = _best(plans, {d.name: d.latency_s for d in demands})
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money)
+    plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money, places.words())
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
@@ -195,11 +200,11 @@ def share_cmd(
             plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, g.memory_gib, engines
         )
     if out is not None:
-        write_text_atomic(out, share_html(plan, money))
+        write_text_atomic(out, share_html(plan, money, places.words()))
     if as_json:
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
     else:
-        console().print(share_view(plan, money))
+        console().print(share_view(plan, money, places.words()))
         if out is not None:
             console(stderr=True).print(_("report written to {path}").format(path=out))
     if wrote:
@@ -231,6 +236,7 @@ def _priced(
     offers: list[OfferPrice],
     narrowed: str = "",
     money: Money | None = None,
+    flags: str = "",
 ) -> tuple[SharePlan, int | None]:
     """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
     given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
@@ -241,7 +247,8 @@ def _priced(
     ``offers``: those the services' workloads allow; ``narrowed``: the constraints that left some
     out, in words ("" where none did). Where they leave no on-demand offer the plan is refused, not
     priced at a provider they rule out nor left unpriced as though the catalog had none. ``money``:
-    the display currency its note words the price in, the source cited with its USD figure."""
+    the display currency its note words the price in, the source cited with its USD figure;
+    ``flags``: the place options the offers were kept to (``--countries CN``), said with the price."""
     from gpuplan.simulate.pricing import PriceBasis
 
     if price is not None:
@@ -286,6 +293,7 @@ def _priced(
             as_of=o.as_of,
         )
         + narrowed_words(narrowed)
+        + (_(", the cheapest where {flags} allow").format(flags=flags) if flags else "")
         + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"), instances=instances)
     )
     priced = replace(
@@ -296,6 +304,166 @@ def _priced(
         price=basis,
     )
     return priced, math.floor(o.gpu_count + 1e-9)  # whole_instances takes offers of ≥ 1 GPU
+
+
+def _slowdown(p: SharePlan, alone_s: dict[str, float]) -> float:
+    """The worst p95 of ``p``'s services against each one's latency alone (inf: one overloaded or
+    not known, never taken for the better)."""
+    worst = 1.0
+    for s in p.services:
+        if s.p95_latency_s is None or s.name not in alone_s:
+            return math.inf
+        worst = max(worst, s.p95_latency_s / alone_s[s.name])
+    return worst
+
+
+def _best(plans: list[SharePlan], alone_s: dict[str, float]) -> SharePlan:
+    """``--sharing best``: the packing that serves every service within its targets first, then the
+    fewest GPUs; of ways that tie on those, the one whose services wait least (the lowest worst p95
+    against each service's latency alone), then the most isolated (whole, MIG, time-slicing, MPS).
+    Where ways tied on GPUs, the plan's first note says which and why the chosen one won."""
+    from gpuplan.simulate.share import SHARINGS
+
+    def need(p: SharePlan) -> tuple[int, int, int]:
+        return len(p.unplaced), sum(not s.meets_targets for s in p.services), p.gpus_needed
+
+    first = min(need(p) for p in plans)
+    tied = sorted(
+        (p for p in plans if need(p) == first),
+        key=lambda p: (_slowdown(p, alone_s), SHARINGS.index(p.sharing)),
+    )
+    chosen = tied[0]
+    if len(tied) < 2:
+        return chosen
+    return replace(chosen, notes=(_tie_words(chosen, tied[1:], alone_s), *chosen.notes))
+
+
+def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, float]) -> str:
+    """ "time-slice and mig need the same 3 GPUs; time-slice chosen …: p95 2.04 s vs 19.54 s under
+    mig for nb-bob": for each other way, the service it slows most against the chosen one."""
+    from gpuplan.i18n.phrases import item_list
+    from gpuplan.report.simulate_common import seconds
+
+    mine = {s.name: s.p95_latency_s for s in chosen.services}
+    reasons = []
+    for o in others:
+        if _slowdown(o, alone_s) == _slowdown(chosen, alone_s):
+            reasons.append(
+                _("the same worst p95 as under {other}; the more isolated way taken").format(other=o.sharing)
+            )
+            continue
+
+        def gap(s: ServiceOutcome) -> float:
+            here = mine.get(s.name)
+            if s.p95_latency_s is None:
+                return math.inf
+            return s.p95_latency_s / here if here else 0.0
+
+        s = max(o.services, key=gap)
+        reasons.append(
+            _("p95 {p95} vs {other_p95} under {other} for {service}").format(
+                p95=seconds(mine.get(s.name)),
+                other_p95=seconds(s.p95_latency_s) if s.p95_latency_s is not None else _("overloaded"),
+                other=o.sharing,
+                service=s.name,
+            )
+        )
+    return ngettext(
+        "{ways} need the same {n} GPU; {chosen} chosen, its services wait least: {reasons}",
+        "{ways} need the same {n} GPUs; {chosen} chosen, its services wait least: {reasons}",
+        chosen.gpus_needed,
+    ).format(
+        ways=item_list([chosen.sharing, *(o.sharing for o in others)]),
+        n=chosen.gpus_needed,
+        chosen=chosen.sharing,
+        reasons=_("; ").join(reasons),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Places:
+    """``--providers``, ``--regions`` and ``--countries`` as typed: read as plan reads them (its
+    options' parsing, its one-line refusals with "did you mean"), then applied to the offers the
+    GPUs are priced on."""
+
+    providers: str | None = None
+    regions: str | None = None
+    countries: str | None = None
+
+    def _typed(self) -> dict[str, str]:
+        return {f: v for f in _PLACE_FIELDS if (v := getattr(self, f)) is not None}
+
+    def given(self) -> bool:
+        return bool(self._typed())
+
+    def words(self) -> str:
+        """ "--providers aliyun --countries 中国": the options given, as typed ("" where none)."""
+        return " ".join(f"--{f} {v.strip()}" for f, v in self._typed().items())
+
+    def keep(self, offers: list[OfferPrice], store: Store, gpu_id: str) -> list[OfferPrice]:
+        """The offers in the places named; InputError (one line) where a name is unknown, or where
+        they leave no offer with an on-demand price, naming the option that emptied it and the
+        places that have one."""
+        from gpuplan.catalog.providers import PROVIDERS
+        from gpuplan.cli.plan_cmds import PlanOptions
+        from gpuplan.errors import NotFoundError
+        from gpuplan.plan.allowed_offers import allowed_offers
+        from gpuplan.plan.build_inputs import constraints_from_spec
+        from gpuplan.plan.contradictions import check_regions
+        from gpuplan.simulate.inputs import whole_instances
+        from gpuplan.workload.spec import ConstraintsSpec
+
+        asked = PlanOptions(
+            workload_file=Path(), providers=self.providers, regions=self.regions, countries=self.countries
+        ).overrides()
+        for f in _PLACE_FIELDS:
+            if f in self._typed() and not asked[f]:
+                raise InputError.worded(N_("--{option}: list at least one name"), option=f)
+        c = constraints_from_spec(ConstraintsSpec(), **{f: asked[f] for f in _PLACE_FIELDS})  # "中国": CN
+        known = set(PROVIDERS) | {o.provider.lower() for o in offers}
+        for name in c.providers or ():
+            if name.lower() not in known:
+                raise NotFoundError("provider", name, sorted(known))
+        check_regions(c, store)
+
+        def priced(offers: list[OfferPrice]) -> bool:
+            return "on_demand" in whole_instances(offers, gpu_id)
+
+        kept = offers
+        for f in _PLACE_FIELDS:
+            values = getattr(c, f) or ()
+            if not values:
+                continue
+            left = list(allowed_offers(kept, ConstraintsSpec.model_validate({f: values})).offers)
+            if priced(kept) and not priced(left):
+                elsewhere = sorted({w for o in kept if (w := _place_of(f, o)) and priced([o])})
+                raise InputError.worded(
+                    N_(
+                        "--{option} {value} leaves no on-demand offer of {gpu} to price the GPUs on; it has "
+                        "one in {elsewhere}: name one of them, give another --gpu, or a price with --price"
+                    ),
+                    option=f,
+                    value=getattr(self, f).strip(),
+                    gpu=gpu_id,
+                    elsewhere=", ".join(elsewhere[:8]) + (" …" if len(elsewhere) > 8 else ""),
+                )
+            kept = left
+        return kept
+
+
+#: The place options, in the planner's order (provider, region, country).
+_PLACE_FIELDS = ("providers", "regions", "countries")
+
+
+def _place_of(field: str, o: OfferPrice) -> str:
+    """The offer's value of a place option: its provider, ``provider/region`` or region's country."""
+    from gpuplan.plan.region_countries import region_country
+
+    if field == "providers":
+        return o.provider
+    if field == "regions":
+        return f"{o.provider}/{o.region}"
+    return region_country(o.provider, o.region)
 
 
 def _engine_containers(

@@ -199,8 +199,16 @@ def _service_headers() -> list[str]:
     ]
 
 
-def share_view(plan: SharePlan, money: Money) -> Group:
-    t = house_table(_("Services on shared GPUs"))
+def _share_title(places: str) -> str:
+    """The report's title, with the place options the GPUs were priced within (``--countries CN``)."""
+    if not places:
+        return _("Services on shared GPUs")
+    return _("Services on shared GPUs (priced within {places})").format(places=places)
+
+
+def share_view(plan: SharePlan, money: Money, places: str = "") -> Group:
+    """``places``: the place options the offers were kept to, said in the title ("" where none)."""
+    t = house_table(_share_title(places))
     for h in _service_headers():
         left = h in (_("Service"), _("Slice"), _("on GPU #"))
         # Service names and slice names are identifiers: whole, never wrapped.
@@ -210,8 +218,8 @@ def share_view(plan: SharePlan, money: Money) -> Group:
     return Group(t, *[Text(line, style="dim") for line in _share_summary(plan, money)])
 
 
-def share_html(plan: SharePlan, money: Money) -> str:
-    body = table_html(_service_headers(), _service_rows(plan))
+def share_html(plan: SharePlan, money: Money, places: str = "") -> str:
+    body = f"<h2>{escape(_share_title(places))}</h2>" + table_html(_service_headers(), _service_rows(plan))
     body += "".join(f'<p class="note">{escape(line)}</p>' for line in _share_summary(plan, money))
     body += table_html(
         [_("GPU #"), _("Service"), _("Slice"), _("Start slice")],
