@@ -114,7 +114,7 @@ def estimate_cmd(
         typer.Option(
             "--countries",
             help="Comma list of countries the advice's other GPUs are priced in, by ISO code or name: "
-            "CN,US or China,中国 …, or EU.",
+            "CN,US or China …, or EU.",
         ),
     ] = None,
     allow_low_confidence: Annotated[
