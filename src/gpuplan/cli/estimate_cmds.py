@@ -92,6 +92,31 @@ def estimate_cmd(
             "image job's DataLoader decodes on them.",
         ),
     ] = None,
+    providers: Annotated[
+        str | None,
+        typer.Option(
+            "--providers",
+            "--provider",
+            help="Comma list: price the advice's other GPUs only at these providers (aws,alibaba …; "
+            "replaces the workload's constraints.providers, as plan's option does).",
+        ),
+    ] = None,
+    regions: Annotated[
+        str | None,
+        typer.Option(
+            "--regions",
+            "--region",
+            help="Comma list of regions the advice's other GPUs are priced in (cn-beijing,us-east-1 …).",
+        ),
+    ] = None,
+    countries: Annotated[
+        str | None,
+        typer.Option(
+            "--countries",
+            help="Comma list of countries the advice's other GPUs are priced in, by ISO code or name: "
+            "CN,US or China …, or EU.",
+        ),
+    ] = None,
     allow_low_confidence: Annotated[
         bool,
         typer.Option(
@@ -145,7 +170,9 @@ def estimate_cmd(
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
 
-    workload = load_workload(workload_file, project=project)
+    workload = load_workload(workload_file, project=project).placed(
+        providers=_listed(providers), regions=_listed(regions), countries=_listed(countries)
+    )
     currency = currency_shown(ctx, currency, in_yuan=workload.constraints.budget_cny is not None)
     if gpu:
         from gpuplan.hardware import parse_gpu_spec
@@ -270,6 +297,13 @@ def estimate_cmd(
 
         newest = max(steps, key=lambda m: m.measured_at)
         sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
+
+
+def _listed(text: str | None) -> list[str] | None:
+    """A comma list as given (None: not given)."""
+    if text is None:
+        return None
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _measured_steps(store: Store | None, workload: Workload) -> list[StepMeasurement]:

@@ -7,7 +7,7 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -1172,6 +1172,33 @@ class Workload(Spec):
                 value=gbps,
             )
         return self.model_copy(update={"data": self.data.model_copy(update={"copy_gbps": gbps})})
+
+    def placed(
+        self,
+        *,
+        providers: Sequence[str] | None = None,
+        regions: Sequence[str] | None = None,
+        countries: Sequence[str] | None = None,
+    ) -> Workload:
+        """This workload with ``constraints.providers``, ``regions`` and ``countries`` replaced by
+        those given (None: the workload's own), as ``gpuplan estimate --providers/--regions/
+        --countries`` give them for the prices its advice quotes. An unknown provider or country is
+        refused in one line with the nearest names."""
+        from gpuplan.catalog.providers import PROVIDERS
+        from gpuplan.i18n.countries import country_codes
+
+        update: dict[str, tuple[str, ...]] = {}
+        if providers is not None:
+            update["providers"] = tuple(PROVIDERS.cast(p) for p in providers)
+        if regions is not None:
+            update["regions"] = tuple(r.strip().lower() for r in regions)
+        if countries is not None:
+            for c in countries:
+                country_codes(c)  # refused here, with the nearest names, not as an empty filter later
+            update["countries"] = tuple(c.strip().lower() for c in countries)
+        if not update:
+            return self
+        return self.model_copy(update={"constraints": self.constraints.model_copy(update=update)})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data that ``from_dict`` reads back into an equal Workload (durations in hours)."""
