@@ -50,8 +50,8 @@ def test_an_option_of_another_name_or_command_is_pointed_to(args: list[str], lin
 
 def test_an_option_before_the_commands_name_is_said_to_go_after_it() -> None:
     assert _line("--region", "us-east-1", "offers") == (
-        "error: No such option: --region (an option of offers, plan, deploy, catalog history: give it "
-        "after the command's name); see 'gpuplan --help'"
+        "error: No such option: --region (an option of offers, estimate, plan, deploy, catalog history, "
+        "simulate share: give it after the command's name); see 'gpuplan --help'"
     )
 
 
@@ -71,8 +71,8 @@ def test_the_pointer_is_in_chinese() -> None:
         "参见 'gpuplan estimate --help'"
     )
     assert _line("--lang", "zh", "gpus", "--zone", "x") == (
-        "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、plan、deploy、catalog history 的选项，"
-        "gpus 没有）；参见 'gpuplan gpus --help'"
+        "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、estimate、plan、deploy、catalog history、"
+        "simulate share 的选项，gpus 没有）；参见 'gpuplan gpus --help'"
     )
 
 

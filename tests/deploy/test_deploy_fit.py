@@ -420,13 +420,17 @@ def test_every_warning_is_said_in_one_place_before_anything_is_written(
     kept = tmp_path / "o" / "keep.txt"
     kept.parent.mkdir()
     kept.write_text("x")
-    # The fit check's warning and train.py's stand-in (said once the files are generated) alike come
-    # before any file is written, so "wrote N files" is what a user reads last: a folder that is not
-    # empty refuses the write after both (the stand-in's had been said only after a write).
+    # The fit check's warning is said at the check; what the files would hide (train.py's stand-in)
+    # is said once they are written, before "wrote N files": a write refused (a folder that is not
+    # empty) is the fit warning and the error's one line, nothing said of files never written.
     code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4", "--force-fit")
     assert code != 0 and list(kept.parent.iterdir()) == [kept]
     lines = err.splitlines()
-    assert len(lines) == 3, err
+    assert len(lines) == 2, err
     assert lines[0].startswith("warning: the job does not fit T4")
-    assert lines[1].startswith("warning: train.py trains a small stand-in model")
-    assert lines[2].startswith("error: ") and "is not empty" in lines[2]
+    assert lines[1].startswith("error: ") and "is not empty" in lines[1]
+    # written: the stand-in's warning is said (before "wrote N files", on standard output)
+    kept.unlink()
+    code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4", "--force-fit")
+    assert code == 0, err
+    assert any(x.startswith("warning: train.py trains a small stand-in") for x in err.splitlines()), err

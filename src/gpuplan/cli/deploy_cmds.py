@@ -366,8 +366,8 @@ def deploy(
                 profile=prof,
                 engine=engine_launch(spec) is not None,
             )
-    # What the files would hide until they run, said together once the files are generated, before
-    # any is written (as the checks above say theirs): warnings and notes, in the order found.
+    # What the files would hide until they run, said together once the files are written, before
+    # "wrote N files" (a write refused is one line alone): warnings and notes, in the order found.
     said: list[str] = []
     if engine_launch(spec) is not None:
         # The engine's autoscaler holds the requests in flight on a replica at the load chosen from
@@ -494,8 +494,6 @@ def deploy(
     if any(Path(f.path).name == "train.py" for f in files) and (stand_in := stand_in_warning(spec, options)):
         # train.py of a preset or a config trains a stand-in on synthetic data
         said.append(_("warning: {line}").format(line=stand_in))
-    for line in said:
-        typer.echo(line, err=True)
     copies = [f for f in files if f.source is not None]
     # The manifest comes before the first write: the user sees which of their files leave home.
     from gpuplan.deploy.user_package import install_hint
@@ -509,6 +507,10 @@ def deploy(
         install="" if generator.copies_user_package else install_hint(spec),
     )
     written = [] if dry_run else write_files(files, out, force=force)
+    # said once the files are written (or would be): a write refused (--out, a full disk) is its one
+    # line alone, as every bad input is
+    for line in said:
+        typer.echo(line, err=True)
     if json_out:
         # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
         # the run the files are for (its checkpoint storage is named with the id, so a script
