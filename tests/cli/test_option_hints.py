@@ -71,8 +71,8 @@ def test_the_pointer_is_in_chinese() -> None:
         "参见 'gpuplan estimate --help'"
     )
     assert _line("--lang", "zh", "gpus", "--zone", "x") == (
-        "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、estimate、plan、deploy、catalog history、"
-        "simulate share 的选项，gpus 没有）；参见 'gpuplan gpus --help'"
+        "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、estimate、plan、deploy、"
+        "catalog history、simulate share 的选项，gpus 没有）；参见 'gpuplan gpus --help'"
     )
 
 
