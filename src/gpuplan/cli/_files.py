@@ -32,10 +32,6 @@ WHAT_WORDS = (N_("report"), N_("export"), N_("trace"))
 _CANNOT_WRITE = N_("cannot write {what} {path}: {why}")
 
 
-def _why(e: OSError) -> str | Phrase:
-    return os_reason(e)
-
-
 def _existing_mode(path: Path, word: Phrase, shown: str) -> int | None:
     """The permission bits of the regular file at ``path``, None when there is none; anything else
     there (a link, a device such as /dev/null, a pipe, a socket) is refused: a rename would put a
@@ -45,7 +41,7 @@ def _existing_mode(path: Path, word: Phrase, shown: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=_why(e)) from None
+        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=os_reason(e)) from None
     if stat.S_ISREG(st.st_mode):
         return stat.S_IMODE(st.st_mode)
     kind = Phrase(
@@ -76,7 +72,7 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
             N_("cannot write {what} {path}: its folder is not there"), what=word, path=shown
         ) from None
     except (OSError, RuntimeError) as e:
-        reason = _why(e) if isinstance(e, OSError) else Phrase(N_("a loop of links"))
+        reason = os_reason(e) if isinstance(e, OSError) else Phrase(N_("a loop of links"))
         raise InputError.worded(
             N_("cannot write {what} {path}: its folder is not there ({why})"),
             what=word,
@@ -111,4 +107,4 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
                 temp.unlink()
             raise
     except OSError as e:
-        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=_why(e)) from None
+        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=os_reason(e)) from None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gpuplan.deploy.base import GeneratedFile
-from gpuplan.errors import DeployError, Phrase
+from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.os_reasons import os_reason
 
@@ -42,11 +42,6 @@ def _short(path: object) -> str:
     """A path for a one-line message: long ones (thousands of segments) cut in the middle."""
     text = str(path)
     return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]}"
-
-
-def _why(e: OSError) -> str | Phrase:
-    """Why a write failed, in the reader's language (:func:`gpuplan.i18n.os_reasons.os_reason`)."""
-    return os_reason(e)
 
 
 def _relative_parts(path: str) -> tuple[str, ...]:
@@ -94,7 +89,7 @@ def _open_root(out: Path) -> tuple[Path, int, bool]:
             N_("cannot create --out {out}: {where}: {why}; choose another --out"),
             out=_short(out),
             where=_short(where),
-            why=_why(e),
+            why=os_reason(e),
         ) from e
     except (ValueError, RuntimeError) as e:  # NUL, a symlink loop
         raise DeployError.worded(
@@ -204,7 +199,7 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
         non_empty = leftovers is None
     except OSError as e:
         raise DeployError.worded(
-            N_("cannot read --out {out}: {why}; choose another --out"), out=_short(out), why=_why(e)
+            N_("cannot read --out {out}: {why}; choose another --out"), out=_short(out), why=os_reason(e)
         ) from e
     if non_empty and not force:
         raise DeployError.worded(
@@ -232,7 +227,7 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
             raise DeployError.worded(
                 N_("cannot write the launch files into {out}: {why} (nothing was written)"),
                 out=_short(root),
-                why=_why(e),
+                why=os_reason(e),
             ) from e
         raise
     batch.close()
