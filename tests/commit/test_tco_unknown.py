@@ -342,3 +342,30 @@ def test_a_pricing_held_out_of_a_sized_demand_and_of_a_direct_run_gives_both_rea
     with use_language("zh"):
         (zh,) = unknown_lines(report)
     assert "容纳不下某项需求的运行" in zh and "p4de.24xlarge" in zh
+
+
+@pytest.mark.parametrize(
+    ("need", "what"),
+    [
+        (HostNeed(provider="aws", instance_type="p4de.24xlarge", one_node=True, gpus_per_node=4), "GPU 互连"),
+        (
+            HostNeed(
+                provider="aws",
+                instance_type="p4de.24xlarge",
+                one_node=False,
+                gpus_per_node=8,
+                interconnect="NVSwitch",
+            ),
+            "网络",
+        ),
+        (HostNeed(provider="aws", instance_type="g5.xlarge", one_node=True, host_bound=True), "vCPU 和内存"),
+    ],
+)
+def test_an_unknown_fact_of_the_sized_instance_reads_as_chinese(need: HostNeed, what: str) -> None:
+    # "{sized} 的{what}未知": the fact was worded "其 GPU 互连" (its GPU link), which after "的" read
+    # "p4de.24xlarge 的其 GPU 互连未知", ungrammatical; the fact is now named without its "its".
+    other = replace(_offer("on_demand", 2.0), instance_type="g.8x", gpus_per_unit=8.0)
+    with use_language("zh"):
+        why = need.refusal(other)
+    assert why.startswith(f"{need.instance_type} 的{what}未知"), why
+    assert "的其" not in why
