@@ -220,13 +220,12 @@ def test_a_validators_phrase_wrapped_by_the_caller_is_translated_too() -> None:
     from gpuplan.plan import parse_duration_h
 
     e = _raised(parse_duration_h, "forever")
-    assert str(e) == "deadline: expected a duration like 12h, 2d, 90m or 1h30m (got 'forever')"
+    assert str(e) == "deadline: expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got 'forever')"
     with use_language("en"):
         assert error_text(e) == str(e)
     with use_language("zh"):
-        assert (
-            error_text(e) == "截止时间（deadline）：应为时长，例如 12h、2d、90m 或 1h30m（实际为 'forever'）"
-        )
+        zh = "截止时间（deadline）：应为时长，例如 12h、2d、90m、1h30m 或 3周（实际为 'forever'）"
+        assert error_text(e) == zh
 
 
 _FIELDS = {"--gpu": "gpu", "--slo": "slo", "--spot-price": "spot_price"}

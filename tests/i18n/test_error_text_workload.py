@@ -71,7 +71,7 @@ CASES: list[tuple[Callable[[], object], str, tuple[str, ...]]] = [
     ),
     (
         _workload(constraints={"deadline": "soon"}),
-        "constraints.deadline: expected a duration like 12h, 2d, 90m or 1h30m (got 'soon')",
+        "constraints.deadline: expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got 'soon')",
         (),
     ),
     (
@@ -236,7 +236,7 @@ def test_an_unknown_key_and_an_unknown_preset_join_their_names_in_chinese() -> N
 def test_a_duration_refused_by_the_parser_itself_carries_its_words() -> None:
     with pytest.raises(ValueError) as info:
         parse_duration_hours("soon")
-    assert str(info.value) == "expected a duration like 12h, 2d, 90m or 1h30m (got 'soon')"
+    assert str(info.value) == "expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got 'soon')"
 
 
 def test_a_bad_hf_config_key_and_lora_targets_read_in_chinese(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def _changed(workload: dict[str, object], path: str, value: object) -> dict[str,
     ("path", "value", "starts"),
     [
         ("inputs.batch_size", -3, "must be ≥ 1 (got -3)"),
-        ("constraints.deadline", "6 hours", "expected a duration like 12h"),
+        ("constraints.deadline", "6 fortnights", "expected a duration like 12h"),
         ("constraints.pricing", ["reserved"], "unknown pricing model 'reserved'"),
         ("model.preset", "bert-larg", "unknown preset 'bert-larg'"),
     ],

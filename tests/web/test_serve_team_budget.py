@@ -209,7 +209,7 @@ def test_a_saved_plans_bad_option_or_unknown_workload_names_its_field(service: S
     _workloads(service, "w")
     for body, field, said in [
         ({"name": "w", "deadline": "6"}, "deadline", "'6' has no unit: write 6h (hours)"),
-        ({"name": "w", "deadline": "6 hours"}, "deadline", "expected a duration like 12h"),
+        ({"name": "w", "deadline": "6 fortnights"}, "deadline", "expected a duration like 12h"),
         ({"name": "w", "pricing": ["reserved"]}, "pricing", "did you mean"),
         ({"name": "ww"}, "name", "unknown saved workload 'ww'"),
         ({"name": "w", "version": 7}, "version", "7"),

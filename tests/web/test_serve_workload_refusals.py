@@ -49,9 +49,9 @@ _SERVING = {"requests_per_s": 5, "prompt_tokens": 512, "output_tokens": 256}
 #: (request body, field, the problem's English beginning)
 CASES: list[tuple[dict[str, Any], str, str]] = [
     (
-        {"workload": _workload(), "deadline": "6 hours"},
+        {"workload": _workload(), "deadline": "6 fortnights"},
         "deadline",
-        "expected a duration like 12h, 2d, 90m or 1h30m (got '6 hours')",
+        "expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got '6 fortnights')",
     ),
     (
         {"workload": _workload(), "deadline": "6"},
@@ -186,7 +186,7 @@ def test_a_refused_request_is_not_queued(fresh_db: str, tmp_path: Path) -> None:
     with TestClient(create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))) as client:
         for body, field in (
             ({"workload": w, "deadlin": "6h"}, "deadlin"),
-            ({"workload": w, "deadline": "6 hours"}, "deadline"),
+            ({"workload": w, "deadline": "6 fortnights"}, "deadline"),
             ({"workload": w, "pricing": ["reserved"]}, "pricing"),
             ({"workload": w, "currency": "EUR"}, "currency"),
         ):

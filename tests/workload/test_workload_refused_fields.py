@@ -67,7 +67,7 @@ def test_a_config_that_asks_for_code_names_model_hf_config_with_the_problem_apar
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("6 hours", "expected a duration like 12h, 2d, 90m or 1h30m (got '6 hours')"),
+        ("6 fortnights", "expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got '6 fortnights')"),
         ("6", "'6' has no unit: write 6h (hours), 6d (days) or 6m (minutes)"),
     ],
 )

@@ -72,7 +72,28 @@ def test_workload_is_frozen() -> None:
 
 @pytest.mark.parametrize(
     ("text", "hours"),
-    [("12h", 12.0), ("2d", 48.0), ("90m", 1.5), ("1h30m", 1.5), ("1w", 168.0), (6, 6.0), ("2.5", 2.5)],
+    [
+        ("12h", 12.0),
+        ("2d", 48.0),
+        ("90m", 1.5),
+        ("1h30m", 1.5),
+        ("1w", 168.0),
+        (6, 6.0),
+        ("2.5", 2.5),
+        # written out, as a user types it in English or Chinese
+        ("3 weeks", 504.0),
+        ("1 week", 168.0),
+        ("2 days", 48.0),
+        ("1 hour 30 minutes", 1.5),
+        ("90 mins", 1.5),
+        ("12 hrs", 12.0),
+        ("3周", 504.0),
+        ("2天", 48.0),
+        ("12小时", 12.0),
+        ("1小时30分钟", 1.5),
+        ("3个小时", 3.0),
+        ("1星期", 168.0),
+    ],
 )
 def test_durations_parse_into_hours(text: object, hours: float) -> None:
     assert parse_duration_hours(text) == pytest.approx(hours)

@@ -1,4 +1,5 @@
-"""Durations as users write them: a run's (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``) → hours;
+"""Durations as users write them: a run's (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``, ``3 weeks``,
+``2天``) → hours;
 a latency target's (``2s``, ``80ms``, ``1.5 s``, ``1min``, ``2000``) → milliseconds."""
 
 from __future__ import annotations
@@ -15,7 +16,38 @@ _UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "
 #: Longest duration accepted: ten years, in hours (no plan runs longer; inf is not a deadline).
 MAX_HOURS = 87_660.0
 _TOO_LONG = N_("a duration must be at most {most:g} h, ten years (got {value})")
+_FORMS = N_("expected a duration like 12h, 2d, 90m, 1h30m or 3 weeks (got {value!r})")
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|[smhdw])")
+#: Units written out, in English (singular or plural) and in Chinese, to their letter: "3 weeks",
+#: "2 days", "12小时", "3周". Longest first, so that "minutes" is not read as "m" + "inutes".
+_WORDS = {
+    "seconds": "s",
+    "second": "s",
+    "secs": "s",
+    "sec": "s",
+    "minutes": "min",
+    "minute": "min",
+    "mins": "min",
+    "hours": "h",
+    "hour": "h",
+    "hrs": "h",
+    "hr": "h",
+    "days": "d",
+    "day": "d",
+    "weeks": "w",
+    "week": "w",
+    "wks": "w",
+    "wk": "w",
+    "个小时": "h",
+    "小时": "h",
+    "分钟": "min",
+    "星期": "w",
+    "秒": "s",
+    "天": "d",
+    "日": "d",
+    "周": "w",
+}
+_WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))
 
 
 def parse_duration_hours(value: object) -> float:
@@ -32,14 +64,13 @@ def parse_duration_hours(value: object) -> float:
         hours = float(value)
     else:
         text = str(value).strip().lower().replace(" ", "")[:200]  # a longer one is not a duration
+        text = _WORD.sub(lambda m: _WORDS[m.group(0)], text)
         if re.fullmatch(r"\d+(?:\.\d+)?", text):
             hours = float(text)
         elif text and re.fullmatch(rf"(?:{_PART.pattern})+", text):
             hours = sum(float(n) * _UNIT_HOURS[u] for n, u in _PART.findall(text))
         else:
-            raise ValueError(
-                Phrase(N_("expected a duration like 12h, 2d, 90m or 1h30m (got {value!r})"), value=value)
-            )
+            raise ValueError(Phrase(_FORMS, value=value))
     if not hours > 0:
         raise ValueError(Phrase(N_("a duration must be > 0 (got {value!r})"), value=value))
     if not hours <= MAX_HOURS:
