@@ -384,3 +384,42 @@ def test_plan_takes_the_network_flags_estimate_takes(env: dict[str, Path]) -> No
     assert r.stderr.strip() == (
         "error: --network-kind rdma needs --network-gbps: the rate of the network between the nodes"
     )
+
+
+def test_plan_json_prices_each_options_kept_data_copy_as_the_service_does(
+    env: dict[str, Path], tmp_path: Path
+) -> None:
+    # `plan --json` left every option's data_copy null: only the service filled it, for the
+    # recommended option of a plan it saved, so a reader of the JSON plan got no copy figures.
+    from gpuplan.catalog import open_store
+    from gpuplan.plan.build_inputs import cost_facts_from_store
+
+    text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
+    job = tmp_path / "data-in-gcp.yaml"
+    job.write_text(
+        text.replace("size_gb: 0.5, location: aws/us-east-1", "size_gb: 40, location: gcp/us-central1")
+    )
+    r = _run_file(env, job, "--json", "--top", "8", "--providers", "aws,gcp", "--pricing", "on_demand")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    options = [doc["recommended"], *doc["options"], *doc["pareto"]]
+    store = open_store(str(env["db"]))
+    try:
+        filled = 0
+        for o in options:
+            moved = next((i for i in o["cost_breakdown"]["items"] if i["component"] == "egress_in"), None)
+            if moved is None or not moved["cost_usd"]:
+                assert o["data_copy"] is None, o  # the data is where it runs: nothing to keep
+                continue
+            copy = o["data_copy"]
+            assert copy is not None, (o["provider"], o["region"])
+            assert copy["copy_in_usd"] == pytest.approx(moved["cost_usd"] / moved["multiplier"])
+            price, said = cost_facts_from_store(store, [(o["provider"], o["region"])]).object_storage(
+                o["provider"], o["region"]
+            )
+            assert price > 0 and copy["storage_usd_per_month"] == pytest.approx(40 * price)
+            assert copy["assumptions"] == ([said] if said else [])
+            filled += 1
+    finally:
+        store.close()
+    assert filled >= 1  # the AWS options move the dataset in from Google Cloud

@@ -93,3 +93,62 @@ def test_a_copy_is_kept_where_it_costs_the_month_less_than_moving_it_in_each_run
     dear = _option("on_demand", data_copy={"copy_in_usd": 15.0, "storage_usd_per_month": 20.0})
     one = plan_month(dear, _total(dear), 1)
     assert not one.data_kept and one.total_usd == pytest.approx(54.0)
+
+
+def test_a_plan_documents_every_option_gets_its_data_copy_where_one_can_be_kept(
+    catalog_template: Any,
+) -> None:
+    # Only the service's saved plans had data_copy, on the recommended option alone; every option of
+    # any plan document gets it now, through the one function both `plan --json` and the service use.
+    from gpuplan.catalog import open_store
+    from gpuplan.commit.recurring import with_data_copies
+
+    def option(provider: str, moved_usd: float) -> dict[str, Any]:
+        items = [{"component": "egress_in", "cost_usd": moved_usd, "multiplier": 2, "per": "copy"}]
+        return _option(provider=provider, data_copy=None, cost_breakdown={"items": items})
+
+    def document(task: str = "train", size_gb: float = 100.0) -> dict[str, Any]:
+        return {
+            "workload": {"task": task, "data": {"size_gb": size_gb}},
+            "recommended": option("volcengine", 30.0),
+            "options": [option("volcengine", 30.0), option("volcengine", 0.0), option("runpod", 30.0)],
+            "pareto": [option("volcengine", 30.0)],
+            "baseline": option("volcengine", 30.0),
+            "personas": [{"persona": "cheapest", "option": option("volcengine", 30.0)}, {"option": None}],
+            "without_stale_prices": {"option": option("volcengine", 30.0)},
+        }
+
+    store = open_store(str(catalog_template))
+    try:
+        doc = with_data_copies(document(), store)
+        price, said = _object_price(store, "volcengine", "cn-beijing")
+        kept = [
+            doc["recommended"],
+            doc["options"][0],
+            doc["pareto"][0],
+            doc["baseline"],
+            doc["personas"][0]["option"],
+            doc["without_stale_prices"]["option"],
+        ]
+        for o in kept:
+            assert o["data_copy"] == {
+                "copy_in_usd": 15.0,  # one copy of the two the run's disks moved in
+                "storage_usd_per_month": pytest.approx(100.0 * price),
+                "assumptions": [said] if said else [],
+            }, o
+        # nothing moved in at a price; a marketplace keeps no copy
+        assert doc["options"][1]["data_copy"] is None and doc["options"][2]["data_copy"] is None
+        # batch inference reads new inputs each run; no dataset: no copy anywhere
+        for other in (
+            with_data_copies(document("infer"), store),
+            with_data_copies(document(size_gb=0), store),
+        ):
+            assert other["recommended"]["data_copy"] is None and other["baseline"]["data_copy"] is None
+    finally:
+        store.close()
+
+
+def _object_price(store: Any, provider: str, region: str) -> tuple[float, str]:
+    from gpuplan.plan.build_inputs import cost_facts_from_store
+
+    return cost_facts_from_store(store, [(provider, region)]).object_storage(provider, region)

@@ -1,5 +1,6 @@
-"""The HTML report: offline (plotly.js embedded), charts with legends, the table's price per hour,
-breakdown and memory, a print fallback; rendered in a real headless Chromium when one is installed."""
+"""The HTML report: offline (plotly.js's basic bundle embedded), charts with legends, the table's price
+per hour, breakdown and memory, a print fallback; rendered in a real headless Chromium when one is
+installed."""
 
 from __future__ import annotations
 
@@ -46,8 +47,19 @@ def test_html_is_offline_and_has_the_charts_the_table_and_a_print_fallback() -> 
     assert "pricing / per hour" in html and "peak memory / GPU" in html and "breakdown" in html
     assert "$21.96/h" in html  # the p4d's price per hour
     assert "@media print" in html
-    # Each of the three charts has its static SVG twin, for print and browsers without JavaScript.
-    assert html.count('<div class="static"><svg') == 3 and html.count("<noscript><svg") == 3
+    # Each of the three charts has its static SVG twin, for print and browsers without JavaScript,
+    # once: a style in <noscript> shows it without JavaScript (the SVG is not repeated there).
+    assert html.count('<div class="static"><svg') == 3 and page.count("<svg") == 3
+    assert "<noscript><svg" not in html
+
+
+def test_html_page_embeds_plotlys_basic_bundle_not_the_full_one() -> None:
+    # The full bundle that the plotly package ships is 4.8 MB: a report was 4.9 MB, all but 70 KB of
+    # it plotly.js for trace types (maps, 3-D, WebGL) that no chart of the page draws.
+    html = plan_html(_plan(), "toy")
+    assert plotly_js().startswith("/**\n* plotly.js (basic - minified) v")
+    assert len(plotly_js().encode()) < 1_300_000
+    assert len(html.encode()) < 1_400_000
 
 
 def test_static_charts_have_a_legend_numbered_points_and_several_ticks() -> None:
@@ -139,6 +151,68 @@ def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Pa
     assert data.startswith(b"\x89PNG")
     # A blank 1200×1600 page compresses to a few KB; charts and a table are far more.
     assert len(data) > 40_000
+
+
+def _dom(browser: str, page: Path) -> str:
+    """The page's DOM once loaded and its scripts run (``--dump-dom``)."""
+    run = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
+         "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(page.parent)},
+        check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def test_each_interactive_chart_draws_its_traces_in_headless_chromium(tmp_path: Path) -> None:
+    """The embedded bundle has every trace type the figures use: each chart's traces are drawn."""
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium found (apt-get install chromium); the charts are not drawn")
+    import re
+
+    plan = _plan()
+    page = tmp_path / "plan.html"
+    page.write_text(plan_html(plan, "toy"), encoding="utf-8")
+    dom = _dom(browser, page)
+    charts = {}
+    for div in ("cost-time", "breakdown", "per-gpu"):
+        start = dom.index(f'id="{div}"')
+        chart = dom[start : dom.index("</h2>", start)]
+        charts[div] = re.findall(r'<g class="trace (scatter|bars)', chart)
+    # Pareto front, ranked options, recommended, baseline; five charges; step time, memory, capacity.
+    assert charts["cost-time"] == ["scatter"] * 4, charts
+    assert charts["breakdown"] == ["bars"] * 5, charts
+    assert charts["per-gpu"] == ["bars", "bars", "scatter"], charts
+    start = dom.index('id="cost-time"')
+    points = dom[start : dom.index("</h2>", start)].count('class="point"')
+    assert points >= len(plan.options) + 2  # each ranked option, the recommendation, the baseline
+
+
+def test_without_javascript_the_static_charts_show_in_place_of_the_interactive_ones(tmp_path: Path) -> None:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium found (apt-get install chromium); the page is not shown")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
+    page_file = tmp_path / "plan.html"
+    page_file.write_text(plan_html(_plan(), "toy"), encoding="utf-8")
+    shown = {}
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=browser, args=["--no-sandbox"])
+        for scripts in (True, False):
+            page = b.new_context(java_script_enabled=scripts).new_page()
+            page.goto(page_file.as_uri())
+            shown[scripts] = [
+                sum(el.is_visible() for el in page.locator(f".{kind} svg").all())
+                for kind in ("static", "interactive")
+            ]
+        b.close()
+    # With JavaScript, plotly's charts (each more than one SVG layer) and no static one; without,
+    # the three static charts and nothing of plotly's.
+    static, interactive = shown[True]
+    assert static == 0 and interactive >= 3, shown
+    assert shown[False] == [3, 0], shown
 
 
 def test_ranked_table_fits_the_page_width_in_headless_chromium(tmp_path: Path) -> None:

@@ -41,6 +41,9 @@ from gpuplan.i18n import N_, _
 from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MAX_STORAGE_GBPS, MIN_BUDGET, MIN_STORAGE_GBPS
 
 if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.plan.result import Plan
     from gpuplan.workload import Workload
 
 __all__ = ["PlanOptions", "register"]
@@ -549,15 +552,16 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
                     # line still goes to stderr and the exit code is still 1.
                     _write_infeasible(e, workload.name)
                 raise
+            if options.as_json:
+                # each option's data copy is priced at its region's object storage: from the catalog
+                document = _plan_document(plan, workload, cny_rate, shown.currency, store)
         finally:
             store.close()
 
     if out is not None:
         _write_report(plan, workload.name, out)
     if options.as_json:
-        from gpuplan.report.plan import plan_json
-
-        sys.stdout.write(plan_json(plan, workload.to_dict(), cny_rate, shown.currency).to_json())
+        sys.stdout.write(document)
         return
     from gpuplan.report.plan_view import (
         plan_view,
@@ -566,6 +570,19 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     console().print(plan_view(plan))
     if out is not None:
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _plan_document(
+    plan: Plan, workload: Workload, cny_rate: ExchangeRate | None, currency: str, store: Store
+) -> str:
+    """``plan --json``'s document as written: the service's (``web.service.plan_document``) for the
+    same plan, each option's ``data_copy`` filled from the catalog ``store``."""
+    from gpuplan.commit.recurring import with_data_copies
+    from gpuplan.documents.plan import PlanDocument
+    from gpuplan.report.plan import plan_json
+
+    document = plan_json(plan, workload.to_dict(), cny_rate, currency).model_dump(mode="json")
+    return PlanDocument.model_validate(with_data_copies(document, store)).to_json()
 
 
 def _write_infeasible(e: Any, name: str) -> None:

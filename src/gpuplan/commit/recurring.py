@@ -15,8 +15,9 @@ it. A month of runs shares both, as the commitment optimiser counts them
   data.
 
 The plan document carries what the month needs besides the run: the recommended option's price,
-hours and cost breakdown, and ``data_copy`` (:func:`data_copy_doc`, filled where the service saves
-the plan). A plan saved before ``data_copy`` existed moves its dataset in for every run.
+hours and cost breakdown, and ``data_copy`` (:func:`with_data_copies`, filled in every plan
+document, ``gpuplan plan --json``'s and the service's alike). A plan saved before ``data_copy``
+existed moves its dataset in for every run.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from gpuplan.units import HOURS_PER_MONTH, instances_for
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
 
-__all__ = ["PlanMonth", "data_copy_doc", "plan_month"]
+__all__ = ["PlanMonth", "plan_month", "with_data_copies"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,30 +178,48 @@ def month_words(month: PlanMonth, amount: Any) -> str:
     return said.format(runs=month.runs, parts=" + ".join(parts))
 
 
-def data_copy_doc(document: Mapping[str, Any], store: Store) -> dict[str, Any] | None:
-    """``data_copy`` of a plan document's recommended option, as tco keeps a copy
-    (``adapters._run_data``): where its dataset is moved into the option's region at a price, each
-    run reads the same data, and the provider's object storage there keeps a copy: one copy moved
-    in (the run's dataset in over its copies) and its storage for a month at the region's
-    object-storage price (unknown: the highest the catalog holds, said). None otherwise."""
+def _options(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every option a plan document holds, as its dicts: the recommended, the ranked, the Pareto
+    front, the baseline, the personas' picks and the plan without stale prices'."""
+    found = [document.get("recommended"), document.get("baseline")]
+    found += list(document.get("options") or []) + list(document.get("pareto") or [])
+    found += [p.get("option") for p in document.get("personas") or [] if isinstance(p, Mapping)]
+    if isinstance(without := document.get("without_stale_prices"), Mapping):
+        found.append(without.get("option"))
+    return [o for o in found if isinstance(o, dict)]
+
+
+def with_data_copies(document: dict[str, Any], store: Store) -> dict[str, Any]:
+    """``document`` (a plan document as a dict, changed in place and returned) with ``data_copy`` on
+    each of its options, as tco keeps a copy (``adapters._run_data``): where the option's dataset is
+    moved into its region at a price, each run reads the same data, and the provider's object
+    storage there keeps a copy: one copy moved in (the run's dataset in over its copies) and its
+    storage for a month at the region's object-storage price (unknown: the highest the catalog
+    holds, said). ``data_copy`` is left as it is on any other option (null in a fresh document)."""
     from gpuplan.commit.adapters import data_each_run_default, keeps_copy
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
-    option = document.get("recommended")
     workload = document.get("workload")
-    if not isinstance(option, Mapping) or not isinstance(workload, Mapping):
-        return None
-    moved = _item_usd(option, "egress_in")
+    if not isinstance(workload, Mapping):
+        return document
     size_gb = (workload.get("data") or {}).get("size_gb")
-    if moved is None or not isinstance(size_gb, (int, float)) or size_gb <= 0:
-        return None
-    provider, region = str(option.get("provider")), str(option.get("region"))
+    if not isinstance(size_gb, (int, float)) or size_gb <= 0:
+        return document
     each_run = data_each_run_default(str(workload.get("task")), workload.get("serving") is not None)
-    if not keeps_copy(provider, moved[0] > 0, each_run):
-        return None
-    object_usd, said = cost_facts_from_store(store, [(provider, region)]).object_storage(provider, region)
-    return {
-        "copy_in_usd": moved[0] / max(1, moved[1]),
-        "storage_usd_per_month": float(size_gb) * object_usd,
-        "assumptions": [said] if said else [],
-    }
+    kept = []
+    for option in _options(document):
+        moved = _item_usd(option, "egress_in")
+        provider, region = str(option.get("provider")), str(option.get("region"))
+        if moved is not None and keeps_copy(provider, moved[0] > 0, each_run):
+            kept.append((option, moved, provider, region))
+    if not kept:
+        return document
+    costs = cost_facts_from_store(store, [(provider, region) for _o, _m, provider, region in kept])
+    for option, moved, provider, region in kept:
+        object_usd, said = costs.object_storage(provider, region)
+        option["data_copy"] = {
+            "copy_in_usd": moved[0] / max(1, moved[1]),
+            "storage_usd_per_month": float(size_gb) * object_usd,
+            "assumptions": [said] if said else [],
+        }
+    return document

@@ -59,8 +59,8 @@ __all__ = [
 #: instance is billed — each time the day adds it, its start-up before it serves and the scale-down
 #: delay after — with the hours it serves as ``serving_hours_per_month`` and the start-ups a day
 #: beside them; before, the hours it served. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 4.
-#: An option may carry ``data_copy`` (the service fills it when it saves a plan: a field a reader
-#: may ignore).
+#: An option may carry ``data_copy`` (a field a reader may ignore; filled in ``plan --json`` and the
+#: service's documents alike, wherever a copy could be kept).
 PLAN_SCHEMA_VERSION = 4
 
 
@@ -401,8 +401,11 @@ class PlanOption(Document):
     """Where the dataset is moved into the option's region at a price, each run reads the same data
     and the provider's object storage there can keep it (the clouds, not a marketplace): one copy
     moved in and kept a month, which ``gpuplan serve``'s budget counts once for a month's runs where
-    it costs less than moving the dataset in for each (``gpuplan tco``'s rule). Filled for the
-    recommended option where the service saves a plan; null otherwise."""
+    it costs less than moving the dataset in for each (``gpuplan tco``'s rule). Filled on every
+    option of the document (``gpuplan plan --json`` and the service alike) whose dataset is moved in
+    at a price from another region (the workload's ``data.location``), whose provider's instances
+    read its object storage there for free, and whose runs read the same data (not batch
+    inference); null otherwise."""
     price_usd_per_hour: float | None = None
     """Price of one instance-hour, USD (monthly / 730 h; CNY at the dated rate)."""
     price_usd_per_month: float | None = None

@@ -1,6 +1,6 @@
-"""Plan reports as files: a self-contained HTML page (plotly.js embedded, nothing loaded from the
-network, a static SVG version of each of the three charts for printing and for browsers without
-JavaScript, a ranked table that fits the page), or
+"""Plan reports as files: a self-contained HTML page (plotly.js's basic bundle embedded, nothing loaded
+from the network, a static SVG version of each of the three charts, in the page once, for printing
+and for browsers without JavaScript, a ranked table that fits the page), or
 Markdown with the chart as an SVG file next to it.
 
 Text is in the current language, money in the current display currency (``gpuplan.i18n``).
@@ -298,6 +298,11 @@ li { margin: 2px 0; }
 )
 
 
+#: Without JavaScript the static charts show in place of the interactive ones: each chart's SVG is
+#: in the page once, for print and for a browser that runs no script alike.
+_NO_SCRIPT_STYLE = ".static { display: block; } .interactive { display: none; }"
+
+
 def plan_html(plan: Plan, title: str) -> str:
     """One self-contained HTML page: summary, three interactive charts (with static SVG versions for
     print), the ranked options with price per hour, cost breakdown and memory, and the assumptions."""
@@ -330,6 +335,7 @@ def plan_html(plan: Plan, title: str) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gpuplan: {escape(title)}</title>
 <style>{_STYLE}</style>
+<noscript><style>{_NO_SCRIPT_STYLE}</style></noscript>
 <script>{plotly_js()}</script>
 </head><body>
 <h1>gpuplan: {escape(title)}</h1>
@@ -340,15 +346,12 @@ def plan_html(plan: Plan, title: str) -> str:
 <h2>{escape(h_cost_time)}</h2>
 <div class="interactive">{figure_div(cost_time_figure(plan), "cost-time")}</div>
 <div class="static">{cost_time_svg(plan)}</div>
-<noscript>{cost_time_svg(plan)}</noscript>
 <h2>{escape(h_breakdown)}</h2>
 <div class="interactive">{figure_div(breakdown_figure(plan), "breakdown")}</div>
 <div class="static">{breakdown_svg(plan)}</div>
-<noscript>{breakdown_svg(plan)}</noscript>
 <h2>{escape(h_gpu)}</h2>
 <div class="interactive">{figure_div(gpu_figure(plan, memory), "per-gpu")}</div>
 <div class="static">{gpu_svg(plan, memory)}</div>
-<noscript>{gpu_svg(plan, memory)}</noscript>
 <h2>{escape(h_table)}</h2>
 <div class="wide"><table><tr>{head}</tr>
 {body}

@@ -415,6 +415,7 @@ def plan_document(
 ) -> dict[str, Any]:
     """``gpuplan plan --json``'s document."""
     from gpuplan.catalog import display_money
+    from gpuplan.commit.recurring import with_data_copies
     from gpuplan.i18n import use_money
     from gpuplan.report.plan import plan_json
 
@@ -424,7 +425,7 @@ def plan_document(
         # the request's copy rate is the workload's own in the document, for deploy to read
         planned = workload.with_copy_gbps(request.copy_gbps).to_dict()
         doc = plan_json(plan, planned, store.find_exchange_rate("CNY"), shown.currency)
-    return doc.model_dump(mode="json")
+        return with_data_copies(doc.model_dump(mode="json"), store)
 
 
 def cached_plan_text(

@@ -288,17 +288,20 @@ def _save_plan(
 
 
 def _with_data_copy(store: Store, text: str) -> tuple[dict[str, Any], str]:
-    """The plan document ``text`` as kept with the plan, and its text: its recommended option with
-    ``data_copy`` (:func:`gpuplan.commit.recurring.data_copy_doc`), so that the month's runs count
-    one copy of a dataset moved into its region where that costs less, as ``gpuplan tco`` does."""
-    from gpuplan.commit.recurring import data_copy_doc
+    """The plan document ``text`` as kept with the plan, and its text: its options with
+    ``data_copy`` (:func:`gpuplan.commit.recurring.with_data_copies`), so that the month's runs count
+    one copy of a dataset moved into its region where that costs less, as ``gpuplan tco`` does. A
+    fresh document has them already (:func:`~gpuplan.web.service.plan_document`); one the plan cache
+    kept from an earlier gpuplan the same day may not."""
+    from gpuplan.commit.recurring import with_data_copies
 
     document = json.loads(text)
-    copy = data_copy_doc(document, store) if isinstance(document, dict) else None
-    if copy is None:
+    if not isinstance(document, dict):
         return document, text
-    document["recommended"]["data_copy"] = copy
-    return document, json.dumps(document, ensure_ascii=False)
+    filled = with_data_copies(json.loads(text), store)
+    if filled == document:
+        return document, text
+    return filled, json.dumps(filled, ensure_ascii=False)
 
 
 def plan_month_of(p: SavedPlan) -> PlanMonth:
