@@ -43,6 +43,7 @@ __all__ = [
     "border_note",
     "crosses_border",
     "data_country",
+    "outbound_words",
     "residency_note",
 ]
 
@@ -219,5 +220,24 @@ def residency_note(job: JobFacts, countries: tuple[str, ...] | None, left_out: i
                 "the Security Assessment of Outbound Data Transfers"
             ),
             important_data_words(),
+        ]
+    )
+
+
+def outbound_words(data_location: tuple[str, str], places: Sequence[str]) -> str:
+    """For data in mainland China at ``data_location`` that work placed in ``places`` (outside it)
+    moves out: that it leaves, the rules that govern it with their official texts, and how to keep
+    it in; the words ``gpuplan tco`` says of a demand whose runs it places there."""
+    return _("; ").join(
+        [
+            _(
+                "the data in {where} leaves mainland China for {places} (Hong Kong, Macao and Taiwan "
+                "are outside it for this); exporting data from mainland China is governed by the "
+                "Personal Information Protection Law and the CAC's Measures for the Security Assessment "
+                "of Outbound Data Transfers"
+            ).format(where=place(*data_location), places=_(", ").join(places)),
+            important_data_words(),
+            _("gpuplan prices the transfer but does not judge whether it is lawful"),
+            _("to keep the data inside mainland China: --countries CN"),
         ]
     )
