@@ -263,6 +263,10 @@ def test_a_tco_restricted_to_china_never_buys_outside_it(store: Store) -> None:
     ):
         assert _countries_used(china.schedule) == {"CN"}
         assert china.problem.offers and {_country(o) for o in china.problem.offers} == {"CN"}
+        # the cheaper rows abroad are counted and said, not dropped unsaid
+        (said,) = [n for n in china.notes if "outside constraints.countries" in n]
+        assert said.startswith("left out ") and "cheaper prices may be among them" in said
+    assert not [n for n in anywhere.notes if "outside constraints.countries" in n]
 
 
 def test_a_mistyped_country_override_is_one_line_with_did_you_mean(store: Store) -> None:

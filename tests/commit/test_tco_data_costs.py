@@ -360,3 +360,39 @@ def test_data_each_run_is_new_or_same_and_goes_with_a_workload() -> None:
     direct = {"name": "d", "gpu": "A10", "gpus": 1, "hours_per_month": 10, "data_each_run": "new"}
     with pytest.raises(InputError, match="data_each_run goes with workload"):
         load_usage({"horizon_months": 1, "demands": [direct]})
+
+
+def _beijing_tagger(transfer_usd: float) -> Demand:
+    """The tagger with its road-camera images in Alibaba's Beijing: a run in Hong Kong moves them out."""
+    return replace(
+        _tagger(transfer_usd),
+        run_data=(
+            RunData(provider="alibaba", region="cn-beijing", transfer_usd=0.0, storage_usd=1.0),
+            RunData(provider="alibaba", region="cn-hongkong", transfer_usd=transfer_usd, storage_usd=1.0),
+        ),
+        data_location=("alibaba", "cn-beijing"),
+    )
+
+
+def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rules() -> None:
+    from gpuplan.commit.api import _border_notes
+
+    offers = (
+        replace(_offer("cn-beijing", 3.0), provider="alibaba"),
+        replace(_offer("cn-hongkong", 2.0), provider="alibaba"),
+    )
+    problem = TcoProblem(horizon_months=3, demands=(_beijing_tagger(2.0),), offers=offers)
+    s = optimise(problem)
+    assert s.hourly_used["G/on_demand/tagger"].region == "cn-hongkong"  # cheaper, and it crosses
+    (note,) = _border_notes(problem, s)
+    assert note.startswith(
+        "tagger: the data in alibaba/cn-beijing leaves mainland China for alibaba/cn-hongkong"
+    )
+    assert "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm" in note and "(article 11)" in note
+    assert note.endswith("--countries CN")
+    # kept in Beijing where the transfer costs more than Hong Kong saves: nothing to say
+    near = TcoProblem(horizon_months=3, demands=(_beijing_tagger(50.0),), offers=offers)
+    assert _border_notes(near, optimise(near)) == []
+    with use_language("zh"):
+        (zh,) = _border_notes(problem, s)
+    assert "离开中国大陆" in zh and "汽车数据安全管理若干规定" in zh

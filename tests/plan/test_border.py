@@ -6,6 +6,7 @@ A plan had recommended AWS in Ohio for data in Shenzhen, pricing the bytes, with
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -32,7 +33,11 @@ PLACES = (
 )
 
 
-def _plan(job: JobFacts, places: tuple[tuple[str, str, str, float, str], ...] = PLACES) -> Plan:
+def _plan(
+    job: JobFacts,
+    places: tuple[tuple[str, str, str, float, str], ...] = PLACES,
+    countries: tuple[str, ...] | None = None,
+) -> Plan:
     rows = [
         offer(provider=p, region=r, instance_type=name, gpu_count=1, price_usd=usd, country=c)
         for p, r, name, usd, c in places
@@ -50,7 +55,12 @@ def _plan(job: JobFacts, places: tuple[tuple[str, str, str, float, str], ...] = 
         ]
     )
     estimate = toy_estimator(peak_gib=10.0)
-    return plan_offers(OfferTable.from_rows(rows), costs, job, estimate, Constraints(max_gpus=1))  # type: ignore[arg-type]
+    return plan_offers(
+        OfferTable.from_rows(rows), costs, job, estimate, Constraints(max_gpus=1, countries=countries)
+    )  # type: ignore[arg-type]
+
+
+PLACES_NAMES = tuple(name for _p, _r, name, _usd, _c in PLACES)
 
 
 def _by_name(plan: Plan) -> dict[str, Option]:
@@ -149,3 +159,70 @@ def test_the_recommendation_says_beside_it_that_its_option_crosses() -> None:
     console = Console(width=200, record=True)
     console.print(plan_view(inside))
     assert line not in console.export_text()
+
+
+def test_the_note_cites_the_automotive_provisions_and_the_official_texts() -> None:
+    (note,) = _border_notes(_plan(JOB))
+    # a driving team's road-camera images: important data, stored in China (article 11)
+    assert "Several Provisions on Automotive Data Security Management (Trial)" in note
+    assert "faces or licence plates" in note and "(article 3)" in note and "(article 11)" in note
+    for url in (
+        "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm",
+        "https://www.cac.gov.cn/2022-07/07/c_1658811536396503.htm",
+        "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm",
+    ):
+        assert url in note
+    # data brought in is not data leaving: no word of storing it in China
+    (inward,) = _border_notes(_plan(replace(JOB, data_location=OHIO)))
+    assert "Automotive" not in inward
+
+
+def test_each_crossing_option_says_so_in_the_table() -> None:
+    from rich.console import Console
+
+    from gpuplan.report.plan_html import plan_html
+    from gpuplan.report.plan_view import border_cell, plan_view
+
+    plan = _plan(JOB)
+    console = Console(width=200, record=True)
+    console.print(plan_view(plan))
+    table = console.export_text().split("Recommended: ")[0]
+    # each row's words, its wrapped lines joined: under Ohio and Hong Kong, not under Hangzhou
+    rows = [" ".join(row.split()) for row in re.split(r"\n (?=\d )", table)[1:]]
+    said = {name: "data leaves mainland China" in row for row in rows for name in PLACES_NAMES if name in row}
+    assert said == {"ohio": True, "hangzhou": False, "hongkong": True}, table
+    assert "data leaves mainland China" in plan_html(plan, "toy")
+    into = _by_name(_plan(replace(JOB, data_location=OHIO)))
+    assert border_cell(into["hangzhou"]) == "data enters mainland China" and border_cell(into["ohio"]) == ""
+
+
+def _residency(plan: Plan) -> list[str]:
+    return [n for n in plan.notes if n.startswith("data kept in")]
+
+
+def test_countries_cn_keeps_the_data_in_and_says_how_many_were_left_out_and_why() -> None:
+    plan = _plan(JOB, countries=("CN",))
+    assert plan.recommended.instance_type == "hangzhou"  # Ohio, cheaper, is left out
+    (note,) = _residency(plan)
+    assert note.startswith("data kept in mainland China: the data is in alibaba/cn-hangzhou")
+    # Ohio's and Hong Kong's candidates, as the plan counts them: never a cheaper option left out unsaid
+    left_out = plan.excluded["country"]
+    assert left_out > 0 and f"{left_out} candidates elsewhere were left out" in note
+    assert "cheaper options may be among them" in note
+    assert "Hong Kong, Macao and Taiwan are outside mainland China" in note
+    assert "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm" in note and "(article 11)" in note
+    assert not _border_notes(plan)
+    # Hong Kong allowed beside mainland China: it is not kept in, and the border note flags Hong Kong
+    both = _plan(JOB, countries=("CN", "HK"))
+    assert not _residency(both) and _border_notes(both)
+    # data abroad, kept where it is: the count, without mainland China's rules
+    (us,) = _residency(_plan(replace(JOB, data_location=OHIO), countries=("US",)))
+    assert "United States" in us and "candidates elsewhere" in us and "Automotive" not in us
+
+
+def test_the_residency_note_is_in_chinese() -> None:
+    with use_language("zh"):
+        plan = _plan(JOB, countries=("CN",))
+    assert any("中国大陆" in n and "汽车数据安全管理若干规定" in n and "2" in n for n in plan.notes), (
+        plan.notes
+    )

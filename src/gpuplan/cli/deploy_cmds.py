@@ -178,6 +178,7 @@ def deploy(
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.k8s.host import reads_catalog_host
     from gpuplan.deploy.k8s.serving import slow_start_warning
+    from gpuplan.deploy.residency import border_warning
     from gpuplan.deploy.resume_memory import resume_memory_warning
     from gpuplan.deploy.torchrun import stand_in_warning
     from gpuplan.errors import InputError, NotFoundError
@@ -469,6 +470,9 @@ def deploy(
     if unread := unread_config_warning(spec):
         # The plan's model is not known to have Hub weights: a stand-in, said before it is written.
         said.append(_("warning: {line}").format(line=unread))
+    if border := border_warning(spec.provider, spec.region, spec.data_location):
+        # the data in mainland China would leave it: the plan's note says the rules; said again here
+        said.append(_("warning: {line}").format(line=border))
     if network := fabric_warning(spec, generator.name):
         # The plan's time assumes the instance's RDMA network, which these files cannot (all) turn on.
         said.append(_("warning: {line}").format(line=network))

@@ -138,6 +138,8 @@ def priced_offers(
             skip(N_("region's country not known (constraints.countries leaves it out)"))
             continue
         if country is not None and country not in c.countries:
+            # said, not silent: a cheaper price may be among them
+            skip(N_("outside constraints.countries (cheaper prices may be among them)"))
             continue
         if p.price_usd_per_hour is None:
             skip(N_("price not convertible to USD (no exchange rate)"))
@@ -496,6 +498,7 @@ def _workload_demand(
         ),
         gpu_hours_per_run=per_run,
         host=_host_need(store, best, serving=workload.serving is not None),
+        data_location=job.data_location,
     )
     runs_said = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)

@@ -224,6 +224,7 @@ def tco(
         *shift_notes(demands),
         *(_(a) for a in ASSUMPTIONS),
         *_data_notes(problem, schedule),
+        *_border_notes(problem, schedule),
         *_firm_notes(problem, u),
     ]
     notes += [
@@ -328,6 +329,40 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
                 "are not counted (GPU time only); give a workload file to count them"
             ).format(names=", ".join(direct))
         )
+    return notes
+
+
+def _border_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
+    """For each workload demand whose data is in mainland China, the places outside it where the
+    schedule runs it (its hourly offers and the commitments of its pool): its data leaves mainland
+    China for them, as the plan says of its options (:mod:`gpuplan.plan.border`); none where every
+    place is inside, or its country is not known."""
+    from gpuplan.i18n.places import place
+    from gpuplan.plan.border import MAINLAND_CHINA, outbound_words
+    from gpuplan.plan.region_countries import region_country
+
+    notes = []
+    for d in problem.demands:
+        if d.data_location is None or region_country(*d.data_location) != MAINLAND_CHINA:
+            continue
+        used = [
+            (o.provider, o.region)
+            for key, o in schedule.hourly_used.items()
+            if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
+        ]
+        used += [(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool]
+        outside = sorted(
+            {
+                place(provider, region)
+                for provider, region in used
+                if region_country(provider, region) not in ("", MAINLAND_CHINA)
+            }
+        )
+        if outside:
+            # TRANSLATORS: a demand's name, and what its data's move out of mainland China means
+            notes.append(
+                _("{name}: {words}").format(name=d.name, words=outbound_words(d.data_location, outside))
+            )
     return notes
 
 

@@ -629,6 +629,9 @@ class Demand:
     host: HostNeed | None = None
     """A planner-sized demand: the instances its hours hold on (:class:`HostNeed`). None: any
     instance of its GPU type (a direct demand names a GPU, not an instance)."""
+    data_location: tuple[str, str] | None = None
+    """A workload demand: where its data lives (``data.location``, provider and region), for the
+    note on data the schedule moves out of mainland China; None: not given, or a direct demand."""
     tiers: tuple[float, ...] = ()
     """A service whose load varies over its day: the hours a month each further ``gpu_step`` of
     one run (one copy of the service) is needed, busiest first (its first step all its busy hours,

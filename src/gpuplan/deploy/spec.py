@@ -64,6 +64,7 @@ from gpuplan.deploy.grammar import (
 )
 from gpuplan.deploy.hub import ModelIdentity, preset_identity, read_config_identity, recorded_identity
 from gpuplan.deploy.reasons import reason
+from gpuplan.deploy.residency import refuse_outside_countries
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
@@ -812,6 +813,8 @@ class LaunchSpec(BaseModel):
                 source=source,
                 problem=_short_errors(e),
             ) from e
+        # a plan edited by hand to a region its countries leave out is not launched there
+        refuse_outside_countries(opt.provider, opt.region, doc, source=source, plan=True)
         raw = doc.get("workload")
         recorded = doc.get("workload_sha256")
         # read from the document parsed once here, not from the file again
@@ -895,6 +898,8 @@ class LaunchSpec(BaseModel):
             provider = PROVIDERS.cast(provider)
             if region is not None:
                 _check_region(provider, region)
+                # validated above: constraints.countries are names the plan reads
+                refuse_outside_countries(provider, region, doc, source=str(path), plan=False)
         config = workload.model.hf_config
         return _build(
             workload,

@@ -27,13 +27,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuplan.i18n import _, format_hours, format_number
+from gpuplan.i18n import _, format_hours, format_number, ngettext
+from gpuplan.i18n.countries import country_name
 from gpuplan.i18n.places import place
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.result import Option
 
-__all__ = ["MAINLAND_CHINA", "SLOW_CROSS_BORDER_MBITS", "border_note", "crosses_border", "data_country"]
+__all__ = [
+    "AUTOMOTIVE_PROVISIONS_URL",
+    "CROSS_BORDER_PROVISIONS_URL",
+    "MAINLAND_CHINA",
+    "OUTBOUND_MEASURES_URL",
+    "SLOW_CROSS_BORDER_MBITS",
+    "border_note",
+    "crosses_border",
+    "data_country",
+    "outbound_words",
+    "residency_note",
+]
 
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
 MAINLAND_CHINA = "CN"
@@ -42,6 +54,14 @@ MAINLAND_CHINA = "CN"
 #: than 5 hours a day, Mbit/s (Zhu et al., SIGMETRICS 2020, https://doi.org/10.1145/3379479): the note's
 #: illustration of a slow cross-border link; it changes no figure.
 SLOW_CROSS_BORDER_MBITS = 1.0
+
+#: The official texts the notes cite, as the Cyberspace Administration of China (CAC) publishes them:
+#: the Several Provisions on Automotive Data Security Management (Trial), Order No. 7 (2021-08-20);
+AUTOMOTIVE_PROVISIONS_URL = "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm"
+#: the Measures for the Security Assessment of Outbound Data Transfers, Order No. 11 (2022-07-07);
+OUTBOUND_MEASURES_URL = "https://www.cac.gov.cn/2022-07/07/c_1658811536396503.htm"
+#: the Provisions on Promoting and Regulating Cross-Border Data Flows, Order No. 16 (2024-03-22).
+CROSS_BORDER_PROVISIONS_URL = "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm"
 
 
 def data_country(job: JobFacts) -> str | None:
@@ -103,7 +123,10 @@ def border_note(job: JobFacts, options: Sequence[Option]) -> str:
             "2022-09-01) govern where they hold personal information or important data"
         )
     ).format(where=where, places=_(", ").join(places))
-    words = [head, _("gpuplan prices the transfer but does not judge whether it is lawful")]
+    words = [head]
+    if outward:
+        words.append(important_data_words())
+    words.append(_("gpuplan prices the transfer but does not judge whether it is lawful"))
     if clouds & {"aws", "azure"}:
         words.append(
             _(
@@ -142,4 +165,79 @@ def _link_words(job: JobFacts, inbound_gb: float) -> str:
         head=head,
         gb=format_number(inbound_gb),
         time=format_hours(inbound_gb * 8000.0 / SLOW_CROSS_BORDER_MBITS / 3600.0),
+    )
+
+
+def important_data_words() -> str:
+    """What the rules say of important data leaving mainland China, with the official texts: the
+    automotive provisions' storage in China (a driving team's road-camera images), and the two
+    general texts' addresses."""
+    return _(
+        "automotive data stays in China: the Several Provisions on Automotive Data Security "
+        "Management (Trial) (CAC and four ministries, Order No. 7, in force 2021-10-01, {automotive}) "
+        "count video and images from outside a car that contain faces or licence plates as important "
+        "data (article 3) and require important data to be stored in China, leaving it only after a "
+        "security assessment where the business truly needs it (article 11); the texts of the Measures "
+        "({measures}) and of the Provisions on Promoting and Regulating Cross-Border Data Flows "
+        "({provisions})"
+    ).format(
+        automotive=AUTOMOTIVE_PROVISIONS_URL,
+        measures=OUTBOUND_MEASURES_URL,
+        provisions=CROSS_BORDER_PROVISIONS_URL,
+    )
+
+
+def residency_note(job: JobFacts, countries: tuple[str, ...] | None, left_out: int) -> str:
+    """Where the countries asked for (ISO codes) are the one of ``data.location``, keeping the GPUs there:
+    how many candidates that left out (``left_out``, counted under the ``country`` reason) and why,
+    and that cheaper options may be among them, so that nothing cheaper goes unsaid; for data in
+    mainland China, the rules it keeps to. "" where no candidate was left out for it."""
+    here = data_country(job)
+    if here is None or set(countries or ()) != {here} or left_out <= 0 or job.data_location is None:
+        return ""
+    head = ngettext(
+        "data kept in {country}: the data is in {where} and the countries asked for ({countries}) keep "
+        "the GPUs there: {n} candidate elsewhere was left out for that, and a cheaper option may be "
+        "among them (plan without --countries to see them priced)",
+        "data kept in {country}: the data is in {where} and the countries asked for ({countries}) keep "
+        "the GPUs there: {n} candidates elsewhere were left out for that, and cheaper options may be "
+        "among them (plan without --countries to see them priced)",
+        left_out,
+    ).format(
+        country=_("mainland China") if here == MAINLAND_CHINA else country_name(here),
+        where=place(*job.data_location),
+        countries=_(", ").join(countries or ()),
+        n=format_number(left_out),
+    )
+    if here != MAINLAND_CHINA:
+        return head
+    return _("; ").join(
+        [
+            head,
+            _(
+                "Hong Kong, Macao and Taiwan are outside mainland China for this; data leaving mainland "
+                "China is governed by the Personal Information Protection Law and the CAC's Measures for "
+                "the Security Assessment of Outbound Data Transfers"
+            ),
+            important_data_words(),
+        ]
+    )
+
+
+def outbound_words(data_location: tuple[str, str], places: Sequence[str]) -> str:
+    """For data in mainland China at ``data_location`` that work placed in ``places`` (outside it)
+    moves out: that it leaves, the rules that govern it with their official texts, and how to keep
+    it in; the words ``gpuplan tco`` says of a demand whose runs it places there."""
+    return _("; ").join(
+        [
+            _(
+                "the data in {where} leaves mainland China for {places} (Hong Kong, Macao and Taiwan "
+                "are outside it for this); exporting data from mainland China is governed by the "
+                "Personal Information Protection Law and the CAC's Measures for the Security Assessment "
+                "of Outbound Data Transfers"
+            ).format(where=place(*data_location), places=_(", ").join(places)),
+            important_data_words(),
+            _("gpuplan prices the transfer but does not judge whether it is lawful"),
+            _("to keep the data inside mainland China: --countries CN"),
+        ]
     )

@@ -17,7 +17,7 @@ from gpuplan.i18n import N_, _, format_number, money, ngettext
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
-from gpuplan.plan.border import border_note
+from gpuplan.plan.border import border_note, residency_note
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -1019,6 +1019,7 @@ def plan_offers(
                         _unpriced_note(ctx, feasible, ranked),
                         batch_note(job, rec, (*ranked, *pareto)),
                         border_note(job, (rec, *ranked, *pareto)),
+                        residency_note(job, constraints.countries, excluded.get(Reason.COUNTRY.value, 0)),
                     ],
                 ),
                 *_named_without_options(ctx, constraints, feasible, ranked),

@@ -19,6 +19,7 @@ from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_g
 from gpuplan.report.plan_view import (
     PERSONA_NAMES,
     age_text,
+    border_cell,
     border_lines,
     breakdown_words,
     licence_amount,
@@ -106,6 +107,7 @@ def _row(rank: int, o: Option) -> list[str]:
         _("; ").join(
             (
                 *(_(f) for f in o.flags),
+                *([border_cell(o)] if o.crosses_border else []),
                 *o.implausible,
                 *([unknowns_cell(o)] if o.unknown_facts else []),
                 *o.assumptions,

@@ -22,6 +22,7 @@ from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.perf.memory_margin import over_at_estimate_words
+from gpuplan.plan.border import MAINLAND_CHINA
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PERSONA_NAMES",
     "age_text",
+    "border_cell",
     "border_lines",
     "breakdown_words",
     "latency_words",
@@ -163,6 +165,10 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         if with_miss:
             miss = o.deadline_miss_probability
             row.append(format_percent(miss) if miss is not None else "—")
+        if o.crosses_border:
+            # on the option itself, not only in the note: the data crosses the mainland-China border
+            where = Text.assemble(where, "\n", (_wrapped(border_cell(o), width), "bold red"))
+            row[1] = where
         if o.unknown_facts:
             # Under the instance: the facts costed at their conservative bound, and the best case,
             # in lines no wider than the names above (so that the column keeps its width).
@@ -693,6 +699,16 @@ def service_spot_lines(o: Option) -> list[str]:
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
     fallback = fallback_line(o)
     return [reclaim, below, spare, *([fallback] if fallback else [])]
+
+
+def border_cell(o: Option) -> str:
+    """Under an option that moves the data across the border of mainland China, which way: out of it
+    (the option is outside, the data in it) or into it; "" for one that does not."""
+    if not o.crosses_border:
+        return ""
+    if o.country == MAINLAND_CHINA:
+        return _("data enters mainland China")
+    return _("data leaves mainland China")
 
 
 def border_lines(o: Option) -> list[str]:
