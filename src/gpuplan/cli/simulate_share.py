@@ -138,6 +138,15 @@ def share_cmd(
     access = (Folder.of(services_file, project), allow_code)
     estimated, constraints = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
     demands = spec.demands(estimated)
+    notebooks = spec.notebook_groups()
+    if notebooks and k8s_out is not None:
+        raise InputError.worded(
+            N_(
+                "--k8s-out: not for a file with notebooks: (a notebook's pod is started by your notebook "
+                "server, e.g. JupyterHub, not by a Deployment); leave the notebooks out to write the "
+                "services' configuration"
+            )
+        )
     yuan = any(c.budget_cny is not None for c in constraints)
     currency = currency_shown(ctx, currency, in_yuan=yuan)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
@@ -182,14 +191,14 @@ def share_cmd(
         plans, refused = [], []
         for s in SHARINGS:
             try:
-                plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
+                plans.append(pack_services(demands, ShareOptions(sharing=s, **base), notebooks))  # type: ignore[arg-type]
             except InputError as e:
                 refused.append(e)  # e.g. no MIG on this GPU
         if not plans:  # what no sharing can place (no services, a load past the limit) says why
             raise refused[0]
         plan = _best(plans, {d.name: d.latency_s for d in demands})
     else:
-        plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
+        plan = pack_services(demands, ShareOptions(sharing=sharing, **base), notebooks)  # type: ignore[arg-type]
     plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money, places.words())
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
@@ -223,7 +232,7 @@ def share_cmd(
         raise InputError.worded(
             N_("{m} of {total} services cannot run on one {gpu} ({names}){k8s}"),
             m=len(plan.unplaced),
-            total=len(plan.unplaced) + len(plan.services),
+            total=len(plan.unplaced) + len(plan.services) + len(plan.notebooks),
             gpu=plan.gpu_id,
             names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
             k8s=Phrase(N_("; --k8s-out not written")) if k8s_out is not None else "",
@@ -309,7 +318,7 @@ def _priced(
 def _slowdown(p: SharePlan, alone_s: dict[str, float]) -> float:
     """The worst p95 of ``p``'s services against each one's latency alone (inf: one overloaded or
     not known, never taken for the better)."""
-    worst = 1.0
+    worst = max((nb.p95_slowdown for nb in p.notebooks), default=1.0)
     for s in p.services:
         if s.p95_latency_s is None or s.name not in alone_s:
             return math.inf
@@ -325,7 +334,8 @@ def _best(plans: list[SharePlan], alone_s: dict[str, float]) -> SharePlan:
     from gpuplan.simulate.share import SHARINGS
 
     def need(p: SharePlan) -> tuple[int, int, int]:
-        return len(p.unplaced), sum(not s.meets_targets for s in p.services), p.gpus_needed
+        missed = sum(not s.meets_targets for s in p.services) + sum(not n.meets_targets for n in p.notebooks)
+        return len(p.unplaced), missed, p.gpus_needed
 
     first = min(need(p) for p in plans)
     tied = sorted(
@@ -359,6 +369,21 @@ def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, fl
                 return math.inf
             return s.p95_latency_s / here if here else 0.0
 
+        slowed = {n.name: n.p95_slowdown for n in chosen.notebooks}
+        nb = max(o.notebooks, key=lambda n: n.p95_slowdown / slowed.get(n.name, math.inf), default=None)
+        if nb is not None and (
+            not o.services or nb.p95_slowdown / slowed.get(nb.name, math.inf) > max(map(gap, o.services))
+        ):
+            # a notebook group it slows more than any service: its users' slow-down, as the report gives it
+            reasons.append(
+                _("p95 slow-down ×{mine:.2f} vs ×{other_slow:.2f} under {other} for {group}").format(
+                    mine=slowed.get(nb.name, math.nan),
+                    other_slow=nb.p95_slowdown,
+                    other=o.sharing,
+                    group=nb.name,
+                )
+            )
+            continue
         s = max(o.services, key=gap)
         reasons.append(
             _("p95 {p95} vs {other_p95} under {other} for {service}").format(

@@ -20,6 +20,7 @@ __all__ = [
     "PolicyDoc",
     "PriceBasisDoc",
     "ShareDocument",
+    "ShareNotebookDoc",
     "SharePlacementDoc",
     "ShareServiceDoc",
     "SloDoc",
@@ -355,6 +356,38 @@ class ShareServiceDoc(Document):
     target, or not known when it is set)."""
 
 
+class ShareNotebookDoc(Document):
+    """A group of notebook or experiment users: what one of them gets, on the most crowded of the
+    group's GPUs."""
+
+    name: str
+    kind: Literal["notebook", "experiment"]
+    users: int = Field(ge=1)
+    memory_gib: float = Field(gt=0)
+    active_share: float = Field(gt=0, le=1)
+    """Share of its working hours it computes on the GPU."""
+    hours_per_day: float = Field(gt=0, le=24)
+    slice: str
+    """A MIG profile, ``mps-1/N``, ``time-slice`` or ``whole``."""
+    gpus: int = Field(ge=0)
+    """GPUs its users are on."""
+    users_per_gpu: int = Field(ge=0)
+    speed_fraction: float = Field(gt=0, le=1)
+    """Share of a whole GPU's speed it has computing alone on its share."""
+    slowed_chance: float = Field(ge=0, le=1)
+    """Chance another user computes on its GPU while it does (0 where isolated)."""
+    mean_slowdown: float = Field(ge=1)
+    """Mean slow-down against a whole GPU over the time it computes."""
+    p95_slowdown: float = Field(ge=1)
+    """Slow-down at the 95th percentile of the time it computes."""
+    max_slowdown: float = Field(ge=1)
+    oom_risk: float = Field(ge=0, le=1)
+    """Chance the memory in use on its GPU passes the GPU's while it computes (0: what the GPU's
+    users hold fits, each within its memory_gib)."""
+    max_oom_risk: float = Field(ge=0, lt=1)
+    meets_targets: bool
+
+
 class ShareDocument(Document):
     schema_version: Literal[1] = SHARE_SCHEMA_VERSION
     gpu: str
@@ -365,11 +398,15 @@ class ShareDocument(Document):
     """No packing uses fewer GPUs, and every service is placed."""
     cost_usd_per_hour: float | None
     """The whole plan per hour; null when a service is not placed or the price is unknown."""
+    cost_usd_per_month: float | None
+    """``cost_usd_per_hour`` × 730 h: the GPUs kept round the clock."""
     placed_cost_usd_per_hour: float | None
     """The services that are placed, per hour."""
     placements: list[SharePlacementDoc]
     unplaced: list[UnplacedDoc]
     services: list[ShareServiceDoc]
+    notebooks: list[ShareNotebookDoc]
+    """Groups of notebook or one-GPU experiment users."""
     method: str
     notes: list[str]
     price: PriceBasisDoc | None

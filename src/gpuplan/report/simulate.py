@@ -4,11 +4,13 @@ JSON schema (``schema_version`` 1; money in USD, times in seconds)::
 
     simulate share --json
     {"schema_version": 1, "gpu", "sharing", "gpus_needed", "lower_bound_gpus", "optimal",
-     "cost_usd_per_hour" (null when a service is not placed), "placed_cost_usd_per_hour",
+     "cost_usd_per_hour" (null when a service is not placed), "cost_usd_per_month",
+     "placed_cost_usd_per_hour",
      "placements": [{"gpu_index", "service", "slice", "start"}],
      "unplaced": [{"service", "reason"}], "services": [{"name", "slice", "instances",
-     "p95_latency_s", "latency_headroom_s", "ttft_p95_s", "ttft_headroom_s", ...}], "method",
-     "notes"}
+     "p95_latency_s", "latency_headroom_s", "ttft_p95_s", "ttft_headroom_s", ...}],
+     "notebooks": [{"name", "kind", "users", "slice", "gpus", "slowed_chance", "mean_slowdown",
+     "p95_slowdown", "oom_risk", ...}], "method", "notes"}
 
 ``simulate autoscale`` is rendered by :mod:`gpuplan.report.autoscale`.
 """
@@ -22,12 +24,11 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from gpuplan.documents.simulate import ShareDocument
+from gpuplan.documents.simulate import SHARE_SCHEMA_VERSION, ShareDocument
 from gpuplan.i18n import Money, _, format_percent
 from gpuplan.i18n.phrases import item_list
 from gpuplan.report.common import house_table
 from gpuplan.report.simulate_common import (
-    JSON_SCHEMA_VERSION,
     basis_doc,
     html_page,
     seconds,
@@ -44,13 +45,14 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
     return validated(
         ShareDocument,
         {
-            "schema_version": JSON_SCHEMA_VERSION,
+            "schema_version": SHARE_SCHEMA_VERSION,
             "gpu": plan.gpu_id,
             "sharing": plan.sharing,
             "gpus_needed": plan.gpus_needed,
             "lower_bound_gpus": plan.lower_bound_gpus,
             "optimal": plan.optimal,
             "cost_usd_per_hour": plan.cost_usd_per_hour,
+            "cost_usd_per_month": plan.cost_usd_per_month,
             "placed_cost_usd_per_hour": plan.placed_cost_usd_per_hour,
             "placements": [
                 {"gpu_index": p.gpu_index, "service": p.service, "slice": p.slice, "start": p.start}
@@ -73,6 +75,28 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
                 }
                 for s in plan.services
             ],
+            "notebooks": [
+                {
+                    "name": n.name,
+                    "kind": n.kind,
+                    "users": n.users,
+                    "memory_gib": n.memory_gib,
+                    "active_share": n.active_share,
+                    "hours_per_day": n.hours_per_day,
+                    "slice": n.slice,
+                    "gpus": n.gpus,
+                    "users_per_gpu": n.users_per_gpu,
+                    "speed_fraction": n.speed_fraction,
+                    "slowed_chance": n.slowed_chance,
+                    "mean_slowdown": n.mean_slowdown,
+                    "p95_slowdown": n.p95_slowdown,
+                    "max_slowdown": n.max_slowdown,
+                    "oom_risk": n.oom_risk,
+                    "max_oom_risk": n.max_oom_risk,
+                    "meets_targets": n.meets_targets,
+                }
+                for n in plan.notebooks
+            ],
             "method": plan.method,
             "notes": list(plan.notes),
             "price": basis_doc(plan.price) if plan.price is not None else None,
@@ -94,8 +118,8 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
                 "{n} × {gpu} ({sharing}), {cost}."
             ).format(
                 m=len(plan.unplaced),
-                total=len(plan.unplaced) + len(plan.services),
-                placed=len(plan.services),
+                total=len(plan.unplaced) + len(plan.services) + len(plan.notebooks),
+                placed=len(plan.services) + len(plan.notebooks),
                 n=plan.gpus_needed,
                 gpu=plan.gpu_id,
                 sharing=plan.sharing,
@@ -118,6 +142,12 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
                 )
             ),
         ]
+        if plan.cost_usd_per_month is not None:
+            lines.append(
+                _("A month (730 h, the GPUs kept round the clock): {cost}.").format(
+                    cost=money.format(plan.cost_usd_per_month)
+                )
+            )
     lines += [
         _("Not placed: {service}: {reason}").format(service=u.service, reason=u.reason) for u in plan.unplaced
     ]
@@ -154,6 +184,21 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
         for s in plan.services
         if s.tpot_headroom_s is not None and s.tpot_headroom_s < 0
     ]
+    lines += [
+        _(
+            "Misses its slow-down target: {group} (×{p95:.2f} at the 95th percentile of the time it "
+            "computes, target ×{target:g})"
+        ).format(group=n.name, p95=n.p95_slowdown, target=n.max_slowdown)
+        for n in plan.notebooks
+        if n.p95_slowdown > n.max_slowdown + 1e-9
+    ]
+    lines += [
+        _(
+            "Misses its OOM-risk target: {group} ({risk} chance of running out of memory, target {target})"
+        ).format(group=n.name, risk=format_percent(n.oom_risk), target=format_percent(n.max_oom_risk))
+        for n in plan.notebooks
+        if n.oom_risk > n.max_oom_risk + 1e-12
+    ]
     lines += list(plan.notes)
     if money.rate_note():
         lines.append(money.rate_note())
@@ -178,6 +223,38 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def _notebook_headers() -> list[str]:
+    return [
+        _("Notebooks, experiments"),
+        _("Users"),
+        _("GiB each"),
+        _("Computes"),
+        _("Slice"),
+        _("GPUs"),
+        _("Chance slowed"),
+        _("Slow-down mean / p95"),
+        _("OOM risk"),
+    ]
+
+
+def _notebook_rows(plan: SharePlan) -> list[list[str]]:
+    kinds = {"notebook": _("notebook"), "experiment": _("experiment")}
+    return [
+        [
+            f"{n.name} ({kinds[n.kind]})",
+            str(n.users),
+            f"{n.memory_gib:g}",
+            _("{share} of {hours:g} h").format(share=format_percent(n.active_share), hours=n.hours_per_day),
+            n.slice,
+            str(n.gpus),
+            format_percent(n.slowed_chance),
+            f"×{n.mean_slowdown:.2f} / ×{n.p95_slowdown:.2f}",
+            format_percent(n.oom_risk),
+        ]
+        for n in plan.notebooks
+    ]
 
 
 def _headroom_cell(head: float | None) -> str:
@@ -215,11 +292,21 @@ def share_view(plan: SharePlan, money: Money, places: str = "") -> Group:
         t.add_column(h, justify="left" if left else "right", no_wrap=h != _("on GPU #"))
     for r in _service_rows(plan):
         t.add_row(*r)
-    return Group(t, *[Text(line, style="dim") for line in _share_summary(plan, money)])
+    tables = [t] if plan.services or not plan.notebooks else []
+    if plan.notebooks:
+        nt = house_table(_("Notebooks and experiments on {sharing}").format(sharing=plan.sharing))
+        for i, h in enumerate(_notebook_headers()):
+            nt.add_column(h, justify="left" if i in (0, 4) else "right", no_wrap=i == 4)
+        for r in _notebook_rows(plan):
+            nt.add_row(*r)
+        tables.append(nt)
+    return Group(*tables, *[Text(line, style="dim") for line in _share_summary(plan, money)])
 
 
 def share_html(plan: SharePlan, money: Money, places: str = "") -> str:
     body = f"<h2>{escape(_share_title(places))}</h2>" + table_html(_service_headers(), _service_rows(plan))
+    if plan.notebooks:
+        body += table_html(_notebook_headers(), _notebook_rows(plan))
     body += "".join(f'<p class="note">{escape(line)}</p>' for line in _share_summary(plan, money))
     body += table_html(
         [_("GPU #"), _("Service"), _("Slice"), _("Start slice")],

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -30,8 +30,9 @@ from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
+from gpuplan.simulate.notebooks import DEFAULT_MAX_OOM_RISK, DEFAULT_MAX_SLOWDOWN, NotebookGroup
 from gpuplan.simulate.pricing import PriceBasis
-from gpuplan.simulate.share import ServiceDemand, ServingModel
+from gpuplan.simulate.share import MAX_SHARE_GPUS, ServiceDemand, ServingModel
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, MIN_STORAGE_GBPS, instances_for
 from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
@@ -821,7 +822,9 @@ _MIN_REQUESTS_PER_S = 1e-3
 _MAX_LATENCY_MS = 3_600_000.0
 
 
-class _Service(BaseModel):
+class _Entry(BaseModel):
+    """An entry of a services file: no field it does not know, no .inf or .nan, no boolean for a number."""
+
     # allow_inf_nan=False: a .inf or .nan from the YAML is refused, naming its field.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -830,6 +833,8 @@ class _Service(BaseModel):
     def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
         return refuse_boolean(cls, value, info)  # requests_per_s: true is not 1
 
+
+class _Service(_Entry):
     # The bounds are beyond any service (a larger or smaller figure is a typo: a latency of 1e308 ms
     # printed a 300-digit p95, a capacity of 1e-300 requests/s a 300-digit count of instances).
     name: PrintableLine = Field(min_length=1, max_length=300)
@@ -849,6 +854,76 @@ class _Service(BaseModel):
     """A workload YAML (task: infer) to estimate memory, capacity and latency from, instead."""
 
 
+#: ASSUMPTION (``hours_per_day`` changes it): a notebook is open a working day of 8 hours; an
+#: experiment, once started, runs round the clock.
+_NOTEBOOK_HOURS_PER_DAY = 8.0
+_EXPERIMENT_HOURS_PER_DAY = 24.0
+#: ASSUMPTION (``active_share`` changes it): an experiment's training loop keeps its GPU busy.
+_EXPERIMENT_ACTIVE_SHARE = 1.0
+
+
+class _Notebooks(_Entry):
+    """A group of people with a notebook (or a one-GPU experiment) each."""
+
+    name: PrintableLine = Field(min_length=1, max_length=300)
+    kind: Literal["notebook", "experiment"] = "notebook"
+    users: int = Field(ge=1, le=MAX_SHARE_GPUS)
+    memory_gib: float = Field(gt=0, le=MAX_GPU_MEMORY_GIB)
+    """GPU memory one user's process holds (model, activations, CUDA context)."""
+    active_share: float | None = Field(default=None, gt=0, le=1)
+    """Share of the working hours it computes on the GPU (an experiment: 1 unless given)."""
+    active_hours_per_day: float | None = Field(default=None, gt=0, le=24)
+    """Hours a day it computes, instead of ``active_share`` (its share of ``hours_per_day``)."""
+    hours_per_day: float | None = Field(default=None, gt=0, le=24)
+    """Working hours a day it is open (a notebook: 8, an experiment: 24 unless given)."""
+    max_slowdown: float = Field(default=DEFAULT_MAX_SLOWDOWN, ge=1, le=1000)
+    holds_memory: Literal["open", "active"] = "open"
+    max_oom_risk: float = Field(default=DEFAULT_MAX_OOM_RISK, ge=0, lt=1)
+
+    def group(self) -> NotebookGroup:
+        experiment = self.kind == "experiment"
+        hours = self.hours_per_day or (_EXPERIMENT_HOURS_PER_DAY if experiment else _NOTEBOOK_HOURS_PER_DAY)
+        if self.active_share is not None and self.active_hours_per_day is not None:
+            raise InputError.worded(
+                N_("notebooks {name!r}: give active_share or active_hours_per_day, not both"), name=self.name
+            )
+        if self.active_hours_per_day is not None:
+            if self.active_hours_per_day > hours:
+                raise InputError.worded(
+                    N_(
+                        "notebooks {name!r}: active_hours_per_day {active:g} is more than its "
+                        "hours_per_day {hours:g}"
+                    ),
+                    name=self.name,
+                    active=self.active_hours_per_day,
+                    hours=hours,
+                )
+            share = self.active_hours_per_day / hours
+        elif self.active_share is not None:
+            share = self.active_share
+        elif experiment:
+            share = _EXPERIMENT_ACTIVE_SHARE
+        else:
+            raise InputError.worded(
+                N_(
+                    "notebooks {name!r}: give active_share (the share of its working hours a notebook "
+                    "computes on the GPU, e.g. 0.1) or active_hours_per_day"
+                ),
+                name=self.name,
+            )
+        return NotebookGroup(
+            name=self.name,
+            kind=self.kind,
+            users=self.users,
+            memory_gib=self.memory_gib,
+            active_share=share,
+            hours_per_day=hours,
+            max_slowdown=self.max_slowdown,
+            holds_memory=self.holds_memory,
+            max_oom_risk=self.max_oom_risk,
+        )
+
+
 class ServicesFile(BaseModel):
     """``simulate share``'s input."""
 
@@ -858,7 +933,12 @@ class ServicesFile(BaseModel):
     gpus_per_node: int | None = Field(default=None, ge=1, le=MAX_GPUS_PER_INSTANCE)
     """GPUs per node of the cluster the services run on (``--k8s-out`` places each GPU's share on
     its node); None: the priced instance's."""
-    services: list[_Service]
+    services: list[_Service] = Field(default_factory=list)
+    notebooks: list[_Notebooks] = Field(default_factory=list)
+    """Groups of people with a notebook or a one-GPU experiment each."""
+
+    def notebook_groups(self) -> list[NotebookGroup]:
+        return [n.group() for n in self.notebooks]
 
     def demands(self, estimated: dict[str, ServiceDemand] | None = None) -> list[ServiceDemand]:
         out = []

@@ -33,6 +33,10 @@ A service given by hand (latency and capacity, no workload) has no slots known: 
 the same queue with ``c = 1``. Every target the workload states (p95 latency, p95 time to first
 token) is checked: instances are added, and a MIG slice chosen, until each is met where any
 number of them meets it; each service's headroom to each target is reported.
+
+People are placed beside the services: groups of notebook or one-GPU experiment users
+(:mod:`gpuplan.simulate.notebooks`), a GPU, a MIG slice or an MPS part each, or time-sliced on GPUs
+of their own, with what each way gives a user (slow-down, its chance, OOM risk).
 """
 
 from __future__ import annotations
@@ -46,9 +50,10 @@ from gpuplan.errors import InputError
 
 # The words of a packing (method, notes, why a service was not placed) are written in the user's
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
-from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.messages import N_, _, ngettext
 from gpuplan.perf.inference import TIME_SLICE_PENALTY, DecodeEstimate, serving_estimate
 from gpuplan.simulate import mig as migmod
+from gpuplan.simulate.notebooks import NotebookGroup, NotebookOutcome, fixed_outcome, pack_time_slice
 from gpuplan.simulate.pricing import PriceBasis
 
 __all__ = [
@@ -219,6 +224,15 @@ class SharePlan:
     price: PriceBasis | None = None
     """What the price of its GPUs rests on (the catalog offer, or the user's figure); None when
     no price is known."""
+    notebooks: tuple[NotebookOutcome, ...] = ()
+    """What each group of notebook or experiment users gets (:mod:`gpuplan.simulate.notebooks`)."""
+
+    @property
+    def cost_usd_per_month(self) -> float | None:
+        """The plan's GPUs kept a month (730 h, round the clock, as a cluster keeps its nodes)."""
+        from gpuplan.units import HOURS_PER_MONTH
+
+        return None if self.cost_usd_per_hour is None else self.cost_usd_per_hour * HOURS_PER_MONTH
 
 
 def _p95(latency_s: float, rate: float, capacity: float) -> float | None:
@@ -341,7 +355,9 @@ def _milp(
     )
 
 
-def _pack_whole(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+def _pack_whole(
+    services: Sequence[ServiceDemand], opts: ShareOptions, notebooks: Sequence[NotebookGroup] = ()
+) -> SharePlan:
     placements, outs, unplaced = [], [], []
     g = 0
     for s in services:
@@ -353,10 +369,28 @@ def _pack_whole(services: Sequence[ServiceDemand], opts: ShareOptions) -> ShareP
             placements.append(Placement(gpu_index=g, service=s.name, slice="whole"))
             g += 1
         outs.append(_outcome(s, "whole", n, 1.0))
-    return _plan(opts, "whole", g, g, True, placements, unplaced, outs, _("one GPU per instance"))
+    nbs = []
+    for nb in notebooks:
+        if nb.memory_gib > opts.gpu_memory_gib:
+            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts)))
+            continue
+        for _user in range(nb.users):  # a GPU each
+            placements.append(Placement(gpu_index=g, service=nb.name, slice="whole"))
+            g += 1
+        nbs.append(fixed_outcome(nb, "whole", 1.0, nb.users, 1))
+    return _plan(
+        opts, "whole", g, g, True, placements, unplaced, outs, _("one GPU per instance"), notebooks=nbs
+    )
 
 
-def _too_big(s: ServiceDemand, opts: ShareOptions) -> str:
+def _tenants(
+    services: Sequence[ServiceDemand], notebooks: Sequence[NotebookGroup]
+) -> list[ServiceDemand | NotebookGroup]:
+    """The services, then the notebook groups: what has a name and a memory to place."""
+    return [*services, *notebooks]
+
+
+def _too_big(s: ServiceDemand | NotebookGroup, opts: ShareOptions) -> str:
     return _(
         "needs {need_gib:.1f} GiB, more than one {gpu} ({gpu_gib:.1f} GiB usable); "
         "split it over GPUs (tensor parallel) or pick a bigger GPU"
@@ -374,6 +408,7 @@ def _plan(
     outs: list[ServiceOutcome],
     method: str,
     notes: tuple[str, ...] = (),
+    notebooks: Sequence[NotebookOutcome] = (),
 ) -> SharePlan:
     placed_cost = gpus * opts.price_usd_per_hour if opts.price_usd_per_hour is not None else None
     return SharePlan(
@@ -391,10 +426,13 @@ def _plan(
         services=tuple(outs),
         method=method,
         notes=notes,
+        notebooks=tuple(notebooks),
     )
 
 
-def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+def _pack_mig(
+    services: Sequence[ServiceDemand], opts: ShareOptions, notebooks: Sequence[NotebookGroup] = ()
+) -> SharePlan:
     table = migmod.mig_gpu(opts.gpu_id)
     layouts = migmod.layouts(table)
     profiles = [p for p in table.profiles if not p.media_extensions]
@@ -403,16 +441,27 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     slice_gib = {p.name: p.memory_gib for p in profiles}
     # Candidate (service, profile, instances) choices.
     choices: list[list[tuple[str, int, float]]] = []
-    placeable, unplaced = [], []
-    for s in services:
-        opts_s = [
-            (p.name, _instances(s, p.speed_fraction, opts.target_utilisation, p.memory_gib), p.speed_fraction)
-            for p in profiles
-            if p.memory_gib >= s.memory_gib
-        ]
-        # Slices on which the service meets every target it states (p95, time to first token), when
-        # any does (else all, with the miss shown).
-        meets = [o for o in opts_s if _outcome(s, o[0], o[1], o[2], slice_gib[o[0]]).meets_targets]
+    placeable: list[ServiceDemand | NotebookGroup] = []
+    unplaced = []
+    for s in _tenants(services, notebooks):
+        if isinstance(s, NotebookGroup):
+            # one slice a user, of a profile that holds its memory; those within its slow-down target
+            # where any is (else all, the miss shown)
+            opts_s = [(p.name, s.users, p.speed_fraction) for p in profiles if p.memory_gib >= s.memory_gib]
+            meets = [o for o in opts_s if 1.0 / o[2] <= s.max_slowdown + 1e-9]
+        else:
+            opts_s = [
+                (
+                    p.name,
+                    _instances(s, p.speed_fraction, opts.target_utilisation, p.memory_gib),
+                    p.speed_fraction,
+                )
+                for p in profiles
+                if p.memory_gib >= s.memory_gib
+            ]
+            # Slices on which the service meets every target it states (p95, time to first token), when
+            # any does (else all, with the miss shown).
+            meets = [o for o in opts_s if _outcome(s, o[0], o[1], o[2], slice_gib[o[0]]).meets_targets]
         opts_s = meets or opts_s
         if not opts_s:
             unplaced.append(
@@ -471,12 +520,16 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     # Expand: each GPU gets its layout's concrete start slices, filled with service instances.
     want: dict[str, list[str]] = {}
     outs = []
+    chosen: list[tuple[NotebookGroup, str, float]] = []
     off = nl
     for s, ch in zip(placeable, choices, strict=True):
         k = max(range(len(ch)), key=lambda i: x[off + i])
         name, n, speed = ch[k]
         want.setdefault(name, []).extend([s.name] * n)
-        outs.append(_outcome(s, name, n, speed, slice_gib[name]))
+        if isinstance(s, NotebookGroup):
+            chosen.append((s, name, speed))
+        else:
+            outs.append(_outcome(s, name, n, speed, slice_gib[name]))
         off += len(ch)
     placements: list[Placement] = []
     g = 0
@@ -504,7 +557,17 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         outs,
         _("integer programme over {layouts} maximal MIG layouts (HiGHS)").format(layouts=nl),
         (_(table.memory_note),),
+        [_fixed(nb, name, speed, placements) for nb, name, speed in chosen],
     )
+
+
+def _fixed(nb: NotebookGroup, slice_: str, speed: float, placements: Sequence[Placement]) -> NotebookOutcome:
+    """A group whose users each have an isolated share (MIG, MPS), on the GPUs ``placements`` put them."""
+    per_gpu: dict[int, int] = {}
+    for p in placements:
+        if p.service == nb.name:
+            per_gpu[p.gpu_index] = per_gpu.get(p.gpu_index, 0) + 1
+    return fixed_outcome(nb, slice_, speed, len(per_gpu), max(per_gpu.values(), default=0))
 
 
 def _ffd(
@@ -625,7 +688,61 @@ def _slice_once(
     )
 
 
-def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+def _pack_time_slice(
+    services: Sequence[ServiceDemand], opts: ShareOptions, notebooks: Sequence[NotebookGroup] = ()
+) -> SharePlan:
+    """Time-slicing: the services (:func:`_pack_services_time_slice`), then the notebook users on
+    time-sliced GPUs of their own (:func:`gpuplan.simulate.notebooks.pack_time_slice`)."""
+    plan = _pack_services_time_slice(services, opts)
+    if not notebooks:
+        return plan
+    unplaced = list(plan.unplaced)
+    fit = []
+    for nb in notebooks:
+        if nb.memory_gib > opts.gpu_memory_gib:
+            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts)))
+        else:
+            fit.append(nb)
+    pack = pack_time_slice(
+        fit, opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE, opts.gpu_memory_gib, opts.time_slice_penalty
+    )
+    first = plan.gpus_needed
+    placements = [
+        *plan.placements,
+        *(
+            Placement(gpu_index=first + g, service=fit[i].name, slice="time-slice")
+            for g, b in enumerate(pack.bins)
+            for i in b
+        ),
+    ]
+    note = ngettext(
+        "notebooks and experiments time-sliced on {n} GPU of their own: users taken to compute "
+        "independently, in the same working hours (assumed); the GPU's time split evenly among those "
+        "computing at once; a user is added to a GPU only where every user there stays within its "
+        "slow-down at the 95th percentile of the time it computes and its OOM risk",
+        "notebooks and experiments time-sliced on {n} GPUs of their own: users taken to compute "
+        "independently, in the same working hours (assumed); the GPU's time split evenly among those "
+        "computing at once; a user is added to a GPU only where every user there stays within its "
+        "slow-down at the 95th percentile of the time it computes and its OOM risk",
+        len(pack.bins),
+    ).format(n=len(pack.bins))
+    services_optimal = plan.optimal or (plan.lower_bound_gpus == plan.gpus_needed)
+    return _plan(
+        opts,
+        "time-slice",
+        first + len(pack.bins),
+        plan.lower_bound_gpus + pack.lower,
+        services_optimal and pack.optimal,
+        placements,
+        unplaced,
+        list(plan.services),
+        plan.method if services else _("first-fit decreasing"),
+        (*plan.notes, note),
+        pack.outcomes,
+    )
+
+
+def _pack_services_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
     """Time-slicing, sized for the neighbours each service gets.
 
     Each service's instances are first sized at the penalised speed of a GPU of its own; packed,
@@ -841,34 +958,47 @@ def _exact_bins(
     return [x for x in bins if x], gap <= 1e-9
 
 
-def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+def _pack_mps(
+    services: Sequence[ServiceDemand], opts: ShareOptions, notebooks: Sequence[NotebookGroup] = ()
+) -> SharePlan:
     whole = opts.gpu_memory_gib
-    unplaced = [Unplaced(service=s.name, reason=_too_big(s, opts)) for s in services if s.memory_gib > whole]
+    unplaced = [
+        Unplaced(service=s.name, reason=_too_big(s, opts))
+        for s in _tenants(services, notebooks)
+        if s.memory_gib > whole
+    ]
     fit = [s for s in services if s.memory_gib <= whole]
-    if not fit:
+    nbs = [nb for nb in notebooks if nb.memory_gib <= whole]
+    if not fit and not nbs:
         return _plan(opts, "mps", 0, 0, True, [], unplaced, [], _("nothing to place"))
 
     def part_gib(parts: int) -> float:
         # one part is the GPU alone; parts share it less what fragmentation keeps
         return whole if parts == 1 else whole * TIME_SLICE_MEMORY_SHARE / parts
 
-    best: tuple[int, int, list[int]] | None = None
+    # the fewest GPUs, where every notebook group runs within its slow-down target if any N does
+    best: tuple[int, int, int, list[int]] | None = None
     for parts in range(1, MAX_MPS_PARTS + 1):
-        if max(s.memory_gib for s in fit) > part_gib(parts):
+        if max(s.memory_gib for s in _tenants(fit, nbs)) > part_gib(parts):
             break
         speed = (1.0 - opts.mps_penalty) / parts
         counts = [_instances(s, speed, opts.target_utilisation, part_gib(parts)) for s in fit]
-        gpus = math.ceil(sum(counts) / parts)
-        if best is None or gpus < best[0]:
-            best = (gpus, parts, counts)
+        gpus = math.ceil((sum(counts) + sum(nb.users for nb in nbs)) / parts)
+        missed = sum(1.0 / speed > nb.max_slowdown + 1e-9 for nb in nbs)
+        if best is None or (missed, gpus) < (best[0], best[1]):
+            best = (missed, gpus, parts, counts)
     assert best is not None  # parts = 1 always fits: every service in `fit` fits a whole GPU
-    gpus, parts, counts = best
+    _missed, gpus, parts, counts = best
     placements, outs, k = [], [], 0
     for s, n in zip(fit, counts, strict=True):
         for _copy in range(n):
             placements.append(Placement(gpu_index=k // parts, service=s.name, slice=f"mps-1/{parts}"))
             k += 1
         outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts, part_gib(parts)))
+    for nb in nbs:
+        for _user in range(nb.users):
+            placements.append(Placement(gpu_index=k // parts, service=nb.name, slice=f"mps-1/{parts}"))
+            k += 1
     notes = (
         _(
             "MPS throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none); each part is "
@@ -876,15 +1006,31 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         ).format(penalty=opts.mps_penalty, parts=parts),
     )
     method = _("MPS in {parts} equal parts").format(parts=parts)
-    return _plan(opts, "mps", gpus, gpus, True, placements, unplaced, outs, method, notes)
+    speed = (1.0 - opts.mps_penalty) / parts
+    return _plan(
+        opts,
+        "mps",
+        gpus,
+        gpus,
+        True,
+        placements,
+        unplaced,
+        outs,
+        method,
+        notes,
+        [_fixed(nb, f"mps-1/{parts}", speed, placements) for nb in nbs],
+    )
 
 
-def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
-    """Place every service on ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
-    if not services:
+def pack_services(
+    services: Sequence[ServiceDemand], opts: ShareOptions, notebooks: Sequence[NotebookGroup] = ()
+) -> SharePlan:
+    """Place every service, and every notebook or experiment user of ``notebooks``, on
+    ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
+    if not services and not notebooks:
         raise InputError.worded(N_("no services to place; list them under services:"))
     seen: set[str] = set()
-    for s in services:
+    for s in _tenants(services, notebooks):
         if s.name in seen:  # the first name given twice, so that the user can find it in the file
             raise InputError.worded(
                 N_("two services are named {name}; give each service its own name"), name=repr(s.name)
@@ -897,7 +1043,7 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
     # Before any packing: the load must be one a packing can place (requests_per_s: 1e6 is not).
     whole = sum(
         max(1.0, s.requests_per_s / (s.capacity_requests_per_s * opts.target_utilisation)) for s in services
-    )
+    ) + sum(nb.users for nb in notebooks)
     if not whole <= MAX_SHARE_GPUS:
         raise InputError.worded(
             N_(
@@ -913,8 +1059,25 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
         from gpuplan.errors import NotFoundError
 
         raise NotFoundError("sharing", opts.sharing, SHARINGS)
-    plan = packers[opts.sharing](services, opts)
-    return replace(plan, notes=(*plan.notes, *_model_notes(services, opts.sharing)))
+    plan = packers[opts.sharing](services, opts, notebooks)
+    return replace(
+        plan, notes=(*plan.notes, *_model_notes(services, opts.sharing), *_notebook_notes(notebooks))
+    )
+
+
+def _notebook_notes(notebooks: Sequence[NotebookGroup]) -> tuple[str, ...]:
+    """What the notebook users' figures rest on, in words."""
+    if not notebooks:
+        return ()
+    return (
+        _(
+            "notebooks and experiments: slow-down against a whole GPU while they compute (whole: none; "
+            "MIG, MPS: their share's speed, never slowed by a neighbour; time-slicing: the chance that "
+            "others compute at the same time, from each user's active share); targets: max_slowdown "
+            "(assumed 3× unless given) and max_oom_risk (assumed 1 % unless given); an open kernel "
+            "holds its memory while idle (PyTorch's caching allocator) unless holds_memory: active"
+        ),
+    )
 
 
 def _model_notes(services: Sequence[ServiceDemand], sharing: str) -> tuple[str, ...]:
