@@ -165,7 +165,7 @@ def test_cli_prices_the_month_and_best_meets_every_users_target(tmp_path: Path) 
     # time-slicing holds the students 4 to a GPU and the two experiments on one (×2.22 ≤ 3): 3 GPUs
     assert doc["sharing"] == "time-slice" and doc["gpus_needed"] == 3
     text = runner.invoke(app, ["simulate", "share", str(f), "--price", "2", "--sharing", "mig"]).stdout
-    assert "students (notebook)" in text and "A month (730 h" in text
+    assert "students (notebook)" in text and "A month (730 h" in text, text
 
 
 @pytest.mark.parametrize(

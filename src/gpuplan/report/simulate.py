@@ -296,7 +296,7 @@ def share_view(plan: SharePlan, money: Money, places: str = "") -> Group:
     if plan.notebooks:
         nt = house_table(_("Notebooks and experiments on {sharing}").format(sharing=plan.sharing))
         for i, h in enumerate(_notebook_headers()):
-            nt.add_column(h, justify="left" if i in (0, 4) else "right", no_wrap=i == 4)
+            nt.add_column(h, justify="left" if i in (0, 4) else "right", no_wrap=i in (0, 4))
         for r in _notebook_rows(plan):
             nt.add_row(*r)
         tables.append(nt)
