@@ -432,6 +432,10 @@ def cold_start(
         rate, given = None, None
     up = replica_start_up(None if weights_bytes is None else weights_bytes / 1e9, rate, given=given)
     seconds = up.seconds(1)
+    if up.weights_gb is None:
+        return seconds, _("{total:.0f} s = {parts} (the replica's size is not known with --replica)").format(
+            total=seconds, parts=up.parts_words(1)
+        )
     return seconds, _("{total:.0f} s = {parts}").format(total=seconds, parts=up.parts_words(1))
 
 
