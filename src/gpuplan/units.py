@@ -18,7 +18,6 @@ __all__ = [
     "CHECKPOINT_WRITE_SHARE",
     "CHECKPOINT_WRITE_SHARE_FLAGGED",
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
-    "ENGINE_START_S",
     "HOURS_PER_MONTH",
     "MAX_BUDGET_CNY",
     "MAX_BUDGET_USD",
@@ -150,12 +149,6 @@ MAX_SPOT_RATE_PER_HOUR = 60.0
 #: uncached dataset sooner; unknown is never the best case (it had been 0.5 GB/s, four times gp3's
 #: baseline, which no plan's disk was said to be provisioned for).
 ASSUMED_DISK_GBPS = 0.131
-#: ASSUMPTION: 60 s of a serving replica's start that do not depend on the model's size: the
-#: container and the engine starting, the CUDA context, and capturing the decode CUDA graphs (vLLM
-#: logs tens of seconds for graph capture and torch.compile on an 8B model). The simulation's cold
-#: start adds it to the weights' read (a policy's ``startup`` sets your own); deploy's startup probe
-#: is sized from the same sum.
-ENGINE_START_S = 60.0
 #: The fastest weights read a replica's start is taken at: 1,000 GB/s, over any cloud volume or
 #: local NVMe array (a gp3 volume's baseline is 0.131 GB/s; local NVMe arrays reach tens of GB/s).
 MAX_STORAGE_GBPS = 1000.0

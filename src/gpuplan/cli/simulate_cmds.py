@@ -293,7 +293,8 @@ def autoscale_cmd(
         float | None,
         typer.Option(
             "--storage-gbps",
-            help="Weights read rate at a replica's start, GB/s (default 0.131: a gp3 volume's baseline).",
+            help="Weights read rate at a replica's start, GB/s (default: the workload's data.copy_gbps, "
+            "else 0.131: a gp3 volume's baseline).",
             parser=finite_float,
         ),
     ] = None,
@@ -379,8 +380,8 @@ def autoscale_cmd(
         request_tokens,
         storage_bytes_per_s,
     )
-    from gpuplan.simulate.policy import DEFAULT_STARTUP_S, as_deployed
-    from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
+    from gpuplan.simulate.policy import as_deployed
+    from gpuplan.simulate.replica import cold_start
     from gpuplan.workload import load_workload
 
     SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
@@ -501,12 +502,7 @@ def autoscale_cmd(
     finally:
         if store is not None:
             store.close()
-    cold_s: float | None = None
-    cold_words = _("{seconds:.0f} s (assumed; the replica's size is not known with --replica)").format(
-        seconds=DEFAULT_STARTUP_S
-    )
-    if weights is not None:
-        cold_s, cold_words = cold_start(weights, storage_rate or DEFAULT_STORAGE_BYTES_PER_S)
+    cold_s, cold_words = cold_start(weights, storage_rate, w.data.copy_gbps if w.data is not None else None)
     res = simulate_autoscale(
         tr,
         rep,

@@ -757,7 +757,11 @@ def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, servi
     if not serving:
         return replace(job, checkpoint_gb=checkpoint_gb).spot_restart_h
     down = service_down_h(
-        np.array([gpus_per_node]), job.replica_gpus, job.restart_h, job.weights_load_h, job.replicas_per_gpu
+        np.array([gpus_per_node]),
+        job.replica_gpus,
+        job.service_restart_h,
+        job.weights_load_h,
+        job.replicas_per_gpu,
     )
     return float(down[0]) + checkpoint_gb / job.checkpoint_write_gbps / 3600.0
 

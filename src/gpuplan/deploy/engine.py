@@ -39,9 +39,10 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, NEWEST_KNOWN, engine_defaults
-from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
+from gpuplan.start_up import ENGINE_STARTUP_S, StartUp, replica_start_up
 
 __all__ = [
+    "BOOT_LEFT_OUT",
     "DEFAULT_ENGINE",
     "ENGINE_HEALTH_PATH",
     "ENGINE_PORT",
@@ -57,6 +58,7 @@ __all__ = [
     "EngineLaunch",
     "batch_engine_launch",
     "checkpoint_note",
+    "cold_start",
     "cold_start_s",
     "engine_launch",
     "engine_note",
@@ -72,10 +74,6 @@ __all__ = [
 ENGINE_PORT = 8000
 #: Both engines answer 200 here once the server is up (see the module docstring).
 ENGINE_HEALTH_PATH = "/health"
-#: Seconds a replica of the engine is given to come up (download and load the weights, capture
-#: CUDA graphs) before it is taken to have failed: the Kubernetes startup probe's budget, SkyServe's
-#: readiness probe's initial delay.
-ENGINE_STARTUP_S = 30 * 60
 #: The startup budget over the cold start it is sized from (:func:`startup_seconds`). The cold start
 #: reads the weights at the disk rate the plan assumes (EBS gp3's baseline), but a replica downloads
 #: them from the Hugging Face Hub first, at a rate gpuplan does not know; half as much again before a
@@ -93,21 +91,41 @@ K8S_SCALE_DOWN_S = 300
 SKYSERVE_SCALE_DOWN_S = 1200
 
 
-def cold_start_s(weights_gb: float, replicas: int) -> float:
-    """Seconds until ``replicas`` replicas starting together on one machine serve, by the plan's own
-    model of a replacement (``gpuplan.plan.spot.service_down_h`` less the new instance's boot and
-    image pull): the engine's start (:data:`~gpuplan.units.ENGINE_START_S`) and each replica's
-    ``weights_gb`` read through the machine's one disk at :data:`~gpuplan.units.ASSUMED_DISK_GBPS`."""
-    return ENGINE_START_S + replicas * weights_gb / ASSUMED_DISK_GBPS
+#: Why deploy's cold start leaves the instance's boot out, in words: its probes count from the
+#: container's start, after the node is up and the image pulled.
+BOOT_LEFT_OUT = N_(
+    "the probes count from the container's start, on a node already up (a warm node pool starts no "
+    "new one; a node the cluster adds takes that long first)"
+)
 
 
-def startup_seconds(weights_gb: float | None, replicas: int) -> int:
+def cold_start(weights_gb: float | None, read_gbps: float | None = None) -> StartUp:
+    """A replica's start-up as deploy counts it: the one model plan and ``simulate autoscale`` count
+    (:func:`gpuplan.start_up.replica_start_up`), the weights read at ``read_gbps`` (the workload's
+    ``data.copy_gbps``; None: :data:`~gpuplan.units.ASSUMED_DISK_GBPS`) and the instance's boot left
+    out, as the probes count from the container's start (:data:`BOOT_LEFT_OUT`)."""
+    return replica_start_up(
+        weights_gb,
+        read_gbps,
+        given=None if read_gbps is None else "data.copy_gbps",
+        boot_left_out=_(BOOT_LEFT_OUT),
+    )
+
+
+def cold_start_s(weights_gb: float, replicas: int, read_gbps: float | None = None) -> float:
+    """Seconds until ``replicas`` replicas starting together on one machine serve, from their
+    containers' start (:func:`cold_start`): the engine's start and each replica's ``weights_gb`` read
+    through the machine's one disk."""
+    return cold_start(weights_gb, read_gbps).seconds(replicas)
+
+
+def startup_seconds(weights_gb: float | None, replicas: int, read_gbps: float | None = None) -> int:
     """How long a replica is given to come up: :data:`STARTUP_MARGIN` × :func:`cold_start_s` in
     whole :data:`STARTUP_STEP_S` steps, at least :data:`ENGINE_STARTUP_S` (also where the weights
     are not known, None)."""
     if weights_gb is None:
         return ENGINE_STARTUP_S
-    steps = math.ceil(STARTUP_MARGIN * cold_start_s(weights_gb, replicas) / STARTUP_STEP_S)
+    steps = math.ceil(STARTUP_MARGIN * cold_start_s(weights_gb, replicas, read_gbps) / STARTUP_STEP_S)
     return max(ENGINE_STARTUP_S, steps * STARTUP_STEP_S)
 
 

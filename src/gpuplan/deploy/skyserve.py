@@ -173,7 +173,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
             load=load,
             lengths=sizing_lengths(sizing) if sizing is not None else None,
             replay=_replay(spec, serving) if sizing is not None else "",
-            startup_s=startup_seconds(spec.weights_gb, 1),
+            startup_s=startup_seconds(spec.weights_gb, 1, spec.dataset_copy_gbps),
         )
     return ReplicaPolicy(
         min_replicas=serving.launch_replicas,
@@ -181,7 +181,7 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         target_qps_per_replica=None,
         capacity_requests_per_s=None,
         why_fixed=why,
-        startup_s=startup_seconds(spec.weights_gb, 1),
+        startup_s=startup_seconds(spec.weights_gb, 1, spec.dataset_copy_gbps),
     )
 
 

@@ -311,8 +311,8 @@ class ServiceDayDoc(Document):
     per_replica_requests_per_s: float = Field(gt=0)
     """The load one replica is held at, requests/s (as ``deploy``'s autoscaler targets it)."""
     start_up_min: float = Field(ge=0)
-    """Minutes a new instance takes to serve: a new instance, then its replicas' weights read from
-    its disk (the plan's model of a spot replacement)."""
+    """Minutes a new instance takes to serve: its boot, the engine's start and its replicas' weights
+    read from its disk (the one start-up model plan, deploy and ``simulate autoscale`` count)."""
     rise_min: float | None = Field(default=None, ge=0)
     """Minutes the day's load takes, at its steepest, to grow by one instance's load; null: it
     never does."""

@@ -400,9 +400,10 @@ def _service_spot(
 ) -> ServiceSpot | None:
     """A service's spot availability for every candidate (``rate`` per instance-hour; used where
     the candidate is spot; ``replica_gpus``: each one's GPUs per replica), or None for a job. The
-    replicas of a reclaimed instance are down for the restart a job's spot model takes
-    (``JobFacts.restart_h``) plus reading their model weights back at the storage bandwidth it
-    assumes (``JobFacts.checkpoint_write_gbps``)."""
+    replicas of a reclaimed instance are down for their start-up on a new one
+    (``JobFacts.replica_start_up``, the model deploy and ``simulate autoscale`` count too): the
+    boot and the engine's start (``JobFacts.service_restart_h``) and their weights read
+    (``JobFacts.weights_load_h`` each)."""
     if job.calendar_months is None:
         return None
     return service_spot(
@@ -411,7 +412,7 @@ def _service_spot(
         gpus_per_node,
         replica_gpus,
         job.calendar_months * HOURS_PER_MONTH,
-        job.restart_h,
+        job.service_restart_h,
         job.weights_load_h,
         job.replicas_per_gpu,
     )

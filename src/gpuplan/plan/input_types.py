@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gpuplan.start_up import INSTANCE_BOOT_S, StartUp, replica_start_up
 from gpuplan.units import (
     ASSUMED_DISK_GBPS,
     CHECKPOINTS_KEPT,
@@ -308,9 +309,10 @@ class JobFacts:
     network the catalog states slower copies at that (:meth:`copy_hours`)."""
     copy_gbps_stated: bool = False
     """``dataset_copy_gbps`` is the user's measured rate (``data.copy_gbps``, ``plan --copy-gbps``)."""
-    restart_h: float = 10.0 / 60.0
+    restart_h: float = INSTANCE_BOOT_S / 3600.0
     """Time to get a replacement instance and restart after an interruption, h. ASSUMPTION:
-    10 minutes (instance boot + container pull + process start), not including reading the
+    10 minutes (instance boot + container pull + process start,
+    :data:`gpuplan.start_up.INSTANCE_BOOT_S`), not including reading the
     checkpoint and a LoRA/QLoRA job's frozen base, which are added from ``checkpoint_gb``,
     ``weights_gb`` and ``checkpoint_write_gbps`` (:attr:`spot_restart_h`)."""
 
@@ -563,11 +565,30 @@ class JobFacts:
         return out
 
     @property
+    def replica_start_up(self) -> StartUp:
+        """A serving replica's start-up on a new instance (:func:`gpuplan.start_up.replica_start_up`,
+        the model deploy and ``simulate autoscale`` count too): ``restart_h``, then ``weights_gb``
+        read at the workload's ``data.copy_gbps`` where it gives one (``copy_gbps_stated``), else at
+        ``checkpoint_write_gbps`` (the same disk checkpoints are written to), then the engine's start."""
+        if self.copy_gbps_stated:
+            rate, given = self.dataset_copy_gbps, "data.copy_gbps"
+        else:
+            rate, given = self.checkpoint_write_gbps, None
+        return replica_start_up(self.weights_gb, rate, given=given, boot_s=self.restart_h * 3600.0)
+
+    @property
+    def service_restart_h(self) -> float:
+        """The part of a service instance's start-up that does not grow with the replicas it holds, h:
+        the boot and the engine's start (:attr:`replica_start_up`; where the weights' size is not
+        known, the boot and the bound deploy gives a replica to come up)."""
+        return self.replica_start_up.seconds(0) / 3600.0
+
+    @property
     def weights_load_h(self) -> float:
-        """Time to read ``weights_gb`` back from an instance's disk, h, at the bandwidth checkpoints
-        are written at (``checkpoint_write_gbps``: the same disk): a service's replacement instance
-        loads its replicas' weights so (:func:`gpuplan.plan.spot.service_down_h`)."""
-        return self.weights_gb / self.checkpoint_write_gbps / 3600.0
+        """Time to read ``weights_gb`` back from an instance's disk, h, at :attr:`replica_start_up`'s
+        rate: a service's replacement instance loads its replicas' weights so
+        (:func:`gpuplan.plan.spot.service_down_h`)."""
+        return (self.replica_start_up.read_s(1) or 0.0) / 3600.0
 
     @property
     def splits_heads_unevenly(self) -> bool:

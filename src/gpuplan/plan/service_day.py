@@ -17,18 +17,18 @@ where it gives none, the plan's capacity at that share, as deploy falls back to.
 instances.
 
 An instance is billed from its start, not from when it serves, and until it is removed: each
-instance the day adds is paid its start-up (:func:`start_up`, the cold start ``deploy`` sizes its
-probes from with the instance's boot and image pull before it) before the minutes it is needed, and
-the autoscaler's scale-down delay after them (:func:`scale_down`: the longer of deploy's targets',
-as the plan does not know which one launches it). Where the load leaves an instance for less than
-the two together, it is kept running through the gap and started no more. ``simulate autoscale``
-replays a trace with the launch's own delays and bills its replicas so too.
+instance the day adds is paid its start-up (:func:`start_up`: the instance's boot, its weights
+read and the engine's start, the one model ``deploy`` and ``simulate autoscale`` count too) before
+the minutes it is needed, and the autoscaler's scale-down delay after them (:func:`scale_down`:
+the longer of deploy's targets', as the plan does not know which one launches it). Where the load
+leaves an instance for less than the two together, it is kept running through the gap and started
+no more. ``simulate autoscale`` replays a trace with the launch's own delays and bills its replicas so too.
 
 An autoscaler follows the day only if a new instance serves before the load has grown past what
-it adds: where a new instance takes longer to serve (:func:`gpuplan.plan.spot.service_down_h`,
-the plan's own model of a replacement: a new instance, then its replicas' weights read from its
-one disk) than the day's steepest rise takes to grow by one instance's load, the fleet cannot be
-scaled down and up again in time, and the service is priced as its peak fleet all month.
+it adds: where a new instance takes longer to serve (:func:`start_up`, as the plan's model of a
+spot replacement, :func:`gpuplan.plan.spot.service_down_h`) than the day's steepest rise takes to
+grow by one instance's load, the fleet cannot be scaled down and up again in time, and the service
+is priced as its peak fleet all month.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class ServiceDay:
     least: int
     """The fewest replicas it runs (``serving.min_replicas``, else 1)."""
     start_up_h: float
-    """How long a new instance takes to serve, h (:func:`gpuplan.plan.spot.service_down_h`)."""
+    """How long a new instance takes to serve, h (:func:`start_up`)."""
     start_up_words: str
     """How that adds up, in words."""
     down_h: float
@@ -372,32 +372,16 @@ def scale_down() -> tuple[float, str]:
 
 def start_up(job: JobFacts, gpus_per_node: int, replica_gpus: int) -> tuple[float, str]:
     """How long a new instance of a service takes to serve, h, and how that adds up, in words: the
-    plan's own model of a spot replacement (:func:`gpuplan.plan.spot.service_down_h`): a new
-    instance, then the weights of the replicas it holds read from its one disk — the cold start
-    ``deploy`` sizes its start-up probes from (:func:`gpuplan.deploy.engine.cold_start_s`) with the
-    instance's boot and image pull before it. Where the weights' size is not known, the bound
-    ``deploy`` gives a replica to come up before it takes it to have failed
-    (:data:`gpuplan.deploy.engine.ENGINE_STARTUP_S`), said."""
-    from gpuplan.plan.spot import service_down_h, service_unit
+    one start-up model plan, deploy and ``simulate autoscale`` count
+    (:attr:`JobFacts.replica_start_up`): the instance's boot, the engine's start and the weights of
+    the replicas it holds read through its one disk — as the plan's spot replacement
+    (:func:`gpuplan.plan.spot.service_down_h`). Where the weights' size is not known, the bound
+    ``deploy`` gives a replica to come up before it takes it to have failed, said."""
+    from gpuplan.plan.spot import service_unit
 
-    gpn = np.array([gpus_per_node])
-    k = int(service_unit(gpn, replica_gpus, job.replicas_per_gpu)[1][0])
-    if not job.weights_gb > 0:
-        from gpuplan.deploy.engine import ENGINE_STARTUP_S
-
-        bound = job.restart_h + ENGINE_STARTUP_S / 3600.0
-        return bound, _(
-            "{restart:.0f} min for a new instance (assumed), then the weights' size not known: the "
-            "{budget:.0f} min deploy gives a replica to come up, the bound"
-        ).format(restart=job.restart_h * 60, budget=ENGINE_STARTUP_S / 60)
-    down = float(
-        service_down_h(gpn, replica_gpus, job.restart_h, job.weights_load_h, job.replicas_per_gpu)[0]
-    )
-    words = _(
-        "{restart:.0f} min for a new instance (assumed), then {k} × {gb:,.1f} GB of weights read at "
-        "{rate:g} GB/s (assumed)"
-    ).format(restart=job.restart_h * 60, k=k, gb=job.weights_gb, rate=job.checkpoint_write_gbps)
-    return down, words
+    k = int(service_unit(np.array([gpus_per_node]), replica_gpus, job.replicas_per_gpu)[1][0])
+    up = job.replica_start_up
+    return up.seconds(k) / 3600.0, up.parts_words(k)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -686,8 +686,9 @@ def service_down_h(
     replicas_per_gpu: int = 1,
 ) -> FloatArray:
     """How long a reclaim takes a service's unit down, h: D = ``restart_h`` + k × ``weights_load_h``
-    (a replacement instance, then the weights of its k replicas read from one volume;
-    :func:`service_spot`)."""
+    (a replacement instance booted and its engine started, ``JobFacts.service_restart_h``, and the
+    weights of its k replicas read from one volume: the start-up of
+    :attr:`gpuplan.plan.input_types.JobFacts.replica_start_up`; :func:`service_spot`)."""
     _span, k = service_unit(gpus_per_node, replica_gpus, replicas_per_gpu)
     down: FloatArray = (restart_h + k * weights_load_h).astype(np.float64)
     return down

@@ -46,7 +46,7 @@ import numpy as np
 
 from gpuplan.i18n.messages import _
 from gpuplan.simulate.engine import Work
-from gpuplan.units import ENGINE_START_S
+from gpuplan.start_up import ENGINE_START_S, replica_start_up
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 __all__ = [
-    "DEFAULT_STORAGE_BYTES_PER_S",
     "ENGINE_START_S",
     "ReplicaModel",
     "cold_start",
@@ -416,25 +415,28 @@ def _engine_words(engine: EngineSettings) -> str:
     )
 
 
-#: The read rate of a general-purpose cloud volume at its baseline: AWS EBS gp3, 125 MiB/s
-#: (provisionable to 1,000 MiB/s; Amazon EBS User Guide, "General Purpose SSD volumes",
-#: docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html, and the EMR API's
-#: VolumeSpecification "Throughput … 125 - 1000", read 2026-12-02). Local NVMe reads GB/s.
-DEFAULT_STORAGE_BYTES_PER_S = 125 * 2**20
-
-
-def cold_start(weights_bytes: float, storage_bytes_per_s: float) -> tuple[float, str]:
-    """Seconds from launching a replica to serving, and how they add up (in the user's language)."""
-    load = weights_bytes / storage_bytes_per_s
-    words = _(
-        "{total:.0f} s = {start:.0f} s engine start (assumed) + {gb:.1f} GB of weights at {rate:.2f} GB/s"
-    ).format(
-        total=ENGINE_START_S + load,
-        start=ENGINE_START_S,
-        gb=weights_bytes / 1e9,
-        rate=storage_bytes_per_s / 1e9,
-    )
-    return ENGINE_START_S + load, words
+def cold_start(
+    weights_bytes: float | None, storage_bytes_per_s: float | None, copy_gbps: float | None = None
+) -> tuple[float, str]:
+    """Seconds from launching a replica to serving, and how they add up (in the user's language):
+    the one start-up model plan and deploy count (:func:`gpuplan.start_up.replica_start_up`), a new
+    instance's boot included, one replica on it. Its weights are read at ``storage_bytes_per_s``
+    (``--storage-gbps``), else at the workload's ``copy_gbps`` (``data.copy_gbps``), else at the
+    assumed disk rate; where their size is not known (``--replica``), the bound deploy gives a
+    replica to come up."""
+    if storage_bytes_per_s is not None:
+        rate, given = storage_bytes_per_s / 1e9, "--storage-gbps"
+    elif copy_gbps is not None:
+        rate, given = copy_gbps, "data.copy_gbps"
+    else:
+        rate, given = None, None
+    up = replica_start_up(None if weights_bytes is None else weights_bytes / 1e9, rate, given=given)
+    seconds = up.seconds(1)
+    if up.weights_gb is None:
+        return seconds, _("{total:.0f} s = {parts} (the replica's size is not known with --replica)").format(
+            total=seconds, parts=up.parts_words(1)
+        )
+    return seconds, _("{total:.0f} s = {parts}").format(total=seconds, parts=up.parts_words(1))
 
 
 @dataclass(frozen=True, kw_only=True)

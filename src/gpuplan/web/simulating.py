@@ -418,21 +418,16 @@ def simulate_document(
     progress: Callable[[float, str], None] = lambda _f, _m: None,
 ) -> dict[str, Any]:
     """``gpuplan simulate autoscale --json``'s document, on the request's trace or shape."""
-    from gpuplan.i18n import _
     from gpuplan.report.autoscale import autoscale_json
     from gpuplan.simulate import SimulationSettings, simulate_autoscale
     from gpuplan.simulate.autoscale import max_for_trace
-    from gpuplan.simulate.policy import DEFAULT_STARTUP_S
-    from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
+    from gpuplan.simulate.replica import cold_start
 
     serving = _serving(workload, request)
     policies = _policies(request, workload)
     options = _options(store, request, workload, policies)
     trace = _trace(request, serving, scratch)
-    cold_s: float | None = None
-    cold_words = _("{seconds:.0f} s (assumed; the replica's size is not known with --replica)").format(
-        seconds=DEFAULT_STARTUP_S
-    )
+    weights: float | None = None
     replica = options.replica
     estimate_capacity: float | None = None
     latency_share: float | None = None
@@ -440,7 +435,8 @@ def simulate_document(
         replica, weights, estimate_capacity, latency_share = _estimated(
             store, workload, request, options, trace, progress
         )
-        cold_s, cold_words = cold_start(weights, options.storage_bytes_per_s or DEFAULT_STORAGE_BYTES_PER_S)
+    copy_gbps = workload.data.copy_gbps if workload.data is not None else None
+    cold_s, cold_words = cold_start(weights, options.storage_bytes_per_s, copy_gbps)
     # a max that neither the policy nor the serving block gives follows the load, as the command
     # line sets it (the policy's own default, 8, had capped a service whose plan needs 18); its
     # fleets priced again, as the largest fleet is what is bought

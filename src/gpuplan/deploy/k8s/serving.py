@@ -40,6 +40,7 @@ from gpuplan.deploy.engine import (
     STARTUP_MARGIN,
     STARTUP_STEP_S,
     EngineLaunch,
+    cold_start,
     cold_start_s,
     engine_launch,
     startup_seconds,
@@ -59,7 +60,8 @@ from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec, ServingDeployment, we
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _, ngettext
 from gpuplan.i18n.phrases import sentences
-from gpuplan.units import ASSUMED_DISK_GBPS, ENGINE_START_S
+from gpuplan.start_up import ENGINE_START_S, INSTANCE_BOOT_S
+from gpuplan.units import ASSUMED_DISK_GBPS
 
 __all__ = [
     "GPU_UTIL_METRIC",
@@ -151,11 +153,12 @@ def startup_budget(spec: LaunchSpec, options: GenerateOptions) -> StartupBudget:
     the node's one disk, as the plan's spot model has an instance's replicas do
     (``gpuplan.plan.spot.service_down_h``), × :data:`STARTUP_MARGIN`; at least ENGINE_STARTUP_S."""
     k = replicas_per_node(spec)
-    seconds = startup_seconds(spec.weights_gb, k)
+    seconds = startup_seconds(spec.weights_gb, k, spec.dataset_copy_gbps)
     if spec.weights_gb is None:
         return StartupBudget(seconds=seconds, replicas=k, cold_s=None, cache_gb=None)
     cache = spec.weights_gb if options.model_cache_pvc else k * spec.weights_gb
-    return StartupBudget(seconds=seconds, replicas=k, cold_s=cold_start_s(spec.weights_gb, k), cache_gb=cache)
+    cold = cold_start_s(spec.weights_gb, k, spec.dataset_copy_gbps)
+    return StartupBudget(seconds=seconds, replicas=k, cold_s=cold, cache_gb=cache)
 
 
 def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
@@ -173,12 +176,18 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             ).format(minutes=minutes)
         ]
     node = spec.instance_type or _("a node")
+    new_node = cold_start(spec.weights_gb, spec.dataset_copy_gbps).with_boot()
     start = ngettext(
-        "A replica loads {gb:,.1f} GB of weights. One replica runs on each {node}: on a new node it "
-        "serves after about {cold} min ({start:.0f} s engine start + {gb:,.1f} GB read at {rate}).",
-        "A replica loads {gb:,.1f} GB of weights. {k} replicas run on each {node} and start together "
-        "on a new node, reading through its one disk: they serve after about {cold} min ({start:.0f} "
-        "s engine start + {k} × {gb:,.1f} GB read at {rate}).",
+        "A replica loads {gb:,.1f} GB of weights. One replica runs on each {node}: it serves about "
+        "{cold} min after its container starts ({start:.0f} s engine start + {gb:,.1f} GB read at "
+        "{rate}). A node the cluster adds takes {boot:.0f} min before that to boot and pull the image "
+        "(assumed), {total} min in all, the start-up plan and simulate autoscale count; a node already "
+        "up (a warm node pool) skips them.",
+        "A replica loads {gb:,.1f} GB of weights. {k} replicas run on each {node} and start together, "
+        "reading through its one disk: they serve about {cold} min after their containers start "
+        "({start:.0f} s engine start + {k} × {gb:,.1f} GB read at {rate}). A node the cluster adds "
+        "takes {boot:.0f} min before that to boot and pull the image (assumed), {total} min in all, the "
+        "start-up plan and simulate autoscale count; a node already up (a warm node pool) skips them.",
         budget.replicas,
     ).format(
         gb=spec.weights_gb,
@@ -187,6 +196,8 @@ def startup_words(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
         cold=f"{budget.cold_s / 60:.0f}",
         start=ENGINE_START_S,
         rate=disk_rate_words(spec),
+        boot=INSTANCE_BOOT_S / 60,
+        total=f"{new_node.seconds(budget.replicas) / 60:.0f}",
     )
     wait = _(
         "Each pod's startup probe waits {minutes} min ({margin:g}× that, at least {floor} min: the "
@@ -220,6 +231,8 @@ def disk_rate_words(spec: LaunchSpec) -> str:
     AWS's default block volume, EBS gp3 (:data:`~gpuplan.units.ASSUMED_DISK_GBPS`), which the plan
     assumes on every provider; said as assumed where the node is not AWS's (its disk's read rate is
     not known to gpuplan)."""
+    if spec.dataset_copy_gbps is not None:
+        return _("{rate:g} GB/s, the rate you measured (data.copy_gbps)").format(rate=spec.dataset_copy_gbps)
     rate = f"{ASSUMED_DISK_GBPS:g}"
     if spec.provider == "aws":
         return _("{rate} GB/s, the baseline of an EBS gp3 volume, the disk rate the plan assumes").format(
@@ -294,7 +307,7 @@ def slow_start_warning(spec: LaunchSpec, options: GenerateOptions) -> str | None
         one=math.ceil(spec.weights_gb * (1 + DISK_HEADROOM)),
         all=math.ceil(budget.cache_gb * (1 + DISK_HEADROOM)),
         k=budget.replicas,
-        rate_short=f"{ASSUMED_DISK_GBPS:g}",
+        rate_short=f"{spec.dataset_copy_gbps or ASSUMED_DISK_GBPS:g}",
     )
     return line + pvc
 
