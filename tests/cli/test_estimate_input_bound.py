@@ -95,9 +95,14 @@ def test_without_an_instance_the_table_names_the_typical_host(image_job: Path) -
     r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
     text = " ".join(r.output.split())
-    assert (
-        "The instance's vCPUs are not known" in text and "A100-SXM4-80GB at " in text and "% slower" in text
+    assert "The instance's vCPUs are not known" in text and "% slower" in text
+    # The median names its population: which instance types, of what GPU and count, from where.
+    host = _row([str(image_job), "--gpu", "A100-SXM4-80GB"])["input_host"]
+    vcpus, n = host["vcpus_per_gpu"], host["instance_types"]
+    said = (
+        f"A100-SXM4-80GB: {vcpus:g} vCPUs per GPU, the median of {n} instance types with 1 × A100-SXM4-80GB"
     )
+    assert f"{said} in the catalog, up to " in text
     assert "decode rate not checked" not in text
 
 

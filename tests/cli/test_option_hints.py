@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
-from gpuplan.cli._option_hints import IN_THE_WORKLOAD, SAME_MEANING
+from gpuplan.cli._option_hints import EXACTLY, IN_THE_WORKLOAD, SAME_MEANING
 
 runner = CliRunner()
 
@@ -42,6 +42,26 @@ def _line(*args: str) -> str:
             "error: No such option: --term (gpuplan calls it --commitment: an option of plan, not of tco); "
             "see 'gpuplan tco --help'",
         ),
+        # A user's guess at the GPUs' option: each command's own (estimate, deploy and offers count
+        # them with --count; plan with a floor and a cap); there had been no pointer at all.
+        (
+            ["estimate", "job.yaml", "--gpu-count", "8"],
+            "error: No such option: --gpu-count. Did you mean --count? See 'gpuplan estimate --help'.",
+        ),
+        (
+            ["deploy", "job.yaml", "--num-gpus", "8"],
+            "error: No such option: --num-gpus. Did you mean --count? See 'gpuplan deploy --help'.",
+        ),
+        (
+            ["plan", "job.yaml", "--num-gpus", "8"],
+            "error: No such option: --num-gpus. Did you mean --min-gpus? (with --max-gpus the same "
+            "number: exactly that many); see 'gpuplan plan --help'",
+        ),
+        (
+            ["tco", "usage.yaml", "--gpu-count", "8"],
+            "error: No such option: --gpu-count (gpuplan calls it --count: an option of offers, estimate, "
+            "deploy, not of tco); see 'gpuplan tco --help'",
+        ),
     ],
 )
 def test_an_option_of_another_name_or_command_is_pointed_to(args: list[str], line: str) -> None:
@@ -70,6 +90,10 @@ def test_the_pointer_is_in_chinese() -> None:
         "错误：没有选项：--upfront（这是 offers、plan、tco 的选项，estimate 没有）；"
         "参见 'gpuplan estimate --help'"
     )
+    assert _line("--lang", "zh", "plan", "job.yaml", "--gpu-count", "8") == (
+        "错误：没有选项：--gpu-count。您是不是指 --min-gpus？（再给 --max-gpus 同一个数：正好这么多）；"
+        "参见 'gpuplan plan --help'"
+    )
     assert _line("--lang", "zh", "gpus", "--zone", "x") == (
         "错误：没有选项：--zone（gpuplan 称之为 --region：这是 offers、estimate、plan、deploy、"
         "catalog history、simulate share 的选项，gpus 没有）；参见 'gpuplan gpus --help'"
@@ -84,7 +108,8 @@ def test_each_same_meaning_names_an_option_gpuplan_has_and_none_of_its_own() -> 
     group = typer.main.get_command(app)
     ctx = group.context_class(group, info_name="gpuplan")
     every = set().union(*(_long_options(command) for _path, command in _commands(group, ctx, ())))
-    assert set(SAME_MEANING.values()) <= every
+    meant = {m for v in SAME_MEANING.values() for m in ((v,) if isinstance(v, str) else v)}
+    assert meant | set(EXACTLY.values()) <= every
     assert not set(SAME_MEANING) & every  # a cloud's word that is one of gpuplan's own would be hidden
     assert not set(IN_THE_WORKLOAD) & every  # nor a workload key's pointer
 

@@ -155,3 +155,22 @@ def test_the_report_says_its_costs_are_the_fleets_instances_only(tmp_path: Path)
     said = "Costs are the fleet's instances only: storage and the answers' egress are not in them"
     page = html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
     assert said in " ".join(r.stdout.split()) and said in page
+
+
+def test_a_currency_written_in_chinese_is_read_as_its_code(capsys: pytest.CaptureFixture[str]) -> None:
+    # --currency 人民币 is CNY as --currency reads it: a bare number had been taken as dollars unasked
+    assert _refused(capsys, "--on-demand-price", "18.49", "--currency", "人民币") == (
+        "error: --on-demand-price 18.49: in which currency? The report is in CNY: write ¥18.49 for yuan "
+        "or $18.49 for dollars"
+    )
+
+
+def test_dollars_in_chinese_need_no_catalog() -> None:
+    # --currency 美元 with no catalog open had been told that CNY needs the catalog's exchange rate
+    from gpuplan.cli._simulate_common import display_money_for
+    from gpuplan.errors import InputError
+
+    assert display_money_for(None, "美元").currency == "USD"
+    for yuan in ("人民币", "元", "RMB"):
+        with pytest.raises(InputError, match="--currency CNY needs the catalog's exchange rate"):
+            display_money_for(None, yuan)

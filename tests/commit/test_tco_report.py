@@ -661,6 +661,12 @@ def test_a_commitment_at_a_stale_price_is_left_out_and_the_one_it_would_buy_is_s
     assert "from 2027-01, 1 × aws/us-east-1 p.x monthly subscription (1× A100-SXM4-40GB)" in bought, bought
     assert "$12,000, at a price of 2023-06 (stale (3.5 y); source: a blog's table)" in bought, bought
     assert any("a commitment locks its price in for its term" in x for x in lines), lines
+    # its break-even is said at that price, and why the schedule has none (the line had gone)
+    assert (
+        "Break-even utilisation, monthly subscription: none at prices known to be current (no current "
+        "price of it); at its stale price, the one the total with stale prices is figured at, 68% of its "
+        "hours (pays off above this)"
+    ) in lines, lines
     assert no_commitment_line(report).startswith("No commitment pays off at prices known to be current")
     row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
     assert "stale" in row[6] and "not bought: the total with stale prices is figured at it" in row[6]
@@ -680,6 +686,7 @@ def test_a_commitment_at_a_stale_price_is_left_out_and_the_one_it_would_buy_is_s
         zh = summary_lines(report)
     assert "用上 1 个过期或时效未知的承诺价格则为 $12,000" in zh[0], zh[0]
     assert any(x.startswith("用上过期价格时将购买") and "签约前请您先核实该价格" in x for x in zh), zh
+    assert any(x.startswith("盈亏平衡利用率（包月）：按已知为最新的价格无从计算") for x in zh), zh
     # A subscription dated last month is current: bought, nothing beside it.
     fresh = _monthly_report(monthly_as_of="2026-11")
     assert fresh.with_stale_prices is None and fresh.schedule.total_usd == pytest.approx(12000.0)

@@ -489,7 +489,8 @@ def test_a_spot_workload_on_a_provider_without_an_accelerator_label_says_how_to_
     readme = by_path(files)["README.md"]
     assert "Nothing in these manifests selects the A10" in readme
     assert "add nvidia.com/gpu.product to each nodeSelector" in readme
-    spot = next(p for p in readme.split("\n\n") if "gpuplan/capacity=spot" in p)
+    # one step a line among those before the `kubectl apply` block
+    spot = next(p for p in readme.splitlines() if "gpuplan/capacity=spot" in p)
     assert not re.search(r"\bplan\b", spot) and "instance type" not in spot, spot
     assert "These pods are for spot capacity" in spot
 
@@ -581,3 +582,25 @@ def test_a_spot_pods_grace_is_said_to_be_for_a_stop_asked_for_not_a_reclaim() ->
     assert "terminationGracePeriodSeconds 2760: the time train.py has to save" in files["k8s/pytorchjob.yaml"]
     assert "reclaim" not in files["k8s/pytorchjob.yaml"].split("apiVersion")[0]
     assert "a spot reclaim does not wait" not in files["README.md"]
+
+
+@pytest.mark.parametrize("autoscaler", ["hpa", "keda"])
+def test_every_step_the_cluster_needs_first_comes_before_the_apply_commands(
+    autoscaler: str, tmp_path: Path
+) -> None:
+    # The time-slicing ClusterPolicy and prometheus-adapter "first" steps had come after the
+    # `kubectl apply` block, among the notes: read in order, they were done after applying.
+    spec = LaunchSpec.from_workload(FIXTURES / "serve.yaml", gpu="T4", provider="gcp")
+    readme = by_path(generate(spec, "k8s", GenerateOptions(autoscaler=autoscaler)))["README.md"]  # type: ignore[arg-type]
+    apply = readme.index("kubectl apply -f")
+    assert readme.index("Before applying them:") < apply
+    assert readme.index("patch the ClusterPolicy") < apply
+    assert readme.index("Scaling needs NVIDIA dcgm-exporter and Prometheus") < apply
+    if autoscaler == "hpa":
+        assert readme.index("install prometheus-adapter") < apply
+    # a MIG slice's partitioning, and the GPU label no known selector gives, before it too
+    mig = serve_workload(tmp_path, "mig_profile: 1g.10gb")
+    readme = by_path(generate(LaunchSpec.from_workload(mig, gpu="A100-SXM4-80GB"), "k8s"))["README.md"]
+    apply = readme.index("kubectl apply -f")
+    assert readme.index("partitioned into 1g.10gb MIG slices") < apply
+    assert readme.index("add nvidia.com/gpu.product to each nodeSelector") < apply

@@ -151,7 +151,15 @@ JOB = JobFacts(dataset_gb=10, checkpoint_gb=1, data_location=("aws", "us-east-1"
         ),
         (
             Constraints(min_gpus=32, max_nodes=2),
-            "no option is left: the GPU count floor (min_gpus: at least 32) left none; ",
+            "no option is left: the GPU count floor (min_gpus: at least 32) left none: 32 GPUs take "
+            "more instances than a job may span (2, --max-nodes); give --max-nodes 4 or more; ",
+        ),
+        (
+            # past 64 GPUs the default instance limit (8) was the cause the line did not name
+            Constraints(min_gpus=72),
+            "no option is left: the GPU count floor (min_gpus: at least 72) left none: 72 GPUs take "
+            "more instances than a job may span (8, the limit without --max-nodes); give --max-nodes 9 "
+            "or more; ",
         ),
     ],
 )
@@ -161,6 +169,19 @@ def test_the_filter_that_emptied_the_field_is_named(constraints: Constraints, sa
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), constraints)
     assert str(info.value).startswith(said), str(info.value)
+
+
+def test_the_max_nodes_the_floor_asks_for_plans_it() -> None:
+    # the --max-nodes the line names is enough: 9 instances of 8 GPUs hold the floor of 72
+    rows = [offer(), offer(region="eu-west-1", country="IE", price_usd=25.0)]
+    held = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        JOB,
+        toy_estimator(),
+        Constraints(min_gpus=72, max_nodes=9),
+    )
+    assert held.options and {o.gpu_count for o in held.options} == {72}
 
 
 def test_a_compliance_label_held_only_where_the_places_leave_out_says_where_it_is_held() -> None:

@@ -140,6 +140,21 @@ def test_the_cli_refuses_a_misspelt_country_and_a_workload_with_noservice(tmp_pa
     assert none.returncode == 1 and "--users-in is for a service" in none.stderr
 
 
+def test_the_cli_speaks_of_users_in_not_countries(tmp_path: Path) -> None:
+    """A city or an unknown name given to --users-in is refused in --users-in's words (what it takes),
+    not --countries' (a Londoner had been told to write `--countries GB`)."""
+    db = str(tmp_path / "x.db")
+    city = _cli("--db", db, "plan", str(SERVICE), "--users-in", "london")
+    assert city.returncode == 1 and "Traceback" not in city.stderr
+    (line,) = [ln for ln in city.stderr.splitlines() if ln.strip()]
+    assert "'london' is a city, not a country: it is in GB; write that (`--users-in GB`)" in line
+    assert "--countries" not in line
+    typo = _cli("--db", db, "plan", str(SERVICE), "--users-in", "Singapur")
+    (line,) = [ln for ln in typo.stderr.splitlines() if ln.strip()]
+    assert "did you mean 'singapore'" in line and "(--users-in takes the countries your users are in" in line
+    assert "--countries" not in line
+
+
 def test_the_words_are_in_chinese(store: Store, profile: Profile) -> None:
     with use_language("zh"):
         held = plan(

@@ -95,3 +95,27 @@ def test_rows_of_both_kinds_say_both() -> None:
         )
     )
     assert "usable or engine's share" in text
+
+
+def test_the_estimate_schema_says_the_capacity_is_the_engine_s_share_on_a_served_row(
+    profile: Profile,
+) -> None:
+    """The JSON's capacity figures are the GPU's usable memory on most rows and the engine's share of
+    it on a served one: their descriptions say both, not "usable" alone."""
+    import json
+
+    from gpuplan.documents.schemas import schema_text
+    from gpuplan.hardware.gpus import get_gpu
+    from gpuplan.perf.memory import usable_memory_gib
+
+    out = _outcome(profile, _SERVICE)
+    assert out.estimate is not None and out.advice
+    share = out.estimate.memory.capacity_gib
+    assert share < usable_memory_gib(get_gpu("H100-SXM"))  # a served row's figure is not the usable memory
+    assert all(a.capacity_gib == share for a in out.advice if a.gpu == "H100-SXM" and a.gpu_count == 1)
+    defs = json.loads(schema_text("estimate"))["$defs"]
+    for said in (
+        defs["AdviceItem"]["properties"]["capacity_gib"]["description"],
+        defs["EstimateRow"]["properties"]["memory_capacity_gib"]["description"],
+    ):
+        assert "usable memory" in said and "serving engine" in said and "engine's share" in said

@@ -294,16 +294,17 @@ def refuse_city_as_region(region: str, store: Store, *, city: str | None = None)
     )
 
 
-def refuse_city_as_country(text: str) -> None:
-    """A country written as a city ("london"): refused with the country it is in, where "did you
-    mean" had offered the nearest country names ("congo"). Returns where ``text`` is no city of a
-    known region."""
+def refuse_city_as_country(text: str, option: str = "--countries") -> None:
+    """A country written as a city ("london"): refused with the country it is in, written as
+    ``option`` takes it, where "did you mean" had offered the nearest country names ("congo").
+    Returns where ``text`` is no city of a known region."""
     codes = sorted({c for _p, _r, c in _city_regions(text) if c})
     if codes:
         raise InputError.worded(
-            N_("{name!r} is a city, not a country: it is in {code}; write that (`--countries {code}`)"),
+            N_("{name!r} is a city, not a country: it is in {code}; write that (`{option} {code}`)"),
             name=text,
             code=codes[0],
+            option=option,
         )
 
 
@@ -342,14 +343,15 @@ def refuse_unheld_region(region: str, store: Store) -> None:
     )
 
 
-def country_codes_of(text: str) -> tuple[str, ...]:
+def country_codes_of(text: str, option: str = "--countries") -> tuple[str, ...]:
     """:func:`gpuplan.i18n.countries.country_codes`, with a city refused as one
-    (:func:`refuse_city_as_country`) before the nearest country names are offered."""
+    (:func:`refuse_city_as_country`, pointing to ``option``) before the nearest country names are
+    offered."""
     from gpuplan.errors import NotFoundError
     from gpuplan.i18n.countries import country_codes
 
     try:
         return country_codes(text)
     except NotFoundError:
-        refuse_city_as_country(text)
+        refuse_city_as_country(text, option)
         raise

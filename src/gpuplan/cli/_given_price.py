@@ -90,12 +90,12 @@ def price_usd(
     at); a bare number in dollars, refused where the user works in yuan (``currency`` CNY, or
     ``budget_cny``: the workload's budget is in yuan). ``bounds``: (least, most, unit) a yuan figure
     must lie in once converted (a dollar one was held to them as it was parsed)."""
-    from gpuplan.cli._simulate_common import display_money_for
+    from gpuplan.cli._simulate_common import check_currency, display_money_for
 
     if given is None:
         return None
     if given.currency is None:
-        if currency.upper() == "CNY" or budget_cny:
+        if check_currency(currency) == "CNY" or budget_cny:
             # the budget first: it is what put the report in yuan where --currency did not
             why = N_("The workload's budget is in CNY") if budget_cny else N_("The report is in CNY")
             raise InputError.worded(

@@ -24,10 +24,12 @@ from typing import Any
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import item_list
 
-__all__ = ["IN_THE_WORKLOAD", "SAME_MEANING", "option_hint"]
+__all__ = ["EXACTLY", "IN_THE_WORKLOAD", "SAME_MEANING", "option_hint"]
 
-#: An option's name as the clouds word it -> gpuplan's option for the same thing.
-SAME_MEANING = {
+#: An option's name as the clouds (or users) word it -> gpuplan's option for the same thing, or its
+#: options for it, the first the command takes named (the GPUs: estimate, deploy and offers count
+#: them with --count, plan with --min-gpus and --max-gpus).
+SAME_MEANING: dict[str, str | tuple[str, ...]] = {
     # AWS sells a reservation for a term of one or three years, paid by one of three "payment
     # options" (No, Partial, All Upfront): AWS whitepaper "Amazon EC2 Reserved Instances and Other
     # AWS Reservation Models", https://docs.aws.amazon.com/whitepapers/latest/cost-optimization-
@@ -39,7 +41,13 @@ SAME_MEANING = {
     "--zone": "--region",
     "--zones": "--regions",
     "--az": "--region",
+    # The GPUs asked for, as users guess the option's name.
+    "--gpu-count": ("--count", "--min-gpus"),
+    "--num-gpus": ("--count", "--min-gpus"),
 }
+
+#: A floor whose command takes a cap beside it: the two together ask for exactly that many.
+EXACTLY = {"--min-gpus": "--max-gpus"}
 
 #: An option name for what the workload file states -> its key there (a service's targets are part of
 #: the workload, so that plan, deploy, simulate and tco read the same ones).
@@ -64,6 +72,9 @@ IN_THE_WORKLOAD = {
 MOST_NAMED = 6
 
 MEANT = N_("No such option: {name}. Did you mean {option}?")
+MEANT_FLOOR = N_(
+    "No such option: {name}. Did you mean {option}? (with {cap} the same number: exactly that many)"
+)
 IN_WORKLOAD = N_("No such option: {name} (the workload file states it: {key})")
 ELSEWHERE = N_("No such option: {name} (an option of {commands}, not of {command})")
 CALLED_ELSEWHERE = N_(
@@ -82,8 +93,13 @@ def option_hint(name: str, ctx: Any) -> str | None:
     language; None where there is nothing to add to Click's (a slip of the command's own option,
     or an option no command takes)."""
     here = _long_options(ctx.command)
-    meant = SAME_MEANING.get(name, name)
+    said = SAME_MEANING.get(name, name)
+    choices = (said,) if isinstance(said, str) else said
+    meant = next((m for m in choices if m in here), choices[0])
     if meant != name and meant in here:
+        cap = EXACTLY.get(meant)
+        if cap in here:
+            return _(MEANT_FLOOR).format(name=name, option=meant, cap=cap)
         return _(MEANT).format(name=name, option=meant)
     if difflib.get_close_matches(name.lstrip("-"), [o.lstrip("-") for o in here], cutoff=0.8):
         return None  # a slip of one of its own: Click's list names it

@@ -23,13 +23,14 @@ def display_money_for(store: Store | None, currency: str) -> Money:
     from gpuplan.catalog import display_money
     from gpuplan.i18n import Money
 
-    if currency.upper() == "USD" or store is None:
-        if currency.upper() != "USD":
+    code = check_currency(currency)  # 美元 is USD, 人民币 CNY: read as --currency reads them
+    if code == "USD" or store is None:
+        if code != "USD":
             raise InputError.worded(
                 N_("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
             )
         return Money.usd()
-    return display_money(store, currency)
+    return display_money(store, code)
 
 
 def open_store(ctx: typer.Context, currency: str, rate: tuple[float | None, float | None, bool]) -> Store:
@@ -43,11 +44,12 @@ def open_store(ctx: typer.Context, currency: str, rate: tuple[float | None, floa
     )
 
 
-def check_currency(currency: str) -> None:
-    # A misspelt --currency fails in one line ("did you mean"), before any tracing or simulation.
+def check_currency(currency: str) -> str:
+    """``currency``'s ISO code (``美元``: USD, ``人民币``, ``RMB``: CNY), what the commands compare;
+    a misspelt --currency fails in one line ("did you mean"), before any tracing or simulation."""
     from gpuplan.vocab import Currency
 
-    Currency.cast(currency)
+    return Currency.cast(currency).code
 
 
 def check_out(out: Path | None) -> None:

@@ -154,7 +154,7 @@ def estimate_cmd(
     apply_language(lang)
     from gpuplan.cli._simulate_common import check_currency, display_money_for
 
-    check_currency(currency)  # a misspelt currency: one line, before the trace
+    currency = check_currency(currency)  # a misspelt currency: one line, before the trace
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     from gpuplan.api import (
         estimate,

@@ -35,7 +35,7 @@ from gpuplan.cli._numbers import finite_float, finite_in, money_in, whole_number
 from gpuplan.cli._places import CountriesOption, ProvidersOption, RegionsOption
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, NotFoundError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
 from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MAX_STORAGE_GBPS, MIN_BUDGET, MIN_STORAGE_GBPS
@@ -72,7 +72,13 @@ def _with_users(workload: Workload, text: str) -> Workload:
             ),
             name=workload.name,
         )
-    codes = tuple(dict.fromkeys(code for name in names for code in country_codes_of(name)))
+    try:
+        codes = tuple(dict.fromkeys(code for name in names for code in country_codes_of(name, "--users-in")))
+    except NotFoundError as e:
+        hint = N_(
+            "--users-in takes the countries your users are in: ISO codes or names (GB, Singapore) or EU"
+        )
+        raise NotFoundError(e.kind, e.name, e.known, hint=hint, suggestions=e.suggestions) from None
     return workload.model_copy(update={"serving": workload.serving.model_copy(update={"users_in": codes})})
 
 

@@ -359,7 +359,7 @@ def autoscale_cmd(
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
     check_out(out)
-    check_currency(currency)
+    currency = check_currency(currency)
     from gpuplan.api import replica_host
     from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (

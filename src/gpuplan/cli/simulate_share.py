@@ -109,7 +109,7 @@ def share_cmd(
     """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
     apply_language(lang)
     check_out(out)
-    check_currency(currency)
+    currency = check_currency(currency)
     places = _Places(providers=providers, regions=regions, countries=countries)
     if given_price is not None and places.given():
         raise InputError.worded(

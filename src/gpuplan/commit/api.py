@@ -8,7 +8,7 @@ report.schedule.total_usd, report.schedule.savings_pct
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +110,10 @@ class WithStalePrices:
     commitments: tuple[Commitment, ...] = ()
     """The commitments the cheaper schedule would buy (empty: ``needed``, the report's own), said
     beside the report's so that their prices can be checked before one is signed."""
+    break_even_by_gpu: dict[str, dict[str, float]] = field(default_factory=dict)
+    """The cheaper schedule's break-evens (:attr:`Schedule.break_even_by_gpu`), stale prices
+    included: where a commitment has no price known to be current, the report's has none of it,
+    and says this one beside it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -439,6 +443,7 @@ def _fresh_first(
         stale=used,
         offers=_bought(cheapest),
         commitments=cheapest.commitments,
+        break_even_by_gpu=cheapest.break_even_by_gpu,
     )
     try:
         schedule = optimise(fresh)

@@ -10,6 +10,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n import format_hours
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import sentences
 from gpuplan.units import ASSUMED_DISK_GBPS, CHECKPOINTS_KEPT
 
@@ -278,6 +279,12 @@ def _copy_source(spec: LaunchSpec) -> str | None:
     return spec.provider
 
 
+def _copy_duration(hours: float) -> str:
+    """A copy's time, every copy's alike: minutes to a tenth under an hour (16.7 min, 33.3 min: one
+    had read "33 min" beside another's "16.7 min"), hours above."""
+    return format_minutes(hours * 60.0) if hours < 1 else format_hours(hours)
+
+
 def _copy_time(spec: LaunchSpec) -> str:
     """How long one node's copy takes, as the plan bills it at set-up, in words; "" where the
     dataset's size is not said. At the user's measured rate (``data.copy_gbps``), else at the rate
@@ -292,11 +299,11 @@ def _copy_time(spec: LaunchSpec) -> str:
             "network as the catalog states it, as the plan bills it at set-up."
         ).format(
             gb=f"{spec.dataset_gb:,.0f}",
-            time=format_hours(spec.dataset_gb * 8.0 / network / 3600.0),
+            time=_copy_duration(spec.dataset_gb * 8.0 / network / 3600.0),
             gbps=f"{network / 8.0:g}",
             network=f"{network:g}",
         )
-    time = format_hours(spec.dataset_gb / rate / 3600.0)
+    time = _copy_duration(spec.dataset_gb / rate / 3600.0)
     if spec.dataset_copy_gbps is not None:
         return _(
             "One node's copy of {gb} GB takes {time} at {gbps} GB/s, the rate you measured "

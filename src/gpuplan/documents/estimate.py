@@ -147,7 +147,10 @@ class AdviceItem(Document):
     required_gib: float | None = None
     """What must fit after the change (allocated + CUDA context + cuBLAS + NCCL)."""
     capacity_gib: float | None = None
-    """Usable memory of the GPU the change runs on."""
+    """What ``required_gib`` is compared with, GiB: the usable memory of the GPU the change runs on
+    or, for a served row (a serving engine runs the model), the engine's share of it (vLLM's
+    ``--gpu-memory-utilization``, SGLang's ``--mem-fraction-static``); either divided among the
+    replicas that time-share the GPU. As the row's ``memory_capacity_gib``."""
     offered: bool | None = None
     """Another GPU: whether the catalog has an offer of it (None when not checked or the same GPU)."""
     gpu_price: GpuPriceDoc | None = None
@@ -575,6 +578,10 @@ class EstimateRow(Document):
     checkpoint_writes: float | None = None
     """Checkpoints written over the job (``checkpoint_writes_h`` over one write's time)."""
     memory_capacity_gib: float | None
+    """What ``memory.required_gib`` is compared with for ``fits``, GiB: the GPU's usable memory or,
+    for a served row (a serving engine runs the model), the engine's share of it (vLLM's
+    ``--gpu-memory-utilization``, SGLang's ``--mem-fraction-static``); either divided among the
+    replicas that time-share the GPU (``serving.replicas_per_gpu``). None with ``error``."""
     memory: MemoryDoc | None = None
     """The terms behind ``peak_memory_gib`` and ``fits``; None with ``error``."""
     input_bound: bool | None = False

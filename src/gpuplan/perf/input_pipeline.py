@@ -296,6 +296,8 @@ class HostInput:
     """Where the count comes from, in words (English; the JSON document's)."""
     instance_types: int | None = None
     """``typical``: how many of the catalog's instance types the median is over."""
+    typical: TypicalHost | None = None
+    """``typical``: the catalog's typical instance that stood in (which instance types, of what)."""
     bounded: bool
     """It made the step time, or (``typical``) the slow end of its range, longer."""
     slow_end_factor: float
@@ -333,6 +335,7 @@ def host_input(
         source=pipe.source,
         basis=basis,
         instance_types=pipe.typical.instance_types if pipe.typical is not None else None,
+        typical=pipe.typical,
         bounded=bounded,
         slow_end_factor=slow_end_factor,
         said=said,

@@ -17,7 +17,7 @@ from gpuplan.i18n import N_, money
 from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import REASONS, left_without_precision, named_in, refusal_words
-from gpuplan.plan.constraints import Reason, counted_labels, label_key, labels_satisfy
+from gpuplan.plan.constraints import MAX_PLANNED_NODES, Reason, counted_labels, label_key, labels_satisfy
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
@@ -320,6 +320,8 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         Reason.LOW_CONFIDENCE: lambda: "",
     }[reason]()
     emptied = Phrase(_EMPTIED_BY[reason], value=value)
+    if reason == Reason.MIN_GPUS:
+        return _floor_past_nodes(ctx, emptied) or emptied
     if reason == Reason.COMPLIANCE:
         return _compliance_held_elsewhere(ctx, emptied) or emptied
     if reason == Reason.COUNTRY:
@@ -329,6 +331,38 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         if unplaced:
             return Phrase(_COUNTRY_UNKNOWN, emptied=emptied, providers=listed(unplaced))
     return emptied
+
+
+def _floor_past_nodes(ctx: PlanContext, emptied: Phrase) -> Phrase | None:
+    """Where the GPU count floor takes more instances than a job may span (``--max-nodes``,
+    :data:`~gpuplan.plan.constraints.DEFAULT_MAX_NODES` without it) on every instance the other
+    filters left that could hold it within the GPU limit: that limit, and the ``--max-nodes`` that
+    reaches the floor; None where the limit is not why (a service, whose instances are not capped
+    so; a floor no instance count holds within the GPU limit)."""
+    c, cands = ctx.constraints, ctx.cands
+    if ctx.job.is_service or not c.min_gpus:
+        return None
+    floored = cands.reason == REASONS.index(Reason.MIN_GPUS)
+    per_node = np.unique(cands.gpus_per_node[floored])
+    per_node = per_node[per_node >= 1]
+    needed = -(-c.min_gpus // per_node)  # instances of each size that hold the floor
+    needed = needed[needed * per_node <= c.total_gpu_limit]
+    nodes = c.node_limit(service=False)
+    if needed.size == 0 or needed.min() <= nodes or needed.min() > MAX_PLANNED_NODES:
+        return None
+    limit = Phrase(_NODES_GIVEN if c.max_nodes is not None else _NODES_DEFAULT)
+    return Phrase(
+        _PAST_NODES, emptied=emptied, gpus=c.min_gpus, nodes=nodes, limit=limit, need=int(needed.min())
+    )
+
+
+#: The GPU count floor takes more instances than a job may span, on every instance left.
+_PAST_NODES = N_(
+    "{emptied}: {gpus} GPUs take more instances than a job may span ({nodes}, {limit}); give "
+    "--max-nodes {need} or more"
+)
+_NODES_GIVEN = N_("--max-nodes")
+_NODES_DEFAULT = N_("the limit without --max-nodes")
 
 
 def _compliance_held_elsewhere(ctx: PlanContext, emptied: Phrase) -> Phrase | None:

@@ -411,14 +411,11 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     if not rows:
         return ram
     slower = [
-        _("{gpu} at {vcpus:g} vCPUs per GPU (median of {n}) up to {pct:.0f} % slower").format(
-            gpu=_gpus(o),
-            vcpus=h.vcpus_per_gpu or 0.0,
-            n=h.instance_types or 0,
-            pct=100.0 * (h.slow_end_factor - 1.0),
+        _("{gpu}: {typical}, up to {pct:.0f} % slower").format(
+            gpu=_gpus(o), typical=h.typical.describe(), pct=100.0 * (h.slow_end_factor - 1.0)
         )
         for o, h in rows
-        if h.bounded
+        if h.bounded and h.typical is not None
     ]
     line = _(
         "The instance's vCPUs are not known, nor is the input pipeline's rate: the point and the fast "

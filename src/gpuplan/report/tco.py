@@ -433,7 +433,8 @@ def summary_lines(report: TcoReport) -> list[str]:
                 contract=money.format(sum(c.contract_usd for c in s.commitments)),
             )
         )
-    several = len(s.break_even_by_gpu) > 1
+    stale = _stale_break_evens(report)
+    several = len({*s.break_even_by_gpu, *stale}) > 1
     for gpu, per in s.break_even_by_gpu.items():
         for p, be in per.items():
             verdict = _("never pays off") if be >= 1 else _("pays off above this")
@@ -451,6 +452,19 @@ def summary_lines(report: TcoReport) -> list[str]:
                     pricing=pricing, share=format_percent(be), verdict=verdict
                 )
             )
+    for gpu, per in stale.items():
+        for p, be in per.items():
+            lines.append(
+                _(
+                    "Break-even utilisation, {pricing}: none at prices known to be current (no current "
+                    "price of it); at its stale price, the one the total with stale prices is figured at, "
+                    "{share} of its hours ({verdict})"
+                ).format(
+                    pricing=f"{gpu} {_pricing(p)}" if several else _pricing(p),
+                    share=format_percent(be),
+                    verdict=_("never pays off") if be >= 1 else _("pays off above this"),
+                )
+            )
     lines += unknown_lines(report)
     lines += _age_lines(report)
     lines += _with_stale_lines(report)
@@ -458,6 +472,21 @@ def summary_lines(report: TcoReport) -> list[str]:
         lines.append(peak_line(report, peak))
     lines += _sensitivity_lines(report)
     return lines
+
+
+def _stale_break_evens(report: TcoReport) -> dict[str, dict[str, float]]:
+    """The break-evens the total with stale prices has and the report's schedule has not (per GPU,
+    per commitment pricing model): a commitment whose only prices are stale, left out of the
+    schedule, whose line had gone without a word."""
+    w = report.with_stale_prices
+    if w is None:
+        return {}
+    have = report.schedule.break_even_by_gpu
+    out = {
+        gpu: {p: be for p, be in per.items() if p not in have.get(gpu, {})}
+        for gpu, per in w.break_even_by_gpu.items()
+    }
+    return {gpu: per for gpu, per in out.items() if per}
 
 
 def total_stale_prices(report: TcoReport) -> list[PricedOffer]:

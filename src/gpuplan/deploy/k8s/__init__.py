@@ -220,18 +220,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             assert spec.serving is not None  # an engine serves a serving block
             sizing = spec.engine_slots
             assert sizing is not None  # in_flight_target's case
-            extra.append(
-                _(
-                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
-                    "`k8s/podmonitor.yaml`, and KEDA (keda.sh)."
-                )
-                if options.autoscaler == "keda"
-                else _(
-                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
-                    "`k8s/podmonitor.yaml`; install prometheus-adapter with "
-                    "`k8s/prometheus-adapter-values.yaml` first."
-                )
-            )
             counted = (
                 _(
                     "the mean context of a running request on the request lengths of trace {trace} "
@@ -293,15 +281,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             )
             if (held := latency_share_words(spec.replica_load_share())) is not None:
                 extra.append(held)
-        else:
-            extra.append(
-                _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")
-                if options.autoscaler == "keda"
-                else _(
-                    "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
-                    "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
-                )
-            )
         if target is None and engine_launch(spec) is not None and spec.serving is not None:
             # gpuplan's own simulator runs this HPA at its cap for an engine (a decoding engine keeps a
             # kernel running at any load): ~3× the plan's cost in a diurnal day; said where it is written
@@ -312,17 +291,6 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                     "light load. `gpuplan simulate autoscale` replays it (--policy gpu-util) beside a "
                     "policy on the engine's requests in flight (--policy queue) on your workload."
                 ).format(most=spec.serving.max_replicas)
-            )
-        if spec.serving and spec.serving.share_gpu > 1:
-            extra.append(
-                _("Apply `k8s/time-slicing-config.yaml` and patch the ClusterPolicy (see its header) first.")
-            )
-        if spec.serving and spec.serving.mig_profile:
-            extra.append(
-                _(
-                    "The GPU nodes must be partitioned into {profile} MIG slices "
-                    "(GPU Operator `nvidia.com/mig.config` label, mixed strategy)."
-                ).format(profile=spec.serving.mig_profile)
             )
     elif spec.nodes > 1:
         extra.append(
@@ -344,6 +312,50 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")
         )
     return extra
+
+
+def _first_steps(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
+    """What the cluster needs before the manifests are applied, in the order to do it: the
+    checkpoint claim's class, what the autoscaler reads its metric through, the GPU sharing, and the
+    node labels the pods select that the cluster may not have (the README says them before its
+    ``kubectl apply`` block: a step said after it reads as one to do after)."""
+    steps = [checkpoint_storage_first(spec)]
+    if spec.task == "infer":
+        if in_flight_target(spec) is not None:
+            steps.append(
+                _(
+                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
+                    "`k8s/podmonitor.yaml`, and KEDA (keda.sh)."
+                )
+                if options.autoscaler == "keda"
+                else _(
+                    "Scaling needs Prometheus run by the Prometheus Operator (kube-prometheus-stack) for "
+                    "`k8s/podmonitor.yaml`; install prometheus-adapter with "
+                    "`k8s/prometheus-adapter-values.yaml` first."
+                )
+            )
+        else:
+            steps.append(
+                _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")
+                if options.autoscaler == "keda"
+                else _(
+                    "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
+                    "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
+                )
+            )
+        if spec.serving and spec.serving.share_gpu > 1:
+            steps.append(
+                _("Apply `k8s/time-slicing-config.yaml` and patch the ClusterPolicy (see its header) first.")
+            )
+        if spec.serving and spec.serving.mig_profile:
+            steps.append(
+                _(
+                    "The GPU nodes must be partitioned into {profile} MIG slices "
+                    "(GPU Operator `nvidia.com/mig.config` label, mixed strategy)."
+                ).format(profile=spec.serving.mig_profile)
+            )
+    steps += [gpu_selection_words(spec), spot_pool_words(spec)]
+    return [step for step in steps if step]
 
 
 def _serving_pods_many(spec: LaunchSpec) -> bool:
@@ -433,17 +445,15 @@ def _readme(
             "(`kubectl get nodes --show-labels`)."
         )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
-    if (gpu_pick := gpu_selection_words(spec)) is not None:
-        selectors = f"{selectors}\n\n{gpu_pick}"
-    if (spot_pool := spot_pool_words(spec)) is not None:
-        selectors = f"{selectors}\n\n{spot_pool}"
-    # a step the claim needs before it is made goes before the commands that make it
-    first = checkpoint_storage_first(spec)
+    # every step the cluster needs before the manifests are applied goes before the commands
+    steps = _first_steps(spec, options)
+    before = _("Before applying them:")
+    first = f"\n{before}\n\n{bullets(steps)}\n" if steps else ""
     return f"""# {title}
 
 {needs}
 {_image_note(spec, options)}
-{f"{chr(10)}{first}{chr(10)}" if first is not None else ""}
+{first}
 ```bash
 {_apply_commands(manifests)}
 ```

@@ -361,10 +361,8 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
             "(`kubectl get nodes --show-labels`)."
         )
     ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
-    if (gpu_pick := gpu_selection_words(spec)) is not None:
-        selectors = f"{selectors}\n\n{gpu_pick}"
-    if (spot_pool := spot_pool_words(spec)) is not None:
-        selectors = f"{selectors}\n\n{spot_pool}"
+    # the node labels the job's pods select that the cluster may lack: before the job is applied
+    labels = "".join(f"{words}\n\n" for words in (gpu_selection_words(spec), spot_pool_words(spec)) if words)
     heading = {
         "inputs": _("Inputs"),
         "run": _("Run and watch"),
@@ -393,7 +391,7 @@ kubectl cp inputs.jsonl {name}-data:{DATA_DIR}/inputs/inputs.jsonl
 
 ## {heading["run"]}
 
-```bash
+{labels}```bash
 {code}kubectl apply -f k8s/job.yaml
 kubectl get job {name} --watch
 kubectl get pods -l batch.kubernetes.io/job-name={name} -L batch.kubernetes.io/job-completion-index
