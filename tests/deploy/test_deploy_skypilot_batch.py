@@ -428,5 +428,5 @@ def test_inputs_kept_in_s3_are_read_from_that_bucket_not_uploaded_from_the_lapto
     assert "--env DATASET_BUCKET=YOUR-BUCKET/PREFIX" in readme
     assert "cp inputs.jsonl data/inputs/" not in readme
     # inputs on the user's own site: uploaded from data/ as before
-    plain = _task(_spot_batch_plan())
+    plain = _task(_spot_batch_plan().model_copy(update={"data_location": None}))
     assert "/inputs" not in plain["file_mounts"] and plain["envs"]["INPUT_PATH"] == "/data/inputs"
