@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import re
 import sys
@@ -40,12 +41,14 @@ from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
 from snapshot_aws import SOURCES_TABLE as AWS_SOURCES
 from snapshot_facts import build_articles, build_egress_storage, build_facts
 from snapshot_manifest import BOUNDS, SKYPILOT, SKYPILOT_FORK
-from snapshot_skypilot import skypilot_offers
+from snapshot_skypilot import ACCELERATOR_COLUMNS, accelerator_names, skypilot_offers
 from snapshot_sources import gpuhunt_rows
 from snapshot_table import UNSPECIFIED_REGION, Snapshot, add_price, num, render
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "src" / "gpuplan" / "catalog" / "data"
+#: SkyPilot's accelerator name of each shipped offer's GPU, which ``--target skypilot`` writes.
+ACCELERATORS = REPO / "src" / "gpuplan" / "deploy" / "data" / "skypilot_accelerators.csv"
 
 
 def _network_gbps(text: str) -> float | None:
@@ -399,12 +402,15 @@ def main(argv: list[str] | None = None) -> int:
             snap.skip(what, "not imported")
         n = add_offer_rows(snap, hunted)
         print(f"gpuhunt {provider}: {len(hunted)} offer rows, {n} prices")
-    files = render(snap)
+    files = {args.out / name: text for name, text in render(snap).items()}
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=ACCELERATOR_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(accelerator_names(sources, rows))
+    files[ACCELERATORS] = buf.getvalue()
     if args.check:
         stale = [
-            n
-            for n, text in files.items()
-            if not (args.out / n).is_file() or (args.out / n).read_text(encoding="utf-8") != text
+            p.name for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
         ]
         if stale:
             print(
@@ -414,9 +420,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"snapshot up to date ({len(snap.skipped)} rows or figures skipped, each with its reason)")
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (args.out / name).write_text(text, encoding="utf-8")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     counts = ", ".join(f"{n}: {len(snap.rows[n])}" for n in COLUMNS)
     print(f"wrote {args.out} ({counts}; skipped: {len(snap.skipped)}, each with its reason in skipped.csv)")
     return 0

@@ -16,6 +16,7 @@ a GPU offer (CPU machines, N1 hosts no GPU fits) are counted in one row per file
 
 from __future__ import annotations
 
+import csv
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from gpuplan.catalog.importers.prepare import UNRELIABLE, prepare
 from gpuplan.catalog.model import OfferRow, RejectedRow
 from gpuplan.catalog.providers import REGISTRY, alibaba, aws, azure, gcp, tencent
 
-__all__ = ["UNRELIABLE", "skypilot_offers"]
+__all__ = ["ACCELERATOR_COLUMNS", "UNRELIABLE", "accelerator_names", "skypilot_offers"]
 
 #: Reasons that only say a row is no GPU offer: counted per file, not listed one by one.
 _BULK = (
@@ -190,3 +191,44 @@ def _gated(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
             f"{n} offers in a region the {provider} module does not list (no country or city known)",
         )
     return out
+
+
+#: The shipped table of SkyPilot's accelerator names (gpuplan.deploy.skypilot reads it).
+ACCELERATOR_COLUMNS = ("provider", "instance_type", "gpu", "accelerator", "source")
+_LINE = re.compile(r"(?:GPU line|, line) (\d+)")
+
+
+def accelerator_names(sources: Path, rows: list[OfferRow]) -> list[dict[str, str]]:
+    """SkyPilot's own name of the GPU of every shipped offer on a cloud SkyPilot launches on, read
+    from the ``AcceleratorName`` of the catalog line the offer was priced from (its GCP GPU line):
+    one row per (provider, instance type, GPU, name), its source the first such line. SkyPilot
+    matches ``resources.accelerators`` against these names, which differ between clouds (Lambda's
+    RTX A6000 is ``A6000``, Cudo's ``RTXA6000``)."""
+    folder = sources / "skypilot_catalog"
+    names: dict[str, dict[int, str]] = {}  # file source -> line -> AcceleratorName
+    files = {f.source: f for f in SKYPILOT if REGISTRY[f.provider].FACTS.skypilot_cloud}
+    found: dict[tuple[str, str, str, str], tuple[int, str]] = {}
+    for r in rows:
+        f = next((f for s, f in files.items() if r.source.startswith(s)), None)
+        m = _LINE.search(r.source)
+        if f is None or m is None:
+            continue
+        if f.source not in names:
+            with ((_REPO / f.kept_in if f.kept_in else folder) / f.name).open(
+                newline="", encoding="utf-8"
+            ) as fh:
+                reader = csv.DictReader(fh)
+                by_line = names[f.source] = {}
+                for row in reader:  # line_num: the line the row ends on (no row spans lines here)
+                    by_line[reader.line_num] = row["AcceleratorName"]
+        accelerator = names[f.source].get(int(m[1]), "").strip()
+        if not accelerator:
+            continue
+        key = (r.provider, r.instance_type, r.gpu, accelerator)
+        line = int(m[1])
+        if key not in found or line < found[key][0]:
+            found[key] = (line, f"{f.source}, line {line}")
+    return [
+        dict(zip(ACCELERATOR_COLUMNS, (*key, source), strict=True))
+        for key, (_, source) in sorted(found.items())
+    ]

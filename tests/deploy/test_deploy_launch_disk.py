@@ -42,7 +42,7 @@ def test_a_plan_without_its_disk_keeps_the_default_and_says_nothing_of_a_copy() 
 
 def test_the_readme_says_the_launch_copies_no_data_and_where_to_put_it() -> None:
     spec = LaunchSpec.from_plan({**plan_doc(), "disk_gb": 1234.54})
-    for target in ("skypilot", "k8s", "torchrun"):
+    for target in ("k8s", "torchrun"):  # SkyPilot's task fetches data kept in S3 itself (test below)
         readme = " ".join(by_path(generate(spec, target, OPTIONS))["README.md"].split())
         assert "The plan priced 1,235 GB on each node's disk" in readme, target
         assert "each node needs a 1,536 GB disk" in readme, target
@@ -211,3 +211,45 @@ def test_a_provider_without_a_known_storage_command_is_given_two_common_ones() -
         "(for example `aws s3 sync s3://YOUR-BUCKET/PREFIX /data` or "
         "`gcloud storage rsync -r gs://YOUR-BUCKET/PREFIX /data`)" in readme
     )
+
+
+def test_a_managed_skypilot_job_fetches_the_dataset_from_its_bucket_on_every_start() -> None:
+    # was: no file mount of the data and "These files copy no data: … copy your dataset onto every
+    # node's disk", which a managed job recovered on a fresh cluster never gets
+    doc = {**plan_doc(pricing="spot"), "disk_gb": 1234.54}
+    doc["workload"] = {
+        **doc["workload"],
+        "data": {"samples": 88000, "size_gb": 1000, "location": "aws/us-east-1"},
+    }
+    files = by_path(generate(LaunchSpec.from_plan(doc), "skypilot", OPTIONS))
+    task = yaml.safe_load(files["task.yaml"])
+    validate_skypilot_task(task)
+    assert task["file_mounts"]["/data"] == {"source": "s3://${DATASET_BUCKET}", "mode": "COPY"}
+    assert task["envs"]["DATASET_BUCKET"] is None  # required at launch
+    assert task["resources"]["disk_size"] == 1536
+    readme = " ".join(files["README.md"].split())
+    assert "sky jobs launch task.yaml --env DATASET_BUCKET=YOUR-BUCKET/PREFIX" in readme
+    assert "copy no data" not in readme
+    assert "a managed job recovered on new nodes included" in readme
+    assert "`disk_size` asks for 1,536 GB" in readme
+    assert "One node's copy of 1,000 GB takes" in readme and "as the plan bills it at set-up" in readme
+
+
+def test_data_on_the_users_own_site_is_not_fetched_and_the_readme_says_to_copy_it() -> None:
+    doc = {**plan_doc(), "disk_gb": 1234.54}
+    doc["workload"] = {**doc["workload"], "data": {"samples": 88000, "size_gb": 1000}}
+    task = yaml.safe_load(by_path(generate(LaunchSpec.from_plan(doc), "skypilot", OPTIONS))["task.yaml"])
+    assert "/data" not in task["file_mounts"] and "DATASET_BUCKET" not in task.get("envs", {})
+
+
+def test_a_workload_file_sizes_the_disk_from_its_dataset_as_a_plan_does(tmp_path: Path) -> None:
+    # was: disk_size 256 for a 1,000 GB dataset from the workload file, 1280 from the plan
+    wl = tmp_path / "w.yaml"
+    wl.write_text(
+        "name: pre\ntask: train\nmodel: {preset: bert-base}\ninputs: {batch_size: 8, seq_len: 128}\n"
+        "data: {samples: 1000, size_gb: 1000, location: aws/us-east-1}\n"
+    )
+    spec = LaunchSpec.from_workload(wl, gpu="H100-SXM", count=8, provider="aws", region="us-east-1")
+    assert spec.disk_size_gb == 1216  # 1,000 GB with 15 % headroom and 64 GB for the OS, in 64 GB steps
+    readme = " ".join(by_path(generate(spec, "skypilot", OPTIONS))["README.md"].split())
+    assert "`disk_size` asks for 1,216 GB on each node: the 1,000 GB dataset (data.size_gb)" in readme

@@ -269,3 +269,31 @@ def test_a_checkpoint_bucket_name_keeps_s3s_and_gcss_naming_rules(name: str, buc
 def test_a_run_id_is_a_date_and_hex_digits() -> None:
     with pytest.raises(DeployError, match="run id"):
         GenerateOptions(run_id="Run 1/../x")
+
+
+def test_the_accelerator_is_the_name_skypilots_catalog_gives_the_gpu_on_the_offers_cloud() -> None:
+    # was: "no SkyPilot accelerator name is known for RTX-A6000" for the recommended Lambda offer,
+    # which SkyPilot's Lambda catalog names A6000 (and Cudo's H100 SXM is H100-SXM there, not H100)
+    for provider, region, itype, gpu, name in (
+        ("lambda", "us-east-1", "gpu_1x_a6000", "RTX-A6000", "A6000:1"),
+        ("cudo", "se-stockholm-1", "ice-lake-rtx-a6000_1x2v4gb", "RTX-A6000", "RTXA6000:1"),
+        ("gcp", "us-central1", "a3-megagpu-8g", "H100-SXM", "H100-MEGA:8"),
+        ("aws", "us-east-1", "p5.48xlarge", "H100-SXM", "H100:8"),
+    ):
+        count = 8 if "8" in name else 1
+        spec = LaunchSpec.from_plan(
+            plan_doc(provider=provider, region=region, instance_type=itype, gpu=gpu, gpu_count=count)
+        )
+        task = _task(stock_model(spec))
+        _validate(task)
+        assert task["resources"]["accelerators"] == name, provider
+
+
+def test_a_gpu_the_clouds_name_differently_needs_a_provider(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="RTX-A6000", count=1)
+    with pytest.raises(DeployError) as e:
+        generate(spec, "skypilot", LAUNCH)
+    assert str(e.value).startswith(
+        "SkyPilot's clouds name RTX-A6000 differently (RTXA6000 on cudo, A6000 on lambda"
+    )
+    assert "RTXA6000 on cudo" in str(e.value)

@@ -20,7 +20,7 @@ from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 from gpuplan.i18n import use_language
 
 #: Where the launch files go: SkyPilot's workdir names it (an absolute path).
-LAUNCH = GenerateOptions(out_dir="/srv/launch")
+LAUNCH = GenerateOptions(out_dir="/srv/launch", run_id="20261207-0c9969")
 
 
 def _batch_plan(doc: dict[str, Any] | None = None) -> LaunchSpec:
@@ -71,7 +71,8 @@ def test_a_batch_plan_is_a_managed_job_on_the_plans_nodes_valid_under_skypilots_
     }
     assert "network_tier" not in r  # the shards never talk to each other
     assert task["envs"]["SHARD_COUNT"] == "4"
-    assert task["envs"]["DATA_BUCKET"] == "llama8b-chat-service-data"
+    # was "llama8b-chat-service-data": a global name, taken by the first user of the workload
+    assert task["envs"]["DATA_BUCKET"] == "llama8b-chat-service-20261207-0c9969-data"
     (mount,) = task["file_mounts"].items()
     assert mount == (
         "/data",
@@ -100,7 +101,7 @@ def test_a_spot_plan_recovers_on_spot_in_its_region() -> None:
 def test_a_long_name_still_makes_a_bucket_name_of_63_characters_at_most(tmp_path: Path) -> None:
     spec = _workload(tmp_path, gpu="L4").model_copy(update={"name": "a" * 62 + "b"})
     bucket = _task(spec)["envs"]["DATA_BUCKET"]
-    assert bucket == "a" * 58 + "-data" and len(bucket) == 63
+    assert bucket == "a" * 42 + "-20261207-0c9969-data" and len(bucket) == 63
 
 
 def test_a_batch_task_needs_the_absolute_folder_of_its_files() -> None:
@@ -276,7 +277,7 @@ def test_the_readme_says_how_to_upload_launch_watch_fetch_and_the_cost() -> None
     readme = by_path(generate(_batch_plan(), "skypilot", LAUNCH))["README.md"]
     for command in (
         'pip install "skypilot[aws]" && sky check',
-        "export DATA_BUCKET=llama8b-chat-service-data",
+        "export DATA_BUCKET=llama8b-chat-service-20261207-0c9969-data",
         "mkdir -p data/inputs && cp inputs.jsonl data/inputs/",
         "sky jobs launch -n llama8b-chat-service task.yaml --env DATA_BUCKET",
         "sky jobs queue",
@@ -413,3 +414,19 @@ def test_an_llm_batch_readme_says_the_request_format_the_token_and_the_engine() 
     assert "response.body.choices[0].message.content" in readme
     assert "Each shard starts the engine once" in readme and "stand-in" not in readme
     assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
+
+
+def test_inputs_kept_in_s3_are_read_from_that_bucket_not_uploaded_from_the_laptop() -> None:
+    # was: `source: …/data` uploaded the inputs from the folder although data.location said S3 us-east-1
+    spec = _spot_batch_plan().model_copy(update={"data_location": "aws/us-east-1"})
+    files = by_path(generate(spec, "skypilot", LAUNCH))
+    task = yaml.safe_load(files["task.yaml"])
+    validate_skypilot_task(task)
+    assert task["file_mounts"]["/inputs"] == {"source": "s3://${DATASET_BUCKET}", "mode": "MOUNT"}
+    assert task["envs"]["INPUT_PATH"] == "/inputs" and task["envs"]["DATASET_BUCKET"] is None
+    readme = " ".join(files["README.md"].split())
+    assert "--env DATASET_BUCKET=YOUR-BUCKET/PREFIX" in readme
+    assert "cp inputs.jsonl data/inputs/" not in readme
+    # inputs on the user's own site: uploaded from data/ as before
+    plain = _task(_spot_batch_plan().model_copy(update={"data_location": None}))
+    assert "/inputs" not in plain["file_mounts"] and plain["envs"]["INPUT_PATH"] == "/data/inputs"

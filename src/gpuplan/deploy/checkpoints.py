@@ -22,6 +22,8 @@ __all__ = [
     "checkpoint_interval_min",
     "dataset_copy_commands",
     "dataset_copy_note",
+    "skypilot_dataset_note",
+    "skypilot_dataset_source",
     "spot_notice_note",
     "stop_grace_comment",
     "stop_grace_note",
@@ -345,3 +347,79 @@ def dataset_copy_note(spec: LaunchSpec) -> str:
             ).format(location=spec.data_location, provider=spec.provider or "?"),
         )
     return sentences(words, _copy_time(spec))
+
+
+#: The prefix of a bucket's address in SkyPilot's ``file_mounts`` ``source``, for the providers
+#: whose object store SkyPilot reads ("Cloud Buckets": ``s3://``, ``gs://``,
+#: ``https://<account>.blob.core.windows.net/<container>``, ``oci://``; SkyPilot docs,
+#: https://docs.skypilot.co/en/latest/reference/storage.html, read 2026-12-07; s3, gs and Azure
+#: already in v0.7.0's, https://docs.skypilot.co/en/v0.7.0/reference/storage.html).
+SKYPILOT_STORES: dict[str, str] = {"aws": "s3://", "gcp": "gs://", "azure": "https://", "oci": "oci://"}
+#: What the user sets the task's variable to, per store.
+_STORE_EXAMPLE = {"azure": "ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX"}
+#: The SkyPilot task's variable that names the bucket (and prefix) the dataset is kept in: required
+#: at launch (``envs`` value null: SkyPilot refuses to launch without it; its ``${VAR}`` is filled in
+#: ``file_mounts``: SkyPilot docs, "Environment Variables and Secrets", read 2026-12-07).
+DATASET_ENV = "DATASET_BUCKET"
+#: Where the dataset is on every node.
+DATASET_DIR = "/data"
+
+
+def skypilot_dataset_source(spec: LaunchSpec) -> str | None:
+    """The ``file_mounts`` ``source`` a SkyPilot task fetches the dataset from, the bucket left to
+    :data:`DATASET_ENV`: where the workload's ``data.location`` is in an object store SkyPilot reads;
+    None where the data is on the user's own site, not said, or in a store SkyPilot cannot read."""
+    if not spec.data_location:
+        return None
+    prefix = SKYPILOT_STORES.get(_copy_source(spec) or "")
+    return f"{prefix}${{{DATASET_ENV}}}" if prefix else None
+
+
+def dataset_example(spec: LaunchSpec) -> str:
+    """What :data:`DATASET_ENV` is set to, as an example for the store the dataset is in."""
+    return _STORE_EXAMPLE.get(_copy_source(spec) or "", "YOUR-BUCKET/PREFIX")
+
+
+def _disk_words(spec: LaunchSpec) -> str:
+    """The SkyPilot README's sentence on each node's disk and what sized it."""
+    if spec.planned_disk_gb is not None:
+        return _(
+            "The plan priced {planned} GB on each node's disk (the dataset, the checkpoints it keeps and any "
+            "model weights): `disk_size` asks for {disk} GB, for them, the OS and the image."
+        ).format(planned=f"{spec.planned_disk_gb:,.0f}", disk=f"{spec.disk_size_gb:,}")
+    if spec.dataset_gb:
+        return _(
+            "`disk_size` asks for {disk} GB on each node: the {gb} GB dataset (data.size_gb) and the "
+            "checkpoints kept, with room for the OS and the image, as a plan of this workload sizes it."
+        ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.dataset_gb:,.0f}")
+    return _(
+        "`disk_size` asks for {disk} GB on each node, SkyPilot's default: the workload does not say how "
+        "large its dataset is (data.size_gb), so the disk is not sized for it."
+    ).format(disk=f"{spec.disk_size_gb:,}")
+
+
+def skypilot_dataset_note(spec: LaunchSpec) -> str:
+    """The SkyPilot README's paragraph on the dataset: each node's disk and what sized it, and how the
+    dataset gets onto it: fetched by the task itself (:func:`skypilot_dataset_source`) on every node
+    each time SkyPilot starts the nodes, a managed job's recovery on new nodes included; else copied
+    by the user, as :func:`dataset_copy_note` says."""
+    source = skypilot_dataset_source(spec)
+    if source is None:
+        return dataset_copy_note(spec) or _disk_words(spec)
+    fetch = _(
+        "The dataset is kept in {location}: task.yaml copies it from `{source}` onto every node's disk at "
+        "{dir} (`file_mounts`, `mode: COPY`) each time SkyPilot starts the nodes, a managed job recovered "
+        "on new nodes included, so no copy by hand is needed; read it from {dir} in `build_dataset()` in "
+        "train.py. Give the bucket and prefix it is in at launch (`--env {env}={example}`): SkyPilot "
+        "refuses to launch without it."
+    ).format(
+        location=spec.data_location,
+        source=source,
+        dir=DATASET_DIR,
+        env=DATASET_ENV,
+        example=dataset_example(spec),
+    )
+    # the copy's time as the plan billed it at set-up (without a plan, none billed it)
+    return sentences(
+        _disk_words(spec), fetch, *([_copy_time(spec)] if spec.planned and spec.dataset_gb else [])
+    )

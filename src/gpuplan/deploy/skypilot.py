@@ -23,6 +23,7 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.checkpoints import DATASET_DIR, DATASET_ENV, dataset_example, skypilot_dataset_source
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
 from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
 from gpuplan.deploy.grammar import vm_type
@@ -31,6 +32,7 @@ from gpuplan.deploy.instead import instead
 from gpuplan.deploy.nccl_topology import topology_readme_note
 from gpuplan.deploy.runs import bucket_name
 from gpuplan.deploy.skypilot_batch import batch_readme, batch_task, skyignore
+from gpuplan.deploy.skypilot_names import catalog_names, skypilot_accelerator
 from gpuplan.deploy.skyserve import (
     fallback_words,
     policy_words,
@@ -105,15 +107,26 @@ def accelerator(spec: LaunchSpec) -> str:
         raise DeployError.worded(
             N_("SkyPilot needs a GPU type: pass --gpu (e.g. --gpu A100-80GB) or deploy a plan file")
         )
-    # SkyPilot's name for the GPU is a column of the hardware table (gpus.csv skypilot_name).
-    name = get_gpu(spec.gpu).skypilot_name
-    if name is None:
+    # The name the catalog line of the priced offer gives the GPU on its cloud, else the name
+    # common to every cloud (gpus.csv skypilot_name): gpuplan.deploy.skypilot_names.
+    name = skypilot_accelerator(spec.gpu, spec.provider, spec.instance_type)
+    if name is not None:
+        return name
+    named = catalog_names(spec.gpu)
+    if spec.provider is None and named:
         raise DeployError.worded(
-            N_("no SkyPilot accelerator name is known for {gpu}: {instead}"),
+            N_(
+                "SkyPilot's clouds name {gpu} differently ({names}): name the provider (--provider) or "
+                "deploy a plan file"
+            ),
             gpu=spec.gpu,
-            instead=instead(spec, "skypilot"),
+            names=listed([_("{name} on {provider}").format(name=n, provider=p) for p, n in named.items()]),
         )
-    return name
+    raise DeployError.worded(
+        N_("no SkyPilot accelerator name is known for {gpu}: {instead}"),
+        gpu=spec.gpu,
+        instead=instead(spec, "skypilot"),
+    )
 
 
 def whole_instance(spec: LaunchSpec, gpus: int) -> bool:
@@ -197,9 +210,13 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             # An LLM with Hub weights: vLLM's image as the nodes' runtime (setup and run happen in
             # it), as the service of the model gets it; vllm_batch.py needs nothing more.
             resources["image_id"] = f"docker:{batch_launch.image}"
-            return batch_task(spec, resources, None, _workdir(options), batch_launch)
+            return batch_task(spec, resources, None, _workdir(options), batch_launch, run_id=options.run_id)
         return batch_task(
-            spec, resources, "set -e\n" + _torch_setup(spec) + _package_setup(package), _workdir(options)
+            spec,
+            resources,
+            "set -e\n" + _torch_setup(spec) + _package_setup(package),
+            _workdir(options),
+            run_id=options.run_id,
         )
     if rdma_network(spec) is not None:
         # The plan's time assumes the instance's RDMA network (EFA) between nodes. SkyPilot's
@@ -223,7 +240,16 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         "bash launch.sh\n"
     )
     net = fabric(spec)
-    envs = {"envs": net.env} if net is not None else {}  # libfabric settings on every node
+    env: dict[str, str | None] = dict(net.env) if net is not None else {}  # libfabric settings on every node
+    mounts: dict[str, Any] = {}
+    if (source := skypilot_dataset_source(spec)) is not None:
+        # The dataset, from the bucket it is kept in, onto every node's disk each time SkyPilot
+        # starts the nodes (a managed job's recovery on new nodes too): the set-up copy the plan
+        # priced. The bucket is the user's, required at launch (a null value: SkyPilot refuses to
+        # launch without it).
+        env[DATASET_ENV] = None
+        mounts[DATASET_DIR] = {"source": source, "mode": "COPY"}
+    envs = {"envs": env} if env else {}
     return {
         "name": spec.name,
         "resources": resources,
@@ -238,6 +264,7 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             # the name it made before, so a name of the workload alone would make the next run
             # resume this one's last checkpoint (gpuplan.deploy.runs).
             "/checkpoints": {"name": checkpoint_bucket(spec, options), "mode": "MOUNT"},
+            **mounts,
         },
         "setup": "set -e\n" + _torch_setup(spec) + _package_setup(package),
         "run": run,
@@ -401,10 +428,13 @@ def _whole_instance_words(spec: LaunchSpec) -> str:
 def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options: GenerateOptions) -> str:
     """README.md in the user's language; the commands in it are the same in every language.
     ``bucket``: the run's checkpoint bucket, as task.yaml names it; ``options``: the deploy's."""
+    dataset = (
+        f" --env {DATASET_ENV}={dataset_example(spec)}" if skypilot_dataset_source(spec) is not None else ""
+    )
     launch = (
-        "sky jobs launch task.yaml   # " + _("managed job: recovers from spot preemption")
+        f"sky jobs launch task.yaml{dataset}   # " + _("managed job: recovers from spot preemption")
         if spec.spot
-        else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # " + _("when done"))
+        else (f"sky launch -c {spec.name} task.yaml{dataset}\nsky down {spec.name}   # " + _("when done"))
     )
     extra = (
         _(", {project}/ with your package {package}").format(project=PROJECT_DIR, package=package.top_level)
@@ -529,7 +559,12 @@ class SkyPilotGenerator:
         if spec.batch_inference:
             cloud = skypilot_clouds().get(spec.provider or "")
             readme = batch_readme(
-                spec, cloud, _region_note(spec), MAX_RESTARTS_ON_ERRORS, batch_engine_launch(spec)
+                spec,
+                cloud,
+                _region_note(spec),
+                MAX_RESTARTS_ON_ERRORS,
+                batch_engine_launch(spec),
+                run_id=options.run_id,
             )
             return [
                 *entry_point_files(spec, options),

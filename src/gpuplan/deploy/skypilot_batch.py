@@ -45,8 +45,10 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
+from gpuplan.deploy.checkpoints import DATASET_ENV, dataset_example, skypilot_dataset_source
 from gpuplan.deploy.engine import EngineLaunch
 from gpuplan.deploy.images import setup_torch_words
+from gpuplan.deploy.runs import bucket_name as run_bucket
 from gpuplan.deploy.spec import LaunchSpec, weights_dtype_words
 from gpuplan.i18n.messages import _
 
@@ -58,18 +60,18 @@ DATA_DIR = "/data"
 #: The task's variable that names the bucket: ``sky jobs launch --env DATA_BUCKET=…`` picks another.
 BUCKET_ENV = "DATA_BUCKET"
 
-#: Longest bucket name S3 and GCS accept (both: 3 to 63 characters).
-MAX_BUCKET_CHARS = 63
-
 #: The local folder, beside task.yaml, that ``sky jobs launch`` uploads to the bucket.
 LOCAL_DATA = "data"
 
+#: Where the inputs are on every node when they are read from the bucket they are kept in.
+INPUTS_DIR = "/inputs"
 
-def bucket_name(spec: LaunchSpec) -> str:
-    """The bucket's default name: the job's name (a DNS label: lower case, digits, dashes) and
-    ``-data``, the name cut to fit a bucket name's 63 characters."""
-    suffix = "-data"
-    return spec.name[: MAX_BUCKET_CHARS - len(suffix)].rstrip("-") + suffix
+
+def bucket_name(spec: LaunchSpec, run_id: str) -> str:
+    """The bucket's default name: the job's name, the deploy's run id and ``-data``, as the
+    training task's checkpoint bucket is named (:func:`gpuplan.deploy.runs.bucket_name`): bucket
+    names are global, and the job's name alone is taken by the first user of an example."""
+    return run_bucket(spec.name, run_id, "data")
 
 
 def shards_per_node(spec: LaunchSpec) -> int:
@@ -125,14 +127,21 @@ def batch_task(
     setup: str | None,
     workdir: str,
     launch: EngineLaunch | None = None,
+    *,
+    run_id: str,
 ) -> dict[str, Any]:
     """The managed job's task: ``resources`` the plan's (with its job recovery), ``setup`` the
     lines that install what batch.py needs (None: nothing to install), ``workdir`` the absolute
-    folder of the files; ``launch``: vLLM's, where the shards run vllm_batch.py."""
-    envs = {
-        # Bucket names are global: `sky jobs launch --env DATA_BUCKET=<yours>` if it is taken.
-        BUCKET_ENV: bucket_name(spec),
-        "INPUT_PATH": f"{DATA_DIR}/inputs",
+    folder of the files; ``launch``: vLLM's, where the shards run vllm_batch.py; ``run_id``: the
+    deploy's, in the bucket's name. Inputs kept in a bucket SkyPilot reads (the workload's
+    ``data.location``) are read from there, mounted at :data:`INPUTS_DIR`, not uploaded."""
+    kept = skypilot_dataset_source(spec)
+    envs: dict[str, str | None] = {
+        # Bucket names are global: `sky jobs launch --env DATA_BUCKET=<yours>` to pick another.
+        BUCKET_ENV: bucket_name(spec, run_id),
+        # the bucket (and prefix) the inputs are kept in: required at launch
+        **({DATASET_ENV: None} if kept else {}),
+        "INPUT_PATH": INPUTS_DIR if kept else f"{DATA_DIR}/inputs",
         "OUTPUT_DIR": f"{DATA_DIR}/outputs",
         **({"CKPT_DIR": f"{DATA_DIR}/checkpoints"} if launch is None else {}),
         "SHARD_COUNT": str(shard_count(spec)),
@@ -156,6 +165,8 @@ def batch_task(
                 "mode": "MOUNT",
                 "persistent": True,
             },
+            # the inputs where they are kept, read as each shard goes through them
+            **({INPUTS_DIR: {"source": kept, "mode": "MOUNT"}} if kept else {}),
         },
     }
     if launch is not None:
@@ -207,7 +218,13 @@ _STORES = (("S3", "aws"), ("GCS", "gcp"), ("Azure Blob", "azure"))
 
 
 def batch_readme(
-    spec: LaunchSpec, cloud: str | None, where: str, max_restarts: int, launch: EngineLaunch | None = None
+    spec: LaunchSpec,
+    cloud: str | None,
+    where: str,
+    max_restarts: int,
+    launch: EngineLaunch | None = None,
+    *,
+    run_id: str,
 ) -> str:
     """README.md of the batch job in the user's language, its commands the same in every language;
     ``cloud``: SkyPilot's name of the plan's cloud (None: SkyPilot picks), ``where``: a note on the
@@ -226,16 +243,38 @@ def batch_readme(
         per=shard_gpus(spec),
         runner="batch.py" if launch is None else VLLM_RUNNER,
     )
-    bucket_words = _(
-        "Put them in `data/inputs/` beside task.yaml: `sky jobs launch` uploads `data/` to the bucket "
-        "DATA_BUCKET names, which every node mounts at {data}. Bucket names are global: pick one of "
-        "your own if this one is taken."
-    ).format(data=DATA_DIR)
+    kept = skypilot_dataset_source(spec)
+    if kept is None:
+        bucket_words = _(
+            "Put them in `data/inputs/` beside task.yaml: `sky jobs launch` uploads `data/` to the bucket "
+            "DATA_BUCKET names, which every node mounts at {data}. Bucket names are global: this one "
+            "carries the deploy's run id; pick one of your own if it is taken all the same."
+        ).format(data=DATA_DIR)
+        prepare = "mkdir -p data/inputs && cp inputs.jsonl data/inputs/"
+        env = ""
+    else:
+        bucket_words = _(
+            "They are kept in {location} (data.location): every node mounts `{source}` at {inputs} and "
+            "reads them from there, so nothing is uploaded; give the bucket and prefix they are in at "
+            "launch (`--env {env}={example}`). The outputs go to the bucket DATA_BUCKET names, which "
+            "every node mounts at {data}, made at launch from the empty `data/` beside task.yaml. "
+            "Bucket names are global: this one carries the deploy's run id; pick one of your own if it "
+            "is taken all the same."
+        ).format(
+            location=spec.data_location,
+            source=kept,
+            inputs=INPUTS_DIR,
+            env=DATASET_ENV,
+            example=dataset_example(spec),
+            data=DATA_DIR,
+        )
+        prepare = "mkdir -p data"
+        env = f" --env {DATASET_ENV}={dataset_example(spec)}"
     if launch is None:
         inputs = sentences(input_contract(), bucket_words)
     else:
         inputs = f"{vllm_inputs(spec, launch)}\n\n{bucket_words}"
-    bucket = _("the bucket of the inputs and the outputs")
+    bucket = _("the bucket of the inputs and the outputs") if kept is None else _("the bucket of the outputs")
     queue = _("the job's state: RUNNING, RECOVERING after a spot reclaim, SUCCEEDED at the end")
     logs = _("every node's shards: a line per chunk written, `done` at the end of a shard")
     watch = _(
@@ -321,14 +360,14 @@ def batch_readme(
 
 ```bash
 pip install "skypilot[{cloud or "aws"}]" && sky check
-export DATA_BUCKET={bucket_name(spec)}   # {bucket}
-mkdir -p data/inputs && cp inputs.jsonl data/inputs/
+export DATA_BUCKET={bucket_name(spec, run_id)}   # {bucket}
+{prepare}
 ```
 
 ## {heading["run"]}
 
 ```bash
-sky jobs launch -n {name} task.yaml --env DATA_BUCKET{secret}
+sky jobs launch -n {name} task.yaml --env DATA_BUCKET{env}{secret}
 sky jobs queue   # {queue}
 sky jobs logs -n {name}   # {logs}
 ```

@@ -572,6 +572,9 @@ class LaunchSpec(BaseModel):
         onto it before it serves, and a plan that keeps its storage in a bucket, or no plan, did not
         size the disk from them. Raises DeployError where no launch disk holds them."""
         planned = DEFAULT_DISK_GB if self.planned_disk_gb is None else launch_disk_gb(self.planned_disk_gb)
+        if not self.planned:
+            # a workload file: the plan's own sum, the dataset and the weights on one disk
+            planned = launch_disk_gb(stored_gb(self.dataset_gb, gb))
         disk = max(planned, weights_disk_gb(gb))
         return LaunchSpec.model_validate(
             {**self.model_dump(), "weights_gb": gb, "weights_dtype": dtype, "disk_size_gb": disk}
@@ -606,6 +609,8 @@ class LaunchSpec(BaseModel):
             return self
         write_min = gb / ASSUMED_DISK_GBPS / 60.0
         update: dict[str, Any] = {"checkpoint_gb": gb, "checkpoint_write_min": write_min}
+        # the disk holds the checkpoints kept beside the dataset, as the plan sizes it
+        update["disk_size_gb"] = launch_disk_gb(stored_gb(self.dataset_gb, self.keep_checkpoints * gb))
         if self.checkpoint_interval_defaulted:
             update["checkpoint_interval_min"] = default_checkpoint_interval_min(write_min)
         return LaunchSpec.model_validate({**self.model_dump(), **update})
@@ -901,7 +906,7 @@ class LaunchSpec(BaseModel):
                 # validated above: constraints.countries are names the plan reads
                 refuse_outside_countries(provider, region, doc, source=str(path), plan=False)
         config = workload.model.hf_config
-        return _build(
+        spec = _build(
             workload,
             source=str(path),
             # resolved and checked against the folder by _validated_workload
@@ -917,6 +922,9 @@ class LaunchSpec(BaseModel):
             checkpoint_interval_min=None,
             job_time_h=None,
         )
+        # the disk holds the dataset, as the plan's route sizes it (its checkpoints once traced:
+        # with_checkpoint_of); too large a one is refused here as there
+        return spec.model_copy(update={"disk_size_gb": launch_disk_gb(stored_gb(spec.dataset_gb))})
 
 
 def _option_words(option: dict[str, Any]) -> str:
@@ -1238,6 +1246,13 @@ def _checkpoint_facts(doc: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             facts[key] = float(value)
     return facts
+
+
+def stored_gb(dataset_gb: float | None, *more_gb: float) -> float:
+    """What one node's disk holds without a plan, GB: the dataset (none where its size is not said)
+    and ``more_gb`` (the checkpoints kept, the weights), the sum the plan prices as its disk
+    (``JobFacts.stored_gb_per_copy``)."""
+    return (dataset_gb or 0.0) + sum(more_gb)
 
 
 def launch_disk_gb(planned_gb: float) -> int:

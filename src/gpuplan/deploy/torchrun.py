@@ -19,6 +19,7 @@ from gpuplan.deploy.checkpoints import (
     checkpoint_disk_note,
     checkpoint_interval_min,
     dataset_copy_note,
+    skypilot_dataset_note,
     spot_notice_note,
 )
 from gpuplan.deploy.engine import (
@@ -560,7 +561,7 @@ def training_model_points(
         notes.append(headed(_("Data loader"), workers))
     if weights := base_weights_note(spec):
         notes.append(headed(_("Base weights"), weights))
-    if data := dataset_copy_note(spec):
+    if data := (skypilot_dataset_note(spec) if target == "skypilot" else dataset_copy_note(spec)):
         notes.append(headed(_("Dataset"), data))
     if spec.gradient_checkpointing and spec.model_entry_point:
         notes.append(
