@@ -423,3 +423,15 @@ def test_plan_json_prices_each_options_kept_data_copy_as_the_service_does(
     finally:
         store.close()
     assert filled >= 1  # the AWS options move the dataset in from Google Cloud
+
+
+def test_a_deadline_on_a_service_is_refused_saying_a_service_has_no_end(env: dict[str, Path]) -> None:
+    # A 3-day conference demo with deadline: 3d was refused as "no option finishes within 3.0 d: the
+    # fastest option takes 30.4 d", each option's time being the month it is priced for.
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+           str(EXAMPLES / "llm-inference-service.yaml"), "--deadline", "3d"]  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode != 0, r.stdout
+    (line,) = r.stderr.strip().splitlines()
+    assert "a service has no end" in line and "730 h" in line and "remove the deadline" in line, line
+    assert "finishes within" not in line

@@ -887,6 +887,18 @@ def plan_offers(
         )
     if top < 1:
         raise InputError.worded(N_("top must be at least 1, got {top}"), top=top)
+    if job.is_service and constraints.deadline_h is not None:
+        # A service has no end: every option's "time" is the month it is priced for, so a deadline
+        # shorter than that refused them all, saying "the fastest option takes 30.4 d".
+        raise InputError.worded(
+            N_(
+                "deadline {deadline}: a service has no end to meet it by: it runs until it is stopped and "
+                "is priced by the month ({hours:g} h); remove the deadline (on demand, fewer hours cost the "
+                "month's price × the hours ÷ {hours:g}; a monthly subscription is paid whole)"
+            ),
+            deadline=format_hours(constraints.deadline_h),
+            hours=HOURS_PER_MONTH,
+        )
     _check_names(offers, constraints)
     ctx = _run(offers, facts, job, estimate, constraints, unknown_costs, stale_after_days, replica_load)
     cands, costs = ctx.cands, ctx.costs
