@@ -78,6 +78,10 @@ def test_kubernetes_scales_a_scheduled_service_to_zero_with_kedas_cron_trigger(t
     # started before 09:00 by its start-up (a new node, then the weights' 30 min bound), ended at 19:00
     assert (meta["start"], meta["end"]) == ("20 8 * * 1,2,3,4,5", "0 19 * * 1,2,3,4,5")
     assert "09:00-19:00 mon-fri (Asia/Shanghai)" in by_path(files)["k8s/keda-scaledobject.yaml"]
+    # the README does not tell a scheduled service to set min_replicas to scale down at night
+    planned = LaunchSpec.from_workload(serve_workload(tmp_path, OFFICE), gpu="L4", count=2)
+    readme = by_path(generate(planned, "k8s"))["README.md"]
+    assert "at night" not in readme and "runs 09:00-19:00 mon-fri (Asia/Shanghai) only" in readme
 
 
 def test_an_unscheduled_service_keeps_its_floor(tmp_path: Path) -> None:

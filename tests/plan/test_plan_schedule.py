@@ -68,6 +68,7 @@ def test_a_scheduled_service_is_priced_for_its_hours_and_each_days_start_up(
     )
     assert office.peak_fleet_cost_usd is not None and office.total_cost_usd < office.peak_fleet_cost_usd
     assert "09:00-19:00 mon-fri (Asia/Shanghai)" in office.service_day_words
+    assert office.service_day_words.startswith("on its schedule: priced as its fleet in its hours")
     # the same workload without the schedule: a month of the fleet
     always = _plan(store, tmp_path, "", top=200)
     same = [

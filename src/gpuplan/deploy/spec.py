@@ -1418,6 +1418,12 @@ def plan_floor_words(spec: LaunchSpec) -> str | None:
     serving = spec.serving
     if serving is None or not serving.floor_from_plan or spec.pricing in COMMITTED_PRICING:
         return None
+    if serving.schedule is not None:
+        # none outside its hours (k8s/keda-scaledobject.yaml's cron trigger), the floor in them
+        return _(
+            "The service runs {when} only: outside those hours no replica runs; in them the "
+            "autoscaler never goes below the {n} replicas the plan priced, as the plan prices them."
+        ).format(when=serving.schedule.window.said, n=serving.launch_replicas)
     if not spec.planned:
         # a workload file: the floor is the GPUs given, which no plan sized or priced
         return _(

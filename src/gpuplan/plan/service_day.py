@@ -234,6 +234,10 @@ class ServiceDay:
 
     def said(self, gpu: str) -> str:
         """The tiers in words, the day assumed, its start-ups and whether the autoscaler follows it."""
+        if self.schedule is not None:
+            return _("priced as its fleet in its hours, a month: {tiers} ({day}); {starts}").format(
+                tiers=self.listed(gpu), day=self.day, starts=self.start_up_words_day
+            )
         return _("priced as the fleet its day needs, a month: {tiers} ({day}); {starts}; {follows}").format(
             tiers=self.listed(gpu), day=self.day, starts=self.start_up_words_day, follows=self.follow_words
         )
@@ -248,6 +252,11 @@ def option_day_words(
     from gpuplan.i18n import money
     from gpuplan.vocab import pricing_name
 
+    if peak_usd is not None and day.schedule is not None:
+        return _(
+            "on its schedule: {said}; its fleet all month, {peak}, is the bound where it is not taken "
+            "down outside its hours"
+        ).format(said=day.said(gpu), peak=money(peak_usd))
     if peak_usd is not None:
         return _(
             "autoscaled with its day: {said}; its peak fleet all month, {peak}, is the bound where the "
