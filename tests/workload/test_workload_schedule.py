@@ -87,3 +87,12 @@ def test_min_replicas_zero_only_with_a_schedule() -> None:
     assert "min_replicas 0 needs a schedule" in str(e)
     with use_language("zh"):
         assert "min_replicas" in error_text(e) and "您" in error_text(e)
+
+
+def test_simulate_replays_a_scheduled_services_hours_with_at_least_one_replica() -> None:
+    # simulate autoscale replays the hours a service runs: its floor of 0 is outside them
+    from gpuplan.simulate.policy import as_deployed, parse_policy
+
+    sv = Workload.from_dict(_service(OFFICE, min_replicas=0)).serving
+    (policy,) = as_deployed([parse_policy("queue:max=4")], sv)
+    assert policy.min_replicas == 1
