@@ -18,11 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The days of the week as a schedule writes them, Monday first (``datetime.weekday``'s order).
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
 __all__ = [
     "DAY_S",
     "DIURNAL_PEAK_HOUR",
     "DIURNAL_PEAK_TO_TROUGH",
+    "WEEKDAYS",
     "DayRate",
+    "Schedule",
     "cosine_level",
     "diurnal_day_rate",
     "fit_level",
@@ -89,3 +94,46 @@ def diurnal_day_rate(mean: float | None, peak: float | None) -> DayRate:
     rate, held = fit_level(level, mean, peak)
     asked = mean if mean is not None and not math.isclose(held, mean) else None
     return DayRate(rate_per_minute=rate, mean_held=held, mean_asked=asked)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Schedule:
+    """The hours a service runs (``serving.schedule``): from ``start_min`` to ``end_min`` minutes
+    after midnight, on ``weekdays`` (0 Monday … 6 Sunday), in the IANA time zone ``zone``; no replica
+    runs outside them."""
+
+    start_min: int
+    end_min: int
+    weekdays: tuple[int, ...]
+    zone: str
+
+    def week_minutes(self) -> np.ndarray:
+        """Each minute of a week, Monday 00:00 first, local time: True where the schedule runs."""
+        on = np.zeros(7 * 1440, dtype=bool)
+        for d in self.weekdays:
+            on[d * 1440 + self.start_min : d * 1440 + self.end_min] = True
+        return on
+
+    @property
+    def hours_per_week(self) -> float:
+        """The hours a week it runs."""
+        return len(self.weekdays) * (self.end_min - self.start_min) / 60.0
+
+    @property
+    def hours_text(self) -> str:
+        """``09:00-19:00``."""
+        (h0, m0), (h1, m1) = divmod(self.start_min, 60), divmod(self.end_min, 60)
+        return f"{h0:02d}:{m0:02d}-{h1:02d}:{m1:02d}"
+
+    @property
+    def days_text(self) -> str:
+        """``mon-fri``, or the days one by one (``mon,wed,fri``)."""
+        days = sorted(self.weekdays)
+        if len(days) > 2 and days == list(range(days[0], days[-1] + 1)):
+            return f"{WEEKDAYS[days[0]]}-{WEEKDAYS[days[-1]]}"
+        return ",".join(WEEKDAYS[d] for d in days)
+
+    @property
+    def said(self) -> str:
+        """``09:00-19:00 mon-fri (Asia/Shanghai)``."""
+        return f"{self.hours_text} {self.days_text} ({self.zone})"

@@ -113,3 +113,23 @@ def test_a_service_plan_saved_before_version_3_says_its_cost_is_the_peak_fleet(s
     # the listing says it too (it reads the version out of the stored document)
     listed = service.client.get("/api/v1/plans?month=2027-02", headers=service.auth("read")).json()["plans"]
     assert listed[0]["cost_basis"] == "peak_fleet" and "version 2" in listed[0]["cost_basis_words"]
+
+
+def test_a_scheduled_services_month_cost_says_it_is_its_hours(service: Service) -> None:
+    # a service on a schedule is priced for its hours; the budget had called that "the autoscaled day"
+    office = {
+        **CHAT,
+        "name": "office",
+        "serving": {
+            "requests_per_s": 15,
+            "prompt_tokens": 800,
+            "output_tokens": 250,
+            "schedule": {"hours": "09:00-19:00", "days": "mon-fri", "time_zone": "Asia/Shanghai"},
+        },
+    }
+    _service_plan(service, office, name="office")
+    doc = service.client.get("/api/v1/budget/2027-01", headers=service.auth("read")).json()
+    item = next(p for p in doc["plans"] if p["workload"] == "office")
+    assert item["cost_basis"] == "autoscaled_day"
+    assert item["peak_fleet_month_cost_usd"] > item["month_cost_usd"]
+    assert "09:00-19:00 mon,tue,wed,thu,fri (Asia/Shanghai)" in item["cost_basis_words"]

@@ -447,12 +447,12 @@ def _workload_demand(
     recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if spec.interruptible else 0.0
     # The plan's own day of its option (plan/service_day.py), so that the plan and tco price one
     # service alike. Priced by it only where its launch scales down: `gpuplan deploy` keeps a
-    # service's autoscaler floor at the plan's fleet unless the serving block sets min_replicas (and
-    # `plan` prices that fleet all month), so a year priced by the day without it was a fleet no
+    # service's autoscaler floor at the plan's fleet unless the serving block sets min_replicas or a
+    # schedule (and `plan` prices that fleet all month), so a year priced by the day without it was a fleet no
     # launch runs; and only where the autoscaler can follow the day (a new instance serves before
     # the load outgrows the fleet), else the plan prices the peak fleet all month too.
     day_tiers = best.service_day
-    scales_down = workload.serving is not None and "min_replicas" in workload.serving.model_fields_set
+    scales_down = workload.serving is not None and workload.serving.scales_down
     tiered = day_tiers if scales_down and day_tiers is not None and day_tiers.scales else None
     per_run = best.gpu_count * (run_h + writes_h) if tiered is None else tiered.step * sum(tiered.hours)
     write_h = job.checkpoint_write_h

@@ -34,6 +34,9 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
+from gpuplan.day_load import Schedule
 from gpuplan.deploy.grammar import ENGINE_PIN
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
@@ -60,9 +63,11 @@ __all__ = [
     "checkpoint_note",
     "cold_start",
     "cold_start_s",
+    "cron_lines",
     "engine_launch",
     "engine_note",
     "hub_note",
+    "schedule_lead_min",
     "serve_py_reason",
     "startup_seconds",
     "unchecked_context",
@@ -127,6 +132,45 @@ def startup_seconds(weights_gb: float | None, replicas: int, read_gbps: float | 
         return ENGINE_STARTUP_S
     steps = math.ceil(STARTUP_MARGIN * cold_start_s(weights_gb, replicas, read_gbps) / STARTUP_STEP_S)
     return max(ENGINE_STARTUP_S, steps * STARTUP_STEP_S)
+
+
+#: How long the plan takes a new instance to come up before a replica on it starts, s: its assumed
+#: boot and image pull (``gpuplan.plan.input_types.JobFacts.restart_h``), before the cold start.
+NEW_NODE_S = 10 * 60
+
+
+def schedule_lead_min(weights_gb: float | None, replicas: int) -> int:
+    """Minutes before a schedule's hours its replicas are started, so that they serve from its first
+    minute: a new instance (:data:`NEW_NODE_S`) and the cold start of ``replicas`` replicas on it
+    (:func:`cold_start_s`; the weights' size not known, the startup budget,
+    :data:`ENGINE_STARTUP_S`), as the plan bills each day's start-up; rounded up to 5 minutes."""
+    cold = cold_start_s(weights_gb, replicas) if weights_gb is not None else float(ENGINE_STARTUP_S)
+    return 5 * math.ceil((NEW_NODE_S + cold) / 300.0)
+
+
+def cron_lines(schedule: Schedule, lead_min: int) -> list[tuple[str, str]]:
+    """Cron lines (day of week Sunday 0, as cron and KEDA's cron scaler read them) that start a
+    ``schedule``'s service ``lead_min`` early and stop it at its end, as (start, end) pairs: one
+    pair for each time of day, its days listed; a gap between two days' hours no longer than the
+    lead is run through (as the plan bills it), an end at 24:00 is the next day's 00:00."""
+    base = schedule.week_minutes()
+    on = base | np.roll(base, -lead_min)
+    rises = np.flatnonzero(on & ~np.roll(on, 1))
+    falls = np.flatnonzero(~on & np.roll(on, 1))
+    groups: dict[tuple[int, int], tuple[set[int], set[int]]] = {}
+    for r in rises.tolist():
+        later = falls[falls > r]
+        f = int(later[0]) if later.size else int(falls[0])
+        days = groups.setdefault((r % 1440, f % 1440), (set(), set()))
+        days[0].add(r // 1440)
+        days[1].add(f // 1440)
+
+    def line(minute: int, days: set[int]) -> str:
+        return (
+            f"{minute % 60} {minute // 60} * * {','.join(str(d) for d in sorted((d + 1) % 7 for d in days))}"
+        )
+
+    return [(line(a, starts), line(b, ends)) for (a, b), (starts, ends) in sorted(groups.items())]
 
 
 #: The output line of a vLLM batch job (vllm_batch.py, which runs the server of :attr:`EngineLaunch.argv`

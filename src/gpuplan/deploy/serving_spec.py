@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from gpuplan.deploy.grammar import ENGINE_PIN, MAX_REPLICAS, MAX_SEQ_LEN, MIG_PROFILE
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD, utilization_percent
+from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD, ScheduleSpec, utilization_percent
 
 __all__ = ["ServingDeployment"]
 
@@ -31,8 +31,11 @@ class ServingDeployment(BaseModel):
     card, not several services (``simulate share`` packs those)."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
-    min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
+    min_replicas: int = Field(default=1, ge=0, le=MAX_REPLICAS)
+    """The fewest replicas the autoscaler keeps; 0 only on a :attr:`schedule`."""
     max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
+    schedule: ScheduleSpec | None = None
+    """The hours the service runs (the serving block's ``schedule``): none outside them."""
     start_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
     """Replicas started at launch where they differ from ``min_replicas``: the plan's count for the
     load it priced, above a serving block's own ``min_replicas`` (the autoscaler may go down to that
@@ -106,6 +109,15 @@ class ServingDeployment(BaseModel):
             raise ValueError(Phrase(N_("choose either mig_profile or share_gpu, not both")))
         if self.max_replicas < self.min_replicas:
             raise ValueError(Phrase(N_("max_replicas is below min_replicas")))
+        if self.min_replicas == 0 and self.schedule is None:
+            raise ValueError(
+                Phrase(
+                    N_(
+                        "min_replicas 0 needs a schedule (serving.schedule: the hours it runs, none "
+                        "outside them); without one, at least 1"
+                    )
+                )
+            )
         if self.start_replicas is not None and not (
             self.min_replicas <= self.start_replicas <= self.max_replicas
         ):
@@ -114,5 +126,6 @@ class ServingDeployment(BaseModel):
 
     @property
     def launch_replicas(self) -> int:
-        """Replicas running when the service starts (:attr:`start_replicas`, else the minimum)."""
-        return self.start_replicas if self.start_replicas is not None else self.min_replicas
+        """Replicas running when the service starts (:attr:`start_replicas`, else the minimum; at
+        least 1: a scheduled service's floor of 0 is outside its hours)."""
+        return max(1, self.start_replicas if self.start_replicas is not None else self.min_replicas)

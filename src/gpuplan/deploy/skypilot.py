@@ -39,6 +39,7 @@ from gpuplan.deploy.skyserve import (
     refuse_shared_gpus,
     replica_gpus,
     replica_policy,
+    schedule_words,
     service_section,
 )
 from gpuplan.deploy.spec import LaunchSpec, max_replicas_words, weights_dtype_words
@@ -364,6 +365,14 @@ def _engine_readme(spec: LaunchSpec, task: dict[str, Any]) -> str:
         words += "\n\n" + _whole_instance_words(spec)
     if (fallback := fallback_words(spec)) is not None:
         words += f"\n\n{fallback}"
+    if (
+        hours := schedule_words(
+            spec,
+            f"sky serve up task.yaml -n {spec.name} --secret HF_TOKEN -y",
+            f"sky serve down {spec.name} -y",
+        )
+    ) is not None:
+        words += f"\n\n{hours}"
     if spec.weights_gb is not None:
         disk = _(
             "Each replica's disk is {disk} GB (`disk_size`): the {gb} GB of weights the engine "
@@ -466,6 +475,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "is billed as storage."
     ).format(bucket=bucket)
     install = install_words(TASK_YAML, package.requirements) if package else None
+    hours = schedule_words(spec, f"sky launch -c {spec.name} task.yaml -y", f"sky down {spec.name} -y")
+    hours = f"\n{hours}\n" if hours else ""
     return f"""# {title}
 
 ```bash
@@ -479,7 +490,7 @@ sky storage delete {bucket}   # {delete}
 {run}
 
 {training_model_note(spec, "skypilot", options, install)}
-{_torch_words(spec)}{topology}{where}{network}"""
+{_torch_words(spec)}{topology}{where}{network}{hours}"""
 
 
 def _torch_words(spec: LaunchSpec) -> str:

@@ -40,6 +40,8 @@ from gpuplan.deploy.engine import (
     ENGINE_HEALTH_PATH,
     ENGINE_PORT,
     ENGINE_STARTUP_S,
+    cron_lines,
+    schedule_lead_min,
     startup_seconds,
     unpriced_share,
 )
@@ -64,6 +66,7 @@ __all__ = [
     "refuse_shared_gpus",
     "replica_gpus",
     "replica_policy",
+    "schedule_words",
     "service_section",
 ]
 
@@ -163,7 +166,8 @@ def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
         # plan's capacity and the simulated replica's (perf/replica_load.py): one target per service
         load = sizing.replica_load if sizing is not None else None
         return ReplicaPolicy(
-            min_replicas=serving.min_replicas,
+            # in a schedule's hours (SkyServe runs it only while it is up): at least one
+            min_replicas=max(1, serving.min_replicas),
             max_replicas=serving.max_replicas,
             target_qps_per_replica=_significant(
                 load.requests_per_s if load is not None else capacity * spec.replica_load_share()
@@ -192,7 +196,7 @@ def _replay(spec: LaunchSpec, serving: ServingDeployment) -> str:
     per_replica = max(1.0, round(spec.engine_slots.in_flight, 1))
     return (
         f"gpuplan simulate autoscale WORKLOAD --gpu {spec.gpu or 'GPU'}{split_option(spec)} --policy "
-        f"queue:min={serving.min_replicas},max={serving.max_replicas},per_replica={per_replica:g}"
+        f"queue:min={max(1, serving.min_replicas)},max={serving.max_replicas},per_replica={per_replica:g}"
     )
 
 
@@ -321,3 +325,26 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
         "{minutes} minutes to download and load the weights before it replaces it."
     ).format(path=ENGINE_HEALTH_PATH, port=ENGINE_PORT, minutes=policy.startup_s // 60)
     return f"{scale}\n\n{probe}"
+
+
+def schedule_words(spec: LaunchSpec, up: str, down: str) -> str | None:
+    """The README's paragraph on a service with a schedule (``serving.schedule``): SkyPilot has no
+    schedule of its own, so the crontab lines that bring it ``up`` before its hours and ``down``
+    after them; None without a schedule."""
+    serving = spec.serving
+    if serving is None or serving.schedule is None:
+        return None
+    lead = schedule_lead_min(spec.weights_gb, 1)
+    words = _(
+        "The workload runs {when} only, and SkyPilot has no schedule: a service runs from `up` until "
+        "`down`. Start it {lead} min before its hours (a new instance and the weights' load, the "
+        "start-up the plan prices each day) and take it down at their end, from a crontab on a machine "
+        "that stays on, with SkyPilot's credentials and HF_TOKEN in its environment. cronie reads "
+        "CRON_TZ; on a cron that does not, write the hours in that machine's time zone. Read the "
+        "endpoint again after each `up` (`sky status` and `sky serve status --endpoint`): it may change."
+    ).format(when=serving.schedule.window.said, lead=lead)
+    lines = f"CRON_TZ={serving.schedule.time_zone}" + "".join(
+        f"\n{start}  cd /path/to/this/folder && {up}\n{end}  {down}"
+        for start, end in cron_lines(serving.schedule.window, lead)
+    )
+    return f"{words}\n\n```crontab\n{lines}\n```"

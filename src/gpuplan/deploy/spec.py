@@ -144,10 +144,10 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-#: Plan files deploy reads: the current version, 3 (whose service days' hours leave out the
-#: start-ups) and 2 (whose service options' ``total_cost_usd`` is the peak fleet all month), neither
-#: of which deploy reads, and 1 (whose option is upgraded on reading).
-_READABLE_PLAN_VERSIONS = (1, 2, 3, PLAN_SCHEMA_VERSION)
+#: Plan files deploy reads: the current version, 4 (no service schedule), 3 (whose service days'
+#: hours leave out the start-ups) and 2 (whose service options' ``total_cost_usd`` is the peak fleet
+#: all month), none of which deploy reads, and 1 (whose option is upgraded on reading).
+_READABLE_PLAN_VERSIONS = (1, 2, 3, 4, PLAN_SCHEMA_VERSION)
 
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
@@ -1438,6 +1438,12 @@ def plan_floor_words(spec: LaunchSpec) -> str | None:
     serving = spec.serving
     if serving is None or not serving.floor_from_plan or spec.pricing in COMMITTED_PRICING:
         return None
+    if serving.schedule is not None:
+        # none outside its hours (k8s/keda-scaledobject.yaml's cron trigger), the floor in them
+        return _(
+            "The service runs {when} only: outside those hours no replica runs; in them the "
+            "autoscaler never goes below the {n} replicas the plan priced, as the plan prices them."
+        ).format(when=serving.schedule.window.said, n=serving.launch_replicas)
     if not spec.planned:
         # a workload file: the floor is the GPUs given, which no plan sized or priced
         return _(

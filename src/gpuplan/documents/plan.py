@@ -34,6 +34,7 @@ __all__ = [
     "PlanOption",
     "PlanWithoutStalePrices",
     "PlanWorkload",
+    "ScheduleDoc",
     "ServiceDayDoc",
     "ServiceDoc",
     "ServiceSpotDoc",
@@ -58,10 +59,13 @@ __all__ = [
 #: option's ``service_day.hours_per_month`` (and so its ``total_cost_usd``) are the hours each
 #: instance is billed — each time the day adds it, its start-up before it serves and the scale-down
 #: delay after — with the hours it serves as ``serving_hours_per_month`` and the start-ups a day
-#: beside them; before, the hours it served. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 4.
+#: beside them; before, the hours it served. 5: a service on a schedule (``serving.schedule``) has a
+#: ``service_day`` on every option billed by the hour, one instance's too, whose hours are its
+#: schedule's with each day's start-up (``service_day.schedule`` says which), and its answers' egress
+#: and cost per token are those of its hours. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 5.
 #: An option may carry ``data_copy`` (a field a reader may ignore; filled in ``plan --json`` and the
 #: service's documents alike, wherever a copy could be kept).
-PLAN_SCHEMA_VERSION = 4
+PLAN_SCHEMA_VERSION = 5
 
 
 class CostItemDoc(Document):
@@ -287,6 +291,19 @@ class SpotDoc(Document):
     writes, which resumes by chunks (a reclaimed shard runs at most that again); null otherwise."""
 
 
+class ScheduleDoc(Document):
+    """The hours a service runs (``serving.schedule``), none outside them."""
+
+    hours: str
+    """``09:00-19:00``, local time."""
+    days: list[str]
+    """The days it runs: ``mon`` … ``sun``."""
+    time_zone: str
+    """The IANA time zone of its hours."""
+    hours_per_week: float = Field(gt=0, le=168)
+    """The hours a week it runs."""
+
+
 class ServiceDayDoc(Document):
     """A service option's fleet over its day (``plan/service_day.py``): the instances its
     autoscaler runs minute by minute on the day ``simulate`` draws for the serving block's mean and
@@ -300,9 +317,10 @@ class ServiceDayDoc(Document):
     serving_hours_per_month: list[float] = Field(default_factory=list)
     """Hours a month each of those instances serves, busiest first."""
     start_ups_per_day: int = Field(default=0, ge=0)
-    """Instances the day starts, a day."""
+    """Instances the day starts, a day (on a schedule: each day it runs)."""
     start_up_instance_hours_per_day: float = Field(default=0.0, ge=0)
-    """Instance-hours a day billed beyond those served: the start-ups and scale-down delays."""
+    """Instance-hours a day billed beyond those served: the start-ups and scale-down delays (on a
+    schedule: each day it runs)."""
     scale_down_delay_min: float = Field(default=0.0, ge=0)
     """Minutes the autoscaler keeps an instance the load no longer needs (the longer of deploy's
     targets')."""
@@ -323,6 +341,9 @@ class ServiceDayDoc(Document):
     is priced as its peak fleet all month (``words`` says why)."""
     words: str
     """How the option is priced against its day, in words (the user's language)."""
+    schedule: ScheduleDoc | None = None
+    """The hours it runs, whose hours these are (its whole fleet in them, none outside); null: its
+    day, every day."""
 
 
 class PlanOption(Document):
@@ -663,7 +684,7 @@ class PlanWithoutStalePrices(Document):
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
-    schema_version: Literal[4] = 4
+    schema_version: Literal[5] = 5
     display_currency: Literal["USD", "CNY"] = "USD"
     """The currency the table showed (``--currency``); the fields stay in USD."""
     exchange_rate: ExchangeRateDoc | None = None
@@ -724,7 +745,7 @@ class PlanInfeasibleDocument(Document):
     left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
     ``recommended``: ``gpuplan deploy`` refuses it."""
 
-    schema_version: Literal[4] = 4
+    schema_version: Literal[5] = 5
     feasible: Literal[0] = 0
     """No option is feasible."""
     error: str

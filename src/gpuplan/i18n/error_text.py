@@ -76,6 +76,8 @@ KIND_WORDS = (
     N_("recording id"),
     N_("token"),
     N_("team"),
+    N_("weekday"),
+    N_("time zone"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),
     N_("plan file"),

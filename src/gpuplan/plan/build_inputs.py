@@ -437,6 +437,18 @@ def _day_note(workload: Workload) -> str:
     """How a service's options are priced against its day (``plan/service_day.py``), in words."""
     sv = workload.serving
     assert sv is not None
+    if sv.schedule is not None:
+        w = sv.schedule.window
+        return _(
+            "serving: runs {when} only, {week:g} h a week, about {month:.0f} h a month: an option "
+            "billed by the hour is priced as its fleet in those hours, each day's start-up and "
+            "scale-down delay added (as tco prices it); its fleet all month the high end of its range "
+            "(and on a monthly subscription or a reservation, paid whether it runs or not)"
+        ).format(
+            when=w.said,
+            week=round(w.hours_per_week, 2),
+            month=sv.served_hours_per_month,
+        )
     if sv.mean_requests_per_s is None or sv.mean_requests_per_s >= sv.requests_per_s:
         return _(
             "serving: priced at its peak: every option runs its peak fleet all month (no "
@@ -483,10 +495,12 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     sv = workload.serving
     if sv is None:
         return 0.0, 0.0, ""
-    answers = sv.billed_requests_per_s * 3600.0 * SERVING_HOURS
+    answers = sv.billed_requests_per_s * 3600.0 * sv.served_hours_per_month
     rate = (
         _("{rate} requests/s (serving.mean_requests_per_s)")
         if sv.mean_requests_per_s is not None
+        else _("{rate} requests/s (serving.requests_per_s, the peak, all its scheduled hours)")
+        if sv.schedule is not None
         else _("{rate} requests/s (serving.requests_per_s, the peak, all month)")
     ).format(rate=f"{sv.billed_requests_per_s:g}")
     if sv.response_bytes is not None:
@@ -506,7 +520,7 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     ).format(
         gb=format_number(answers * each / 1e9),
         rate=rate,
-        hours=f"{SERVING_HOURS:g}",
+        hours=f"{sv.served_hours_per_month:.0f}",
         answers=format_number(answers),
         how=how,
     )
@@ -719,7 +733,10 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         kv_heads=(profile.shape.num_kv_heads or 0) if profile is not None else 0,
         pipeline_parallel=workload.pipeline_parallel,
         min_replicas=least,
-        scales_down=workload.serving is not None and "min_replicas" in workload.serving.model_fields_set,
+        scales_down=workload.serving is not None and workload.serving.scales_down,
+        schedule=workload.serving.schedule.window
+        if workload.serving is not None and workload.serving.schedule is not None
+        else None,
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
@@ -730,9 +747,18 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         batch_size=workload.inputs.batch_size if workload.is_training else 0,
         gradient_accumulation=workload.gradient_accumulation,
         seq_len=workload.inputs.seq_len,
+        # per hour of the month: a service on a schedule serves its hours only
         served_tokens_per_hour=(
-            workload.serving.billed_requests_per_s * workload.serving.prompt_tokens * 3600.0,
-            workload.serving.billed_requests_per_s * workload.serving.output_tokens * 3600.0,
+            workload.serving.billed_requests_per_s
+            * workload.serving.prompt_tokens
+            * 3600.0
+            * workload.serving.served_hours_per_month
+            / HOURS_PER_MONTH,
+            workload.serving.billed_requests_per_s
+            * workload.serving.output_tokens
+            * 3600.0
+            * workload.serving.served_hours_per_month
+            / HOURS_PER_MONTH,
         )
         if workload.serving is not None
         else None,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gpuplan.day_load import Schedule
 from gpuplan.start_up import INSTANCE_BOOT_S, StartUp, replica_start_up
 from gpuplan.units import (
     ASSUMED_DISK_GBPS,
@@ -369,6 +370,9 @@ class JobFacts:
     """A service whose workload sets ``serving.min_replicas``: ``deploy``'s autoscaler may go down
     to it, so the service is priced as the fleet its day needs (``plan/service_day.py``); without
     it the launch keeps the plan's fleet, which is priced all month."""
+    schedule: Schedule | None = None
+    """A service's ``serving.schedule``: the hours it runs, none outside them (``plan/service_day.py``
+    prices its hours); None: all month."""
     max_replicas: int | None = None
     """A service's ``serving.max_replicas``: the most its autoscaler runs, so the most an option may
     price (None: no bound given)."""
@@ -396,8 +400,9 @@ class JobFacts:
     training job, its frozen base weights (a LoRA/QLoRA base) as downloaded, stored beside the
     checkpoints, which do not hold them (0: every weight trained, or no profile)."""
     served_tokens_per_hour: tuple[float, float] | None = None
-    """A service's (prompt, output) tokens per hour: its mean request rate (``serving.mean_requests_per_s``,
-    else ``requests_per_s``) × tokens per request (None: not a service)."""
+    """A service's (prompt, output) tokens per hour of the month: its mean request rate
+    (``serving.mean_requests_per_s``, else ``requests_per_s``) × tokens per request, over the hours
+    it runs (all month, or its ``serving.schedule``'s) (None: not a service)."""
     run_tokens: tuple[float, float] | None = None
     """A batch job that generates (``inputs.output_tokens``): the (prompt, output) tokens the whole
     run reads and generates as its estimate prices it, samples × epochs × ``inputs.seq_len`` and

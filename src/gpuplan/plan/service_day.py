@@ -46,6 +46,7 @@ from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share, replica_load_words
 
 if TYPE_CHECKING:
+    from gpuplan.day_load import Schedule
     from gpuplan.plan.candidates import Candidates
     from gpuplan.plan.input_types import FloatArray, IntArray, JobFacts, OfferTable
     from gpuplan.profile import Profile
@@ -122,6 +123,9 @@ class ServiceDay:
     """Where that comes from, in words."""
     rise_h: float
     """How long the day's load takes, at its steepest, to grow by one instance's load, h."""
+    schedule: Schedule | None = None
+    """The hours the service runs (``serving.schedule``): its whole fleet in them, none outside
+    them, each instance started before them and removed after; None: its day, every day."""
 
     @property
     def follows(self) -> bool:
@@ -152,6 +156,12 @@ class ServiceDay:
         """The day assumed, in words."""
         from gpuplan.day_load import DIURNAL_PEAK_HOUR, DIURNAL_PEAK_TO_TROUGH
 
+        if self.schedule is not None:
+            return _(
+                "it runs {when} only, {week:g} h a week: its whole fleet in those hours (the load's "
+                "shape within them is not priced, the high end) and no replica outside them"
+            ).format(when=self.schedule.said, week=round(self.schedule.hours_per_week, 2))
+
         words = _(
             "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
             "and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no fewer than {least} "
@@ -181,6 +191,8 @@ class ServiceDay:
     @property
     def follow_words(self) -> str:
         """Whether the autoscaler can follow the day, by the plan's own start-up time, in words."""
+        if self.schedule is not None:
+            return _("the schedule starts its instances, not the load")
         if self.follows:
             return _(
                 "a new instance serves after about {start} min ({how}); at its steepest the day's load "
@@ -199,11 +211,20 @@ class ServiceDay:
         """The instance-hours a day its start-ups and scale-down delays add, in words."""
         if self.start_ups == 0 and self.start_up_day_h <= 0:
             return _("no instance is started or removed over the day")
-        return _(
-            "+{h:.1f} instance-hours a day of start-up: {n} instance(s) started a day, each billed "
-            "from its start, about {start} min before it serves, and for the {down} min the "
-            "autoscaler waits before removing it ({down_how})"
-        ).format(
+        template = (
+            _(
+                "+{h:.1f} instance-hours each day it runs: {n} instance(s) started before its hours, each "
+                "billed from its start, about {start} min before it serves, and for the {down} min after "
+                "them before it is removed ({down_how})"
+            )
+            if self.schedule is not None
+            else _(
+                "+{h:.1f} instance-hours a day of start-up: {n} instance(s) started a day, each billed "
+                "from its start, about {start} min before it serves, and for the {down} min the "
+                "autoscaler waits before removing it ({down_how})"
+            )
+        )
+        return template.format(
             h=self.start_up_day_h,
             n=self.start_ups,
             start=f"{self.start_up_h * 60:.0f}",
@@ -213,6 +234,10 @@ class ServiceDay:
 
     def said(self, gpu: str) -> str:
         """The tiers in words, the day assumed, its start-ups and whether the autoscaler follows it."""
+        if self.schedule is not None:
+            return _("priced as its fleet in its hours, a month: {tiers} ({day}); {starts}").format(
+                tiers=self.listed(gpu), day=self.day, starts=self.start_up_words_day
+            )
         return _("priced as the fleet its day needs, a month: {tiers} ({day}); {starts}; {follows}").format(
             tiers=self.listed(gpu), day=self.day, starts=self.start_up_words_day, follows=self.follow_words
         )
@@ -227,6 +252,11 @@ def option_day_words(
     from gpuplan.i18n import money
     from gpuplan.vocab import pricing_name
 
+    if peak_usd is not None and day.schedule is not None:
+        return _(
+            "on its schedule: {said}; its fleet all month, {peak}, is the bound where it is not taken "
+            "down outside its hours"
+        ).format(said=day.said(gpu), peak=money(peak_usd))
     if peak_usd is not None:
         return _(
             "autoscaled with its day: {said}; its peak fleet all month, {peak}, is the bound where the "
@@ -285,15 +315,24 @@ def day_of(
     start_up_words: str,
     down_h: float,
     down_words: str,
+    schedule: Schedule | None = None,
 ) -> ServiceDay | None:
     """The fleet a service's day needs on an option of ``instances`` instances holding ``replicas``
     replicas over ``gpus`` GPUs, each replica held at ``per_replica`` requests/s, over ``run_h``
     hours a month, each instance billed ``start_up_h`` before it serves and ``down_h`` after it is
     no longer needed; None where it is priced as its peak fleet all its hours: no mean below the
-    peak, a replica's load not known, or a fleet of one instance (nothing to scale down)."""
+    peak, a replica's load not known, or a fleet of one instance (nothing to scale down).
+
+    With a ``schedule``, its week instead, minute by minute: the whole fleet in its hours and none
+    outside them (each instance started and removed as the day's are), whatever the mean."""
     from gpuplan.day_load import diurnal_day_rate
 
-    if (
+    per_node = replicas / instances
+    if schedule is not None:
+        # its week, Monday first: the whole fleet in its hours, none outside them
+        nodes = np.where(schedule.week_minutes(), instances, 0)
+        held, asked, rise_h, days = peak, None, math.inf, max(1, len(schedule.weekdays))
+    elif (
         mean is None
         or mean >= peak
         or not per_replica > 0
@@ -301,11 +340,15 @@ def day_of(
         or not math.isfinite(per_replica)
     ):
         return None
-    day = diurnal_day_rate(mean, peak)
-    need = np.ceil(day.rate_per_minute / per_replica - 1e-9)
-    need = np.clip(need, least, replicas)
-    per_node = replicas / instances
-    nodes = np.minimum(np.ceil(need / per_node - 1e-9), instances)
+    else:
+        day = diurnal_day_rate(mean, peak)
+        need = np.clip(np.ceil(day.rate_per_minute / per_replica - 1e-9), least, replicas)
+        nodes = np.minimum(np.ceil(need / per_node - 1e-9), instances)
+        # the day's steepest rise, requests/s per hour (the day repeats: its last minute leads to its first)
+        rate = day.rate_per_minute
+        rise_per_h = float(np.max(np.diff(np.append(rate, rate[0])))) * 60.0
+        rise_h = per_replica * per_node / rise_per_h if rise_per_h > 0 else math.inf
+        held, asked, days = day.mean_held, day.mean_asked, 1
     minutes = len(nodes)
     serving: list[float] = []
     billed: list[float] = []
@@ -317,30 +360,28 @@ def day_of(
         billed.append(run_h * (float(np.count_nonzero(on)) + added) / minutes)
         starts += started
         extra_min += added
-    # the day's steepest rise, requests/s per hour (the day repeats: its last minute leads to its first)
-    rate = day.rate_per_minute
-    rise_per_h = float(np.max(np.diff(np.append(rate, rate[0])))) * 60.0
-    one = per_replica * per_node
     needed = [i for i, h in enumerate(serving) if h > 0]
     return ServiceDay(
         step=gpus / instances,
         hours=tuple(billed[i] for i in needed),
         serving_hours=tuple(serving[i] for i in needed),
-        start_ups=starts,
-        start_up_day_h=extra_min * 24.0 / minutes,
+        # a day's: of its day, or each day a schedule runs
+        start_ups=starts // days,
+        start_up_day_h=extra_min / 60.0 / days,
         instances=instances,
         share=sum(billed) / (instances * run_h) if run_h > 0 else 1.0,
         per_replica_requests_per_s=per_replica,
         load_words=load_words,
-        mean_held=day.mean_held,
-        mean_asked=day.mean_asked,
+        mean_held=held,
+        mean_asked=asked,
         peak=peak,
         least=least,
         start_up_h=start_up_h,
         start_up_words=start_up_words,
         down_h=down_h,
         down_words=down_words,
-        rise_h=one / rise_per_h if rise_per_h > 0 else math.inf,
+        rise_h=rise_h,
+        schedule=schedule,
     )
 
 
@@ -404,9 +445,11 @@ def service_days(
     is known. The share is below 1 only where it scales down — the workload sets
     ``serving.min_replicas`` (else ``deploy`` keeps the autoscaler's floor at the plan's fleet),
     the option is billed by the hour (:data:`HOURLY_PRICING`) and the autoscaler can follow the day
-    (:attr:`ServiceDay.follows`). None for a job, or a service with no mean below its peak."""
+    (:attr:`ServiceDay.follows`). A service on a schedule (``serving.schedule``) has a day on every
+    option, of one instance too: its hours. None for a job, or a service with no mean below its peak
+    and no schedule."""
     peak, mean = job.requests_per_s, job.mean_requests_per_s
-    if peak is None or mean is None or mean >= peak:
+    if peak is None or (job.schedule is None and (mean is None or mean >= peak)):
         return None
     n = len(cands)
     share = np.ones(n)
@@ -419,7 +462,7 @@ def service_days(
     for i in np.flatnonzero(cands.alive):
         cap = float(cands.replica_requests_per_s[i])
         nodes = int(cands.nodes[i])
-        if not cap > 0 or not math.isfinite(cap) or nodes <= 1:
+        if not cap > 0 or not math.isfinite(cap) or (nodes <= 1 and job.schedule is None):
             continue
         gpn, rg = int(cands.gpus_per_node[i]), int(replica[i])
         replicas = gpn * nodes // rg * job.replicas_per_gpu
@@ -451,6 +494,7 @@ def service_days(
                 start_up_words=up_words,
                 down_h=down_h,
                 down_words=down_words,
+                schedule=job.schedule,
             )
             seen[day_key] = -1 if d is None else len(days)
             if d is not None:

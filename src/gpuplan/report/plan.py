@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.model import HOURS_PER_MONTH, ExchangeRate
+from gpuplan.day_load import WEEKDAYS
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
@@ -24,6 +25,7 @@ from gpuplan.documents.plan import (
     PlanOption,
     PlanWithoutStalePrices,
     PlanWorkload,
+    ScheduleDoc,
     ServiceDayDoc,
     ServiceDoc,
     SpotDoc,
@@ -133,6 +135,14 @@ def _day_doc(o: Option) -> ServiceDayDoc | None:
         follows=d.follows,
         priced=o.peak_fleet_cost_usd is not None,
         words=o.service_day_words,
+        schedule=None
+        if d.schedule is None
+        else ScheduleDoc(
+            hours=d.schedule.hours_text,
+            days=[WEEKDAYS[i] for i in sorted(d.schedule.weekdays)],
+            time_zone=d.schedule.zone,
+            hours_per_week=d.schedule.hours_per_week,
+        ),
     )
 
 

@@ -579,7 +579,8 @@ def as_deployed(policies: Sequence[Policy], serving: ServingSpec | None) -> list
         with_serving(
             p,
             gpu_util_pct=serving.gpu_utilization_target,
-            min_replicas=serving.min_replicas,
+            # a schedule's 0 is outside its hours: a trace replays the hours it runs, at least one
+            min_replicas=None if serving.min_replicas is None else max(1, serving.min_replicas),
             max_replicas=serving.max_replicas,
         )
         for p in policies

@@ -655,6 +655,23 @@ def plan_cost_basis(plan: SavedPlan) -> dict[str, Any]:
     peak = rec.get("peak_fleet_cost_usd")
     if isinstance(peak, int | float) and not isinstance(peak, bool):
         month_peak = round(float(peak) * plan.runs_per_month, 2)
+        day = rec.get("service_day")
+        hours = day.get("schedule") if isinstance(day, dict) else None
+        if isinstance(hours, dict):
+            # on a schedule (plan document version 5): its hours, each day's start-up included
+            return {
+                "cost_basis": "autoscaled_day",
+                "peak_fleet_month_cost_usd": month_peak,
+                "cost_basis_words": _(
+                    "its scheduled hours, {hours} {days} ({zone}), each day's start-up included; its "
+                    "fleet all month, {peak}, is the bound where it is not taken down outside them"
+                ).format(
+                    hours=str(hours.get("hours", ""))[:20],
+                    days=",".join(str(d)[:3] for d in hours.get("days", []) if isinstance(d, str))[:40],
+                    zone=str(hours.get("time_zone", ""))[:60],
+                    peak=format_amount(month_peak, "USD"),
+                ),
+            }
         return {
             "cost_basis": "autoscaled_day",
             "peak_fleet_month_cost_usd": month_peak,

@@ -17,6 +17,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
+from gpuplan.day_load import WEEKDAYS, Schedule
 from gpuplan.errors import NotFoundError, Phrase, WorkloadError
 from gpuplan.hardware.gpus import (
     MAX_GPU_COUNT,
@@ -28,6 +29,7 @@ from gpuplan.hardware.gpus import (
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.units import (
+    HOURS_PER_MONTH,
     MAX_BUDGET_CNY,
     MAX_BUDGET_USD,
     MAX_STORAGE_GBPS,
@@ -80,6 +82,7 @@ __all__ = [
     "InputsSpec",
     "LoraSpec",
     "ModelSpec",
+    "ScheduleSpec",
     "ServingSpec",
     "StackSpec",
     "Workload",
@@ -458,6 +461,113 @@ class CheckpointSpec(Spec):
     complete one survives a write cut short. Left out: 2."""
 
 
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _clock_minutes(text: str) -> int | None:
+    """``09:30`` as minutes after midnight (``24:00`` is 1,440); None where it is not such a time."""
+    m = _CLOCK.fullmatch(text.strip())
+    if m is None:
+        return None
+    h, mins = int(m[1]), int(m[2])
+    if mins > 59 or h > 24 or (h == 24 and mins):
+        return None
+    return h * 60 + mins
+
+
+class ScheduleSpec(Spec):
+    """The hours a service runs (``serving.schedule``): outside them no replica runs, and the plan,
+    ``tco`` and ``deploy`` price and launch it so (``plan/service_day.py``)."""
+
+    hours: str
+    """The hours each day it runs, local time: ``09:00-19:00`` (up to ``24:00``), the end after the
+    start (a night service that runs past midnight is two days' hours)."""
+    days: tuple[str, ...] = WEEKDAYS
+    """The days it runs: ``mon-fri``, ``[mon, tue, thu]`` or ``mon,wed,fri``. Left out: every day."""
+    time_zone: str
+    """The IANA time zone the hours are in: ``Asia/Shanghai``, ``Europe/Berlin``, ``UTC``."""
+
+    @field_validator("hours")
+    @classmethod
+    def _hours(cls, v: str) -> str:
+        start, sep, end = v.partition("-")
+        a, b = _clock_minutes(start), _clock_minutes(end)
+        if not sep or a is None or b is None:
+            raise _refused(
+                N_("hours {value!r}: write them as 09:00-19:00 (24-hour clock, local time)"), value=v
+            )
+        if b <= a:
+            raise _refused(
+                N_(
+                    "hours {value!r}: the end is not after the start; a service that runs past midnight "
+                    "is written as the hours of each day (e.g. 00:00-24:00)"
+                ),
+                value=v,
+            )
+        return f"{a // 60:02d}:{a % 60:02d}-{b // 60:02d}:{b % 60:02d}"
+
+    @field_validator("days", mode="before")
+    @classmethod
+    def _days(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = [p for p in v.replace(" ", "").split(",") if p]
+        if not isinstance(v, list | tuple) or not v or not all(isinstance(p, str) for p in v):
+            raise _refused(N_("days: write them as mon-fri, or a list such as [mon, wed, fri]"))
+        picked: list[int] = []
+        for part in v:
+            ends = part.strip().lower().split("-")
+            if len(ends) > 2:
+                raise _refused(N_("days {value!r}: a range is two days, as mon-fri"), value=part)
+            found = []
+            for day in ends:
+                key = day[:3] if day in _DAY_NAMES else day
+                if key not in WEEKDAYS:
+                    raise ValueError(NotFoundError("weekday", day, WEEKDAYS))
+                found.append(WEEKDAYS.index(key))
+            first, last = found[0], found[-1]
+            picked += (
+                list(range(first, last + 1)) if first <= last else [*range(first, 7), *range(0, last + 1)]
+            )
+        return tuple(WEEKDAYS[d] for d in sorted(set(picked)))
+
+    @field_validator("time_zone")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                NotFoundError(
+                    "time zone",
+                    v,
+                    sorted(available_timezones()),
+                    hint=N_("an IANA time zone, as Asia/Shanghai or Europe/Berlin"),
+                )
+            ) from None
+        return v
+
+    @model_validator(mode="after")
+    def _not_all_week(self) -> ScheduleSpec:
+        if self.hours == "00:00-24:00" and len(self.days) == 7:
+            raise _refused(N_("a schedule of every hour of every day is no schedule: leave it out"))
+        return self
+
+    @property
+    def window(self) -> Schedule:
+        """The schedule as the plan and deploy read it."""
+        start, end = (_clock_minutes(t) for t in self.hours.split("-"))
+        assert start is not None and end is not None  # _hours
+        return Schedule(
+            start_min=start,
+            end_min=end,
+            weekdays=tuple(WEEKDAYS.index(d) for d in self.days),
+            zone=self.time_zone,
+        )
+
+
 class ServingSpec(Spec):
     """The load an inference deployment must carry."""
 
@@ -521,8 +631,12 @@ class ServingSpec(Spec):
     context switches; the GPUs whose share holds no replica are left out, and the plan names them."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb`` for each replica."""
-    min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    min_replicas: int | None = Field(default=None, ge=0, le=MAX_REPLICAS)
+    """The fewest replicas the autoscaler keeps; 0 only with a ``schedule`` (none outside its hours)."""
     max_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    schedule: ScheduleSpec | None = None
+    """The hours the service runs (``hours``, ``days``, ``time_zone``); no replica runs outside them,
+    and it is priced for its hours only. Left out: it runs all month."""
     engine: str | None = None
     """The serving engine and its version, as pip pins it: ``vllm==0.8.5``, ``sglang==0.4.1``; the
     engine alone (``vllm``) when the version is not known. Its CPU work between two iterations, and
@@ -574,6 +688,15 @@ class ServingSpec(Spec):
             and self.max_replicas < self.min_replicas
         ):
             raise _refused(N_("max_replicas is below min_replicas"))
+        if self.min_replicas == 0 and self.schedule is None:
+            # an autoscaler that goes to zero on its own waits a replica's cold start for the next
+            # request; on a schedule the hours say when none is needed
+            raise _refused(
+                N_(
+                    "min_replicas 0 needs a schedule (serving.schedule: the hours it runs, none outside "
+                    "them); without one, at least 1"
+                )
+            )
         if self.mean_requests_per_s is not None and self.mean_requests_per_s > self.requests_per_s:
             # the mean above the load the replicas are sized for: the two written the other way round
             raise _refused(
@@ -585,6 +708,20 @@ class ServingSpec(Spec):
                 peak=self.requests_per_s,
             )
         return self
+
+    @property
+    def scales_down(self) -> bool:
+        """Its launch runs fewer replicas than the plan's fleet at times: it sets ``min_replicas``
+        (the autoscaler may go down to it) or a ``schedule`` (none outside its hours)."""
+        return "min_replicas" in self.model_fields_set or self.schedule is not None
+
+    @property
+    def served_hours_per_month(self) -> float:
+        """The hours a month it runs: its schedule's (its hours a week over a month of
+        :data:`~gpuplan.units.HOURS_PER_MONTH`), else all month."""
+        if self.schedule is None:
+            return HOURS_PER_MONTH
+        return self.schedule.window.hours_per_week * HOURS_PER_MONTH / (7 * 24)
 
     @property
     def billed_requests_per_s(self) -> float:

@@ -42,7 +42,9 @@ from gpuplan.deploy.engine import (
     EngineLaunch,
     cold_start,
     cold_start_s,
+    cron_lines,
     engine_launch,
+    schedule_lead_min,
     startup_seconds,
 )
 from gpuplan.deploy.hub import gated
@@ -567,27 +569,49 @@ rules:
 """
 
 
+def _lead_min(spec: LaunchSpec) -> int:
+    """Minutes before its hours a scheduled service's replicas are started: a new node and the
+    cold start of the replicas on it (:func:`schedule_lead_min`)."""
+    return schedule_lead_min(spec.weights_gb, replicas_per_node(spec))
+
+
 def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
     sv = _serving(spec)
+    triggers: list[dict[str, Any]] = [
+        {
+            "type": "prometheus",
+            "metadata": {
+                "serverAddress": PROMETHEUS_URL,
+                "query": signal.keda_query,
+                "threshold": signal.target_text,
+            },
+        }
+    ]
+    if sv.schedule is not None:
+        # keda.sh/docs/latest/scalers/cron: the fleet from start to end in the zone, none outside
+        # it (minReplicaCount 0); the load's trigger adds replicas within the hours
+        triggers += [
+            {
+                "type": "cron",
+                "metadata": {
+                    "timezone": sv.schedule.time_zone,
+                    "start": start,
+                    "end": end,
+                    "desiredReplicas": str(sv.launch_replicas),
+                },
+            }
+            for start, end in cron_lines(sv.schedule.window, _lead_min(spec))
+        ]
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
         "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
         "spec": {
             "scaleTargetRef": {"name": spec.name},
-            "minReplicaCount": sv.min_replicas,
+            "minReplicaCount": 0 if sv.schedule is not None else sv.min_replicas,
             "maxReplicaCount": sv.max_replicas,
             "cooldownPeriod": K8S_SCALE_DOWN_S,
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metadata": {
-                        "serverAddress": PROMETHEUS_URL,
-                        "query": signal.keda_query,
-                        "threshold": signal.target_text,
-                    },
-                }
-            ],
+            "triggers": triggers,
         },
     }
 
@@ -664,7 +688,22 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
             "Needs dcgm-exporter, "
             "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
         ).format(target=signal.target_text)
-    if options.autoscaler == "keda":
+    sv = _serving(spec)
+    if sv.schedule is not None:
+        # an HPA never goes to zero replicas (its minReplicas is at least 1 without the alpha
+        # HPAScaleToZero gate): KEDA does, on its cron scaler
+        keda += "\n" + _(
+            "Schedule: {when}; KEDA's cron scaler (keda.sh/docs/latest/scalers/cron) holds {n}\n"
+            "replica(s) from {lead} min before its hours (a new node and the weights' load) to their\n"
+            "end, in {zone}; none run outside them, so this file is written for KEDA whatever\n"
+            "--autoscaler says (an HPA cannot go to zero)."
+        ).format(
+            when=sv.schedule.window.said,
+            n=sv.launch_replicas,
+            lead=_lead_min(spec),
+            zone=sv.schedule.time_zone,
+        )
+    if options.autoscaler == "keda" or sv.schedule is not None:
         files.append(
             GeneratedFile(
                 path="k8s/keda-scaledobject.yaml",
