@@ -117,7 +117,8 @@ def test_recommended_is_the_cheapest_feasible_by_brute_force(
     assert brute, "a plan was made where brute force finds nothing feasible"
     best = min(c for c, _, _ in brute)
     rec = plan.recommended
-    assert math.isclose(rec.total_cost_usd, best, rel_tol=1e-9, abs_tol=1e-9)
+    # the cheapest to the cent: costs a rounding apart are one cost, and the faster of them ranks first
+    assert best - 1e-9 <= rec.total_cost_usd < best + 0.01 + 1e-9
     # Never an unpriced or non-fitting candidate.
     for o in (rec, *plan.options, *plan.pareto):
         assert not math.isnan(o.price_usd)

@@ -363,6 +363,21 @@ class PlanOption(Document):
     country is not known (``data.location`` not given: the data is at the user's site) or the
     option's is not. Moving data out of mainland China is governed by its data-export rules, which
     gpuplan does not judge; the plan's notes say which options cross."""
+    host_kind: Literal["cloud_vm", "bare_metal", "secure_cloud", "community_host", "resold"] | None = None
+    """What the price rents, as the provider's terms state it: ``cloud_vm`` (a VM in the provider's
+    own data centre), ``bare_metal`` (a whole server of the provider's), ``secure_cloud`` (a
+    marketplace's own or vetted data centre), ``community_host`` (a machine an independent host
+    lists), ``resold`` (another cloud's machine sold through an aggregator); null where the
+    provider's terms do not say (never taken for the best case: the plan names the best option on a
+    provider-run machine beside a recommendation of unknown kind or on a community host)."""
+    data_distance_km: float | None = Field(default=None, ge=0)
+    """Great-circle distance from the job's data (``data.location``) to the option's region, km: it
+    breaks ties of cost and time between jobs (nearer first); null where ``data.location`` is not
+    given or either place is not known (ranked after every known one)."""
+    sanctions: list[str] = Field(default_factory=list)
+    """The official pages (publisher, title, URL) under which the option's country is under broad US
+    or EU sanctions or export restrictions: a check before paying, not legal advice; the option is
+    not left out (``--countries`` keeps such places out). Empty where none is known."""
     instance_type: str
     gpu: str
     """Canonical GPU id from gpuplan.hardware (``A100-SXM4-80GB``)."""

@@ -17,7 +17,9 @@ from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, networ
 from gpuplan.plan.border import crosses_border
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
+from gpuplan.plan.hosts import host_kind
 from gpuplan.plan.input_types import JobFacts, PlanOffer
+from gpuplan.plan.nearness import data_km
 from gpuplan.plan.result import (
     CheckpointWrites,
     CostBreakdown,
@@ -29,6 +31,7 @@ from gpuplan.plan.result import (
     SpotRisk,
 )
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.plan.sanctions import sanctions_of
 from gpuplan.plan.service_day import option_day_words
 from gpuplan.plan.spot import SpotRate
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
@@ -693,6 +696,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         zone=row.zone,
         country=row.country,
         crosses_border=crosses_border(job, row.country),
+        data_km=data_km(job, row.provider, row.region, row.country),
+        host_kind=host_kind(row.provider, row.instance_type, row.region),
+        sanctions=sanctions_of(row.country),
         instance_type=row.instance_type,
         gpu=row.gpu,
         gpus_per_node=int(cands.gpus_per_node[i]),

@@ -41,8 +41,10 @@ from gpuplan.plan.constraints import (
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message, unfit_gpu
+from gpuplan.plan.hosts import host_kind, host_words, is_provider_run
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
+from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
 from gpuplan.plan.options import (
@@ -65,6 +67,7 @@ from gpuplan.plan.rank import (
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, Plan, WithoutStalePrices
+from gpuplan.plan.sanctions import sanctions_note
 from gpuplan.plan.service_day import LoadFn, service_days
 from gpuplan.plan.unknowns import Fact, fact_names, host_bounds
 from gpuplan.plan.users_far import (
@@ -167,7 +170,8 @@ def _best_of(
     obj = objective or ctx.constraints.objective
     ties = unknown_count(c.unknown[sub])
     best_cost = ctx.best.total_usd[sub] if ctx.best is not None else None
-    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1, ties, best_cost)[0]]
+    near = near_key(ctx, sub)
+    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1, ties, best_cost, near)[0]]
     return make_option(ctx, int(best))
 
 
@@ -178,17 +182,21 @@ def _top_positions(
     k: int,
     ties: np.ndarray | None = None,
     best_cost: np.ndarray | None = None,
+    near: np.ndarray | None = None,
 ) -> np.ndarray:
     """Positions of (at least) the best ``k`` by ``objective``, in order; only they are sorted.
 
     Every candidate whose primary key ties the k-th best is kept, so the tie-break stays exact;
     ``ties``: the unknown-fact counts that break ties after the objective's own keys, then
-    ``best_cost``: the costs at every unknown's best case (:func:`~gpuplan.plan.rank.objective_order`).
+    ``best_cost``: the costs at every unknown's best case, then ``near``: the round trip to the users
+    or the distance from the data (:func:`~gpuplan.plan.rank.objective_order`).
     """
     n = cost.shape[0]
     if k >= n:
-        return objective_order(cost, time, objective, ties, best_cost)
+        return objective_order(cost, time, objective, ties, best_cost, near)
     primary = primary_key(cost, time, objective)
+    if objective is Objective.COST:
+        primary = np.round(primary, 2)  # compared to the cent, as objective_order does
     threshold = np.partition(primary, k - 1)[k - 1]
     sub = np.flatnonzero(primary <= threshold)
     return sub[
@@ -198,6 +206,7 @@ def _top_positions(
             objective,
             None if ties is None else ties[sub],
             None if best_cost is None else best_cost[sub],
+            None if near is None else near[sub],
         )
     ]
 
@@ -237,7 +246,7 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
         cost, time = c.total_usd[subset], c.time_h[subset]
         best_cost = ctx.best.total_usd[subset] if ctx.best is not None else None
         objective, k = ctx.constraints.objective, min(k, subset.size)
-        return subset[_top_positions(cost, time, objective, k, ties, best_cost)]
+        return subset[_top_positions(cost, time, objective, k, ties, best_cost, near_key(ctx, subset))]
 
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
@@ -696,6 +705,39 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
     )
 
 
+def _host_note(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
+    """What the recommended option rents and in which country; where that is a community host or a
+    host of unknown kind, the best feasible option on a provider-run machine beside it (the ranking
+    prices no host's uptime, and unknown is not the best case)."""
+    words = _("host: {what}").format(what=host_words(rec))
+    if is_provider_run(rec.host_kind):
+        return words
+    offers = ctx.cands.offer[ctx.costs.idx[feasible]]
+    t = ctx.offers
+    run = {
+        int(i): is_provider_run(host_kind(str(t.provider[i]), str(t.instance_type[i]), str(t.region[i])))
+        for i in np.unique(offers)
+    }
+    option = _best_of(ctx, feasible, np.array([run[int(i)] for i in offers], dtype=bool))
+    if option is None:
+        return _(
+            "{host}; the ranking does not price a host's uptime, and no feasible option is on a "
+            "provider-run machine (a cloud VM, bare metal, a vetted data centre)"
+        ).format(host=words)
+    extra = option.total_cost_usd - rec.total_cost_usd
+    return _(
+        "{host}; the ranking does not price a host's uptime: the best option on a provider-run machine "
+        "(a cloud VM, bare metal, a vetted data centre) is {option} — {time_cost} ({difference})"
+    ).format(
+        host=words,
+        option=option.label,
+        time_cost=_time_cost_words(option.job_time_h, option.total_cost_usd),
+        difference=(_("{amount} more") if extra >= 0 else _("{amount} less")).format(
+            amount=money(abs(extra))
+        ),
+    )
+
+
 def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> WithoutStalePrices | None:
     """Where the recommended price is not known to be within the staleness limit: the best option
     among the feasible ones whose price is (the same objective, the same constraints), with the
@@ -1031,6 +1073,7 @@ def plan_offers(
                         _unpriced_note(ctx, feasible, ranked),
                         batch_note(job, rec, (*ranked, *pareto)),
                         border_note(job, (rec, *ranked, *pareto)),
+                        sanctions_note((rec, *ranked, *pareto)),
                         residency_note(job, constraints.countries, excluded.get(Reason.COUNTRY.value, 0)),
                     ],
                 ),
@@ -1043,6 +1086,7 @@ def plan_offers(
         ),
         network=network_words(rec, offers, estimate, ctx.bounds, service=job.calendar_months is not None),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
+        host=_host_note(ctx, feasible, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),
     )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gpuplan.i18n import N_, _, format_percent, money
+from gpuplan.i18n import N_, _, format_number, format_percent, money
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.constraints import Constraints, Objective, claimed_only
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
@@ -91,22 +91,28 @@ def objective_order(
     objective: Objective,
     unknowns: IntArray | None = None,
     best_cost: FloatArray | None = None,
+    near: FloatArray | None = None,
 ) -> IntArray:
-    """Indices best first. Ties break on the other quantity, then on ``unknowns`` (the number of
-    facts each option's figures rest on the conservative bound of: fewer first, so that an unknown
-    never wins a tie), then on ``best_cost`` (the cost with every unknown at its best case: of two
-    options alike at the bound, the one that may cost less — the zone of an instance whose undated
-    spot price is the lowest, where each is held to the region's dated one), then on position
-    (stable)."""
-    tie = np.zeros(cost.shape[0], dtype=np.int64) if unknowns is None else unknowns
-    then = np.zeros(cost.shape[0]) if best_cost is None else np.nan_to_num(best_cost, nan=np.inf)
+    """Indices best first. Costs are compared to the cent (two options a rounding apart cost the
+    same). Ties break on the other quantity, then on ``unknowns`` (the number of facts each option's
+    figures rest on the conservative bound of: fewer first, so that an unknown never wins a tie),
+    then on ``near`` (:func:`gpuplan.plan.nearness.near_key`: a service's round trip to its users, a
+    job's distance from its data; nearer first, unknown last), then on ``best_cost`` (the cost with
+    every unknown at its best case: of two options alike at the bound, the one that may cost less —
+    the zone of an instance whose undated spot price is the lowest, where each is held to the
+    region's dated one), then on position (stable)."""
+    n = cost.shape[0]
+    tie = np.zeros(n, dtype=np.int64) if unknowns is None else unknowns
+    then = np.zeros(n) if best_cost is None else np.nan_to_num(best_cost, nan=np.inf)
+    far = np.zeros(n) if near is None else np.nan_to_num(near, nan=np.inf)
+    cents = np.round(cost, 2)
     if objective is Objective.COST:
-        order = np.lexsort((then, tie, time, cost))
+        order = np.lexsort((then, far, tie, time, cents))
     elif objective is Objective.TIME:
-        order = np.lexsort((then, tie, cost, time))
+        order = np.lexsort((then, far, tie, cents, time))
     else:
         # cost × time compared in log space: log c + log t (both positive for any real option).
-        order = np.lexsort((then, tie, time, cost, primary_key(cost, time, objective)))
+        order = np.lexsort((then, far, tie, time, cents, primary_key(cost, time, objective)))
     out: IntArray = order.astype(np.int64)
     return out
 
@@ -293,14 +299,37 @@ def _time_words(win: Option, dt: float, *, service: bool) -> str:
     return (_("{time} faster") if dt > 0 else _("{time} slower")).format(time=hours)
 
 
+def _near_words(win: Option, other: Option) -> str:
+    """Why the nearer of two options alike in cost, time and unknown facts comes first: its round
+    trip to the users (a service) or its distance from the data (a job), as
+    :func:`gpuplan.plan.nearness.near_key` ranks them; "" where neither tells them apart."""
+    a = win.service.users_rtt_s if win.service is not None else None
+    b = other.service.users_rtt_s if other.service is not None else None
+    if a is not None and (b is None or round(a * 1000.0) < round(b * 1000.0)):
+        return _("ranked ahead: nearer your users ({mine} ms round trip against {theirs})").format(
+            mine=format_number(round(a * 1000.0)),
+            theirs=_("unknown") if b is None else _("{ms} ms").format(ms=format_number(round(b * 1000.0))),
+        )
+    far = other.data_km
+    if a is None and win.data_km is not None and (far is None or round(win.data_km) < round(far)):
+        return _("ranked ahead: nearer the data ({mine} km from data.location against {theirs})").format(
+            mine=format_number(round(win.data_km)),
+            theirs=_("unknown") if far is None else _("{km} km").format(km=format_number(round(far))),
+        )
+    return ""
+
+
 def _tie_words(win: Option, other: Option) -> str:
     """Why the winner of a tie on cost and time comes first: fewer facts of its figures unknown
-    (an unknown never wins a tie), or nothing at all — the two are equals."""
+    (an unknown never wins a tie), nearer its users or its data, or nothing at all — the two are
+    equals."""
     mine, theirs = len(win.unknown_facts), len(other.unknown_facts)
     if mine < theirs:
         return _("ranked ahead: fewer unknown facts ({mine} against {theirs})").format(
             mine=mine, theirs=theirs
         )
+    if near := _near_words(win, other):
+        return near
     return _("a tie on cost, time and unknown facts: either will do")
 
 
@@ -318,8 +347,10 @@ def explain_winner(
     lines = []
     for other in ranked[1 : 1 + n]:
         dc = other.total_cost_usd - win.total_cost_usd
-        if abs(dc) <= _SAME_COST_SHARE * max(abs(win.total_cost_usd), abs(other.total_cost_usd)):
-            dc = 0.0
+        if abs(dc) <= _SAME_COST_SHARE * max(abs(win.total_cost_usd), abs(other.total_cost_usd)) or (
+            round(win.total_cost_usd, 2) == round(other.total_cost_usd, 2)
+        ):
+            dc = 0.0  # the same to the cent, as the ranking compares them
         dt = _time_gap_h(win, other, service=service)
         share = abs(dc) / other.total_cost_usd if other.total_cost_usd else 0.0
         amount = {"amount": money(abs(dc)), "share": format_percent(share)}

@@ -387,6 +387,16 @@ class Option:
     """The option moves the job's data (dataset in, results back) across the border of mainland
     China: exactly one of ``data.location`` and the option's region is in it; None where the data's
     country or the option's is not known (:func:`gpuplan.plan.border.crosses_border`)."""
+    data_km: float | None = None
+    """Great-circle distance from the job's data (``data.location``) to the option's region, km: what
+    breaks a tie of cost and time between jobs (:mod:`gpuplan.plan.nearness`); None where the data's
+    place is not given or either place is not known."""
+    host_kind: str | None = None
+    """What the price rents, as the provider's module states it (``OfferTerms.host``: ``cloud_vm``,
+    ``bare_metal``, ``secure_cloud``, ``community_host``, ``resold``); None where it states nothing."""
+    sanctions: tuple[str, ...] = ()
+    """The official sanctions or export-control pages that restrict the option's country
+    (:mod:`gpuplan.plan.sanctions`): a check before paying, never an exclusion; empty where none."""
 
     @property
     def gpu_count(self) -> int:
@@ -468,6 +478,9 @@ class Plan:
     decided_by_unknowns: str = ""
     """In words, when unknown facts decided the winner: which option would rank first with them at
     their best case, and which facts those are; empty when no unknown changes the winner."""
+    host: str = ""
+    """The recommended option's host kind and country in words (:mod:`gpuplan.plan.hosts`); where it
+    is a community host or of unknown kind, the best option on a provider-run machine beside it."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """The staleness limit the options' prices are flagged against, days."""
     without_stale_prices: WithoutStalePrices | None = None

@@ -49,6 +49,9 @@ def option_json(o: Option) -> PlanOption:
         zone=o.zone or None,
         country=o.country or None,
         crosses_border=o.crosses_border,
+        host_kind=o.host_kind,  # type: ignore[arg-type]
+        data_distance_km=o.data_km,
+        sanctions=list(o.sanctions),
         instance_type=o.instance_type,
         gpu=o.gpu,
         gpu_count=o.gpu_count,

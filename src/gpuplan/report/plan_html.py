@@ -13,6 +13,7 @@ from html import escape
 from gpuplan.i18n import N_, _, current_language, current_money, format_percent, money
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
+from gpuplan.plan.hosts import host_cell
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.fonts import FONT_STACK
 from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_gpu
@@ -26,6 +27,8 @@ from gpuplan.report.plan_view import (
     per_words,
     price_words,
     same_as_baseline,
+    sanctions_cell,
+    sanctions_lines,
     service_cell,
     service_lines,
     spot_lines,
@@ -107,6 +110,8 @@ def _row(rank: int, o: Option) -> list[str]:
         _("; ").join(
             (
                 *(_(f) for f in o.flags),
+                *([host_cell(o)] if host_cell(o) else []),
+                *([sanctions_cell(o)] if o.sanctions else []),
                 *([border_cell(o)] if o.crosses_border else []),
                 *o.implausible,
                 *([unknowns_cell(o)] if o.unknown_facts else []),
@@ -227,6 +232,9 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(plan.without_stale_prices.words)
     lines += service_lines(rec)
     lines += spot_lines(rec)
+    if plan.host:
+        lines.append(plan.host)
+    lines += sanctions_lines(rec)
     lines += border_lines(rec)
     lines += unknown_lines(rec)
     if plan.decided_by_unknowns:

@@ -23,6 +23,7 @@ from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.perf.memory_margin import over_at_estimate_words
 from gpuplan.plan.border import MAINLAND_CHINA
+from gpuplan.plan.hosts import host_cell
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
@@ -48,6 +49,8 @@ __all__ = [
     "pricing_name",
     "replicas_words",
     "same_as_baseline",
+    "sanctions_cell",
+    "sanctions_lines",
     "service_cell",
     "service_lines",
     "spot_lines",
@@ -165,6 +168,14 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         if with_miss:
             miss = o.deadline_miss_probability
             row.append(format_percent(miss) if miss is not None else "—")
+        if host := host_cell(o):
+            # what a marketplace offer rents (a community host, a kind not stated), under its place
+            where = Text.assemble(where, "\n", (_wrapped(host, width), "dim"))
+            row[1] = where
+        if o.sanctions:
+            # on the option itself, not only in the note: a country to check before paying
+            where = Text.assemble(where, "\n", (_wrapped(sanctions_cell(o), width), "bold red"))
+            row[1] = where
         if o.crosses_border:
             # on the option itself, not only in the note: the data crosses the mainland-China border
             where = Text.assemble(where, "\n", (_wrapped(border_cell(o), width), "bold red"))
@@ -411,6 +422,10 @@ def _recommended(plan: Plan) -> list[Any]:
         Text("  " + breakdown_words(rec)),
         *_price_line(plan, rec),
     ]
+    if plan.host:
+        bold = rec.sanctions or rec.host_kind in (None, "community_host")
+        lines.append(Text("  " + plan.host, style="bold yellow" if bold else ""))
+    lines += [Text("  " + line, style="bold yellow") for line in sanctions_lines(rec)]
     # where it will most likely run out of memory, that comes first, under the headline
     lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
     if plan.thin_memory_margin:
@@ -709,6 +724,24 @@ def border_cell(o: Option) -> str:
     if o.country == MAINLAND_CHINA:
         return _("data enters mainland China")
     return _("data leaves mainland China")
+
+
+def sanctions_cell(o: Option) -> str:
+    """Under an option in a country under broad US or EU sanctions or export restrictions."""
+    return _("check before paying: sanctions") if o.sanctions else ""
+
+
+def sanctions_lines(o: Option) -> list[str]:
+    """A line beside the recommendation where its country is under broad US or EU sanctions or
+    export restrictions (``Option.sanctions``); the note among the plan's notes cites the pages."""
+    if not o.sanctions:
+        return []
+    return [
+        _(
+            "check before paying: this option's country is under broad US or EU sanctions or export "
+            "restrictions: see the note on it below; --countries keeps such places out"
+        )
+    ]
 
 
 def border_lines(o: Option) -> list[str]:

@@ -1,0 +1,75 @@
+"""What kind of machine an option's price rents (the provider module's ``OfferTerms.host``: a cloud VM,
+a whole server, a marketplace's vetted data centre, a community host, another cloud's machine resold)
+and what the plan says of it beside the recommendation.
+
+The ranking prices none of it: a community host's uptime, and how long it keeps its machine listed,
+are the host's, and a provider whose terms say nothing is not known to be better. So where the
+recommended option is on a community host or a host of unknown kind, the plan names the best option
+on a provider-run machine (a cloud VM, bare metal, a vetted data centre, a resold cloud machine) and
+what it costs more: unknown is never taken for the best case.
+"""
+
+from __future__ import annotations
+
+from gpuplan.catalog.providers import offer_terms
+from gpuplan.i18n import N_, _
+from gpuplan.i18n.countries import country_name
+from gpuplan.plan.result import Option
+
+__all__ = ["PROVIDER_RUN", "host_cell", "host_kind", "host_words", "is_provider_run"]
+
+#: Host kinds a provider runs (or resells from another cloud): their machines are its to keep up.
+PROVIDER_RUN = frozenset({"cloud_vm", "bare_metal", "secure_cloud", "resold"})
+
+_LONG = {
+    "cloud_vm": N_("a cloud VM in the provider's own data centre"),
+    "bare_metal": N_("a whole server of the provider's"),
+    "secure_cloud": N_("a marketplace's own or vetted data centre"),
+    "community_host": N_("a community host (a machine an independent host lists; its uptime is the host's)"),
+    "resold": N_("another cloud's machine, resold through an aggregator"),
+}
+_SHORT = {
+    "cloud_vm": N_("cloud VM"),
+    "bare_metal": N_("bare metal"),
+    "secure_cloud": N_("vetted data centre"),
+    "community_host": N_("community host"),
+    "resold": N_("resold cloud machine"),
+}
+
+
+def host_kind(provider: str, instance_type: str, region: str) -> str | None:
+    """The offer's host kind as its provider's module states it; None where it states none."""
+    terms = offer_terms(provider, instance_type, region)
+    return terms.host if terms is not None else None
+
+
+def is_provider_run(kind: str | None) -> bool:
+    """Whether a host kind is run by the provider (unknown is not)."""
+    return kind in PROVIDER_RUN
+
+
+def host_cell(o: Option) -> str:
+    """The option's host kind, short, for a table's cell under a marketplace offer; "" for a cloud VM
+    (the common case, left unsaid to keep the table short)."""
+    if o.host_kind == "cloud_vm":
+        return ""
+    if o.host_kind is None:
+        return _("host kind unknown")
+    return _(_SHORT[o.host_kind])
+
+
+def host_words(o: Option) -> str:
+    """What the option rents and where: ``a community host (…) in Russia (RU)``."""
+    kind = (
+        _(_LONG[o.host_kind])
+        if o.host_kind in _LONG
+        else _(
+            "a host of unknown kind (its provider's terms do not say whether it is a cloud VM, a data "
+            "centre or a community host)"
+        )
+    )
+    if not o.country:
+        return _("{kind}, in a country not known").format(kind=kind)
+    return _("{kind} in {country} ({code})").format(
+        kind=kind, country=country_name(o.country), code=o.country
+    )
