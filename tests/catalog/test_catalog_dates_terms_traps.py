@@ -88,6 +88,16 @@ def test_every_shipped_marketplace_offer_has_its_terms(store: Store) -> None:
     assert without == set()
 
 
+@pytest.mark.parametrize("provider", ["alibaba", "tencent", "huawei", "volcengine"])
+def test_a_chinese_clouds_instance_is_its_own_cloud_vm(provider: str) -> None:
+    # They stated no terms: the plan called an Alibaba ECS "a host of unknown kind" and named "the
+    # best option on a provider-run machine" beside a recommended cn-beijing instance.
+    terms = offer_terms(provider, "any-instance-type", "cn-beijing")
+    assert terms is not None and terms.host == "cloud_vm", provider
+    assert terms.source.startswith(("Alibaba Cloud", "Tencent Cloud", "Huawei Cloud", "Volcano Engine"))
+    assert terms.min_rental_s is None and terms.storage_billed_apart is None  # not read: not guessed
+
+
 def test_terms_markers_pick_the_kind_of_offer() -> None:
     community = offer_terms("runpod", "1x_RTX4090_COMMUNITY", "community-US")
     secure = offer_terms("runpod", "1x_H100_SECURE", "US")

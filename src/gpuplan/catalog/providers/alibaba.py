@@ -23,6 +23,7 @@ from gpuplan.catalog.providers.base import (
     ProviderFacts,
     SharedStorage,
     SpotFacts,
+    own_cloud_vm,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, number, offer, price
@@ -41,6 +42,13 @@ DEFAULT_PRICE_VERSION = "2.0.421"
 
 def price_list_url(version: str) -> str:
     return f"https://g.alicdn.com/aliyun/ecs-price-info-intl/{version}/price/download/instancePrice.json"
+
+
+_PAYG_DOC = (
+    "Alibaba Cloud 'Pay-as-you-go' (ECS billing: computing resources billed in 1-second increments from "
+    "creation to release), https://www.alibabacloud.com/help/en/ecs/product-overview/pay-as-you-go-1 "
+    "(read 2026-12-04)"
+)
 
 
 FACTS = ProviderFacts(
@@ -120,6 +128,7 @@ FACTS = ProviderFacts(
     ),
     default_region="us-west-ot7-a01",
     egress_storage_note="only the international site's block-storage row is known",
+    offer_terms=(own_cloud_vm(_PAYG_DOC, interruptible=False, host_specs_known=True, network_known=True),),
     price_sources=(price_list_url(DEFAULT_PRICE_VERSION),),
     credentials=("ALIBABA_PRICE_VERSION", *OPENAPI_KEYS),
     price_list_region_codes=("us-west-ot7-a01",),

@@ -33,6 +33,7 @@ __all__ = [
     "Region",
     "SharedStorage",
     "SpotFacts",
+    "own_cloud_vm",
 ]
 
 
@@ -122,6 +123,25 @@ class OfferTerms:
     reliability: str
     """One sentence on how far the price and the machine can be relied on."""
     source: str
+
+
+def own_cloud_vm(
+    source: str, *, interruptible: bool | None, host_specs_known: bool, network_known: bool
+) -> OfferTerms:
+    """The terms of a cloud's pay-as-you-go VM in its own data centres (an ECS, a CVM): what its
+    billing page, ``source``, establishes; what it does not (a minimum rental, disks billed apart) is
+    None, not guessed."""
+    return OfferTerms(
+        host="cloud_vm",
+        interruptible=interruptible,
+        price_covers="the instance per hour (GPUs, vCPUs, RAM)",
+        min_rental_s=None,
+        storage_billed_apart=None,
+        host_specs_known=host_specs_known,
+        network_known=network_known,
+        reliability="a cloud's own data centres",
+        source=source,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

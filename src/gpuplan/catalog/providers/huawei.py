@@ -11,7 +11,14 @@ flavor is asked on its own).
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers.base import Billing, ProviderFacts, SharedStorage, SpotFacts, regions
+from gpuplan.catalog.providers.base import (
+    Billing,
+    ProviderFacts,
+    SharedStorage,
+    SpotFacts,
+    own_cloud_vm,
+    regions,
+)
 from gpuplan.catalog.providers.huawei_bss import INSTANCES, BssFetcher
 from gpuplan.i18n import N_
 
@@ -67,6 +74,7 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no OBS or egress price found",
+    offer_terms=(own_cloud_vm(_BILLING_DOC, interruptible=False, host_specs_known=True, network_known=True),),
     price_sources=(
         "https://bss.myhuaweicloud.com/v2/bills/ratings/on-demand-resources (ListOnDemandResourceRatings)",
         "https://bss.myhuaweicloud.com/v2/bills/ratings/period-resources/subscribe-rate "

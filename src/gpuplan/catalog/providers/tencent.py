@@ -24,6 +24,7 @@ from gpuplan.catalog.providers.base import (
     ProviderFacts,
     SharedStorage,
     SpotFacts,
+    own_cloud_vm,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
@@ -90,6 +91,9 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no COS or egress price found (billing method only)",
+    offer_terms=(
+        own_cloud_vm(_BILLING_DOC, interruptible=False, host_specs_known=True, network_known=False),
+    ),
     price_sources=(f"{ENDPOINT} DescribeZoneInstanceConfigInfos {VERSION}",),
     credentials=("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"),
 )

@@ -5,13 +5,19 @@ The fetcher and its (unverified) charge-item codes: :mod:`gpuplan.catalog.provid
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, own_cloud_vm, regions
 from gpuplan.catalog.providers.volcengine_billing import INSTANCES, BillingFetcher
 from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
 _KEYS = ("VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY")
+
+_REGIONS_DOC = (
+    "Volcano Engine 'Regions and availability zones', https://www.volcengine.com/docs/6396/74013 "
+    "(read 2026-12-01)"
+)
+
 
 FACTS = ProviderFacts(
     provider="volcengine",
@@ -31,9 +37,7 @@ FACTS = ProviderFacts(
         ("ap-southeast-1", "MY", "Johor"),
         ("ap-southeast-3", "ID", "Jakarta"),
     ),
-    regions_source="Volcano Engine 'Regions and availability zones', "
-    "https://www.volcengine.com/docs/6396/74013 "
-    "(read 2026-12-01)",
+    regions_source=_REGIONS_DOC,
     kubernetes="VKE",
     mainland_china_cloud=True,
     # Only preemptible instances' billing was found in Volcano Engine's own docs ('抢占式实例',
@@ -55,6 +59,7 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no TOS or egress price found (billing method only)",
+    offer_terms=(own_cloud_vm(_REGIONS_DOC, interruptible=None, host_specs_known=True, network_known=False),),
     price_sources=(
         "https://open.volcengineapi.com billing QueryPriceForPayAsYouGo 2022-01-01",
         "https://open.volcengineapi.com billing QueryPriceForSubscription 2022-01-01",
