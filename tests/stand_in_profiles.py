@@ -110,6 +110,19 @@ def lora_fp32_adapters_profile(*, fp32_adapter_flops: float) -> Profile:
     )
 
 
+#: The workload :func:`toy_llm_profile` stands in for: GPT-2 XL fine-tuned with DDP, 200,000 samples.
+TOY_LLM_WORKLOAD = {
+    "name": "toy-llm",
+    "task": "train",
+    "model": {"preset": "gpt2-xl"},
+    "inputs": {"batch_size": 4, "seq_len": 1024},
+    "precision": "amp-bf16",
+    "optimizer": "adamw",
+    "parallelism": "ddp",
+    "data": {"samples": 200_000, "epochs": 1},
+}
+
+
 def toy_llm_profile(precision: str = "amp-bf16", dtype: str = "bfloat16") -> Profile:
     """A stand-in 1.5 B-parameter decoder step (GPT-2 XL-sized, 60 TFLOP per micro-batch of 4 × 1,024
     tokens, AdamW): the estimate command's tests."""

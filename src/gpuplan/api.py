@@ -958,9 +958,16 @@ def plan(
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
     storage: str = "block",
+    measured_throughput: float | None = None,
+    measured_on: str | None = None,
     **constraints: Any,
 ) -> Plan:
     """Rank every way to run ``workload`` over the catalog, priced all-in.
+
+    ``measured_throughput`` (the estimate's unit, all the GPUs together) measured on
+    ``measured_on`` (``"H100-SXM:8"``): the job times of that GPU and count take the
+    measured/estimated ratio and a measured slowdown is assumed of every other
+    (``plan/measured_rate.py``, ``gpuplan plan --measured-throughput --measured-on``).
 
     ``constraints`` override the workload's own, by name: ``deadline_h``, ``budget_usd``,
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpus`` (the fewest GPUs
@@ -973,9 +980,11 @@ def plan(
     """
     from gpuplan.catalog import open_store
     from gpuplan.plan import plan_workload
+    from gpuplan.plan.measured_rate import checked_measured_rate
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
+    measured = checked_measured_rate(w, measured_throughput, measured_on)
     own = store is None
     st = open_store(db) if store is None else store
     try:
@@ -990,6 +999,7 @@ def plan(
             unknown_costs=unknown_costs,
             storage=storage,
             replica_load=replica_load_on,
+            measured=measured,
         )
     finally:
         if own:

@@ -21,18 +21,9 @@ from gpuplan.perf.scaling import request_link
 from gpuplan.perf.scaling_gap import MeasuredScaling
 from gpuplan.profile.model import Profile
 from gpuplan.workload import Workload
-from stand_in_profiles import toy_llm_profile
+from stand_in_profiles import TOY_LLM_WORKLOAD, toy_llm_profile
 
-_WORKLOAD = {
-    "name": "toy-llm",
-    "task": "train",
-    "model": {"preset": "gpt2-xl"},
-    "inputs": {"batch_size": 4, "seq_len": 1024},
-    "precision": "amp-bf16",
-    "optimizer": "adamw",
-    "parallelism": "ddp",
-    "data": {"samples": 200_000, "epochs": 1},
-}
+_WORKLOAD = TOY_LLM_WORKLOAD
 #: An instance of eight PCIe cards whose catalog entry gives no network (Alibaba's gn8is).
 _PCIE_NODE = NetworkSpec(gpus_per_node=8, interconnect="")
 

@@ -38,7 +38,15 @@ from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MAX_STORAGE_GBPS, MIN_BUDGET, MIN_STORAGE_GBPS
+from gpuplan.units import (
+    MAX_BUDGET_CNY,
+    MAX_BUDGET_USD,
+    MAX_MEASURED_THROUGHPUT,
+    MAX_STORAGE_GBPS,
+    MIN_BUDGET,
+    MIN_MEASURED,
+    MIN_STORAGE_GBPS,
+)
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -155,6 +163,10 @@ class PlanOptions:
     """``rdma`` or ``tcp``: the kind of that network (TCP where not given)."""
     copy_gbps: float | None = None
     """The rate the team measured copying the dataset onto an instance's disk, GB/s."""
+    measured_throughput: float | None = None
+    """The throughput the team measured on ``measured_on``, all its GPUs together."""
+    measured_on: str | None = None
+    """``GPU:COUNT`` the throughput was measured on."""
     compliance: str | None = None
     """Comma list of required compliance labels."""
     objective: str | None = None
@@ -339,6 +351,25 @@ def plan_cmd(
             parser=finite_in(MIN_STORAGE_GBPS, MAX_STORAGE_GBPS),
         ),
     ] = None,
+    measured_throughput: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-throughput",
+            parser=finite_in(MIN_MEASURED, MAX_MEASURED_THROUGHPUT),
+            help="The throughput you measured, all the GPUs of --measured-on together, in the "
+            "estimate's unit (tokens/s for a sequence model, else samples/s): the job times of that "
+            "GPU and count take the measured/estimated ratio, and a measured slowdown is assumed of "
+            "every other GPU and count (said in the plan's notes). Needs --measured-on.",
+        ),
+    ] = None,
+    measured_on: Annotated[
+        str | None,
+        typer.Option(
+            "--measured-on",
+            metavar="GPU:COUNT",
+            help="The GPUs --measured-throughput was measured on, NAME:COUNT (H100-SXM:8).",
+        ),
+    ] = None,
     compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
     objective: Annotated[
         str | None,
@@ -437,6 +468,8 @@ def plan_cmd(
         network_gbps=network_gbps,
         network_kind=network_kind,
         copy_gbps=copy_gbps,
+        measured_throughput=measured_throughput,
+        measured_on=measured_on,
         compliance=compliance,
         objective=objective,
         commitment=commitment,
@@ -502,6 +535,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     from gpuplan.i18n import set_money
     from gpuplan.plan import PlanInfeasibleError, plan_workload
     from gpuplan.plan.api import check_plan_constraints
+    from gpuplan.plan.measured_rate import checked_measured_rate
     from gpuplan.plan.network import checked_given_network
     from gpuplan.workload import load_workload
 
@@ -516,6 +550,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     workload = load_workload(options.workload_file, project=options.project).with_copy_gbps(options.copy_gbps)
     if options.users_in is not None:
         workload = _with_users(workload, options.users_in)
+    # a measured throughput's mistakes are said before the trace
+    measured = checked_measured_rate(workload, options.measured_throughput, options.measured_on)
     asked = options.currency if options.currency_given else None
     currency = workload.shown_currency(asked, budget_usd=options.budget_usd, budget_cny=options.budget_cny)
     options = replace(options, currency=currency)
@@ -551,6 +587,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
                     network_gbps=options.network_gbps,
                     network_kind=options.network_kind,
                     replica_load=replica_load_on,
+                    measured=measured,
                 )
             except PlanInfeasibleError as e:
                 if options.as_json:

@@ -212,6 +212,12 @@ class ScalingDoc(Document):
     one_gpu_step_s: float | None
     one_gpu_fits: bool | None
     one_gpu_error: str | None
+    one_gpu_optimizer_s: float | None
+    """The optimizer step on that one GPU (all the weights), seconds."""
+    optimizer_s: float
+    """The row's optimizer step on each GPU, seconds: its shard of the weights under FSDP or ZeRO,
+    shorter than one GPU's, which is why such a row can scale past its GPU count (``efficiency``
+    above 1)."""
     speedup: float | None
     """The row's throughput over ``one_gpu_throughput``."""
     efficiency: float | None
@@ -263,6 +269,12 @@ class ScalingGapDoc(Document):
     estimated_step_s: float
     gap_s: float
     """Measured step less the estimated one (≤ 0: nothing to explain)."""
+    measured_compute_time_h: float | None
+    """The job's steps at the measured rate, hours (the row's ``compute_time_h`` × the measured step
+    over the estimated one); null without a job size."""
+    measured_job_time_h: float | None
+    """The job at the measured rate with its checkpoint writes, as the row's ``job_time_h`` counts
+    them; null without a job size."""
     within_range: bool | None
     causes: list[GapCauseDoc]
     """Sized causes first, most seconds first; then those the estimator does not model."""
@@ -623,7 +635,7 @@ class EstimateRow(Document):
 class EstimateDocument(Document):
     """``gpuplan estimate --json``."""
 
-    schema_version: Literal[3] = 3
+    schema_version: Literal[4] = 4
     workload: EstimateWorkload
     software_level: str
     """The software stack the figures assume, in words."""

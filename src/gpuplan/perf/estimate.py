@@ -225,6 +225,9 @@ class Estimate:
     optimizer_paging_s: float = 0.0
     """A paged optimizer's spilled state crossing PCIe in and out per optimizer step (part of
     ``step_time_s``; 0 when its state fits on the GPU)."""
+    optimizer_s: float = 0.0
+    """This GPU's optimizer step, seconds (part of ``compute_time_s``): its shard of the weights
+    where the optimizer state is sharded (FSDP, ZeRO), all of them under DDP or on one GPU."""
     software_level: str = SOFTWARE_LEVEL
     link: str = ""
     """The link the communication was costed on; empty on one GPU."""
@@ -576,6 +579,7 @@ def _estimate(
         step_time_s_low=step_low,
         step_time_s_high=step_high,
         compute_time_s=compute.compute_s,
+        optimizer_s=compute.optimizer_s,
         comm_total_s=comm.total_s,
         comm_exposed_s=comm.exposed_s,
         phases=compute.phases,

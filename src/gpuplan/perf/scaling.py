@@ -223,6 +223,11 @@ class ScalingFigures:
     """Whether the one-GPU configuration holds the job in memory (a speed-up over one that does not
     is over its time alone)."""
     one_gpu_error: str | None
+    one_gpu_optimizer_s: float | None
+    """The optimizer step of that one GPU (all the weights), seconds; None where it cannot run it."""
+    optimizer_s: float
+    """This configuration's optimizer step on each GPU (its shard under FSDP or ZeRO), seconds: a
+    sharded step is shorter than one GPU's, which can make the speed-up more than the GPU count."""
     speedup: float | None
     """Throughput over the one-GPU throughput."""
     efficiency: float | None
@@ -288,6 +293,8 @@ def scaling_figures(request: EstimateRequest, base: Estimate) -> ScalingFigures 
         one_gpu_step_s=one.step_time_s if one else None,
         one_gpu_fits=None if one is None else one.memory_verdict is not MemoryVerdict.DOES_NOT_FIT,
         one_gpu_error=error,
+        one_gpu_optimizer_s=one.optimizer_s if one else None,
+        optimizer_s=base.optimizer_s,
         speedup=speedup,
         efficiency=efficiency,
         link=base.link,

@@ -33,7 +33,7 @@ from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.links import Link
 from gpuplan.perf.scaling import ScalingFigures, request_link
 
-__all__ = ["MIN_SHARE", "GapCause", "MeasuredScaling", "ScalingGap", "scaling_gap"]
+__all__ = ["MIN_SHARE", "GapCause", "MeasuredScaling", "ScalingGap", "measured_step_s", "scaling_gap"]
 
 #: A sized cause that would explain less than this share of the gap is left out.
 MIN_SHARE = 0.01
@@ -83,6 +83,9 @@ class ScalingGap:
     estimated_step_s: float
     gap_s: float
     """Measured step less the estimated one, seconds (≤ 0: the measurement is at or above the estimate)."""
+    measured_compute_time_h: float | None
+    """The job's steps at the measured rate, hours: the estimate's (``Estimate.job_time_h``) times
+    the measured step over the estimated one; None without a job size."""
     within_range: bool | None
     """The measured step lies in the estimate's 80 % range (None for a speed-up: a ratio of two
     estimates has no range of its own)."""
@@ -91,10 +94,13 @@ class ScalingGap:
     where there is no gap."""
 
 
-def _step_s(est: Estimate, figures: ScalingFigures, measured: MeasuredScaling) -> float | None:
+def measured_step_s(est: Estimate, figures: ScalingFigures | None, measured: MeasuredScaling) -> float | None:
+    """The measurement as a step of ``est``'s configuration (see the module's text); None where a
+    speed-up was given and there is no one-GPU step to read it against. ``figures``: the scaling of
+    ``est`` (needed for a speed-up only)."""
     if measured.throughput is not None:
         return est.step_time_s * est.throughput / measured.throughput
-    if measured.speedup is not None and figures.one_gpu_step_s is not None:
+    if measured.speedup is not None and figures is not None and figures.one_gpu_step_s is not None:
         return figures.one_gpu_step_s * est.gpu_count / measured.speedup
     return None
 
@@ -104,7 +110,7 @@ def scaling_gap(
 ) -> ScalingGap | None:
     """``measured`` against ``est`` (the estimate of ``request``); None where a speed-up was given
     and one GPU cannot run the workload (no one-GPU step to read it against)."""
-    step_m = _step_s(est, figures, measured)
+    step_m = measured_step_s(est, figures, measured)
     if step_m is None:
         return None
     gap = step_m - est.step_time_s
@@ -125,6 +131,7 @@ def scaling_gap(
         measured_step_s=step_m,
         estimated_step_s=est.step_time_s,
         gap_s=gap,
+        measured_compute_time_h=None if est.job_time_h is None else est.job_time_h * step_m / est.step_time_s,
         within_range=within,
         causes=causes,
     )

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.model import OfferPrice
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.replica_load import ReplicaLoad
+    from gpuplan.plan.measured_rate import MeasuredRate
     from gpuplan.plan.service_day import WorkloadLoadFn
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
@@ -96,6 +97,7 @@ def plan_workload(
     network_kind: str | None = None,
     replica_load: WorkloadLoadFn | None = None,
     copy_gbps: float | None = None,
+    measured: MeasuredRate | None = None,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -117,6 +119,9 @@ def plan_workload(
     (``plan/service_day.py``); None: the plan's capacity of one at deploy's share.
     ``copy_gbps``: the rate the user measured copying the dataset onto an instance's disk, GB/s,
     in place of the workload's ``data.copy_gbps`` (:meth:`Workload.with_copy_gbps`).
+    ``measured``: a throughput the team measured on one GPU configuration
+    (:func:`gpuplan.plan.measured_rate.checked_measured_rate`): each option's job time, and so its
+    deadline and cost, scaled by it as ``plan/measured_rate.py`` says.
     """
     workload = workload.with_copy_gbps(copy_gbps)
     if storage not in ("block", "object"):
@@ -145,7 +150,14 @@ def plan_workload(
     calibration = load_calibration().with_measurements(store.local.bench_results())
     # The workload's own steps measured by `gpuplan measure` anchor every offer's estimate.
     steps, _skipped = workload_measurements(workload, store.local.step_measurements)
-    estimate_fn, est_notes = make_estimator(workload, profile, calibration, measured_steps=tuple(steps))
+    rate = None
+    if measured is not None:
+        from gpuplan.plan.measured_rate import rate_scaling
+
+        rate = rate_scaling(measured, workload, profile, calibration, tuple(steps))
+    estimate_fn, est_notes = make_estimator(
+        workload, profile, calibration, measured_steps=tuple(steps), rate=rate
+    )
     rates = sorted(
         {
             (p.currency, p.exchange_rate_usd_per_unit, p.exchange_rate_as_of)

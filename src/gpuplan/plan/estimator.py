@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from gpuplan.perf.estimate import EstimateRequest, GpuStages, HostFinish
     from gpuplan.perf.input_pipeline import InputPipeline
     from gpuplan.perf.links import Link
+    from gpuplan.plan.measured_rate import RateScaling
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -121,6 +122,7 @@ def make_estimator(
     calibration: Calibration | None = None,
     *,
     measured_steps: tuple[StepMeasurement, ...] = (),
+    rate: RateScaling | None = None,
 ) -> tuple[EstimateFn, tuple[str, ...]]:
     """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
 
@@ -132,6 +134,8 @@ def make_estimator(
     :data:`SERVING_HOURS`.
     ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
     one (``perf/anchor.py``), and the plan says so.
+    ``rate``: a throughput the team measured on one configuration, against its estimate: each job
+    time scaled as ``plan/measured_rate.py`` says, and the plan and each option say how.
     """
     from gpuplan.perf import job_size, load_calibration
     from gpuplan.perf.anchor import choose_measurement, not_anchored_note
@@ -182,6 +186,8 @@ def make_estimator(
         )
     elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
         notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
+    if rate is not None:
+        notes.append(rate.note())
     if choices := tensor_parallel_choices(workload, profile):
         notes.append(tensor_parallel_note(choices))
         split = {
@@ -190,7 +196,7 @@ def make_estimator(
         }
         weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
         return _ChoosingEstimator(split, workload, weights), tuple(notes)
-    return _Estimator(workload, profile, cal, measured_steps), tuple(notes)
+    return _Estimator(workload, profile, cal, measured_steps, rate), tuple(notes)
 
 
 class _ChoosingEstimator:
@@ -281,9 +287,11 @@ class _Estimator:
         profile: Profile,
         calibration: Calibration,
         measured_steps: tuple[StepMeasurement, ...],
+        rate: RateScaling | None = None,
     ) -> None:
         self.workload, self.profile, self.calibration = workload, profile, calibration
         self.measured_steps = measured_steps
+        self.rate = rate
         self.image_job = workload.inputs.image_size is not None
         # Only a CPU-decoding pipeline with neither vCPUs nor workers known is unknown (DALI decodes
         # on the GPU, synthetic data decodes nothing).
@@ -465,6 +473,12 @@ class _Estimator:
         step_s, input_bound, job_h, job_low, job_high = host_figures(stages, pipeline)
         if job_h is None:
             return _UNFIT
+        # A measured throughput scales the steps (and so the hours) of the measured configuration,
+        # and its slowdown those of the others (plan/measured_rate.py).
+        factor = 1.0 if self.rate is None else self.rate.factor(*shape.stages_key[:2])
+        step_s, job_h = step_s * factor, job_h * factor
+        job_low = None if job_low is None else job_low * factor
+        job_high = None if job_high is None else job_high * factor
         return EstimateRow(
             fits=shape.fits,
             memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,

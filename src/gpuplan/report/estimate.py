@@ -53,6 +53,7 @@ from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.memory_margin import is_thin, thin_margin_words, usable_gib_words
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.scaling import ScalingFigures
+from gpuplan.perf.scaling_gap import ScalingGap
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
@@ -318,7 +319,12 @@ def _outcome_json(
             "scaling": _scaling_json(o.scaling_figures),
             "scaling_gap": None
             if o.scaling_gap is None
-            else ScalingGapDoc.model_validate(asdict(o.scaling_gap)),
+            else ScalingGapDoc.model_validate(
+                {
+                    **asdict(o.scaling_gap),
+                    "measured_job_time_h": _job_hours(o.scaling_gap.measured_compute_time_h, checkpoints),
+                }
+            ),
             "stack_levels": level_figures(levels, row),
             "decode": _decode_doc(o.decode) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
@@ -670,6 +676,8 @@ def _scaling_line(o: EstimateOutcome, f: ScalingFigures, unit: str) -> str:
         head = _("Scaling of {name}: {speedup:.2f}× one {gpu} ({efficiency} efficiency).").format(
             name=name, speedup=f.speedup, gpu=o.gpu, efficiency=format_percent(f.efficiency)
         )
+        if f.speedup > o.gpu_count:
+            head = sentences(head, _super_linear(o, f))
         if f.one_gpu_fits is False:
             head = sentences(
                 head,
@@ -722,6 +730,32 @@ def _scaling_line(o: EstimateOutcome, f: ScalingFigures, unit: str) -> str:
     return line
 
 
+def _super_linear(o: EstimateOutcome, f: ScalingFigures) -> str:
+    """Why a row scales past its GPU count: a sharded optimizer step (FSDP, ZeRO) is that GPU's
+    shard of the weights, shorter than one GPU's step over all of them."""
+    saved = (f.one_gpu_optimizer_s or 0.0) - f.optimizer_s
+    if f.one_gpu_optimizer_s is not None and saved > 0:
+        return _(
+            "More than {count}×: the optimizer state is sharded ({parallelism}), so each GPU's optimizer "
+            "step updates only its 1/{count} of the weights, {here} against {one} on one {gpu}; the {saved} "
+            "this saves a step is more than the {exposed} of communication not overlapped with compute."
+        ).format(
+            count=o.gpu_count,
+            parallelism=o.estimate.parallelism if o.estimate is not None else "",
+            here=_seconds(f.optimizer_s),
+            one=_seconds(f.one_gpu_optimizer_s),
+            gpu=o.gpu,
+            saved=_seconds(saved),
+            exposed=_seconds(f.comm_exposed_s),
+        )
+    return _(
+        "More than {count}×: one {gpu}'s step, {one}, is longer than this row's {here} for the same batch "
+        "per GPU."
+    ).format(
+        count=o.gpu_count, gpu=o.gpu, one=_seconds(f.one_gpu_step_s or 0.0), here=_seconds(f.step_time_s)
+    )
+
+
 def _scaling_lines(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | None:
     """Under the table: each row of several GPUs against one GPU of its kind (the first few)."""
     rows = [(o, f) for o in outcomes if (f := o.scaling_figures) is not None]
@@ -733,8 +767,31 @@ def _scaling_lines(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | Non
     return Text("\n".join(lines))
 
 
-def _gap_block(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | None:
-    """The measurement the user gave against each row it was read against, and the likely causes."""
+def _measured_job_words(o: EstimateOutcome, g: ScalingGap, checkpoints: LaunchCheckpoints | None) -> str:
+    """The job's time at the measured rate beside the table's estimate, and how to plan on it; ""
+    without a job size."""
+    e = o.estimate
+    measured = _job_hours(g.measured_compute_time_h, checkpoints)
+    if e is None or measured is None or g.measured_throughput is None:
+        return ""
+    return _(
+        "At the measured rate the job takes {measured}, against the {estimated} of the table; `gpuplan plan "
+        "--measured-throughput {throughput:.0f} --measured-on {gpu}:{count}` plans and prices it at that "
+        "rate."
+    ).format(
+        measured=format_hours(measured),
+        estimated=format_hours(_job_hours(e.job_time_h, checkpoints)),
+        throughput=g.measured_throughput,
+        gpu=o.gpu,
+        count=o.gpu_count,
+    )
+
+
+def _gap_block(
+    outcomes: Sequence[EstimateOutcome], unit: str, checkpoints: LaunchCheckpoints | None = None
+) -> Text | None:
+    """The measurement the user gave against each row it was read against (with the job's time at
+    its rate), and the likely causes."""
     rows = [(o, g) for o in outcomes if (g := o.scaling_gap) is not None]
     if not rows:
         return None
@@ -753,6 +810,7 @@ def _gap_block(outcomes: Sequence[EstimateOutcome], unit: str) -> Text | None:
                 unit=short,
                 estimated=_num(g.estimated_throughput),
             )
+        head = sentences(head, _measured_job_words(o, g, checkpoints))
         f = o.scaling_figures
         basis = (
             _(" (one {gpu}'s step taken as estimated, {one})").format(
@@ -1221,7 +1279,7 @@ def estimate_view(
     parts: list[Any] = [head, summary]
     if (line := _scaling_lines(outcomes, unit)) is not None:
         parts.append(line)
-    if (line := _gap_block(outcomes, unit)) is not None:
+    if (line := _gap_block(outcomes, unit, checkpoints)) is not None:
         parts.append(line)
     if (line := _checkpoints_line(outcomes, checkpoints)) is not None:
         parts.append(line)
