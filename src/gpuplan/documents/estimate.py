@@ -39,7 +39,10 @@ __all__ = [
 #: 3: each row's ``job_time_h`` (and its band) includes the checkpoints the launch's train.py writes,
 #: as ``plan``'s does off spot; the steps alone are ``compute_time_h``, the writes
 #: ``checkpoint_writes_h``, and the document's ``checkpoints`` says their size, interval and bandwidth.
-ESTIMATE_SCHEMA_VERSION = 3
+#: 4: ``scaling_gap`` gives the job's time at a measured rate (``measured_compute_time_h``,
+#: ``measured_job_time_h``), and ``scaling`` each GPU's optimizer step beside one GPU's
+#: (``optimizer_s``, ``one_gpu_optimizer_s``: why a sharded optimizer scales past the GPU count).
+ESTIMATE_SCHEMA_VERSION = 4
 
 
 class EstimateWorkload(Document):
