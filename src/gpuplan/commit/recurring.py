@@ -177,8 +177,11 @@ def month_words(month: PlanMonth, amount: Any) -> str:
     return said.format(runs=month.runs, parts=" + ".join(parts))
 
 
-def data_copy_doc(document: Mapping[str, Any], store: Store) -> dict[str, Any] | None:
-    """``data_copy`` of a plan document's recommended option, as tco keeps a copy
+def data_copy_doc(
+    document: Mapping[str, Any], store: Store, option: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """``data_copy`` of a plan document's recommended option (or ``option``, another of its
+    options: the best on prices known to be current), as tco keeps a copy
     (``adapters._run_data``): where its dataset is moved into the option's region at a price, each
     run reads the same data, and the provider's object storage there keeps a copy: one copy moved
     in (the run's dataset in over its copies) and its storage for a month at the region's
@@ -186,7 +189,7 @@ def data_copy_doc(document: Mapping[str, Any], store: Store) -> dict[str, Any] |
     from gpuplan.commit.adapters import data_each_run_default, keeps_copy
     from gpuplan.plan.build_inputs import cost_facts_from_store
 
-    option = document.get("recommended")
+    option = document.get("recommended") if option is None else option
     workload = document.get("workload")
     if not isinstance(option, Mapping) or not isinstance(workload, Mapping):
         return None
