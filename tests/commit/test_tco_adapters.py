@@ -97,7 +97,14 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     )
     # interruptible: sized with spot allowed, beside every other pricing model the usage allows
     assert "bert-large-squad" in source.how
-    assert "cheapest option on on demand, spot, monthly subscription, reserved 1 year" in source.how
+    allowed = "on demand, spot, monthly subscription, reserved 1 year"
+    if source.held_out is None:
+        assert f"cheapest option on {allowed}" in source.how
+    else:
+        # its cheapest rests on a stale spot or commitment price, which the schedule holds out: sized
+        # on the planner's best option on prices known to be current, the cheapest named beside it
+        assert f"best option on {allowed}" in source.how and "among prices known to be current" in source.how
+        assert f"its cheapest, {source.held_out}, rests on a price as of" in source.how
     # priced only on instances its hours hold on: the one the plan sized it on, named in the line
     assert demand.host is not None
     assert f"priced on {demand.host.instance_type}, the instance its hours were sized on" in source.how
@@ -378,8 +385,20 @@ def test_a_workload_demand_grows_by_whole_runs_not_by_fractions_of_gpus(store: S
     assert crowded.gpus_at_once(0) == 2 * run_gpus
 
 
+@pytest.fixture
+def current_store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    """The seeded catalog with every price taken to be current (a 20-year staleness limit): its
+    spot prices are older than 180 days, and a demand is sized on a spot option only where its
+    price is known to be current (tco holds stale ones out of its schedule)."""
+    st = open_store(str(seeded_copy("tco-current")), stale_after_days=7300)
+    yield st
+    st.close()
+
+
 @pytest.mark.usefixtures("bert_traced")
-def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_options(store: Store) -> None:
+def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_options(
+    current_store: Store,
+) -> None:
     import numpy as np
 
     from gpuplan.commit.model import PricedOffer
@@ -390,6 +409,7 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     from gpuplan.profile import profile as trace_profile
     from gpuplan.workload.named import named_workload
 
+    store = current_store
     usage = _bert_usage(runs_per_month=4, interruptible=True)
     (spot_demand,), (spot_source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
     (firm,), (firm_source,) = demands_from_usage(_bert_usage(runs_per_month=4), store)  # type: ignore[arg-type]

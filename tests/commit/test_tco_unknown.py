@@ -369,3 +369,25 @@ def test_an_unknown_fact_of_the_sized_instance_reads_as_chinese(need: HostNeed, 
         why = need.refusal(other)
     assert why.startswith(f"{need.instance_type} 的{what}未知"), why
     assert "的其" not in why
+
+
+def test_the_stale_prices_line_says_how_many_are_in_the_total_the_headline_counts() -> None:
+    # the probe's report: "at 2 price(s) stale" in the headline, "Stale prices: 3 of the 3 used"
+    # below, the third a reservation the break-even is figured at and the total never buys
+    report = _report(
+        (_offer("on_demand", 2.74, as_of="2023-06"), _offer("reserved_3y", 3.0, term=36, as_of="2023-06"))
+    )
+    lines = summary_lines(report)
+    assert (
+        lines[0].startswith("Total over 36 months: ") and "at 1 price(s) stale or of unknown age" in lines[0]
+    )
+    (stale,) = [line for line in lines if line.startswith("Stale prices: ")]
+    assert stale.startswith("Stale prices: 2 of the 2 used are older than 180 days")
+    assert stale.endswith(
+        "; 1 of them in the total (the headline's count), the others not bought: the all-on-demand "
+        "total, a break-even or the total with stale prices rests on them"
+    )
+    # where every stale price is one the total buys at, the two counts are the same: nothing added
+    only = summary_lines(_report((_offer("on_demand", 2.74, as_of="2023-06"),)))
+    (line,) = [line for line in only if line.startswith("Stale prices: ")]
+    assert "1 of the 1 used" in line and "headline" not in line

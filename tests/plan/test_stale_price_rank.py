@@ -139,3 +139,33 @@ def test_in_chinese_a_fact_and_its_words_are_joined_by_the_full_width_colon() ->
     with use_language("zh"):
         shown = _text(_plan(_rows()))
     assert "价格日期：" in shown and "价格日期: " not in shown
+
+
+def test_tco_sizes_a_demand_on_the_plans_known_current_best_where_its_cheapest_is_a_stale_spot_price() -> (
+    None
+):
+    # tco holds stale spot and commitment prices out of its schedule: a demand sized on a stale spot
+    # winner was bought at its GPU type's other prices, dearer than plan's own known-current best
+    from gpuplan.commit.adapters import _sizing_option
+
+    rows = [
+        offer(instance_type="old", pricing="spot", price_usd=6.0, **STALE),  # type: ignore[arg-type]
+        offer(instance_type="new", price_usd=21.96, **FRESH),  # type: ignore[arg-type]
+    ]
+    plan = _plan(rows, pricing=("on_demand", "spot"))
+    assert (plan.recommended.instance_type, plan.recommended.pricing) == ("old", "spot")
+    sized, held_out = _sizing_option(plan)
+    assert plan.without_stale_prices is not None
+    assert sized is plan.without_stale_prices.option  # the plan's own figure, not a second pick
+    assert (sized.instance_type, sized.pricing) == ("new", "on_demand")
+    assert held_out is plan.recommended
+
+
+def test_tco_keeps_sizing_on_a_stale_on_demand_winner_whose_price_it_uses() -> None:
+    # an on-demand price is not held out of the schedule (it has no fresher fallback): the demand
+    # is sized on the cheapest, as the schedule prices it
+    from gpuplan.commit.adapters import _sizing_option
+
+    plan = _plan(_rows())
+    assert plan.recommended.instance_type == "old" and plan.without_stale_prices is not None
+    assert _sizing_option(plan) == (plan.recommended, None)

@@ -170,6 +170,11 @@ class SavedPlan:
     plan_version: int | None = None
     """The plan document's ``schema_version`` (before 3, a service's cost is its peak fleet all
     month, whatever its day); None: not stated."""
+    without_stale_prices: dict[str, Any] | None = None
+    """The plan document's ``without_stale_prices``: where the recommended option's price was not
+    known to be current when it was planned, the best option on prices known to be current (its
+    ``option``, None where no feasible option had one); None where the price was known current, or
+    the document has none."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -675,6 +680,7 @@ class TeamStore:
             team=team,
             usd_per_cny=_usd_per_cny(document.get("exchange_rate")),
             plan_version=_version(document.get("schema_version")),
+            without_stale_prices=_dict_or_none(document.get("without_stale_prices")),
         )
 
     @staticmethod
@@ -709,6 +715,7 @@ class TeamStore:
             _document_field(dialect, "recommended").label("recommended"),
             _document_field(dialect, "exchange_rate").label("exchange_rate"),
             _document_field(dialect, "schema_version").label("plan_version"),
+            _document_field(dialect, "without_stale_prices").label("without_stale_prices"),
         )
         stmt = stmt.join_from(t.team_plans, t.team_workloads, p.workload_id == w.id)
         if where is not None:
@@ -734,6 +741,7 @@ class TeamStore:
                 team=r.team,
                 usd_per_cny=_usd_per_cny(r.exchange_rate),
                 plan_version=_version(r.plan_version),
+                without_stale_prices=_dict_or_none(r.without_stale_prices),
             )
             for r in rows
         ]
@@ -936,6 +944,11 @@ def _document_field(dialect: str, field: str) -> ColumnElement[Any]:
 def _version(value: Any) -> int | None:
     """A plan document's ``schema_version`` as stored (None: not a whole number)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dict_or_none(value: Any) -> dict[str, Any] | None:
+    """A plan document's object field as stored (None: absent, null or not an object)."""
+    return value if isinstance(value, dict) else None
 
 
 def _usd_per_cny(rate: Any) -> float | None:

@@ -47,7 +47,7 @@ from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
-    from gpuplan.plan.result import Option
+    from gpuplan.plan.result import Option, Plan
     from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
     from gpuplan.workload.spec import Workload
 
@@ -80,6 +80,10 @@ class DemandSource:
     start_up_hours: tuple[float, ...] = ()
     """Of each tier's hours a month, those it is billed without serving (its start-ups and
     scale-down delays), in the order of :attr:`tiers`."""
+    held_out: str | None = None
+    """The planner's cheapest option where the demand was not sized on it, its price being a spot
+    or commitment one not known to be current (the schedule holds those out): sized instead on the
+    planner's best option on prices known to be current. None: sized on the cheapest."""
 
 
 def _term_months(p: OfferPrice) -> int:
@@ -314,6 +318,33 @@ _SIZED = N_(
 )
 
 
+#: How a workload demand was sized where the planner's cheapest option rests on a spot or
+#: commitment price not known to be current (which tco holds out of its schedule): on the planner's
+#: best option on prices known to be current, the cheapest named beside it.
+_SIZED_CURRENT = N_(
+    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's best option on {pricing} among "
+    "prices known to be current: {option}; its cheapest, {cheapest}, rests on a price as of {as_of}, not "
+    "known to be current, which the schedule holds out as it holds out every stale spot and "
+    "commitment price)"
+)
+
+
+def _sizing_option(planned: Plan) -> tuple[Option, Option | None]:
+    """The option a workload demand is sized on, and the planner's cheapest where it is not that
+    one. The cheapest, unless its price is a spot or commitment one not known to be current: the
+    schedule holds those out (:func:`gpuplan.commit.api._fresh_first`), so a demand sized on one
+    would be bought at another price of its GPU type, which the planner did not choose; then the
+    planner's best option on prices known to be current (``Plan.without_stale_prices``, picked by
+    the same objective and constraints), as ``gpuplan plan`` shows it. Where it has none, the
+    cheapest (the schedule then says whether it can do without the stale price)."""
+    best = planned.recommended
+    beside = planned.without_stale_prices
+    moving = best.pricing == "spot" or best.pricing in COMMITMENT_PRICING
+    if not moving or beside is None or beside.option is None:
+        return best, None
+    return beside.option, best
+
+
 def _reservation_sizing_words(usage: Usage, pricing: str, *, serving: bool) -> str | None:
     """Why a service sized on a reservation says nothing of whether the reservation pays, in words;
     None for any other sizing. The planner bills a service's reservation one month's share of its
@@ -411,9 +442,7 @@ def _workload_demand(
         "allow_low_confidence": c.allow_low_confidence or None,
     }
     try:
-        best = plan_workload(
-            workload, prof, store, overrides=overrides, top=1, replica_load=load_of
-        ).recommended
+        planned = plan_workload(workload, prof, store, overrides=overrides, top=1, replica_load=load_of)
     except GpuplanError as e:
         raise InputError.worded(
             N_("demand {name}: the planner cannot size {file}: {problem}"),
@@ -421,6 +450,7 @@ def _workload_demand(
             file=path.name,
             problem=e,
         ) from e
+    best, held_out = _sizing_option(planned)
     job, _unused = job_facts_from(workload, prof)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     job = replace(job, checkpoint_gb=ckpt_gb)
@@ -505,7 +535,7 @@ def _workload_demand(
         if spec.runs_by_month is None
         else _("runs by month")
     )
-    how = _(_SIZED).format(
+    how = _(_SIZED if held_out is None else _SIZED_CURRENT).format(
         workload=workload.name,
         runs=runs_said,
         count=best.gpu_count,
@@ -513,6 +543,8 @@ def _workload_demand(
         hours=run_h + writes_h,
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
+        cheapest=None if held_out is None else held_out.label,
+        as_of=None if held_out is None else held_out.as_of,
     )
     if (
         reservation := _reservation_sizing_words(usage, best.pricing, serving=workload.serving is not None)
@@ -557,6 +589,7 @@ def _workload_demand(
         gpu=best.gpu,
         gpu_hours_total=sum(hours),
         how=how,
+        held_out=None if held_out is None else held_out.label,
         tiers=() if tiered is None else tuple((tiered.step, h) for h in tiered.hours),
         day=tiered.day if tiered is not None else "",
         start_up_hours=()

@@ -45,8 +45,14 @@ SERVE_SCHEMA_VERSION = 1
 #: (the document's and each team's) may be null (a yuan budget and no CNY rate to state it in
 #: dollars), as may ``budget_usd`` of a budget that is set; the yuan figures (``planned_cny``,
 #: ``remaining_cny``, ``teams_budget_cny``, ``over_allocated_cny``) and the one rate they convert
-#: at (``exchange_rate``) are added.
-BUDGET_SCHEMA_VERSION = 2
+#: at (``exchange_rate``) are added. 3: beside the planned spend, the spend on prices known to be
+#: current (``planned_current_usd``, ``planned_current_cny``, the document's and each team's): a plan
+#: whose recommended option rests on a price older than the staleness limit or undated is counted
+#: there at its own best option on prices known to be current; ``stale_price_plans`` and
+#: ``unknown_current_cost_plans`` count those plans and those with no such option; each plan item
+#: says the same (``prices_current_when_planned``, ``current_option``, ``current_month_cost_usd``,
+#: ``current_month_cost_cny``), and ``notes`` gives both figures.
+BUDGET_SCHEMA_VERSION = 3
 #: The job document's schema version. 2: a job its owner or an admin cancels ends ``cancelled``
 #: (``error`` saying who cancelled it), no longer ``failed``; ``failed`` is a job that could not
 #: finish (refused, past its time limit, its process stopped).
@@ -259,6 +265,21 @@ class SavedPlanItem(Document):
     """That price against the catalog's staleness limit today, as ``gpuplan offers`` judges an
     offer's: fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds
     straddle the limit, or there is none)."""
+    prices_current_when_planned: bool = True
+    """Whether the recommended option's price was known to be within the staleness limit when the
+    plan was made (``prices_staleness`` judges it today); false: older, or undated (or a plan whose
+    document does not say)."""
+    current_option: str | None = None
+    """Where it was not: the plan's own best option on prices known to be current then (its
+    document's ``without_stale_prices.option``), as ``recommended`` names one; None otherwise, or
+    where no feasible option had such a price."""
+    current_month_cost_usd: float | None = None
+    """What the plan puts against its month on prices known to be current: ``month_cost_usd`` where
+    the recommended price was known current; else ``current_option``'s month, counted as
+    ``month_cost_usd`` is (its runs, a commitment and a kept data copy shared). None: unknown (no
+    such option, or the cost unknown). The budget's ``planned_current_usd`` adds these up."""
+    current_month_cost_cny: float | None = None
+    """``current_month_cost_usd`` in yuan at the rate ``month_cost_cny`` is at; None: unknown, or no rate."""
     catalog_import_id: int | None
     created_by: str
     created_at: str
@@ -289,6 +310,11 @@ class TeamBudgetItem(Document):
     planned_usd: float | None
     """The team's planned plans, each plan's month (``SavedPlanItem.month_cost_usd``), where known."""
     planned_cny: float | None = None
+    planned_current_usd: float | None = None
+    """The team's planned spend on prices known to be current (``BudgetDocument.planned_current_usd``)."""
+    planned_current_cny: float | None = None
+    stale_price_plans: int = 0
+    unknown_current_cost_plans: int = 0
     unknown_cost_plans: int
     remaining_usd: float | None
     remaining_cny: float | None = None
@@ -323,6 +349,19 @@ class BudgetDocument(Document):
     newest plan. For a budget in yuan: ``planned_cny`` at ``exchange_rate``."""
     planned_cny: float | None = None
     """For a budget in yuan: the same sum of the plans' ``month_cost_cny``; None otherwise."""
+    planned_current_usd: float | None = None
+    """The same plans on prices known to be current: each plan's ``current_month_cost_usd`` where
+    known — a plan whose recommended option rests on a price older than the staleness limit or
+    undated at its own best option on prices known to be current, the others at their
+    ``month_cost_usd``. The figure a team can count on; ``notes`` says both. For a budget in yuan:
+    ``planned_current_cny`` at ``exchange_rate``."""
+    planned_current_cny: float | None = None
+    """For a budget in yuan: the same sum of the plans' ``current_month_cost_cny``; None otherwise."""
+    stale_price_plans: int = 0
+    """Planned plans whose recommended option rests on a price not known to be current when planned."""
+    unknown_current_cost_plans: int = 0
+    """Planned plans not counted in ``planned_current_usd`` (no option on prices known to be
+    current, or the cost unknown): it may be more."""
     unknown_cost_plans: int
     """Planned plans whose cost is unknown, not counted in ``planned_usd`` (so it may be more)."""
     remaining_usd: float | None

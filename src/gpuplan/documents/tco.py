@@ -47,8 +47,12 @@ __all__ = [
 #: would buy (``commitments``); the schedule had bought commitments at stale prices. And a service's
 #: ``tiers[].hours_per_month`` are the hours each instance is billed, the start-ups and scale-down
 #: delays of its day included (``start_up_hours_per_month`` of them); before, the hours it served
-#: (the plan's document version 4).
-TCO_SCHEMA_VERSION = 5
+#: (the plan's document version 4). 6: a workload demand whose planner's cheapest option rests on
+#: a spot or commitment price not known to be current (held out of the schedule) is sized on the
+#: planner's best option on prices known to be current (``demands[].gpu`` and its hours may be
+#: another GPU type's), the cheapest named in ``demands[].cheapest_not_current``; before, it was
+#: sized on the cheapest and then priced at its GPU type's other prices.
+TCO_SCHEMA_VERSION = 6
 
 
 class DatedPrice(Document):
@@ -239,6 +243,12 @@ class TcoDemand(Document):
     job, or a service with no ``mean_requests_per_s`` below its peak)."""
     day_assumed: str = ""
     """How the service's day was taken, in words (its shape, mean and peak); "" without tiers."""
+    cheapest_not_current: str | None = None
+    """A workload demand whose planner's cheapest option rests on a spot or commitment price not
+    known to be current (older than the staleness limit, or of unknown age), which the schedule
+    holds out: that option (provider/region instance pricing), the demand having been sized on the
+    planner's best option on prices known to be current instead (``how`` names both), as
+    ``gpuplan plan`` shows it beside its recommendation. None: sized on the cheapest."""
 
 
 class TcoPeak(Document):
@@ -306,7 +316,7 @@ class TcoUnknownPrice(Document):
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[5] = 5
+    schema_version: Literal[6] = 6
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str

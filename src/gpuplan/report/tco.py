@@ -269,6 +269,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                     for (g, h), u in zip(d.tiers, d.start_up_hours or (0.0,) * len(d.tiers), strict=True)
                 ],
                 "day_assumed": d.day,
+                "cheapest_not_current": d.held_out,
             }
             for d in report.demands
         ],
@@ -831,12 +832,25 @@ def _age_lines(report: TcoReport) -> list[str]:
             f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness, o.gpu, a.launched)}"
             for o, a in stale
         )
-        lines.append(
-            _(
-                "Stale prices: {n} of the {total} used are older than {days} days or of unknown age "
-                "({listed})"
-            ).format(n=len(stale), total=len(used), days=report.stale_after_days, listed=listed)
-        )
+        line = _(
+            "Stale prices: {n} of the {total} used are older than {days} days or of unknown age ({listed})"
+        ).format(n=len(stale), total=len(used), days=report.stale_after_days, listed=listed)
+        # the headline counts those the total buys at: where some stale ones are not, say which
+        # count is which, so that the two agree
+        bought = len(total_stale_prices(report))
+        if bought < len(stale):
+            line += (
+                _(
+                    "; none of them is in the total (the headline's count): the all-on-demand "
+                    "total, a break-even or the total with stale prices rests on them"
+                )
+                if bought == 0
+                else _(
+                    "; {k} of them in the total (the headline's count), the others not bought: the "
+                    "all-on-demand total, a break-even or the total with stale prices rests on them"
+                ).format(k=bought)
+            )
+        lines.append(line)
     low = [o for o in used if o.confidence == "low"]
     if low:
         lines.append(

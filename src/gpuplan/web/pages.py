@@ -73,6 +73,10 @@ _SCRIPT_WORDS = (
     N_("Budget"),
     N_("Planned"),
     N_("Remaining"),
+    # the planned spend with each plan on a stale or undated price at its best option on prices
+    # known to be current (the budget's planned_current_usd)
+    N_("On current prices"),
+    N_("no option on current prices"),
     N_("no budget set"),
     # a saved plan's month cost: a service's autoscaled day or its peak fleet (the plan's own words)
     N_("Priced as"),

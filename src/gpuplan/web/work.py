@@ -312,6 +312,34 @@ def plan_month_of(p: SavedPlan) -> PlanMonth:
     return plan_month(p.recommended, p.total_cost_usd, p.runs_per_month)
 
 
+def current_option(p: SavedPlan) -> tuple[bool, dict[str, Any] | None]:
+    """Whether ``p``'s recommended option rests on a price not known to be current when it was
+    planned (older than the staleness limit, or undated), and, where it does, the plan's own best
+    option on prices known to be current (its document's ``without_stale_prices.option``; None:
+    no feasible option had one). A recommended option that does not say its price's age (a plan
+    of an older document) rests on one not known to be current: unknown is never the best case."""
+    rec = p.recommended or {}
+    if rec.get("stale") is False and rec.get("staleness") in ("fresh", ""):
+        return False, None
+    option = (p.without_stale_prices or {}).get("option")
+    return True, option if isinstance(option, dict) else None
+
+
+def current_month_of(p: SavedPlan) -> PlanMonth:
+    """What ``p`` puts against its month on prices known to be current when it was planned: its own
+    month where its recommended price was (:func:`plan_month_of`); else the month of the plan's best
+    option on prices known to be current, counted as the recommended one's is (total unknown where
+    the plan had none)."""
+    from gpuplan.commit.recurring import plan_month
+
+    stale, option = current_option(p)
+    if not stale:
+        return plan_month_of(p)
+    cost = None if option is None else option.get("total_cost_usd")
+    usd = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None
+    return plan_month(option, usd, p.runs_per_month)
+
+
 def _month_breakdown(
     month: PlanMonth, per_cny: float | None, currency: str
 ) -> tuple[dict[str, Any], str | None]:
@@ -379,6 +407,8 @@ def saved_plan_item(
     cny = plan_cost_cny(p, rate)
     per_cny = _plan_usd_per_cny(p, rate)
     month = plan_month_of(p)
+    stale, current = current_option(p)
+    current_month = current_month_of(p).total_usd
     shown = currency or str((p.document or {}).get("display_currency") or "USD")
     breakdown, note = _month_breakdown(month, per_cny, shown)
     return {
@@ -403,6 +433,12 @@ def saved_plan_item(
         "prices_as_of": p.prices_as_of,
         "prices_age_days": age.age_days,
         "prices_staleness": age.staleness,
+        "prices_current_when_planned": not stale,
+        "current_option": option_label(current),
+        "current_month_cost_usd": current_month,
+        "current_month_cost_cny": None
+        if current_month is None or per_cny is None
+        else round(current_month / per_cny, 2),
         "catalog_import_id": p.catalog_import_id,
         "created_by": p.created_by,
         "created_at": p.created_at,
@@ -437,7 +473,12 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     # over its budget: the document's own (a team's or the whole service's), then each team's
     over = [
         *_over_note(spend, month, team),
-        *(n for line in teams for n in _over_note(line, month, line["team"])),
+        *_current_note(spend, month, team),
+        *(
+            n
+            for line in teams
+            for n in (*_over_note(line, month, line["team"]), *_current_note(line, month, line["team"], True))
+        ),
     ]
     allocation["notes"] = [*over, *allocation["notes"]]
     return {
@@ -507,6 +548,61 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
             unknown,
         ).format(n=unknown)
     return [text]
+
+
+def _current_note(spend: dict[str, Any], month: str, team: str | None, only_over: bool = False) -> list[str]:
+    """Where plans counted in ``spend`` (a budget document's or a team's line) rest on a price not
+    known to be current: what the month's plans cost on prices known to be current (each such
+    plan at its own best option on them), beside the planned figure, in the budget's currency, and
+    whether that is over the budget; none where every plan's price was known current, nor, with
+    ``only_over`` (a team's line in the whole service's document, which carries the figure), where
+    that is within the budget."""
+    from gpuplan.i18n import _, ngettext
+    from gpuplan.i18n.numbers import format_amount
+
+    stale = spend["stale_price_plans"]
+    if not stale:
+        return []
+    currency = spend["currency"] or "USD"
+    unit = currency.lower()
+    planned, current = spend[f"planned_{unit}"], spend[f"planned_current_{unit}"]
+    amount = spend[f"budget_{unit}"]
+    if planned is None or current is None:
+        return []
+    said = ngettext(
+        "{n} plan for {month} rests on a price not known to be current (older than the staleness "
+        "limit, or undated): on prices known to be current, each such plan at its best option on "
+        "them, the month's plans cost {current} against the {planned} planned",
+        "{n} plans for {month} rest on prices not known to be current (older than the staleness "
+        "limit, or undated): on prices known to be current, each such plan at its best option on "
+        "them, the month's plans cost {current} against the {planned} planned",
+        stale,
+    ).format(
+        n=stale,
+        month=month,
+        current=format_amount(current, currency),
+        planned=format_amount(planned, currency),
+    )
+    if team is not None:
+        said = _("Team {team}: {said}").format(team=team, said=said)
+    over = amount is not None and current - amount >= _ALLOCATION_TOLERANCE
+    if only_over and not over:
+        return []
+    if over:
+        said = _("{said}, {over} over the budget of {budget}").format(
+            said=said, over=format_amount(current - amount, currency), budget=format_amount(amount, currency)
+        )
+    said = _("{said}.").format(said=said)
+    missing = spend["unknown_current_cost_plans"] - spend["unknown_cost_plans"]
+    if missing > 0:
+        said += " " + ngettext(
+            "{n} plan had no feasible option on prices known to be current: not counted, so the "
+            "cost may be more.",
+            "{n} plans had no feasible option on prices known to be current: not counted, so the "
+            "cost may be more.",
+            missing,
+        ).format(n=missing)
+    return [said]
 
 
 #: Less than this (a hundredth of a cent or fen) between two amounts is no difference: the rounding
@@ -616,6 +712,10 @@ _TEAM_LINE = (
     "budget_cny",
     "planned_usd",
     "planned_cny",
+    "planned_current_usd",
+    "planned_current_cny",
+    "stale_price_plans",
+    "unknown_current_cost_plans",
     "unknown_cost_plans",
     "remaining_usd",
     "remaining_cny",
@@ -687,7 +787,13 @@ def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
     """The month's cost of ``plan`` in yuan: its US dollars at the CNY rate the plan was priced at
     (prices kept in yuan were converted to dollars at it, so this is their yuan as they were); at
     ``rate`` (the catalog's newest) for a plan that recorded none. None: cost unknown, or no rate."""
-    usd, per = plan_month_of(plan).total_usd, _plan_usd_per_cny(plan, rate)
+    return _in_cny(plan_month_of(plan).total_usd, plan, rate)
+
+
+def _in_cny(usd: float | None, plan: SavedPlan, rate: ExchangeRate | None) -> float | None:
+    """``usd``, a month of ``plan``, in yuan at the rate its yuan are counted at
+    (:func:`plan_cost_cny`); None: unknown, or no rate."""
+    per = _plan_usd_per_cny(plan, rate)
     return None if usd is None or per is None else usd / per
 
 
@@ -707,23 +813,31 @@ def _spend(
     currency = _currency(budget)
     if currency == "USD":
         months = [plan_month_of(p).total_usd for p in plans]
+        currents = [current_month_of(p).total_usd for p in plans]
         known = [m for m in months if m is not None]
+        known_current = [m for m in currents if m is not None]
         planned = round(sum(known), 2)
+        current = round(sum(known_current), 2)
         amount = budget.amount_usd if budget else None
         figures: dict[str, Any] = {
             "budget_usd": amount,
             "budget_cny": None,
             "planned_usd": planned,
             "planned_cny": None,
+            "planned_current_usd": current,
+            "planned_current_cny": None,
             "remaining_usd": round(amount - planned, 2) if amount is not None else None,
             "remaining_cny": None,
         }
     else:
         assert budget is not None and budget.amount_cny is not None
         costs = [plan_cost_cny(p, rate) for p in plans]
+        currents = [_in_cny(current_month_of(p).total_usd, p, rate) for p in plans]
         known = [c for c in costs if c is not None]
+        known_current = [c for c in currents if c is not None]
         amount = budget.amount_cny
         planned = round(sum(known), 2)
+        current = round(sum(known_current), 2)
 
         def usd(cny: float) -> float | None:
             return None if rate is None else round(cny * rate.usd_per_unit, 2)
@@ -733,6 +847,8 @@ def _spend(
             "budget_cny": amount,
             "planned_usd": usd(planned),
             "planned_cny": planned,
+            "planned_current_usd": usd(current),
+            "planned_current_cny": current,
             "remaining_usd": usd(amount - planned),
             "remaining_cny": round(amount - planned, 2),
         }
@@ -741,6 +857,8 @@ def _spend(
         "currency": currency if budget else None,
         **figures,
         "unknown_cost_plans": len(plans) - len(known),
+        "stale_price_plans": sum(current_option(p)[0] for p in plans),
+        "unknown_current_cost_plans": len(plans) - len(known_current),
         "used_pct": round(planned / amount * 100, 1) if amount else None,
         "note": _budget_note(budget, rate) if budget else None,
         "set_by": budget.set_by if budget else None,

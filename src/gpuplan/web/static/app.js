@@ -572,10 +572,12 @@
       const inBudget = (x, k) => (x.currency === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
       const sortBudget = (x, k) => (x.currency === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
       const used = b.used_pct ? Math.min(100, b.used_pct) : 0;
-      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
+      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span><span class="current"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
       const remaining = sortBudget(b, "remaining");
       card.querySelector(".amount").textContent = b.currency == null ? t("no budget set") : inBudget(b, "budget");
       card.querySelector(".planned").textContent = inBudget(b, "planned");
+      // plans on a stale or undated price: the spend on prices known to be current beside it
+      if (b.stale_price_plans) card.querySelector(".current").textContent = ` (${t("On current prices")}: ${inBudget(b, "planned_current")})`;
       card.querySelector(".remaining").textContent = remaining == null ? "—" : inBudget(b, "remaining");
       const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
       if (remaining != null && remaining < 0) bar.className = "over";
@@ -586,12 +588,13 @@
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
       $("#teams").innerHTML = "";
-      if (b.teams && b.teams.length) table($("#teams"), [t("Team"), t("Budget"), t("Planned"), t("Remaining")],
+      if (b.teams && b.teams.length) table($("#teams"), [t("Team"), t("Budget"), t("Planned"), t("On current prices"), t("Remaining")],
         b.teams.map((x) => [x.team, { text: x.currency == null ? t("no budget set") : inBudget(x, "budget"), sort: sortBudget(x, "budget") },
           { text: inBudget(x, "planned"), sort: sortBudget(x, "planned") },
-          { text: sortBudget(x, "remaining") == null ? "—" : inBudget(x, "remaining"), sort: sortBudget(x, "remaining") }]), [1, 2, 3]);
+          { text: inBudget(x, "planned_current"), sort: sortBudget(x, "planned_current") },
+          { text: sortBudget(x, "remaining") == null ? "—" : inBudget(x, "remaining"), sort: sortBudget(x, "remaining") }]), [1, 2, 3, 4]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
-      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("Priced as"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("On current prices"), t("Priced as"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
           if (p.status === "planned") {
@@ -602,10 +605,14 @@
           // beside a yuan budget, each plan's cost in the yuan it is counted in
           const yuan = b.currency === "CNY" && p.month_cost_cny != null;
           const runCost = yuan ? p.total_cost_cny : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
+          // a plan on a stale or undated price: the month of its best option on prices known to be current, named
+          const currentCost = yuan ? p.current_month_cost_cny : p.current_month_cost_usd;
+          const current = p.prices_current_when_planned ? { text: money(currentCost, yuan ? "CNY" : "USD"), sort: currentCost }
+            : currentCost == null ? t("no option on current prices") : { text: `${money(currentCost, yuan ? "CNY" : "USD")} (${p.current_option})`, sort: currentCost };
           return [p.id, p.workload, p.workload_version, p.month, { text: money(runCost, yuan ? "CNY" : "USD"), sort: runCost },
             // a service: whether the month's cost is its autoscaled day (the peak fleet beside it) or its peak fleet
-            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, p.cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
-        }), [4, 5, 6]);
+            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, current, p.cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+        }), [4, 5, 6, 7]);
       // The month's plans whose runs share a commitment or a data copy (the month is then not a run
       // times its runs): each by part, in the budget's currency, as the server words it.
       const notes = $("#monthnotes"); notes.innerHTML = "";
