@@ -19,6 +19,8 @@ __all__ = [
     "checkpoint_disk_gib",
     "checkpoint_disk_note",
     "checkpoint_interval_min",
+    "copy_source",
+    "copy_time_words",
     "dataset_copy_commands",
     "dataset_copy_note",
     "spot_notice_note",
@@ -270,7 +272,7 @@ def dataset_copy_commands(provider: str | None) -> tuple[str, ...]:
     return DATASET_COPY_COMMANDS.get(provider or "", _ANY_PROVIDER)
 
 
-def _copy_source(spec: LaunchSpec) -> str | None:
+def copy_source(spec: LaunchSpec) -> str | None:
     """The provider whose bucket the dataset is copied from: the workload's ``data.location``'s,
     else (data on the user's own site, or not said) the plan's own provider's."""
     if spec.data_location:
@@ -278,7 +280,7 @@ def _copy_source(spec: LaunchSpec) -> str | None:
     return spec.provider
 
 
-def _copy_time(spec: LaunchSpec) -> str:
+def copy_time_words(spec: LaunchSpec) -> str:
     """How long one node's copy takes, as the plan bills it at set-up, in words; "" where the
     dataset's size is not said. At the user's measured rate (``data.copy_gbps``), else at the rate
     the plan assumes; at the instance's network where the catalog states a slower one."""
@@ -318,7 +320,7 @@ def dataset_copy_note(spec: LaunchSpec) -> str:
     plan's disk (no plan, or a plan that keeps the data in a bucket)."""
     if spec.planned_disk_gb is None:
         return ""
-    source = _copy_source(spec)
+    source = copy_source(spec)
     commands = [f"`{c}`" for c in dataset_copy_commands(source)]
     example = commands[0] if len(commands) == 1 else _("{a} or {b}").format(a=commands[0], b=commands[1])
     words = _(
@@ -337,4 +339,4 @@ def dataset_copy_note(spec: LaunchSpec) -> str:
                 "and writes to the local disk; {provider}'s own storage tool cannot read it."
             ).format(location=spec.data_location, provider=spec.provider or "?"),
         )
-    return sentences(words, _copy_time(spec))
+    return sentences(words, copy_time_words(spec))

@@ -22,6 +22,7 @@ from gpuplan.deploy.k8s.serving import (
     serving_manifests,
     startup_words,
 )
+from gpuplan.deploy.k8s.storage import dataset_words, storage_first_words
 from gpuplan.deploy.k8s.training import (
     checkpoint_claim,
     checkpoint_storage_first,
@@ -170,7 +171,11 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.extend(
             training_model_points(
-                spec, "k8s", options, install_words(DOCKERFILE, package.requirements) if package else None
+                spec,
+                "k8s",
+                options,
+                install_words(DOCKERFILE, package.requirements) if package else None,
+                dataset_words(spec, _training_manifest(spec)),
             )
         )
         extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
@@ -189,9 +194,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         if topology := topology_readme_note(spec):
             extra.append(topology)
     per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
-    manifest = (
-        "k8s/deployment.yaml" if serving else "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
-    )
+    manifest = "k8s/deployment.yaml" if serving else _training_manifest(spec)
     if (host := host_readme_words(spec, per_pod, manifest)) is not None:
         extra.append(host)
     if serving:
@@ -346,6 +349,11 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
     return extra
 
 
+def _training_manifest(spec: LaunchSpec) -> str:
+    """The training job's manifest: a Job on one node, a PyTorchJob across nodes."""
+    return "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
+
+
 def _serving_pods_many(spec: LaunchSpec) -> bool:
     """Whether the service may run replicas on several nodes (more than one replica at its most)."""
     assert spec.serving is not None  # an engine serves a serving block
@@ -437,8 +445,10 @@ def _readme(
         selectors = f"{selectors}\n\n{gpu_pick}"
     if (spot_pool := spot_pool_words(spec)) is not None:
         selectors = f"{selectors}\n\n{spot_pool}"
-    # a step the claim needs before it is made goes before the commands that make it
+    # a step the claims need before they are made goes before the commands that make them
     first = checkpoint_storage_first(spec)
+    if spec.task != "infer":
+        first = storage_first_words(spec) if first is None else f"{storage_first_words(spec)}\n\n{first}"
     return f"""# {title}
 
 {needs}
