@@ -72,6 +72,17 @@ def test_the_dataset_gets_a_volume_of_its_size_filled_before_training(spot_plan:
     readme = by_path(files)["README.md"]
     assert "onto every node's disk" not in readme and "disk_size" not in readme
     assert "1,080 GiB" in readme and "fetch-data" in readme and "DATA_URL" in readme
+    assert "EKS Pod Identity" in readme  # the cluster's own way to read its provider's bucket
+
+
+def test_data_kept_on_another_cloud_needs_credentials_given_to_the_copy(spot_plan: LaunchSpec) -> None:
+    spec = spot_plan.model_copy(update={"provider": "nebius", "instance_type": None, "dataset_gb": 100.0})
+    files = generate(spec, "k8s")
+    (fetch,) = pod_of(_docs(files)["Job"])["initContainers"]
+    assert "aws s3 sync" in fetch["command"][-1]  # the data's provider's tool, where the data is
+    readme = " ".join(by_path(files)["README.md"].split())
+    assert "The dataset is kept in aws/us-east-1, outside this cluster's provider" in readme
+    assert "EKS Pod Identity" not in readme
 
 
 def test_the_fetch_stops_at_once_while_its_address_is_the_placeholder(spot_plan: LaunchSpec) -> None:

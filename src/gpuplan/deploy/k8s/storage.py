@@ -25,7 +25,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.base import BlockStorage
 from gpuplan.deploy.checkpoints import copy_source, copy_time_words, dataset_copy_commands
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import sentences
 
 __all__ = [
@@ -57,6 +57,9 @@ class FetchImage:
     """The dataset's address, with :data:`_PLACEHOLDER` for the user to replace."""
     command: str
     """A shell command that copies ``$DATA_URL`` into :data:`DATA_DIR`."""
+    access: str
+    """How a pod of the provider's own managed Kubernetes is given read access to the storage (marked
+    for translation)."""
     source: str
 
 
@@ -73,12 +76,14 @@ FETCH_IMAGES: dict[str, FetchImage] = {
         image="amazon/aws-cli:2.15.0",
         url=f"s3://{_PLACEHOLDER}",
         command=f'aws s3 sync "$DATA_URL" {DATA_DIR}',
+        access=N_("EKS Pod Identity, or IAM roles for service accounts"),
         source="https://docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html",
     ),
     "gcp": FetchImage(
         image="gcr.io/google.com/cloudsdktool/google-cloud-cli:slim",
         url=f"gs://{_PLACEHOLDER}",
         command=f'gcloud storage rsync -r "$DATA_URL" {DATA_DIR}',
+        access=N_("GKE Workload Identity Federation"),
         source="https://cloud.google.com/sdk/docs/downloads-docker",
     ),
 }
@@ -227,8 +232,20 @@ def dataset_words(spec: LaunchSpec, manifest: str) -> str | None:
     fill = _(
         "Before training starts, the init container `fetch-data` ({image}) copies the dataset into it "
         "(`{command}`): set its DATA_URL in {manifest} to where the dataset is kept (left as {url}, the "
-        "pod stops at once and its log says so), and give the pod's service account read access to it "
-        "(EKS Pod Identity or IAM roles for service accounts; GKE Workload Identity), or the copy fails "
-        "with an access error."
+        "pod stops at once and its log says so)."
     ).format(image=fetch.image, command=fetch.command, manifest=manifest, url=fetch.url)
+    source = copy_source(spec)
+    access = (
+        _(
+            "Give the pod's service account read access to it ({how}), or the copy fails with an "
+            "access error."
+        ).format(how=_(fetch.access))
+        if source == spec.provider
+        else _(
+            "The dataset is kept in {location}, outside this cluster's provider: give the init "
+            "container credentials that read it (a Secret in its env, as its command line reads them), "
+            "or the copy fails with an access error."
+        ).format(location=spec.data_location or source)
+    )
+    fill = sentences(fill, access)
     return sentences(volume, fill, copy_time_words(spec))
