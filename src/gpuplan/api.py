@@ -43,6 +43,7 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "instance_links",
+    "latency_held_share",
     "measured_scaling",
     "offered_gpu_hours",
     "own_host",
@@ -266,7 +267,7 @@ def estimate_replica_capacity(
 def estimate_replica_figures(
     workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int, gpus_per_instance: int = 1
 ) -> tuple[float | None, float | None]:
-    """:func:`estimate_replica_capacity`, and the share of it each replica carries where the
+    """:func:`estimate_replica_capacity`, and the share of it each replica may carry where the
     workload's latency targets (``serving.p95_latency_ms``, ``ttft_p95_ms``, ``tpot_p95_ms``) need
     more replicas than the sizing utilisation does — the share ``plan`` records for the replicas it
     buys for them (its option's utilisation, which ``deploy`` from a plan holds): the peak load over
@@ -304,7 +305,96 @@ def estimate_replica_figures(
     # targets were checked at it only: held there too, as a plan's deploy holds it
     replicas = max(replicas, math.ceil(headroom / per_instance) * per_instance)
     held = serving.requests_per_s / replicas / capacity
-    return capacity, held if 0 < held < TARGET_UTILISATION else None
+    # known to hold at the share of the replicas bought; the highest share the estimate keeps them
+    # at is what an autoscaler may hold (:func:`latency_held_share`)
+    return capacity, latency_held_share(
+        workload,
+        gpu,
+        profile,
+        replicas_per_gpu=replicas_per_gpu,
+        floor=held if 0 < held < TARGET_UTILISATION else None,
+    )
+
+
+#: The steps of a replica's capacity the share at which a service's latency targets hold is found
+#: to: a tenth of a per cent.
+_SHARE_STEPS = 1000
+
+
+def latency_held_share(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    floor: float | None = None,
+    rtt_s: float = 0.0,
+) -> float | None:
+    """The largest share of one replica's capacity, up to the sizing utilisation
+    (:data:`~gpuplan.perf.inference.TARGET_UTILISATION`), at which gpuplan's estimate keeps the
+    workload's latency targets: its p95 latency and p95 time to first token, each with ``rtt_s``
+    (the network to the farthest users, as ``plan`` adds it) within ``serving.p95_latency_ms`` and
+    ``ttft_p95_ms``, and its time per output token within ``tpot_p95_ms`` — the checks ``plan``
+    makes of an option (``plan/estimator.py``, ``plan/users_far.py``), made of one replica at each
+    load (:func:`gpuplan.perf.inference.serving_estimate`, whose latencies grow with the load). The
+    load an autoscaler can hold each replica at and still meet the targets; ``plan``'s own share
+    (its option's utilisation) is only the load it was given over the replicas it bought: a
+    Llama-3.1-8B demo planned at 2 requests/s on one L40S replica of 9.8 runs at 20 %, with its
+    0.2 s p95 first token well inside a 2 s target, and an autoscaler held at 20 % added a replica
+    at the planned load. ``floor``: a share at which the targets are known to hold (the plan's),
+    never gone below: the search starts there, and it is what is kept where the estimate gives no
+    figure. None: no target, or they hold at the sizing utilisation."""
+    import math
+
+    from gpuplan.perf.inference import TARGET_UTILISATION
+
+    serving = workload.serving
+    targets = (
+        (serving.p95_latency_ms, serving.ttft_p95_ms, serving.tpot_p95_ms) if serving is not None else ()
+    )
+    if serving is None or all(t is None for t in targets):
+        return None
+    srv = _serving_outcome(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
+    if srv is None or not srv.requests_per_s > 0:
+        return floor if floor is not None and floor < TARGET_UTILISATION else None
+    capacity, at_load = float(srv.capacity_requests_per_s), float(srv.requests_per_s)
+
+    def holds(share: float) -> bool:
+        # the whole load scaled so that each of the estimate's replicas carries ``share`` of one's
+        scale = share * capacity / at_load
+        assert serving is not None
+        scaled = serving.model_copy(
+            update={
+                "requests_per_s": serving.requests_per_s * scale,
+                "mean_requests_per_s": None,
+            }
+        )
+        got = _serving_outcome(
+            workload.model_copy(update={"serving": scaled}), gpu, profile, replicas_per_gpu=replicas_per_gpu
+        )
+        if got is None or got.p95_latency_s is None:
+            return False  # unknown is never taken as within the target
+        p95, ttft, tpot = serving.p95_latency_ms, serving.ttft_p95_ms, serving.tpot_p95_ms
+        return not (
+            (p95 is not None and (got.p95_latency_s + rtt_s) * 1000 > p95)
+            or (ttft is not None and (got.ttft_p95_s is None or (got.ttft_p95_s + rtt_s) * 1000 > ttft))
+            or (tpot is not None and (got.tpot_s is None or got.tpot_s * 1000 > tpot))
+        )
+
+    if holds(TARGET_UTILISATION):
+        return None
+    # on a grid of :data:`_SHARE_STEPS`, so that a search from the plan's share and one from none
+    # find the same share: the highest step at which the targets hold (latencies grow with the load)
+    low = math.floor((floor or 0.0) * _SHARE_STEPS + 1e-9)  # known (or taken) to hold
+    high = round(TARGET_UTILISATION * _SHARE_STEPS)  # known not to
+    while high - low > 1:
+        mid = (low + high) // 2
+        if holds(mid / _SHARE_STEPS):
+            low = mid
+        else:
+            high = mid
+    share = max(low / _SHARE_STEPS, floor or 0.0)
+    return share if share > 0 else None
 
 
 def _serving_outcome(
@@ -342,6 +432,7 @@ def engine_batch_slots(
     estimate_capacity_requests_per_s: float | None = None,
     latency_share: float | None = None,
     gpus_per_instance: int = 1,
+    rtt_s: float = 0.0,
 ) -> EngineSlots:
     """The requests one replica of ``workload``'s engine runs at once on ``gpu`` (``profile``: the
     workload traced for inference), as ``simulate autoscale`` builds its replica: the sequences its
@@ -355,7 +446,9 @@ def engine_batch_slots(
     service_in_flight`): at the smaller of the estimate's capacity of one replica
     (``estimate_capacity_requests_per_s``, the plan's; None: worked out here,
     :func:`estimate_replica_capacity`) and this replica's own, × the sizing utilisation, or the
-    estimate's × ``latency_share`` where the plan met a latency target only at that lower share."""
+    estimate's × ``latency_share`` where a latency target holds only up to that lower share: the
+    plan's share (its load over its replicas) raised to the highest at which the estimate keeps the
+    targets (:func:`latency_held_share`, ``rtt_s`` the plan's network to the farthest users)."""
     import numpy as np
 
     from gpuplan.deploy.spec import EngineSlots
@@ -384,6 +477,12 @@ def engine_batch_slots(
             workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, gpus_per_instance=gpus_per_instance
         )
         latency_share = latency_share if latency_share is not None else estimated_share
+    elif latency_share is not None:
+        # the plan's share is its load over the replicas it bought, at which the targets held: the
+        # highest share at which they still hold is what the autoscaler may hold each replica at
+        latency_share = latency_held_share(
+            workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, floor=latency_share, rtt_s=rtt_s
+        )
     load, held = service_in_flight(
         replica,
         prompts,
@@ -420,6 +519,7 @@ def deployed_engine_slots(
     estimate_capacity_requests_per_s: float | None = None,
     latency_share: float | None = None,
     gpus_per_instance: int = 1,
+    rtt_s: float = 0.0,
 ) -> EngineSlots | str:
     """:func:`engine_batch_slots` for ``deploy``'s autoscaler (on ``trace``'s request lengths where
     one is given; ``estimate_capacity_requests_per_s``, ``latency_share`` as it takes them), else
@@ -444,6 +544,7 @@ def deployed_engine_slots(
             estimate_capacity_requests_per_s=estimate_capacity_requests_per_s,
             latency_share=latency_share,
             gpus_per_instance=gpus_per_instance,
+            rtt_s=rtt_s,
         )
     except GpuplanError as e:
         return str(e)

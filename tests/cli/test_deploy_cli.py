@@ -672,9 +672,10 @@ def test_k8s_pods_request_their_share_of_the_catalogs_instance(
     job = yaml.safe_load((out / "k8s" / "job.yaml").read_text())
     resources = job["spec"]["template"]["spec"]["containers"][0]["resources"]
     # the catalog's p4d.24xlarge: 96 vCPUs and 1,152 GiB for its 8 GPUs, all the pod's
-    # (96 - 1.06 - 1 = 93.94; 1152 - 29.8 - 0.1 - 2 = 1120.1: see tests/deploy/test_deploy_k8s_host.py)
-    assert resources["requests"] == {"cpu": "93", "memory": "1120Gi"}
-    assert resources["limits"] == {"nvidia.com/gpu": 8, "memory": "1120Gi"}
+    # (96 - 1.06 - 1 = 93.94; 1152 x 0.925 - 29.8 - 0.1 - 2 = 1033.7: the kubelet's capacity, see
+    # tests/deploy/test_deploy_k8s_host.py)
+    assert resources["requests"] == {"cpu": "93", "memory": "1033Gi"}
+    assert resources["limits"] == {"nvidia.com/gpu": 8, "memory": "1033Gi"}
 
 
 @pytest.mark.parametrize(

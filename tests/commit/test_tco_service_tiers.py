@@ -224,11 +224,11 @@ def test_a_service_priced_by_its_day_pays_its_instances_disks_for_the_hours_they
 def test_a_service_day_is_sized_at_the_load_its_launch_holds_a_replica_at(
     store: Store, tmp_path: Path
 ) -> None:
-    # A loose p95 target the plan meets with its 3 replicas at 73 % of their capacity: the count's
-    # rounding (15 / (6.84 × 80 %) needs 3), but the target was checked at 73 % only, so deploy's
-    # autoscaler holds each replica there (5.0 requests/s; at 80 % a 70B chat service's replay missed
-    # its p95 by 22 %), and tco sizes the day at the same share: tiers of 730, 444 and 286 h a month,
-    # against 730, 429 and 254 h at 80 % without the target.
+    # A loose p95 target (60 s) the plan meets with its 3 replicas at 73 % of their capacity, the
+    # count's rounding (15 / (6.84 × 80 %) needs 3): by the estimate it holds at 80 % too, so deploy's
+    # autoscaler holds each replica at 80 %, and tco sizes the day at the same share: tiers of 730,
+    # 429 and 254 h a month, as without the target (was: at 73 %, 730, 444 and 286 h, the plan's load
+    # over its replicas taken as the share the target holds at).
     from gpuplan.api import tco as launch_tco
 
     loose = tco(
@@ -245,12 +245,14 @@ def test_a_service_day_is_sized_at_the_load_its_launch_holds_a_replica_at(
         currency="USD",
     )  # type: ignore[arg-type]
     (day,), (said,) = launched.problem.demands, launched.demands
-    assert loose.problem.demands[0].tiers == pytest.approx(day.tiers)
+    # without the model's latencies (no trace: gpuplan.commit.tco alone) the plan's share is kept, the
+    # conservative one: more replica-hours, never fewer
+    assert sum(loose.problem.demands[0].tiers) >= sum(day.tiers)
     # the hours served (each tier is billed its start-ups and scale-down delays beside them)
-    assert _served(day.tiers, said) == pytest.approx((730.0, 444.083, 285.917), abs=1e-2)
     plain_day, plain_said = plain.problem.demands[0], plain.demands[0]
     assert _served(plain_day.tiers, plain_said) == pytest.approx((730.0, 428.875, 254.486), abs=1e-2)
-    assert "the service's latency target holds only at 73 % of the estimate's" in said.day, said.day
+    assert _served(day.tiers, said) == pytest.approx(_served(plain_day.tiers, plain_said), abs=1e-2)
+    assert "holds only" not in said.day, said.day
 
 
 def test_the_day_is_sized_at_the_load_it_is_given_for_a_replica(store: Store, tmp_path: Path) -> None:

@@ -53,6 +53,14 @@ def by_path(files: list[GeneratedFile]) -> dict[str, str]:
     return {f.path: f.content for f in files}
 
 
+def pod_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The pod spec of a Job or Deployment, or of a PyTorchJob's Master."""
+    if doc["kind"] == "PyTorchJob":
+        return doc["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    spec: dict[str, Any] = doc["spec"]["template"]["spec"]
+    return spec
+
+
 def yaml_docs(files: list[GeneratedFile]) -> list[dict[str, Any]]:
     """Every Kubernetes object in the generated k8s/*.yaml files (Helm values files excluded)."""
     docs = []

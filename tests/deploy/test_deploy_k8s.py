@@ -12,6 +12,7 @@ from deploy_helpers import (
     FIXTURES,
     by_path,
     plan_doc,
+    pod_of,
     serve_workload,
     spot_service_plan,
     stock_model,
@@ -28,20 +29,14 @@ def _kinds(docs: list[dict]) -> list[str]:
     return [d["kind"] for d in docs]
 
 
-def _pod(doc: dict) -> dict:
-    if doc["kind"] == "PyTorchJob":
-        return doc["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
-    return doc["spec"]["template"]["spec"]
-
-
 def test_single_node_spot_job_validates_and_targets_eks_spot(spot_plan: LaunchSpec) -> None:
     files = generate(spot_plan, "k8s")
     docs = yaml_docs(files)
-    assert _kinds(docs) == ["ConfigMap", "PersistentVolumeClaim", "Job"]
+    assert _kinds(docs) == ["StorageClass", "ConfigMap", "PersistentVolumeClaim", "Job"]
     for d in docs:
         validate_k8s(d)
     job = docs[-1]
-    pod = _pod(job)
+    pod = pod_of(job)
     assert pod["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 8}
     assert pod["nodeSelector"] == {
         "node.kubernetes.io/instance-type": "p4d.24xlarge",
@@ -52,8 +47,8 @@ def test_single_node_spot_job_validates_and_targets_eks_spot(spot_plan: LaunchSp
     rules = job["spec"]["podFailurePolicy"]["rules"]
     assert rules[1]["onExitCodes"]["values"] == [143]
     # The ConfigMap carries exactly the code the generated README tells the user to edit.
-    assert set(docs[0]["data"]) == {"train.py", "launch.sh"}
-    assert docs[0]["data"]["train.py"] == by_path(files)["train.py"]
+    assert set(docs[1]["data"]) == {"train.py", "launch.sh"}
+    assert docs[1]["data"]["train.py"] == by_path(files)["train.py"]
 
 
 def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: LaunchSpec) -> None:
@@ -75,7 +70,7 @@ def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: 
 
 
 @pytest.mark.parametrize("spot", [False, True])
-def test_fsdp_across_nodes_mounts_one_read_write_many_claim_in_every_pod(spot: bool) -> None:
+def test_fsdp_across_nodes_mounts_one_read_write_many_claim_in_everypod_of(spot: bool) -> None:
     # FSDP's sharded save has every rank write its part into one folder: a Worker on an emptyDir
     # would make train.py fall back to whole checkpoints on rank 0 (and a full state per rank to
     # resume). DDP's rank 0 alone writes: its Workers keep a scratch folder and the claim one node.
@@ -130,7 +125,7 @@ def test_spot_placement_per_managed_kubernetes(
 ) -> None:
     spec = LaunchSpec.from_plan(plan_doc(provider=provider))
     docs = yaml_docs(generate(spec, "k8s"))
-    pod = _pod(docs[-1])
+    pod = pod_of(docs[-1])
     for k, v in selector.items():
         assert pod["nodeSelector"][k] == v
     if toleration_key:
@@ -143,7 +138,7 @@ def test_unverifiable_provider_labels_are_comments_not_yaml() -> None:
     files = generate(LaunchSpec.from_plan(plan_doc(provider="tencent", pricing="on_demand")), "k8s")
     job = by_path(files)["k8s/job.yaml"]
     assert "# NB: TKE:" in job
-    pod = _pod(yaml_docs(files)[-1])
+    pod = pod_of(yaml_docs(files)[-1])
     assert set(pod["nodeSelector"]) == {"node.kubernetes.io/instance-type"}
 
 
@@ -165,7 +160,7 @@ def test_a_spot_plan_without_a_documented_spot_label_selects_gpuplans_own(
     docs = yaml_docs(files)
     for d in docs:
         validate_k8s(d)
-    pod = _pod(next(d for d in docs if d["kind"] in ("Job", "Deployment")))
+    pod = pod_of(next(d for d in docs if d["kind"] in ("Job", "Deployment")))
     assert pod["nodeSelector"]["gpuplan/capacity"] == "spot"
     readme = by_path(files)["README.md"]
     assert "`kubectl label nodes NODE gpuplan/capacity=spot`" in readme
@@ -176,7 +171,7 @@ def test_a_spot_plan_without_a_documented_spot_label_selects_gpuplans_own(
 def test_on_demand_or_a_documented_spot_label_selects_no_label_of_gpuplans(provider: str) -> None:
     pricing = "on_demand" if provider == "alibaba" else "spot"
     files = generate(LaunchSpec.from_plan(plan_doc(provider=provider, pricing=pricing)), "k8s")
-    pod = _pod(yaml_docs(files)[-1])
+    pod = pod_of(yaml_docs(files)[-1])
     assert "gpuplan/capacity" not in pod["nodeSelector"]
     assert "gpuplan/capacity" not in by_path(files)["README.md"]
 
@@ -219,7 +214,7 @@ def test_mig_profile_requests_a_mig_slice(tmp_path: Path) -> None:
     for d in docs:
         validate_k8s(d)
     dep = next(d for d in docs if d["kind"] == "Deployment")
-    assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/mig-1g.10gb": 1}
+    assert pod_of(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/mig-1g.10gb": 1}
     assert not any(d["metadata"]["name"] == "time-slicing-config" for d in docs)
 
 
@@ -227,7 +222,7 @@ def test_own_image_replaces_the_code_configmap(spot_plan: LaunchSpec) -> None:
     files = generate(spot_plan, "k8s", GenerateOptions(image="registry.example.com/bert:1"))
     docs = yaml_docs(files)
     assert "ConfigMap" not in _kinds(docs)
-    pod = _pod(docs[-1])
+    pod = pod_of(docs[-1])
     assert pod["containers"][0]["image"] == "registry.example.com/bert:1"
     assert "code" not in {v["name"] for v in pod["volumes"]}
 
@@ -256,7 +251,7 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
     assert (
         dep["spec"]["replicas"] == 3 and hpa["spec"]["minReplicas"] == 3 and hpa["spec"]["maxReplicas"] == 6
     )  # room to double what was priced
-    assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
+    assert pod_of(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
 
 
 def test_a_spot_plans_spare_is_counted_once_in_the_autoscalers_ceiling(tmp_path: Path) -> None:
@@ -437,7 +432,7 @@ def test_a_stopped_training_pod_is_given_the_time_to_save_the_plans_checkpoint()
         files = generate(LaunchSpec.from_plan(doc), "k8s")
         job = yaml_docs(files)[-1]
         replicas = job["spec"].get("pytorchReplicaSpecs", {}).values()
-        pods = [r["template"]["spec"] for r in replicas] or [_pod(job)]
+        pods = [r["template"]["spec"] for r in replicas] or [pod_of(job)]
         assert [p["terminationGracePeriodSeconds"] for p in pods] == [450] * len(pods)
         readme = by_path(files)["README.md"]
         assert "the plan reckons 3.2 min to write one, so it is allowed 450 s" in readme
@@ -446,7 +441,7 @@ def test_a_stopped_training_pod_is_given_the_time_to_save_the_plans_checkpoint()
         assert f"{said} (about 253 s)" in readme and "up to one interval (12.5 min) of work lost" in readme
     # no write time known (a plan written before it was kept): the least grace, said so
     files = generate(LaunchSpec.from_plan(plan_doc()), "k8s")
-    assert _pod(yaml_docs(files)[-1])["terminationGracePeriodSeconds"] == 120
+    assert pod_of(yaml_docs(files)[-1])["terminationGracePeriodSeconds"] == 120
     assert "not known without a plan: 120 s is allowed" in by_path(files)["README.md"]
 
 
@@ -482,7 +477,7 @@ def test_a_spot_workload_on_a_provider_without_an_accelerator_label_says_how_to_
     files = generate(spec, "k8s")
     job = yaml_docs(files)[-1]
     validate_k8s(job)
-    assert _pod(job)["nodeSelector"] == {"gpuplan/capacity": "spot"}
+    assert pod_of(job)["nodeSelector"] == {"gpuplan/capacity": "spot"}
     header = by_path(files)["k8s/job.yaml"]
     assert "nothing here selects the A10" in header
     assert "`kubectl get nodes -L nvidia.com/gpu.product`" in header

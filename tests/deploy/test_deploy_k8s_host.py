@@ -56,21 +56,38 @@ def test_an_eight_gpu_training_pod_requests_the_whole_node_less_the_reservations
     files = generate(spot_plan.with_host(96, 1152), "k8s")
     # CPU: 96 - (AKS's, the largest: 740m at 64 cores + 32 x 10m = 1.06; GKE's and EKS's 0.31)
     #      - 1 (DaemonSets) = 93.94 -> 93
-    # memory: 1152 - (4 x 0.25 + 4 x 0.2 + 8 x 0.1 + 112 x 0.06 + 1024 x 0.02 = 29.8) - 100/1024
-    #         - 2 (DaemonSets) = 1120.10 -> 1120Gi
-    assert _host(files) == ("93", "1120Gi")
+    # memory: 1152 x 0.925 (the kubelet's capacity: 7.5 % below the advertised size) = 1065.6
+    #         - (4 x 0.25 + 4 x 0.2 + 8 x 0.1 + 112 x 0.06 + 1024 x 0.02 = 29.8) - 100/1024
+    #         - 2 (DaemonSets) = 1033.70 -> 1033Gi
+    assert _host(files) == ("93", "1033Gi")
     header = by_path(files)["k8s/job.yaml"]
-    assert "# Each GPU pod requests 93 CPU and 1120Gi memory" in header
-    assert "8 of the 8 GPUs of p4d.24xlarge (96 vCPUs, 1152 GiB)" in header
+    assert "# Each GPU pod requests 93 CPU and 1033Gi memory" in header
+    assert "8 of the 8 GPUs of p4d.24xlarge (96 vCPUs, 1152 GiB advertised)" in header
     assert "requests no CPU" not in by_path(files)["README.md"]
+
+
+def test_the_memory_request_fits_what_the_kubelet_reports_not_the_advertised_size(
+    spot_plan: LaunchSpec,
+) -> None:
+    # p5en.48xlarge: 192 vCPUs, 2,048 GiB advertised, 8 H200. The node's memory capacity is MemTotal,
+    # below the advertised size: Karpenter takes 7.5 % off by default (1,894.4 GiB), and EKS's AMI
+    # reserves 255 MiB + 11 MiB a pod for the kubelet (737 pods: 8.2 GiB) and evicts below 100 MiB.
+    # A request of 1998Gi (the advertised size less GKE's tiers only) would never fit that node.
+    files = generate(spot_plan.with_host(192, 2048), "k8s")
+    _cpu, memory = _host(files)
+    allocatable = 2048 * (1 - 0.075) - (255 + 11 * 737) / 1024 - 100 / 1024
+    assert int(memory.removesuffix("Gi")) <= allocatable - 2  # room for the DaemonSets
+    header = by_path(files)["k8s/job.yaml"]
+    assert "7.5 %" in header and "kubectl describe node" in header
+    assert "vmMemoryOverheadPercent" in header
 
 
 def test_each_pod_of_a_pytorchjob_requests_its_nodes_share(multinode_plan: LaunchSpec) -> None:
     # a3-highgpu-8g: 208 vCPUs, 1,872 GiB, 8 H100 a node, two nodes
     files = generate(stock_model(multinode_plan).with_host(208, 1872), "k8s")
     # CPU: 208 - (740m + 144 x 10m = 2.18) - 1 = 204.82 -> 204
-    # memory: 1872 - (9.32 + 1744 x 0.02 = 44.2) - 100/1024 - 2 = 1825.70 -> 1825Gi
-    assert _host(files) == ("204", "1825Gi")
+    # memory: 1872 x 0.925 - (9.32 + 1744 x 0.02 = 44.2) - 100/1024 - 2 = 1685.30 -> 1685Gi
+    assert _host(files) == ("204", "1685Gi")
     assert len(_containers(files)) == 2  # the Master's and the Worker's
 
 
@@ -84,8 +101,8 @@ def test_one_gpu_of_eight_serving_pod_requests_an_eighth(tmp_path: Path) -> None
     )
     assert spec.tensor_parallel * spec.pipeline_parallel == 1  # a replica of one GPU
     files = generate(spec.with_host(96, 1152), "k8s")
-    # (96 - 1.06 - 1) / 8 = 11.74 -> 11; (1152 - 29.8 - 0.1 - 2) / 8 = 140.01 -> 140Gi
-    assert _host(files) == ("11", "140Gi")
+    # (96 - 1.06 - 1) / 8 = 11.74 -> 11; (1152 x 0.925 - 29.8 - 0.1 - 2) / 8 = 129.21 -> 129Gi
+    assert _host(files) == ("11", "129Gi")
     assert "the share of 1 of the 8 GPUs of p4d.24xlarge" in by_path(files)["k8s/deployment.yaml"]
 
 
@@ -99,21 +116,21 @@ def _llm_batch_plan() -> LaunchSpec:
 def test_a_small_node_gives_millicores_and_a_batch_shard_its_share() -> None:
     files = generate(_llm_batch_plan().with_host(4, 32), "k8s")
     # CPU: 4 - (AKS's 140m at 4 cores; GKE's 0.08) - 1 = 2.86 -> 2.8 (100m steps below 8 cores) = 2800m
-    # memory: 32 - (1 + 0.8 + 0.8 + 16 x 0.06 = 3.56) - 0.1 - 2 = 26.34 -> 26Gi
-    assert _host(files) == ("2800m", "26Gi")
+    # memory: 32 x 0.925 - (1 + 0.8 + 0.8 + 16 x 0.06 = 3.56) - 0.1 - 2 = 23.94 -> 23Gi
+    assert _host(files) == ("2800m", "23Gi")
 
 
 def test_a_time_sliced_or_mig_replica_requests_its_part_of_a_gpus_share(tmp_path: Path) -> None:
     spec = LaunchSpec.from_plan_json(FIXTURES / "plan_serve_llama_aws.json").with_host(4, 32)
-    # a quarter of g6e.xlarge's one GPU: 2.86 / 4 = 0.715 -> 700m; 26.34 / 4 = 6.59 -> 6Gi
-    assert _host(generate(spec.with_serving(share_gpu=4), "k8s")) == ("700m", "6Gi")
+    # a quarter of g6e.xlarge's one GPU: 2.86 / 4 = 0.715 -> 700m; 23.94 / 4 = 5.99 -> 5Gi
+    assert _host(generate(spec.with_serving(share_gpu=4), "k8s")) == ("700m", "5Gi")
     h100 = LaunchSpec.from_workload(
         serve_workload(tmp_path), gpu="H100-SXM", count=8, provider="aws", instance_type="p5.48xlarge"
     ).with_host(192, 2048)
     # a 3g.40gb slice: 3 of an H100's 7 compute slices, of one of p5.48xlarge's 8 GPUs
     # CPU: (192 - (740m + 128 x 10m = 2.02) - 1) x 3 / 56 = 10.12 -> 10
-    # memory: (2048 - (9.32 + 1920 x 0.02 = 47.72) - 0.1 - 2) x 3 / 56 = 107.05 -> 107Gi
-    assert _host(generate(h100.with_serving(mig_profile="3g.40gb"), "k8s")) == ("10", "107Gi")
+    # memory: (2048 x 0.925 - (9.32 + 1920 x 0.02 = 47.72) - 0.1 - 2) x 3 / 56 = 98.82 -> 98Gi
+    assert _host(generate(h100.with_serving(mig_profile="3g.40gb"), "k8s")) == ("10", "98Gi")
 
 
 def test_without_the_instances_host_nothing_is_guessed_and_the_readme_says_what_to_fill(

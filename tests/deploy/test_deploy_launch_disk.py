@@ -14,6 +14,7 @@ from deploy_helpers import by_path, plan_doc, serve_workload, validate_skypilot_
 
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.k8s.storage import FETCH_IMAGES
 from gpuplan.deploy.spec import DEFAULT_DISK_GB, MAX_DISK_GB, launch_disk_gb, weights_disk_gb
 from gpuplan.errors import DeployError
 from service_plans import llama1b_two_to_a_node
@@ -42,7 +43,8 @@ def test_a_plan_without_its_disk_keeps_the_default_and_says_nothing_of_a_copy() 
 
 def test_the_readme_says_the_launch_copies_no_data_and_where_to_put_it() -> None:
     spec = LaunchSpec.from_plan({**plan_doc(), "disk_gb": 1234.54})
-    for target in ("k8s", "torchrun"):  # SkyPilot's task fetches data kept in S3 itself (test below)
+    # SkyPilot fetches data kept in S3 itself, k8s into a pod volume (tests below)
+    for target in ("torchrun",):
         readme = " ".join(by_path(generate(spec, target, OPTIONS))["README.md"].split())
         assert "The plan priced 1,235 GB on each node's disk" in readme, target
         assert "each node needs a 1,536 GB disk" in readme, target
@@ -50,6 +52,11 @@ def test_the_readme_says_the_launch_copies_no_data_and_where_to_put_it() -> None
             "These files copy no data: before training starts, copy your dataset onto every node's disk"
             in readme
         )
+    # a pod's own filesystem is no node's disk: Kubernetes gives the pod a volume for the dataset and
+    # fills it (test_deploy_k8s_volumes.py)
+    readme = " ".join(by_path(generate(spec, "k8s", OPTIONS))["README.md"].split())
+    assert "onto every node's disk" not in readme and "disk_size" not in readme
+    assert "Each training pod gets a volume of" in readme
 
 
 #: Llama-3.1-405B in bf16, as the plan counts one replica's weights (405 B parameters × 2 bytes).
@@ -194,7 +201,11 @@ def test_the_data_copy_is_said_with_the_plans_own_clouds_storage_command(
     tool = next(t for t in others if t in command)
     for target in ("torchrun", "k8s", "docker"):
         readme = by_path(generate(spec, target, OPTIONS))["README.md"]
-        assert f"(for example {command}" in readme, target
+        if target == "k8s" and provider in FETCH_IMAGES:
+            # the pod's init container runs the tool itself, on the address the user sets
+            assert f"`{FETCH_IMAGES[provider].command}`" in readme and tool in readme
+        else:
+            assert f"(for example {command}" in readme, target
         assert [t for t in others - {tool} if t in readme] == [], target
 
 

@@ -265,7 +265,9 @@ def test_a_service_planned_below_the_headroom_for_its_latency_target_is_held_the
     assert target == pytest.approx(service["replica_capacity_requests_per_s"] * 0.5, rel=5e-4)
     said = " ".join(readme.split())
     assert f"({service['replica_capacity_requests_per_s']:.4g} requests/s) × 50 %" in said
-    assert "met the service's latency target only at 50 % of a replica's capacity, below the 80 %" in said
+    # (deploy raises the plan's share to the highest at which the estimate keeps the target:
+    # test_deploy_latency_share.py; this spec holds the plan's)
+    assert "latency target holds only up to 50 % of a replica's capacity, below the 80 %" in said
     # Without a latency target, the same low utilisation is the count's rounding: the headroom holds.
     del service["ttft_target_s"]
     assert LaunchSpec.from_plan(doc).replica_load_share() == TARGET_UTILISATION

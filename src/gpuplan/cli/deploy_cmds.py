@@ -418,6 +418,7 @@ def deploy(
             trace=lengths,
             estimate_capacity_requests_per_s=planned_capacity(spec),
             latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
+            rtt_s=spec.users_rtt_s or 0.0,
             # a workload file's latency share at whole instances of its instance type, as a plan
             # takes it (GPUs one at a time where no instance is known: a node's count is then only
             # the layout asked for)
@@ -434,7 +435,7 @@ def deploy(
             # the cap the engine is started with instead, in every target
             said.append(_("note: {line}").format(line=unchecked_context(spec, slots)))
         else:
-            spec = spec.with_engine_slots(slots)
+            spec = spec.with_engine_slots(slots).with_held_share(slots)
             if generator.name == "k8s" and (ceiling := peak_ceiling_words(spec)) is not None:
                 # said where the command is run, not only in the README: the files as written
                 # queue requests at the service's peak

@@ -20,6 +20,8 @@ __all__ = [
     "checkpoint_disk_gib",
     "checkpoint_disk_note",
     "checkpoint_interval_min",
+    "copy_source",
+    "copy_time_words",
     "dataset_copy_commands",
     "dataset_copy_note",
     "skypilot_dataset_note",
@@ -273,7 +275,7 @@ def dataset_copy_commands(provider: str | None) -> tuple[str, ...]:
     return DATASET_COPY_COMMANDS.get(provider or "", _ANY_PROVIDER)
 
 
-def _copy_source(spec: LaunchSpec) -> str | None:
+def copy_source(spec: LaunchSpec) -> str | None:
     """The provider whose bucket the dataset is copied from: the workload's ``data.location``'s,
     else (data on the user's own site, or not said) the plan's own provider's."""
     if spec.data_location:
@@ -287,7 +289,7 @@ def _copy_duration(hours: float) -> str:
     return format_minutes(hours * 60.0) if hours < 1 else format_hours(hours)
 
 
-def _copy_time(spec: LaunchSpec) -> str:
+def copy_time_words(spec: LaunchSpec) -> str:
     """How long one node's copy takes, as the plan bills it at set-up, in words; "" where the
     dataset's size is not said. At the user's measured rate (``data.copy_gbps``), else at the rate
     the plan assumes; at the instance's network where the catalog states a slower one."""
@@ -327,7 +329,7 @@ def dataset_copy_note(spec: LaunchSpec) -> str:
     plan's disk (no plan, or a plan that keeps the data in a bucket)."""
     if spec.planned_disk_gb is None:
         return ""
-    source = _copy_source(spec)
+    source = copy_source(spec)
     commands = [f"`{c}`" for c in dataset_copy_commands(source)]
     example = commands[0] if len(commands) == 1 else _("{a} or {b}").format(a=commands[0], b=commands[1])
     words = _(
@@ -346,7 +348,7 @@ def dataset_copy_note(spec: LaunchSpec) -> str:
                 "and writes to the local disk; {provider}'s own storage tool cannot read it."
             ).format(location=spec.data_location, provider=spec.provider or "?"),
         )
-    return sentences(words, _copy_time(spec))
+    return sentences(words, copy_time_words(spec))
 
 
 #: The prefix of a bucket's address in SkyPilot's ``file_mounts`` ``source``, for the providers
@@ -371,13 +373,13 @@ def skypilot_dataset_source(spec: LaunchSpec) -> str | None:
     None where the data is on the user's own site, not said, or in a store SkyPilot cannot read."""
     if not spec.data_location:
         return None
-    prefix = SKYPILOT_STORES.get(_copy_source(spec) or "")
+    prefix = SKYPILOT_STORES.get(copy_source(spec) or "")
     return f"{prefix}${{{DATASET_ENV}}}" if prefix else None
 
 
 def dataset_example(spec: LaunchSpec) -> str:
     """What :data:`DATASET_ENV` is set to, as an example for the store the dataset is in."""
-    return _STORE_EXAMPLE.get(_copy_source(spec) or "", "YOUR-BUCKET/PREFIX")
+    return _STORE_EXAMPLE.get(copy_source(spec) or "", "YOUR-BUCKET/PREFIX")
 
 
 def _disk_words(spec: LaunchSpec) -> str:
@@ -421,5 +423,5 @@ def skypilot_dataset_note(spec: LaunchSpec) -> str:
     )
     # the copy's time as the plan billed it at set-up (without a plan, none billed it)
     return sentences(
-        _disk_words(spec), fetch, *([_copy_time(spec)] if spec.planned and spec.dataset_gb else [])
+        _disk_words(spec), fetch, *([copy_time_words(spec)] if spec.planned and spec.dataset_gb else [])
     )

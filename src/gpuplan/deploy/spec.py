@@ -466,6 +466,10 @@ class LaunchSpec(BaseModel):
     (:meth:`replica_load_share`); a time-per-output-token target so keeps the requests in flight per
     replica (Little's law at that load) as few as the plan sized each replica's decode step for.
     None: no target, or the usual share holds it."""
+    users_rtt_s: float | None = Field(default=None, ge=0, le=60)
+    """The network round trip from the plan's region to the service's farthest users (its option's
+    ``service.users_rtt_ms``), s, which the plan added to the p95 latency and first token it held to
+    their targets; None: no users named, or no plan."""
     sold_gpu_counts: tuple[float, ...] | None = None
     """The counts of :attr:`gpu` the provider's instance types carry, as the catalog lists them
     (``Store.known_instances``): whether it sells an instance of exactly one replica's GPUs, which
@@ -564,6 +568,14 @@ class LaunchSpec(BaseModel):
         as ``gpuplan.api.engine_batch_slots`` counted them."""
         # as a mapping: an instance would be taken without its bounds checked
         return LaunchSpec.model_validate({**self.model_dump(), "engine_slots": asdict(sizing)})
+
+    def with_held_share(self, sizing: EngineSlots) -> LaunchSpec:
+        """A copy whose :attr:`latency_share` is the share ``sizing``'s load holds each replica at
+        where a latency target set it (``load_basis`` ``latency``: the highest share at which the
+        estimate keeps the targets, ``gpuplan.api.latency_held_share``), else None: the files then
+        say what the autoscaler holds, not the plan's load over its replicas."""
+        share = sizing.load_share if sizing.load_basis == "latency" else None
+        return LaunchSpec.model_validate({**self.model_dump(), "latency_share": share})
 
     def with_weights_gb(self, gb: float, dtype: str | None = None) -> LaunchSpec:
         """A copy whose replicas load ``gb`` of weights (:attr:`weights_gb`, stored in ``dtype``:
@@ -856,6 +868,9 @@ class LaunchSpec(BaseModel):
             if opt.service is not None and opt.service.tensor_parallel_chosen
             else None,
             latency_share=_latency_share(opt),
+            users_rtt_s=opt.service.users_rtt_ms / 1000.0
+            if opt.service is not None and opt.service.users_rtt_ms is not None
+            else None,
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
             instance_usd_per_hour=opt.price_usd_per_hour or None,
@@ -1503,9 +1518,9 @@ def latency_share_words(share: float) -> str | None:
     if share >= TARGET_UTILISATION:
         return None
     return _(
-        "The plan met the service's latency target only at {share} % of a replica's capacity, below "
-        "the {usual} % it sizes fleets for, and priced the replicas for it: the autoscaler holds each "
-        "replica at that share, so it keeps them at the planned load."
+        "By gpuplan's estimate (the latency model plans are checked with) the service's latency "
+        "target holds only up to {share} % of a replica's capacity, below the {usual} % plans size "
+        "fleets for: the autoscaler holds each replica at that share, and adds replicas above it."
     ).format(share=f"{share * 100:.0f}", usual=f"{TARGET_UTILISATION * 100:.0f}")
 
 

@@ -542,7 +542,11 @@ def training_model_note(
 
 
 def training_model_points(
-    spec: LaunchSpec, target: str, options: GenerateOptions | None = None, install: str | None = None
+    spec: LaunchSpec,
+    target: str,
+    options: GenerateOptions | None = None,
+    install: str | None = None,
+    dataset: str | None = None,
 ) -> list[str]:
     """What train.py trains, for how many steps, and where it runs other than the plan priced (said,
     never silent): every target that runs train.py says it (torchrun, docker, k8s, skypilot). One
@@ -550,7 +554,8 @@ def training_model_points(
     node one checkpoint folder, ``resume_memory.SHARED_CHECKPOINT_TARGETS``); ``options``: the
     deploy's (its --steps); ``install``: how the launch folder installs the user's package it copied
     (``user_package.install_words``); None: nothing is copied, and the user makes it importable on
-    the machine."""
+    the machine; ``dataset``: the target's own words on where the dataset is (k8s: the pod's volume
+    for it), else :func:`dataset_copy_note`'s copy onto each node's disk."""
     notes = [_model_words(spec, install), headed(_("No GPU"), no_gpu_note("train.py"))]
     if resume := resume_memory_warning(spec, target):
         # said where the files are read too, not only on deploy's stderr: a resume is days away
@@ -561,7 +566,7 @@ def training_model_points(
         notes.append(headed(_("Data loader"), workers))
     if weights := base_weights_note(spec):
         notes.append(headed(_("Base weights"), weights))
-    if data := (skypilot_dataset_note(spec) if target == "skypilot" else dataset_copy_note(spec)):
+    if data := dataset or (skypilot_dataset_note(spec) if target == "skypilot" else dataset_copy_note(spec)):
         notes.append(headed(_("Dataset"), data))
     if spec.gradient_checkpointing and spec.model_entry_point:
         notes.append(

@@ -121,9 +121,8 @@ def _replica_load_words(load: ReplicaLoad) -> str:
     if load.basis == "latency":
         return _(
             "gpuplan's estimate, which plans size fleets with, carries {estimate} requests/s a replica at "
-            "full load, the serving simulation's replica {simulation}; the service's latency target holds "
-            "only at {pct} % of the estimate's, the share plan sizes its replicas at for it, and the "
-            "target is that share"
+            "full load, the serving simulation's replica {simulation}; by the estimate the service's "
+            "latency target holds only up to {pct} % of the estimate's, and the target is that share"
         ).format(**fields)
     used = _("the estimate's") if load.basis == "estimate" else _("the simulation's")
     return _(

@@ -630,6 +630,7 @@ def _engine_slots(
         lambda w: _read(read, w, _profile(store, w, _no_progress)),
         estimate_capacity_requests_per_s=planned_capacity(spec),
         latency_share=spec.latency_share if planned_capacity(spec) is not None else None,
+        rtt_s=spec.users_rtt_s or 0.0,
     )
 
 
@@ -751,7 +752,7 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
                 notes.append(_(ON_GPU_UTILISATION).format(why=slots))
             notes.append(unchecked_context(spec, slots))  # the cap the engine is started with instead
         else:
-            spec = spec.with_engine_slots(slots)
+            spec = spec.with_engine_slots(slots).with_held_share(slots)
     elif batch_engine_launch(spec) is not None:
         # a batch job's vLLM downloads the weights onto the node's disk too: the disk holds them
         batch = spec.split_as_planned(_plan_workload(request.plan))

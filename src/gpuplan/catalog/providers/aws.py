@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
+    BlockStorage,
     Credentials,
     FetchResult,
     NcclTopologyFile,
@@ -97,6 +98,20 @@ FACTS = ProviderFacts(
     "read 2026-12-01)",
     kubernetes="EKS",
     shared_storage=SharedStorage(service="Amazon EFS", csi_driver="efs.csi.aws.com"),
+    # From EKS 1.30 a new cluster's gp2 class is no longer the default ("Review release notes for
+    # Kubernetes versions on extended support", Kubernetes 1.30: "Amazon EKS no longer includes the
+    # default annotation on the gp2 StorageClass resource applied to newly created clusters"); gp3
+    # volumes are the Amazon EBS CSI driver's ("Use Kubernetes volume storage with Amazon EBS").
+    block_storage=BlockStorage(
+        class_name="gpuplan-gp3",
+        provisioner="ebs.csi.aws.com",
+        parameters={"type": "gp3"},
+        driver_check="kubectl get csidriver ebs.csi.aws.com",
+        driver_install="aws eks create-addon --cluster-name CLUSTER --addon-name aws-ebs-csi-driver "
+        "--service-account-role-arn ROLE_ARN",
+        source="https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-extended.html "
+        "(Kubernetes 1.30), https://docs.aws.amazon.com/eks/latest/userguide/ebs-csi.html, read 2026-12-07",
+    ),
     rdma=RdmaNetwork(
         name="EFA",
         # EFA interfaces per instance type: the "Network cards" table of the EC2 user guide

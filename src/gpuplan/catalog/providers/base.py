@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Billing",
+    "BlockStorage",
     "Credentials",
     "FetchResult",
     "Fetcher",
@@ -178,6 +179,27 @@ class SharedStorage:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BlockStorage:
+    """A StorageClass of the managed Kubernetes's block volumes that ``deploy --target k8s`` names in
+    its claims and writes, where a new cluster may have no default class (a claim of none stays
+    Pending), as its provider documents the CSI driver."""
+
+    class_name: str
+    """The class's name in the written manifest (gpuplan's own, so that applying it changes no class
+    of the user's)."""
+    provisioner: str
+    """Its CSI driver (``ebs.csi.aws.com``)."""
+    parameters: Mapping[str, str]
+    """The driver's parameters (``type: gp3``)."""
+    driver_check: str
+    """The command that shows whether the cluster has the driver."""
+    driver_install: str
+    """The command that installs it (placeholders in capitals)."""
+    source: str
+    """Where the provider documents that a new cluster has no default class, and the driver."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class RdmaNetwork:
     """The provider's RDMA network between GPU instances (AWS's Elastic Fabric Adapter), which the
     catalog's network speeds of those instances assume and which a launch must turn on: without it
@@ -289,6 +311,9 @@ class ProviderFacts:
     """Its managed Kubernetes's ReadWriteMany file storage (service and CSI driver), which a
     checkpoint volume needs when a replacement pod may land in another zone than the first one's
     block volume; None: none known."""
+    block_storage: BlockStorage | None = None
+    """The block-volume StorageClass ``deploy --target k8s`` names in its claims and writes; None:
+    the claims use the cluster's default class, and the README says to check there is one."""
     rdma: RdmaNetwork | None = None
     """Its RDMA network between GPU instances, where it has one a launch must turn on."""
     network_setups: tuple[GpuNetworkSetup, ...] = ()

@@ -22,6 +22,7 @@ from gpuplan.deploy.k8s.serving import (
     serving_manifests,
     startup_words,
 )
+from gpuplan.deploy.k8s.storage import dataset_words, storage_first_words
 from gpuplan.deploy.k8s.training import (
     checkpoint_claim,
     checkpoint_storage_first,
@@ -170,7 +171,11 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         # what the Job's train.py trains: the user's model, or a stand-in said as such
         extra.extend(
             training_model_points(
-                spec, "k8s", options, install_words(DOCKERFILE, package.requirements) if package else None
+                spec,
+                "k8s",
+                options,
+                install_words(DOCKERFILE, package.requirements) if package else None,
+                dataset_words(spec, _training_manifest(spec)),
             )
         )
         extra.append(image_torch_words(container_image(spec, options), spec.gpu_info))
@@ -189,9 +194,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
         if topology := topology_readme_note(spec):
             extra.append(topology)
     per_pod = spec.tensor_parallel * spec.pipeline_parallel if serving else spec.gpus_per_node
-    manifest = (
-        "k8s/deployment.yaml" if serving else "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
-    )
+    manifest = "k8s/deployment.yaml" if serving else _training_manifest(spec)
     if (host := host_readme_words(spec, per_pod, manifest)) is not None:
         extra.append(host)
     if serving:
@@ -320,6 +323,8 @@ def _first_steps(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
     node labels the pods select that the cluster may not have (the README says them before its
     ``kubectl apply`` block: a step said after it reads as one to do after)."""
     steps = [checkpoint_storage_first(spec)]
+    if spec.task != "infer":  # the class the claims and the dataset volume name, before the claims
+        steps.insert(0, storage_first_words(spec))
     if spec.task == "infer":
         if in_flight_target(spec) is not None:
             steps.append(
@@ -356,6 +361,11 @@ def _first_steps(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
             )
     steps += [gpu_selection_words(spec), spot_pool_words(spec)]
     return [step for step in steps if step]
+
+
+def _training_manifest(spec: LaunchSpec) -> str:
+    """The training job's manifest: a Job on one node, a PyTorchJob across nodes."""
+    return "k8s/job.yaml" if spec.nodes == 1 else "k8s/pytorchjob.yaml"
 
 
 def _serving_pods_many(spec: LaunchSpec) -> bool:

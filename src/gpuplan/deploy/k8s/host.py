@@ -9,6 +9,20 @@ Containers", https://kubernetes.io/docs/concepts/configuration/manage-resources-
 
     (instance's vCPUs or memory − what the node keeps for itself − DaemonSets) × pod GPUs / node GPUs
 
+  with the memory not the advertised size but what the node's kubelet reports as its capacity:
+* A node's memory capacity is the kernel's ``MemTotal``, below the instance's advertised memory
+  (firmware, the kernel's own and its page tables take the difference). Karpenter, which must know
+  a node's capacity before it launches it, subtracts :data:`VM_MEMORY_OVERHEAD` of the advertised
+  size by default (Karpenter docs, "Settings", ``VM_MEMORY_OVERHEAD_PERCENT``, "The VM memory
+  overhead as a percent that will be subtracted from the total memory for all instance types",
+  default 0.075, https://karpenter.sh/docs/reference/settings/, read 2026-12-07; its issue
+  aws/karpenter-provider-aws#5161 on measuring "the difference between the EC2-reported memory
+  capacity and the actual capacity of the instance as reported by kubelet" instead). The same
+  share is taken off every provider's advertised memory: a request computed from the advertised
+  size, with the reservations below the only margin (2 % of a 2 TiB node), asks for more than the
+  node has and stays Pending. The real figure is the node's ``Allocatable`` memory in
+  ``kubectl describe node``.
+
 * The instance's vCPUs and memory are the catalog's (:attr:`LaunchSpec.host_vcpus`,
   :attr:`LaunchSpec.host_memory_gib`). Where they are not known, nothing is requested and the
   manifest and README say what to fill in: a guessed figure is a pod that never schedules, or one
@@ -61,6 +75,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DAEMONSET_MEMORY_GIB",
     "DAEMONSET_VCPUS",
+    "VM_MEMORY_OVERHEAD",
     "HostShare",
     "catalog_host",
     "host_share",
@@ -104,6 +119,10 @@ def _aks_cpu(cores: float) -> float:
     last, at_last = points[-1]
     return (at_last + _AKS_MILLICORES_PER_CORE_ABOVE * (cores - last)) / 1000
 
+
+#: The share of an instance's advertised memory its kernel does not report (``MemTotal`` below it):
+#: Karpenter's default ``vmMemoryOverheadPercent``, 7.5 % (see the module's docstring).
+VM_MEMORY_OVERHEAD = 0.075
 
 #: The kubelet's default hard-eviction threshold (``memory.available<100Mi``), GiB.
 _EVICTION_GIB = 100 / 1024
@@ -170,7 +189,9 @@ def host_share(spec: LaunchSpec, per_pod: int) -> HostShare | None:
     share = pod_gpu_share(spec, per_pod) / spec.gpus_per_node
     reserved_cpu = max(_tiered(vcpus, _CPU_TIERS), _aks_cpu(vcpus))
     cpu = (vcpus - reserved_cpu - DAEMONSET_VCPUS) * share
-    mem = (memory - _tiered(memory, _MEMORY_TIERS) - _EVICTION_GIB - DAEMONSET_MEMORY_GIB) * share
+    # the reservation on the advertised size: larger than on the capacity, so never less reserved
+    capacity = memory * (1 - VM_MEMORY_OVERHEAD)
+    mem = (capacity - _tiered(memory, _MEMORY_TIERS) - _EVICTION_GIB - DAEMONSET_MEMORY_GIB) * share
     # rounded down: whole cores and GiB where there are several, else steps of 100m and 256Mi
     cpu = math.floor(cpu) if cpu >= 8 else math.floor(cpu * 10) / 10
     mem = math.floor(mem) if mem >= 4 else math.floor(mem * 4) / 4

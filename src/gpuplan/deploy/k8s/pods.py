@@ -7,7 +7,7 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import base_image
-from gpuplan.deploy.k8s.host import DAEMONSET_MEMORY_GIB, DAEMONSET_VCPUS, host_share
+from gpuplan.deploy.k8s.host import DAEMONSET_MEMORY_GIB, DAEMONSET_VCPUS, VM_MEMORY_OVERHEAD, host_share
 from gpuplan.deploy.k8s.nodes import Placement
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
@@ -91,10 +91,14 @@ def host_words(spec: LaunchSpec, per_pod: int) -> str:
         ).format(instance=instance)
     return _(
         "Each GPU pod requests {cpu} CPU and {memory} memory (memory limited to it, CPU not): the share "
-        "of {gpus} of the {n} GPUs of {instance} ({vcpus:g} vCPUs, {total:g} GiB), less the node's "
-        "reservation for the kubelet and the system (the largest of GKE's, EKS's and AKS's published "
-        "ones) and {ds_cpu:g} vCPU and {ds_mem:g} GiB for DaemonSets (an assumption: check "
-        "`kubectl describe node`)."
+        "of {gpus} of the {n} GPUs of {instance} ({vcpus:g} vCPUs, {total:g} GiB advertised), of the "
+        "memory its kubelet reports taken {overhead} % below the advertised size (the kernel's MemTotal "
+        "is less: Karpenter's default vmMemoryOverheadPercent, karpenter.sh/docs/reference/settings), "
+        "less the node's reservation for the kubelet and the system (the largest of GKE's, EKS's and "
+        "AKS's published ones) and {ds_cpu:g} vCPU and {ds_mem:g} GiB for DaemonSets (an assumption). "
+        "The node's real figure is Allocatable in `kubectl describe node NODE`, less its DaemonSets' "
+        "requests there: where the share of that is less, lower cpu and memory to it, or the pod stays "
+        "Pending."
     ).format(
         cpu=host.cpu,
         memory=host.memory,
@@ -103,6 +107,7 @@ def host_words(spec: LaunchSpec, per_pod: int) -> str:
         instance=instance,
         vcpus=spec.host_vcpus,
         total=spec.host_memory_gib,
+        overhead=f"{VM_MEMORY_OVERHEAD * 100:g}",
         ds_cpu=DAEMONSET_VCPUS,
         ds_mem=DAEMONSET_MEMORY_GIB,
     )

@@ -26,6 +26,13 @@ from gpuplan.deploy.k8s.pods import (
     pod_spec,
     shared_storage_words,
 )
+from gpuplan.deploy.k8s.storage import (
+    DATA_DIR,
+    data_volume,
+    fetch_container,
+    storage_class_manifest,
+    with_storage_class,
+)
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
@@ -135,7 +142,7 @@ def checkpoint_storage_first(spec: LaunchSpec) -> str | None:
 
 
 def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
-    return {
+    claim: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
         "metadata": {"name": checkpoint_claim(spec, options), "labels": labels(spec, "checkpoints")},
@@ -147,6 +154,9 @@ def _checkpoint_pvc(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any
             "resources": {"requests": {"storage": f"{checkpoint_disk_gib(spec)}Gi"}},
         },
     }
+    if not shared_checkpoints(spec):  # a ReadWriteMany claim's class is the user's to set
+        claim["spec"] = with_storage_class(claim["spec"], spec)
+    return claim
 
 
 def _container(spec: LaunchSpec, options: GenerateOptions, command: list[str]) -> dict[str, Any]:
@@ -157,6 +167,8 @@ def _container(spec: LaunchSpec, options: GenerateOptions, command: list[str]) -
         # Uncomment-level NCCL switches live in launch.sh; INFO here would flood pod logs.
         {"name": "NCCL_DEBUG", "value": "WARN"},
     ]
+    if data_volume(spec, {}) is not None:
+        env.append({"name": "DATA_DIR", "value": DATA_DIR})
     net = fabric(spec)
     if net is not None:
         # The plan's time assumes the instance's RDMA network between nodes: every interface of the
@@ -171,6 +183,22 @@ def _container(spec: LaunchSpec, options: GenerateOptions, command: list[str]) -
         "env": env,
         "resources": resources,
     }
+
+
+def _with_data(spec: LaunchSpec, pod: dict[str, Any]) -> dict[str, Any]:
+    """``pod`` with the dataset's volume mounted at DATA_DIR in its container, and the init container
+    that fills it, where the workload gives the dataset's size (:mod:`gpuplan.deploy.k8s.storage`)."""
+    volume = data_volume(spec, labels(spec, "data"))
+    if volume is None:
+        return pod
+    (container,) = pod["containers"]
+    pod["containers"] = [
+        {**container, "volumeMounts": [*container["volumeMounts"], {"name": "data", "mountPath": DATA_DIR}]}
+    ]
+    pod["volumes"] = [*pod["volumes"], volume]
+    if (fetch := fetch_container(spec)) is not None:
+        pod["initContainers"] = [fetch]
+    return pod
 
 
 def _shm_gib(spec: LaunchSpec) -> int:
@@ -191,6 +219,7 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
         shm_gib=_shm_gib(spec),
     )
+    pod = _with_data(spec, pod)
     pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
     # SIGTERM to SIGKILL: long enough for train.py to save the plan's checkpoint
     pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
@@ -250,6 +279,7 @@ def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
             shm_gib=_shm_gib(spec),
         )
+        pod = _with_data(spec, pod)
         # SIGTERM to SIGKILL: long enough for rank 0 to save the plan's checkpoint (the others wait)
         pod["terminationGracePeriodSeconds"] = stop_grace_s(spec)
         return {
@@ -322,14 +352,34 @@ def training_manifests(
                 ),
             )
         )
+    if (storage_class := storage_class_manifest(spec)) is not None:
+        files.insert(
+            0,
+            GeneratedFile(
+                path="k8s/storageclass.yaml",
+                content=dump_documents(
+                    [storage_class],
+                    _(
+                        "The StorageClass the checkpoint and data volumes name: made once a pod is placed,\n"
+                        "in its zone; deleted with their claim. Applying it again changes nothing."
+                    ),
+                ),
+            ),
+        )
     files.append(
         GeneratedFile(
             path="k8s/checkpoints-pvc.yaml",
             content=dump_documents(
                 [_checkpoint_pvc(spec, options)],
-                _(
-                    "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
-                    "Uses the cluster's default StorageClass; set storageClassName for a faster one."
+                (
+                    _(
+                        "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
+                        "Uses the cluster's default StorageClass (check that `kubectl get storageclass`\n"
+                        "marks one (default); if none, the claim stays Pending): set storageClassName\n"
+                        "to one it lists."
+                    )
+                    if storage_class is None
+                    else _("Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.")
                 )
                 + "\n"
                 + fill(_disk_words(spec), width=98)
