@@ -210,7 +210,11 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
         lambda t: ServiceDemand(**{**_SERVICE, "requests_per_s": -1.0}, latency_s=0.1),
         "requests_per_s must be ≥ 0",
     ),
-    ("no services", lambda t: pack_services([], ShareOptions(**_ON_A100)), "no services to place"),
+    (
+        "no services",
+        lambda t: pack_services([], ShareOptions(**_ON_A100)),
+        "no services or notebook groups to place",
+    ),
     (
         "two services one name",
         lambda t: pack_services([ServiceDemand(**_SERVICE, latency_s=0.1)] * 2, ShareOptions(**_ON_A100)),

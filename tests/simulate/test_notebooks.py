@@ -137,8 +137,11 @@ def test_an_experiment_too_big_for_the_gpu_is_not_placed_and_the_plan_has_no_cos
 
 def test_a_group_named_like_a_service_is_refused() -> None:
     chat = ServiceDemand(name="x", memory_gib=1, requests_per_s=1, capacity_requests_per_s=10, latency_s=1)
-    with pytest.raises(InputError, match="two services are named 'x'"):
+    # said as what it is: a service and a group, not "two services"
+    with pytest.raises(InputError, match="a service and a notebook group are both named 'x'"):
         pack_services([chat], _opts("whole"), [_group("x")])
+    with pytest.raises(InputError, match="two notebook groups are named 'y'"):
+        pack_services([], _opts("whole"), [_group("y"), _group("y")])
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -223,6 +226,9 @@ def test_a_group_too_big_for_any_gpu_leaves_the_plan_incomplete_counting_the_oth
     )
     res = runner.invoke(app, ["simulate", "share", str(f), "--price", "2", "--sharing", "mig"])
     assert res.exit_code != 0
-    assert "Incomplete: 1 of 2 services cannot run on one A100-SXM4-80GB; the other 1 need" in " ".join(
-        res.stdout.split()
+    # notebook groups counted as what they are, not as services
+    assert (
+        "Incomplete: 1 of 2 notebook groups cannot run on one A100-SXM4-80GB; the other 1 need"
+        in " ".join(res.stdout.split())
     )
+    assert str(res.exception) == "1 of 2 notebook groups cannot run on one A100-SXM4-80GB (big)"

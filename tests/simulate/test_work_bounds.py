@@ -145,7 +145,7 @@ def test_a_services_file_at_a_million_requests_per_s_is_refused_before_packing()
 @pytest.mark.parametrize(
     ("services", "says"),
     [
-        ("services: []", "no services to place; list them under services:"),
+        ("services: []", "no services or notebook groups to place; list them under services: or notebooks:"),
         (
             "services:\n  - {name: a, memory_gib: 4, requests_per_s: 1000000, capacity_requests_per_s: 1, "
             "latency_ms: 20}",

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from gpuplan.confine import Folder
     from gpuplan.i18n import Money
     from gpuplan.simulate.inputs import ServicesFile
-    from gpuplan.simulate.share import ServiceOutcome, SharePlan
+    from gpuplan.simulate.share import ServiceDemand, ServiceOutcome, SharePlan
 
 __all__ = ["add_share"]
 
@@ -126,7 +126,7 @@ def share_cmd(
     from gpuplan.plan.allowed_offers import allowed_offers
     from gpuplan.report.simulate import share_html, share_json, share_view
     from gpuplan.simulate.inputs import load_services
-    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
+    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services, tenant_words
 
     if sharing not in (*SHARINGS, "best"):
         raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
@@ -199,14 +199,30 @@ def share_cmd(
         plan = _best(plans, {d.name: d.latency_s for d in demands})
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base), notebooks)  # type: ignore[arg-type]
+    if plan.unplaced and not plan.services and not plan.notebooks:
+        # nothing placed: no table of nothing, no tie of "0 GPUs" between the ways; why, in one line
+        raise InputError.worded(
+            N_("{names} cannot run on one {gpu} {how}: {reasons}"),
+            names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
+            gpu=plan.gpu_id,
+            how=Phrase(N_("in any way (whole, MIG, time-slice, MPS)"))
+            if sharing == "best"
+            else Phrase(N_("with --sharing {sharing}"), sharing=sharing),
+            reasons=_("; ").join(
+                f"{u.service}: {u.reason}" if len(plan.unplaced) > 1 else u.reason for u in plan.unplaced[:3]
+            ),
+        )
     plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money, places.words())
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
         memory = {d.name: d.memory_gib for d in demands}
-        engines = _engine_containers(spec, services_file, access, plan, memory, g.memory_gib)
+        # what the engine's process sees as the GPU's memory (vLLM's --gpu-memory-utilization is
+        # a share of it), as the packing counts it
+        usable = usable_memory_gib(g)
+        engines = _engine_containers(spec, services_file, access, plan, {d.name: d for d in demands}, usable)
         wrote = _write_k8s(
-            plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, g.memory_gib, engines
+            plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus, memory, usable, engines
         )
     if out is not None:
         write_text_atomic(out, share_html(plan, money, places.words()))
@@ -230,7 +246,8 @@ def share_cmd(
     if plan.unplaced:
         # the report above shows what fits; the exit status says the plan does not serve them all
         raise InputError.worded(
-            N_("{m} of {total} services cannot run on one {gpu} ({names}){k8s}"),
+            N_("{m} of {total} {what} cannot run on one {gpu} ({names}){k8s}"),
+            what=tenant_words(plan.unplaced, len(plan.services), len(plan.notebooks)),
             m=len(plan.unplaced),
             total=len(plan.unplaced) + len(plan.services) + len(plan.notebooks),
             gpu=plan.gpu_id,
@@ -287,23 +304,35 @@ def _priced(
         return plan, None  # the report says "price unknown" rather than inventing one
     total, o, instances = best
     known = whole_instances([o], plan.gpu_id, plan.gpus_needed, current_only=True)
-    alt = None
+    alt, current_for = None, ""
     if not known:
         found = whole_instances(offers, plan.gpu_id, plan.gpus_needed, current_only=True).get("on_demand")
         alt = (found[0], found[1], None) if found is not None else None
+        if found is not None:
+            current_for = _bought_for(found[0], found[1], found[2], plan.gpus_needed, money)
     basis = price_basis(total, o, alt, known_current=bool(known))
     note = (
-        _("price: {n} × {provider} {region} {instance_type} on demand, {price} ({as_of})").format(
+        _("price: {n} × {provider} {region} {instance_type} on demand, {price}{bought} ({as_of})").format(
             n=instances,
             provider=o.provider,
             region=o.region,
             instance_type=o.instance_type,
             price=money_words(total, _("USD/h"), money, _("h")),
+            bought=_bought_for(total, o, instances, plan.gpus_needed, money),
             as_of=o.as_of,
         )
         + narrowed_words(narrowed)
         + (_(", the cheapest where {flags} allow").format(flags=flags) if flags else "")
-        + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"), money, _("h"), instances=instances)
+        + basis_words(
+            basis,
+            "on_demand",
+            plan.gpu_id,
+            _("USD/h"),
+            money,
+            _("h"),
+            instances=instances,
+            current_for=current_for,
+        )
     )
     priced = replace(
         plan,
@@ -313,6 +342,21 @@ def _priced(
         price=basis,
     )
     return priced, math.floor(o.gpu_count + 1e-9)  # whole_instances takes offers of ≥ 1 GPU
+
+
+def _bought_for(total: float, o: OfferPrice, instances: int, gpus: int, money: Money | None) -> str:
+    """ " for the 2 GPUs (1 × 8-GPU instance, 3.431 USD/GPU-h)": what a figure per hour of the
+    packing's GPUs pays for, and the offer's own price per GPU-hour, so that offers of different
+    sizes read in one unit."""
+    from gpuplan.simulate.inputs import money_words
+
+    g = math.floor(o.gpu_count + 1e-9)
+    per_gpu = money_words(total / (instances * g), _("USD/GPU-h"), money, _("GPU-h"))
+    return ngettext(
+        " for the {gpus} GPU ({n} × {g}-GPU instance, {per_gpu})",
+        " for the {gpus} GPUs ({n} × {g}-GPU instance, {per_gpu})",
+        gpus,
+    ).format(gpus=gpus, n=instances, g=g, per_gpu=per_gpu)
 
 
 def _slowdown(p: SharePlan, alone_s: dict[str, float]) -> float:
@@ -496,14 +540,17 @@ def _engine_containers(
     services_file: Path,
     access: tuple[Folder, bool],
     plan: SharePlan,
-    memory: dict[str, float],
+    demands: dict[str, ServiceDemand],
     gpu_memory_gib: float,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """deploy's engine container for each service whose workload names a model the engines serve
     (by service name), launched on the plan's GPU where its price was found, and the notes
     deploy's README gives for that place (Docker Hub and huggingface.co from mainland China), each
     once. A time-sliced or MPS service's engine takes the memory the packing gave it, not the share
-    of a whole GPU it would take alone (two engines at 0.9 of one GPU cannot both start)."""
+    of a whole GPU it would take alone (two engines at 0.9 of one GPU cannot both start). Its
+    longest request is capped by deploy's rule (the model's own limit, within what the KV cache
+    holds) on the KV cache that memory leaves beside what the engine holds (:func:`_kv_tokens`);
+    where that is below the p95 request the latency was checked at, a note and a warning say so."""
     from dataclasses import replace as replaced
 
     from gpuplan.deploy import GenerateOptions, LaunchSpec
@@ -529,11 +576,88 @@ def _engine_containers(
         launch = engine_launch(launch_spec)
         if launch is None:
             continue
-        if plan.sharing in ("time-slice", "mps") and s.name in memory:
-            launch = replaced(launch, memory_fraction=round(min(memory[s.name] / gpu_memory_gib, 1.0), 3))
+        d = demands.get(s.name)
+        fraction = launch.memory_fraction
+        if plan.sharing in ("time-slice", "mps") and d is not None:
+            fraction = _share_of(d.memory_gib, gpu_memory_gib)
+        elif d is not None and (own := _engine_gib(plan, s.name, 1.0, gpu_memory_gib)):
+            # a MIG slice or a whole GPU is the instance's alone: at least the memory the packing
+            # counted it holding, the engine's default share where that is more
+            fraction = max(fraction or 0.0, _share_of(d.memory_gib, own))
+        kv = _kv_tokens(plan, s.name, d, fraction, gpu_memory_gib)
+        launch = engine_launch(launch_spec, kv_tokens=kv)
+        assert launch is not None  # as above: the same workload
+        launch = replaced(launch, memory_fraction=fraction)
+        if launch.max_model_len is not None:
+            # where the engine's cap comes from, as deploy's README says it
+            notes.append(
+                _("{service}: its engine takes requests of up to {tokens:,} tokens, {why}").format(
+                    service=s.name, tokens=launch.max_model_len, why=launch.context_why
+                )
+            )
+        if kv is not None and d is not None and d.serving is not None:
+            m = d.serving
+            longest = (m.tail_prompt_tokens or m.prompt_tokens) + (m.tail_output_tokens or m.output_tokens)
+            limit = launch_spec.model_context_limit
+            # the KV cache, not the model's own limit, refuses it
+            if (
+                launch.max_model_len is not None
+                and launch.max_model_len < longest
+                and (limit or longest) >= longest
+            ):
+                short = _(
+                    "{service}: its engine takes requests of up to {tokens:,} tokens, what the KV cache "
+                    "in its {gib:.1f} GiB holds; the {longest:,}-token p95 request its latency was "
+                    "checked at is refused: give it a larger slice or a GPU with more memory"
+                ).format(
+                    service=s.name,
+                    tokens=launch.max_model_len,
+                    gib=_engine_gib(plan, s.name, fraction, gpu_memory_gib) or 0.0,
+                    longest=longest,
+                )
+                notes.append(short)
+                console(stderr=True).print(
+                    _("warning: {line}").format(line=short), markup=False, soft_wrap=True
+                )
         containers[s.name] = engine_container(launch, launch_spec, GenerateOptions())
         notes += [n for n in mainland_notes(launch_spec) if n not in notes]
     return containers, notes
+
+
+def _share_of(need_gib: float, of_gib: float) -> float:
+    """``need_gib`` as a share of ``of_gib`` (at most all of it), rounded up to the 3 decimals the
+    engine's option is written with: never less memory than the packing counted."""
+    return min(math.ceil(need_gib / of_gib * 1000 - 1e-9) / 1000, 1.0)
+
+
+def _engine_gib(plan: SharePlan, service: str, fraction: float | None, gpu_memory_gib: float) -> float | None:
+    """The memory the engine of ``service`` is started in, GiB: its share (``fraction``) of what its
+    process sees as the GPU's memory, a whole GPU's or, on MIG, its slice's; None: not known (an
+    engine's default share)."""
+    if fraction is None:
+        return None
+    if plan.sharing == "mig":
+        from gpuplan.simulate import mig as migmod
+
+        table = migmod.mig_gpu(plan.gpu_id)
+        slices = {p.slice for p in plan.placements if p.service == service}
+        sizes = [p.memory_gib for p in table.profiles if p.name in slices]
+        return fraction * min(sizes) if sizes else None
+    return fraction * gpu_memory_gib
+
+
+def _kv_tokens(
+    plan: SharePlan, service: str, demand: ServiceDemand | None, fraction: float | None, gpu_memory_gib: float
+) -> int | None:
+    """Tokens of KV cache one instance of ``service``'s engine holds in the memory it is started in
+    (:func:`_engine_gib`), beside what the estimate counts it holding (weights, activations, memory
+    outside PyTorch: the packing's own figure); None where not known (a service given by hand)."""
+    engine = _engine_gib(plan, service, fraction, gpu_memory_gib)
+    m = demand.serving if demand is not None else None
+    if engine is None or m is None or m.decode.context_tokens <= 0 or m.decode.kv_cache_gib_per_sequence <= 0:
+        return None
+    per_token = m.decode.kv_cache_gib_per_sequence / m.decode.context_tokens
+    return max(0, math.floor((engine - m.fixed_gib) / per_token + 1e-9))
 
 
 def _write_k8s(

@@ -341,12 +341,16 @@ class EngineLaunch:
         return [*self.entrypoint, *self.args]
 
 
-def engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
-    """The engine ``spec``'s service runs, or None where it keeps serve.py (:func:`serve_py_reason`)."""
+def engine_launch(spec: LaunchSpec, *, kv_tokens: int | None = None) -> EngineLaunch | None:
+    """The engine ``spec``'s service runs, or None where it keeps serve.py (:func:`serve_py_reason`).
+
+    ``kv_tokens``: the KV cache one replica holds where the caller counted it itself (``simulate
+    share``: the memory its packing gives the replica) and ``spec`` carries no engine slots; the
+    longest request is then capped by :func:`_context`'s rule on it, as deploy caps it."""
     # A batch job serves no requests: its engine, where it has one, is batch_engine_launch's.
     if spec.batch_inference:
         return None
-    return _launch(spec)
+    return _launch(spec, kv_tokens)
 
 
 def batch_engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
@@ -360,7 +364,7 @@ def batch_engine_launch(spec: LaunchSpec) -> EngineLaunch | None:
     return _launch(spec)
 
 
-def _launch(spec: LaunchSpec) -> EngineLaunch | None:
+def _launch(spec: LaunchSpec, kv_tokens: int | None = None) -> EngineLaunch | None:
     if spec.task != "infer" or spec.model_family != "decoder" or spec.hf_model_id is None:
         return None
     serving = spec.serving
@@ -368,7 +372,7 @@ def _launch(spec: LaunchSpec) -> EngineLaunch | None:
     found = ENGINE_PIN.fullmatch(pin)
     assert found is not None  # ServingDeployment checked it
     engine, version = found["name"], found["version"]
-    context, why = _context(spec)
+    context, why = _context(spec, kv_tokens)
     share = serving.share_gpu if serving else 1
     fraction = _memory_fraction(spec, engine, version, share)
     if fraction is None and share > 1:
@@ -514,7 +518,7 @@ def unchecked_context(spec: LaunchSpec, why: str) -> str:
 _KV_BLOCK_TOKENS = 16
 
 
-def _context(spec: LaunchSpec) -> tuple[int | None, str]:
+def _context(spec: LaunchSpec, kv_tokens: int | None = None) -> tuple[int | None, str]:
     """The longest request (prompt + answer tokens) the engine is started to accept, and why.
 
     Requests vary: the serving block's prompt and answer tokens are the plan's mean, and an engine
@@ -532,7 +536,10 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
     :data:`CHAT_TEMPLATE_TOKENS` for the chat template (never above the model's limit), so that an
     engine of a long-context model is not refused a start on a GPU whose KV cache holds the plan's
     requests but not the model's limit; vLLM answers a longer request of a batch job with an error
-    line of its own."""
+    line of its own.
+
+    ``kv_tokens``: one replica's KV cache as the caller counted it, where ``spec`` has no engine
+    slots (``simulate share``'s packing): the cap is then the model's limit within it, as above."""
     serving = spec.serving
     limit = spec.model_context_limit
     priced = (spec.seq_len or 0) + (spec.output_tokens or 0)
@@ -552,7 +559,7 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
             )
         return (tokens if limit is None else min(tokens, limit)), why.format(n=CHAT_TEMPLATE_TOKENS)
     sizing = spec.engine_slots
-    kv = sizing.kv_tokens if sizing is not None else None
+    kv = sizing.kv_tokens if sizing is not None else kv_tokens
     longest = sizing.longest_request if sizing is not None else None
     if sizing is not None and longest is not None:
         want = longest
@@ -563,7 +570,13 @@ def _context(spec: LaunchSpec) -> tuple[int | None, str]:
                 "the model's own limit (its config's positions); the trace's longest request, {longest} "
                 "tokens, is longer and would be refused"
             ).format(longest=longest)
-    elif sizing is None and limit is not None and (planned := _priced_request(spec)) and planned < limit:
+    elif (
+        sizing is None
+        and kv is None
+        and limit is not None
+        and (planned := _priced_request(spec))
+        and planned < limit
+    ):
         # Not the model's limit: the cache it must hold was not counted (vLLM raises at start-up
         # where one request of max_model_len does not fit its KV cache, and the pod crash-loops).
         want = planned

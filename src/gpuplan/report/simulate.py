@@ -35,7 +35,7 @@ from gpuplan.report.simulate_common import (
     table_html,
     validated,
 )
-from gpuplan.simulate.share import SharePlan
+from gpuplan.simulate.share import SharePlan, tenant_words
 
 __all__ = ["share_html", "share_json", "share_view"]
 
@@ -114,9 +114,10 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
         # no total, no "optimal": the plan serves only some of the services
         lines = [
             _(
-                "Incomplete: {m} of {total} services cannot run on one {gpu}; the other {placed} need "
+                "Incomplete: {m} of {total} {what} cannot run on one {gpu}; the other {placed} need "
                 "{n} × {gpu} ({sharing}), {cost}."
             ).format(
+                what=_(tenant_words(plan.unplaced, len(plan.services), len(plan.notebooks)).template),
                 m=len(plan.unplaced),
                 total=len(plan.unplaced) + len(plan.services) + len(plan.notebooks),
                 placed=len(plan.services) + len(plan.notebooks),

@@ -253,6 +253,7 @@ def basis_words(
     per: str = "",
     *,
     instances: int | None = None,
+    current_for: str = "",
 ) -> str:
     """ "; price source: … (confidence secondary); observed at some time between …: treated as
     stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
@@ -260,7 +261,9 @@ def basis_words(
     words; ``money`` and ``per``: the display currency and its unit (:func:`money_words`). In
     another currency than USD the source is cited with the price of one instance as the catalog
     holds it, in its own currency, and the figure costed in USD beside it, each named for what it
-    is (``instances``: the whole instances that figure pays for, ``simulate share``)."""
+    is (``instances``: the whole instances that figure pays for, ``simulate share``);
+    ``current_for``: what the best current price's figure pays for, said after it (``simulate
+    share``: the GPUs it needs, as whole instances of that offer)."""
     usd = money is None or money.currency == "USD"
     out = _("; price source: {source} (confidence {confidence})").format(
         source=printable(b.source) if b.source else _("not stated"),
@@ -304,7 +307,7 @@ def basis_words(
         region=c.region,
         instance_type=c.instance_type,
         price=money_words(c.usd_per_hour, unit, money, per),
-        shared=_shared(c, money),
+        shared=_shared(c, money) + current_for,
         as_of=c.as_of,
         source=printable(c.source) if c.source else _("not stated"),
         confidence=confidence_name(c.confidence) if c.confidence else "?",
@@ -997,6 +1000,20 @@ def load_services(path: str | Path) -> ServicesFile:
 _INSTANCE_OVERHEAD_GIB = 1.0
 
 
+def engine_fixed_gib(decode: DecodeEstimate) -> float | None:
+    """What a serving engine's replica holds beside its KV cache, GiB (weights, activations at its
+    token budget, memory outside PyTorch): its share of a whole GPU less the KV cache the estimate
+    gives it there (``perf.engine_memory``); None without an engine's settings or a KV cache."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.memory import GIB, usable_memory_gib
+
+    step, sched = decode.step, decode.scheduler
+    if step is None or sched is None or step.kv_bytes_per_token <= 0 or step.kv_capacity_tokens <= 0:
+        return None
+    share = sched.memory_fraction * usable_memory_gib(get_gpu(decode.gpu)) / max(1, decode.replicas_per_gpu)
+    return share - step.kv_capacity_tokens * step.kv_bytes_per_token / GIB
+
+
 def demand_from_decode(
     name: str,
     decode: DecodeEstimate,
@@ -1022,11 +1039,20 @@ def demand_from_decode(
     running = max(1, math.ceil(requests_per_s * srv.request_latency_s / TARGET_UTILISATION))
     running = min(running, max(1, decode.max_concurrent_sequences))
     ctx_share = (prompt_tokens + output_tokens) / max(1, decode.context_tokens)
-    fixed = decode.weights_gib + _INSTANCE_OVERHEAD_GIB
+    # What the engine holds beside its KV cache (weights, activations, memory outside PyTorch), as
+    # the estimate counts it in the engine's share of a whole GPU; never below the weights and the
+    # assumed overhead.
+    fixed = max(decode.weights_gib + _INSTANCE_OVERHEAD_GIB, engine_fixed_gib(decode) or 0.0)
     per_sequence = decode.kv_cache_gib_per_sequence * ctx_share
+    # One of the running requests may be the p95 one the latency is checked at: the KV cache holds
+    # it whole, so that the engine started in this memory takes it (deploy's cap on its longest
+    # request is what its KV cache holds).
+    longest = (tail.prompt_tokens + tail.output_tokens) if tail is not None else prompt_tokens + output_tokens
+    per_token = decode.kv_cache_gib_per_sequence / max(1, decode.context_tokens)
+    kv = (running - 1) * per_sequence + max(per_sequence, longest * per_token)
     return ServiceDemand(
         name=name,
-        memory_gib=fixed + running * per_sequence,
+        memory_gib=fixed + kv,
         requests_per_s=requests_per_s,
         capacity_requests_per_s=srv.capacity_requests_per_s,
         latency_s=srv.request_latency_s,

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
 
 # The words of a packing (method, notes, why a service was not placed) are written in the user's
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
@@ -67,6 +67,7 @@ __all__ = [
     "SharePlan",
     "Unplaced",
     "pack_services",
+    "tenant_words",
 ]
 
 SHARINGS = ("whole", "mig", "time-slice", "mps")
@@ -172,7 +173,10 @@ class Placement:
 @dataclass(frozen=True, kw_only=True)
 class Unplaced:
     service: str
+    """The service's name, or the notebook group's."""
     reason: str
+    notebooks: bool = False
+    """A group of notebook or experiment users, not a service."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -372,7 +376,7 @@ def _pack_whole(
     nbs = []
     for nb in notebooks:
         if nb.memory_gib > opts.gpu_memory_gib:
-            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts)))
+            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts), notebooks=True))
             continue
         for _user in range(nb.users):  # a GPU each
             placements.append(Placement(gpu_index=g, service=nb.name, slice="whole"))
@@ -381,6 +385,18 @@ def _pack_whole(
     return _plan(
         opts, "whole", g, g, True, placements, unplaced, outs, _("one GPU per instance"), notebooks=nbs
     )
+
+
+def tenant_words(unplaced: Sequence[Unplaced], services: int, notebooks: int) -> Phrase:
+    """ "services", "notebook groups" or "services and notebook groups": what a count of a plan's
+    tenants (``services`` and ``notebooks`` placed, beside ``unplaced``) counts, in words."""
+    from gpuplan.errors import Phrase
+
+    groups = notebooks + sum(u.notebooks for u in unplaced)
+    alone = services + sum(not u.notebooks for u in unplaced)
+    if not groups:
+        return Phrase(N_("services"))
+    return Phrase(N_("services and notebook groups")) if alone else Phrase(N_("notebook groups"))
 
 
 def _tenants(
@@ -472,6 +488,7 @@ def _pack_mig(
                     ).format(
                         need_gib=s.memory_gib, gpu=opts.gpu_id, slice_gib=max(p.memory_gib for p in profiles)
                     ),
+                    notebooks=isinstance(s, NotebookGroup),
                 )
             )
             continue
@@ -700,7 +717,7 @@ def _pack_time_slice(
     fit = []
     for nb in notebooks:
         if nb.memory_gib > opts.gpu_memory_gib:
-            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts)))
+            unplaced.append(Unplaced(service=nb.name, reason=_too_big(nb, opts), notebooks=True))
         else:
             fit.append(nb)
     pack = pack_time_slice(
@@ -963,7 +980,7 @@ def _pack_mps(
 ) -> SharePlan:
     whole = opts.gpu_memory_gib
     unplaced = [
-        Unplaced(service=s.name, reason=_too_big(s, opts))
+        Unplaced(service=s.name, reason=_too_big(s, opts), notebooks=isinstance(s, NotebookGroup))
         for s in _tenants(services, notebooks)
         if s.memory_gib > whole
     ]
@@ -1028,14 +1045,24 @@ def pack_services(
     """Place every service, and every notebook or experiment user of ``notebooks``, on
     ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
     if not services and not notebooks:
-        raise InputError.worded(N_("no services to place; list them under services:"))
-    seen: set[str] = set()
+        raise InputError.worded(
+            N_("no services or notebook groups to place; list them under services: or notebooks:")
+        )
+    seen: dict[str, bool] = {}  # name: a notebook group's
     for s in _tenants(services, notebooks):
+        group = isinstance(s, NotebookGroup)
         if s.name in seen:  # the first name given twice, so that the user can find it in the file
-            raise InputError.worded(
-                N_("two services are named {name}; give each service its own name"), name=repr(s.name)
-            )
-        seen.add(s.name)
+            if not group:
+                template = N_("two services are named {name}; give each service its own name")
+            elif seen[s.name]:
+                template = N_("two notebook groups are named {name}; give each group its own name")
+            else:
+                template = N_(
+                    "a service and a notebook group are both named {name}; give each its own name (the "
+                    "report and the placements name them)"
+                )
+            raise InputError.worded(template, name=repr(s.name))
+        seen[s.name] = group
     if not 0 < opts.target_utilisation <= 1:
         raise InputError.worded(N_("target utilisation must be in (0, 1]"))
     if not (0 <= opts.time_slice_penalty < 1 and 0 <= opts.mps_penalty < 1):
