@@ -11,17 +11,34 @@ import pytest
 from gpuplan.cli import main
 
 
-def refused(args: Sequence[str], capsys: pytest.CaptureFixture[str], *, code: int = 1) -> str:
-    """The one line ``gpuplan ARGS`` writes on stderr when it exits with ``code`` (asserted)."""
+def _run(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    """``gpuplan ARGS``: its exit status (``SystemExit``'s code; 0 where ``main`` returns), stdout
+    and stderr."""
     capsys.readouterr()
     old = sys.argv
     sys.argv = ["gpuplan", *args]
+    code: object = 0
     try:
-        with pytest.raises(SystemExit) as info:
-            main()
+        main()
+    except SystemExit as e:
+        code = e.code
     finally:
         sys.argv = old
-    err = capsys.readouterr().err
-    assert info.value.code == code, (info.value.code, err[-2000:])
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
+def refused(args: Sequence[str], capsys: pytest.CaptureFixture[str], *, code: int = 1) -> str:
+    """The one line ``gpuplan ARGS`` writes on stderr when it exits with ``code`` (asserted)."""
+    status, _, err = _run(args, capsys)
+    assert status == code, (status, err[-2000:])
     assert err.count("\n") == 1 and "Traceback" not in err, err[-2000:]
     return err.rstrip("\n")
+
+
+def answered(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``gpuplan ARGS`` writes on stdout, where it succeeds (exit status 0, asserted), for tests
+    of a command's output rather than of the process it runs in."""
+    status, out, err = _run(args, capsys)
+    assert status in (0, None), (status, err[-2000:])
+    return out

@@ -5,26 +5,47 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from gpuplan.catalog import PROVIDERS
+from gpuplan.cli import main
 from gpuplan.i18n import use_language
 from gpuplan.plan.spot import band_rate_per_hour
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _zh(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The command as a user runs it, in Chinese: its error line on stderr."""
-    db = str(tmp_path / "c.sqlite")
-    return subprocess.run(
-        [sys.executable, "-m", "gpuplan", "--lang", "zh", "--db", db, *args], capture_output=True, text=True
-    )
+@pytest.fixture
+def zh(
+    fresh_catalog: Path, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``zh(*args)``: the command as a user runs it, in Chinese, through gpuplan's console entry
+    point in this process (on a copy of the seeded catalog): its exit status, stdout and stderr. A
+    traceback would fail the test where it is raised."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = ["gpuplan", "--lang", "zh", "--db", str(fresh_catalog), *args]
+        capsys.readouterr()
+        code: int | str | None = 0
+        with mock.patch.object(sys, "argv", argv):
+            try:
+                main()
+            except SystemExit as e:
+                code = e.code
+        said = capsys.readouterr()
+        assert code is None or isinstance(code, int), code  # a message as the status: not a refusal of ours
+        return subprocess.CompletedProcess(argv, code or 0, said.out, said.err)
+
+    return run
 
 
-def test_a_full_width_colon_after_a_key_is_named_on_its_own_line(tmp_path: Path) -> None:
+def test_a_full_width_colon_after_a_key_is_named_on_its_own_line(
+    tmp_path: Path, zh: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     # It was "t7.yaml:8:1：YAML 格式错误：could not find expected ':'": the parser's English, a line late.
     text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
     lines = text.splitlines()
@@ -32,13 +53,15 @@ def test_a_full_width_colon_after_a_key_is_named_on_its_own_line(tmp_path: Path)
     lines[at] = lines[at].replace("precision:", "precision：", 1)
     w = tmp_path / "w.yaml"
     w.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    r = zh("estimate", str(w), "--gpu", "T4")
     assert r.returncode != 0
     assert f"w.yaml:{at + 1}：'precision' 后面是全角冒号“：”；YAML 需要半角冒号“:”" in r.stderr, r.stderr
 
 
-def test_a_chinese_country_typo_gets_a_did_you_mean(tmp_path: Path) -> None:
-    r = _zh(tmp_path, "plan", str(EXAMPLES / "bert-large-squad.yaml"), "--countries", "中囯")
+def test_a_chinese_country_typo_gets_a_did_you_mean(
+    zh: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    r = zh("plan", str(EXAMPLES / "bert-large-squad.yaml"), "--countries", "中囯")
     assert r.returncode != 0 and "您是不是指" in r.stderr and "中国" in r.stderr, r.stderr
 
 
@@ -114,10 +137,12 @@ def test_a_budget_that_is_no_amount_of_yuan_is_refused_in_words(text: str, words
     assert words in str(e.value)
 
 
-def test_a_budget_of_120_wan_plans_and_a_wrong_one_is_one_chinese_line(tmp_path: Path) -> None:
-    ok = _zh(tmp_path, "plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "120万", "--json")
+def test_a_budget_of_120_wan_plans_and_a_wrong_one_is_one_chinese_line(
+    zh: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    ok = zh("plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "120万", "--json")
     assert ok.returncode == 0, ok.stderr
-    bad = _zh(tmp_path, "plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "abc")
+    bad = zh("plan", str(EXAMPLES / "resnet50-imagenet.yaml"), "--budget-cny", "abc")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "abc 不是金额" in bad.stderr, bad.stderr
 
@@ -142,25 +167,29 @@ def test_the_clouds_take_their_names_written_with_a_hyphen() -> None:
         assert PROVIDERS.cast(written) == code, written
 
 
-def test_a_full_width_colon_inside_a_section_is_named_not_the_sections_class(tmp_path: Path) -> None:
+def test_a_full_width_colon_inside_a_section_is_named_not_the_sections_class(
+    tmp_path: Path, zh: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     # `  budget_cny：20000` under constraints: is one string to YAML; it was "constraints: 应为映射（键:
     # 值）或 ConstraintsSpec 实例", a class name no workload file spells and no word of the colon.
     text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
     w = tmp_path / "w.yaml"
     w.write_text(text.split("constraints:")[0] + "constraints:\n  budget_cny：20000\n", encoding="utf-8")
-    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    r = zh("estimate", str(w), "--gpu", "T4")
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert "constraints: 应为键值映射，但 'budget_cny：20000' 中用了全角冒号“：”" in r.stderr, r.stderr
     assert "ConstraintsSpec" not in r.stderr
 
 
-def test_a_tab_in_the_indentation_is_named(tmp_path: Path) -> None:
+def test_a_tab_in_the_indentation_is_named(
+    tmp_path: Path, zh: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     # It was "YAML 格式错误：found character that cannot start any token": libyaml's English.
     w = tmp_path / "w.yaml"
     w.write_text(
         "name: x\ntask: train\nmodel: {preset: llama-8b}\ninputs:\n\tbatch_size: 8\n", encoding="utf-8"
     )
-    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    r = zh("estimate", str(w), "--gpu", "T4")
     assert r.returncode != 0
     assert "w.yaml:5:1：这一行用制表符（Tab）缩进；YAML 只能用空格缩进" in r.stderr, r.stderr
 

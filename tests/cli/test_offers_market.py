@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from gpuplan.catalog import open_store
 from gpuplan.cli import app
+from one_line import refused
 
 runner = CliRunner()
 
@@ -192,18 +193,11 @@ def test_a_convertible_reserved_term_is_said_in_the_table(db: str) -> None:
 
 
 @pytest.mark.parametrize("count", ["0", "100"])
-def test_a_count_out_of_range_is_refused_in_words_of_what_it_counts(count: str) -> None:
-    import subprocess
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpuplan", "offers", "--count", count],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 2
-    [line] = proc.stderr.strip().splitlines()
+def test_a_count_out_of_range_is_refused_in_words_of_what_it_counts(
+    count: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # through the console entry point, in this process: exit 2, one line on stderr, no traceback
+    line = refused(["offers", "--count", count], capsys, code=2)
     assert f"{count} GPUs per instance: give a whole number from 1 to" in line
     assert "Input should be" not in line
 

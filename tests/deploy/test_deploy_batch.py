@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -303,9 +305,40 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
     assert code == 0 and "done: 0 chunks written (0 samples), 2 already written before" in log, log
 
 
-def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) -> None:
-    launch = tmp_path / "launch"
-    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
+@dataclass(frozen=True)
+class _GoodRun:
+    """One run of the one-GPU job's batch.py over two samples, with the tiny stand-in on the CPU."""
+
+    launch: Path
+    good: Path
+    out: Path
+    code: int
+    log: str
+
+
+@pytest.fixture(scope="module")
+def one_gpu_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files of the one-GPU batch job (``--target k8s``), written once for the module; the tests
+    run its batch.py and write only in folders of their own."""
+    folder = tmp_path_factory.mktemp("batch-one-gpu")
+    write_files(generate(_batch_workload(folder, gpu="L4"), "k8s"), folder / "launch")
+    return folder / "launch"
+
+
+@pytest.fixture(scope="module")
+def good_run(one_gpu_job: Path, tmp_path_factory: pytest.TempPathFactory) -> _GoodRun:
+    """batch.py run once over a good input into a new output folder, with ``--device cpu`` and the
+    tiny stand-in (``_TINY``): the run two tests check, a torch start-up less than each running it."""
+    folder = tmp_path_factory.mktemp("batch-good-run")
+    good = folder / "good.jsonl"
+    good.write_text("[1, 2]\n[3, 4]\n")
+    out = folder / "o"
+    code, log = finish(_run_py(one_gpu_job, "--input", str(good), "--output", str(out), *_TINY))
+    return _GoodRun(one_gpu_job, good, out, code, log)
+
+
+def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path, good_run: _GoodRun) -> None:
+    launch = good_run.launch
     bad = tmp_path / "bad.jsonl"
     bad.write_text("[1, 2]\nnot json\n")
     code, log = finish(_run_py(launch, "--input", str(bad), "--output", str(tmp_path / "o"), *_TINY))
@@ -319,26 +352,25 @@ def test_batch_py_refuses_bad_input_in_one_line_with_status_2(tmp_path: Path) ->
     empty.write_text("\n\n")
     code, log = finish(_run_py(launch, "--input", str(empty), "--output", str(tmp_path / "o"), *_TINY))
     assert code == 2 and "empty.jsonl hold no sample" in log and "Traceback" not in log, log
-    # Outputs cut at another chunk size are not mixed with this run's.
-    good = tmp_path / "good.jsonl"
-    good.write_text("[1, 2]\n[3, 4]\n")
+    # Outputs cut at another chunk size are not mixed with this run's (a copy of them: the run's
+    # own folder is shared with the next test).
+    assert good_run.code == 0, good_run.log
     out = str(tmp_path / "o2")
-    assert finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY))[0] == 0
-    code, log = finish(_run_py(launch, "--input", str(good), "--output", out, *_TINY[:-1], "2"))
+    shutil.copytree(good_run.out, out)
+    code, log = finish(_run_py(launch, "--input", str(good_run.good), "--output", out, *_TINY[:-1], "2"))
     assert code == 2 and "run with --chunk-size 3" in log, log
 
 
-def test_batch_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(tmp_path: Path) -> None:
+def test_batch_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_cpu(
+    tmp_path: Path, good_run: _GoodRun
+) -> None:
     # batch.py took the CPU silently where CUDA saw no GPU (a GPU node whose container cannot see
     # its GPUs): the batch ran at CPU speed, billed at the GPU's price.
-    launch = tmp_path / "launch"
-    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
-    good = tmp_path / "good.jsonl"
-    good.write_text("[1, 2]\n[3, 4]\n")
+    launch = good_run.launch
     out = tmp_path / "o"
     tiny = [a for a in _TINY if a not in ("--device", "cpu")]
     refused_without_gpu(
-        launch, "batch.py", "--input", str(good), "--output", str(out), *tiny, doing="run the batch"
+        launch, "batch.py", "--input", str(good_run.good), "--output", str(out), *tiny, doing="run the batch"
     )
     assert not out.exists()  # nothing written, not even the chunk size
     # --help says each status: a launcher's policy is written on them
@@ -348,16 +380,15 @@ def test_batch_py_refuses_a_machine_without_a_visible_gpu_unless_asked_for_the_c
     said = " ".join(shown.split())
     assert "2 for bad inputs or arguments; 3 where CUDA sees no GPU" in said, said
     assert "cannot see is refused, with exit status 3" in said, said
-    code, log = finish(_run_py(launch, "--input", str(good), "--output", str(out), *_TINY))
-    assert code == 0 and "done: 1 chunks written (2 samples)" in log, log
+    # The same arguments with --device cpu run (into a new folder, as the refused run had left none).
+    assert good_run.code == 0 and "done: 1 chunks written (2 samples)" in good_run.log, good_run.log
 
 
-def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path) -> None:
+def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path, one_gpu_job: Path) -> None:
     # A chunk file had been taken as done whatever inputs it came from: a second night into the
     # same outputs kept the first night's, and a line removed from a fixed file shifted every
     # chunk after it (duplicates and gaps, exit 0).
-    launch = tmp_path / "launch"
-    write_files(generate(_batch_workload(tmp_path, gpu="L4"), "k8s"), launch)
+    launch = one_gpu_job
     night = tmp_path / "night.jsonl"
     out = str(tmp_path / "o")
     night.write_text("".join(f"[{i}, {i + 1}]\n" for i in range(7)))

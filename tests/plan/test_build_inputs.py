@@ -434,21 +434,21 @@ def test_an_option_costed_at_a_dated_floor_names_the_floors_source_date_and_age(
 
 
 def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_the_figures(
-    fresh_catalog: Path,
+    fresh_catalog: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
-    import subprocess
-    import sys
+
+    from one_line import answered
 
     db = fresh_catalog
-    out = subprocess.run(
-        [sys.executable, "-m", "gpuplan", "--db", str(db), "--lang", "en", "plan",
+    out = answered(
+        ["--db", str(db), "--lang", "en", "plan",
          str(EXAMPLES / "resnet50-imagenet.yaml"),
          "--regions", "us-east-1", "--pricing", "spot", "--min-gpu-memory-gib", "40", "--max-gpus", "8",
          "--top", "5", "--json"],
-        capture_output=True, text=True, check=True,
+        capsys,
     )  # fmt: skip
-    doc = json.loads(out.stdout)
+    doc = json.loads(out)
     p4d = next(o for o in doc["options"] if o["instance_type"] == "p4d.24xlarge")
     assert p4d["as_of"] == "2025-11-30" and p4d["price_usd_per_hour"] == pytest.approx(8.0468)
     assert p4d["price_source"].startswith(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -17,6 +15,7 @@ from gpuplan.catalog import OfferPrice, open_store
 from gpuplan.catalog.model import FloorBasis
 from gpuplan.catalog.spot_floors import dated_spot_prices, with_gpu_floors
 from gpuplan.plan.build_inputs import offer_table_from_prices
+from one_line import answered
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TODAY = date(2026, 12, 5)
@@ -147,14 +146,16 @@ def test_the_shipped_catalog_holds_every_undated_spot_price_to_its_gpus_lowest_d
     assert ours.conservative_usd_per_gpu_hour() == pytest.approx(lowest["A100-SXM4-80GB"])
 
 
-def test_plan_no_longer_ranks_an_undated_azure_spot_price_at_face_value(fresh_catalog: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "gpuplan", "--db", str(fresh_catalog), "--lang", "en", "plan",
+def test_plan_no_longer_ranks_an_undated_azure_spot_price_at_face_value(
+    fresh_catalog: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = answered(
+        ["--db", str(fresh_catalog), "--lang", "en", "plan",
          str(EXAMPLES / "resnet50-imagenet.yaml"), "--providers", "azure", "--pricing", "spot",
          "--gpus", "A100-SXM4-80GB", "--top", "3", "--json"],
-        capture_output=True, text=True, check=True,
+        capsys,
     )  # fmt: skip
-    doc = json.loads(out.stdout)
+    doc = json.loads(out)
     nd = next(o for o in doc["options"] if o["instance_type"] == "Standard_ND96amsr_A100_v4")
     assert nd["price_source"].startswith(
         "the lowest dated spot price per GPU-hour of the same GPU in the catalog (aws/"
