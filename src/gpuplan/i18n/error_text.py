@@ -78,6 +78,9 @@ KIND_WORDS = (
     N_("team"),
     N_("weekday"),
     N_("time zone"),
+    # a notebook group's (simulate share)
+    N_("notebook kind"),
+    N_("holds_memory"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),
     N_("plan file"),

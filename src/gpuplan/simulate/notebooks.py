@@ -88,7 +88,7 @@ class NotebookGroup:
         if self.kind not in KINDS:
             from gpuplan.errors import NotFoundError
 
-            raise NotFoundError("kind", self.kind, KINDS)
+            raise NotFoundError("notebook kind", self.kind, KINDS)
         if self.holds_memory not in HOLDS_MEMORY:
             from gpuplan.errors import NotFoundError
 

@@ -216,10 +216,9 @@ def dataset_words(spec: LaunchSpec, manifest: str) -> str | None:
     assert spec.dataset_gb is not None
     fetch = _fetch(spec)
     volume = _(
-        "Each training pod gets a volume of {gib} GiB for the {gb} GB dataset (data.size_gb, with room "
-        "for the filesystem), mounted at {dir} (DATA_DIR): a generic ephemeral volume, made with the "
-        "pod and deleted with it, so a pod that replaces one (after a spot reclaim) copies the dataset "
-        "again before it trains. Read it from there in `build_dataset()` in train.py."
+        "Each training pod gets a {gib} GiB volume at {dir} (DATA_DIR) for the {gb} GB dataset: a generic "
+        "ephemeral volume, made and deleted with the pod, so a replacement pod (after a spot reclaim) "
+        "copies the dataset again. Read it in `build_dataset()` in train.py."
     ).format(gib=f"{gib:,}", gb=_gb(spec.dataset_gb), dir=DATA_DIR)
     if fetch is None:
         fill = _(
