@@ -23,7 +23,7 @@ from typing import Any
 
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.base import BlockStorage
-from gpuplan.deploy.checkpoints import copy_source, copy_time_words, dataset_copy_commands
+from gpuplan.deploy.checkpoints import DATASET_DIR, copy_source, copy_time_words, dataset_copy_commands
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import sentences
@@ -41,8 +41,9 @@ __all__ = [
     "with_storage_class",
 ]
 
-#: Where the training container reads the dataset (train.py's ``DATA_DIR`` environment variable).
-DATA_DIR = "/data"
+#: Where the training container reads the dataset (train.py's ``DATA_DIR`` environment variable):
+#: where a SkyPilot task puts it too.
+DATA_DIR = DATASET_DIR
 
 #: The placeholder of the dataset's address in the init container, which the user replaces.
 _PLACEHOLDER = "YOUR-BUCKET/PREFIX"
