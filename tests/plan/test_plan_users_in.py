@@ -82,6 +82,11 @@ def test_the_workload_takes_users_in_as_countries_takes_them() -> None:
         WorkloadError, match=r"serving\.users_in: unknown country 'Singapur'; did you mean 'singapore'"
     ):
         service(users_in=["Singapur"])
+    # a city: its country, written as the field takes it (was `--countries GB`, an option of another command)
+    with pytest.raises(WorkloadError) as info:
+        service(users_in=["london"])
+    assert "'london' is a city, not a country: it is in GB; write that (`users_in: GB`)" in str(info.value)
+    assert "--countries" not in str(info.value)
 
 
 def test_users_in_singapore_leaves_out_far_regions_and_shows_the_round_trip(

@@ -659,7 +659,8 @@ class ServingSpec(Spec):
         from gpuplan.errors import GpuplanError
 
         try:
-            return tuple(dict.fromkeys(code for name in v for code in country_codes_of(name)))
+            # a city is refused in the field's own words (`users_in: GB`), not --countries'
+            return tuple(dict.fromkeys(code for name in v for code in country_codes_of(name, "users_in:")))
         except GpuplanError as e:
             raise ValueError(e) from None
 
