@@ -213,6 +213,8 @@ def test_a_saved_plans_bad_option_or_unknown_workload_names_its_field(service: S
         ({"name": "w", "pricing": ["reserved"]}, "pricing", "did you mean"),
         ({"name": "ww"}, "name", "unknown saved workload 'ww'"),
         ({"name": "w", "version": 7}, "version", "7"),
+        # was: "workload: Input should be a valid dictionary" (the field is ignored here)
+        ({"workload": "w"}, "workload", 'a saved workload is planned by its name: send {"name": "w"}'),
     ]:
         r = service.client.post(
             "/api/v1/plans", json={"month": "2027-01", **body}, headers=service.auth("plan")

@@ -700,6 +700,19 @@ class SavePlanRequest(PlanRequest):
         "replaces the earlier one in the month's spend.",
     )
 
+    @field_validator("workload", mode="before")
+    @classmethod
+    def _a_name_is_given_as_name(cls, value: Any) -> Any:
+        # {"workload": "chat"} had been answered "workload: Input should be a valid dictionary"
+        if isinstance(value, str):
+            raise ValueError(
+                Phrase(
+                    N_('a saved workload is planned by its name: send {{"name": "{value}"}}, not workload'),
+                    value=value[:128],
+                )
+            )
+        return value
+
 
 class BudgetRequest(_Request):
     amount_usd: _AmountUsd | None = None
