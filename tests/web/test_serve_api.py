@@ -901,3 +901,25 @@ def test_a_batch_jobs_skypilot_archive_gets_a_disk_that_holds_its_weights(
     archive = zipfile.ZipFile(io.BytesIO(r.content))
     task = yaml.safe_load(archive.read("skypilot/task.yaml"))
     assert "vllm_batch.py" in task["run"] and task["resources"]["disk_size"] == disk
+
+
+def test_the_dashboard_serves_plotlys_basic_bundle_the_reports_own_file(service: Service) -> None:
+    # It served the plotly package's full bundle, 4.8 MB, for two charts that the 1.2 MB basic bundle
+    # draws (tests/web/test_dashboard_browser.py); the file is the report's, its size and checksum
+    # those its README gives.
+    import hashlib
+    import re
+
+    from gpuplan.report.plan_charts import PLOTLY_BUNDLE
+
+    folder = Path(__file__).parents[2] / "src" / "gpuplan" / "report"
+    readme = (folder / "static" / "README.md").read_text(encoding="utf-8")
+    [size] = re.findall(r"([\d,]+) bytes; the full bundle", readme)
+    [sha] = re.findall(r"SHA-256: `([0-9a-f]{64})`", readme)
+    r = service.client.get("/static/plotly.js")
+    assert r.status_code == 200 and r.content == (folder / PLOTLY_BUNDLE).read_bytes()
+    assert r.content.startswith(b"/**\n* plotly.js (basic - minified) v")
+    assert len(r.content) == int(size.replace(",", "")) < 1_300_000
+    assert hashlib.sha256(r.content).hexdigest() == sha
+    assert r.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert r.headers["cache-control"] == "max-age=3600"

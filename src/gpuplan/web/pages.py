@@ -3,7 +3,7 @@
 Each page is a small HTML shell (its words from the gettext catalog, like the CLI's) and one
 script (``static/app.js``) that calls the API with the token the user pasted (kept in the
 browser's ``localStorage``, sent as ``Authorization: Bearer``, never in a URL). The plan page shows
-the CLI's own HTML report (``report/plan_html.py``); the charts use the plotly.js that plotly ships.
+the CLI's own HTML report (``report/plan_html.py``); the charts use the report's plotly.js basic bundle.
 """
 
 from __future__ import annotations
@@ -229,9 +229,11 @@ _FORM_WORDS = (
 @cache
 def _asset(name: str) -> bytes:
     if name == "plotly.js":
-        from plotly.offline import get_plotlyjs
+        # The HTML report's own file, plotly.js's basic bundle (1.2 MB, not the 4.8 MB full one): the
+        # dashboard's charts are scatter lines (price history) and stacked bars (tco), both in it.
+        from gpuplan.report.plan_charts import plotly_js
 
-        return str(get_plotlyjs()).encode("utf-8")
+        return plotly_js().encode("utf-8")
     return (_STATIC / name).read_bytes()
 
 
