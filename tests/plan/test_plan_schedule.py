@@ -100,9 +100,15 @@ def test_tco_prices_the_scheduled_service_on_the_plans_hours(store: Store, tmp_p
             "constraints": {"providers": ["aws"], "pricing": ["on_demand"]},
         }
     )
-    (demand,), _sources = demands_from_usage(usage, store)
+    (demand,), (source,) = demands_from_usage(usage, store)
     assert demand.tiers == pytest.approx(rec.service_day.hours)
     assert demand.gpu_hours_per_run == pytest.approx(rec.service_day.step * sum(rec.service_day.hours))
+    # its sizing sentence says the hours it is priced for, the month's beside them as its peak
+    # fleet's (it had said "1 run(s)/month × 1 L40S × 730.0 h" before the schedule's 229 h)
+    priced = f"priced for {demand.gpu_hours_per_run:,.1f} GPU-hours each"
+    assert f"1 run(s)/month × up to {rec.gpu_count} {rec.gpu}, {priced}" in source.how
+    assert f"(its peak fleet all month would be {rec.gpu_count} {rec.gpu} × 730.0 h)" in source.how
+    assert demand.gpu_hours_per_run < 0.4 * HOURS_PER_MONTH * rec.gpu_count
 
 
 def test_an_unknown_start_up_is_not_cheaper_on_a_schedule() -> None:

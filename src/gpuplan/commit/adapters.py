@@ -313,16 +313,14 @@ KEPT_COPY_PROVIDERS = INGRESS_FREE_PROVIDERS
 
 #: How a workload demand was sized, in words: by the planner's cheapest option on the pricing models
 #: named (those the usage allows; spot only for an interruptible demand).
-_SIZED = N_(
-    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest option on {pricing}: {option})"
-)
+_SIZED = N_("{workload}: {runs} × {fleet} (planner's cheapest option on {pricing}: {option})")
 
 
 #: How a workload demand was sized where the planner's cheapest option rests on a spot or
 #: commitment price not known to be current (which tco holds out of its schedule): on the planner's
 #: best option on prices known to be current, the cheapest named beside it.
 _SIZED_CURRENT = N_(
-    "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's best option on {pricing} among "
+    "{workload}: {runs} × {fleet} (planner's best option on {pricing} among "
     "prices known to be current: {option}; its cheapest, {cheapest}, rests on a price as of {as_of}, not "
     "known to be current, which the schedule holds out as it holds out every stale spot and "
     "commitment price)"
@@ -535,12 +533,20 @@ def _workload_demand(
         if spec.runs_by_month is None
         else _("runs by month")
     )
+    # the hours a demand is priced for: a service priced by its day (or schedule) buys its tiers'
+    # hours, not its peak fleet all month, which is said beside them
+    fleet = (
+        _("{count} {gpu} × {hours:.1f} h").format(count=best.gpu_count, gpu=best.gpu, hours=run_h + writes_h)
+        if tiered is None
+        else _(
+            "up to {count} {gpu}, priced for {gpu_hours:,.1f} GPU-hours each, its tiers' hours below "
+            "(its peak fleet all month would be {count} {gpu} × {hours:.1f} h)"
+        ).format(count=best.gpu_count, gpu=best.gpu, gpu_hours=per_run, hours=run_h + writes_h)
+    )
     how = _(_SIZED if held_out is None else _SIZED_CURRENT).format(
         workload=workload.name,
         runs=runs_said,
-        count=best.gpu_count,
-        gpu=best.gpu,
-        hours=run_h + writes_h,
+        fleet=fleet,
         pricing=item_list(_(PRICING_RULES[p].label) for p in pricing),
         option=best.label,
         cheapest=None if held_out is None else held_out.label,
