@@ -129,7 +129,9 @@ def test_deploy_provider_without_region_is_kept_to_the_workloads_countries(
     assert "--provider alibaba without --region" in said and "name one with --region" in said
     assert "cn-beijing" in said and "cn-hongkong" not in said and "and 3 more" in said
     assert not out.exists()
-    # in Chinese too
+    # in Chinese too, both lines
+    code, said = _deploy(monkeypatch, capsys, "--lang", "zh", *args, "--provider", "gcp")
+    assert code == 1 and "您" in said and "none of its regions" not in said, said
     code, said = _deploy(monkeypatch, capsys, "--lang", "zh", *args, "--provider", "alibaba")
     assert code == 1 and "--region" in said and "您" in said and "without --region" not in said, said
     code, said = _deploy(monkeypatch, capsys, *args, "--provider", "alibaba", "--region", "cn-beijing")
