@@ -54,16 +54,21 @@ def _workload(tmp_path: Path, extra: str) -> Path:
     return path
 
 
-def test_deploy_region_outside_the_workloads_countries_is_refused_and_nothing_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _kept_in_china(tmp_path: Path, out: Path) -> list[str]:
+    """``deploy``'s first arguments for a workload whose data is in Beijing and kept in China."""
     path = _workload(
         tmp_path,
         "data: {samples: 64, epochs: 1, size_gb: 2000, location: alibaba/cn-beijing}\n"
         "constraints: {countries: [China]}",
     )
+    return [str(path), "-t", "torchrun", "-o", str(out), "--gpu", "A10"]
+
+
+def test_deploy_region_outside_the_workloads_countries_is_refused_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
-    args = [str(path), "-t", "torchrun", "-o", str(out), "--gpu", "A10"]
+    args = _kept_in_china(tmp_path, out)
     code, said = _deploy(monkeypatch, capsys, *args, "--provider", "gcp", "--region", "us-east4")
     assert code == 1, said
     assert "--region: gcp/us-east4 (country US) is outside the workload's constraints.countries (CN)" in said
@@ -104,3 +109,35 @@ def test_data_in_mainland_china_launched_abroad_is_warned_of(
     assert border_warning("aws", "us-east-1", "aws/us-west-2") == ""
     assert border_warning("aws", "nowhere-9", "alibaba/cn-beijing") == ""
     assert "country HK" in border_warning("alibaba", "cn-hongkong", "alibaba/cn-beijing")
+
+
+def test_deploy_provider_without_region_is_kept_to_the_workloads_countries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the launch files name no region then: the cloud could start it in any of the provider's
+    out = tmp_path / "out"
+    args = _kept_in_china(tmp_path, out)
+    # no region of GCP's is in mainland China
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "gcp")
+    assert code == 1, said
+    assert "--provider gcp: none of its regions is in the workload's constraints.countries (CN)" in said
+    assert "gpuplan offers --countries CN" in said and "Traceback" not in said
+    assert not out.exists()
+    # Alibaba has some (not Hong Kong's): name one of them
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "alibaba")
+    assert code == 1, said
+    assert "--provider alibaba without --region" in said and "name one with --region" in said
+    assert "cn-beijing" in said and "cn-hongkong" not in said and "and 3 more" in said
+    assert not out.exists()
+    # in Chinese too, both lines
+    code, said = _deploy(monkeypatch, capsys, "--lang", "zh", *args, "--provider", "gcp")
+    assert code == 1 and "您" in said and "none of its regions" not in said, said
+    code, said = _deploy(monkeypatch, capsys, "--lang", "zh", *args, "--provider", "alibaba")
+    assert code == 1 and "--region" in said and "您" in said and "without --region" not in said, said
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "alibaba", "--region", "cn-beijing")
+    assert code == 0, said
+
+
+def test_provider_without_region_and_no_countries_deploys_as_before(tmp_path: Path) -> None:
+    path = _workload(tmp_path, "data: {samples: 64, epochs: 1, size_gb: 2000, location: alibaba/cn-beijing}")
+    assert LaunchSpec.from_workload(path, gpu="A10", provider="gcp").region is None

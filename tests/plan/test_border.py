@@ -13,7 +13,17 @@ import pytest
 from plan_helpers import AWS_TIERS, offer, toy_estimator
 
 from gpuplan.i18n import use_language
-from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, Plan, RegionCosts, plan_offers
+from gpuplan.i18n.error_text import error_text
+from gpuplan.plan import (
+    Constraints,
+    CostFacts,
+    JobFacts,
+    OfferTable,
+    Plan,
+    PlanInfeasibleError,
+    RegionCosts,
+    plan_offers,
+)
 from gpuplan.plan.border import crosses_border
 from gpuplan.plan.result import Option
 from gpuplan.report.plan import option_json
@@ -37,6 +47,8 @@ def _plan(
     job: JobFacts,
     places: tuple[tuple[str, str, str, float, str], ...] = PLACES,
     countries: tuple[str, ...] | None = None,
+    deadline_h: float | None = None,
+    max_nodes: int | None = None,
 ) -> Plan:
     rows = [
         offer(provider=p, region=r, instance_type=name, gpu_count=1, price_usd=usd, country=c)
@@ -56,7 +68,11 @@ def _plan(
     )
     estimate = toy_estimator(peak_gib=10.0)
     return plan_offers(
-        OfferTable.from_rows(rows), costs, job, estimate, Constraints(max_gpus=1, countries=countries)
+        OfferTable.from_rows(rows),
+        costs,
+        job,
+        estimate,
+        Constraints(max_gpus=1, countries=countries, deadline_h=deadline_h, max_nodes=max_nodes),
     )  # type: ignore[arg-type]
 
 
@@ -226,3 +242,30 @@ def test_the_residency_note_is_in_chinese() -> None:
     assert any("中国大陆" in n and "汽车数据安全管理若干规定" in n and "2" in n for n in plan.notes), (
         plan.notes
     )
+
+
+def test_a_deadline_no_option_in_the_countries_meets_says_how_many_they_left_out() -> None:
+    # Ohio's and Hong Kong's candidates were never timed: the refusal had named only Hangzhou's
+    with pytest.raises(PlanInfeasibleError) as caught:
+        _plan(JOB, countries=("CN",), deadline_h=1.0)
+    text = str(caught.value)
+    left_out = caught.value.excluded["country"]
+    assert text.startswith("no option finishes within") and "hangzhou" in text
+    assert (
+        f"the countries asked for (CN) left out {left_out} candidates elsewhere, which may meet it: "
+        "plan without --countries to see them priced"
+    ) in text
+    with use_language("zh"):
+        with pytest.raises(PlanInfeasibleError) as zh:
+            _plan(JOB, countries=("CN",), deadline_h=1.0)
+        said = error_text(zh.value)
+    assert "--countries" in said and f"{left_out}" in said and "countries asked for" not in said, said
+    # one left out is one candidate; none left out, nothing said
+    with pytest.raises(PlanInfeasibleError) as one:
+        _plan(JOB, PLACES[:2], countries=("CN",), deadline_h=1.0, max_nodes=1)
+    assert "left out 1 candidate elsewhere, which may meet it: plan without --countries to see it" in str(
+        one.value
+    )
+    with pytest.raises(PlanInfeasibleError) as none:
+        _plan(JOB, PLACES[1:2], countries=("CN",), deadline_h=1.0)
+    assert "countries asked for" not in str(none.value)

@@ -4,9 +4,11 @@ countries, and not into one outside mainland China for data in it without a word
 A plan made under ``constraints.countries`` (``--countries CN``: the data stays in mainland China)
 recommends only regions in those countries, and a workload file's ``constraints.countries`` are the
 plan's: a plan edited by hand to another region, or ``deploy --region`` outside them, is refused
-before anything is written. Without a countries constraint, a launch outside mainland China for data
-in it (``data.location``) is written with a warning, as the plan's note says it (its rules, their
-official texts and how to keep the data in are the plan's note).
+before anything is written, and so is ``deploy --provider`` without ``--region`` where they hold a
+constraint (the launch files then name no region, and the cloud may start it in any of its own).
+Without a countries constraint, a launch outside mainland China for data in it (``data.location``)
+is written with a warning, as the plan's note says it (its rules, their official texts and how to
+keep the data in are the plan's note).
 """
 
 from __future__ import annotations
@@ -15,14 +17,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpuplan.catalog.region_countries import country_codes_of, region_country
-from gpuplan.errors import DeployError
+from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place
 
 __all__ = ["MAINLAND_CHINA", "border_warning", "refuse_outside_countries"]
 
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
 MAINLAND_CHINA = "CN"
+
+#: Regions a refusal for ``--provider`` without ``--region`` names before "and N more".
+_REGIONS_SHOWN = 8
 
 
 def refuse_outside_countries(
@@ -31,12 +37,20 @@ def refuse_outside_countries(
     """DeployError where ``provider/region`` is outside the ``constraints.countries`` of ``doc`` (a
     plan document's ISO codes, or a workload file's names), which the plan leaves out; a region whose
     country is not known is left out too, as the plan leaves it. Nothing where no countries are asked
-    for or no region named."""
+    for or no provider named.
+
+    A workload's provider without a region (``plan=False``): the launch names no region, so the
+    cloud may start it in any of the provider's; refused where none of them is in the countries, and
+    otherwise told to name one of those that are."""
     constraints = doc.get("constraints")
     countries = constraints.get("countries") if isinstance(constraints, Mapping) else None
-    if not isinstance(countries, list) or not countries or not provider or not region:
+    if not isinstance(countries, list) or not countries or not provider:
         return
     codes = list(dict.fromkeys(code for c in countries for code in country_codes_of(str(c))))
+    if not region:
+        if not plan:
+            _refuse_unnamed_region(provider, codes, source)
+        return
     country = region_country(provider, region)
     if country in codes:
         return
@@ -61,6 +75,37 @@ def refuse_outside_countries(
             "({countries}), which the plan leaves out; choose a region in them (`gpuplan offers "
             "--countries {first}` lists them) or change constraints.countries"
         ),
+        **fields,
+    )
+
+
+def _refuse_unnamed_region(provider: str, codes: list[str], source: str) -> None:
+    """DeployError for ``--provider`` without ``--region`` under the countries ``codes``: none of the
+    provider's regions is in them, or the ones that are, to name one with ``--region``."""
+    from gpuplan.catalog.providers import REGISTRY
+
+    module = REGISTRY.get(provider)
+    regions = [r.code for r in module.FACTS.regions] if module is not None else []
+    inside = [r for r in regions if region_country(provider, r) in codes]
+    fields = {"source": source, "provider": provider, "countries": ", ".join(codes), "first": codes[0]}
+    if not inside:
+        raise DeployError.worded(
+            N_(
+                "--provider {provider}: none of its regions is in the workload's constraints.countries "
+                "({countries}), so the plan leaves all of them out; choose a provider with a region in "
+                "them (`gpuplan offers --countries {first}` lists them) or change constraints.countries"
+            ),
+            **fields,
+        )
+    shown = listed(inside[:_REGIONS_SHOWN])
+    more = len(inside) - _REGIONS_SHOWN
+    raise DeployError.worded(
+        N_(
+            "--provider {provider} without --region: the launch files would name no region, so it may "
+            "start in any of {provider}'s regions, which the workload's constraints.countries "
+            "({countries}) narrow to {regions}: name one with --region"
+        ),
+        regions=shown if more <= 0 else Phrase(N_("{names} and {n} more"), names=shown, n=more),
         **fields,
     )
 

@@ -918,8 +918,9 @@ class LaunchSpec(BaseModel):
             provider = PROVIDERS.cast(provider)
             if region is not None:
                 _check_region(provider, region)
-                # validated above: constraints.countries are names the plan reads
-                refuse_outside_countries(provider, region, doc, source=str(path), plan=False)
+            # validated above: constraints.countries are names the plan reads; without a region the
+            # launch names none, and the cloud may start it anywhere
+            refuse_outside_countries(provider, region, doc, source=str(path), plan=False)
         config = workload.model.hf_config
         spec = _build(
             workload,

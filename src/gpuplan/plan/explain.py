@@ -136,6 +136,18 @@ _TWO_PIECES = "{first}{second}"
 # TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
 _SEMICOLON_ONE_MORE = N_("{clauses}; {clause}")
 _HEAD_AND_CLAUSES = N_("{head}: {clauses}")
+#: The countries filter left candidates out before the deadline or budget was checked: a refusal
+#: that named only the options it kept had left unsaid that some elsewhere may meet it.
+_COUNTRIES_LEFT_OUT = {
+    True: N_(
+        "the countries asked for ({countries}) left out {n} candidate elsewhere, which may meet it: "
+        "plan without --countries to see it priced"
+    ),
+    False: N_(
+        "the countries asked for ({countries}) left out {n} candidates elsewhere, which may meet it: "
+        "plan without --countries to see them priced"
+    ),
+}
 
 
 def infeasible_message(
@@ -605,6 +617,11 @@ def _over_deadline_or_budget(
                     option=ch.label,
                 )
             )
+    left_out = ctx.cands.excluded_counts().get(Reason.COUNTRY.value, 0)
+    if c.countries and left_out > 0:
+        clauses.append(
+            Phrase(_COUNTRIES_LEFT_OUT[left_out == 1], countries=listed(c.countries), n=f"{left_out:,}")
+        )
     if d is not None and not meets_d.any():
         # more instances may meet it where a count limit, not the GPU's speed, ended the search
         cands = ctx.cands
