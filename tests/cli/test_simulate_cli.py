@@ -241,6 +241,12 @@ def test_bad_input_is_one_line_and_exit_1(
     assert message in line
 
 
+def test_a_misspelt_shape_is_said_before_the_missing_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    # was: "give at least one --policy …", then, once a policy was given, the shape's typo
+    line = refused(["simulate", "autoscale", str(WORKLOAD), "--gpu", "A10G", "--shape", "diurnl"], capsys)
+    assert "unknown trace shape 'diurnl'; did you mean 'diurnal'?" in line
+
+
 @pytest.mark.parametrize("sharing", ["time-slice", "mps", "whole"])
 def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, sharing: str) -> None:
     k8s = tmp_path / "k8s"

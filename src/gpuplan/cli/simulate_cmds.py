@@ -385,6 +385,10 @@ def autoscale_cmd(
     from gpuplan.workload import load_workload
 
     SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
+    if shape is not None and shape not in SHAPES:  # a misspelt shape is said before what else is missing
+        from gpuplan.errors import NotFoundError
+
+        raise NotFoundError("trace shape", shape, SHAPES)
     w = load_workload(workload_file, project=project)
     if tensor_parallel is not None:
         w = _split(w, tensor_parallel)
