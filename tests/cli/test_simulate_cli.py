@@ -241,6 +241,30 @@ def test_bad_input_is_one_line_and_exit_1(
     assert message in line
 
 
+def test_a_cold_start_reads_the_weights_as_the_checkpoint_stores_them(tmp_path: Path) -> None:
+    # A bf16 replica of a checkpoint whose dtype is not known: plan bills the disk and the start-up
+    # for the weights at fp32's width (stored_weights); simulate had read them at the 2 bytes the
+    # engine holds them in (16.1 GB where plan said 32.1 GB for an 8B model).
+    from gpuplan.workload import load_workload
+    from gpuplan.workload.stored_weights import stored_weights
+
+    w = tmp_path / "w.yaml"
+    w.write_text(
+        "name: chat\ntask: infer\nmodel: {preset: gpt3-1.3b}\ninputs: {batch_size: 8, seq_len: 2048}\n"
+        "precision: bf16\nserving: {requests_per_s: 0.5, prompt_tokens: 512, output_tokens: 128}\n"
+    )
+    args = ["--gpu", "L40S", "--shape", "step", "--rate", "0.5", "--hours", "1", "--json"]
+    doc = json.loads(
+        _run("simulate", "autoscale", str(w), *args, "--policy", "fixed:replicas=1", "--on-demand-price", "1")
+    )
+    stored = stored_weights(load_workload(w), 1_328_300_000, 0.0)  # gpt3-1.3b's, as estimate counts them
+    assert stored.dtype is None
+    said = re.search(r"1 × ([\d.]+) GB of weights read", doc["settings"]["cold_start_source"])
+    assert said is not None, doc["settings"]["cold_start_source"]
+    # fp32's 5.3 GB, not bf16's 2.7
+    assert abs(float(said.group(1)) - stored.gb) < 0.06, (said.group(1), stored.gb)
+
+
 def test_a_misspelt_shape_is_said_before_the_missing_policy(capsys: pytest.CaptureFixture[str]) -> None:
     # was: "give at least one --policy …", then, once a policy was given, the shape's typo
     line = refused(["simulate", "autoscale", str(WORKLOAD), "--gpu", "A10G", "--shape", "diurnl"], capsys)

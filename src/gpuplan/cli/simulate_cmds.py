@@ -131,18 +131,19 @@ def _replica(
     share: int,
     gpus_per_instance: int = 1,
 ) -> tuple[ReplicaModel, float, float | None, float | None]:
-    """The estimator's continuous-batching replica for this trace, its weights in bytes, one
-    replica's capacity at full load by the estimate plans size fleets with (None: it gives none),
-    which a queue policy's default target is chosen from beside the replica's own, and the lower
-    share of it the workload's latency targets need, as plan sizes replicas for them, in whole
-    instances of ``gpus_per_instance`` GPUs (None: none)."""
+    """The estimator's continuous-batching replica for this trace, the bytes its cold start reads
+    (its checkpoint's, :func:`~gpuplan.simulate.replica.checkpoint_bytes`), one replica's capacity
+    at full load by the estimate plans size fleets with (None: it gives none), which a queue
+    policy's default target is chosen from beside the replica's own, and the lower share of it the
+    workload's latency targets need, as plan sizes replicas for them, in whole instances of
+    ``gpus_per_instance`` GPUs (None: none)."""
     from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
-    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.simulate.replica import ServingStack, checkpoint_bytes, estimator_replica
 
     if w.task.value != "infer":
         raise InputError.worded(
@@ -164,7 +165,7 @@ def _replica(
     )
     return (
         replica,
-        weights,
+        checkpoint_bytes(w, prof, weights),
         *estimate_replica_figures(
             w, gpu_id, prof, replicas_per_gpu=share, gpus_per_instance=gpus_per_instance
         ),

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENGINE_START_S",
     "ReplicaModel",
+    "checkpoint_bytes",
     "cold_start",
     "estimator_replica",
     "replica_from_step",
@@ -524,6 +525,17 @@ def estimator_replica(
         room = next((d for d in tried if _holds(prof, g, replace(stack, tensor_parallel=d), longest)), None)
         replica = replace(replica, room_at_tensor_parallel=room, splits_tried=tried)
     return replica, step.weights_bytes * tp
+
+
+def checkpoint_bytes(workload: Workload, prof: Profile, loaded_bytes: float) -> float:
+    """The bytes a replica's cold start reads: its weights as the checkpoint stores them, the figure
+    plan bills the disk and the start-up for and deploy sizes the disk by
+    (:func:`gpuplan.workload.stored_weights.stored_weights`), not as the engine holds them in memory
+    (``loaded_bytes``, all its GPUs': a bf16 replica of a checkpoint whose dtype is not known is read
+    at fp32's width, as plan counts it)."""
+    from gpuplan.workload.stored_weights import stored_weights
+
+    return stored_weights(workload, prof.params, loaded_bytes / 1e9).gb * 1e9
 
 
 def _wider_splits(prof: Profile, stack: ServingStack) -> tuple[int, ...]:

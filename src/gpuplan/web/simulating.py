@@ -373,13 +373,13 @@ def _estimated(
     trace: Trace,
     progress: Callable[[float, str], None],
 ) -> tuple[ReplicaModel, float, float | None, float | None]:
-    """The estimator's continuous-batching replica for this trace, its weights in bytes, one
+    """The estimator's continuous-batching replica for this trace, the bytes its cold start reads, one
     replica's capacity at full load by the estimate (None: it gives none) and the lower share of it
     the workload's latency targets need (None: none), as the command line's."""
     from gpuplan.api import estimate_replica_figures
     from gpuplan.hardware import get_gpu
     from gpuplan.profile import profile
-    from gpuplan.simulate.replica import ServingStack, estimator_replica
+    from gpuplan.simulate.replica import ServingStack, checkpoint_bytes, estimator_replica
 
     _estimator_serving(workload, request)  # refuses a request with no serving block to build it from
     progress(0.05, "tracing")
@@ -407,7 +407,7 @@ def _estimated(
         replicas_per_gpu=options.prices.replicas_per_gpu,
         gpus_per_instance=options.gpus_per_instance,
     )
-    return replica, weights, capacity, latency_share
+    return replica, checkpoint_bytes(workload, prof, weights), capacity, latency_share
 
 
 def simulate_document(
