@@ -1142,3 +1142,49 @@ def test_share_price_line_says_both_figures_for_the_same_gpus_and_per_gpu_hour(f
     assert {b[1] for b in bought} == {"2"}, bought
     for total, _gpus, n, g, per_gpu in bought:
         assert float(per_gpu) * int(n) * int(g) == pytest.approx(float(total), rel=2e-3)
+
+
+def _office_hours(tmp_path: Path) -> Path:
+    """The example service on an office-hours schedule (serving.schedule)."""
+    w = yaml.safe_load(WORKLOAD.read_text(encoding="utf-8"))
+    w["serving"] = {
+        "requests_per_s": 0.5,
+        "prompt_tokens": 512,
+        "output_tokens": 256,
+        "schedule": {"hours": "08:00-18:00", "days": "mon-fri", "time_zone": "Europe/Berlin"},
+    }
+    path = tmp_path / "office.yaml"
+    path.write_text(yaml.safe_dump(w), encoding="utf-8")
+    return path
+
+
+def test_a_scheduled_workloads_day_is_billed_for_its_hours(tmp_path: Path) -> None:
+    # was: the schedule ignored, traffic all night and both policies $20.40 for 24 replica-hours; a
+    # scheduled step @0 run as one replica
+    doc = json.loads(
+        _run(
+            "simulate", "autoscale", str(_office_hours(tmp_path)), "--shape", "diurnal", "--replica", REPLICA,
+            "--policy", "scheduled:at=0h@0/8h@1/18h@0", "--policy", "fixed:replicas=1",
+            "--on-demand-price", "1", "--json",
+        )
+    )  # fmt: skip
+    assert doc["settings"]["schedule"]["applied"] is True
+    assert doc["settings"]["schedule"]["hours"] == "08:00-18:00"
+    scheduled, fixed = doc["policies"]
+    # the step at 08:00 starts its replica then; the fixed fleet is started its start-up early
+    # (40 min: a new instance's boot and deploy's bound on a replica whose size --replica leaves
+    # unknown), as deploy's KEDA cron starts it, and stops at 18:00
+    assert scheduled["replica_hours"]["on_demand"] == pytest.approx(10.0, abs=0.05)
+    assert fixed["behaviour"]["schedule_lead_s"] == 2400
+    assert fixed["replica_hours"]["on_demand"] == pytest.approx(10 + 40 / 60, abs=0.05)
+    assert scheduled["behaviour"]["min_replicas"] == 0
+    # requests arrive in the hours only: the one the 08:00 replica was still starting for are lost
+    assert fixed["dropped"] == 0 and scheduled["losses"]["cold_start"] == scheduled["dropped"] > 0
+
+
+def test_a_recorded_trace_says_the_schedule_is_not_applied(tmp_path: Path) -> None:
+    text = _run(
+        "simulate", "autoscale", str(_office_hours(tmp_path)), "--trace", str(TRACE), "--replica", REPLICA,
+        "--policy", "fixed:replicas=1", "--on-demand-price", "1",
+    )  # fmt: skip
+    assert "is not applied to a recorded trace" in " ".join(text.split())

@@ -421,3 +421,52 @@ def test_spot_reclaims_come_at_the_rate_per_instance_not_per_replica() -> None:
     ).policies
     expected = 2.0 * p.instance_hours["spot"]
     assert abs(p.interruptions - expected) < 3.0 * math.sqrt(expected), (p.interruptions, expected)
+
+
+def test_a_schedule_step_of_zero_runs_no_replica_and_counts_who_came() -> None:
+    # was: min must be at least 1; a step @0 ran one replica all day, and nobody arrived to none
+    night, day = [7200.0 + k for k in range(5)], [36_000.0 + k for k in range(20)]
+    n = len(night) + len(day)
+    tr = Trace(
+        arrival_s=np.array(night + day),
+        prompt_tokens=np.full(n, 512),
+        output_tokens=np.full(n, 64),
+        duration_s=86_400.0,
+        name="t",
+        synthetic=False,
+    )
+    pol = parse_policy("scheduled:at=0h@0/8h@1/18h@0,startup=60")
+    assert pol.min_replicas == 0
+    [p] = simulate_autoscale(tr, REPLICA, [pol], PRICES).policies
+    assert p.losses.counts["scaled_to_zero"] == 5 == p.dropped
+    assert p.served == 20
+    assert p.replica_hours["on_demand"] == pytest.approx(10.0, abs=0.01)
+
+
+def test_the_workloads_schedule_starts_the_fleet_early_and_stops_it_at_its_end() -> None:
+    from gpuplan.simulate.policy import as_deployed
+    from gpuplan.workload.spec import ServingSpec
+
+    serving = ServingSpec.model_validate(
+        {
+            "requests_per_s": 1,
+            "prompt_tokens": 512,
+            "output_tokens": 64,
+            "schedule": {"hours": "08:00-18:00", "time_zone": "UTC"},
+        }
+    )
+    [pol] = as_deployed([parse_policy("fixed:replicas=2,startup=700")], serving)
+    assert pol.hours == (8.0, 18.0) and pol.schedule_lead_s() == 900  # 700 s rounded up to 5 min
+    assert not pol.runs_at(7.7) and pol.runs_at(7.75) and not pol.runs_at(18.0)
+    assert as_deployed([parse_policy("fixed:replicas=2")], serving, on_schedule=False)[0].hours is None
+    tr = Trace(
+        arrival_s=np.array([40_000.0]),
+        prompt_tokens=np.array([512]),
+        output_tokens=np.array([64]),
+        duration_s=86_400.0,
+        name="t",
+        synthetic=False,
+    )
+    [p] = simulate_autoscale(tr, REPLICA, [pol], PRICES).policies
+    assert p.start_replicas == 0
+    assert p.replica_hours["on_demand"] == pytest.approx(2 * 10.25, abs=0.01)

@@ -188,3 +188,11 @@ def test_shipped_example_is_labelled_synthetic() -> None:
     tr = read_trace_csv(EXAMPLE)
     assert tr.synthetic
     assert tr.requests > 10_000
+
+
+@pytest.mark.parametrize("generate", [diurnal_trace, bursty_trace, step_trace])
+def test_a_shape_on_a_schedule_has_requests_only_in_its_hours(generate) -> None:
+    tr = generate(Shape(peak_requests_per_s=0.5, duration_s=2 * 86_400.0, hours=(8.0, 18.0)))
+    hour = tr.arrival_s % 86_400.0 / 3600.0
+    assert tr.requests > 0 and bool(np.all((hour >= 8.0) & (hour < 18.0)))
+    assert tr.rate is not None and tr.rate.mean_requests_per_s < tr.rate.peak_requests_per_s

@@ -80,8 +80,10 @@ def _shape_trace(
     seed: int,
     prompt: int | None,
     output: int | None,
+    in_hours: tuple[float, float] | None = None,
 ) -> Trace:
-    """A generated trace; ``rate`` is (mean, peak) requests/s, either None."""
+    """A generated trace; ``rate`` is (mean, peak) requests/s, either None; ``in_hours``: the hours
+    of each day its requests arrive in (a service's schedule), None: every hour."""
     from gpuplan.errors import NotFoundError
     from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, step_trace
 
@@ -92,6 +94,7 @@ def _shape_trace(
         seed=seed,
         prompt_tokens=prompt,
         output_tokens=output,
+        hours=in_hours,
     )
     if shape == "diurnal":
         return diurnal_trace(s)
@@ -381,7 +384,7 @@ def autoscale_cmd(
         request_tokens,
         storage_bytes_per_s,
     )
-    from gpuplan.simulate.policy import as_deployed
+    from gpuplan.simulate.policy import as_deployed, service_hours
     from gpuplan.simulate.replica import cold_start
     from gpuplan.workload import load_workload
 
@@ -404,7 +407,12 @@ def autoscale_cmd(
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
     # gpu-util as deploy writes the HPA: the serving block's target and replica range, unless the
     # policy names them itself
-    pols = as_deployed(pols, w.serving)
+    # on a schedule (serving.schedule) a generated day is a scheduled day in its time zone: the
+    # policies run none outside its hours, as deploy's KEDA cron trigger; a recorded trace's times
+    # are not known to be in that zone, so it is replayed as recorded, and the report says so
+    schedule = w.serving.schedule.window if w.serving is not None and w.serving.schedule else None
+    on_schedule = schedule is not None and shape is not None
+    pols = as_deployed(pols, w.serving, on_schedule=on_schedule)
     if not pols:
         raise InputError.worded(
             N_("give at least one --policy (e.g. --policy target:target=0.7) or --policies FILE")
@@ -433,7 +441,7 @@ def autoscale_cmd(
             raise InputError.worded(
                 N_("--shape needs --rate or --peak (or serving.requests_per_s in the workload)")
             )
-        tr = _shape_trace(str(shape), rates, hours, seed, prompt, output)
+        tr = _shape_trace(str(shape), rates, hours, seed, prompt, output, service_hours(w.serving))
     tr = tr.with_tokens(prompt, output)
     slos = autoscale_slos(
         slo,
@@ -522,6 +530,8 @@ def autoscale_cmd(
             cold_start_source=cold_words,
             estimate_capacity_requests_per_s=estimate_capacity,
             latency_share=latency_share,
+            schedule=schedule,
+            schedule_applied=on_schedule,
         ),
         policy_prices=own_prices,
     )

@@ -153,6 +153,23 @@ class SloDoc(Document):
     threshold_s: float
 
 
+class ScheduleDoc(Document):
+    """The workload's ``serving.schedule`` as the run used it."""
+
+    hours: str
+    """``08:00-18:00``, local time."""
+    days: str
+    """``mon-fri``."""
+    time_zone: str
+    applied: bool
+    """True: each day of the (generated) trace is a scheduled day in the schedule's time zone, its
+    requests only in the hours, and every policy but a scheduled one runs no replica outside them
+    (as deploy's KEDA cron trigger), its replicas started ``behaviour.schedule_lead_s`` early; false:
+    a recorded trace, replayed as recorded, the policies as written."""
+    note: str
+    """The same in words, as the report says it."""
+
+
 class SettingsDoc(Document):
     slo_s: float | None
     """The end-to-end threshold among ``slos`` (null without one)."""
@@ -163,6 +180,8 @@ class SettingsDoc(Document):
     cold_start_s: float | None
     """Launch to ready of a replica a policy adds when the policy sets no startup."""
     cold_start_source: str
+    schedule: ScheduleDoc | None = None
+    """The workload's ``serving.schedule``; null without one."""
 
 
 class LatencyDoc(Document):
@@ -188,6 +207,9 @@ class SloOutcomeDoc(Document):
 
 
 class LossesDoc(Document):
+    scaled_to_zero: int = 0
+    """Dropped requests that arrived while the policy ran no replica and started none (outside the
+    workload's schedule, or at a scheduled step of 0); that time cost nothing."""
     cold_start: int
     at_max: int
     not_scaled: int
@@ -215,6 +237,10 @@ class BehaviourDoc(Document):
     """How the committed replicas are bought; null without any."""
     per_replica: float | None = None
     """queue: the requests in flight per replica it scales at; null for other kinds."""
+    schedule_lead_s: float | None = None
+    """Where it runs on the workload's schedule (``settings.schedule.applied``): seconds before the
+    hours it starts its replicas, their start-up rounded up to 5 min, as deploy's cron; null
+    otherwise."""
     replica_load_requests_per_s: float | None = None
     """queue without its own ``per_replica``: the load a replica carries at that target, requests/s,
     as deploy works it out; null otherwise."""

@@ -125,6 +125,7 @@ def _policy_doc(p: PolicyResult, res: AutoscaleResult, money: Money) -> dict[str
             "commit_replicas": pol.commit_replicas,
             "commit_pricing": pol.commit_pricing if pol.commit_replicas else None,
             "per_replica": pol.per_replica if pol.kind == "queue" else None,
+            "schedule_lead_s": pol.schedule_lead_s() if pol.hours is not None else None,
             **_replica_load_fields(pol),
         },
         "commitment_note": _commitment_note([p]),
@@ -214,11 +215,27 @@ def autoscale_json(
                 "seed": res.settings.seed,
                 "cold_start_s": res.settings.cold_start_s,
                 "cold_start_source": res.settings.cold_start_source,
+                "schedule": _schedule_doc(res),
             },
             "policies": [_policy_doc(p, res, money) for p in res.policies],
             "comparison_note": price_comparison_note(res, money),
         },
     )
+
+
+def _schedule_doc(res: AutoscaleResult) -> dict[str, Any] | None:
+    """The workload's schedule in the JSON: its hours, days and zone, whether the run replays it, and
+    the report's words; None without one."""
+    when = res.settings.schedule
+    if when is None:
+        return None
+    return {
+        "hours": when.hours_text,
+        "days": when.days_text,
+        "time_zone": when.zone,
+        "applied": res.settings.schedule_applied,
+        "note": schedule_note(res),
+    }
 
 
 def retimed_line(note: str) -> str:
@@ -247,6 +264,9 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
     if res.trace_note:
         lines.append(retimed_line(res.trace_note))
     lines += _trace_input_lines(res)
+    said = schedule_note(res)
+    if said:
+        lines.append(said)
     lines += [
         _("Replica: 1/{n} of one {gpu}, {n} replicas time-sharing each GPU; {source}.").format(
             n=res.prices.replicas_per_gpu, gpu=res.replica.gpu, source=res.replica.source
@@ -570,11 +590,46 @@ def _trace_input_lines(res: AutoscaleResult) -> list[str]:
     return lines
 
 
+def _clock(hour: float) -> str:
+    """``8.5`` as ``08:30``."""
+    minutes = round(hour * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def schedule_note(res: AutoscaleResult) -> str | None:
+    """The workload's schedule as the run used it (``serving.schedule``); None without one."""
+    when = res.settings.schedule
+    if when is None:
+        return None
+    if not res.settings.schedule_applied:
+        return _(
+            "The workload's schedule, {when} (serving.schedule), is not applied to a recorded trace (its "
+            "times are not known to be in that time zone): its requests are replayed as recorded and the "
+            "policies run as written, round the clock; --shape replays a scheduled day."
+        ).format(when=when.said)
+    return _(
+        "On the workload's schedule, {when} (serving.schedule): each day of the trace is one scheduled "
+        "day ({days}), local time from 00:00, its requests only from {start} to {end}; every policy but a "
+        "scheduled one runs no replica outside those hours, as deploy's KEDA cron trigger "
+        "(minReplicaCount 0), and starts its replicas their start-up, rounded up to 5 min, before "
+        "them, as deploy's cron does. Its cost is its hours in the schedule."
+    ).format(
+        when=when.said,
+        days=when.days_text,
+        start=_clock(when.start_min / 60),
+        end=_clock(when.end_min / 60),
+    )
+
+
 def _behaviour(p: PolicyResult) -> str:
     """How a policy moved: start, how fast an added replica serves, how often it decides."""
     pol = p.policy
     start = _("starts with {n} ready").format(n=p.start_replicas)
-    if pol.kind == "fixed":
+    if pol.kind == "fixed" and pol.hours is not None:
+        text = _("{name}: {start}; replicas={n} in the schedule's hours, none outside them.").format(
+            name=p.name, start=start, n=pol.replicas
+        )
+    elif pol.kind == "fixed":
         text = _("{name}: {start}, never scales.").format(name=p.name, start=start)
     else:
         text = _(
@@ -649,6 +704,13 @@ def _behaviour(p: PolicyResult) -> str:
                     )
                 more = _join(more, _("Give per_replica=N to replay another target."))
                 text = _join(text, more)
+    if pol.hours is not None:
+        more = _("Runs from {start} (its start-up, {lead:.0f} min, before the hours) to {end}.").format(
+            start=_clock((pol.hours[0] - pol.schedule_lead_s() / 3600) % 24),
+            lead=pol.schedule_lead_s() / 60,
+            end=_clock(pol.hours[1]),
+        )
+        text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))
     if p.saturated_s > 0:
@@ -874,6 +936,7 @@ def _unreachable_lines(res: AutoscaleResult) -> list[str]:
 
 
 _CAUSE_WORDS = {
+    "scaled_to_zero": N_("arrived while scaled to zero"),
     "cold_start": N_("dropped while replicas started"),
     "at_max": N_("dropped at max replicas"),
     "not_scaled": N_("dropped, not scaled up yet"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gpuplan.day_load import Schedule
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.simulate.engine import (
@@ -61,7 +62,7 @@ MAX_REPLICA_DECISIONS = 20_000_000
 MAX_SLOTS = 1_000_000
 
 #: Why a request was lost or late, in the order the report lists them.
-LOSS_CAUSES = ("cold_start", "at_max", "not_scaled", "spot", "unreachable", "queueing")
+LOSS_CAUSES = ("scaled_to_zero", "cold_start", "at_max", "not_scaled", "spot", "unreachable", "queueing")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +125,12 @@ class SimulationSettings:
     """The share of :attr:`estimate_capacity_requests_per_s` the workload's latency targets hold a
     replica at, where they need more replicas than the sizing utilisation (as ``plan`` buys them,
     :func:`gpuplan.api.estimate_replica_figures`); None: no such target."""
+    schedule: Schedule | None = None
+    """The workload's ``serving.schedule`` (None: none), said in the report and the JSON."""
+    schedule_applied: bool = False
+    """Whether the run replays it: the trace's day is a scheduled day, local time from 00:00, its
+    requests only in the hours, and the policies as deployed run none outside them
+    (:attr:`Policy.hours`); False: a recorded trace, replayed as recorded round the clock."""
 
     def __post_init__(self) -> None:
         # A negative notice reclaimed replicas before they were told (and billed them for less than
@@ -182,7 +189,9 @@ class Losses:
     """Where a policy lost requests and why (``LOSS_CAUSES``)."""
 
     counts: dict[str, int]
-    """cold_start: dropped while replicas it had asked for were still starting; at_max: dropped with
+    """scaled_to_zero: arrived while the policy ran no replica and started none (outside the
+    workload's schedule, or at a ``scheduled`` step of 0), and dropped; it cost nothing then.
+    cold_start: dropped while replicas it had asked for were still starting; at_max: dropped with
     every replica the policy may run; not_scaled: dropped below max with none starting (the
     policy's metric, tolerance or cooldown had not asked for more yet); spot: killed by a spot
     reclaim; unreachable: served over an SLO that no capacity meets for it; queueing: served over an
@@ -383,15 +392,21 @@ def _losses(
     counts = dict.fromkeys(LOSS_CAUSES, 0)
     dropped = np.flatnonzero(st == STATUS_DROPPED)
     if len(dropped) and run.tick_s:
+        ticks, fleet = np.asarray(run.tick_s), np.asarray(run.tick_replicas)
+        came = np.maximum(np.searchsorted(ticks, trace.arrival_s[dropped], side="right") - 1, 0)
+        zero = fleet[came] == 0  # no replica up or starting when it arrived
         when = trace.arrival_s[dropped] + cfg.settings.timeout_s
-        k = np.maximum(np.searchsorted(np.asarray(run.tick_s), when, side="right") - 1, 0)
-        asked = np.asarray(run.tick_replicas)[k]
+        k = np.maximum(np.searchsorted(ticks, when, side="right") - 1, 0)
+        asked = fleet[k]
         ready = np.asarray(run.tick_ready)[k]
-        cold = ready < asked
-        at_max = ~cold & (asked >= policy.max_replicas)
+        cold = ~zero & (ready < asked)
+        at_max = ~zero & ~cold & (asked >= policy.max_replicas)
+        counts["scaled_to_zero"] = int(zero.sum())
         counts["cold_start"] = int(cold.sum())
         counts["at_max"] = int(at_max.sum())
-        counts["not_scaled"] = len(dropped) - counts["cold_start"] - counts["at_max"]
+        counts["not_scaled"] = (
+            len(dropped) - counts["scaled_to_zero"] - counts["cold_start"] - counts["at_max"]
+        )
     counts["spot"] = int(np.count_nonzero(st == STATUS_KILLED))
     counts["unreachable"] = int(np.count_nonzero(req.hopeless))
     counts["queueing"] = int(np.count_nonzero(req.late & ~req.hopeless))

@@ -11,9 +11,12 @@ Model (exact for it, no time-stepping of requests):
 - One queue in front of all replicas, first come first served (a gateway with least-outstanding
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
-  min/max). The gpu-util policy's metric is each replica's GPU busy fraction (some sequence
-  prefilling or decoding on it, as DCGM's GPU_UTIL counts time with a kernel running) over a
-  ``util_sample_s`` sample taken ``Policy.delay_s`` before the decision (``_Fleet._gpu_util``).
+  min/max; none outside the workload's schedule, :attr:`Policy.hours`, and none at a
+  ``scheduled`` step of 0: a request arriving then waits for a replica that is not coming and is
+  dropped at its timeout, unless one is started before it). The gpu-util policy's metric is
+  each replica's GPU busy fraction (some sequence prefilling or decoding on it, as DCGM's GPU_UTIL
+  counts time with a kernel running) over a ``util_sample_s`` sample taken ``Policy.delay_s``
+  before the decision (``_Fleet._gpu_util``).
   A launched replica is billed from the decision and serves from ``startup_s`` later; one scaled
   down stops taking requests, finishes those it has, and is billed until it is empty.
 - The window's drain: at the end of the trace the replicas up (and those starting) go on serving the
@@ -315,6 +318,8 @@ class _Fleet:
     # -- decisions -----------------------------------------------------------------------------
     def _desired(self, t: float, current: int, ready: int, queued: int, util: float | None) -> int:
         p = self.p
+        if not p.runs_at(((self.cfg.start_of_day_s + t) % 86_400.0) / 3600.0):
+            return 0  # outside the workload's schedule: none (KEDA's cron, minReplicaCount 0)
         if p.kind == "fixed":
             want = p.replicas or p.min_replicas
         elif p.kind == "scheduled":
@@ -516,8 +521,11 @@ def spot_share(policy: Policy, replicas: int) -> int:
 
 
 def initial_replicas(policy: Policy, start_of_day_s: float = 0.0) -> int:
-    """Replicas ready when the trace begins: the policy's ``start``, else what it asks for then
-    (fixed and scheduled), else its ``min``."""
+    """Replicas ready when the trace begins: none outside the workload's schedule
+    (:attr:`Policy.hours`), else the policy's ``start``, else what it asks for then (fixed and
+    scheduled), else its ``min``."""
+    if not policy.runs_at((start_of_day_s % 86_400.0) / 3600.0):
+        return 0
     if policy.start_replicas is not None:
         return policy.start_replicas
     if policy.kind == "fixed":
@@ -612,6 +620,12 @@ def _run(
         j += done
         if done < MIN_BLOCK:
             j = dispatch_heap(pool, d, j, next_tick, fleet.step, arrived)
+    # A fleet the time of day sets (a schedule) goes on following it to the window's end after the
+    # last request: its replicas stop at the schedule's end, not at the window's.
+    if policy.kind == "scheduled" or policy.hours is not None:
+        while next_tick <= horizon:
+            fleet.tick(next_tick, j, status, start)
+            next_tick += period
     # Requests never started (no replica left to serve them): dropped at their timeout.
     status[j:] = STATUS_DROPPED
     # Waiting when the window ended: arrived by then, not started by then, not timed out by then.

@@ -87,6 +87,7 @@ __all__ = [
     "max_for_load",
     "parse_policy",
     "queue_target",
+    "service_hours",
     "with_serving",
 ]
 
@@ -175,7 +176,12 @@ class Policy:
     util_sample_s: float = DEFAULT_UTIL_SAMPLE_S
     """gpu-util: the period one utilisation sample averages over, s."""
     schedule: tuple[tuple[float, int], ...] = ()
-    """scheduled: (hour of day, replicas from then on), sorted."""
+    """scheduled: (hour of day, replicas from then on), sorted; a step of 0 runs no replica."""
+    hours: tuple[float, float] | None = None
+    """The workload's ``serving.schedule`` (:func:`as_deployed`): the hours of each day of the trace,
+    (start, end), in which the fleet runs; none outside them, as ``deploy``'s KEDA cron trigger
+    (minReplicaCount 0), its replicas started :meth:`schedule_lead_s` early, as its cron starts
+    them. None: every hour."""
     start_replicas: int | None = None
     """Replicas ready when the trace begins; None: ``min_replicas``."""
     startup_s: float | None = None
@@ -219,6 +225,22 @@ class Policy:
     def __post_init__(self) -> None:
         _validate(self)
 
+    def schedule_lead_s(self) -> float:
+        """Seconds before the schedule's hours (:attr:`hours`) its replicas are started, so that
+        they serve from its first minute: their start-up (``startup``, else
+        :data:`DEFAULT_STARTUP_S`) rounded up to 5 minutes, as ``deploy`` starts them
+        (``gpuplan.deploy.engine.schedule_lead_min``, on the same start-up model)."""
+        startup = self.startup_s if self.startup_s is not None else DEFAULT_STARTUP_S
+        return 300.0 * math.ceil(startup / 300.0 - 1e-9)
+
+    def runs_at(self, hour_of_day: float) -> bool:
+        """Whether the fleet may run at ``hour_of_day``: always without :attr:`hours`, else from the
+        lead before their start to their end."""
+        if self.hours is None:
+            return True
+        begin, end = self.hours[0] - self.schedule_lead_s() / 3600.0, self.hours[1]
+        return begin <= hour_of_day < end or hour_of_day >= begin + 24.0
+
     def scheduled_replicas(self, hour_of_day: float) -> int:
         """Replicas the schedule asks for at ``hour_of_day`` (the last entry at or before it)."""
         out = self.schedule[-1][1]  # before the first entry: yesterday's last one still holds
@@ -255,8 +277,9 @@ def _validate(p: Policy) -> None:
     # A fixed policy's min and max are its replicas: named as the user wrote them.
     if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
         raise bad(Phrase(N_("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")))
-    if p.min_replicas < 1:
-        # said alone: the max beside it may yet be the workload's (with_serving), not this default
+    if p.min_replicas < (0 if p.kind == "scheduled" else 1):
+        # a schedule's step of 0 runs none; the kinds that scale on a metric keep one to read it.
+        # Said alone: the max beside it may yet be the workload's (with_serving), not this default
         raise bad(Phrase(N_("min must be at least 1 (got min={min})"), min=p.min_replicas))
     if not p.min_replicas <= p.max_replicas:
         raise bad(
@@ -509,7 +532,7 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
     if kind == "scheduled" and kwargs.get("schedule"):
         top = max(n for _, n in kwargs["schedule"])
         kwargs.setdefault("max_replicas", max(top, 1))
-        kwargs.setdefault("min_replicas", max(1, min(n for _, n in kwargs["schedule"])))
+        kwargs.setdefault("min_replicas", min(n for _, n in kwargs["schedule"]))
     return Policy(kind=kind, spec=spec, **kwargs)
 
 
@@ -570,21 +593,39 @@ def load_policies(path: str | Path) -> list[Policy]:
     return out
 
 
-def as_deployed(policies: Sequence[Policy], serving: ServingSpec | None) -> list[Policy]:
+def as_deployed(
+    policies: Sequence[Policy], serving: ServingSpec | None, *, on_schedule: bool = True
+) -> list[Policy]:
     """``policies`` with each gpu-util and queue one as ``deploy`` writes the autoscaler from the
-    workload's ``serving`` block (:func:`with_serving`); the others unchanged."""
+    workload's ``serving`` block (:func:`with_serving`), and, where the block has a ``schedule`` and
+    ``on_schedule`` (the trace's day is the schedule's, in its time zone), every one but a
+    ``scheduled`` policy (whose steps are its own hours) running only in its hours, as deploy's
+    KEDA cron trigger runs the fleet (:attr:`Policy.hours`)."""
     if serving is None:
         return list(policies)
+    hours = service_hours(serving) if on_schedule else None
     return [
-        with_serving(
-            p,
-            gpu_util_pct=serving.gpu_utilization_target,
-            # a schedule's 0 is outside its hours: a trace replays the hours it runs, at least one
-            min_replicas=None if serving.min_replicas is None else max(1, serving.min_replicas),
-            max_replicas=serving.max_replicas,
+        replace(q, hours=hours) if hours is not None and q.kind != "scheduled" else q
+        for q in (
+            with_serving(
+                p,
+                gpu_util_pct=serving.gpu_utilization_target,
+                # a schedule's 0 is outside its hours (Policy.hours): in them, at least one
+                min_replicas=None if serving.min_replicas is None else max(1, serving.min_replicas),
+                max_replicas=serving.max_replicas,
+            )
+            for p in policies
         )
-        for p in policies
     ]
+
+
+def service_hours(serving: ServingSpec | None) -> tuple[float, float] | None:
+    """The hours of each day a service runs, (start, end) local time, from its ``schedule``; None
+    without one."""
+    if serving is None or serving.schedule is None:
+        return None
+    window = serving.schedule.window
+    return window.start_min / 60.0, window.end_min / 60.0
 
 
 def with_serving(

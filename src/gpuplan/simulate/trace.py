@@ -27,7 +27,7 @@ import difflib
 import itertools
 import math
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -552,6 +552,9 @@ class Shape:
     prompt_tokens: int | None = None
     """Mean tokens; None leaves the workload's constant figures to be used."""
     output_tokens: int | None = None
+    hours: tuple[float, float] | None = None
+    """The hours of each day, (start, end) from the trace's 00:00, in which requests arrive (a
+    service's ``serving.schedule``): the shape's rate in them, none outside; None: every hour."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -594,6 +597,20 @@ def _fit(level: np.ndarray, shape: Shape, basis: np.ndarray | None = None) -> tu
         peak_asked=None if asked is None else peak,
     )
     return rate, fitted
+
+
+def _in_hours(
+    rate: np.ndarray, fitted: ShapeRate, *, dt_s: float, shape: Shape
+) -> tuple[np.ndarray, ShapeRate]:
+    """The rate per bin of ``dt_s`` with none outside the shape's :attr:`Shape.hours` (the shape as
+    fitted in them), and its mean and peak over the window so."""
+    if shape.hours is None:
+        return rate, fitted
+    hour = ((np.arange(len(rate)) + 0.5) * dt_s % DAY_S) / 3600.0
+    rate = np.where((hour >= shape.hours[0]) & (hour < shape.hours[1]), rate, 0.0)
+    return rate, replace(
+        fitted, mean_requests_per_s=float(rate.mean()), peak_requests_per_s=float(rate.max(initial=0.0))
+    )
 
 
 def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator, rate: ShapeRate) -> Trace:
@@ -675,8 +692,14 @@ def diurnal_trace(
     dt = 60.0
     t = np.arange(0.0, shape.duration_s, dt) + dt / 2
     day = np.arange(0.0, DAY_S, dt) + dt / 2
-    rate, fitted = _fit(
-        cosine_level(t, peak_to_trough, peak_hour), shape, basis=cosine_level(day, peak_to_trough, peak_hour)
+    rate, fitted = _in_hours(
+        *_fit(
+            cosine_level(t, peak_to_trough, peak_hour),
+            shape,
+            basis=cosine_level(day, peak_to_trough, peak_hour),
+        ),
+        dt_s=dt,
+        shape=shape,
     )
     return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng, fitted)
 
@@ -697,7 +720,7 @@ def bursty_trace(
     level = np.ones(bins)
     for s in starts:
         level[int(s / dt) : int((s + burst_s) / dt)] = burst_factor
-    rate, fitted = _fit(level, shape)
+    rate, fitted = _in_hours(*_fit(level, shape), dt_s=dt, shape=shape)
     return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty", rng, fitted)
 
 
@@ -713,7 +736,7 @@ def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -
     bins = math.ceil(shape.duration_s / dt)
     level = np.ones(bins)
     level[int(bins * at_fraction) :] = factor
-    rate, fitted = _fit(level, shape)
+    rate, fitted = _in_hours(*_fit(level, shape), dt_s=dt, shape=shape)
     return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng, fitted)
 
 

@@ -68,7 +68,8 @@ def _policies(request: SimulateRequest, workload: Workload) -> list[Policy]:
     for i, text in enumerate(request.policies):
         with refused_as(f"policies[{i}]"):
             policies.append(parse_policy(text))
-    return as_deployed(policies, workload.serving)
+    # on the workload's schedule where the day is generated (as the command line runs it)
+    return as_deployed(policies, workload.serving, on_schedule=request.trace_csv is None)
 
 
 def _one_trace(request: SimulateRequest) -> None:
@@ -88,6 +89,7 @@ def _one_trace(request: SimulateRequest) -> None:
 def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     from gpuplan.simulate import Shape
     from gpuplan.simulate.inputs import request_tokens
+    from gpuplan.simulate.policy import service_hours
 
     # As the command line: the rate given is the mean; by default the day the plan was sized for,
     # its peak serving.requests_per_s and its mean serving.mean_requests_per_s where given.
@@ -106,6 +108,7 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
         seed=request.seed,
         prompt_tokens=prompt,
         output_tokens=output,
+        hours=service_hours(serving),
     )
 
 
@@ -456,6 +459,10 @@ def simulate_document(
         cold_start_source=cold_words,
         estimate_capacity_requests_per_s=estimate_capacity,
         latency_share=latency_share,
+        schedule=None
+        if workload.serving is None or workload.serving.schedule is None
+        else workload.serving.schedule.window,
+        schedule_applied=request.trace_csv is None,
     )
     return autoscale_json(
         simulate_autoscale(
