@@ -42,6 +42,7 @@ __all__ = [
     "DataTransfer",
     "FusedKernel",
     "GpuLink",
+    "HostRule",
     "InputPipelineKind",
     "LossKind",
     "MemoryFormat",
@@ -410,6 +411,20 @@ class Upfront(Choice):
             "无预付": "none",
             "不预付": "none",
         }
+
+
+class HostRule(Choice):
+    """Which hosts a plan may run on (``constraints.hosts``, ``--hosts``): ``any`` (the default) or
+    ``provider``, only machines a provider runs in its own or vetted data centres (a cloud VM, bare
+    metal, a vetted data centre, another cloud's machine resold: ``plan/hosts.py``); a community
+    host, and a host whose kind its provider does not state, are then left out."""
+
+    PROVIDER = "provider"
+    ANY = "any"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"provider run": "provider", "provider only": "provider", "all": "any"}
 
 
 class GpuLink(Choice):

@@ -250,6 +250,8 @@ _CONTRADICTIONS = [
     (("--pricing", "reserved_1y", "--commitment", "none"), "pricing reserved_1y contradicts commitment none"),
     # a payment option's typo, not a plan costed at no upfront unasked
     (("--upfront", "partal"), "unknown upfront payment 'partal'; did you mean 'partial'?"),
+    # which hosts: a typo of provider, not a plan over every host unasked
+    (("--hosts", "providr"), "unknown host rule 'providr'; did you mean 'provider'?"),
     (
         ("--providers", "aws", "--regions", "cn-shanghai"),
         "region cn-shanghai is not a region of aws: it is a ",

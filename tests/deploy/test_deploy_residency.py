@@ -141,3 +141,28 @@ def test_deploy_provider_without_region_is_kept_to_the_workloads_countries(
 def test_provider_without_region_and_no_countries_deploys_as_before(tmp_path: Path) -> None:
     path = _workload(tmp_path, "data: {samples: 64, epochs: 1, size_gb: 2000, location: alibaba/cn-beijing}")
     assert LaunchSpec.from_workload(path, gpu="A10", provider="gcp").region is None
+
+
+def test_a_plan_kept_to_provider_run_hosts_is_not_launched_on_a_community_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a plan made with --hosts provider, edited by hand to a machine a marketplace's host lists
+    doc = plan_doc(provider="vast", region="DE", instance_type="1x-RTX_4090-32-65536")
+    doc["constraints"] = {**(doc.get("constraints") or {}), "hosts": "provider"}
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(doc)
+    assert "vast/DE 1x-RTX_4090-32-65536, is not on a machine its provider runs" in str(e.value)
+    assert "re-run `gpuplan plan`" in str(e.value)
+    # provider-run, and a plan that does not ask it: launched as before
+    ok = plan_doc()
+    ok["constraints"] = {**(ok.get("constraints") or {}), "hosts": "provider"}
+    assert LaunchSpec.from_plan(ok).provider == "aws"
+    assert LaunchSpec.from_plan(plan_doc(provider="vast", region="DE")).provider == "vast"
+    # a workload that asks it: deploy --provider onto a community host is refused, nothing written
+    out = tmp_path / "out"
+    path = _workload(tmp_path, "data: {samples: 64, epochs: 1}\nconstraints: {hosts: provider}")
+    args = [str(path), "-t", "torchrun", "-o", str(out), "--gpu", "A10"]
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "vast", "--region", "DE")
+    assert code == 1 and "constraints.hosts: provider leaves out" in said and not out.exists(), said
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "aws", "--region", "us-east-1")
+    assert code == 0, said

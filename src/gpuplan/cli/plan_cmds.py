@@ -142,6 +142,8 @@ class PlanOptions:
     """Comma list of regions."""
     countries: str | None = None
     """Comma list of countries (ISO code or name)."""
+    hosts: str | None = None
+    """``provider`` (only hosts a provider runs) or ``any``; overrides ``constraints.hosts``."""
     users_in: str | None = None
     """Comma list of the countries a service's users are in (ISO code or name); replaces
     ``serving.users_in``."""
@@ -217,6 +219,7 @@ class PlanOptions:
             "gpus": _gpu_names(self.gpus),
             "regions": _names(self.regions),
             "countries": _names(self.countries),
+            "hosts": self.hosts,
             "pricing": _names(self.pricing.lower().replace("-", "_") if self.pricing else None),
             "max_gpus": self.max_gpus,
             "min_gpus": self.min_gpus,
@@ -270,6 +273,14 @@ def plan_cmd(
     ] = None,
     regions: RegionsOption = None,
     countries: CountriesOption = None,
+    hosts: Annotated[
+        str | None,
+        typer.Option(
+            help="Which hosts the GPUs may be on: any (default) or provider, only machines a provider "
+            "runs in its own or vetted data centres (a cloud VM, bare metal; community hosts and "
+            "hosts of unknown kind left out). Overrides constraints.hosts."
+        ),
+    ] = None,
     users_in: Annotated[
         str | None,
         typer.Option(
@@ -458,6 +469,7 @@ def plan_cmd(
         gpus=gpus,
         regions=regions,
         countries=countries,
+        hosts=hosts,
         users_in=users_in,
         pricing=pricing,
         max_gpus=max_gpus,

@@ -9,6 +9,10 @@ constraint (the launch files then name no region, and the cloud may start it in 
 Without a countries constraint, a launch outside mainland China for data in it (``data.location``)
 is written with a warning, as the plan's note says it (its rules, their official texts and how to
 keep the data in are the plan's note).
+
+So with ``constraints.hosts: provider`` (``--hosts provider``: only machines a provider runs): a
+plan edited by hand to a community host, or to a host whose kind its provider does not state, is
+refused, and so is ``deploy --provider`` onto one for a workload that asks it.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpuplan.catalog.providers import provider_runs
 from gpuplan.catalog.region_countries import country_codes_of, region_country
 from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place
+from gpuplan.vocab import HostRule
 
-__all__ = ["MAINLAND_CHINA", "border_warning", "refuse_outside_countries"]
+__all__ = ["MAINLAND_CHINA", "border_warning", "refuse_outside_countries", "refuse_unrun_host"]
 
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
 MAINLAND_CHINA = "CN"
@@ -74,6 +80,48 @@ def refuse_outside_countries(
             "--region: {where} (country {country}) is outside the workload's constraints.countries "
             "({countries}), which the plan leaves out; choose a region in them (`gpuplan offers "
             "--countries {first}` lists them) or change constraints.countries"
+        ),
+        **fields,
+    )
+
+
+def refuse_unrun_host(
+    provider: str | None,
+    region: str | None,
+    instance_type: str | None,
+    doc: Mapping[str, Any],
+    *,
+    source: str,
+    plan: bool,
+) -> None:
+    """DeployError where ``doc`` (a plan document or a workload file) asks for ``constraints.hosts:
+    provider`` and the offer is not on a machine its provider runs (a community host, or a kind its
+    provider's terms do not state: the plan leaves both out). Nothing where it does not ask, or no
+    provider is named."""
+    constraints = doc.get("constraints")
+    hosts = constraints.get("hosts") if isinstance(constraints, Mapping) else None
+    if not provider or not isinstance(hosts, str) or hosts.strip().lower() != HostRule.PROVIDER:
+        return
+    if provider_runs(provider, instance_type or "", region or ""):
+        return
+    fields = {
+        "source": source,
+        "where": " ".join(filter(None, [place(provider, region) if region else provider, instance_type])),
+    }
+    if plan:
+        raise DeployError.worded(
+            N_(
+                "{source}: the recommended option, {where}, is not on a machine its provider runs (a "
+                "community host, or a host of unknown kind), which the plan's hosts: provider leaves "
+                "out: re-run `gpuplan plan`"
+            ),
+            **fields,
+        )
+    raise DeployError.worded(
+        N_(
+            "{where} is not known to be a machine its provider runs (a community host, or a host of "
+            "unknown kind), which the workload's constraints.hosts: provider leaves out; choose an "
+            "option `gpuplan plan` recommends, or change constraints.hosts"
         ),
         **fields,
     )

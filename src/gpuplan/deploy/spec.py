@@ -64,7 +64,7 @@ from gpuplan.deploy.grammar import (
 )
 from gpuplan.deploy.hub import ModelIdentity, preset_identity, read_config_identity, recorded_identity
 from gpuplan.deploy.reasons import reason
-from gpuplan.deploy.residency import refuse_outside_countries
+from gpuplan.deploy.residency import refuse_outside_countries, refuse_unrun_host
 from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
@@ -832,6 +832,7 @@ class LaunchSpec(BaseModel):
             ) from e
         # a plan edited by hand to a region its countries leave out is not launched there
         refuse_outside_countries(opt.provider, opt.region, doc, source=source, plan=True)
+        refuse_unrun_host(opt.provider, opt.region, opt.instance_type, doc, source=source, plan=True)
         raw = doc.get("workload")
         recorded = doc.get("workload_sha256")
         # read from the document parsed once here, not from the file again
@@ -921,6 +922,7 @@ class LaunchSpec(BaseModel):
             # validated above: constraints.countries are names the plan reads; without a region the
             # launch names none, and the cloud may start it anywhere
             refuse_outside_countries(provider, region, doc, source=str(path), plan=False)
+            refuse_unrun_host(provider, region, instance_type, doc, source=str(path), plan=False)
         config = workload.model.hf_config
         spec = _build(
             workload,

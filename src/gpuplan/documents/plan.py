@@ -565,6 +565,9 @@ class PlanConstraintsDoc(Document):
     """The GPUs allowed, as named (a family name allows each of its variants)."""
     regions: list[str] | None = None
     countries: list[str] | None = None
+    hosts: Literal["provider"] | None = None
+    """``provider``: only hosts a provider runs were planned on (community hosts and hosts of
+    unknown kind left out); null: any host."""
     pricing: list[PricingModel]
     max_gpus: int | None = None
     min_gpus: int | None = None

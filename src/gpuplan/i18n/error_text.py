@@ -43,6 +43,7 @@ KIND_WORDS = (
     N_("language"),
     N_("commitment"),
     N_("upfront payment"),
+    N_("host rule"),
     N_("price unit"),
     N_("confidence"),
     N_("task"),

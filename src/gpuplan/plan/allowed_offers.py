@@ -1,6 +1,7 @@
 """The catalog offers a workload's ``constraints`` allow, where a command prices a GPU outside the
-planner: its providers, regions and countries, as the planner excludes its candidates
-(:mod:`gpuplan.plan.candidates`: provider, region, then country, each name compared without case).
+planner: its providers, regions, countries and hosts, as the planner excludes its candidates
+(:mod:`gpuplan.plan.candidates`: provider, region, country, each name compared without case, then
+``hosts: provider``, which keeps the offers on a machine a provider runs).
 
 ``estimate``'s offered GPUs and ``simulate``'s fleets read their prices through it: a fleet priced
 at a marketplace the team had not named had cost a Chinese team's day at a fifth of what the clouds
@@ -13,9 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpuplan.catalog.providers import provider_runs
 from gpuplan.i18n.messages import _
 from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.region_countries import region_country
+from gpuplan.vocab import HostRule
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
@@ -67,5 +70,11 @@ def allowed_offers(offers: Iterable[OfferPrice], constraints: ConstraintsSpec | 
         left = tuple(o for o in kept if tests[field](o, allowed))
         if len(left) < len(kept):
             narrowed.append((field, values))
+        kept = left
+    if constraints.hosts == HostRule.PROVIDER:
+        # a community host, and a host of unknown kind, are left out as the planner leaves them
+        left = tuple(o for o in kept if provider_runs(o.provider, o.instance_type, o.region))
+        if len(left) < len(kept):
+            narrowed.append(("hosts", (HostRule.PROVIDER.value,)))
         kept = left
     return AllowedOffers(offers=kept, narrowed_by=tuple(narrowed))

@@ -102,7 +102,8 @@ def plan_workload(
     """Rank every way to run ``workload`` over every offer in ``store``.
 
     ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
-    ``providers``, ``gpus``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpus`` (the
+    ``providers``, ``gpus``, ``regions``, ``countries``, ``hosts`` (``provider``: only
+    hosts a provider runs; ``any``), ``pricing``, ``max_gpus``, ``min_gpus`` (the
     fewest GPUs in all; a service's, its whole fleet's), ``min_gpu_memory_gib``, ``interconnect``,
     ``compliance``, ``commitment``, ``upfront``, ``objective``, and ``budget_cny``: a
     budget in yuan, converted at the catalog's dated rate, the conversion among the plan's notes);

@@ -377,6 +377,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         gpus=names(spec.gpus),
         regions=names(spec.regions),
         countries=names(spec.countries),
+        hosts=spec.hosts,
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
         min_gpus=spec.min_gpus,

@@ -17,6 +17,7 @@ import numpy as np
 from gpuplan.errors import GpuplanError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, counted_labels, labels_satisfy
+from gpuplan.plan.hosts import provider_run_rows
 from gpuplan.plan.input_types import (
     BoolArray,
     EstimateKey,
@@ -220,6 +221,13 @@ def enumerate_candidates(
         cands.exclude(~named_in(offers.region, c.regions)[offer], Reason.REGION)
     if c.countries:
         cands.exclude(~named_in(offers.country, c.countries)[offer], Reason.COUNTRY)
+    if c.provider_hosts_only:
+        # hosts: provider: a community host and a host of unknown kind are left out (unknown is
+        # never taken for the best case); only the candidates still in the running are looked up
+        alive = cands.alive
+        kept = np.ones(n, dtype=bool)
+        kept[alive] = provider_run_rows(offers, offer[alive])
+        cands.exclude(~kept, Reason.HOSTS)
     # Pricing "" marks an offer without any price: it is counted as unpriced, not as a pricing mismatch.
     priced_model = offers.pricing != ""
     cands.exclude((priced_model & ~named_in(offers.pricing, c.allowed_pricing))[offer], Reason.PRICING)

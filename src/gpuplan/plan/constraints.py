@@ -17,7 +17,7 @@ from gpuplan.hardware.gpus import (
     gpus_named,
 )
 from gpuplan.i18n import N_
-from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel, Upfront
+from gpuplan.vocab import Commitment, GpuLink, HostRule, Objective, PricingModel, Upfront
 
 __all__ = [
     "ALL_PRICING",
@@ -81,6 +81,7 @@ class Reason(str, Enum):
     GPU = "gpu"
     REGION = "region"
     COUNTRY = "country"
+    HOSTS = "hosts"
     PRICING = "pricing"
     NEEDS_COMMITMENT = "needs_commitment"
     COMPLIANCE = "compliance"
@@ -119,6 +120,9 @@ class Constraints:
     regions: tuple[str, ...] | None = None
     countries: tuple[str, ...] | None = None
     """ISO 3166 alpha-2 codes (``CN``, ``US``)."""
+    hosts: str | None = None
+    """``provider``: only hosts a provider runs (``plan/hosts.py``: a community host and a host of
+    unknown kind are left out); ``any`` or None: every host."""
     pricing: tuple[str, ...] | None = None
     """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
     max_gpus: int | None = None
@@ -190,6 +194,8 @@ class Constraints:
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
         if self.upfront is not None:
             object.__setattr__(self, "upfront", Upfront.cast(self.upfront).value)
+        if self.hosts is not None:
+            object.__setattr__(self, "hosts", HostRule.cast(self.hosts).value)
         if self.pricing is not None:
             object.__setattr__(self, "pricing", tuple(PricingModel.cast(p).value for p in self.pricing))
         if self.interconnect is not None:
@@ -210,6 +216,11 @@ class Constraints:
         if self.gpus is None:
             return None
         return tuple(dict.fromkeys(g.id for name in self.gpus for g in gpus_named(name)))
+
+    @property
+    def provider_hosts_only(self) -> bool:
+        """Whether only hosts a provider runs are allowed (``hosts: provider``)."""
+        return self.hosts == HostRule.PROVIDER
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from gpuplan.i18n.phrases import listed, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import REASONS, left_without_precision, named_in, refusal_words
 from gpuplan.plan.constraints import MAX_PLANNED_NODES, Reason, counted_labels, label_key, labels_satisfy
+from gpuplan.plan.hosts import hosts_left_out
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
 from gpuplan.plan.result import Option
@@ -67,6 +68,9 @@ _EMPTIED_BY = {
     Reason.PROVIDER: N_("the provider filter ({value}) left none"),
     Reason.REGION: N_("the region filter ({value}) left none"),
     Reason.COUNTRY: N_("the country filter ({value}) left none"),
+    Reason.HOSTS: N_(
+        "the hosts filter (--hosts {value}: community hosts and hosts of unknown kind left out) left none"
+    ),
     Reason.PRICING: N_("the pricing filter ({value}) left none"),
     Reason.NEEDS_COMMITMENT: N_("the commitment filter ({value}) left none"),
     Reason.COMPLIANCE: N_("the compliance filter ({value}) left none"),
@@ -146,6 +150,19 @@ _COUNTRIES_LEFT_OUT = {
     False: N_(
         "the countries asked for ({countries}) left out {n} candidates elsewhere, which may meet it: "
         "plan without --countries to see them priced"
+    ),
+}
+
+#: ``--hosts provider`` left community hosts and hosts of unknown kind out before the deadline or
+#: budget was checked: as for the countries, a refusal names what it kept out.
+_HOSTS_LEFT_OUT = {
+    True: N_(
+        "--hosts provider left out {hosts} community or unknown-kind host ({n} candidates), which may "
+        "meet it: plan with --hosts any to see it priced"
+    ),
+    False: N_(
+        "--hosts provider left out {hosts} community or unknown-kind hosts ({n} candidates), which may "
+        "meet it: plan with --hosts any to see them priced"
     ),
 }
 
@@ -322,6 +339,7 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
         Reason.PROVIDER: lambda: listed(c.providers or ()),
         Reason.REGION: lambda: listed(c.regions or ()),
         Reason.COUNTRY: lambda: listed(c.countries or ()),
+        Reason.HOSTS: lambda: c.hosts,
         Reason.PRICING: lambda: listed(c.allowed_pricing),
         Reason.NEEDS_COMMITMENT: lambda: c.commitment or Phrase(N_("not given: one month at most")),
         Reason.COMPLIANCE: lambda: listed(c.compliance or ()),
@@ -622,6 +640,9 @@ def _over_deadline_or_budget(
         clauses.append(
             Phrase(_COUNTRIES_LEFT_OUT[left_out == 1], countries=listed(c.countries), n=f"{left_out:,}")
         )
+    hosts, left_out = hosts_left_out(ctx.cands, ctx.offers)
+    if hosts > 0:
+        clauses.append(Phrase(_HOSTS_LEFT_OUT[hosts == 1], hosts=f"{hosts:,}", n=f"{left_out:,}"))
     if d is not None and not meets_d.any():
         # more instances may meet it where a count limit, not the GPU's speed, ended the search
         cands = ctx.cands

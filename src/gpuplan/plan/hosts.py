@@ -11,15 +11,30 @@ what it costs more: unknown is never taken for the best case.
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers import offer_terms
-from gpuplan.i18n import N_, _
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpuplan.catalog.providers import PROVIDER_RUN, offer_terms, provider_runs
+from gpuplan.i18n import N_, _, format_number, ngettext
 from gpuplan.i18n.countries import country_name
+from gpuplan.plan.constraints import Reason
 from gpuplan.plan.result import Option
 
-__all__ = ["PROVIDER_RUN", "host_cell", "host_kind", "host_words", "is_provider_run"]
+if TYPE_CHECKING:
+    from gpuplan.plan.candidates import Candidates
+    from gpuplan.plan.input_types import BoolArray, IntArray, OfferTable
 
-#: Host kinds a provider runs (or resells from another cloud): their machines are its to keep up.
-PROVIDER_RUN = frozenset({"cloud_vm", "bare_metal", "secure_cloud", "resold"})
+__all__ = [
+    "PROVIDER_RUN",
+    "host_cell",
+    "host_kind",
+    "host_words",
+    "hosts_left_out",
+    "hosts_left_out_note",
+    "is_provider_run",
+    "provider_run_rows",
+]
 
 _LONG = {
     "cloud_vm": N_("a cloud VM in the provider's own data centre"),
@@ -46,6 +61,48 @@ def host_kind(provider: str, instance_type: str, region: str) -> str | None:
 def is_provider_run(kind: str | None) -> bool:
     """Whether a host kind is run by the provider (unknown is not)."""
     return kind in PROVIDER_RUN
+
+
+def provider_run_rows(offers: OfferTable, rows: IntArray) -> BoolArray:
+    """Which of the offer table's ``rows`` are on a provider-run machine (each distinct row looked
+    up once: a plan's candidates repeat their offer once per node count)."""
+    t = offers
+    distinct, back = np.unique(rows, return_inverse=True)
+    run = np.array(
+        [provider_runs(str(t.provider[i]), str(t.instance_type[i]), str(t.region[i])) for i in distinct],
+        dtype=bool,
+    )
+    out: BoolArray = run[back].reshape(rows.shape) if distinct.size else np.zeros(rows.shape, dtype=bool)
+    return out
+
+
+def hosts_left_out(cands: Candidates, offers: OfferTable) -> tuple[int, int]:
+    """How many hosts (a provider's instance type in a region) ``hosts: provider`` left out, as
+    community hosts or hosts of unknown kind, and how many candidates they were: (0, 0) for none."""
+    out = cands.reason == tuple(Reason).index(Reason.HOSTS)  # candidates.REASONS' order
+    if not out.any():
+        return 0, 0
+    t = offers
+    rows = np.unique(cands.offer[out])
+    hosts = {(str(t.provider[i]), str(t.region[i]), str(t.instance_type[i])) for i in rows}
+    return len(hosts), int(np.count_nonzero(out))
+
+
+def hosts_left_out_note(cands: Candidates, offers: OfferTable) -> str:
+    """The plan's note on what ``--hosts provider`` left out, so that a cheaper community host it
+    kept out is not unsaid ("" where it left out none)."""
+    hosts, n = hosts_left_out(cands, offers)
+    if hosts == 0:
+        return ""
+    return ngettext(
+        "hosts: {hosts} community or unknown-kind host left out by --hosts provider ({n} candidates): "
+        "only machines a provider runs are planned, and a cheaper option may be among them (plan "
+        "with --hosts any to see them priced)",
+        "hosts: {hosts} community or unknown-kind hosts left out by --hosts provider ({n} candidates): "
+        "only machines a provider runs are planned, and cheaper options may be among them (plan "
+        "with --hosts any to see them priced)",
+        hosts,
+    ).format(hosts=format_number(hosts), n=format_number(n))
 
 
 def host_cell(o: Option) -> str:

@@ -38,6 +38,7 @@ class PlanOverrides:
     gpus: tuple[str, ...] | None = None
     regions: tuple[str, ...] | None = None
     countries: tuple[str, ...] | None = None
+    hosts: str | None = None
     pricing: tuple[str, ...] | None = None
     max_gpus: int | None = None
     min_gpus: int | None = None

@@ -41,7 +41,7 @@ from gpuplan.plan.constraints import (
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message, unfit_gpu
-from gpuplan.plan.hosts import host_kind, host_words, is_provider_run
+from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.nearness import near_key
@@ -713,19 +713,14 @@ def _host_note(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
     if is_provider_run(rec.host_kind):
         return words
     offers = ctx.cands.offer[ctx.costs.idx[feasible]]
-    t = ctx.offers
-    run = {
-        int(i): is_provider_run(host_kind(str(t.provider[i]), str(t.instance_type[i]), str(t.region[i])))
-        for i in np.unique(offers)
-    }
-    option = _best_of(ctx, feasible, np.array([run[int(i)] for i in offers], dtype=bool))
+    option = _best_of(ctx, feasible, provider_run_rows(ctx.offers, offers))
     if option is None:
         return _(
             "{host}; the ranking does not price a host's uptime, and no feasible option is on a "
             "provider-run machine (a cloud VM, bare metal, a vetted data centre)"
         ).format(host=words)
     extra = option.total_cost_usd - rec.total_cost_usd
-    return _(
+    words = _(
         "{host}; the ranking does not price a host's uptime: the best option on a provider-run machine "
         "(a cloud VM, bare metal, a vetted data centre) is {option} — {time_cost} ({difference})"
     ).format(
@@ -736,6 +731,13 @@ def _host_note(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
             amount=money(abs(extra))
         ),
     )
+    if not ctx.constraints.countries:
+        return words
+    # data kept in some countries (personal data, as a rule): a machine an independent host lists
+    # may be a compliance question of its own, and the plan can leave such hosts out
+    return _(
+        "{words}; to plan on such machines only, give --hosts provider (constraints.hosts: provider)"
+    ).format(words=words)
 
 
 def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> WithoutStalePrices | None:
@@ -1075,6 +1077,7 @@ def plan_offers(
                         border_note(job, (rec, *ranked, *pareto)),
                         sanctions_note((rec, *ranked, *pareto)),
                         residency_note(job, constraints.countries, excluded.get(Reason.COUNTRY.value, 0)),
+                        hosts_left_out_note(cands, offers),
                     ],
                 ),
                 *_named_without_options(ctx, constraints, feasible, ranked),

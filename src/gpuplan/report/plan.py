@@ -226,6 +226,7 @@ def plan_json(
             gpus=list(c.gpus) if c.gpus else None,
             regions=list(c.regions) if c.regions else None,
             countries=list(c.countries) if c.countries else None,
+            hosts="provider" if c.provider_hosts_only else None,
             pricing=[PricingModel(p) for p in c.allowed_pricing],
             max_gpus=c.max_gpus,
             min_gpus=c.min_gpus,

@@ -68,6 +68,7 @@ _CODES = (
     N_("gpu"),
     N_("region"),
     N_("country"),
+    N_("hosts"),
     N_("pricing"),
     N_("needs_commitment"),
     N_("compliance"),

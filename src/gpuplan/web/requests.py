@@ -126,6 +126,7 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--min-gpus": "min_gpus",
         "--max-nodes": "max_nodes",
         "--countries": "countries",
+        "--hosts": "hosts",
         "--baseline": "baseline",
         "--egress-free-tier": "egress_free_tier",
         "--copy-gbps": "copy_gbps",
@@ -284,6 +285,12 @@ class PlanRequest(WorkloadRequest):
     )
     regions: list[str] | None = _NAMES
     countries: list[str] | None = _NAMES
+    hosts: str | None = Field(
+        default=None,
+        max_length=24,
+        description="Which hosts the GPUs may be on: any (default) or provider, only machines a provider "
+        "runs in its own or vetted data centres (community hosts and hosts of unknown kind left out).",
+    )
     pricing: list[str] | None = _NAMES
     max_gpus: int | None = Field(
         default=None,
@@ -374,6 +381,7 @@ class PlanRequest(WorkloadRequest):
             "gpus": self.gpus or None,
             "regions": self.regions or None,
             "countries": self.countries or None,
+            "hosts": self.hosts,
             "pricing": [p.lower().replace("-", "_") for p in self.pricing] if self.pricing else None,
             "max_gpus": self.max_gpus,
             "min_gpus": self.min_gpus,

@@ -46,6 +46,7 @@ from gpuplan.vocab import (
     Commitment,
     DataTransfer,
     GpuLink,
+    HostRule,
     LossKind,
     Objective,
     OptimizerName,
@@ -788,6 +789,10 @@ class ConstraintsSpec(Spec):
     regions: Names = ()
     countries: Names = ()
     """ISO country codes or names the data and GPUs may be in."""
+    hosts: str | None = None
+    """Which hosts the GPUs may be on: ``any`` (default) or ``provider``, only machines a provider
+    runs in its own or vetted data centres (a community host, a machine an independent host lists,
+    and a host whose kind its provider does not state are left out)."""
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
     max_gpus: int | None = Field(default=None, ge=1, le=MAX_PLANNED_GPUS)
@@ -869,6 +874,11 @@ class ConstraintsSpec(Spec):
     @classmethod
     def _upfront(cls, v: str | None) -> str | None:
         return None if v is None else pydantic_cast(Upfront)(v).value
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, v: str | None) -> str | None:
+        return None if v is None else pydantic_cast(HostRule)(v).value
 
     @field_validator("interconnect")
     @classmethod

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from gpuplan.catalog.providers.base import (
+    PROVIDER_RUN,
     Billing,
     Credentials,
     Fetcher,
@@ -55,6 +56,7 @@ __all__ = [
     "kubernetes_service",
     "module",
     "offer_terms",
+    "provider_runs",
     "registry",
     "spot_rate_note",
     "unknown_price_reason",
@@ -311,6 +313,14 @@ def offer_terms(provider: str, instance_type: str, region: str = "") -> OfferTer
     the provider's module states nothing or the provider is not registered."""
     m = REGISTRY.get(provider)
     return m.FACTS.terms_for(instance_type, region) if m is not None else None
+
+
+def provider_runs(provider: str, instance_type: str, region: str = "") -> bool:
+    """Whether the offer's host is a machine its provider runs (:data:`PROVIDER_RUN`: a cloud VM,
+    bare metal, a vetted data centre, another cloud's machine resold); False for a community host
+    and for an offer whose terms its provider's module does not state (unknown is not the best case)."""
+    terms = offer_terms(provider, instance_type, region)
+    return terms is not None and terms.host in PROVIDER_RUN
 
 
 def spot_rate_note(provider: str) -> str | None:

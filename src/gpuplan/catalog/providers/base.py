@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
 
 __all__ = [
+    "PROVIDER_RUN",
     "Billing",
     "BlockStorage",
     "Credentials",
@@ -91,6 +92,8 @@ class SpotFacts:
 
 #: What kind of machine a price rents (``OfferTerms.host``).
 HOST_KINDS = ("cloud_vm", "bare_metal", "secure_cloud", "community_host", "resold")
+#: Host kinds a provider runs (or resells from another cloud): their machines are its to keep up.
+PROVIDER_RUN = frozenset({"cloud_vm", "bare_metal", "secure_cloud", "resold"})
 
 
 @dataclass(frozen=True, kw_only=True)
