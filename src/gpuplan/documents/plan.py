@@ -751,8 +751,9 @@ class PlanDocument(Document):
     was kept."""
     thin_memory_margin: str | None = None
     """Where ranked options fit with less than a tenth of the usable memory to spare at their
-    memory band's high end: which GPUs, and what to change, in order, if the job runs out of memory
-    all the same (the line ``gpuplan estimate`` prints); null where none does."""
+    memory band's high end: which GPUs, on which ranked options (``#7`` the seventh of
+    :attr:`options`), and what to change, in order, if the job runs out of memory all the same (the
+    line ``gpuplan estimate`` prints); null where none does."""
 
 
 class PlanInfeasibleDocument(Document):

@@ -428,7 +428,7 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + line, style="bold yellow") for line in sanctions_lines(rec)]
     # where it will most likely run out of memory, that comes first, under the headline
     lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
-    if plan.thin_memory_margin:
+    if plan.thin_memory_margin and rec.memory_thin:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
@@ -978,6 +978,9 @@ def plan_view(plan: Plan) -> Any:
     parts: list[Any] = [table]
     if marks:
         parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))
+    if plan.thin_memory_margin and not plan.recommended.memory_thin:
+        # of other ranked options only: said under the table, not under the recommendation
+        parts.append(Text(plan.thin_memory_margin, style="dim"))
     parts += _recommended(plan)
     parts.append(_savings(plan))
     parts += _per_million_tokens(plan)
