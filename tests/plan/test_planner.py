@@ -623,6 +623,32 @@ def test_a_named_provider_whose_offers_have_no_known_country_says_so_not_by_coun
     assert "8 country" in note  # the one in the US is left out by country indeed
 
 
+def test_a_named_provider_with_no_offer_in_the_countries_asked_says_the_catalog_lacks_it() -> None:
+    # was: "azure (named in providers): no option; its 1,913 candidates were left out (1,881
+    # country, …)" for an EU-only plan, as if the filter, not the catalog (whose Azure rows are all
+    # in US regions), had taken Azure away.
+    rows = [
+        offer(region="eu-central-1", country="DE"),
+        offer(provider="azure", region="eastus", country="US"),
+        offer(provider="azure", region="unspecified", country=""),
+    ]
+    plan = _plan(rows, Constraints(providers=("aws", "azure"), countries=("DE", "FR")))
+    [note] = [n for n in plan.notes if n.startswith("azure (named in providers)")]
+    assert note.startswith(
+        "azure (named in providers): no option; the catalog has no azure offer in the countries asked "
+        "for (its regions with an offer are in: US); its 16 candidates were left out (8 country, 8 whose "
+        "region's country is unknown: unspecified, which the countries filter leaves out); "
+        "`gpuplan catalog refresh --provider azure` reads its price list (https://prices.azure.com/"
+    ), note
+    assert note.endswith("2 of them in the countries asked for: francecentral, germanywestcentral"), note
+    assert "(it needs" not in note  # Azure's retail prices are public
+    # a provider with an offer in the countries asked, left out for another reason, says its reasons
+    rows[1] = offer(provider="azure", region="westeurope", country="DE", price_usd=None)
+    [note] = [n for n in _plan(rows, Constraints(providers=("aws", "azure"), countries=("DE",))).notes
+              if n.startswith("azure (named in providers)")]  # fmt: skip
+    assert "the catalog has no azure offer" not in note and "unpriced" in note, note
+
+
 def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese() -> None:
     # the codes had stayed English in a Chinese line: "（8 unpriced）"
     from gpuplan.i18n import use_language

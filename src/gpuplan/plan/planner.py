@@ -28,6 +28,7 @@ from gpuplan.plan.candidates import (
     exclude_model_split,
     left_without_precision,
     model_split_misfits,
+    named_in,
     refusal_words,
 )
 from gpuplan.plan.constraints import (
@@ -44,6 +45,7 @@ from gpuplan.plan.explain import infeasible_message, unfit_gpu
 from gpuplan.plan.hosts import host_kind, host_words, is_provider_run
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
+from gpuplan.plan.named_absent import no_offer_in_countries
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
@@ -446,6 +448,7 @@ def _named_without_options(
     options = np.char.lower(ctx.offers.provider[ctx.cands.offer[ctx.costs.idx[feasible]]].astype(str))
     shown = {o.provider.lower() for o in ranked}
     alive = ctx.cands.alive
+    asked_countries = named_in(ctx.offers.country, constraints.countries or ())[ctx.cands.offer]
     out = []
     for name in named:
         mine = provider == name.lower()
@@ -459,6 +462,16 @@ def _named_without_options(
             )
         elif alive[mine].any():
             out.append(_ranked_below(ctx, name, feasible[options == name.lower()], ranked))
+        elif constraints.countries and not (mine & asked_countries).any():
+            out.append(
+                no_offer_in_countries(
+                    name,
+                    constraints.countries,
+                    [str(c) for c in ctx.offers.country[ctx.cands.offer[mine]] if c],
+                    int(mine.sum()),
+                    _reasons_counted(ctx.cands, mine, ctx.offers),
+                )
+            )
         else:
             out.append(
                 ngettext(
