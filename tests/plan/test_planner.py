@@ -751,3 +751,32 @@ def test_volcano_engine_is_named_by_either_spelling_and_a_typo_is_told_the_code(
     assert Constraints(providers=("volcano", "火山引擎", "VolcEngine")).providers == ("volcengine",) * 3
     with pytest.raises(NotFoundError, match="did you mean 'volcengine'"):
         Constraints(providers=("volcanoe",))
+
+
+def test_the_front_ends_at_the_performance_pick_and_shows_the_personas_picks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # was: a front holding 8 p5.48xlarge spot at 6.06 h for $1,572.93 beside 8 p5en.48xlarge spot at
+    # 6.07 h for $737.72 (both "6.1 h"), and the text's 8 shown points leaving the latter, the
+    # performance pick, out. Here an H100 node 0.6 % faster than an A100 one, at 2.5 times the price.
+    import plan_helpers
+
+    from gpuplan.report.plan_view import _front, _front_shown
+
+    monkeypatch.setitem(plan_helpers.GPU_HOURS, "H100-SXM5-80GB", 7.95)
+    rows = [
+        offer(),
+        offer(instance_type="p5.48xlarge", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04),
+    ]
+    plan = _plan(rows, Constraints(max_gpus=64))
+    [perf] = [p.option for p in plan.personas if p.persona == "performance"]
+    assert perf is not None and perf.instance_type == "p4d.24xlarge"
+    assert plan.pareto[-1].label == perf.label  # nothing past it: faster by 0.6 % for more money
+    assert all(o.instance_type == "p4d.24xlarge" for o in plan.pareto), [o.label for o in plan.pareto]
+    # a long front shows 8 points: each persona's pick on it among them
+    assert len(plan.pareto) == 8
+    longer = (*plan.pareto, *plan.pareto[-3:])  # 11 points, as a front of 11 would be thinned
+    mid = replace(plan.personas[0], option=longer[2])
+    thinned = replace(plan, pareto=longer, personas=(mid, *plan.personas[1:]))
+    assert 2 in _front_shown(thinned) and len(_front_shown(thinned)) == 8
+    assert any(longer[2].label in t.plain for t in _front(thinned))

@@ -716,7 +716,9 @@ class PlanDocument(Document):
     options: list[PlanOption]
     """Ranked, best first."""
     pareto: list[PlanOption]
-    """The cost/time front, cheapest first."""
+    """The cost/time front, cheapest first; a job's ends at the performance persona's pick (an option
+    faster than it by less than 2 % of the shortest time, which the estimate does not tell apart,
+    costs more)."""
     baseline: PlanOption | None = None
     baseline_note: str = ""
     savings_vs_baseline_pct: float | None = None

@@ -294,6 +294,15 @@ def _pareto_front(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     return ordered
 
 
+def _front_to(pareto: list[Option], fastest: Option) -> list[Option]:
+    """A job's front, cheapest first, ended at the performance pick ``fastest`` where it is on it:
+    the points past it are faster than it by less than :data:`FASTEST_TIME_SHARE` of the shortest
+    time, which the estimate does not tell apart, for more money (8 p5.48xlarge spot at 6.06 h
+    for $1,572.93 beside 8 p5en.48xlarge spot at 6.07 h for $737.72, both "6.1 h"): no trade."""
+    at = [i for i, o in enumerate(pareto) if o.label == fastest.label and o.gpu == fastest.gpu]
+    return pareto[: at[0] + 1] if at else pareto
+
+
 def _unpriced_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
     """What the plan says about options whose results back are not priced (their size not stated)
     where some other option's are, or None when none is."""
@@ -996,6 +1005,7 @@ def plan_offers(
         # minute saved at several times the cost (a service's time is its period on every option).
         near = ctx.costs.time_h[picks] <= fastest.job_time_h * (1.0 + FASTEST_TIME_SHARE)
         fastest = _best_of(ctx, picks, near, Objective.COST) or fastest
+        pareto = _front_to(pareto, fastest)
     o_feas = cands.offer[costs.idx[picks]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())

@@ -468,7 +468,8 @@ class Plan:
     options: tuple[Option, ...]
     """Ranked best first (the top N, one per provider/region/instance/nodes/pricing)."""
     pareto: tuple[Option, ...]
-    """Options no other option beats on both cost and time, cheapest first."""
+    """Options no other option beats on both cost and time, cheapest first; a job's ends at the
+    performance pick (those faster than it by less than the share the pick ignores cost more)."""
     baseline: Option | None
     baseline_note: str
     savings_vs_baseline_pct: float | None
