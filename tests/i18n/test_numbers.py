@@ -23,6 +23,18 @@ def test_sub_cent_prices_keep_two_significant_digits() -> None:
     assert Money.usd().format(0.35) == "$0.35"
 
 
+def test_a_unit_price_beside_its_total_has_the_digits_to_give_the_total_back() -> None:
+    # was "31.93 GB … $3.93 ($0.12/GB)": 31.93 × 0.12 is 3.83; the rate charged is 0.123
+    from gpuplan.i18n import money_per, use_money
+
+    assert money_per(31.934 * 0.123, 31.934, per="GB") == "$0.123/GB"
+    assert money_per(31.934 * 0.12, 31.934) == "$0.12"  # a rate the cents give back, as ever
+    # 4,519.75 GB shown as 4,520: no rate gives $555.93 back; the rate to four digits
+    assert money_per(4519.75 * 0.1234567, 4519.75, per="GB") == "$0.1235/GB"
+    with use_money(Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")):
+        assert money_per(31.934 * 0.123, 31.934, per="GB") == "¥0.984/GB"  # 31.93 × 0.984 = ¥31.42
+
+
 def test_cny_converts_at_the_dated_rate_and_says_so() -> None:
     # 1 CNY = 0.125 USD  ->  1 USD = 8 CNY; 100 USD = 800 CNY
     cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")

@@ -623,6 +623,32 @@ def test_a_named_provider_whose_offers_have_no_known_country_says_so_not_by_coun
     assert "8 country" in note  # the one in the US is left out by country indeed
 
 
+def test_a_named_provider_with_no_offer_in_the_countries_asked_says_the_catalog_lacks_it() -> None:
+    # was: "azure (named in providers): no option; its 1,913 candidates were left out (1,881
+    # country, …)" for an EU-only plan, as if the filter, not the catalog (whose Azure rows are all
+    # in US regions), had taken Azure away.
+    rows = [
+        offer(region="eu-central-1", country="DE"),
+        offer(provider="azure", region="eastus", country="US"),
+        offer(provider="azure", region="unspecified", country=""),
+    ]
+    plan = _plan(rows, Constraints(providers=("aws", "azure"), countries=("DE", "FR")))
+    [note] = [n for n in plan.notes if n.startswith("azure (named in providers)")]
+    assert note.startswith(
+        "azure (named in providers): no option; the catalog has no azure offer in the countries asked "
+        "for (its regions with an offer are in: US); its 16 candidates were left out (8 country, 8 whose "
+        "region's country is unknown: unspecified, which the countries filter leaves out); "
+        "`gpuplan catalog refresh --provider azure` reads its price list (https://prices.azure.com/"
+    ), note
+    assert note.endswith("2 of them in the countries asked for: francecentral, germanywestcentral"), note
+    assert "(it needs" not in note  # Azure's retail prices are public
+    # a provider with an offer in the countries asked, left out for another reason, says its reasons
+    rows[1] = offer(provider="azure", region="westeurope", country="DE", price_usd=None)
+    [note] = [n for n in _plan(rows, Constraints(providers=("aws", "azure"), countries=("DE",))).notes
+              if n.startswith("azure (named in providers)")]  # fmt: skip
+    assert "the catalog has no azure offer" not in note and "unpriced" in note, note
+
+
 def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese() -> None:
     # the codes had stayed English in a Chinese line: "（8 unpriced）"
     from gpuplan.i18n import use_language
@@ -725,3 +751,32 @@ def test_volcano_engine_is_named_by_either_spelling_and_a_typo_is_told_the_code(
     assert Constraints(providers=("volcano", "火山引擎", "VolcEngine")).providers == ("volcengine",) * 3
     with pytest.raises(NotFoundError, match="did you mean 'volcengine'"):
         Constraints(providers=("volcanoe",))
+
+
+def test_the_front_ends_at_the_performance_pick_and_shows_the_personas_picks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # was: a front holding 8 p5.48xlarge spot at 6.06 h for $1,572.93 beside 8 p5en.48xlarge spot at
+    # 6.07 h for $737.72 (both "6.1 h"), and the text's 8 shown points leaving the latter, the
+    # performance pick, out. Here an H100 node 0.6 % faster than an A100 one, at 2.5 times the price.
+    import plan_helpers
+
+    from gpuplan.report.plan_view import _front, _front_shown
+
+    monkeypatch.setitem(plan_helpers.GPU_HOURS, "H100-SXM5-80GB", 7.95)
+    rows = [
+        offer(),
+        offer(instance_type="p5.48xlarge", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04),
+    ]
+    plan = _plan(rows, Constraints(max_gpus=64))
+    [perf] = [p.option for p in plan.personas if p.persona == "performance"]
+    assert perf is not None and perf.instance_type == "p4d.24xlarge"
+    assert plan.pareto[-1].label == perf.label  # nothing past it: faster by 0.6 % for more money
+    assert all(o.instance_type == "p4d.24xlarge" for o in plan.pareto), [o.label for o in plan.pareto]
+    # a long front shows 8 points: each persona's pick on it among them
+    assert len(plan.pareto) == 8
+    longer = (*plan.pareto, *plan.pareto[-3:])  # 11 points, as a front of 11 would be thinned
+    mid = replace(plan.personas[0], option=longer[2])
+    thinned = replace(plan, pareto=longer, personas=(mid, *plan.personas[1:]))
+    assert 2 in _front_shown(thinned) and len(_front_shown(thinned)) == 8
+    assert any(longer[2].label in t.plain for t in _front(thinned))

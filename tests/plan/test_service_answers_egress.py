@@ -131,6 +131,18 @@ def test_a_region_of_unknown_egress_price_is_bounded_at_the_highest_known_not_ze
     assert any("answers to clients: internet egress price of" in a for a in o.assumptions)
 
 
+def test_the_answers_line_shows_the_rate_its_amount_was_charged_at() -> None:
+    # was "answers to clients 4,520 GB a month to the internet, $555.93 ($0.12/GB)": the rate used,
+    # the catalog's dearest, is 0.123, and 4,520 × 0.12 is $542.40, not the amount shown.
+    facts = CostFacts([_flat(usd_per_gb=None), _flat("eu-west-1", 0.123)])
+    o = _plan(_service(), facts)
+    [said] = [a for a in o.assumptions if a.startswith("egress: answers to clients")]
+    assert said == "egress: answers to clients 4,520 GB a month to the internet, $555.93 ($0.123/GB)", said
+    # a rate the display rounds exactly is shown as ever
+    [said] = [a for a in _plan(_service(), CostFacts([_flat()])).assumptions if "answers to clients" in a]
+    assert said.endswith(", $406.78 ($0.09/GB)"), said
+
+
 def test_a_training_job_pays_no_answers() -> None:
     # A training job's results back (2 GB to the user's own site) stay its only egress out: 2 × 0.09.
     job = JobFacts(task="train", results_gb=2.0)

@@ -719,7 +719,9 @@ class PlanDocument(Document):
     options: list[PlanOption]
     """Ranked, best first."""
     pareto: list[PlanOption]
-    """The cost/time front, cheapest first."""
+    """The cost/time front, cheapest first; a job's ends at the performance persona's pick (an option
+    faster than it by less than 2 % of the shortest time, which the estimate does not tell apart,
+    costs more)."""
     baseline: PlanOption | None = None
     baseline_note: str = ""
     savings_vs_baseline_pct: float | None = None
@@ -754,8 +756,9 @@ class PlanDocument(Document):
     was kept."""
     thin_memory_margin: str | None = None
     """Where ranked options fit with less than a tenth of the usable memory to spare at their
-    memory band's high end: which GPUs, and what to change, in order, if the job runs out of memory
-    all the same (the line ``gpuplan estimate`` prints); null where none does."""
+    memory band's high end: which GPUs, on which ranked options (``#7`` the seventh of
+    :attr:`options`), and what to change, in order, if the job runs out of memory all the same (the
+    line ``gpuplan estimate`` prints); null where none does."""
 
 
 class PlanInfeasibleDocument(Document):

@@ -27,6 +27,7 @@ __all__ = [
     "format_number",
     "format_percent",
     "money",
+    "money_per",
     "per_usd",
     "rate_source",
     "set_money",
@@ -337,3 +338,24 @@ def use_money(value: Money) -> Iterator[Money]:
 def money(usd: float | None, *, per: str | None = None) -> str:
     """``usd`` in the current display currency: the one call every message with money uses."""
     return _current_money.get().format(usd, per=per)
+
+
+def money_per(total_usd: float, quantity: float, *, per: str | None = None) -> str:
+    """The unit price a total was charged at, ``total_usd`` over ``quantity`` (as shown beside it,
+    :func:`format_number`), in the current display currency with as many decimals as it takes for
+    the shown quantity times it to give the shown total: ``$0.123/GB`` beside "31.93 GB … $3.93",
+    where ``$0.12/GB`` had not given $3.93 back. Two decimals at the least, six at the most; where
+    no rate gives it back (the quantity shown rounded to thousands), the rate to four significant
+    digits."""
+    m = _current_money.get()
+    shown = float(format_number(quantity).replace(",", ""))
+    rate = m.amount(total_usd) / quantity if quantity else 0.0
+    target = m.format(total_usd)
+    for decimals in range(2, 7):
+        if m.format_native(round(rate, decimals) * shown) == target:
+            break
+    else:  # the shown quantity is rounded too far (4,520 GB of 4,519.75): the rate to 4 digits
+        rate = float(f"{rate:.4g}")
+        decimals = max(2, len(f"{rate:.6f}".rstrip("0").split(".")[1]))
+    text = f"{m.symbol}{round(rate, decimals):,.{decimals}f}"
+    return f"{text}/{per}" if per else text

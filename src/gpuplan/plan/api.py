@@ -23,7 +23,7 @@ from gpuplan.plan.build_inputs import (
 from gpuplan.plan.contradictions import check_constraints
 from gpuplan.plan.network import checked_given_network, given_network_note, with_given_network
 from gpuplan.plan.planner import BaselineSpec, PlanInfeasibleError, plan_offers
-from gpuplan.plan.result import Plan
+from gpuplan.plan.result import Option, Plan
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -264,18 +264,42 @@ def _bound_load(
 
 def _thin_margin(plan: Plan, profile: Profile) -> str:
     """What the ranked options that fit with little memory to spare are told to change if they run
-    out of memory all the same, as ``gpuplan estimate`` tells it; "" where none does. One line a
-    GPU and node shape: the margin is a GPU's, whichever offer sells it."""
-    from gpuplan.perf.memory_margin import is_thin, thin_margin_words
+    out of memory all the same, as ``gpuplan estimate`` tells it; "" where none does. One clause a
+    GPU and node shape (the margin is a GPU's, whichever offer sells it), naming the options it
+    concerns by their rank in the table, and the first of them by its label: the line is printed
+    beside the options, and an option other than the recommended one is not to be read as the
+    recommendation's risk."""
+    from gpuplan.perf.memory_margin import thin_margin_words
 
-    thin: dict[str, tuple[str, float, float]] = {}
-    for o in plan.options:
+    ranks: dict[str, list[int]] = {}
+    thin: dict[str, tuple[float, float, Option]] = {}
+    for rank, o in enumerate(plan.options, 1):
         need, usable = o.memory_needed_gib_high, o.usable_memory_gib
-        if o.memory_uncertain or need is None or usable is None or not is_thin(need, usable):
+        if not o.memory_thin or need is None or usable is None:
             continue
         gpu = o.gpu if o.gpu_count == 1 else f"{o.gpu_count}× {o.gpu}"
-        thin.setdefault(gpu, (gpu, need, usable))
-    return thin_margin_words(profile, list(thin.values())) or ""
+        ranks.setdefault(gpu, []).append(rank)
+        thin.setdefault(gpu, (need, usable, o))
+    said = [
+        (_thin_option_words(gpu, ranks[gpu], first), need, usable)
+        for gpu, (need, usable, first) in thin.items()
+    ]
+    return thin_margin_words(profile, said) or ""
+
+
+def _thin_option_words(gpu: str, ranks: Sequence[int], first: Option) -> str:
+    """``option #7, aws/eu-north-1 g6e.48xlarge spot: 8× L40S``, or ``options #1–#3, #7: 8× L40S``
+    where the shape is thin on several ranked options."""
+    runs: list[list[int]] = []
+    for r in ranks:  # consecutive ranks as one run: #1–#9, not nine numbers
+        if runs and runs[-1][-1] == r - 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    numbers = _(", ").join(f"#{run[0]}" + (f"–#{run[-1]}" if len(run) > 1 else "") for run in runs)
+    if len(ranks) == 1:
+        return _("option {rank}, {label}: {gpu}").format(rank=numbers, label=first.label, gpu=gpu)
+    return _("options {ranks}: {gpu}").format(ranks=numbers, gpu=gpu)
 
 
 def _currencies_shown(plan: Plan, prices: Sequence[OfferPrice]) -> set[str]:

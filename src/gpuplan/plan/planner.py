@@ -28,6 +28,7 @@ from gpuplan.plan.candidates import (
     exclude_model_split,
     left_without_precision,
     model_split_misfits,
+    named_in,
     refusal_words,
 )
 from gpuplan.plan.constraints import (
@@ -44,6 +45,7 @@ from gpuplan.plan.explain import infeasible_message, unfit_gpu
 from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
+from gpuplan.plan.named_absent import no_offer_in_countries
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
@@ -292,6 +294,15 @@ def _pareto_front(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     return ordered
 
 
+def _front_to(pareto: list[Option], fastest: Option) -> list[Option]:
+    """A job's front, cheapest first, ended at the performance pick ``fastest`` where it is on it:
+    the points past it are faster than it by less than :data:`FASTEST_TIME_SHARE` of the shortest
+    time, which the estimate does not tell apart, for more money (8 p5.48xlarge spot at 6.06 h
+    for $1,572.93 beside 8 p5en.48xlarge spot at 6.07 h for $737.72, both "6.1 h"): no trade."""
+    at = [i for i, o in enumerate(pareto) if o.label == fastest.label and o.gpu == fastest.gpu]
+    return pareto[: at[0] + 1] if at else pareto
+
+
 def _unpriced_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
     """What the plan says about options whose results back are not priced (their size not stated)
     where some other option's are, or None when none is."""
@@ -446,6 +457,7 @@ def _named_without_options(
     options = np.char.lower(ctx.offers.provider[ctx.cands.offer[ctx.costs.idx[feasible]]].astype(str))
     shown = {o.provider.lower() for o in ranked}
     alive = ctx.cands.alive
+    asked_countries = named_in(ctx.offers.country, constraints.countries or ())[ctx.cands.offer]
     out = []
     for name in named:
         mine = provider == name.lower()
@@ -459,6 +471,16 @@ def _named_without_options(
             )
         elif alive[mine].any():
             out.append(_ranked_below(ctx, name, feasible[options == name.lower()], ranked))
+        elif constraints.countries and not (mine & asked_countries).any():
+            out.append(
+                no_offer_in_countries(
+                    name,
+                    constraints.countries,
+                    [str(c) for c in ctx.offers.country[ctx.cands.offer[mine]] if c],
+                    int(mine.sum()),
+                    _reasons_counted(ctx.cands, mine, ctx.offers),
+                )
+            )
         else:
             out.append(
                 ngettext(
@@ -985,6 +1007,7 @@ def plan_offers(
         # minute saved at several times the cost (a service's time is its period on every option).
         near = ctx.costs.time_h[picks] <= fastest.job_time_h * (1.0 + FASTEST_TIME_SHARE)
         fastest = _best_of(ctx, picks, near, Objective.COST) or fastest
+        pareto = _front_to(pareto, fastest)
     o_feas = cands.offer[costs.idx[picks]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())

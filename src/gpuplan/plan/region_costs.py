@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.i18n import N_, _, format_number, money
+from gpuplan.i18n import N_, _, format_number, money, money_per
 from gpuplan.i18n.places import place
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
@@ -303,7 +303,7 @@ class CostFacts:
                 _("egress: answers to clients {gb} GB a month to the internet, {cost} ({price}/GB)").format(
                     gb=format_number(job.answers_gb),
                     cost=money(answers),
-                    price=money(answers / job.answers_gb),
+                    price=money_per(answers, job.answers_gb),
                 )
             )
         unknown = assumed_in or assumed_out or assumed_answers

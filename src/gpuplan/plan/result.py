@@ -415,6 +415,16 @@ class Option:
         return self.spot.expected_interruptions if self.spot else 0.0
 
     @property
+    def memory_thin(self) -> bool:
+        """Whether the option fits with little memory to spare at its band's high end
+        (:func:`gpuplan.perf.memory_margin.is_thin`); False where it may not fit or either figure is
+        unknown."""
+        from gpuplan.perf.memory_margin import is_thin
+
+        need, usable = self.memory_needed_gib_high, self.usable_memory_gib
+        return not self.memory_uncertain and need is not None and usable is not None and is_thin(need, usable)
+
+    @property
     def label(self) -> str:
         """``aws/us-east-1 2× p5en.48xlarge spot``, the pricing model in the current language."""
         nodes = f"{self.nodes}× " if self.nodes > 1 else ""
@@ -458,7 +468,8 @@ class Plan:
     options: tuple[Option, ...]
     """Ranked best first (the top N, one per provider/region/instance/nodes/pricing)."""
     pareto: tuple[Option, ...]
-    """Options no other option beats on both cost and time, cheapest first."""
+    """Options no other option beats on both cost and time, cheapest first; a job's ends at the
+    performance pick (those faster than it by less than the share the pick ignores cost more)."""
     baseline: Option | None
     baseline_note: str
     savings_vs_baseline_pct: float | None

@@ -429,7 +429,7 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + line, style="bold yellow") for line in sanctions_lines(rec)]
     # where it will most likely run out of memory, that comes first, under the headline
     lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
-    if plan.thin_memory_margin:
+    if plan.thin_memory_margin and rec.memory_thin:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
     lines += [Text("  " + line) for line in spot_lines(rec)]
@@ -927,15 +927,38 @@ def _personas(plan: Plan) -> list[Any]:
     return lines
 
 
+#: Points of the Pareto front the text shows; ``--json`` holds them all.
+_FRONT_SHOWN = 8
+
+
+def _front_shown(plan: Plan) -> list[int]:
+    """The positions of the front's points the text shows: all of a short front; of a long one,
+    points evenly spaced from cheapest to fastest, each persona's pick on the front among them (in
+    place of the nearest spaced point). The performance pick had been left out of "8 of them
+    shown", the line beside it a faster one at twice the price."""
+    n = len(plan.pareto)
+    if n <= _FRONT_SHOWN:
+        return list(range(n))
+    step = (n - 1) / (_FRONT_SHOWN - 1)
+    shown = sorted({round(i * step) for i in range(_FRONT_SHOWN)})
+    labels = [o.label for o in plan.pareto]
+    picked = sorted(
+        {labels.index(p.option.label) for p in plan.personas if p.option and p.option.label in labels}
+    )
+    for i in picked:
+        if i not in shown:
+            free = [j for j in shown if j not in picked]
+            shown.remove(min(free, key=lambda j: abs(j - i)))
+            shown = sorted([*shown, i])
+    return shown
+
+
 def _front(plan: Plan) -> list[Any]:
     from rich.text import Text
 
     excluded = item_list(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
     # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
-    front = list(plan.pareto)
-    if len(front) > 8:
-        step = (len(front) - 1) / 7
-        front = [front[round(i * step)] for i in range(8)]
+    front = [plan.pareto[i] for i in _front_shown(plan)]
     options = ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto))
     if len(front) < len(plan.pareto):
         # the header had said 11 options above 8 lines
@@ -979,6 +1002,9 @@ def plan_view(plan: Plan) -> Any:
     parts: list[Any] = [table]
     if marks:
         parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))
+    if plan.thin_memory_margin and not plan.recommended.memory_thin:
+        # of other ranked options only: said under the table, not under the recommendation
+        parts.append(Text(plan.thin_memory_margin, style="dim"))
     parts += _recommended(plan)
     parts.append(_savings(plan))
     parts += _per_million_tokens(plan)
