@@ -80,7 +80,7 @@ def test_the_estimates_job_time_is_the_plans_of_the_same_instance_less_its_set_u
     doc = _estimate(path, fresh_catalog, "--json")
     [row] = doc["estimates"]
     option = _plan_option(path, fresh_catalog, stub_trace)
-    assert doc["schema_version"] == 4
+    assert doc["schema_version"] == 5
     # the checkpoints the plan prices: its size, its assumed bandwidth and the launch's interval: not
     # 30 min, since a 2.29 min write is made at most 5 % of the job: 2.29 / 0.05 = 45.8, 46 min
     assert doc["checkpoints"] == pytest.approx(

@@ -74,13 +74,16 @@ def test_a_measured_speed_up_is_compared_and_its_causes_ranked(job: Path, fresh_
     assert code == 0, out
     assert "Measured on L20 ×8: 5.00× one L20, against" in out
     assert "Most likely, by the estimate's own figures" in out
+    # a few ms of gap: losing some overlap gives it; losing P2P would add far more than measured
     first = next(x for x in out.splitlines() if x.startswith("1. "))
-    assert "PCIe without P2P" in first and "of the gap" in first
+    second = next(x for x in out.splitlines() if x.startswith("2. "))
+    assert "communication not overlapped" in first and "of it exposed would give" in first
+    assert "PCIe without P2P" in second and "× the gap (a step longer than measured)" in second
     assert "- the input pipeline:" in out and "- the host's CPU threads" in out
     code, doc = _run(fresh_catalog, str(job), "--instance", _INSTANCE, "--measured-speedup", "5", "--json")
     gap = json.loads(doc)["estimates"][0]["scaling_gap"]
     assert gap["given"] == "speedup" and gap["gap_s"] > 0
-    assert [c["cause"] for c in gap["causes"]][:2] == ["pcie_without_p2p", "exposed_communication"]
+    assert [c["cause"] for c in gap["causes"]][:2] == ["exposed_communication", "pcie_without_p2p"]
     code, zh = _run(fresh_catalog, str(job), "--instance", _INSTANCE, "--measured-speedup", "5", lang="zh")
     assert code == 0 and "按本估算自身的数据" in zh and "GPU 之间经 PCIe 互联但没有 P2P" in zh
 
@@ -94,6 +97,28 @@ def test_two_nodes_on_an_unknown_network_show_the_conservative_bound(job: Path, 
     bound = row["scaling"]["conservative"]
     assert bound["network_gbps"] == 2.5 and bound["throughput"] < row["throughput"]
     assert f"{bound['throughput']:,.0f}" in out
+
+
+def test_two_nodes_measured_slower_name_the_network_rate_that_gives_the_gap(
+    job: Path, fresh_catalog: Path
+) -> None:
+    args = (str(job), "--instance", _INSTANCE, "-n", "16", "--measured-speedup", "5")
+    code, out = _run(fresh_catalog, *args)
+    assert code == 0, out
+    code, doc = _run(fresh_catalog, *args, "--json")
+    gap = json.loads(doc)["estimates"][0]["scaling_gap"]
+    network = gap["causes"][0]
+    assert network["cause"] == "slower_network" and network["fit"] == 1.0
+    assert 2.5 < network["network_gbps"] < 100 and network["share_of_gap"] > 10
+    first = next(x for x in out.splitlines() if x.startswith("1. "))
+    assert first.startswith(
+        f"1. the gap is what a network of about {network['network_gbps']:.2g} Gbit/s TCP between the nodes "
+        "would give (100 Gbit/s TCP assumed). Check: "
+    )
+    # the conservative bound's seconds are not the gap's: no "+37.4 s a step, 100% of the gap"
+    assert "100% of the gap" not in out
+    code, zh = _run(fresh_catalog, *args, lang="zh")
+    assert code == 0 and f"节点间网络约为 {network['network_gbps']:.2g} Gbit/s TCP" in zh
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,10 @@ __all__ = [
 #: 4: ``scaling_gap`` gives the job's time at a measured rate (``measured_compute_time_h``,
 #: ``measured_job_time_h``), and ``scaling`` each GPU's optimizer step beside one GPU's
 #: (``optimizer_s``, ``one_gpu_optimizer_s``: why a sharded optimizer scales past the GPU count).
-ESTIMATE_SCHEMA_VERSION = 4
+#: 5: ``scaling_gap.causes`` are ranked by ``fit`` (how near each comes to the gap), not by the seconds
+#: their bound adds; ``share_of_gap`` is no longer capped at 1; ``network_gbps`` is the rate between
+#: the nodes that gives the measured step.
+ESTIMATE_SCHEMA_VERSION = 5
 
 
 class EstimateWorkload(Document):
@@ -255,6 +258,15 @@ class GapCauseDoc(Document):
     extra_s: float | None
     """Seconds a step the estimator gives it at its bound; None: not modelled."""
     share_of_gap: float | None
+    """``extra_s`` over the gap: over 1 where the bound overshoots it (the network's conservative
+    bound may add a hundred times the gap)."""
+    fit: float | None
+    """How near the cause comes to the gap, 0–1, what the sized causes are ranked by: 1 where it
+    explains all of it (a cause spanning every effect up to a bound that reaches the gap); an
+    all-or-nothing cause (PCIe without P2P) that overshoots by ``k``× fits ``1/k``."""
+    network_gbps: float | None
+    """``slower_network``: the rate between the nodes (Gbit/s) at which the estimate's step is the
+    measured one; null where even the conservative bound leaves it shorter, and for other causes."""
     words: str
     check: str
 
@@ -280,7 +292,7 @@ class ScalingGapDoc(Document):
     them; null without a job size."""
     within_range: bool | None
     causes: list[GapCauseDoc]
-    """Sized causes first, most seconds first; then those the estimator does not model."""
+    """Sized causes first, nearest the gap first (``fit``); then those the estimator does not model."""
 
 
 class DecodeDoc(Document):
@@ -638,7 +650,7 @@ class EstimateRow(Document):
 class EstimateDocument(Document):
     """``gpuplan estimate --json``."""
 
-    schema_version: Literal[4] = 4
+    schema_version: Literal[5] = 5
     workload: EstimateWorkload
     software_level: str
     """The software stack the figures assume, in words."""

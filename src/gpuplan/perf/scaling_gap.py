@@ -8,21 +8,32 @@ GPUs processes ``n`` times the one GPU's samples. What the measured step takes b
 estimated one (the gap, seconds a step) is set against each cause the estimator can size, each
 costed by re-running the estimate with that cause at its bound, never a constant of its own:
 
-- **communication not overlapped** with backward: every collective of the step exposed
-  (``comm_total_s`` instead of ``comm_exposed_s``);
+- **communication not overlapped** with compute (backward; forward too under FSDP and ZeRO-3):
+  every collective of the step exposed (``comm_total_s`` instead of ``comm_exposed_s``), with what
+  makes collectives wait under the workload's parallelism (DDP, FSDP or ZeRO settings);
 - **PCIe without P2P**: the node's GPUs joined through host memory (:attr:`Link.peer_access`
   false, NCCL's share of PCIe as :mod:`gpuplan.perf.links` takes it for cards without peer access);
-- **a slower network** between nodes where the network is unknown: its conservative bound
-  (:meth:`Link.slow_end`).
+- **a slower network** between nodes where the network is unknown: the rate at which the
+  estimate's step is the measured one, solved on the estimator itself between the rate assumed and
+  the conservative bound (:meth:`Link.slow_end`); where even that bound leaves the step shorter
+  than measured, the share of the gap it accounts for there.
 
-Those are ranked by the seconds they add. What the estimator does not model is listed after them,
-each with the figure that tells it: the input pipeline (the samples/s the DataLoader would have to
-fall below), a small per-GPU batch (the estimate's speed-up with twice the micro-batches a step)
-and the host's CPU threads.
+A cause is ranked by how near it comes to the gap, not by the seconds its bound adds: a bound a
+hundred times the gap says only that the cause can reach it, and its seconds are not the gap's.
+Two kinds differ. Communication not overlapped and a slower network each span every effect from none up to
+their bound (part of the overlap lost, a network anywhere between the rate assumed and the slowest
+plausible), so one whose bound reaches the gap explains all of it, and one short of it its share.
+PCIe without P2P is all or nothing: its step is the estimate's on that link, so a step that much
+longer than measured fits the measurement as badly as one that much shorter
+(:attr:`GapCause.fit`). What the estimator does not model is listed after them, each with the
+figure that tells it: the input pipeline (the samples/s the DataLoader would have to fall below), a
+small per-GPU batch (the estimate's speed-up with twice the micro-batches a step) and the host's
+CPU threads.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
@@ -30,7 +41,7 @@ from gpuplan.i18n.messages import _
 from gpuplan.i18n.numbers import format_number, format_percent
 from gpuplan.perf.advice_base import Setup
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.links import Link
+from gpuplan.perf.links import Link, link_name
 from gpuplan.perf.scaling import ScalingFigures, request_link
 
 __all__ = ["MIN_SHARE", "GapCause", "MeasuredScaling", "ScalingGap", "measured_step_s", "scaling_gap"]
@@ -60,7 +71,15 @@ class GapCause:
     extra_s: float | None
     """Seconds a step the estimator gives this cause at its bound; None: not modelled."""
     share_of_gap: float | None
-    """``extra_s`` over the gap, at most 1; None where not modelled."""
+    """``extra_s`` over the gap (over 1 where the bound overshoots it); None where not modelled."""
+    fit: float | None = None
+    """How near the cause comes to the gap, 0–1, what the causes are ranked by: for one that spans
+    every effect up to its bound, ``share_of_gap`` up to 1 (1: it explains all of the gap); for an
+    all-or-nothing one, the smaller of ``share_of_gap`` and its inverse. None where not modelled."""
+    network_gbps: float | None = None
+    """``slower_network``: the rate between the nodes (Gbit/s, of the kind assumed) at which the
+    estimate's step is the measured one; None where even the conservative bound leaves it shorter,
+    and for the other causes."""
     words: str
     """What it is, with the figures."""
     check: str
@@ -90,8 +109,8 @@ class ScalingGap:
     """The measured step lies in the estimate's 80 % range (None for a speed-up: a ratio of two
     estimates has no range of its own)."""
     causes: tuple[GapCause, ...]
-    """Those the estimator sizes first, most seconds first; then those it does not model. Empty
-    where there is no gap."""
+    """Those the estimator sizes first, nearest the gap first (:attr:`GapCause.fit`); then those it
+    does not model. Empty where there is no gap."""
 
 
 def measured_step_s(est: Estimate, figures: ScalingFigures | None, measured: MeasuredScaling) -> float | None:
@@ -142,69 +161,249 @@ def _ms(s: float) -> str:
     return _("{n} ms").format(n=f"{s * 1e3:.3g}") if s < 1.0 else _("{n} s").format(n=f"{s:,.3g}")
 
 
-def _sized(cause: str, extra: float, gap: float, words: str, check: str) -> GapCause:
-    return GapCause(cause=cause, extra_s=extra, share_of_gap=min(1.0, extra / gap), words=words, check=check)
+#: Bisection steps of the network rate that explains a gap: each halves the log of the span between
+#: the conservative bound and the rate assumed (2.5–100 Gbit/s: 40×), so 30 leave the rate within a
+#: part in 10⁸, far below the two digits said.
+_SOLVE_STEPS = 30
+
+#: The parallelisms that gather each layer's parameters beside the layers' compute, forward and
+#: backward (perf/stages/communication.py); the others reduce gradients beside backward.
+_PER_LAYER = frozenset({"fsdp", "zero3"})
+
+
+def _fit(share: float, *, spans: bool) -> float:
+    """How near a cause whose bound adds ``share`` of the gap comes to it (:attr:`GapCause.fit`):
+    ``spans``, every effect up to its bound is possible."""
+    if spans:
+        return min(1.0, share)
+    return min(share, 1.0 / share) if share > 0 else 0.0
+
+
+def _sized(
+    cause: str,
+    extra: float,
+    gap: float,
+    words: str,
+    check: str,
+    *,
+    spans: bool,
+    network_gbps: float | None = None,
+) -> GapCause:
+    share = extra / gap
+    return GapCause(
+        cause=cause,
+        extra_s=extra,
+        share_of_gap=share,
+        fit=_fit(share, spans=spans),
+        network_gbps=network_gbps,
+        words=words,
+        check=check,
+    )
 
 
 def _causes(
     request: EstimateRequest, est: Estimate, figures: ScalingFigures, step_m: float, gap: float
 ) -> tuple[GapCause, ...]:
-    sized: list[GapCause] = []
-    hidden = figures.comm_total_s - figures.comm_exposed_s
-    if hidden > 0:
-        sized.append(
-            _sized(
-                "exposed_communication",
-                hidden,
-                gap,
-                _(
-                    "communication not overlapped with compute (the estimate hides {hidden} of the step's "
-                    "{total} of collectives behind backward)"
-                ).format(hidden=_ms(hidden), total=_ms(figures.comm_total_s)),
-                _(
-                    "a torch.profiler trace of one step: NCCL kernels running after backward instead of "
-                    "beside it (DDP's find_unused_parameters=True or a no_sync misuse delays them)"
-                ),
-            )
-        )
-    link = request_link(request)
-    if link.intra_path == "pcie" and min(link.gpus_per_node, request.count) > 1:
-        extra = _rerun(request, est, replace(link, peer_access=False))
-        if extra is not None and extra > 0:
-            sized.append(
-                _sized(
-                    "pcie_without_p2p",
-                    extra,
-                    gap,
-                    _(
-                        "PCIe without P2P between the GPUs (NCCL through host memory, as on a VM or board "
-                        "that does not pass peer access through)"
-                    ),
-                    _(
-                        "`gpuplan doctor` on the machine says whether its GPUs have P2P (or "
-                        "`nvidia-smi topo -p2p r`); NCCL_P2P_DISABLE=1 in the environment does the same"
-                    ),
-                )
-            )
-    if figures.conservative is not None:
-        extra = figures.conservative.step_time_s - est.step_time_s
-        if extra > 0:
-            sized.append(
-                _sized(
-                    "slower_network",
-                    extra,
-                    gap,
-                    _(
-                        "a network between the nodes slower than the {gbps:g} Gbit/s assumed (at its "
-                        "conservative bound, {slow:g} Gbit/s TCP)"
-                    ).format(gbps=figures.network_gbps or 0.0, slow=figures.conservative.network_gbps),
-                    _("measure it between two nodes (iperf3) and give it as --network-gbps"),
-                )
-            )
+    candidates = (
+        _exposed(request, figures, gap),
+        _no_p2p(request, est, gap),
+        _network(request, est, figures, step_m, gap),
+    )
     # a cause that moves the step by under 1 % of the gap explains none of it
-    sized = [c for c in sized if (c.share_of_gap or 0.0) >= MIN_SHARE]
-    sized.sort(key=lambda c: -(c.extra_s or 0.0))
+    sized = [c for c in candidates if c is not None and (c.share_of_gap or 0.0) >= MIN_SHARE]
+    # nearest the gap first (ties keep the order above): not most seconds first, which ranked a
+    # bound 120 times the gap above one that came within 14 % of it
+    sized.sort(key=lambda c: -(c.fit or 0.0))
     return (*sized, *_unmodelled(request, est, figures, step_m, gap))
+
+
+def _overlap_check(parallelism: str) -> str:
+    """How to see on the machine that the step's collectives wait instead of overlapping compute,
+    and what makes them wait under ``parallelism``, in each stack's own settings:
+
+    - DDP: ``find_unused_parameters=True`` traverses the autograd graph after forward to mark the
+      parameters that get no gradient, and gradients accumulated under ``no_sync`` are all-reduced
+      in the first step outside it (PyTorch, "DistributedDataParallel",
+      https://docs.pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html,
+      read 2026-12).
+    - FSDP: ``backward_prefetch`` (``BACKWARD_PRE`` by default) issues the next all-gather before
+      the current gradient computation, ``forward_prefetch`` does so in forward and "is only useful
+      for CPU-bound workloads", and ``limit_all_gathers`` (the "rate limiter", on by default)
+      synchronises the CPU thread so that only two units' gathers are live, to be switched off "for
+      specific CPU-bound workloads with low memory pressure" (PyTorch, "FullyShardedDataParallel",
+      https://docs.pytorch.org/docs/stable/fsdp.html; and "FSDP Notes", "FSDP Prefetch Nuances",
+      https://docs.pytorch.org/docs/stable/notes/fsdp.html, read 2026-12). The wrapping decides
+      what there is to overlap: each ``fully_shard`` unit is one all-gather and one
+      reduce-scatter, and "constructing multiple groups across the model ('layer by layer') allows
+      for peak memory savings and communication/computation overlap"; ``reshard_after_forward=False``
+      keeps the unsharded parameters after forward "and avoids the all-gather in backward", an
+      ``int`` re-gathers over that many GPUs only (e.g. a node's), both at the cost of memory
+      (PyTorch, "torch.distributed.fsdp.fully_shard",
+      https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html, read 2026-12).
+    - DeepSpeed ZeRO: ``overlap_comm`` "attempts to overlap the reduction of the gradients with
+      backward computation", off by default below stage 3 and on at stage 3 (its
+      ``overlap_comm_valid`` validator, deepspeed/runtime/zero/config.py);
+      ``stage3_prefetch_bucket_size`` is "the size of the fixed buffer for prefetching parameters.
+      Smaller values use less memory, but can increase stalls due to communication", and smaller
+      ``stage3_max_live_parameters`` / ``stage3_max_reuse_distance`` "perform more communication"
+      (DeepSpeed, "DeepSpeed Configuration JSON", https://www.deepspeed.ai/docs/config-json/,
+      read 2026-12). PyTorch's own ZeRO-1, ``ZeroRedundancyOptimizer``, runs under DDP, and
+      ``gpuplan deploy`` runs ZeRO-2 and ZeRO-3 as FSDP (``reshard_after_forward`` False and True).
+    """
+    if parallelism == "fsdp":
+        return _(
+            "a torch.profiler trace of one step: all-gathers and reduce-scatters running between the "
+            "layers' compute instead of beside it. Under FSDP, a wrapping too coarse (the whole model one "
+            "unit: no next unit to gather while one computes) or too fine (many small collectives, each "
+            "paying its latency), FSDP1's backward_prefetch=None, or, where the CPU falls behind the GPU, "
+            "limit_all_gathers=True (the default) or forward_prefetch=False make the gathers late; "
+            "reshard_after_forward=False (FSDP2: or the GPUs of a node) spares backward its all-gather "
+            "across all the GPUs, at the cost of memory"
+        )
+    if parallelism == "zero3":
+        return _(
+            "a torch.profiler trace of one step: parameter gathers and gradient reductions running between "
+            "the layers' compute instead of beside it. Under DeepSpeed, overlap_comm=false, a "
+            "stage3_prefetch_bucket_size too small to gather ahead, or stage3_max_live_parameters and "
+            "stage3_max_reuse_distance so low that parameters are released and gathered again; under FSDP, "
+            "a wrapping too coarse or too fine, or FSDP1's backward_prefetch=None"
+        )
+    if parallelism == "zero2":
+        return _(
+            "a torch.profiler trace of one step: NCCL kernels running after backward instead of beside it. "
+            "Under DeepSpeed, overlap_comm off (its default below ZeRO-3) or a reduce_bucket_size so large "
+            "that the reduction waits for the end of backward; under FSDP (SHARD_GRAD_OP, FSDP2's "
+            "reshard_after_forward=False), a wrapping too coarse or too fine, or FSDP1's "
+            "backward_prefetch=None"
+        )
+    if parallelism == "zero1":
+        return _(
+            "a torch.profiler trace of one step: NCCL kernels running after backward instead of beside it. "
+            "Under DeepSpeed, overlap_comm off (its default below ZeRO-3) or a reduce_bucket_size so large "
+            "that the reduction waits for the end of backward; PyTorch's ZeroRedundancyOptimizer runs under "
+            "DDP, whose find_unused_parameters=True or a no_sync misuse delays them"
+        )
+    return _(
+        "a torch.profiler trace of one step: NCCL kernels running after backward instead of beside it "
+        "(DDP's find_unused_parameters=True or a no_sync misuse delays them)"
+    )
+
+
+def _exposed(request: EstimateRequest, figures: ScalingFigures, gap: float) -> GapCause | None:
+    """Communication not overlapped: from none of the hidden collectives exposed to all of them."""
+    hidden = figures.comm_total_s - figures.comm_exposed_s
+    if hidden <= 0:
+        return None
+    what = (
+        _(
+            "communication not overlapped with compute (the estimate hides {hidden} of the step's {total} "
+            "of collectives behind the layers' forward and backward)"
+        )
+        if request.parallelism in _PER_LAYER
+        else _(
+            "communication not overlapped with compute (the estimate hides {hidden} of the step's "
+            "{total} of collectives behind backward)"
+        )
+    ).format(hidden=_ms(hidden), total=_ms(figures.comm_total_s))
+    share = hidden / gap
+    size = (
+        _(": all of it exposed adds {extra} a step, {share} of the gap").format(
+            extra=_ms(hidden), share=format_percent(share)
+        )
+        if share <= 1.0
+        else _(": the gap is what {part} of it exposed would give").format(part=format_percent(1.0 / share))
+    )
+    return _sized(
+        "exposed_communication", hidden, gap, what + size, _overlap_check(request.parallelism), spans=True
+    )
+
+
+def _no_p2p(request: EstimateRequest, est: Estimate, gap: float) -> GapCause | None:
+    """PCIe without P2P: the node re-estimated through host memory, all or nothing."""
+    link = request_link(request)
+    if link.intra_path != "pcie" or min(link.gpus_per_node, request.count) <= 1:
+        return None
+    extra = _rerun(request, est, replace(link, peer_access=False))
+    if extra is None or extra <= 0:
+        return None
+    share = extra / gap
+    what = _(
+        "PCIe without P2P between the GPUs (NCCL through host memory, as on a VM or board that does not "
+        "pass peer access through)"
+    )
+    size = (
+        _(": +{extra} a step, {share} of the gap").format(extra=_ms(extra), share=format_percent(share))
+        if share <= 1.0
+        else _(": +{extra} a step, {times:.1f}× the gap (a step longer than measured)").format(
+            extra=_ms(extra), times=share
+        )
+    )
+    check = _(
+        "`gpuplan doctor` on the machine says whether its GPUs have P2P (or `nvidia-smi topo -p2p r`); "
+        "NCCL_P2P_DISABLE=1 in the environment does the same"
+    )
+    return _sized("pcie_without_p2p", extra, gap, what + size, check, spans=False)
+
+
+def _network(
+    request: EstimateRequest, est: Estimate, figures: ScalingFigures, step_m: float, gap: float
+) -> GapCause | None:
+    """An unknown network between the nodes slower than assumed: the rate that gives the measured
+    step, where the conservative bound reaches it; else that bound's share of the gap."""
+    bound = figures.conservative
+    if bound is None or bound.step_time_s <= est.step_time_s:
+        return None
+    link = request_link(request)
+    extra = bound.step_time_s - est.step_time_s
+    check = _("measure it between two nodes (iperf3) and give it as --network-gbps")
+    # the rate assumed and the slowest plausible network's kind, as both sentences say them
+    rates = {
+        "gbps": link.network_gbit_s,
+        "kind": link_name(link.network_kind),
+        "slow_kind": link_name(bound.network_kind),
+    }
+    if bound.step_time_s < step_m:
+        words = _(
+            "a network between the nodes slower than the {gbps:g} Gbit/s {kind} assumed: even at the "
+            "slowest plausible, {slow:g} Gbit/s {slow_kind}, it adds {extra} a step, {share} of the gap"
+        ).format(**rates, slow=bound.network_gbps, extra=_ms(extra), share=format_percent(extra / gap))
+        return _sized("slower_network", extra, gap, words, check, spans=True)
+    rate = _rate_for_step(request, step_m, low=bound.network_gbps, high=link.network_gbit_s)
+    if rate is None:
+        return None
+    words = _(
+        "the gap is what a network of about {rate} Gbit/s {slow_kind} between the nodes would give "
+        "({gbps:g} Gbit/s {kind} assumed)"
+    ).format(**rates, rate=_rate_words(rate, link.network_gbit_s))
+    return _sized("slower_network", extra, gap, words, check, spans=True, network_gbps=rate)
+
+
+def _rate_words(rate: float, assumed: float) -> str:
+    """``71``, ``3.4``: the rate to two significant digits (``f"{99.8:.2g}"`` would be ``1e+02``),
+    three where two round it to the rate assumed."""
+    for digits in (2, 3):
+        rounded = float(f"{rate:.{digits}g}")
+        if rounded != assumed:
+            break
+    return format_number(rounded, digits)
+
+
+def _rate_for_step(request: EstimateRequest, step_m: float, *, low: float, high: float) -> float | None:
+    """The network rate between the nodes, between ``low`` and ``high`` Gbit/s (of the kind the
+    conservative bound takes), at which the estimate's step is ``step_m``: bisected on the
+    estimator itself, a step being no shorter on a slower network. None where it does not run."""
+    slow = replace(request_link(request).slow_end(), network_source="user")
+    for _step in range(_SOLVE_STEPS):
+        mid = math.sqrt(low * high)
+        try:
+            step = run_estimate(request.changed(link=replace(slow, network_gbit_s=mid))).step_time_s
+        except EstimateError:
+            return None
+        if step > step_m:
+            low = mid
+        else:
+            high = mid
+    return math.sqrt(low * high)
 
 
 def _rerun(request: EstimateRequest, est: Estimate, link: Link) -> float | None:

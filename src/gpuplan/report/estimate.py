@@ -850,17 +850,10 @@ def _gap_block(
         lines.append(line)
         sized = [c for c in g.causes if c.extra_s is not None]
         if sized:
-            lines.append(_("Most likely, by the estimate's own figures (each at its bound):"))
+            lines.append(_("Most likely, by the estimate's own figures (nearest the gap first):"))
             for i, c in enumerate(sized, 1):
-                lines.append(
-                    _("{i}. {words}: +{extra} a step, {share} of the gap. Check: {check}.").format(
-                        i=i,
-                        words=c.words,
-                        extra=_seconds(c.extra_s or 0.0),
-                        share=format_percent(c.share_of_gap),
-                        check=c.check,
-                    )
-                )
+                # the sizing is the cause's own words: a rate for the network, a share for the others
+                lines.append(_("{i}. {words}. Check: {check}.").format(i=i, words=c.words, check=c.check))
             explained = max(c.share_of_gap or 0.0 for c in sized)
             if explained < 1.0:
                 lines.append(
