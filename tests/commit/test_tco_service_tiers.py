@@ -35,6 +35,10 @@ def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
     st.close()
 
 
+#: The outside user's office hours: 08:00-18:00 on weekdays, Berlin time.
+OFFICE_HOURS = 'schedule: {hours: "08:00-18:00", days: mon-fri, time_zone: Europe/Berlin}'
+
+
 def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
     (folder / "svc.yaml").write_text(SERVICE % (peak, serving_extra))
     return load_usage(
@@ -156,36 +160,91 @@ def test_without_min_replicas_the_fleet_its_launch_keeps_is_priced_and_the_day_i
 def test_the_demand_change_of_a_service_that_follows_its_day_is_said_as_its_load(
     store: Store, tmp_path: Path
 ) -> None:
-    # was: "the change is more or fewer runs at once, of the same size and hours" for a 24/7 service,
-    # whose ±30 % scales its load: its GPU-hours in each tier of its day (Demand._tier_levels)
+    # was: "the change is the load: each service's GPU-hours in each part of its day scale with it"
+    # (fractional replicas); now its fleet in whole replicas at that load, with its peak said
     from dataclasses import replace
 
     report = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
     changes = [line for line in summary_lines(report) if line.startswith("Demand -30%")]
     assert len(changes) == 1 and "runs at once" not in changes[0]
     assert (
-        "(commitments fixed; the change is the load: each service's GPU-hours in each part of its day "
-        in changes[0]
+        "(commitments fixed; the change is each service's load: its fleet resized in whole replicas in "
+        "each part of its day, as the plan sizes it (the load over the load a replica is held at, rounded "
+        "up, at least serving.min_replicas or 1): service up to " in changes[0]
     )
-    assert changes[0].endswith("scale with it; the rest bought by the hour)")
+    assert changes[0].endswith("at its own load); the rest bought by the hour)")
     # beside a run-based demand, each is said for what it is
     run = Demand(name="burst", gpu="G", gpu_hours=(80.0,) * 12, busy_hours=(10.0,) * 12)
     mixed = replace(report, problem=replace(report.problem, demands=(*report.problem.demands, run)))
     (change,) = [line for line in summary_lines(mixed) if line.startswith("Demand +30%")]
+    assert "for the service(s) service the change is the load: its fleet resized in whole replicas" in change
     assert (
-        "the change is more or fewer runs at once, of the same size and hours; for the demand(s) service, "
-        in change
+        "; for the rest, more or fewer runs at once, of the same size and hours (their GPU-hours scale "
+        "with it): service up to " in change
     )
-    assert (
-        "whose fleet follows its day, it is the load: their GPU-hours in each part of the day scale with it"
-        in change
-    )
-    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
-    (flat,) = [line for line in summary_lines(peak_only) if line.startswith("Demand +30%")]
-    assert (
-        "(commitments fixed; the change is more or fewer runs at once, of the same size and hours; the rest"
-        in flat
-    )
+
+
+def test_a_one_replica_office_hours_service_costs_the_same_at_30_percent_more_or_less_load(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: -30 % and +30 % at 0.7 and 1.3 × the total, as if the one replica were fractional; it
+    # carries 0.5 requests/s at a small share of its capacity, so 0.35 or 0.65 need the same replica
+    report = tco(_usage(tmp_path, ", " + OFFICE_HOURS, peak=0.5), store=store, currency="USD")  # type: ignore[arg-type]
+    s = report.schedule
+    low, mid, high = (total for _pct, total in s.sensitivity)
+    assert low == pytest.approx(s.total_usd) and mid == pytest.approx(s.total_usd)
+    assert high == pytest.approx(s.total_usd)
+    (change,) = [line for line in summary_lines(report) if line.startswith("Demand +30%")]
+    (demand,) = report.problem.demands
+    assert f"service up to 1 × {demand.gpu} at once (1 at its own load)" in change
+
+
+def test_a_service_of_several_replicas_changes_by_whole_replicas(store: Store, tmp_path: Path) -> None:
+    # 15 requests/s in office hours: three L40S; 10.5 needs two, 19.5 four (at 80 % of a replica's
+    # capacity, the plan's sizing), not 2.1 and 3.9 of them
+    report = tco(_usage(tmp_path, ", " + OFFICE_HOURS), store=store, currency="USD")  # type: ignore[arg-type]
+    (demand,) = report.problem.demands
+    assert demand.gpus_at_once(0) == 3
+    assert demand.gpus_at_once(0, 0.7) == 2 and demand.gpus_at_once(0, 1.3) == 4
+    # the same hours each, in whole replicas
+    assert {h for _g, h in demand.levels(0, 0.7)} == {h for _g, h in demand.levels(0)}
+    low, _mid, high = (total for _pct, total in report.schedule.sensitivity)
+    gpu_time = report.schedule.total_usd - report.schedule.data_usd
+    assert low is not None and high is not None
+    assert low < report.schedule.total_usd < high
+    assert low == pytest.approx(report.schedule.data_usd + gpu_time * 2 / 3, rel=0.05)
+    (change,) = [line for line in summary_lines(report) if line.startswith("Demand -30%")]
+    assert "service up to 2 × L40S at once (3 at its own load)" in change
+
+
+def test_a_service_without_a_day_changes_its_fleet_all_month_by_whole_instances(
+    store: Store, tmp_path: Path
+) -> None:
+    # no schedule and no mean: its peak fleet all month, resized in whole replicas (was: the fleet
+    # for 0.7 or 1.3 of its hours)
+    (demand,), _ = demands_from_usage(_usage(tmp_path), store)  # type: ignore[arg-type]
+    assert demand.levels(0) == ((3.0, 730.0),)
+    assert demand.levels(0, 0.7) == ((2.0, 730.0),) and demand.levels(0, 1.3) == ((4.0, 730.0),)
+
+
+def test_a_job_keeps_scaling_its_gpu_hours_with_the_change() -> None:
+    job = Demand(name="train", gpu="G", gpu_hours=(100.0,), gpus_per_run=1.0, gpu_step=1.0)
+    assert sum(g * h for g, h in job.levels(0, 0.7)) == pytest.approx(70.0)
+
+
+def test_the_fleet_at_a_load_is_the_plans_sizing_in_whole_instances() -> None:
+    from gpuplan.plan.service_day import fleet_at_load
+
+    # a replica held at 4.33 requests/s, one to an instance, a planned fleet of 2 for 6 requests/s
+    assert fleet_at_load(6 * 0.7, 4.33, 1, 1, 2, 0.7) == 1
+    assert fleet_at_load(6 * 1.3, 4.33, 1, 1, 2, 1.3) == 2
+    assert fleet_at_load(8 * 1.3, 4.33, 1, 1, 2, 1.3) == 3
+    # at least min_replicas; two replicas to an instance round up to whole instances
+    assert fleet_at_load(0.1, 4.33, 3, 1, 3, 0.7) == 3
+    assert fleet_at_load(3 * 4.33, 4.33, 1, 2, 2, 1.3) == 2
+    # less load never more than the planned fleet, more load never fewer
+    assert fleet_at_load(0.35, 0.1, 1, 1, 1, 0.7) == 1
+    assert fleet_at_load(0.65, 100.0, 1, 1, 2, 1.3) == 2
 
 
 def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Store, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.plan.result import Option, Plan
+    from gpuplan.plan.service_day import LoadFn
     from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
     from gpuplan.workload.spec import Workload
 
@@ -503,6 +505,14 @@ def _workload_demand(
         gpus_per_run=float(best.gpu_count) if tiered is None else tiered.step,
         gpu_step=float(best.gpu_count) if tiered is None else tiered.step,
         tiers=() if tiered is None else tiered.hours,
+        at_load=_service_at_load(
+            workload,
+            best,
+            job,
+            None if load_of is None else partial(load_of, workload, prof),
+            scales=(1.0 - usage.sensitivity_pct / 100.0, 1.0 + usage.sensitivity_pct / 100.0),
+            busy_h=run_h + writes_h,
+        ),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
         + half_chunk_h
@@ -602,6 +612,52 @@ def _workload_demand(
         if tiered is None
         else tuple(b - h for b, h in zip(tiered.hours, tiered.serving_hours, strict=True)),
     )
+
+
+def _service_at_load(
+    workload: Workload,
+    best: Option,
+    job: JobFacts,
+    load_fn: LoadFn | None,
+    *,
+    scales: Sequence[float],
+    busy_h: float,
+) -> tuple[tuple[float, tuple[tuple[float, float], ...]], ...]:
+    """A service's month at each of ``scales`` × its load (:attr:`Demand.at_load`): its fleet
+    resized in whole instances as the plan sizes it (:func:`fleet_at_load`, each replica held at the
+    load its day is sized by), priced by its day at that load where its launch scales down and the
+    autoscaler can follow it (its tiers), else that fleet for all its ``busy_h`` hours, as at its
+    own load. Empty for a job, or where a replica's capacity is not estimated (its GPU-hours then
+    scale with the load)."""
+    from gpuplan.plan.service_day import fleet_at_load, held_load
+
+    srv = best.service
+    if workload.serving is None or srv is None or not srv.replica_requests_per_s or best.nodes < 1:
+        return ()
+    day = best.service_day
+    if day is not None:
+        per_replica = day.per_replica_requests_per_s
+    else:
+        cap = srv.replica_requests_per_s
+        per_replica, _words = held_load(load_fn, job, best.gpu, srv.tensor_parallel, cap, srv.replicas)
+    if not per_replica > 0 or not math.isfinite(per_replica):
+        return ()
+    out = []
+    for scale in scales:
+        at = day.at_load(scale) if day is not None else None
+        if workload.serving.scales_down and at is not None and at.scales:
+            out.append((scale, tuple((at.step, hours) for hours in at.hours)))
+            continue
+        instances = fleet_at_load(
+            srv.requests_per_s * scale,
+            per_replica,
+            job.min_replicas,
+            srv.replicas / best.nodes,
+            best.nodes,
+            scale,
+        )
+        out.append((scale, ((instances * best.gpu_count / best.nodes, busy_h),)))
+    return tuple(out)
 
 
 def _flat_service_words(workload: Workload, best: Option) -> str | None:

@@ -638,6 +638,12 @@ class Demand:
     the next for the hours the load needs two steps …): the fleet an autoscaler keeps, hour by hour,
     rather than its peak all month. Its GPU-hours per run are ``gpu_step × sum(tiers)``. Empty: the
     run's GPUs at once for all its busy hours (:meth:`levels`)."""
+    at_load: tuple[tuple[float, tuple[tuple[float, float], ...]], ...] = ()
+    """A service: one run's fleet (a month of it) at other loads, ``(load × this, its (GPUs at once,
+    hours a month) layers)``, resized in whole replicas as the plan sizes its fleet
+    (``plan/service_day.py``'s ``fleet_at_load``): what a change of its load (``scale`` in
+    :meth:`levels`) runs, rather than its GPU-hours × the change. Empty: a job (training, batch
+    work), whose GPU-hours scale with its demand (more or fewer runs at once)."""
 
     @property
     def pool(self) -> Pool:
@@ -722,13 +728,17 @@ class Demand:
         and one more step for the fraction of them that is left: the GPU-hours are kept, the peak is
         rounded up. e.g. 2-GPU runs, 1.3 runs at once for 100 h: 2 GPUs for 100 h and 2 more for
         30 h (a peak of 4, not 2.6). A change of demand (``scale``, growth) is more or fewer of
-        these steps at once, of the same length."""
+        these steps at once, of the same length; a service's change of load (``scale`` ≠ 1) its
+        fleet at that load where it is given (:attr:`at_load`), whole replicas, not GPU-hours × it."""
         busy = self.busy_h(month)
         step = self.gpu_step
         if busy <= 0 or step <= 0:
             return ()
+        if scale != 1.0 and (layers := self._layers_at(scale)) is not None:
+            return _copies(self.gpu_hours[month] / self.gpu_hours_per_run, layers)
         if self.tiers:
-            return self._tier_levels(month, scale)
+            n = self.gpu_hours[month] * scale / (step * sum(self.tiers))
+            return _copies(n, tuple((step, hours) for hours in self.tiers))
         n = self.gpu_hours[month] * scale / (step * busy)
         # n a whole number but for rounding (30 runs × 1.05^m …) is that number, not one more step
         whole = math.floor(n + 1e-9)
@@ -738,21 +748,24 @@ class Demand:
             out.append((step, part * busy))
         return tuple(out)
 
-    def _tier_levels(self, month: int, scale: float) -> tuple[tuple[float, float], ...]:
-        """:meth:`levels` of a service priced by its tiers: ``n`` copies of its day (its GPU-hours
-        × ``scale`` over one copy's) are ``floor(n)`` steps at once in each tier, and one step more
-        for the fraction left of each tier's hours (the GPU-hours kept, as :meth:`levels`)."""
-        step = self.gpu_step
-        n = self.gpu_hours[month] * scale / (step * sum(self.tiers))
-        whole = math.floor(n + 1e-9)
-        part = max(0.0, n - whole)
-        out = []
-        for hours in self.tiers:
-            if whole > 0 and hours > 0:
-                out.append((whole * step, hours))
-            if part > 1e-9 and hours > 0:
-                out.append((step, part * hours))
-        return tuple(out)
+    def _layers_at(self, scale: float) -> tuple[tuple[float, float], ...] | None:
+        """One run's layers at ``scale`` × its load (:attr:`at_load`); None where not given."""
+        return next((layers for s, layers in self.at_load if math.isclose(s, scale)), None)
+
+
+def _copies(n: float, layers: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+    """``n`` copies of one run's ``(GPUs at once, hours)`` layers: ``floor(n)`` copies of each
+    layer's GPUs for its hours, and one copy more for the fraction left of them (the GPU-hours kept,
+    the peak rounded up, as :meth:`Demand.levels`)."""
+    whole = math.floor(n + 1e-9)
+    part = max(0.0, n - whole)
+    out = []
+    for gpus, hours in layers:
+        if whole > 0 and hours > 0:
+            out.append((whole * gpus, hours))
+        if part > 1e-9 and hours > 0:
+            out.append((gpus, part * hours))
+    return tuple(out)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -779,8 +792,8 @@ class TcoProblem:
                 )
             if any(not math.isfinite(h) or h < 0 for h in d.gpu_hours):
                 raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
-            if d.run_data and not d.gpu_hours_per_run > 0:
-                raise ValueError(f"demand {d.name!r}: run_data needs gpu_hours_per_run > 0")
+            if (d.run_data or d.at_load) and not d.gpu_hours_per_run > 0:
+                raise ValueError(f"demand {d.name!r}: run_data and at_load need gpu_hours_per_run > 0")
             if d.gpus_per_run <= 0 or not math.isfinite(d.gpus_per_run):
                 raise ValueError(f"demand {d.name!r}: gpus_per_run must be > 0")
             if d.gpu_step <= 0 or not math.isfinite(d.gpu_step):

@@ -301,9 +301,10 @@ def price_schedule(
     """Cost of ``commitments`` plus the cheapest hourly cover of the rest, month by month.
 
     ``demand_scale`` changes each demand's GPUs at once (more or fewer runs at the same time, of
-    the same length). What the runs pay besides GPU time is added per GPU-hour where they are
-    placed, and the dataset's way into each region once, on the hours placed there (a copy kept
-    is paid whole, whatever the scale: :class:`_DataBook`)."""
+    the same length; a service's fleet at that load: :meth:`Demand.levels`). What the runs pay
+    besides GPU time is added per GPU-hour where they are placed, and the dataset's way into each
+    region once, on the hours placed there (a copy kept is paid whole, whatever the scale:
+    :class:`_DataBook`)."""
     h = problem.horizon_months
     by_month: list[dict[str, float]] = [{} for _ in range(h)]
     past = 0.0

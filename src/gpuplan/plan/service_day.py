@@ -66,6 +66,8 @@ __all__ = [
     "ServiceDay",
     "ServiceDays",
     "day_of",
+    "fleet_at_load",
+    "held_load",
     "replica_load_for",
     "scale_down",
     "service_days",
@@ -123,9 +125,39 @@ class ServiceDay:
     """Where that comes from, in words."""
     rise_h: float
     """How long the day's load takes, at its steepest, to grow by one instance's load, h."""
+    replicas: int
+    """The option's replicas (over its :attr:`instances`): the most the day runs."""
+    run_h: float
+    """The hours a month the day is taken over (a month of the service)."""
     schedule: Schedule | None = None
     """The hours the service runs (``serving.schedule``): its whole fleet in them, none outside
     them, each instance started before them and removed after; None: its day, every day."""
+
+    def at_load(self, scale: float) -> ServiceDay | None:
+        """The same service's day with its load (mean and peak) × ``scale``, on a fleet of the same
+        instances resized to carry that peak (:func:`fleet_at_load`); None where that day is priced
+        as its peak fleet all its hours (:func:`day_of`: a fleet of one instance, nothing to scale
+        down)."""
+        per_node = self.replicas / self.instances
+        instances = fleet_at_load(
+            self.peak * scale, self.per_replica_requests_per_s, self.least, per_node, self.instances, scale
+        )
+        return day_of(
+            mean=self.mean_held * scale,
+            peak=self.peak * scale,
+            least=self.least,
+            replicas=round(instances * per_node),
+            instances=instances,
+            gpus=round(self.step * instances),
+            per_replica=self.per_replica_requests_per_s,
+            load_words=self.load_words,
+            run_h=self.run_h,
+            start_up_h=self.start_up_h,
+            start_up_words=self.start_up_words,
+            down_h=self.down_h,
+            down_words=self.down_words,
+            schedule=self.schedule,
+        )
 
     @property
     def follows(self) -> bool:
@@ -300,6 +332,39 @@ def replica_load_for(
     ).format(pct=share * 100, cap=capacity)
 
 
+def fleet_at_load(
+    peak: float, per_replica: float, least: int, per_instance: float, instances: int, scale: float
+) -> int:
+    """The instances a service's fleet needs at a peak of ``peak`` requests/s (its planned peak ×
+    ``scale``), as the plan sizes it: the peak over the load one replica is held at
+    (``per_replica``: its capacity at the sizing utilisation), rounded up, no fewer than ``least``
+    (``serving.min_replicas``, else 1), in whole instances of ``per_instance`` replicas. Less load
+    never needs more than the planned fleet of ``instances`` (a load of the planned peak needs it),
+    nor more load fewer."""
+    replicas = max(least, math.ceil(peak / per_replica - 1e-9))
+    need = max(1, math.ceil(replicas / per_instance - 1e-9))
+    if scale < 1:
+        return min(need, instances)
+    return max(need, instances) if scale > 1 else instances
+
+
+def held_load(
+    load_fn: LoadFn | None, job: JobFacts, gpu: str, tensor_parallel: int, capacity: float, replicas: int
+) -> tuple[float, str]:
+    """The requests/s one replica of an option of ``replicas`` replicas, each of ``capacity``
+    requests/s, is held at and where it comes from, in words (:func:`replica_load_for`), at the
+    lower share the plan met a latency target at where it did (:func:`launch_latency_share`)."""
+    return replica_load_for(load_fn, gpu, tensor_parallel, capacity, _latency_share(job, capacity, replicas))
+
+
+def _latency_share(job: JobFacts, capacity: float, replicas: int) -> float | None:
+    """:func:`launch_latency_share` of an option of ``replicas`` replicas of ``capacity`` each."""
+    targets = any(t is not None for t in (job.p95_latency_ms, job.ttft_p95_ms, job.tpot_p95_ms))
+    return launch_latency_share(
+        utilisation=(job.requests_per_s or 0.0) / (capacity * replicas), has_latency_target=targets
+    )
+
+
 def day_of(
     *,
     mean: float | None,
@@ -381,6 +446,8 @@ def day_of(
         down_h=down_h,
         down_words=down_words,
         rise_h=rise_h,
+        replicas=replicas,
+        run_h=run_h,
         schedule=schedule,
     )
 
@@ -458,7 +525,6 @@ def service_days(
     seen: dict[tuple[object, ...], int] = {}
     loads: dict[tuple[str, int, float, float | None], tuple[float, str]] = {}
     replica = cands.replica_gpus(job)
-    targets = any(t is not None for t in (job.p95_latency_ms, job.ttft_p95_ms, job.tpot_p95_ms))
     for i in np.flatnonzero(cands.alive):
         cap = float(cands.replica_requests_per_s[i])
         nodes = int(cands.nodes[i])
@@ -471,7 +537,7 @@ def service_days(
         row = int(cands.offer[i])
         gpu = str(offers.gpu[row])
         tp = int(cands.tensor_parallel[i]) or job.tensor_parallel
-        latency = launch_latency_share(utilisation=peak / (cap * replicas), has_latency_target=targets)
+        latency = _latency_share(job, cap, replicas)
         key = (gpu, tp, cap, latency)
         if key not in loads:
             loads[key] = replica_load_for(load_fn, gpu, tp, cap, latency)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.commit.model import HeldOut, Peak, Schedule
+    from gpuplan.commit.model import Demand, HeldOut, Peak, Schedule
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -615,35 +615,51 @@ def _with_stale_lines(report: TcoReport) -> list[str]:
 
 
 def _sensitivity_lines(report: TcoReport) -> list[str]:
-    """The total with demand ±N %, saying what changes: a run-based demand's runs at once (each of
-    the same size and hours), a service priced by its day its load, its GPU-hours in each part of
-    the day scaled with it (:meth:`Demand.levels`): a 24/7 service runs no more or fewer "runs"."""
+    """The total with demand ±N %, saying what changes: a job's runs at once (each of the same size
+    and hours: its GPU-hours scale with the change), a service's load, its fleet resized in whole
+    replicas in each part of its day as the plan sizes it (:attr:`Demand.at_load`), with the most
+    GPUs each service then runs at once beside those at its own load."""
     money, demands = report.money, report.problem.demands
-    tiered = [d.name for d in demands if d.tiers]
-    if not tiered:
+    services = [d for d in demands if d.at_load]
+    runs = _("more or fewer runs at once, of the same size and hours (their GPU-hours scale with it)")
+    fleets = _(
+        "its fleet resized in whole replicas in each part of its day, as the plan sizes it (the load "
+        "over the load a replica is held at, rounded up, at least serving.min_replicas or 1)"
+    )
+    if not services:
         what = _("the change is more or fewer runs at once, of the same size and hours")
-    elif len(tiered) == len(demands):
-        what = _("the change is the load: each service's GPU-hours in each part of its day scale with it")
+    elif len(services) == len(demands):
+        what = _("the change is each service's load: {fleets}").format(fleets=fleets)
     else:
         what = _(
-            "the change is more or fewer runs at once, of the same size and hours; for the demand(s) "
-            "{services}, whose fleet follows its day, it is the load: their GPU-hours in each part of the "
-            "day scale with it"
-        ).format(services=_(", ").join(tiered))
+            "for the service(s) {services} the change is the load: {fleets}; for the rest, {runs}"
+        ).format(services=_(", ").join(d.name for d in services), fleets=fleets, runs=runs)
     out = []
     for pct, total in report.schedule.sensitivity:
         if pct == 0:
             continue
+        scale = 1.0 + pct / 100.0
+        peaks = item_list(
+            _("{name} up to {gpus:,.4g} × {gpu} at once ({planned:,.4g} at its own load)").format(
+                name=d.name, gpus=_most_at_once(d, scale), gpu=d.gpu, planned=_most_at_once(d, 1.0)
+            )
+            for d in services
+        )
         out.append(
             _(
                 "Demand {change}: total {total} (commitments fixed; {what}; the rest bought by the hour)"
             ).format(
                 change=f"{pct:+g}%",
                 total=money.format(total) if total is not None else _("cannot be met"),
-                what=what,
+                what=what if not services else _("{what}: {peaks}").format(what=what, peaks=peaks),
             )
         )
     return out
+
+
+def _most_at_once(demand: Demand, scale: float) -> float:
+    """The most GPUs ``demand`` runs at once in any month at ``scale`` × its demand."""
+    return max((demand.gpus_at_once(m, scale) for m in range(len(demand.gpu_hours))), default=0.0)
 
 
 def peak_line(report: TcoReport, peak: Peak) -> str:
