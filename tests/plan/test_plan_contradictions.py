@@ -304,3 +304,30 @@ def test_a_provider_priced_only_at_low_confidence_is_not_told_where_else_it_is_s
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
     said = str(info.value)
     assert "low-confidence" in said and "priced only at" not in said, said
+
+
+def test_a_reserved_pricing_listed_without_a_commitment_is_said_in_the_notes() -> None:
+    # was: pricing [on_demand, spot, reserved_1y] with no commitment planned on the first two, the
+    # reserved prices left out with only "needs_commitment 1" among the counts
+    rows = [offer(), offer(pricing="reserved_1y", price_usd=12.0)]
+
+    def notes(**given: object) -> list[str]:
+        asked = Constraints(**given)  # type: ignore[arg-type]
+        plan = plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+        return [n for n in plan.notes if n.startswith("pricing: ")]
+
+    head = (
+        "pricing: reserved_1y left out (needs_commitment 8): reserved_1y prices are compared only with "
+        "--commitment 1y or longer (constraints.commitment: 1y in the workload); "
+    )
+    # the one reserved offer on 1 to 8 instances: 8 candidates
+    assert notes(pricing=("on_demand", "reserved_1y")) == [
+        head + "no commitment was given, which accepts one month at most"
+    ]
+    assert notes(pricing=("on_demand", "reserved_1y"), commitment="none")[0].endswith(
+        "; the commitment given is none"
+    )
+    # a commitment that compares them, or no pricing listed (every model, reserved ones only with a
+    # commitment): nothing to say
+    assert notes(pricing=("on_demand", "reserved_1y"), commitment="1y") == []
+    assert notes() == []
