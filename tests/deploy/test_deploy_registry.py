@@ -48,6 +48,19 @@ def test_unknown_target_suggests_the_nearest() -> None:
         get_generator("skypiolt")
 
 
+def test_a_near_alias_is_suggested_as_the_target_the_list_names() -> None:
+    # was: "did you mean 'skypilot' or 'sky'? (one of torchrun, docker, k8s, skypilot)"
+    with pytest.raises(NotFoundError) as info:
+        get_generator("skypiot")
+    said = str(info.value)
+    listed = "(one of torchrun, docker, k8s, skypilot)"
+    assert said == f"unknown deploy target 'skypiot'; did you mean 'skypilot'? {listed}", said
+    with pytest.raises(NotFoundError) as info:
+        get_generator("kubernets")
+    assert info.value.suggestions == ["k8s"], str(info.value)
+    assert get_generator("sky") is get_generator("skypilot")  # the alias is still accepted
+
+
 def test_every_target_writes_a_readme(spot_plan: LaunchSpec) -> None:
     for name in target_names():
         paths = [f.path for f in generate(spot_plan, name, GenerateOptions(out_dir="/srv/launch"))]

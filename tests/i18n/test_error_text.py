@@ -140,8 +140,10 @@ def test_workload_validation_lines_read_in_chinese_with_the_field_path_kept() ->
         # (workload, English as raised, Chinese)
         "missing": (
             {"model": {"preset": "resnet50"}, "inputs": {"batch_size": -1, "image_size": 0}},
-            "name: required field is missing (and 2 more problems)",
-            "name: 缺少必填字段（另有 2 处问题）",
+            "name: required field is missing (also inputs.batch_size: must be ≥ 1 (got -1); "
+            "inputs.image_size: must be ≥ 1 (got 0))",
+            "name: 缺少必填字段（另外：inputs.batch_size: 必须 ≥ 1（实际为 -1）；"
+            "inputs.image_size: 必须 ≥ 1（实际为 0））",
         ),
         "bound": (
             {"name": "x", "model": {"preset": "resnet50"}, "inputs": {"batch_size": 0, "image_size": 224}},

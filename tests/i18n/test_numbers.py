@@ -35,6 +35,18 @@ def test_a_unit_price_beside_its_total_has_the_digits_to_give_the_total_back() -
         assert money_per(31.934 * 0.123, 31.934, per="GB") == "¥0.984/GB"  # 31.93 × 0.984 = ¥31.42
 
 
+def test_a_unit_price_on_its_own_has_the_digits_it_has() -> None:
+    # was "assumed $0.12/GB (the highest price in the catalog)" beside the answers line's $0.123/GB
+    from gpuplan.i18n import money, money_rate, use_money
+
+    assert money_rate(0.123, per="GB") == "$0.123/GB"
+    assert money_rate(0.1234567, per="GB") == "$0.1235/GB"  # four significant digits
+    assert money_rate(0.17, per="GB-month") == "$0.17/GB-month"
+    assert money_rate(0.02) == money(0.02) == "$0.020"  # never fewer decimals than money()
+    with use_money(Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")):
+        assert money_rate(0.123, per="GB") == "¥0.984/GB"
+
+
 def test_cny_converts_at_the_dated_rate_and_says_so() -> None:
     # 1 CNY = 0.125 USD  ->  1 USD = 8 CNY; 100 USD = 800 CNY
     cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")

@@ -251,12 +251,13 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(fresh_catalog: Path) 
     assert any("cn-shanghai" in a for a in ali.assumptions)  # another region's prices used, said so
     # Alibaba's only egress figure is an example of its price API, no region's published price: the
     # results back are costed as an assumption (at the highest egress price known, here that same
-    # $0.123, shown to the cent), marked so, and said so; the best case takes the figure itself.
+    # $0.123, shown with its digits as the answers line shows the rate it charges: it had read
+    # $0.12), marked so, and said so; the best case takes the figure itself.
     assert ali.unknown_facts & int(Fact.EGRESS), ali
     [said] = [a for a in ali.assumptions if a.startswith("results back:")]
     assert "internet egress price of alibaba/cn-shanghai" in said, said
-    assert "low-confidence figure ($0.12/GB" in said, said
-    assert "example" in said and said.endswith("assumed $0.12/GB (the highest price in the catalog)"), said
+    assert "low-confidence figure ($0.123/GB" in said, said
+    assert "example" in said and said.endswith("assumed $0.123/GB (the highest price in the catalog)"), said
     best = facts.charges("alibaba", "cn-shanghai", job, best_case=True)
     assert best.egress_out_usd == pytest.approx(0.123) and best.unknown_facts & int(Fact.EGRESS)
     # AWS's published tiers stay a known price.
@@ -401,7 +402,7 @@ def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog
     assert said.endswith("(the highest price in the catalog)"), said
     assert ch.egress_out_usd == pytest.approx(10.0 * max(egress)) and max(egress) > 0.12
     [out] = [a for a in ch.assumptions if "internet egress price of lambda" in a]
-    assert out.endswith("(the highest price in the catalog)"), out
+    assert out.endswith(f"assumed ${max(egress):g}/GB (the highest price in the catalog)"), out
 
 
 def test_an_option_costed_at_a_dated_floor_names_the_floors_source_date_and_age(tmp_path: Path) -> None:

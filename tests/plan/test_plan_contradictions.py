@@ -11,6 +11,9 @@ from plan_helpers import aws_costs, offer, toy_estimator
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.errors import GpuplanError
+from gpuplan.i18n import use_language
+from gpuplan.i18n.countries import EU_MEMBERS
+from gpuplan.i18n.error_text import error_text
 from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, PlanInfeasibleError, plan_offers
 from gpuplan.plan.contradictions import check_constraints
 
@@ -18,6 +21,11 @@ from gpuplan.plan.contradictions import check_constraints
 @pytest.fixture(scope="module")
 def store(seeded_copy: Callable[[str], Path]) -> Store:
     return open_store(str(seeded_copy("contradictions")))
+
+
+def _in_chinese(error: BaseException) -> str:
+    with use_language("zh"):
+        return error_text(error)
 
 
 def _refusal(store: Store, **given: object) -> str:
@@ -73,9 +81,6 @@ def test_a_label_held_only_as_an_articles_claim_is_refused_unless_low_confidence
 ) -> None:
     # The shipped catalog has MLPS 2.0 level 3 for Huawei only from an undated web article
     # (confidence low): it had met --compliance mlps-3 and been recommended as certified.
-    from gpuplan.i18n import use_language
-    from gpuplan.i18n.error_text import error_text
-
     with pytest.raises(GpuplanError) as info:
         check_constraints(Constraints(compliance=("mlps-3",)), store)
     said = error_text(info.value)
@@ -88,8 +93,7 @@ def test_a_label_held_only_as_an_articles_claim_is_refused_unless_low_confidence
         "check the provider's certificate, then add --allow-low-confidence "
         "(allow_low_confidence: true) to count it"
     ), said
-    with use_language("zh"):
-        zh = error_text(info.value)
+    zh = _in_chinese(info.value)
     assert zh.startswith("MLPS 2.0 level 3 对 huawei 而言仅是低可信度来源的说法，并非证书（"), zh
     then = "请您先核实云厂商的证书，再加上 --allow-low-confidence（allow_low_confidence: true）将其计入"
     assert zh.endswith(then), zh
@@ -240,7 +244,10 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), monthly)
     said = str(info.value)
-    assert "; monthly is priced only at alibaba/cn-shanghai; us-east-1 has on_demand, spot" in said, said
+    assert (
+        "; monthly is priced only at alibaba/cn-shanghai; the offers in region us-east-1 are priced "
+        "only as on_demand or spot"
+    ) in said, said
     # Where the provider named sells it elsewhere, those places are named first (Azure in the EU had
     # been told of Alibaba's Chinese regions)
     rows.append(offer(region="eu-north-1", country="SE", pricing="monthly", price_usd=14.0))
@@ -248,13 +255,40 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sweden)
     said = str(info.value)
-    assert "; monthly is priced only at aws/eu-north-1; aws, DE has no priced offer" in said, said
+    assert "; monthly is priced only at aws/eu-north-1; no offer of aws in country DE is priced" in said, said
     rows.pop()
     # Where the places do sell it, something else left no option: nothing of the kind is said.
     sold = Constraints(regions=("cn-shanghai",), pricing=("monthly",), commitment="monthly", max_gpus=4)
     with pytest.raises(PlanInfeasibleError) as info:
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sold)
     assert "priced only at" not in str(info.value), str(info.value)
+
+
+def test_the_places_with_no_priced_offer_are_said_as_one_sentence() -> None:
+    # was: "…; aws, azure, gcp, us-east-1, DE has no priced offer" (the filters' values in a row)
+    rows = [
+        offer(),
+        offer(region="eu-central-1", country="DE", pricing="spot", price_usd=8.0),
+        offer(provider="gcp", region="europe-west3", country="DE", price_usd=9.0),
+    ]
+    asked = Constraints(providers=("aws", "azure", "gcp"), regions=("us-east-1",), countries=("DE",))
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+    said = str(info.value)
+    assert said.endswith(
+        "; no offer of aws, azure or gcp in region us-east-1 and country DE is priced: region "
+        "us-east-1 is in US, not DE"
+    ), said
+    zh = _in_chinese(info.value)
+    where = "aws、azure 或 gcp 在地域 us-east-1 和国家/地区 DE"
+    assert zh.endswith(f"；{where} 的方案都没有报价：地域 us-east-1 位于 US，不在 DE"), zh
+    # the EU's 27 members are named as the EU, not code by code
+    eu = Constraints(providers=("aws",), regions=("us-east-1",), countries=EU_MEMBERS)
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), eu)
+    said = str(info.value)
+    assert "the country filter (EU) left none" in said, said
+    assert said.endswith("in region us-east-1 and countries EU is priced: region us-east-1 is in US, not EU")
 
 
 def test_a_provider_priced_only_at_low_confidence_is_not_told_where_else_it_is_sold() -> None:
@@ -270,3 +304,30 @@ def test_a_provider_priced_only_at_low_confidence_is_not_told_where_else_it_is_s
         plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
     said = str(info.value)
     assert "low-confidence" in said and "priced only at" not in said, said
+
+
+def test_a_reserved_pricing_listed_without_a_commitment_is_said_in_the_notes() -> None:
+    # was: pricing [on_demand, spot, reserved_1y] with no commitment planned on the first two, the
+    # reserved prices left out with only "needs_commitment 1" among the counts
+    rows = [offer(), offer(pricing="reserved_1y", price_usd=12.0)]
+
+    def notes(**given: object) -> list[str]:
+        asked = Constraints(**given)  # type: ignore[arg-type]
+        plan = plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+        return [n for n in plan.notes if n.startswith("pricing: ")]
+
+    head = (
+        "pricing: reserved_1y left out (needs_commitment 8): reserved_1y prices are compared only with "
+        "--commitment 1y or longer (constraints.commitment: 1y in the workload); "
+    )
+    # the one reserved offer on 1 to 8 instances: 8 candidates
+    assert notes(pricing=("on_demand", "reserved_1y")) == [
+        head + "no commitment was given, which accepts one month at most"
+    ]
+    assert notes(pricing=("on_demand", "reserved_1y"), commitment="none")[0].endswith(
+        "; the commitment given is none"
+    )
+    # a commitment that compares them, or no pricing listed (every model, reserved ones only with a
+    # commitment): nothing to say
+    assert notes(pricing=("on_demand", "reserved_1y"), commitment="1y") == []
+    assert notes() == []

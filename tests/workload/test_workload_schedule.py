@@ -77,6 +77,32 @@ def test_a_bad_schedule_is_one_line(change: dict[str, str], words: str) -> None:
     assert words in str(_error(_service({**OFFICE, **change})))
 
 
+def test_every_wrong_value_of_a_schedule_is_named_in_its_one_line() -> None:
+    # was: "serving.schedule.hours: hours '8-18': … (and 2 more problems)", the weekday and the time
+    # zone said only once the hours were fixed
+    e = _error(_service({"hours": "8-18", "days": "mon-fry", "time_zone": "Europe/Munich"}))
+    said = str(e)
+    assert said.startswith(
+        "serving.schedule.hours: hours '8-18': write them as 09:00-19:00 (24-hour clock, local time) "
+        "(also serving.schedule.days: unknown weekday 'fry'; did you mean 'fri'?; "
+        "serving.schedule.time_zone: unknown time zone 'Europe/Munich'; did you mean "
+    ), said
+    assert "more problems" not in said
+    with use_language("zh"):
+        zh = error_text(e)
+    assert (
+        "（另外：serving.schedule.days: 星期 'fry' 无法识别；您是不是指 'fri'？；serving.schedule.time_zone:"
+        in zh
+    )
+
+
+def test_problems_past_the_ones_named_are_counted() -> None:
+    bad = {"hours": "8-18", "days": "mon-fry", "time_zone": "Europe/Munich"}
+    said = str(_error({**_service(bad, requests_per_s=-1, prompt_tokens=0, output_tokens=0), "name": 7}))
+    assert said.endswith("; and 2 more problems)"), said
+    assert said.count("; serving.") == 3, said
+
+
 def test_a_schedule_needs_its_time_zone() -> None:
     schedule = {k: v for k, v in OFFICE.items() if k != "time_zone"}
     assert "serving.schedule.time_zone" in str(_error(_service(schedule)))

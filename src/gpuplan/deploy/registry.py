@@ -21,7 +21,8 @@ GENERATORS: tuple[Generator, ...] = (
 )
 
 
-#: Other names people type for a target; accepted, and offered in "did you mean".
+#: Other names people type for a target; accepted, and near misses of them answered with the
+#: target's own name in "did you mean" (the one the list after it names).
 ALIASES = {"kubernetes": "k8s", "kube": "k8s", "sky": "skypilot", "container": "docker"}
 
 
@@ -37,7 +38,10 @@ def get_generator(name: str) -> Generator:
         if g.name == key:
             return g
     known = [*target_names(), *ALIASES]
-    if closest(name, known):
+    # each near name as the target it is, once: "skypiot" had been asked "did you mean 'skypilot' or
+    # 'sky'?" and then told the targets are "torchrun, docker, k8s, skypilot"
+    near = list(dict.fromkeys(ALIASES.get(n, n) for n in closest(name, known)))
+    if near:
         hint = Phrase(N_("one of {targets}"), targets=listed(target_names()))
-        raise NotFoundError("deploy target", name, known, hint=hint)
+        raise NotFoundError("deploy target", name, known, hint=hint, suggestions=near)
     raise NotFoundError("deploy target", name, target_names())  # lists the targets itself

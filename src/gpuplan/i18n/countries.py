@@ -15,7 +15,7 @@ from functools import cache
 from gpuplan.errors import NotFoundError, closest
 from gpuplan.i18n.messages import Language, current_language
 
-__all__ = ["COUNTRY_GROUPS", "country_code", "country_codes", "country_name"]
+__all__ = ["COUNTRY_GROUPS", "country_code", "country_codes", "country_name", "grouped_codes"]
 
 #: The catalog of pycountry's ISO 3166 names each language of gpuplan reads them in.
 _NAME_LOCALES = {Language.ZH: "zh_CN"}
@@ -125,6 +125,18 @@ _GROUP_NAMES = {"EU": EU_MEMBERS, "European Union": EU_MEMBERS, "欧盟": EU_MEM
 
 #: Names of a group of countries, as a country is written (any case): its members.
 COUNTRY_GROUPS = {_key(name): members for name, members in _GROUP_NAMES.items()}
+
+
+def grouped_codes(codes: tuple[str, ...]) -> list[str]:
+    """``codes`` as a line names them: a group's members all there are its name, where its first
+    member was (``EU`` for the 27 that ``EU`` was written for, not the 27 codes)."""
+    out: list[str] = []
+    for code in codes:
+        if code in EU_MEMBERS and set(EU_MEMBERS) <= set(codes):
+            code = "EU"
+        if code not in out:
+            out.append(code)
+    return out
 
 
 def country_codes(text: str) -> tuple[str, ...]:

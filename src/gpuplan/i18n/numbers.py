@@ -28,6 +28,7 @@ __all__ = [
     "format_percent",
     "money",
     "money_per",
+    "money_rate",
     "per_usd",
     "rate_source",
     "set_money",
@@ -355,7 +356,24 @@ def money_per(total_usd: float, quantity: float, *, per: str | None = None) -> s
         if m.format_native(round(rate, decimals) * shown) == target:
             break
     else:  # the shown quantity is rounded too far (4,520 GB of 4,519.75): the rate to 4 digits
-        rate = float(f"{rate:.4g}")
-        decimals = max(2, len(f"{rate:.6f}".rstrip("0").split(".")[1]))
+        return _rate_text(rate, per)
     text = f"{m.symbol}{round(rate, decimals):,.{decimals}f}"
+    return f"{text}/{per}" if per else text
+
+
+def money_rate(usd: float, *, per: str | None = None) -> str:
+    """A unit price (``usd`` per GB, per GB-month) in the current display currency with the digits
+    it has, to four significant ones, and never fewer decimals than :func:`money` gives it:
+    ``$0.123/GB``, where :func:`money` writes ``$0.12/GB``. An assumed rate said beside the one
+    charged (:func:`money_per`) then reads as the same figure."""
+    amount = _current_money.get().amount(usd)
+    return _rate_text(amount, per, least=_decimals(amount))
+
+
+def _rate_text(rate: float, per: str | None, *, least: int = 2) -> str:
+    """``rate`` (already in the display currency) to four significant digits, ``least`` to 6
+    decimals."""
+    rate = float(f"{rate:.4g}")
+    decimals = min(6, max(least, len(f"{rate:.6f}".rstrip("0").split(".")[1])))
+    text = f"{_current_money.get().symbol}{round(rate, decimals):,.{decimals}f}"
     return f"{text}/{per}" if per else text

@@ -17,13 +17,14 @@ from collections.abc import Iterable
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["either", "item_list", "listed", "sentences", "separated"]
+__all__ = ["alternatives", "either", "item_list", "listed", "sentences", "separated"]
 
 # The items of a list are joined as gpuplan.i18n.error_text joins the names of an unknown-name line
 # (one catalog entry: Chinese 、); the catalog's ", " (Chinese ，) is for clauses and a row's notes.
 _AND_ONE_MORE = N_("{names}, {name}")
 # TRANSLATORS: the separator between alternatives ("'a' or 'b'"); Chinese: " 或 "
 _OR_SEPARATOR = N_(" or ")
+_OR_ONE_MORE = N_("{names} or {name}")
 # TRANSLATORS: the separator between whole clauses ("line 3: …; line 7: …"); Chinese: ；
 _CLAUSE_SEPARATOR = N_("; ")
 
@@ -42,6 +43,14 @@ def item_list(names: Iterable[object]) -> str:
 def either(names: Iterable[object]) -> Phrase:
     """``names`` joined by " or " (Chinese: 或)."""
     return _joined(names, Phrase(_OR_SEPARATOR))
+
+
+def alternatives(names: Iterable[object]) -> Phrase | str:
+    """``names`` as "a, b or c" (Chinese: a、b 或 c): any one of them; the one name itself when one."""
+    items = list(names)
+    if len(items) < 2:
+        return str(items[0]) if items else ""
+    return Phrase(_OR_ONE_MORE, names=listed(items[:-1]), name=items[-1])
 
 
 def separated(clauses: Iterable[object]) -> Phrase:

@@ -32,6 +32,7 @@ __all__ = [
     "Objective",
     "Reason",
     "claimed_only",
+    "commitment_needed",
     "counted_labels",
     "label_key",
     "labels_satisfy",
@@ -233,6 +234,13 @@ class Constraints:
         return _COMMITMENT_ALLOWS[self.commitment]
 
     @property
+    def pricing_forbidden(self) -> list[str]:
+        """The committed pricing models the user listed (``pricing``) that the commitment level
+        does not permit, in the order listed."""
+        allowed = set(self.committed_allowed)
+        return [p for p in self.pricing or () if p in COMMITTED_PRICING and p not in allowed]
+
+    @property
     def total_gpu_limit(self) -> int:
         """Most GPUs in all: ``max_gpus``, else :data:`DEFAULT_TOTAL_GPUS` (or ``min_gpus`` where
         it asks more: the search reaches the floor it was given, which it had left empty)."""
@@ -259,6 +267,14 @@ _CHINESE_LABEL_WORDS = (
     ("四级", "4"),
     ("五级", "5"),
 )
+
+
+def commitment_needed(models: list[str]) -> tuple[str, Commitment]:
+    """Of committed pricing ``models``, the one of the shortest term and the shortest commitment
+    that permits it (``reserved_1y``: ``1y``)."""
+    shortest = min(models, key=lambda p: vocab.PRICING_RULES[p].term_months)
+    term = vocab.PRICING_RULES[shortest].term_months
+    return shortest, min((lv for lv in Commitment if lv.months >= term), key=lambda lv: lv.months)
 
 
 def label_key(label: str) -> str:

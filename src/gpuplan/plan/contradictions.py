@@ -19,7 +19,7 @@ from gpuplan.catalog.region_countries import provider_regions
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.plan.constraints import COMMITTED_PRICING, NO_OFFER_IN_REGION, Constraints, label_key
+from gpuplan.plan.constraints import NO_OFFER_IN_REGION, Constraints, commitment_needed, label_key
 from gpuplan.vocab import Commitment
 
 if TYPE_CHECKING:
@@ -48,13 +48,11 @@ def _check_commitment(c: Constraints) -> None:
     """Every pricing model asked for binds longer than the commitment accepts: nothing can be chosen."""
     if not c.pricing:
         return
-    allowed = set(c.committed_allowed)
-    forbidden = [p for p in c.pricing if p in COMMITTED_PRICING and p not in allowed]
+    forbidden = c.pricing_forbidden
     if len(forbidden) < len(c.pricing):
         return  # at least one pricing model asked for is allowed
-    shortest = min(forbidden, key=lambda p: vocab.PRICING_RULES[p].term_months)
+    shortest, level = commitment_needed(forbidden)
     term = vocab.PRICING_RULES[shortest].term_months
-    level = min((lv for lv in Commitment if lv.months >= term), key=lambda lv: lv.months)
     if c.commitment is None:
         raise InputError.worded(
             N_(

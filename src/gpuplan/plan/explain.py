@@ -14,7 +14,8 @@ import numpy as np
 from gpuplan.catalog.providers import declared_provider
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
-from gpuplan.i18n.phrases import listed, separated
+from gpuplan.i18n.countries import grouped_codes
+from gpuplan.i18n.phrases import alternatives, listed, separated
 from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import REASONS, left_without_precision, named_in, refusal_words
 from gpuplan.plan.constraints import MAX_PLANNED_NODES, Reason, counted_labels, label_key, labels_satisfy
@@ -130,7 +131,19 @@ _FIT_ADVICE = N_(
     "memory and step time"
 )
 #: Where the pricing models allowed are priced, when none is in the places the filters allow.
-_SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}; {here} has {models}")
+_SOLD_ELSEWHERE = N_("; {pricing} is priced only at {places}; {here}")
+#: What the places asked for price, in the ``_SOLD_ELSEWHERE`` line ("{where}": ``_OFFERS_OF``…).
+_NONE_PRICED_HERE = N_("no offer {where} is priced")
+_PRICED_HERE_AS = N_("the offers {where} are priced only as {models}")
+# TRANSLATORS: "{providers}" is "aws, azure or gcp", "{places}" "region us-east-1 and country DE"
+_OFFERS_OF_IN = N_("of {providers} in {places}")
+_OFFERS_OF = N_("of {providers}")
+_OFFERS_IN = N_("in {places}")
+_REGIONS_NAMED = {True: N_("region {names}"), False: N_("regions {names}")}
+_COUNTRIES_NAMED = {True: N_("country {names}"), False: N_("countries {names}")}
+_PLACES_BOTH = N_("{regions} and {countries}")
+#: A region asked for that lies in none of the countries asked for: why none of its offers is left.
+_REGION_ELSEWHERE = N_("{clause}: region {region} is in {countries}, not {asked}")
 _SOLD_NOWHERE = N_("; the catalog prices {pricing} nowhere")
 _AND_MORE = N_("{names} and {n} more")
 #: Places named in a "priced only at" clause before "and N more".
@@ -317,15 +330,61 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
     if len(at) > _PLACES_SHOWN:
         shown = Phrase(_AND_MORE, names=shown, n=len(at) - _PLACES_SHOWN)
     models = sorted({str(m) for m in o.pricing[usable & here]})
-    # the places themselves, as the filters name them
-    places = listed([*(c.providers or ()), *(c.regions or ()), *(c.countries or ())])
-    return Phrase(
-        _SOLD_ELSEWHERE,
-        pricing=pricing,
-        places=shown,
-        here=places,
-        models=listed(models) if models else Phrase(N_("no priced offer")),
+    where = _offers_asked(ctx)
+    said = (
+        Phrase(_PRICED_HERE_AS, where=where, models=alternatives(models))
+        if models
+        else Phrase(_NONE_PRICED_HERE, where=where)
     )
+    for region, countries in _regions_elsewhere(ctx):
+        said = Phrase(
+            _REGION_ELSEWHERE,
+            clause=said,
+            region=region,
+            countries=alternatives(countries),
+            asked=alternatives(grouped_codes(c.countries or ())),
+        )
+    return Phrase(_SOLD_ELSEWHERE, pricing=pricing, places=shown, here=said)
+
+
+def _offers_asked(ctx: PlanContext) -> Phrase:
+    """The offers the place filters asked for, as "of aws, azure or gcp in region us-east-1 and
+    country DE" (a list of the filters' values alone had read "aws, azure, gcp, us-east-1, DE")."""
+    c = ctx.constraints
+    places = [
+        Phrase(words[len(given) == 1], names=alternatives(names))
+        for given, names, words in (
+            (c.regions or (), list(c.regions or ()), _REGIONS_NAMED),
+            (c.countries or (), grouped_codes(c.countries or ()), _COUNTRIES_NAMED),  # EU: countries
+        )
+        if given
+    ]
+    within = Phrase(_PLACES_BOTH, regions=places[0], countries=places[1]) if len(places) == 2 else None
+    if within is None and places:
+        within = places[0]
+    if c.providers and within is not None:
+        return Phrase(_OFFERS_OF_IN, providers=alternatives(c.providers), places=within)
+    if c.providers:
+        return Phrase(_OFFERS_OF, providers=alternatives(c.providers))
+    return Phrase(_OFFERS_IN, places=within)
+
+
+def _regions_elsewhere(ctx: PlanContext) -> list[tuple[str, list[str]]]:
+    """Each region asked for whose offers (of the providers asked for, where they have any there)
+    all lie outside the countries asked for, with the countries they do lie in."""
+    c, o = ctx.constraints, ctx.offers
+    if not (c.regions and c.countries):
+        return []
+    asked = {code.upper() for code in c.countries}
+    out = []
+    for region in c.regions:
+        rows = named_in(o.region, (region,)) & (o.country != "")
+        if c.providers and (rows & named_in(o.provider, tuple(c.providers))).any():
+            rows &= named_in(o.provider, tuple(c.providers))
+        countries = sorted({str(code).upper() for code in o.country[rows]})
+        if countries and not asked.intersection(countries):
+            out.append((region, countries))
+    return out
 
 
 def _emptied_by(ctx: PlanContext) -> Phrase | None:
@@ -338,7 +397,7 @@ def _emptied_by(ctx: PlanContext) -> Phrase | None:
     value: object = {
         Reason.PROVIDER: lambda: listed(c.providers or ()),
         Reason.REGION: lambda: listed(c.regions or ()),
-        Reason.COUNTRY: lambda: listed(c.countries or ()),
+        Reason.COUNTRY: lambda: listed(grouped_codes(c.countries or ())),
         Reason.HOSTS: lambda: c.hosts,
         Reason.PRICING: lambda: listed(c.allowed_pricing),
         Reason.NEEDS_COMMITMENT: lambda: c.commitment or Phrase(N_("not given: one month at most")),
@@ -638,7 +697,11 @@ def _over_deadline_or_budget(
     left_out = ctx.cands.excluded_counts().get(Reason.COUNTRY.value, 0)
     if c.countries and left_out > 0:
         clauses.append(
-            Phrase(_COUNTRIES_LEFT_OUT[left_out == 1], countries=listed(c.countries), n=f"{left_out:,}")
+            Phrase(
+                _COUNTRIES_LEFT_OUT[left_out == 1],
+                countries=listed(grouped_codes(c.countries)),
+                n=f"{left_out:,}",
+            )
         )
     hosts, left_out = hosts_left_out(ctx.cands, ctx.offers)
     if hosts > 0:

@@ -9,13 +9,13 @@ from gpuplan.catalog import providers
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.plan.candidates import ModelSplitMisfits
-from gpuplan.plan.constraints import Constraints
+from gpuplan.plan.constraints import Constraints, commitment_needed
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.load_limit import LoadLimit
 from gpuplan.plan.result import Option
 from gpuplan.plan.spot import SpotRate, rates_shown
 
-__all__ = ["batch_note", "implausible_notes", "plan_notes"]
+__all__ = ["batch_note", "commitment_note", "implausible_notes", "plan_notes"]
 
 
 def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
@@ -52,6 +52,24 @@ def implausible_notes(options: Sequence[Option]) -> list[str]:
         ).format(gpu=gpu, flags=_("; ").join(flags))
         for gpu, flags in said.items()
     ]
+
+
+def commitment_note(constraints: Constraints, left_out: int) -> str | None:
+    """The pricing models the user listed (``--pricing``, ``constraints.pricing``) that the
+    commitment left out (``left_out``: the ``needs_commitment`` count), and the commitment that
+    compares them; None where none was. A list of ``[on_demand, spot, reserved_1y]`` without a
+    commitment had been planned on the first two with only a count in the left-out list to say so."""
+    asked = constraints.pricing_forbidden
+    if not asked or left_out <= 0:
+        return None
+    shortest, level = commitment_needed(asked)
+    head = _(
+        "pricing: {pricing} left out (needs_commitment {n}): {shortest} prices are compared only "
+        "with --commitment {level} or longer (constraints.commitment: {level} in the workload)"
+    ).format(pricing=", ".join(asked), n=f"{left_out:,}", shortest=shortest, level=level.value)
+    if constraints.commitment is None:
+        return head + _("; no commitment was given, which accepts one month at most")
+    return head + _("; the commitment given is {commitment}").format(commitment=constraints.commitment)
 
 
 def _declared_without_country(constraints: Constraints) -> list[str]:

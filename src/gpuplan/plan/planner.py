@@ -48,7 +48,7 @@ from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.named_absent import no_offer_in_countries
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
-from gpuplan.plan.notes import batch_note, implausible_notes, plan_notes
+from gpuplan.plan.notes import batch_note, commitment_note, implausible_notes, plan_notes
 from gpuplan.plan.options import (
     MAY_MISS_DEADLINE_FLAG,
     RESULTS_UNPRICED_FLAG,
@@ -1100,6 +1100,7 @@ def plan_offers(
                         border_note(job, (rec, *ranked, *pareto)),
                         sanctions_note((rec, *ranked, *pareto)),
                         residency_note(job, constraints.countries, excluded.get(Reason.COUNTRY.value, 0)),
+                        commitment_note(constraints, excluded.get(Reason.NEEDS_COMMITMENT.value, 0)),
                         hosts_left_out_note(cands, offers),
                     ],
                 ),

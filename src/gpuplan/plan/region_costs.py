@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.i18n import N_, _, format_number, money, money_per
+from gpuplan.i18n import N_, _, format_number, money, money_per, money_rate
 from gpuplan.i18n.places import place
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
@@ -165,9 +165,9 @@ class CostFacts:
             ).format(
                 what=_(what),
                 where=place(provider, region),
-                figure=money(max(t.usd_per_gb for t in tiers)),
+                figure=money_rate(max(t.usd_per_gb for t in tiers)),
                 why=doubt,
-                price=money(bound),
+                price=money_rate(bound),
                 highest=self._highest(self._egress_from_catalog),
             )
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=bound),), said, True
@@ -182,7 +182,7 @@ class CostFacts:
             note.format(
                 what=_(what),
                 where=place(provider, region),
-                price=money(self._max_egress),
+                price=money_rate(self._max_egress),
                 highest=self._highest(self._egress_from_catalog),
             ),
             True,
@@ -217,7 +217,7 @@ class CostFacts:
                     note.format(
                         what=_(what),
                         provider=dst[0],
-                        price=money(self._max_egress),
+                        price=money_rate(self._max_egress),
                         highest=self._highest(self._egress_from_catalog),
                     )
                 ]
@@ -276,7 +276,7 @@ class CostFacts:
         text = _("storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})")
         said = text.format(
             where=place(provider, region),
-            price=money(self._max_object),
+            price=money_rate(self._max_object),
             highest=self._highest(self._object_from_catalog),
         )
         return self._max_object, said
@@ -334,7 +334,7 @@ class CostFacts:
                 )
                 highest = self._highest(self._object_from_catalog)
             assumptions.append(
-                text.format(where=place(provider, region), price=money(price), highest=highest)
+                text.format(where=place(provider, region), price=money_rate(price), highest=highest)
             )
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))

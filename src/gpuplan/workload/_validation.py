@@ -22,7 +22,7 @@ from gpuplan.bounded import control_character
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import GpuplanError, InputError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import either, listed
+from gpuplan.i18n.phrases import either, listed, separated
 
 __all__ = [
     "PrintableLine",
@@ -271,21 +271,24 @@ def refused_value(err: ValidationError) -> tuple[str, Phrase]:
     return path, Phrase("{problem}{tail}", problem=problem, tail=tail)
 
 
+#: Problems named after the first in a refusal's "(also …)"; any beyond them are counted.
+_MORE_NAMED = 4
+
+
 def _first_problem(err: ValidationError) -> tuple[str, str | Phrase | GpuplanError, str | Phrase]:
-    """The first problem's path (``inputs.batch_size: ``), what is wrong, and the second problem
-    named or the others counted."""
+    """The first problem's path (``inputs.batch_size: ``), what is wrong, and the next ones named
+    after it ("(also serving.schedule.days: …; serving.schedule.time_zone: …)"), any past
+    :data:`_MORE_NAMED` of them counted. A schedule of three wrong values had been told the first
+    and "(and 2 more problems)", the two others said only once the first was fixed."""
     errors = err.errors(include_url=False)
     path, problem = _described(errors[0])
-    more = len(errors) - 1
-    tail: str | Phrase = ""
-    if more == 1:
-        # one more problem is shown, not hidden behind a count of one
-        second_path, second = _described(errors[1])
-        tail = Phrase(
-            N_(" (also {problem})"), problem=Phrase("{path}{problem}", path=second_path, problem=second)
-        )
-    elif more > 1:
-        tail = Phrase(N_(" (and {more} more problems)"), more=more)
+    rest: list[Phrase] = [
+        Phrase("{path}{problem}", path=p, problem=said)
+        for p, said in map(_described, errors[1 : 1 + _MORE_NAMED])
+    ]
+    if len(errors) > 1 + _MORE_NAMED:
+        rest.append(Phrase(N_("and {more} more problems"), more=len(errors) - 1 - _MORE_NAMED))
+    tail: str | Phrase = Phrase(N_(" (also {problem})"), problem=separated(rest)) if rest else ""
     return path, problem, tail
 
 
