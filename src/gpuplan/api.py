@@ -597,6 +597,7 @@ def tco(
     allow_code: bool = False,
     countries: Sequence[str] | None = None,
     upfront: str | None = None,
+    hosts: str | None = None,
 ) -> TcoReport:
     """:func:`gpuplan.commit.tco` (the same arguments), a service's day sized by the load its launch
     holds a replica at (:func:`replica_load_on`), as ``deploy`` does."""
@@ -611,6 +612,7 @@ def tco(
         allow_code=allow_code,
         countries=countries,
         upfront=upfront,
+        hosts=hosts,
         replica_load=replica_load_on,
     )
 

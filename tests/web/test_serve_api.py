@@ -13,6 +13,7 @@ import pytest
 import yaml
 from serve_helpers import Service, bert_workload, hold_the_minute, make_tokens
 
+from gpuplan.catalog.providers import provider_runs
 from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.documents import (
     CatalogInfoDocument,
@@ -327,6 +328,18 @@ def test_tco_and_deploy(service: Service) -> None:
     assert bought and {region_country(o["provider"], o["region"]) for o in bought} == {"CN"}
     typo = {**usage, "constraints": {"countries": ["Chian"]}}
     assert "did you mean 'china'" in _error(
+        service.client.post("/api/v1/tco", json={"usage": typo}, headers=service.auth("plan")), 400
+    )
+    # and the hosts rule: only machines a provider runs bought, recorded; a typo is refused
+    h100 = {**usage, "demands": [{"name": "pool", "gpu": "H100-SXM", "gpus": 8, "hours_per_month": 730}]}
+    run = {**h100, "constraints": {"hosts": "provider"}}
+    r = service.client.post("/api/v1/tco", json={"usage": run}, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    bought = [*r.json()["commitments"], *r.json()["hourly_prices"]]
+    assert r.json()["hosts"] == "provider"
+    assert bought and all(provider_runs(o["provider"], o["instance_type"], o["region"]) for o in bought)
+    typo = {**h100, "constraints": {"hosts": "providr"}}
+    assert "did you mean 'provider'" in _error(
         service.client.post("/api/v1/tco", json={"usage": typo}, headers=service.auth("plan")), 400
     )
     with_file = {**usage, "demands": [{"name": "x", "workload": "../../etc/job.yaml", "runs_per_month": 1}]}

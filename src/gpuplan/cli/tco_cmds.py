@@ -54,6 +54,14 @@ def tco_cmd(
             "where the catalog has it); replaces the usage file's constraints.upfront"
         ),
     ] = None,
+    hosts: Annotated[
+        str | None,
+        typer.Option(
+            help="Which hosts the GPUs may be on: any (default) or provider, only machines a provider "
+            "runs in its own or vetted data centres (a cloud VM, bare metal; community hosts and hosts "
+            "of unknown kind left out); replaces the usage file's constraints.hosts"
+        ),
+    ] = None,
     lang: LangOption = None,
     currency: Annotated[
         str | None,
@@ -78,7 +86,7 @@ def tco_cmd(
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.commit import load_usage
-    from gpuplan.vocab import Currency, Upfront
+    from gpuplan.vocab import Currency, HostRule, Upfront
 
     if out is not None and out.suffix.lower() != ".html":
         raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
@@ -86,6 +94,8 @@ def tco_cmd(
         currency = Currency.cast(currency).code  # a typo fails here, in one line
     if upfront is not None:
         upfront = Upfront.cast(upfront).value  # a typo fails here, in one line
+    if hosts is not None:
+        hosts = HostRule.cast(hosts).value  # a typo fails here, in one line
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     usage = load_usage(usage_file, project=project)
     with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
@@ -98,6 +108,7 @@ def tco_cmd(
                 allow_code=allow_code,
                 countries=_names(countries),
                 upfront=upfront,
+                hosts=hosts,
             )
         finally:
             store.close()

@@ -7,7 +7,7 @@ planner, and everything left out is counted and said in the notes.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
+from gpuplan.catalog.providers import provider_runs
 from gpuplan.catalog.upfront import upfront_said
 from gpuplan.commit.model import (
     COMMITMENT_PRICING,
@@ -44,7 +45,7 @@ from gpuplan.plan.spot import (
     service_down_h,
 )
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
-from gpuplan.vocab import PRICING_RULES
+from gpuplan.vocab import PRICING_RULES, HostRule
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -58,6 +59,7 @@ __all__ = [
     "data_each_run_default",
     "demands_from_usage",
     "hold_runs_together",
+    "hosts_left_out",
     "keeps_copy",
     "missing_prices",
     "priced_offers",
@@ -119,6 +121,55 @@ def _within(p: OfferPrice, usage: Usage) -> bool:
     return _listed(p, usage) and (country is None or country in usage.constraints.countries)
 
 
+#: Why ``constraints.hosts: provider`` left an offer row out (:func:`hosts_left_out` counts them).
+HOSTS_LEFT_OUT = N_(
+    "not on a machine its provider runs: a community host, or a host of unknown kind "
+    "(constraints.hosts: provider leaves it out; cheaper prices may be among them)"
+)
+
+
+def _demanded(prices: Sequence[OfferPrice], usage: Usage, gpus: Sequence[str]) -> Iterator[OfferPrice]:
+    """The rows of a GPU demanded, under a pricing model and at a provider and region the usage
+    allows (those others are not counted as left out: no demand could use them)."""
+    c = usage.constraints
+    for p in prices:
+        if p.gpu in gpus and p.pricing is not None and p.pricing in c.pricing and _listed(p, usage):
+            yield p
+
+
+def _left_out_why(p: OfferPrice, usage: Usage) -> str | None:
+    """Why a demanded row (:func:`_demanded`) may not be used, as a catalog message said in the
+    notes; None where it may."""
+    c = usage.constraints
+    country = _country(p, usage)
+    if country == "":
+        # said, not silent: the price may be in an allowed country that its source does not name
+        return N_("region's country not known (constraints.countries leaves it out)")
+    if country is not None and country not in c.countries:
+        # said, not silent: a cheaper price may be among them
+        return N_("outside constraints.countries (cheaper prices may be among them)")
+    if c.provider_hosts_only and not provider_runs(p.provider, p.instance_type, p.region):
+        # the plan's rule (plan/candidates.py): a community host and a host of unknown kind are
+        # left out, unknown never taken for the best case; said, as a cheaper price may be among them
+        return HOSTS_LEFT_OUT
+    if p.price_usd_per_hour is None:
+        return N_("price not convertible to USD (no exchange rate)")
+    if p.confidence == "low" and not c.allow_low_confidence:
+        return N_("low-confidence price (set constraints.allow_low_confidence: true to use it)")
+    if p.gpu_count < 1:
+        # A fractional GPU (vGPU slice) does not deliver a whole GPU-hour per hour.
+        return N_("fractional-GPU instance")
+    return None
+
+
+def hosts_left_out(prices: Sequence[OfferPrice], usage: Usage, gpus: Sequence[str]) -> int:
+    """How many rows of the GPUs demanded ``constraints.hosts: provider`` left out (0 without it),
+    for a refusal that names the rule where nothing else is left."""
+    if not usage.constraints.provider_hosts_only:
+        return 0
+    return sum(1 for p in _demanded(prices, usage, gpus) if _left_out_why(p, usage) == HOSTS_LEFT_OUT)
+
+
 def priced_offers(
     prices: Sequence[OfferPrice], usage: Usage, gpus: Sequence[str]
 ) -> tuple[tuple[PricedOffer, ...], list[str]]:
@@ -133,30 +184,13 @@ def priced_offers(
     # (basis, the floor's region where it is another one's) -> offer region -> spot prices held to it
     floored: dict[tuple[str, FloorBasis, str], dict[str, int]] = {}
 
-    for p in prices:
-        if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
+    for p in _demanded(prices, usage, gpus):
+        why = _left_out_why(p, usage)
+        if why is not None:
+            skip(why)
             continue
-        if not _listed(p, usage):
-            continue
-        country = _country(p, usage)
-        if country == "":
-            # said, not silent: the price may be in an allowed country that its source does not name
-            skip(N_("region's country not known (constraints.countries leaves it out)"))
-            continue
-        if country is not None and country not in c.countries:
-            # said, not silent: a cheaper price may be among them
-            skip(N_("outside constraints.countries (cheaper prices may be among them)"))
-            continue
-        if p.price_usd_per_hour is None:
-            skip(N_("price not convertible to USD (no exchange rate)"))
-            continue
-        if p.confidence == "low" and not c.allow_low_confidence:
-            skip(N_("low-confidence price (set constraints.allow_low_confidence: true to use it)"))
-            continue
-        if p.gpu_count < 1:
-            # A fractional GPU (vGPU slice) does not deliver a whole GPU-hour per hour.
-            skip(N_("fractional-GPU instance"))
-            continue
+        # _demanded: a pricing model; _left_out_why: a price convertible to USD
+        assert p.pricing is not None and p.price_usd_per_hour is not None
         spot = _spot_rate(p) if p.pricing == "spot" else None
         usd_per_hour = float(p.price_usd_per_hour)
         floor_as_of, own, own_stale = "", None, ""
@@ -432,10 +466,14 @@ def _workload_demand(
     # work and restarts priced in) compete for its GPU, which a spot price may make another type; a
     # commitment's price competes too (a service on a monthly quote).
     pricing, commitment = _sizing_pricing(usage, spec)
+    # the stricter of the two hosts rules: the usage's, or the workload's own (None keeps it), and
+    # its hours are bought only where it holds
+    provider_run = c.provider_hosts_only or workload.constraints.hosts == HostRule.PROVIDER
     overrides = {
         "providers": c.providers or None,
         "regions": c.regions or None,
         "countries": c.countries or None,
+        "hosts": HostRule.PROVIDER.value if provider_run else None,
         # Sizing only: the GPU type, count and run time. The pricing of each month is the optimiser's.
         "pricing": pricing,
         "commitment": commitment,
@@ -535,7 +573,7 @@ def _workload_demand(
             recopies=recopy_h > 0,
         ),
         gpu_hours_per_run=per_run,
-        host=_host_need(store, best, serving=workload.serving is not None),
+        host=_host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
         data_location=job.data_location,
     )
     runs_said = (
@@ -677,7 +715,7 @@ def _flat_service_words(workload: Workload, best: Option) -> str | None:
     return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
 
 
-def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
+def _host_need(store: Store, best: Option, *, serving: bool, provider_run: bool = False) -> HostNeed:
     """The instances a planner-sized run's hours hold on (:class:`HostNeed`), from the plan's
     option and the catalog's figures of its instance type (the lowest over its rows; a link or a
     network kind only where every row writes the same).
@@ -687,7 +725,8 @@ def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
     types of as many GPUs per node, linked alike, with the network known, of the same kind and no
     slower, and the same vCPUs and RAM bound. A service: any type holding one replica's GPUs so (its
     replicas are independent servers; its requests arrive decoded, so vCPUs and RAM do not bound
-    it), or the rule of a run over several nodes where a replica spans them."""
+    it), or the rule of a run over several nodes where a replica spans them. ``provider_run``: only
+    on machines a provider runs (``hosts: provider``)."""
     replica = best.service.replica_gpus if serving and best.service is not None else None
     one_node = best.nodes == 1 if replica is None else replica <= best.gpus_per_node
     rows = [
@@ -708,6 +747,7 @@ def _host_need(store: Store, best: Option, *, serving: bool) -> HostNeed:
         vcpus=_lowest([p.vcpus for p in rows]),
         memory_gib=_lowest([p.memory_gib for p in rows]),
         host_bound=not serving,
+        provider_run=provider_run,
     )
 
 

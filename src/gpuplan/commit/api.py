@@ -20,6 +20,7 @@ from gpuplan.commit.adapters import (
     DemandSource,
     demands_from_usage,
     hold_runs_together,
+    hosts_left_out,
     missing_prices,
     priced_offers,
     shift_notes,
@@ -27,11 +28,11 @@ from gpuplan.commit.adapters import (
 from gpuplan.commit.model import Commitment, MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
-from gpuplan.errors import GpuplanError, InputError
+from gpuplan.errors import GpuplanError, InfeasibleError, InputError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import sentences
 from gpuplan.units import CHECKPOINT_WRITE_SHARE
-from gpuplan.vocab import Upfront
+from gpuplan.vocab import HostRule, Upfront
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -155,6 +156,7 @@ def tco(
     allow_code: bool = False,
     countries: Sequence[str] | None = None,
     upfront: str | None = None,
+    hosts: str | None = None,
     replica_load: ReplicaLoadOf | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
@@ -164,7 +166,8 @@ def tco(
     usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
     ``allow_code``: whether a workload whose model is code may be imported and traced.
     ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``;
-    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``. ``replica_load``: the
+    ``upfront`` (``none``, ``partial``, ``all``) its ``constraints.upfront``; ``hosts``
+    (``provider``: only machines a provider runs; ``any``) its ``constraints.hosts``. ``replica_load``: the
     load ``deploy``'s autoscaler holds a service's replica at (:func:`gpuplan.api.tco` passes
     :func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at deploy's share.
     """
@@ -174,9 +177,14 @@ def tco(
     from gpuplan.plan.contradictions import check_regions
 
     u = _with_countries(load_usage(usage, project=project), countries)
-    if upfront is not None:
-        chosen = Upfront.cast(upfront).value
-        u = u.model_copy(update={"constraints": u.constraints.model_copy(update={"upfront": chosen})})
+    # the command line's choice replaces the file's; a typo fails here, in one line
+    chosen = {
+        field: kind.cast(value).value
+        for field, kind, value in (("upfront", Upfront, upfront), ("hosts", HostRule, hosts))
+        if value is not None
+    }
+    if chosen:
+        u = u.model_copy(update={"constraints": u.constraints.model_copy(update=chosen)})
     own = store is None
     st = open_store(db) if store is None else store
     try:
@@ -202,6 +210,7 @@ def tco(
             # a reservation paid partly or all upfront: its effective rate where the catalog has it
             prices = with_upfront(st.offers(include_unpriced=False), u.constraints.upfront)
             offers, offer_notes = priced_offers(prices, u, gpus)
+            hosts_out = hosts_left_out(prices, u, gpus)
             demands, sources = hold_runs_together(demands, sources, offers)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in offers if o.currency != "USD"})
@@ -218,7 +227,10 @@ def tco(
         past_horizon=u.past_horizon,
         demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
     )
-    problem, schedule, beside = _fresh_first(problem, today or date.today(), stale_after)
+    try:
+        problem, schedule, beside = _fresh_first(problem, today or date.today(), stale_after)
+    except InfeasibleError as e:
+        raise _named_hosts_rule(e, hosts_out) from e
     missing = missing_prices(prices, u, demands, offers)
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
@@ -230,6 +242,7 @@ def tco(
         *_data_notes(problem, schedule),
         *_border_notes(problem, schedule),
         *_firm_notes(problem, u),
+        *_own_hosts_notes(problem, u),
     ]
     notes += [
         sentences(
@@ -384,6 +397,45 @@ def _firm_notes(problem: TcoProblem, usage: Usage) -> list[str]:
     ]
 
 
+def _own_hosts_notes(problem: TcoProblem, usage: Usage) -> list[str]:
+    """Per workload demand whose own ``constraints.hosts: provider`` holds where the usage's does
+    not: the offer rows of its GPU its hours are kept off by that rule alone (community hosts and
+    hosts of unknown kind), counted as the usage's rule counts its own."""
+    if usage.constraints.provider_hosts_only:
+        return []  # every row it would leave out is left out, and counted, with the usage's
+    notes = []
+    for d in problem.demands:
+        if d.host is None or not d.host.provider_run:
+            continue
+        anywhere = replace(d.host, provider_run=False)
+        n = sum(1 for o in problem.offers if o.gpu == d.gpu and anywhere.allows(o) and not d.allows(o))
+        if n:
+            notes.append(
+                _(
+                    "{name}: its workload's constraints.hosts: provider keeps its hours off {n} offer row(s) "
+                    "of {gpu} on community hosts or hosts of unknown kind (cheaper prices may be among them)"
+                ).format(name=d.name, n=n, gpu=d.gpu)
+            )
+    return notes
+
+
+def _named_hosts_rule(error: InfeasibleError, left_out: int) -> InfeasibleError:
+    """``error`` (no price left to meet a demand) with what ``constraints.hosts: provider`` left out
+    beside it, as plan's refusal names its hosts filter: the rows it kept out may meet the demand;
+    as it is where the rule left out none."""
+    if left_out == 0:
+        return error
+    return InfeasibleError.worded(
+        N_(
+            "{error}; constraints.hosts: provider left out {n} offer row(s) of the GPUs demanded on "
+            "community hosts or hosts of unknown kind, which may meet it: run with --hosts any to see "
+            "them priced"
+        ),
+        error=error,
+        n=f"{left_out:,}",
+    )
+
+
 def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
     """``usage`` with its countries replaced by ``countries`` read as the plan's ``--countries`` are
     (a typo gets "did you mean"); as it is when None."""
@@ -426,8 +478,6 @@ def _fresh_first(
     table, saving, commitments and sensitivity rest on prices known to be current) and the cheaper
     total is said beside it, with the commitments it would buy. Where the demand cannot be met
     without them, the cheapest is kept and said so."""
-    from gpuplan.errors import InfeasibleError
-
     cheapest = optimise(problem)
     used = tuple(o for o in _bought(cheapest) if _stale_moving(o, today, limit_days))
     if not used:

@@ -408,6 +408,10 @@ class HostNeed:
     together, held by any instance of ``gpus_per_node`` GPUs or more: the run's own count in one
     node, or where no instance of its GPU the constraints allow holds that many, the most one
     holds (the fewest nodes). 0: a planner-sized run (``instance_type`` and the rules above)."""
+    provider_run: bool = False
+    """Only machines a provider runs hold its hours (``hosts: provider`` in the workload or the
+    usage: a community host and a host of unknown kind left out, as the plan leaves them,
+    ``catalog.providers.provider_runs``), the sized instance type's own rows included."""
 
     @classmethod
     def together(cls, run_gpus: float, offers: Sequence[PricedOffer]) -> HostNeed:
@@ -430,6 +434,8 @@ class HostNeed:
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
+        if self.provider_run and not _provider_runs(offer):
+            return False
         if self.run_gpus:
             return offer.gpus_per_unit >= self.gpus_per_node
         if offer.provider == self.provider and offer.instance_type == self.instance_type:
@@ -458,6 +464,11 @@ class HostNeed:
 
         if self.allows(offer):
             return ""
+        if self.provider_run and not _provider_runs(offer):
+            return _(
+                "{offer} is not on a machine its provider runs (a community host, or a host of unknown "
+                "kind), which hosts: provider leaves out"
+            ).format(offer=offer.instance_type)
         if self.run_gpus:  # a direct demand's run: only its GPUs in one node are asked
             return _("{offer} holds {has:g} GPU(s) in one node, fewer than the {need:g} it needs").format(
                 offer=offer.instance_type, has=offer.gpus_per_unit, need=self.gpus_per_node
@@ -521,6 +532,17 @@ class HostNeed:
     def said(self) -> str:
         """The rule in words, in the current language."""
         from gpuplan.i18n import _
+
+        if not self.provider_run:
+            return self._instances_said
+        return _("{instances}; only on machines a provider runs (hosts: provider)").format(
+            instances=self._instances_said
+        )
+
+    @property
+    def _instances_said(self) -> str:
+        """The instances the rule allows, in words."""
+        from gpuplan.i18n import _
         from gpuplan.i18n.phrases import item_list
 
         if self.run_gpus and self.one_node:
@@ -553,6 +575,14 @@ class HostNeed:
         if self.host_bound:
             needs.append(_("vCPUs and RAM known and no fewer"))
         return _("{sized}, or another instance with {needs}").format(sized=sized, needs=item_list(needs))
+
+
+def _provider_runs(offer: PricedOffer) -> bool:
+    """Whether ``offer`` is on a machine its provider runs (the plan's rule, read where asked: the
+    catalog's provider modules are not imported for a problem that does not ask it)."""
+    from gpuplan.catalog.providers import provider_runs
+
+    return provider_runs(offer.provider, offer.instance_type, offer.region)
 
 
 def _words(text: str | None) -> str:

@@ -17,7 +17,8 @@ YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the
         hours_per_month: 730
         growth_pct_per_month: 5
     constraints: {providers: [aws, alibaba], pricing: [on_demand, spot, monthly, reserved_3y]}
-                                       # countries: [CN] keeps data and GPUs in China, as plan's does
+                                       # countries: [CN] keeps data and GPUs in China, as plan's does;
+                                       # hosts: provider only machines a provider runs, as plan's does
 
 A direct demand's GPU-hours in month m (counted from its ``start_month``) are
 ``gpus × hours × (1 + growth_pct_per_month/100)^m``, where ``hours`` is ``hours_per_month`` or,
@@ -61,7 +62,7 @@ from gpuplan.confine import Folder
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
-from gpuplan.vocab import Currency, Upfront, pydantic_cast
+from gpuplan.vocab import Currency, HostRule, Upfront, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
@@ -152,11 +153,26 @@ class ConstraintsSpec(Spec):
     upfront: str = "none"
     """How much of a reservation is paid upfront: ``none`` (default), ``partial`` or ``all``; a
     reserved price is costed at that option's effective rate where the catalog carries it."""
+    hosts: str = HostRule.ANY.value
+    """Which hosts the GPUs may be on: ``any`` (default) or ``provider``, only machines a provider
+    runs (a cloud VM, bare metal, a vetted data centre, another cloud's machine resold); community
+    hosts and hosts whose kind the provider does not state are then left out, as the plan leaves them
+    (``catalog.providers.provider_runs``)."""
 
     @field_validator("upfront")
     @classmethod
     def _upfront(cls, v: str) -> str:
         return pydantic_cast(Upfront)(v).value
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, v: str) -> str:
+        return pydantic_cast(HostRule)(v).value
+
+    @property
+    def provider_hosts_only(self) -> bool:
+        """Whether only machines a provider runs may be bought (``hosts: provider``)."""
+        return self.hosts == HostRule.PROVIDER
 
     @field_validator("pricing")
     @classmethod

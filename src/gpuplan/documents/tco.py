@@ -326,6 +326,11 @@ class TcoDocument(Document):
     exchange_rate: ExchangeRateDoc | None
     """The catalog's CNY rate; None when it has none."""
     past_horizon: Literal["full", "remaining_value"]
+    hosts: Literal["provider"] | None = None
+    """``provider``: only machines a provider runs were bought (``constraints.hosts``, ``--hosts``:
+    community hosts and hosts of unknown kind left out, counted in ``notes``); null: any host (a
+    workload demand's own ``constraints.hosts: provider`` still holds for its hours, its demand line
+    says so)."""
     total_cost_usd: float
     stale_prices_in_total: int = 0
     """Prices the total buys at (hourly offers bought, commitments) that are stale or of unknown

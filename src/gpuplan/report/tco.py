@@ -178,6 +178,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "display_currency": report.money.currency,
         "exchange_rate": rate.model_dump() if rate else None,
         "past_horizon": u.past_horizon,
+        "hosts": u.constraints.hosts if u.constraints.provider_hosts_only else None,
         "total_cost_usd": cost(s.total_usd),
         "stale_prices_in_total": len(total_stale_prices(report)),
         "data_cost_usd": cost(s.data_usd),
