@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gpuplan.catalog.city_zones import city_zones
 from gpuplan.errors import WorkloadError
 from gpuplan.i18n import use_language
 from gpuplan.i18n.error_text import error_text
@@ -85,7 +86,8 @@ def test_every_wrong_value_of_a_schedule_is_named_in_its_one_line() -> None:
     assert said.startswith(
         "serving.schedule.hours: hours '8-18': write them as 09:00-19:00 (24-hour clock, local time) "
         "(also serving.schedule.days: unknown weekday 'fry'; did you mean 'fri'?; "
-        "serving.schedule.time_zone: unknown time zone 'Europe/Munich'; did you mean "
+        "serving.schedule.time_zone: unknown time zone 'Europe/Munich'; Munich is in Germany: did you mean "
+        "'Europe/Berlin'?)"
     ), said
     assert "more problems" not in said
     with use_language("zh"):
@@ -122,3 +124,45 @@ def test_simulate_replays_a_scheduled_services_hours_with_at_least_one_replica()
     sv = Workload.from_dict(_service(OFFICE, min_replicas=0)).serving
     (policy,) = as_deployed([parse_policy("queue:max=4")], sv)
     assert policy.min_replicas == 1
+
+
+@pytest.mark.parametrize(
+    ("zone", "words"),
+    [
+        # was: "did you mean 'Europe/Zurich' or 'Europe/Monaco' or 'Europe/Nicosia'?" (the nearest spellings)
+        ("Europe/Munich", "Munich is in Germany: did you mean 'Europe/Berlin'?"),
+        ("Asia/Beijing", "Beijing is in China: did you mean 'Asia/Shanghai'?"),
+        ("America/San_Francisco", "San Francisco is in United States: did you mean 'America/Los_Angeles'?"),
+        ("Asia/Mumbai", "Mumbai is in India: did you mean 'Asia/Kolkata'?"),
+        ("Europe/Frankfurt", "Frankfurt is in Germany: did you mean 'Europe/Berlin'?"),
+    ],
+)
+def test_a_time_zone_written_as_a_city_offers_its_countrys_zone(zone: str, words: str) -> None:
+    said = str(_error(_service({**OFFICE, "time_zone": zone})))
+    assert said == f"serving.schedule.time_zone: unknown time zone {zone!r}; {words}", said
+
+
+def test_a_city_the_table_places_is_given_its_own_zone_not_the_nearest_zone_city() -> None:
+    # Canberra is a link the tz database keeps (accepted as written where this machine has it); the
+    # table gives it Sydney's. Seattle is nearer Boise's zone city, Munich nearer Busingen's.
+    for zone, country, want in [
+        ("Australia/Canberra", "AU", "Australia/Sydney"),
+        ("America/Seattle", "US", "America/Los_Angeles"),
+        ("Europe/Munich", "DE", "Europe/Berlin"),
+    ]:
+        found = city_zones(zone)
+        assert found is not None and (found.country, found.zones) == (country, (want,)), zone
+
+
+def test_a_city_not_known_keeps_the_nearest_spellings() -> None:
+    said = str(_error(_service({**OFFICE, "time_zone": "Europe/Gotham"})))
+    assert "unknown time zone 'Europe/Gotham'; did you mean 'Europe/" in said, said
+    assert " is in " not in said
+
+
+def test_a_time_zone_written_as_a_city_reads_in_chinese() -> None:
+    e = _error(_service({**OFFICE, "time_zone": "Europe/Munich"}))
+    with use_language("zh"):
+        zh = error_text(e)
+    want = "时区 'Europe/Munich' 无法识别；Munich 位于德国：您是不是指 'Europe/Berlin'？"
+    assert zh == f"serving.schedule.time_zone: {want}", zh

@@ -15,7 +15,7 @@ from functools import cache
 from gpuplan.errors import NotFoundError, closest
 from gpuplan.i18n.messages import Language, current_language
 
-__all__ = ["COUNTRY_GROUPS", "country_code", "country_codes", "country_name", "grouped_codes"]
+__all__ = ["COUNTRY_GROUPS", "CountryName", "country_code", "country_codes", "country_name", "grouped_codes"]
 
 #: The catalog of pycountry's ISO 3166 names each language of gpuplan reads them in.
 _NAME_LOCALES = {Language.ZH: "zh_CN"}
@@ -76,12 +76,37 @@ def country_name(code: str) -> str:
     """The ISO 3166 name of the country with alpha-2 ``code`` in the current language
     (``country_name("DE")`` is ``Germany``, under zh ``德国``); the code itself when ISO 3166 has no
     such country."""
+    name = _iso_name(code)
+    return code if name is None else _translation(current_language()).gettext(name)
+
+
+def _iso_name(code: str) -> str | None:
+    """The English ISO 3166 name of alpha-2 ``code``; None where ISO 3166 has no such country."""
     import pycountry
 
     found = pycountry.countries.get(alpha_2=code)
-    if found is None:
-        return code
-    return _translation(current_language()).gettext(found.name)
+    return None if found is None else str(found.name)
+
+
+class CountryName:
+    """A country as a field of an error line: its ISO 3166 name in English (``str``), written in the
+    user's language with the rest of the line by :func:`gpuplan.i18n.error_text.error_text`
+    ("Germany", under zh "德国"), whatever language was current when the error was made."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __str__(self) -> str:
+        return _iso_name(self.code) or self.code
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def translated(self) -> str:
+        """Its name in the current language."""
+        return country_name(self.code)
 
 
 def _key(text: str) -> str:

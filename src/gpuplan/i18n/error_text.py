@@ -20,6 +20,7 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Option, Phrase
+from gpuplan.i18n.countries import CountryName
 from gpuplan.i18n.messages import N_, Language, _, current_language, use_option_names
 
 __all__ = ["KIND_WORDS", "error_text", "phrase_text"]
@@ -147,6 +148,8 @@ def phrase_text(value: object) -> str:
 def _translated(value: object, names: Mapping[str, str] | None = None) -> object:
     if isinstance(value, Option):
         return names.get(value, value) if names else value
+    if isinstance(value, CountryName):
+        return value.translated()
     if isinstance(value, Phrase) and value.template:
         return _(value.template).format(**_translated_fields(value.fields, names))
     if isinstance(value, GpuplanError):

@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
+from gpuplan.catalog.city_zones import city_zones
 from gpuplan.confine import Folder
 from gpuplan.day_load import WEEKDAYS, Schedule
 from gpuplan.errors import NotFoundError, Phrase, WorkloadError
@@ -26,8 +27,9 @@ from gpuplan.hardware.gpus import (
     MAX_PLANNED_NODES,
     MIN_OVER_MAX_GPUS,
 )
+from gpuplan.i18n.countries import CountryName
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import alternatives, listed
 from gpuplan.units import (
     HOURS_PER_MONTH,
     MAX_BUDGET_CNY,
@@ -540,11 +542,24 @@ class ScheduleSpec(Spec):
         try:
             ZoneInfo(v)
         except (ZoneInfoNotFoundError, ValueError):
+            known = available_timezones()
+            city = city_zones(v)
+            zones = [z for z in city.zones if z in known] if city is not None else []
+            if city is not None and zones:
+                # a city the tz database names no zone after ("Europe/Munich"): its country's zone,
+                # where the nearest spellings are other countries' ('Europe/Zurich')
+                raise _refused(
+                    N_("unknown time zone {name!r}; {city} is in {country}: did you mean {zones}?"),
+                    name=v,
+                    city=v.rpartition("/")[2].replace("_", " "),
+                    country=CountryName(city.country),
+                    zones=alternatives(repr(z) for z in zones),
+                ) from None
             raise ValueError(
                 NotFoundError(
                     "time zone",
                     v,
-                    sorted(available_timezones()),
+                    sorted(known),
                     hint=N_("an IANA time zone, as Asia/Shanghai or Europe/Berlin"),
                 )
             ) from None
