@@ -166,3 +166,26 @@ def test_a_plan_kept_to_provider_run_hosts_is_not_launched_on_a_community_host(
     assert code == 1 and "constraints.hosts: provider leaves out" in said and not out.exists(), said
     code, said = _deploy(monkeypatch, capsys, *args, "--provider", "aws", "--region", "us-east-1")
     assert code == 0, said
+
+
+def test_the_eus_27_members_are_named_eu_in_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "… outside the plan's countries (AT, BE, BG, HR, CY, …, SE) …; `gpuplan offers --countries AT`"
+    doc = plan_doc(provider="aws", region="us-east-1")
+    doc["constraints"] = {**(doc.get("constraints") or {}), "countries": ["EU"]}
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(doc)
+    assert "outside the plan's countries (EU)" in str(e.value), str(e.value)
+    out = tmp_path / "out"
+    path = _workload(tmp_path, "data: {samples: 64, epochs: 1}\nconstraints: {countries: [EU, CH]}")
+    args = [str(path), "-t", "torchrun", "-o", str(out), "--gpu", "A10"]
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "gcp", "--region", "us-east4")
+    assert code == 1, said
+    assert "outside the workload's constraints.countries (EU, CH)" in said, said
+    assert "gpuplan offers --countries EU" in said
+    code, said = _deploy(monkeypatch, capsys, *args, "--provider", "azure")
+    assert code == 1, said
+    assert "the workload's constraints.countries (EU, CH) narrow to northeurope" in said, said
+    code, said = _deploy(monkeypatch, capsys, "--lang", "zh", *args, "--provider", "azure")
+    assert code == 1 and "EU、CH" in said, said

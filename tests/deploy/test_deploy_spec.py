@@ -385,3 +385,37 @@ def test_a_service_planned_at_the_planners_split_starts_its_engine_at_it() -> No
     doc["workload"]["tensor_parallel"] = 8
     doc["recommended"]["service"]["tensor_parallel_chosen"] = False
     assert LaunchSpec.from_plan(doc).tensor_parallel == 8
+
+
+def test_a_plan_file_with_several_problems_names_them_as_a_workload_file_does() -> None:
+    # was: "recommended option is malformed: gpu_count: … (and 1 more)", the others counted, not named
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(plan_doc(gpu_count=0, nodes=0), source="plan.json")
+    assert str(e.value) == (
+        "plan.json: recommended option is malformed: gpu_count: Input should be greater than or equal "
+        "to 1 (also nodes: Input should be greater than or equal to 1): re-run `gpuplan plan`"
+    )
+    # past four named, the rest counted, in the workload file's words
+    bad = {
+        "region": 5,
+        "instance_type": 7,
+        "gpu_count": 0,
+        "nodes": 0,
+        "job_time_h": -1,
+        "pricing": "x",
+        "zone": 1,
+    }
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(plan_doc(**bad), source="plan.json")
+    said = str(e.value)
+    assert said.startswith("plan.json: recommended option is malformed: region: Input should be a valid "), (
+        said
+    )
+    assert "(also zone: Input should be a valid string; instance_type: " in said, said
+    assert said.endswith("; and 2 more problems): re-run `gpuplan plan`"), said
+    with use_language("zh"):
+        zh = error_text(e.value)
+    assert "（另外：zone：应为字符串；" in zh and "；另有 2 处问题）" in zh and "more" not in zh, zh

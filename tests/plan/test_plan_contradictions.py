@@ -4,6 +4,7 @@ one line; a known filter that leaves nothing is named in the "no option is left"
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,15 @@ from gpuplan.errors import GpuplanError
 from gpuplan.i18n import use_language
 from gpuplan.i18n.countries import EU_MEMBERS
 from gpuplan.i18n.error_text import error_text
-from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, PlanInfeasibleError, plan_offers
+from gpuplan.plan import (
+    Constraints,
+    CostFacts,
+    JobFacts,
+    OfferTable,
+    PlanInfeasibleError,
+    PlanOffer,
+    plan_offers,
+)
 from gpuplan.plan.contradictions import check_constraints
 
 
@@ -231,6 +240,13 @@ def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store:
             check_plan_request(store, request, workload)
 
 
+def _infeasible(rows: list[PlanOffer], asked: Constraints) -> PlanInfeasibleError:
+    """The refusal a plan of ``rows`` (the toy job) under ``asked`` ends in."""
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), asked)
+    return info.value
+
+
 def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() -> None:
     # Region and pricing together left nothing, neither alone: the line had given only the counts
     # ("candidates excluded by region 4, pricing 2"), not that monthly is sold elsewhere.
@@ -241,9 +257,7 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
         offer(provider="alibaba", region="cn-beijing", country="CN", pricing="on_demand", price_usd=20.0),
     ]
     monthly = Constraints(regions=("us-east-1",), pricing=("monthly",), commitment="monthly")
-    with pytest.raises(PlanInfeasibleError) as info:
-        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), monthly)
-    said = str(info.value)
+    said = str(_infeasible(rows, monthly))
     assert (
         "; monthly is priced only at alibaba/cn-shanghai; the offers in region us-east-1 are priced "
         "only as on_demand or spot"
@@ -251,17 +265,50 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     # Where the provider named sells it elsewhere, those places are named first (Azure in the EU had
     # been told of Alibaba's Chinese regions)
     rows.append(offer(region="eu-north-1", country="SE", pricing="monthly", price_usd=14.0))
-    sweden = Constraints(providers=("aws",), countries=("DE",), pricing=("monthly",), commitment="monthly")
-    with pytest.raises(PlanInfeasibleError) as info:
-        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sweden)
-    said = str(info.value)
-    assert "; monthly is priced only at aws/eu-north-1; no offer of aws in country DE is priced" in said, said
+    aws = Constraints(providers=("aws",), regions=("us-east-1",), pricing=("monthly",), commitment="monthly")
+    said = str(_infeasible(rows, aws))
+    assert "; monthly is priced only at aws/eu-north-1; the offers of aws in region us-east-1 are" in said
+    # none of them within the countries asked for: those outside are counted, not named
+    germany = Constraints(providers=("aws",), countries=("DE",), pricing=("monthly",), commitment="monthly")
+    said = str(_infeasible(rows, germany))
+    assert (
+        "; monthly is priced nowhere within country DE, only at 2 places elsewhere; no offer of aws in "
+        "country DE is priced"
+    ) in said, said
     rows.pop()
     # Where the places do sell it, something else left no option: nothing of the kind is said.
     sold = Constraints(regions=("cn-shanghai",), pricing=("monthly",), commitment="monthly", max_gpus=4)
-    with pytest.raises(PlanInfeasibleError) as info:
-        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), sold)
-    assert "priced only at" not in str(info.value), str(info.value)
+    said = str(_infeasible(rows, sold))
+    assert "priced only at" not in said, said
+
+
+def test_where_a_pricing_model_is_priced_names_the_places_in_the_countries_asked_for_only() -> None:
+    # was (--countries DE --regions eu-west-1 --pricing reserved_3y): "reserved_3y is priced only at
+    # aws/af-south-1, aws/ap-east-1, …": the providers named had been looked at first, the world over
+    rows = [
+        offer(),
+        offer(region="af-south-1", country="ZA", pricing="reserved_3y", price_usd=9.0),
+        offer(region="eu-central-1", country="DE", pricing="reserved_3y", price_usd=10.0),
+        offer(provider="gcp", region="europe-west3", country="DE", pricing="reserved_3y", price_usd=11.0),
+        offer(region="eu-west-1", country="IE", price_usd=12.0),
+    ]
+    reserved = Constraints(pricing=("reserved_3y",), commitment="3y")
+    asked = replace(reserved, providers=("aws",), regions=("eu-west-1",), countries=("DE",))
+    said = str(_infeasible(rows, asked))
+    assert (
+        "; within country DE, reserved_3y is priced only at aws/eu-central-1 (and at 1 place elsewhere); "
+        "no offer of aws in region eu-west-1 and country DE is priced: region eu-west-1 is in IE, not DE"
+    ) in said, said
+    assert "af-south-1" not in said
+    zh = _in_chinese(_infeasible(rows, asked))
+    assert "af-south-1" not in zh and "aws/eu-central-1" in zh and "国家/地区 DE" in zh, zh
+    # a provider with no place in them: the places of others within them, the EU named as one
+    eu = replace(reserved, providers=("azure",), countries=EU_MEMBERS)
+    said = str(_infeasible(rows, eu))
+    assert (
+        "; within countries EU, reserved_3y is priced only at aws/eu-central-1, gcp/europe-west3 (and at "
+        "1 place elsewhere); no offer of azure in countries EU is priced"
+    ) in said, said
 
 
 def test_the_places_with_no_priced_offer_are_said_as_one_sentence() -> None:

@@ -23,6 +23,7 @@ from typing import Any
 from gpuplan.catalog.providers import provider_runs
 from gpuplan.catalog.region_countries import country_codes_of, region_country
 from gpuplan.errors import DeployError, Phrase
+from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place
@@ -64,8 +65,7 @@ def refuse_outside_countries(
         "source": source,
         "where": place(provider, region),
         "country": country or "?",
-        "countries": ", ".join(codes),
-        "first": codes[0],
+        **_asked(codes),
     }
     if plan:
         raise DeployError.worded(
@@ -127,6 +127,13 @@ def refuse_unrun_host(
     )
 
 
+def _asked(codes: list[str]) -> dict[str, object]:
+    """The countries ``codes`` as a refusal names them (``countries``: the EU's 27 members as EU, not
+    27 codes) and the first of those, for ``gpuplan offers --countries {first}``."""
+    named = grouped_codes(tuple(codes))
+    return {"countries": listed(named), "first": named[0]}
+
+
 def _refuse_unnamed_region(provider: str, codes: list[str], source: str) -> None:
     """DeployError for ``--provider`` without ``--region`` under the countries ``codes``: none of the
     provider's regions is in them, or the ones that are, to name one with ``--region``."""
@@ -135,7 +142,7 @@ def _refuse_unnamed_region(provider: str, codes: list[str], source: str) -> None
     module = REGISTRY.get(provider)
     regions = [r.code for r in module.FACTS.regions] if module is not None else []
     inside = [r for r in regions if region_country(provider, r) in codes]
-    fields = {"source": source, "provider": provider, "countries": ", ".join(codes), "first": codes[0]}
+    fields = {"source": source, "provider": provider, **_asked(codes)}
     if not inside:
         raise DeployError.worded(
             N_(

@@ -79,7 +79,7 @@ from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, clo
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import either, listed, sentences
+from gpuplan.i18n.phrases import also_problems, either, listed, sentences
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
 from gpuplan.units import (
@@ -212,13 +212,18 @@ def _slug(name: str) -> str:
 
 
 def _short_errors(e: ValidationError) -> Phrase:
-    """The first problem of ``e`` as ``field.path: reason``, and how many more there are."""
-    first = e.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    problem = reason(first)
-    more: str | Phrase = ""
-    if e.error_count() > 1:
-        more = Phrase(N_(" (and {more} more)"), more=e.error_count() - 1)
+    """The first problem of ``e`` as ``field.path: reason``, then the next ones named and any past
+    those counted, as a workload file's refusal ends (:func:`gpuplan.i18n.phrases.also_problems`):
+    a plan file with four problems had been told the first "(and 3 more)"."""
+    first, *rest = e.errors()
+    return _described(first, also_problems(rest, _described))
+
+
+def _described(error: Any, more: str | Phrase = "") -> Phrase:
+    """One problem of a plan or launch file as ``field.path: reason`` (the reason alone where it
+    names its field), then ``more``."""
+    where = ".".join(str(p) for p in error["loc"])
+    problem = reason(error)
     # A validator's message may already start with the field's name ("model.python 'x' is not …").
     named = not where or str(problem).startswith((where, where.rsplit(".", 1)[-1]))
     if named:

@@ -12,12 +12,22 @@ as ``", ".join(names)`` / ``" or ".join(names)``. The names themselves are data 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_, _
 
-__all__ = ["alternatives", "either", "item_list", "listed", "sentences", "separated"]
+__all__ = [
+    "MORE_NAMED",
+    "also_problems",
+    "alternatives",
+    "either",
+    "item_list",
+    "listed",
+    "sentences",
+    "separated",
+]
 
 # The items of a list are joined as gpuplan.i18n.error_text joins the names of an unknown-name line
 # (one catalog entry: Chinese 、); the catalog's ", " (Chinese ，) is for clauses and a row's notes.
@@ -79,3 +89,21 @@ def sentences(*parts: str) -> str:
     for part in filter(None, parts):
         text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
     return text
+
+
+_T = TypeVar("_T")
+
+#: Problems a refusal names after its first, in its "(also …)"; any beyond them are counted.
+MORE_NAMED = 4
+
+
+def also_problems(rest: Sequence[_T], described: Callable[[_T], object]) -> Phrase | str:
+    """The end of a refusal that names its first problem: the problems after it, ``rest``, each as
+    ``described`` words it, " (also serving.schedule.days: …; serving.schedule.time_zone: …)", any
+    past :data:`MORE_NAMED` of them counted ("…; and 3 more problems)"); "" where there is none. A
+    workload file's and a plan file's refusals end alike: a count alone had left the others to be
+    found one fix at a time."""
+    named: list[object] = [described(problem) for problem in rest[:MORE_NAMED]]
+    if len(rest) > MORE_NAMED:
+        named.append(Phrase(N_("and {more} more problems"), more=len(rest) - MORE_NAMED))
+    return Phrase(N_(" (also {problem})"), problem=separated(named)) if named else ""

@@ -145,6 +145,22 @@ _PLACES_BOTH = N_("{regions} and {countries}")
 #: A region asked for that lies in none of the countries asked for: why none of its offers is left.
 _REGION_ELSEWHERE = N_("{clause}: region {region} is in {countries}, not {asked}")
 _SOLD_NOWHERE = N_("; the catalog prices {pricing} nowhere")
+#: Where the pricing models allowed are priced within the countries asked for, when the other place
+#: filters allow none there: the places outside them are counted, not named (a plan kept to the EU
+#: had been told of aws/af-south-1 first).
+_SOLD_WITHIN = N_("; within {countries}, {pricing} is priced only at {places}; {here}")
+_SOLD_WITHIN_AND_OUTSIDE = {
+    True: N_(
+        "; within {countries}, {pricing} is priced only at {places} (and at {n} place elsewhere); {here}"
+    ),
+    False: N_(
+        "; within {countries}, {pricing} is priced only at {places} (and at {n} places elsewhere); {here}"
+    ),
+}
+_SOLD_ONLY_OUTSIDE = {
+    True: N_("; {pricing} is priced nowhere within {countries}, only at {n} place elsewhere; {here}"),
+    False: N_("; {pricing} is priced nowhere within {countries}, only at {n} places elsewhere; {here}"),
+}
 _AND_MORE = N_("{names} and {n} more")
 #: Places named in a "priced only at" clause before "and N more".
 _PLACES_SHOWN = 6
@@ -316,20 +332,64 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
     if not c.allow_low_confidence and (np.isfinite(o.price_usd) & here & wanted).any():
         return ""  # priced there, at low confidence only: the confidence filter, named already
     pricing = listed(c.allowed_pricing)
-    # Where it is sold nearest to what was asked: the providers named, else the places named, else
-    # anywhere (Azure in the EU had been told of Alibaba's Chinese regions first).
     sold = usable & wanted
-    for names, column in ((c.providers, o.provider), (c.countries, o.country), (c.regions, o.region)):
-        if names and (sold & named_in(column, tuple(names))).any():
-            sold = sold & named_in(column, tuple(names))
-            break
-    at = sorted({(str(p), str(r)) for p, r in zip(o.provider[sold], o.region[sold], strict=True)})
-    if not at:
+    if not sold.any():
         return Phrase(_SOLD_NOWHERE, pricing=pricing)
-    shown: Phrase = listed(place(p, r) for p, r in at[:_PLACES_SHOWN])
-    if len(at) > _PLACES_SHOWN:
-        shown = Phrase(_AND_MORE, names=shown, n=len(at) - _PLACES_SHOWN)
-    models = sorted({str(m) for m in o.pricing[usable & here]})
+    here_said = _priced_here(ctx, usable & here)
+    if c.countries:
+        return _sold_within_countries(ctx, sold, pricing, here_said)
+    # Where it is sold nearest to what was asked: the providers named, else the regions named, else
+    # anywhere (Azure in the EU had been told of Alibaba's Chinese regions first).
+    sold = _nearest_asked(ctx, sold)
+    return Phrase(_SOLD_ELSEWHERE, pricing=pricing, places=_places(o, sold), here=here_said)
+
+
+def _sold_within_countries(ctx: PlanContext, sold: np.ndarray, pricing: Phrase, here: Phrase) -> Phrase:
+    """The "priced only at" clause of :func:`_where_sold` under a countries filter: the places within
+    the countries asked for where ``sold`` (the pricing models allowed, priced) is, those of the
+    providers or regions named first; the places outside them counted, never named before them."""
+    c, o = ctx.constraints, ctx.offers
+    countries = tuple(c.countries or ())
+    asked = Phrase(_COUNTRIES_NAMED[len(countries) == 1], names=alternatives(grouped_codes(countries)))
+    inside = sold & named_in(o.country, countries)
+    outside = len(_places_at(o, sold & ~inside))
+    if not inside.any():
+        return Phrase(
+            _SOLD_ONLY_OUTSIDE[outside == 1], pricing=pricing, countries=asked, n=outside, here=here
+        )
+    places = _places(o, _nearest_asked(ctx, inside))
+    if outside == 0:
+        return Phrase(_SOLD_WITHIN, countries=asked, pricing=pricing, places=places, here=here)
+    return Phrase(
+        _SOLD_WITHIN_AND_OUTSIDE[outside == 1],
+        countries=asked,
+        pricing=pricing,
+        places=places,
+        n=outside,
+        here=here,
+    )
+
+
+def _nearest_asked(ctx: PlanContext, sold: np.ndarray) -> np.ndarray:
+    """``sold`` narrowed to the providers named where they have any of it, else to the regions named
+    where those have any, else as it is."""
+    c, o = ctx.constraints, ctx.offers
+    for names, column in ((c.providers, o.provider), (c.regions, o.region)):
+        if names and (sold & named_in(column, tuple(names))).any():
+            return sold & named_in(column, tuple(names))
+    return sold
+
+
+def _places_at(o: OfferTable, mask: np.ndarray) -> list[tuple[str, str]]:
+    """The ``(provider, region)`` places of the offers in ``mask``, sorted."""
+    return sorted({(str(p), str(r)) for p, r in zip(o.provider[mask], o.region[mask], strict=True)})
+
+
+def _priced_here(ctx: PlanContext, priced_here: np.ndarray) -> Phrase:
+    """What the places asked for do price (``priced_here``: their priced offers, of any pricing
+    model), with any region asked for that lies outside the countries asked for."""
+    c, o = ctx.constraints, ctx.offers
+    models = sorted({str(m) for m in o.pricing[priced_here]})
     where = _offers_asked(ctx)
     said = (
         Phrase(_PRICED_HERE_AS, where=where, models=alternatives(models))
@@ -344,7 +404,7 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
             countries=alternatives(countries),
             asked=alternatives(grouped_codes(c.countries or ())),
         )
-    return Phrase(_SOLD_ELSEWHERE, pricing=pricing, places=shown, here=said)
+    return said
 
 
 def _offers_asked(ctx: PlanContext) -> Phrase:
@@ -498,7 +558,7 @@ def _compliance_held_elsewhere(ctx: PlanContext, emptied: Phrase) -> Phrase | No
 
 def _places(o: OfferTable, mask: np.ndarray) -> Phrase:
     """The provider/region places of the offers in ``mask``, the first few named."""
-    at = sorted({(str(p), str(r)) for p, r in zip(o.provider[mask], o.region[mask], strict=True)})
+    at = _places_at(o, mask)
     shown: Phrase = listed(place(p, r) for p, r in at[:_PLACES_SHOWN])
     if len(at) > _PLACES_SHOWN:
         shown = Phrase(_AND_MORE, names=shown, n=len(at) - _PLACES_SHOWN)

@@ -14,6 +14,7 @@ from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money, ngettext
+from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
@@ -873,12 +874,18 @@ def _serving_baseline(ctx: PlanContext, sure: np.ndarray) -> tuple[Option | None
 def _outside_places(base: Option, constraints: Constraints) -> str:
     """The place filters (providers, regions, countries) the baseline lies outside, as the user
     gave them ("" where it is inside all of them)."""
+    providers, regions, countries = (
+        constraints.providers or (),
+        constraints.regions or (),
+        constraints.countries or (),
+    )
     outside = [
-        _(words).format(names=item_list(names))
-        for words, names, value in (
-            (N_("providers ({names})"), constraints.providers, base.provider),
-            (N_("regions ({names})"), constraints.regions, base.region),
-            (N_("countries ({names})"), constraints.countries, base.country),
+        _(words).format(names=item_list(shown))
+        for words, names, shown, value in (
+            (N_("providers ({names})"), providers, providers, base.provider),
+            (N_("regions ({names})"), regions, regions, base.region),
+            # as the user named them: the EU's 27 members as EU, not 27 codes
+            (N_("countries ({names})"), countries, grouped_codes(countries), base.country),
         )
         if names and value.lower() not in {n.lower() for n in names}
     ]

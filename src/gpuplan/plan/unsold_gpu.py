@@ -18,6 +18,7 @@ from gpuplan.errors import Phrase
 from gpuplan.hardware import get_gpu, gpus_named, nearest_gpus
 from gpuplan.hardware.gpus import same_chip
 from gpuplan.i18n import N_
+from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.candidates import named_in
 from gpuplan.plan.constraints import COMMITTED_PRICING
@@ -111,7 +112,7 @@ def _nearest(ctx: PlanContext, ids: tuple[str, ...]) -> Phrase | None:
     for names, column in ((c.providers, o.provider), (c.regions, o.region), (c.countries, o.country)):
         if names:
             here &= named_in(column, tuple(names))
-    places = [*(c.providers or ()), *(c.regions or ()), *(c.countries or ())]
+    places = [*(c.providers or ()), *(c.regions or ()), *grouped_codes(c.countries or ())]  # EU: EU
     if not here.any():
         here, places = priced, []
     asked = [get_gpu(i) for i in ids]

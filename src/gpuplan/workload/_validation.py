@@ -22,7 +22,7 @@ from gpuplan.bounded import control_character
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import GpuplanError, InputError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import either, listed, separated
+from gpuplan.i18n.phrases import also_problems, either, listed
 
 __all__ = [
     "PrintableLine",
@@ -271,25 +271,21 @@ def refused_value(err: ValidationError) -> tuple[str, Phrase]:
     return path, Phrase("{problem}{tail}", problem=problem, tail=tail)
 
 
-#: Problems named after the first in a refusal's "(also …)"; any beyond them are counted.
-_MORE_NAMED = 4
-
-
 def _first_problem(err: ValidationError) -> tuple[str, str | Phrase | GpuplanError, str | Phrase]:
     """The first problem's path (``inputs.batch_size: ``), what is wrong, and the next ones named
     after it ("(also serving.schedule.days: …; serving.schedule.time_zone: …)"), any past
-    :data:`_MORE_NAMED` of them counted. A schedule of three wrong values had been told the first
-    and "(and 2 more problems)", the two others said only once the first was fixed."""
+    :data:`~gpuplan.i18n.phrases.MORE_NAMED` of them counted. A schedule of three wrong values had
+    been told the first and "(and 2 more problems)", the two others said only once the first was
+    fixed."""
     errors = err.errors(include_url=False)
     path, problem = _described(errors[0])
-    rest: list[Phrase] = [
-        Phrase("{path}{problem}", path=p, problem=said)
-        for p, said in map(_described, errors[1 : 1 + _MORE_NAMED])
-    ]
-    if len(errors) > 1 + _MORE_NAMED:
-        rest.append(Phrase(N_("and {more} more problems"), more=len(errors) - 1 - _MORE_NAMED))
-    tail: str | Phrase = Phrase(N_(" (also {problem})"), problem=separated(rest)) if rest else ""
-    return path, problem, tail
+    return path, problem, also_problems(errors[1:], _with_path)
+
+
+def _with_path(error: Any) -> Phrase:
+    """One problem as a refusal names it after its first: its path, then what is wrong."""
+    path, said = _described(error)
+    return Phrase("{path}{problem}", path=path, problem=said)
 
 
 #: Pydantic's error types for a section given something other than a mapping: its own words name
