@@ -99,6 +99,16 @@ _SOURCE_PROBLEM = N_("{source}: {problem}")
 _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
 _LONG_LINE = N_("{what} {path!r} line {line} is longer than {limit:,} bytes")
 _NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} of the line)")
+#: Text that is not UTF-8 but reads as GB 18030 (GBK's superset): the code page Notepad and Excel's
+#: plain "CSV" save in on Chinese Windows.
+_GBK = N_(
+    "{what} {path!r} is not UTF-8 text (byte {byte}): it reads as GBK, as Chinese Windows saves "
+    "text by default; save it as UTF-8 (Excel: 'CSV UTF-8')"
+)
+_GBK_LINE = N_(
+    "{what} {path!r} line {line} is not UTF-8 text (byte {byte} of the line): it reads as GBK, as "
+    "Chinese Windows saves text by default; save it as UTF-8 (Excel: 'CSV UTF-8')"
+)
 _TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
@@ -216,7 +226,19 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error.worded(_NOT_UTF8, what=word, path=shown, byte=e.start) from None
+        said = _GBK if _reads_as_gbk(data) else _NOT_UTF8
+        raise error.worded(said, what=word, path=shown, byte=e.start) from None
+
+
+def _reads_as_gbk(data: bytes) -> bool:
+    """Whether ``data``, not UTF-8, holds Chinese text in GB 18030 (GBK's superset): it decodes so
+    and has a CJK character in it (bytes of another code page mostly decode too, as other
+    characters)."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return False
+    return any("\u4e00" <= c <= "\u9fff" for c in text)
 
 
 def read_lines(
@@ -245,9 +267,8 @@ def read_lines(
                 # of the file: kept, it becomes part of the first column's name.
                 yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as e:
-                raise error.worded(
-                    _NOT_UTF8_LINE, what=word, path=shown, line=number, byte=e.start + 1
-                ) from None
+                said = _GBK_LINE if _reads_as_gbk(raw) else _NOT_UTF8_LINE
+                raise error.worded(said, what=word, path=shown, line=number, byte=e.start + 1) from None
 
 
 try:  # libyaml scans ~30x faster than PyYAML's Python reader: a 15 MB file is read in about a second

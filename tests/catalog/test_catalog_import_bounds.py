@@ -82,6 +82,32 @@ def test_a_byte_that_is_not_utf8_deep_in_the_file_names_the_line(tmp_path: Path)
     )
 
 
+def test_a_price_file_saved_as_gbk_is_told_to_be_saved_as_utf8(tmp_path: Path) -> None:
+    # Excel's plain "CSV" on Chinese Windows writes GBK: the refusal had named only the byte
+    f = tmp_path / "vms.csv"
+    f.write_bytes(_rows(3).encode() + "p5.48xlarge,H100,8.0,华北\n".encode("gbk"))
+    with pytest.raises(CatalogImportError) as e:
+        parse_skypilot(f, "aws", as_of="2026-11-30")
+    assert "line 5 is not UTF-8 text (byte 22 of the line): it reads as GBK" in str(e.value)
+    assert "save it as UTF-8 (Excel: 'CSV UTF-8')" in str(e.value)
+
+
+def test_a_workload_saved_as_gbk_is_told_to_be_saved_as_utf8(tmp_path: Path) -> None:
+    from gpuplan.errors import GpuplanError
+    from gpuplan.workload import load_workload
+
+    f = tmp_path / "w.yaml"
+    f.write_bytes("name: 中文模型\ntask: train\n".encode("gbk"))
+    with pytest.raises(GpuplanError) as e:
+        load_workload(f)
+    assert "is not UTF-8 text (byte 6): it reads as GBK" in str(e.value), str(e.value)
+    latin = tmp_path / "l.yaml"
+    latin.write_bytes("name: caf\xe9\n".encode("latin-1"))  # not Chinese: no GBK hint
+    with pytest.raises(GpuplanError) as e:
+        load_workload(latin)
+    assert "GBK" not in str(e.value) and "is not UTF-8 text" in str(e.value)
+
+
 def test_a_file_without_newlines_is_not_read_whole(tmp_path: Path) -> None:
     f = tmp_path / "vms.csv"
     with f.open("w") as out:

@@ -106,7 +106,7 @@ def share_cmd(
     project: ProjectOption = None,
     allow_code: AllowCodeOption = False,
 ) -> None:
-    """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
+    """Pack services, notebooks and experiments onto GPUs (whole, MIG, time-slicing, MPS): GPUs, cost, k8s."""
     apply_language(lang)
     check_out(out)
     currency = check_currency(currency)
