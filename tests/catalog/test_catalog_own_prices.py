@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 from gpuplan.catalog import open_store
 from gpuplan.catalog.importers.own import COLUMNS, parse_own
 from gpuplan.cli import app
-from gpuplan.errors import CatalogImportError
+from gpuplan.errors import CatalogImportError, InputError
 from gpuplan.units import HOURS_PER_MONTH
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -299,6 +299,22 @@ def test_a_file_unusable_as_a_whole_changes_nothing(
     message = str(r.exception)
     said = said.format(file=f)
     assert said in message and message.endswith("nothing was imported") and "\n" not in message, message
+    assert _prices(db_path) == before
+
+
+@pytest.mark.parametrize("provider", [["--provider", "alibaba"], []])
+def test_a_price_list_imported_without_its_format_is_told_to_give_it(
+    db_path: Path, provider: list[str]
+) -> None:
+    # It was read as a SkyPilot file (the default layout): "a SkyPilot catalog file carries no date:
+    # give --as-of", then with a date the SkyPilot columns it lacks, never the --format it needs.
+    before = _prices(db_path)
+    r = CliRunner().invoke(app, ["--db", str(db_path), "catalog", "import", str(EXAMPLE), *provider])
+    assert isinstance(r.exception, CatalogImportError | InputError), r.output
+    assert str(r.exception) == (
+        "this file is a gpuplan price list (provider, pricing, price, currency, unit, as_of, source), "
+        "not a SkyPilot catalog: give --format gpuplan; nothing was imported"
+    )
     assert _prices(db_path) == before
 
 

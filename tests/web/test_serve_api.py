@@ -420,6 +420,18 @@ def test_refusals_name_the_request_field_not_the_cli_flag(service: Service) -> N
     )
     assert said.startswith("as_of 'yesterday' is not a date"), said
     assert "--" not in said
+    own = (Path(__file__).resolve().parents[2] / "examples" / "prices" / "alibaba-quote.csv").read_bytes()
+    said = _error(
+        service.client.post(
+            "/api/v1/catalog/import?provider=alibaba&as_of=2026-11-30",
+            content=own,
+            headers={"Content-Type": "text/csv", **service.auth("admin")},
+        ),
+        400,
+    )
+    assert said.startswith("this file is a gpuplan price list") and said.endswith(
+        "give format gpuplan; nothing was imported"
+    ), said
     with_zh = service.client.post(
         "/api/v1/deploy?lang=zh", json={"plan": {}, "target": "torchrun"}, headers=service.auth("plan")
     )

@@ -606,10 +606,17 @@ def _import_file(
     store: Store | None = None,
 ) -> None:
     from gpuplan.catalog.gates import import_day
-    from gpuplan.catalog.importers.price_file import file_format, read_price_file, skypilot_as_of
+    from gpuplan.catalog.importers.price_file import (
+        file_format,
+        not_a_price_list,
+        read_price_file,
+        skypilot_as_of,
+    )
     from gpuplan.errors import InputError
 
-    if file_format(fmt) == "gpuplan":
+    if file_format(fmt) != "gpuplan":
+        not_a_price_list(file)  # a price list of one's own read as SkyPilot's is told its --format
+    if fmt == "gpuplan":
         if len(providers) > 1:
             raise InputError.worded(N_("a price list is imported for one provider: --provider huawei (one)"))
     elif len(providers) != 1:

@@ -50,6 +50,7 @@ __all__ = [
     "InputNames",
     "PriceFile",
     "file_format",
+    "not_a_price_list",
     "read_price_file",
     "skypilot_as_of",
     "yuan_typed_as_usd",
@@ -176,6 +177,7 @@ def read_price_file(
             source=f"own price list {described} ({own.provider}, gpuplan layout)",
             warnings=_vouched_warnings(vouched),
         )
+    not_a_price_list(path, names)
     if provider is None:
         raise InputError.worded(
             N_("a SkyPilot catalog file does not name its provider: give it, {flag} aws"),
@@ -201,6 +203,30 @@ def read_price_file(
         source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
         warnings=(*dropped_spot_warnings(dropped), *warnings, *_vouched_warnings(vouched)),
     )
+
+
+def not_a_price_list(path: Path | str, names: InputNames = CLI_NAMES) -> None:
+    """Refuses, as a SkyPilot catalog file, a file whose header is a gpuplan price list's (it had
+    been told to give the date a SkyPilot file lacks, or the SkyPilot columns it lacks, not the
+    layout it is in). Only the first line is read; a file that cannot be read is left to the read
+    that follows, which says why."""
+    from gpuplan.catalog.importers.own import COLUMNS
+
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(65_536)
+    except OSError:
+        return
+    header = {c.strip().strip('"').lower() for c in first.decode("utf-8-sig", "replace").split(",")}
+    if set(COLUMNS) <= header or str(path).lower().endswith(".json"):
+        raise InputError.worded(
+            N_(
+                "this file is a gpuplan price list ({columns}), not a SkyPilot catalog: give "
+                "{flag} gpuplan; nothing was imported"
+            ),
+            columns="provider, pricing, price, currency, unit, as_of, source",
+            flag=names.format,
+        )
 
 
 def skypilot_as_of(as_of: str | None, names: InputNames = CLI_NAMES) -> str:
