@@ -52,3 +52,11 @@ def test_the_readme_times_the_copy_at_the_rate_the_plan_billed() -> None:
     # no faster than the instance's network the catalog states: 8 Gbit/s = 1 GB/s
     readme = _readme(_doc({"location": "aws/us-east-1", "copy_gbps": 2.0}, network_gbps=8.0))
     assert "takes 33.3 min at 1 GB/s, the instance's 8 Gbit/s network as the catalog states it" in readme
+
+
+def test_a_small_dataset_is_said_in_enough_digits_to_read_its_size() -> None:
+    # was: "One node's copy of 0 GB takes 1.5 s" for a 0.2 GB dataset
+    doc = _doc({"location": "aws/us-east-1"})
+    doc["workload"]["data"]["size_gb"] = 0.2
+    readme = _readme(doc)
+    assert "One node's copy of 0.2 GB takes 1.5 s at the assumed 0.131 GB/s" in readme, readme

@@ -282,6 +282,38 @@ def test_a_pricing_model_the_places_allowed_do_not_sell_says_where_it_is_sold() 
     assert "priced only at" not in said, said
 
 
+def test_providers_the_catalog_prices_nowhere_are_refused_for_that_not_for_the_countries() -> None:
+    # was (--providers huawei,volcengine --countries CN): "no option is left: the country filter (CN)
+    # left none; …", when none of their rows has a price the plan can use: unpriced, or a price whose
+    # source names no region (so no country)
+    rows = [
+        offer(provider="alibaba", region="cn-beijing", country="CN"),
+        offer(provider="huawei", region="unspecified", country="", confidence="low"),
+        offer(provider="huawei", region="unspecified", country="", pricing="", price_usd=None),
+        offer(provider="volcengine", region="unspecified", country="", confidence="low"),
+        offer(provider="volcengine", region="cn-beijing", country="CN", confidence="low"),
+    ]
+    asked = Constraints(providers=("huawei", "volcengine"), countries=("CN",))
+    said = str(_infeasible(rows, asked))
+    assert said.startswith(
+        "no option is left: no offer of huawei or volcengine in the catalog has a price this plan can "
+        "use (4 rows: unpriced 1, region not named 2, low-confidence 1); bring your own quotes with "
+        "`gpuplan catalog import FILE --format gpuplan --provider huawei`"
+    ), said
+    assert "country filter" not in said
+    # where the pricing models are priced in the countries asked for follows
+    assert " is priced only at alibaba/cn-beijing; no offer of huawei or volcengine in country CN" in str(
+        _infeasible(rows[:4], asked)
+    )
+    zh = _in_chinese(_infeasible(rows, asked))
+    assert (
+        zh.startswith("没有剩下可选的方案：") and "--provider huawei" in zh and "国家/地区筛选" not in zh
+    ), zh
+    # low-confidence prices allowed, Volcano Engine's in cn-beijing is one the plan uses: no such line
+    allowed = replace(asked, allow_low_confidence=True)
+    plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), allowed)
+
+
 def test_where_a_pricing_model_is_priced_names_the_places_in_the_countries_asked_for_only() -> None:
     # was (--countries DE --regions eu-west-1 --pricing reserved_3y): "reserved_3y is priced only at
     # aws/af-south-1, aws/ap-east-1, …": the providers named had been looked at first, the world over

@@ -602,8 +602,19 @@ def test_a_named_provider_that_gives_no_option_is_said_with_its_reasons() -> Non
     plan = _plan(rows, Constraints(providers=("aws", "volcengine")))
     assert all(o.provider == "aws" for o in plan.options)
     [note] = [n for n in plan.notes if n.startswith("volcengine (named in providers)")]
-    assert note.startswith("volcengine (named in providers): no option; its ")
-    assert " candidate" in note and "unpriced)" in note
+    # its offers all unpriced: the catalog, not a filter, is what leaves it out (was: "its 8
+    # candidates were left out (8 unpriced)")
+    assert note.startswith(
+        "volcengine (named in providers): no option; no offer of volcengine in the catalog has a price "
+        "this plan can use (1 row: unpriced 1); bring your own quotes with `gpuplan catalog import FILE "
+        "--format gpuplan --provider volcengine`"
+    ), note
+    # one priced offer it has, left out by a filter: the candidates are counted by reason
+    rows.append(offer(provider="volcengine", region="cn-shanghai", country="CN", price_usd=30.0))
+    plan = _plan(rows, Constraints(providers=("aws", "volcengine"), regions=("us-east-1", "cn-beijing")))
+    [note] = [n for n in plan.notes if n.startswith("volcengine (named in providers)")]
+    assert note.startswith("volcengine (named in providers): no option; its "), note
+    assert " candidate" in note and "unpriced" in note
     # a provider that gives options, or one named alone, says nothing of the kind
     assert not [n for n in _plan(rows, Constraints(providers=("aws",))).notes if "named in providers" in n]
 
@@ -653,11 +664,15 @@ def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese()
     # the codes had stayed English in a Chinese line: "（8 unpriced）"
     from gpuplan.i18n import use_language
 
-    rows = [offer(), offer(provider="volcengine", region="cn-beijing", country="CN", price_usd=None)]
+    rows = [
+        offer(),
+        offer(provider="volcengine", region="cn-beijing", country="CN", price_usd=None),
+        offer(provider="volcengine", region="cn-shanghai", country="CN"),
+    ]
     with use_language("zh"):
-        plan = _plan(rows, Constraints(providers=("aws", "volcengine")))
+        plan = _plan(rows, Constraints(providers=("aws", "volcengine"), regions=("us-east-1", "cn-beijing")))
     [note] = [n for n in plan.notes if n.startswith("volcengine（")]
-    assert note.endswith("（无报价 8 个）") and "unpriced" not in note, note
+    assert "无报价 8 个" in note and "unpriced" not in note, note
 
 
 def test_a_baseline_the_job_does_not_fit_says_so_not_either_of_two_causes() -> None:

@@ -10,7 +10,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n import format_hours
 from gpuplan.i18n.messages import _
-from gpuplan.i18n.numbers import format_minutes
+from gpuplan.i18n.numbers import format_gb, format_minutes
 from gpuplan.i18n.phrases import sentences
 from gpuplan.units import ASSUMED_DISK_GBPS, CHECKPOINTS_KEPT
 
@@ -302,7 +302,7 @@ def copy_time_words(spec: LaunchSpec) -> str:
             "One node's copy of {gb} GB takes {time} at {gbps} GB/s, the instance's {network} Gbit/s "
             "network as the catalog states it, as the plan bills it at set-up."
         ).format(
-            gb=f"{spec.dataset_gb:,.0f}",
+            gb=format_gb(spec.dataset_gb),
             time=_copy_duration(spec.dataset_gb * 8.0 / network / 3600.0),
             gbps=f"{network / 8.0:g}",
             network=f"{network:g}",
@@ -312,12 +312,12 @@ def copy_time_words(spec: LaunchSpec) -> str:
         return _(
             "One node's copy of {gb} GB takes {time} at {gbps} GB/s, the rate you measured "
             "(data.copy_gbps), as the plan bills it at set-up."
-        ).format(gb=f"{spec.dataset_gb:,.0f}", time=time, gbps=f"{rate:g}")
+        ).format(gb=format_gb(spec.dataset_gb), time=time, gbps=f"{rate:g}")
     return _(
         "One node's copy of {gb} GB takes {time} at the assumed {gbps} GB/s (the baseline of AWS's gp3 "
         "volume), as the plan bills it at set-up; measure yours and give it as data.copy_gbps (or plan "
         "--copy-gbps) to have the plan bill that instead."
-    ).format(gb=f"{spec.dataset_gb:,.0f}", time=time, gbps=f"{rate:g}")
+    ).format(gb=format_gb(spec.dataset_gb), time=time, gbps=f"{rate:g}")
 
 
 def dataset_copy_note(spec: LaunchSpec) -> str:
@@ -393,7 +393,7 @@ def _disk_words(spec: LaunchSpec) -> str:
         return _(
             "`disk_size` asks for {disk} GB on each node: the {gb} GB dataset (data.size_gb) and the "
             "checkpoints kept, with room for the OS and the image, as a plan of this workload sizes it."
-        ).format(disk=f"{spec.disk_size_gb:,}", gb=f"{spec.dataset_gb:,.0f}")
+        ).format(disk=f"{spec.disk_size_gb:,}", gb=format_gb(spec.dataset_gb))
     return _(
         "`disk_size` asks for {disk} GB on each node, SkyPilot's default: the workload does not say how "
         "large its dataset is (data.size_gb), so the disk is not sized for it."

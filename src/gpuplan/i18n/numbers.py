@@ -102,6 +102,12 @@ def format_minutes(minutes: float) -> str:
     return _("{n} min").format(n=f"{minutes:.1f}")
 
 
+def format_gb(gb: float) -> str:
+    """A size in GB as a line writes it: whole GB from 10 up (``1,000``), two significant digits
+    below (``0.5``, ``0.2``, ``1.5``): a 0.2 GB dataset had read "0 GB"."""
+    return f"{gb:,.0f}" if gb >= 10 else f"{gb:.2g}"
+
+
 def format_age(days: int | None) -> str:
     """How old a price is, for people: days under two months, months under two years, else years
     (``?`` if unknown)."""

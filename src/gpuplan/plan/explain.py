@@ -22,6 +22,7 @@ from gpuplan.plan.constraints import MAX_PLANNED_NODES, Reason, counted_labels, 
 from gpuplan.plan.hosts import hosts_left_out
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
 from gpuplan.plan.load_limit import deadline_limits, load_limits
+from gpuplan.plan.named_absent import no_usable_price
 from gpuplan.plan.result import Option
 from gpuplan.plan.unsold_gpu import unsold_gpu_words
 from gpuplan.units import format_hours
@@ -62,6 +63,9 @@ _SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request ra
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
 _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
 _NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}{peak}{advice}")
+#: The providers named have no offer with a price the plan can use ({why}: ``no_usable_price``), then
+#: where the pricing models allowed are priced instead.
+_NONE_LEFT_UNPRICED = N_("no option is left: {why}{sold}")
 #: The filters the user sets, each as the "no option is left" line names it when its exclusion was
 #: the one that left no candidate (``Candidates.emptied_by``); the GPU filter's line is
 #: ``unsold_gpu_words`` (it empties the field only where no offer of the places carries the GPU).
@@ -217,6 +221,11 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         # the GPU is not sold at all (or not by the providers named): the counts had said only
         # that every candidate was "excluded by gpu"
         return unsold
+    c = ctx.constraints
+    if c.providers and (why := no_usable_price(ctx.offers, c.providers, c.allow_low_confidence)):
+        # the catalog prices none of them anywhere: "the country filter (CN) left none" had blamed
+        # the countries, their rows having no region and so no country
+        return Phrase(_NONE_LEFT_UNPRICED, why=why, sold=_where_sold(ctx))
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
     # A reason is a code (does_not_fit); its catalog entry is the word shown under another language.
     # thousands separated, as every other count of candidates is ("71,521", not "71521")

@@ -46,7 +46,7 @@ from gpuplan.plan.explain import infeasible_message, unfit_gpu
 from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
-from gpuplan.plan.named_absent import no_offer_in_countries
+from gpuplan.plan.named_absent import no_offer_in_countries, no_usable_price
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, commitment_note, implausible_notes, plan_notes
@@ -472,6 +472,13 @@ def _named_without_options(
             )
         elif alive[mine].any():
             out.append(_ranked_below(ctx, name, feasible[options == name.lower()], ranked))
+        elif (why := no_usable_price(ctx.offers, (name,), constraints.allow_low_confidence)) is not None:
+            # no price of it is usable anywhere: the catalog, not the countries, left it out
+            out.append(
+                _("{provider} (named in providers): no option; {why}").format(
+                    provider=name, why=phrase_text(why)
+                )
+            )
         elif constraints.countries and not (mine & asked_countries).any():
             out.append(
                 no_offer_in_countries(

@@ -912,7 +912,7 @@ def _checkpoints_line(
         basis = _("as the train.py of `gpuplan deploy` writes them, each write stopping every GPU")
     line = _(
         "The job time includes the checkpoint writes: every {interval} min ({basis}), {gb} GB each at "
-        "{gbps} GB/s, {write} min a write ({gbps} GB/s is the disk bandwidth plan assumes where it does "
+        "{gbps} GB/s, {write} a write ({gbps} GB/s is the disk bandwidth plan assumes where it does "
         "not know the disk, an AWS gp3 volume's baseline; the estimate has no offer): {each}. Not "
         "included: the set-up (copying the dataset to the instance), which plan adds for each offer. "
         "These are the writes off spot: on spot, plan checkpoints at Young/Daly's interval from each "
@@ -923,7 +923,7 @@ def _checkpoints_line(
         basis=basis,
         gb=f"{checkpoints.checkpoint_gb:,.2f}",
         gbps=f"{checkpoints.write_gbps:g}",
-        write=f"{checkpoints.write_min:.1f}",
+        write=format_minutes(checkpoints.write_min),
         each=_("; ").join(each),
     )
     return Text(line, style="dim")

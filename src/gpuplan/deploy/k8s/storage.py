@@ -26,6 +26,7 @@ from gpuplan.catalog.providers.base import BlockStorage
 from gpuplan.deploy.checkpoints import DATASET_DIR, copy_source, copy_time_words, dataset_copy_commands
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.numbers import format_gb
 from gpuplan.i18n.phrases import sentences
 
 __all__ = [
@@ -172,11 +173,6 @@ def data_volume(spec: LaunchSpec, labels: dict[str, str]) -> dict[str, Any] | No
     }
 
 
-def _gb(gb: float) -> str:
-    """A size in GB as the README writes it: ``1,000``, ``0.5``."""
-    return f"{gb:,.0f}" if gb >= 10 else f"{gb:.2g}"
-
-
 def _copy_example(spec: LaunchSpec) -> str:
     """The command line that copies the dataset from where it is kept, as the README's example."""
     commands = [f"`{c}`" for c in dataset_copy_commands(copy_source(spec))]
@@ -220,7 +216,7 @@ def dataset_words(spec: LaunchSpec, manifest: str) -> str | None:
         "Each training pod gets a {gib} GiB volume at {dir} (DATA_DIR) for the {gb} GB dataset: a generic "
         "ephemeral volume, made and deleted with the pod, so a replacement pod (after a spot reclaim) "
         "copies the dataset again. Read it in `build_dataset()` in train.py."
-    ).format(gib=f"{gib:,}", gb=_gb(spec.dataset_gb), dir=DATA_DIR)
+    ).format(gib=f"{gib:,}", gb=format_gb(spec.dataset_gb), dir=DATA_DIR)
     if fetch is None:
         fill = _(
             "These files copy no data into it: gpuplan knows no official image of the command line of "
