@@ -311,7 +311,8 @@ class TeamBudgetItem(Document):
     """The team's planned plans, each plan's month (``SavedPlanItem.month_cost_usd``), where known."""
     planned_cny: float | None = None
     planned_current_usd: float | None = None
-    """The team's planned spend on prices known to be current (``BudgetDocument.planned_current_usd``)."""
+    """The team's planned spend on prices known to be current (``BudgetDocument.planned_current_usd``;
+    None: no plan of the team's had a known-current cost)."""
     planned_current_cny: float | None = None
     stale_price_plans: int = 0
     unknown_current_cost_plans: int = 0
@@ -353,10 +354,14 @@ class BudgetDocument(Document):
     """The same plans on prices known to be current: each plan's ``current_month_cost_usd`` where
     known — a plan whose recommended option rests on a price older than the staleness limit or
     undated at its own best option on prices known to be current, the others at their
-    ``month_cost_usd``. The figure a team can count on; ``notes`` says both. For a budget in yuan:
-    ``planned_current_cny`` at ``exchange_rate``."""
+    ``month_cost_usd``. The figure a team can count on; ``notes`` says both. Partial where a plan
+    had no such option (``unknown_current_cost_plans``; ``notes`` names them); None (unknown, never
+    0) where no plan had one. Each plan's option is as of when it was saved: ``notes`` says where a
+    price import came since (``GET /api/v1/price-changes`` prices them on today's catalog). For a
+    budget in yuan: ``planned_current_cny`` at ``exchange_rate``."""
     planned_current_cny: float | None = None
-    """For a budget in yuan: the same sum of the plans' ``current_month_cost_cny``; None otherwise."""
+    """For a budget in yuan: the same sum of the plans' ``current_month_cost_cny`` (None where no
+    plan's is known); None otherwise."""
     stale_price_plans: int = 0
     """Planned plans whose recommended option rests on a price not known to be current when planned."""
     unknown_current_cost_plans: int = 0

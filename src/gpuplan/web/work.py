@@ -470,15 +470,18 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     items = [saved_plan_item(p, store, rate=rate, currency=_currency(budget)) for p in plans]
     allocation = _allocation(records, month, budget if team is None else records.budget(month), rate)
     spend = _spend(month, budget, plans, rate)
+    newest, _digest = records.catalog_state()
+
+    def team_notes(line: dict[str, Any]) -> list[str]:
+        name = line["team"]
+        mine = [p for p in plans if p.team == name]
+        return [*_over_note(line, month, name), *_current_note(line, mine, month, name, newest, True)]
+
     # over its budget: the document's own (a team's or the whole service's), then each team's
     over = [
         *_over_note(spend, month, team),
-        *_current_note(spend, month, team),
-        *(
-            n
-            for line in teams
-            for n in (*_over_note(line, month, line["team"]), *_current_note(line, month, line["team"], True))
-        ),
+        *_current_note(spend, plans, month, team, newest),
+        *(n for line in teams for n in team_notes(line)),
     ]
     allocation["notes"] = [*over, *allocation["notes"]]
     return {
@@ -550,15 +553,28 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     return [text]
 
 
-def _current_note(spend: dict[str, Any], month: str, team: str | None, only_over: bool = False) -> list[str]:
-    """Where plans counted in ``spend`` (a budget document's or a team's line) rest on a price not
-    known to be current: what the month's plans cost on prices known to be current (each such
-    plan at its own best option on them), beside the planned figure, in the budget's currency, and
-    whether that is over the budget; none where every plan's price was known current, nor, with
-    ``only_over`` (a team's line in the whole service's document, which carries the figure), where
-    that is within the budget."""
+def _current_note(
+    spend: dict[str, Any],
+    plans: list[SavedPlan],
+    month: str,
+    team: str | None,
+    newest: int | None,
+    only_over: bool = False,
+) -> list[str]:
+    """Where ``plans`` (those counted in ``spend``, a budget document's or a team's line) include
+    one resting on a price not known to be current: what the month's plans cost on prices known to
+    be current (each such plan at its best option on them), beside the planned figure, in the
+    budget's currency, and whether that is over the budget; none where every plan's price was known
+    current, nor, with ``only_over`` (a team's line in the whole service's document, which carries
+    the figure), where that is within the budget or unknown.
+
+    The figure is partial where a plan had no such option: said, naming the plans left out of it;
+    unknown (None, never 0) where no plan had one. Each plan's option is as of when it was saved:
+    where a plan was saved before ``newest`` (the catalog's newest import), said, with where
+    today's catalog is asked."""
     from gpuplan.i18n import _, ngettext
     from gpuplan.i18n.numbers import format_amount
+    from gpuplan.i18n.phrases import item_list, sentences
 
     stale = spend["stale_price_plans"]
     if not stale:
@@ -567,25 +583,58 @@ def _current_note(spend: dict[str, Any], month: str, team: str | None, only_over
     unit = currency.lower()
     planned, current = spend[f"planned_{unit}"], spend[f"planned_current_{unit}"]
     amount = spend[f"budget_{unit}"]
-    if planned is None or current is None:
+    if planned is None:
         return []
-    said = ngettext(
-        "{n} plan for {month} rests on a price not known to be current (older than the staleness "
-        "limit, or undated): on prices known to be current, each such plan at its best option on "
-        "them, the month's plans cost {current} against the {planned} planned",
-        "{n} plans for {month} rest on prices not known to be current (older than the staleness "
-        "limit, or undated): on prices known to be current, each such plan at its best option on "
-        "them, the month's plans cost {current} against the {planned} planned",
-        stale,
-    ).format(
-        n=stale,
-        month=month,
-        current=format_amount(current, currency),
-        planned=format_amount(planned, currency),
-    )
+    missing = [
+        p.workload
+        for p in plans
+        if current_month_of(p).total_usd is None and plan_month_of(p).total_usd is not None
+    ]
+    if current is None:
+        if only_over:
+            return []
+        said = ngettext(
+            "{n} plan for {month} rests on a price not known to be current (older than the "
+            "staleness limit, or undated), and no plan of the month had a feasible option on prices "
+            "known to be current: on them, the month's cost is unknown, against the {planned} planned",
+            "{n} plans for {month} rest on prices not known to be current (older than the "
+            "staleness limit, or undated), and no plan of the month had a feasible option on prices "
+            "known to be current: on them, the month's cost is unknown, against the {planned} planned",
+            stale,
+        ).format(n=stale, month=month, planned=format_amount(planned, currency))
+        over = False
+    else:
+        if missing:
+            template = ngettext(
+                "{n} plan for {month} rests on a price not known to be current (older than the "
+                "staleness limit, or undated): on prices known to be current, each such plan at its "
+                "best option on them, the month's plans that had one cost at least {current} against "
+                "the {planned} planned",
+                "{n} plans for {month} rest on prices not known to be current (older than the "
+                "staleness limit, or undated): on prices known to be current, each such plan at its "
+                "best option on them, the month's plans that had one cost at least {current} against "
+                "the {planned} planned",
+                stale,
+            )
+        else:
+            template = ngettext(
+                "{n} plan for {month} rests on a price not known to be current (older than the "
+                "staleness limit, or undated): on prices known to be current, each such plan at its "
+                "best option on them, the month's plans cost {current} against the {planned} planned",
+                "{n} plans for {month} rest on prices not known to be current (older than the "
+                "staleness limit, or undated): on prices known to be current, each such plan at its "
+                "best option on them, the month's plans cost {current} against the {planned} planned",
+                stale,
+            )
+        said = template.format(
+            n=stale,
+            month=month,
+            current=format_amount(current, currency),
+            planned=format_amount(planned, currency),
+        )
+        over = amount is not None and current - amount >= _ALLOCATION_TOLERANCE
     if team is not None:
         said = _("Team {team}: {said}").format(team=team, said=said)
-    over = amount is not None and current - amount >= _ALLOCATION_TOLERANCE
     if only_over and not over:
         return []
     if over:
@@ -593,16 +642,44 @@ def _current_note(spend: dict[str, Any], month: str, team: str | None, only_over
             said=said, over=format_amount(current - amount, currency), budget=format_amount(amount, currency)
         )
     said = _("{said}.").format(said=said)
-    missing = spend["unknown_current_cost_plans"] - spend["unknown_cost_plans"]
-    if missing > 0:
-        said += " " + ngettext(
-            "{n} plan had no feasible option on prices known to be current: not counted, so the "
-            "cost may be more.",
-            "{n} plans had no feasible option on prices known to be current: not counted, so the "
-            "cost may be more.",
-            missing,
-        ).format(n=missing)
-    return [said]
+    left_out = ""
+    if missing and current is not None:
+        left_out = ngettext(
+            "{n} plan had no feasible option on prices known to be current and is not in that "
+            "figure, so the cost may be more: {plans}.",
+            "{n} plans had no feasible option on prices known to be current and are not in that "
+            "figure, so the cost may be more: {plans}.",
+            len(missing),
+        ).format(n=len(missing), plans=item_list(missing))
+    return [sentences(said, left_out, _saved_before(plans, newest))]
+
+
+def _saved_before(plans: list[SavedPlan], newest: int | None) -> str:
+    """Where some of ``plans`` resting on a price not known to be current were saved before
+    ``newest``, the catalog's newest import: that their options on prices known to be current are
+    as of when each was saved (prices imported since are not in them), and where today's are."""
+    from gpuplan.i18n import ngettext
+
+    if newest is None:
+        return ""
+    before = [
+        p
+        for p in plans
+        if current_option(p)[0] and (p.catalog_import_id is None or p.catalog_import_id < newest)
+    ]
+    if not before:
+        return ""
+    return ngettext(
+        "{n} of them was saved before the catalog's newest price import: its option on prices known "
+        "to be current is as of when it was saved, and prices imported since are not in these "
+        "figures; the price check (GET /api/v1/price-changes) prices it on today's catalog, and "
+        "planning it again for the month counts today's option here.",
+        "{n} of them were saved before the catalog's newest price import: their options on prices "
+        "known to be current are as of when each was saved, and prices imported since are not in "
+        "these figures; the price check (GET /api/v1/price-changes) prices them on today's catalog, "
+        "and planning them again for the month counts today's options here.",
+        len(before),
+    ).format(n=len(before))
 
 
 #: Less than this (a hundredth of a cent or fen) between two amounts is no difference: the rounding
@@ -817,7 +894,7 @@ def _spend(
         known = [m for m in months if m is not None]
         known_current = [m for m in currents if m is not None]
         planned = round(sum(known), 2)
-        current = round(sum(known_current), 2)
+        current = _known_sum(known_current, len(plans))
         amount = budget.amount_usd if budget else None
         figures: dict[str, Any] = {
             "budget_usd": amount,
@@ -837,10 +914,10 @@ def _spend(
         known_current = [c for c in currents if c is not None]
         amount = budget.amount_cny
         planned = round(sum(known), 2)
-        current = round(sum(known_current), 2)
+        current = _known_sum(known_current, len(plans))
 
-        def usd(cny: float) -> float | None:
-            return None if rate is None else round(cny * rate.usd_per_unit, 2)
+        def usd(cny: float | None) -> float | None:
+            return None if rate is None or cny is None else round(cny * rate.usd_per_unit, 2)
 
         figures = {
             "budget_usd": usd(amount),
@@ -864,6 +941,12 @@ def _spend(
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
     }
+
+
+def _known_sum(known: list[float], plans: int) -> float | None:
+    """The sum of ``known``, the figures known of ``plans`` plans; None where there were plans and
+    not one figure is known: unknown, never 0 (no plans at all cost 0)."""
+    return None if plans and not known else round(sum(known), 2)
 
 
 def _budget_note(budget: Budget, rate: ExchangeRate | None) -> str:
