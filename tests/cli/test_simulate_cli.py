@@ -138,7 +138,7 @@ def test_share_json_placements_and_kubernetes_files(tmp_path: Path) -> None:
             "8",
         )
     )
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2  # 2: cost_usd_per_month is for hours_per_month
     assert doc["gpus_needed"] >= 1 and doc["cost_usd_per_hour"] == pytest.approx(3.0 * doc["gpus_needed"])
     assert {"gpu_index", "service", "slice"} <= set(doc["placements"][0])
     assert all(p["slice"].split(".")[-1].endswith("gb") for p in doc["placements"])
@@ -1188,3 +1188,85 @@ def test_a_recorded_trace_says_the_schedule_is_not_applied(tmp_path: Path) -> No
         "--policy", "fixed:replicas=1", "--on-demand-price", "1",
     )  # fmt: skip
     assert "is not applied to a recorded trace" in " ".join(text.split())
+
+
+_CLASS = (
+    "gpu: A10\n{schedule}notebooks: [{{name: students, users: 40, memory_gib: 8, active_share: 0.3, "
+    "hours_per_day: 4}}]\n"
+)
+_MORNINGS = 'schedule: {hours: "08:00-12:00", days: mon-fri, time_zone: Asia/Shanghai}\n'
+
+
+def test_a_price_in_yuan_is_answered_in_yuan_and_converted_at_a_stated_rate(
+    tmp_path: Path, fresh_catalog: Path
+) -> None:
+    # was: --price ¥8.2 answered "20 × A10 (mps), $23.48/h" with no word of the rate it was converted at
+    (tmp_path / "c.yaml").write_text(_CLASS.format(schedule=""), encoding="utf-8")
+    args = ["--db", str(fresh_catalog), "simulate", "share", str(tmp_path / "c.yaml")]
+    for price in ("¥8.2", "8.2元", "８.２元"):
+        text = " ".join(_run(*args, "--price", price).split())
+        assert "price per GPU-hour ¥8.20" in text and "Amounts in CNY at 1 USD = 6.9858 CNY" in text
+        assert "A month (730 h, the GPUs kept round the clock): ¥" in text
+    dollars = " ".join(_run(*args, "--price", "¥8.2", "--currency", "USD").split())
+    assert "A month (730 h, the GPUs kept round the clock): $" in dollars
+    assert "--price ¥8.2 is 1.17381 USD at 1 USD = 6.9858 CNY (as of" in dollars
+    # a class open 4 h a day, priced round the clock, is told how to price its hours
+    assert "schedule: (hours, days, time_zone) in the file prices them for those hours only" in dollars
+    assert "converted" not in " ".join(_run(*args, "--price", "$1.2").split())
+
+
+def test_a_schedule_prices_the_gpus_for_its_hours_and_each_days_start_up(tmp_path: Path) -> None:
+    # was: no schedule: in a services file; a class of 4 h a school day was priced 730 h a month
+    (tmp_path / "c.yaml").write_text(_CLASS.format(schedule=_MORNINGS), encoding="utf-8")
+    args = ["simulate", "share", str(tmp_path / "c.yaml"), "--price", "1"]
+    doc = json.loads(_run(*args, "--json"))
+    assert doc["schema_version"] == 2
+    s = doc["schedule"]
+    assert (s["hours"], s["days"], s["time_zone"]) == ("08:00-12:00", "mon-fri", "Asia/Shanghai")
+    # 20 h a week over a 730 h month, and 10 min of a new instance's boot each school day
+    assert s["serving_hours_per_month"] == pytest.approx(20 * 730 / 168)
+    assert doc["hours_per_month"] == s["hours_per_month"] == pytest.approx((20 + 5 / 6) * 730 / 168)
+    assert (s["start_up_s"], s["start_ups_per_day"]) == (600.0, 1)
+    assert doc["cost_usd_per_month"] == pytest.approx(doc["cost_usd_per_hour"] * doc["hours_per_month"])
+    text = " ".join(_run(*args).split())
+    assert "A month (91 h: the schedule's 08:00-12:00 mon-fri (Asia/Shanghai), 87 h" in text
+    assert "730 h" not in text and "prices them for those hours only" not in text
+    # without a schedule: 730 h, as before
+    (tmp_path / "c.yaml").write_text(_CLASS.format(schedule=""), encoding="utf-8")
+    doc = json.loads(_run(*args, "--json"))
+    assert doc["hours_per_month"] == 730 and doc["schedule"] is None
+
+
+def test_a_schedule_with_gaps_shorter_than_a_start_up_keeps_the_gpus_on(tmp_path: Path) -> None:
+    every = 'schedule: {hours: "00:05-24:00", time_zone: UTC}\n'
+    (tmp_path / "c.yaml").write_text(_CLASS.format(schedule=every), encoding="utf-8")
+    doc = json.loads(_run("simulate", "share", str(tmp_path / "c.yaml"), "--price", "1", "--json"))
+    assert doc["schedule"]["start_ups_per_day"] == 0 and doc["hours_per_month"] == pytest.approx(730)
+
+
+def test_notebooks_open_longer_than_the_schedule_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = 'schedule: {hours: "08:00-10:00", days: mon-fri, time_zone: Asia/Shanghai}\n'
+    (tmp_path / "c.yaml").write_text(_CLASS.format(schedule=short), encoding="utf-8")
+    err = refused(["simulate", "share", str(tmp_path / "c.yaml"), "--price", "1"], capsys)
+    assert "hours_per_day 4 is more than the 2 h a day of the file's schedule" in err
+
+
+def test_a_scheduled_share_k8s_output_says_how_to_stop_the_nodes(tmp_path: Path) -> None:
+    services = tmp_path / "s.yaml"
+    services.write_text(
+        "gpu: A10\n" + _MORNINGS + "services:\n"
+        "  - {name: a, memory_gib: 5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}\n"
+        "  - {name: b, memory_gib: 5, requests_per_s: 0.1, capacity_requests_per_s: 5, latency_ms: 500}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "k8s-share"
+    args = ["simulate", "share", str(services), "--sharing", "mps", "--price", "1", "--gpus-per-node", "1"]
+    doc = json.loads(_run(*args, "--k8s-out", str(out), "--json"))
+    # services: a new instance's boot and the engines' start (the bound: their weights not known)
+    assert doc["schedule"]["start_up_s"] == 600 + 1800
+    note = " ".join((out / "k8s" / "SCHEDULE.md").read_text(encoding="utf-8").split())
+    assert "08:00-12:00 mon-fri (Asia/Shanghai) and about 40 min before them" in note
+    assert "KEDA's cron scaler scales workloads (Deployments), not nodes" in note
+    assert "give it its sharing label again" in note

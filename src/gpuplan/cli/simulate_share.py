@@ -148,7 +148,9 @@ def share_cmd(
             )
         )
     yuan = any(c.budget_cny is not None for c in constraints)
-    currency = currency_shown(ctx, currency, in_yuan=yuan)
+    # a price given in yuan is answered in yuan, as a budget in yuan is (--currency USD converts it)
+    given_yuan = given_price is not None and given_price.currency == "CNY"
+    currency = currency_shown(ctx, currency, in_yuan=yuan or given_yuan)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         price = price_usd(
@@ -165,6 +167,8 @@ def share_cmd(
             # a typo is one line with "did you mean", before the packing, as plan says it
             offers = places.keep(offers, store, g.id)
         money = display_money_for(store, currency)
+        # a yuan price answered in another currency: the rate it was converted at, with its source
+        converted = display_money_for(store, "CNY") if given_yuan and money.currency != "CNY" else None
     finally:
         if store is not None:
             store.close()
@@ -213,6 +217,23 @@ def share_cmd(
             ),
         )
     plan, instance_gpus = _priced(plan, price, offers, _("; ").join(narrowed), money, places.words())
+    if converted is not None and given_price is not None and price is not None:
+        from gpuplan.i18n.numbers import rate_source
+        from gpuplan.i18n.phrases import sentences
+
+        line = _("--price {given} is {usd:g} USD at 1 USD = {rate:.4f} CNY (as of {date}; {source}).").format(
+            given=given_price.written,
+            usd=price,
+            rate=converted.units_per_usd,
+            date=converted.as_of or "?",
+            source=rate_source(converted.source) if converted.source else "?",
+        )
+        plan = replace(plan, notes=(*plan.notes, sentences(line, converted.rate_warning())))
+    if spec.schedule is not None:
+        from gpuplan.simulate.share import fleet_hours
+
+        # the GPUs billed only in the file's hours, each day's start-up before them
+        plan = replace(plan, hours=fleet_hours(spec.schedule, services=bool(plan.services)))
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.
@@ -677,6 +698,7 @@ def _write_k8s(
         SharedDeployment,
         SharingLayout,
         placement_note,
+        schedule_note,
         sharing_manifests,
         time_slice_risks,
     )
@@ -751,6 +773,9 @@ def _write_k8s(
     from gpuplan.deploy.output import write_files
 
     files = sharing_manifests(layout, deps, notes)
+    if plan.hours is not None:
+        h = plan.hours
+        files.append(schedule_note(h.schedule.window.said, h.start_up_s / 60.0, layout))
     if risks:
         files.append(placement_note(risks, plan.gpu_id))
     # Inside the directory only, all files or none (deploy's writer: no link followed out of it).

@@ -22,6 +22,7 @@ __all__ = [
     "ShareDocument",
     "ShareNotebookDoc",
     "SharePlacementDoc",
+    "ShareScheduleDoc",
     "ShareServiceDoc",
     "SloDoc",
     "SloOutcomeDoc",
@@ -29,7 +30,10 @@ __all__ = [
 ]
 
 AUTOSCALE_SCHEMA_VERSION: Literal[1] = 1
-SHARE_SCHEMA_VERSION: Literal[1] = 1
+#: The ``simulate share`` document's schema version. 2: ``cost_usd_per_month`` is for
+#: ``hours_per_month``, the file's ``schedule:`` hours with each day's start-up where it has one
+#: (``schedule`` says which); before, always 730 h.
+SHARE_SCHEMA_VERSION: Literal[2] = 2
 
 
 class TraceDoc(Document):
@@ -414,8 +418,30 @@ class ShareNotebookDoc(Document):
     meets_targets: bool
 
 
+class ShareScheduleDoc(Document):
+    """The services file's ``schedule:``: the hours its GPUs run, and what a month of them bills."""
+
+    hours: str
+    """``08:00-12:00``, local time."""
+    days: str
+    """``mon-fri``."""
+    time_zone: str
+    serving_hours_per_month: float = Field(gt=0)
+    """The schedule's own hours a month (its hours a week over 730 h)."""
+    hours_per_month: float = Field(gt=0)
+    """The hours a month the GPUs are billed: those and each day's start-up before them (730 where
+    the gaps are shorter than a start-up and the GPUs are kept on)."""
+    start_up_s: float = Field(ge=0)
+    """A new instance's start before the hours (the instance's boot; with services, their engines'
+    start too)."""
+    start_ups_per_day: int = Field(ge=0)
+    """Times a day the instances are started; 0: kept on."""
+    start_up: str
+    """How ``start_up_s`` adds up, in words."""
+
+
 class ShareDocument(Document):
-    schema_version: Literal[1] = SHARE_SCHEMA_VERSION
+    schema_version: Literal[2] = SHARE_SCHEMA_VERSION
     gpu: str
     sharing: str
     gpus_needed: int
@@ -425,7 +451,7 @@ class ShareDocument(Document):
     cost_usd_per_hour: float | None
     """The whole plan per hour; null when a service is not placed or the price is unknown."""
     cost_usd_per_month: float | None
-    """``cost_usd_per_hour`` × 730 h: the GPUs kept round the clock."""
+    """``cost_usd_per_hour`` × ``hours_per_month``."""
     placed_cost_usd_per_hour: float | None
     """The services that are placed, per hour."""
     placements: list[SharePlacementDoc]
@@ -437,3 +463,8 @@ class ShareDocument(Document):
     notes: list[str]
     price: PriceBasisDoc | None
     """What the on-demand price of the plan's GPUs rests on; null when none is known."""
+    hours_per_month: float = Field(gt=0)
+    """The hours a month ``cost_usd_per_month`` is for: 730 (round the clock), or the schedule's
+    hours with each day's start-up."""
+    schedule: ShareScheduleDoc | None = None
+    """The file's ``schedule:``; null: the GPUs priced round the clock."""

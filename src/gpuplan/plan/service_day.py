@@ -67,6 +67,7 @@ __all__ = [
     "ServiceDays",
     "day_of",
     "fleet_at_load",
+    "gaps_billed",
     "held_load",
     "replica_load_for",
     "scale_down",
@@ -420,7 +421,7 @@ def day_of(
     starts, extra_min = 0, 0.0
     for k in range(1, instances + 1):
         on = nodes >= k
-        added, started = _gaps_billed(on, (start_up_h + down_h) * 60.0)
+        added, started = gaps_billed(on, (start_up_h + down_h) * 60.0)
         serving.append(run_h * float(np.count_nonzero(on)) / minutes)
         billed.append(run_h * (float(np.count_nonzero(on)) + added) / minutes)
         starts += started
@@ -452,7 +453,7 @@ def day_of(
     )
 
 
-def _gaps_billed(on: np.ndarray, cap_min: float) -> tuple[float, int]:
+def gaps_billed(on: np.ndarray, cap_min: float) -> tuple[float, int]:
     """For one instance's day, minute by minute (``on``: needed; the day repeats), the minutes it is
     billed beyond those it serves and the times a day it is started: each gap in its need costs
     ``cap_min`` (its start-up before the need resumes and the scale-down delay after it ended), or

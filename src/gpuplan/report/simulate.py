@@ -10,7 +10,8 @@ JSON schema (``schema_version`` 1; money in USD, times in seconds)::
      "unplaced": [{"service", "reason"}], "services": [{"name", "slice", "instances",
      "p95_latency_s", "latency_headroom_s", "ttft_p95_s", "ttft_headroom_s", ...}],
      "notebooks": [{"name", "kind", "users", "slice", "gpus", "slowed_chance", "mean_slowdown",
-     "p95_slowdown", "oom_risk", ...}], "method", "notes"}
+     "p95_slowdown", "oom_risk", ...}], "method", "notes", "price",
+     "hours_per_month" (the hours cost_usd_per_month is for), "schedule" (null: round the clock)}
 
 ``simulate autoscale`` is rendered by :mod:`gpuplan.report.autoscale`.
 """
@@ -100,8 +101,28 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
             "method": plan.method,
             "notes": list(plan.notes),
             "price": basis_doc(plan.price) if plan.price is not None else None,
+            "hours_per_month": plan.hours_per_month,
+            "schedule": _schedule_json(plan),
         },
     )
+
+
+def _schedule_json(plan: SharePlan) -> dict[str, Any] | None:
+    """The file's ``schedule:`` and the hours it prices; None without one."""
+    h = plan.hours
+    if h is None:
+        return None
+    w = h.schedule.window
+    return {
+        "hours": w.hours_text,
+        "days": w.days_text,
+        "time_zone": w.zone,
+        "serving_hours_per_month": h.served_per_month,
+        "hours_per_month": h.billed_per_month,
+        "start_up_s": h.start_up_s,
+        "start_ups_per_day": h.start_ups_per_day,
+        "start_up": h.start_up_words,
+    }
 
 
 def _finite(headroom: float | None) -> float | None:
@@ -144,11 +165,7 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
             ),
         ]
         if plan.cost_usd_per_month is not None:
-            lines.append(
-                _("A month (730 h, the GPUs kept round the clock): {cost}.").format(
-                    cost=money.format(plan.cost_usd_per_month)
-                )
-            )
+            lines += _month_lines(plan, money.format(plan.cost_usd_per_month))
     lines += [
         _("Not placed: {service}: {reason}").format(service=u.service, reason=u.reason) for u in plan.unplaced
     ]
@@ -204,6 +221,45 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
     if money.rate_note():
         lines.append(money.rate_note())
     return lines
+
+
+def _month_lines(plan: SharePlan, cost: str) -> list[str]:
+    """The month's cost and the hours it is for: round the clock (and, where notebooks are open
+    fewer hours a day, how a schedule prices them for those), or the file's schedule's."""
+    h = plan.hours
+    if h is None:
+        lines = [_("A month (730 h, the GPUs kept round the clock): {cost}.").format(cost=cost)]
+        if any(n.hours_per_day < 24 for n in plan.notebooks):
+            lines.append(
+                _(
+                    "The GPUs are priced all month, round the clock, though the notebooks are open only "
+                    "some hours a day; schedule: (hours, days, time_zone) in the file prices them for "
+                    "those hours only."
+                )
+            )
+        return lines
+    if h.start_ups_per_day == 0:
+        return [
+            _(
+                "A month ({hours:.0f} h: the GPUs are kept on, as the gaps between the schedule's hours, "
+                "{said}, are shorter than a new instance's {start:.0f} min start-up): {cost}."
+            ).format(
+                hours=h.billed_per_month, said=h.schedule.window.said, start=h.start_up_s / 60, cost=cost
+            )
+        ]
+    return [
+        _(
+            "A month ({hours:.0f} h: the schedule's {said}, {served:.0f} h, and each day it runs a new "
+            "instance's start-up, {start:.0f} min before them; stopped outside them): {cost}."
+        ).format(
+            hours=h.billed_per_month,
+            said=h.schedule.window.said,
+            served=h.served_per_month,
+            start=h.start_up_s / 60,
+            cost=cost,
+        ),
+        _("Start-up: {how}.").format(how=h.start_up_words),
+    ]
 
 
 def _service_rows(plan: SharePlan) -> list[list[str]]:

@@ -36,6 +36,7 @@ from gpuplan.simulate.share import MAX_SHARE_GPUS, ServiceDemand, ServingModel
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, MIN_STORAGE_GBPS, instances_for
 from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
+from gpuplan.workload.spec import ScheduleSpec
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
@@ -883,9 +884,25 @@ class _Notebooks(_Entry):
     holds_memory: Literal["open", "active"] = "open"
     max_oom_risk: float = Field(default=DEFAULT_MAX_OOM_RISK, ge=0, lt=1)
 
-    def group(self) -> NotebookGroup:
+    def group(self, day_h: float | None = None) -> NotebookGroup:
+        """The group; ``day_h``: the hours a day the file's ``schedule:`` runs the GPUs, the hours
+        it is open unless ``hours_per_day`` says fewer (more is refused: no GPU runs then)."""
         experiment = self.kind == "experiment"
-        hours = self.hours_per_day or (_EXPERIMENT_HOURS_PER_DAY if experiment else _NOTEBOOK_HOURS_PER_DAY)
+        hours = (
+            self.hours_per_day
+            or day_h
+            or (_EXPERIMENT_HOURS_PER_DAY if experiment else _NOTEBOOK_HOURS_PER_DAY)
+        )
+        if day_h is not None and hours > day_h + 1e-9:
+            raise InputError.worded(
+                N_(
+                    "notebooks {name!r}: hours_per_day {hours:g} is more than the {day:g} h a day of the "
+                    "file's schedule (no GPU runs outside it)"
+                ),
+                name=self.name,
+                hours=hours,
+                day=day_h,
+            )
         if self.active_share is not None and self.active_hours_per_day is not None:
             raise InputError.worded(
                 N_("notebooks {name!r}: give active_share or active_hours_per_day, not both"), name=self.name
@@ -939,9 +956,16 @@ class ServicesFile(BaseModel):
     services: list[_Service] = Field(default_factory=list)
     notebooks: list[_Notebooks] = Field(default_factory=list)
     """Groups of people with a notebook or a one-GPU experiment each."""
+    schedule: ScheduleSpec | None = None
+    """The hours the GPUs run, as a service's ``serving.schedule`` (``hours``, ``days``,
+    ``time_zone``): they are priced for those hours and each day's start-up; None: all month."""
 
     def notebook_groups(self) -> list[NotebookGroup]:
-        return [n.group() for n in self.notebooks]
+        day_h = None
+        if self.schedule is not None:
+            w = self.schedule.window
+            day_h = (w.end_min - w.start_min) / 60.0
+        return [n.group(day_h) for n in self.notebooks]
 
     def demands(self, estimated: dict[str, ServiceDemand] | None = None) -> list[ServiceDemand]:
         out = []

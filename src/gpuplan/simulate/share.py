@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, Phrase
 
@@ -56,16 +56,21 @@ from gpuplan.simulate import mig as migmod
 from gpuplan.simulate.notebooks import NotebookGroup, NotebookOutcome, fixed_outcome, pack_time_slice
 from gpuplan.simulate.pricing import PriceBasis
 
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import ScheduleSpec
+
 __all__ = [
     "EXACT_ITEMS",
     "MAX_SHARE_GPUS",
     "SHARINGS",
+    "FleetHours",
     "Placement",
     "ServiceDemand",
     "ServingModel",
     "ShareOptions",
     "SharePlan",
     "Unplaced",
+    "fleet_hours",
     "pack_services",
     "tenant_words",
 ]
@@ -230,13 +235,64 @@ class SharePlan:
     no price is known."""
     notebooks: tuple[NotebookOutcome, ...] = ()
     """What each group of notebook or experiment users gets (:mod:`gpuplan.simulate.notebooks`)."""
+    hours: FleetHours | None = None
+    """The hours its GPUs run on the file's ``schedule:``; None: round the clock."""
+
+    @property
+    def hours_per_month(self) -> float:
+        """The hours a month its GPUs are billed: its schedule's with each day's start-up, else 730
+        h (round the clock, as a cluster keeps its nodes)."""
+        from gpuplan.units import HOURS_PER_MONTH
+
+        return HOURS_PER_MONTH if self.hours is None else self.hours.billed_per_month
 
     @property
     def cost_usd_per_month(self) -> float | None:
-        """The plan's GPUs kept a month (730 h, round the clock, as a cluster keeps its nodes)."""
-        from gpuplan.units import HOURS_PER_MONTH
+        """The plan's GPUs for :attr:`hours_per_month`."""
+        return None if self.cost_usd_per_hour is None else self.cost_usd_per_hour * self.hours_per_month
 
-        return None if self.cost_usd_per_hour is None else self.cost_usd_per_hour * HOURS_PER_MONTH
+
+@dataclass(frozen=True, kw_only=True)
+class FleetHours:
+    """The hours a month a packing's GPUs are billed on a schedule (:func:`fleet_hours`)."""
+
+    schedule: ScheduleSpec
+    billed_per_month: float
+    """Its hours a month with each day's start-up."""
+    start_up_s: float
+    """A new instance's start before the hours, s (the plan's start-up model)."""
+    start_up_words: str
+    """How :attr:`start_up_s` adds up, each part with its source."""
+    start_ups_per_day: int
+    """Times a day its instances are started; 0: kept on (each gap shorter than a start-up)."""
+
+    @property
+    def served_per_month(self) -> float:
+        """The schedule's own hours a month."""
+        return self.schedule.hours_per_month
+
+
+def fleet_hours(schedule: ScheduleSpec, services: bool) -> FleetHours:
+    """The hours a month the GPUs are billed on ``schedule``: its hours, each day's start before them
+    of a new instance (:mod:`gpuplan.start_up`: its boot and, where ``services`` run on it, their
+    engines' start, the bound where the weights' size is not known; notebooks start on the users'
+    own request), billed as the plan bills a scheduled service's day (a gap shorter than a start-up
+    is kept on, not started again); stopped at the end of its hours."""
+    from gpuplan.plan.service_day import gaps_billed
+    from gpuplan.start_up import replica_start_up
+
+    up = replica_start_up(None)
+    start_s, words = (up.seconds(), up.parts_words()) if services else (up.boot_s, up.boot_words())
+    week = schedule.window.week_minutes()
+    added, started = gaps_billed(week, start_s / 60.0)
+    on = float(week.sum())
+    return FleetHours(
+        schedule=schedule,
+        billed_per_month=schedule.hours_per_month * (on + added) / on,
+        start_up_s=start_s,
+        start_up_words=words,
+        start_ups_per_day=started // max(1, len(schedule.days)),
+    )
 
 
 def _p95(latency_s: float, rate: float, capacity: float) -> float | None:

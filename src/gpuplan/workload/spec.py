@@ -572,6 +572,12 @@ class ScheduleSpec(Spec):
         return self
 
     @property
+    def hours_per_month(self) -> float:
+        """The hours a month it runs: its hours a week over a month of
+        :data:`~gpuplan.units.HOURS_PER_MONTH`."""
+        return self.window.hours_per_week * HOURS_PER_MONTH / (7 * 24)
+
+    @property
     def window(self) -> Schedule:
         """The schedule as the plan and deploy read it."""
         start, end = (_clock_minutes(t) for t in self.hours.split("-"))
@@ -736,9 +742,7 @@ class ServingSpec(Spec):
     def served_hours_per_month(self) -> float:
         """The hours a month it runs: its schedule's (its hours a week over a month of
         :data:`~gpuplan.units.HOURS_PER_MONTH`), else all month."""
-        if self.schedule is None:
-            return HOURS_PER_MONTH
-        return self.schedule.window.hours_per_week * HOURS_PER_MONTH / (7 * 24)
+        return HOURS_PER_MONTH if self.schedule is None else self.schedule.hours_per_month
 
     @property
     def billed_requests_per_s(self) -> float:

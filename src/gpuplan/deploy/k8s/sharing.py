@@ -59,6 +59,7 @@ __all__ = [
     "dns_names",
     "node_name",
     "placement_note",
+    "schedule_note",
     "sharing_manifests",
     "time_slice_risks",
 ]
@@ -394,3 +395,40 @@ def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
         )
     )
     return GeneratedFile(path="k8s/PLACEMENT.md", content="\n".join(lines) + "\n")
+
+
+def schedule_note(hours: str, start_up_min: float, layout: SharingLayout) -> GeneratedFile:
+    """``k8s/SCHEDULE.md``: the GPUs are priced only in ``hours`` (``08:00-12:00 mon-fri
+    (Asia/Shanghai)``) and the ``start_up_min`` before them; what runs them so, which these files
+    do not: the node group's size, set on a schedule by the cloud or the user."""
+    lines = [
+        _("# Running the GPUs only in their hours"),
+        "",
+        _(
+            "The cost is for the GPUs' nodes running {hours} and about {start:.0f} min before them each "
+            "day (a new instance's start), and stopped outside them."
+        ).format(hours=hours, start=start_up_min),
+        "",
+        _(
+            "Nothing in these files stops or starts nodes. Scale the node group (node pool) that holds "
+            "these GPUs to 0 at the end of the hours and back to its size {start:.0f} min before they "
+            "begin: with your cloud's scheduled scaling of the group, or a scheduled job that sets its "
+            "size with the cloud's command-line tool."
+        ).format(start=start_up_min),
+        "",
+        _(
+            "KEDA's cron scaler scales workloads (Deployments), not nodes: scaling these Deployments to "
+            "0 outside the hours leaves the nodes running, billed, until a cluster autoscaler removes "
+            "them as unneeded (after its scale-down delay, 10 min by default)."
+        ),
+    ]
+    if layout.sharing != "whole":
+        lines += [
+            "",
+            _(
+                "A node started again is a new node: give it its sharing label again (the kubectl "
+                "label commands in k8s/sharing-config.yaml), or set the label in the node group's own "
+                "node labels, or the Deployments pinned to it stay pending."
+            ),
+        ]
+    return GeneratedFile(path="k8s/SCHEDULE.md", content="\n".join(lines) + "\n")
