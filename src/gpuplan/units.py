@@ -4,6 +4,8 @@ and counts written for people."""
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -29,6 +31,7 @@ __all__ = [
     "MIN_STORAGE_GBPS",
     "NOT_AN_AMOUNT",
     "WRONG_CURRENCY",
+    "as_typed",
     "batch_chunk_hours",
     "default_checkpoint_interval_min",
     "format_hours",
@@ -36,6 +39,8 @@ __all__ = [
     "read_amount",
     "read_count",
     "read_money",
+    "split_list",
+    "with_digits",
 ]
 
 _Number = TypeVar("_Number", float, Any)
@@ -158,6 +163,76 @@ MIN_STORAGE_GBPS = 0.001
 #: The longest warning before a spot reclaim a simulation takes: an hour, thirty times the longest
 #: any cloud gives (AWS: a two-minute interruption notice; Azure and Google Cloud: 30 seconds).
 MAX_SPOT_NOTICE_S = 3600.0
+
+
+def as_typed(text: str) -> str:
+    """``text`` with the full-width forms a Chinese (or Japanese) input method types read as the
+    ASCII ones they stand for (Unicode NFKC): ``１２ｈ`` → ``12h``, ``３２．５`` → ``32.5``,
+    ``A100，L4`` → ``A100,L4``, the ideographic space as a space. For text that names a number, a
+    duration or a list of names; never for a path or a name kept as written."""
+    return unicodedata.normalize("NFKC", text)
+
+
+#: Commas that separate the names of a list: ASCII's, and the Chinese enumeration comma 、 (the
+#: full-width ， is ASCII's once :func:`as_typed`).
+_LIST_COMMAS = re.compile(r"[,、]")
+
+
+def split_list(text: str) -> tuple[str, ...]:
+    """The names of a comma list as people type one (``A100,L4``, ``A100，L4``, ``A100、L4``), each
+    stripped, the empty ones left out; full-width letters and digits read as ASCII."""
+    return tuple(s.strip() for s in _LIST_COMMAS.split(as_typed(text)) if s.strip())
+
+
+#: Chinese numerals: the digits (两 is two, as in 两周) and the units ten and a hundred.
+_CHINESE_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CHINESE_UNITS = {"十": 10, "百": 100}
+_CHINESE_NUMBER = re.compile(f"[{''.join(_CHINESE_DIGITS)}{''.join(_CHINESE_UNITS)}]+")
+
+
+def _chinese_number(text: str) -> int | None:
+    """The whole number a run of Chinese numerals writes (``十二`` 12, ``二十`` 20, ``一百零五``
+    105), or None where it is no number as written (``三三``, ``十百``)."""
+    total, digit, last_unit = 0, None, 1000
+    for ch in text:
+        if ch in _CHINESE_UNITS:
+            unit = _CHINESE_UNITS[ch]
+            if unit >= last_unit or digit == 0:
+                return None
+            total += (1 if digit is None else digit) * unit
+            digit, last_unit = None, unit
+        elif digit is not None and not (digit == 0 and ch != "零"):
+            return None  # two digits in a row: 三三
+        else:
+            digit = _CHINESE_DIGITS[ch]
+    if digit == 0 and text != "零":
+        return None  # a trailing 零
+    return total + (digit or 0)
+
+
+def with_digits(text: str) -> str:
+    """``text`` with each number written in Chinese numerals (up to 百) in ASCII digits: ``三天`` →
+    ``3天``, ``两周`` → ``2周``, ``十二小时`` → ``12小时``, ``一年`` → ``1年``; a run that is no number
+    as written is left as it is (for the caller to refuse). For durations and terms, where a numeral
+    is a count; not for names (``一汽``)."""
+
+    def digits(m: re.Match[str]) -> str:
+        n = _chinese_number(m.group(0))
+        return m.group(0) if n is None else str(n)
+
+    return _CHINESE_NUMBER.sub(digits, text)
 
 
 def instances_for(gpus: float, per_instance: float) -> int:

@@ -23,7 +23,7 @@ from typing import Any, NoReturn, Protocol, TypeVar, overload
 
 from gpuplan.errors import InputError, Phrase, UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import HOURS_PER_MONTH, as_typed, with_digits
 
 __all__ = [
     "COMMITTED_PRICING",
@@ -240,13 +240,15 @@ class PricingModel(Choice):
     def aliases(cls) -> Mapping[str, str]:
         # The Chinese names gpuplan's own zh tables print (按量付费, 包月, 抢占式, 1 年预留), and the
         # clouds' own: 包年包月 (Alibaba, Tencent, Huawei: a subscription, billed per month at the
-        # least), 竞价实例 (Tencent's and Volcano Engine's spot), 抢占式实例 (Alibaba's).
+        # least), 竞价实例 (Tencent's and Volcano Engine's spot), 抢占式实例 (Alibaba's; 抢占 for short).
         return {
             "按量付费": "on_demand",
             "按量": "on_demand",
             "包月": "monthly",
             "包年包月": "monthly",
+            "抢占": "spot",
             "抢占式": "spot",
+            "抢占实例": "spot",
             "抢占式实例": "spot",
             "竞价": "spot",
             "竞价实例": "spot",
@@ -353,7 +355,8 @@ class Commitment(Choice):
 
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
-        # Other words for a term ("12 months", "3年" are read by cast(): a count of months or years).
+        # Other words for a term ("12 months", "3年", "三年" are read by cast(): a count of months or
+        # years).
         return {
             "one year": "1y",
             "three years": "3y",
@@ -368,7 +371,7 @@ class Commitment(Choice):
         # ("18 months", "2y") is no term sold, and is refused pointing to the longest term no longer
         # than it ("18 months" had been answered "did you mean 'monthly'?", a monthly subscription)
         if isinstance(value, str) and not isinstance(value, cls):
-            m = _TERM.fullmatch(value.strip().lower())
+            m = _TERM.fullmatch(with_digits(as_typed(value)).strip().lower())  # 一年, ３年: 1年, 3年
             if m is not None:
                 n = int(m.group(1)) * (12 if m.group(2).startswith(("y", "年")) else 1)
                 best = max((c for c in cls if c.months <= n), key=lambda c: c.months)
@@ -903,3 +906,8 @@ class Objective(Choice):
     COST = "cost"
     TIME = "time"
     BALANCED = "balanced"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        # The Chinese words for each: 成本 (cost), 时间 (time), 均衡 (balanced).
+        return {"成本": "cost", "时间": "time", "均衡": "balanced"}

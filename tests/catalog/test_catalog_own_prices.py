@@ -597,3 +597,10 @@ def test_a_partial_import_keeps_its_good_rows_and_exits_3(tmp_path: Path, db_pat
     assert list(_reasons(doc)) == [3], doc
     assert _import(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, name="whole.csv")).exit_code == 0
     assert _import(db_path, _file(tmp_path, bad, name="none.csv")).exit_code == 1
+
+
+def test_a_price_typed_full_width_is_read_as_its_digits(tmp_path: Path, db_path: Path) -> None:
+    # A price typed with a Chinese input method, ２６０．５: it was "price ... is not a number".
+    row = HUAWEI_ON_DEMAND.replace(",260,", ",２６０．５,")
+    doc = _imported(db_path, _file(tmp_path, row))
+    assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.units import split_list
 from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class Discount:
 def pricing_models(names: Iterable[str]) -> tuple[str, ...]:
     """The pricing models ``names`` name (each a name or a comma list: ``on_demand,spot``), in
     :class:`PricingModel`'s order, each once; UnknownChoiceError with "did you mean" for a typo."""
-    named = {PricingModel.cast(part.strip()) for name in names for part in name.split(",") if part.strip()}
+    named = {PricingModel.cast(part) for name in names for part in split_list(name)}
     return tuple(m.value for m in PricingModel if m in named)
 
 

@@ -18,7 +18,7 @@ from gpuplan.i18n import N_
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["ALIBABA_CONSOLE_NAMES", "CHINA_CLOUD_REGIONS", "refuse_region_alias"]
+__all__ = ["ALIBABA_CONSOLE_NAMES", "CHINA_CLOUD_REGIONS", "refuse_region_alias", "regions_in_city"]
 
 #: Alibaba Cloud's console names of its mainland regions -> (region id, the city in the name), as
 #: Alibaba Cloud lists them ("资源编排 ROS 服务接入点", https://help.aliyun.com/zh/ros/developer-reference/
@@ -86,6 +86,14 @@ _CONSOLE = re.compile(r"(?:阿里云)?(华北|华东|华南|华中|西南)(\d)(?
 def _folded(text: str) -> str:
     """Full-width brackets and digits as ASCII, no spaces: ``华东 1（杭州）`` -> ``华东1(杭州)``."""
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def regions_in_city(name: str) -> list[tuple[str, str, str]]:
+    """(provider, region, country) of each region of the registered providers in the city ``name``
+    names, in English (``hangzhou``) or in Chinese (``杭州``, ``杭州市``); none where it is no such city."""
+    from gpuplan.catalog.region_countries import city_regions
+
+    return city_regions(_CITIES.get(_folded(name).removesuffix("市"), name))
 
 
 def refuse_region_alias(region: str, store: Store) -> None:

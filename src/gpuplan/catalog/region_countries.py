@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
 __all__ = [
+    "city_regions",
     "country_codes_of",
     "provider_regions",
     "refuse_city_as_country",
@@ -235,7 +236,7 @@ def _place_key(text: str) -> str:
     return re.sub(r"[\s_-]+", " ", text.strip().casefold())
 
 
-def _city_regions(name: str) -> list[tuple[str, str, str]]:
+def city_regions(name: str) -> list[tuple[str, str, str]]:
     """(provider, region, country) of each region of the registered providers whose city, as the
     provider's facts name it, is ``name`` (any case; spaces, hyphens and underscores alike)."""
     key = _place_key(name)
@@ -255,7 +256,7 @@ def refuse_city_as_region(region: str, store: Store, *, city: str | None = None)
     offers in the catalog, those that have none, and the ``countries`` filter, where "did you mean"
     had offered the nearest spellings. Returns where ``region`` is no city of a known region.
     ``city``: the city as the providers' facts name it, where ``region`` names it otherwise ("成都")."""
-    found = _city_regions(city or region)
+    found = city_regions(city or region)
     if not found:
         return
     held = [f"{p}/{r}" for p, r, _c in found if r in store.regions(p)]
@@ -298,7 +299,7 @@ def refuse_city_as_country(text: str, option: str = "--countries") -> None:
     """A country written as a city ("london"): refused with the country it is in, written as
     ``option`` takes it, where "did you mean" had offered the nearest country names ("congo").
     Returns where ``text`` is no city of a known region."""
-    codes = sorted({c for _p, _r, c in _city_regions(text) if c})
+    codes = sorted({c for _p, _r, c in city_regions(text) if c})
     if codes:
         raise InputError.worded(
             N_("{name!r} is a city, not a country: it is in {code}; write that (`{option} {code}`)"),

@@ -156,6 +156,7 @@ class _LightCoercion:
         self._plain_str_list = plain and self._many and descriptor.annotation == list[str]
         self._plain_int = plain and descriptor.annotation is int and not info.clamp
         self._path = plain and descriptor.annotation is Path and info.path_type is None
+        self._number = descriptor.annotation in (int, float)
         self._info = info
         self._typer: Any = None
 
@@ -172,6 +173,11 @@ class _LightCoercion:
                 return value
             if self._plain_int and kind is int and self._within(value):
                 return value
+            if self._number and kind is str:
+                # full-width digits as a Chinese input method types them (--top ０): ASCII ones
+                from gpuplan.units import as_typed
+
+                value = as_typed(value)
             if self._path and kind is str and value:
                 from typer._param_types import coerce_cli_path
 

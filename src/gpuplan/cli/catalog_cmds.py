@@ -39,6 +39,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
+from gpuplan.units import split_list
 from gpuplan.vocab import PricingModel, Upfront
 
 if TYPE_CHECKING:
@@ -309,7 +310,7 @@ def offers(
         count = counts.pop()
     country_names = None
     if countries is not None:
-        country_names = tuple(c.strip() for c in countries.split(",") if c.strip())
+        country_names = split_list(countries)
         if not country_names:
             raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
         from gpuplan.catalog.region_countries import country_codes_of
@@ -348,7 +349,7 @@ def offers(
 
 def _split(values: Sequence[str] | None) -> list[str]:
     """An option given several times, each a name or a comma list: every name, in order."""
-    return [name.strip() for value in values or () for name in value.split(",") if name.strip()]
+    return [name for value in values or () for name in split_list(value)]
 
 
 def _listed(names: Iterable[str]) -> tuple[str, ...] | None:

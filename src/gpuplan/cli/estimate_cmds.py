@@ -26,7 +26,7 @@ from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_HOST_VCPUS
 from gpuplan.i18n import _, set_money
-from gpuplan.units import MAX_MEASURED_THROUGHPUT, MIN_MEASURED
+from gpuplan.units import MAX_MEASURED_THROUGHPUT, MIN_MEASURED, split_list
 
 if TYPE_CHECKING:
     from gpuplan.api import InstanceLinks
@@ -179,7 +179,7 @@ def estimate_cmd(
 
         # "--gpu H100,L40S" as "--gpu H100 --gpu L40S"; every name checked before the trace, so a
         # typo costs one line at once, not a trace first.
-        gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
+        gpu = [g for item in gpu for g in split_list(item)]
         for g in gpu:
             if parse_gpu_spec(g)[0].id == "A10":
                 # "a10" is NVIDIA's A10 (125 bf16 TFLOPS), not the A10G of AWS's g5 instances (70):
@@ -303,7 +303,7 @@ def _listed(text: str | None) -> list[str] | None:
     """A comma list as given (None: not given)."""
     if text is None:
         return None
-    return [t.strip() for t in text.split(",") if t.strip()]
+    return list(split_list(text))
 
 
 def _measured_steps(store: Store | None, workload: Workload) -> list[StepMeasurement]:

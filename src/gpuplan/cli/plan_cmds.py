@@ -46,6 +46,7 @@ from gpuplan.units import (
     MIN_BUDGET,
     MIN_MEASURED,
     MIN_STORAGE_GBPS,
+    split_list,
 )
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ __all__ = ["PlanOptions", "register"]
 def _names(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
-    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    names = split_list(text)
     return names or None
 
 

@@ -26,6 +26,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
+from gpuplan.units import split_list
 
 __all__ = ["register"]
 
@@ -133,7 +134,7 @@ def _names(text: str | None) -> tuple[str, ...] | None:
     """A comma list as names; None when not given (an empty list is the user's error: none listed)."""
     if text is None:
         return None
-    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    names = split_list(text)
     if not names:
         raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
     return names

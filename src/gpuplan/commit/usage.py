@@ -62,7 +62,7 @@ from gpuplan.confine import Folder
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
-from gpuplan.vocab import Currency, HostRule, Upfront, pydantic_cast
+from gpuplan.vocab import Currency, HostRule, PricingModel, Upfront, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
@@ -179,7 +179,9 @@ class ConstraintsSpec(Spec):
     def _known_pricing(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v:
             raise _Invalid(N_("list at least one pricing model, e.g. [on_demand, reserved_1y]"))
-        return tuple(dict.fromkeys(_pick(p, _PRICING, N_("pricing model")) for p in v))
+        # PricingModel's own vocabulary, as `plan --pricing` reads it (按量, 抢占式, 竞价 …)
+        cast = pydantic_cast(PricingModel)
+        return tuple(dict.fromkeys(_pick(cast(p).value, _PRICING, N_("pricing model")) for p in v))
 
     @field_validator("providers")
     @classmethod

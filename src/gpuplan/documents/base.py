@@ -26,6 +26,7 @@ from pydantic import (
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.units import as_typed
 
 __all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite", "refuse_boolean"]
 
@@ -98,6 +99,10 @@ def refuse_boolean(model: type[BaseModel], value: Any, info: ValidationInfo) -> 
                 raise ValueError(Phrase(N_("{value} is not a number; write the number itself"), value=said))
             # a name or text field (a usage file's currency: true had been called "not a number")
             raise ValueError(Phrase(N_("{value} is not a name or text; write the value itself"), value=said))
+    if isinstance(value, str) and info.field_name is not None:
+        field = model.model_fields.get(info.field_name)
+        if field is not None and _admits_number(field.annotation):
+            return as_typed(value)  # a number typed full-width (hours_per_month: ３００): ASCII digits
     return value
 
 

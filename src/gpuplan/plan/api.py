@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.catalog.upfront import with_upfront
+from gpuplan.catalog.wording import listed
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import per_usd
@@ -52,6 +53,7 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
         raise NotFoundError("provider", provider, e.suggestions or [], hint=N_("in data.location")) from None
     known = {r.code for r in regions} | set(store.regions(provider))
     if region not in known:
+        _refuse_city(provider, region)
         raise NotFoundError(
             "region",
             region,
@@ -62,6 +64,34 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
                 region=region,
             ),
         )
+
+
+def _refuse_city(provider: str, region: str) -> None:
+    """``data.location``'s region written as a city (``alibaba/杭州``, ``aws/tokyo``): refused with
+    the provider's regions there, or the other clouds' where it has none; returns where ``region``
+    is no city of a known region."""
+    from gpuplan.catalog.region_aliases import regions_in_city
+
+    found = regions_in_city(region)
+    if not found:
+        return
+    own = [f"{p}/{r}" for p, r, _c in found if p == provider]
+    if own:
+        raise InputError.worded(
+            N_("data.location {provider}/{region}: {region!r} is a city, not a region; write {choices}"),
+            provider=provider,
+            region=region,
+            choices=either(own),
+        )
+    raise InputError.worded(
+        N_(
+            "data.location {provider}/{region}: {region!r} is a city, not a region, and {provider} has no "
+            "region there (other clouds' regions there: {others})"
+        ),
+        provider=provider,
+        region=region,
+        others=listed(f"{p}/{r}" for p, r, _c in found),
+    )
 
 
 def check_data_location(workload: Workload, store: Store) -> None:

@@ -17,6 +17,7 @@ from gpuplan.hardware.gpus import (
     gpus_named,
 )
 from gpuplan.i18n import N_
+from gpuplan.units import as_typed
 from gpuplan.vocab import Commitment, GpuLink, HostRule, Objective, PricingModel, Upfront
 
 __all__ = [
@@ -324,6 +325,8 @@ def parse_duration_h(text: str | float | int) -> float:
     """
     from gpuplan.workload import parse_duration_hours
 
+    if isinstance(text, str):
+        text = as_typed(text)  # "１２" is the bare number 12
     if isinstance(text, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", text):
         unit = Phrase(
             N_("{value!r} has no unit: write {n}h (hours), {n}d (days) or {n}m (minutes)"),

@@ -1,5 +1,5 @@
 """Durations as users write them: a run's (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``, ``3 weeks``,
-``2天``) → hours;
+``2天``, ``三天``, ``１２ｈ``) → hours;
 a latency target's (``2s``, ``80ms``, ``1.5 s``, ``1min``, ``2000``) → milliseconds."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import re
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.units import as_typed, with_digits
 
 __all__ = ["parse_duration_hours", "parse_milliseconds"]
 
@@ -51,7 +52,8 @@ _WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))
 
 
 def parse_duration_hours(value: object) -> float:
-    """Hours in ``value``: a number (already hours) or a string of ``<number><unit>`` parts.
+    """Hours in ``value``: a number (already hours) or a string of ``<number><unit>`` parts, its
+    digits full-width or ASCII, or a count in Chinese numerals (``两周``).
 
     Raises ValueError with the accepted forms when the text is not a positive duration; its one
     argument is a :class:`~gpuplan.errors.Phrase`, so that the line can be shown in the user's language.
@@ -63,7 +65,8 @@ def parse_duration_hours(value: object) -> float:
     if isinstance(value, int | float):
         hours = float(value)
     else:
-        text = str(value).strip().lower().replace(" ", "")[:200]  # a longer one is not a duration
+        # full-width as typed (１２ｈ) and Chinese numerals (三天, 两周, 十二小时) read as digits
+        text = with_digits(as_typed(str(value)[:200])).strip().lower().replace(" ", "")
         text = _WORD.sub(lambda m: _WORDS[m.group(0)], text)
         if re.fullmatch(r"\d+(?:\.\d+)?", text):
             hours = float(text)

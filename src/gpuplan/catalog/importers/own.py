@@ -57,6 +57,7 @@ from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
 from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
+from gpuplan.units import as_typed
 from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel
 
 __all__ = [
@@ -518,7 +519,8 @@ def _number(
     if not text and optional:
         return None
     try:
-        x = decimal_number(text)  # ASCII decimals only: no "1_5", no full-width digits
+        # the ASCII decimal grammar (no "1_5"), a price typed full-width (３２．５) read as ASCII
+        x = decimal_number(as_typed(text))
     except ValueError:
         x = math.nan
     if not math.isfinite(x):
