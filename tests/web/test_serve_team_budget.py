@@ -160,6 +160,22 @@ def test_only_an_admin_sets_a_teams_budget_and_a_misspelt_team_is_named(service:
     assert c.get("/api/v1/budget/2027-01?team=nlp", headers=service.auth("read")).json()["budget_usd"] is None
 
 
+def test_a_budget_given_twice_or_not_at_all_names_the_field_in_the_readers_language(service: Service) -> None:
+    # was: {"error": "give the budget once: amount_usd or amount_cny", "field": null}, English
+    # whatever the reader's language
+    c, admin = service.client, service.auth("admin")
+    both = c.put(
+        "/api/v1/budget/2027-02?lang=zh", json={"amount_cny": "¥1万", "amount_usd": 100}, headers=admin
+    )
+    assert both.status_code == 400, both.text
+    assert both.json()["field"] == "amount_cny", both.text
+    assert "预算只能给一次" in both.json()["error"] and "give the budget" not in both.json()["error"], (
+        both.text
+    )
+    none = c.put("/api/v1/budget/2027-02", json={"note": "x"}, headers=admin)
+    assert none.status_code == 400 and "give the budget: amount_usd or amount_cny" in none.json()["error"]
+
+
 def test_a_token_is_made_for_a_team_and_listed_with_it(fresh_db: str) -> None:
     import json
 

@@ -731,10 +731,18 @@ class BudgetRequest(_Request):
     )
     note: str = Field(default="", max_length=500)
 
+    @field_validator("amount_cny")
+    @classmethod
+    def _not_both(cls, value: Any, info: ValidationInfo) -> Any:
+        # both given: the error is the second amount's (a field the caller can point at)
+        if value is not None and info.data.get("amount_usd") is not None:
+            raise ValueError(Phrase(N_("give the budget once: amount_usd or amount_cny, not both")))
+        return value
+
     @model_validator(mode="after")
     def _one_amount(self) -> BudgetRequest:
-        if (self.amount_usd is None) == (self.amount_cny is None):
-            raise ValueError("give the budget once: amount_usd or amount_cny")
+        if self.amount_usd is None and self.amount_cny is None:
+            raise ValueError(Phrase(N_("give the budget: amount_usd or amount_cny")))
         return self
 
 
