@@ -265,6 +265,23 @@ def test_a_cold_start_reads_the_weights_as_the_checkpoint_stores_them(tmp_path: 
     assert abs(float(said.group(1)) - stored.gb) < 0.06, (said.group(1), stored.gb)
 
 
+def test_a_services_file_with_several_problems_names_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the first alone ("schedule.hours: hours '8-12': …"), the weekday and the zone found one fix
+    # at a time
+    f = tmp_path / "course.yaml"
+    f.write_text(
+        'gpu: A10\nschedule: {hours: "8-12", days: mon-fry, time_zone: Asia/Beijing}\n'
+        "notebooks: [{name: s, users: 40, memory_gib: 8, active_share: 0.3, hours_per_day: 4,"
+        " max_slowdown: 3}]\n"
+    )
+    line = refused(["simulate", "share", str(f)], capsys)
+    assert "hours '8-12': write them as" in line
+    assert "schedule.days: unknown weekday 'fry'; did you mean 'fri'?" in line
+    assert "schedule.time_zone: unknown time zone 'Asia/Beijing'" in line
+
+
 def test_a_misspelt_shape_is_said_before_the_missing_policy(capsys: pytest.CaptureFixture[str]) -> None:
     # was: "give at least one --policy …", then, once a policy was given, the shape's typo
     line = refused(["simulate", "autoscale", str(WORKLOAD), "--gpu", "A10G", "--shape", "diurnl"], capsys)

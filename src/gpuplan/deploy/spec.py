@@ -122,6 +122,7 @@ __all__ = [
     "plan_money",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
+    "short_errors",
     "sizing_lengths",
     "spare_words",
     "split_option",
@@ -211,7 +212,7 @@ def _slug(name: str) -> str:
     return s or "gpuplan-job"
 
 
-def _short_errors(e: ValidationError) -> Phrase:
+def short_errors(e: ValidationError) -> Phrase:
     """The first problem of ``e`` as ``field.path: reason``, then the next ones named and any past
     those counted, as a workload file's refusal ends (:func:`gpuplan.i18n.phrases.also_problems`):
     a plan file with four problems had been told the first "(and 3 more)"."""
@@ -548,7 +549,7 @@ class LaunchSpec(BaseModel):
             serving = ServingDeployment.model_validate({**current, **changes})
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
-            raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
+            raise DeployError.worded(N_("serving: {problem}"), problem=short_errors(e)) from e
 
     def with_sold_gpu_counts(self, instances: Mapping[tuple[str, str], tuple[str, float]]) -> LaunchSpec:
         """A copy that knows the counts of its GPU the provider sells on one instance
@@ -833,7 +834,7 @@ class LaunchSpec(BaseModel):
             raise DeployError.worded(
                 N_("{source}: recommended option is malformed: {problem}: re-run `gpuplan plan`"),
                 source=source,
-                problem=_short_errors(e),
+                problem=short_errors(e),
             ) from e
         # a plan edited by hand to a region its countries leave out is not launched there
         refuse_outside_countries(opt.provider, opt.region, doc, source=source, plan=True)
@@ -1193,7 +1194,7 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
         return PlanWorkload.read(doc)
     except ValidationError as e:
         raise DeployError.worded(
-            N_("{source}: workload is invalid: {problem}"), source=source, problem=_short_errors(e)
+            N_("{source}: workload is invalid: {problem}"), source=source, problem=short_errors(e)
         ) from e
 
 
@@ -1215,7 +1216,7 @@ def _check_model_free_sections(doc: dict[str, Any], source: str) -> None:
         Sections.model_validate({k: doc[k] for k in ("data", "serving", "constraints") if k in doc})
     except ValidationError as e:
         raise DeployError.worded(
-            N_("{source}: workload is invalid: {problem}"), source=source, problem=_short_errors(e)
+            N_("{source}: workload is invalid: {problem}"), source=source, problem=short_errors(e)
         ) from None
 
 
@@ -1867,7 +1868,7 @@ def _build(
         )
     except ValidationError as e:
         raise DeployError.worded(
-            N_("{source}: cannot build a launch from it: {problem}"), source=source, problem=_short_errors(e)
+            N_("{source}: cannot build a launch from it: {problem}"), source=source, problem=short_errors(e)
         ) from e
     except GpuplanError as e:
         # TRANSLATORS: a plan or workload file, and the error one of its names gave

@@ -1011,12 +1011,12 @@ def load_services(path: str | Path) -> ServicesFile:
     try:
         return ServicesFile.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
-        from gpuplan.deploy.reasons import reason  # pydantic's words, in the user's language
+        # every problem named (at most five), as a workload's and a plan file's refusals name them: a
+        # schedule with three mistakes had been told the first
+        from gpuplan.deploy.spec import short_errors
 
         raise InputError.worded(
-            N_("services file {name}: {where}: {problem}"), name=p.name, where=where, problem=reason(err)
+            N_("services file {name}: {problem}"), name=p.name, problem=short_errors(e)
         ) from e
 
 
