@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -169,8 +168,14 @@ def as_typed(text: str) -> str:
     """``text`` with the full-width forms a Chinese (or Japanese) input method types read as the
     ASCII ones they stand for (Unicode NFKC): ``１２ｈ`` → ``12h``, ``３２．５`` → ``32.5``,
     ``A100，L4`` → ``A100,L4``, the ideographic space as a space. For text that names a number, a
-    duration or a list of names; never for a path or a name kept as written."""
-    return unicodedata.normalize("NFKC", text)
+    duration or a list of names; never for a path or a name kept as written. Only the full-width
+    block is read so: NFKC's other folds (``²`` → ``2``, ``ⅰ`` → ``i``) would pass a character no
+    one types for a digit off as one."""
+    return text.translate(_FULL_WIDTH)
+
+
+#: U+FF01–U+FF5E, the full-width forms of ASCII's printable characters, and the ideographic space.
+_FULL_WIDTH = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
 
 
 #: Commas that separate the names of a list: ASCII's, and the Chinese enumeration comma 、 (the

@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.one_line import refused
 
 from gpuplan.commit import load_usage
 from gpuplan.plan.constraints import parse_duration_h
 from gpuplan.units import split_list, with_digits
 from gpuplan.vocab import Commitment, Objective, PricingModel
 from gpuplan.workload import parse_duration_hours
+from one_line import refused
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORKLOAD = str(EXAMPLES / "bert-large-squad.yaml")

@@ -695,10 +695,14 @@ def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service)
         "the request body names 2 providers (alibaba, huawei): import one provider at a time with "
         "provider; nothing was imported"
     ), said
+    # a price list sent without its format is told the format, not SkyPilot's provider it lacks
     said = _error(c.post("/api/v1/catalog/import", content=example, headers=admin), 400)
+    assert said.startswith("this file is a gpuplan price list") and "give format gpuplan" in said, said
+    skypilot = b"InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region\n"
+    said = _error(c.post("/api/v1/catalog/import", content=skypilot, headers=admin), 400)
     assert said == "a SkyPilot catalog file does not name its provider: give it, provider aws", said
     # a SkyPilot file carries no date: as_of is required, as --as-of is (it was dated today)
-    said = _error(c.post("/api/v1/catalog/import?provider=aws", content=example, headers=admin), 400)
+    said = _error(c.post("/api/v1/catalog/import?provider=aws", content=skypilot, headers=admin), 400)
     assert said.startswith("a SkyPilot catalog file carries no date: give as_of, the day its prices"), said
     # a monthly price typed as hourly: refused as the CLI refuses it
     hourly = example.replace(b"monthly,105000,CNY,month", b"on_demand,105000,CNY,hour", 1)
