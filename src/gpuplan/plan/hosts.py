@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuplan.catalog.providers import PROVIDER_RUN, offer_terms, provider_runs
+from gpuplan.catalog.providers import PROVIDER_RUN, host_kind, is_provider_run, provider_runs
 from gpuplan.i18n import N_, _, format_number, ngettext
 from gpuplan.i18n.countries import country_name
 from gpuplan.plan.constraints import Reason
@@ -50,17 +50,6 @@ _SHORT = {
     "community_host": N_("community host"),
     "resold": N_("resold cloud machine"),
 }
-
-
-def host_kind(provider: str, instance_type: str, region: str) -> str | None:
-    """The offer's host kind as its provider's module states it; None where it states none."""
-    terms = offer_terms(provider, instance_type, region)
-    return terms.host if terms is not None else None
-
-
-def is_provider_run(kind: str | None) -> bool:
-    """Whether a host kind is run by the provider (unknown is not)."""
-    return kind in PROVIDER_RUN
 
 
 def provider_run_rows(offers: OfferTable, rows: IntArray) -> BoolArray:

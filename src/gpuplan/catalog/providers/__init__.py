@@ -53,6 +53,8 @@ __all__ = [
     "declared_provider",
     "documented_billing_increment_s",
     "facts",
+    "host_kind",
+    "is_provider_run",
     "kubernetes_service",
     "module",
     "offer_terms",
@@ -315,12 +317,24 @@ def offer_terms(provider: str, instance_type: str, region: str = "") -> OfferTer
     return m.FACTS.terms_for(instance_type, region) if m is not None else None
 
 
-def provider_runs(provider: str, instance_type: str, region: str = "") -> bool:
-    """Whether the offer's host is a machine its provider runs (:data:`PROVIDER_RUN`: a cloud VM,
-    bare metal, a vetted data centre, another cloud's machine resold); False for a community host
-    and for an offer whose terms its provider's module does not state (unknown is not the best case)."""
+def host_kind(provider: str, instance_type: str, region: str = "") -> str | None:
+    """The offer's host kind as its provider's module states it (``OfferTerms.host``); None where it
+    states none."""
     terms = offer_terms(provider, instance_type, region)
-    return terms is not None and terms.host in PROVIDER_RUN
+    return terms.host if terms is not None else None
+
+
+def is_provider_run(kind: str | None) -> bool:
+    """Whether a host kind is a machine its provider runs (:data:`PROVIDER_RUN`: a cloud VM, bare
+    metal, a vetted data centre, another cloud's machine resold); False for a community host and
+    for a kind not stated (unknown is not the best case)."""
+    return kind in PROVIDER_RUN
+
+
+def provider_runs(provider: str, instance_type: str, region: str = "") -> bool:
+    """Whether the offer's host is a machine its provider runs (:func:`is_provider_run` of its
+    :func:`host_kind`)."""
+    return is_provider_run(host_kind(provider, instance_type, region))
 
 
 def spot_rate_note(provider: str) -> str | None:
