@@ -206,3 +206,36 @@ def _import_quote(store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def
     path.write_text(json.dumps([quote]), encoding="utf-8")
     own = read_own_prices(store, path)
     store.import_offers(own.rows, provider=own.provider, source="test")
+
+
+def test_a_month_whose_plans_all_cost_unknown_has_no_planned_figure_not_zero(store) -> None:  # type: ignore[no-untyped-def]
+    from gpuplan.web.work import budget_document
+
+    team = TeamStore(store.engine)
+    # two plans with no feasible option: their cost is unknown
+    _save(team, "pretrain", {"schema_version": 4, "recommended": None})
+    _save(team, "distil", {"schema_version": 4, "recommended": None})
+    team.set_budget("2027-01", 2000.0, actor="admin", team="ml")
+    doc = BudgetDocument.model_validate(budget_document(store, "2027-01", "ml"))
+    # it read planned $0.00, remaining the whole $2,000.00 and 0 % used
+    assert doc.unknown_cost_plans == 2
+    assert (doc.planned_usd, doc.remaining_usd, doc.used_pct) == (None, None, None)
+    (line,) = BudgetDocument.model_validate(budget_document(store, "2027-01")).teams
+    assert (line.planned_usd, line.remaining_usd, line.used_pct) == (None, None, None)
+    # in yuan too
+    store.add_exchange_rate(_rate())
+    team.set_budget("2027-01", 100.0, actor="admin", team="ml", given_cny=(700.0, _rate()))
+    doc = BudgetDocument.model_validate(budget_document(store, "2027-01", "ml"))
+    assert (doc.planned_cny, doc.planned_usd, doc.remaining_cny, doc.used_pct) == (None, None, None, None)
+    # one plan of known cost: the figure is the known ones' (and said to leave the other out)
+    _save(team, "embed", _document(_option("g6e.xlarge", "on_demand", 40.0, stale=False), None, beside=False))
+    doc = BudgetDocument.model_validate(budget_document(store, "2027-01", "ml"))
+    assert doc.planned_cny == pytest.approx(280.0) and doc.unknown_cost_plans == 2
+
+
+def test_an_empty_month_plans_nothing(store) -> None:  # type: ignore[no-untyped-def]
+    from gpuplan.web.work import budget_document
+
+    TeamStore(store.engine).set_budget("2027-01", 2000.0, actor="admin")
+    doc = BudgetDocument.model_validate(budget_document(store, "2027-01"))
+    assert (doc.planned_usd, doc.remaining_usd, doc.used_pct) == (0.0, 2000.0, 0.0)

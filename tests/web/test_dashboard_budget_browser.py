@@ -13,6 +13,8 @@ from dashboard_helpers import dashboard, open_page
 from serve_helpers import bert_workload
 
 MONTH = "2031-05"
+#: A month whose only plan's cost is unknown.
+UNKNOWN_MONTH = "2031-09"
 #: The token of team nlp's alice, made before the server starts.
 _NLP: dict[str, str] = {}
 
@@ -24,9 +26,20 @@ def _teams(db: Path) -> None:
 
     store = open_store(str(db))
     try:
-        _NLP["Authorization"] = (
-            "Bearer " + TeamStore(store.engine).create_token("alice", "plan", team="nlp")[0]
+        team = TeamStore(store.engine)
+        _NLP["Authorization"] = "Bearer " + team.create_token("alice", "plan", team="nlp")[0]
+        # a month of team nlp whose one plan had no feasible option: its cost is unknown
+        workload = team.save_workload("distil", {"workload": {"name": "distil"}}, actor="alice", team="nlp")
+        team.save_plan(
+            workload,
+            month=UNKNOWN_MONTH,
+            constraints={},
+            document={"schema_version": 4, "recommended": None},
+            catalog_import_id=None,
+            actor="alice",
+            team="nlp",
         )
+        team.set_budget(UNKNOWN_MONTH, 900.0, actor="admin", team="nlp")
     finally:
         store.close()
 
@@ -233,6 +246,28 @@ def test_a_plans_month_of_runs_is_said_by_part_under_the_saved_plans(
         page.wait_for_selector("#monthnotes .monthnote", timeout=60_000)
         said = page.locator("#monthnotes .monthnote", has_text="nightly").all_inner_texts()
         assert said == [f"#{line['id']} nightly: {line['month_note']}"], said
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_a_month_of_unknown_cost_is_not_shown_as_nothing_spent(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # the team's only plan had no feasible option: the page read "Planned: $0.00 · Remaining:
+    # $900.00", the whole budget left
+    base, tokens = server
+    page, errors = _team_month(browser, base, tokens["admin"], "en", UNKNOWN_MONTH)
+    try:
+        page.fill("input[name=team]", "nlp")
+        page.dispatch_event("input[name=team]", "change")
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .amount').textContent.includes('900.00')", timeout=60_000
+        )
+        # nor as resting on a stale price: it rests on none
+        assert page.inner_text("#budgetcard .planned") + page.inner_text("#budgetcard .current") == "unknown"
+        assert page.inner_text("#budgetcard .remaining") == "—"
+        assert page.inner_text("#budgetcard .legend").startswith("1: plans whose cost is unknown")
         assert not errors, errors
     finally:
         page.close()

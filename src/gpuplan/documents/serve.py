@@ -347,9 +347,11 @@ class BudgetDocument(Document):
     (``SavedPlanItem.month_cost_usd``: its ``runs_per_month`` runs, 1 unless the plan said
     otherwise, sharing a commitment and a kept data copy as ``gpuplan tco`` does). Cancelled plans
     are not counted, nor replaced ones: a workload planned again for the month counts once, at its
-    newest plan. For a budget in yuan: ``planned_cny`` at ``exchange_rate``."""
+    newest plan. None (unknown, never 0) where there are plans and not one's cost is known; 0 with
+    no plans. For a budget in yuan: ``planned_cny`` at ``exchange_rate``."""
     planned_cny: float | None = None
-    """For a budget in yuan: the same sum of the plans' ``month_cost_cny``; None otherwise."""
+    """For a budget in yuan: the same sum of the plans' ``month_cost_cny`` (None where no plan's is
+    known); None otherwise."""
     planned_current_usd: float | None = None
     """The same plans on prices known to be current: each plan's ``current_month_cost_usd`` where
     known — a plan whose recommended option rests on a price older than the staleness limit or
@@ -370,10 +372,13 @@ class BudgetDocument(Document):
     unknown_cost_plans: int
     """Planned plans whose cost is unknown, not counted in ``planned_usd`` (so it may be more)."""
     remaining_usd: float | None
+    """The budget less ``planned_usd``: at most this where ``unknown_cost_plans`` are not counted;
+    None with no budget or where the planned spend is unknown."""
     remaining_cny: float | None = None
     """For a budget in yuan: ``budget_cny`` − ``planned_cny``; None otherwise."""
     used_pct: float | None
-    """The planned spend in per cent of the budget, both in the budget's ``currency``."""
+    """The planned spend in per cent of the budget, both in the budget's ``currency``; None with no
+    budget or where the planned spend is unknown."""
     note: str | None
     set_by: str | None
     set_at: str | None

@@ -101,6 +101,8 @@ _SCRIPT_WORDS = (
     N_("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)"),
     N_("no map: this server has no time zone table to place countries"),
     N_("plans whose cost is unknown are not counted"),
+    # the remaining budget where plans of unknown cost are not counted in it
+    N_("at most {amount}"),
     N_("Exchange rate"),
     N_(
         "Costs in yuan: cost now and today's best at this rate; cost then at the rate each plan was "

@@ -317,9 +317,10 @@ def current_option(p: SavedPlan) -> tuple[bool, dict[str, Any] | None]:
     planned (older than the staleness limit, or undated), and, where it does, the plan's own best
     option on prices known to be current (its document's ``without_stale_prices.option``; None:
     no feasible option had one). A recommended option that does not say its price's age (a plan
-    of an older document) rests on one not known to be current: unknown is never the best case."""
+    of an older document) rests on one not known to be current: unknown is never the best case.
+    A plan with no recommended option (none was feasible) rests on no price at all."""
     rec = p.recommended or {}
-    if rec.get("stale") is False and rec.get("staleness") in ("fresh", ""):
+    if not rec or (rec.get("stale") is False and rec.get("staleness") in ("fresh", "")):
         return False, None
     option = (p.without_stale_prices or {}).get("option")
     return True, option if isinstance(option, dict) else None
@@ -521,7 +522,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     currency = spend["currency"] or "USD"
     unit = currency.lower()
     amount, planned = spend[f"budget_{unit}"], spend[f"planned_{unit}"]
-    if amount is None or planned - amount < _ALLOCATION_TOLERANCE:
+    if amount is None or planned is None or planned - amount < _ALLOCATION_TOLERANCE:
         return []
     over = planned - amount
     if team is None:
@@ -893,7 +894,7 @@ def _spend(
         currents = [current_month_of(p).total_usd for p in plans]
         known = [m for m in months if m is not None]
         known_current = [m for m in currents if m is not None]
-        planned = round(sum(known), 2)
+        planned = _known_sum(known, len(plans))
         current = _known_sum(known_current, len(plans))
         amount = budget.amount_usd if budget else None
         figures: dict[str, Any] = {
@@ -903,7 +904,7 @@ def _spend(
             "planned_cny": None,
             "planned_current_usd": current,
             "planned_current_cny": None,
-            "remaining_usd": round(amount - planned, 2) if amount is not None else None,
+            "remaining_usd": _less(amount, planned),
             "remaining_cny": None,
         }
     else:
@@ -913,7 +914,7 @@ def _spend(
         known = [c for c in costs if c is not None]
         known_current = [c for c in currents if c is not None]
         amount = budget.amount_cny
-        planned = round(sum(known), 2)
+        planned = _known_sum(known, len(plans))
         current = _known_sum(known_current, len(plans))
 
         def usd(cny: float | None) -> float | None:
@@ -926,8 +927,8 @@ def _spend(
             "planned_cny": planned,
             "planned_current_usd": usd(current),
             "planned_current_cny": current,
-            "remaining_usd": usd(amount - planned),
-            "remaining_cny": round(amount - planned, 2),
+            "remaining_usd": usd(_less(amount, planned)),
+            "remaining_cny": _less(amount, planned),
         }
     return {
         "month": month,
@@ -936,11 +937,17 @@ def _spend(
         "unknown_cost_plans": len(plans) - len(known),
         "stale_price_plans": sum(current_option(p)[0] for p in plans),
         "unknown_current_cost_plans": len(plans) - len(known_current),
-        "used_pct": round(planned / amount * 100, 1) if amount else None,
+        "used_pct": round(planned / amount * 100, 1) if amount and planned is not None else None,
         "note": _budget_note(budget, rate) if budget else None,
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
     }
+
+
+def _less(amount: float | None, planned: float | None) -> float | None:
+    """What ``amount`` (a budget) leaves after ``planned``; None where either is unknown: a month
+    whose plans' costs are all unknown has no remaining figure, not the whole budget."""
+    return None if amount is None or planned is None else round(amount - planned, 2)
 
 
 def _known_sum(known: list[float], plans: int) -> float | None:

@@ -578,7 +578,9 @@
       card.querySelector(".planned").textContent = inBudget(b, "planned");
       // plans on a stale or undated price: the spend on prices known to be current beside it
       if (b.stale_price_plans) card.querySelector(".current").textContent = ` (${t("On current prices")}: ${inBudget(b, "planned_current")})`;
-      card.querySelector(".remaining").textContent = remaining == null ? "—" : inBudget(b, "remaining");
+      // plans of unknown cost are not counted: what remains is at most the figure
+      const left = (x) => (x.unknown_cost_plans ? fill(t("at most {amount}"), { amount: inBudget(x, "remaining") }) : inBudget(x, "remaining"));
+      card.querySelector(".remaining").textContent = remaining == null ? "—" : left(b);
       const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
       if (remaining != null && remaining < 0) bar.className = "over";
       // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
@@ -592,7 +594,7 @@
         b.teams.map((x) => [x.team, { text: x.currency == null ? t("no budget set") : inBudget(x, "budget"), sort: sortBudget(x, "budget") },
           { text: inBudget(x, "planned"), sort: sortBudget(x, "planned") },
           { text: inBudget(x, "planned_current"), sort: sortBudget(x, "planned_current") },
-          { text: sortBudget(x, "remaining") == null ? "—" : inBudget(x, "remaining"), sort: sortBudget(x, "remaining") }]), [1, 2, 3, 4]);
+          { text: sortBudget(x, "remaining") == null ? "—" : left(x), sort: sortBudget(x, "remaining") }]), [1, 2, 3, 4]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
       table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("On current prices"), t("Priced as"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
