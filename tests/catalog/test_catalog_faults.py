@@ -104,7 +104,12 @@ def test_kill_9_during_creation_and_seeding_leaves_a_catalog_that_opens_whole(
     _, prices, took = reference
     rng = random.Random(12)
     tried = landed = lost = 0
-    for i in range(8):
+    # Eight kills, and more (up to 24) until three have landed while the child was still working: a
+    # kill's moment is drawn against the reference's time, which a busy machine stretches or
+    # shortens in the children, so a fixed count may see too few land to show anything.
+    for i in range(24):
+        if i >= 8 and landed >= 3:
+            break
         path = tmp_path / f"c{i}.sqlite"
         landed += kill_at_random(start_child(create_catalog, str(path)), took * 1.2, rng)
         tried += 1
@@ -112,7 +117,7 @@ def test_kill_9_during_creation_and_seeding_leaves_a_catalog_that_opens_whole(
         lost += bool(errors)
         assert not errors, (i, errors)
     record("kill -9 during creation + seeding", tried, tried - lost, lost, killed_mid_run=landed)
-    assert landed >= 3  # most kills must land while the child is still working
+    assert landed >= 3  # kills must land while the child is still working
 
 
 def test_kill_9_during_an_import_is_all_or_nothing(
