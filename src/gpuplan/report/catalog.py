@@ -820,16 +820,28 @@ def _already(n: int) -> str:
     return ngettext(", {n} price already recorded", ", {n} prices already recorded", n).format(n=n)
 
 
-def _skipped(n: int) -> str:
-    """ ", 1 row skipped (…)": rows of what gpuplan does not price, said apart from the rows rejected
-    (they are not lost, and the exit status does not count them)."""
-    if not n:
-        return ""
-    return ngettext(
-        ", {n} row skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
-        ", {n} rows skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
-        n,
-    ).format(n=n)
+def _skipped(rows: Sequence[RejectedRow]) -> str:
+    """ ", 1 row skipped (…)": rows left out by design, said apart from the rows rejected (they are
+    not lost, and the exit status does not count them): rows of what gpuplan does not price, and
+    rows of another provider than the one ``--provider`` picked."""
+    from gpuplan.catalog.importers.own import OTHER_PROVIDER
+
+    others = sum(r.named_check() is OTHER_PROVIDER for r in rows)
+    unpriced = len(rows) - others
+    said = ""
+    if unpriced:
+        said += ngettext(
+            ", {n} row skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
+            ", {n} rows skipped (not priced by gpuplan: no GPU, or a GPU it has no datasheet of)",
+            unpriced,
+        ).format(n=unpriced)
+    if others:
+        said += ngettext(
+            ", {n} row of another provider left out",
+            ", {n} rows of other providers left out",
+            others,
+        ).format(n=others)
+    return said
 
 
 def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> RenderableType:
@@ -852,7 +864,7 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
             dated=_dated(report.dated),
             already=_already(report.prices_already_recorded),
             rejected=len(lost),
-            skipped=_skipped(len(skipped)),
+            skipped=_skipped(skipped),
         )
     )
     parts: list[RenderableType] = [head]

@@ -191,6 +191,25 @@ def parse_own(
         if _text(r, "provider") and prov is None:
             with contextlib.suppress(NotFoundError):  # the row is refused with its did-you-mean
                 named[PROVIDERS.cast(_text(r, "provider"))] = None
+        if prov is not None and (other := _other_provider(r, prov)) is not None:
+            # --provider picks one provider of a file that prices several: the others' rows are left
+            # out by the user's choice, not lost (the import does not exit as if rows were refused)
+            refused.append(
+                RejectedRow.because(
+                    Phrase(
+                        N_("a row of {provider}, not of {expected} ({flag} {expected})"),
+                        provider=other,
+                        flag=provider_name,
+                        expected=prov,
+                    ),
+                    line=line,
+                    instance_type=_text(r, "instance_type")[:_SHOWN_CHARS],
+                    region=_text(r, "region")[:_SHOWN_CHARS],
+                    check=OTHER_PROVIDER,
+                    skipped=True,
+                )
+            )
+            continue
         reasons: list[Worded] = []
         row = _row(path, line, r, reasons, as_of=as_of, today=today, as_of_name=as_of_name)
         if row is None or reasons:
@@ -491,6 +510,20 @@ def _row(
         prices=(price,),
         line=line,
     )
+
+
+#: The check that leaves out a row of another provider than ``--provider`` picked.
+OTHER_PROVIDER = Phrase(N_("another provider's row"))
+
+
+def _other_provider(r: Mapping[str, str], prov: str) -> str | None:
+    """The provider a row names where it is a known one other than ``prov``; None otherwise (a
+    row of ``prov``, or one naming no provider gpuplan knows, which is refused with its reason)."""
+    try:
+        named = PROVIDERS.cast(_text(r, "provider"))
+    except NotFoundError:
+        return None
+    return named if named != prov else None
 
 
 def _row_provider(value: str) -> str:
