@@ -18,8 +18,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.i18n import N_, _
+
 #: The days of the week as a schedule writes them, Monday first (``datetime.weekday``'s order).
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: The same days said in a sentence, marked for translation: the schedule's own words in English
+#: (``mon``), the reader's in Chinese (周一).
+_DAY_WORDS = (N_("mon"), N_("tue"), N_("wed"), N_("thu"), N_("fri"), N_("sat"), N_("sun"))
+# TRANSLATORS: a schedule's run of days, "mon-fri"; Chinese "{first}至{last}" (周一至周五)
+_DAY_RANGE = N_("{first}-{last}")
+# TRANSLATORS: between the days of a schedule listed one by one, "mon,wed,fri"; Chinese 、
+_DAY_SEPARATOR = N_("{days},{day}")
+# TRANSLATORS: a service's schedule, "09:00-19:00 mon-fri (Asia/Shanghai)"; the zone in brackets
+_SCHEDULE_SAID = N_("{hours} {days} ({zone})")
 
 __all__ = [
     "DAY_S",
@@ -127,13 +138,26 @@ class Schedule:
 
     @property
     def days_text(self) -> str:
-        """``mon-fri``, or the days one by one (``mon,wed,fri``)."""
+        """``mon-fri``, or the days one by one (``mon,wed,fri``), as a file writes them (the JSON's
+        ``days``)."""
+        return self._days(WEEKDAYS, "{first}-{last}", ",")
+
+    @property
+    def days_said(self) -> str:
+        """The days in a sentence, in the current language: :attr:`days_text` in English, 周一至周五
+        or 周一、周三、周五 in Chinese (a Chinese sentence had said "mon-fri")."""
+        return self._days(
+            tuple(_(d) for d in _DAY_WORDS), _(_DAY_RANGE), _(_DAY_SEPARATOR).format(days="", day="")
+        )
+
+    def _days(self, names: tuple[str, ...], run: str, separator: str) -> str:
         days = sorted(self.weekdays)
         if len(days) > 2 and days == list(range(days[0], days[-1] + 1)):
-            return f"{WEEKDAYS[days[0]]}-{WEEKDAYS[days[-1]]}"
-        return ",".join(WEEKDAYS[d] for d in days)
+            return run.format(first=names[days[0]], last=names[days[-1]])
+        return separator.join(names[d] for d in days)
 
     @property
     def said(self) -> str:
-        """``09:00-19:00 mon-fri (Asia/Shanghai)``."""
-        return f"{self.hours_text} {self.days_text} ({self.zone})"
+        """``09:00-19:00 mon-fri (Asia/Shanghai)``, in the current language (Chinese:
+        ``09:00-19:00 周一至周五（Asia/Shanghai）``)."""
+        return _(_SCHEDULE_SAID).format(hours=self.hours_text, days=self.days_said, zone=self.zone)

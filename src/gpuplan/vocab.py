@@ -332,6 +332,14 @@ def pricing_name(code: str) -> str:
     return _(rule.name) if rule else code
 
 
+def pricing_said(code: str) -> Phrase | str:
+    """A pricing model named in a line written later in the reader's language (a refusal's field):
+    its table name, the code itself in English (``reserved_1y``), 1 年预留 in Chinese, where a
+    Chinese refusal had named the code; an unknown code as it is."""
+    rule = PRICING_RULES.get(code)
+    return Phrase(rule.name) if rule else code
+
+
 #: Pricing models that bind the user beyond the job, and those bought by the hour.
 HOURLY_PRICING: tuple[PricingModel, ...] = tuple(
     PricingModel(p) for p, rule in PRICING_RULES.items() if not rule.committed
@@ -488,6 +496,24 @@ class PriceUnit(Choice):
 
     HOUR = "hour"
     MONTH = "month"
+
+
+#: A price's currency and unit as a sentence says them, marked for translation: the codes themselves
+#: in English ("32.5 USD/hour"), the reader's words in Chinese (32.5 美元/小时).
+_PRICE_WORDS: Mapping[str, str] = {
+    "USD": N_("USD"),
+    "CNY": N_("CNY"),
+    "hour": N_("hour"),
+    "month": N_("month"),
+}
+
+
+def price_words(currency: str, unit: str) -> dict[str, Phrase | str]:
+    """The ``currency`` and ``unit`` fields of a line that says a price ("{price} {currency}/{unit}"),
+    each written in the reader's language with the line; a currency or unit gpuplan does not know
+    (a price file's typo) as it was written."""
+    money, per = _PRICE_WORDS.get(currency.strip().upper()), _PRICE_WORDS.get(unit.strip().lower())
+    return {"currency": Phrase(money) if money else currency, "unit": Phrase(per) if per else unit}
 
 
 class Confidence(Choice):

@@ -209,7 +209,7 @@ def test_demand_that_nothing_can_serve_is_infeasible_in_chinese() -> None:
     with use_language("zh"):
         assert error_text(e) == (
             "第 1 个月对 G 的需求无法满足：在约束范围内没有按量付费价格（抢占式只用于可中断的需求）；"
-            "请允许 on_demand，或放开更多云厂商或地域"
+            "请在 constraints.pricing 中允许按量付费，或放开更多云厂商或地域"
         )
 
 

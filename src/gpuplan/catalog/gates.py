@@ -17,7 +17,7 @@ from gpuplan.catalog.wording import Worded, either
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_
-from gpuplan.vocab import PRICING_RULES
+from gpuplan.vocab import PRICING_RULES, price_words
 
 __all__ = [
     "MAX_GPUS_PER_INSTANCE",
@@ -151,8 +151,7 @@ def _check_price(price: PriceRow, gpu_count: float, today: date | None = None) -
         fields = {
             "pricing": pricing,
             "amount": price.amount,
-            "currency": currency.code,
-            "unit": price.unit,
+            **price_words(currency.code, price.unit),
             "per_gpu_hour": hourly / gpu_count,
         }
         if hourly / gpu_count > ceiling:

@@ -29,6 +29,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.i18n import N_, _
 from gpuplan.report.cjk import pieces as _pieces
 
 __all__ = ["CjkText", "print_help"]
@@ -104,19 +105,41 @@ def _param_help(param: Any, ctx: Any, words: Any) -> CjkText:
     return CjkText("\n".join(parts))
 
 
+#: The types Typer 0.29 shows beside an option (``<int>``, ``<list[str]>``: Python's names), said
+#: in the reader's words on this (Chinese) screen; a type not here, or a metavar of gpuplan's own,
+#: is shown as Typer shows it.
+_KINDS = {
+    "<int>": N_("<int>"),
+    "<int range>": N_("<int range>"),
+    "<float>": N_("<float>"),
+    "<float range>": N_("<float range>"),
+    "<str>": N_("<str>"),
+    "<path>": N_("<path>"),
+    "<file>": N_("<file>"),
+    "<dir>": N_("<dir>"),
+    "<list[str]>": N_("<list[str]>"),
+}
+
+
+def _kind(kind: str) -> str:
+    """An option's type as this screen says it (``<int range>``: Chinese ``<整数>``)."""
+    word = _KINDS.get(kind)
+    return _(word) if word else kind
+
+
 def _params_table(params: list[Any], ctx: Any, words: Any) -> Table:
     table = Table(show_header=False, box=None, expand=True, padding=(0, 1), pad_edge=False)
     required = any(p.required for p in params)
     if required:
         table.add_column(no_wrap=True, style="red")
-    for _ in range(3):  # long names, short names, the type
+    for _column in range(3):  # long names, short names, the type
         table.add_column(no_wrap=True)
     table.add_column(ratio=1)
     for p in params:
         is_argument = p.param_type_name == "argument"
         names = [p.display_name_raw] if is_argument else [o for o in p.opts if o.startswith("--")]
         short = [] if is_argument else [o for o in p.opts if not o.startswith("--")]
-        kind = p.display_type_rich(ctx=ctx) or ""
+        kind = _kind(p.display_type_rich(ctx=ctx) or "")
         span = p._get_number_range_help_str()
         row: list[RenderableType] = [
             Text(",".join(names), style="bold cyan"),

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 __all__ = ["add_share"]
 
 
+#: The Chinese names of the ways to share a GPU, as the Chinese help says them.
+_SHARING_WORDS = {"整卡": "whole", "时间片": "time-slice"}
+
+
 def add_share(app: typer.Typer) -> None:
     """Add ``share`` to the ``simulate`` group."""
     app.command("share")(share_cmd)
@@ -127,7 +131,12 @@ def share_cmd(
     from gpuplan.report.simulate import share_html, share_json, share_view
     from gpuplan.simulate.inputs import load_services
     from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services, tenant_words
+    from gpuplan.units import as_typed
 
+    # read as the other options read their words: full-width letters (ＭＩＧ), any case, and the
+    # Chinese names the help gives the ways (整卡、MIG、时间片、MPS)
+    sharing = as_typed(sharing).strip().lower()
+    sharing = _SHARING_WORDS.get(sharing, sharing)
     if sharing not in (*SHARINGS, "best"):
         raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
     spec = load_services(services_file)

@@ -62,6 +62,13 @@ _COMMON = {
 }
 
 
+#: The Chinese names gpuplan says for Hong Kong and Macao, one name each wherever a line names them
+#: (ISO 3166's Chinese table says 香港 and 澳门, which a did-you-mean had offered beside 中国香港).
+_ZH_NAMES = {"HK": "中国香港", "MO": "中国澳门"}
+#: The other Chinese names of those, read as input but never offered as a name.
+_ZH_OTHER_NAMES = frozenset({"香港", "澳门"})
+
+
 @cache
 def _translation(language: Language) -> gettext.NullTranslations:
     import pycountry
@@ -77,6 +84,8 @@ def country_name(code: str) -> str:
     (``country_name("DE")`` is ``Germany``, under zh ``德国``); the code itself when ISO 3166 has no
     such country."""
     name = _iso_name(code)
+    if name is not None and current_language() is Language.ZH and code in _ZH_NAMES:
+        return _ZH_NAMES[code]
     return code if name is None else _translation(current_language()).gettext(name)
 
 
@@ -201,4 +210,4 @@ def country_code(text: str) -> str:
 def _near_names() -> list[str]:
     """The names "did you mean …" picks from: the longer Latin ones (two-letter codes would match
     any typo) and every Chinese one (中囯 is one stroke from 中国)."""
-    return sorted(k for k in _names() if len(k) > 3 or not k.isascii())
+    return sorted(k for k in _names() if (len(k) > 3 or not k.isascii()) and k not in _ZH_OTHER_NAMES)

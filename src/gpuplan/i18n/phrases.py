@@ -7,7 +7,8 @@ is ``'a' or 'b'`` and ``'a' 或 'b'``. Each is an :class:`~gpuplan.errors.Phrase
 :func:`gpuplan.i18n.error_text.error_text`; ``str()`` of it is the English, byte for byte the same
 as ``", ".join(names)`` / ``" or ".join(names)``. The names themselves are data and stay as given.
 :func:`item_list` is ``listed`` for a report's text, written at once in the current language;
-:func:`sentences` joins translated sentences into a paragraph (no space after a Chinese 。).
+:func:`sentences` joins translated sentences into a paragraph (no space after a Chinese 。);
+:func:`bracketed` puts a word about a name after it in brackets (Chinese: full-width （）).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "MORE_NAMED",
     "also_problems",
     "alternatives",
+    "bracketed",
     "either",
     "item_list",
     "listed",
@@ -59,7 +61,8 @@ def alternatives(names: Iterable[object]) -> Phrase | str:
     """``names`` as "a, b or c" (Chinese: a、b 或 c): any one of them; the one name itself when one."""
     items = list(names)
     if len(items) < 2:
-        return str(items[0]) if items else ""
+        # a Phrase (a pricing model's name) is written in the reader's language with its line
+        return items[0] if items and isinstance(items[0], Phrase) else str(items[0]) if items else ""
     return Phrase(_OR_ONE_MORE, names=listed(items[:-1]), name=items[-1])
 
 
@@ -89,6 +92,17 @@ def sentences(*parts: str) -> str:
     for part in filter(None, parts):
         text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
     return text
+
+
+# TRANSLATORS: a name and a word about it in brackets, "students (notebook)", "2023-06 (3.5 yr)";
+# Chinese uses the full-width brackets: "{text}（{inside}）"
+_BRACKETED = N_("{text} ({inside})")
+
+
+def bracketed(text: object, inside: object) -> str:
+    """``text (inside)`` in the current language: Chinese writes ``text（inside）``, full-width
+    brackets and no space (a Chinese table had said "students (笔记本)")."""
+    return _(_BRACKETED).format(text=text, inside=inside)
 
 
 _T = TypeVar("_T")

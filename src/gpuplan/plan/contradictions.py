@@ -59,9 +59,9 @@ def _check_commitment(c: Constraints) -> None:
                 "pricing {pricing} needs commitment {level} or longer ({shortest} binds you for {term}), "
                 "and without a commitment given a plan accepts at most one month: give commitment {level}"
             ),
-            pricing=listed(forbidden),
+            pricing=listed(vocab.pricing_said(p) for p in forbidden),
             level=level.value,
-            shortest=shortest,
+            shortest=vocab.pricing_said(shortest),
             term=_words(term),
         )
     raise InputError.worded(
@@ -70,9 +70,9 @@ def _check_commitment(c: Constraints) -> None:
             "commitment {commitment} accepts {accepts}; give commitment {level} or longer, or a pricing "
             "model without a term (on_demand, spot)"
         ),
-        pricing=listed(forbidden),
+        pricing=listed(vocab.pricing_said(p) for p in forbidden),
         commitment=c.commitment,
-        shortest=shortest,
+        shortest=vocab.pricing_said(shortest),
         term=_words(term),
         accepts=_words(Commitment.cast(c.commitment).months),
         level=level.value,

@@ -26,6 +26,7 @@ from gpuplan.plan.named_absent import no_usable_price
 from gpuplan.plan.result import Option
 from gpuplan.plan.unsold_gpu import unsold_gpu_words
 from gpuplan.units import format_hours
+from gpuplan.vocab import pricing_said
 
 if TYPE_CHECKING:
     from gpuplan.plan.context import PlanContext
@@ -340,7 +341,7 @@ def _where_sold(ctx: PlanContext) -> Phrase | str:
         return ""  # the places sell it: something else left no option
     if not c.allow_low_confidence and (np.isfinite(o.price_usd) & here & wanted).any():
         return ""  # priced there, at low confidence only: the confidence filter, named already
-    pricing = listed(c.allowed_pricing)
+    pricing = listed(pricing_said(p) for p in c.allowed_pricing)
     sold = usable & wanted
     if not sold.any():
         return Phrase(_SOLD_NOWHERE, pricing=pricing)
@@ -401,7 +402,7 @@ def _priced_here(ctx: PlanContext, priced_here: np.ndarray) -> Phrase:
     models = sorted({str(m) for m in o.pricing[priced_here]})
     where = _offers_asked(ctx)
     said = (
-        Phrase(_PRICED_HERE_AS, where=where, models=alternatives(models))
+        Phrase(_PRICED_HERE_AS, where=where, models=alternatives(pricing_said(m) for m in models))
         if models
         else Phrase(_NONE_PRICED_HERE, where=where)
     )

@@ -8,12 +8,14 @@ from collections.abc import Sequence
 from gpuplan.catalog import providers
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.i18n.error_text import phrase_text
+from gpuplan.i18n.phrases import item_list
 from gpuplan.plan.candidates import ModelSplitMisfits
 from gpuplan.plan.constraints import Constraints, commitment_needed
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.load_limit import LoadLimit
 from gpuplan.plan.result import Option
 from gpuplan.plan.spot import SpotRate, rates_shown
+from gpuplan.vocab import pricing_name
 
 __all__ = ["batch_note", "commitment_note", "implausible_notes", "plan_notes"]
 
@@ -66,7 +68,12 @@ def commitment_note(constraints: Constraints, left_out: int) -> str | None:
     head = _(
         "pricing: {pricing} left out (needs_commitment {n}): {shortest} prices are compared only "
         "with --commitment {level} or longer (constraints.commitment: {level} in the workload)"
-    ).format(pricing=", ".join(asked), n=f"{left_out:,}", shortest=shortest, level=level.value)
+    ).format(
+        pricing=item_list(pricing_name(p) for p in asked),
+        n=f"{left_out:,}",
+        shortest=pricing_name(shortest),
+        level=level.value,
+    )
     if constraints.commitment is None:
         return head + _("; no commitment was given, which accepts one month at most")
     return head + _("; the commitment given is {commitment}").format(commitment=constraints.commitment)

@@ -615,7 +615,7 @@ def schedule_note(res: AutoscaleResult) -> str | None:
         "them, as deploy's cron does. Its cost is its hours in the schedule."
     ).format(
         when=when.said,
-        days=when.days_text,
+        days=when.days_said,
         start=_clock(when.start_min / 60),
         end=_clock(when.end_min / 60),
     )

@@ -41,7 +41,7 @@ from gpuplan.documents.estimate import (
 )
 from gpuplan.i18n import N_, _, format_hours, format_number, ngettext
 from gpuplan.i18n.numbers import format_minutes, format_percent
-from gpuplan.i18n.phrases import item_list, sentences
+from gpuplan.i18n.phrases import bracketed, item_list, sentences
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
@@ -534,7 +534,7 @@ def _notes_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         # No GPUs after a note that concerns them all, or names the GPUs it concerns itself.
         named = all(label.split(" × ")[-1] in note for label in labels)
         everywhere = len(labels) == len(rows) or named
-        lines.append(f"- {note}" if everywhere else f"- {note} ({', '.join(dict.fromkeys(labels))})")
+        lines.append(f"- {note}" if everywhere else f"- {bracketed(note, item_list(dict.fromkeys(labels)))}")
     return Text("\n".join(lines), style="dim")
 
 

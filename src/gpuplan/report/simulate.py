@@ -27,7 +27,7 @@ from rich.text import Text
 
 from gpuplan.documents.simulate import SHARE_SCHEMA_VERSION, ShareDocument
 from gpuplan.i18n import Money, _, format_percent
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.report.common import house_table
 from gpuplan.report.simulate_common import (
     basis_doc,
@@ -300,7 +300,7 @@ def _notebook_rows(plan: SharePlan) -> list[list[str]]:
     kinds = {"notebook": _("notebook"), "experiment": _("experiment")}
     return [
         [
-            f"{n.name} ({kinds[n.kind]})",
+            bracketed(n.name, kinds[n.kind]),
             str(n.users),
             f"{n.memory_gib:g}",
             _("{share} of {hours:g} h").format(share=format_percent(n.active_share), hours=n.hours_per_day),

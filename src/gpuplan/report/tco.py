@@ -14,7 +14,7 @@ from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
@@ -788,7 +788,7 @@ def unknown_lines(report: TcoReport) -> list[str]:
         by_pricing: dict[str, list[str]] = {}
         for m in missing:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
-        return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
+        return _("; ").join(bracketed(_pricing(p), item_list(gpus)) for p, gpus in by_pricing.items())
 
     from gpuplan.commit.model import HeldOutReason
 
@@ -941,7 +941,7 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 report.money.format(o.usd_per_gpu_hour),
                 _("date unknown")
                 if age.age_days is None
-                else f"{o.as_of.replace('/', '–')} ({format_age(age.age_days)})",
+                else bracketed(o.as_of.replace("/", "–"), format_age(age.age_days)),
                 _(", ").join(flags),
             ]
         )

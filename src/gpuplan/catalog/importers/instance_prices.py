@@ -30,7 +30,7 @@ from gpuplan.catalog.model import OfferPrice, OfferRow, PriceRow
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
-from gpuplan.vocab import Currency, PriceUnit, PricingModel
+from gpuplan.vocab import Currency, PriceUnit, PricingModel, price_words
 
 __all__ = [
     "COMMITTED_TO_ON_DEMAND",
@@ -143,8 +143,7 @@ def off_the_instance(
     fields: dict[str, object] = {
         "pricing": Phrase(p.pricing),  # the pricing model's name, in the user's language
         "price": written or f"{p.amount:g}",
-        "currency": p.currency,
-        "unit": p.unit,
+        **price_words(p.currency, p.unit),
         "instance": row.instance_type[:100],
         "region": row.region,
         "ratio": _times(ratio),
@@ -193,8 +192,7 @@ def _held_words(ref: HeldPrice) -> Phrase:
         return Phrase(
             N_("{amount:,.6g} {currency}/{unit} as of {as_of}"),
             amount=ref.amount,
-            currency=ref.currency,
-            unit=ref.unit,
+            **price_words(ref.currency, ref.unit),
             as_of=ref.as_of,
         )
     hours = HOURS_PER_MONTH if ref.unit == PriceUnit.MONTH.value else 1.0
@@ -202,8 +200,7 @@ def _held_words(ref: HeldPrice) -> Phrase:
     return Phrase(
         N_("{amount:,.6g} {currency}/{unit} as of {as_of}, {usd} USD at the CNY rate of {rate_day}"),
         amount=ref.amount,
-        currency=ref.currency,
-        unit=ref.unit,
+        **price_words(ref.currency, ref.unit),
         as_of=ref.as_of,
         usd=f"{usd:,.0f}" if usd >= 100 else f"{usd:.4g}",  # 655, 22,904, 1.377 (never 2.29e+04)
         rate_day=ref.rate_as_of,

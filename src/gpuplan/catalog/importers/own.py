@@ -58,7 +58,7 @@ from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
 from gpuplan.units import as_typed
-from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel
+from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel, price_words
 
 __all__ = [
     "ACCEPTED_MARK",
@@ -460,8 +460,7 @@ def _row(
             Phrase(
                 N_("price {price} {currency}/{unit} is not a positive amount"),
                 price=written,
-                currency=_text(r, "currency"),
-                unit=_text(r, "unit"),
+                **price_words(_text(r, "currency"), _text(r, "unit")),
             )
         )
     day = _as_of(_text(r, "as_of") or as_of, today, reasons, as_of_name)
@@ -761,8 +760,7 @@ def _out_of_line(
     fields: dict[str, object] = {
         "pricing": Phrase(p.pricing),
         "price": written or f"{p.amount:g}",
-        "currency": p.currency,
-        "unit": p.unit,
+        **price_words(p.currency, p.unit),
         "usd": usd,
         "gpu": row.gpu,
         "times": OUT_OF_LINE,
