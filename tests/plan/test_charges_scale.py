@@ -86,8 +86,15 @@ def test_fan_out_pays_one_copy_into_the_region() -> None:
 def test_one_shared_bucket_is_one_copy_and_one_bucket() -> None:
     o = _plan_with(JobFacts(**DATA, storage_kind="object"))  # type: ignore[arg-type]
     assert _item(o, "egress_in").multiplier == 1
-    storage = _item(o, "storage")
-    assert storage.multiplier == 1 and storage.per == "bucket"
+    # the bucket once, by its 150 GB; and each of the seven instances still boots with a disk of its
+    # own, SkyPilot's default 256 GB as deploy asks for it (was: the bucket alone, no disk priced)
+    disks, bucket = (i for i in o.cost_breakdown.items if i.component == "storage")
+    assert (bucket.multiplier, bucket.per) == (1, "bucket")
+    assert (disks.multiplier, disks.per) == (7, "disk")
+    hours = o.job_time_h
+    assert bucket.cost_usd == pytest.approx(150 * 0.023 / 730 * hours)
+    assert disks.cost_usd == pytest.approx(7 * 256 * 0.08 / 730 * hours)
+    assert o.cost_breakdown.storage_usd == pytest.approx(bucket.cost_usd + disks.cost_usd)
 
 
 def test_disks_licences_set_up_and_compute_are_paid_per_instance() -> None:
@@ -98,10 +105,11 @@ def test_disks_licences_set_up_and_compute_are_paid_per_instance() -> None:
     assert (compute.multiplier, setup.multiplier, setup.included_in) == (7, 7, "compute")
     assert compute.cost_usd == pytest.approx(7 * 1.5 * 10.0)
     assert setup.cost_usd == pytest.approx(7 * 0.5 * 10.0)
-    # A 100-GB disk on each of the seven nodes for 1.5 h at $0.08/GB-month (730 h).
+    # 100 GB on each of the seven nodes' disks, launched (and priced) as 256 GB (100 × 1.15 + 64 =
+    # 179 GB, below the default disk), for 1.5 h at $0.08/GB-month (730 h); was the 100 GB alone.
     storage = _item(o, "storage")
     assert (storage.multiplier, storage.per) == (7, "disk")
-    assert storage.cost_usd == pytest.approx(7 * 100 * 0.08 / 730 * 1.5)
+    assert storage.cost_usd == pytest.approx(7 * 256 * 0.08 / 730 * 1.5)
     licences = _item(o, "licences")
     assert licences.multiplier == 7 and licences.cost_usd == pytest.approx(7 * 1.5 * 0.5)
     # The items that add up (not the set-up, part of compute) are the total.

@@ -69,7 +69,9 @@ def _plan(job: JobFacts, **row: object):  # type: ignore[no-untyped-def]
 
 def test_on_demand_writes_at_the_workloads_interval_and_stores_what_it_keeps() -> None:
     # 1 h of work at every 15 min: 4 writes × 38.168 s = 0.0424 h (30 min, the default: 2 writes).
-    # Storage of one disk: (200 + 5 × 5) GB instead of (200 + 2 × 5) GB.
+    # Storage of one disk: (200 + 5 × 5) = 225 GB instead of (200 + 2 × 5) = 210 GB, each launched
+    # (and priced) as deploy sizes it: 225 × 1.15 + 64 = 322.75 GB, up to a whole 64: 384 GB, against
+    # 210 × 1.15 + 64 = 305.5 GB: 320 GB (was priced as 225 against 210).
     job = JobFacts(**{**JOB.__dict__, "checkpoint_every_h": 0.25, "checkpoint_every_stated": True})
     kept = JobFacts(**{**job.__dict__, "checkpoints_kept": 5})
     o = _plan(job)
@@ -79,7 +81,7 @@ def test_on_demand_writes_at_the_workloads_interval_and_stores_what_it_keeps() -
     assert o.job_time_h == pytest.approx(1.0 + 4 * WRITE_H)
     assert "every 15 min (the workload's checkpoint.every_min)" in spot_lines(o)[0]
     five = _plan(kept)
-    assert five.cost_breakdown.storage_usd == pytest.approx(o.cost_breakdown.storage_usd * 225 / 210)
+    assert five.cost_breakdown.storage_usd == pytest.approx(o.cost_breakdown.storage_usd * 384 / 320)
 
 
 def test_spot_takes_the_workloads_interval_where_it_is_shorter_than_young_daly() -> None:

@@ -78,9 +78,12 @@ def test_the_plan_prices_the_base_weights_volume_and_says_its_size() -> None:
         OfferTable.from_rows([offer()]), CostFacts([aws_costs()]), job, toy_estimator(), Constraints()
     )
     o = plan.recommended
-    # (0.1 + 2 × 0.27 + 16.06) GB × $0.08/GB-month for the job's billed hours
+    # (0.1 + 2 × 0.27 + 16.06) = 16.7 GB on the disk, launched (and priced) as 256 GB: 16.7 × 1.15
+    # + 64 = 83.2 GB, below the default disk; × $0.08/GB-month for the job's billed hours (was the
+    # 16.7 GB alone)
     hours = o.job_time_h
-    assert o.cost_breakdown.storage_usd == pytest.approx(16.7 * 0.08 / 730 * hours)
+    assert plan.disk_gb == pytest.approx(16.7) and plan.launch_disk_gb == 256
+    assert o.cost_breakdown.storage_usd == pytest.approx(256 * 0.08 / 730 * hours)
     assert any("16.1 GB of the frozen base model's weights" in a for a in o.assumptions)
     assert any("base model's weights (16.1 GB)" in n for n in plan.notes)
 

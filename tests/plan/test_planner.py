@@ -48,16 +48,18 @@ def test_hand_computed_all_in_cost_of_one_on_demand_node() -> None:
     # 8 × A100: toy job time 8 GPU-h / 8 = 1 h, plus the checkpoints train.py writes every 30 min:
     # 1 h / 0.5 h = 2 writes × 38.168 s = 0.0212044 h -> 1.0212044 h = 3,676.34 s; billed per
     # second -> 3,677 s × $21.96/h = $22.4297.
-    # Block storage, one node: (200 + 2 × 5) GB × $0.08/GB-month × 1.0212044 h / 730 h = $0.0235017.
-    # Same region as the data: egress $0. Total $22.4532017.
+    # Block storage, one node: (200 + 2 × 5) = 210 GB on a disk launched as 320 GB (210 × 1.15 + 64
+    # = 305.5 GB, up to a whole 64), × $0.08/GB-month × 1.0212044 h / 730 h = $0.0358121 (was the
+    # 210 GB alone, $0.0235017). Same region as the data: egress $0. Total $22.4655121.
     plan = _plan([offer()], Constraints(max_gpus=8))
     rec = plan.recommended
     assert rec.job_time_h == pytest.approx(1.0 + 2 * WRITE_H)
     assert rec.job_time_h == pytest.approx(1.0212044, rel=1e-6)
     assert rec.cost_breakdown.compute_usd == pytest.approx(22.4297, rel=1e-6)
-    assert rec.cost_breakdown.storage_usd == pytest.approx(0.0235017, rel=1e-5)
+    assert plan.disk_gb == 210.0 and plan.launch_disk_gb == 320
+    assert rec.cost_breakdown.storage_usd == pytest.approx(0.0358121, rel=1e-5)
     assert rec.cost_breakdown.egress_usd == 0.0
-    assert rec.total_cost_usd == pytest.approx(22.4532017, rel=1e-6)
+    assert rec.total_cost_usd == pytest.approx(22.4655121, rel=1e-6)
 
 
 def test_on_demand_pays_for_the_checkpoints_the_launch_writes() -> None:
@@ -584,7 +586,7 @@ def test_a_tie_is_said_as_one_not_as_cheaper_by_nothing() -> None:
     assert a.total_cost_usd == b.total_cost_usd
     [why] = plan.why
     assert why == (
-        f"vs {b.label}: the same all-in cost ($22.45), about the same time (1.0 h); "
+        f"vs {b.label}: the same all-in cost ($22.47), about the same time (1.0 h); "
         "a tie on cost, time and unknown facts: either will do"
     )
     # One whose figures rest on an unknown (here: its egress price) comes second, and the line

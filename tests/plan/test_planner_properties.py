@@ -61,8 +61,11 @@ def _reference_cost(row: PlanOffer, nodes: int, peak: float) -> float | None:
         m = row.min_billing_s or 0.0
         billed_s = max(math.ceil(t * 3600.0 / g - 1e-9) * g, m)
         compute = row.price_usd * billed_s / 3600.0 * nodes
-    stored_gb = (JOB.dataset_gb + 2 * JOB.checkpoint_gb) * nodes
-    storage = stored_gb * BLOCK_USD_PER_GB_MONTH * t / 730.0
+    # each node's disk as deploy launches it: what it holds with 15 % headroom and 64 GB for the OS
+    # and the image, up to a whole 64 GB, at least 256 GB (gpuplan.launch_disk)
+    held_gb = JOB.dataset_gb + 2 * JOB.checkpoint_gb
+    disk_gb = max(256, 64 * math.ceil((held_gb * 1.15 + 64) / 64))
+    storage = disk_gb * nodes * BLOCK_USD_PER_GB_MONTH * t / 730.0
     return compute + storage
 
 

@@ -832,7 +832,6 @@ def _run_data(
     copies = nodes if job.storage_kind == "block" and job.data_transfer == "per_node" else 1
     # instance-hours of one run: every node all its hours, unless the service scales down
     node_h = nodes * run_h if instance_h is None else instance_h
-    disk_h = node_h if job.storage_kind == "block" else run_h
     out = []
     for provider, region in regions:
         c = facts.charges(provider, region, job)
@@ -859,7 +858,10 @@ def _run_data(
                 provider=provider,
                 region=region,
                 transfer_usd=c.egress_in_usd * copies + c.egress_out_usd,
-                storage_usd=job.stored_gb_per_copy * c.storage_usd_per_gb_hour * disk_h,
+                # each instance's launch disk, as deploy sizes it, for its hours (a bucket's plan
+                # too: each instance boots with one), and the one bucket, by its bytes, all the run
+                storage_usd=job.launch_disk_gb * c.disk_usd_per_gb_hour * node_h
+                + job.bucket_gb * c.storage_usd_per_gb_hour * run_h,
                 licence_usd=c.licence_usd_per_instance_hour * node_h,
                 assumed=c.unknown,
                 assumptions=(*c.assumptions, *every_run),

@@ -80,6 +80,14 @@ from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import also_problems, either, listed, sentences
+from gpuplan.launch_disk import (
+    DEFAULT_DISK_GB,
+    DISK_HEADROOM,
+    DISK_STEP_GB,
+    MAX_DISK_GB,
+    SYSTEM_DISK_GB,
+)
+from gpuplan.launch_disk import disk_need_gb as _disk_need_gb
 from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share
 from gpuplan.units import (
@@ -104,9 +112,14 @@ from gpuplan.workload.stack import LEVELS, MAX_LOADER_WORKERS, StackSpec
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
+    "DEFAULT_DISK_GB",
+    "DISK_HEADROOM",
+    "DISK_STEP_GB",
     "K8S_FIELDS",
     "K8S_FLAGS",
+    "MAX_DISK_GB",
     "PLAN_SCHEMA_VERSION",
+    "SYSTEM_DISK_GB",
     "EngineSlots",
     "LaunchSpec",
     "ServingDeployment",
@@ -159,24 +172,8 @@ MAX_PATH_SHOWN = 300
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0
-#: Room on a volume beyond the bytes it is sized for, as a share of them: the filesystem's own
-#: (ext4 keeps 5 % of its blocks for root by default: mke2fs(8), ``-m``) and a checkpoint somewhat
-#: larger than the plan's estimate (pickled metadata, RNG states). The checkpoint volume
-#: (``gpuplan.deploy.checkpoints``) and the launch disk both take it.
-DISK_HEADROOM = 0.15
-#: The launch disk per node without a plan's storage to size it from, GB, and its floor with one:
-#: room for the OS, the image, a small dataset and a few checkpoints. SkyPilot's own default
-#: ``disk_size`` (``DEFAULT_DISK_SIZE_GB`` in sky/resources.py,
-#: https://docs.skypilot.co/en/latest/_modules/sky/resources.html, read 2026-12-06).
-DEFAULT_DISK_GB = 256
-#: Room on a node's disk beside what the plan stores there, GB: the OS and the container image
-#: (an allowance, not a measurement; NVIDIA's PyTorch images unpack to some tens of GB).
-SYSTEM_DISK_GB = 64
-#: A launch disk is asked for in whole steps of this many GB.
-DISK_STEP_GB = 64
-#: The largest disk a plan may ask for, GB (64 TiB, beyond any single cloud block volume a GPU
-#: node boots with): a plan from elsewhere is bounded.
-MAX_DISK_GB = 65_536
+# The launch disk's rule (DISK_HEADROOM, DEFAULT_DISK_GB, SYSTEM_DISK_GB, DISK_STEP_GB, MAX_DISK_GB)
+# is gpuplan.launch_disk's, which the plan prices each node's disk by: its names are kept here.
 
 #: A provider's code, cast by the catalog's registry (``gpuplan.catalog.PROVIDERS``: "did you mean").
 ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
@@ -1298,12 +1295,6 @@ def launch_disk_gb(planned_gb: float) -> int:
             most=f"{MAX_DISK_GB:,}",
         )
     return need
-
-
-def _disk_need_gb(stored_gb: float) -> int:
-    """:func:`launch_disk_gb` before its :data:`MAX_DISK_GB` check."""
-    need = stored_gb * (1.0 + DISK_HEADROOM) + SYSTEM_DISK_GB
-    return max(DEFAULT_DISK_GB, DISK_STEP_GB * math.ceil(need / DISK_STEP_GB))
 
 
 def weights_dtype_words(spec: LaunchSpec) -> str:

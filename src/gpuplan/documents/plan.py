@@ -754,6 +754,13 @@ class PlanDocument(Document):
     checkpoints kept and any model weights): ``gpuplan deploy`` sizes each node's launch disk from
     it. None where the plan keeps them in one object-storage bucket, or in a plan written before it
     was kept."""
+    launch_disk_gb: int | None = Field(default=None, ge=0)
+    """The disk each instance is launched with, GB, the size the options' storage prices (not
+    ``disk_gb``, the bytes on it): ``disk_gb`` with 15 % headroom and 64 GB for the OS and the
+    image, up to a whole 64 GB, at least SkyPilot's default 256 GB, as ``gpuplan deploy`` asks for
+    it; where the plan keeps its storage in a bucket, the disk each instance boots with (the
+    default, or one that holds an inference engine's weights). None in a plan written before it
+    was kept."""
     thin_memory_margin: str | None = None
     """Where ranked options fit with less than a tenth of the usable memory to spare at their
     memory band's high end: which GPUs, on which ranked options (``#7`` the seventh of

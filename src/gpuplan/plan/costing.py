@@ -42,6 +42,10 @@ class CostArrays:
     setup_h: FloatArray
     """The set-up before the first step, h (``JobFacts.setup_hours`` of the candidate's nodes)."""
     storage_usd: FloatArray
+    """Each instance's launch disk (``JobFacts.launch_disk_gb``) for the hours it is billed, and
+    the one bucket (``bucket_usd``) where the job keeps its storage in one."""
+    bucket_usd: FloatArray
+    """The part of ``storage_usd`` that pays for the one object-storage bucket (0 on block storage)."""
     egress_usd: FloatArray
     """Dataset in (every copy) plus results back (a service: its answers to its clients)."""
     egress_in_usd: FloatArray
@@ -99,6 +103,7 @@ class _AtTime:
     """Off spot: the compute that pays for the checkpoint writes."""
     overhead: FloatArray
     storage: FloatArray
+    bucket: FloatArray
     licence: FloatArray
     billed_h: FloatArray
     peak: FloatArray
@@ -188,10 +193,14 @@ def cost_candidates(
         else np.zeros(0, dtype=np.int64)
     )
     gb_hour = per_region([c.storage_usd_per_gb_hour for c in charges])
+    disk_gb_hour = per_region([c.disk_usd_per_gb_hour for c in charges])
     licence_rate = per_region([c.licence_usd_per_instance_hour for c in charges])
-    # What one disk (or the one bucket) holds: the dataset, the checkpoints kept and, for a
-    # service, the model's weights that every instance loads its replicas from.
-    per_copy_gb = job.stored_gb_per_copy
+    # Each instance's disk is priced at the size deploy launches it with (JobFacts.launch_disk_gb:
+    # what it holds — the dataset, the checkpoints kept, a service's weights — with headroom and
+    # the OS's room, at least SkyPilot's default), not at the bytes on it: the disk is billed
+    # whole. In a bucket (storage object) the bucket is priced by its bytes (JobFacts.bucket_gb)
+    # and each instance still boots with a launch disk of its own, priced as such.
+    disk_gb = float(job.launch_disk_gb)
 
     offer_rate, offer_rate_id, rates = spot_rates(
         offers.interruption_band, offers.provider, offers.interruption_band_source
@@ -242,7 +251,6 @@ def cost_candidates(
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
     chunk_h = batch_chunk_hours(cands.step_time_s[idx][spot])
     share = np.ones(idx.size) if fleet_share is None else np.asarray(fleet_share, dtype=float)[idx]
-    disk_share = share if job.storage_kind == "block" else np.ones(idx.size)
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes, FloatArray]:
         # The checkpoints an option off spot writes over its work (the set-up writes none).
@@ -288,9 +296,10 @@ def cost_candidates(
         # the writes' share of the compute billed (its billing step and minimum fall on the whole)
         with np.errstate(divide="ignore", invalid="ignore"):
             writes_usd = np.where(t_safe > 0, compute * ckpt / t_safe, 0.0)
-        # A disk per instance, a service's spare ones included (they hold what the others do).
-        disks = nodes + spare if job.storage_kind == "block" else np.ones_like(nodes)
-        storage = per_copy_gb * disks * gb_hour * t_safe
+        # A disk per instance, a service's spare ones included (they hold what the others do),
+        # deleted with its instance where a service scales down; the one bucket is kept throughout.
+        disks = disk_gb * (nodes + spare) * disk_gb_hour * t_safe
+        bucket = job.bucket_gb * gb_hour * t_safe
         licence = licence_rate * (nodes + spare) * billed
         return (
             _AtTime(
@@ -298,10 +307,11 @@ def cost_candidates(
                 compute=compute * share,
                 checkpoints=writes_usd * share,
                 overhead=overhead,
-                storage=storage * disk_share,
+                storage=disks * share + bucket,
+                bucket=bucket,
                 licence=licence * share,
                 billed_h=billed * share,
-                peak=compute + storage + licence,
+                peak=compute + disks + bucket + licence,
             ),
             st,
             ckpt,
@@ -354,6 +364,7 @@ def cost_candidates(
         setup_usd=setup,
         setup_h=setup_h,
         storage_usd=mid.storage,
+        bucket_usd=mid.bucket,
         egress_usd=egress,
         egress_in_usd=egress_in,
         egress_out_usd=egress_out,

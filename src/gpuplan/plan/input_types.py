@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuplan.day_load import Schedule
+from gpuplan.launch_disk import disk_need_gb
 from gpuplan.start_up import INSTANCE_BOOT_S, StartUp, replica_start_up
 from gpuplan.units import (
     ASSUMED_DISK_GBPS,
@@ -615,6 +616,27 @@ class JobFacts:
         model weights (a service's, which every instance loads its replicas from its own disk; a
         fine-tune's frozen base)."""
         return self.dataset_gb + self.checkpoints_kept * self.checkpoint_gb + self.weights_gb
+
+    @property
+    def launch_disk_gb(self) -> int:
+        """The disk each instance is launched with, GB, as ``gpuplan deploy`` asks for it
+        (:func:`gpuplan.launch_disk.disk_need_gb`): the plan prices this disk, not the bytes on it,
+        for the hours it bills the instance's disk. On block storage it holds
+        :attr:`stored_gb_per_copy` (the plan's ``disk_gb``). In a bucket (``storage_kind`` object)
+        each instance still boots with a disk of its own: an inference engine's (a service's, a
+        batch job's) holds the weights it downloads (deploy's ``LaunchSpec.with_weights_gb``), a
+        training job's is the default launch disk (the dataset, the checkpoints and any frozen base
+        stay in the bucket, priced by their bytes: :attr:`bucket_gb`)."""
+        if self.storage_kind == "block":
+            return disk_need_gb(self.stored_gb_per_copy)
+        return disk_need_gb(self.weights_gb if self.task == "infer" else 0.0)
+
+    @property
+    def bucket_gb(self) -> float:
+        """What the one shared object-storage bucket holds, GB (priced by its bytes, for the job's
+        hours or the service's month, whatever its instances do): :attr:`stored_gb_per_copy` where
+        ``storage_kind`` is object, 0 on block storage (each instance's disk holds it)."""
+        return self.stored_gb_per_copy if self.storage_kind == "object" else 0.0
 
     @property
     def result_size_gb(self) -> float:

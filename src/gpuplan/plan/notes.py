@@ -9,6 +9,7 @@ from gpuplan.catalog import providers
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
+from gpuplan.launch_disk import DEFAULT_DISK_GB, DISK_HEADROOM, DISK_STEP_GB, SYSTEM_DISK_GB
 from gpuplan.plan.candidates import ModelSplitMisfits
 from gpuplan.plan.constraints import Constraints, commitment_needed
 from gpuplan.plan.input_types import JobFacts
@@ -163,7 +164,7 @@ def plan_notes(
                 "account's other traffic; --egress-free-tier if it is unused)"
             )
         )
-    plan_notes.append(_storage_note(job))
+    plan_notes.append(_storage_note(job) + _launch_disk_words(job))
     if job.dataset_gb > 0 and any(o.nodes > 1 for o in ranked):
         words = (
             _(
@@ -295,6 +296,35 @@ def _storage_note(job: JobFacts) -> str:
         if block
         else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
     ).format(n=job.checkpoints_kept)
+
+
+def _launch_disk_words(job: JobFacts) -> str:
+    """The disk each instance is priced at, in words: the one ``gpuplan deploy`` launches it with
+    (``JobFacts.launch_disk_gb``, by :func:`gpuplan.launch_disk.disk_need_gb`), not the bytes it
+    holds; in a bucket's plan, the disk each instance still boots with, beside the bucket."""
+    rule = {
+        "headroom": f"{DISK_HEADROOM:.0%}",
+        "system": SYSTEM_DISK_GB,
+        "step": DISK_STEP_GB,
+        "floor": DEFAULT_DISK_GB,
+        "disk": format_number(job.launch_disk_gb),
+    }
+    if job.storage_kind == "block":
+        return _(
+            "; each instance's disk is priced at the {disk} GB gpuplan deploy launches it with: the "
+            "{gb} GB it holds with {headroom} headroom and {system} GB for the OS and the image, in "
+            "whole {step} GB steps, at least {floor} GB"
+        ).format(gb=format_number(job.stored_gb_per_copy), **rule)
+    if job.task == "infer":
+        return _(
+            "; each instance also boots with a {disk} GB disk, priced as block storage: the {gb} GB of "
+            "weights its engine downloads with {headroom} headroom and {system} GB for the OS and the "
+            "image, in whole {step} GB steps, at least {floor} GB, as gpuplan deploy launches it"
+        ).format(gb=f"{job.weights_gb:.1f}", **rule)
+    return _(
+        "; each instance also boots with a {disk} GB disk, priced as block storage: the default launch "
+        "disk gpuplan deploy asks for"
+    ).format(**rule)
 
 
 def batch_note(job: JobFacts, recommended: Option, others: Sequence[Option]) -> str:

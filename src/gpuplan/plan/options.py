@@ -164,7 +164,8 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
     """Every charge of position ``j`` with what multiplies it: instances, disks, dataset copies."""
     c, job = ctx.costs, ctx.job
     spare = _spare(ctx, j)
-    disks = nodes + spare if job.storage_kind == "block" else 1
+    # every instance boots with its launch disk, a bucket's plan too (costing.cost_candidates)
+    bucket = float(c.bucket_usd[j])
     items = [
         CostItem(component="compute", cost_usd=float(c.compute_usd[j]), multiplier=nodes, per="instance"),
         CostItem(
@@ -176,9 +177,14 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
         ),
         CostItem(
             component="storage",
-            cost_usd=float(c.storage_usd[j]),
-            multiplier=disks,
-            per="disk" if job.storage_kind == "block" else "bucket",
+            cost_usd=float(c.storage_usd[j]) - bucket,
+            multiplier=nodes + spare,
+            per="disk",
+        ),
+        *(
+            [CostItem(component="storage", cost_usd=bucket, multiplier=1, per="bucket")]
+            if job.storage_kind == "object"
+            else []
         ),
         CostItem(
             component="egress_in",

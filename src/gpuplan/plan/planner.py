@@ -1071,6 +1071,7 @@ def plan_offers(
         checkpoint_gb=job.checkpoint_gb,
         checkpoint_write_min=job.checkpoint_gb / job.checkpoint_write_gbps / 60.0,
         disk_gb=job.stored_gb_per_copy if job.storage_kind == "block" else None,
+        launch_disk_gb=job.launch_disk_gb,
         objective=constraints.objective,
         constraints=constraints,
         recommended=rec,

@@ -57,6 +57,8 @@ class RegionCharges:
     """What leaves the region once: a job's results back to ``data.location``, or a service's
     month of answers to its clients over the internet (``JobFacts.answers_gb``)."""
     storage_usd_per_gb_hour: float
+    """The price of what the job stores (``JobFacts.storage_kind``'s: each instance's disk, or the
+    one bucket), USD per GB-hour."""
     licence_usd_per_instance_hour: float
     assumptions: tuple[str, ...]
     """Caveats and components priced by assumption, in words (empty when all came from the catalog)."""
@@ -66,6 +68,10 @@ class RegionCharges:
     """Which prices were assumed (``plan.unknowns.Fact.EGRESS`` / ``STORAGE`` bits)."""
     licence_unknown: tuple[str, ...] = ()
     """Licence items whose fee is unknown here: the licence cost is the known part and these."""
+    disk_usd_per_gb_hour: float = 0.0
+    """The block-storage price of each instance's launch disk (``JobFacts.launch_disk_gb``), USD per
+    GB-hour: ``storage_usd_per_gb_hour`` on block storage; beside a bucket's, the disk each
+    instance boots with."""
 
     @property
     def egress_usd(self) -> float:
@@ -281,6 +287,32 @@ class CostFacts:
         )
         return self._max_object, said
 
+    def _storage_price(
+        self, provider: str, region: str, kind: str, best_case: bool
+    ) -> tuple[float, int, list[str], bool]:
+        """The ``kind`` (block or object) storage price of ``provider/region``, USD per GB-month,
+        the ``Fact.STORAGE`` bit where it was borrowed or is unknown, what was assumed in words, and
+        whether the catalog has no price for it: an unknown price at the highest of its kind the
+        catalog holds (its best case, the lowest), never 0."""
+        price, note, borrowed = self._field(provider, region, f"{kind}_storage_usd_per_gb_month", best_case)
+        said: list[str] = []
+        if price is not None:
+            if note:
+                said.append(_("storage: {note}").format(note=note))
+            return float(price), int(Fact.STORAGE) if borrowed else 0, said, False
+        if best_case:
+            return (self._min_block if kind == "block" else self._min_object), int(Fact.STORAGE), said, True
+        price = self._max_block if kind == "block" else self._max_object
+        # One message per kind: "block" and "object" are words of the sentence, not names.
+        if kind == "block":
+            text = _("storage: block storage price of {where} unknown; assumed {price}/GB-month ({highest})")
+            highest = self._highest(self._block_from_catalog)
+        else:
+            text = _("storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})")
+            highest = self._highest(self._object_from_catalog)
+        said.append(text.format(where=place(provider, region), price=money_rate(price), highest=highest))
+        return float(price), int(Fact.STORAGE), said, True
+
     def charges(self, provider: str, region: str, job: JobFacts, *, best_case: bool = False) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``; with
         ``best_case``, each unknown price at its best case instead of its conservative bound."""
@@ -308,36 +340,22 @@ class CostFacts:
             )
         unknown = assumed_in or assumed_out or assumed_answers
         facts = int(Fact.EGRESS) if unknown else 0
-        kind = job.storage_kind
-        name = f"{kind}_storage_usd_per_gb_month"
-        price, note, borrowed = self._field(provider, region, name, best_case)
-        stored = job.stored_gb_per_copy > 0
-        if borrowed and stored:
-            facts |= int(Fact.STORAGE)
-        if price is None and best_case:
-            unknown = True
-            facts |= int(Fact.STORAGE) if stored else 0
-            price = self._min_block if kind == "block" else self._min_object
-        elif price is None:
-            unknown = True
-            facts |= int(Fact.STORAGE) if stored else 0
-            price = self._max_block if kind == "block" else self._max_object
-            # One message per kind: "block" and "object" are words of the sentence, not names.
-            if kind == "block":
-                text = _(
-                    "storage: block storage price of {where} unknown; assumed {price}/GB-month ({highest})"
-                )
-                highest = self._highest(self._block_from_catalog)
-            else:
-                text = _(
-                    "storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})"
-                )
-                highest = self._highest(self._object_from_catalog)
-            assumptions.append(
-                text.format(where=place(provider, region), price=money_rate(price), highest=highest)
+        # Each instance's launch disk is block storage whatever the kind (in a bucket too, each
+        # instance boots with one: JobFacts.launch_disk_gb), so it is always priced, and its price
+        # unknown is always a fact of the plan; a bucket's price only where it holds something.
+        disk_price, disk_facts, disk_said, disk_assumed = self._storage_price(
+            provider, region, "block", best_case
+        )
+        facts |= disk_facts
+        assumptions.extend(disk_said)
+        price, assumed = disk_price, disk_assumed
+        if job.storage_kind == "object":
+            price, bucket_facts, bucket_said, assumed = self._storage_price(
+                provider, region, "object", best_case
             )
-        elif note:
-            assumptions.append(_("storage: {note}").format(note=note))
+            facts |= bucket_facts if job.bucket_gb > 0 else 0
+            assumptions.extend(bucket_said)
+        unknown = unknown or disk_assumed or assumed
         if job.weights_gb > 0:
             assumptions.append(self._weights_words(job, float(price)))
         rc = self._by_region.get(here)
@@ -348,6 +366,7 @@ class CostFacts:
             egress_in_usd=egress_in,
             egress_out_usd=egress_out,
             storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,
+            disk_usd_per_gb_hour=float(disk_price) / HOURS_PER_MONTH,
             licence_usd_per_instance_hour=licence,
             licence_unknown=rc.licence_unknown if rc else (),
             assumptions=tuple(assumptions),

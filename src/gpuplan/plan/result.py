@@ -507,6 +507,10 @@ class Plan:
     """What one instance's block-storage disk holds as the plan prices it, GB: the dataset, the
     checkpoints kept and any model weights (``JobFacts.stored_gb_per_copy``); None where they are
     kept in one object-storage bucket (``storage: object``)."""
+    launch_disk_gb: int | None = None
+    """The disk each instance is launched with and priced at, GB (``JobFacts.launch_disk_gb``: what
+    ``gpuplan deploy`` asks for, ``disk_gb`` with headroom and room for the OS and the image, at
+    least SkyPilot's default; in a bucket's plan, the disk each instance boots with)."""
     thin_memory_margin: str = ""
     """The ranked options that fit with less than a tenth of the usable memory to spare at their
     memory band's high end, and what to change, in order, if they run out of memory all the same

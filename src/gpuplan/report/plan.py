@@ -262,6 +262,7 @@ def plan_json(
         checkpoint_gb=plan.checkpoint_gb,
         checkpoint_write_min=plan.checkpoint_write_min,
         disk_gb=plan.disk_gb,
+        launch_disk_gb=plan.launch_disk_gb,
         thin_memory_margin=plan.thin_memory_margin or None,
         without_stale_prices=None
         if (w := plan.without_stale_prices) is None
