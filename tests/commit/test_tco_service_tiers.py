@@ -102,7 +102,11 @@ def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_pa
     # the same on-demand price per GPU-hour over the tiers' GPU-hours, not the peak's
     ratio = sum(demand.gpu_hours) / sum(flat.gpu_hours)
     gpu_time = s.all_on_demand_usd - report.schedule.data_usd
-    assert gpu_time == pytest.approx((base.all_on_demand_usd - base.data_usd) * ratio, rel=0.02)
+    # Not exactly: the on-demand price per GPU-hour includes each instance's launch disk (256 GB at
+    # least), which the autoscaled fleet keeps through hours it holds fewer GPUs, so its price per
+    # GPU-hour is a little higher ($1.831 against the peak fleet's $1.782: 2.7 %). Priced at the
+    # peak's hours, as before the tiers, it would be 1 / 0.66 = 1.5 times this.
+    assert gpu_time == pytest.approx((base.all_on_demand_usd - base.data_usd) * ratio, rel=0.035)
     assert any("services autoscaled" in line for line in summary_lines(report))
     doc = tco_json(report)
     assert doc["autoscaled_baseline"] is True
