@@ -337,7 +337,7 @@ def test_a_spot_service_falls_back_to_on_demand_and_says_what_that_costs() -> No
     assert "https://docs.skypilot.co/en/latest/serving/spot-policy.html" in said
     # (1.861 − 0.5261) × 730 h = 974.48
     assert "costs $1.861/h against $0.526/h on spot" in said and "$974.48 a month" in said
-    assert "the plan priced its spare (1 replica) on spot. Set it to 1" in said
+    assert "the plan priced its spare (1 replica) on spot, and num_overprovision: 1 runs it there" in said
     unknown = " ".join(_files(LaunchSpec.from_plan(spot_service_plan(None), source="plan.json"))[1].split())
     assert "what an on-demand replica costs is unknown" in unknown and "$0.00" not in unknown
 

@@ -44,6 +44,10 @@ class ServingDeployment(BaseModel):
     committed_floor_given: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
     """The serving block's own ``min_replicas`` where it was below the replicas a plan bought on
     committed capacity and was raised to them (paid for the term either way); None otherwise."""
+    spare_floor_given: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    """The serving block's own ``min_replicas`` where a spot plan's spare was added to it: the
+    autoscaler's floor is the load's floor and the spare the plan priced against reclaims, which an
+    autoscaler held at the block's own floor had removed at the first quiet hour; None otherwise."""
     """``min_replicas`` is the plan's count for the load it priced (the serving block gives none):
     the autoscaler never goes below the replicas priced for the peak, all month."""
     prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)

@@ -25,6 +25,13 @@ the same files are on GitHub under skypilot-org/skypilot at tag v0.14.1):
   ``dynamic_ondemand_fallback: true`` starts on-demand replicas while spot ones cannot be had and
   scales them down once spot ones are back; ``base_ondemand_fallback_replicas`` keeps that many
   replicas on on-demand instances at all times (both keys of ``replica_policy`` in the schema).
+- SkyServe's own documentation, "SpotHedge" (https://docs.skypilot.co/en/latest/serving/spot-hedge.html,
+  read 2026-12-07; its source docs/source/serving/spot-hedge.rst in skypilot-org/skypilot):
+  ``num_overprovision`` under ``replica_policy`` is "the number of overprovisioned replicas", cheap
+  spot replicas run above the autoscaler's count "as a safeguard against possible preemptions"
+  (``sky/serve/autoscalers.py`` ``Autoscaler.get_final_target_num_replicas``: the target plus
+  ``num_overprovision``). A spot plan's spare is written there: ``min_replicas`` and
+  ``max_replicas`` bound the load's replicas, and the spare runs above them at every load.
 - SkyServe's own documentation, "Autoscaling" (https://docs.skypilot.co/en/stable/serving/autoscaling.html,
   read 2026-12-05): "each replica receives approximately target_qps_per_replica queries per second".
 
@@ -33,7 +40,7 @@ The replica's port is the task's one ``resources.ports`` (``sky/serve/serve_util
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuplan.deploy.engine import (
@@ -62,6 +69,7 @@ from gpuplan.perf.replica_load import ReplicaLoad, replica_load_words
 __all__ = [
     "ReplicaPolicy",
     "fallback_words",
+    "kept_spare",
     "policy_words",
     "refuse_shared_gpus",
     "replica_gpus",
@@ -98,6 +106,10 @@ class ReplicaPolicy:
     startup_s: int = ENGINE_STARTUP_S
     """Seconds a replica is given to come up (the readiness probe's initial delay): its weights read
     once on a cluster of its own (:func:`~gpuplan.deploy.engine.startup_seconds`)."""
+    spare: int = 0
+    """A spot service's spare replicas the plan priced against reclaims, run above the autoscaler's
+    count (``num_overprovision``); :attr:`min_replicas` and :attr:`max_replicas` are then the load's
+    alone. 0: none."""
 
 
 def replica_gpus(spec: LaunchSpec) -> int:
@@ -137,7 +149,38 @@ def _significant(x: float) -> float:
 def replica_policy(spec: LaunchSpec) -> ReplicaPolicy:
     """The replica range of the serving block (:func:`gpuplan.deploy.spec._serving_for`: from a plan,
     the replicas it priced and room to double), with a target where the plan gives the capacity of
-    one replica; else the range's minimum, fixed."""
+    one replica; else the range's minimum, fixed. A spot plan's spare is taken out of the range and
+    run above it (:func:`_with_spare`)."""
+    return _with_spare(_load_policy(spec), spec)
+
+
+def kept_spare(spec: LaunchSpec) -> int:
+    """The spare replicas the serving block's floor holds: the plan's, less any its ``max_replicas``
+    leaves no room for (:func:`~gpuplan.deploy.spec.max_replicas_words` says what is left out)."""
+    serving = spec.serving or ServingDeployment()
+    if not spec.spot or spec.spare_replicas <= 0:
+        return 0
+    if spec.start_before_max is None:
+        return min(spec.spare_replicas, max(0, serving.launch_replicas - 1))
+    load = spec.start_before_max - spec.spare_replicas
+    return max(0, min(spec.spare_replicas, serving.max_replicas - load))
+
+
+def _with_spare(policy: ReplicaPolicy, spec: LaunchSpec) -> ReplicaPolicy:
+    """``policy`` with a spot plan's spare as ``num_overprovision``: SkyServe runs it above its
+    autoscaler's count at every load, where a floor that held it (as the Kubernetes one does) is
+    gone as soon as the load rises above the floor. The range is the load's alone, so that the
+    replicas run are the same: the floor and the spare, up to the serving block's ceiling."""
+    spare = kept_spare(spec)
+    if spare <= 0:
+        return policy
+    low = max(1, policy.min_replicas - spare)
+    high = max(low, policy.max_replicas - spare)
+    return replace(policy, min_replicas=low, max_replicas=high, spare=spare)
+
+
+def _load_policy(spec: LaunchSpec) -> ReplicaPolicy:
+    """:func:`replica_policy` before the spare is taken out of its range."""
     serving = spec.serving or ServingDeployment()
     capacity = spec.replica_capacity_requests_per_s
     if spec.planned_share_gpu is None:
@@ -214,6 +257,10 @@ def service_section(policy: ReplicaPolicy, *, spot: bool = False) -> dict[str, A
         # spare on spot (fallback_words gives the price of keeping it on-demand).
         replicas["dynamic_ondemand_fallback"] = True
         replicas["base_ondemand_fallback_replicas"] = 0
+    if policy.spare > 0:
+        # the spare the plan priced against reclaims, on spot above the autoscaler's count (SkyPilot,
+        # "SpotHedge", https://docs.skypilot.co/en/latest/serving/spot-hedge.html, read 2026-12-07)
+        replicas["num_overprovision"] = policy.spare
     return {
         "readiness_probe": {
             # The engine answers 200 here once its weights are loaded; SkyServe probes the port
@@ -233,15 +280,17 @@ def fallback_words(spec: LaunchSpec) -> str | None:
     on-demand at all times, with what that would cost. None off spot."""
     if not spec.spot:
         return None
-    spare = spec.spare_replicas
+    spare = kept_spare(spec)
     keep = (
         ngettext(
-            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replica) on spot. Set "
-            "it to {n} to keep the spare on an on-demand instance at all times, where no reclaim takes "
-            "it, at the on-demand price instead of the spot one.",
-            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replicas) on spot. Set "
-            "it to {n} to keep the spare on on-demand instances at all times, where no reclaim takes "
-            "them, at the on-demand price instead of the spot one.",
+            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replica) on spot, and "
+            "num_overprovision: {n} runs it there. Set base_ondemand_fallback_replicas to {n} and "
+            "num_overprovision to 0 to keep the spare on an on-demand instance at all times instead, "
+            "where no reclaim takes it, at the on-demand price instead of the spot one.",
+            "base_ondemand_fallback_replicas is 0: the plan priced its spare ({n} replicas) on spot, "
+            "and num_overprovision: {n} runs them there. Set base_ondemand_fallback_replicas to {n} and "
+            "num_overprovision to 0 to keep the spare on on-demand instances at all times instead, "
+            "where no reclaim takes them, at the on-demand price instead of the spot one.",
             spare,
         ).format(n=spare)
         if spare > 0
@@ -262,7 +311,33 @@ def fallback_words(spec: LaunchSpec) -> str | None:
 
 
 def _starts(policy: ReplicaPolicy, accelerators: str) -> str:
-    """The README's sentence on the replicas SkyServe starts and the range it keeps them in."""
+    """The README's sentence on the replicas SkyServe starts and the range it keeps them in, and the
+    spare it runs above them."""
+    if policy.spare > 0:
+        return ngettext(
+            "SkyServe starts {total} replicas, each a cluster of its own ({accelerators}): its "
+            "autoscaler keeps between {min} and {max} for the load (task.yaml's min_replicas and "
+            "max_replicas), and num_overprovision: {n} runs the spare the plan priced against spot "
+            "reclaims ({n} replica) above that count at every load, so that a reclaim leaves the load "
+            "carried while its replacement starts: {total} to {most} replicas in all (the serving "
+            "block's min_replicas and max_replicas, which default to the replicas the plan priced and "
+            "twice those for the load).",
+            "SkyServe starts {total} replicas, each a cluster of its own ({accelerators}): its "
+            "autoscaler keeps between {min} and {max} for the load (task.yaml's min_replicas and "
+            "max_replicas), and num_overprovision: {n} runs the spare the plan priced against spot "
+            "reclaims ({n} replicas) above that count at every load, so that a reclaim leaves the load "
+            "carried while its replacement starts: {total} to {most} replicas in all (the serving "
+            "block's min_replicas and max_replicas, which default to the replicas the plan priced and "
+            "twice those for the load).",
+            policy.spare,
+        ).format(
+            min=policy.min_replicas,
+            max=policy.max_replicas,
+            n=policy.spare,
+            total=policy.min_replicas + policy.spare,
+            most=policy.max_replicas + policy.spare,
+            accelerators=accelerators,
+        )
     return ngettext(
         "SkyServe starts {min} replica, a cluster of its own ({accelerators}), and keeps "
         "between {min} and {max} replicas (the serving block's min_replicas and max_replicas, "
@@ -312,6 +387,8 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
         )
         if (held := latency_share_words(policy.share)) is not None:
             scale = sentences(scale, held)
+    elif policy.spare > 0:
+        scale = sentences(_starts(policy, accelerators), policy.why_fixed)
     else:
         scale = ngettext(
             "SkyServe runs {n} replica, a cluster of its own ({accelerators}): a fixed count "

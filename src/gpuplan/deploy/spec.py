@@ -1628,6 +1628,16 @@ def spare_words(spec: LaunchSpec) -> str | None:
         "{load} that carry the load): the service starts all {total}, so a reclaim leaves the load "
         "carried while its replacement starts."
     ).format(spare=spec.spare_replicas, load=load, total=total)
+    if serving.spare_floor_given is not None:
+        # the floor said in the manifest's own numbers: the block's minimum and the spare above it
+        words = sentences(
+            words,
+            _(
+                "The autoscaler's minReplicas, {floor}, is the serving block's min_replicas, {given}, "
+                "and the spare above it: when the load falls the autoscaler keeps the spare running, "
+                "as the plan priced it all month."
+            ).format(floor=serving.min_replicas, given=serving.spare_floor_given),
+        )
     if serving.max_replicas == 2 * load + spec.spare_replicas and load > 0:
         # the manifest's ceiling in the same numbers (the spare once, not doubled with the load)
         words = sentences(
@@ -1727,6 +1737,15 @@ def _serving_for(
         # queued the next peak behind a replica's start
         update["min_replicas"] = start
         update["committed_floor_given"] = serving.min_replicas
+    elif spare > 0 and serving.min_replicas >= 1 and serving.min_replicas < start:
+        # a spot service's spare is kept at the floor too, above the load's own floor: held at the
+        # block's min_replicas, the autoscaler had taken the spare away at the first quiet hour, and
+        # a reclaim then took a replica the load needed (the plan priced the spare all month)
+        floor = min(serving.min_replicas + spare, start)
+        update["min_replicas"] = floor
+        update["spare_floor_given"] = serving.min_replicas
+        if start != floor:
+            update["start_replicas"] = start
     elif start != serving.min_replicas:
         update["start_replicas"] = start
     if "max_replicas" not in serving.model_fields_set:

@@ -310,6 +310,14 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                     "zone."
                 )
             )
+    elif spec.spot and spec.spare_replicas > 0:
+        # the spare is in the manifests (the Deployment's replicas, the autoscaler's floor)
+        extra.append(
+            _(
+                "Spot nodes: a reclaimed replica is rescheduled, and the spare the plan priced carries "
+                "its share of the load while its replacement starts."
+            )
+        )
     elif spec.spot:
         extra.append(
             _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")

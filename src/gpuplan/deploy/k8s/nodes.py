@@ -36,6 +36,7 @@ __all__ = [
     "SPOT_LABEL",
     "Placement",
     "gpu_selection_words",
+    "node_affinity",
     "own_spot_label",
     "placement",
     "spot_fallback_words",
@@ -63,10 +64,29 @@ class Placement:
     tolerations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """Comment lines, in the user's language: labels to check by hand, and why they are not emitted."""
+    preferred: dict[str, str] = field(default_factory=dict)
+    """Labels the pods prefer, not require (a preferred node affinity): a service's spot label."""
 
 
-def placement(spec: LaunchSpec) -> Placement:
-    """Node selectors, tolerations and notes for ``spec``'s provider, GPU and pricing."""
+def node_affinity(p: Placement) -> dict[str, Any] | None:
+    """The pod's ``affinity`` for :attr:`Placement.preferred`: each label a preference of the
+    scheduler's (Kubernetes, "Assigning Pods to Nodes", node affinity,
+    kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/); None without one."""
+    if not p.preferred:
+        return None
+    terms = [
+        {"weight": 100, "preference": {"matchExpressions": [{"key": k, "operator": "In", "values": [v]}]}}
+        for k, v in sorted(p.preferred.items())
+    ]
+    return {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": terms}}
+
+
+def placement(spec: LaunchSpec, *, service: bool = False) -> Placement:
+    """Node selectors, tolerations and notes for ``spec``'s provider, GPU and pricing. A ``service``
+    on spot prefers the provider's spot label and does not require it: its plan priced a spare and
+    falls back to on-demand nodes while spot ones cannot be had, where a selector had left a
+    replacement replica Pending (gpuplan's own label, which the cluster sets nowhere, stays a
+    selector: :func:`own_spot_label`)."""
     p = Placement(tolerations=[dict(_GPU_TOLERATION)])
     if spec.instance_type:
         label = vm_type(spec.instance_type)
@@ -95,7 +115,7 @@ def placement(spec: LaunchSpec) -> Placement:
                     )
                 )
         if spec.spot:
-            p.node_selector.update(labels.spot_selector)
+            (p.preferred if service else p.node_selector).update(labels.spot_selector)
             if labels.spot_note:
                 p.notes.append(_(labels.spot_note))
             p.tolerations.extend(dict(t) for t in labels.spot_tolerations)
@@ -179,11 +199,23 @@ def spot_fallback_words(spec: LaunchSpec) -> str | None:
     labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
     if labels is not None:
         spot_keys |= set(labels.spot_selector)
-    selected = {k: v for k, v in placement(spec).node_selector.items() if k in spot_keys}
+    where = placement(spec, service=True)
+    instance = spec.instance_type or spec.gpu or _("the same GPU")
+    if where.preferred:
+        key, value = sorted(where.preferred.items())[0]
+        return _(
+            "On-demand fallback: the Deployment's pods prefer spot nodes ({key}: {value}, a preferred "
+            "node affinity), and do not require them: a replica the HorizontalPodAutoscaler adds, or "
+            "one whose node was reclaimed, is placed on an on-demand node of {instance} where no spot "
+            "node has room for it. Give the cluster an on-demand node pool of {instance} that its node "
+            "autoscaler may grow (without one such a replica stays Pending until spot capacity comes "
+            "back). A pod placed on the on-demand pool stays there until it is restarted (the "
+            "scheduler does not move running pods). {cost}"
+        ).format(key=key, value=value, instance=instance, cost=on_demand_cost_words(spec))
+    selected = {k: v for k, v in where.node_selector.items() if k in spot_keys}
     if not selected:
         return None
     key, value = sorted(selected.items())[0]
-    instance = spec.instance_type or spec.gpu or _("the same GPU")
     return _(
         "On-demand fallback: the Deployment's pods select spot nodes only ({key}: {value}), so a "
         "replica the HorizontalPodAutoscaler adds, or one whose node was reclaimed, stays Pending while "

@@ -8,7 +8,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import base_image
 from gpuplan.deploy.k8s.host import DAEMONSET_MEMORY_GIB, DAEMONSET_VCPUS, VM_MEMORY_OVERHEAD, host_share
-from gpuplan.deploy.k8s.nodes import Placement
+from gpuplan.deploy.k8s.nodes import Placement, node_affinity
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
 
@@ -161,6 +161,8 @@ def pod_spec(
     }
     if placement.node_selector:
         out["nodeSelector"] = placement.node_selector
+    if (affinity := node_affinity(placement)) is not None:
+        out["affinity"] = affinity
     return out
 
 

@@ -400,7 +400,7 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         pod = pod_spec(
             spec,
             options,
-            placement(spec),
+            placement(spec, service=True),
             container=engine_container(launch, spec, options),
             code_files=False,
             # an emptyDir: weights downloaded again by every new pod; --model-cache-pvc keeps them
@@ -423,7 +423,7 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     pod = pod_spec(
         spec,
         options,
-        placement(spec),
+        placement(spec, service=True),
         container=container,
         code_files=True,
         volumes=[{"name": "checkpoints", "emptyDir": {}}],
