@@ -329,6 +329,40 @@ def build_egress_storage(snap: Snapshot, shared: Path) -> None:
             snap.skip(what, "item is neither transfer nor storage")
 
 
+#: Block-storage prices of regions the sources' table does not price, each read from its
+#: publisher's own words (storage.csv columns; every row is block storage in USD per GB-month). The
+#: figure must appear in the source text as published, so a row cannot drift from it. A region
+#: whose published figure was not found stays out (unknown, bounded by the planner), never a
+#: neighbour's figure.
+PUBLISHED_BLOCK_STORAGE: tuple[dict[str, object], ...] = (
+    {
+        "provider": "aws",
+        "region": "us-east-2",
+        "storage_class": "EBS gp3",
+        "price": 0.08,
+        "as_of": "2023-03-01",
+        "confidence": "high",
+        "notes": "AWS Price List API record",
+        "source": "AWS Price List API, AmazonEC2 offer file (publicationDate 2023-03-22), SKU "
+        "M6UGCCQ3CDJQAA37, usagetype USE2-EBS:VolumeUsage.gp3, effectiveDate 2023-03-01: '$0.08 per "
+        "GB-month of General Purpose (gp3) provisioned storage - US East (Ohio)', pricePerUnit USD "
+        "0.0800000000 per GB-Mo; as recorded in OpenCost's AWS provider tests (github.com/opencost/"
+        "opencost pkg/cloud/aws/provider_test.go @9008fbd, https://github.com/opencost/opencost/blob/"
+        "9008fbdfa19a1576ec7039b61cf2340c09eed908/pkg/cloud/aws/provider_test.go), read 2026-12-07",
+    },
+)
+
+
+def build_published_storage(snap: Snapshot) -> None:
+    """The block-storage rows of :data:`PUBLISHED_BLOCK_STORAGE`, each checked against its quote."""
+    for row in PUBLISHED_BLOCK_STORAGE:
+        if f"${row['price']:g} per GB-month" not in str(row["source"]):
+            raise SystemExit(f"{row['provider']} {row['region']}: {row['price']:g} not quoted in its source")
+        default = DEFAULT_REGIONS.get(str(row["provider"])) == row["region"]
+        snap.add("storage.csv", kind="block", currency="USD", unit="GB-month", is_default_region=default,
+                 reason=None, **row)  # fmt: skip
+
+
 def _previous_source(rows: list[dict[str, str]], line: int) -> str:
     for r in reversed(rows[: line - 2]):
         if r["source"].strip() != "same":

@@ -466,3 +466,39 @@ def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_th
         "spot rate, price date, disk after a reclaim at their best case, aws/us-east-1 p4d.24xlarge spot"
         in (decided)
     )
+
+
+def test_a_us_east_2_plan_prices_its_disk_at_the_published_ebs_gp3_figure(fresh_catalog: Path) -> None:
+    # was: no storage row for aws/us-east-2, so its disk was an unknown priced at the catalog's
+    # highest block price (0.17 USD/GB-month, GCP pd-ssd) against us-east-1's 0.08; now AWS's own
+    # price list record for US East (Ohio) gp3, 0.08 USD/GB-month, and no storage assumption.
+    store = open_store(str(fresh_catalog))
+    try:
+        [gp3] = [s for s in store.storage_prices("aws", "us-east-2") if s.kind == "block"]
+        facts = cost_facts_from_store(store, [("aws", "us-east-2"), ("aws", "us-east-1")])
+    finally:
+        store.close()
+    assert (gp3.storage_class, gp3.price_per_gb_month, gp3.fallback) == ("EBS gp3", 0.08, False)
+    assert gp3.as_of == "2023-03-01" and "https://github.com/opencost/opencost/blob/" in gp3.source
+    job = JobFacts(dataset_gb=100.0, checkpoint_gb=1.0, storage_kind="block")
+    ohio, virginia = facts.charges("aws", "us-east-2", job), facts.charges("aws", "us-east-1", job)
+    assert ohio.storage_usd_per_gb_hour * 730 == pytest.approx(0.08)
+    assert ohio.storage_usd_per_gb_hour == pytest.approx(virginia.storage_usd_per_gb_hour)
+    assert not [a for a in ohio.assumptions if a.startswith("storage:")], ohio.assumptions
+    assert not ohio.unknown_facts & Fact.STORAGE
+
+
+def test_every_priced_egress_and_storage_row_names_its_source_and_date() -> None:
+    # Every figure the planner costs with carries where it was read and when (or says it is undated).
+    import csv
+
+    import gpuplan.catalog
+
+    data = Path(gpuplan.catalog.__file__).parent / "data"
+    for name, price in (("storage.csv", "price"), ("transfer.csv", "price_per_gb")):
+        with (data / name).open(encoding="utf-8") as f:
+            rows = [r for r in csv.DictReader(f) if r[price]]
+        assert rows
+        for r in rows:
+            assert r["source"].strip(), (name, r)
+            assert r["as_of"].strip() or r["reason"] == "undated", (name, r)
