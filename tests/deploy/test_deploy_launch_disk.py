@@ -122,6 +122,14 @@ def test_weights_no_launch_disk_holds_are_refused_in_one_line() -> None:
         # a fine-tune of it whose stored dtype is not known: at fp32, said so; 282.2 GB × 1.15 + 64 =
         # 388.5 GB, up to a whole 64: 448
         ("{preset: llama-70b, hub_id: acme/llama-70b-tuned}", "282.2", 448, "is not known here"),
+        # the fine-tune's dtype given by the workload (its config.json's torch_dtype): as stored, not
+        # at fp32's bound (a 448 GB disk, and twice the download counted in the cold start)
+        (
+            "{preset: llama-70b, hub_id: acme/llama-70b-tuned, checkpoint_dtype: bf16}",
+            "141.1",
+            256,
+            "They are counted in bfloat16, as the checkpoint stores them",
+        ),
     ],
 )
 def test_a_batch_job_from_its_workload_file_gets_a_disk_that_holds_its_weights(
@@ -265,3 +273,20 @@ def test_a_workload_file_sizes_the_disk_from_its_dataset_as_a_plan_does(tmp_path
     assert spec.disk_size_gb == 1216  # 1,000 GB with 15 % headroom and 64 GB for the OS, in 64 GB steps
     readme = " ".join(by_path(generate(spec, "skypilot", OPTIONS))["README.md"].split())
     assert "`disk_size` asks for 1,216 GB on each node: the 1,000 GB dataset (data.size_gb)" in readme
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("{preset: llama-8b, hub_id: acme/x, checkpoint_dtype: bf61}", "'float32', 'float16' or 'bfloat16'"),
+        ("{preset: llama-8b, checkpoint_dtype: bf16}", "give hub_id with it"),
+    ],
+)
+def test_a_checkpoint_dtype_is_one_of_the_stored_ones_and_comes_with_its_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str, said: str
+) -> None:
+    from one_line import refused
+
+    workload = tmp_path / "w.yaml"
+    workload.write_text(f"name: w\ntask: infer\nmodel: {model}\ninputs: {{batch_size: 1, seq_len: 128}}\n")
+    assert said in refused(["--db", str(tmp_path / "x.db"), "estimate", str(workload)], capsys)

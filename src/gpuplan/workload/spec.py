@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
@@ -259,6 +259,11 @@ class ModelSpec(Spec):
     weights of this architecture, such as your own fine-tune of it. None: the preset's published
     checkpoint, or the config's own ``_name_or_path`` (which a config.json downloaded from the Hub
     does not carry). Not with ``python``: an engine cannot load your own code's model."""
+    checkpoint_dtype: Literal["float32", "float16", "bfloat16"] | None = None
+    """The dtype ``hub_id``'s checkpoint stores its weights in (its config.json's ``torch_dtype``):
+    what a serving engine downloads onto each node's disk. ``fp32``, ``fp16`` and ``bf16`` are read
+    as their long names. None: a preset's known checkpoint's, or an HF config's ``torch_dtype``,
+    else not known (the weights are counted at fp32, the widest: a disk too small never serves)."""
     lora: LoraSpec | None = None
     frozen: Names = ()
     """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
@@ -291,6 +296,13 @@ class ModelSpec(Spec):
             )
         return None if v is None else v.strip()
 
+    @field_validator("checkpoint_dtype", mode="before")
+    @classmethod
+    def _dtype_names(cls, v: Any) -> Any:
+        # the short names the workload's own precision uses
+        short = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+        return short.get(v.strip().lower(), v.strip().lower()) if isinstance(v, str) else v
+
     @field_validator("python")
     @classmethod
     def _entry_point(cls, v: str | None) -> str | None:
@@ -306,6 +318,10 @@ class ModelSpec(Spec):
             raise _refused(N_("give exactly one of preset, hf_config or python ({what})"), what=what)
         if self.hub_id is not None and self.python is not None:
             raise _refused(N_("hub_id names weights for a preset or an HF config, not for your own code"))
+        if self.checkpoint_dtype is not None and self.hub_id is None:
+            raise _refused(
+                N_("checkpoint_dtype says how hub_id's checkpoint stores its weights: give hub_id with it")
+            )
         if self.hub_id is not None and self.preset is not None:
             # another preset's published checkpoint is another architecture: the plan would price
             # this one and the engine load that one (an 8B plan serving a 70B model on one GPU)

@@ -41,11 +41,14 @@ class StoredWeights:
 def stored_dtype(workload: Workload | None) -> str | None:
     """The dtype ``workload``'s checkpoint stores its weights in, where known: a preset's (the
     checkpoint an engine loads: ``model.hub_id``, else its instruction-tuned one, else its
-    published one) or an HF config's ``torch_dtype``; None for your own code, a checkpoint not
-    listed, a config that names none (or cannot be read), or no workload."""
+    published one) or an HF config's ``torch_dtype``, after the workload's own
+    ``model.checkpoint_dtype``; None for your own code, a checkpoint not listed, a config that names
+    none (or cannot be read), or no workload."""
     if workload is None:
         return None
     model = workload.model
+    if model.checkpoint_dtype is not None:
+        return model.checkpoint_dtype
     if model.preset is not None:
         from gpuplan.workload.presets.hub_ids import HF_MODEL_IDS, INSTRUCT_MODEL_IDS, checkpoint_dtype
 
@@ -79,7 +82,8 @@ def stored_weights(workload: Workload | None, params: int, traced_gb: float) -> 
     gb = max(params * _UNKNOWN_WIDTH / 1e9, traced_gb)
     note = _(
         "model weights {gb} GB on disk: the dtype the checkpoint stores them in is not known here "
-        "(a config.json's torch_dtype names it), so they are counted at {bytes} bytes each (fp32, the "
-        "widest checkpoints are commonly kept in), or as traced where that is more"
+        "(its config.json's torch_dtype names it: give it as model.checkpoint_dtype), so they are "
+        "counted at {bytes} bytes each (fp32, the widest checkpoints are commonly kept in), or as "
+        "traced where that is more"
     ).format(gb=f"{gb:,.1f}", bytes=_UNKNOWN_WIDTH)
     return StoredWeights(gb=gb, dtype=None, note=note)
