@@ -598,6 +598,7 @@ def tco(
     countries: Sequence[str] | None = None,
     upfront: str | None = None,
     hosts: str | None = None,
+    budget_usd: float | None = None,
 ) -> TcoReport:
     """:func:`gpuplan.commit.tco` (the same arguments), a service's day sized by the load its launch
     holds a replica at (:func:`replica_load_on`), as ``deploy`` does."""
@@ -614,6 +615,7 @@ def tco(
         upfront=upfront,
         hosts=hosts,
         replica_load=replica_load_on,
+        budget_usd=budget_usd,
     )
 
 

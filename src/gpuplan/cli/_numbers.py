@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Annotated
 
+import typer
+
+from gpuplan.catalog.dates import MAX_STALE_DAYS
 from gpuplan.units import read_amount
 
 __all__ = [
@@ -135,3 +139,14 @@ def money_in(least: float, most: float, currency: str, other: str) -> Callable[[
 
     parse.finite = True  # type: ignore[attr-defined]
     return parse
+
+
+#: ``--stale-days``, as ``offers`` and ``tco`` take it: the catalog's staleness limit for this run.
+StaleDaysOption = Annotated[
+    int | None,
+    typer.Option(
+        "--stale-days",
+        help="Flag prices older than this many days as stale (default 180).",
+        parser=whole_number(0, MAX_STALE_DAYS),
+    ),
+]

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.catalog.dates import MAX_STALE_DAYS
 from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
 from gpuplan.cli._help import SuggestingGroup
 from gpuplan.cli._i18n import (
@@ -36,7 +35,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, finite_float, whole_number
+from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, StaleDaysOption, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
 from gpuplan.units import split_list
@@ -243,14 +242,7 @@ def offers(
         bool,
         typer.Option("--all-regions", help="Every region; default: the cheapest region per instance type."),
     ] = False,
-    stale_days: Annotated[
-        int | None,
-        typer.Option(
-            "--stale-days",
-            help="Flag prices older than this many days as stale (default 180).",
-            parser=whole_number(0, MAX_STALE_DAYS),
-        ),
-    ] = None,
+    stale_days: StaleDaysOption = None,
     allow_low_confidence: Annotated[
         bool,
         typer.Option(

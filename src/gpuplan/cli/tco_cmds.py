@@ -13,7 +13,9 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.cli._access import AllowCodeOption, ProjectOption
+from gpuplan.cli._given_price import GivenPrice, given_price_in, price_usd
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     ForceRateOption,
@@ -23,10 +25,11 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._numbers import StaleDaysOption
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
-from gpuplan.units import split_list
+from gpuplan.units import MAX_BUDGET_USD, MIN_BUDGET, split_list
 
 __all__ = ["register"]
 
@@ -61,6 +64,17 @@ def tco_cmd(
             help="Which hosts the GPUs may be on: any (default) or provider, only machines a provider "
             "runs in its own or vetted data centres (a cloud VM, bare metal; community hosts and hosts "
             "of unknown kind left out); replaces the usage file's constraints.hosts"
+        ),
+    ] = None,
+    stale_days: StaleDaysOption = None,
+    budget: Annotated[
+        GivenPrice | None,
+        typer.Option(
+            "--budget",
+            help="What you have for the whole horizon, all-in ($250k, 250,000 USD, ¥180万); the total "
+            "is said against it. A bare number is dollars; where the report is in yuan, sign it (¥ or $).",
+            metavar="AMOUNT",
+            parser=given_price_in(MIN_BUDGET, MAX_BUDGET_USD),
         ),
     ] = None,
     lang: LangOption = None,
@@ -100,8 +114,22 @@ def tco_cmd(
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     usage = load_usage(usage_file, project=project)
     with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
-        store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
+        store = open_store(
+            settings(ctx).db,
+            usd_per_cny=rate,
+            force_rate=force_rate,
+            stale_after_days=DEFAULT_STALE_AFTER_DAYS if stale_days is None else stale_days,
+        )
         try:
+            # a yuan budget at the catalog's dated rate, the one the report shows money at
+            budget_usd = price_usd(
+                budget,
+                flag="--budget",
+                currency=currency or usage.currency,
+                budget_cny=False,
+                store=store,
+                bounds=(MIN_BUDGET, MAX_BUDGET_USD, "USD"),
+            )
             report = tco(
                 usage,
                 store=store,
@@ -110,6 +138,7 @@ def tco_cmd(
                 countries=_names(countries),
                 upfront=upfront,
                 hosts=hosts,
+                budget_usd=budget_usd,
             )
         finally:
             store.close()

@@ -352,29 +352,30 @@ KEPT_COPY_PROVIDERS = INGRESS_FREE_PROVIDERS
 _SIZED = N_("{workload}: {runs} × {fleet} (planner's cheapest option on {pricing}: {option})")
 
 
-#: How a workload demand was sized where the planner's cheapest option rests on a spot or
-#: commitment price not known to be current (which tco holds out of its schedule): on the planner's
-#: best option on prices known to be current, the cheapest named beside it.
+#: How a workload demand was sized where the planner's cheapest option rests on a price not known to
+#: be current (older than the staleness limit, or undated), whatever its pricing model: on the
+#: planner's best option on prices known to be current, the cheapest named beside it.
 _SIZED_CURRENT = N_(
     "{workload}: {runs} × {fleet} (planner's best option on {pricing} among "
     "prices known to be current: {option}; its cheapest, {cheapest}, rests on a price as of {as_of}, not "
-    "known to be current, which the schedule holds out as it holds out every stale spot and "
-    "commitment price)"
+    "known to be current: unknown is never the best case, so a demand is sized on prices known to be "
+    "current whichever pricing models it may use)"
 )
 
 
 def _sizing_option(planned: Plan) -> tuple[Option, Option | None]:
     """The option a workload demand is sized on, and the planner's cheapest where it is not that
-    one. The cheapest, unless its price is a spot or commitment one not known to be current: the
-    schedule holds those out (:func:`gpuplan.commit.api._fresh_first`), so a demand sized on one
-    would be bought at another price of its GPU type, which the planner did not choose; then the
-    planner's best option on prices known to be current (``Plan.without_stale_prices``, picked by
-    the same objective and constraints), as ``gpuplan plan`` shows it. Where it has none, the
-    cheapest (the schedule then says whether it can do without the stale price)."""
+    one. The cheapest, unless its price is not known to be current (older than the staleness limit,
+    or undated), whatever its pricing model: then the planner's best option on prices known to be
+    current (``Plan.without_stale_prices``, picked by the same objective and constraints), as
+    ``gpuplan plan`` shows it beside. One rule for every pricing model: sized on a stale on-demand
+    price where spot is not allowed and on the best current one where it is, a demand allowed one
+    more pricing model cost more than without it (unknown is never the best case). Where the plan
+    has no option on prices known to be current, the cheapest (the schedule then says whether it can
+    do without the stale price)."""
     best = planned.recommended
     beside = planned.without_stale_prices
-    moving = best.pricing == "spot" or best.pricing in COMMITMENT_PRICING
-    if not moving or beside is None or beside.option is None:
+    if beside is None or beside.option is None:
         return best, None
     return beside.option, best
 
@@ -401,14 +402,22 @@ def _reservation_sizing_words(usage: Usage, pricing: str, *, serving: bool) -> s
     return said
 
 
-def _sizing_pricing(usage: Usage, spec: DemandSpec) -> tuple[tuple[str, ...], str | None]:
+def _may_run_on_spot(spec: DemandSpec, serving: bool) -> bool:
+    """Whether a workload demand may run on spot where the usage allows it: as its
+    ``interruptible`` says; unsaid, a service may (``gpuplan plan`` prices one there with a spare
+    instance and ``gpuplan deploy`` launches it so, falling back to on demand) and a job may not (it
+    must be known to checkpoint and resume)."""
+    return spec.interruptible if spec.interruptible is not None else serving
+
+
+def _sizing_pricing(usage: Usage, interruptible: bool) -> tuple[tuple[str, ...], str | None]:
     """The pricing models a workload demand is sized on, and the plan's ``commitment`` that lets
     its committed ones be chosen: the usage's, spot only for an interruptible demand (a firm one
     never runs on it); on demand where that leaves none (the usage allows only spot), so that the
     demand still gets a size and the optimiser says that nothing serves it."""
     from gpuplan.vocab import Commitment
 
-    allowed = tuple(p for p in usage.constraints.pricing if p != "spot" or spec.interruptible)
+    allowed = tuple(p for p in usage.constraints.pricing if p != "spot" or interruptible)
     pricing = allowed or ("on_demand",)
     months = max((PRICING_RULES[p].term_months for p in pricing if p in COMMITMENT_PRICING), default=0)
     # the shortest commitment level that permits the longest term listed (the plan's reading)
@@ -465,7 +474,8 @@ def _workload_demand(
     # An interruptible demand may run on spot: the planner's spot options (their checkpoints, lost
     # work and restarts priced in) compete for its GPU, which a spot price may make another type; a
     # commitment's price competes too (a service on a monthly quote).
-    pricing, commitment = _sizing_pricing(usage, spec)
+    interruptible = _may_run_on_spot(spec, serving=workload.serving is not None)
+    pricing, commitment = _sizing_pricing(usage, interruptible)
     # the stricter of the two hosts rules: the usage's, or the workload's own (None keeps it), and
     # its hours are bought only where it holds
     provider_run = c.provider_hosts_only or workload.constraints.hosts == HostRule.PROVIDER
@@ -512,7 +522,7 @@ def _workload_demand(
         writes_h = float(checkpoint_writes_h(work, job.checkpoint_write_h, job.checkpoint_interval_h)[0])
     # On spot a reclaim may lose the disks that hold the dataset: each restart copies it again, at
     # its conservative bound as the planner costs it (the best case, the disks surviving, adds nothing).
-    recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if spec.interruptible else 0.0
+    recopy_h = float(job.recopy_hours(np.asarray([best.nodes]))[0]) if interruptible else 0.0
     # The plan's own day of its option (plan/service_day.py), so that the plan and tco price one
     # service alike. Priced by it only where its launch scales down: `gpuplan deploy` keeps a
     # service's autoscaler floor at the plan's fleet unless the serving block sets min_replicas or a
@@ -534,7 +544,9 @@ def _workload_demand(
         name=spec.name,
         gpu=best.gpu,
         gpu_hours=hours,
-        interruptible=spec.interruptible,
+        interruptible=interruptible,
+        # a service on spot keeps a spare replica's instances beside its fleet, as the plan prices it
+        spare_replica_gpus=_spare_replica_gpus(best, job) if interruptible and workload.serving else 0,
         run_hours=spec.run_hours or run_h,
         checkpoint_hours_off_spot=writes_h,
         checkpoint_every_h=job.checkpoint_every_h if job.checkpoint_every_stated else None,
@@ -885,6 +897,12 @@ def _half_chunk_h(job: JobFacts, step_time_s: float | None, checkpoint_gb: float
     return chunk_h / 2.0
 
 
+def _spare_replica_gpus(best: Option, job: JobFacts) -> int:
+    """One replica's GPUs of a service sized on ``best``: the option's (its tensor parallelism
+    may be its own), else the workload's (``tensor_parallel × pipeline_parallel``)."""
+    return best.service.replica_gpus if best.service is not None else job.replica_gpus
+
+
 def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, serving: bool) -> float:
     """What one reclaim costs a planner-sized demand before its work resumes, h, as the planner
     counts it. A job: a replacement, then its checkpoint read back and a LoRA/QLoRA base (not in
@@ -920,7 +938,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         name=spec.name,
         gpu=gpu,
         gpu_hours=hours,
-        interruptible=spec.interruptible,
+        interruptible=bool(spec.interruptible),
         # a run lasts the demand's hours of a month (its longest), unless run_hours says otherwise
         run_hours=spec.run_hours or max(busy, default=0.0) or HOURS_PER_MONTH,
         # one run of all its GPUs unless gpus_per_run says otherwise (priced on instances holding

@@ -139,6 +139,9 @@ class TcoReport:
     with_stale_prices: WithStalePrices | None = None
     """The cheaper total that stale spot and commitment prices would give, beside the schedule
     solved without them; None when the cheapest schedule uses none."""
+    budget_usd: float | None = None
+    """What the user has for the horizon (``--budget``), USD: the total is said against it; None:
+    not given."""
 
     @property
     def currency(self) -> str:
@@ -158,6 +161,7 @@ def tco(
     upfront: str | None = None,
     hosts: str | None = None,
     replica_load: ReplicaLoadOf | None = None,
+    budget_usd: float | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -170,6 +174,7 @@ def tco(
     (``provider``: only machines a provider runs; ``any``) its ``constraints.hosts``. ``replica_load``: the
     load ``deploy``'s autoscaler holds a service's replica at (:func:`gpuplan.api.tco` passes
     :func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at deploy's share.
+    ``budget_usd``: what the user has for the whole horizon, USD; the report says the total against it.
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
@@ -266,6 +271,7 @@ def tco(
         today=today,
         stale_after_days=stale_after,
         with_stale_prices=beside,
+        budget_usd=budget_usd,
     )
 
 
@@ -385,16 +391,31 @@ def _border_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
 
 def _firm_notes(problem: TcoProblem, usage: Usage) -> list[str]:
     """Where the usage allows spot: the demands that do not run there, and why (a plan of the same
-    workload may recommend spot, and the two totals would differ without a word)."""
-    firm = [d.name for d in problem.demands if not d.interruptible]
-    if "spot" not in usage.constraints.pricing or not firm:
+    workload may recommend spot, and the two totals would differ without a word), and the services
+    that may, priced as the plan prices a service on spot (its spare unit)."""
+    if "spot" not in usage.constraints.pricing:
         return []
-    return [
-        _(
-            "{names}: not interruptible, so not run on spot although the usage allows it (a service, or "
-            "a job that must not stop); interruptible: true lets a demand run there"
-        ).format(names=", ".join(firm))
-    ]
+    notes = []
+    firm = [d.name for d in problem.demands if not d.interruptible]
+    if firm:
+        notes.append(
+            _(
+                "{names}: not interruptible, so not run on spot although the usage allows it (a job "
+                "not said to checkpoint and resume, or a demand marked interruptible: false); "
+                "interruptible: true lets a demand run there"
+            ).format(names=", ".join(firm))
+        )
+    services = [d.name for d in problem.demands if d.interruptible and d.spare_replica_gpus > 0]
+    if services:
+        notes.append(
+            _(
+                "{names}: a service may run on spot, as gpuplan plan prices it and gpuplan deploy "
+                "launches it: with a spare unit (the fewest instances holding one replica) running "
+                "beside its fleet all its hours, which keeps the load target through a reclaim; "
+                "interruptible: false keeps it off spot"
+            ).format(names=", ".join(services))
+        )
+    return notes
 
 
 def _own_hosts_notes(problem: TcoProblem, usage: Usage) -> list[str]:

@@ -610,7 +610,14 @@ class Demand:
     gpu_hours: tuple[float, ...]
     """GPU-hours needed in each month of the horizon (month 0 first)."""
     interruptible: bool = False
-    """True: the work may run on spot (it checkpoints and resumes)."""
+    """True: the work may run on spot (it checkpoints and resumes; a service keeps a spare unit:
+    ``spare_replica_gpus``)."""
+    spare_replica_gpus: int = 0
+    """A service: the GPUs of one replica. On spot its fleet keeps a spare unit running beside it,
+    the fewest instances holding one whole replica, all its busy hours, as the plan prices a service
+    on spot (``plan/spot.py``'s ``service_spot``, ``spot.service.spare_instances``): the spare keeps
+    the load target through a reclaim. 0: not a service (a job pays checkpoints, lost work and
+    restarts instead)."""
     run_hours: float = HOURS_PER_MONTH
     """Failure-free length of one run, h (spot overhead: a checkpoint interval never exceeds it),
     without the checkpoints it writes off spot (``checkpoint_hours_off_spot``)."""

@@ -31,7 +31,7 @@ from gpuplan.commit.model import (
 )
 from gpuplan.commit.overlap import month_slices
 from gpuplan.plan.spot import spot_times
-from gpuplan.units import instances_for
+from gpuplan.units import HOURS_PER_MONTH, instances_for
 
 __all__ = [
     "HourlyCover",
@@ -67,7 +67,12 @@ def spot_run(demand: Demand, offer: PricedOffer) -> tuple[float, float] | None:
     (``Demand.checkpoint_hours_off_spot``) included; on spot the run writes at its own interval
     (Young/Daly's, or the workload's where shorter: ``Demand.checkpoint_every_h``), as the planner
     costs it, so the overhead is T(W) / (W + the writes off spot), W the run's ``run_hours``.
+
+    A service (``Demand.spare_replica_gpus``) is priced as the plan prices one on spot instead: its
+    fleet with a spare unit beside it (:func:`service_spare_overhead`), no run lost.
     """
+    if demand.spare_replica_gpus > 0:
+        return service_spare_overhead(demand, offer), 0.0
     rate = offer.interruptions_per_hour
     if rate is None or rate <= 0:
         return 1.0, 0.0
@@ -84,6 +89,19 @@ def spot_run(demand: Demand, offer: PricedOffer) -> tuple[float, float] | None:
     if not bool(t.stable[0]):
         return None
     return float(t.expected_h[0] / (work[0] + demand.checkpoint_hours_off_spot)), float(t.interruptions[0])
+
+
+def service_spare_overhead(demand: Demand, offer: PricedOffer) -> float:
+    """Paid spot hours per useful hour of a service (``Demand.spare_replica_gpus``) on ``offer``:
+    its fleet's hours and a spare unit's beside them, the fewest of ``offer``'s instances holding
+    one replica, for every busy hour of a run, as the plan prices a service on spot
+    (``plan/spot.py``'s ``service_spot``). A service runs its calendar time whatever is reclaimed
+    (the spare holds the load target meanwhile), so no lost work or restart is paid besides. e.g. 2
+    one-GPU replicas all month on 1-GPU instances: (2 + 1) / 2 = 1.5."""
+    spare_gpus = instances_for(demand.spare_replica_gpus, offer.gpus_per_unit) * offer.gpus_per_unit
+    busy_h = min(demand.run_hours, HOURS_PER_MONTH)
+    paid = packing(demand, offer) * demand.gpu_hours_per_run
+    return 1.0 + spare_gpus * busy_h / paid if paid > 0 else 1.0
 
 
 def packing(demand: Demand, offer: PricedOffer) -> float:

@@ -32,9 +32,10 @@ shifts never run at the same hours (a service's daytime peak, training at night)
 demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a run's size is its
 workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
 not fit in the month). A workload demand is sized by the planner's cheapest option on the pricing
-models the constraints allow, monthly and reserved included (a run priced alone), and spot only for
-an interruptible demand. Its hours hold only on instances like the one they were sized on
-(``commit.model.HostNeed``): it is priced on that instance type, in any region and pricing the
+models the constraints allow, monthly and reserved included (a run priced alone), and spot only
+for an interruptible demand (a service unless ``interruptible: false``, with its spare). Its
+hours hold only on instances like the one they were sized on (``commit.model.HostNeed``): it is
+priced on that instance type, in any region and pricing the
 constraints allow, and on other types known to be at least as able: for a run in one node (a
 service: each replica) any holding those GPUs in one node; for a run over several nodes those of as
 many GPUs per node with a network known, of the same kind and no slower; either way linked alike
@@ -234,9 +235,11 @@ class DemandSpec(Spec):
     growth_pct_per_month: float = Field(default=0.0, gt=-100.0)
     """Compound change of the demand per month, %: of a direct demand's GPUs at once, of a
     workload demand's runs."""
-    interruptible: bool = False
-    """May it run on spot (it checkpoints and resumes)? A workload demand is then sized on the
-    planner's spot options too."""
+    interruptible: bool | None = None
+    """May it run on spot, where the constraints allow spot? A job only when true (it checkpoints
+    and resumes); a service (a workload with a ``serving`` block) unless false, as ``gpuplan plan``
+    and ``gpuplan deploy`` run one there: priced with the spare instance the plan keeps beside its
+    fleet on spot. A workload demand that may is sized on the planner's spot options too."""
     start_month: int = Field(default=1, ge=1, le=120)
     """First month of the horizon with this demand (1 = the first)."""
     end_month: int | None = Field(default=None, ge=1, le=120)

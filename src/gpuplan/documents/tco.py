@@ -17,6 +17,7 @@ from gpuplan.vocab import PricingModel
 __all__ = [
     "TCO_SCHEMA_VERSION",
     "TcoBreakEvenPrice",
+    "TcoBudget",
     "TcoCommitment",
     "TcoConsideredPrice",
     "TcoDataCopy",
@@ -51,8 +52,11 @@ __all__ = [
 #: a spot or commitment price not known to be current (held out of the schedule) is sized on the
 #: planner's best option on prices known to be current (``demands[].gpu`` and its hours may be
 #: another GPU type's), the cheapest named in ``demands[].cheapest_not_current``; before, it was
-#: sized on the cheapest and then priced at its GPU type's other prices.
-TCO_SCHEMA_VERSION = 6
+#: sized on the cheapest and then priced at its GPU type's other prices. 7: ``budget``, the total
+#: against ``--budget``; and a workload demand is sized on prices known to be current wherever its
+#: planner's cheapest rests on one that is not, an on-demand price too (``cheapest_not_current``);
+#: before, an undated on-demand price sized it where spot was not allowed and not where it was.
+TCO_SCHEMA_VERSION = 7
 
 
 class DatedPrice(Document):
@@ -244,11 +248,26 @@ class TcoDemand(Document):
     day_assumed: str = ""
     """How the service's day was taken, in words (its shape, mean and peak); "" without tiers."""
     cheapest_not_current: str | None = None
-    """A workload demand whose planner's cheapest option rests on a spot or commitment price not
-    known to be current (older than the staleness limit, or of unknown age), which the schedule
-    holds out: that option (provider/region instance pricing), the demand having been sized on the
-    planner's best option on prices known to be current instead (``how`` names both), as
-    ``gpuplan plan`` shows it beside its recommendation. None: sized on the cheapest."""
+    """A workload demand whose planner's cheapest option rests on a price not known to be current
+    (older than the staleness limit, or of unknown age), whatever its pricing model: that option
+    (provider/region instance pricing), the demand having been sized on the planner's best option
+    on prices known to be current instead (``how`` names both), as ``gpuplan plan`` shows it beside
+    its recommendation. None: sized on the cheapest."""
+
+
+class TcoBudget(Document):
+    """The total against what the user has for the horizon (``--budget``)."""
+
+    budget_usd: float
+    """The budget, USD (a yuan one converted at the catalog's dated rate, ``exchange_rate``)."""
+    within: bool
+    """``total_cost_usd`` is no more than the budget."""
+    over_usd: float = Field(ge=0)
+    """By how much the total is over the budget; 0 within it."""
+    left_usd: float = Field(ge=0)
+    """What the budget leaves after the total; 0 over it."""
+    total_to_budget: float = Field(ge=0)
+    """The total over the budget: 2.6 is 2.6 times what the user has."""
 
 
 class TcoPeak(Document):
@@ -316,7 +335,7 @@ class TcoUnknownPrice(Document):
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[6] = 6
+    schema_version: Literal[7] = 7
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str
@@ -384,5 +403,7 @@ class TcoDocument(Document):
     unknown_prices: list[TcoUnknownPrice]
     """Pricing models whose saving is unknown for want of a price."""
     stale_after_days: int
-    """The staleness limit prices are flagged against, days."""
+    """The staleness limit prices are flagged against, days (``--stale-days``, default 180)."""
+    budget: TcoBudget | None = None
+    """The total against ``--budget``; None: no budget given."""
     notes: list[str]

@@ -280,10 +280,47 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             {"pricing": m.pricing, "gpu": m.gpu, "fill": fill_words(m)} for m in report.missing
         ],
         "stale_after_days": report.stale_after_days,
+        "budget": _budget_doc(report),
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
         "notes": [*_age_lines(report), *_with_stale_lines(report), *report.notes],
     }
+
+
+def _budget_doc(report: TcoReport) -> dict[str, Any] | None:
+    """The total against ``--budget``; None where none was given."""
+    budget, total = report.budget_usd, report.schedule.total_usd
+    if budget is None:
+        return None
+    return {
+        "budget_usd": _cents(budget),
+        "within": total <= budget,
+        "over_usd": _cents(max(0.0, total - budget)),
+        "left_usd": _cents(max(0.0, budget - total)),
+        "total_to_budget": round(total / budget, 4),
+    }
+
+
+def budget_line(report: TcoReport) -> str | None:
+    """The total against what the user has for the horizon (``--budget``), in words; None without
+    a budget. Said of the headline total, the one the schedule and its month table add up to."""
+    budget, total, money = report.budget_usd, report.schedule.total_usd, report.money
+    if budget is None:
+        return None
+    if total > budget:
+        return _(
+            "Budget {budget}: the total is over it by {over} ({pct} over; {times:.1f}× the budget)"
+        ).format(
+            budget=money.format(budget),
+            over=money.format(total - budget),
+            pct=format_percent((total - budget) / budget),
+            times=total / budget,
+        )
+    return _("Budget {budget}: the total is within it, leaving {left} ({pct} of the budget)").format(
+        budget=money.format(budget),
+        left=money.format(budget - total),
+        pct=format_percent((budget - total) / budget),
+    )
 
 
 def _commitment_doc(report: TcoReport, c: Commitment) -> dict[str, Any]:
@@ -393,6 +430,8 @@ def summary_lines(report: TcoReport) -> list[str]:
     """The headline figures, one sentence each (also the HTML report's summary)."""
     s, money = report.schedule, report.money
     lines = [_total_line(report)]
+    if (budget := budget_line(report)) is not None:
+        lines.append(budget)
     baseline = money.format(s.all_on_demand_usd) if s.all_on_demand_usd is not None else ""
     if baseline and any(d.tiers for d in report.demands):
         # the services priced by their tiers are their autoscaled fleets in the baseline too

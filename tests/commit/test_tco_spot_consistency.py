@@ -1,0 +1,218 @@
+"""tco and plan on one rule for stale prices and for a service on spot: allowing spot never raises
+the year's total, a service runs where its plan recommends, and tco's --stale-days and --budget."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import load_usage, tco
+from one_line import answered, refused
+
+#: The chat service of a user's year (a fine-tuned Llama 3.1 8B on vLLM), as its workload file gives it.
+_CHAT = """\
+name: chat-8b
+task: infer
+model: {preset: llama-8b}
+inputs: {batch_size: 32, seq_len: 2048}
+precision: bf16
+serving:
+  requests_per_s: 12
+  mean_requests_per_s: 3
+  prompt_tokens: 1200
+  output_tokens: 300
+  p95_latency_ms: 15000
+  ttft_p95_ms: 1500
+  tpot_p95_ms: 60
+  engine: "vllm==0.11.0"
+  users_in: [US]
+  min_replicas: 1
+  max_replicas: 12
+constraints:
+  providers: [aws, gcp]
+  countries: [US]
+  pricing: [on_demand, reserved_1y, spot]
+"""
+
+_PLACES = {"providers": ["aws", "gcp"], "countries": ["US"]}
+
+
+@pytest.fixture(scope="module")
+def chat_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("chat")
+    (folder / "chat8b.yaml").write_text(_CHAT)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    st = open_store(str(seeded_copy("tco-spot")))
+    yield st
+    st.close()
+
+
+def _year(folder: Path, pricing: list[str], **demand: object) -> object:
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "base_dir": str(folder),
+            "demands": [{"name": "chat-8b", "workload": "chat8b.yaml", "runs_per_month": 1, **demand}],
+            "constraints": {**_PLACES, "pricing": pricing},
+        }
+    )
+
+
+def test_allowing_spot_never_raises_the_years_total(chat_dir: Path, store: Store) -> None:
+    # was: without spot, the service was sized on its planner's cheapest option, 2 H100 on an
+    # on-demand price of unknown age (aws p5.4xlarge), and the year cost $647,306; allowed spot, its
+    # cheapest was a stale spot price, so it was sized on the best among prices known to be current
+    # (8 A100 40GB on p4d.24xlarge), the undated on-demand price dropped too: $754,467. One rule
+    # now, whatever the pricing allowed: sized on prices known to be current.
+    firm = tco(_year(chat_dir, ["on_demand", "reserved_1y"], interruptible=False), store=store)
+    with_spot = tco(_year(chat_dir, ["on_demand", "reserved_1y", "spot"], interruptible=True), store=store)
+    assert with_spot.schedule.total_usd <= firm.schedule.total_usd + 0.01
+    # and both sized by the same rule: neither on a price not known to be current where the plan
+    # has an option on current ones
+    for report in (firm, with_spot):
+        (source,) = report.demands
+        if source.held_out is not None:
+            assert "among prices known to be current" in source.how
+
+
+def test_sizing_holds_out_a_stale_on_demand_price_as_it_holds_out_a_stale_spot_one() -> None:
+    # was: only a stale spot or commitment price sent the sizing to the plan's best current option;
+    # an undated on-demand one sized the demand, so the same file sized differently with spot allowed
+    from types import SimpleNamespace
+
+    from gpuplan.commit.adapters import _sizing_option
+
+    stale_on_demand = SimpleNamespace(pricing="on_demand", label="aws/us-east-1 2× p5.4xlarge on_demand")
+    current = SimpleNamespace(pricing="on_demand", label="aws/us-east-1 p4d.24xlarge on_demand")
+    planned = SimpleNamespace(
+        recommended=stale_on_demand, without_stale_prices=SimpleNamespace(option=current)
+    )
+    assert _sizing_option(planned) == (current, stale_on_demand)  # type: ignore[arg-type]
+    fresh = SimpleNamespace(recommended=current, without_stale_prices=None)
+    assert _sizing_option(fresh) == (current, None)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def current_store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
+    """Every price taken to be current (a 20-year limit), so that plan recommends spot on its own."""
+    st = open_store(str(seeded_copy("tco-spot-current")), stale_after_days=7300)
+    yield st
+    st.close()
+
+
+def test_plan_and_tco_put_the_service_on_the_same_pricing(chat_dir: Path, current_store: Store) -> None:
+    # was: plan recommended spot for the service (a spare instance priced in) while tco, on the same
+    # allowed pricing, kept it on demand: "not interruptible, so not run on spot".
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.spec import load_workload
+
+    pricing = ["on_demand", "reserved_1y", "spot"]
+    workload = load_workload(chat_dir / "chat8b.yaml")
+    prof = trace_profile(workload, current_store.local)
+    overrides = {**_PLACES, "pricing": tuple(pricing), "commitment": "1y"}
+    planned = plan_workload(workload, prof, current_store, overrides=overrides, top=1).recommended
+    report = tco(_year(chat_dir, pricing), store=current_store)
+    (demand,) = report.problem.demands
+    bought = {key.split("/")[1] for key in report.schedule.hourly_bought if key.endswith("/chat-8b")}
+    bought |= {c.offer.pricing for c in report.schedule.commitments}
+    assert bought == {planned.pricing}
+    if planned.pricing == "spot":
+        # priced as the plan prices a service on spot: a spare unit beside its fleet
+        assert demand.interruptible and demand.spare_replica_gpus >= 1
+        assert report.schedule.spot_overhead["chat-8b"] > 1.0
+        assert planned.spot is not None and planned.spot.service is not None
+        assert planned.spot.service.spare_instances >= 1
+    # interruptible: false keeps it off spot, said
+    firm = tco(_year(chat_dir, pricing, interruptible=False), store=current_store)
+    assert not any("/spot/" in key for key in firm.schedule.hourly_bought)
+    assert any("not interruptible, so not run on spot" in n for n in firm.notes)
+
+
+def test_a_services_spare_on_spot_is_one_replicas_instances_beside_its_fleet() -> None:
+    from gpuplan.commit.model import Demand, PricedOffer
+    from gpuplan.commit.recourse import spot_overhead
+
+    # 2 one-GPU replicas all month on 1-GPU instances: 3 paid for 2 used
+    service = Demand(
+        name="s",
+        gpu="H100-SXM",
+        gpu_hours=(1460.0,),
+        interruptible=True,
+        spare_replica_gpus=1,
+        run_hours=730.0,
+        gpus_per_run=2.0,
+        gpu_hours_per_run=1460.0,
+    )
+    one_gpu = PricedOffer(
+        provider="gcp",
+        region="us-east4",
+        instance_type="a3-highgpu-1g",
+        gpu="H100-SXM",
+        gpus_per_unit=1.0,
+        pricing="spot",
+        usd_per_unit_hour=2.0,
+        interruptions_per_hour=0.01,
+    )
+    assert spot_overhead(service, one_gpu) == pytest.approx(1.5)
+
+
+_DIRECT = "horizon_months: 12\ndemands: [{name: a, gpu: A100-SXM4-40GB, gpus: 8, hours_per_month: 730}]\n"
+
+
+@pytest.fixture(scope="module")
+def db(seeded_copy: Callable[[str], Path]) -> Path:
+    return seeded_copy("tco-options")
+
+
+def test_tco_takes_stale_days_as_offers_does(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = tmp_path / "u.yaml"
+    usage.write_text(_DIRECT)
+    doc = json.loads(answered(["--db", str(db), "tco", str(usage), "--json", "--stale-days", "7300"], capsys))
+    assert doc["stale_after_days"] == 7300
+    # every price within 20 years is current: no stale price in the total, none held out beside it
+    assert doc["stale_prices_in_total"] == 0 and doc["with_stale_prices"] is None
+    assert (
+        json.loads(answered(["--db", str(db), "tco", str(usage), "--json"], capsys))["stale_after_days"]
+        == 180
+    )
+    said = refused(["--db", str(db), "tco", str(usage), "--stale-days", "-1"], capsys, code=2)
+    assert "--stale-days" in said
+
+
+def test_tco_says_the_total_against_a_budget(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = tmp_path / "u.yaml"
+    usage.write_text(_DIRECT)
+    base = ["--db", str(db), "tco", str(usage)]
+    doc = json.loads(answered([*base, "--json", "--budget", "$50k"], capsys))
+    total = doc["total_cost_usd"]
+    assert total > 50_000
+    assert doc["budget"] == {
+        "budget_usd": 50_000.0,
+        "within": False,
+        "over_usd": pytest.approx(total - 50_000, abs=0.01),
+        "left_usd": 0.0,
+        "total_to_budget": pytest.approx(total / 50_000, abs=1e-4),
+    }
+    text = answered([*base, "--budget", "$50k"], capsys)
+    assert "Budget $50,000: the total is over it by" in text
+    within = json.loads(answered([*base, "--json", "--budget", "10m"], capsys))["budget"]
+    assert within["within"] and within["left_usd"] == pytest.approx(10e6 - total, abs=0.01)
+    assert "the total is within it, leaving" in answered([*base, "--budget", "10m"], capsys)
+    # in yuan, at the catalog's rate, and said in Chinese
+    zh = answered([*base, "--budget", "¥35万", "--lang", "zh"], capsys)
+    assert "预算" in zh and "Budget" not in zh
+    assert json.loads(answered([*base, "--json"], capsys))["budget"] is None
+    assert "--budget" in refused([*base, "--budget", "lots"], capsys, code=2)
