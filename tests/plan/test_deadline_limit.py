@@ -55,10 +55,11 @@ HINT = (
 
 
 def test_a_job_over_its_deadline_at_the_instance_limit_and_still_falling_names_the_flag() -> None:
-    # 200 GPU-h on 8 one-GPU instances is 25 h, past a 20 h deadline; 7 instances took longer
+    # 200 GPU-h on 8 one-GPU instances is 25 h, past a 20 h deadline; 7 instances took longer. $600
+    # of GPU time and each instance's 256 GB launch disk at $0.08/GB-month: 8 × 256 × 0.08 / 730 × 25
     text = _refusal([SLOW], _falling, Constraints(deadline_h=20.0))
     assert text.startswith(
-        "no option finishes within 20.0 h: the fastest option takes 25.0 h ($600.00, aws/us-east-1 8× g.slow"
+        "no option finishes within 20.0 h: the fastest option takes 25.0 h ($605.61, aws/us-east-1 8× g.slow"
     )
     assert text.endswith(HINT)
     with use_language("zh"):
