@@ -33,7 +33,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,10 +56,12 @@ __all__ = [
     "load_json",
     "load_yaml",
     "mixed_scripts",
+    "other_separator",
     "printable",
     "read_lines",
     "read_text",
     "reading",
+    "separator_words",
 ]
 
 #: Workload and plan files: the largest real one is a few kB (a plan with every option ~100 kB).
@@ -685,3 +687,35 @@ def csv_problem(e: csv.Error) -> Phrase:
     if text == "line contains NUL":
         return Phrase(N_("a NUL character in the line"))
     return Phrase(N_("Python's csv module says {error}"), error=repr(text))
+
+
+#: What a spreadsheet saving "CSV" may put between columns instead of a comma: a semicolon where the
+#: comma is the decimal mark, a tab for "text (tab-delimited)".
+_OTHER_SEPARATORS = (";", "\t")
+#: Each of them in words, for a refusal that says what the file holds.
+_SEPARATOR_WORDS = {";": N_("semicolons"), "\t": N_("tabs")}
+
+
+def other_separator(header: str, known: Iterable[str] | Callable[[list[str]], bool]) -> str | None:
+    """The separator a one-column header really is several columns by (``provider;region;…``), or
+    None: a file saved with semicolons or tabs reads as one unknown column. ``known``: the column
+    names every part must be, or a test of the parts (a trace needs only its time column among
+    them)."""
+    if callable(known):
+        fits = known
+    else:
+        names = set(known)
+
+        def fits(parts: list[str]) -> bool:
+            return all(p in names for p in parts)
+
+    for sep in _OTHER_SEPARATORS:
+        parts = [p.strip() for p in header.split(sep)]
+        if len(parts) > 1 and fits(parts):
+            return sep
+    return None
+
+
+def separator_words(sep: str) -> Phrase:
+    """A separator :func:`other_separator` found, in words ("tabs", "semicolons")."""
+    return Phrase(_SEPARATOR_WORDS[sep])

@@ -55,9 +55,12 @@ def test_a_two_row_trace_spanning_1e8_s_is_refused_before_the_engine(tmp_path: P
     trace = read_trace_csv(csv)
     with pytest.raises(InputError) as e:
         simulate_autoscale(trace, _replica(), [parse_policy("fixed:replicas=2")], PRICES)
+    # 10^8 as milliseconds is 28 h, within the window: the refusal asks whether they are
     assert str(e.value) == (
-        "trace span spans 1,157 days, longer than the 31 days a simulation replays (one-second "
-        "resolution); cut it to the window you want to simulate"
+        "trace span spans 1,157 days, longer than the 31 days a simulation replays; its timestamp "
+        "column is read as seconds, and as milliseconds it would span 27.78 h: if it is milliseconds, "
+        "name the column timestamp_ms (or divide its numbers by 1,000); else cut it to the window you "
+        "want to simulate"
     )
     assert MAX_WINDOW_S == 31 * 86_400
 

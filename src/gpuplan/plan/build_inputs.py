@@ -462,12 +462,16 @@ def _day_note(workload: Workload) -> str:
             "it (no serving.min_replicas: the autoscaler's floor is the plan's fleet); set "
             "serving.min_replicas (e.g. 1) to price the fleet its day needs"
         )
+    from gpuplan.day_load import diurnal_day_rate
+
+    # a mean the day's shape cannot hold under the peak is priced at the one it can (service_day)
+    held = diurnal_day_rate(sv.mean_requests_per_s, sv.requests_per_s).mean_held
     return _(
         "serving: an option billed by the hour on several instances is priced as the fleet its day "
         "needs (mean {mean:g}, peak {peak:g} requests/s, as tco prices it), its peak fleet all month "
         "the high end of its range — where a new instance serves before the day's load outgrows the "
         "fleet (else, and on a monthly subscription or a reservation, its peak fleet all month)"
-    ).format(mean=sv.mean_requests_per_s, peak=sv.requests_per_s)
+    ).format(mean=round(max(held, sv.mean_requests_per_s), 2), peak=sv.requests_per_s)
 
 
 def _replicas(workload: Workload) -> tuple[int, int]:

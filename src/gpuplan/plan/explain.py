@@ -111,6 +111,19 @@ _TPOT_FLOOR = N_(
     "least {floor_ms:.3g} ms even at the lightest load (on {gpu}, the fastest), so no number of "
     "replicas meets it"
 )
+#: A latency target in milliseconds so small it reads as seconds written as milliseconds.
+_SECONDS_DOUBT = N_("; did you mean {seconds:g} s ({ms:g} ms)?")
+#: The p95 latency and the p95 time to first token below which a target is taken for seconds
+#: written as milliseconds: before its first token a request crosses the network (about 1 ms within
+#: one region, tens across a continent), is tokenised and queued by the engine, and waits for a
+#: whole prefill forward pass, which alone reads every weight once (an 8B model in bf16, 16 GB, takes
+#: 2 ms at the 8 TB/s of a B200's memory): no served LLM answers within 10 ms at its 95th percentile.
+IMPLAUSIBLE_LATENCY_MS = 10.0
+#: The time per output token below which a target is taken for seconds written as milliseconds: a
+#: decode step reads every weight once more, and the engine's own work between steps (scheduling,
+#: sampling, the kernels' launches) takes a fraction of a millisecond even with CUDA graphs: 1,000
+#: tokens/s to one stream is beyond what GPUs serve.
+IMPLAUSIBLE_TPOT_MS = 1.0
 #: Each target is met by some option, but none meets all of them (a time-per-output-token one among them).
 _TARGETS_TOGETHER = N_("; no option meets these latency targets together: {targets}")
 _P95_TARGET = N_("p95 latency {ms:g} ms")
@@ -631,17 +644,16 @@ def _latency_advice(ctx: PlanContext) -> Phrase | str:
         i = int(np.nanargmin(seen))
         if seen[i] * 1000.0 <= target_ms:
             continue  # some option meets this one: the other target is what left it out
-        lines.append(
-            Phrase(
-                words,
-                target=target_ms,
-                best_s=float(seen[i]),
-                gpus=int(c.gpus_per_node[i] * c.nodes[i]),
-                gpu=str(ctx.offers.gpu[c.offer[i]]),
-            )
+        line = Phrase(
+            words,
+            target=target_ms,
+            best_s=float(seen[i]),
+            gpus=int(c.gpus_per_node[i] * c.nodes[i]),
+            gpu=str(ctx.offers.gpu[c.offer[i]]),
         )
+        lines.append(_with_seconds_doubt(line, target_ms, IMPLAUSIBLE_LATENCY_MS))
     if job.tpot_p95_ms is not None and (tokens := _tpot_advice(ctx, job.tpot_p95_ms)) is not None:
-        lines.append(tokens)
+        lines.append(_with_seconds_doubt(tokens, job.tpot_p95_ms, IMPLAUSIBLE_TPOT_MS))
     if not lines:
         targets = [
             Phrase(words, ms=ms)
@@ -661,6 +673,16 @@ def _latency_advice(ctx: PlanContext) -> Phrase | str:
     for line in lines[1:]:
         joined = Phrase(_TWO_PIECES, first=joined, second=line)
     return joined
+
+
+def _with_seconds_doubt(line: Phrase, target_ms: float, least_ms: float) -> Phrase:
+    """``line`` (a latency target no option met), asking whether the target was meant in seconds
+    where it is below ``least_ms``, less than hardware can answer in: ``ttft_p95_ms: 1.5`` for 1.5 s.
+    A question, not a correction: the target stays as written."""
+    if target_ms >= least_ms:
+        return line
+    doubt = Phrase(_SECONDS_DOUBT, seconds=target_ms, ms=target_ms * 1000.0)
+    return Phrase(_TWO_PIECES, first=line, second=doubt)
 
 
 def _tpot_advice(ctx: PlanContext, target_ms: float) -> Phrase | None:

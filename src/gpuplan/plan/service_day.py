@@ -212,7 +212,10 @@ class ServiceDay:
             words += _(
                 "; a mean of {asked:g} requests/s is lower than a cosine day under a peak of {peak:g} can "
                 "average: the mean is taken as {held:g}, the lowest such a day reaches (its quietest hour "
-                "at 0 rather than at 1/{ratio:g} of the peak), so the GPU-hours are if anything high"
+                "at 0 rather than at 1/{ratio:g} of the peak), so the GPU-hours are if anything high; "
+                "the answers stay at the {asked:g} requests/s given: their egress and the cost per "
+                "million tokens (this fleet's cost over the tokens of {asked:g} requests/s, so if "
+                "anything high too) count the traffic that is sent, not the mean the fleet is sized for"
             ).format(
                 ratio=DIURNAL_PEAK_TO_TROUGH,
                 asked=self.mean_asked,

@@ -654,7 +654,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
 def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy]) -> None:
     """Refuse, before anything is allocated, a simulation whose work its inputs do not bound: a
     window past MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS or MAX_SLOTS for a policy."""
-    check_window(trace.name, trace.duration_s, policies)
+    check_window(trace.name, trace.duration_s, policies, seconds_column=trace.seconds_column)
     check_slots(replica.slots, policies)
 
 
@@ -740,10 +740,29 @@ def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
     )
 
 
-def check_window(name: str, duration_s: float, policies: Sequence[Policy]) -> None:
+def check_window(
+    name: str, duration_s: float, policies: Sequence[Policy], *, seconds_column: bool = False
+) -> None:
     """The bounds on work a trace's window and the policies set, judged before any replica is
     built (what ``gpuplan serve`` checks when a simulation is asked for): a window past
-    MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS for a policy."""
+    MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS for a policy.
+
+    ``seconds_column``: the trace's times are a file's numbers read as seconds; a window past the
+    limit that milliseconds would bring within it asks whether they are (a question, not a guess:
+    the file is not read again as milliseconds)."""
+    if seconds_column and math.isfinite(duration_s) and MAX_WINDOW_S < duration_s <= MAX_WINDOW_S * 1000:
+        raise InputError.worded(
+            N_(
+                "trace {name} spans {days:,.4g} days, longer than the {limit:,.0f} days a simulation "
+                "replays; its timestamp column is read as seconds, and as milliseconds it would span "
+                "{hours:,.4g} h: if it is milliseconds, name the column timestamp_ms (or divide its "
+                "numbers by 1,000); else cut it to the window you want to simulate"
+            ),
+            name=name,
+            days=duration_s / 86_400,
+            limit=MAX_WINDOW_S / 86_400,
+            hours=duration_s / 1000 / 3600,
+        )
     if not (math.isfinite(duration_s) and duration_s <= MAX_WINDOW_S):
         raise InputError.worded(
             N_(

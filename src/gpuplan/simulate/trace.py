@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuplan.bounded import csv_problem, decimal_number, printable
+from gpuplan.bounded import csv_problem, decimal_number, other_separator, printable, separator_words
 from gpuplan.day_load import (
     DAY_S,
     DIURNAL_PEAK_HOUR,
@@ -119,6 +119,9 @@ class Trace:
     slow_median_gap_s: float | None = None
     """The median time between arrivals of a file with numeric timestamps, where it is
     :data:`SLOW_GAP_S` or more: the report asks whether its timestamps are milliseconds."""
+    seconds_column: bool = False
+    """Its times are a file's numbers in a column read as seconds (``timestamp``, not
+    ``timestamp_ms`` nor date-times): a window too long by about 1,000× may be milliseconds."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -151,6 +154,7 @@ class Trace:
             default_output_tokens=output_tokens if self.output_tokens is None else self.default_output_tokens,
             rate=self.rate,
             slow_median_gap_s=self.slow_median_gap_s,
+            seconds_column=self.seconds_column,
         )
 
 
@@ -194,6 +198,22 @@ def _column(header: list[str], names: tuple[str, ...]) -> int | None:
         if n in low:
             return low.index(n)
     return None
+
+
+def _refuse_other_separator(name: str, header: str) -> None:
+    """A trace whose one-column header is its columns joined by tabs or semicolons (a spreadsheet's
+    "text" or a semicolon "CSV"): said for what it is, rather than as a file with no timestamp
+    column."""
+    sep = other_separator(header, lambda parts: _column(parts, (*_TIME, *_TIME_MS)) is not None)
+    if sep is not None:
+        raise InputError.worded(
+            N_(
+                "trace {name}: its columns are separated by {separator}, not commas: save it as CSV "
+                "(comma-separated)"
+            ),
+            name=name,
+            separator=separator_words(sep),
+        )
 
 
 def _parse_time(text: str) -> tuple[float, bool]:
@@ -307,6 +327,8 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
         ms = ti is None and _column(header, _TIME_MS) is not None
         if ms:
             ti = _column(header, _TIME_MS)
+        if ti is None and len(header) == 1:
+            _refuse_other_separator(p.name, header[0])
         if ti is None:
             raise InputError.worded(
                 N_(
@@ -513,6 +535,7 @@ def _finish_read(
         note=note,
         out_of_order=late,
         slow_median_gap_s=gap if gap >= SLOW_GAP_S else None,
+        seconds_column=not read.is_datetime and not ms,
     )
 
 
@@ -813,6 +836,7 @@ def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = N
         default_output_tokens=trace.default_output_tokens,
         # the file's own unit is what is in doubt, whatever its speed now
         slow_median_gap_s=trace.slow_median_gap_s,
+        seconds_column=trace.seconds_column,
     )
 
 

@@ -331,6 +331,7 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     if request.trace_csv is not None:
         trace = _uploaded(request, scratch)
         name, duration_s, length = trace.name, trace.duration_s, "trace_csv"
+        seconds_column = trace.seconds_column
     else:
         shape = _shape(request, serving)
         # rate × hours too many requests: the request's rate if it gives one, else its hours
@@ -338,8 +339,9 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
         with refused_as("rate" if request.rate is not None else "hours"):
             check_shape(shape)
         name, duration_s, length = request.shape or "diurnal", shape.duration_s, "hours"
+        seconds_column = False
     with refused_as(length):
-        check_window(name, duration_s, [])
+        check_window(name, duration_s, [], seconds_column=seconds_column)
     for i, policy in enumerate(policies):
         with refused_as(f"policies[{i}]"):  # its decisions over the window
             check_window(name, duration_s, [policy])

@@ -5,7 +5,7 @@ saved workload, the month's budget against planned spend, and what today's price
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -459,7 +459,6 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     ``team``: that team's budget and plans; None: the whole service's budget and every plan, with
     each team's budget and spend beside it."""
     from gpuplan.catalog.team_store import TeamStore
-    from gpuplan.report.offers_json import rate_fields
 
     records = TeamStore(store.engine)
     if team is not None:
@@ -485,14 +484,45 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
         *(n for line in teams for n in team_notes(line)),
     ]
     allocation["notes"] = [*over, *allocation["notes"]]
+    budgets = [budget, records.budget(month), *records.budgets(month)]
     return {
         **spend,
         "team": team,
         "teams": teams,
         "plans": items,
         **allocation,
-        "exchange_rate": rate_fields(rate),
+        "exchange_rate": _rate_where_yuan(rate, _yuan_involved(store, budgets, plans)),
     }
+
+
+def _rate_where_yuan(rate: ExchangeRate | None, yuan: bool) -> dict[str, Any] | None:
+    """A document's ``exchange_rate``: the catalog's CNY rate, with its age warning only where
+    ``yuan`` are involved (:func:`_yuan_involved`). A team whose budgets and plans are all in US
+    dollars converts nothing: an old yuan rate is no news to it."""
+    from gpuplan.report.offers_json import rate_fields
+
+    fields = rate_fields(rate)
+    return fields if fields is None or yuan else {**fields, "warning": None}
+
+
+def _yuan_involved(store: Store, budgets: Iterable[Budget | None], plans: Iterable[SavedPlan]) -> bool:
+    """Whether a budget document converts at the CNY rate: a budget of it given in yuan (then the
+    plans' dollars are counted in yuan, a team's in the other currency added at the rate), or a
+    plan whose recommended option's price is published in yuan (its dollars are converted ones)."""
+    if any(_currency(b) == "CNY" for b in budgets):
+        return True
+    picked = [p.recommended for p in plans if p.recommended]
+    if not picked:
+        return False
+    keys = {(r.get("provider"), r.get("region"), r.get("instance_type"), r.get("pricing")) for r in picked}
+    offers = store.offers(
+        provider=sorted({str(k[0]) for k in keys}),
+        region=sorted({str(k[1]) for k in keys}),
+        instance_type=sorted({str(k[2]) for k in keys}),
+    )
+    return any(
+        (o.provider, o.region, o.instance_type, o.pricing) in keys for o in offers if o.currency == "CNY"
+    )
 
 
 def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
@@ -1163,8 +1193,6 @@ def price_changes(
         found: dict[str, Any] = json.loads(text)
         return found
 
-    from gpuplan.report.offers_json import rate_fields
-
     records = TeamStore(store.engine)
     asked = None if scope.every_team else scope.team
     found = records.plans(team=asked)
@@ -1184,7 +1212,9 @@ def price_changes(
             }
             for p in plans
         ],
-        "exchange_rate": rate_fields(rate),
+        "exchange_rate": _rate_where_yuan(
+            rate, "CNY" in currencies.values() or _yuan_involved(store, [], plans)
+        ),
     }
 
 

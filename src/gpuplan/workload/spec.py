@@ -1336,6 +1336,7 @@ class Workload(Spec):
                 type=type(data).__name__,
             )
         _refuse_document(data, p)
+        _refuse_usage_file(data, p)
         _refuse_bare_deadline(data, p)
         # Relative paths in a file mean relative to that file, wherever it is run from.
         return cls.from_dict(confine_model(data, file=p, folder=folder), source=str(p))
@@ -1471,6 +1472,22 @@ def _refuse_document(data: dict[str, Any], path: Path) -> None:
         )
     raise WorkloadError.worded(
         N_("{path} is a JSON document gpuplan wrote (it has a schema_version), not a workload file"),
+        path=path,
+    )
+
+
+def _refuse_usage_file(data: dict[str, Any], path: Path) -> None:
+    """A ``gpuplan tco`` usage file (``horizon_months``, ``demands``, no ``model``) given where a
+    workload goes: said for what it is, as tco says of a workload given to it, rather than as a
+    workload with the unknown key ``horizon_months``."""
+    if "model" in data or not ({"horizon_months", "demands"} & set(data)):
+        return
+    raise WorkloadError.worded(
+        N_(
+            "{path} is a tco usage file (it has horizon_months and demands), not a workload: run "
+            "`gpuplan tco {path}`; plan, estimate and deploy take a workload file (name, task, model, "
+            "inputs), such as one its demands name"
+        ),
         path=path,
     )
 

@@ -44,6 +44,7 @@ from gpuplan.bounded import (
     control_character,
     decimal_number,
     load_json,
+    other_separator,
     read_text,
 )
 from gpuplan.catalog import dates
@@ -260,7 +261,7 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
     ``every``: a CSV header) one of :data:`COLUMNS` missing."""
     names = list(names)
     known = (*COLUMNS, *OPTIONAL)
-    if len(names) == 1 and (sep := _other_separator(names[0], known)):
+    if len(names) == 1 and (sep := other_separator(names[0], known)):
         raise CatalogImportError.worded(
             N_(
                 "{path}: its columns are separated by {separator}, not by commas: save it as CSV "
@@ -313,22 +314,6 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
             path=path,
             missing=", ".join(missing),
         )
-
-
-#: What a spreadsheet saving "CSV" may put between columns instead of a comma: a semicolon where the
-#: comma is the decimal mark, a tab for "text (tab-delimited)".
-_OTHER_SEPARATORS = (";", "\t")
-
-
-def _other_separator(header: str, known: Iterable[str]) -> str | None:
-    """The separator a one-column header really is several columns by (``provider;region;…``), or
-    None: a file saved with semicolons or tabs reads as one unknown column."""
-    names = set(known)
-    for sep in _OTHER_SEPARATORS:
-        parts = [p.strip() for p in header.split(sep)]
-        if len(parts) > 1 and all(p in names for p in parts):
-            return sep
-    return None
 
 
 def _csv_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
