@@ -165,12 +165,14 @@ def test_the_spot_offer_is_picked_for_the_replicas_the_policies_run_on_spot() ->
     offers = [
         _offer("on_demand", "h100_8x", 8, 2.0),
         _offer("spot", "h100_1x_spot", 1, 1.0),
-        _offer("spot", "h100_8x_spot", 8, 0.45),
+        _offer("spot", "h100_8x_spot", 8, 0.3),
     ]
+    # ranked as plan prices a spot service, with a spare instance: 6 replicas, one 8-GPU box and its
+    # spare ($4.80) beat six VMs and theirs ($7)
     whole = fleet_prices(offers, "H100-SXM", fleet_replicas=6)
-    assert "h100_8x_spot" in whole.sources["spot"]  # 6 replicas: one 8-GPU box ($3.60) beats six VMs ($6)
+    assert "h100_8x_spot" in whole.sources["spot"]
     p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=3)
-    assert "h100_1x_spot" in p.sources["spot"] and "h100_8x" in p.sources["on_demand"]  # 3 × $1 < $3.60
+    assert "h100_1x_spot" in p.sources["spot"] and "h100_8x" in p.sources["on_demand"]  # (3 + 1) × $1 < $4.80
 
 
 def test_each_policy_is_priced_on_its_own_fleet_whatever_runs_beside_it() -> None:
@@ -331,3 +333,37 @@ def test_a_yuan_price_is_cited_per_instance_in_yuan_and_the_costed_total_in_doll
     )
     one = basis_words(basis, "on_demand", "H100-SXM", "USD/h", money, "h", instances=1)
     assert "costed at 2 USD/h (confidence" in one
+
+
+def test_spot_replicas_take_one_gpu_instances_where_the_region_has_them_not_one_shared_box() -> None:
+    # As plan prices a spot service (a spare instance beside the fleet): six 1-GPU spot replicas on
+    # six 1-GPU VMs and a spare ($17.57/h), not one 8-GPU box and its spare ($26.40/h). was: the box
+    # ($13.20/h against $15.06/h), all six down at its one reclaim.
+    shapes = [("on_demand", "p5.48xlarge", 8, 6.88), ("on_demand", "p5.4xlarge", 1, 6.88)]
+    shapes += [("spot", "a3-highgpu-1g", 1, 2.51), ("spot", "p5.48xlarge", 8, 1.65)]
+    offers = [_offer(*shape) for shape in shapes]
+    p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=6)
+    assert "a3-highgpu-1g" in p.sources["spot"] and p.per_instance("spot") == 1
+    assert "one reclaim takes" not in p.sources["spot"]
+    # on demand, a fleet of 8 as dear on eight VMs as on one box: the price known current wins a tie
+    # (an unknown never does), else the smaller instance
+    assert "p5.4xlarge" in fleet_prices(offers, "H100-SXM", fleet_replicas=8).sources["on_demand"]
+
+
+def test_equal_costs_to_the_cent_take_the_smaller_instance() -> None:
+    # GCP's a3-highgpu-1g and -4g differ by $0.0000025 a GPU-hour: four replicas had been put on the
+    # 4-GPU box, billed whole while two of them ran
+    offers = [
+        _offer("on_demand", "a3-highgpu-4g", 4, 10.9790575),
+        _offer("on_demand", "a3-highgpu-1g", 1, 10.97906),
+    ]
+    p = fleet_prices(offers, "H100-SXM", fleet_replicas=4)
+    assert "a3-highgpu-1g" in p.sources["on_demand"] and p.per_instance("on_demand") == 1
+
+
+def test_spot_replicas_that_must_share_a_box_are_told_one_reclaim_takes_them_all() -> None:
+    offers = [_offer("on_demand", "p5.4xlarge", 1, 6.88), _offer("spot", "p5.48xlarge", 8, 1.65)]
+    p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=6)
+    assert p.per_instance("spot") == 8
+    assert "8 replica(s) of 1 GPU(s) on each 8-GPU instance" in p.sources["spot"]
+    assert "one reclaim takes every replica on the instance, up to 8 at once" in p.sources["spot"]

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from gpuplan.catalog import OfferPrice
-from gpuplan.i18n import Money, use_language
+from gpuplan.i18n import Money, format_number, use_language
 from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view, price_comparison_note
 from gpuplan.simulate import ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
 from gpuplan.simulate.autoscale import AutoscaleResult
@@ -167,14 +167,50 @@ def test_a_cost_at_a_price_of_unknown_age_is_also_given_at_the_best_current_one(
     assert p.current_cost_usd == pytest.approx(7.6 * hours)
     text = " ".join(_text(res).split())
     usd = Money.usd()
+    billed = format_number(p.instance_hours["on_demand"])
     assert (
-        f"fixed:replicas=1: its cost of {usd.format(4.0 * hours)} rests on prices not known to hold today; "
-        "at the best prices known to be within the 180-day limit (on_demand $7.60/replica-h at cloud r1 "
-        f"h100_4x (2026-11-20)) the same replicas cost {usd.format(7.6 * hours)}." in text
+        f"fixed:replicas=1: its cost of {usd.format(4.0 * hours)} (on_demand: {billed} instance-hours of "
+        "market r2 h100_4x_old (4 GPU(s), one replica each) at $4.00/instance-h) rests on prices not known "
+        "to hold today; at the best prices known to be within the 180-day limit (on_demand: "
+        f"{billed} instance-hours of cloud r1 h100_4x (2026-11-20; 4 GPU(s), one replica each) at "
+        f"$7.60/instance-h) the same replicas cost {usd.format(7.6 * hours)}." in text
     )
     doc = autoscale_json(res)["policies"][0]
     assert doc["known_current_cost_usd"] == pytest.approx(7.6 * hours)
     assert "rests on prices not known to hold today" in doc["known_current_note"]
+
+
+def test_a_current_price_of_a_shared_instance_says_the_whole_instances_it_bills() -> None:
+    # A 1-GPU replica, two of them: their own price is a 1-GPU VM's of unknown age ($6.88/h each),
+    # the best current one an 8-GPU box's ($55.04/h). was: "on_demand $6.88/replica-h at … h100_8x
+    # … the same replicas cost $220.32": 8 replica-hours at $6.88 are $55.04, not what it billed (one
+    # whole box, 8 GPUs, for the two replicas, 4 h of $55.04).
+    one = replace(
+        OLD, instance_type="p5.4xlarge", gpu_count=1.0, price=6.88, price_usd_per_hour=6.88,
+        price_usd_per_gpu_hour=6.88,
+    )  # fmt: skip
+    box = _offer(instance_type="p5.48xlarge", gpu_count=8.0, price=55.04, price_usd_per_hour=55.04,
+                 price_usd_per_gpu_hour=6.88)  # fmt: skip
+    res = _run([one, box], ["fixed:replicas=2"], gpus=1)
+    (p,) = res.policies
+    assert p.cost_usd == pytest.approx(6.88 * p.replica_hours["on_demand"])
+    assert p.current_instance_hours["on_demand"] == pytest.approx(p.replica_hours["on_demand"] / 2)
+    assert p.current_cost_usd == pytest.approx(55.04 * p.current_instance_hours["on_demand"])
+    text = " ".join(_text(res).split())
+    usd = Money.usd()
+    assert (
+        f"its cost of {usd.format(p.cost_usd)} (on_demand: {format_number(p.instance_hours['on_demand'])} "
+        "instance-hours of market r2 p5.4xlarge (1 GPU(s), one replica each) at $6.88/instance-h)" in text
+    )
+    assert (
+        f"(on_demand: {format_number(p.current_instance_hours['on_demand'])} instance-hours of cloud r1 "
+        "p5.48xlarge (2026-11-20; 8 GPUs, up to 8 replicas each) at $55.04/instance-h, billed whole however "
+        "few of its replicas run ($6.88/replica-h = $55.04 ÷ 8, only while all 8 do)) the same replicas cost "
+        f"{usd.format(p.current_cost_usd)}." in text
+    )
+    with use_language("zh"):
+        zh = " ".join(_text(res).split())
+    assert "按整实例计费" in zh and "每台 8 个 GPU" in zh
 
 
 def test_a_current_price_billed_in_its_own_whole_instances() -> None:

@@ -55,6 +55,7 @@ from gpuplan.vocab import PRICING_RULES, pricing_name
 if TYPE_CHECKING:
     from gpuplan.catalog.model import ExchangeRate
     from gpuplan.simulate.policy import Policy
+    from gpuplan.simulate.pricing import PriceBasis
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view", "trace_rate_lines"]
 
@@ -433,24 +434,64 @@ def current_cost_note(p: PolicyResult, res: AutoscaleResult, money: Money) -> st
             pricings=item_list(pricing_name(k) for k in p.current_cost_missing or stale),
             gpu=res.replica.gpu,
         )
+    own = [_billed_words(k, prices.basis[k], p.instance_hours.get(k), money) for k in stale]
     offers = []
     for k in stale:
         c = prices.basis[k].current
         assert c is not None  # a current cost is given only where each has one
-        offers.append(
-            _("{pricing} {price} at {provider} {region} {instance_type} ({as_of})").format(
-                pricing=pricing_name(k),
-                price=money.format(c.usd_per_hour, per=_("replica-h")),
-                provider=c.provider,
-                region=c.region,
-                instance_type=c.instance_type,
-                as_of=c.as_of,
-            )
-        )
+        offers.append(_billed_words(k, c, p.current_instance_hours.get(k), money, c.as_of))
     return _(
-        "{policy}: its cost of {cost} rests on prices not known to hold today; at the best prices known "
-        "to be within the {days}-day limit ({offers}) the same replicas cost {current}."
-    ).format(**said, offers=item_list(offers), current=money.format(p.current_cost_usd))
+        "{policy}: its cost of {cost} ({own}) rests on prices not known to hold today; at the best "
+        "prices known to be within the {days}-day limit ({offers}) the same replicas cost {current}."
+    ).format(**said, own=item_list(own), offers=item_list(offers), current=money.format(p.current_cost_usd))
+
+
+def _billed_words(
+    pricing: str, b: PriceBasis, instance_hours: float | None, money: Money, as_of: str = ""
+) -> str:
+    """What a cost bills at one offer: its whole instances (type, GPUs each, replicas each), their
+    hours and price, and, where one holds several replicas, how its price per replica-hour follows
+    (the instance's price over its replicas, met only while all of them run). e.g. "on_demand:
+    4.003 instance-hours of aws us-east-1 p5.48xlarge (2026-11-09/2026-12-02; 8 GPUs, up to 8
+    replicas each) at $55.04/instance-h, billed whole however few of its replicas run
+    ($6.88/replica-h = $55.04 ÷ 8, only while all 8 do)". ``as_of``: the price's date, said first
+    in the brackets where given."""
+    dated = _("{as_of}; ").format(as_of=as_of) if as_of else ""
+    if b.usd_per_instance_hour is None or b.gpus_per_instance is None:
+        return _("{pricing} {price} at {provider} {region} {instance_type}{as_of}").format(
+            pricing=pricing_name(pricing),
+            price=money.format(b.usd_per_hour, per=_("replica-h")),
+            provider=b.provider,
+            region=b.region,
+            instance_type=b.instance_type,
+            as_of=_(" ({as_of})").format(as_of=as_of) if as_of else "",
+        )
+    k = b.replicas_per_instance or 1
+    said = {
+        "pricing": pricing_name(pricing),
+        "hours": format_number(instance_hours, unknown=_("unknown")),
+        "provider": b.provider,
+        "region": b.region,
+        "instance_type": b.instance_type,
+        "dated": dated,
+        "gpus": format_number(b.gpus_per_instance),
+        "price": money.format(b.usd_per_instance_hour, per=_("instance-h")),
+    }
+    if k <= 1:
+        return _(
+            "{pricing}: {hours} instance-hours of {provider} {region} {instance_type} ({dated}{gpus} "
+            "GPU(s), one replica each) at {price}"
+        ).format(**said)
+    return _(
+        "{pricing}: {hours} instance-hours of {provider} {region} {instance_type} ({dated}{gpus} GPUs, "
+        "up to {n} replicas each) at {price}, billed whole however few of its replicas run "
+        "({per_replica} = {instance_price} ÷ {n}, only while all {n} do)"
+    ).format(
+        **said,
+        n=k,
+        per_replica=money.format(b.usd_per_hour, per=_("replica-h")),
+        instance_price=money.format(b.usd_per_instance_hour),
+    )
 
 
 def _basis_lines(res: AutoscaleResult, money: Money) -> list[str]:

@@ -284,6 +284,10 @@ class PolicyResult:
     GPU and pricing model that is (``PriceBasis.current``): the same run billed at that one instead,
     in its whole instances (the prices known current kept); None where every price is known current
     or one not known current has no such price (``current_cost_missing`` names its model)."""
+    current_instance_hours: dict[str, float] = field(default_factory=dict)
+    """Beside :attr:`current_cost_usd`: the instance-hours it bills per pricing model, in the whole
+    instances of the prices known current (fewer than ``instance_hours`` where one of those holds
+    more replicas)."""
     current_cost_missing: tuple[str, ...] = ()
     """The pricing models it is billed at whose price is not known current and has no known-current
     price beside it in the catalog: its cost rests on them alone."""
@@ -893,6 +897,7 @@ def simulate_autoscale(
         result = replace(
             result,
             current_cost_usd=None if current is None else _cost(p, trace, run, current, replica.gpu),
+            current_instance_hours={} if current is None else _billed(p, trace, run, current, replica.gpu)[1],
             current_cost_missing=missing,
         )
         out.append(result)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from gpuplan.bounded import printable
@@ -28,7 +29,7 @@ from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate, service_unit
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.notebooks import DEFAULT_MAX_OOM_RISK, DEFAULT_MAX_SLOWDOWN, NotebookGroup
 from gpuplan.simulate.pricing import PriceBasis
@@ -175,31 +176,73 @@ def replica_instances(
     links are a board's NVLink or PCIe, not a network between VMs), so only instances of at least
     ``gpus_per_replica`` whole GPUs hold one, ``floor(GPUs / gpus_per_replica)`` each. Per model the
     offer that costs least for ``fleet_replicas`` replicas in whole instances
-    (``ceil(fleet / per instance)`` of them), ties to the cheaper per replica, then to the price
-    known current (:func:`_usable`); each at its conservative price. Offers of low confidence are
-    left out; ``current_only``: so are prices not known to hold today. e.g. 4-GPU replicas, fleet
+    (``ceil(fleet / per instance)`` of them), each at its conservative price. Offers of low
+    confidence are left out; ``current_only``: so are prices not known to hold today. Of equal
+    costs (to the cent, as ``plan`` compares them), the price known current (:func:`_usable`; an
+    unknown never wins a tie, as in ``plan``),
+    then the smallest instance that
+    holds a replica (fewest replicas to an instance: whole instances billed while fewer run, and
+    fewer replicas to one reclaim), then the cheaper per replica. e.g. 4-GPU replicas, fleet
     of 3: two 8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5.
     ``replicas_per_gpu`` replicas of one GPU time-sharing each (``serving.share_gpu``): an instance
     holds that many times more (4 to a 1-GPU instance at 4). ``pricings``: the models priced (a
     committed one's price per hour is its monthly or reserved price over its hours, 730 h a month,
     as the catalog converts it for plan: ``OfferPrice.price_usd_per_gpu_hour``).
-    ``allow_low_confidence``: the low-confidence prices count too (``plan --allow-low-confidence``)."""
+    ``allow_low_confidence``: the low-confidence prices count too (``plan --allow-low-confidence``).
+
+    On spot the fleet is ranked as ``plan`` prices a spot service (:func:`fleet_cost_ranked`): with
+    one spare unit of the offer's instances, so that an 8-GPU instance whose one reclaim takes its
+    eight replicas counts a whole 8-GPU spare, and a 1-GPU instance near its price per GPU wins
+    (two spot replicas had been put on one 8-GPU instance, both down at one reclaim, beside a
+    1-GPU instance of the same GPU)."""
     need = max(1, gpus_per_replica)
     share = max(1, replicas_per_gpu)
     fleet = max(1, fleet_replicas)
     best: dict[str, tuple[float, OfferPrice, int]] = {}
-    rank: dict[str, tuple[float, float, bool]] = {}
+    rank: dict[str, tuple[float, bool, int, float]] = {}
     for o, current in _usable(offers, gpu_id, pricings, allow_low_confidence=allow_low_confidence):
         per_gpu = o.conservative_usd_per_gpu_hour()
         whole = math.floor(o.gpu_count + 1e-9)
         if per_gpu is None or whole < need or (current_only and not current):
             continue
         per_instance = float(per_gpu) * o.gpu_count
-        k = whole // need * share
-        key = (math.ceil(fleet / k) * per_instance, per_instance / k, not current)
+        k = _unit(whole, need, share)[1]
+        ranked = fleet_cost_ranked(str(o.pricing), fleet, (per_instance, o, k), need, share)
+        # compared to the cent, as plan ranks (objective_order): a rounding apart is a tie
+        key = (round(ranked, 2), not current, k, per_instance / k)
         if o.pricing not in best or key < rank[str(o.pricing)]:
             best[str(o.pricing)], rank[str(o.pricing)] = (per_instance, o, k), key
     return best
+
+
+def _unit(gpus_per_instance: float, gpus_per_replica: int, replicas_per_gpu: int) -> tuple[int, int]:
+    """A replica fleet's unit on instances of ``gpus_per_instance`` GPUs, as ``plan`` packs a
+    service (:func:`gpuplan.plan.spot.service_unit`): the instances that hold one whole replica and
+    the replicas one instance holds (``floor(GPUs / gpus_per_replica)``, times those time-sharing a
+    GPU)."""
+    whole = math.floor(gpus_per_instance + 1e-9)
+    span, k = service_unit(np.array([whole]), gpus_per_replica, replicas_per_gpu)
+    return int(span[0]), int(k[0])
+
+
+def fleet_cost_ranked(
+    pricing: str,
+    fleet: int,
+    pick: tuple[float, OfferPrice, int],
+    gpus_per_replica: int,
+    replicas_per_gpu: int,
+) -> float:
+    """USD per hour a fleet of ``fleet`` replicas is ranked at on ``pick`` (its price per instance,
+    the offer, the replicas one instance holds): its whole instances, ``ceil(fleet / per
+    instance)``, and on spot one spare unit more, the fewest instances that hold one whole replica
+    (:func:`gpuplan.plan.spot.service_unit`), as ``plan`` prices a spot service (its spare keeps the
+    load target through a reclaim, which takes every replica on the instance). Only the ranking
+    counts the spare: the simulation bills the instances its replicas run on."""
+    per_instance, o, k = pick
+    instances = math.ceil(max(1, fleet) / max(1, k))
+    if pricing == "spot":
+        instances += _unit(o.gpu_count, gpus_per_replica, replicas_per_gpu)[0]
+    return instances * per_instance
 
 
 def price_basis(
@@ -231,6 +274,7 @@ def price_basis(
         published_currency=o.currency or "",
         published_unit=o.unit or "",
         replicas_per_instance=replicas_per_instance,
+        gpus_per_instance=o.gpu_count,
         provider=o.provider,
         region=o.region,
         instance_type=o.instance_type,
@@ -313,6 +357,14 @@ def basis_words(
         source=printable(c.source) if c.source else _("not stated"),
         confidence=confidence_name(c.confidence) if c.confidence else "?",
     )
+
+
+def _one_reclaim(pricing: str, per_instance: int) -> str:
+    """ "; one reclaim takes every replica on the instance, up to 8 at once": said of a spot price
+    whose instance holds several replicas (the simulation reclaims them so; "" otherwise)."""
+    if pricing != "spot" or per_instance <= 1:
+        return ""
+    return _("; one reclaim takes every replica on the instance, up to {n} at once").format(n=per_instance)
 
 
 def _bought(
@@ -575,6 +627,7 @@ def fleet_prices(
                 + narrowed_words(narrowed)
                 + _price_caveat(o)
                 + _bought(o, k, gpus_per_replica, share, money)
+                + _one_reclaim(key, k)
                 + committed_words
                 + basis_words(bases[key], key, gpu_id, _("USD/replica-h"), money, _("replica-h"))
                 + apart.get(key, "")
@@ -720,8 +773,8 @@ def _fleet_picks(
         cost = math.ceil(fleets["on_demand"] / k) * per_instance
         for key in wanted:
             if key in found:
-                other_instance, _o, k_other = found[key]
-                cost += math.ceil(fleets[key] / k_other) * other_instance
+                # ranked as replica_instances ranks each model's offer (spot with its spare)
+                cost += fleet_cost_ranked(key, fleets[key], found[key], gpus, share)
         # a region without a model a policy runs on ranks after those with it; of equal costs, a
         # price known current first (as replica_instances ranks them)
         current = any(c for _x, c in _usable([o], gpu_id))

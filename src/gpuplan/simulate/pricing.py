@@ -29,6 +29,8 @@ class PriceBasis:
     replicas_per_instance: int | None = None
     """``simulate autoscale``: replicas one instance holds, which share its price (a fleet pays
     whole instances); None for ``simulate share`` and the user's figure."""
+    gpus_per_instance: float | None = None
+    """The offer's GPUs per instance (what one instance-hour buys); None for the user's figure."""
     provider: str = ""
     region: str = ""
     instance_type: str = ""
