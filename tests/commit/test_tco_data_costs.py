@@ -388,11 +388,13 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     assert note.startswith(
         "tagger: the data in alibaba/cn-beijing leaves mainland China for alibaba/cn-hongkong"
     )
-    assert "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm" in note and "(article 11)" in note
+    # the general rules with their official texts; no sector's rules, which the demand does not name
+    assert "http://www.npc.gov.cn/npc/c30834/202108/a8c4e3672c74491a80b53a172bb753fe.shtml" in note
+    assert "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm" in note and "utomotive" not in note
     assert note.endswith("--countries CN")
     # kept in Beijing where the transfer costs more than Hong Kong saves: nothing to say
     near = TcoProblem(horizon_months=3, demands=(_beijing_tagger(50.0),), offers=offers)
     assert _border_notes(near, optimise(near)) == []
     with use_language("zh"):
         (zh,) = _border_notes(problem, s)
-    assert "离开中国大陆" in zh and "汽车数据安全管理若干规定" in zh
+    assert "离开中国大陆" in zh and "个人信息保护法" in zh and "汽车" not in zh

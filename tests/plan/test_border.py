@@ -99,7 +99,7 @@ def test_data_in_mainland_china_sent_abroad_is_flagged_and_said_once() -> None:
     }
     (note,) = _border_notes(plan)
     assert "aws/us-east-2" in note and "alibaba/cn-hongkong" in note and "alibaba/cn-hangzhou and" in note
-    assert "Personal Information Protection Law" in note and "2022-09-01" in note
+    assert "Personal Information Protection Law (articles 38–40" in note and "Data Security Law" in note
     assert "does not judge whether it is lawful" in note
     assert "AWS China and Azure China" in note  # AWS here is its global cloud
     # the copy is timed at the disk's rate; the slow direction measured is into China: the 29.5 GB of
@@ -177,20 +177,27 @@ def test_the_recommendation_says_beside_it_that_its_option_crosses() -> None:
     assert line not in console.export_text()
 
 
-def test_the_note_cites_the_automotive_provisions_and_the_official_texts() -> None:
+def test_the_note_cites_the_general_rules_with_their_official_texts_and_no_sector_rules() -> None:
     (note,) = _border_notes(_plan(JOB))
-    # a driving team's road-camera images: important data, stored in China (article 11)
-    assert "Several Provisions on Automotive Data Security Management (Trial)" in note
-    assert "faces or licence plates" in note and "(article 3)" in note and "(article 11)" in note
+    # the general rules on data leaving mainland China, each with the address of its official text
     for url in (
-        "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm",
+        "http://www.npc.gov.cn/npc/c30834/202108/a8c4e3672c74491a80b53a172bb753fe.shtml",
+        "http://www.npc.gov.cn/npc/c30834/202106/7c9af12f51334a73b56d7938f99a788a.shtml",
         "https://www.cac.gov.cn/2022-07/07/c_1658811536396503.htm",
         "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm",
     ):
         assert url in note
-    # data brought in is not data leaving: no word of storing it in China
-    (inward,) = _border_notes(_plan(replace(JOB, data_location=OHIO)))
-    assert "Automotive" not in inward
+    assert "Measures for the Security Assessment of Outbound Data Transfers (2022" in note
+    assert "Provisions on Promoting and Regulating Cross-Border Data Flows (2024" in note
+    # a recommendation model's plan had quoted the automotive provisions (faces, licence plates): the
+    # workload says nothing of vehicles, so no sector's rules are named
+    residency = _residency(_plan(JOB, countries=("CN",)))
+    for said in (note, *residency, _border_notes(_plan(replace(JOB, data_location=OHIO)))[0]):
+        assert "utomotive" not in said and "licence plates" not in said and "c_1631049984897667" not in said
+    with use_language("zh"):
+        zh = [n for n in _plan(JOB, countries=("CN",)).notes if "中国大陆" in n]
+    assert zh and all("汽车" not in n for n in zh), zh
+    assert any("《中华人民共和国数据安全法》" in n and "第三十八条至第四十条" in n for n in zh), zh
 
 
 def test_each_crossing_option_says_so_in_the_table() -> None:
@@ -226,22 +233,20 @@ def test_countries_cn_keeps_the_data_in_and_says_how_many_were_left_out_and_why(
     assert left_out > 0 and f"{left_out} candidates elsewhere were left out" in note
     assert "cheaper options may be among them" in note
     assert "Hong Kong, Macao and Taiwan are outside mainland China" in note
-    assert "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm" in note and "(article 11)" in note
+    assert "http://www.npc.gov.cn/npc/c30834/202108/a8c4e3672c74491a80b53a172bb753fe.shtml" in note
     assert not _border_notes(plan)
     # Hong Kong allowed beside mainland China: it is not kept in, and the border note flags Hong Kong
     both = _plan(JOB, countries=("CN", "HK"))
     assert not _residency(both) and _border_notes(both)
     # data abroad, kept where it is: the count, without mainland China's rules
     (us,) = _residency(_plan(replace(JOB, data_location=OHIO), countries=("US",)))
-    assert "United States" in us and "candidates elsewhere" in us and "Automotive" not in us
+    assert "United States" in us and "candidates elsewhere" in us and "Protection Law" not in us
 
 
 def test_the_residency_note_is_in_chinese() -> None:
     with use_language("zh"):
         plan = _plan(JOB, countries=("CN",))
-    assert any("中国大陆" in n and "汽车数据安全管理若干规定" in n and "2" in n for n in plan.notes), (
-        plan.notes
-    )
+    assert any("中国大陆" in n and "个人信息保护法" in n and "2" in n for n in plan.notes), plan.notes
 
 
 def test_a_deadline_no_option_in_the_countries_meets_says_how_many_they_left_out() -> None:
@@ -269,3 +274,34 @@ def test_a_deadline_no_option_in_the_countries_meets_says_how_many_they_left_out
     with pytest.raises(PlanInfeasibleError) as none:
         _plan(JOB, PLACES[1:2], countries=("CN",), deadline_h=1.0)
     assert "countries asked for" not in str(none.value)
+
+
+#: A chat service, its users in mainland China, no data.location: a 16 GB model's answers, nothing moved.
+SERVICE = JobFacts(task="infer", users_in=("CN",), calendar_months=1.0)
+
+
+def test_a_service_for_users_in_mainland_china_is_flagged_outside_it_whatever_the_filters() -> None:
+    # Hong Kong's region id starts with cn-: the plan had listed it with no word that it is outside
+    # mainland China unless --countries CN (which leaves it out anyway) was given
+    plan = _plan(SERVICE, countries=("CN", "HK", "US"))
+    options = _by_name(plan)
+    assert {k: o.crosses_border for k, o in options.items()} == {
+        "ohio": True,
+        "hangzhou": False,
+        "hongkong": True,
+    }
+    assert option_json(options["hongkong"]).crosses_border is True
+    (note,) = _border_notes(plan)
+    assert note.startswith(
+        "mainland-China border: your users are in mainland China (serving.users_in) and "
+        "aws/us-east-2, alibaba/cn-hongkong are outside it"
+    ), note
+    assert "npc.gov.cn" in note and note.endswith("--countries CN")
+    assert "Mbit/s" not in note  # no dataset or results moved: no link to time
+    from gpuplan.report.plan_view import border_cell
+
+    assert border_cell(options["hongkong"]) == "data leaves mainland China"
+    # users elsewhere: nothing crosses for them (no data.location: unknown, as before)
+    assert {o.crosses_border for o in _plan(replace(SERVICE, users_in=("SG",))).options} == {False}
+    assert crosses_border(SERVICE, "HK") is True and crosses_border(SERVICE, "CN") is False
+    assert crosses_border(SERVICE, "") is False  # an unknown country is not taken as outside

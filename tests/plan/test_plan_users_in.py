@@ -198,3 +198,46 @@ def test_the_json_and_the_serving_line_show_the_round_trip(store: Store, profile
     text = " ".join(console.export_text().split())
     assert re.search(r"\+ [\d.]+ (ms|s) network round trip to your users \(.+ km\)", text)
     assert "to users" in text[: text.index("Recommended:")]  # under each option's GPUs
+
+
+def test_a_region_in_the_users_city_is_said_to_be_there_not_0_ms(store: Store, profile: Profile) -> None:
+    from gpuplan.report.plan_view import plan_view, service_lines
+
+    # users in CN are placed in Shanghai: Alibaba's cn-shanghai is in that city, and its cell had read
+    # "+ 0 ms to users" (under zh "到用户 +0 毫秒"), which looks like a figure missing
+    held = plan(service(users_in=["CN"]), store=store, profile=profile, providers=["alibaba"], top=400)
+    shanghai = next(o for o in held.options if o.region == "cn-shanghai")
+    s = shanghai.service
+    assert s is not None and s.users_rtt_s == 0.0
+    console = Console(width=200, record=True)
+    console.print(plan_view(held))
+    table = " ".join(console.export_text().split("Recommended:")[0].split())
+    assert "same city as users" in table and "+ 0 ms to users" not in table
+    # ranked ahead of a dearer-alike option for its nearness: said as the same city, not "0 ms"
+    from gpuplan.plan.rank import _near_words
+
+    hangzhou = next(o for o in held.options if o.region == "cn-hangzhou")
+    assert (
+        _near_words(shanghai, hangzhou)
+        == "ranked ahead: in the same city as your users (against 3 ms round trip)"
+    )
+    line = " ".join(service_lines(shanghai))
+    assert "same city as your users (Shanghai" in line and "0 ms" not in line
+    with use_language("zh"):
+        console = Console(width=200, record=True)
+        console.print(plan_view(held))
+        assert "与用户同城" in console.export_text() and "+0 毫秒" not in console.export_text()
+
+
+def test_chinese_output_names_the_cities_in_chinese(store: Store, profile: Profile) -> None:
+    from gpuplan.plan.users_far import rtt_words
+
+    # "Hangzhou（云厂商标明的城市）到 CN 的 Shanghai": the cities had stayed in English
+    with use_language("zh"):
+        held = plan(service(users_in=["CN"]), store=store, profile=profile, providers=["alibaba"], top=400)
+        ulanqab = rtt_words(user_rtt("alibaba", "cn-wulanchabu", ("CN", "HK")))
+    said = {o.region: o.service.users_rtt_basis for o in held.options if o.service is not None}
+    assert said["cn-hangzhou"].startswith("杭州（云厂商标明的城市）到 CN 的 上海"), said
+    assert ulanqab.startswith("乌兰察布（") and "HK 的 香港" in ulanqab, ulanqab
+    # English keeps GeoNames' names
+    assert rtt_words(user_rtt("alibaba", "cn-wulanchabu", ("CN",))).startswith("Ulanqab (")

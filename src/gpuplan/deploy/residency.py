@@ -177,8 +177,7 @@ def border_warning(provider: str | None, region: str | None, data_location: str 
         return ""
     return _(
         "the data in {data} leaves mainland China for {where} (country {country}): exporting it is "
-        "governed by China's rules on outbound data (a security assessment, and for important data "
-        "such as road-camera images of faces or licence plates, storage in China), which `gpuplan plan` "
-        "notes with their official texts; to keep it in, plan with constraints.countries: [CN] "
-        "(--countries CN)"
+        "governed by China's rules on outbound data (the Personal Information Protection Law, the Data "
+        "Security Law and the CAC's rules on outbound transfers), which `gpuplan plan` notes with their "
+        "official texts; to keep it in, plan with constraints.countries: [CN] (--countries CN)"
     ).format(data=data_location, where=place(provider, region), country=country)

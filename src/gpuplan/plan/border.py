@@ -1,15 +1,19 @@
 """Data that an option moves across the border of mainland China (ISO code ``CN``; Hong Kong, ``HK``,
 is outside it): the flag each option carries and the plan's one note about it.
 
-The planner prices such a move as any other transfer; what it does not price is said here. Moving
-data out of mainland China may need a security assessment, a standard contract or a certification
-where it holds personal information or important data (Personal Information Protection Law of the
-People's Republic of China, adopted 2021-08-20, in force 2021-11-01, chapter III, articles 38–43;
-Cyberspace Administration of China, Measures for the Security Assessment of Outbound Data Transfers,
-CAC Order No. 11, issued 2022-07-07, in force 2022-09-01, https://www.cac.gov.cn/2022-07/07/
-c_1658811536396503.htm; whose scope the CAC's Provisions on Promoting and Regulating Cross-Border Data
-Flows, in force 2024-03-22, narrowed). Whether a transfer is lawful is not for gpuplan to judge: the
-note says that the data crosses, which rules govern it and how to keep it on one side.
+The planner prices such a move as any other transfer; what it does not price is said here. A
+service whose users are in mainland China (``serving.users_in``) served from outside it moves their
+requests out and the answers back in, whatever the data's place: that crosses too. Moving data out
+of mainland China is governed by the Personal Information Protection Law (adopted 2021-08-20, in
+force 2021-11-01; chapter III, articles 38–40: separate consent, and a security assessment, a
+standard contract or a certification), the Data Security Law (adopted 2021-06-10, in force
+2021-09-01; articles 21 and 31 on important data), the CAC's Measures for the Security Assessment of
+Outbound Data Transfers (Order No. 11, in force 2022-09-01) and its Provisions on Promoting and
+Regulating Cross-Border Data Flows (Order No. 16, in force 2024-03-22), which narrowed the Measures'
+scope. Sector rules (the automotive data provisions, for one) add to them; the workload says nothing
+of its sector, so the notes name the general rules only. Whether a transfer is lawful is not for
+gpuplan to judge: the note says that the data crosses, which rules govern it and how to keep it on
+one side.
 
 The link: the plan times the dataset's copy at the disk's assumed rate wherever it comes from, and the
 results' return not at all. A measurement of mainland China's transnational links found more than
@@ -35,16 +39,19 @@ from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.result import Option
 
 __all__ = [
-    "AUTOMOTIVE_PROVISIONS_URL",
     "CROSS_BORDER_PROVISIONS_URL",
+    "DATA_SECURITY_LAW_URL",
     "MAINLAND_CHINA",
     "OUTBOUND_MEASURES_URL",
+    "PIPL_URL",
     "SLOW_CROSS_BORDER_MBITS",
     "border_note",
     "crosses_border",
     "data_country",
     "outbound_words",
     "residency_note",
+    "rules_words",
+    "users_cross",
 ]
 
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
@@ -55,10 +62,14 @@ MAINLAND_CHINA = "CN"
 #: illustration of a slow cross-border link; it changes no figure.
 SLOW_CROSS_BORDER_MBITS = 1.0
 
-#: The official texts the notes cite, as the Cyberspace Administration of China (CAC) publishes them:
-#: the Several Provisions on Automotive Data Security Management (Trial), Order No. 7 (2021-08-20);
-AUTOMOTIVE_PROVISIONS_URL = "https://www.cac.gov.cn/2021-08/20/c_1631049984897667.htm"
-#: the Measures for the Security Assessment of Outbound Data Transfers, Order No. 11 (2022-07-07);
+#: The official texts the notes cite. The two laws as the National People's Congress publishes them
+#: (npc.gov.cn, the addresses public references to them give, recorded 2026-12-07): the Personal
+#: Information Protection Law (President's Order No. 91, 2021-08-20);
+PIPL_URL = "http://www.npc.gov.cn/npc/c30834/202108/a8c4e3672c74491a80b53a172bb753fe.shtml"
+#: the Data Security Law (President's Order No. 84, 2021-06-10).
+DATA_SECURITY_LAW_URL = "http://www.npc.gov.cn/npc/c30834/202106/7c9af12f51334a73b56d7938f99a788a.shtml"
+#: The Cyberspace Administration of China's (CAC) rules: the Measures for the Security Assessment of
+#: Outbound Data Transfers, Order No. 11 (2022-07-07);
 OUTBOUND_MEASURES_URL = "https://www.cac.gov.cn/2022-07/07/c_1658811536396503.htm"
 #: the Provisions on Promoting and Regulating Cross-Border Data Flows, Order No. 16 (2024-03-22).
 CROSS_BORDER_PROVISIONS_URL = "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm"
@@ -77,10 +88,10 @@ def _moves_data(job: JobFacts) -> bool:
     return job.dataset_gb > 0 or job.result_size_gb > 0 or job.results_unpriced
 
 
-def crosses_border(job: JobFacts, country: str) -> bool | None:
-    """Whether an option in ``country`` moves the job's data across the border of mainland China:
-    True where exactly one of the data and the option is in it and data moves; None where either's
-    country is not known (unknown is not taken as "inside")."""
+def _data_crosses(job: JobFacts, country: str) -> bool | None:
+    """Whether an option in ``country`` moves the job's dataset or results across the border of
+    mainland China: True where exactly one of the data and the option is in it and data moves; None
+    where either's country is not known (unknown is not taken as "inside")."""
     if not _moves_data(job):
         return False
     here = data_country(job)
@@ -89,44 +100,66 @@ def crosses_border(job: JobFacts, country: str) -> bool | None:
     return (here == MAINLAND_CHINA) != (country == MAINLAND_CHINA)
 
 
+def users_cross(job: JobFacts, country: str) -> bool:
+    """Whether an option in ``country`` serves users in mainland China (``serving.users_in``) from
+    outside it (Hong Kong, Macao and Taiwan included): their requests leave mainland China and the
+    answers come back in. False where the option's country is not known."""
+    return job.is_service and MAINLAND_CHINA in job.users_in and bool(country) and country != MAINLAND_CHINA
+
+
+def crosses_border(job: JobFacts, country: str) -> bool | None:
+    """Whether an option in ``country`` moves the job's data across the border of mainland China:
+    its dataset or results (:func:`_data_crosses`) or its users' requests (:func:`users_cross`);
+    None where the data's or the option's country is not known and the users' do not cross."""
+    return True if users_cross(job, country) else _data_crosses(job, country)
+
+
 def border_note(job: JobFacts, options: Sequence[Option]) -> str:
     """One note naming the places among ``options`` (the recommended, the listed and the Pareto
     front) whose option moves the data across the border of mainland China (``Option.crosses_border``,
-    set once when the option was made); "" where none does."""
-    places: list[str] = []
+    set once when the option was made): the dataset's and results' way, the users' requests' way, the
+    rules, and how to keep it on one side; "" where none does."""
+    data_places: list[str] = []
+    user_places: list[str] = []
     clouds: set[str] = set()
     for o in options:
-        if o.crosses_border and (where := place(o.provider, o.region)) not in places:
-            places.append(where)
-            clouds.add(o.provider)
-    if not places or job.data_location is None:
+        if not o.crosses_border:
+            continue
+        where = place(o.provider, o.region)
+        clouds.add(o.provider)
+        if _data_crosses(job, o.country) and where not in data_places:
+            data_places.append(where)
+        if users_cross(job, o.country) and where not in user_places:
+            user_places.append(where)
+    if not data_places and not user_places:
         return ""
     here = data_country(job)
     outward = here == MAINLAND_CHINA
-    where = place(*job.data_location)
-    head = (
-        _(
-            "mainland-China border: the data is in {where} and {places} are outside mainland China: the "
-            "dataset leaves mainland China for them and the results come back in; exporting data from "
-            "mainland China is governed by the Personal Information Protection Law (in force "
-            "2021-11-01) and the CAC's Measures for the Security Assessment of Outbound Data Transfers "
-            "(in force 2022-09-01; narrowed by the Provisions on Promoting and Regulating Cross-Border "
-            "Data Flows, 2024-03-22), which may require a security assessment, a standard contract or a "
-            "certification where the data holds personal information or important data"
+    words: list[str] = []
+    if data_places and job.data_location is not None:
+        words.append(
+            (
+                _(
+                    "mainland-China border: the data is in {where} and {places} are outside mainland "
+                    "China: the dataset leaves mainland China for them and the results come back in"
+                )
+                if outward
+                else _(
+                    "mainland-China border: the data is in {where}, outside mainland China, and {places} "
+                    "are in it: the dataset enters mainland China (the rules of the country it leaves "
+                    "apply) and the results leave it"
+                )
+            ).format(where=place(*job.data_location), places=_(", ").join(data_places))
         )
-        if outward
-        else _(
-            "mainland-China border: the data is in {where}, outside mainland China, and {places} are in "
-            "it: the dataset enters mainland China (the rules of the country it leaves apply) and the "
-            "results leave it, which the Personal Information Protection Law (in force 2021-11-01) and "
-            "the CAC's Measures for the Security Assessment of Outbound Data Transfers (in force "
-            "2022-09-01) govern where they hold personal information or important data"
+    if user_places:
+        words.append(
+            _(
+                "mainland-China border: your users are in mainland China (serving.users_in) and {places} "
+                "are outside it: their requests, which may hold personal information, leave mainland "
+                "China and the answers come back in"
+            ).format(places=_(", ").join(user_places))
         )
-    ).format(where=where, places=_(", ").join(places))
-    words = [head]
-    if outward:
-        words.append(important_data_words())
-    words.append(_("gpuplan prices the transfer but does not judge whether it is lawful"))
+    words += [rules_words(), _("gpuplan prices the transfer but does not judge whether it is lawful")]
     if clouds & {"aws", "azure"}:
         words.append(
             _(
@@ -134,11 +167,11 @@ def border_note(job: JobFacts, options: Sequence[Option]) -> str:
                 "21Vianet) are separate clouds with their own accounts, which the catalog does not hold"
             )
         )
-    if job.dataset_gb > 0 or job.result_size_gb > 0:
+    if data_places and (job.dataset_gb > 0 or job.result_size_gb > 0):
         words.append(_link_words(job, job.result_size_gb if outward else job.dataset_gb))
     keep = (
         _("to keep the data inside mainland China: --countries CN")
-        if outward
+        if outward or user_places
         else _("to keep the data out of mainland China: --countries {country}").format(country=here)
     )
     words.append(keep)
@@ -168,20 +201,17 @@ def _link_words(job: JobFacts, inbound_gb: float) -> str:
     )
 
 
-def important_data_words() -> str:
-    """What the rules say of important data leaving mainland China, with the official texts: the
-    automotive provisions' storage in China (a driving team's road-camera images), and the two
-    general texts' addresses."""
+def rules_words() -> str:
+    """The general rules on data leaving mainland China, with the official texts a reader can open."""
     return _(
-        "automotive data stays in China: the Several Provisions on Automotive Data Security "
-        "Management (Trial) (CAC and four ministries, Order No. 7, in force 2021-10-01, {automotive}) "
-        "count video and images from outside a car that contain faces or licence plates as important "
-        "data (article 3) and require important data to be stored in China, leaving it only after a "
-        "security assessment where the business truly needs it (article 11); the texts of the Measures "
-        "({measures}) and of the Provisions on Promoting and Regulating Cross-Border Data Flows "
-        "({provisions})"
+        "data leaving mainland China is governed by the Personal Information Protection Law (articles "
+        "38–40: separate consent, and a CAC security assessment, a standard contract or a certification; "
+        "{pipl}), the Data Security Law (important data; {dsl}), the CAC's Measures for the Security "
+        "Assessment of Outbound Data Transfers (2022; {measures}) and its Provisions on Promoting and "
+        "Regulating Cross-Border Data Flows (2024, which exempt some transfers; {provisions})"
     ).format(
-        automotive=AUTOMOTIVE_PROVISIONS_URL,
+        pipl=PIPL_URL,
+        dsl=DATA_SECURITY_LAW_URL,
         measures=OUTBOUND_MEASURES_URL,
         provisions=CROSS_BORDER_PROVISIONS_URL,
     )
@@ -214,12 +244,8 @@ def residency_note(job: JobFacts, countries: tuple[str, ...] | None, left_out: i
     return _("; ").join(
         [
             head,
-            _(
-                "Hong Kong, Macao and Taiwan are outside mainland China for this; data leaving mainland "
-                "China is governed by the Personal Information Protection Law and the CAC's Measures for "
-                "the Security Assessment of Outbound Data Transfers"
-            ),
-            important_data_words(),
+            _("Hong Kong, Macao and Taiwan are outside mainland China for this"),
+            rules_words(),
         ]
     )
 
@@ -232,11 +258,9 @@ def outbound_words(data_location: tuple[str, str], places: Sequence[str]) -> str
         [
             _(
                 "the data in {where} leaves mainland China for {places} (Hong Kong, Macao and Taiwan "
-                "are outside it for this); exporting data from mainland China is governed by the "
-                "Personal Information Protection Law and the CAC's Measures for the Security Assessment "
-                "of Outbound Data Transfers"
+                "are outside it for this)"
             ).format(where=place(*data_location), places=_(", ").join(places)),
-            important_data_words(),
+            rules_words(),
             _("gpuplan prices the transfer but does not judge whether it is lawful"),
             _("to keep the data inside mainland China: --countries CN"),
         ]

@@ -306,9 +306,14 @@ def _near_words(win: Option, other: Option) -> str:
     a = win.service.users_rtt_s if win.service is not None else None
     b = other.service.users_rtt_s if other.service is not None else None
     if a is not None and (b is None or round(a * 1000.0) < round(b * 1000.0)):
+        theirs = _("unknown") if b is None else _("{ms} ms").format(ms=format_number(round(b * 1000.0)))
+        if a == 0.0:
+            # placed in the users' city: said so, not "0 ms", which reads as a figure missing
+            return _("ranked ahead: in the same city as your users (against {theirs} round trip)").format(
+                theirs=theirs
+            )
         return _("ranked ahead: nearer your users ({mine} ms round trip against {theirs})").format(
-            mine=format_number(round(a * 1000.0)),
-            theirs=_("unknown") if b is None else _("{ms} ms").format(ms=format_number(round(b * 1000.0))),
+            mine=format_number(round(a * 1000.0)), theirs=theirs
         )
     far = other.data_km
     if a is None and win.data_km is not None and (far is None or round(win.data_km) < round(far)):

@@ -15,6 +15,7 @@ import numpy as np
 from gpuplan.catalog.user_rtt import UserRtt, method_words, user_rtt
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_number
+from gpuplan.i18n.places import city_name
 from gpuplan.plan.candidates import REASONS
 from gpuplan.plan.constraints import Reason
 
@@ -86,9 +87,9 @@ def rtt_unknown(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
 def _where(r: UserRtt) -> str:
     assert r.region_at is not None and r.users_at is not None and r.distance_km is not None
     return _("{region} ({region_basis}) to {users} in {country} ({users_basis}), {km} km").format(
-        region=r.region_at.name,
+        region=city_name(r.region_at.name),
         region_basis=r.region_at.basis_words,
-        users=r.users_at.name,
+        users=city_name(r.users_at.name),
         country=r.country,
         users_basis=r.users_at.basis_words,
         km=format_number(round(r.distance_km)),

@@ -211,8 +211,12 @@ def service_cell(o: Option) -> tuple[str, ...]:
         cells = (*cells, _("first token p95 {time}").format(time=ttft))
     if s.users_in:
         # the round trip the targets were held to with, beside the server's own figures
-        trip = "—" if s.users_rtt_s is None else latency_words(s.users_rtt_s)
-        cells = (*cells, _("+ {time} to users").format(time=trip))
+        if s.users_rtt_s == 0.0:
+            # the region and the users are placed in one city: no distance to time, not a missing figure
+            cells = (*cells, _("same city as users"))
+        else:
+            trip = "—" if s.users_rtt_s is None else latency_words(s.users_rtt_s)
+            cells = (*cells, _("+ {time} to users").format(time=trip))
     if s.tpot_target_s is not None:
         tpot = "—" if s.tpot_s is None else latency_words(s.tpot_s)
         cells = (*cells, _("{time} a token").format(time=tpot))
@@ -508,6 +512,11 @@ def service_lines(o: Option) -> list[str]:
         trip = (
             _("network round trip to your users unknown: {why}").format(why=s.users_rtt_basis)
             if s.users_rtt_s is None
+            else _(
+                "same city as your users ({where}): the estimate, by distance, adds no network round "
+                "trip; the city's own network and the users' access are not counted"
+            ).format(where=s.users_rtt_basis)
+            if s.users_rtt_s == 0.0
             else _("+ {rtt} network round trip to your users ({where})").format(
                 rtt=latency_words(s.users_rtt_s), where=s.users_rtt_basis
             )
