@@ -65,6 +65,7 @@ __all__ = [
     "missing_members",
     "pricing_name",
     "pydantic_cast",
+    "sharing_name",
 ]
 
 C = TypeVar("C", bound="Choice")
@@ -338,6 +339,35 @@ def pricing_said(code: str) -> Phrase | str:
     Chinese refusal had named the code; an unknown code as it is."""
     rule = PRICING_RULES.get(code)
     return Phrase(rule.name) if rule else code
+
+
+#: The ways ``simulate share`` shares a GPU, each with the name its tables and lines give it: the
+#: identifier in English, 整卡、MIG、时间片、MPS in Chinese (where a Chinese table had shown
+#: ``time-slice``). The identifier stays where it is typed (``--sharing``) and in JSON.
+_SHARING_NAMES = {
+    # TRANSLATORS: a way services share a GPU: each has whole GPUs of its own; Chinese: 整卡
+    "whole": N_("whole"),
+    # TRANSLATORS: a way services share a GPU: NVIDIA Multi-Instance GPU slices; Chinese: MIG
+    "mig": N_("mig"),
+    # TRANSLATORS: a way services share a GPU: they take turns on it (time-slicing); Chinese: 时间片
+    "time-slice": N_("time-slice"),
+    # TRANSLATORS: a way services share a GPU: NVIDIA's Multi-Process Service; Chinese: MPS
+    "mps": N_("mps"),
+}
+#: An MPS share of a GPU as the packing names it (``mps-1/3``).
+_MPS_SHARE = re.compile(r"mps-(?P<share>1/[0-9]+)")
+# TRANSLATORS: a third of a GPU under MPS in the share table ("mps-1/3"); Chinese: "MPS {share}"
+_MPS_SHARE_NAME = N_("mps-{share}")
+
+
+def sharing_name(code: str) -> str:
+    """A way of sharing a GPU, or a service's slice of one (``time-slice``, ``mps-1/3``), as the
+    reader reads it: the code in English, 时间片 or MPS 1/3 in Chinese; a MIG profile (``1g.10gb``)
+    or an unknown code as it is."""
+    if code in _SHARING_NAMES:
+        return _(_SHARING_NAMES[code])
+    mps = _MPS_SHARE.fullmatch(code)
+    return _(_MPS_SHARE_NAME).format(share=mps["share"]) if mps else code
 
 
 #: Pricing models that bind the user beyond the job, and those bought by the hour.

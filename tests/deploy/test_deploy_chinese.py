@@ -266,6 +266,17 @@ def test_the_chinese_k8s_readme_names_the_pricing_and_joins_its_notes_without_sp
     assert "。 " not in readme  # Chinese sentences follow each other without a space
 
 
+@pytest.mark.parametrize(("target", "make"), CASES, ids=[f"{t}-{m.__name__[1:]}" for t, m in CASES])
+def test_a_chinese_readme_joins_its_sentences_without_a_space(
+    target: str, make: Callable[[Path], LaunchSpec], tmp_path: Path
+) -> None:
+    # SkyServe's scaling paragraph, EFA's interfaces, the Dockerfile's install and the engine's notes
+    # had joined their sentences with " " ("…两倍）。 它按…"): Chinese puts none after 。
+    files = _files(make(tmp_path), target, "zh")
+    spaced = [(p, line) for p in _readmes(files) for line in _prose(files[p]) if "。 " in line]
+    assert spaced == [], spaced
+
+
 def test_yaml_writes_text_in_another_language_as_itself_in_a_block() -> None:
     # Needs no catalog: the dumper alone. was: "#!/bin/sh\\n# \\u542F\\u52A8\\n…" on one quoted line.
     script = "#!/usr/bin/env bash\n# 启动 torchrun\necho ok\n"

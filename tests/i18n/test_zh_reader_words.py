@@ -132,4 +132,5 @@ def test_sharing_takes_the_chinese_name_and_full_width_letters(
     said = gpuplan(
         "zh", "simulate", "share", str(EXAMPLES / "simulate" / "notebooks.yaml"), "--sharing", word
     )
-    assert "time-slice" in said
+    # read as time-slice, and shown by its Chinese name
+    assert "（时间片）" in said and "time-slice" not in said, said

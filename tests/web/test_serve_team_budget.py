@@ -281,6 +281,10 @@ def test_teams_budgets_adding_up_past_the_services_are_set_and_said(service: Ser
         f"Budgets given in the other currency are added at 1 USD = {1 / rate['usd_per_unit']:.4f} CNY "
         f"(as of {rate['as_of']}), the catalog's newest rate."
     )
+    # in Chinese one sentence follows another without a space (they had been joined by " ")
+    zh_doc = c.get("/api/v1/budget/2027-03?team=vision&lang=zh", headers=read).json()
+    said = [*zh_doc["notes"], zh_doc["note"]]
+    assert len(said) == 2 and all("。" in n and "。 " not in n for n in said), said
 
 
 def test_a_plan_that_takes_its_team_over_budget_is_kept_and_says_so(service: Service) -> None:

@@ -427,13 +427,16 @@ def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, fl
     mig for nb-bob": for each other way, the service it slows most against the chosen one."""
     from gpuplan.i18n.phrases import item_list
     from gpuplan.report.simulate_common import seconds
+    from gpuplan.vocab import sharing_name
 
     mine = {s.name: s.p95_latency_s for s in chosen.services}
     reasons = []
     for o in others:
         if _slowdown(o, alone_s) == _slowdown(chosen, alone_s):
             reasons.append(
-                _("the same worst p95 as under {other}; the more isolated way taken").format(other=o.sharing)
+                _("the same worst p95 as under {other}; the more isolated way taken").format(
+                    other=sharing_name(o.sharing)
+                )
             )
             continue
 
@@ -453,7 +456,7 @@ def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, fl
                 _("p95 slow-down ×{mine:.2f} vs ×{other_slow:.2f} under {other} for {group}").format(
                     mine=slowed.get(nb.name, math.nan),
                     other_slow=nb.p95_slowdown,
-                    other=o.sharing,
+                    other=sharing_name(o.sharing),
                     group=nb.name,
                 )
             )
@@ -463,7 +466,7 @@ def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, fl
             _("p95 {p95} vs {other_p95} under {other} for {service}").format(
                 p95=seconds(mine.get(s.name)),
                 other_p95=seconds(s.p95_latency_s) if s.p95_latency_s is not None else _("overloaded"),
-                other=o.sharing,
+                other=sharing_name(o.sharing),
                 service=s.name,
             )
         )
@@ -472,9 +475,9 @@ def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, fl
         "{ways} need the same {n} GPUs; {chosen} chosen, its services wait least: {reasons}",
         chosen.gpus_needed,
     ).format(
-        ways=item_list([chosen.sharing, *(o.sharing for o in others)]),
+        ways=item_list(sharing_name(p.sharing) for p in (chosen, *others)),
         n=chosen.gpus_needed,
-        chosen=chosen.sharing,
+        chosen=sharing_name(chosen.sharing),
         reasons=_("; ").join(reasons),
     )
 

@@ -41,6 +41,7 @@ from gpuplan.deploy.grammar import ENGINE_PIN
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import sentences
 from gpuplan.perf.engines import ESTIMATOR_MEMORY_FRACTION, NEWEST_KNOWN, engine_defaults
 from gpuplan.start_up import ENGINE_STARTUP_S, StartUp, replica_start_up
 
@@ -734,8 +735,7 @@ def engine_note(launch: EngineLaunch, unpriced: str = "") -> str:
             "Secret `hf-token` (key `token`) or the HF_TOKEN environment variable."
         )
     )
-    # a space between sentences, none after a full-width end (Chinese: 。)
-    return "".join(p if i == 0 or parts[i - 1].endswith("。") else f" {p}" for i, p in enumerate(parts))
+    return sentences(*parts)
 
 
 def unread_config_warning(spec: LaunchSpec) -> str | None:

@@ -532,11 +532,14 @@ def _network_readme(spec: LaunchSpec) -> str:
         )
         text = sentences(text, assumes.format(fallback=fallback(spec, net)))
     if net is not None and net.interfaces > 1:
-        text += " " + _(
-            "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "
-            "the nodes by their internal IPs, else one (a fraction of that bandwidth). "
-            "Add to ~/.sky/config.yaml:"
-        ).format(instance=net.instance, n=net.interfaces, fabric=network.name)
+        text = sentences(
+            text,
+            _(
+                "{instance} has {n} {fabric} interfaces; SkyPilot attaches all of them only when it reaches "
+                "the nodes by their internal IPs, else one (a fraction of that bandwidth). "
+                "Add to ~/.sky/config.yaml:"
+            ).format(instance=net.instance, n=net.interfaces, fabric=network.name),
+        )
         text += "\n\n```yaml\naws:\n  use_internal_ips: true\n  use_ssm: true\n```\n"
     check = _(
         "Check the transport on the first run: with NCCL_DEBUG=INFO in launch.sh, the log names the "

@@ -354,36 +354,42 @@ def policy_words(policy: ReplicaPolicy, accelerators: str) -> str:
     numbers come from, and how long a replica has to come up."""
     if policy.target_qps_per_replica is not None and policy.load is not None:
         scale = _starts(policy, accelerators)
-        scale += " " + _(
-            "It scales on the "
-            "requests per second each replica receives, over the last minute: its target, {target} "
-            "requests/s, is chosen from both of gpuplan's models of a replica: {basis}. A replica is "
-            "added after the load has stayed above the target for 5 minutes, and taken away after "
-            "20 minutes below it (SkyServe's default delays). `{command}` replays your traffic (add "
-            "--trace FILE.csv) under the autoscaler `gpuplan deploy --target k8s` writes, on the "
-            "requests in flight a replica holds at that load, not under SkyServe's own rule: "
-            "gpuplan simulates no autoscaler on requests per second with those delays, and SkyServe "
-            "adds and removes replicas later than that replay does."
-        ).format(
-            target=f"{policy.target_qps_per_replica:g}",
-            basis=replica_load_words(policy.load, policy.lengths),
-            command=policy.replay,
+        scale = sentences(
+            scale,
+            _(
+                "It scales on the "
+                "requests per second each replica receives, over the last minute: its target, {target} "
+                "requests/s, is chosen from both of gpuplan's models of a replica: {basis}. A replica is "
+                "added after the load has stayed above the target for 5 minutes, and taken away after "
+                "20 minutes below it (SkyServe's default delays). `{command}` replays your traffic (add "
+                "--trace FILE.csv) under the autoscaler `gpuplan deploy --target k8s` writes, on the "
+                "requests in flight a replica holds at that load, not under SkyServe's own rule: "
+                "gpuplan simulates no autoscaler on requests per second with those delays, and SkyServe "
+                "adds and removes replicas later than that replay does."
+            ).format(
+                target=f"{policy.target_qps_per_replica:g}",
+                basis=replica_load_words(policy.load, policy.lengths),
+                command=policy.replay,
+            ),
         )
         if (held := latency_share_words(policy.share)) is not None:
             scale = sentences(scale, held)
     elif policy.target_qps_per_replica is not None:
         scale = _starts(policy, accelerators)
-        scale += " " + _(
-            "It scales on the "
-            "requests per second each replica receives, over the last minute: its target, "
-            "{target} requests/s, is the plan's estimate of what one replica carries "
-            "({capacity} requests/s) × {pct} %, the utilisation plans size fleets for. A replica is "
-            "added after the load has stayed above the target for 5 minutes, and taken away after "
-            "20 minutes below it (SkyServe's default delays)."
-        ).format(
-            target=f"{policy.target_qps_per_replica:g}",
-            capacity=f"{policy.capacity_requests_per_s:.4g}",
-            pct=f"{policy.share * 100:.0f}",
+        scale = sentences(
+            scale,
+            _(
+                "It scales on the "
+                "requests per second each replica receives, over the last minute: its target, "
+                "{target} requests/s, is the plan's estimate of what one replica carries "
+                "({capacity} requests/s) × {pct} %, the utilisation plans size fleets for. A replica is "
+                "added after the load has stayed above the target for 5 minutes, and taken away after "
+                "20 minutes below it (SkyServe's default delays)."
+            ).format(
+                target=f"{policy.target_qps_per_replica:g}",
+                capacity=f"{policy.capacity_requests_per_s:.4g}",
+                pct=f"{policy.share * 100:.0f}",
+            ),
         )
         if (held := latency_share_words(policy.share)) is not None:
             scale = sentences(scale, held)

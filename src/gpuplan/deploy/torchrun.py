@@ -731,11 +731,7 @@ def serving_note(spec: LaunchSpec) -> str:
         "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
         "the model behind a batching server (TorchServe, Triton, vLLM)."
     ).format(what=what)
-    text = sentences(said, no_gpu_note("serve.py"))
-    for more in (serve_py_reason(spec), unpriced):
-        if more:
-            text += f"{'' if text.endswith('。') else ' '}{more}"
-    return text
+    return sentences(said, no_gpu_note("serve.py"), serve_py_reason(spec), unpriced)
 
 
 def loader_note(spec: LaunchSpec) -> str:

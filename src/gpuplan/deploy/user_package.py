@@ -48,6 +48,7 @@ from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import sentences
 
 __all__ = [
     "DOCKERFILE",
@@ -263,29 +264,24 @@ def install_words(installer: str, requirements: bool) -> str:
     ``installer`` is the file that does it (:data:`DOCKERFILE`, or :data:`TASK_YAML`, whose setup
     runs on every node), ``requirements`` whether the project's requirements.txt is installed first."""
     if installer == TASK_YAML:
-        said = (
+        installs = (
             _(
                 "The setup of task.yaml installs your project's requirements and then the package on "
                 "every node (`pip install -r {project}/requirements.txt`, then `pip install ./{project}`)."
             )
-            + " "
-            + _torch_kept()
             if requirements
             else _("The setup of task.yaml installs the package on every node (`pip install ./{project}`).")
-            + " "
-            + _torch_kept()
         )
     else:
-        said = (
+        installs = (
             _(
                 "The Dockerfile installs your project's requirements and then the package (`pip install -r "
                 "{project}/requirements.txt`, then `pip install ./{project}`)."
             )
-            + " "
-            + _torch_kept()
             if requirements
-            else _("The Dockerfile installs the package (`pip install ./{project}`).") + " " + _torch_kept()
+            else _("The Dockerfile installs the package (`pip install ./{project}`).")
         )
+    said = sentences(installs, _torch_kept())
     return said.format(project=PROJECT_DIR, constraints=TORCH_CONSTRAINTS)
 
 

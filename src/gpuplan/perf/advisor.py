@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpuplan.errors import EstimateError, GpuplanError
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Retrace, Setup
 from gpuplan.perf.calibration import load_calibration
@@ -867,7 +867,7 @@ def _loss_step(st: Setup, p: Profile) -> tuple[_Step, Profile, Current] | None:
         if found is not None:
             setting = f"loss: {kind.value}"
             if kind is LossKind.FUSED_LINEAR:
-                setting += " " + _("(needs the Liger kernels)")
+                setting = bracketed(setting, _("needs the Liger kernels"))
             changed = replace(p, peak=found[0])
             return _Step(action, setting, found[1]), changed, replace(st.current, loss=kind.value)
     return None

@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import bracketed
 from gpuplan.machine.bench import BenchReport, datasheet_note_text
 from gpuplan.machine.facts import MachineFacts
 from gpuplan.machine.findings import Finding, Severity
@@ -144,7 +145,7 @@ def bench_table(report: BenchReport) -> Table:
     """Measured vs datasheet, one row per result; the skipped measurements and why in the caption."""
     title = f"gpuplan bench — {report.device_name}"
     if report.gpu_id:
-        title += " " + _("(datasheet {gpu})").format(gpu=report.gpu_id)
+        title = bracketed(title, _("datasheet {gpu}").format(gpu=report.gpu_id))
     table = Table(title=title)
     table.add_column(_("metric"), no_wrap=True)
     table.add_column("dtype", no_wrap=True)

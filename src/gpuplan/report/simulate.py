@@ -37,6 +37,7 @@ from gpuplan.report.simulate_common import (
     validated,
 )
 from gpuplan.simulate.share import SharePlan, tenant_words
+from gpuplan.vocab import sharing_name
 
 __all__ = ["share_html", "share_json", "share_view"]
 
@@ -144,7 +145,7 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
                 placed=len(plan.services) + len(plan.notebooks),
                 n=plan.gpus_needed,
                 gpu=plan.gpu_id,
-                sharing=plan.sharing,
+                sharing=sharing_name(plan.sharing),
                 cost=money.format(plan.placed_cost_usd_per_hour, per=_("h"), unknown=_("price unknown")),
             )
         ]
@@ -153,7 +154,7 @@ def _share_summary(plan: SharePlan, money: Money) -> list[str]:
             _("{n} × {gpu} ({sharing}), {cost}.").format(
                 n=plan.gpus_needed,
                 gpu=plan.gpu_id,
-                sharing=plan.sharing,
+                sharing=sharing_name(plan.sharing),
                 cost=money.format(plan.cost_usd_per_hour, per=_("h"), unknown=_("price unknown")),
             ),
             (
@@ -269,7 +270,7 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
         rows.append(
             [
                 s.name,
-                s.slice,
+                sharing_name(s.slice),
                 str(s.instances),
                 item_list(str(g) for g in gpus),
                 format_percent(s.utilisation),
@@ -304,7 +305,7 @@ def _notebook_rows(plan: SharePlan) -> list[list[str]]:
             str(n.users),
             f"{n.memory_gib:g}",
             _("{share} of {hours:g} h").format(share=format_percent(n.active_share), hours=n.hours_per_day),
-            n.slice,
+            sharing_name(n.slice),
             str(n.gpus),
             format_percent(n.slowed_chance),
             f"×{n.mean_slowdown:.2f} / ×{n.p95_slowdown:.2f}",
@@ -351,7 +352,8 @@ def share_view(plan: SharePlan, money: Money, places: str = "") -> Group:
         t.add_row(*r)
     tables = [t] if plan.services or not plan.notebooks else []
     if plan.notebooks:
-        nt = house_table(_("Notebooks and experiments on {sharing}").format(sharing=plan.sharing))
+        way = sharing_name(plan.sharing)
+        nt = house_table(_("Notebooks and experiments on {sharing}").format(sharing=way))
         for i, h in enumerate(_notebook_headers()):
             nt.add_column(h, justify="left" if i in (0, 4) else "right", no_wrap=i in (0, 4))
         for r in _notebook_rows(plan):
@@ -368,7 +370,7 @@ def share_html(plan: SharePlan, money: Money, places: str = "") -> str:
     body += table_html(
         [_("GPU #"), _("Service"), _("Slice"), _("Start slice")],
         [
-            [str(p.gpu_index), p.service, p.slice, "" if p.start is None else str(p.start)]
+            [str(p.gpu_index), p.service, sharing_name(p.slice), "" if p.start is None else str(p.start)]
             for p in plan.placements
         ],
     )

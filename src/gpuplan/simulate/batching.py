@@ -43,6 +43,7 @@ from gpuplan.errors import InputError
 from gpuplan.i18n.messages import N_
 from gpuplan.perf.engines import EngineSettings
 from gpuplan.perf.inference import StepModel
+from gpuplan.units import split_list
 
 __all__ = ["EngineSettings", "ReplicaRun", "parse_engine", "run_replica", "with_host_s"]
 
@@ -424,7 +425,7 @@ def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
     from gpuplan.errors import NotFoundError
 
     values: dict[str, int | bool] = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in split_list(text):
         key, eq, value = item.partition("=")
         key = key.strip().lower()
         if not eq or key not in _ENGINE_KEYS:

@@ -34,7 +34,13 @@ from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.notebooks import DEFAULT_MAX_OOM_RISK, DEFAULT_MAX_SLOWDOWN, NotebookGroup
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import MAX_SHARE_GPUS, ServiceDemand, ServingModel
-from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, MIN_STORAGE_GBPS, instances_for
+from gpuplan.units import (
+    MAX_SPOT_RATE_PER_HOUR,
+    MAX_STORAGE_GBPS,
+    MIN_STORAGE_GBPS,
+    instances_for,
+    split_list,
+)
 from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
 from gpuplan.workload.spec import ScheduleSpec
@@ -844,7 +850,7 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
     """``slots=48,tpot_ms=30,prefill_tps=8000``: a replica measured or known, instead of estimated."""
     keys = {"slots": int, "tpot_ms": float, "prefill_tps": float}
     values: dict[str, Any] = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in split_list(text):
         k, eq, v = item.partition("=")
         k = k.strip().lower()
         if not eq or k not in keys:

@@ -23,6 +23,7 @@ import numpy as np
 
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n.messages import N_
+from gpuplan.units import split_list
 
 __all__ = [
     "METRICS",
@@ -74,7 +75,7 @@ def _seconds(text: str, item: str) -> float:
 def parse_slos(text: str) -> tuple[Slo, ...]:
     """``ttft_p95=2s,tpot_p95=80ms`` → SLOs; one-line errors say what to write."""
     out: list[Slo] = []
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in split_list(text):
         key, eq, value = item.partition("=")
         m = re.fullmatch(r"\s*([a-z0-9]+)_p([0-9]+(?:\.[0-9]+)?)\s*", key.lower())
         if not eq or not m:

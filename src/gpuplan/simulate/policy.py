@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.units import as_typed, split_list
 
 if TYPE_CHECKING:
     import numpy as np
@@ -543,13 +544,13 @@ def _in_spec(spec: str) -> Phrase:
 
 def parse_policy(text: str) -> Policy:
     """A policy from its compact form (module docstring); one-line errors say what to write."""
-    spec = text.strip()
+    spec = as_typed(text).strip()
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
     if kind not in KINDS:
         raise NotFoundError("policy kind", kind, KINDS, hint=_in_spec(spec))
     values: dict[str, str] = {}
-    for n, item in enumerate(filter(None, (s.strip() for s in rest.split(",")))):
+    for n, item in enumerate(split_list(rest)):
         key, eq, value = item.partition("=")
         if not eq and n == 0 and kind == "gpu-util":
             key, eq, value = "target", "=", item.removesuffix("%")  # gpu-util:80

@@ -55,6 +55,7 @@ from gpuplan.perf.inference import TIME_SLICE_PENALTY, DecodeEstimate, serving_e
 from gpuplan.simulate import mig as migmod
 from gpuplan.simulate.notebooks import NotebookGroup, NotebookOutcome, fixed_outcome, pack_time_slice
 from gpuplan.simulate.pricing import PriceBasis
+from gpuplan.vocab import sharing_name
 
 if TYPE_CHECKING:
     from gpuplan.workload.spec import ScheduleSpec
@@ -1180,7 +1181,7 @@ def _model_notes(services: Sequence[ServiceDemand], sharing: str) -> tuple[str, 
                 "model plan sizes a fleet with (continuous batching, M/M/c queueing over the replica's "
                 "KV-cache slots), on a share at its share of the GPU's speed and with the KV cache its "
                 "memory holds ({sharing}: the share taken as a smaller, slower GPU)"
-            ).format(sharing=sharing)
+            ).format(sharing=sharing_name(sharing))
         )
     if any(s.serving is None for s in services):
         notes.append(

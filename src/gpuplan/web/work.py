@@ -548,6 +548,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     budget. A plan of unknown cost is not counted, so the spend may be more still: said."""
     from gpuplan.i18n import _, ngettext
     from gpuplan.i18n.numbers import format_amount
+    from gpuplan.i18n.phrases import sentences
 
     currency = spend["currency"] or "USD"
     unit = currency.lower()
@@ -576,11 +577,14 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     )
     unknown = spend["unknown_cost_plans"]
     if unknown:
-        text += " " + ngettext(
-            "{n} plan of unknown cost is not counted: the spend may be more.",
-            "{n} plans of unknown cost are not counted: the spend may be more.",
-            unknown,
-        ).format(n=unknown)
+        text = sentences(
+            text,
+            ngettext(
+                "{n} plan of unknown cost is not counted: the spend may be more.",
+                "{n} plans of unknown cost are not counted: the spend may be more.",
+                unknown,
+            ).format(n=unknown),
+        )
     return [text]
 
 
@@ -748,6 +752,7 @@ def _allocation(
     other currency are at the same rate."""
     from gpuplan.i18n import _
     from gpuplan.i18n.numbers import format_amount, per_usd
+    from gpuplan.i18n.phrases import sentences
 
     empty: dict[str, Any] = {
         "teams_budget_usd": None,
@@ -792,10 +797,13 @@ def _allocation(
         service=format_amount(limit, currency),
     )
     if mixed and rate is not None:
-        note += " " + _(
-            "Budgets given in the other currency are added at 1 USD = {rate} CNY (as of {date}), "
-            "the catalog's newest rate."
-        ).format(rate=per_usd(rate.usd_per_unit), date=rate.as_of)
+        note = sentences(
+            note,
+            _(
+                "Budgets given in the other currency are added at 1 USD = {rate} CNY (as of {date}), "
+                "the catalog's newest rate."
+            ).format(rate=per_usd(rate.usd_per_unit), date=rate.as_of),
+        )
     return {**out, "over_allocated_usd": overs["usd"], "over_allocated_cny": overs["cny"], "notes": [note]}
 
 
@@ -993,6 +1001,7 @@ def _budget_note(budget: Budget, rate: ExchangeRate | None) -> str:
     if _currency(budget) != "CNY":
         return budget.note
     from gpuplan.i18n import _
+    from gpuplan.i18n.phrases import sentences
 
     assert budget.amount_cny is not None
     compared = _(
@@ -1007,7 +1016,7 @@ def _budget_note(budget: Budget, rate: ExchangeRate | None) -> str:
         from gpuplan.plan.build_inputs import cny_in_usd
 
         _usd, said = cny_in_usd(budget.amount_cny, rate)
-    said = f"{said} {compared}"
+    said = sentences(said, compared)
     return f"{said} · {budget.note}" if budget.note else said
 
 
