@@ -105,7 +105,7 @@ def _report(money: Money | None = None, past_horizon: str = "full") -> TcoReport
 def test_json_document_has_the_contracts_names_and_adds_up() -> None:
     doc = json.loads(json.dumps(tco_json(_report())))
     assert set(doc) >= CONTRACT
-    assert doc["schema_version"] == 6 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
+    assert doc["schema_version"] == 7 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
     # 36 × $900 (12 months past the horizon, paid in full) + 2 × $1,400 = $35,200
     assert doc["total_cost_usd"] == 35_200.0
     assert doc["past_horizon_cost_usd"] == 10_800.0
