@@ -81,3 +81,25 @@ def test_each_run_it_line_names_a_project_folder_that_holds_the_workloads_it_rea
         for d in load_usage(f).demands:
             if d.workload is not None:
                 assert (f.parent / d.workload).resolve().is_relative_to(project.resolve()), (f.name, line)
+
+
+def test_the_seasonal_peak_example_prices_its_peak_in_the_eleventh_month_of_the_horizon(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # start_month/end_month are months of the horizon counted from 1: with start 2027-01, month 11
+    # is 2027-11, and the festival demand is there and nowhere else
+    usage = load_usage(TCO / "seasonal-peak.yaml")
+    peak = next(d for d in usage.demands if d.name == "chat-november-peak")
+    assert (peak.start_month, peak.end_month) == (11, 11)
+    report = tco(usage, store=store)
+    by_name = {d.name: d for d in report.problem.demands}
+    hours = by_name["chat-november-peak"].gpu_hours
+    assert [i for i, h in enumerate(hours) if h > 0] == [10]
+    assert hours[10] == pytest.approx(9 * by_name["chat-normal"].gpu_hours[10])
+    costs = [m.cost_usd for m in report.schedule.monthly]
+    assert costs[10] == max(costs) and costs[10] > 5 * costs[9] and costs[0] == pytest.approx(costs[9])
+    # and tco --help says how the months count
+    from one_line import answered
+
+    said = " ".join(answered(["tco", "--help"], capsys).split())
+    assert "start_month" in said and "counted from 1" in said

@@ -284,11 +284,17 @@ def test_a_saving_resting_on_a_stale_spot_price_is_left_out_of_the_schedule_and_
     # Floored at a dated price: judged by the floor's day (here a year old: stale).
     floored = replace(p, offers=(p.offers[0], replace(stale, as_of="2026-11-20", floor_as_of="2025-11-30")))
     assert _fresh_first(floored, today, 180)[2] is not None
-    # Only a stale spot price: without it an interruptible demand with no on-demand price is unmet,
-    # so the schedule buys it and says the demand needs it.
+    # Only a stale spot price, the GPU's only price: nothing known current to solve without it, so
+    # the schedule buys it as plan would recommend it (nothing held out beside it).
     alone = replace(p, offers=(stale,))
     _kept, s, w = _fresh_first(alone, today, 180)
-    assert w is not None and w.needed and w.total_usd == pytest.approx(150.0) == s.total_usd
+    assert w is None and s.total_usd == pytest.approx(150.0)
+    # A stale on-demand price of a GPU with a current one is held out as a stale spot one is
+    dear = replace(
+        p, offers=(offer("on_demand", 2.0, as_of="2026-11-01"), offer("on_demand", 1.0, as_of="2022-03"))
+    )
+    kept, s, w = _fresh_first(dear, today, 180)
+    assert s.total_usd == pytest.approx(600.0) and w is not None and w.total_usd == pytest.approx(300.0)
 
 
 def test_spot_pays_its_own_checkpoints_not_the_ones_written_on_demand() -> None:

@@ -216,3 +216,62 @@ def test_tco_says_the_total_against_a_budget(
     assert "预算" in zh and "Budget" not in zh
     assert json.loads(answered([*base, "--json"], capsys))["budget"] is None
     assert "--budget" in refused([*base, "--budget", "lots"], capsys, code=2)
+
+
+#: A daily ranker retrain in Hangzhou, BERT-base on 8 GPUs, data kept in mainland China, where every
+#: price the catalog has (Alibaba Cloud's, Tencent Cloud's) is undated or years old.
+_RANKER = {
+    "name": "rec-ranker-daily",
+    "task": "finetune",
+    "model": {"preset": "bert-base"},
+    "inputs": {"batch_size": 64, "seq_len": 256},
+    "precision": "amp-fp16",
+    "optimizer": "adamw",
+    "parallelism": "ddp",
+    "data": {"samples": 20_000_000, "epochs": 1, "size_gb": 40, "location": "alibaba/cn-hangzhou"},
+    "constraints": {"deadline": "6h", "countries": ["CN"], "min_gpus": 8, "max_gpus": 8},
+}
+_RANKER_PRICING = ["on_demand", "spot", "monthly"]
+
+
+def test_plan_and_tco_rest_on_the_same_price_when_every_price_is_stale(tmp_path: Path, store: Store) -> None:
+    # was: plan recommended alibaba/cn-hangzhou ecs.gn6e-c12g1.24xlarge on spot (undated, ¥6.13 a
+    # GPU-hour) while tco, sized on that option, bought its hours on demand at the same row's equally
+    # undated ¥19.75: the year's headline ¥628,087 instead of ¥481,674.
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.spec import load_workload
+
+    (tmp_path / "ranker.yaml").write_text(json.dumps(_RANKER))
+    workload = load_workload(tmp_path / "ranker.yaml")
+    prof = trace_profile(workload, store.local)
+    planned = plan_workload(workload, prof, store, overrides={"pricing": tuple(_RANKER_PRICING)}, top=1)
+    best = planned.recommended
+    assert best.stale and (
+        planned.without_stale_prices is None or planned.without_stale_prices.option is None
+    )
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "base_dir": str(tmp_path),
+            "demands": [
+                {"name": "ranker", "workload": "ranker.yaml", "runs_per_month": 30, "interruptible": True}
+            ],
+            "constraints": {"countries": ["CN"], "pricing": _RANKER_PRICING},
+        }
+    )
+    report = tco(usage, store=store)
+    assert best.gpu in report.without_current_price
+    (key,) = [k for k in report.schedule.hourly_bought if k.endswith("/ranker")]
+    bought = report.schedule.hourly_used[key]
+    assert (bought.provider, bought.region, bought.instance_type, bought.pricing) == (
+        best.provider,
+        best.region,
+        best.instance_type,
+        best.pricing,
+    )
+    assert bought.usd_per_unit_hour == pytest.approx(best.price_usd_per_hour, rel=1e-6)
+    # the headline says the total on prices known to be current is unknown, not a figure
+    from gpuplan.report.tco import summary_lines
+
+    assert "on prices known to be current: unknown (none for" in summary_lines(report)[0]

@@ -175,3 +175,34 @@ def test_each_instance_the_day_adds_is_billed_from_its_start_to_its_removal() ->
     assert up_h * 60 == pytest.approx(40) and "the bound" in words
     down_h, down_words = scale_down()
     assert down_h * 60 == pytest.approx(20) and "SkyServe" in down_words
+
+
+def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day_bills(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: reclaims a month and replica-hours down counted the peak fleet all month (a Qwen 7B on 3
+    # instances autoscaled to 1×730 + 1×394 + 1×122 h plus a spare: 120.58 reclaims, 19.50
+    # replica-hours down, one every 6.0 h) while the price counted the day's instance-hours (81.60,
+    # 11.10, one every 8.9 h)
+    path = tmp_path / "svc.yaml"
+    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
+    workload = load_workload(path)
+    overrides = {"providers": ["aws"], "pricing": ["spot"]}
+    planned = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
+    rec = planned.recommended
+    day = rec.service_day
+    assert rec.pricing == "spot" and day is not None and day.follows and rec.nodes > 1
+    assert rec.spot is not None and rec.spot.service is not None
+    s = rec.spot.service
+    billed = sum(day.hours)  # the fleet's instance-hours a month, as the price counts them
+    rate = rec.spot.interruptions_per_instance_hour
+    per_reclaim_h = s.down_min_per_reclaim / 60.0
+    # each instance-hour billed is reclaimed at the rate, less the hours a unit spends down
+    expected = billed / (1.0 / rate + per_reclaim_h)
+    assert s.interruptions_per_month == pytest.approx(expected, rel=0.05)
+    assert s.interruptions_per_month < rec.nodes * 730.0 * rate * 0.95
+    assert s.replica_hours_down_per_month == pytest.approx(
+        s.interruptions_per_month * s.replicas_per_reclaim * per_reclaim_h, rel=1e-6
+    )
+    both = s.interruptions_per_month + s.spare_interruptions_per_month
+    assert rec.spot.mtbi_h == pytest.approx(730.0 / both, rel=1e-6)

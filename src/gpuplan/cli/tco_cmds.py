@@ -37,7 +37,13 @@ __all__ = ["register"]
 def tco_cmd(
     ctx: typer.Context,
     usage_file: Annotated[
-        Path, typer.Argument(help="Usage YAML file (horizon, demands, constraints).", metavar="USAGE")
+        Path,
+        typer.Argument(
+            help="Usage YAML file (horizon, demands, constraints). A demand's start_month and end_month are "
+            "months of the horizon counted from 1, the month start: names (start: 2027-01 makes November "
+            "month 11), end_month included; examples/tco/seasonal-peak.yaml has a one-month peak.",
+            metavar="USAGE",
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     out: Annotated[

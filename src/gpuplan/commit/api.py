@@ -137,8 +137,12 @@ class TcoReport:
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """A price older than this is flagged stale (the catalog's limit)."""
     with_stale_prices: WithStalePrices | None = None
-    """The cheaper total that stale spot and commitment prices would give, beside the schedule
-    solved without them; None when the cheapest schedule uses none."""
+    """The cheaper total that stale prices of GPUs with a price known to be current would give,
+    beside the schedule solved without them; None when the cheapest schedule uses none."""
+    without_current_price: tuple[str, ...] = ()
+    """GPU types demanded none of whose prices is known to be current: the schedule buys them at
+    their stale prices, every pricing model alike (as the plan recommends on them), and the total on
+    prices known to be current is unknown."""
     budget_usd: float | None = None
     """What the user has for the horizon (``--budget``), USD: the total is said against it; None:
     not given."""
@@ -271,6 +275,7 @@ def tco(
         today=today,
         stale_after_days=stale_after,
         with_stale_prices=beside,
+        without_current_price=gpus_without_current_price(problem.offers, today or date.today(), stale_after),
         budget_usd=budget_usd,
     )
 
@@ -468,17 +473,33 @@ def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
     return usage.model_copy(update={"constraints": usage.constraints.model_copy(update={"countries": codes})})
 
 
-def _stale_moving(offer: PricedOffer, today: date, limit_days: int) -> bool:
-    """A spot or commitment price not known to be within the staleness limit (a spot floor is judged
-    by its own day): spot prices move, and a commitment locks its price in for its term. An on-demand
-    price is not one: it is the fallback, with no fresher price to solve without it."""
+def _stale(offer: PricedOffer, today: date, limit_days: int) -> bool:
+    """A price not known to be within the staleness limit (older, or undated; a spot floor is
+    judged by its own day), whatever its pricing model."""
     from gpuplan.catalog.dates import price_age
     from gpuplan.hardware import launch_month
 
-    if offer.pricing != "spot" and not offer.is_commitment:
-        return False
     as_of = offer.floor_as_of or offer.as_of
     return price_age(as_of, today, limit_days, launch_month(offer.gpu)).stale
+
+
+def gpus_without_current_price(
+    offers: Sequence[PricedOffer], today: date, limit_days: int
+) -> tuple[str, ...]:
+    """The GPU types none of whose ``offers`` is known to be current: every price of them is stale or
+    undated, so the total rests on them and its figure on prices known to be current is unknown."""
+    gpus = dict.fromkeys(o.gpu for o in offers)
+    current = {o.gpu for o in offers if not _stale(o, today, limit_days)}
+    return tuple(g for g in gpus if g not in current)
+
+
+def _held_out(offer: PricedOffer, today: date, limit_days: int, unknown: tuple[str, ...]) -> bool:
+    """Whether the report's schedule is solved without ``offer``: a price not known to be current
+    (on demand, spot or a commitment alike) of a GPU that has a price known to be current. A GPU
+    with none keeps all its prices, each of the same unknown age, as ``gpuplan plan`` recommends on
+    them: dropping its stale spot price and keeping its equally stale on-demand one would size the
+    demand on one price and buy it at another."""
+    return offer.gpu not in unknown and _stale(offer, today, limit_days)
 
 
 def _bought(schedule: Schedule) -> tuple[PricedOffer, ...]:
@@ -491,19 +512,22 @@ def _bought(schedule: Schedule) -> tuple[PricedOffer, ...]:
 def _fresh_first(
     problem: TcoProblem, today: date, limit_days: int
 ) -> tuple[TcoProblem, Schedule, WithStalePrices | None]:
-    """The report's problem and schedule, and the cheaper total stale spot and commitment prices
-    would give.
+    """The report's problem and schedule, and the cheaper total stale prices would give.
 
-    The cheapest schedule over every price comes first; where it buys a spot or commitment price not
-    known to be current, the report's schedule is solved again without any such price (its month
+    The cheapest schedule over every price comes first; where it buys a price not known to be
+    current of a GPU that has one known to be current (:func:`_held_out`: on demand, spot or a
+    commitment alike), the report's schedule is solved again without any such price (its month
     table, saving, commitments and sensitivity rest on prices known to be current) and the cheaper
-    total is said beside it, with the commitments it would buy. Where the demand cannot be met
-    without them, the cheapest is kept and said so."""
+    total is said beside it, with the commitments it would buy. A GPU with no price known to be
+    current keeps all of its prices alike, as the plan does (the report says its figure on prices
+    known to be current is unknown). Where the demand cannot be met without them, the cheapest is
+    kept and said so."""
     cheapest = optimise(problem)
-    used = tuple(o for o in _bought(cheapest) if _stale_moving(o, today, limit_days))
+    unknown = gpus_without_current_price(problem.offers, today, limit_days)
+    used = tuple(o for o in _bought(cheapest) if _held_out(o, today, limit_days, unknown))
     if not used:
         return problem, cheapest, None
-    kept = tuple(o for o in problem.offers if not _stale_moving(o, today, limit_days))
+    kept = tuple(o for o in problem.offers if not _held_out(o, today, limit_days, unknown))
     left_out = len(problem.offers) - len(kept)
     fresh = replace(problem, offers=kept)
     beside = WithStalePrices(

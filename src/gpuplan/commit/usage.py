@@ -16,6 +16,12 @@ YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the
         gpus: 4
         hours_per_month: 730
         growth_pct_per_month: 5
+      - name: november-peak            # … for some months only: months of the horizon counted
+        gpu: L4                        #   from 1 (1 = the month ``start`` names), end_month
+        gpus: 36                       #   included; with start 2027-01, 11 is 2027-11
+        hours_per_month: 730
+        start_month: 11
+        end_month: 11
     constraints: {providers: [aws, alibaba], pricing: [on_demand, spot, monthly, reserved_3y]}
                                        # countries: [CN] keeps data and GPUs in China, as plan's does;
                                        # hosts: provider only machines a provider runs, as plan's does
@@ -241,9 +247,11 @@ class DemandSpec(Spec):
     and ``gpuplan deploy`` run one there: priced with the spare instance the plan keeps beside its
     fleet on spot. A workload demand that may is sized on the planner's spot options too."""
     start_month: int = Field(default=1, ge=1, le=120)
-    """First month of the horizon with this demand (1 = the first)."""
+    """First month of the horizon with this demand, counted from 1: 1 is the month ``start`` names
+    (not a calendar month: with ``start: 2027-04``, 11 is 2028-02)."""
     end_month: int | None = Field(default=None, ge=1, le=120)
-    """Last month with this demand (default: the end of the horizon)."""
+    """Last month of the horizon with this demand, counted as ``start_month`` is and included
+    (``start_month: 11, end_month: 11``: that one month only); default: the end of the horizon."""
     run_hours: float | None = Field(default=None, gt=0, le=87_660)
     """Failure-free length of one run, h (spot overhead); default: a workload's job time, else the
     demand's hours in a month (its longest month's)."""

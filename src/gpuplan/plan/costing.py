@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -251,6 +251,14 @@ def cost_candidates(
     # per step of each replica); a step time not known: restarted from scratch (spot_times).
     chunk_h = batch_chunk_hours(cands.step_time_s[idx][spot])
     share = np.ones(idx.size) if fleet_share is None else np.asarray(fleet_share, dtype=float)[idx]
+    if serving is not None:
+        # Reclaims come over the instance-hours the fleet is billed for: an autoscaled day runs its
+        # peak only some hours (the spare runs all of them, its reclaims its own).
+        serving = replace(
+            serving,
+            interruptions=serving.interruptions * share,
+            replica_hours_down=serving.replica_hours_down * share,
+        )
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes, FloatArray]:
         # The checkpoints an option off spot writes over its work (the set-up writes none).

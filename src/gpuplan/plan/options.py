@@ -480,18 +480,19 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
         gbps=f"{job.checkpoint_write_gbps:g}",
     )
     row = ctx.offers.row(int(ctx.cands.offer[int(c.idx[j])]))
-    # The spare is a spot instance too: the option's reclaims, and the time between them, count it.
-    instances = nodes + int(s.spare_instances[j])
+    # The spare is a spot instance too: the option's reclaims, and the time between them, count it;
+    # the fleet's over the instance-hours it is billed for (an autoscaled day's, not its peak's).
+    reclaims = float(s.interruptions[j] + s.spare_interruptions[j])
     return SpotRisk(
         interruptions_per_instance_hour=per_hour,
-        mtbi_h=1.0 / (per_hour * instances) if per_hour > 0 else math.inf,
+        mtbi_h=months * HOURS_PER_MONTH / reclaims if reclaims > 0 else math.inf,
         rate_source=rate.source,
         rate_assumed=rate.assumed,
         checkpoint_write_min=None,
         checkpoint_interval_min=None,
         checkpoint_overhead_h=None,
         expected_lost_h=None,
-        expected_interruptions=float(s.interruptions[j] + s.spare_interruptions[j]),
+        expected_interruptions=reclaims,
         service=ServiceSpotRisk(
             interruptions_per_month=float(s.interruptions[j]) / months,
             down_min_per_reclaim=float(s.down_h[j]) * 60.0,

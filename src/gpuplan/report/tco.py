@@ -539,7 +539,10 @@ def total_stale_prices(report: TcoReport) -> list[PricedOffer]:
 
 
 def _stale_kind(offers: Sequence[PricedOffer]) -> str:
-    """What the stale prices left out of the schedule are, in words: spot, commitment, or both."""
+    """What the stale prices left out of the schedule are, in words: spot, commitment, or both;
+    price(s) where an on-demand one is among them."""
+    if any(o.pricing == "on_demand" for o in offers):
+        return _("price(s)")
     spot = any(o.pricing == "spot" for o in offers)
     if any(o.is_commitment for o in offers):
         return _("spot and commitment price(s)") if spot else _("commitment price(s)")
@@ -547,6 +550,18 @@ def _stale_kind(offers: Sequence[PricedOffer]) -> str:
 
 
 def _total_line(report: TcoReport) -> str:
+    """The headline total (:func:`_total_words`), and where a GPU demanded has no price known to be
+    current, that the total on such prices is unknown: the total rests on its stale prices, as the
+    plan's recommendation does, and unknown is never the best case."""
+    line = _total_words(report)
+    if not report.without_current_price:
+        return line
+    return _("{line}; on prices known to be current: unknown (none for {gpus})").format(
+        line=line, gpus=", ".join(report.without_current_price)
+    )
+
+
+def _total_words(report: TcoReport) -> str:
     """The headline total, on prices known to be current first, the cheaper one beside it.
 
     The schedule's own total leads: the month table, the commitments and the sensitivity below are
@@ -605,6 +620,8 @@ def _with_stale_lines(report: TcoReport) -> list[str]:
         why.append(_("spot prices move"))
     if any(o.is_commitment for o in w.stale):
         why.append(_("a commitment locks its price in for its term"))
+    if any(o.pricing == "on_demand" for o in w.stale):
+        why.append(_("its GPU has a price known to be current"))
     if w.needed:
         return [
             _(
