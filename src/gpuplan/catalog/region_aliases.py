@@ -100,8 +100,7 @@ def console_region(name: str, provider: str) -> tuple[str, str] | None:
     its region in the same city (Volcengine's ``华东2`` is Shanghai too), or None where it has none
     there or ``name`` is no console name."""
     console = _CONSOLE.fullmatch(_folded(name))
-    hit = None if console is None else ALIBABA_CONSOLE_NAMES.get(console[1] + console[2])
-    if hit is None:
+    if console is None or (hit := ALIBABA_CONSOLE_NAMES.get(console[1] + console[2])) is None:
         return None
     code, city = hit
     if provider == "alibaba":
