@@ -180,3 +180,34 @@ def test_a_json_key_given_twice_in_one_object_is_refused_naming_it() -> None:
     with pytest.raises(InputError, match=r"^plan.json: 'b' is given twice in one object"):
         load_json('{"a": [{"b": 1, "c": 2, "b": 3}]}', source="plan.json")
     assert load_json('{"a": {"b": 1}, "c": {"b": 2}}', source="x") == {"a": {"b": 1}, "c": {"b": 2}}
+
+
+_DEPLOYMENT = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: chat}\n---\napiVersion: v1\nkind: Service\n"
+)
+
+
+def test_a_kubernetes_manifest_of_several_documents_is_said_to_be_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It had been "invalid YAML: but found another document", the parser's English in any language."""
+    from one_line import refused
+
+    f = tmp_path / "deployment.yaml"
+    f.write_text(_DEPLOYMENT)
+    assert refused(["estimate", str(f)], capsys) == (
+        f"error: {f}:4:1: this file holds several YAML documents (separated by ---) and is a Kubernetes "
+        "manifest (apiVersion, kind), not a workload; a workload is one YAML document of gpuplan's own "
+        "keys (name, task, model …)"
+    )
+    zh = refused(["--lang", "zh", "estimate", str(f)], capsys)
+    assert "多个 YAML 文档" in zh and "Kubernetes" in zh and "found another" not in zh, zh
+
+
+def test_several_yaml_documents_are_said_to_be_several() -> None:
+    with pytest.raises(InputError) as e:
+        load_yaml("name: a\n---\nname: b\n", source="w.yaml")
+    assert str(e.value) == (
+        "w.yaml:2:1: this file holds several YAML documents (separated by ---); gpuplan reads one per "
+        "file (a workload is one document): put each in a file of its own"
+    )

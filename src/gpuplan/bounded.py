@@ -490,6 +490,10 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
                 where=where,
                 tag=tag.group(1).removeprefix("tag:yaml.org,2002:"),
             ) from None
+        if "found another document" in problem:
+            # The composer's words ("but found another document"), English inside any language: a
+            # stream of several documents, as a Kubernetes manifest often is.
+            raise _several_documents(error, text, where) from None
         if mark is not None and "maximum nesting depth" in problem:
             # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
             raise error.worded(
@@ -503,6 +507,31 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+#: A Kubernetes object's first keys, at the start of a line: ``apiVersion: apps/v1``, ``kind: Deployment``.
+_KUBERNETES_KEYS = re.compile(r"^(?:apiVersion|kind)\s*:", re.M)
+
+
+def _several_documents(error: ErrorClass, text: str, where: str) -> GpuplanError:
+    """The refusal of a file of several YAML documents (``---`` between them): gpuplan reads one, and
+    a Kubernetes manifest (``apiVersion``, ``kind``) is said to be one, not a workload."""
+    if _KUBERNETES_KEYS.search(text):
+        return error.worded(
+            N_(
+                "{where}: this file holds several YAML documents (separated by ---) and is a Kubernetes "
+                "manifest (apiVersion, kind), not a workload; a workload is one YAML document of "
+                "gpuplan's own keys (name, task, model …)"
+            ),
+            where=where,
+        )
+    return error.worded(
+        N_(
+            "{where}: this file holds several YAML documents (separated by ---); gpuplan reads one per "
+            "file (a workload is one document): put each in a file of its own"
+        ),
+        where=where,
+    )
 
 
 #: A number as a price file or a trace writes it: ASCII digits with an optional sign, fraction and

@@ -96,8 +96,14 @@ class Choice(str, Enum):
         return {}
 
     @classmethod
-    def hints(cls) -> Mapping[str, str]:
-        """Names that look plausible but are not accepted -> the member the user probably means."""
+    def hints(cls) -> Mapping[str, str | tuple[str, ...]]:
+        """Names that look plausible but are not accepted -> the member (or members, likeliest
+        first) the user probably means."""
+        return {}
+
+    @classmethod
+    def hint_notes(cls) -> Mapping[str, str]:
+        """A refused name of :meth:`hints` -> a catalog message saying how its suggestions differ."""
         return {}
 
     @classmethod
@@ -118,7 +124,7 @@ class Choice(str, Enum):
             return exact  # type: ignore[return-value]
         found = _lookup(value, cls.values(), cls.aliases())
         if found is None:
-            _refuse(value, cls.kind(), cls.shown(), cls.hints())
+            _refuse(value, cls.kind(), cls.shown(), cls.hints(), cls.hint_notes())
         return cls(found)
 
     @classmethod
@@ -136,9 +142,18 @@ def _lookup(value: object, values: tuple[str, ...], aliases: Mapping[str, str]) 
     return by_key.get(key)
 
 
-def _refuse(value: object, kind: str, shown: tuple[str, ...], hints: Mapping[str, str]) -> NoReturn:
-    hint = hints.get(_key(str(value)))
-    raise UnknownChoiceError(kind, str(value), shown, suggestions=[hint] if hint else None)
+def _refuse(
+    value: object,
+    kind: str,
+    shown: tuple[str, ...],
+    hints: Mapping[str, str | tuple[str, ...]],
+    notes: Mapping[str, str] | None = None,
+) -> NoReturn:
+    key = _key(str(value))
+    hint = hints.get(key)
+    suggestions = [hint] if isinstance(hint, str) else list(hint or ())
+    note = (notes or {}).get(key, "")
+    raise UnknownChoiceError(kind, str(value), shown, hint=note, suggestions=suggestions or None)
 
 
 class CastsToStr(Protocol):
@@ -604,9 +619,20 @@ class Precision(Choice):
     ``accumulate_allreduce_grads_in_fp32`` on (megatron/training/arguments.py, core_v0.6.0)."""
 
     @classmethod
-    def hints(cls) -> Mapping[str, str]:
-        # fp16 weights (a model served in half precision, DeepSpeed's fp16) are fp16-master's.
-        return {"fp16": "fp16-master", "float16": "fp16-master", "half": "fp16-master", "bfloat16": "bf16"}
+    def hints(cls) -> Mapping[str, str | tuple[str, ...]]:
+        # "fp16" is most often mixed precision (torch.autocast over fp32 weights): amp-fp16 first;
+        # fp16 weights (a model.half(), DeepSpeed's fp16) are fp16-master's, which "half" names first.
+        # bf16 is a member itself (all-bf16 weights); only bfloat16 needs pointing at it.
+        fp16 = ("amp-fp16", "fp16-master")
+        return {"fp16": fp16, "float16": fp16, "half": fp16[::-1], "bfloat16": "bf16"}
+
+    @classmethod
+    def hint_notes(cls) -> Mapping[str, str]:
+        note = N_(
+            "amp-fp16: fp32 weights under torch.autocast; fp16-master: fp16 weights with an fp32 "
+            "master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train"
+        )
+        return {"fp16": note, "float16": note, "half": note}
 
     @property
     def master_weights(self) -> bool:

@@ -241,6 +241,28 @@ def test_a_price_of_a_kind_the_catalog_holds_none_of_has_nothing_to_be_out_of_li
         (",month,", ",hour,", "monthly price in unit 'hour'; expected month"),
         (",160000,", ",-1.5,", "price -1.5 CNY/month is not a positive amount"),
         (",160000,", ",1_5,", "price '1_5' is not a number"),
+        # a number with its currency or unit in the cell: had been "is not a number", no more
+        (
+            ",160000,",
+            ",16万元/月,",
+            "price '16万元/月' is not a number",
+        ),
+        (
+            ",160000,",
+            ",160000元/月,",
+            "price '160000元/月' holds its currency or unit: write the number (160000) in price, the "
+            "currency in currency (CNY, USD) and the unit in unit (hour, month)",
+        ),
+        (",160000,", ",¥160000,", "write the number (160000) in price"),
+        (",160000,", ",$2.5/h,", "write the number (2.5) in price"),
+        (",160000,", ",2.5 USD/hour,", "write the number (2.5) in price"),
+        # an Alibaba Cloud console name, as plan --regions reads it: had been the list of codes alone
+        (
+            ",cn-hangzhou,",
+            ",华东1,",
+            "region '华东1' is a console name, of 杭州; write alibaba's region code: did you mean "
+            "'cn-hangzhou'?",
+        ),
         (",2026-11-20,", ",2099-01-01,", "as_of '2099-01-01' is after today"),
         (",2026-11-20,", ",20.11.2026,", "as_of '20.11.2026' is not a date"),
         (",8,128,", ",0,128,", "GPU count 0 is outside"),
@@ -612,3 +634,14 @@ def test_a_price_typed_full_width_is_read_as_its_digits(tmp_path: Path, db_path:
     row = HUAWEI_ON_DEMAND.replace(",260,", ",２６０．５,")
     doc = _imported(db_path, _file(tmp_path, row))
     assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
+
+
+def test_a_console_name_of_another_provider_is_its_region_in_that_city(tmp_path: Path, db_path: Path) -> None:
+    """Volcengine's 华东2 is Shanghai, as Alibaba Cloud's is: its cn-shanghai is suggested (the row had
+    been refused with the list of its regions and no "did you mean")."""
+    row = "volcengine,华东2,,ecs.gni2.3xlarge,A10,1,12,46,monthly,4200,CNY,month,2026-11-20,quote"
+    [reason] = _reasons(_imported(db_path, _file(tmp_path, row))).values()
+    assert reason == (
+        "region '华东2' is a console name, of 上海; write volcengine's region code: "
+        "did you mean 'cn-shanghai'?"
+    )

@@ -33,3 +33,24 @@ def test_a_budget_in_another_currency_names_it(amount: str, code: str) -> None:
         str(e.value) == f"{amount} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
     )
     assert read_amount("$60,000", "usd", "--budget-cny") == 60_000.0
+
+
+@pytest.mark.parametrize(
+    ("number", "gpu"), [("4090", "RTX-4090"), ("3090", "RTX-3090"), ("5090", "RTX-5090")]
+)
+def test_a_gpu_model_number_in_gpus_is_that_gpu(number: str, gpu: str) -> None:
+    """``--gpus 4090`` is the RTX-4090, as ``estimate --gpu 4090`` reads it (it had been refused as a
+    count: "give GPU names … for a GPU count use --min-gpus")."""
+    gpus = PlanOptions(workload_file=Path("w.yaml"), gpus=f"{number},T4").overrides()["gpus"]
+    assert gpus == (number, "T4")
+    from gpuplan.hardware import gpus_named
+
+    assert [g.id for g in gpus_named(number)] == [gpu]
+
+
+def test_a_number_that_names_no_gpu_in_gpus_points_to_the_count_options() -> None:
+    with pytest.raises(InputError) as e:
+        PlanOptions(workload_file=Path("w.yaml"), gpus="8").overrides()
+    assert str(e.value).startswith(
+        "--gpus 8: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); for a GPU count"
+    )

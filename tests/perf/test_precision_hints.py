@@ -28,7 +28,17 @@ def test_the_precision_named_instead_keeps_the_weights_width(precision: str, gpu
     assert refusal is not None and str(refusal).endswith(instead), str(refusal)
 
 
-def test_half_precision_weights_are_pointed_at_fp16_master() -> None:
-    # was: "did you mean 'bf16' or 'amp-fp16' or 'fp8'?" for precision: fp16
-    with pytest.raises(UnknownChoiceError, match="did you mean 'fp16-master'"):
+def test_fp16_is_pointed_at_amp_fp16_first_saying_how_it_differs_from_fp16_master() -> None:
+    # was "did you mean 'bf16' or 'amp-fp16' or 'fp8'?", then "did you mean 'fp16-master'?" alone:
+    # fp16 most often means mixed precision (torch.autocast), amp-fp16
+    with pytest.raises(UnknownChoiceError) as e:
         Precision.cast("fp16")
+    assert str(e.value) == (
+        "unknown precision 'fp16'; did you mean 'amp-fp16' or 'fp16-master'? (amp-fp16: fp32 weights "
+        "under torch.autocast; fp16-master: fp16 weights with an fp32 master copy, as Megatron-LM --fp16 "
+        "and DeepSpeed's fp16 train)"
+    )
+    # half precision weights (model.half()) are fp16-master's first; bf16 is a precision itself
+    with pytest.raises(UnknownChoiceError, match="did you mean 'fp16-master' or 'amp-fp16'"):
+        Precision.cast("half")
+    assert Precision.cast("bf16") is Precision.BF16

@@ -232,3 +232,33 @@ def test_a_group_too_big_for_any_gpu_leaves_the_plan_incomplete_counting_the_oth
         in " ".join(res.stdout.split())
     )
     assert str(res.exception) == "1 of 2 notebook groups cannot run on one A100-SXM4-80GB (big)"
+
+
+def test_mps_says_it_shares_faults_and_the_columns_say_what_they_measure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under MPS a user is never slowed by a neighbour (0 %) yet is ×2.11 slower than a whole GPU on
+    its half: the columns say which is which (they had read "Chance slowed 0 %" beside "×2.11"), and
+    MPS, like time-slicing, is said not to isolate faults (it had had no such note)."""
+    from one_line import answered
+
+    monkeypatch.setenv("COLUMNS", "200")
+    f = _write(
+        tmp_path,
+        "gpu: A100-SXM4-80GB\nnotebooks:\n"
+        "  - {name: eng, users: 20, memory_gib: 8, active_hours_per_day: 1.5, hours_per_day: 10}\n",
+    )
+    text = " ".join(
+        answered(["simulate", "share", str(f), "--price", "2", "--sharing", "mps"], capsys).split()
+    )
+    assert "Neighbour slows it" in text and "× whole GPU, mean / p95" in text, text
+    assert (
+        "MPS isolates memory (a limit per client, CUDA_MPS_PINNED_DEVICE_MEM_LIMIT) but not faults: one "
+        "client's fatal GPU error reaches every client on the same GPU" in text
+    ), text
+    zh = " ".join(
+        answered(
+            ["--lang", "zh", "simulate", "share", str(f), "--price", "2", "--sharing", "mps"], capsys
+        ).split()
+    )
+    assert "邻居拖慢概率" in zh and "较整卡（平均 / p95）" in zh and "MPS 隔离显存" in zh, zh

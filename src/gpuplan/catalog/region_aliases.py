@@ -18,7 +18,13 @@ from gpuplan.i18n import N_
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["ALIBABA_CONSOLE_NAMES", "CHINA_CLOUD_REGIONS", "refuse_region_alias", "regions_in_city"]
+__all__ = [
+    "ALIBABA_CONSOLE_NAMES",
+    "CHINA_CLOUD_REGIONS",
+    "console_region",
+    "refuse_region_alias",
+    "regions_in_city",
+]
 
 #: Alibaba Cloud's console names of its mainland regions -> (region id, the city in the name), as
 #: Alibaba Cloud lists them ("资源编排 ROS 服务接入点", https://help.aliyun.com/zh/ros/developer-reference/
@@ -86,6 +92,23 @@ _CONSOLE = re.compile(r"(?:阿里云)?(华北|华东|华南|华中|西南)(\d)(?
 def _folded(text: str) -> str:
     """Full-width brackets and digits as ASCII, no spaces: ``华东 1（杭州）`` -> ``华东1(杭州)``."""
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def console_region(name: str, provider: str) -> tuple[str, str] | None:
+    """(``provider``'s region code, the city) that a console name (``华东2``, ``华东1（杭州）``) names,
+    read as Alibaba Cloud names its regions: its own code for Alibaba Cloud, and for another provider
+    its region in the same city (Volcengine's ``华东2`` is Shanghai too), or None where it has none
+    there or ``name`` is no console name."""
+    console = _CONSOLE.fullmatch(_folded(name))
+    if console is None or (hit := ALIBABA_CONSOLE_NAMES.get(console[1] + console[2])) is None:
+        return None
+    code, city = hit
+    if provider == "alibaba":
+        return code, city
+    if console[3] in _CITIES:  # the city the name gives in brackets: the provider's own console's
+        city = console[3]
+    in_city = regions_in_city(city.split("-")[0])
+    return next(((r, city) for p, r, _c in in_city if p == provider), None)
 
 
 def regions_in_city(name: str) -> list[tuple[str, str, str]]:

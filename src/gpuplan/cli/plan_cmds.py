@@ -93,10 +93,11 @@ def _with_users(workload: Workload, text: str) -> Workload:
 
 def _gpu_names(text: str | None) -> tuple[str, ...] | None:
     """``--gpus``' names; a number among them is refused with the option that takes a count (``plan
-    --gpus 0`` had been answered with GPU names like it: "did you mean 'L40' or 'L20'")."""
+    --gpus 0`` had been answered with GPU names like it: "did you mean 'L40' or 'L20'") unless it is
+    a GPU's model number (``4090``: the RTX-4090, as ``estimate --gpu 4090`` reads it)."""
     names = _names(text)
     for name in names or ():
-        if name.isascii() and name.isdigit():
+        if name.isascii() and name.isdigit() and not _is_gpu_number(name):
             raise InputError.worded(
                 N_(
                     "--gpus {value}: give GPU names (T4,A10G,H100 …; `gpuplan gpus` lists them); "
@@ -114,6 +115,18 @@ def _gpu_names(text: str | None) -> tuple[str, ...] | None:
                 value=name,
             )
     return names
+
+
+def _is_gpu_number(name: str) -> bool:
+    """Whether the number ``name`` names a GPU of the hardware catalog (``4090``, ``3090``) by the
+    resolver ``estimate --gpu`` uses; ``8`` names none and is a count."""
+    from gpuplan.hardware import gpus_named
+
+    try:
+        gpus_named(name)
+    except NotFoundError:
+        return False
+    return True
 
 
 #: A count written into a GPU name: ``2x8``, ``8xH100``, ``8 × A100``, ``4*L4``.

@@ -998,7 +998,8 @@ def _worst(p: PolicyResult) -> str:
 
 def _losses_table(res: AutoscaleResult, layout: int) -> Table:
     """Layout 0: a row per policy, a column per cause; 1 (narrow consoles): a row per cause and a
-    column per policy (numbered as in the first table), so that no cause's words are cut."""
+    column per policy, headed by its name (folded where long; it had been its number, which the
+    first table shows only in its own narrow layout), so that no cause's words are cut."""
     t = house_table(_("Where each policy lost requests (dropped, killed, or over an SLO) and why"))
     if layout == 0:
         t.add_column(_("Policy"), no_wrap=True)
@@ -1009,8 +1010,8 @@ def _losses_table(res: AutoscaleResult, layout: int) -> Table:
             t.add_row(p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES), _worst(p))
         return t
     t.add_column("", overflow="fold")
-    for number in range(1, len(res.policies) + 1):
-        t.add_column(str(number), justify="right", no_wrap=True)
+    for p in res.policies:
+        t.add_column(p.name, justify="right", overflow="fold")
     for cause in LOSS_CAUSES:
         t.add_row(_cause_header(cause), *(format_number(p.losses.counts[cause]) for p in res.policies))
     t.add_row(_("worst 5 min"), *(_worst(p).replace(": ", "\n") for p in res.policies))

@@ -291,8 +291,10 @@ def _notebook_headers() -> list[str]:
         _("Computes"),
         _("Slice"),
         _("GPUs"),
-        _("Chance slowed"),
-        _("Slow-down mean / p95"),
+        # the chance a neighbour computes at once (none where isolated), and the slow-down against a
+        # whole GPU, which an isolated share has too: "0 %" beside "×2.11" had read as a contradiction
+        _("Neighbour slows it"),
+        _("× whole GPU, mean / p95"),
         _("OOM risk"),
     ]
 

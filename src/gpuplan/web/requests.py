@@ -723,6 +723,17 @@ class SavePlanRequest(PlanRequest):
 
 
 class BudgetRequest(_Request):
+    #: The team whose budget it is goes in the query string, not the body (it had been answered
+    #: "did you mean 'note'?").
+    key_hints: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {
+            "team": N_(
+                "the team goes in the query string, not the body: PUT /api/v1/budget/MONTH?team=NAME "
+                "(without it, the whole service's budget)"
+            )
+        }
+    )
+
     amount_usd: _AmountUsd | None = None
     amount_cny: _AmountCny | None = Field(
         default=None,

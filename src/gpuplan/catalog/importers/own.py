@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -413,7 +414,7 @@ def _row(
     elif prov is not None:
         codes = [g.code for g in facts(prov).regions]
         if region not in codes:
-            reasons.append(not_found(Phrase(N_("region of {provider}"), provider=prov), region, codes))
+            reasons.append(_unknown_region(prov, region, codes))
     gpu = _choice(lambda name: resolve_gpu(name).id, _text(r, "gpu"), reasons)
     count = _number(r, "gpu_count", reasons)
     pricing = _choice(lambda v: PricingModel.cast(v).value, _text(r, "pricing"), reasons)
@@ -529,6 +530,35 @@ def _choice(cast: Callable[[str], str], value: str, reasons: list[Worded]) -> st
         return None
 
 
+def _unknown_region(provider: str, region: str, codes: list[str]) -> Worded:
+    """An unknown region of ``provider``: where it is a console name (``华东2``), the provider's code
+    for it, as ``plan --regions 华东1`` says (it had been the list of codes, with no "did you mean")."""
+    from gpuplan.catalog.region_aliases import console_region
+
+    hit = console_region(region, provider)
+    if hit is not None and hit[0] in codes:
+        return Phrase(
+            N_(
+                "region {region!r} is a console name, of {city}; write {provider}'s region code: "
+                "did you mean {code!r}?"
+            ),
+            region=region[:_SHOWN_CHARS],
+            city=hit[1],
+            provider=provider,
+            code=hit[0],
+        )
+    return not_found(Phrase(N_("region of {provider}"), provider=provider), region, codes)
+
+
+#: A price written with its currency or unit in the cell: ``8.5元/小时``, ``¥4200/月``, ``$2.5/h``,
+#: ``2.5 USD/hour`` -- the number in group 1 (a plain number is read before this is tried).
+_PRICE_WITH_UNIT = re.compile(
+    r"(?:[$¥￥]|us\$|usd|cny|rmb)?\s*(\d+(?:\.\d+)?)\s*"
+    r"(?:[/／\s¥￥$元块]|us|usd|cny|rmb|per|每|小时|时|月|天|日|年|hours?|hrs?|h|months?|mo|days?)*",
+    re.IGNORECASE,
+)
+
+
 def _number(
     r: Mapping[str, str], column: str, reasons: list[Worded], *, optional: bool = False
 ) -> float | None:
@@ -541,6 +571,18 @@ def _number(
     except ValueError:
         x = math.nan
     if not math.isfinite(x):
+        if column == "price" and (m := _PRICE_WITH_UNIT.fullmatch(as_typed(text))) is not None:
+            reasons.append(
+                Phrase(
+                    N_(
+                        "price {value} holds its currency or unit: write the number ({number}) in price, "
+                        "the currency in currency (CNY, USD) and the unit in unit (hour, month)"
+                    ),
+                    value=repr(text[:40]),
+                    number=m[1],
+                )
+            )
+            return None
         reasons.append(Phrase(N_("{what} {value} is not a number"), what=column, value=repr(text[:40])))
         return None
     return x

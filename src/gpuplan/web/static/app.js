@@ -8,6 +8,9 @@
   const pricingWords = (k) => T[`pricing:${k}`] || t(k);
   const body = document.body;
   const lang = body.dataset.lang || "en";
+  // a label's colon and a list's comma as the page's language writes them: full-width in Chinese
+  const colon = lang === "zh" ? "：" : ": ";
+  const comma = lang === "zh" ? "，" : ", ";
   const $ = (sel) => document.querySelector(sel);
   const tokenBox = $("#token");
   tokenBox.value = localStorage.getItem("gpuplan_token") || "";
@@ -49,7 +52,7 @@
     if (!doc || !doc.error) return "";
     if (doc.message == null) return doc.error;
     const label = fieldLabel(doc.field);
-    if (label) return `${label}: ${doc.message}`;
+    if (label) return `${label}${colon}${doc.message}`;
     return doc.field ? `${doc.message} (${doc.field})` : doc.message;
   }
 
@@ -199,7 +202,7 @@
       const f = hi > lo ? (c.cheapest_usd_per_gpu_hour - lo) / (hi - lo) : 0;
       const color = `hsl(${Math.round(120 * (1 - f))}, 65%, 42%)`;
       const dot = add("circle", { cx: x(c.longitude), cy: y(c.latitude), r: 4 + 2.2 * Math.sqrt(c.offers), fill: color, "fill-opacity": 0.75, stroke: "#fff", "data-country": c.country });
-      add("title", {}, dot).textContent = `${c.name}: ${c.offers} · ${money(c.cheapest_usd_per_gpu_hour)}/GPU·h (${c.cheapest})`;
+      add("title", {}, dot).textContent = `${c.name}${colon}${c.offers} · ${money(c.cheapest_usd_per_gpu_hour)}/GPU·h (${c.cheapest})`;
       const label = add("text", { x: x(c.longitude) + 6, y: y(c.latitude) - 6, "font-size": 11, fill: "#1d2330" });
       label.textContent = c.country;
     });
@@ -209,7 +212,7 @@
   // Yuan amounts name the rate they were converted at, its date, and the server's warning when it is old.
   function rateNote(el, doc, cur) {
     const r = doc.exchange_rate;
-    el.textContent = cur === "CNY" && r ? `${t("Exchange rate")}: 1 USD = ${num(r.units_per_usd, 4)} CNY (${r.as_of || "?"}; ${r.source})${r.warning ? " " + r.warning : ""}` : "";
+    el.textContent = cur === "CNY" && r ? `${t("Exchange rate")}${colon}1 USD = ${num(r.units_per_usd, 4)} CNY (${r.as_of || "?"}; ${r.source})${r.warning ? " " + r.warning : ""}` : "";
     el.classList.toggle("stale", Boolean(cur === "CNY" && r && r.stale));
   }
 
@@ -274,8 +277,8 @@
     const rec = doc.recommended || {};
     const box = $("#summary"); box.innerHTML = "";
     const card = document.createElement("div"); card.className = "card"; card.id = "recommended";
-    const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}, ${t(rec.pricing)}`;
-    card.innerHTML = `<div>${t("Recommended")}: <b></b></div><div>${t("Total cost")}: <span class="cost"></span> · ${t("Job time")}: <span class="time"></span> ${t("hours")}</div>`;
+    const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}${comma}${t(rec.pricing)}`;
+    card.innerHTML = `<div>${t("Recommended")}${colon}<b></b></div><div>${t("Total cost")}${colon}<span class="cost"></span> · ${t("Job time")}${colon}<span class="time"></span> ${t("hours")}</div>`;
     card.querySelector("b").textContent = where;
     card.querySelector(".cost").textContent = docMoney(rec.total_cost_usd, doc);
     card.querySelector(".time").textContent = num(rec.job_time_h, 1);
@@ -310,7 +313,7 @@
       const answer = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data;
       // The same workload as the name's newest version adds none: that version, said to be unchanged.
       const saved = answer.workloads[0];
-      status.textContent = `${t(answer.unchanged ? "already saved, unchanged" : "saved")}: ${saved.name} v${saved.version}`;
+      status.textContent = `${t(answer.unchanged ? "already saved, unchanged" : "saved")}${colon}${saved.name} v${saved.version}`;
       await loadSaved();
     });
     $("#saveplan").addEventListener("click", async () => {
@@ -322,7 +325,7 @@
       delete req.workload;
       const answer = await finished(await api("POST", "/api/v1/plans", req), status);
       const item = answer.data;
-      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${docMoney(item.total_cost_usd, item.document)}`
+      status.textContent = `${t("saved")}${colon}#${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${docMoney(item.total_cost_usd, item.document)}`
         + (item.budget_notes || []).map((n) => ` · ${n}`).join("");  // over a budget: kept, and said
       if (item.document) summary(item.document);
     });
@@ -388,7 +391,7 @@
       const doc = (await api("POST", "/api/v1/tco", { usage })).data;
       const box = $("#summary"); box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "tcototal";
-      card.innerHTML = `<div>${t("Total over the horizon")}: <b></b></div><div>${t("All on-demand")}: <span class="od"></span> · ${t("Savings")}: <span class="sv"></span> %</div>`;
+      card.innerHTML = `<div>${t("Total over the horizon")}${colon}<b></b></div><div>${t("All on-demand")}${colon}<span class="od"></span> · ${t("Savings")}${colon}<span class="sv"></span> %</div>`;
       card.querySelector("b").textContent = money(doc.total_cost_usd);
       card.querySelector(".od").textContent = money(doc.all_on_demand_cost_usd);
       card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
@@ -453,17 +456,17 @@
   // publisher text, date and confidence, or the user's own figure; beside a price not known to hold
   // today, why (its date) and the best price that is, or that the catalog has none. The text comes
   // from the catalog: it is set as text, never parsed as markup.
-  const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}: ${b.price_source} · ${t("As of")}: ${b.as_of} · ${t("Confidence")}: ${confidence(b.confidence)}`;
+  const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}${colon}${b.price_source} · ${t("As of")}${colon}${b.as_of} · ${t("Confidence")}${colon}${confidence(b.confidence)}`;
   function priceBasis(pr, doc) {
     return Object.entries(pr.basis || {}).map(([k, b]) => {
       const d = document.createElement("div");
       d.className = "basis"; d.dataset.pricing = k;
-      d.textContent = `${pricingWords(k)}: ${b.given ? t("your own figure") : offerWords(b)}`;
+      d.textContent = `${pricingWords(k)}${colon}${b.given ? t("your own figure") : offerWords(b)}`;
       if (!b.given && b.known_current === false) {
         // a second line: why it may not hold today, and what does
         const c = b.best_known_current, why = document.createElement("div");
         why.className = "stale";
-        why.textContent = [b.date_note, `${t("Best known-current price")}: ${c ? `${docMoney(c.usd_per_hour, doc)} · ${offerWords(c)}` : t("none in the catalog")}`].filter(Boolean).join(" · ");
+        why.textContent = [b.date_note, `${t("Best known-current price")}${colon}${c ? `${docMoney(c.usd_per_hour, doc)} · ${offerWords(c)}` : t("none in the catalog")}`].filter(Boolean).join(" · ");
         d.append(why);
       }
       return d;
@@ -477,9 +480,9 @@
     const card = document.createElement("div"); card.className = "card"; card.id = "simresult";
     const tr = doc.trace, rep = doc.replica, pr = doc.prices;
     const lines = [
-      `${t("Trace")}: ${tr.name} · ${tr.requests.toLocaleString()} ${t("requests")} · ${num(tr.duration_s / 3600, 1)} ${t("hours")} · ${tr.synthetic ? t("synthetic") : t("recorded")}`,
-      `${t("Replica")}: ${rep.gpu} · ${rep.slots} ${t("slots")} · ${rep.source}`,
-      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${pricingWords(k)} ${docMoney(v, doc)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
+      `${t("Trace")}${colon}${tr.name} · ${tr.requests.toLocaleString()} ${t("requests")} · ${num(tr.duration_s / 3600, 1)} ${t("hours")} · ${tr.synthetic ? t("synthetic") : t("recorded")}`,
+      `${t("Replica")}${colon}${rep.gpu} · ${rep.slots} ${t("slots")} · ${rep.source}`,
+      `${t("Prices per replica-hour")}${colon}${Object.entries(pr.usd_per_hour).map(([k, v]) => `${pricingWords(k)} ${docMoney(v, doc)}`).join(" · ")} · ${t("Spot reclaims per hour")}${colon}${num(pr.spot_interruptions_per_hour, 3)}`,
     ];
     lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
     card.append(...priceBasis(pr, doc));
@@ -572,12 +575,12 @@
       const inBudget = (x, k) => (x.currency === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
       const sortBudget = (x, k) => (x.currency === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
       const used = b.used_pct ? Math.min(100, b.used_pct) : 0;
-      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span><span class="current"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
+      card.innerHTML = `<div>${t("Budget")}${colon}<b class="amount"></b> · ${t("Planned")}${colon}<span class="planned"></span><span class="current"></span> · ${t("Remaining")}${colon}<span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
       const remaining = sortBudget(b, "remaining");
       card.querySelector(".amount").textContent = b.currency == null ? t("no budget set") : inBudget(b, "budget");
       card.querySelector(".planned").textContent = inBudget(b, "planned");
       // plans on a stale or undated price: the spend on prices known to be current beside it
-      if (b.stale_price_plans) card.querySelector(".current").textContent = ` (${t("On current prices")}: ${inBudget(b, "planned_current")})`;
+      if (b.stale_price_plans) card.querySelector(".current").textContent = ` (${t("On current prices")}${colon}${inBudget(b, "planned_current")})`;
       // plans of unknown cost are not counted: what remains is at most the figure
       const left = (x) => (x.unknown_cost_plans ? fill(t("at most {amount}"), { amount: inBudget(x, "remaining") }) : inBudget(x, "remaining"));
       card.querySelector(".remaining").textContent = remaining == null ? "—" : left(b);
@@ -587,7 +590,7 @@
       if (b.note) card.querySelector(".note").textContent = b.note;
       // The server's notes: the teams' budgets adding up past the whole service's (allowed, but said).
       (b.notes || []).forEach((n) => { const line = document.createElement("div"); line.textContent = n; card.querySelector(".budgetnotes").append(line); });
-      if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
+      if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}${colon}${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
       $("#teams").innerHTML = "";
       if (b.teams && b.teams.length) table($("#teams"), [t("Team"), t("Budget"), t("Planned"), t("On current prices"), t("Remaining")],
@@ -620,7 +623,7 @@
       const notes = $("#monthnotes"); notes.innerHTML = "";
       (b.plans || []).filter((p) => p.month_note).forEach((p) => {
         const line = document.createElement("div"); line.className = "monthnote";
-        line.textContent = `#${p.id} ${p.workload}: ${p.month_note}`; notes.append(line);
+        line.textContent = `#${p.id} ${p.workload}${colon}${p.month_note}`; notes.append(line);
       });
       table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
