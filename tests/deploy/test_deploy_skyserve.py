@@ -372,3 +372,21 @@ def test_a_spot_service_of_a_plan_shown_in_yuan_says_the_fallbacks_cost_in_yuan(
         by_path(generate(LaunchSpec.from_plan(doc, source="plan.json"), "k8s"))["README.md"].split()
     )
     assert "is unknown (spot: ¥3.675/h)" in k8s
+
+
+def test_the_kubernetes_readme_of_a_plan_in_yuan_says_its_money_in_yuan_in_chinese() -> None:
+    # reported as "$4.985/h … 每月多 $2,505.02" in the Kubernetes README of a plan made with
+    # --currency CNY: every amount is in yuan at the plan's rate, the catalog's dollars named once
+    from gpuplan.i18n import use_language
+
+    doc = spot_service_plan(1.861)
+    doc["display_currency"] = "CNY"
+    doc["exchange_rate"] = {"currency": "CNY", "usd_per_unit": 0.14315, "units_per_usd": 6.9858,
+                            "as_of": "2026-01-27", "source": "CFETS"}  # fmt: skip
+    with use_language("zh"):
+        files = by_path(generate(LaunchSpec.from_plan(doc, source="plan.json"), "k8s"))
+    said = files["README.md"]
+    assert "每月多 ¥6,807.50" in said and "¥13.001/h" in said, said
+    dollars = [line for line in said.splitlines() if "$" in line and "$HF_TOKEN" not in line]
+    # the dollars only where the catalog's own prices are named, beside the yuan
+    assert all("目录以美元标价" in line for line in dollars), dollars

@@ -17,6 +17,8 @@ MONTH = "2031-05"
 UNKNOWN_MONTH = "2031-09"
 #: The token of team nlp's alice, made before the server starts.
 _NLP: dict[str, str] = {}
+#: The tokens of teams rec and support, by team.
+_YUAN_TEAMS: dict[str, str] = {}
 
 
 def _teams(db: Path) -> None:
@@ -28,6 +30,8 @@ def _teams(db: Path) -> None:
     try:
         team = TeamStore(store.engine)
         _NLP["Authorization"] = "Bearer " + team.create_token("alice", "plan", team="nlp")[0]
+        for name in ("rec", "support"):  # two teams that count in yuan
+            _YUAN_TEAMS[name] = "Bearer " + team.create_token(f"{name}-lead", "plan", team=name)[0]
         # a month of team nlp whose one plan had no feasible option: its cost is unknown
         workload = team.save_workload("distil", {"workload": {"name": "distil"}}, actor="alice", team="nlp")
         team.save_plan(
@@ -268,6 +272,50 @@ def test_a_month_of_unknown_cost_is_not_shown_as_nothing_spent(
         assert page.inner_text("#budgetcard .planned") + page.inner_text("#budgetcard .current") == "unknown"
         assert page.inner_text("#budgetcard .remaining") == "—"
         assert page.inner_text("#budgetcard .legend").startswith("1: plans whose cost is unknown")
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_service_that_counts_in_yuan_is_shown_in_yuan_without_a_budget_of_its_own(
+    server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    # Two teams budgeting in yuan, their plans made in yuan, no budget of the whole service: the
+    # card read "Budget: no budget set · Planned: $3,754.11" and the saved plans "$3,121.62"; and the
+    # budget's currency picker started at USD on the Chinese page.
+    import httpx
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    month = "2031-10" if lang == "en" else "2031-11"
+    for team, amount in (("rec", "5万"), ("support", 100_000)):
+        who = {"Authorization": _YUAN_TEAMS[team]}
+        name = f"{team}-{lang}"
+        r = httpx.post(
+            f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who
+        )
+        assert r.status_code == 201, r.text
+        body = {"name": name, "month": month, "currency": "CNY"}
+        r = httpx.post(f"{base}/api/v1/plans", json=body, headers=who, timeout=120)
+        assert r.status_code == 201, r.text
+        r = httpx.put(f"{base}/api/v1/budget/{month}?team={team}", json={"amount_cny": amount}, headers=admin)
+        assert r.status_code == 200, r.text
+    page, errors = _team_month(browser, base, tokens["admin"], lang, month)
+    try:
+        # the picker starts at the page language's currency
+        assert page.input_value("select[name=amount_currency]") == ("CNY" if lang == "zh" else "USD")
+        doc = httpx.get(f"{base}/api/v1/budget/{month}", headers=admin).json()
+        assert doc["display_currency"] == "CNY" and doc["planned_cny"] is not None
+        page.wait_for_selector(f"#plans td:text('rec-{lang}')", timeout=60_000)
+        page.wait_for_function("document.querySelector('#budgetcard .planned').textContent.startsWith('¥')")
+        assert page.inner_text("#budgetcard .planned") == f"¥{doc['planned_cny']:,.2f}"
+        rows = [
+            page.locator("#plans tbody tr", has_text=f"{team}-{lang}").first.inner_text()
+            for team in ("rec", "support")
+        ]
+        assert all("¥" in row and "$" not in row for row in rows), rows
+        assert "$" not in page.inner_text("#teams")
         assert not errors, errors
     finally:
         page.close()

@@ -139,7 +139,9 @@ def test_a_simulation_with_slos_and_spot_replicas_shows_each_policys_outcome(
         rows = page.locator("#table tbody tr")
         assert rows.count() == 2
         first = rows.nth(0).locator("td").all_inner_texts()
-        assert first[0] == "fixed:replicas=2" and first[1].startswith("$")
+        # the prices in the page language's currency: the picker starts at yuan on the Chinese page
+        assert body["currency"] == ("CNY" if lang == "zh" else "USD")
+        assert first[0] == "fixed:replicas=2" and first[1].startswith("¥" if lang == "zh" else "$")
         assert first[3].endswith(("ms", " s")) and first[6].endswith("%")
         headers = page.locator("#table th").all_inner_texts()
         assert headers == _words(
@@ -148,7 +150,9 @@ def test_a_simulation_with_slos_and_spot_replicas_shows_each_policys_outcome(
         )  # fmt: skip
         slos = page.locator("#slos tbody tr td:nth-child(2)").all_inner_texts()
         assert sorted(slos) == ["tpot_p95", "tpot_p95", "ttft_p95", "ttft_p95"]
-        assert "$0.30" in page.inner_text("#simresult")  # the spot price per replica-hour given
+        assert ("¥0.30" if lang == "zh" else "$0.30") in page.inner_text(
+            "#simresult"
+        )  # the spot price per replica-hour given
         fits(page)
         shot(page, f"simulate-{lang}-{size}")
         assert simulate and not errors, errors

@@ -265,6 +265,7 @@ def test_a_saved_plans_undated_price_is_aged_no_older_than_its_gpu(fresh_catalog
                 "constraints",
                 "document",
                 "without_stale_prices",
+                "display_currency",
             ),
         )
         plan = SimpleNamespace(

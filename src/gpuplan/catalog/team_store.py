@@ -170,6 +170,9 @@ class SavedPlan:
     plan_version: int | None = None
     """The plan document's ``schema_version`` (before 3, a service's cost is its peak fleet all
     month, whatever its day); None: not stated."""
+    display_currency: str = "USD"
+    """The currency the plan was made in: its document's ``display_currency`` (CNY for a plan asked
+    in yuan, or for a workload budgeted in yuan), US dollars where it states none."""
     without_stale_prices: dict[str, Any] | None = None
     """The plan document's ``without_stale_prices``: where the recommended option's price was not
     known to be current when it was planned, the best option on prices known to be current (its
@@ -681,6 +684,7 @@ class TeamStore:
             usd_per_cny=_usd_per_cny(document.get("exchange_rate")),
             plan_version=_version(document.get("schema_version")),
             without_stale_prices=_dict_or_none(document.get("without_stale_prices")),
+            display_currency=_currency_or_usd(document.get("display_currency")),
         )
 
     @staticmethod
@@ -716,6 +720,7 @@ class TeamStore:
             _document_field(dialect, "exchange_rate").label("exchange_rate"),
             _document_field(dialect, "schema_version").label("plan_version"),
             _document_field(dialect, "without_stale_prices").label("without_stale_prices"),
+            _document_field(dialect, "display_currency").label("display_currency"),
         )
         stmt = stmt.join_from(t.team_plans, t.team_workloads, p.workload_id == w.id)
         if where is not None:
@@ -742,6 +747,7 @@ class TeamStore:
                 usd_per_cny=_usd_per_cny(r.exchange_rate),
                 plan_version=_version(r.plan_version),
                 without_stale_prices=_dict_or_none(r.without_stale_prices),
+                display_currency=_currency_or_usd(r.display_currency),
             )
             for r in rows
         ]
@@ -944,6 +950,11 @@ def _document_field(dialect: str, field: str) -> ColumnElement[Any]:
 def _version(value: Any) -> int | None:
     """A plan document's ``schema_version`` as stored (None: not a whole number)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _currency_or_usd(value: Any) -> str:
+    """A plan document's ``display_currency`` as stored: CNY, else US dollars (absent, or any other)."""
+    return "CNY" if value == "CNY" else "USD"
 
 
 def _dict_or_none(value: Any) -> dict[str, Any] | None:

@@ -51,7 +51,8 @@ SERVE_SCHEMA_VERSION = 1
 #: there at its own best option on prices known to be current; ``stale_price_plans`` and
 #: ``unknown_current_cost_plans`` count those plans and those with no such option; each plan item
 #: says the same (``prices_current_when_planned``, ``current_option``, ``current_month_cost_usd``,
-#: ``current_month_cost_cny``), and ``notes`` gives both figures.
+#: ``current_month_cost_cny``), and ``notes`` gives both figures. Added within 3:
+#: ``display_currency`` (the document's and each team's), the currency its amounts are shown in.
 BUDGET_SCHEMA_VERSION = 3
 #: The job document's schema version. 2: a job its owner or an admin cancels ends ``cancelled``
 #: (``error`` saying who cancelled it), no longer ``failed``; ``failed`` is a job that could not
@@ -236,8 +237,8 @@ class SavedPlanItem(Document):
     month_breakdown: MonthBreakdown | None = None
     """``month_cost_usd`` by part; None: cost unknown."""
     month_note: str | None = None
-    """The month by part in words, in the budget's currency (a plan just saved: the currency its
-    plan was shown in; a listing's: US dollars), in the
+    """The month by part in words, in the budget document's ``display_currency`` (a plan just saved
+    or a listing's: the currency its plan was shown in), in the
     reader's language: ``30 runs: ¥X run by run + ¥Y commitment once (…) + ¥Z dataset copied in once
     and kept …``; None where the month is the run's cost × its runs."""
     usd_per_cny: float | None = None
@@ -250,7 +251,8 @@ class SavedPlanItem(Document):
     """With ``autoscaled_day``: the month's cost with the peak fleet all month, the bound where the
     autoscaler does not scale down as assumed; None otherwise."""
     cost_basis_words: str = ""
-    """What ``month_cost_usd`` is for a service, in the reader's language; "" for a job."""
+    """What ``month_cost_usd`` is for a service, in the reader's language, its amount in the
+    currency ``month_note`` is in; "" for a job."""
     team: str | None = None
     """The team of the token that saved it (its spend counts in that team's budget and the whole
     service's); None: no team (the whole service's only)."""
@@ -304,6 +306,8 @@ class TeamBudgetItem(Document):
     team: str
     currency: Literal["USD", "CNY"] | None = None
     """The currency the team's budget was given in; None: no budget set for the team this month."""
+    display_currency: Literal["USD", "CNY"] = "USD"
+    """The currency the team's figures are shown in (as :class:`BudgetDocument`'s)."""
     budget_usd: float | None
     """None: no budget set for the team this month."""
     budget_cny: float | None = None
@@ -338,6 +342,12 @@ class BudgetDocument(Document):
     currency: Literal["USD", "CNY"] | None = None
     """The currency the budget was given in, which ``used_pct`` and the notes count in; None: no
     budget."""
+    display_currency: Literal["USD", "CNY"] = "USD"
+    """The currency the document's amounts are shown in (the notes, each plan's ``month_note`` and
+    ``cost_basis_words``): the budget's; with no budget, yuan where every team's budget beside it
+    and every plan counted is in yuan (each plan made in yuan: ``display_currency`` CNY in its
+    document), the yuan figures then given as for a budget in yuan; else US dollars, which every
+    plan was priced in."""
     budget_usd: float | None
     """None: no budget set for the month (or one in yuan, and no CNY rate to state it in dollars)."""
     budget_cny: float | None = None
@@ -350,8 +360,8 @@ class BudgetDocument(Document):
     newest plan. None (unknown, never 0) where there are plans and not one's cost is known; 0 with
     no plans. For a budget in yuan: ``planned_cny`` at ``exchange_rate``."""
     planned_cny: float | None = None
-    """For a budget in yuan: the same sum of the plans' ``month_cost_cny`` (None where no plan's is
-    known); None otherwise."""
+    """For a budget in yuan, or none with ``display_currency`` CNY: the same sum of the plans'
+    ``month_cost_cny`` (None where no plan's is known); None otherwise."""
     planned_current_usd: float | None = None
     """The same plans on prices known to be current: each plan's ``current_month_cost_usd`` where
     known — a plan whose recommended option rests on a price older than the staleness limit or

@@ -279,7 +279,7 @@ def _body(page: str) -> str:
   <label>{L["GPU"]} <input name="gpu" placeholder="H100, a100, L4" size="10"></label>
   <label>{L["Provider"]} <input name="provider" placeholder="aws, alibaba" size="9"></label>
   <label>{L["Pricing"]} <select name="pricing"><option value="">—</option>{pricing}</select></label>
-  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Currency"]} {_currencies("currency")}</label>
   <label>{L["Max price/h"]} <input name="max_price" type="number" min="0" step="any" size="6"></label>
   <button type="submit" id="search">{L["Search"]}</button>
 </form>
@@ -302,9 +302,9 @@ def _body(page: str) -> str:
   <label>{L["Epochs"]} <input name="epochs" type="number" min="1" value="1"></label>
   <label>{L["Deadline"]} <input name="deadline" placeholder="12h, 2d"></label>
   <label>{L["Budget"]} <input name="budget" type="number" min="0" step="any"></label>
-  <label>{L["Budget currency"]} <select name="budget_currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Budget currency"]} {_currencies("budget_currency")}</label>
   <label>{L["Providers"]} <input name="providers" placeholder="aws,gcp,alibaba"></label>
-  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Currency"]} {_currencies("currency")}</label>
   <label>{L["Month"]} <input name="month" type="month"></label>
   <label>{L["Runs in the month"]} <input name="runs_per_month" type="number" min="1" max="744" value="1"></label>
   <div class="buttons">
@@ -321,7 +321,7 @@ def _body(page: str) -> str:
 <form id="historyform" class="bar">
   <label>{L["Instance"]} <input name="instance" value="p4d.24xlarge" required></label>
   <label>{L["Region"]} <input name="region" placeholder="—"></label>
-  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Currency"]} {_currencies("currency")}</label>
   <button type="submit" id="show">{L["Show"]}</button>
 </form>
 <div id="chart" class="chart"></div><div id="table" class="scroll"></div><p id="rate" class="legend"></p>"""
@@ -345,7 +345,7 @@ def _body(page: str) -> str:
   <label>{L["Month"]} <input name="month" type="month" required></label>
   <label>{L["Team"]} <input name="team" maxlength="64" placeholder="{L["whole service"]}"></label>
   <label>{L["Budget"]} <input name="amount" type="number" min="0" step="any"></label>
-  <label>{L["Budget currency"]} <select name="amount_currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Budget currency"]} {_currencies("amount_currency")}</label>
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
 <section><h2>{L["Budget"]}</h2><div id="budget"></div><div id="teams" class="scroll"></div></section>
@@ -353,6 +353,22 @@ def _body(page: str) -> str:
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>
 <section><h2>{L["Saved workloads"]}</h2><div id="workloads" class="scroll"></div></section>"""
+
+
+def _default_currency() -> str:
+    """The currency a page's pickers start at: yuan on a Chinese page (its reader counts in yuan),
+    US dollars on an English one; the other is one choice away."""
+    from gpuplan.i18n.messages import Language, current_language
+
+    return "CNY" if current_language() == Language.ZH else "USD"
+
+
+def _currencies(name: str) -> str:
+    """A currency picker named ``name``: USD and CNY, the page language's (:func:`_default_currency`)
+    chosen."""
+    chosen = _default_currency()
+    options = "".join(f"<option{' selected' if c == chosen else ''}>{c}</option>" for c in ("USD", "CNY"))
+    return f'<select name="{name}">{options}</select>'
 
 
 def _decoder_presets() -> list[str]:
@@ -395,9 +411,9 @@ target:target=0.7,max=6</textarea></label>
   <label>{L["Latency targets (SLOs)"]} <input name="slo" placeholder="ttft_p95=2s,tpot_p95=80ms"></label>
   <label>{L["Replica figures instead of the estimate"]} <input name="replica" placeholder="slots=64,tpot_ms=40,prefill_tps=3000"></label>
   <label>{L["Engine settings"]} <input name="engine" placeholder="max_num_seqs=128"></label>
-  <label>{L["Price currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
-  <label><span>{L["On-demand price/h"]}, <span class="price-currency">USD</span></span> <input name="on_demand_price" type="number" min="0" step="any"></label>
-  <label><span>{L["Spot price/h"]}, <span class="price-currency">USD</span></span> <input name="spot_price" type="number" min="0" step="any"></label>
+  <label>{L["Price currency"]} {_currencies("currency")}</label>
+  <label><span>{L["On-demand price/h"]}, <span class="price-currency">{_default_currency()}</span></span> <input name="on_demand_price" type="number" min="0" step="any"></label>
+  <label><span>{L["Spot price/h"]}, <span class="price-currency">{_default_currency()}</span></span> <input name="spot_price" type="number" min="0" step="any"></label>
   <label>{L["Spot reclaims per hour"]} <input name="spot_rate" type="number" min="0" step="any"></label>
   <label>{L["Spot notice, s"]} <input name="spot_notice_s" type="number" min="0" step="any" value="30"></label>
   <label>{L["Timeout, s"]} <input name="timeout_s" type="number" min="0" step="any" value="120"></label>

@@ -400,7 +400,7 @@ def saved_plan_item(
     rule for an offer's price (:meth:`Store.age_of`), how old they are today; its month's cost in
     yuan too (:func:`plan_cost_cny`; ``rate``: the catalog's newest, read when not given), and by
     part (its month's note in ``currency``, yuan where the plan's yuan are known; None: the
-    currency its document was shown in where the item has it, else US dollars)."""
+    currency the plan was made in)."""
     # the recommended option's GPU bounds an undated price's age, as an offer's is (an L20's price
     # "some time since 2020-11" is at most as old as the L20)
     age = store.age_of(p.prices_as_of, _plan_gpu(p))
@@ -410,7 +410,7 @@ def saved_plan_item(
     month = plan_month_of(p)
     stale, current = current_option(p)
     current_month = current_month_of(p).total_usd
-    shown = currency or str((p.document or {}).get("display_currency") or "USD")
+    shown = currency or p.display_currency
     breakdown, note = _month_breakdown(month, per_cny, shown)
     return {
         "id": p.id,
@@ -425,7 +425,7 @@ def saved_plan_item(
         "runs_per_month": p.runs_per_month,
         "month_cost_usd": month.total_usd,
         "month_cost_cny": None if cny is None else round(cny, 2),
-        **plan_cost_basis(p),
+        **plan_cost_basis(p, shown, per_cny),
         "month_breakdown": breakdown if month.total_usd is not None else None,
         "month_note": note,
         "usd_per_cny": p.usd_per_cny,
@@ -466,10 +466,12 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     rate = store.find_exchange_rate("CNY")
     budget = records.budget(month, team)
     plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
+    shown = _shown_currency(budget, [] if team is not None else records.budgets(month), plans)
     teams = [] if team is not None else _team_lines(records, month, plans, rate)
-    items = [saved_plan_item(p, store, rate=rate, currency=_currency(budget)) for p in plans]
-    allocation = _allocation(records, month, budget if team is None else records.budget(month), rate)
-    spend = _spend(month, budget, plans, rate)
+    items = [saved_plan_item(p, store, rate=rate, currency=shown) for p in plans]
+    service = budget if team is None else records.budget(month)
+    allocation = _allocation(records, month, service, rate, shown if service is None else None)
+    spend = _spend(month, budget, plans, rate, shown)
     newest, _digest = records.catalog_state()
 
     def team_notes(line: dict[str, Any]) -> list[str]:
@@ -550,7 +552,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     from gpuplan.i18n.numbers import format_amount
     from gpuplan.i18n.phrases import sentences
 
-    currency = spend["currency"] or "USD"
+    currency = spend["display_currency"] or "USD"
     unit = currency.lower()
     amount, planned = spend[f"budget_{unit}"], spend[f"planned_{unit}"]
     if amount is None or planned is None or planned - amount < _ALLOCATION_TOLERANCE:
@@ -614,7 +616,7 @@ def _current_note(
     stale = spend["stale_price_plans"]
     if not stale:
         return []
-    currency = spend["currency"] or "USD"
+    currency = spend["display_currency"] or "USD"
     unit = currency.lower()
     planned, current = spend[f"planned_{unit}"], spend[f"planned_current_{unit}"]
     amount = spend[f"budget_{unit}"]
@@ -727,6 +729,18 @@ def _currency(budget: Budget | None) -> str:
     return "CNY" if budget is not None and budget.amount_cny is not None else "USD"
 
 
+def _shown_currency(budget: Budget | None, budgets: Iterable[Budget], plans: Iterable[SavedPlan]) -> str:
+    """The currency a budget document's amounts are shown in: its ``budget``'s; where it has none,
+    yuan when every one of the teams' ``budgets`` beside it and every one of its ``plans`` is in
+    yuan (a service that counts only in yuan is not shown its spend in dollars), else US dollars.
+    Where currencies mix, one sum must be said in one currency: the dollars every plan was priced
+    in, so that no figure moves with today's rate."""
+    if budget is not None:
+        return _currency(budget)
+    kinds = {*(_currency(b) for b in budgets), *(p.display_currency for p in plans)}
+    return "CNY" if kinds == {"CNY"} else "USD"
+
+
 def _amount_in(budget: Budget, currency: str, rate: ExchangeRate | None) -> float | None:
     """``budget`` in ``currency``: as given when it was given in it, else at ``rate`` (the
     catalog's newest; None without one)."""
@@ -741,7 +755,11 @@ def _amount_in(budget: Budget, currency: str, rate: ExchangeRate | None) -> floa
 
 
 def _allocation(
-    records: TeamStore, month: str, service: Budget | None, rate: ExchangeRate | None
+    records: TeamStore,
+    month: str,
+    service: Budget | None,
+    rate: ExchangeRate | None,
+    shown: str | None = None,
 ) -> dict[str, Any]:
     """The teams' budgets of ``month`` against the whole ``service``'s: their sum, by how much it
     is over, and a note saying so. Not a refusal: a service may promise its teams more than it
@@ -749,7 +767,8 @@ def _allocation(
 
     They are added in the service's budget's currency (US dollars when it has none): a team's in
     the other currency at ``rate``, the catalog's newest, which the note names; the sums in the
-    other currency are at the same rate."""
+    other currency are at the same rate. ``shown``: the currency where the service has no budget
+    (:func:`_shown_currency`; None: US dollars)."""
     from gpuplan.i18n import _
     from gpuplan.i18n.numbers import format_amount, per_usd
     from gpuplan.i18n.phrases import sentences
@@ -764,7 +783,7 @@ def _allocation(
     teams = records.budgets(month)
     if not teams:
         return empty
-    currency = _currency(service)
+    currency = _currency(service) if service is not None else (shown or "USD")
     amounts = [_amount_in(b, currency, rate) for b in teams]
     mixed = any(_currency(b) != currency for b in teams)
 
@@ -816,7 +835,9 @@ def _team_lines(
     names = sorted({*budgets, *(p.team for p in plans if p.team)})
     lines = []
     for name in names:
-        spend = _spend(month, budgets.get(name), [p for p in plans if p.team == name], rate)
+        mine = [p for p in plans if p.team == name]
+        budget = budgets.get(name)
+        spend = _spend(month, budget, mine, rate, _shown_currency(budget, [], mine))
         lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}})
     return lines
 
@@ -824,6 +845,7 @@ def _team_lines(
 #: What a team's line in the whole service's budget document holds.
 _TEAM_LINE = (
     "currency",
+    "display_currency",
     "budget_usd",
     "budget_cny",
     "planned_usd",
@@ -844,14 +866,21 @@ _TEAM_LINE = (
 _DAY_PRICED_VERSION = 3
 
 
-def plan_cost_basis(plan: SavedPlan) -> dict[str, Any]:
+def plan_cost_basis(plan: SavedPlan, currency: str = "USD", per_cny: float | None = None) -> dict[str, Any]:
     """What a saved plan's month cost is, for a service, as the budget counts it: ``cost_basis``
     (``autoscaled_day``: the fleet its day needs, with ``peak_fleet_month_cost_usd`` beside it as
     the bound; ``peak_fleet``: its peak fleet all month; None: a job, priced by its runs) and
-    ``cost_basis_words``, in the reader's language. A plan saved before plan document version 3
-    priced every service as its peak fleet: said, and that planning it again prices its day."""
+    ``cost_basis_words``, in the reader's language, its amount in ``currency`` (yuan at
+    ``per_cny``, US dollars per yuan, the rate the plan's yuan are counted at; dollars where it is
+    unknown). A plan saved before plan document version 3 priced every service as its peak fleet:
+    said, and that planning it again prices its day."""
     from gpuplan.i18n import _
     from gpuplan.i18n.numbers import format_amount
+
+    def money(usd: float) -> str:
+        if currency == "CNY" and per_cny:
+            return format_amount(usd / per_cny, "CNY")
+        return format_amount(usd, "USD")
 
     rec = plan.recommended or {}
     none: dict[str, Any] = {"cost_basis": None, "peak_fleet_month_cost_usd": None, "cost_basis_words": ""}
@@ -885,7 +914,7 @@ def plan_cost_basis(plan: SavedPlan) -> dict[str, Any]:
                     hours=str(hours.get("hours", ""))[:20],
                     days=",".join(str(d)[:3] for d in hours.get("days", []) if isinstance(d, str))[:40],
                     zone=str(hours.get("time_zone", ""))[:60],
-                    peak=format_amount(month_peak, "USD"),
+                    peak=money(month_peak),
                 ),
             }
         return {
@@ -894,7 +923,7 @@ def plan_cost_basis(plan: SavedPlan) -> dict[str, Any]:
             "cost_basis_words": _(
                 "the autoscaled day: the fleet its day needs, its start-ups included; its peak fleet all "
                 "month, {peak}, is the bound where the autoscaler does not scale down as assumed"
-            ).format(peak=format_amount(month_peak, "USD")),
+            ).format(peak=money(month_peak)),
         }
     return {**none, "cost_basis": "peak_fleet", "cost_basis_words": _("its peak fleet all month")}
 
@@ -920,13 +949,19 @@ def _plan_usd_per_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | Non
 
 
 def _spend(
-    month: str, budget: Budget | None, plans: list[SavedPlan], rate: ExchangeRate | None
+    month: str,
+    budget: Budget | None,
+    plans: list[SavedPlan],
+    rate: ExchangeRate | None,
+    shown: str | None = None,
 ) -> dict[str, Any]:
     """``budget`` against the spend of ``plans`` (planned ones): cost times runs, where known, in the
     currency the budget was given in. A budget in US dollars is compared with the plans' dollars.
     One in yuan is compared with the plans' yuan (:func:`plan_cost_cny`), so that neither moves
-    when the rate does; its dollar figures are the yuan ones at ``rate``, the catalog's newest."""
-    currency = _currency(budget)
+    when the rate does; its dollar figures are the yuan ones at ``rate``, the catalog's newest.
+    With no budget, the spend is counted in ``shown`` (:func:`_shown_currency`; None: US dollars),
+    in yuan as a yuan budget counts it."""
+    currency = _currency(budget) if budget is not None else (shown or "USD")
     if currency == "USD":
         months = [plan_month_of(p).total_usd for p in plans]
         currents = [current_month_of(p).total_usd for p in plans]
@@ -946,12 +981,11 @@ def _spend(
             "remaining_cny": None,
         }
     else:
-        assert budget is not None and budget.amount_cny is not None
         costs = [plan_cost_cny(p, rate) for p in plans]
         currents = [_in_cny(current_month_of(p).total_usd, p, rate) for p in plans]
         known = [c for c in costs if c is not None]
         known_current = [c for c in currents if c is not None]
-        amount = budget.amount_cny
+        amount = budget.amount_cny if budget is not None else None
         planned = _known_sum(known, len(plans))
         current = _known_sum(known_current, len(plans))
 
@@ -971,6 +1005,7 @@ def _spend(
     return {
         "month": month,
         "currency": currency if budget else None,
+        "display_currency": currency,
         **figures,
         "unknown_cost_plans": len(plans) - len(known),
         "stale_price_plans": sum(current_option(p)[0] for p in plans),

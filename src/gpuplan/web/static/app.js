@@ -524,13 +524,13 @@
       });
     }
     // The prices' currency, said beside each price; a saved workload budgeted in yuan picks yuan, as
-    // the server's default for it is.
+    // the server's default for it is, another the page's own (yuan on a Chinese page).
     const currency = form.querySelector("[name=currency]");
     const sayCurrency = () => form.querySelectorAll(".price-currency").forEach((s) => { s.textContent = currency.value; });
     currency.addEventListener("change", sayCurrency);
     form.querySelector("[name=saved]").addEventListener("change", (ev) => {
       const spec = specs[ev.target.value], c = spec && spec.workload.constraints;
-      currency.value = c && c.budget_cny != null ? "CNY" : "USD";
+      currency.value = c && c.budget_cny != null ? "CNY" : [...currency.options].find((o) => o.defaultSelected).value;
       sayCurrency();
     });
     const file = form.querySelector("[name=trace_file]");
@@ -571,9 +571,11 @@
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
       // A budget is said in the currency it was given in (a yuan budget is compared in yuan by the
-      // server: used_pct, planned_cny, remaining_cny), as each team's line in its own.
-      const inBudget = (x, k) => (x.currency === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
-      const sortBudget = (x, k) => (x.currency === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
+      // server: used_pct, planned_cny, remaining_cny), as each team's line in its own; with no
+      // budget, in the one the server shows it in (yuan where every budget and plan beside it is).
+      const shownIn = (x) => x.display_currency || x.currency;
+      const inBudget = (x, k) => (shownIn(x) === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
+      const sortBudget = (x, k) => (shownIn(x) === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
       const used = b.used_pct ? Math.min(100, b.used_pct) : 0;
       card.innerHTML = `<div>${t("Budget")}${colon}<b class="amount"></b> · ${t("Planned")}${colon}<span class="planned"></span><span class="current"></span> · ${t("Remaining")}${colon}<span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
       const remaining = sortBudget(b, "remaining");
@@ -599,6 +601,8 @@
           { text: inBudget(x, "planned_current"), sort: sortBudget(x, "planned_current") },
           { text: sortBudget(x, "remaining") == null ? "—" : left(x), sort: sortBudget(x, "remaining") }]), [1, 2, 3, 4]);
       planned = plans.data.plans.filter((p) => p.status === "planned").length;
+      // a plan the budget counts: its words as the budget says them, in the budget's currency
+      const counted = new Map((b.plans || []).map((x) => [x.id, x]));
       table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Runs in the month"), t("Month's cost"), t("On current prices"), t("Priced as"), t("Prices as of"), t("Recommended"), t("Who"), t("Team"), t("When"), t("Status"), ""],
         plans.data.plans.map((p) => {
           let action = "";
@@ -607,8 +611,8 @@
             btn.addEventListener("click", async () => { await api("POST", `/api/v1/plans/${p.id}/cancel`); load(); });
             action = { node: btn, text: "" };
           }
-          // beside a yuan budget, each plan's cost in the yuan it is counted in
-          const yuan = b.currency === "CNY" && p.month_cost_cny != null;
+          // beside a yuan budget (or none, where all is in yuan), each plan's cost in the yuan it is counted in
+          const yuan = shownIn(b) === "CNY" && p.month_cost_cny != null;
           const runCost = yuan ? p.total_cost_cny : p.total_cost_usd, monthCost = yuan ? p.month_cost_cny : p.month_cost_usd;
           // a plan on a stale or undated price: the month of its best option on prices known to be current, named
           const currentCost = yuan ? p.current_month_cost_cny : p.current_month_cost_usd;
@@ -616,7 +620,7 @@
             : currentCost == null ? t("no option on current prices") : { text: `${money(currentCost, yuan ? "CNY" : "USD")} (${p.current_option})`, sort: currentCost };
           return [p.id, p.workload, p.workload_version, p.month, { text: money(runCost, yuan ? "CNY" : "USD"), sort: runCost },
             // a service: whether the month's cost is its autoscaled day (the peak fleet beside it) or its peak fleet
-            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, current, p.cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
+            p.runs_per_month, { text: money(monthCost, yuan ? "CNY" : "USD"), sort: monthCost }, current, (counted.get(p.id) || p).cost_basis_words || "—", planDated(p.prices_as_of, p.prices_staleness, p.prices_age_days), p.recommended, p.created_by, p.team || "—", { text: when(p.created_at), sort: p.created_at }, t(p.status), action];
         }), [4, 5, 6, 7]);
       // The month's plans whose runs share a commitment or a data copy (the month is then not a run
       // times its runs): each by part, in the budget's currency, as the server words it.
