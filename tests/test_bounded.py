@@ -204,6 +204,55 @@ def test_a_kubernetes_manifest_of_several_documents_is_said_to_be_one(
     assert "多个 YAML 文档" in zh and "Kubernetes" in zh and "found another" not in zh, zh
 
 
+def test_a_kubernetes_manifest_of_one_document_is_said_to_be_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It had been "unknown key 'apiVersion'; did you mean 'precision'?"."""
+    from one_line import refused
+
+    f = tmp_path / "hpa.yaml"
+    f.write_text("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: chat}\n")
+    for command in ("estimate", "plan"):
+        assert refused([command, str(f)], capsys) == (
+            f"error: {f}: this file is a Kubernetes manifest (apiVersion, kind), not a workload; a "
+            "workload is one YAML document of gpuplan's own keys (name, task, model …)"
+        )
+    zh = refused(["--lang", "zh", "estimate", str(f)], capsys)
+    assert "Kubernetes" in zh and "precision" not in zh and "无法识别" not in zh, zh
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "resources:\n  accelerators: A100:1\nrun: python train.py\n",
+        "resources: {accelerators: L4}\nsetup: pip install vllm\n",
+        "service:\n  readiness_probe: /v1/models\n  replicas: 2\n",
+    ],
+)
+def test_a_skypilot_task_file_is_said_to_be_one(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It had been "unknown key 'resources'; known keys: …" (or 'service'; did you mean 'serving')."""
+    from one_line import refused
+
+    f = tmp_path / "task.yaml"
+    f.write_text(text)
+    assert refused(["estimate", str(f)], capsys).startswith(
+        f"error: {f}: this is a SkyPilot task file (resources, run), not a workload;"
+    )
+    assert "SkyPilot" in refused(["--lang", "zh", "plan", str(f)], capsys)
+
+
+def test_a_misspelt_serving_key_is_no_skypilot_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "w.yaml"
+    f.write_text("name: x\nservice: {}\n")
+    from one_line import refused
+
+    assert "did you mean 'serving'" in refused(["estimate", str(f)], capsys)
+
+
 def test_several_yaml_documents_are_said_to_be_several() -> None:
     with pytest.raises(InputError) as e:
         load_yaml("name: a\n---\nname: b\n", source="w.yaml")

@@ -517,6 +517,20 @@ def _several_documents(error: ErrorClass, text: str, where: str) -> GpuplanError
     """The refusal of a file of several YAML documents (``---`` between them): gpuplan reads one, and
     a Kubernetes manifest (``apiVersion``, ``kind``) is said to be one, not a workload."""
     if _KUBERNETES_KEYS.search(text):
+        return _kubernetes_manifest(error, where, several=True)
+    return error.worded(
+        N_(
+            "{where}: this file holds several YAML documents (separated by ---); gpuplan reads one per "
+            "file (a workload is one document): put each in a file of its own"
+        ),
+        where=where,
+    )
+
+
+def _kubernetes_manifest(error: ErrorClass, where: str, *, several: bool) -> GpuplanError:
+    """The refusal of a Kubernetes manifest given where a workload goes, of one document or of
+    several (``---`` between them)."""
+    if several:
         return error.worded(
             N_(
                 "{where}: this file holds several YAML documents (separated by ---) and is a Kubernetes "
@@ -527,11 +541,40 @@ def _several_documents(error: ErrorClass, text: str, where: str) -> GpuplanError
         )
     return error.worded(
         N_(
-            "{where}: this file holds several YAML documents (separated by ---); gpuplan reads one per "
-            "file (a workload is one document): put each in a file of its own"
+            "{where}: this file is a Kubernetes manifest (apiVersion, kind), not a workload; a workload "
+            "is one YAML document of gpuplan's own keys (name, task, model …)"
         ),
         where=where,
     )
+
+
+#: Top-level keys of a SkyPilot task file beside ``resources`` (https://docs.skypilot.co/en/latest/
+#: reference/yaml-spec.html, read 2026-12-07), and of a SkyServe ``service`` section: no workload
+#: has any of them at its top level or under a ``service`` key.
+_SKYPILOT_TASK_KEYS = frozenset({"run", "setup", "service"})
+_SKYSERVE_KEYS = frozenset({"readiness_probe", "replica_policy", "replicas"})
+
+
+def refuse_foreign_file(data: dict[str, Any], where: str, error: ErrorClass) -> None:
+    """A Kubernetes manifest (top-level ``apiVersion`` and ``kind``) or a SkyPilot task file
+    (``resources`` with ``run``, ``setup`` or ``service``; or a SkyServe ``service`` section) given
+    where a workload goes is refused as what it is, rather than as a workload with an unknown key
+    ("did you mean 'precision'?" for ``apiVersion``). A misspelt workload key (``service`` for
+    ``serving``) alone is none of these, and keeps its did-you-mean."""
+    if "apiVersion" in data and "kind" in data:
+        raise _kubernetes_manifest(error, where, several=False)
+    service = data.get("service")
+    if ("resources" in data and _SKYPILOT_TASK_KEYS & data.keys()) or (
+        isinstance(service, dict) and _SKYSERVE_KEYS & service.keys()
+    ):
+        raise error.worded(
+            N_(
+                "{where}: this is a SkyPilot task file (resources, run), not a workload; a workload is "
+                "one YAML document of gpuplan's own keys (name, task, model …), and `gpuplan deploy "
+                "PLAN --target skypilot` writes a task file from its plan"
+            ),
+            where=where,
+        )
 
 
 #: A number as a price file or a trace writes it: ASCII digits with an optional sign, fraction and

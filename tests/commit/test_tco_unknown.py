@@ -391,3 +391,16 @@ def test_the_stale_prices_line_says_how_many_are_in_the_total_the_headline_count
     only = summary_lines(_report((_offer("on_demand", 2.74, as_of="2023-06"),)))
     (line,) = [line for line in only if line.startswith("Stale prices: ")]
     assert "1 of the 1 used" in line and "headline" not in line
+
+
+def test_the_gpus_without_a_current_price_are_in_the_document_as_in_the_headline() -> None:
+    """The headline's "on prices known to be current: unknown (none for A100-SXM4-40GB)" had no field
+    in the document: a reader of the JSON saw a total and no word that it rests on stale prices only."""
+    from gpuplan.commit.api import gpus_without_current_price
+
+    stale = (_offer("on_demand", 2.74, as_of="2023-06"),)
+    report = _report(stale)
+    report = replace(report, without_current_price=gpus_without_current_price(stale, report.today, 180))
+    assert "on prices known to be current: unknown (none for A100-SXM4-40GB)" in summary_lines(report)[0]
+    assert tco_json(report)["gpus_without_current_price"] == ["A100-SXM4-40GB"]
+    assert tco_json(_report((_offer("on_demand", 2.74),)))["gpus_without_current_price"] == []

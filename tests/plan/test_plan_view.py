@@ -134,3 +134,39 @@ def test_a_thinned_pareto_front_says_how_many_of_its_options_it_shows() -> None:
     assert header.startswith(f"Pareto front ({len(plan.pareto)} options, 8 of them shown; all in --json): ")
     after = text.split(header, 1)[1].splitlines()
     assert len([line for line in after[:9] if "a2" in line]) == 8
+
+
+def _one_country_plan(region: str, country: str, provider: str = "alibaba"):  # type: ignore[no-untyped-def]
+    rows = [
+        offer(provider=provider, region=region, country=country, instance_type="ecs.gn7i-c8g1.2xlarge"),
+        offer(provider=provider, region=region, country=country, price_usd=30.0),
+    ]
+    return plan_offers(OfferTable.from_rows(rows), CostFacts([]), JobFacts(), toy_estimator(), Constraints())
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_region_named_like_another_country_shows_its_own_beside_it(width: int) -> None:
+    """``cn-hongkong`` reads as mainland China; the table had shown no country, and a plan with no
+    data location nor users said nothing else of it."""
+    from gpuplan.report.plan_html import plan_html, plan_markdown
+
+    plan = _one_country_plan("cn-hongkong", "HK")
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(plan_view(plan))
+    text = buf.getvalue()
+    assert "alibaba/cn-hongkong (HK)" in text
+    assert max(cell_len(line) for line in text.splitlines()) <= width
+    assert "alibaba/cn-hongkong (HK)" in plan_html(plan, "toy")
+    assert "alibaba/cn-hongkong (HK)" in plan_markdown(plan, "toy", "chart.svg")
+
+
+def test_options_in_several_countries_show_each_ones_country() -> None:
+    text = _render(80, terminal=False)
+    assert "alibaba/cn-shanghai (CN)" in text and "azure/eastus (US)" in text
+
+
+def test_options_in_one_country_named_as_it_show_none() -> None:
+    plan = _one_country_plan("cn-shanghai", "CN")
+    buf = io.StringIO()
+    Console(file=buf, width=120, color_system=None).print(plan_view(plan))
+    assert "alibaba/cn-shanghai " in buf.getvalue() and "alibaba/cn-shanghai (CN)" not in buf.getvalue()

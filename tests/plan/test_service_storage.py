@@ -40,6 +40,16 @@ def test_a_service_without_a_dataset_pays_for_its_weights_volume() -> None:
     assert any("16.0 GB of model weights" in a for a in o.assumptions)
 
 
+def test_the_weights_line_names_the_disk_size_it_prices() -> None:
+    # was "16.0 GB of model weights on each instance's disk, at $0.080/GB-month", as if the 16 GB
+    # were priced, while the storage is the 256 GB launch disk's
+    o = _plan([offer()], CostFacts([aws_costs()])).recommended
+    assert (
+        "storage: 16.0 GB of model weights on each instance's disk; the disk is priced at its launch "
+        f"size, {DISK_GB} GB, at $0.080/GB-month"
+    ) in o.assumptions
+
+
 def test_each_instance_of_a_service_holds_its_own_copy_of_the_weights() -> None:
     # Two 8-GPU instances (one replica of 16 GPUs over both): a 256 GB launch disk each.
     job = replace(SERVICE, pipeline_parallel=16)

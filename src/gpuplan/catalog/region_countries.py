@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "city_regions",
     "country_codes_of",
+    "name_country",
     "provider_regions",
     "refuse_city_as_country",
     "refuse_city_as_region",
@@ -174,10 +175,14 @@ def region_country(provider: str, region: str) -> str:
         return _PROVIDER_SPECIFIC[(p, r)]
     if r in _EXACT:
         return _EXACT[r]
-    for prefix, country in _PREFIXES:
-        if r.startswith(prefix):
-            return country
-    return ""
+    return name_country(r)
+
+
+def name_country(region: str) -> str:
+    """The country a region's name suggests by its prefix alone, or "": ``cn-hongkong`` reads as
+    mainland China (CN) though it is Hong Kong, which a reader of the name alone would not know."""
+    r = region.strip().lower()
+    return next((country for prefix, country in _PREFIXES if r.startswith(prefix)), "")
 
 
 def refuse_country_as_region(region: str, store: Store) -> None:

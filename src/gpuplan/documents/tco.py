@@ -356,6 +356,11 @@ class TcoDocument(Document):
     age. The schedule is solved without spot and commitment prices not known to be current; where
     those would make it cheaper, ``with_stale_prices.total_cost_usd`` is that total: the text's
     headline gives both."""
+    gpus_without_current_price: list[str] = Field(default_factory=list)
+    """GPU types demanded none of whose prices is known to be current (each stale or undated): the
+    total rests on their prices, and on prices known to be current it is unknown, as the text's
+    headline says ("on prices known to be current: unknown (none for …)"); empty where every GPU
+    type has one."""
     data_cost_usd: float
     """The part of ``total_cost_usd`` that is not GPU time, USD (``data_cost_covers``)."""
     data_cost_covers: str

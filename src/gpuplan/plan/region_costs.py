@@ -250,13 +250,15 @@ class CostFacts:
     @staticmethod
     def _weights_words(job: JobFacts, usd_per_gb_month: float) -> str:
         """What the storage cost holds besides any dataset and checkpoints: the model's weights of a
-        service or a batch inference job, or a fine-tune's frozen base, in words."""
+        service or a batch inference job, or a fine-tune's frozen base, in words. On each instance's
+        disk, the disk priced too: it is billed at its launch size (:attr:`JobFacts.launch_disk_gb`,
+        256 GB at least), not by the weights on it, which the line had read as."""
         block = job.storage_kind == "block"
         if job.task != "infer":
             text = (
                 _(
-                    "storage: {gb} GB of the frozen base model's weights on each instance's disk, "
-                    "at {price}/GB-month"
+                    "storage: {gb} GB of the frozen base model's weights on each instance's disk; the "
+                    "disk is priced at its launch size, {disk} GB, at {price}/GB-month"
                 )
                 if block
                 else _(
@@ -266,11 +268,16 @@ class CostFacts:
             )
         else:
             text = (
-                _("storage: {gb} GB of model weights on each instance's disk, at {price}/GB-month")
+                _(
+                    "storage: {gb} GB of model weights on each instance's disk; the disk is priced at "
+                    "its launch size, {disk} GB, at {price}/GB-month"
+                )
                 if block
                 else _("storage: {gb} GB of model weights in one object-storage bucket, at {price}/GB-month")
             )
-        return text.format(gb=f"{job.weights_gb:.1f}", price=money(usd_per_gb_month))
+        return text.format(
+            gb=f"{job.weights_gb:.1f}", disk=format_number(job.launch_disk_gb), price=money(usd_per_gb_month)
+        )
 
     def object_storage(self, provider: str, region: str) -> tuple[float, str]:
         """The object-storage price of ``provider/region``, USD per GB-month, and what was assumed

@@ -12,7 +12,6 @@ from html import escape
 
 from gpuplan.i18n import N_, _, current_language, current_money, format_percent, money
 from gpuplan.i18n.phrases import item_list
-from gpuplan.i18n.places import place
 from gpuplan.plan.hosts import host_cell
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.fonts import FONT_STACK
@@ -35,6 +34,8 @@ from gpuplan.report.plan_view import (
     stale_warning,
     unknown_lines,
     unknowns_cell,
+    where_words,
+    with_countries,
 )
 from gpuplan.units import format_hours
 from gpuplan.vocab import confidence_name
@@ -84,7 +85,7 @@ def _age_and_confidence(o: Option) -> list[str]:
     return [w for w in (age_text(o), confidence_name(o.confidence)) if w]
 
 
-def _row(rank: int, o: Option) -> list[str]:
+def _row(rank: int, o: Option, countries: bool) -> list[str]:
     b = o.cost_breakdown
     miss = o.deadline_miss_probability
     capacity = _gpu_memory(o.gpu)
@@ -93,7 +94,7 @@ def _row(rank: int, o: Option) -> list[str]:
     band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
     return [
         str(rank),
-        f"{place(o.provider, o.region)} {instance}",
+        f"{where_words(o, countries)} {instance}",
         _(", ").join((f"{o.gpu_count}× {o.gpu}", *service_cell(o))),
         _(o.pricing),
         money(o.price_usd_per_hour, per=_("h")),
@@ -143,8 +144,8 @@ def _ids(*lines: str) -> str:
     return "<br>".join(f'<span class="id">{escape(line)}</span>' for line in lines)
 
 
-def _html_row(rank: int, o: Option) -> str:
-    cells = _row(rank, o)
+def _html_row(rank: int, o: Option, countries: bool) -> str:
+    cells = _row(rank, o, countries)
     instance = f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
     band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
     times = f"{format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)}"
@@ -160,7 +161,7 @@ def _html_row(rank: int, o: Option) -> str:
     service = "".join(small.format(escape(w)) for w in service_cell(o))
     tds = [
         f'<td class="num">{rank}</td>',
-        f"<td>{_ids(place(o.provider, o.region), instance)}</td>",
+        f"<td>{_ids(where_words(o, countries), instance)}</td>",
         f"<td>{_ids(f'{o.gpu_count}× {o.gpu}')}{service}</td>",
         f"<td>{escape(_(o.pricing))}{small.format(escape(cells[4]))}</td>",
         f'<td class="num">{escape(format_hours(o.job_time_h))}{small.format(escape(times))}'
@@ -326,7 +327,8 @@ def plan_html(plan: Plan, title: str) -> str:
 
     memory = {o.gpu: cap for o in per_gpu(plan) if (cap := _gpu_memory(o.gpu)) is not None}
     head = "".join(f"<th>{escape(h)}</th>" for h in _html_head())
-    body = "\n".join(_html_row(rank, o) for rank, o in enumerate(plan.options, 1))
+    countries = with_countries(plan.options)
+    body = "\n".join(_html_row(rank, o, countries) for rank, o in enumerate(plan.options, 1))
     items = "\n".join(f"<li>{escape(line)}</li>" for line in _summary_lines(plan))
     notes = "\n".join(f"<li>{escape(n)}</li>" for n in _notes(plan))
     objective = _("Options, best first by {objective}").format(objective=_(_objective_name(plan)))
@@ -403,8 +405,10 @@ def plan_markdown(plan: Plan, title: str, svg_name: str) -> str:
     chart = _("cost versus time")
     lines += ["", f"![{chart}]({svg_name})", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "---|" * len(head))
+    countries = with_countries(plan.options)
     lines += [
-        "| " + " | ".join(cell(c) for c in _row(rank, o)) + " |" for rank, o in enumerate(plan.options, 1)
+        "| " + " | ".join(cell(c) for c in _row(rank, o, countries)) + " |"
+        for rank, o in enumerate(plan.options, 1)
     ]
     notes = _("Assumptions and notes:")
     lines += ["", f"## {notes}", ""] + [f"- {cell(n)}" for n in _notes(plan)]

@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from gpuplan.catalog.dates import launch_bound
+from gpuplan.catalog.region_countries import name_country
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.numbers import format_minutes
@@ -58,6 +59,8 @@ __all__ = [
     "unknown_lines",
     "unknown_words",
     "unknowns_cell",
+    "where_words",
+    "with_countries",
 ]
 
 #: Footnote markers for option flags, in the order flags are first met (not digits: "2¹" reads as a power).
@@ -106,6 +109,21 @@ def option_label(o: Option) -> str:
     return o.label
 
 
+def with_countries(options: Sequence[Option]) -> bool:
+    """Whether a plan's table shows each option's country beside its region: where the options lie
+    in more than one country, or where a region's name suggests another country than its own
+    (``cn-hongkong`` reads as mainland China; it is Hong Kong)."""
+    countries = {o.country for o in options}
+    return len(countries) > 1 or any(name_country(o.region) not in ("", o.country) for o in options)
+
+
+def where_words(o: Option, countries: bool) -> str:
+    """``alibaba/cn-hongkong``, with its country code beside it where ``countries`` (``alibaba/cn-hongkong
+    (HK)``; ``(?)`` where the catalog knows none)."""
+    where = place(o.provider, o.region)
+    return _("{place} ({country})").format(place=where, country=o.country or "?") if countries else where
+
+
 def _instance(o: Option) -> str:
     return f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
 
@@ -138,17 +156,18 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         table.add_column(_("miss P"), justify="right", no_wrap=True)
 
     m = current_money()
+    countries = with_countries(plan.options)
     # The unknowns under an instance wrap at the widest name of the column (so it keeps its width).
     width = max(
         [18]
-        + [cell_len(place(o.provider, o.region)) for o in plan.options]
+        + [cell_len(where_words(o, countries)) for o in plan.options]
         + [cell_len(_instance(o)) for o in plan.options]
         + ([cell_len(f"{o.gpu_count}× {o.gpu}") for o in plan.options] if layout >= 2 else [])
         + ([cell_len(pricing_name(o.pricing)) for o in plan.options] if layout == 3 else [])
     )
     for rank, o in enumerate(plan.options, 1):
         gpus = Text.assemble(f"{o.gpu_count}× {o.gpu}", *_service_cell(o))
-        where = Text(f"{place(o.provider, o.region)}\n{_instance(o)}")
+        where = Text(f"{where_words(o, countries)}\n{_instance(o)}")
         if layout >= 2:
             where = Text.assemble(where, "\n", gpus)
         if layout == 3:

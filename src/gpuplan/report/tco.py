@@ -181,6 +181,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "hosts": u.constraints.hosts if u.constraints.provider_hosts_only else None,
         "total_cost_usd": cost(s.total_usd),
         "stale_prices_in_total": len(total_stale_prices(report)),
+        "gpus_without_current_price": list(report.without_current_price),
         "data_cost_usd": cost(s.data_usd),
         "data_cost_covers": _(DATA_COVERS),
         "data_costs_counted_for": [d.name for d in report.problem.demands if d.run_data],

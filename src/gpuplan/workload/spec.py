@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
-from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
+from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text, refuse_foreign_file
 from gpuplan.catalog.city_zones import city_zones
 from gpuplan.confine import Folder
 from gpuplan.day_load import WEEKDAYS, Schedule
@@ -1335,6 +1335,7 @@ class Workload(Spec):
                 path=p,
                 type=type(data).__name__,
             )
+        refuse_foreign_file(data, str(p), WorkloadError)
         _refuse_document(data, p)
         _refuse_usage_file(data, p)
         _refuse_bare_deadline(data, p)
