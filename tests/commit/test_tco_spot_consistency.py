@@ -199,7 +199,7 @@ def test_tco_says_the_total_against_a_budget(
     doc = json.loads(answered([*base, "--json", "--budget", "$50k"], capsys))
     total = doc["total_cost_usd"]
     assert total > 50_000
-    assert doc["budget"] == {
+    assert doc["against_budget_usd"] == {
         "budget_usd": 50_000.0,
         "within": False,
         "over_usd": pytest.approx(total - 50_000, abs=0.01),
@@ -208,13 +208,13 @@ def test_tco_says_the_total_against_a_budget(
     }
     text = answered([*base, "--budget", "$50k"], capsys)
     assert "Budget $50,000: the total is over it by" in text
-    within = json.loads(answered([*base, "--json", "--budget", "10m"], capsys))["budget"]
+    within = json.loads(answered([*base, "--json", "--budget", "10m"], capsys))["against_budget_usd"]
     assert within["within"] and within["left_usd"] == pytest.approx(10e6 - total, abs=0.01)
     assert "the total is within it, leaving" in answered([*base, "--budget", "10m"], capsys)
     # in yuan, at the catalog's rate, and said in Chinese
     zh = answered([*base, "--budget", "¥35万", "--lang", "zh"], capsys)
     assert "预算" in zh and "Budget" not in zh
-    assert json.loads(answered([*base, "--json"], capsys))["budget"] is None
+    assert json.loads(answered([*base, "--json"], capsys))["against_budget_usd"] is None
     assert "--budget" in refused([*base, "--budget", "lots"], capsys, code=2)
 
 

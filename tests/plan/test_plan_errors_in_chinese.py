@@ -72,25 +72,25 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "deadline alone",
         lambda: _plan([offer()], Constraints(deadline_h=0.1, max_gpus=8)),
         "no option finishes within 6.0 min: the fastest option takes 1.0 h "
-        "($22.45, aws/us-east-1 p4d.24xlarge on_demand)",
-        "没有方案能在 6.0 分钟内完成：最快的方案需要 1.0 小时（$22.45，aws/us-east-1 p4d.24xlarge 按量付费）",
+        "($22.47, aws/us-east-1 p4d.24xlarge on_demand)",
+        "没有方案能在 6.0 分钟内完成：最快的方案需要 1.0 小时（$22.47，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (
         "budget alone",
         lambda: _plan([offer()], Constraints(budget_usd=1.0, max_gpus=8)),
-        "no option costs under $1.00: the cheapest option costs $22.45 "
+        "no option costs under $1.00: the cheapest option costs $22.47 "
         "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
-        "没有方案的花费在 $1.00 以内：最便宜的方案需要 $22.45"
+        "没有方案的花费在 $1.00 以内：最便宜的方案需要 $22.47"
         "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (
         "a budget below everything within the deadline",
         lambda: _plan([offer(), offer(**H100)], Constraints(deadline_h=0.6, budget_usd=5.0, max_gpus=8)),
         "no option meets 36 min under $5.00: the cheapest within 36 min costs $28.13 "
-        "(aws/us-east-1 p5 on_demand); the cheapest option costs $22.45 "
+        "(aws/us-east-1 p5 on_demand); the cheapest option costs $22.47 "
         "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
         "没有方案能在 36 分钟内完成且花费在 $5.00 以内：36 分钟内能完成的方案中，最便宜的需要 $28.13"
-        "（aws/us-east-1 p5 按量付费）；最便宜的方案需要 $22.45"
+        "（aws/us-east-1 p5 按量付费）；最便宜的方案需要 $22.47"
         "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
     ),
     (

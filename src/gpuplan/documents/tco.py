@@ -52,7 +52,7 @@ __all__ = [
 #: a spot or commitment price not known to be current (held out of the schedule) is sized on the
 #: planner's best option on prices known to be current (``demands[].gpu`` and its hours may be
 #: another GPU type's), the cheapest named in ``demands[].cheapest_not_current``; before, it was
-#: sized on the cheapest and then priced at its GPU type's other prices. 7: ``budget``, the total
+#: sized on the cheapest and then priced at its GPU type's other prices. 7: ``against_budget_usd``, the total
 #: against ``--budget``; and a workload demand is sized on prices known to be current wherever its
 #: planner's cheapest rests on one that is not, an on-demand price too (``cheapest_not_current``);
 #: before, an undated on-demand price sized it where spot was not allowed and not where it was.
@@ -409,6 +409,6 @@ class TcoDocument(Document):
     """Pricing models whose saving is unknown for want of a price."""
     stale_after_days: int
     """The staleness limit prices are flagged against, days (``--stale-days``, default 180)."""
-    budget: TcoBudget | None = None
-    """The total against ``--budget``; None: no budget given."""
+    against_budget_usd: TcoBudget | None = None
+    """The total against ``--budget``, in US dollars; None: no budget given."""
     notes: list[str]

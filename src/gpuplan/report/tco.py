@@ -281,7 +281,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             {"pricing": m.pricing, "gpu": m.gpu, "fill": fill_words(m)} for m in report.missing
         ],
         "stale_after_days": report.stale_after_days,
-        "budget": _budget_doc(report),
+        "against_budget_usd": _budget_doc(report),
         # the prices' age and confidence first, as the text's headline says them: a page that shows a
         # year's total from this document had shown it with no word of a stale price under it
         "notes": [*_age_lines(report), *_with_stale_lines(report), *report.notes],
