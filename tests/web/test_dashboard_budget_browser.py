@@ -249,7 +249,8 @@ def test_a_plans_month_of_runs_is_said_by_part_under_the_saved_plans(
     try:
         page.wait_for_selector("#monthnotes .monthnote", timeout=60_000)
         said = page.locator("#monthnotes .monthnote", has_text="nightly").all_inner_texts()
-        assert said == [f"#{line['id']} nightly: {line['month_note']}"], said
+        # the Chinese page's colon is full-width
+        assert said == [f"#{line['id']} nightly：{line['month_note']}"], said
         assert not errors, errors
     finally:
         page.close()
