@@ -92,3 +92,37 @@ def test_a_budget_kept_in_yuan_since_the_revision_is_compared_in_yuan_after_the_
         assert (dollars["currency"], dollars["budget_usd"], dollars["budget_cny"]) == ("USD", 500.0, None)
     finally:
         store.close()
+
+
+def test_a_years_budget_is_kept_checked_converted_and_audited_as_a_months(tmp_path: Path) -> None:
+    import pytest
+
+    from gpuplan.errors import InputError, NotFoundError
+
+    store = open_store(str(tmp_path / "year.sqlite"), seed=False)
+    try:
+        team = TeamStore(store.engine)
+        rate = ExchangeRate(currency="CNY", usd_per_unit=0.14, as_of="2026-11-30", source="ECB", age_days=7)
+        kept = team.set_year_budget(
+            "2027", 168_000.0, note="FY", actor="admin", given_cny=(1_200_000.0, rate)
+        )
+        assert team.year_budget("2027") == kept and kept.month == "2027" and kept.amount_cny == 1_200_000.0
+        assert kept.cny_rate == rate and team.budget("2027-01") is None  # no month's budget made
+        assert team.year_budget("2028") is None
+        [entry] = [e for e in team.audit_entries() if e.target == "2027"]
+        assert (entry.action, entry.details["amount_cny"], entry.details["usd_per_cny"]) == (
+            "budget.set",
+            1_200_000.0,
+            0.14,
+        )
+        # the month's checks: an amount out of range, a note of two lines, a team no one knows
+        with pytest.raises(InputError, match="give 0 to"):
+            team.set_year_budget("2027", -1.0, actor="admin")
+        with pytest.raises(InputError, match="one line"):
+            team.set_year_budget("2027", 1.0, note="a\nb", actor="admin")
+        with pytest.raises(NotFoundError):
+            team.set_year_budget("2027", 1.0, actor="admin", team="nlpp")
+        with pytest.raises(InputError, match="YYYY"):
+            team.set_year_budget("27", 1.0, actor="admin")
+    finally:
+        store.close()

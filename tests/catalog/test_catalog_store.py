@@ -103,6 +103,20 @@ def test_migrated_schema_matches_the_declared_tables(db_path: Path) -> None:
     assert diff == []
 
 
+def test_a_years_budget_has_a_months_columns_keyed_by_team_and_year(db_path: Path) -> None:
+    # revision 0014: a year's budget (the whole service's, team ''), kept as a month's is
+    engine = create_engine(f"sqlite:///{db_path}")
+    try:
+        month = {c["name"]: str(c["type"]) for c in inspect(engine).get_columns("team_budgets")}
+        year = {c["name"]: str(c["type"]) for c in inspect(engine).get_columns("team_year_budgets")}
+        key = inspect(engine).get_pk_constraint("team_year_budgets")["constrained_columns"]
+    finally:
+        engine.dispose()
+    assert year.pop("year") == "VARCHAR(4)" and month.pop("month") == "VARCHAR(7)"
+    assert year == month and key == ["team", "year"]
+    assert t.HEAD_REVISION == "0014_year_budgets"
+
+
 def test_newer_schema_revision_is_refused(db_path: Path) -> None:
     engine = create_engine(f"sqlite:///{db_path}")
     with engine.begin() as conn:

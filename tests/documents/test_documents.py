@@ -66,6 +66,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
         "serve-budget": BUDGET_SCHEMA_VERSION,
+        "serve-budget-year": BUDGET_SCHEMA_VERSION,
         "serve-job": JOB_SCHEMA_VERSION,
         "serve-price-changes": PRICE_CHANGES_SCHEMA_VERSION,
     }

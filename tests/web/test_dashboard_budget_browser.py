@@ -320,3 +320,45 @@ def test_a_service_that_counts_in_yuan_is_shown_in_yuan_without_a_budget_of_its_
         assert not errors, errors
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_years_budget_is_said_beside_the_months_on_the_team_page(
+    server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    # ¥1,200,000 for the year could only be entered month by month: the card said nothing of the year
+    import httpx
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    year, month = ("2033", "2033-02") if lang == "en" else ("2034", "2034-02")
+    who = {"Authorization": _YUAN_TEAMS["rec"]}
+    name = f"rec-year-{lang}"
+    r = httpx.post(f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who)
+    assert r.status_code == 201, r.text
+    r = httpx.post(
+        f"{base}/api/v1/plans",
+        json={"name": name, "month": f"{year}-01", "currency": "CNY"},
+        headers=who,
+        timeout=120,
+    )
+    assert r.status_code == 201, r.text
+    r = httpx.put(f"{base}/api/v1/budget/{year}", json={"amount_cny": 1_200_000}, headers=admin)
+    assert r.status_code == 200, r.text
+    doc = httpx.get(f"{base}/api/v1/budget/{month}", headers=admin).json()
+    planned, left = doc["year_planned_cny"], doc["year_remaining_cny"]
+    assert planned > 0 and left == round(1_200_000 - planned, 2), doc
+    page, errors = _team_month(browser, base, tokens["admin"], lang, month)
+    try:
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .year').textContent.includes('1,200,000.00')", timeout=60_000
+        )
+        said = page.inner_text("#budgetcard .year")
+        if lang == "en":
+            want = f"Year {year}: budget ¥1,200,000.00 · planned ¥{planned:,.2f} · remaining ¥{left:,.2f}"
+        else:
+            want = f"{year} 年：预算 ¥1,200,000.00 · 计划支出 ¥{planned:,.2f} · 剩余 ¥{left:,.2f}"
+        assert said == want, said
+        assert not errors, errors
+    finally:
+        page.close()

@@ -60,6 +60,14 @@ def test_plans_and_the_workspace_on_postgres(pg_service: Service) -> None:
     assert [p["recommended"] for p in budget["plans"]] == [
         f"{rec['provider']}/{rec['region']}/{rec['instance_type']} × {rec['nodes']}, {rec['pricing']}"
     ]
+    # a year's budget, its own table on PostgreSQL too, counted against the year's months
+    year = c.put("/api/v1/budget/2027", json={"amount_usd": 6000}, headers=pg_service.auth("admin"))
+    assert year.status_code == 200, year.text
+    assert year.json()["planned_usd"] == budget["planned_usd"]
+    again = c.get("/api/v1/budget/2027-02", headers=pg_service.auth("read")).json()
+    assert again["year_budget_usd"] == 6000 and again["year_remaining_usd"] == round(
+        6000 - budget["planned_usd"], 2
+    )
     assert c.get("/api/v1/offers", headers={"Authorization": "Bearer gpuplan_x_y"}).status_code == 401
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0013_import_undo"
+HEAD_REVISION = "0014_year_budgets"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
 KNOWN_REVISIONS = (
     "0001_initial",
@@ -21,4 +21,5 @@ KNOWN_REVISIONS = (
     "0011_discount_pricing",
     "0012_declared_providers",
     "0013_import_undo",
+    "0014_year_budgets",
 )

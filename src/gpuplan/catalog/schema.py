@@ -39,6 +39,7 @@ __all__ = [
     "team_plans",
     "team_workload_versions",
     "team_workloads",
+    "team_year_budgets",
     "transfer_prices",
 ]
 
@@ -395,24 +396,34 @@ team_plans = Table(
     Column("team", String(64), nullable=True),  # the saver's token's team; NULL: none (revision 0009)
 )
 
-team_budgets = Table(
-    "team_budgets",
-    metadata,
-    # a team's budget, or the whole service's (team ''), for a month (revision 0009)
-    Column("team", String(64), primary_key=True),
-    Column("month", String(7), primary_key=True),
-    Column("amount_usd", Float, nullable=False),
-    Column("note", Text, nullable=False),
-    Column("set_by", String(64), nullable=False),
-    Column("set_at", String(32), nullable=False),
-    # A budget given in yuan: the yuan, and the rate it was kept in US dollars at (NULL: given in
-    # dollars, or set before revision 0006, whose note then holds the conversion as it was worded).
-    Column("amount_cny", Float, nullable=True),
-    Column("cny_usd_per_unit", Float, nullable=True),
-    Column("cny_rate_as_of", String(32), nullable=True),
-    Column("cny_rate_source", Text, nullable=True),
-    Column("cny_rate_age_days", Integer, nullable=True),
-)
+
+def _budget_table(name: str, period: str, length: int) -> Table:
+    """A table of budgets keyed by team ('' for the whole service) and ``period``: ``month``
+    (``team_budgets``, revision 0009) or ``year`` (``team_year_budgets``, revision 0014)."""
+    return Table(
+        name,
+        metadata,
+        Column("team", String(64), primary_key=True),
+        Column(period, String(length), primary_key=True),
+        Column("amount_usd", Float, nullable=False),
+        Column("note", Text, nullable=False),
+        Column("set_by", String(64), nullable=False),
+        Column("set_at", String(32), nullable=False),
+        # A budget given in yuan: the yuan, and the rate it was kept in US dollars at (NULL: given
+        # in dollars, or set before revision 0006, whose note then holds the conversion as it was
+        # worded).
+        Column("amount_cny", Float, nullable=True),
+        Column("cny_usd_per_unit", Float, nullable=True),
+        Column("cny_rate_as_of", String(32), nullable=True),
+        Column("cny_rate_source", Text, nullable=True),
+        Column("cny_rate_age_days", Integer, nullable=True),
+    )
+
+
+#: A team's budget, or the whole service's (team ''), for a month, YYYY-MM.
+team_budgets = _budget_table("team_budgets", "month", 7)
+#: The same for a year, YYYY.
+team_year_budgets = _budget_table("team_year_budgets", "year", 4)
 
 #: Tables the job queue library (huey) creates in the same database for `gpuplan serve` (its SQLite
 #: storage's names, then its PostgreSQL storage's with our prefix): its own format, not declared

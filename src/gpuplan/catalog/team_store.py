@@ -1,5 +1,5 @@
 """The team's records beside the catalog (``gpuplan serve``): API tokens, the audit log, rate windows,
-saved workloads and plans with their history, and monthly budgets.
+saved workloads and plans with their history, and budgets of a month or a year.
 
 Like :mod:`gpuplan.catalog.local_store`, the tables live in the catalog's database (one file or
 server to back up, one migration chain) but belong to this module; the service in ``gpuplan.web``
@@ -183,6 +183,7 @@ class SavedPlan:
 @dataclass(frozen=True, kw_only=True)
 class Budget:
     month: str
+    """``YYYY-MM``; for a year's budget (:meth:`TeamStore.year_budget`), the year, ``YYYY``."""
     amount_usd: float
     """The budget as given in US dollars; for one given in yuan (``amount_cny``), its dollars at the
     rate of the day it was set, a record only: a yuan budget is compared in yuan, and shown in
@@ -201,7 +202,8 @@ class Budget:
 
 
 def _budget_of(row: Mapping[str, Any]) -> Budget:
-    """A ``team_budgets`` row (as written, or as read back) as a :class:`Budget`."""
+    """A ``team_budgets`` or ``team_year_budgets`` row (as written, or as read back) as a
+    :class:`Budget`."""
     rate = (
         None
         if row["amount_cny"] is None or row["cny_usd_per_unit"] is None
@@ -214,7 +216,7 @@ def _budget_of(row: Mapping[str, Any]) -> Budget:
         )
     )
     return Budget(
-        month=row["month"],
+        month=row["month"] if "month" in row else row["year"],
         amount_usd=row["amount_usd"],
         note=row["note"],
         set_by=row["set_by"],
@@ -242,6 +244,8 @@ def _token_info(r: Any) -> TokenInfo:
 #: ``YYYY-MM`` in ASCII digits, 01-12: strptime's ``%Y`` also reads full-width ２０２６, so a plan was
 #: kept under a month no listing or budget of "2026-12" finds.
 _MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+#: ``YYYY`` in ASCII digits (a year's budget).
+_YEAR = re.compile(r"[0-9]{4}")
 
 
 def _check_runs(runs: int) -> None:
@@ -265,6 +269,13 @@ def check_team(team: str) -> str:
         )
     _refuse_lookalike(N_("team"), team)
     return team
+
+
+def check_year(year: str) -> str:
+    """``YYYY`` (ASCII digits, not 0000) or InputError."""
+    if not isinstance(year, str) or _YEAR.fullmatch(year) is None or year == "0000":
+        raise InputError.worded(N_("year {year!r}: write YYYY, e.g. 2027"), year=year)
+    return year
 
 
 def check_month(month: str) -> str:
@@ -827,7 +838,31 @@ class TeamStore:
         """Keep ``month``'s budget, the whole service's or ``team``'s; ``given_cny``: it was given as
         that many yuan, converted to ``amount_usd`` at that rate (kept, so that a reader is told so
         in their own language)."""
-        check_month(month)
+        key = {"month": check_month(month)}
+        return self._keep_budget(
+            t.team_budgets, key, amount_usd, note=note, actor=actor, given_cny=given_cny, team=team
+        )
+
+    def set_year_budget(self, year: str, amount_usd: float, *, actor: str, **given: Any) -> Budget:
+        """Keep ``year``'s budget (``YYYY``), the whole service's or ``team``'s: ``given`` holds
+        :meth:`set_budget`'s ``note``, ``given_cny`` and ``team``, checked, converted and audited as
+        a month's; its :attr:`Budget.month` is the year."""
+        key = {"year": check_year(year)}
+        return self._keep_budget(t.team_year_budgets, key, amount_usd, actor=actor, **given)
+
+    def _keep_budget(
+        self,
+        table: Any,
+        key: dict[str, str],
+        amount_usd: float,
+        *,
+        actor: str,
+        note: str = "",
+        given_cny: tuple[float, ExchangeRate] | None = None,
+        team: str | None = None,
+    ) -> Budget:
+        """A budget kept in ``table`` under ``team`` and ``key`` (its month, or its year), with its
+        audit row: the checks, the yuan and its rate, and the audit entry a month's and a year's share."""
         if team is not None:
             self.check_known_team(team)
         if not (0 <= amount_usd <= MAX_BUDGET_USD):  # NaN too
@@ -852,7 +887,7 @@ class TeamStore:
             details |= {"amount_cny": cny, "usd_per_cny": rate.usd_per_unit, "rate_as_of": rate.as_of}
         row = {
             "team": team or "",
-            "month": month,
+            **key,
             "amount_usd": amount_usd,
             "note": note[:500],
             "set_by": actor,
@@ -863,17 +898,26 @@ class TeamStore:
             "cny_rate_source": rate.source if rate else None,
             "cny_rate_age_days": rate.age_days if rate else None,
         }
+        [period] = key.values()
         with writing(self.engine) as conn:
-            upsert(conn, t.team_budgets, row, ["team", "month"])
-            self.audit(conn, actor, "budget.set", f"{team}/{month}" if team else month, details)
+            upsert(conn, table, row, ["team", *key])
+            self.audit(conn, actor, "budget.set", f"{team}/{period}" if team else period, details)
         return _budget_of(row)
 
     def budget(self, month: str, team: str | None = None) -> Budget | None:
         """``month``'s budget: the whole service's, or ``team``'s."""
-        b = t.team_budgets.c
+        return self._kept_budget(t.team_budgets, "month", check_month(month), team)
+
+    def year_budget(self, year: str, team: str | None = None) -> Budget | None:
+        """``year``'s budget (``YYYY``): the whole service's, or ``team``'s."""
+        return self._kept_budget(t.team_year_budgets, "year", check_year(year), team)
+
+    def _kept_budget(self, table: Any, key: str, period: str, team: str | None) -> Budget | None:
+        """The budget of ``team`` (None: the whole service) kept in ``table`` under its ``key``
+        column (``month``, ``year``) equal to ``period``."""
         with self.engine.connect() as conn:
             r = conn.execute(
-                select(t.team_budgets).where(b.month == check_month(month), b.team == (team or ""))
+                select(table).where(table.c[key] == period, table.c.team == (team or ""))
             ).first()
         return None if r is None else _budget_of(dict(r._mapping))
 
@@ -893,6 +937,7 @@ class TeamStore:
                 *conn.execute(select(t.api_tokens.c.team).distinct()).scalars(),
                 *conn.execute(select(t.team_plans.c.team).distinct()).scalars(),
                 *conn.execute(select(t.team_budgets.c.team).distinct()).scalars(),
+                *conn.execute(select(t.team_year_budgets.c.team).distinct()).scalars(),
             }
         return sorted(x for x in found if x)
 

@@ -83,6 +83,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
         PriceChangesDocument,
         SavedPlansDocument,
         WorkloadsDocument,
+        YearBudgetDocument,
     )
     from gpuplan.documents.simulate import (
         AUTOSCALE_SCHEMA_VERSION,
@@ -157,6 +158,7 @@ __all__ = [
     "TcoDocument",
     "UndoDocument",
     "WorkloadsDocument",
+    "YearBudgetDocument",
 ]
 
 #: Each public name -> the module that defines it.
@@ -221,6 +223,7 @@ _WHERE: dict[str, str] = {
     "PriceChangesDocument": "serve",
     "SavedPlansDocument": "serve",
     "WorkloadsDocument": "serve",
+    "YearBudgetDocument": "serve",
 }
 
 #: Every published document's model name, by the file name stem of its schema in docs/schemas/.
@@ -247,6 +250,7 @@ _DOCUMENT_NAMES: dict[str, str] = {
     "serve-workloads": "WorkloadsDocument",
     "serve-plans": "SavedPlansDocument",
     "serve-budget": "BudgetDocument",
+    "serve-budget-year": "YearBudgetDocument",
     "serve-price-changes": "PriceChangesDocument",
     "serve-discounts": "DiscountsDocument",
     "serve-audit": "AuditDocument",

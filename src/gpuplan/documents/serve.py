@@ -35,6 +35,8 @@ __all__ = [
     "TeamBudgetItem",
     "WorkloadVersionItem",
     "WorkloadsDocument",
+    "YearBudgetDocument",
+    "YearMonthItem",
 ]
 
 #: The schema version of the service's documents but the budget's, the job's and the price
@@ -52,7 +54,9 @@ SERVE_SCHEMA_VERSION = 1
 #: ``unknown_current_cost_plans`` count those plans and those with no such option; each plan item
 #: says the same (``prices_current_when_planned``, ``current_option``, ``current_month_cost_usd``,
 #: ``current_month_cost_cny``), and ``notes`` gives both figures. Added within 3:
-#: ``display_currency`` (the document's and each team's), the currency its amounts are shown in.
+#: ``display_currency`` (the document's and each team's), the currency its amounts are shown in;
+#: the year's figures (``year_budget_usd``, ``year_planned_usd``, ``year_remaining_usd`` and their
+#: ``_cny``, the document's and each team's); the year's own document (:class:`YearBudgetDocument`).
 BUDGET_SCHEMA_VERSION = 3
 #: The job document's schema version. 2: a job its owner or an admin cancels ends ``cancelled``
 #: (``error`` saying who cancelled it), no longer ``failed``; ``failed`` is a job that could not
@@ -299,7 +303,27 @@ class SavedPlansDocument(Document):
     plans: list[SavedPlanItem]
 
 
-class TeamBudgetItem(Document):
+class _YearFigures(Document):
+    """A month's budget figures' year (:class:`BudgetDocument`'s, a team's line's): the year's budget
+    (``PUT /api/v1/budget/YYYY``) and the planned spend of its months so far."""
+
+    year_budget_usd: float | None = None
+    """The year's budget: the team's, or the whole service's, as the month's is; None: none set."""
+    year_budget_cny: float | None = None
+    """The year's budget as given in yuan; None: given in US dollars, or none set."""
+    year_planned_usd: float | None = None
+    """The year's planned spend so far: each month's planned spend as its month's document
+    counts it, added, in the year's budget's currency (the month's ``display_currency`` where the
+    year has none); None (unknown, never 0) where not one plan's cost is known."""
+    year_planned_cny: float | None = None
+    """The same in yuan, where the year is counted in yuan; None otherwise."""
+    year_remaining_usd: float | None = None
+    """The year's budget less ``year_planned_usd``; None with no year's budget or an unknown spend."""
+    year_remaining_cny: float | None = None
+    """The same in yuan, where the year's budget is in yuan; None otherwise."""
+
+
+class TeamBudgetItem(_YearFigures):
     """One team's budget and planned spend in the whole service's budget document, compared in the
     currency the team's budget was given in (as :class:`BudgetDocument`'s)."""
 
@@ -326,7 +350,7 @@ class TeamBudgetItem(Document):
     used_pct: float | None
 
 
-class BudgetDocument(Document):
+class BudgetDocument(_YearFigures):
     """A month's budget and the spend the team's saved plans put against it.
 
     The budget is compared in the currency it was given in (``currency``). One given in US dollars
@@ -414,6 +438,53 @@ class BudgetDocument(Document):
     """What the reader should know about the budgets, in their language: the planned spend over
     this budget (and, in the whole service's, over a team's), by how much, in the budget's
     currency; an over-allocation."""
+    exchange_rate: ExchangeRateDoc | None = None
+    """The one CNY rate the document converts at where the currencies mix: the catalog's newest."""
+
+
+class YearMonthItem(Document):
+    """One month of a year's budget document: its planned spend as its month's document counts it."""
+
+    month: str
+    planned_usd: float | None
+    """None: not one of the month's plans' cost is known (or, counted in yuan, no CNY rate)."""
+    planned_cny: float | None = None
+    """Where the year is counted in yuan: the month's planned spend in yuan; None otherwise."""
+    unknown_cost_plans: int
+
+
+class YearBudgetDocument(Document):
+    """A year's budget (``GET``/``PUT /api/v1/budget/YYYY``), the whole service's or a team's, and
+    the planned spend of the year's months so far, each month's as its month's
+    :class:`BudgetDocument` counts it, added in the year's budget's currency."""
+
+    schema_version: int = BUDGET_SCHEMA_VERSION
+    """:data:`BUDGET_SCHEMA_VERSION`."""
+    year: str
+    team: str | None = None
+    """The team whose budget and plans these are; None: the whole service's (every team's plans)."""
+    currency: Literal["USD", "CNY"] | None = None
+    """The currency the year's budget was given in; None: no budget set for the year."""
+    display_currency: Literal["USD", "CNY"] = "USD"
+    """The currency the figures are counted in: the budget's; with none, yuan where every plan is."""
+    budget_usd: float | None
+    budget_cny: float | None = None
+    planned_usd: float | None
+    """The months' planned spend added (each as ``BudgetDocument.planned_usd``); None (unknown,
+    never 0) where there are plans and not one's cost is known; 0 with no plans."""
+    planned_cny: float | None = None
+    unknown_cost_plans: int
+    """Planned plans of the year whose cost is unknown, not counted (so the spend may be more)."""
+    remaining_usd: float | None
+    remaining_cny: float | None = None
+    used_pct: float | None
+    months: list[YearMonthItem] = Field(default_factory=list)
+    """Each month of the year with planned plans, in order."""
+    note: str | None
+    set_by: str | None
+    set_at: str | None
+    notes: list[str] = Field(default_factory=list)
+    """The planned spend over the year's budget, by how much, in its currency."""
     exchange_rate: ExchangeRateDoc | None = None
     """The one CNY rate the document converts at where the currencies mix: the catalog's newest."""
 

@@ -103,6 +103,8 @@ _SCRIPT_WORDS = (
     N_("plans whose cost is unknown are not counted"),
     # the remaining budget where plans of unknown cost are not counted in it
     N_("at most {amount}"),
+    # the year's budget beside the month's, in the year budget's currency
+    N_("Year {year}: budget {budget} · planned {planned} · remaining {remaining}"),
     N_("Exchange rate"),
     N_(
         "Costs in yuan: cost now and today's best at this rate; cost then at the rate each plan was "

@@ -63,6 +63,7 @@ __all__ = [
     "NAME_PATTERN",
     "OPTION_FIELDS",
     "PATTERN_WORDS",
+    "PERIOD_PATTERN",
     "CurrencyCode",
     "DeployRequest",
     "DiscountRequest",
@@ -83,11 +84,14 @@ __all__ = [
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: A saved workload's name: letters, digits, '.', '-', '_' and inner spaces.
 NAME_PATTERN = r"^[\w.\-]([\w.\- ]*[\w.\-])?$"
+#: A budget's period: a month, ``YYYY-MM``, or a year, ``YYYY``.
+PERIOD_PATTERN = r"^[0-9]{4}(-(0[1-9]|1[0-2]))?$"
 #: A job's id as the job queue makes it.
 JOB_ID_PATTERN = r"^[0-9a-f]{24}$"
 #: What each pattern asks for, in words: a refused value names these, never the expression.
 PATTERN_WORDS = {
     MONTH_PATTERN: N_("give a month as YYYY-MM, e.g. 2026-07"),
+    PERIOD_PATTERN: N_("give a month as YYYY-MM (e.g. 2027-07) or a year as YYYY (e.g. 2027)"),
     NAME_PATTERN: N_("use letters, digits, '.', '-', '_' and spaces (not at the start or end)"),
     JOB_ID_PATTERN: N_("a job id is 24 characters of 0-9 and a-f, as the job's address gives it"),
 }

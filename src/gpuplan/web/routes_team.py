@@ -23,12 +23,14 @@ from gpuplan.documents.serve import (
     SavedPlanItem,
     SavedPlansDocument,
     WorkloadsDocument,
+    YearBudgetDocument,
 )
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
     JOB_ID_PATTERN,
     MONTH_PATTERN,
     NAME_PATTERN,
+    PERIOD_PATTERN,
     BudgetRequest,
     SavePlanRequest,
     SaveWorkloadRequest,
@@ -52,7 +54,10 @@ def _team_named() -> AbstractContextManager[None]:
     return _query_named({"team": "team"})
 
 
-Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
+#: A budget's month, ``YYYY-MM``, or its year, ``YYYY`` (the year's budget and planned spend).
+Period = Annotated[
+    str, PathParam(pattern=PERIOD_PATTERN, description="YYYY-MM for a month's budget, YYYY for a year's")
+]
 #: A team, as its tokens name it (``gpuplan serve token create --team``).
 Team = Annotated[
     str | None,
@@ -304,33 +309,44 @@ def cancel_plan(
         )
 
 
-@router.get("/budget/{month}", response_model=BudgetDocument)
+@router.get("/budget/{month}", response_model=BudgetDocument | YearBudgetDocument)
 def budget(
-    request: Request, caller: Annotated[Caller, authorised("read")], month: Month, team: Team = None
+    request: Request, caller: Annotated[Caller, authorised("read")], month: Period, team: Team = None
 ) -> Any:
-    """The month's budget and the planned spend of its saved plans: a team's, or the whole service's
-    with each team's beside it."""
+    """The month's budget and the planned spend of its saved plans, with its year's beside it: a
+    team's, or the whole service's with each team's beside it. A year (``YYYY``): the year's budget
+    and the planned spend of its months (a :class:`YearBudgetDocument`)."""
     from gpuplan.i18n import use_language
-    from gpuplan.web.work import budget_document
 
     # a budget given in yuan says its conversion in the reader's language
     with use_language(caller.lang), _team_named():
-        return budget_document(_store(request), month, team)
+        return _budget_document(_store(request), month, team)
 
 
-@router.put("/budget/{month}", response_model=BudgetDocument)
+def _budget_document(store: Any, period: str, team: str | None) -> dict[str, Any]:
+    """The budget document of ``period``: a year's (``YYYY``) or a month's (``YYYY-MM``)."""
+    from gpuplan.web.work import budget_document, year_budget_document
+
+    return (
+        year_budget_document(store, period, team)
+        if len(period) == 4
+        else budget_document(store, period, team)
+    )
+
+
+@router.put("/budget/{month}", response_model=BudgetDocument | YearBudgetDocument)
 def set_budget(
     request: Request,
     caller: Annotated[Caller, authorised("admin")],
-    month: Month,
+    month: Period,
     body: BudgetRequest,
     team: Team = None,
 ) -> Any:
-    """Set the month's budget, the whole service's or a team's (an admin's to set, as every budget),
-    in USD, or in CNY converted at the catalog's dated rate (said in its note)."""
+    """Set the month's budget (``YYYY-MM``) or the year's (``YYYY``), the whole service's or a
+    team's (an admin's to set, as every budget), in USD, or in CNY converted at the catalog's dated
+    rate (said in its note)."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
-    from gpuplan.web.work import budget_document
 
     store = _store(request)
     amount, given_cny = body.amount_usd, None
@@ -343,11 +359,11 @@ def set_budget(
             assert rate is not None  # cny_in_usd refuses a budget in yuan without one
             given_cny = (body.amount_cny, rate)
         assert amount is not None  # the request holds one amount
+        records = TeamStore(store.engine)
+        keep = records.set_year_budget if len(month) == 4 else records.set_budget
         with _team_named():
-            TeamStore(store.engine).set_budget(
-                month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team
-            )
-        return budget_document(store, month, team)
+            keep(month, amount, note=body.note, actor=caller.name, given_cny=given_cny, team=team)
+        return _budget_document(store, month, team)
 
 
 @router.get("/price-changes", response_model=PriceChangesDocument)

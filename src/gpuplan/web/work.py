@@ -49,6 +49,8 @@ __all__ = [
     "run_job",
     "save_plan",
     "saved_plan_item",
+    "year_budget_document",
+    "year_spend",
 ]
 
 #: What a job may be: the request model its ``request`` is validated with again when it runs.
@@ -467,11 +469,14 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     budget = records.budget(month, team)
     plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
     shown = _shown_currency(budget, [] if team is not None else records.budgets(month), plans)
-    teams = [] if team is not None else _team_lines(records, month, plans, rate)
+    year = month[:4]
+    of_year = _year_plans(records, year, team)
+    teams = [] if team is not None else _team_lines(records, month, plans, rate, of_year)
     items = [saved_plan_item(p, store, rate=rate, currency=shown) for p in plans]
     service = budget if team is None else records.budget(month)
     allocation = _allocation(records, month, service, rate, shown if service is None else None)
     spend = _spend(month, budget, plans, rate, shown)
+    in_year = year_spend(year, records.year_budget(year, team), of_year, rate, spend["display_currency"])
     newest, _digest = records.catalog_state()
 
     def team_notes(line: dict[str, Any]) -> list[str]:
@@ -482,6 +487,7 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     # over its budget: the document's own (a team's or the whole service's), then each team's
     over = [
         *_over_note(spend, month, team),
+        *_over_note(in_year, year, team),
         *_current_note(spend, plans, month, team, newest),
         *(n for line in teams for n in team_notes(line)),
     ]
@@ -489,11 +495,85 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     budgets = [budget, records.budget(month), *records.budgets(month)]
     return {
         **spend,
+        **_year_fields(in_year),
         "team": team,
         "teams": teams,
         "plans": items,
         **allocation,
         "exchange_rate": _rate_where_yuan(rate, _yuan_involved(store, budgets, plans)),
+    }
+
+
+def year_budget_document(store: Store, year: str, team: str | None = None) -> dict[str, Any]:
+    """The year's budget (``YYYY``), the whole service's or ``team``'s, and the planned spend of
+    its months (:func:`year_spend`), with a note where that is over the budget."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    records = TeamStore(store.engine)
+    if team is not None:
+        records.check_known_team(team)
+    rate = store.find_exchange_rate("CNY")
+    budget = records.year_budget(year, team)
+    plans = _year_plans(records, year, team)
+    spend = year_spend(year, budget, plans, rate, _shown_currency(budget, [], plans))
+    return {
+        **spend,
+        "team": team,
+        "notes": _over_note(spend, year, team),
+        "exchange_rate": _rate_where_yuan(rate, _yuan_involved(store, [budget], plans)),
+    }
+
+
+def _year_plans(records: TeamStore, year: str, team: str | None) -> list[SavedPlan]:
+    """The planned plans of every month of ``year``: ``team``'s, or (None) every plan."""
+    return [p for p in records.plans(team=team) if p.status == "planned" and p.month[:4] == year]
+
+
+def year_spend(
+    year: str, budget: Budget | None, plans: list[SavedPlan], rate: ExchangeRate | None, shown: str
+) -> dict[str, Any]:
+    """``budget`` (the year's) against the planned spend of ``plans`` (the year's planned plans):
+    each month's as its month's budget document counts it (:func:`_spend`), in the year budget's
+    currency (``shown`` where there is none), added. The sum is None (unknown, never 0) where no
+    plan's cost is known; a plan of unknown cost is left out of it, and counted."""
+    currency = _currency(budget) if budget is not None else shown
+    unit = currency.lower()
+    months = sorted({p.month for p in plans})
+    spends = [_spend(m, None, [p for p in plans if p.month == m], rate, currency) for m in months]
+    planned = _known_sum([x for s in spends if (x := s[f"planned_{unit}"]) is not None], len(spends))
+    amount = None if budget is None else budget.amount_cny if currency == "CNY" else budget.amount_usd
+
+    def both(name: str, value: float | None) -> dict[str, float | None]:
+        """``value`` (in ``currency``) as ``name``'s dollars and yuan, as :func:`_spend` gives them."""
+        if currency == "USD":
+            return {f"{name}_usd": value, f"{name}_cny": None}
+        usd = None if rate is None or value is None else round(value * rate.usd_per_unit, 2)
+        return {f"{name}_usd": usd, f"{name}_cny": value}
+
+    return {
+        "year": year,
+        "currency": currency if budget else None,
+        "display_currency": currency,
+        **both("budget", amount),
+        **both("planned", planned),
+        **both("remaining", _less(amount, planned)),
+        "unknown_cost_plans": sum(s["unknown_cost_plans"] for s in spends),
+        "used_pct": round(planned / amount * 100, 1) if amount and planned is not None else None,
+        "months": [{k: s[k] for k in _YEAR_MONTH} for s in spends],
+        "note": _budget_note(budget, rate) if budget else None,
+        "set_by": budget.set_by if budget else None,
+        "set_at": budget.set_at if budget else None,
+    }
+
+
+#: What each month of a year's budget document holds.
+_YEAR_MONTH = ("month", "planned_usd", "planned_cny", "unknown_cost_plans")
+
+
+def _year_fields(year: dict[str, Any]) -> dict[str, Any]:
+    """A month's budget document's (or a team line's) figures of its year, from :func:`year_spend`."""
+    return {
+        f"year_{k}_{c}": year[f"{k}_{c}"] for k in ("budget", "planned", "remaining") for c in ("usd", "cny")
     }
 
 
@@ -827,10 +907,14 @@ def _allocation(
 
 
 def _team_lines(
-    records: TeamStore, month: str, plans: list[SavedPlan], rate: ExchangeRate | None
+    records: TeamStore,
+    month: str,
+    plans: list[SavedPlan],
+    rate: ExchangeRate | None,
+    of_year: list[SavedPlan],
 ) -> list[dict[str, Any]]:
-    """Each team's budget and planned spend of ``month`` (a team with either), by team; ``plans``:
-    the month's planned plans of every team."""
+    """Each team's budget and planned spend of ``month`` (a team with either), by team, and of its
+    year; ``plans``: the month's planned plans of every team, ``of_year`` the year's."""
     budgets = {b.team: b for b in records.budgets(month) if b.team}
     names = sorted({*budgets, *(p.team for p in plans if p.team)})
     lines = []
@@ -838,7 +922,14 @@ def _team_lines(
         mine = [p for p in plans if p.team == name]
         budget = budgets.get(name)
         spend = _spend(month, budget, mine, rate, _shown_currency(budget, [], mine))
-        lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}})
+        year = year_spend(
+            month[:4],
+            records.year_budget(month[:4], name),
+            [p for p in of_year if p.team == name],
+            rate,
+            spend["display_currency"],
+        )
+        lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}, **_year_fields(year)})
     return lines
 
 

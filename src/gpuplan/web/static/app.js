@@ -577,7 +577,7 @@
       const inBudget = (x, k) => (shownIn(x) === "CNY" ? money(x[`${k}_cny`], "CNY") : money(x[`${k}_usd`]));
       const sortBudget = (x, k) => (shownIn(x) === "CNY" ? x[`${k}_cny`] : x[`${k}_usd`]);
       const used = b.used_pct ? Math.min(100, b.used_pct) : 0;
-      card.innerHTML = `<div>${t("Budget")}${colon}<b class="amount"></b> · ${t("Planned")}${colon}<span class="planned"></span><span class="current"></span> · ${t("Remaining")}${colon}<span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
+      card.innerHTML = `<div>${t("Budget")}${colon}<b class="amount"></b> · ${t("Planned")}${colon}<span class="planned"></span><span class="current"></span> · ${t("Remaining")}${colon}<span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="year"></div><div class="note"></div><div class="budgetnotes" role="note"></div>`;
       const remaining = sortBudget(b, "remaining");
       card.querySelector(".amount").textContent = b.currency == null ? t("no budget set") : inBudget(b, "budget");
       card.querySelector(".planned").textContent = inBudget(b, "planned");
@@ -588,6 +588,14 @@
       card.querySelector(".remaining").textContent = remaining == null ? "—" : left(b);
       const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
       if (remaining != null && remaining < 0) bar.className = "over";
+      // The year's budget (PUT /api/v1/budget/YYYY), where one is set: its planned spend so far and what
+      // remains, in the currency it was given in, as the server counts each month.
+      if (b.year_budget_usd != null || b.year_budget_cny != null) {
+        const yc = b.year_budget_cny != null ? "CNY" : "USD", y = (k) => b[`year_${k}_${yc.toLowerCase()}`];
+        card.querySelector(".year").textContent = fill(t("Year {year}: budget {budget} · planned {planned} · remaining {remaining}"), {
+          year: month.slice(0, 4), budget: money(y("budget"), yc), planned: money(y("planned"), yc),
+          remaining: y("remaining") == null ? "—" : money(y("remaining"), yc) });
+      }
       // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
       if (b.note) card.querySelector(".note").textContent = b.note;
       // The server's notes: the teams' budgets adding up past the whole service's (allowed, but said).
