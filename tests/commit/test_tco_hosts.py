@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tco_helpers import bert_workload, trace_as_bert
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.catalog.providers import provider_runs
@@ -24,7 +25,6 @@ from gpuplan.commit import TcoReport, tco
 from gpuplan.errors import InfeasibleError, InputError, UnknownChoiceError
 from gpuplan.report.tco import tco_json
 from one_line import answered, refused
-from stand_in_profiles import bert_large_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Eight H100 SXM all year: the cheapest in the shipped catalog is a community host (lium's).
@@ -115,20 +115,12 @@ def test_a_mistyped_rule_is_one_line_with_did_you_mean(store: Store) -> None:
 
 @pytest.fixture
 def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every workload traces as BERT-Large (a recorded profile): no tracing in these tests."""
-    import gpuplan.profile
-
-    monkeypatch.setattr(
-        gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-hosts")
-    )
+    trace_as_bert(monkeypatch, "tco-hosts")
 
 
 def _workload(folder: Path, name: str, **constraints: object) -> str:
     """BERT-Large fine-tuning on L40S (sold cheapest on community hosts), with ``constraints``."""
-    w = yaml.safe_load((ROOT / "examples" / "bert-large-squad.yaml").read_text())
-    w["constraints"] = {"deadline": "12h", "objective": "cost", "gpus": ["L40S"], **constraints}
-    (folder / name).write_text(yaml.safe_dump(w))
-    return name
+    return bert_workload(folder, name, "L40S", **constraints)
 
 
 @pytest.mark.usefixtures("bert_traced")

@@ -28,6 +28,14 @@ from gpuplan.commit.model import (
     PricedOffer,
     RunData,
 )
+from gpuplan.commit.placement import (
+    Placement,
+    compliance_words,
+    complies,
+    near_users,
+    placement,
+    users_words,
+)
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
@@ -479,10 +487,11 @@ def _workload_demand(
     # the stricter of the two hosts rules: the usage's, or the workload's own (None keeps it), and
     # its hours are bought only where it holds
     provider_run = c.provider_hosts_only or workload.constraints.hosts == HostRule.PROVIDER
+    # and so for its providers, regions and countries: the two lists' common part (refused where
+    # they have none), sized there and bought there only (HostNeed.places)
+    placed = placement(usage, workload, name=spec.name, file=path.name)
     overrides = {
-        "providers": c.providers or None,
-        "regions": c.regions or None,
-        "countries": c.countries or None,
+        **placed.overrides(),
         "hosts": HostRule.PROVIDER.value if provider_run else None,
         # Sizing only: the GPU type, count and run time. The pricing of each month is the optimiser's.
         "pricing": pricing,
@@ -585,7 +594,14 @@ def _workload_demand(
             recopies=recopy_h > 0,
         ),
         gpu_hours_per_run=per_run,
-        host=_host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
+        host=_placed(
+            _host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
+            store,
+            usage,
+            workload,
+            best,
+            placed,
+        ),
         data_location=job.data_location,
     )
     runs_said = (
@@ -761,6 +777,34 @@ def _host_need(store: Store, best: Option, *, serving: bool, provider_run: bool 
         host_bound=not serving,
         provider_run=provider_run,
     )
+
+
+def _placed(
+    need: HostNeed, store: Store, usage: Usage, workload: Workload, best: Option, placed: Placement
+) -> HostNeed:
+    """``need`` kept within the workload's own place rules (``HostNeed.places`` and ``placed``): the
+    providers and regions of its GPU's catalog rows where each rule the workload sets holds
+    (:mod:`gpuplan.commit.placement`); ``need`` itself where it sets none."""
+    said = [
+        *placed.own,
+        *(w for w in (compliance_words(workload), users_words(workload)) if w is not None),
+    ]
+    if not said:
+        return need
+    low = usage.constraints.allow_low_confidence
+    rows = [p for p in store.offers(include_unpriced=False) if p.gpu == best.gpu]
+    # a region is in where every row of it keeps the rules (a label one row lacks is not assumed)
+    out = {(p.provider, p.region) for p in rows}
+    out -= {
+        (p.provider, p.region)
+        for p in rows
+        if not (
+            placed.holds(p)
+            and complies(p, workload, allow_low_confidence=low)
+            and near_users(p, workload, best)
+        )
+    }
+    return replace(need, places=frozenset(out), placed=item_list(said))
 
 
 def _same(values: list[str | None]) -> str | None:

@@ -412,6 +412,14 @@ class HostNeed:
     """Only machines a provider runs hold its hours (``hosts: provider`` in the workload or the
     usage: a community host and a host of unknown kind left out, as the plan leaves them,
     ``catalog.providers.provider_runs``), the sized instance type's own rows included."""
+    places: frozenset[tuple[str, str]] | None = None
+    """The ``(provider, region)`` pairs the workload's own place rules allow (its providers, regions,
+    countries, compliance labels, a service's users' round trip; the usage's too where both give
+    one, ``commit/placement.py``): its hours, its commitments and its all-on-demand figure are bought
+    there only, the sized instance type's own rows included. None: the workload sets none (the
+    usage's rules, applied to every offer, hold)."""
+    placed: str = ""
+    """Those rules in words (``countries: EU (the workload's)``), for the demand line; "" without."""
 
     @classmethod
     def together(cls, run_gpus: float, offers: Sequence[PricedOffer]) -> HostNeed:
@@ -434,6 +442,8 @@ class HostNeed:
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
+        if not self.placed_at(offer):
+            return False
         if self.provider_run and not _provider_runs(offer):
             return False
         if self.run_gpus:
@@ -464,6 +474,10 @@ class HostNeed:
 
         if self.allows(offer):
             return ""
+        if not self.placed_at(offer):
+            return _("{offer} is in {region}, outside its workload's place rules ({rules})").format(
+                offer=offer.instance_type, region=f"{offer.provider}/{offer.region}", rules=self.placed
+            )
         if self.provider_run and not _provider_runs(offer):
             return _(
                 "{offer} is not on a machine its provider runs (a community host, or a host of unknown "
@@ -513,6 +527,10 @@ class HostNeed:
             offer=offer.instance_type, sized=self.instance_type
         )
 
+    def placed_at(self, offer: PricedOffer) -> bool:
+        """Whether ``offer``'s provider and region are within the workload's place rules (:attr:`places`)."""
+        return self.places is None or (offer.provider, offer.region) in self.places
+
     @property
     def linked(self) -> bool:
         """Whether the run's GPUs in one node talk over a link another instance must share."""
@@ -533,11 +551,12 @@ class HostNeed:
         """The rule in words, in the current language."""
         from gpuplan.i18n import _
 
-        if not self.provider_run:
-            return self._instances_said
-        return _("{instances}; only on machines a provider runs (hosts: provider)").format(
-            instances=self._instances_said
-        )
+        said = self._instances_said
+        if self.provider_run:
+            said = _("{instances}; only on machines a provider runs (hosts: provider)").format(instances=said)
+        if self.placed:
+            said = _("{instances}; bought only within {rules}").format(instances=said, rules=self.placed)
+        return said
 
     @property
     def _instances_said(self) -> str:

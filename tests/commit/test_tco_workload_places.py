@@ -1,0 +1,139 @@
+"""A workload demand's own place rules hold in ``gpuplan tco``: its ``constraints.countries``,
+``regions`` and ``providers`` (the stricter of the usage's and the workload's) decide where its
+hours, its commitments and its all-on-demand figure are bought.
+
+A workload whose client data must stay in the EU (``countries: [EU]``) was planned in the EU by
+``gpuplan plan``, and priced by ``gpuplan tco`` at a US region: tco kept only the usage's place
+rules. Now the workload's hold too, the demand line says which rule placed it, and a usage and a
+workload whose lists have nothing in common are refused in one line naming both."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tco_helpers import bert_workload, trace_as_bert
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.catalog.region_countries import region_country
+from gpuplan.commit import TcoReport, tco
+from gpuplan.errors import InputError
+from gpuplan.i18n.countries import EU_MEMBERS
+from gpuplan.report.tco import tco_json
+from one_line import answered, refused
+
+ROOT = Path(__file__).resolve().parents[2]
+PRICING = ["on_demand", "monthly", "reserved_1y"]
+
+
+@pytest.fixture(scope="module")
+def db(seeded_copy: Callable[[str], Path]) -> Path:
+    return seeded_copy("tco_places")
+
+
+@pytest.fixture(scope="module")
+def store(db: Path) -> Iterator[Store]:
+    st = open_store(str(db))
+    yield st
+    st.close()
+
+
+@pytest.fixture(autouse=True)
+def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    trace_as_bert(monkeypatch, "tco-places")
+
+
+def _workload(folder: Path, name: str, **constraints: object) -> str:
+    """BERT-Large fine-tuning on H100 SXM, with ``constraints``."""
+    return bert_workload(folder, name, "H100-SXM", **constraints)
+
+
+def _usage(folder: Path, workload: str, **constraints: object) -> dict[str, Any]:
+    return {
+        "horizon_months": 12,
+        "start": "2027-01",
+        "base_dir": str(folder),
+        "demands": [{"name": "ft", "workload": workload, "runs_per_month": 60}],
+        "constraints": {"pricing": PRICING, **constraints},
+    }
+
+
+def _bought(report: TcoReport) -> list[tuple[str, str]]:
+    s = report.schedule
+    offers = [s.hourly_used[k] for k in s.hourly_bought] + [c.offer for c in s.commitments]
+    return [(o.provider, o.region) for o in offers]
+
+
+def _in_eu(places: list[tuple[str, str]]) -> bool:
+    return bool(places) and all(region_country(p, r) in EU_MEMBERS for p, r in places)
+
+
+def _theirs(report: TcoReport) -> list[tuple[str, str]]:
+    """(provider, region) of every offer the demand may be served by: hourly and committed."""
+    (d,) = report.problem.demands
+    return [(o.provider, o.region) for o in report.problem.offers if d.allows(o)]
+
+
+def test_a_workloads_countries_hold_as_the_command_lines_do(store: Store, tmp_path: Path) -> None:
+    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+    # without a rule the cheapest is outside the EU: the checks below can fail
+    assert not _in_eu(_bought(plain))
+    eu = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store, countries=["EU"])
+    own = tco(_usage(tmp_path, _workload(tmp_path, "fte.yaml", countries=["EU"])), store=store)
+    assert _in_eu(_bought(own)) and _in_eu(_theirs(own))
+    assert own.schedule.total_usd == pytest.approx(eu.schedule.total_usd, abs=0.01)
+    assert own.schedule.all_on_demand_usd == pytest.approx(eu.schedule.all_on_demand_usd, abs=0.01)
+    assert own.demands[0].how.endswith("; bought only within countries: EU (the workload's)")
+    doc = tco_json(own)
+    placed = [(o["provider"], o["region"]) for o in [*doc["hourly_prices"], *doc["commitments"]]]
+    assert _in_eu(placed)
+    # the usage's list and the workload's: their common part
+    both = tco(_usage(tmp_path, "fte.yaml", countries=["DE", "US", "FI"]), store=store)
+    assert {region_country(p, r) for p, r in _theirs(both)} <= {"DE", "FI"}
+    assert "countries: DE, FI (the usage's and the workload's in common)" in both.demands[0].how
+
+
+def test_a_usage_and_a_workload_with_no_country_in_common_are_refused_in_one_line(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = _usage(tmp_path, _workload(tmp_path, "fte.yaml", countries=["EU"]), countries=["US"])
+    with pytest.raises(InputError):
+        tco(usage, store=None, db=str(db))
+    path = tmp_path / "u.yaml"
+    path.write_text(yaml.safe_dump({k: v for k, v in usage.items() if k != "base_dir"}))
+    said = refused(["--db", str(db), "tco", str(path)], capsys)
+    assert said == (
+        "error: demand 'ft': the usage's constraints.countries (US) and its workload fte.yaml's (EU) have "
+        "none in common, so nowhere is left to buy its hours; widen one of them"
+    )
+    # the command line's countries take the usage's place, and meet the workload's the same way
+    path.write_text(
+        yaml.safe_dump({k: v for k, v in _usage(tmp_path, "fte.yaml").items() if k != "base_dir"})
+    )
+    assert "(US) and its workload fte.yaml's (EU)" in refused(
+        ["--db", str(db), "tco", str(path), "--countries", "US"], capsys
+    )
+    doc = json.loads(answered(["--db", str(db), "tco", str(path), "--json"], capsys))
+    assert _in_eu([(o["provider"], o["region"]) for o in doc["hourly_prices"] if o["bought"]])
+
+
+def test_a_workloads_providers_and_regions_hold(store: Store, tmp_path: Path) -> None:
+    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+    assert {p for p, _r in _bought(plain)} == {"aws"}
+    own = tco(_usage(tmp_path, _workload(tmp_path, "ftn.yaml", providers=["nebius"])), store=store)
+    assert _bought(own) and {p for p, _r in _theirs(own)} == {"nebius"}
+    assert "providers: nebius (the workload's)" in own.demands[0].how
+    both = tco(_usage(tmp_path, "ftn.yaml", providers=["aws", "nebius"]), store=store)
+    assert _bought(both) == _bought(own)
+    assert "providers: nebius (the usage's and the workload's in common)" in both.demands[0].how
+    with pytest.raises(
+        InputError, match=r"constraints\.providers \(aws\) and its workload ftn\.yaml's \(nebius\)"
+    ):
+        tco(_usage(tmp_path, "ftn.yaml", providers=["aws"]), store=store)
+    region = tco(_usage(tmp_path, _workload(tmp_path, "ftr.yaml", regions=["us-west-2"])), store=store)
+    assert _bought(region) and {r for _p, r in _theirs(region)} == {"us-west-2"}
+    assert "regions: us-west-2 (the workload's)" in region.demands[0].how
