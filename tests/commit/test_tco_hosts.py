@@ -27,7 +27,7 @@ from gpuplan.report.tco import tco_json
 from one_line import answered, refused
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Eight H100 SXM all year: the cheapest in the shipped catalog is a community host (lium's).
+#: Eight H100 SXM all year: the cheapest is a community host's (vast's), dated this month (:func:`db`).
 POOL: dict[str, Any] = {
     "horizon_months": 12,
     "start": "2027-01",
@@ -36,8 +36,42 @@ POOL: dict[str, Any] = {
 
 
 @pytest.fixture(scope="module")
-def db(seeded_copy: Callable[[str], Path]) -> Path:
-    return seeded_copy("tco_hosts")
+def db(seeded_copy: Callable[[str], Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped catalog with a dated community host's H100 and L40S prices, the cheapest known
+    to be current: the shipped marketplaces' prices are undated, and tco holds a GPU's prices not known
+    to be current out of its schedule where it has a current one (AWS's), so without it every
+    H100 or L40S bought would be a provider's own."""
+    import json
+
+    from gpuplan.catalog.importers.own import read_own_prices
+
+    path = seeded_copy("tco_hosts")
+    quote = {
+        "provider": "vast",
+        "region": "HR",
+        "instance_type": "8x-H100_SXM-quoted",
+        "gpu": "H100-SXM",
+        "gpu_count": 8,
+        "pricing": "on_demand",
+        "price": 14.4,
+        "currency": "USD",
+        "unit": "hour",
+        "as_of": "2026-11-20",
+        "source": "EXAMPLE figure: a dated marketplace quote",
+    }
+    # and an L40S, the GPU of the workload demands below
+    l40s = {**quote, "instance_type": "1x-L40S-quoted", "gpu": "L40S", "gpu_count": 1, "price": 0.5}
+    l40s |= {"vcpus": 32, "memory_gib": 128}  # enough to feed a job sized on another L40S machine
+    file = tmp_path_factory.mktemp("quote") / "quote.json"
+    file.write_text(json.dumps([quote, l40s]), encoding="utf-8")
+    st = open_store(str(path))
+    try:
+        own = read_own_prices(st, file)
+        assert own.rows and not own.rejected, own.rejected
+        st.import_offers(own.rows, provider=own.provider, source="test")
+    finally:
+        st.close()
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +153,8 @@ def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _workload(folder: Path, name: str, **constraints: object) -> str:
-    """BERT-Large fine-tuning on L40S (sold cheapest on community hosts), with ``constraints``."""
+    """BERT-Large fine-tuning on L40S (sold cheapest on a community host, :func:`db`), with
+    ``constraints``."""
     return bert_workload(folder, name, "L40S", **constraints)
 
 
