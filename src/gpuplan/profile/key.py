@@ -367,8 +367,9 @@ def profile(workload: Workload | str | Path | dict[str, Any], cache: ProfileCach
             if cached is not None and cached.schema_version == PROFILE_SCHEMA_VERSION:
                 if w.model.lora is not None:
                     cached = _lora_checked(w, key, cached, cache)
-                # The key ignores the name, so a renamed workload reuses the trace under its own name.
-                return dataclasses.replace(cached, workload_name=w.name)
+                # The key ignores the name, so a renamed workload reuses the trace under its own name;
+                # the image side is the key's own (profiles traced before kept none).
+                return dataclasses.replace(cached, workload_name=w.name, image_size=w.inputs.image_size)
     result = _tracer()(w, key)
     if cache is not None:
         cache.put_profile(key, PROFILE_SCHEMA_VERSION, result.to_json())

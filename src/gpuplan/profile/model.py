@@ -208,11 +208,16 @@ class Profile:
     """Of :attr:`compile_saving_bytes`, what compiling the loss with the model saves (its fp32
     intermediates at the start of backward: torchtune and torchtitan compile it, code that wraps
     only its model in ``torch.compile`` does not); the memory estimate's high end keeps it."""
+    image_size: int | None = None
+    """The workload's ``inputs.image_size`` (a square image's side, px) where it gives one: its
+    samples are images, and the report counts them so (images/s). None elsewhere, and in profiles
+    traced before it was kept."""
     linear_names: tuple[str, ...] = ()
-    """LoRA workloads: the last name components of the model's ``nn.Linear`` layers, sorted, which
-    ``model.lora.targets`` must name; a cached profile's targets are checked against them
-    (``profile.key.profile``). Empty for other workloads and in LoRA profiles traced before they
-    were kept (those build the model once to find them)."""
+    """LoRA workloads: the qualified names of the model's ``nn.Linear`` layers, sorted (their last
+    name components in profiles traced before), which ``model.lora.targets`` must name; a cached
+    profile's targets are checked against them (``profile.key.profile``). Empty for other
+    workloads and in LoRA profiles traced before they were kept (those build the model once to
+    find them)."""
     loss: str | None = None
     """Training: the loss the step was traced with (``standard``, ``chunked``, ``chunked-logits``,
     ``fused-linear``: :class:`gpuplan.vocab.LossKind`), which the end of forward's logits are

@@ -20,6 +20,7 @@ from rich.text import Text
 # A price's age in words lives beside the catalog (the estimator's advice says it too); the
 # renderers import it from here as before.
 from gpuplan.catalog.age_words import price_age_words, unknown_age_words
+from gpuplan.i18n import _
 from gpuplan.i18n.numbers import format_amount, format_number
 from gpuplan.report.cjk import CjkCell, cjk_text, has_wide, pieces
 
@@ -35,6 +36,7 @@ __all__ = [
     "house_table",
     "plain_table",
     "price_age_words",
+    "rate_label",
     "to_json",
     "to_jsonable",
     "unknown_age_words",
@@ -383,3 +385,12 @@ def widest_rows(console: Console, table: Table) -> Table:
     probe.columns = [replace(c, _cells=[c._cells[i] for i in rows]) for c in table.columns]
     probe.rows = [table.rows[i] for i in rows]
     return probe
+
+
+def rate_label(unit: str) -> str:
+    """A throughput column's unit: ``tok/s`` for a text workload (``tokens_per_s``), ``images/s``
+    for one whose samples are images (``images_per_s``: ``inputs.image_size`` given), else
+    ``samples/s``."""
+    if unit == "tokens_per_s":
+        return _("tok/s")
+    return _("images/s") if unit == "images_per_s" else _("samples/s")

@@ -56,7 +56,7 @@ from gpuplan.perf.scaling import ScalingFigures
 from gpuplan.perf.scaling_gap import ScalingGap
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
-from gpuplan.report.common import Widest
+from gpuplan.report.common import Widest, rate_label
 from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
 from gpuplan.units import CHECKPOINT_WRITE_SHARE, DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.vocab import MemoryVerdict
@@ -570,7 +570,7 @@ def _summary_table(
     ranges: bool = True,
     checkpoints: LaunchCheckpoints | None = None,
 ) -> Table:
-    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    short = rate_label(unit)
     title = (
         _("Estimate per GPU: point [low–high]")
         if ranges
@@ -698,7 +698,7 @@ def _scaling_line(o: EstimateOutcome, f: ScalingFigures, unit: str) -> str:
         line = sentences(line, _("The host's input pipeline, not the GPUs, sets this step."))
     c = f.conservative
     if c is not None:
-        short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+        short = rate_label(unit)
         over = (
             ""
             if c.speedup is None or c.efficiency is None
@@ -795,7 +795,7 @@ def _gap_block(
     rows = [(o, g) for o in outcomes if (g := o.scaling_gap) is not None]
     if not rows:
         return None
-    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    short = rate_label(unit)
     lines: list[str] = []
     for o, g in rows:
         name = f"{o.gpu} ×{o.gpu_count}"
@@ -1234,12 +1234,13 @@ def estimate_view(
     workload's micro-batches per optimizer step (the step the table's step time is);
     ``checkpoints``: those the job writes (``EstimateReport.checkpoints``), which its job time
     includes."""
-    unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
-    batch = (
-        _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
-        if profile.seq_len
-        else _("batch {b}").format(b=profile.batch_size)
-    )
+    unit = "tokens_per_s" if profile.seq_len else "images_per_s" if profile.image_size else "samples_per_s"
+    if profile.seq_len:
+        batch = _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
+    elif profile.image_size:
+        batch = _("batch {b} images of {s}×{s} px").format(b=profile.batch_size, s=profile.image_size)
+    else:
+        batch = _("batch {b}").format(b=profile.batch_size)
     # The trace's FLOPs are one micro-batch's: an optimizer step (the step time's) runs
     # gradient_accumulation of them on each data-parallel rank (--json: each row's flops_per_step).
     if profile.task == "infer":

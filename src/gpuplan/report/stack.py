@@ -12,6 +12,7 @@ from gpuplan.documents.estimate import StackDoc, StackLevelFigures
 from gpuplan.i18n import N_, _, format_number
 from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.sweep import EstimateOutcome
+from gpuplan.report.common import rate_label
 from gpuplan.vocab import InputPipelineKind, MemoryFormat, OptimizerName, TensorParallelPlan
 from gpuplan.workload.stack import Stack
 
@@ -171,7 +172,7 @@ def levels_table(
     )
     if own is not None and not _same_figures(outcomes, dict(levels).get(own.value, ())):
         own = None  # the level differs in more than the stack (the tuned level pads a vocabulary)
-    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    short = rate_label(unit)
     table = Table(
         title=Text(_("Throughput ({unit}) by software stack").format(unit=short)),
         title_justify="left",

@@ -15,7 +15,7 @@ from gpuplan.errors import Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either
 from gpuplan.vocab import AdapterDtype, BaseQuantization, QuantizationLibrary
-from gpuplan.workload.bundle import LORA_ALIASES, check_lora_targets
+from gpuplan.workload.bundle import check_lora_targets, lora_matches
 from gpuplan.workload.spec import LoraSpec
 
 __all__ = [
@@ -98,17 +98,16 @@ def _set_submodule(root: nn.Module, name: str, new: nn.Module) -> None:
 def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int:
     """Freeze every parameter and put adapters on the targeted linears. Returns how many were adapted.
 
-    A target is a short name (``q``, ``v`` … see ``LORA_ALIASES``) or a literal last name component;
-    targets that name none of the model's linears are refused (:func:`check_lora_targets`).
+    A target is a short name (``q``, ``v`` … see ``LORA_ALIASES``) or a literal name, matched as
+    PEFT matches ``target_modules``: the module's qualified name, or a dotted suffix of it
+    (:func:`lora_matches`: ``to_q``, ``to_out.0``); targets that name none of the model's linears
+    are refused (:func:`check_lora_targets`).
     The adapters are fp32 or, with ``spec.dtype: model``, each its base layer's weight dtype (the
     precision's, cast before); ``dropout`` False drops no adapter input (the stack's ``dropout: false``).
     """
-    wanted: set[str] = set()
-    for t in spec.targets:
-        wanted.update(LORA_ALIASES.get(t, (t,)))
     linears = [(n, m) for n, m in model.named_modules() if isinstance(m, nn.Linear)]
     check_lora_targets(spec.targets, linear_names(model))
-    hits = [(n, m) for n, m in linears if n.rpartition(".")[2] in wanted]
+    hits = [(n, m) for n, m in linears if any(lora_matches(t, n) for t in spec.targets)]
     for p in model.parameters():
         p.requires_grad_(False)
     alpha = spec.alpha if spec.alpha is not None else float(spec.rank)
@@ -120,9 +119,9 @@ def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int
 
 
 def linear_names(model: nn.Module) -> tuple[str, ...]:
-    """The last name components of ``model``'s ``nn.Linear`` modules, sorted, each once: what LoRA
-    targets name (:func:`check_lora_targets`)."""
-    return tuple(sorted({n.rpartition(".")[2] for n, m in model.named_modules() if isinstance(m, nn.Linear)}))
+    """The qualified names of ``model``'s ``nn.Linear`` modules, sorted: what LoRA targets match
+    (:func:`check_lora_targets`)."""
+    return tuple(sorted(n for n, m in model.named_modules() if isinstance(m, nn.Linear)))
 
 
 #: NF4's block: 64 weights share one absolute-maximum constant (QLoRA, Dettmers et al., NeurIPS
@@ -373,6 +372,18 @@ class Checkpointed(nn.Module):
         self.block = block
         self.selective = selective
         self.recompute = recompute
+
+    def __getattr__(self, name: str) -> Any:
+        """The wrapped block's attribute where the wrapper has none of that name, as PyTorch's own
+        ``checkpoint_wrapper`` forwards them: code that reads ``block.resnets`` or
+        ``block.has_cross_attention`` of a block it loops over (diffusers' UNet) sees the block."""
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            block = self._modules.get("block")
+            if block is None:  # while __init__ runs, before the block is set
+                raise
+            return getattr(block, name)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         contexts = checkpoint_contexts(self.selective, self.recompute)

@@ -47,6 +47,18 @@ def read_hf_config(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(raw, dict):
         raise WorkloadError.worded(N_("model.hf_config: {file} is not a JSON object"), file=file)
+    if "_diffusers_version" in raw or "_class_name" in raw:
+        # diffusers writes these two keys into every config it saves, transformers neither: without
+        # a model_type, transformers would say only "Should have a `model_type` key"
+        raise WorkloadError.worded(
+            N_(
+                "model.hf_config: {file} is a diffusers config ({name}), which transformers cannot "
+                "build: describe a diffusers model as your own code (model.python; "
+                "README.md#diffusion-models)"
+            ),
+            file=file,
+            name=str(raw.get("_class_name") or "diffusers")[:80],
+        )
     found = _auto_maps(raw)
     if found:
         raise WorkloadError.worded(

@@ -136,10 +136,23 @@ def _is_user_frame(filename: str, project_dir: Path) -> bool:
     return f.startswith(root) and "site-packages" not in f
 
 
+def _gpuplans_own(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure of what gpuplan put into the user's model, though the user's
+    code raised it: an attribute read of one of gpuplan's modules (its checkpointing wrapper, a LoRA
+    adapter), or torch's checkpoint refusing gpuplan's recompute. Such an error is not the user's
+    code's to fix, and is said as gpuplan's, without "your code" traceback."""
+    if isinstance(exc, AttributeError):
+        owner = getattr(exc, "obj", None)
+        return owner is not None and type(owner).__module__.startswith("gpuplan.")
+    return type(exc).__module__ == "torch.utils.checkpoint"
+
+
 def user_error(exc: BaseException, project_dir: Path, what: str | Phrase) -> UserCodeError | None:
     """A UserCodeError for ``exc`` if any traceback frame is in the user's project, else None.
 
     ``what`` names what was running (``"pkg.model:build()"``, or a Phrase such as "importing …")."""
+    if _gpuplans_own(exc):
+        return None
     frames = traceback.extract_tb(exc.__traceback__)
     mine = [fr for fr in frames if _is_user_frame(fr.filename, project_dir)]
     if not mine and not isinstance(exc, ImportError | SyntaxError):
