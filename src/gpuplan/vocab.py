@@ -689,6 +689,19 @@ class BaseQuantization(Choice):
     INT8 = "int8"
     """LLM.int8(): 8-bit weights with one scale per output row."""
 
+    @classmethod
+    def hints(cls) -> Mapping[str, str | tuple[str, ...]]:
+        # A 4-bit base is nf4 here (bitsandbytes' fp4 is not modelled: nf4 is what QLoRA loads), an
+        # 8-bit one int8: "4bit" is one letter nearer "int8" than "nf4", which a plain match offered.
+        four, eight = ("nf4",), ("int8",)
+        names = {"4bit": four, "4_bit": four, "int4": four, "q4": four, "fp4": four, "bnb4": four}
+        return {**names, "8bit": eight, "8_bit": eight, "q8": eight, "bnb8": eight}
+
+    @classmethod
+    def hint_notes(cls) -> Mapping[str, str]:
+        note = N_("nf4 stores the base in 4 bits a weight; int8 in 8, about twice nf4's memory")
+        return dict.fromkeys(cls.hints(), note)
+
 
 class QuantizationLibrary(Choice):
     """Whose 4-bit matmul runs a quantized base's layers: what it keeps for backward differs."""

@@ -645,3 +645,17 @@ def test_a_console_name_of_another_provider_is_its_region_in_that_city(tmp_path:
         "region '华东2' is a console name, of 上海; write volcengine's region code: "
         "did you mean 'cn-shanghai'?"
     )
+
+
+def test_a_zone_written_as_the_region_is_pointed_to_the_zone_column_and_a_country_to_its_code(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # was: "unknown region of runpod 'EU-RO-1'" with no name near it, for RunPod's data centre in RO
+    row = "runpod,{region},,1x_RTX4090_COMMUNITY,RTX-4090,1,16,62,on_demand,0.34,USD,hour,2026-11-20,quote"
+    rows = [row.format(region=r) for r in ("EU-RO-1", "Romania")]
+    reasons = _reasons(_imported(db_path, _file(tmp_path, *rows)))
+    assert reasons[2] == (
+        "unknown region of runpod 'EU-RO-1': EU-RO-1 is a zone of region RO: put it in the zone column, "
+        "and RO in region"
+    )
+    assert reasons[3] == "unknown region of runpod 'Romania'; did you mean 'RO'?"

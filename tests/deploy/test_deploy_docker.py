@@ -174,3 +174,17 @@ def test_a_docker_service_priced_at_spot_rates_says_to_run_on_spot_hosts() -> No
     said = "The plan is priced at spot rates (aws us-east-1 g6e.xlarge): run these containers on spot"
     assert said in " ".join(by_path(generate(spot, "docker"))["README.md"].split())
     assert "spot rates" not in by_path(generate(on_demand, "docker"))["README.md"]
+
+
+def test_a_docker_launch_on_a_community_host_copies_its_checkpoints_off_the_host() -> None:
+    # was: "the same `docker run` resumes from /checkpoints" only, where those sit on the host's disk
+    doc = plan_doc(provider="vast", region="DE", instance_type="1x-RTX_4090-32-65536")
+    readme = by_path(generate(LaunchSpec.from_plan(doc), "docker"))["README.md"]
+    assert "**Checkpoints on a community host:**" in readme and "go with it" in readme
+    loop = r"while sleep \d+; do aws s3 sync \"\$PWD/checkpoints\" s3://YOUR-BUCKET/PREFIX "
+    assert re.search(loop, readme) and "--exclude '*.tmp'" in readme
+    assert 'aws s3 sync s3://YOUR-BUCKET/PREFIX "$PWD/checkpoints"' in readme
+    assert "rclone sync" in readme
+    # a machine its provider runs keeps the README as it was
+    cloud = by_path(generate(LaunchSpec.from_plan(plan_doc()), "docker"))["README.md"]
+    assert "community host" not in cloud and "s3://YOUR-BUCKET" not in cloud

@@ -17,7 +17,7 @@ from gpuplan.plan.spot import spot_times
 from gpuplan.profile.model import Profile
 from gpuplan.report.plan import option_json
 from gpuplan.report.plan_view import spot_lines
-from gpuplan.vocab import Precision
+from gpuplan.vocab import Precision, Task
 from gpuplan.workload import Workload
 from stand_in_profiles import bert_large_profile
 
@@ -52,6 +52,21 @@ def test_a_qlora_fine_tune_stores_its_base_as_the_16_bit_checkpoint_it_was_downl
     # on each disk: 0.1 GB of data, 2 checkpoints of the adapters' state, and the base
     assert job.stored_gb_per_copy == pytest.approx(0.1 + 2 * job.checkpoint_gb + BASE * 2 / 1e9)
     assert any("base model's weights 16.06 GB" in n for n in notes)
+
+
+def test_a_qlora_fine_tunes_set_up_downloads_its_base_at_the_rate_a_restart_reads_it() -> None:
+    # was: set-up = 10 min boot + the 0.1 GB dataset only, while a restart read the 16 GB base back
+    w = Workload.from_yaml(EXAMPLES / "llama8b-qlora.yaml")
+    job, notes = job_facts_from(w, _lora_profile(quantized=True))
+    download_h = BASE * 2 / 1e9 / 0.131 / 3600  # 16.06 GB at the assumed 0.131 GB/s: 2.0 min
+    assert job.setup_h == pytest.approx(10 / 60 + 0.1 / 0.131 / 3600 + download_h)
+    setup = next(n for n in notes if n.startswith("set-up"))
+    assert setup.startswith("set-up 12 min")
+    assert "the base model's weights (16.06 GB) downloaded once" in setup
+    assert "the rate a restart reads weights and checkpoints back at" in setup
+    # training from scratch downloads no base: its set-up is the boot and the copy only
+    scratch = job_facts_from(w.model_copy(update={"task": Task.TRAIN}), bert_large_profile("own"))[0]
+    assert scratch.setup_h == pytest.approx(10 / 60 + 0.1 / 0.131 / 3600)
 
 
 def test_a_lora_base_is_stored_at_the_width_the_job_holds_its_weights() -> None:

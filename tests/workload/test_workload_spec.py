@@ -136,6 +136,20 @@ def test_unknown_enum_value_suggests_the_nearest() -> None:
     assert msg.startswith("precision: unknown precision 'bf61'; did you mean 'bf16'")
 
 
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [("4bit", "nf4"), ("4-bit", "nf4"), ("int4", "nf4"), ("Q4", "nf4"), ("8bit", "int8")],
+)
+def test_a_base_quantization_written_by_its_bits_is_pointed_to_the_one_of_that_width(
+    written: str, meant: str
+) -> None:
+    # was: "unknown base quantization '4bit'; did you mean 'int8'?", twice the memory of the 4 bits meant
+    lora = {"rank": 16, "targets": ["q", "v"], "quantization": written}
+    msg = _error(_base(task="finetune", model={"preset": "llama-8b", "lora": lora}))
+    assert f"unknown base quantization {written!r}; did you mean {meant!r}?" in msg, msg
+    assert "int8 in 8, about twice nf4's memory" in msg
+
+
 def test_fp16_master_is_a_precision_with_an_fp32_master_copy_and_a_misspelling_is_caught() -> None:
     w = Workload.from_dict(_base(precision="fp16_master"))
     assert w.precision is Precision.FP16_MASTER and w.precision.master_weights

@@ -59,11 +59,14 @@ _DID_YOU_MEAN = N_("; did you mean {names}?")
 _USE_ONE_OF = N_("; use one of: {names}")
 
 
-def not_found(kind: Phrase, name: str, known: Iterable[str]) -> NotFoundError:
+def not_found(
+    kind: Phrase, name: str, known: Iterable[str], suggestions: Sequence[str] | None = None
+) -> NotFoundError:
     """A :class:`NotFoundError` for ``name`` among ``known`` whose kind is a Phrase with data in it:
-    its English line is the usual one, and it is worded so that the kind translates too."""
+    its English line is the usual one, and it is worded so that the kind translates too.
+    ``suggestions``: the names to offer, where the caller knows nearer ones than spelling finds."""
     known = list(known)
-    error = NotFoundError(str(kind), name, known)
+    error = NotFoundError(str(kind), name, known, suggestions=suggestions or None)
     tail: Worded = ""
     if error.suggestions:
         tail = Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in error.suggestions))

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 
 from gpuplan.catalog.model import OfferRow
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["MAX_ZONES_PER_REGION", "ZONE_FORMS", "zone_problem", "zones_over_bound"]
+__all__ = ["MAX_ZONES_PER_REGION", "ZONE_FORMS", "shipped_zone_region", "zone_problem", "zones_over_bound"]
 
 #: Distinct zones one region of one provider may have. The most any shipped provider has is
 #: RunPod's 24 data centres in its region ``US``; AWS's us-east-1 has 6 zones, about 17 Local
@@ -112,6 +113,21 @@ _EXAMPLES: dict[str, Callable[[str], str]] = {
 
 #: Characters of a refused zone a reason quotes (the file's own text; a made-up one may be long).
 _SHOWN_CHARS = 40
+
+
+@cache
+def _shipped_zones() -> dict[tuple[str, str], str]:
+    """(provider, zone in lower case) -> the region the shipped snapshot files that zone under."""
+    from gpuplan.catalog.snapshot import read_columns
+
+    return {(p, z.lower()): r for p, r, z in read_columns("offers.csv", "provider", "region", "zone") if z}
+
+
+def shipped_zone_region(provider: str, name: str) -> str | None:
+    """The region of ``provider`` whose zone ``name`` is, as the shipped snapshot holds its zones
+    (RunPod's data centre ``EU-RO-1`` is a zone of its region ``RO``); None where it holds no such
+    zone."""
+    return _shipped_zones().get((provider, name.strip().lower()))
 
 
 def zone_problem(provider: str, region: str, zone: str | None) -> Phrase | None:

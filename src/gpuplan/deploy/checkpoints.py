@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.catalog.providers import PROVIDERS, facts, provider_runs
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n import format_hours
 from gpuplan.i18n.messages import _
@@ -91,6 +91,44 @@ def checkpoint_disk_note(spec: LaunchSpec) -> str:
         n=spec.keep_checkpoints,
         need=f"{spec.keep_checkpoints * spec.checkpoint_gb:.0f}",
         gib=checkpoint_disk_gib(spec),
+    )
+
+
+#: What :func:`host_disk_note` copies the checkpoint folder with: ``aws s3 sync`` (AWS CLI
+#: reference, https://docs.aws.amazon.com/cli/latest/reference/s3/sync.html: ``--exclude`` takes a
+#: pattern, ``--delete`` removes what the source no longer holds). train.py writes each checkpoint
+#: as ``step_*.tmp`` and renames it whole, so a copy leaves the ``.tmp`` out and never holds half of
+#: one. ``rclone sync`` (https://rclone.org/commands/rclone_sync/) does the same for any other store.
+_SYNC_UP = "aws s3 sync {folder} s3://YOUR-BUCKET/PREFIX --delete --exclude '*.tmp' --exclude '*.tmp/*'"
+_SYNC_DOWN = "aws s3 sync s3://YOUR-BUCKET/PREFIX {folder}"
+
+
+def host_disk_note(spec: LaunchSpec, folder: str) -> str:
+    """Where the plan's option is not on a machine its provider runs (a community host, or a host of
+    unknown kind: :func:`~gpuplan.catalog.providers.provider_runs`), that the checkpoints in
+    ``folder`` sit on that host's own disk and go with it, the loop that copies them to a bucket every
+    checkpoint interval, and how a new host resumes from them; "" for a provider-run machine or
+    hardware of the user's own (no provider)."""
+    if not spec.provider or provider_runs(spec.provider, spec.instance_type or "", spec.region or ""):
+        return ""
+    interval = checkpoint_interval_min(spec)
+    sleep_s = max(60, math.ceil(interval * 60))
+    up = _SYNC_UP.format(folder=folder)
+    down = _SYNC_DOWN.format(folder=folder)
+    said = _(
+        "**Checkpoints on a community host:** this option is a host its provider does not run (a "
+        "community host, or a host of unknown kind), and the checkpoint folder is on that host's own "
+        "disk: when the host is reclaimed, delisted or fails, the checkpoints go with it, and the same "
+        "`docker run` on another host starts from nothing. Copy them off the host as they are written: "
+        "start this beside the `docker run` (every {interval} min, the checkpoint interval; train.py "
+        "writes each checkpoint under a .tmp name and renames it whole, so the copy never holds half "
+        "of one; `rclone sync` does the same for any other storage):"
+    ).format(interval=f"{interval:g}")
+    resume = _(
+        "To resume on a new host, copy them back before the same `docker run`, which resumes from the newest:"
+    )
+    return (
+        f"{said}\n\n```bash\nwhile sleep {sleep_s}; do {up}; done &\n```\n\n{resume}\n\n```bash\n{down}\n```"
     )
 
 

@@ -20,7 +20,7 @@ from gpuplan.deploy.batch import (
     vllm_inputs,
     vllm_output_contract,
 )
-from gpuplan.deploy.checkpoints import checkpoint_disk_note, stop_grace_note, stop_grace_s
+from gpuplan.deploy.checkpoints import checkpoint_disk_note, host_disk_note, stop_grace_note, stop_grace_s
 from gpuplan.deploy.engine import (
     ENGINE_PORT,
     EngineLaunch,
@@ -463,6 +463,8 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
     ).format(grace=stop_grace_s(spec))
     host = sentences(host, stop_grace_note(spec), _(NEW_RUN))
     host += "\n\n" + checkpoint_disk_note(spec)
+    on_host = host_disk_note(spec, '"$PWD/checkpoints"' if spec.nodes == 1 else "/mnt/shared/ckpt")
+    host += f"\n\n{on_host}" if on_host else ""
     china = registry_note(spec.provider, spec.region)
     china = f"\n{china}\n" if china else ""
     topology = topology_readme_note(spec)

@@ -38,7 +38,7 @@ from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import offer_band
 from gpuplan.units import CHECKPOINT_WRITE_SHARE, CHECKPOINTS_KEPT, DEFAULT_CHECKPOINT_INTERVAL_MIN
-from gpuplan.vocab import PRICING_RULES, Precision
+from gpuplan.vocab import PRICING_RULES, Precision, Task
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -537,8 +537,42 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
 REFERENCE_UPLINK_GBPS = 1.0
 
 
+def _base_download_gb(workload: Workload, profile: Profile | None, frozen_gb: float) -> float:
+    """The pretrained weights a fine-tune downloads onto each instance's disk before its first
+    step, GB: a LoRA/QLoRA (or frozen-layer) job's frozen base as it sits on disk (``frozen_gb``,
+    :func:`_frozen_base`, the size a restart reads back), else a full fine-tune's checkpoint as
+    stored (:func:`~gpuplan.workload.stored_weights.stored_weights`). 0 where nothing is
+    downloaded: training from scratch, or a model with no checkpoint to fetch (your own code, an HF
+    config without ``hub_id``)."""
+    model = workload.model
+    if not workload.is_training or profile is None or (model.preset is None and model.hub_id is None):
+        return 0.0
+    if frozen_gb > 0:
+        return frozen_gb
+    if workload.task is not Task.FINETUNE:
+        return 0.0
+    from gpuplan.workload.stored_weights import stored_weights
+
+    return stored_weights(workload, profile.params, _traced_weights_gb(profile)).gb
+
+
+def _traced_weights_gb(profile: Profile) -> float:
+    """The weights and buffers as the trace holds them, GB."""
+    return (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9
+
+
+def _base_download_words(base: JobFacts, base_gb: float) -> str:
+    """The set-up note's clause on the base weights' first download ("" where there is none)."""
+    if base_gb <= 0:
+        return ""
+    return _(
+        "; plus the base model's weights ({gb} GB) downloaded once onto each instance's disk at {gbps} "
+        "GB/s (assumed: the rate a restart reads weights and checkpoints back at)"
+    ).format(gb=f"{base_gb:.2f}", gbps=f"{base.checkpoint_write_gbps:g}")
+
+
 def _setup(
-    base: JobFacts, dataset_gb: float, *, on_site: bool, upload_gbps: float | None
+    base: JobFacts, dataset_gb: float, *, on_site: bool, upload_gbps: float | None, base_gb: float = 0.0
 ) -> tuple[float, str]:
     """One instance's set-up before its first step, h, and the note that says how it adds up: the same
     10-minute boot + image pull + start that a spot restart costs (``JobFacts.restart_h``, an
@@ -546,17 +580,21 @@ def _setup(
     site whose uplink is not given, it is copied at ``JobFacts.dataset_copy_gbps`` (the user's
     measured ``data.copy_gbps``, else the disk's assumed bandwidth); up a given uplink, at that
     (written to the disk as it comes, so at the slower of the two). The nodes of an option may share
-    the uplink, and an instance whose network is slower copies at that: ``JobFacts.setup_hours``."""
+    the uplink, and an instance whose network is slower copies at that: ``JobFacts.setup_hours``.
+    A fine-tune's base weights (``base_gb``, :func:`_base_download_gb`) are downloaded too, once, at
+    the rate a restart reads them back at (``JobFacts.checkpoint_write_gbps``, assumed)."""
     disk_h = dataset_gb / base.dataset_copy_gbps / 3600.0
+    weights_h = base_gb / base.checkpoint_write_gbps / 3600.0
+    weights = _base_download_words(base, base_gb)
     if on_site and upload_gbps is not None and dataset_gb > 0:
         one_h = dataset_gb * 8.0 / upload_gbps / 3600.0
-        setup_h = base.restart_h + max(one_h, disk_h)
+        setup_h = base.restart_h + max(one_h, disk_h) + weights_h
         return setup_h, _(
             "set-up {minutes} min for one instance, billed on every instance (assumed: 10 min to boot and "
             "pull the image), with the dataset uploaded from your site at {uplink} Gbit/s "
             "(data.upload_gbps): {one} a copy"
-        ).format(minutes=f"{setup_h * 60:.0f}", uplink=f"{upload_gbps:g}", one=format_hours(one_h))
-    setup_h = base.restart_h + disk_h
+        ).format(minutes=f"{setup_h * 60:.0f}", uplink=f"{upload_gbps:g}", one=format_hours(one_h)) + weights
+    setup_h = base.restart_h + disk_h + weights_h
     if base.copy_gbps_stated:
         words = _(
             "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image), "
@@ -586,7 +624,7 @@ def _setup(
             reference=f"{REFERENCE_UPLINK_GBPS:g}",
             one=format_hours(dataset_gb * 8.0 / REFERENCE_UPLINK_GBPS / 3600.0),
         )
-    return setup_h, words
+    return setup_h, words + weights
 
 
 #: Off spot, the interval a checkpoint slow to write is written at instead of the default
@@ -651,7 +689,14 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     copy_gbps = data.copy_gbps if data is not None else None
     base = JobFacts() if copy_gbps is None else JobFacts(dataset_copy_gbps=copy_gbps, copy_gbps_stated=True)
     upload_gbps = data.upload_gbps if data is not None and location is None else None
-    setup_h, setup_words = _setup(base, dataset_gb or 0.0, on_site=location is None, upload_gbps=upload_gbps)
+    frozen_gb, frozen_words = _frozen_base(workload, profile)
+    setup_h, setup_words = _setup(
+        base,
+        dataset_gb or 0.0,
+        on_site=location is None,
+        upload_gbps=upload_gbps,
+        base_gb=_base_download_gb(workload, profile, frozen_gb),
+    )
     notes.append(setup_words)
     serving = workload.serving is not None
     if serving:
@@ -670,7 +715,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     # it resumes. A fine-tune's frozen base is on the disk too: the checkpoints hold only what is
     # trained.
     if not workload.is_training:
-        traced_gb = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if profile else 0.0
+        traced_gb = _traced_weights_gb(profile) if profile else 0.0
         weights_gb = 0.0
         if profile is not None and traced_gb > 0:
             from gpuplan.workload.stored_weights import stored_weights
@@ -679,8 +724,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             weights_gb = stored.gb
             notes.append(stored.note)
     else:
-        weights_gb, words = _frozen_base(workload, profile)
-        notes.extend(words)
+        weights_gb = frozen_gb
+        notes.extend(frozen_words)
     least, per_gpu = _replicas(workload)
     answers, answer_bytes, answers_words = _answers(workload)
     if answers_words:

@@ -56,7 +56,7 @@ from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRo
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.declared import REGION as DECLARED_REGION
 from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
-from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
+from gpuplan.errors import CatalogImportError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
 from gpuplan.units import as_typed
@@ -547,7 +547,38 @@ def _unknown_region(provider: str, region: str, codes: list[str]) -> Worded:
             provider=provider,
             code=hit[0],
         )
-    return not_found(Phrase(N_("region of {provider}"), provider=provider), region, codes)
+    from gpuplan.catalog.zones import shipped_zone_region
+
+    code = shipped_zone_region(provider, region)
+    if code is not None and code in codes:
+        return Phrase(
+            N_(
+                "unknown region of {provider} {value!r}: {value} is a zone of region {code}: put it in "
+                "the zone column, and {code} in region"
+            ),
+            provider=provider,
+            value=region[:_SHOWN_CHARS],
+            code=code,
+        )
+    kind = Phrase(N_("region of {provider}"), provider=provider)
+    return not_found(kind, region, codes, _nearest_regions(region, codes))
+
+
+def _nearest_regions(region: str, codes: list[str]) -> list[str]:
+    """Up to 3 region codes nearest to ``region``: the code of the country it names (``Romania``: a
+    marketplace's regions are countries), else by spelling, else the codes it holds as a part
+    (``EU-RO-1`` holds RunPod's ``RO``)."""
+    from gpuplan.i18n.countries import country_codes
+
+    try:
+        named = [c for c in codes if c in country_codes(region)]
+    except GpuplanError:
+        named = []
+    near = named or closest(region, codes)
+    if near:
+        return near[:3]
+    parts = {p for p in re.split(r"[-_\s/.]+", region.lower()) if p}
+    return [c for c in codes if c.lower() in parts][:3]
 
 
 #: A price written with its currency or unit in the cell: ``8.5元/小时``, ``¥4200/月``, ``$2.5/h``,
