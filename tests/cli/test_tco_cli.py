@@ -113,8 +113,11 @@ def test_a_firm_demand_is_said_not_to_run_on_the_spot_the_usage_allows(db: Path,
     r = _run(db, str(usage), "--json")
     assert r.returncode == 0, r.stderr
     notes = json.loads(r.stdout)["notes"]
+    # a direct demand is a job unless it says interruptible: true (a service from a workload file may
+    # run on spot with its spare, as plan prices it)
     assert (
-        "svc: not interruptible, so not run on spot although the usage allows it (a service, or a job "
-        "that must not stop); interruptible: true lets a demand run there" in notes
+        "svc: not interruptible, so not run on spot although the usage allows it (a job not said to "
+        "checkpoint and resume, or a demand marked interruptible: false); interruptible: true lets a "
+        "demand run there" in notes
     )
     assert not any(n.startswith("batch: not interruptible") for n in notes)

@@ -161,11 +161,13 @@ def test_tco_sizes_a_demand_on_the_plans_known_current_best_where_its_cheapest_i
     assert held_out is plan.recommended
 
 
-def test_tco_keeps_sizing_on_a_stale_on_demand_winner_whose_price_it_uses() -> None:
-    # an on-demand price is not held out of the schedule (it has no fresher fallback): the demand
-    # is sized on the cheapest, as the schedule prices it
+def test_tco_sizes_on_the_current_option_where_a_stale_on_demand_price_wins() -> None:
+    # one rule for every pricing model: a stale on-demand winner is named beside the option on prices
+    # known to be current, which sizes the demand (it had sized on the stale one, so that a demand
+    # allowed spot as well, sized on the current option, cost more than without it)
     from gpuplan.commit.adapters import _sizing_option
 
     plan = _plan(_rows())
     assert plan.recommended.instance_type == "old" and plan.without_stale_prices is not None
-    assert _sizing_option(plan) == (plan.recommended, None)
+    assert plan.without_stale_prices.option is not None
+    assert _sizing_option(plan) == (plan.without_stale_prices.option, plan.recommended)

@@ -77,7 +77,7 @@ def tco_cmd(
         GivenPrice | None,
         typer.Option(
             "--budget",
-            help="What you have for the whole horizon, all-in ($250k, 250,000 USD, ¥180万); the total "
+            help="What you have for the whole horizon, all-in ($250k, 250,000 USD, ¥1,800,000); the total "
             "is said against it. A bare number is dollars; where the report is in yuan, sign it (¥ or $).",
             metavar="AMOUNT",
             parser=given_price_in(MIN_BUDGET, MAX_BUDGET_USD),
