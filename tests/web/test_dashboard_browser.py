@@ -92,7 +92,7 @@ def test_every_page_works_with_real_clicks(
         from gpuplan.i18n import _, use_language
 
         with use_language(lang):
-            again = f"{_('already saved, unchanged')}: bert-{tag} v1"
+            again = f"{_('already saved, unchanged')}{'：' if lang == 'zh' else ': '}bert-{tag} v1"
         page.click("#saveworkload")
         page.wait_for_function(f"document.querySelector('#status').textContent === {again!r}")
         page.select_option("select[name=saved]", f"bert-{tag}")

@@ -143,7 +143,8 @@ def test_the_map_names_countries_in_chinese(server: tuple[str, dict[str, str]], 
         page.click("#search")
         page.wait_for_selector("#map svg circle[data-country=DE]", timeout=60_000)
         title = page.locator("#map svg circle[data-country=DE] title").text_content() or ""
-        assert title.startswith("德国:"), title
+        # the page's full-width colon; the cheapest GPU-hour in the page's currency, yuan, as the table
+        assert title.startswith("德国：") and "¥" in title and "$" not in title, title
     finally:
         page.context.close()
 
@@ -161,7 +162,7 @@ def test_a_refused_value_is_named_by_the_forms_label_without_the_fields_path(
         page.fill("input[name=max_price]", "0")  # the form takes 0; the API wants more than 0
         page.click("#search")
         page.wait_for_selector("#error:not([hidden])", timeout=60_000)
-        assert page.inner_text("#error") == f"{label}: {problem}"
+        assert page.inner_text("#error") == f"{label}：{problem}"
     finally:
         page.context.close()
 
@@ -191,7 +192,7 @@ def test_a_refused_tco_value_is_named_by_the_forms_label_without_the_usage_files
         with use_language("zh"):
             named = _(label)
         assert doc["message"] and value in doc["message"], doc
-        assert shown == f"{named}: {doc['message']}", shown
+        assert shown == f"{named}：{doc['message']}", shown
         assert not page.errors, page.errors
     finally:
         page.context.close()

@@ -77,6 +77,10 @@ def priced_server(
         yield served
 
 
+#: a label's colon as the page's language writes it (full-width in Chinese)
+COLON = {"en": ": ", "zh": "："}
+
+
 def _words(lang: str, *words: str) -> list[str]:
     from gpuplan.i18n import _, use_language
 
@@ -263,7 +267,7 @@ def test_a_saved_workload_budgeted_in_yuan_is_answered_in_yuan(
         yuan = float(costs[0].lstrip("¥").replace(",", ""))
         assert yuan == pytest.approx(doc["policies"][0]["cost_usd"] * rate, abs=0.006)
         (label,) = _words(lang, "Exchange rate")
-        assert f"{label}: 1 USD = " in page.inner_text("#simresult")
+        assert f"{label}{COLON[lang]}1 USD = " in page.inner_text("#simresult")
     finally:
         page.close()
 
@@ -362,13 +366,19 @@ def test_each_catalog_price_shows_its_source_date_confidence_and_the_best_curren
         )
         on_demand, secondary, high = _words(lang, "on demand", "secondary", "high")
         # the pricing model and the confidences in words, not the catalog's codes (on_demand)
-        assert line.startswith(f"{on_demand}: ")
+        assert line.startswith(on_demand + COLON[lang])
         # the publisher's text as the catalog holds it, shown as text: no element made of it, no script run
-        assert f"{label_source}: {HOSTILE_SOURCE}" in line
-        assert f"{label_as_of}: {DOCTORED['as_of']}" in line and f"{label_confidence}: {secondary}" in line
+        assert f"{label_source}{COLON[lang]}{HOSTILE_SOURCE}" in line
+        assert (
+            f"{label_as_of}{COLON[lang]}{DOCTORED['as_of']}" in line
+            and f"{label_confidence}{COLON[lang]}{secondary}" in line
+        )
         assert basis["date_note"] and basis["date_note"] in line
-        assert f"{label_best}: " in line and current["price_source"] in line
-        assert f"{label_as_of}: {current['as_of']}" in line and f"{label_confidence}: {high}" in line
+        assert label_best + COLON[lang] in line and current["price_source"] in line
+        assert (
+            f"{label_as_of}{COLON[lang]}{current['as_of']}" in line
+            and f"{label_confidence}{COLON[lang]}{high}" in line
+        )
         # the policy's cost at that price, beside the one at the price of unknown age
         cost_note = _answer(responses)["policies"][0]["known_current_note"]
         assert cost_note and cost_note in page.locator("#simresult .basis-note").inner_text()

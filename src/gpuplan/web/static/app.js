@@ -186,7 +186,10 @@
   const list = (s) => s ? s.split(",").map((x) => x.trim()).filter(Boolean) : null;
 
   // ---------------------------------------------------------------- offers
-  function mapSvg(doc) {
+  // The map's cheapest GPU-hours in the offers' currency: yuan at the offers document's rate (the
+  // countries' document has dollars only; the map had said $ beside a table in ¥).
+  function mapSvg(doc, cur, rate) {
+    const price = (usd) => cur === "CNY" && rate ? money(usd * rate.units_per_usd, "CNY") : money(usd);
     const W = 720, H = 360, x = (lon) => (lon + 180) / 360 * W, y = (lat) => (90 - lat) / 180 * H;
     const ns = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(ns, "svg");
@@ -202,7 +205,7 @@
       const f = hi > lo ? (c.cheapest_usd_per_gpu_hour - lo) / (hi - lo) : 0;
       const color = `hsl(${Math.round(120 * (1 - f))}, 65%, 42%)`;
       const dot = add("circle", { cx: x(c.longitude), cy: y(c.latitude), r: 4 + 2.2 * Math.sqrt(c.offers), fill: color, "fill-opacity": 0.75, stroke: "#fff", "data-country": c.country });
-      add("title", {}, dot).textContent = `${c.name}${colon}${c.offers} · ${money(c.cheapest_usd_per_gpu_hour)}/GPU·h (${c.cheapest})`;
+      add("title", {}, dot).textContent = `${c.name}${colon}${c.offers} · ${price(c.cheapest_usd_per_gpu_hour)}/GPU·h (${c.cheapest})`;
       const label = add("text", { x: x(c.longitude) + 6, y: y(c.latitude) - 6, "font-size": 11, fill: "#1d2330" });
       label.textContent = c.country;
     });
@@ -248,7 +251,7 @@
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("Costed at/h"), t("As of"), t("Confidence")], rows, [5, 6, 7]);
       const map = $("#map"); map.innerHTML = "";
       const doc = countries.data;
-      if (doc.map_source) map.append(mapSvg(doc));
+      if (doc.map_source) map.append(mapSvg(doc, cur, offers.data.exchange_rate));
       const legend = document.createElement("div"); legend.className = "legend";
       legend.textContent = doc.map_source ? `${t("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)")} — ${doc.map_source}` : t("no map: this server has no time zone table to place countries");
       map.append(legend);
