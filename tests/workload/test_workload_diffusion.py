@@ -11,12 +11,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tests.one_line import answered, refused
-
 from gpuplan.errors import WorkloadError
 from gpuplan.profile import trace
 from gpuplan.workload import Workload
 from gpuplan.workload.bundle import check_lora_targets
+from one_line import answered, refused
 
 UNET = Path(__file__).parent / "fixtures" / "unetproj" / "tiny-unet-lora.yaml"
 
