@@ -83,8 +83,11 @@ def test_an_attribute_missing_on_gpuplans_module_is_not_blamed_on_the_users_code
     assert user_error(e.value, tmp_path, "tracing the model") is not None
 
 
-def test_an_image_workload_counts_images(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_image_workload_counts_images(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # was: "batch 4" and "throughput (samples/s)"; with seq_len: 77, "batch 4 × 77 tokens" and tok/s
+    monkeypatch.setenv("COLUMNS", "200")  # the table's header whole on one line (80 columns wrap it)
     out = answered(["estimate", str(UNET), "--gpu", "H100-SXM"], capsys)
     assert "batch 4 images of 128×128 px" in out
     assert "throughput (images/s)" in out and "samples/s" not in out and "tok/s" not in out
