@@ -763,11 +763,15 @@ class TeamStore:
             for r in rows
         ]
 
-    def plans(self, month: str | None = None, *, team: str | None = None) -> list[SavedPlan]:
-        """Saved plans, newest first (of ``month``, of ``team`` when given), without their documents."""
+    def plans(
+        self, month: str | None = None, *, year: str | None = None, team: str | None = None
+    ) -> list[SavedPlan]:
+        """Saved plans, newest first (of ``month``, of a ``year``'s months, of ``team`` when given),
+        without their documents."""
         p = t.team_plans.c
         where = [
             *([p.month == check_month(month)] if month else []),
+            *([p.month.like(f"{check_year(year)}-%")] if year else []),
             *([p.team == team] if team is not None else []),
         ]
         return self._plans(and_(*where) if where else None)

@@ -25,7 +25,7 @@ from gpuplan.commit.adapters import (
     priced_offers,
     shift_notes,
 )
-from gpuplan.commit.model import Commitment, MissingPrice, PricedOffer, Schedule, TcoProblem
+from gpuplan.commit.model import Commitment, Demand, MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InfeasibleError, InputError
@@ -280,6 +280,23 @@ def tco(
     )
 
 
+def _demands_said(names: Sequence[str], template: str, **fields: object) -> list[str]:
+    """``template`` (marked with ``N_``: ``{names}`` and ``fields``) said of the demands ``names``, in
+    the current language; none where there are none."""
+    return [_(template).format(names=", ".join(names), **fields)] if names else []
+
+
+def _places_bought(schedule: Schedule, d: Demand) -> set[tuple[str, str]]:
+    """The (provider, region) pairs where the schedule buys demand ``d``'s hours: its hourly offers
+    and the commitments of its pool."""
+    used = {
+        (o.provider, o.region)
+        for key, o in schedule.hourly_used.items()
+        if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
+    }
+    return used | {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool}
+
+
 def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
     """What the total counts besides GPU time, for which demands, and where it rests on an assumed
     price."""
@@ -297,12 +314,7 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
             )
         # what was assumed where the schedule places the runs: hourly offers and commitments bought
         for d in sized:
-            used = {
-                (o.provider, o.region)
-                for key, o in schedule.hourly_used.items()
-                if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
-            }
-            used |= {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool}
+            used = _places_bought(schedule, d)
             for r in d.run_data:
                 if (r.provider, r.region) in used:
                     notes += [
@@ -320,43 +332,44 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
     scratch = [
         d.name for d in problem.demands if d.interruptible and d.restarts_from_scratch and not d.run_data
     ]
-    if scratch:
-        notes.append(
-            _(
-                "{names}: interruptible without checkpoint_gb, so not known to resume: on spot an "
-                "interruption restarts a run from its beginning (give checkpoint_gb, or 0 for work "
-                "without state to save)"
-            ).format(names=", ".join(scratch))
-        )
+    notes += _demands_said(
+        scratch,
+        N_(
+            "{names}: interruptible without checkpoint_gb, so not known to resume: on spot an "
+            "interruption restarts a run from its beginning (give checkpoint_gb, or 0 for work "
+            "without state to save)"
+        ),
+    )
     writes = [d.name for d in problem.demands if d.checkpoint_hours_off_spot > 0]
-    if writes:
-        notes.append(
-            _(
-                "{names}: a run's hours on demand and on a commitment include the checkpoints its launch "
-                "writes every 30 min (longer where the writes would take more than {share} of the run, or "
-                "the workload's checkpoint.every_min), each write stopping every GPU, as the planner costs "
-                "them; on spot it writes at the interval the planner costs it at (Young/Daly's, or the "
-                "workload's where shorter)"
-            ).format(names=", ".join(writes), share=f"{CHECKPOINT_WRITE_SHARE:.0%}")
-        )
+    notes += _demands_said(
+        writes,
+        N_(
+            "{names}: a run's hours on demand and on a commitment include the checkpoints its launch "
+            "writes every 30 min (longer where the writes would take more than {share} of the run, or "
+            "the workload's checkpoint.every_min), each write stopping every GPU, as the planner costs "
+            "them; on spot it writes at the interval the planner costs it at (Young/Daly's, or the "
+            "workload's where shorter)"
+        ),
+        share=f"{CHECKPOINT_WRITE_SHARE:.0%}",
+    )
     recopies = [d.name for d in problem.demands if d.interruptible and d.recopy_h > 0]
-    if recopies:
-        notes.append(
-            _(
-                "{names}: on spot each restart copies the dataset onto the new instances' disks again, its "
-                "time and its transfer in from where it lives (free from a copy kept in the region), as the "
-                "planner costs it: whether a reclaim keeps the disks is not known, so they are taken to be "
-                "lost; best case, they survive and a restart copies nothing"
-            ).format(names=", ".join(recopies))
-        )
+    notes += _demands_said(
+        recopies,
+        N_(
+            "{names}: on spot each restart copies the dataset onto the new instances' disks again, its "
+            "time and its transfer in from where it lives (free from a copy kept in the region), as the "
+            "planner costs it: whether a reclaim keeps the disks is not known, so they are taken to be "
+            "lost; best case, they survive and a restart copies nothing"
+        ),
+    )
     direct = [d.name for d in problem.demands if not d.run_data]
-    if direct:
-        notes.append(
-            _(
-                "{names}: given in GPU-hours, with no data facts: their data transfer, storage and set-up "
-                "are not counted (GPU time only); give a workload file to count them"
-            ).format(names=", ".join(direct))
-        )
+    notes += _demands_said(
+        direct,
+        N_(
+            "{names}: given in GPU-hours, with no data facts: their data transfer, storage and set-up "
+            "are not counted (GPU time only); give a workload file to count them"
+        ),
+    )
     return notes
 
 
@@ -373,16 +386,10 @@ def _border_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
     for d in problem.demands:
         if d.data_location is None or region_country(*d.data_location) != MAINLAND_CHINA:
             continue
-        used = [
-            (o.provider, o.region)
-            for key, o in schedule.hourly_used.items()
-            if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
-        ]
-        used += [(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool]
         outside = sorted(
             {
                 place(provider, region)
-                for provider, region in used
+                for provider, region in _places_bought(schedule, d)
                 if region_country(provider, region) not in ("", MAINLAND_CHINA)
             }
         )
@@ -402,24 +409,24 @@ def _firm_notes(problem: TcoProblem, usage: Usage) -> list[str]:
         return []
     notes = []
     firm = [d.name for d in problem.demands if not d.interruptible]
-    if firm:
-        notes.append(
-            _(
-                "{names}: not interruptible, so not run on spot although the usage allows it (a job "
-                "not said to checkpoint and resume, or a demand marked interruptible: false); "
-                "interruptible: true lets a demand run there"
-            ).format(names=", ".join(firm))
-        )
+    notes += _demands_said(
+        firm,
+        N_(
+            "{names}: not interruptible, so not run on spot although the usage allows it (a job "
+            "not said to checkpoint and resume, or a demand marked interruptible: false); "
+            "interruptible: true lets a demand run there"
+        ),
+    )
     services = [d.name for d in problem.demands if d.interruptible and d.spare_replica_gpus > 0]
-    if services:
-        notes.append(
-            _(
-                "{names}: a service may run on spot, as gpuplan plan prices it and gpuplan deploy "
-                "launches it: with a spare unit (the fewest instances holding one replica) running "
-                "beside its fleet all its hours, which keeps the load target through a reclaim; "
-                "interruptible: false keeps it off spot"
-            ).format(names=", ".join(services))
-        )
+    notes += _demands_said(
+        services,
+        N_(
+            "{names}: a service may run on spot, as gpuplan plan prices it and gpuplan deploy "
+            "launches it: with a spare unit (the fewest instances holding one replica) running "
+            "beside its fleet all its hours, which keeps the load target through a reclaim; "
+            "interruptible: false keeps it off spot"
+        ),
+    )
     return notes
 
 

@@ -62,7 +62,7 @@ class Placement:
 
     def holds(self, p: OfferPrice) -> bool:
         """Whether a catalog row is within the providers, regions and countries."""
-        from gpuplan.plan.region_countries import region_country
+        from gpuplan.catalog.region_countries import region_country
 
         return (
             (not self.providers or p.provider in self.providers)
@@ -160,9 +160,13 @@ def near_users(p: OfferPrice, workload: Workload, best: Option) -> bool:
     sized option's p95 time to first token and p95 latency, keeps their targets, as the plan holds
     its options to them (``plan/users_far.py``). A region whose place is not known is not known to
     keep them (unknown is never the best case), save the sized option's own region; where the
-    option's times are not known, the plan held no region to them, and neither is one here."""
+    option's times are not known, the plan held no region to them, and neither is one here. The
+    rule is the plan's (:func:`gpuplan.plan.users_far.over_targets`); only a region of unknown place
+    differs: the plan keeps it, ranked after, while tco buys no hours there (it would be bought for
+    being cheap while not known to keep the targets)."""
     from gpuplan.catalog.region_countries import region_country
     from gpuplan.catalog.user_rtt import user_rtt
+    from gpuplan.plan.users_far import over_targets
 
     serving, service = workload.serving, best.service
     if serving is None or not serving.users_in or service is None:
@@ -172,10 +176,12 @@ def near_users(p: OfferPrice, workload: Workload, best: Option) -> bool:
     ms = user_rtt(p.provider, p.region, tuple(serving.users_in), region_country(p.provider, p.region)).rtt_ms
     if ms is None:
         return False
-    for target, time_s in (
-        (serving.ttft_p95_ms, service.ttft_p95_s),
-        (serving.p95_latency_ms, service.p95_latency_s),
-    ):
-        if target is not None and time_s is not None and time_s * 1000.0 + ms > target:
-            return False
-    return True
+    nan = float("nan")  # a time not known is held to no target, as the plan holds it
+    over = over_targets(
+        nan if service.ttft_p95_s is None else service.ttft_p95_s,
+        nan if service.p95_latency_s is None else service.p95_latency_s,
+        ms,
+        serving.ttft_p95_ms,
+        serving.p95_latency_ms,
+    )
+    return not bool(over)

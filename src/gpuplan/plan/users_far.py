@@ -28,6 +28,7 @@ __all__ = [
     "RTT_UNKNOWN_FLAG",
     "apply_users_rtt",
     "offer_rtt",
+    "over_targets",
     "rtt_unknown",
     "rtt_words",
     "users_far_note",
@@ -65,13 +66,28 @@ def apply_users_rtt(cands: Candidates, offers: OfferTable, job: JobFacts) -> Non
         per_offer[i] = found[key]
     rtt = per_offer[cands.offer]
     cands.users_rtt_ms = rtt
-    over = np.zeros(len(cands), dtype=bool)
-    with np.errstate(invalid="ignore"):  # nan (unknown place) is never over: it is ranked after
-        if job.ttft_p95_ms is not None:
-            over |= cands.ttft_p95_s * 1000.0 + rtt > job.ttft_p95_ms
-        if job.p95_latency_ms is not None:
-            over |= cands.p95_latency_s * 1000.0 + rtt > job.p95_latency_ms
+    # nan (unknown place) is never over: it is ranked after
+    over = over_targets(cands.ttft_p95_s, cands.p95_latency_s, rtt, job.ttft_p95_ms, job.p95_latency_ms)
     cands.exclude(over, Reason.USERS_FAR)
+
+
+def over_targets(
+    ttft_p95_s: np.ndarray | float,
+    p95_latency_s: np.ndarray | float,
+    rtt_ms: np.ndarray | float,
+    ttft_target_ms: float | None,
+    latency_target_ms: float | None,
+) -> np.ndarray:
+    """Whether a p95 time to first token and p95 latency (s), each with the users' round trip
+    (ms) added, are over their targets (None: no target); a time or round trip not known (nan) is
+    not over. The rule ``plan`` leaves options out by and ``tco`` places a service's hours by."""
+    shape = np.broadcast(np.asarray(ttft_p95_s), np.asarray(p95_latency_s), np.asarray(rtt_ms)).shape
+    over = np.zeros(shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for time_s, target in ((ttft_p95_s, ttft_target_ms), (p95_latency_s, latency_target_ms)):
+            if target is not None:
+                over |= np.asarray(time_s, dtype=float) * 1000.0 + rtt_ms > target
+    return over
 
 
 def rtt_unknown(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:

@@ -467,10 +467,11 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
         records.check_known_team(team)
     rate = store.find_exchange_rate("CNY")
     budget = records.budget(month, team)
-    plans = [p for p in records.plans(month, team=team) if p.status == "planned"]
-    shown = _shown_currency(budget, [] if team is not None else records.budgets(month), plans)
     year = month[:4]
+    # one read of the year's plans: the month's are among them
     of_year = _year_plans(records, year, team)
+    plans = [p for p in of_year if p.month == month]
+    shown = _shown_currency(budget, [] if team is not None else records.budgets(month), plans)
     teams = [] if team is not None else _team_lines(records, month, plans, rate, of_year)
     items = [saved_plan_item(p, store, rate=rate, currency=shown) for p in plans]
     service = budget if team is None else records.budget(month)
@@ -526,7 +527,7 @@ def year_budget_document(store: Store, year: str, team: str | None = None) -> di
 
 def _year_plans(records: TeamStore, year: str, team: str | None) -> list[SavedPlan]:
     """The planned plans of every month of ``year``: ``team``'s, or (None) every plan."""
-    return [p for p in records.plans(team=team) if p.status == "planned" and p.month[:4] == year]
+    return [p for p in records.plans(year=year, team=team) if p.status == "planned"]
 
 
 def year_spend(
