@@ -25,6 +25,7 @@ from gpuplan.catalog.model import (
     PricingModel,
     RejectedRow,
 )
+from gpuplan.catalog.providers import host_kind, host_kind_short
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.catalog.upfront import upfront_said
@@ -121,6 +122,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         empty_reason=listing.empty_reason,
         country_unknown=list(listing.country_unknown),
         low_confidence_left_out=listing.low_confidence_left_out,
+        hosts_left_out=listing.hosts_left_out,
     )
 
 
@@ -238,6 +240,9 @@ def _unknown_rate_lines(listing: OfferListing) -> list[str]:
 def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = None) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour, marks)) else []
+    if kind := host_kind_short(host_kind(o.provider, o.instance_type, o.region)):
+        # a marketplace's machine says what it is (a cloud VM, the common case, is left unsaid)
+        flags.append(kind)
     if o.region == UNSPECIFIED_REGION:
         # why the row's place reads "tencent/unspecified": the price's source states no region
         flags.append(_("the source names no region"))
@@ -422,6 +427,16 @@ def offers_view(listing: OfferListing) -> RenderableType:
                 "them out); --allow-low-confidence shows them.",
                 listing.low_confidence_left_out,
             ).format(n=listing.low_confidence_left_out)
+        )
+    if listing.hosts_left_out:
+        notes.append(
+            ngettext(
+                "{n} price on a community host or a host of unknown kind left out by --hosts provider "
+                "(as plans leave it out); --hosts any shows it.",
+                "{n} prices on community hosts or hosts of unknown kind left out by --hosts provider "
+                "(as plans leave them out); --hosts any shows them.",
+                listing.hosts_left_out,
+            ).format(n=listing.hosts_left_out)
         )
     if any(v.floor is not None for v in listing.views):
         notes.append(
