@@ -818,6 +818,30 @@ def _refusals_by_check(rejected: Sequence[RejectedRow]) -> list[Text]:
     return lines
 
 
+def _other_providers(skipped: Sequence[RejectedRow]) -> list[Text]:
+    """One line per provider whose rows ``--provider`` left out of a file that prices several: which
+    providers the file names besides the one imported (the summary line had counted their rows
+    only, naming none)."""
+    from gpuplan.catalog.importers.own import OTHER_PROVIDER
+
+    by_provider: dict[str, list[RejectedRow]] = {}
+    for r in skipped:
+        reason = r.worded_reason()
+        if r.named_check() is OTHER_PROVIDER and isinstance(reason, Phrase):
+            by_provider.setdefault(str(reason.fields["provider"]), []).append(r)
+    lines = []
+    for provider, rows in by_provider.items():
+        first = next((r.line for r in rows if r.line is not None), None)
+        said = ngettext(
+            "{provider}: {n:,} row not imported, another provider than the one imported (line {line})",
+            "{provider}: {n:,} rows not imported, another provider than the one imported (first on line "
+            "{line})",
+            len(rows),
+        ).format(provider=provider, n=len(rows), line=first if first is not None else "—")
+        lines.append(Text(said, style="dim"))
+    return lines
+
+
 def _dated(days: Sequence[str]) -> str:
     """ ", dated 2026-11-30" (", dated 2026-10-01 … 2026-11-30" for prices of several dates): the date
     an import gave its prices, said on its summary line, so that an old file dated today is seen."""
@@ -900,6 +924,7 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
     if not report.rejected:
         return Group(*parts) if len(parts) > 1 else head
     parts += _refusals_by_check(lost)
+    parts += _other_providers(skipped)
     title = _("rejected") if not skipped else _("skipped") if not lost else _("rejected and skipped")
     table = house_table(title)
     table.add_column(_("line"), justify="right", no_wrap=True)
