@@ -442,6 +442,47 @@ def test_provider_picks_one_provider_of_a_file_that_prices_several(tmp_path: Pat
     ]
 
 
+#: A row of Tencent Cloud with its provider misspelt: a provider gpuplan does not know.
+TENCENT_MISSPELT = (
+    "tencnet,ap-shanghai,,GT4.41XLARGE948,A100-SXM4-40GB,8,164,948,on_demand,200,CNY,hour,2026-11-20,"
+    "Tencent Cloud price calculator"
+)
+
+
+def test_a_file_of_several_providers_is_refused_naming_each_one_gpuplan_does_not_know(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # it named the two it knew ("names 2 providers (alibaba, huawei)"): the third's rows went unsaid
+    before = _prices(db_path)
+    f = _file(tmp_path, ALIBABA_MONTHLY, HUAWEI_ON_DEMAND, TENCENT_MISSPELT)
+    r = _import(db_path, f)
+    assert isinstance(r.exception, CatalogImportError) and r.exit_code == 1, r.output
+    assert str(r.exception) == (
+        f"{f} names 3 providers (alibaba, huawei, tencnet): import one provider at a time with "
+        "--provider; 'tencnet' (line 4) is not a provider gpuplan knows; did you mean 'tencent'?; "
+        "nothing was imported"
+    )
+    assert _prices(db_path) == before
+
+
+def test_provider_names_each_provider_it_left_out_and_each_it_does_not_know(
+    tmp_path: Path, db_path: Path
+) -> None:
+    f = _file(tmp_path, ALIBABA_MONTHLY, HUAWEI_ON_DEMAND, TENCENT_MISSPELT)
+    r = CliRunner().invoke(
+        app,
+        ["--db", str(db_path), "catalog", "import", str(f), "--format", "gpuplan", "--provider", "huawei"],
+        env={"COLUMNS": "200"},
+    )
+    # the huawei row is imported, alibaba's left out as asked, the misspelt one's lost: exit 3
+    assert r.exit_code == 3, r.output
+    lines = r.stdout.splitlines()
+    assert (
+        "'tencnet' is not a provider gpuplan knows; did you mean 'tencent'?: 1 row rejected (line 4)" in lines
+    )
+    assert "alibaba: 1 row not imported, another provider than the one imported (line 2)" in lines
+
+
 def test_the_same_list_as_json_reads_like_the_csv(tmp_path: Path, db_path: Path) -> None:
     csv_rows = parse_own(_file(tmp_path, ALIBABA_MONTHLY, HUAWEI_ON_DEMAND), provider="huawei", today=TODAY)
     entries = [

@@ -538,6 +538,7 @@ def test_offers_json_in_pieces_is_the_document_in_one_piece(db: str) -> None:
             "empty_reason": part.empty_reason,
             "country_unknown": list(part.country_unknown),
             "low_confidence_left_out": part.low_confidence_left_out,
+            "hosts_left_out": part.hosts_left_out,
         }
         expected = orjson.dumps(whole, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         assert b"".join(offers_json_chunks(part, per_chunk)) == expected, (len(views), per_chunk)

@@ -245,3 +245,45 @@ def test_a_row_whose_source_names_no_region_says_so(db: str, lang: str, region: 
         app, ["--db", db, "offers", "--provider", "tencent", "--gpu", "T4"], env={"COLUMNS": "400"}
     )
     assert all("names no region" not in ln for ln in named.stdout.splitlines() if "unspecified" not in ln)
+
+
+def test_hosts_provider_lists_only_machines_a_provider_runs_and_counts_the_rest(db: str) -> None:
+    # offers had no way to keep community hosts out, nor said which offers were on one: a user with
+    # EU data saw vast's and lium's machines beside the clouds' with nothing to tell them apart
+    asked = ["--gpu", "RTX-4090,H100", "--all-regions"]
+    every = runner.invoke(app, ["--db", db, "offers", "--json", *asked])
+    assert every.exit_code == 0, every.output
+    doc = json.loads(every.stdout)
+    kinds = {(o["provider"], o["host_kind"]) for o in doc["offers"]}
+    assert ("vast", "community_host") in kinds and ("aws", "cloud_vm") in kinds
+    assert doc["hosts_left_out"] == 0
+    community = sum(
+        o["host_kind"] not in ("cloud_vm", "bare_metal", "secure_cloud", "resold") for o in doc["offers"]
+    )
+    for spelt in ("provider", "Provider only"):  # plan's vocabulary, aliases and all
+        kept = runner.invoke(app, ["--db", db, "offers", "--json", *asked, "--hosts", spelt])
+        assert kept.exit_code == 0, kept.output
+        provider_run = json.loads(kept.stdout)
+        assert provider_run["offers"] and {o["host_kind"] for o in provider_run["offers"]} <= {
+            "cloud_vm", "bare_metal", "secure_cloud", "resold"
+        }  # fmt: skip
+        assert provider_run["hosts_left_out"] == community > 0
+        assert provider_run["empty_reason"] is None
+    assert _json(db, *asked, "--hosts", "any") == doc["offers"]
+
+
+def test_the_table_says_the_host_kind_and_what_hosts_provider_left_out(db: str) -> None:
+    asked = ["--db", db, "offers", "--gpu", "RTX-4090"]
+    table = runner.invoke(app, asked, env={"COLUMNS": "80"})
+    assert table.exit_code == 0, table.output
+    assert "vast/" in table.stdout and "community host" in table.stdout
+    assert all(len(line) <= 80 for line in table.stdout.splitlines())
+    kept = runner.invoke(app, [*asked, "--hosts", "provider"], env={"COLUMNS": "200"})
+    assert kept.exit_code == 0, kept.output
+    assert "vast/" not in kept.stdout and "lium/" not in kept.stdout
+    assert "left out by --hosts provider" in kept.stdout and "--hosts any shows" in kept.stdout
+
+
+def test_a_misspelt_hosts_rule_is_refused_as_plan_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
+    said = refused(["offers", "--hosts", "provder"], capsys)
+    assert said == "error: unknown host rule 'provder'; did you mean 'provider'?"

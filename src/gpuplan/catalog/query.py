@@ -25,7 +25,7 @@ from gpuplan.catalog.model import (
     OfferPrice,
     PricingModel,
 )
-from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.catalog.providers import PROVIDERS, provider_runs
 from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.region_countries import region_country
 from gpuplan.catalog.store import Store
@@ -34,7 +34,7 @@ from gpuplan.catalog.wording import _DID_YOU_MEAN
 from gpuplan.errors import DataError, InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_, Money
 from gpuplan.i18n.phrases import either, item_list, listed
-from gpuplan.vocab import Choice, pricing_name
+from gpuplan.vocab import Choice, HostRule, pricing_name
 
 __all__ = [
     "OfferListing",
@@ -97,6 +97,10 @@ class OfferQuery:
     """How much of a reservation is paid upfront (``none``, ``partial``, ``all``): reserved prices
     are listed at that option's effective rate where their term carries it, as plans cost them
     (:mod:`gpuplan.catalog.upfront`); None: no upfront."""
+    hosts: str | None = None
+    """Which hosts the offers may be on (:class:`gpuplan.vocab.HostRule`, as a plan's ``hosts``):
+    ``provider`` leaves out a community host and a host whose kind its provider does not state (and
+    counts them: :attr:`OfferListing.hosts_left_out`); ``any`` or None: every host."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +153,8 @@ class OfferListing:
     is not empty, or no pricing model was asked)."""
     low_confidence_left_out: int = 0
     """Low-confidence prices the query asked for left out (``allow_low_confidence`` False)."""
+    hosts_left_out: int = 0
+    """Prices on a community host or a host of unknown kind left out by ``hosts: provider``."""
 
 
 def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
@@ -256,6 +262,11 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     if not query.allow_low_confidence:
         kept_rows = [r for r in rows if r.confidence != "low"]
         low_left_out, rows = len(rows) - len(kept_rows), kept_rows
+    hosts_left_out = 0
+    if query.hosts is not None and HostRule.cast(query.hosts) is HostRule.PROVIDER:
+        # as a plan's hosts: provider leaves them out (unknown is never taken for the best case)
+        kept_rows = [r for r in rows if provider_runs(r.provider, r.instance_type, r.region)]
+        hosts_left_out, rows = len(rows) - len(kept_rows), kept_rows
     regions = _names(query.region)
     if regions and (not rows or len(regions) > 1):
         # every region named is checked: of two, a mistyped one had left the other's offers alone
@@ -304,11 +315,12 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
         country_unknown=unplaced,
-        # rows left out as low-confidence are no lack of the sources: the note on them says so
+        # rows left out as low-confidence, or by --hosts, are no lack of the sources: their notes say so
         empty_reason=None
-        if rows or low_left_out
+        if rows or low_left_out or hosts_left_out
         else _country_reason(query, elsewhere) or _empty_reasons(store, query, models),
         low_confidence_left_out=low_left_out,
+        hosts_left_out=hosts_left_out,
     )
 
 

@@ -39,7 +39,7 @@ from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, StaleDaysOption, finit
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
 from gpuplan.units import split_list
-from gpuplan.vocab import PricingModel, Upfront
+from gpuplan.vocab import HostRule, PricingModel, Upfront
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -218,6 +218,15 @@ def offers(
             help=f"{', '.join(PricingModel.values())}. Repeat it or give a comma list for several.",
         ),
     ] = None,
+    hosts: Annotated[
+        str | None,
+        typer.Option(
+            "--hosts",
+            help="Which hosts the offers may be on, as plan --hosts takes it: any (default) or provider, "
+            "only machines a provider runs in its own or vetted data centres (community hosts and hosts "
+            "of unknown kind left out, and counted).",
+        ),
+    ] = None,
     max_price: Annotated[
         float | None,
         typer.Option(
@@ -277,6 +286,8 @@ def offers(
     sort = SortKey.cast(sort).value
     if upfront is not None:
         upfront = Upfront.cast(upfront).value  # a typo is one line, before the database is opened
+    if hosts is not None:
+        hosts = HostRule.cast(hosts).value  # plan's vocabulary and its "did you mean", before the database
     gpus: list[str] = []
     counts: set[int] = set()
     for one in _split(gpu):
@@ -324,6 +335,7 @@ def offers(
         all_regions=all_regions,
         allow_low_confidence=allow_low_confidence,
         upfront=upfront,
+        hosts=hosts,
     )
     with _collector_paused():
         listing = list_offers(store, query)

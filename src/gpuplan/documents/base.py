@@ -28,7 +28,7 @@ from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.units import as_typed
 
-__all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite", "refuse_boolean"]
+__all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "HostKind", "finite", "refuse_boolean"]
 
 #: The validation context key that marks a document being read from a file.
 READING = "gpuplan_reading"
@@ -60,6 +60,9 @@ Count = Annotated[int | float, BeforeValidator(_whole)]
 PositiveCount = Annotated[
     Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)], BeforeValidator(_whole)
 ]
+#: What an offer's price rents, as its provider's terms state it (``OfferTerms.host`` in
+#: ``gpuplan.catalog.providers.base``): a plan's option and an ``offers`` item say it alike.
+HostKind = Literal["cloud_vm", "bare_metal", "secure_cloud", "community_host", "resold"]
 
 
 def _has_non_finite(x: Any) -> bool:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Count, Document, ExchangeRateDoc, PositiveCount
+from gpuplan.documents.base import Count, Document, ExchangeRateDoc, HostKind, PositiveCount
 
 __all__ = [
     "GPUS_SCHEMA_VERSION",
@@ -78,6 +78,13 @@ class OfferItem(Document):
     region: str
     zone: str | None
     instance_type: str
+    host_kind: HostKind | None = None
+    """What the price rents, as the provider's terms state it (as a plan's option says it):
+    ``cloud_vm`` (a VM in the provider's own data centre), ``bare_metal`` (a whole server of the
+    provider's), ``secure_cloud`` (a marketplace's own or vetted data centre), ``community_host`` (a
+    machine an independent host lists), ``resold`` (another cloud's machine sold through an
+    aggregator); null where the provider's terms do not say. ``--hosts provider`` keeps the first
+    four kinds."""
     gpu: str
     """Canonical GPU id."""
     gpu_count: PositiveCount
@@ -188,6 +195,9 @@ class OffersDocument(Document):
     low_confidence_left_out: int = 0
     """Prices labelled low-confidence (the source articles' 2024 tables) left out, as plans leave
     them out by default; ``--allow-low-confidence`` lists them."""
+    hosts_left_out: int = 0
+    """Prices on a community host or a host of unknown kind (``host_kind`` null) left out by
+    ``--hosts provider``, as a plan's ``hosts: provider`` leaves them out; 0 without it."""
 
 
 class CheapestPrice(Document):

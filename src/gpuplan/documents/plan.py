@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from gpuplan.documents.base import Document, ExchangeRateDoc
+from gpuplan.documents.base import Document, ExchangeRateDoc, HostKind
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import MemoryVerdict, Parallelism, PricingModel, Task
@@ -363,7 +363,7 @@ class PlanOption(Document):
     country is not known (``data.location`` not given: the data is at the user's site) or the
     option's is not. Moving data out of mainland China is governed by its data-export rules, which
     gpuplan does not judge; the plan's notes say which options cross."""
-    host_kind: Literal["cloud_vm", "bare_metal", "secure_cloud", "community_host", "resold"] | None = None
+    host_kind: HostKind | None = None
     """What the price rents, as the provider's terms state it: ``cloud_vm`` (a VM in the provider's
     own data centre), ``bare_metal`` (a whole server of the provider's), ``secure_cloud`` (a
     marketplace's own or vetted data centre), ``community_host`` (a machine an independent host

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuplan.catalog.providers import PROVIDER_RUN, host_kind, is_provider_run, provider_runs
+from gpuplan.catalog.providers import PROVIDER_RUN, host_kind, host_kind_short, is_provider_run, provider_runs
 from gpuplan.i18n import N_, _, format_number, ngettext
 from gpuplan.i18n.countries import country_name
 from gpuplan.plan.constraints import Reason
@@ -42,13 +42,6 @@ _LONG = {
     "secure_cloud": N_("a marketplace's own or vetted data centre"),
     "community_host": N_("a community host (a machine an independent host lists; its uptime is the host's)"),
     "resold": N_("another cloud's machine, resold through an aggregator"),
-}
-_SHORT = {
-    "cloud_vm": N_("cloud VM"),
-    "bare_metal": N_("bare metal"),
-    "secure_cloud": N_("vetted data centre"),
-    "community_host": N_("community host"),
-    "resold": N_("resold cloud machine"),
 }
 
 
@@ -97,11 +90,7 @@ def hosts_left_out_note(cands: Candidates, offers: OfferTable) -> str:
 def host_cell(o: Option) -> str:
     """The option's host kind, short, for a table's cell under a marketplace offer; "" for a cloud VM
     (the common case, left unsaid to keep the table short)."""
-    if o.host_kind == "cloud_vm":
-        return ""
-    if o.host_kind is None:
-        return _("host kind unknown")
-    return _(_SHORT[o.host_kind])
+    return host_kind_short(o.host_kind)
 
 
 def host_words(o: Option) -> str:

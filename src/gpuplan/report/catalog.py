@@ -25,6 +25,7 @@ from gpuplan.catalog.model import (
     PricingModel,
     RejectedRow,
 )
+from gpuplan.catalog.providers import host_kind, host_kind_short
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.catalog.upfront import upfront_said
@@ -121,6 +122,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         empty_reason=listing.empty_reason,
         country_unknown=list(listing.country_unknown),
         low_confidence_left_out=listing.low_confidence_left_out,
+        hosts_left_out=listing.hosts_left_out,
     )
 
 
@@ -238,6 +240,9 @@ def _unknown_rate_lines(listing: OfferListing) -> list[str]:
 def _offer_notes(v: OfferView, currency: str, marks: dict[str, int] | None = None) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour, marks)) else []
+    if kind := host_kind_short(host_kind(o.provider, o.instance_type, o.region)):
+        # a marketplace's machine says what it is (a cloud VM, the common case, is left unsaid)
+        flags.append(kind)
     if o.region == UNSPECIFIED_REGION:
         # why the row's place reads "tencent/unspecified": the price's source states no region
         flags.append(_("the source names no region"))
@@ -422,6 +427,16 @@ def offers_view(listing: OfferListing) -> RenderableType:
                 "them out); --allow-low-confidence shows them.",
                 listing.low_confidence_left_out,
             ).format(n=listing.low_confidence_left_out)
+        )
+    if listing.hosts_left_out:
+        notes.append(
+            ngettext(
+                "{n} price on a community host or a host of unknown kind left out by --hosts provider "
+                "(as plans leave it out); --hosts any shows it.",
+                "{n} prices on community hosts or hosts of unknown kind left out by --hosts provider "
+                "(as plans leave them out); --hosts any shows them.",
+                listing.hosts_left_out,
+            ).format(n=listing.hosts_left_out)
         )
     if any(v.floor is not None for v in listing.views):
         notes.append(
@@ -803,6 +818,30 @@ def _refusals_by_check(rejected: Sequence[RejectedRow]) -> list[Text]:
     return lines
 
 
+def _other_providers(skipped: Sequence[RejectedRow]) -> list[Text]:
+    """One line per provider whose rows ``--provider`` left out of a file that prices several: which
+    providers the file names besides the one imported (the summary line had counted their rows
+    only, naming none)."""
+    from gpuplan.catalog.importers.own import OTHER_PROVIDER
+
+    by_provider: dict[str, list[RejectedRow]] = {}
+    for r in skipped:
+        reason = r.worded_reason()
+        if r.named_check() is OTHER_PROVIDER and isinstance(reason, Phrase):
+            by_provider.setdefault(str(reason.fields["provider"]), []).append(r)
+    lines = []
+    for provider, rows in by_provider.items():
+        first = next((r.line for r in rows if r.line is not None), None)
+        said = ngettext(
+            "{provider}: {n:,} row not imported, another provider than the one imported (line {line})",
+            "{provider}: {n:,} rows not imported, another provider than the one imported (first on line "
+            "{line})",
+            len(rows),
+        ).format(provider=provider, n=len(rows), line=first if first is not None else "—")
+        lines.append(Text(said, style="dim"))
+    return lines
+
+
 def _dated(days: Sequence[str]) -> str:
     """ ", dated 2026-11-30" (", dated 2026-10-01 … 2026-11-30" for prices of several dates): the date
     an import gave its prices, said on its summary line, so that an old file dated today is seen."""
@@ -885,6 +924,7 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
     if not report.rejected:
         return Group(*parts) if len(parts) > 1 else head
     parts += _refusals_by_check(lost)
+    parts += _other_providers(skipped)
     title = _("rejected") if not skipped else _("skipped") if not lost else _("rejected and skipped")
     table = house_table(title)
     table.add_column(_("line"), justify="right", no_wrap=True)

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, DatedFloor, ExchangeRate, OfferPrice
+from gpuplan.catalog.providers import host_kind
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.i18n import N_
@@ -35,7 +36,7 @@ __all__ = [
 #: :class:`gpuplan.documents.catalog.OfferItem`'s fields in declaration order, the order its JSON
 #: is written in (a test holds the two equal).
 OFFER_ITEM_FIELDS = (
-    "provider", "region", "zone", "instance_type", "gpu", "gpu_count", "vcpus", "memory_gib",
+    "provider", "region", "zone", "instance_type", "host_kind", "gpu", "gpu_count", "vcpus", "memory_gib",
     "network_gbps", "interconnect", "pricing", "published_currency", "published_unit",
     "price_usd_per_hour", "price_usd_per_gpu_hour", "price_cny_per_hour", "price_cny_per_gpu_hour",
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
@@ -228,6 +229,7 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "region": f["region"],
                 "zone": f["zone"],
                 "instance_type": f["instance_type"],
+                "host_kind": host_kind(f["provider"], f["instance_type"], f["region"]),
                 "gpu": f["gpu"],
                 "gpu_count": _count(gpus),
                 "vcpus": _count(f["vcpus"]),
@@ -312,6 +314,7 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
             "empty_reason": listing.empty_reason,
             "country_unknown": list(listing.country_unknown),
             "low_confidence_left_out": listing.low_confidence_left_out,
+            "hosts_left_out": listing.hosts_left_out,
         },
         option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE,
     )

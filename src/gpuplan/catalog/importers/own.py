@@ -30,7 +30,6 @@ anything is written.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -55,7 +54,7 @@ from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.declared import REGION as DECLARED_REGION
-from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
+from gpuplan.catalog.wording import _DID_YOU_MEAN, Worded, either, joined, listed, not_found
 from gpuplan.errors import CatalogImportError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
@@ -189,10 +188,18 @@ def parse_own(
     refused: list[RejectedRow] = []
     written: dict[int, str] = {}
     named: dict[str, None] = {}  # the providers the rows name, in file order
+    unknown: dict[str, Phrase] = {}  # the names no provider gpuplan knows, each said with its first line
     for line, r in records:
-        if _text(r, "provider") and prov is None:
-            with contextlib.suppress(NotFoundError):  # the row is refused with its did-you-mean
-                named[PROVIDERS.cast(_text(r, "provider"))] = None
+        not_known = None  # what is said of the row's provider where gpuplan does not know it
+        if _text(r, "provider"):
+            try:
+                known_name = PROVIDERS.cast(_text(r, "provider"))
+            except NotFoundError as e:  # the row is refused with its did-you-mean
+                not_known = _unknown_provider(e)
+                unknown.setdefault(e.name[:_SHOWN_CHARS], _unknown_provider(e, line))
+                named.setdefault(e.name[:_SHOWN_CHARS], None)  # the file names it as it names the others
+            else:
+                named.setdefault(known_name, None)
         if prov is not None and (other := _other_provider(r, prov)) is not None:
             # --provider picks one provider of a file that prices several: the others' rows are left
             # out by the user's choice, not lost (the import does not exit as if rows were refused)
@@ -221,6 +228,8 @@ def parse_own(
                     line=line,
                     instance_type=_text(r, "instance_type")[:_SHOWN_CHARS],
                     region=_text(r, "region")[:_SHOWN_CHARS],
+                    # a provider gpuplan does not know is one line however many rows name it
+                    check=not_known,
                 )
             )
         else:
@@ -228,8 +237,9 @@ def parse_own(
             written[line] = _text(r, "price")
     if not rows and not refused:
         raise CatalogImportError.worded(N_("{path} has no price rows; nothing was imported"), path=path)
+    known = {n: None for n in named if n not in unknown}
     if prov is None:
-        if not named:
+        if not known:
             first = refused[0]
             raise CatalogImportError.worded(
                 N_(
@@ -242,9 +252,17 @@ def parse_own(
                 reason=first.worded_reason(),
                 flag=new_provider_name,
             )
-        if len(named) > 1:
+        if len(known) > 1:
+            # every provider the file names, each one it does not know with its line and did-you-mean
+            # (the refusal had named the known ones only, the others' rows gone unsaid)
+            fields: dict[str, object] = {"unknown": joined(list(unknown.values()))} if unknown else {}
             raise CatalogImportError.worded(
                 N_(
+                    "{path} names {n} providers ({providers}): import one provider at a time with "
+                    "{flag}; {unknown}; nothing was imported"
+                )
+                if unknown
+                else N_(
                     "{path} names {n} providers ({providers}): import one provider at a time with "
                     "{flag}; nothing was imported"
                 ),
@@ -252,8 +270,9 @@ def parse_own(
                 flag=provider_name,
                 n=len(named),
                 providers=listed(named),
+                **fields,
             )
-        prov = next(iter(named))
+        prov = next(iter(known))
     return OwnFile(provider=prov, rows=tuple(rows), rejected=tuple(refused), written=written)
 
 
@@ -509,6 +528,22 @@ def _other_provider(r: Mapping[str, str], prov: str) -> str | None:
     except NotFoundError:
         return None
     return named if named != prov else None
+
+
+def _unknown_provider(error: NotFoundError, line: int | None = None) -> Phrase:
+    """What is said of a provider name of a price list that gpuplan does not know: the name, the
+    first line naming it where given (a refusal of the whole file), and its did-you-mean
+    (``'tencnet' (line 4) is not a provider gpuplan knows; did you mean 'tencent'?``); without a
+    line, the same for every row that names it."""
+    near = (
+        Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in error.suggestions)) if error.suggestions else ""
+    )
+    name = error.name[:_SHOWN_CHARS]
+    if line is None:
+        return Phrase(N_("{name!r} is not a provider gpuplan knows{near}"), name=name, near=near)
+    return Phrase(
+        N_("{name!r} (line {line}) is not a provider gpuplan knows{near}"), name=name, line=line, near=near
+    )
 
 
 def _row_provider(value: str) -> str:

@@ -32,6 +32,7 @@ from gpuplan.catalog.providers.base import (
     Region,
     SpotFacts,
 )
+from gpuplan.i18n import _
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import Names
 
@@ -54,6 +55,7 @@ __all__ = [
     "documented_billing_increment_s",
     "facts",
     "host_kind",
+    "host_kind_short",
     "is_provider_run",
     "kubernetes_service",
     "module",
@@ -322,6 +324,26 @@ def host_kind(provider: str, instance_type: str, region: str = "") -> str | None
     states none."""
     terms = offer_terms(provider, instance_type, region)
     return terms.host if terms is not None else None
+
+
+#: Each host kind (:data:`HOST_KINDS`) in a few words, for a table's cell.
+_HOST_KIND_SHORT = {
+    "cloud_vm": N_("cloud VM"),
+    "bare_metal": N_("bare metal"),
+    "secure_cloud": N_("vetted data centre"),
+    "community_host": N_("community host"),
+    "resold": N_("resold cloud machine"),
+}
+
+
+def host_kind_short(kind: str | None) -> str:
+    """A host kind (:func:`host_kind`) in a few words, as a plan's table and the ``offers`` table
+    say it; "" for a cloud VM (the common case, left unsaid to keep a table short)."""
+    if kind == "cloud_vm":
+        return ""
+    if kind is None:
+        return _("host kind unknown")
+    return _(_HOST_KIND_SHORT[kind])
 
 
 def is_provider_run(kind: str | None) -> bool:
