@@ -218,7 +218,8 @@ def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_
     path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
     workload = load_workload(path)
     overrides = {"providers": ["aws"], "pricing": ["spot"]}
-    rec = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1).recommended
+    planned = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
+    rec = planned.recommended
     day = rec.service_day
     assert rec.pricing == "spot" and day is not None and day.scales and len(day.hours) == rec.nodes == 3
     assert rec.spot is not None and rec.spot.service is not None

@@ -522,9 +522,7 @@ def _below_target(ctx: PlanContext, j: int) -> tuple[float, float]:
     days = ctx.days
     if days is None or (d := int(days.day[i])) < 0 or not days.share[i] < 1.0:
         return float(s.below_target_share[j]), float(s.below_target_share_with_spare[j])
-    return below_target_over_day(
-        float(s.unit_down_share[j]), int(s.spare_instances[j]), days.days[d].hours
-    )
+    return below_target_over_day(float(s.unit_down_share[j]), int(s.spare_instances[j]), days.days[d].hours)
 
 
 #: Why a service option's p95 latency is unknown: its replicas cannot carry the load.
