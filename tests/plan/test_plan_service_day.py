@@ -206,3 +206,33 @@ def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day
     )
     both = s.interruptions_per_month + s.spare_interruptions_per_month
     assert rec.spot.mtbi_h == pytest.approx(730.0 / both, rel=1e-6)
+
+
+def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_fleet(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: the shares below target figured at the peak fleet all month (3 units: 1 − (1 − q)³),
+    # while its reclaims counted the day's instance-hours; now each size of the fleet weighted by
+    # the hours it runs at it
+    path = tmp_path / "svc.yaml"
+    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
+    workload = load_workload(path)
+    overrides = {"providers": ["aws"], "pricing": ["spot"]}
+    planned = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
+    rec = planned.recommended
+    day = rec.service_day
+    assert rec.pricing == "spot" and day is not None and day.scales and len(day.hours) == rec.nodes == 3
+    assert rec.spot is not None and rec.spot.service is not None
+    s = rec.spot.service
+    assert s.spare_instances == 1  # one instance a unit
+    # one unit down a share q of the time: reclaimed at λ, down D each time
+    lam, down_h = rec.spot.interruptions_per_instance_hour, s.down_min_per_reclaim / 60.0
+    q = lam * down_h / (1.0 + lam * down_h)
+    h1, h2, h3 = day.hours
+    at = {1: h1 - h2, 2: h2 - h3, 3: h3}  # hours at exactly 1, 2 and 3 units
+    below = sum(h * (1 - (1 - q) ** n) for n, h in at.items()) / h1
+    with_spare = sum(h * (1 - (1 - q) ** (n + 1) - (n + 1) * q * (1 - q) ** n) for n, h in at.items()) / h1
+    assert s.below_target_share == pytest.approx(below, rel=1e-6)
+    assert s.below_target_share_with_spare == pytest.approx(with_spare, rel=1e-4)
+    peak = 1 - (1 - q) ** 3
+    assert s.below_target_share < 0.8 * peak

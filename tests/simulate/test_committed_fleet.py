@@ -116,7 +116,7 @@ def test_spot_applies_to_the_replicas_above_the_commitment() -> None:
     plain = run_engine(tr.arrival_s, work, parse_policy("fixed:replicas=4,spot=0.5"), cfg)
     assert sum(plain.replica_spot) == 2
     assert policy_fleets([parse_policy("queue:min=2,max=6,commit=2,spot=0.5")]) == {
-        "fleet_replicas": 4,  # the burst above the commitment, on demand
+        "fleet_replicas": 2,  # the burst above the commitment not on spot, on demand
         "spot_fleet_replicas": 2,
         "committed_fleets": {"monthly": 2},
     }

@@ -161,7 +161,8 @@ def test_the_spot_offer_is_picked_for_the_replicas_the_policies_run_on_spot() ->
     from gpuplan.simulate.inputs import policy_fleets
 
     pols = [parse_policy("queue:per_replica=300,max=6,spot=0.5"), parse_policy("fixed:replicas=2")]
-    assert policy_fleets(pols) == {"fleet_replicas": 6, "spot_fleet_replicas": 3}
+    # on demand: the 3 of the 6 not on spot (the fixed 2 run fewer)
+    assert policy_fleets(pols) == {"fleet_replicas": 3, "spot_fleet_replicas": 3}
     offers = [
         _offer("on_demand", "h100_8x", 8, 2.0),
         _offer("spot", "h100_1x_spot", 1, 1.0),
@@ -173,6 +174,38 @@ def test_the_spot_offer_is_picked_for_the_replicas_the_policies_run_on_spot() ->
     assert "h100_8x_spot" in whole.sources["spot"]
     p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=3)
     assert "h100_1x_spot" in p.sources["spot"] and "h100_8x" in p.sources["on_demand"]  # (3 + 1) × $1 < $4.80
+
+
+def test_the_on_demand_offer_is_picked_for_the_replicas_not_on_spot() -> None:
+    # fixed:replicas=8,spot=0.5 runs 4 replicas on spot and 4 on demand. The on-demand offer had been
+    # picked for all 8 (one 8-GPU box at $16/h beats eight $2.50 VMs at $20/h), and the 4 on-demand
+    # replicas were billed that whole box: $16 + 4 × $1 = $20 an hour. Picked for its 4 (four VMs at
+    # $10/h beat the $16 box): $10 + $4 = $14 an hour.
+    from gpuplan.simulate import ReplicaModel, Shape, diurnal_trace, parse_policy, simulate_autoscale
+    from gpuplan.simulate.inputs import policy_fleets
+
+    policy = parse_policy("fixed:replicas=8,spot=0.5")
+    assert policy_fleets([policy]) == {"fleet_replicas": 4, "spot_fleet_replicas": 4}
+    offers = [
+        _offer("on_demand", "h100_1x", 1, 2.5),
+        _offer("on_demand", "h100_8x", 8, 2.0),
+        _offer("spot", "h100_1x_spot", 1, 1.0),
+    ]
+    prices = fleet_prices(offers, "H100-SXM", spot_rate_per_hour=0.0, **policy_fleets([policy]))
+    assert "h100_1x" in prices.sources["on_demand"] and "h100_8x" not in prices.sources["on_demand"]
+    assert prices.usd_per_hour == {"on_demand": pytest.approx(2.5), "spot": pytest.approx(1.0)}
+    replica = ReplicaModel(
+        gpu="H100-SXM", slots=16, prefill_tokens_per_s=8000.0, time_per_output_token_s=0.03, source="given"
+    )
+    shape = Shape(mean_requests_per_s=1.0, duration_s=2 * 3600, seed=3, prompt_tokens=512, output_tokens=200)
+    tr = diurnal_trace(shape)
+    (res,) = simulate_autoscale(tr, replica, [policy], prices).policies
+    # no reclaim (rate 0): the 8 replicas run the 2 hours (and the drain after), 4 of them on spot,
+    # each on an instance of its own
+    od, spot = res.replica_hours["on_demand"], res.replica_hours["spot"]
+    assert od == pytest.approx(4 * 2.0, rel=1e-2) and spot == pytest.approx(4 * 2.0, rel=1e-2)
+    assert res.instance_hours == {"on_demand": pytest.approx(od), "spot": pytest.approx(spot)}
+    assert res.cost_usd == pytest.approx(od * 2.5 + spot * 1.0)  # ≈ $28 over 2 h ($14 an hour), not $40
 
 
 def test_each_policy_is_priced_on_its_own_fleet_whatever_runs_beside_it() -> None:

@@ -108,12 +108,16 @@ def test_policies_priced_at_different_offers_are_also_costed_at_one() -> None:
 
 def test_a_spot_policy_at_the_common_offers_is_reclaimed_there_at_their_rate() -> None:
     # An autoscaler of up to 3 replicas is priced at its own fleet's spot offer (a 4-GPU box each,
-    # reclaimed once in 24 instance-hours: none this hour), the common basis at 8-GPU boxes of two
-    # replicas reclaimed 6 times an hour. was: its own run re-billed there ($5.61), as if those
-    # boxes were reclaimed as seldom; replayed on them, the restarts and the replicas it scales up
-    # to cover them cost $7.19.
+    # reclaimed once in 24 instance-hours: none this hour; 3 boxes and a spare, $12, against two
+    # 8-GPU boxes and a spare, $13.50), the common basis, 4 replicas, at 8-GPU boxes of two replicas
+    # ($13.50 against 4 + 1 boxes, $15) reclaimed 6 times an hour. was: its own run re-billed there,
+    # as if those boxes were reclaimed as seldom; replayed on them, the restarts and the replicas it
+    # scales up to cover them cost more.
     spot4 = _offer(pricing="spot", price=3.0, price_usd_per_hour=3.0, price_usd_per_gpu_hour=0.75)
-    spot8 = replace(EIGHT, pricing="spot", price=5.6, price_usd_per_hour=5.6, price_usd_per_gpu_hour=0.7)
+    spot8 = replace(
+        EIGHT, provider="cloud", region="r1", pricing="spot", price=4.5, price_usd_per_hour=4.5,
+        price_usd_per_gpu_hour=4.5 / 8,
+    )  # fmt: skip
     trace = diurnal_trace(
         Shape(mean_requests_per_s=40, duration_s=3600, seed=1, prompt_tokens=100, output_tokens=50)
     )

@@ -213,13 +213,15 @@ class ServiceSpotDoc(Document):
     """Replicas one reclaim takes (all those on the instance)."""
     replica_hours_down_per_month: float
     below_target_share: float = Field(ge=0, le=1)
-    """Share of the time with fewer replicas up than ``replicas``, without a spare."""
+    """Share of the time with fewer replicas up than ``replicas``, without a spare; where the fleet
+    follows its day (``service_day`` priced), fewer than the hour's fleet, over the hours it runs at
+    each size."""
     spare_instances: int = Field(ge=1)
     """Spare instances included in the option's price (``spot_overhead_usd``)."""
     spare_usd: float
     below_target_share_with_spare: float = Field(ge=0, le=1)
-    """Share of the time below ``replicas`` with the spare running (two reclaims overlapping;
-    reclaims taken as independent)."""
+    """Share of the time below ``replicas`` (the hour's fleet where it follows its day) with the
+    spare running (two reclaims overlapping; reclaims taken as independent)."""
     spare_interruptions_per_month: float
     """Expected reclaims of the spare in a month (spot too): each takes a replacement, no replica
     goes down; not in ``interruptions_per_month``."""

@@ -33,7 +33,7 @@ from gpuplan.plan.result import (
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.sanctions import sanctions_of
 from gpuplan.plan.service_day import option_day_words
-from gpuplan.plan.spot import SpotRate
+from gpuplan.plan.spot import SpotRate, below_target_over_day
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.plan.users_far import RTT_UNKNOWN_FLAG, offer_rtt, rtt_unknown, rtt_words
 from gpuplan.units import HOURS_PER_MONTH
@@ -483,6 +483,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
     # The spare is a spot instance too: the option's reclaims, and the time between them, count it;
     # the fleet's over the instance-hours it is billed for (an autoscaled day's, not its peak's).
     reclaims = float(s.interruptions[j] + s.spare_interruptions[j])
+    below, below_with_spare = _below_target(ctx, j)
     return SpotRisk(
         interruptions_per_instance_hour=per_hour,
         mtbi_h=months * HOURS_PER_MONTH / reclaims if reclaims > 0 else math.inf,
@@ -500,15 +501,28 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
             replicas=gpus // max(1, int(ctx.cands.replica_gpus(job)[int(c.idx[j])])) * job.replicas_per_gpu,
             replicas_per_reclaim=per_reclaim,
             replica_hours_down_per_month=float(s.replica_hours_down[j]) / months,
-            below_target_share=float(s.below_target_share[j]),
+            below_target_share=below,
             spare_instances=int(s.spare_instances[j]),
             spare_usd=float(c.spot_overhead_usd[j]),
-            below_target_share_with_spare=float(s.below_target_share_with_spare[j]),
+            below_target_share_with_spare=below_with_spare,
             spare_interruptions_per_month=float(s.spare_interruptions[j]) / months,
             on_demand_usd_per_instance_hour=_on_demand_usd_per_hour(ctx, row),
         ),
         interruption_bands=_bands(rate),
     )
+
+
+def _below_target(ctx: PlanContext, j: int) -> tuple[float, float]:
+    """A service's shares of the time below its load target on spot, without and with its spare:
+    over the hours its fleet runs at each size where it is priced as its autoscaled day (as its
+    reclaims are counted over that day's instance-hours), else at its peak fleet."""
+    s = ctx.costs.service
+    assert s is not None
+    i = int(ctx.costs.idx[j])
+    days = ctx.days
+    if days is None or (d := int(days.day[i])) < 0 or not days.share[i] < 1.0:
+        return float(s.below_target_share[j]), float(s.below_target_share_with_spare[j])
+    return below_target_over_day(float(s.unit_down_share[j]), int(s.spare_instances[j]), days.days[d].hours)
 
 
 #: Why a service option's p95 latency is unknown: its replicas cannot carry the load.

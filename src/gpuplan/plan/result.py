@@ -95,13 +95,16 @@ class ServiceSpotRisk:
     """Replicas one reclaim takes (all those on the instance)."""
     replica_hours_down_per_month: float
     below_target_share: float
-    """Share of the time with fewer replicas up than ``replicas``, without a spare."""
+    """Share of the time with fewer replicas up than ``replicas``, without a spare; where the
+    fleet follows its day (``Option.service_day`` priced), fewer than the hour's fleet, over the
+    hours it runs at each size (:func:`gpuplan.plan.spot.below_target_over_day`)."""
     spare_instances: int
     """Instances of the spare the price includes (the fewest that hold one whole replica)."""
     spare_usd: float
     """What the spare costs over the plan (the option's ``spot_overhead_usd``)."""
     below_target_share_with_spare: float
-    """Share of the time below ``replicas`` with the spare running: two reclaims overlapping.
+    """Share of the time below ``replicas`` (the hour's fleet where it follows its day, as
+    :attr:`below_target_share`) with the spare running: two reclaims overlapping.
     Reclaims are taken as independent; a capacity crunch that takes several at once is not in it."""
     spare_interruptions_per_month: float
     """Expected reclaims of the spare in a month: it is spot too, and each takes a replacement

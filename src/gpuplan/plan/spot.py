@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -61,6 +61,7 @@ __all__ = [
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
+    "below_target_over_day",
     "checkpoint_interval_basis",
     "checkpoint_writes_h",
     "deadline_miss_probability",
@@ -662,6 +663,33 @@ class ServiceSpot:
     spare_interruptions: FloatArray
     """Expected reclaims of the spare (a spot unit too) over the calendar time: each one a
     replacement started, no replica down (counted apart from :attr:`interruptions`)."""
+    unit_down_share: FloatArray
+    """Share of the time one unit is down (q): what the shares below target are figured from, at
+    the peak fleet here and over an autoscaled day's sizes by :func:`below_target_over_day`."""
+
+
+def below_target_over_day(q: float, span: int, instance_hours: Sequence[float]) -> tuple[float, float]:
+    """The shares of the time below the load target, without and with the spare unit, of a service
+    whose fleet follows its day (:func:`service_spot` figures them at its peak fleet): each size of
+    the fleet weighted by the hours it runs at that size, over the hours it runs at all.
+    ``instance_hours``: the hours each instance of the day is billed, busiest first
+    (:attr:`gpuplan.plan.service_day.ServiceDay.hours`), so that the fleet runs n or more instances
+    ``instance_hours[n - 1]`` hours; ``span``: the instances of one unit (n instances hold
+    ``max(1, n // span)`` units); ``q``: the share of the time one unit is down
+    (:attr:`ServiceSpot.unit_down_share`). At n units the load the hour asks for is carried by
+    those n: below it while any is down, 1 − (1 − q)^n, and with the spare while two or more of
+    n + 1 are. e.g. a day of 730, 394 and 122 h on one-instance units, q = 0.001: 1 unit 336 h, 2
+    units 272 h, 3 units 122 h: (336 × 0.001 + 272 × 0.001999 + 122 × 0.002997) / 730 = 0.001706,
+    where its peak of 3 units all month had said 0.002997."""
+    hours = np.sort(np.asarray(instance_hours, dtype=np.float64))[::-1]
+    if hours.size == 0 or not hours[0] > 0:
+        return 0.0, 0.0
+    at_size = hours - np.append(hours[1:], 0.0)  # hours at exactly n instances, n = 1, 2, …
+    units = np.maximum(1, np.arange(1, hours.size + 1) // max(1, span)).astype(np.int64)
+    qs = np.full(units.size, float(q))
+    below = -np.expm1(units * np.log1p(-qs))
+    with_spare = _two_or_more_down(qs, units + 1)
+    return float(at_size @ below / hours[0]), float(at_size @ with_spare / hours[0])
 
 
 def service_unit(
@@ -743,6 +771,7 @@ def service_spot(
         spare_instances=span,
         below_target_share_with_spare=_two_or_more_down(q, units + 1),
         spare_interruptions=per_unit,
+        unit_down_share=q,
     )
 
 

@@ -404,14 +404,16 @@ def _bought(
 
 def policy_fleets(policies: Sequence[Policy]) -> dict[str, Any]:
     """The ``fleet_replicas``, ``spot_fleet_replicas`` and ``committed_fleets`` of
-    :func:`fleet_prices` for ``policies``: the largest fleet any runs beyond its commitment, the most
-    replicas any runs on spot (its spot share of its largest fleet above its commitment, as the
-    engine rounds it: :func:`gpuplan.simulate.engine.spot_share`), and per committed pricing model
-    the most replicas any commits (only where one does)."""
+    :func:`fleet_prices` for ``policies``: the most replicas any runs on demand (those of its
+    largest fleet beyond its commitment and not on spot), the most replicas any runs on spot (its
+    spot share of its largest fleet above its commitment, as the engine rounds it:
+    :func:`gpuplan.simulate.engine.spot_share`), and per committed pricing model the most replicas
+    any commits (only where one does). A fleet of 8 half on spot runs 4 on demand: its on-demand
+    offer is picked for 4 (it had been picked for all 8, an 8-GPU box billed whole for the 4)."""
     from gpuplan.simulate.engine import spot_share
 
     out: dict[str, Any] = {
-        "fleet_replicas": max(max(1, p.max_replicas - p.commit_replicas) for p in policies),
+        "fleet_replicas": max(on_demand_share(p, p.max_replicas) for p in policies),
         "spot_fleet_replicas": max(spot_share(p, p.max_replicas) for p in policies),
     }
     committed: dict[str, int] = {}
@@ -421,6 +423,16 @@ def policy_fleets(policies: Sequence[Policy]) -> dict[str, Any]:
     if committed:
         out["committed_fleets"] = committed
     return out
+
+
+def on_demand_share(policy: Policy, replicas: int) -> int:
+    """Replicas of a fleet of ``replicas`` that run on demand, at least one: those above the
+    policy's commitment that are not on spot (:func:`gpuplan.simulate.engine.spot_share`). It
+    grows with the fleet (the spot share is rounded down), and the engine launches an on-demand
+    replica only while the spot ones fill their share, so the policy's largest fleet runs the most."""
+    from gpuplan.simulate.engine import spot_share
+
+    return max(1, replicas - policy.commit_replicas - spot_share(policy, replicas))
 
 
 def prices_by_policy(
@@ -522,9 +534,10 @@ def fleet_prices(
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
-    a fleet of up to ``fleet_replicas``, its instance price shared by the replicas one instance
-    holds. The simulation bills whole instances: at each moment as many as its running replicas
-    fill (``ceil(replicas / per instance)``). Each price is the conservative one
+    a fleet of up to ``fleet_replicas`` (on demand: the most replicas the policies run on demand,
+    :func:`policy_fleets`), its instance price shared by the replicas one instance holds. The
+    simulation bills whole instances: at each moment as many as its running replicas fill
+    (``ceil(replicas / per instance)``). Each price is the conservative one
     (``OfferPrice.conservative_usd_per_gpu_hour``).
 
     ``spot_fleet_replicas``: the most replicas the policies run on spot (their spot share of their
