@@ -466,7 +466,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
         snap.add(
             "exchange_rates.csv",
             currency="CNY",
-            usd_per_unit=f"{1 / cny_per_usd:.6f}",
+            units_per_usd=f"{cny_per_usd}",  # as published; the store divides once
             as_of=as_of,
             source=source,
         )

@@ -15,6 +15,7 @@ from gpuplan.i18n.numbers import format_hours
 __all__ = [
     "ASSUMED_DISK_GBPS",
     "BATCH_CHUNK_BATCHES",
+    "BUDGET_EXAMPLES",
     "CHECKPOINTS_KEPT",
     "CHECKPOINT_WRITE_SHARE",
     "CHECKPOINT_WRITE_SHARE_FLAGGED",
@@ -137,6 +138,10 @@ _COUNT_UNITS = {"k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12, "万": 10**4, "
 _MOST_COUNT_DIGITS = 24
 #: Two ways to write an amount of each currency, for the refusal.
 _EXAMPLES = {"cny": ("1,200,000", "120万"), "usd": ("5,000", "5k"), "any": ("¥18.49", "$2.6")}
+#: Two ways to write a budget for a year or more of work in either currency (``tco --budget``), for
+#: its refusal: amounts of a budget's size, not of a price per hour, and neither starting with ``$``,
+#: which a shell reads as a variable outside single quotes.
+BUDGET_EXAMPLES = ("250000USD", "¥1200000")
 #: The most times a saved plan may run in its month (the service's ``runs_per_month``): hourly
 #: through a 31-day month, 24 × 31.
 MAX_RUNS_PER_MONTH = 744
@@ -266,12 +271,14 @@ def read_amount(value: object, currency: str, other: str) -> float:
     return number
 
 
-def read_money(value: object) -> tuple[float, str | None]:
+def read_money(value: object, examples: tuple[str, str] | None = None) -> tuple[float, str | None]:
     """An amount as :func:`read_amount` reads it, in whichever currency it is signed: the number and
     ``cny`` or ``usd``, or None where it names none (a bare ``18.49``: the caller decides what that
     means, or asks). For a figure either currency may be given in (a price per hour on the command
-    line, where ``--currency`` sets only how the report shows money)."""
-    return _read_signed(value, _EXAMPLES["any"])
+    line, where ``--currency`` sets only how the report shows money). ``examples``: the two ways of
+    writing one the refusal gives (default: a price per hour's; :data:`BUDGET_EXAMPLES` for a
+    budget)."""
+    return _read_signed(value, examples or _EXAMPLES["any"])
 
 
 def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str | None]:

@@ -268,7 +268,7 @@ def test_a_plan_over_yuan_prices_names_the_rate_and_warns_when_it_is_old(db_path
     )
     [note] = [n for n in plan.notes if n.startswith("CNY prices converted at")]
     assert f"(as of {rate.as_of})" in note and f"the CNY rate of {rate.as_of} is 45 days old" in note
-    # stated as every rate is, yuan a dollar (1 / 0.143148 = 6.98578… for the shipped rate)
+    # stated as every rate is, yuan a dollar (6.9858 for the shipped rate, as published)
     assert f"converted at 1 USD = {1 / rate.usd_per_unit:.4f} CNY (as of" in note
 
 
@@ -284,7 +284,7 @@ def test_the_rate_is_stated_as_yuan_a_dollar_as_its_source_quotes_it(
     r = runner.invoke(app, ["--db", str(db_path), "--lang", lang, *args], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     text = " ".join(r.stdout.split())
-    # the shipped rate: 0.143148 USD a yuan, from the parity of 6.9858 yuan a dollar (1 / 0.143148 = 6.98578…)
+    # the shipped rate: the parity of 6.9858 yuan a dollar, as published
     assert "1 USD = 6.9858 CNY" in text and "6.9858 CNY per USD" in text, text[:2000]
     assert "1 CNY" not in text and "0.143148" not in text
 
@@ -441,3 +441,22 @@ def test_a_tco_warns_of_an_old_rate_once(db_path: Path, currency: str) -> None:
     assert text.count(warning) == 1 and page.count(warning) == 1
     if currency == "CNY":
         assert warning in text[text.index("Amounts in CNY") :]
+
+
+def test_the_shipped_rate_is_the_published_parity_and_converts_to_the_cent(db_path: Path) -> None:
+    # It was kept as 0.143148 USD a yuan (1 / 6.9858 rounded to six places, 3.3 parts in a million
+    # high): 10,000,000 yuan came to $1,431,480.00 where the parity gives 10,000,000 / 6.9858 =
+    # $1,431,475.28, and 1,000,000 yuan to $143,148.00 for $143,147.53.
+    from gpuplan.i18n import Money
+
+    rate = open_store(str(db_path)).find_exchange_rate("CNY")
+    assert rate is not None and rate.as_of == "2026-01-27" and "6.9858 CNY per USD" in rate.source
+    assert 1 / rate.usd_per_unit == pytest.approx(6.9858, rel=1e-15)
+    assert round(10_000_000 * rate.usd_per_unit, 2) == 1_431_475.28
+    assert round(1_000_000 * rate.usd_per_unit, 2) == 143_147.53
+    # 10,000 yuan: 1,431.4753 dollars, $1,431.48 to the cent either way
+    assert round(10_000 * rate.usd_per_unit, 2) == 1_431.48
+    # and back: $1,000 shown in yuan at the parity itself, ¥6,985.80 (at 1 / 0.143148: ¥6,985.78)
+    yuan = Money.from_rate("CNY", usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source)
+    assert yuan.units_per_usd == pytest.approx(6.9858, rel=1e-15)
+    assert round(yuan.amount(1_000), 2) == 6_985.80

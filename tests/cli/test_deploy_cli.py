@@ -79,7 +79,7 @@ def test_plan_of_another_schema_version(
     code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "o"))
     assert code == 1
     assert (
-        err == "error: plan file has schema version 7; this gpuplan reads versions 1 to 5: "
+        err == "error: plan file has schema version 7; this gpuplan reads versions 1 to 6: "
         "re-run `gpuplan plan`\n"
     )
 

@@ -55,7 +55,7 @@ def test_a_lone_surrogate_in_a_plan_field_is_one_line(
 @pytest.mark.parametrize(
     ("path", "says"),
     [
-        (("schema_version",), "plan file has schema version true; this gpuplan reads versions 1 to 5"),
+        (("schema_version",), "plan file has schema version true; this gpuplan reads versions 1 to 6"),
         (("recommended", "gpu_count"), "gpu_count: true is not a number; write the number itself"),
         (("recommended", "job_time_h"), "job_time_h: true is not a number; write the number itself"),
         (("workload", "inputs", "batch_size"), "batch_size: true is not a number; write the number itself"),

@@ -33,7 +33,7 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     r = _run(env, "--json", "--top", "3", "--budget-usd", "500")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["schema_version"] == 5
+    assert doc["schema_version"] == 6
     assert doc["workload"]["name"] == "bert-large-squad"
     for key in ("recommended", "options", "pareto", "baseline", "savings_vs_baseline_pct", "excluded"):
         assert key in doc
@@ -78,7 +78,7 @@ def test_an_infeasible_plan_as_json_writes_a_document_that_says_why(env: dict[st
     r = _run(env, "--deadline", "1m", "--budget-usd", "0.01", "--json")
     assert r.returncode == 1 and r.stderr.startswith("error: no option meets")
     doc = json.loads(r.stdout)
-    assert doc["schema_version"] == 5 and doc["feasible"] == 0 and "recommended" not in doc
+    assert doc["schema_version"] == 6 and doc["feasible"] == 0 and "recommended" not in doc
     assert "error: " + doc["error"] == r.stderr.strip()
     assert doc["workload"] == "bert-large-squad" and doc["excluded"]
 

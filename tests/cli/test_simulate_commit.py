@@ -21,8 +21,8 @@ REPLICA = "slots=64,tpot_ms=40,prefill_tps=3000"
 #: One A100-SXM4-80GB. The shipped catalog sells it in cn-shanghai by the month at ¥16,676 (the
 #: arthurchiao.github.io GPU prices post, "AlibabaCloud (as of 2023.06)") and on demand there too.
 INSTANCE = "ecs.gn7e-c16g1.4xlarge"
-#: The shipped catalog's CNY rate, USD per yuan.
-USD_PER_CNY = 0.143148
+#: The shipped catalog's CNY rate, USD per yuan: the CFETS central parity of 6.9858 yuan a dollar.
+USD_PER_CNY = 1 / 6.9858
 
 
 def _args(*extra: str, instance: str = INSTANCE) -> list[str]:
@@ -45,7 +45,7 @@ def test_a_fleet_bought_by_the_month_costs_the_monthly_price_for_the_span() -> N
         "--policy", "fixed:replicas=4,name=on-demand", "--policy", "fixed:replicas=4,commit=4,name=monthly"
     )
     on_demand, monthly = doc["policies"]
-    # ¥16,676 a month × 0.143148 USD/¥ / 730 h = 3.2700 USD a replica-hour
+    # ¥16,676 a month / 6.9858 ¥/USD / 730 h = 3.2700 USD a replica-hour
     per_hour = 16_676 * USD_PER_CNY / 730
     assert doc["prices"]["usd_per_hour"]["monthly"] == pytest.approx(per_hour, rel=1e-5)
     assert doc["prices"]["basis"]["monthly"]["region"] == "cn-shanghai"

@@ -46,10 +46,10 @@ def _on_demand_usd(r: Result) -> float:
 
 
 def test_a_price_in_yuan_is_converted_at_the_catalogs_rate() -> None:
-    # 18.49 CNY at the shipped catalog's 0.143148 USD per CNY = 2.6468 USD; each way of writing it
+    # 18.49 CNY at the shipped catalog's 6.9858 CNY per USD = 2.6468 USD; each way of writing it
     for written in ("¥18.49", "18.49元", "18.49 CNY", "￥18.49"):
         usd = _on_demand_usd(_autoscale("--on-demand-price", written, "--currency", "CNY", "--json"))
-        assert abs(usd - 18.49 * 0.143148) < 0.001, (written, usd)
+        assert abs(usd - 18.49 / 6.9858) < 0.001, (written, usd)
     usd = _on_demand_usd(_autoscale("--on-demand-price", "¥18.49", "--json"))  # a USD report too
     assert abs(usd - 2.6468) < 0.001, usd
 
@@ -91,7 +91,7 @@ def test_a_workload_budgeted_in_yuan_is_reported_in_yuan_unless_currency_says_ot
     assert "on_demand ¥18.49/replica-h" in yuan.stdout, yuan.stdout
     dollars = _autoscale("--on-demand-price", "¥18.49", "--currency", "USD", workload=f)
     assert dollars.exit_code == 0, dollars.output
-    assert "on_demand 2.64681 USD/replica-h given" in dollars.stdout, dollars.stdout
+    assert "on_demand 2.6468 USD/replica-h given" in dollars.stdout, dollars.stdout
 
 
 def test_a_bare_number_or_dollars_with_a_report_in_dollars_is_dollars() -> None:
@@ -100,7 +100,7 @@ def test_a_bare_number_or_dollars_with_a_report_in_dollars_is_dollars() -> None:
 
 
 def test_a_price_far_from_the_catalogs_for_the_instance_is_warned_of() -> None:
-    # 18.49 USD = 18.49 / 0.143148 = ¥129.17 against the catalog's ¥34.74: 3.7x, past 2.6x
+    # 18.49 USD = 18.49 × 6.9858 = ¥129.17 against the catalog's ¥34.74: 3.7x, past 2.6x
     r = _autoscale("--on-demand-price", "$18.49", "--currency", "CNY")
     assert r.exit_code == 0, r.output
     assert (
@@ -128,13 +128,13 @@ def _share(*extra: str) -> Result:
 
 
 def test_share_takes_a_price_per_gpu_hour_in_yuan() -> None:
-    # ¥8.5 x 0.143148 = 1.21676 USD per GPU-hour, shown as given beside the yuan figure
+    # ¥8.5 / 6.9858 = 1.21675 USD per GPU-hour, shown as given beside the yuan figure
     r = _share("--price", "¥8.5", "--currency", "CNY")
     assert r.exit_code == 0, r.output
-    assert "price per GPU-hour ¥8.50 (1.21676 USD), given" in r.stdout, r.stdout
+    assert "price per GPU-hour ¥8.50 (1.21675 USD), given" in r.stdout, r.stdout
     doc = json.loads(_share("--price", "8.5元", "--json").stdout)
-    # 2 GPUs x 8.5 x 0.143148 = 2.433516 USD an hour
-    assert abs(doc["cost_usd_per_hour"] - 2 * 8.5 * 0.143148) < 1e-6, doc
+    # 2 GPUs x 8.5 / 6.9858 = 2.433508 USD an hour
+    assert abs(doc["cost_usd_per_hour"] - 2 * 8.5 / 6.9858) < 1e-6, doc
 
 
 def test_share_refuses_a_bare_price_with_a_report_in_yuan(capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,7 +144,7 @@ def test_share_refuses_a_bare_price_with_a_report_in_yuan(capsys: pytest.Capture
     )
     line = refused(["simulate", "share", str(SERVICES), "--price", "¥99999"], capsys)
     assert line == (
-        "error: --price ¥99999 is 14,314.66 USD per GPU-hour: it must be from 0.01 to 1000 USD per GPU-hour"
+        "error: --price ¥99999 is 14,314.61 USD per GPU-hour: it must be from 0.01 to 1000 USD per GPU-hour"
     )
 
 

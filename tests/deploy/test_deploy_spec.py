@@ -43,7 +43,7 @@ def test_another_schema_version_says_rerun_plan(tmp_path: Path) -> None:
     doc["schema_version"] = 99
     p = tmp_path / "plan.json"
     p.write_text(json.dumps(doc))
-    message = r"plan file has schema version 99; this gpuplan reads versions 1 to 5: re-run `gpuplan plan`"
+    message = r"plan file has schema version 99; this gpuplan reads versions 1 to 6: re-run `gpuplan plan`"
     with pytest.raises(DeployError, match=message):
         LaunchSpec.from_plan_json(p)
 

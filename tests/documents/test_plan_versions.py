@@ -48,10 +48,11 @@ def test_a_version_2_plan_with_a_version_1_field_is_refused(tmp_path: Path) -> N
         LaunchSpec.from_plan_json(path)
 
 
-@pytest.mark.parametrize("version", [3, 4])
-def test_deploy_still_reads_a_version_3_or_4_plan(tmp_path: Path, version: int) -> None:
-    # version 4 changed what a service day's hours are (its start-ups billed), and version 5 added a
-    # service's schedule to its day, neither of which deploy reads: a plan saved before still deploys
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_deploy_still_reads_a_version_3_to_5_plan(tmp_path: Path, version: int) -> None:
+    # version 4 changed what a service day's hours are (its start-ups billed), version 5 added a
+    # service's schedule to its day, and version 6 prices the launch disk as storage, none of which
+    # deploy reads: a plan saved before still deploys
     doc = _v1(price_usd=21.96, price_unit_hours=1.0)
     doc["recommended"] = upgrade_v1_option(doc["recommended"])
     doc["schema_version"] = version

@@ -62,7 +62,7 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     (
         "plan version 9",
         lambda t: LaunchSpec.from_plan({"schema_version": 9}, source="p.json"),
-        "this gpuplan reads versions 1 to 5",
+        "this gpuplan reads versions 1 to 6",
     ),
     (
         "plan without option",
@@ -213,10 +213,10 @@ def test_a_full_output_folder_is_refused_in_both_languages(tmp_path: Path) -> No
 def test_a_plan_of_another_version_says_which_ones_deploy_reads() -> None:
     error = raised(lambda: LaunchSpec.from_plan({"schema_version": 9}, source="p.json"))
     assert str(error) == (
-        "plan file has schema version 9; this gpuplan reads versions 1 to 5: re-run `gpuplan plan`"
+        "plan file has schema version 9; this gpuplan reads versions 1 to 6: re-run `gpuplan plan`"
     )
     assert zh(error) == (
-        "方案文件的 schema 版本为 9；此版本的 gpuplan 只能读取 1 至 5 版：请重新运行 `gpuplan plan`"
+        "方案文件的 schema 版本为 9；此版本的 gpuplan 只能读取 1 至 6 版：请重新运行 `gpuplan plan`"
     )
 
 

@@ -34,7 +34,7 @@ def test_json_is_strict_and_carries_the_contract() -> None:
     plan = _plan()
     text = plan_json(plan, {"name": "toy"}).to_json()
     back = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the plan"))  # unknowns are null
-    assert back["schema_version"] == 5 and back["workload"]["name"] == "toy"
+    assert back["schema_version"] == 6 and back["workload"]["name"] == "toy"
     spot = next(o for o in back["options"] if o["pricing"] == "spot")
     assert spot["checkpoint_interval_min"] > 0
     assert spot["spot"]["rate_assumed"] is True  # the open ">20%" band is read by assumption

@@ -133,3 +133,41 @@ def test_a_scheduled_services_month_cost_says_it_is_its_hours(service: Service) 
     assert item["cost_basis"] == "autoscaled_day"
     assert item["peak_fleet_month_cost_usd"] > item["month_cost_usd"]
     assert "09:00-19:00 mon,tue,wed,thu,fri (Asia/Shanghai)" in item["cost_basis_words"]
+
+
+def test_a_plan_saved_before_version_6_says_its_storage_priced_the_bytes_stored(service: Service) -> None:
+    # was: a plan saved at version 5 (storage priced at the bytes stored) listed beside one of today's
+    # (each instance's launch disk priced) with nothing to say why its storage was lower
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.team_store import TeamStore
+
+    saved = _service_plan(service, CHAT)
+    assert saved["storage_basis"] == "launch_disk" and saved["storage_basis_words"] == ""
+    full = service.client.get(f"/api/v1/plans/{saved['id']}", headers=service.auth("read")).json()
+    document = json.loads(json.dumps(full["document"]))
+    document["schema_version"] = 5
+    document.pop("launch_disk_gb")
+    store = open_store(service.db)
+    try:
+        records = TeamStore(store.engine)
+        records.save_plan(
+            records.workload("chat"),
+            month="2027-03",
+            constraints={},
+            document=document,
+            catalog_import_id=None,
+            actor="plan-user",
+        )
+    finally:
+        store.close()
+    listed = service.client.get("/api/v1/plans?month=2027-03", headers=service.auth("read")).json()["plans"]
+    (item,) = listed
+    # it still loads, its figures as they were saved
+    assert item["total_cost_usd"] == pytest.approx(saved["total_cost_usd"])
+    assert item["storage_basis"] == "stored_bytes"
+    assert "bytes it stores (plan document version 5)" in item["storage_basis_words"]
+    assert "launch disk" in item["storage_basis_words"]
+    zh = service.client.get(
+        "/api/v1/plans?month=2027-03", headers={**service.auth("read"), "Accept-Language": "zh-CN"}
+    ).json()["plans"]
+    assert "版本 5" in zh[0]["storage_basis_words"]

@@ -112,7 +112,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "billing.csv": ("provider", "region", "granularity_s", "min_billing_s", "as_of", "source", "reason"),
     "compliance.csv": ("provider", "region", "label", "as_of", "source", "confidence"),
-    "exchange_rates.csv": ("currency", "usd_per_unit", "as_of", "source"),
+    # a rate as its source publishes it, units of the currency per US dollar (CFETS's central
+    # parity: 6.9858 yuan a dollar); the store's US dollars per unit are derived from it on seeding
+    "exchange_rates.csv": ("currency", "units_per_usd", "as_of", "source"),
 }
 #: Files that make up the snapshot (the builder's skip report ``skipped.csv`` is shipped too, for
 #: readers, but does not enter the store).
@@ -253,7 +255,7 @@ def _offer_rows(terms: _TermTexts | None = None) -> dict[str, list[OfferRow]]:
 
 def _facts_rows(name: str) -> list[dict[str, Any]]:
     """A facts file as insert-ready dicts: '' -> None, numbers and flags typed."""
-    floats = {"start_gb", "end_gb", "price_per_gb", "price", "usd_per_unit"}
+    floats = {"start_gb", "end_gb", "price_per_gb", "price"}
     ints = {"is_default_region", "granularity_s", "min_billing_s", "applies"}
     out = []
     for r in read_table(name):
@@ -435,9 +437,25 @@ def _seed(
         facts = _facts_rows(name)
         if facts:
             conn.execute(insert(table), [{**r, "import_id": import_id} for r in facts])
-    rates = _facts_rows("exchange_rates.csv")
+    rates = shipped_rates()
     if rates:
         conn.execute(insert(t.exchange_rates), rates)
+
+
+def shipped_rates() -> list[dict[str, Any]]:
+    """The shipped exchange rates as the store keeps them, US dollars per unit: each derived from the
+    figure its source publishes (units per US dollar) by one division, not rounded, so that a
+    conversion agrees to the cent with the published rate (10,000,000 yuan at 6.9858 a dollar is
+    $1,431,475.28; at 0.143148, the six places it had been kept to, $1,431,480.00)."""
+    return [
+        {
+            "currency": r["currency"],
+            "usd_per_unit": 1.0 / float(r["units_per_usd"]),
+            "as_of": r["as_of"],
+            "source": r["source"],
+        }
+        for r in read_table("exchange_rates.csv")
+    ]
 
 
 def _upgrade_offers(conn: Any, shipped: dict[int, dict[str, Any]], added: set[int]) -> None:

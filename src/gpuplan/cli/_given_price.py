@@ -45,13 +45,14 @@ class GivenPrice:
     """As given (for the refusal and the warning)."""
 
 
-def given_price(value: object) -> GivenPrice:
-    """The parser of a price option: the amount and its currency where written, a finite number."""
+def given_price(value: object, examples: tuple[str, str] | None = None) -> GivenPrice:
+    """The parser of a price option: the amount and its currency where written, a finite number.
+    ``examples``: the two ways of writing one a refusal gives (:func:`gpuplan.units.read_money`)."""
     from pydantic_core import PydanticCustomError
 
     if isinstance(value, GivenPrice):  # Typer passes a default through the parser too
         return value
-    number, code = read_money(value)
+    number, code = read_money(value, examples)
     written = str(value).strip()[:40]
     if not math.isfinite(number):
         raise PydanticCustomError("finite_number", NOT_FINITE, {"value": written})
@@ -61,14 +62,17 @@ def given_price(value: object) -> GivenPrice:
 given_price.finite = True  # type: ignore[attr-defined]
 
 
-def given_price_in(least: float, most: float) -> Callable[[object], GivenPrice]:
+def given_price_in(
+    least: float, most: float, examples: tuple[str, str] | None = None
+) -> Callable[[object], GivenPrice]:
     """The parser of a price option from ``least`` to ``most`` USD: :func:`given_price`, and a figure
     in dollars (or bare) out of the range refused in pydantic's words, as ``finite_in`` refuses it; a
-    yuan figure is held to the range once converted (:func:`price_usd`'s ``bounds``)."""
+    yuan figure is held to the range once converted (:func:`price_usd`'s ``bounds``). ``examples``:
+    the two ways of writing one its refusal gives (a budget's: ``units.BUDGET_EXAMPLES``)."""
     bounded = finite_in(least, most)
 
     def parse(value: object) -> GivenPrice:
-        price = given_price(value)
+        price = given_price(value, examples)
         if price.currency != "CNY":
             bounded(price.amount)
         return price

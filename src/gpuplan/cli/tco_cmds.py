@@ -29,7 +29,7 @@ from gpuplan.cli._numbers import StaleDaysOption
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
-from gpuplan.units import MAX_BUDGET_USD, MIN_BUDGET, split_list
+from gpuplan.units import BUDGET_EXAMPLES, MAX_BUDGET_USD, MIN_BUDGET, split_list
 
 __all__ = ["register"]
 
@@ -80,7 +80,7 @@ def tco_cmd(
             help="What you have for the whole horizon, all-in ($250k, 250,000 USD, ¥1,800,000); the total "
             "is said against it. A bare number is dollars; where the report is in yuan, sign it (¥ or $).",
             metavar="AMOUNT",
-            parser=given_price_in(MIN_BUDGET, MAX_BUDGET_USD),
+            parser=given_price_in(MIN_BUDGET, MAX_BUDGET_USD, BUDGET_EXAMPLES),
         ),
     ] = None,
     lang: LangOption = None,

@@ -158,10 +158,11 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-#: Plan files deploy reads: the current version, 4 (no service schedule), 3 (whose service days'
-#: hours leave out the start-ups) and 2 (whose service options' ``total_cost_usd`` is the peak fleet
-#: all month), none of which deploy reads, and 1 (whose option is upgraded on reading).
-_READABLE_PLAN_VERSIONS = (1, 2, 3, 4, PLAN_SCHEMA_VERSION)
+#: Plan files deploy reads: the current version, 5 (whose storage prices the bytes stored, not the
+#: launch disk), 4 (no service schedule), 3 (whose service days' hours leave out the start-ups) and
+#: 2 (whose service options' ``total_cost_usd`` is the peak fleet all month), none of which deploy
+#: reads, and 1 (whose option is upgraded on reading).
+_READABLE_PLAN_VERSIONS = (1, 2, 3, 4, 5, PLAN_SCHEMA_VERSION)
 
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.

@@ -62,10 +62,13 @@ __all__ = [
 #: beside them; before, the hours it served. 5: a service on a schedule (``serving.schedule``) has a
 #: ``service_day`` on every option billed by the hour, one instance's too, whose hours are its
 #: schedule's with each day's start-up (``service_day.schedule`` says which), and its answers' egress
-#: and cost per token are those of its hours. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 5.
+#: and cost per token are those of its hours. 6: an option's storage (``cost.storage_usd``, its
+#: ``storage`` item) prices each instance's launch disk (``launch_disk_gb``, the size
+#: ``deploy`` launches it with), where before it priced the bytes stored (``disk_gb``), so the same
+#: plan's storage is higher from version 6 on. ``deploy`` reads versions 1 (:func:`upgrade_v1`) to 6.
 #: An option may carry ``data_copy`` (a field a reader may ignore; filled in ``plan --json`` and the
 #: service's documents alike, wherever a copy could be kept).
-PLAN_SCHEMA_VERSION = 5
+PLAN_SCHEMA_VERSION = 6
 
 
 class CostItemDoc(Document):
@@ -704,7 +707,7 @@ class PlanWithoutStalePrices(Document):
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
-    schema_version: Literal[5] = 5
+    schema_version: Literal[6] = 6
     display_currency: Literal["USD", "CNY"] = "USD"
     """The currency the table showed (``--currency``); the fields stay in USD."""
     exchange_rate: ExchangeRateDoc | None = None
@@ -775,7 +778,7 @@ class PlanInfeasibleDocument(Document):
     left out by reason, on stdout (the same line goes to stderr and the exit code is 1). It has no
     ``recommended``: ``gpuplan deploy`` refuses it."""
 
-    schema_version: Literal[5] = 5
+    schema_version: Literal[6] = 6
     feasible: Literal[0] = 0
     """No option is feasible."""
     error: str

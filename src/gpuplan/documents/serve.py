@@ -257,6 +257,14 @@ class SavedPlanItem(Document):
     cost_basis_words: str = ""
     """What ``month_cost_usd`` is for a service, in the reader's language, its amount in the
     currency ``month_note`` is in; "" for a job."""
+    storage_basis: Literal["launch_disk", "stored_bytes"] | None = None
+    """What the plan's storage prices: ``launch_disk``, each instance's disk at the size ``deploy``
+    launches it with (plan document version 6 on); ``stored_bytes``, the bytes it stores alone (a
+    plan saved before version 6, whose storage is lower than the same plan's today). None: the
+    stored document states no version."""
+    storage_basis_words: str = ""
+    """For ``stored_bytes``, that it priced the bytes stored and that planning it again prices the
+    launch disk, in the reader's language; "" otherwise."""
     team: str | None = None
     """The team of the token that saved it (its spend counts in that team's budget and the whole
     service's); None: no team (the whole service's only)."""

@@ -428,6 +428,7 @@ def saved_plan_item(
         "month_cost_usd": month.total_usd,
         "month_cost_cny": None if cny is None else round(cny, 2),
         **plan_cost_basis(p, shown, per_cny),
+        **plan_storage_basis(p),
         "month_breakdown": breakdown if month.total_usd is not None else None,
         "month_note": note,
         "usd_per_cny": p.usd_per_cny,
@@ -1018,6 +1019,32 @@ def plan_cost_basis(plan: SavedPlan, currency: str = "USD", per_cny: float | Non
             ).format(peak=money(month_peak)),
         }
     return {**none, "cost_basis": "peak_fleet", "cost_basis_words": _("its peak fleet all month")}
+
+
+#: The first plan document version whose storage prices each instance's launch disk
+#: (``documents/plan.py``): an older one's prices the bytes stored alone.
+_LAUNCH_DISK_VERSION = 6
+
+
+def plan_storage_basis(plan: SavedPlan) -> dict[str, Any]:
+    """What a saved plan's storage prices, as of its document's version: ``storage_basis``
+    (``launch_disk`` from plan document version 6; ``stored_bytes`` before it; None: no version
+    stated) and, for an older plan, ``storage_basis_words`` saying so in the reader's language, so
+    that its storage is not read against a newer plan's as if it had been priced alike."""
+    from gpuplan.i18n import _
+
+    version = plan.plan_version
+    if version is None:
+        return {"storage_basis": None, "storage_basis_words": ""}
+    if version >= _LAUNCH_DISK_VERSION:
+        return {"storage_basis": "launch_disk", "storage_basis_words": ""}
+    return {
+        "storage_basis": "stored_bytes",
+        "storage_basis_words": _(
+            "its storage prices the bytes it stores (plan document version {version}); planning it "
+            "again prices each instance's launch disk, the size deploy launches it with, which costs more"
+        ).format(version=version),
+    }
 
 
 def plan_cost_cny(plan: SavedPlan, rate: ExchangeRate | None) -> float | None:

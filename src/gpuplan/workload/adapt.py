@@ -59,6 +59,9 @@ class LoRALinear(nn.Module):
     then dropped out with probability ``dropout`` in training (PEFT's ``lora_dropout``, torchtune's
     ``self.dropout``, litgpt's ``self.lora_dropout(x)``: each applied to the adapter's input before
     ``A``), so that ``A``'s backward keeps the dropped copy and the dropout its mask.
+
+    It stands where the linear stood, so it has the linear's ``in_features`` and ``out_features``, as
+    PEFT's ``lora.Linear`` has: model code that reads them on its layer reads them on this.
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class LoRALinear(nn.Module):
     ) -> None:
         super().__init__()
         self.base = base
+        self.in_features, self.out_features = base.in_features, base.out_features
         for p in base.parameters():
             p.requires_grad_(False)
         dev = base.weight.device
