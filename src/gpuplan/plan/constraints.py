@@ -101,6 +101,7 @@ class Reason(str, Enum):
     MIN_REPLICAS = "below_min_replicas"
     MAX_REPLICAS = "above_max_replicas"
     NO_PRECISION_PATH = "no_precision_path"
+    HOST_RAM = "host_ram_short"
     UNKNOWN_RATE = "no_published_rate"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"

@@ -38,6 +38,10 @@ _HINTS = {
         "enable gradient_checkpointing, split the batch into smaller micro-batches with "
         "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs"
     ),
+    Reason.HOST_RAM.value: N_(
+        "choose instances with more host RAM than the model's weights (a bigger host of the same GPUs), "
+        "or store the weights smaller (model.checkpoint_dtype)"
+    ),
     Reason.UNPRICED.value: N_("add a price with `gpuplan catalog` or widen providers/regions"),
     Reason.NEEDS_COMMITMENT.value: N_(
         "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)"

@@ -17,6 +17,7 @@ from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, networ
 from gpuplan.plan.border import crosses_border
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
+from gpuplan.plan.host_memory import HOST_RAM_UNKNOWN_FLAG, host_ram_unsure
 from gpuplan.plan.hosts import host_kind
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.nearness import data_km
@@ -359,6 +360,8 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(RESULTS_UNPRICED_FLAG)
     if bool(rtt_unknown(ctx, np.array([j]))[0]):
         flags.append(RTT_UNKNOWN_FLAG)
+    if bool(host_ram_unsure(ctx, np.array([j]))[0]):
+        flags.append(HOST_RAM_UNKNOWN_FLAG)
     if ctx.constraints.compliance and claimed_only(
         ctx.constraints.compliance, row.compliance, row.compliance_claimed
     ):

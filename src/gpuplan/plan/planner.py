@@ -43,6 +43,12 @@ from gpuplan.plan.constraints import (
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message, unfit_gpu
+from gpuplan.plan.host_memory import (
+    HOST_RAM_UNKNOWN_FLAG,
+    exclude_short_host_ram,
+    host_ram_note,
+    host_ram_unsure,
+)
 from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
@@ -234,8 +240,11 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     unpriced = results_unpriced(ctx, feasible)
     # a round trip to the users not known is never taken as within the targets: after every known one
     far = rtt_unknown(ctx, feasible)
+    # nor is a host's RAM not known taken as holding the weights it loads
+    ram = host_ram_unsure(ctx, feasible)
     groups = [
-        feasible[(far == u) & (memory == m) & (late == t) & (unpriced == r)]
+        feasible[(ram == h) & (far == u) & (memory == m) & (late == t) & (unpriced == r)]
+        for h in (False, True)
         for u in (False, True)
         for m in (0, 1, 2)
         for t in (False, True)
@@ -261,6 +270,7 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
             and MAY_MISS_DEADLINE_FLAG not in o.flags
             and RESULTS_UNPRICED_FLAG not in o.flags
             and RTT_UNKNOWN_FLAG not in o.flags
+            and HOST_RAM_UNKNOWN_FLAG not in o.flags
             for o in ranked
         )
         complete = all(k >= g.size for g in groups[:-1]) or first >= top
@@ -273,6 +283,8 @@ def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     """Of the options that fit for certain, those whose time range ends within the deadline (all of
     them when none does); of these, those whose results are priced, when any are (the personas'
     picks come from these)."""
+    held = sure[~host_ram_unsure(ctx, sure)]
+    sure = held if held.size else sure
     near = sure[~rtt_unknown(ctx, sure)]
     sure = near if near.size else sure
     on_time = sure[~past_deadline(ctx, sure)]
@@ -665,6 +677,8 @@ def _run(
     cands = enumerate_candidates(offers, constraints, service=job.is_service)
     exclude_model_split(cands, job)
     exclude_missing_precision(cands, offers, job)
+    # an instance whose RAM is below the weights it loads never serves
+    exclude_short_host_ram(cands, offers, job)
     bounds = host_bounds(offers)
     relevant = (int(Fact.VCPUS) if job.image_job else 0) | (int(Fact.RAM) if job.rereads_dataset else 0)
     # The network joins the nodes of a training job; inference replicas do not talk to each other.
@@ -1102,6 +1116,7 @@ def plan_offers(
                     None,
                     [
                         _pathless_note(ctx),
+                        host_ram_note(ctx, feasible, ranked),
                         _unrated_note(ctx),
                         users_far_note(ctx),
                         users_unknown_note(ctx, feasible),

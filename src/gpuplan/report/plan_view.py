@@ -89,6 +89,7 @@ _CODES = (
     N_("below_min_replicas"),
     N_("above_max_replicas"),
     N_("no_precision_path"),
+    N_("host_ram_short"),
     N_("no_published_rate"),
     N_("does_not_fit"),
     N_("spot_too_unstable"),
