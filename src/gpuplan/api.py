@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gpuplan.plan.launch_checkpoints import LaunchCheckpoints
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.simulate import Trace
+    from gpuplan.simulate.autoscale import AutoscaleResult
     from gpuplan.workload import Workload
     from gpuplan.workload.stack import Stack
 
@@ -48,6 +49,7 @@ __all__ = [
     "offered_gpu_hours",
     "own_host",
     "plan",
+    "plan_p95_latency",
     "refuse_unread_speedup",
     "refuse_unrunnable",
     "refuse_unsplit",
@@ -55,6 +57,7 @@ __all__ = [
     "replica_load_on",
     "spot_checkpoint_interval",
     "tco",
+    "with_plan_p95",
 ]
 
 
@@ -314,6 +317,57 @@ def estimate_replica_figures(
         replicas_per_gpu=replicas_per_gpu,
         floor=held if 0 < held < TARGET_UTILISATION else None,
     )
+
+
+def plan_p95_latency(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    requests_per_s: float,
+    replicas: int,
+) -> float | None:
+    """gpuplan's estimate of the p95 latency of ``workload``'s service on ``gpu`` (the figure
+    ``plan`` checks ``serving.p95_latency_ms`` against, at the server) with ``requests_per_s``
+    spread evenly over ``replicas``: one replica at its share, at the p95 request's lengths
+    (:mod:`gpuplan.perf.request_tail`). None where the estimate gives none (overloaded, no serving
+    block)."""
+    serving = workload.serving
+    if serving is None or replicas < 1 or not requests_per_s > 0:
+        return None
+    one = serving.model_copy(
+        update={"requests_per_s": requests_per_s / replicas, "mean_requests_per_s": None}
+    )
+    srv = _serving_outcome(
+        workload.model_copy(update={"serving": one}), gpu, profile, replicas_per_gpu=replicas_per_gpu
+    )
+    return None if srv is None else srv.p95_latency_s
+
+
+def with_plan_p95(
+    result: AutoscaleResult, workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
+) -> AutoscaleResult:
+    """``result`` of a generated trace with, per policy, the p95 latency ``plan`` estimates at the
+    trace's peak over the most replicas the policy ran (:func:`plan_p95_latency`), which its report
+    sets the simulated p95 beside; a trace file's unchanged (its peak is not a rate it was drawn at)."""
+    from dataclasses import replace
+
+    if result.trace_rate is None:
+        return result
+    peak = result.trace_rate.peak_requests_per_s
+    by_fleet: dict[int, float | None] = {}
+    figures: dict[str, float] = {}
+    for p in result.policies:
+        n = max(1, p.max_replicas)
+        if n not in by_fleet:
+            by_fleet[n] = plan_p95_latency(
+                workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, requests_per_s=peak, replicas=n
+            )
+        got = by_fleet[n]
+        if got is not None:
+            figures[p.name] = got
+    return replace(result, plan_p95_latency_s=figures)
 
 
 #: The steps of a replica's capacity the share at which a service's latency targets hold is found

@@ -111,8 +111,8 @@ def test_deploy_names_a_p95_target_that_only_the_p95_answer_misses() -> None:
 def test_the_note_names_each_mean_with_its_own_multiplier() -> None:
     # the sentence names the answer first, then the prompt: its multipliers must follow that order
     # (it read "the means × 3.572 and × 3.228" after naming the answer, i.e. the prompt's first)
-    from gpuplan.plan.estimator import _tail_source
+    from gpuplan.perf.request_tail import tail_source
 
-    words = _tail_source(request_tail(prompt_tokens=1024, output_tokens=256))
+    words = tail_source(request_tail(prompt_tokens=1024, output_tokens=256))
     assert f"answer the mean × {OUTPUT_P95_OVER_MEAN:g}" in words
     assert f"prompt the mean × {PROMPT_P95_OVER_MEAN:g}" in words

@@ -138,9 +138,10 @@ def test_waiting_time_matches_erlang_c_for_a_fixed_fleet() -> None:
 
 
 def test_light_load_waits_for_nothing() -> None:
-    tr = _diurnal(rate=0.5, hours=2)
+    tr = _diurnal(rate=0.2, hours=2)
     res = simulate_autoscale(tr, REPLICA, [parse_policy("fixed:replicas=2")], PRICES).policies[0]
-    # One request at a time on a replica: every step is the single-sequence step.
+    # One request at a time on a replica: every step is the single-sequence step (its drawn
+    # lengths have the long tail plan takes, so the load is light enough that they seldom overlap).
     svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens, running=1)
     assert res.latency_p50_s == pytest.approx(float(np.percentile(svc, 50)), rel=0.02)
     assert res.dropped == 0

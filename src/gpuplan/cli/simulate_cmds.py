@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.perf.links import NetworkSpec
+    from gpuplan.profile.model import Profile
     from gpuplan.simulate import Policy, ReplicaModel, Trace
     from gpuplan.workload import Workload
 
@@ -81,9 +82,11 @@ def _shape_trace(
     prompt: int | None,
     output: int | None,
     in_hours: tuple[float, float] | None = None,
+    p95: tuple[int | None, int | None] = (None, None),
 ) -> Trace:
     """A generated trace; ``rate`` is (mean, peak) requests/s, either None; ``in_hours``: the hours
-    of each day its requests arrive in (a service's schedule), None: every hour."""
+    of each day its requests arrive in (a service's schedule), None: every hour; ``p95``: the
+    95th-percentile prompt and answer its lengths are drawn to (None: the published ratio's)."""
     from gpuplan.errors import NotFoundError
     from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, step_trace
 
@@ -94,6 +97,8 @@ def _shape_trace(
         seed=seed,
         prompt_tokens=prompt,
         output_tokens=output,
+        prompt_tokens_p95=p95[0],
+        output_tokens_p95=p95[1],
         hours=in_hours,
     )
     if shape == "diurnal":
@@ -133,13 +138,13 @@ def _replica(
     network: NetworkSpec | None,
     share: int,
     gpus_per_instance: int = 1,
-) -> tuple[ReplicaModel, float, float | None, float | None]:
+) -> tuple[ReplicaModel, float, float | None, float | None, Profile]:
     """The estimator's continuous-batching replica for this trace, the bytes its cold start reads
     (its checkpoint's, :func:`~gpuplan.simulate.replica.checkpoint_bytes`), one replica's capacity
     at full load by the estimate plans size fleets with (None: it gives none), which a queue
     policy's default target is chosen from beside the replica's own, and the lower share of it the
     workload's latency targets need, as plan sizes replicas for them, in whole instances of
-    ``gpus_per_instance`` GPUs (None: none)."""
+    ``gpus_per_instance`` GPUs (None: none), and the workload's profile the estimate reads."""
     from gpuplan.api import estimate_replica_figures
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
@@ -172,6 +177,7 @@ def _replica(
         *estimate_replica_figures(
             w, gpu_id, prof, replicas_per_gpu=share, gpus_per_instance=gpus_per_instance
         ),
+        prof,
     )
 
 
@@ -382,6 +388,7 @@ def autoscale_cmd(
         policy_fleets,
         prices_by_policy,
         request_tokens,
+        request_tokens_p95,
         storage_bytes_per_s,
     )
     from gpuplan.simulate.policy import as_deployed, service_hours
@@ -441,7 +448,16 @@ def autoscale_cmd(
             raise InputError.worded(
                 N_("--shape needs --rate or --peak (or serving.requests_per_s in the workload)")
             )
-        tr = _shape_trace(str(shape), rates, hours, seed, prompt, output, service_hours(w.serving))
+        tr = _shape_trace(
+            str(shape),
+            rates,
+            hours,
+            seed,
+            prompt,
+            output,
+            service_hours(w.serving),
+            request_tokens_p95(w.serving),
+        )
     tr = tr.with_tokens(prompt, output)
     slos = autoscale_slos(
         slo,
@@ -470,6 +486,7 @@ def autoscale_cmd(
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
+        prof: Profile | None = None
         estimate_capacity: float | None = None
         latency_share: float | None = None
         if replica:
@@ -479,7 +496,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights, estimate_capacity, latency_share = _replica(
+            rep, weights, estimate_capacity, latency_share, prof = _replica(
                 ctx,
                 w,
                 workload_file.name,
@@ -535,6 +552,10 @@ def autoscale_cmd(
         ),
         policy_prices=own_prices,
     )
+    if prof is not None:
+        from gpuplan.api import with_plan_p95
+
+        res = with_plan_p95(res, w, gpu_id, prof, replicas_per_gpu=share)
     if out is not None:
         write_text_atomic(out, autoscale_html(res, money))
     if as_json:

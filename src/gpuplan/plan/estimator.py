@@ -31,7 +31,7 @@ from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.links import NetworkSpec
 from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-from gpuplan.perf.request_tail import OUTPUT_P95_OVER_MEAN, PROMPT_P95_OVER_MEAN, RequestTail
+from gpuplan.perf.request_tail import tail_source as _tail_source
 from gpuplan.perf.workload_request import (
     engine_scheduler,
     host_pipeline,
@@ -582,27 +582,6 @@ class _Estimator:
             job_time_h_high=h,
             peak_memory_gib=peak,
         )
-
-
-def _tail_source(tail: RequestTail) -> str:
-    """Where the p95 request's lengths come from, in words."""
-    if tail.prompt_stated and tail.output_stated:
-        return _("serving.prompt_tokens_p95 and output_tokens_p95")
-    trace = _("the longer tail of the Azure LLM inference traces 2023 (code and conversation)")
-    if tail.prompt_stated:
-        return _(
-            "the prompt from serving.prompt_tokens_p95, the answer the mean × {ratio:g}, {trace}; give "
-            "serving.output_tokens_p95 for your traffic's"
-        ).format(ratio=OUTPUT_P95_OVER_MEAN, trace=trace)
-    if tail.output_stated:
-        return _(
-            "the answer from serving.output_tokens_p95, the prompt the mean × {ratio:g}, {trace}; give "
-            "serving.prompt_tokens_p95 for your traffic's"
-        ).format(ratio=PROMPT_P95_OVER_MEAN, trace=trace)
-    return _(
-        "the answer the mean × {output:g} and the prompt the mean × {prompt:g}, {trace}; give "
-        "serving.prompt_tokens_p95 and output_tokens_p95 for your traffic's"
-    ).format(prompt=PROMPT_P95_OVER_MEAN, output=OUTPUT_P95_OVER_MEAN, trace=trace)
 
 
 def _row_notes(done: HostFinish, inferred: str) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.perf.replica_load import replica_load_words
+from gpuplan.perf.request_tail import LengthDistribution, drawn_tail, tail_source
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.offers_json import rate_fields
@@ -591,21 +592,79 @@ def _mean_not_held(name: str, rate: ShapeRate) -> str:
     ).format(**fields)
 
 
+def _lengths_line(prompt: LengthDistribution, output: LengthDistribution) -> str:
+    """What a generated trace's lengths were drawn from: the p95 lengths the plan checks its p95
+    targets at, and where those come from (:func:`gpuplan.simulate.trace.lengths`)."""
+    fields: dict[str, object] = {
+        f"{name}{key}": value
+        for name, drawn in (("prompt", prompt), ("output", output))
+        for key, value in (("", drawn.mean), ("_p95", drawn.p95), ("_cut", drawn.longest))
+    }
+    return _(
+        "Its requests' token counts are drawn log-normally around the workload's means ({prompt:,} "
+        "prompt and {output:,} output tokens) to the 95th percentiles the plan checks its p95 targets "
+        "at, {prompt_p95:,} and {output_p95:,} tokens ({source}), cut at their 99.9th percentiles "
+        "({prompt_cut:,} and {output_cut:,}); a trace file of your own traffic gives its own."
+    ).format(source=tail_source(drawn_tail(prompt, output)), **fields)
+
+
+def _against_plan_lines(res: AutoscaleResult) -> list[str]:
+    """Each policy's simulated p95 latency beside the plan's estimate for its fleet at the trace's
+    peak, in the direction the two figures have (as shown), and why they differ."""
+    lines = []
+    assert res.trace_rate is not None or not res.plan_p95_latency_s
+    for p in res.policies:
+        plan_s = res.plan_p95_latency_s.get(p.name)
+        if plan_s is None or p.latency_p95_s is None:
+            continue
+        sim, planned = _ms(p.latency_p95_s), _ms(plan_s)
+        fields = {
+            "policy": p.name,
+            "sim": sim,
+            "plan": planned,
+            "fleet": ngettext("{n} replica", "{n} replicas", max(1, p.max_replicas)).format(
+                n=max(1, p.max_replicas)
+            ),
+            "peak": f"{res.trace_rate.peak_requests_per_s:.3g}" if res.trace_rate is not None else "",
+        }
+        if sim == planned:
+            words = N_(
+                "{policy}: its p95 latency, {sim}, is the plan's for {fleet} at the trace's peak of "
+                "{peak} requests/s."
+            )
+        elif p.latency_p95_s < plan_s:
+            words = N_(
+                "{policy}: its p95 latency, {sim}, is shorter than the plan's {plan} for {fleet} at the "
+                "trace's peak of {peak} requests/s."
+            )
+        else:
+            words = N_(
+                "{policy}: its p95 latency, {sim}, is longer than the plan's {plan} for {fleet} at the "
+                "trace's peak of {peak} requests/s."
+            )
+        lines.append(_(words).format(**fields))
+    if lines:
+        lines.append(
+            _(
+                "Both rest on the same request lengths. The simulation's p95 is over every request of its "
+                "window, most of them below the peak (fewer sequences running, shorter steps, less "
+                "waiting), its lengths one sample of their distribution and each step at the sequences "
+                "its replica runs; the plan's is its queueing model (M/M/c) at the peak, with the p95 "
+                "answer and each decode step at least the traced batch's (the workload's "
+                "inputs.batch_size). Bursts the queueing model does not foresee make the simulation's "
+                "longer."
+            )
+        )
+    return lines
+
+
 def _trace_input_lines(res: AutoscaleResult) -> list[str]:
     """What the trace did not say and was taken from elsewhere, or was put in order; a generated
     trace's rate; a doubt about a file's unit of time."""
     lines = trace_rate_lines(res.trace_name, res.trace_rate, res.trace_slow_median_gap_s)
-    if res.trace_rate is not None and res.trace_default_prompt_tokens is None:
-        # a generated shape's lengths (simulate.trace._tokens): its tail lengthens the p95 latencies,
-        # where a plan takes every request at the workload's lengths
-        lines.append(
-            _(
-                "Its requests' token counts are drawn around the workload's (log-normal, σ 0.5, the long "
-                "tail public LLM traces show; the mean kept): the longest run several times the "
-                "workload's, which the plan takes every request at, so its p95 latencies are longer "
-                "than the plan's; a trace file of your own traffic gives its own."
-            )
-        )
+    if res.trace_lengths is not None:
+        lines.append(_lengths_line(*res.trace_lengths))
+    lines += _against_plan_lines(res)
     if res.trace_default_prompt_tokens is not None:
         lines.append(
             _(

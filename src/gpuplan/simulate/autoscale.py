@@ -19,6 +19,7 @@ import numpy as np
 from gpuplan.day_load import Schedule
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.perf.request_tail import LengthDistribution
 from gpuplan.simulate.engine import (
     STATUS_DROPPED,
     STATUS_KILLED,
@@ -319,8 +320,15 @@ class AutoscaleResult:
     trace_slow_median_gap_s: float | None = None
     """The median time between arrivals of a file of numeric timestamps, where it is a minute or more
     (are they milliseconds?)."""
+    trace_lengths: tuple[LengthDistribution, LengthDistribution] | None = None
+    """A generated trace's prompt and output lengths, what they were drawn from (the p95 lengths
+    ``plan`` checks its p95 targets at); None for a trace read from a file."""
     duration_s: float
     policies: tuple[PolicyResult, ...]
+    plan_p95_latency_s: dict[str, float] = field(default_factory=dict)
+    """Per policy name: gpuplan's estimate of the p95 latency (``plan``'s figure) at the generated
+    trace's peak spread over the most replicas the policy ran (:func:`gpuplan.api.plan_p95_latency`),
+    which the report sets its own p95 beside; empty where not known (a trace file, given figures)."""
 
 
 def _bins(trace: Trace, bin_s: float) -> tuple[int, np.ndarray]:
@@ -914,6 +922,7 @@ def simulate_autoscale(
         trace_default_output_tokens=trace.default_output_tokens,
         trace_rate=trace.rate,
         trace_slow_median_gap_s=trace.slow_median_gap_s,
+        trace_lengths=trace.lengths,
         duration_s=trace.duration_s,
         policies=tuple(out),
     )

@@ -69,6 +69,7 @@ __all__ = [
     "price_basis",
     "replica_instances",
     "request_tokens",
+    "request_tokens_p95",
     "storage_bytes_per_s",
     "whole_instances",
 ]
@@ -1214,6 +1215,15 @@ def request_tokens(serving: ServingSpec | None) -> tuple[int, int]:
     if serving is None:
         return DEFAULT_PROMPT_TOKENS, DEFAULT_OUTPUT_TOKENS
     return serving.prompt_tokens, serving.output_tokens
+
+
+def request_tokens_p95(serving: ServingSpec | None) -> tuple[int | None, int | None]:
+    """The 95th-percentile prompt and answer a generated trace's lengths are drawn to: the serving
+    block's ``prompt_tokens_p95`` and ``output_tokens_p95`` (None: the published ratio's, as ``plan``
+    takes them, :mod:`gpuplan.perf.request_tail`)."""
+    if serving is None:
+        return None, None
+    return serving.prompt_tokens_p95, serving.output_tokens_p95
 
 
 def storage_bytes_per_s(storage_gbps: float | None) -> float | None:

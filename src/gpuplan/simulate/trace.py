@@ -44,6 +44,12 @@ from gpuplan.day_load import (
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
+from gpuplan.perf.request_tail import (
+    MOST_P95_OVER_MEAN,
+    LengthDistribution,
+    length_distribution,
+    request_tail,
+)
 from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
@@ -122,6 +128,9 @@ class Trace:
     seconds_column: bool = False
     """Its times are a file's numbers in a column read as seconds (``timestamp``, not
     ``timestamp_ms`` nor date-times): a window too long by about 1,000× may be milliseconds."""
+    lengths: tuple[LengthDistribution, LengthDistribution] | None = None
+    """A generated trace's prompt and output lengths, what they were drawn from (:func:`lengths`);
+    None for a trace read from a file."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -152,6 +161,7 @@ class Trace:
             out_of_order=self.out_of_order,
             default_prompt_tokens=prompt_tokens if self.prompt_tokens is None else self.default_prompt_tokens,
             default_output_tokens=output_tokens if self.output_tokens is None else self.default_output_tokens,
+            lengths=self.lengths,
             rate=self.rate,
             slow_median_gap_s=self.slow_median_gap_s,
             seconds_column=self.seconds_column,
@@ -546,13 +556,38 @@ def _poisson_from_rate(rate: np.ndarray, dt_s: float, rng: np.random.Generator) 
     return np.sort(starts + rng.random(len(starts)) * dt_s)
 
 
-def _tokens(n: int, prompt: int, output: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    # ASSUMPTION: token counts spread log-normally around the workload's means (σ = 0.5 in log
-    # space), the long-tailed shape public LLM traces show; the mean is kept.
-    sigma = 0.5
-    p = rng.lognormal(math.log(max(prompt, 1)) - sigma**2 / 2, sigma, n)
-    o = rng.lognormal(math.log(max(output, 1)) - sigma**2 / 2, sigma, n)
-    return np.maximum(np.rint(p), 1).astype(np.int64), np.maximum(np.rint(o), 1).astype(np.int64)
+def lengths(shape: Shape) -> tuple[LengthDistribution, LengthDistribution]:
+    """The prompt and output lengths a shape's requests are drawn from: log-normals of the
+    workload's means and of the p95 lengths ``plan`` checks its p95 targets at (the stated
+    ``*_tokens_p95``, else each mean × the published trace's ratio, :mod:`gpuplan.perf.request_tail`);
+    refused where no such log-normal exists."""
+    assert shape.prompt_tokens and shape.output_tokens
+    tail = request_tail(
+        prompt_tokens=shape.prompt_tokens,
+        output_tokens=shape.output_tokens,
+        prompt_tokens_p95=shape.prompt_tokens_p95,
+        output_tokens_p95=shape.output_tokens_p95,
+    )
+    out: list[LengthDistribution] = []
+    for key, mean, p95, stated in (
+        ("prompt_tokens", shape.prompt_tokens, tail.prompt_tokens, tail.prompt_stated),
+        ("output_tokens", shape.output_tokens, tail.output_tokens, tail.output_stated),
+    ):
+        found = length_distribution(mean, p95, stated=stated)
+        if found is None:
+            raise InputError.worded(
+                N_(
+                    "trace shape: serving.{key}_p95 of {p95:,} with a mean {key} of {mean:,} cannot be "
+                    "drawn: a generated trace draws log-normal lengths, whose p95 is from 1 to {most:.2f} "
+                    "× the mean; give --trace FILE.csv with your traffic's own lengths"
+                ),
+                key=key,
+                p95=p95,
+                mean=mean,
+                most=MOST_P95_OVER_MEAN,
+            )
+        out.append(found)
+    return out[0], out[1]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -575,6 +610,11 @@ class Shape:
     prompt_tokens: int | None = None
     """Mean tokens; None leaves the workload's constant figures to be used."""
     output_tokens: int | None = None
+    prompt_tokens_p95: int | None = None
+    """The 95th-percentile prompt the lengths are drawn to (the workload's
+    ``serving.prompt_tokens_p95``); None: the mean × the published ratio the plan takes too."""
+    output_tokens_p95: int | None = None
+    """The 95th-percentile answer, as :attr:`prompt_tokens_p95` (``serving.output_tokens_p95``)."""
     hours: tuple[float, float] | None = None
     """The hours of each day, (start, end) from the trace's 00:00, in which requests arrive (a
     service's ``serving.schedule``): the shape's rate in them, none outside; None: every hour."""
@@ -637,9 +677,10 @@ def _in_hours(
 
 
 def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator, rate: ShapeRate) -> Trace:
-    p = o = None
+    p = o = drawn = None
     if shape.prompt_tokens and shape.output_tokens:
-        p, o = _tokens(len(arr), shape.prompt_tokens, shape.output_tokens, rng)
+        drawn = lengths(shape)
+        p, o = drawn[0].draw(len(arr), rng), drawn[1].draw(len(arr), rng)
     return Trace(
         arrival_s=arr,
         prompt_tokens=p,
@@ -648,6 +689,7 @@ def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator, 
         name=name,
         synthetic=True,
         rate=rate,
+        lengths=drawn,
     )
 
 
@@ -698,6 +740,8 @@ def _check(shape: Shape) -> None:
             requests=rate * shape.duration_s,
             limit=MAX_TRACE_ROWS,
         )
+    if shape.prompt_tokens and shape.output_tokens:
+        lengths(shape)  # drawable (refused before any work where not)
 
 
 def diurnal_trace(

@@ -88,7 +88,7 @@ def _one_trace(request: SimulateRequest) -> None:
 
 def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     from gpuplan.simulate import Shape
-    from gpuplan.simulate.inputs import request_tokens
+    from gpuplan.simulate.inputs import request_tokens, request_tokens_p95
     from gpuplan.simulate.policy import service_hours
 
     # As the command line: the rate given is the mean; by default the day the plan was sized for,
@@ -101,6 +101,7 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
             "rate", InputError.worded(N_("give rate or peak (or serving.requests_per_s in the workload)"))
         )
     prompt, output = request_tokens(serving)
+    prompt_p95, output_p95 = request_tokens_p95(serving)
     return Shape(
         mean_requests_per_s=mean,
         peak_requests_per_s=peak,
@@ -108,6 +109,8 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
         seed=request.seed,
         prompt_tokens=prompt,
         output_tokens=output,
+        prompt_tokens_p95=prompt_p95,
+        output_tokens_p95=output_p95,
         hours=service_hours(serving),
     )
 
