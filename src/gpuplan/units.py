@@ -329,6 +329,33 @@ def _ungrouped(text: str) -> str | None:
     return "".join(groups) + (f".{fraction}" if dot else "")
 
 
+#: A scale written as a word after the number (``100 billion``), the letter :func:`read_count`
+#: takes for it: the refusal shows the count in the forms that are read.
+_COUNT_WORDS = {"thousand": "K", "million": "M", "mn": "M", "billion": "B", "bn": "B", "trillion": "T"}
+_WORDED_COUNT = re.compile(r"(?P<number>[0-9][0-9,_]*(?:\.[0-9]+)?)(?P<word>[a-z]+?)s?")
+
+
+def _not_a_count(value: str, text: str) -> Phrase:
+    """Why ``value`` (``text``: lower case, spaces dropped) is not a count, with forms that are:
+    the same count in them where it names its scale in a word (``100 billion``: 100B or
+    100,000,000,000), else one of each kind, billions included."""
+    worded = _WORDED_COUNT.fullmatch(text)
+    letter = _COUNT_WORDS.get(worded["word"]) if worded else None
+    if worded and letter:
+        digits = _ungrouped(worded["number"])
+        count = Decimal(digits) * _COUNT_UNITS[letter.lower()] if digits else None
+        if count is not None and count == count.to_integral_value():
+            return Phrase(
+                N_("{value!r} is not a count: write it as {short} or {whole}"),
+                value=value,
+                short=f"{digits}{letter}",
+                whole=f"{int(count):,}",
+            )
+    return Phrase(
+        N_("{value!r} is not a count: write it as 1281167, 1,281,167, 1.28M, 2B or 128万"), value=value
+    )
+
+
 def read_count(value: object) -> object:
     """A count as people write one, for a workload's count fields (``data.samples``,
     ``data.tokens``): ``1281167``, ``1,281,167``, ``1_281_167``, ``1.28M``, ``2B``, ``128万``,
@@ -356,11 +383,7 @@ def read_count(value: object) -> object:
         return -(10**_MOST_COUNT_DIGITS) if given < 0 else 10**_MOST_COUNT_DIGITS
     number = given * scale if given is not None else None
     if number is None or not number.is_finite():
-        raise ValueError(
-            Phrase(
-                N_("{value!r} is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"), value=value
-            )
-        )
+        raise ValueError(_not_a_count(value, text))
     if number != number.to_integral_value():
         near = f"{max(1, round(number)):,}"
         if scale == 1 or number.adjusted() < -6:  # "2.5"; or a number too small to write out

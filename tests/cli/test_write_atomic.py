@@ -121,3 +121,48 @@ def test_kill_9_while_simulate_trace_writes_leaves_the_old_trace_or_the_whole_ne
         out.write_text("# SYNTHETIC previous trace\ntimestamp\n0\n1\n")
     record("kill -9 during simulate trace --out", tried, tried - lost, lost, killed_mid_run=landed)
     assert landed >= 2
+
+
+_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+_MEASURED = Path(__file__).resolve().parents[1] / "machine" / "fixtures" / "measure" / "gpt2-lora.yaml"
+
+
+@pytest.mark.parametrize(
+    ("args", "out"),
+    [
+        (["plan", str(_EXAMPLES / "llm-inference-service.yaml")], "newdir/rep.md"),
+        (["plan", str(_EXAMPLES / "llm-inference-service.yaml")], "newdir/rep.html"),
+        (["tco", str(_EXAMPLES / "tco" / "reserved-plus-spot.yaml")], "newdir/tco.html"),
+        (
+            ["simulate", "autoscale", str(_EXAMPLES / "llm-inference-service.yaml"), "--gpu", "L4"],
+            "newdir/day.html",
+        ),
+        (
+            ["simulate", "share", str(_EXAMPLES / "simulate" / "notebooks.yaml"), "--price", "2"],
+            "newdir/s.html",
+        ),
+        (["measure", str(_MEASURED), "--device", "cpu"], "newdir/rec.json"),
+    ],
+)
+def test_an_out_in_a_missing_folder_is_refused_before_any_work_naming_the_path_given(
+    args: list[str],
+    out: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: `plan W.yaml --out newdir/rep.md` planned, then failed on "newdir/rep.svg", a path the
+    # user never typed; tco and the simulations solved the whole problem before failing
+    import gpuplan.catalog
+    import gpuplan.cli.measure_cmds
+    from one_line import refused
+
+    def no_work(*_args: object, **_kw: object) -> None:
+        raise AssertionError("the work began before --out was checked")
+
+    monkeypatch.setattr(gpuplan.catalog, "open_store", no_work)
+    monkeypatch.setattr(gpuplan.cli.measure_cmds, "_measure", no_work)
+    path = tmp_path / out
+    line = refused([*args, "--out", str(path)], capsys)
+    assert line.endswith(f"{path}: its folder is not there"), line
+    assert not (tmp_path / "newdir").exists()

@@ -89,3 +89,21 @@ def test_an_unknown_preset_points_to_the_ways_of_describing_any_other_model() ->
         get_preset("sdxl")
     said = str(caught.value)
     assert said.endswith("any other model: model: {hf_config: config.json} or model: {python: …})")
+
+
+def test_a_presets_unknown_checkpoint_dtype_names_the_fields_that_give_it() -> None:
+    # was: "its config.json's torch_dtype names it" for a preset, which has no config.json of the
+    # user's; model.checkpoint_dtype (with the model.hub_id served) is what gives it
+    from gpuplan.workload.stored_weights import stored_weights
+
+    serving = {"requests_per_s": 1, "prompt_tokens": 512, "output_tokens": 128}
+    base = {"name": "chat", "task": "infer", "inputs": {"batch_size": 8, "seq_len": 2048}, "serving": serving}
+    unknown = stored_weights(
+        Workload.from_dict({**base, "model": {"preset": "gpt3-1.3b"}}), 1_000_000_000, 0.0
+    )
+    assert unknown.dtype is None and unknown.gb == 4.0  # unknown: fp32's width, the widest
+    assert "model.checkpoint_dtype" in unknown.note and "model.hub_id" in unknown.note
+    assert "config.json" not in unknown.note and "gpt3-1.3b" in unknown.note
+    given = {"preset": "gpt3-1.3b", "hub_id": "me/gpt3-1.3b-chat", "checkpoint_dtype": "bf16"}
+    known = stored_weights(Workload.from_dict({**base, "model": given}), 1_000_000_000, 0.0)
+    assert known.dtype == "bfloat16" and known.gb == 2.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -540,8 +541,32 @@ def test_tokens_take_billions_and_a_count_that_is_not_whole_is_one_line() -> Non
     said = _error(_base(data={"samples": "1.2345K"}))
     assert said == "data.samples: 1.2345K is 1,234.5, not a whole count: write the count itself, e.g. 1,234"
     said = _error(_base(data={"samples": "1,28"}))
-    assert said == "data.samples: '1,28' is not a count: write it as 1281167, 1,281,167, 1.28M or 128万"
+    assert said == "data.samples: '1,28' is not a count: write it as 1281167, 1,281,167, 1.28M, 2B or 128万"
     assert _error(_base(data={"samples": "-5k"})) == "data.samples: must be ≥ 1 (got '-5k')"
+
+
+@pytest.mark.parametrize(
+    ("written", "forms"),
+    [
+        ("100 billion", "100B or 100,000,000,000"),
+        ("1.5 billion", "1.5B or 1,500,000,000"),
+        ("12 million", "12M or 12,000,000"),
+        ("100 gazillion", "1281167, 1,281,167, 1.28M, 2B or 128万"),
+    ],
+)
+def test_a_count_refused_shows_forms_that_fit_it_and_are_read(written: str, forms: str) -> None:
+    # was: "100 billion" tokens got "write it as 1281167, 1,281,167, 1.28M or 128万", a sample
+    # count's forms, where 100B is what is read
+    said = _error(_base(data={"tokens": written}))
+    assert said == f"data.tokens: {written!r} is not a count: write it as {forms}"
+    read = [Workload.from_dict(_base(data={"tokens": form})).data.tokens for form in _forms(forms)]
+    # each form shown is read; where the count named its scale, both forms are that count
+    assert len(read) == 5 if "gazillion" in written else len(set(read)) == 1 and len(read) == 2, read
+
+
+def _forms(words: str) -> list[str]:
+    """The counts a refusal's list names ("a, b or c"), a grouped one (1,281,167) kept whole."""
+    return re.findall(r"[0-9][0-9.]*(?:,[0-9]{3})*[A-Za-z万亿]?", words)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.i18n.os_reasons import os_reason
 
-__all__ = ["write_text_atomic"]
+__all__ = ["check_writable", "write_text_atomic"]
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -61,8 +61,9 @@ def _existing_mode(path: Path, word: Phrase, shown: str) -> int | None:
     )
 
 
-def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically (module docstring); InputError in one line."""
+def _target(path: Path, what: str) -> tuple[Path, int | None]:
+    """(the resolved folder ``path`` goes in, the mode of the regular file already there or None);
+    InputError in one line, naming ``path`` as given, where no file can be written there."""
     shown, word = str(path)[:200], Phrase(what)
     try:
         folder = path.parent.resolve(strict=True)
@@ -83,7 +84,21 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
         raise InputError.worded(
             N_("cannot write {what} {path}: it is a folder; give a file name"), what=word, path=shown
         )
-    mode = _existing_mode(path, word, shown)
+    return folder, _existing_mode(path, word, shown)
+
+
+def check_writable(path: Path | None, *, what: str = "report") -> None:
+    """Refuse, in one line naming ``path`` as given, an output file that could not be written (its
+    folder missing, a folder or a device in its place): the commands that plan or measure first
+    call it before that work, so a mistyped ``--out`` costs nothing. Writes nothing."""
+    if path is not None:
+        _target(path, what)
+
+
+def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (module docstring); InputError in one line."""
+    shown, word = str(path)[:200], Phrase(what)
+    folder, mode = _target(path, what)
     temp = folder / f".{path.name[:100]}.{secrets.token_hex(6)}.gpuplan-tmp"
     try:
         # A new file gets the user's umask; a file written again keeps its own mode (a private

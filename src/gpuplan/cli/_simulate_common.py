@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from gpuplan.cli._files import check_writable
 from gpuplan.cli._i18n import resolve_usd_per_cny
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_
@@ -53,5 +54,7 @@ def check_currency(currency: str) -> str:
 
 
 def check_out(out: Path | None) -> None:
+    """A simulation's --out: an HTML file whose folder is there, refused before the work."""
     if out is not None and out.suffix.lower() not in (".html", ".htm"):
         raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
+    check_writable(out)  # before the simulation: a missing folder costs nothing

@@ -73,6 +73,9 @@ def measure_cmd(
             raise typer.BadParameter(_("--from stores a recording; it takes neither --device nor --out"))
         doc = _recording(from_file, workload)
     else:
+        from gpuplan.cli._files import check_writable
+
+        check_writable(out, what=_("recording"))  # before the steps are timed
         doc = _measure(workload, device, steps=steps, warmup=warmup, profiled=profiled, quiet=as_json)
         if out is not None:
             from gpuplan.cli._files import write_text_atomic

@@ -571,6 +571,13 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         # An empty --out is Path("."): say what was typed, not the folder it became.
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
+    if out is not None:
+        from gpuplan.cli._files import check_writable
+
+        # said before the planning, naming the path typed (a .md report's chart goes beside it)
+        check_writable(out)
+        if out.suffix.lower() == ".md":
+            check_writable(out.with_suffix(".svg"))
     # the rate given on the command line is the workload's own from here: the plan's document
     # carries it to deploy
     workload = load_workload(options.workload_file, project=options.project).with_copy_gbps(options.copy_gbps)

@@ -15,6 +15,7 @@ import typer
 
 from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.cli._access import AllowCodeOption, ProjectOption
+from gpuplan.cli._files import check_writable
 from gpuplan.cli._given_price import GivenPrice, given_price_in, price_usd
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -111,6 +112,7 @@ def tco_cmd(
 
     if out is not None and out.suffix.lower() != ".html":
         raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
+    check_writable(out)  # before the solving: a missing folder costs nothing
     if currency is not None:
         currency = Currency.cast(currency).code  # a typo fails here, in one line
     if upfront is not None:

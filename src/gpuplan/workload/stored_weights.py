@@ -80,10 +80,20 @@ def stored_weights(workload: Workload | None, params: int, traced_gb: float) -> 
         ).format(gb=f"{gb:,.1f}", params=f"{params:,}", bytes=_WIDTHS[dtype], dtype=dtype)
         return StoredWeights(gb=gb, dtype=dtype, note=note)
     gb = max(params * _UNKNOWN_WIDTH / 1e9, traced_gb)
-    note = _(
-        "model weights {gb} GB on disk: the dtype the checkpoint stores them in is not known here "
-        "(its config.json's torch_dtype names it: give it as model.checkpoint_dtype), so they are "
-        "counted at {bytes} bytes each (fp32, the widest checkpoints are commonly kept in), or as "
-        "traced where that is more"
-    ).format(gb=f"{gb:,.1f}", bytes=_UNKNOWN_WIDTH)
+    if workload is not None and workload.model.preset is not None:
+        # a preset has no config.json of the user's: the checkpoint it is served from is named by
+        # model.hub_id, whose dtype model.checkpoint_dtype gives
+        note = _(
+            "model weights {gb} GB on disk: the dtype the checkpoint of {preset} stores them in is "
+            "not known here (give it as model.checkpoint_dtype, with the model.hub_id the engine "
+            "loads), so they are counted at {bytes} bytes each (fp32, the widest checkpoints are "
+            "commonly kept in), or as traced where that is more"
+        ).format(gb=f"{gb:,.1f}", preset=workload.model.preset, bytes=_UNKNOWN_WIDTH)
+    else:
+        note = _(
+            "model weights {gb} GB on disk: the dtype the checkpoint stores them in is not known here "
+            "(its config.json's torch_dtype names it: give it as model.checkpoint_dtype), so they are "
+            "counted at {bytes} bytes each (fp32, the widest checkpoints are commonly kept in), or as "
+            "traced where that is more"
+        ).format(gb=f"{gb:,.1f}", bytes=_UNKNOWN_WIDTH)
     return StoredWeights(gb=gb, dtype=None, note=note)
