@@ -123,3 +123,26 @@ def test_a_service_is_of_tokens_or_of_images(
         doc["inputs"] = {"batch_size": 1, "image_size": 128}
     line = refused(["estimate", str(_write(tmp_path, doc)), "--gpu", "L20"], capsys)
     assert said in line
+
+
+def test_tco_takes_an_image_service_demand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # was: AssertionError deep in the engine's slots (an image service has no prompt or answer tokens)
+    _write(tmp_path, yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    usage = tmp_path / "usage.yaml"
+    usage.write_text(
+        "horizon_months: 3\nstart: 2027-01\ncurrency: USD\n"
+        "demands:\n  - {name: images, workload: w.yaml, runs_per_month: 1}\n"
+        "constraints: {countries: [CN]}\n",
+        encoding="utf-8",
+    )
+    out = " ".join(answered(["tco", str(usage), "--allow-code"], capsys).split())
+    assert "images" in out and "solver:" in out
+
+
+def test_simulate_autoscale_of_an_image_service_says_plan_sizes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: AssertionError (the replica model asked for the request's tokens)
+    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--policy", "target:target=0.7"]
+    line = refused([*args, "--shape", "diurnal"], capsys)
+    assert "an image service (inputs.denoising_steps) has no replica model here yet" in line
