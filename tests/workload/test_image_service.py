@@ -103,7 +103,9 @@ def test_an_image_service_past_every_gpus_memory_is_told_of_memory_not_latency(
 def test_an_image_service_that_misses_its_p95_says_so_with_the_best_reached(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    line = refused(["plan", str(_write(tmp_path, _service(serving__p95_latency_ms=10))), "--gpus", "L20"], capsys)
+    line = refused(
+        ["plan", str(_write(tmp_path, _service(serving__p95_latency_ms=10))), "--gpus", "L20"], capsys
+    )
     assert "no option meets the p95 latency target of 10 ms: the best reached is" in line
 
 

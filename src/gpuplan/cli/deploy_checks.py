@@ -579,11 +579,7 @@ def check_share_fit(
                 engine=serving_engine(workload),
                 replicas_per_gpu=n,
                 # a whole request in the KV cache, as the engine's --max-model-len is written
-                context_tokens=(
-                    sum(workload.serving.tokens)
-                    if workload.serving is not None
-                    else None
-                ),
+                context_tokens=(sum(workload.serving.tokens) if workload.serving is not None else None),
             )
 
         if served is None:

@@ -233,7 +233,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                     "the serving block's {prompt} prompt + half its {output} answer tokens, every request "
                     "taken at those lengths; `gpuplan deploy … --trace FILE.csv` counts them on your "
                     "traffic's lengths"
-                ).format(prompt=spec.serving.tokens[0], output=spec.serving.tokens[1])
+                ).format(prompt=spec.serving.prompt_tokens, output=spec.serving.output_tokens)
             )
             whence = replica_load_words(sizing.replica_load, sizing_lengths(sizing))
             steps = (
