@@ -588,6 +588,8 @@ def deployed_engine_slots(
         return workload
     if gpu is None:
         return _("no GPU named (--gpu)")
+    if workload.serves_images:
+        return _("an image service (inputs.denoising_steps) runs no language model's engine")
     try:
         return engine_batch_slots(
             workload,
@@ -622,8 +624,8 @@ def replica_load_on(
     price the fleet the launch runs."""
     from gpuplan.errors import GpuplanError
 
-    if workload.serving is None or not capacity_requests_per_s:
-        return None
+    if workload.serving is None or workload.serves_images or not capacity_requests_per_s:
+        return None  # an image service has no engine's slots: the plan's capacity is held
     if workload.tensor_parallel != tensor_parallel:
         # each replica split as the plan split it (LaunchSpec.split_as_planned)
         workload = workload.model_copy(update={"tensor_parallel": tensor_parallel})

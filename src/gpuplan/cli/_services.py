@@ -86,7 +86,7 @@ def estimate_services(
             compiled=w.compile,
             engine=engine,
             scheduler=engine_scheduler(w, get_gpu(gpu_id)),
-            context_tokens=w.serving.prompt_tokens + w.serving.output_tokens,
+            context_tokens=sum(w.serving.tokens),
         )
         slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(
@@ -94,8 +94,8 @@ def estimate_services(
             dec,
             # the workload's load unless the services file gives the service's own
             requests_per_s=w.serving.requests_per_s if s.requests_per_s is None else s.requests_per_s,
-            prompt_tokens=w.serving.prompt_tokens,
-            output_tokens=w.serving.output_tokens,
+            prompt_tokens=w.serving.tokens[0],
+            output_tokens=w.serving.tokens[1],
             slo_s=slo / 1000 if slo else None,
             # every target the workload states is checked (the services file gives a p95 only)
             ttft_slo_s=w.serving.ttft_p95_ms / 1000 if w.serving.ttft_p95_ms else None,

@@ -417,8 +417,8 @@ def _binding_targets(workload: Workload, decode: DecodeEstimate | None, headroom
         alone = serving_estimate(
             decode,
             requests_per_s=serving.requests_per_s,
-            prompt_tokens=serving.prompt_tokens,
-            output_tokens=serving.output_tokens,
+            prompt_tokens=serving.tokens[0],
+            output_tokens=serving.tokens[1],
             # at the p95 request's lengths, as the estimate and plan check the targets
             tail_prompt_tokens=tail.prompt_tokens if tail is not None else None,
             tail_output_tokens=tail.output_tokens if tail is not None else None,
@@ -579,11 +579,7 @@ def check_share_fit(
                 engine=serving_engine(workload),
                 replicas_per_gpu=n,
                 # a whole request in the KV cache, as the engine's --max-model-len is written
-                context_tokens=(
-                    workload.serving.prompt_tokens + workload.serving.output_tokens
-                    if workload.serving is not None
-                    else None
-                ),
+                context_tokens=(sum(workload.serving.tokens) if workload.serving is not None else None),
             )
 
         if served is None:

@@ -409,6 +409,16 @@ def autoscale_cmd(
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
         )
+    if w.serves_images and replica is None:
+        # its replica is a batch of images through the denoiser's calls, not an engine's KV cache
+        raise InputError.worded(
+            N_(
+                "{file}: an image service (inputs.denoising_steps) has no replica model here yet: "
+                "`gpuplan plan` sizes and prices it; give --replica slots=N,tpot_ms=T to simulate it "
+                "by hand"
+            ),
+            file=workload_file.name,
+        )
     # replicas time-sharing a GPU run and are billed so, as plan prices them
     share = w.replicas_per_gpu
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])

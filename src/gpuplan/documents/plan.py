@@ -481,6 +481,9 @@ class PlanOption(Document):
     usd_per_million_tokens: float | None = None
     """All-in cost per million prompt and output tokens (a batch generation job's prompts at
     inputs.seq_len tokens each); None as ``usd_per_million_output_tokens`` is."""
+    usd_per_thousand_images: float | None = None
+    """An image service's (inputs.denoising_steps: one image a request) all-in cost per 1,000
+    images, over request rate × the months billed; None for any other workload."""
     usd_per_million_tokens_unknown: str | None = None
     """Why the two figures above are None for a service or a batch generation job (its all-in cost
     not known); None where they are known or do not apply."""

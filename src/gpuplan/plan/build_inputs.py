@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.model import ExchangeRate, StoragePrice
     from gpuplan.perf.estimate import JobSize
     from gpuplan.profile.model import Profile
-    from gpuplan.workload import ConstraintsSpec, Workload
+    from gpuplan.workload import ConstraintsSpec, ServingSpec, Workload
 
 __all__ = [
     "SERVING_HOURS",
@@ -493,6 +493,27 @@ def _run_tokens(workload: Workload, size: JobSize | None) -> tuple[float, float]
     return samples * workload.inputs.seq_len, samples * out
 
 
+def _served_requests_per_hour(sv: ServingSpec) -> float:
+    """A service's requests per hour of the month, at its billed load (a service on a schedule
+    serves its hours only)."""
+    return sv.billed_requests_per_s * 3600.0 * sv.served_hours_per_month / HOURS_PER_MONTH
+
+
+def _served_tokens_per_hour(workload: Workload) -> tuple[float, float] | None:
+    """A language model's service's (prompt, output) tokens per hour of the month; None else."""
+    sv = workload.serving
+    if sv is None or workload.serves_images:
+        return None
+    prompt, output = sv.tokens
+    return _served_requests_per_hour(sv) * prompt, _served_requests_per_hour(sv) * output
+
+
+def _served_images_per_hour(workload: Workload) -> float | None:
+    """An image service's images (one a request) per hour of the month; None for anything else."""
+    sv = workload.serving
+    return _served_requests_per_hour(sv) if sv is not None and workload.serves_images else None
+
+
 def _answers(workload: Workload) -> tuple[float, float, str]:
     """A service's answers in the month planned, the bytes each sends its client, and how they were
     worked out, in words; (0, 0, "") for a job. The answers leave the cloud to the internet, wherever
@@ -511,14 +532,22 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     if sv.response_bytes is not None:
         each = float(sv.response_bytes)
         how = _("{bytes} bytes each (serving.response_bytes)").format(bytes=format_number(each))
+    elif workload.serves_images:
+        # an image's bytes depend on its format and content, which the workload does not say
+        words = _(
+            "serving: the images sent to clients are not priced ({answers} a month): give "
+            "serving.response_bytes, an image's bytes on the wire (a 1024×1024 PNG is about 1.5 MB, "
+            "a JPEG a few hundred kB), to price their internet egress"
+        ).format(answers=format_number(answers))
+        return answers, 0.0, words
     else:
-        each = float(streamed_answer_bytes(sv.output_tokens))
+        each = float(streamed_answer_bytes(sv.tokens[1]))
         how = _(
             "{tokens} tokens each, streamed: {per_token} bytes a token (an OpenAI-style server-sent event "
             "per token, as vLLM sends it, with its HTTP, TLS and TCP/IP framing) plus {fixed} bytes an "
             "answer; the workload does not say whether its clients stream, and streaming is the larger "
             "case (give serving.response_bytes to set it)"
-        ).format(tokens=sv.output_tokens, per_token=STREAMED_TOKEN_BYTES, fixed=ANSWER_FIXED_BYTES)
+        ).format(tokens=sv.tokens[1], per_token=STREAMED_TOKEN_BYTES, fixed=ANSWER_FIXED_BYTES)
     words = _(
         "serving: answers to clients {gb} GB a month, priced at each region's internet egress: {rate} "
         "over {hours} h ({answers} answers), {how}"
@@ -798,20 +827,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         gradient_accumulation=workload.gradient_accumulation,
         seq_len=workload.inputs.seq_len,
         # per hour of the month: a service on a schedule serves its hours only
-        served_tokens_per_hour=(
-            workload.serving.billed_requests_per_s
-            * workload.serving.prompt_tokens
-            * 3600.0
-            * workload.serving.served_hours_per_month
-            / HOURS_PER_MONTH,
-            workload.serving.billed_requests_per_s
-            * workload.serving.output_tokens
-            * 3600.0
-            * workload.serving.served_hours_per_month
-            / HOURS_PER_MONTH,
-        )
-        if workload.serving is not None
-        else None,
+        served_tokens_per_hour=_served_tokens_per_hour(workload),
+        served_images_per_hour=_served_images_per_hour(workload),
         run_tokens=_run_tokens(workload, size),
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
         mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,

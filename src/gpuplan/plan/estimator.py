@@ -87,6 +87,22 @@ def _image_note() -> str:
     )
 
 
+def _image_service_note(workload: Workload) -> str:
+    """How an image service's options are sized: one request is one image of the denoiser's calls."""
+    return _(
+        "image service: one request is one image, {steps} denoising steps × {per_step} denoiser "
+        "call(s) a step (inputs.denoising_steps, guidance), each of the traced batch of {batch}; an "
+        "image's latency is its calls × the step time, a replica finishes {batch} at once, the queue "
+        "for a place in the batch taken as M/M/c (Poisson arrivals); memory is the weights and the "
+        "denoiser's activations at that batch (no KV cache). The text encoders and the VAE decoder "
+        "are not counted unless your model includes them; options are priced per 1,000 images"
+    ).format(
+        steps=workload.inputs.denoising_steps,
+        per_step=2 if workload.inputs.guidance else 1,
+        batch=workload.inputs.batch_size,
+    )
+
+
 def tensor_parallel_choices(workload: Workload, profile: Profile | None) -> tuple[int, ...]:
     """The tensor-parallel degrees a service may be planned at, each option at the fewest GPUs per
     replica that hold the model and carry the load: for a service whose workload states no
@@ -152,7 +168,9 @@ def make_estimator(
         how = _("overlapped with the GPU's work") if engine.overlapped else _("added to the GPU's time")
         words = _("serving engine: {engine}, its CPU work {ms:g} ms per iteration, {how} (serving.engine)")
         notes.append(words.format(engine=_(engine.name), ms=round(engine.step_s * 1e3, 2), how=how))
-    if workload.serving is not None:
+    if workload.serves_images:
+        notes.append(_image_service_note(workload))
+    elif workload.serving is not None:
         sv = workload.serving
         tail = serving_tail(workload)
         assert tail is not None
@@ -169,8 +187,8 @@ def make_estimator(
                 "traffic's bursts lengthen the tail: `gpuplan simulate autoscale WORKLOAD --trace "
                 "FILE.csv` replays yours"
             ).format(
-                prompt=sv.prompt_tokens,
-                output=sv.output_tokens,
+                prompt=sv.tokens[0],
+                output=sv.tokens[1],
                 output_p95=tail.output_tokens,
                 prompt_p95=tail.prompt_tokens,
                 source=_tail_source(tail),
@@ -461,7 +479,12 @@ class _Estimator:
 
     def _row(self, shape: _Shape, pipeline: InputPipeline | None, has_vcpus: bool) -> EstimateRow:
         if self.workload.serving is not None:
-            row = self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
+            if self.workload.serves_images:
+                row = self._image_row(shape)
+            else:
+                row = self._serving_row(
+                    shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib
+                )
             return replace(
                 row,
                 memory_over=row.memory_uncertain and shape.over,
@@ -498,6 +521,52 @@ class _Estimator:
             wording=lambda: _row_notes(host_finish(stages, pipeline), inferred),
         )
 
+    def _image_row(self, shape: _Shape) -> EstimateRow:
+        """An image service's row (``perf.image_serving``): the denoiser's step on the shape's GPUs,
+        an image its calls, the load split evenly over the option's replicas."""
+        from gpuplan.perf.image_serving import image_serving
+        from gpuplan.perf.inference import TARGET_UTILISATION, time_slice_share
+
+        serving, calls = self.workload.serving, self.workload.denoiser_calls
+        assert serving is not None and calls is not None
+        _gpu, count, _link = shape.stages_key
+        tp, share = self.workload.tensor_parallel, serving.replicas_per_gpu
+        replicas = count // tp * share
+        if replicas < 1 or count % tp:
+            return _UNFIT
+        factor = 1.0 if self.rate is None else self.rate.factor(*shape.stages_key[:2])
+        srv = image_serving(
+            step_s=shape.stages.spread.step_s * factor,
+            calls=calls,
+            batch=self.workload.inputs.batch_size,
+            requests_per_s=serving.requests_per_s,
+            replicas=replicas,
+            time_share=time_slice_share(share),
+        )
+        ruled_out = not shape.fits
+        # the headroom a language model's fleet is sized with too
+        carried = srv.p95_latency_s is not None and srv.utilisation <= TARGET_UTILISATION
+        late = (
+            carried
+            and srv.p95_latency_s is not None
+            and serving.p95_latency_ms is not None
+            and srv.p95_latency_s * 1000 > serving.p95_latency_ms
+        )
+        h = SERVING_HOURS
+        return EstimateRow(
+            fits=not ruled_out and carried and not late,
+            misses_latency=not ruled_out and late,
+            short_of_load=not ruled_out and not carried,
+            p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
+            replica_requests_per_s=math.nan if ruled_out else srv.capacity_images_per_s,
+            memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,
+            job_time_h=h,
+            job_time_h_low=h,
+            job_time_h_high=h,
+            peak_memory_gib=shape.peak_memory_gib,
+            step_time_s=shape.stages.spread.step_s * factor,
+        )
+
     def _serving_row(
         self, stages_key: tuple[str, int, Link], ruled_out: bool, verdict: MemoryVerdict, peak: float
     ) -> EstimateRow:
@@ -529,7 +598,7 @@ class _Estimator:
             scheduler=engine_scheduler(self.workload, get_gpu(gpu_id)),
             replicas_per_gpu=share,
             # a whole request in the KV cache, as estimate, deploy and simulate size it
-            context_tokens=serving.prompt_tokens + serving.output_tokens,
+            context_tokens=sum(serving.tokens),
         )
         # n replicas to a GPU must each hold their weights and a sequence at the traced context.
         ruled_out = ruled_out or (share > 1 and dec.max_concurrent_sequences < 1)
@@ -538,8 +607,8 @@ class _Estimator:
         srv = serving_estimate(
             dec,
             requests_per_s=serving.requests_per_s,
-            prompt_tokens=serving.prompt_tokens,
-            output_tokens=serving.output_tokens,
+            prompt_tokens=serving.tokens[0],
+            output_tokens=serving.tokens[1],
             replicas=replicas,
             tail_prompt_tokens=tail.prompt_tokens if tail else None,
             tail_output_tokens=tail.output_tokens if tail else None,

@@ -65,6 +65,12 @@ _WIDER_THAN_ANY = N_(
 #: A service may leave its split to the planner (``plan.estimator.tensor_parallel_choices``).
 _LEAVE_SPLIT_OUT = N_(", or leave tensor_parallel out (each option is then split as it needs)")
 _SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target")
+#: An image service that fits no GPU: its memory is the weights and the denoiser's activations at
+#: the serving batch, which neither more replicas nor another latency target change.
+_IMAGE_SERVICE_HINT = N_(
+    "; for an image service: its memory is the weights and the denoiser's activations at the serving "
+    "batch (inputs.batch_size): a GPU with more memory, or a smaller inputs.batch_size"
+)
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
 _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
 _NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}{peak}{advice}")
@@ -266,6 +272,8 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         or ctx.job.tpot_p95_ms is not None
     ):
         advice = _latency_advice(ctx)
+    elif top == Reason.DOES_NOT_FIT.value and ctx.job.served_images_per_hour is not None:
+        advice = Phrase(_IMAGE_SERVICE_HINT)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
         advice = Phrase(_SERVICE_HINT)
     elif top == Reason.DOES_NOT_FIT.value:

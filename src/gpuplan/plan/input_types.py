@@ -413,6 +413,9 @@ class JobFacts:
     requests_per_s: float | None = None
     """A service's load (``serving.requests_per_s``), split evenly over its replicas (None: not a
     service)."""
+    served_images_per_hour: float | None = None
+    """An image service's (``inputs.denoising_steps``) images per hour of the month, at the billed
+    load (each request one image); None for any other workload."""
     answers_per_month: float = 0.0
     """A service's answers in the month planned: its mean request rate (``serving.mean_requests_per_s``,
     else ``requests_per_s``) over its hours (0: not a service)."""

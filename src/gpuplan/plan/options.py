@@ -433,6 +433,16 @@ def _per_million_tokens(
     )
 
 
+def _per_thousand_images(ctx: PlanContext, total_usd: float) -> float | None:
+    """An image service's (``inputs.denoising_steps``) all-in cost over the images its request rate
+    asks for in the calendar time billed, per 1,000 (one image a request); None for any other job."""
+    job = ctx.job
+    if job.served_images_per_hour is None or job.calendar_months is None:
+        return None
+    images = job.served_images_per_hour * job.calendar_months * HOURS_PER_MONTH
+    return total_usd / images * 1000.0 if images > 0 else None
+
+
 #: How long a service's reclaimed replicas are down, in words: the assumed restart, then the weights.
 _DOWN_WORDS = N_(
     "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus "
@@ -771,6 +781,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usd_per_million_output_tokens=per_m_out,
         usd_per_million_tokens=per_m_all,
         usd_per_million_tokens_unknown=per_m_unknown,
+        usd_per_thousand_images=_per_thousand_images(ctx, breakdown.total_usd),
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),

@@ -909,6 +909,8 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
     from rich.text import Text
 
     o = plan.recommended
+    if o.usd_per_thousand_images is not None and o.service is not None:
+        return [Text(_per_thousand_images(o.usd_per_thousand_images, o.service.mean_requests_per_s))]
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
         if o.usd_per_million_tokens_unknown:
             return [
@@ -942,6 +944,21 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
             "most there can be: give serving.mean_requests_per_s, the mean load, for the figure itself)"
         ).format(output=output, all=both)
     return [Text(words)]
+
+
+def _per_thousand_images(usd: float, mean_requests_per_s: float | None) -> str:
+    """An image service's cost per 1,000 images, in words: the figure at the mean load, or a floor
+    where the peak is taken all month."""
+    if mean_requests_per_s is not None:
+        return _(
+            "Cost per 1,000 images: {cost} (the all-in cost over the images of {rate:g} requests/s, "
+            "the mean load (serving.mean_requests_per_s), one image a request, in the month billed)"
+        ).format(cost=money(usd), rate=mean_requests_per_s)
+    return _(
+        "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
+        "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
+        "the mean load, for the figure itself)"
+    ).format(cost=money(usd))
 
 
 def _personas(plan: Plan) -> list[Any]:

@@ -1214,7 +1214,7 @@ def request_tokens(serving: ServingSpec | None) -> tuple[int, int]:
     block's, else the defaults (a replica's own figures, ``--replica``, need no ``serving:``)."""
     if serving is None:
         return DEFAULT_PROMPT_TOKENS, DEFAULT_OUTPUT_TOKENS
-    return serving.prompt_tokens, serving.output_tokens
+    return serving.tokens
 
 
 def request_tokens_p95(serving: ServingSpec | None) -> tuple[int | None, int | None]:

@@ -133,6 +133,8 @@ _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max
 MAX_BATCH = 1_000_000
 MAX_SEQ_LEN = 10_000_000
 MAX_IMAGE_SIZE = 65_536
+#: Sampling steps of one generated image (diffusers' schedulers run 1 to about 1,000).
+MAX_DENOISING_STEPS = 10_000
 #: Samples and tokens in a data set: 10^15 is a thousand times the largest public text corpora.
 MAX_SAMPLES = 10**15
 MAX_TOKENS = 10**18
@@ -380,6 +382,23 @@ class InputsSpec(Spec):
     """Masked-LM pre-training (BERT presets, ``task: train``): positions per sequence the MLM head
     scores. NVIDIA's BERT scripts score only the masked ones (``dense_seq_output``, at most
     ``max_predictions_per_seq``); None scores every position, as Hugging Face's BertForMaskedLM does."""
+    denoising_steps: int | None = Field(default=None, ge=1, le=MAX_DENOISING_STEPS)
+    """Image generation with a denoiser (a diffusion UNet or DiT as your own code, ``task: infer``
+    with ``image_size``): the sampling steps one image takes (diffusers' ``num_inference_steps``).
+    Each sample is then an image made by that many denoiser calls (× 2 with :attr:`guidance`) of the
+    traced batch: ``data.samples`` counts images, throughput is in images/s, and a service's
+    request is one image. Left out: each sample is one forward pass."""
+    guidance: bool = False
+    """With ``denoising_steps``: classifier-free guidance, two denoiser calls a step (with and
+    without the prompt), as diffusers runs it at ``guidance_scale`` above 1."""
+
+    @property
+    def denoiser_calls(self) -> int | None:
+        """Denoiser calls (each of the traced batch) one image takes: ``denoising_steps`` × 2 with
+        ``guidance``; None where the workload does not generate images with a denoiser."""
+        if self.denoising_steps is None:
+            return None
+        return self.denoising_steps * (2 if self.guidance else 1)
 
     @model_validator(mode="after")
     def _one_size(self) -> InputsSpec:
@@ -391,6 +410,12 @@ class InputsSpec(Spec):
                 n=self.masked_tokens,
                 seq=self.seq_len or 0,
             )
+        if self.denoising_steps is not None and self.image_size is None:
+            raise _refused(
+                N_("denoising_steps: a denoiser generates images; give image_size (the image's side, px)")
+            )
+        if self.guidance and self.denoising_steps is None:
+            raise _refused(N_("guidance: needs denoising_steps, the sampling steps of one image"))
         return self
 
 
@@ -625,10 +650,11 @@ class ServingSpec(Spec):
     mean_requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
     """The load averaged over the month (e.g. a day's requests over 86,400 s), which the cost per
     token is taken over; None: ``requests_per_s`` all month."""
-    prompt_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
-    """A request's prompt, tokens: the mean over the traffic (capacity is the mean request's work)."""
-    output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
-    """A request's answer, tokens: the mean over the traffic."""
+    prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """A request's prompt, tokens: the mean over the traffic (capacity is the mean request's work).
+    Needed by a language model's service; an image service (``inputs.denoising_steps``) has none."""
+    output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """A request's answer, tokens: the mean over the traffic (with ``prompt_tokens``)."""
     prompt_tokens_p95: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """The 95th-percentile prompt, tokens: the p95 time to first token is checked at it. Left out:
     ``prompt_tokens`` × 3.572, the longer tail of the two published Azure LLM inference traces
@@ -792,6 +818,14 @@ class ServingSpec(Spec):
                 N_("engine version {version!r}: write it as numbers, e.g. vllm==0.8.5"), version=version
             )
         return f"{name.value}=={version.lstrip('v')}"
+
+    @property
+    def tokens(self) -> tuple[int, int]:
+        """A language model's request: its prompt and answer tokens (the means). Read only where
+        the workload has them (``Workload`` refuses a service of neither tokens nor
+        ``inputs.denoising_steps``)."""
+        assert self.prompt_tokens is not None and self.output_tokens is not None
+        return self.prompt_tokens, self.output_tokens
 
     @property
     def engine_name(self) -> str | None:
@@ -1008,6 +1042,8 @@ class Workload(Spec):
     def _consistent(self) -> Workload:
         if self.serving is not None and self.task is not Task.INFER:
             raise _refused(N_("serving: only applies to task: infer (remove it or set task: infer)"))
+        if self.serving is not None:
+            self._serving_request(self.serving)
         if self.serving is not None and self.data is not None and self.data.results_gb is not None:
             raise _refused(
                 N_(
@@ -1074,6 +1110,13 @@ class Workload(Spec):
                     "without serving:); a service gives serving.output_tokens, training has none"
                 )
             )
+        if self.inputs.denoising_steps is not None and self.task is not Task.INFER:
+            raise _refused(
+                N_(
+                    "inputs.denoising_steps: the sampling steps of image generation (task: infer); "
+                    "a training step is one denoiser call, leave it out"
+                )
+            )
         if self.inputs.output_tokens is not None and not self.inputs.seq_len:
             raise _refused(N_("inputs.output_tokens: needs inputs.seq_len, the prompt's tokens"))
         if self.task is Task.INFER and self.pipeline_parallel > 1:
@@ -1107,6 +1150,47 @@ class Workload(Spec):
             raise _refused(N_("pipeline_virtual_stages: needs pipeline_parallel of 2 or more (or remove it)"))
         self._check_inputs()
         return self
+
+    def _serving_request(self, sv: ServingSpec) -> None:
+        """A service's request is a language model's (prompt and answer tokens) or one image
+        (``inputs.denoising_steps``), never neither nor both."""
+        tokens = sv.prompt_tokens is not None or sv.output_tokens is not None
+        if self.inputs.denoising_steps is not None:
+            if tokens or sv.prompt_tokens_p95 is not None or sv.output_tokens_p95 is not None:
+                raise _refused(
+                    N_(
+                        "serving.prompt_tokens, output_tokens: an image service's request is one image "
+                        "(inputs.denoising_steps); leave the tokens out"
+                    )
+                )
+            if sv.tpot_p95_ms is not None or sv.ttft_p95_ms is not None or sv.engine is not None:
+                raise _refused(
+                    N_(
+                        "serving.tpot_p95_ms, ttft_p95_ms, engine: a language model's serving; an image "
+                        "service (inputs.denoising_steps) has p95_latency_ms, the whole image"
+                    )
+                )
+            return
+        missing = [k for k in ("prompt_tokens", "output_tokens") if getattr(sv, k) is None]
+        if missing:
+            raise _refused(
+                N_(
+                    "serving.{keys}: required for a language model's service; a service that generates "
+                    "images gives inputs.denoising_steps (and guidance) instead"
+                ),
+                keys=", ".join(missing),
+            )
+
+    @property
+    def denoiser_calls(self) -> int | None:
+        """Denoiser calls one generated image takes (``inputs.denoiser_calls``); None for every
+        workload that does not generate images with a denoiser (``task: infer`` only)."""
+        return self.inputs.denoiser_calls if self.task is Task.INFER else None
+
+    @property
+    def serves_images(self) -> bool:
+        """A service whose request is one image made by a denoiser (``inputs.denoising_steps``)."""
+        return self.serving is not None and self.inputs.denoising_steps is not None
 
     def shown_currency(
         self, asked: str | None = None, *, budget_usd: float | None = None, budget_cny: float | None = None

@@ -1,0 +1,150 @@
+"""A denoiser that generates images (``inputs.denoising_steps``, ``guidance``), as the user's own
+code: its estimate counts images, not denoiser calls; a service of it needs no tokens, is planned on
+the denoiser's step (no KV cache), checked against its p95 and priced per 1,000 images."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("torch")
+
+from one_line import answered, refused
+
+UNETS = Path(__file__).parent / "fixtures" / "unetproj"
+SERVICE = UNETS / "tiny-unet-service.yaml"
+
+
+def _write(folder: Path, doc: dict[str, object]) -> Path:
+    """``doc`` as a workload in ``folder``, beside a copy of the stand-in's package."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / "tinyunet").exists():
+        shutil.copytree(UNETS / "tinyunet", folder / "tinyunet", ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / "w.yaml"
+    path.write_text(yaml.safe_dump({**doc, "model": {"python": "tinyunet.model:build"}}), encoding="utf-8")
+    return path
+
+
+def _service(**changes: object) -> dict[str, object]:
+    doc = yaml.safe_load(SERVICE.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        part, field = key.split("__")
+        doc[part] = {**doc[part], field: value}
+    return doc
+
+
+def _estimate(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
+    doc = json.loads(answered(["estimate", str(path), "--gpu", "A10", "--json"], capsys))
+    return doc["estimates"][0]
+
+
+def test_a_generation_jobs_throughput_is_images_not_denoiser_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "throughput (images/s) 250" for denoiser calls of 2 latents: 60 calls (30 steps × 2 with
+    # guidance) make one image, 4.17 images/s
+    job = {
+        "name": "gen",
+        "task": "infer",
+        "inputs": {"batch_size": 2, "image_size": 128},
+        "precision": "bf16",
+        "stack": {"input_pipeline": "synthetic"},
+        "data": {"samples": 60_000},
+    }
+    calls = _estimate(_write(tmp_path / "calls", job), capsys)
+    job["inputs"] = {**job["inputs"], "denoising_steps": 30, "guidance": True}  # type: ignore[dict-item]
+    job["data"] = {"samples": 1000}  # images now: 60,000 denoiser calls
+    images = _estimate(_write(tmp_path / "images", job), capsys)
+    assert images["step_time_s"] == pytest.approx(calls["step_time_s"])
+    assert images["throughput"] == pytest.approx(calls["throughput"] / 60)
+    assert images["job_time_h"] == pytest.approx(calls["job_time_h"])
+    out = answered(["estimate", str(tmp_path / "images" / "w.yaml"), "--gpu", "A10"], capsys)
+    assert "an image 60 of them (inputs.denoising_steps, × 2 with guidance)" in " ".join(out.split())
+
+
+def test_an_image_service_is_planned_without_tokens_and_priced_per_thousand_images(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: "serving.prompt_tokens: required field is missing"; with tokens, every option "does not
+    # fit" (a decoder LLM's KV cache asked of a UNet) and the advice to relax the p95 target
+    plan = json.loads(answered(["plan", str(SERVICE), "--gpus", "L20", "--json"], capsys))
+    rec = plan["recommended"]
+    service = rec["service"]
+    assert rec["usd_per_million_output_tokens"] is None
+    images = 2 * 3600 * 730  # the peak all month, one image a request
+    assert rec["usd_per_thousand_images"] == pytest.approx(rec["total_cost_usd"] / images * 1000)
+    # an image alone is its 60 denoiser calls of the traced batch; the p95 adds the wait for a place
+    one = 1 / service["replica_capacity_requests_per_s"]  # a batch of one image
+    assert one < service["p95_latency_s"] <= 8.0
+    assert service["utilisation"] <= 0.8
+    assert math.isclose(service["requests_per_s"], 2.0)
+    notes = " ".join(plan["notes"])
+    assert "image service: one request is one image, 30 denoising steps × 2" in notes
+    assert "The text encoders and the VAE decoder are not counted" in notes
+    text = " ".join(answered(["plan", str(SERVICE), "--gpus", "L20"], capsys).split())
+    assert "Cost per 1,000 images: at least" in text
+
+
+def test_an_image_service_past_every_gpus_memory_is_told_of_memory_not_latency(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "a lower request rate or a looser p95 target" for a batch no GPU holds
+    doc = _service(inputs__batch_size=200_000)
+    line = refused(["plan", str(_write(tmp_path, doc)), "--gpus", "L20"], capsys)
+    assert "does_not_fit" in line and "p95" not in line
+    assert "a GPU with more memory, or a smaller inputs.batch_size" in line
+
+
+def test_an_image_service_that_misses_its_p95_says_so_with_the_best_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = refused(
+        ["plan", str(_write(tmp_path, _service(serving__p95_latency_ms=10))), "--gpus", "L20"], capsys
+    )
+    assert "no option meets the p95 latency target of 10 ms: the best reached is" in line
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"serving__prompt_tokens": 77}, "an image service's request is one image"),
+        ({"serving__tpot_p95_ms": 50}, "an image service (inputs.denoising_steps) has p95_latency_ms"),
+        ({"inputs__denoising_steps": None}, "serving.prompt_tokens, output_tokens: required for a language"),
+    ],
+)
+def test_a_service_is_of_tokens_or_of_images(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, object], said: str
+) -> None:
+    doc = _service(**changes)
+    if doc["inputs"].get("denoising_steps") is None:  # type: ignore[union-attr]
+        doc["inputs"] = {"batch_size": 1, "image_size": 128}
+    line = refused(["estimate", str(_write(tmp_path, doc)), "--gpu", "L20"], capsys)
+    assert said in line
+
+
+def test_tco_takes_an_image_service_demand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # was: AssertionError deep in the engine's slots (an image service has no prompt or answer tokens)
+    _write(tmp_path, yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    usage = tmp_path / "usage.yaml"
+    usage.write_text(
+        "horizon_months: 3\nstart: 2027-01\ncurrency: USD\n"
+        "demands:\n  - {name: images, workload: w.yaml, runs_per_month: 1}\n"
+        "constraints: {countries: [CN]}\n",
+        encoding="utf-8",
+    )
+    out = " ".join(answered(["tco", str(usage), "--allow-code"], capsys).split())
+    assert "images" in out and "solver:" in out
+
+
+def test_simulate_autoscale_of_an_image_service_says_plan_sizes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: AssertionError (the replica model asked for the request's tokens)
+    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--policy", "target:target=0.7"]
+    line = refused([*args, "--shape", "diurnal"], capsys)
+    assert "an image service (inputs.denoising_steps) has no replica model here yet" in line
