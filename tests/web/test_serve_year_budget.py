@@ -98,6 +98,14 @@ def test_a_year_whose_plans_costs_are_all_unknown_has_no_planned_figure(service:
     assert doc["year_budget_usd"] == 5000
 
 
+def test_the_budget_documents_say_their_schema_version_first(service: Service) -> None:
+    # was: a month's budget document began with its year's figures, schema_version seventh
+    c, read = service.client, service.auth("read")
+    for period in ("2027-01", "2027"):
+        doc = c.get(f"/api/v1/budget/{period}", headers=read).json()
+        assert next(iter(doc)) == "schema_version", list(doc)[:8]
+
+
 @pytest.mark.parametrize("period", ["2027-13", "27", "2027-1", "02027"])
 @pytest.mark.parametrize("method", ["GET", "PUT"])
 def test_a_period_of_the_wrong_form_names_both_forms(service: Service, period: str, method: str) -> None:

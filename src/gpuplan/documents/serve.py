@@ -303,6 +303,15 @@ class SavedPlansDocument(Document):
     plans: list[SavedPlanItem]
 
 
+class _BudgetVersion(Document):
+    """What a budget document (a month's, a year's) carries first, as every document does: its
+    schema version. A base of its own, so that a document whose other bases add fields (a month's
+    :class:`_YearFigures`) still carries it first (a model's fields follow its bases' order)."""
+
+    schema_version: int = BUDGET_SCHEMA_VERSION
+    """:data:`BUDGET_SCHEMA_VERSION`."""
+
+
 class _YearFigures(Document):
     """A month's budget figures' year (:class:`BudgetDocument`'s, a team's line's): the year's budget
     (``PUT /api/v1/budget/YYYY``) and the planned spend of its months so far."""
@@ -350,7 +359,7 @@ class TeamBudgetItem(_YearFigures):
     used_pct: float | None
 
 
-class BudgetDocument(_YearFigures):
+class BudgetDocument(_YearFigures, _BudgetVersion):
     """A month's budget and the spend the team's saved plans put against it.
 
     The budget is compared in the currency it was given in (``currency``). One given in US dollars
@@ -360,8 +369,8 @@ class BudgetDocument(_YearFigures):
     budget nor the spend moves when the rate does; its dollar figures are the yuan ones at one
     rate, the catalog's newest (``exchange_rate``)."""
 
-    schema_version: int = BUDGET_SCHEMA_VERSION
-    """:data:`BUDGET_SCHEMA_VERSION`."""
+    # fields in the order of the bases, reversed: schema_version (_BudgetVersion), the year's, its own
+
     month: str
     currency: Literal["USD", "CNY"] | None = None
     """The currency the budget was given in, which ``used_pct`` and the notes count in; None: no
@@ -453,13 +462,11 @@ class YearMonthItem(Document):
     unknown_cost_plans: int
 
 
-class YearBudgetDocument(Document):
+class YearBudgetDocument(_BudgetVersion):
     """A year's budget (``GET``/``PUT /api/v1/budget/YYYY``), the whole service's or a team's, and
     the planned spend of the year's months so far, each month's as its month's
     :class:`BudgetDocument` counts it, added in the year's budget's currency."""
 
-    schema_version: int = BUDGET_SCHEMA_VERSION
-    """:data:`BUDGET_SCHEMA_VERSION`."""
     year: str
     team: str | None = None
     """The team whose budget and plans these are; None: the whole service's (every team's plans)."""
