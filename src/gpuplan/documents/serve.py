@@ -293,9 +293,10 @@ class SavedPlanItem(Document):
     document: dict[str, Any] | None = None
     """The plan document as it was (only when one plan is asked for)."""
     budget_notes: list[str] = Field(default_factory=list)
-    """For a plan just saved: each budget it counts in (its team's, the whole service's) that the
-    month's planned spend, this plan's included, is over, by how much, in the saver's language. Not
-    a refusal: the plan is kept. Empty when none is over, and in a listing."""
+    """For a plan just saved: each budget it counts in (its team's, the whole service's; the
+    month's, then the year's) that the planned spend, this plan's included, is over, by how much,
+    in the saver's language (the year's: each month's as its month's document counts it). Not a
+    refusal: the plan is kept. Empty when none is over, and in a listing."""
 
 
 class SavedPlansDocument(Document):
@@ -445,8 +446,9 @@ class BudgetDocument(_YearFigures, _BudgetVersion):
     """The same in yuan, where ``teams_budget_cny`` is given."""
     notes: list[str] = Field(default_factory=list)
     """What the reader should know about the budgets, in their language: the planned spend over
-    this budget (and, in the whole service's, over a team's), by how much, in the budget's
-    currency; an over-allocation."""
+    this budget and its year's over the year's budget (and, in the whole service's, each team's
+    month and year over the team's), by how much, in the budget's currency (none where the
+    planned spend is unknown); an over-allocation."""
     exchange_rate: ExchangeRateDoc | None = None
     """The one CNY rate the document converts at where the currencies mix: the catalog's newest."""
 
