@@ -75,6 +75,16 @@ def test_each_document_declares_its_schema_version() -> None:
         assert model.model_fields["schema_version"].default == versions[name]
 
 
+def test_each_document_says_its_schema_version_first() -> None:
+    # The month's budget document began with its year's figures (a base class's), schema_version
+    # seventh, in its schema and in every answer: a reader finds the version first in every other.
+    texts = schema_texts()
+    for name, model in DOCUMENTS.items():
+        assert next(iter(model.model_fields)) == "schema_version", name
+        schema = json.loads(texts[f"{name}.schema.json"])
+        assert next(iter(schema["properties"])) == "schema_version", name
+
+
 def test_the_offers_document_carries_every_field_of_an_offer() -> None:
     # A field added to the catalog's OfferPrice must be declared in the document too (the
     # document refuses unknown keys, so `offers --json` would fail at run time otherwise).

@@ -362,3 +362,89 @@ def test_the_years_budget_is_said_beside_the_months_on_the_team_page(
         assert not errors, errors
     finally:
         page.close()
+
+
+def _refused_on_the_page(page: Any, button: str, typed: dict[str, str], refused: str) -> None:
+    """``typed`` (a field's name → its text) in the team page's forms, ``button`` clicked: the error
+    line says ``refused`` (the first refusal's line may still be shown: wait for the click's text)."""
+    for name, text in typed.items():
+        page.fill(f"input[name={name}]", text)
+    page.evaluate("document.querySelector('#error').textContent = ''")
+    page.click(button)
+    page.wait_for_function("document.querySelector('#error').textContent.trim() !== ''", timeout=60_000)
+    assert page.inner_text("#error") == refused
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_years_budget_is_set_on_the_team_page_and_a_teams_year_over_it_is_said(
+    server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    # The page had a form for a month's budget only: a year's was set with curl, and the whole
+    # service's month said nothing of a team's year over its budget.
+    import httpx
+
+    from gpuplan.i18n import _, use_language
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    year = "2035" if lang == "en" else "2036"
+    who = {"Authorization": _YUAN_TEAMS["rec"]}
+    name = f"rec-yearform-{lang}"
+    r = httpx.post(f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who)
+    assert r.status_code == 201, r.text
+    body = {"name": name, "month": f"{year}-01", "currency": "CNY"}
+    r = httpx.post(f"{base}/api/v1/plans", json=body, headers=who, timeout=120)
+    assert r.status_code == 201, r.text
+    puts: list[str] = []
+    page, errors = _team_month(browser, base, tokens["admin"], lang, f"{year}-01")
+    page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" else None)
+    try:
+        page.fill("input[name=team]", "rec")
+        page.dispatch_event("input[name=team]", "change")
+        # the year form's currency starts at the page's: yuan on the Chinese page
+        currency = page.input_value("select[name=year_amount_currency]")
+        assert currency == ("CNY" if lang == "zh" else "USD")
+        # refused as the month's budget is, before anything is sent
+        with use_language(lang):
+            bad_year, bad_amount = (
+                _("Give the year as YYYY, e.g. 2027."),
+                _("Give the year's budget as a number, 0 or more (in yuan: more than 0)."),
+            )
+        _refused_on_the_page(page, "#setyearbudget", {"year": "27", "year_amount": "5"}, bad_year)
+        for typed in ("", "-5"):
+            _refused_on_the_page(page, "#setyearbudget", {"year": year, "year_amount": typed}, bad_amount)
+        page.select_option("select[name=year_amount_currency]", "CNY")
+        _refused_on_the_page(page, "#setyearbudget", {"year_amount": "0"}, bad_amount)  # ¥0: refused
+        assert not puts, puts
+        # ¥0.50 for the year (its plan is more): set, its figures and the note said under the form
+        page.fill("input[name=year_amount]", "0.5")
+        page.click("#setyearbudget")
+        page.wait_for_function(
+            "document.querySelector('#yearstatus').textContent.includes('0.50')", timeout=60_000
+        )
+        assert len(puts) == 1 and f"/api/v1/budget/{year}?team=rec" in puts[0], puts
+        doc = httpx.get(f"{base}/api/v1/budget/{year}?team=rec&lang={lang}", headers=admin).json()
+        assert (doc["currency"], doc["budget_cny"]) == ("CNY", 0.5) and doc["planned_cny"] > 0.5
+        planned = f"¥{doc['planned_cny']:,.2f}"
+        said = page.locator("#yearstatus").inner_text().splitlines()
+        head = (
+            f"Year {year}: budget ¥0.50 · planned {planned}"
+            if lang == "en"
+            else f"{year} 年：预算 ¥0.50 · 计划支出 {planned}"
+        )
+        assert said[0].startswith(head) and said[1:] == doc["notes"], said
+        # the team's month shows its year's line beside it
+        page.wait_for_function("document.querySelector('#budgetcard .year').textContent.includes('0.50')")
+        assert page.inner_text("#budgetcard .year").startswith(head)
+        # the whole service's month: the team's year over its budget, said among its notes
+        page.fill("input[name=team]", "")
+        page.dispatch_event("input[name=team]", "change")
+        [note] = doc["notes"]
+        page.wait_for_function(
+            "(n) => document.querySelector('#budgetcard .budgetnotes').textContent.includes(n)",
+            arg=note,
+            timeout=60_000,
+        )
+        assert not errors, errors
+    finally:
+        page.close()

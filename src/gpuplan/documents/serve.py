@@ -301,14 +301,24 @@ class SavedPlanItem(Document):
     document: dict[str, Any] | None = None
     """The plan document as it was (only when one plan is asked for)."""
     budget_notes: list[str] = Field(default_factory=list)
-    """For a plan just saved: each budget it counts in (its team's, the whole service's) that the
-    month's planned spend, this plan's included, is over, by how much, in the saver's language. Not
-    a refusal: the plan is kept. Empty when none is over, and in a listing."""
+    """For a plan just saved: each budget it counts in (its team's, the whole service's; the
+    month's, then the year's) that the planned spend, this plan's included, is over, by how much,
+    in the saver's language (the year's: each month's as its month's document counts it). Not a
+    refusal: the plan is kept. Empty when none is over, and in a listing."""
 
 
 class SavedPlansDocument(Document):
     schema_version: int = SERVE_SCHEMA_VERSION
     plans: list[SavedPlanItem]
+
+
+class _BudgetVersion(Document):
+    """What a budget document (a month's, a year's) carries first, as every document does: its
+    schema version. A base of its own, so that a document whose other bases add fields (a month's
+    :class:`_YearFigures`) still carries it first (a model's fields follow its bases' order)."""
+
+    schema_version: int = BUDGET_SCHEMA_VERSION
+    """:data:`BUDGET_SCHEMA_VERSION`."""
 
 
 class _YearFigures(Document):
@@ -358,7 +368,7 @@ class TeamBudgetItem(_YearFigures):
     used_pct: float | None
 
 
-class BudgetDocument(_YearFigures):
+class BudgetDocument(_YearFigures, _BudgetVersion):
     """A month's budget and the spend the team's saved plans put against it.
 
     The budget is compared in the currency it was given in (``currency``). One given in US dollars
@@ -368,8 +378,8 @@ class BudgetDocument(_YearFigures):
     budget nor the spend moves when the rate does; its dollar figures are the yuan ones at one
     rate, the catalog's newest (``exchange_rate``)."""
 
-    schema_version: int = BUDGET_SCHEMA_VERSION
-    """:data:`BUDGET_SCHEMA_VERSION`."""
+    # fields in the order of the bases, reversed: schema_version (_BudgetVersion), the year's, its own
+
     month: str
     currency: Literal["USD", "CNY"] | None = None
     """The currency the budget was given in, which ``used_pct`` and the notes count in; None: no
@@ -444,8 +454,9 @@ class BudgetDocument(_YearFigures):
     """The same in yuan, where ``teams_budget_cny`` is given."""
     notes: list[str] = Field(default_factory=list)
     """What the reader should know about the budgets, in their language: the planned spend over
-    this budget (and, in the whole service's, over a team's), by how much, in the budget's
-    currency; an over-allocation."""
+    this budget and its year's over the year's budget (and, in the whole service's, each team's
+    month and year over the team's), by how much, in the budget's currency (none where the
+    planned spend is unknown); an over-allocation."""
     exchange_rate: ExchangeRateDoc | None = None
     """The one CNY rate the document converts at where the currencies mix: the catalog's newest."""
 
@@ -461,13 +472,11 @@ class YearMonthItem(Document):
     unknown_cost_plans: int
 
 
-class YearBudgetDocument(Document):
+class YearBudgetDocument(_BudgetVersion):
     """A year's budget (``GET``/``PUT /api/v1/budget/YYYY``), the whole service's or a team's, and
     the planned spend of the year's months so far, each month's as its month's
     :class:`BudgetDocument` counts it, added in the year's budget's currency."""
 
-    schema_version: int = BUDGET_SCHEMA_VERSION
-    """:data:`BUDGET_SCHEMA_VERSION`."""
     year: str
     team: str | None = None
     """The team whose budget and plans these are; None: the whole service's (every team's plans)."""

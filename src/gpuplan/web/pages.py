@@ -111,6 +111,9 @@ _SCRIPT_WORDS = (
         "priced at, as its budget counts it."
     ),
     N_("Give the month's budget as a number, 0 or more (in yuan: more than 0)."),
+    # the year's budget form (PUT /api/v1/budget/YYYY), refused as the month's is before anything is sent
+    N_("Give the year's budget as a number, 0 or more (in yuan: more than 0)."),
+    N_("Give the year as YYYY, e.g. 2027."),
     N_("Policy"),
     N_("Cost"),
     N_("Replica-hours"),
@@ -200,6 +203,9 @@ _FORM_WORDS = (
     N_("Search"),
     N_("Sequence length"),
     N_("Set budget"),
+    N_("Set year budget"),
+    N_("Year"),
+    N_("Year's budget"),
     N_("Show"),
     N_("Solve"),
     N_("Start"),
@@ -350,6 +356,13 @@ def _body(page: str) -> str:
   <label>{L["Budget currency"]} {_currencies("amount_currency")}</label>
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
+<form id="yearbudgetform" class="bar">
+  <label>{L["Year"]} <input name="year" inputmode="numeric" pattern="[0-9]{{4}}" maxlength="4" size="5" required></label>
+  <label>{L["Year's budget"]} <input name="year_amount" type="number" min="0" step="any"></label>
+  <label>{L["Budget currency"]} {_currencies("year_amount_currency")}</label>
+  <button type="button" id="setyearbudget">{L["Set year budget"]}</button>
+</form>
+<div id="yearstatus" class="status" role="status"></div>
 <section><h2>{L["Budget"]}</h2><div id="budget"></div><div id="teams" class="scroll"></div></section>
 <section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div><div id="monthnotes" role="note"></div></section>
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>

@@ -473,7 +473,8 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     of_year = _year_plans(records, year, team)
     plans = [p for p in of_year if p.month == month]
     shown = _shown_currency(budget, [] if team is not None else records.budgets(month), plans)
-    teams = [] if team is not None else _team_lines(records, month, plans, rate, of_year)
+    lines = [] if team is not None else _team_lines(records, month, plans, rate, of_year)
+    teams = [line for line, _year in lines]
     items = [saved_plan_item(p, store, rate=rate, currency=shown) for p in plans]
     service = budget if team is None else records.budget(month)
     allocation = _allocation(records, month, service, rate, shown if service is None else None)
@@ -481,17 +482,22 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     in_year = year_spend(year, records.year_budget(year, team), of_year, rate, spend["display_currency"])
     newest, _digest = records.catalog_state()
 
-    def team_notes(line: dict[str, Any]) -> list[str]:
+    def team_notes(line: dict[str, Any], of_team_year: dict[str, Any]) -> list[str]:
+        """A team's month over its budget, its year over its year's, and its month on current prices."""
         name = line["team"]
         mine = [p for p in plans if p.team == name]
-        return [*_over_note(line, month, name), *_current_note(line, mine, month, name, newest, True)]
+        return [
+            *_over_note(line, month, name),
+            *_over_note(of_team_year, year, name),
+            *_current_note(line, mine, month, name, newest, True),
+        ]
 
     # over its budget: the document's own (a team's or the whole service's), then each team's
     over = [
         *_over_note(spend, month, team),
         *_over_note(in_year, year, team),
         *_current_note(spend, plans, month, team, newest),
-        *(n for line in teams for n in team_notes(line)),
+        *(n for line, of_team_year in lines for n in team_notes(line, of_team_year)),
     ]
     allocation["notes"] = [*over, *allocation["notes"]]
     budgets = [budget, records.budget(month), *records.budgets(month)]
@@ -611,25 +617,34 @@ def _yuan_involved(store: Store, budgets: Iterable[Budget | None], plans: Iterab
 
 def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
     """What a plan of ``team`` saved for ``month`` finds of the budgets it counts in: the team's
-    (when it has one) and the whole service's, a note for each the month's planned spend is over.
+    (when it has one) and the whole service's, of the month and of its year, a note for each the
+    planned spend is over (the month's; the year's, each month as its month's document counts it).
     Not a refusal: a team may decide to spend past its budget, but the one who saved the plan
     should know it there, not only from the budget's page."""
     from gpuplan.catalog.team_store import TeamStore
 
     records = TeamStore(store.engine)
     rate = store.find_exchange_rate("CNY")
-    plans = [p for p in records.plans(month) if p.status == "planned"]
+    year = month[:4]
+    # one read of the year's plans: the month's are among them
+    of_year = _year_plans(records, year, None)
     notes: list[str] = []
     for scope in (team, None) if team is not None else (None,):
-        mine = plans if scope is None else [p for p in plans if p.team == scope]
-        notes.extend(_over_note(_spend(month, records.budget(month, scope), mine, rate), month, scope))
+        in_year = of_year if scope is None else [p for p in of_year if p.team == scope]
+        spend = _spend(month, records.budget(month, scope), [p for p in in_year if p.month == month], rate)
+        of_scope_year = year_spend(
+            year, records.year_budget(year, scope), in_year, rate, spend["display_currency"]
+        )
+        notes.extend([*_over_note(spend, month, scope), *_over_note(of_scope_year, year, scope)])
     return notes
 
 
 def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]:
-    """A note when ``spend`` (a budget document's or a team's line) is over its budget: by how
-    much, in the budget's currency and in per cent of it; none when it is not, or there is no
-    budget. A plan of unknown cost is not counted, so the spend may be more still: said."""
+    """A note when ``spend`` (a budget document's or a team's line; a year's, :func:`year_spend`,
+    where ``month`` is a year, ``YYYY``) is over its budget: by how much, in the budget's currency
+    and in per cent of it; none when it is not, there is no budget, or the planned spend is
+    unknown (never said as 0). A plan of unknown cost is not counted, so the spend may be more
+    still: said."""
     from gpuplan.i18n import _, ngettext
     from gpuplan.i18n.numbers import format_amount
     from gpuplan.i18n.phrases import sentences
@@ -640,7 +655,18 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     if amount is None or planned is None or planned - amount < _ALLOCATION_TOLERANCE:
         return []
     over = planned - amount
-    if team is None:
+    if len(month) == 4:  # a year's budget (YYYY)
+        if team is None:
+            note = _(
+                "The whole service is over its budget for the year {year} by {over}{pct}: {planned} "
+                "planned against {budget}."
+            )
+        else:
+            note = _(
+                "Team {team} is over its budget for the year {year} by {over}{pct}: {planned} planned "
+                "against {budget}."
+            )
+    elif team is None:
         note = _(
             "The whole service is over its budget for {month} by {over}{pct}: {planned} planned "
             "against {budget}."
@@ -654,6 +680,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     text = note.format(
         team=team,
         month=month,
+        year=month,
         over=format_amount(over, currency),
         pct=pct,
         planned=format_amount(planned, currency),
@@ -914,9 +941,10 @@ def _team_lines(
     plans: list[SavedPlan],
     rate: ExchangeRate | None,
     of_year: list[SavedPlan],
-) -> list[dict[str, Any]]:
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each team's budget and planned spend of ``month`` (a team with either), by team, and of its
-    year; ``plans``: the month's planned plans of every team, ``of_year`` the year's."""
+    year; ``plans``: the month's planned plans of every team, ``of_year`` the year's. Each line
+    with its team's year as :func:`year_spend` gives it (its notes are said from it)."""
     budgets = {b.team: b for b in records.budgets(month) if b.team}
     names = sorted({*budgets, *(p.team for p in plans if p.team)})
     lines = []
@@ -931,7 +959,7 @@ def _team_lines(
             rate,
             spend["display_currency"],
         )
-        lines.append({"team": name, **{k: spend[k] for k in _TEAM_LINE}, **_year_fields(year)})
+        lines.append(({"team": name, **{k: spend[k] for k in _TEAM_LINE}, **_year_fields(year)}, year))
     return lines
 
 

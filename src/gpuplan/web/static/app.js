@@ -557,6 +557,19 @@
   // The date of the prices a saved plan rests on, marked as an offer's is when they are not known
   // to be current today (the server ages them by the catalog's rule).
   const planDated = (asOf, staleness, ageDays) => asOf ? dated({ as_of: asOf, staleness, age_days: ageDays }) : t("date unknown");
+  // A budget typed in a form (a month's or a year's), as the API takes it: a yuan budget as such (the
+  // server keeps its dollars at the catalog's dated rate and says so). null for an empty or unreadable
+  // field (a number field reads "" for text it cannot parse: no budget of 0), a negative one, or 0 yuan.
+  const budgetBody = (text, currency) => {
+    const amount = text === "" ? NaN : Number(text), yuan = currency === "CNY";
+    if (!Number.isFinite(amount) || amount < 0 || (yuan && amount === 0)) return null;
+    return yuan ? { amount_cny: amount } : { amount_usd: amount };
+  };
+  // A year's budget, its planned spend so far and what remains, in the currency `cur` it was given in;
+  // `figure(k)` reads the budget's, planned or remaining amount in it (null: unknown, never 0).
+  const yearWords = (year, cur, figure) => fill(t("Year {year}: budget {budget} · planned {planned} · remaining {remaining}"), {
+    year, budget: money(figure("budget"), cur), planned: money(figure("planned"), cur),
+    remaining: figure("remaining") == null ? "—" : money(figure("remaining"), cur) });
   async function teamPage() {
     const form = $("#budgetform");
     const monthBox = form.querySelector("[name=month]");
@@ -594,10 +607,8 @@
       // The year's budget (PUT /api/v1/budget/YYYY), where one is set: its planned spend so far and what
       // remains, in the currency it was given in, as the server counts each month.
       if (b.year_budget_usd != null || b.year_budget_cny != null) {
-        const yc = b.year_budget_cny != null ? "CNY" : "USD", y = (k) => b[`year_${k}_${yc.toLowerCase()}`];
-        card.querySelector(".year").textContent = fill(t("Year {year}: budget {budget} · planned {planned} · remaining {remaining}"), {
-          year: month.slice(0, 4), budget: money(y("budget"), yc), planned: money(y("planned"), yc),
-          remaining: y("remaining") == null ? "—" : money(y("remaining"), yc) });
+        const yc = b.year_budget_cny != null ? "CNY" : "USD";
+        card.querySelector(".year").textContent = yearWords(month.slice(0, 4), yc, (k) => b[`year_${k}_${yc.toLowerCase()}`]);
       }
       // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
       if (b.note) card.querySelector(".note").textContent = b.note;
@@ -644,15 +655,26 @@
         workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, { text: when(w.saved_at), sort: w.saved_at }]));
     }
     monthBox.addEventListener("change", () => load().catch(() => {}));
-    form.querySelector("[name=team]").addEventListener("change", () => load().catch(() => {}));
+    form.querySelector("[name=team]").addEventListener("change", () => { $("#yearstatus").textContent = ""; load().catch(() => {}); });
     $("#setbudget").addEventListener("click", async () => {
-      const f = formData(form);
-      // An empty or unreadable field is no budget of 0 (a number field reads "" for text it cannot parse).
-      const amount = f.amount === "" ? NaN : Number(f.amount);
-      const yuan = f.amount_currency === "CNY";
-      if (!Number.isFinite(amount) || amount < 0 || (yuan && amount === 0)) { showError(t("Give the month's budget as a number, 0 or more (in yuan: more than 0).")); return; }
-      // A yuan budget is sent as such: the server keeps it in dollars at the catalog's dated rate and says so.
-      await api("PUT", `/api/v1/budget/${f.month}${teamQuery()}`, yuan ? { amount_cny: amount } : { amount_usd: amount });
+      const f = formData(form), sent = budgetBody(f.amount, f.amount_currency);
+      if (!sent) { showError(t("Give the month's budget as a number, 0 or more (in yuan: more than 0).")); return; }
+      await api("PUT", `/api/v1/budget/${f.month}${teamQuery()}`, sent);
+      await load();
+    });
+    // The year's budget (PUT /api/v1/budget/YYYY) of the team in the Team box (none: the whole
+    // service's), refused as the month's is before anything is sent; its figures and the server's notes
+    // (a year over its budget) said under the form, and the month's card loaded again (its year line).
+    const yearForm = $("#yearbudgetform");
+    yearForm.querySelector("[name=year]").value = monthBox.value.slice(0, 4);
+    $("#setyearbudget").addEventListener("click", async () => {
+      const f = formData(yearForm), sent = budgetBody(f.year_amount, f.year_amount_currency);
+      if (!/^[0-9]{4}$/.test(f.year)) { showError(t("Give the year as YYYY, e.g. 2027.")); return; }
+      if (!sent) { showError(t("Give the year's budget as a number, 0 or more (in yuan: more than 0).")); return; }
+      const y = (await api("PUT", `/api/v1/budget/${f.year}${teamQuery()}`, sent)).data;
+      const box = $("#yearstatus"), yc = y.currency || y.display_currency;
+      box.textContent = yearWords(y.year, yc, (k) => y[`${k}_${yc.toLowerCase()}`]);
+      (y.notes || []).forEach((n) => { const line = document.createElement("div"); line.textContent = n; box.append(line); });
       await load();
     });
     $("#changes").addEventListener("click", async () => {
