@@ -278,6 +278,43 @@ def test_a_month_of_unknown_cost_is_not_shown_as_nothing_spent(
         page.close()
 
 
+def test_an_older_load_answering_last_does_not_overwrite_the_newer_one(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The whole service's month was asked for, then team nlp's; when the first answer came last it
+    # was drawn over the second: the page showed the whole service's budget beside the team in the box.
+    import httpx
+
+    base, tokens = server
+    admin = {"Authorization": "Bearer " + tokens["admin"]}
+    month = "2032-03"
+    for q, amount in (("", 1000), ("?team=nlp", 1500)):
+        r = httpx.put(f"{base}/api/v1/budget/{month}{q}", json={"amount_usd": amount}, headers=admin)
+        assert r.status_code == 200, r.text
+    page, errors = _team_month(browser, base, tokens["admin"], "en", month)
+    held: list[Any] = []
+    try:
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .amount').textContent.includes('1,000.00')", timeout=60_000
+        )
+        whole = f"/api/v1/budget/{month}?lang="
+        page.route(lambda url: whole in url, lambda route: held.append(route))
+        page.dispatch_event("input[name=month]", "change")  # the whole service's, held back
+        page.fill("input[name=team]", "nlp")
+        page.dispatch_event("input[name=team]", "change")
+        page.wait_for_function(
+            "document.querySelector('#budgetcard .amount').textContent.includes('1,500.00')", timeout=60_000
+        )
+        assert len(held) == 1, held
+        with page.expect_response(lambda r: whole in r.url):
+            held[0].continue_()
+        page.wait_for_timeout(500)  # the older answer's drawing, had it been drawn
+        assert "1,500.00" in page.inner_text("#budgetcard .amount")
+        assert not errors, errors
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_service_that_counts_in_yuan_is_shown_in_yuan_without_a_budget_of_its_own(
     server: tuple[str, dict[str, str]], browser: Any, lang: str

@@ -578,11 +578,13 @@
     let shownTeam = "";  // the team whose budget and plans are shown: the price check is of its plans
     // One team's budget and plans, or (no team given) the whole service's with each team's beside it.
     const teamQuery = () => { const team = form.querySelector("[name=team]").value.trim(); return team ? `?team=${encodeURIComponent(team)}` : ""; };
+    let loads = 0;  // the newest load: an older one's answers, arriving after it, are not shown
     async function load() {
-      const month = monthBox.value, q = teamQuery();
-      shownTeam = q;
+      const month = monthBox.value, q = teamQuery(), mine = ++loads;
       const [budget, plans, workloads] = await Promise.all([
         api("GET", `/api/v1/budget/${month}${q}`), api("GET", `/api/v1/plans${q}`), api("GET", "/api/v1/workloads")]);
+      if (mine !== loads) return;
+      shownTeam = q;
       const b = budget.data, box = $("#budget");
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
