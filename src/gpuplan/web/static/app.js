@@ -581,10 +581,10 @@
     let loads = 0;  // the newest load: an older one's answers, arriving after it, are not shown
     async function load() {
       const month = monthBox.value, q = teamQuery(), mine = ++loads;
+      shownTeam = q;
       const [budget, plans, workloads] = await Promise.all([
         api("GET", `/api/v1/budget/${month}${q}`), api("GET", `/api/v1/plans${q}`), api("GET", "/api/v1/workloads")]);
       if (mine !== loads) return;
-      shownTeam = q;
       const b = budget.data, box = $("#budget");
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
