@@ -116,3 +116,25 @@ def test_only_fresh_dated_prices_hold_a_stale_one_and_only_while_it_is_stale(
     ) as store:
         gcp = _spot(store, "gcp", "us-central1", A100)
         assert gcp.staleness == "fresh" and gcp.dated_floor_usd_per_hour() is None
+
+
+def test_a_spot_price_dated_by_a_month_that_straddles_the_limit_is_held_as_a_stale_one_is(
+    empty_store: Store,
+) -> None:
+    """A price of 2026-06 is 153 to 182 days old on 2026-11-30: it may be past the 180-day limit, so it
+    is held to the fresh dated price of its GPU as one of 2025-01-10 is, never ranked at its own
+    figure where a stale one would not be."""
+    _fill(empty_store)
+    empty_store.import_offers(
+        [_row("gcp", "us-west1", "a2-ultragpu-8g", A100, 4.0, "2026-06")], provider="gcp", source="test"
+    )
+    month = _spot(empty_store, "gcp", "us-west1", A100)
+    assert (month.as_of_precision, month.staleness) == ("month", "unknown")
+    # was: None (held neither as undated nor as stale): $0.50/GPU-h ranked at face value
+    assert month.spot_age_held() == "stale"
+    floor = month.dated_floor_usd_per_hour()
+    assert floor is not None and floor.usd_per_hour == pytest.approx(11.0)
+    assert (floor.as_of, floor.staleness) == ("2026-11-20", "fresh")
+    t = offer_table_from_prices([month])
+    assert t.price_usd[0] == pytest.approx(11.0) and t.price_usd_best[0] == pytest.approx(4.0)
+    assert t.own_stale_as_of.tolist() == ["2026-06"]

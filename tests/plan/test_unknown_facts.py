@@ -372,3 +372,16 @@ def test_every_fact_is_counted_among_an_options_unknowns() -> None:
         every |= fact.value
         assert unknown_count(np.array([fact.value]))[0] == 1, fact
     assert unknown_count(np.array([every]))[0] == len(Fact)
+
+
+@pytest.mark.parametrize(("as_of", "said"), [("2026-06", "dated 2026-06"), ("2025-06/2026-12-01", "no date")])
+def test_the_headline_says_how_a_price_of_unknown_age_is_dated(as_of: str, said: str) -> None:
+    # A price dated by a month that straddles the limit is of unknown age, as an undated one is, and
+    # warned of alike; but its source does date it: the warning had said "its source carries no date".
+    from gpuplan.report.plan_view import stale_warning
+
+    rows = [offer(instance_type="unknown", as_of=as_of, staleness="unknown", stale=True)]
+    plan = _plan(rows, JobFacts(), [])
+    warning = stale_warning(plan)
+    assert warning.startswith("price of unknown age") and said in warning
+    assert ("carries no date" in warning) == ("/" in as_of)

@@ -99,7 +99,7 @@ class DatedFloor:
     """``fresh`` or ``stale`` against the catalog's limit, as an offer's own price's."""
     held: str = "undated"
     """Why the offer's own price is held to it (:meth:`OfferPrice.spot_age_held`): ``undated`` or
-    ``stale`` (dated, older than the limit)."""
+    ``stale`` (dated, but not known to be within the limit)."""
 
     def what(self) -> str:
         """The dated price, worded: "... below {what}: costed at it"."""
@@ -381,15 +381,16 @@ class OfferPrice:
     def spot_age_held(self) -> str | None:
         """Why this spot price is held to the dated spot prices above it
         (:meth:`dated_floor_usd_per_hour`): ``undated`` (its date only bounded, or none: held to
-        every dated one) or ``stale`` (dated, but older than the catalog's staleness limit even at
-        its youngest: held to the fresh ones only — a figure the provider may have repriced since is
-        no more a fact of today than an undated one). None: a dated price not known to be stale, or
-        no spot price."""
+        every dated one) or ``stale`` (dated, but not known to be within the catalog's staleness
+        limit: older than it even at its youngest, or dated by a month or a year that straddles it —
+        held to the fresh ones only; a figure the provider may have repriced since is no more a fact
+        of today than an undated one, and a date that may be past the limit is never taken as
+        fresher than one that is). None: a dated price known to be fresh, or no spot price."""
         if self.pricing != "spot" or self.price_usd_per_hour is None:
             return None
         if self.as_of_precision in ("bounded", None):
             return "undated"
-        return "stale" if self.staleness == "stale" else None
+        return None if self.staleness == "fresh" else "stale"
 
     def _dated(
         self, usd_per_hour: float, day: str, basis: FloorBasis, region: str, source: object

@@ -15,10 +15,11 @@ GPU's dated spot prices:
 3. else — the catalog has no dated spot price of the GPU at all — the instance's own on-demand
    price, the bound a spot price does not exceed.
 
-A spot price that is dated but stale (older than the catalog's staleness limit, ``--stale-days``,
-even at its youngest) is held the same way to the fresh dated spot prices of its GPU only (1 and 2;
-never to the on-demand bound, nor to another old figure): a price the provider may have repriced
-since is no more today's than an undated one, and its own figure stays the best case.
+A spot price that is dated but not known to be fresh (older than the catalog's staleness limit,
+``--stale-days``, even at its youngest, or dated by a month or a year that straddles it) is held
+the same way to the fresh dated spot prices of its GPU only (1 and 2; never to the on-demand bound,
+nor to another old figure): a price the provider may have repriced since is no more today's than an
+undated one, and its own figure stays the best case.
 
 The floor travels in the row's ``term`` (``gpu_spot_floor``), as the instance type's floors do, so
 that ``offers``, ``plan``, ``simulate`` and ``tco`` all read it through the one method.

@@ -373,7 +373,8 @@ def age_text(o: Option) -> str:
 
 
 def stale_warning(plan: Plan) -> str:
-    """The headline's warning when the recommended price is stale or of low confidence ("" if neither)."""
+    """The headline's warning when the recommended price is stale, of unknown age (undated, or dated by
+    a month or a year that straddles the limit) or of low confidence ("" if none)."""
     rec = plan.recommended
     words = []
     if rec.staleness == "stale":
@@ -381,6 +382,14 @@ def stale_warning(plan: Plan) -> str:
             _("stale price: older than the {days}-day limit; check it before you rent").format(
                 days=plan.stale_after_days
             )
+        )
+    elif rec.stale and rec.as_of and "/" not in rec.as_of:
+        # dated by a month or a year that straddles the limit: its source does date it
+        words.append(
+            _(
+                "price of unknown age: dated {date}, it may be older than the {days}-day limit; check it "
+                "before you rent"
+            ).format(date=rec.as_of, days=plan.stale_after_days)
         )
     elif rec.stale:
         words.append(
