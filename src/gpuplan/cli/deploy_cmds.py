@@ -16,6 +16,7 @@ from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
+    from gpuplan.catalog.model import OfferPrice
     from gpuplan.cli.deploy_checks import Instances, Network
     from gpuplan.deploy import LaunchSpec
     from gpuplan.deploy.base import GeneratedFile
@@ -461,7 +462,7 @@ def deploy(
         spec = spec.with_checkpoint_of(prof)
         from gpuplan.api import spot_checkpoint_interval
 
-        if (on_spot := spot_checkpoint_interval(spec)) is not None:
+        if (on_spot := spot_checkpoint_interval(spec, _spot_offers(ctx, spec))) is not None:
             # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, as the plan takes it
             spec, words = on_spot
             typer.echo(_("note: {line}").format(line=words), err=True)
@@ -689,6 +690,35 @@ def _with_catalog_host(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
         return spec
     try:
         return catalog_host(spec, store)
+    finally:
+        store.close()
+
+
+def _spot_offers(ctx: typer.Context, spec: LaunchSpec) -> list[OfferPrice]:
+    """The catalog's spot prices of the instance a training job deployed on spot runs on (its
+    provider and region, its instance type where known, else its GPU and GPUs a node): the rows
+    whose interruption band plan costs that offer at. Empty where no region is given (the launch
+    may land in any), the job is not a training job on spot, or the catalog cannot be opened."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.errors import StoreError
+    from gpuplan.vocab import PricingModel
+
+    if spec.pricing != PricingModel.SPOT or spec.task == "infer" or not spec.provider or not spec.region:
+        return []
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return []
+    try:
+        return store.offers(
+            gpu=spec.gpu,
+            count=spec.gpus_per_node,
+            provider=spec.provider,
+            region=spec.region,
+            pricing=PricingModel.SPOT.value,
+            instance_type=[spec.instance_type] if spec.instance_type else None,
+        )
     finally:
         store.close()
 
