@@ -1,13 +1,31 @@
-"""One replica has one start-up in plan, deploy and ``simulate autoscale`` (``gpuplan.start_up``)."""
+"""One replica has one start-up in plan, deploy and ``simulate autoscale`` (``gpuplan.start_up``), and a
+service on a schedule one lead before its hours: the minutes plan bills, deploy's cron lines start it
+at and simulate runs it from.
+
+The first tests here compared one replica's start-up as each command's function counts it, so they
+passed while the commands disagreed on the lead (an 11.6 min start-up: plan billed "about 12 min",
+simulate ran from 08:45, deploy's KEDA cron from 08:20): deploy rounded up to 5 min, ignored
+``data.copy_gbps`` and, for a service serve.py runs, did not know the weights (its 40 min bound);
+simulate counted one replica of an instance's several. The last ones compare the figures each command
+prints and writes, for the same workload and offer.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+from pathlib import Path
+
 import pytest
 
-from gpuplan.deploy.engine import cold_start, cold_start_s
+from gpuplan.deploy.engine import cold_start, cold_start_s, schedule_lead_min
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.service_day import start_up
+from gpuplan.simulate.autoscale import FleetPrices
+from gpuplan.simulate.policy import parse_policy
 from gpuplan.simulate.replica import cold_start as simulated_cold_start
+from one_line import answered
 
 WEIGHTS_GB = 16.06  # llama-8b in bfloat16, examples/llm-inference-service.yaml
 
@@ -44,3 +62,82 @@ def test_a_replica_of_unknown_size_starts_at_the_bound_not_a_short_guess() -> No
     assert seconds == pytest.approx(600 + 30 * 60) and "not known" in words
     plan_h, _ = start_up(JobFacts(weights_gb=0.0), 8, 4)  # type: ignore[call-arg]
     assert plan_h * 3600 == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize(
+    ("weights_gb", "copy_gbps", "gpus_per_node", "lead"),
+    [
+        (4.9, None, 1, 12),  # 600 + 60 + 37.4 s = 11.6 min: whole minutes, not 5 (deploy had 15)
+        (16.06, None, 8, 28),  # eight replicas read through one disk: 27.3 min (simulate had one's 15)
+        (16.06, 1.0, 8, 14),  # data.copy_gbps: 1 GB/s (deploy had read at the assumed 0.131 GB/s: 30)
+        (0.0, None, 1, 40),  # the weights not known: the boot and deploy's 30 min bound, in all three
+    ],
+)
+def test_a_scheduled_service_has_one_lead_in_plan_deploy_and_simulate(
+    weights_gb: float, copy_gbps: float | None, gpus_per_node: int, lead: int
+) -> None:
+    from gpuplan.simulate.autoscale import _scheduled_lead
+    from gpuplan.simulate.replica import new_instance_start_up
+
+    given = {"dataset_copy_gbps": copy_gbps, "copy_gbps_stated": True} if copy_gbps else {}
+    job = JobFacts(weights_gb=weights_gb, **given)  # type: ignore[call-arg]
+    plan_h, plan_words = start_up(job, gpus_per_node, 1, scheduled=True)
+    assert plan_h * 60 == lead
+    assert schedule_lead_min(weights_gb or None, gpus_per_node, copy_gbps) == lead
+    up = new_instance_start_up(weights_gb * 1e9 or None, None, copy_gbps)
+    on_instance = FleetPrices(
+        usd_per_hour={"on_demand": 1.0}, source="", replicas_per_instance={"on_demand": gpus_per_node}
+    )
+    policy = _scheduled_lead(parse_policy("fixed:replicas=1"), on_instance, up)
+    assert policy.schedule_lead_s() == lead * 60
+    assert policy.lead_words == plan_words  # the same parts, in the same words
+    assert f"{lead} min: " in plan_words and "rounded up to the whole minute" in plan_words
+
+
+OFFICE_CHAT = """name: office-1b-chat
+task: infer
+model: {hf_config: config.json}
+inputs: {batch_size: 16, seq_len: 768}
+precision: bf16
+serving:
+  requests_per_s: 5
+  prompt_tokens: 512
+  output_tokens: 256
+  min_replicas: 0
+  schedule: {hours: "09:00-18:00", days: mon-fri, time_zone: Asia/Singapore}
+constraints: {providers: [gcp], regions: [asia-southeast1], gpus: [L4], max_gpus: 1, pricing: [on_demand]}
+"""
+
+
+def test_plan_deploy_and_simulate_print_one_lead_for_an_office_hours_service(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Llama 3.2 1B from its config (no Hub weights: deploy runs serve.py) on one L4, 09:00-18:00: plan
+    # billed 11.6 min, simulate ran from 08:45 and deploy's KEDA cron started at 08:20 (its 40 min
+    # bound, the weights not known to it); now 12 min in all three
+    shutil.copy(
+        Path(__file__).parents[1] / "examples" / "hf-config" / "config.json", tmp_path / "config.json"
+    )
+    (tmp_path / "svc.yaml").write_text(OFFICE_CHAT, encoding="utf-8")
+    db = ["--db", str(tmp_path / "catalog.db")]
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(
+        answered([*db, "plan", str(tmp_path / "svc.yaml"), "--json"], capsys), encoding="utf-8"
+    )
+    option = json.loads(plan_file.read_text("utf-8"))["options"][0]
+    assert option["instance_type"] == "g2-standard-4"
+    billed_min = option["service_day"]["start_up_min"]
+    assert billed_min == 12
+    answered([*db, "deploy", str(plan_file), "--target", "k8s", "--out", str(tmp_path / "k8s")], capsys)
+    keda = (tmp_path / "k8s" / "k8s" / "keda-scaledobject.yaml").read_text("utf-8")
+    start = re.search(r"start: (\d+) (\d+) \* \* ", keda)
+    assert start is not None and 9 * 60 - (int(start[2]) * 60 + int(start[1])) == billed_min
+    assert "from 12 min before its hours" in keda and "4.9 GB of weights" in keda
+    doc = json.loads(
+        answered(
+            [*db, "simulate", "autoscale", str(tmp_path / "svc.yaml"), "--shape", "diurnal", "--hours", "24",
+             "--instance", "g2-standard-4", "--policy", "fixed:replicas=1", "--json"],
+            capsys,
+        )
+    )  # fmt: skip
+    assert doc["policies"][0]["behaviour"]["schedule_lead_s"] == billed_min * 60

@@ -847,26 +847,29 @@ def refuse_unread_speedup(report: EstimateReport, measured: MeasuredScaling) -> 
             )
 
 
-def spot_checkpoint_interval(spec: LaunchSpec) -> tuple[LaunchSpec, str] | None:
-    """A training job deployed on spot from a workload file, with no plan and so no offer's
-    interruption band (``gpuplan deploy W.yaml --spot``): ``spec`` checkpointing at Young/Daly's
-    interval as the planner takes it on spot (:func:`gpuplan.plan.spot.young_daly_h`), at its
-    provider's assumed rate (one reclaim per 24 instance-hours, the rate the planner costs an offer
-    without a band at: the region spot capacity comes from is not known before launch) times the
-    job's nodes, or at the workload's ``checkpoint.every_min`` where that is shorter; with the words
-    that say so. None where it does not apply: a plan's spec (its interval is the plan's), not spot,
-    inference, or a checkpoint of unknown write time."""
+def spot_checkpoint_interval(
+    spec: LaunchSpec, offers: Sequence[OfferPrice] = ()
+) -> tuple[LaunchSpec, str] | None:
+    """A training job deployed on spot from a workload file, with no plan (``gpuplan deploy W.yaml
+    --spot``): ``spec`` checkpointing at Young/Daly's interval as the planner takes it on spot
+    (:func:`gpuplan.plan.spot.young_daly_h`), at the rate the planner costs its offer at
+    (:func:`gpuplan.plan.spot.launch_rate` of ``offers``, the catalog's spot prices of its instance
+    type in its region: their interruption band; none given, as where no region is, its provider's
+    assumed rate, one reclaim per 24 instance-hours) times the job's nodes, or at the workload's
+    ``checkpoint.every_min`` where that is shorter; with the words that say so. None where it does
+    not apply: a plan's spec (its interval is the plan's), not spot, inference, or a checkpoint of
+    unknown write time."""
     from gpuplan.deploy.spec import LaunchSpec
     from gpuplan.i18n.messages import _
     from gpuplan.i18n.numbers import format_minutes
-    from gpuplan.plan.spot import spot_default, young_daly_h
+    from gpuplan.plan.spot import launch_rate, young_daly_h
     from gpuplan.units import ASSUMED_DISK_GBPS
     from gpuplan.vocab import PricingModel
 
     write_min = spec.checkpoint_write_min
     if spec.planned or spec.pricing != PricingModel.SPOT or spec.task == "infer" or not write_min:
         return None
-    rate = spot_default(spec.provider or "")
+    rate = launch_rate(offers, spec.provider or "")
     young_min = float(young_daly_h(write_min / 60.0, 1.0 / (rate.per_hour * spec.nodes))) * 60.0
     stated = None if spec.checkpoint_interval_defaulted else spec.checkpoint_interval_min
     interval = young_min if stated is None else min(stated, young_min)
@@ -882,6 +885,9 @@ def spot_checkpoint_interval(spec: LaunchSpec) -> tuple[LaunchSpec, str] | None:
         instances=instances,
         rate=rate.shown(),
     )
+    if offers:
+        where = ", ".join(sorted({f"{o.provider} {o.region} {o.instance_type}" for o in offers}))
+        basis = _("{basis}, the rate plan costs this offer at ({offer})").format(basis=basis, offer=where)
     if stated is not None and stated <= young_min:
         words = _(
             "train.py checkpoints every {interval:.1f} min on spot, the workload's checkpoint.every_min: "

@@ -17,10 +17,16 @@ A start-up is three named parts, each with its source:
 
 Where the weights' size is not known the read is not either: the start-up is then the bound deploy
 gives a replica to come up (:data:`ENGINE_STARTUP_S`) after the boot, never a shorter guess.
+
+A service on a schedule starts its instances that start-up before its hours (:meth:`StartUp.lead_min`):
+rounded up to the whole minute, the step a cron line (KEDA's cron scaler, a crontab) fires at and the
+only margin added. ``plan`` bills those minutes before each day's hours, ``deploy`` writes its cron
+lines with them and ``simulate autoscale`` starts its replicas so: one lead in all three.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from gpuplan.i18n import _
@@ -113,6 +119,23 @@ class StartUp:
             "{parts}; the {minutes:.0f} min a new instance takes to boot and pull the image are not "
             "counted: {why}"
         ).format(parts=parts, minutes=INSTANCE_BOOT_S / 60, why=self.boot_left_out)
+
+    def lead_min(self, replicas: int = 1) -> int:
+        """Whole minutes before a schedule's hours a new instance of ``replicas`` replicas is started
+        so that they serve from its first minute: :meth:`seconds`, its boot counted, rounded up to
+        the minute a cron line fires at (the only margin: nothing else is added, so what plan bills
+        is what deploy's cron runs)."""
+        return math.ceil(self.with_boot().seconds(replicas) / 60.0 - 1e-9)
+
+    def lead_words(self, replicas: int = 1) -> str:
+        """What :meth:`lead_min` is made of, in words: its parts and sources, their sum, and the
+        rounding up to the whole minute."""
+        up = self.with_boot()
+        return _(
+            "{lead} min: {parts} = {total:.1f} min, rounded up to the whole minute a cron line starts at"
+        ).format(
+            lead=self.lead_min(replicas), parts=up.parts_words(replicas), total=up.seconds(replicas) / 60.0
+        )
 
     def with_boot(self) -> StartUp:
         """The same start-up with the instance's boot counted (what a new instance takes)."""

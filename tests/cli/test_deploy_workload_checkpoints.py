@@ -6,6 +6,7 @@ its lengthened interval."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -96,3 +97,42 @@ def test_a_spot_deploy_of_a_workload_file_checkpoints_at_young_dalys_interval(
     assert "\nCHECKPOINT_INTERVAL_MIN = 20.0\n" in files["train.py"]
     said = " ".join(output.split())
     assert "every 20.0 min on spot, the workload's checkpoint.every_min: shorter than 81.2 min" in said
+
+
+def test_a_spot_deploy_in_a_region_checkpoints_at_the_band_plan_costs_its_offer_at(
+    tmp_path: Path,
+) -> None:
+    # the model as both trace it (no stand-in profile: plan and deploy read one checkpoint size)
+    # aws ap-southeast-1 p4de.24xlarge: the shipped catalog's band '<5%' a month, which plan costs
+    # the offer at; deploy had taken the assumed one reclaim per 24 instance-hours ("none in the
+    # catalog for this offer") and checkpointed every 38.2 min where the plan priced its interval
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        # 100 B tokens: a run long enough that its interval is Young/Daly's, not the job's length
+        "precision: amp-bf16\nparallelism: fsdp\ndata: {samples: 100000000, epochs: 1}\n"
+        "constraints: {providers: [aws], regions: [ap-southeast-1], gpus: [A100-SXM4-80GB], "
+        "pricing: [spot], min_gpus: 32, max_gpus: 32}\n",
+        encoding="utf-8",
+    )
+    db = ["--db", str(tmp_path / "catalog.db")]
+    plan = CliRunner().invoke(app, [*db, "plan", str(job), "--json"])
+    assert plan.exit_code == 0, plan.output
+    (option,) = (o for o in json.loads(plan.stdout)["options"] if o["instance_type"] == "p4de.24xlarge")
+    priced = option["spot"]
+    assert "'<5%'" in priced["rate_source"] and not priced["rate_assumed"]
+    out = tmp_path / "files"
+    where = ["--gpu", "A100-SXM4-80GB", "--count", "32", "--provider", "aws", "--region", "ap-southeast-1"]
+    r = CliRunner().invoke(
+        app, [*db, "deploy", str(job), *where, "--spot", "--target", "torchrun", "--out", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert "'<5%'" in said and "none in the catalog" not in said
+    assert "the rate plan costs this offer at (aws ap-southeast-1 p4de.24xlarge)" in said
+    # one rate, so one Young/Daly interval: the one the plan priced, written into train.py
+    interval = priced["checkpoint_interval_min"]
+    assert interval > 600 and not priced["checkpoint_interval_stated"]  # '<5%' a month: rare reclaims
+    written = re.search(r"\nCHECKPOINT_INTERVAL_MIN = ([\d.]+)\n", (out / "train.py").read_text("utf-8"))
+    assert written is not None and float(written[1]) == pytest.approx(interval, abs=0.05)
+    assert f"train.py checkpoints every {interval:.1f} min on spot" in said

@@ -116,7 +116,7 @@ def test_where_a_new_instance_starts_too_slowly_for_the_day_it_is_priced_at_its_
     service_day = importlib.import_module("gpuplan.plan.service_day")
 
     # a new instance that takes 30 h to serve (the plan's own start-up model, replaced here)
-    monkeypatch.setattr(service_day, "start_up", lambda job, gpn, rg: (30.0, "30 h"))
+    monkeypatch.setattr(service_day, "start_up", lambda job, gpn, rg, scheduled=False: (30.0, "30 h"))
     plan = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1")
     days = [o for o in plan.options if o.service_day is not None]  # type: ignore[attr-defined]
     assert days

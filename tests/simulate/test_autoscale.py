@@ -457,8 +457,9 @@ def test_the_workloads_schedule_starts_the_fleet_early_and_stops_it_at_its_end()
         }
     )
     [pol] = as_deployed([parse_policy("fixed:replicas=2,startup=700")], serving)
-    assert pol.hours == (8.0, 18.0) and pol.schedule_lead_s() == 900  # 700 s rounded up to 5 min
-    assert not pol.runs_at(7.7) and pol.runs_at(7.75) and not pol.runs_at(18.0)
+    # 700 s rounded up to the whole minute a cron line fires at (it had been 5 min: 900 s)
+    assert pol.hours == (8.0, 18.0) and pol.schedule_lead_s() == 720
+    assert not pol.runs_at(7.79) and pol.runs_at(7.8) and not pol.runs_at(18.0)
     assert as_deployed([parse_policy("fixed:replicas=2")], serving, on_schedule=False)[0].hours is None
     tr = Trace(
         arrival_s=np.array([40_000.0]),
@@ -470,4 +471,4 @@ def test_the_workloads_schedule_starts_the_fleet_early_and_stops_it_at_its_end()
     )
     [p] = simulate_autoscale(tr, REPLICA, [pol], PRICES).policies
     assert p.start_replicas == 0
-    assert p.replica_hours["on_demand"] == pytest.approx(2 * 10.25, abs=0.01)
+    assert p.replica_hours["on_demand"] == pytest.approx(2 * 10.2, abs=0.01)

@@ -16,6 +16,7 @@ from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
+    from gpuplan.catalog.model import OfferPrice
     from gpuplan.cli.deploy_checks import Instances, Network
     from gpuplan.deploy import LaunchSpec
     from gpuplan.deploy.base import GeneratedFile
@@ -450,14 +451,18 @@ def deploy(
     elif batch_engine_launch(spec) is not None:
         # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
         # service's engine does: the disk holds them where no plan sized it from them
-        spec = _with_batch_weights(ctx, spec, source, project, is_plan, served, prof)
+        spec = _with_weights(ctx, spec, source, project, is_plan, served, prof)
+    elif spec.serving is not None and spec.serving.schedule is not None:
+        # serve.py downloads no weights, but the service the plan priced reads its model's before
+        # it serves: the cron lead before its hours is that start-up, as the plan bills it
+        spec = _with_weights(ctx, spec, source, project, is_plan, served, prof, priced_only=True)
     if not is_plan and prof is not None:
         # a workload file's checkpoint as the plan sizes it, and the interval the plan would take off
         # spot for it where the workload states none (a slow write: written less often)
         spec = spec.with_checkpoint_of(prof)
         from gpuplan.api import spot_checkpoint_interval
 
-        if (on_spot := spot_checkpoint_interval(spec)) is not None:
+        if (on_spot := spot_checkpoint_interval(spec, _spot_offers(ctx, spec))) is not None:
             # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, as the plan takes it
             spec, words = on_spot
             typer.echo(_("note: {line}").format(line=words), err=True)
@@ -552,7 +557,7 @@ def deploy(
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
 
 
-def _with_batch_weights(
+def _with_weights(
     ctx: typer.Context,
     spec: LaunchSpec,
     source: Path,
@@ -560,11 +565,15 @@ def _with_batch_weights(
     is_plan: bool,
     served: Workload | str | None,
     prof: Profile | None,
+    *,
+    priced_only: bool = False,
 ) -> LaunchSpec:
     """``spec`` on a launch disk that holds the weights its batch job's vLLM downloads
-    (:meth:`LaunchSpec.with_weights_of`; the plan's disk where that is larger). Unchanged where the
-    workload cannot be read, or its model is the user's code with no cached trace (deploy does not
-    run it)."""
+    (:meth:`LaunchSpec.with_weights_of`; the plan's disk where that is larger); ``priced_only``: only
+    knowing them as the plan counts them for a new instance's start-up
+    (:meth:`LaunchSpec.with_priced_weights_of`), for a replica that downloads none itself. Unchanged
+    where the workload cannot be read, or its model is the user's code with no cached trace (deploy
+    does not run it)."""
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._settings import settings
     from gpuplan.cli.deploy_checks import cached_profile, plan_workload
@@ -578,7 +587,9 @@ def _with_batch_weights(
             return spec
         db = settings(ctx).db
         prof = load_profile(known, db) if known.model.python is None else cached_profile(db, known)
-    return spec if prof is None else spec.with_weights_of(prof, known)
+    if prof is None:
+        return spec
+    return spec.with_priced_weights_of(prof, known) if priced_only else spec.with_weights_of(prof, known)
 
 
 def _check_heads(
@@ -679,6 +690,35 @@ def _with_catalog_host(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
         return spec
     try:
         return catalog_host(spec, store)
+    finally:
+        store.close()
+
+
+def _spot_offers(ctx: typer.Context, spec: LaunchSpec) -> list[OfferPrice]:
+    """The catalog's spot prices of the instance a training job deployed on spot runs on (its
+    provider and region, its instance type where known, else its GPU and GPUs a node): the rows
+    whose interruption band plan costs that offer at. Empty where no region is given (the launch
+    may land in any), the job is not a training job on spot, or the catalog cannot be opened."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.errors import StoreError
+    from gpuplan.vocab import PricingModel
+
+    if spec.pricing != PricingModel.SPOT or spec.task == "infer" or not spec.provider or not spec.region:
+        return []
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return []
+    try:
+        return store.offers(
+            gpu=spec.gpu,
+            count=spec.gpus_per_node,
+            provider=spec.provider,
+            region=spec.region,
+            pricing=PricingModel.SPOT.value,
+            instance_type=[spec.instance_type] if spec.instance_type else None,
+        )
     finally:
         store.close()
 

@@ -392,7 +392,7 @@ def autoscale_cmd(
         storage_bytes_per_s,
     )
     from gpuplan.simulate.policy import as_deployed, service_hours
-    from gpuplan.simulate.replica import cold_start
+    from gpuplan.simulate.replica import cold_start, new_instance_start_up
     from gpuplan.workload import load_workload
 
     SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
@@ -542,7 +542,8 @@ def autoscale_cmd(
     finally:
         if store is not None:
             store.close()
-    cold_s, cold_words = cold_start(weights, storage_rate, w.data.copy_gbps if w.data is not None else None)
+    copy_gbps = w.data.copy_gbps if w.data is not None else None
+    cold_s, cold_words = cold_start(weights, storage_rate, copy_gbps)
     res = simulate_autoscale(
         tr,
         rep,
@@ -555,6 +556,9 @@ def autoscale_cmd(
             seed=seed,
             cold_start_s=cold_s,
             cold_start_source=cold_words,
+            # a schedule's fleet is started before its hours by a new instance's start-up, as plan
+            # bills it and deploy's cron lines start it
+            start_up=new_instance_start_up(weights, storage_rate, copy_gbps),
             estimate_capacity_requests_per_s=estimate_capacity,
             latency_share=latency_share,
             schedule=schedule,

@@ -69,6 +69,8 @@ __all__ = [
     "engine_note",
     "hub_note",
     "schedule_lead_min",
+    "schedule_lead_words",
+    "schedule_start_up",
     "serve_py_reason",
     "startup_seconds",
     "unchecked_context",
@@ -135,18 +137,25 @@ def startup_seconds(weights_gb: float | None, replicas: int, read_gbps: float | 
     return max(ENGINE_STARTUP_S, steps * STARTUP_STEP_S)
 
 
-#: How long the plan takes a new instance to come up before a replica on it starts, s: its assumed
-#: boot and image pull (``gpuplan.plan.input_types.JobFacts.restart_h``), before the cold start.
-NEW_NODE_S = 10 * 60
+def schedule_start_up(weights_gb: float | None, read_gbps: float | None = None) -> StartUp:
+    """A new instance's start-up before a schedule's hours: :func:`cold_start` with the instance's
+    boot counted (the cron starts a node, not a container on one already up), the one model plan
+    bills a scheduled day's start-ups with (:meth:`gpuplan.start_up.StartUp.lead_min`)."""
+    return cold_start(weights_gb, read_gbps).with_boot()
 
 
-def schedule_lead_min(weights_gb: float | None, replicas: int) -> int:
+def schedule_lead_min(weights_gb: float | None, replicas: int, read_gbps: float | None = None) -> int:
     """Minutes before a schedule's hours its replicas are started, so that they serve from its first
-    minute: a new instance (:data:`NEW_NODE_S`) and the cold start of ``replicas`` replicas on it
-    (:func:`cold_start_s`; the weights' size not known, the startup budget,
-    :data:`ENGINE_STARTUP_S`), as the plan bills each day's start-up; rounded up to 5 minutes."""
-    cold = cold_start_s(weights_gb, replicas) if weights_gb is not None else float(ENGINE_STARTUP_S)
-    return 5 * math.ceil((NEW_NODE_S + cold) / 300.0)
+    minute: a new instance's boot and the cold start of ``replicas`` replicas on it, their weights
+    read at ``read_gbps`` (``data.copy_gbps``; None: assumed), the weights' size not known the
+    startup budget (:data:`ENGINE_STARTUP_S`), rounded up to the whole minute a cron line fires at —
+    the minutes the plan bills before each day's hours (:func:`schedule_start_up`)."""
+    return schedule_start_up(weights_gb, read_gbps).lead_min(replicas)
+
+
+def schedule_lead_words(weights_gb: float | None, replicas: int, read_gbps: float | None = None) -> str:
+    """What :func:`schedule_lead_min` is made of, in words."""
+    return schedule_start_up(weights_gb, read_gbps).lead_words(replicas)
 
 
 def cron_lines(schedule: Schedule, lead_min: int) -> list[tuple[str, str]]:

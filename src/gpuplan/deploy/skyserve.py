@@ -49,6 +49,7 @@ from gpuplan.deploy.engine import (
     ENGINE_STARTUP_S,
     cron_lines,
     schedule_lead_min,
+    schedule_lead_words,
     startup_seconds,
     unpriced_share,
 )
@@ -417,15 +418,20 @@ def schedule_words(spec: LaunchSpec, up: str, down: str) -> str | None:
     serving = spec.serving
     if serving is None or serving.schedule is None:
         return None
-    lead = schedule_lead_min(spec.weights_gb, 1)
+    # SkyServe starts each replica as a cluster of its own: one replica's weights on each instance
+    lead = schedule_lead_min(spec.start_up_weights_gb, 1, spec.dataset_copy_gbps)
     words = _(
         "The workload runs {when} only, and SkyPilot has no schedule: a service runs from `up` until "
-        "`down`. Start it {lead} min before its hours (a new instance and the weights' load, the "
-        "start-up the plan prices each day) and take it down at their end, from a crontab on a machine "
+        "`down`. Start it {lead} min before its hours (a new instance's start-up, each replica a "
+        "cluster of its own: {how}) and take it down at their end, from a crontab on a machine "
         "that stays on, with SkyPilot's credentials and HF_TOKEN in its environment. cronie reads "
         "CRON_TZ; on a cron that does not, write the hours in that machine's time zone. Read the "
         "endpoint again after each `up` (`sky status` and `sky serve status --endpoint`): it may change."
-    ).format(when=serving.schedule.window.said, lead=lead)
+    ).format(
+        when=serving.schedule.window.said,
+        lead=lead,
+        how=schedule_lead_words(spec.start_up_weights_gb, 1, spec.dataset_copy_gbps),
+    )
     lines = f"CRON_TZ={serving.schedule.time_zone}" + "".join(
         f"\n{start}  cd /path/to/this/folder && {up}\n{end}  {down}"
         for start, end in cron_lines(serving.schedule.window, lead)

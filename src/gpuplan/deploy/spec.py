@@ -449,6 +449,11 @@ class LaunchSpec(BaseModel):
     spot replacement count them (the traced parameters and buffers): what a serving engine's pod
     downloads and reads before it serves (:meth:`with_weights_gb`); None: not worked out (no engine,
     or the model not traced), and the startup budget is not sized from them."""
+    priced_weights_gb: float | None = Field(default=None, gt=0, le=MAX_DISK_GB)
+    """One replica's weights as the plan counts them for its start-up (the model it priced), where
+    :attr:`weights_gb` is not worked out because the launch's replica downloads none itself
+    (serve.py): a scheduled service's cron lead is sized from them (:attr:`start_up_weights_gb`),
+    as the plan bills it; None: not read."""
     weights_dtype: Literal["float32", "float16", "bfloat16", "float64"] | None = None
     """The dtype the checkpoint stores :attr:`weights_gb` in (its config.json's ``torch_dtype``);
     None: not known, and they are counted at fp32 (or as traced, where that is more)."""
@@ -609,6 +614,25 @@ class LaunchSpec(BaseModel):
             return self
         stored = stored_weights(workload, traced.params, traced_gb)
         return self.with_weights_gb(stored.gb, stored.dtype)
+
+    def with_priced_weights_of(self, traced: Profile, workload: Workload | None) -> LaunchSpec:
+        """A copy that knows one replica's weights as the plan counts them for its start-up
+        (:attr:`priced_weights_gb`, as :meth:`with_weights_of` counts them), its disk, probes and
+        downloads unchanged: for a replica that downloads none itself (serve.py)."""
+        from gpuplan.workload.stored_weights import stored_weights
+
+        traced_gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
+        if traced_gb <= 0:
+            return self
+        gb = stored_weights(workload, traced.params, traced_gb).gb
+        return LaunchSpec.model_validate({**self.model_dump(), "priced_weights_gb": gb})
+
+    @property
+    def start_up_weights_gb(self) -> float | None:
+        """One replica's weights a new instance's start-up reads, as the plan counts them:
+        :attr:`weights_gb`, else :attr:`priced_weights_gb`; None: not known (the start-up is then
+        its bound, :data:`gpuplan.start_up.ENGINE_STARTUP_S`)."""
+        return self.weights_gb if self.weights_gb is not None else self.priced_weights_gb
 
     def with_checkpoint_of(self, traced: Profile) -> LaunchSpec:
         """A training job deployed from a workload file (no plan's checkpoint) with the checkpoint of

@@ -250,8 +250,8 @@ class ServiceDay:
         template = (
             _(
                 "+{h:.1f} instance-hours each day it runs: {n} instance(s) started before its hours, each "
-                "billed from its start, about {start} min before it serves, and for the {down} min after "
-                "them before it is removed ({down_how})"
+                "billed from its start, {start} min before them ({how}; deploy's cron lines start it then), "
+                "and for the {down} min after them before it is removed ({down_how})"
             )
             if self.schedule is not None
             else _(
@@ -261,6 +261,7 @@ class ServiceDay:
             )
         )
         return template.format(
+            how=self.start_up_words,
             h=self.start_up_day_h,
             n=self.start_ups,
             start=f"{self.start_up_h * 60:.0f}",
@@ -482,17 +483,25 @@ def scale_down() -> tuple[float, str]:
     ).format(sky=f"{SKYSERVE_SCALE_DOWN_S / 60:.0f}", k8s=f"{K8S_SCALE_DOWN_S / 60:.0f}")
 
 
-def start_up(job: JobFacts, gpus_per_node: int, replica_gpus: int) -> tuple[float, str]:
+def start_up(
+    job: JobFacts, gpus_per_node: int, replica_gpus: int, *, scheduled: bool = False
+) -> tuple[float, str]:
     """How long a new instance of a service takes to serve, h, and how that adds up, in words: the
     one start-up model plan, deploy and ``simulate autoscale`` count
     (:attr:`JobFacts.replica_start_up`): the instance's boot, the engine's start and the weights of
     the replicas it holds read through its one disk — as the plan's spot replacement
     (:func:`gpuplan.plan.spot.service_down_h`). Where the weights' size is not known, the bound
-    ``deploy`` gives a replica to come up before it takes it to have failed, said."""
+    ``deploy`` gives a replica to come up before it takes it to have failed, said.
+
+    ``scheduled``: started before a schedule's hours, by a cron line: that start-up in whole
+    minutes (:meth:`gpuplan.start_up.StartUp.lead_min`), the lead deploy's cron lines and ``simulate
+    autoscale`` start the fleet at, so that the plan bills the minutes the launch runs."""
     from gpuplan.plan.spot import service_unit
 
     k = int(service_unit(np.array([gpus_per_node]), replica_gpus, job.replicas_per_gpu)[1][0])
     up = job.replica_start_up
+    if scheduled:
+        return up.lead_min(k) / 60.0, up.lead_words(k)
     return up.seconds(k) / 3600.0, up.parts_words(k)
 
 
@@ -548,7 +557,7 @@ def service_days(
         per_replica, how = loads[key]
         day_key = (per_replica, how, replicas, nodes, gpn, rg)
         if day_key not in seen:
-            up_h, up_words = start_up(job, gpn, rg)
+            up_h, up_words = start_up(job, gpn, rg, scheduled=job.schedule is not None)
             down_h, down_words = scale_down()
             d = day_of(
                 mean=mean,

@@ -35,7 +35,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,9 @@ from gpuplan.units import (
     default_checkpoint_interval_min,
 )
 
+if TYPE_CHECKING:
+    from gpuplan.catalog.model import OfferPrice
+
 __all__ = [
     "BATCH_CHUNK_BATCHES",
     "DEFAULT_SPOT_RATE",
@@ -67,6 +70,7 @@ __all__ = [
     "deadline_miss_probability",
     "heavy_checkpoint_words",
     "heavy_spot_checkpoint_words",
+    "launch_rate",
     "offer_band",
     "offer_rate",
     "range_miss_probability",
@@ -248,6 +252,16 @@ def offer_rate(
     stated default."""
     chosen, source = offer_band(band, term, price_source, as_of)
     return (band_rate_per_hour(chosen, source) if chosen else None) or spot_default(provider)
+
+
+def launch_rate(rows: Iterable[OfferPrice], provider: str) -> SpotRate:
+    """The spot rate a launch on ``rows`` is costed at: the catalog's spot prices of its instance
+    type in its region (one a zone, where the catalog lists zones), each read as the planner reads an
+    offer's (:func:`offer_rate`), the worst where they differ, as a launch does not choose its zone
+    (unknown is never the best case); ``provider``'s stated default where the catalog has none. The
+    one lookup ``plan`` prices a spot offer at and ``deploy --spot`` checkpoints for."""
+    rates = [offer_rate(r.interruption_band, r.term, r.source, r.as_of, r.provider) for r in rows]
+    return max(rates, key=lambda r: r.per_hour) if rates else spot_default(provider)
 
 
 def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:

@@ -711,8 +711,9 @@ def schedule_note(res: AutoscaleResult) -> str | None:
         "On the workload's schedule, {when} (serving.schedule): each day of the trace is one scheduled "
         "day ({days}), local time from 00:00, its requests only from {start} to {end}; every policy but a "
         "scheduled one runs no replica outside those hours, as deploy's KEDA cron trigger "
-        "(minReplicaCount 0), and starts its replicas their start-up, rounded up to 5 min, before "
-        "them, as deploy's cron does. Its cost is its hours in the schedule."
+        "(minReplicaCount 0), and starts its replicas a new instance's start-up, rounded up to the "
+        "whole minute, before them, as deploy's cron does and plan bills. Its cost is its hours in the "
+        "schedule."
     ).format(
         when=when.said,
         days=when.days_said,
@@ -805,9 +806,12 @@ def _behaviour(p: PolicyResult) -> str:
                 more = _join(more, _("Give per_replica=N to replay another target."))
                 text = _join(text, more)
     if pol.hours is not None:
-        more = _("Runs from {start} (its start-up, {lead:.0f} min, before the hours) to {end}.").format(
+        more = _("Runs from {start} (its start-up, {lead}, before the hours) to {end}.").format(
             start=_clock((pol.hours[0] - pol.schedule_lead_s() / 3600) % 24),
-            lead=pol.schedule_lead_s() / 60,
+            lead=pol.lead_words
+            or _("{minutes:.0f} min: the policy's startup, rounded up to the whole minute").format(
+                minutes=pol.schedule_lead_s() / 60
+            ),
             end=_clock(pol.hours[1]),
         )
         text = _join(text, more)

@@ -35,6 +35,7 @@ from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy, queue_target
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, ShapeRate, Trace
+from gpuplan.start_up import StartUp
 from gpuplan.units import MAX_SPOT_NOTICE_S
 from gpuplan.vocab import PRICING_RULES
 
@@ -117,6 +118,11 @@ class SimulationSettings:
     chart_bin_s: float = 300.0
     cold_start_s: float | None = None
     """Launch to ready of a replica whose policy sets no ``startup``; None: the policy default."""
+    start_up: StartUp | None = None
+    """A new instance's start-up (the one model plan and deploy count): a policy on a schedule
+    that sets no ``startup`` starts its replicas its :meth:`~gpuplan.start_up.StartUp.lead_min`
+    before the hours, of the replicas one instance it is priced on holds (:func:`_scheduled_lead`);
+    None: the policy's start-up in whole minutes."""
     cold_start_source: str = ""
     estimate_capacity_requests_per_s: float | None = None
     """One replica's capacity at full load by gpuplan's estimate (the figure plans size fleets
@@ -663,6 +669,15 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     )
 
 
+def _scheduled_lead(policy: Policy, prices: FleetPrices, up: StartUp) -> Policy:
+    """``policy`` (on a schedule) starting its replicas before the hours by the start-up of a new
+    instance of those it is priced on, its replicas reading their weights through its one disk
+    together (the most one instance holds of any pricing model it runs on): the lead plan bills
+    and deploy's cron lines start the fleet at, for the same offer."""
+    k = max([prices.per_instance(key) for key in prices.usd_per_hour] or [1])
+    return replace(policy, lead_s=60.0 * up.lead_min(k), lead_words=up.lead_words(k))
+
+
 def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy]) -> None:
     """Refuse, before anything is allocated, a simulation whose work its inputs do not bound: a
     window past MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS or MAX_SLOTS for a policy."""
@@ -879,6 +894,8 @@ def simulate_autoscale(
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         own = (policy_prices or {}).get(given.name, prices)
+        if p.hours is not None and given.startup_s is None and settings.start_up is not None:
+            p = _scheduled_lead(p, own, settings.start_up)
         run = _engine_run(trace, work, p, ctx, own)
         result = _summarise(p, trace, run, own, ctx)
         # said where they differ in a pricing model the policy ran on (a policy of no spot replica

@@ -183,6 +183,12 @@ class Policy:
     (start, end), in which the fleet runs; none outside them, as ``deploy``'s KEDA cron trigger
     (minReplicaCount 0), its replicas started :meth:`schedule_lead_s` early, as its cron starts
     them. None: every hour."""
+    lead_s: float | None = field(default=None, compare=False)
+    """Seconds before :attr:`hours` its replicas are started (:meth:`schedule_lead_s`), as the
+    simulation sets it from the one start-up model (:meth:`gpuplan.start_up.StartUp.lead_min`, of
+    the instance the policy is priced on); None: its ``startup`` in whole minutes."""
+    lead_words: str = field(default="", compare=False)
+    """What :attr:`lead_s` is made of, in words; empty where it is not set."""
     start_replicas: int | None = None
     """Replicas ready when the trace begins; None: ``min_replicas``."""
     startup_s: float | None = None
@@ -228,11 +234,14 @@ class Policy:
 
     def schedule_lead_s(self) -> float:
         """Seconds before the schedule's hours (:attr:`hours`) its replicas are started, so that
-        they serve from its first minute: their start-up (``startup``, else
-        :data:`DEFAULT_STARTUP_S`) rounded up to 5 minutes, as ``deploy`` starts them
-        (``gpuplan.deploy.engine.schedule_lead_min``, on the same start-up model)."""
+        they serve from its first minute: :attr:`lead_s`, the start-up plan bills and ``deploy``'s
+        cron lines start them at (``gpuplan.deploy.engine.schedule_lead_min``), else its own
+        ``startup`` (:data:`DEFAULT_STARTUP_S` where none) rounded up to the whole minute a cron
+        line fires at."""
+        if self.lead_s is not None:
+            return self.lead_s
         startup = self.startup_s if self.startup_s is not None else DEFAULT_STARTUP_S
-        return 300.0 * math.ceil(startup / 300.0 - 1e-9)
+        return 60.0 * math.ceil(startup / 60.0 - 1e-9)
 
     def runs_at(self, hour_of_day: float) -> bool:
         """Whether the fleet may run at ``hour_of_day``: always without :attr:`hours`, else from the

@@ -46,7 +46,7 @@ import numpy as np
 
 from gpuplan.i18n.messages import _
 from gpuplan.simulate.engine import Work
-from gpuplan.start_up import ENGINE_START_S, replica_start_up
+from gpuplan.start_up import ENGINE_START_S, StartUp, replica_start_up
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
@@ -63,6 +63,7 @@ __all__ = [
     "checkpoint_bytes",
     "cold_start",
     "estimator_replica",
+    "new_instance_start_up",
     "replica_from_step",
     "running_context",
 ]
@@ -416,22 +417,29 @@ def _engine_words(engine: EngineSettings) -> str:
     )
 
 
-def cold_start(
+def new_instance_start_up(
     weights_bytes: float | None, storage_bytes_per_s: float | None, copy_gbps: float | None = None
-) -> tuple[float, str]:
-    """Seconds from launching a replica to serving, and how they add up (in the user's language):
-    the one start-up model plan and deploy count (:func:`gpuplan.start_up.replica_start_up`), a new
-    instance's boot included, one replica on it. Its weights are read at ``storage_bytes_per_s``
-    (``--storage-gbps``), else at the workload's ``copy_gbps`` (``data.copy_gbps``), else at the
-    assumed disk rate; where their size is not known (``--replica``), the bound deploy gives a
-    replica to come up."""
+) -> StartUp:
+    """A new instance's start-up (:func:`gpuplan.start_up.replica_start_up`, its boot included): its
+    replicas' weights read at ``storage_bytes_per_s`` (``--storage-gbps``), else at the workload's
+    ``copy_gbps`` (``data.copy_gbps``), else at the assumed disk rate; where their size is not known
+    (``--replica``), the bound deploy gives a replica to come up."""
     if storage_bytes_per_s is not None:
         rate, given = storage_bytes_per_s / 1e9, "--storage-gbps"
     elif copy_gbps is not None:
         rate, given = copy_gbps, "data.copy_gbps"
     else:
         rate, given = None, None
-    up = replica_start_up(None if weights_bytes is None else weights_bytes / 1e9, rate, given=given)
+    return replica_start_up(None if weights_bytes is None else weights_bytes / 1e9, rate, given=given)
+
+
+def cold_start(
+    weights_bytes: float | None, storage_bytes_per_s: float | None, copy_gbps: float | None = None
+) -> tuple[float, str]:
+    """Seconds from launching a replica to serving, and how they add up (in the user's language):
+    the one start-up model plan and deploy count (:func:`new_instance_start_up`), a new instance's
+    boot included, one replica on it."""
+    up = new_instance_start_up(weights_bytes, storage_bytes_per_s, copy_gbps)
     seconds = up.seconds(1)
     if up.weights_gb is None:
         return seconds, _("{total:.0f} s = {parts} (the replica's size is not known with --replica)").format(

@@ -45,6 +45,7 @@ from gpuplan.deploy.engine import (
     cron_lines,
     engine_launch,
     schedule_lead_min,
+    schedule_lead_words,
     startup_seconds,
 )
 from gpuplan.deploy.hub import gated
@@ -583,8 +584,14 @@ rules:
 
 def _lead_min(spec: LaunchSpec) -> int:
     """Minutes before its hours a scheduled service's replicas are started: a new node and the
-    cold start of the replicas on it (:func:`schedule_lead_min`)."""
-    return schedule_lead_min(spec.weights_gb, replicas_per_node(spec))
+    cold start of the replicas on it, their weights read at the workload's rate, in whole minutes
+    (:func:`schedule_lead_min`): the minutes the plan bills."""
+    return schedule_lead_min(spec.start_up_weights_gb, replicas_per_node(spec), spec.dataset_copy_gbps)
+
+
+def _lead_words(spec: LaunchSpec) -> str:
+    """What :func:`_lead_min` is made of, in words."""
+    return schedule_lead_words(spec.start_up_weights_gb, replicas_per_node(spec), spec.dataset_copy_gbps)
 
 
 def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
@@ -706,14 +713,15 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
         # HPAScaleToZero gate): KEDA does, on its cron scaler
         keda += "\n" + _(
             "Schedule: {when}; KEDA's cron scaler (keda.sh/docs/latest/scalers/cron) holds {n}\n"
-            "replica(s) from {lead} min before its hours (a new node and the weights' load) to their\n"
-            "end, in {zone}; none run outside them, so this file is written for KEDA whatever\n"
-            "--autoscaler says (an HPA cannot go to zero)."
+            "replica(s) from {lead} min before its hours to their end, in {zone}; none run outside\n"
+            "them, so this file is written for KEDA whatever --autoscaler says (an HPA cannot go to\n"
+            "zero).\nThe lead is the start-up the plan bills each day: {how}."
         ).format(
             when=sv.schedule.window.said,
             n=sv.launch_replicas,
             lead=_lead_min(spec),
             zone=sv.schedule.time_zone,
+            how=_lead_words(spec),
         )
     if options.autoscaler == "keda" or sv.schedule is not None:
         files.append(
