@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.i18n.phrases import listed
+
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.gpu_hour import GpuHourPrice
@@ -731,7 +733,7 @@ def own_host(
                 "count at a time (got {counts})"
             ),
             vcpus=vcpus,
-            counts=", ".join(str(n) for n in counts),
+            counts=listed(str(n) for n in counts),
         )
     return Host(gpus=float(counts[0]), vcpus=float(vcpus), vcpus_given=True)
 

@@ -23,6 +23,7 @@ from typing import Any, NoReturn, Protocol, TypeVar, overload
 
 from gpuplan.errors import InputError, Phrase, UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.units import HOURS_PER_MONTH, as_typed, with_digits
 
 __all__ = [
@@ -124,8 +125,18 @@ class Choice(str, Enum):
             return exact  # type: ignore[return-value]
         found = _lookup(value, cls.values(), cls.aliases())
         if found is None:
-            _refuse(value, cls.kind(), cls.shown(), cls.hints(), cls.hint_notes())
+            _refuse(value, cls.kind(), cls.shown(), cls.hints(), cls.hint_notes(), near=cls._near(value))
         return cls(found)
+
+    @classmethod
+    def _near(cls, value: object) -> list[str]:
+        """The shown names nearest to ``value``, also by the other spellings :meth:`aliases` takes:
+        ``人民b`` is near ``人民币``, so CNY is suggested (the codes alone suggested nothing)."""
+        shown = dict(zip(cls.values(), cls.shown(), strict=False))
+        aliases = cls.aliases()
+        near = closest(str(value), [*shown, *aliases])
+        names = [shown.get(aliases.get(n, n), n) for n in near]
+        return list(dict.fromkeys(n for n in names if n in shown.values()))
 
     @classmethod
     def shown(cls) -> tuple[str, ...]:
@@ -148,10 +159,12 @@ def _refuse(
     shown: tuple[str, ...],
     hints: Mapping[str, str | tuple[str, ...]],
     notes: Mapping[str, str] | None = None,
+    *,
+    near: list[str] | None = None,
 ) -> NoReturn:
     key = _key(str(value))
     hint = hints.get(key)
-    suggestions = [hint] if isinstance(hint, str) else list(hint or ())
+    suggestions = [hint] if isinstance(hint, str) else list(hint or near or ())
     note = (notes or {}).get(key, "")
     raise UnknownChoiceError(kind, str(value), shown, hint=note, suggestions=suggestions or None)
 
@@ -193,7 +206,7 @@ class Names:
             near = list(dict.fromkeys(owner[h] for h in hits))[:3]
             hint: str | Phrase = ""
             if self.known_hint and not near:
-                hint = Phrase(self.known_hint, names=", ".join(sorted(self.values)))
+                hint = Phrase(self.known_hint, names=listed(sorted(self.values)))
             raise UnknownChoiceError(
                 self.kind, str(value), self.values, hint=hint, suggestions=near or None, cutoff=self.cutoff
             )
@@ -506,7 +519,7 @@ class GpuLink(Choice):
             raise InputError.worded(
                 N_("{name!r} is a network between nodes, not a GPU link inside one: {known}"),
                 name=str(value)[:40],
-                known=", ".join(cls.values()),
+                known=listed(cls.values()),
             )
         return super().cast(value)
 

@@ -109,7 +109,7 @@ USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
         _demand(gpu="L4", gpus=4, hours_per_month=730, growth_pct_per_month=1e300),
         "demands[0].growth_pct_per_month: 1e+300 % a month for 11 months multiplies the demand more than "
         "1,000,000-fold; check the figure",
-        "demands[0].growth_pct_per_month：每月 1e+300 %，持续 11 个月，"
+        "demands[0].growth_pct_per_month：每月 1e+300%，持续 11 个月，"
         "需求会增长到 1,000,000 倍以上；请核对这个数字",
     ),
     (

@@ -71,14 +71,14 @@ def test_a_price_files_amount_is_said_in_chinese_words() -> None:
     )
     assert str(error) == "price -32.5 USD/hour is not a positive amount"
     with use_language("zh"):
-        assert error_text(error) == "价格 -32.5 美元/小时 不是正数"
+        assert error_text(error) == "价格 -32.5 美元/小时不是正数"
         # a currency gpuplan does not know is said as the file wrote it
         typo = Phrase(
             N_("price {price} {currency}/{unit} is not a positive amount"),
             price="1",
             **price_words("EUR", "month"),
         )
-        assert phrase_text(typo) == "价格 1 EUR/月 不是正数"
+        assert phrase_text(typo) == "价格 1 EUR/月不是正数"
 
 
 def test_the_chinese_help_says_the_types_of_options_in_chinese(gpuplan: Callable[..., str]) -> None:

@@ -59,7 +59,7 @@ def test_a_split_no_offer_can_hold_is_named_in_the_infeasible_message() -> None:
     job = JobFacts(tensor_parallel=16)  # no instance has 16 GPUs: no count of them runs it
     with pytest.raises(
         PlanInfeasibleError,
-        match=r"model_parallel_split .*tensor_parallel 16 is more GPUs than any instance in the catalog "
-        r"joins \(8\): use at most 8$",
+        match=r"not splitting the model so .*tensor_parallel 16 is more GPUs than any instance in the "
+        r"catalog joins \(8\): use at most 8$",
     ):
         _plan(job, [])

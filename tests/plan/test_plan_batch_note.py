@@ -48,7 +48,7 @@ def test_the_global_batch_of_the_recommended_option_and_the_others_are_said() ->
     # smaller per-GPU batch does (it fits where 8 did), or no whole split exists
     assert "keep batch_size × GPUs × gradient_accumulation = 256" in note
     assert "64 GPUs: batch_size 4 × gradient_accumulation 1" in note
-    assert "40 GPUs: none, 256 is not a multiple of 40" in note
+    assert "24, 40, 48, 56 GPUs: none, 256 is not a multiple of any of them" in note  # said once
 
 
 def test_fewer_gpus_hold_the_batch_with_accumulation_within_the_per_gpu_batch() -> None:

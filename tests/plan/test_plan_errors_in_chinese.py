@@ -96,11 +96,11 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "a model too big for every GPU",
         lambda: _plan([offer()], Constraints(), estimate=toy_estimator(peak_gib=100)),
-        "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
+        "no option is left: candidates excluded: not fitting in memory 8 (peak memory per GPU at least "
         "100.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
         "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
         "--gpu A100-SXM4-40GB` shows which changes make it fit, each with its memory and step time",
-        "没有剩下可选的方案；被排除的候选：放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "没有剩下可选的方案；被排除的候选：显存放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
         "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
         "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A100-SXM4-40GB` "
         "会列出能让它放下的改动，以及每项改动的显存和单步用时",
@@ -117,11 +117,11 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
             Constraints(gpus=("A10G",)),
             estimate=toy_estimator(peak_gib=30),
         ),
-        "no option is left: candidates excluded by gpu 1,600, does_not_fit 8 (peak memory per GPU at "
-        "least 30.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches with "
-        "gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
+        "no option is left: candidates excluded: other GPUs 1,600, not fitting in memory 8 (peak memory per "
+        "GPU at least 30.0 GiB); enable gradient_checkpointing, split the batch into smaller micro-batches "
+        "with gradient_accumulation, use fsdp, or allow more GPUs / bigger GPUs; `gpuplan estimate WORKLOAD "
         "--gpu A10G` shows which changes make it fit, each with its memory and step time",
-        "没有剩下可选的方案；被排除的候选：GPU 不在所选之列 1,600 个、放不下 8 个"
+        "没有剩下可选的方案；被排除的候选：其他 GPU 1,600 个、显存放不下 8 个"
         "（每块 GPU 的显存峰值至少 30.0 GiB）；"
         "请启用 gradient_checkpointing、用 gradient_accumulation 把批拆成更小的微批、改用 fsdp，"
         "或允许更多、更大的 GPU；`gpuplan estimate WORKLOAD --gpu A10G` "
@@ -132,9 +132,9 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         lambda: _plan(
             [offer()], Constraints(), job=JobFacts(task="infer"), estimate=toy_estimator(peak_gib=100)
         ),
-        "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
+        "no option is left: candidates excluded: not fitting in memory 8 (peak memory per GPU at least "
         "100.0 GiB); for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target",
-        "没有剩下可选的方案；被排除的候选：放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "没有剩下可选的方案；被排除的候选：显存放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
         "对于在线服务：请换更大的 GPU、增加 GPU、降低请求速率或放宽 p95 目标",
     ),
     (
@@ -174,17 +174,17 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "a model split no instance holds",
         lambda: _plan([offer()], Constraints(), job=JobFacts(tensor_parallel=16)),
         # no count of instances runs it: not "allow more GPUs"
-        "no option is left: candidates excluded by model_parallel_split 8; tensor_parallel 16 is more "
+        "no option is left: candidates excluded: not splitting the model so 8; tensor_parallel 16 is more "
         "GPUs than any instance in the catalog joins (8): use at most 8",
-        "没有剩下可选的方案；被排除的候选：模型并行切分不符 8 个；tensor_parallel 16 超过了目录中任何一台"
+        "没有剩下可选的方案；被排除的候选：模型无法如此切分 8 个；tensor_parallel 16 超过了目录中任何一台"
         "实例所连接的 GPU 数（8）：请最多用 8",
     ),
     (
         "offers without a price",
         lambda: _plan([offer(price_usd=None)], Constraints()),
-        "no option is left: candidates excluded by unpriced 8; add a price with `gpuplan catalog` "
+        "no option is left: candidates excluded: without a price 8; add a price with `gpuplan catalog` "
         "or widen providers/regions",
-        "没有剩下可选的方案；被排除的候选：无报价 8 个；"
+        "没有剩下可选的方案；被排除的候选：没有价格 8 个；"
         "请用 `gpuplan catalog` 添加价格，或放宽 providers/regions 的限制",
     ),
     (
@@ -279,5 +279,5 @@ def test_the_excluded_candidates_read_without_spaces_between_chinese_words(
 ) -> None:
     zh = _line(call, "zh")
     # a GPU the catalog has no offer of is said without the counts ("excluded by gpu 8")
-    assert ("被排除的候选：" in zh) == ("candidates excluded by" in en)
+    assert ("被排除的候选：" in zh) == ("candidates excluded:" in en)
     assert not _SPACED_CHINESE.search(zh), zh

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
 
 if TYPE_CHECKING:
     from gpuplan.catalog.refresh import RefreshOutcome
@@ -176,7 +177,7 @@ def import_files(
     missing = chosen - {f.provider for f in files}
     if missing:  # before anything is written
         raise InputError.worded(
-            N_("the folder has no catalog file for {providers}"), providers=", ".join(sorted(missing))
+            N_("the folder has no catalog file for {providers}"), providers=listed(sorted(missing))
         )
     outcomes = []
     for f in files:

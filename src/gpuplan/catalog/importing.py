@@ -29,6 +29,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.wording import joined
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import item_list
 
 __all__ = [
     "ImportTarget",
@@ -308,7 +309,7 @@ def _conflicting_prices(rows: Sequence[OfferRow]) -> dict[int, Phrase]:
                 N_("{pricing} priced {amounts} for the same offer in one import (lines {lines}): keep one"),
                 pricing=Phrase(key[4]),  # the pricing model's name, in the user's language
                 amounts=amounts,
-                lines=", ".join(str(n) for n in lines) or "?",
+                lines=item_list(str(n) for n in lines) or "?",
             )
     return out
 

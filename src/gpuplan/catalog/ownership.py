@@ -14,6 +14,7 @@ from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
 from gpuplan.errors import StoreError
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.os_reasons import os_reason
+from gpuplan.i18n.phrases import item_list
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -62,7 +63,7 @@ def _judge(objects: list[tuple[str, str]], revision: str | None, location: str) 
                 "point --db at a new file"
             ),
             location=location,
-            shown=", ".join(shown[:_SHOWN]) + (" …" if len(shown) > _SHOWN else ""),
+            shown=item_list(shown[:_SHOWN]) + (" …" if len(shown) > _SHOWN else ""),
         )
     if foreign:
         raise StoreError.worded(
@@ -71,7 +72,7 @@ def _judge(objects: list[tuple[str, str]], revision: str | None, location: str) 
                 "point --db at a new file"
             ),
             location=location,
-            shown=", ".join(foreign[:_SHOWN]) + (" …" if len(foreign) > _SHOWN else ""),
+            shown=item_list(foreign[:_SHOWN]) + (" …" if len(foreign) > _SHOWN else ""),
         )
     if not tables:
         return  # empty: the catalog is created in it

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from gpuplan.catalog import providers
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_
-from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.i18n.places import UNSPECIFIED_REGION
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ def refuse_country_as_region(region: str, store: Store) -> None:
             "every region in it with `--countries {code}` (`countries: [{code}]` in a file)"
         ),
         region=region,
-        regions=", ".join(found[:12]) + (f" (+{len(found) - 12})" if len(found) > 12 else ""),
+        regions=item_list(found[:12]) + (f" (+{len(found) - 12})" if len(found) > 12 else ""),
         code=code,
     )
 

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, delete, exists, func, select, update
 from gpuplan.catalog import schema as t
 from gpuplan.errors import AbsentError, InputError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -248,7 +249,7 @@ def _refuse_unknown(conn: Connection, import_id: int) -> NoReturn:
             "lists them)"
         ),
         id=import_id,
-        ids=", ".join(ids),
+        ids=listed(ids),
     )
 
 

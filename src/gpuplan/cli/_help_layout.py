@@ -43,7 +43,9 @@ def _wrap(text: str, width: int) -> list[str]:
             if piece.isspace():
                 line += " " if line else ""
                 continue
-            if cell_len(line.rstrip()) + cell_len(piece) <= width or not line.strip():
+            # the space kept before the word counts: without it, a word one cell too wide was
+            # put on the line and then folded ("34.74 CN" / "Y", "--pea" / "k")
+            if cell_len(line) + cell_len(piece) <= width or not line.strip():
                 line = line + piece if line.strip() else piece
             else:
                 lines.append(line.rstrip())

@@ -38,6 +38,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import GPUS_PER_INSTANCE_RANGE, StaleDaysOption, finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.units import split_list
 from gpuplan.vocab import HostRule, PricingModel, Upfront
 
@@ -308,7 +309,7 @@ def offers(
         if len(counts) > 1:
             raise InputError.worded(
                 N_("--gpu: the names give different counts ({counts}); give one --count for all"),
-                counts=", ".join(str(n) for n in sorted(counts)),
+                counts=listed(str(n) for n in sorted(counts)),
             )
         count = counts.pop()
     country_names = None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuplan.i18n import N_, _, ngettext
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import item_list, listed
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
@@ -90,7 +90,7 @@ def node_layout(
             count=count,
             gpu=gpu,
             most=most,
-            counts=", ".join(str(c) for c in counts),
+            counts=listed(str(c) for c in counts),
             lower=lower,
             upper=upper,
         )

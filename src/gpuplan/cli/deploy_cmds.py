@@ -14,6 +14,7 @@ from gpuplan.cli._i18n import LangOption, apply_language, option_given
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _, ngettext
+from gpuplan.i18n.phrases import item_list, listed
 
 if TYPE_CHECKING:
     from gpuplan.catalog.model import OfferPrice
@@ -214,7 +215,7 @@ def deploy(
                 "{options}: only for workload files; the plan file already says where to run "
                 "(deploy the workload file to choose them)"
             ),
-            options=", ".join(given),
+            options=listed(given),
         )
     count_given = option_given(ctx, "count")
     if gpu is not None and ":" in gpu:
@@ -544,7 +545,7 @@ def deploy(
                 "would write {n} file to {out}/ for {target} (nothing written): {files}",
                 "would write {n} files to {out}/ for {target} (nothing written): {files}",
                 len(files),
-            ).format(n=len(files), out=out, target=generator.name, files=", ".join(f.path for f in files))
+            ).format(n=len(files), out=out, target=generator.name, files=item_list(f.path for f in files))
         )
         return
     typer.echo(
@@ -552,7 +553,7 @@ def deploy(
             "wrote {n} file to {out}/ for {target}: {files}",
             "wrote {n} files to {out}/ for {target}: {files}",
             len(written),
-        ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
+        ).format(n=len(written), out=out, target=generator.name, files=item_list(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
 

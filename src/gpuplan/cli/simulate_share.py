@@ -30,6 +30,7 @@ from gpuplan.cli._places import CountriesOption, ProvidersOption, RegionsOption
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import DeployError, InputError, Phrase
 from gpuplan.i18n import N_, _, ngettext
+from gpuplan.i18n.phrases import item_list
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -216,7 +217,7 @@ def share_cmd(
         # nothing placed: no table of nothing, no tie of "0 GPUs" between the ways; why, in one line
         raise InputError.worded(
             N_("{names} cannot run on one {gpu} {how}: {reasons}"),
-            names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
+            names=item_list(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
             gpu=plan.gpu_id,
             how=Phrase(N_("in any way (whole, MIG, time-slice, MPS)"))
             if sharing == "best"
@@ -269,7 +270,7 @@ def share_cmd(
                 "wrote {n} Kubernetes file to {out}/: {files}",
                 "wrote {n} Kubernetes files to {out}/: {files}",
                 len(wrote),
-            ).format(n=len(wrote), out=k8s_out, files=", ".join(wrote)),
+            ).format(n=len(wrote), out=k8s_out, files=item_list(wrote)),
             markup=False,
             soft_wrap=True,
         )
@@ -281,7 +282,7 @@ def share_cmd(
             m=len(plan.unplaced),
             total=len(plan.unplaced) + len(plan.services) + len(plan.notebooks),
             gpu=plan.gpu_id,
-            names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
+            names=item_list(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
             k8s=Phrase(N_("; --k8s-out not written")) if k8s_out is not None else "",
         )
 
@@ -547,7 +548,7 @@ class _Places:
                     option=f,
                     value=getattr(self, f).strip(),
                     gpu=gpu_id,
-                    elsewhere=", ".join(elsewhere[:8]) + (" …" if len(elsewhere) > 8 else ""),
+                    elsewhere=item_list(elsewhere[:8]) + (" …" if len(elsewhere) > 8 else ""),
                 )
             kept = left
         return kept
@@ -798,7 +799,7 @@ def _write_k8s(
                 "warning: on {nodes} the device plugin may put services on one GPU that the packing kept "
                 "apart (up to {need:.0f} GiB on a {cap:.0f} GiB GPU); see k8s/PLACEMENT.md"
             ).format(
-                nodes=", ".join(f"gpuplan-node-{r.node}" for r in risks),
+                nodes=item_list(f"gpuplan-node-{r.node}" for r in risks),
                 need=max(r.worst_memory_gib for r in risks),
                 cap=risks[0].memory_gib,
             ),

@@ -40,7 +40,7 @@ from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_hours, format_number
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.i18n.places import place
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
@@ -1086,7 +1086,7 @@ def _check_shifts(usage: Usage, demands: Sequence[Demand]) -> None:
                     "a month has {month_h:g} h; give fewer hours, or one shift to demands that may run "
                     "together"
                 ),
-                shifts=", ".join(sorted(longest)),
+                shifts=listed(sorted(longest)),
                 hours=sum(longest.values()),
                 month=usage.month_label(m),
                 month_h=HOURS_PER_MONTH,

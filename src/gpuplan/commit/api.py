@@ -30,7 +30,7 @@ from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InfeasibleError, InputError
 from gpuplan.i18n import N_, _
-from gpuplan.i18n.phrases import sentences
+from gpuplan.i18n.phrases import item_list, sentences
 from gpuplan.units import CHECKPOINT_WRITE_SHARE
 from gpuplan.vocab import HostRule, Upfront
 
@@ -283,7 +283,7 @@ def tco(
 def _demands_said(names: Sequence[str], template: str, **fields: object) -> list[str]:
     """``template`` (marked with ``N_``: ``{names}`` and ``fields``) said of the demands ``names``, in
     the current language; none where there are none."""
-    return [_(template).format(names=", ".join(names), **fields)] if names else []
+    return [_(template).format(names=item_list(names), **fields)] if names else []
 
 
 def _places_bought(schedule: Schedule, d: Demand) -> set[tuple[str, str]]:

@@ -20,6 +20,7 @@ from gpuplan.deploy.base import commented
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.phrases import item_list
 
 __all__ = [
     "GIVEN_RDMA_ENV",
@@ -244,5 +245,5 @@ def given_rdma_note(spec: LaunchSpec) -> str:
         "planned; to run over TCP anyway, start it with `NCCL_NET=Socket`."
     ).format(
         instance=spec.instance_type or "?",
-        settings=", ".join(f"`{k}={v}`" for k, v in env.items()),
+        settings=item_list(f"`{k}={v}`" for k, v in env.items()),
     )

@@ -58,7 +58,7 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import listed, sentences
+from gpuplan.i18n.phrases import item_list, listed, sentences
 
 __all__ = ["SkyPilotGenerator", "checkpoint_bucket", "infra", "skypilot_clouds", "task_yaml"]
 
@@ -409,7 +409,7 @@ def _whole_instance_words(spec: LaunchSpec) -> str:
             provider=spec.provider,
             n=n,
             gpu=gpu,
-            counts=", ".join(f"{c:g}" for c in spec.sold_gpu_counts),
+            counts=item_list(f"{c:g}" for c in spec.sold_gpu_counts),
         )
         if spec.sold_gpu_counts
         else _(

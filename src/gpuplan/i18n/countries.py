@@ -189,7 +189,7 @@ def country_codes(text: str) -> tuple[str, ...]:
         groups: dict[tuple[str, ...], str] = {}  # one name a group: "EU" and "European Union" are one
         for g in [g for g in _GROUP_NAMES if key.startswith(_key(g))] + closest(text, _GROUP_NAMES):
             groups.setdefault(_GROUP_NAMES[g], g)
-        near = [*groups.values(), *closest(text, _near_names())][:3]
+        near = [*groups.values(), *_nearest(text)][:3]
         raise NotFoundError("country", text, [*_GROUP_NAMES, *_near_names()], suggestions=near)
     return (code,)
 
@@ -202,8 +202,21 @@ def country_code(text: str) -> str:
     """
     code = _names().get(_key(text))
     if code is None:
-        raise NotFoundError("country", text, _near_names())
+        raise NotFoundError("country", text, _near_names(), suggestions=_nearest(text) or None)
     return code
+
+
+#: Characters written only in Traditional Chinese that country names hold (中國, 臺灣, 歐盟, 澳門).
+_TRADITIONAL = frozenset("國臺灣歐門東華蘭羅亞爾馬韓蘇聯義烏")
+
+
+def _nearest(text: str) -> list[str]:
+    """The known names nearest to ``text`` (:func:`gpuplan.errors.closest`); to a Chinese reader the
+    Simplified names first (中华 had been told '中國' or '中国', the Traditional first)."""
+    near = closest(text, _near_names())
+    if current_language() is Language.ZH:
+        near.sort(key=lambda name: any(c in _TRADITIONAL for c in name))
+    return near
 
 
 @cache

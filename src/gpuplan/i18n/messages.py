@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gettext
 import re
+import string
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
@@ -158,15 +159,81 @@ def options_named(template: str, names: Mapping[str, str] | None) -> str:
     return "`".join(parts)
 
 
+#: Han characters, CJK punctuation (、。「」) and the full-width forms (，：；（）).
+_CJK = re.compile("[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
+_FORMATTER = string.Formatter()
+
+
+class ChineseMessage(str):
+    """A message in Chinese, whose :meth:`format` joins what it puts in as Chinese is written: a
+    space the message keeps beside a placeholder (for a Latin word or a number, "在 {gpu} 上") is
+    dropped where the value put there is Chinese on that side and the message is Chinese on the
+    other ("{sharing} 上的笔记本" had read "整卡 上的笔记本"), and before a percent sign after a
+    number ("{pct} %" reads "80%"). The message's own text and the values are kept as they are."""
+
+    __slots__ = ()
+
+    def format(self, /, *args: object, **kwargs: object) -> str:
+        pieces: list[tuple[str, bool]] = []  # (text, whether it is a value put in)
+        auto = 0
+        for literal, field, spec, conversion in _FORMATTER.parse(str(self)):
+            if literal:
+                pieces.append((literal, False))
+            if field is None:
+                continue
+            if field == "":
+                field, auto = str(auto), auto + 1
+            obj, _used = _FORMATTER.get_field(field, args, kwargs)
+            obj = _FORMATTER.convert_field(obj, conversion)
+            spec = _FORMATTER.vformat(spec, args, kwargs) if spec else ""
+            pieces.append((_FORMATTER.format_field(obj, spec), True))
+        return "".join(_tightened(pieces))
+
+
+def _tightened(pieces: list[tuple[str, bool]]) -> list[str]:
+    """The message's literal pieces without the spaces :class:`ChineseMessage` drops next to a
+    value put in."""
+    out: list[str] = []
+    for i, (text, value) in enumerate(pieces):
+        before = pieces[i - 1] if i and pieces[i - 1][1] else None
+        after = pieces[i + 1] if i + 1 < len(pieces) and pieces[i + 1][1] else None
+        if value or not (before or after):
+            out.append(text)
+            continue
+        core = text.strip(" ")
+        # what stands on the far side of the spaces: the message's own text, or the next value
+        first = core[:1] or (after[0][:1] if after else "")
+        last = core[-1:] or (before[0][-1:] if before else "")
+        if before and before[0] and _tight(before[0][-1], first):
+            text = text.lstrip(" ")
+        if after and after[0] and text and _tight(last, after[0][0]):
+            text = text.rstrip(" ")
+        out.append(text)
+    return out
+
+
+def _tight(left: str, right: str) -> bool:
+    """Whether Chinese writes ``left`` and ``right`` with no space between them."""
+    return bool(left and right) and (
+        (bool(_CJK.match(left)) and bool(_CJK.match(right))) or (left.isdigit() and right == "%")
+    )
+
+
+def _in_language(text: str) -> str:
+    """``text`` as :func:`_` returns it: a :class:`ChineseMessage` in Chinese."""
+    return ChineseMessage(text) if _current.get() is Language.ZH else text
+
+
 def _(message: str) -> str:
     """``message`` (English source text) in the current language, its options named as the reader
     calls them (:func:`use_option_names`)."""
-    return options_named(_translations(_current.get()).gettext(message), _option_names.get())
+    return _in_language(options_named(_translations(_current.get()).gettext(message), _option_names.get()))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for ``n``, in the current language."""
-    return options_named(_translations(_current.get()).ngettext(singular, plural, n), _option_names.get())
+    translated = _translations(_current.get()).ngettext(singular, plural, n)
+    return _in_language(options_named(translated, _option_names.get()))
 
 
 def N_(message: str) -> str:

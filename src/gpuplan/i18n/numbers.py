@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.i18n.messages import N_, Language, _, current_language, reader_gives
 from gpuplan.i18n.phrases import sentences
+from gpuplan.i18n.sources import source_words
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -43,7 +44,7 @@ USER_RATE_SOURCE = N_("user setting (the rate you gave)")
 
 def rate_source(source: str) -> str:
     """An exchange rate's source as the output names it."""
-    return _(source) if source == USER_RATE_SOURCE else source
+    return _(source) if source == USER_RATE_SOURCE else source_words(source)
 
 
 def per_usd(usd_per_unit: float) -> str:

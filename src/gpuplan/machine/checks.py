@@ -14,6 +14,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.providers import facts as provider_facts
 from gpuplan.catalog.providers.base import NcclTopologyFile
 from gpuplan.i18n import _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.machine.cpu_checks import check_cpu_threads
 from gpuplan.machine.cuda_compat import CudaCompatStatus, cuda_compat
 from gpuplan.machine.facts import MachineFacts
@@ -307,7 +308,7 @@ def check_torch_cuda(facts: MachineFacts) -> list[Finding]:
                 check="torch_cuda",
                 severity=Severity.OK,
                 message=_("torch.cuda.is_available() is True; {count} device(s): {names}").format(
-                    count=t.device_count, names=", ".join(t.device_names)
+                    count=t.device_count, names=item_list(t.device_names)
                 ),
             )
         ]
@@ -428,7 +429,7 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
                     message=_(
                         "NCCL_SOCKET_IFNAME={value}: {names} is this machine's own bridge or loopback, "
                         "which other nodes cannot reach: a job across nodes hangs at NCCL's bootstrap"
-                    ).format(value=value, names=", ".join(local)),
+                    ).format(value=value, names=item_list(local)),
                     fix=_(
                         "Name the network card between the nodes (`ip -br addr`: eth0, ens5 …), or unset "
                         "it: NCCL's default already skips docker* and lo"
@@ -514,7 +515,7 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.INFO,
-                message=_("other NCCL settings: {settings}").format(settings=", ".join(others)),
+                message=_("other NCCL settings: {settings}").format(settings=item_list(others)),
             )
         )
     return found

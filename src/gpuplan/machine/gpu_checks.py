@@ -6,6 +6,7 @@ Pure functions of :class:`MachineFacts`; registered in :data:`gpuplan.machine.ch
 from __future__ import annotations
 
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.machine.facts import GpuFacts, MachineFacts
 from gpuplan.machine.findings import Finding, Severity
 from gpuplan.machine.identify import identify_gpu
@@ -326,7 +327,7 @@ def check_persistence(facts: MachineFacts) -> list[Finding]:
             message=_(
                 "persistence mode is off on GPU(s) {indices}: the driver tears the GPU "
                 "down when no process uses it, so each new process starts seconds slower"
-            ).format(indices=", ".join(map(str, off))),
+            ).format(indices=item_list(map(str, off))),
             fix=_("`sudo nvidia-smi -pm 1`, or better enable the nvidia-persistenced service"),
         )
     ]
@@ -467,7 +468,7 @@ def check_peer_access(facts: MachineFacts) -> list[Finding]:
             message=_(
                 "no peer access (P2P) between GPUs {pairs}: NCCL copies their traffic through host memory, "
                 "slower than GPU to GPU"
-            ).format(pairs=", ".join(denied)),
+            ).format(pairs=item_list(denied)),
             fix=fix,
         )
     ]

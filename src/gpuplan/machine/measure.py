@@ -47,6 +47,7 @@ from gpuplan.documents.measure import (
 )
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.machine.bench import _cpu_name, set_fp32_matmul_tf32
 from gpuplan.machine.identify import identify_gpu
 from gpuplan.perf.anchor import profiler_class
@@ -355,7 +356,7 @@ def run_measure(
                 "fused kernels {kernels}: run here by gpuplan's reference code (the same result, "
                 "unfused), not by the GPU kernels the stack names: this step is slower than that "
                 "stack's, and so are estimates anchored on it"
-            ).format(kernels=", ".join(fused))
+            ).format(kernels=item_list(fused))
         )
     driver = memory.pop("driver", None)
     kernels = KernelTimeDoc(**split, busy_s=sum(split.values()))

@@ -72,8 +72,8 @@ _IMAGE_SERVICE_HINT = N_(
     "batch (inputs.batch_size): a GPU with more memory, or a smaller inputs.batch_size"
 )
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
-_NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
-_NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}{peak}{advice}")
+_NONE_LEFT = N_("no option is left: candidates excluded: {counts}{peak}{advice}")
+_NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded: {counts}{peak}{advice}")
 #: The providers named have no offer with a price the plan can use ({why}: ``no_usable_price``), then
 #: where the pricing models allowed are priced instead.
 _NONE_LEFT_UNPRICED = N_("no option is left: {why}{sold}")
@@ -99,9 +99,41 @@ _EMPTIED_BY = {
         "constraints.allow_low_confidence: true in the workload, plans on them)"
     ),
 }
-# TRANSLATORS: one reason in "candidates excluded by does_not_fit 12, unpriced 3"; {reason} is
-# a reason code (its catalog entry), {count} a number of candidates
+# TRANSLATORS: one reason in "candidates excluded: not fitting in memory 12, without a price 3";
+# {reason} is one of _REASON_WORDS, {count} a number of candidates
 _REASON_COUNT = N_("{reason} {count}")
+#: Each reason a candidate is left out for, as the "no option is left" line words it: the codes
+#: (does_not_fit), which plan --json keeps, had been shown as they are ("does_not_fit 2,448").
+_REASON_WORDS: dict[Reason, str] = {
+    Reason.PROVIDER: N_("other providers"),
+    Reason.GPU: N_("other GPUs"),
+    Reason.REGION: N_("other regions"),
+    Reason.COUNTRY: N_("other countries"),
+    Reason.HOSTS: N_("not a provider's own host"),
+    Reason.PRICING: N_("other pricing models"),
+    Reason.NEEDS_COMMITMENT: N_("needing a commitment"),
+    Reason.COMPLIANCE: N_("failing compliance"),
+    Reason.INTERCONNECT: N_("without the interconnect asked"),
+    Reason.GPU_MEMORY: N_("under the GPU memory asked"),
+    Reason.MAX_GPUS: N_("over the GPU count limit"),
+    Reason.MIN_GPUS: N_("under the GPU count floor"),
+    Reason.FRACTIONAL_GPU: N_("a fraction of a GPU"),
+    Reason.UNPRICED: N_("without a price"),
+    Reason.LOW_CONFIDENCE: N_("with a low-confidence price"),
+    Reason.MODEL_SPLIT: N_("not splitting the model so"),
+    Reason.LATENCY: N_("missing the latency target"),
+    Reason.USERS_FAR: N_("too far from the users"),
+    Reason.LOAD: N_("short of the load"),
+    Reason.MIN_REPLICAS: N_("under the fewest replicas"),
+    Reason.MAX_REPLICAS: N_("over the most replicas"),
+    Reason.NO_PRECISION_PATH: N_("without a path for the precision"),
+    Reason.UNKNOWN_RATE: N_("without a published rate"),
+    Reason.DOES_NOT_FIT: N_("not fitting in memory"),
+    Reason.SPOT_UNSTABLE: N_("spot too unstable"),
+    Reason.UNKNOWN_COST: N_("with a cost of unknown size"),
+    Reason.DEADLINE: N_("over the deadline"),
+    Reason.BUDGET: N_("over the budget"),
+}
 _PEAK = N_(" (peak memory per GPU at least {peak_gib:.1f} GiB)")
 _LATENCY = N_(
     "; no option meets the p95 latency target of {target:g} ms: the best reached is {best_s:.3g} s on "
@@ -251,9 +283,11 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         # the countries, their rows having no region and so no country
         return Phrase(_NONE_LEFT_UNPRICED, why=why, sold=_where_sold(ctx))
     ordered = sorted(counts.items(), key=lambda kv: -kv[1])
-    # A reason is a code (does_not_fit); its catalog entry is the word shown under another language.
-    # thousands separated, as every other count of candidates is ("71,521", not "71521")
-    items = [Phrase(_REASON_COUNT, reason=Phrase(k), count=f"{v:,}") for k, v in ordered]
+    # A reason is a code (does_not_fit), said in words; thousands separated, as every other count
+    # of candidates is ("71,521", not "71521")
+    items = [
+        Phrase(_REASON_COUNT, reason=Phrase(_REASON_WORDS[Reason(k)]), count=f"{v:,}") for k, v in ordered
+    ]
     top = max(counts, key=lambda k: counts[k])
     if ctx.cands.emptied_by is Reason.DOES_NOT_FIT:
         # The filters left candidates and none of them fits: memory is what to act on, however

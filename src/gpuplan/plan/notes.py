@@ -136,7 +136,7 @@ def plan_notes(
                 "countries: the offers of {providers} are left out: a provider you declared without "
                 "--country is in no known country (import its prices again with --new-provider and "
                 "--country)"
-            ).format(providers=", ".join(unplaced))
+            ).format(providers=item_list(unplaced))
         )
     if job.data_location is None and job.dataset_gb > 0:
         plan_notes.append(
@@ -351,12 +351,29 @@ def batch_note(job: JobFacts, recommended: Option, others: Sequence[Option]) -> 
     if not counts:
         return head
     theirs = _(", ").join(_("{gpus} GPUs: {total}").format(gpus=n, total=f"{per_step * n:,}") for n in counts)
-    ways = _("; ").join(_hold(total, n, job.batch_size) for n in counts)
+    ways = _("; ").join(_holds(total, counts, job.batch_size))
     return _(
         "{head}; batch_size is per GPU, so the options on other GPU counts train with other global "
         "batches ({theirs}), a different recipe for a pretraining (learning rate, warm-up): to train "
         "with {total} on any count, keep batch_size × GPUs × gradient_accumulation = {total} ({ways})"
     ).format(head=head, theirs=theirs, total=f"{total:,}", ways=ways)
+
+
+def _holds(total: int, counts: Sequence[int], batch: int) -> list[str]:
+    """How each of ``counts`` GPUs trains with a global batch of ``total`` (:func:`_hold`); the
+    counts of which ``total`` is no multiple said once, together: "none, 4 is not a multiple of 6"
+    had been repeated for each of eight counts."""
+    split = [n for n in counts if not total % n]
+    whole = [_hold(total, n, batch) for n in split]
+    unsplit = [n for n in counts if total % n]
+    if len(unsplit) < 2:
+        return [_hold(total, n, batch) for n in counts]
+    return [
+        *whole,
+        _("{counts} GPUs: none, {total} is not a multiple of any of them").format(
+            counts=item_list(unsplit), total=f"{total:,}"
+        ),
+    ]
 
 
 def _hold(total: int, gpus: int, batch: int) -> str:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 from gpuplan.i18n import _
 from gpuplan.i18n.countries import country_name
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.plan.result import Option
 
@@ -108,4 +109,4 @@ def sanctions_note(options: Sequence[Option]) -> str:
         "need a licence, depending on who pays and what is sent. gpuplan does not judge this and this "
         "is not legal advice: ask whoever handles your export compliance. See {pages}; {eu_map}. To keep "
         "them out, plan with --countries (for example --countries US,EU)"
-    ).format(places=", ".join(places), countries=named, pages="; ".join(pages), eu_map=EU_MAP)
+    ).format(places=item_list(places), countries=named, pages="; ".join(pages), eu_map=EU_MAP)

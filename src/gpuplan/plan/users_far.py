@@ -15,6 +15,7 @@ import numpy as np
 from gpuplan.catalog.user_rtt import UserRtt, method_words, user_rtt
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_number
+from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import city_name
 from gpuplan.plan.candidates import REASONS
 from gpuplan.plan.constraints import Reason
@@ -141,7 +142,7 @@ def users_far_note(ctx: PlanContext) -> str | None:
     ).format(
         n=format_number(int(hit.sum())),
         regions=format_number(len(trips)),
-        users=", ".join(ctx.job.users_in),
+        users=item_list(ctx.job.users_in),
         target=_targets(ctx.job),
         near=_one(near, trips[near]),
         far=_one(far, trips[far]),
@@ -182,7 +183,7 @@ def users_unknown_note(ctx: PlanContext, feasible: np.ndarray) -> str | None:
         "{regions}: where the region is, is not known (no city in its provider's facts and no country), "
         "so the network round trip to your users is not; their options rank after those whose round "
         "trip is known to meet the targets"
-    ).format(regions=", ".join(names[:8]) + (f" (+{len(names) - 8})" if len(names) > 8 else ""))
+    ).format(regions=item_list(names[:8]) + (f" (+{len(names) - 8})" if len(names) > 8 else ""))
 
 
 def users_not_counted_note(job: JobFacts) -> str | None:

@@ -1075,7 +1075,7 @@ def undo_view(report: UndoReport) -> RenderableType:
             _(
                 "Import {ids} read the same file: the prices it found already recorded were this import's, "
                 "and are gone with it; import the file again to have them back."
-            ).format(ids=", ".join(str(i) for i in report.same_file))
+            ).format(ids=item_list(str(i) for i in report.same_file))
         )
     if not report.offers_recorded:
         lines.append(

@@ -16,6 +16,7 @@ from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
+from gpuplan.i18n.sources import source_words
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
 from gpuplan.report.tco_cash import cash_by_month, cash_lines
@@ -558,7 +559,7 @@ def _total_line(report: TcoReport) -> str:
     if not report.without_current_price:
         return line
     return _("{line}; on prices known to be current: unknown (none for {gpus})").format(
-        line=line, gpus=", ".join(report.without_current_price)
+        line=line, gpus=item_list(report.without_current_price)
     )
 
 
@@ -666,7 +667,7 @@ def _with_stale_lines(report: TcoReport) -> list[str]:
                 cost=money.format(cost_usd),
                 as_of=o.as_of.replace("/", "–") or _("date unknown"),
                 age=price_age_words(age.age_days, age.staleness, o.gpu, age.launched),
-                source=printable(o.source) if o.source else _("not stated"),
+                source=source_words(printable(o.source)) if o.source else _("not stated"),
             )
         )
     return lines
@@ -1011,7 +1012,7 @@ def source_lines(report: TcoReport) -> list[str]:
     price file: its control characters are shown escaped, not sent to the terminal."""
     return [
         _("Source of {use}: {source}").format(
-            use=_use_words(use), source=printable(o.source) if o.source else _("not stated")
+            use=_use_words(use), source=source_words(printable(o.source)) if o.source else _("not stated")
         )
         for use, o in used_offers(report)
     ]

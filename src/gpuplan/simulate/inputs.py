@@ -29,6 +29,7 @@ from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.sources import source_words
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, offer_rate, service_unit
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.notebooks import DEFAULT_MAX_OOM_RISK, DEFAULT_MAX_SLOWDOWN, NotebookGroup
@@ -95,19 +96,19 @@ def narrowed_words(narrowed: str) -> str:
     )
 
 
-def _price_caveat(o: OfferPrice) -> str:
+def _price_caveat(o: OfferPrice, money: Money | None) -> str:
     """What a price's date leaves open, after its source line: the dated floor where the fleet is
-    costed at one (its age, where it may be stale, is said with the price's source)."""
+    costed at one (its age, where it may be stale, is said with the price's source), its figure in
+    the display currency (:func:`money_words`)."""
     floor = o.dated_floor_usd_per_hour()
     if floor is not None:
         said = (
-            _(", stale {own:.4g} USD/GPU-h of {own_day} below {what}: costed at it ({day})")
+            _(", stale {own} of {own_day} below {what}: costed at it ({day})")
             if floor.held == "stale"
-            else _(", undated {own:.4g} USD/GPU-h below {what}: costed at it ({day})")
+            else _(", undated {own} below {what}: costed at it ({day})")
         )
-        return said.format(
-            own=o.price_usd_per_gpu_hour or 0.0, own_day=o.as_of, what=floor.what(), day=floor.as_of
-        )
+        own = money_words(o.price_usd_per_gpu_hour or 0.0, _("USD/GPU-h"), money, _("GPU-h"))
+        return said.format(own=own, own_day=o.as_of, what=floor.what(), day=floor.as_of)
     return ""
 
 
@@ -318,11 +319,14 @@ def basis_words(
     share``: the GPUs it needs, as whole instances of that offer)."""
     usd = money is None or money.currency == "USD"
     out = _("; price source: {source} (confidence {confidence})").format(
-        source=printable(b.source) if b.source else _("not stated"),
+        source=source_words(printable(b.source)) if b.source else _("not stated"),
         confidence=confidence_name(b.confidence) if b.confidence else "?",
     )
     if not usd:
-        used = f"{b.usd_per_hour:.4g} {unit}"
+        # the figure costed, in the display currency first, then in the catalog's USD it came from
+        used = _("{price} ({usd} USD)").format(
+            price=money_words(b.usd_per_hour, unit, money, per), usd=f"{b.usd_per_hour:.4g}"
+        )
         costed = (
             _("costed at {price} for the {n} instances").format(price=used, n=instances)
             if instances is not None and instances > 1
@@ -336,7 +340,7 @@ def basis_words(
                 else _("which holds {price} {currency} per instance-hour")
             ).format(price=f"{b.published_price:.4g}", currency=b.published_currency) + _(", ")
         out = _("; price source: {source}, {held}{costed} (confidence {confidence})").format(
-            source=printable(b.source) if b.source else _("not stated"),
+            source=source_words(printable(b.source)) if b.source else _("not stated"),
             held=held,
             costed=costed,
             confidence=confidence_name(b.confidence) if b.confidence else "?",
@@ -361,7 +365,7 @@ def basis_words(
         price=money_words(c.usd_per_hour, unit, money, per),
         shared=_shared(c, money) + current_for,
         as_of=c.as_of,
-        source=printable(c.source) if c.source else _("not stated"),
+        source=source_words(printable(c.source)) if c.source else _("not stated"),
         confidence=confidence_name(c.confidence) if c.confidence else "?",
     )
 
@@ -645,7 +649,7 @@ def fleet_prices(
                     as_of=o.as_of,
                 )
                 + narrowed_words(narrowed)
-                + _price_caveat(o)
+                + _price_caveat(o, money)
                 + _bought(o, k, gpus_per_replica, share, money)
                 + _one_reclaim(key, k)
                 + committed_words

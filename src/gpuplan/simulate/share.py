@@ -51,6 +51,7 @@ from gpuplan.errors import InputError, Phrase
 # The words of a packing (method, notes, why a service was not placed) are written in the user's
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
 from gpuplan.i18n.messages import N_, _, ngettext
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.inference import TIME_SLICE_PENALTY, DecodeEstimate, serving_estimate
 from gpuplan.simulate import mig as migmod
 from gpuplan.simulate.notebooks import NotebookGroup, NotebookOutcome, fixed_outcome, pack_time_slice
@@ -960,8 +961,8 @@ def _time_slice_plan(
                 "latency targets need; instances added: {added} ({gpus} GPUs; {alone} as sized alone, "
                 "with a target missed)"
             ).format(
-                services=", ".join(sorted(pack.caps)),
-                added=", ".join(added) or _("none"),
+                services=item_list(sorted(pack.caps)),
+                added=item_list(added) or _("none"),
                 gpus=len(pack.bins),
                 alone=len(first.bins),
             )

@@ -18,6 +18,7 @@ from typing import Any
 from gpuplan.bounded import MAX_CONFIG_BYTES, load_json, read_text
 from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import item_list
 from gpuplan.workload.hf_size import layers_problem
 
 __all__ = ["HF_REPO_ID", "hf_repo_id", "read_hf_config"]
@@ -68,7 +69,7 @@ def read_hf_config(path: Path) -> dict[str, Any]:
                 "transformers knows"
             ),
             file=file,
-            names=", ".join(sorted(found))[:200],
+            names=item_list(sorted(found))[:200],
         ).about(
             "model.hf_config",
             Phrase(
@@ -76,7 +77,7 @@ def read_hf_config(path: Path) -> dict[str, Any]:
                     "an auto_map ({names}) names Python code to run; gpuplan never runs code from a "
                     "config: remove auto_map and give a model_type that transformers knows"
                 ),
-                names=", ".join(sorted(found))[:200],
+                names=item_list(sorted(found))[:200],
             ),
         )
     too_big = layers_problem(raw, file)  # more layers than a trace's budget, or a size below 1

@@ -45,6 +45,7 @@ from gpuplan.catalog.importers.skypilot_common import (
 from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["GPUHUNT_COLUMNS", "GPUHUNT_REQUIRED", "parse_gpuhunt"]
 
@@ -146,7 +147,7 @@ def parse_gpuhunt(
             raise CatalogImportError.worded(
                 N_("{path} lacks the gpuhunt columns {missing}; nothing was imported"),
                 path=path,
-                missing=", ".join(missing),
+                missing=listed(missing),
             )
         widths["n"] = len(header)
 

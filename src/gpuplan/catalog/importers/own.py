@@ -299,7 +299,7 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
                 "(expected CSV or JSON with the columns {columns}); nothing was imported"
             ),
             path=path,
-            columns=", ".join(COLUMNS),
+            columns=listed(COLUMNS),
         )
     if set(_EXPORT_ONLY) <= set(names):
         raise CatalogImportError.worded(
@@ -309,8 +309,8 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
                 "{columns} (and {optional}) of the rows you were quoted; nothing was imported"
             ),
             path=path,
-            columns=", ".join(COLUMNS),
-            optional=", ".join(OPTIONAL),
+            columns=listed(COLUMNS),
+            optional=listed(OPTIONAL),
         )
     for name in names:
         if name not in known:
@@ -318,21 +318,21 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
                 N_("{path}: {problem}; gpuplan's price-list columns are {columns}; nothing was imported"),
                 path=path,
                 problem=not_found(Phrase(N_("column")), name, known),
-                columns=", ".join(known),
+                columns=listed(known),
             )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise CatalogImportError.worded(
             N_("{path} has the columns {repeated} more than once; nothing was imported"),
             path=path,
-            repeated=", ".join(repeated),
+            repeated=listed(repeated),
         )
     missing = [c for c in COLUMNS if c not in names] if every else []
     if missing:
         raise CatalogImportError.worded(
             N_("{path} lacks the columns {missing} (every row states them); nothing was imported"),
             path=path,
-            missing=", ".join(missing),
+            missing=listed(missing),
         )
 
 

@@ -41,6 +41,7 @@ from gpuplan.catalog.importers.skypilot_traps import Trap, repeats_on_demand, sp
 from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import item_list
 
 __all__ = [
     "CLI_NAMES",
@@ -358,7 +359,7 @@ def yuan_typed_as_usd(
     others = (
         Phrase(
             N_("; so do lines {lines}"),
-            lines=", ".join(str(n) for n in lines[:5]) + (" …" * (len(lines) > 5)),
+            lines=item_list(str(n) for n in lines[:5]) + (" …" * (len(lines) > 5)),
         )
         if lines
         else ""

@@ -42,6 +42,7 @@ from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, PriceRow, Reject
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["COUNT_FIXES", "HEADERS", "ParsedFile", "gpu_id", "parse_skypilot"]
 
@@ -150,7 +151,7 @@ def parse_skypilot(
         raise CatalogImportError.worded(
             N_("no SkyPilot layout for {provider}; SkyPilot catalogs exist for {known}"),
             provider=prov,
-            known=", ".join([*HEADERS, *MARKET_LAYOUTS]),
+            known=listed([*HEADERS, *MARKET_LAYOUTS]),
         )
     src = source or f"SkyPilot catalog file {Path(path).name} ({prov} layout), imported as of {as_of}"
     known = known_instances or {}
@@ -180,7 +181,7 @@ def _check_header(path: Path | str, provider: str, header: tuple[str, ...]) -> N
             ),
             path=path,
             provider=provider,
-            expected=", ".join(expected),
+            expected=listed(expected),
         )
 
 

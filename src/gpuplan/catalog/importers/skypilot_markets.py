@@ -41,6 +41,7 @@ from gpuplan.catalog.importers.skypilot_common import (
 from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, PriceRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["MARKET_LAYOUTS", "MarketLayout", "parse_market"]
 
@@ -176,7 +177,7 @@ def parse_market(path: Path | str, provider: str, *, as_of: str, source: str) ->
             raise CatalogImportError.worded(
                 N_("{path} lacks the SkyPilot marketplace columns {missing}; nothing was imported"),
                 path=path,
-                missing=", ".join(missing),
+                missing=listed(missing),
             )
         widths["n"] = len(header)
 

@@ -48,6 +48,7 @@ from typing import Any
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n.messages import _
+from gpuplan.i18n.phrases import item_list
 from gpuplan.perf.engines import NEWEST_KNOWN
 
 __all__ = [
@@ -289,7 +290,7 @@ def sharing_manifests(
         head += "\n" + _(
             "{services}: given by numbers alone (no workload), so no model is known: each runs "
             "{image}; add its model and settings as the container's args."
-        ).format(services=", ".join(bare), image=PLACEHOLDER_IMAGE)
+        ).format(services=item_list(bare), image=PLACEHOLDER_IMAGE)
     if bare and len(bare) < len(deployments):
         head += "\n" + _(
             "The others run their workload's model on its engine, as `gpuplan deploy WORKLOAD --target "
@@ -368,7 +369,7 @@ def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
     ]
     for r in risks:
         packed = "; ".join(
-            _("GPU {i}: {services}").format(i=i, services=", ".join(names) or "—")
+            _("GPU {i}: {services}").format(i=i, services=item_list(names) or "—")
             for i, names in enumerate(r.packed)
         )
         lines += [
@@ -382,7 +383,7 @@ def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
             ).format(
                 n=r.slots_per_gpu,
                 gpu=gpu,
-                services=", ".join(r.worst),
+                services=item_list(r.worst),
                 need=r.worst_memory_gib,
                 cap=r.memory_gib,
             ),

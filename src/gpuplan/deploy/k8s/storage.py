@@ -27,7 +27,7 @@ from gpuplan.deploy.checkpoints import DATASET_DIR, copy_source, copy_time_words
 from gpuplan.deploy.spec import DISK_HEADROOM, LaunchSpec
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_gb
-from gpuplan.i18n.phrases import sentences
+from gpuplan.i18n.phrases import item_list, sentences
 
 __all__ = [
     "DATA_DIR",
@@ -143,7 +143,7 @@ def storage_first_words(spec: LaunchSpec) -> str:
     ).format(
         source=storage.source,
         name=storage.class_name,
-        parameters=", ".join(f"{k}: {v}" for k, v in storage.parameters.items()),
+        parameters=item_list(f"{k}: {v}" for k, v in storage.parameters.items()),
         driver=storage.provisioner,
         check=storage.driver_check,
         install=storage.driver_install,
