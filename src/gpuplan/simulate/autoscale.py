@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpuplan.day_load import Schedule
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.perf.request_tail import LengthDistribution
 from gpuplan.simulate.engine import (
     STATUS_DROPPED,
     STATUS_KILLED,
@@ -38,6 +38,9 @@ from gpuplan.simulate.trace import MAX_WINDOW_S, ShapeRate, Trace
 from gpuplan.start_up import StartUp
 from gpuplan.units import MAX_SPOT_NOTICE_S
 from gpuplan.vocab import PRICING_RULES
+
+if TYPE_CHECKING:
+    from gpuplan.perf.request_tail import LengthDistribution
 
 __all__ = [
     "LOSS_CAUSES",

@@ -30,6 +30,7 @@ from array import array
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,13 +45,10 @@ from gpuplan.day_load import (
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.perf.request_tail import (
-    MOST_P95_OVER_MEAN,
-    LengthDistribution,
-    length_distribution,
-    request_tail,
-)
 from gpuplan.simulate.trace_arrow import Columns
+
+if TYPE_CHECKING:
+    from gpuplan.perf.request_tail import LengthDistribution
 
 __all__ = [
     "MAX_SECONDS_TIMESTAMP",
@@ -561,6 +559,9 @@ def lengths(shape: Shape) -> tuple[LengthDistribution, LengthDistribution]:
     workload's means and of the p95 lengths ``plan`` checks its p95 targets at (the stated
     ``*_tokens_p95``, else each mean × the published trace's ratio, :mod:`gpuplan.perf.request_tail`);
     refused where no such log-normal exists."""
+    # the perf layer's package loads the estimator (pydantic): only a generated trace needs it
+    from gpuplan.perf.request_tail import MOST_P95_OVER_MEAN, length_distribution, request_tail
+
     assert shape.prompt_tokens and shape.output_tokens
     tail = request_tail(
         prompt_tokens=shape.prompt_tokens,
