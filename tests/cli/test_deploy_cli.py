@@ -227,6 +227,53 @@ def test_a_pricing_model_the_region_does_not_offer_is_warned_naming_the_regions_
         assert said in err
 
 
+@pytest.mark.parametrize(
+    ("rules", "listed", "said"),
+    [
+        # Hong Kong (cn-hongkong, HK) is outside mainland China: never offered for a region in CN
+        (
+            "constraints: {countries: [CN]}\n",
+            "cn-beijing, cn-hangzhou, cn-shanghai, cn-shenzhen, cn-wulanchabu",
+            "",
+        ),
+        (
+            "constraints: {countries: [中国]}\n",
+            "cn-beijing, cn-hangzhou, cn-shanghai, cn-shenzhen, cn-wulanchabu",
+            "",
+        ),
+        ("constraints: {regions: [cn-chengdu, cn-hongkong]}\n", "cn-hongkong", ""),
+        ("", "cn-beijing, cn-hangzhou, cn-hongkong, cn-shanghai", ""),
+        (
+            "constraints: {regions: [cn-chengdu]}\n",
+            "",
+            "nor in any other region the workload's constraints (countries, regions) allow",
+        ),
+    ],
+)
+def test_the_regions_a_pricing_warning_names_are_those_the_workloads_place_rules_allow(
+    rules: str,
+    listed: str,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # L20 is sold by the hour in five mainland regions of Alibaba and in cn-hongkong, not cn-chengdu
+    workload = tmp_path / "vit.yaml"
+    workload.write_text(VIT + rules, encoding="utf-8")
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(workload), "-t", "torchrun", "-o", str(tmp_path / "o"),
+        "--gpu", "L20", "--provider", "alibaba", "--region", "cn-chengdu",
+    )  # fmt: skip
+    assert code == 0, err
+    line = next(x for x in err.splitlines() if "offer of L20" in x)
+    if listed:
+        assert f"(it lists one in {listed}" in line
+    if said or rules:
+        assert ("cn-hongkong" in line) == ("cn-hongkong" in rules)
+    assert said in line
+
+
 def test_deploy_help_does_not_import_torch() -> None:
     code = (
         "import sys\n"

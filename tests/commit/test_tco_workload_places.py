@@ -97,6 +97,20 @@ def test_a_workloads_countries_hold_as_the_command_lines_do(store: Store, tmp_pa
     assert "countries: DE, FI (the usage's and the workload's in common)" in both.demands[0].how
 
 
+def test_a_un_region_holds_in_tco_as_in_plan(store: Store, tmp_path: Path) -> None:
+    # `--countries Asia` had been refused with "did you mean 'austria' or 'syria' or 'malaysia'?"
+    from gpuplan.i18n.countries import M49_ASIA
+
+    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+    assert not all(region_country(p, r) in M49_ASIA for p, r in _bought(plain))
+    for report in (
+        tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store, countries=["Asia"]),
+        tco(_usage(tmp_path, _workload(tmp_path, "fta.yaml", countries=["亚洲"])), store=store),
+    ):
+        placed = _bought(report) + _theirs(report)
+        assert placed and all(region_country(p, r) in M49_ASIA for p, r in placed), placed
+
+
 def test_a_usage_and_a_workload_with_no_country_in_common_are_refused_in_one_line(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

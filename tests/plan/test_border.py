@@ -305,3 +305,82 @@ def test_a_service_for_users_in_mainland_china_is_flagged_outside_it_whatever_th
     assert {o.crosses_border for o in _plan(replace(SERVICE, users_in=("SG",))).options} == {False}
     assert crosses_border(SERVICE, "HK") is True and crosses_border(SERVICE, "CN") is False
     assert crosses_border(SERVICE, "") is False  # an unknown country is not taken as outside
+
+
+#: Data in Singapore; one 1-GPU A100 in Ohio, Stockholm and Singapore.
+SINGAPORE = ("aws", "ap-southeast-1")
+ABROAD = (
+    ("aws", "us-east-2", "ohio", 1.0, "US"),
+    ("aws", "eu-north-1", "stockholm", 2.0, "SE"),
+    ("aws", "ap-southeast-1", "singapore", 3.0, "SG"),
+)
+
+
+def _country_notes(plan: Plan) -> list[str]:
+    return [n for n in plan.notes if n.startswith("data across a border")]
+
+
+def test_data_sent_to_another_country_than_mainland_chinas_is_said_from_which_to_which() -> None:
+    # A Singapore lab's data had been planned to Ohio and Stockholm with no word, and crosses_border
+    # false (it is about mainland China only) read as "stays in the country"
+    from gpuplan.report.plan_view import border_cell
+
+    plan = _plan(replace(JOB, data_location=SINGAPORE), ABROAD)
+    options = _by_name(plan)
+    assert {o.crosses_border for o in options.values()} == {False}  # mainland China's flag, as before
+    assert {k: o.data_leaves_country.leaves for k, o in options.items() if o.data_leaves_country} == {
+        "ohio": True,
+        "stockholm": True,
+        "singapore": False,
+    }
+    assert option_json(options["ohio"]).model_dump(mode="json")["data_leaves_country"] == {
+        "leaves": True,
+        "from_countries": ["SG"],
+        "to_country": "US",
+    }
+    assert option_json(options["singapore"]).model_dump(mode="json")["data_leaves_country"]["leaves"] is False
+    assert border_cell(options["ohio"]) == "data leaves SG for US"
+    assert border_cell(options["stockholm"]) == "data leaves SG for SE"
+    assert border_cell(options["singapore"]) == ""
+    (note,) = _country_notes(plan)
+    assert note.startswith(
+        "data across a border: the data is in aws/ap-southeast-1 (SG) and aws/us-east-2 (US), "
+        "aws/eu-north-1 (SE) run the work in another country: the dataset leaves SG for them"
+    ), note
+    assert "does not judge whether it is lawful" in note and note.endswith("--countries SG")
+    assert not _border_notes(plan)  # no mainland-China rules for data that never touches it
+    with use_language("zh"):
+        assert border_cell(options["ohio"]) and border_cell(options["ohio"]) != "data leaves SG for US"
+
+
+def test_mainland_chinas_border_keeps_its_own_words_and_the_general_field_agrees() -> None:
+    from gpuplan.report.plan_view import border_cell
+
+    plan = _plan(JOB)
+    options = _by_name(plan)
+    assert border_cell(options["ohio"]) == "data leaves mainland China"
+    assert not _country_notes(plan)  # the mainland-China note says it, with its rules
+    crossing = options["hongkong"].data_leaves_country
+    assert crossing is not None and crossing.leaves and crossing.from_countries == ("CN",)
+    assert crossing.to_country == "HK"
+    assert options["hangzhou"].data_leaves_country.leaves is False  # type: ignore[union-attr]
+
+
+def test_an_unknown_place_of_the_data_is_null_not_staying() -> None:
+    plan = _plan(replace(JOB, data_location=None), ABROAD)
+    assert {o.data_leaves_country for o in plan.options} == {None}
+    assert option_json(plan.recommended).model_dump(mode="json")["data_leaves_country"] is None
+    assert not _country_notes(plan)
+
+
+def test_a_service_served_from_another_country_than_its_users_is_said_so() -> None:
+    plan = _plan(replace(SERVICE, users_in=("SG",)), ABROAD)
+    options = _by_name(plan)
+    assert options["ohio"].data_leaves_country is not None
+    assert options["ohio"].data_leaves_country.left == ("SG",)
+    (note,) = _country_notes(plan)
+    assert note.startswith(
+        "data across a border: your users are in SG (serving.users_in) and aws/us-east-2 (US), "
+        "aws/eu-north-1 (SE) serve them from another country"
+    ), note
+    assert note.endswith("--countries SG")

@@ -99,11 +99,10 @@ def test_the_european_union_is_named_as_one_for_its_27_member_states() -> None:
 @pytest.mark.parametrize(
     ("written", "suggested"),
     [
-        ("EUR", "'EU' or 'ecuador'"),
-        ("Europe", "'EU' or"),
+        ("EUR", "'EU' or 'Europe' or 'ecuador'"),  # Europe, the UN's region, is read as one
         ("eu-west", "'EU'"),
         ("EU27", "'EU' or"),
-        ("欧洲", "'欧盟'"),
+        ("欧盟国家", "'欧盟'"),
     ],
 )
 def test_a_name_near_the_eu_is_pointed_to_the_eu_not_to_peru(written: str, suggested: str) -> None:

@@ -149,7 +149,11 @@ CASES: list[tuple[tuple[str, dict[str, Any]], str, str]] = [
     # a kind without its rate, refused as `gpuplan plan --network-kind rdma` is
     (_plan(network_kind="rdma"), "network_kind", "network_kind rdma needs network_gbps"),
     # "EUR" had been offered ecuador, peru and niger, not the EU the service reads
-    (_plan(countries=["EUR"]), "countries", "unknown country 'EUR'; did you mean 'EU' or 'ecuador'"),
+    (
+        _plan(countries=["EUR"]),
+        "countries",
+        "unknown country 'EUR'; did you mean 'EU' or 'Europe' or 'ecuador'",
+    ),
     (
         # put inside the workload, it had been "hf_config_json: required where …", with no word of where
         _misplaced_config("workload"),

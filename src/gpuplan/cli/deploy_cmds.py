@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gpuplan.deploy.base import GeneratedFile
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
+    from gpuplan.workload.spec import ConstraintsSpec
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
 
@@ -290,7 +291,13 @@ def deploy(
         spec = spec.with_sold_gpu_counts(instances)
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
-        _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing)
+        from gpuplan.workload import load_workload
+
+        # the regions it suggests are those the workload's place rules allow (no cn-hongkong under CN)
+        rules = (
+            read_first[0] if read_first is not None else load_workload(source, project=project)
+        ).constraints
+        _warn_unoffered_pricing(ctx, spec.provider, spec.gpu, spec.region, spec.pricing, rules)
     if is_plan and instances is not None:
         from gpuplan.cli.deploy_checks import check_plan_instance
 
@@ -758,15 +765,20 @@ def _warn_unsold_shape(instances: Instances, provider: str, gpu: str, count: int
 
 
 def _warn_unoffered_pricing(
-    ctx: typer.Context, provider: str, gpu: str, region: str | None, pricing: str
+    ctx: typer.Context, provider: str, gpu: str, region: str | None, pricing: str, rules: ConstraintsSpec
 ) -> None:
     """On stderr: the catalog lists no ``pricing`` offer of ``gpu`` from ``provider`` in ``region``
     (in any region, when none is given), with the regions that have one (``--spot`` in a region where
     the provider sells that GPU by the hour only): the launch asks for capacity no price was seen
     for. A warning, as :func:`_warn_unsold_shape`'s: a catalog can lag. Nothing when the provider has
-    no instance of ``gpu`` at all (that warning names it) or the catalog cannot be opened."""
+    no instance of ``gpu`` at all (that warning names it) or the catalog cannot be opened.
+
+    The regions named are only those the workload's ``rules`` (``constraints.countries`` and
+    ``regions``) allow, as the plan reads them: under ``countries: [CN]``, Alibaba's ``cn-hongkong``
+    (Hong Kong, HK) is never offered in place of a mainland region."""
     from gpuplan.catalog.open_catalog import open_store
     from gpuplan.cli._settings import settings
+    from gpuplan.deploy.residency import allowed_regions
     from gpuplan.errors import StoreError
     from gpuplan.i18n.phrases import item_list
     from gpuplan.vocab import pricing_name
@@ -778,19 +790,25 @@ def _warn_unoffered_pricing(
     try:
         if not store.offers(gpu=gpu, provider=provider):
             return
-        having = sorted({o.region for o in store.offers(gpu=gpu, provider=provider, pricing=pricing)})
+        found = {o.region for o in store.offers(gpu=gpu, provider=provider, pricing=pricing)}
     finally:
         store.close()
+    having = sorted(allowed_regions(provider, found, rules))
     if region is None:
         if having:
             return
         line = _("warning: the catalog lists no {pricing} offer of {gpu} from {provider} in any region")
-    elif region in having:
+    elif region in found:
         return
     elif having:
         line = _(
             "warning: the catalog lists no {pricing} offer of {gpu} from {provider} in {region} "
             "(it lists one in {regions})"
+        )
+    elif found:
+        line = _(
+            "warning: the catalog lists no {pricing} offer of {gpu} from {provider} in {region}, nor in "
+            "any other region the workload's constraints (countries, regions) allow"
         )
     else:
         line = _(

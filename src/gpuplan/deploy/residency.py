@@ -17,8 +17,8 @@ refused, and so is ``deploy --provider`` onto one for a workload that asks it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.providers import provider_runs
 from gpuplan.catalog.region_countries import country_codes_of, region_country
@@ -29,7 +29,16 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place
 from gpuplan.vocab import HostRule
 
-__all__ = ["MAINLAND_CHINA", "border_warning", "refuse_outside_countries", "refuse_unrun_host"]
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import ConstraintsSpec
+
+__all__ = [
+    "MAINLAND_CHINA",
+    "allowed_regions",
+    "border_warning",
+    "refuse_outside_countries",
+    "refuse_unrun_host",
+]
 
 #: ISO 3166 alpha-2 code of mainland China (Hong Kong, Macao and Taiwan have codes of their own).
 MAINLAND_CHINA = "CN"
@@ -83,6 +92,20 @@ def refuse_outside_countries(
         ),
         **fields,
     )
+
+
+def allowed_regions(provider: str, regions: Iterable[str], rules: ConstraintsSpec) -> list[str]:
+    """The regions of ``regions`` (``provider``'s) that a workload's place rules allow, as the plan
+    reads them: in ``constraints.regions`` where it names any, and in ``constraints.countries``
+    where it names any (a group such as ``EU`` or ``Asia`` is its members; a region whose country is
+    not known is left out, as the plan leaves it; ``cn-hongkong`` is in HK, not CN)."""
+    named = set(rules.regions)
+    codes = {code for c in rules.countries for code in country_codes_of(c)}
+    return [
+        r
+        for r in regions
+        if (not named or r.lower() in named) and (not codes or region_country(provider, r) in codes)
+    ]
 
 
 def refuse_unrun_host(

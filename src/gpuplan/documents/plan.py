@@ -27,6 +27,7 @@ __all__ = [
     "CheckpointsDoc",
     "CostBreakdownDoc",
     "CostItemDoc",
+    "CountryCrossingDoc",
     "DataCopyDoc",
     "PersonaDoc",
     "PlanConstraintsDoc",
@@ -351,6 +352,20 @@ class ServiceDayDoc(Document):
     day, every day."""
 
 
+class CountryCrossingDoc(Document):
+    """Where an option takes its data from and where it runs the work, for any country."""
+
+    leaves: bool
+    """The work runs in another country than one of ``from_countries``: the data (the dataset in,
+    the results back, a service's users' requests and its answers) leaves that country. Whether
+    that is lawful is not judged: the rules of the countries involved say."""
+    from_countries: list[str]
+    """ISO 3166 alpha-2 codes of where the data is: ``data.location``'s country where data moves,
+    then a service's users' countries (``serving.users_in``); empty where no data moves."""
+    to_country: str
+    """ISO 3166 alpha-2 code of the country of the option's region."""
+
+
 class PlanOption(Document):
     """One costed option: an offer, a node count and a pricing model."""
 
@@ -367,7 +382,13 @@ class PlanOption(Document):
     and the option is in it, false where both are on one side or nothing moves; null where the data's
     country is not known (``data.location`` not given: the data is at the user's site) or the
     option's is not. Moving data out of mainland China is governed by its data-export rules, which
-    gpuplan does not judge; the plan's notes say which options cross."""
+    gpuplan does not judge; the plan's notes say which options cross. It is about mainland China's
+    border only: false does not mean the data stays in its country (``data_leaves_country`` says
+    that, for any country)."""
+    data_leaves_country: CountryCrossingDoc | None = None
+    """Whether the option runs the work in another country than its data's (or, for a service, its
+    users'), for any country, with the countries from and to; null where the option's country is not
+    known, or data moves and ``data.location`` is not given or its country is not known."""
     host_kind: HostKind | None = None
     """What the price rents, as the provider's terms state it: ``cloud_vm`` (a VM in the provider's
     own data centre), ``bare_metal`` (a whole server of the provider's), ``secure_cloud`` (a

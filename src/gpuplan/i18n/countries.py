@@ -15,7 +15,19 @@ from functools import cache
 from gpuplan.errors import NotFoundError, closest
 from gpuplan.i18n.messages import Language, current_language
 
-__all__ = ["COUNTRY_GROUPS", "CountryName", "country_code", "country_codes", "country_name", "grouped_codes"]
+__all__ = [
+    "COUNTRY_GROUPS",
+    "M49_AFRICA",
+    "M49_AMERICAS",
+    "M49_ASIA",
+    "M49_EUROPE",
+    "M49_OCEANIA",
+    "CountryName",
+    "country_code",
+    "country_codes",
+    "country_name",
+    "grouped_codes",
+]
 
 #: The catalog of pycountry's ISO 3166 names each language of gpuplan reads them in.
 _NAME_LOCALES = {Language.ZH: "zh_CN"}
@@ -154,8 +166,80 @@ EU_MEMBERS = (
     "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
 )  # fmt: skip
 
-#: The names of a group of countries, as "did you mean …" offers them: its members.
-_GROUP_NAMES = {"EU": EU_MEMBERS, "European Union": EU_MEMBERS, "欧盟": EU_MEMBERS, "歐盟": EU_MEMBERS}
+#: The United Nations Statistics Division's geographic regions ("Standard country or area codes for
+#: statistical use", M49, https://unstats.un.org/unsd/methodology/m49/), their members as ISO 3166
+#: alpha-2 codes, listed by M49 sub-region. M49 lists no region for Antarctica (AQ) and no entry of
+#: its own for Taiwan (TW), which lies in its Eastern Asia: TW is read as in Asia. Cyprus is in
+#: M49's Western Asia and in the EU; Europe is the continent (the UK, Switzerland, Norway, Russia
+#: and Ukraine among its members), not the EU. A team whose data must stay in Asia (``--countries
+#: Asia``) names them as one, not forty-nine codes.
+M49_AFRICA = (
+    "DZ", "EG", "LY", "MA", "SD", "TN", "EH",  # Northern Africa
+    "IO", "BI", "KM", "DJ", "ER", "ET", "TF", "KE", "MG", "MW", "MU", "YT", "MZ", "RE", "RW", "SC",
+    "SO", "SS", "UG", "TZ", "ZM", "ZW",  # Eastern Africa
+    "AO", "CM", "CF", "TD", "CG", "CD", "GQ", "GA", "ST",  # Middle Africa
+    "BW", "SZ", "LS", "NA", "ZA",  # Southern Africa
+    "BJ", "BF", "CV", "CI", "GM", "GH", "GN", "GW", "LR", "ML", "MR", "NE", "NG", "SH", "SN", "SL",
+    "TG",  # Western Africa
+)  # fmt: skip
+M49_AMERICAS = (
+    "AI", "AG", "AW", "BS", "BB", "BQ", "VG", "KY", "CU", "CW", "DM", "DO", "GD", "GP", "HT", "JM",
+    "MQ", "MS", "PR", "BL", "KN", "LC", "MF", "VC", "SX", "TT", "TC", "VI",  # Caribbean
+    "BZ", "CR", "SV", "GT", "HN", "MX", "NI", "PA",  # Central America
+    "AR", "BO", "BV", "BR", "CL", "CO", "EC", "FK", "GF", "GY", "PY", "PE", "GS", "SR", "UY",
+    "VE",  # South America
+    "BM", "CA", "GL", "PM", "US",  # Northern America
+)  # fmt: skip
+M49_ASIA = (
+    "KZ", "KG", "TJ", "TM", "UZ",  # Central Asia
+    "CN", "HK", "MO", "KP", "JP", "MN", "KR", "TW",  # Eastern Asia (TW: see above)
+    "BN", "KH", "ID", "LA", "MY", "MM", "PH", "SG", "TH", "TL", "VN",  # South-eastern Asia
+    "AF", "BD", "BT", "IN", "IR", "MV", "NP", "PK", "LK",  # Southern Asia
+    "AM", "AZ", "BH", "CY", "GE", "IQ", "IL", "JO", "KW", "LB", "OM", "QA", "SA", "PS", "SY", "TR",
+    "AE", "YE",  # Western Asia
+)  # fmt: skip
+M49_EUROPE = (
+    "BY", "BG", "CZ", "HU", "PL", "MD", "RO", "RU", "SK", "UA",  # Eastern Europe
+    "AX", "DK", "EE", "FO", "FI", "GG", "IS", "IE", "IM", "JE", "LV", "LT", "NO", "SJ", "SE",
+    "GB",  # Northern Europe
+    "AL", "AD", "BA", "HR", "GI", "GR", "VA", "IT", "MT", "ME", "MK", "PT", "SM", "RS", "SI",
+    "ES",  # Southern Europe
+    "AT", "BE", "FR", "DE", "LI", "LU", "MC", "NL", "CH",  # Western Europe
+)  # fmt: skip
+M49_OCEANIA = (
+    "AU", "CX", "CC", "HM", "NZ", "NF",  # Australia and New Zealand
+    "FJ", "NC", "PG", "SB", "VU",  # Melanesia
+    "GU", "KI", "MH", "FM", "NR", "MP", "PW", "UM",  # Micronesia
+    "AS", "CK", "PF", "NU", "PN", "WS", "TK", "TO", "TV", "WF",  # Polynesia
+)  # fmt: skip
+
+#: The names of a group of countries, as "did you mean …" offers them: its members. The first name
+#: of each group is the one a line names it by (:func:`grouped_codes`).
+_GROUP_NAMES = {
+    "EU": EU_MEMBERS,
+    "European Union": EU_MEMBERS,
+    "欧盟": EU_MEMBERS,
+    "歐盟": EU_MEMBERS,
+    "Asia": M49_ASIA,
+    "亚洲": M49_ASIA,
+    "亞洲": M49_ASIA,
+    "Europe": M49_EUROPE,
+    "欧洲": M49_EUROPE,
+    "歐洲": M49_EUROPE,
+    "Africa": M49_AFRICA,
+    "非洲": M49_AFRICA,
+    "Americas": M49_AMERICAS,
+    "The Americas": M49_AMERICAS,
+    "美洲": M49_AMERICAS,
+    "Oceania": M49_OCEANIA,
+    "大洋洲": M49_OCEANIA,
+}
+
+#: Each group once, by the name a line gives it, largest first: where a group's members are all
+#: named, its name stands for them (Europe's take in the EU's).
+_GROUPS_BY_SIZE = sorted(
+    {members: name for name, members in reversed(_GROUP_NAMES.items())}.items(), key=lambda g: -len(g[0])
+)
 
 #: Names of a group of countries, as a country is written (any case): its members.
 COUNTRY_GROUPS = {_key(name): members for name, members in _GROUP_NAMES.items()}
@@ -163,22 +247,25 @@ COUNTRY_GROUPS = {_key(name): members for name, members in _GROUP_NAMES.items()}
 
 def grouped_codes(codes: tuple[str, ...]) -> list[str]:
     """``codes`` as a line names them: a group's members all there are its name, where its first
-    member was (``EU`` for the 27 that ``EU`` was written for, not the 27 codes)."""
+    member was (``EU`` for the 27 that ``EU`` was written for, not the 27 codes; ``Asia`` for
+    M49's Asia)."""
+    given = set(codes)
+    whole = [(set(members), name) for members, name in _GROUPS_BY_SIZE if set(members) <= given]
     out: list[str] = []
     for code in codes:
-        if code in EU_MEMBERS and set(EU_MEMBERS) <= set(codes):
-            code = "EU"
+        code = next((name for members, name in whole if code in members), code)
         if code not in out:
             out.append(code)
     return out
 
 
 def country_codes(text: str) -> tuple[str, ...]:
-    """The ISO codes a country or a group of countries (``EU``, ``European Union``, ``欧盟``) is
-    written for: a country's one code, a group's members (:data:`COUNTRY_GROUPS`).
+    """The ISO codes a country or a group of countries (``EU``, ``European Union``, ``欧盟``; the
+    UN's regions ``Asia``, ``亚洲``, ``Europe`` …) is written for: a country's one code, a group's
+    members (:data:`COUNTRY_GROUPS`).
 
     Raises NotFoundError for anything else, its suggestions the group names first when near
-    (``EUR``, ``Europe``, ``欧洲``) or written before more (``EU27``, ``eu-west``, ``欧盟国家``):
+    (``EUR``, ``Asai``) or written before more (``EU27``, ``eu-west``, ``欧盟国家``):
     these are accepted here, so a user who meant the EU is pointed to it, not to Peru."""
     key = _key(text)
     group = COUNTRY_GROUPS.get(key)

@@ -36,7 +36,7 @@ from gpuplan.i18n.countries import country_name
 from gpuplan.i18n.places import place
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.result import Option
+from gpuplan.plan.result import CountryCrossing, Option
 
 __all__ = [
     "CROSS_BORDER_PROVISIONS_URL",
@@ -46,8 +46,11 @@ __all__ = [
     "PIPL_URL",
     "SLOW_CROSS_BORDER_MBITS",
     "border_note",
+    "country_cell",
+    "country_note",
     "crosses_border",
     "data_country",
+    "leaves_country",
     "outbound_words",
     "residency_note",
     "rules_words",
@@ -112,6 +115,93 @@ def crosses_border(job: JobFacts, country: str) -> bool | None:
     its dataset or results (:func:`_data_crosses`) or its users' requests (:func:`users_cross`);
     None where the data's or the option's country is not known and the users' do not cross."""
     return True if users_cross(job, country) else _data_crosses(job, country)
+
+
+def leaves_country(job: JobFacts, country: str) -> CountryCrossing | None:
+    """Where an option in ``country`` takes the job's data from, for any country: ``data.location``'s
+    country where data moves (dataset in, results back) and a service's users' countries
+    (``serving.users_in``, their requests and the answers). None where ``country`` is not known, or
+    data moves and its country is not (``data.location`` not given: unknown is not "inside")."""
+    if not country:
+        return None
+    origins: list[str] = []
+    if _moves_data(job):
+        here = data_country(job)
+        if here is None:
+            return None
+        origins.append(here)
+    if job.is_service:
+        origins += [c for c in job.users_in if c not in origins]
+    return CountryCrossing(from_countries=tuple(origins), to_country=country)
+
+
+def _abroad(o: Option) -> CountryCrossing | None:
+    """``o``'s crossing where it takes data out of its country and the mainland-China note
+    (:func:`border_note`) does not already say so; None otherwise."""
+    crossing = o.data_leaves_country
+    if crossing is None or not crossing.leaves or o.crosses_border:
+        return None
+    return crossing
+
+
+def country_cell(o: Option) -> str:
+    """Under an option that runs the work in another country than its data's or its users' (mainland
+    China's border aside, which :func:`gpuplan.report.plan_view.border_cell` says): from which
+    country to which; "" for one that does not."""
+    crossing = _abroad(o)
+    if crossing is None:
+        return ""
+    return _("data leaves {countries} for {country}").format(
+        countries=_(", ").join(crossing.left), country=crossing.to_country
+    )
+
+
+def country_note(job: JobFacts, options: Sequence[Option]) -> str:
+    """One note naming the places among ``options`` that run the work in another country than the
+    data's (``data.location``) or the users' (``serving.users_in``), mainland China's border aside
+    (:func:`border_note` says it with its rules): from which country to which, that the rules of the
+    countries involved may apply, which gpuplan does not judge, and the ``--countries`` that keeps
+    the work in the data's country; "" where none does."""
+    here = data_country(job) if _moves_data(job) else None
+    data_places: list[str] = []
+    user_places: list[str] = []
+    for o in options:
+        crossing = _abroad(o)
+        if crossing is None:
+            continue
+        where = f"{place(o.provider, o.region)} ({crossing.to_country})"
+        if here is not None and here != crossing.to_country and where not in data_places:
+            data_places.append(where)
+        if set(crossing.left) - {here} and where not in user_places:
+            user_places.append(where)
+    words: list[str] = []
+    if data_places and job.data_location is not None and here is not None:
+        words.append(
+            _(
+                "data across a border: the data is in {where} ({country}) and {places} run the work in "
+                "another country: the dataset leaves {country} for them and the results come back"
+            ).format(where=place(*job.data_location), country=here, places=_(", ").join(data_places))
+        )
+    if user_places:
+        words.append(
+            _(
+                "data across a border: your users are in {countries} (serving.users_in) and {places} "
+                "serve them from another country: their requests leave their country and the answers "
+                "come back"
+            ).format(countries=_(", ").join(job.users_in), places=_(", ").join(user_places))
+        )
+    if not words:
+        return ""
+    keep = here if here is not None else (job.users_in[0] if len(job.users_in) == 1 else None)
+    words.append(
+        _(
+            "the rules on data leaving a country (personal data above all) of the countries it leaves "
+            "and enters may apply; gpuplan prices the transfer but does not judge whether it is lawful"
+        )
+    )
+    if keep is not None:
+        words.append(_("to keep the work in {country}: --countries {country}").format(country=keep))
+    return _("; ").join(words)
 
 
 def border_note(job: JobFacts, options: Sequence[Option]) -> str:

@@ -14,7 +14,7 @@ from gpuplan.catalog.providers import declared_provider, documented_billing_incr
 from gpuplan.hardware import launch_month
 from gpuplan.i18n import N_, _, format_hours, format_number, format_percent, money
 from gpuplan.perf.links import SLOW_NETWORK_GBIT_S, catalog_network_kind, network_kind_of
-from gpuplan.plan.border import crosses_border
+from gpuplan.plan.border import crosses_border, leaves_country
 from gpuplan.plan.constraints import claimed_only
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.host_memory import HOST_RAM_UNKNOWN_FLAG, host_ram_unsure
@@ -730,6 +730,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         zone=row.zone,
         country=row.country,
         crosses_border=crosses_border(job, row.country),
+        data_leaves_country=leaves_country(job, row.country),
         data_km=data_km(job, row.provider, row.region, row.country),
         host_kind=host_kind(row.provider, row.instance_type, row.region),
         sanctions=sanctions_of(row.country),

@@ -18,7 +18,7 @@ from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
-from gpuplan.plan.border import border_note, residency_note
+from gpuplan.plan.border import border_note, country_note, residency_note
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -1128,6 +1128,7 @@ def plan_offers(
                         _unpriced_note(ctx, feasible, ranked),
                         batch_note(job, rec, (*ranked, *pareto)),
                         border_note(job, (rec, *ranked, *pareto)),
+                        country_note(job, (rec, *ranked, *pareto)),
                         sanctions_note((rec, *ranked, *pareto)),
                         residency_note(job, constraints.countries, excluded.get(Reason.COUNTRY.value, 0)),
                         commitment_note(constraints, excluded.get(Reason.NEEDS_COMMITMENT.value, 0)),

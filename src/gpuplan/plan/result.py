@@ -30,6 +30,29 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
+class CountryCrossing:
+    """The countries an option's data comes from and the country it runs the work in: whether the
+    data leaves its country (:func:`gpuplan.plan.border.leaves_country`), for any country, not only
+    mainland China's border (``Option.crosses_border``). No legal conclusion is drawn from it."""
+
+    from_countries: tuple[str, ...]
+    """ISO codes of where the data is: ``data.location``'s country where data moves, and a
+    service's users' countries (``serving.users_in``)."""
+    to_country: str
+    """ISO code of the option's region's country."""
+
+    @property
+    def leaves(self) -> bool:
+        """Some of the data (the dataset, results, users' requests) leaves its country for the option's."""
+        return any(c != self.to_country for c in self.from_countries)
+
+    @property
+    def left(self) -> tuple[str, ...]:
+        """The countries the data leaves (those of :attr:`from_countries` other than the option's)."""
+        return tuple(c for c in self.from_countries if c != self.to_country)
+
+
+@dataclass(frozen=True, kw_only=True)
 class CostItem:
     """One charge of an option, with how many times it is paid: what is really rented."""
 
@@ -393,6 +416,10 @@ class Option:
     """The option moves the job's data (dataset in, results back) across the border of mainland
     China: exactly one of ``data.location`` and the option's region is in it; None where the data's
     country or the option's is not known (:func:`gpuplan.plan.border.crosses_border`)."""
+    data_leaves_country: CountryCrossing | None = None
+    """The data's countries and the option's (any country): whether the work runs in another country
+    than its data's or its users'; None where the option's country, or the data's where data moves,
+    is not known (:func:`gpuplan.plan.border.leaves_country`)."""
     data_km: float | None = None
     """Great-circle distance from the job's data (``data.location``) to the option's region, km: what
     breaks a tie of cost and time between jobs (:mod:`gpuplan.plan.nearness`); None where the data's

@@ -19,6 +19,7 @@ from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     CheckpointsDoc,
     CostBreakdownDoc,
+    CountryCrossingDoc,
     PersonaDoc,
     PlanConstraintsDoc,
     PlanDocument,
@@ -49,6 +50,11 @@ def option_json(o: Option) -> PlanOption:
         zone=o.zone or None,
         country=o.country or None,
         crosses_border=o.crosses_border,
+        data_leaves_country=None
+        if (c := o.data_leaves_country) is None
+        else CountryCrossingDoc(
+            leaves=c.leaves, from_countries=list(c.from_countries), to_country=c.to_country
+        ),
         host_kind=o.host_kind,  # type: ignore[arg-type]
         data_distance_km=o.data_km,
         sanctions=list(o.sanctions),

@@ -113,7 +113,7 @@ def _row(rank: int, o: Option, countries: bool) -> list[str]:
                 *(_(f) for f in o.flags),
                 *([host_cell(o)] if host_cell(o) else []),
                 *([sanctions_cell(o)] if o.sanctions else []),
-                *([border_cell(o)] if o.crosses_border else []),
+                *([border_cell(o)] if border_cell(o) else []),
                 *o.implausible,
                 *([unknowns_cell(o)] if o.unknown_facts else []),
                 *o.assumptions,

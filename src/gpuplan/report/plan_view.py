@@ -23,7 +23,7 @@ from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.perf.memory_margin import over_at_estimate_words
-from gpuplan.plan.border import MAINLAND_CHINA
+from gpuplan.plan.border import MAINLAND_CHINA, country_cell
 from gpuplan.plan.hosts import host_cell
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
@@ -197,9 +197,9 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
             # on the option itself, not only in the note: a country to check before paying
             where = Text.assemble(where, "\n", (_wrapped(sanctions_cell(o), width), "bold red"))
             row[1] = where
-        if o.crosses_border:
-            # on the option itself, not only in the note: the data crosses the mainland-China border
-            where = Text.assemble(where, "\n", (_wrapped(border_cell(o), width), "bold red"))
+        if crossing := border_cell(o):
+            # on the option itself, not only in the note: the data crosses a border (mainland China's)
+            where = Text.assemble(where, "\n", (_wrapped(crossing, width), "bold red"))
             row[1] = where
         if o.unknown_facts:
             # Under the instance: the facts costed at their conservative bound, and the best case,
@@ -757,9 +757,11 @@ def service_spot_lines(o: Option) -> list[str]:
 
 def border_cell(o: Option) -> str:
     """Under an option that moves the data across the border of mainland China, which way: out of it
-    (the option is outside, the data in it) or into it; "" for one that does not."""
+    (the option is outside, the data in it) or into it; under one that runs the work in another
+    country than the data's or the users', from which country to which (:func:`gpuplan.plan.border.
+    country_cell`); "" for one that does neither."""
     if not o.crosses_border:
-        return ""
+        return country_cell(o)
     if o.country == MAINLAND_CHINA:
         return _("data enters mainland China")
     return _("data leaves mainland China")
