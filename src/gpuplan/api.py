@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gpuplan.commit import TcoReport, Usage
     from gpuplan.deploy.spec import EngineSlots, LaunchSpec
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
+    from gpuplan.perf.image_serving import ImageServing
     from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.replica_load import ReplicaLoad
@@ -45,6 +46,7 @@ __all__ = [
     "estimate",
     "estimate_replica_capacity",
     "estimate_replica_figures",
+    "image_service",
     "instance_links",
     "latency_held_share",
     "measured_scaling",
@@ -290,6 +292,9 @@ def estimate_replica_figures(
 
     from gpuplan.perf.inference import TARGET_UTILISATION
 
+    if workload.serves_images:  # held at the sizing utilisation, as plan sizes its replicas
+        image = image_service(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
+        return (None if image is None else image.capacity_images_per_s), None
     srv = _serving_outcome(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
     serving = workload.serving
     if srv is None or serving is None:
@@ -338,6 +343,16 @@ def plan_p95_latency(
     serving = workload.serving
     if serving is None or replicas < 1 or not requests_per_s > 0:
         return None
+    if workload.serves_images:
+        image = image_service(
+            workload,
+            gpu,
+            profile,
+            replicas_per_gpu=replicas_per_gpu,
+            requests_per_s=requests_per_s,
+            replicas=replicas,
+        )
+        return None if image is None else image.p95_latency_s
     one = serving.model_copy(
         update={"requests_per_s": requests_per_s / replicas, "mean_requests_per_s": None}
     )
@@ -453,6 +468,17 @@ def latency_held_share(
     return share if share > 0 else None
 
 
+def _one_replica(workload: Workload, gpu: str, profile: Profile, replicas_per_gpu: int) -> EstimateReport:
+    """The estimate of one replica of ``workload``'s service on ``gpu``, ``replicas_per_gpu``
+    time-sharing each: each in its share of the memory and the time, as deploy's fit check takes it."""
+    serving = workload.serving
+    if serving is not None and serving.share_gpu != replicas_per_gpu:
+        workload = workload.model_copy(
+            update={"serving": serving.model_copy(update={"share_gpu": replicas_per_gpu})}
+        )
+    return estimate(workload, [f"{gpu}:{max(1, workload.tensor_parallel)}"], profile=profile)
+
+
 def _serving_outcome(
     workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
 ) -> ServingEstimate | None:
@@ -463,19 +489,54 @@ def _serving_outcome(
     serving = workload.serving
     if serving is None:
         return None
-    if serving.share_gpu != replicas_per_gpu:
-        # each replica in its share of the memory and the time, as deploy's fit check takes it
-        workload = workload.model_copy(
-            update={"serving": serving.model_copy(update={"share_gpu": replicas_per_gpu})}
-        )
     try:
-        report = estimate(workload, [f"{gpu}:{max(1, workload.tensor_parallel)}"], profile=profile)
+        report = _one_replica(workload, gpu, profile, replicas_per_gpu)
     except GpuplanError:
         return None
     srv = report.outcomes[0].serving
     if srv is None or not srv.capacity_requests_per_s > 0:
         return None
     return srv
+
+
+def image_service(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    requests_per_s: float | None = None,
+    replicas: int = 1,
+) -> ImageServing | None:
+    """One replica of an image service (``inputs.denoising_steps``) on ``gpu`` as ``plan`` sizes
+    it (:func:`gpuplan.perf.image_serving.image_serving`): the estimate's step of one replica (the
+    traced batch's denoiser call), the calls of an image (:func:`~gpuplan.perf.image_serving.
+    image_calls`), its batch the places; ``requests_per_s`` (default the serving block's) split
+    over ``replicas``. None where the estimate gives no step (a GPU it cannot run on)."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.image_serving import image_calls, image_serving
+    from gpuplan.perf.inference import time_slice_share
+
+    serving = workload.serving
+    if serving is None or not workload.serves_images:
+        return None
+    try:
+        report = _one_replica(workload, gpu, profile, replicas_per_gpu)
+        calls = image_calls(workload, profile, get_gpu(gpu))
+    except GpuplanError:
+        return None
+    est = report.outcomes[0].estimate
+    if est is None or calls is None or not est.step_time_s > 0:
+        return None
+    return image_serving(
+        step_s=est.step_time_s,
+        calls=calls,
+        batch=workload.inputs.batch_size,
+        requests_per_s=serving.requests_per_s if requests_per_s is None else requests_per_s,
+        replicas=max(1, replicas),
+        time_share=time_slice_share(max(1, replicas_per_gpu)),
+    )
 
 
 def engine_batch_slots(

@@ -133,9 +133,14 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
             [offer()], Constraints(), job=JobFacts(task="infer"), estimate=toy_estimator(peak_gib=100)
         ),
         "no option is left: candidates excluded: not fitting in memory 8 (peak memory per GPU at least "
-        "100.0 GiB); for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target",
+        "100.0 GiB); for a service: its memory is the weights and the KV cache of the sequences it runs "
+        "at once, which neither the request rate nor the p95 target changes: a GPU with more memory, more "
+        "GPUs a replica (tensor_parallel), lower precision (precision: fp8), or a shorter context "
+        "(serving.prompt_tokens, output_tokens) or fewer sequences at once (inputs.batch_size)",
         "没有剩下可选的方案；被排除的候选：显存放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
-        "对于在线服务：请换更大的 GPU、增加 GPU、降低请求速率或放宽 p95 目标",
+        "对于在线服务：显存要装下权重和同时运行的序列的 KV 缓存，请求速率和 p95 目标都改变不了它："
+        "请换显存更大的 GPU、每个副本用更多 GPU（tensor_parallel）、降低精度（precision: fp8），或缩短上下文"
+        "（serving.prompt_tokens、output_tokens）、减少同时运行的序列（inputs.batch_size）",
     ),
     (
         "a GPU filter that leaves none",

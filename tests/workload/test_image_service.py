@@ -38,8 +38,8 @@ def _service(**changes: object) -> dict[str, object]:
     return doc
 
 
-def _estimate(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
-    doc = json.loads(answered(["estimate", str(path), "--gpu", "A10", "--json"], capsys))
+def _estimate(path: Path, capsys: pytest.CaptureFixture[str], gpu: str = "A10") -> dict[str, float]:
+    doc = json.loads(answered(["estimate", str(path), "--gpu", gpu, "--json"], capsys))
     return doc["estimates"][0]
 
 
@@ -84,7 +84,8 @@ def test_an_image_service_is_planned_without_tokens_and_priced_per_thousand_imag
     assert service["utilisation"] <= 0.8
     assert math.isclose(service["requests_per_s"], 2.0)
     notes = " ".join(plan["notes"])
-    assert "image service: one request is one image, 30 denoising steps × 2" in notes
+    assert "image service: one request is one image, 30 denoising steps of one denoiser call each" in notes
+    assert "with guidance each of twice the traced batch of 1" in notes
     assert "The text encoders and the VAE decoder are not counted" in notes
     text = " ".join(answered(["plan", str(SERVICE), "--gpus", "L20"], capsys).split())
     assert "Cost per 1,000 images: at least" in text
@@ -107,6 +108,18 @@ def test_an_image_service_that_misses_its_p95_says_so_with_the_best_reached(
         ["plan", str(_write(tmp_path, _service(serving__p95_latency_ms=10))), "--gpus", "L20"], capsys
     )
     assert "no option meets the p95 latency target of 10 ms: the best reached is" in line
+
+
+def test_a_guided_step_is_one_call_of_twice_the_batch_not_two_calls(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: 60 calls of the traced batch an image (30 steps × 2): diffusers runs one call of the
+    # doubled batch a step, which a small batch bound by the CPU's launches runs in about one call's time
+    plan = json.loads(answered(["plan", str(SERVICE), "--gpus", "L20", "--json"], capsys))
+    image_s = 1 / plan["recommended"]["service"]["replica_capacity_requests_per_s"]  # a batch of one
+    step_s = _estimate(SERVICE, capsys, gpu="L20")["step_time_s"]  # one call of the traced batch
+    assert 30 * step_s <= image_s * (1 + 1e-6)
+    assert image_s < 60 * step_s * 0.9
 
 
 @pytest.mark.parametrize(
@@ -141,10 +154,65 @@ def test_tco_takes_an_image_service_demand(tmp_path: Path, capsys: pytest.Captur
     assert "images" in out and "solver:" in out
 
 
-def test_simulate_autoscale_of_an_image_service_says_plan_sizes_it(
-    capsys: pytest.CaptureFixture[str],
+def test_simulate_autoscale_of_an_image_service_agrees_with_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    # was: "an image service (inputs.denoising_steps) has no replica model here yet: ... give
+    # --replica slots=N,tpot_ms=T to simulate it by hand"
+    plan = json.loads(answered(["plan", str(SERVICE), "--gpus", "L20", "--json"], capsys))["recommended"]
+    service = plan["service"]
+    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--shape", "step", "--rate", "2"]
+    args += ["--peak", "2", "--hours", "4", "--policy", f"fixed:replicas={service['replicas']}"]
+    doc = json.loads(answered([*args, "--json"], capsys))
+    # one image a request, on a replica of the plan's: its batch of places, each image the plan's time
+    assert doc["replica"]["slots"] == 1
+    assert 1 / doc["replica"]["time_per_output_token_s"] == pytest.approx(
+        service["replica_capacity_requests_per_s"], rel=1e-6
+    )
+    policy = doc["policies"][0]
+    assert policy["usd_per_million_output_tokens"] is None
+    # the instances alone, at the plan's fleet: within the plan's all-in price (storage, set-up)
+    assert policy["usd_per_thousand_images"] == pytest.approx(plan["usd_per_thousand_images"], rel=0.05)
+    assert policy["usd_per_thousand_images"] <= plan["usd_per_thousand_images"]
+    # both meet the p95 target of 8 s, and the report sets its p95 beside the plan's very figure
+    assert [o["met"] for o in policy["slos"]] == [True]
+    assert service["p95_latency_s"] <= 8.0
+    text = " ".join(answered(args, capsys).split())
+    planned = service["p95_latency_s"]
+    shown = f"{planned * 1e3:.0f} ms" if planned < 1 else f"{planned:.2f} s"
+    assert f"than the plan's {shown} for 1 replica at the trace's peak of 2 requests/s" in text
+    assert "per 1,000 images (" in text and "per million" not in text
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("k8s", None),
+        ("docker", None),
+        ("skypilot", "the skypilot target writes training tasks and the services of serving engines"),
+        ("torchrun", "torchrun launches training, not a service"),
+    ],
+)
+def test_deploy_of_an_image_service_writes_serve_py_or_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, said: str | None
 ) -> None:
-    # was: AssertionError (the replica model asked for the request's tokens)
-    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--policy", "target:target=0.7"]
-    line = refused([*args, "--shape", "diurnal"], capsys)
-    assert "an image service (inputs.denoising_steps) has no replica model here yet" in line
+    # was: AssertionError (the share's fit check asked the service for its request's tokens)
+    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    args = ["deploy", str(path), "--target", target, "--out", str(tmp_path / "out"), "--gpu", "L20"]
+    args += ["--share-gpu", "2", "--image", "registry.example/unet:1", "--project", str(tmp_path / "w")]
+    answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
+    if said is not None:
+        line = refused(args, capsys)
+        assert said in line and "use --target" in line
+        return
+    answered(args, capsys)
+    serve = (tmp_path / "out" / "serve.py").read_text(encoding="utf-8")
+    assert "train.build_model" in serve  # the user's denoiser, built by train.py's entry point
+
+
+def test_deploy_refuses_an_image_service_whose_replica_does_not_fit_its_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "w", _service(inputs__batch_size=20_000))
+    args = ["deploy", str(path), "--target", "k8s", "--out", str(tmp_path / "out"), "--gpu", "L20"]
+    answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
+    line = refused([*args, "--share-gpu", "4", "--image", "registry.example/unet:1"], capsys)
+    assert "one of 4 replicas of the image service does not fit its share of L20" in line

@@ -531,6 +531,49 @@ def check_plan_instance(instances: Instances, provider: str | None, instance_typ
         )
 
 
+def _image_share_fit(
+    workload: Workload,
+    gpu: str,
+    share: int,
+    setting: str,
+    *,
+    force: bool,
+    profile: Profile | None,
+    db: str | None,
+) -> None:
+    """:func:`check_share_fit` of an image service (no KV cache): the estimate of one replica in
+    its share of the GPU's memory (the weights and the denoiser's activations at the serving
+    batch), as ``plan`` fits it; refused naming what to change (``force``: a warning)."""
+    from gpuplan.api import estimate
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.errors import DeployError, GpuplanError
+
+    assert workload.serving is not None
+    shared = workload.model_copy(update={"serving": workload.serving.model_copy(update={"share_gpu": share})})
+    try:
+        prof = profile if profile is not None else load_profile(workload, db)
+        est = estimate(shared, [gpu], profile=prof).outcomes[0].estimate
+    except GpuplanError as e:
+        sys.stderr.write(
+            _(
+                "warning: not checked that one of {share} replicas fits its share of {gpu} ({setting}): {why}"
+            ).format(share=share, gpu=gpu, setting=setting, why=e)
+            + "\n"
+        )
+        return
+    if est is None or est.fits:
+        return
+    line = N_(
+        "one of {share} replicas of the image service does not fit its share of {gpu} ({setting}): its "
+        "weights and the denoiser's activations at inputs.batch_size need {need:.1f} GiB; share the GPU "
+        "among fewer replicas, or lower inputs.batch_size"
+    )
+    fields = {"share": share, "gpu": gpu, "setting": setting, "need": est.memory.peak_memory_gib}
+    if not force:
+        raise DeployError.worded(line, **fields)
+    sys.stderr.write(_("warning: {line}").format(line=_(line).format(**fields)) + "\n")
+
+
 def check_share_fit(
     db: str | None,
     workload: Workload | str,
@@ -566,6 +609,9 @@ def check_share_fit(
         sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=workload) + "\n")
         return
     card = get_gpu(gpu)
+    if workload.serves_images:
+        _image_share_fit(workload, card.id, share, setting, force=force, profile=profile, db=db)
+        return
     try:
         prof = profile if profile is not None else load_profile(workload, db)
         served = _engine_share(workload, prof, card, share) if engine else None

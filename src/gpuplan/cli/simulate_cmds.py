@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -159,6 +160,8 @@ def _replica(
         )
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
+    if w.serves_images:
+        return (*_image_replica(w, gpu_id, prof, share), prof)
     if prof.shape.family != "decoder":
         raise EstimateError.worded(
             N_(
@@ -179,6 +182,28 @@ def _replica(
         ),
         prof,
     )
+
+
+def _image_replica(
+    w: Workload, gpu_id: str, prof: Profile, share: int
+) -> tuple[ReplicaModel, float, float | None, float | None]:
+    """An image service's replica as ``plan`` sizes it (:func:`gpuplan.api.image_service`): its
+    batch of places, each image its denoiser calls × the call's time; the bytes its cold start
+    reads, its capacity, and no latency share (held at the sizing utilisation, as plan sizes it)."""
+    from gpuplan.api import image_service
+    from gpuplan.errors import EstimateError
+    from gpuplan.simulate.replica import checkpoint_bytes, image_replica
+
+    image = image_service(w, gpu_id, prof, replicas_per_gpu=share)
+    if image is None or not image.capacity_images_per_s > 0:
+        raise EstimateError.worded(
+            N_("{name}: the estimate gives no denoiser step on {gpu} (`gpuplan estimate` says why)"),
+            name=w.name,
+            gpu=gpu_id,
+        )
+    rep = image_replica(gpu_id, image, batch=w.inputs.batch_size, replicas_per_gpu=share)
+    # the weights as the checkpoint stores them (at fp32 where its dtype is not known)
+    return rep, checkpoint_bytes(w, prof, 0.0), image.capacity_images_per_s, None
 
 
 @app.command("autoscale")
@@ -409,16 +434,6 @@ def autoscale_cmd(
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
         )
-    if w.serves_images and replica is None:
-        # its replica is a batch of images through the denoiser's calls, not an engine's KV cache
-        raise InputError.worded(
-            N_(
-                "{file}: an image service (inputs.denoising_steps) has no replica model here yet: "
-                "`gpuplan plan` sizes and prices it; give --replica slots=N,tpot_ms=T to simulate it "
-                "by hand"
-            ),
-            file=workload_file.name,
-        )
     # replicas time-sharing a GPU run and are billed so, as plan prices them
     share = w.replicas_per_gpu
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
@@ -436,9 +451,13 @@ def autoscale_cmd(
         )
     if (trace is None) == (shape is None):
         raise InputError.worded(N_("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)"))
-    prompt, output = request_tokens(w.serving)
+    # an image service's request is one image: no prompt, one "output" (the image), whatever
+    # token columns a trace file has
+    prompt, output = (0, 1) if w.serves_images else request_tokens(w.serving)
     if trace is not None:
         tr = read_trace_csv(trace)
+        if w.serves_images:
+            tr = replace(tr, prompt_tokens=None, output_tokens=None)
         if trace_scale is not None or trace_tile_hours is not None:
             tr = retime(
                 tr,
@@ -466,9 +485,11 @@ def autoscale_cmd(
             prompt,
             output,
             service_hours(w.serving),
-            request_tokens_p95(w.serving),
+            (None, None) if w.serves_images else request_tokens_p95(w.serving),
         )
     tr = tr.with_tokens(prompt, output)
+    if w.serves_images:  # its requests have no tokens to say were taken from the workload
+        tr = replace(tr, default_prompt_tokens=None, default_output_tokens=None)
     slos = autoscale_slos(
         slo,
         slo_ms,

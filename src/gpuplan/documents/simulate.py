@@ -301,6 +301,9 @@ class PolicyDoc(Document):
     """``cost_usd`` per million prompt and output tokens served."""
     per_million_tokens_note: str | None
     """Why the figures per million tokens are null (null when they are known)."""
+    usd_per_thousand_images: float | None = None
+    """An image service's (one image a request, no tokens): ``cost_usd`` per 1,000 images served;
+    null for a language model's service, or where none was served."""
     spec: str
     latency: dict[str, LatencyDoc]
     """``queue``, ``ttft``, ``tpot``, ``e2e``."""

@@ -1,10 +1,14 @@
 """A service whose request is one image made by a denoiser (``inputs.denoising_steps``): its
 capacity and p95 latency from the denoiser's step, with no KV cache and no tokens.
 
-One replica runs the traced batch (``inputs.batch_size`` images) through the image's denoiser
-calls (steps × 2 with guidance, each a call of that batch): an image takes ``calls × step`` alone,
-and the replica finishes ``batch`` of them in that time. The queue is taken as M/M/c with the
-batch's places as its servers (``perf.inference``'s wait for a slot, the language models' own
+One replica runs the traced batch (``inputs.batch_size`` images) through the image's denoising
+steps, each one denoiser call: of that batch, or with classifier-free guidance of twice it (diffusers'
+pipelines concatenate the conditional and unconditional latents, ``torch.cat([latents] * 2)``, and
+run the denoiser once on the doubled batch, ``StableDiffusionPipeline.__call__``), that call's time
+the traced call's scaled by the roofline at the doubled batch (:func:`image_calls`,
+``perf.inference.batch_sweep``). An image takes ``calls × step`` alone, ``calls`` counted in calls
+of the traced batch, and the replica finishes ``batch`` of them in that time. The queue is taken as
+M/M/c with the batch's places as its servers (``perf.inference``'s wait for a slot, the language models' own
 approximation): a request waits only when every place of the batch is taken. The text encoders and
 the VAE decoder are not counted unless the traced model includes them.
 """
@@ -12,10 +16,45 @@ the VAE decoder are not counted unless the traced model includes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.perf.inference import _wait_p95
 
-__all__ = ["ImageServing", "image_serving"]
+if TYPE_CHECKING:
+    from gpuplan.hardware import GPU
+    from gpuplan.perf.calibration import Calibration
+    from gpuplan.profile import Profile
+    from gpuplan.workload import Workload
+
+__all__ = ["ImageServing", "guided_call_ratio", "image_calls", "image_serving"]
+
+
+def guided_call_ratio(profile: Profile, gpu: GPU, calibration: Calibration | None = None) -> float:
+    """One denoiser call of twice the traced batch over one of the traced batch on ``gpu``: the
+    roofline's latencies at both batches (``perf.inference.batch_sweep``: FLOPs and bytes scale
+    with the batch, the host's floor stays), so 2 where the GPU is busy and near 1 where the CPU's
+    launches bound a small batch; at least 1, at most 2."""
+    from gpuplan.perf.inference import batch_sweep
+
+    b = profile.batch_size
+    one, two = batch_sweep(profile, gpu, (b, 2 * b), calibration=calibration)
+    if not one.latency_s > 0:
+        return 2.0
+    return min(2.0, max(1.0, two.latency_s / one.latency_s))
+
+
+def image_calls(
+    workload: Workload, profile: Profile, gpu: GPU, calibration: Calibration | None = None
+) -> float | None:
+    """The denoiser calls of the traced batch one image's time is (None: the workload generates no
+    images): ``denoising_steps``, each with ``guidance`` one call of twice the batch
+    (:func:`guided_call_ratio` of a traced one). ``plan`` and ``simulate autoscale`` both take it."""
+    steps = workload.inputs.denoising_steps
+    if steps is None:
+        return None
+    if not workload.inputs.guidance:
+        return float(steps)
+    return steps * guided_call_ratio(profile, gpu, calibration)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +73,7 @@ class ImageServing:
 
 
 def image_serving(
-    *, step_s: float, calls: int, batch: int, requests_per_s: float, replicas: int, time_share: float = 1.0
+    *, step_s: float, calls: float, batch: int, requests_per_s: float, replicas: int, time_share: float = 1.0
 ) -> ImageServing:
     """The replica of an image service: ``step_s`` one denoiser call of ``batch`` images, ``calls``
     of them an image, ``requests_per_s`` (one image each) split evenly over ``replicas``;

@@ -90,17 +90,29 @@ def _image_note() -> str:
 def _image_service_note(workload: Workload) -> str:
     """How an image service's options are sized: one request is one image of the denoiser's calls."""
     return _(
-        "image service: one request is one image, {steps} denoising steps × {per_step} denoiser "
-        "call(s) a step (inputs.denoising_steps, guidance), each of the traced batch of {batch}; an "
-        "image's latency is its calls × the step time, a replica finishes {batch} at once, the queue "
+        "image service: one request is one image, {steps} denoising steps of one denoiser call each "
+        "(inputs.denoising_steps), {call}; an "
+        "image's latency is its calls × the call's time, a replica finishes {batch} at once, the queue "
         "for a place in the batch taken as M/M/c (Poisson arrivals); memory is the weights and the "
         "denoiser's activations at that batch (no KV cache). The text encoders and the VAE decoder "
         "are not counted unless your model includes them; options are priced per 1,000 images"
     ).format(
         steps=workload.inputs.denoising_steps,
-        per_step=2 if workload.inputs.guidance else 1,
+        call=_guided_call_words(workload.inputs.batch_size)
+        if workload.inputs.guidance
+        else _("each of the traced batch of {batch}").format(batch=workload.inputs.batch_size),
         batch=workload.inputs.batch_size,
     )
+
+
+def _guided_call_words(batch: int) -> str:
+    """How a step with classifier-free guidance is timed, in words."""
+    return _(
+        "with guidance each of twice the traced batch of {batch} (the conditional and unconditional "
+        "inputs concatenated, as diffusers' pipelines run it), its time the traced call's × the "
+        "roofline's ratio at {double} to {batch} (its memory is counted at the traced batch: guidance's "
+        "doubled activations are not)"
+    ).format(batch=batch, double=2 * batch)
 
 
 def tensor_parallel_choices(workload: Workload, profile: Profile | None) -> tuple[int, ...]:
@@ -325,6 +337,8 @@ class _Estimator:
         self._shape_ids: dict[tuple[tuple[str, int, Link], str], int] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
         self._like: dict[tuple[str, int], GpuStages] = {}
+        # an image service's denoiser calls an image, per GPU (guidance's doubled batch is the GPU's)
+        self._calls: dict[str, float] = {}
         # Shapes (as ``_shapes`` keys them) and stages whose GPU has no published rate for the
         # workload's math: answered as unknown speed, not as a GPU the job does not fit.
         # Only the keys are kept, never the error: an exception holds its traceback and context,
@@ -527,9 +541,10 @@ class _Estimator:
         from gpuplan.perf.image_serving import image_serving
         from gpuplan.perf.inference import TARGET_UTILISATION, time_slice_share
 
-        serving, calls = self.workload.serving, self.workload.denoiser_calls
-        assert serving is not None and calls is not None
-        _gpu, count, _link = shape.stages_key
+        serving = self.workload.serving
+        assert serving is not None
+        gpu_id, count, _link = shape.stages_key
+        calls = self._image_calls(gpu_id)
         tp, share = self.workload.tensor_parallel, serving.replicas_per_gpu
         replicas = count // tp * share
         if replicas < 1 or count % tp:
@@ -566,6 +581,17 @@ class _Estimator:
             peak_memory_gib=shape.peak_memory_gib,
             step_time_s=shape.stages.spread.step_s * factor,
         )
+
+    def _image_calls(self, gpu_id: str) -> float:
+        """:func:`perf.image_serving.image_calls` of the workload on ``gpu_id``, once per GPU."""
+        from gpuplan.hardware import get_gpu
+        from gpuplan.perf.image_serving import image_calls
+
+        if gpu_id not in self._calls:
+            calls = image_calls(self.workload, self.profile, get_gpu(gpu_id), self.calibration)
+            assert calls is not None  # an image service's
+            self._calls[gpu_id] = calls
+        return self._calls[gpu_id]
 
     def _serving_row(
         self, stages_key: tuple[str, int, Link], ruled_out: bool, verdict: MemoryVerdict, peak: float

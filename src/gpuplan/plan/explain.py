@@ -64,7 +64,14 @@ _WIDER_THAN_ANY = N_(
 )
 #: A service may leave its split to the planner (``plan.estimator.tensor_parallel_choices``).
 _LEAVE_SPLIT_OUT = N_(", or leave tensor_parallel out (each option is then split as it needs)")
-_SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target")
+#: A language model's service that fits no GPU: its memory is the weights and the KV cache of the
+#: sequences it holds, which neither the request rate nor the latency target changes.
+_SERVICE_HINT = N_(
+    "; for a service: its memory is the weights and the KV cache of the sequences it runs at once, "
+    "which neither the request rate nor the p95 target changes: a GPU with more memory, more GPUs a "
+    "replica (tensor_parallel), lower precision (precision: fp8), or a shorter context "
+    "(serving.prompt_tokens, output_tokens) or fewer sequences at once (inputs.batch_size)"
+)
 #: An image service that fits no GPU: its memory is the weights and the denoiser's activations at
 #: the serving batch, which neither more replicas nor another latency target change.
 _IMAGE_SERVICE_HINT = N_(

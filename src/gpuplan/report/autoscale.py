@@ -100,6 +100,7 @@ def _policy_doc(p: PolicyResult, res: AutoscaleResult, money: Money) -> dict[str
         "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
         "usd_per_million_tokens": p.usd_per_million_tokens,
         "per_million_tokens_note": _(p.per_million_tokens_note) if p.per_million_tokens_note else None,
+        "usd_per_thousand_images": p.usd_per_thousand_images,
         "spec": p.spec,
         "latency": {m: asdict(p.latency[m]) for m in METRICS},
         "slos": [
@@ -512,20 +513,26 @@ def _cost_scope() -> str:
 
 
 def _per_million(p: PolicyResult, money: Money) -> str:
-    """What a policy's cost comes to per million tokens it served (to set beside API prices)."""
-    if p.usd_per_million_output_tokens is None or p.usd_per_million_tokens is None:
+    """What a policy's cost comes to per million tokens it served (to set beside API prices); an
+    image service's, per 1,000 images (as ``plan`` prices it)."""
+    if p.usd_per_thousand_images is not None:
+        line = _("{name}: {cost} per 1,000 images ({images} images served).").format(
+            name=p.name, cost=money.format(p.usd_per_thousand_images), images=format_number(p.served)
+        )
+    elif p.usd_per_million_output_tokens is None or p.usd_per_million_tokens is None:
         return _("{name}: cost per million tokens unknown ({why}).").format(
             name=p.name, why=_(p.per_million_tokens_note or N_("no request was served"))
         )
-    line = _(
-        "{name}: {output} per million output tokens, {all} per million prompt and output tokens "
-        "({tokens} tokens served)."
-    ).format(
-        name=p.name,
-        output=money.format(p.usd_per_million_output_tokens),
-        all=money.format(p.usd_per_million_tokens),
-        tokens=format_number(p.tokens_served["prompt"] + p.tokens_served["output"]),
-    )
+    else:
+        line = _(
+            "{name}: {output} per million output tokens, {all} per million prompt and output tokens "
+            "({tokens} tokens served)."
+        ).format(
+            name=p.name,
+            output=money.format(p.usd_per_million_output_tokens),
+            all=money.format(p.usd_per_million_tokens),
+            tokens=format_number(p.tokens_served["prompt"] + p.tokens_served["output"]),
+        )
     if p.dropped > 0:
         # The tokens of the dropped requests are not in it: a policy that drops looks cheaper per
         # token for serving less.
@@ -643,7 +650,16 @@ def _against_plan_lines(res: AutoscaleResult) -> list[str]:
                 "trace's peak of {peak} requests/s."
             )
         lines.append(_(words).format(**fields))
-    if lines:
+    if lines and res.replica.image_s is not None:
+        lines.append(
+            _(
+                "Both rest on the same image time. The simulation's p95 is over every request of its "
+                "window, most of them below the peak (less waiting for a place in the batch); the "
+                "plan's is its queueing model (M/M/c) at the peak. Bursts the queueing model does not "
+                "foresee make the simulation's longer."
+            )
+        )
+    elif lines:
         lines.append(
             _(
                 "Both rest on the same request lengths. The simulation's p95 is over every request of its "

@@ -267,6 +267,10 @@ class PolicyResult:
     """``cost_usd`` over the prompt and output tokens served, per million."""
     per_million_tokens_note: str | None
     """Why the figures per million tokens are None (None when they are known)."""
+    usd_per_thousand_images: float | None = None
+    """An image service's (:attr:`ReplicaModel.image_s`): ``cost_usd`` over the images served, per
+    1,000 (its requests are one image each, with no tokens); None for a language model's, or where
+    none was served."""
     saturated_s: float
     """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
     ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
@@ -624,6 +628,11 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     per_m_out, per_m_all, per_m_note = per_million_tokens(
         cost, prompt=tokens["prompt"], output=tokens["output"]
     )
+    per_k_images = None
+    if cfg.replica.image_s is not None:  # one image a request, no tokens: priced per 1,000 images
+        per_k_images = cost / n_served * 1000 if n_served else None
+        per_m_out = per_m_all = None
+        per_m_note = N_("an image service's requests are images, not tokens")
     batch = np.asarray(_tick_means(run, run.tick_batch, nb, cfg.settings.chart_bin_s))
     ready = np.asarray(timeline.ready)
     prefill_load = np.zeros(nb)
@@ -668,6 +677,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         usd_per_million_output_tokens=per_m_out,
         usd_per_million_tokens=per_m_all,
         per_million_tokens_note=per_m_note,
+        usd_per_thousand_images=per_k_images,
         saturated_s=float(hot.sum()) * cfg.settings.chart_bin_s,
     )
 

@@ -51,6 +51,7 @@ from gpuplan.start_up import ENGINE_START_S, StartUp, replica_start_up
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.engine_cpu import EngineCpu
+    from gpuplan.perf.image_serving import ImageServing
     from gpuplan.perf.inference import StepModel
     from gpuplan.perf.links import Link, NetworkSpec
     from gpuplan.profile import Profile
@@ -63,6 +64,7 @@ __all__ = [
     "checkpoint_bytes",
     "cold_start",
     "estimator_replica",
+    "image_replica",
     "new_instance_start_up",
     "replica_from_step",
     "running_context",
@@ -106,6 +108,10 @@ class ReplicaModel:
     splits_tried: tuple[int, ...] = ()
     """The wider splits sized in seeking :attr:`room_at_tensor_parallel` (the even ones up to
     eight GPUs); (): none sought."""
+    image_s: float | None = None
+    """An image service's replica (:func:`image_replica`): each request is one image, which holds
+    one place of the batch (:attr:`slots`) this long, in wall time, and is the request's whole
+    answer (its "first token"); None: a language model's."""
 
     @property
     def running_context_tokens(self) -> float:
@@ -182,6 +188,8 @@ class ReplicaModel:
         """Seconds from a request's start until its first token, per request: the rest of the
         iteration under way (length-biased: E[t²] / 2E[t]), then its prompt's iterations."""
         p = np.asarray(prompt, dtype=np.float64)
+        if self.image_s is not None:  # one image, its whole time (no tokens)
+            return np.full(p.shape, self.image_s)
         if self.step is None or self.engine is None:
             rate = self.prefill_tokens_per_s
             return p / rate if rate > 0 else np.zeros_like(p)
@@ -362,6 +370,24 @@ def replica_from_step(
         context_tokens=mean_ctx,
         replicas_per_gpu=base.replicas_per_gpu,
         time_share=share,
+    )
+
+
+def image_replica(gpu: str, serving: ImageServing, *, batch: int, replicas_per_gpu: int = 1) -> ReplicaModel:
+    """An image service's replica from ``plan``'s figures of it (:func:`gpuplan.api.image_service`):
+    ``batch`` places (``inputs.batch_size``), each image ``serving.image_s`` on one; its requests
+    are one image each (a prompt of 0 tokens and one "output", the image)."""
+    return ReplicaModel(
+        gpu=gpu,
+        slots=max(1, batch),
+        prefill_tokens_per_s=0.0,
+        time_per_output_token_s=serving.image_s,
+        source=_(
+            "estimator: an image service, as plan sizes it: {batch} image(s) at once, each {image_s:.3g} s "
+            "(its denoiser calls × the call's time; {rate:.3g} images/s a replica at full load)"
+        ).format(batch=max(1, batch), image_s=serving.image_s, rate=serving.capacity_images_per_s),
+        replicas_per_gpu=max(1, replicas_per_gpu),
+        image_s=serving.image_s,
     )
 
 
