@@ -97,7 +97,7 @@ def test_an_image_service_past_every_gpus_memory_is_told_of_memory_not_latency(
     # was: "a lower request rate or a looser p95 target" for a batch no GPU holds
     doc = _service(inputs__batch_size=200_000)
     line = refused(["plan", str(_write(tmp_path, doc)), "--gpus", "L20"], capsys)
-    assert "does_not_fit" in line and "p95" not in line
+    assert "not fitting in memory" in line and "p95" not in line
     assert "a GPU with more memory, or a smaller inputs.batch_size" in line
 
 
