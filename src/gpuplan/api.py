@@ -753,8 +753,11 @@ def refuse_unrunnable(workload: Workload | str | Path | dict[str, Any], gpus: Se
     from gpuplan.hardware import parse_gpu_spec
     from gpuplan.perf.roofline import precision_refusal
 
-    precision = _workload(workload).precision.value
-    refusals = [r for g in gpus if (r := precision_refusal(precision, parse_gpu_spec(g)[0])) is not None]
+    read = _workload(workload)
+    precision, task = read.precision.value, read.task.value
+    refusals = [
+        r for g in gpus if (r := precision_refusal(precision, parse_gpu_spec(g)[0], task)) is not None
+    ]
     if len(refusals) == len(gpus):
         raise refusals[0]
 

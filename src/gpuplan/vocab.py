@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, NoReturn, Protocol, TypeVar, overload
 
 from gpuplan.errors import InputError, Phrase, UnknownChoiceError, closest
@@ -633,11 +634,14 @@ class Precision(Choice):
 
     @classmethod
     def hints(cls) -> Mapping[str, str | tuple[str, ...]]:
-        # "fp16" is most often mixed precision (torch.autocast over fp32 weights): amp-fp16 first;
+        # "fp16" to serve is fp16 weights, fp16-master's (the workload loader takes it so for task:
+        # infer: :data:`SERVING_PRECISION_ALIASES`); to train it names no one method: the four are offered.
+        # "float16" is most often mixed precision (torch.autocast over fp32 weights): amp-fp16 first;
         # fp16 weights (a model.half(), DeepSpeed's fp16) are fp16-master's, which "half" names first.
         # bf16 is a member itself (all-bf16 weights); only bfloat16 needs pointing at it.
         fp16 = ("amp-fp16", "fp16-master")
-        return {"fp16": fp16, "float16": fp16, "half": fp16[::-1], "bfloat16": "bf16"}
+        to_train = ("amp-fp16", "amp-bf16", "fp16-master", "bf16")
+        return {"fp16": to_train, "float16": fp16, "half": fp16[::-1], "bfloat16": "bf16"}
 
     @classmethod
     def hint_notes(cls) -> Mapping[str, str]:
@@ -645,7 +649,13 @@ class Precision(Choice):
             "amp-fp16: fp32 weights under torch.autocast; fp16-master: fp16 weights with an fp32 "
             "master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train"
         )
-        return {"fp16": note, "float16": note, "half": note}
+        to_train = N_(
+            "fp16 is taken for inference only (fp16 weights, as fp16-master); to train, name the "
+            "method: amp-fp16 or amp-bf16 (fp32 weights under torch.autocast), fp16-master (fp16 "
+            "weights with an fp32 master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train) or "
+            "bf16 (all-bf16 weights and state)"
+        )
+        return {"fp16": to_train, "float16": note, "half": note}
 
     @property
     def master_weights(self) -> bool:
@@ -656,6 +666,19 @@ class Precision(Choice):
     def fp32_main_grads(self) -> bool:
         """Whether gradients accumulate into a persistent fp32 buffer, reduced in fp32."""
         return self is Precision.BF16_MASTER
+
+
+#: Precisions a workload of ``task: infer`` may name that training may not (:meth:`Precision.hints`
+#: says why there), by key (:func:`_key`), and the member each is: a served model has no optimizer,
+#: so fp16-master's master copy is never made and ``fp16`` (plain fp16 weights, ``model.half()``) is
+#: all that is left of it.
+SERVING_PRECISION_ALIASES: Mapping[str, Precision] = MappingProxyType({"fp16": Precision.FP16_MASTER})
+
+
+def serving_precision(value: object) -> Precision | None:
+    """The member an inference workload's ``precision: value`` names by
+    :data:`SERVING_PRECISION_ALIASES` (``fp16``: fp16-master); None for any other value."""
+    return SERVING_PRECISION_ALIASES.get(_key(value)) if isinstance(value, str) else None
 
 
 class OptimizerName(Choice):

@@ -856,7 +856,8 @@ def test_deploy_warns_on_the_terminal_when_its_most_replicas_cannot_carry_the_pe
     doc = json.loads((Path(__file__).parent / "fixtures" / "plan_serve_llama_aws.json").read_text())
     doc["workload"]["model"]["preset"] = "gpt2"  # a quick trace
     doc["workload"]["inputs"]["seq_len"] = 128
-    doc["workload"]["serving"].update(engine="vllm==0.8.5", requests_per_s=300.0)
+    # held at 2 by the serving block (left out, it is the peak fleet, which carries the peak)
+    doc["workload"]["serving"].update(engine="vllm==0.8.5", requests_per_s=300.0, max_replicas=2)
     served = tmp_path / "served.yaml"
     served.write_text(yaml.safe_dump(doc["workload"]))
     argv = ["gpuplan", "--lang", lang, "deploy", str(served), "-t", "k8s", "-o", str(tmp_path / "out")]

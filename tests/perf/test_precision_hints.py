@@ -26,18 +26,40 @@ from gpuplan.vocab import Precision
 def test_the_precision_named_instead_keeps_the_weights_width(precision: str, gpu: str, instead: str) -> None:
     refusal = precision_refusal(precision, get_gpu(gpu))
     assert refusal is not None and str(refusal).endswith(instead), str(refusal)
+    assert str(precision_refusal(precision, get_gpu(gpu), "train")) == str(refusal)
 
 
-def test_fp16_is_pointed_at_amp_fp16_first_saying_how_it_differs_from_fp16_master() -> None:
-    # was "did you mean 'bf16' or 'amp-fp16' or 'fp8'?", then "did you mean 'fp16-master'?" alone:
-    # fp16 most often means mixed precision (torch.autocast), amp-fp16
+@pytest.mark.parametrize(
+    ("precision", "gpu", "instead"),
+    [
+        # was "(use fp16-master: fp16 weights)" for a served model too: a training word (the master
+        # copy is the optimizer's), where the workload of a service writes precision: fp16
+        ("bf16", "T4", "(use fp16: fp16 weights)"),
+        ("bf16-master", "V100-SXM2-32GB", "(use fp16: fp16 weights)"),
+        # was "(use fp16-master or amp-fp16)": 16-bit weights are what a served model runs
+        ("fp8", "V100-SXM2-32GB", "(use fp16)"),
+        ("fp8", "A100-SXM4-80GB", "(use bf16)"),
+    ],
+)
+def test_a_served_model_is_told_the_serving_precision(precision: str, gpu: str, instead: str) -> None:
+    refusal = precision_refusal(precision, get_gpu(gpu), "infer")
+    assert refusal is not None and str(refusal).endswith(instead), str(refusal)
+
+
+def test_fp16_is_pointed_at_the_four_training_methods_saying_how_they_differ() -> None:
+    # was "did you mean 'amp-fp16' or 'fp16-master'?": to train, fp16 names no one method (bf16 and
+    # amp-bf16 were not offered); to serve, it is taken (tests/workload/test_serving_fp16.py)
     with pytest.raises(UnknownChoiceError) as e:
         Precision.cast("fp16")
     assert str(e.value) == (
-        "unknown precision 'fp16'; did you mean 'amp-fp16' or 'fp16-master'? (amp-fp16: fp32 weights "
-        "under torch.autocast; fp16-master: fp16 weights with an fp32 master copy, as Megatron-LM --fp16 "
-        "and DeepSpeed's fp16 train)"
+        "unknown precision 'fp16'; did you mean 'amp-fp16' or 'amp-bf16' or 'fp16-master' or 'bf16'? "
+        "(fp16 is taken for inference only (fp16 weights, as fp16-master); to train, name the method: "
+        "amp-fp16 or amp-bf16 (fp32 weights under torch.autocast), fp16-master (fp16 weights with an "
+        "fp32 master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train) or bf16 (all-bf16 weights "
+        "and state))"
     )
+    with pytest.raises(UnknownChoiceError, match="did you mean 'amp-fp16' or 'fp16-master'"):
+        Precision.cast("float16")
     # half precision weights (model.half()) are fp16-master's first; bf16 is a precision itself
     with pytest.raises(UnknownChoiceError, match="did you mean 'fp16-master' or 'amp-fp16'"):
         Precision.cast("half")

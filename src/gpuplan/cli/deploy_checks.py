@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuplan.i18n import N_, _, ngettext
-from gpuplan.i18n.phrases import item_list, listed
+from gpuplan.i18n.phrases import either, item_list, listed
 
 if TYPE_CHECKING:
     from gpuplan.catalog.gpu_hour import GpuHourPrice
+    from gpuplan.deploy.serving_spec import PeakFleet
     from gpuplan.hardware import GPU
     from gpuplan.perf.advice_base import Advice
     from gpuplan.perf.engine_memory import EngineMemory
@@ -210,7 +211,7 @@ def check_fit(
     share: int | None = None,
     profile: Profile | None = None,
     count_given: bool | None = None,
-) -> Profile:
+) -> tuple[Profile, PeakFleet | None]:
     """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
     estimate`` gives it (the profile through the same cache; ``share``: replicas to a GPU in place
     of the workload's own, ``--share-gpu``'s or the share a plan is deployed at, each judged in its
@@ -222,8 +223,11 @@ def check_fit(
     model of the user's code, from the cache: :func:`cached_profile`). ``count_given``: for a
     service deployed from its workload file, whether ``--count`` was given (None: a plan, whose
     count was sized for its load): GPUs short of the load the estimate sizes are refused where the
-    count was left at its default, warned of where it was given (:func:`_check_load`). Returns the
-    profile, for :func:`check_share_fit` (one read of the cache, not two)."""
+    count was left at its default, warned of where it was given (:func:`_check_load`). The lines
+    of what does not or may not fit end with the flags that deploy it where it fits (``--gpu X``,
+    ``--count N``: :func:`_flag_change`). Returns the profile, for :func:`check_share_fit` (one read
+    of the cache, not two), and a service's peak fleet on ``gpu`` as ``gpuplan plan`` sizes it
+    (:func:`_peak_fleet`; None for a job, or where the estimate sized none)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
@@ -248,8 +252,9 @@ def check_fit(
         raise DeployError(str(outcome.error))
     if count_given is not None:
         _check_load(workload, gpu, count, outcome.serving, given=count_given, decode=outcome.decode)
+    fleet = _peak_fleet(workload, gpu, outcome.serving)
     if e.memory_verdict is MemoryVerdict.FITS:
-        return prof
+        return prof, fleet
     shared = workload.replicas_per_gpu
     where = (
         _("1/{share} of {gpu}").format(share=shared, gpu=gpu)
@@ -274,6 +279,9 @@ def check_fit(
         else _("{gib} GiB usable")
     ).format(gib=gib)
     change = _fit_change(outcome.advice)
+    # (replicas sharing a GPU: the change is their share, which the line already names)
+    if shared == 1 and (flags := _flag_change(outcome.advice, workload, gpu, count)) is not None:
+        change += "; " + flags
     if e.memory.over_at_estimate:
         # Not refused (only the low end of the band fits, as of a run that may not fit), but said as
         # plan says it: at the estimate's point it runs out of memory.
@@ -282,17 +290,66 @@ def check_fit(
         )
         line = _("warning: {where}: the job {words}; {change}")
         sys.stderr.write(line.format(where=where, words=words, change=change) + "\n")
-        return prof
+        return prof, fleet
     if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
         line = _("warning: the job may not fit {where}: it needs {need}, {usable}; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
-        return prof
+        return prof, fleet
     _unfit(
         N_("the job does not fit {where}: it needs {need}, {usable}; {change}"),
         {"where": where, "need": need, "usable": usable, "change": change},
         force=force,
     )
-    return prof
+    return prof, fleet
+
+
+def _peak_fleet(workload: Workload, gpu: str, serving: ServingEstimate | None) -> PeakFleet | None:
+    """A service's replicas at its stated peak on ``gpu`` as ``gpuplan plan`` sizes them: the
+    estimate's GPUs for the load (``serving``'s ``gpus_needed``: each replica at most at the share
+    of its capacity plans size fleets for, more for the latency targets) over a replica's
+    ``tensor_parallel`` GPUs, × the replicas time-sharing each (as plan counts an option's
+    replicas). None for a job, or where the estimate sized none."""
+    from gpuplan.deploy.serving_spec import PeakFleet
+
+    if workload.serving is None or serving is None or serving.capacity_requests_per_s <= 0:
+        return None
+    replicas = serving.gpus_needed // max(1, workload.tensor_parallel) * workload.replicas_per_gpu
+    if replicas < 1:
+        return None
+    return PeakFleet(
+        replicas=replicas,
+        requests_per_s=workload.serving.requests_per_s,
+        replica_capacity_requests_per_s=serving.capacity_requests_per_s,
+        gpu=gpu,
+    )
+
+
+def _flag_change(advice: Sequence[Advice], workload: Workload, gpu: str, count: int) -> str | None:
+    """The estimate's changes that fit said as deploy's own flags: ``--gpu X`` for the cheapest
+    larger GPU it found, ``--count N`` for the fewest GPUs of this one that hold the job split over
+    them (with the workload's ``tensor_parallel`` or ``parallelism`` that splits it: more GPUs of
+    a job that is not split each hold all of it). None where neither fits."""
+    fits = [a for a in advice if a.fits]
+    ways: list[str] = []
+    bigger = next((a for a in fits if a.action == "bigger_gpu" and a.gpu != gpu), None)
+    if bigger is not None:
+        ways.append(f"--gpu {bigger.gpu}")
+    more = next((a for a in fits if a.gpu == gpu and a.gpu_count > count and a.action in _SPLITS), None)
+    if more is not None:
+        if more.action == "tensor_parallel":
+            replicas = max(1, count // max(1, workload.tensor_parallel))
+            split = f"tensor_parallel: {more.gpu_count // replicas}"
+        else:
+            split = f"parallelism: {more.action}"
+        ways.append(_("--count {n} with {split} in the workload").format(n=more.gpu_count, split=split))
+    if not ways:
+        return None
+    return _("use {ways}").format(ways=either(ways))
+
+
+#: The estimate's changes that split a job over more GPUs of the one asked about (advisor.py):
+#: a served model's replica by tensor parallelism, a training job's state by ZeRO-2 or FSDP.
+_SPLITS = frozenset({"tensor_parallel", "zero2", "fsdp"})
 
 
 def _fit_change(advice: Sequence[Advice]) -> str:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gpuplan.cli.deploy_checks import Instances, Network
     from gpuplan.deploy import LaunchSpec
     from gpuplan.deploy.base import GeneratedFile
+    from gpuplan.deploy.serving_spec import PeakFleet
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
     from gpuplan.workload.spec import ConstraintsSpec
@@ -307,6 +308,7 @@ def deploy(
     # One replica must fit its 1/n of the GPU; a plan priced at this share has checked it already.
     shared = spec.task == "infer" and share > 1 and spec.planned_share_gpu != share
     served: Workload | str | None = None  # the workload, read once for the checks below
+    fleet: PeakFleet | None = None  # a service's peak fleet by the estimate (check_fit's)
     prof: Profile | None = None
     if read_first is not None:
         served, prof = read_first
@@ -348,7 +350,7 @@ def deploy(
                 code=served,
             )
         elif not isinstance(served, str):
-            prof = check_fit(
+            prof, fleet = check_fit(
                 settings(ctx).db,
                 served,
                 spec.gpu,
@@ -376,6 +378,9 @@ def deploy(
                 profile=prof,
                 engine=engine_launch(spec) is not None,
             )
+    if not is_plan:
+        # the autoscaler's ceiling: the fleet plan sizes for the service's peak on this GPU
+        spec = spec.with_peak_fleet(fleet)
     # What the files would hide until they run, said together once the files are written, before
     # "wrote N files" (a write refused is one line alone): warnings and notes, in the order found.
     said: list[str] = []

@@ -12,7 +12,7 @@ from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD, ScheduleSpec, utilization_percent
 
-__all__ = ["ServingDeployment"]
+__all__ = ["PeakFleet", "ServingDeployment"]
 
 
 class ServingDeployment(BaseModel):
@@ -41,6 +41,10 @@ class ServingDeployment(BaseModel):
     load it priced, above a serving block's own ``min_replicas`` (the autoscaler may go down to that
     minimum when the load falls); None: start ``min_replicas``."""
     floor_from_plan: bool = False
+    ceiling_from_start: bool = False
+    """``max_replicas`` is deploy's room to double the replicas started (the serving block gives
+    none): a workload file's is the peak fleet by the estimate instead, where it has one
+    (:meth:`~gpuplan.deploy.spec.LaunchSpec.with_peak_fleet`)."""
     committed_floor_given: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
     """The serving block's own ``min_replicas`` where it was below the replicas a plan bought on
     committed capacity and was raised to them (paid for the term either way); None otherwise."""
@@ -133,3 +137,19 @@ class ServingDeployment(BaseModel):
         """Replicas running when the service starts (:attr:`start_replicas`, else the minimum; at
         least 1: a scheduled service's floor of 0 is outside its hours)."""
         return max(1, self.start_replicas if self.start_replicas is not None else self.min_replicas)
+
+
+class PeakFleet(BaseModel):
+    """The replicas ``gpuplan plan`` sizes a service's fleet at for its stated peak
+    (``serving.requests_per_s``) on one GPU, by the estimate deploy checks the workload with
+    (``ServingEstimate.gpus_needed``: each replica loaded to at most the share of its capacity plans
+    size fleets for, and as many more as the latency targets need)."""
+
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
+
+    replicas: int = Field(ge=1)
+    requests_per_s: float = Field(gt=0)
+    """The peak the fleet carries (``serving.requests_per_s``)."""
+    replica_capacity_requests_per_s: float = Field(gt=0)
+    """What one replica completes at full load."""
+    gpu: str

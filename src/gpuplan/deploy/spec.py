@@ -65,7 +65,7 @@ from gpuplan.deploy.grammar import (
 from gpuplan.deploy.hub import ModelIdentity, preset_identity, read_config_identity, recorded_identity
 from gpuplan.deploy.reasons import reason
 from gpuplan.deploy.residency import refuse_outside_countries, refuse_unrun_host
-from gpuplan.deploy.serving_spec import ServingDeployment
+from gpuplan.deploy.serving_spec import PeakFleet, ServingDeployment
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     PlanOption,
@@ -122,6 +122,7 @@ __all__ = [
     "SYSTEM_DISK_GB",
     "EngineSlots",
     "LaunchSpec",
+    "PeakFleet",
     "ServingDeployment",
     "committed_ceiling_words",
     "committed_floor_words",
@@ -131,6 +132,7 @@ __all__ = [
     "max_replicas_words",
     "on_demand_cost_words",
     "peak_ceiling_words",
+    "peak_fleet_words",
     "plan_floor_words",
     "plan_money",
     "refuse_declared_provider",
@@ -407,6 +409,10 @@ class LaunchSpec(BaseModel):
     """A service on spot: the replicas of the spare instance(s) its plan priced against reclaims
     (the option's ``spot.service.spare_instances`` × the replicas an instance holds), started with
     the load's so that a reclaim leaves the load carried, as priced; 0 otherwise."""
+    peak_fleet: PeakFleet | None = None
+    """A workload file's service: the fleet ``gpuplan plan`` sizes for its peak on this GPU, which
+    the autoscaler's ``max_replicas`` is (:meth:`with_peak_fleet`); None for a plan (its own
+    replicas were sized so) or where the estimate gives none."""
     start_before_max: int | None = Field(default=None, ge=1, le=MAX_REPLICAS * 2)
     """A service whose serving block's ``max_replicas`` is below the replicas it would start (the
     plan's for the load and a spot service's spare; a workload file's for the GPUs given): those
@@ -553,6 +559,19 @@ class LaunchSpec(BaseModel):
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
             raise DeployError.worded(N_("serving: {problem}"), problem=short_errors(e)) from e
+
+    def with_peak_fleet(self, fleet: PeakFleet | None) -> LaunchSpec:
+        """A workload file's service whose serving block gives no ``max_replicas``, scaling to
+        ``fleet``, the replicas ``gpuplan plan`` sizes for its peak (never below those it starts),
+        in place of room to double the GPUs given: a service started on one GPU had been written
+        ``maxReplicas: 2`` where its peak needed 7. Unchanged for a plan, a block that gives its
+        own, or where no fleet is known (None)."""
+        serving = self.serving
+        if fleet is None or self.planned or serving is None or not serving.ceiling_from_start:
+            return self
+        most = min(MAX_REPLICAS, max(serving.launch_replicas, fleet.replicas))
+        served = serving.model_copy(update={"max_replicas": most})
+        return self.model_copy(update={"serving": served, "peak_fleet": fleet})
 
     def with_sold_gpu_counts(self, instances: Mapping[tuple[str, str], tuple[str, float]]) -> LaunchSpec:
         """A copy that knows the counts of its GPU the provider sells on one instance
@@ -1536,6 +1555,46 @@ def peak_ceiling_words(spec: LaunchSpec) -> str | None:
     )
 
 
+def peak_fleet_words(spec: LaunchSpec) -> str | None:
+    """The README's sentence on where a workload file's autoscaler ceiling comes from: the fleet
+    ``gpuplan plan`` sizes for the service's peak (:meth:`LaunchSpec.with_peak_fleet`), or, where
+    the estimate sized none, room to double the GPUs given. None for a plan, or a serving block that
+    gives its own ``max_replicas``."""
+    serving = spec.serving
+    if spec.planned or serving is None or not serving.ceiling_from_start:
+        return None
+    fleet = spec.peak_fleet
+    if fleet is None:
+        return _(
+            "The autoscaler's maxReplicas, {most}, is room to double the replicas of the GPUs given "
+            "(--count): gpuplan's estimate sized no fleet for this service's load. `gpuplan plan` sizes "
+            "one; set serving.max_replicas in the workload to choose it."
+        ).format(most=serving.max_replicas)
+    words = _(
+        "The autoscaler's maxReplicas, {most}, is the fleet `gpuplan plan` sizes for the service's "
+        "peak on {gpu}, by gpuplan's estimate: {n} replicas carry its {rate} requests/s "
+        "(serving.requests_per_s), each loaded to at most {pct} % of the {capacity} requests/s one "
+        "carries at full load (more where the workload's latency targets need them). Set "
+        "serving.max_replicas in the workload to scale higher."
+    ).format(
+        most=serving.max_replicas,
+        gpu=fleet.gpu,
+        n=fleet.replicas,
+        rate=f"{fleet.requests_per_s:g}",
+        capacity=f"{fleet.replica_capacity_requests_per_s:.3g}",
+        pct=f"{TARGET_UTILISATION * 100:.0f}",
+    )
+    if serving.max_replicas > fleet.replicas:
+        words = sentences(
+            words,
+            _(
+                "It starts the {n} replicas of the GPUs given (--count), more than that fleet, and "
+                "scales no higher."
+            ).format(n=serving.max_replicas),
+        )
+    return words
+
+
 def latency_share_words(share: float) -> str | None:
     """The README's sentence on an autoscaler that holds each replica at ``share`` of its capacity
     (:meth:`LaunchSpec.replica_load_share`) where that is below the planning headroom, for the
@@ -1782,6 +1841,7 @@ def _serving_for(
         # to stand in for a reclaimed replica, not a load to double (20 replicas and a spare: 41, as
         # a workload file's 20 replicas get 40, where doubling the 21 had written 42).
         update["max_replicas"] = start if committed else max(start, 2 * start - spare)
+        update_floor["ceiling_from_start"] = not committed
     clipped = wanted if wanted > start else None
     return serving.model_copy(update={**update, **update_floor}), clipped  # min ≤ start ≤ max by construction
 

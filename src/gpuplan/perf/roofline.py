@@ -119,19 +119,23 @@ def rate_unpublished(gpu: GPU, path: str) -> bool:
     return _has_half_tensor_cores(gpu, path)
 
 
-def _instead(gpu: GPU, path: str, precision: str | None) -> Phrase:
+def _instead(gpu: GPU, path: str, precision: str | None, task: str | None = None) -> Phrase:
     """The precision to use on ``gpu``, which lacks ``path``: the one that keeps the workload's
     weights as wide as it wrote them — an all-16-bit ``bf16`` is ``fp16-master`` on a T4 (fp16
-    weights), not ``amp-fp16``, whose fp32 weights double a served model's memory."""
+    weights), not ``amp-fp16``, whose fp32 weights double a served model's memory. ``task``: the
+    workload's (``infer``: named in a served model's words, ``fp16``; None: not known, named as
+    training's)."""
     from gpuplan.i18n.phrases import either
 
     half = "bf16" if gpu.peak_tflops("bf16") is not None else "fp16"
     if precision in ("bf16", "bf16-master"):
-        # the name reads as a training setting: its weights are fp16 (training adds the optimizer's
-        # fp32 master copy; serving has none)
-        return Phrase(N_("{precision}: fp16 weights"), precision="fp16-master")
+        # fp16 weights: training's fp16-master (with the optimizer's fp32 master copy), inference's
+        # fp16 (the same weights: serving has no optimizer, and fp16-master reads as a training word)
+        return Phrase(N_("{precision}: fp16 weights"), precision="fp16" if task == "infer" else "fp16-master")
     if precision == "amp-bf16":
         names = ["amp-fp16"]
+    elif precision == "fp8" and task == "infer":  # 16-bit weights to serve
+        names = [half]
     elif precision == "fp8":  # 16-bit weights to serve, autocast to train
         names = ["bf16", "amp-bf16"] if half == "bf16" else ["fp16-master", "amp-fp16"]
     else:
@@ -139,16 +143,19 @@ def _instead(gpu: GPU, path: str, precision: str | None) -> Phrase:
     return either(names)
 
 
-def _missing_path(gpu: GPU, path: str, precision: str | None = None) -> EstimateError:
+def _missing_path(
+    gpu: GPU, path: str, precision: str | None = None, task: str | None = None
+) -> EstimateError:
     """The one-line error of a GPU without a peak for ``path``: unknown where the part has the
     tensor cores and no source gives their rate, absent otherwise. ``precision``: the workload's,
-    whose nearest runnable one the error names (None: not known where the op is costed)."""
+    whose nearest runnable one the error names (None: not known where the op is costed), in the
+    words of its ``task`` (:func:`_instead`)."""
     if path == "fp8" and has_fp8_tensor_cores(gpu):
         return UnpublishedRateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
     if _has_half_tensor_cores(gpu, path):
         return UnpublishedRateError.worded(_HALF_UNPUBLISHED, gpu=gpu.id, path=path.upper())
     return EstimateError.worded(
-        _NEEDS.get(path, _LACKS), gpu=gpu.id, path=path, instead=_instead(gpu, path, precision)
+        _NEEDS.get(path, _LACKS), gpu=gpu.id, path=path, instead=_instead(gpu, path, precision, task)
     )
 
 
@@ -164,13 +171,15 @@ _PRECISION_PATHS = {
 }
 
 
-def precision_refusal(precision: str, gpu: GPU) -> EstimateError | None:
+def precision_refusal(precision: str, gpu: GPU, task: str | None = None) -> EstimateError | None:
     """Why ``gpu`` cannot run a workload of ``precision`` at all — the error its estimate would end
-    in, known before the trace (an fp8 workload on an A100); None if it has the path."""
+    in, known before the trace (an fp8 workload on an A100), the precision to use instead named for
+    its ``task`` (``infer``: a served model's ``fp16``, not training's ``fp16-master``); None if it
+    has the path."""
     path = _PRECISION_PATHS.get(precision)
     if path is None or gpu.peak_tflops(path) is not None:
         return None
-    return _missing_path(gpu, path, precision)
+    return _missing_path(gpu, path, precision, task)
 
 
 def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:

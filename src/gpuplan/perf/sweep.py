@@ -18,6 +18,7 @@ from gpuplan.perf.advisor import Advice, Current, advise, without_negligible
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, request_decode, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, serving_estimate
+from gpuplan.perf.roofline import precision_refusal
 from gpuplan.perf.scaling import ScalingAdvice, ScalingFigures, scaling_advice, scaling_figures
 from gpuplan.perf.scaling_gap import MeasuredScaling, ScalingGap, scaling_gap
 
@@ -87,6 +88,10 @@ def _one(
     measured: MeasuredScaling | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
+    if (refused := precision_refusal(profile.precision, gpu, profile.task)) is not None:
+        # the line the estimate would end in, with the precision to use named for the task (a
+        # served model's fp16, not training's fp16-master), before any of it is run
+        return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(refused))
     try:
         est = run_estimate(request)
     except EstimateError as e:

@@ -341,7 +341,7 @@ def precision_refusals(gpus: Iterable[str], job: JobFacts) -> dict[str, GpuplanE
     out: dict[str, GpuplanError] = {}
     for gpu_id in sorted(set(gpus)):
         try:
-            refusal = precision_refusal(job.precision, get_gpu(gpu_id))
+            refusal = precision_refusal(job.precision, get_gpu(gpu_id), job.task)
         except GpuplanError:
             continue
         if refusal is not None and not isinstance(refusal, UnpublishedRateError):

@@ -19,7 +19,7 @@ from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text, refuse_for
 from gpuplan.catalog.city_zones import city_zones
 from gpuplan.confine import Folder
 from gpuplan.day_load import WEEKDAYS, Schedule
-from gpuplan.errors import NotFoundError, Phrase, WorkloadError
+from gpuplan.errors import NotFoundError, Phrase, UnknownChoiceError, WorkloadError
 from gpuplan.hardware.gpus import (
     MAX_GPU_COUNT,
     MAX_GPU_MEMORY_GIB,
@@ -61,6 +61,7 @@ from gpuplan.vocab import (
     Task,
     Upfront,
     pydantic_cast,
+    serving_precision,
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
 from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours, parse_milliseconds
@@ -1037,6 +1038,20 @@ class Workload(Spec):
                 return data  # the stack field reports it
             return {**data, "optimizer": level_optimizer(OptimizerName.ADAMW, level).value}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp16_to_serve(cls, data: Any) -> Any:
+        # precision: fp16 of a model that is only served is fp16 weights (fp16-master's, whose
+        # master copy is the optimizer's: serving has none); to train it names no one method, and
+        # is refused with the four (Precision.hints).
+        if not isinstance(data, dict) or (member := serving_precision(data.get("precision"))) is None:
+            return data
+        try:
+            task = Task.cast(data.get("task", Task.TRAIN.value))
+        except UnknownChoiceError:
+            return data  # the task field reports it
+        return {**data, "precision": member.value} if task is Task.INFER else data
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:

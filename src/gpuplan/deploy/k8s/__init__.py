@@ -37,6 +37,7 @@ from gpuplan.deploy.spec import (
     latency_share_words,
     max_replicas_words,
     peak_ceiling_words,
+    peak_fleet_words,
     plan_floor_words,
     sizing_lengths,
     spare_words,
@@ -216,6 +217,8 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
             extra.append(above)
         if (floor := plan_floor_words(spec)) is not None:
             extra.append(floor)
+        if (fleet := peak_fleet_words(spec)) is not None:
+            extra.append(fleet)
         if (ceiling := peak_ceiling_words(spec)) is not None:
             extra.append(ceiling)
         target = in_flight_target(spec)
