@@ -21,7 +21,7 @@ see this mode's tensors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -53,10 +53,19 @@ class TraceFakeMode(FakeTensorMode):
         kwargs = kwargs or {}
         # An aten op takes tensors as arguments or in a list of them (Tensor[], Tensor?[]), never
         # deeper: one level is every tensor. Looked at on every op, so without building anything.
-        if any(self._foreign(a) for a in args) or any(self._foreign(v) for v in kwargs.values()):
+        if self._any_foreign(args) or (kwargs and self._any_foreign(kwargs.values())):
             args = tuple(self._ours_in(a) for a in args)
             kwargs = {k: self._ours_in(v) for k, v in kwargs.items()}
         return super().__torch_dispatch__(func, types, args, kwargs)
+
+    def _any_foreign(self, values: Iterable[object]) -> bool:
+        for x in values:
+            if isinstance(x, FakeTensor):
+                if x.fake_mode is not self:
+                    return True
+            elif self._foreign(x):
+                return True
+        return False
 
     def _foreign(self, x: object) -> bool:
         if isinstance(x, torch.Tensor):

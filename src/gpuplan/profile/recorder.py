@@ -21,7 +21,7 @@ from gpuplan.profile.model import (
 )
 from gpuplan.workload.presets.fused import FUSED_MATMUL_OPS
 
-__all__ = ["OpRecorder", "op_class"]
+__all__ = ["OpRecorder", "op_class", "tensors_in"]
 
 aten = torch.ops.aten
 
@@ -49,6 +49,38 @@ _MATMUL_DTYPES = {torch.float16, torch.bfloat16}
 _FP8_FORWARD, _FP8_BACKWARD = "float8_e4m3fn", "float8_e5m2"
 
 
+#: Leaves of an op's arguments that hold no tensor, told apart without a pytree walk.
+_PLAIN = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format)
+
+
+def tensors_in(tree: Any) -> list[torch.Tensor]:
+    """The tensors in an op's arguments or output, in ``tree_flatten`` order.
+
+    What an aten op takes and returns — tensors, numbers, tuples and lists of them (named tuples
+    and torch's return types among them), a dict of keyword arguments — is walked directly: every
+    op of a trace passes here twice, and ``tree_flatten`` builds a spec tree each time. Anything
+    else goes through ``tree_flatten``.
+    """
+    found: list[torch.Tensor] = []
+    _collect(tree, found)
+    return found
+
+
+def _collect(x: Any, found: list[torch.Tensor]) -> None:
+    if isinstance(x, torch.Tensor):
+        found.append(x)
+    elif isinstance(x, _PLAIN):
+        return
+    elif isinstance(x, tuple | list):
+        for item in x:
+            _collect(item, found)
+    elif type(x) is dict:
+        for item in x.values():
+            _collect(item, found)
+    else:
+        found.extend(t for t in tree_flatten(x)[0] if isinstance(t, torch.Tensor))
+
+
 def _nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
@@ -58,7 +90,7 @@ def _written_bytes(func: torch._ops.OpOverload, args: tuple[Any, ...]) -> int:
     total = 0
     for arg, value in zip(func._schema.arguments, args, strict=False):
         if arg.alias_info is not None and arg.alias_info.is_write:
-            total += sum(_nbytes(t) for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor))
+            total += sum(_nbytes(t) for t in tensors_in(value))
     return total
 
 
@@ -96,7 +128,7 @@ def _nchw_training_norm(func: torch._ops.OpOverload, args: tuple[Any, ...], kwar
         return False
     values = dict(zip((a.name for a in func._schema.arguments), args, strict=False)) | kwargs
     training = values.get("training", values.get("train", True))
-    return bool(training) and any(_nchw(t) for t in tree_flatten(args)[0])
+    return bool(training) and any(_nchw(t) for t in tensors_in(args))
 
 
 #: Distinct shapes kept per op record (the heaviest); a model has a handful per record.
@@ -114,7 +146,7 @@ def _gemm_shapes(packet: Any, args: tuple[Any, ...], out: Any, flops: int) -> li
         if name == "linear_act":
             return [(1, m, n_out, k_in)]
         return [(1, m, k_in, n_out), (1, n_out, k_in, m)]  # data gradient, weight gradient
-    outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+    outs = tensors_in(out)
     if not outs or flops <= 0:
         return []
     shape = tuple(int(d) for d in outs[0].shape)
@@ -211,8 +243,8 @@ class OpRecorder(TorchDispatchMode):
         if namespace in _NOT_KERNELS:
             return
         packet = func.overloadpacket
-        ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
-        outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+        ins = tensors_in((args, kwargs))
+        outs = tensors_in(out)
         if func.is_view or packet in _NO_TRAFFIC:
             # NB: views share their input's storage: no memory traffic.
             moved = 0

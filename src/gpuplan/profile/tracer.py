@@ -459,6 +459,10 @@ def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list
         )
 
 
+#: The dropout calls :class:`_CudaDropout` traces as CUDA runs them.
+_DROPOUTS = (F.dropout, torch.dropout)
+
+
 class _CudaDropout(TorchFunctionMode):
     """Trace dropout as CUDA runs it: ``native_dropout``, keeping a one-byte mask for backward.
 
@@ -475,14 +479,15 @@ class _CudaDropout(TorchFunctionMode):
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
+        if func not in _DROPOUTS:  # every other torch call, as it came
+            return func(*args, **(kwargs or {}))
         kwargs = dict(kwargs or {})
-        if func in (F.dropout, torch.dropout):
-            x = args[0] if args else kwargs.pop("input")
-            p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
-            train = args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True))
-            if train and 0.0 < float(p) < 1.0 and isinstance(x, torch.Tensor) and x.numel() > 0:
-                self.calls += 1
-                return torch.native_dropout(x, float(p), True)[0]
+        x = args[0] if args else kwargs.pop("input")
+        p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+        train = args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True))
+        if train and 0.0 < float(p) < 1.0 and isinstance(x, torch.Tensor) and x.numel() > 0:
+            self.calls += 1
+            return torch.native_dropout(x, float(p), True)[0]
         return func(*args, **kwargs)
 
 
@@ -505,6 +510,8 @@ class _FusedAttentionDropout(TorchFunctionMode):
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
+        if func is not F.multi_head_attention_forward and func is not F.scaled_dot_product_attention:
+            return func(*args, **(kwargs or {}))  # every other torch call, as it came
         kwargs = dict(kwargs or {})
         if func is F.multi_head_attention_forward and not kwargs.get("need_weights", True):
             # nn.MultiheadAttention without weights: its SDPA call runs inside this one, where the
