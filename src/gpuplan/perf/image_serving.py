@@ -4,7 +4,9 @@ capacity and p95 latency from the denoiser's step, with no KV cache and no token
 One replica runs the traced batch (``inputs.batch_size`` images) through the image's denoising
 steps, each one denoiser call: of that batch, or with classifier-free guidance of twice it (diffusers'
 pipelines concatenate the conditional and unconditional latents, ``torch.cat([latents] * 2)``, and
-run the denoiser once on the doubled batch, ``StableDiffusionPipeline.__call__``), that call's time
+run the denoiser once on the doubled batch: ``StableDiffusionPipeline.__call__`` in huggingface/diffusers,
+src/diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py, read at commit 003c4c3e),
+that call's time
 the traced call's scaled by the roofline at the doubled batch (:func:`image_calls`,
 ``perf.inference.batch_sweep``). An image takes ``calls × step`` alone, ``calls`` counted in calls
 of the traced batch, and the replica finishes ``batch`` of them in that time. The queue is taken as
