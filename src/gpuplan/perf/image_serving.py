@@ -6,8 +6,7 @@ steps, each one denoiser call: of that batch, or with classifier-free guidance o
 pipelines concatenate the conditional and unconditional latents, ``torch.cat([latents] * 2)``, and
 run the denoiser once on the doubled batch: ``StableDiffusionPipeline.__call__`` in huggingface/diffusers,
 src/diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py, read at commit 003c4c3e),
-that call's time
-the traced call's scaled by the roofline at the doubled batch (:func:`image_calls`,
+that call's time the traced call's scaled by the roofline at the doubled batch (:func:`image_calls`,
 ``perf.inference.batch_sweep``). An image takes ``calls × step`` alone, ``calls`` counted in calls
 of the traced batch, and the replica finishes ``batch`` of them in that time. The queue is taken as
 M/M/c with the batch's places as its servers (``perf.inference``'s wait for a slot, the language models' own
