@@ -170,18 +170,18 @@ def test_the_shipped_catalog_holds_no_undated_spot_price_below_every_dated_one_o
 
 
 def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(fresh_catalog: Path) -> None:
-    # AWS's rows are us-east-1's; São Paulo's transfer out costs several times Virginia's $0.02/GB.
+    # AWS carries no row of Tokyo: its transfer out is not Virginia's $0.02/GB inter-region price.
     store = open_store(str(fresh_catalog))
     try:
-        facts = cost_facts_from_store(store, [("aws", "us-east-1"), ("aws", "sa-east-1")])
+        facts = cost_facts_from_store(store, [("aws", "us-east-1"), ("aws", "ap-northeast-1")])
     finally:
         store.close()
-    job = JobFacts(dataset_gb=1500.0, checkpoint_gb=1.0, data_location=("aws", "sa-east-1"))
+    job = JobFacts(dataset_gb=1500.0, checkpoint_gb=1.0, data_location=("aws", "ap-northeast-1"))
     away = facts.charges("aws", "us-east-1", job)
     best = facts.charges("aws", "us-east-1", job, best_case=True)
     assert away.unknown and away.egress_in_usd > 1500 * 0.02 * 3  # the highest price the catalog knows
     assert best.egress_in_usd == pytest.approx(1500 * 0.02)  # the borrowed price is the best case
-    home = facts.charges("aws", "sa-east-1", job)
+    home = facts.charges("aws", "ap-northeast-1", job)
     assert home.egress_in_usd == 0.0 and home.unknown_facts  # its storage price is unknown too
 
 
@@ -257,7 +257,9 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(fresh_catalog: Path) 
     [said] = [a for a in ali.assumptions if a.startswith("results back:")]
     assert "internet egress price of alibaba/cn-shanghai" in said, said
     assert "low-confidence figure ($0.123/GB" in said, said
-    assert "example" in said and said.endswith("assumed $0.123/GB (the highest price in the catalog)"), said
+    assert "example" in said and said.endswith(
+        "assumed $0.123/GB (the highest alibaba price in the catalog; this region's may be higher)"
+    ), said
     best = facts.charges("alibaba", "cn-shanghai", job, best_case=True)
     assert best.egress_out_usd == pytest.approx(0.123) and best.unknown_facts & int(Fact.EGRESS)
     # AWS's published tiers stay a known price.
@@ -354,10 +356,10 @@ def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_h
     ch = facts.charges("tencent", "ap-guangzhou", job)
     assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(highest)
     [said] = [a for a in ch.assumptions if a.startswith("storage: object")]
-    assert said.endswith("(the highest price in the catalog)"), said
+    assert said.endswith("(the highest price in the catalog, of any provider)"), said
     # each instance still boots with a launch disk, whose block storage price is not known here either
     [disk] = [a for a in ch.assumptions if a.startswith("storage: block")]
-    assert disk.endswith("(the highest price in the catalog)"), disk
+    assert disk.endswith("(the highest price in the catalog, of any provider)"), disk
     best = facts.charges("tencent", "ap-guangzhou", job, best_case=True)
     assert best.storage_usd_per_gb_hour * 730 == pytest.approx(lowest)
 
@@ -402,10 +404,12 @@ def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog
     ch = facts.charges("lambda", "us-east-1", job)
     assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(max(per_month)) and max(per_month) > 0.10
     [said] = [a for a in ch.assumptions if a.startswith("storage:")]
-    assert said.endswith("(the highest price in the catalog)"), said
+    assert said.endswith("(the highest price in the catalog, of any provider)"), said
     assert ch.egress_out_usd == pytest.approx(10.0 * max(egress)) and max(egress) > 0.12
     [out] = [a for a in ch.assumptions if "internet egress price of lambda" in a]
-    assert out.endswith(f"assumed ${max(egress):g}/GB (the highest price in the catalog)"), out
+    assert out.endswith(f"assumed ${max(egress):g}/GB (the highest price in the catalog, of any provider)"), (
+        out
+    )
 
 
 def test_an_option_costed_at_a_dated_floor_names_the_floors_source_date_and_age(tmp_path: Path) -> None:
@@ -502,3 +506,70 @@ def test_every_priced_egress_and_storage_row_names_its_source_and_date() -> None
         for r in rows:
             assert r["source"].strip(), (name, r)
             assert r["as_of"].strip() or r["reason"] == "undated", (name, r)
+
+
+def _carried_aws() -> dict[str, list[float]]:
+    """The shipped catalog's AWS prices, USD: internet egress per GB (positive tiers), block and
+    object storage per GB-month."""
+    import csv
+
+    import gpuplan.catalog
+
+    data = Path(gpuplan.catalog.__file__).parent / "data"
+    with (data / "transfer.csv").open(encoding="utf-8") as f:
+        egress = [
+            float(r["price_per_gb"])
+            for r in csv.DictReader(f)
+            if r["provider"] == "aws" and r["kind"] == "internet_egress" and r["price_per_gb"]
+        ]
+    with (data / "storage.csv").open(encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["provider"] == "aws" and r["price"]]
+    out = {"egress": [p for p in egress if p > 0]}
+    for kind in ("block", "object"):
+        out[kind] = [float(r["price"]) for r in rows if r["kind"] == kind]
+    return out
+
+
+def test_the_bound_of_a_region_not_in_the_table_is_at_least_every_carried_price_of_its_provider(
+    fresh_catalog: Path,
+) -> None:
+    # was: AWS's unknown egress bounded at $0.123/GB and its object storage at $0.023/GB-month, "the
+    # highest price in the catalog", under AWS's own published São Paulo prices ($0.15/GB out,
+    # $0.0405/GB-month S3 Standard); now the highest AWS price carried, and where no AWS row is on
+    # the region's continent (Cape Town), the plan says its price may be higher.
+    carried = _carried_aws()
+    store = open_store(str(fresh_catalog))
+    try:
+        facts = cost_facts_from_store(store, [("aws", "ap-northeast-1"), ("aws", "af-south-1")])
+    finally:
+        store.close()
+    job = JobFacts(dataset_gb=1.0, checkpoint_gb=1.0, storage_kind="object", results_gb=10.0)
+    higher = "(the highest aws price in the catalog; this region's may be higher)"
+    for region, words in (
+        ("ap-northeast-1", "(the highest aws price in the catalog)"),
+        ("af-south-1", higher),
+    ):
+        ch = facts.charges("aws", region, job)
+        assert ch.egress_out_usd / 10.0 >= max(carried["egress"]) - 1e-9, ch
+        assert ch.storage_usd_per_gb_hour * 730 >= max(carried["object"]) - 1e-9, ch
+        assert ch.disk_usd_per_gb_hour * 730 >= max(carried["block"]) - 1e-9, ch
+        said = [a for a in ch.assumptions if "price of" in a and "unknown" in a]
+        assert len(said) == 3 and all(a.endswith(words) for a in said), said
+
+
+def test_singapore_is_costed_at_its_own_published_prices_with_their_source(fresh_catalog: Path) -> None:
+    # was: "internet egress price of aws/ap-southeast-1 unknown; assumed $0.123/GB" and object storage
+    # "assumed $0.023/GB-month"; now AWS's published Singapore prices, each row with its source.
+    store = open_store(str(fresh_catalog))
+    try:
+        facts = cost_facts_from_store(store, [("aws", "ap-southeast-1")])
+        rows = store.storage_prices("aws", "ap-southeast-1") + store.egress_tiers("aws", "ap-southeast-1")
+    finally:
+        store.close()
+    assert rows and all(r.region == "ap-southeast-1" and "Price List" in r.source for r in rows), rows
+    job = JobFacts(dataset_gb=1.0, checkpoint_gb=1.0, storage_kind="object", results_gb=10.0)
+    ch = facts.charges("aws", "ap-southeast-1", job)
+    assert ch.egress_out_usd == pytest.approx(10.0 * 0.12)
+    assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(0.025)
+    assert ch.disk_usd_per_gb_hour * 730 == pytest.approx(0.096)
+    assert not ch.unknown and not [a for a in ch.assumptions if "price of" in a], ch.assumptions

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "city_regions",
     "country_codes_of",
+    "country_continent",
     "name_country",
     "provider_regions",
     "refuse_city_as_country",
@@ -176,6 +177,30 @@ def region_country(provider: str, region: str) -> str:
     if r in _EXACT:
         return _EXACT[r]
     return name_country(r)
+
+
+#: The continent of each country a catalog region is in (AF, AS, EU, NA, OC, SA; the Middle East is
+#: Asia's), for the bound of an unknown price: a country not here is on no continent known.
+_CONTINENTS: dict[str, tuple[str, ...]] = {
+    "AF": ("ZA", "MA", "EG", "NG", "KE"),
+    "AS": (
+        "CN", "HK", "TW", "JP", "KR", "SG", "IN", "ID", "MY", "TH", "VN", "PH",
+        "IL", "AE", "SA", "QA", "BH", "TR",
+    ),
+    "EU": (
+        "IE", "GB", "FR", "DE", "CH", "SE", "IT", "ES", "FI", "NO", "NL", "PL", "BE", "DK", "CZ",
+        "IS", "RO", "BG", "HR", "HU", "SI", "GR", "PT", "RU", "UA", "AT", "LU", "EE", "LV", "LT",
+    ),
+    "NA": ("US", "CA", "MX"),
+    "OC": ("AU", "NZ"),
+    "SA": ("BR", "CL", "AR", "CO"),
+}  # fmt: skip
+_CONTINENT_OF = {country: continent for continent, codes in _CONTINENTS.items() for country in codes}
+
+
+def country_continent(country: str) -> str:
+    """The continent (AF, AS, EU, NA, OC, SA) of an ISO alpha-2 country, or "" when not known."""
+    return _CONTINENT_OF.get(country.strip().upper(), "")
 
 
 def name_country(region: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
-from gpuplan.catalog.region_countries import country_codes_of
+from gpuplan.catalog.region_countries import country_codes_of, country_continent
 from gpuplan.catalog.upfront import upfront_said
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
@@ -284,35 +284,69 @@ def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> C
             out.append(_region_costs(store, provider, region))
         except GpuplanError:
             continue  # a provider the store does not know: its prices stay unknown (assumed, labelled)
+    egress = _egress_prices(store)
+    block, objects = _storage_prices(store, "block"), _storage_prices(store, "object")
     ranges = CatalogRanges(
-        egress=_egress_range(store),
-        block=_storage_range(store, "block"),
-        object=_storage_range(store, "object"),
+        egress=_lowest_highest(egress),
+        block=_lowest_highest(block),
+        object=_lowest_highest(objects),
+        highest=_highest_by_provider({"egress": egress, "block": block, "object": objects}),
+        continents=_continents_by_provider({"egress": egress, "block": block, "object": objects}),
+        region_continent={(p, r): country_continent(region_country(p, r)) for p, r in set(regions)},
     )
     return CostFacts(out, catalog_ranges=ranges)
 
 
-def _egress_range(store: Store) -> tuple[float, float] | None:
-    """(lowest positive, highest) internet egress price the catalog holds, USD per GB, of any tier,
-    provider and region (a free tier is no price an unknown one is bounded by); None when it holds none."""
+#: A carried price: (provider, region, USD per unit) — per GB of egress, per GB-month of storage.
+_Carried = tuple[str, str, float]
+
+
+def _egress_prices(store: Store) -> list[_Carried]:
+    """Every positive internet egress price the catalog holds, USD per GB, of any tier, provider
+    and region (a free tier is no price an unknown one is bounded by)."""
     usd = []
     for t in store.priced_transfer("internet_egress"):
         rate = _usd(store, t.currency)
         if rate is not None and t.price_per_gb is not None and t.price_per_gb > 0:
             per_gb = t.price_per_gb / (_GB_PER_GIB if t.quantity_unit.lower() == "gib" else 1.0)
-            usd.append(per_gb * rate)
-    return (min(usd), max(usd)) if usd else None
+            usd.append((t.provider, t.region, per_gb * rate))
+    return usd
 
 
-def _storage_range(store: Store, kind: str) -> tuple[float, float] | None:
-    """(lowest, highest) price of ``kind`` storage the catalog holds, USD per GB-month, of every
-    provider and region; None when it holds none."""
+def _storage_prices(store: Store, kind: str) -> list[_Carried]:
+    """Every price of ``kind`` storage the catalog holds, USD per GB-month, of every provider and region."""
     usd = []
     for sp in store.priced_storage(kind):
         rate = _usd(store, sp.currency)
         if rate is not None and sp.price_per_gb_month is not None:
-            usd.append(sp.price_per_gb_month * rate)
-    return (min(usd), max(usd)) if usd else None
+            usd.append((sp.provider, sp.region, sp.price_per_gb_month * rate))
+    return usd
+
+
+def _lowest_highest(carried: list[_Carried]) -> tuple[float, float] | None:
+    """(lowest, highest) of the carried prices; None when there are none."""
+    return (min(c[2] for c in carried), max(c[2] for c in carried)) if carried else None
+
+
+def _highest_by_provider(kinds: dict[str, list[_Carried]]) -> dict[tuple[str, str], float]:
+    """(kind, provider) -> the highest price of the kind that provider's rows carry."""
+    out: dict[tuple[str, str], float] = {}
+    for kind, carried in kinds.items():
+        for provider, _region, usd in carried:
+            out[(kind, provider)] = max(usd, out.get((kind, provider), usd))
+    return out
+
+
+def _continents_by_provider(kinds: dict[str, list[_Carried]]) -> dict[tuple[str, str], frozenset[str]]:
+    """(kind, provider) -> the continents its priced rows are published for, and (kind, "*") -> those
+    of every provider's (a provider-wide row, region ``*``, is on none)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for kind, carried in kinds.items():
+        for provider, region, _price in carried:
+            continent = country_continent(region_country(provider, region))
+            for key in ((kind, provider), (kind, ANY_REGION)):
+                out.setdefault(key, set()).update({continent} if continent else set())
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def budget_in_usd(

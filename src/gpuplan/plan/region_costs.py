@@ -2,16 +2,18 @@
 
 These depend only on the candidate's (provider, region), not on the instance, so they are worked out
 once per region and broadcast to the candidates. Unknown prices are never read as 0: each becomes
-either a labelled, conservative assumption (the highest price of that kind the catalog knows, else a
-cited constant) or, with ``unknown_costs="exclude"``, a reason to leave the region out. The best
-case of the same unknowns (the lowest price of the kind the catalog knows; unknown inbound traffic
-free) is worked out beside it (``best_case=True``), so that the plan can say what an unknown cost.
+either a labelled, conservative assumption (the highest price of that kind the catalog carries for
+the provider, else for any provider, else a cited constant; "may be higher" where no row it is taken
+from is on the region's continent) or, with ``unknown_costs="exclude"``, a reason to leave the
+region out. The best case of the same unknowns (the lowest price of the kind the catalog knows;
+unknown inbound traffic free) is worked out beside it (``best_case=True``), so that the plan can say
+what an unknown cost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -87,6 +89,14 @@ class CatalogRanges:
     egress: tuple[float, float] | None = None
     block: tuple[float, float] | None = None
     object: tuple[float, float] | None = None
+    highest: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    """(kind, provider) -> the highest price of the kind (``egress``, ``block``, ``object``) that
+    provider's rows carry: an unknown price of the provider is bounded by it."""
+    continents: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    """(kind, provider) -> the continents that provider's priced rows are published for; (kind, "*")
+    -> those of every provider's."""
+    region_continent: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(provider, region) -> the region's continent ("" where not known)."""
 
 
 class CostFacts:
@@ -113,6 +123,7 @@ class CostFacts:
         self._min_block = min(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
         self._min_object = min(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
         ranges = catalog_ranges or CatalogRanges()
+        self._ranges = ranges
         self._egress_from_catalog = ranges.egress is not None
         self._block_from_catalog = ranges.block is not None
         self._object_from_catalog = ranges.object is not None
@@ -123,9 +134,37 @@ class CostFacts:
         if ranges.object is not None:
             self._min_object, self._max_object = ranges.object
 
-    def _highest(self, from_catalog: bool) -> str:
-        """How the bound of an unknown price is named: the catalog's highest, or the regions'."""
-        return _("the highest price in the catalog") if from_catalog else _("highest known")
+    def _bound(self, kind: str, provider: str, region: str) -> tuple[float, str]:
+        """The conservative bound of an unknown ``kind`` price (``egress`` per GB, ``block`` or
+        ``object`` per GB-month) of ``provider/region``, and how it is named: the highest price of the
+        kind the catalog carries for that provider, else for any provider. Where none of the rows it
+        is taken from is on the region's continent (or the continent is not known), the region's
+        price may be higher than any carried (AWS's São Paulo egress is 1.7 times Virginia's), and
+        it says so instead of calling it the highest."""
+        top, from_catalog = {
+            "egress": (self._max_egress, self._egress_from_catalog),
+            "block": (self._max_block, self._block_from_catalog),
+            "object": (self._max_object, self._object_from_catalog),
+        }[kind]
+        if not from_catalog:
+            return top, _("highest known")
+        own = self._ranges.highest.get((kind, provider))
+        continent = self._ranges.region_continent.get((provider, region), "")
+        rows = self._ranges.continents.get((kind, provider if own is not None else "*"), frozenset())
+        covered = bool(continent) and continent in rows
+        if own is not None:
+            words = (
+                _("the highest {provider} price in the catalog")
+                if covered
+                else _("the highest {provider} price in the catalog; this region's may be higher")
+            )
+            return own, words.format(provider=provider)
+        words = (
+            _("the highest price in the catalog, of any provider")
+            if covered
+            else _("the highest price in the catalog, of any provider; this region's may be higher")
+        )
+        return top, words
 
     def _field(self, provider: str, region: str, name: str, best_case: bool = False) -> tuple[Any, str, bool]:
         """A price field: the region's own; else, for the best case, the same provider's cheapest
@@ -164,7 +203,8 @@ class CostFacts:
         if tiers is not None and doubt and not best_case:
             # The figure is the catalog's only one, but no known price: bounded like an unknown one
             # (never below the figure itself), so that it cannot rank an option first.
-            bound = max(self._max_egress, max(t.usd_per_gb for t in tiers))
+            bound, highest = self._bound("egress", provider, region)
+            bound = max(bound, max(t.usd_per_gb for t in tiers))
             said = _(
                 "{what}: internet egress price of {where} is a low-confidence figure ({figure}/GB: "
                 "{why}); assumed {price}/GB ({highest})"
@@ -174,22 +214,20 @@ class CostFacts:
                 figure=money_rate(max(t.usd_per_gb for t in tiers)),
                 why=doubt,
                 price=money_rate(bound),
-                highest=self._highest(self._egress_from_catalog),
+                highest=highest,
             )
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=bound),), said, True
         if tiers is not None:
             return tiers, (f"{_(what)}: {note}" if note else ""), borrowed or bool(doubt)
         if best_case:
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._min_egress),), "", True
-        flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
+        bound, highest = self._bound("egress", provider, region)
+        flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=bound),)
         note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB ({highest})")
         return (
             flat,
             note.format(
-                what=_(what),
-                where=place(provider, region),
-                price=money_rate(self._max_egress),
-                highest=self._highest(self._egress_from_catalog),
+                what=_(what), where=place(provider, region), price=money_rate(bound), highest=highest
             ),
             True,
         )
@@ -214,7 +252,8 @@ class CostFacts:
             # it is not in the catalog: the highest transfer price known (its best case: free).
             inbound_assumed = True
             if not best_case:
-                inbound = gb * self._max_egress
+                bound, highest = self._bound("egress", dst[0], dst[1])
+                inbound = gb * bound
                 note = _(
                     "{what}: inbound traffic price of {provider} not in the catalog; assumed {price}/GB "
                     "({highest})"
@@ -223,8 +262,8 @@ class CostFacts:
                     note.format(
                         what=_(what),
                         provider=dst[0],
-                        price=money_rate(self._max_egress),
-                        highest=self._highest(self._egress_from_catalog),
+                        price=money_rate(bound),
+                        highest=highest,
                     )
                 ]
         if src is None:
@@ -286,13 +325,10 @@ class CostFacts:
         price, _note, _borrowed = self._field(provider, region, "object_storage_usd_per_gb_month")
         if price is not None:
             return float(price), ""
+        bound, highest = self._bound("object", provider, region)
         text = _("storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})")
-        said = text.format(
-            where=place(provider, region),
-            price=money_rate(self._max_object),
-            highest=self._highest(self._object_from_catalog),
-        )
-        return self._max_object, said
+        said = text.format(where=place(provider, region), price=money_rate(bound), highest=highest)
+        return bound, said
 
     def _storage_price(
         self, provider: str, region: str, kind: str, best_case: bool
@@ -309,14 +345,12 @@ class CostFacts:
             return float(price), int(Fact.STORAGE) if borrowed else 0, said, False
         if best_case:
             return (self._min_block if kind == "block" else self._min_object), int(Fact.STORAGE), said, True
-        price = self._max_block if kind == "block" else self._max_object
+        price, highest = self._bound(kind, provider, region)
         # One message per kind: "block" and "object" are words of the sentence, not names.
         if kind == "block":
             text = _("storage: block storage price of {where} unknown; assumed {price}/GB-month ({highest})")
-            highest = self._highest(self._block_from_catalog)
         else:
             text = _("storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})")
-            highest = self._highest(self._object_from_catalog)
         said.append(text.format(where=place(provider, region), price=money_rate(price), highest=highest))
         return float(price), int(Fact.STORAGE), said, True
 
