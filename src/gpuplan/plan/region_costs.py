@@ -140,7 +140,9 @@ class CostFacts:
         kind the catalog carries for that provider, else for any provider. Where none of the rows it
         is taken from is on the region's continent (or the continent is not known), the region's
         price may be higher than any carried (AWS's São Paulo egress is 1.7 times Virginia's), and
-        it says so instead of calling it the highest."""
+        it says so instead of calling it the highest. A provider's highest below another provider's
+        is no bound (its rows may all be of its cheapest regions: AWS's gp3 disk is dearer in São Paulo
+        than in any region carried), so the bound is never below the whole catalog's highest."""
         top, from_catalog = {
             "egress": (self._max_egress, self._egress_from_catalog),
             "block": (self._max_block, self._block_from_catalog),
@@ -150,6 +152,7 @@ class CostFacts:
             return top, _("highest known")
         own = self._ranges.highest.get((kind, provider))
         continent = self._ranges.region_continent.get((provider, region), "")
+        own = own if own is not None and own >= top else None
         rows = self._ranges.continents.get((kind, provider if own is not None else "*"), frozenset())
         covered = bool(continent) and continent in rows
         if own is not None:
