@@ -294,3 +294,29 @@ def test_a_spot_services_spare_pays_its_disk_and_licences_all_month_in_plan_as_i
     besides_gpu = b.storage_usd + b.egress_usd + b.licence_usd
     assert report.schedule.data_usd == pytest.approx(besides_gpu, rel=2e-3)
 
+
+def test_a_spot_service_that_follows_its_day_says_it_is_below_the_replicas_the_hour_needs(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "without a spare, below its 3 replicas 1.8% of the time" for a fleet that runs 1 to 3
+    # replicas over its day, the share figured against each hour's fleet
+    from dataclasses import replace
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.plan_view import service_spot_lines
+
+    rec = _spot_month(store, tmp_path).recommended  # type: ignore[attr-defined]
+    assert rec.peak_fleet_cost_usd is not None and rec.spot.service.replicas == 3
+    (below,) = [line for line in service_spot_lines(rec) if "without a spare" in line]
+    assert "below the replicas it needs at that hour (its fleet follows its day, up to 3 replicas)" in below
+    assert "below its 3 replicas" not in below
+    # priced at its peak fleet all month, its 3 replicas are the target every hour
+    (peak,) = [
+        line
+        for line in service_spot_lines(replace(rec, peak_fleet_cost_usd=None))
+        if "without a spare" in line
+    ]
+    assert "below its 3 replicas" in peak
+    with use_language("zh"):
+        (said,) = [line for line in service_spot_lines(rec) if "无备用时" in line]
+    assert "低于当时所需的副本数" in said and "最多 3 个" in said
