@@ -11,6 +11,7 @@ import pytest
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.commit import load_usage, tco
+from gpuplan.commit.model import Demand
 from one_line import answered, refused
 
 #: The chat service of a user's year (a fine-tuned Llama 3.1 8B on vLLM), as its workload file gives it.
@@ -137,12 +138,9 @@ def test_plan_and_tco_put_the_service_on_the_same_pricing(chat_dir: Path, curren
     assert any("not interruptible, so not run on spot" in n for n in firm.notes)
 
 
-def test_a_services_spare_on_spot_is_one_replicas_instances_beside_its_fleet() -> None:
-    from gpuplan.commit.model import Demand, PricedOffer
-    from gpuplan.commit.recourse import spot_overhead
-
-    # 2 one-GPU replicas all month on 1-GPU instances: 3 paid for 2 used
-    service = Demand(
+def _two_replicas(**more: object) -> Demand:
+    """A service of 2 one-GPU replicas all month, on spot with its spare."""
+    return Demand(
         name="s",
         gpu="H100-SXM",
         gpu_hours=(1460.0,),
@@ -151,7 +149,16 @@ def test_a_services_spare_on_spot_is_one_replicas_instances_beside_its_fleet() -
         run_hours=730.0,
         gpus_per_run=2.0,
         gpu_hours_per_run=1460.0,
+        **more,  # type: ignore[arg-type]
     )
+
+
+def test_a_services_spare_on_spot_is_one_replicas_instances_beside_its_fleet() -> None:
+    from gpuplan.commit.model import PricedOffer
+    from gpuplan.commit.recourse import spot_overhead
+
+    # 2 one-GPU replicas all month on 1-GPU instances: 3 paid for 2 used
+    service = _two_replicas()
     one_gpu = PricedOffer(
         provider="gcp",
         region="us-east4",
@@ -163,6 +170,46 @@ def test_a_services_spare_on_spot_is_one_replicas_instances_beside_its_fleet() -
         interruptions_per_hour=0.01,
     )
     assert spot_overhead(service, one_gpu) == pytest.approx(1.5)
+
+
+def test_a_services_spare_adds_its_disks_and_licences_but_not_a_second_bucket() -> None:
+    # was: the spare's overhead factor multiplied the whole of the run's storage, the one bucket the
+    # fleet shares included, though the spare adds instances (each with its launch disk and its
+    # licence fees), not a bucket; a job's overhead (a longer run) still holds its bucket longer
+    from gpuplan.commit.model import RunData
+
+    data = RunData(
+        provider="gcp",
+        region="us-east4",
+        transfer_usd=6.0,
+        storage_usd=30.0,  # $20 of launch disks, and the $10 bucket
+        bucket_usd=10.0,
+        licence_usd=4.0,
+    )
+    rate = _two_replicas(run_data=(data,)).data_usd_per_gpu_hour("gcp", "us-east4", overhead=1.5)
+    assert rate == pytest.approx((6.0 + (20.0 + 4.0) * 1.5 + 10.0) / 1460.0)
+    job = Demand(name="j", gpu="H100-SXM", gpu_hours=(1460.0,), gpu_hours_per_run=1460.0, run_data=(data,))
+    assert job.data_usd_per_gpu_hour("gcp", "us-east4", overhead=1.5) == pytest.approx(
+        (6.0 + (30.0 + 4.0) * 1.5) / 1460.0
+    )
+
+
+def test_a_runs_bucket_is_its_part_of_the_storage(tmp_path: Path, store: Store) -> None:
+    # the one bucket of a workload kept in object storage, by its bytes for the run's hours, beside
+    # each instance's launch disk for the hours the instances run
+    from gpuplan.commit.adapters import _run_data
+    from gpuplan.plan.build_inputs import cost_facts_from_store
+    from gpuplan.plan.input_types import JobFacts
+
+    job = JobFacts(weights_gb=16.0, dataset_gb=100.0, storage_kind="object")  # type: ignore[call-arg]
+    runs = _run_data(store, _year(tmp_path, ["spot"]), "L40S", job, nodes=3, run_h=730.0, instance_h=1500.0)  # type: ignore[arg-type]
+    assert runs and job.bucket_gb > 0
+    for r in runs[:3]:
+        c = cost_facts_from_store(store, [(r.provider, r.region)]).charges(r.provider, r.region, job)
+        assert r.bucket_usd == pytest.approx(job.bucket_gb * c.storage_usd_per_gb_hour * 730.0)
+        assert r.storage_usd == pytest.approx(
+            job.launch_disk_gb * c.disk_usd_per_gb_hour * 1500.0 + r.bucket_usd
+        )
 
 
 _DIRECT = "horizon_months: 12\ndemands: [{name: a, gpu: A100-SXM4-40GB, gpus: 8, hours_per_month: 730}]\n"

@@ -236,3 +236,87 @@ def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_
     assert s.below_target_share_with_spare == pytest.approx(with_spare, rel=1e-4)
     peak = 1 - (1 - q) ** 3
     assert s.below_target_share < 0.8 * peak
+
+
+def _spot_month(store: Store, folder: Path) -> object:
+    """The plan of the chat service autoscaled with its day (mean 6, min_replicas 1) on AWS spot,
+    its workload written to ``folder`` (svc.yaml, for a usage file beside it)."""
+    path = folder / "svc.yaml"
+    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
+    workload = load_workload(path)
+    overrides = {"providers": ["aws"], "pricing": ["spot"]}
+    return plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
+
+
+def test_a_spot_services_spare_pays_its_disk_and_licences_all_month_in_plan_as_in_tco(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: plan scaled the spare's disk and licence fees by its autoscaled fleet's share of the month
+    # (a Llama 8B at 15 requests/s, mean 6, on 3 g6e.xlarge run 68 % of their peak fleet's hours:
+    # storage $55.42 for 4 disks) while the spare's compute was paid all month, as it runs, and as
+    # tco paid its disk ($62.04)
+    from dataclasses import replace
+
+    from gpuplan.commit import tco
+    from gpuplan.plan.region_costs import CostFacts
+
+    charges = CostFacts.charges
+
+    def with_licence(self: CostFacts, provider: str, region: str, job: object, **kw: bool) -> object:
+        # a licence fee of $0.50 an instance-hour in every region, in plan and tco alike
+        return replace(charges(self, provider, region, job, **kw), licence_usd_per_instance_hour=0.5)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CostFacts, "charges", with_licence)
+    rec = _spot_month(store, tmp_path).recommended  # type: ignore[attr-defined]
+    day, b = rec.service_day, rec.cost_breakdown
+    assert rec.pricing == "spot" and day is not None and day.follows and rec.peak_fleet_cost_usd is not None
+    assert rec.spot is not None and rec.spot.service is not None
+    spare = rec.spot.service.spare_instances
+    assert spare >= 1 and sum(day.hours) < 0.8 * rec.nodes * 730.0
+    # the serving instances for the day's instance-hours, the spare all month (the month and the
+    # set-up: an instance is billed from its start)
+    set_up = rec.job_time_h / 730.0
+    assert b.licence_usd == pytest.approx(0.5 * (sum(day.hours) + spare * 730.0) * set_up, rel=1e-3)
+    # and tco prices that service's month with the same charges besides GPU time: its disks and
+    # licence fees (the spare's all month) and its answers out
+    usage = load_usage(
+        {
+            "horizon_months": 1,
+            "start": "2027-01",
+            "base_dir": str(tmp_path),
+            "demands": [{"name": "chat", "workload": "svc.yaml", "runs_per_month": 1, "interruptible": True}],
+            "constraints": {"providers": ["aws"], "pricing": ["spot"]},
+        }
+    )
+    report = tco(usage, store=store)
+    (source,) = report.demands
+    assert rec.label in source.how
+    besides_gpu = b.storage_usd + b.egress_usd + b.licence_usd
+    assert report.schedule.data_usd == pytest.approx(besides_gpu, rel=2e-3)
+
+
+def test_a_spot_service_that_follows_its_day_says_it_is_below_the_replicas_the_hour_needs(
+    store: Store, tmp_path: Path
+) -> None:
+    # was: "without a spare, below its 3 replicas 1.8% of the time" for a fleet that runs 1 to 3
+    # replicas over its day, the share figured against each hour's fleet
+    from dataclasses import replace
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.plan_view import service_spot_lines
+
+    rec = _spot_month(store, tmp_path).recommended  # type: ignore[attr-defined]
+    assert rec.peak_fleet_cost_usd is not None and rec.spot.service.replicas == 3
+    (below,) = [line for line in service_spot_lines(rec) if "without a spare" in line]
+    assert "below the replicas it needs at that hour (its fleet follows its day, up to 3 replicas)" in below
+    assert "below its 3 replicas" not in below
+    # priced at its peak fleet all month, its 3 replicas are the target every hour
+    (peak,) = [
+        line
+        for line in service_spot_lines(replace(rec, peak_fleet_cost_usd=None))
+        if "without a spare" in line
+    ]
+    assert "below its 3 replicas" in peak
+    with use_language("zh"):
+        (said,) = [line for line in service_spot_lines(rec) if "无备用时" in line]
+    assert "低于当时所需的副本数" in said and "最多 3 个" in said

@@ -895,6 +895,7 @@ def _run_data(
         moved_in = c.egress_in_usd > 0 and job.dataset_gb > 0
         keep = keeps_copy(provider, moved_in, data_each_run)
         object_usd, said = facts.object_storage(provider, region) if keep else (0.0, "")
+        bucket_usd = job.bucket_gb * c.storage_usd_per_gb_hour * run_h
         every_run: tuple[str, ...] = ()
         if moved_in and data_each_run == "new":
             every_run = (
@@ -916,9 +917,9 @@ def _run_data(
                 transfer_usd=c.egress_in_usd * copies + c.egress_out_usd,
                 # each instance's launch disk, as deploy sizes it, for its hours (a bucket's plan
                 # too: each instance boots with one), and the one bucket, by its bytes, all the run
-                storage_usd=job.launch_disk_gb * c.disk_usd_per_gb_hour * node_h
-                + job.bucket_gb * c.storage_usd_per_gb_hour * run_h,
+                storage_usd=job.launch_disk_gb * c.disk_usd_per_gb_hour * node_h + bucket_usd,
                 licence_usd=c.licence_usd_per_instance_hour * node_h,
+                bucket_usd=bucket_usd,
                 assumed=c.unknown,
                 assumptions=(*c.assumptions, *every_run),
                 dataset_in_usd=c.egress_in_usd * copies if keep else 0.0,

@@ -228,6 +228,10 @@ class RunData:
     """The dataset, checkpoints and weights on the run's disks (or bucket) for the run's hours."""
     licence_usd: float = 0.0
     """Per-instance-hour fees the catalog lists for the region, for the run's hours."""
+    bucket_usd: float = 0.0
+    """The part of ``storage_usd`` that pays for the one object-storage bucket the run's instances
+    share (0 on block storage): a charge of the run, not of each instance, so a service's spare
+    unit does not add to it (:meth:`Demand.data_rate`)."""
     assumed: bool = False
     """A transfer or storage price of the region is not in the catalog: costed at its conservative
     bound (the highest of its kind the catalog holds), never 0."""
@@ -727,7 +731,9 @@ class Demand:
     ) -> DataRate | None:
         """What a useful GPU-hour of this demand pays besides GPU time in ``provider/region``: a
         run's :class:`RunData` over its GPU-hours, its storage and licences for ``overhead`` times
-        its hours (spot: paid hours per useful hour; a transfer is paid once, never × overhead),
+        its hours (spot: paid hours per useful hour; a transfer is paid once, never × overhead;
+        a service's overhead is its spare unit's instances beside its fleet, which add their
+        launch disks and licence fees but not to the one bucket the fleet shares: ``bucket_usd``),
         and on spot the dataset moved in again for each of the run's expected ``reclaims`` where a
         reclaim may lose its disks (``RunData.recopy_usd``: the planner's conservative bound).
         None without data facts or where the region's is not known.
@@ -745,7 +751,11 @@ class Demand:
         r = next((r for r in self.run_data if r.provider == provider and r.region == region), None)
         if r is None:
             return None
-        run = (r.transfer_usd + (r.storage_usd + r.licence_usd) * overhead) / self.gpu_hours_per_run
+        # a job's overhead is a longer run, which holds its bucket longer too; a service's spare
+        # runs beside its fleet for the same month and adds instances, not a bucket
+        shared = r.bucket_usd if self.spare_replica_gpus > 0 else 0.0
+        per_node = r.storage_usd - shared + r.licence_usd
+        run = (r.transfer_usd + per_node * overhead + shared) / self.gpu_hours_per_run
         if not r.can_keep_copy:
             run += r.recopy_usd * reclaims / self.gpu_hours_per_run
             return DataRate(provider=provider, region=region, usd_per_gpu_hour=run, run_usd_per_gpu_hour=run)

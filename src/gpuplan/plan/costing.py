@@ -148,7 +148,8 @@ def cost_candidates(
     its instance-hours a service pays where its fleet follows its day
     (:func:`gpuplan.plan.service_day.service_days`; 1: its peak fleet all month): compute, the
     instances' disks and licences are paid for those hours (a replica scaled down is deleted with
-    its disk); a shared bucket, the answers out and a spot service's spare are not scaled.
+    its disk); a shared bucket, the answers out and a spot service's spare (its compute, its disk
+    and its licence fees: it runs all month) are not scaled.
 
     String work (regions, pricing, bands) is done once per offer row and gathered by integer index:
     candidates outnumber offers by up to the GPUs searched (64 by default) to 1.
@@ -304,22 +305,25 @@ def cost_candidates(
         # the writes' share of the compute billed (its billing step and minimum fall on the whole)
         with np.errstate(divide="ignore", invalid="ignore"):
             writes_usd = np.where(t_safe > 0, compute * ckpt / t_safe, 0.0)
-        # A disk per instance, a service's spare ones included (they hold what the others do),
-        # deleted with its instance where a service scales down; the one bucket is kept throughout.
-        disks = disk_gb * (nodes + spare) * disk_gb_hour * t_safe
+        # A disk and the licence fees per instance, a service's spare ones included (they hold
+        # what the others do), for the hours each runs: a serving instance is deleted with its
+        # disk where the service scales down (its share of the month), the spare runs all month
+        # as its compute is billed; the one bucket is kept throughout.
+        disk_each = disk_gb * disk_gb_hour * t_safe
+        licence_each = licence_rate * billed
+        held = nodes * share + spare
         bucket = job.bucket_gb * gb_hour * t_safe
-        licence = licence_rate * (nodes + spare) * billed
         return (
             _AtTime(
                 time_h=t,
                 compute=compute * share,
                 checkpoints=writes_usd * share,
                 overhead=overhead,
-                storage=disks * share + bucket,
+                storage=disk_each * held + bucket,
                 bucket=bucket,
-                licence=licence * share,
+                licence=licence_each * held,
                 billed_h=billed * share,
-                peak=compute + disks + bucket + licence,
+                peak=compute + (disk_each + licence_each) * (nodes + spare) + bucket,
             ),
             st,
             ckpt,

@@ -718,7 +718,8 @@ def spot_lines(o: Option) -> list[str]:
 def service_spot_lines(o: Option) -> list[str]:
     """What spot reclaims cost a service, in words: its availability (reclaims a month, the spare's
     among them, the replicas each other takes down and for how long, the time below its replica
-    count) and the spare its price includes, with the time the target is still missed."""
+    count — where its fleet follows its day, below the replicas the hour needs) and the spare its
+    price includes, with the time the target is still missed."""
     assert o.spot is not None and o.spot.service is not None
     s = o.spot.service
     reclaim = ngettext(
@@ -737,10 +738,21 @@ def service_spot_lines(o: Option) -> list[str]:
         minutes=f"{s.down_min_per_reclaim:.0f}",
         how=s.down_assumed,
     )
-    below = ngettext(
-        "{hours} replica-hours down a month; without a spare, below its {n} replica {share}",
-        "{hours} replica-hours down a month; without a spare, below its {n} replicas {share}",
-        s.replicas,
+    # a fleet that follows its day is short of the replicas the hour needs, not of its peak's
+    below = (
+        ngettext(
+            "{hours} replica-hours down a month; without a spare, below the replicas it needs at that "
+            "hour (its fleet follows its day, up to {n} replica) {share}",
+            "{hours} replica-hours down a month; without a spare, below the replicas it needs at that "
+            "hour (its fleet follows its day, up to {n} replicas) {share}",
+            s.replicas,
+        )
+        if o.peak_fleet_cost_usd is not None
+        else ngettext(
+            "{hours} replica-hours down a month; without a spare, below its {n} replica {share}",
+            "{hours} replica-hours down a month; without a spare, below its {n} replicas {share}",
+            s.replicas,
+        )
     ).format(
         hours=f"{s.replica_hours_down_per_month:.2f}", n=s.replicas, share=_share_words(s.below_target_share)
     )
