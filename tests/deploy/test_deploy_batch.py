@@ -94,7 +94,7 @@ def test_k8s_writes_an_indexed_job_of_a_shard_per_gpu_checked_against_the_kubern
     assert not any(d["kind"] in ("Deployment", "Service", "HorizontalPodAutoscaler") for d in docs)
     # The pod's code: train.py (the model) and batch.py from the ConfigMap.
     (configmap,) = [d for d in docs if d["kind"] == "ConfigMap"]
-    assert sorted(configmap["data"]) == ["batch.py", "train.py"]
+    assert sorted(configmap["data"]) == ["batch.py", "preset_model.py", "train.py"]  # llama-8b: its own code
     claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]  # every shard's pod writes it
 
@@ -122,7 +122,10 @@ def test_the_readme_says_inputs_outputs_how_to_watch_and_the_plans_cost() -> Non
     assert "JSON Lines" in readme and "chunk-00000000.jsonl" in readme
     # the plan's total_cost_usd and job_time_h, on its 4 x g6e.xlarge
     assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
-    assert "stand-in model" in readme  # preset llama-8b: train.py cannot rebuild it, and says so
+    # preset llama-8b: batch.py runs it as train.py builds it from the preset's own code
+    assert "batch.py runs preset llama-8b as train.py builds it from preset_model.py" in " ".join(
+        readme.split()
+    )
     # the volume's class comes first: a default disk class leaves a claim of several nodes Pending
     said = " ".join(readme.split())
     assert "First set storageClassName in k8s/data-pvc.yaml to a ReadWriteMany class, " in said

@@ -431,8 +431,8 @@ def test_every_warning_is_said_in_one_place_before_anything_is_written(
     assert len(lines) == 2, err
     assert lines[0].startswith("warning: the job does not fit T4")
     assert lines[1].startswith("error: ") and "is not empty" in lines[1]
-    # written: the stand-in's warning is said (before "wrote N files", on standard output)
+    # written: the fit warning is said all the same (before "wrote N files", on standard output)
     kept.unlink()
     code, err = _deploy(tmp_path, monkeypatch, capsys, "--gpu", "T4", "--force-fit")
     assert code == 0, err
-    assert any(x.startswith("warning: train.py trains a small stand-in") for x in err.splitlines()), err
+    assert any(x.startswith("warning: the job does not fit T4") for x in err.splitlines()), err

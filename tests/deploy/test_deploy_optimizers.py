@@ -95,9 +95,10 @@ def test_checkpointing_compile_and_a_model_split_reach_train_py_or_its_readme(tm
 def test_pure_bf16_trains_with_bf16_weights_and_bf16_images(tmp_path: Path) -> None:
     # The weights had stayed fp32 under autocast; made bf16, the fp32 images met them on CPU
     # ("Input type (float) and bias type (BFloat16) should be the same"). Images go in bf16 too.
+    # ViT-B/16's patch embedding is a convolution with a bias (shrunk by --width/--depth to run here).
     w = tmp_path / "cnn.yaml"
     w.write_text(
-        "name: cnn\ntask: train\nmodel: {preset: resnet50}\ninputs: {batch_size: 2, image_size: 32}\n"
+        "name: cnn\ntask: train\nmodel: {preset: vit-b16}\ninputs: {batch_size: 2, image_size: 32}\n"
         "precision: bf16\noptimizer: sgd\nparallelism: ddp\ndata: {samples: 16, epochs: 1}\n",
         encoding="utf-8",
     )

@@ -85,7 +85,14 @@ def test_a_batch_plan_is_a_managed_job_on_the_plans_nodes_valid_under_skypilots_
     }
     assert task["workdir"] == "/srv/launch"
     files = by_path(generate(_batch_plan(), "skypilot", LAUNCH))
-    assert sorted(files) == [".skyignore", "README.md", "batch.py", "task.yaml", "train.py"]
+    assert sorted(files) == [
+        ".skyignore",
+        "README.md",
+        "batch.py",
+        "preset_model.py",
+        "task.yaml",
+        "train.py",
+    ]
     assert files[".skyignore"].splitlines() == ["/data", "/outputs"]  # the bucket carries the inputs
 
 

@@ -15,7 +15,7 @@ import yaml
 from deploy_helpers import FIXTURES, by_path
 
 from gpuplan.cli import main
-from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 from gpuplan.deploy.base import parse_steps
 from gpuplan.deploy.torchrun import STAND_IN_CHECK_CKPT_EVERY, STAND_IN_CHECK_STEPS
 from gpuplan.documents.plan import workload_digest
@@ -75,8 +75,7 @@ def test_a_run_given_more_steps_than_the_check_drops_the_checks_step_checkpoints
 
     spec = LaunchSpec.from_plan_json(_plan(tmp_path, _VIT))
     out = tmp_path / "o"
-    out.mkdir()
-    (out / "train.py").write_text(by_path(generate(spec, "torchrun", GenerateOptions()))["train.py"])
+    write_files(generate(spec, "torchrun", GenerateOptions()), out)  # train.py and preset_model.py
     loader = importlib.util.spec_from_file_location("generated_train_check", out / "train.py")
     assert loader is not None and loader.loader is not None
     module = importlib.util.module_from_spec(loader)
@@ -180,17 +179,18 @@ def test_deploy_warns_where_it_is_run_that_train_py_trains_a_stand_in(
     # 200 of the run's steps was in the README alone, and `sky jobs launch` rented the GPUs for it.
     plan = _plan(tmp_path, _VIT)
     out, err = _deploy_err(monkeypatch, capsys, str(plan), "-t", target, "-o", str(tmp_path / "o"))
-    warned = [line for line in err.splitlines() if "stand-in" in line]
+    warned = [line for line in err.splitlines() if "synthetic data" in line]
+    # a preset train.py builds (its own code, beside it): the check of the launch is said, no stand-in
     assert warned == [
-        "warning: train.py trains a small stand-in model on synthetic data, not preset vit-b16: put your "
-        "model in build_model() and your data in build_dataset() before launching; by default it runs "
-        f"200 steps, a check of the launch, where the full run is {_FULL:,} (--steps full)"
+        "warning: train.py trains preset vit-b16 on synthetic data: by default it runs 200 steps, a check "
+        f"of the launch, where the full run is {_FULL:,} (--steps full); put your data in build_dataset() "
+        "first"
     ]
-    assert "stand-in" not in out  # stdout stays the list of files
+    assert "synthetic data" not in out  # stdout stays the list of files
     _, err = _deploy_err(
         monkeypatch, capsys, str(plan), "-t", target, "-o", str(tmp_path / "f"), "--steps", "full"
     )
-    assert f"before launching; it runs {_FULL:,} steps" in err
+    assert "synthetic data" not in err  # the full run: nothing to warn of
 
 
 def test_a_fine_tunes_stand_in_warning_names_the_hub_weights_to_load(

@@ -281,6 +281,10 @@ def test_the_image_and_mlp_stand_ins_checkpoint_their_blocks_as_the_plan_priced_
     write_files(generate(spec, "torchrun"), out)
     train_py = out / "train.py"
     assert "\nIMAGE_SIZE: int | None = 32\n" in train_py.read_text()
+    # the stand-ins train where train.py builds no preset (BERT, T5, a Hugging Face config)
+    train_py.write_text(
+        train_py.read_text().replace('PRESET: str | None = "vit-b16"', "PRESET: str | None = None")
+    )
     if kind == "mlp":  # neither a sequence nor an image: the MLP stand-in
         train_py.write_text(train_py.read_text().replace("IMAGE_SIZE: int | None = 32", "IMAGE_SIZE = None"))
     runner = tmp_path / "count.py"

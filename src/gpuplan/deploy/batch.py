@@ -17,6 +17,7 @@ from __future__ import annotations
 import shlex
 
 from gpuplan.deploy.engine import EngineLaunch, checkpoint_note
+from gpuplan.deploy.preset_model import written_preset
 from gpuplan.deploy.spec import LaunchSpec, plan_money
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import sentences
@@ -122,6 +123,12 @@ def model_note(spec: LaunchSpec, checkpoints: str) -> str:
             "batch.py runs your model from `{entry}` (build_model() in train.py) on each batch of inputs "
             "as one tensor."
         ).format(entry=spec.model_entry_point)
+    elif written_preset(spec):
+        text = _(
+            "batch.py runs {source} as train.py builds it from preset_model.py (the preset's own code, "
+            "as gpuplan traced it), randomly initialised: put its weights as a checkpoint in "
+            "{checkpoints} or load them in build_model()."
+        ).format(source=spec.model_source, checkpoints=checkpoints)
     else:
         text = _(
             "batch.py runs the stand-in model from train.py, randomly initialised: the workload's model is "

@@ -31,6 +31,7 @@ from gpuplan.deploy.engine import (
 from gpuplan.deploy.fabric import fabric, fabric_note, given_rdma_env
 from gpuplan.deploy.images import base_image_for, image_torch_words, registry_note
 from gpuplan.deploy.nccl_topology import topology_readme_note
+from gpuplan.deploy.preset_model import PRESET_MODULE, written_preset
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, NEW_RUN, entry_point_files, serving_note, training_model_note
 from gpuplan.deploy.user_package import (
@@ -202,6 +203,10 @@ def dockerfile(
     serve = spec.task == "infer"
     runner = "batch.py" if spec.batch_inference else "serve.py"
     code = f"train.py {runner}" if serve else "train.py launch.sh"
+    if written_preset(spec):
+        code = code.replace(
+            "train.py", f"train.py {PRESET_MODULE}"
+        )  # the preset's code, which train.py imports
     entry = f'["python", "/workspace/{runner}"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
     title = commented(

@@ -315,6 +315,12 @@ class LaunchSpec(BaseModel):
     """``pkg.module:build`` when the workload's model is the user's own Python code."""
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
+    preset: str | None = None
+    """The built-in preset the workload's model is (its registry name), which train.py builds from
+    the preset's own code (:mod:`gpuplan.deploy.preset_model`); None: not a preset, or one with an
+    adapter (LoRA), which train.py does not build."""
+    preset_dropout: bool = True
+    """The workload's stack ``dropout``: whether the preset trains with its published dropouts."""
     hf_model_id: str | None = None
     """The Hugging Face Hub model the workload's model is (``meta-llama/Llama-3.1-8B``), which a
     serving engine loads; None where there is none (:mod:`gpuplan.deploy.hub`)."""
@@ -1937,6 +1943,7 @@ def _build(
             optimizer=workload.optimizer,
             model_entry_point=m.python,
             model_source=model_source,
+            **_preset(m, extra.get("stack")),
             hf_model_id=identity.hub_id,
             hf_base_model_id=identity.base_id,
             chat_template=identity.chat,
@@ -1968,6 +1975,17 @@ def _build(
     except GpuplanError as e:
         # TRANSLATORS: a plan or workload file, and the error one of its names gave
         raise DeployError.worded(N_("{source}: {error}"), source=source, error=e) from e
+
+
+def _preset(m: WorkloadModel, stack: object) -> dict[str, Any]:
+    """:attr:`LaunchSpec.preset` and :attr:`LaunchSpec.preset_dropout` of the workload's model
+    (``_model_source`` has refused a preset the registry does not know)."""
+    from gpuplan.workload.presets.registry import PRESETS
+
+    info = PRESETS.get(m.preset.strip().lower()) if m.preset and not m.python and not m.hf_config else None
+    if info is None or (m.model_extra or {}).get("lora"):
+        return {}
+    return {"preset": info.name, "preset_dropout": StackSpec.model_validate(stack or {}).dropout}
 
 
 def _loader(workload: PlanWorkload, stack: object) -> dict[str, Any]:

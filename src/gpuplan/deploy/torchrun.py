@@ -34,6 +34,7 @@ from gpuplan.deploy.images import in_mainland_china, maybe_mainland_china
 from gpuplan.deploy.instead import instead
 from gpuplan.deploy.loader_workers import assumed_by, planned_workers
 from gpuplan.deploy.nccl_topology import topology_launch_lines, topology_readme_note
+from gpuplan.deploy.preset_model import PRESET_MODULE, preset_inputs, preset_model_py, written_preset
 from gpuplan.deploy.resume_memory import resume_memory_warning
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
@@ -124,6 +125,14 @@ def stand_in_warning(spec: LaunchSpec, options: GenerateOptions) -> str | None:
     if spec.task == "infer" or spec.model_entry_point:
         return None
     samples = spec.train_samples
+    if written_preset(spec):
+        # the preset's own model: only a check of the launch (its data is synthetic) is said
+        if not stand_in_check(spec, options, samples):
+            return None
+        return _(
+            "train.py trains {source} on synthetic data: by default it runs {steps} steps, a check of the "
+            "launch, where the full run is {full:,} (--steps full); put your data in build_dataset() first"
+        ).format(source=spec.model_source, steps=STAND_IN_CHECK_STEPS, full=full_steps(spec, samples))
     steps = total_steps(spec, options, samples)
     if stand_in_check(spec, options, samples):
         run = _(
@@ -150,7 +159,7 @@ def steps_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         return ""
     return _(
         "By default train.py runs a short check of the launch, {steps} steps with a checkpoint at step "
-        "{every} and one at the end, and logs samples/s every 10 steps: the stand-in trained for the "
+        "{every} and one at the end, and logs samples/s every 10 steps: the model trained for the "
         "job's full {full:,} steps on synthetic data would cost that run's time and money and train "
         "nothing of use. Launched again with a higher `--steps`, it resumes from the last checkpoint "
         "and checkpoints every {interval} min, not every {every} steps. "
@@ -188,7 +197,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         steps_basis = "the --steps given to gpuplan deploy"
     elif check:
         steps_basis = (
-            f"a short check of the launch with the stand-in model; the full run is "
+            f"a short check of the launch on synthetic data; the full run is "
             f"{full_steps(spec, samples)} steps"
         )
     elif samples:
@@ -199,12 +208,12 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "JOB_NAME": spec.name,
         "MODEL_SOURCE": spec.model_source,
         "MODEL_ENTRY_POINT": spec.model_entry_point,
+        "PRESET": spec.preset if written_preset(spec) else None,
         "PARALLELISM": spec.parallelism,
         "PRECISION": spec.precision,
         "OPTIMIZER": spec.optimizer,
         "BATCH_SIZE": spec.batch_size,
-        "SEQ_LEN": spec.seq_len,
-        "IMAGE_SIZE": spec.image_size,
+        **preset_inputs(spec),
         "GRADIENT_ACCUMULATION": spec.gradient_accumulation,
         "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
         "COMPILE": spec.compile,
@@ -416,7 +425,7 @@ def launch_sh(spec: LaunchSpec, options: GenerateOptions | None = None) -> str:
     samples = spec.train_samples
     if options is not None and stand_in_check(spec, options, samples):
         what += "\n" + _(
-            "train.py trains a stand-in model: by default a short check of {steps} steps, not the job's\n"
+            "train.py trains on synthetic data: by default a short check of {steps} steps, not the job's\n"
             "full run; --steps {full} trains the full run."
         ).format(steps=STAND_IN_CHECK_STEPS, full=full_steps(spec, samples))
     signals = _("signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {status}")
@@ -512,18 +521,15 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
     if batch_engine_launch(spec) is not None:
         # vLLM's image runs its server; this sends it the inputs, writes chunks and resumes
         return [GeneratedFile(path=VLLM_RUNNER, content=_template("vllm_batch_entry.py"), executable=True)]
-    train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
+    code = [GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)]
+    if (model := preset_model_py(spec)) is not None:
+        # the preset's own code beside train.py, which imports it: every target ships both
+        code.append(GeneratedFile(path=PRESET_MODULE, content=model))
     if spec.batch_inference:
-        return [
-            train_py,
-            GeneratedFile(path="batch.py", content=_template("batch_entry.py"), executable=True),
-        ]
+        return [*code, GeneratedFile(path="batch.py", content=_template("batch_entry.py"), executable=True)]
     if spec.task == "infer":
-        return [
-            train_py,
-            GeneratedFile(path="serve.py", content=_template("serve_entry.py"), executable=True),
-        ]
-    return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec, options), executable=True)]
+        return [*code, GeneratedFile(path="serve.py", content=_template("serve_entry.py"), executable=True)]
+    return [*code, GeneratedFile(path="launch.sh", content=launch_sh(spec, options), executable=True)]
 
 
 #: The optimizers train.py builds from PyTorch itself (Adafactor: PyTorch 2.5 and later).
@@ -703,6 +709,14 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
             "`make_inputs()` makes and with your `loss_fn`. {install} To train on real data, replace "
             "`build_dataset()` in train.py."
         ).format(entry=spec.model_entry_point, install=install)
+    if written_preset(spec):
+        return _(
+            "**train.py trains the workload's {source}**, built from preset_model.py beside it: the "
+            "preset's own code as gpuplan traced it (PyTorch only), randomly initialised, on seeded "
+            "synthetic batches of the workload's shape. Put your data in `build_dataset()`; a fine-tune "
+            "loads its weights in `build_model()`. `--width` and `--depth` shrink the model for a quick "
+            "check on a small machine."
+        ).format(source=spec.model_source)
     return _(
         "**train.py trains a stand-in model, not the workload's {source}.** train.py cannot rebuild "
         "that without gpuplan, so it trains a small stand-in of the same kind on seeded synthetic data: "
@@ -721,6 +735,12 @@ def serving_note(spec: LaunchSpec) -> str:
         return engine_note(launch, unpriced)
     if spec.model_entry_point:
         what = _("your model from `{entry}` (build_model() in train.py)").format(entry=spec.model_entry_point)
+    elif written_preset(spec):
+        what = _(
+            "the workload's {source} as train.py builds it from preset_model.py (the preset's own code, "
+            "as gpuplan traced it), randomly initialised: load its weights in build_model() or put them "
+            "as a checkpoint in `$CKPT_DIR`"
+        ).format(source=spec.model_source)
     else:
         what = _(
             "the stand-in model from train.py, randomly initialised: the workload's model is "

@@ -59,6 +59,7 @@ from torch.utils.data import DataLoader, Dataset, DistributedSampler
 JOB_NAME = "gpuplan-job"
 MODEL_SOURCE = "stand-in"  # what the workload names as its model
 MODEL_ENTRY_POINT: str | None = None  # "package.module:function" returning an nn.Module
+PRESET: str | None = None  # the gpuplan preset built from preset_model.py beside this file
 PARALLELISM = "ddp"  # ddp | zero1 | zero2 | zero3 | fsdp
 PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8 | fp16-master | bf16-master
 OPTIMIZER = "adamw"
@@ -98,16 +99,41 @@ EXIT_PREEMPTED = 143
 #   the package importable: PYTHONPATH=DIR for a plain folder of modules, pip install -e DIR only
 #   where DIR has a pyproject.toml or setup.py. make_inputs() usually makes synthetic batches;
 #   replace build_dataset() with your data to train for real.
-# * Otherwise (a preset or a Hugging Face config), train.py cannot rebuild the model without
-#   gpuplan: a small stand-in of the same kind (a transformer for seq_len, a CNN for image_size, an
-#   MLP otherwise) trains on seeded synthetic data. It proves the launch, the scaling and the
-#   checkpoint/resume path on the rented machine; it is not your model. Put yours in build_model(),
-#   your Dataset in build_dataset() and your objective in compute_loss().
+# * A gpuplan preset (PRESET): preset_model.py beside this file holds the preset's own code, as
+#   gpuplan traced it (written by gpuplan deploy; PyTorch only). train.py builds it randomly
+#   initialised and trains it on seeded synthetic batches of the workload's shape (random tokens,
+#   or random images): put your data in build_dataset() and, for a fine-tune, load the weights in
+#   build_model(). --width/--depth shrink it for a quick check on a small machine.
+# * Otherwise (a Hugging Face config, or a preset train.py does not build), train.py cannot
+#   rebuild the model without gpuplan: a small stand-in of the same kind (a transformer for
+#   seq_len, a CNN for image_size, an MLP otherwise) trains on seeded synthetic data. It proves the
+#   launch, the scaling and the checkpoint/resume path on the rented machine; it is not your model.
+#   Put yours in build_model(), your Dataset in build_dataset() and your objective in compute_loss().
 # Keep the Dataset indexable (map-style): the sampler resumes mid-epoch by index.
 
 VOCAB_SIZE = 1024  # stand-in token vocabulary
 NUM_CLASSES = 10  # stand-in image classes
 STAND_IN_WIDTH, STAND_IN_DEPTH = 512, 4  # the stand-in's default size (--width, --depth)
+
+
+def _beside(name: str) -> Any:
+    """Module ``name``.py from this file's folder, however this file was loaded (run as a script,
+    imported by serve.py or batch.py, or loaded from its path)."""
+    import importlib.util
+
+    found = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    if found is None or found.loader is None:  # pragma: no cover - a .py path always has a loader
+        raise SystemExit(f"{name}.py is missing beside {__file__}: copy it with train.py")
+    module = importlib.util.module_from_spec(found)
+    sys.modules[name] = module  # its dataclasses look their module up by name
+    found.loader.exec_module(module)
+    return module
+
+
+if PRESET:
+    preset_model = _beside("preset_model")  # the preset's own code, written beside this file
+    VOCAB_SIZE = preset_model.ARCH.vocab or VOCAB_SIZE
+    NUM_CLASSES = preset_model.ARCH.num_classes
 
 
 @functools.cache
@@ -119,15 +145,19 @@ def _user_build() -> tuple[Any, ...]:
     return built if isinstance(built, tuple) else (built,)
 
 
-def build_model(width: int, depth: int) -> nn.Module:
-    """Your model (MODEL_ENTRY_POINT), or the stand-in sized by --width/--depth."""
+def build_model(width: int | None, depth: int | None) -> nn.Module:
+    """Your model (MODEL_ENTRY_POINT), the preset (PRESET; --width/--depth shrink it where given),
+    or the stand-in sized by --width/--depth."""
     if MODEL_ENTRY_POINT:
         return _user_build()[0]
+    if PRESET:
+        return preset_model.build_preset(width, depth, IMAGE_SIZE)
+    size = (width or STAND_IN_WIDTH, depth or STAND_IN_DEPTH)
     if SEQ_LEN:
-        return _StandInLM(width, depth)
+        return _StandInLM(*size)
     if IMAGE_SIZE:
-        return _StandInCNN(width, depth)
-    return _StandInMLP(width, depth)
+        return _StandInCNN(*size)
+    return _StandInMLP(*size)
 
 
 def add_stand_in_options(p: argparse.ArgumentParser) -> None:
@@ -136,6 +166,16 @@ def add_stand_in_options(p: argparse.ArgumentParser) -> None:
     applies and a stray --width is refused rather than ignored."""
     if MODEL_ENTRY_POINT:
         p.set_defaults(width=STAND_IN_WIDTH, depth=STAND_IN_DEPTH)
+        return
+    if PRESET:
+        arch = preset_model.ARCH
+        quick = f"a quick check, not the planned model; default: {PRESET}'s own"
+        if preset_model.SHRINKS_WIDTH:
+            p.add_argument("--width", type=int, help=f"{PRESET} at this width ({quick}, {arch.hidden})")
+        else:
+            p.set_defaults(width=None)
+        blocks = max(arch.stage_blocks) if arch.stage_blocks else arch.layers
+        p.add_argument("--depth", type=int, help=f"{PRESET} with this many blocks ({quick}, {blocks})")
         return
     p.add_argument("--width", type=int, default=STAND_IN_WIDTH, help="stand-in model width")
     p.add_argument("--depth", type=int, default=STAND_IN_DEPTH, help="stand-in model depth")
@@ -183,7 +223,7 @@ class MicroBatches(Dataset):
             return self.make_inputs(self.batch_size, **self.kwargs)
 
 
-def build_dataset(size: int, seed: int, width: int, batch_size: int) -> Dataset:
+def build_dataset(size: int, seed: int, width: int | None, batch_size: int) -> Dataset:
     """Your training Dataset: samples (inputs, targets), or whole micro-batches if ``batched``."""
     if MODEL_ENTRY_POINT:
         parts = _user_build()
@@ -193,7 +233,7 @@ def build_dataset(size: int, seed: int, width: int, batch_size: int) -> Dataset:
                 f"or write build_dataset() and compute_loss() in {__file__}"
             )
         return MicroBatches(parts[1], max(1, size // batch_size), batch_size, seed)
-    return SyntheticDataset(size, seed, width)
+    return SyntheticDataset(size, seed, width or STAND_IN_WIDTH)
 
 
 def compute_loss(model: nn.Module, batch: Any) -> torch.Tensor:
