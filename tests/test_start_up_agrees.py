@@ -141,3 +141,37 @@ def test_plan_deploy_and_simulate_print_one_lead_for_an_office_hours_service(
         )
     )  # fmt: skip
     assert doc["policies"][0]["behaviour"]["schedule_lead_s"] == billed_min * 60
+
+
+@pytest.mark.parametrize(
+    ("weights_gb", "on_gpus", "lead"),
+    [
+        (WEIGHTS_GB, [0], 14),  # one instance: 600 + 60 + 122.6 s = 13.0 min (share had 40: the bound)
+        (WEIGHTS_GB, [0, 0], 16),  # two instances packed on the node read through its one disk
+        (None, [0], 40),  # a service given by hand: its weights not known, the bound in both
+    ],
+)
+def test_simulate_share_starts_a_scheduled_packing_at_plans_lead(
+    weights_gb: float | None, on_gpus: list[int], lead: int
+) -> None:
+    from types import SimpleNamespace
+
+    from gpuplan.perf.memory import GIB
+    from gpuplan.simulate.share import Placement, fleet_hours, packing_start_up
+    from gpuplan.workload.spec import ScheduleSpec
+
+    decode = None if weights_gb is None else SimpleNamespace(weights_gib=weights_gb * 1e9 / GIB)
+    demand = SimpleNamespace(name="chat", serving=None if decode is None else SimpleNamespace(decode=decode))
+    packing = SimpleNamespace(
+        services=[SimpleNamespace(name="chat")],
+        placements=[Placement(gpu_index=g, service="chat", slice="time-slice") for g in on_gpus],
+    )
+    up = packing_start_up(packing, [demand], 8)  # type: ignore[arg-type]
+    week = ScheduleSpec(hours="09:00-18:00", days=("mon", "tue"), time_zone="UTC")  # type: ignore[call-arg]
+    hours = fleet_hours(week, up)
+    # plan's lead for the same replicas on one instance (replicas_per_gpu: the instances packed)
+    job = JobFacts(weights_gb=weights_gb or 0.0, replicas_per_gpu=len(on_gpus))  # type: ignore[call-arg]
+    plan_h, plan_words = start_up(job, 1, 1, scheduled=True)
+    assert hours.start_up_s == plan_h * 3600 == lead * 60
+    if len(on_gpus) == 1:
+        assert hours.start_up_words == plan_words  # the same parts, in the same words

@@ -49,6 +49,7 @@ __all__ = [
     "image_service",
     "instance_links",
     "latency_held_share",
+    "launch_weights",
     "measured_scaling",
     "offered_gpu_hours",
     "own_host",
@@ -965,6 +966,32 @@ def spot_checkpoint_interval(
         )
     changed = LaunchSpec.model_validate({**spec.model_dump(), "checkpoint_interval_min": interval})
     return changed, words
+
+
+def launch_weights(
+    spec: LaunchSpec, traced: Callable[[], tuple[Profile, Workload | None] | None]
+) -> LaunchSpec:
+    """``spec`` knowing the weights of a launch that runs no serving engine's replicas (whose
+    weights the engine's slots set), as the plan counts them: a batch job's vLLM downloads them onto
+    the node's disk (:meth:`LaunchSpec.with_weights_of`: the disk holds them where no plan sized it
+    from them); a service on a schedule that serve.py runs downloads none, but the start-up the plan
+    bills before its hours reads its model's (:meth:`LaunchSpec.with_priced_weights_of`: the lead of
+    its cron lines). ``traced``: the workload's profile and the workload (None: not read, its
+    checkpoint's dtype then unknown), read only where needed; None: none to be had (the user's own
+    code with no cached trace, which deploy does not run). Unchanged otherwise. ``gpuplan deploy``
+    and the service's deploy both call this, so both write the same lead."""
+    from gpuplan.deploy.engine import batch_engine_launch, engine_launch
+
+    if engine_launch(spec) is not None:
+        return spec
+    batch = batch_engine_launch(spec) is not None
+    if not batch and (spec.serving is None or spec.serving.schedule is None):
+        return spec
+    read = traced()
+    if read is None:
+        return spec
+    prof, workload = read
+    return spec.with_weights_of(prof, workload) if batch else spec.with_priced_weights_of(prof, workload)
 
 
 def estimate(

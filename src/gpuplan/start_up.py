@@ -20,8 +20,10 @@ gives a replica to come up (:data:`ENGINE_STARTUP_S`) after the boot, never a sh
 
 A service on a schedule starts its instances that start-up before its hours (:meth:`StartUp.lead_min`):
 rounded up to the whole minute, the step a cron line (KEDA's cron scaler, a crontab) fires at and the
-only margin added. ``plan`` bills those minutes before each day's hours, ``deploy`` writes its cron
-lines with them and ``simulate autoscale`` starts its replicas so: one lead in all three.
+only margin added. ``plan`` bills those minutes before each day's hours, ``deploy`` (and the service's
+deploy, through :func:`gpuplan.api.launch_weights`) writes its cron lines with them, ``simulate
+autoscale`` starts its replicas so and ``simulate share`` bills a scheduled packing's nodes so: one lead
+in all of them.
 """
 
 from __future__ import annotations

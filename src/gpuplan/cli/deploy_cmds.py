@@ -461,14 +461,11 @@ def deploy(
                 "served by vLLM or SGLang); this deploy runs none"
             )
         )
-    elif batch_engine_launch(spec) is not None:
-        # a batch job's vLLM downloads the weights onto the node's disk before its shards start, as a
-        # service's engine does: the disk holds them where no plan sized it from them
+    elif batch_engine_launch(spec) is not None or (spec.serving is not None and spec.serving.schedule):
+        # a batch job's vLLM downloads the weights onto the node's disk; serve.py downloads none, but
+        # the service the plan priced reads its model's before it serves (the cron lead before its
+        # hours): as the service's deploy knows them
         spec = _with_weights(ctx, spec, source, project, is_plan, served, prof)
-    elif spec.serving is not None and spec.serving.schedule is not None:
-        # serve.py downloads no weights, but the service the plan priced reads its model's before
-        # it serves: the cron lead before its hours is that start-up, as the plan bills it
-        spec = _with_weights(ctx, spec, source, project, is_plan, served, prof, priced_only=True)
     if not is_plan and prof is not None:
         # a workload file's checkpoint as the plan sizes it, and the interval the plan would take off
         # spot for it where the workload states none (a slow write: written less often)
@@ -578,31 +575,31 @@ def _with_weights(
     is_plan: bool,
     served: Workload | str | None,
     prof: Profile | None,
-    *,
-    priced_only: bool = False,
 ) -> LaunchSpec:
-    """``spec`` on a launch disk that holds the weights its batch job's vLLM downloads
-    (:meth:`LaunchSpec.with_weights_of`; the plan's disk where that is larger); ``priced_only``: only
-    knowing them as the plan counts them for a new instance's start-up
-    (:meth:`LaunchSpec.with_priced_weights_of`), for a replica that downloads none itself. Unchanged
-    where the workload cannot be read, or its model is the user's code with no cached trace (deploy
-    does not run it)."""
+    """``spec`` knowing the weights of its launch as the plan counts them
+    (:func:`gpuplan.api.launch_weights`, which the service's deploy calls too), the profile read
+    here where none was: unchanged where the workload cannot be read, or its model is the user's
+    code with no cached trace (deploy does not run it)."""
+    from gpuplan.api import launch_weights
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._settings import settings
     from gpuplan.cli.deploy_checks import cached_profile, plan_workload
     from gpuplan.workload import load_workload
 
-    if served is None:
-        served = plan_workload(source, project) if is_plan else load_workload(source, project=project)
-    known = None if isinstance(served, str) else served  # its checkpoint's dtype unknown without it
-    if prof is None:
+    def traced() -> tuple[Profile, Workload | None] | None:
+        read = served
+        if read is None:
+            read = plan_workload(source, project) if is_plan else load_workload(source, project=project)
+        known = None if isinstance(read, str) else read  # its checkpoint's dtype unknown without it
+        if prof is not None:
+            return prof, known
         if known is None:
-            return spec
+            return None
         db = settings(ctx).db
-        prof = load_profile(known, db) if known.model.python is None else cached_profile(db, known)
-    if prof is None:
-        return spec
-    return spec.with_priced_weights_of(prof, known) if priced_only else spec.with_weights_of(prof, known)
+        cached = load_profile(known, db) if known.model.python is None else cached_profile(db, known)
+        return None if cached is None else (cached, known)
+
+    return launch_weights(spec, traced)
 
 
 def _check_heads(

@@ -240,10 +240,12 @@ def share_cmd(
         )
         plan = replace(plan, notes=(*plan.notes, sentences(line, converted.rate_warning())))
     if spec.schedule is not None:
-        from gpuplan.simulate.share import fleet_hours
+        from gpuplan.simulate.share import fleet_hours, packing_start_up
 
-        # the GPUs billed only in the file's hours, each day's start-up before them
-        plan = replace(plan, hours=fleet_hours(spec.schedule, services=bool(plan.services)))
+        # the GPUs billed only in the file's hours, each day's start-up before them: the lead plan
+        # bills a scheduled service, of the weights a new node reads
+        node = gpus_per_node or spec.gpus_per_node or instance_gpus or 1
+        plan = replace(plan, hours=fleet_hours(spec.schedule, packing_start_up(plan, demands, node)))
     wrote: list[str] = []
     if k8s_out is not None and not plan.unplaced:
         # The user's word on their cluster first (option, then file), else the instance priced.

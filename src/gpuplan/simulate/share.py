@@ -59,6 +59,7 @@ from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.vocab import sharing_name
 
 if TYPE_CHECKING:
+    from gpuplan.start_up import StartUp
     from gpuplan.workload.spec import ScheduleSpec
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "Unplaced",
     "fleet_hours",
     "pack_services",
+    "packing_start_up",
     "tenant_words",
 ]
 
@@ -293,17 +295,46 @@ class FleetHours:
         return self.schedule.hours_per_month
 
 
-def fleet_hours(schedule: ScheduleSpec, services: bool) -> FleetHours:
+def packing_start_up(plan: SharePlan, demands: Sequence[ServiceDemand], gpus_per_node: int) -> StartUp | None:
+    """A new node's start-up of ``plan`` (:func:`gpuplan.start_up.replica_start_up`, the one model
+    plan, deploy and ``simulate autoscale`` count): its boot, the engines' start and the weights of
+    every service instance packed on its ``gpus_per_node`` GPUs (each its ``demands``' weights) read
+    through its one disk, on the node that holds the most (the bound where a service's weights are
+    not known: one given by hand).
+    None: no service is placed (notebooks start on the users' own request)."""
+    from gpuplan.perf.memory import GIB
+    from gpuplan.start_up import replica_start_up
+
+    if not plan.services:
+        return None
+    weights = {
+        d.name: None if d.serving is None else d.serving.decode.weights_gib * GIB / 1e9 for d in demands
+    }
+    per_node: dict[int, float | None] = {}
+    for p in plan.placements:
+        node, gb = p.gpu_index // max(1, gpus_per_node), weights.get(p.service)
+        held = per_node.get(node, 0.0)
+        per_node[node] = None if gb is None or held is None else held + gb
+    known = [gb for gb in per_node.values() if gb is not None]
+    unknown = not per_node or len(known) < len(per_node)
+    return replica_start_up(None if unknown else max(known))
+
+
+def fleet_hours(schedule: ScheduleSpec, start_up: StartUp | None) -> FleetHours:
     """The hours a month the GPUs are billed on ``schedule``: its hours, each day's start before them
-    of a new instance (:mod:`gpuplan.start_up`: its boot and, where ``services`` run on it, their
-    engines' start, the bound where the weights' size is not known; notebooks start on the users'
-    own request), billed as the plan bills a scheduled service's day (a gap shorter than a start-up
-    is kept on, not started again); stopped at the end of its hours."""
+    of a new instance, ``start_up``'s lead (:meth:`gpuplan.start_up.StartUp.lead_min`, the minutes
+    plan bills a scheduled service and deploy's cron lines start it at; :func:`packing_start_up`),
+    the boot alone where it is None (no service: notebooks start on the users' own request), billed
+    as the plan bills a scheduled service's day (a gap shorter than a start-up is kept on, not
+    started again); stopped at the end of its hours."""
     from gpuplan.plan.service_day import gaps_billed
     from gpuplan.start_up import replica_start_up
 
-    up = replica_start_up(None)
-    start_s, words = (up.seconds(), up.parts_words()) if services else (up.boot_s, up.boot_words())
+    if start_up is None:
+        up = replica_start_up(None)
+        start_s, words = up.boot_s, up.boot_words()
+    else:
+        start_s, words = start_up.lead_min() * 60.0, start_up.lead_words()
     week = schedule.window.week_minutes()
     added, started = gaps_billed(week, start_s / 60.0)
     on = float(week.sum())

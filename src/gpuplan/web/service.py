@@ -665,15 +665,11 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
     recommended one, where a serving engine's autoscaler scales on GPU utilisation because its
     requests in flight per replica could not be worked out, and where the plan's time assumes a
     network between nodes (EFA) that the files cannot (all) turn on."""
+    from gpuplan.api import launch_weights
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
-    from gpuplan.deploy.engine import (
-        ON_GPU_UTILISATION,
-        batch_engine_launch,
-        engine_launch,
-        unchecked_context,
-    )
+    from gpuplan.deploy.engine import ON_GPU_UTILISATION, engine_launch, unchecked_context
     from gpuplan.deploy.fabric import fabric_warning
     from gpuplan.deploy.grammar import check_image
     from gpuplan.deploy.k8s.host import catalog_host, reads_catalog_host
@@ -753,11 +749,14 @@ def deploy_archive(request: DeployRequest, store: Store) -> bytes:
             notes.append(unchecked_context(spec, slots))  # the cap the engine is started with instead
         else:
             spec = spec.with_engine_slots(slots).with_held_share(slots)
-    elif batch_engine_launch(spec) is not None:
-        # a batch job's vLLM downloads the weights onto the node's disk too: the disk holds them
-        batch = spec.split_as_planned(_plan_workload(request.plan))
-        if not isinstance(batch, str):
-            spec = spec.with_weights_of(_profile(store, batch, _no_progress), batch)
+    else:
+        # a batch job's vLLM downloads the weights onto the node's disk; a service on a schedule
+        # reads its model's before its hours: as `gpuplan deploy` knows them (the same lead)
+        def traced() -> tuple[Profile, Workload] | None:
+            planned = _plan_workload(request.plan)
+            return None if isinstance(planned, str) else (_profile(store, planned, _no_progress), planned)
+
+        spec = launch_weights(spec, traced)
     if network := fabric_warning(spec, generator.name):
         notes.append(network)  # the plan's time assumes a network these files cannot (all) turn on
     if reads_catalog_host(spec, generator.name):
