@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from gpuplan.commit.model import (
     HeldOutReason,
     HostNeed,
     MissingPrice,
+    OnDemandAlternative,
     PricedOffer,
     RunData,
 )
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from gpuplan.plan.result import Option, Plan
     from gpuplan.plan.service_day import LoadFn
     from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
+    from gpuplan.profile import Profile
     from gpuplan.workload.spec import Workload
 
 __all__ = [
@@ -594,6 +596,11 @@ def _workload_demand(
             recopies=recopy_h > 0,
         ),
         gpu_hours_per_run=per_run,
+        on_demand_elsewhere=_on_demand_elsewhere(
+            workload, prof, store, overrides, runs, sized_on=best.pricing, load_of=load_of
+        )
+        if interruptible
+        else None,
         host=_placed(
             _host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
             store,
@@ -677,6 +684,35 @@ def _workload_demand(
         start_up_hours=()
         if tiered is None
         else tuple(b - h for b, h in zip(tiered.hours, tiered.serving_hours, strict=True)),
+    )
+
+
+def _on_demand_elsewhere(
+    workload: Workload,
+    prof: Profile,
+    store: Store,
+    overrides: dict[str, Any],
+    runs: Sequence[float],
+    *,
+    sized_on: str,
+    load_of: ReplicaLoadOf | None,
+) -> OnDemandAlternative | None:
+    """A demand sized on spot, on demand instead: the planner's cheapest option on demand in the
+    places the demand may run (its ranking, its deadline and constraints held; a second planner run,
+    not a second planner), at its cost of one run × the runs of each month. None where the demand
+    was not sized on spot, the usage does not allow on demand, or the planner finds no option."""
+    from gpuplan.plan import plan_workload
+
+    if sized_on != "spot" or "on_demand" not in overrides.get("pricing", ()):
+        return None
+    od = {**overrides, "pricing": ("on_demand",), "commitment": None}
+    try:
+        planned = plan_workload(workload, prof, store, overrides=od, top=1, replica_load=load_of)
+    except GpuplanError:
+        return None  # no on-demand option meets the demand: its fallback is unknown, said so
+    best = planned.recommended
+    return OnDemandAlternative(
+        gpu=best.gpu, gpus=best.gpu_count, usd=tuple(r * best.total_cost_usd for r in runs)
     )
 
 

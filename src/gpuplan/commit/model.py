@@ -57,11 +57,13 @@ __all__ = [
     "HostNeed",
     "MissingPrice",
     "MonthCost",
+    "OnDemandAlternative",
     "Peak",
     "Pool",
     "PricedOffer",
     "RunData",
     "Schedule",
+    "SpotFallback",
     "TcoProblem",
     "cheaper_way_in",
     "copy_choice",
@@ -624,6 +626,34 @@ Pool = tuple[str, HostNeed | None]
 
 
 @dataclass(frozen=True, kw_only=True)
+class OnDemandAlternative:
+    """What a workload demand's runs cost on the planner's cheapest on-demand option, month by month
+    (its runs × the plan's cost of one run there, set-up and data included)."""
+
+    gpu: str
+    """Canonical GPU id of the option."""
+    gpus: int
+    """GPUs of one run there."""
+    usd: tuple[float, ...]
+    """Each month of the horizon, USD."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotFallback:
+    """A demand the schedule buys on spot, bought on demand instead: what it would cost if spot
+    capacity cannot be had."""
+
+    demand: str
+    gpu: str | None
+    """The GPU type it would run on: its own where that has an on-demand price where it may run,
+    else the planner's cheapest on-demand option's; None where there is neither."""
+    same_gpu: bool
+    """True: its own GPU type, on the same instances' on-demand price."""
+    usd: float | None
+    """All its GPU-hours on demand over the horizon; None where no on-demand price serves it."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Demand:
     """GPU-hours needed per month on one GPU type."""
 
@@ -698,6 +728,10 @@ class Demand:
     the next for the hours the load needs two steps …): the fleet an autoscaler keeps, hour by hour,
     rather than its peak all month. Its GPU-hours per run are ``gpu_step × sum(tiers)``. Empty: the
     run's GPUs at once for all its busy hours (:meth:`levels`)."""
+    on_demand_elsewhere: OnDemandAlternative | None = None
+    """An interruptible workload demand: the planner's cheapest option on demand (its ranking, its
+    deadline held), what the demand would cost if spot cannot be had and its own GPU type has no
+    on-demand price where it may run. None: not sized (a direct demand names its GPU), or none."""
     at_load: tuple[tuple[float, tuple[tuple[float, float], ...]], ...] = ()
     """A service: one run's fleet (a month of it) at other loads, ``(load × this, its (GPUs at once,
     hours a month) layers)``, resized in whole replicas as the plan sizes its fleet
@@ -1020,5 +1054,19 @@ class Schedule:
     """Per interruptible demand: paid spot hours per useful hour on its cheapest spot offer."""
     peaks: tuple[Peak, ...] = ()
     """Per GPU type demanded: its busiest month's load at once, and the commitments against it."""
+    on_demand_priced_usd: float | None = None
+    """``all_on_demand_usd`` over the demands that have an on-demand price (the whole baseline where
+    all do; a lower bound of it where ``on_demand_unpriced`` names some); None where none has."""
+    on_demand_unpriced: tuple[str, ...] = ()
+    """The demands (by name) with GPU-hours and no on-demand price where they may run: left out of
+    ``on_demand_priced_usd``, never counted as 0."""
+    spot_fallbacks: tuple[SpotFallback, ...] = ()
+    """Per demand the schedule buys spot hours of: what it costs on demand instead."""
+    total_without_spot_usd: float | None = None
+    """The total with every spot hour bought on its demand's fallback instead (commitments kept);
+    None where no spot is bought or some fallback is unknown."""
+    without_spot_at_least_usd: float | None = None
+    """Where ``total_without_spot_usd`` is unknown: what is known of it (the schedule without the
+    demands that have no fallback), a lower bound; None otherwise."""
     solver: str = ""
     notes: tuple[str, ...] = ()

@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
-from gpuplan.commit.model import COMMITMENT_PRICING, Commitment, Peak, Pool, PricedOffer, Schedule, TcoProblem
+from gpuplan.commit.model import (
+    COMMITMENT_PRICING,
+    Commitment,
+    Peak,
+    Pool,
+    PricedOffer,
+    Schedule,
+    SpotFallback,
+    TcoProblem,
+)
 from gpuplan.commit.overlap import month_slices
 from gpuplan.commit.recourse import HourlyOptions, committed_gpus, hourly_options, price_schedule
 from gpuplan.i18n import _
@@ -22,8 +31,10 @@ __all__ = [
     "break_even_by_gpu",
     "break_even_offers",
     "break_even_utilisation",
+    "on_demand_by_demand",
     "optimise",
     "peaks",
+    "spot_fallbacks",
 ]
 
 #: Savings below this are rounding, not a reason to sign a contract, USD.
@@ -34,15 +45,65 @@ def all_on_demand_usd(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -
     """Every GPU-hour demanded at its demand's cheapest on-demand price on the instances its hours
     hold on (:attr:`Demand.pool`), what its runs pay besides GPU time where that price is included;
     None if one has none."""
-    total = 0.0
+    priced, unpriced = on_demand_by_demand(problem, options)
+    return None if unpriced else sum(priced.values())
+
+
+def on_demand_by_demand(
+    problem: TcoProblem, options: dict[Pool, HourlyOptions]
+) -> tuple[dict[str, float], tuple[str, ...]]:
+    """Each demand's GPU-hours at its cheapest on-demand price (as :func:`all_on_demand_usd`), by
+    name, and the demands with GPU-hours that have no such price (never priced at 0)."""
+    priced: dict[str, float] = {}
+    unpriced: list[str] = []
     for i, d in enumerate(problem.demands):
         price = options[d.pool].on_demand_usd_per_gpu_hour(i)
-        if price is None:
-            if sum(d.gpu_hours) > 0:
-                return None
-            continue
-        total += sum(d.gpu_hours) * price
-    return total
+        if price is not None:
+            priced[d.name] = sum(d.gpu_hours) * price
+        elif sum(d.gpu_hours) > 0:
+            unpriced.append(d.name)
+    return priced, tuple(unpriced)
+
+
+def spot_fallbacks(
+    problem: TcoProblem,
+    commitments: Sequence[Commitment],
+    options: dict[Pool, HourlyOptions],
+    bought: frozenset[tuple[int, str]],
+) -> tuple[tuple[SpotFallback, ...], float | None, float | None]:
+    """What the schedule's spot hours cost if spot capacity cannot be had: per demand bought on
+    spot, its own GPU's on-demand price where it may run, else its planner's cheapest on-demand
+    option (:attr:`Demand.on_demand_elsewhere`, the plan's ranking and deadline), else unknown;
+    and the schedule's total so (commitments kept, every spot hour on demand), with, where a
+    fallback is unknown, the known part of it as a lower bound instead (``(fallbacks, total,
+    at_least)``). Nothing bought on spot: no fallbacks and both None."""
+    on_spot = sorted(i for i, pricing in bought if pricing == "spot")
+    if not on_spot:
+        return (), None, None
+    out, moved, unknown = [], [], False
+    for i in on_spot:
+        d = problem.demands[i]
+        price = options[d.pool].on_demand_usd_per_gpu_hour(i)
+        if price is not None:
+            out.append(SpotFallback(demand=d.name, gpu=d.gpu, same_gpu=True, usd=sum(d.gpu_hours) * price))
+        elif (alt := d.on_demand_elsewhere) is not None:
+            out.append(SpotFallback(demand=d.name, gpu=alt.gpu, same_gpu=False, usd=sum(alt.usd)))
+            moved.append(i)
+        else:
+            out.append(SpotFallback(demand=d.name, gpu=None, same_gpu=False, usd=None))
+            moved.append(i)
+            unknown = True
+    # the demands that leave their GPU type priced apart; the rest on their pools' on-demand prices
+    kept = tuple(
+        replace(d, gpu_hours=(0.0,) * len(d.gpu_hours)) if i in moved else d
+        for i, d in enumerate(problem.demands)
+    )
+    no_spot = {pool: replace(opts, spot={}) for pool, opts in options.items()}
+    rest = price_schedule(replace(problem, demands=kept), commitments, no_spot)
+    known = rest.total_usd + sum(f.usd for f in out if f.usd is not None and not f.same_gpu)
+    if not rest.feasible:
+        return tuple(out), None, None
+    return (tuple(out), None, known) if unknown else (tuple(out), known, None)
 
 
 def break_even_by_gpu(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -> dict[str, dict[str, float]]:
@@ -133,7 +194,11 @@ def optimise(problem: TcoProblem) -> Schedule:
     hourly_only = price_schedule(problem, (), options)
     if hourly_only.feasible and hourly_only.total_usd <= chosen.total_usd + _HALF_CENT:
         chosen, commitments = hourly_only, ()
-    baseline = all_on_demand_usd(problem, options)
+    priced, unpriced = on_demand_by_demand(problem, options)
+    baseline = None if unpriced else sum(priced.values())
+    fallbacks, without_spot, without_spot_at_least = spot_fallbacks(
+        problem, commitments, options, chosen.bought
+    )
     savings = None
     if baseline is not None and baseline > 0:
         # A total within half a cent of the baseline is the baseline (the two sums add the same
@@ -172,6 +237,11 @@ def optimise(problem: TcoProblem) -> Schedule:
         data_usd=chosen.data_usd,
         data_copies=chosen.data_copies,
         all_on_demand_usd=baseline,
+        on_demand_priced_usd=sum(priced.values()) if priced else None,
+        on_demand_unpriced=unpriced,
+        spot_fallbacks=fallbacks,
+        total_without_spot_usd=without_spot,
+        without_spot_at_least_usd=without_spot_at_least,
         savings_pct=savings,
         break_even_utilisation=break_even_utilisation(by_gpu),
         break_even_by_gpu=by_gpu,

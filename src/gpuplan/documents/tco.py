@@ -28,6 +28,7 @@ __all__ = [
     "TcoPeak",
     "TcoPriceUsed",
     "TcoSensitivity",
+    "TcoSpotFallback",
     "TcoTier",
     "TcoUnknownPrice",
     "TcoWithStalePrices",
@@ -268,6 +269,10 @@ class TcoBudget(Document):
     """What the budget leaves after the total; 0 over it."""
     total_to_budget: float = Field(ge=0)
     """The total over the budget: 2.6 is 2.6 times what the user has."""
+    within_without_spot: bool | None = None
+    """Whether the total is within the budget if spot capacity cannot be had (``spot_fallbacks``);
+    None where no spot is bought, or where a spot demand's fallback is unknown and what is known is
+    within it."""
 
 
 class TcoPeak(Document):
@@ -332,6 +337,19 @@ class TcoUnknownPrice(Document):
     """What would fill it, in words."""
 
 
+class TcoSpotFallback(Document):
+    """A demand the schedule buys on spot, bought on demand instead (spot capacity not to be had)."""
+
+    demand: str
+    gpu: str | None
+    """Its own GPU type where that has an on-demand price where it may run, else the GPU of the
+    planner's cheapest on-demand option meeting its deadline (a workload demand); None: neither."""
+    same_gpu: bool
+    """True: its own GPU type on demand."""
+    cost_usd: float | None
+    """Its hours over the horizon on demand; None: unknown (no on-demand option)."""
+
+
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
@@ -376,6 +394,21 @@ class TcoDocument(Document):
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
     instances), with what its runs pay besides GPU time in that offer's region; None where a demand
     has none. A service priced by its tiers is its autoscaled fleet there too (``autoscaled_baseline``)."""
+    on_demand_priced_cost_usd: float | None = None
+    """``all_on_demand_cost_usd`` over the demands that have an on-demand price where they may run:
+    the whole of it where every demand has one, a lower bound where ``on_demand_unpriced`` names
+    some (their hours are never counted as 0); None where no demand has one."""
+    on_demand_unpriced: list[str] = Field(default_factory=list)
+    """The demands with no on-demand price where they may run (why ``all_on_demand_cost_usd`` is
+    None)."""
+    spot_fallbacks: list[TcoSpotFallback] = Field(default_factory=list)
+    """Per demand the schedule buys spot hours of: what it costs if spot capacity cannot be had."""
+    total_without_spot_usd: float | None = None
+    """The total with every demand bought on spot on its fallback instead (commitments kept); None
+    where no spot is bought or a fallback is unknown (``without_spot_at_least_usd``)."""
+    without_spot_at_least_usd: float | None = None
+    """Where a spot demand has no fallback: the total without spot of the rest, a lower bound of
+    ``total_without_spot_usd``; None otherwise."""
     autoscaled_baseline: bool = False
     """The on-demand baseline holds a service priced by its tiers (``demands[].tiers``): the fleet
     its day needs, hour by hour, not its peak all month."""

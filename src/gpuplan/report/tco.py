@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.commit.model import Demand, HeldOut, Peak, Schedule
+    from gpuplan.commit.model import Demand, HeldOut, Peak, Schedule, SpotFallback
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -202,6 +202,14 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for c in s.data_copies
         ],
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
+        "on_demand_priced_cost_usd": cost(s.on_demand_priced_usd),
+        "on_demand_unpriced": list(s.on_demand_unpriced),
+        "spot_fallbacks": [
+            {"demand": f.demand, "gpu": f.gpu, "same_gpu": f.same_gpu, "cost_usd": cost(f.usd)}
+            for f in s.spot_fallbacks
+        ],
+        "total_without_spot_usd": cost(s.total_without_spot_usd),
+        "without_spot_at_least_usd": cost(s.without_spot_at_least_usd),
         "autoscaled_baseline": any(d.tiers for d in report.demands),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost_usd": cost(s.past_horizon_usd),
@@ -300,7 +308,19 @@ def _budget_doc(report: TcoReport) -> dict[str, Any] | None:
         "over_usd": _cents(max(0.0, total - budget)),
         "left_usd": _cents(max(0.0, budget - total)),
         "total_to_budget": round(total / budget, 4),
+        "within_without_spot": _within_without_spot(report, budget),
     }
+
+
+def _within_without_spot(report: TcoReport, budget: float) -> bool | None:
+    """Whether the total is within the budget if spot capacity cannot be had; None where no spot is
+    bought, or a spot demand's fallback is unknown and the known part is within it."""
+    s = report.schedule
+    if s.total_without_spot_usd is not None:
+        return s.total_without_spot_usd <= budget
+    if s.without_spot_at_least_usd is not None and s.without_spot_at_least_usd > budget:
+        return False
+    return None
 
 
 def budget_line(report: TcoReport) -> str | None:
@@ -310,7 +330,7 @@ def budget_line(report: TcoReport) -> str | None:
     if budget is None:
         return None
     if total > budget:
-        return _(
+        line = _(
             "Budget {budget}: the total is over it by {over} ({pct} over; {times:.1f}× the budget)"
         ).format(
             budget=money.format(budget),
@@ -318,11 +338,97 @@ def budget_line(report: TcoReport) -> str | None:
             pct=format_percent((total - budget) / budget),
             times=total / budget,
         )
-    return _("Budget {budget}: the total is within it, leaving {left} ({pct} of the budget)").format(
-        budget=money.format(budget),
-        left=money.format(budget - total),
-        pct=format_percent((budget - total) / budget),
+    else:
+        line = _("Budget {budget}: the total is within it, leaving {left} ({pct} of the budget)").format(
+            budget=money.format(budget),
+            left=money.format(budget - total),
+            pct=format_percent((budget - total) / budget),
+        )
+    return line if (spot := _budget_without_spot(report, budget)) is None else f"{line}; {spot}"
+
+
+def _budget_without_spot(report: TcoReport, budget: float) -> str | None:
+    """The budget's verdict if spot capacity cannot be had, in words; None where no spot is bought."""
+    s, money = report.schedule, report.money
+    if not s.spot_fallbacks:
+        return None
+    if (without := s.total_without_spot_usd) is not None:
+        if without > budget:
+            return _("over it by {over} if spot cannot be had").format(over=money.format(without - budget))
+        return _("within it if spot cannot be had, leaving {left}").format(
+            left=money.format(budget - without)
+        )
+    if (least := s.without_spot_at_least_usd) is not None and least > budget:
+        return _("over it by at least {over} if spot cannot be had").format(over=money.format(least - budget))
+    return _("unknown whether within it if spot cannot be had (a spot demand has no on-demand option)")
+
+
+def _where_words(report: TcoReport) -> str:
+    """Where a demand may run, as the reasons below say it: the usage's countries, else its
+    constraints."""
+    countries = report.usage.constraints.countries
+    if countries:
+        return _("in {countries}").format(countries=", ".join(countries))
+    return _("within the constraints")
+
+
+def _partial_baseline_line(report: TcoReport) -> str:
+    """The all-on-demand line where some demand has no on-demand price where it may run: the
+    demands that have one priced, at least that much in all, and each of the others with why;
+    never the unknown counted as 0."""
+    s, money = report.schedule, report.money
+    gpu_of = {d.name: d.gpu for d in report.problem.demands}
+    unpriced = "; ".join(
+        _("{demand}: no on-demand price for {gpu} {where}").format(
+            demand=name, gpu=gpu_of[name], where=_where_words(report)
+        )
+        for name in s.on_demand_unpriced
     )
+    if s.on_demand_priced_usd is None:
+        return _("All on demand: not priced ({unpriced})").format(unpriced=unpriced)
+    return _(
+        "All on demand: at least {amount}, the demands that have an on-demand price; not priced: {unpriced}"
+    ).format(amount=money.format(s.on_demand_priced_usd), unpriced=unpriced)
+
+
+def _fallback_words(report: TcoReport, f: SpotFallback) -> str:
+    """One spot demand on demand instead, in words."""
+    money = report.money
+    own = next(d for d in report.problem.demands if d.name == f.demand)
+    if (f.usd is None or f.gpu is None) and not own.run_data:
+        # a direct demand names its GPU: no workload for the planner to size another on
+        return _(
+            "{demand}: unknown, no on-demand price for {gpu} {where} (a demand given in GPU-hours is not "
+            "sized on another GPU: give its workload file)"
+        ).format(demand=f.demand, gpu=own.gpu, where=_where_words(report))
+    if f.usd is None or f.gpu is None:
+        return _("{demand}: unknown, no on-demand option meets it {where}").format(
+            demand=f.demand, where=_where_words(report)
+        )
+    if f.same_gpu:
+        return _("{demand} on {gpu} on demand, {amount}").format(
+            demand=f.demand, gpu=f.gpu, amount=money.format(f.usd)
+        )
+    return _(
+        "{demand} on {gpu} on demand, {amount} (the plan's cheapest on-demand option meeting its "
+        "deadline; {own} has no on-demand price {where})"
+    ).format(demand=f.demand, gpu=f.gpu, amount=money.format(f.usd), own=own.gpu, where=_where_words(report))
+
+
+def without_spot_line(report: TcoReport) -> str | None:
+    """What the schedule costs if spot capacity cannot be had (each spot demand on its fallback,
+    commitments kept), in words; None where it buys no spot."""
+    s, money = report.schedule, report.money
+    if not s.spot_fallbacks:
+        return None
+    each = "; ".join(_fallback_words(report, f) for f in s.spot_fallbacks)
+    if s.total_without_spot_usd is not None:
+        total = money.format(s.total_without_spot_usd)
+    elif s.without_spot_at_least_usd is not None:
+        total = _("at least {amount}").format(amount=money.format(s.without_spot_at_least_usd))
+    else:
+        total = _("unknown")
+    return _("If spot capacity cannot be had: total {total} ({each})").format(total=total, each=each)
 
 
 def _commitment_doc(report: TcoReport, c: Commitment) -> dict[str, Any]:
@@ -450,7 +556,9 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
         )
     else:
-        lines.append(_("All on demand: not priced (a GPU demanded has no on-demand price)"))
+        lines.append(_partial_baseline_line(report))
+    if (spot := without_spot_line(report)) is not None:
+        lines.append(spot)
     if any(d.run_data for d in report.problem.demands):
         lines.append(
             _(
