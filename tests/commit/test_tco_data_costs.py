@@ -10,14 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from tco_helpers import priced_offer
 
 from gpuplan.catalog import Store, open_store
-from gpuplan.commit import Demand, PricedOffer, TcoProblem, load_usage, optimise, tco
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, Usage, load_usage, optimise, tco
 from gpuplan.commit.adapters import demands_from_usage
 from gpuplan.commit.model import RunData
 from gpuplan.i18n import use_language
-from gpuplan.report.tco import summary_lines, tco_json
+from gpuplan.report.tco import summary_lines, tco_json, tco_view
 from gpuplan.report.tco_html import monthly_cost_svg
 from stand_in_profiles import bert_large_profile
 
@@ -126,14 +127,18 @@ def test_on_spot_a_run_keeps_its_disks_for_its_longer_hours() -> None:
 
 
 def _tagger_usage(
-    tmp_path: Path, regions: list[str] | None = None, data_each_run: str | None = "same"
-) -> object:
-    # A weekly batch-inference run (BERT-Large as traced) over 2 TB kept in Alibaba's Hangzhou:
-    # the same corpus tagged again each week (data_each_run: same), unless told otherwise.
+    tmp_path: Path,
+    regions: list[str] | None = None,
+    data_each_run: str | None = "same",
+    location: str = "alibaba/cn-hangzhou",
+) -> Usage:
+    # A weekly batch-inference run (BERT-Large as traced) over 2 TB kept in Alibaba's Hangzhou (or
+    # ``location``, on its provider): the same corpus tagged again each week (data_each_run: same),
+    # unless told otherwise.
     (tmp_path / "tagger.yaml").write_text(
         "name: weekly-tagger\ntask: infer\nmodel: {preset: bert-large}\n"
         "inputs: {batch_size: 64, seq_len: 128}\n"
-        "data: {samples: 2000000, size_gb: 2000, location: alibaba/cn-hangzhou}\n"
+        f"data: {{samples: 2000000, size_gb: 2000, location: {location}}}\n"
     )
     return load_usage(
         {
@@ -150,7 +155,7 @@ def _tagger_usage(
                 }
             ],
             "constraints": {
-                "providers": ["alibaba"],
+                "providers": [location.split("/")[0]],
                 "pricing": ["on_demand"],
                 **({"regions": regions} if regions else {}),
             },
@@ -164,7 +169,7 @@ def test_the_transfer_a_run_pays_away_from_its_data_is_the_planners(store: Store
     from gpuplan.profile import profile
     from gpuplan.workload.spec import load_workload
 
-    (demand,), _ = demands_from_usage(_tagger_usage(tmp_path), store)  # type: ignore[arg-type]
+    (demand,), _ = demands_from_usage(_tagger_usage(tmp_path), store)
     data = {r.region: r for r in demand.run_data}
     assert data["cn-hangzhou"].transfer_usd == 0.0
     # the planner's own charge for the same run in Heyuan: its dataset in (one copy, one node) and
@@ -375,7 +380,7 @@ def _beijing_tagger(transfer_usd: float) -> Demand:
 
 
 def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rules() -> None:
-    from gpuplan.commit.api import _border_notes
+    from gpuplan.commit.crossings import border_notes
 
     offers = (
         replace(_offer("cn-beijing", 3.0), provider="alibaba"),
@@ -384,7 +389,7 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     problem = TcoProblem(horizon_months=3, demands=(_beijing_tagger(2.0),), offers=offers)
     s = optimise(problem)
     assert s.hourly_used["G/on_demand/tagger"].region == "cn-hongkong"  # cheaper, and it crosses
-    (note,) = _border_notes(problem, s)
+    (note,) = border_notes(problem, s)
     assert note.startswith(
         "tagger: the data in alibaba/cn-beijing leaves mainland China for alibaba/cn-hongkong"
     )
@@ -394,7 +399,37 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     assert note.endswith("--countries CN")
     # kept in Beijing where the transfer costs more than Hong Kong saves: nothing to say
     near = TcoProblem(horizon_months=3, demands=(_beijing_tagger(50.0),), offers=offers)
-    assert _border_notes(near, optimise(near)) == []
+    assert border_notes(near, optimise(near)) == []
     with use_language("zh"):
-        (zh,) = _border_notes(problem, s)
+        (zh,) = border_notes(problem, s)
     assert "离开中国大陆" in zh and "个人信息保护法" in zh and "汽车" not in zh
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_hours_bought_in_another_country_than_the_datas_are_said_from_which_to_which(
+    store: Store, tmp_path: Path
+) -> None:
+    # A Singapore lab's corpus tagged on GPUs bought in the US, no countries rule given: tco had said
+    # nothing, its only words on data abroad being for data in mainland China.
+    usage = _tagger_usage(tmp_path, regions=["us-east-1"], location="aws/ap-southeast-1")
+    report = tco(usage, store=store)
+    (demand,) = report.problem.demands
+    assert demand.data_from == ("SG",)
+    (note,) = [n for n in report.notes if n.startswith("weekly-tagger: data across a border")]
+    assert "aws/us-east-1 (data leaves SG for US)" in note, note
+    assert "does not judge whether it is lawful" in note and note.endswith("--countries SG")
+    (doc,) = tco_json(report)["demands"]
+    assert doc["data_leaves_country"] == [
+        {"provider": "aws", "region": "us-east-1", "from_countries": ["SG"], "to_country": "US"}
+    ]
+    console = Console(width=400, record=True)
+    console.print(tco_view(report))
+    assert "Note: weekly-tagger: data across a border" in console.export_text()
+    with use_language("zh"):
+        (zh,) = [n for n in tco(usage, store=store).notes if "数据从 SG 出境至 US" in n]
+    assert zh.startswith("weekly-tagger") and zh.endswith("--countries SG"), zh
+    # kept in Singapore: nothing to say, and an empty list
+    home_only = usage.constraints.model_copy(update={"regions": ("ap-southeast-1",)})
+    home = tco(usage.model_copy(update={"constraints": home_only}), store=store)
+    assert not any("data across a border" in n for n in home.notes)
+    assert tco_json(home)["demands"][0]["data_leaves_country"] == []

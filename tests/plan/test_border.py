@@ -384,3 +384,42 @@ def test_a_service_served_from_another_country_than_its_users_is_said_so() -> No
         "aws/eu-north-1 (SE) serve them from another country"
     ), note
     assert note.endswith("--countries SG")
+
+
+def test_the_recommendation_says_beside_it_that_its_option_takes_the_data_to_another_country() -> None:
+    # Only mainland China's border had its line beside the recommendation: Singapore data
+    # recommended to Ohio was said only in the table's cell and a note at the end.
+    from rich.console import Console
+
+    from gpuplan.report.plan_html import plan_html, plan_markdown
+    from gpuplan.report.plan_view import plan_view
+
+    line = (
+        "this option runs the work in another country than its data's or its users' (data leaves SG "
+        "for US): see the note on it below"
+    )
+    plan = _plan(replace(JOB, data_location=SINGAPORE), ABROAD)
+    assert (plan.recommended.provider, plan.recommended.region) == OHIO
+    console = Console(width=250, record=True)
+    console.print(plan_view(plan))
+    text = console.export_text()
+    recommended = text[text.index("Recommended: ") :].split("why: ")[0]
+    assert recommended.count("data leaves SG for US): see the note") == 1, recommended
+    assert line in recommended and "mainland-China border" not in recommended
+    assert plan_html(plan, "toy").count(line.replace("'", "&#x27;")) == 1
+    assert plan_markdown(plan, "toy", "toy.svg").count(line) == 1
+    with use_language("zh"):
+        console = Console(width=250, record=True)
+        console.print(plan_view(plan))
+        zh = console.export_text()
+    assert "此方案在数据或用户所在国家/地区之外运行（数据从 SG 出境至 US）" in zh[zh.index("推荐：") :], zh
+    # data that stays in Singapore: no line; data leaving mainland China: its own line, said once
+    home = _plan(replace(JOB, data_location=SINGAPORE), ABROAD[2:])
+    console = Console(width=250, record=True)
+    console.print(plan_view(home))
+    assert "another country than its data" not in console.export_text()
+    console = Console(width=250, record=True)
+    console.print(plan_view(_plan(JOB)))
+    text = console.export_text()
+    recommended = text[text.index("Recommended: ") :].split("why: ")[0]
+    assert "mainland-China border" in recommended and "another country than its data" not in recommended

@@ -25,7 +25,8 @@ from gpuplan.commit.adapters import (
     priced_offers,
     shift_notes,
 )
-from gpuplan.commit.model import Commitment, Demand, MissingPrice, PricedOffer, Schedule, TcoProblem
+from gpuplan.commit.crossings import border_notes, country_notes, places_bought
+from gpuplan.commit.model import Commitment, MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InfeasibleError, InputError
@@ -249,7 +250,8 @@ def tco(
         *shift_notes(demands),
         *(_(a) for a in ASSUMPTIONS),
         *_data_notes(problem, schedule),
-        *_border_notes(problem, schedule),
+        *border_notes(problem, schedule),
+        *country_notes(problem, schedule),
         *_firm_notes(problem, u),
         *_own_hosts_notes(problem, u),
     ]
@@ -286,17 +288,6 @@ def _demands_said(names: Sequence[str], template: str, **fields: object) -> list
     return [_(template).format(names=item_list(names), **fields)] if names else []
 
 
-def _places_bought(schedule: Schedule, d: Demand) -> set[tuple[str, str]]:
-    """The (provider, region) pairs where the schedule buys demand ``d``'s hours: its hourly offers
-    and the commitments of its pool."""
-    used = {
-        (o.provider, o.region)
-        for key, o in schedule.hourly_used.items()
-        if key.startswith(f"{d.gpu}/") and key.endswith(f"/{d.name}")
-    }
-    return used | {(c.offer.provider, c.offer.region) for c in schedule.commitments if c.pool == d.pool}
-
-
 def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
     """What the total counts besides GPU time, for which demands, and where it rests on an assumed
     price."""
@@ -314,7 +305,7 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
             )
         # what was assumed where the schedule places the runs: hourly offers and commitments bought
         for d in sized:
-            used = _places_bought(schedule, d)
+            used = places_bought(schedule, d)
             for r in d.run_data:
                 if (r.provider, r.region) in used:
                     notes += [
@@ -370,34 +361,6 @@ def _data_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
             "are not counted (GPU time only); give a workload file to count them"
         ),
     )
-    return notes
-
-
-def _border_notes(problem: TcoProblem, schedule: Schedule) -> list[str]:
-    """For each workload demand whose data is in mainland China, the places outside it where the
-    schedule runs it (its hourly offers and the commitments of its pool): its data leaves mainland
-    China for them, as the plan says of its options (:mod:`gpuplan.plan.border`); none where every
-    place is inside, or its country is not known."""
-    from gpuplan.i18n.places import place
-    from gpuplan.plan.border import MAINLAND_CHINA, outbound_words
-    from gpuplan.plan.region_countries import region_country
-
-    notes = []
-    for d in problem.demands:
-        if d.data_location is None or region_country(*d.data_location) != MAINLAND_CHINA:
-            continue
-        outside = sorted(
-            {
-                place(provider, region)
-                for provider, region in _places_bought(schedule, d)
-                if region_country(provider, region) not in ("", MAINLAND_CHINA)
-            }
-        )
-        if outside:
-            # TRANSLATORS: a demand's name, and what its data's move out of mainland China means
-            notes.append(
-                _("{name}: {words}").format(name=d.name, words=outbound_words(d.data_location, outside))
-            )
     return notes
 
 

@@ -722,6 +722,11 @@ class Demand:
     data_location: tuple[str, str] | None = None
     """A workload demand: where its data lives (``data.location``, provider and region), for the
     note on data the schedule moves out of mainland China; None: not given, or a direct demand."""
+    data_from: tuple[str, ...] | None = None
+    """A workload demand: the countries its runs take data from (ISO codes: ``data.location``'s
+    where data moves, then a service's users'), as the plan reads them
+    (:func:`gpuplan.plan.border.data_origins`), for what is said of hours bought in another
+    country; None: not known (data moves and ``data.location`` is not given), or a direct demand."""
     tiers: tuple[float, ...] = ()
     """A service whose load varies over its day: the hours a month each further ``gpu_step`` of
     one run (one copy of the service) is needed, busiest first (its first step all its busy hours,

@@ -11,7 +11,8 @@ where the usage lists the same kind of place, the two lists' common part holds, 
 none in common the demand is refused in one line naming both. The GPU type (``gpus``) needs no more:
 the planner sizes the demand on one the workload allows, and only that type's prices serve it.
 Where the data lives (``data.location``) places nothing: the plan prices moving it (and the tco
-each region's data costs) and notes data leaving mainland China, as it does for any option.
+each region's data costs) and notes work run in another country than the data's or its users'
+(mainland China's border with its rules), as it does for any option (``commit/crossings.py``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ __all__ = [
     "TcoBudget",
     "TcoCommitment",
     "TcoConsideredPrice",
+    "TcoCountryCrossing",
     "TcoDataCopy",
     "TcoDemand",
     "TcoDocument",
@@ -235,6 +236,21 @@ class TcoTier(Document):
     is removed."""
 
 
+class TcoCountryCrossing(Document):
+    """A place where the schedule buys a demand's hours in another country than its data's or its
+    users', as the plan's ``data_leaves_country`` says it of an option."""
+
+    provider: str
+    region: str
+    from_countries: list[str]
+    """ISO 3166 alpha-2 codes of where the data is: ``data.location``'s country where data moves,
+    then a service's users' countries (``serving.users_in``)."""
+    to_country: str
+    """ISO 3166 alpha-2 code of the place's country, another than one of ``from_countries``: the
+    data (the dataset in, the results back, the users' requests and the answers) leaves that one.
+    Whether that is lawful is not judged: the rules of the countries involved say."""
+
+
 class TcoDemand(Document):
     """How one demand was sized."""
 
@@ -254,6 +270,10 @@ class TcoDemand(Document):
     (provider/region instance pricing), the demand having been sized on the planner's best option
     on prices known to be current instead (``how`` names both), as ``gpuplan plan`` shows it beside
     its recommendation. None: sized on the cheapest."""
+    data_leaves_country: list[TcoCountryCrossing] = Field(default_factory=list)
+    """The places the schedule buys the demand's hours in another country than its data's or its
+    users', mainland China's border included; empty where it buys none there, or the countries are
+    not known (a direct demand's, or ``data.location`` not given where data moves)."""
 
 
 class TcoBudget(Document):

@@ -45,11 +45,15 @@ __all__ = [
     "OUTBOUND_MEASURES_URL",
     "PIPL_URL",
     "SLOW_CROSS_BORDER_MBITS",
+    "abroad_words",
     "border_note",
     "country_cell",
     "country_note",
     "crosses_border",
+    "crossing_to",
+    "crossing_words",
     "data_country",
+    "data_origins",
     "leaves_country",
     "outbound_words",
     "residency_note",
@@ -117,13 +121,11 @@ def crosses_border(job: JobFacts, country: str) -> bool | None:
     return True if users_cross(job, country) else _data_crosses(job, country)
 
 
-def leaves_country(job: JobFacts, country: str) -> CountryCrossing | None:
-    """Where an option in ``country`` takes the job's data from, for any country: ``data.location``'s
-    country where data moves (dataset in, results back) and a service's users' countries
-    (``serving.users_in``, their requests and the answers). None where ``country`` is not known, or
-    data moves and its country is not (``data.location`` not given: unknown is not "inside")."""
-    if not country:
-        return None
+def data_origins(job: JobFacts) -> tuple[str, ...] | None:
+    """The countries the work takes the job's data from, wherever it runs: ``data.location``'s
+    country where data moves (dataset in, results back), then a service's users' countries
+    (``serving.users_in``, their requests and the answers); empty where nothing moves. None where
+    data moves and its country is not known (``data.location`` not given: unknown is not "inside")."""
     origins: list[str] = []
     if _moves_data(job):
         here = data_country(job)
@@ -132,7 +134,29 @@ def leaves_country(job: JobFacts, country: str) -> CountryCrossing | None:
         origins.append(here)
     if job.is_service:
         origins += [c for c in job.users_in if c not in origins]
-    return CountryCrossing(from_countries=tuple(origins), to_country=country)
+    return tuple(origins)
+
+
+def leaves_country(job: JobFacts, country: str) -> CountryCrossing | None:
+    """Where an option in ``country`` takes the job's data from, for any country
+    (:func:`data_origins`). None where ``country`` is not known, or the data's is not."""
+    return crossing_to(data_origins(job), country)
+
+
+def crossing_to(origins: tuple[str, ...] | None, country: str) -> CountryCrossing | None:
+    """Work run in ``country`` on data from ``origins`` (:func:`data_origins`): the one rule by which
+    ``gpuplan plan`` (each option) and ``gpuplan tco`` (each place a demand's hours are bought in)
+    say whether data leaves its country. None where either is not known."""
+    if not country or origins is None:
+        return None
+    return CountryCrossing(from_countries=origins, to_country=country)
+
+
+def crossing_words(crossing: CountryCrossing) -> str:
+    """``data leaves SG for US``: from which countries the data leaves, for which."""
+    return _("data leaves {countries} for {country}").format(
+        countries=_(", ").join(crossing.left), country=crossing.to_country
+    )
 
 
 def _abroad(o: Option) -> CountryCrossing | None:
@@ -149,11 +173,7 @@ def country_cell(o: Option) -> str:
     China's border aside, which :func:`gpuplan.report.plan_view.border_cell` says): from which
     country to which; "" for one that does not."""
     crossing = _abroad(o)
-    if crossing is None:
-        return ""
-    return _("data leaves {countries} for {country}").format(
-        countries=_(", ").join(crossing.left), country=crossing.to_country
-    )
+    return "" if crossing is None else crossing_words(crossing)
 
 
 def country_note(job: JobFacts, options: Sequence[Option]) -> str:
@@ -193,15 +213,36 @@ def country_note(job: JobFacts, options: Sequence[Option]) -> str:
     if not words:
         return ""
     keep = here if here is not None else (job.users_in[0] if len(job.users_in) == 1 else None)
-    words.append(
+    return _("; ").join([*words, *_abroad_tail(keep)])
+
+
+def _abroad_tail(keep: str | None) -> list[str]:
+    """What is said after data leaving its country for another: that the rules of both may apply,
+    that gpuplan does not judge them, and the ``--countries`` that keeps the work in ``keep``."""
+    words = [
         _(
             "the rules on data leaving a country (personal data above all) of the countries it leaves "
             "and enters may apply; gpuplan prices the transfer but does not judge whether it is lawful"
         )
-    )
+    ]
     if keep is not None:
         words.append(_("to keep the work in {country}: --countries {country}").format(country=keep))
-    return _("; ").join(words)
+    return words
+
+
+def abroad_words(places: Sequence[tuple[str, CountryCrossing]], keep: str | None) -> str:
+    """For a demand whose hours ``gpuplan tco`` buys in ``places`` (a place's words and its crossing,
+    :func:`crossing_to`), in another country than its data's or its users': from which country to
+    which for each, as the plan says of its options (:func:`country_note`), and the ``--countries``
+    that keeps the work in ``keep`` (None: no one country does)."""
+    where = _(", ").join(
+        _("{place} ({crossing})").format(place=at, crossing=crossing_words(c)) for at, c in places
+    )
+    head = _(
+        "data across a border: its hours are bought in another country than its data's or its "
+        "users': {places}"
+    ).format(places=where)
+    return _("; ").join([head, *_abroad_tail(keep)])
 
 
 def border_note(job: JobFacts, options: Sequence[Option]) -> str:

@@ -798,11 +798,19 @@ def sanctions_lines(o: Option) -> list[str]:
 
 
 def border_lines(o: Option) -> list[str]:
-    """A line beside the recommendation where its option moves the data across the border of
-    mainland China (``Option.crosses_border``); the note among the plan's notes says the rest."""
-    if not o.crosses_border:
-        return []
-    return [_("this option moves the data across the mainland-China border: see the note on it below")]
+    """One line beside the recommendation where its option takes the data out of its country: across
+    the border of mainland China (``Option.crosses_border``), else from which country to which (any
+    country: :func:`gpuplan.plan.border.country_cell`); the note among the plan's notes says the rest."""
+    if o.crosses_border:
+        return [_("this option moves the data across the mainland-China border: see the note on it below")]
+    if crossing := country_cell(o):
+        return [
+            _(
+                "this option runs the work in another country than its data's or its users' ({crossing}): "
+                "see the note on it below"
+            ).format(crossing=crossing)
+        ]
+    return []
 
 
 def unknown_lines(o: Option) -> list[str]:

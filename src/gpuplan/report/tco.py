@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.bounded import printable
 from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
+from gpuplan.commit.crossings import places_abroad
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.phrases import bracketed, item_list
@@ -281,6 +282,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 ],
                 "day_assumed": d.day,
                 "cheapest_not_current": d.held_out,
+                "data_leaves_country": _crossings_doc(report, d.name),
             }
             for d in report.demands
         ],
@@ -295,6 +297,22 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         # year's total from this document had shown it with no word of a stale price under it
         "notes": [*_age_lines(report), *_with_stale_lines(report), *report.notes],
     }
+
+
+def _crossings_doc(report: TcoReport, name: str) -> list[dict[str, Any]]:
+    """The places the schedule buys demand ``name``'s hours in another country than its data's or
+    its users' (:func:`gpuplan.commit.crossings.places_abroad`)."""
+    return [
+        {
+            "provider": provider,
+            "region": region,
+            "from_countries": list(c.from_countries),
+            "to_country": c.to_country,
+        }
+        for d in report.problem.demands
+        if d.name == name
+        for provider, region, c in places_abroad(report.schedule, d)
+    ]
 
 
 def _budget_doc(report: TcoReport) -> dict[str, Any] | None:
