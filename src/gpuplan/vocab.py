@@ -633,29 +633,27 @@ class Precision(Choice):
     ``accumulate_allreduce_grads_in_fp32`` on (megatron/training/arguments.py, core_v0.6.0)."""
 
     @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        # torch's dtype name of bf16 (torch.bfloat16), all-bf16 weights as bf16 itself
+        return {"bfloat16": "bf16"}
+
+    @classmethod
     def hints(cls) -> Mapping[str, str | tuple[str, ...]]:
-        # "fp16" to serve is fp16 weights, fp16-master's (the workload loader takes it so for task:
-        # infer: :data:`SERVING_PRECISION_ALIASES`); to train it names no one method: the four are offered.
-        # "float16" is most often mixed precision (torch.autocast over fp32 weights): amp-fp16 first;
-        # fp16 weights (a model.half(), DeepSpeed's fp16) are fp16-master's, which "half" names first.
-        # bf16 is a member itself (all-bf16 weights); only bfloat16 needs pointing at it.
-        fp16 = ("amp-fp16", "fp16-master")
+        # "fp16" and torch's names of it ("float16", "half") to serve are fp16 weights,
+        # fp16-master's (the workload loader takes them so for task: infer:
+        # :data:`SERVING_PRECISION_ALIASES`); to train they name no one method: the four are offered.
         to_train = ("amp-fp16", "amp-bf16", "fp16-master", "bf16")
-        return {"fp16": to_train, "float16": fp16, "half": fp16[::-1], "bfloat16": "bf16"}
+        return dict.fromkeys(SERVING_PRECISION_ALIASES, to_train)
 
     @classmethod
     def hint_notes(cls) -> Mapping[str, str]:
-        note = N_(
-            "amp-fp16: fp32 weights under torch.autocast; fp16-master: fp16 weights with an fp32 "
-            "master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train"
-        )
         to_train = N_(
-            "fp16 is taken for inference only (fp16 weights, as fp16-master); to train, name the "
-            "method: amp-fp16 or amp-bf16 (fp32 weights under torch.autocast), fp16-master (fp16 "
-            "weights with an fp32 master copy, as Megatron-LM --fp16 and DeepSpeed's fp16 train) or "
-            "bf16 (all-bf16 weights and state)"
+            "fp16 (float16, half) is taken for inference only (fp16 weights, as fp16-master); to "
+            "train, name the method: amp-fp16 or amp-bf16 (fp32 weights under torch.autocast), "
+            "fp16-master (fp16 weights with an fp32 master copy, as Megatron-LM --fp16 and "
+            "DeepSpeed's fp16 train) or bf16 (all-bf16 weights and state)"
         )
-        return {"fp16": to_train, "float16": note, "half": note}
+        return dict.fromkeys(SERVING_PRECISION_ALIASES, to_train)
 
     @property
     def master_weights(self) -> bool:
@@ -670,14 +668,17 @@ class Precision(Choice):
 
 #: Precisions a workload of ``task: infer`` may name that training may not (:meth:`Precision.hints`
 #: says why there), by key (:func:`_key`), and the member each is: a served model has no optimizer,
-#: so fp16-master's master copy is never made and ``fp16`` (plain fp16 weights, ``model.half()``) is
-#: all that is left of it.
-SERVING_PRECISION_ALIASES: Mapping[str, Precision] = MappingProxyType({"fp16": Precision.FP16_MASTER})
+#: so fp16-master's master copy is never made and ``fp16`` (plain fp16 weights, ``model.half()``;
+#: torch calls the dtype ``float16`` or ``half``) is all that is left of it.
+SERVING_PRECISION_ALIASES: Mapping[str, Precision] = MappingProxyType(
+    dict.fromkeys(("fp16", "float16", "half"), Precision.FP16_MASTER)
+)
 
 
 def serving_precision(value: object) -> Precision | None:
     """The member an inference workload's ``precision: value`` names by
-    :data:`SERVING_PRECISION_ALIASES` (``fp16``: fp16-master); None for any other value."""
+    :data:`SERVING_PRECISION_ALIASES` (``fp16``, ``float16``, ``half``: fp16-master); None for any
+    other value."""
     return SERVING_PRECISION_ALIASES.get(_key(value)) if isinstance(value, str) else None
 
 

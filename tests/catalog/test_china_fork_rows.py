@@ -92,3 +92,27 @@ def test_the_fork_names_map_as_the_hardware_catalog_allows() -> None:
     assert gpu is None and "H20" in why
     gpu, why = market_gpu("A800 40G", "ecs.ebmgn7v.32xlarge A800 40G", 40960, 8)
     assert gpu is None and "80 GB" in why
+
+
+def test_a_price_source_says_the_files_own_rate_is_not_used() -> None:
+    # "(USD = CNY × 0.138 in the file; kept in CNY)" beside the catalog's 6.9858 CNY per USD had
+    # read as two rates in use; the price is the file's figure ÷ 0.138, converted at the catalog's
+    from gpuplan.catalog.importers.skypilot_markets import parse_market
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.sources import source_words
+
+    said = (
+        " (the rate in the file, USD = CNY × 0.138, is not used: kept in CNY and converted at the"
+        " dated rate of the catalog)"
+    )
+    parsed = parse_market(FORK, "alibaba", as_of="2026-12-03", source=SOURCE)
+    sources = {p.source for row in parsed.rows for p in row.prices}
+    assert sources and all(s.endswith(said) for s in sources)
+    shipped = [p["source"] for p in read_table("prices.csv") if SOURCE in p["source"]]
+    assert shipped and all(s.endswith(said) for s in shipped)
+    # in Chinese too, and a store seeded with the earlier words reads the same
+    with use_language("zh"):
+        for stored in (said, " (USD = CNY × 0.138 in the file; kept in CNY)"):
+            assert source_words(f"{SOURCE}, line 2{stored}").endswith(
+                "（不使用文件自带的汇率 USD = CNY × 0.138：价格按 CNY 保存，按目录中注明日期的汇率换算）"
+            )

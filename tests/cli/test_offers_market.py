@@ -165,6 +165,22 @@ def test_catalog_info_says_a_pricing_model_only_low_confidence_rows_give_apart(d
     assert "aws monthly" in table.stdout.split("Pricing models only low-confidence prices give")[1]
 
 
+def test_catalog_info_says_a_provider_priced_at_low_confidence_only_has_no_usable_pricing_model(
+    db: str,
+) -> None:
+    # huawei "8 / 1 / 1" beside a bare "—", the mark of a provider with no price at all (mithril):
+    # its one priced offer is an article's A100 row, on_demand and spot at low confidence only
+    for columns, layout in (("200", 0), ("90", 1)):
+        table = runner.invoke(app, ["--db", db, "catalog", "info"], env={"COLUMNS": columns})
+        assert table.exit_code == 0, table.output
+        lines = table.stdout.splitlines()
+        at = next(i for i, x in enumerate(lines) if x.startswith("huawei "))
+        cell = " ".join(lines[at : at + 3]) if layout else lines[at]
+        assert "none usable:" in cell and "low-confidence" in cell, cell
+        [mithril] = [x for x in lines if x.startswith("mithril ")]
+        assert "—" in mithril and "none usable" not in mithril
+
+
 def test_the_price_column_reads_in_the_order_the_table_is_ranked(db: str) -> None:
     # p5en spot in eu-north-1: listed $10.44 but undated, below the region's dated $11.01 that
     # plans cost it at, and ranked at; its column had shown $10.44 among dearer-looking rows

@@ -343,6 +343,7 @@ def test_a_refused_deploy_option_is_named(
         ("/api/v1/offers?provider=awz", "provider", "unknown provider 'awz'; did you mean 'aws'"),
         ("/api/v1/offers?region=us-eats-1", "region", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
         ("/api/v1/offers?pricing=reservd", "pricing", "unknown pricing model 'reservd'; did you mean"),
+        ("/api/v1/offers?hosts=provder", "hosts", "unknown host rule 'provder'; did you mean 'provider'"),
         ("/api/v1/offers/countries?gpu=H10", "gpu", "unknown GPU 'H10'; did you mean 'H100'"),
     ],
 )

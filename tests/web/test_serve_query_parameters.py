@@ -68,3 +68,16 @@ def test_a_post_route_refuses_one_too(service: Service) -> None:
     r = service.client.post("/api/v1/tco?currncy=CNY", json={"usage": {}}, headers=service.auth("plan"))
     assert r.status_code == 400, r.text
     assert r.json()["field"] == "currncy"
+
+
+def test_hosts_provider_keeps_provider_run_machines_as_the_command_does(service: Service) -> None:
+    # the answer said host_kind and hosts_left_out, but ?hosts= was refused as unknown
+    url = "/api/v1/offers?gpu=RTX-4090&all_regions=true"
+    every = service.client.get(url, headers=service.auth("read"))
+    assert every.status_code == 200, every.text
+    assert "community_host" in {o["host_kind"] for o in every.json()["offers"]}
+    kept = service.client.get(url + "&hosts=provider", headers=service.auth("read"))
+    assert kept.status_code == 200, kept.text
+    run = kept.json()
+    assert {o["host_kind"] for o in run["offers"]} <= {"cloud_vm", "bare_metal", "secure_cloud", "resold"}
+    assert run["hosts_left_out"] == len(every.json()["offers"]) - len(run["offers"]) > 0

@@ -16,6 +16,12 @@ from gpuplan.i18n.messages import N_, Language, _, current_language
 
 __all__ = ["source_words"]
 
+#: A SkyPilot-format file's dollars undone to the yuan charged: its rate is no second one in use.
+_UNUSED_FILE_RATE = N_(
+    " (the rate in the file, USD = CNY × {rate}, is not used: kept in CNY and converted at the "
+    "dated rate of the catalog)"
+)
+
 #: gpuplan's own wording inside a source line, each with the message that says it; a group of the
 #: pattern fills the placeholder of its name. In order: a longer form before a shorter one.
 _OWN_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -54,9 +60,14 @@ _OWN_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r", retrieved (?P<date>[\d-]+)"), N_(", retrieved {date}")),
     (re.compile(r", rows copied to (?P<file>\S+)"), N_(", rows copied to {file}")),
     (
-        re.compile(r" \(USD = CNY × (?P<rate>[\d.]+) in the file; kept in CNY\)"),
-        N_(" (USD = CNY × {rate} in the file; kept in CNY)"),
+        re.compile(
+            r" \(the rate in the file, USD = CNY × (?P<rate>[\d.]+), is not used: kept in CNY and "
+            r"converted at the dated rate of the catalog\)"
+        ),
+        _UNUSED_FILE_RATE,
     ),
+    # the same said of a store seeded before the wording said plainly that the rate is unused
+    (re.compile(r" \(USD = CNY × (?P<rate>[\d.]+) in the file; kept in CNY\)"), _UNUSED_FILE_RATE),
     (re.compile(r" in the SkyPilot-format catalog "), N_(" in the SkyPilot-format catalog ")),
     (
         re.compile(r" \(undated Chinese web article\), section "),

@@ -48,6 +48,7 @@ from gpuplan.vocab import pricing_name
 if TYPE_CHECKING:
     # The document models (pydantic) are imported by the functions that build them: the tables
     # (`gpuplan offers`, `gpus`, `catalog info`) do without pydantic.
+    from gpuplan.catalog.coverage import ProviderCoverage
     from gpuplan.catalog.discounts import Discount
     from gpuplan.catalog.refresh import RefreshOutcome
     from gpuplan.catalog.undo import ImportEntry, UndoReport
@@ -732,11 +733,23 @@ def _coverage_table(info: CatalogInfo, layout: int) -> Table:
         table.add_row(
             c.provider,
             *(counts if layout == 0 else [" / ".join(counts)]),
-            (item_list if layout == 0 else "\n".join)(_(m) for m in c.pricing_models) or "—",
+            _pricing_models_cell(c, layout),
             dated,
             c.last_refresh or _("never"),
         )
     return table
+
+
+def _pricing_models_cell(c: ProviderCoverage, layout: int) -> str:
+    """The provider's usable pricing models; where its only prices are low-confidence (its priced
+    offers counted, yet none a plan costs unasked), says so rather than a bare dash that reads as
+    no price at all: the note under the table names those pricing models."""
+    usable = (item_list if layout == 0 else "\n".join)(_(m) for m in c.pricing_models)
+    if usable or not c.low_confidence_only:
+        return usable or "—"
+    # one line in the wide layout; in the narrow one no wider than a pricing model's code
+    said = _("none usable:\nlow-confidence\nonly")
+    return " ".join(said.split("\n")) if layout == 0 else said
 
 
 def info_view(info: CatalogInfo) -> RenderableType:

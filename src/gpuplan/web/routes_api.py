@@ -208,15 +208,25 @@ def offers(
     sort: Literal["price", "price-per-gpu", "gpu-memory"] = "price",
     all_regions: bool = False,
     allow_low_confidence: bool = False,
+    hosts: Annotated[
+        str | None,
+        Query(
+            max_length=32,
+            description="Which hosts the offers may be on, as a plan's hosts: any (the default) or "
+            "provider, only machines a provider runs in its own or vetted data centres (the offers "
+            "left out are counted in hosts_left_out).",
+        ),
+    ] = None,
 ) -> Any:
     """Instance types with their price per hour and per GPU-hour (``gpuplan offers --json``);
     prices labelled low-confidence (articles' tables) left out and counted unless
-    ``allow_low_confidence``, as the command and plans leave them out."""
+    ``allow_low_confidence``, as the command and plans leave them out; ``hosts=provider`` keeps
+    provider-run machines only, as ``gpuplan offers --hosts provider``."""
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.query import OfferQuery, list_offers
     from gpuplan.i18n import use_language
     from gpuplan.report.catalog import offers_json
-    from gpuplan.vocab import PricingModel
+    from gpuplan.vocab import HostRule, PricingModel
 
     with use_language(caller.lang), _query_named():
         listing = list_offers(
@@ -233,6 +243,7 @@ def offers(
                 sort=sort,
                 all_regions=all_regions,
                 allow_low_confidence=allow_low_confidence,
+                hosts=HostRule.cast(hosts).value if hosts else None,
             ),
         )
         return offers_json(listing)
@@ -246,6 +257,7 @@ _FILTER_OF_KIND = {
     "provider": "provider",
     "pricing model": "pricing",
     "region": "region",
+    "host rule": "hosts",
 }
 
 

@@ -251,7 +251,11 @@ def _row(
                 raise LineError(
                     N_("{column} {value} is not a positive amount"), column=column, value=r[column].strip()
                 )
-        line_source += f" (USD = CNY × {rate:g} in the file; kept in CNY)"
+        # the file's rate is only undone here: a reader must not take it for a second rate in use
+        line_source += (
+            f" (the rate in the file, USD = CNY × {rate:g}, is not used: kept in CNY and converted at"
+            " the dated rate of the catalog)"
+        )
         od, spot = (None if x is None else round(x / rate, 6) for x in (od, spot))
     prices: list[PriceRow] = []
     if od is not None:
