@@ -36,7 +36,7 @@ needed).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 import numpy as np
@@ -128,12 +128,17 @@ CUT_QUANTILE = 0.999
 _ZCUT = NormalDist().inv_cdf(CUT_QUANTILE)
 
 
-def _mean_over_p95(sigma: float) -> float:
+def _mean_over_p95(sigma: float, longest_over_p95: float | None = None) -> float:
     """The mean of a log-normal of spread ``sigma`` cut at :data:`CUT_QUANTILE`, over its p95:
-    ``e^(σ²/2 − z95·σ)·Φ(zcut − σ) + (1 − q)·e^((zcut − z95)·σ)``; 1 at σ = 0."""
-    return math.exp(sigma * sigma / 2 - _Z95 * sigma) * NormalDist().cdf(_ZCUT - sigma) + (
-        1.0 - CUT_QUANTILE
-    ) * math.exp((_ZCUT - _Z95) * sigma)
+    ``e^(σ²/2 − z95·σ)·Φ(zcut − σ) + (1 − Φ(zcut))·e^((zcut − z95)·σ)``; 1 at σ = 0. With
+    ``longest_over_p95``, cut at that many times its p95 where that is lower."""
+    z = _ZCUT
+    if longest_over_p95 is not None and sigma > 0:
+        z = min(z, _Z95 + math.log(longest_over_p95) / sigma)
+    above = 1.0 - CUT_QUANTILE if z == _ZCUT else 1.0 - NormalDist().cdf(z)
+    return math.exp(sigma * sigma / 2 - _Z95 * sigma) * NormalDist().cdf(z - sigma) + above * math.exp(
+        (z - _Z95) * sigma
+    )
 
 
 def _widest() -> float:
@@ -176,6 +181,35 @@ class LengthDistribution:
         mu = math.log(self.p95) - _Z95 * self.sigma
         drawn = np.minimum(rng.lognormal(mu, self.sigma, n), self.longest)
         return np.maximum(np.rint(drawn), 1).astype(np.int64)
+
+    def capped(self, longest: int) -> LengthDistribution | None:
+        """These lengths cut at ``longest`` tokens instead (the longest request a replica holds), the
+        spread narrowed so that the mean and the p95 stay; None where ``longest`` is below the p95
+        (no such cut keeps it). Itself where its own cut is no longer."""
+        if longest >= self.longest:
+            return self
+        if longest < self.p95 or self.sigma == 0.0:
+            return None
+        # the narrower spread whose mean, cut at ``longest``, is still the mean (cut lower, a spread
+        # holds a lower mean: the one that holds it is narrower than this one's)
+        target, over = self.mean / self.p95, longest / self.p95
+        lo, hi = 0.0, self.sigma
+        for _step in range(60):
+            mid = (lo + hi) / 2
+            if _mean_over_p95(mid, over) > target:
+                lo = mid
+            else:
+                hi = mid
+        return replace(self, sigma=lo, longest=longest)
+
+    def redrawn(self, drawn: np.ndarray, capped: LengthDistribution) -> tuple[np.ndarray, int]:
+        """``drawn`` (lengths drawn from these) as the same draws of ``capped`` (:meth:`capped`): each
+        the same quantile of the narrower spread, at most its cut; and how many were cut there."""
+        if capped is self:
+            return drawn, 0
+        spread = self.p95 * (np.maximum(drawn, 1) / self.p95) ** (capped.sigma / self.sigma)
+        cut = int(np.count_nonzero(spread > capped.longest))
+        return np.maximum(np.rint(np.minimum(spread, capped.longest)), 1).astype(np.int64), cut
 
 
 def length_distribution(mean: int, p95: int, *, stated: bool = False) -> LengthDistribution | None:

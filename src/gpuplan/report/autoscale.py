@@ -50,7 +50,7 @@ from gpuplan.simulate.autoscale import (
     PolicyResult,
 )
 from gpuplan.simulate.latency import METRICS
-from gpuplan.simulate.trace import RETIMED_MARK, ShapeRate
+from gpuplan.simulate.trace import RETIMED_MARK, LengthCap, ShapeRate
 from gpuplan.vocab import PRICING_RULES, pricing_name
 
 if TYPE_CHECKING:
@@ -615,6 +615,25 @@ def _lengths_line(prompt: LengthDistribution, output: LengthDistribution) -> str
     ).format(source=tail_source(drawn_tail(prompt, output)), **fields)
 
 
+def _cap_line(cap: LengthCap, gpu: str) -> str:
+    """How a generated trace's lengths were cut at the longest request one replica holds
+    (:meth:`gpuplan.simulate.trace.Trace.within`), and how many draws were."""
+    return _(
+        "One {gpu} replica's KV cache holds {kv:,} tokens, the longest request (prompt + output) its "
+        "engine takes (vLLM's max_model_len); a server refuses longer ones, so none is drawn: the "
+        "lengths are cut at {prompt_cut:,} prompt and {output_cut:,} output tokens instead, their "
+        "spread narrowed so that their means and 95th percentiles stay. Draws cut there: {prompt_n:,} "
+        "of the prompts, {output_n:,} of the answers."
+    ).format(
+        gpu=gpu,
+        kv=cap.kv_tokens,
+        prompt_cut=cap.lengths[0].longest,
+        output_cut=cap.lengths[1].longest,
+        prompt_n=cap.cut[0],
+        output_n=cap.cut[1],
+    )
+
+
 def _against_plan_lines(res: AutoscaleResult) -> list[str]:
     """Each policy's simulated p95 latency beside the plan's estimate for its fleet at the trace's
     peak, in the direction the two figures have (as shown), and why they differ."""
@@ -680,6 +699,8 @@ def _trace_input_lines(res: AutoscaleResult) -> list[str]:
     lines = trace_rate_lines(res.trace_name, res.trace_rate, res.trace_slow_median_gap_s)
     if res.trace_lengths is not None:
         lines.append(_lengths_line(*res.trace_lengths))
+    if res.trace_length_cap is not None:
+        lines.append(_cap_line(res.trace_length_cap, res.replica.gpu))
     lines += _against_plan_lines(res)
     if res.trace_default_prompt_tokens is not None:
         lines.append(

@@ -34,7 +34,7 @@ from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo
 from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy, queue_target
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
-from gpuplan.simulate.trace import MAX_WINDOW_S, ShapeRate, Trace
+from gpuplan.simulate.trace import MAX_WINDOW_S, LengthCap, ShapeRate, Trace
 from gpuplan.start_up import StartUp
 from gpuplan.units import MAX_SPOT_NOTICE_S
 from gpuplan.vocab import PRICING_RULES
@@ -336,6 +336,9 @@ class AutoscaleResult:
     trace_lengths: tuple[LengthDistribution, LengthDistribution] | None = None
     """A generated trace's prompt and output lengths, what they were drawn from (the p95 lengths
     ``plan`` checks its p95 targets at); None for a trace read from a file."""
+    trace_length_cap: LengthCap | None = None
+    """Where a generated trace's lengths were cut at the longest request one replica holds
+    (:meth:`Trace.within`): at what, and how many."""
     duration_s: float
     policies: tuple[PolicyResult, ...]
     plan_p95_latency_s: dict[str, float] = field(default_factory=dict)
@@ -878,6 +881,9 @@ def simulate_autoscale(
     of it alone), so that a policy costs the same whichever others run beside it; ``prices``
     otherwise."""
     settings = settings or SimulationSettings()
+    if trace.synthetic and replica.step is not None:
+        # a generated request is drawn no longer than a replica's engine takes (a file's is refused)
+        trace = trace.within(replica.step.kv_capacity_tokens)
     if trace.prompt_tokens is None or trace.output_tokens is None:
         raise InputError.worded(N_("the trace has no token counts; give the workload's serving: figures"))
     if not policies:
@@ -953,6 +959,7 @@ def simulate_autoscale(
         trace_rate=trace.rate,
         trace_slow_median_gap_s=trace.slow_median_gap_s,
         trace_lengths=trace.lengths,
+        trace_length_cap=trace.length_cap,
         duration_s=trace.duration_s,
         policies=tuple(out),
     )

@@ -57,6 +57,7 @@ __all__ = [
     "MAX_WINDOW_S",
     "RETIMED_MARK",
     "SLOW_GAP_S",
+    "LengthCap",
     "Shape",
     "ShapeRate",
     "Trace",
@@ -91,6 +92,20 @@ MAX_SECONDS_TIMESTAMP = 1e11
 SLOW_GAP_S = 60.0
 _PROMPT = ("prompt_tokens", "contexttokens", "tokens_in", "input_tokens")
 _OUTPUT = ("output_tokens", "generatedtokens", "tokens_out")
+
+
+@dataclass(frozen=True, kw_only=True)
+class LengthCap:
+    """A generated trace's lengths cut at the longest request one replica holds (:meth:`Trace.within`)."""
+
+    kv_tokens: int
+    """One replica's KV cache, tokens: the longest request (prompt + output) its engine takes, as
+    deploy starts it (vLLM's ``max_model_len``)."""
+    lengths: tuple[LengthDistribution, LengthDistribution]
+    """The prompt and output lengths drawn instead: the trace's, each cut at its share of
+    :attr:`kv_tokens`."""
+    cut: tuple[int, int]
+    """The prompts and the answers drawn longer, cut at those lengths' longest."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,6 +144,8 @@ class Trace:
     lengths: tuple[LengthDistribution, LengthDistribution] | None = None
     """A generated trace's prompt and output lengths, what they were drawn from (:func:`lengths`);
     None for a trace read from a file."""
+    length_cap: LengthCap | None = None
+    """Where a generated trace's lengths were cut at what one replica holds (:meth:`within`)."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -160,10 +177,38 @@ class Trace:
             default_prompt_tokens=prompt_tokens if self.prompt_tokens is None else self.default_prompt_tokens,
             default_output_tokens=output_tokens if self.output_tokens is None else self.default_output_tokens,
             lengths=self.lengths,
+            length_cap=self.length_cap,
             rate=self.rate,
             slow_median_gap_s=self.slow_median_gap_s,
             seconds_column=self.seconds_column,
         )
+
+    def within(self, kv_tokens: int) -> Trace:
+        """A generated trace with requests longer than ``kv_tokens`` (prompt + output: one replica's
+        KV cache, the longest request its engine takes, vLLM's ``max_model_len``) drawn again no
+        longer: each length cut at its share of ``kv_tokens`` (the two 99.9th-percentile cuts scaled
+        down alike), the spread narrowed so that the means and the p95 lengths plan checks its
+        targets at stay (:meth:`LengthDistribution.capped`), and the same draws taken at the same
+        quantiles. Itself where every request fits, for a trace file (a server refuses its longer
+        requests, and the simulation does too), and where a cut would fall below a p95 (the plan's
+        own p95 request does not fit: the simulation refuses it)."""
+        if self.lengths is None or self.prompt_tokens is None or self.output_tokens is None:
+            return self
+        need = self.prompt_tokens.astype(np.int64) + self.output_tokens.astype(np.int64)
+        if kv_tokens <= 0 or not bool((need > kv_tokens).any()):
+            return self
+        prompt, output = self.lengths
+        share = kv_tokens / (prompt.longest + output.longest)
+        capped_prompt = prompt.capped(math.floor(prompt.longest * share))
+        capped_output = output.capped(math.floor(output.longest * share))
+        if capped_prompt is None or capped_output is None:
+            return self
+        p, prompt_cut = prompt.redrawn(self.prompt_tokens, capped_prompt)
+        o, output_cut = output.redrawn(self.output_tokens, capped_output)
+        cap = LengthCap(
+            kv_tokens=kv_tokens, lengths=(capped_prompt, capped_output), cut=(prompt_cut, output_cut)
+        )
+        return replace(self, prompt_tokens=p, output_tokens=o, length_cap=cap)
 
 
 #: How close a column's name must be to a token column's (difflib's ratio) to be taken as a typo of
