@@ -46,6 +46,7 @@ __all__ = [
     "estimate",
     "estimate_replica_capacity",
     "estimate_replica_figures",
+    "image_peak_replicas",
     "image_service",
     "instance_links",
     "latency_held_share",
@@ -469,15 +470,27 @@ def latency_held_share(
     return share if share > 0 else None
 
 
-def _one_replica(workload: Workload, gpu: str, profile: Profile, replicas_per_gpu: int) -> EstimateReport:
+def _one_replica(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    replicas_per_gpu: int,
+    measured_steps: Sequence[Any] = (),
+) -> EstimateReport:
     """The estimate of one replica of ``workload``'s service on ``gpu``, ``replicas_per_gpu``
-    time-sharing each: each in its share of the memory and the time, as deploy's fit check takes it."""
+    time-sharing each: each in its share of the memory and the time, as deploy's fit check takes it;
+    anchored on ``measured_steps`` (``gpuplan measure`` recordings) as ``plan``'s estimate is."""
     serving = workload.serving
     if serving is not None and serving.share_gpu != replicas_per_gpu:
         workload = workload.model_copy(
             update={"serving": serving.model_copy(update={"share_gpu": replicas_per_gpu})}
         )
-    return estimate(workload, [f"{gpu}:{max(1, workload.tensor_parallel)}"], profile=profile)
+    return estimate(
+        workload,
+        [f"{gpu}:{max(1, workload.tensor_parallel)}"],
+        profile=profile,
+        measured_steps=measured_steps,
+    )
 
 
 def _serving_outcome(
@@ -508,36 +521,82 @@ def image_service(
     replicas_per_gpu: int,
     requests_per_s: float | None = None,
     replicas: int = 1,
+    measured_steps: Sequence[Any] = (),
 ) -> ImageServing | None:
     """One replica of an image service (``inputs.denoising_steps``) on ``gpu`` as ``plan`` sizes
     it (:func:`gpuplan.perf.image_serving.image_serving`): the estimate's step of one replica (the
     traced batch's denoiser call), the calls of an image (:func:`~gpuplan.perf.image_serving.
     image_calls`), its batch the places; ``requests_per_s`` (default the serving block's) split
-    over ``replicas``. None where the estimate gives no step (a GPU it cannot run on)."""
+    over ``replicas``; the step anchored on ``measured_steps`` (the workload's ``gpuplan measure``
+    recordings, :func:`gpuplan.perf.anchor.workload_measurements`), as ``plan``'s image rows are. None
+    where the estimate gives no step (a GPU it cannot run on)."""
+    from gpuplan.perf.image_serving import image_serving
+
+    step = _image_step(workload, gpu, profile, replicas_per_gpu, measured_steps)
+    serving = workload.serving
+    if step is None or serving is None:
+        return None
+    return image_serving(
+        **step,
+        requests_per_s=serving.requests_per_s if requests_per_s is None else requests_per_s,
+        replicas=max(1, replicas),
+    )
+
+
+def image_peak_replicas(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    measured_steps: Sequence[Any] = (),
+) -> tuple[int, float] | None:
+    """The replicas ``plan`` sizes an image service's fleet at for its stated peak
+    (``serving.requests_per_s``) on ``gpu`` (:func:`gpuplan.perf.image_serving.peak_replicas`, in
+    whole GPUs of ``replicas_per_gpu`` time-sharing each, as plan counts an option's), and what one
+    replica carries at full load (images/s); None where the estimate gives no step or no count
+    meets the p95 target. Deploy's autoscaler ceiling and its check of the GPUs given take it."""
+    from gpuplan.perf.image_serving import image_serving, peak_replicas
+
+    step = _image_step(workload, gpu, profile, replicas_per_gpu, measured_steps)
+    serving = workload.serving
+    if step is None or serving is None:
+        return None
+    n = peak_replicas(**step, requests_per_s=serving.requests_per_s, p95_latency_ms=serving.p95_latency_ms)
+    if n is None:
+        return None
+    share = max(1, replicas_per_gpu)
+    one = image_serving(**step, requests_per_s=serving.requests_per_s, replicas=1)
+    return -(-n // share) * share, one.capacity_images_per_s
+
+
+def _image_step(
+    workload: Workload, gpu: str, profile: Profile, replicas_per_gpu: int, measured_steps: Sequence[Any]
+) -> dict[str, Any] | None:
+    """What :func:`gpuplan.perf.image_serving.image_serving` takes of one replica of an image
+    service on ``gpu`` besides the load: the estimate's step (anchored on ``measured_steps``), the
+    calls of an image, the batch, the share of its GPU's time; None where there is none."""
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.image_serving import image_calls, image_serving
+    from gpuplan.perf.image_serving import image_calls
     from gpuplan.perf.inference import time_slice_share
 
-    serving = workload.serving
-    if serving is None or not workload.serves_images:
+    if workload.serving is None or not workload.serves_images:
         return None
     try:
-        report = _one_replica(workload, gpu, profile, replicas_per_gpu)
+        report = _one_replica(workload, gpu, profile, replicas_per_gpu, measured_steps)
         calls = image_calls(workload, profile, get_gpu(gpu))
     except GpuplanError:
         return None
     est = report.outcomes[0].estimate
     if est is None or calls is None or not est.step_time_s > 0:
         return None
-    return image_serving(
-        step_s=est.step_time_s,
-        calls=calls,
-        batch=workload.inputs.batch_size,
-        requests_per_s=serving.requests_per_s if requests_per_s is None else requests_per_s,
-        replicas=max(1, replicas),
-        time_share=time_slice_share(max(1, replicas_per_gpu)),
-    )
+    return {
+        "step_s": est.step_time_s,
+        "calls": calls,
+        "batch": workload.inputs.batch_size,
+        "time_share": time_slice_share(max(1, replicas_per_gpu)),
+    }
 
 
 def engine_batch_slots(

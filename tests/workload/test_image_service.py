@@ -8,6 +8,7 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -46,8 +47,9 @@ def _estimate(path: Path, capsys: pytest.CaptureFixture[str], gpu: str = "A10") 
 def test_a_generation_jobs_throughput_is_images_not_denoiser_calls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # was: "throughput (images/s) 250" for denoiser calls of 2 latents: 60 calls (30 steps × 2 with
-    # guidance) make one image, 4.17 images/s
+    # was: "throughput (images/s) 250" for denoiser calls of 2 latents; then 60 calls an image (30
+    # steps × 2 with guidance), 4.17 images/s on A10; now a guided step is one call of twice the
+    # batch, as a service's image counts it: about 30 calls' time on this launch-bound batch, 8.34
     job = {
         "name": "gen",
         "task": "infer",
@@ -58,13 +60,17 @@ def test_a_generation_jobs_throughput_is_images_not_denoiser_calls(
     }
     calls = _estimate(_write(tmp_path / "calls", job), capsys)
     job["inputs"] = {**job["inputs"], "denoising_steps": 30, "guidance": True}  # type: ignore[dict-item]
-    job["data"] = {"samples": 1000}  # images now: 60,000 denoiser calls
+    job["data"] = {"samples": 1000}  # images now: 30 guided steps each
     images = _estimate(_write(tmp_path / "images", job), capsys)
     assert images["step_time_s"] == pytest.approx(calls["step_time_s"])
-    assert images["throughput"] == pytest.approx(calls["throughput"] / 60)
-    assert images["job_time_h"] == pytest.approx(calls["job_time_h"])
+    per_image = calls["throughput"] / images["throughput"]  # calls of the traced batch an image
+    assert per_image * (1 + 1e-6) >= 30 and per_image < 60 * 0.9  # was 60
+    assert images["job_time_h"] == pytest.approx(calls["job_time_h"] * per_image / 60)
     out = answered(["estimate", str(tmp_path / "images" / "w.yaml"), "--gpu", "A10"], capsys)
-    assert "an image 60 of them (inputs.denoising_steps, × 2 with guidance)" in " ".join(out.split())
+    said = (
+        f"an image {per_image:.3g} of them (inputs.denoising_steps; with guidance a step is one call of twice"
+    )
+    assert said in " ".join(out.split())
 
 
 def test_an_image_service_is_planned_without_tokens_and_priced_per_thousand_images(
@@ -216,3 +222,80 @@ def test_deploy_refuses_an_image_service_whose_replica_does_not_fit_its_share(
     answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
     line = refused([*args, "--share-gpu", "4", "--image", "registry.example/unet:1"], capsys)
     assert "one of 4 replicas of the image service does not fit its share of L20" in line
+
+
+def test_deploys_max_replicas_of_an_image_service_is_the_fleet_plan_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 20 images/s on L20: plan's fleet is 6 replicas (4.17 images/s each at full load, 80 % of it)
+    path = _write(tmp_path / "w", _service(serving__requests_per_s=20))
+    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))
+    fleet = min(o["service"]["replicas"] for o in plan["options"])
+    assert fleet > 2
+    args = ["deploy", str(path), "--target", "k8s", "--gpu", "L20", "--image", "registry.example/unet:1"]
+    args += ["--project", str(tmp_path / "w")]
+    # was: written on one GPU whatever the load; now refused as a language model's service is
+    line = refused([*args, "--out", str(tmp_path / "refused")], capsys)
+    assert f"the service's load, 20 req/s, needs {fleet} x L20 by gpuplan's estimate" in line
+    assert f"give --count {fleet}" in line
+    answered([*args, "--count", "1", "--out", str(tmp_path / "out")], capsys)
+    hpa = yaml.safe_load((tmp_path / "out" / "k8s" / "hpa.yaml").read_text(encoding="utf-8"))
+    # was 2: room to double the one GPU given
+    assert hpa["spec"]["maxReplicas"] == fleet
+    readme = " ".join((tmp_path / "out" / "README.md").read_text(encoding="utf-8").split())
+    assert (
+        f"is the fleet `gpuplan plan` sizes for the service's peak on L20, by gpuplan's estimate: {fleet}"
+        in readme
+    )
+
+
+def _simulated(path: Path, rate: float, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
+    args = ["simulate", "autoscale", str(path), "--gpu", "L20", "--shape", "step", "--rate", f"{rate:g}"]
+    args += ["--peak", f"{rate:g}", "--hours", "4", "--policy", "fixed:replicas=1"]
+    doc = json.loads(answered([*args, "--json"], capsys))
+    return doc, " ".join(answered(args, capsys).split())
+
+
+def test_an_image_services_simulation_has_no_ttft_and_says_saturation_only_when_true(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # one place a replica (batch 1), about half busy at 2 images/s
+    doc, text = _simulated(SERVICE, 2, capsys)
+    policy = doc["policies"][0]
+    # was: a TTFT column equal to e2e, its p95 the image's
+    ttft = policy["latency"]["ttft"]
+    assert ttft["p95_s"] is None and "no first token" in ttft["note"]
+    assert policy["latency"]["e2e"]["p95_s"] is not None and policy["latency"]["e2e"]["note"] is None
+    assert "TTFT and TPOT: —: an image service's request is one image, delivered whole" in text
+    # was: "ran near saturation for 240 min" at half the replica's capacity (the batch counted the
+    # request about to start beside those running)
+    assert policy["utilisation"] < 0.6
+    assert policy["behaviour"]["saturated_s"] == 0 and "near saturation" not in text
+    # at 94 % of its capacity it is near saturation, and said so
+    busy, text = _simulated(SERVICE, 3.9, capsys)
+    assert busy["policies"][0]["behaviour"]["saturated_s"] > 0 and "ran near saturation" in text
+
+
+def test_simulate_times_an_image_on_the_measured_step_as_plan_does(
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
+    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    recording = tmp_path / "rec.json"
+    sizes = ["--steps", "2", "--warmup", "1", "--profiled", "1", "--device", "cpu"]
+    answered(["measure", str(path), *sizes, "--out", str(recording), "--no-store", "--json"], capsys)
+    # the CPU recording relabelled as a step of 40 ms on an L20 (the estimate's is about 8 ms)
+    doc = json.loads(recording.read_text(encoding="utf-8"))
+    doc["device"].update(kind="cuda", gpu_id="L20", name="NVIDIA L20")
+    doc["step_time"].update(median_s=0.04, low_s=0.039, high_s=0.041, samples_s=[0.039, 0.041])
+    doc["kernel_time_s"] = {"gemm": 0.03, "attention": 0.0, "memory": 0.005, "communication": 0.0}
+    doc["kernel_time_s"] |= {"other": 0.0, "busy_s": 0.035}
+    doc["notes"] = []
+    recording.write_text(json.dumps(doc), encoding="utf-8")
+    answered(["measure", str(path), "--from", str(recording)], capsys)
+    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
+    capacity = plan["service"]["replica_capacity_requests_per_s"]
+    assert 1 / capacity == pytest.approx(30 * 0.04, rel=0.05)  # anchored: 30 calls of 40 ms
+    simulated, _text = _simulated(path, 0.5, capsys)
+    # was 0.24 s an image (the estimate's step, unanchored) beside plan's 1.2 s
+    assert 1 / simulated["replica"]["time_per_output_token_s"] == pytest.approx(capacity, rel=1e-6)

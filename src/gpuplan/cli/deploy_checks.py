@@ -250,9 +250,12 @@ def check_fit(
     if e is None:
         # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
         raise DeployError(str(outcome.error))
+    load: ServingEstimate | ImageLoad | None = outcome.serving
+    if workload.serves_images:
+        load = _image_load(db, workload, gpu, prof)
     if count_given is not None:
-        _check_load(workload, gpu, count, outcome.serving, given=count_given, decode=outcome.decode)
-    fleet = _peak_fleet(workload, gpu, outcome.serving)
+        _check_load(workload, gpu, count, load, given=count_given, decode=outcome.decode)
+    fleet = _peak_fleet(workload, gpu, load)
     if e.memory_verdict is MemoryVerdict.FITS:
         return prof, fleet
     shared = workload.replicas_per_gpu
@@ -303,12 +306,48 @@ def check_fit(
     return prof, fleet
 
 
-def _peak_fleet(workload: Workload, gpu: str, serving: ServingEstimate | None) -> PeakFleet | None:
+class ImageLoad(NamedTuple):
+    """An image service's load on one GPU as ``gpuplan plan`` sizes its fleet, in the two figures
+    of the estimate's ``ServingEstimate`` the load check and the peak fleet read."""
+
+    gpus_needed: int
+    """GPUs of the fewest replicas that carry the peak within the headroom and the p95 target."""
+    capacity_requests_per_s: float
+    """Images a second one replica finishes at full load."""
+
+
+def _image_load(db: str | None, workload: Workload, gpu: str, profile: Profile) -> ImageLoad | None:
+    """:class:`ImageLoad` of an image service on ``gpu`` from :func:`gpuplan.api.image_peak_replicas`
+    (the image_serving figures ``plan`` fits its options with, the step anchored on the workload's
+    ``gpuplan measure`` recordings as plan's is); None where it sizes none."""
+    from gpuplan.api import image_peak_replicas
+    from gpuplan.cli._profiles import open_cache
+    from gpuplan.perf.anchor import workload_measurements
+
+    store = open_cache(db)
+    try:
+        steps = workload_measurements(workload, store.local.step_measurements)[0] if store is not None else []
+    finally:
+        if store is not None:
+            store.close()
+    share = workload.replicas_per_gpu
+    sized = image_peak_replicas(workload, gpu, profile, replicas_per_gpu=share, measured_steps=steps)
+    if sized is None:
+        return None
+    replicas, capacity = sized
+    return ImageLoad(
+        gpus_needed=replicas // share * max(1, workload.tensor_parallel), capacity_requests_per_s=capacity
+    )
+
+
+def _peak_fleet(
+    workload: Workload, gpu: str, serving: ServingEstimate | ImageLoad | None
+) -> PeakFleet | None:
     """A service's replicas at its stated peak on ``gpu`` as ``gpuplan plan`` sizes them: the
     estimate's GPUs for the load (``serving``'s ``gpus_needed``: each replica at most at the share
-    of its capacity plans size fleets for, more for the latency targets) over a replica's
-    ``tensor_parallel`` GPUs, × the replicas time-sharing each (as plan counts an option's
-    replicas). None for a job, or where the estimate sized none."""
+    of its capacity plans size fleets for, more for the latency targets; an image service's from
+    :func:`_image_load`) over a replica's ``tensor_parallel`` GPUs, × the replicas time-sharing
+    each (as plan counts an option's replicas). None for a job, or where the estimate sized none."""
     from gpuplan.deploy.serving_spec import PeakFleet
 
     if workload.serving is None or serving is None or serving.capacity_requests_per_s <= 0:
@@ -376,7 +415,7 @@ def _check_load(
     workload: Workload,
     gpu: str,
     count: int,
-    serving: ServingEstimate | None,
+    serving: ServingEstimate | ImageLoad | None,
     *,
     given: bool,
     decode: DecodeEstimate | None = None,
@@ -389,7 +428,8 @@ def _check_load(
     targets need more GPUs than the load at that utilisation, the line names the targets and the
     share of a replica's capacity they hold it at (``decode``: the replica the estimate ran, to tell
     which target it is): 40 req/s over replicas of 2.78 at 80 % is 18, and "needs 20" with those
-    two figures alone read as a contradiction."""
+    two figures alone read as a contradiction. An image service's load is :func:`_image_load`'s (it
+    had been deployed on one GPU whatever its load)."""
     import math
 
     from gpuplan.errors import DeployError
@@ -414,7 +454,15 @@ def _check_load(
     headroom = math.ceil(
         math.ceil(workload.serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9) / shared
     )
-    targets = _binding_targets(workload, decode, headroom * tp) if capacity > 0 else []
+    if workload.serves_images:  # its one target, the only one that adds replicas past the headroom
+        p95 = workload.serving.p95_latency_ms
+        targets = (
+            []
+            if p95 is None
+            else [_("serving.p95_latency_ms target of {ms} ms a request").format(ms=f"{p95:g}")]
+        )
+    else:
+        targets = _binding_targets(workload, decode, headroom * tp) if capacity > 0 else []
     if targets and serving.gpus_needed > headroom * tp:
         replicas = serving.gpus_needed // tp * shared
         why = _(

@@ -338,7 +338,7 @@ def deploy(
         if not isinstance(served, str) and served.model.python is not None:
             # The user's own model code is never run to write launch files (SECURITY.md): its fit is
             # checked on the trace `gpuplan estimate` or `plan` cached, and refused unchecked without one.
-            _check_code_plan_fit(
+            fleet = _check_code_plan_fit(
                 ctx,
                 source,
                 project,
@@ -348,6 +348,7 @@ def deploy(
                 force=force_fit,
                 offered=offered,
                 code=served,
+                count_given=None if is_plan else count_given,
             )
         elif not isinstance(served, str):
             prof, fleet = check_fit(
@@ -638,11 +639,14 @@ def _check_code_plan_fit(
     force: bool,
     offered: dict[str, None] | None,
     code: Workload | None = None,
-) -> None:
+    count_given: bool | None = None,
+) -> PeakFleet | None:
     """A workload of the user's own model code, which deploy never runs (``why``): a training plan's
     (read again from the plan) or ``code``, a workload file's as read. Checked on the cached trace of
     the workload as it now stands, where ``gpuplan estimate`` or ``plan`` of it left one here; else
-    refused as unchecked (``force``: a warning). Nothing is traced."""
+    refused as unchecked (``force``: a warning). Nothing is traced. Returns a service's peak fleet
+    as :func:`~gpuplan.cli.deploy_checks.check_fit` sizes it (``count_given``: a workload file's
+    service, its GPUs checked against its load as there), None without one."""
     from gpuplan.cli._settings import settings
     from gpuplan.cli.deploy_checks import cached_profile, check_fit, plan_workload, unchecked_plan_fit
 
@@ -651,7 +655,7 @@ def _check_code_plan_fit(
     read = plan_workload(source, project, code=True) if code is None else code
     if isinstance(read, str):
         unchecked_plan_fit(where, read, force=force)
-        return
+        return None
     cached = cached_profile(db, read)
     if cached is None:
         unchecked_plan_fit(
@@ -664,9 +668,10 @@ def _check_code_plan_fit(
             else _("{why}, and no trace of this workload is cached here").format(why=why),
             force=force,
         )
-        return
-    code = read
-    check_fit(db, code, gpu, gpus, force=force, offered=offered, profile=cached)
+        return None
+    return check_fit(
+        db, read, gpu, gpus, force=force, offered=offered, profile=cached, count_given=count_given
+    )[1]
 
 
 def _catalog_instances(ctx: typer.Context) -> Instances | None:

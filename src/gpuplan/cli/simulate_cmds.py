@@ -161,7 +161,7 @@ def _replica(
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
     if w.serves_images:
-        return (*_image_replica(w, gpu_id, prof, share), prof)
+        return (*_image_replica(w, gpu_id, prof, share, store), prof)
     if prof.shape.family != "decoder":
         raise EstimateError.worded(
             N_(
@@ -185,16 +185,19 @@ def _replica(
 
 
 def _image_replica(
-    w: Workload, gpu_id: str, prof: Profile, share: int
+    w: Workload, gpu_id: str, prof: Profile, share: int, store: Store | None
 ) -> tuple[ReplicaModel, float, float | None, float | None]:
     """An image service's replica as ``plan`` sizes it (:func:`gpuplan.api.image_service`): its
-    batch of places, each image its denoiser calls × the call's time; the bytes its cold start
+    batch of places, each image its denoiser calls × the call's time, that call anchored on the
+    workload's ``gpuplan measure`` recordings in ``store`` as plan's is; the bytes its cold start
     reads, its capacity, and no latency share (held at the sizing utilisation, as plan sizes it)."""
     from gpuplan.api import image_service
     from gpuplan.errors import EstimateError
+    from gpuplan.perf.anchor import workload_measurements
     from gpuplan.simulate.replica import checkpoint_bytes, image_replica
 
-    image = image_service(w, gpu_id, prof, replicas_per_gpu=share)
+    steps = workload_measurements(w, store.local.step_measurements)[0] if store is not None else []
+    image = image_service(w, gpu_id, prof, replicas_per_gpu=share, measured_steps=steps)
     if image is None or not image.capacity_images_per_s > 0:
         raise EstimateError.worded(
             N_("{name}: the estimate gives no denoiser step on {gpu} (`gpuplan estimate` says why)"),

@@ -196,6 +196,9 @@ class LatencyDoc(Document):
     p95_s: float | None
     p99_s: float | None
     mean_s: float | None
+    note: str | None = None
+    """Why the figures are null for every request (an image service's ``ttft`` and ``tpot``: an
+    image has no tokens); null otherwise."""
 
 
 class SloOutcomeDoc(Document):

@@ -142,11 +142,12 @@ class EstimateRequest:
     measured_steps: tuple[StepMeasurement, ...] = ()
     """``gpuplan measure`` recordings of this workload: the estimate is anchored on the one
     :func:`perf.anchor.choose_measurement` picks for the GPU (``perf/anchor.py``)."""
-    denoiser_calls: int = 1
+    denoiser_calls: float = 1.0
     """Image generation with a denoiser (``inputs.denoising_steps``): the calls of the traced batch
-    one image takes (steps × 2 with guidance). The job's samples are then images, its throughput
-    images per second (a step is one call), the job size already counting the calls
-    (``perf.workload_request.job_size``); 1: each sample one step."""
+    one image takes (``perf.image_serving.image_calls``: the steps, a guided one a call of twice the
+    batch, in calls of the traced batch), as a service's image counts them. The job's samples are
+    then images, its throughput images per second (a step is one call), the job size already
+    counting the calls (``perf.workload_request.job_size``); 1: each sample one step."""
     gpu_share: int = 1
     """Replicas time-sharing each GPU (a service's ``share_gpu``): one replica, the step estimated,
     has 1/n of the GPU's usable memory for all of its own (its CUDA context included), as the
@@ -573,10 +574,11 @@ def _denoiser_note(request: EstimateRequest) -> tuple[str, ...]:
     return (
         _(
             "image generation: the step time is one denoiser call of the traced batch, an image "
-            "{calls} of them (inputs.denoising_steps, × 2 with guidance); throughput and job time are "
-            "in images. The text encoders and the VAE decoder are not counted unless your model "
-            "includes them"
-        ).format(calls=request.denoiser_calls),
+            "{calls} of them (inputs.denoising_steps; with guidance a step is one call of twice the "
+            "batch, timed by the roofline's ratio to the traced call, as a service's image); "
+            "throughput and job time are in images. The text encoders and the VAE decoder are not "
+            "counted unless your model includes them"
+        ).format(calls=f"{request.denoiser_calls:.3g}"),
     )
 
 

@@ -16,10 +16,11 @@ the VAE decoder are not counted unless the traced model includes them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpuplan.perf.inference import _wait_p95
+from gpuplan.perf.inference import TARGET_UTILISATION, _wait_p95
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from gpuplan.profile import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["ImageServing", "guided_call_ratio", "image_calls", "image_serving"]
+__all__ = ["ImageServing", "guided_call_ratio", "image_calls", "image_serving", "peak_replicas"]
 
 
 def guided_call_ratio(profile: Profile, gpu: GPU, calibration: Calibration | None = None) -> float:
@@ -72,6 +73,21 @@ class ImageServing:
     """An image's latency at the 95th percentile, the wait for a place in the batch included;
     None overloaded."""
 
+    @property
+    def carried(self) -> bool:
+        """Its share of the load within the headroom a fleet is sized with (``perf.inference.
+        TARGET_UTILISATION``, as a language model's fleet is), not overloaded."""
+        return self.p95_latency_s is not None and self.utilisation <= TARGET_UTILISATION
+
+    def late(self, p95_latency_ms: float | None) -> bool:
+        """Carried, but its p95 past the service's target (``serving.p95_latency_ms``; None: none)."""
+        return (
+            self.carried
+            and self.p95_latency_s is not None
+            and p95_latency_ms is not None
+            and self.p95_latency_s * 1000 > p95_latency_ms
+        )
+
 
 def image_serving(
     *, step_s: float, calls: float, batch: int, requests_per_s: float, replicas: int, time_share: float = 1.0
@@ -90,3 +106,40 @@ def image_serving(
         utilisation=rate / capacity if capacity > 0 else float("inf"),
         p95_latency_s=None if wait is None else image + wait,
     )
+
+
+def peak_replicas(
+    *,
+    step_s: float,
+    calls: float,
+    batch: int,
+    requests_per_s: float,
+    p95_latency_ms: float | None,
+    time_share: float = 1.0,
+) -> int | None:
+    """The fewest replicas that carry an image service's ``requests_per_s`` as ``plan`` fits an
+    option's (:func:`image_serving` at that count, :attr:`ImageServing.carried` and not
+    :meth:`ImageServing.late`): each within the sizing headroom, and as many more as the p95 target
+    needs. None where no count does (an image alone past the target, or no capacity)."""
+
+    def at(replicas: int) -> ImageServing:
+        return image_serving(
+            step_s=step_s,
+            calls=calls,
+            batch=batch,
+            requests_per_s=requests_per_s,
+            replicas=replicas,
+            time_share=time_share,
+        )
+
+    one = at(1)
+    if not one.capacity_images_per_s > 0 or not requests_per_s > 0:
+        return None
+    if p95_latency_ms is not None and one.image_s * 1000 > p95_latency_ms:
+        return None  # the wait falls to nothing with more replicas, the image's own time never
+    n = max(1, math.floor(requests_per_s / (one.capacity_images_per_s * TARGET_UTILISATION)))
+    while True:  # ends: with replicas enough the wait is 0 and the p95 the image's time
+        srv = at(n)
+        if srv.carried and not srv.late(p95_latency_ms):
+            return n
+        n += 1

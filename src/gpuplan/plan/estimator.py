@@ -539,7 +539,7 @@ class _Estimator:
         """An image service's row (``perf.image_serving``): the denoiser's step on the shape's GPUs,
         an image its calls, the load split evenly over the option's replicas."""
         from gpuplan.perf.image_serving import image_serving
-        from gpuplan.perf.inference import TARGET_UTILISATION, time_slice_share
+        from gpuplan.perf.inference import time_slice_share
 
         serving = self.workload.serving
         assert serving is not None
@@ -559,14 +559,8 @@ class _Estimator:
             time_share=time_slice_share(share),
         )
         ruled_out = not shape.fits
-        # the headroom a language model's fleet is sized with too
-        carried = srv.p95_latency_s is not None and srv.utilisation <= TARGET_UTILISATION
-        late = (
-            carried
-            and srv.p95_latency_s is not None
-            and serving.p95_latency_ms is not None
-            and srv.p95_latency_s * 1000 > serving.p95_latency_ms
-        )
+        # the headroom a language model's fleet is sized with too (deploy's peak fleet asks the same)
+        carried, late = srv.carried, srv.late(serving.p95_latency_ms)
         h = SERVING_HOURS
         return EstimateRow(
             fits=not ruled_out and carried and not late,

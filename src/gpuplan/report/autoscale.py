@@ -102,7 +102,7 @@ def _policy_doc(p: PolicyResult, res: AutoscaleResult, money: Money) -> dict[str
         "per_million_tokens_note": _(p.per_million_tokens_note) if p.per_million_tokens_note else None,
         "usd_per_thousand_images": p.usd_per_thousand_images,
         "spec": p.spec,
-        "latency": {m: asdict(p.latency[m]) for m in METRICS},
+        "latency": {m: {**asdict(p.latency[m]), "note": _latency_note(res, m)} for m in METRICS},
         "slos": [
             {
                 "name": o.slo.name,
@@ -1016,6 +1016,20 @@ def _latency_rows(res: AutoscaleResult) -> list[list[str]]:
     return rows
 
 
+#: Why an image service's latency has no TTFT or TPOT (the table's "—", the document's nulls).
+_IMAGE_TOKENS = N_(
+    "an image service's request is one image, delivered whole: it has no first token and no tokens "
+    "after it, so TTFT and TPOT are not figures of it (its latency is the e2e column)"
+)
+
+
+def _latency_note(res: AutoscaleResult, metric: str) -> str | None:
+    """Why ``metric``'s figures are null for every request: an image service's TTFT and TPOT."""
+    if res.replica.image_s is None or metric not in ("ttft", "tpot"):
+        return None
+    return _(_IMAGE_TOKENS)
+
+
 def _latency_table(res: AutoscaleResult, numbered: bool) -> Table:
     t = house_table(_("Latency per request: p50 / p95 / p99 of the requests served"))
     t.add_column("#" if numbered else _("Policy"), no_wrap=True, justify="right" if numbered else "left")
@@ -1136,6 +1150,8 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
     # beside the costs they qualify: a difference of price, not policy; a price of unknown age
     parts += [Text(line, style="bold") for line in _basis_lines(res, money)]
     parts.append(Widest([partial(_latency_table, res, numbered) for numbered in (False, True)]))
+    if (why := _latency_note(res, "ttft")) is not None:
+        parts.append(Text(_("TTFT and TPOT: —: {why}.").format(why=why)))
     if res.settings.slos:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
         parts += [Text(line) for line in _unreachable_lines(res)]

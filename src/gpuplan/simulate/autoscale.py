@@ -610,7 +610,10 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     if cfg.settings.slos:
         counted = n_served + lost
         miss = 100.0 * (int(np.count_nonzero(req.late)) + lost) / counted if counted else 0.0
-    latency = {m: stats(req.values[m]) for m in METRICS}
+    # an image is delivered whole: its "first token" is the image, so TTFT would be its end-to-end
+    # latency again; left unknown (the report says why), as TPOT is for one-token answers
+    blank = {"ttft"} if cfg.replica.image_s is not None else set()
+    latency = {m: stats(req.values[m] if m not in blank else np.empty(0)) for m in METRICS}
     losses, lost_bins = _losses(trace, run, req, policy, cfg)
     nb, bins = _bins(trace, cfg.settings.chart_bin_s)
     timeline = Timeline(
@@ -619,7 +622,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         replicas=_tick_means(run, run.tick_replicas, nb, cfg.settings.chart_bin_s),
         ready=_tick_means(run, run.tick_ready, nb, cfg.settings.chart_bin_s),
         latency_p95_s=_p95_per_bin(bins[req.served], req.values["e2e"], nb),
-        ttft_p95_s=_p95_per_bin(bins[req.served], req.values["ttft"], nb),
+        ttft_p95_s=[None] * nb if blank else _p95_per_bin(bins[req.served], req.values["ttft"], nb),
         lost=lost_bins,
     )
     e2e = latency["e2e"]
@@ -646,7 +649,11 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         prompt_tokens = np.bincount(bins, weights=trace.prompt_tokens.astype(float), minlength=nb)
         with np.errstate(divide="ignore", invalid="ignore"):
             prefill_load = prompt_tokens / cfg.settings.chart_bin_s / ready * per_token
-    hot = (np.nan_to_num(batch) >= SATURATED_BATCH * cfg.replica.slots) | (
+    # the sequences running on a ready replica: each tick's batch counts the one a request starts
+    # beside them too (the step it runs at), which had made a replica of one place "near saturation"
+    # at every tick, idle or not
+    running = np.maximum(np.nan_to_num(batch) - 1.0, 0.0)
+    hot = (running >= SATURATED_BATCH * cfg.replica.slots) | (
         np.nan_to_num(prefill_load, posinf=1.0) >= SATURATED_PREFILL
     )
     return PolicyResult(

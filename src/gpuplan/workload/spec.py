@@ -386,17 +386,20 @@ class InputsSpec(Spec):
     denoising_steps: int | None = Field(default=None, ge=1, le=MAX_DENOISING_STEPS)
     """Image generation with a denoiser (a diffusion UNet or DiT as your own code, ``task: infer``
     with ``image_size``): the sampling steps one image takes (diffusers' ``num_inference_steps``).
-    Each sample is then an image made by that many denoiser calls (× 2 with :attr:`guidance`) of the
-    traced batch: ``data.samples`` counts images, throughput is in images/s, and a service's
+    Each sample is then an image made by that many denoiser calls of the traced batch (with
+    :attr:`guidance` each a call of twice it): ``data.samples`` counts images, throughput is in images/s, and a service's
     request is one image. Left out: each sample is one forward pass."""
     guidance: bool = False
-    """With ``denoising_steps``: classifier-free guidance, two denoiser calls a step (with and
-    without the prompt), as diffusers runs it at ``guidance_scale`` above 1."""
+    """With ``denoising_steps``: classifier-free guidance, the inputs with and without the prompt in
+    one denoiser call of twice the batch a step, as diffusers runs it at ``guidance_scale`` above 1
+    (timed by ``perf.image_serving.image_calls``)."""
 
     @property
     def denoiser_calls(self) -> int | None:
-        """Denoiser calls (each of the traced batch) one image takes: ``denoising_steps`` × 2 with
-        ``guidance``; None where the workload does not generate images with a denoiser."""
+        """Denoiser calls one image makes: ``denoising_steps`` × 2 with ``guidance`` (the
+        conditional and unconditional inputs, run together in one call of twice the batch, whose
+        time on a GPU ``perf.image_serving.image_calls`` gives); None where the workload does not
+        generate images with a denoiser."""
         if self.denoising_steps is None:
             return None
         return self.denoising_steps * (2 if self.guidance else 1)
