@@ -218,9 +218,9 @@ def test_tco_keeps_a_run_with_its_data_and_counts_the_rest_of_its_cost(store: St
     assert far.schedule.data_usd == pytest.approx(48 * (heyuan.usd - heyuan.dataset_in_usd) + kept)
     assert far.schedule.total_usd > s.total_usd + kept * 0.9
     # Heyuan's object-storage price is not in the catalog: bounded at the highest it holds, said
-    from gpuplan.plan.build_inputs import _storage_range
+    from gpuplan.plan.build_inputs import _lowest_highest, _storage_prices
 
-    highest = _storage_range(store, "object")
+    highest = _lowest_highest(_storage_prices(store, "object"))
     assert highest is not None and highest[1] > 0
     assert heyuan.copy_storage_usd_per_month == pytest.approx(2000 * highest[1])
     assert any(

@@ -328,7 +328,7 @@ def test_each_option_is_named_as_a_field_the_api_takes(service: Service) -> None
         }
         for command, request in table.items():
             if not command.startswith("--"):
-                route = request.split("?")[0].split(" with ")[0]
+                route = request.split("?")[0].split(" (")[0]
                 assert command.startswith("gpuplan ") and route in routes, (command, request)
                 assert "{" not in request and "}" not in request  # the template is formatted after
     assert EstimateRequest.OPTION_FIELDS["--gpu"] in EstimateRequest.model_fields

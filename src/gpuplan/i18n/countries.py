@@ -8,6 +8,7 @@ pycountry is imported on first use only.
 
 from __future__ import annotations
 
+import difflib
 import gettext
 import unicodedata
 from functools import cache
@@ -274,9 +275,19 @@ def country_codes(text: str) -> tuple[str, ...]:
     code = _names().get(key)
     if code is None:
         groups: dict[tuple[str, ...], str] = {}  # one name a group: "EU" and "European Union" are one
-        for g in [g for g in _GROUP_NAMES if key.startswith(_key(g))] + closest(text, _GROUP_NAMES):
+        for g in closest(text, _GROUP_NAMES):
             groups.setdefault(_GROUP_NAMES[g], g)
-        near = [*groups.values(), *_nearest(text)][:3]
+
+        # a group written before more ("EU27", "eu-west") first; the rest nearest first, a group before
+        # a country as near ("Chian" is China before Oceania; "Asai" is Asia)
+        def ratio(name: str) -> float:
+            return difflib.SequenceMatcher(None, text.lower(), name.lower()).ratio()
+
+        prefixed = [g for g in _GROUP_NAMES if key.startswith(_key(g))][:1]
+        ranked = sorted([*groups.values(), *_nearest(text)], key=lambda name: -ratio(name))
+        if ranked and ratio(ranked[0]) >= 0.8:  # one typo away ("Europ"): that first
+            prefixed = []
+        near = list(dict.fromkeys([*prefixed, *ranked]))[:3]
         raise NotFoundError("country", text, [*_GROUP_NAMES, *_near_names()], suggestions=near)
     return (code,)
 

@@ -151,9 +151,9 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "gpuplan offers --all-regions": "GET /api/v1/offers?all_regions=true",
         "gpuplan plan": "POST /api/v1/plan",
         "gpuplan catalog import FILE --format gpuplan": "POST /api/v1/catalog/import?format=gpuplan",
-        # the request as sent, body and all, so that a Chinese sentence holds no English words
-        # around it; braces doubled: the messages naming it are format templates
-        "gpuplan catalog refresh --rates": 'POST /api/v1/catalog/refresh {{"rates": true}}',
+        # the request and its body's field, so that a Chinese sentence holds no English words around
+        # it; no braces or quotes: a name is put into format templates and into JSON documents' notes
+        "gpuplan catalog refresh --rates": "POST /api/v1/catalog/refresh (rates: true)",
     }
 )
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
