@@ -772,11 +772,11 @@ def test_a_stale_rate_names_the_request_that_refreshes_it(
     offers = service.client.get("/api/v1/offers?currency=CNY", headers=service.auth("read")).json()
     warning = offers["exchange_rate"]["warning"]
     assert warning is not None, offers["exchange_rate"]  # the shipped rate is months old
-    assert warning.endswith('`POST /api/v1/catalog/refresh (rates: true)` fetches the latest.'), warning
+    assert warning.endswith("`POST /api/v1/catalog/refresh (rates: true)` fetches the latest."), warning
     # the request as it is sent, so that a Chinese sentence around it holds no English words
     zh = service.client.get("/api/v1/offers?currency=CNY&lang=zh", headers=service.auth("read")).json()
     zh_warning = zh["exchange_rate"]["warning"]
-    assert '`POST /api/v1/catalog/refresh (rates: true)` 可获取最新汇率' in zh_warning, zh_warning
+    assert "`POST /api/v1/catalog/refresh (rates: true)` 可获取最新汇率" in zh_warning, zh_warning
     assert "cny-per-usd" not in warning
     asked: list[bool] = []
 

@@ -387,8 +387,8 @@ class InputsSpec(Spec):
     """Image generation with a denoiser (a diffusion UNet or DiT as your own code, ``task: infer``
     with ``image_size``): the sampling steps one image takes (diffusers' ``num_inference_steps``).
     Each sample is then an image made by that many denoiser calls of the traced batch (with
-    :attr:`guidance` each a call of twice it): ``data.samples`` counts images, throughput is in images/s, and a service's
-    request is one image. Left out: each sample is one forward pass."""
+    :attr:`guidance` each a call of twice it): ``data.samples`` counts images, throughput is in
+    images/s, and a service's request is one image. Left out: each sample is one forward pass."""
     guidance: bool = False
     """With ``denoising_steps``: classifier-free guidance, the inputs with and without the prompt in
     one denoiser call of twice the batch a step, as diffusers runs it at ``guidance_scale`` above 1
