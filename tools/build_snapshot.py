@@ -39,7 +39,13 @@ from gpuplan.catalog.snapshot import COLUMNS
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
 from snapshot_aws import SOURCES_TABLE as AWS_SOURCES
-from snapshot_facts import build_articles, build_egress_storage, build_facts, build_published_storage
+from snapshot_facts import (
+    build_articles,
+    build_egress_storage,
+    build_facts,
+    build_published_region_prices,
+    build_published_storage,
+)
 from snapshot_manifest import BOUNDS, SKYPILOT, SKYPILOT_FORK
 from snapshot_skypilot import ACCELERATOR_COLUMNS, accelerator_names, skypilot_offers
 from snapshot_sources import gpuhunt_rows
@@ -394,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     build_family_gaps(snap)
     build_egress_storage(snap, sources)
     build_published_storage(snap)
+    build_published_region_prices(snap)
     build_facts(snap, sources)
     build_sources_table(snap)
     for spec in args.gpuhunt_csv:

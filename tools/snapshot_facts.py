@@ -470,3 +470,292 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             as_of=as_of,
             source=source,
         )
+
+
+#: Egress and storage prices of regions the sources' table does not price, each a row of the AWS
+#: Price List (its offer file named in the source) as read in a public write-up that quotes it;
+#: ``confidence`` says so (secondary). Rows as the snapshot writes them (transfer.csv / storage.csv columns).
+PUBLISHED_REGION_PRICES: tuple[tuple[str, dict[str, str]], ...] = (
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "internet_egress",
+            "start_gb": "0",
+            "end_gb": "100",
+            "price_per_gb": "0",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+            "APS1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+            "regionCode ap-southeast-1'); the first 100 GB/month are AWS's account-wide free "
+            "allowance (as the us-east-1 rows)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): first 100 GB/month (account-wide free tier)",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "internet_egress",
+            "start_gb": "100",
+            "end_gb": "10240",
+            "price_per_gb": "0.12",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+            "APS1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+            "regionCode ap-southeast-1')",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): up to 10 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "internet_egress",
+            "start_gb": "10240",
+            "end_gb": "51200",
+            "price_per_gb": "0.085",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+            "APS1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+            "regionCode ap-southeast-1')",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): 10-50 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "internet_egress",
+            "start_gb": "51200",
+            "end_gb": "153600",
+            "price_per_gb": "0.082",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+            "APS1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+            "regionCode ap-southeast-1')",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): 50-150 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "internet_egress",
+            "start_gb": "153600",
+            "end_gb": "",
+            "price_per_gb": "0.08",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+            "APS1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+            "regionCode ap-southeast-1')",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): >150 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "internet_egress",
+            "start_gb": "0",
+            "end_gb": "100",
+            "price_per_gb": "0",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-09-16",
+            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+            "usagetype SAE1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+            "its price dimensions as listed by jq in a public course text; the version of the AWS "
+            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+            "2026-09-16); the first 100 GB/month are AWS's account-wide free allowance (as the "
+            "us-east-1 rows)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): first 100 GB/month (account-wide free tier)",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "internet_egress",
+            "start_gb": "100",
+            "end_gb": "10240",
+            "price_per_gb": "0.15",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-09-16",
+            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+            "usagetype SAE1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+            "its price dimensions as listed by jq in a public course text; the version of the AWS "
+            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+            "2026-09-16)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): up to 10 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "internet_egress",
+            "start_gb": "10240",
+            "end_gb": "51200",
+            "price_per_gb": "0.138",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-09-16",
+            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+            "usagetype SAE1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+            "its price dimensions as listed by jq in a public course text; the version of the AWS "
+            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+            "2026-09-16)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): 10-50 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "internet_egress",
+            "start_gb": "51200",
+            "end_gb": "153600",
+            "price_per_gb": "0.126",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-09-16",
+            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+            "usagetype SAE1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+            "its price dimensions as listed by jq in a public course text; the version of the AWS "
+            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+            "2026-09-16)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): 50-150 TB",
+        },
+    ),
+    (
+        "transfer.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "internet_egress",
+            "start_gb": "153600",
+            "end_gb": "",
+            "price_per_gb": "0.114",
+            "currency": "USD",
+            "quantity_unit": "GB",
+            "as_of": "2026-09-16",
+            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+            "usagetype SAE1-DataTransfer-Out-Bytes "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+            "its price dimensions as listed by jq in a public course text; the version of the AWS "
+            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+            "2026-09-16)",
+            "confidence": "secondary",
+            "description": "internet egress (Data Transfer Out): >150 TB",
+        },
+    ),
+    (
+        "storage.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "object",
+            "storage_class": "S3 Standard",
+            "price": "0.025",
+            "currency": "USD",
+            "unit": "GB-month",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-TimedStorage-ByteHrs, "
+            "first 50 TB; "
+            "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
+            "ap-southeast-1, collected 2026-08-12')",
+            "confidence": "secondary",
+            "notes": "first 50 TB; secondary",
+        },
+    ),
+    (
+        "storage.csv",
+        {
+            "provider": "aws",
+            "region": "ap-southeast-1",
+            "kind": "block",
+            "storage_class": "EBS gp3",
+            "price": "0.096",
+            "currency": "USD",
+            "unit": "GB-month",
+            "as_of": "2026-08-12",
+            "source": "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-EBS:VolumeUsage.gp3; "
+            "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/ap-southeast-1/index.json), "  # noqa: E501
+            "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
+            "ap-southeast-1, collected 2026-08-12')",
+            "confidence": "secondary",
+            "notes": "secondary",
+        },
+    ),
+    (
+        "storage.csv",
+        {
+            "provider": "aws",
+            "region": "sa-east-1",
+            "kind": "object",
+            "storage_class": "S3 Standard",
+            "price": "0.0405",
+            "currency": "USD",
+            "unit": "GB-month",
+            "as_of": "2026-09-26",
+            "source": "AWS Price List offer file AmazonS3 for sa-east-1, usagetype SAE1-TimedStorage-ByteHrs "
+            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/sa-east-1/index.csv), "
+            "published 2026-09-26, as cited in a public cost comparison",
+            "confidence": "secondary",
+            "notes": "first 50 TB; secondary",
+        },
+    ),
+)
+
+
+def build_published_region_prices(snap: Snapshot) -> None:
+    """The rows of :data:`PUBLISHED_REGION_PRICES` (none is a provider's default region)."""
+    for file, row in PUBLISHED_REGION_PRICES:
+        snap.add(
+            file, **row, is_default_region=DEFAULT_REGIONS.get(row["provider"]) == row["region"], reason=None
+        )
