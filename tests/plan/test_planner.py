@@ -310,9 +310,11 @@ def test_a_gpu_without_the_precisions_tensor_cores_is_left_out_for_that_not_for_
     )
     job = replace(JOB, precision="amp-bf16")
     with pytest.raises(
-        InfeasibleError, match=r"no_precision_path 1\b.*T4 has no BF16 tensor cores \(use amp-fp16\)"
-    ):
+        InfeasibleError,
+        match=r"without a path for the precision 1\b.*T4 has no BF16 tensor cores \(use amp-fp16\)",
+    ) as refusal:
         _plan([t4], Constraints(max_gpus=1), job=job)
+    assert "not fitting in memory" not in str(refusal.value)  # the reason is the precision, not memory
     plan = _plan([offer(), t4], Constraints(max_gpus=8), job=job)
     assert plan.excluded["no_precision_path"] == 8 and "does_not_fit" not in plan.excluded  # 1..8 nodes
     assert any("T4: 8 candidates left out (no_precision_path): bf16 needs Ampere" in n for n in plan.notes)
@@ -326,7 +328,9 @@ def test_a_gpu_without_the_precisions_tensor_cores_is_left_out_for_that_not_for_
 
 def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:
     rows = [offer()]
-    with pytest.raises(InfeasibleError, match="does_not_fit"):
+    with pytest.raises(
+        InfeasibleError, match=r"not fitting in memory 8 \(peak memory per GPU at least 100\.0 GiB\)"
+    ):
         plan_offers(
             OfferTable.from_rows(rows), CostFacts([]), JOB, toy_estimator(peak_gib=100), Constraints()
         )

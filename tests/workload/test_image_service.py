@@ -15,6 +15,8 @@ import yaml
 
 pytest.importorskip("torch")
 
+from gpuplan.profile.key import key_fields, profile_key
+from gpuplan.workload.spec import load_workload
 from one_line import answered, refused
 
 UNETS = Path(__file__).parent / "fixtures" / "unetproj"
@@ -126,6 +128,20 @@ def test_a_guided_step_is_one_call_of_twice_the_batch_not_two_calls(
     step_s = _estimate(SERVICE, capsys, gpu="L20")["step_time_s"]  # one call of the traced batch
     assert 30 * step_s <= image_s * (1 + 1e-6)
     assert image_s < 60 * step_s * 0.9
+
+
+def test_the_denoiser_calls_an_image_takes_leave_the_trace_key_as_it_was(tmp_path: Path) -> None:
+    # was: every workload's key took "guidance": false, so each profile and recording stored before
+    # image generation was orphaned (measure --from refused a recording of the very workload)
+    inputs = {"batch_size": 2, "seq_len": 32}
+    text = {"name": "t", "task": "infer", "model": {"preset": "gpt2"}, "inputs": inputs}
+    assert key_fields(load_workload(text))["inputs"] == inputs
+    # one traced denoiser call, however many an image makes, with or without guidance
+    keys = {
+        profile_key(_write(tmp_path, _service(**changes)))
+        for changes in ({}, {"inputs__guidance": False}, {"inputs__denoising_steps": 50})
+    }
+    assert len(keys) == 1
 
 
 @pytest.mark.parametrize(

@@ -209,12 +209,19 @@ def _stack_fields(w: Workload) -> dict[str, Any]:
     return {"stack": out} if out else {}
 
 
+#: Inputs that do not change one traced step: how many denoiser calls an image takes and whether
+#: each doubles its batch for guidance (``perf.image_serving`` times them from the traced call). Kept
+#: out so that the key of every workload traced before they existed stays valid.
+_NOT_TRACED_INPUTS = {"denoising_steps", "guidance"}
+
+
 def key_fields(w: Workload) -> dict[str, Any]:
     """What :func:`profile_key` hashes (public so that a test can rebuild an older key)."""
     return {
         "task": w.task.value,
         "model": _model_identity(w),
-        "inputs": w.inputs.model_dump(mode="json", exclude_none=True),
+        # An image's denoiser calls (their steps and guidance) repeat one traced call: not its trace.
+        "inputs": w.inputs.model_dump(mode="json", exclude_none=True, exclude=_NOT_TRACED_INPUTS),
         "precision": w.precision.value,
         "optimizer": w.optimizer.value if w.is_training else None,
         "activation_checkpointing": w.checkpointing.value,
