@@ -227,7 +227,7 @@ def test_rows_that_fail_the_gates_say_why_in_chinese_and_keep_their_english_reas
     with use_language("zh"):
         assert reasons[1].reason_text() == "按量付费价格 -1 不是正数"
         assert reasons[2].reason_text() == (
-            "vCPU 数 -4 不是正数；按量付费价格 5000 美元/小时 折合每 GPU 小时 5,000 美元，"
+            "vCPU 数 -4 不是正数；按量付费价格 5000 美元/小时折合每 GPU 小时 5,000 美元，"
             "高于合理上限 1000：单位或解析有误"
         )
         assert reasons[6].reason_text() == "没有价格，也没有说明原因"

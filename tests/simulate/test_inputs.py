@@ -307,7 +307,8 @@ def test_a_fleets_price_notes_are_worded_in_the_display_currency() -> None:
     assert "¥128.00 per instance-h" in note
     assert note.count("USD per instance-h") == 1  # only the catalog's own figure, named as such
     # the instance's price as the catalog holds it, and the figure costed, each named for what it is
-    assert "which holds 16 USD per instance-hour, costed at 2 USD/replica-h (confidence" in note
+    # costed in the display currency, the dollars beside it
+    assert "which holds 16 USD per instance-hour, costed at ¥16.00/replica-h (2 USD) (confidence" in note
     assert "as the catalog holds it" not in note
     assert p.words_currency == "CNY"
     given = fleet_prices([], "H100-SXM", on_demand_usd=3.0, money=money)
@@ -361,11 +362,11 @@ def test_a_yuan_price_is_cited_per_instance_in_yuan_and_the_costed_total_in_doll
     money = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2026-01-27", source="test")
     words = basis_words(basis, "on_demand", "H100-SXM", "USD/h", money, "h", instances=2)
     assert words == (
-        "; price source: test, which holds 8 CNY per instance-hour, costed at 2 USD/h for the 2 instances "
-        "(confidence secondary)"
+        "; price source: test, which holds 8 CNY per instance-hour, costed at ¥16.00/h (2 USD) for the 2 "
+        "instances (confidence secondary)"
     )
     one = basis_words(basis, "on_demand", "H100-SXM", "USD/h", money, "h", instances=1)
-    assert "costed at 2 USD/h (confidence" in one
+    assert "costed at ¥16.00/h (2 USD) (confidence" in one
 
 
 def test_spot_replicas_take_one_gpu_instances_where_the_region_has_them_not_one_shared_box() -> None:
