@@ -284,8 +284,10 @@ def test_the_rate_is_stated_as_yuan_a_dollar_as_its_source_quotes_it(
     r = runner.invoke(app, ["--db", str(db_path), "--lang", lang, *args], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     text = " ".join(r.stdout.split())
-    # the shipped rate: the parity of 6.9858 yuan a dollar, as published
-    assert "1 USD = 6.9858 CNY" in text and "6.9858 CNY per USD" in text, text[:2000]
+    # the shipped rate: the parity of 6.9858 yuan a dollar, as published, and its source quoting it
+    # so (in Chinese, gpuplan's words about the source are Chinese and say it "1 USD = … CNY")
+    quoted = {"en": "CFETS central parity 6.9858 CNY per USD", "zh": "人民币兑美元中间价 1 USD = 6.9858 CNY"}
+    assert "1 USD = 6.9858 CNY" in text and quoted[lang] in text, text[:2000]
     assert "1 CNY" not in text and "0.143148" not in text
 
 

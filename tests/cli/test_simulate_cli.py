@@ -806,21 +806,26 @@ def test_a_price_line_in_yuan_leads_with_yuan_and_cites_its_source_in_dollars(fr
     text = " ".join(_run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args).split())
     assert "价格：按量付费 ¥" in text and "/副本小时：" in text
     assert "价格：按量付费 1" not in text  # no dollar figure leads it
-    assert (
-        "目录所记为每个实例每小时" in text and "USD/副本小时 计费（可信度" in text
-    )  # the instance's own price, the figure costed
+    # the instance's own price, and the figure costed in yuan with its dollars beside it (read
+    # without spaces: a Chinese line wraps inside a word)
+    tight = "".join(text.split())
+    assert "目录所记为每个实例每小时" in tight and "按¥8.66/副本小时（1.24USD）计费（可信度" in tight
     assert "金额以 CNY 显示，按 1 USD =" in text  # the rate and its date
     english = " ".join(
         _run("--db", db, "simulate", "autoscale", str(WORKLOAD), *args[:-2], "--lang", "en").split()
     )
-    assert "Prices: on_demand ¥" in english and "per instance-hour, costed at" in english
+    assert (
+        "Prices: on_demand ¥" in english
+        and "per instance-hour, costed at ¥8.66/replica-h (1.24 USD)" in english
+    )
     share = " ".join(
         _run(
             "--db", db, "simulate", "share", str(SERVICES), "--gpu", "A100-SXM4-80GB", "--currency", "CNY"
         ).split()
     )
     assert (
-        "on demand, ¥" in share and "USD per instance-hour, costed at 2.76 USD/h for the 2 instances" in share
+        "on demand, ¥" in share
+        and "USD per instance-hour, costed at ¥19.28/h (2.76 USD) for the 2 instances" in share
     )
 
 
@@ -871,7 +876,8 @@ def test_share_of_a_workload_budgeted_in_yuan_is_shown_in_yuan(tmp_path: Path, f
     db = str(fresh_catalog)
     args = ["--db", db, "simulate", "share", str(tmp_path / "s.yaml"), "--price", "¥5"]
     assert "price per GPU-hour ¥5.00" in " ".join(_run(*args).split())
-    assert "price per GPU-hour 0.71574 USD, given" in " ".join(_run(*args, "--currency", "USD").split())
+    # ¥5 at the parity as published, 6.9858 yuan a dollar: 5 / 6.9858
+    assert "price per GPU-hour 0.715738 USD, given" in " ".join(_run(*args, "--currency", "USD").split())
 
 
 def _services_with_a_model(tmp_path: Path) -> tuple[Path, Path]:

@@ -252,7 +252,9 @@ def test_tco_says_the_total_against_a_budget(
         "over_usd": pytest.approx(total - 50_000, abs=0.01),
         "left_usd": 0.0,
         "total_to_budget": pytest.approx(total / 50_000, abs=1e-4),
+        "within_without_spot": None,  # nothing bought on spot: no total without it
     }
+    assert doc["spot_fallbacks"] == [] and doc["total_without_spot_usd"] is None
     text = answered([*base, "--budget", "$50k"], capsys)
     assert "Budget $50,000: the total is over it by" in text
     within = json.loads(answered([*base, "--json", "--budget", "10m"], capsys))["against_budget_usd"]
