@@ -75,7 +75,7 @@ def test_the_refusal_reads_in_chinese(tmp_path: Path, db_path: Path) -> None:
         env={"COLUMNS": "600"},
     )  # fmt: skip
     assert (
-        "cn-hangzhou 的 ecs.gn7i-c8g1.2xlarge 的包月价格 3800 美元/月 是目录中该实例类型在 alibaba "
+        "cn-hangzhou 的 ecs.gn7i-c8g1.2xlarge 的包月价格 3800 美元/月是目录中该实例类型在 alibaba "
         "cn-shanghai 的包月价格（4,575.66 人民币/月，日期 2023-06，按 2026-01-27 的人民币汇率合 655 美元）"
         "的 5.8 倍，相差超过 2.6 倍：是否把人民币价格写进了 USD 行？请将 currency 写为 CNY"
         "（如果价格无误，请用 --accept-price 2 导入）"

@@ -66,7 +66,7 @@ def test_baseline_prices_the_demands_that_have_an_on_demand_price_and_names_the_
     assert "at least $2,400" in line and "pretrain: no on-demand price for H100-SXM in SG" in line
     doc = tco_json(report)
     assert doc["all_on_demand_cost_usd"] is None
-    assert doc["on_demand_priced_cost_usd"] == 2400.0 and doc["on_demand_unpriced"] == ["pretrain"]
+    assert doc["on_demand_known_total_usd"] == 2400.0 and doc["on_demand_unpriced"] == ["pretrain"]
 
 
 def test_spot_on_its_own_gpu_falls_back_to_that_gpus_on_demand_price_against_the_budget() -> None:

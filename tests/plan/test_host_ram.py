@@ -77,7 +77,7 @@ def test_no_option_left_says_host_ram() -> None:
     try:
         _plan([_t4("tiny", 0.35, 3.75)])
     except gp.PlanInfeasibleError as e:
-        assert "host_ram_short" in str(e) and "more host RAM" in str(e)
+        assert "too little host RAM for the weights" in str(e) and "more host RAM" in str(e)
     else:
         raise AssertionError("a plan with no instance that holds the weights was made")
 

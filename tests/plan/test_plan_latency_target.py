@@ -43,12 +43,13 @@ def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reac
     with pytest.raises(PlanInfeasibleError) as caught:
         plan(_service(50.0), store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
-    for reason in ("no_precision_path", "does_not_fit"):
+    words = {"no_precision_path": "without a path for the precision", "does_not_fit": "not fitting in memory"}
+    for reason, said in words.items():
         if reason in ok.excluded:
-            assert f"{reason} {ok.excluded[reason]:,}," in text  # counts thousands separated
+            assert f"{said} {ok.excluded[reason]:,}," in text  # counts thousands separated
         else:
-            assert f"{reason} " not in text
-    assert re.search(r"misses_latency_target \d+", text)
+            assert f"{said} " not in text
+    assert re.search(r"missing the latency target \d+", text)
     assert re.search(
         r"no option meets the p95 latency target of 50 ms: the best reached is [\d.]+ s on \d+ × \S+", text
     )
@@ -102,9 +103,9 @@ def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(store:
     with pytest.raises(PlanInfeasibleError) as caught:
         plan(flood, store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
-    assert re.search(r"short_of_load \d+", text), text
+    assert re.search(r"short of the load \d+", text), text
     # what does not fit in memory is what did not fit before: the rest was short of the load
-    assert "does_not_fit" not in text or re.search(r"does_not_fit (\d+)", text)[1] == str(  # type: ignore[index]
+    assert "not fitting in memory" not in text or re.search(r"not fitting in memory (\d+)", text)[1] == str(  # type: ignore[index]
         ok.excluded.get("does_not_fit", 0)
     )
 

@@ -70,7 +70,7 @@ def test_a_target_below_every_replica_step_says_no_replica_count_meets_it(
     with pytest.raises(PlanInfeasibleError) as caught:
         plan(service(tpot_p95_ms=1), store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
-    assert re.search(r"misses_latency_target \d+", text), text
+    assert re.search(r"missing the latency target \d+", text), text
     assert re.search(
         r"no option meets the time-per-output-token target of 1 ms: a decode step takes at least "
         r"[\d.]+ ms even at the lightest load \(on \S+, the fastest\), so no number of replicas meets it",

@@ -88,7 +88,7 @@ def test_an_unreachable_target_is_refused_naming_it_and_the_best_reached(
     with pytest.raises(PlanInfeasibleError) as caught:
         plan(service(ttft_p95_ms=1), store=store, profile=profile, providers=["aws"])
     text = str(caught.value)
-    assert re.search(r"misses_latency_target \d+", text), text
+    assert re.search(r"missing the latency target \d+", text), text
     assert re.search(
         r"no option meets the p95 time-to-first-token target of 1 ms: "
         r"the best reached is [\d.]+ s on \d+ × \S+",

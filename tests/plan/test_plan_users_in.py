@@ -177,7 +177,7 @@ def test_where_no_region_is_near_enough_the_line_says_so(store: Store, profile: 
             countries=["US"],
         )
     said = str(e.value)
-    assert "too_far_from_users" in said and "no region left meets the latency targets" in said
+    assert "too far from the users" in said and "no region left meets the latency targets" in said
     assert re.search(r"the nearest, aws/us-[a-z0-9-]+, is \d+ ms away \(great-circle distance × 2\.1", said)
 
 

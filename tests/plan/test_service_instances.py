@@ -111,8 +111,8 @@ def test_an_instance_limit_that_leaves_a_service_short_names_the_flag_that_lifts
     with pytest.raises(PlanInfeasibleError) as caught:
         _plan([SMALL], SERVICE, _service_estimate, Constraints(max_nodes=8))
     assert str(caught.value) == (
-        "no option is left: candidates excluded by short_of_load 8; short of the load on up to 8 instances, "
-        "the instance limit: g.small; raise --max-nodes (up to 256) to plan more replicas"
+        "no option is left: candidates excluded: short of the load 8; short of the load on up to 8 "
+        "instances, the instance limit: g.small; raise --max-nodes (up to 256) to plan more replicas"
     )
     with use_language("zh"):
         zh = error_text(caught.value)

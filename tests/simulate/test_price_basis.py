@@ -79,8 +79,9 @@ def test_the_price_basis_names_the_confidence_in_the_users_language() -> None:
     with use_language("zh"):
         words = fleet_prices([MARKET, LIST], GPU).sources["on_demand"]
     # the catalog's codes (secondary, high) in Chinese words, not as they are stored
-    assert f"{MARKET_SOURCE}（可信度 转引来源）" in words
-    assert "secondary" not in words and "可信度 高" in words
+    # (the source's own wording in Chinese too: ", line 7" is "，第 7 行")
+    assert MARKET_SOURCE.replace(", line 7", "，第 7 行（可信度转引来源）") in words
+    assert "secondary" not in words and "可信度高" in words
 
 
 def test_a_current_price_wins_a_tie_against_one_of_unknown_age() -> None:

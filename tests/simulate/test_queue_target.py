@@ -99,12 +99,12 @@ def test_report_says_what_queue_scales_on() -> None:
     )
     said = _behaviour(res.policies[0])
     assert "in flight (running and waiting), 9.5 per replica" in said
-    # 80 % of 2.665 req/s, the replica's capacity on this trace's lengths
-    assert "9.5 is what one replica holds in flight at 2.132 requests/s (Little's law" in said
+    # 80 % of 2.674 req/s, the replica's capacity on this trace's lengths (drawn to plan's p95 lengths)
+    assert "9.5 is what one replica holds in flight at 2.14 requests/s (Little's law" in said
     # no estimate given (a --replica): the simulated replica's capacity alone, said so, and no claim
     # that deploy writes the same
     assert (
-        "the serving simulation's replica carries 2.665 requests/s at full load (gpuplan's estimate" in said
+        "the serving simulation's replica carries 2.674 requests/s at full load (gpuplan's estimate" in said
     )
     assert "deploy writes the same" not in said
 

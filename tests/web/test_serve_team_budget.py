@@ -276,7 +276,7 @@ def test_teams_budgets_adding_up_past_the_services_are_set_and_said(service: Ser
     assert yuan["budget_usd"] == round(10_000 * rate["usd_per_unit"], 2)
     assert yuan["teams_budget_usd"] == round(600 + 10_000 * rate["usd_per_unit"], 2)
     assert yuan["over_allocated_usd"] == round(600 + 10_000 * rate["usd_per_unit"] - 900, 2)
-    assert yuan["teams_budget_cny"] == round(yuan["teams_budget_usd"] / rate["usd_per_unit"], 2)
+    assert yuan["teams_budget_cny"] == round(600 / rate["usd_per_unit"] + 10_000, 2)  # each budget in its own
     assert yuan["notes"][0].endswith(
         f"Budgets given in the other currency are added at 1 USD = {1 / rate['usd_per_unit']:.4f} CNY "
         f"(as of {rate['as_of']}), the catalog's newest rate."

@@ -70,7 +70,7 @@ def test_an_attribute_missing_on_gpuplans_module_is_not_blamed_on_the_users_code
     from gpuplan.workload.adapt import LoRALinear
     from gpuplan.workload.user_code import user_error
 
-    (tmp_path / "reads.py").write_text("def read(m):\n    return m.in_features\n", encoding="utf-8")
+    (tmp_path / "reads.py").write_text("def read(m):\n    return m.no_such_attribute\n", encoding="utf-8")
     code = compile((tmp_path / "reads.py").read_text(), str(tmp_path / "reads.py"), "exec")
     space: dict[str, object] = {}
     exec(code, space)

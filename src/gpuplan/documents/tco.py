@@ -414,7 +414,7 @@ class TcoDocument(Document):
     """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
     instances), with what its runs pay besides GPU time in that offer's region; None where a demand
     has none. A service priced by its tiers is its autoscaled fleet there too (``autoscaled_baseline``)."""
-    on_demand_priced_cost_usd: float | None = None
+    on_demand_known_total_usd: float | None = None
     """``all_on_demand_cost_usd`` over the demands that have an on-demand price where they may run:
     the whole of it where every demand has one, a lower bound where ``on_demand_unpriced`` names
     some (their hours are never counted as 0); None where no demand has one."""

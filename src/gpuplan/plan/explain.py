@@ -140,6 +140,7 @@ _REASON_WORDS: dict[Reason, str] = {
     Reason.UNKNOWN_COST: N_("with a cost of unknown size"),
     Reason.DEADLINE: N_("over the deadline"),
     Reason.BUDGET: N_("over the budget"),
+    Reason.HOST_RAM: N_("with too little host RAM for the weights"),
 }
 _PEAK = N_(" (peak memory per GPU at least {peak_gib:.1f} GiB)")
 _LATENCY = N_(

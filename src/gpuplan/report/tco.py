@@ -203,7 +203,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for c in s.data_copies
         ],
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
-        "on_demand_priced_cost_usd": cost(s.on_demand_priced_usd),
+        "on_demand_known_total_usd": cost(s.on_demand_priced_usd),
         "on_demand_unpriced": list(s.on_demand_unpriced),
         "spot_fallbacks": [
             {"demand": f.demand, "gpu": f.gpu, "same_gpu": f.same_gpu, "cost_usd": cost(f.usd)}
@@ -386,7 +386,7 @@ def _where_words(report: TcoReport) -> str:
     constraints."""
     countries = report.usage.constraints.countries
     if countries:
-        return _("in {countries}").format(countries=", ".join(countries))
+        return _("in {countries}").format(countries=item_list(list(countries)))
     return _("within the constraints")
 
 
