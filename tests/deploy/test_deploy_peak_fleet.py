@@ -25,6 +25,16 @@ _BIG = (
 )
 
 
+def _deploy_k8s_on_one_l4(job: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """``gpuplan deploy job --gpu L4 --count 1 -t k8s``'s folder."""
+    out = tmp_path / "out"
+    answered(
+        ["deploy", str(job), "--gpu", "L4", "--count", "1", "-t", "k8s", "--image", "r/x:1", "-o", str(out)],
+        capsys,
+    )
+    return out
+
+
 def test_deploys_max_replicas_is_the_peak_fleet_plan_sizes(
     tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -35,11 +45,7 @@ def test_deploys_max_replicas_is_the_peak_fleet_plan_sizes(
     # the fewest replicas of any option: those that carry the peak (others round up to instances)
     fleet = min(o["service"]["replicas"] for o in plan["options"])
     assert fleet > 2
-    out = tmp_path / "out"
-    answered(
-        ["deploy", str(job), "--gpu", "L4", "--count", "1", "-t", "k8s", "--image", "r/x:1", "-o", str(out)],
-        capsys,
-    )
+    out = _deploy_k8s_on_one_l4(job, tmp_path, capsys)
     hpa = yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())
     # was 2: room to double the one GPU given
     assert hpa["spec"]["minReplicas"] == 1 and hpa["spec"]["maxReplicas"] == fleet
@@ -56,11 +62,7 @@ def test_a_max_replicas_the_workload_gives_is_kept(
     monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
     job = tmp_path / "job.yaml"
     job.write_text(_SERVICE.replace("output_tokens: 256}", "output_tokens: 256, max_replicas: 40}"))
-    out = tmp_path / "out"
-    answered(
-        ["deploy", str(job), "--gpu", "L4", "--count", "1", "-t", "k8s", "--image", "r/x:1", "-o", str(out)],
-        capsys,
-    )
+    out = _deploy_k8s_on_one_l4(job, tmp_path, capsys)
     assert yaml.safe_load((out / "k8s" / "hpa.yaml").read_text())["spec"]["maxReplicas"] == 40
     assert "is the fleet `gpuplan plan` sizes" not in (out / "README.md").read_text()
 

@@ -14,6 +14,7 @@ from gpuplan.catalog import Store, open_store
 from gpuplan.commit import load_usage
 from gpuplan.commit.adapters import demands_from_usage
 from gpuplan.plan import plan_workload
+from gpuplan.plan.result import Option
 from gpuplan.plan.service_day import day_of, option_day_words
 from gpuplan.profile import profile as trace_profile
 from gpuplan.workload import load_workload
@@ -177,6 +178,20 @@ def test_each_instance_the_day_adds_is_billed_from_its_start_to_its_removal() ->
     assert down_h * 60 == pytest.approx(20) and "SkyServe" in down_words
 
 
+def _spot_service_day(store: Store, tmp_path: Path) -> Option:
+    """The recommended option of the chat service on aws spot, its fleet following its day (a mean
+    of 6 requests/s under a peak of 15, at least one replica)."""
+    path = tmp_path / "svc.yaml"
+    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
+    workload = load_workload(path)
+    overrides = {"providers": ["aws"], "pricing": ["spot"]}
+    rec = plan_workload(
+        workload, trace_profile(workload, store.local), store, overrides=overrides, top=1
+    ).recommended
+    assert rec is not None
+    return rec
+
+
 def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day_bills(
     store: Store, tmp_path: Path
 ) -> None:
@@ -184,12 +199,7 @@ def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day
     # instances autoscaled to 1×730 + 1×394 + 1×122 h plus a spare: 120.58 reclaims, 19.50
     # replica-hours down, one every 6.0 h) while the price counted the day's instance-hours (81.60,
     # 11.10, one every 8.9 h)
-    path = tmp_path / "svc.yaml"
-    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
-    workload = load_workload(path)
-    overrides = {"providers": ["aws"], "pricing": ["spot"]}
-    planned = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
-    rec = planned.recommended
+    rec = _spot_service_day(store, tmp_path)
     day = rec.service_day
     assert rec.pricing == "spot" and day is not None and day.follows and rec.nodes > 1
     assert rec.spot is not None and rec.spot.service is not None
@@ -214,12 +224,7 @@ def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_
     # was: the shares below target figured at the peak fleet all month (3 units: 1 − (1 − q)³),
     # while its reclaims counted the day's instance-hours; now each size of the fleet weighted by
     # the hours it runs at it
-    path = tmp_path / "svc.yaml"
-    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
-    workload = load_workload(path)
-    overrides = {"providers": ["aws"], "pricing": ["spot"]}
-    planned = plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
-    rec = planned.recommended
+    rec = _spot_service_day(store, tmp_path)
     day = rec.service_day
     assert rec.pricing == "spot" and day is not None and day.scales and len(day.hours) == rec.nodes == 3
     assert rec.spot is not None and rec.spot.service is not None

@@ -54,6 +54,27 @@ def _service_plan(service: Service, workload: dict[str, object], name: str = "ch
     return body
 
 
+def _save_as_written_then(service: Service, document: dict, month: str) -> None:
+    """``document`` (a plan as an older gpuplan wrote it) saved straight into the team store, as
+    it would stand there from before, for workload ``chat`` in ``month``."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.team_store import TeamStore
+
+    store = open_store(service.db)
+    try:
+        records = TeamStore(store.engine)
+        records.save_plan(
+            records.workload("chat"),
+            month=month,
+            constraints={},
+            document=document,
+            catalog_import_id=None,
+            actor="plan-user",
+        )
+    finally:
+        store.close()
+
+
 def test_a_service_plans_month_cost_says_it_is_the_autoscaled_day_beside_its_peak_fleet(
     service: Service,
 ) -> None:
@@ -78,9 +99,6 @@ def test_a_service_plans_month_cost_says_it_is_the_autoscaled_day_beside_its_pea
 def test_a_service_plan_saved_before_version_3_says_its_cost_is_the_peak_fleet(service: Service) -> None:
     # was: a plan saved before plan document version 3 kept its peak-fleet cost in the budget, with
     # nothing to tell it from a plan priced by its day
-    from gpuplan.catalog import open_store
-    from gpuplan.catalog.team_store import TeamStore
-
     saved = _service_plan(service, CHAT)
     full = service.client.get(f"/api/v1/plans/{saved['id']}", headers=service.auth("read")).json()
     document = json.loads(json.dumps(full["document"]))
@@ -91,19 +109,7 @@ def test_a_service_plan_saved_before_version_3_says_its_cost_is_the_peak_fleet(s
         rec.pop(key)
     rec["total_cost_usd"] = peak
     document["schema_version"] = 2
-    store = open_store(service.db)
-    try:
-        records = TeamStore(store.engine)
-        records.save_plan(
-            records.workload("chat"),
-            month="2027-02",
-            constraints={},
-            document=document,
-            catalog_import_id=None,
-            actor="plan-user",
-        )
-    finally:
-        store.close()
+    _save_as_written_then(service, document, "2027-02")
     doc = service.client.get("/api/v1/budget/2027-02", headers=service.auth("read")).json()
     (item,) = doc["plans"]
     assert item["month_cost_usd"] == pytest.approx(peak)
@@ -138,28 +144,13 @@ def test_a_scheduled_services_month_cost_says_it_is_its_hours(service: Service) 
 def test_a_plan_saved_before_version_6_says_its_storage_priced_the_bytes_stored(service: Service) -> None:
     # was: a plan saved at version 5 (storage priced at the bytes stored) listed beside one of today's
     # (each instance's launch disk priced) with nothing to say why its storage was lower
-    from gpuplan.catalog import open_store
-    from gpuplan.catalog.team_store import TeamStore
-
     saved = _service_plan(service, CHAT)
     assert saved["storage_basis"] == "launch_disk" and saved["storage_basis_words"] == ""
     full = service.client.get(f"/api/v1/plans/{saved['id']}", headers=service.auth("read")).json()
     document = json.loads(json.dumps(full["document"]))
     document["schema_version"] = 5
     document.pop("launch_disk_gb")
-    store = open_store(service.db)
-    try:
-        records = TeamStore(store.engine)
-        records.save_plan(
-            records.workload("chat"),
-            month="2027-03",
-            constraints={},
-            document=document,
-            catalog_import_id=None,
-            actor="plan-user",
-        )
-    finally:
-        store.close()
+    _save_as_written_then(service, document, "2027-03")
     listed = service.client.get("/api/v1/plans?month=2027-03", headers=service.auth("read")).json()["plans"]
     (item,) = listed
     # it still loads, its figures as they were saved
