@@ -57,6 +57,18 @@ def server(
         yield served
 
 
+def _bert_planned(base: str, who: dict[str, str], name: str, month: str, **plan: str) -> None:
+    """A BERT workload saved as ``name`` by ``who`` and planned for ``month`` (``plan``: the plan
+    request's other fields, e.g. its currency)."""
+    import httpx
+
+    r = httpx.post(f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who)
+    assert r.status_code == 201, r.text
+    body = {"name": name, "month": month, **plan}
+    r = httpx.post(f"{base}/api/v1/plans", json=body, headers=who, timeout=120)
+    assert r.status_code == 201, r.text
+
+
 def _team_month(browser: Any, base: str, token: str, lang: str, month: str) -> tuple[Any, list[str]]:
     """The team page in ``lang``, showing ``month``, and the page errors it raises from then on."""
     page = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US").new_page()
@@ -131,14 +143,7 @@ def test_a_budget_in_yuan_is_shown_in_yuan_on_the_team_page(
         # The price changes beside it were in dollars only: in yuan too, then as the budget counts the
         # plan (at the rate it was priced at), today's at the catalog's newest rate, named and dated.
         planner = {"Authorization": "Bearer " + tokens["plan"]}
-        r = httpx.post(
-            f"{base}/api/v1/workloads", json={"name": "embed", "workload": bert_workload()}, headers=planner
-        )
-        assert r.status_code == 201, r.text
-        r = httpx.post(
-            f"{base}/api/v1/plans", json={"name": "embed", "month": month}, headers=planner, timeout=120
-        )
-        assert r.status_code == 201, r.text
+        _bert_planned(base, planner, "embed", month)
         counted = next(p for p in httpx.get(f"{base}/api/v1/budget/{month}", headers=admin).json()["plans"])
         doc = httpx.get(f"{base}/api/v1/price-changes", headers=admin, timeout=120).json()
         [change] = [c for c in doc["plans"] if c["plan_id"] == counted["id"]]
@@ -181,12 +186,7 @@ def test_the_price_check_shows_the_shown_teams_plans_each_in_its_budgets_currenc
         r = httpx.put(f"{base}/api/v1/budget/{month}{q}", json=body, headers=admin)
         assert r.status_code == 200, r.text
     for who, name in ((_NLP, "nlp-embed"), (lone, "lone-embed")):
-        r = httpx.post(
-            f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who
-        )
-        assert r.status_code == 201, r.text
-        r = httpx.post(f"{base}/api/v1/plans", json={"name": name, "month": month}, headers=who, timeout=120)
-        assert r.status_code == 201, r.text
+        _bert_planned(base, who, name, month)
     page, errors = _team_month(browser, base, tokens["admin"], "en", month)
     try:
         page.wait_for_selector("#plans td:text('nlp-embed')", timeout=60_000)
@@ -330,13 +330,7 @@ def test_a_service_that_counts_in_yuan_is_shown_in_yuan_without_a_budget_of_its_
     for team, amount in (("rec", "5万"), ("support", 100_000)):
         who = {"Authorization": _YUAN_TEAMS[team]}
         name = f"{team}-{lang}"
-        r = httpx.post(
-            f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who
-        )
-        assert r.status_code == 201, r.text
-        body = {"name": name, "month": month, "currency": "CNY"}
-        r = httpx.post(f"{base}/api/v1/plans", json=body, headers=who, timeout=120)
-        assert r.status_code == 201, r.text
+        _bert_planned(base, who, name, month, currency="CNY")
         r = httpx.put(f"{base}/api/v1/budget/{month}?team={team}", json={"amount_cny": amount}, headers=admin)
         assert r.status_code == 200, r.text
     page, errors = _team_month(browser, base, tokens["admin"], lang, month)
@@ -371,15 +365,7 @@ def test_the_years_budget_is_said_beside_the_months_on_the_team_page(
     year, month = ("2033", "2033-02") if lang == "en" else ("2034", "2034-02")
     who = {"Authorization": _YUAN_TEAMS["rec"]}
     name = f"rec-year-{lang}"
-    r = httpx.post(f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who)
-    assert r.status_code == 201, r.text
-    r = httpx.post(
-        f"{base}/api/v1/plans",
-        json={"name": name, "month": f"{year}-01", "currency": "CNY"},
-        headers=who,
-        timeout=120,
-    )
-    assert r.status_code == 201, r.text
+    _bert_planned(base, who, name, f"{year}-01", currency="CNY")
     r = httpx.put(f"{base}/api/v1/budget/{year}", json={"amount_cny": 1_200_000}, headers=admin)
     assert r.status_code == 200, r.text
     doc = httpx.get(f"{base}/api/v1/budget/{month}", headers=admin).json()
@@ -427,11 +413,7 @@ def test_a_years_budget_is_set_on_the_team_page_and_a_teams_year_over_it_is_said
     year = "2035" if lang == "en" else "2036"
     who = {"Authorization": _YUAN_TEAMS["rec"]}
     name = f"rec-yearform-{lang}"
-    r = httpx.post(f"{base}/api/v1/workloads", json={"name": name, "workload": bert_workload()}, headers=who)
-    assert r.status_code == 201, r.text
-    body = {"name": name, "month": f"{year}-01", "currency": "CNY"}
-    r = httpx.post(f"{base}/api/v1/plans", json=body, headers=who, timeout=120)
-    assert r.status_code == 201, r.text
+    _bert_planned(base, who, name, f"{year}-01", currency="CNY")
     puts: list[str] = []
     page, errors = _team_month(browser, base, tokens["admin"], lang, f"{year}-01")
     page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" else None)
