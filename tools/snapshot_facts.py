@@ -474,288 +474,110 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
 
 #: Egress and storage prices of regions the sources' table does not price, each a row of the AWS
 #: Price List (its offer file named in the source) as read in a public write-up that quotes it;
-#: ``confidence`` says so (secondary). Rows as the snapshot writes them (transfer.csv / storage.csv columns).
-PUBLISHED_REGION_PRICES: tuple[tuple[str, dict[str, str]], ...] = (
+#: ``confidence`` says so (secondary).
+_PUBLISHED_CONFIDENCE = "secondary"
+
+#: AWS's internet egress tiers (Data Transfer Out), GB a month: (start, end, what the row says).
+_EGRESS_TIERS = (
+    ("0", "100", "first 100 GB/month (account-wide free tier)"),
+    ("100", "10240", "up to 10 TB"),
+    ("10240", "51200", "10-50 TB"),
+    ("51200", "153600", "50-150 TB"),
+    ("153600", "", ">150 TB"),
+)
+#: What the first tier's source adds: the tier is free.
+_FREE_ALLOWANCE = "; the first 100 GB/month are AWS's account-wide free allowance (as the us-east-1 rows)"
+
+#: An AWSDataTransfer offer file each: (region, as_of, source, USD per GB of each of _EGRESS_TIERS).
+_PUBLISHED_EGRESS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "internet_egress",
-            "start_gb": "0",
-            "end_gb": "100",
-            "price_per_gb": "0",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
-            "APS1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
-            "regionCode ap-southeast-1'); the first 100 GB/month are AWS's account-wide free "
-            "allowance (as the us-east-1 rows)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): first 100 GB/month (account-wide free tier)",
-        },
+        "ap-southeast-1",
+        "2026-08-12",
+        "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
+        "APS1-DataTransfer-Out-Bytes "
+        "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
+        "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
+        "regionCode ap-southeast-1')",
+        ("0", "0.12", "0.085", "0.082", "0.08"),
     ),
     (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "internet_egress",
-            "start_gb": "100",
-            "end_gb": "10240",
-            "price_per_gb": "0.12",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
-            "APS1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
-            "regionCode ap-southeast-1')",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): up to 10 TB",
-        },
+        "sa-east-1",
+        "2026-09-16",
+        "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
+        "usagetype SAE1-DataTransfer-Out-Bytes "
+        "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
+        "its price dimensions as listed by jq in a public course text; the version of the AWS "
+        "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
+        "2026-09-16)",
+        ("0", "0.15", "0.138", "0.126", "0.114"),
+    ),
+)
+
+#: A storage price each: (region, kind, storage_class, USD per GB-month, as_of, source, notes).
+_PUBLISHED_STORAGE: tuple[tuple[str, str, str, str, str, str, str], ...] = (
+    (
+        "ap-southeast-1",
+        "object",
+        "S3 Standard",
+        "0.025",
+        "2026-08-12",
+        "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-TimedStorage-ByteHrs, "
+        "first 50 TB; "
+        "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/ap-southeast-1/index.json), "  # noqa: E501
+        "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
+        "ap-southeast-1, collected 2026-08-12')",
+        "first 50 TB; secondary",
     ),
     (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "internet_egress",
-            "start_gb": "10240",
-            "end_gb": "51200",
-            "price_per_gb": "0.085",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
-            "APS1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
-            "regionCode ap-southeast-1')",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): 10-50 TB",
-        },
+        "ap-southeast-1",
+        "block",
+        "EBS gp3",
+        "0.096",
+        "2026-08-12",
+        "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-EBS:VolumeUsage.gp3; "
+        "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/ap-southeast-1/index.json), "  # noqa: E501
+        "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
+        "ap-southeast-1, collected 2026-08-12')",
+        "secondary",
     ),
     (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "internet_egress",
-            "start_gb": "51200",
-            "end_gb": "153600",
-            "price_per_gb": "0.082",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
-            "APS1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
-            "regionCode ap-southeast-1')",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): 50-150 TB",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "internet_egress",
-            "start_gb": "153600",
-            "end_gb": "",
-            "price_per_gb": "0.08",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, AWSDataTransfer, regionCode ap-southeast-1, usagetype "
-            "APS1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as queried 2026-08-12 and tabled in a public AWS cost review ('Price List API ... "
-            "regionCode ap-southeast-1')",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): >150 TB",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "internet_egress",
-            "start_gb": "0",
-            "end_gb": "100",
-            "price_per_gb": "0",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-09-16",
-            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
-            "usagetype SAE1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
-            "its price dimensions as listed by jq in a public course text; the version of the AWS "
-            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
-            "2026-09-16); the first 100 GB/month are AWS's account-wide free allowance (as the "
-            "us-east-1 rows)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): first 100 GB/month (account-wide free tier)",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "internet_egress",
-            "start_gb": "100",
-            "end_gb": "10240",
-            "price_per_gb": "0.15",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-09-16",
-            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
-            "usagetype SAE1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
-            "its price dimensions as listed by jq in a public course text; the version of the AWS "
-            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
-            "2026-09-16)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): up to 10 TB",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "internet_egress",
-            "start_gb": "10240",
-            "end_gb": "51200",
-            "price_per_gb": "0.138",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-09-16",
-            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
-            "usagetype SAE1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
-            "its price dimensions as listed by jq in a public course text; the version of the AWS "
-            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
-            "2026-09-16)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): 10-50 TB",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "internet_egress",
-            "start_gb": "51200",
-            "end_gb": "153600",
-            "price_per_gb": "0.126",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-09-16",
-            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
-            "usagetype SAE1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
-            "its price dimensions as listed by jq in a public course text; the version of the AWS "
-            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
-            "2026-09-16)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): 50-150 TB",
-        },
-    ),
-    (
-        "transfer.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "internet_egress",
-            "start_gb": "153600",
-            "end_gb": "",
-            "price_per_gb": "0.114",
-            "currency": "USD",
-            "quantity_unit": "GB",
-            "as_of": "2026-09-16",
-            "source": "AWS Price List offer file AWSDataTransfer version 20260916132208 for sa-east-1, "
-            "usagetype SAE1-DataTransfer-Out-Bytes "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AWSDataTransfer/20260916132208/sa-east-1/index.json), "  # noqa: E501
-            "its price dimensions as listed by jq in a public course text; the version of the AWS "
-            "pricing:GetProducts example in sparecores-crawler 0.10.2 _aws.py (publicationDate "
-            "2026-09-16)",
-            "confidence": "secondary",
-            "description": "internet egress (Data Transfer Out): >150 TB",
-        },
-    ),
-    (
-        "storage.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "object",
-            "storage_class": "S3 Standard",
-            "price": "0.025",
-            "currency": "USD",
-            "unit": "GB-month",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-TimedStorage-ByteHrs, "
-            "first 50 TB; "
-            "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
-            "ap-southeast-1, collected 2026-08-12')",
-            "confidence": "secondary",
-            "notes": "first 50 TB; secondary",
-        },
-    ),
-    (
-        "storage.csv",
-        {
-            "provider": "aws",
-            "region": "ap-southeast-1",
-            "kind": "block",
-            "storage_class": "EBS gp3",
-            "price": "0.096",
-            "currency": "USD",
-            "unit": "GB-month",
-            "as_of": "2026-08-12",
-            "source": "AWS Price List API, regionCode ap-southeast-1 (usagetype APS1-EBS:VolumeUsage.gp3; "
-            "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/ap-southeast-1/index.json), "  # noqa: E501
-            "as collected 2026-08-12 and tabled in a public price reference ('Price Reference - "
-            "ap-southeast-1, collected 2026-08-12')",
-            "confidence": "secondary",
-            "notes": "secondary",
-        },
-    ),
-    (
-        "storage.csv",
-        {
-            "provider": "aws",
-            "region": "sa-east-1",
-            "kind": "object",
-            "storage_class": "S3 Standard",
-            "price": "0.0405",
-            "currency": "USD",
-            "unit": "GB-month",
-            "as_of": "2026-09-26",
-            "source": "AWS Price List offer file AmazonS3 for sa-east-1, usagetype SAE1-TimedStorage-ByteHrs "
-            "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/sa-east-1/index.csv), "
-            "published 2026-09-26, as cited in a public cost comparison",
-            "confidence": "secondary",
-            "notes": "first 50 TB; secondary",
-        },
+        "sa-east-1",
+        "object",
+        "S3 Standard",
+        "0.0405",
+        "2026-09-26",
+        "AWS Price List offer file AmazonS3 for sa-east-1, usagetype SAE1-TimedStorage-ByteHrs "
+        "(https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonS3/current/sa-east-1/index.csv), "
+        "published 2026-09-26, as cited in a public cost comparison",
+        "first 50 TB; secondary",
     ),
 )
 
 
+def _published_rows() -> list[tuple[str, dict[str, str]]]:
+    """The rows of :data:`_PUBLISHED_EGRESS` and :data:`_PUBLISHED_STORAGE` as the snapshot writes
+    them (transfer.csv / storage.csv columns), in that order."""
+    rows: list[tuple[str, dict[str, str]]] = []
+    for region, as_of, source, prices in _PUBLISHED_EGRESS:
+        for (start, end, what), price in zip(_EGRESS_TIERS, prices, strict=True):
+            row = dict(provider="aws", region=region, kind="internet_egress", start_gb=start, end_gb=end)
+            row.update(price_per_gb=price, currency="USD", quantity_unit="GB", as_of=as_of)
+            row.update(source=source + (_FREE_ALLOWANCE if start == "0" else ""))
+            row.update(confidence=_PUBLISHED_CONFIDENCE)
+            row.update(description=f"internet egress (Data Transfer Out): {what}")
+            rows.append(("transfer.csv", row))
+    for region, kind, storage_class, price, as_of, source, notes in _PUBLISHED_STORAGE:
+        row = dict(provider="aws", region=region, kind=kind, storage_class=storage_class, price=price)
+        row.update(currency="USD", unit="GB-month", as_of=as_of, source=source)
+        row.update(confidence=_PUBLISHED_CONFIDENCE, notes=notes)
+        rows.append(("storage.csv", row))
+    return rows
+
+
 def build_published_region_prices(snap: Snapshot) -> None:
-    """The rows of :data:`PUBLISHED_REGION_PRICES` (none is a provider's default region)."""
-    for file, row in PUBLISHED_REGION_PRICES:
+    """The published prices of regions the sources' table does not price (none is a provider's
+    default region)."""
+    for file, row in _published_rows():
         snap.add(
             file, **row, is_default_region=DEFAULT_REGIONS.get(row["provider"]) == row["region"], reason=None
         )

@@ -324,3 +324,26 @@ def test_plan_and_tco_rest_on_the_same_price_when_every_price_is_stale(tmp_path:
     from gpuplan.report.tco import summary_lines
 
     assert "on prices known to be current: unknown (none for" in summary_lines(report)[0]
+
+
+def test_the_on_demand_fallback_is_not_planned_where_the_gpu_has_an_on_demand_price(
+    chat_dir: Path, current_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: a demand sized on spot was planned a second time, on demand only, whatever the schedule
+    # bought; the fallback reads that plan only where the schedule buys spot of a GPU type with no
+    # on-demand price where the demand may run
+    import importlib
+
+    plans = importlib.import_module("gpuplan.plan")  # the package: gpuplan.plan is also a function
+    calls: list[object] = []
+    planner = plans.plan_workload
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs.get("overrides"))
+        return planner(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plans, "plan_workload", counted)
+    report = tco(_year(chat_dir, ["on_demand", "reserved_1y", "spot"]), store=current_store)
+    (fallback,) = report.schedule.spot_fallbacks
+    assert fallback.same_gpu and fallback.usd is not None
+    assert len(calls) == 1  # the sizing only

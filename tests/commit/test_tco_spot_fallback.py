@@ -84,7 +84,7 @@ def test_spot_on_its_own_gpu_falls_back_to_that_gpus_on_demand_price_against_the
 
 def test_spot_without_an_on_demand_price_falls_back_to_the_plans_cheapest_on_demand_option() -> None:
     alt = OnDemandAlternative(gpu="A100-SXM4-80GB", gpus=8, usd=(5000.0,) * 3 + (0.0,) * (H - 3))
-    report = _report(DEMO, replace(PRE, on_demand_elsewhere=alt), offers=(L4, SPOT))
+    report = _report(DEMO, replace(PRE, on_demand_elsewhere=lambda: alt), offers=(L4, SPOT))
     s = report.schedule
     (f,) = s.spot_fallbacks
     assert (f.gpu, f.same_gpu, f.usd) == ("A100-SXM4-80GB", False, 15_000.0)

@@ -7,9 +7,9 @@ planner, and everything left out is counted and said in the notes.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -599,9 +599,7 @@ def _workload_demand(
         gpu_hours_per_run=per_run,
         on_demand_elsewhere=_on_demand_elsewhere(
             workload, prof, store, overrides, runs, sized_on=best.pricing, load_of=load_of
-        )
-        if interruptible
-        else None,
+        ),
         host=_placed(
             _host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
             store,
@@ -698,24 +696,30 @@ def _on_demand_elsewhere(
     *,
     sized_on: str,
     load_of: ReplicaLoadOf | None,
-) -> OnDemandAlternative | None:
-    """A demand sized on spot, on demand instead: the planner's cheapest option on demand in the
-    places the demand may run (its ranking, its deadline and constraints held; a second planner run,
-    not a second planner), at its cost of one run × the runs of each month. None where the demand
-    was not sized on spot, the usage does not allow on demand, or the planner finds no option."""
-    from gpuplan.plan import plan_workload
-
+) -> Callable[[], OnDemandAlternative | None] | None:
+    """A demand sized on spot, on demand instead (:attr:`Demand.on_demand_elsewhere`): what plans
+    the planner's cheapest option on demand in the places the demand may run (its ranking, its
+    deadline and constraints held; a second planner run of the same workload and profile, made
+    only when called, and once), at its cost of one run × the runs of each month; None from it where
+    the planner finds no option. None where the demand was not sized on spot (an interruptible
+    demand only is), or the usage does not allow on demand."""
     if sized_on != "spot" or "on_demand" not in overrides.get("pricing", ()):
         return None
     od = {**overrides, "pricing": ("on_demand",), "commitment": None}
-    try:
-        planned = plan_workload(workload, prof, store, overrides=od, top=1, replica_load=load_of)
-    except GpuplanError:
-        return None  # no on-demand option meets the demand: its fallback is unknown, said so
-    best = planned.recommended
-    return OnDemandAlternative(
-        gpu=best.gpu, gpus=best.gpu_count, usd=tuple(r * best.total_cost_usd for r in runs)
-    )
+
+    @cache
+    def planned() -> OnDemandAlternative | None:
+        from gpuplan.plan import plan_workload
+
+        try:
+            best = plan_workload(workload, prof, store, overrides=od, top=1, replica_load=load_of).recommended
+        except GpuplanError:
+            return None  # no on-demand option meets the demand: its fallback is unknown, said so
+        return OnDemandAlternative(
+            gpu=best.gpu, gpus=best.gpu_count, usd=tuple(r * best.total_cost_usd for r in runs)
+        )
+
+    return planned
 
 
 def _service_at_load(

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -733,10 +733,12 @@ class Demand:
     the next for the hours the load needs two steps …): the fleet an autoscaler keeps, hour by hour,
     rather than its peak all month. Its GPU-hours per run are ``gpu_step × sum(tiers)``. Empty: the
     run's GPUs at once for all its busy hours (:meth:`levels`)."""
-    on_demand_elsewhere: OnDemandAlternative | None = None
-    """An interruptible workload demand: the planner's cheapest option on demand (its ranking, its
-    deadline held), what the demand would cost if spot cannot be had and its own GPU type has no
-    on-demand price where it may run. None: not sized (a direct demand names its GPU), or none."""
+    on_demand_elsewhere: Callable[[], OnDemandAlternative | None] | None = None
+    """An interruptible workload demand sized on spot: the planner's cheapest option on demand (its
+    ranking, its deadline held), what the demand would cost if spot cannot be had and its own GPU
+    type has no on-demand price where it may run (None from it: the planner finds none). A second
+    planner run, so made only when called (where the schedule buys the demand on spot and its GPU
+    type has no such price), and once. None: not sized on spot, or a direct demand (it names its GPU)."""
     at_load: tuple[tuple[float, tuple[tuple[float, float], ...]], ...] = ()
     """A service: one run's fleet (a month of it) at other loads, ``(load × this, its (GPUs at once,
     hours a month) layers)``, resized in whole replicas as the plan sizes its fleet

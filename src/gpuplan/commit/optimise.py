@@ -86,7 +86,7 @@ def spot_fallbacks(
         price = options[d.pool].on_demand_usd_per_gpu_hour(i)
         if price is not None:
             out.append(SpotFallback(demand=d.name, gpu=d.gpu, same_gpu=True, usd=sum(d.gpu_hours) * price))
-        elif (alt := d.on_demand_elsewhere) is not None:
+        elif d.on_demand_elsewhere is not None and (alt := d.on_demand_elsewhere()) is not None:
             out.append(SpotFallback(demand=d.name, gpu=alt.gpu, same_gpu=False, usd=sum(alt.usd)))
             moved.append(i)
         else:

@@ -290,7 +290,7 @@ def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> C
         egress=_lowest_highest(egress),
         block=_lowest_highest(block),
         object=_lowest_highest(objects),
-        highest=_highest_by_provider({"egress": egress, "block": block, "object": objects}),
+        dearest=_dearest_providers({"egress": egress, "block": block, "object": objects}),
         continents=_continents_by_provider({"egress": egress, "block": block, "object": objects}),
         region_continent={(p, r): country_continent(region_country(p, r)) for p, r in set(regions)},
     )
@@ -328,12 +328,12 @@ def _lowest_highest(carried: list[_Carried]) -> tuple[float, float] | None:
     return (min(c[2] for c in carried), max(c[2] for c in carried)) if carried else None
 
 
-def _highest_by_provider(kinds: dict[str, list[_Carried]]) -> dict[tuple[str, str], float]:
-    """(kind, provider) -> the highest price of the kind that provider's rows carry."""
-    out: dict[tuple[str, str], float] = {}
+def _dearest_providers(kinds: dict[str, list[_Carried]]) -> dict[str, frozenset[str]]:
+    """kind -> the providers whose rows carry the highest price of the kind."""
+    out = {}
     for kind, carried in kinds.items():
-        for provider, _region, usd in carried:
-            out[(kind, provider)] = max(usd, out.get((kind, provider), usd))
+        top = max((usd for _provider, _region, usd in carried), default=None)
+        out[kind] = frozenset(provider for provider, _region, usd in carried if usd == top)
     return out
 
 

@@ -2,12 +2,12 @@
 
 These depend only on the candidate's (provider, region), not on the instance, so they are worked out
 once per region and broadcast to the candidates. Unknown prices are never read as 0: each becomes
-either a labelled, conservative assumption (the highest price of that kind the catalog carries for
-the provider, else for any provider, else a cited constant; "may be higher" where no row it is taken
-from is on the region's continent) or, with ``unknown_costs="exclude"``, a reason to leave the
-region out. The best case of the same unknowns (the lowest price of the kind the catalog knows;
-unknown inbound traffic free) is worked out beside it (``best_case=True``), so that the plan can say
-what an unknown cost.
+either a labelled, conservative assumption (the highest price of that kind the whole catalog
+carries, named the provider's where its rows carry it, else a cited constant; "may be higher" where
+no row it is taken from is on the region's continent) or, with ``unknown_costs="exclude"``, a
+reason to leave the region out. The best case of the same unknowns (the lowest price of the kind
+the catalog knows; unknown inbound traffic free) is worked out beside it (``best_case=True``), so
+that the plan can say what an unknown cost.
 """
 
 from __future__ import annotations
@@ -89,9 +89,9 @@ class CatalogRanges:
     egress: tuple[float, float] | None = None
     block: tuple[float, float] | None = None
     object: tuple[float, float] | None = None
-    highest: Mapping[tuple[str, str], float] = field(default_factory=dict)
-    """(kind, provider) -> the highest price of the kind (``egress``, ``block``, ``object``) that
-    provider's rows carry: an unknown price of the provider is bounded by it."""
+    dearest: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """kind (``egress``, ``block``, ``object``) -> the providers whose rows carry the catalog's
+    highest price of the kind: an unknown price of one of them is named its own highest."""
     continents: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     """(kind, provider) -> the continents that provider's priced rows are published for; (kind, "*")
     -> those of every provider's."""
@@ -137,12 +137,13 @@ class CostFacts:
     def _bound(self, kind: str, provider: str, region: str) -> tuple[float, str]:
         """The conservative bound of an unknown ``kind`` price (``egress`` per GB, ``block`` or
         ``object`` per GB-month) of ``provider/region``, and how it is named: the highest price of the
-        kind the catalog carries for that provider, else for any provider. Where none of the rows it
-        is taken from is on the region's continent (or the continent is not known), the region's
-        price may be higher than any carried (AWS's São Paulo egress is 1.7 times Virginia's), and
-        it says so instead of calling it the highest. A provider's highest below another provider's
-        is no bound (its rows may all be of its cheapest regions: AWS's gp3 disk is dearer in São Paulo
-        than in any region carried), so the bound is never below the whole catalog's highest."""
+        kind the whole catalog carries. A provider's own highest below it is no bound (its rows may
+        all be of its cheapest regions: AWS's gp3 disk is dearer in São Paulo than in any region
+        carried), so the provider is named only where its rows carry that highest. Where none of the
+        rows it is taken from (the provider's, so named; else every provider's) is on the region's
+        continent (or the continent is not known), the region's price may be higher than any carried
+        (AWS's São Paulo egress is 1.7 times Virginia's), and it says so instead of calling it the
+        highest."""
         top, from_catalog = {
             "egress": (self._max_egress, self._egress_from_catalog),
             "block": (self._max_block, self._block_from_catalog),
@@ -150,18 +151,18 @@ class CostFacts:
         }[kind]
         if not from_catalog:
             return top, _("highest known")
-        own = self._ranges.highest.get((kind, provider))
+        own = provider in self._ranges.dearest.get(kind, frozenset())
         continent = self._ranges.region_continent.get((provider, region), "")
-        own = own if own is not None and own >= top else None
-        rows = self._ranges.continents.get((kind, provider if own is not None else "*"), frozenset())
-        covered = bool(continent) and continent in rows
-        if own is not None:
+        covered = bool(continent) and continent in self._ranges.continents.get(
+            (kind, provider if own else "*"), frozenset()
+        )
+        if own:
             words = (
                 _("the highest {provider} price in the catalog")
                 if covered
                 else _("the highest {provider} price in the catalog; this region's may be higher")
             )
-            return own, words.format(provider=provider)
+            return top, words.format(provider=provider)
         words = (
             _("the highest price in the catalog, of any provider")
             if covered
