@@ -30,10 +30,10 @@ from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.region_countries import region_country
 from gpuplan.catalog.store import Store
 from gpuplan.catalog.upfront import with_upfront
-from gpuplan.catalog.wording import _DID_YOU_MEAN
-from gpuplan.errors import DataError, InputError, NotFoundError, Phrase, closest
+from gpuplan.catalog.wording import did_you_mean
+from gpuplan.errors import DataError, InputError, NotFoundError, closest
 from gpuplan.i18n import N_, Money
-from gpuplan.i18n.phrases import either, item_list, listed
+from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.vocab import Choice, HostRule, pricing_name
 
 __all__ = [
@@ -216,7 +216,7 @@ def _refuse_region(store: Store, region: str, providers: tuple[str, ...], known:
             region=region,
             owners=listed(owners),
             provider=listed(providers),
-            suggest=Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in near)) if near else "",
+            suggest=did_you_mean(near),
         )
     from gpuplan.catalog.region_countries import (
         refuse_city_as_region,

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from gpuplan.catalog.model import RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
 from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_, stale_rate_warning
+from gpuplan.i18n.sources import ECB_RATE_SOURCE
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -149,10 +150,9 @@ def cny_rate(ecb: EcbDay, *, url: str, fetched_at: str) -> ExchangeRate:
         currency="CNY",
         usd_per_unit=usd / cny,
         as_of=ecb.day,
-        source=(
-            f"ECB euro foreign exchange reference rates of {ecb.day} ({url}, fetched {fetched_at}): "
-            f"1 EUR = {usd:g} USD = {cny:g} CNY, so 1 USD = {cny / usd:.4f} CNY "
-            "(cross rate, not the CFETS central parity)"
+        # stored in English, as every source line is (put into the reader's language when shown)
+        source=ECB_RATE_SOURCE.format(
+            day=ecb.day, url=url, at=fetched_at, usd=f"{usd:g}", cny=f"{cny:g}", rate=f"{cny / usd:.4f}"
         ),
     )
 

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from gpuplan.errors import LIST_AT_MOST, GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["Worded", "either", "joined", "listed", "not_found"]
+__all__ = ["Worded", "did_you_mean", "either", "joined", "listed", "not_found"]
 
 #: A piece of a line: a Phrase, an error (written as error_text writes it) or plain data.
 Worded = Phrase | GpuplanError | str
@@ -59,6 +59,11 @@ _DID_YOU_MEAN = N_("; did you mean {names}?")
 _USE_ONE_OF = N_("; use one of: {names}")
 
 
+def did_you_mean(names: Sequence[str]) -> Worded:
+    """``; did you mean 'a' or 'b'?`` for the names a refusal offers instead; "" where there are none."""
+    return Phrase(_DID_YOU_MEAN, names=either(repr(n) for n in names)) if names else ""
+
+
 def not_found(
     kind: Phrase, name: str, known: Iterable[str], suggestions: Sequence[str] | None = None
 ) -> NotFoundError:
@@ -67,10 +72,8 @@ def not_found(
     ``suggestions``: the names to offer, where the caller knows nearer ones than spelling finds."""
     known = list(known)
     error = NotFoundError(str(kind), name, known, suggestions=suggestions or None)
-    tail: Worded = ""
-    if error.suggestions:
-        tail = Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in error.suggestions))
-    elif 0 < len(known) <= LIST_AT_MOST:
+    tail = did_you_mean(error.suggestions)
+    if not tail and 0 < len(known) <= LIST_AT_MOST:
         tail = Phrase(_USE_ONE_OF, names=listed(known))
     # The same line NotFoundError wrote, kept as a template so that the kind translates too.
     error.template = _UNKNOWN

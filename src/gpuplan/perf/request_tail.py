@@ -160,6 +160,20 @@ _WIDEST_SIGMA = _widest()
 MOST_P95_OVER_MEAN = 1.0 / _mean_over_p95(_WIDEST_SIGMA)
 
 
+def _spread_for(mean_over_p95: float, widest: float, longest_over_p95: float | None = None) -> float:
+    """The spread in (0, ``widest``) whose :func:`_mean_over_p95` (cut at ``longest_over_p95``
+    where given) is ``mean_over_p95``, by bisection: the lower bound after 60 halvings, so that it
+    holds at least that mean. :func:`_mean_over_p95` falls over the interval."""
+    lo, hi = 0.0, widest
+    for _step in range(60):
+        mid = (lo + hi) / 2
+        if _mean_over_p95(mid, longest_over_p95) > mean_over_p95:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 @dataclass(frozen=True, kw_only=True)
 class LengthDistribution:
     """Request lengths, tokens: a log-normal of mean :attr:`mean` and 95th percentile :attr:`p95`,
@@ -192,15 +206,8 @@ class LengthDistribution:
             return None
         # the narrower spread whose mean, cut at ``longest``, is still the mean (cut lower, a spread
         # holds a lower mean: the one that holds it is narrower than this one's)
-        target, over = self.mean / self.p95, longest / self.p95
-        lo, hi = 0.0, self.sigma
-        for _step in range(60):
-            mid = (lo + hi) / 2
-            if _mean_over_p95(mid, over) > target:
-                lo = mid
-            else:
-                hi = mid
-        return replace(self, sigma=lo, longest=longest)
+        sigma = _spread_for(self.mean / self.p95, self.sigma, longest / self.p95)
+        return replace(self, sigma=sigma, longest=longest)
 
     def redrawn(self, drawn: np.ndarray, capped: LengthDistribution) -> tuple[np.ndarray, int]:
         """``drawn`` (lengths drawn from these) as the same draws of ``capped`` (:meth:`capped`): each
@@ -220,14 +227,7 @@ def length_distribution(mean: int, p95: int, *, stated: bool = False) -> LengthD
         return None
     # the narrower of the two spreads that hold both (the mean over p95 falls with the spread
     # up to the widest, then rises)
-    lo, hi = 0.0, _WIDEST_SIGMA
-    for _step in range(60):
-        mid = (lo + hi) / 2
-        if _mean_over_p95(mid) > 1.0 / ratio:
-            lo = mid
-        else:
-            hi = mid
-    sigma = 0.0 if ratio == 1.0 else lo
+    sigma = 0.0 if ratio == 1.0 else _spread_for(1.0 / ratio, _WIDEST_SIGMA)
     return LengthDistribution(
         mean=mean,
         p95=p95,

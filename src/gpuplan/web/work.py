@@ -478,8 +478,7 @@ def budget_document(store: Store, month: str, team: str | None = None) -> dict[s
     items = [saved_plan_item(p, store, rate=rate, currency=shown) for p in plans]
     service = budget if team is None else records.budget(month)
     allocation = _allocation(records, month, service, rate, shown if service is None else None)
-    spend = _spend(month, budget, plans, rate, shown)
-    in_year = year_spend(year, records.year_budget(year, team), of_year, rate, spend["display_currency"])
+    spend, in_year = _month_and_year(records, month, team, budget, plans, of_year, rate, shown)
     newest, _digest = records.catalog_state()
 
     def team_notes(line: dict[str, Any], of_team_year: dict[str, Any]) -> list[str]:
@@ -574,6 +573,24 @@ def year_spend(
     }
 
 
+def _month_and_year(
+    records: TeamStore,
+    month: str,
+    team: str | None,
+    budget: Budget | None,
+    plans: list[SavedPlan],
+    of_year: list[SavedPlan],
+    rate: ExchangeRate | None,
+    shown: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``budget`` against ``plans``, the month's (:func:`_spend`, counted in ``shown`` where there is
+    no budget), and ``team``'s year's budget (None: the whole service's) against ``of_year``, its
+    year's plans (:func:`year_spend`, in the month's currency where the year has no budget)."""
+    spend = _spend(month, budget, plans, rate, shown)
+    year = month[:4]
+    return spend, year_spend(year, records.year_budget(year, team), of_year, rate, spend["display_currency"])
+
+
 #: What each month of a year's budget document holds.
 _YEAR_MONTH = ("month", "planned_usd", "planned_cny", "unknown_cost_plans")
 
@@ -631,9 +648,9 @@ def over_budget_notes(store: Store, month: str, team: str | None) -> list[str]:
     notes: list[str] = []
     for scope in (team, None) if team is not None else (None,):
         in_year = of_year if scope is None else [p for p in of_year if p.team == scope]
-        spend = _spend(month, records.budget(month, scope), [p for p in in_year if p.month == month], rate)
-        of_scope_year = year_spend(
-            year, records.year_budget(year, scope), in_year, rate, spend["display_currency"]
+        mine = [p for p in in_year if p.month == month]
+        spend, of_scope_year = _month_and_year(
+            records, month, scope, records.budget(month, scope), mine, in_year, rate
         )
         notes.extend([*_over_note(spend, month, scope), *_over_note(of_scope_year, year, scope)])
     return notes
@@ -951,13 +968,15 @@ def _team_lines(
     for name in names:
         mine = [p for p in plans if p.team == name]
         budget = budgets.get(name)
-        spend = _spend(month, budget, mine, rate, _shown_currency(budget, [], mine))
-        year = year_spend(
-            month[:4],
-            records.year_budget(month[:4], name),
+        spend, year = _month_and_year(
+            records,
+            month,
+            name,
+            budget,
+            mine,
             [p for p in of_year if p.team == name],
             rate,
-            spend["display_currency"],
+            _shown_currency(budget, [], mine),
         )
         lines.append(({"team": name, **{k: spend[k] for k in _TEAM_LINE}, **_year_fields(year)}, year))
     return lines

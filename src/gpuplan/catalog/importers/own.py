@@ -54,7 +54,7 @@ from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.declared import REGION as DECLARED_REGION
-from gpuplan.catalog.wording import _DID_YOU_MEAN, Worded, either, joined, listed, not_found
+from gpuplan.catalog.wording import Worded, did_you_mean, either, joined, listed, not_found
 from gpuplan.errors import CatalogImportError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
@@ -535,9 +535,7 @@ def _unknown_provider(error: NotFoundError, line: int | None = None) -> Phrase:
     first line naming it where given (a refusal of the whole file), and its did-you-mean
     (``'tencnet' (line 4) is not a provider gpuplan knows; did you mean 'tencent'?``); without a
     line, the same for every row that names it."""
-    near = (
-        Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in error.suggestions)) if error.suggestions else ""
-    )
+    near = did_you_mean(error.suggestions)
     name = error.name[:_SHOWN_CHARS]
     if line is None:
         return Phrase(N_("{name!r} is not a provider gpuplan knows{near}"), name=name, near=near)

@@ -32,6 +32,7 @@ from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers.gcp import N1_GPUS, n1_gpu_fits, n1_offer_name
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.sources import HOST_AND_GPU_LINES
 
 __all__ = ["GCP_BUNDLED_FAMILIES", "GCP_G2_L4_COUNT", "parse_gcp"]
 
@@ -139,7 +140,7 @@ def parse_gcp(rows: Iterable[Row], *, as_of: str, source: str, known: Known, wid
 def _prices(host: Row, gpu: Row, *, as_of: str, source: str) -> tuple[PriceRow, ...]:
     """On-demand (and spot, where both rows have one) = host + GPU row."""
     (line, h), (gline, g) = host, gpu
-    row_source = f"{source}, host line {line} + GPU line {gline}"
+    row_source = source + HOST_AND_GPU_LINES.format(host=line, gpu=gline)
     host_od = optional_number(h["Price"], Phrase(_HOST_COLUMN, column="Price"))
     gpu_od = optional_number(g["Price"], Phrase(N_("GPU row (line {line}) Price"), line=gline))
     if host_od is None or gpu_od is None:
@@ -210,7 +211,7 @@ def _bundled_offer(
         memory_gib=optional_number(h["MemoryGiB"], "MemoryGiB"),
         network_gbps=None,
         interconnect=None,
-        source=f"{source}, host line {line} + GPU line {gpu_rows[key][0]}",
+        source=source + HOST_AND_GPU_LINES.format(host=line, gpu=gpu_rows[key][0]),
         prices=_prices(host, gpu_rows[key], as_of=as_of, source=source),
         line=line,
     )
@@ -244,7 +245,7 @@ def _n1_offers(
                 memory_gib=memory,
                 network_gbps=None,
                 interconnect=None,
-                source=f"{source}, host line {line} + GPU line {grow[0]}",
+                source=source + HOST_AND_GPU_LINES.format(host=line, gpu=grow[0]),
                 prices=_prices(host, grow, as_of=as_of, source=source),
                 line=line,
             )

@@ -42,6 +42,7 @@ from gpuplan.catalog.model import NOT_A_GPU_INSTANCE, OfferRow, PriceRow, Reject
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.i18n.sources import UNUSED_FILE_RATE
 
 __all__ = ["MARKET_LAYOUTS", "MarketLayout", "parse_market"]
 
@@ -252,10 +253,7 @@ def _row(
                     N_("{column} {value} is not a positive amount"), column=column, value=r[column].strip()
                 )
         # the file's rate is only undone here: a reader must not take it for a second rate in use
-        line_source += (
-            f" (the rate in the file, USD = CNY × {rate:g}, is not used: kept in CNY and converted at"
-            " the dated rate of the catalog)"
-        )
+        line_source += UNUSED_FILE_RATE.format(rate=f"{rate:g}")
         od, spot = (None if x is None else round(x / rate, 6) for x in (od, spot))
     prices: list[PriceRow] = []
     if od is not None:
