@@ -403,6 +403,10 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     with use_language("zh"):
         (zh,) = border_notes(problem, s)
     assert "离开中国大陆" in zh and "个人信息保护法" in zh and "汽车" not in zh
+    # a run that takes nothing from its data's place (no dataset in, no results back: the plan's
+    # data_origins is empty) moves nothing out of mainland China: was "the data … leaves mainland China"
+    still = replace(problem, demands=(replace(_beijing_tagger(2.0), data_from=()),))
+    assert border_notes(still, optimise(still)) == []
 
 
 @pytest.mark.usefixtures("bert_traced")

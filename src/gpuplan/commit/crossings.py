@@ -44,10 +44,13 @@ def places_abroad(schedule: Schedule, d: Demand) -> list[tuple[str, str, Country
 
 def _outbound(d: Demand, country: str) -> bool:
     """Whether :func:`border_notes` says of ``d`` that its data leaves mainland China for a place in
-    ``country``: its data is in mainland China and the place is outside it."""
+    ``country``: its data is in mainland China, the work takes it from there (:attr:`Demand.data_from`,
+    as the plan reads it: a run that moves no dataset or results takes none; not known, it may) and
+    the place is outside it."""
     return (
         d.data_location is not None
         and region_country(*d.data_location) == MAINLAND_CHINA
+        and (d.data_from is None or MAINLAND_CHINA in d.data_from)
         and country not in ("", MAINLAND_CHINA)
     )
 
