@@ -538,7 +538,7 @@ class _Estimator:
     def _image_row(self, shape: _Shape) -> EstimateRow:
         """An image service's row (``perf.image_serving``): the denoiser's step on the shape's GPUs,
         an image its calls, the load split evenly over the option's replicas."""
-        from gpuplan.perf.image_serving import image_serving
+        from gpuplan.perf.image_serving import ImageStep
         from gpuplan.perf.inference import time_slice_share
 
         serving = self.workload.serving
@@ -550,14 +550,12 @@ class _Estimator:
         if replicas < 1 or count % tp:
             return _UNFIT
         factor = 1.0 if self.rate is None else self.rate.factor(*shape.stages_key[:2])
-        srv = image_serving(
+        srv = ImageStep(
             step_s=shape.stages.spread.step_s * factor,
             calls=calls,
             batch=self.workload.inputs.batch_size,
-            requests_per_s=serving.requests_per_s,
-            replicas=replicas,
             time_share=time_slice_share(share),
-        )
+        ).serving(serving.requests_per_s, replicas)
         ruled_out = not shape.fits
         # the headroom a language model's fleet is sized with too (deploy's peak fleet asks the same)
         carried, late = srv.carried, srv.late(serving.p95_latency_ms)
