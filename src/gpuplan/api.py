@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gpuplan.commit import TcoReport, Usage
     from gpuplan.deploy.spec import EngineSlots, LaunchSpec
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
-    from gpuplan.perf.image_serving import ImageServing
+    from gpuplan.perf.image_serving import ImageStep
     from gpuplan.perf.inference import ServingEstimate
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.replica_load import ReplicaLoad
@@ -47,7 +47,7 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "image_peak_replicas",
-    "image_service",
+    "image_step",
     "instance_links",
     "latency_held_share",
     "launch_weights",
@@ -295,8 +295,8 @@ def estimate_replica_figures(
     from gpuplan.perf.inference import TARGET_UTILISATION
 
     if workload.serves_images:  # held at the sizing utilisation, as plan sizes its replicas
-        image = image_service(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
-        return (None if image is None else image.capacity_images_per_s), None
+        step = image_step(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
+        return (None if step is None else step.capacity_images_per_s), None
     srv = _serving_outcome(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
     serving = workload.serving
     if srv is None or serving is None:
@@ -337,24 +337,15 @@ def plan_p95_latency(
     requests_per_s: float,
     replicas: int,
 ) -> float | None:
-    """gpuplan's estimate of the p95 latency of ``workload``'s service on ``gpu`` (the figure
-    ``plan`` checks ``serving.p95_latency_ms`` against, at the server) with ``requests_per_s``
-    spread evenly over ``replicas``: one replica at its share, at the p95 request's lengths
-    (:mod:`gpuplan.perf.request_tail`). None where the estimate gives none (overloaded, no serving
-    block)."""
+    """gpuplan's estimate of the p95 latency of ``workload``'s language model service on ``gpu``
+    (the figure ``plan`` checks ``serving.p95_latency_ms`` against, at the server) with
+    ``requests_per_s`` spread evenly over ``replicas``: one replica at its share, at the p95
+    request's lengths (:mod:`gpuplan.perf.request_tail`). None where the estimate gives none
+    (overloaded, no serving block, an image service: its :func:`image_step`'s
+    :meth:`~gpuplan.perf.image_serving.ImageStep.serving` gives it)."""
     serving = workload.serving
-    if serving is None or replicas < 1 or not requests_per_s > 0:
+    if serving is None or workload.serves_images or replicas < 1 or not requests_per_s > 0:
         return None
-    if workload.serves_images:
-        image = image_service(
-            workload,
-            gpu,
-            profile,
-            replicas_per_gpu=replicas_per_gpu,
-            requests_per_s=requests_per_s,
-            replicas=replicas,
-        )
-        return None if image is None else image.p95_latency_s
     one = serving.model_copy(
         update={"requests_per_s": requests_per_s / replicas, "mean_requests_per_s": None}
     )
@@ -364,12 +355,12 @@ def plan_p95_latency(
     return None if srv is None else srv.p95_latency_s
 
 
-def with_plan_p95(
-    result: AutoscaleResult, workload: Workload, gpu: str, profile: Profile, *, replicas_per_gpu: int
-) -> AutoscaleResult:
+def with_plan_p95(result: AutoscaleResult, p95_at: Callable[[float, int], float | None]) -> AutoscaleResult:
     """``result`` of a generated trace with, per policy, the p95 latency ``plan`` estimates at the
-    trace's peak over the most replicas the policy ran (:func:`plan_p95_latency`), which its report
-    sets the simulated p95 beside; a trace file's unchanged (its peak is not a rate it was drawn at)."""
+    trace's peak over the most replicas the policy ran (``p95_at(requests_per_s, replicas)``:
+    :func:`plan_p95_latency`, an image service's :meth:`~gpuplan.perf.image_serving.ImageStep.
+    serving`), asked once a fleet, which its report sets the simulated p95 beside; a trace file's
+    unchanged (its peak is not a rate it was drawn at)."""
     from dataclasses import replace
 
     if result.trace_rate is None:
@@ -380,9 +371,7 @@ def with_plan_p95(
     for p in result.policies:
         n = max(1, p.max_replicas)
         if n not in by_fleet:
-            by_fleet[n] = plan_p95_latency(
-                workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, requests_per_s=peak, replicas=n
-            )
+            by_fleet[n] = p95_at(peak, n)
         got = by_fleet[n]
         if got is not None:
             figures[p.name] = got
@@ -513,72 +502,24 @@ def _serving_outcome(
     return srv
 
 
-def image_service(
+def image_step(
     workload: Workload,
     gpu: str,
     profile: Profile,
     *,
     replicas_per_gpu: int,
-    requests_per_s: float | None = None,
-    replicas: int = 1,
     measured_steps: Sequence[Any] = (),
-) -> ImageServing | None:
+) -> ImageStep | None:
     """One replica of an image service (``inputs.denoising_steps``) on ``gpu`` as ``plan`` sizes
-    it (:func:`gpuplan.perf.image_serving.image_serving`): the estimate's step of one replica (the
-    traced batch's denoiser call), the calls of an image (:func:`~gpuplan.perf.image_serving.
-    image_calls`), its batch the places; ``requests_per_s`` (default the serving block's) split
-    over ``replicas``; the step anchored on ``measured_steps`` (the workload's ``gpuplan measure``
-    recordings, :func:`gpuplan.perf.anchor.workload_measurements`), as ``plan``'s image rows are. None
-    where the estimate gives no step (a GPU it cannot run on)."""
-    from gpuplan.perf.image_serving import image_serving
-
-    step = _image_step(workload, gpu, profile, replicas_per_gpu, measured_steps)
-    serving = workload.serving
-    if step is None or serving is None:
-        return None
-    return image_serving(
-        **step,
-        requests_per_s=serving.requests_per_s if requests_per_s is None else requests_per_s,
-        replicas=max(1, replicas),
-    )
-
-
-def image_peak_replicas(
-    workload: Workload,
-    gpu: str,
-    profile: Profile,
-    *,
-    replicas_per_gpu: int,
-    measured_steps: Sequence[Any] = (),
-) -> tuple[int, float] | None:
-    """The replicas ``plan`` sizes an image service's fleet at for its stated peak
-    (``serving.requests_per_s``) on ``gpu`` (:func:`gpuplan.perf.image_serving.peak_replicas`, in
-    whole GPUs of ``replicas_per_gpu`` time-sharing each, as plan counts an option's), and what one
-    replica carries at full load (images/s); None where the estimate gives no step or no count
-    meets the p95 target. Deploy's autoscaler ceiling and its check of the GPUs given take it."""
-    from gpuplan.perf.image_serving import image_serving, peak_replicas
-
-    step = _image_step(workload, gpu, profile, replicas_per_gpu, measured_steps)
-    serving = workload.serving
-    if step is None or serving is None:
-        return None
-    n = peak_replicas(**step, requests_per_s=serving.requests_per_s, p95_latency_ms=serving.p95_latency_ms)
-    if n is None:
-        return None
-    share = max(1, replicas_per_gpu)
-    one = image_serving(**step, requests_per_s=serving.requests_per_s, replicas=1)
-    return -(-n // share) * share, one.capacity_images_per_s
-
-
-def _image_step(
-    workload: Workload, gpu: str, profile: Profile, replicas_per_gpu: int, measured_steps: Sequence[Any]
-) -> dict[str, Any] | None:
-    """What :func:`gpuplan.perf.image_serving.image_serving` takes of one replica of an image
-    service on ``gpu`` besides the load: the estimate's step (anchored on ``measured_steps``), the
-    calls of an image, the batch, the share of its GPU's time; None where there is none."""
+    it (:class:`gpuplan.perf.image_serving.ImageStep`), at any load: the estimate's step of one
+    replica (the traced batch's denoiser call), anchored on ``measured_steps`` (the workload's
+    ``gpuplan measure`` recordings, :func:`gpuplan.perf.anchor.workload_measurements`) as ``plan``'s
+    image rows are; the calls of an image (:func:`~gpuplan.perf.image_serving.image_calls`), its
+    batch the places, ``replicas_per_gpu`` time-sharing each GPU. None where the estimate gives no
+    step (a GPU it cannot run on), or the workload is no image service."""
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.image_serving import image_calls
+    from gpuplan.perf.image_serving import ImageStep, image_calls
     from gpuplan.perf.inference import time_slice_share
 
     if workload.serving is None or not workload.serves_images:
@@ -591,12 +532,39 @@ def _image_step(
     est = report.outcomes[0].estimate
     if est is None or calls is None or not est.step_time_s > 0:
         return None
-    return {
-        "step_s": est.step_time_s,
-        "calls": calls,
-        "batch": workload.inputs.batch_size,
-        "time_share": time_slice_share(max(1, replicas_per_gpu)),
-    }
+    return ImageStep(
+        step_s=est.step_time_s,
+        calls=calls,
+        batch=workload.inputs.batch_size,
+        time_share=time_slice_share(max(1, replicas_per_gpu)),
+    )
+
+
+def image_peak_replicas(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    measured_steps: Sequence[Any] = (),
+) -> tuple[int, float] | None:
+    """The replicas ``plan`` sizes an image service's fleet at for its stated peak
+    (``serving.requests_per_s``) on ``gpu`` (:meth:`~gpuplan.perf.image_serving.ImageStep.
+    peak_replicas` of its :func:`image_step`, in whole GPUs of ``replicas_per_gpu`` time-sharing
+    each, as plan counts an option's), and what one replica carries at full load (images/s); None
+    where the estimate gives no step or no count meets the p95 target. Deploy's autoscaler ceiling
+    and its check of the GPUs given take it."""
+    step = image_step(
+        workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, measured_steps=measured_steps
+    )
+    serving = workload.serving
+    if step is None or serving is None:
+        return None
+    n = step.peak_replicas(serving.requests_per_s, serving.p95_latency_ms)
+    if n is None:
+        return None
+    share = max(1, replicas_per_gpu)
+    return -(-n // share) * share, step.capacity_images_per_s
 
 
 def engine_batch_slots(

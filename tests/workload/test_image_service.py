@@ -292,26 +292,51 @@ def test_an_image_services_simulation_has_no_ttft_and_says_saturation_only_when_
     assert busy["policies"][0]["behaviour"]["saturated_s"] > 0 and "ran near saturation" in text
 
 
+def _record_step(path: Path, recording: Path, step_s: float, capsys: pytest.CaptureFixture[str]) -> None:
+    """A ``gpuplan measure`` recording of ``path`` stored here: the CPU's, relabelled as a step of
+    ``step_s`` on an L20."""
+    sizes = ["--steps", "2", "--warmup", "1", "--profiled", "1", "--device", "cpu"]
+    answered(["measure", str(path), *sizes, "--out", str(recording), "--no-store", "--json"], capsys)
+    doc = json.loads(recording.read_text(encoding="utf-8"))
+    doc["device"].update(kind="cuda", gpu_id="L20", name="NVIDIA L20")
+    low, high = step_s * 0.975, step_s * 1.025
+    doc["step_time"].update(median_s=step_s, low_s=low, high_s=high, samples_s=[low, high])
+    doc["kernel_time_s"] = {"gemm": step_s * 0.75, "attention": 0.0, "memory": step_s / 8}
+    doc["kernel_time_s"] |= {"communication": 0.0, "other": 0.0, "busy_s": step_s * 0.875}
+    doc["notes"] = []
+    recording.write_text(json.dumps(doc), encoding="utf-8")
+    answered(["measure", str(path), "--from", str(recording)], capsys)
+
+
 def test_simulate_times_an_image_on_the_measured_step_as_plan_does(
     tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
     path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
-    recording = tmp_path / "rec.json"
-    sizes = ["--steps", "2", "--warmup", "1", "--profiled", "1", "--device", "cpu"]
-    answered(["measure", str(path), *sizes, "--out", str(recording), "--no-store", "--json"], capsys)
-    # the CPU recording relabelled as a step of 40 ms on an L20 (the estimate's is about 8 ms)
-    doc = json.loads(recording.read_text(encoding="utf-8"))
-    doc["device"].update(kind="cuda", gpu_id="L20", name="NVIDIA L20")
-    doc["step_time"].update(median_s=0.04, low_s=0.039, high_s=0.041, samples_s=[0.039, 0.041])
-    doc["kernel_time_s"] = {"gemm": 0.03, "attention": 0.0, "memory": 0.005, "communication": 0.0}
-    doc["kernel_time_s"] |= {"other": 0.0, "busy_s": 0.035}
-    doc["notes"] = []
-    recording.write_text(json.dumps(doc), encoding="utf-8")
-    answered(["measure", str(path), "--from", str(recording)], capsys)
+    # the estimate's step is about 8 ms
+    _record_step(path, tmp_path / "rec.json", 0.04, capsys)
     plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
     capacity = plan["service"]["replica_capacity_requests_per_s"]
     assert 1 / capacity == pytest.approx(30 * 0.04, rel=0.05)  # anchored: 30 calls of 40 ms
     simulated, _text = _simulated(path, 0.5, capsys)
     # was 0.24 s an image (the estimate's step, unanchored) beside plan's 1.2 s
     assert 1 / simulated["replica"]["time_per_output_token_s"] == pytest.approx(capacity, rel=1e-6)
+
+
+def test_simulate_sets_its_p95_beside_the_plans_anchored_p95(
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
+    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    _record_step(path, tmp_path / "rec.json", 0.04, capsys)
+    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
+    service = plan["service"]
+    args = ["simulate", "autoscale", str(path), "--gpu", "L20", "--shape", "step", "--rate", "2"]
+    args += ["--peak", "2", "--hours", "4", "--policy", f"fixed:replicas={service['replicas']}"]
+    text = " ".join(answered(args, capsys).split())
+    planned = service["p95_latency_s"]
+    shown = f"{planned * 1e3:.0f} ms" if planned < 1 else f"{planned:.2f} s"
+    # was the unanchored estimate's p95 (about 0.3 s) beside a simulation of the measured 1.2 s
+    # image, "Both rest on the same image time" under it
+    fleet = f"{service['replicas']} replicas at the trace's peak of 2 requests/s"
+    assert f"the plan's {shown} for {fleet}" in text or f"is the plan's for {fleet}" in text

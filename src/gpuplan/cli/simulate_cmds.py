@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -54,6 +55,10 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.simulate import Policy, ReplicaModel, Trace
     from gpuplan.workload import Workload
+
+#: The p95 latency ``plan`` estimates for a load (requests/s) over a fleet (replicas): what
+#: :func:`gpuplan.api.with_plan_p95` asks of a simulated service.
+PlanP95 = Callable[[float, int], float | None]
 
 __all__ = ["register"]
 
@@ -139,14 +144,15 @@ def _replica(
     network: NetworkSpec | None,
     share: int,
     gpus_per_instance: int = 1,
-) -> tuple[ReplicaModel, float, float | None, float | None, Profile]:
+) -> tuple[ReplicaModel, float, float | None, float | None, PlanP95]:
     """The estimator's continuous-batching replica for this trace, the bytes its cold start reads
     (its checkpoint's, :func:`~gpuplan.simulate.replica.checkpoint_bytes`), one replica's capacity
     at full load by the estimate plans size fleets with (None: it gives none), which a queue
     policy's default target is chosen from beside the replica's own, and the lower share of it the
     workload's latency targets need, as plan sizes replicas for them, in whole instances of
-    ``gpus_per_instance`` GPUs (None: none), and the workload's profile the estimate reads."""
-    from gpuplan.api import estimate_replica_figures
+    ``gpus_per_instance`` GPUs (None: none), and the p95 latency ``plan`` estimates for a load over
+    a fleet (:func:`gpuplan.api.with_plan_p95`'s)."""
+    from gpuplan.api import estimate_replica_figures, plan_p95_latency
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
@@ -161,7 +167,7 @@ def _replica(
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
     if w.serves_images:
-        return (*_image_replica(w, gpu_id, prof, share, store), prof)
+        return _image_replica(w, gpu_id, prof, share, store)
     if prof.shape.family != "decoder":
         raise EstimateError.worded(
             N_(
@@ -180,33 +186,42 @@ def _replica(
         *estimate_replica_figures(
             w, gpu_id, prof, replicas_per_gpu=share, gpus_per_instance=gpus_per_instance
         ),
-        prof,
+        lambda rate, n: plan_p95_latency(
+            w, gpu_id, prof, replicas_per_gpu=share, requests_per_s=rate, replicas=n
+        ),
     )
 
 
 def _image_replica(
     w: Workload, gpu_id: str, prof: Profile, share: int, store: Store | None
-) -> tuple[ReplicaModel, float, float | None, float | None]:
-    """An image service's replica as ``plan`` sizes it (:func:`gpuplan.api.image_service`): its
-    batch of places, each image its denoiser calls × the call's time, that call anchored on the
-    workload's ``gpuplan measure`` recordings in ``store`` as plan's is; the bytes its cold start
-    reads, its capacity, and no latency share (held at the sizing utilisation, as plan sizes it)."""
-    from gpuplan.api import image_service
+) -> tuple[ReplicaModel, float, float | None, float | None, PlanP95]:
+    """An image service's replica as ``plan`` sizes it (:func:`gpuplan.api.image_step`, one
+    estimate): its batch of places, each image its denoiser calls × the call's time, that call
+    anchored on the workload's ``gpuplan measure`` recordings in ``store`` as plan's is; the bytes
+    its cold start reads, its capacity, no latency share (held at the sizing utilisation, as plan
+    sizes it), and the p95 latency plan estimates for a load over a fleet, of the same step."""
+    from gpuplan.api import image_step
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.simulate.replica import checkpoint_bytes, image_replica
 
     steps = workload_measurements(w, store.local.step_measurements)[0] if store is not None else []
-    image = image_service(w, gpu_id, prof, replicas_per_gpu=share, measured_steps=steps)
-    if image is None or not image.capacity_images_per_s > 0:
+    step = image_step(w, gpu_id, prof, replicas_per_gpu=share, measured_steps=steps)
+    if step is None or not step.capacity_images_per_s > 0:
         raise EstimateError.worded(
             N_("{name}: the estimate gives no denoiser step on {gpu} (`gpuplan estimate` says why)"),
             name=w.name,
             gpu=gpu_id,
         )
-    rep = image_replica(gpu_id, image, batch=w.inputs.batch_size, replicas_per_gpu=share)
+    rep = image_replica(gpu_id, step, replicas_per_gpu=share)
     # the weights as the checkpoint stores them (at fp32 where its dtype is not known)
-    return rep, checkpoint_bytes(w, prof, 0.0), image.capacity_images_per_s, None
+    return (
+        rep,
+        checkpoint_bytes(w, prof, 0.0),
+        step.capacity_images_per_s,
+        None,
+        lambda rate, n: step.serving(rate, n).p95_latency_s,
+    )
 
 
 @app.command("autoscale")
@@ -520,7 +535,7 @@ def autoscale_cmd(
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (tr.prompt_tokens, tr.output_tokens)
         weights: float | None = None
-        prof: Profile | None = None
+        plan_p95: PlanP95 | None = None
         estimate_capacity: float | None = None
         latency_share: float | None = None
         if replica:
@@ -530,7 +545,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights, estimate_capacity, latency_share, prof = _replica(
+            rep, weights, estimate_capacity, latency_share, plan_p95 = _replica(
                 ctx,
                 w,
                 workload_file.name,
@@ -590,10 +605,10 @@ def autoscale_cmd(
         ),
         policy_prices=own_prices,
     )
-    if prof is not None:
+    if plan_p95 is not None:
         from gpuplan.api import with_plan_p95
 
-        res = with_plan_p95(res, w, gpu_id, prof, replicas_per_gpu=share)
+        res = with_plan_p95(res, plan_p95)
     if out is not None:
         write_text_atomic(out, autoscale_html(res, money))
     if as_json:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from gpuplan.profile import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["ImageServing", "guided_call_ratio", "image_calls", "image_serving", "peak_replicas"]
+__all__ = ["ImageServing", "ImageStep", "guided_call_ratio", "image_calls"]
 
 
 def guided_call_ratio(profile: Profile, gpu: GPU, calibration: Calibration | None = None) -> float:
@@ -89,57 +89,55 @@ class ImageServing:
         )
 
 
-def image_serving(
-    *, step_s: float, calls: float, batch: int, requests_per_s: float, replicas: int, time_share: float = 1.0
-) -> ImageServing:
-    """The replica of an image service: ``step_s`` one denoiser call of ``batch`` images, ``calls``
-    of them an image, ``requests_per_s`` (one image each) split evenly over ``replicas``;
-    ``time_share``: the share of its GPU's time a replica time-sharing it runs (1: a GPU each), its
-    image and its capacity in wall time."""
-    image = calls * step_s / time_share
-    capacity = batch / image if image > 0 else 0.0
-    rate = requests_per_s / replicas
-    wait = _wait_p95(rate, capacity, batch)
-    return ImageServing(
-        image_s=image,
-        capacity_images_per_s=capacity,
-        utilisation=rate / capacity if capacity > 0 else float("inf"),
-        p95_latency_s=None if wait is None else image + wait,
-    )
+@dataclass(frozen=True, kw_only=True)
+class ImageStep:
+    """One replica of an image service apart from its load: ``step_s`` one denoiser call of
+    ``batch`` images, ``calls`` of them an image (:func:`image_calls`), ``time_share`` the share of
+    its GPU's time a replica time-sharing it runs (1: a GPU each), its image and its capacity in
+    wall time. ``plan`` fits an option's replicas with it; ``simulate`` and ``deploy`` take it from
+    one estimate (:func:`gpuplan.api.image_step`), whatever the loads they ask it at."""
 
+    step_s: float
+    calls: float
+    batch: int
+    time_share: float = 1.0
 
-def peak_replicas(
-    *,
-    step_s: float,
-    calls: float,
-    batch: int,
-    requests_per_s: float,
-    p95_latency_ms: float | None,
-    time_share: float = 1.0,
-) -> int | None:
-    """The fewest replicas that carry an image service's ``requests_per_s`` as ``plan`` fits an
-    option's (:func:`image_serving` at that count, :attr:`ImageServing.carried` and not
-    :meth:`ImageServing.late`): each within the sizing headroom, and as many more as the p95 target
-    needs. None where no count does (an image alone past the target, or no capacity)."""
+    @property
+    def image_s(self) -> float:
+        """One image alone: its calls × the step, in wall time (s)."""
+        return self.calls * self.step_s / self.time_share
 
-    def at(replicas: int) -> ImageServing:
-        return image_serving(
-            step_s=step_s,
-            calls=calls,
-            batch=batch,
-            requests_per_s=requests_per_s,
-            replicas=replicas,
-            time_share=time_share,
+    @property
+    def capacity_images_per_s(self) -> float:
+        """Images a second one replica finishes with its batch full (0: no time known)."""
+        image = self.image_s
+        return self.batch / image if image > 0 else 0.0
+
+    def serving(self, requests_per_s: float, replicas: int) -> ImageServing:
+        """The replica with ``requests_per_s`` (one image each) split evenly over ``replicas``."""
+        capacity = self.capacity_images_per_s
+        rate = requests_per_s / replicas
+        wait = _wait_p95(rate, capacity, self.batch)
+        return ImageServing(
+            image_s=self.image_s,
+            capacity_images_per_s=capacity,
+            utilisation=rate / capacity if capacity > 0 else float("inf"),
+            p95_latency_s=None if wait is None else self.image_s + wait,
         )
 
-    one = at(1)
-    if not one.capacity_images_per_s > 0 or not requests_per_s > 0:
-        return None
-    if p95_latency_ms is not None and one.image_s * 1000 > p95_latency_ms:
-        return None  # the wait falls to nothing with more replicas, the image's own time never
-    n = max(1, math.floor(requests_per_s / (one.capacity_images_per_s * TARGET_UTILISATION)))
-    while True:  # ends: with replicas enough the wait is 0 and the p95 the image's time
-        srv = at(n)
-        if srv.carried and not srv.late(p95_latency_ms):
-            return n
-        n += 1
+    def peak_replicas(self, requests_per_s: float, p95_latency_ms: float | None) -> int | None:
+        """The fewest replicas that carry an image service's ``requests_per_s`` as ``plan`` fits an
+        option's (:meth:`serving` at that count, :attr:`ImageServing.carried` and not
+        :meth:`ImageServing.late`): each within the sizing headroom, and as many more as the p95
+        target needs. None where no count does (an image alone past the target, or no capacity)."""
+        capacity = self.capacity_images_per_s
+        if not capacity > 0 or not requests_per_s > 0:
+            return None
+        if p95_latency_ms is not None and self.image_s * 1000 > p95_latency_ms:
+            return None  # the wait falls to nothing with more replicas, the image's own time never
+        n = max(1, math.floor(requests_per_s / (capacity * TARGET_UTILISATION)))
+        while True:  # ends: with replicas enough the wait is 0 and the p95 the image's time
+            srv = self.serving(requests_per_s, n)
+            if srv.carried and not srv.late(p95_latency_ms):
+                return n
+            n += 1

@@ -538,7 +538,7 @@ class _Estimator:
     def _image_row(self, shape: _Shape) -> EstimateRow:
         """An image service's row (``perf.image_serving``): the denoiser's step on the shape's GPUs,
         an image its calls, the load split evenly over the option's replicas."""
-        from gpuplan.perf.image_serving import image_serving
+        from gpuplan.perf.image_serving import ImageStep
         from gpuplan.perf.inference import time_slice_share
 
         serving = self.workload.serving
@@ -550,29 +550,21 @@ class _Estimator:
         if replicas < 1 or count % tp:
             return _UNFIT
         factor = 1.0 if self.rate is None else self.rate.factor(*shape.stages_key[:2])
-        srv = image_serving(
+        srv = ImageStep(
             step_s=shape.stages.spread.step_s * factor,
             calls=calls,
             batch=self.workload.inputs.batch_size,
-            requests_per_s=serving.requests_per_s,
-            replicas=replicas,
             time_share=time_slice_share(share),
-        )
-        ruled_out = not shape.fits
+        ).serving(serving.requests_per_s, replicas)
         # the headroom a language model's fleet is sized with too (deploy's peak fleet asks the same)
-        carried, late = srv.carried, srv.late(serving.p95_latency_ms)
-        h = SERVING_HOURS
-        return EstimateRow(
-            fits=not ruled_out and carried and not late,
-            misses_latency=not ruled_out and late,
-            short_of_load=not ruled_out and not carried,
-            p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
-            replica_requests_per_s=math.nan if ruled_out else srv.capacity_images_per_s,
-            memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,
-            job_time_h=h,
-            job_time_h_low=h,
-            job_time_h_high=h,
-            peak_memory_gib=shape.peak_memory_gib,
+        return _service_row(
+            not shape.fits,
+            srv.carried,
+            srv.late(serving.p95_latency_ms),
+            capacity=srv.capacity_images_per_s,
+            verdict=shape.verdict,
+            peak=shape.peak_memory_gib,
+            p95_s=srv.p95_latency_s,
             step_time_s=shape.stages.spread.step_s * factor,
         )
 
@@ -654,23 +646,60 @@ class _Estimator:
             and serving.tpot_p95_ms is not None
             and (srv.tpot_s is None or srv.tpot_s * 1000 > serving.tpot_p95_ms)
         )
-        late = late or slow_first or slow_tokens
-        h = SERVING_HOURS
-        return EstimateRow(
-            fits=not ruled_out and carried and not late,
-            misses_latency=not ruled_out and late,
-            short_of_load=not ruled_out and not carried,
-            p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
-            ttft_p95_s=srv.ttft_p95_s if srv.ttft_p95_s is not None and not ruled_out else math.nan,
-            tpot_s=srv.tpot_s if srv.tpot_s is not None and not ruled_out else math.nan,
-            tpot_floor_s=srv.tpot_floor_s if srv.tpot_floor_s is not None and not ruled_out else math.nan,
-            replica_requests_per_s=math.nan if ruled_out else srv.capacity_requests_per_s,
-            memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
-            job_time_h=h,
-            job_time_h_low=h,
-            job_time_h_high=h,
-            peak_memory_gib=peak,
+        return _service_row(
+            ruled_out,
+            carried,
+            late or slow_first or slow_tokens,
+            capacity=srv.capacity_requests_per_s,
+            verdict=verdict,
+            peak=peak,
+            p95_s=srv.p95_latency_s,
+            ttft_s=srv.ttft_p95_s,
+            tpot_s=srv.tpot_s,
+            tpot_floor_s=srv.tpot_floor_s,
         )
+
+
+def _service_row(
+    ruled_out: bool,
+    carried: bool,
+    late: bool,
+    *,
+    capacity: float,
+    verdict: MemoryVerdict,
+    peak: float,
+    p95_s: float | None,
+    ttft_s: float | None = None,
+    tpot_s: float | None = None,
+    tpot_floor_s: float | None = None,
+    step_time_s: float = math.nan,
+) -> EstimateRow:
+    """A service's row, a month of it (:data:`SERVING_HOURS`), a language model's or an image
+    service's alike: it fits where memory does not rule it out (``ruled_out``), its replicas carry
+    the load within the sizing headroom (``carried``) and no latency target is missed (``late``);
+    its latencies (s; None: none estimated) and one replica's ``capacity`` shown only where it is
+    not ruled out (NaN)."""
+
+    def shown(s: float | None) -> float:
+        return s if s is not None and not ruled_out else math.nan
+
+    h = SERVING_HOURS
+    return EstimateRow(
+        fits=not ruled_out and carried and not late,
+        misses_latency=not ruled_out and late,
+        short_of_load=not ruled_out and not carried,
+        p95_latency_s=shown(p95_s),
+        ttft_p95_s=shown(ttft_s),
+        tpot_s=shown(tpot_s),
+        tpot_floor_s=shown(tpot_floor_s),
+        replica_requests_per_s=math.nan if ruled_out else capacity,
+        memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
+        job_time_h=h,
+        job_time_h_low=h,
+        job_time_h_high=h,
+        peak_memory_gib=peak,
+        step_time_s=step_time_s,
+    )
 
 
 def _row_notes(done: HostFinish, inferred: str) -> tuple[str, ...]:

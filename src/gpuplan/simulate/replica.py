@@ -51,7 +51,7 @@ from gpuplan.start_up import ENGINE_START_S, StartUp, replica_start_up
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.engine_cpu import EngineCpu
-    from gpuplan.perf.image_serving import ImageServing
+    from gpuplan.perf.image_serving import ImageStep
     from gpuplan.perf.inference import StepModel
     from gpuplan.perf.links import Link, NetworkSpec
     from gpuplan.profile import Profile
@@ -373,21 +373,21 @@ def replica_from_step(
     )
 
 
-def image_replica(gpu: str, serving: ImageServing, *, batch: int, replicas_per_gpu: int = 1) -> ReplicaModel:
-    """An image service's replica from ``plan``'s figures of it (:func:`gpuplan.api.image_service`):
-    ``batch`` places (``inputs.batch_size``), each image ``serving.image_s`` on one; its requests
+def image_replica(gpu: str, step: ImageStep, *, replicas_per_gpu: int = 1) -> ReplicaModel:
+    """An image service's replica from ``plan``'s figures of it (:func:`gpuplan.api.image_step`):
+    its batch's places (``inputs.batch_size``), each image ``step.image_s`` on one; its requests
     are one image each (a prompt of 0 tokens and one "output", the image)."""
     return ReplicaModel(
         gpu=gpu,
-        slots=max(1, batch),
+        slots=max(1, step.batch),
         prefill_tokens_per_s=0.0,
-        time_per_output_token_s=serving.image_s,
+        time_per_output_token_s=step.image_s,
         source=_(
             "estimator: an image service, as plan sizes it: {batch} image(s) at once, each {image_s:.3g} s "
             "(its denoiser calls × the call's time; {rate:.3g} images/s a replica at full load)"
-        ).format(batch=max(1, batch), image_s=serving.image_s, rate=serving.capacity_images_per_s),
+        ).format(batch=max(1, step.batch), image_s=step.image_s, rate=step.capacity_images_per_s),
         replicas_per_gpu=max(1, replicas_per_gpu),
-        image_s=serving.image_s,
+        image_s=step.image_s,
     )
 
 
