@@ -108,3 +108,26 @@ def test_each_key_gets_the_whole_estimates_answer_while_work_is_shared() -> None
     assert {r.input_bound for r in rows} == {True, False}
     assert any("re-read from disk every epoch" in n for r in rows for n in r.notes)
     assert any(not any("re-read" in n for n in r.notes) for r in rows)
+
+
+def test_a_request_moved_to_another_gpu_is_the_one_request_for_makes_there() -> None:
+    # The planner builds one request per host shape and moves it to each GPU; it had kept the first
+    # GPU's engine scheduling (and an image's denoiser calls), which depend on the GPU.
+    from gpuplan.perf.workload_request import request_on
+    from stand_in_profiles import toy_llm_profile
+
+    w = Workload.from_dict(
+        {
+            "name": "chat",
+            "task": "infer",
+            "model": {"preset": "gpt2"},
+            "inputs": {"batch_size": 8, "seq_len": 512},
+            "precision": "bf16",
+            "serving": {"requests_per_s": 2, "prompt_tokens": 256, "output_tokens": 128},
+        }
+    )
+    profile = toy_llm_profile()
+    first = request_for(w, profile, get_gpu("L4"), calibration=CAL, host=Host(gpus=1))
+    for gpu in ("H100-SXM", "A10G", "L40S"):
+        alone = request_for(w, profile, get_gpu(gpu), calibration=CAL, host=Host(gpus=1))
+        assert request_on(first, w, get_gpu(gpu), count=1, link=None) == alone, gpu

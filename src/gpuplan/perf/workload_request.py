@@ -39,6 +39,7 @@ __all__ = [
     "job_size",
     "model_parallel",
     "request_for",
+    "request_on",
     "rereads_dataset",
     "serving_engine",
     "serving_load",
@@ -112,6 +113,24 @@ def request_for(
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
         gpu_share=workload.replicas_per_gpu,
         denoiser_calls=calls,
+    )
+
+
+def request_on(
+    template: EstimateRequest, workload: Workload, gpu: GPU, *, count: int, link: Link | None
+) -> EstimateRequest:
+    """``template`` (:func:`request_for`'s request of ``workload`` on another GPU, with the same host)
+    on ``count`` × ``gpu`` over ``link``: what depends on the GPU worked out again — the engine's
+    scheduling (:func:`engine_scheduler`), the denoiser calls an image takes and the job's size in
+    them — and the rest (parallelism, input pipeline, the workload's figures) kept."""
+    calls = _denoiser_calls(workload, template.profile, gpu, template.calibration)
+    return template.changed(
+        gpu=gpu,
+        count=count,
+        link=link,
+        serving_scheduler=engine_scheduler(workload, gpu),
+        denoiser_calls=calls,
+        job=job_size(workload, calls),
     )
 
 

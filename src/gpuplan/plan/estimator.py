@@ -36,6 +36,7 @@ from gpuplan.perf.workload_request import (
     engine_scheduler,
     host_pipeline,
     request_for,
+    request_on,
     serving_engine,
     serving_tail,
 )
@@ -466,8 +467,8 @@ class _Estimator:
                     host=Host(gpus=gpus_per_node),
                     measured_steps=self.measured_steps,
                 )
-            else:  # request_for reads only the workload, but for the GPUs and their link
-                request = template.changed(gpu=gpu, count=count, link=link)
+            else:  # the same host's request, what depends on the GPU worked out for this one
+                request = request_on(template, self.workload, gpu, count=count, link=link)
             # The same GPUs over another network or spread share the compute and memory stages.
             like = self._like.get((gpu.id, count))
             try:
