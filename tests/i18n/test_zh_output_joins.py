@@ -128,12 +128,16 @@ def test_a_chinese_reader_is_offered_the_simplified_country_name_first() -> None
 
 
 def _joined_into_a_message(path: Path) -> list[int]:
-    """Lines where ``", ".join(…)`` is put into a message (``.format``, ``.worded``, ``Phrase``)."""
+    """Lines where ``", ".join(…)`` is put into a message (``.format``, ``.worded``, ``Phrase``, a
+    ``…refused`` helper)."""
     found = []
     for call in ast.walk(ast.parse(path.read_text())):
         f = getattr(call, "func", None)
         name = getattr(f, "attr", None) or getattr(f, "id", None)
-        if isinstance(call, ast.Call) and name in ("format", "worded", "Phrase"):
+        # (a module's own refusal helper, such as the workload's ``_refused``, words a message too)
+        if isinstance(call, ast.Call) and (
+            name in ("format", "worded", "Phrase") or str(name).endswith("refused")
+        ):
             for kw in call.keywords:
                 for node in ast.walk(kw.value):
                     joiner = getattr(getattr(node, "func", None), "value", None)

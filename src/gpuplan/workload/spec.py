@@ -1196,7 +1196,7 @@ class Workload(Spec):
                     "serving.{keys}: required for a language model's service; a service that generates "
                     "images gives inputs.denoising_steps (and guidance) instead"
                 ),
-                keys=", ".join(missing),
+                keys=listed(missing),
             )
 
     @property
