@@ -308,14 +308,22 @@ def _record_step(path: Path, recording: Path, step_s: float, capsys: pytest.Capt
     answered(["measure", str(path), "--from", str(recording)], capsys)
 
 
+def _planned_on_a_recorded_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, dict[str, Any]]:
+    """The service's workload file, its denoiser call recorded at 40 ms on L20 (the estimate's step
+    is about 8 ms), and plan's recommended option on L20, anchored on it."""
+    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
+    _record_step(path, tmp_path / "rec.json", 0.04, capsys)
+    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
+    return path, plan
+
+
 def test_simulate_times_an_image_on_the_measured_step_as_plan_does(
     tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
-    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
-    # the estimate's step is about 8 ms
-    _record_step(path, tmp_path / "rec.json", 0.04, capsys)
-    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
+    path, plan = _planned_on_a_recorded_step(tmp_path, capsys)
     capacity = plan["service"]["replica_capacity_requests_per_s"]
     assert 1 / capacity == pytest.approx(30 * 0.04, rel=0.05)  # anchored: 30 calls of 40 ms
     simulated, _text = _simulated(path, 0.5, capsys)
@@ -327,9 +335,7 @@ def test_simulate_sets_its_p95_beside_the_plans_anchored_p95(
     tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
-    path = _write(tmp_path / "w", yaml.safe_load(SERVICE.read_text(encoding="utf-8")))
-    _record_step(path, tmp_path / "rec.json", 0.04, capsys)
-    plan = json.loads(answered(["plan", str(path), "--gpus", "L20", "--json"], capsys))["recommended"]
+    path, plan = _planned_on_a_recorded_step(tmp_path, capsys)
     service = plan["service"]
     args = ["simulate", "autoscale", str(path), "--gpu", "L20", "--shape", "step", "--rate", "2"]
     args += ["--peak", "2", "--hours", "4", "--policy", f"fixed:replicas={service['replicas']}"]
