@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuplan.errors import NotFoundError
+from gpuplan.errors import NotFoundError, closest
 
 
 def test_close_match_is_suggested() -> None:
@@ -18,3 +18,12 @@ def test_no_close_match_lists_a_short_set() -> None:
 def test_a_long_set_is_not_listed() -> None:
     e = NotFoundError("GPU", "zzz", [f"gpu{i}" for i in range(40)])
     assert str(e) == "unknown GPU 'zzz'"
+
+
+def test_a_letter_written_for_a_look_alike_digit_is_suggested_first() -> None:
+    # "A1OO" (letter O for zero) was answered "did you mean 'A10' or 'A10G' or 'A100'?": spelling
+    # alone ranks the shorter name nearer than the one the user meant.
+    known = ["A10", "A10G", "A100", "H100", "L4", "L40", "L40S"]
+    assert closest("A1OO", known)[0] == "A100"
+    assert closest("L4O", known)[0] == "L40"
+    assert closest("HlOO", known) == ["H100"]

@@ -238,7 +238,20 @@ def closest(name: str, known: Iterable[str], n: int = 3, *, cutoff: float = 0.5)
     hits = difflib.get_close_matches(lowered, list(by_lower), n=n, cutoff=cutoff)
     if cutoff > 0.5 and len(lowered) >= 3:
         hits += [k for k in by_lower if k not in hits and (_one_typo(lowered, k) or _shortened(lowered, k))]
+    # A name written with a letter for a digit that looks like it (``A1OO``) is that name: it goes
+    # first, where spelling alone ranks a shorter one nearer (``A10``).
+    alike = [k for k in by_lower if k != lowered and _looks_alike(lowered) == _looks_alike(k)]
+    hits = alike + [h for h in hits if h not in alike]
     return [by_lower[h] for h in hits[:n]]
+
+
+#: Letters read as the digits they look like (O and 0, I or l and 1).
+_LOOK_ALIKE = str.maketrans({"o": "0", "i": "1", "l": "1"})
+
+
+def _looks_alike(lowered: str) -> str:
+    """``lowered`` with each letter that looks like a digit written as that digit."""
+    return lowered.translate(_LOOK_ALIKE)
 
 
 def _one_typo(a: str, b: str) -> bool:
