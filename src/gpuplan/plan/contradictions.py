@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan import vocab
 from gpuplan.catalog.region_countries import provider_regions
+from gpuplan.catalog.wording import did_you_mean
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import either, listed
@@ -29,7 +30,6 @@ __all__ = ["check_constraints", "check_regions"]
 
 #: A term or the longest term a commitment accepts, in words (months as vocab counts them).
 _TERM_WORDS = {0: N_("no term"), 1: N_("one month"), 12: N_("one year"), 36: N_("three years")}
-_DID_YOU_MEAN = N_("; did you mean {names}?")
 
 
 def check_constraints(constraints: Constraints, store: Store) -> None:
@@ -127,7 +127,7 @@ def check_regions(c: Constraints, store: Store) -> None:
             region=region,
             providers=listed(named),
             having=listed(having),
-            suggest=Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in suggestions)) if suggestions else "",
+            suggest=did_you_mean(suggestions),
         )
 
 
