@@ -13,10 +13,11 @@ from datetime import date, timedelta
 
 from gpuplan.catalog import dates
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
-from gpuplan.catalog.wording import Worded, either
+from gpuplan.catalog.wording import Worded
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either
 from gpuplan.vocab import PRICING_RULES, price_words
 
 __all__ = [

@@ -26,10 +26,9 @@ from gpuplan.catalog.model import (
     RejectedRow,
 )
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.catalog.wording import joined
 from gpuplan.errors import CatalogImportError, Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import item_list
+from gpuplan.i18n.phrases import item_list, separated
 
 __all__ = [
     "ImportTarget",
@@ -169,7 +168,7 @@ def import_offers(
             first = rows[members[0]]
             bad.append(
                 RejectedRow.because(
-                    joined(_distinct(reasons)),
+                    separated(_distinct(reasons)),
                     line=first.line,
                     instance_type=first.instance_type,
                     region=first.region,

@@ -1,8 +1,8 @@
 """Pieces of catalog and commitment error lines that are written in the user's language.
 
-Lists of names inside a message ("'a', 'b'", "'a' or 'b'") are built from nested
-:class:`~gpuplan.errors.Phrase` objects, so that Chinese joins them with its own marks (、 和 或)
-while ``str()`` stays the English join. :func:`not_found` gives an unknown-name error whose kind is
+Lists of names inside a message ("'a', 'b'", "'a' or 'b'") are joined by
+:mod:`gpuplan.i18n.phrases`, so that Chinese joins them with its own marks (、 或) while ``str()``
+stays the English join. :func:`not_found` gives an unknown-name error whose kind is
 itself a sentence with data in it ("region of p4d.24xlarge"), which the plain kind words of
 ``gpuplan.i18n.error_text`` cannot name.
 """
@@ -14,45 +14,12 @@ from types import MappingProxyType
 
 from gpuplan.errors import LIST_AT_MOST, GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 
-__all__ = ["Worded", "did_you_mean", "either", "joined", "listed", "not_found"]
+__all__ = ["Worded", "did_you_mean", "not_found"]
 
 #: A piece of a line: a Phrase, an error (written as error_text writes it) or plain data.
 Worded = Phrase | GpuplanError | str
-
-# The same join templates as gpuplan.i18n.error_text's, so that one catalog entry serves both.
-_AND_ONE_MORE = N_("{names}, {name}")
-_OR_ONE_MORE = N_("{names} or {name}")
-# TRANSLATORS: joins one more reason to the ones before ("no source; no price"); Chinese uses ；
-_THEN_ONE_MORE = N_("{names}; {name}")
-
-
-def _folded(items: Sequence[object], template: str) -> Worded:
-    """``items`` joined two by two with ``template``; "" when empty, the item itself when one (a
-    Phrase or an error kept as it is, anything else as its text)."""
-    if not items:
-        return ""
-    first = items[0]
-    text: Worded = first if isinstance(first, Phrase | GpuplanError) else str(first)
-    for item in items[1:]:
-        text = Phrase(template, names=text, name=item)
-    return text
-
-
-def listed(names: Iterable[object]) -> Worded:
-    """``names`` as "a, b, c" (Chinese: a、b、c)."""
-    return _folded(list(names), _AND_ONE_MORE)
-
-
-def either(names: Iterable[object]) -> Worded:
-    """``names`` as "a or b or c" (Chinese: a 或 b 或 c)."""
-    return _folded(list(names), _OR_ONE_MORE)
-
-
-def joined(parts: Iterable[object]) -> Worded:
-    """``parts`` (sentences, Phrases among them) as "a; b; c" (Chinese: a；b；c)."""
-    return _folded(list(parts), _THEN_ONE_MORE)
-
 
 _UNKNOWN = N_("unknown {kind} {name}{tail}")
 _DID_YOU_MEAN = N_("; did you mean {names}?")

@@ -63,11 +63,11 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from gpuplan.catalog.wording import either, listed
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
 from gpuplan.confine import Folder
 from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import Currency, HostRule, PricingModel, Upfront, pydantic_cast
 from gpuplan.workload._validation import PrintableLine, Spec, one_line_error

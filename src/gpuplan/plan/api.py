@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.catalog.upfront import with_upfront
-from gpuplan.catalog.wording import listed
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import per_usd
-from gpuplan.i18n.phrases import either, sentences
+from gpuplan.i18n.phrases import either, listed, sentences
 from gpuplan.plan.build_inputs import (
     budget_in_usd,
     constraints_from_spec,

@@ -54,10 +54,11 @@ from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.providers.declared import REGION as DECLARED_REGION
-from gpuplan.catalog.wording import Worded, did_you_mean, either, joined, listed, not_found
+from gpuplan.catalog.wording import Worded, did_you_mean, not_found
 from gpuplan.errors import CatalogImportError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import resolve_gpu
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed, separated
 from gpuplan.units import as_typed
 from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel, price_words
 
@@ -224,7 +225,7 @@ def parse_own(
         if row is None or reasons:
             refused.append(
                 RejectedRow.because(
-                    joined(reasons),
+                    separated(reasons),
                     line=line,
                     instance_type=_text(r, "instance_type")[:_SHOWN_CHARS],
                     region=_text(r, "region")[:_SHOWN_CHARS],
@@ -255,7 +256,7 @@ def parse_own(
         if len(known) > 1:
             # every provider the file names, each one it does not know with its line and did-you-mean
             # (the refusal had named the known ones only, the others' rows gone unsaid)
-            fields: dict[str, object] = {"unknown": joined(list(unknown.values()))} if unknown else {}
+            fields: dict[str, object] = {"unknown": separated(list(unknown.values()))} if unknown else {}
             raise CatalogImportError.worded(
                 N_(
                     "{path} names {n} providers ({providers}): import one provider at a time with "
@@ -785,7 +786,7 @@ def rows_out_of_line(
         }
         reasons: list[Worded] = list(off.values())
         if reasons and accept is not None and row.line in accept.lines:
-            accept.taken.append((row.line, joined(reasons)))
+            accept.taken.append((row.line, separated(reasons)))
             kept.append(_vouched(row, set(off), accept.flag))
         elif reasons:
             key = (row.line, row.instance_type, i if row.line is None else 0)
@@ -794,7 +795,7 @@ def rows_out_of_line(
             kept.append(row)
     refused: list[RejectedRow] = []
     for first, reasons in lines.values():
-        said: Worded = joined(reasons)
+        said: Worded = separated(reasons)
         if accept is not None and first.line is not None:
             said = Phrase(
                 N_("{why} (if the price is right, import it with {flag} {line})"),

@@ -26,9 +26,9 @@ from gpuplan.bounded import (
 )
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
-from gpuplan.catalog.wording import either
 from gpuplan.errors import CatalogImportError, Phrase, closest
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either
 
 __all__ = [
     "Known",
