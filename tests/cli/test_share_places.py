@@ -110,3 +110,22 @@ def test_best_breaks_a_tie_on_gpus_by_latency_and_says_why(notebooks: Path) -> N
     assert "p95 2.04 s vs 19.54 s under mig for nb-bob" in note, note
     zh = _share(notebooks, "--lang", "zh", "--sharing", "best", "--price", "2")
     assert zh.exit_code == 0 and "所需 GPU 数相同" in zh.stdout, zh.stdout
+
+
+def test_best_says_what_each_way_it_did_not_take_lost_on(tmp_path: Path) -> None:
+    # Only a tie was explained: a way that needed more GPUs, or one the GPU cannot do (no MIG on an
+    # A10), went unsaid, so a reader could not tell whether MIG had been tried.
+    services = tmp_path / "s.yaml"
+    services.write_text(
+        "gpu: A10\nservices:\n"
+        "  - {name: embed, memory_gib: 6, latency_ms: 20, capacity_requests_per_s: 200, requests_per_s: 10}\n"
+        "  - {name: rerank, memory_gib: 6, latency_ms: 50, capacity_requests_per_s: 100, requests_per_s: 4,"
+        " p95_latency_ms: 500}\n"
+    )
+    doc = _doc(services, "--sharing", "best", "--price", "1")
+    assert doc["sharing"] == "time-slice" and doc["gpus_needed"] == 1, doc
+    lost = next(n for n in doc["notes"] if "chosen over the other ways" in n)
+    said = "time-slice chosen over the other ways: whole: needs 2 GPUs; mig: A10 has no MIG"
+    assert lost.startswith(said), lost
+    zh = _share(services, "--lang", "zh", "--sharing", "best", "--price", "1")
+    assert zh.exit_code == 0 and "整卡：需要 2 块 GPU" in zh.stdout, zh.stdout

@@ -33,6 +33,8 @@ from gpuplan.i18n import N_, _, ngettext
 from gpuplan.i18n.phrases import item_list
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.confine import Folder
     from gpuplan.i18n import Money
@@ -202,15 +204,15 @@ def share_cmd(
         time_slice_penalty=time_slice_penalty,
     )
     if sharing == "best":
-        plans, refused = [], []
+        plans, refused = [], {}
         for s in SHARINGS:
             try:
                 plans.append(pack_services(demands, ShareOptions(sharing=s, **base), notebooks))  # type: ignore[arg-type]
             except InputError as e:
-                refused.append(e)  # e.g. no MIG on this GPU
+                refused[s] = e  # e.g. no MIG on this GPU
         if not plans:  # what no sharing can place (no services, a load past the limit) says why
-            raise refused[0]
-        plan = _best(plans, {d.name: d.latency_s for d in demands})
+            raise next(iter(refused.values()))
+        plan = _best(plans, {d.name: d.latency_s for d in demands}, refused)
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base), notebooks)  # type: ignore[arg-type]
     if plan.unplaced and not plan.services and not plan.notebooks:
@@ -403,26 +405,58 @@ def _slowdown(p: SharePlan, alone_s: dict[str, float]) -> float:
     return worst
 
 
-def _best(plans: list[SharePlan], alone_s: dict[str, float]) -> SharePlan:
+def _need(p: SharePlan) -> tuple[int, int, int]:
+    """What ``--sharing best`` compares first: instances left unplaced, services and notebook groups
+    that miss their targets, GPUs."""
+    missed = sum(not s.meets_targets for s in p.services) + sum(not n.meets_targets for n in p.notebooks)
+    return len(p.unplaced), missed, p.gpus_needed
+
+
+def _best(plans: list[SharePlan], alone_s: dict[str, float], refused: Mapping[str, InputError]) -> SharePlan:
     """``--sharing best``: the packing that serves every service within its targets first, then the
     fewest GPUs; of ways that tie on those, the one whose services wait least (the lowest worst p95
     against each service's latency alone), then the most isolated (whole, MIG, time-slicing, MPS).
-    Where ways tied on GPUs, the plan's first note says which and why the chosen one won."""
+    Where ways tied on GPUs, the plan's first note says which and why the chosen one won; the ways
+    that lost on need, or could not pack at all (``refused``: no MIG on the GPU), are said next."""
     from gpuplan.simulate.share import SHARINGS
 
-    def need(p: SharePlan) -> tuple[int, int, int]:
-        missed = sum(not s.meets_targets for s in p.services) + sum(not n.meets_targets for n in p.notebooks)
-        return len(p.unplaced), missed, p.gpus_needed
-
-    first = min(need(p) for p in plans)
+    first = min(_need(p) for p in plans)
     tied = sorted(
-        (p for p in plans if need(p) == first),
+        (p for p in plans if _need(p) == first),
         key=lambda p: (_slowdown(p, alone_s), SHARINGS.index(p.sharing)),
     )
     chosen = tied[0]
-    if len(tied) < 2:
-        return chosen
-    return replace(chosen, notes=(_tie_words(chosen, tied[1:], alone_s), *chosen.notes))
+    notes = [_tie_words(chosen, tied[1:], alone_s)] if len(tied) > 1 else []
+    lost = [p for p in plans if _need(p) != first]
+    if lost or refused:
+        notes.append(_lost_words(chosen, lost, refused))
+    return replace(chosen, notes=(*notes, *chosen.notes)) if notes else chosen
+
+
+def _lost_words(chosen: SharePlan, lost: list[SharePlan], refused: Mapping[str, InputError]) -> str:
+    """ "not whole: 5 GPUs; not mig: no MIG on A10": each way that lost to the chosen one, by what it
+    lost on (services it could not place, targets it misses, GPUs), and each that could not pack."""
+    from gpuplan.i18n.error_text import error_text
+    from gpuplan.vocab import sharing_name
+
+    reasons = []
+    for p in lost:
+        unplaced, missed, gpus = _need(p)
+        if unplaced > len(chosen.unplaced):
+            more = unplaced - len(chosen.unplaced)
+            why = ngettext("{n} instance not placed", "{n} instances not placed", more).format(n=more)
+        elif missed > _need(chosen)[1]:
+            names = [s.name for s in p.services if not s.meets_targets] + [
+                n.name for n in p.notebooks if not n.meets_targets
+            ]
+            why = _("misses the targets of {names}").format(names=item_list(names))
+        else:
+            why = ngettext("needs {n} GPU", "needs {n} GPUs", gpus).format(n=gpus)
+        reasons.append(_("{way}: {why}").format(way=sharing_name(p.sharing), why=why))
+    reasons += [_("{way}: {why}").format(way=sharing_name(w), why=error_text(e)) for w, e in refused.items()]
+    return _("{chosen} chosen over the other ways: {reasons}").format(
+        chosen=sharing_name(chosen.sharing), reasons=_("; ").join(reasons)
+    )
 
 
 def _tie_words(chosen: SharePlan, others: list[SharePlan], alone_s: dict[str, float]) -> str:
