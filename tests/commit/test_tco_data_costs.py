@@ -18,6 +18,8 @@ from gpuplan.commit import Demand, PricedOffer, TcoProblem, Usage, load_usage, o
 from gpuplan.commit.adapters import demands_from_usage
 from gpuplan.commit.model import RunData
 from gpuplan.i18n import use_language
+from gpuplan.plan.border import data_origins
+from gpuplan.plan.input_types import JobFacts
 from gpuplan.report.tco import summary_lines, tco_json, tco_view
 from gpuplan.report.tco_html import monthly_cost_svg
 from stand_in_profiles import bert_large_profile
@@ -375,7 +377,7 @@ def _beijing_tagger(transfer_usd: float) -> Demand:
             RunData(provider="alibaba", region="cn-beijing", transfer_usd=0.0, storage_usd=1.0),
             RunData(provider="alibaba", region="cn-hongkong", transfer_usd=transfer_usd, storage_usd=1.0),
         ),
-        data_location=("alibaba", "cn-beijing"),
+        job=JobFacts(dataset_gb=50.0, data_location=("alibaba", "cn-beijing")),
     )
 
 
@@ -390,9 +392,11 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     s = optimise(problem)
     assert s.hourly_used["G/on_demand/tagger"].region == "cn-hongkong"  # cheaper, and it crosses
     (note,) = border_notes(problem, s)
+    # the plan's words for an option there
     assert note.startswith(
-        "tagger: the data in alibaba/cn-beijing leaves mainland China for alibaba/cn-hongkong"
-    )
+        "tagger: mainland-China border: the data is in alibaba/cn-beijing and alibaba/cn-hongkong are "
+        "outside mainland China: the dataset leaves mainland China for them and the results come back in"
+    ), note
     # the general rules with their official texts; no sector's rules, which the demand does not name
     assert "http://www.npc.gov.cn/npc/c30834/202108/a8c4e3672c74491a80b53a172bb753fe.shtml" in note
     assert "https://www.cac.gov.cn/2024-03/22/c_1712776611775634.htm" in note and "utomotive" not in note
@@ -402,11 +406,48 @@ def test_runs_placed_outside_mainland_china_for_data_in_it_are_said_with_the_rul
     assert border_notes(near, optimise(near)) == []
     with use_language("zh"):
         (zh,) = border_notes(problem, s)
-    assert "离开中国大陆" in zh and "个人信息保护法" in zh and "汽车" not in zh
+    assert "数据集将出境" in zh and "个人信息保护法" in zh and "汽车" not in zh
     # a run that takes nothing from its data's place (no dataset in, no results back: the plan's
     # data_origins is empty) moves nothing out of mainland China: was "the data … leaves mainland China"
-    still = replace(problem, demands=(replace(_beijing_tagger(2.0), data_from=()),))
+    moves_nothing = JobFacts(data_location=("alibaba", "cn-beijing"))
+    still = replace(problem, demands=(replace(_beijing_tagger(2.0), job=moves_nothing),))
     assert border_notes(still, optimise(still)) == []
+
+
+def test_data_brought_into_mainland_china_and_users_served_from_outside_are_said_as_plan_says() -> None:
+    # tco had words for data leaving mainland China only: a corpus in Singapore tagged in Beijing, or
+    # users in mainland China answered from Hong Kong, went without the note the plan gives its options.
+    from gpuplan.commit.crossings import border_notes, country_notes
+
+    offers = (replace(_offer("cn-beijing", 2.0), provider="alibaba"),)
+    inbound = replace(
+        _tagger(0.0),
+        run_data=(RunData(provider="alibaba", region="cn-beijing", transfer_usd=1.0, storage_usd=1.0),),
+        job=JobFacts(dataset_gb=50.0, data_location=("alibaba", "ap-southeast-1")),
+    )
+    problem = TcoProblem(horizon_months=3, demands=(inbound,), offers=offers)
+    s = optimise(problem)
+    (note,) = border_notes(problem, s)
+    assert note.startswith(
+        "tagger: mainland-China border: the data is in alibaba/ap-southeast-1, outside mainland China, and "
+        "alibaba/cn-beijing are in it: the dataset enters mainland China"
+    ), note
+    assert note.endswith("to keep the data out of mainland China: --countries SG"), note
+    assert country_notes(problem, s) == []  # said once, with its rules, not again as "SG for CN"
+    served = replace(
+        _tagger(0.0),
+        run_data=(RunData(provider="alibaba", region="cn-hongkong", transfer_usd=0.0, storage_usd=1.0),),
+        job=JobFacts(task="infer", calendar_months=1.0, users_in=("CN",)),
+    )
+    offers = (replace(_offer("cn-hongkong", 2.0), provider="alibaba"),)
+    problem = TcoProblem(horizon_months=3, demands=(served,), offers=offers)
+    s = optimise(problem)
+    (note,) = border_notes(problem, s)
+    assert (
+        "your users are in mainland China (serving.users_in) and alibaba/cn-hongkong are outside it" in note
+    )
+    assert note.endswith("to keep the data inside mainland China: --countries CN"), note
+    assert country_notes(problem, s) == []
 
 
 @pytest.mark.usefixtures("bert_traced")
@@ -418,7 +459,7 @@ def test_hours_bought_in_another_country_than_the_datas_are_said_from_which_to_w
     usage = _tagger_usage(tmp_path, regions=["us-east-1"], location="aws/ap-southeast-1")
     report = tco(usage, store=store)
     (demand,) = report.problem.demands
-    assert demand.data_from == ("SG",)
+    assert demand.job is not None and data_origins(demand.job) == ("SG",)
     (note,) = [n for n in report.notes if n.startswith("weekly-tagger: data across a border")]
     assert "aws/us-east-1 (data leaves SG for US)" in note, note
     assert "does not judge whether it is lawful" in note and note.endswith("--countries SG")

@@ -43,7 +43,6 @@ from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_hours, format_number
 from gpuplan.i18n.phrases import item_list, listed
 from gpuplan.i18n.places import place
-from gpuplan.plan.border import data_origins
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_costs import INGRESS_FREE_PROVIDERS
 from gpuplan.plan.region_countries import region_country
@@ -608,8 +607,7 @@ def _workload_demand(
             best,
             placed,
         ),
-        data_location=job.data_location,
-        data_from=data_origins(job),
+        job=job,
     )
     runs_said = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)

@@ -42,6 +42,7 @@ from gpuplan import vocab
 from gpuplan.units import HOURS_PER_MONTH, instances_for
 
 if TYPE_CHECKING:
+    from gpuplan.plan.input_types import JobFacts
     from gpuplan.plan.spot import SpotRate
 
 __all__ = [
@@ -719,14 +720,11 @@ class Demand:
     host: HostNeed | None = None
     """A planner-sized demand: the instances its hours hold on (:class:`HostNeed`). None: any
     instance of its GPU type (a direct demand names a GPU, not an instance)."""
-    data_location: tuple[str, str] | None = None
-    """A workload demand: where its data lives (``data.location``, provider and region), for the
-    note on data the schedule moves out of mainland China; None: not given, or a direct demand."""
-    data_from: tuple[str, ...] | None = None
-    """A workload demand: the countries its runs take data from (ISO codes: ``data.location``'s
-    where data moves, then a service's users'), as the plan reads them
-    (:func:`gpuplan.plan.border.data_origins`), for what is said of hours bought in another
-    country; None: not known (data moves and ``data.location`` is not given), or a direct demand."""
+    job: JobFacts | None = None
+    """A workload demand: the planned job's facts (where its data lives, what a run moves, its
+    users' countries), for what is said of hours bought in another country than its data's or
+    users' (``commit/crossings.py``), by the rules the plan says them of its options; None: a
+    direct demand."""
     tiers: tuple[float, ...] = ()
     """A service whose load varies over its day: the hours a month each further ``gpu_step`` of
     one run (one copy of the service) is needed, busiest first (its first step all its busy hours,

@@ -47,6 +47,7 @@ __all__ = [
     "SLOW_CROSS_BORDER_MBITS",
     "abroad_words",
     "border_note",
+    "border_words",
     "country_cell",
     "country_note",
     "crosses_border",
@@ -55,7 +56,6 @@ __all__ = [
     "data_country",
     "data_origins",
     "leaves_country",
-    "outbound_words",
     "residency_note",
     "rules_words",
     "users_cross",
@@ -248,19 +248,24 @@ def abroad_words(places: Sequence[tuple[str, CountryCrossing]], keep: str | None
 def border_note(job: JobFacts, options: Sequence[Option]) -> str:
     """One note naming the places among ``options`` (the recommended, the listed and the Pareto
     front) whose option moves the data across the border of mainland China (``Option.crosses_border``,
-    set once when the option was made): the dataset's and results' way, the users' requests' way, the
-    rules, and how to keep it on one side; "" where none does."""
+    set once when the option was made): :func:`border_words` of them; "" where none does."""
+    return border_words(job, [(o.provider, o.region, o.country) for o in options if o.crosses_border])
+
+
+def border_words(job: JobFacts, places: Sequence[tuple[str, str, str]]) -> str:
+    """What running ``job`` in ``places`` (provider, region, country), each across the border of
+    mainland China (:func:`crosses_border`), means: the dataset's and results' way, the users'
+    requests' way, the rules, and how to keep it on one side; the words ``gpuplan plan`` says of its
+    options and ``gpuplan tco`` of the places it buys a demand's hours in. "" where none crosses."""
     data_places: list[str] = []
     user_places: list[str] = []
     clouds: set[str] = set()
-    for o in options:
-        if not o.crosses_border:
-            continue
-        where = place(o.provider, o.region)
-        clouds.add(o.provider)
-        if _data_crosses(job, o.country) and where not in data_places:
+    for provider, region, country in places:
+        where = place(provider, region)
+        clouds.add(provider)
+        if _data_crosses(job, country) and where not in data_places:
             data_places.append(where)
-        if users_cross(job, o.country) and where not in user_places:
+        if users_cross(job, country) and where not in user_places:
             user_places.append(where)
     if not data_places and not user_places:
         return ""
@@ -377,22 +382,5 @@ def residency_note(job: JobFacts, countries: tuple[str, ...] | None, left_out: i
             head,
             _("Hong Kong, Macao and Taiwan are outside mainland China for this"),
             rules_words(),
-        ]
-    )
-
-
-def outbound_words(data_location: tuple[str, str], places: Sequence[str]) -> str:
-    """For data in mainland China at ``data_location`` that work placed in ``places`` (outside it)
-    moves out: that it leaves, the rules that govern it with their official texts, and how to keep
-    it in; the words ``gpuplan tco`` says of a demand whose runs it places there."""
-    return _("; ").join(
-        [
-            _(
-                "the data in {where} leaves mainland China for {places} (Hong Kong, Macao and Taiwan "
-                "are outside it for this)"
-            ).format(where=place(*data_location), places=_(", ").join(places)),
-            rules_words(),
-            _("gpuplan prices the transfer but does not judge whether it is lawful"),
-            _("to keep the data inside mainland China: --countries CN"),
         ]
     )
