@@ -310,6 +310,7 @@ def deploy(
     served: Workload | str | None = None  # the workload, read once for the checks below
     fleet: PeakFleet | None = None  # a service's peak fleet by the estimate (check_fit's)
     prof: Profile | None = None
+    steps_h: float | None = None  # the estimate's time of a job's steps (check_fit's)
     if read_first is not None:
         served, prof = read_first
     # A training plan is checked again as a workload file is where its workload is not the one it
@@ -354,7 +355,7 @@ def deploy(
                 count_given=None if is_plan else count_given,
             )
         elif not isinstance(served, str):
-            prof, fleet = check_fit(
+            prof, fleet, steps_h = check_fit(
                 settings(ctx).db,
                 served,
                 spec.gpu,
@@ -476,8 +477,16 @@ def deploy(
         spec = spec.with_checkpoint_of(prof)
         from gpuplan.api import spot_checkpoint_interval
 
-        if (on_spot := spot_checkpoint_interval(spec, _spot_offers(ctx, spec))) is not None:
-            # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, as the plan takes it
+        on_spot = spot_checkpoint_interval(
+            spec,
+            _spot_offers(ctx, spec),
+            workload=served if not isinstance(served, str) else None,
+            profile=prof,
+            steps_h=steps_h,
+        )
+        if on_spot is not None:
+            # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, capped at the job's
+            # length, as the plan takes it
             spec, words = on_spot
             typer.echo(_("note: {line}").format(line=words), err=True)
     if reads_catalog_host(spec, generator.name):
