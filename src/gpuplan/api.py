@@ -942,21 +942,31 @@ def refuse_unread_speedup(report: EstimateReport, measured: MeasuredScaling) -> 
 
 
 def spot_checkpoint_interval(
-    spec: LaunchSpec, offers: Sequence[OfferPrice] = ()
+    spec: LaunchSpec,
+    offers: Sequence[OfferPrice] = (),
+    *,
+    workload: Workload | None = None,
+    profile: Profile | None = None,
+    steps_h: float | None = None,
 ) -> tuple[LaunchSpec, str] | None:
     """A training job deployed on spot from a workload file, with no plan (``gpuplan deploy W.yaml
-    --spot``): ``spec`` checkpointing at Young/Daly's interval as the planner takes it on spot
-    (:func:`gpuplan.plan.spot.young_daly_h`), at the rate the planner costs its offer at
-    (:func:`gpuplan.plan.spot.launch_rate` of ``offers``, the catalog's spot prices of its instance
-    type in its region: their interruption band; none given, as where no region is, its provider's
-    assumed rate, one reclaim per 24 instance-hours) times the job's nodes, or at the workload's
-    ``checkpoint.every_min`` where that is shorter; with the words that say so. None where it does
-    not apply: a plan's spec (its interval is the plan's), not spot, inference, or a checkpoint of
-    unknown write time."""
+    --spot``): ``spec`` checkpointing at the interval the planner takes on spot
+    (:func:`gpuplan.plan.spot.spot_checkpoint_interval_h`): Young/Daly's, at the rate the planner
+    costs its offer at (:func:`gpuplan.plan.spot.launch_rate` of ``offers``, the catalog's spot
+    prices of its instance type in its region: their interruption band; none given, as where no
+    region is, its provider's assumed rate, one reclaim per 24 instance-hours) times the job's
+    nodes, or the workload's ``checkpoint.every_min`` where that is shorter, capped at the job's
+    length: ``steps_h`` (its steps on the launch's GPUs, by the estimate deploy's fit check ran)
+    and the set-up the plan bills ``workload`` of ``profile`` for on the job's nodes
+    (:func:`gpuplan.plan.build_inputs.job_facts_from`); any of them None, not capped (the length
+    not known). With the words that say so. None where it does not apply: a plan's spec (its
+    interval is the plan's), not spot, inference, or a checkpoint of unknown write time."""
+    import math
+
     from gpuplan.deploy.spec import LaunchSpec
     from gpuplan.i18n.messages import _
-    from gpuplan.i18n.numbers import format_minutes
-    from gpuplan.plan.spot import launch_rate, young_daly_h
+    from gpuplan.i18n.numbers import format_hours, format_minutes
+    from gpuplan.plan.spot import launch_rate, spot_checkpoint_interval_h, young_daly_h
     from gpuplan.units import ASSUMED_DISK_GBPS
     from gpuplan.vocab import PricingModel
 
@@ -964,9 +974,19 @@ def spot_checkpoint_interval(
     if spec.planned or spec.pricing != PricingModel.SPOT or spec.task == "infer" or not write_min:
         return None
     rate = launch_rate(offers, spec.provider or "")
-    young_min = float(young_daly_h(write_min / 60.0, 1.0 / (rate.per_hour * spec.nodes))) * 60.0
+    mtbi_h = 1.0 / (rate.per_hour * spec.nodes)
+    young_min = float(young_daly_h(write_min / 60.0, mtbi_h)) * 60.0
     stated = None if spec.checkpoint_interval_defaulted else spec.checkpoint_interval_min
-    interval = young_min if stated is None else min(stated, young_min)
+    setup_h = _spot_setup_h(workload, profile, spec.nodes, offers)
+    job_h = steps_h + setup_h if steps_h is not None and setup_h is not None else math.inf
+    interval = (
+        float(
+            spot_checkpoint_interval_h(
+                write_min / 60.0, mtbi_h, job_h, None if stated is None else stated / 60.0
+            )
+        )
+        * 60.0
+    )
     write = format_minutes(write_min)
     instances = _("one spot instance") if spec.nodes == 1 else _("{n} spot instances").format(n=spec.nodes)
     basis = _(
@@ -982,7 +1002,22 @@ def spot_checkpoint_interval(
     if offers:
         where = ", ".join(sorted({f"{o.provider} {o.region} {o.instance_type}" for o in offers}))
         basis = _("{basis}, the rate plan costs this offer at ({offer})").format(basis=basis, offer=where)
-    if stated is not None and stated <= young_min:
+    uncapped = young_min if stated is None else min(stated, young_min)
+    if steps_h is not None and setup_h is not None and interval < uncapped * (1 - 1e-9):
+        # the job is shorter than the interval: one write, at its end, as the plan counts it
+        why = basis if stated is None or young_min <= stated else _("the workload's checkpoint.every_min")
+        words = _(
+            "train.py checkpoints every {interval:.1f} min on spot, the job's length ({steps} of steps by "
+            "gpuplan's estimate and {setup} of set-up), so once, at its end, as plan counts it: shorter "
+            "than {longer:.1f} min, {why}"
+        ).format(
+            interval=interval,
+            steps=format_hours(steps_h),
+            setup=format_hours(setup_h),
+            longer=uncapped,
+            why=why,
+        )
+    elif stated is not None and stated <= young_min:
         words = _(
             "train.py checkpoints every {interval:.1f} min on spot, the workload's checkpoint.every_min: "
             "shorter than {young:.1f} min, {basis}"
@@ -993,6 +1028,24 @@ def spot_checkpoint_interval(
         )
     changed = LaunchSpec.model_validate({**spec.model_dump(), "checkpoint_interval_min": interval})
     return changed, words
+
+
+def _spot_setup_h(
+    workload: Workload | None, profile: Profile | None, nodes: int, offers: Sequence[OfferPrice]
+) -> float | None:
+    """The set-up the plan bills a job of ``workload`` (``profile``) for on ``nodes`` instances, h
+    (:meth:`gpuplan.plan.input_types.JobFacts.setup_hours`: the boot, the dataset copied at the
+    slowest network ``offers`` state where slower than the copy); None without the workload."""
+    if workload is None or profile is None:
+        return None
+    import numpy as np
+
+    from gpuplan.plan.build_inputs import job_facts_from
+
+    job, _notes = job_facts_from(workload, profile)
+    stated = [o.network_gbps for o in offers if o.network_gbps is not None]
+    network = np.asarray([min(stated)], dtype=float) if stated else None
+    return float(job.setup_hours(np.asarray([nodes]), network)[0])
 
 
 def launch_weights(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -99,40 +100,68 @@ def test_a_spot_deploy_of_a_workload_file_checkpoints_at_young_dalys_interval(
     assert "every 20.0 min on spot, the workload's checkpoint.every_min: shorter than 81.2 min" in said
 
 
-def test_a_spot_deploy_in_a_region_checkpoints_at_the_band_plan_costs_its_offer_at(
-    tmp_path: Path,
-) -> None:
-    # the model as both trace it (no stand-in profile: plan and deploy read one checkpoint size)
-    # aws ap-southeast-1 p4de.24xlarge: the shipped catalog's band '<5%' a month, which plan costs
-    # the offer at; deploy had taken the assumed one reclaim per 24 instance-hours ("none in the
-    # catalog for this offer") and checkpointed every 38.2 min where the plan priced its interval
+def _plan_and_deploy_spot(
+    tmp_path: Path, samples: int, where: tuple[str, int, str, str], extra: str = ""
+) -> tuple[dict[str, Any], str, float, str]:
+    """gpt2-xl trained on ``samples`` planned on spot on ``where`` (GPU, count, aws region, instance
+    type) and deployed there from its workload file with no plan (the model as both trace it: no
+    stand-in profile, one checkpoint size): the plan's spot figures of the instance type, what
+    deploy said, the interval its train.py writes, its README."""
+    gpu, count, region, instance_type = where
     job = tmp_path / "job.yaml"
     job.write_text(
         "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
-        # 100 B tokens: a run long enough that its interval is Young/Daly's, not the job's length
-        "precision: amp-bf16\nparallelism: fsdp\ndata: {samples: 100000000, epochs: 1}\n"
-        "constraints: {providers: [aws], regions: [ap-southeast-1], gpus: [A100-SXM4-80GB], "
-        "pricing: [spot], min_gpus: 32, max_gpus: 32}\n",
+        f"precision: amp-bf16\n{extra}data: {{samples: {samples}, epochs: 1}}\n"
+        f"constraints: {{providers: [aws], regions: [{region}], gpus: [{gpu}], "
+        f"pricing: [spot], min_gpus: {count}, max_gpus: {count}}}\n",
         encoding="utf-8",
     )
     db = ["--db", str(tmp_path / "catalog.db")]
     plan = CliRunner().invoke(app, [*db, "plan", str(job), "--json"])
     assert plan.exit_code == 0, plan.output
-    (option,) = (o for o in json.loads(plan.stdout)["options"] if o["instance_type"] == "p4de.24xlarge")
-    priced = option["spot"]
-    assert "'<5%'" in priced["rate_source"] and not priced["rate_assumed"]
+    (option,) = (o for o in json.loads(plan.stdout)["options"] if o["instance_type"] == instance_type)
     out = tmp_path / "files"
-    where = ["--gpu", "A100-SXM4-80GB", "--count", "32", "--provider", "aws", "--region", "ap-southeast-1"]
+    on = ["--gpu", gpu, "--count", str(count), "--provider", "aws", "--region", region]
     r = CliRunner().invoke(
-        app, [*db, "deploy", str(job), *where, "--spot", "--target", "torchrun", "--out", str(out)]
+        app, [*db, "deploy", str(job), *on, "--spot", "--target", "torchrun", "--out", str(out)]
     )
     assert r.exit_code == 0, r.output
-    said = " ".join(r.output.split())
+    written = re.search(r"\nCHECKPOINT_INTERVAL_MIN = ([\d.]+)\n", (out / "train.py").read_text("utf-8"))
+    assert written is not None
+    readme = " ".join((out / "README.md").read_text("utf-8").split())
+    return option["spot"], " ".join(r.output.split()), float(written[1]), readme
+
+
+def test_a_spot_deploy_in_a_region_checkpoints_at_the_band_plan_costs_its_offer_at(
+    tmp_path: Path,
+) -> None:
+    # aws ap-southeast-1 p4de.24xlarge: the shipped catalog's band '<5%' a month, which plan costs
+    # the offer at; deploy had taken the assumed one reclaim per 24 instance-hours ("none in the
+    # catalog for this offer") and checkpointed every 38.2 min where the plan priced its interval
+    # 100 B tokens: a run long enough that its interval is Young/Daly's, not the job's length
+    where = ("A100-SXM4-80GB", 32, "ap-southeast-1", "p4de.24xlarge")
+    priced, said, written, _readme = _plan_and_deploy_spot(
+        tmp_path, 100_000_000, where, "parallelism: fsdp\n"
+    )
+    assert "'<5%'" in priced["rate_source"] and not priced["rate_assumed"]
     assert "'<5%'" in said and "none in the catalog" not in said
     assert "the rate plan costs this offer at (aws ap-southeast-1 p4de.24xlarge)" in said
     # one rate, so one Young/Daly interval: the one the plan priced, written into train.py
     interval = priced["checkpoint_interval_min"]
     assert interval > 600 and not priced["checkpoint_interval_stated"]  # '<5%' a month: rare reclaims
-    written = re.search(r"\nCHECKPOINT_INTERVAL_MIN = ([\d.]+)\n", (out / "train.py").read_text("utf-8"))
-    assert written is not None and float(written[1]) == pytest.approx(interval, abs=0.05)
+    assert written == pytest.approx(interval, abs=0.05)
     assert f"train.py checkpoints every {interval:.1f} min on spot" in said
+
+
+def test_a_short_spot_jobs_deploy_caps_its_interval_at_the_jobs_length_as_plan_does(tmp_path: Path) -> None:
+    # 20,000 samples on 8 x A100-40GB: minutes of steps and a 10-minute set-up, where Young/Daly's
+    # interval at aws us-east-2's band is about 22 h; plan caps the interval at the job's work and
+    # set-up (one write, at its end), and deploy had written the uncapped 1337.0 min into train.py
+    where = ("A100-SXM4-40GB", 8, "us-east-2", "p4d.24xlarge")
+    priced, said, written, readme = _plan_and_deploy_spot(tmp_path, 20_000, where)
+    interval = priced["checkpoint_interval_min"]
+    assert interval < 60 < priced["mtbi_h"]  # the job's length, far below Young/Daly's
+    assert written == pytest.approx(interval, abs=0.05)
+    assert f"every {interval:.1f} min" in readme
+    assert f"train.py checkpoints every {interval:.1f} min on spot, the job's length (" in said
+    assert "of set-up), so once, at its end, as plan counts it: shorter than" in said

@@ -237,7 +237,32 @@ def test_deploy_refuses_an_image_service_whose_replica_does_not_fit_its_share(
     args = ["deploy", str(path), "--target", "k8s", "--out", str(tmp_path / "out"), "--gpu", "L20"]
     answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
     line = refused([*args, "--share-gpu", "4", "--image", "registry.example/unet:1"], capsys)
-    assert "one of 4 replicas of the image service does not fit its share of L20" in line
+    # judged in its quarter of the GPU's memory, as a preset's service is (the fit check had judged
+    # it on the whole L20, and only the share's check after it refused it, in other words)
+    assert "the job does not fit 1/4 of L20: it needs 18.0 GiB" in line
+    assert "per replica, 11.2 GiB usable; it fits with: share_gpu 2 instead of 4" in line
+
+
+def test_deploy_share_gpu_sizes_a_user_code_services_fleet_as_plan_does_at_that_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 20 images/s on L20, two replicas time-sharing each GPU: plan sizes 14 replicas on 7 x L20
+    # (1.88 images/s a replica in its half); deploy --share-gpu 2 of the user's code had sized the
+    # fleet of whole GPUs: "needs 6 x L20" (4.17 images/s a replica) and 6 maxReplicas
+    path = _write(tmp_path / "w", _service(serving__requests_per_s=20))
+    shared = _write(tmp_path / "s", _service(serving__requests_per_s=20, serving__share_gpu=2))
+    answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
+    plan = json.loads(answered(["plan", str(shared), "--gpus", "L20", "--json"], capsys))
+    (option, *_rest) = plan["options"]
+    fleet, gpus = option["service"]["replicas"], option["gpus_per_node"] * option["nodes"]
+    assert (fleet, gpus) == (14, 7)
+    args = ["deploy", str(path), "--target", "k8s", "--gpu", "L20", "--image", "registry.example/unet:1"]
+    args += ["--share-gpu", "2", "--project", str(tmp_path / "w")]
+    line = refused([*args, "--out", str(tmp_path / "refused")], capsys)
+    assert f"the service's load, 20 req/s, needs {gpus} x L20 by gpuplan's estimate" in line
+    answered([*args, "--count", "1", "--out", str(tmp_path / "out")], capsys)
+    hpa = yaml.safe_load((tmp_path / "out" / "k8s" / "hpa.yaml").read_text(encoding="utf-8"))
+    assert hpa["spec"]["maxReplicas"] == fleet
 
 
 def test_deploys_max_replicas_of_an_image_service_is_the_fleet_plan_sizes(

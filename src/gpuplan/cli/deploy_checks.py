@@ -200,6 +200,17 @@ def _whole_instances_hint(
     return line.format(provider=where, gpu=gpu, size=size, counts=counts)
 
 
+class Fit(NamedTuple):
+    """What :func:`check_fit` read and sized, for the checks and files after it."""
+
+    profile: Profile
+    """The workload's profile (one read of the cache, not two)."""
+    fleet: PeakFleet | None
+    """A service's peak fleet on the GPU as ``gpuplan plan`` sizes it (:func:`_peak_fleet`)."""
+    steps_h: float | None
+    """The estimate's time of the job's steps on the GPUs checked, hours (None where it gives none)."""
+
+
 def check_fit(
     db: str | None,
     workload: Workload,
@@ -211,7 +222,7 @@ def check_fit(
     share: int | None = None,
     profile: Profile | None = None,
     count_given: bool | None = None,
-) -> tuple[Profile, PeakFleet | None]:
+) -> Fit:
     """The estimator's memory verdict for ``workload`` on ``count`` × ``gpu``, as ``gpuplan
     estimate`` gives it (the profile through the same cache; ``share``: replicas to a GPU in place
     of the workload's own, ``--share-gpu``'s or the share a plan is deployed at, each judged in its
@@ -226,8 +237,9 @@ def check_fit(
     count was left at its default, warned of where it was given (:func:`_check_load`). The lines
     of what does not or may not fit end with the flags that deploy it where it fits (``--gpu X``,
     ``--count N``: :func:`_flag_change`). Returns the profile, for :func:`check_share_fit` (one read
-    of the cache, not two), and a service's peak fleet on ``gpu`` as ``gpuplan plan`` sizes it
-    (:func:`_peak_fleet`; None for a job, or where the estimate sized none)."""
+    of the cache, not two), a service's peak fleet on ``gpu`` as ``gpuplan plan`` sizes it
+    (:func:`_peak_fleet`; None for a job, or where the estimate sized none), and the estimate's time
+    of the job's steps (what caps a spot job's checkpoint interval, as plan caps it)."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
@@ -255,9 +267,9 @@ def check_fit(
         load = _image_load(db, workload, gpu, prof)
     if count_given is not None:
         _check_load(workload, gpu, count, load, given=count_given, decode=outcome.decode)
-    fleet = _peak_fleet(workload, gpu, load)
+    fit = Fit(prof, _peak_fleet(workload, gpu, load), e.job_time_h)
     if e.memory_verdict is MemoryVerdict.FITS:
-        return prof, fleet
+        return fit
     shared = workload.replicas_per_gpu
     where = (
         _("1/{share} of {gpu}").format(share=shared, gpu=gpu)
@@ -293,17 +305,17 @@ def check_fit(
         )
         line = _("warning: {where}: the job {words}; {change}")
         sys.stderr.write(line.format(where=where, words=words, change=change) + "\n")
-        return prof, fleet
+        return fit
     if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
         line = _("warning: the job may not fit {where}: it needs {need}, {usable}; {change}")
         sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
-        return prof, fleet
+        return fit
     _unfit(
         N_("the job does not fit {where}: it needs {need}, {usable}; {change}"),
         {"where": where, "need": need, "usable": usable, "change": change},
         force=force,
     )
-    return prof, fleet
+    return fit
 
 
 class ImageLoad(NamedTuple):

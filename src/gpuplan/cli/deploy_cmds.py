@@ -310,6 +310,7 @@ def deploy(
     served: Workload | str | None = None  # the workload, read once for the checks below
     fleet: PeakFleet | None = None  # a service's peak fleet by the estimate (check_fit's)
     prof: Profile | None = None
+    steps_h: float | None = None  # the estimate's time of a job's steps (check_fit's)
     if read_first is not None:
         served, prof = read_first
     # A training plan is checked again as a workload file is where its workload is not the one it
@@ -335,6 +336,8 @@ def deploy(
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
         offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
         gpus = spec.total_gpus if not is_plan or train_plan else 1
+        # each replica judged in its share of a GPU: --share-gpu's, or the share a plan is deployed at
+        judged_share = share if is_plan else share_gpu
         if not isinstance(served, str) and served.model.python is not None:
             # The user's own model code is never run to write launch files (SECURITY.md): its fit is
             # checked on the trace `gpuplan estimate` or `plan` cached, and refused unchecked without one.
@@ -348,17 +351,18 @@ def deploy(
                 force=force_fit,
                 offered=offered,
                 code=served,
+                share=judged_share,
                 count_given=None if is_plan else count_given,
             )
         elif not isinstance(served, str):
-            prof, fleet = check_fit(
+            prof, fleet, steps_h = check_fit(
                 settings(ctx).db,
                 served,
                 spec.gpu,
                 gpus,
                 force=force_fit,
                 offered=offered,
-                share=share if is_plan else share_gpu,
+                share=judged_share,
                 profile=prof,
                 # a service from its workload file: the GPUs its load needs, against the count
                 count_given=None if is_plan else count_given,
@@ -473,8 +477,16 @@ def deploy(
         spec = spec.with_checkpoint_of(prof)
         from gpuplan.api import spot_checkpoint_interval
 
-        if (on_spot := spot_checkpoint_interval(spec, _spot_offers(ctx, spec))) is not None:
-            # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, as the plan takes it
+        on_spot = spot_checkpoint_interval(
+            spec,
+            _spot_offers(ctx, spec),
+            workload=served if not isinstance(served, str) else None,
+            profile=prof,
+            steps_h=steps_h,
+        )
+        if on_spot is not None:
+            # on spot (--spot): Young/Daly's interval at the assumed reclaim rate, capped at the job's
+            # length, as the plan takes it
             spec, words = on_spot
             typer.echo(_("note: {line}").format(line=words), err=True)
     if reads_catalog_host(spec, generator.name):
@@ -639,13 +651,16 @@ def _check_code_plan_fit(
     force: bool,
     offered: dict[str, None] | None,
     code: Workload | None = None,
+    share: int | None = None,
     count_given: bool | None = None,
 ) -> PeakFleet | None:
     """A workload of the user's own model code, which deploy never runs (``why``): a training plan's
     (read again from the plan) or ``code``, a workload file's as read. Checked on the cached trace of
     the workload as it now stands, where ``gpuplan estimate`` or ``plan`` of it left one here; else
-    refused as unchecked (``force``: a warning). Nothing is traced. Returns a service's peak fleet
-    as :func:`~gpuplan.cli.deploy_checks.check_fit` sizes it (``count_given``: a workload file's
+    refused as unchecked (``force``: a warning). Nothing is traced. ``share``: replicas to a GPU
+    in place of the workload's own (``--share-gpu``'s, or the share a plan is deployed at), its
+    memory and fleet judged in that share as a preset's are. Returns a service's peak fleet as
+    :func:`~gpuplan.cli.deploy_checks.check_fit` sizes it (``count_given``: a workload file's
     service, its GPUs checked against its load as there), None without one."""
     from gpuplan.cli._settings import settings
     from gpuplan.cli.deploy_checks import cached_profile, check_fit, plan_workload, unchecked_plan_fit
@@ -670,7 +685,15 @@ def _check_code_plan_fit(
         )
         return None
     return check_fit(
-        db, read, gpu, gpus, force=force, offered=offered, profile=cached, count_given=count_given
+        db,
+        read,
+        gpu,
+        gpus,
+        force=force,
+        offered=offered,
+        share=share,
+        profile=cached,
+        count_given=count_given,
     )[1]
 
 

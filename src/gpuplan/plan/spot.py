@@ -79,6 +79,7 @@ __all__ = [
     "service_down_h",
     "service_spot",
     "service_unit",
+    "spot_checkpoint_interval_h",
     "spot_default",
     "spot_rates",
     "spot_times",
@@ -421,6 +422,21 @@ def young_daly_h(write_h: float, mtbi_h: FloatArray | float) -> FloatArray:
     return np.sqrt(2.0 * write_h * np.asarray(mtbi_h, dtype=float))
 
 
+def spot_checkpoint_interval_h(
+    write_h: float, mtbi_h: FloatArray | float, job_h: FloatArray | float, stated_h: float | None = None
+) -> FloatArray:
+    """The interval a job on spot checkpoints at, hours: Young/Daly's (:func:`young_daly_h`), the
+    workload's ``checkpoint.every_min`` (``stated_h``) where that is shorter, capped at the job's
+    length ``job_h`` (its work and set-up, as the instances are billed): a job shorter than its
+    interval writes once, at its end. The one rule ``plan`` prices a spot option at and ``gpuplan
+    deploy --spot`` writes into train.py."""
+    optimum = young_daly_h(write_h, mtbi_h)
+    if stated_h is not None:
+        optimum = np.minimum(optimum, stated_h)
+    out: FloatArray = np.minimum(optimum, job_h)
+    return out
+
+
 def checkpoint_writes_h(work_h: FloatArray, write_h: float, interval_h: FloatArray | float) -> FloatArray:
     """Time spent writing a checkpoint of ``write_h`` every ``interval_h`` over ``work_h`` hours of
     work: W·C/τ, with τ capped at W (a job shorter than its interval still writes once, at its end,
@@ -564,10 +580,7 @@ def spot_times(
     with np.errstate(divide="ignore", invalid="ignore"):
         mtbi = 1.0 / rate_per_hour
         if checkpoint_write_h > 0:
-            optimum = young_daly_h(checkpoint_write_h, mtbi)
-            if max_interval_h is not None:
-                optimum = np.minimum(optimum, max_interval_h)
-            tau = np.minimum(optimum, work_h)
+            tau = spot_checkpoint_interval_h(checkpoint_write_h, mtbi, work_h, max_interval_h)
             ckpt_h = checkpoint_writes_h(work_h, checkpoint_write_h, tau)
             lost_per = tau / 2.0 + restart_h
         else:
