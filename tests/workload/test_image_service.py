@@ -15,6 +15,7 @@ import yaml
 
 pytest.importorskip("torch")
 
+from gpuplan.plan.answer_bytes import image_answer_bytes
 from gpuplan.profile.key import key_fields, profile_key
 from gpuplan.workload.spec import load_workload
 from one_line import answered, refused
@@ -97,6 +98,27 @@ def test_an_image_service_is_planned_without_tokens_and_priced_per_thousand_imag
     assert "The text encoders and the VAE decoder are not counted" in notes
     text = " ".join(answered(["plan", str(SERVICE), "--gpus", "L20"], capsys).split())
     assert "Cost per 1,000 images: at least" in text
+
+
+def test_an_image_services_images_to_clients_are_priced_at_their_bound_unless_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "the images sent to clients are not priced": $0.00 of egress for 5,256,000 images a month
+    plan = json.loads(answered(["plan", str(SERVICE), "--gpus", "L20", "--json"], capsys))
+    egress = plan["recommended"]["cost_breakdown"]["egress_usd"]
+    assert egress > 0
+    notes = " ".join(plan["notes"])
+    bound = image_answer_bytes(128)  # base64 of 128 × (3 × 128 + 1) bytes, framing included
+    assert bound == 68_360
+    assert f"{bound:,} bytes each, the bound for an image of 128×128 px (inputs.image_size)" in notes
+    assert "a PNG of it is typically about 25,000 bytes" in notes
+    # the bound is what a stated size of the same bytes costs; a smaller stated size costs less
+    given = _write(tmp_path / "given", _service(serving__response_bytes=bound))
+    same = json.loads(answered(["plan", str(given), "--gpus", "L20", "--json"], capsys))
+    assert same["recommended"]["cost_breakdown"]["egress_usd"] == pytest.approx(egress)
+    png = _write(tmp_path / "png", _service(serving__response_bytes=25_000))
+    less = json.loads(answered(["plan", str(png), "--gpus", "L20", "--json"], capsys))
+    assert less["recommended"]["cost_breakdown"]["egress_usd"] == pytest.approx(egress * 25_000 / bound)
 
 
 def test_an_image_service_past_every_gpus_memory_is_told_of_memory_not_latency(
@@ -191,9 +213,12 @@ def test_simulate_autoscale_of_an_image_service_agrees_with_plan(capsys: pytest.
     )
     policy = doc["policies"][0]
     assert policy["usd_per_million_output_tokens"] is None
-    # the instances alone, at the plan's fleet: within the plan's all-in price (storage, set-up)
-    assert policy["usd_per_thousand_images"] == pytest.approx(plan["usd_per_thousand_images"], rel=0.05)
-    assert policy["usd_per_thousand_images"] <= plan["usd_per_thousand_images"]
+    # the instances alone, at the plan's fleet: within the plan's all-in price (storage, set-up),
+    # less the images sent to clients, which the simulation does not price
+    all_in = plan["usd_per_thousand_images"]
+    served = all_in * (1 - plan["cost_breakdown"]["egress_usd"] / plan["total_cost_usd"])
+    assert policy["usd_per_thousand_images"] == pytest.approx(served, rel=0.05)
+    assert policy["usd_per_thousand_images"] <= served
     # both meet the p95 target of 8 s, and the report sets its p95 beside the plan's very figure
     assert [o["met"] for o in policy["slos"]] == [True]
     assert service["p95_latency_s"] <= 8.0
