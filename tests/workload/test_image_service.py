@@ -317,6 +317,16 @@ def test_an_image_services_simulation_has_no_ttft_and_says_saturation_only_when_
     assert busy["policies"][0]["behaviour"]["saturated_s"] > 0 and "ran near saturation" in text
 
 
+def test_an_image_services_saturation_speaks_of_its_images_not_prompts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: "(batch ≥ 80% of the slots or prompts ≥ 50% of the compute)" of a service with no prompts
+    busy, text = _simulated(SERVICE, 3.9, capsys)
+    assert busy["policies"][0]["behaviour"]["saturated_s"] > 0
+    assert "(images in progress ≥ 80% of the batch a replica makes at once)" in text
+    assert "prompts" not in text
+
+
 def _record_step(path: Path, recording: Path, step_s: float, capsys: pytest.CaptureFixture[str]) -> None:
     """A ``gpuplan measure`` recording of ``path`` stored here: the CPU's, relabelled as a step of
     ``step_s`` on an L20."""
