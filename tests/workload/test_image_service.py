@@ -327,6 +327,18 @@ def test_an_image_services_saturation_speaks_of_its_images_not_prompts(
     assert "prompts" not in text
 
 
+@pytest.mark.parametrize("slo", ["ttft_p95=2s", "e2e_p95=8s,tpot_p95=80ms"])
+def test_an_image_services_simulation_refuses_a_token_target(
+    slo: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: --slo ttft_p95=2s scored against each image's end-to-end latency (an image's "first token")
+    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--shape", "step", "--rate", "2"]
+    line = refused([*args, "--policy", "fixed:replicas=1", "--slo", slo], capsys)
+    name = slo.split(",")[-1].split("=")[0]
+    assert f"--slo {name}: an image service's request is one image, delivered whole" in line
+    assert "give e2e_p95=TIME (the whole image) or queue_p95=TIME" in line
+
+
 def _record_step(path: Path, recording: Path, step_s: float, capsys: pytest.CaptureFixture[str]) -> None:
     """A ``gpuplan measure`` recording of ``path`` stored here: the CPU's, relabelled as a step of
     ``step_s`` on an L20."""
