@@ -15,6 +15,7 @@ import yaml
 
 pytest.importorskip("torch")
 
+from gpuplan.plan.answer_bytes import image_answer_bytes
 from gpuplan.profile.key import key_fields, profile_key
 from gpuplan.workload.spec import load_workload
 from one_line import answered, refused
@@ -99,6 +100,27 @@ def test_an_image_service_is_planned_without_tokens_and_priced_per_thousand_imag
     assert "Cost per 1,000 images: at least" in text
 
 
+def test_an_image_services_images_to_clients_are_priced_at_their_bound_unless_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: "the images sent to clients are not priced": $0.00 of egress for 5,256,000 images a month
+    plan = json.loads(answered(["plan", str(SERVICE), "--gpus", "L20", "--json"], capsys))
+    egress = plan["recommended"]["cost_breakdown"]["egress_usd"]
+    assert egress > 0
+    notes = " ".join(plan["notes"])
+    bound = image_answer_bytes(128)  # base64 of 128 × (3 × 128 + 1) bytes, framing included
+    assert bound == 68_360
+    assert f"{bound:,} bytes each, the bound for an image of 128×128 px (inputs.image_size)" in notes
+    assert "a PNG of it is typically about 25,000 bytes" in notes
+    # the bound is what a stated size of the same bytes costs; a smaller stated size costs less
+    given = _write(tmp_path / "given", _service(serving__response_bytes=bound))
+    same = json.loads(answered(["plan", str(given), "--gpus", "L20", "--json"], capsys))
+    assert same["recommended"]["cost_breakdown"]["egress_usd"] == pytest.approx(egress)
+    png = _write(tmp_path / "png", _service(serving__response_bytes=25_000))
+    less = json.loads(answered(["plan", str(png), "--gpus", "L20", "--json"], capsys))
+    assert less["recommended"]["cost_breakdown"]["egress_usd"] == pytest.approx(egress * 25_000 / bound)
+
+
 def test_an_image_service_past_every_gpus_memory_is_told_of_memory_not_latency(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -128,6 +150,31 @@ def test_a_guided_step_is_one_call_of_twice_the_batch_not_two_calls(
     step_s = _estimate(SERVICE, capsys, gpu="L20")["step_time_s"]  # one call of the traced batch
     assert 30 * step_s <= image_s * (1 + 1e-6)
     assert image_s < 60 * step_s * 0.9
+
+
+def test_a_guided_step_holds_the_activations_of_twice_the_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: the memory plan fits on at the traced batch of 64, guided or not (0.051 GiB allocated,
+    # 0.46 required on L20); diffusers runs the denoiser on the doubled batch: 0.10 and 0.51
+    plain = _write(tmp_path / "plain", _service(inputs__batch_size=64, inputs__guidance=False))
+    guided = _write(tmp_path / "guided", _service(inputs__batch_size=64))
+    wider = _write(tmp_path / "wider", _service(inputs__batch_size=128, inputs__guidance=False))
+    allocated = [
+        _estimate(p, capsys, gpu="L20")["memory"]["peak_allocated_gib"] for p in (plain, guided, wider)
+    ]
+    assert allocated[1] > allocated[0] * 1.5
+    assert allocated[1] == pytest.approx(allocated[2], rel=0.05)  # what a call of 128 latents holds
+    needed = [
+        json.loads(answered(["plan", str(p), "--gpus", "L20", "--json"], capsys))["recommended"][
+            "memory_needed_gib"
+        ]
+        for p in (plain, guided)
+    ]
+    assert needed[1] - needed[0] > (allocated[1] - allocated[0]) * 0.99  # the figure plan fits on
+    out = " ".join(answered(["estimate", str(guided), "--gpu", "L20"], capsys).split())
+    assert "guidance: each denoiser call runs 128 latents" in out
+    assert "its activations are counted at 128" in out
 
 
 def test_the_denoiser_calls_an_image_takes_leave_the_trace_key_as_it_was(tmp_path: Path) -> None:
@@ -191,9 +238,12 @@ def test_simulate_autoscale_of_an_image_service_agrees_with_plan(capsys: pytest.
     )
     policy = doc["policies"][0]
     assert policy["usd_per_million_output_tokens"] is None
-    # the instances alone, at the plan's fleet: within the plan's all-in price (storage, set-up)
-    assert policy["usd_per_thousand_images"] == pytest.approx(plan["usd_per_thousand_images"], rel=0.05)
-    assert policy["usd_per_thousand_images"] <= plan["usd_per_thousand_images"]
+    # the instances alone, at the plan's fleet: within the plan's all-in price (storage, set-up),
+    # less the images sent to clients, which the simulation does not price
+    all_in = plan["usd_per_thousand_images"]
+    served = all_in * (1 - plan["cost_breakdown"]["egress_usd"] / plan["total_cost_usd"])
+    assert policy["usd_per_thousand_images"] == pytest.approx(served, rel=0.05)
+    assert policy["usd_per_thousand_images"] <= served
     # both meet the p95 target of 8 s, and the report sets its p95 beside the plan's very figure
     assert [o["met"] for o in policy["slos"]] == [True]
     assert service["p95_latency_s"] <= 8.0
@@ -315,6 +365,28 @@ def test_an_image_services_simulation_has_no_ttft_and_says_saturation_only_when_
     # at 94 % of its capacity it is near saturation, and said so
     busy, text = _simulated(SERVICE, 3.9, capsys)
     assert busy["policies"][0]["behaviour"]["saturated_s"] > 0 and "ran near saturation" in text
+
+
+def test_an_image_services_saturation_speaks_of_its_images_not_prompts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was: "(batch ≥ 80% of the slots or prompts ≥ 50% of the compute)" of a service with no prompts
+    busy, text = _simulated(SERVICE, 3.9, capsys)
+    assert busy["policies"][0]["behaviour"]["saturated_s"] > 0
+    assert "(images in progress ≥ 80% of the batch a replica makes at once)" in text
+    assert "prompts" not in text
+
+
+@pytest.mark.parametrize("slo", ["ttft_p95=2s", "e2e_p95=8s,tpot_p95=80ms"])
+def test_an_image_services_simulation_refuses_a_token_target(
+    slo: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: --slo ttft_p95=2s scored against each image's end-to-end latency (an image's "first token")
+    args = ["simulate", "autoscale", str(SERVICE), "--gpu", "L20", "--shape", "step", "--rate", "2"]
+    line = refused([*args, "--policy", "fixed:replicas=1", "--slo", slo], capsys)
+    name = slo.split(",")[-1].split("=")[0]
+    assert f"--slo {name}: an image service's request is one image, delivered whole" in line
+    assert "give e2e_p95=TIME (the whole image) or queue_p95=TIME" in line
 
 
 def _record_step(path: Path, recording: Path, step_s: float, capsys: pytest.CaptureFixture[str]) -> None:

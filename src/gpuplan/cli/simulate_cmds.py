@@ -514,6 +514,7 @@ def autoscale_cmd(
         w.serving.p95_latency_ms if w.serving else None,
         w.serving.ttft_p95_ms if w.serving else None,
         w.serving.tpot_p95_ms if w.serving else None,
+        images=w.serves_images,
     )
     storage_rate = storage_bytes_per_s(storage_gbps)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))

@@ -148,6 +148,11 @@ class EstimateRequest:
     batch, in calls of the traced batch), as a service's image counts them. The job's samples are
     then images, its throughput images per second (a step is one call), the job size already
     counting the calls (``perf.workload_request.job_size``); 1: each sample one step."""
+    call_batches: int = 1
+    """Copies of the traced batch one denoiser call runs: 2 with classifier-free guidance
+    (``inputs.guidance``: diffusers' pipelines concatenate the conditional and unconditional latents,
+    ``torch.cat([latents] * 2)``, and run the denoiser once on them), whose activations the memory
+    counts at that batch (``perf.stages.memory.gpu_memory``); 1 for every other workload."""
     gpu_share: int = 1
     """Replicas time-sharing each GPU (a service's ``share_gpu``): one replica, the step estimated,
     has 1/n of the GPU's usable memory for all of its own (its CUDA context included), as the

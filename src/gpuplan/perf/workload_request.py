@@ -113,6 +113,7 @@ def request_for(
         # a service's replicas time-sharing a GPU (one GPU each: tensor parallelism is refused with it)
         gpu_share=workload.replicas_per_gpu,
         denoiser_calls=calls,
+        call_batches=2 if workload.denoiser_calls is not None and workload.inputs.guidance else 1,
     )
 
 

@@ -6,13 +6,23 @@ how many tokens each (``serving.output_tokens``), not whether its clients stream
 the larger case, by some fifty times: one server-sent event per token, each a whole
 ``chat.completion.chunk`` JSON object, against one JSON body for the whole answer. It is taken
 unless the workload gives ``serving.response_bytes``: unknown is never the cheaper case.
+
+An image service's answer is one image of ``inputs.image_size`` pixels a side, in a format the
+workload does not say: it is taken at its bound, the pixels uncompressed as base64 inside JSON
+(:func:`image_answer_bytes`), against a PNG's or a JPEG's fraction of that.
 """
 
 from __future__ import annotations
 
+import math
+
 __all__ = [
     "ANSWER_FIXED_BYTES",
+    "IMAGE_BYTES_PER_PIXEL",
+    "JPEG_BYTES_PER_PIXEL",
+    "PNG_BYTES_PER_PIXEL",
     "STREAMED_TOKEN_BYTES",
+    "image_answer_bytes",
     "streamed_answer_bytes",
 ]
 
@@ -54,3 +64,36 @@ def streamed_answer_bytes(output_tokens: int) -> int:
     """Bytes one streamed answer of ``output_tokens`` sends its client, framing included:
     ``316 × tokens + 747`` (300 tokens: 95,547)."""
     return STREAMED_TOKEN_BYTES * output_tokens + ANSWER_FIXED_BYTES
+
+
+#: One pixel of a generated image uncompressed, bytes: 8-bit RGB, as diffusers' pipelines return
+#: their images (``VaeImageProcessor.numpy_to_pil``: ``(images * 255).round().astype("uint8")``, PIL
+#: "RGB"; huggingface/diffusers src/diffusers/image_processor.py). A PNG stores at most that plus a
+#: filter byte a row (its deflate keeps incompressible data as stored blocks: RFC 1951 §3.2.4, PNG
+#: spec §9.2), which :func:`image_answer_bytes` counts.
+IMAGE_BYTES_PER_PIXEL = 3
+#: The JSON around it, bytes: ``{"created":1767225600,"data":[{"b64_json":""}]}`` (47), and the
+#: response's headers as :data:`ANSWER_FIXED_BYTES` counts them (149, ``content-length`` in place
+#: of ``transfer-encoding``, which is no longer).
+IMAGE_ENVELOPE_BYTES = 47 + 149
+#: What carries a body sent whole besides itself, per byte: a TCP/IPv4 segment's 52 bytes of
+#: headers (as :data:`EVENT_FRAMING_BYTES`) per 1,448 it carries (a 1,500-byte Ethernet MTU less
+#: them) and a TLS 1.3 record's 22 per 16,384 (its largest, RFC 8446 §5.1).
+BODY_FRAMING = 52 / 1448 + 22 / 16384
+#: What a PNG or a JPEG of a generated image typically weighs, bytes a pixel: a 1024×1024 PNG about
+#: 1.5 MB, a JPEG at quality 90 about 250 kB — the typical sizes, not a bound: they depend on the
+#: image's content, which plan does not know.
+PNG_BYTES_PER_PIXEL = 1.5
+JPEG_BYTES_PER_PIXEL = 0.25
+
+
+def image_answer_bytes(side: int) -> int:
+    """Bytes one generated image of ``side`` × ``side`` pixels sends its client at most, framing
+    included: its rows uncompressed (8-bit RGB and a PNG's filter byte a row) as base64 inside JSON,
+    with its headers, TLS records and TCP/IP segments (1024: 4,352,183; 128: 68,360)."""
+    raw = side * (IMAGE_BYTES_PER_PIXEL * side + 1)
+    # base64, 4 bytes for each 3 (RFC 4648 §4): an images API answers the image inside its JSON so
+    # (OpenAI's images API, ``data[].b64_json``, the only form gpt-image-1 returns:
+    # platform.openai.com/docs/api-reference/images/object, read 2026-12-06)
+    body = math.ceil(raw / 3) * 4 + IMAGE_ENVELOPE_BYTES
+    return math.ceil(body * (1 + BODY_FRAMING))

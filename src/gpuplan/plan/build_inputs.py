@@ -23,7 +23,14 @@ from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_hours, format_number
 from gpuplan.i18n.phrases import sentences
 from gpuplan.i18n.places import place
-from gpuplan.plan.answer_bytes import ANSWER_FIXED_BYTES, STREAMED_TOKEN_BYTES, streamed_answer_bytes
+from gpuplan.plan.answer_bytes import (
+    ANSWER_FIXED_BYTES,
+    JPEG_BYTES_PER_PIXEL,
+    PNG_BYTES_PER_PIXEL,
+    STREAMED_TOKEN_BYTES,
+    image_answer_bytes,
+    streamed_answer_bytes,
+)
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator, tensor_parallel_choices
 from gpuplan.plan.input_types import (
@@ -567,13 +574,21 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
         each = float(sv.response_bytes)
         how = _("{bytes} bytes each (serving.response_bytes)").format(bytes=format_number(each))
     elif workload.serves_images:
-        # an image's bytes depend on its format and content, which the workload does not say
-        words = _(
-            "serving: the images sent to clients are not priced ({answers} a month): give "
-            "serving.response_bytes, an image's bytes on the wire (a 1024×1024 PNG is about 1.5 MB, "
-            "a JPEG a few hundred kB), to price their internet egress"
-        ).format(answers=format_number(answers))
-        return answers, 0.0, words
+        # an image's bytes depend on its format and content, which the workload does not say: its bound
+        side = workload.inputs.image_size or 0  # an image service states it (InputsSpec)
+        each = float(image_answer_bytes(side))
+        how = _(
+            "{bytes} bytes each, the bound for an image of {side}×{side} px (inputs.image_size): its "
+            "pixels uncompressed (8-bit RGB, 3 bytes each) as base64 inside JSON, as an images API "
+            "returns b64_json, with its HTTP, TLS and TCP/IP framing; the workload does not say the "
+            "image's format: a PNG of it is typically about {png} bytes, a JPEG {jpeg} (give "
+            "serving.response_bytes, an image's bytes on the wire, to set it)"
+        ).format(
+            bytes=format_number(each),
+            side=side,
+            png=format_number(float(round(side * side * PNG_BYTES_PER_PIXEL, -3))),
+            jpeg=format_number(float(round(side * side * JPEG_BYTES_PER_PIXEL, -3))),
+        )
     else:
         each = float(streamed_answer_bytes(sv.tokens[1]))
         how = _(

@@ -111,8 +111,8 @@ def _guided_call_words(batch: int) -> str:
     return _(
         "with guidance each of twice the traced batch of {batch} (the conditional and unconditional "
         "inputs concatenated, as diffusers' pipelines run it), its time the traced call's × the "
-        "roofline's ratio at {double} to {batch} (its memory is counted at the traced batch: guidance's "
-        "doubled activations are not)"
+        "roofline's ratio at {double} to {batch}, its activations counted at {double} in the memory "
+        "each GPU must hold"
     ).format(batch=batch, double=2 * batch)
 
 

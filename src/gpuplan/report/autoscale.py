@@ -759,8 +759,10 @@ def schedule_note(res: AutoscaleResult) -> str | None:
     )
 
 
-def _behaviour(p: PolicyResult) -> str:
-    """How a policy moved: start, how fast an added replica serves, how often it decides."""
+def _behaviour(p: PolicyResult, *, images: bool = False) -> str:
+    """How a policy moved: start, how fast an added replica serves, how often it decides.
+    ``images``: an image service's (one image a request, no prompts to run), whose saturation is its
+    batch's alone."""
     pol = p.policy
     start = _("starts with {n} ready").format(n=p.start_replicas)
     if pol.kind == "fixed" and pol.hours is not None:
@@ -855,12 +857,20 @@ def _behaviour(p: PolicyResult) -> str:
     if p.waiting_at_end:
         text = _join(text, _after_end(p))
     if p.saturated_s > 0:
-        text = _join(
-            text,
+        saturated = (
             _(
+                "Its replicas ran near saturation for {minutes:.0f} min (images in progress ≥ {batch:.0%} "
+                "of the batch a replica makes at once): latency tails there are optimistic."
+            )
+            if images
+            else _(
                 "Its replicas ran near saturation for {minutes:.0f} min (batch ≥ {batch:.0%} of the slots or "
                 "prompts ≥ {prefill:.0%} of the compute): latency tails there are optimistic."
-            ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL),
+            )
+        )
+        text = _join(
+            text,
+            saturated.format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL),
         )
     return text
 
@@ -1156,7 +1166,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
         parts += [Text(line) for line in _unreachable_lines(res)]
     parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
-    parts += [Text(_behaviour(p)) for p in res.policies]
+    parts += [Text(_behaviour(p, images=res.replica.image_s is not None)) for p in res.policies]
     parts += [Text(line) for line in _committed_lines(res, money)]
     parts += [Text(_per_million(p, money)) for p in res.policies]
     parts.append(Text(_cost_scope()))
@@ -1222,7 +1232,8 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         [_("Policy"), *(_cause_header(c) for c in LOSS_CAUSES)],
         [[p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES)] for p in res.policies],
     )
-    body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
+    images = res.replica.image_s is not None
+    body += "".join(f"<p>{escape(_behaviour(p, images=images))}</p>" for p in res.policies)
     body += "".join(f"<p>{escape(line)}</p>" for line in _committed_lines(res, money))
     body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
     body += f"<p>{escape(_cost_scope())}</p>"

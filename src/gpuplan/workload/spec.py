@@ -688,7 +688,9 @@ class ServingSpec(Spec):
     month's answers pay internet egress on. Left out: streamed, as an OpenAI-style API sends it
     to a client that asks for ``stream: true`` (one server-sent event per token, 316 bytes each;
     ``gpuplan.plan.answer_bytes``), the larger case. An answer sent whole is about 5 bytes a token
-    of text plus 1 kB (``response_bytes: 2500`` for 300 tokens)."""
+    of text plus 1 kB (``response_bytes: 2500`` for 300 tokens). An image service's answer left out
+    is one image at its bound, its pixels uncompressed as base64 inside JSON
+    (``gpuplan.plan.answer_bytes.image_answer_bytes``)."""
     # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
     """Scale out above this average GPU utilisation, percent (default 80)."""

@@ -34,6 +34,7 @@ from gpuplan.perf.memory import (
     is_optimizer_step_peak,
     memory_estimate,
     profile_has_conv,
+    split_static,
     usable_memory_gib,
 )
 from gpuplan.perf.memory_margin import over_at_estimate_words
@@ -368,6 +369,7 @@ def gpu_memory(layout: Layout) -> GpuMemory:
     # PyTorch's allocator: it is its own term, never part of what must fit.
     paged = profile.paged_optimizer_bytes / (dp if dp > 1 and parallelism != "ddp" else 1)
     traced -= paged
+    traced += _guided_bytes(layout, notes)
     if parallelism in ("zero3", "fsdp") and dp > 1 and not profile.shape.largest_layer_params:
         notes.append(_("largest layer unknown: assumed 1/N of the parameters is gathered at once"))
     mem = memory_estimate(
@@ -440,6 +442,26 @@ def gpu_memory(layout: Layout) -> GpuMemory:
             ).format(traced=traced / GIB)
         )
     return GpuMemory(memory=mem, notes=tuple(notes), paging_s=paging_s)
+
+
+def _guided_bytes(layout: Layout, notes: list[str]) -> float:
+    """What a denoiser call of ``request.call_batches`` × the traced batch (classifier-free
+    guidance's doubled batch) holds beyond the traced call: its activations and temporaries at that
+    batch (linear in the batch, :func:`~gpuplan.perf.memory.split_static`), said in ``notes``; 0 for
+    every other workload."""
+    batches, profile = layout.request.call_batches, layout.local
+    if batches <= 1:
+        return 0.0
+    _static, per_sample = split_static(profile.peak, profile.batch_size)
+    extra = per_sample * profile.batch_size * (batches - 1)
+    notes.append(
+        _(
+            "guidance: each denoiser call runs {double} latents, the conditional and unconditional "
+            "inputs of the traced batch of {batch} concatenated (inputs.guidance, as diffusers runs it): "
+            "its activations are counted at {double}, {gib:.2f} GiB more than the traced call's"
+        ).format(double=batches * profile.batch_size, batch=profile.batch_size, gib=extra / GIB)
+    )
+    return extra
 
 
 def _anchored(
