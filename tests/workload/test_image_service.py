@@ -288,9 +288,10 @@ def test_deploy_refuses_an_image_service_whose_replica_does_not_fit_its_share(
     answered(["estimate", str(path), "--gpu", "L20"], capsys)  # the trace deploy reads
     line = refused([*args, "--share-gpu", "4", "--image", "registry.example/unet:1"], capsys)
     # judged in its quarter of the GPU's memory, as a preset's service is (the fit check had judged
-    # it on the whole L20, and only the share's check after it refused it, in other words)
-    assert "the job does not fit 1/4 of L20: it needs 18.0 GiB" in line
-    assert "per replica, 11.2 GiB usable; it fits with: share_gpu 2 instead of 4" in line
+    # it on the whole L20, and only the share's check after it refused it, in other words); the
+    # guided denoiser's activations at twice the batch: 35.2 GiB (18.0 GiB counted them once)
+    assert "the job does not fit 1/4 of L20: it needs 35.2 GiB" in line
+    assert "11.2 GiB usable; it fits with: a whole GPU to each replica instead of 4 to a GPU" in line
 
 
 def test_deploy_share_gpu_sizes_a_user_code_services_fleet_as_plan_does_at_that_share(
