@@ -205,6 +205,12 @@ def test_history_names_how_a_price_was_imported_in_the_user_s_language(store: St
 
     assert "snapshot-offers" in shown("en")
     assert "snapshot-offers" not in shown("zh")
+    # a negotiated discount beside the price: in full-width brackets in Chinese (was " (−12 %)")
+    from dataclasses import replace
+
+    points = [replace(points[0], discount_percent=12.0)]
+    assert "(−12 %)" in shown("en")
+    assert "（−12 %）" in shown("zh") and "(−12 %)" not in shown("zh")
 
 
 def test_history_table_says_how_old_each_price_is_as_plan_and_offers_do(store: Store) -> None:

@@ -321,6 +321,8 @@ def test_a_plan_that_takes_its_team_over_budget_is_kept_and_says_so(service: Ser
     zh = c.get("/api/v1/budget/2027-05?team=ml&lang=zh", headers=read).json()["notes"]
     zh = [n for n in zh if "不确知为当前" not in n]
     assert len(zh) == 1 and f"{over:,.2f}" in zh[0] and "budget" not in zh[0], zh
+    # the share in full-width brackets, as Chinese writes them (was " (…%)" inside the Chinese)
+    assert f"（{over * 10:,.1f} %）" in zh[0], zh
     # the whole service over its own budget too: both said to the one who saves
     c.put("/api/v1/budget/2027-05", json={"amount_usd": 20}, headers=admin)
     again = c.post("/api/v1/plans", json=body, headers=h["alice"]).json()
@@ -431,7 +433,7 @@ def test_a_budget_in_yuan_is_said_over_in_yuan(service: Service) -> None:
     zh = c.get("/api/v1/budget/2027-10?team=demo&lang=zh", headers=read).json()["notes"]
     assert zh[1:] == [n for n in zh if "不确知为当前" in n]  # the plan's figure on current prices, after
     assert zh[:1] == [
-        f"团队 demo 已超出其 2027-10 的预算 ¥{over:,.2f} ({over * 100:,.1f} %)："
+        f"团队 demo 已超出其 2027-10 的预算 ¥{over:,.2f}（{over * 100:,.1f} %）："
         f"计划支出 ¥{planned:,.2f}，预算为 ¥1.00。"
     ]
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from gpuplan.catalog.history import IMPORT_KINDS
 from gpuplan.documents.catalog_admin import HistoryDocument, HistoryPrice
 from gpuplan.i18n import _, current_language, current_money, format_amount, format_number
+from gpuplan.i18n.phrases import bracketed
 from gpuplan.i18n.places import region_name
 from gpuplan.report.catalog import price_fields, rate_doc
 from gpuplan.report.common import Widest, house_table, price_age_words
@@ -77,7 +78,7 @@ def _shown(p: HistoryPoint) -> str:
     """Per instance-hour in the display currency, with the user's discount: ``$0.48 (−10 %)``."""
     text = current_money().format(p.price_usd_per_hour, per=None, unknown="—")
     if p.discount_percent is not None:
-        text += f" (−{format_number(p.discount_percent)} %)"
+        text = bracketed(text, f"−{format_number(p.discount_percent)} %")
     return text
 
 

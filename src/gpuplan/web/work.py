@@ -664,7 +664,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
     still: said."""
     from gpuplan.i18n import _, ngettext
     from gpuplan.i18n.numbers import format_amount
-    from gpuplan.i18n.phrases import sentences
+    from gpuplan.i18n.phrases import bracketed, sentences
 
     currency = spend["display_currency"] or "USD"
     unit = currency.lower()
@@ -693,7 +693,7 @@ def _over_note(spend: dict[str, Any], month: str, team: str | None) -> list[str]
             "Team {team} is over its budget for {month} by {over}{pct}: {planned} planned against {budget}."
         )
     # a budget of nothing is over by no per cent of it
-    pct = f" ({over / amount * 100:,.1f} %)" if amount > 0 else ""
+    pct = bracketed("", f"{over / amount * 100:,.1f} %") if amount > 0 else ""
     text = note.format(
         team=team,
         month=month,
