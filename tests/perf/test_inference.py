@@ -279,3 +279,45 @@ def test_the_gpus_a_service_needs_meet_its_p95_target_too() -> None:
     met = serving_estimate(dec, **load, replicas=tight)
     assert met.p95_latency_s is not None and met.p95_latency_s <= at.p95_latency_s * 0.9
     assert serving_estimate(dec, **load, p95_target_s=at.p95_latency_s * 1.1).gpus_needed == headroom
+
+
+def _llama_traced_at(batch: int) -> object:
+    # the same model traced at another batch: its forward's FLOPs and activations scale with it
+    prof = _llama_infer()
+    return replace(
+        prof,  # type: ignore[type-var]
+        batch_size=batch,
+        ops=(op("forward", flops=2.0 * 6_738_415_616 * 2048 * batch),),
+        peak=breakdown(parameters=2.0 * 6_738_415_616, activations=batch * GIB),
+    )
+
+
+@pytest.mark.parametrize("gpu", ["A100-SXM4-80GB", "L4"])
+def test_a_light_load_decodes_at_the_sequences_it_keeps_running_not_the_traced_batch(gpu: str) -> None:
+    # was: the decode step never below the traced batch's (inputs.batch_size): a 1.3B service at 1
+    # request/s on one L4 read p95 10.28 s traced at 16 and 8.63 s at 1 (simulate: 8.84 s), and
+    # the plan bought a second L4 for a 10 s target
+    g = get_gpu(gpu)
+    load = {"requests_per_s": 0.2, "prompt_tokens": 64, "output_tokens": 200}
+    d16 = decode_estimate(_llama_traced_at(16), g, calibration=CAL, context_tokens=264)
+    d1 = decode_estimate(_llama_traced_at(1), g, calibration=CAL, context_tokens=264)
+    s16, s1 = serving_estimate(d16, **load), serving_estimate(d1, **load)
+    assert s16.concurrent_sequences < 16
+    assert s16.tpot_s is not None and s16.tpot_s < d16.time_per_token_s
+    # the same figures whatever batch the model was traced at
+    for a, b in (
+        (s16.tpot_s, s1.tpot_s),
+        (s16.p95_latency_s, s1.p95_latency_s),
+        (s16.tpot_floor_s, s1.tpot_floor_s),
+        (s16.concurrent_sequences, s1.concurrent_sequences),
+    ):
+        assert a == pytest.approx(b, rel=1e-3)
+    # the step at the sequences running (at least the request's own): the one simulate's replica takes
+    prompt = 64 / d16.prefill_tokens_per_s
+    stretch = 1.0 / (1.0 - 0.2 * prompt)
+    step = step_model(_llama_traced_at(16), g, calibration=CAL)
+    running = max(1.0, s16.concurrent_sequences)
+    assert s16.tpot_s == pytest.approx(stretch * step.decode_step_s(running, 264), rel=1e-3)
+    assert s16.tpot_floor_s == pytest.approx(step.decode_step_s(1, 264))
+    # Little's law's fixed point still
+    assert s16.concurrent_sequences == pytest.approx(0.2 * s16.request_latency_s)

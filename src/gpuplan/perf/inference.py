@@ -106,6 +106,21 @@ class DecodeEstimate:
         """The share of the GPU's time the replica runs (:func:`time_slice_share`)."""
         return time_slice_share(self.replicas_per_gpu)
 
+    def time_per_token_at(self, sequences: float) -> float:
+        """One decode step with ``sequences`` running (at least one: a request's own), each at
+        :attr:`context_tokens`, no prompt beside them: the iteration model's
+        (:meth:`StepModel.decode_step_s`, the step ``simulate autoscale``'s replica takes with as many
+        running). Without that model (figures given as they are), linear from :attr:`batch` to the
+        full cache and never below :attr:`batch`'s step: nothing says how much shorter it gets."""
+        n = max(1.0, sequences)
+        if self.step is not None:
+            return self.step.decode_step_s(n, self.context_tokens)
+        b0, slots = float(self.batch), float(max(1, self.max_concurrent_sequences))
+        t0, t_full = self.time_per_token_s, self.time_per_token_at_max_s
+        if slots <= b0 or t_full <= t0:
+            return t_full
+        return t0 + (t_full - t0) * (min(max(n, b0), slots) - b0) / (slots - b0)
+
 
 def time_slice_share(replicas_per_gpu: int) -> float:
     """The share of a GPU's time one of ``replicas_per_gpu`` replicas time-sharing it runs: 1
@@ -206,6 +221,11 @@ class StepModel:
         if not with_host:
             return comm + gpu
         return self.engine.iteration_s(comm + max(gpu, self.host_s), self.host_s)
+
+    def decode_step_s(self, sequences: float, context_tokens: float) -> float:
+        """Seconds of one decode iteration of ``sequences`` sequences, each reading
+        ``context_tokens`` of KV cache, with no prompt beside them."""
+        return self.iteration_s(sequences, sequences * context_tokens, 0.0)
 
 
 def _lm_head_shape(op: OpRecord, profile: Profile) -> tuple[int, int, int, int, int] | None:
@@ -498,9 +518,6 @@ def _decode_and_step(
         logits_s_per_sequence=logits_s,
     )
 
-    def step_s(n: int) -> float:
-        return model.iteration_s(n, n * ctx, 0)
-
     per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
     if held is not None:
         concurrent = held.max_sequences
@@ -521,9 +538,9 @@ def _decode_and_step(
         prefill_s=prefill,
         prefill_tokens_per_s=tokens / prefill if prefill > 0 else 0.0,
         batch=batch,
-        time_per_token_s=step_s(batch),
-        tokens_per_s=batch / step_s(batch),
-        time_per_token_at_max_s=step_s(max(concurrent, 1)),
+        time_per_token_s=model.decode_step_s(batch, ctx),
+        tokens_per_s=batch / model.decode_step_s(batch, ctx),
+        time_per_token_at_max_s=model.decode_step_s(max(concurrent, 1), ctx),
         tensor_parallel=tp,
         host_bound=host_s > gpu_1,
         engine=engine,
@@ -559,9 +576,9 @@ class ServingEstimate:
     step over its share). The typical gap between a streamed answer's tokens, not a p95 over a
     trace; at the full cache where the replica is overloaded."""
     tpot_floor_s: float | None = None
-    """The shortest time per output token this replica reaches at any load: its step at the traced
-    batch with no prompts beside it (wall time). A time-per-output-token target below it is met by
-    no number of replicas."""
+    """The shortest time per output token this replica reaches at any load: its step with one
+    sequence running and no prompts beside it (wall time). A time-per-output-token target below it
+    is met by no number of replicas."""
     gpus_needed: int
     """GPUs to serve ``requests_per_s`` at :data:`TARGET_UTILISATION` (replicas × tensor_parallel)."""
     derivation: str
@@ -595,10 +612,13 @@ def serving_estimate(
     a share ``λ·P`` of the GPU runs prompts and each decode step is stretched by ``1 / (1 − λ·P)``.
     Capacity is the full cache: ``1 / (P + output × t(slots) / slots)``. A request's latency is
     taken at the sequences the load keeps running, ``n = λ · (P + output × t'(n))`` (Little's
-    law), with the decode step ``t(n)`` linear from the traced batch to the full cache (a decode
-    step is the weights' read plus a share per sequence) and never below the traced batch's, and
-    ``t'`` that step stretched by the prompts — not at the full cache whatever the load, which made
-    a bigger GPU look slower and priced light loads out. p95 latency adds the wait for a slot at its
+    law), with the decode step ``t(n)`` the iteration model's with those ``n`` sequences running
+    (at least one; :meth:`DecodeEstimate.time_per_token_at`, the step ``simulate autoscale``'s
+    replica takes), and ``t'`` that step stretched by the prompts — not at the full cache whatever
+    the load, which made a bigger GPU look slower and priced light loads out, nor at the traced
+    batch (``inputs.batch_size``) below it, which made a service traced at 16 slower at a light load
+    than the same service traced at 1 (a 1.3B model at 1 request/s on one L4: p95 10.28 s against
+    8.63 s; ``simulate autoscale`` 8.84 s). p95 latency adds the wait for a slot at its
     p95, with the replica's ``slots`` as servers sharing its capacity (M/M/c: a request waits only
     when every slot is busy, Erlang C; one slot is M/M/1) — an approximation, labelled so. The p95
     time to first token is that wait plus the prompt's compute ``P`` plus the decode iterations it
@@ -606,7 +626,7 @@ def serving_estimate(
     its prompt's chunks share with the running decodes (:func:`_first_token_iterations`), at the
     operating point's time per token. The time per output token (``tpot_s``) is that operating
     point's decode step, stretched by the prompts: fewer sequences per replica make it shorter, down
-    to the traced batch's step (``tpot_floor_s``; no number of replicas goes below it). It is the
+    to one sequence's step (``tpot_floor_s``; no number of replicas goes below it). It is the
     typical gap between tokens at this load, not a p95: the p95 over a real trace (bursts, prompts
     of different lengths) is measured by ``gpuplan simulate autoscale``, whose default targets
     include the workload's ``tpot_p95_ms``. Against ``simulate autoscale``, which measures it per
@@ -685,7 +705,7 @@ def serving_estimate(
         p95_latency_s=p95 / f if p95 is not None else None,
         ttft_p95_s=(wait + tail_prefill + iterations * per_token) / f if wait is not None else None,
         tpot_s=per_token / f,
-        tpot_floor_s=_step_floor_s(decode, slots) / f,
+        tpot_floor_s=_step_floor_s(decode) / f,
         # time-sharing replicas: n to a GPU
         gpus_needed=math.ceil(needed / share) * decode.tensor_parallel,
         derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
@@ -761,34 +781,46 @@ def _wait_p95(rate: float, capacity: float, slots: int) -> float | None:
     return math.log(waits / 0.05) / (capacity - rate)
 
 
-def _step_floor_s(decode: DecodeEstimate, slots: int) -> float:
-    """The shortest decode step :func:`_operating_point` gives at any load: the traced batch's with
-    no prompts beside it (the full cache's where the model is flat there), in the replica's time."""
-    if slots <= decode.batch or decode.time_per_token_at_max_s <= decode.time_per_token_s:
-        return decode.time_per_token_at_max_s
-    return decode.time_per_token_s
+def _step_floor_s(decode: DecodeEstimate) -> float:
+    """The shortest decode step :func:`_operating_point` gives at any load: one sequence's, with no
+    prompt beside it (:meth:`DecodeEstimate.time_per_token_at`), in the replica's time."""
+    return decode.time_per_token_at(1.0)
+
+
+#: Sequences within which :func:`_operating_point` brackets its fixed point.
+_RUNNING_TOLERANCE = 1e-3
 
 
 def _operating_point(
     decode: DecodeEstimate, slots: int, rate: float, prefill_s: float, output_tokens: int, stretch: float
 ) -> tuple[float, float]:
     """(sequences running, seconds per output token) at ``rate`` requests per second per replica:
-    the fixed point of ``n = rate · (prefill + output × t(n))`` with ``t(n) = k · (t0 + slope · (n −
-    b0))`` above the traced batch ``b0`` (``k · t0`` below it), capped at the full cache; ``k`` is
-    ``stretch``, the lengthening of each decode step by the prompts run beside it."""
-    b0 = float(decode.batch)
-    t0, t_full = decode.time_per_token_s * stretch, decode.time_per_token_at_max_s * stretch
-    if slots <= b0 or t_full <= t0:
-        return min(float(slots), rate * (prefill_s + output_tokens * t_full)), t_full
-    slope = (t_full - t0) / (slots - b0)
-    light = rate * (prefill_s + output_tokens * t0)
-    if light <= b0:
-        return light, t0
-    room = 1.0 - rate * output_tokens * slope
-    n = rate * (prefill_s + output_tokens * (t0 - slope * b0)) / room if room > 0 else math.inf
-    if not n <= slots:
-        return float(slots), t_full
-    return n, t0 + slope * (n - b0)
+    the fixed point of ``n = rate · (prefill + output × k · t(n))`` (Little's law), capped at the
+    full cache, where ``t(n)`` is the decode step with the ``n`` sequences really running
+    (:meth:`DecodeEstimate.time_per_token_at`: the step ``simulate autoscale``'s replica takes, not
+    the traced batch's whatever the load) and ``k`` is ``stretch``, the lengthening of each decode
+    step by the prompts run beside it.
+
+    ``t`` is convex and never falls as ``n`` grows (the larger of the weights' read and the
+    sequences' FLOPs, plus a KV-cache read per sequence), so ``rate · (…) − n`` is positive below
+    the fixed point and not above it, up to the full cache: a bisection finds it."""
+
+    def step(n: float) -> float:
+        return stretch * decode.time_per_token_at(n)
+
+    def excess(n: float) -> float:
+        return rate * (prefill_s + output_tokens * step(n)) - n
+
+    lo, hi = 0.0, float(slots)
+    if excess(hi) >= 0.0:
+        return hi, step(hi)  # the load keeps every slot busy (overloaded past capacity)
+    while hi - lo > _RUNNING_TOLERANCE:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if excess(mid) > 0.0 else (lo, mid)
+    # the step is linear within so narrow a bracket (but where it meets a kink): where it crosses
+    above, below = excess(lo), excess(hi)
+    n = lo + (hi - lo) * above / (above - below) if above > below else hi
+    return n, step(n)
 
 
 @dataclass(frozen=True, kw_only=True)

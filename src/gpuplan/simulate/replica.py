@@ -164,10 +164,11 @@ class ReplicaModel:
             k, w = self._joining(n)
             t = _iterations_s(self.step, n, ctx, np.minimum(k * self.mean_prompt_tokens, left))
             return float(w @ t), float(w @ (t * t))
-        ctx = n * self.running_context_tokens
         k, w = self._joining(n)
-        # Whole-prompt iterations run between the decodes: a decode step, then (k > 0) a prefill.
-        d = float(_iterations_s(self.step, n, ctx, np.zeros(1))[0])
+        # Whole-prompt iterations run between the decodes: a decode step (the one the plan's
+        # operating point takes, perf.inference.DecodeEstimate.time_per_token_at), then (k > 0) a
+        # prefill.
+        d = self.step.decode_step_s(n, self.running_context_tokens)
         pre = np.where(k > 0, _iterations_s(self.step, 0.0, 0.0, k * self.mean_prompt_tokens), 0.0)
         mean = d + float(w @ pre)
         return mean, float(w @ ((d + pre) ** 2))
