@@ -205,3 +205,15 @@ def test_the_services_plan_request_takes_the_rate_as_the_command_does(
     )
     service._plan(None, PlanRequest(workload=workload, copy_gbps=2.5), _workload(), lambda *_a: None)  # type: ignore[arg-type]
     assert seen["copy_gbps"] == 2.5
+
+
+def test_a_batch_inference_node_takes_the_whole_dataset_as_the_launchs_batch_py_reads_it_all() -> None:
+    """The batch.py and vllm_batch.py ``gpuplan deploy`` writes cut chunk c for shard c % shards in
+    input order, so every shard reads every line of the inputs: a batch inference job's node is
+    priced and timed a whole copy, set-up and spot restart alike, as a training job's is. Pricing a
+    node's 1/N would promise what the launch does not do."""
+    batch = JobFacts(task="infer", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
+    assert batch.resumes_by_chunks and batch.copies_per_node
+    nodes = np.array([1, 2, 4])
+    assert batch.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + ASSUMED_H] * 3)
+    assert batch.recopy_hours(nodes).tolist() == pytest.approx([ASSUMED_H] * 3)

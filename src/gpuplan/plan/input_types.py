@@ -538,7 +538,11 @@ class JobFacts:
     @property
     def copies_per_node(self) -> bool:
         """Each node brings its own copy of the dataset into the region (``data.transfer: per_node`` on
-        a disk per node); otherwise one copy comes in (fanned out inside the region, or one bucket)."""
+        a disk per node); otherwise one copy comes in (fanned out inside the region, or one bucket).
+        A batch inference job's node too takes the whole dataset, not its shard's part: the batch.py
+        and vllm_batch.py ``gpuplan deploy`` writes cut chunk ``c`` for shard ``c % shards`` in input
+        order, so every shard reads every line of the inputs (``deploy/templates/batch_entry.py``
+        ``chunks``); pricing 1/N a node would hold only once they read a byte range of their own."""
         return self.storage_kind == "block" and self.data_transfer == "per_node"
 
     def _copy_parts(self, n: FloatArray, network_gbps: FloatArray | None) -> tuple[FloatArray, FloatArray]:
