@@ -109,29 +109,46 @@ constraints: {providers: [gcp], regions: [asia-southeast1], gpus: [L4], max_gpus
 """
 
 
+def _office_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """``gpuplan plan --json`` of :data:`OFFICE_CHAT` (Llama 3.2 1B from its config), written beside
+    the workload and its config: the plan file."""
+    tmp_path.mkdir(exist_ok=True)
+    shutil.copy(
+        Path(__file__).parents[1] / "examples" / "hf-config" / "config.json", tmp_path / "config.json"
+    )
+    (tmp_path / "svc.yaml").write_text(OFFICE_CHAT, encoding="utf-8")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(
+        answered(
+            ["--db", str(tmp_path / "catalog.db"), "plan", str(tmp_path / "svc.yaml"), "--json"], capsys
+        ),
+        encoding="utf-8",
+    )
+    return plan_file
+
+
+def _keda_start_min(keda: str) -> int:
+    """The minute of the day a KEDA ScaledObject's (one) cron trigger starts the service at."""
+    start = re.search(r"start: (\d+) (\d+) \* \* ", keda)
+    assert start is not None, keda
+    return int(start[2]) * 60 + int(start[1])
+
+
 def test_plan_deploy_and_simulate_print_one_lead_for_an_office_hours_service(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Llama 3.2 1B from its config (no Hub weights: deploy runs serve.py) on one L4, 09:00-18:00: plan
     # billed 11.6 min, simulate ran from 08:45 and deploy's KEDA cron started at 08:20 (its 40 min
     # bound, the weights not known to it); now 12 min in all three
-    shutil.copy(
-        Path(__file__).parents[1] / "examples" / "hf-config" / "config.json", tmp_path / "config.json"
-    )
-    (tmp_path / "svc.yaml").write_text(OFFICE_CHAT, encoding="utf-8")
     db = ["--db", str(tmp_path / "catalog.db")]
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(
-        answered([*db, "plan", str(tmp_path / "svc.yaml"), "--json"], capsys), encoding="utf-8"
-    )
+    plan_file = _office_plan(tmp_path, capsys)
     option = json.loads(plan_file.read_text("utf-8"))["options"][0]
     assert option["instance_type"] == "g2-standard-4"
     billed_min = option["service_day"]["start_up_min"]
     assert billed_min == 12
     answered([*db, "deploy", str(plan_file), "--target", "k8s", "--out", str(tmp_path / "k8s")], capsys)
     keda = (tmp_path / "k8s" / "k8s" / "keda-scaledobject.yaml").read_text("utf-8")
-    start = re.search(r"start: (\d+) (\d+) \* \* ", keda)
-    assert start is not None and 9 * 60 - (int(start[2]) * 60 + int(start[1])) == billed_min
+    assert 9 * 60 - _keda_start_min(keda) == billed_min
     assert "from 12 min before its hours" in keda and "4.9 GB of weights" in keda
     doc = json.loads(
         answered(
@@ -141,6 +158,40 @@ def test_plan_deploy_and_simulate_print_one_lead_for_an_office_hours_service(
         )
     )  # fmt: skip
     assert doc["policies"][0]["behaviour"]["schedule_lead_s"] == billed_min * 60
+
+
+def test_deploy_of_a_plan_file_starts_its_cron_at_the_plans_start_up_where_it_cannot_read_the_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The plan file alone, handed to someone else (its model's config.json not beside it): deploy does
+    # not know the weights, and had started the KEDA cron at 08:20 (its 40 min bound) and called that
+    # "the start-up the plan bills each day", where the plan billed 12 min (08:48)
+    plan_file = _office_plan(tmp_path / "made", capsys)
+    doc = json.loads(plan_file.read_text("utf-8"))
+    billed_min = doc["recommended"]["service_day"]["start_up_min"]
+    assert billed_min == 12
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    handed = elsewhere / "plan.json"
+    handed.write_text(plan_file.read_text("utf-8"), encoding="utf-8")
+    db = ["--db", str(tmp_path / "catalog.db")]
+    answered([*db, "deploy", str(handed), "--target", "k8s", "--out", str(elsewhere / "k8s")], capsys)
+    keda = (elsewhere / "k8s" / "k8s" / "keda-scaledobject.yaml").read_text("utf-8")
+    assert 9 * 60 - _keda_start_min(keda) == billed_min
+    assert "from 12 min before its hours" in keda
+    assert "The lead is the start-up the plan bills each day, 12 min (its service_day.start_up_min" in keda
+    assert "30 min deploy gives" not in keda
+    # a plan that states no start-up before its hours: deploy's own count, not called the plan's
+    for option in (doc["recommended"], *doc["options"]):
+        option["service_day"] = None
+    handed.write_text(json.dumps(doc), encoding="utf-8")
+    answered([*db, "deploy", str(handed), "--target", "k8s", "--out", str(elsewhere / "own")], capsys)
+    keda = (elsewhere / "own" / "k8s" / "keda-scaledobject.yaml").read_text("utf-8")
+    assert 9 * 60 - _keda_start_min(keda) == 40
+    assert (
+        "The lead is deploy's own count, as the plan file states no start-up before its hours: 40 min" in keda
+    )
+    assert "the plan bills" not in keda
 
 
 @pytest.mark.parametrize(

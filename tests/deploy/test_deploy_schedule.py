@@ -112,3 +112,20 @@ def test_skypilot_says_it_has_no_schedule_and_gives_the_crontab(tmp_path: Path, 
 def test_min_replicas_zero_needs_a_schedule(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError, match="min_replicas 0 needs a schedule"):
         LaunchSpec.from_workload(serve_workload(tmp_path, "min_replicas: 0"), gpu="L4")
+
+
+def test_the_lead_is_called_the_plans_only_where_it_is_the_plans_figure(tmp_path: Path) -> None:
+    from gpuplan.deploy.engine import schedule_lead
+
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, OFFICE), gpu="L4", count=1).with_weights_gb(2.0)
+    planned = spec.model_copy(update={"planned": True, "planned_lead_min": 12})
+    # deploy counts the plan's 12 min (10 boot + 1 engine + 2 GB at 0.131 GB/s: 11.3): its parts said
+    assert schedule_lead(planned, 1) == (12, schedule_lead(spec, 1)[1])
+    assert schedule_lead(planned, 1)[1].startswith("the start-up the plan bills each day, 12 min: ")
+    # four replicas on an instance (--share-gpu 4) read four copies, 12.0 min: deploy's own, the plan's said
+    lead, words = schedule_lead(planned, 4)
+    assert lead == 13 and words.startswith("deploy's count for 4 replica(s) on a new instance, 13 min: ")
+    assert words.endswith("the plan bills 12 min before each day's hours")
+    # a plan file that states none: deploy's count, never called the plan's
+    lead, words = schedule_lead(planned.model_copy(update={"planned_lead_min": None}), 1)
+    assert lead == 12 and words.startswith("deploy's own count") and "the plan bills" not in words

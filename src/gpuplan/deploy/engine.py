@@ -68,8 +68,8 @@ __all__ = [
     "engine_launch",
     "engine_note",
     "hub_note",
+    "schedule_lead",
     "schedule_lead_min",
-    "schedule_lead_words",
     "schedule_start_up",
     "serve_py_reason",
     "startup_seconds",
@@ -153,9 +153,38 @@ def schedule_lead_min(weights_gb: float | None, replicas: int, read_gbps: float 
     return schedule_start_up(weights_gb, read_gbps).lead_min(replicas)
 
 
-def schedule_lead_words(weights_gb: float | None, replicas: int, read_gbps: float | None = None) -> str:
-    """What :func:`schedule_lead_min` is made of, in words."""
-    return schedule_start_up(weights_gb, read_gbps).lead_words(replicas)
+def schedule_lead(spec: LaunchSpec, replicas: int) -> tuple[int, str]:
+    """Minutes before a scheduled service's hours its cron lines start a new instance of
+    ``replicas`` replicas, and whose figure that is, in words (a phrase that follows "the lead is").
+
+    From a plan: the start-up its option bills each day (:attr:`LaunchSpec.planned_lead_min`, its
+    ``service_day.start_up_min``), its parts said where deploy knows the weights and counts the
+    same (:func:`schedule_lead_min`); where deploy does not know them (the plan's model not read
+    here) the plan's figure all the same, never deploy's 30 min bound called the plan's; where deploy
+    counts otherwise (another layout of replicas on an instance: ``--share-gpu``, SkyServe's one
+    replica an instance), deploy's count for this launch, the plan's said beside it. A plan that
+    states none: deploy's own count, said to be deploy's. A workload file: the one model the plan
+    bills by (:func:`schedule_start_up`)."""
+    own = schedule_start_up(spec.start_up_weights_gb, spec.dataset_copy_gbps)
+    counted, how = own.lead_min(replicas), own.lead_words(replicas)
+    billed = spec.planned_lead_min
+    plans = _("the start-up the plan bills each day, {how}")
+    if billed is None:
+        if not spec.planned:
+            return counted, plans.format(how=how)
+        own_count = _("deploy's own count, as the plan file states no start-up before its hours: {how}")
+        return counted, own_count.format(how=how)
+    if own.weights_gb is None:
+        return billed, _(
+            "the start-up the plan bills each day, {lead} min (its service_day.start_up_min, whose parts "
+            "the plan's words give; deploy does not know the weights' size to count it again)"
+        ).format(lead=billed)
+    if counted == billed:
+        return counted, plans.format(how=how)
+    return counted, _(
+        "deploy's count for {k} replica(s) on a new instance, {how}; the plan bills {billed} min before "
+        "each day's hours"
+    ).format(k=replicas, how=how, billed=billed)
 
 
 def cron_lines(schedule: Schedule, lead_min: int) -> list[tuple[str, str]]:

@@ -48,8 +48,7 @@ from gpuplan.deploy.engine import (
     ENGINE_PORT,
     ENGINE_STARTUP_S,
     cron_lines,
-    schedule_lead_min,
-    schedule_lead_words,
+    schedule_lead,
     startup_seconds,
     unpriced_share,
 )
@@ -419,18 +418,18 @@ def schedule_words(spec: LaunchSpec, up: str, down: str) -> str | None:
     if serving is None or serving.schedule is None:
         return None
     # SkyServe starts each replica as a cluster of its own: one replica's weights on each instance
-    lead = schedule_lead_min(spec.start_up_weights_gb, 1, spec.dataset_copy_gbps)
+    lead, how = schedule_lead(spec, 1)
     words = _(
         "The workload runs {when} only, and SkyPilot has no schedule: a service runs from `up` until "
         "`down`. Start it {lead} min before its hours (a new instance's start-up, each replica a "
-        "cluster of its own: {how}) and take it down at their end, from a crontab on a machine "
+        "cluster of its own; the lead is {how}) and take it down at their end, from a crontab on a machine "
         "that stays on, with SkyPilot's credentials and HF_TOKEN in its environment. cronie reads "
         "CRON_TZ; on a cron that does not, write the hours in that machine's time zone. Read the "
         "endpoint again after each `up` (`sky status` and `sky serve status --endpoint`): it may change."
     ).format(
         when=serving.schedule.window.said,
         lead=lead,
-        how=schedule_lead_words(spec.start_up_weights_gb, 1, spec.dataset_copy_gbps),
+        how=how,
     )
     lines = f"CRON_TZ={serving.schedule.time_zone}" + "".join(
         f"\n{start}  cd /path/to/this/folder && {up}\n{end}  {down}"

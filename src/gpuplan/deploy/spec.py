@@ -175,6 +175,10 @@ MAX_PATH_SHOWN = 300
 #: The largest checkpoint a plan may state, GB (100 TB: far above any job's), so that a number from a
 #: plan made elsewhere cannot ask for an absurd volume.
 MAX_CHECKPOINT_GB = 100_000.0
+#: The longest start-up before a schedule's hours a plan may state, minutes (a day: a cron line that
+#: started the service a day before its hours would run it all week), so that a number from a plan
+#: made elsewhere cannot write one.
+MAX_PLANNED_LEAD_MIN = 24 * 60
 # The launch disk's rule (DISK_HEADROOM, DEFAULT_DISK_GB, SYSTEM_DISK_GB, DISK_STEP_GB, MAX_DISK_GB)
 # is gpuplan.launch_disk's, which the plan prices each node's disk by: its names are kept here.
 
@@ -466,6 +470,13 @@ class LaunchSpec(BaseModel):
     :attr:`weights_gb` is not worked out because the launch's replica downloads none itself
     (serve.py): a scheduled service's cron lead is sized from them (:attr:`start_up_weights_gb`),
     as the plan bills it; None: not read."""
+    planned_lead_min: int | None = Field(default=None, ge=0, le=MAX_PLANNED_LEAD_MIN)
+    """Minutes before each day's hours the plan's option bills a new instance's start-up, for a
+    service on a schedule (its ``service_day.start_up_min`` where its ``service_day.schedule`` is
+    set, in whole minutes): the lead its cron lines start the service at
+    (:func:`gpuplan.deploy.engine.schedule_lead`), which deploy need not count again from the
+    weights (not known to it where the plan's model cannot be read here); None: no plan, no
+    schedule, or a plan that states none."""
     weights_dtype: Literal["float32", "float16", "bfloat16", "float64"] | None = None
     """The dtype the checkpoint stores :attr:`weights_gb` in (its config.json's ``torch_dtype``);
     None: not known, and they are counted at fp32 (or as traced, where that is more)."""
@@ -927,6 +938,7 @@ class LaunchSpec(BaseModel):
             else None,
             expected_interruptions=opt.expected_interruptions,
             spare_replicas=_spare_replicas(opt),
+            planned_lead_min=_planned_lead_min(opt),
             instance_usd_per_hour=opt.price_usd_per_hour or None,
             on_demand_usd_per_instance_hour=opt.spot.service.on_demand_usd_per_instance_hour
             if opt.spot is not None and opt.spot.service is not None
@@ -1626,6 +1638,16 @@ def _latency_share(option: PlanOption) -> float | None:
             t is not None for t in (service.p95_target_s, service.ttft_target_s, service.tpot_target_s)
         ),
     )
+
+
+def _planned_lead_min(option: PlanOption) -> int | None:
+    """:attr:`LaunchSpec.planned_lead_min` of a plan's option: the start-up its day bills before a
+    schedule's hours (``service_day.start_up_min``, whole minutes as the plan bills them); None
+    without a schedule (the figure is then a start-up the day does not start at), or a day."""
+    day = option.service_day
+    if day is None or day.schedule is None:
+        return None
+    return math.ceil(day.start_up_min - 1e-9)
 
 
 def _spare_replicas(option: PlanOption) -> int:

@@ -44,8 +44,7 @@ from gpuplan.deploy.engine import (
     cold_start_s,
     cron_lines,
     engine_launch,
-    schedule_lead_min,
-    schedule_lead_words,
+    schedule_lead,
     startup_seconds,
 )
 from gpuplan.deploy.hub import gated
@@ -582,16 +581,11 @@ rules:
 """
 
 
-def _lead_min(spec: LaunchSpec) -> int:
-    """Minutes before its hours a scheduled service's replicas are started: a new node and the
-    cold start of the replicas on it, their weights read at the workload's rate, in whole minutes
-    (:func:`schedule_lead_min`): the minutes the plan bills."""
-    return schedule_lead_min(spec.start_up_weights_gb, replicas_per_node(spec), spec.dataset_copy_gbps)
-
-
-def _lead_words(spec: LaunchSpec) -> str:
-    """What :func:`_lead_min` is made of, in words."""
-    return schedule_lead_words(spec.start_up_weights_gb, replicas_per_node(spec), spec.dataset_copy_gbps)
+def _lead(spec: LaunchSpec) -> tuple[int, str]:
+    """Minutes before its hours a scheduled service's replicas are started, a new node and the
+    replicas on it (:func:`schedule_lead`: the start-up the plan bills), and whose figure that is,
+    in words."""
+    return schedule_lead(spec, replicas_per_node(spec))
 
 
 def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
@@ -619,7 +613,7 @@ def _scaled_object(spec: LaunchSpec, signal: _Signal) -> dict[str, Any]:
                     "desiredReplicas": str(sv.launch_replicas),
                 },
             }
-            for start, end in cron_lines(sv.schedule.window, _lead_min(spec))
+            for start, end in cron_lines(sv.schedule.window, _lead(spec)[0])
         ]
     return {
         "apiVersion": "keda.sh/v1alpha1",
@@ -711,17 +705,18 @@ def _autoscaler_files(spec: LaunchSpec, options: GenerateOptions, signal: _Signa
     if sv.schedule is not None:
         # an HPA never goes to zero replicas (its minReplicas is at least 1 without the alpha
         # HPAScaleToZero gate): KEDA does, on its cron scaler
+        lead, how = _lead(spec)
         keda += "\n" + _(
             "Schedule: {when}; KEDA's cron scaler (keda.sh/docs/latest/scalers/cron) holds {n}\n"
             "replica(s) from {lead} min before its hours to their end, in {zone}; none run outside\n"
             "them, so this file is written for KEDA whatever --autoscaler says (an HPA cannot go to\n"
-            "zero).\nThe lead is the start-up the plan bills each day: {how}."
+            "zero).\nThe lead is {how}."
         ).format(
             when=sv.schedule.window.said,
             n=sv.launch_replicas,
-            lead=_lead_min(spec),
+            lead=lead,
             zone=sv.schedule.time_zone,
-            how=_lead_words(spec),
+            how=how,
         )
     if options.autoscaler == "keda" or sv.schedule is not None:
         files.append(
