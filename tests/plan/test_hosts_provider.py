@@ -9,6 +9,7 @@ alternative."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -59,6 +60,18 @@ def test_a_community_winner_under_countries_names_hosts_provider_beside_its_alte
     assert "aws/eu-central-1 p4d.24xlarge" in plan.host and "--hosts provider" in plan.host
     # without a countries constraint the note is as it was
     assert "--hosts" not in _plan([COMMUNITY, eu_aws], Constraints()).host
+
+
+def test_the_provider_run_alternative_in_another_country_says_the_data_leaves_for_it() -> None:
+    # the host line named "aws/us-east-1 p4d.24xlarge" for data in Frankfurt with no word that the
+    # dataset leaves Germany for it, which the table says under the same option
+    frankfurt = JobFacts(task="train", dataset_gb=20.0, data_location=("aws", "eu-central-1"))
+    costs = CostFacts([aws_costs(), replace(aws_costs(), region="eu-central-1")])
+    plan = plan_offers(
+        OfferTable.from_rows([COMMUNITY, offer()]), costs, frankfurt, toy_estimator(), Constraints()
+    )
+    assert plan.recommended.provider == "lium"
+    assert "aws/us-east-1 p4d.24xlarge" in plan.host and plan.host.endswith("more); data leaves DE for US")
 
 
 def test_a_plan_hosts_provider_empties_is_refused_naming_the_hosts_filter() -> None:

@@ -18,7 +18,7 @@ from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
-from gpuplan.plan.border import border_note, country_note, residency_note
+from gpuplan.plan.border import border_cell, border_note, country_note, residency_note
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -775,6 +775,7 @@ def _host_note(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
             amount=money(abs(extra))
         ),
     )
+    words = _with_crossing(words, option)
     if not ctx.constraints.countries:
         return words
     # data kept in some countries (personal data, as a rule): a machine an independent host lists
@@ -818,7 +819,16 @@ def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> Wi
             ),
             date=option.as_of,
         )
+        words = _with_crossing(words, option)
     return WithoutStalePrices(option=option, left_out=left_out, words=words)
+
+
+def _with_crossing(words: str, option: Option) -> str:
+    """``words`` naming ``option`` beside the recommendation, with the words under it in the table
+    where it takes the data out of its country (``data leaves DE for US``): a place named on a line
+    of its own says so as the table does."""
+    crossing = border_cell(option)
+    return _("{clauses}; {clause}").format(clauses=words, clause=crossing) if crossing else words
 
 
 def _time_cost_words(time_h: float | None, cost_usd: float | None) -> str:
