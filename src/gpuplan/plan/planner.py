@@ -52,7 +52,7 @@ from gpuplan.plan.host_memory import (
 from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
-from gpuplan.plan.named_absent import no_offer_in_countries, no_usable_price
+from gpuplan.plan.named_absent import clouds_absent_note, no_offer_in_countries, no_usable_price
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, commitment_note, implausible_notes, plan_notes
@@ -515,6 +515,15 @@ def _named_without_options(
                 )
             )
     return out
+
+
+def _clouds_absent(ctx: PlanContext, constraints: Constraints) -> str:
+    """Where countries were asked for and no provider named: the large clouds with no offer of the
+    GPUs considered there (:func:`~gpuplan.plan.named_absent.clouds_absent_note`); a provider named
+    is said of by :func:`_named_without_options`."""
+    if constraints.providers or not constraints.countries:
+        return ""
+    return clouds_absent_note(ctx.cands, ctx.offers, constraints.countries)
 
 
 def _ranked_below(ctx: PlanContext, name: str, theirs: np.ndarray, ranked: list[Option]) -> str:
@@ -1146,6 +1155,7 @@ def plan_offers(
                     ],
                 ),
                 *_named_without_options(ctx, constraints, feasible, ranked),
+                *filter(None, [_clouds_absent(ctx, constraints)]),
             ),
             constraints,
             ctx.costs.rates,
