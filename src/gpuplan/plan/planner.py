@@ -49,7 +49,13 @@ from gpuplan.plan.host_memory import (
     host_ram_note,
     host_ram_unsure,
 )
-from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
+from gpuplan.plan.hosts import (
+    community_data_caution,
+    host_words,
+    hosts_left_out_note,
+    is_provider_run,
+    provider_run_rows,
+)
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
 from gpuplan.plan.named_absent import clouds_absent_note, no_offer_in_countries, no_usable_price
@@ -1165,6 +1171,7 @@ def plan_offers(
         network=network_words(rec, offers, estimate, ctx.bounds, service=job.calendar_months is not None),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         host=_host_note(ctx, feasible, rec),
+        host_caution=community_data_caution(job, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),
     )

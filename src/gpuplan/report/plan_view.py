@@ -462,6 +462,9 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + line, style="bold yellow") for line in sanctions_lines(rec)]
     # where it will most likely run out of memory, that comes first, under the headline
     lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
+    if plan.host_caution:
+        # a community host for data at a named place: said where the recommendation is said
+        lines.insert(1, Text("  " + plan.host_caution, style="bold yellow"))
     if plan.thin_memory_margin and rec.memory_thin:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
