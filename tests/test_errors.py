@@ -27,3 +27,14 @@ def test_a_letter_written_for_a_look_alike_digit_is_suggested_first() -> None:
     assert closest("A1OO", known)[0] == "A100"
     assert closest("L4O", known)[0] == "L40"
     assert closest("HlOO", known) == ["H100"]
+
+
+def test_a_name_written_with_its_parts_in_another_order_is_suggested_first() -> None:
+    # "bf16-amp" was answered "did you mean 'bf16' or 'bf16-master' or 'fp16-master'?": 'bf16' has
+    # no fp32 master copy, where the user meant amp-bf16
+    known = ["fp32", "amp-fp16", "amp-bf16", "bf16", "bf16-master", "fp16-master"]
+    assert closest("bf16-amp", known)[0] == "amp-bf16"
+    assert closest("FP16_AMP", known)[0] == "amp-fp16"
+    assert closest("master_bf16", known)[0] == "bf16-master"
+    # one part is not a reordering: spelling still decides
+    assert closest("bf61", known)[0] == "bf16"

@@ -23,6 +23,7 @@ A message says what is wrong *and* how to fix it. Causes are chained with ``rais
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Self
@@ -231,7 +232,11 @@ def closest(name: str, known: Iterable[str], n: int = 3, *, cutoff: float = 0.5)
     the default 0.5 is for short names of companies (``autodl`` and ``runpod`` share half their
     letters and are different companies); with it, a name one typo away (a letter wrong, missing,
     extra, or two neighbours swapped: ``awz``, ``gpc``) or written short (its letters in order, the
-    first the same: ``amz`` for ``amazon``) is still near, where the ratio of three letters cannot be."""
+    first the same: ``amz`` for ``amazon``) is still near, where the ratio of three letters cannot be.
+
+    A name whose parts (split at ``-`` and ``_``) are a known name's in another order (``bf16-amp``
+    for ``amp-bf16``) is that name written the other way round: it goes first, where spelling alone
+    ranks a name that shares its first part nearer (``bf16``, a method without an fp32 master copy)."""
     known = list(known)
     by_lower = {k.lower(): k for k in known}
     lowered = name.lower()
@@ -241,8 +246,21 @@ def closest(name: str, known: Iterable[str], n: int = 3, *, cutoff: float = 0.5)
     # A name written with a letter for a digit that looks like it (``A1OO``) is that name: it goes
     # first, where spelling alone ranks a shorter one nearer (``A10``).
     alike = [k for k in by_lower if k != lowered and _looks_alike(lowered) == _looks_alike(k)]
-    hits = alike + [h for h in hits if h not in alike]
+    reordered = [k for k in by_lower if k != lowered and _reordered(lowered, k)]
+    first = reordered + [k for k in alike if k not in reordered]
+    hits = first + [h for h in hits if h not in first]
     return [by_lower[h] for h in hits[:n]]
+
+
+def _parts(lowered: str) -> list[str]:
+    """``lowered``'s parts between ``-`` and ``_``, in order, empty ones left out."""
+    return [p for p in re.split(r"[-_]", lowered) if p]
+
+
+def _reordered(a: str, b: str) -> bool:
+    """``a`` is ``b``'s parts (:func:`_parts`, at least two) in another order or joined otherwise."""
+    parts = _parts(a)
+    return len(parts) > 1 and sorted(parts) == sorted(_parts(b))
 
 
 #: Letters read as the digits they look like (O and 0, I or l and 1).

@@ -9,6 +9,7 @@ alternative."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -59,6 +60,57 @@ def test_a_community_winner_under_countries_names_hosts_provider_beside_its_alte
     assert "aws/eu-central-1 p4d.24xlarge" in plan.host and "--hosts provider" in plan.host
     # without a countries constraint the note is as it was
     assert "--hosts" not in _plan([COMMUNITY, eu_aws], Constraints()).host
+
+
+def test_the_provider_run_alternative_in_another_country_says_the_data_leaves_for_it() -> None:
+    # the host line named "aws/us-east-1 p4d.24xlarge" for data in Frankfurt with no word that the
+    # dataset leaves Germany for it, which the table says under the same option
+    frankfurt = JobFacts(task="train", dataset_gb=20.0, data_location=("aws", "eu-central-1"))
+    costs = CostFacts([aws_costs(), replace(aws_costs(), region="eu-central-1")])
+    plan = plan_offers(
+        OfferTable.from_rows([COMMUNITY, offer()]), costs, frankfurt, toy_estimator(), Constraints()
+    )
+    assert plan.recommended.provider == "lium"
+    assert "aws/us-east-1 p4d.24xlarge" in plan.host and plan.host.endswith("more); data leaves DE for US")
+
+
+def test_a_community_host_for_data_at_a_named_place_is_cautioned_under_the_headline() -> None:
+    # "Recommended: vast/DE 1× RTX-4090 on_demand" for data in aws/eu-central-1 had said it was a
+    # community host only in a line further down, with no word that the host can read the data
+    import io
+
+    from rich.console import Console
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.plan_html import plan_html
+    from gpuplan.report.plan_view import plan_view
+
+    with_data = JobFacts(checkpoint_gb=5, data_location=("aws", "eu-central-1"))
+    plan = _plan_for(with_data, [COMMUNITY, offer()], Constraints(countries=("RO", "US")))
+    assert plan.recommended.provider == "lium"  # the ranking is the user's: unchanged
+    assert plan.host_caution == (
+        "caution: a community host, a machine an independent host lists on lium: the host can read the "
+        "data you put on it; --hosts provider (constraints.hosts: provider) keeps to machines a provider runs"
+    )
+    buf = io.StringIO()
+    Console(file=buf, width=400, color_system=None).print(plan_view(plan))
+    lines = buf.getvalue().splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("Recommended: "))
+    assert lines[at + 1].strip() == plan.host_caution
+    assert plan.host_caution in plan_html(plan, "toy")
+    # a dataset brought from the user's own site is data on the host too
+    assert _plan_for(JobFacts(dataset_gb=20.0), [COMMUNITY, offer()], Constraints()).host_caution
+    # no data brought, or a provider-run machine recommended: nothing added
+    assert _plan(([COMMUNITY, offer()]), Constraints()).host_caution == ""
+    assert _plan_for(with_data, [offer()], Constraints()).host_caution == ""
+    with use_language("zh"):
+        zh = _plan_for(with_data, [COMMUNITY, offer()], Constraints()).host_caution
+    assert zh and "--hosts provider" in zh and "caution" not in zh
+
+
+def _plan_for(job: JobFacts, rows, constraints: Constraints):  # type: ignore[no-untyped-def]
+    costs = CostFacts([aws_costs(), replace(aws_costs(), region="eu-central-1")])
+    return plan_offers(OfferTable.from_rows(rows), costs, job, toy_estimator(), constraints)
 
 
 def test_a_plan_hosts_provider_empties_is_refused_naming_the_hosts_filter() -> None:

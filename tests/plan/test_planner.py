@@ -666,6 +666,42 @@ def test_a_named_provider_with_no_offer_in_the_countries_asked_says_the_catalog_
     assert "the catalog has no azure offer" not in note and "unpriced" in note, note
 
 
+def test_countries_without_providers_name_the_large_clouds_with_no_offer_there() -> None:
+    # "--countries EU" had said nothing of Azure (the catalog's Azure offers are all in the US),
+    # which only "--providers azure,aws" said; a marketplace (lium) is not named, nor a cloud with
+    # an offer there, nor one with no offer of the GPUs considered
+    rows = [
+        offer(region="eu-central-1", country="DE"),
+        offer(provider="azure", region="eastus", country="US"),
+        offer(provider="azure", region="unspecified", country=""),
+        offer(provider="alibaba", region="cn-hangzhou", country="CN"),
+        offer(provider="alibaba", region="cn-hongkong", country="HK"),
+        offer(provider="gcp", region="us-central1", country="US", gpu="H100-SXM5-80GB"),
+        offer(provider="lium", region="US", country="US", instance_type="H100-SXM_8x"),
+    ]
+    plan = _plan(rows, Constraints(countries=("DE", "FR"), gpus=("A100",)))
+    [note] = [n for n in plan.notes if n.startswith("no offer of the GPUs considered")]
+    assert note == (
+        "no offer of the GPUs considered in the countries asked for (DE, FR): azure (its offers are in "
+        "US); alibaba (its offers are in CN, HK)"
+    ), note
+    # a provider named says it its own way; no countries, nothing to say
+    for constraints in (Constraints(countries=("DE",), providers=("aws", "azure")), Constraints()):
+        assert not [n for n in _plan(rows, constraints).notes if n.startswith("no offer of the GPUs")]
+    # a cloud with an offer in the countries, even one left out for another reason, is not named
+    rows[1] = offer(provider="azure", region="westeurope", country="DE", price_usd=None)
+    [note] = [
+        n for n in _plan(rows, Constraints(countries=("DE",))).notes if n.startswith("no offer of the GPUs")
+    ]
+    assert "azure" not in note and "alibaba" in note
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        notes = _plan(rows, Constraints(countries=("DE",))).notes
+    [note] = [n for n in notes if n.startswith("在您限定的国家或地区（DE）没有所考虑 GPU 的报价：")]
+    assert "alibaba（其报价位于 CN、HK）" in note, note
+
+
 def test_a_named_provider_without_options_says_its_reasons_in_words_in_chinese() -> None:
     # the codes had stayed English in a Chinese line: "（8 unpriced）"
     from gpuplan.i18n import use_language

@@ -171,3 +171,34 @@ def test_tco_sizes_on_the_current_option_where_a_stale_on_demand_price_wins() ->
     assert plan.recommended.instance_type == "old" and plan.without_stale_prices is not None
     assert plan.without_stale_prices.option is not None
     assert _sizing_option(plan) == (plan.without_stale_prices.option, plan.recommended)
+
+
+def test_the_fresh_alternative_in_another_country_says_the_data_leaves_for_it() -> None:
+    # Data in Frankfurt: "best among prices known to be within the 180-day limit: aws/us-east-1 …"
+    # had named a US place with no word that the dataset leaves Germany, which the table says under it
+    from dataclasses import replace
+
+    frankfurt = ("aws", "eu-central-1")
+    rows = [
+        offer(region="eu-central-1", country="DE", instance_type="old", price_usd=15.0, **STALE),  # type: ignore[arg-type]
+        offer(instance_type="new", price_usd=21.96, **FRESH),  # type: ignore[arg-type]
+    ]
+    job = JobFacts(task="train", dataset_gb=20.0, data_location=frankfurt)
+    costs = CostFacts([aws_costs(), replace(aws_costs(), region="eu-central-1")])
+    plan = plan_offers(OfferTable.from_rows(rows), costs, job, toy_estimator(), Constraints())
+    assert plan.recommended.instance_type == "old"
+    beside = plan.without_stale_prices
+    assert beside is not None and beside.option is not None and beside.option.instance_type == "new"
+    assert beside.words.endswith("); data leaves DE for US"), beside.words
+    for shown in (_text(plan), plan_html(plan, "toy")):
+        assert "aws/us-east-1 new" in shown and "data leaves DE for US" in shown
+    assert plan_json(plan, {"name": "toy"}).without_stale_prices.note.endswith("data leaves DE for US")  # type: ignore[union-attr]
+    # the same place for data in its own country: nothing added
+    home = plan_offers(
+        OfferTable.from_rows(rows),
+        costs,
+        replace(job, data_location=("aws", "us-east-1")),
+        toy_estimator(),
+        Constraints(),
+    )
+    assert home.without_stale_prices is not None and "data leaves" not in home.without_stale_prices.words

@@ -137,6 +137,16 @@ def test_unknown_enum_value_suggests_the_nearest() -> None:
     assert msg.startswith("precision: unknown precision 'bf61'; did you mean 'bf16'")
 
 
+@pytest.mark.parametrize(("written", "meant"), [("bf16-amp", "amp-bf16"), ("fp16_amp", "amp-fp16")])
+def test_a_precision_written_with_its_parts_the_other_way_round_is_pointed_to_it_first(
+    written: str, meant: str
+) -> None:
+    # was: "unknown precision 'bf16-amp'; did you mean 'bf16' or 'bf16-master' or 'fp16-master'?":
+    # bf16 keeps no fp32 master weights, which amp-bf16 does
+    msg = _error(_base(precision=written))
+    assert msg.startswith(f"precision: unknown precision {written!r}; did you mean {meant!r} or "), msg
+
+
 @pytest.mark.parametrize(
     ("written", "meant"),
     [("4bit", "nf4"), ("4-bit", "nf4"), ("int4", "nf4"), ("Q4", "nf4"), ("8bit", "int8")],

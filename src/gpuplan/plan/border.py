@@ -46,6 +46,7 @@ __all__ = [
     "PIPL_URL",
     "SLOW_CROSS_BORDER_MBITS",
     "abroad_words",
+    "border_cell",
     "border_note",
     "border_words",
     "country_cell",
@@ -174,6 +175,19 @@ def country_cell(o: Option) -> str:
     country to which; "" for one that does not."""
     crossing = _abroad(o)
     return "" if crossing is None else crossing_words(crossing)
+
+
+def border_cell(o: Option) -> str:
+    """Under an option that moves the data across the border of mainland China, which way: out of it
+    (the option is outside, the data in it) or into it; under one that runs the work in another
+    country than the data's or the users', from which country to which (:func:`country_cell`); ""
+    for one that does neither. The table's words under an option, and beside any option the plan
+    names in a line of its own (the best among fresh prices), so that none is named without them."""
+    if not o.crosses_border:
+        return country_cell(o)
+    if o.country == MAINLAND_CHINA:
+        return _("data enters mainland China")
+    return _("data leaves mainland China")
 
 
 def country_note(job: JobFacts, options: Sequence[Option]) -> str:

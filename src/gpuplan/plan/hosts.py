@@ -7,6 +7,12 @@ are the host's, and a provider whose terms say nothing is not known to be better
 recommended option is on a community host or a host of unknown kind, the plan names the best option
 on a provider-run machine (a cloud VM, bare metal, a vetted data centre, a resold cloud machine) and
 what it costs more: unknown is never taken for the best case.
+
+Where a community host is recommended for a workload that brings data to it (``data.location``
+given, or a dataset), the recommendation's own lines open with a caution: the machine is an
+independent host's, who can read what is on it, and ``--hosts provider`` keeps to machines a
+provider runs. The ranking is the user's to choose; where the data is, it is said where the
+recommendation is, not only in the host line below it.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ from gpuplan.plan.result import Option
 
 if TYPE_CHECKING:
     from gpuplan.plan.candidates import Candidates
-    from gpuplan.plan.input_types import BoolArray, IntArray, OfferTable
+    from gpuplan.plan.input_types import BoolArray, IntArray, JobFacts, OfferTable
 
 __all__ = [
     "PROVIDER_RUN",
+    "community_data_caution",
     "host_cell",
     "host_kind",
     "host_words",
@@ -108,3 +115,17 @@ def host_words(o: Option) -> str:
     return _("{kind} in {country} ({code})").format(
         kind=kind, country=country_name(o.country), code=o.country
     )
+
+
+def community_data_caution(job: JobFacts, o: Option) -> str:
+    """Under the recommendation's headline where ``o`` is a community host and the workload brings
+    data to it (``data.location`` given, or a dataset): that the machine is an independent host's,
+    who can read the data on it, and that ``--hosts provider`` keeps to machines a provider runs;
+    "" otherwise (the ranking is not changed: it is the user's to choose)."""
+    if o.host_kind != "community_host" or (job.data_location is None and job.dataset_gb <= 0):
+        return ""
+    return _(
+        "caution: a community host, a machine an independent host lists on {provider}: the host can "
+        "read the data you put on it; --hosts provider (constraints.hosts: provider) keeps to machines "
+        "a provider runs"
+    ).format(provider=o.provider)

@@ -7,6 +7,11 @@ And of providers named none of whose offers has a price the plan can use at all 
 price, a price whose source names no region, a low-confidence one): that the catalog lacks a usable
 price, counted by what each row lacks, and how to import a quote. "The country filter (CN) left none"
 had blamed the countries for clouds the catalog prices nowhere.
+
+And, where countries were asked for and no provider was named, of the large clouds (the registry's
+hyperscalers and mainland-China clouds) the catalog holds offers of the GPUs considered from but
+none in those countries: which, and where their offers are. Azure had gone unmentioned under
+``--countries EU`` (its offers are all in the US), though named it was said of.
 """
 
 from __future__ import annotations
@@ -18,16 +23,27 @@ import numpy as np
 from gpuplan.catalog.providers import REGISTRY
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, _, format_number, ngettext
+from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.phrases import alternatives, item_list, listed
 from gpuplan.i18n.places import UNSPECIFIED_REGION
-from gpuplan.plan.candidates import named_in
+from gpuplan.plan.candidates import REASONS, named_in
+from gpuplan.plan.constraints import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from gpuplan.plan.candidates import Candidates
     from gpuplan.plan.input_types import OfferTable
 
-__all__ = ["no_offer_in_countries", "no_usable_price"]
+__all__ = ["clouds_absent_note", "no_offer_in_countries", "no_usable_price"]
+
+#: The registry's kinds of provider the note on clouds absent from the countries names: the large
+#: clouds a reader expects to see weighed; marketplaces, dozens of them, would make it a list.
+_LARGE_CLOUDS = ("hyperscaler", "china_cloud")
+#: Countries named for one cloud before "and N more" (AWS's offers are in some twenty).
+_COUNTRIES_SHOWN = 6
+#: Candidates left out before the country filter: of a GPU, a provider or a region not asked for.
+_BEFORE_COUNTRY = [REASONS.index(r) for r in (Reason.PROVIDER, Reason.GPU, Reason.REGION)]
 
 #: The providers named have no offer the plan can price, anywhere in the catalog; {rows} counts
 #: their rows by what each lacks first, {provider} is the first of them (the import's --provider).
@@ -125,3 +141,38 @@ def _refresh_words(provider: str, countries: Sequence[str]) -> str:
     if facts.credentials:
         words += _(" (it needs {keys})").format(keys=item_list(facts.credentials))
     return words
+
+
+def clouds_absent_note(cands: Candidates, offers: OfferTable, countries: Sequence[str]) -> str:
+    """One note on the large clouds (:data:`_LARGE_CLOUDS`, read from the provider registry) with
+    candidates of the GPUs considered but none in ``countries``: each with the countries its offers
+    are in. "" where there are none (or no countries were asked for)."""
+    if not countries:
+        return ""
+    considered = ~np.isin(cands.reason, _BEFORE_COUNTRY)
+    outside = cands.reason == REASONS.index(Reason.COUNTRY)
+    provider = np.char.lower(offers.provider[cands.offer].astype(str))
+    said = []
+    for code, module in REGISTRY.items():
+        if module.FACTS.kind not in _LARGE_CLOUDS:
+            continue
+        mine = considered & (provider == code)
+        if not mine.any() or (mine & ~outside).any():
+            continue  # none of the GPUs considered anywhere, or some in the countries asked for
+        where = sorted({str(c) for c in offers.country[cands.offer[mine]] if c})
+        if where:
+            said.append(
+                _("{provider} (its offers are in {countries})").format(provider=code, countries=_few(where))
+            )
+    if not said:
+        return ""
+    return _("no offer of the GPUs considered in the countries asked for ({asked}): {providers}").format(
+        asked=item_list(grouped_codes(tuple(countries))), providers=_("; ").join(said)
+    )
+
+
+def _few(names: Sequence[str]) -> str:
+    """``names`` listed, the first :data:`_COUNTRIES_SHOWN` named and the rest counted."""
+    shown = item_list(names[:_COUNTRIES_SHOWN])
+    more = len(names) - _COUNTRIES_SHOWN
+    return shown if more <= 0 else _("{names} and {n} more").format(names=shown, n=more)

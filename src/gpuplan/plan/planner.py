@@ -18,7 +18,7 @@ from gpuplan.i18n.countries import grouped_codes
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
-from gpuplan.plan.border import border_note, country_note, residency_note
+from gpuplan.plan.border import border_cell, border_note, country_note, residency_note
 from gpuplan.plan.candidates import (
     REASONS,
     Candidates,
@@ -49,10 +49,16 @@ from gpuplan.plan.host_memory import (
     host_ram_note,
     host_ram_unsure,
 )
-from gpuplan.plan.hosts import host_words, hosts_left_out_note, is_provider_run, provider_run_rows
+from gpuplan.plan.hosts import (
+    community_data_caution,
+    host_words,
+    hosts_left_out_note,
+    is_provider_run,
+    provider_run_rows,
+)
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, OfferTable
 from gpuplan.plan.load_limit import Limit, deadline_limits, load_limits
-from gpuplan.plan.named_absent import no_offer_in_countries, no_usable_price
+from gpuplan.plan.named_absent import clouds_absent_note, no_offer_in_countries, no_usable_price
 from gpuplan.plan.nearness import near_key
 from gpuplan.plan.network import network_words
 from gpuplan.plan.notes import batch_note, commitment_note, implausible_notes, plan_notes
@@ -517,6 +523,15 @@ def _named_without_options(
     return out
 
 
+def _clouds_absent(ctx: PlanContext, constraints: Constraints) -> str:
+    """Where countries were asked for and no provider named: the large clouds with no offer of the
+    GPUs considered there (:func:`~gpuplan.plan.named_absent.clouds_absent_note`); a provider named
+    is said of by :func:`_named_without_options`."""
+    if constraints.providers or not constraints.countries:
+        return ""
+    return clouds_absent_note(ctx.cands, ctx.offers, constraints.countries)
+
+
 def _ranked_below(ctx: PlanContext, name: str, theirs: np.ndarray, ranked: list[Option]) -> str:
     """The note on a named provider whose options all rank below the ones listed (``ranked``): how
     many, why where the ranking's order decides it (none fits in memory for certain, or none meets
@@ -775,6 +790,7 @@ def _host_note(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
             amount=money(abs(extra))
         ),
     )
+    words = _with_crossing(words, option)
     if not ctx.constraints.countries:
         return words
     # data kept in some countries (personal data, as a rule): a machine an independent host lists
@@ -818,7 +834,16 @@ def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> Wi
             ),
             date=option.as_of,
         )
+        words = _with_crossing(words, option)
     return WithoutStalePrices(option=option, left_out=left_out, words=words)
+
+
+def _with_crossing(words: str, option: Option) -> str:
+    """``words`` naming ``option`` beside the recommendation, with the words under it in the table
+    where it takes the data out of its country (``data leaves DE for US``): a place named on a line
+    of its own says so as the table does."""
+    crossing = border_cell(option)
+    return _("{clauses}; {clause}").format(clauses=words, clause=crossing) if crossing else words
 
 
 def _time_cost_words(time_h: float | None, cost_usd: float | None) -> str:
@@ -1136,6 +1161,7 @@ def plan_offers(
                     ],
                 ),
                 *_named_without_options(ctx, constraints, feasible, ranked),
+                *filter(None, [_clouds_absent(ctx, constraints)]),
             ),
             constraints,
             ctx.costs.rates,
@@ -1145,6 +1171,7 @@ def plan_offers(
         network=network_words(rec, offers, estimate, ctx.bounds, service=job.calendar_months is not None),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         host=_host_note(ctx, feasible, rec),
+        host_caution=community_data_caution(job, rec),
         stale_after_days=stale_after_days,
         without_stale_prices=_without_stale_prices(ctx, sure, rec),
     )

@@ -525,6 +525,10 @@ class Plan:
     host: str = ""
     """The recommended option's host kind and country in words (:mod:`gpuplan.plan.hosts`); where it
     is a community host or of unknown kind, the best option on a provider-run machine beside it."""
+    host_caution: str = ""
+    """Under the recommendation's headline where it is a community host and the workload brings data
+    to it: that the host can read the data, and ``--hosts provider``
+    (:func:`gpuplan.plan.hosts.community_data_caution`); "" otherwise."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """The staleness limit the options' prices are flagged against, days."""
     without_stale_prices: WithoutStalePrices | None = None

@@ -225,6 +225,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         + " ("
         + breakdown_words(rec)
         + ")",
+        *([plan.host_caution] if plan.host_caution else []),
         price_words(rec),
     ]
     if warning := stale_warning(plan):

@@ -23,7 +23,7 @@ from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
 from gpuplan.perf.memory_margin import over_at_estimate_words
-from gpuplan.plan.border import MAINLAND_CHINA, country_cell
+from gpuplan.plan.border import border_cell, country_cell
 from gpuplan.plan.hosts import host_cell
 from gpuplan.plan.options import RESULTS_UNPRICED_FLAG
 from gpuplan.plan.rank import OBJECTIVE_NAMES
@@ -462,6 +462,9 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + line, style="bold yellow") for line in sanctions_lines(rec)]
     # where it will most likely run out of memory, that comes first, under the headline
     lines.insert(1 if rec.memory_over else len(lines), _memory_line(rec))
+    if plan.host_caution:
+        # a community host for data at a named place: said where the recommendation is said
+        lines.insert(1, Text("  " + plan.host_caution, style="bold yellow"))
     if plan.thin_memory_margin and rec.memory_thin:
         lines.append(Text("  " + plan.thin_memory_margin, style="dim"))
     lines += [Text("  " + line) for line in service_lines(rec)]
@@ -765,18 +768,6 @@ def service_spot_lines(o: Option) -> list[str]:
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
     fallback = fallback_line(o)
     return [reclaim, below, spare, *([fallback] if fallback else [])]
-
-
-def border_cell(o: Option) -> str:
-    """Under an option that moves the data across the border of mainland China, which way: out of it
-    (the option is outside, the data in it) or into it; under one that runs the work in another
-    country than the data's or the users', from which country to which (:func:`gpuplan.plan.border.
-    country_cell`); "" for one that does neither."""
-    if not o.crosses_border:
-        return country_cell(o)
-    if o.country == MAINLAND_CHINA:
-        return _("data enters mainland China")
-    return _("data leaves mainland China")
 
 
 def sanctions_cell(o: Option) -> str:
