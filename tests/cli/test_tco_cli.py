@@ -116,8 +116,7 @@ def test_a_firm_demand_is_said_not_to_run_on_the_spot_the_usage_allows(db: Path,
     # a direct demand is a job unless it says interruptible: true (a service from a workload file may
     # run on spot with its spare, as plan prices it)
     assert (
-        "svc: not interruptible, so not run on spot although the usage allows it (a job not said to "
-        "checkpoint and resume, or a demand marked interruptible: false); interruptible: true lets a "
-        "demand run there" in notes
+        "svc: not run on spot although the usage allows it: given in GPU-hours, not said to checkpoint "
+        "and resume; interruptible: true lets a demand run there" in notes
     )
-    assert not any(n.startswith("batch: not interruptible") for n in notes)
+    assert not any(n.startswith("batch: not run on spot") for n in notes)

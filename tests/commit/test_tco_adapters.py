@@ -412,7 +412,7 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     store = current_store
     usage = _bert_usage(runs_per_month=4, interruptible=True)
     (spot_demand,), (spot_source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
-    (firm,), (firm_source,) = demands_from_usage(_bert_usage(runs_per_month=4), store)  # type: ignore[arg-type]
+    (firm,), (firm_source,) = demands_from_usage(_bert_usage(runs_per_month=4, interruptible=False), store)  # type: ignore[arg-type]
     folder = usage.folder  # type: ignore[attr-defined]
     _path, workload = named_workload(
         "bert-large-squad.yaml", base=ROOT / "examples", folder=folder, field="w", allow_code=False

@@ -4,7 +4,7 @@ the year's total, a service runs where its plan recommends, and tco's --stale-da
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -135,7 +135,130 @@ def test_plan_and_tco_put_the_service_on_the_same_pricing(chat_dir: Path, curren
     # interruptible: false keeps it off spot, said
     firm = tco(_year(chat_dir, pricing, interruptible=False), store=current_store)
     assert not any("/spot/" in key for key in firm.schedule.hourly_bought)
-    assert any("not interruptible, so not run on spot" in n for n in firm.notes)
+    assert "chat-8b: not run on spot although the usage allows it: interruptible: false in the usage" in (
+        firm.notes
+    )
+
+
+#: A weekly LoRA fine-tune that checkpoints every 30 minutes and keeps 3 (its workload file).
+_FINETUNE = """\
+name: weekly-finetune
+task: finetune
+model:
+  preset: llama-8b
+  lora: {rank: 16, targets: [q, k, v, o]}
+inputs: {batch_size: 4, seq_len: 2048}
+precision: bf16
+optimizer: adamw
+gradient_checkpointing: true
+parallelism: ddp
+data: {tokens: 50000000, epochs: 1, size_gb: 0.2, location: aws/us-east-1}
+checkpoint: {every_min: 30, keep: 3}
+constraints:
+  deadline: 1d
+"""
+
+#: A nightly batch inference job (no serving block): it resumes on spot by its output chunks.
+_BATCH = """\
+name: nightly-batch
+task: infer
+model: {preset: llama-8b}
+inputs: {batch_size: 64, seq_len: 1024, output_tokens: 256}
+precision: bf16
+data: {samples: 500000, size_gb: 2, location: aws/us-east-1, results_gb: 1}
+constraints:
+  deadline: 6h
+"""
+
+_JOB_PRICING = ["on_demand", "spot"]
+
+
+@pytest.fixture(scope="module")
+def jobs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("jobs")
+    (folder / "finetune.yaml").write_text(_FINETUNE)
+    (folder / "batch.yaml").write_text(_BATCH)
+    return folder
+
+
+def _jobs_year(folder: Path, *demands: dict[str, object]) -> object:
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "base_dir": str(folder),
+            "demands": list(demands),
+            "constraints": {**_PLACES, "pricing": _JOB_PRICING},
+        }
+    )
+
+
+def _firm_said(notes: Sequence[str]) -> list[str]:
+    return [n for n in notes if "not run on spot although the usage allows it" in n]
+
+
+@pytest.mark.parametrize(
+    ("file", "name"), [("finetune.yaml", "weekly-finetune"), ("batch.yaml", "nightly-batch")]
+)
+def test_a_job_that_resumes_runs_on_spot_as_its_plan_prices_it(
+    jobs_dir: Path, current_store: Store, file: str, name: str
+) -> None:
+    # was: tco kept a fine-tune that checkpoints every 30 min, and batch inference that resumes by its
+    # output chunks, on demand ("not interruptible … a job not said to checkpoint and resume") while
+    # plan of the same file recommended spot: the year priced at ~4× the plan's runs.
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload.spec import load_workload
+
+    workload = load_workload(jobs_dir / file)
+    prof = trace_profile(workload, current_store.local)
+    overrides = {**_PLACES, "pricing": tuple(_JOB_PRICING)}
+    planned = plan_workload(workload, prof, current_store, overrides=overrides, top=1).recommended
+    assert planned.pricing == "spot"
+    report = tco(
+        _jobs_year(jobs_dir, {"name": name, "workload": file, "runs_per_month": 4}), store=current_store
+    )
+    (demand,) = report.problem.demands
+    assert demand.interruptible
+    (key,) = [k for k in report.schedule.hourly_bought if k.endswith(f"/{name}")]
+    bought = report.schedule.hourly_used[key]
+    assert (bought.provider, bought.region, bought.instance_type, bought.pricing) == (
+        planned.provider,
+        planned.region,
+        planned.instance_type,
+        "spot",
+    )
+    # a run's GPU time on spot, its reclaims' overhead included, is the plan's (compute and spot
+    # overhead; storage and transfers are the run's data costs, counted apart)
+    per_run = (
+        demand.gpu_hours_per_run
+        * bought.usd_per_unit_hour
+        / bought.gpus_per_unit
+        * report.schedule.hourly_packing[key]
+        * report.schedule.spot_overhead[name]
+    )
+    plan_gpu = planned.cost_breakdown.compute_usd + planned.cost_breakdown.spot_overhead_usd
+    assert per_run == pytest.approx(plan_gpu, rel=0.01)
+    assert _firm_said(report.notes) == []
+
+
+def test_interruptible_false_keeps_a_checkpointing_job_off_spot_and_says_so(
+    jobs_dir: Path, current_store: Store
+) -> None:
+    year = _jobs_year(
+        jobs_dir,
+        {"name": "weekly-finetune", "workload": "finetune.yaml", "runs_per_month": 4, "interruptible": False},
+        # a fine-tune whose demand says it has no checkpoint starts over after a reclaim
+        {"name": "no-state", "workload": "finetune.yaml", "runs_per_month": 4, "checkpoint_gb": 0},
+    )
+    report = tco(year, store=current_store)
+    assert not any(d.interruptible for d in report.problem.demands)
+    assert not any("/spot/" in key for key in report.schedule.hourly_bought)
+    # the true reason for each; never that a job with a checkpoint does not checkpoint
+    assert _firm_said(report.notes) == [
+        "weekly-finetune: not run on spot although the usage allows it: interruptible: false in the usage",
+        "no-state: not run on spot although the usage allows it: no checkpoint, so a reclaim would restart a "
+        "run from its beginning; interruptible: true runs it there all the same",
+    ]
 
 
 def _two_replicas(**more: object) -> Demand:

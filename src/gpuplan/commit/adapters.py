@@ -412,12 +412,23 @@ def _reservation_sizing_words(usage: Usage, pricing: str, *, serving: bool) -> s
     return said
 
 
-def _may_run_on_spot(spec: DemandSpec, serving: bool) -> bool:
+def _may_run_on_spot(spec: DemandSpec, job: JobFacts, serving: bool) -> bool:
     """Whether a workload demand may run on spot where the usage allows it: as its
     ``interruptible`` says; unsaid, a service may (``gpuplan plan`` prices one there with a spare
-    instance and ``gpuplan deploy`` launches it so, falling back to on demand) and a job may not (it
-    must be known to checkpoint and resume)."""
-    return spec.interruptible if spec.interruptible is not None else serving
+    instance and ``gpuplan deploy`` launches it so, falling back to on demand), and so may a job
+    that resumes after a reclaim as the planner costs it (:func:`_resumes_on_spot`); a job that
+    would start over may not."""
+    if spec.interruptible is not None:
+        return spec.interruptible
+    return serving or _resumes_on_spot(job)
+
+
+def _resumes_on_spot(job: JobFacts) -> bool:
+    """Whether a job resumes after a spot reclaim as the planner costs it
+    (``plan/options.py``): from its last checkpoint (it writes one: training, or a demand's own
+    ``checkpoint_gb``), or batch inference from its output chunks written whole; else a reclaim
+    restarts the run from its beginning."""
+    return job.checkpoint_gb > 0 or job.resumes_by_chunks
 
 
 def _sizing_pricing(usage: Usage, interruptible: bool) -> tuple[tuple[str, ...], str | None]:
@@ -481,10 +492,14 @@ def _workload_demand(
     if workload.constraints.budget_usd is not None or workload.constraints.budget_cny is not None:
         unbudgeted = workload.constraints.model_copy(update={"budget_usd": None, "budget_cny": None})
         workload = workload.model_copy(update={"constraints": unbudgeted})
+    # The job as the planner sees it, with the demand's own checkpoint size where it gives one.
+    job, _unused = job_facts_from(workload, prof)
+    ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
+    job = replace(job, checkpoint_gb=ckpt_gb)
     # An interruptible demand may run on spot: the planner's spot options (their checkpoints, lost
     # work and restarts priced in) compete for its GPU, which a spot price may make another type; a
     # commitment's price competes too (a service on a monthly quote).
-    interruptible = _may_run_on_spot(spec, serving=workload.serving is not None)
+    interruptible = _may_run_on_spot(spec, job, serving=workload.serving is not None)
     pricing, commitment = _sizing_pricing(usage, interruptible)
     # the stricter of the two hosts rules: the usage's, or the workload's own (None keeps it), and
     # its hours are bought only where it holds
@@ -510,9 +525,6 @@ def _workload_demand(
             problem=e,
         ) from e
     best, held_out = _sizing_option(planned)
-    job, _unused = job_facts_from(workload, prof)
-    ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
-    job = replace(job, checkpoint_gb=ckpt_gb)
     # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
     # from boot to the end, set-up included, as the planner prices it: the option's own set-up (n
     # nodes' copies of an on-site dataset share the site's uplink), whatever pricing sized it.

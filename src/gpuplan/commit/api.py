@@ -371,13 +371,24 @@ def _firm_notes(problem: TcoProblem, usage: Usage) -> list[str]:
     if "spot" not in usage.constraints.pricing:
         return []
     notes = []
-    firm = [d.name for d in problem.demands if not d.interruptible]
+    specs = {s.name: s for s in usage.demands}
+    firm = [specs[d.name] for d in problem.demands if not d.interruptible]
     notes += _demands_said(
-        firm,
+        [s.name for s in firm if s.interruptible is False],
+        N_("{names}: not run on spot although the usage allows it: interruptible: false in the usage"),
+    )
+    notes += _demands_said(
+        [s.name for s in firm if s.interruptible is None and s.workload is not None],
         N_(
-            "{names}: not interruptible, so not run on spot although the usage allows it (a job "
-            "not said to checkpoint and resume, or a demand marked interruptible: false); "
-            "interruptible: true lets a demand run there"
+            "{names}: not run on spot although the usage allows it: no checkpoint, so a reclaim would "
+            "restart a run from its beginning; interruptible: true runs it there all the same"
+        ),
+    )
+    notes += _demands_said(
+        [s.name for s in firm if s.interruptible is None and s.workload is None],
+        N_(
+            "{names}: not run on spot although the usage allows it: given in GPU-hours, not said to "
+            "checkpoint and resume; interruptible: true lets a demand run there"
         ),
     )
     services = [d.name for d in problem.demands if d.interruptible and d.spare_replica_gpus > 0]

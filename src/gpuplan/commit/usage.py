@@ -39,7 +39,8 @@ demand's growth is more runs (``runs × (1 + growth_pct_per_month/100)^m``: a ru
 workload file's), and its runs follow one another (they overlap, in whole runs, only when they do
 not fit in the month). A workload demand is sized by the planner's cheapest option on the pricing
 models the constraints allow, monthly and reserved included (a run priced alone), and spot only
-for an interruptible demand (a service unless ``interruptible: false``, with its spare). Its
+for an interruptible demand (unless ``interruptible: false``: a service, with its spare, and a job
+that resumes after a reclaim, by its checkpoints or, batch inference, by its output chunks). Its
 hours hold only on instances like the one they were sized on (``commit.model.HostNeed``): it is
 priced on that instance type, in any region and pricing the
 constraints allow, and on other types known to be at least as able: for a run in one node (a
@@ -242,10 +243,13 @@ class DemandSpec(Spec):
     """Compound change of the demand per month, %: of a direct demand's GPUs at once, of a
     workload demand's runs."""
     interruptible: bool | None = None
-    """May it run on spot, where the constraints allow spot? A job only when true (it checkpoints
-    and resumes); a service (a workload with a ``serving`` block) unless false, as ``gpuplan plan``
-    and ``gpuplan deploy`` run one there: priced with the spare instance the plan keeps beside its
-    fleet on spot. A workload demand that may is sized on the planner's spot options too."""
+    """May it run on spot, where the constraints allow spot? Unless false: a service (a workload
+    with a ``serving`` block), as ``gpuplan plan`` and ``gpuplan deploy`` run one there, priced with
+    the spare instance the plan keeps beside its fleet on spot; and a workload job that resumes
+    after a reclaim as the plan prices it there (it checkpoints: training, or ``checkpoint_gb``
+    above 0; or batch inference, which resumes by its output chunks). Only when true: a job that
+    would start over, and a direct demand. A workload demand that may is sized on the planner's
+    spot options too."""
     start_month: int = Field(default=1, ge=1, le=120)
     """First month of the horizon with this demand, counted from 1: 1 is the month ``start`` names
     (not a calendar month: with ``start: 2027-04``, 11 is 2028-02)."""
