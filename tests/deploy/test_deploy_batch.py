@@ -119,7 +119,7 @@ def test_the_readme_says_inputs_outputs_how_to_watch_and_the_plans_cost() -> Non
     assert "kubectl cp inputs.jsonl llama8b-chat-service-data:/data/inputs/inputs.jsonl" in readme
     assert "kubectl get job llama8b-chat-service --watch" in readme
     assert "kubectl cp llama8b-chat-service-data:/data/outputs ./outputs" in readme
-    assert "JSON Lines" in readme and "chunk-00000000.jsonl" in readme
+    assert "JSON Lines" in readme and "chunk-00000-00000000.jsonl" in readme
     # the plan's total_cost_usd and job_time_h, on its 4 x g6e.xlarge
     assert "$5,440.50 all-in: 730.2 h on 4 x g6e.xlarge" in readme
     # preset llama-8b: batch.py runs it as train.py builds it from the preset's own code
@@ -247,6 +247,18 @@ def _inputs(folder: Path) -> list[Any]:
     return samples
 
 
+def _line_starts(folder: Path) -> list[tuple[str, int]]:
+    """(file name, byte offset) of every line not blank of the .jsonl files in ``folder``, in order."""
+    starts = []
+    for f in sorted(folder.glob("*.jsonl")):
+        offset = 0
+        for line in f.read_bytes().splitlines(keepends=True):
+            if line.strip():
+                starts.append((f.name, offset))
+            offset += len(line)
+    return starts
+
+
 def _run_py(launch: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "batch.py", *args],
@@ -272,17 +284,19 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
     code, log = finish(_run_py(launch, *common[:2], "--output", str(whole), *_TINY))
     assert code == 0, log
     expected = chunk_outputs(whole)
-    # 13 samples in input order (the blank line skipped), each with its id where it had one
-    assert [o["index"] for o in expected] == list(range(13))
+    # 13 samples in input order (the blank line skipped), each named by its file and the byte its
+    # line starts at, with its id where it had one
+    assert [(o["file"], o["offset"]) for o in expected] == _line_starts(tmp_path / "in")
     assert [o.get("id") for o in expected] == [s["id"] if isinstance(s, dict) else None for s in samples]
     assert all(len(o["output"]) == 8 for o in expected)  # a next-token id per position
 
-    # Shard 0 (chunks 0, 2, 4 of 5) runs whole; shard 1 (chunks 1, 3) is stopped by SIGTERM, as
-    # Kubernetes stops a pod, once its first chunk is written.
+    # Shard 0 (the first half of the inputs' bytes: 7 samples, 3 chunks) runs whole; shard 1 (the
+    # other 6: 2 chunks) is stopped by SIGTERM, as Kubernetes stops a pod, once its first chunk is
+    # written.
     code, log = finish(_run_py(launch, *common, "--output", str(out), "--shard", "0"))
-    assert code == 0 and "done: 3 chunks written" in log, log
+    assert code == 0 and "done: 3 chunks written (7 samples)" in log, log
     proc = _run_py(launch, *common, "--output", str(out), "--shard", "1", "--throttle-s", "1.5")
-    first = out / "chunk-00000001.jsonl"
+    first = out / "chunk-00001-00000000.jsonl"
     deadline = time.monotonic() + 60
     while not first.exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
@@ -290,14 +304,14 @@ def test_batch_py_runs_two_shards_and_resumes_an_interrupted_one_without_redoing
     proc.send_signal(signal.SIGTERM)
     code, log = finish(proc)
     assert code == 143, log  # the Job's podFailurePolicy does not count it as a failure
-    assert not (out / "chunk-00000003.jsonl").exists()
+    assert not (out / "chunk-00001-00000001.jsonl").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
     written = first.stat()
 
-    # Started again (a new pod for the index): it skips chunk 1 and writes chunk 3, then exits 0.
+    # Started again (a new pod for the index): it skips its chunk 0 and writes chunk 1, then exits 0.
     code, log = finish(_run_py(launch, *common, "--output", str(out), "--shard", "1"))
     assert code == 0, log
-    assert "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log
+    assert "wrote chunk-00001-00000001.jsonl" in log and "chunk-00001-00000000" not in log
     assert "done: 1 chunks written (3 samples), 1 already written before" in log
     assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     # Both shards together: every sample once, in input order, as the uninterrupted run wrote them.
@@ -396,7 +410,7 @@ def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path, 
     out = str(tmp_path / "o")
     night.write_text("".join(f"[{i}, {i + 1}]\n" for i in range(7)))
     assert finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))[0] == 0
-    assert (tmp_path / "o" / "_inputs" / "chunk-00000000.sha256").is_file()
+    assert (tmp_path / "o" / "_inputs" / "chunk-00000-00000000.sha256").is_file()
     # the same inputs again: every chunk kept
     code, log = finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
     assert code == 0 and "0 chunks written (0 samples), 3 already written before" in log, log
@@ -406,7 +420,7 @@ def test_batch_py_never_keeps_a_chunk_written_from_other_inputs(tmp_path: Path, 
     ):
         night.write_text(changed)
         code, log = finish(_run_py(launch, "--input", str(night), "--output", out, *_TINY))
-        assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
+        assert code == 2 and "chunk-00000-00000000.jsonl was written from other inputs" in log, log
         assert "empty" in log and "Traceback" not in log
 
 
@@ -414,3 +428,71 @@ def test_service_settings_on_a_batch_job_are_refused_not_ignored() -> None:
     with pytest.raises(DeployError, match="share_gpu: only for services") as e:
         _batch_plan().with_serving(share_gpu=2)
     assert "batch inference" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_batch_py_shards_read_byte_ranges_and_together_run_every_line_once(
+    tmp_path: Path, one_gpu_job: Path
+) -> None:
+    # Every shard had read every line of the inputs to cut chunk c for shard c % shards: a node of
+    # a data-bound job read the whole dataset. Now each reads its byte range, and 1, 2 and 3 shards
+    # write what one does: lines of uneven lengths, so the ranges' ends fall inside lines, a blank
+    # line, a file without its last newline, and more shards than one file's lines.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(
+        "".join(json.dumps([i] * (1 + 5 * (i % 3))) + "\n" for i in range(5)) + "\n"
+    )
+    (folder / "b.jsonl").write_text("\n".join(json.dumps({"id": f"b{i}", "input": [i, i]}) for i in range(4)))
+    (folder / "c.jsonl").write_text(json.dumps([9] * 11) + "\n")
+    tiny = [*_TINY[:-1], "2", "--batch-size", "1"]
+    whole = tmp_path / "whole"
+    code, log = finish(_run_py(one_gpu_job, "--input", str(folder), "--output", str(whole), *tiny))
+    assert code == 0, log
+    expected = chunk_outputs(whole)
+    assert [(o["file"], o["offset"]) for o in expected] == _line_starts(folder)
+    assert [o.get("id") for o in expected] == [None] * 5 + [f"b{i}" for i in range(4)] + [None]
+    for shards in (2, 3):
+        out = tmp_path / f"out{shards}"
+        for n in range(shards):
+            args = ["--input", str(folder), "--output", str(out), "--shards", str(shards), "--shard", str(n)]
+            code, log = finish(_run_py(one_gpu_job, *args, *tiny))
+            assert code == 0, log
+        # the chunks in name order: every line once, in input order, as the one shard wrote them
+        assert chunk_outputs(out) == expected
+        assert {p.name[:11] for p in out.glob("chunk-*")} == {f"chunk-{n:05d}" for n in range(shards)}
+    # another shard count into the same outputs would name other lines: refused
+    code, log = finish(
+        _run_py(one_gpu_job, "--input", str(folder), "--output", str(whole), "--shards", "2", *tiny)
+    )
+    assert code == 2 and "run with --shards 1" in log, log
+
+
+def test_a_shards_byte_range_holds_the_lines_that_begin_in_it(tmp_path: Path) -> None:
+    """The splitting both batch scripts run (``shard_lines``, the same in each), over many shard
+    counts: every line is one shard's, whichever byte a range's end falls on."""
+    import importlib.util
+
+    templates = Path(__file__).parents[2] / "src/gpuplan/deploy/templates"
+    path = templates / "vllm_batch_entry.py"
+    # one splitting in both scripts (vllm_batch.py runs alone in vLLM's image, so it has its own copy)
+    batch_py = (templates / "batch_entry.py").read_text()
+    splitting = batch_py[batch_py.index("def shard_lines") : batch_py.index("def parse(")]
+    assert splitting in path.read_text()
+    loaded = importlib.util.spec_from_file_location("vllm_batch_under_test", path)
+    assert loaded is not None and loaded.loader is not None
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(b"x\n" + b"yyyyyyyyyy\n" + b"\n" + b"zz\n")
+    (folder / "b.jsonl").write_bytes(b"")
+    (folder / "c.jsonl").write_bytes(b"\n".join(b"%d" % i * (i + 1) for i in range(9)))  # no last newline
+    files = module.input_files(folder)
+    every = [(f.name, offset, line) for f, offset, line in module.shard_lines(files, 0, 1)]
+    assert len(every) == 4 + 9
+    for shards in range(1, 40):
+        parts = [
+            [(f.name, offset, line) for f, offset, line in module.shard_lines(files, n, shards)]
+            for n in range(shards)
+        ]
+        assert [row for part in parts for row in part] == every, shards

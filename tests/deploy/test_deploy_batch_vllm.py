@@ -375,31 +375,32 @@ def test_vllm_batch_py_starts_vllm_once_a_shard_writes_whole_chunks_and_resumes(
     runner = _runner_args(launch)
     common = ["--input", str(tmp_path / "in"), "--output", str(out), "--shards", "2", "--chunk-size", "3"]
 
-    # Shard 0 runs chunks 0, 2, 4 of 5 on one server, started with the Job's arguments.
+    # Shard 0 (the first half of the inputs' bytes: p-0 to p-6, 3 chunks) runs on one server,
+    # started with the Job's arguments.
     code, log = finish(_run(launch, *common, "--shard", "0", "--concurrency", "2", *runner))
     assert code == 0 and "done: 3 chunks written (7 requests), 0 already written before" in log, log
     (start,) = _starts(launch)
     assert start["model"] == "meta-llama/Llama-3.1-8B-Instruct" and start["host"] == "127.0.0.1"
     assert start["engine"] == runner[3:]  # --tensor-parallel-size … as the Job says
 
-    # Shard 1 (chunks 1, 3) is stopped by SIGTERM, as Kubernetes stops a pod, once chunk 1 is
-    # written and while chunk 3's requests are in flight.
+    # Shard 1 (p-7 to p-12: 2 chunks) is stopped by SIGTERM, as Kubernetes stops a pod, once its
+    # chunk 0 is written and while chunk 1's requests are in flight.
     proc = _run(launch, *common, "--shard", "1", "--concurrency", "2", *runner, FAKE_REQUEST_S="1")
     deadline = time.monotonic() + 60
-    while not (out / "chunk-00000001.jsonl").exists():
+    while not (out / "chunk-00001-00000000.jsonl").exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     code, log = finish(proc)
     assert code == 143 and "Traceback" not in log, log
-    assert not (out / "chunk-00000003.jsonl").exists()
+    assert not (out / "chunk-00001-00000001.jsonl").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the chunk cut short left nothing
-    first = out / "chunk-00000001.jsonl"
+    first = out / "chunk-00001-00000000.jsonl"
     written = first.stat()
 
-    # Started again (a new pod for the index): it skips chunk 1, runs chunk 3, exits 0.
+    # Started again (a new pod for the index): it skips its chunk 0, runs chunk 1, exits 0.
     code, log = finish(_run(launch, *common, "--shard", "1", *runner))
-    assert code == 0 and "wrote chunk-00000003.jsonl" in log and "chunk-00000001" not in log, log
+    assert code == 0 and "wrote chunk-00001-00000001.jsonl" in log and "chunk-00001-00000000" not in log, log
     assert "done: 1 chunks written (3 requests), 1 already written before" in log
     assert (first.stat().st_ino, first.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     assert len(_starts(launch)) == 3  # one server a run: shard 0, shard 1, shard 1 again
@@ -494,7 +495,7 @@ def test_vllm_batch_py_checks_every_line_before_vllm_starts_and_leaves_no_chunk_
     assert code == 1 and "exited with status 1 before it was ready" in log and "Traceback" not in log, log
     code, log = run(good, "--concurrency", "1", FAKE_DIE_AT="5")  # dies at chunk 1's second request
     assert code == 3 and "vLLM's server exited with status 3" in log and "Traceback" not in log, log
-    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
+    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000-00000000.jsonl"]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # Outputs cut at another chunk size are not mixed with this run's.
     code, log = finish(
@@ -571,7 +572,7 @@ def test_vllm_batch_py_keeps_no_server_error_as_an_answer_and_no_chunk_of_other_
     # without the chunk; it had been written as that request's answer and kept on the rerun
     code, log = finish(_run(launch, *args, *runner, FAKE_500_AFTER="4"))
     assert code == 1 and "vLLM answered 500 to a request 3 times" in log and "Traceback" not in log, log
-    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000000.jsonl"]
+    assert sorted(p.name for p in out.glob("chunk-*")) == ["chunk-00000-00000000.jsonl"]
     code, log = finish(_run(launch, *args, *runner))
     assert code == 0 and "1 chunks written (3 requests), 1 already written before" in log, log
     assert [o["response"]["status_code"] for o in chunk_outputs(out)] == [200] * 6
@@ -579,7 +580,7 @@ def test_vllm_batch_py_keeps_no_server_error_as_an_answer_and_no_chunk_of_other_
     starts = len(_starts(launch))
     given.write_text("".join(_request(f"r-{i}", f"tuesday {i}") for i in range(6)))
     code, log = finish(_run(launch, *args, *runner))
-    assert code == 2 and "chunk-00000000.jsonl was written from other inputs" in log, log
+    assert code == 2 and "chunk-00000-00000000.jsonl was written from other inputs" in log, log
     assert len(_starts(launch)) == starts
 
 
@@ -657,44 +658,48 @@ def test_a_checkpoint_without_a_chat_template_gets_plain_completions(tmp_path: P
     )
 
 
-def test_vllm_batch_py_refuses_a_custom_id_given_twice_in_any_shard_before_vllm_starts(
+def test_vllm_batch_py_refuses_a_custom_id_given_twice_in_its_shard_before_vllm_starts(
     launch: Path, tmp_path: Path
 ) -> None:
     # The outputs are matched to the inputs by custom_id, which the OpenAI Batch API and vLLM's
     # BatchRequestInput say is unique in a batch: two answers under one id had been written, and
-    # which answer is whose was lost.
+    # which answer is whose was lost. A shard reads only its own part of the inputs: it checks its
+    # own lines, and the README says a custom_id in two shards' parts is not seen.
     readme = " ".join((launch / "README.md").read_text().split())
-    assert "every shard checks the custom_ids of all the inputs, not only of its own lines" in readme
+    assert "a custom_id given twice in the shard's part, stops the shard at once" in readme
+    assert "A custom_id given in two shards' parts is not seen" in readme
     runner = _runner_args(launch)
     folder, out = tmp_path / "in", tmp_path / "out"
     folder.mkdir()
 
-    def shard(n: int, shards: int = 3) -> tuple[int, str]:
+    def shard(n: int, shards: int = 1) -> tuple[int, str]:
         args = ["--input", str(folder), "--output", str(out), "--chunk-size", "2"]
         return finish(_run(launch, *args, "--shards", str(shards), "--shard", str(n), *runner))
 
-    # 8 requests in chunks of 2: chunk 0 (a.jsonl:1-2) and chunk 3 (b.jsonl:3, 5) are shard 0's,
-    # chunk 1 is shard 1's, chunk 2 shard 2's. "r-1" is on a.jsonl:2 (chunk 0) and b.jsonl:5
-    # (chunk 3, after a blank line): both shard 0's.
+    # "r-1" is on a.jsonl:2 and b.jsonl:5 (after a blank line), in different chunks of the shard.
     (folder / "a.jsonl").write_text("".join(_request(f"r-{i}", f"say {i}") for i in range(4)))
     (folder / "b.jsonl").write_text(
         "".join(_request(f"r-{i}", f"say {i}") for i in (4, 5, 6)) + "\n" + _request("r-1", "again")
     )
-    for n in range(3):  # every shard refuses, its own chunks holding the duplicate or not
-        code, log = shard(n)
-        assert code == 2 and "Traceback" not in log, log
-        assert "custom_id given more than once: 'r-1' on a.jsonl:2, b.jsonl:5" in log, log
+    code, log = shard(0)
+    assert code == 2 and "Traceback" not in log, log
+    assert "custom_id given more than once: 'r-1' on a.jsonl:2, b.jsonl:5" in log, log
     assert _starts(launch) == [] and not list(out.glob("chunk-*"))
 
-    # Across shards: "r-0" in chunk 0 (shard 0's) and chunk 1 (shard 1's) of two shards; and a
-    # second duplicate, "r-2", named too.
-    (folder / "b.jsonl").write_text(_request("r-0", "again") + _request("r-2", "again"))
-    for n in range(2):
-        code, log = shard(n, shards=2)
-        assert code == 2, log
-        assert "'r-0' on a.jsonl:1, b.jsonl:1; 'r-2' on a.jsonl:3, b.jsonl:2" in log, log
+    # Three duplicates, each named; in three shards the last one's part (b.jsonl's last lines)
+    # holds "r-9" twice: that shard refuses, naming it.
+    (folder / "b.jsonl").write_text(
+        _request("r-0", "again") + _request("r-2", "again") + _request("r-9", "x") * 2
+    )
+    code, log = shard(0)
+    said = "'r-0' on a.jsonl:1, b.jsonl:1; 'r-2' on a.jsonl:3, b.jsonl:2; 'r-9' on b.jsonl:3, b.jsonl:4"
+    assert code == 2 and said in log, log
+    out = tmp_path / "out3"  # the refused runs' outputs were cut for one shard
+    code, log = shard(2, shards=3)
+    assert code == 2 and "custom_id given more than once: 'r-9' on b.jsonl:3, b.jsonl:4." in log, log
     assert _starts(launch) == []
 
+    out = tmp_path / "out"
     # A custom_id that is no string cannot name an output: refused on its own line.
     (folder / "b.jsonl").write_text(_request("r-4", "fine").replace('"r-4"', "4"))
     code, log = shard(0, shards=1)

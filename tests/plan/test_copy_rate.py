@@ -207,13 +207,20 @@ def test_the_services_plan_request_takes_the_rate_as_the_command_does(
     assert seen["copy_gbps"] == 2.5
 
 
-def test_a_batch_inference_node_takes_the_whole_dataset_as_the_launchs_batch_py_reads_it_all() -> None:
-    """The batch.py and vllm_batch.py ``gpuplan deploy`` writes cut chunk c for shard c % shards in
-    input order, so every shard reads every line of the inputs: a batch inference job's node is
-    priced and timed a whole copy, set-up and spot restart alike, as a training job's is. Pricing a
-    node's 1/N would promise what the launch does not do."""
+def test_a_batch_inference_node_takes_its_shards_part_as_the_launchs_batch_py_reads_only_it() -> None:
+    """The batch.py and vllm_batch.py ``gpuplan deploy`` writes cut the inputs' bytes into one range
+    a shard and read only their own: a batch inference job's node is priced and timed its 1/N of
+    the dataset, set-up and spot re-copy alike, and the dataset pays its transfer in once. They had
+    read every line in every shard, and the plan priced a whole copy a node. A training job's node
+    still takes it all."""
     batch = JobFacts(task="infer", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
-    assert batch.resumes_by_chunks and batch.copies_per_node
+    assert batch.resumes_by_chunks and batch.reads_its_shard and not batch.copies_per_node
     nodes = np.array([1, 2, 4])
-    assert batch.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + ASSUMED_H] * 3)
-    assert batch.recopy_hours(nodes).tolist() == pytest.approx([ASSUMED_H] * 3)
+    assert batch.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + ASSUMED_H / n for n in (1, 2, 4)])
+    assert batch.recopy_hours(nodes).tolist() == pytest.approx([ASSUMED_H / n for n in (1, 2, 4)])
+    # the site's uplink carries the whole dataset once, in n parts
+    uplink = JobFacts(task="infer", dataset_gb=2000.0, setup_h=BOOT_H + 8 * 2000 / 3600, upload_gbps=1.0)
+    assert uplink.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + 8 * 2000 / 3600] * 3)
+    train = JobFacts(task="train", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
+    assert train.copies_per_node and not train.reads_its_shard
+    assert train.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + ASSUMED_H] * 3)

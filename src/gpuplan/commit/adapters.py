@@ -937,7 +937,7 @@ def _run_data(
         }
     )
     facts = cost_facts_from_store(store, [*regions, *([job.data_location] if job.data_location else [])])
-    copies = nodes if job.storage_kind == "block" and job.data_transfer == "per_node" else 1
+    copies = nodes if job.copies_per_node else 1
     # instance-hours of one run: every node all its hours, unless the service scales down
     node_h = nodes * run_h if instance_h is None else instance_h
     out = []

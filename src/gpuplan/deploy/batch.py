@@ -85,9 +85,10 @@ def output_contract() -> str:
     """What the outputs are (README sentences)."""
     return sentences(
         _(
-            "The outputs are `outputs/chunk-00000000.jsonl`, …: a line per sample, {example} (with its id), "
-            "N counting the samples from 0; the chunks in name order hold the outputs in input order."
-        ).format(example='`{"index": N, "output": …}`'),
+            "The outputs are `outputs/chunk-00000-00000000.jsonl`, … (chunk-SHARD-N): a line per sample, "
+            "{example} (with its id), the file its input line is in and the byte offset the line starts at; "
+            "the chunks in name order hold the outputs in input order."
+        ).format(example='`{"file": "a.jsonl", "offset": B, "output": …}`'),
         kept_chunks_note(),
     )
 
@@ -218,10 +219,10 @@ def vllm_input_contract(launch: EngineLaunch) -> str:
         "in the OpenAI Batch API format, as vLLM's batch runner reads it (url `/v1/chat/completions`, "
         "`/v1/completions` or `/v1/embeddings`, the body a request for the model `{model}`; a body without "
         "a model is sent with it), each with a custom_id of your own, a string given once in all the "
-        "inputs (the outputs are matched to the inputs by it). Every line of a shard is checked before "
-        "the engine starts, and every shard checks the custom_ids of all the inputs, not only of its "
-        "own lines: a bad line, or a custom_id given twice, stops the shard at once (status 2), naming "
-        "the file and line:"
+        "inputs (the outputs are matched to the inputs by it). Each shard reads only its own part of the "
+        "inputs (a byte range of them), and every line of it is checked before the engine starts: a bad "
+        "line, or a custom_id given twice in the shard's part, stops the shard at once (status 2), naming "
+        "the file and line. A custom_id given in two shards' parts is not seen: keep them unique yourself:"
     ).format(model=launch.model_id)
 
 
@@ -312,7 +313,8 @@ def vllm_output_contract(launch: EngineLaunch) -> str:
     """What a vLLM batch job's outputs are (a README sentence)."""
     return sentences(
         _(
-            "The outputs are `outputs/chunk-00000000.jsonl`, …: vLLM's output for each request of a chunk, "
+            "The outputs are `outputs/chunk-00000-00000000.jsonl`, … (chunk-SHARD-N): vLLM's output for each "
+            "request of a chunk, "
             "a line {example}; the answer is in response.body.{answer}. A request vLLM "
             "could not answer has a status_code other than 200 or an error (each shard's last log line "
             "counts them): match outputs to inputs by custom_id."

@@ -183,7 +183,8 @@ def cost_candidates(
         return out
 
     # Each node's disk needs the dataset: each downloads its own copy, unless the workload fans one
-    # copy out inside the region (or all nodes read one shared bucket).
+    # copy out inside the region (or all nodes read one shared bucket), or each node reads only its
+    # part of it (batch inference: JobFacts.reads_its_shard, copies_per_node false).
     copies = nodes.astype(np.int64) if job.copies_per_node else np.ones(idx.size, dtype=np.int64)
     egress_in = per_region([c.egress_in_usd for c in charges]) * copies
     egress_out = per_region([c.egress_out_usd for c in charges])

@@ -539,20 +539,33 @@ class JobFacts:
     def copies_per_node(self) -> bool:
         """Each node brings its own copy of the dataset into the region (``data.transfer: per_node`` on
         a disk per node); otherwise one copy comes in (fanned out inside the region, or one bucket).
-        A batch inference job's node too takes the whole dataset, not its shard's part: the batch.py
-        and vllm_batch.py ``gpuplan deploy`` writes cut chunk ``c`` for shard ``c % shards`` in input
-        order, so every shard reads every line of the inputs (``deploy/templates/batch_entry.py``
-        ``chunks``); pricing 1/N a node would hold only once they read a byte range of their own."""
-        return self.storage_kind == "block" and self.data_transfer == "per_node"
+        A batch inference job's nodes bring their parts of one copy (:attr:`reads_its_shard`)."""
+        return self.storage_kind == "block" and self.data_transfer == "per_node" and not self.reads_its_shard
+
+    @property
+    def reads_its_shard(self) -> bool:
+        """Each of the job's n nodes reads only its 1/n of the dataset: batch inference
+        (:attr:`resumes_by_chunks`), whose batch.py and vllm_batch.py (``gpuplan deploy``) cut the
+        inputs' bytes into one range a shard and read only their own (``deploy/templates/
+        batch_entry.py`` ``shard_lines``). A node's copy, at the set-up and after a reclaim, is its
+        part, and the whole dataset comes into the region once in all, on any ``data.transfer``. A
+        training job's every node reads all of it (every epoch goes over every sample)."""
+        return self.resumes_by_chunks
+
+    def _share(self, n: FloatArray) -> FloatArray:
+        """The part of the dataset one of ``n`` nodes copies: 1/n where :attr:`reads_its_shard`, else 1."""
+        out: FloatArray = 1.0 / np.maximum(n, 1.0) if self.reads_its_shard else np.ones(n.shape)
+        return out
 
     def _copy_parts(self, n: FloatArray, network_gbps: FloatArray | None) -> tuple[FloatArray, FloatArray]:
         """The first copy of an option of ``n`` instances, h (at :meth:`copy_hours`, or up the site's
         uplink where that is slower), and what sharing the uplink adds to it (:meth:`setup_hours`)."""
-        disk = self.copy_hours(network_gbps, n.shape)
-        one = self.upload_h
-        if one is None:
+        share = self._share(n)
+        disk = self.copy_hours(network_gbps, n.shape) * share
+        if self.upload_h is None:
             return disk, np.zeros(n.shape)
-        if self.copies_per_node:
+        one = self.upload_h * share
+        if self.copies_per_node or self.reads_its_shard:  # n copies, or n parts, up the one uplink
             extra = np.maximum(n * one, disk) - np.maximum(one, disk)
         elif self.storage_kind == "block":
             extra = np.where(n > 1, disk, 0.0)

@@ -173,6 +173,11 @@ def plan_notes(
             )
             if job.copies_per_node
             else _(
+                "dataset in: each of an option's n nodes downloads only its 1/n (the launch's batch "
+                "script reads one byte range of the inputs a shard), and the dataset pays the transfer once"
+            )
+            if job.reads_its_shard
+            else _(
                 "dataset in: one copy comes into the region and is shared by the nodes inside it "
                 "(no transfer charge between instances of one zone)"
             )
@@ -216,6 +221,11 @@ def _uplink_words(job: JobFacts) -> str:
     one = job.upload_h
     if one is None:
         return ""
+    if job.reads_its_shard:
+        return _(
+            "; the parts share your site's uplink ({uplink} Gbit/s): the nodes start once the whole "
+            "dataset is up, after {one}"
+        ).format(uplink=f"{job.upload_gbps:g}", one=format_hours(one))
     if job.copies_per_node:
         return _(
             "; the copies share your site's uplink ({uplink} Gbit/s): the nodes of an option of n nodes "

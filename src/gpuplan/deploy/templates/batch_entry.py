@@ -12,21 +12,27 @@ language model, a feature vector, [3][H][W] pixels for an image model), or an ob
 {"id": ..., "input": [...]} whose id is copied to its output. Blank lines are skipped. The samples
 of one batch must have the same shape.
 
-Outputs (--output, or OUTPUT_DIR): chunk-00000000.jsonl, chunk-00000001.jsonl, ... one line per
-sample, {"index": N, "output": ...} (and "id" where the input had one), N counting the samples from
-0 in input order. The chunk files in name order hold the outputs in input order.
+Outputs (--output, or OUTPUT_DIR): chunk-00000-00000000.jsonl, chunk-00000-00000001.jsonl, ...
+(chunk-SHARD-N), one line per sample, {"file": "a.jsonl", "offset": B, "output": ...} (and "id"
+where the input had one): the input file's name and the byte offset its line starts at, which name
+the line whatever the shard count, without reading the inputs before it. The chunk files in name
+order hold the outputs in input order.
 
-Shards: the samples are cut into chunks of --chunk-size in input order, and chunk c is shard
-c % shards's to run. The shard is --shard, else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job
-sets it in each pod); the count is --shards, else SHARD_COUNT.
+Shards: the inputs' bytes (the files end to end, in name order) are cut into --shards ranges of
+equal size, and a shard runs the lines that begin in its range: it starts at the first line that
+begins at or after the range's start and reads on to the last line that begins before its end (the
+way Hadoop's TextInputFormat splits a file of lines). A shard reads its part of the inputs only,
+never the rest, and every line is one shard's. It cuts its lines into chunks of --chunk-size. The
+shard is --shard, else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it in each pod); the
+count is --shards, else SHARD_COUNT.
 
 Resuming: a chunk is written to a temporary name and renamed when whole, so a chunk file that exists
 is complete: a shard started again (a spot node reclaimed, a pod failed) skips the chunks already
-written and runs the rest. OUTPUT_DIR/_batch.json keeps the chunk size the chunks were cut at; a run
-with another one is refused (its chunk numbers would name other samples). OUTPUT_DIR/_inputs/ keeps
-a fingerprint (SHA-256) of the input lines each chunk was made from: a chunk written from other
-inputs (another night's, or the same file with a line added or removed) is refused, never kept as
-this run's: empty OUTPUT_DIR, or give another --output, for new inputs.
+written and runs the rest. OUTPUT_DIR/_batch.json keeps the chunk size and the shard count the
+chunks were cut at; a run with another is refused (its chunk names would name other samples).
+OUTPUT_DIR/_inputs/ keeps a fingerprint (SHA-256) of the input lines each chunk was made from: a
+chunk written from other inputs (another night's, or the same file with a line added or removed) is
+refused, never kept as this run's: empty OUTPUT_DIR, or give another --output, for new inputs.
 
 Device: where CUDA sees no GPU it exits at once with one line (as train.py does) and writes nothing;
 --device cpu runs the batch on the CPU on purpose (a dry run).
@@ -141,39 +147,94 @@ def input_files(path: Path) -> list[Path]:
     raise BadInput(f"{path}: no such file or folder (give --input or INPUT_PATH)")
 
 
-def chunks(files: list[Path], chunk_size: int) -> Iterator[tuple[int, list[tuple[str, str]]]]:
-    """(chunk number, [(where, line), ...]) in input order; lines are parsed only where run."""
-    number, lines = 0, []
+#: One input line: its file, the byte offset it starts at, and its text.
+Row = tuple[Path, int, str]
+
+
+def shard_lines(files: list[Path], shard: int, shards: int) -> Iterator[Row]:
+    """The lines of the shard's part of the inputs, in input order: the inputs' bytes (the files
+    end to end) cut into ``shards`` ranges of equal size, a line the shard's whose first byte is in
+    its range (as Hadoop's TextInputFormat splits a file of lines). The shard reads its range and
+    at most one line past its end, never the rest."""
+    sizes = [f.stat().st_size for f in files]
+    total = sum(sizes)
+    start, end = total * shard // shards, total * (shard + 1) // shards
+    base = 0
+    for f, size in zip(files, sizes, strict=True):
+        lo, hi = max(start - base, 0), min(end - base, size)  # the range in this file's offsets
+        base += size
+        if lo >= hi:
+            continue
+        with f.open("rb") as fh:
+            if lo:
+                fh.seek(lo - 1)
+                fh.readline()  # the line that holds byte lo - 1 is the shard before's
+            offset = fh.tell()
+            while offset < hi:
+                raw = fh.readline()
+                if not raw:
+                    break
+                try:
+                    yield f, offset, raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise BadInput(f"{place(f, offset)}: not UTF-8") from None
+                offset += len(raw)
+
+
+def place(f: Path, offset: int) -> str:
+    """``name:line`` of the line at byte ``offset`` of ``f``, for an error only (it reads the file
+    up to there to count the lines)."""
+    lines, left = 1, offset
+    with f.open("rb") as fh:
+        while left > 0 and (block := fh.read(min(left, 1 << 20))):
+            lines += block.count(b"\n")
+            left -= len(block)
+    return f"{f.name}:{lines}"
+
+
+def any_sample(files: list[Path]) -> bool:
+    """Any line of the inputs not blank (read only until the first one)."""
     for f in files:
-        with f.open(encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                lines.append((f"{f.name}:{i}", line))
-                if len(lines) == chunk_size:
-                    yield number, lines
-                    number, lines = number + 1, []
-    if lines:
-        yield number, lines
+        with f.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                if block.strip():
+                    return True
+    return False
 
 
-def parse(where: str, line: str) -> tuple[Any, Any]:
+def chunks(files: list[Path], shard: int, shards: int, chunk_size: int) -> Iterator[tuple[int, list[Row]]]:
+    """(chunk number, rows) of the shard's lines in input order, blank lines skipped; lines are
+    parsed only where run."""
+    number, rows = 0, []
+    for row in shard_lines(files, shard, shards):
+        if not row[2].strip():
+            continue
+        rows.append(row)
+        if len(rows) == chunk_size:
+            yield number, rows
+            number, rows = number + 1, []
+    if rows:
+        yield number, rows
+
+
+def parse(row: Row) -> tuple[Any, Any]:
     """(id or None, input) of one line."""
+    f, offset, line = row
     try:
         value = json.loads(line)
     except json.JSONDecodeError as e:
-        raise BadInput(f"{where}: not JSON ({e.msg})") from None
+        raise BadInput(f"{place(f, offset)}: not JSON ({e.msg})") from None
     if isinstance(value, dict):
         if "input" not in value:
-            raise BadInput(f"{where}: an object needs an 'input' field")
+            raise BadInput(f"{place(f, offset)}: an object needs an 'input' field")
         return value.get("id"), value["input"]
     if not isinstance(value, list):
-        raise BadInput(f"{where}: expected a JSON array or an object with 'input'")
+        raise BadInput(f"{place(f, offset)}: expected a JSON array or an object with 'input'")
     return None, value
 
 
-def chunk_path(out: Path, number: int) -> Path:
-    return out / f"chunk-{number:08d}.jsonl"
+def chunk_path(out: Path, shard: int, number: int) -> Path:
+    return out / f"chunk-{shard:05d}-{number:08d}.jsonl"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -189,29 +250,34 @@ def write_atomic(path: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def check_state(out: Path, chunk_size: int) -> None:
-    """The chunk size the outputs in ``out`` were cut at must be this run's."""
+def check_state(out: Path, chunk_size: int, shards: int) -> None:
+    """The chunk size and the shard count the outputs in ``out`` were cut at must be this run's."""
     state = out / STATE_FILE
     if state.exists():
-        before = json.loads(state.read_text(encoding="utf-8")).get("chunk_size")
-        if before != chunk_size:
+        before = json.loads(state.read_text(encoding="utf-8"))
+        if before.get("chunk_size") != chunk_size:
             raise BadInput(
-                f"{out} holds chunks of {before} samples, this run cuts {chunk_size}: run with "
-                f"--chunk-size {before}, or give another --output"
+                f"{out} holds chunks of {before.get('chunk_size')} samples, this run cuts {chunk_size}: "
+                f"run with --chunk-size {before.get('chunk_size')}, or give another --output"
+            )
+        if before.get("shards") != shards:
+            raise BadInput(
+                f"{out} holds the chunks of {before.get('shards')} shards, this run cuts the inputs into "
+                f"{shards}: run with --shards {before.get('shards')}, or give another --output"
             )
         return
-    write_atomic(state, json.dumps({"chunk_size": chunk_size}) + "\n")
+    write_atomic(state, json.dumps({"chunk_size": chunk_size, "shards": shards}) + "\n")
 
 
-def fingerprint(rows: list[tuple[str, str]]) -> str:
+def fingerprint(rows: list[Row]) -> str:
     """SHA-256 of a chunk's input lines (blank lines left out, as the chunk leaves them)."""
     digest = hashlib.sha256()
-    for _, line in rows:
-        digest.update(line.rstrip("\n").encode("utf-8") + b"\n")
+    for _, _, line in rows:
+        digest.update(line.rstrip("\r\n").encode("utf-8") + b"\n")
     return digest.hexdigest()
 
 
-def check_written(out: Path, path: Path, rows: list[tuple[str, str]]) -> None:
+def check_written(out: Path, path: Path, rows: list[Row]) -> None:
     """``path``, a chunk already written, must be of these inputs (its fingerprint in INPUTS_DIR)."""
     mark = out / INPUTS_DIR / f"{path.stem}.sha256"
     said = mark.read_text(encoding="utf-8").strip() if mark.exists() else None
@@ -222,7 +288,7 @@ def check_written(out: Path, path: Path, rows: list[tuple[str, str]]) -> None:
         )
 
 
-def write_chunk(out: Path, path: Path, rows: list[tuple[str, str]], text: str) -> None:
+def write_chunk(out: Path, path: Path, rows: list[Row], text: str) -> None:
     """The chunk's fingerprint, then the chunk: a chunk file never stands without its inputs'."""
     (out / INPUTS_DIR).mkdir(exist_ok=True)
     write_atomic(out / INPUTS_DIR / f"{path.stem}.sha256", fingerprint(rows) + "\n")
@@ -243,13 +309,12 @@ def load_model(args: argparse.Namespace, device: torch.device) -> torch.nn.Modul
 
 def run_chunk(
     model: torch.nn.Module,
-    rows: list[tuple[str, str]],
-    start: int,
+    rows: list[Row],
     args: argparse.Namespace,
     device: torch.device,
 ) -> str:
-    """The output lines of one chunk whose first sample is number ``start``."""
-    parsed = [parse(where, line) for where, line in rows]
+    """The output lines of one chunk, each named by its line's file and byte offset."""
+    parsed = [parse(row) for row in rows]
     dtype = train.autocast_dtype() if device.type == "cuda" else None
     lines = []
     for b in range(0, len(parsed), args.batch_size):
@@ -257,11 +322,13 @@ def run_chunk(
         try:
             x = torch.tensor([value for _, value in batch], device=device)
         except (ValueError, TypeError) as e:
-            raise BadInput(f"{rows[b][0]}: the batch from here cannot be one tensor ({e})") from None
+            where = place(rows[b][0], rows[b][1])
+            raise BadInput(f"{where}: the batch from here cannot be one tensor ({e})") from None
         with torch.inference_mode(), torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
             outputs = postprocess(model(x))
-        for k, ((sample_id, _), output) in enumerate(zip(batch, outputs, strict=True)):
-            row = {"index": start + b + k, "output": output}
+        lines_of = rows[b : b + args.batch_size]
+        for (f, offset, _), (sample_id, _), output in zip(lines_of, batch, outputs, strict=True):
+            row = {"file": f.name, "offset": offset, "output": output}
             if sample_id is not None:
                 row["id"] = sample_id
             lines.append(json.dumps(row) + "\n")
@@ -282,24 +349,24 @@ def main(argv: list[str] | None = None) -> int:
         files = input_files(Path(args.input))
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
-        check_state(out, args.chunk_size)
+        check_state(out, args.chunk_size, args.shards)
         model = load_model(args, device)
         done = skipped = samples = 0
         seen = False
-        for number, rows in chunks(files, args.chunk_size):
+        for number, rows in chunks(files, args.shard, args.shards, args.chunk_size):
             seen = True
-            if number % args.shards != args.shard:
-                continue
-            path = chunk_path(out, number)
+            path = chunk_path(out, args.shard, number)
             if path.exists():
                 check_written(out, path, rows)
                 skipped += 1
                 continue
-            write_chunk(out, path, rows, run_chunk(model, rows, number * args.chunk_size, args, device))
+            write_chunk(out, path, rows, run_chunk(model, rows, args, device))
             done += 1
             samples += len(rows)
             print(f"{tag} wrote {path.name} ({len(rows)} samples)", flush=True)
-        if not seen:  # an upstream step that wrote nothing is not a run's work done
+        # an upstream step that wrote nothing is not a run's work done; a shard whose part holds
+        # none (more shards than lines) is
+        if not seen and not any_sample(files):
             raise BadInput(f"{', '.join(f.name for f in files)} hold no sample (only blank lines, or empty)")
     except BadInput as e:
         print(f"{tag} error: {e}", file=sys.stderr, flush=True)

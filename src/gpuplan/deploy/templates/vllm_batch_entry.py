@@ -19,29 +19,33 @@ inputs, as the OpenAI Batch API's request input asks ("Must be unique for each r
 OpenAI, API reference, "The request input object",
 https://platform.openai.com/docs/api-reference/batch/request-input) and vLLM's BatchRequestInput says
 the same (vllm-project/vllm, vllm/entrypoints/openai/protocol.py, run_batch.py in later releases): the
-outputs are matched to the inputs by it. Every shard reads every line of the inputs to cut the chunks,
-so every shard checks the custom_ids of all of them, not only of its own chunks: one given twice, in
-any shard's chunks, stops every shard before vLLM starts (exit 2), naming the lines that give it. That
-costs each shard a parse of every line (some 5 us a line of 4 kB on one core: 10 s for 2 M requests)
-and a set of the custom_ids (some 180 MB for 2 M), let go before vLLM starts.
+outputs are matched to the inputs by it. A shard reads only its part of the inputs, so it checks that
+the custom_ids of its own lines are unique, not those of the other shards' lines: one given twice in
+a shard stops that shard before vLLM starts (exit 2), naming the lines that give it; one given in two
+shards' parts is not seen by either. That costs a shard a set of its custom_ids (some 180 MB for 2 M),
+let go before vLLM starts.
 
-Outputs (--output, or OUTPUT_DIR): chunk-00000000.jsonl, chunk-00000001.jsonl, ... a line per
-request of the chunk, in input order, as vLLM's own batch runner writes them: {"id": ...,
-"custom_id": ..., "response": {"status_code": 200, "request_id": ..., "body": {...}}, "error": null};
-a request vLLM refused has its status_code and, in "error", vLLM's error. Match outputs to inputs by
-custom_id.
+Outputs (--output, or OUTPUT_DIR): chunk-00000-00000000.jsonl, chunk-00000-00000001.jsonl, ...
+(chunk-SHARD-N), a line per request of the chunk, in input order, as vLLM's own batch runner
+writes them: {"id": ..., "custom_id": ..., "response": {"status_code": 200, "request_id": ...,
+"body": {...}}, "error": null}; a request vLLM refused has its status_code and, in "error", vLLM's
+error. Match outputs to inputs by custom_id.
 
-Shards: the requests are cut into chunks of --chunk-size (or CHUNK_SIZE) in input order, and chunk c
-is shard c % shards's to run. The shard is --shard, else JOB_COMPLETION_INDEX (a Kubernetes Indexed
-Job sets it in each pod); the count is --shards, else SHARD_COUNT.
+Shards: the inputs' bytes (the files end to end, in name order) are cut into --shards ranges of
+equal size, and a shard runs the lines that begin in its range: it starts at the first line that
+begins at or after the range's start and reads on to the last line that begins before its end (the
+way Hadoop's TextInputFormat splits a file of lines). A shard reads its part of the inputs only,
+never the rest, and every line is one shard's. It cuts its requests into chunks of --chunk-size (or
+CHUNK_SIZE). The shard is --shard, else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it in
+each pod); the count is --shards, else SHARD_COUNT.
 
 Resuming: a chunk's outputs are written to a temporary name and renamed once every request of it
 has its answer, so a chunk file that exists is complete: a shard started again (a spot node
 reclaimed, a pod failed) skips the chunks already written, and starts vLLM only if any is left. The
 engine is started once a run, not once a chunk; the requests of the next chunk are sent while the
 last ones of a chunk finish, so vLLM's batch never drains between chunks. OUTPUT_DIR/_batch.json
-keeps the chunk size the chunks were cut at; a run with another one is refused (its chunk numbers
-would name other requests). OUTPUT_DIR/_inputs/ keeps a fingerprint (SHA-256) of the input lines
+keeps the chunk size and the shard count the chunks were cut at; a run with another is refused (its
+chunk names would name other requests). OUTPUT_DIR/_inputs/ keeps a fingerprint (SHA-256) of the input lines
 each chunk was made from: a chunk written from other inputs (another night's, or the same file with
 a line added or removed) is refused before vLLM starts, never kept as this run's: empty OUTPUT_DIR,
 or give another --output, for new inputs.
@@ -189,24 +193,80 @@ def input_files(path: Path) -> list[Path]:
     raise BadInput(f"{path}: no such file or folder (give --input or INPUT_PATH)")
 
 
-def chunks(files: list[Path], chunk_size: int) -> Iterator[tuple[int, list[tuple[str, str]]]]:
-    """(chunk number, [(where, line), ...]) in input order, blank lines skipped."""
-    number, lines = 0, []
+#: One input line: its file, the byte offset it starts at, and its text.
+Row = tuple[Path, int, str]
+
+
+def shard_lines(files: list[Path], shard: int, shards: int) -> Iterator[Row]:
+    """The lines of the shard's part of the inputs, in input order: the inputs' bytes (the files
+    end to end) cut into ``shards`` ranges of equal size, a line the shard's whose first byte is in
+    its range (as Hadoop's TextInputFormat splits a file of lines). The shard reads its range and
+    at most one line past its end, never the rest."""
+    sizes = [f.stat().st_size for f in files]
+    total = sum(sizes)
+    start, end = total * shard // shards, total * (shard + 1) // shards
+    base = 0
+    for f, size in zip(files, sizes, strict=True):
+        lo, hi = max(start - base, 0), min(end - base, size)  # the range in this file's offsets
+        base += size
+        if lo >= hi:
+            continue
+        with f.open("rb") as fh:
+            if lo:
+                fh.seek(lo - 1)
+                fh.readline()  # the line that holds byte lo - 1 is the shard before's
+            offset = fh.tell()
+            while offset < hi:
+                raw = fh.readline()
+                if not raw:
+                    break
+                try:
+                    yield f, offset, raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise BadInput(f"{place(f, offset)}: not UTF-8") from None
+                offset += len(raw)
+
+
+def place(f: Path, offset: int) -> str:
+    """``name:line`` of the line at byte ``offset`` of ``f``, for an error only (it reads the file
+    up to there to count the lines)."""
+    lines, left = 1, offset
+    with f.open("rb") as fh:
+        while left > 0 and (block := fh.read(min(left, 1 << 20))):
+            lines += block.count(b"\n")
+            left -= len(block)
+    return f"{f.name}:{lines}"
+
+
+def any_sample(files: list[Path]) -> bool:
+    """Any line of the inputs not blank (read only until the first one)."""
     for f in files:
-        with f.open(encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                lines.append((f"{f.name}:{i}", line))
-                if len(lines) == chunk_size:
-                    yield number, lines
-                    number, lines = number + 1, []
-    if lines:
-        yield number, lines
+        with f.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                if block.strip():
+                    return True
+    return False
 
 
-def request(where: str, line: str, model: str) -> dict[str, Any]:
+def chunks(files: list[Path], shard: int, shards: int, chunk_size: int) -> Iterator[tuple[int, list[Row]]]:
+    """(chunk number, rows) of the shard's lines in input order, blank lines skipped; lines are
+    parsed only where run."""
+    number, rows = 0, []
+    for row in shard_lines(files, shard, shards):
+        if not row[2].strip():
+            continue
+        rows.append(row)
+        if len(rows) == chunk_size:
+            yield number, rows
+            number, rows = number + 1, []
+    if rows:
+        yield number, rows
+
+
+def request(row: Row, model: str) -> dict[str, Any]:
     """One line as an OpenAI Batch API request this job can send, its body's model filled in."""
+    f, offset, line = row
+    where = _Place(f, offset)
     try:
         value = json.loads(line)
     except json.JSONDecodeError as e:
@@ -233,8 +293,18 @@ def request(where: str, line: str, model: str) -> dict[str, Any]:
     return value
 
 
-def chunk_path(out: Path, number: int) -> Path:
-    return out / f"chunk-{number:08d}.jsonl"
+class _Place:
+    """Where a line is, said as ``name:line`` (:func:`place`) only where an error prints it."""
+
+    def __init__(self, f: Path, offset: int) -> None:
+        self.f, self.offset = f, offset
+
+    def __str__(self) -> str:
+        return place(self.f, self.offset)
+
+
+def chunk_path(out: Path, shard: int, number: int) -> Path:
+    return out / f"chunk-{shard:05d}-{number:08d}.jsonl"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -249,51 +319,45 @@ def write_atomic(path: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def check_state(out: Path, chunk_size: int) -> None:
-    """The chunk size the outputs in ``out`` were cut at must be this run's."""
+def check_state(out: Path, chunk_size: int, shards: int) -> None:
+    """The chunk size and the shard count the outputs in ``out`` were cut at must be this run's."""
     state = out / STATE_FILE
     if state.exists():
-        before = json.loads(state.read_text(encoding="utf-8")).get("chunk_size")
-        if before != chunk_size:
+        before = json.loads(state.read_text(encoding="utf-8"))
+        if before.get("chunk_size") != chunk_size:
             raise BadInput(
-                f"{out} holds chunks of {before} requests, this run cuts {chunk_size}: run with "
-                f"--chunk-size {before} (CHUNK_SIZE), or give another --output"
+                f"{out} holds chunks of {before.get('chunk_size')} requests, this run cuts {chunk_size}: "
+                f"run with --chunk-size {before.get('chunk_size')} (CHUNK_SIZE), or give another --output"
+            )
+        if before.get("shards") != shards:
+            raise BadInput(
+                f"{out} holds the chunks of {before.get('shards')} shards, this run cuts the inputs into "
+                f"{shards}: run with --shards {before.get('shards')} (SHARD_COUNT), or give another --output"
             )
         return
-    write_atomic(state, json.dumps({"chunk_size": chunk_size}) + "\n")
+    write_atomic(state, json.dumps({"chunk_size": chunk_size, "shards": shards}) + "\n")
 
 
-def fingerprint(rows: list[tuple[str, str]]) -> str:
+def fingerprint(rows: list[Row]) -> str:
     """SHA-256 of a chunk's input lines (blank lines left out, as the chunk leaves them)."""
     digest = hashlib.sha256()
-    for _, line in rows:
-        digest.update(line.rstrip("\n").encode("utf-8") + b"\n")
+    for _, _, line in rows:
+        digest.update(line.rstrip("\r\n").encode("utf-8") + b"\n")
     return digest.hexdigest()
-
-
-def custom_id(line: str) -> str | None:
-    """A line's custom_id, or None where it has none to compare (not JSON, none given, not a
-    string): the shard whose line it is refuses it, naming it."""
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError:
-        return None
-    given = value.get("custom_id") if isinstance(value, dict) else None
-    return given if isinstance(given, str) else None
 
 
 #: Duplicated custom_ids an error names, each with its lines (the rest counted).
 NAMED_DUPLICATES = 3
 
 
-def duplicates_error(files: list[Path], again: set[str]) -> BadInput:
-    """Where each custom_id in ``again`` is given (a second read of the inputs, on this error only)."""
+def duplicates_error(files: list[Path], args: argparse.Namespace, again: set[str], model: str) -> BadInput:
+    """Where each custom_id in ``again`` is given in the shard's part (a second read of it, on this
+    error only)."""
     lines: dict[str, list[str]] = {}  # in the order each is first given
-    for f in files:
-        with f.open(encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                if line.strip() and (key := custom_id(line)) in again:
-                    lines.setdefault(key, []).append(f"{f.name}:{i}")
+    for _, rows in chunks(files, args.shard, args.shards, args.chunk_size):
+        for row in rows:
+            if (key := request(row, model)["custom_id"]) in again:
+                lines.setdefault(key, []).append(place(row[0], row[1]))
     named = list(lines)[:NAMED_DUPLICATES]
     said = "; ".join(f"{k!r} on {', '.join(lines[k])}" for k in named)
     more = f" (and {len(again) - len(named)} more)" if len(again) > len(named) else ""
@@ -304,25 +368,20 @@ def duplicates_error(files: list[Path], again: set[str]) -> BadInput:
 
 
 def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) -> tuple[list[int], int]:
-    """Every line of the shard checked, the custom_ids of every line of the inputs checked to be
-    unique (each shard reads them all to cut the chunks), and every chunk already written checked to
-    be of these inputs; the numbers of its chunks not yet written, and of those written."""
+    """Every line of the shard checked, their custom_ids checked to be unique in the shard (it reads
+    only its part of the inputs), and every chunk already written checked to be of these inputs; the
+    numbers of its chunks not yet written, and of those written."""
     todo, written, seen = [], 0, False
     ids: set[str] = set()
     again: set[str] = set()
-    for number, rows in chunks(files, args.chunk_size):
+    for number, rows in chunks(files, args.shard, args.shards, args.chunk_size):
         seen = True
-        ours = number % args.shards == args.shard
-        for where, line in rows:
-            key = request(where, line, model)["custom_id"] if ours else custom_id(line)
-            if key is None:
-                continue
+        for row in rows:
+            key = request(row, model)["custom_id"]
             if key in ids:
                 again.add(key)
             ids.add(key)
-        if not ours:
-            continue
-        path = chunk_path(out, number)
+        path = chunk_path(out, args.shard, number)
         if not path.exists():
             todo.append(number)
             continue
@@ -333,10 +392,12 @@ def pending(files: list[Path], args: argparse.Namespace, out: Path, model: str) 
                 f"removed since): empty {out}, or give another --output, to run these"
             )
         written += 1
-    if not seen:  # an upstream step that wrote nothing is not a night's work done
+    # an upstream step that wrote nothing is not a night's work done; a shard whose part holds none
+    # (more shards than lines) is
+    if not seen and not any_sample(files):
         raise BadInput(f"{', '.join(f.name for f in files)} hold no request (only blank lines, or empty)")
     if again:
-        raise duplicates_error(files, again)
+        raise duplicates_error(files, args, again, model)
     return todo, written
 
 
@@ -467,7 +528,7 @@ def run(
             refused += status != 200
             left[number] -= 1
             if left[number] == 0:
-                path = chunk_path(out, number)
+                path = chunk_path(out, args.shard, number)
                 (out / INPUTS_DIR).mkdir(exist_ok=True)
                 # the fingerprint first: a chunk file never stands without its inputs'
                 write_atomic(out / INPUTS_DIR / f"{path.stem}.sha256", prints.pop(number) + "\n")
@@ -477,19 +538,19 @@ def run(
 
     with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
         try:
-            for number, rows in chunks(files, args.chunk_size):
+            for number, rows in chunks(files, args.shard, args.shards, args.chunk_size):
                 if number not in wanted:
                     continue
                 lines[number], left[number] = [None] * len(rows), len(rows)
                 prints[number] = fingerprint(rows)
-                for index, (where, line) in enumerate(rows):
+                for index, row in enumerate(rows):
                     while len(in_flight) >= args.concurrency:
                         done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                         in_flight -= done
                         settle(done)
                     if _stopping:
                         raise Preempted
-                    future = pool.submit(send, port, request(where, line, model), args.request_timeout)
+                    future = pool.submit(send, port, request(row, model), args.request_timeout)
                     where_of[future] = (number, index)
                     in_flight.add(future)
                     sent += 1
@@ -512,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         files = input_files(Path(args.input))
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
-        check_state(out, args.chunk_size)
+        check_state(out, args.chunk_size, args.shards)
         todo, written = pending(files, args, out, served_model(engine))
         sent, refused = run(files, todo, args, engine, tag) if todo else (0, 0)
     except BadInput as e:
