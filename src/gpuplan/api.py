@@ -294,7 +294,7 @@ def estimate_replica_figures(
 
     from gpuplan.perf.inference import TARGET_UTILISATION
 
-    if workload.serves_images:  # held at the sizing utilisation, as plan sizes its replicas
+    if workload.serves_traced_calls:  # held at the sizing utilisation, as plan sizes its replicas
         step = image_step(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
         return (None if step is None else step.capacity_images_per_s), None
     srv = _serving_outcome(workload, gpu, profile, replicas_per_gpu=replicas_per_gpu)
@@ -344,7 +344,7 @@ def plan_p95_latency(
     (overloaded, no serving block, an image service: its :func:`image_step`'s
     :meth:`~gpuplan.perf.image_serving.ImageStep.serving` gives it)."""
     serving = workload.serving
-    if serving is None or workload.serves_images or replicas < 1 or not requests_per_s > 0:
+    if serving is None or workload.serves_traced_calls or replicas < 1 or not requests_per_s > 0:
         return None
     one = serving.model_copy(
         update={"requests_per_s": requests_per_s / replicas, "mean_requests_per_s": None}
@@ -510,27 +510,28 @@ def image_step(
     replicas_per_gpu: int,
     measured_steps: Sequence[Any] = (),
 ) -> ImageStep | None:
-    """One replica of an image service (``inputs.denoising_steps``) on ``gpu`` as ``plan`` sizes
-    it (:class:`gpuplan.perf.image_serving.ImageStep`), at any load: the estimate's step of one
-    replica (the traced batch's denoiser call), anchored on ``measured_steps`` (the workload's
+    """One replica of a service of traced calls (an image service, ``inputs.denoising_steps``, or
+    one whose request is one forward pass) on ``gpu`` as ``plan`` sizes it
+    (:class:`gpuplan.perf.image_serving.ImageStep`), at any load: the estimate's step of one
+    replica (the traced batch's call), anchored on ``measured_steps`` (the workload's
     ``gpuplan measure`` recordings, :func:`gpuplan.perf.anchor.workload_measurements`) as ``plan``'s
-    image rows are; the calls of an image (:func:`~gpuplan.perf.image_serving.image_calls`), its
+    image rows are; the calls of a request (:func:`~gpuplan.perf.image_serving.request_calls`), its
     batch the places, ``replicas_per_gpu`` time-sharing each GPU. None where the estimate gives no
-    step (a GPU it cannot run on), or the workload is no image service."""
+    step (a GPU it cannot run on), or the workload is no such service."""
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.image_serving import ImageStep, image_calls
+    from gpuplan.perf.image_serving import ImageStep, request_calls
     from gpuplan.perf.inference import time_slice_share
 
-    if workload.serving is None or not workload.serves_images:
+    if workload.serving is None or not workload.serves_traced_calls:
         return None
     try:
         report = _one_replica(workload, gpu, profile, replicas_per_gpu, measured_steps)
-        calls = image_calls(workload, profile, get_gpu(gpu))
+        calls = request_calls(workload, profile, get_gpu(gpu))
     except GpuplanError:
         return None
     est = report.outcomes[0].estimate
-    if est is None or calls is None or not est.step_time_s > 0:
+    if est is None or not est.step_time_s > 0:
         return None
     return ImageStep(
         step_s=est.step_time_s,
@@ -681,6 +682,8 @@ def deployed_engine_slots(
         return _("no GPU named (--gpu)")
     if workload.serves_images:
         return _("an image service (inputs.denoising_steps) runs no language model's engine")
+    if workload.serves_forward_passes:
+        return _("a service whose request is one forward pass runs no language model's engine")
     try:
         return engine_batch_slots(
             workload,
@@ -715,7 +718,7 @@ def replica_load_on(
     price the fleet the launch runs."""
     from gpuplan.errors import GpuplanError
 
-    if workload.serving is None or workload.serves_images or not capacity_requests_per_s:
+    if workload.serving is None or workload.serves_traced_calls or not capacity_requests_per_s:
         return None  # an image service has no engine's slots: the plan's capacity is held
     if workload.tensor_parallel != tensor_parallel:
         # each replica split as the plan split it (LaunchSpec.split_as_planned)

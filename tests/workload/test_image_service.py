@@ -196,7 +196,6 @@ def test_the_denoiser_calls_an_image_takes_leave_the_trace_key_as_it_was(tmp_pat
     [
         ({"serving__prompt_tokens": 77}, "an image service's request is one image"),
         ({"serving__tpot_p95_ms": 50}, "an image service (inputs.denoising_steps) has p95_latency_ms"),
-        ({"inputs__denoising_steps": None}, "serving.prompt_tokens, output_tokens: required for a language"),
     ],
 )
 def test_a_service_is_of_tokens_or_of_images(

@@ -263,7 +263,7 @@ def check_fit(
         # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
         raise DeployError(str(outcome.error))
     load: ServingEstimate | ImageLoad | None = outcome.serving
-    if workload.serves_images:
+    if workload.serves_traced_calls:
         load = _image_load(db, workload, gpu, prof)
     if count_given is not None:
         _check_load(workload, gpu, count, load, given=count_given, decode=outcome.decode)
@@ -466,7 +466,7 @@ def _check_load(
     headroom = math.ceil(
         math.ceil(workload.serving.requests_per_s / (capacity * TARGET_UTILISATION) - 1e-9) / shared
     )
-    if workload.serves_images:  # its one target, the only one that adds replicas past the headroom
+    if workload.serves_traced_calls:  # its one target, the only one that adds replicas past the headroom
         p95 = workload.serving.p95_latency_ms
         targets = (
             []
@@ -680,10 +680,18 @@ def _image_share_fit(
         return
     if est is None or est.fits:
         return
-    line = N_(
-        "one of {share} replicas of the image service does not fit its share of {gpu} ({setting}): its "
-        "weights and the denoiser's activations at inputs.batch_size need {need:.1f} GiB; share the GPU "
-        "among fewer replicas, or lower inputs.batch_size"
+    line = (
+        N_(
+            "one of {share} replicas of the service does not fit its share of {gpu} ({setting}): its "
+            "weights and the model's activations at inputs.batch_size need {need:.1f} GiB; share the GPU "
+            "among fewer replicas, or lower inputs.batch_size"
+        )
+        if workload.serves_forward_passes
+        else N_(
+            "one of {share} replicas of the image service does not fit its share of {gpu} ({setting}): its "
+            "weights and the denoiser's activations at inputs.batch_size need {need:.1f} GiB; share the GPU "
+            "among fewer replicas, or lower inputs.batch_size"
+        )
     )
     fields = {"share": share, "gpu": gpu, "setting": setting, "need": est.memory.peak_memory_gib}
     if not force:
@@ -726,7 +734,7 @@ def check_share_fit(
         sys.stderr.write(unchecked.format(share=share, gpu=gpu, setting=setting, why=workload) + "\n")
         return
     card = get_gpu(gpu)
-    if workload.serves_images:
+    if workload.serves_traced_calls:
         _image_share_fit(workload, card.id, share, setting, force=force, profile=profile, db=db)
         return
     try:

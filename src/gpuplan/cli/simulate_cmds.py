@@ -166,7 +166,7 @@ def _replica(
         )
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
-    if w.serves_images:
+    if w.serves_traced_calls:
         return _image_replica(w, gpu_id, prof, share, store)
     if prof.shape.family != "decoder":
         raise EstimateError.worded(
@@ -209,11 +209,11 @@ def _image_replica(
     step = image_step(w, gpu_id, prof, replicas_per_gpu=share, measured_steps=steps)
     if step is None or not step.capacity_images_per_s > 0:
         raise EstimateError.worded(
-            N_("{name}: the estimate gives no denoiser step on {gpu} (`gpuplan estimate` says why)"),
+            N_("{name}: the estimate gives no step of the model on {gpu} (`gpuplan estimate` says why)"),
             name=w.name,
             gpu=gpu_id,
         )
-    rep = image_replica(gpu_id, step, replicas_per_gpu=share)
+    rep = image_replica(gpu_id, step, replicas_per_gpu=share, forward_pass=w.serves_forward_passes)
     # the weights as the checkpoint stores them (at fp32 where its dtype is not known)
     return (
         rep,
@@ -471,10 +471,10 @@ def autoscale_cmd(
         raise InputError.worded(N_("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)"))
     # an image service's request is one image: no prompt, one "output" (the image), whatever
     # token columns a trace file has
-    prompt, output = (0, 1) if w.serves_images else request_tokens(w.serving)
+    prompt, output = (0, 1) if w.serves_traced_calls else request_tokens(w.serving)
     if trace is not None:
         tr = read_trace_csv(trace)
-        if w.serves_images:
+        if w.serves_traced_calls:
             tr = replace(tr, prompt_tokens=None, output_tokens=None)
         if trace_scale is not None or trace_tile_hours is not None:
             tr = retime(
@@ -503,10 +503,10 @@ def autoscale_cmd(
             prompt,
             output,
             service_hours(w.serving),
-            (None, None) if w.serves_images else request_tokens_p95(w.serving),
+            (None, None) if w.serves_traced_calls else request_tokens_p95(w.serving),
         )
     tr = tr.with_tokens(prompt, output)
-    if w.serves_images:  # its requests have no tokens to say were taken from the workload
+    if w.serves_traced_calls:  # its requests have no tokens to say were taken from the workload
         tr = replace(tr, default_prompt_tokens=None, default_output_tokens=None)
     slos = autoscale_slos(
         slo,
@@ -514,7 +514,8 @@ def autoscale_cmd(
         w.serving.p95_latency_ms if w.serving else None,
         w.serving.ttft_p95_ms if w.serving else None,
         w.serving.tpot_p95_ms if w.serving else None,
-        images=w.serves_images,
+        images=w.serves_traced_calls,
+        forward_pass=w.serves_forward_passes,
     )
     storage_rate = storage_bytes_per_s(storage_gbps)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))

@@ -505,6 +505,10 @@ class PlanOption(Document):
     usd_per_thousand_images: float | None = None
     """An image service's (inputs.denoising_steps: one image a request) all-in cost per 1,000
     images, over request rate × the months billed; None for any other workload."""
+    usd_per_thousand_requests: float | None = None
+    """A forward-pass service's (one forward pass of the traced model a request: a classifier, an
+    embedding, a segmentation) all-in cost per 1,000 requests, over request rate × the months
+    billed; None for any other workload."""
     usd_per_million_tokens_unknown: str | None = None
     """Why the two figures above are None for a service or a batch generation job (its all-in cost
     not known); None where they are known or do not apply."""

@@ -307,6 +307,9 @@ class PolicyDoc(Document):
     usd_per_thousand_images: float | None = None
     """An image service's (one image a request, no tokens): ``cost_usd`` per 1,000 images served;
     null for a language model's service, or where none was served."""
+    usd_per_thousand_requests: float | None = None
+    """A forward-pass service's (one forward pass a request, no tokens): ``cost_usd`` per 1,000
+    requests served; null for any other service, or where none was served."""
     spec: str
     latency: dict[str, LatencyDoc]
     """``queue``, ``ttft``, ``tpot``, ``e2e``."""

@@ -1,5 +1,8 @@
-"""A service whose request is one image made by a denoiser (``inputs.denoising_steps``): its
-capacity and p95 latency from the denoiser's step, with no KV cache and no tokens.
+"""A service whose request is a fixed count of calls of the traced step, with no KV cache and no
+tokens: one image made by a denoiser (``inputs.denoising_steps``), or one forward pass of the
+traced model on one sample (a classifier, an embedding, a segmentation; :func:`request_calls`),
+its capacity and p95 latency from that step. The words below are an image's; a forward pass is
+the same with one call a request and no guidance.
 
 One replica runs the traced batch (``inputs.batch_size`` images) through the image's denoising
 steps, each one denoiser call: of that batch, or with classifier-free guidance of twice it (diffusers'
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
     from gpuplan.profile import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["ImageServing", "ImageStep", "guided_call_ratio", "image_calls"]
+__all__ = ["ImageServing", "ImageStep", "guided_call_ratio", "image_calls", "request_calls"]
 
 
 def guided_call_ratio(profile: Profile, gpu: GPU, calibration: Calibration | None = None) -> float:
@@ -57,6 +60,17 @@ def image_calls(
     if not workload.inputs.guidance:
         return float(steps)
     return steps * guided_call_ratio(profile, gpu, calibration)
+
+
+def request_calls(
+    workload: Workload, profile: Profile, gpu: GPU, calibration: Calibration | None = None
+) -> float:
+    """The calls of the traced batch one request of a service of traced calls
+    (``Workload.serves_traced_calls``) takes: an image's (:func:`image_calls`), or 1 where the
+    request is one forward pass of the traced model on one sample (a classifier's, an embedding's,
+    a segmentation's), the server batching requests up to ``inputs.batch_size``."""
+    calls = image_calls(workload, profile, gpu, calibration)
+    return 1.0 if calls is None else calls
 
 
 @dataclass(frozen=True, kw_only=True)

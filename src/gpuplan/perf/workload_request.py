@@ -150,7 +150,7 @@ def _denoiser_calls(workload: Workload, profile: Profile, gpu: GPU, calibration:
 def _request_tokens(workload: Workload) -> int | None:
     """Tokens one request holds in the engine's KV cache: a service's prompt and answer, a batch
     generation job's prompt (``inputs.seq_len``) and answer; None for every other workload."""
-    if workload.serves_images:
+    if workload.serves_traced_calls:
         return None  # one image: no KV cache
     if workload.serving is not None:
         return sum(workload.serving.tokens)
@@ -192,7 +192,7 @@ def serving_engine(workload: Workload) -> EngineCpu | None:
     cost a service alike. A batch generation job (``inputs.output_tokens``) runs in an engine too,
     named nowhere: taken not to overlap it, as a service that names none."""
     serving = workload.serving
-    if serving is None or workload.serves_images:
+    if serving is None or workload.serves_traced_calls:
         return UNKNOWN_ENGINE if workload.generated_tokens is not None else None
     if serving.engine_name is None:
         return UNKNOWN_ENGINE
@@ -208,7 +208,7 @@ def engine_scheduler(workload: Workload, gpu: GPU) -> EngineSettings | None:
     from gpuplan.perf.engines import engine_defaults
 
     serving = workload.serving
-    if serving is None or workload.serves_images:
+    if serving is None or workload.serves_traced_calls:
         if workload.generated_tokens is None:
             return None
         return engine_defaults(gpu, None, None, tensor_parallel=workload.tensor_parallel)
@@ -274,7 +274,7 @@ def serving_tail(workload: Workload) -> RequestTail | None:
     from gpuplan.perf.request_tail import request_tail
 
     s = workload.serving
-    if s is None or workload.serves_images:
+    if s is None or workload.serves_traced_calls:
         return None
     return request_tail(
         prompt_tokens=s.tokens[0],
@@ -290,7 +290,7 @@ def serving_load(workload: Workload) -> ServingLoad | None:
     from gpuplan.perf.sweep import ServingLoad  # the sweeps (and the advisor) only where a service is sized
 
     s = workload.serving
-    if s is None or workload.serves_images:
+    if s is None or workload.serves_traced_calls:
         return None
     tail = serving_tail(workload)
     assert tail is not None  # a service: serving_tail gives its lengths

@@ -543,7 +543,7 @@ def _served_requests_per_hour(sv: ServingSpec) -> float:
 def _served_tokens_per_hour(workload: Workload) -> tuple[float, float] | None:
     """A language model's service's (prompt, output) tokens per hour of the month; None else."""
     sv = workload.serving
-    if sv is None or workload.serves_images:
+    if sv is None or workload.serves_traced_calls:
         return None
     prompt, output = sv.tokens
     return _served_requests_per_hour(sv) * prompt, _served_requests_per_hour(sv) * output
@@ -553,6 +553,13 @@ def _served_images_per_hour(workload: Workload) -> float | None:
     """An image service's images (one a request) per hour of the month; None for anything else."""
     sv = workload.serving
     return _served_requests_per_hour(sv) if sv is not None and workload.serves_images else None
+
+
+def _served_passes_per_hour(workload: Workload) -> float | None:
+    """A forward-pass service's requests (one forward pass each) per hour of the month; None for
+    anything else."""
+    sv = workload.serving
+    return _served_requests_per_hour(sv) if sv is not None and workload.serves_forward_passes else None
 
 
 def _answers(workload: Workload) -> tuple[float, float, str]:
@@ -573,6 +580,17 @@ def _answers(workload: Workload) -> tuple[float, float, str]:
     if sv.response_bytes is not None:
         each = float(sv.response_bytes)
         how = _("{bytes} bytes each (serving.response_bytes)").format(bytes=format_number(each))
+    elif workload.serves_forward_passes:
+        # a forward pass's answer (a label, an embedding, a mask) is the model's output, in a
+        # format the workload does not say, and the trace records no output's size: no bound known
+        raise InputError.worded(
+            N_(
+                "serving.response_bytes: required for a service whose request is one forward pass: the "
+                "bytes one answer sends its client, which the month's answers pay internet egress on "
+                "(a class label or an embedding: a few kB; a segmentation mask: its voxels × bytes each, "
+                "plus about 1 kB); gpuplan does not know your model's output's size or format"
+            )
+        )
     elif workload.serves_images:
         # an image's bytes depend on its format and content, which the workload does not say: its bound
         side = workload.inputs.image_size or 0  # an image service states it (InputsSpec)
@@ -878,6 +896,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         # per hour of the month: a service on a schedule serves its hours only
         served_tokens_per_hour=_served_tokens_per_hour(workload),
         served_images_per_hour=_served_images_per_hour(workload),
+        served_passes_per_hour=_served_passes_per_hour(workload),
         run_tokens=_run_tokens(workload, size),
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
         mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,

@@ -106,6 +106,18 @@ def _image_service_note(workload: Workload) -> str:
     )
 
 
+def _forward_service_note(workload: Workload) -> str:
+    """How a service whose request is one forward pass is sized: the traced step, batched."""
+    return _(
+        "forward-pass service: one request is one forward pass of the traced model on one sample "
+        "(its inputs as the workload gives them), the server batching up to {batch} requests in one "
+        "call of the traced step (inputs.batch_size); a request's latency is that call's time, the "
+        "queue for a place in the batch taken as M/M/c (Poisson arrivals); memory is the weights "
+        "and the activations at that batch (no KV cache); pre- and post-processing on the CPU are "
+        "not counted; options are priced per 1,000 requests"
+    ).format(batch=workload.inputs.batch_size)
+
+
 def _guided_call_words(batch: int) -> str:
     """How a step with classifier-free guidance is timed, in words."""
     return _(
@@ -183,6 +195,8 @@ def make_estimator(
         notes.append(words.format(engine=_(engine.name), ms=round(engine.step_s * 1e3, 2), how=how))
     if workload.serves_images:
         notes.append(_image_service_note(workload))
+    elif workload.serves_forward_passes:
+        notes.append(_forward_service_note(workload))
     elif workload.serving is not None:
         sv = workload.serving
         tail = serving_tail(workload)
@@ -494,7 +508,7 @@ class _Estimator:
 
     def _row(self, shape: _Shape, pipeline: InputPipeline | None, has_vcpus: bool) -> EstimateRow:
         if self.workload.serving is not None:
-            if self.workload.serves_images:
+            if self.workload.serves_traced_calls:
                 row = self._image_row(shape)
             else:
                 row = self._serving_row(
@@ -570,13 +584,12 @@ class _Estimator:
         )
 
     def _image_calls(self, gpu_id: str) -> float:
-        """:func:`perf.image_serving.image_calls` of the workload on ``gpu_id``, once per GPU."""
+        """:func:`perf.image_serving.request_calls` of the workload on ``gpu_id``, once per GPU."""
         from gpuplan.hardware import get_gpu
-        from gpuplan.perf.image_serving import image_calls
+        from gpuplan.perf.image_serving import request_calls
 
         if gpu_id not in self._calls:
-            calls = image_calls(self.workload, self.profile, get_gpu(gpu_id), self.calibration)
-            assert calls is not None  # an image service's
+            calls = request_calls(self.workload, self.profile, get_gpu(gpu_id), self.calibration)
             self._calls[gpu_id] = calls
         return self._calls[gpu_id]
 

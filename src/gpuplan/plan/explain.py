@@ -78,6 +78,12 @@ _IMAGE_SERVICE_HINT = N_(
     "; for an image service: its memory is the weights and the denoiser's activations at the serving "
     "batch (inputs.batch_size): a GPU with more memory, or a smaller inputs.batch_size"
 )
+#: A forward-pass service that fits no GPU: the same, its model's activations at the serving batch.
+_FORWARD_SERVICE_HINT = N_(
+    "; for a service whose request is one forward pass: its memory is the weights and the model's "
+    "activations at the serving batch (inputs.batch_size): a GPU with more memory, or a smaller "
+    "inputs.batch_size"
+)
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
 _NONE_LEFT = N_("no option is left: candidates excluded: {counts}{peak}{advice}")
 _NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded: {counts}{peak}{advice}")
@@ -316,6 +322,8 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = _latency_advice(ctx)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.served_images_per_hour is not None:
         advice = Phrase(_IMAGE_SERVICE_HINT)
+    elif top == Reason.DOES_NOT_FIT.value and ctx.job.served_passes_per_hour is not None:
+        advice = Phrase(_FORWARD_SERVICE_HINT)
     elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
         advice = Phrase(_SERVICE_HINT)
     elif top == Reason.DOES_NOT_FIT.value:

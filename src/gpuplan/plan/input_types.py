@@ -416,6 +416,9 @@ class JobFacts:
     served_images_per_hour: float | None = None
     """An image service's (``inputs.denoising_steps``) images per hour of the month, at the billed
     load (each request one image); None for any other workload."""
+    served_passes_per_hour: float | None = None
+    """A forward-pass service's requests (each one forward pass of the traced model on one sample)
+    per hour of the month, at the billed load; None for any other workload."""
     answers_per_month: float = 0.0
     """A service's answers in the month planned: its mean request rate (``serving.mean_requests_per_s``,
     else ``requests_per_s``) over its hours (0: not a service)."""

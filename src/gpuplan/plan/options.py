@@ -433,14 +433,14 @@ def _per_million_tokens(
     )
 
 
-def _per_thousand_images(ctx: PlanContext, total_usd: float) -> float | None:
-    """An image service's (``inputs.denoising_steps``) all-in cost over the images its request rate
-    asks for in the calendar time billed, per 1,000 (one image a request); None for any other job."""
-    job = ctx.job
-    if job.served_images_per_hour is None or job.calendar_months is None:
+def _per_thousand(per_hour: float | None, ctx: PlanContext, total_usd: float) -> float | None:
+    """A service of traced calls' all-in cost over what its request rate asks for in the calendar
+    time billed, per 1,000: images (``served_images_per_hour``, one image a request) or requests
+    (``served_passes_per_hour``, one forward pass each); None where ``per_hour`` is (another job)."""
+    if per_hour is None or ctx.job.calendar_months is None:
         return None
-    images = job.served_images_per_hour * job.calendar_months * HOURS_PER_MONTH
-    return total_usd / images * 1000.0 if images > 0 else None
+    served = per_hour * ctx.job.calendar_months * HOURS_PER_MONTH
+    return total_usd / served * 1000.0 if served > 0 else None
 
 
 #: How long a service's reclaimed replicas are down, in words: the assumed restart, then the weights.
@@ -782,7 +782,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usd_per_million_output_tokens=per_m_out,
         usd_per_million_tokens=per_m_all,
         usd_per_million_tokens_unknown=per_m_unknown,
-        usd_per_thousand_images=_per_thousand_images(ctx, breakdown.total_usd),
+        usd_per_thousand_images=_per_thousand(ctx.job.served_images_per_hour, ctx, breakdown.total_usd),
+        usd_per_thousand_requests=_per_thousand(ctx.job.served_passes_per_hour, ctx, breakdown.total_usd),
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),

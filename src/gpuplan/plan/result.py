@@ -364,6 +364,10 @@ class Option:
     usd_per_thousand_images: float | None = None
     """An image service's (``inputs.denoising_steps``) all-in cost over the images its request rate
     asks for in the months billed, per 1,000 images (None: not an image service)."""
+    usd_per_thousand_requests: float | None = None
+    """A forward-pass service's (one forward pass a request: a classifier, an embedding, a
+    segmentation) all-in cost over the requests its rate asks for in the months billed, per 1,000
+    requests (None: not such a service)."""
     usd_per_million_tokens_unknown: str | None = None
     """Why the two figures above are None for a job that has them (its all-in cost not known), in
     words; None where they are known or do not apply."""

@@ -101,6 +101,7 @@ def _policy_doc(p: PolicyResult, res: AutoscaleResult, money: Money) -> dict[str
         "usd_per_million_tokens": p.usd_per_million_tokens,
         "per_million_tokens_note": _(p.per_million_tokens_note) if p.per_million_tokens_note else None,
         "usd_per_thousand_images": p.usd_per_thousand_images,
+        "usd_per_thousand_requests": p.usd_per_thousand_requests,
         "spec": p.spec,
         "latency": {m: {**asdict(p.latency[m]), "note": _latency_note(res, m)} for m in METRICS},
         "slos": [
@@ -519,6 +520,10 @@ def _per_million(p: PolicyResult, money: Money) -> str:
         line = _("{name}: {cost} per 1,000 images ({images} images served).").format(
             name=p.name, cost=money.format(p.usd_per_thousand_images), images=format_number(p.served)
         )
+    elif p.usd_per_thousand_requests is not None:
+        line = _("{name}: {cost} per 1,000 requests ({requests} requests served).").format(
+            name=p.name, cost=money.format(p.usd_per_thousand_requests), requests=format_number(p.served)
+        )
     elif p.usd_per_million_output_tokens is None or p.usd_per_million_tokens is None:
         return _("{name}: cost per million tokens unknown ({why}).").format(
             name=p.name, why=_(p.per_million_tokens_note or N_("no request was served"))
@@ -669,7 +674,16 @@ def _against_plan_lines(res: AutoscaleResult) -> list[str]:
                 "trace's peak of {peak} requests/s."
             )
         lines.append(_(words).format(**fields))
-    if lines and res.replica.image_s is not None:
+    if lines and res.replica.image_s is not None and res.replica.forward_pass:
+        lines.append(
+            _(
+                "Both rest on the same time of one forward pass. The simulation's p95 is over every "
+                "request of its window, most of them below the peak (less waiting for a place in the "
+                "batch); the plan's is its queueing model (M/M/c) at the peak. Bursts the queueing "
+                "model does not foresee make the simulation's longer."
+            )
+        )
+    elif lines and res.replica.image_s is not None:
         lines.append(
             _(
                 "Both rest on the same image time. The simulation's p95 is over every request of its "
@@ -759,10 +773,10 @@ def schedule_note(res: AutoscaleResult) -> str | None:
     )
 
 
-def _behaviour(p: PolicyResult, *, images: bool = False) -> str:
+def _behaviour(p: PolicyResult, *, images: bool = False, forward: bool = False) -> str:
     """How a policy moved: start, how fast an added replica serves, how often it decides.
     ``images``: an image service's (one image a request, no prompts to run), whose saturation is its
-    batch's alone."""
+    batch's alone; ``forward`` with it: a forward-pass service's, worded as requests."""
     pol = p.policy
     start = _("starts with {n} ready").format(n=p.start_replicas)
     if pol.kind == "fixed" and pol.hours is not None:
@@ -861,6 +875,11 @@ def _behaviour(p: PolicyResult, *, images: bool = False) -> str:
             _(
                 "Its replicas ran near saturation for {minutes:.0f} min (images in progress ≥ {batch:.0%} "
                 "of the batch a replica makes at once): latency tails there are optimistic."
+            )
+            if images and not forward
+            else _(
+                "Its replicas ran near saturation for {minutes:.0f} min (requests in progress ≥ "
+                "{batch:.0%} of the batch a replica runs at once): latency tails there are optimistic."
             )
             if images
             else _(
@@ -1026,6 +1045,11 @@ def _latency_rows(res: AutoscaleResult) -> list[list[str]]:
     return rows
 
 
+#: Why a forward-pass service's latency has no TTFT or TPOT, as an image service's.
+_FORWARD_TOKENS = N_(
+    "a forward-pass service's request is one forward pass, its answer sent whole: it has no first "
+    "token and no tokens after it, so TTFT and TPOT are not figures of it (its latency is the e2e column)"
+)
 #: Why an image service's latency has no TTFT or TPOT (the table's "—", the document's nulls).
 _IMAGE_TOKENS = N_(
     "an image service's request is one image, delivered whole: it has no first token and no tokens "
@@ -1037,7 +1061,7 @@ def _latency_note(res: AutoscaleResult, metric: str) -> str | None:
     """Why ``metric``'s figures are null for every request: an image service's TTFT and TPOT."""
     if res.replica.image_s is None or metric not in ("ttft", "tpot"):
         return None
-    return _(_IMAGE_TOKENS)
+    return _(_FORWARD_TOKENS if res.replica.forward_pass else _IMAGE_TOKENS)
 
 
 def _latency_table(res: AutoscaleResult, numbered: bool) -> Table:
@@ -1166,7 +1190,10 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
         parts += [Text(line) for line in _unreachable_lines(res)]
     parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
-    parts += [Text(_behaviour(p, images=res.replica.image_s is not None)) for p in res.policies]
+    parts += [
+        Text(_behaviour(p, images=res.replica.image_s is not None, forward=res.replica.forward_pass))
+        for p in res.policies
+    ]
     parts += [Text(line) for line in _committed_lines(res, money)]
     parts += [Text(_per_million(p, money)) for p in res.policies]
     parts.append(Text(_cost_scope()))
@@ -1233,7 +1260,8 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         [[p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES)] for p in res.policies],
     )
     images = res.replica.image_s is not None
-    body += "".join(f"<p>{escape(_behaviour(p, images=images))}</p>" for p in res.policies)
+    forward = res.replica.forward_pass
+    body += "".join(f"<p>{escape(_behaviour(p, images=images, forward=forward))}</p>" for p in res.policies)
     body += "".join(f"<p>{escape(line)}</p>" for line in _committed_lines(res, money))
     body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
     body += f"<p>{escape(_cost_scope())}</p>"

@@ -95,6 +95,7 @@ def option_json(o: Option) -> PlanOption:
         usd_per_million_tokens=o.usd_per_million_tokens,
         usd_per_million_tokens_unknown=o.usd_per_million_tokens_unknown,
         usd_per_thousand_images=o.usd_per_thousand_images,
+        usd_per_thousand_requests=o.usd_per_thousand_requests,
         age_days=o.price_age_days,
         age_bound_launch=launch_bound(o.as_of, launch_month(o.gpu)),
         staleness=o.staleness or None,  # type: ignore[arg-type]

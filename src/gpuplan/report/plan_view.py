@@ -933,6 +933,8 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
     o = plan.recommended
     if o.usd_per_thousand_images is not None and o.service is not None:
         return [Text(_per_thousand_images(o.usd_per_thousand_images, o.service.mean_requests_per_s))]
+    if o.usd_per_thousand_requests is not None and o.service is not None:
+        return [Text(_per_thousand_requests(o.usd_per_thousand_requests, o.service.mean_requests_per_s))]
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
         if o.usd_per_million_tokens_unknown:
             return [
@@ -980,6 +982,21 @@ def _per_thousand_images(usd: float, mean_requests_per_s: float | None) -> str:
         "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
         "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
         "the mean load, for the figure itself)"
+    ).format(cost=money(usd))
+
+
+def _per_thousand_requests(usd: float, mean_requests_per_s: float | None) -> str:
+    """A forward-pass service's cost per 1,000 requests, in words: the figure at the mean load, or
+    a floor where the peak is taken all month."""
+    if mean_requests_per_s is not None:
+        return _(
+            "Cost per 1,000 requests: {cost} (the all-in cost over the requests of {rate:g} requests/s, "
+            "the mean load (serving.mean_requests_per_s), one forward pass a request, in the month billed)"
+        ).format(cost=money(usd), rate=mean_requests_per_s)
+    return _(
+        "Cost per 1,000 requests: at least {cost} (the all-in cost over the request rate all month, one "
+        "forward pass a request, the most there can be: give serving.mean_requests_per_s, the mean "
+        "load, for the figure itself)"
     ).format(cost=money(usd))
 
 

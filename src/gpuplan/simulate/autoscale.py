@@ -271,6 +271,9 @@ class PolicyResult:
     """An image service's (:attr:`ReplicaModel.image_s`): ``cost_usd`` over the images served, per
     1,000 (its requests are one image each, with no tokens); None for a language model's, or where
     none was served."""
+    usd_per_thousand_requests: float | None = None
+    """A forward-pass service's (:attr:`ReplicaModel.forward_pass`): ``cost_usd`` over the requests
+    served, per 1,000 (one forward pass each, no tokens); None for any other, or none served."""
     saturated_s: float
     """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
     ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
@@ -634,11 +637,16 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     per_m_out, per_m_all, per_m_note = per_million_tokens(
         cost, prompt=tokens["prompt"], output=tokens["output"]
     )
-    per_k_images = None
-    if cfg.replica.image_s is not None:  # one image a request, no tokens: priced per 1,000 images
-        per_k_images = cost / n_served * 1000 if n_served else None
+    per_k_images = per_k_requests = None
+    if cfg.replica.image_s is not None:  # one image (one forward pass) a request, no tokens: per 1,000
+        per_k = cost / n_served * 1000 if n_served else None
         per_m_out = per_m_all = None
-        per_m_note = N_("an image service's requests are images, not tokens")
+        if cfg.replica.forward_pass:
+            per_k_requests = per_k
+            per_m_note = N_("a forward-pass service's requests are forward passes, not tokens")
+        else:
+            per_k_images = per_k
+            per_m_note = N_("an image service's requests are images, not tokens")
     batch = np.asarray(_tick_means(run, run.tick_batch, nb, cfg.settings.chart_bin_s))
     ready = np.asarray(timeline.ready)
     prefill_load = np.zeros(nb)
@@ -688,6 +696,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         usd_per_million_tokens=per_m_all,
         per_million_tokens_note=per_m_note,
         usd_per_thousand_images=per_k_images,
+        usd_per_thousand_requests=per_k_requests,
         saturated_s=float(hot.sum()) * cfg.settings.chart_bin_s,
     )
 

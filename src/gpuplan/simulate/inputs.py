@@ -1180,13 +1180,15 @@ def autoscale_slos(
     workload_tpot_ms: float | None = None,
     *,
     images: bool = False,
+    forward_pass: bool = False,
 ) -> tuple[Slo, ...]:
     """``--slo`` (``ttft_p95=2s,tpot_p95=80ms``): those targets alone. Else an end-to-end p95 from
     ``--slo-ms``, else the workload's ``p95_latency_ms``, a time-to-first-token p95 from the
     workload's ``ttft_p95_ms`` and a time-per-output-token p95 from its ``tpot_p95_ms`` (the plan
     sized the replicas for the typical step at the load; the trace measures the p95); none of
     them: no target. ``images``: an image service's, whose request is one image delivered whole:
-    a TTFT or TPOT target is refused, not scored against the image's end-to-end latency."""
+    a TTFT or TPOT target is refused, not scored against the image's end-to-end latency;
+    ``forward_pass`` with it: a forward-pass service's, worded so."""
     from gpuplan.simulate.latency import Slo, parse_slos
 
     if slo is not None:
@@ -1194,6 +1196,15 @@ def autoscale_slos(
             raise InputError.worded(N_("give --slo or --slo-ms, not both (--slo e2e_p95=30s says the same)"))
         parsed = parse_slos(slo)
         tokens = [s.name for s in parsed if s.metric in ("ttft", "tpot")]
+        if images and tokens and forward_pass:
+            raise InputError.worded(
+                N_(
+                    "--slo {names}: a forward-pass service's request is one forward pass, its answer "
+                    "sent whole, with no first token and no tokens after it; give e2e_p95=TIME (the "
+                    "whole request) or queue_p95=TIME (the wait for a place in the batch)"
+                ),
+                names=listed(tokens),
+            )
         if images and tokens:
             raise InputError.worded(
                 N_(

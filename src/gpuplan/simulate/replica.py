@@ -112,6 +112,9 @@ class ReplicaModel:
     """An image service's replica (:func:`image_replica`): each request is one image, which holds
     one place of the batch (:attr:`slots`) this long, in wall time, and is the request's whole
     answer (its "first token"); None: a language model's."""
+    forward_pass: bool = False
+    """With :attr:`image_s`: each request is one forward pass of the traced model (a classifier's,
+    an embedding's, a segmentation's), not an image; the same model, worded as what it is."""
 
     @property
     def running_context_tokens(self) -> float:
@@ -374,21 +377,33 @@ def replica_from_step(
     )
 
 
-def image_replica(gpu: str, step: ImageStep, *, replicas_per_gpu: int = 1) -> ReplicaModel:
-    """An image service's replica from ``plan``'s figures of it (:func:`gpuplan.api.image_step`):
-    its batch's places (``inputs.batch_size``), each image ``step.image_s`` on one; its requests
-    are one image each (a prompt of 0 tokens and one "output", the image)."""
+def image_replica(
+    gpu: str, step: ImageStep, *, replicas_per_gpu: int = 1, forward_pass: bool = False
+) -> ReplicaModel:
+    """A replica of a service of traced calls from ``plan``'s figures of it
+    (:func:`gpuplan.api.image_step`): its batch's places (``inputs.batch_size``), each request
+    ``step.image_s`` on one; its requests are one image each, or with ``forward_pass`` one forward
+    pass each (a prompt of 0 tokens and one "output", the whole answer)."""
+    words = (
+        _(
+            "estimator: a forward-pass service, as plan sizes it: {batch} request(s) at once, each "
+            "{image_s:.3g} s (one call of the traced step; {rate:.3g} requests/s a replica at full load)"
+        )
+        if forward_pass
+        else _(
+            "estimator: an image service, as plan sizes it: {batch} image(s) at once, each {image_s:.3g} s "
+            "(its denoiser calls × the call's time; {rate:.3g} images/s a replica at full load)"
+        )
+    )
     return ReplicaModel(
         gpu=gpu,
         slots=max(1, step.batch),
         prefill_tokens_per_s=0.0,
         time_per_output_token_s=step.image_s,
-        source=_(
-            "estimator: an image service, as plan sizes it: {batch} image(s) at once, each {image_s:.3g} s "
-            "(its denoiser calls × the call's time; {rate:.3g} images/s a replica at full load)"
-        ).format(batch=max(1, step.batch), image_s=step.image_s, rate=step.capacity_images_per_s),
+        source=words.format(batch=max(1, step.batch), image_s=step.image_s, rate=step.capacity_images_per_s),
         replicas_per_gpu=max(1, replicas_per_gpu),
         image_s=step.image_s,
+        forward_pass=forward_pass,
     )
 
 

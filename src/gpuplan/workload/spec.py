@@ -127,6 +127,8 @@ _ENGINE_VERSION = re.compile(r"v?\d{1,6}\.\d{1,6}[A-Za-z0-9.+-]{0,40}")
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
 #: Keys of a Hugging Face config.json that bound the sequence length, in the order checked.
 _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length")
+#: HF architectures that generate tokens (a service of one gives its request's tokens).
+_GENERATING_ARCHITECTURES = ("ForCausalLM", "ForConditionalGeneration", "LMHeadModel")
 
 # Ranges at the schema: a workload file may come from someone else, and a number outside these is a
 # typo or an attack (10**400 samples, .inf epochs), never a job. Floats are finite (Spec's config).
@@ -1191,6 +1193,17 @@ class Workload(Spec):
                     )
                 )
             return
+        tails = sv.prompt_tokens_p95 is not None or sv.output_tokens_p95 is not None
+        if not tokens and not tails and not self._generates_text:
+            # one forward pass a request: a classifier's, an embedding's, a segmentation's
+            if sv.tpot_p95_ms is not None or sv.ttft_p95_ms is not None or sv.engine is not None:
+                raise _refused(
+                    N_(
+                        "serving.tpot_p95_ms, ttft_p95_ms, engine: a language model's serving; a service "
+                        "whose request is one forward pass has p95_latency_ms, the whole request"
+                    )
+                )
+            return
         missing = [k for k in ("prompt_tokens", "output_tokens") if getattr(sv, k) is None]
         if missing:
             raise _refused(
@@ -1202,6 +1215,23 @@ class Workload(Spec):
             )
 
     @property
+    def _generates_text(self) -> bool:
+        """Whether the model is known to generate tokens (a decoder or encoder-decoder preset, an HF
+        config of a text model whose architectures generate or are not named), so that a service of
+        it needs its request's tokens. A vision model, an encoder, or the user's own code (known
+        only once traced) is served a forward pass a request without them."""
+        if self.model.preset is not None:
+            info = get_preset(self.model.preset)
+            return info.modality == "text" and info.family in ("decoder", "encoder-decoder")
+        if self.model.hf_config is not None:
+            raw = _hf_raw(self.model.hf_config_path)
+            if _hf_takes_images(raw):
+                return False
+            named = [a for a in raw.get("architectures") or [] if isinstance(a, str)]
+            return not named or any(a.endswith(_GENERATING_ARCHITECTURES) for a in named)
+        return False
+
+    @property
     def denoiser_calls(self) -> int | None:
         """Denoiser calls one generated image takes (``inputs.denoiser_calls``); None for every
         workload that does not generate images with a denoiser (``task: infer`` only)."""
@@ -1211,6 +1241,24 @@ class Workload(Spec):
     def serves_images(self) -> bool:
         """A service whose request is one image made by a denoiser (``inputs.denoising_steps``)."""
         return self.serving is not None and self.inputs.denoising_steps is not None
+
+    @property
+    def serves_forward_passes(self) -> bool:
+        """A service whose request is one forward pass of the traced model on one sample (a
+        classifier's, an embedding's, a segmentation's): no tokens, no denoising steps."""
+        return (
+            self.serving is not None
+            and self.inputs.denoising_steps is None
+            and self.serving.prompt_tokens is None
+            and self.serving.output_tokens is None
+        )
+
+    @property
+    def serves_traced_calls(self) -> bool:
+        """A service whose request is a fixed count of calls of the traced step, batched by the
+        server up to ``inputs.batch_size``, with no tokens and no KV cache: an image's denoiser
+        calls (:attr:`serves_images`) or one forward pass (:attr:`serves_forward_passes`)."""
+        return self.serves_images or self.serves_forward_passes
 
     def shown_currency(
         self, asked: str | None = None, *, budget_usd: float | None = None, budget_cny: float | None = None
