@@ -206,3 +206,28 @@ def trace_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Any], Prof
             return dataclasses.replace(Profile.from_json(file.read_text()), workload_name=w.name)
 
     return get
+
+
+@pytest.fixture(scope="module")
+def plan_once() -> Callable[..., Any]:
+    """``plan_once(workload, store=…, profile=…, **kw)``: ``gpuplan.api.plan``'s plan, made once per
+    module for the same workload, store, profile and arguments.
+
+    A service's plan takes seconds and a module's tests often read the same one (one test checks
+    its options, another its notes); a plan is frozen, so each test gets the one made first,
+    whichever test asks first. A test that patches the planner, or whose plan is refused, calls
+    ``plan`` itself (a refusal is not kept: each caller meets it afresh)."""
+    from gpuplan.api import plan
+
+    made: dict[tuple[str, str, int, int, str], Any] = {}
+
+    def get(workload: Any, *, store: Any, profile: Any, **kw: Any) -> Any:
+        # what the workload states, beside its values: a field set to its default (tensor_parallel: 1)
+        # is planned otherwise than one left out
+        stated = workload.model_dump_json(exclude_unset=True)
+        key = (workload.model_dump_json(), stated, id(store), id(profile), repr(sorted(kw.items())))
+        if key not in made:
+            made[key] = plan(workload, store=store, profile=profile, **kw)
+        return made[key]
+
+    return get

@@ -3,6 +3,7 @@ what it writes on stderr and its exit code, for tests that a refusal is one line
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Sequence
 
@@ -26,6 +27,14 @@ def _run(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[objec
         sys.argv = old
     said = capsys.readouterr()
     return code, said.out, said.err
+
+
+def ran(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
+    """``gpuplan ARGS`` as ``subprocess.run(..., capture_output=True, text=True)`` gives it: its exit
+    status (0 where ``main`` returns or exits with none), stdout and stderr, for tests written
+    against a process's answer that need no process of their own."""
+    status, out, err = _run(args, capsys)
+    return subprocess.CompletedProcess(["gpuplan", *args], 0 if status is None else int(status), out, err)  # type: ignore[call-overload]
 
 
 def refused(args: Sequence[str], capsys: pytest.CaptureFixture[str], *, code: int = 1) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from one_line import ran
 from stand_in_profiles import bert_large_profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,21 +18,22 @@ EXAMPLES = ROOT / "examples"
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def env(tmp_path_factory: pytest.TempPathFactory, seeded_copy: Callable[[str], Path]) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("plan_cli")
     prof = d / "profile.json"
     prof.write_text(bert_large_profile("cli-test").to_json(), encoding="utf-8")
-    return {"dir": d, "db": d / "catalog.sqlite", "profile": prof}
+    return {"dir": d, "db": seeded_copy("plan_cli_db"), "profile": prof}
 
 
-def _run(env: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-           str(EXAMPLES / "bert-large-squad.yaml"), "--profile", str(env["profile"]), *args]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+def _run(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``gpuplan --db DB plan bert-large-squad.yaml --profile PROFILE ARGS``, in this process."""
+    return _run_file(env, capsys, EXAMPLES / "bert-large-squad.yaml", *args)
 
 
-def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
-    r = _run(env, "--json", "--top", "3", "--budget-usd", "500")
+def test_json_document_follows_the_contract(env: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    r = _run(env, capsys, "--json", "--top", "3", "--budget-usd", "500")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["schema_version"] == 6
@@ -64,18 +67,22 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     assert all(o["price_usd_per_month"] is not None for o in monthly)
 
 
-def test_infeasible_constraints_explain_and_exit_1(env: dict[str, Path]) -> None:
-    r = _run(env, "--deadline", "1m", "--budget-usd", "0.01")
+def test_infeasible_constraints_explain_and_exit_1(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = _run(env, capsys, "--deadline", "1m", "--budget-usd", "0.01")
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith("error: no option meets")
     assert "the cheapest" in r.stderr or "the fastest" in r.stderr
 
 
-def test_an_infeasible_plan_as_json_writes_a_document_that_says_why(env: dict[str, Path]) -> None:
+def test_an_infeasible_plan_as_json_writes_a_document_that_says_why(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # `plan --json > plan.json` had left an empty file: the document says why, stderr and the
     # exit code as before.
-    r = _run(env, "--deadline", "1m", "--budget-usd", "0.01", "--json")
+    r = _run(env, capsys, "--deadline", "1m", "--budget-usd", "0.01", "--json")
     assert r.returncode == 1 and r.stderr.startswith("error: no option meets")
     doc = json.loads(r.stdout)
     assert doc["schema_version"] == 6 and doc["feasible"] == 0 and "recommended" not in doc
@@ -83,14 +90,14 @@ def test_an_infeasible_plan_as_json_writes_a_document_that_says_why(env: dict[st
     assert doc["workload"] == "bert-large-squad" and doc["excluded"]
 
 
-def test_a_plan_given_to_plan_is_told_to_deploy(env: dict[str, Path]) -> None:
-    r = _run(env, "--json", "--top", "1")
+def test_a_plan_given_to_plan_is_told_to_deploy(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = _run(env, capsys, "--json", "--top", "1")
     assert r.returncode == 0, r.stderr
     planned = env["dir"] / "plan.json"
     planned.write_text(r.stdout, encoding="utf-8")
-    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-           str(planned)]  # fmt: skip
-    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    again = ran(["--db", str(env["db"]), "plan", str(planned)], capsys)
     assert again.returncode == 1 and "unknown key" not in again.stderr
     assert (
         f"is a plan (gpuplan plan --json's output), not a workload: deploy it with `gpuplan deploy {planned}`"
@@ -98,18 +105,20 @@ def test_a_plan_given_to_plan_is_told_to_deploy(env: dict[str, Path]) -> None:
     )
 
 
-def test_markdown_report_with_svg_chart_next_to_it(env: dict[str, Path]) -> None:
+def test_markdown_report_with_svg_chart_next_to_it(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = env["dir"] / "plan.md"
-    r = _run(env, "--out", str(out), "--top", "4")
+    r = _run(env, capsys, "--out", str(out), "--top", "4")
     assert r.returncode == 0, r.stderr
     svg = out.with_suffix(".svg").read_text(encoding="utf-8")
     assert svg.startswith("<svg") and "recommended" in svg
     assert "](plan.svg)" in out.read_text(encoding="utf-8")
 
 
-def test_html_report_is_self_contained(env: dict[str, Path]) -> None:
+def test_html_report_is_self_contained(env: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     out = env["dir"] / "plan.html"
-    r = _run(env, "--out", str(out))
+    r = _run(env, capsys, "--out", str(out))
     assert r.returncode == 0, r.stderr
     html = out.read_text(encoding="utf-8")
     from gpuplan.report.plan_charts import plotly_js
@@ -129,7 +138,7 @@ def test_plan_help_does_not_import_torch() -> None:
 
 
 def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages(
-    env: dict[str, Path],
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     from dataclasses import replace
 
@@ -144,9 +153,10 @@ def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages
     spec.write_text(text, encoding="utf-8")
     docs = {}
     for lang in ("en", "zh"):
-        cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-               str(spec), "--profile", str(prof), "--json", "--lang", lang]  # fmt: skip
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        r = ran(
+            ["--db", str(env["db"]), "plan", str(spec), "--profile", str(prof), "--json", "--lang", lang],
+            capsys,
+        )
         assert r.returncode == 0, r.stderr
         docs[lang] = json.loads(r.stdout)
     dropped = docs["en"]["excluded"]["model_parallel_split"]
@@ -158,36 +168,43 @@ def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages
     assert f"排除了 {dropped:,} 个候选" in zh[0]
 
 
-def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(env: dict[str, Path]) -> None:
+def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # The planner enumerates at most 256 GPUs in all (plan.constraints.MAX_TOTAL_GPUS): 1000 was
     # taken and planned as 64, the plan's notes saying 64 to a user who asked for 1000.
-    r = _run(env, "--max-gpus", "1000")
+    r = _run(env, capsys, "--max-gpus", "1000")
     assert r.returncode == 2, r.stdout
     (line,) = r.stderr.strip().splitlines()
     assert "--max-gpus" in line and "256" in line, line
     # past the default search of 64 (refused until a 72B service at 40 requests/s needed 84 GPUs)
-    r = _run(env, "--max-gpus", "128", "--top", "1")
+    r = _run(env, capsys, "--max-gpus", "128", "--top", "1")
     assert r.returncode == 0, r.stderr
     assert "scale-out: at most 8 instances and 128 GPUs per job" in " ".join(r.stdout.split())
     # --max-nodes had no upper bound: 100000 instances were "allowed" where 256 are searched.
-    r = _run(env, "--max-nodes", "100000")
+    r = _run(env, capsys, "--max-nodes", "100000")
     assert r.returncode == 2, r.stdout
     (line,) = r.stderr.strip().splitlines()
     assert "--max-nodes" in line and "256" in line, line
 
 
-def _run_file(env: dict[str, Path], workload: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-           str(workload), "--profile", str(env["profile"]), *args]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+def _run_file(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str], workload: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``gpuplan --db DB plan WORKLOAD --profile PROFILE ARGS``, in this process."""
+    return ran(
+        ["--db", str(env["db"]), "plan", str(workload), "--profile", str(env["profile"]), *args], capsys
+    )
 
 
-def test_min_gpus_plans_the_gpu_count_a_recipe_was_tuned_for(env: dict[str, Path], tmp_path: Path) -> None:
+def test_min_gpus_plans_the_gpu_count_a_recipe_was_tuned_for(
+    env: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # An 8-GPU DDP recipe (its learning rate tuned for that global batch) could not be planned on 8:
     # there was --max-gpus and no floor, and the plan recommended 1-2 GPUs.
-    free = json.loads(_run(env, "--json", "--top", "5").stdout)
+    free = json.loads(_run(env, capsys, "--json", "--top", "5").stdout)
     assert free["recommended"]["gpu_count"] < 8
-    r = _run(env, "--json", "--top", "5", "--min-gpus", "8", "--max-gpus", "8")
+    r = _run(env, capsys, "--json", "--top", "5", "--min-gpus", "8", "--max-gpus", "8")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert {o["gpu_count"] for o in [doc["recommended"], *doc["options"]]} == {8}
@@ -199,31 +216,33 @@ def test_min_gpus_plans_the_gpu_count_a_recipe_was_tuned_for(env: dict[str, Path
     assert "min_gpus: 16" in text
     job = tmp_path / "job.yaml"
     job.write_text(text, encoding="utf-8")
-    doc = json.loads(_run_file(env, job, "--json", "--top", "5").stdout)
+    doc = json.loads(_run_file(env, capsys, job, "--json", "--top", "5").stdout)
     assert doc["constraints"]["min_gpus"] == 16
     assert all(o["gpu_count"] >= 16 for o in [doc["recommended"], *doc["options"]])
-    doc = json.loads(_run_file(env, job, "--json", "--top", "5", "--min-gpus", "2").stdout)
+    doc = json.loads(_run_file(env, capsys, job, "--json", "--top", "5", "--min-gpus", "2").stdout)
     assert doc["constraints"]["min_gpus"] == 2
     assert min(o["gpu_count"] for o in [doc["recommended"], *doc["options"]]) < 16
 
 
-def test_min_gpus_above_max_gpus_or_the_search_is_one_line_in_either_language(env: dict[str, Path]) -> None:
-    r = _run(env, "--min-gpus", "16", "--max-gpus", "8")
+def test_min_gpus_above_max_gpus_or_the_search_is_one_line_in_either_language(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = _run(env, capsys, "--min-gpus", "16", "--max-gpus", "8")
     assert r.returncode != 0 and not r.stdout
     (line,) = r.stderr.strip().splitlines()
     assert line == (
         "error: min_gpus 16 is more than max_gpus 8: give min_gpus at most max_gpus (the same number "
         "plans exactly that many GPUs)"
     )
-    r = _run(env, "--lang", "zh", "--min-gpus", "16", "--max-gpus", "8")
+    r = _run(env, capsys, "--lang", "zh", "--min-gpus", "16", "--max-gpus", "8")
     (line,) = r.stderr.strip().splitlines()
     assert "min_gpus 16 大于 max_gpus 8" in line, line
     for bad, said in (("300", "256"), ("0", "1"), ("2.5", "integer")):
-        r = _run(env, "--min-gpus", bad)
+        r = _run(env, capsys, "--min-gpus", bad)
         assert r.returncode == 2, r.stdout
         (line,) = r.stderr.strip().splitlines()
         assert "--min-gpus" in line and said in line, line
-    r = _run(env, "--min-gpu", "8")
+    r = _run(env, capsys, "--min-gpu", "8")
     assert r.returncode == 2 and "--min-gpus" in r.stderr, r.stderr
 
 
@@ -237,10 +256,10 @@ def test_min_gpus_above_max_gpus_or_the_search_is_one_line_in_either_language(en
     ],
 )
 def test_an_unknown_baseline_is_one_line_with_did_you_mean(
-    env: dict[str, Path], baseline: str, said: str
+    env: dict[str, Path], baseline: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # It was a note in the plan ("not in the catalog") and the savings line vanished, exit 0.
-    r = _run(env, "--baseline", baseline)
+    r = _run(env, capsys, "--baseline", baseline)
     assert r.returncode == 1, r.stdout
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: --baseline ") and said in r.stderr
     assert r.stdout == ""
@@ -274,36 +293,43 @@ _CONTRADICTIONS = [
 
 @pytest.mark.parametrize(("args", "said"), _CONTRADICTIONS)
 def test_contradictory_or_unknown_constraints_are_one_line_before_the_profile(
-    env: dict[str, Path], args: tuple[str, ...], said: str
+    env: dict[str, Path], args: tuple[str, ...], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Each ended, after the whole planning work, in "no option is left: candidates excluded by …".
     # Said before the profile is read: a profile that is not there is never reached.
     absent = str(env["dir"] / "absent.json")
-    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-           str(EXAMPLES / "bert-large-squad.yaml"), "--profile", absent, *args]  # fmt: skip
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    r = ran(
+        ["--db", str(env["db"]), "plan", str(EXAMPLES / "bert-large-squad.yaml"), "--profile", absent, *args],
+        capsys,
+    )
     assert r.returncode == 1, r.stdout
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: " + said), r.stderr
     assert r.stdout == ""
 
 
-def test_plan_takes_the_singular_provider_and_region_as_offers_spells_them(env: dict[str, Path]) -> None:
+def test_plan_takes_the_singular_provider_and_region_as_offers_spells_them(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # was: "No such option: --provider" (plan spelt them --providers/--regions, offers --provider/--region)
-    r = _run(env, "--provider", "awz", "--region", "us-east-1", "--gpu", "A100")
+    r = _run(env, capsys, "--provider", "awz", "--region", "us-east-1", "--gpu", "A100")
     assert r.returncode == 1 and "unknown provider 'awz'; did you mean 'aws'?" in r.stderr, r.stderr
 
 
-def test_a_known_filter_that_leaves_nothing_is_named(env: dict[str, Path]) -> None:
+def test_a_known_filter_that_leaves_nothing_is_named(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # "no option is left: candidates excluded by provider …, country …": which filter emptied it?
-    r = _run(env, "--countries", "AQ")
+    r = _run(env, capsys, "--countries", "AQ")
     assert r.returncode == 1, r.stdout
     assert r.stderr.startswith("error: no option is left: the country filter (AQ) left none; "), r.stderr
 
 
-def test_an_alibaba_options_egress_is_named_as_an_assumed_low_confidence_figure(env: dict[str, Path]) -> None:
+def test_an_alibaba_options_egress_is_named_as_an_assumed_low_confidence_figure(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # The catalog's only Alibaba egress figure is an example of its price API, not a region's
     # published price: was costed as every region's own known price, confidence high, unsaid.
-    r = _run(env, "--json", "--top", "2", "--providers", "alibaba")
+    r = _run(env, capsys, "--json", "--top", "2", "--providers", "alibaba")
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)["recommended"]
     assert rec["provider"] == "alibaba"
@@ -311,17 +337,21 @@ def test_an_alibaba_options_egress_is_named_as_an_assumed_low_confidence_figure(
     back = "results back: internet egress price of alibaba/"
     [said] = [a for a in rec["assumptions"] if a.startswith(back)]
     assert "low-confidence figure" in said and "example" in said and "assumed" in said, said
-    text = _run(env, "--top", "1", "--providers", "alibaba")
+    text = _run(env, capsys, "--top", "1", "--providers", "alibaba")
     assert text.returncode == 0, text.stderr
     assert "low-confidence figure" in text.stdout, text.stdout[-3000:]
 
 
-def test_a_budget_in_yuan_shows_the_plan_in_yuan_unless_a_currency_is_asked(env: dict[str, Path]) -> None:
+def test_a_budget_in_yuan_shows_the_plan_in_yuan_unless_a_currency_is_asked(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # "--budget-cny 0.5" had answered "no option meets 12.0 h under $0.072": the yuan given, dollars read.
-    r = _run(env, "--budget-cny", "0.5")
+    r = _run(env, capsys, "--budget-cny", "0.5")
     assert r.returncode != 0 and "under ¥0.50" in r.stderr, r.stderr
-    shown = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5").stdout)
-    asked = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5", "--currency", "USD").stdout)
+    shown = json.loads(_run(env, capsys, "--json", "--top", "1", "--budget-cny", "5").stdout)
+    asked = json.loads(
+        _run(env, capsys, "--json", "--top", "1", "--budget-cny", "5", "--currency", "USD").stdout
+    )
     assert (shown["display_currency"], asked["display_currency"]) == ("CNY", "USD")
 
 
@@ -383,21 +413,23 @@ def test_a_plan_whose_options_fit_with_little_to_spare_says_what_to_do_on_a_cuda
     assert other.index("Thin memory margin") < other.index("Recommended:"), other
 
 
-def test_plan_takes_the_network_flags_estimate_takes(env: dict[str, Path]) -> None:
+def test_plan_takes_the_network_flags_estimate_takes(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # the same reading as estimate's: a kind that is neither, a rate that is not a number, and (a
     # plan ranks on a rate) a kind without one, each one line
-    r = _run(env, "--network-gbps", "100", "--network-kind", "ib")
+    r = _run(env, capsys, "--network-gbps", "100", "--network-kind", "ib")
     assert r.returncode != 0 and r.stderr.strip() == "error: --network-kind: use rdma or tcp (got 'ib')"
-    r = _run(env, "--network-gbps", "nan")
+    r = _run(env, capsys, "--network-gbps", "nan")
     assert r.returncode == 2 and "nan is not a finite number" in r.stderr
-    r = _run(env, "--network-kind", "rdma")
+    r = _run(env, capsys, "--network-kind", "rdma")
     assert r.stderr.strip() == (
         "error: --network-kind rdma needs --network-gbps: the rate of the network between the nodes"
     )
 
 
 def test_plan_json_prices_each_options_kept_data_copy_as_the_service_does(
-    env: dict[str, Path], tmp_path: Path
+    env: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # `plan --json` left every option's data_copy null: only the service filled it, for the
     # recommended option of a plan it saved, so a reader of the JSON plan got no copy figures.
@@ -413,7 +445,9 @@ def test_plan_json_prices_each_options_kept_data_copy_as_the_service_does(
     # been on the front's fast end only, past the performance pick, where the front now ends
     options = []
     for providers in ("aws,gcp", "aws"):
-        r = _run_file(env, job, "--json", "--top", "8", "--providers", providers, "--pricing", "on_demand")
+        r = _run_file(
+            env, capsys, job, "--json", "--top", "8", "--providers", providers, "--pricing", "on_demand"
+        )
         assert r.returncode == 0, r.stderr
         doc = json.loads(r.stdout)
         options += [doc["recommended"], *doc["options"], *doc["pareto"]]
@@ -439,12 +473,15 @@ def test_plan_json_prices_each_options_kept_data_copy_as_the_service_does(
     assert filled >= 1  # the AWS options move the dataset in from Google Cloud
 
 
-def test_a_deadline_on_a_service_is_refused_saying_a_service_has_no_end(env: dict[str, Path]) -> None:
+def test_a_deadline_on_a_service_is_refused_saying_a_service_has_no_end(
+    env: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     # A 3-day conference demo with deadline: 3d was refused as "no option finishes within 3.0 d: the
     # fastest option takes 30.4 d", each option's time being the month it is priced for.
-    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
-           str(EXAMPLES / "llm-inference-service.yaml"), "--deadline", "3d"]  # fmt: skip
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    r = ran(
+        ["--db", str(env["db"]), "plan", str(EXAMPLES / "llm-inference-service.yaml"), "--deadline", "3d"],
+        capsys,
+    )
     assert r.returncode != 0, r.stdout
     (line,) = r.stderr.strip().splitlines()
     assert "a service has no end" in line and "730 h" in line and "remove the deadline" in line, line

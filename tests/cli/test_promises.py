@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from typer.testing import CliRunner
 
 from gpuplan.cli import app
 from gpuplan.vocab import pricing_name
+from one_line import refused
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "examples" / "simulate" / "services.yaml"
@@ -40,14 +39,20 @@ def test_simulate_share_says_which_gpu_a_service_is_on_not_a_count() -> None:
 
 
 @pytest.mark.parametrize("value", ["6", "6.5", " 12 "])
-def test_a_deadline_without_a_unit_is_refused_in_one_line(value: str, tmp_path: Path) -> None:
+def test_a_deadline_without_a_unit_is_refused_in_one_line(
+    value: str, fresh_catalog: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Refused before the workload is traced: "6" is six hours, days or minutes, a factor 24 or 60 apart.
-    cmd = [sys.executable, "-m", "gpuplan.cli", "--db", str(tmp_path / "c.sqlite"), "plan",
-           str(ROOT / "examples" / "resnet50-imagenet.yaml"), "--deadline", value]  # fmt: skip
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 1
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and "has no unit" in lines[0] and f"{value.strip()}h (hours)" in lines[0]
+    args = [
+        "--db",
+        str(fresh_catalog),
+        "plan",
+        str(ROOT / "examples" / "resnet50-imagenet.yaml"),
+        "--deadline",
+        value,
+    ]
+    line = refused(args, capsys)
+    assert "has no unit" in line and f"{value.strip()}h (hours)" in line
 
 
 def test_the_readme_says_how_to_install_torch_on_a_cpu_only_and_on_a_cuda_machine() -> None:

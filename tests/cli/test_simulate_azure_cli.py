@@ -4,8 +4,6 @@ re-timing, and one-line errors for a wrong input."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from azure_traces import CONV, azure
 from gpuplan.cli import app
 from gpuplan.errors import GpuplanError
 from gpuplan.simulate import read_trace_csv
+from one_line import refused
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = ROOT / "examples" / "llm-inference-service.yaml"
@@ -30,12 +29,10 @@ def _run(*args: str) -> str:
     return res.stdout
 
 
-def _fails(*args: str) -> str:
-    """The error line of a real process (as a user sees it: exit 1, one line on stderr)."""
-    res = subprocess.run([sys.executable, "-m", "gpuplan", *args], capture_output=True, text=True)
-    assert res.returncode == 1, res.stderr
-    assert "Traceback" not in res.stderr
-    return res.stderr
+def _fails(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The error line as a user sees it (exit 1, one line on stderr, its newline kept), through the
+    entry point in this process."""
+    return refused(args, capsys) + "\n"
 
 
 def test_json_has_latency_slos_losses_and_behaviour_per_policy() -> None:
@@ -112,12 +109,16 @@ def test_a_real_trace_is_re_timed_in_place_or_into_a_file(tmp_path: Path) -> Non
     assert out.read_text().splitlines()[1].startswith("# derived from AzureLLMInferenceTrace_conv.csv")
 
 
-def test_a_wrong_input_is_one_line_on_stderr_and_exit_1() -> None:
+def test_a_wrong_input_is_one_line_on_stderr_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     base = ("simulate", "autoscale", str(WORKLOAD), "--trace", str(azure(CONV)), "--replica", REPLICA)
-    out = _fails(*base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=2")
+    out = _fails(
+        capsys, *base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=2"
+    )
     assert "write the threshold as a number and one of the units" in out and out.count("\n") == 1
     # a unit it does not take is told the units it does (was: "write the threshold with its unit")
-    out = _fails(*base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=1sec")
+    out = _fails(
+        capsys, *base, "--policy", "fixed:replicas=1", "--on-demand-price", "1", "--slo", "ttft_p95=1sec"
+    )
     assert "one of the units ms, s or min (m)" in out and out.count("\n") == 1
 
 
@@ -154,11 +155,13 @@ def test_a_non_finite_trace_scale_is_a_usage_error() -> None:
     assert res.exit_code == 2 and "nan is not a finite number" in res.output, res.output
 
 
-def test_trace_needs_a_shape_or_a_recorded_file(tmp_path: Path) -> None:
+def test_trace_needs_a_shape_or_a_recorded_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = str(tmp_path / "x.csv")
     res = runner.invoke(app, ["simulate", "trace", "diurnal", "--from", str(CONV), "--out", target])
     assert isinstance(res.exception, GpuplanError) and "one of them" in str(res.exception)
-    out = _fails("simulate", "trace", "--from", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x.csv"))
+    out = _fails(
+        capsys, "simulate", "trace", "--from", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x.csv")
+    )
     assert "not found" in out
     assert not (tmp_path / "x.csv").exists()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -52,6 +53,42 @@ def _usage(folder: Path, serving_extra: str = "", peak: float = 15) -> object:
     )
 
 
+#: The service's day: a mean of 6 requests/s under its peak, at least one replica.
+DAY = ", mean_requests_per_s: 6, min_replicas: 1"
+
+
+@pytest.fixture(scope="module")
+def priced(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Any]:
+    """``priced(serving_extra, peak)``: ``tco`` of ``_usage``'s year, once per module for each service.
+
+    Each report plans the service (seconds) and several tests read the same one; a report is frozen,
+    so each test that only reads it gets the one made first, whichever test asks first."""
+    made: dict[tuple[str, float], Any] = {}
+
+    def get(serving_extra: str = "", peak: float = 15) -> object:
+        if (serving_extra, peak) not in made:
+            usage = _usage(tmp_path_factory.mktemp("tiers-tco"), serving_extra, peak)
+            made[serving_extra, peak] = tco(usage, store=store, currency="USD")  # type: ignore[arg-type]
+        return made[serving_extra, peak]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def demanded(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Any, Any]]:
+    """``demanded(serving_extra, peak)``: ``demands_from_usage`` of ``_usage``'s year, once per module
+    for each service (a plan each, seconds), as :func:`priced`."""
+    made: dict[tuple[str, float], tuple[Any, Any]] = {}
+
+    def get(serving_extra: str = "", peak: float = 15) -> tuple[Any, Any]:
+        if (serving_extra, peak) not in made:
+            usage = _usage(tmp_path_factory.mktemp("tiers-demands"), serving_extra, peak)
+            made[serving_extra, peak] = demands_from_usage(usage, store)  # type: ignore[arg-type]
+        return made[serving_extra, peak]
+
+    return get
+
+
 def _served(tiers: tuple[float, ...], said: object) -> tuple[float, ...]:
     """The hours a month each tier serves: its billed hours less its start-ups and scale-down delays."""
     return tuple(t - u for t, u in zip(tiers, said.start_up_hours, strict=True))  # type: ignore[attr-defined]
@@ -63,11 +100,11 @@ def _reserved_gpus(report: object) -> float:
 
 
 def test_a_service_with_a_mean_below_its_peak_reserves_fewer_gpus_and_costs_less(
-    store: Store, tmp_path: Path
+    priced: Callable[..., Any],
 ) -> None:
     # was: the peak fleet (3 L40S) all 730 h of every month, 3 reserved for a year, whatever the mean
-    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
-    tiered = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
+    peak_only = priced()
+    tiered = priced(DAY)
     (flat,) = peak_only.problem.demands
     (day,) = tiered.problem.demands
     peak_gpus = flat.gpus_at_once(0)
@@ -78,23 +115,27 @@ def test_a_service_with_a_mean_below_its_peak_reserves_fewer_gpus_and_costs_less
     assert tiered.schedule.total_usd < peak_only.schedule.total_usd
 
 
-def test_a_peak_only_service_keeps_its_peak_fleet_all_month_and_says_so(store: Store, tmp_path: Path) -> None:
-    (demand,), (source,) = demands_from_usage(_usage(tmp_path), store)  # type: ignore[arg-type]
+def test_a_peak_only_service_keeps_its_peak_fleet_all_month_and_says_so(
+    demanded: Callable[..., tuple[Any, Any]],
+) -> None:
+    (demand,), (source,) = demanded()
     assert not demand.tiers and not source.tiers
     assert demand.levels(0) == ((demand.gpus_per_run, 730.0),)
     assert "no mean_requests_per_s" in source.how
 
 
-def test_a_service_one_instance_carries_keeps_it_all_month_and_says_why(store: Store, tmp_path: Path) -> None:
+def test_a_service_one_instance_carries_keeps_it_all_month_and_says_why(
+    demanded: Callable[..., tuple[Any, Any]],
+) -> None:
     # 3 requests/s: one L40S at 80 % of its capacity carries the peak; nothing to scale down
-    (demand,), (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 1", peak=3), store)  # type: ignore[arg-type]
+    (demand,), (source,) = demanded(", mean_requests_per_s: 1", peak=3)
     assert not demand.tiers and demand.levels(0) == ((demand.gpus_per_run, 730.0),)
     assert "one instance carries the peak" in source.how and "no mean_requests_per_s" not in source.how
 
 
-def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_path: Path) -> None:
-    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
-    peak_only = tco(_usage(tmp_path), store=store, currency="USD")  # type: ignore[arg-type]
+def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(priced: Callable[..., Any]) -> None:
+    report = priced(DAY)
+    peak_only = priced()
     (demand,) = report.problem.demands
     (flat,) = peak_only.problem.demands
     s, base = report.schedule, peak_only.schedule
@@ -124,25 +165,21 @@ def test_the_all_on_demand_baseline_is_the_autoscaled_fleet(store: Store, tmp_pa
     assert "diurnal" in said["day_assumed"] and "15" in said["day_assumed"]
 
 
-def test_min_replicas_keeps_that_many_all_month(store: Store, tmp_path: Path) -> None:
-    (one,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
-    (two,), _ = demands_from_usage(  # type: ignore[arg-type]
-        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 2"), store
-    )
+def test_min_replicas_keeps_that_many_all_month(demanded: Callable[..., tuple[Any, Any]]) -> None:
+    (one,), _ = demanded(DAY)
+    (two,), _ = demanded(", mean_requests_per_s: 6, min_replicas: 2")
     assert one.tiers[0] == pytest.approx(730) and one.tiers[1] < 730
     assert two.tiers[:2] == pytest.approx((730, 730))
     assert sum(two.gpu_hours) > sum(one.gpu_hours)
 
 
-def test_the_tiers_follow_the_day_the_simulator_draws(store: Store, tmp_path: Path) -> None:
+def test_the_tiers_follow_the_day_the_simulator_draws(demanded: Callable[..., tuple[Any, Any]]) -> None:
     # simulate's diurnal trace for the same mean and peak: its rate curve, minute by minute, and the
     # replicas it needs at the plan's capacity of one at 80 % (a peak of 15 cannot hold a mean of 6
     # under the cosine: the peak is kept, its mean 7.5)
     from gpuplan.simulate import Shape, diurnal_trace
 
-    (demand,), (source,) = demands_from_usage(
-        _usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store
-    )  # type: ignore[arg-type]
+    (demand,), (source,) = demanded(DAY)
     trace = diurnal_trace(Shape(mean_requests_per_s=6, peak_requests_per_s=15, duration_s=86_400))
     assert trace.rate is not None and trace.rate.mean_requests_per_s == pytest.approx(7.5)
     assert "mean 7.5" in source.day
@@ -160,24 +197,24 @@ def test_tier_levels_scale_by_whole_copies_of_the_day_and_keep_the_gpu_hours() -
 
 
 def test_without_min_replicas_the_fleet_its_launch_keeps_is_priced_and_the_day_is_said(
-    store: Store, tmp_path: Path
+    demanded: Callable[..., tuple[Any, Any]],
 ) -> None:
     # deploy keeps a service's autoscaler floor at the plan's fleet unless min_replicas is set, and
     # plan prices that fleet all month: tco had priced a day its launch never scales down to
-    (flat,), (said,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
-    (tiered,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    (flat,), (said,) = demanded(", mean_requests_per_s: 6")
+    (tiered,), _ = demanded(DAY)
     assert not flat.tiers and sum(flat.gpu_hours) > sum(tiered.gpu_hours)
     assert "no serving.min_replicas" in said.how and "with serving.min_replicas set" in said.how
 
 
 def test_the_demand_change_of_a_service_that_follows_its_day_is_said_as_its_load(
-    store: Store, tmp_path: Path
+    priced: Callable[..., Any],
 ) -> None:
     # was: "the change is the load: each service's GPU-hours in each part of its day scale with it"
     # (fractional replicas); now its fleet in whole replicas at that load, with its peak said
     from dataclasses import replace
 
-    report = tco(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store=store, currency="USD")  # type: ignore[arg-type]
+    report = priced(DAY)
     changes = [line for line in summary_lines(report) if line.startswith("Demand -30%")]
     assert len(changes) == 1 and "runs at once" not in changes[0]
     assert (
@@ -231,11 +268,11 @@ def test_a_service_of_several_replicas_changes_by_whole_replicas(store: Store, t
 
 
 def test_a_service_without_a_day_changes_its_fleet_all_month_by_whole_instances(
-    store: Store, tmp_path: Path
+    demanded: Callable[..., tuple[Any, Any]],
 ) -> None:
     # no schedule and no mean: its peak fleet all month, resized in whole replicas (was: the fleet
     # for 0.7 or 1.3 of its hours)
-    (demand,), _ = demands_from_usage(_usage(tmp_path), store)  # type: ignore[arg-type]
+    (demand,), _ = demanded()
     assert demand.levels(0) == ((3.0, 730.0),)
     assert demand.levels(0, 0.7) == ((2.0, 730.0),) and demand.levels(0, 1.3) == ((4.0, 730.0),)
 
@@ -260,11 +297,13 @@ def test_the_fleet_at_a_load_is_the_plans_sizing_in_whole_instances() -> None:
     assert fleet_at_load(0.65, 100.0, 1, 1, 2, 1.3) == 2
 
 
-def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Store, tmp_path: Path) -> None:
+def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(
+    demanded: Callable[..., tuple[Any, Any]],
+) -> None:
     # was: "a cosine of peak/trough 4 cannot average 6 under a peak of 15: the peak is kept and its
     # quietest time falls to 0": a cosine under a peak of 15 averages at least 15 / 2 = 7.5 (its
     # trough at 0), so 7.5 is the mean sized for, and the GPU-hours are if anything high
-    _, (source,) = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    _, (source,) = demanded(DAY)
     assert (
         "; a mean of 6 requests/s is lower than a cosine day under a peak of 15 can average: the mean is "
         "taken as 7.5, the lowest such a day reaches (its quietest hour at 0 rather than at 1/4 of the "
@@ -274,12 +313,12 @@ def test_a_mean_the_day_cannot_hold_is_said_as_the_mean_taken_and_why(store: Sto
 
 
 def test_a_service_priced_by_its_day_pays_its_instances_disks_for_the_hours_they_run(
-    store: Store, tmp_path: Path
+    demanded: Callable[..., tuple[Any, Any]],
 ) -> None:
     # was: the peak fleet's disks (3 L40S instances) for all 730 h of the month, though a replica scaled
     # down is deleted with its disk: the tiers' instance-hours (730 + 429 + 254) of 3 × 730
-    (flat,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6"), store)  # type: ignore[arg-type]
-    (day,), _ = demands_from_usage(_usage(tmp_path, ", mean_requests_per_s: 6, min_replicas: 1"), store)  # type: ignore[arg-type]
+    (flat,), _ = demanded(", mean_requests_per_s: 6")
+    (day,), _ = demanded(DAY)
     nodes = len(day.tiers)
     assert nodes == flat.gpus_per_run / day.gpu_step >= 2
     share = sum(day.tiers) / (nodes * 730)

@@ -62,6 +62,23 @@ def _usage(folder: Path, workload: str, **constraints: object) -> dict[str, Any]
     }
 
 
+@pytest.fixture(scope="module")
+def plain_year(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Callable[[], TcoReport]:
+    """``plain_year()``: the year of BERT fine-tuning with no place rule of its own, priced once per module.
+
+    A tco plans its demand (seconds) and three tests compare with this one; a report is frozen, so
+    each gets the one made first, whichever test asks first (with the test's BERT trace in place)."""
+    made: list[TcoReport] = []
+
+    def get() -> TcoReport:
+        if not made:
+            folder = tmp_path_factory.mktemp("tco-places-plain")
+            made.append(tco(_usage(folder, _workload(folder, "ft.yaml")), store=store))
+        return made[0]
+
+    return get
+
+
 def _bought(report: TcoReport) -> list[tuple[str, str]]:
     s = report.schedule
     offers = [s.hourly_used[k] for k in s.hourly_bought] + [c.offer for c in s.commitments]
@@ -78,8 +95,10 @@ def _theirs(report: TcoReport) -> list[tuple[str, str]]:
     return [(o.provider, o.region) for o in report.problem.offers if d.allows(o)]
 
 
-def test_a_workloads_countries_hold_as_the_command_lines_do(store: Store, tmp_path: Path) -> None:
-    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+def test_a_workloads_countries_hold_as_the_command_lines_do(
+    store: Store, plain_year: Callable[[], TcoReport], tmp_path: Path
+) -> None:
+    plain = plain_year()
     # without a rule the cheapest is outside the EU: the checks below can fail
     assert not _in_eu(_bought(plain))
     eu = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store, countries=["EU"])
@@ -97,11 +116,13 @@ def test_a_workloads_countries_hold_as_the_command_lines_do(store: Store, tmp_pa
     assert "countries: DE, FI (the usage's and the workload's in common)" in both.demands[0].how
 
 
-def test_a_un_region_holds_in_tco_as_in_plan(store: Store, tmp_path: Path) -> None:
+def test_a_un_region_holds_in_tco_as_in_plan(
+    store: Store, plain_year: Callable[[], TcoReport], tmp_path: Path
+) -> None:
     # `--countries Asia` had been refused with "did you mean 'austria' or 'syria' or 'malaysia'?"
     from gpuplan.i18n.countries import M49_ASIA
 
-    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+    plain = plain_year()
     assert not all(region_country(p, r) in M49_ASIA for p, r in _bought(plain))
     for report in (
         tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store, countries=["Asia"]),
@@ -135,8 +156,10 @@ def test_a_usage_and_a_workload_with_no_country_in_common_are_refused_in_one_lin
     assert _in_eu([(o["provider"], o["region"]) for o in doc["hourly_prices"] if o["bought"]])
 
 
-def test_a_workloads_providers_and_regions_hold(store: Store, tmp_path: Path) -> None:
-    plain = tco(_usage(tmp_path, _workload(tmp_path, "ft.yaml")), store=store)
+def test_a_workloads_providers_and_regions_hold(
+    store: Store, plain_year: Callable[[], TcoReport], tmp_path: Path
+) -> None:
+    plain = plain_year()
     assert {p for p, _r in _bought(plain)} == {"aws"}
     own = tco(_usage(tmp_path, _workload(tmp_path, "ftn.yaml", providers=["nebius"])), store=store)
     assert _bought(own) and {p for p, _r in _theirs(own)} == {"nebius"}

@@ -12,7 +12,7 @@ import pytest
 
 from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
-from gpuplan.plan import PlanInfeasibleError
+from gpuplan.plan import Plan, PlanInfeasibleError
 from gpuplan.profile.model import Profile
 from gpuplan.workload import load_workload
 
@@ -34,11 +34,24 @@ def _service(p95_ms: float | None):  # type: ignore[no-untyped-def]
     return w.model_copy(update={"serving": w.serving.model_copy(update={"p95_latency_ms": p95_ms})})
 
 
-def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reached(store: Store) -> None:
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    return Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def unbounded(store: Store, profile: Profile) -> Plan:
+    """The service's plan on AWS without a latency target, made once for the module's tests that
+    read it (a plan of it takes seconds; a plan is frozen)."""
+    return plan(_service(None), store=store, profile=profile, providers=["aws"])
+
+
+def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reached(
+    store: Store, profile: Profile, unbounded: Plan
+) -> None:
     # Without the target the same service plans; what does not fit then (too few GPUs of a small
     # kind to carry 5 requests/s) is all that does not fit with it.
-    ok = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    ok = unbounded
     assert "misses_latency_target" not in ok.excluded
     with pytest.raises(PlanInfeasibleError) as caught:
         plan(_service(50.0), store=store, profile=profile, providers=["aws"])
@@ -55,14 +68,13 @@ def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reac
     )
 
 
-def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(store: Store) -> None:
+def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(unbounded: Plan) -> None:
     # 5 requests/s × (512 prompt + 256 output) tokens over the month billed (730 h): the cost of the
     # month over those tokens, per million, as serving teams compare with API prices.
     from gpuplan.report.plan import option_json
     from gpuplan.report.plan_view import plan_view
 
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    p = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    p = unbounded
     out_m = 5 * 256 * 730 * 3600 / 1e6
     all_m = 5 * (512 + 256) * 730 * 3600 / 1e6
     for o in p.options:
@@ -81,11 +93,12 @@ def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(store: Sto
     assert "give serving.mean_requests_per_s, the mean load, for the figure itself" in text
 
 
-def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_same_load(store: Store) -> None:
+def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_same_load(
+    unbounded: Plan,
+) -> None:
     # The default baseline was an 8 × A100 p4d.24xlarge whatever the service ("savings 99 %" for
     # a 1-GPU service); a service's is now the cheapest on-demand option that carries its load.
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    p = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    p = unbounded
     base = p.baseline
     assert base is not None and base.pricing == "on_demand"
     on_demand = [o.total_cost_usd for o in p.options if o.pricing == "on_demand"]
@@ -93,10 +106,11 @@ def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_sam
     assert "cheapest on-demand option that carries the same load" in p.baseline_note
 
 
-def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(store: Store) -> None:
+def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(
+    store: Store, profile: Profile, unbounded: Plan
+) -> None:
     # was: a load no fleet carries (10⁹ requests/s) was "does_not_fit 32094", which reads as memory
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    ok = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    ok = unbounded
     w = load_workload(SERVICE)
     assert w.serving is not None
     flood = w.model_copy(update={"serving": w.serving.model_copy(update={"requests_per_s": 1e9})})
@@ -110,13 +124,14 @@ def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(store:
     )
 
 
-def test_a_service_plan_holds_at_least_the_replicas_deploy_will_start(store: Store) -> None:
+def test_a_service_plan_holds_at_least_the_replicas_deploy_will_start(
+    store: Store, profile: Profile, unbounded: Plan
+) -> None:
     # deploy starts serving.min_replicas whatever the plan priced; a plan had priced 1 or 2 GPUs for a
     # deployment of 4 replicas. Those options are now left out under their own reason.
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
     base = _service(None)
     assert base.serving is not None
-    free = plan(base, store=store, profile=profile, providers=["aws"])
+    free = unbounded
     assert any(o.gpus_per_node * o.nodes < 4 for o in free.options)
     assert "below_min_replicas" not in free.excluded
     four = base.model_copy(update={"serving": base.serving.model_copy(update={"min_replicas": 4})})
@@ -130,7 +145,9 @@ def test_a_service_plan_holds_at_least_the_replicas_deploy_will_start(store: Sto
     assert "below_min_replicas" not in plan(shared, store=store, profile=profile, providers=["aws"]).excluded
 
 
-def test_the_cost_per_token_is_over_the_mean_load_where_it_is_given(store: Store) -> None:
+def test_the_cost_per_token_is_over_the_mean_load_where_it_is_given(
+    store: Store, profile: Profile, unbounded: Plan
+) -> None:
     # A service sized for its peak (5 requests/s) that carries 2 on average over the month: the
     # month's cost is spread over 2/5 of the tokens, 2.5× a token's cost at the peak all month.
     from rich.console import Console
@@ -139,8 +156,7 @@ def test_the_cost_per_token_is_over_the_mean_load_where_it_is_given(store: Store
     from gpuplan.report.plan import option_json
     from gpuplan.report.plan_view import plan_view
 
-    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
-    peak = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    peak = unbounded
     w = _service(None)
     assert w.serving is not None
     mean = w.model_copy(update={"serving": w.serving.model_copy(update={"mean_requests_per_s": 2.0})})

@@ -51,11 +51,18 @@ def _plan(store: Store, folder: Path, extra: str, top: int = 3) -> object:
     return plan_workload(workload, trace_profile(workload, store.local), store, overrides=OVERRIDES, top=top)
 
 
+@pytest.fixture(scope="module")
+def office_plan(store: Store, tmp_path_factory: pytest.TempPathFactory) -> object:
+    """The service's plan on its office hours, made once for the module's tests that read it (a plan
+    of it takes seconds; a plan is frozen)."""
+    return _plan(store, tmp_path_factory.mktemp("office-plan"), OFFICE)
+
+
 def test_a_scheduled_service_is_priced_for_its_hours_and_each_days_start_up(
-    store: Store, tmp_path: Path
+    store: Store, office_plan: object, tmp_path: Path
 ) -> None:
     # was: the fleet all month, 730 h, for a service used 50 h a week
-    office = _plan(store, tmp_path, OFFICE).recommended  # type: ignore[attr-defined]
+    office = office_plan.recommended  # type: ignore[attr-defined]
     day = office.service_day
     assert day is not None and day.schedule is not None and day.scales
     # each instance serves the schedule's hours and is billed its start-up and scale-down each day
@@ -85,12 +92,15 @@ def test_a_scheduled_service_is_priced_for_its_hours_and_each_days_start_up(
     )
     output_m = 4 * 300 * 3600 * OFFICE_MONTH_H / 1e6
     assert office.usd_per_million_output_tokens == pytest.approx(office.total_cost_usd / output_m, rel=1e-3)
-    plan = _plan(store, tmp_path, OFFICE)
+    plan = office_plan
     assert any("09:00-19:00 mon-fri (Asia/Shanghai)" in n and "50 h a week" in n for n in plan.notes)  # type: ignore[attr-defined]
 
 
-def test_tco_prices_the_scheduled_service_on_the_plans_hours(store: Store, tmp_path: Path) -> None:
-    rec = _plan(store, tmp_path, OFFICE).recommended  # type: ignore[attr-defined]
+def test_tco_prices_the_scheduled_service_on_the_plans_hours(
+    store: Store, office_plan: object, tmp_path: Path
+) -> None:
+    (tmp_path / "svc.yaml").write_text(SERVICE % OFFICE)  # the usage's workload
+    rec = office_plan.recommended  # type: ignore[attr-defined]
     usage = load_usage(
         {
             "horizon_months": 12,

@@ -51,19 +51,45 @@ def store(seeded_copy: Callable[[str], Path]) -> Iterator[Store]:
     st.close()
 
 
-def _plan(store: Store, folder: Path, extra: str, top: int = 3) -> object:
+def _plan(
+    store: Store, folder: Path, extra: str, top: int = 3, overrides: dict[str, list[str]] = OVERRIDES
+) -> object:
     path = folder / "svc.yaml"
     path.write_text(SERVICE % extra)
     workload = load_workload(path)
-    return plan_workload(workload, trace_profile(workload, store.local), store, overrides=OVERRIDES, top=top)
+    return plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=top)
+
+
+#: The chat service on AWS spot, its fleet following its day (a mean of 6 requests/s under a peak
+#: of 15, at least one replica).
+SPOT = {"providers": ["aws"], "pricing": ["spot"]}
+DAY = ", mean_requests_per_s: 6, min_replicas: 1"
+
+
+@pytest.fixture(scope="module")
+def planned(store: Store, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., object]:
+    """``planned(extra, top, overrides)``: ``_plan``'s plan of the chat service, made once per module.
+
+    A plan of the service takes seconds and several tests read the same one; a plan is frozen, so
+    each test that only reads it gets the one made first (whichever test asks first). A test that
+    patches part of the planner plans its own with ``_plan``."""
+    made: dict[str, object] = {}
+
+    def get(extra: str, top: int = 3, overrides: dict[str, list[str]] = OVERRIDES) -> object:
+        key = repr((extra, top, sorted(overrides.items())))
+        if key not in made:
+            made[key] = _plan(store, tmp_path_factory.mktemp("service-day-plan"), extra, top, overrides)
+        return made[key]
+
+    return get
 
 
 def test_a_service_that_scales_down_is_priced_as_its_day_with_its_peak_fleet_the_bound(
-    store: Store, tmp_path: Path
+    planned: Callable[..., object],
 ) -> None:
     # was: the peak fleet all month ($80,441 for the probe's 70B on p4de) while tco priced the
     # autoscaled day ($56,050), and the team budget counted the plan's figure
-    day_plan = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1")
+    day_plan = planned(DAY)
     rec = day_plan.recommended  # type: ignore[attr-defined]
     day = rec.service_day
     assert day is not None and day.follows and rec.nodes > 1
@@ -74,7 +100,7 @@ def test_a_service_that_scales_down_is_priced_as_its_day_with_its_peak_fleet_the
     assert rec.cost_breakdown.compute_usd == pytest.approx(rec.price_usd_per_hour * hours, rel=0.01)
     assert "autoscaled with its day" in rec.service_day_words and "is the bound" in rec.service_day_words
     # the same option priced without the autoscaler's floor: its peak fleet all month, said
-    peak_plan = _plan(store, tmp_path, ", mean_requests_per_s: 6", top=200)
+    peak_plan = planned(", mean_requests_per_s: 6", top=200)
     same = [
         o
         for o in peak_plan.options  # type: ignore[attr-defined]
@@ -86,9 +112,11 @@ def test_a_service_that_scales_down_is_priced_as_its_day_with_its_peak_fleet_the
     assert any("priced at its peak" in n for n in peak_plan.notes)  # type: ignore[attr-defined]
 
 
-def test_tco_prices_the_service_on_the_plans_own_day(store: Store, tmp_path: Path) -> None:
-    (tmp_path / "svc.yaml").write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
-    rec = _plan(store, tmp_path, ", mean_requests_per_s: 6, min_replicas: 1").recommended  # type: ignore[attr-defined]
+def test_tco_prices_the_service_on_the_plans_own_day(
+    store: Store, planned: Callable[..., object], tmp_path: Path
+) -> None:
+    (tmp_path / "svc.yaml").write_text(SERVICE % DAY)
+    rec = planned(DAY).recommended  # type: ignore[attr-defined]
     usage = load_usage(
         {
             "horizon_months": 12,
@@ -103,8 +131,8 @@ def test_tco_prices_the_service_on_the_plans_own_day(store: Store, tmp_path: Pat
     assert demand.gpu_step == rec.service_day.step
 
 
-def test_a_service_with_no_mean_is_priced_at_its_peak_and_says_so(store: Store, tmp_path: Path) -> None:
-    plan = _plan(store, tmp_path, ", min_replicas: 1")
+def test_a_service_with_no_mean_is_priced_at_its_peak_and_says_so(planned: Callable[..., object]) -> None:
+    plan = planned(", min_replicas: 1")
     assert all(o.service_day is None and o.peak_fleet_cost_usd is None for o in plan.options)  # type: ignore[attr-defined]
     assert any("priced at its peak" in n and "mean_requests_per_s" in n for n in plan.notes)  # type: ignore[attr-defined]
 
@@ -178,28 +206,21 @@ def test_each_instance_the_day_adds_is_billed_from_its_start_to_its_removal() ->
     assert down_h * 60 == pytest.approx(20) and "SkyServe" in down_words
 
 
-def _spot_service_day(store: Store, tmp_path: Path) -> Option:
-    """The recommended option of the chat service on aws spot, its fleet following its day (a mean
-    of 6 requests/s under a peak of 15, at least one replica)."""
-    path = tmp_path / "svc.yaml"
-    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
-    workload = load_workload(path)
-    overrides = {"providers": ["aws"], "pricing": ["spot"]}
-    rec = plan_workload(
-        workload, trace_profile(workload, store.local), store, overrides=overrides, top=1
-    ).recommended
+def _spot_service_day(planned: Callable[..., object]) -> Option:
+    """The recommended option of the chat service on aws spot, its fleet following its day."""
+    rec = planned(DAY, top=1, overrides=SPOT).recommended  # type: ignore[attr-defined]
     assert rec is not None
-    return rec
+    return rec  # type: ignore[no-any-return]
 
 
 def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day_bills(
-    store: Store, tmp_path: Path
+    planned: Callable[..., object],
 ) -> None:
     # was: reclaims a month and replica-hours down counted the peak fleet all month (a Qwen 7B on 3
     # instances autoscaled to 1×730 + 1×394 + 1×122 h plus a spare: 120.58 reclaims, 19.50
     # replica-hours down, one every 6.0 h) while the price counted the day's instance-hours (81.60,
     # 11.10, one every 8.9 h)
-    rec = _spot_service_day(store, tmp_path)
+    rec = _spot_service_day(planned)
     day = rec.service_day
     assert rec.pricing == "spot" and day is not None and day.follows and rec.nodes > 1
     assert rec.spot is not None and rec.spot.service is not None
@@ -219,12 +240,12 @@ def test_a_service_on_spot_counts_its_reclaims_over_the_hours_its_autoscaled_day
 
 
 def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_fleet(
-    store: Store, tmp_path: Path
+    planned: Callable[..., object],
 ) -> None:
     # was: the shares below target figured at the peak fleet all month (3 units: 1 − (1 − q)³),
     # while its reclaims counted the day's instance-hours; now each size of the fleet weighted by
     # the hours it runs at it
-    rec = _spot_service_day(store, tmp_path)
+    rec = _spot_service_day(planned)
     day = rec.service_day
     assert rec.pricing == "spot" and day is not None and day.scales and len(day.hours) == rec.nodes == 3
     assert rec.spot is not None and rec.spot.service is not None
@@ -241,16 +262,6 @@ def test_a_service_on_spot_is_below_its_target_over_the_hours_its_day_runs_each_
     assert s.below_target_share_with_spare == pytest.approx(with_spare, rel=1e-4)
     peak = 1 - (1 - q) ** 3
     assert s.below_target_share < 0.8 * peak
-
-
-def _spot_month(store: Store, folder: Path) -> object:
-    """The plan of the chat service autoscaled with its day (mean 6, min_replicas 1) on AWS spot,
-    its workload written to ``folder`` (svc.yaml, for a usage file beside it)."""
-    path = folder / "svc.yaml"
-    path.write_text(SERVICE % ", mean_requests_per_s: 6, min_replicas: 1")
-    workload = load_workload(path)
-    overrides = {"providers": ["aws"], "pricing": ["spot"]}
-    return plan_workload(workload, trace_profile(workload, store.local), store, overrides=overrides, top=1)
 
 
 def test_a_spot_services_spare_pays_its_disk_and_licences_all_month_in_plan_as_in_tco(
@@ -272,7 +283,8 @@ def test_a_spot_services_spare_pays_its_disk_and_licences_all_month_in_plan_as_i
         return replace(charges(self, provider, region, job, **kw), licence_usd_per_instance_hour=0.5)  # type: ignore[arg-type]
 
     monkeypatch.setattr(CostFacts, "charges", with_licence)
-    rec = _spot_month(store, tmp_path).recommended  # type: ignore[attr-defined]
+    # its workload written to tmp_path (svc.yaml, for the usage file beside it)
+    rec = _plan(store, tmp_path, DAY, top=1, overrides=SPOT).recommended  # type: ignore[attr-defined]
     day, b = rec.service_day, rec.cost_breakdown
     assert rec.pricing == "spot" and day is not None and day.follows and rec.peak_fleet_cost_usd is not None
     assert rec.spot is not None and rec.spot.service is not None
@@ -301,7 +313,7 @@ def test_a_spot_services_spare_pays_its_disk_and_licences_all_month_in_plan_as_i
 
 
 def test_a_spot_service_that_follows_its_day_says_it_is_below_the_replicas_the_hour_needs(
-    store: Store, tmp_path: Path
+    planned: Callable[..., object],
 ) -> None:
     # was: "without a spare, below its 3 replicas 1.8% of the time" for a fleet that runs 1 to 3
     # replicas over its day, the share figured against each hour's fleet
@@ -310,7 +322,7 @@ def test_a_spot_service_that_follows_its_day_says_it_is_below_the_replicas_the_h
     from gpuplan.i18n import use_language
     from gpuplan.report.plan_view import service_spot_lines
 
-    rec = _spot_month(store, tmp_path).recommended  # type: ignore[attr-defined]
+    rec = _spot_service_day(planned)
     assert rec.peak_fleet_cost_usd is not None and rec.spot.service.replicas == 3
     (below,) = [line for line in service_spot_lines(rec) if "without a spare" in line]
     assert "below the replicas it needs at that hour (its fleet follows its day, up to 3 replicas)" in below

@@ -19,6 +19,7 @@ from gpuplan.catalog import Store, open_store
 from gpuplan.errors import InputError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.inference import TIME_SLICE_PENALTY, decode_estimate, serving_estimate
+from gpuplan.plan import Plan
 from gpuplan.profile.model import Profile
 from gpuplan.workload import load_workload
 
@@ -56,10 +57,10 @@ def test_a_time_shared_replica_has_its_share_of_the_memory_and_of_the_time(profi
 
 
 def test_replicas_that_cannot_share_a_card_are_left_out_and_the_rest_priced(
-    store: Store, profile: Profile
+    store: Store, profile: Profile, plan_once: Callable[..., Plan]
 ) -> None:
-    whole = plan(_service(), store=store, profile=profile, providers=["aws"])
-    four = plan(_service(share_gpu=True), store=store, profile=profile, providers=["aws"])
+    whole = plan_once(_service(), store=store, profile=profile, providers=["aws"])
+    four = plan_once(_service(share_gpu=True), store=store, profile=profile, providers=["aws"])
     # Four 13 GiB replicas do not fit a 24 GB or a 48 GB card: only 80 GB and larger are left.
     assert four.options and all(get_gpu(o.gpu).memory_gib >= 79 for o in four.options)
     assert four.excluded["does_not_fit"] > whole.excluded.get("does_not_fit", 0)
@@ -72,15 +73,17 @@ def test_replicas_that_cannot_share_a_card_are_left_out_and_the_rest_priced(
     assert "below_min_replicas" not in held.excluded
 
 
-def test_the_plan_names_the_gpus_that_sharing_left_out_and_why(store: Store, profile: Profile) -> None:
+def test_the_plan_names_the_gpus_that_sharing_left_out_and_why(
+    store: Store, profile: Profile, plan_once: Callable[..., Plan]
+) -> None:
     # was: the 24 and 48 GB cards vanished under share_gpu: 4 with no line saying sharing did it
-    four = plan(_service(share_gpu=True), store=store, profile=profile, providers=["aws"])
+    four = plan_once(_service(share_gpu=True), store=store, profile=profile, providers=["aws"])
     line = next(n for n in four.notes if n.startswith("serving.share_gpu: 4 replicas of this one service"))
     assert "A10G" in line and "L40S" in line and "(does_not_fit)" in line
     assert "A10G" not in {o.gpu for o in four.options}
     # the GPUs sharing did not leave out are not named, and without sharing there is no such line
     assert "H100" not in line
-    whole = plan(_service(), store=store, profile=profile, providers=["aws"])
+    whole = plan_once(_service(), store=store, profile=profile, providers=["aws"])
     assert not any(n.startswith("serving.share_gpu:") for n in whole.notes)
 
 

@@ -15,6 +15,7 @@ import pytest
 from gpuplan.api import plan
 from gpuplan.catalog import Store, open_store
 from gpuplan.errors import InfeasibleError
+from gpuplan.plan import Plan
 from gpuplan.profile.model import Profile
 from gpuplan.workload import Workload
 
@@ -58,10 +59,10 @@ def _service(**changes: Any) -> Workload:
 
 
 def test_a_70b_service_that_states_no_split_is_planned_on_replicas_of_several_gpus(
-    store: Store, profile: Profile
+    store: Store, profile: Profile, plan_once: Callable[..., Plan]
 ) -> None:
-    untold = plan(_service(), store=store, profile=profile)
-    one = plan(_service(tensor_parallel=1), store=store, profile=profile)
+    untold = plan_once(_service(), store=store, profile=profile)
+    one = plan_once(_service(tensor_parallel=1), store=store, profile=profile)
     rec = untold.recommended
     assert rec.service is not None and rec.service.tensor_parallel_chosen
     # 140 GB of weights: no GPU of the catalog holds a replica whole but the B200 (180 GB)
@@ -80,13 +81,15 @@ def test_a_70b_service_that_states_no_split_is_planned_on_replicas_of_several_gp
         assert o.service.tensor_parallel <= o.gpus_per_node
 
 
-def test_a_stated_tensor_parallel_is_kept_on_every_option(store: Store, profile: Profile) -> None:
+def test_a_stated_tensor_parallel_is_kept_on_every_option(
+    store: Store, profile: Profile, plan_once: Callable[..., Plan]
+) -> None:
     eight = plan(_service(tensor_parallel=8), store=store, profile=profile)
     assert eight.options
     for o in eight.options:
         assert o.service is not None
         assert (o.service.tensor_parallel, o.service.tensor_parallel_chosen) == (8, False)
-    one = plan(_service(tensor_parallel=1), store=store, profile=profile)
+    one = plan_once(_service(tensor_parallel=1), store=store, profile=profile)
     assert all(
         o.service and (o.service.tensor_parallel, o.service.replica_gpus) == (1, 1) for o in one.options
     )
@@ -208,11 +211,11 @@ def test_a_split_whose_weights_overflow_the_gpu_is_not_estimated() -> None:
 
 
 def test_a_services_peak_memory_is_named_as_estimate_and_deploy_name_it(
-    store: Store, profile: Profile
+    store: Store, profile: Profile, plan_once: Callable[..., Plan]
 ) -> None:
     # The engine's share of the GPU (0.9 of its usable memory) is estimate's and deploy's room for a
     # replica and plan's peak: one figure, named alike ("usable" in one, "peak memory" in the other).
     from gpuplan.report.plan_view import _memory_line
 
-    rec = plan(_service(), store=store, profile=profile).recommended
+    rec = plan_once(_service(), store=store, profile=profile).recommended
     assert _memory_line(rec).plain.endswith(": the serving engine's share, which it takes whole")
