@@ -273,7 +273,9 @@ def test_the_run_with_the_real_batch_py_writes_every_sample_once_and_resumes(tmp
         for p in sorted((data / "outputs").glob("chunk-*.jsonl"))
         for line in p.read_text().splitlines()
     ]
-    assert [o["index"] for o in outputs] == list(range(11))  # 6 chunks of 2 over 4 shards
+    # every line once, in input order: each row names its file and the byte offset its line starts at
+    starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(11)]
+    assert [(o["file"], o["offset"]) for o in outputs] == [("a.jsonl", b) for b in starts]
     assert all(re.search(rf"shard {k}/4\] done", "".join(logs)) for k in range(4))
     # The job run again (a recovery): every chunk is in the bucket already, none is written twice.
     again = "".join(run_all())
