@@ -224,3 +224,18 @@ def test_a_batch_inference_node_takes_its_shards_part_as_the_launchs_batch_py_re
     train = JobFacts(task="train", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
     assert train.copies_per_node and not train.reads_its_shard
     assert train.setup_hours(nodes).tolist() == pytest.approx([BOOT_H + ASSUMED_H] * 3)
+
+
+def test_a_batch_jobs_reclaim_words_say_a_nodes_part_is_copied_again() -> None:
+    # The plan's spot note said "each restart copies the 2,000 GB again" of a batch job whose nodes
+    # each read (and re-copy) only their part; the figures were already the part's.
+    from gpuplan.plan.notes import _recopy_words
+
+    batch = JobFacts(task="infer", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
+    said = _recopy_words(batch, [])
+    assert "each restart copies its node's part of the 2,000 GB again" in said, said
+    assert "1/n on each of n" in said and "reads the checkpoint back" not in said
+    train = JobFacts(task="train", dataset_gb=2000.0, setup_h=BOOT_H + ASSUMED_H)
+    assert "each restart copies the 2,000 GB again" in _recopy_words(train, [])
+    assert batch.dataset_gb * float(batch.node_share(np.array([4.0]))[0]) == 500.0
+    assert train.dataset_gb * float(train.node_share(np.array([4.0]))[0]) == 2000.0

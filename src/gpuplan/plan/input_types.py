@@ -555,7 +555,7 @@ class JobFacts:
         training job's every node reads all of it (every epoch goes over every sample)."""
         return self.resumes_by_chunks
 
-    def _share(self, n: FloatArray) -> FloatArray:
+    def node_share(self, n: FloatArray) -> FloatArray:
         """The part of the dataset one of ``n`` nodes copies: 1/n where :attr:`reads_its_shard`, else 1."""
         out: FloatArray = 1.0 / np.maximum(n, 1.0) if self.reads_its_shard else np.ones(n.shape)
         return out
@@ -563,7 +563,7 @@ class JobFacts:
     def _copy_parts(self, n: FloatArray, network_gbps: FloatArray | None) -> tuple[FloatArray, FloatArray]:
         """The first copy of an option of ``n`` instances, h (at :meth:`copy_hours`, or up the site's
         uplink where that is slower), and what sharing the uplink adds to it (:meth:`setup_hours`)."""
-        share = self._share(n)
+        share = self.node_share(n)
         disk = self.copy_hours(network_gbps, n.shape) * share
         if self.upload_h is None:
             return disk, np.zeros(n.shape)

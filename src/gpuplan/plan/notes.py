@@ -266,10 +266,18 @@ def _recopy_words(job: JobFacts, ranked: Sequence[Option]) -> str:
     if not why:
         why.append(_("whether a reclaimed instance keeps its disks is not known"))
     one = job.upload_h
-    return _(
-        "; a reclaim is taken to lose the dataset's disks ({why}): each restart copies the {gb} GB "
-        "again, +{time} on one instance, and pays its transfer in again; best case, the disks survive "
-        "and a restart reads the checkpoint back only (each spot option's best case)"
+    return (
+        _(
+            "; a reclaim is taken to lose the dataset's disks ({why}): each restart copies its node's "
+            "part of the {gb} GB again (all of it, +{time}, on one instance; 1/n on each of n, as each "
+            "shard reads only its own), and pays its transfer in again; best case, the disks survive"
+        )
+        if job.reads_its_shard
+        else _(
+            "; a reclaim is taken to lose the dataset's disks ({why}): each restart copies the {gb} GB "
+            "again, +{time} on one instance, and pays its transfer in again; best case, the disks survive "
+            "and a restart reads the checkpoint back only (each spot option's best case)"
+        )
     ).format(
         why=_("; ").join(why),
         gb=format_number(job.dataset_gb),

@@ -252,7 +252,8 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
                 "a reclaim loses the dataset's disks: each restart copies the {gb} GB again (+{time}, "
                 "its transfer in paid again); best case, the disks survive"
             ).format(
-                gb=format_number(ctx.job.dataset_gb),
+                # a node's part where each reads only its shard (batch inference), else all of it
+                gb=format_number(ctx.job.dataset_gb * float(ctx.job.node_share(np.array([float(nodes)]))[0])),
                 time=format_hours(float(ctx.job.recopy_hours(np.array([nodes]))[0])),
             )
         elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
