@@ -66,6 +66,22 @@ def test_everyday_country_names() -> None:
         country_code("Chna")
 
 
+def test_a_country_written_in_its_own_or_a_neighbours_language_is_read() -> None:
+    # "--countries Deutschland" had been answered "did you mean 'netherlands' or 'thailand' or 'bouvet
+    # island'?": only English and Chinese names were read.
+    for name, code in (
+        ("Deutschland", "DE"), ("Allemagne", "DE"), ("ドイツ", "DE"), ("Österreich", "AT"),
+        ("Niederlande", "NL"), ("Polska", "PL"), ("Schweiz", "CH"), ("Espagne", "ES"),
+    ):  # fmt: skip
+        assert country_code(name) == code, name
+    assert constraints_from_spec(ConstraintsSpec(), countries=("Deutschland",)).countries == ("DE",)
+    # one slip from such a name: pointed to it first; English typos still get English names
+    with pytest.raises(NotFoundError, match="did you mean 'deutschland'"):
+        country_code("Deutchland")
+    with pytest.raises(NotFoundError, match="did you mean 'germany'"):
+        country_code("Germny")
+
+
 def test_constraints_take_country_names_from_the_yaml_and_the_command_line() -> None:
     spec = ConstraintsSpec.model_validate({"countries": ["China", "美国"]})
     assert constraints_from_spec(spec).countries == ("CN", "US")

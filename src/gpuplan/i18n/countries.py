@@ -1,4 +1,5 @@
-"""Countries by ISO code or by name, in English or Chinese: ``CN``, ``CHN``, ``China``, ``中国``;
+"""Countries by ISO code or by name, in English or Chinese: ``CN``, ``CHN``, ``China``, ``中国``
+(and as a country's own people and its neighbours write it: ``Deutschland``, ``Allemagne``);
 and a country's name in the current language.
 
 Names come from pycountry's ISO 3166 tables and their Chinese translations (zh_CN, zh_TW, zh_HK),
@@ -158,6 +159,35 @@ def _names() -> dict[str, str]:
     return out
 
 
+#: The languages besides English and Chinese whose names of countries are read too (pycountry's
+#: translations of ISO 3166): the EU's official languages and the most spoken others a team writes
+#: its own country in (``Deutschland``, ``Allemagne``, ``ドイツ``, ``Österreich``).
+_LOCAL_NAME_LANGUAGES = (
+    "bg", "cs", "da", "de", "el", "es", "et", "fi", "fr", "ga", "hr", "hu", "it", "lt", "lv", "mt",
+    "nl", "pl", "pt", "pt_BR", "ro", "sk", "sl", "sv", "nb_NO", "ar", "he", "hi", "id", "ja", "ko",
+    "ms", "ru", "th", "tr", "uk", "vi",
+)  # fmt: skip
+
+
+@cache
+def _local_names() -> dict[str, str]:
+    """Countries' names in :data:`_LOCAL_NAME_LANGUAGES` -> alpha-2 code, read only where the English
+    and Chinese ones (:func:`_names`) hold no such name, and only names that mean one country in every
+    one of those languages. Not offered by "did you mean" (a typo is pointed to the English name)."""
+    import pycountry
+
+    seen: dict[str, set[str]] = {}
+    for lang in _LOCAL_NAME_LANGUAGES:
+        t = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[lang], fallback=True)
+        for c in pycountry.countries:
+            for attr in ("name", "common_name", "official_name"):
+                value = getattr(c, attr, None)
+                if value:
+                    seen.setdefault(_key(t.gettext(value)), set()).add(c.alpha_2)
+    known = _names()
+    return {k: next(iter(codes)) for k, codes in seen.items() if len(codes) == 1 and k not in known}
+
+
 #: The European Union's 27 member states since 2020-02-01 (the United Kingdom's withdrawal), ISO 3166
 #: alpha-2 (Greece is GR): European Union, "EU countries",
 #: https://european-union.europa.eu/principles-countries-history/eu-countries_en. A team whose data
@@ -272,7 +302,7 @@ def country_codes(text: str) -> tuple[str, ...]:
     group = COUNTRY_GROUPS.get(key)
     if group is not None:
         return group
-    code = _names().get(key)
+    code = _names().get(key) or _local_names().get(key)
     if code is None:
         groups: dict[tuple[str, ...], str] = {}  # one name a group: "EU" and "European Union" are one
         for g in closest(text, _GROUP_NAMES):
@@ -298,7 +328,7 @@ def country_code(text: str) -> str:
     e.g. ``country_code("China") == country_code("中国") == country_code("cn") == "CN"``.
     Raises NotFoundError with the nearest names for anything else.
     """
-    code = _names().get(_key(text))
+    code = _names().get(_key(text)) or _local_names().get(_key(text))
     if code is None:
         raise NotFoundError("country", text, _near_names(), suggestions=_nearest(text) or None)
     return code
@@ -311,7 +341,9 @@ _TRADITIONAL = frozenset("國臺灣歐門東華蘭羅亞爾馬韓蘇聯義烏")
 def _nearest(text: str) -> list[str]:
     """The known names nearest to ``text`` (:func:`gpuplan.errors.closest`); to a Chinese reader the
     Simplified names first (中华 had been told '中國' or '中国', the Traditional first)."""
-    near = closest(text, _near_names())
+    # a name in another language one slip away ("Deutchland") is that name
+    local = difflib.get_close_matches(_key(text), list(_local_names()), n=1, cutoff=0.85)
+    near = list(dict.fromkeys([*local, *closest(text, _near_names())]))[:3]
     if current_language() is Language.ZH:
         near.sort(key=lambda name: any(c in _TRADITIONAL for c in name))
     return near
