@@ -341,9 +341,16 @@ _TRADITIONAL = frozenset("國臺灣歐門東華蘭羅亞爾馬韓蘇聯義烏")
 def _nearest(text: str) -> list[str]:
     """The known names nearest to ``text`` (:func:`gpuplan.errors.closest`); to a Chinese reader the
     Simplified names first (中华 had been told '中國' or '中国', the Traditional first)."""
-    # a name in another language one slip away ("Deutchland") is that name
+    near = closest(text, _near_names())
+    # a name in another language one slip away ("Deutchland") is that name, where no English or
+    # Chinese one is as near ("Singpore" is Singapore, not some language's "Singapor")
     local = difflib.get_close_matches(_key(text), list(_local_names()), n=1, cutoff=0.85)
-    near = list(dict.fromkeys([*local, *closest(text, _near_names())]))[:3]
+
+    def ratio(name: str) -> float:
+        return difflib.SequenceMatcher(None, _key(text), _key(name)).ratio()
+
+    if local and (not near or ratio(local[0]) > ratio(near[0])):
+        near = [local[0], *near][:3]
     if current_language() is Language.ZH:
         near.sort(key=lambda name: any(c in _TRADITIONAL for c in name))
     return near
