@@ -932,9 +932,9 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
 
     o = plan.recommended
     if o.usd_per_thousand_images is not None and o.service is not None:
-        return [Text(_per_thousand_images(o.usd_per_thousand_images, o.service.mean_requests_per_s))]
+        return [Text(_per_thousand("images", o.usd_per_thousand_images, o.service.mean_requests_per_s))]
     if o.usd_per_thousand_requests is not None and o.service is not None:
-        return [Text(_per_thousand_requests(o.usd_per_thousand_requests, o.service.mean_requests_per_s))]
+        return [Text(_per_thousand("requests", o.usd_per_thousand_requests, o.service.mean_requests_per_s))]
     if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
         if o.usd_per_million_tokens_unknown:
             return [
@@ -970,34 +970,41 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
     return [Text(words)]
 
 
-def _per_thousand_images(usd: float, mean_requests_per_s: float | None) -> str:
-    """An image service's cost per 1,000 images, in words: the figure at the mean load, or a floor
-    where the peak is taken all month."""
-    if mean_requests_per_s is not None:
-        return _(
+#: What one request of an image or a forward-pass service makes, and the cost per 1,000 of them at
+#: the mean load and as a floor where the peak is taken all month (the image's, then the request's).
+_PER_THOUSAND = {
+    "images": (
+        N_(
             "Cost per 1,000 images: {cost} (the all-in cost over the images of {rate:g} requests/s, "
             "the mean load (serving.mean_requests_per_s), one image a request, in the month billed)"
-        ).format(cost=money(usd), rate=mean_requests_per_s)
-    return _(
-        "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
-        "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
-        "the mean load, for the figure itself)"
-    ).format(cost=money(usd))
-
-
-def _per_thousand_requests(usd: float, mean_requests_per_s: float | None) -> str:
-    """A forward-pass service's cost per 1,000 requests, in words: the figure at the mean load, or
-    a floor where the peak is taken all month."""
-    if mean_requests_per_s is not None:
-        return _(
+        ),
+        N_(
+            "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
+            "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
+            "the mean load, for the figure itself)"
+        ),
+    ),
+    "requests": (
+        N_(
             "Cost per 1,000 requests: {cost} (the all-in cost over the requests of {rate:g} requests/s, "
             "the mean load (serving.mean_requests_per_s), one forward pass a request, in the month billed)"
-        ).format(cost=money(usd), rate=mean_requests_per_s)
-    return _(
-        "Cost per 1,000 requests: at least {cost} (the all-in cost over the request rate all month, one "
-        "forward pass a request, the most there can be: give serving.mean_requests_per_s, the mean "
-        "load, for the figure itself)"
-    ).format(cost=money(usd))
+        ),
+        N_(
+            "Cost per 1,000 requests: at least {cost} (the all-in cost over the request rate all month, one "
+            "forward pass a request, the most there can be: give serving.mean_requests_per_s, the mean "
+            "load, for the figure itself)"
+        ),
+    ),
+}
+
+
+def _per_thousand(kind: str, usd: float, mean_requests_per_s: float | None) -> str:
+    """An image (``kind`` "images") or forward-pass ("requests") service's cost per 1,000, in words:
+    the figure at the mean load, or a floor where the peak is taken all month."""
+    at_mean, floor = _PER_THOUSAND[kind]
+    if mean_requests_per_s is not None:
+        return _(at_mean).format(cost=money(usd), rate=mean_requests_per_s)
+    return _(floor).format(cost=money(usd))
 
 
 def _personas(plan: Plan) -> list[Any]:
