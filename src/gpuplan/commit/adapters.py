@@ -416,19 +416,11 @@ def _may_run_on_spot(spec: DemandSpec, job: JobFacts, serving: bool) -> bool:
     """Whether a workload demand may run on spot where the usage allows it: as its
     ``interruptible`` says; unsaid, a service may (``gpuplan plan`` prices one there with a spare
     instance and ``gpuplan deploy`` launches it so, falling back to on demand), and so may a job
-    that resumes after a reclaim as the planner costs it (:func:`_resumes_on_spot`); a job that
+    that resumes after a reclaim as the planner costs it (``JobFacts.resumes_after_reclaim``); a job that
     would start over may not."""
     if spec.interruptible is not None:
         return spec.interruptible
-    return serving or _resumes_on_spot(job)
-
-
-def _resumes_on_spot(job: JobFacts) -> bool:
-    """Whether a job resumes after a spot reclaim as the planner costs it
-    (``plan/options.py``): from its last checkpoint (it writes one: training, or a demand's own
-    ``checkpoint_gb``), or batch inference from its output chunks written whole; else a reclaim
-    restarts the run from its beginning."""
-    return job.checkpoint_gb > 0 or job.resumes_by_chunks
+    return serving or job.resumes_after_reclaim
 
 
 def _sizing_pricing(usage: Usage, interruptible: bool) -> tuple[tuple[str, ...], str | None]:

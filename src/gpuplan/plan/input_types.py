@@ -440,6 +440,14 @@ class JobFacts:
         return self.task == "infer" and not self.is_service and self.checkpoint_gb <= 0
 
     @property
+    def resumes_after_reclaim(self) -> bool:
+        """A job that, reclaimed on spot, resumes as the planner costs it (``plan/costing.py``): from
+        its last checkpoint (it writes one), or batch inference from its output chunks written whole;
+        else a reclaim restarts the run from its beginning (``gpuplan tco`` keeps such a job off spot
+        unless the usage says ``interruptible: true``)."""
+        return self.checkpoint_gb > 0 or self.resumes_by_chunks
+
+    @property
     def is_service(self) -> bool:
         """A service (a workload with ``serving:``, planned as a month of capacity): its replicas
         are independent servers, not the nodes of one job."""
