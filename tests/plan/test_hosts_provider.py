@@ -98,6 +98,13 @@ def test_a_community_host_for_data_at_a_named_place_is_cautioned_under_the_headl
     at = next(i for i, ln in enumerate(lines) if ln.startswith("Recommended: "))
     assert lines[at + 1].strip() == plan.host_caution
     assert plan.host_caution in plan_html(plan, "toy")
+    # and in --json (what the team service's API returns), beside the host line: both had been
+    # left out of the document, so a dashboard built on it never showed the caution
+    from gpuplan.report.plan import plan_json
+
+    doc = plan_json(plan, {"name": "toy", "task": "train"})
+    assert (doc.host_caution, doc.host) == (plan.host_caution, plan.host)
+    assert doc.host.startswith("host: a community host (")
     # a dataset brought from the user's own site is data on the host too
     assert _plan_for(JobFacts(dataset_gb=20.0), [COMMUNITY, offer()], Constraints()).host_caution
     # no data brought, or a provider-run machine recommended: nothing added

@@ -770,6 +770,14 @@ class PlanDocument(Document):
     each comes from) and its time without it, in words; empty for one node."""
     decided_by_unknowns: str = ""
     """When unknown facts decided the winner: which option would rank first at their best case."""
+    host: str = ""
+    """The recommended option's host kind and country in words (a cloud VM, a vetted data centre, a
+    community host…); where it is a community host or of unknown kind, the best option on a machine
+    a provider runs beside it, and what it costs more. Empty in a plan written before it was kept."""
+    host_caution: str = ""
+    """Where the recommended option is a community host and the workload brings data to it: that the
+    host can read the data, and that ``constraints.hosts: provider`` keeps to machines a provider
+    runs (the line the table prints under the recommendation); empty otherwise."""
     stale_after_days: int | None = None
     """The staleness limit the options' ``stale`` flags are set against, days."""
     without_stale_prices: PlanWithoutStalePrices | None = None

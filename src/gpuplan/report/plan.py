@@ -266,6 +266,8 @@ def plan_json(
         notes=list(plan.notes),
         network=plan.network,
         decided_by_unknowns=plan.decided_by_unknowns,
+        host=plan.host,
+        host_caution=plan.host_caution,
         stale_after_days=plan.stale_after_days,
         checkpoint_gb=plan.checkpoint_gb,
         checkpoint_write_min=plan.checkpoint_write_min,
