@@ -70,6 +70,11 @@ def test_a_scheduled_service_is_priced_for_its_hours_and_each_days_start_up(
     extra = (day.start_up_h + day.down_h) * 5 * HOURS_PER_MONTH / 168.0
     assert all(h == pytest.approx(OFFICE_MONTH_H + extra, rel=1e-3) for h in day.hours)
     assert day.start_ups == office.nodes
+    # the schedule removes the fleet at its end, not the load: KEDA's 5 min cooldown after the cron
+    # trigger's end (SkyPilot's launch is taken down by its cron line); it had billed SkyServe's
+    # 20 min load scale-down delay each day, which simulate's scheduled fleet does not take
+    assert day.down_h * 60 == pytest.approx(5.0)
+    assert "cooldown" in day.down_words and "SkyServe" not in day.down_words
     assert office.cost_breakdown.compute_usd == pytest.approx(
         office.price_usd_per_hour * sum(day.hours), rel=0.01
     )

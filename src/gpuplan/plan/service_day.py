@@ -471,11 +471,21 @@ def gaps_billed(on: np.ndarray, cap_min: float) -> tuple[float, int]:
     return float(np.minimum(gaps, cap_min).sum()), int(np.count_nonzero(gaps > cap_min))
 
 
-def scale_down() -> tuple[float, str]:
+def scale_down(*, scheduled: bool = False) -> tuple[float, str]:
     """How long the autoscaler keeps an instance the load no longer needs, h, and where that comes
-    from, in words: the longer of deploy's targets' (the plan does not know which launches it)."""
+    from, in words: the longer of deploy's targets' (the plan does not know which launches it).
+
+    ``scheduled``: a service on a schedule, whose fleet is removed at the end of its hours by the
+    schedule, not by the load: KEDA's cooldown period deploy writes for Kubernetes (its cron
+    trigger's end, then the cooldown, then none), while SkyPilot's launch is taken down by deploy's
+    cron line at the end (SkyServe's scale-down delay is a load's, and does not apply)."""
     from gpuplan.deploy.engine import K8S_SCALE_DOWN_S, SKYSERVE_SCALE_DOWN_S
 
+    if scheduled:
+        return K8S_SCALE_DOWN_S / 3600.0, _(
+            "the {k8s} min cooldown deploy writes for Kubernetes' scale to none after the schedule's "
+            "end (SkyPilot's launch is taken down at the end by its cron line)"
+        ).format(k8s=f"{K8S_SCALE_DOWN_S / 60:.0f}")
     longest = max(K8S_SCALE_DOWN_S, SKYSERVE_SCALE_DOWN_S)
     return longest / 3600.0, _(
         "the longer of SkyServe's default scale-down delay, {sky} min, and the {k8s} min scale-down "
@@ -558,7 +568,7 @@ def service_days(
         day_key = (per_replica, how, replicas, nodes, gpn, rg)
         if day_key not in seen:
             up_h, up_words = start_up(job, gpn, rg, scheduled=job.schedule is not None)
-            down_h, down_words = scale_down()
+            down_h, down_words = scale_down(scheduled=job.schedule is not None)
             d = day_of(
                 mean=mean,
                 peak=peak,
