@@ -212,6 +212,10 @@ class Profile:
     """The workload's ``inputs.image_size`` (a square image's side, px) where it gives one: its
     samples are images, and the report counts them so (images/s). None elsewhere, and in profiles
     traced before it was kept."""
+    mel_window: tuple[int, int] | None = None
+    """A speech model's (mel bins, frames) of one sample's audio window (Whisper large-v3: 128 ×
+    3,000, 30 s): its samples are audio windows, and the report says so. None elsewhere, and in
+    profiles traced before it was kept (no speech model was traced then)."""
     linear_names: tuple[str, ...] = ()
     """LoRA workloads: the qualified names of the model's ``nn.Linear`` layers, sorted (their last
     name components in profiles traced before), which ``model.lora.targets`` must name; a cached
@@ -297,4 +301,6 @@ class Profile:
         d["shape"] = ModelShape(**d["shape"])
         d["notes"] = tuple(d.get("notes", ()))
         d["linear_names"] = tuple(d.get("linear_names", ()))
+        if isinstance(d.get("mel_window"), list):
+            d["mel_window"] = tuple(d["mel_window"])  # its numbers checked where read from others
         return cls(**d)

@@ -855,6 +855,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         batch_size=workload.inputs.batch_size,
         seq_len=bundle.seq_len,
         image_size=workload.inputs.image_size,
+        mel_window=bundle.mel_window,
         params=stored_params(model),
         trainable_params=sum(p.numel() for p in trainable) if training else 0,
         flops_per_step=float(sum(r.flops for r in ops)),

@@ -60,6 +60,7 @@ from gpuplan.report.common import Widest, rate_label
 from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
 from gpuplan.units import CHECKPOINT_WRITE_SHARE, DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.vocab import MemoryVerdict
+from gpuplan.workload.audio import FRAME_S
 from gpuplan.workload.stack import Stack
 
 if TYPE_CHECKING:
@@ -1235,7 +1236,13 @@ def estimate_view(
     ``checkpoints``: those the job writes (``EstimateReport.checkpoints``), which its job time
     includes."""
     unit = "tokens_per_s" if profile.seq_len else "images_per_s" if profile.image_size else "samples_per_s"
-    if profile.seq_len:
+    if profile.mel_window:
+        bins, frames = profile.mel_window
+        batch = _(
+            "batch {b} × {seconds:g} s audio windows ({bins} mel bins × {frames} frames), "
+            "{s} transcript tokens each"
+        ).format(b=profile.batch_size, seconds=frames * FRAME_S, bins=bins, frames=frames, s=profile.seq_len)
+    elif profile.seq_len:
         batch = _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
     elif profile.image_size:
         batch = _("batch {b} images of {s}×{s} px").format(b=profile.batch_size, s=profile.image_size)

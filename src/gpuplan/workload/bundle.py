@@ -153,6 +153,9 @@ class ModelBundle:
     shape: ModelShape
     seq_len: int | None
     """Tokens per sample, for the Profile (None for vision)."""
+    mel_window: tuple[int, int] | None = None
+    """A speech model's (mel bins, frames) of one sample's audio window (Whisper: 128 × 3,000, 30 s),
+    for the Profile; None for every other model."""
     lm_head: str = ""
     """Name of the ``nn.Linear`` that turns hidden states into vocabulary logits, for a model whose
     output is those logits and whose loss is token cross-entropy against ``Batch.targets[0]``

@@ -26,6 +26,7 @@ from gpuplan.errors import EstimateError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 from gpuplan.vocab import AttentionImpl
+from gpuplan.workload.audio import FRAME_S, mel_window
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.meta import build_on_meta
@@ -191,6 +192,8 @@ def build_model(tf: Any, config: Any, *, images: bool = False) -> Any:
         cls = getattr(tf, arch, None) if isinstance(arch, str) and arch.isidentifier() else None
         if isinstance(cls, type) and issubclass(cls, tf.PreTrainedModel):
             return cls(config)
+    if mel_window(config) is not None:
+        return tf.AutoModelForSpeechSeq2Seq.from_config(config, trust_remote_code=False)
     if getattr(config, "is_encoder_decoder", False):
         return tf.AutoModelForSeq2SeqLM.from_config(config, trust_remote_code=False)
     head = tf.AutoModelForImageClassification if images else tf.AutoModelForCausalLM
@@ -274,10 +277,12 @@ def _first(cfg: Any, *names: str) -> int | None:
 
 
 def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
-    """Inputs, loss and shape for a transformers model: token ids (labels = ids) or pixel values."""
+    """Inputs, loss and shape for a transformers model: token ids (labels = ids), pixel values, or
+    Whisper's log-mel windows with the transcript's tokens (``workload/audio.py``)."""
     import torch
 
     cfg = model.config
+    window = _audio_window(model)
     b = workload.inputs.batch_size
     vocab = _first(cfg, "vocab_size")
     seq2seq = bool(getattr(cfg, "is_encoder_decoder", False))
@@ -298,6 +303,14 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
         notes.append(f"hf_config: positions interpolated from {side}² to {image}² (interpolate_pos_encoding)")
 
     def make_batch() -> Batch:
+        if window is not None:
+            # one 30 s window a sample, in the weights' dtype once batch_as_run casts it; the
+            # decoder's input is the labels shifted right, as Whisper's forward makes it
+            ids = torch.randint(0, vocab or 1, (b, s or 1))
+            audio = {"input_features": torch.randn(b, *window), "decoder_input_ids": ids}
+            if takes_labels:
+                audio["labels"] = torch.randint(0, vocab or 1, (b, s or 1))
+            return Batch(args=(), kwargs=audio)
         if image is not None:
             chans = _first(cfg, "num_channels") or 3
             kw: dict[str, Any] = {"pixel_values": torch.randn(b, chans, image, image)}
@@ -327,6 +340,12 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
         first = out[0] if isinstance(out, tuple) else next(iter(out.values()))
         return first.float().mean()
 
+    if window is not None:
+        notes.append(
+            f"hf_config: {arch} takes input_features: {window[1] * FRAME_S:g} s audio windows of "
+            f"{window[0]} mel bins × {window[1]} frames (Whisper's feature extractor: {FRAME_S * 1e3:g} ms "
+            f"a frame); seq_len is the transcript's tokens, the decoder's labels"
+        )
     attends = _has_attention(model)
     family = (
         "encoder-decoder"
@@ -368,16 +387,42 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
             vocab_size=vocab,
             max_seq_len=_image_tokens(model, cfg, image)
             if image is not None
+            else _first(cfg, "max_target_positions")
+            if window is not None
             else _first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
             largest_layer_params=max(per_block, embed) or None,
         ),
         seq_len=s,
+        mel_window=window,
         checkpoint_blocks=tuple(layers_list),
         notes=(
             f"hf_config: {arch} built by transformers {_transformers().__version__}"
             + (f" with {'SDPA' if used == 'sdpa' else used} attention" if attends else ""),
             *notes,
         ),
+    )
+
+
+#: The main inputs ``hf_bundle_for`` builds (transformers' ``main_input_name``): token ids, images,
+#: Whisper's log-mel windows.
+_BUILT_INPUTS = ("input_ids", "pixel_values", "input_features")
+
+
+def _audio_window(model: Any) -> tuple[int, int] | None:
+    """Whisper's (mel bins, frames) of one sample; None for a model that takes token ids or images.
+    A model whose main input is another (a waveform's ``input_values``, Speech2Text's filterbank
+    features) is refused in one line: gpuplan does not build it."""
+    window = mel_window(model.config)
+    main = getattr(model, "main_input_name", "input_ids")
+    if (window is None and main in _BUILT_INPUTS[:2]) or (window is not None and main == _BUILT_INPUTS[2]):
+        return window
+    raise WorkloadError.worded(
+        N_(
+            "model.hf_config: {arch} takes {name}, which gpuplan does not build; describe it as your "
+            "own code (model.python, its make_inputs giving {name})"
+        ),
+        arch=type(model).__name__,
+        name=main,
     )
 
 

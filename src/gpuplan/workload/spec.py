@@ -64,6 +64,7 @@ from gpuplan.vocab import (
     serving_precision,
 )
 from gpuplan.workload._validation import Spec, one_line_error, printable_line
+from gpuplan.workload.audio import check_audio_inputs, encoder_decoder_generation, takes_audio
 from gpuplan.workload.durations import MAX_HOURS, parse_duration_hours, parse_milliseconds
 from gpuplan.workload.hf_config import hf_repo_id, read_hf_config
 from gpuplan.workload.paths import confine_model
@@ -1225,8 +1226,8 @@ class Workload(Spec):
             return info.modality == "text" and info.family in ("decoder", "encoder-decoder")
         if self.model.hf_config is not None:
             raw = _hf_raw(self.model.hf_config_path)
-            if _hf_takes_images(raw):
-                return False
+            if _hf_takes_images(raw) or takes_audio(raw):
+                return False  # a speech model's service is refused with its reason (_check_inputs)
             named = [a for a in raw.get("architectures") or [] if isinstance(a, str)]
             return not named or any(a.endswith(_GENERATING_ARCHITECTURES) for a in named)
         return False
@@ -1377,9 +1378,13 @@ class Workload(Spec):
             source: str | Phrase = info.name
             limit = info.max_seq_len
             generates = info.family == "decoder"
+            encoder_decoder = info.family == "encoder-decoder"
         elif self.model.hf_config is not None:
             raw = _hf_raw(self.model.hf_config_path)
             model = str(raw.get("model_type") or self.model.hf_config)[:80]
+            if takes_audio(raw):
+                check_audio_inputs(raw, inp, serving=self.serving is not None)
+                return
             if _hf_takes_images(raw):
                 if inp.seq_len is not None or inp.target_len is not None:
                     raise _refused(
@@ -1400,6 +1405,8 @@ class Workload(Spec):
             limit, source = hf_max_positions(raw), Phrase(N_("its config.json"))
             named = [a for a in raw.get("architectures") or [] if isinstance(a, str)]
             generates = not named or any(a.endswith("ForCausalLM") for a in named)
+            # T5's, BART's config.json name their decoder's first token; a decoder LLM's never does
+            encoder_decoder = raw.get("is_encoder_decoder") is True or "decoder_start_token_id" in raw
         else:
             return  # user code: checked when traced
         if inp.seq_len is None and inp.image_size is None:
@@ -1418,6 +1425,8 @@ class Workload(Spec):
                     source=source,
                 )
         answer = inp.output_tokens
+        if answer is not None and encoder_decoder:
+            raise ValueError(encoder_decoder_generation(source))
         if answer is not None and not generates:
             raise _refused(
                 N_(
