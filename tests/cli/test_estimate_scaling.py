@@ -121,6 +121,24 @@ def test_two_nodes_measured_slower_name_the_network_rate_that_gives_the_gap(
     assert code == 0 and f"节点间网络约为 {network['network_gbps']:.2g} Gbit/s TCP" in zh
 
 
+def test_two_nodes_measured_faster_name_the_network_that_gives_it(job: Path, fresh_catalog: Path) -> None:
+    code, doc = _run(fresh_catalog, str(job), "--instance", _INSTANCE, "-n", "16", "--json")
+    estimated = json.loads(doc)["estimates"][0]["scaling"]["speedup"]
+    args = (str(job), "--instance", _INSTANCE, "-n", "16", "--measured-speedup", f"{estimated * 1.3:.2f}")
+    code, doc = _run(fresh_catalog, *args, "--json")
+    rates = {n["kind"]: n["gbps"] for n in json.loads(doc)["estimates"][0]["scaling_gap"]["faster_network"]}
+    code, out = _run(fresh_catalog, *args)
+    assert code == 0, out
+    said = " ".join(out.split())
+    # two digits, as the line says them (150, not 1.5e+02)
+    rdma, tcp = (float(f"{rates[k]:.2g}") for k in ("rdma", "tcp"))
+    assert (
+        "The network between the nodes was not given and the estimate assumed 100 Gbit/s TCP: a step that "
+        f"short is what about {rdma:g} Gbit/s RDMA or {tcp:g} Gbit/s TCP between "
+        "the nodes would give by the estimate."
+    ) in said
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -418,8 +418,11 @@ def test_plan_takes_the_network_flags_estimate_takes(
 ) -> None:
     # the same reading as estimate's: a kind that is neither, a rate that is not a number, and (a
     # plan ranks on a rate) a kind without one, each one line
-    r = _run(env, capsys, "--network-gbps", "100", "--network-kind", "ib")
-    assert r.returncode != 0 and r.stderr.strip() == "error: --network-kind: use rdma or tcp (got 'ib')"
+    r = _run(env, capsys, "--network-gbps", "100", "--network-kind", "fast")
+    assert r.returncode != 0 and r.stderr.strip() == (
+        "error: --network-kind: use rdma or tcp (got 'fast'): rdma for EFA, InfiniBand or RoCE, tcp for "
+        "plain Ethernet"
+    )
     r = _run(env, capsys, "--network-gbps", "nan")
     assert r.returncode == 2 and "nan is not a finite number" in r.stderr
     r = _run(env, capsys, "--network-kind", "rdma")

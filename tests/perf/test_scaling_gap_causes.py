@@ -140,3 +140,54 @@ def test_the_overlap_advice_is_the_parallelisms_own(
         assert words in check, (parallelism, words, check)
     for words in not_said:
         assert words not in check, (parallelism, words, check)
+
+
+def test_a_measurement_faster_than_the_estimate_names_the_network_that_gives_it(profile: Profile) -> None:
+    # 16 L20s on a network nobody stated: the estimate assumes 100 Gbit/s TCP. A team measured
+    # 70 % scaling on their previous cloud; the answer was "nothing to explain", not which network
+    # that speed-up says they had.
+    w = Workload.from_dict(TOY_LLM_WORKLOAD)
+    (o,) = estimate(w, ["L20:16"], network=_NODES, profile=profile).outcomes
+    assert o.scaling_figures is not None and o.scaling_figures.speedup is not None
+    measured = o.scaling_figures.speedup * 1.3
+    (o,) = estimate(
+        w, ["L20:16"], network=_NODES, profile=profile, measured_scaling=MeasuredScaling(speedup=measured)
+    ).outcomes
+    g = o.scaling_gap
+    assert g is not None and g.gap_s < 0 and not g.causes
+    rates = {n.kind: n.gbps for n in g.faster_network}
+    assert set(rates) == {"rdma", "tcp"}
+    for kind, gbps in rates.items():
+        assert gbps is not None and (kind == "rdma" or gbps > 100.0)
+        # the estimator told that network gives the step measured
+        told = NetworkSpec(gbit_s=gbps, kind=kind, gpus_per_node=8, interconnect="")
+        (t,) = estimate(w, ["L20:16"], network=told, profile=profile).outcomes
+        assert t.estimate is not None
+        assert t.estimate.step_time_s == pytest.approx(g.measured_step_s, rel=1e-4)
+    # RDMA reaches the same step at a lower line rate than TCP
+    assert rates["rdma"] is not None and rates["tcp"] is not None and rates["rdma"] < rates["tcp"]
+
+
+def test_a_measurement_faster_than_any_network_gives_names_none(profile: Profile) -> None:
+    (o,) = estimate(
+        Workload.from_dict(TOY_LLM_WORKLOAD),
+        ["L20:16"],
+        network=_NODES,
+        profile=profile,
+        measured_scaling=MeasuredScaling(speedup=15.9),
+    ).outcomes
+    g = o.scaling_gap
+    assert g is not None and g.gap_s < 0
+    assert [(n.kind, n.gbps) for n in g.faster_network] == [("rdma", None), ("tcp", None)]
+
+
+def test_a_stated_network_infers_no_faster_one(profile: Profile) -> None:
+    told = NetworkSpec(gbit_s=100.0, kind="tcp", gpus_per_node=8, interconnect="")
+    (o,) = estimate(
+        Workload.from_dict(TOY_LLM_WORKLOAD),
+        ["L20:16"],
+        network=told,
+        profile=profile,
+        measured_scaling=MeasuredScaling(speedup=15.0),
+    ).outcomes
+    assert o.scaling_gap is not None and o.scaling_gap.gap_s < 0 and o.scaling_gap.faster_network == ()

@@ -112,6 +112,16 @@ def test_markdown_report_shows_a_shared_files_name_as_typed_not_as_html_or_a_lin
     assert "<script>" not in md and "[pay]" not in md
 
 
+def test_markdown_report_writes_a_quoted_command_as_code_not_as_escaped_backticks() -> None:
+    # the network line quotes the command that times the job on TCP: it read
+    # (\`gpuplan estimate WORKLOAD …\`) in the .md, backslashes and all, and not as code
+    md = plan_markdown(_plan(), "toy (`gpuplan estimate W.yaml -n 16 --network-kind tcp`) [x]", "toy.svg")
+    assert md.splitlines()[0] == "# gpuplan: toy (`gpuplan estimate W.yaml -n 16 --network-kind tcp`) \\[x\\]"
+    # a backtick with no pair opens no code span: shown as typed
+    md = plan_markdown(_plan(), "it`s <b>", "toy.svg")
+    assert md.splitlines()[0] == "# gpuplan: it\\`s &lt;b&gt;"
+
+
 def _browser() -> str | None:
     for name in BROWSERS:
         if path := shutil.which(name):

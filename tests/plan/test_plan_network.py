@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from plan_helpers import GPU_HOURS, aws_costs, offer
 
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
@@ -182,9 +183,38 @@ def test_plan_reads_the_network_flags_as_estimate_does() -> None:
     assert checked_given_network(3200.0, "RDMA") == (3200.0, "rdma")
     assert checked_given_network(None, None) == (None, None)
     with pytest.raises(InputError, match="use rdma or tcp"):
-        checked_given_network(100.0, "ib")
+        checked_given_network(100.0, "fast")
     with pytest.raises(InputError, match="--network-kind rdma needs --network-gbps"):
         checked_given_network(None, "rdma")
+
+
+@pytest.mark.parametrize("fabric", ["infiniband", "InfiniBand", "ib", "efa", "RoCE"])
+def test_a_fabric_the_help_names_is_read_as_rdma(fabric: str) -> None:
+    # --help says "rdma (EFA, InfiniBand, RoCE)"; --network-kind infiniband was refused
+    from gpuplan.plan.network import checked_given_network
+
+    assert checked_given_network(400.0, fabric) == (400.0, "rdma")
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("infiniban", "--network-kind: use rdma or tcp (got 'infiniban'); did you mean rdma?"),
+        ("tpc", "--network-kind: use rdma or tcp (got 'tpc'); did you mean tcp?"),
+        (
+            "ethernet",
+            "--network-kind: Ethernet may be either: rdma for RoCE (RDMA over Ethernet), tcp for plain "
+            "Ethernet",
+        ),
+    ],
+)
+def test_a_kind_near_one_names_it(typed: str, words: str) -> None:
+    from gpuplan.errors import InputError
+    from gpuplan.plan.network import checked_given_network
+
+    with pytest.raises(InputError) as e:
+        checked_given_network(400.0, typed)
+    assert str(e.value) == words
 
 
 def test_the_document_says_what_network_each_option_was_timed_at_and_whose_it_is() -> None:

@@ -71,7 +71,8 @@ def estimate_cmd(
     network_kind: Annotated[
         str | None,
         network_kind_option(
-            "rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp at the point, "
+            "rdma (EFA, InfiniBand, RoCE: efa, infiniband, ib and roce read as rdma) or tcp (default with "
+            "--network-gbps: tcp at the point, "
             "rdma at the fast end)."
         ),
     ] = None,

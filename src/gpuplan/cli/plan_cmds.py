@@ -363,7 +363,10 @@ def plan_cmd(
     ] = None,
     network_kind: Annotated[
         str | None,
-        network_kind_option("rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp)."),
+        network_kind_option(
+            "rdma (EFA, InfiniBand, RoCE: efa, infiniband, ib and roce read as rdma) or tcp (default with "
+            "--network-gbps: tcp)."
+        ),
     ] = None,
     copy_gbps: Annotated[
         float | None,

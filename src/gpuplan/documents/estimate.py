@@ -26,6 +26,7 @@ __all__ = [
     "InputHostDoc",
     "LaunchCheckpointsDoc",
     "MemoryDoc",
+    "NetworkForStepDoc",
     "ScalingBoundDoc",
     "ScalingDoc",
     "ScalingGapDoc",
@@ -271,6 +272,15 @@ class GapCauseDoc(Document):
     check: str
 
 
+class NetworkForStepDoc(Document):
+    """A network between the nodes, of one kind, at which the estimate's step is the measured one."""
+
+    kind: Literal["rdma", "tcp"]
+    gbps: float | None
+    """Gbit/s, solved on the estimator between 2.5 and 3,200 Gbit/s; null where no rate in that span
+    gives a step as short as measured."""
+
+
 class ScalingGapDoc(Document):
     """``--measured-speedup`` or ``--measured-throughput`` against the row's estimate."""
 
@@ -293,6 +303,9 @@ class ScalingGapDoc(Document):
     within_range: bool | None
     causes: list[GapCauseDoc]
     """Sized causes first, nearest the gap first (``fit``); then those the estimator does not model."""
+    faster_network: list[NetworkForStepDoc] = Field(default_factory=list)
+    """A measured step shorter than the estimate's on a network nobody stated (a typical one assumed):
+    the RDMA and the TCP rate between the nodes that give it; empty otherwise."""
 
 
 class DecodeDoc(Document):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
-from gpuplan.errors import EstimateError, InputError
+from gpuplan.errors import EstimateError, InputError, closest
 from gpuplan.hardware import GPU
 from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
 from gpuplan.i18n import N_, _
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_NETWORK_GBIT_S",
     "DEFAULT_NETWORK_KIND",
     "FAST_NETWORK_GBIT_S",
+    "GIVEN_NETWORK_KINDS",
     "LINK_NAMES",
     "MAX_NETWORK_GBIT_S",
     "SLOW_NETWORK_GBIT_S",
@@ -162,17 +163,43 @@ def catalog_network_kind(value: str | None) -> NetworkKind | None:
     return CATALOG_NETWORK_KINDS.get((value or "").strip().lower())
 
 
+#: What ``--network-kind`` reads (any case): the two kinds, and the fabrics named in its help, each
+#: of one kind only. "ethernet" is not one: RoCE runs RDMA over Ethernet, and plain Ethernet is TCP.
+GIVEN_NETWORK_KINDS: dict[str, NetworkKind] = {**CATALOG_NETWORK_KINDS, "ib": "rdma"}
+
+
 def checked_network_kind(value: str | None) -> NetworkKind | None:
-    """``--network-kind`` read: ``rdma`` or ``tcp`` (any case), None where not given; another word
-    raises InputError (``gpuplan estimate`` and ``gpuplan plan`` read it alike)."""
+    """``--network-kind`` read: ``rdma`` or ``tcp``, or a fabric of one of them (``infiniband``,
+    ``ib``, ``efa``, ``roce``: rdma), any case; None where not given. Another word raises
+    InputError naming the kind it is nearest (``gpuplan estimate`` and ``gpuplan plan`` read it
+    alike)."""
     if value is None:
         return None
     kind = value.strip().lower()
-    if kind == "rdma":
-        return "rdma"
-    if kind == "tcp":
-        return "tcp"
-    raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=value)
+    if kind in GIVEN_NETWORK_KINDS:
+        return GIVEN_NETWORK_KINDS[kind]
+    if kind == "ethernet":
+        raise InputError.worded(
+            N_(
+                "--network-kind: Ethernet may be either: rdma for RoCE (RDMA over Ethernet), tcp for "
+                "plain Ethernet"
+            )
+        )
+    # 0.6: "fast" shares half the letters of "efa" and means neither
+    near = closest(kind, GIVEN_NETWORK_KINDS, n=1, cutoff=0.6)
+    if near:
+        raise InputError.worded(
+            N_("--network-kind: use rdma or tcp (got {value!r}); did you mean {kind}?"),
+            value=value,
+            kind=GIVEN_NETWORK_KINDS[near[0]],
+        )
+    raise InputError.worded(
+        N_(
+            "--network-kind: use rdma or tcp (got {value!r}): rdma for EFA, InfiniBand or RoCE, tcp for "
+            "plain Ethernet"
+        ),
+        value=value,
+    )
 
 
 def network_kind_of(text: str) -> NetworkKind | None:

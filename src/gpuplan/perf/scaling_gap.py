@@ -41,10 +41,18 @@ from gpuplan.i18n.messages import _
 from gpuplan.i18n.numbers import format_number, format_percent
 from gpuplan.perf.advice_base import Setup
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.links import Link, link_name
+from gpuplan.perf.links import FAST_NETWORK_GBIT_S, SLOW_NETWORK_GBIT_S, Link, NetworkKind, link_name
 from gpuplan.perf.scaling import ScalingFigures, request_link
 
-__all__ = ["MIN_SHARE", "GapCause", "MeasuredScaling", "ScalingGap", "measured_step_s", "scaling_gap"]
+__all__ = [
+    "MIN_SHARE",
+    "GapCause",
+    "MeasuredScaling",
+    "NetworkForStep",
+    "ScalingGap",
+    "measured_step_s",
+    "scaling_gap",
+]
 
 #: A sized cause that would explain less than this share of the gap is left out.
 MIN_SHARE = 0.01
@@ -87,6 +95,17 @@ class GapCause:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NetworkForStep:
+    """A network between the nodes, of one kind, at which the estimate's step is the measured one."""
+
+    kind: NetworkKind
+    gbps: float | None
+    """Gbit/s, solved on the estimator between the slowest plausible network and the fastest fabric
+    sold (:data:`SLOW_NETWORK_GBIT_S`–:data:`FAST_NETWORK_GBIT_S`); None where no rate in that span
+    gives a step that short (the estimate is slower than measured for some other reason)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ScalingGap:
     """The measurement against the estimate, and the causes ranked."""
 
@@ -111,6 +130,10 @@ class ScalingGap:
     causes: tuple[GapCause, ...]
     """Those the estimator sizes first, nearest the gap first (:attr:`GapCause.fit`); then those it
     does not model. Empty where there is no gap."""
+    faster_network: tuple[NetworkForStep, ...] = ()
+    """Where the measured step is shorter than the estimate's and the network between the nodes is
+    unknown (a typical one assumed): the RDMA and the TCP rate that give the measured step, what the
+    measurement says of the network. Empty otherwise (a slower one is a cause, ``slower_network``)."""
 
 
 def measured_step_s(est: Estimate, figures: ScalingFigures | None, measured: MeasuredScaling) -> float | None:
@@ -153,7 +176,34 @@ def scaling_gap(
         measured_compute_time_h=None if est.job_time_h is None else est.job_time_h * step_m / est.step_time_s,
         within_range=within,
         causes=causes,
+        faster_network=_faster_network(request, est, step_m) if gap < 0 else (),
     )
+
+
+def _faster_network(request: EstimateRequest, est: Estimate, step_m: float) -> tuple[NetworkForStep, ...]:
+    """The RDMA and TCP rates between the nodes that give ``step_m`` (shorter than ``est``'s step),
+    where the job spans nodes over a network nobody stated; empty otherwise."""
+    link = request_link(request)
+    if link.nodes <= 1 or link.network_known:
+        return ()
+    kinds: tuple[NetworkKind, ...] = ("rdma", "tcp")
+    return tuple(
+        NetworkForStep(
+            kind=kind, gbps=_solved_rate(request, step_m, kind, SLOW_NETWORK_GBIT_S, FAST_NETWORK_GBIT_S)
+        )
+        for kind in kinds
+    )
+
+
+def _solved_rate(
+    request: EstimateRequest, step_m: float, kind: NetworkKind, low: float, high: float
+) -> float | None:
+    """:func:`_rate_for_step` over ``kind``, None where ``step_m`` is not between the steps at
+    ``high`` and ``low`` Gbit/s."""
+    fast, slow = _step_on(request, high, kind), _step_on(request, low, kind)
+    if fast is None or slow is None or not fast <= step_m <= slow:
+        return None
+    return _rate_for_step(request, step_m, low=low, high=high, kind=kind)
 
 
 def _ms(s: float) -> str:
@@ -162,8 +212,8 @@ def _ms(s: float) -> str:
 
 
 #: Bisection steps of the network rate that explains a gap: each halves the log of the span between
-#: the conservative bound and the rate assumed (2.5–100 Gbit/s: 40×), so 30 leave the rate within a
-#: part in 10⁸, far below the two digits said.
+#: the conservative bound and the rate assumed (2.5–100 Gbit/s: 40×; up to the fastest fabric,
+#: 3,200 Gbit/s: 1,280×), so 30 leave the rate within a part in 10⁸, far below the two digits said.
 _SOLVE_STEPS = 30
 
 #: The parallelisms that gather each layer's parameters beside the layers' compute, forward and
@@ -388,22 +438,34 @@ def _rate_words(rate: float, assumed: float) -> str:
     return format_number(rounded, digits)
 
 
-def _rate_for_step(request: EstimateRequest, step_m: float, *, low: float, high: float) -> float | None:
-    """The network rate between the nodes, between ``low`` and ``high`` Gbit/s (of the kind the
-    conservative bound takes), at which the estimate's step is ``step_m``: bisected on the
-    estimator itself, a step being no shorter on a slower network. None where it does not run."""
-    slow = replace(request_link(request).slow_end(), network_source="user")
+def _rate_for_step(
+    request: EstimateRequest, step_m: float, *, low: float, high: float, kind: NetworkKind | None = None
+) -> float | None:
+    """The network rate between the nodes, between ``low`` and ``high`` Gbit/s (of ``kind``, else of
+    the kind the conservative bound takes), at which the estimate's step is ``step_m``: bisected on
+    the estimator itself, a step being no shorter on a slower network. None where it does not run."""
     for _step in range(_SOLVE_STEPS):
         mid = math.sqrt(low * high)
-        try:
-            step = run_estimate(request.changed(link=replace(slow, network_gbit_s=mid))).step_time_s
-        except EstimateError:
+        step = _step_on(request, mid, kind)
+        if step is None:
             return None
         if step > step_m:
             low = mid
         else:
             high = mid
     return math.sqrt(low * high)
+
+
+def _step_on(request: EstimateRequest, gbps: float, kind: NetworkKind | None) -> float | None:
+    """The estimate's step with the network between the nodes stated as ``gbps`` of ``kind`` (None:
+    the conservative bound's kind); None where it does not run."""
+    link = replace(request_link(request).slow_end(), network_source="user", network_gbit_s=gbps)
+    try:
+        return run_estimate(
+            request.changed(link=link if kind is None else replace(link, network_kind=kind))
+        ).step_time_s
+    except EstimateError:
+        return None
 
 
 def _rerun(request: EstimateRequest, est: Estimate, link: Link) -> float | None:

@@ -788,6 +788,36 @@ def _measured_job_words(o: EstimateOutcome, g: ScalingGap, checkpoints: LaunchCh
     )
 
 
+def _faster_network_words(g: ScalingGap, f: ScalingFigures | None) -> str:
+    """What a measured step shorter than the estimate's says of a network nobody stated: the RDMA
+    and TCP rates between the nodes that give it (empty where there are none to say)."""
+    rates = [
+        _("{gbps} Gbit/s {kind}").format(
+            gbps=format_number(float(f"{n.gbps:.2g}"), 2), kind=link_name(n.kind)
+        )
+        for n in g.faster_network
+        if n.gbps is not None
+    ]
+    if g.faster_network and not rates:
+        return _(
+            "No network between the nodes up to 3,200 Gbit/s RDMA gives a step that short by the "
+            "estimate: the one-GPU step or the workload differs from the estimate's."
+        )
+    if not rates:
+        return ""
+    return _(
+        "The network between the nodes was not given and the estimate assumed {assumed}: a step that "
+        "short is what about {rates} between the nodes would give by the estimate. Give the network "
+        "as --network-gbps and --network-kind (or --instance) to estimate on it."
+    ).format(
+        assumed=_("{gbps:g} Gbit/s {kind}").format(
+            gbps=(f.network_gbps if f is not None else None) or 0.0,
+            kind=link_name((f.network_kind if f is not None else None) or ""),
+        ),
+        rates=_(" or ").join(rates),
+    )
+
+
 def _gap_block(
     outcomes: Sequence[EstimateOutcome], unit: str, checkpoints: LaunchCheckpoints | None = None
 ) -> Text | None:
@@ -832,6 +862,7 @@ def _gap_block(
                         basis=basis,
                         estimated=_seconds(g.estimated_step_s),
                     ),
+                    _faster_network_words(g, f),
                 )
             )
             continue

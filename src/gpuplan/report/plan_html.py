@@ -391,7 +391,13 @@ _MARKDOWN_ESCAPES = str.maketrans(
 
 
 def _markdown_text(text: str) -> str:
-    return text.translate(_MARKDOWN_ESCAPES)
+    """``text`` shown as typed; where its backticks pair up (a command quoted in a note:
+    ``(`gpuplan estimate …`)``), each pair is a code span, whose text Markdown shows as it is, so
+    it is written as it is (escaped, the backticks were shown and the command was not code)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: no spans
+        return text.translate(_MARKDOWN_ESCAPES)
+    return "`".join(part if i % 2 else part.translate(_MARKDOWN_ESCAPES) for i, part in enumerate(parts))
 
 
 def plan_markdown(plan: Plan, title: str, svg_name: str) -> str:
