@@ -303,8 +303,7 @@ def _workdir(options: GenerateOptions) -> str:
 def _package_setup(package: UserPackage | None) -> str:
     """The setup lines that install the user's package copied into the folder: its requirements.txt
     first where the project has one (then the package, whose generated pyproject.toml requires what
-    its code imports), as the
-    Docker image does."""
+    its code imports), as the Docker image does."""
     if package is None:
         return ""
     pin = f"-c {PROJECT_DIR}/{TORCH_CONSTRAINTS}"
