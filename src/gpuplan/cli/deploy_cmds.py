@@ -539,6 +539,7 @@ def deploy(
         copying=generator.copies_user_package,
         install="" if generator.copies_user_package else install_hint(spec),
     )
+    _show_package_notes(spec, copying=generator.copies_user_package, copied=bool(copies))
     written = [] if dry_run else write_files(files, out, force=force)
     # said once the files are written (or would be): a write refused (--out, a full disk) is its one
     # line alone, as every bad input is
@@ -858,6 +859,24 @@ def _absolute(out: Path) -> str:
         return str(out.resolve())
     except (OSError, RuntimeError, ValueError):
         return str(out.absolute())
+
+
+def _show_package_notes(spec: LaunchSpec, *, copying: bool, copied: bool) -> None:
+    """On stderr, a line each: the third-party packages the user's code imports (written into the
+    generated pyproject.toml, to add by hand, or, for torchrun, to install), and the files of the
+    project that are not copied (:func:`gpuplan.deploy.user_package.package_notes`). Read again
+    from the project as the copies were; nothing of it is run."""
+    from gpuplan.deploy.user_package import package_notes, user_package
+    from gpuplan.errors import DeployError
+
+    if not spec.model_entry_point or (copying and not copied):
+        return
+    try:
+        package = user_package(spec)
+    except DeployError:  # torchrun: a project folder without the package (its note says how to install)
+        return
+    for line in package_notes(package, copied=copying) if package else ():
+        sys.stderr.write(_("note: {line}").format(line=line) + "\n")
 
 
 #: Copies listed before writing; --dry-run lists them all.

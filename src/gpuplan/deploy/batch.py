@@ -72,13 +72,47 @@ def shard_count(spec: LaunchSpec) -> int:
     return spec.nodes * (spec.gpus_per_node // shard_gpus(spec))
 
 
-def input_contract() -> str:
-    """What the inputs are (a README sentence; "inputs/" is the folder the target mounts)."""
-    return _(
+def input_contract(spec: LaunchSpec) -> str:
+    """What the inputs are (README sentences; "inputs/" is the folder the target mounts): the
+    model's input as numbers, and, for the user's own model, where decoding files goes
+    (:func:`preprocess_note`)."""
+    said = _(
         "One JSON Lines file, or a folder of them (read in name order), in `inputs/`: one sample a line, "
         "the model's input as a JSON array (token ids, a feature vector, [3][H][W] pixels), or an object "
         "{example} whose id is copied to its output."
     ).format(example='`{"id": …, "input": […]}`')
+    return sentences(said, preprocess_note(spec))
+
+
+def preprocess_note(spec: LaunchSpec) -> str:
+    """Where decoding the dataset's files (audio, images) goes, and what JSON arrays of the
+    model's input weigh against the dataset the plan priced: a number written as JSON text takes
+    about 8 bytes ("-0.123456," is 10), so a 128 × 3000 float array (30 s of log-mel) is about
+    3 MB a line, where the FLAC it came from is about 1 MB. The plan copies, stores and re-copies
+    ``data.size_gb``; inputs that are many times larger take that many times longer."""
+    said = _(
+        "The inputs must be the model's input as numbers: decoding files (audio, images) and computing "
+        "features is yours, before the job or in it."
+    )
+    if spec.model_entry_point:
+        module = spec.model_entry_point.partition(":")[0]
+        said = sentences(
+            said,
+            _(
+                "In it: give `{module}` a function `preprocess(inputs)`, which batch.py calls on each "
+                "batch's inputs as read (any JSON value: a file path in an object's `input`, say) and "
+                "whose tensor, or dict of tensors passed as keyword arguments, the model runs on."
+            ).format(module=module),
+        )
+    size = ""
+    if spec.dataset_gb and spec.dataset_samples:
+        size = _(
+            "The plan copies and stores {gb:,.0f} GB (`data.size_gb`), {per:,.2f} MB a sample; as JSON text "
+            "a number takes about 8 bytes (a 128 × 3000 float array is about 3 MB a line): where the JSON "
+            "lines are N times larger than the dataset's files, its copy time, disk and restarts are N "
+            "times the plan's."
+        ).format(gb=spec.dataset_gb, per=spec.dataset_gb * 1000 / spec.dataset_samples)
+    return sentences(said, size)
 
 
 def output_contract() -> str:

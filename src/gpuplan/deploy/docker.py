@@ -209,18 +209,7 @@ def dockerfile(
         )  # the preset's code, which train.py imports
     entry = f'["python", "/workspace/{runner}"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
-    title = commented(
-        _("{name}: training image written by `gpuplan deploy --target {target}`.").format(
-            name=spec.name, target=target
-        )
-    )
-    checkpoints = commented(
-        _(
-            "Checkpoints: mount durable storage here (a volume, a bucket mount or a PVC) so a restarted\n"
-            "container resumes instead of starting over."
-        )
-    )
-    port = commented(_("Rendezvous port for multi-node runs (torchrun's default)."))
+    title, volume = _image_words(spec, target)
     return f"""# syntax=docker/dockerfile:1
 {title}{why}
 FROM {image}
@@ -228,12 +217,42 @@ FROM {image}
 WORKDIR /workspace
 {_user_code(spec, package)}COPY {code} /workspace/
 {chmod}
-{checkpoints}ENV CKPT_DIR=/checkpoints
-VOLUME ["/checkpoints"]
-{port}EXPOSE {MASTER_PORT}
-
+{volume}
 ENTRYPOINT {entry}
 """
+
+
+def _image_words(spec: LaunchSpec, target: str) -> tuple[str, str]:
+    """The Dockerfile's title and its checkpoint and port lines, as the task uses them: a training
+    image resumes from the /checkpoints volume and opens torchrun's rendezvous port; a service
+    loads its weights from /checkpoints and listens on serve.py's port; a batch job reads the
+    weights beside its inputs (``data/checkpoints``, mounted with them) and listens on none."""
+    if spec.batch_inference:
+        title = _("{name}: batch inference image written by `gpuplan deploy --target {target}`.")
+        weights = _(
+            "Weights: batch.py loads the newest checkpoint in CKPT_DIR where there is one, on the data "
+            "volume."
+        )
+        volume = commented(weights) + "ENV CKPT_DIR=/data/checkpoints\n"
+    elif spec.task == "infer":
+        title = _("{name}: inference image written by `gpuplan deploy --target {target}`.")
+        weights = _("Weights: mount the folder of your checkpoints here; the newest one is loaded.")
+        port = commented(_("serve.py's HTTP port."))
+        volume = (
+            commented(weights) + f'ENV CKPT_DIR=/checkpoints\nVOLUME ["/checkpoints"]\n{port}EXPOSE 8000\n'
+        )
+    else:
+        title = _("{name}: training image written by `gpuplan deploy --target {target}`.")
+        checkpoints = _(
+            "Checkpoints: mount durable storage here (a volume, a bucket mount or a PVC) so a restarted\n"
+            "container resumes instead of starting over."
+        )
+        port = commented(_("Rendezvous port for multi-node runs (torchrun's default)."))
+        volume = (
+            commented(checkpoints)
+            + f'ENV CKPT_DIR=/checkpoints\nVOLUME ["/checkpoints"]\n{port}EXPOSE {MASTER_PORT}\n'
+        )
+    return commented(title.format(name=spec.name, target=target)), volume
 
 
 def _replicas_note(spec: LaunchSpec) -> str:
@@ -325,8 +344,9 @@ def _china_notes(spec: LaunchSpec) -> str:
     return "".join(f"\n{n}\n" for n in mainland_notes(spec))
 
 
-def _batch_readme(spec: LaunchSpec, image: str) -> str:
-    """README.md of a batch inference image: inputs in, one pass, outputs out."""
+def _batch_readme(spec: LaunchSpec, image: str, package: UserPackage | None) -> str:
+    """README.md of a batch inference image: inputs in, one pass, outputs out; ``package``: the
+    user's package copied beside the Dockerfile, which installs it."""
     tag = f"{spec.name}:latest"
     title = _("{name}: Docker (batch inference)").format(name=spec.name)
     launch = batch_engine_launch(spec)
@@ -335,7 +355,9 @@ def _batch_readme(spec: LaunchSpec, image: str) -> str:
             "Builds on `{image}` and runs batch.py: one pass over the inputs in `data/inputs/`, the "
             "outputs in `data/outputs/`, then it exits."
         ).format(image=image)
-        contract = sentences(runs, input_contract(), output_contract())
+        install = install_words(DOCKERFILE, package) if package else ""
+        contract = sentences(runs, input_contract(spec), output_contract())
+        contract += f"\n\n{install}" if install else ""
     else:
         runs = _(
             "Builds on `{image}` and runs {runner}, which starts vLLM's server once, sends it the inputs in "
@@ -422,7 +444,7 @@ docker run --rm --gpus all --ipc=host -p {ENGINE_PORT}:{ENGINE_PORT} \\
 ```
 """
     if spec.batch_inference:
-        return _batch_readme(spec, image)
+        return _batch_readme(spec, image, package)
     if spec.task == "infer":
         title = _("{name}: Docker (inference)").format(name=spec.name)
         runs = _("Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).")
@@ -474,7 +496,7 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
     china = f"\n{china}\n" if china else ""
     topology = topology_readme_note(spec)
     topology = f"\n{topology}\n" if topology else ""
-    install = install_words(DOCKERFILE, package.requirements) if package else None
+    install = install_words(DOCKERFILE, package) if package else None
     return f"""# {title}
 
 {runs}

@@ -302,8 +302,8 @@ def _workdir(options: GenerateOptions) -> str:
 
 def _package_setup(package: UserPackage | None) -> str:
     """The setup lines that install the user's package copied into the folder: its requirements.txt
-    first where the project has one (the package's generated pyproject.toml declares none), as the
-    Docker image does."""
+    first where the project has one (then the package, whose generated pyproject.toml requires what
+    its code imports), as the Docker image does."""
     if package is None:
         return ""
     pin = f"-c {PROJECT_DIR}/{TORCH_CONSTRAINTS}"
@@ -474,7 +474,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "task.yaml again; to start a new run, deploy again. Delete the bucket when the run is done: it "
         "is billed as storage."
     ).format(bucket=bucket)
-    install = install_words(TASK_YAML, package.requirements) if package else None
+    install = install_words(TASK_YAML, package) if package else None
     hours = schedule_words(spec, f"sky launch -c {spec.name} task.yaml -y", f"sky down {spec.name} -y")
     hours = f"\n{hours}\n" if hours else ""
     return f"""# {title}

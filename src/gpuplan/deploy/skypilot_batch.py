@@ -271,7 +271,7 @@ def batch_readme(
         prepare = "mkdir -p data"
         env = f" --env {DATASET_ENV}={dataset_example(spec)}"
     if launch is None:
-        inputs = sentences(input_contract(), bucket_words)
+        inputs = sentences(input_contract(spec), bucket_words)
     else:
         inputs = f"{vllm_inputs(spec, launch)}\n\n{bucket_words}"
     bucket = _("the bucket of the inputs and the outputs") if kept is None else _("the bucket of the outputs")

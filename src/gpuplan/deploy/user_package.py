@@ -35,20 +35,26 @@ which is copied whole. A module imported by a computed name (``importlib.import_
 
 from __future__ import annotations
 
-import ast
 import os
 import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpuplan.deploy.base import GeneratedFile
+from gpuplan.deploy.project_imports import (
+    NO_IMPORTS,
+    Dependency,
+    ProjectImports,
+    imported_names,
+    project_imports,
+)
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
-from gpuplan.i18n.phrases import sentences
+from gpuplan.i18n.phrases import bracketed, item_list, sentences
 
 __all__ = [
     "DOCKERFILE",
@@ -58,6 +64,7 @@ __all__ = [
     "UserPackage",
     "install_hint",
     "install_words",
+    "package_notes",
     "pin_torch",
     "shipped_package",
     "user_package",
@@ -114,6 +121,13 @@ class UserPackage:
     """Relative paths not copied (links, binary files, odd names), for the user to see."""
     requirements: bool
     """True when the project has a requirements.txt (installed before the package)."""
+    imports: ProjectImports = NO_IMPORTS
+    """The third-party packages the copied code imports (:mod:`gpuplan.deploy.project_imports`)."""
+    installer_file: str | None = None
+    """The project's own file that installs its requirements (``pyproject.toml``, ``setup.py``,
+    ``requirements.txt``), installed as it is; None: the generated pyproject.toml requires them."""
+    beside: tuple[str, ...] = ()
+    """Files (not ``.py``) in the folder the package was copied from, beside it: not copied."""
 
 
 @contextmanager
@@ -219,8 +233,11 @@ class _Manifest:
                     self.add(fd, name, f"{here}/{name}")
 
 
-def _generated_pyproject(name: str, modules: list[str], packages: list[str], where: str) -> str:
-    """A pyproject.toml that installs the modules and packages copied from the folder ``where``."""
+def _generated_pyproject(
+    name: str, modules: list[str], packages: list[str], where: str, requirements: list[str]
+) -> str:
+    """A pyproject.toml that installs the modules and packages copied from the folder ``where``,
+    and the ``requirements`` their code imports (:func:`gpuplan.deploy.project_imports.project_imports`)."""
     listed = ", ".join(f'"{m}"' for m in modules)
     found = ", ".join(f'"{p}", "{p}.*"' for p in packages)
     # With py-modules or packages given, setuptools discovers nothing else: exactly what was copied.
@@ -229,9 +246,12 @@ def _generated_pyproject(name: str, modules: list[str], packages: list[str], whe
         kind += f"\npy-modules = [{listed}]"
     if packages:
         kind += f'\npackages = {{find = {{where = ["{where}"], include = [{found}]}}}}'
+    needs = "".join(f'\n    "{r}",' for r in requirements)
+    dependencies = f"dependencies = [{needs}\n]\n" if requirements else ""
     return f"""# Written by `gpuplan deploy`: your project has no pyproject.toml or setup.py, so this
 # minimal one makes `pip install ./project` install the package your model.python names
-# (and the modules beside it that its code imports).
+# (and the modules beside it that its code imports), and the third-party packages its code
+# imports, pinned to the versions installed where deploy ran (unpinned where not installed there).
 [build-system]
 requires = ["setuptools>=69"]
 build-backend = "setuptools.build_meta"
@@ -239,7 +259,7 @@ build-backend = "setuptools.build_meta"
 [project]
 name = "{name.replace("_", "-")}"
 version = "0.0.0"
-
+{dependencies}
 [tool.setuptools]
 {kind}
 """
@@ -259,10 +279,12 @@ def pin_torch(folder: str) -> str:
     )
 
 
-def install_words(installer: str, requirements: bool) -> str:
-    """How the launch folder installs the copied package, one sentence in the user's language:
-    ``installer`` is the file that does it (:data:`DOCKERFILE`, or :data:`TASK_YAML`, whose setup
-    runs on every node), ``requirements`` whether the project's requirements.txt is installed first."""
+def install_words(installer: str, package: UserPackage) -> str:
+    """How the launch folder installs the copied package, in the user's language: ``installer`` is
+    the file that does it (:data:`DOCKERFILE`, or :data:`TASK_YAML`, whose setup runs on every
+    node); the project's requirements.txt is installed first where it has one; then what the
+    package's code imports from outside it (:func:`dependency_words`)."""
+    requirements = package.requirements
     if installer == TASK_YAML:
         installs = (
             _(
@@ -281,8 +303,68 @@ def install_words(installer: str, requirements: bool) -> str:
             if requirements
             else _("The Dockerfile installs the package (`pip install ./{project}`).")
         )
-    said = sentences(installs, _torch_kept())
-    return said.format(project=PROJECT_DIR, constraints=TORCH_CONSTRAINTS)
+    said = sentences(installs, _torch_kept()).format(project=PROJECT_DIR, constraints=TORCH_CONSTRAINTS)
+    return sentences(said, *dependency_words(package))
+
+
+def _requirement_words(dependency: Dependency) -> str:
+    """A requirement as the user reads it: pinned as is, an unpinned one with why."""
+    assert dependency.requirement is not None
+    if dependency.how == "not_installed":
+        return bracketed(dependency.requirement, _("not installed where deploy ran: unpinned"))
+    if dependency.how == "follows_torch":
+        return bracketed(
+            dependency.requirement, _("unpinned: pip takes the release made for the torch installed")
+        )
+    return dependency.requirement
+
+
+def _unresolved_words(dependency: Dependency) -> str:
+    """An import no requirement is written for, with why."""
+    if dependency.how == "local":
+        why = _("installed where deploy ran from a folder or a VCS, not from a package index")
+    elif dependency.how == "ambiguous":
+        why = _("provided there by several distributions: {names}").format(
+            names=item_list(dependency.distributions)
+        )
+    else:
+        why = _("no distribution installed where deploy ran provides it")
+    return bracketed(dependency.module, why)
+
+
+def dependency_words(package: UserPackage) -> list[str]:
+    """Sentences (one a line on deploy's output; a paragraph in a README) on the third-party
+    packages the copied code imports: the requirements the generated pyproject.toml writes, the
+    imports none is known for (to add by hand), or, where the project installs itself with a file of
+    its own, that it must name them. Empty where the code imports nothing outside the standard
+    library, PyTorch and itself."""
+    imports = package.imports
+    if not imports.dependencies:
+        return []
+    if package.installer_file is not None:
+        return [
+            _(
+                "Your code imports {modules} (besides the standard library and PyTorch): your {file} is "
+                "installed as it is, so it must name them."
+            ).format(modules=item_list(d.module for d in imports.dependencies), file=package.installer_file)
+        ]
+    said = []
+    if written := [_requirement_words(d) for d in imports.dependencies if d.requirement]:
+        said.append(
+            _(
+                "{project}/pyproject.toml requires what your code imports (besides the standard library "
+                "and PyTorch), pinned to the versions installed where deploy ran: {requirements}."
+            ).format(project=PROJECT_DIR, requirements=item_list(written))
+        )
+    if unresolved := imports.unresolved:
+        said.append(
+            _(
+                "Your code also imports {modules}, for which no requirement is written: add them to a "
+                "requirements.txt in your project folder (copied, and installed before the package), or "
+                "the launch fails to import them."
+            ).format(modules=item_list(_unresolved_words(d) for d in unresolved))
+        )
+    return said
 
 
 def _torch_kept() -> str:
@@ -296,13 +378,68 @@ def _torch_kept() -> str:
     )
 
 
-def _readme(top_level: str, root: Path, installer: str, requirements: bool) -> str:
+#: Names listed on one line of deploy's output before "and N more".
+_SHOWN_NAMES = 8
+
+
+def _some(names: tuple[str, ...]) -> str:
+    """Up to :data:`_SHOWN_NAMES` names, and how many more."""
+    shown = item_list(names[:_SHOWN_NAMES])
+    more = len(names) - _SHOWN_NAMES
+    return shown if more <= 0 else _("{names} and {n} more").format(names=shown, n=more)
+
+
+def package_notes(package: UserPackage, copied: bool = True) -> list[str]:
+    """deploy's output lines, one sentence each, on what the launch needs besides the copies:
+    the packages the code imports (:func:`dependency_words`; where the target copies nothing, the
+    requirements to install beside the package), and the files of the project that are not copied
+    (in the folder the package came from, beside it; in the package, a link or a file that is not
+    UTF-8 text), with how to bring one the code reads."""
+    if copied:
+        lines = dependency_words(package)
+    else:
+        lines = []
+        if needs := [_requirement_words(d) for d in package.imports.dependencies if d.requirement]:
+            lines.append(
+                _(
+                    "Your code imports {requirements} (besides the standard library and PyTorch; pinned to "
+                    "the versions installed here): install them on every machine that runs train.py too."
+                ).format(requirements=item_list(needs))
+            )
+        if unresolved := package.imports.unresolved:
+            lines.append(
+                _("Your code also imports {modules}: install them there too.").format(
+                    modules=item_list(_unresolved_words(d) for d in unresolved)
+                )
+            )
+        return lines
+    if package.beside:
+        lines.append(
+            _(
+                "not copied: {files} beside your package in {folder} (deploy copies your package's folder "
+                "and the modules its code imports, nothing else; it has no option to add other files). "
+                "If your code reads one, move it into the package folder `{package}/`, which is copied "
+                "whole, and read it relative to `__file__`."
+            ).format(files=_some(package.beside), folder=package.source, package=package.top_level)
+        )
+    if package.skipped:
+        lines.append(
+            _(
+                "not copied from your package: {files} (links, and files that are not UTF-8 text, are "
+                "never copied): put them on storage the job mounts, or in an image of your own."
+            ).format(files=_some(package.skipped))
+        )
+    return lines
+
+
+def _readme(package: UserPackage, installer: str) -> str:
+    top_level, root, requirements = package.top_level, package.source, package.requirements
     title = _("{package}: your model's package").format(package=top_level)
     copied = _(
         "Copied by `gpuplan deploy` from `{root}` so that the image (or the cloud node) can import "
         "your model. {install} `{installer}` is in the folder one level up; to install the package here, "
         "from that folder:"
-    ).format(root=root, install=install_words(installer, requirements), installer=installer)
+    ).format(root=root, install=install_words(installer, package), installer=installer)
     edit = _("Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.")
     pin = f"-c {PROJECT_DIR}/{TORCH_CONSTRAINTS}"
     steps = f"pip install -r {PROJECT_DIR}/requirements.txt {pin}\n" if requirements else ""
@@ -370,6 +507,8 @@ def user_package(spec: LaunchSpec, installer: str = DOCKERFILE) -> UserPackage |
                 if kind and _module_file(base, module):
                     prefix = f"{where}/" if where else ""
                     modules, packages = _collect_with_imports(manifest, base, top_level, kind, prefix)
+                    # and, for a package under src/, the project root's files (a config.json there)
+                    beside = _beside(base, prefix) + (_beside(project, "") if where else ())
                     break
             finally:
                 if base != project:
@@ -393,23 +532,44 @@ def user_package(spec: LaunchSpec, installer: str = DOCKERFILE) -> UserPackage |
             manifest.add(project, name, name)
         files = [*manifest.files, *copies]
     names = set(packaging)
-    if "README.md" not in names:
-        readme = _readme(top_level, root, installer, "requirements.txt" in names)
-        files.append(GeneratedFile(path=f"{PROJECT_DIR}/README.md", content=readme))
-    if not names & {"pyproject.toml", "setup.py"}:
-        files.append(
-            GeneratedFile(
-                path=f"{PROJECT_DIR}/pyproject.toml",
-                content=_generated_pyproject(top_level, modules, packages, prefix.rstrip("/") or "."),
-            )
-        )
-    return UserPackage(
+    # the project's own file that installs its requirements, first found as pip reads them
+    own = next((n for n in ("requirements.txt", "pyproject.toml", "setup.py") if n in names), None)
+    package = UserPackage(
         top_level=top_level,
         source=root,
-        files=tuple(files),
+        files=(),
         skipped=tuple(manifest.skipped),
         requirements="requirements.txt" in names,
+        imports=project_imports([f.content for f in copies if f.path.endswith(".py")], [*modules, *packages]),
+        installer_file=own,
+        beside=beside,
     )
+    if "README.md" not in names:
+        files.append(GeneratedFile(path=f"{PROJECT_DIR}/README.md", content=_readme(package, installer)))
+    if not names & {"pyproject.toml", "setup.py"}:
+        where = prefix.rstrip("/") or "."
+        needs = package.imports.requirements if own is None else []
+        pyproject = _generated_pyproject(top_level, modules, packages, where, needs)
+        files.append(GeneratedFile(path=f"{PROJECT_DIR}/pyproject.toml", content=pyproject))
+    return replace(package, files=tuple(files))
+
+
+def _beside(base: int, prefix: str) -> tuple[str, ...]:
+    """The regular files other than Python modules in the folder ``base`` (``prefix`` below the
+    project) that the package was copied from, beside it: config files, data the code may read,
+    which are not copied. The packaging files copied from the project root, hidden files and
+    links are left out; nothing is opened."""
+    names = []
+    with os.scandir(base) as entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name.endswith((".py", ".pyc", ".pyo")) or not _plain_name(name):
+                continue
+            if not prefix and name in _PACKAGING:
+                continue
+            if entry.is_file(follow_symlinks=False):
+                names.append(f"{prefix}{name}")
+    return tuple(sorted(names))
 
 
 def install_hint(spec: LaunchSpec) -> str:
@@ -518,29 +678,12 @@ def _collect_with_imports(
         for copy in manifest.files[start:]:
             if not copy.path.endswith(".py"):
                 continue
-            for imported in sorted(_imported(copy.content) - seen):
+            for imported in sorted(imported_names(copy.content)[0] - seen):
                 sibling = _sibling(base, imported)
                 if sibling:
                     seen.add(imported)
                     pending.append((imported, sibling))
     return modules, packages
-
-
-def _imported(source: str) -> set[str]:
-    """The top-level names that ``source``'s absolute imports name, read with ``ast`` (nothing is
-    run): ``import a.b`` and ``from a.b import c`` give ``a``. Code that does not parse gives none
-    (it would fail to import anyway)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def _sibling(base: int, name: str) -> str:

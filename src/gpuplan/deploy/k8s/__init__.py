@@ -175,7 +175,7 @@ def _notes(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | No
                 spec,
                 "k8s",
                 options,
-                install_words(DOCKERFILE, package.requirements) if package else None,
+                install_words(DOCKERFILE, package) if package else None,
                 dataset_words(spec, _training_manifest(spec)),
             )
         )

@@ -320,7 +320,7 @@ def batch_readme(spec: LaunchSpec, options: GenerateOptions, image_note: str) ->
         _("They go on the volume of k8s/data-pvc.yaml: copy them in through the pod of k8s/data-pod.yaml:"),
     )
     if launch is None:
-        inputs = sentences(input_contract(), copy_in)
+        inputs = sentences(input_contract(spec), copy_in)
     else:
         inputs = f"{vllm_inputs(spec, launch)}\n\n{copy_in}"
     watch = _("Each pod logs a line per chunk it writes, and `done` at the end of its shard.")

@@ -12,6 +12,11 @@ language model, a feature vector, [3][H][W] pixels for an image model), or an ob
 {"id": ..., "input": [...]} whose id is copied to its output. Blank lines are skipped. The samples
 of one batch must have the same shape.
 
+Pre-processing (decoding audio or images, computing features) is yours: where the module of your
+model (MODEL_ENTRY_POINT in train.py) has a function ``preprocess(inputs)``, batch.py calls it on
+each batch's inputs, the JSON values as read (a file path in an object's "input", say), and runs
+the model on what it returns: a tensor, or a dict of tensors passed as keyword arguments.
+
 Outputs (--output, or OUTPUT_DIR): chunk-00000-00000000.jsonl, chunk-00000-00000001.jsonl, ...
 (chunk-SHARD-N), one line per sample, {"file": "a.jsonl", "offset": B, "output": ...} (and "id"
 where the input had one): the input file's name and the byte offset its line starts at, which name
@@ -46,13 +51,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import os
 import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,8 +223,9 @@ def chunks(files: list[Path], shard: int, shards: int, chunk_size: int) -> Itera
         yield number, rows
 
 
-def parse(row: Row) -> tuple[Any, Any]:
-    """(id or None, input) of one line."""
+def parse(row: Row, arrays: bool = True) -> tuple[Any, Any]:
+    """(id or None, input) of one line; ``arrays``: a bare line must be a JSON array (where no
+    preprocess() of yours reads the inputs; with one, any JSON value is its to read)."""
     f, offset, line = row
     try:
         value = json.loads(line)
@@ -228,7 +235,7 @@ def parse(row: Row) -> tuple[Any, Any]:
         if "input" not in value:
             raise BadInput(f"{place(f, offset)}: an object needs an 'input' field")
         return value.get("id"), value["input"]
-    if not isinstance(value, list):
+    if arrays and not isinstance(value, list):
         raise BadInput(f"{place(f, offset)}: expected a JSON array or an object with 'input'")
     return None, value
 
@@ -307,25 +314,51 @@ def load_model(args: argparse.Namespace, device: torch.device) -> torch.nn.Modul
     return model.to(device).eval()
 
 
+def user_preprocess() -> Callable[[list[Any]], Any] | None:
+    """``preprocess(inputs)`` of your model's module (MODEL_ENTRY_POINT in train.py), where it has
+    one: what turns a batch's inputs as read (file paths, text) into the model's input."""
+    if not train.MODEL_ENTRY_POINT:
+        return None
+    hook = getattr(importlib.import_module(train.MODEL_ENTRY_POINT.partition(":")[0]), "preprocess", None)
+    return hook if callable(hook) else None
+
+
+def model_input(
+    values: list[Any], preprocess: Callable[[list[Any]], Any] | None, device: torch.device
+) -> Any:
+    """One batch's input on ``device``: ``preprocess(values)`` where given (a tensor, or a dict of
+    tensors), else the values as one tensor."""
+    if preprocess is None:
+        return torch.tensor(values, device=device)
+    x = preprocess(values)
+    if isinstance(x, dict):
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in x.items()}
+    return x.to(device)
+
+
 def run_chunk(
     model: torch.nn.Module,
     rows: list[Row],
     args: argparse.Namespace,
     device: torch.device,
+    preprocess: Callable[[list[Any]], Any] | None = None,
 ) -> str:
-    """The output lines of one chunk, each named by its line's file and byte offset."""
-    parsed = [parse(row) for row in rows]
+    """The output lines of one chunk, each named by its line's file and byte offset; ``preprocess``:
+    your module's (:func:`user_preprocess`), which makes each batch's input."""
+    parsed = [parse(row, preprocess is None) for row in rows]
     dtype = train.autocast_dtype() if device.type == "cuda" else None
     lines = []
     for b in range(0, len(parsed), args.batch_size):
         batch = parsed[b : b + args.batch_size]
         try:
-            x = torch.tensor([value for _, value in batch], device=device)
+            x = model_input([value for _, value in batch], preprocess, device)
         except (ValueError, TypeError) as e:
+            if preprocess is not None:
+                raise
             where = place(rows[b][0], rows[b][1])
             raise BadInput(f"{where}: the batch from here cannot be one tensor ({e})") from None
         with torch.inference_mode(), torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-            outputs = postprocess(model(x))
+            outputs = postprocess(model(**x) if isinstance(x, dict) else model(x))
         lines_of = rows[b : b + args.batch_size]
         for (f, offset, _), (sample_id, _), output in zip(lines_of, batch, outputs, strict=True):
             row = {"file": f.name, "offset": offset, "output": output}
@@ -351,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         check_state(out, args.chunk_size, args.shards)
         model = load_model(args, device)
+        preprocess = user_preprocess()
         done = skipped = samples = 0
         seen = False
         for number, rows in chunks(files, args.shard, args.shards, args.chunk_size):
@@ -360,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
                 check_written(out, path, rows)
                 skipped += 1
                 continue
-            write_chunk(out, path, rows, run_chunk(model, rows, args, device))
+            write_chunk(out, path, rows, run_chunk(model, rows, args, device, preprocess))
             done += 1
             samples += len(rows)
             print(f"{tag} wrote {path.name} ({len(rows)} samples)", flush=True)
