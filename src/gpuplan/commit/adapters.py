@@ -58,7 +58,7 @@ from gpuplan.vocab import PRICING_RULES, HostRule
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
-    from gpuplan.plan.result import Option, Plan
+    from gpuplan.plan.result import Option, Plan, ServiceFigures
     from gpuplan.plan.service_day import LoadFn
     from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
     from gpuplan.profile import Profile
@@ -754,13 +754,16 @@ def _service_at_load(
         return ()
     out = []
     for scale in scales:
-        at = day.at_load(scale) if day is not None else None
+        # a service of traced calls is held at the share its plan checked its latency at; at another
+        # load its plan fits that load again (:func:`_refitted_load`)
+        held = _refitted_load(workload, srv, scale) or per_replica
+        at = day.at_load(scale, held) if day is not None else None
         if workload.serving.scales_down and at is not None and at.scales:
             out.append((scale, tuple((at.step, hours) for hours in at.hours)))
             continue
         instances = fleet_at_load(
             srv.requests_per_s * scale,
-            per_replica,
+            held,
             job.min_replicas,
             srv.replicas / best.nodes,
             best.nodes,
@@ -768,6 +771,38 @@ def _service_at_load(
         )
         out.append((scale, ((instances * best.gpu_count / best.nodes, busy_h),)))
     return tuple(out)
+
+
+def _refitted_load(workload: Workload, srv: ServiceFigures, scale: float) -> float | None:
+    """The requests/s one replica of a service of traced calls (an image's denoiser calls, one
+    forward pass) is held at with its load × ``scale``, as ``plan`` of that load holds it: the load
+    over the fewest replicas that carry it within the sizing headroom and its p95 target (the
+    users' network beside it, where known: :meth:`ImageStep.peak_replicas`, as ``plan`` fits an
+    option's), held at the share ``deploy`` holds such a plan's replica at (the headroom's, or below
+    it the share its target was checked at: :func:`launch_latency_share`). The plan of its own load
+    holds a replica at the share that load reached where a target is set, which is no limit: a plan
+    of 1.3 × its 2 requests/s on an A10 replica of 6.31 checks its target again at 41 % and keeps the
+    one replica, where that share (32 %) had needed two. None for any other service (a language
+    model's replica is held at the highest share at which its targets hold: ``gpuplan.api.
+    replica_load_on``), or where the figures do not give one."""
+    from gpuplan.perf.image_serving import ImageStep
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.perf.replica_load import launch_latency_share
+
+    serving = workload.serving
+    capacity = srv.replica_requests_per_s
+    if serving is None or not workload.serves_traced_calls or not capacity or not math.isfinite(capacity):
+        return None
+    target = serving.p95_latency_ms
+    if target is not None and srv.users_rtt_s is not None:
+        target -= srv.users_rtt_s * 1000.0
+    peak = srv.requests_per_s * scale
+    replicas = ImageStep.of_capacity(capacity, workload.inputs.batch_size).peak_replicas(peak, target)
+    if replicas is None:
+        return None
+    utilisation = peak / (replicas * capacity)
+    share = launch_latency_share(utilisation=utilisation, has_latency_target=target is not None)
+    return capacity * (TARGET_UTILISATION if share is None else share)
 
 
 def _flat_service_words(workload: Workload, best: Option) -> str | None:
