@@ -238,6 +238,8 @@ def priced_offers(
                 network_gbps=p.network_gbps,
                 network_kind=p.network_kind,
                 upfront=str((p.term or {}).get("upfront", "")) if (p.term or {}).get("upfront_known") else "",
+                billing_granularity_s=p.billing_granularity_s,
+                min_billing_s=p.min_billing_s,
             )
         )
     notes = [
@@ -621,7 +623,7 @@ def _workload_demand(
     # the hours a demand is priced for: a service priced by its day (or schedule) buys its tiers'
     # hours, not its peak fleet all month, which is said beside them
     fleet = (
-        _("{count} {gpu} × {hours:.1f} h").format(count=best.gpu_count, gpu=best.gpu, hours=run_h + writes_h)
+        _run_fleet_words(best, run_h + writes_h, serving=workload.serving is not None)
         if tiered is None
         else _(
             "up to {count} {gpu}, priced for {gpu_hours:,.1f} GPU-hours each, its tiers' hours below "
@@ -687,6 +689,25 @@ def _workload_demand(
         if tiered is None
         else tuple(b - h for b, h in zip(tiered.hours, tiered.serving_hours, strict=True)),
     )
+
+
+def _run_fleet_words(best: Option, hours: float, *, serving: bool) -> str:
+    """One run's GPUs and hours, and where its option bills more, the hours it bills a run (what
+    the year prices, :func:`gpuplan.commit.recourse.run_billing`): on spot its interruptions, and
+    the billing step its hours are rounded up to, as the plan bills them. A service's month is
+    its hours."""
+    fields = {"count": best.gpu_count, "gpu": best.gpu, "hours": hours}
+    if serving or best.pricing not in ("on_demand", "spot") or not best.billed_hours > hours + 0.05:
+        return _("{count} {gpu} × {hours:.1f} h").format(**fields)
+    if best.pricing == "spot":
+        return _(
+            "{count} {gpu} × {hours:.1f} h of work, {billed:,.1f} h billed a run on spot, as the "
+            "planner's option bills it ({time:.1f} h with its interruptions, rounded up to the billing step)"
+        ).format(**fields, billed=best.billed_hours, time=best.job_time_h)
+    return _(
+        "{count} {gpu} × {hours:.1f} h, {billed:,.1f} h billed a run, as the planner's option bills it "
+        "(rounded up to the billing step)"
+    ).format(**fields, billed=best.billed_hours)
 
 
 def _on_demand_elsewhere(
