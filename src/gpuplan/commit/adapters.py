@@ -58,7 +58,7 @@ from gpuplan.vocab import PRICING_RULES, HostRule
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
-    from gpuplan.plan.result import Option, Plan
+    from gpuplan.plan.result import Option, Plan, ServiceFigures
     from gpuplan.plan.service_day import LoadFn
     from gpuplan.plan.service_day import WorkloadLoadFn as ReplicaLoadOf
     from gpuplan.profile import Profile
@@ -238,6 +238,8 @@ def priced_offers(
                 network_gbps=p.network_gbps,
                 network_kind=p.network_kind,
                 upfront=str((p.term or {}).get("upfront", "")) if (p.term or {}).get("upfront_known") else "",
+                billing_granularity_s=p.billing_granularity_s,
+                min_billing_s=p.min_billing_s,
             )
         )
     notes = [
@@ -621,7 +623,7 @@ def _workload_demand(
     # the hours a demand is priced for: a service priced by its day (or schedule) buys its tiers'
     # hours, not its peak fleet all month, which is said beside them
     fleet = (
-        _("{count} {gpu} × {hours:.1f} h").format(count=best.gpu_count, gpu=best.gpu, hours=run_h + writes_h)
+        _run_fleet_words(best, run_h + writes_h, serving=workload.serving is not None)
         if tiered is None
         else _(
             "up to {count} {gpu}, priced for {gpu_hours:,.1f} GPU-hours each, its tiers' hours below "
@@ -689,6 +691,25 @@ def _workload_demand(
     )
 
 
+def _run_fleet_words(best: Option, hours: float, *, serving: bool) -> str:
+    """One run's GPUs and hours, and where its option bills more, the hours it bills a run (what
+    the year prices, :func:`gpuplan.commit.recourse.run_billing`): on spot its interruptions, and
+    the billing step its hours are rounded up to, as the plan bills them. A service's month is
+    its hours."""
+    fields = {"count": best.gpu_count, "gpu": best.gpu, "hours": hours}
+    if serving or best.pricing not in ("on_demand", "spot") or not best.billed_hours > hours + 0.05:
+        return _("{count} {gpu} × {hours:.1f} h").format(**fields)
+    if best.pricing == "spot":
+        return _(
+            "{count} {gpu} × {hours:.1f} h of work, {billed:,.1f} h billed a run on spot, as the "
+            "planner's option bills it ({time:.1f} h with its interruptions, rounded up to the billing step)"
+        ).format(**fields, billed=best.billed_hours, time=best.job_time_h)
+    return _(
+        "{count} {gpu} × {hours:.1f} h, {billed:,.1f} h billed a run, as the planner's option bills it "
+        "(rounded up to the billing step)"
+    ).format(**fields, billed=best.billed_hours)
+
+
 def _on_demand_elsewhere(
     workload: Workload,
     prof: Profile,
@@ -754,13 +775,16 @@ def _service_at_load(
         return ()
     out = []
     for scale in scales:
-        at = day.at_load(scale) if day is not None else None
+        # a service of traced calls is held at the share its plan checked its latency at; at another
+        # load its plan fits that load again (:func:`_refitted_load`)
+        held = _refitted_load(workload, srv, scale) or per_replica
+        at = day.at_load(scale, held) if day is not None else None
         if workload.serving.scales_down and at is not None and at.scales:
             out.append((scale, tuple((at.step, hours) for hours in at.hours)))
             continue
         instances = fleet_at_load(
             srv.requests_per_s * scale,
-            per_replica,
+            held,
             job.min_replicas,
             srv.replicas / best.nodes,
             best.nodes,
@@ -768,6 +792,38 @@ def _service_at_load(
         )
         out.append((scale, ((instances * best.gpu_count / best.nodes, busy_h),)))
     return tuple(out)
+
+
+def _refitted_load(workload: Workload, srv: ServiceFigures, scale: float) -> float | None:
+    """The requests/s one replica of a service of traced calls (an image's denoiser calls, one
+    forward pass) is held at with its load × ``scale``, as ``plan`` of that load holds it: the load
+    over the fewest replicas that carry it within the sizing headroom and its p95 target (the
+    users' network beside it, where known: :meth:`ImageStep.peak_replicas`, as ``plan`` fits an
+    option's), held at the share ``deploy`` holds such a plan's replica at (the headroom's, or below
+    it the share its target was checked at: :func:`launch_latency_share`). The plan of its own load
+    holds a replica at the share that load reached where a target is set, which is no limit: a plan
+    of 1.3 × its 2 requests/s on an A10 replica of 6.31 checks its target again at 41 % and keeps the
+    one replica, where that share (32 %) had needed two. None for any other service (a language
+    model's replica is held at the highest share at which its targets hold: ``gpuplan.api.
+    replica_load_on``), or where the figures do not give one."""
+    from gpuplan.perf.image_serving import ImageStep
+    from gpuplan.perf.inference import TARGET_UTILISATION
+    from gpuplan.perf.replica_load import launch_latency_share
+
+    serving = workload.serving
+    capacity = srv.replica_requests_per_s
+    if serving is None or not workload.serves_traced_calls or not capacity or not math.isfinite(capacity):
+        return None
+    target = serving.p95_latency_ms
+    if target is not None and srv.users_rtt_s is not None:
+        target -= srv.users_rtt_s * 1000.0
+    peak = srv.requests_per_s * scale
+    replicas = ImageStep.of_capacity(capacity, workload.inputs.batch_size).peak_replicas(peak, target)
+    if replicas is None:
+        return None
+    utilisation = peak / (replicas * capacity)
+    share = launch_latency_share(utilisation=utilisation, has_latency_target=target is not None)
+    return capacity * (TARGET_UTILISATION if share is None else share)
 
 
 def _flat_service_words(workload: Workload, best: Option) -> str | None:

@@ -131,6 +131,11 @@ class PricedOffer:
     upfront: str = ""
     """A reservation's payment option its price is the effective rate of (``partial``, ``all``:
     :mod:`gpuplan.catalog.upfront`); "" for no upfront or another pricing model."""
+    billing_granularity_s: int | None = None
+    """The step an hourly price bills a run's time in, seconds; None: not in the catalog (a whole
+    hour, as the plan bills it: :func:`gpuplan.plan.billing.billed_hours`)."""
+    min_billing_s: int | None = None
+    """The least time an hourly price bills a run, seconds; None: not in the catalog (none)."""
 
     @property
     def usd_per_unit_month(self) -> float:

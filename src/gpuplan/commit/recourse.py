@@ -12,6 +12,7 @@ prices any choice exactly, for the schedule and for the sensitivity runs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from gpuplan.commit.model import (
     copy_choice,
 )
 from gpuplan.commit.overlap import month_slices
+from gpuplan.plan.billing import billed_hours
 from gpuplan.plan.spot import spot_times
 from gpuplan.units import HOURS_PER_MONTH, instances_for
 
@@ -126,6 +128,9 @@ class HourlyCover:
     data: DataRate | None = None
     """What a useful GPU-hour pays besides GPU time in the offer's region (:meth:`Demand.data_rate`);
     None: nothing (no data facts)."""
+    billing: float = 1.0
+    """Billed hours per paid hour: a run's paid hours rounded up to the offer's billing step and
+    minimum, as the plan bills them (:func:`run_billing`); 1 for a service or a direct demand."""
 
     @property
     def data_usd_per_gpu_hour(self) -> float:
@@ -134,7 +139,7 @@ class HourlyCover:
     @property
     def compute_usd_per_useful_gpu_hour(self) -> float:
         """GPU time only."""
-        return self.offer.usd_per_gpu_hour * self.overhead * self.packing
+        return self.offer.usd_per_gpu_hour * self.overhead * self.packing * self.billing
 
     @property
     def usd_per_useful_gpu_hour(self) -> float:
@@ -170,6 +175,26 @@ class HourlyOptions:
 
     def spot_usd_per_useful_gpu_hour(self, demand: int) -> float:
         return self.spot[demand].usd_per_useful_gpu_hour
+
+
+def run_billing(demand: Demand, offer: PricedOffer, overhead: float = 1.0) -> float:
+    """Billed hours per paid hour of one run of ``demand`` on ``offer`` (hourly pricing): the run's
+    hours (its work, the checkpoint writes off spot, × ``overhead``: its paid hours per useful
+    hour) rounded up to the offer's billing step and at least its minimum, as the plan bills an
+    option's run (:func:`gpuplan.plan.billing.billed_hours`: an unknown step is a whole hour), over
+    those hours. e.g. a 38.16-h run on spot billed by the hour: 39 h, 1.022. 1 for a service (a
+    month of it is whole hours) and a direct demand (GPUs at once, no runs)."""
+    job = demand.job
+    paid = (demand.run_hours + demand.checkpoint_hours_off_spot) * overhead
+    if job is None or job.requests_per_s is not None or not paid > 0:
+        return 1.0
+
+    def seconds(v: int | None) -> float:
+        return math.nan if v is None else float(v)
+
+    step, least = seconds(offer.billing_granularity_s), seconds(offer.min_billing_s)
+    billed = billed_hours(np.array([paid]), np.array([step]), np.array([least]))
+    return float(billed[0]) / paid
 
 
 def _cheapest(covers: Sequence[HourlyCover]) -> HourlyCover | None:
@@ -216,7 +241,7 @@ def hourly_options(problem: TcoProblem) -> dict[Pool, HourlyOptions]:
                 committed_data[i] = rate
             od = _cheapest(
                 [
-                    HourlyCover(offer=o, packing=packing(d, o), data=data)
+                    HourlyCover(offer=o, packing=packing(d, o), data=data, billing=run_billing(d, o))
                     for o in od_offers
                     if (data := _data(d, o)) is not None or not d.run_data
                 ]
@@ -226,7 +251,13 @@ def hourly_options(problem: TcoProblem) -> dict[Pool, HourlyOptions]:
             if not d.interruptible:
                 continue
             covers = [
-                HourlyCover(offer=o, overhead=run[0], packing=packing(d, o), data=data)
+                HourlyCover(
+                    offer=o,
+                    overhead=run[0],
+                    packing=packing(d, o),
+                    data=data,
+                    billing=run_billing(d, o, run[0]),
+                )
                 for o in spot_offers
                 if (run := spot_run(d, o)) is not None
                 and ((data := _data(d, o, *run)) is not None or not d.run_data)

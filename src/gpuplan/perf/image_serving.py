@@ -116,6 +116,13 @@ class ImageStep:
     batch: int
     time_share: float = 1.0
 
+    @classmethod
+    def of_capacity(cls, capacity_images_per_s: float, batch: int) -> ImageStep:
+        """The replica a plan's option gives by its capacity at full load (images a second, in wall
+        time) and its batch: an image alone takes ``batch / capacity``, which is all :meth:`serving`
+        and :meth:`peak_replicas` read of its step, its calls and its time share."""
+        return cls(step_s=batch / capacity_images_per_s, calls=1.0, batch=batch)
+
     @property
     def image_s(self) -> float:
         """One image alone: its calls × the step, in wall time (s)."""

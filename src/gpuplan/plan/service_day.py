@@ -134,15 +134,15 @@ class ServiceDay:
     """The hours the service runs (``serving.schedule``): its whole fleet in them, none outside
     them, each instance started before them and removed after; None: its day, every day."""
 
-    def at_load(self, scale: float) -> ServiceDay | None:
+    def at_load(self, scale: float, per_replica: float | None = None) -> ServiceDay | None:
         """The same service's day with its load (mean and peak) × ``scale``, on a fleet of the same
-        instances resized to carry that peak (:func:`fleet_at_load`); None where that day is priced
-        as its peak fleet all its hours (:func:`day_of`: a fleet of one instance, nothing to scale
-        down)."""
+        instances resized to carry that peak (:func:`fleet_at_load`), each replica held at
+        ``per_replica`` requests/s (the load a plan of that peak holds one at; None: this day's);
+        None where that day is priced as its peak fleet all its hours (:func:`day_of`: a fleet of
+        one instance, nothing to scale down)."""
         per_node = self.replicas / self.instances
-        instances = fleet_at_load(
-            self.peak * scale, self.per_replica_requests_per_s, self.least, per_node, self.instances, scale
-        )
+        held = self.per_replica_requests_per_s if per_replica is None else per_replica
+        instances = fleet_at_load(self.peak * scale, held, self.least, per_node, self.instances, scale)
         return day_of(
             mean=self.mean_held * scale,
             peak=self.peak * scale,
@@ -150,7 +150,7 @@ class ServiceDay:
             replicas=round(instances * per_node),
             instances=instances,
             gpus=round(self.step * instances),
-            per_replica=self.per_replica_requests_per_s,
+            per_replica=held,
             load_words=self.load_words,
             run_h=self.run_h,
             start_up_h=self.start_up_h,
