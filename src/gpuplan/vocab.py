@@ -665,6 +665,24 @@ class Precision(Choice):
         """Whether gradients accumulate into a persistent fp32 buffer, reduced in fp32."""
         return self is Precision.BF16_MASTER
 
+    @property
+    def sixteen_bit_weights(self) -> bool:
+        """Whether the model's own weights are 16-bit (``bf16``, ``fp16-master``, ``bf16-master``);
+        the others keep fp32 weights (``amp-*`` and ``fp8`` make 16-bit copies per op)."""
+        return self in (Precision.BF16, Precision.FP16_MASTER, Precision.BF16_MASTER)
+
+    @property
+    def checkpoint_contents(self) -> str:
+        """What one training checkpoint holds at this precision, in words: the trainable weights
+        as the model keeps them, the optimizer state as the optimizer keeps it (PyTorch's AdamW
+        keeps ``exp_avg`` and ``exp_avg_sq`` in the parameter's dtype; a master copy is the
+        optimizer's), and the buffers."""
+        if self is Precision.BF16:
+            return _("bf16 trainable weights + optimizer state in bf16 + buffers")
+        if self.master_weights:
+            return _("16-bit trainable weights + optimizer state with its fp32 master copy + buffers")
+        return _("fp32 trainable weights + optimizer state + buffers")
+
 
 #: Precisions a workload of ``task: infer`` may name that training may not (:meth:`Precision.hints`
 #: says why there), by key (:func:`_key`), and the member each is: a served model has no optimizer,

@@ -453,7 +453,10 @@ def test_the_estimate_states_its_stack_and_shows_the_stock_and_tuned_levels(
         app, ["estimate", str(workload_file), "--gpu", "h100-sxm"], env={"COLUMNS": "140"}
     )
     assert table.exit_code == 0, table.output
-    assert "by software stack" in table.output and "stock (yours)" in table.output
+    if tuned["step_time_s"] < stock["step_time_s"]:
+        assert "by software stack" in table.output and "stock (yours)" in table.output
+    else:  # the stub's one trace on both levels: equal columns are one line
+        assert "give this workload the same figures" in " ".join(table.output.split())
     assert "Assumes stock PyTorch" in " ".join(table.output.split())
     zh = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--lang", "zh"])
     assert zh.exit_code == 0, zh.output

@@ -303,3 +303,34 @@ def test_the_table_says_the_host_kind_and_what_hosts_provider_left_out(db: str) 
 def test_a_misspelt_hosts_rule_is_refused_as_plan_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
     said = refused(["offers", "--hosts", "provder"], capsys)
     assert said == "error: unknown host rule 'provder'; did you mean 'provider'?"
+
+
+def test_a_spot_band_the_sources_disagree_on_is_the_one_plan_costs_and_says_so(db: str) -> None:
+    # was: p5.48xlarge spot in Tokyo shown at "<5%" (published band), the better of two sources,
+    # while plan costs it at "10-15%", the worst of them
+    spot = [
+        o
+        for o in _json(db, "--gpu", "H100", "--countries", "JP")
+        if o["instance_type"] == "p5.48xlarge" and o["pricing"] == "spot" and o["interruption_bands"]
+    ]
+    assert spot
+    for o in spot:
+        bands = o["interruption_bands"]
+        assert o["interruption_band"] == bands[0]["band"] == "10-15%" and bands[0]["costed"]
+        assert [b["band"] for b in bands[1:]] == ["<5%"] and not bands[1]["costed"]
+    from gpuplan.report.catalog import spot_note
+
+    store = open_store(db)
+    try:
+        row = next(
+            r
+            for r in store.offers()
+            if r.instance_type == "p5.48xlarge" and r.pricing == "spot" and r.region == "ap-northeast-1"
+        )
+    finally:
+        store.close()
+    note = spot_note(row)
+    assert note == (
+        "interruption rate 10-15% a month (published band, the worst of the catalog's sources; "
+        "another gives <5%)"
+    )

@@ -121,6 +121,28 @@ def test_a_training_step_in_cuda_graphs_is_not_bound_by_the_cpu_issuing_kernels(
     assert base.replays_graphs is False
 
 
+def test_an_inference_step_in_cuda_graphs_is_not_host_bound_and_says_what_it_assumes() -> None:
+    # was: cuda_graphs changed nothing for a forward pass (the same step to the last digit with
+    # true and false), while the estimate said it assumed CUDA graphs and flagged the step host-bound
+    from gpuplan.perf.calibration import PRIOR
+    from gpuplan.perf.estimate import EstimateRequest, run_estimate
+
+    prof = make_profile(
+        ops=(op("forward", "other", bytes_moved=1e6, count=2000, name="aten.add"),), task="infer"
+    )
+    cal = replace(PRIOR, min_kernel_time_us=1.0)
+    base = EstimateRequest(profile=prof, gpu=get_gpu("H100-SXM"), calibration=cal)
+    eager = run_estimate(base.changed(cuda_graphs=False))
+    graphs = run_estimate(base.changed(cuda_graphs=True))
+    assert eager.compute_time_s == pytest.approx(2000 * PRIOR.host_overhead_us * 1e-6)
+    assert any("host-bound" in n for n in eager.notes)
+    assert graphs.compute_time_s < 0.1 * eager.compute_time_s
+    assert not any("host-bound" in n for n in graphs.notes)
+    assert any("2,000 kernels" in n and "cannot be captured whole" in n for n in graphs.notes)
+    # Unstated, the graphs are a serving engine's decode steps: the forward pass itself runs eager.
+    assert run_estimate(base).compute_time_s == eager.compute_time_s
+
+
 def test_a_step_mostly_waiting_on_the_network_says_so() -> None:
     # 7 B parameters sharded over 16 GPUs of two nodes on an unknown network (100 Gbit/s at the
     # point): each step gathers and reduces 14 GB of bf16 weights and gradients and computes little.

@@ -125,3 +125,28 @@ def test_a_cost_not_known_leaves_the_figure_null_and_says_why() -> None:
     plan = _plan(job)
     assert all(o.usd_per_million_tokens is None and o.usd_per_million_tokens_unknown for o in plan.options)
     assert "Cost per million tokens: not known: the results sent back are not priced" in _view(plan)
+
+
+def test_a_batch_job_costs_its_all_in_cost_over_its_samples_per_thousand() -> None:
+    # was: no per-sample figure for a batch job (2.4 M audio windows divided by hand)
+    from gpuplan.report.plan import option_json
+
+    embed = Workload.from_dict({**SUMMARIES, "inputs": {"batch_size": 64, "seq_len": 1024}})
+    job, _ = job_facts_from(embed, None)
+    assert job.run_samples == 2_000_000
+    plan = _plan(job)
+    for o in plan.options:
+        assert o.usd_per_thousand_samples == pytest.approx(o.total_cost_usd / 2000)
+        assert option_json(o).model_dump()["usd_per_thousand_samples"] == pytest.approx(
+            o.total_cost_usd / 2000
+        )
+    rec = plan.recommended.total_cost_usd
+    assert f"Cost per 1,000 samples: ${rec / 2000:.4f}" in _view(plan)
+    # results of no stated size sent over a priced link: not known, and said why
+    job, _ = job_facts_from(_summaries(results_gb=None), None)
+    ohio = _option(_plan(job), "ohio")
+    assert ohio.usd_per_thousand_samples is None
+    assert "data.results_gb not given" in (ohio.usd_per_thousand_samples_unknown or "")
+    # a training job has none
+    train = {**SUMMARIES, "task": "train", "inputs": {"batch_size": 8, "seq_len": 1024}}
+    assert job_facts_from(Workload.from_dict(train), None)[0].run_samples is None

@@ -40,3 +40,21 @@ def test_a_level_column_is_called_yours_only_where_its_figures_are_the_workload_
     # The same figures: the tuned column is the workload's own.
     text = _text(levels_table(tuned[1], [stock, tuned], "tokens_per_s", w.software_stack))
     assert "tuned (yours)" in text
+
+
+def test_levels_that_change_nothing_are_one_line_not_three_equal_columns() -> None:
+    # was: a table of "yours", "stock" and "tuned" with the same figure three times (a model of
+    # the user's own code at inference, which runs nothing a level changes)
+    w = Workload.from_dict(
+        {
+            "name": "w",
+            "task": "infer",
+            "model": {"preset": "gpt2"},
+            "inputs": {"batch_size": 8, "seq_len": 1024},
+        }
+    )
+    same = [_outcome(0.045)]
+    text = _text(
+        levels_table(same, [("stock", same), ("tuned", [_outcome(0.045)])], "tokens_per_s", w.software_stack)
+    )
+    assert "same figures" in text and "tuned" in text and "45" not in text

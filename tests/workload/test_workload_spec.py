@@ -423,6 +423,19 @@ def test_activation_checkpointing_modes_and_the_older_spelling_of_full() -> None
     assert "give only one of them" in both
 
 
+def test_activation_checkpointing_true_is_full_and_a_boolean_for_a_name_lists_the_names() -> None:
+    from gpuplan.workload import ActivationCheckpointing
+
+    # was: "activation_checkpointing: true is not a name or text; write the value itself"
+    on = Workload.from_dict(_base(activation_checkpointing=True))
+    assert on.checkpointing is ActivationCheckpointing.FULL
+    off = Workload.from_dict(_base(activation_checkpointing=False))
+    assert off.checkpointing is ActivationCheckpointing.NONE
+    # any other field of named choices says the names it takes
+    msg = _error(_base(attention=True))
+    assert "attention: true is not one of the names it takes: fused, eager, fused-softmax" in msg
+
+
 def test_memory_saving_options_parse_with_their_published_spellings() -> None:
     w = Workload.from_dict(_base(optimizer="PagedAdamW8bit", optimizer_in_backward=True, loss="fused"))
     assert w.optimizer is OptimizerName.PAGED_ADAMW_8BIT and w.optimizer.paged

@@ -71,8 +71,18 @@ def test_the_tuned_level_fills_what_the_workload_leaves_out() -> None:
     assert w.optimizer is OptimizerName.ADAMW and not w.uses_cuda_graphs
 
 
-def test_cuda_graphs_default_to_yes_for_inference_and_to_the_level_for_training() -> None:
-    assert _w(task="infer").uses_cuda_graphs
+_SERVED = {"serving": {"requests_per_s": 2, "prompt_tokens": 64, "output_tokens": 64, "p95_latency_ms": 5000}}
+
+
+def test_cuda_graphs_default_to_yes_for_engine_decoding_and_to_the_level_for_training() -> None:
+    # A serving engine replays its decode steps: a service of a decoder LLM, a batch generation job.
+    assert _w(task="infer", **_SERVED).uses_cuda_graphs
+    assert _w(task="infer", inputs={"batch_size": 2, "seq_len": 128, "output_tokens": 32}).uses_cuda_graphs
+    # was: yes for every inference workload, so a forward pass (an own-code model's included) was
+    # said to replay graphs while its step was costed eager, host-bound flag and all
+    forward = _w(task="infer")
+    assert not forward.uses_cuda_graphs and not forward.software_stack.cuda_graphs
+    assert _w(task="infer", cuda_graphs=True).uses_cuda_graphs
     assert not _w().uses_cuda_graphs
     assert _w(stack="tuned").uses_cuda_graphs
     assert not _w(task="infer", cuda_graphs=False).uses_cuda_graphs
@@ -219,7 +229,7 @@ def test_a_served_model_with_no_stack_settings_is_on_the_stock_stack() -> None:
     # inference workload's own graphs on either level
     from gpuplan.report.stack import stack_json, stack_words
 
-    served = _w(task="infer").software_stack
+    served = _w(task="infer", **_SERVED).software_stack
     assert served.cuda_graphs and served.as_level() is None  # as a training stack would be read
     assert stack_words(served, images=False, training=False).startswith("stock PyTorch;")
     assert stack_json(served, training=False).level == "stock"

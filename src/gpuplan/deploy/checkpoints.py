@@ -13,6 +13,7 @@ from gpuplan.i18n.messages import _
 from gpuplan.i18n.numbers import format_gb, format_minutes
 from gpuplan.i18n.phrases import sentences
 from gpuplan.units import ASSUMED_DISK_GBPS, CHECKPOINTS_KEPT
+from gpuplan.vocab import Precision
 
 __all__ = [
     "CHECKPOINTS_ON_DISK",
@@ -82,11 +83,12 @@ def checkpoint_disk_note(spec: LaunchSpec) -> str:
             "to have it said)."
         ).format(n=spec.keep_checkpoints)
     return _(
-        "One checkpoint is {gb} GB ({whose}: fp32 trainable weights + optimizer state + buffers), and "
+        "One checkpoint is {gb} GB ({whose}: {contents}), and "
         "the checkpoint folder holds {n} at once at the most (train.py deletes the oldest before it "
         "writes the next): its disk needs {need} GB free, {gib} GiB with room for the filesystem."
     ).format(
         whose=_sized_by(spec),
+        contents=Precision(spec.precision).checkpoint_contents,
         gb=f"{spec.checkpoint_gb:.2f}",
         n=spec.keep_checkpoints,
         need=f"{spec.keep_checkpoints * spec.checkpoint_gb:.0f}",

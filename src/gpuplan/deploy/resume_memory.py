@@ -15,8 +15,9 @@ pickled copy it sends). So one node needs at least (ranks on the node + 1) x the
 ranks being its GPUs. That is a lower bound: the byte buffer each rank receives is freed only after
 it is unpickled.
 
-The checkpoint's size is the plan's (:attr:`~gpuplan.deploy.spec.LaunchSpec.checkpoint_gb`: fp32
-trainable weights + optimizer state + buffers, as it prices the storage); the instance's memory is
+The checkpoint's size is the plan's (:attr:`~gpuplan.deploy.spec.LaunchSpec.checkpoint_gb`:
+trainable weights at the precision's own bytes + optimizer state + buffers, as it prices the
+storage); the instance's memory is
 the catalog's (:attr:`~gpuplan.deploy.spec.LaunchSpec.host_memory_gib`, the smallest it lists for
 the instance type). Where the memory is not known, nothing says the resume fits: a checkpoint of
 :data:`UNKNOWN_MEMORY_SAY_GB` or more is said as not known to fit.

@@ -396,8 +396,8 @@ class LaunchSpec(BaseModel):
     ``checkpoint.keep``, else 2): train.py's ``KEEP_CHECKPOINTS``, and what the plan prices as
     stored."""
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_CHECKPOINT_GB)
-    """One checkpoint of the job, GB, as the plan stores and prices it (fp32 trainable weights +
-    optimizer state + buffers): what the checkpoint volume must hold. None without a plan (a
+    """One checkpoint of the job, GB, as the plan stores and prices it (trainable weights at the precision's
+    own bytes + optimizer state + buffers): what the checkpoint volume must hold. None without a plan (a
     workload file) or from a plan written before it was kept."""
     checkpoint_write_min: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS * 60)
     """Minutes the plan assumes one checkpoint takes to write (its storage bandwidth): the time a
@@ -672,12 +672,12 @@ class LaunchSpec(BaseModel):
 
     def with_checkpoint_of(self, traced: Profile) -> LaunchSpec:
         """A training job deployed from a workload file (no plan's checkpoint) with the checkpoint of
-        ``traced`` as the plan sizes it (fp32 trainable weights + optimizer state + buffers), written
-        at the bandwidth the plan assumes (:data:`gpuplan.units.ASSUMED_DISK_GBPS`), and, where the
-        workload states no interval, the interval the plan takes off spot for it
-        (:func:`gpuplan.units.default_checkpoint_interval_min`: 30 min, longer where the writes
-        would take more than 5 % of the job). Unchanged for a plan's spec, inference, or a profile
-        that counts no checkpoint."""
+        ``traced`` as the plan sizes it (trainable weights at the precision's own bytes + optimizer state +
+        buffers), written at the bandwidth the plan assumes (:data:`gpuplan.units.ASSUMED_DISK_GBPS`), and,
+        where the workload states no interval, the interval the plan takes off spot for it
+        (:func:`gpuplan.units.default_checkpoint_interval_min`: 30 min, longer where the writes would take
+        more than 5 % of the job). Unchanged for a plan's spec, inference, or a profile that counts no
+        checkpoint."""
         if self.planned or self.checkpoint_gb is not None or self.task == "infer":
             return self
         gb = traced.checkpoint_gb

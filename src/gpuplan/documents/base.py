@@ -11,6 +11,7 @@ reading context, where a non-finite number in any field — a float, or a string
 from __future__ import annotations
 
 import math
+from enum import Enum
 from types import UnionType
 from typing import Annotated, Any, Literal, Self, Union, get_args, get_origin
 
@@ -26,6 +27,7 @@ from pydantic import (
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import item_list
 from gpuplan.units import as_typed
 
 __all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "HostKind", "finite", "refuse_boolean"]
@@ -100,6 +102,12 @@ def refuse_boolean(model: type[BaseModel], value: Any, info: ValidationInfo) -> 
             said = str(value).lower()
             if _admits_number(field.annotation):
                 raise ValueError(Phrase(N_("{value} is not a number; write the number itself"), value=said))
+            names = _choices(field.annotation)
+            if names:
+                # a field of named choices: the names it takes, so that the value can be written
+                raise ValueError(
+                    Phrase(N_("{value} is not one of the names it takes: {names}"), value=said, names=names)
+                )
             # a name or text field (a usage file's currency: true had been called "not a number")
             raise ValueError(Phrase(N_("{value} is not a name or text; write the value itself"), value=said))
     if isinstance(value, str) and info.field_name is not None:
@@ -107,6 +115,20 @@ def refuse_boolean(model: type[BaseModel], value: Any, info: ValidationInfo) -> 
         if field is not None and _admits_number(field.annotation):
             return as_typed(value)  # a number typed full-width (hours_per_month: ３００): ASCII digits
     return value
+
+
+def _choices(annotation: Any) -> str:
+    """The names a field of one enumeration takes (``none, full, selective``), or ``""`` for a
+    field of any other type."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _choices(get_args(annotation)[0])
+    if origin in (Union, UnionType):
+        found = [n for n in (_choices(a) for a in get_args(annotation)) if n]
+        return found[0] if len(found) == 1 else ""
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return item_list(str(m.value) for m in annotation)
+    return ""
 
 
 def _admits_number(annotation: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from gpuplan.documents.base import Count, Document, ExchangeRateDoc, HostKind, PositiveCount
+from gpuplan.documents.plan import SpotBandDoc
 
 __all__ = [
     "GPUS_SCHEMA_VERSION",
@@ -126,11 +127,15 @@ class OfferItem(Document):
     source: str | None
     confidence: str | None
     interruption_band: str | None
-    """Spot only: the provider's published share of instances interrupted a month (an AWS Spot
-    Instance Advisor band such as ``10-15%``); null where the catalog holds none."""
+    """Spot only: the published share of instances interrupted a month (an AWS Spot Instance
+    Advisor band such as ``10-15%``) that ``plan`` costs the offer at: where the catalog's sources
+    disagree, the worst of them (``interruption_bands`` lists each); null where the catalog holds none."""
     interruption_reason: str | None = None
     """Spot only, where ``interruption_band`` is null: why the rate is unknown (what the provider
     publishes about it); null for a band, or a price that is not spot."""
+    interruption_bands: list[SpotBandDoc] = Field(default_factory=list)
+    """Spot only, where the catalog's sources disagree on the band: each source's band with its date,
+    the one ``interruption_band`` gives (the worst, ``costed``) first; empty where they agree."""
     billing_granularity_s: int | None
     min_billing_s: int | None
     term: dict[str, Any] | None

@@ -521,8 +521,8 @@ class LaunchCheckpointsDoc(Document):
     bandwidth is the one the plan assumes where it does not know the disk."""
 
     checkpoint_gb: float = Field(ge=0)
-    """One checkpoint: fp32 trainable weights + optimizer state + buffers, GB (a plan's
-    ``checkpoint_gb``)."""
+    """One checkpoint: trainable weights at the precision's own bytes + optimizer state + buffers, GB (a
+    plan's ``checkpoint_gb``)."""
     interval_min: float = Field(gt=0)
     """The workload's ``checkpoint.every_min``, else the interval ``gpuplan deploy`` writes into
     train.py."""

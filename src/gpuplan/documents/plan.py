@@ -509,6 +509,12 @@ class PlanOption(Document):
     """A forward-pass service's (one forward pass of the traced model a request: a classifier, an
     embedding, a segmentation) all-in cost per 1,000 requests, over request rate × the months
     billed; None for any other workload."""
+    usd_per_thousand_samples: float | None = None
+    """A batch inference job's (task: infer without serving:) all-in cost per 1,000 samples, over the
+    samples the run processes (data.samples × epochs); None for any other job, one without a sample
+    count, or where not known (``usd_per_thousand_samples_unknown`` says why)."""
+    usd_per_thousand_samples_unknown: str | None = None
+    """Why ``usd_per_thousand_samples`` is null for a batch job with a sample count."""
     usd_per_million_tokens_unknown: str | None = None
     """Why the two figures above are None for a service or a batch generation job (its all-in cost
     not known); None where they are known or do not apply."""
@@ -784,8 +790,8 @@ class PlanDocument(Document):
     """The best option among prices known to be within the staleness limit, beside a recommended
     option whose price is not; None when the recommended price is known fresh."""
     checkpoint_gb: float | None = Field(default=None, ge=0)
-    """One checkpoint of the job (fp32 trainable weights + optimizer state + buffers), GB, as the
-    plan stores and prices it: ``gpuplan deploy`` sizes the checkpoint volume from it. 0 for a job
+    """One checkpoint of the job (trainable weights at the precision's own bytes + optimizer state + buffers),
+    GB, as the plan stores and prices it: ``gpuplan deploy`` sizes the checkpoint volume from it. 0 for a job
     that writes none; None in a plan written before it was kept."""
     checkpoint_write_min: float | None = Field(default=None, ge=0)
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth: ``gpuplan deploy``

@@ -163,6 +163,16 @@ class EstimateRequest:
         """``cuda_graphs`` resolved: given, else inference yes and training no."""
         return self.cuda_graphs if self.cuda_graphs is not None else self.profile.task == "infer"
 
+    @property
+    def step_replays_graphs(self) -> bool:
+        """Whether the traced step itself (not an engine's decode steps) replays CUDA graphs:
+        :attr:`replays_graphs` for training; for inference only where ``cuda_graphs`` says so (the
+        default's graphs are a serving engine's decode steps, ``perf/inference.py``: a forward pass
+        of plain PyTorch issues every kernel from the CPU)."""
+        if self.profile.task == "infer":
+            return self.cuda_graphs is True
+        return self.replays_graphs
+
     def changed(self, **changes: Any) -> EstimateRequest:
         """The same request with some fields replaced (``dataclasses.replace``)."""
         return replace(self, **changes)

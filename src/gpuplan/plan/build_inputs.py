@@ -534,6 +534,14 @@ def _run_tokens(workload: Workload, size: JobSize | None) -> tuple[float, float]
     return samples * workload.inputs.seq_len, samples * out
 
 
+def _run_samples(workload: Workload, size: JobSize | None) -> float | None:
+    """A batch inference job's samples over the whole run (``data.samples`` × epochs); None for a
+    training job, a service, or a job of no known size."""
+    if workload.is_training or workload.serving is not None or size is None:
+        return None
+    return size.samples * size.epochs
+
+
 def _served_requests_per_hour(sv: ServingSpec) -> float:
     """A service's requests per hour of the month, at its billed load (a service on a schedule
     serves its hours only)."""
@@ -757,14 +765,18 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             results_gb = profile.trainable_params * 2 / 1e9
             notes.append(
                 _(
-                    "checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers), "
-                    "results sent back {results} GB (weights at 2 bytes each)"
-                ).format(checkpoint=f"{checkpoint_gb:.2f}", results=f"{results_gb:.2f}")
+                    "checkpoint {checkpoint} GB ({contents}), results sent back {results} GB "
+                    "(weights at 2 bytes each)"
+                ).format(
+                    checkpoint=f"{checkpoint_gb:.2f}",
+                    contents=workload.precision.checkpoint_contents,
+                    results=f"{results_gb:.2f}",
+                )
             )
         else:
             notes.append(
-                _("checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers)").format(
-                    checkpoint=f"{checkpoint_gb:.2f}"
+                _("checkpoint {checkpoint} GB ({contents})").format(
+                    checkpoint=f"{checkpoint_gb:.2f}", contents=workload.precision.checkpoint_contents
                 )
             )
     if stated is not None:
@@ -898,6 +910,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         served_images_per_hour=_served_images_per_hour(workload),
         served_passes_per_hour=_served_passes_per_hour(workload),
         run_tokens=_run_tokens(workload, size),
+        run_samples=_run_samples(workload, size),
         requests_per_s=workload.serving.requests_per_s if workload.serving is not None else None,
         mean_requests_per_s=workload.serving.mean_requests_per_s if workload.serving is not None else None,
         answers_per_month=answers,

@@ -86,7 +86,8 @@ class PlanOffer:
     interruption_band: str = ""
     """Published spot interruption band, e.g. ``<5%`` or ``10-15%`` (per month); "" when unknown."""
     interruption_band_source: str = ""
-    """Where the band comes from, dated (:func:`gpuplan.plan.spot.band_source`); "" without a band."""
+    """Where the band comes from, dated (:func:`gpuplan.catalog.spot_bands.band_source`); "" without
+    a band."""
     compliance: tuple[str, ...] = ()
     """Compliance labels from a source that can be relied on."""
     compliance_claimed: tuple[str, ...] = ()
@@ -408,6 +409,9 @@ class JobFacts:
     """A batch job that generates (``inputs.output_tokens``): the (prompt, output) tokens the whole
     run reads and generates as its estimate prices it, samples × epochs × ``inputs.seq_len`` and
     × ``inputs.output_tokens`` (None: not a batch generation job)."""
+    run_samples: float | None = None
+    """A batch inference job (``task: infer`` without ``serving:``): the samples the whole run
+    processes, ``data.samples`` × epochs (None: not such a job, or its sample count not given)."""
     mean_requests_per_s: float | None = None
     """A service's load on average over the month (``serving.mean_requests_per_s``; None: not given)."""
     requests_per_s: float | None = None

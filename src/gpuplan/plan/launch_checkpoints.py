@@ -22,7 +22,7 @@ class LaunchCheckpoints:
     ``write_gbps``, the storage bandwidth the plan assumes where it does not know the disk."""
 
     checkpoint_gb: float
-    """One checkpoint: fp32 trainable weights + optimizer state + buffers, GB."""
+    """One checkpoint: trainable weights at the precision's own bytes + optimizer state + buffers, GB."""
     write_gbps: float
     """The write bandwidth the plan assumes (``JobFacts.checkpoint_write_gbps``), GB/s."""
     interval_min: float

@@ -406,6 +406,27 @@ _TOKENS_RESULTS_UNPRICED = N_(
 )
 
 
+def _run_cost_unknown(ctx: PlanContext, j: int) -> str | None:
+    """Why a batch job's all-in cost on option ``j`` is not known (its results sent back over a
+    priced link, their size not stated), or None where it is."""
+    job = ctx.job
+    region = ctx.costs.regions[int(ctx.costs.region_id[j])]
+    if job.results_unpriced and (job.data_location is None or region != job.data_location):
+        return _(_TOKENS_RESULTS_UNPRICED)
+    return None
+
+
+def _per_thousand_samples(ctx: PlanContext, j: int, total_usd: float) -> tuple[float | None, str | None]:
+    """A batch inference job's all-in cost on option ``j`` over the samples the run processes, per
+    1,000 (:attr:`JobFacts.run_samples`), and why it is not known; (None, None) for any other job."""
+    samples = ctx.job.run_samples
+    if samples is None or samples <= 0:
+        return None, None
+    if (why := _run_cost_unknown(ctx, j)) is not None:
+        return None, why
+    return total_usd / samples * 1000.0, None
+
+
 def _per_million_tokens(
     ctx: PlanContext, j: int, total_usd: float
 ) -> tuple[float | None, float | None, str | None]:
@@ -421,9 +442,8 @@ def _per_million_tokens(
         hours = job.calendar_months * HOURS_PER_MONTH
         prompt, output = (t * hours / 1e6 for t in job.served_tokens_per_hour)
     elif job.run_tokens is not None:
-        region = ctx.costs.regions[int(ctx.costs.region_id[j])]
-        if job.results_unpriced and (job.data_location is None or region != job.data_location):
-            return None, None, _(_TOKENS_RESULTS_UNPRICED)
+        if (why := _run_cost_unknown(ctx, j)) is not None:
+            return None, None, why
         prompt, output = (t / 1e6 for t in job.run_tokens)
     else:
         return None, None, None
@@ -722,6 +742,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         else None
     )
     per_m_out, per_m_all, per_m_unknown = _per_million_tokens(ctx, j, breakdown.total_usd)
+    per_k_samples, per_k_samples_unknown = _per_thousand_samples(ctx, j, breakdown.total_usd)
     day = ctx.days.days[d] if ctx.days is not None and (d := int(ctx.days.day[i])) >= 0 else None
     peak = c.peak_fleet_usd[j] if c.peak_fleet_usd is not None else math.nan
     timed_gbps, timed_kind, network_source = _timed_network(ctx, row, nodes)
@@ -785,6 +806,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         usd_per_million_tokens_unknown=per_m_unknown,
         usd_per_thousand_images=_per_thousand(ctx.job.served_images_per_hour, ctx, breakdown.total_usd),
         usd_per_thousand_requests=_per_thousand(ctx.job.served_passes_per_hour, ctx, breakdown.total_usd),
+        usd_per_thousand_samples=per_k_samples,
+        usd_per_thousand_samples_unknown=per_k_samples_unknown,
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
         service=_service_figures(ctx, i),

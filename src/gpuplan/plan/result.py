@@ -368,6 +368,12 @@ class Option:
     """A forward-pass service's (one forward pass a request: a classifier, an embedding, a
     segmentation) all-in cost over the requests its rate asks for in the months billed, per 1,000
     requests (None: not such a service)."""
+    usd_per_thousand_samples: float | None = None
+    """A batch inference job's (``task: infer`` without ``serving:``) all-in cost over the samples
+    the run processes (``data.samples`` × epochs), per 1,000 samples (None: another job, no sample
+    count, or not known: :attr:`usd_per_thousand_samples_unknown`)."""
+    usd_per_thousand_samples_unknown: str | None = None
+    """Why :attr:`usd_per_thousand_samples` is None for a batch job that has a sample count."""
     usd_per_million_tokens_unknown: str | None = None
     """Why the two figures above are None for a job that has them (its all-in cost not known), in
     words; None where they are known or do not apply."""
@@ -539,8 +545,8 @@ class Plan:
     """The best option among prices known to be within the staleness limit, shown beside a
     recommended option whose price is not; None when the recommended price is known fresh."""
     checkpoint_gb: float = 0.0
-    """One checkpoint of the job (fp32 trainable weights + optimizer state + buffers), GB, as the
-    plan stores and prices it (``JobFacts.checkpoint_gb``); 0 for a job that writes none."""
+    """One checkpoint of the job (trainable weights at the precision's own bytes + optimizer state + buffers),
+    GB, as the plan stores and prices it (``JobFacts.checkpoint_gb``); 0 for a job that writes none."""
     checkpoint_write_min: float = 0.0
     """Minutes to write one checkpoint at the plan's assumed storage bandwidth
     (``JobFacts.checkpoint_write_gbps``); 0 for a job that writes none."""

@@ -32,7 +32,6 @@ and the price includes one spare instance that keeps the load target through a r
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gpuplan.catalog import providers
+from gpuplan.catalog.spot_bands import (
+    OTHER_BANDS_KEY,
+    PUBLISHED_BAND_MAX,
+    band_share,
+    band_source,
+    offer_band,
+    read_bands,
+)
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.numbers import format_hours
 from gpuplan.i18n.phrases import item_list
@@ -64,6 +71,7 @@ __all__ = [
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
+    "band_source",
     "below_target_over_day",
     "checkpoint_interval_basis",
     "checkpoint_writes_h",
@@ -157,40 +165,9 @@ _BAND_SOURCE = (
     "upper bound as AWS's Spot Instance Advisor feed publishes it"
 )
 
-#: The upper bound of each closed band, in % a month, as AWS's Spot Instance Advisor feed publishes
-#: it (its ``ranges``, each with a ``max``: AWS, "Spot Instance Advisor" data feed,
-#: https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json, copy of 2025-06-28 in
-#: github.com/alexei-led/spotinfo internal/spot/data/spot-advisor-data.json @5bdc33c). The feed's
-#: bound is above the label's ('5-10%' has max 11), so the label's figure would cost the band below
-#: what its publisher allows. A label the feed does not list is costed at its own largest figure.
-#: '>20%' (max 100) is open: :func:`band_rate_per_hour` costs it as an unknown rate.
-PUBLISHED_BAND_MAX = {"<5%": 5.0, "5-10%": 11.0, "10-15%": 16.0, "15-20%": 22.0}
-
 #: Said of a band whose source the caller does not give.
 _SOURCE_NOT_SAID = N_("its offer's interruption_band_source")
 
-
-def band_source(term: Mapping[str, Any] | None, price_source: str | None, as_of: str | None) -> str:
-    """Where an offer's interruption band comes from, dated: the source its term names
-    (``interruption_band_source``; the shipped snapshot's bands are instances.vantage.sh's
-    ``pct_interrupt``) with ``interruption_band_as_of``, else the price's own source and date (a
-    ``catalog refresh`` reads the band with the price, from AWS's Spot Instance Advisor)."""
-    t = term or {}
-    named, day = t.get("interruption_band_source"), t.get("interruption_band_as_of")
-    if isinstance(named, str) and named:
-        return named if not day or str(day) in named else f"{named}, {day}"
-    if price_source:
-        return price_source if not as_of or as_of in price_source else f"{price_source}, {as_of}"
-    return ""
-
-
-#: A spot price's term key listing the bands other sources give for the same instance type and
-#: region, where they differ from the row's own: ``[{"band", "source", "as_of"}]`` (the shipped
-#: snapshot writes AWS's Spot Instance Advisor feed's band beside instances.vantage.sh's).
-OTHER_BANDS_KEY = "other_interruption_bands"
-
-#: Joins a band's source to the other bands in one string (a table column, :func:`spot_rates`).
-_OTHER_SEP, _PAIR_SEP = "\x1d", "\x1e"
 
 _WORSE_SOURCE = "{source}; the worst of the catalog's bands for this instance type and region: {others}"
 _WORSE_SHOWN = N_(
@@ -206,40 +183,6 @@ _WORSE_BOTH_WAYS = N_(
 )
 #: One band costed over another source's for the same instance type and region.
 _OVER = N_("{band} for {other}")
-
-
-def _band_severity(band: str) -> float:
-    """How bad a band is: the rate it is costed at (an open band's unknown rate the worst); −1 when
-    unreadable."""
-    rate = band_rate_per_hour(band)
-    return -1.0 if rate is None else rate.per_hour
-
-
-def offer_band(
-    band: str | None, term: Mapping[str, Any] | None, price_source: str | None, as_of: str | None
-) -> tuple[str, str]:
-    """The band an offer's spot price is costed at and where it comes from (a string for the offers
-    table's ``interruption_band_source``, read back by :func:`spot_rates`): the worst of the row's
-    own band and those the term says other sources give (:data:`OTHER_BANDS_KEY`). Unknown is never
-    the best case: where two sources disagree (instances.vantage.sh's 2025-11-30 compilation says
-    '5-10%' of us-east-2 g6e.xlarge, AWS's advisor feed of 2025-06-28 '>20%'), the worse is costed
-    and both are named. ("", "") when the row has no band."""
-    if not band:
-        return "", ""
-    own = band_source(term, price_source, as_of)
-    listed = (term or {}).get(OTHER_BANDS_KEY) or []
-    others = []
-    for item in listed if isinstance(listed, list) else []:
-        if isinstance(item, Mapping) and isinstance(item.get("band"), str) and item["band"] != band:
-            src = str(item.get("source") or "")
-            day = str(item.get("as_of") or "")
-            others.append((item["band"], src if not day or day in src else f"{src}, {day}"))
-    if not others:
-        return band, own
-    every = [(band, own), *others]
-    worst = max(every, key=lambda x: _band_severity(x[0]))  # the first on a tie: the row's own
-    rest = [x for x in every if x is not worst]
-    return worst[0], _OTHER_SEP.join([worst[1], *(f"{b}{_PAIR_SEP}{src}" for b, src in rest)])
 
 
 def offer_rate(
@@ -277,25 +220,23 @@ def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
     24 instance-hours, :data:`DEFAULT_SPOT_RATE`), with X % a month as its best case — a bound read
     into it (it once was 2·X) would make the riskiest band look 60× safer than no band at all.
     """
-    if source and _OTHER_SEP in source:
-        own, *rest = source.split(_OTHER_SEP)
+    own, others = read_bands(source or "")
+    if others:
         rate = band_rate_per_hour(band, own)
         if rate is None:
             return None
-        others = tuple((b, src) for b, _sep, src in (r.partition(_PAIR_SEP) for r in rest))
         words = ", ".join(f"{b!r} from {src}" for b, src in others)
         return replace(
             rate,
             source=rate.source.replace(f"({own})", f"({_WORSE_SOURCE.format(source=own, others=words)})", 1),
             other_bands=others,
         )
-    text = band.strip().replace(" ", "")
-    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
-    if not numbers:
+    share = band_share(band)
+    if share is None:
         return None
-    open_ended = text.startswith(">") or text.endswith("+%") or text.endswith("+")
+    open_ended, p = share
     if open_ended:
-        low = min(numbers[0], 99.0) / 100.0
+        low = p
         return SpotRate(
             per_hour=_DEFAULT_PER_HOUR,
             source=f"interruption band {band!r} per month from the catalog "
@@ -307,7 +248,6 @@ def band_rate_per_hour(band: str, source: str | None = None) -> SpotRate | None:
             best_per_hour=-math.log1p(-low) / HOURS_PER_MONTH,
             band_source=source or None,
         )
-    p = min(PUBLISHED_BAND_MAX.get(text, max(numbers)), 99.0) / 100.0
     return SpotRate(
         per_hour=-math.log1p(-p) / HOURS_PER_MONTH,
         source=_BAND_SOURCE.format(band=band, source=source or _SOURCE_NOT_SAID, share=f"{p:.0%}"),

@@ -71,6 +71,8 @@ HEAD_CHUNK_TOKENS = 128
 
 #: The precisions whose gradients accumulate in a persistent fp32 buffer (read per estimate stage).
 _FP32_MAIN_GRADS = frozenset(p.value for p in Precision if p.fp32_main_grads)
+#: The precisions whose model weights are 16-bit (a checkpoint writes them at 2 bytes each).
+_SIXTEEN_BIT_WEIGHTS = frozenset(p.value for p in Precision if p.sixteen_bit_weights)
 
 Phase = Literal["forward", "backward", "optimizer"]
 OpClass = Literal["matmul", "attention", "conv", "other"]
@@ -252,11 +254,15 @@ class Profile:
 
     @property
     def checkpoint_gb(self) -> float:
-        """GB one training checkpoint holds: the trainable weights as an fp32 master copy (4 bytes
-        each), the optimizer state and buffers; frozen base weights (LoRA) are not rewritten. Plan
-        prices its writes and deploy sizes its disk and interval with this one figure."""
+        """GB one training checkpoint holds: the trainable weights as the model keeps them (4 bytes
+        each in fp32, 2 where they are 16-bit: ``bf16`` keeps no fp32 copy, and the master copy of
+        ``fp16-master`` / ``bf16-master`` is part of the optimizer state), the optimizer state as
+        traced (PyTorch's AdamW keeps its moments in the parameter's dtype) and buffers; frozen
+        base weights (LoRA) are not rewritten. Plan prices its writes and deploy sizes its disk and
+        interval with this one figure; :attr:`Precision.checkpoint_contents` says it in words."""
         pk = self.peak
-        return (self.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
+        weight = 2 if self.precision in _SIXTEEN_BIT_WEIGHTS else 4
+        return (self.trainable_params * weight + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
 
     @property
     def gradient_bytes_per_param(self) -> float:

@@ -41,6 +41,7 @@ from gpuplan.report.offers_json import (
     offer_prices,
     price_fields,
     rate_fields,
+    spot_bands,
     spot_rate_reason,
 )
 from gpuplan.vocab import pricing_name
@@ -130,14 +131,15 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
 def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document (``report.offers_json.offers_json_text`` writes its text faster)."""
     from gpuplan.documents.catalog import OfferFloor, OfferItem
+    from gpuplan.documents.plan import SpotBandDoc
 
     items = [
         OfferItem.model_construct(
-            **(
-                item
-                if item["floor"] is None
-                else {**item, "floor": OfferFloor.model_construct(**item["floor"])}
-            )
+            **{
+                **item,
+                "floor": None if item["floor"] is None else OfferFloor.model_construct(**item["floor"]),
+                "interruption_bands": [SpotBandDoc.model_construct(**b) for b in item["interruption_bands"]],
+            }
         )
         for item in offer_items(listing)
     ]
@@ -209,6 +211,14 @@ def age_flags(o: OfferPrice) -> list[str]:
 def spot_note(o: OfferPrice) -> str:
     """A spot price's interruption rate in the notes: the provider's published band, or unknown
     with what the provider publishes (the wording a plan states beside the rate it assumes)."""
+    bands = spot_bands(o)
+    if bands:
+        # the band plan costs, never the better of two disagreeing sources without a word
+        # the sources themselves are in --json (interruption_bands): a table cell names the bands
+        return _(
+            "interruption rate {band} a month (published band, the worst of the catalog's sources; "
+            "another gives {others})"
+        ).format(band=bands[0][0], others=item_list(b for b, _src, _costed in bands[1:]))
     if o.interruption_band is not None:
         return _("interruption rate {band} a month (published band)").format(band=o.interruption_band)
     return _("interruption rate unknown: {reason}").format(reason=_(spot_rate_reason(o.provider)))

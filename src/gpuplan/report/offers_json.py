@@ -17,11 +17,13 @@ from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, DatedF
 from gpuplan.catalog.providers import host_kind
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.catalog.spot_bands import offer_bands
 from gpuplan.i18n import N_
 
 __all__ = [
     "CHUNK_OFFERS",
     "OFFER_ITEM_FIELDS",
+    "costed_band",
     "interruption_reason",
     "offer_items",
     "offer_prices",
@@ -30,6 +32,7 @@ __all__ = [
     "offers_json_text",
     "price_fields",
     "rate_fields",
+    "spot_bands",
     "spot_rate_reason",
 ]
 
@@ -40,7 +43,8 @@ OFFER_ITEM_FIELDS = (
     "network_gbps", "interconnect", "pricing", "published_currency", "published_unit",
     "price_usd_per_hour", "price_usd_per_gpu_hour", "price_cny_per_hour", "price_cny_per_gpu_hour",
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
-    "as_of", "source", "confidence", "interruption_band", "interruption_reason", "billing_granularity_s",
+    "as_of", "source", "confidence", "interruption_band", "interruption_reason", "interruption_bands",
+    "billing_granularity_s",
     "min_billing_s", "term", "compliance", "compliance_claimed", "stale", "price_reason", "as_of_precision",
     "age_days", "age_min_days", "age_bound_launch", "staleness", "stale_after_days", "priced_on",
     "network_kind", "local_nvme_gb", "fetched_at", "floor", "regions_compared",
@@ -58,6 +62,21 @@ def interruption_reason(o: OfferPrice) -> str | None:
     if o.pricing != "spot" or o.interruption_band is not None:
         return None
     return spot_rate_reason(o.provider)
+
+
+def spot_bands(o: OfferPrice) -> tuple[tuple[str, str, bool], ...]:
+    """Where the catalog's sources disagree on a spot offer's band: each (band, source, costed),
+    the band plan costs (the worst) first; () where they agree, or for a price that is not spot."""
+    if o.pricing != "spot":
+        return ()
+    return offer_bands(o.interruption_band, o.term, o.source, o.as_of)
+
+
+def costed_band(o: OfferPrice) -> str | None:
+    """The interruption band plan costs a spot offer at: the worst of the catalog's sources where
+    they disagree (:func:`spot_bands`), else the offer's own; None where it has none."""
+    bands = spot_bands(o)
+    return bands[0][0] if bands else o.interruption_band
 
 
 @cache
@@ -250,10 +269,14 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "as_of": f["as_of"],
                 "source": f["source"],
                 "confidence": f["confidence"],
-                "interruption_band": f["interruption_band"],
+                # the band plan costs: the worst of the catalog's sources, each listed where they disagree
+                "interruption_band": costed_band(o),
                 "interruption_reason": interruption_reason(o)
                 if f["pricing"] == "spot" and f["interruption_band"] is None
                 else None,
+                "interruption_bands": [
+                    {"band": b, "source": src, "costed": costed} for b, src, costed in spot_bands(o)
+                ],
                 "billing_granularity_s": f["billing_granularity_s"],
                 "min_billing_s": f["min_billing_s"],
                 "term": _term_doc(f["term"], f["currency"]),

@@ -96,6 +96,8 @@ def option_json(o: Option) -> PlanOption:
         usd_per_million_tokens_unknown=o.usd_per_million_tokens_unknown,
         usd_per_thousand_images=o.usd_per_thousand_images,
         usd_per_thousand_requests=o.usd_per_thousand_requests,
+        usd_per_thousand_samples=o.usd_per_thousand_samples,
+        usd_per_thousand_samples_unknown=o.usd_per_thousand_samples_unknown,
         age_days=o.price_age_days,
         age_bound_launch=launch_bound(o.as_of, launch_month(o.gpu)),
         staleness=o.staleness or None,  # type: ignore[arg-type]

@@ -1007,6 +1007,28 @@ def _per_thousand(kind: str, usd: float, mean_requests_per_s: float | None) -> s
     return _(floor).format(cost=money(usd))
 
 
+def _per_thousand_samples(plan: Plan) -> list[Any]:
+    """A batch inference job: what the recommended option costs per 1,000 of the samples the run
+    processes, or why that is not known; nothing for any other job."""
+    from rich.text import Text
+
+    o = plan.recommended
+    if o.usd_per_thousand_samples is not None:
+        return [
+            Text(
+                _(
+                    "Cost per 1,000 samples: {cost} (the all-in cost over the samples the run processes, "
+                    "data.samples × epochs)"
+                ).format(cost=money(o.usd_per_thousand_samples))
+            )
+        ]
+    if o.usd_per_thousand_samples_unknown:
+        return [
+            Text(_("Cost per 1,000 samples: not known: {why}").format(why=o.usd_per_thousand_samples_unknown))
+        ]
+    return []
+
+
 def _personas(plan: Plan) -> list[Any]:
     from rich.text import Text
 
@@ -1100,6 +1122,7 @@ def plan_view(plan: Plan) -> Any:
     parts += _recommended(plan)
     parts.append(_savings(plan))
     parts += _per_million_tokens(plan)
+    parts += _per_thousand_samples(plan)
     parts += _personas(plan)
     parts += _front(plan)
     parts.append(Text(_("Assumptions and notes:"), style="bold"))

@@ -155,16 +155,27 @@ def levels_table(
     stack: Stack | None,
     *,
     training: bool = True,
-) -> Table | None:
+) -> Table | Text | None:
     """Throughput per GPU configuration on the stock and the tuned stack (and on the workload's own
     when it is neither — a compiled workload is neither, the levels run eager — or when a measured
     step anchors it), the one the estimate assumed marked.
 
     The level columns are the model's figures: a measured step anchors the workload's own stack
     only, so next to an anchored estimate its own figure is a column of its own, and the levels'
-    figures say they are the model's (else "stock (yours)" would contradict the table above)."""
+    figures say they are the model's (else "stock (yours)" would contradict the table above).
+    Where every level gives the workload's own figures (a model of your own code at inference runs
+    none of what a level changes), one line says so instead of a table of equal columns."""
     if not levels or all(o.estimate is None for o in outcomes):
         return None
+    if all(_same_figures(outcomes, level_outcomes) for _name, level_outcomes in levels):
+        # three equal columns say nothing: one line says why they are equal
+        return Text(
+            _(
+                "The stock and the tuned stack give this workload the same figures: nothing they change "
+                "(fused kernels, memory layout, input pipeline, AdamW kernel, a training step's CUDA "
+                "graphs) changes its time or memory."
+            )
+        )
     anchored = any(o.estimate is not None and o.estimate.anchored is not None for o in outcomes)
     # The levels run eager: a compiled workload is neither level, whatever its other settings.
     own = (

@@ -998,7 +998,8 @@ class Workload(Spec):
     """The older spelling of ``activation_checkpointing: full``."""
     activation_checkpointing: CheckpointingField = ActivationCheckpointing.NONE
     """``none``, ``full`` (recompute each transformer block or ResNet stage in backward, keep only
-    its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
+    its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them);
+    ``true`` is ``full`` and ``false`` ``none``, as ``gradient_checkpointing`` reads them."""
     attention: AttentionField = AttentionImpl.FUSED
     """``fused`` (SDPA flash / memory-efficient kernel), ``eager`` (score matrix materialised,
     softmax as separate kernels: HF ``attn_implementation="eager"``) or ``fused-softmax`` (score
@@ -1007,11 +1008,13 @@ class Workload(Spec):
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     cuda_graphs: bool | None = None
     """Whether steps replay captured CUDA graphs, so that the CPU does not issue each kernel. None:
-    ``task: infer`` — yes, as serving engines (vLLM, SGLang, TensorRT-LLM) and
-    ``torch.compile(mode="reduce-overhead")`` replay each decode step; training — as the ``stack``
-    level sets it (stock: no, tuned: yes). ``false``: the CPU issues every kernel of every step (eager
+    ``task: infer`` whose tokens a serving engine decodes (a service of a decoder LLM, a batch
+    generation job) — yes, as serving engines (vLLM, SGLang, TensorRT-LLM) and
+    ``torch.compile(mode="reduce-overhead")`` replay each decode step; any other ``task: infer`` (one
+    forward pass of the traced step, as plain PyTorch runs it) — no; training — as the ``stack`` level
+    sets it (stock: no, tuned: yes). ``false``: the CPU issues every kernel of every step (eager
     PyTorch, Hugging Face ``generate``), so a small step takes at least its kernel launches × the host
-    time of one."""
+    time of one. ``true`` on a forward pass: the whole traced step is captured and replayed."""
     stack: StackSpec = Field(default_factory=StackSpec)
     """The software stack (``workload/stack.py``): memory format, input pipeline, fused kernels,
     dropout; ``stock`` (plain PyTorch) unless it says otherwise."""
@@ -1045,6 +1048,16 @@ class Workload(Spec):
             except ValidationError:
                 return data  # the stack field reports it
             return {**data, "optimizer": level_optimizer(OptimizerName.ADAMW, level).value}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _checkpointing_switch(cls, data: Any) -> Any:
+        # ``activation_checkpointing: true`` is the switch ``gradient_checkpointing: true`` is (full
+        # recompute, as Hugging Face's gradient_checkpointing_enable does); false is none.
+        if isinstance(data, dict) and isinstance(on := data.get("activation_checkpointing"), bool):
+            mode = ActivationCheckpointing.FULL if on else ActivationCheckpointing.NONE
+            return {**data, "activation_checkpointing": mode.value}
         return data
 
     @model_validator(mode="before")
@@ -1295,11 +1308,23 @@ class Workload(Spec):
 
     @property
     def uses_cuda_graphs(self) -> bool:
-        """Whether steps replay CUDA graphs: ``cuda_graphs`` when given, else yes for inference
-        (serving engines) and the stack level's choice for training."""
+        """Whether steps replay CUDA graphs: ``cuda_graphs`` when given, else yes for inference a
+        serving engine decodes (:attr:`engine_decodes`), no for any other inference (plain PyTorch
+        runs a forward pass eagerly) and the stack level's choice for training."""
         if self.cuda_graphs is not None:
             return self.cuda_graphs
-        return True if self.task is Task.INFER else LEVELS[self.stack.level].cuda_graphs
+        if self.task is Task.INFER:
+            return self.engine_decodes
+        return LEVELS[self.stack.level].cuda_graphs
+
+    @property
+    def engine_decodes(self) -> bool:
+        """Whether a serving engine generates this workload's tokens step by step: a service of a
+        decoder LLM (``serving:`` with tokens) or a batch generation job (``inputs.output_tokens``)."""
+        if self.task is not Task.INFER:
+            return False
+        served_tokens = self.serving is not None and not self.serves_traced_calls
+        return self.generated_tokens is not None or served_tokens
 
     @property
     def software_stack(self) -> Stack:

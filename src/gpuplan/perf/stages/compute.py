@@ -153,6 +153,16 @@ def _host_bound_note() -> str:
     return _("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
 
 
+def _graphs_forward_note(kernels: int) -> str:
+    """What ``cuda_graphs: true`` assumes of an inference step: the whole traced step captured."""
+    return _(
+        "CUDA graphs (cuda_graphs: true): the whole step, {n:,} kernels, is replayed without the CPU "
+        "issuing each one; a step whose kernels depend on the data (a decode loop that stops at an "
+        "end token, a Python loop reading GPU values) cannot be captured whole: set cuda_graphs: false "
+        "for it"
+    ).format(n=kernels)
+
+
 def _compile_note(cal: Calibration) -> str:
     return _("compile: true — compute time ÷ {speedup:g} (torch.compile speed-up)").format(
         speedup=cal.compile_speedup
@@ -257,12 +267,14 @@ def _modelled(layout: Layout) -> ComputeTime:
                 ).format(pct=100 * achievable_matmul_fraction(gpu), among=among)
             )
     notes += plausible.flags
-    # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
-    # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
-    graphs = layout.request.replays_graphs and profile.task != "infer"
+    # A step captured in CUDA graphs replays its kernels without the CPU issuing each one (the
+    # GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
+    graphs = layout.request.step_replays_graphs
     host_us = 0.0 if graphs else cal.host_overhead_us * 1e-6
-    if graphs:
+    if graphs and profile.task != "infer":
         notes.append(_("CUDA graphs: the training step is replayed without the CPU issuing each kernel"))
+    elif graphs:
+        notes.append(_graphs_forward_note(phases.forward_calls))
     optimizer_s = phases.optimizer_s
     if layout.parallelism != "ddp" and dp > 1:
         optimizer_s /= dp  # each rank updates only its shard
