@@ -30,7 +30,12 @@ def test_unknown_names_say_did_you_mean_and_are_input_errors() -> None:
         Task.cast("trian")
     assert isinstance(caught.value, InputError) and caught.value.suggestions == ["train"]
     # Currencies are shown by their ISO code.
-    with pytest.raises(UnknownChoiceError, match=r"'EUR'.*use one of: USD, CNY"):
+    with pytest.raises(UnknownChoiceError, match=r"'doge'.*use one of: USD, CNY"):
+        Currency.cast("doge")
+    # one gpuplan does not take is said to be one, still an UnknownChoiceError
+    with pytest.raises(
+        UnknownChoiceError, match=r"^EUR is not a currency gpuplan prices in .*: use USD or CNY$"
+    ):
         Currency.cast("EUR")
 
 

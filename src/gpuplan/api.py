@@ -749,6 +749,7 @@ def tco(
     upfront: str | None = None,
     hosts: str | None = None,
     budget_usd: float | None = None,
+    budget_cny: float | None = None,
 ) -> TcoReport:
     """:func:`gpuplan.commit.tco` (the same arguments), a service's day sized by the load its launch
     holds a replica at (:func:`replica_load_on`), as ``deploy`` does."""
@@ -766,6 +767,7 @@ def tco(
         hosts=hosts,
         replica_load=replica_load_on,
         budget_usd=budget_usd,
+        budget_cny=budget_cny,
     )
 
 

@@ -30,12 +30,14 @@ __all__ = [
     "MIN_BUDGET",
     "MIN_STORAGE_GBPS",
     "NOT_AN_AMOUNT",
+    "UNSUPPORTED_CURRENCY",
     "WRONG_CURRENCY",
     "as_typed",
     "batch_chunk_hours",
     "default_checkpoint_interval_min",
     "format_hours",
     "instances_for",
+    "other_currency",
     "read_amount",
     "read_count",
     "read_money",
@@ -121,11 +123,50 @@ NOT_AN_AMOUNT = "{value} is not an amount: write it as {one} or {two}"
 #: that takes it).
 WRONG_CURRENCY = "{value} is in another currency: give it with {option}"
 #: An amount in a currency gpuplan does not take (``{code}``: its ISO code): plans are priced in
-#: US dollars, and shown in dollars or yuan.
-UNSUPPORTED_CURRENCY = "{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
-#: Other currencies' signs and codes, as people write them beside an amount: refused by name, where
-#: "is not an amount" had not said why.
-_OTHER_SIGNS = {"£": "GBP", "gbp": "GBP", "€": "EUR", "eur": "EUR", "₹": "INR", "inr": "INR", "₩": "KRW"}
+#: US dollars, and shown in dollars or yuan, at the catalog's dated CNY rate; it has no dated rate
+#: of any other currency to convert one at.
+UNSUPPORTED_CURRENCY = (
+    "{value} is in {code}, which gpuplan does not price in (the catalog has no dated {code} rate): "
+    "give the amount in USD or CNY"
+)
+#: Other currencies' signs and names, as people write them beside an amount or name the currency
+#: (``--currency yen``), by their ISO code: refused by name, where "is not an amount" had not said
+#: why, and "did you mean 'CNY'" had offered the yuan for the yen. Yen in each spelling a user may
+#: write: ``JP¥``, ``yen``, ``円``, ``日元``; a bare ``¥`` or ``￥`` stays the yuan (:data:`_SIGNS`), as
+#: China writes it. The names that end in 元 (日元, 韩元, 港元) are matched before the yuan's 元.
+_OTHER_SIGNS = {
+    "jp¥": "JPY",
+    "jp￥": "JPY",
+    "yen": "JPY",
+    "円": "JPY",
+    "日元": "JPY",
+    "日圆": "JPY",
+    "£": "GBP",
+    "英镑": "GBP",
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "欧元": "EUR",
+    "₹": "INR",
+    "₩": "KRW",
+    "won": "KRW",
+    "韩元": "KRW",
+    "hk$": "HKD",
+    "港元": "HKD",
+    "港币": "HKD",
+}
+#: ISO 4217 codes of the currencies in use but USD and CNY: a code written beside an amount
+#: (``60,000,000 JPY``) or given as ``--currency`` is refused as a currency gpuplan does not take.
+_CODES_WRITTEN = """
+aed afn all amd ang aoa ars aud awg azn bam bbd bdt bgn bhd bif bmd bnd bob brl bsd btn bwp
+byn bzd cad cdf chf clp cop crc cup cve czk djf dkk dop dzd egp ern etb eur fjd fkp gbp gel
+ghs gip gmd gnf gtq gyd hkd hnl htg huf idr ils inr iqd irr isk jmd jod jpy kes kgs khr kmf
+kpw krw kwd kyd kzt lak lbp lkr lrd lsl lyd mad mdl mga mkd mmk mnt mop mru mur mvr mwk mxn
+myr mzn nad ngn nio nok npr nzd omr pab pen pgk php pkr pln pyg qar ron rsd rub rwf sar sbd
+scr sdg sek sgd shp sle sos srd ssp stn syp szl thb tjs tmt tnd top try ttd twd tzs uah ugx
+uyu uzs ves vnd vuv wst xaf xcd xof xpf yer zar zmw zwl
+"""
+_OTHER_CODES = frozenset(_CODES_WRITTEN.split())
 #: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
 _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
@@ -290,11 +331,10 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
     one, two = examples
     refused = {"value": given[:40], "one": one, "two": two}
     text = given.lower().replace(" ", "")
-    for sign, code in _OTHER_SIGNS.items():
-        if text.startswith(sign) or text.endswith(sign):
-            raise PydanticCustomError(
-                "unsupported_currency", UNSUPPORTED_CURRENCY, {"value": given[:40], "code": code}
-            )
+    if (code := _signed_other(text)) is not None:
+        raise PydanticCustomError(
+            "unsupported_currency", UNSUPPORTED_CURRENCY, {"value": given[:40], "code": code}
+        )
     found: str | None = None
     for code, signs in _SIGNS.items():
         for sign in sorted(signs, key=len, reverse=True):
@@ -314,6 +354,28 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
     except ValueError:
         raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused) from None
     return number * scale, found
+
+
+def _signed_other(text: str) -> str | None:
+    """The ISO code of the currency other than USD and CNY that ``text`` (an amount, lower case, no
+    spaces) is signed in (``jp¥60000000``, ``6000万円``, ``60,000,000jpy``, ``€5k``), or None."""
+    for sign in sorted(_OTHER_SIGNS, key=len, reverse=True):
+        if text.startswith(sign) or text.endswith(sign):
+            return _OTHER_SIGNS[sign]
+    for code in (text[:3], text[-3:]):
+        if code in _OTHER_CODES and len(text) > 3:
+            return code.upper()
+    return None
+
+
+def other_currency(name: str) -> str | None:
+    """The ISO code of the currency other than USD and CNY that ``name`` names whole (``yen``,
+    ``JPY``, ``円``, ``日元``, ``EUR``, ``€``), or None: a currency gpuplan does not take, to be
+    refused as such, not offered the nearest spelling of USD or CNY."""
+    key = as_typed(name).strip().lower().replace(" ", "")
+    if key in _OTHER_CODES:
+        return key.upper()
+    return _OTHER_SIGNS.get(key)
 
 
 def _ungrouped(text: str) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any, NoReturn, Protocol, TypeVar, overload
 from gpuplan.errors import InputError, Phrase, UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import HOURS_PER_MONTH, as_typed, with_digits
+from gpuplan.units import HOURS_PER_MONTH, as_typed, other_currency, with_digits
 
 __all__ = [
     "COMMITTED_PRICING",
@@ -544,10 +544,43 @@ class Currency(Choice):
     def shown(cls) -> tuple[str, ...]:
         return tuple(m.code for m in cls)
 
+    @classmethod
+    def cast(cls, value: object) -> Currency:
+        """The currency ``value`` names; a currency gpuplan does not take (``yen``, ``JPY``, ``円``,
+        ``EUR``) refused as such, where "did you mean 'CNY'" had offered the yuan for the yen (a
+        misspelt code, ``CYN``, is still asked "did you mean")."""
+        try:
+            return super().cast(value)
+        except UnknownChoiceError as e:
+            if not isinstance(value, str) or (code := other_currency(value)) is None:
+                raise
+            raise _not_priced_in(e, value, code) from None
+
     @property
     def code(self) -> str:
         """ISO 4217 code, upper case (``USD``)."""
         return self.value.upper()
+
+
+#: A currency gpuplan does not take, named as its ISO code, and as another name of it.
+_NOT_PRICED_IN = N_(
+    "{code} is not a currency gpuplan prices in (the catalog has no dated {code} rate): use USD or CNY"
+)
+_NOT_PRICED_IN_NAMED = N_(
+    "{name!r} is {code}, not a currency gpuplan prices in (the catalog has no dated {code} rate): use "
+    "USD or CNY"
+)
+
+
+def _not_priced_in(error: UnknownChoiceError, name: str, code: str) -> UnknownChoiceError:
+    """``error`` (the refusal of ``name`` as a currency) reworded: ``name`` is ``code``, which
+    gpuplan does not take. Still an :class:`UnknownChoiceError`, as the callers that catch one
+    (a price file's row, the service's ``currency``) expect."""
+    template = _NOT_PRICED_IN if name.strip().upper() == code else _NOT_PRICED_IN_NAMED
+    fields = {"code": code} if template is _NOT_PRICED_IN else {"name": name, "code": code}
+    error.args = (template.format(**fields),)
+    error.template, error.fields, error.suggestions = template, MappingProxyType(fields), []
+    return error
 
 
 class PriceUnit(Choice):

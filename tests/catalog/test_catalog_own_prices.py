@@ -234,7 +234,11 @@ def test_a_price_of_a_kind_the_catalog_holds_none_of_has_nothing_to_be_out_of_li
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
-        (",CNY,", ",EUR,", "unknown currency 'EUR'; use one of: USD, CNY"),
+        (
+            ",CNY,",
+            ",EUR,",
+            "EUR is not a currency gpuplan prices in (the catalog has no dated EUR rate): use USD or CNY",
+        ),
         (",month,", ",months,", "unknown price unit 'months'; did you mean 'month'?"),
         (",monthly,", ",montly,", "unknown pricing model 'montly'; did you mean 'monthly'?"),
         (",monthly,", ",yearly,", "did you mean 'reserved_1y'?"),

@@ -147,7 +147,7 @@ def test_max_price_and_currency(db: str) -> None:
     ("args", "error", "text"),
     [
         (["offers", "--pricing", "bogus"], NotFoundError, "unknown pricing model 'bogus'"),
-        (["offers", "--currency", "EUR"], NotFoundError, "unknown currency 'EUR'"),
+        (["offers", "--currency", "EUR"], NotFoundError, "EUR is not a currency gpuplan prices in"),
         (["offers", "--provider", "awz"], NotFoundError, "did you mean 'aws'"),
         (["offers", "--gpu", "h1000"], NotFoundError, "did you mean"),
         (["offers", "--sort", "speed"], NotFoundError, "unknown sort key"),

@@ -29,8 +29,9 @@ def test_a_count_in_the_gpu_names_points_to_the_count_options(shape: str) -> Non
 def test_a_budget_in_another_currency_names_it(amount: str, code: str) -> None:
     with pytest.raises(PydanticCustomError) as e:
         read_amount(amount, "usd", "--budget-cny")
-    assert (
-        str(e.value) == f"{amount} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
+    assert str(e.value) == (
+        f"{amount} is in {code}, which gpuplan does not price in (the catalog has no dated {code} rate): "
+        "give the amount in USD or CNY"
     )
     assert read_amount("$60,000", "usd", "--budget-cny") == 60_000.0
 

@@ -4,6 +4,7 @@ the year's total, a service runs where its plan recommends, and tco's --stale-da
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -371,6 +372,7 @@ def test_tco_says_the_total_against_a_budget(
     assert total > 50_000
     assert doc["against_budget_usd"] == {
         "budget_usd": 50_000.0,
+        "budget_cny": None,  # given in dollars
         "within": False,
         "over_usd": pytest.approx(total - 50_000, abs=0.01),
         "left_usd": 0.0,
@@ -386,6 +388,20 @@ def test_tco_says_the_total_against_a_budget(
     # in yuan, at the catalog's rate, and said in Chinese
     zh = answered([*base, "--budget", "¥35万", "--lang", "zh"], capsys)
     assert "预算" in zh and "Budget" not in zh
+    assert "(¥350,000 按人民币（CNY）理解，汇率 1 USD = " in zh
+    # said as read as yuan, at which rate, of which date and age: ¥ is the yen's sign too (a yen
+    # budget had been taken for yuan without a word)
+    yuan = json.loads(answered([*base, "--json", "--budget", "¥35万"], capsys))
+    rate = yuan["exchange_rate"]
+    assert yuan["against_budget_usd"]["budget_cny"] == 350_000.0
+    assert yuan["against_budget_usd"]["budget_usd"] == pytest.approx(350_000 * rate["usd_per_unit"], abs=0.01)
+    text = answered([*base, "--budget", "¥35万"], capsys)
+    said = re.search(
+        r"Budget \$[\d,]+ \(¥350,000 read as yuan \(CNY\) at ([\d.]+) CNY per USD, (\S+), (\d+) days? old\)",
+        text,
+    )
+    assert said is not None, text
+    assert float(said[1]) == pytest.approx(1 / rate["usd_per_unit"], abs=1e-4) and said[2] == rate["as_of"]
     assert json.loads(answered([*base, "--json"], capsys))["against_budget_usd"] is None
     assert "--budget" in refused([*base, "--budget", "lots"], capsys, code=2)
 

@@ -53,10 +53,10 @@ def test_an_unknown_provider_is_named_in_chinese_with_its_suggestion_unchanged()
 
 
 def test_an_unknown_currency_lists_the_known_ones_in_chinese() -> None:
-    e = _raised(Currency.cast, "eur")
+    e = _raised(Currency.cast, "doge")
     assert isinstance(e, NotFoundError)
     with use_language("zh"):
-        assert error_text(e) == f"货币 'eur' 无法识别；请使用以下之一：{'、'.join(e.known)}"
+        assert error_text(e) == f"货币 'doge' 无法识别；请使用以下之一：{'、'.join(e.known)}"
 
 
 def test_suggestions_hints_and_ambiguity_read_in_chinese() -> None:
@@ -129,8 +129,14 @@ def test_the_command_line_writes_the_error_in_the_chosen_language(tmp_path: Path
         assert done.returncode == 1
         return done.stderr
 
-    assert run("en") == "error: unknown currency 'eur'; use one of: USD, CNY\n"
-    assert run("zh") == "错误：货币 'eur' 无法识别；请使用以下之一：USD、CNY\n"
+    # a currency gpuplan does not take is said to be one (it had been "unknown currency 'eur'")
+    assert run("en") == (
+        "error: EUR is not a currency gpuplan prices in (the catalog has no dated EUR rate): use USD or CNY\n"
+    )
+    assert (
+        run("zh")
+        == "错误：EUR 不是 gpuplan 计价所用的货币（目录中没有带日期的 EUR 汇率）：请使用 USD 或 CNY\n"
+    )
 
 
 def test_workload_validation_lines_read_in_chinese_with_the_field_path_kept() -> None:

@@ -195,11 +195,15 @@ def test_a_budget_in_yuan_is_planned_in_usd_at_the_dated_rate_and_says_so() -> N
     given, note = budget_in_usd(w.constraints, {"budget_cny": 1000.0, "deadline_h": None}, rate)
     assert given == {"budget_usd": pytest.approx(140.0), "deadline_h": None}
     # 1 / 0.14 = 7.142857… CNY a dollar: the rate as every line states it, 1 USD = x CNY
-    assert note == "Budget ¥1,000.00 = $140.00 at 1 USD = 7.1429 CNY (as of 2026-11-28; ECB)."
+    # said as read as yuan (¥ is the yen's sign too), with the rate's date and age
+    assert note == (
+        "Budget ¥1,000.00 read as yuan (CNY) at 7.1429 CNY per USD, 2026-11-28, 7 days old: $140.00 (ECB)."
+    )
     # at a rate past 30 days old the line says so, as every output that converts does
     old = ExchangeRate(currency="CNY", usd_per_unit=0.14, as_of="2026-01-27", source="ECB", age_days=312)
     assert budget_in_usd(w.constraints, {"budget_cny": 1000.0}, old)[1] == (
-        "Budget ¥1,000.00 = $140.00 at 1 USD = 7.1429 CNY (as of 2026-01-27; ECB). Warning: the CNY rate of "
+        "Budget ¥1,000.00 read as yuan (CNY) at 7.1429 CNY per USD, 2026-01-27, 312 days old: $140.00 (ECB). "
+        "Warning: the CNY rate of "
         "2026-01-27 is 312 days old (more than 30); `gpuplan catalog refresh --rates` fetches the latest, or "
         "give yours with --cny-per-usd."
     )

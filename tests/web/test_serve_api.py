@@ -558,8 +558,8 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     r = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
     assert r.status_code == 200, r.text
     doc = r.json()
-    [note] = [n for n in doc["notes"] if n.startswith("Budget ¥10,000,000.00 = $")]
-    assert " at 1 USD = " in note and doc["constraints"]["budget_usd"] < 1e7
+    [note] = [n for n in doc["notes"] if n.startswith("Budget ¥10,000,000.00 read as yuan (CNY) at ")]
+    assert " CNY per USD, " in note and doc["constraints"]["budget_usd"] < 1e7
     both = service.client.post("/api/v1/plan", json={**body, "budget_usd": 5}, headers=service.auth("plan"))
     assert _error(both, 400) == "budget_cny: give the budget once: budget_usd or budget_cny, not both"
     assert both.json()["field"] == "budget_cny"
@@ -598,7 +598,9 @@ def test_a_budget_is_read_as_a_workloads_budget_is(service: Service) -> None:
     body = {"workload": bert_workload(), "budget_cny": "120万"}
     r = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
     assert r.status_code == 200, r.text
-    assert any(n.startswith("Budget ¥1,200,000.00 = $") for n in r.json()["notes"]), r.json()["notes"]
+    assert any(n.startswith("Budget ¥1,200,000.00 read as yuan (CNY) at ") for n in r.json()["notes"]), (
+        r.json()["notes"]
+    )
 
 
 def test_a_plan_budgeted_in_yuan_is_shown_in_yuan_unless_the_request_asks_otherwise(service: Service) -> None:

@@ -754,7 +754,9 @@ def test_a_budget_in_yuan_is_kept_in_yuan_and_stated_in_dollars_at_the_catalogs_
     usd = c.put("/api/v1/budget/2027-06", json={"amount_usd": 1}, headers=admin).json()
     assert usd["budget_usd"] == 1
     assert 5_000 < doc["budget_usd"] < 15_000  # 70,000 yuan at about 0.14 USD a yuan
-    assert doc["note"].startswith("Budget ¥70,000.00 = $") and doc["note"].endswith(" · Q2"), doc["note"]
+    assert doc["note"].startswith("Budget ¥70,000.00 read as yuan (CNY) at ") and doc["note"].endswith(
+        " · Q2"
+    ), doc["note"]
     assert doc["budget_cny"] == 70_000 and usd["budget_cny"] is None
     assert (doc["currency"], usd["currency"]) == ("CNY", "USD")
     for body in ({"amount_usd": 1, "amount_cny": 7}, {}, {"amount_cny": -1}, {"amount_cny": 1e14}):
@@ -826,7 +828,9 @@ def test_a_budget_in_yuan_at_an_old_rate_says_the_rate_is_old(service: Service) 
     r = c.put("/api/v1/budget/2027-06", json={"amount_cny": 7000}, headers=service.auth("admin"))
     assert r.status_code == 200, r.text
     note = c.get("/api/v1/budget/2027-06", headers=service.auth("read")).json()["note"]
-    assert note.startswith("Budget ¥7,000.00 = $") and "days old (more than 30)" in note, note
+    assert note.startswith("Budget ¥7,000.00 read as yuan (CNY) at ") and "days old (more than 30)" in note, (
+        note
+    )
 
 
 def test_a_budget_in_yuan_states_its_conversion_in_the_readers_language(service: Service) -> None:
@@ -838,7 +842,9 @@ def test_a_budget_in_yuan_states_its_conversion_in_the_readers_language(service:
     set_zh = r.json()["note"]
     assert set_zh.startswith("预算 ¥7,000.00") and set_zh.endswith(" · 训练预算"), set_zh
     en = c.get("/api/v1/budget/2027-08?lang=en", headers=service.auth("read")).json()
-    assert en["note"].startswith("Budget ¥7,000.00 = $") and en["note"].endswith(" · 训练预算"), en["note"]
+    assert en["note"].startswith("Budget ¥7,000.00 read as yuan (CNY) at ") and en["note"].endswith(
+        " · 训练预算"
+    ), en["note"]
     assert en["budget_usd"] == r.json()["budget_usd"] and en["budget_cny"] == 7_000
     zh = c.get("/api/v1/budget/2027-08", headers={**service.auth("read"), "Accept-Language": "zh-CN"}).json()
     assert zh["note"] == set_zh

@@ -286,13 +286,13 @@ def test_a_budget_that_is_no_amount_or_in_the_other_currency_names_the_field_tha
     with pytest.raises(WorkloadError) as e:
         Workload.from_dict(_base(constraints={"budget_usd": "£60,000"}))
     assert str(e.value) == (
-        "constraints.budget_usd: £60,000 is in GBP, which gpuplan does not take: give the amount in USD "
-        "or CNY"
+        "constraints.budget_usd: £60,000 is in GBP, which gpuplan does not price in (the catalog has no "
+        "dated GBP rate): give the amount in USD or CNY"
     )
     with use_language("zh"):
         assert (
-            error_text(e.value)
-            == "constraints.budget_usd: £60,000 的货币是 GBP，gpuplan 不接受：请以 USD 或 CNY 给出金额"
+            error_text(e.value) == "constraints.budget_usd: £60,000 的货币是 GBP，gpuplan 不以它计价"
+            "（目录中没有带日期的 GBP 汇率）：请以 USD 或 CNY 给出金额"
         )
 
 

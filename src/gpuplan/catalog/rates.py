@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.catalog.model import RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, stale_rate_warning
+from gpuplan.i18n import N_, _, ngettext, stale_rate_warning
 from gpuplan.i18n.sources import ECB_RATE_SOURCE
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ __all__ = [
     "fetch_cny_rate",
     "parse_ecb",
     "rate_warning",
+    "read_as_yuan",
     "used_rates",
 ]
 
@@ -169,6 +170,25 @@ def rate_warning(rate: ExchangeRate | None) -> str | None:
     if rate is None or not rate.stale:
         return None
     return stale_rate_warning(rate.currency, rate.as_of, rate.age_days, RATE_STALE_AFTER_DAYS)
+
+
+def read_as_yuan(written: str, rate: ExchangeRate, usd: str | None) -> str:
+    """How a budget given in yuan (``written``: as the user gave it, ``¥60,000,000``) was read, in
+    the current language: as yuan, at ``rate``, with its date and age, and what it came to (``usd``,
+    formatted; None where the line shows it already): "¥60,000,000 read as yuan (CNY) at 6.9858 CNY
+    per USD, 2026-01-27, 314 days old: $8,588,852". A bare ¥ is the yuan's sign in China, and the
+    yen's in Japan: a budget that said only its figure in dollars had taken a team's ¥60,000,000 of
+    yen for yuan without a word."""
+    from gpuplan.i18n.numbers import per_usd
+
+    if rate.age_days is None:
+        age = _("of unknown age")
+    else:
+        age = ngettext("{days} day old", "{days} days old", rate.age_days).format(days=rate.age_days)
+    read = _("{written} read as yuan (CNY) at {rate} CNY per USD, {date}, {age}").format(
+        written=written, rate=per_usd(rate.usd_per_unit), date=rate.as_of, age=age
+    )
+    return read if usd is None else _("{read}: {usd}").format(read=read, usd=usd)
 
 
 def converted_currencies(prices: Iterable[OfferPrice], shown_in: str = "USD") -> set[str]:

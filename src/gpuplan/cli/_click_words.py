@@ -80,7 +80,10 @@ REASONS = (
     N_("{value} GPUs per instance: give a whole number from {least} to {most}"),  # GPUS_PER_INSTANCE_RANGE
     N_("{value} is not an amount: write it as {one} or {two}"),  # units.py NOT_AN_AMOUNT
     N_("{value} is in another currency: give it with {option}"),  # units.py WRONG_CURRENCY
-    N_("{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"),  # units.py
+    N_(  # units.py UNSUPPORTED_CURRENCY
+        "{value} is in {code}, which gpuplan does not price in (the catalog has no dated {code} rate): "
+        "give the amount in USD or CNY"
+    ),
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),
@@ -135,9 +138,17 @@ class LocalisedContext(typer.Context):
 
 @cache
 def _pattern(template: str) -> re.Pattern[str]:
-    """``template`` as a regular expression: each ``{name}`` captures the text in its place."""
+    """``template`` as a regular expression: each ``{name}`` captures the text in its place, and a
+    name said twice (``{code}``) matches the same text again."""
     parts = re.split(r"\{(\w+)\}", template)
-    body = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    seen: set[str] = set()
+    body = ""
+    for i, p in enumerate(parts):
+        if i % 2 == 0:
+            body += re.escape(p)
+        else:
+            body += f"(?P={p})" if p in seen else f"(?P<{p}>.+?)"
+            seen.add(p)
     return re.compile(body, re.DOTALL)
 
 

@@ -147,6 +147,8 @@ def tco_cmd(
                 upfront=upfront,
                 hosts=hosts,
                 budget_usd=budget_usd,
+                # as given in yuan, for the report to say it was read as yuan, and at which rate
+                budget_cny=budget.amount if budget is not None and budget.currency == "CNY" else None,
             )
         finally:
             store.close()

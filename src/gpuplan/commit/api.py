@@ -147,6 +147,10 @@ class TcoReport:
     budget_usd: float | None = None
     """What the user has for the horizon (``--budget``), USD: the total is said against it; None:
     not given."""
+    budget_cny: float | None = None
+    """The same budget as the user gave it in yuan (``--budget ¥60,000,000``), ``budget_usd`` being
+    it at ``cny_rate``: the report says it was read as yuan, and at which rate; None: given in
+    dollars, or not given."""
 
     @property
     def currency(self) -> str:
@@ -167,6 +171,7 @@ def tco(
     hosts: str | None = None,
     replica_load: ReplicaLoadOf | None = None,
     budget_usd: float | None = None,
+    budget_cny: float | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -180,6 +185,8 @@ def tco(
     load ``deploy``'s autoscaler holds a service's replica at (:func:`gpuplan.api.tco` passes
     :func:`gpuplan.api.launch_replica_load`); None: the plan's capacity of one at deploy's share.
     ``budget_usd``: what the user has for the whole horizon, USD; the report says the total against it.
+    ``budget_cny``: the same budget as given in yuan, where it was (``budget_usd`` is it converted at
+    the catalog's CNY rate): the report says how it was read.
     """
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import use_money
@@ -279,6 +286,7 @@ def tco(
         with_stale_prices=beside,
         without_current_price=gpus_without_current_price(problem.offers, today or date.today(), stale_after),
         budget_usd=budget_usd,
+        budget_cny=budget_cny,
     )
 
 

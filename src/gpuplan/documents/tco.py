@@ -281,6 +281,9 @@ class TcoBudget(Document):
 
     budget_usd: float
     """The budget, USD (a yuan one converted at the catalog's dated rate, ``exchange_rate``)."""
+    budget_cny: float | None = None
+    """The budget as given in yuan (``--budget ¥1,200,000``), which ``budget_usd`` is at
+    ``exchange_rate``; None: given in US dollars."""
     within: bool
     """``total_cost_usd`` is no more than the budget."""
     over_usd: float = Field(ge=0)

@@ -382,21 +382,18 @@ def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
     (in the current language); InputError without a rate."""
     from gpuplan.errors import InputError
     from gpuplan.i18n import N_
-    from gpuplan.i18n.numbers import per_usd, rate_source
+    from gpuplan.i18n.numbers import rate_source
 
     if cny_rate is None:
         raise InputError.worded(
             N_("a budget in CNY needs the catalog's CNY exchange rate, which it lacks; give it in USD")
         )
-    from gpuplan.catalog.rates import rate_warning
+    from gpuplan.catalog.rates import rate_warning, read_as_yuan
 
     usd = cny * cny_rate.usd_per_unit
-    note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 USD = {rate} CNY (as of {date}; {source}).").format(
-        cny=cny,
-        usd=usd,
-        rate=per_usd(cny_rate.usd_per_unit),
-        date=cny_rate.as_of,
-        source=rate_source(cny_rate.source),
+    # said as read as yuan, at which rate, of which date and age: ¥ is the yen's sign too
+    note = _("Budget {read} ({source}).").format(
+        read=read_as_yuan(f"¥{cny:,.2f}", cny_rate, f"${usd:,.2f}"), source=rate_source(cny_rate.source)
     )
     # A budget converted at an old rate says so, as every output that converts does (the plan's
     # terminal view, its HTML report and a team's month budget had not).

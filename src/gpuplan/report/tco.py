@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.bounded import printable
+from gpuplan.catalog.rates import read_as_yuan
 from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
 from gpuplan.commit.crossings import places_abroad
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
-from gpuplan.i18n import N_, _, format_age, format_number, format_percent
+from gpuplan.i18n import N_, Money, _, format_age, format_number, format_percent
 from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.i18n.sources import source_words
@@ -322,6 +323,7 @@ def _budget_doc(report: TcoReport) -> dict[str, Any] | None:
         return None
     return {
         "budget_usd": _cents(budget),
+        "budget_cny": None if report.budget_cny is None else _cents(report.budget_cny),
         "within": total <= budget,
         "over_usd": _cents(max(0.0, total - budget)),
         "left_usd": _cents(max(0.0, budget - total)),
@@ -351,18 +353,31 @@ def budget_line(report: TcoReport) -> str | None:
         line = _(
             "Budget {budget}: the total is over it by {over} ({pct} over; {times:.1f}× the budget)"
         ).format(
-            budget=money.format(budget),
+            budget=_budget_said(report, budget),
             over=money.format(total - budget),
             pct=format_percent((total - budget) / budget),
             times=total / budget,
         )
     else:
         line = _("Budget {budget}: the total is within it, leaving {left} ({pct} of the budget)").format(
-            budget=money.format(budget),
+            budget=_budget_said(report, budget),
             left=money.format(budget - total),
             pct=format_percent((budget - total) / budget),
         )
     return line if (spot := _budget_without_spot(report, budget)) is None else f"{line}; {spot}"
+
+
+def _budget_said(report: TcoReport, budget: float) -> str:
+    """The budget as the budget line names it: in the report's money, and where it was given in
+    yuan, how it was read (as yuan, at the catalog's rate, of its date and age): a bare ¥ is the
+    yen's sign too, and a yen budget had been taken for yuan without a word."""
+    shown = report.money.format(budget)
+    if report.budget_cny is None or report.cny_rate is None:
+        return shown
+    given = f"¥{report.budget_cny:,.2f}".removesuffix(".00")
+    # in dollars where the line's figure is not
+    usd = None if report.currency == "USD" else Money.usd().format(budget)
+    return f"{shown} ({read_as_yuan(given, report.cny_rate, usd)})"
 
 
 def _budget_without_spot(report: TcoReport, budget: float) -> str | None:

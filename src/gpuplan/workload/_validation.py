@@ -23,6 +23,7 @@ from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import GpuplanError, InputError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import also_problems, either, listed
+from gpuplan.units import other_currency
 
 __all__ = [
     "PrintableLine",
@@ -59,7 +60,8 @@ _PYDANTIC_WORDS = {
     "amount_parsing": N_("{value} is not an amount: write it as {one} or {two}"),
     "wrong_currency": N_("{value} is in another currency: give it with {option}"),
     "unsupported_currency": N_(
-        "{value} is in {code}, which gpuplan does not take: give the amount in USD or CNY"
+        "{value} is in {code}, which gpuplan does not price in (the catalog has no dated {code} rate): "
+        "give the amount in USD or CNY"
     ),
 }
 
@@ -143,6 +145,8 @@ def refuse_unknown_keys(
             raise UnknownKey(
                 str(key), Phrase(N_("unknown key {key!r}: {why}"), key=key, why=Phrase(hint_words))
             )
+        if (priced := _other_currency_key(str(key), known)) is not None:
+            raise UnknownKey(str(key), priced)
         section = next((name for name, keys in sections.items() if str(key) in keys), None)
         if section:
             # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
@@ -168,6 +172,26 @@ def refuse_unknown_keys(
         raise UnknownKey(
             str(key), Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
         )
+
+
+def _other_currency_key(key: str, known: list[str]) -> Phrase | None:
+    """The refusal of ``key`` where it is an amount's key (``budget_usd``, ``budget_cny``) in a
+    currency gpuplan does not take (``budget_jpy``, ``budget_yen``, ``budget_eur``); None for any
+    other key. "did you mean 'budget_cny'" had offered the yuan for the yen."""
+    stem, _sep, suffix = key.rpartition("_")
+    usd, cny = f"{stem}_usd", f"{stem}_cny"
+    if not (stem and usd in known and cny in known) or (code := other_currency(suffix)) is None:
+        return None
+    return Phrase(
+        N_(
+            "unknown key {key!r}: {code} is not a currency gpuplan prices in (the catalog has no "
+            "dated {code} rate): give the amount as {usd} or {cny}"
+        ),
+        key=key,
+        code=code,
+        usd=usd,
+        cny=cny,
+    )
 
 
 #: How near a sub-section's key must be to a misspelt one to be suggested (difflib's ratio): higher
