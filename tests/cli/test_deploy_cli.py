@@ -413,6 +413,14 @@ def test_a_provider_with_only_one_gpu_instances_says_the_job_runs_over_the_netwo
         notes[1]
         == "note: tencent lists A10 instances of 16 GPUs: --provider tencent --count 16 fills whole ones"
     )
+    # and warns of the rate gpuplan times it at, the flag that gives the real one, and the check
+    # (was: the note alone)
+    (warning,) = [line for line in err.splitlines() if "catalog lists no network" in line]
+    assert warning.startswith(
+        "warning: the catalog lists no network between the gpu_1x_a10 nodes: `gpuplan plan` times this "
+        "job at 2.5 Gbit/s TCP"
+    )
+    assert "--network-gbps N" in warning and "all_reduce_perf" in warning and "NCCL_DEBUG=INFO" in warning
 
 
 def _marketplace_plan(tmp_path: Path, *others: str) -> Path:

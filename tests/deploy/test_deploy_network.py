@@ -132,7 +132,13 @@ def test_targets_that_cannot_turn_on_efa_warn_with_the_plans_time(tmp_path: Path
         line = fabric_warning(spec, target)
         assert line is not None
         assert "9.8 h" in line and "EFA" in line and "--network-kind tcp" in line
-    assert fabric_warning(spec, "k8s") is None  # the PyTorchJob requests the interfaces
+    # the PyTorchJob requests the interfaces, but the cluster must offer them: said on stderr as the
+    # README says it (was: no warning for k8s at all)
+    k8s = fabric_warning(spec, "k8s")
+    assert k8s is not None and "9.8 h" in k8s and "--network-kind tcp" in k8s
+    assert "all 32 EFA interfaces" in k8s and "vpc.amazonaws.com/efa" in k8s
+    assert "aws-efa-k8s-device-plugin" in k8s and "efaEnabled: true" in k8s
+    assert f"Note: {k8s}." in by_path(generate(spec, "k8s"))["README.md"]
     # SkyPilot attaches one of several interfaces unless told to use internal IPs.
     sky = fabric_warning(spec, "skypilot")
     assert sky is not None and "use_internal_ips" in sky and "1/32" in sky
@@ -236,7 +242,7 @@ def test_a_workload_deployed_without_a_plan_says_the_estimate_assumed_efa_not_a_
     spec = LaunchSpec.from_workload(
         job, gpu="H100-SXM", count=8, nodes=2, provider="aws", instance_type="p5.48xlarge"
     )
-    lines = [fabric_warning(spec, t) for t in ("torchrun", "docker", "skypilot")]
+    lines = [fabric_warning(spec, t) for t in ("torchrun", "docker", "skypilot", "k8s")]
     readmes = [
         by_path(generate(spec, t, LAUNCH))["README.md"] for t in ("torchrun", "docker", "skypilot", "k8s")
     ]
@@ -246,7 +252,7 @@ def test_a_workload_deployed_without_a_plan_says_the_estimate_assumed_efa_not_a_
             assert planned not in text, text
     assert all("gpuplan's estimate of this job assumes EFA" in str(line) for line in lines)
     assert "gpuplan's estimate of this job assumes it" in readmes[2]
-    assert "gpuplan's estimate of this job assumes EFA between the nodes" in readmes[3]
+    assert "gpuplan's estimate of this job assumes EFA between the p5.48xlarge nodes" in readmes[3]
     # The plan's own words stay where there is a plan.
     assert "the plan's time (9.8 h) assumes EFA" in str(fabric_warning(_plan(tmp_path), "docker"))
 

@@ -93,3 +93,25 @@ def test_no_hint_where_more_instances_do_not_help_or_another_limit_stopped_it() 
         "on up to 4 GPUs, the GPU limit, time still falling with the count: g.slow; raise --max-gpus" in text
     )
     assert "--max-nodes" not in text
+
+
+def _saturating(key: EstimateKey) -> EstimateRow:
+    """200 GPU-hours of work plus 22 h no count shortens (a network that holds every step back):
+    25 h on 8 GPUs, still 22.8 h on the most the planner allows."""
+    t = 200.0 / key.gpu_count + 22.0
+    return EstimateRow(fits=True, job_time_h=t, job_time_h_low=t, job_time_h_high=t, peak_memory_gib=20.0)
+
+
+def test_no_flag_is_offered_where_the_most_gpus_allowed_would_still_miss_the_deadline() -> None:
+    # was: "raise --max-nodes (up to 256) to plan more, which may meet it" because the time still
+    # fell from 7 to 8 instances; on 256 one-GPU instances the estimate is 22.8 h, past 22 h
+    text = _refusal([SLOW], _saturating, Constraints(deadline_h=22.0))
+    assert "--max-nodes" not in text and "may meet it" not in text
+    assert text.endswith(
+        "over the deadline on every count the planner allows, time falling with the count but not "
+        "enough: g.slow would still take 22.8 h at best on 256 GPUs by gpuplan's estimate"
+    )
+    # where the most allowed would meet it, the flag is still offered
+    assert _refusal([SLOW], _saturating, Constraints(deadline_h=23.0)).endswith(
+        "raise --max-nodes (up to 256) to plan more, which may meet it"
+    )

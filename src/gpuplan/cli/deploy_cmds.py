@@ -287,6 +287,8 @@ def deploy(
     spec = planned.with_serving(
         gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile
     )
+    if not is_plan and nodes > 1 and spec.provider and spec.instance_type and spec.gpu:
+        spec = _with_unlisted_network(ctx, spec)
     if instances is not None:
         # whether a replica smaller than the priced instance has an instance of its own size to run on
         spec = spec.with_sold_gpu_counts(instances)
@@ -760,6 +762,20 @@ def _spot_offers(ctx: typer.Context, spec: LaunchSpec) -> list[OfferPrice]:
         )
     finally:
         store.close()
+
+
+def _with_unlisted_network(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
+    """A workload file's job on several nodes of an instance whose network the catalog does not
+    list: ``spec`` with the rate ``gpuplan plan`` times it at (the estimator's slow bound), which
+    deploy warns of; ``spec`` unchanged where the catalog lists one."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.links import SLOW_NETWORK_GBIT_S
+
+    assert spec.provider is not None and spec.instance_type is not None and spec.gpu is not None
+    network = _catalog_networks(ctx, get_gpu(spec.gpu).id).get((spec.provider, spec.instance_type))
+    if network is None or network.gbps is not None:
+        return spec
+    return spec.model_copy(update={"network_unlisted_gbps": SLOW_NETWORK_GBIT_S})
 
 
 def _catalog_networks(ctx: typer.Context, gpu: str) -> dict[tuple[str, str], Network]:

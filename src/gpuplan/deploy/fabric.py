@@ -34,7 +34,9 @@ __all__ = [
     "given_rdma_note",
     "network_to_set_up",
     "rdma_network",
+    "skypilot_network_tier",
     "spans_nodes",
+    "unlisted_network_warning",
 ]
 
 
@@ -152,7 +154,20 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
     if net is None:
         setup = network_to_set_up(spec)
         if setup is None:
-            return None
+            return unlisted_network_warning(spec)
+        if target == "skypilot":
+            if setup.network.skypilot_best:
+                return None  # `network_tier: best` sets it up (skypilot_network_tier)
+            return _(
+                "{assumed}, which these files do not set up: SkyPilot's `network_tier: best` does not "
+                "set it up on {instance} VMs; it needs {needs} ({source}); {fallback}"
+            ).format(
+                assumed=_assumed(spec, setup),
+                instance=setup.instance,
+                needs=_(setup.network.needs),
+                source=setup.network.source,
+                fallback=fallback(spec, setup),
+            )
         return _(
             "{assumed}, which these files do not set up: it needs {needs} ({source}); {fallback}"
         ).format(
@@ -162,7 +177,22 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
             fallback=fallback(spec, setup),
         )
     if target == "k8s":
-        return None  # the PyTorchJob requests the interfaces; its README names the device plugin
+        # the PyTorchJob requests the interfaces; the cluster must offer them
+        return _(
+            "{assumed}: each pod of k8s/pytorchjob.yaml requests all {n} {fabric} interfaces of its "
+            "{instance} ({resource}), which the cluster offers only with node groups with {fabric} enabled "
+            "(eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin (Helm chart "
+            "`{chart}`, {doc}); these files install neither; {fallback}"
+        ).format(
+            assumed=_assumed(spec, net),
+            n=net.interfaces,
+            fabric=net.network.name,
+            instance=net.instance,
+            resource=net.network.k8s_resource,
+            chart=net.network.k8s_plugin_chart,
+            doc=net.network.k8s_plugin_doc,
+            fallback=fallback(spec, net),
+        )
     if target == "skypilot":
         if net.interfaces < 2:
             return None
@@ -185,6 +215,49 @@ def fabric_warning(spec: LaunchSpec, target: str) -> str | None:
         image=net.network.image,
         fallback=fallback(spec, net),
     )
+
+
+def skypilot_network_tier(spec: LaunchSpec) -> NetworkToSetUp | None:
+    """The GPU network of a multi-node ``spec``'s instance that SkyPilot's ``network_tier: best``
+    sets up on its VMs (GPUDirect-TCPX on a3-highgpu-8g), or None."""
+    setup = network_to_set_up(spec)
+    return setup if setup is not None and setup.network.skypilot_best else None
+
+
+def unlisted_network_warning(spec: LaunchSpec) -> str | None:
+    """A warning for stderr where the job's nodes talk over a network the catalog does not list
+    (:attr:`LaunchSpec.network_unlisted_gbps`): the rate its time takes, the flag that gives the
+    real one, and how to measure it; None otherwise."""
+    gbps = spec.network_unlisted_gbps
+    if gbps is None or not spans_nodes(spec):
+        return None
+    instance = spec.instance_type or "?"
+    check = _(
+        "check what the nodes get before the full run: with NCCL_DEBUG=INFO the log names the transport "
+        "NCCL took (`NET/Socket`: TCP), and nccl-tests' `all_reduce_perf` run across the nodes reports "
+        "their bus bandwidth (busbw)"
+    )
+    if spec.planned:
+        assumed = (
+            _(
+                "the plan's time ({hours:.1f} h) takes the network between the {instance} nodes at {gbps} "
+                "Gbit/s TCP, the slowest a GPU instance is known to have, as the catalog lists none"
+            )
+            if spec.job_time_h is not None
+            else _(
+                "the plan's time takes the network between the {instance} nodes at {gbps} Gbit/s TCP, the "
+                "slowest a GPU instance is known to have, as the catalog lists none"
+            )
+        ).format(hours=spec.job_time_h or 0.0, instance=instance, gbps=f"{gbps:g}")
+        given = _("give the rate you measure to `gpuplan plan --network-gbps N --network-kind rdma|tcp`")
+    else:
+        assumed = _(
+            "the catalog lists no network between the {instance} nodes: `gpuplan plan` times this job at "
+            "{gbps} Gbit/s TCP, the slowest a GPU instance is known to have, and `gpuplan estimate` gives "
+            "that as its slow bound"
+        ).format(instance=instance, gbps=f"{gbps:g}")
+        given = _("give the rate you measure to `--network-gbps N --network-kind rdma|tcp` of either")
+    return _("{assumed}; {given}; {check}").format(assumed=assumed, given=given, check=check)
 
 
 def fabric_note(spec: LaunchSpec, target: str) -> str:

@@ -25,7 +25,14 @@ from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.checkpoints import DATASET_DIR, DATASET_ENV, dataset_example, skypilot_dataset_source
 from gpuplan.deploy.engine import ENGINE_PORT, EngineLaunch, batch_engine_launch, engine_launch
-from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
+from gpuplan.deploy.fabric import (
+    fabric,
+    fabric_warning,
+    fallback,
+    given_rdma_note,
+    rdma_network,
+    skypilot_network_tier,
+)
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.images import ESTIMATOR_TORCH, base_image_for, setup_torch_words
 from gpuplan.deploy.instead import instead
@@ -225,6 +232,13 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         # Base GPU AMI, which holds the EFA drivers and NCCL plugin (SkyPilot examples/aws_efa,
         # "Using EFA on AWS VM"; sky/clouds/aws.py make_deploy_resources_variables). A string in
         # 0.14.1's resources schema.
+        resources["network_tier"] = "best"
+    elif skypilot_network_tier(spec) is not None:
+        # Google Cloud's GPUDirect-TCPX on a3-highgpu-8g, which the plan's time assumes: SkyPilot's
+        # `network_tier: best` sets it up on GCP VMs as its `gcp: enable_gpu_direct` does (see
+        # GpuNetworkSetup.skypilot_best in catalog/providers/gcp.py: the extra VPCs, the COS image
+        # with the TCPX plugin, compact placement; sky/clouds/gcp.py at
+        # 005261080a6b8102f3d95ff2147a855250f40272, since SkyPilot 0.10.0).
         resources["network_tier"] = "best"
     if spec.spot:
         resources["job_recovery"] = _job_recovery(spec)
@@ -517,7 +531,7 @@ def _network_readme(spec: LaunchSpec) -> str:
     if given := given_rdma_note(spec):
         return f"\n{given}\n"
     if network is None:
-        return ""
+        return _gcp_network_readme(spec)
     net = fabric(spec)
     text = _(
         "`network_tier: best` asks SkyPilot for {fabric} between the nodes where the instance has it; "
@@ -546,6 +560,32 @@ def _network_readme(spec: LaunchSpec) -> str:
         "OFI plugin and the efa provider; `NET/Socket` means NCCL is on TCP."
     )
     return f"\n{text}\n\n{check}\n"
+
+
+def _gcp_network_readme(spec: LaunchSpec) -> str:
+    """The README's section on a GPU network between nodes other than an RDMA one (Google Cloud's
+    GPUDirect-TCPX/TCPXO): what `network_tier: best` sets up, or why these files leave it to the
+    user, and the check; "" where there is none (one node, or a network the catalog gives none)."""
+    setup = skypilot_network_tier(spec)
+    if setup is None:
+        line = fabric_warning(spec, "skypilot")
+        return "\n" + _("Note: {line}.").format(line=line) + "\n" if line else ""
+    text = _(
+        "`network_tier: best` asks SkyPilot for {fabric} between the {instance} nodes: SkyPilot then "
+        "creates a VPC network for each GPU NIC, boots Google's `Container-Optimized OS` with the {fabric} "
+        "NCCL plugin and its receive-data-path manager, runs the task in Google's "
+        "`nccl-plugin-gpudirecttcpx` image and places the VMs close together (SkyPilot 0.10 or later)."
+    ).format(fabric=setup.network.name, instance=setup.instance)
+    assumes = (
+        _("The plan's time assumes it: {fallback}.")
+        if spec.planned
+        else _("gpuplan's estimate of this job assumes it: {fallback}.")
+    )
+    check = _(
+        "Check the transport on the first run: with NCCL_DEBUG=INFO in launch.sh, the log names the "
+        "GPUDirectTCPX plugin; `NET/Socket` means NCCL is on TCP."
+    )
+    return f"\n{sentences(text, assumes.format(fallback=fallback(spec, setup)))}\n\n{check}\n"
 
 
 class SkyPilotGenerator:

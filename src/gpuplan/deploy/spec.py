@@ -453,6 +453,11 @@ class LaunchSpec(BaseModel):
     instance_network_gbps: float | None = Field(default=None, gt=0)
     """The instance's network as the plan's catalog states it, Gbit/s: a copy goes no faster; None
     without a plan, or where the catalog states none."""
+    network_unlisted_gbps: float | None = Field(default=None, gt=0)
+    """The rate, Gbit/s over TCP, the job's time takes for a network between its nodes that the
+    catalog does not list: the plan's slowest assumed (its ``network_source``), or for a workload
+    file the estimator's slow bound; None where the network is listed, given, or not crossed.
+    ``gpuplan deploy`` warns of it (:func:`gpuplan.deploy.fabric.unlisted_network_warning`)."""
     host_vcpus: float | None = Field(default=None, gt=0, le=MAX_HOST_VCPUS)
     """vCPUs of one instance of :attr:`instance_type`, as the catalog lists it (:meth:`with_host`);
     None: not known (no instance, or the catalog does not say), and no pod requests CPU."""
@@ -946,6 +951,7 @@ class LaunchSpec(BaseModel):
             chosen_because=chosen_because,
             network_given_rdma=opt.network_source == "given" and opt.network_timed_kind == "RDMA",
             instance_network_gbps=opt.network_gbps or None,
+            network_unlisted_gbps=opt.network_timed_gbps if opt.network_source == "slowest-assumed" else None,
             planned=True,
             plan_edited=edited,
             planned_share=True,

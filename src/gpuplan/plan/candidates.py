@@ -39,6 +39,7 @@ __all__ = [
     "estimate_candidates",
     "exclude_missing_precision",
     "exclude_model_split",
+    "hours_at",
     "left_without_precision",
     "model_split_misfits",
     "named_in",
@@ -588,6 +589,43 @@ def estimate_candidates(
     cands.exclude(~cands.fits & cands.rate_unknown, Reason.UNKNOWN_RATE)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
     return calls
+
+
+def hours_at(
+    offers: OfferTable,
+    estimate: EstimateFn,
+    bounds: HostBounds | None,
+    relevant: int,
+) -> Callable[[int, int], float | None]:
+    """The estimator's failure-free time of offer row ``row`` on ``nodes`` of its instances, h,
+    its unknown facts at their conservative bounds as :func:`estimate_candidates` asks them; None
+    where it does not fit or gives no time. For a count the search did not reach: whether more
+    instances past a limit would meet a deadline (``plan.load_limit.deadline_limits``)."""
+    cols = (
+        (offers.vcpus, offers.memory_gib, offers.network_gbps, offers.network_kind, offers.interconnect)
+        if bounds is None
+        else _filled(offers, bounds, relevant)
+    )
+    vcpus, ram, net, kind, link = cols
+
+    def at(row: int, nodes: int) -> float | None:
+        known = _known(np.array([vcpus[row], ram[row], net[row]], dtype=float))
+        answer = estimate(
+            EstimateKey(
+                gpu=str(offers.gpu[row]),
+                gpus_per_node=max(1, math.floor(offers.gpu_count[row])),
+                nodes=nodes,
+                interconnect=str(np.asarray(link)[row]),
+                network_gbps=known[2],
+                vcpus=known[0],
+                network_kind=str(np.asarray(kind)[row]),
+                memory_gib=known[1],
+            )
+        )
+        hours = float(answer.job_time_h)
+        return hours if answer.fits and math.isfinite(hours) else None
+
+    return at
 
 
 def _per_gpu_bound(offers: OfferTable, per_gpu: dict[str, float], fallback: float | None) -> np.ndarray:

@@ -7,6 +7,7 @@ infeasibility explanation (plan/explain.py) all read it, so none of them needs t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
@@ -41,3 +42,7 @@ class PlanContext:
     days: ServiceDays | None = None
     """A service with a mean below its peak: each candidate's day and the share of its fleet's
     hours it is priced at (``plan/service_day.py``); None otherwise."""
+    hours_at: Callable[[int, int], float | None] | None = None
+    """The estimator's failure-free time of an offer row on a count of nodes, h, as the candidates
+    were asked (``plan.candidates.hours_at``): for a count past the search's limits; None: not
+    available."""

@@ -797,6 +797,11 @@ def _over_deadline_or_budget(
 
     everything = np.ones(pre.size, dtype=bool)
     clauses: list[Phrase] = []
+    # where options were timed at the slowest network for want of the catalog's, the network the
+    # user can give decides more than any count: said first
+    held = _held_by_network(ctx, pre) if d is not None and not (meets_d & meets_b).any() else None
+    if held is not None:
+        clauses.append(held)
     if d is not None and b is not None:
         head = Phrase(
             N_("no option meets {deadline} under {budget}"), deadline=format_hours(d), budget=money(b)
@@ -863,11 +868,8 @@ def _over_deadline_or_budget(
     if d is not None and not meets_d.any():
         # more instances may meet it where a count limit, not the GPU's speed, ended the search
         cands = ctx.cands
-        clauses += [limit.words for limit in deadline_limits(cands, costs, pre, ctx.offers, ctx.job, c)]
-    if d is not None and not (meets_d & meets_b).any():
-        held = _held_by_network(ctx, pre)
-        if held is not None:
-            clauses.append(held)
+        limits = deadline_limits(cands, costs, pre, ctx.offers, ctx.job, c, hours_at=ctx.hours_at)
+        clauses += [limit.words for limit in limits]
     if not clauses:
         return head
     return Phrase(

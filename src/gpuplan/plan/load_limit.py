@@ -8,12 +8,16 @@ is not the same as a GPU that can never carry it, and the plan says which limit 
 
 A job (not a service) whose every option on an instance type is over the deadline, fastest at the
 largest count the limits allowed and still getting faster with the count, may meet the deadline on
-more instances: the plan says which limit stopped it too. It says "may": the time past the limit was
-not estimated.
+more instances: the plan says which limit stopped it too. It says "may" only where the estimator's
+time on the most GPUs the planner allows (:data:`~gpuplan.plan.constraints.MAX_TOTAL_GPUS`) is
+within the deadline; where even that count is over it (a job held back by a slow network, above
+all the slowest one an unknown network is timed at), raising the limit would plan nothing new, and
+the plan says the time there instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -26,6 +30,7 @@ from gpuplan.plan.candidates import REASONS, Candidates
 from gpuplan.plan.constraints import MAX_TOTAL_GPUS, Constraints, Reason
 from gpuplan.plan.costing import CostArrays
 from gpuplan.plan.input_types import IntArray, JobFacts, OfferTable
+from gpuplan.units import format_hours
 
 __all__ = ["Limit", "LoadLimit", "deadline_limits", "load_limits"]
 
@@ -85,6 +90,12 @@ _DEADLINE_WORDS = {
         "a faster GPU, or the work split over several jobs"
     ),
 }
+#: A job over its deadline on instance types whose time, estimated on the most GPUs the planner
+#: allows, is over it still: no limit to raise.
+_BEYOND_WORDS = N_(
+    "over the deadline on every count the planner allows, time falling with the count but not enough: "
+    "{types} would still take {time} at best on {most} GPUs by gpuplan's estimate"
+)
 _AND_MORE = N_("{names} and {n} more")
 
 
@@ -101,6 +112,9 @@ class LoadLimit:
     """The GPU limit searched to."""
     over_deadline: bool = False
     """A job over its deadline on them (``deadline_limits``), not a service short of its load."""
+    at_most_h: float | None = None
+    """A job over its deadline even on the most GPUs the planner allows: the estimator's fastest
+    failure-free time of these types there, h (then no limit is worth raising); None otherwise."""
 
     @property
     def words(self) -> Phrase:
@@ -108,6 +122,8 @@ class LoadLimit:
         shown = listed(self.instance_types[:_NAMED])
         more = len(self.instance_types) - _NAMED
         types = Phrase(_AND_MORE, names=shown, n=more) if more > 0 else shown
+        if self.at_most_h is not None:
+            return Phrase(_BEYOND_WORDS, types=types, time=format_hours(self.at_most_h), most=MAX_TOTAL_GPUS)
         words = _DEADLINE_WORDS if self.over_deadline else _WORDS
         return Phrase(words[self.limit], nodes=self.nodes, gpus=self.gpus, most=MAX_TOTAL_GPUS, types=types)
 
@@ -160,9 +176,15 @@ def deadline_limits(
     offers: OfferTable,
     job: JobFacts,
     constraints: Constraints,
+    *,
+    hours_at: Callable[[int, int], float | None] | None = None,
 ) -> tuple[LoadLimit, ...]:
     """The count limits that ended a job's search on instance types whose every option is over the
     deadline, one per limit (empty for a service, without a deadline, or when no limit did).
+
+    ``hours_at`` (offer row, nodes -> the estimator's failure-free time, h; ``PlanContext.hours_at``):
+    the offers whose time on the most GPUs the planner allows is over the deadline too are said
+    apart, with that time (:attr:`LoadLimit.at_most_h`), not as a limit to raise.
 
     ``pre``: the cost positions still in the running before the deadline and the budget. An offer
     counts when its instance type has no option within the deadline, its fastest option is at its
@@ -195,13 +217,56 @@ def deadline_limits(
     )
     node_limit = constraints.node_limit(service=False)
     gpu_limit = constraints.total_gpu_limit
+    beyond = _hours_at_most(offers, rows, top[rows], hours_at)
+    hopeless = beyond > deadline  # nan (not estimated): not known to be hopeless
     out = []
     for limit, mask in _limits_past(offers, rows, top[rows] + 1, node_limit, gpu_limit):
+        mask = mask & ~hopeless
+        if not mask.any():
+            continue
         types = _fastest_first(offers, rows[mask], at_top[rows[mask]])
         out.append(
             LoadLimit(limit=limit, instance_types=types, nodes=node_limit, gpus=gpu_limit, over_deadline=True)
         )
+    if hopeless.any():
+        types = _fastest_first(offers, rows[hopeless], beyond[hopeless])
+        out.append(
+            LoadLimit(
+                limit=Limit.SEARCH,
+                instance_types=types,
+                nodes=node_limit,
+                gpus=gpu_limit,
+                over_deadline=True,
+                at_most_h=float(beyond[hopeless].min()),
+            )
+        )
     return tuple(out)
+
+
+def _hours_at_most(
+    offers: OfferTable,
+    rows: np.ndarray,
+    top: np.ndarray,
+    hours_at: Callable[[int, int], float | None] | None,
+) -> np.ndarray:
+    """Per offer of ``rows``: the estimator's time on the most whole instances that hold at most
+    :data:`MAX_TOTAL_GPUS` GPUs, h, where that is more than its ``top`` count searched; nan where
+    it is not (no larger count, no time, or no ``hours_at``). Each provider's instance type is
+    asked once."""
+    out = np.full(rows.size, np.nan)
+    if hours_at is None:
+        return out
+    asked: dict[tuple[str, str, int], float | None] = {}
+    for k, row in enumerate(rows.tolist()):
+        most = MAX_TOTAL_GPUS // max(1, int(offers.gpu_count[row]))
+        if most <= top[k]:
+            continue
+        key = (str(offers.provider[row]), str(offers.instance_type[row]), most)
+        if key not in asked:
+            asked[key] = hours_at(row, most)
+        hours = asked[key]
+        out[k] = hours if hours is not None else np.nan
+    return out
 
 
 def _limits_past(

@@ -27,6 +27,7 @@ from gpuplan.plan.candidates import (
     estimate_candidates,
     exclude_missing_precision,
     exclude_model_split,
+    hours_at,
     left_without_precision,
     model_split_misfits,
     named_in,
@@ -728,6 +729,7 @@ def _run(
         bounds=bounds,
         stale_after_days=stale_after_days,
         days=days,
+        hours_at=hours_at(offers, estimate, bounds, relevant),
     )
 
 
@@ -1029,7 +1031,9 @@ def plan_offers(
         # planner's own search is said in the refusal, where no option is left).
         *(
             limit
-            for limit in deadline_limits(cands, costs, np.flatnonzero(pre), offers, job, constraints)
+            for limit in deadline_limits(
+                cands, costs, np.flatnonzero(pre), offers, job, constraints, hours_at=ctx.hours_at
+            )
             if limit.limit is not Limit.SEARCH
         ),
     )

@@ -240,7 +240,8 @@ class GpuNetworkSetup:
     assumes, that a launch must set up, and that gpuplan's launch files do not (they turn on only an
     :class:`RdmaNetwork`): Google Cloud's GPUDirect-TCPX/TCPXO on A3, Azure's InfiniBand on the ND
     sizes. Without it NCCL talks TCP over the instance's ordinary network; ``gpuplan deploy`` warns of
-    a multi-node plan on one of ``instances`` with what it needs."""
+    a multi-node plan on one of ``instances`` with what it needs, except where SkyPilot's
+    ``network_tier: best`` sets it up (:attr:`skypilot_best`) and the skypilot target asks for it."""
 
     name: str
     """What the provider calls it (``GPUDirect-TCPXO``, ``InfiniBand``)."""
@@ -250,6 +251,9 @@ class GpuNetworkSetup:
     """What a launch needs for it, in words (a catalog message, translated where shown)."""
     source: str
     """The provider's documentation the needs are from (title and URL)."""
+    skypilot_best: bool = False
+    """SkyPilot's ``network_tier: best`` sets it up on these instances' VMs (the extra networks, the
+    plugin, the image): the skypilot target writes it and has nothing to warn of."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -125,6 +125,16 @@ FACTS = ProviderFacts(
         GpuNetworkSetup(
             name="GPUDirect-TCPX",
             instances=frozenset({"a3-highgpu-8g"}),
+            # SkyPilot's `network_tier: best` on a GCP VM does what `gcp: enable_gpu_direct` does:
+            # creates the GPU NICs' VPCs, boots the `skypilot:gpu-direct-cos` image with the TCPX
+            # plugin and tcpgpudmarxd in its user data, runs the task in Google's
+            # nccl-plugin-gpudirecttcpx image with the TCPX docker options, and places the VMs
+            # compactly (skypilot-org/skypilot sky/clouds/gcp.py make_deploy_resources_variables at
+            # 005261080a6b8102f3d95ff2147a855250f40272; PR #5688, released in 0.10.0). It does so
+            # only on a3-highgpu-8g and a3-edgegpu-8g: sky/provision/gcp/config.py refuses any other
+            # machine type (GPU_DIRECT_TCPX_INSTANCE_TYPES in sky/provision/gcp/constants.py), so
+            # not on a3-megagpu-8g's TCPXO, which SkyPilot sets up on GKE alone.
+            skypilot_best=True,
             needs=N_(
                 "four extra VPC networks, one for each GPU NIC beside the default one, attached when the "
                 "VMs are created, Google's GPUDirect-TCPX NCCL plugin in the job's image and its "

@@ -8,7 +8,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions, bullets, headed
 from gpuplan.deploy.checkpoints import stop_grace_note
 from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.engine import batch_engine_launch, engine_launch, hub_note, mainland_notes
-from gpuplan.deploy.fabric import fabric, fallback, given_rdma_note, rdma_network
+from gpuplan.deploy.fabric import fabric, fabric_warning, given_rdma_note, rdma_network
 from gpuplan.deploy.hub import gated
 from gpuplan.deploy.images import image_torch_words, registry_note
 from gpuplan.deploy.k8s.batch import batch_manifests, batch_readme
@@ -405,32 +405,8 @@ def _network_notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
                 doc=network.k8s_plugin_doc,
             )
         ]
-    assumed = (
-        _(
-            "The plan's time assumes {fabric} between the nodes: each pod requests all {n} {fabric} "
-            "interfaces of its {instance} ({resource}), which needs node groups with {fabric} enabled "
-            "(eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin (Helm chart "
-            "`{chart}`, {doc}); {fallback}."
-        )
-        if spec.planned
-        else _(
-            "gpuplan's estimate of this job assumes {fabric} between the nodes: each pod requests all {n} "
-            "{fabric} interfaces of its {instance} ({resource}), which needs node groups with {fabric} "
-            "enabled (eksctl `efaEnabled: true`, one Availability Zone) and the {fabric} device plugin "
-            "(Helm chart `{chart}`, {doc}); {fallback}."
-        )
-    )
-    notes = [
-        assumed.format(
-            fabric=network.name,
-            n=net.interfaces,
-            instance=net.instance,
-            resource=network.k8s_resource,
-            chart=network.k8s_plugin_chart,
-            doc=network.k8s_plugin_doc,
-            fallback=fallback(spec, net),
-        )
-    ]
+    # the warning deploy prints on stderr, said the same in the README
+    notes = [_("Note: {line}.").format(line=fabric_warning(spec, "k8s"))]
     if not options.image and not options.base_image:
         notes.append(
             _("That image holds {fabric}'s libraries and AWS's NCCL plugin ({source}).").format(
