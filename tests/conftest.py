@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+# One intra-op thread a process: the README's `pytest -n 2` runs two workers on a 2-core machine,
+# each of which would otherwise start an OpenMP pool as wide as the machine (and the torchrun and
+# batch scripts the tests launch, theirs), so that a real CPU step spun against the other worker's
+# (a measured GPT-2 step ran 1.5x slower beside a busy worker). Set before torch is imported, and
+# inherited by the processes the tests start; a developer's own setting is kept.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
     from gpuplan.profile import Profile
