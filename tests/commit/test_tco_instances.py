@@ -257,6 +257,14 @@ def test_the_host_need_follows_the_plans_option() -> None:
     # … but a replica over two nodes: the rule of a run over several nodes
     wide = _host_need(store, _option(nodes=2, service=SimpleNamespace(replica_gpus=8)), serving=True)  # type: ignore[arg-type]
     assert not wide.one_node and wide.gpus_per_node == 4 and wide.network_gbps == 20
+    # a batch-inference job of one-GPU shards over three nodes: its shards share no traffic, so any
+    # instance holding a shard's GPU holds its hours, its link and network not asked (a 4-GPU batch
+    # job had been refused any other instance: "its GPU link … is not known"); its host still bounds it
+    shards = _host_need(store, _option(nodes=3, gpu_count=12), serving=False, shard_gpus=1)  # type: ignore[arg-type]
+    assert shards.one_node and shards.gpus_per_node == 1 and not shards.linked and shards.host_bound
+    assert shards.others and shards.allows(_offer("cheap1", 1, 0.5, vcpus=32, memory_gib=192))
+    # a shard over two GPUs (tensor_parallel: 2) keeps its link's rule
+    assert _host_need(store, _option(), serving=False, shard_gpus=2).linked  # type: ignore[arg-type]
 
 
 def test_a_commitment_price_on_another_instance_leaves_the_runs_saving_unknown() -> None:

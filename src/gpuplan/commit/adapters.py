@@ -54,7 +54,7 @@ from gpuplan.plan.spot import (
     service_down_h,
 )
 from gpuplan.units import HOURS_PER_MONTH, batch_chunk_hours
-from gpuplan.vocab import PRICING_RULES, HostRule
+from gpuplan.vocab import PRICING_RULES, HostRule, Task
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -606,7 +606,13 @@ def _workload_demand(
             workload, prof, store, overrides, runs, sized_on=best.pricing, load_of=load_of
         ),
         host=_placed(
-            _host_need(store, best, serving=workload.serving is not None, provider_run=provider_run),
+            _host_need(
+                store,
+                best,
+                serving=workload.serving is not None,
+                provider_run=provider_run,
+                shard_gpus=_shard_gpus(workload),
+            ),
             store,
             usage,
             workload,
@@ -843,7 +849,20 @@ def _flat_service_words(workload: Workload, best: Option) -> str | None:
     return _("its peak fleet all its hours (one instance carries the peak: nothing to scale down)")
 
 
-def _host_need(store: Store, best: Option, *, serving: bool, provider_run: bool = False) -> HostNeed:
+def _shard_gpus(workload: Workload) -> int | None:
+    """The GPUs one shard of a batch-inference job runs on (``infer`` without ``serving:``): the
+    workload's ``tensor_parallel``. Its shards share no traffic (the estimate times no collective
+    for a forward pass over data-parallel GPUs, and ``gpuplan deploy``'s batch script gives each
+    its own slice of the inputs), so its hours hold on any instance holding one shard's GPUs, as a
+    service's replica's do. None for any other workload."""
+    if workload.task is not Task.INFER or workload.serving is not None:
+        return None
+    return workload.tensor_parallel
+
+
+def _host_need(
+    store: Store, best: Option, *, serving: bool, provider_run: bool = False, shard_gpus: int | None = None
+) -> HostNeed:
     """The instances a planner-sized run's hours hold on (:class:`HostNeed`), from the plan's
     option and the catalog's figures of its instance type (the lowest over its rows; a link or a
     network kind only where every row writes the same).
@@ -854,8 +873,9 @@ def _host_need(store: Store, best: Option, *, serving: bool, provider_run: bool 
     slower, and the same vCPUs and RAM bound. A service: any type holding one replica's GPUs so (its
     replicas are independent servers; its requests arrive decoded, so vCPUs and RAM do not bound
     it), or the rule of a run over several nodes where a replica spans them. ``provider_run``: only
-    on machines a provider runs (``hosts: provider``)."""
-    replica = best.service.replica_gpus if serving and best.service is not None else None
+    on machines a provider runs (``hosts: provider``). ``shard_gpus``: a batch-inference job's
+    shard (:func:`_shard_gpus`), held as a service's replica is, its vCPUs and RAM still bounding it."""
+    replica = best.service.replica_gpus if serving and best.service is not None else shard_gpus
     one_node = best.nodes == 1 if replica is None else replica <= best.gpus_per_node
     rows = [
         p
