@@ -463,6 +463,18 @@ def test_plan_and_tco_rest_on_the_same_price_when_every_price_is_stale(tmp_path:
     from gpuplan.report.tco import summary_lines
 
     assert "on prices known to be current: unknown (none for" in summary_lines(report)[0]
+    # the yuan prices' rate is said as the footer says it (1 USD = 6.9858 CNY, its source in the
+    # reader's words): it had read "at 0.143148 USD each", the source's English inside Chinese
+    rate = store.find_exchange_rate("CNY")
+    assert rate is not None
+    (note,) = [n for n in report.notes if n.startswith("prices in CNY converted to USD")]
+    assert note.startswith(f"prices in CNY converted to USD at 1 USD = {1 / rate.usd_per_unit:.4f} CNY (")
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        zh = tco(usage, store=store)
+    (note,) = [n for n in zh.notes if n.startswith("CNY 价格按")]
+    assert "中国外汇交易中心" in note and "central parity" not in note
 
 
 def test_the_on_demand_fallback_is_not_planned_where_the_gpu_has_an_on_demand_price(

@@ -31,6 +31,7 @@ from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InfeasibleError, InputError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.numbers import per_usd, rate_source
 from gpuplan.i18n.phrases import item_list, sentences
 from gpuplan.units import CHECKPOINT_WRITE_SHARE
 from gpuplan.vocab import HostRule, Upfront
@@ -264,8 +265,10 @@ def tco(
     ]
     notes += [
         sentences(
-            _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
-                currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+            _(
+                "prices in {currency} converted to USD at 1 USD = {rate} {currency} ({as_of}; {source})"
+            ).format(
+                currency=r.currency, rate=per_usd(r.usd_per_unit), as_of=r.as_of, source=rate_source(r.source)
             ),
             rate_warning(r) or "",
         )
