@@ -388,7 +388,13 @@ def test_tco_says_the_total_against_a_budget(
     # in yuan, at the catalog's rate, and said in Chinese
     zh = answered([*base, "--budget", "¥35万", "--lang", "zh"], capsys)
     assert "预算" in zh and "Budget" not in zh
-    assert "(¥350,000 按人民币（CNY）理解，汇率 1 USD = " in zh
+    # full-width brackets in Chinese (it had read "$50,104 (¥350,000 …"), and shown in yuan, the
+    # yuan figure said once (it had read "预算 ¥350,000 (¥350,000 按人民币…")
+    assert "（¥350,000 按人民币（CNY）理解，汇率 1 USD = " in zh
+    in_yuan = " ".join(
+        answered([*base, "--budget", "¥35万", "--lang", "zh", "--currency", "CNY"], capsys).split()
+    )
+    assert "预算 ¥350,000（按人民币（CNY）理解，汇率 1 USD = " in in_yuan, in_yuan
     # said as read as yuan, at which rate, of which date and age: ¥ is the yen's sign too (a yen
     # budget had been taken for yuan without a word)
     yuan = json.loads(answered([*base, "--json", "--budget", "¥35万"], capsys))

@@ -364,7 +364,9 @@ def budget_line(report: TcoReport) -> str | None:
             left=money.format(budget - total),
             pct=format_percent((budget - total) / budget),
         )
-    return line if (spot := _budget_without_spot(report, budget)) is None else f"{line}; {spot}"
+    if (spot := _budget_without_spot(report, budget)) is None:
+        return line
+    return _("{verdict}; {without_spot}").format(verdict=line, without_spot=spot)
 
 
 def _budget_said(report: TcoReport, budget: float) -> str:
@@ -375,9 +377,10 @@ def _budget_said(report: TcoReport, budget: float) -> str:
     if report.budget_cny is None or report.cny_rate is None:
         return shown
     given = f"¥{report.budget_cny:,.2f}".removesuffix(".00")
-    # in dollars where the line's figure is not
+    # in dollars where the line's figure is not; the yuan figure not said twice where it is the line's
     usd = None if report.currency == "USD" else Money.usd().format(budget)
-    return f"{shown} ({read_as_yuan(given, report.cny_rate, usd)})"
+    read = read_as_yuan("" if report.currency == "CNY" else given, report.cny_rate, usd).strip()
+    return _("{budget} ({how_read})").format(budget=shown, how_read=read)
 
 
 def _budget_without_spot(report: TcoReport, budget: float) -> str | None:
