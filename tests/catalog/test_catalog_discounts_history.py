@@ -336,7 +336,7 @@ def test_tco_gpus_and_a_yuan_table_say_the_discount_they_hold(db_path: Path) -> 
         )
         # offers in yuan: the list price beside a discounted one is in yuan too (it was in dollars)
         listing = list_offers(store, OfferQuery(provider="aws", gpu="A100-SXM4-40GB", currency="CNY"))
-        cny = render_text(offers_view(listing), width=400)  # the notes in one line each
+        cny = render_text(offers_view(listing), width=600)  # one line a note (a spot row's is ~420)
     assert "your on_demand −20 % (list ¥" in cny and "(list $" not in cny
     # tco in yuan and in Chinese: the list price is in yuan and the words are Chinese (they were
     # English, and in dollars in a yuan report)

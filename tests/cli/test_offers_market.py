@@ -331,6 +331,5 @@ def test_a_spot_band_the_sources_disagree_on_is_the_one_plan_costs_and_says_so(d
         store.close()
     note = spot_note(row)
     assert note == (
-        "interruption rate 10-15% a month (published band, the worst of the catalog's sources; "
-        "another gives <5%)"
+        "interruption rate 10-15% a month (published band, the worst of the sources; another: <5%)"
     )

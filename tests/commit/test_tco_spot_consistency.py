@@ -401,7 +401,7 @@ def test_tco_says_the_total_against_a_budget(
     rate = yuan["exchange_rate"]
     assert yuan["against_budget_usd"]["budget_cny"] == 350_000.0
     assert yuan["against_budget_usd"]["budget_usd"] == pytest.approx(350_000 * rate["usd_per_unit"], abs=0.01)
-    text = answered([*base, "--budget", "¥35万"], capsys)
+    text = " ".join(answered([*base, "--budget", "¥35万"], capsys).split())  # as read, not as wrapped
     said = re.search(
         r"Budget \$[\d,]+ \(¥350,000 read as yuan \(CNY\) at ([\d.]+) CNY per USD, (\S+), (\d+) days? old\)",
         text,

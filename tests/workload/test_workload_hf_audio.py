@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.one_line import answered, refused
+
+from one_line import answered, refused
 
 # openai/whisper-large-v3's layout (128 mel bins, 1,500 encoder positions, 448 decoder ones),
 # shrunk to 2 + 2 layers of width 32 so the trace takes seconds.

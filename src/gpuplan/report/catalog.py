@@ -216,8 +216,7 @@ def spot_note(o: OfferPrice) -> str:
         # the band plan costs, never the better of two disagreeing sources without a word
         # the sources themselves are in --json (interruption_bands): a table cell names the bands
         return _(
-            "interruption rate {band} a month (published band, the worst of the catalog's sources; "
-            "another gives {others})"
+            "interruption rate {band} a month (published band, the worst of the sources; another: {others})"
         ).format(band=bands[0][0], others=item_list(b for b, _src, _costed in bands[1:]))
     if o.interruption_band is not None:
         return _("interruption rate {band} a month (published band)").format(band=o.interruption_band)
