@@ -155,18 +155,6 @@ _OTHER_SIGNS = {
     "港元": "HKD",
     "港币": "HKD",
 }
-#: ISO 4217 codes of the currencies in use but USD and CNY: a code written beside an amount
-#: (``60,000,000 JPY``) or given as ``--currency`` is refused as a currency gpuplan does not take.
-_CODES_WRITTEN = """
-aed afn all amd ang aoa ars aud awg azn bam bbd bdt bgn bhd bif bmd bnd bob brl bsd btn bwp
-byn bzd cad cdf chf clp cop crc cup cve czk djf dkk dop dzd egp ern etb eur fjd fkp gbp gel
-ghs gip gmd gnf gtq gyd hkd hnl htg huf idr ils inr iqd irr isk jmd jod jpy kes kgs khr kmf
-kpw krw kwd kyd kzt lak lbp lkr lrd lsl lyd mad mdl mga mkd mmk mnt mop mru mur mvr mwk mxn
-myr mzn nad ngn nio nok npr nzd omr pab pen pgk php pkr pln pyg qar ron rsd rub rwf sar sbd
-scr sdg sek sgd shp sle sos srd ssp stn syp szl thb tjs tmt tnd top try ttd twd tzs uah ugx
-uyu uzs ves vnd vuv wst xaf xcd xof xpf yer zar zmw zwl
-"""
-_OTHER_CODES = frozenset(_CODES_WRITTEN.split())
 #: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
 _SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
@@ -363,9 +351,21 @@ def _signed_other(text: str) -> str | None:
         if text.startswith(sign) or text.endswith(sign):
             return _OTHER_SIGNS[sign]
     for code in (text[:3], text[-3:]):
-        if code in _OTHER_CODES and len(text) > 3:
+        if len(text) > 3 and _other_code(code):
             return code.upper()
     return None
+
+
+def _other_code(code: str) -> bool:
+    """Whether ``code`` (lower case) is an ISO 4217 currency code other than USD and CNY, as
+    pycountry's table holds them (a code written beside an amount, ``60,000,000 JPY``, or given as
+    ``--currency``): refused as a currency gpuplan does not take. pycountry is read only for three
+    letters that could be one."""
+    if len(code) != 3 or not code.isascii() or not code.isalpha() or code in ("usd", "cny"):
+        return False
+    import pycountry  # lazy: an amount in dollars or yuan never needs it
+
+    return pycountry.currencies.get(alpha_3=code.upper()) is not None
 
 
 def other_currency(name: str) -> str | None:
@@ -373,7 +373,7 @@ def other_currency(name: str) -> str | None:
     ``JPY``, ``円``, ``日元``, ``EUR``, ``€``), or None: a currency gpuplan does not take, to be
     refused as such, not offered the nearest spelling of USD or CNY."""
     key = as_typed(name).strip().lower().replace(" ", "")
-    if key in _OTHER_CODES:
+    if _other_code(key):
         return key.upper()
     return _OTHER_SIGNS.get(key)
 
