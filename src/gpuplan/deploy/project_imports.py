@@ -26,6 +26,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import metadata
 from typing import Literal
 
@@ -173,12 +174,20 @@ def project_imports(
     optional -= everything
     skip = set(own) | set(sys.stdlib_module_names) | _PROVIDED
     if installed is None:
-        installed = metadata.packages_distributions()
+        installed = _installed()
     found = sorted(n for n in everything - skip if n.isascii() and n.isidentifier())
     return ProjectImports(
         dependencies=tuple(_dependency(n, installed.get(n, [])) for n in found),
         optional=tuple(sorted(optional - skip)),
     )
+
+
+@cache
+def _installed() -> Mapping[str, list[str]]:
+    """Import names to the distributions providing them on this machine, read once a process: the
+    scan of every installed distribution takes ~0.2 s, and one deploy reads the user's package for
+    its launch files and again for its notes."""
+    return metadata.packages_distributions()
 
 
 def _dependency(module: str, distributions: list[str]) -> Dependency:
