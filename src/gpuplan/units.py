@@ -350,8 +350,13 @@ def _signed_other(text: str) -> str | None:
     for sign in sorted(_OTHER_SIGNS, key=len, reverse=True):
         if text.startswith(sign) or text.endswith(sign):
             return _OTHER_SIGNS[sign]
-    for code in (text[:3], text[-3:]):
-        if len(text) > 3 and _other_code(code):
+    # a code beside the number itself (``jpy60000``, ``60,000jpy``, ``5keur``), not three letters of a
+    # word (``cheap``)
+    for code, beside, number_end in (
+        (text[:3], text[3:4], "0123456789."),
+        (text[-3:], text[-4:-3], "0123456789km万亿"),
+    ):
+        if len(text) > 3 and beside and beside in number_end and _other_code(code):
             return code.upper()
     return None
 
