@@ -155,8 +155,19 @@ _OTHER_SIGNS = {
     "港元": "HKD",
     "港币": "HKD",
 }
-#: How an amount of yuan or dollars is written beside the number: the currency's signs and codes.
-_SIGNS = {"cny": ("¥", "￥", "cny", "rmb", "元"), "usd": ("$", "us$", "usd")}
+#: How an amount of yuan or dollars is written beside the number: the currency's signs, codes and
+#: names (``5000美元``, ``120万元``, ``5000 人民币``). Matched longest first across both currencies, so
+#: 美元 (US dollars) is read before the yuan's 元.
+_SIGNS = {
+    "cny": ("¥", "￥", "cny", "rmb", "元", "人民币"),
+    "usd": ("$", "us$", "usd", "美元", "美金"),
+}
+#: Each sign with its currency, longest first.
+_SIGNS_LONGEST_FIRST = sorted(
+    ((sign, code) for code, signs in _SIGNS.items() for sign in signs),
+    key=lambda pair: len(pair[0]),
+    reverse=True,
+)
 #: Chinese units of count: 万 (10⁴), 亿 (10⁸); ``k``/``m`` as English writes thousands and millions.
 _UNITS = {"万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6}
 #: Units of a count as people write one (``1.28M`` samples, ``2B`` tokens, ``128万``): thousand,
@@ -324,13 +335,12 @@ def _read_signed(value: object, examples: tuple[str, str]) -> tuple[float, str |
             "unsupported_currency", UNSUPPORTED_CURRENCY, {"value": given[:40], "code": code}
         )
     found: str | None = None
-    for code, signs in _SIGNS.items():
-        for sign in sorted(signs, key=len, reverse=True):
-            if text.startswith(sign) or text.endswith(sign):
-                if found is not None and found != code:  # "$5元": signed twice, each another currency
-                    raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
-                found = code
-                text = text.removeprefix(sign).removesuffix(sign)
+    for sign, code in _SIGNS_LONGEST_FIRST:
+        if text.startswith(sign) or text.endswith(sign):
+            if found is not None and found != code:  # "$5元": signed twice, each another currency
+                raise PydanticCustomError("amount_parsing", NOT_AN_AMOUNT, refused)
+            found = code
+            text = text.removeprefix(sign).removesuffix(sign)
     scale = 1.0
     if text[-1:] in _UNITS:
         scale, text = _UNITS[text[-1]], text[:-1]

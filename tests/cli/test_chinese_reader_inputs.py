@@ -110,6 +110,8 @@ def test_a_monthly_price_reads_per_month_not_calendar_month() -> None:
         ("￥120万", 1_200_000.0),
         ("1200000元", 1_200_000.0),
         ("CNY 5000", 5_000.0),
+        ("120万元", 1_200_000.0),
+        ("120万 人民币", 1_200_000.0),
     ],
 )
 def test_a_budget_in_yuan_is_read_as_people_write_it(text: str, amount: float) -> None:
@@ -125,6 +127,10 @@ def test_a_budget_in_yuan_is_read_as_people_write_it(text: str, amount: float) -
         ("1,20,000", "1,20,000 is not an amount: write it as 1,200,000 or 120万"),
         ("十万", "十万 is not an amount"),
         ("-5万", "Input should be greater than or equal to 0.01"),
+        # dollars by their Chinese name: 美元 ends in the yuan's 元, and had been read as "5000美" yuan,
+        # then "not an amount"
+        ("5000美元", "5000美元 is in another currency: give it with --budget-usd"),
+        ("3万美金", "3万美金 is in another currency: give it with --budget-usd"),
     ],
 )
 def test_a_budget_that_is_no_amount_of_yuan_is_refused_in_words(text: str, words: str) -> None:
@@ -135,6 +141,15 @@ def test_a_budget_that_is_no_amount_of_yuan_is_refused_in_words(text: str, words
     with pytest.raises(PydanticCustomError) as e:
         money_in(0.01, 1e13, "cny", "--budget-usd")(text)
     assert words in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"), [("5000美元", 5_000.0), ("120万美元", 1_200_000.0), ("2万美金", 20_000.0)]
+)
+def test_dollars_written_by_their_chinese_name_are_dollars(text: str, amount: float) -> None:
+    from gpuplan.units import read_money
+
+    assert read_money(text) == (amount, "usd")
 
 
 def test_a_budget_of_120_wan_plans_and_a_wrong_one_is_one_chinese_line(
