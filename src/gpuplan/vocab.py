@@ -538,7 +538,15 @@ class Currency(Choice):
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
         # How people write them, in English and Chinese (--currency yuan, --currency 人民币).
-        return {"rmb": "cny", "yuan": "cny", "renminbi": "cny", "人民币": "cny", "元": "cny", "美元": "usd"}
+        return {
+            "rmb": "cny",
+            "yuan": "cny",
+            "renminbi": "cny",
+            "人民币": "cny",
+            "元": "cny",
+            "美元": "usd",
+            "美金": "usd",
+        }
 
     @classmethod
     def shown(cls) -> tuple[str, ...]:
@@ -566,7 +574,7 @@ class Currency(Choice):
 _NOT_PRICED_IN = N_(
     "{code} is not a currency gpuplan prices in (the catalog has no dated {code} rate): use USD or CNY"
 )
-_NOT_PRICED_IN_NAMED = N_(
+NOT_PRICED_IN_NAMED = N_(
     "{name!r} is {code}, not a currency gpuplan prices in (the catalog has no dated {code} rate): use "
     "USD or CNY"
 )
@@ -576,7 +584,7 @@ def _not_priced_in(error: UnknownChoiceError, name: str, code: str) -> UnknownCh
     """``error`` (the refusal of ``name`` as a currency) reworded: ``name`` is ``code``, which
     gpuplan does not take. Still an :class:`UnknownChoiceError`, as the callers that catch one
     (a price file's row, the service's ``currency``) expect."""
-    template = _NOT_PRICED_IN if name.strip().upper() == code else _NOT_PRICED_IN_NAMED
+    template = _NOT_PRICED_IN if name.strip().upper() == code else NOT_PRICED_IN_NAMED
     fields = {"code": code} if template is _NOT_PRICED_IN else {"name": name, "code": code}
     error.args = (template.format(**fields),)
     error.template, error.fields, error.suggestions = template, MappingProxyType(fields), []

@@ -635,6 +635,25 @@ def test_a_currency_is_taken_as_the_command_takes_it(service: Service) -> None:
     assert bad.status_code == 400 and bad.json()["field"] == "currency", bad.text
 
 
+def test_a_currency_gpuplan_does_not_price_in_is_refused_by_name(service: Service) -> None:
+    # "currency": "yen" had been pydantic's "must be 'USD' or 'CNY' (got 'yen')", and a budget of
+    # "60000円" the English "... which gpuplan does not price in" whatever the reader's language
+    c, h = service.client, service.auth("plan")
+    for body, field, english, chinese in (
+        ({"currency": "yen"}, "currency", "'yen' is JPY, not a currency gpuplan prices in", "'yen' 即 JPY"),
+        (
+            {"budget_usd": "60000円"},
+            "budget_usd",
+            "60000円 is in JPY, which gpuplan does not price in",
+            "60000円的货币是 JPY",
+        ),
+    ):
+        for lang, words in (("en", english), ("zh", chinese)):
+            r = c.post(f"/api/v1/plan?lang={lang}", json={"workload": bert_workload(), **body}, headers=h)
+            assert r.status_code == 400 and r.json()["field"] == field, r.text
+            assert words in r.json()["message"], r.json()
+
+
 def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
     # The k8s archive had been written for the recommended option whatever its provider (Lambda,
     # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and

@@ -199,6 +199,13 @@ def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str
 
         template = WRONG_CURRENCY if first.get("type") == "wrong_currency" else NOT_AN_AMOUNT
         said = Phrase(template, **ctx)
+    elif first.get("type") == "unsupported_currency" and isinstance(ctx, dict):
+        # a currency gpuplan does not take: an amount signed in it ("60000円") or a ``currency``
+        # that names it ("yen"), in the reader's language as the command says it
+        from gpuplan.units import UNSUPPORTED_CURRENCY
+        from gpuplan.vocab import NOT_PRICED_IN_NAMED
+
+        said = Phrase(NOT_PRICED_IN_NAMED if "name" in ctx else UNSUPPORTED_CURRENCY, **ctx)
     elif first.get("type") == "literal_error":
         # "Input should be 'USD' or 'CNY'" in the reader's language: the choices are pydantic's
         # reprs of the literals, in its ctx

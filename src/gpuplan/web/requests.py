@@ -223,15 +223,23 @@ _AmountCny = Annotated[
 def _currency_code(value: object) -> object:
     """A currency as ``--currency`` reads it (``RMB``, ``yuan``, ``人民币``, ``cny``: the aliases of
     :class:`gpuplan.vocab.Currency`), as its ISO code; anything else as it came, for the field's
-    own check to refuse in its words ("must be 'USD' or 'CNY'")."""
+    own check to refuse in its words ("must be 'USD' or 'CNY'"). A currency gpuplan does not take
+    (``yen``, ``JPY``, ``EUR``) is refused as such, as ``--currency yen`` is (pydantic's "must be
+    'USD' or 'CNY'" did not say why)."""
+    from pydantic_core import PydanticCustomError
+
     from gpuplan.errors import UnknownChoiceError
-    from gpuplan.vocab import Currency
+    from gpuplan.units import other_currency
+    from gpuplan.vocab import NOT_PRICED_IN_NAMED, Currency
 
     if not isinstance(value, str):
         return value
     try:
         return Currency.cast(value).code
     except UnknownChoiceError:
+        if (code := other_currency(value)) is not None:
+            fields = {"name": value.strip()[:40], "code": code}
+            raise PydanticCustomError("unsupported_currency", NOT_PRICED_IN_NAMED, fields) from None
         return value
 
 
