@@ -62,3 +62,15 @@ def test_sentences_joined_in_code_put_no_space_after_a_chinese_end_or_closing_br
     with use_language("zh"):
         note = old.rate_note()
     assert "。警告：" in note and spaced_between_chinese(note) == [], note
+
+
+def test_a_latin_word_put_after_chinese_keeps_its_space_and_a_chinese_one_drops_it() -> None:
+    # tco's refusal of every other instance read "ecs.gn7i 的GPU 互连未知": the message had no space
+    # before {what}, which is a Latin word (GPU) or a Chinese one (网络)
+    from gpuplan.i18n import _, use_language
+
+    message = "{what} on {sized} is not known, so no other instance is known to run its hours as fast"
+    with use_language("zh"):
+        said = {w: _(message).format(what=_(w), sized="ecs.gn7i") for w in ("its GPU link", "its network")}
+    assert said["its GPU link"].startswith("ecs.gn7i 的 GPU 互连未知"), said
+    assert said["its network"].startswith("ecs.gn7i 的网络未知"), said
