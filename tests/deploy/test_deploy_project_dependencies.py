@@ -10,6 +10,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomllib
@@ -71,6 +72,13 @@ def _files(job: Path, target: str = "docker") -> dict[str, str]:
     return {f.path: f.content for f in generate(spec, target, options)}
 
 
+def _deployed(tmp_path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> Any:
+    """`gpuplan deploy` of the speech project's job for docker on an L4, into ``tmp_path/out``."""
+    job = _speech(tmp_path / "lab")
+    command = ["deploy", str(job), "--target", "docker", "--gpu", "L4", "--out", str(tmp_path / "out")]
+    return ran([*command, "--force-fit", *more], capsys)
+
+
 def test_imports_are_read_without_running_the_code_and_optional_ones_are_told_apart() -> None:
     from gpuplan.deploy.project_imports import imported_names
 
@@ -112,21 +120,7 @@ def test_the_generated_pyproject_requires_what_the_code_imports_pinned_as_instal
 def test_deploy_says_what_it_adds_what_to_add_by_hand_and_the_files_it_leaves_behind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    job = _speech(tmp_path / "lab")
-    err = ran(
-        [
-            "deploy",
-            str(job),
-            "--target",
-            "docker",
-            "--gpu",
-            "L4",
-            "--out",
-            str(tmp_path / "out"),
-            "--force-fit",
-        ],
-        capsys,
-    ).stderr
+    err = _deployed(tmp_path, capsys).stderr
     notes = [line for line in err.splitlines() if line.startswith("note:")]
     assert any("pyproject.toml requires" in n and "transformers==" in n for n in notes), err
     assert any("nosuchfeaturizer" in n and "requirements.txt" in n for n in notes), err
@@ -134,6 +128,35 @@ def test_deploy_says_what_it_adds_what_to_add_by_hand_and_the_files_it_leaves_be
     (beside,) = [n for n in notes if "config.json" in n]
     assert "speechpkg/" in beside and "job.yaml" in beside
     assert not (tmp_path / "out" / "project" / "config.json").exists()
+
+
+def test_the_torchrun_readme_names_what_to_install_beside_the_package(tmp_path: Path) -> None:
+    # torchrun copies no code: deploy's output said what the code imports, the README (what the
+    # person at the machines reads) did not
+    readme = _files(_speech(tmp_path / "lab"), "torchrun")["README.md"]
+    assert f"transformers=={metadata.version('transformers')}" in readme, readme
+    assert "install them on every machine that runs train.py too" in readme
+    assert "nosuchfeaturizer" in readme and "flash_attn" not in readme
+
+
+def test_deploy_json_lists_the_dependencies_it_requires_and_the_optional_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _deployed(tmp_path, capsys, "--json").stdout
+    dependencies = json.loads(out)["dependencies"]
+    required = {d["module"]: d for d in dependencies["required"]}
+    assert required["transformers"] == {
+        "module": "transformers",
+        "requirement": f"transformers=={metadata.version('transformers')}",
+        "how": "pinned",
+    }
+    assert required["sklearn"]["requirement"] == "scikit-learn"
+    assert required["nosuchfeaturizer"] == {
+        "module": "nosuchfeaturizer",
+        "requirement": None,
+        "how": "unknown",
+    }
+    assert dependencies["optional"] == ["flash_attn"]
 
 
 def test_a_project_with_its_own_pyproject_is_installed_as_it_is_and_told_to_name_the_imports(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from gpuplan.deploy import LaunchSpec
     from gpuplan.deploy.base import GeneratedFile
     from gpuplan.deploy.serving_spec import PeakFleet
+    from gpuplan.deploy.user_package import UserPackage
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
     from gpuplan.workload.spec import ConstraintsSpec
@@ -541,7 +542,7 @@ def deploy(
         copying=generator.copies_user_package,
         install="" if generator.copies_user_package else install_hint(spec),
     )
-    _show_package_notes(spec, copying=generator.copies_user_package, copied=bool(copies))
+    package = _show_package_notes(spec, copying=generator.copies_user_package, copied=bool(copies))
     written = [] if dry_run else write_files(files, out, force=force)
     # said once the files are written (or would be): a write refused (--out, a full disk) is its one
     # line alone, as every bad input is
@@ -560,6 +561,7 @@ def deploy(
             "run_id": options.run_id,
             "files": [f.path for f in files],
             "copied": [{"path": f.path, "source": f.source} for f in copies],
+            "dependencies": _dependencies_doc(package),
             "readme": str(out / "README.md"),
         }
         typer.echo(json.dumps(doc, indent=2))
@@ -877,22 +879,44 @@ def _absolute(out: Path) -> str:
         return str(out.absolute())
 
 
-def _show_package_notes(spec: LaunchSpec, *, copying: bool, copied: bool) -> None:
+def _show_package_notes(spec: LaunchSpec, *, copying: bool, copied: bool) -> UserPackage | None:
     """On stderr, a line each: the third-party packages the user's code imports (written into the
     generated pyproject.toml, to add by hand, or, for torchrun, to install), and the files of the
     project that are not copied (:func:`gpuplan.deploy.user_package.package_notes`). Read again
-    from the project as the copies were; nothing of it is run."""
+    from the project as the copies were; nothing of it is run. The package read, for ``--json``."""
     from gpuplan.deploy.user_package import package_notes, user_package
     from gpuplan.errors import DeployError
 
     if not spec.model_entry_point or (copying and not copied):
-        return
+        return None
     try:
         package = user_package(spec)
     except DeployError:  # torchrun: a project folder without the package (its note says how to install)
-        return
+        return None
     for line in package_notes(package, copied=copying) if package else ():
         sys.stderr.write(_("note: {line}").format(line=line) + "\n")
+    return package
+
+
+def _dependencies_doc(package: UserPackage | None) -> dict[str, list[object]]:
+    """``deploy --json``'s ``dependencies``: ``required``, each third-party top-level name the user's
+    code imports, the requirement written for it (into the generated pyproject.toml; for torchrun, to
+    install on each machine) or None where none is known, and how it was found (``pinned``,
+    ``follows_torch``, ``not_installed``; ``unknown``, ``local``, ``ambiguous`` with no
+    requirement); ``optional``, the names imported only where an ImportError is caught (or for type
+    checking), not required. Empty where no package of the user's is read."""
+    if package is None:
+        return {"required": [], "optional": []}
+    required: list[object] = [
+        {
+            "module": d.module,
+            "requirement": d.requirement,
+            "how": d.how,
+            **({"distributions": list(d.distributions)} if d.distributions else {}),
+        }
+        for d in package.imports.dependencies
+    ]
+    return {"required": required, "optional": list(package.imports.optional)}
 
 
 #: Copies listed before writing; --dry-run lists them all.

@@ -37,7 +37,13 @@ from gpuplan.deploy.nccl_topology import topology_launch_lines, topology_readme_
 from gpuplan.deploy.preset_model import PRESET_MODULE, preset_inputs, preset_model_py, written_preset
 from gpuplan.deploy.resume_memory import resume_memory_warning
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.user_package import TORCH_CONSTRAINTS, install_hint, pin_torch
+from gpuplan.deploy.user_package import (
+    TORCH_CONSTRAINTS,
+    install_hint,
+    package_notes,
+    pin_torch,
+    user_package,
+)
 from gpuplan.errors import DeployError
 from gpuplan.i18n.error_text import phrase_text
 from gpuplan.i18n.messages import N_, _, ngettext
@@ -703,6 +709,7 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
                 "a pip constraints file that keeps the PyTorch installed, or fails with pip's resolver "
                 "error, instead of letting a requirement replace it; then {install})."
             ).format(install=install_hint(spec), pin=pin_torch("."), constraints=TORCH_CONSTRAINTS)
+            install = sentences(install, *_imports_to_install(spec))
         return _(
             "**train.py trains your model** from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
@@ -724,6 +731,18 @@ def _model_words(spec: LaunchSpec, install: str | None) -> str:
         "`build_model()`, your data in `build_dataset()` and your objective in `compute_loss()` "
         "(section YOUR MODEL AND DATA)."
     ).format(source=spec.model_source)
+
+
+def _imports_to_install(spec: LaunchSpec) -> list[str]:
+    """Where the launch copies no code (torchrun): the third-party packages the user's code imports,
+    to install on every machine with the package (:func:`gpuplan.deploy.user_package.package_notes`),
+    as deploy's output says them; none where the project folder is not on this machine or does not
+    hold the package (deploy says so)."""
+    try:
+        package = user_package(spec)
+    except DeployError:
+        return []
+    return package_notes(package, copied=False) if package is not None else []
 
 
 def serving_note(spec: LaunchSpec) -> str:
